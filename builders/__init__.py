@@ -1,0 +1,1 @@
+"""PyTorch -> TorchScript / ONNX / TensorRT exports and Triton model-repository variants."""

@@ -1,0 +1,85 @@
+"""What an export produces: a typed result per format, shared by every exporter."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from pathlib import Path
+from typing import Any
+
+#: Export formats and the file each one writes (Triton's default model filenames).
+FORMAT_FILES: dict[str, str] = {
+    "torchscript": "model.pt",
+    "onnx": "model.onnx",
+    "trt": "model.plan",
+}
+#: Triton platform of each format's native backend (Triton docs, "Model Configuration").
+FORMAT_PLATFORMS: dict[str, str] = {
+    "torchscript": "pytorch_libtorch",
+    "onnx": "onnxruntime_onnx",
+    "trt": "tensorrt_plan",
+}
+#: Short token used in variant names.
+FORMAT_TOKENS: dict[str, str] = {"torchscript": "ts", "onnx": "onnx", "trt": "trt"}
+PRECISIONS = ("fp32", "fp16", "bf16")
+
+
+@dataclasses.dataclass
+class Attempt:
+    """One export strategy tried: its name, whether it worked, and the error if not."""
+
+    strategy: str
+    ok: bool
+    error: str | None = None
+    seconds: float = 0.0
+
+
+@dataclasses.dataclass
+class ExportResult:
+    """An exported artifact.
+
+    Attributes:
+        format: ``"torchscript"``, ``"onnx"`` or ``"trt"``.
+        path: The written file (``model.pt`` / ``model.onnx`` / ``model.plan``).
+        precision: ``"fp32"``, ``"fp16"`` or ``"bf16"``.
+        strategy: The strategy that produced it (e.g. ``"script"``, ``"trace"``, ``"dynamo"``).
+        attempts: Every strategy tried, in order, with errors.
+        export_s: Wall time of the successful export, seconds.
+        extra: Format-specific facts (opset, TensorRT version, GPU name...).
+    """
+
+    format: str
+    path: Path
+    precision: str
+    strategy: str
+    attempts: list[Attempt]
+    export_s: float
+    extra: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    @property
+    def size_bytes(self) -> int:
+        return self.path.stat().st_size
+
+    def sha256(self) -> str:
+        return file_sha256(self.path)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": self.format,
+            "file": self.path.name,
+            "precision": self.precision,
+            "strategy": self.strategy,
+            "attempts": [dataclasses.asdict(a) for a in self.attempts],
+            "export_s": round(self.export_s, 3),
+            "size_bytes": self.size_bytes,
+            "sha256": self.sha256(),
+            **({"extra": self.extra} if self.extra else {}),
+        }
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()

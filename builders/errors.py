@@ -1,0 +1,84 @@
+"""The toolkit's exceptions: one base class, one subclass per stage.
+
+A :class:`ToolkitError` is a *user* error: something the user can fix (bad model, bad
+config, busy port, missing tool). The CLIs print its message and exit 1 without a
+traceback. Any other exception is a bug and keeps its traceback.
+
+Messages follow one shape: what happened, what was expected vs found, what to do.
+"""
+
+from __future__ import annotations
+
+
+class ToolkitError(Exception):
+    """Base of every error a user can cause and fix.
+
+    Args:
+        message: What happened, expected vs found.
+        hint: What to do about it (appended as ``"-> hint"``).
+        log_path: A log file with more detail, when there is one.
+    """
+
+    stage = "toolkit"
+
+    def __init__(self, message: str, *, hint: str | None = None, log_path: str | None = None):
+        self.message = message
+        self.hint = hint
+        self.log_path = log_path
+        super().__init__(self.__str__())
+
+    def __str__(self) -> str:
+        text = self.message
+        if self.hint:
+            text += f"\n  -> {self.hint}"
+        if self.log_path:
+            text += f"\n  (log: {self.log_path})"
+        return text
+
+
+class ModelSpecError(ToolkitError):
+    """A model or its input specification could not be loaded or is inconsistent."""
+
+    stage = "model"
+
+
+class ExportError(ToolkitError):
+    """Every strategy for one export format failed."""
+
+    stage = "export"
+
+
+class VerificationError(ToolkitError):
+    """An exported artifact disagrees with eager PyTorch (tolerance, shape, dtype, NaN)."""
+
+    stage = "verify"
+
+
+class ConfigError(ToolkitError):
+    """A Triton model configuration breaks one of Triton's rules."""
+
+    stage = "config"
+
+
+class GpuRequiredError(ToolkitError):
+    """A GPU-only path (TensorRT build, KIND_GPU, GPU metrics) was asked for without a GPU."""
+
+    stage = "gpu"
+
+
+class ServerError(ToolkitError):
+    """tritonserver could not be found, started, or reached."""
+
+    stage = "server"
+
+
+class ClientError(ToolkitError):
+    """A request to the server was refused or its answer did not match the reference."""
+
+    stage = "client"
+
+
+class PerfError(ToolkitError):
+    """perf_analyzer could not be found or run, or a sweep's input is invalid."""
+
+    stage = "perf"
