@@ -1,0 +1,1 @@
+"""Launching tritonserver and talking to it (tritonclient HTTP/gRPC)."""
