@@ -1,0 +1,150 @@
+"""``builders``: export a PyTorch model, verify it, and write Triton config variants.
+
+A thin shell over :func:`builders.build.build`; ``--help`` imports neither torch nor tensorrt.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any, Callable
+
+import click
+
+from builders.cli_common import int_list, run_cli, verbosity_option
+
+FORMATS = ("torchscript", "onnx", "trt")
+
+
+def grid_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The variant-grid flags, shared by ``build`` and ``variants``; adds ``grid`` (a VariantGrid)."""
+
+    @click.option("--instance-kind", "kinds", multiple=True, type=click.Choice(["cpu", "gpu", "auto"]), default=("cpu",),
+                  show_default=True, help="Instance kind(s): KIND_CPU, KIND_GPU, or auto (gpu where a GPU is visible, else cpu).")
+    @click.option("--instance-counts", default="1,2", show_default=True, help="instance_group count values, e.g. 1,2,4.")
+    @click.option("--dynamic-batching", "batching", default="off,500", show_default=True,
+                  help="Dynamic batching settings: 'off' and/or max_queue_delay_microseconds values (µs), e.g. off,100,500.")
+    @click.option("--preferred-batch-sizes", default="", help="dynamic_batching.preferred_batch_size values, e.g. 8,16.")
+    @click.option("--max-batch-sizes", default="64", show_default=True, help="max_batch_size values, e.g. 0,16,64.")
+    @click.option("--gpus", default="", help="GPU ids for KIND_GPU instance groups, e.g. 0,1 (default all).")
+    @functools.wraps(fn)
+    def wrapper(*args: Any, kinds: tuple[str, ...], instance_counts: str, batching: str, preferred_batch_sizes: str,
+                max_batch_sizes: str, gpus: str, **kwargs: Any) -> Any:
+        from builders.variants import VariantGrid
+
+        delays: list[int | None] = []
+        for part in batching.split(","):
+            part = part.strip().lower()
+            if part in ("off", "none", ""):
+                delays.append(None)
+            else:
+                delays.extend(int_list(part, "--dynamic-batching"))
+        resolved = tuple(dict.fromkeys(_resolve_kind(k) for k in kinds))
+        grid = VariantGrid(
+            kinds=resolved,
+            counts=int_list(instance_counts, "--instance-counts"),
+            queue_delays_us=tuple(dict.fromkeys(delays)),
+            preferred_batch_sizes=int_list(preferred_batch_sizes, "--preferred-batch-sizes"),
+            max_batch_sizes=int_list(max_batch_sizes, "--max-batch-sizes"),
+            gpus=int_list(gpus, "--gpus"),
+        )
+        return fn(*args, grid=grid, **kwargs)
+
+    return wrapper
+
+
+def _resolve_kind(kind: str) -> str:
+    if kind != "auto":
+        return kind
+    from builders.gpu import gpu_available
+
+    return "gpu" if gpu_available() else "cpu"
+
+
+def _formats(values: tuple[str, ...]) -> tuple[str, ...]:
+    out: list[str] = []
+    for v in values:
+        out.extend(FORMATS if v == "all" else (v,))
+    return tuple(dict.fromkeys(out))
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def cli() -> None:
+    """Export PyTorch models to TorchScript / ONNX / TensorRT and write Triton model-repository variants."""
+
+
+@cli.command()
+@click.option("--model", "model", default="mlp", show_default=True,
+              help="Built-in model (mlp, tiny...) or package.module:factory returning an nn.Module (needs --spec).")
+@click.option("--spec", "spec_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="JSON input spec: input names, per-sample shapes with named dynamic axes, dtypes, value ranges.")
+@click.option("--format", "formats", multiple=True, type=click.Choice([*FORMATS, "all"]), default=("torchscript", "onnx"),
+              show_default=True, help="Export format(s); repeat the flag or use 'all'.")
+@click.option("--precision", "precisions", multiple=True, type=click.Choice(["fp32", "fp16", "bf16"]), default=("fp32",),
+              show_default=True, help="Precision(s) to export and verify.")
+@grid_options
+@click.option("--runtime", type=click.Choice(["bundled", "native"]), default="bundled", show_default=True,
+              help="bundled: python-backend models for the bundled CPU server; native: pytorch_libtorch / onnxruntime_onnx / tensorrt_plan.")
+@click.option("--repository", type=click.Path(file_okay=False, path_type=Path), default=Path("model_repository"), show_default=True)
+@click.option("--build-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("builds"), show_default=True,
+              help="Artifacts, manifest.json and reference.npz go to BUILD_DIR/<model>.")
+@click.option("--opset", type=int, default=18, show_default=True, help="ONNX opset version.")
+@click.option("--rtol", "rtols", multiple=True, metavar="OUTPUT=VALUE", help="Per-output relative tolerance override.")
+@click.option("--force", is_flag=True, help="Re-export even when an identical build exists.")
+@verbosity_option
+def build(model: str, spec_path: Path | None, formats: tuple[str, ...], precisions: tuple[str, ...], grid: Any,
+          runtime: str, repository: Path, build_dir: Path, opset: int, rtols: tuple[str, ...], force: bool) -> None:
+    """Export MODEL, verify every export against eager PyTorch, and write the variant grid."""
+    from rich.console import Console
+
+    from builders.build import BuildOptions
+    from builders.build import build as run_build
+
+    rtol: dict[str, float] = {}
+    for item in rtols:
+        name, sep, value = item.partition("=")
+        try:
+            rtol[name] = float(value)
+        except ValueError:
+            sep = ""
+        if not sep:
+            raise click.BadParameter(f"--rtol expects OUTPUT=VALUE such as OUTPUT__0=1e-3, got {item!r}")
+    console = Console(stderr=True)
+    opts = BuildOptions(model, spec_path, _formats(formats), precisions, grid, runtime, repository, build_dir, opset, rtol, force)
+    with console.status("building...") as status:
+        def progress(msg: str) -> None:
+            status.update(msg)
+            console.log(msg)
+
+        result = run_build(opts, progress)
+    click.echo(f"manifest: {result.manifest_path}")
+    click.echo(f"repository: {repository} ({len(result.variant_dirs)} variants)")
+
+
+@cli.command()
+@click.option("--model", default="mlp", show_default=True, help="Model name used in variant names.")
+@click.option("--format", "formats", multiple=True, type=click.Choice([*FORMATS, "all"]), default=("torchscript", "onnx"), show_default=True)
+@click.option("--precision", "precisions", multiple=True, type=click.Choice(["fp32", "fp16", "bf16"]), default=("fp32",), show_default=True)
+@grid_options
+def variants(model: str, formats: tuple[str, ...], precisions: tuple[str, ...], grid: Any) -> None:
+    """Print the variant grid as a table, without building anything."""
+    from rich.console import Console
+    from rich.table import Table
+
+    rows = grid.variants(model, _formats(formats), precisions)
+    table = Table(title=f"{len(rows)} variants")
+    table.add_column("name", no_wrap=True)
+    for col in ("format", "precision", "instance group", "dynamic batching", "max_batch_size"):
+        table.add_column(col)
+    for v in rows:
+        db = f"on, {v.max_queue_delay_us} µs" + (f", preferred {list(v.preferred_batch_sizes)}" if v.preferred_batch_sizes else "") if v.dynamic_batching else "off"
+        table.add_row(v.name, v.format, v.precision, f"KIND_{v.kind.upper()} x{v.count}", db, str(v.max_batch_size))
+    Console().print(table)
+
+
+def main() -> None:
+    run_cli(cli)
+
+
+if __name__ == "__main__":
+    main()

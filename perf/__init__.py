@@ -1,0 +1,1 @@
+"""perf_analyzer concurrency sweeps, server metrics, results store and comparison report."""
