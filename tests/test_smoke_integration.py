@@ -1,0 +1,20 @@
+"""The bundled server serves every variant of a tiny build and the outputs match PyTorch."""
+
+from __future__ import annotations
+
+import pytest
+
+from clients.infer import check_variant
+
+pytestmark = pytest.mark.integration
+
+
+def test_every_tiny_variant_loads_and_matches_pytorch(bundled_server, tiny_build, tiny_build_dir):
+    for name in tiny_build.manifest["variants"]:
+        bundled_server.load(name)
+        try:
+            for protocol, url in (("http", bundled_server.http_url), ("grpc", bundled_server.grpc_url)):
+                result = check_variant(url, protocol, name, tiny_build_dir)
+                assert result.passed, (name, protocol, result)
+        finally:
+            bundled_server.unload(name)
