@@ -1,0 +1,338 @@
+"""The concurrency sweep (Python API behind ``perf/run_sweep.sh`` and ``perf sweep``).
+
+For each variant: load it alone (explicit model control), warm it up, run perf_analyzer
+once per (client batch size, concurrency, trial) while sampling the server's metrics,
+record the level, unload. Results are saved after every level, so Ctrl-C, a failing
+variant or a crashed server never lose finished measurements; ``resume`` continues a run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import logging
+import shlex
+import time
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from builders.errors import PerfError, ServerError, ToolkitError
+from clients.server import ServerOptions, TritonServer
+from perf import analyzer, environment, results
+from perf.analyzer import MeasureSettings
+from perf.metrics import MetricsSampler, NvmlSampler, batch_stats
+from perf.results import LevelResult, RunResult, VariantResult
+
+log = logging.getLogger(__name__)
+
+DEFAULT_CONCURRENCY = (1, 2, 4, 8, 16, 32, 64)
+Progress = Callable[[dict[str, Any]], None]
+
+
+@dataclasses.dataclass
+class SweepOptions:
+    """A sweep.
+
+    Attributes:
+        server: How to launch tritonserver (its ``repository`` is the one swept; model
+            control is forced to ``explicit``).
+        variants: Variant names to sweep; empty = every model in the repository.
+        concurrency: Concurrency levels (default 1, 2, 4 ... 64).
+        batch_sizes: Client batch sizes (``-b``); values above a variant's max_batch_size are
+            skipped for that variant (max_batch_size 0 -> batch 1 only).
+        measure: perf_analyzer measurement settings.
+        trials: Repetitions of each level (median and spread in the report).
+        results_dir: Parent of run folders (default ``results``).
+        run_id: Run folder name (default: a timestamp).
+        resume: Continue ``results_dir/run_id`` instead of refusing an existing folder.
+        perf_analyzer: Path of perf_analyzer (default: $PERF_ANALYZER, the venv, PATH).
+        input_data: The user's perf_analyzer ``--input-data`` (default: generated).
+        warmup_requests: Requests sent before measuring each variant (default 20).
+        latency_budget_ms: p99 budget for the report's recommendation.
+    """
+
+    server: ServerOptions
+    variants: Sequence[str] = ()
+    concurrency: Sequence[int] = DEFAULT_CONCURRENCY
+    batch_sizes: Sequence[int] = (1,)
+    measure: MeasureSettings = dataclasses.field(default_factory=MeasureSettings)
+    trials: int = 1
+    results_dir: Path = Path("results")
+    run_id: str | None = None
+    resume: bool = False
+    perf_analyzer: Path | None = None
+    input_data: Path | None = None
+    warmup_requests: int = 20
+    latency_budget_ms: float | None = None
+
+
+def list_variants(repository: Path) -> list[str]:
+    """Model folders (those holding a ``config.pbtxt``) of ``repository``, sorted."""
+    return sorted(p.name for p in Path(repository).iterdir() if (p / "config.pbtxt").is_file())
+
+
+def _spec_for(repository: Path, variant: str) -> Any:
+    """The build's ModelSpec for ``variant`` (via index.json and manifest.json), if known."""
+    from builders.repository import read_index
+    from builders.spec import ModelSpec
+
+    entry = read_index(Path(repository)).get(variant)
+    if not entry or not entry.get("build"):
+        return None
+    with contextlib.suppress(OSError, ValueError, KeyError):
+        return ModelSpec.from_json(json.loads((Path(entry["build"]) / "manifest.json").read_text())["spec"])
+    return None
+
+
+def _variant_params(repository: Path, variant: str) -> dict[str, Any] | None:
+    from builders.repository import read_index
+
+    return read_index(Path(repository)).get(variant)
+
+
+class Sweep:
+    """One sweep run; :meth:`run` does the work. Kept as an object so the server can be
+    restarted and the results saved from one place."""
+
+    def __init__(self, opts: SweepOptions, progress: Progress | None = None):
+        self.opts = opts
+        self.progress = progress or (lambda _e: None)
+        self.pa = analyzer.find_perf_analyzer(opts.perf_analyzer)
+        self.pa_version = analyzer.perf_analyzer_version(self.pa)
+        repo = Path(opts.server.repository)
+        if not repo.is_dir():
+            raise PerfError(f"model repository {repo} does not exist", hint="run `builders build` first")
+        available = list_variants(repo)
+        names = list(opts.variants) or available
+        unknown = [n for n in names if n not in available]
+        if unknown:
+            raise PerfError(f"variants not in {repo}: {unknown}", hint=f"available: {', '.join(available) or '(none)'}")
+        if not names:
+            raise PerfError(f"{repo} holds no model folder with a config.pbtxt", hint="run `builders build` first")
+        if any(c < 1 for c in opts.concurrency) or not opts.concurrency:
+            raise PerfError(f"concurrency levels must be >= 1, got {list(opts.concurrency)}")
+        self.names = names
+        self.run_id = opts.run_id or results.new_run_id()
+        self.run_dir = Path(opts.results_dir) / self.run_id
+        if self.run_dir.exists() and not opts.resume:
+            raise PerfError(f"run folder {self.run_dir} already exists", hint="pass --resume to continue it, or another --run-id")
+        if opts.resume and (self.run_dir / results.RESULTS_FILE).is_file():
+            self.run = results.load(self.run_dir)
+        else:
+            self.run = RunResult(self.run_id, time.strftime("%Y-%m-%dT%H:%M:%S%z"))
+        (self.run_dir / "raw").mkdir(parents=True, exist_ok=True)
+        self.server: TritonServer | None = None
+        self.server_starts = 0
+
+    # -- server ------------------------------------------------------------------------
+    def _start_server(self) -> TritonServer:
+        self.server_starts += 1
+        log_file = self.run_dir / ("server.log" if self.server_starts == 1 else f"server-{self.server_starts}.log")
+        sopts = dataclasses.replace(self.opts.server, model_control="explicit", load_models=(), log_file=log_file)
+        srv = TritonServer(sopts)
+        self._record_command("tritonserver", srv.command_line)
+        srv.start()
+        self.server = srv
+        self.run.environment["server"] = {
+            "runtime": srv.runtime, "reason": srv.runtime_reason, "command": srv.command_line,
+            "version": _server_version(srv.http_url),
+        }
+        return srv
+
+    def _server(self) -> TritonServer:
+        if self.server is None or not self.server.is_alive():
+            if self.server is not None:
+                log.warning("tritonserver is gone (see %s); restarting it", self.server.log_path)
+            return self._start_server()
+        return self.server
+
+    def _record_command(self, what: str, line: str) -> None:
+        with open(self.run_dir / results.COMMANDS_FILE, "a") as f:
+            f.write(f"# {what}\n{line}\n")
+
+    def _save(self) -> None:
+        results.save(self.run, self.run_dir)
+
+    # -- the sweep -----------------------------------------------------------------------
+    def run_all(self) -> RunResult:
+        """Sweep every variant; returns the run (also saved in ``run_dir``).
+
+        Raises:
+            KeyboardInterrupt: after saving what was measured (the caller reports it).
+            PerfError / ServerError: when the server cannot be started at all.
+        """
+        o = self.opts
+        self.run.environment.update({**environment.collect(), "perf_analyzer": {"path": str(self.pa), "version": self.pa_version}})
+        self.run.settings = {
+            "repository": str(Path(o.server.repository).resolve()),
+            "variants": self.names,
+            "concurrency": list(o.concurrency),
+            "batch_sizes": list(o.batch_sizes),
+            "trials": o.trials,
+            "latency_budget_ms": o.latency_budget_ms,
+            **{k: v for k, v in dataclasses.asdict(o.measure).items()},
+        }
+        for name in self.names:
+            if self.run.variant(name) is None:
+                self.run.variants.append(VariantResult(name, _variant_params(Path(o.server.repository), name)))
+        self._save()
+        try:
+            self._start_server()
+            for i, name in enumerate(self.names):
+                self._sweep_variant(i, self.run.variant(name))  # type: ignore[arg-type]
+            self.run.finished = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        finally:
+            self._save()
+            if self.server:
+                self.server.stop()
+        return self.run
+
+    def _plan(self, vr: VariantResult, max_batch_size: int) -> list[tuple[int, int, int]]:
+        o = self.opts
+        sizes = [b for b in o.batch_sizes if b <= max(1, max_batch_size)] or [1]
+        return [(c, b, t) for b in sizes for c in o.concurrency for t in range(o.trials)]
+
+    def _sweep_variant(self, index: int, vr: VariantResult) -> None:
+        from builders.config import read_config
+
+        mbs = read_config(Path(self.opts.server.repository) / vr.name / "config.pbtxt").max_batch_size
+        plan = [k for k in self._plan(vr, mbs) if vr.level(*k) is None]
+        if not plan:  # resumed run: this variant is complete
+            return
+        vr.status, vr.error = "pending", None
+        srv = self._server()
+        try:
+            srv.load(vr.name)
+        except ServerError as e:
+            vr.status, vr.error = "failed", str(e).splitlines()[0]
+            log.warning("variant %s failed to load: %s", vr.name, vr.error)
+            self.progress({"event": "variant_failed", "variant": vr.name, "error": vr.error})
+            self._save()
+            self._server()  # restart if the failed load took the server down
+            return
+        try:
+            from clients.infer import make_client, model_io
+
+            with contextlib.closing(make_client(srv.http_url, "http")) as c:
+                config = model_io(c, vr.name, "http")
+            from perf.inputs import input_args
+
+            in_args = input_args(config, _spec_for(Path(self.opts.server.repository), vr.name), self.run_dir, self.opts.input_data)
+            self._warmup(srv, vr.name, config, in_args)
+            for c, b, t in plan:
+                self.progress({"event": "level_start", "variant": vr.name, "index": index, "n_variants": len(self.names),
+                               "concurrency": c, "batch_size": b, "trial": t})
+                level = self._measure(vr.name, c, b, t, in_args)
+                vr.levels.append(level)
+                vr.levels.sort(key=lambda lv: lv.key)
+                self._save()
+                self.progress({"event": "level_done", "variant": vr.name, "level": level})
+                if not self._server_alive_after(vr, level):
+                    return
+            vr.status = "ok" if any(lv.ok for lv in vr.levels) else "failed"
+            if vr.status == "failed" and not vr.error:
+                vr.error = next((lv.error for lv in vr.levels if lv.error), "no level produced a measurement")
+        except ToolkitError as e:
+            vr.status, vr.error = "failed", str(e).splitlines()[0]
+            log.warning("variant %s failed: %s", vr.name, vr.error)
+        finally:
+            self._save()
+            if self.server and self.server.is_alive():
+                self.server.unload(vr.name)
+
+    def _server_alive_after(self, vr: VariantResult, level: LevelResult) -> bool:
+        if self.server and self.server.is_alive():
+            return True
+        vr.status = "failed"
+        vr.error = f"tritonserver died while measuring concurrency {level.concurrency}; see {self.server.log_path if self.server else 'the log'}"
+        log.warning("%s", vr.error)
+        self._save()
+        self._server()
+        return False
+
+    def _warmup(self, srv: TritonServer, model: str, config: dict[str, Any], in_args: list[str]) -> None:
+        """A short perf_analyzer run at concurrency 1 (not recorded) so the first level does
+        not pay for lazy initialisation (thread pools, allocator growth)."""
+        if self.opts.warmup_requests <= 0:
+            return
+        csv = self.run_dir / "raw" / f"warmup_{model}.csv"
+        cmd = analyzer.build_command(self.pa, model, srv.grpc_url if self.opts.measure.protocol == "grpc" else srv.http_url,
+                                     1, 1, csv, dataclasses.replace(self.opts.measure, collect_metrics=False, measurement_mode="count_windows",
+                                                                      measurement_request_count=self.opts.warmup_requests),
+                                     input_args=in_args, stability_pct=1e6, max_trials=3)
+        with contextlib.suppress(PerfError):
+            analyzer.run_perf_analyzer(cmd, csv, timeout_s=120)
+        csv.unlink(missing_ok=True)
+
+    def _measure(self, model: str, concurrency: int, batch: int, trial: int, in_args: list[str]) -> LevelResult:
+        m = self.opts.measure
+        srv = self._server()
+        url = srv.grpc_url if m.protocol == "grpc" else srv.http_url
+        csv = self.run_dir / "raw" / f"{model}_b{batch}_c{concurrency}_t{trial}.csv"
+        attempts = m.unstable_retries + 2
+        last_error = "perf_analyzer produced no measurement"
+        for attempt in range(attempts):
+            final = attempt == attempts - 1
+            scale = 2 ** min(attempt, m.unstable_retries)
+            cmd = analyzer.build_command(
+                self.pa, model, url, concurrency, batch, csv, m, srv.metrics_url, in_args, interval_scale=scale,
+                stability_pct=1e6 if final else None, max_trials=3 if final else None,
+            )
+            self._record_command(f"{model} concurrency {concurrency} batch {batch} trial {trial} attempt {attempt + 1}", shlex.join(cmd))
+            window_s = (m.measurement_interval_ms * scale / 1000) if m.measurement_mode == "time_windows" else 10 * scale
+            before = batch_stats(srv.http_url, model)
+            with MetricsSampler(srv.metrics_url) as sampler, NvmlSampler() as nvml:
+                outcome = analyzer.run_perf_analyzer(cmd, csv, timeout_s=60 + 3 * window_s * (m.max_trials + 2))
+            after = batch_stats(srv.http_url, model)
+            if outcome.returncode == 0 and outcome.rows:
+                row = outcome.rows[0]
+                level = LevelResult(concurrency=concurrency, batch_size=batch, trial=trial,
+                                    stable=not final, attempts=attempt + 1, csv=str(csv.relative_to(self.run_dir)))
+                for k, v in row.items():
+                    if k != "concurrency":
+                        setattr(level, k, v)
+                for k, v in sampler.summary().items():
+                    if getattr(level, k) is None:  # perf_analyzer's own GPU metrics take precedence
+                        setattr(level, k, v)
+                level.nvml_gpu_utilization_pct = nvml.mean_pct()
+                if before and after and after[1] > before[1]:
+                    level.avg_server_batch_size = (after[0] - before[0]) / (after[1] - before[1])
+                if final:
+                    log.warning("%s concurrency %d: no stable measurement after %d tries; kept and flagged unstable", model, concurrency, attempt)
+                return level
+            if not outcome.unstable:
+                last_error = _error_line(outcome.output_tail)
+                break
+            last_error = "no stable measurement"
+            log.info("%s concurrency %d: unstable, retrying with a %dx window", model, concurrency, 2 ** min(attempt + 1, m.unstable_retries))
+        return LevelResult(concurrency=concurrency, batch_size=batch, trial=trial, stable=False, attempts=attempt + 1, error=last_error)
+
+
+def _error_line(output: str) -> str:
+    lines = [ln.strip() for ln in output.splitlines() if ln.strip()]
+    for ln in reversed(lines):
+        if "error" in ln.lower() or "failed" in ln.lower():
+            return ln[:300]
+    return (lines[-1] if lines else "perf_analyzer failed")[:300]
+
+
+def _server_version(http_url: str) -> str | None:
+    import tritonclient.http as th
+
+    with contextlib.suppress(Exception), contextlib.closing(th.InferenceServerClient(http_url)) as c:
+        return c.get_server_metadata().get("version")
+    return None
+
+
+def run_sweep(opts: SweepOptions, progress: Progress | None = None) -> tuple[RunResult, Path]:
+    """Run a sweep; returns ``(run, run_dir)``. See :class:`Sweep`.
+
+    Raises:
+        PerfError: perf_analyzer missing, unknown variants, an existing run folder without ``resume``.
+        ServerError: the server cannot be started.
+        KeyboardInterrupt: re-raised after saving.
+    """
+    sweep = Sweep(opts, progress)
+    run = sweep.run_all()
+    return run, sweep.run_dir
