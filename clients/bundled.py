@@ -76,6 +76,29 @@ def _install_stub(root: Path) -> None:
         shutil.copy2(src, dst)
 
 
+def write_local_wrapper(path: Path) -> Path:
+    """Write an executable shell script that runs the bundled server like a local install.
+
+    The script sets ``LD_LIBRARY_PATH`` and ``--backend-directory`` and ``exec``s the binary
+    (same pid, so ``PR_SET_PDEATHSIG`` and signals reach the server itself). Point
+    ``$TRITONSERVER`` at it to exercise the ``local`` runtime without a separate install.
+
+    Returns:
+        ``path``.
+    """
+    import shlex
+
+    b = find_bundled(prepare=True)
+    path.write_text(
+        "#!/bin/sh\n"
+        "# tritonserver from the nvidia-pytriton wheel, wrapped to behave like a local install\n"
+        f"export LD_LIBRARY_PATH={shlex.quote(str(b.lib_dir))}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}\n"
+        f"exec {shlex.quote(str(b.binary))} --backend-directory={shlex.quote(str(b.backend_dir))} \"$@\"\n"
+    )
+    path.chmod(0o755)
+    return path
+
+
 if __name__ == "__main__":  # used by scripts/setup.sh
     if "--prepare" in sys.argv:
         print(find_bundled(prepare=True).binary)

@@ -3,8 +3,16 @@
 :class:`TritonServer` is a context manager: free ports (or the ones asked for, checked
 first), readiness polled with a timeout, the log kept in a file, a clean stop (SIGINT, wait,
 SIGKILL) and an error carrying the log's tail when the server fails to start. The server
-process is tied to its launcher with ``PR_SET_PDEATHSIG`` so it never outlives it.
+process is tied to its launcher with ``PR_SET_PDEATHSIG`` so it never outlives it, also when
+the launcher is killed with SIGKILL; a container is additionally named and watched by a small
+guardian process that removes it (``docker rm -f``) once the launcher is gone, since a killed
+``docker run`` client leaves its container running.
 Servers listen on 127.0.0.1 unless another address is asked for.
+
+Runtimes (``--runtime``): ``container`` (NVIDIA's ``nvcr.io/nvidia/tritonserver:<tag>-py3``),
+``local`` (``$TRITONSERVER`` or ``tritonserver`` on PATH), ``bundled`` (the binary in the
+``nvidia-pytriton`` wheel, python backend, CPU) and ``auto`` (the first available of those,
+in the order local, container, bundled; :func:`resolve_runtime` says why).
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ import ctypes
 import dataclasses
 import logging
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -32,6 +41,17 @@ RUNTIMES = ("auto", "bundled", "local", "container")
 DEFAULT_IMAGE = "nvcr.io/nvidia/tritonserver"
 DEFAULT_TAG = "24.10-py3"
 LOCAL_ENV = "TRITONSERVER"  # path of a local tritonserver binary
+MODEL_CONTROL_MODES = ("explicit", "none", "poll")
+#: Error lines tritonserver logs on every start without a GPU (shared/RUNTIME.md): harmless.
+_HARMLESS = ("CudaDriverHelper has not been initialized", "Failed to initialize NVML", "DCGM unable to start")
+
+
+def image_for_tag(tag: str) -> str:
+    """NVIDIA's server image for a release tag: ``"24.10"`` -> ``nvcr.io/nvidia/tritonserver:24.10-py3``.
+
+    A tag that already ends in ``-py3`` (or another suffix such as ``-py3-igpu``) is kept as is.
+    """
+    return f"{DEFAULT_IMAGE}:{tag if '-' in tag else tag + '-py3'}"
 
 
 @dataclasses.dataclass
@@ -99,6 +119,10 @@ def resolve_runtime(runtime: str, binary: Path | None = None) -> tuple[str, str]
     ``auto`` prefers a local ``tritonserver`` (native backends), then the container when a
     Docker engine answers and a GPU is present, then the bundled CPU server.
 
+    Args:
+        runtime: One of :data:`RUNTIMES`.
+        binary: An explicit local binary (``ServerOptions.binary``); else ``$TRITONSERVER``/PATH.
+
     Raises:
         ServerError: unknown runtime name.
     """
@@ -151,11 +175,25 @@ def server_args(opts: ServerOptions, http: int, grpc: int, metrics: int, reposit
     return [*args, *opts.extra_args]
 
 
-def container_command(opts: ServerOptions, http: int, grpc: int, metrics: int) -> list[str]:
-    """``docker run`` for NVIDIA's tritonserver image, ports published on ``opts.address``."""
+def container_command(opts: ServerOptions, http: int, grpc: int, metrics: int, name: str | None = None) -> list[str]:
+    """``docker run`` for NVIDIA's tritonserver image, ports published on ``opts.address``.
+
+    Follows Triton's quick start (``docker run --gpus=1 --rm -p8000:8000 ... -v
+    <repo>:/models nvcr.io/nvidia/tritonserver:<yy.mm>-py3 tritonserver
+    --model-repository=/models``): the repository is mounted read-only at ``/models``, each
+    port is published on ``opts.address`` only (the server inside listens on all of the
+    container's interfaces), ``--shm-size`` is raised for the python backend and system
+    shared memory, ``--init`` forwards SIGINT to tritonserver for a clean stop.
+
+    Args:
+        name: ``--name`` for the container, so that it can be removed by name.
+    """
     repo = str(Path(opts.repository).resolve())
     a = opts.address
-    cmd = ["docker", "run", "--rm", "--init", f"--shm-size={opts.shm_size}"]
+    cmd = ["docker", "run", "--rm", "--init"]
+    if name:
+        cmd.append(f"--name={name}")
+    cmd.append(f"--shm-size={opts.shm_size}")
     if opts.gpus:
         cmd.append(f"--gpus={opts.gpus}")
     cmd += [
@@ -165,14 +203,15 @@ def container_command(opts: ServerOptions, http: int, grpc: int, metrics: int) -
     return cmd + server_args(opts, http, grpc, metrics, "/models")
 
 
-def build_command(opts: ServerOptions, http: int, grpc: int, metrics: int) -> tuple[list[str], dict[str, str]]:
+def build_command(opts: ServerOptions, http: int, grpc: int, metrics: int,
+                  container_name: str | None = None) -> tuple[list[str], dict[str, str]]:
     """The exact command line and extra environment for ``opts`` (``opts.runtime`` resolved).
 
     Raises:
         ServerError: the runtime's server is not available (with what to install).
     """
     if opts.runtime == "container":
-        return container_command(opts, http, grpc, metrics), {}
+        return container_command(opts, http, grpc, metrics, container_name), {}
     if opts.runtime == "local":
         binary = _local_binary(opts.binary)
         if not binary:
@@ -180,7 +219,11 @@ def build_command(opts: ServerOptions, http: int, grpc: int, metrics: int) -> tu
                 "no local tritonserver found",
                 hint=f"put tritonserver on PATH, set ${LOCAL_ENV}, or use --runtime bundled",
             )
-        return [binary, *server_args(opts, http, grpc, metrics, str(Path(opts.repository).resolve()))], {}
+        from clients.bundled import SITE_ENV, site_packages
+
+        # python-backend variants written for the bundled runtime read this; native ones ignore it
+        env = {SITE_ENV: site_packages()} if SITE_ENV not in os.environ else {}
+        return [binary, *server_args(opts, http, grpc, metrics, str(Path(opts.repository).resolve()))], env
     from clients.bundled import find_bundled
 
     b = find_bundled()
@@ -189,10 +232,44 @@ def build_command(opts: ServerOptions, http: int, grpc: int, metrics: int) -> tu
     return cmd, b.env()
 
 
-def _die_with_parent() -> None:
-    """preexec_fn: SIGKILL this child when the launcher dies (Linux ``PR_SET_PDEATHSIG``)."""
-    with contextlib.suppress(Exception):
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)
+def _die_with_parent(parent_pid: int):
+    """A preexec_fn: SIGKILL this child when the launcher dies (Linux ``PR_SET_PDEATHSIG``).
+
+    The signal follows the death of the launcher *thread* that started the child (prctl(2)),
+    so start servers from a thread that lives as long as the server (normally the main one).
+    A launcher that died between fork and prctl is caught by comparing the parent's pid.
+    """
+
+    def preexec() -> None:
+        with contextlib.suppress(Exception):
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        if os.getppid() != parent_pid:
+            os._exit(1)
+
+    return preexec
+
+
+#: Run by the container guardian: wait until the launcher closes our stdin (it exited or
+#: was killed), then remove the container by name.
+_GUARDIAN = (
+    "import signal, subprocess, sys\n"
+    "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+    "sys.stdin.buffer.read()\n"
+    "subprocess.run(['docker', 'rm', '-f', sys.argv[1]], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+)
+
+
+def start_container_guardian(name: str) -> subprocess.Popen:
+    """Start a process that runs ``docker rm -f <name>`` once its stdin pipe closes.
+
+    The launcher keeps the pipe's write end; when the launcher exits for any reason
+    (SIGKILL included) the kernel closes it, so the container never outlives the launcher.
+    ``TritonServer.stop`` closes it too, after the graceful stop.
+    """
+    import sys
+
+    return subprocess.Popen([sys.executable, "-c", _GUARDIAN, name], stdin=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
 
 
 class TritonServer:
@@ -210,6 +287,20 @@ class TritonServer:
     """
 
     def __init__(self, opts: ServerOptions):
+        """Resolve the runtime, check the repository and ports, and build the command.
+
+        Nothing is started yet (``start()`` or ``with`` does that), so this is what
+        ``--print-cmd`` uses.
+
+        Raises:
+            ServerError: unknown runtime or model control mode, missing repository, an asked
+                port already in use, or the runtime's server not available.
+        """
+        if opts.model_control not in MODEL_CONTROL_MODES:
+            raise ServerError(f"unknown model control mode {opts.model_control!r}", hint=f"choose one of {', '.join(MODEL_CONTROL_MODES)}")
+        if opts.load_models and opts.model_control != "explicit":
+            raise ServerError("models to load at start (--load-model) need explicit model control",
+                              hint="use --model-control explicit, or drop --load-model (modes none/poll load the whole repository)")
         self.opts = opts
         self.runtime, self.runtime_reason = resolve_runtime(opts.runtime, opts.binary)
         opts = dataclasses.replace(opts, runtime=self.runtime)
@@ -230,9 +321,16 @@ class TritonServer:
         self.http_url = f"{host}:{self.http_port}"
         self.grpc_url = f"{host}:{self.grpc_port}"
         self.metrics_url = f"{host}:{self.metrics_port}/metrics"
-        self.command, self._env = build_command(opts, self.http_port, self.grpc_port, self.metrics_port)
+        self.container_name = f"tritonserver-{os.getpid()}-{self.http_port}" if self.runtime == "container" else None
+        self.command, self._env = build_command(opts, self.http_port, self.grpc_port, self.metrics_port, self.container_name)
         self.log_path = Path(opts.log_file) if opts.log_file else Path(tempfile.mkstemp(prefix="tritonserver-", suffix=".log")[1])
         self._proc: subprocess.Popen | None = None
+        self._guardian: subprocess.Popen | None = None
+
+    @property
+    def pid(self) -> int | None:
+        """Process id of the started server (the ``docker run`` client for a container)."""
+        return self._proc.pid if self._proc else None
 
     @property
     def command_line(self) -> str:
@@ -250,31 +348,44 @@ class TritonServer:
         log.info("starting tritonserver (%s: %s): %s", self.runtime, self.runtime_reason, self.command_line)
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         logf = open(self.log_path, "wb")
+        if self.container_name:
+            self._guardian = start_container_guardian(self.container_name)
         try:
+            # own session: a terminal's Ctrl-C reaches the launcher only, which then stops the
+            # server once, cleanly (stop()); PDEATHSIG covers a launcher that dies instead.
             self._proc = subprocess.Popen(
                 self.command, stdout=logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                env={**os.environ, **self._env}, preexec_fn=_die_with_parent,
+                env={**os.environ, **self._env}, preexec_fn=_die_with_parent(os.getpid()), start_new_session=True,
             )
         except OSError as e:
+            self._release_guardian()
             raise ServerError(f"could not run {self.command[0]}: {e}") from e
         finally:
             logf.close()
+        try:
+            self._wait_ready()
+        except BaseException:  # not ready, or Ctrl-C while waiting: leave nothing running
+            self.stop()
+            raise
+        return self
+
+    def _wait_ready(self) -> None:
+        assert self._proc is not None
         deadline = time.monotonic() + self.opts.start_timeout_s
         while time.monotonic() < deadline:
             if self._proc.poll() is not None:
                 raise ServerError(
-                    f"tritonserver exited with code {self._proc.returncode} during start-up:\n{self.log_tail()}",
+                    f"tritonserver exited with code {self._proc.returncode} during start-up; last lines of its log:\n{self.log_tail()}",
                     hint="read the log above; a model that fails to load, a busy port or a missing library are the usual causes",
                     log_path=str(self.log_path),
                 )
             if self.is_ready():
                 log.info("tritonserver ready at http=%s grpc=%s metrics=%s", self.http_url, self.grpc_url, self.metrics_url)
-                return self
+                return
             time.sleep(0.25)
         tail = self.log_tail()
-        self.stop()
         raise ServerError(
-            f"tritonserver was not ready within {self.opts.start_timeout_s:.0f} s:\n{tail}",
+            f"tritonserver was not ready within {self.opts.start_timeout_s:.0f} s; last lines of its log:\n{tail}",
             hint="raise --start-timeout or check the log", log_path=str(self.log_path),
         )
 
@@ -289,13 +400,22 @@ class TritonServer:
             return False
 
     def is_alive(self) -> bool:
+        """The server process is running (it may not be ready yet)."""
         return self._proc is not None and self._proc.poll() is None
 
     def log_tail(self, lines: int = 30) -> str:
+        """The last ``lines`` lines of the server log (``"(no log)"`` when unreadable).
+
+        Error lines logged earlier (glog ``E<mmdd> ...`` lines, e.g. why a model failed to
+        load, which Triton prints above its long option table) are put first, at most 10.
+        """
         try:
-            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+            all_lines = self.log_path.read_text(errors="replace").splitlines()
         except OSError:
             return "(no log)"
+        tail = all_lines[-lines:]
+        errors = [ln for ln in all_lines[:-lines] if re.match(r"^E\d{4} ", ln) and not any(h in ln for h in _HARMLESS)][-10:]
+        return "\n".join([*errors, *(["..."] if errors else []), *tail])
 
     def load(self, model: str, timeout_s: float = 300) -> None:
         """Load (or reload) ``model`` through the repository API (explicit model control).
@@ -327,17 +447,35 @@ class TritonServer:
             log.warning("unloading %s failed: %s", model, e)
 
     def stop(self, timeout_s: float = 20) -> None:
-        """SIGINT, wait ``timeout_s``, then SIGKILL."""
+        """SIGINT, wait ``timeout_s``, then SIGKILL (and ``docker rm -f`` for a container).
+
+        SIGINT is tritonserver's graceful shutdown: it stops accepting requests, waits for
+        in-flight ones (``--exit-timeout-secs``, 30 s by default) and unloads the models.
+        Safe to call more than once.
+        """
         p = self._proc
-        if p is None or p.poll() is not None:
+        if p is not None and p.poll() is None:
+            log.info("stopping tritonserver (pid %d)", p.pid)
+            p.send_signal(signal.SIGINT)
+            try:
+                p.wait(timeout_s)
+            except subprocess.TimeoutExpired:
+                log.warning("tritonserver did not stop within %.0f s; killing it", timeout_s)
+                p.kill()
+                p.wait()
+        self._release_guardian()
+
+    def _release_guardian(self) -> None:
+        """Close the container guardian's pipe: it removes the container (if any is left) and exits."""
+        g, self._guardian = self._guardian, None
+        if g is None:
             return
-        p.send_signal(signal.SIGINT)
+        with contextlib.suppress(OSError):
+            g.stdin.close()
         try:
-            p.wait(timeout_s)
+            g.wait(30)
         except subprocess.TimeoutExpired:
-            log.warning("tritonserver did not stop within %.0f s; killing it", timeout_s)
-            p.kill()
-            p.wait()
+            g.kill()
 
     def __enter__(self) -> "TritonServer":
         return self.start()

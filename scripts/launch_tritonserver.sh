@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Start tritonserver on a model repository and keep it in the foreground until Ctrl-C/SIGTERM.
+#   scripts/launch_tritonserver.sh --repository model_repository --runtime auto --load-model NAME
+#   scripts/launch_tritonserver.sh --runtime container --tag 24.10 --print-cmd
+#   scripts/launch_tritonserver.sh --help
+# All arguments go to `python -m clients.launch` (flags after `--` go to tritonserver).
+# Uses the repository's virtual environment (VENV, default .venv; `make setup` creates it).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+py="${VENV:-$root/.venv}/bin/python"
+if [ ! -x "$py" ]; then
+  echo "launch_tritonserver: $py not found; run 'make setup' first" >&2
+  exit 1
+fi
+cd "$root"
+# exec: the launcher is this process, so signals and PR_SET_PDEATHSIG work on it directly
+exec "$py" -m clients.launch "$@"
