@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from builders.errors import ClientError
+from clients.inputs import ModelSignature, validate_inputs
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +31,15 @@ def _module(protocol: str) -> Any:
 
 
 def make_client(url: str, protocol: str) -> Any:
-    """A tritonclient ``InferenceServerClient`` for ``url`` (``host:port``)."""
+    """A tritonclient ``InferenceServerClient`` for ``url`` (``host:port``).
+
+    gRPC channels get send/receive limits of :data:`GRPC_MAX_MESSAGE_BYTES` (gRPC's default
+    receive limit of 4 MiB would refuse e.g. a ``[64, 512, 512]`` fp32 output); HTTP
+    clients a 120 s network timeout.
+
+    Raises:
+        ClientError: unknown protocol.
+    """
     m = _module(protocol)
     if protocol == "grpc":
         opts = [("grpc.max_send_message_length", GRPC_MAX_MESSAGE_BYTES), ("grpc.max_receive_message_length", GRPC_MAX_MESSAGE_BYTES)]
@@ -38,20 +47,64 @@ def make_client(url: str, protocol: str) -> Any:
     return m.InferenceServerClient(url, network_timeout=120)
 
 
+def _connect(client: Any, url: str, protocol: str) -> None:
+    """Raise a ClientError unless a live server answers at ``url``."""
+    try:
+        live = client.is_server_live()
+    except Exception as e:  # connection refused, DNS, TLS...: all mean "nobody there"
+        raise ClientError(f"no Triton server answers at {url} ({protocol})",
+                          hint="start one with scripts/launch_tritonserver.sh, or check the address and port") from e
+    if not live:
+        raise ClientError(f"the Triton server at {url} is not live", hint="check its log")
+
+
+def _repository_state(client: Any, model: str, protocol: str) -> dict[str, Any] | None:
+    """The repository-index entry (``name``, ``state``, ``reason``) of ``model``, if listed."""
+    try:
+        idx = client.get_model_repository_index(as_json=True) if protocol == "grpc" else client.get_model_repository_index()
+    except Exception:  # older servers or restricted APIs: no extra detail then
+        return None
+    models = idx.get("models", []) if isinstance(idx, dict) else idx
+    return next((m for m in models if m.get("name") == model), None)
+
+
 def model_io(client: Any, model: str, protocol: str) -> dict[str, Any]:
-    """The served model's config as a dict (``input``, ``output``, ``max_batch_size``...)."""
+    """The served model's config as a dict (``input``, ``output``, ``max_batch_size``...).
+
+    Raises:
+        ClientError: the model is unknown to the server, or known but not ready (loading,
+            unloaded, failed: Triton's reason is quoted).
+    """
     from tritonclient.utils import InferenceServerException
 
     try:
         if not client.is_model_ready(model):
-            raise ClientError(f"model {model!r} is not ready on the server", hint="load it first (explicit model control) or check the server log")
+            entry = _repository_state(client, model, protocol)
+            if entry is None:
+                raise ClientError(f"model {model!r} is unknown to the server",
+                                  hint="check the name (clients check lists the repository's variants) and the server's --model-repository")
+            why = f" ({entry.get('reason')})" if entry.get("reason") else ""
+            raise ClientError(f"model {model!r} is not ready on the server: state {entry.get('state') or 'UNLOADED'}{why}",
+                              hint="load it first (explicit model control: --load-model or the repository API) or check the server log")
         cfg = client.get_model_config(model, as_json=True) if protocol == "grpc" else client.get_model_config(model)
     except InferenceServerException as e:
         raise ClientError(f"could not read the config of model {model!r}: {e.message()}") from e
     return cfg.get("config", cfg)
 
 
-def infer(url: str, protocol: str, model: str, inputs: dict[str, np.ndarray], output_names: list[str] | None = None) -> dict[str, np.ndarray]:
+def model_signature(url: str, protocol: str, model: str) -> ModelSignature:
+    """The served model's inputs/outputs/max_batch_size, read from the server's model config.
+
+    Raises:
+        ClientError: server down, model unknown or not ready.
+    """
+    with contextlib.closing(make_client(url, protocol)) as client:
+        _connect(client, url, protocol)
+        return ModelSignature.from_config(model_io(client, model, protocol))
+
+
+def infer(url: str, protocol: str, model: str, inputs: dict[str, np.ndarray], output_names: list[str] | None = None,
+          cast: bool = True, shared_memory: bool = False) -> dict[str, np.ndarray]:
     """Send one request and return its outputs.
 
     Args:
@@ -60,34 +113,233 @@ def infer(url: str, protocol: str, model: str, inputs: dict[str, np.ndarray], ou
         model: Model (variant) name.
         inputs: Input name -> array, shape ``[batch, *dims]`` for batching models.
         output_names: Outputs to request (default: all in the model config).
+        cast: Dtype policy of :func:`clients.inputs.validate_inputs` (float64 given for a
+            ``TYPE_FP32`` input is cast with a logged note; ``False`` refuses it).
+        shared_memory: Pass tensors through system shared memory (same host only).
 
     Raises:
-        ClientError: server unreachable, model not ready, or the request refused (the
-            message names the input when Triton says which one was wrong).
+        ClientError: server unreachable, model unknown or not ready, an input with the
+            wrong name/shape/dtype (named in the message), or the request refused.
     """
-    from tritonclient.utils import InferenceServerException, np_to_triton_dtype
+    return run_requests(url, protocol, model, inputs, output_names=output_names, cast=cast, shared_memory=shared_memory).outputs
 
-    m = _module(protocol)
-    try:
-        with contextlib.closing(make_client(url, protocol)) as client:
-            try:
-                live = client.is_server_live()
-            except Exception as e:
-                raise ClientError(f"no Triton server answers at {url} ({protocol})", hint="start one with scripts/launch_tritonserver.sh") from e
-            if not live:
-                raise ClientError(f"the Triton server at {url} is not live")
-            cfg = model_io(client, model, protocol)
-            names = output_names or [o["name"] for o in cfg["output"]]
-            req = []
-            for name, arr in inputs.items():
-                t = m.InferInput(name, list(arr.shape), np_to_triton_dtype(arr.dtype))
-                t.set_data_from_numpy(np.ascontiguousarray(arr))
-                req.append(t)
-            outs = [m.InferRequestedOutput(n) for n in names]
-            result = client.infer(model, req, outputs=outs)
-            return {n: result.as_numpy(n) for n in names}
-    except InferenceServerException as e:
-        raise ClientError(f"{model}: request refused: {e.message()}") from e
+
+@dataclasses.dataclass
+class RequestStats:
+    """The outcome of :func:`run_requests`.
+
+    Attributes:
+        outputs: Output name -> array of the last successful request.
+        requests: Requests sent.
+        concurrency: Requests in flight at once (worker threads).
+        latencies_ms: Client-side latency of each successful request, in ms.
+        wall_s: Wall-clock time of the whole run, in s.
+        failures: Error message of each failed request.
+    """
+
+    outputs: dict[str, np.ndarray]
+    requests: int
+    concurrency: int
+    latencies_ms: list[float]
+    wall_s: float
+    failures: list[str] = dataclasses.field(default_factory=list)
+
+    @property
+    def throughput_infer_per_s(self) -> float:
+        """Successful requests per second of wall time."""
+        return len(self.latencies_ms) / self.wall_s if self.wall_s > 0 else 0.0
+
+    def latency_percentile_ms(self, q: float) -> float:
+        """The ``q``-th percentile (0-100) of the request latencies, in ms (NaN if none)."""
+        return float(np.percentile(self.latencies_ms, q)) if self.latencies_ms else float("nan")
+
+
+def run_requests(url: str, protocol: str, model: str, inputs: dict[str, np.ndarray], requests: int = 1,
+                 concurrency: int = 1, output_names: list[str] | None = None, cast: bool = True,
+                 shared_memory: bool = False) -> RequestStats:
+    """Send ``requests`` identical requests, ``concurrency`` at a time (one client per thread).
+
+    Inputs are validated once against the server's model config before anything is sent.
+    With ``shared_memory``, each worker registers system shared-memory regions
+    (``tritonclient.utils.shared_memory``; Triton docs, "Shared-Memory Extension") for its
+    inputs and for every output whose size is fixed by the config, and unregisters and
+    destroys them at the end; outputs with dynamic dims come back in the response body.
+
+    Args:
+        requests: Number of requests (>= 1).
+        concurrency: Worker threads, each with its own client (>= 1, at most ``requests``).
+        Other args: as :func:`infer`.
+
+    Raises:
+        ClientError: as :func:`infer`; also when every request failed (the first error is
+            raised as is) or when ``requests``/``concurrency`` are below 1.
+    """
+    import concurrent.futures
+    import threading
+    import time
+
+    if requests < 1 or concurrency < 1:
+        raise ClientError(f"requests ({requests}) and concurrency ({concurrency}) must be >= 1")
+    concurrency = min(concurrency, requests)
+    with contextlib.closing(make_client(url, protocol)) as client:
+        _connect(client, url, protocol)
+        sig = ModelSignature.from_config(model_io(client, model, protocol))
+    inputs = validate_inputs(sig, inputs, cast=cast)
+    known_out = [o.name for o in sig.outputs]
+    names = output_names or known_out
+    bad = [n for n in names if n not in known_out]
+    if bad:
+        raise ClientError(f"{model}: unknown output(s) {bad}; the model has {known_out}")
+    lock = threading.Lock()
+    latencies: list[float] = []
+    failures: list[str] = []
+    errors: list[ClientError] = []
+    last: dict[str, np.ndarray] = {}
+    counts = [requests // concurrency + (1 if i < requests % concurrency else 0) for i in range(concurrency)]
+
+    def worker(index: int, n: int) -> None:
+        with _Worker(url, protocol, sig, inputs, names, shared_memory, index) as w:
+            for _ in range(n):
+                t0 = time.perf_counter()
+                try:
+                    out = w.infer()
+                except ClientError as e:
+                    with lock:
+                        failures.append(str(e))
+                        errors.append(e)
+                    continue
+                dt = (time.perf_counter() - t0) * 1e3
+                with lock:
+                    latencies.append(dt)
+                    last.clear()
+                    last.update(out)
+
+    t0 = time.perf_counter()
+    if concurrency == 1:
+        worker(0, requests)
+    else:
+        with concurrent.futures.ThreadPoolExecutor(concurrency) as pool:
+            for f in [pool.submit(worker, i, n) for i, n in enumerate(counts)]:
+                f.result()
+    wall = time.perf_counter() - t0
+    if not latencies:
+        raise errors[0]
+    if failures:
+        log.warning("%d of %d requests to %s failed; first: %s", len(failures), requests, model, failures[0])
+    return RequestStats(dict(last), requests, concurrency, latencies, wall, failures)
+
+
+class _Worker:
+    """One client with its prepared request (and shared-memory regions) for one thread."""
+
+    def __init__(self, url: str, protocol: str, sig: ModelSignature, inputs: dict[str, np.ndarray],
+                 names: list[str], shared_memory: bool, index: int):
+        self.url, self.protocol, self.sig, self.names = url, protocol, sig, names
+        self.m = _module(protocol)
+        self.client = make_client(url, protocol)
+        self.shm_handles: list[Any] = []
+        self.regions: list[str] = []
+        self.out_regions: dict[str, Any] = {}
+        self.inputs = inputs
+        self.shared_memory = shared_memory
+        self.index = index
+
+    def __enter__(self) -> "_Worker":
+        from tritonclient.utils import np_to_triton_dtype
+
+        try:
+            self.req = []
+            for name, arr in self.inputs.items():
+                t = self.m.InferInput(name, list(arr.shape), np_to_triton_dtype(arr.dtype))
+                if self.shared_memory:
+                    region, handle = self._region(f"in_{name}", arr.nbytes)
+                    import tritonclient.utils.shared_memory as shm
+
+                    shm.set_shared_memory_region(handle, [arr])
+                    t.set_shared_memory(region, arr.nbytes)
+                else:
+                    t.set_data_from_numpy(arr)
+                self.req.append(t)
+            batch = next(iter(self.inputs.values())).shape[0] if self.sig.max_batch_size > 0 and self.inputs else None
+            self.outs = []
+            for name in self.names:
+                o = self.m.InferRequestedOutput(name)
+                info = next(t for t in self.sig.outputs if t.name == name)
+                if self.shared_memory and -1 not in info.dims:
+                    shape = self.sig.full_shape(info, batch)
+                    nbytes = int(np.prod(shape)) * np.dtype(info.dtype).itemsize
+                    region, handle = self._region(f"out_{name}", nbytes)
+                    o.set_shared_memory(region, nbytes)
+                    self.out_regions[name] = (handle, info.dtype)
+                self.outs.append(o)
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def _region(self, what: str, nbytes: int) -> tuple[str, Any]:
+        import os
+        import uuid
+
+        import tritonclient.utils.shared_memory as shm
+        from tritonclient.utils import InferenceServerException
+
+        region = f"tmk_{os.getpid()}_{self.index}_{uuid.uuid4().hex[:8]}_{what}"
+        key = "/" + region
+        handle = shm.create_shared_memory_region(region, key, max(nbytes, 1))
+        self.shm_handles.append(handle)
+        try:
+            self.client.register_system_shared_memory(region, key, max(nbytes, 1))
+        except InferenceServerException as e:
+            raise ClientError(f"the server refused the shared-memory region for {what[3:] if what.startswith('in_') else what[4:]!r}: {e.message()}",
+                              hint="system shared memory works only with a server on the same host (for a container: --ipc=host); drop --shared-memory") from e
+        self.regions.append(region)
+        return region, handle
+
+    def infer(self) -> dict[str, np.ndarray]:
+        from tritonclient.utils import InferenceServerException
+
+        try:
+            result = self.client.infer(self.sig.name, self.req, outputs=self.outs)
+        except InferenceServerException as e:
+            raise ClientError(f"{self.sig.name}: request refused: {e.message()}", hint=_hint(e.message())) from e
+        except Exception as e:  # connection dropped mid-request
+            raise ClientError(f"{self.sig.name}: request to {self.url} ({self.protocol}) failed: {e}") from e
+        out = {}
+        for name in self.names:
+            if name in self.out_regions:
+                import tritonclient.utils.shared_memory as shm
+
+                handle, dtype = self.out_regions[name]
+                o = result.get_output(name)
+                shape = o["shape"] if isinstance(o, dict) else list(o.shape)
+                out[name] = np.array(shm.get_contents_as_numpy(handle, np.dtype(dtype), shape))
+            else:
+                out[name] = result.as_numpy(name)
+        return out
+
+    def close(self) -> None:
+        import tritonclient.utils.shared_memory as shm
+
+        for region in self.regions:
+            with contextlib.suppress(Exception):
+                self.client.unregister_system_shared_memory(region)
+        for handle in self.shm_handles:
+            with contextlib.suppress(Exception):
+                shm.destroy_shared_memory_region(handle)
+        self.regions, self.shm_handles = [], []
+        with contextlib.suppress(Exception):
+            self.client.close()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _hint(message: str) -> str | None:
+    m = message.lower()
+    if "received message larger than max" in m or "resource_exhausted" in m:
+        return f"the response exceeds the gRPC message limit; make_client raises it to {GRPC_MAX_MESSAGE_BYTES} bytes, use HTTP or smaller batches"
+    return None
 
 
 @dataclasses.dataclass

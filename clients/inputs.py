@@ -1,0 +1,253 @@
+"""Request inputs checked against, or generated from, a served model's configuration.
+
+The model configuration is read from the server (``get_model_config``, Triton's
+``ModelConfig`` as JSON) and is the contract: input names, ``data_type``, ``dims`` (``-1``
+for a dynamic dimension) and ``max_batch_size`` (``> 0``: every tensor carries a leading
+batch axis of at most that size; Triton docs, "Model Configuration: Maximum Batch Size").
+
+Dtype policy (what :func:`validate_inputs` does when a given array's dtype differs from
+the config's): with ``cast=True`` (the default) a float array is cast to another float type
+(e.g. float64 given for a ``TYPE_FP32`` input, NumPy's default) and an integer array to
+another integer type when every value fits, each with a logged note; every other mismatch
+(float for an integer input, int for a float input, a value that does not fit, any mismatch
+with ``cast=False``) is refused with a :class:`~builders.errors.ClientError` naming the input.
+
+Generated inputs: floats are N(0, 1); integers (token ids and the like) are uniform in the
+input's ``value_range`` from the build manifest (found through the repository's
+``index.json``) when there is one, else in :data:`DEFAULT_INT_RANGE` ``[0, 100]`` (the same
+default as :meth:`builders.spec.ModelSpec.example_inputs`); bools are True. A dynamic
+dimension takes the manifest's ``opt`` size of its named axis, else :data:`DEFAULT_DYNAMIC_DIM`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from builders.errors import ClientError
+
+log = logging.getLogger(__name__)
+
+#: Inclusive ``(low, high)`` of generated integer inputs when the manifest gives no range.
+DEFAULT_INT_RANGE = (0, 100)
+#: Size of a dynamic (``-1``) dimension when the manifest gives no ``opt`` size.
+DEFAULT_DYNAMIC_DIM = 16
+
+
+@dataclasses.dataclass(frozen=True)
+class TensorInfo:
+    """One input or output as the server's model config describes it.
+
+    Attributes:
+        name: Tensor name.
+        dtype: numpy dtype name (``"float32"``...), from the config's ``TYPE_*``.
+        triton_dtype: The config's enum name (``"TYPE_FP32"``).
+        dims: Per-sample dims (no batch axis); ``-1`` is dynamic.
+    """
+
+    name: str
+    dtype: str
+    triton_dtype: str
+    dims: tuple[int, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelSignature:
+    """A served model's inputs, outputs and ``max_batch_size`` (``0``: no batch axis)."""
+
+    name: str
+    inputs: tuple[TensorInfo, ...]
+    outputs: tuple[TensorInfo, ...]
+    max_batch_size: int
+
+    @classmethod
+    def from_config(cls, cfg: dict[str, Any]) -> "ModelSignature":
+        """From the server's model config JSON (HTTP, or gRPC ``as_json``: int64 dims arrive
+        as strings there, both are accepted)."""
+        from builders.spec import NUMPY_DTYPES
+
+        def tensors(key: str) -> tuple[TensorInfo, ...]:
+            out = []
+            for t in cfg.get(key, []):
+                tt = t.get("data_type", "TYPE_FP32")
+                if tt not in NUMPY_DTYPES:
+                    raise ClientError(f"{cfg.get('name')}: {key} {t['name']!r} has data type {tt}, which the toolkit's clients do not handle",
+                                      hint=f"supported: {', '.join(sorted(NUMPY_DTYPES))}")
+                out.append(TensorInfo(t["name"], NUMPY_DTYPES[tt], tt, tuple(int(d) for d in t.get("dims", []))))
+            return tuple(out)
+
+        return cls(cfg.get("name", "?"), tensors("input"), tensors("output"), int(cfg.get("max_batch_size", 0) or 0))
+
+    def full_shape(self, t: TensorInfo, batch: int | None) -> list[int]:
+        """The request shape pattern of ``t``: ``[batch, *dims]`` when batching, else ``dims``."""
+        return [batch if batch is not None else -1, *t.dims] if self.max_batch_size > 0 else list(t.dims)
+
+
+def validate_inputs(sig: ModelSignature, inputs: dict[str, np.ndarray], cast: bool = True) -> dict[str, np.ndarray]:
+    """Check ``inputs`` against the model's signature, casting dtypes where allowed.
+
+    Args:
+        sig: The served model's signature.
+        inputs: Input name -> array, ``[batch, *dims]`` for a batching model.
+        cast: Apply the module's dtype policy; ``False`` refuses any dtype mismatch.
+
+    Returns:
+        The inputs, C-contiguous, in the config's dtypes.
+
+    Raises:
+        ClientError: an unknown or missing input, a wrong rank or dimension, a batch above
+            ``max_batch_size`` or different between inputs, or a refused dtype; the
+            message names the input and says what was expected.
+    """
+    known = {t.name: t for t in sig.inputs}
+    unknown = sorted(set(inputs) - set(known))
+    if unknown:
+        raise ClientError(f"{sig.name}: unknown input(s) {unknown}; the model takes {sorted(known)}",
+                          hint="name the arrays after the model's inputs (npz keys, or input:<name> as in reference.npz)")
+    missing = sorted(set(known) - set(inputs))
+    if missing:
+        raise ClientError(f"{sig.name}: input(s) {missing} missing; the model takes {sorted(known)}")
+    out: dict[str, np.ndarray] = {}
+    batches: dict[str, int] = {}
+    for name, arr in inputs.items():
+        t = known[name]
+        arr = np.asarray(arr)
+        want = sig.full_shape(t, None)
+        if arr.ndim != len(want) or any(w != -1 and w != g for w, g in zip(want, arr.shape)):
+            axes = "[batch, " + ", ".join(map(str, t.dims)) + "]" if sig.max_batch_size > 0 else str(list(t.dims))
+            raise ClientError(
+                f"{sig.name}: input {name!r} has shape {list(arr.shape)}, expected {axes} (-1 = any size)",
+                hint="a batching model needs the batch axis first, even for one sample" if sig.max_batch_size > 0 else None,
+            )
+        if sig.max_batch_size > 0:
+            b = arr.shape[0]
+            if not 1 <= b <= sig.max_batch_size:
+                raise ClientError(f"{sig.name}: input {name!r} has batch size {b}; the model takes 1..{sig.max_batch_size} (max_batch_size)",
+                                  hint="split the request or use a variant with a larger max_batch_size")
+            batches[name] = b
+        out[name] = np.ascontiguousarray(_convert(sig.name, name, arr, t, cast))
+    if len(set(batches.values())) > 1:
+        raise ClientError(f"{sig.name}: inputs disagree on the batch size: {batches}")
+    return out
+
+
+def _convert(model: str, name: str, arr: np.ndarray, t: TensorInfo, cast: bool) -> np.ndarray:
+    want = np.dtype(t.dtype)
+    if arr.dtype == want:
+        return arr
+    refuse = ClientError(f"{model}: input {name!r} is {arr.dtype}, the model takes {t.dtype} ({t.triton_dtype})",
+                         hint=f"convert it, e.g. arr.astype(np.{t.dtype})" + ("" if cast else ", or allow casting"))
+    if not cast:
+        raise refuse
+    if arr.dtype.kind == "f" and want.kind == "f":
+        log.warning("input %r: casting %s to %s (the model's %s)", name, arr.dtype, t.dtype, t.triton_dtype)
+        return arr.astype(want)
+    if arr.dtype.kind in "iu" and want.kind in "iu":
+        info = np.iinfo(want)
+        if arr.size and (arr.min() < info.min or arr.max() > info.max):
+            raise ClientError(f"{model}: input {name!r} has values in [{arr.min()}, {arr.max()}] that do not fit the model's {t.dtype}")
+        log.warning("input %r: casting %s to %s (the model's %s)", name, arr.dtype, t.dtype, t.triton_dtype)
+        return arr.astype(want)
+    raise refuse
+
+
+def manifest_for(repository: Path | None, model: str) -> dict[str, Any] | None:
+    """The build manifest of ``model`` via ``<repository>/index.json`` -> ``build``, if any."""
+    if repository is None:
+        return None
+    from builders.repository import read_index
+
+    try:
+        entry = read_index(Path(repository)).get(model)
+    except (OSError, ValueError) as e:
+        log.warning("could not read %s/index.json: %s", repository, e)
+        return None
+    if not entry or not entry.get("build"):
+        return None
+    path = Path(entry["build"]) / "manifest.json"
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        log.info("no readable build manifest at %s", path)
+        return None
+
+
+def generate_inputs(sig: ModelSignature, batch_size: int = 1, manifest: dict[str, Any] | None = None,
+                    seed: int = 0) -> dict[str, np.ndarray]:
+    """Random inputs for ``sig``: shape ``[batch_size, *dims]`` (``dims`` when not batching).
+
+    Args:
+        sig: The served model's signature.
+        batch_size: Leading batch size (ignored for a model with ``max_batch_size 0``).
+        manifest: The build manifest (``spec.inputs[].value_range``, ``spec.dynamic_axes``),
+            when known; see the module docstring for the defaults otherwise.
+        seed: Random seed.
+
+    Raises:
+        ClientError: ``batch_size`` outside ``1..max_batch_size``.
+    """
+    if sig.max_batch_size > 0 and not 1 <= batch_size <= sig.max_batch_size:
+        raise ClientError(f"{sig.name}: batch size {batch_size} is outside 1..{sig.max_batch_size} (max_batch_size)")
+    spec = (manifest or {}).get("spec", {})
+    specs = {t["name"]: t for t in spec.get("inputs", [])}
+    axes = {k: int(v[1]) for k, v in spec.get("dynamic_axes", {}).items()}
+    rng = np.random.default_rng(seed)
+    out: dict[str, np.ndarray] = {}
+    for t in sig.inputs:
+        s = specs.get(t.name, {})
+        named = list(s.get("shape", [])) if len(s.get("shape", [])) == len(t.dims) else [None] * len(t.dims)
+        dims = [d if d != -1 else axes.get(n, DEFAULT_DYNAMIC_DIM) if isinstance(n, str) else DEFAULT_DYNAMIC_DIM
+                for d, n in zip(t.dims, named)]
+        shape = (batch_size, *dims) if sig.max_batch_size > 0 else tuple(dims)
+        if t.dtype.startswith("float"):
+            out[t.name] = rng.standard_normal(shape).astype(t.dtype)
+        elif t.dtype == "bool":
+            out[t.name] = np.ones(shape, dtype=bool)
+        else:
+            lo, hi = s.get("value_range") or DEFAULT_INT_RANGE
+            out[t.name] = rng.integers(int(lo), int(hi) + 1, size=shape).astype(t.dtype)
+    return out
+
+
+def load_input_file(path: Path, sig: ModelSignature) -> dict[str, np.ndarray]:
+    """Read inputs from ``.npz`` (one array per input name, or ``input:<name>`` keys as in a
+    build's ``reference.npz``) or ``.npy`` (a model with exactly one input). No pickles.
+
+    Raises:
+        ClientError: unreadable file, a pickled array, or a ``.npy`` for a multi-input model.
+    """
+    path = Path(path)
+    try:
+        loaded = np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as e:
+        raise ClientError(f"could not read inputs from {path}: {e}", hint="give a .npy or .npz written by numpy (no pickled objects)") from e
+    if isinstance(loaded, np.ndarray):
+        if len(sig.inputs) != 1:
+            raise ClientError(f"{path} holds one array but {sig.name} takes {len(sig.inputs)} inputs {[t.name for t in sig.inputs]}",
+                              hint="save them in one .npz with one key per input name")
+        return {sig.inputs[0].name: loaded}
+    with loaded as z:
+        arrays = {k: z[k] for k in z.files}
+    if any(k.startswith("input:") for k in arrays):
+        arrays = {k.split(":", 1)[1]: v for k, v in arrays.items() if k.startswith("input:")}
+    return arrays
+
+
+def summarize(outputs: dict[str, np.ndarray]) -> list[dict[str, Any]]:
+    """Per output: ``name``, ``shape``, ``dtype``, ``min``, ``max``, ``mean`` (NaN-aware)."""
+    rows = []
+    for name, a in outputs.items():
+        num = a.dtype.kind in "biuf" and a.size > 0
+        f = a.astype(np.float64) if num else None
+        rows.append({
+            "name": name, "shape": list(a.shape), "dtype": str(a.dtype),
+            "min": float(np.nanmin(f)) if num else None,
+            "max": float(np.nanmax(f)) if num else None,
+            "mean": float(np.nanmean(f)) if num else None,
+        })
+    return rows

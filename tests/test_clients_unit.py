@@ -1,0 +1,113 @@
+"""Client-side input handling without a server: validation, dtype policy, generation from a
+model's signature (value ranges from the build manifest), input files, output summaries."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from builders.errors import ClientError
+from clients.inputs import (DEFAULT_DYNAMIC_DIM, DEFAULT_INT_RANGE, ModelSignature, generate_inputs, load_input_file,
+                            manifest_for, summarize, validate_inputs)
+
+CFG = {
+    "name": "lm",
+    "max_batch_size": 8,
+    "input": [{"name": "ids", "data_type": "TYPE_INT32", "dims": ["-1"]},  # gRPC as_json: int64 as strings
+              {"name": "x", "data_type": "TYPE_FP32", "dims": [4]}],
+    "output": [{"name": "y", "data_type": "TYPE_FP32", "dims": [2]}],
+}
+
+
+@pytest.fixture
+def sig() -> ModelSignature:
+    return ModelSignature.from_config(CFG)
+
+
+def test_signature_from_config(sig: ModelSignature) -> None:
+    assert [(t.name, t.dtype, t.dims) for t in sig.inputs] == [("ids", "int32", (-1,)), ("x", "float32", (4,))]
+    assert sig.max_batch_size == 8 and sig.outputs[0].triton_dtype == "TYPE_FP32"
+
+
+def test_valid_inputs_pass_unchanged(sig: ModelSignature) -> None:
+    ids, x = np.arange(6, dtype=np.int32).reshape(2, 3), np.zeros((2, 4), np.float32)
+    out = validate_inputs(sig, {"ids": ids, "x": x})
+    assert out["ids"] is not None and out["x"].dtype == np.float32 and np.array_equal(out["ids"], ids)
+
+
+@pytest.mark.parametrize("inputs, message", [
+    ({"ids": np.zeros((2, 3), np.int32), "x": np.zeros((2, 5), np.float32)}, r"input 'x' has shape \[2, 5\], expected \[batch, 4\]"),
+    ({"ids": np.zeros((2, 3), np.int32), "x": np.zeros(4, np.float32)}, r"input 'x' has shape \[4\]"),
+    ({"ids": np.zeros((9, 3), np.int32), "x": np.zeros((9, 4), np.float32)}, r"input 'ids' has batch size 9; the model takes 1..8"),
+    ({"ids": np.zeros((2, 3), np.int32), "x": np.zeros((3, 4), np.float32)}, "disagree on the batch size"),
+    ({"ids": np.zeros((2, 3), np.int32)}, r"input\(s\) \['x'\] missing"),
+    ({"ids": np.zeros((2, 3), np.int32), "x": np.zeros((2, 4), np.float32), "z": np.zeros(1)}, r"unknown input\(s\) \['z'\]"),
+    ({"ids": np.zeros((2, 3), np.float32), "x": np.zeros((2, 4), np.float32)}, r"input 'ids' is float32, the model takes int32"),
+    ({"ids": np.full((2, 3), 2**40, np.int64), "x": np.zeros((2, 4), np.float32)}, r"input 'ids' has values .* do not fit"),
+])
+def test_bad_inputs_get_one_error_naming_the_input(sig: ModelSignature, inputs: dict, message: str) -> None:
+    with pytest.raises(ClientError, match=message):
+        validate_inputs(sig, inputs)
+
+
+def test_float64_is_cast_with_a_note_or_refused(sig: ModelSignature, caplog: pytest.LogCaptureFixture) -> None:
+    inputs = {"ids": np.ones((1, 3), np.int64), "x": np.ones((1, 4))}  # NumPy defaults: int64, float64
+    with caplog.at_level(logging.WARNING, logger="clients.inputs"):
+        out = validate_inputs(sig, inputs)
+    assert out["x"].dtype == np.float32 and out["ids"].dtype == np.int32
+    assert "input 'x': casting float64 to float32" in caplog.text
+    with pytest.raises(ClientError, match=r"input 'ids' is int64, the model takes int32 \(TYPE_INT32\)"):
+        validate_inputs(sig, inputs, cast=False)
+
+
+def test_generated_inputs_use_the_manifest_ranges_or_the_defaults(sig: ModelSignature) -> None:
+    manifest = {"spec": {"inputs": [{"name": "ids", "dtype": "int32", "shape": ["seq"], "value_range": [5, 7]},
+                                    {"name": "x", "dtype": "float32", "shape": [4]}],
+                         "dynamic_axes": {"seq": [1, 12, 32]}}}
+    a = generate_inputs(sig, 3, manifest)
+    assert a["ids"].shape == (3, 12) and a["ids"].dtype == np.int32
+    assert a["ids"].min() >= 5 and a["ids"].max() <= 7 and set(np.unique(a["ids"])) == {5, 6, 7}
+    assert a["x"].shape == (3, 4) and a["x"].dtype == np.float32
+    b = generate_inputs(sig, 2)
+    assert b["ids"].shape == (2, DEFAULT_DYNAMIC_DIM)
+    assert DEFAULT_INT_RANGE[0] <= b["ids"].min() and b["ids"].max() <= DEFAULT_INT_RANGE[1]
+    with pytest.raises(ClientError, match="batch size 9 is outside 1..8"):
+        generate_inputs(sig, 9)
+    unbatched = ModelSignature.from_config({**CFG, "max_batch_size": 0})
+    assert generate_inputs(unbatched, 5)["x"].shape == (4,)
+
+
+def test_manifest_found_through_the_repository_index(tmp_path: Path) -> None:
+    build = tmp_path / "builds" / "lm"
+    build.mkdir(parents=True)
+    (build / "manifest.json").write_text(json.dumps({"spec": {"inputs": []}}))
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "index.json").write_text(json.dumps({"variants": [{"name": "lm_onnx", "build": str(build)}]}))
+    assert manifest_for(repo, "lm_onnx") == {"spec": {"inputs": []}}
+    assert manifest_for(repo, "other") is None and manifest_for(None, "lm_onnx") is None
+    assert manifest_for(tmp_path / "nowhere", "lm_onnx") is None
+
+
+def test_input_files(sig: ModelSignature, tmp_path: Path) -> None:
+    np.savez(tmp_path / "in.npz", ids=np.ones((1, 2), np.int32), x=np.ones((1, 4), np.float32))
+    assert set(load_input_file(tmp_path / "in.npz", sig)) == {"ids", "x"}
+    np.savez(tmp_path / "ref.npz", **{"input:ids": np.ones((1, 2), np.int32), "input:x": np.ones((1, 4)), "output:y": np.ones(2)})
+    assert set(load_input_file(tmp_path / "ref.npz", sig)) == {"ids", "x"}
+    np.save(tmp_path / "one.npy", np.ones((1, 4), np.float32))
+    with pytest.raises(ClientError, match="holds one array but lm takes 2 inputs"):
+        load_input_file(tmp_path / "one.npy", sig)
+    single = ModelSignature.from_config({**CFG, "input": CFG["input"][1:]})
+    assert list(load_input_file(tmp_path / "one.npy", single)) == ["x"]
+    np.save(tmp_path / "obj.npy", np.array([{"a": 1}], dtype=object), allow_pickle=True)
+    with pytest.raises(ClientError, match="could not read inputs from .*obj.npy"):
+        load_input_file(tmp_path / "obj.npy", single)
+
+
+def test_summary() -> None:
+    rows = summarize({"y": np.array([[1.0, 3.0], [np.nan, 5.0]], np.float32)})
+    assert rows == [{"name": "y", "shape": [2, 2], "dtype": "float32", "min": 1.0, "max": 5.0, "mean": 3.0}]
