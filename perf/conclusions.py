@@ -1,0 +1,207 @@
+"""Written conclusions of a sweep, computed from its data (no number is typed in by hand).
+
+Four parts: (1) what was compared and where, (2) the numbers with % differences and their
+significance (:mod:`perf.compare` noise rule), (3) the mechanism (queue vs compute time,
+batches formed by the dynamic batcher, utilisation), (4) the conditions under which it
+holds. Pairs compared: best peak vs the 1-instance, no-batching baseline; batching on vs
+off at the same instance count; N vs 1 instances; each format vs the first one — every
+pair otherwise equal in its variant parameters, at the pair's highest common concurrency.
+"""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any, Sequence
+
+from perf.compare import DEFAULT_NOISE_PCT, Point, delta, fmt, run_points
+from perf.report import KNEE_GAIN_PCT, P99, THROUGHPUT, Recommendation, curve, gpu_metric
+from perf.results import RunResult, VariantResult
+
+PAIR_KEYS = ("model", "format", "precision", "kind", "count", "max_batch_size", "dynamic_batching", "max_queue_delay_us")
+
+
+def _p(v: VariantResult) -> dict[str, Any]:
+    return v.params or {}
+
+
+def _same_but(a: VariantResult, b: VariantResult, *free: str) -> bool:
+    return all(_p(a).get(k) == _p(b).get(k) for k in PAIR_KEYS if k not in free)
+
+
+def _common(a: Sequence[Point], b: Sequence[Point]) -> tuple[Point, Point] | None:
+    """Both curves' points at their highest common concurrency (primary batch size)."""
+    cb = {p.concurrency: p for p in curve(b)}
+    both = [(p, cb[p.concurrency]) for p in curve(a) if p.concurrency in cb and p.batch_size == cb[p.concurrency].batch_size]
+    return both[-1] if both else None
+
+
+def _change(a: Point, b: Point, metric: str) -> str:
+    d = delta(a, b, metric)
+    return "—" if d is None else d.describe()
+
+
+def _list(items: Sequence[Any]) -> str:
+    return ", ".join(str(x) for x in items)
+
+
+def _what(run: RunResult, ok: list[VariantResult]) -> str:
+    env, server = run.environment, run.environment.get("server") or {}
+    ps = [_p(v) for v in run.variants]
+    uniq = lambda k: sorted({str(p.get(k)) for p in ps if p.get(k) is not None})  # noqa: E731
+    delays = sorted({p.get("max_queue_delay_us") for p in ps if p.get("dynamic_batching")})
+    db = "off" + (f" and on (max_queue_delay {_list(delays)} µs)" if delays else "") if any(
+        not p.get("dynamic_batching") for p in ps) else f"on (max_queue_delay {_list(delays)} µs)"
+    concs = sorted({p.concurrency for v in ok for p in run_points(run)[v.name] if p.ok})
+    trials = max((lv.trial + 1 for v in run.variants for lv in v.levels), default=0)
+    gpus = _list([g.get("name", "?") for g in env.get("gpus") or []]) or "no GPU"
+    text = (f"**What was compared.** {len(run.variants)} variants of model `{_list(uniq('model')) or '?'}` "
+            f"(formats {_list(uniq('format')) or '?'}; {_list(uniq('kind')) or '?'} instances x{_list(uniq('count'))}; "
+            f"dynamic batching {db}; max_batch_size {_list(uniq('max_batch_size'))}) on host `{env.get('host', '?')}` "
+            f"({env.get('cpu', '?')}, {env.get('cpu_count', '?')} cores, {gpus}), served by the "
+            f"{server.get('runtime', '?')} tritonserver {server.get('version', '?')} and measured by perf_analyzer "
+            f"{(env.get('perf_analyzer') or {}).get('version', '?')} at concurrency "
+            f"{f'{concs[0]}–{concs[-1]}' if concs else '—'}, {trials} trial(s) per level.")
+    failed = [v.name for v in run.variants if v.status == "failed"]
+    return text + (f" {len(failed)} variant(s) failed and are left out: {_list(failed)}." if failed else "")
+
+
+def _baseline(run: RunResult, ok: list[VariantResult], like: str | None) -> VariantResult | None:
+    cands = [v for v in ok if _p(v).get("count") == 1 and not _p(v).get("dynamic_batching")]
+    ref = run.variant(like) if like else None
+    if ref is not None:
+        cands.sort(key=lambda v: not _same_but(v, ref, "count", "dynamic_batching", "max_queue_delay_us"))
+    return cands[0] if cands else None
+
+
+def _pairs(ok: list[VariantResult]) -> list[tuple[str, VariantResult, VariantResult]]:
+    """(kind of comparison, reference, changed) pairs that differ in one setting only."""
+    out = []
+    for b in ok:
+        pb = _p(b)
+        for a in ok:
+            pa = _p(a)
+            if a is b:
+                continue
+            if pb.get("dynamic_batching") and not pa.get("dynamic_batching") and _same_but(a, b, "dynamic_batching", "max_queue_delay_us"):
+                out.append(("batching", a, b))
+            elif (pa.get("count") == 1 and (pb.get("count") or 0) > 1 and _same_but(a, b, "count")):
+                out.append(("instances", a, b))
+            elif pa.get("format") != pb.get("format") and _same_but(a, b, "format") and ok.index(a) < ok.index(b):
+                out.append(("format", a, b))
+    return out
+
+
+def _numbers(run: RunResult, ok: list[VariantResult], rec: Recommendation, pts: dict[str, list[Point]]) -> str:
+    parts = ["**The numbers.**"]
+    best = rec.best_peak
+    if best is None:
+        return "**The numbers.** No variant produced a measurement."
+    bp = next(p for p in pts[best.variant] if (p.concurrency, p.batch_size) == (best.concurrency, best.batch_size))
+    parts.append(f"The highest throughput is {fmt(best.throughput_infer_per_s)} infer/s (`{best.variant}`, concurrency "
+                 f"{best.concurrency}, p99 {fmt(best.latency_p99_ms, 2)} ms).")
+    base = _baseline(run, ok, best.variant)
+    if base is not None and base.name != best.variant and curve(pts[base.name]):
+        bb = max(curve(pts[base.name]), key=lambda p: p.get(THROUGHPUT))
+        parts.append(f"That is {_change(bb, bp, THROUGHPUT)} over the 1-instance, no-batching baseline `{base.name}` "
+                     f"(peak {fmt(bb.get(THROUGHPUT))} infer/s at concurrency {bb.concurrency}).")
+    if rec.latency_budget_ms is not None:
+        u = rec.best_under_budget
+        parts.append(f"Under the p99 budget of {fmt(rec.latency_budget_ms, 2)} ms the best is "
+                     + (f"`{u.variant}` at concurrency {u.concurrency} with {fmt(u.throughput_infer_per_s)} infer/s."
+                        if u else "nothing: no level meets it."))
+    label = {"batching": "Dynamic batching on vs off", "instances": "More instances", "format": "Format"}
+    for kind, a, b in _pairs(ok):
+        pair = _common(pts[a.name], pts[b.name])
+        if pair is None:
+            continue
+        pa, pb = pair
+        what = {"batching": f"`{b.name}` vs `{a.name}`",
+                "instances": f"{_p(b).get('count')} vs 1 instance (`{b.name}` vs `{a.name}`)",
+                "format": f"{_p(b).get('format')} vs {_p(a).get('format')} (`{b.name}` vs `{a.name}`)"}[kind]
+        text = (f"{label[kind]}: {what} at concurrency {pa.concurrency}: throughput {_change(pa, pb, THROUGHPUT)}, "
+                f"p99 {_change(pa, pb, P99)}")
+        low = curve(pts[a.name])[0], next((p for p in curve(pts[b.name]) if p.concurrency == curve(pts[a.name])[0].concurrency), None)
+        if kind == "batching" and low[1] is not None and low[0].concurrency != pa.concurrency:
+            text += f"; at concurrency {low[0].concurrency} p99 {_change(low[0], low[1], P99)}"
+        parts.append(text + ".")
+    return " ".join(parts)
+
+
+def _share(p: Point) -> float | None:
+    q = p.get("server_queue_us")
+    comp = sum(p.get(m) or 0 for m in ("server_compute_input_us", "server_compute_infer_us", "server_compute_output_us"))
+    return None if q is None or q + comp == 0 else 100.0 * q / (q + comp)
+
+
+def _mechanism(run: RunResult, ok: list[VariantResult], rec: Recommendation, pts: dict[str, list[Point]]) -> str:
+    parts = ["**Why.**"]
+    best = rec.best_peak
+    base = _baseline(run, ok, best.variant if best else None)
+    gpu = gpu_metric(pts)
+    shown = [n for n in dict.fromkeys([base.name if base else None, best.variant if best else None]) if n]
+    for name in shown:
+        top = curve(pts[name])[-1] if curve(pts[name]) else None
+        if top is None:
+            continue
+        share = _share(top)
+        text = (f"At concurrency {top.concurrency}, `{name}` spent {fmt(top.get('server_queue_us'), 0)} µs per request "
+                f"queued and {fmt(top.get('server_compute_infer_us'), 0)} µs in compute infer"
+                + (f" (queue = {share:.0f} % of server time)" if share is not None else ""))
+        bsz = top.get("avg_server_batch_size")
+        if bsz is not None:
+            text += f"; the server executed batches of {bsz:.2f} requests on average"
+            if bsz > 1 and top.get("server_compute_infer_us") is not None:
+                text += f", ≈{fmt(top.get('server_compute_infer_us') / bsz, 0)} µs of compute per inference"
+        utils = [f"{lbl} {fmt(top.get(m))} %" for lbl, m in (("CPU", "cpu_utilization_pct"), ("GPU", gpu))
+                 if m and top.get(m) is not None]
+        parts.append(text + (f"; utilisation {', '.join(utils)}" if utils else "") + ".")
+    if len(parts) > 2:
+        parts.append("A high queue share means requests wait for a busy instance; batching turns that wait into "
+                     "larger executions, more instances into parallel ones — which pays only while cores (or the GPU) are idle.")
+    return " ".join(parts)
+
+
+def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]) -> str:
+    env, server = run.environment, run.environment.get("server") or {}
+    parts = ["**When this holds.**",
+             f"These numbers are for this host ({env.get('cpu_count', '?')} cores"
+             + (f", GPU {_list([g.get('name', '?') for g in env.get('gpus')])})" if env.get("gpus") else ", no GPU)")
+             + " and this model; instances of a CPU model share the same cores, so another core count or a larger "
+             "model (longer compute per request) can change which setting wins."]
+    if server.get("runtime") == "bundled":
+        parts.append("The bundled runtime serves every format through the python backend (one forward pass per "
+                     "execute() batch); native backends in the container runtime may rank differently.")
+    allp = [p for ps in pts.values() for p in ps if p.ok]
+    if allp:
+        hi = max(p.concurrency for p in allp)
+        failed = {v.name for v in run.variants if v.status == "failed"}
+        open_ = [n for n, k in rec.knees.items() if k is None and len(curve(pts[n])) > 1 and n not in failed]
+        parts.append(f"Load was swept up to concurrency {hi}" + (
+            f"; {_list(f'`{n}`' for n in open_)} had no knee (throughput still growing ≥ {KNEE_GAIN_PCT:g} % or p99 "
+            "not rising), so the ranking beyond that is unknown." if open_ else "; every variant reached its knee."))
+    unstable = [f"`{p.variant}` c={p.concurrency}" for p in allp if not p.stable]
+    if unstable:
+        parts.append(f"{len(unstable)} level(s) did not reach a stable measurement ({_list(unstable)}); "
+                     "their numbers are less certain.")
+    trials = max((p.trials for p in allp), default=0)
+    if trials > 1:
+        rel = [100.0 * p.spread(THROUGHPUT) / p.get(THROUGHPUT) for p in allp if p.spread(THROUGHPUT) is not None and p.get(THROUGHPUT)]
+        parts.append(f"Each level was measured {trials} times; throughput varied by a median {statistics.median(rel):.1f} % "
+                     "(min–max) between trials, and smaller differences are called not significant.")
+    else:
+        parts.append(f"Each level was measured once, so differences under {DEFAULT_NOISE_PCT:g} % are called not "
+                     "significant; run with more trials to measure the spread.")
+    return " ".join(parts)
+
+
+def conclusions(run: RunResult, rec: Recommendation) -> list[str]:
+    """The four conclusion paragraphs as markdown lines (blank-line separated).
+
+    Args:
+        run: A loaded sweep.
+        rec: Its :func:`perf.report.recommend` result.
+    """
+    pts = run_points(run)
+    ok = [v for v in run.variants if v.status != "failed" and curve(pts[v.name])]
+    return [_what(run, ok), "", _numbers(run, ok, rec, pts), "", _mechanism(run, ok, rec, pts), "",
+            _conditions(run, rec, pts)]

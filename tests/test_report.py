@@ -1,0 +1,199 @@
+"""Report side of a sweep (perf.report, perf.plots, perf.conclusions) on synthetic runs:
+pure computation, no server."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from builders.errors import PerfError
+from perf import plots
+from perf.compare import aggregate, delta, run_points
+from perf.conclusions import conclusions
+from perf.report import knee, level_tables, recommend, summary_table, write_report
+from perf.results import LevelResult, RunResult, VariantResult, save
+
+CONC = [1, 2, 4, 8, 16]
+
+
+def params(count: int, db: bool, fmt: str = "onnx") -> dict:
+    name = f"mlp_{fmt}_cpu{count}_{'db500' if db else 'nodb'}_mbs64"
+    return {"model": "mlp", "format": fmt, "precision": "fp32", "kind": "cpu", "count": count, "max_batch_size": 64,
+            "dynamic_batching": db, "max_queue_delay_us": 500 if db else 0, "preferred_batch_sizes": [], "gpus": [],
+            "name": name}
+
+
+def levels(thr, p99, batch=None, gpu=None, unstable=(), trial=0) -> list[LevelResult]:
+    out = []
+    for i, c in enumerate(CONC[: len(thr)]):
+        out.append(LevelResult(
+            c, 1, trial, throughput_infer_per_s=thr[i], latency_p50_ms=p99[i] * 0.5, latency_p90_ms=p99[i] * 0.8,
+            latency_p95_ms=p99[i] * 0.9, latency_p99_ms=p99[i], latency_avg_ms=p99[i] * 0.6,
+            server_queue_us=50.0 * c, server_compute_input_us=10.0, server_compute_infer_us=400.0 * (batch[i] if batch else 1),
+            server_compute_output_us=8.0, avg_server_batch_size=batch[i] if batch else 1.0,
+            cpu_utilization_pct=min(100.0, 20.0 * c), gpu_utilization_pct=None if gpu is None else gpu[i],
+            stable=c not in unstable))
+    return out
+
+
+def variant(count: int, db: bool, lvls: list[LevelResult], status: str = "ok", error: str | None = None) -> VariantResult:
+    p = params(count, db)
+    return VariantResult(p["name"], p, status, error, lvls)
+
+
+def make_run(gpu: list | None = None) -> RunResult:
+    """cpu1 nodb saturates at 4; cpu1 db500 keeps scaling; cpu2 nodb saturates at 4 with an
+    unstable level at 8; cpu2 db500 failed after one (huge) level."""
+    env = {"host": "testhost", "os": "Linux", "cpu": "Test CPU", "cpu_count": 8, "memory_bytes": 16 * 2**30, "gpus": [],
+           "versions": {"python": "3.11"}, "server": {"runtime": "bundled", "version": "2.51.0", "command": "tritonserver ..."},
+           "perf_analyzer": {"path": "/bin/perf_analyzer", "version": "2.51.0"}}
+    return RunResult("20240101-000000", "2024-01-01T00:00:00", env,
+                     {"concurrency": CONC, "batch_sizes": [1], "protocol": "grpc", "measurement_interval_ms": 1000}, [
+        variant(1, False, levels([100, 180, 200, 205, 206], [1.2, 1.5, 2.5, 5.0, 10.0], gpu=gpu)),
+        variant(1, True, levels([95, 185, 340, 600, 900], [1.8, 2.0, 2.4, 3.0, 4.0], batch=[1, 1.8, 3.5, 7, 14], gpu=gpu)),
+        variant(2, False, levels([101, 190, 360, 380, 385], [1.2, 1.3, 1.6, 3.0, 6.0], gpu=gpu, unstable=(8,))),
+        variant(2, True, levels([5000], [0.5]), "failed", "server crashed while loading: CUDA out of memory"),
+    ], finished="2024-01-01T00:10:00")
+
+
+def test_knee_rule():
+    run = make_run()
+    assert knee(run.variants[0].levels) == 4
+    assert knee(run.variants[1].levels) is None  # still scaling
+    assert knee(run.variants[2].levels) == 4
+    assert knee(run.variants[3].levels) is None  # a single level has no knee
+    # throughput falls after the peak (overload): the knee is the peak
+    assert knee(levels([100, 300, 250, 240], [1, 2, 3, 4])) == 2
+    # flat throughput but p99 not rising is not saturation
+    assert knee(levels([100, 102, 103], [1.0, 1.0, 1.0])) is None
+
+
+def test_recommend_under_budget_and_peak():
+    run = make_run()
+    rec = recommend(run, 3.0)
+    assert rec.best_under_budget.variant == "mlp_onnx_cpu1_db500_mbs64"
+    assert (rec.best_under_budget.concurrency, rec.best_under_budget.throughput_infer_per_s) == (8, 600)
+    assert rec.best_peak.throughput_infer_per_s == 900  # the failed variant's 5000 is not a candidate
+    assert rec.knees == {"mlp_onnx_cpu1_nodb_mbs64": 4, "mlp_onnx_cpu1_db500_mbs64": None,
+                         "mlp_onnx_cpu2_nodb_mbs64": 4, "mlp_onnx_cpu2_db500_mbs64": None}
+    assert recommend(run, 1.25).best_under_budget.variant == "mlp_onnx_cpu2_nodb_mbs64"
+    none = recommend(run, 1.0)
+    assert none.best_under_budget is None
+    assert any("lowest p99 measured is 1.20 ms" in n for n in none.notes)
+    assert recommend(run).best_under_budget is None
+    with pytest.raises(PerfError):
+        recommend(run, 0)
+
+
+def test_trials_median_spread_and_significance():
+    lv = levels([100, 200], [1, 2], trial=0) + levels([110, 190], [1.2, 2.2], trial=1) + levels([90, 230], [0.8, 1.9], trial=2)
+    pts = aggregate(lv, "v")
+    assert [p.trials for p in pts] == [3, 3]
+    assert pts[0].get("throughput_infer_per_s") == 100 and pts[0].spread("throughput_infer_per_s") == 20
+    assert pts[1].get("throughput_infer_per_s") == 200 and pts[1].spread("throughput_infer_per_s") == 40
+    other = aggregate(levels([105], [1.0]), "w")[0]
+    d = delta(pts[0], other, "throughput_infer_per_s")
+    assert d.change_pct == pytest.approx(5.0) and not d.significant and d.basis == "trial spread"
+    far = aggregate(levels([130], [1.0]), "w")[0]
+    assert delta(pts[0], far, "throughput_infer_per_s").significant
+    # single trials: default 5 % noise
+    one = aggregate(levels([100], [1.0]), "a")[0]
+    assert not delta(one, aggregate(levels([104], [1.0]), "b")[0], "throughput_infer_per_s").significant
+    assert delta(one, aggregate(levels([106], [1.0]), "b")[0], "throughput_infer_per_s").significant
+
+
+def _write(run: RunResult, tmp_path: Path) -> tuple[Path, str]:
+    save(run, tmp_path)
+    (tmp_path / "commands.txt").write_text("perf_analyzer -m x\n")
+    path = write_report(tmp_path, latency_budget_ms=3.0)
+    return path, path.read_text()
+
+
+def test_report_content_cpu_only(tmp_path: Path):
+    path, text = _write(make_run(), tmp_path)
+    assert path == tmp_path / "report.md"
+    for png in ("throughput_vs_concurrency", "p99_vs_concurrency", "throughput_vs_p99", "utilisation_vs_concurrency",
+                "latency_breakdown"):
+        f = tmp_path / f"{png}.png"
+        assert f.exists() and f.stat().st_size > 5000, png
+        assert f"]({png}.png)" in text
+    assert "GPU util" not in text and "CPU util (%)" in text
+    # unstable level flagged in its level table, with the footnote
+    c8 = text.split("### Concurrency 8")[1].split("###")[0]
+    assert "`mlp_onnx_cpu2_nodb_mbs64` †" in c8 and "`mlp_onnx_cpu1_nodb_mbs64` †" not in c8
+    assert "†: perf_analyzer did not reach a stable measurement" in text
+    assert "| `mlp_onnx_cpu2_db500_mbs64` (variant failed later) | 5,000.0 |" in text  # not bold: not a winner
+    # failed variant listed with its error
+    assert "`mlp_onnx_cpu2_db500_mbs64`: server crashed while loading: CUDA out of memory" in text
+    assert "commands.txt" in text and "2.51.0" in text and "bundled" in text
+    # recommendation and conclusions with computed numbers
+    assert "`mlp_onnx_cpu1_db500_mbs64` at concurrency 8: 600.0 infer/s, p99 3.00 ms" in text
+    assert "+336.9 % over the 1-instance, no-batching baseline `mlp_onnx_cpu1_nodb_mbs64`" in text  # 900/206
+    # batching on vs off at the same count, at the highest common concurrency 16: 900 vs 206
+    assert "`mlp_onnx_cpu1_db500_mbs64` vs `mlp_onnx_cpu1_nodb_mbs64` at concurrency 16: throughput +336.9 %" in text
+    # 2 vs 1 instances at 16: 385 vs 206 = +86.9 %; at c=1, 101 vs 100 is noise
+    assert "2 vs 1 instance (`mlp_onnx_cpu2_nodb_mbs64` vs `mlp_onnx_cpu1_nodb_mbs64`) at concurrency 16: throughput +86.9 %" in text
+    assert "batches of 14.00 requests" in text
+    assert "1 level(s) did not reach a stable measurement (`mlp_onnx_cpu2_nodb_mbs64` c=8)" in text
+    assert "differences under 5 % are called not significant" in text
+    assert not re.search(r"\bnan\b", text, re.I)
+
+
+def test_absent_gpu_not_drawn_as_zero(tmp_path: Path):
+    cpu_only = run_points(make_run())
+    drawn = plots.plot_utilisation(cpu_only, tmp_path / "u.png")
+    assert list(drawn) == ["CPU utilisation (nv_cpu_utilization)"]
+    # GPU present at some levels only: the null levels are missing from the curve, not 0
+    gpu = [30.0, None, 60.0, None, 90.0]
+    drawn = plots.plot_utilisation(run_points(make_run(gpu=gpu)), tmp_path / "g.png")
+    xs, ys = drawn["GPU utilisation"]["mlp_onnx_cpu1_nodb_mbs64"]
+    assert xs == [1, 4, 16] and ys == [30.0, 60.0, 90.0]
+    assert "mlp_onnx_cpu2_db500_mbs64" not in drawn["GPU utilisation"]  # no GPU numbers at all
+    assert (tmp_path / "g.png").stat().st_size > 5000
+    table = "\n".join(level_tables(run_points(make_run(gpu=gpu))))
+    assert "GPU util (%)" in table and "| 30.0 |" in table and "| — |" in table
+
+
+def test_breakdown_and_curves_skip_nulls(tmp_path: Path):
+    run = make_run()
+    run.variants[0].levels[-1].server_queue_us = None
+    drawn = plots.plot_breakdown(run_points(run), tmp_path / "b.png")
+    (segments,) = drawn.values()
+    assert segments["server queue"][0] == [1.0, 2.0, 3.0]  # variant 0 has no queue bar
+    assert segments["compute infer"][1][1] == 400.0 * 14  # db500 at its highest level (16)
+    at2 = plots.plot_breakdown(run_points(run), tmp_path / "b2.png", concurrency=2)
+    assert list(at2.values())[0]["compute infer"][1] == [400.0, 720.0, 400.0]  # the failed variant has no c=2
+    thr = plots.plot_metric(run_points(run), "throughput_infer_per_s", "infer/s", "T", tmp_path / "t.png")
+    assert thr["T"]["mlp_onnx_cpu1_db500_mbs64"] == ([1, 2, 4, 8, 16], [95, 185, 340, 600, 900])
+
+
+def test_summary_table_and_errors(tmp_path: Path):
+    from rich.console import Console
+
+    console = Console(record=True, width=200)
+    console.print(summary_table(make_run(), 3.0))
+    out = console.export_text()
+    assert "best under budget (c=8)" in out and "best peak" in out and "failed" in out
+    with pytest.raises(PerfError, match="no results.json"):
+        write_report(tmp_path)
+    save(RunResult("empty", "now"), tmp_path)
+    with pytest.raises(PerfError, match="no variants"):
+        write_report(tmp_path)
+
+
+def test_report_with_trials(tmp_path: Path):
+    run = make_run()
+    base = run.variants[0]
+    base.levels += levels([120, 170, 210, 200, 215], [1.1, 1.6, 2.4, 5.5, 9.0], trial=1)
+    base.levels += levels([80, 185, 195, 210, 190], [1.3, 1.4, 2.6, 4.5, 11.0], trial=2)
+    _, text = _write(run, tmp_path)
+    c1 = text.split("### Concurrency 1\n")[1].split("###")[0]
+    assert "100.0 [80.0–120.0]" in c1  # median with min–max
+    assert "measured 3 times" in text
+    # 2 vs 1 instance at c=16: 385 vs median 206 (spread 190–215 = 25) is significant
+    assert "2 vs 1 instance (`mlp_onnx_cpu2_nodb_mbs64` vs `mlp_onnx_cpu1_nodb_mbs64`) at concurrency 16: throughput +86.9 %," in text
+    run.variants[2].levels[-1].throughput_infer_per_s = 210.0  # +1.9 %, inside the 25 infer/s spread
+    text = "\n".join(conclusions(run, recommend(run)))
+    assert "at concurrency 16: throughput +1.9 % (not significant, noise 12.1 %)" in text
