@@ -1,0 +1,147 @@
+"""``perf``: concurrency sweeps with perf_analyzer, reports and comparisons.
+
+A thin shell over :mod:`perf.sweep`, :mod:`perf.report` and :mod:`perf.compare`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from builders.cli_common import int_list, run_cli, verbosity_option
+
+
+def concurrency_list(text: str) -> tuple[int, ...]:
+    """``"1,2,4"`` (a list) or ``"start:end[:step]"`` (perf_analyzer's linear range)."""
+    if ":" in text:
+        parts = int_list(text.replace(":", ","), "--concurrency")
+        if len(parts) not in (2, 3) or parts[0] < 1 or parts[1] < parts[0]:
+            raise click.BadParameter(f"--concurrency range must be start:end[:step] with 1 <= start <= end, got {text!r}")
+        step = parts[2] if len(parts) == 3 else 1
+        return tuple(range(parts[0], parts[1] + 1, step))
+    return int_list(text, "--concurrency")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def cli() -> None:
+    """Sweep request concurrency over Triton config variants and compare them."""
+
+
+@cli.command()
+@click.option("--repository", type=click.Path(file_okay=False, path_type=Path), default=Path("model_repository"), show_default=True)
+@click.option("--variants", default="", help="Comma-separated variant names (default: every model in the repository).")
+@click.option("--concurrency", default="1,2,4,8,16,32,64", show_default=True, help="Levels: a list 1,2,4 or a range start:end[:step].")
+@click.option("--batch-sizes", default="1", show_default=True, help="Client batch sizes (-b); above a variant's max_batch_size they are skipped.")
+@click.option("--protocol", type=click.Choice(["grpc", "http"]), default="grpc", show_default=True)
+@click.option("--measurement-mode", type=click.Choice(["time_windows", "count_windows"]), default="time_windows", show_default=True)
+@click.option("--measurement-interval", "interval_ms", type=int, default=2000, show_default=True, help="Window length, ms (time_windows).")
+@click.option("--measurement-request-count", "request_count", type=int, default=50, show_default=True, help="Requests per window (count_windows).")
+@click.option("--stability-percentage", "stability", type=float, default=10.0, show_default=True)
+@click.option("--max-trials", type=int, default=10, show_default=True, help="perf_analyzer windows before a level counts as unstable.")
+@click.option("--unstable-retries", type=int, default=1, show_default=True, help="Retries of an unstable level with a doubled window before it is kept and flagged.")
+@click.option("--trials", type=int, default=1, show_default=True, help="Repeat each level N times (median and spread reported).")
+@click.option("--results-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("results"), show_default=True)
+@click.option("--run-id", default=None, help="Run folder name (default: a timestamp).")
+@click.option("--resume", "resume", default=None, metavar="RUN_ID", help="Continue results/RUN_ID (skips levels already measured).")
+@click.option("--perf-analyzer", "pa", type=click.Path(dir_okay=False, path_type=Path), default=None, help="perf_analyzer binary (default: $PERF_ANALYZER, the venv, PATH).")
+@click.option("--input-data", type=click.Path(path_type=Path), default=None, help="Your perf_analyzer --input-data (default: generated from the model's signature).")
+@click.option("--latency-budget-ms", type=float, default=None, help="p99 latency budget for the recommendation (ms).")
+@click.option("--runtime", type=click.Choice(["auto", "bundled", "local", "container"]), default="bundled", show_default=True, help="How to launch tritonserver.")
+@click.option("--no-report", is_flag=True, help="Do not write report.md at the end.")
+@verbosity_option
+def sweep(repository: Path, variants: str, concurrency: str, batch_sizes: str, protocol: str, measurement_mode: str,
+          interval_ms: int, request_count: int, stability: float, max_trials: int, unstable_retries: int, trials: int,
+          results_dir: Path, run_id: str | None, resume: str | None, pa: Path | None, input_data: Path | None,
+          latency_budget_ms: float | None, runtime: str, no_report: bool) -> None:
+    """Run perf_analyzer over every variant and concurrency level; write results/<run-id>/."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from clients.server import ServerOptions
+    from perf.analyzer import MeasureSettings
+    from perf.sweep import Sweep, SweepOptions
+
+    levels = concurrency_list(concurrency)
+    opts = SweepOptions(
+        server=ServerOptions(repository, runtime=runtime),
+        variants=tuple(v for v in variants.split(",") if v),
+        concurrency=levels,
+        batch_sizes=int_list(batch_sizes, "--batch-sizes"),
+        measure=MeasureSettings(protocol, measurement_mode, interval_ms, request_count, stability, max_trials, unstable_retries),
+        trials=trials,
+        results_dir=results_dir,
+        run_id=resume or run_id,
+        resume=resume is not None,
+        perf_analyzer=pa,
+        input_data=input_data,
+        latency_budget_ms=latency_budget_ms,
+    )
+    console = Console(stderr=True)
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console)
+
+    def on_event(e: dict[str, Any]) -> None:
+        if e["event"] == "level_start":
+            progress.update(task, description=f"{e['variant']} ({e['index'] + 1}/{e['n_variants']}) c={e['concurrency']} b={e['batch_size']}")
+        elif e["event"] == "level_done":
+            lv = e["level"]
+            note = f"{lv.throughput_infer_per_s:.0f} infer/s, p99 {lv.latency_p99_ms:.2f} ms" if lv.ok else f"error: {lv.error}"
+            flag = "" if lv.stable or not lv.ok else " [unstable]"
+            progress.console.log(f"{e['variant']} c={lv.concurrency} b={lv.batch_size}: {note}{flag}")
+            progress.advance(task)
+        elif e["event"] == "variant_failed":
+            progress.console.log(f"[red]{e['variant']} failed: {e['error']}")
+
+    sw = Sweep(opts, on_event)
+    total = len(sw.names) * len(levels) * trials * len(opts.batch_sizes)
+    with progress:
+        task = progress.add_task("starting tritonserver", total=total)
+        try:
+            run = sw.run_all()
+        except KeyboardInterrupt:
+            console.print(f"[yellow]interrupted: measurements so far are kept in {sw.run_dir}; continue with --resume {sw.run_id}")
+            raise SystemExit(130)
+    click.echo(f"results: {sw.run_dir}")
+    if not no_report:
+        _print_report(sw.run_dir, latency_budget_ms)
+
+
+def _print_report(run_dir: Path, budget: float | None) -> None:
+    from rich.console import Console
+
+    from perf import results
+    from perf.report import summary_table, write_report
+
+    path = write_report(run_dir, budget)
+    Console().print(summary_table(results.load(run_dir), budget))
+    click.echo(f"report: {path}")
+
+
+@cli.command()
+@click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--latency-budget-ms", type=float, default=None, help="p99 latency budget for the recommendation (ms).")
+@verbosity_option
+def report(run_dir: Path, latency_budget_ms: float | None) -> None:
+    """Write RUN_DIR/report.md and its plots from results.json, and print the summary."""
+    _print_report(run_dir, latency_budget_ms)
+
+
+@cli.command()
+@click.argument("run_a", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("run_b", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Where to write the comparison (default: RUN_B/compare.md).")
+@verbosity_option
+def compare(run_a: Path, run_b: Path, out: Path | None) -> None:
+    """Compare two runs (before/after, or two machines) level by level."""
+    from perf.compare import compare_runs
+
+    click.echo(f"comparison: {compare_runs(run_a, run_b, out)}")
+
+
+def main() -> None:
+    run_cli(cli)
+
+
+if __name__ == "__main__":
+    main()

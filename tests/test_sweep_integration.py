@@ -1,0 +1,75 @@
+"""Real sweeps: the bundled tritonserver and the real perf_analyzer on the tiny model."""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+from pathlib import Path
+
+import pytest
+
+from clients.server import ServerOptions
+from perf import results
+from perf.analyzer import MeasureSettings
+from perf.sweep import SweepOptions, run_sweep
+
+pytestmark = pytest.mark.integration
+
+FAST = MeasureSettings(measurement_interval_ms=500, max_trials=6, unstable_retries=1)
+
+
+@pytest.fixture
+def repo_with_broken_variant(tiny_repo: Path, tmp_path: Path) -> Path:
+    """A copy of the tiny repository plus one variant whose artifact file is missing."""
+    repo = tmp_path / "repo"
+    shutil.copytree(tiny_repo, repo)
+    broken = repo / "broken_onnx_cpu1_nodb_mbs8"
+    shutil.copytree(repo / "tiny_onnx_cpu1_nodb_mbs8", broken)
+    (broken / "1" / "model.onnx").unlink()
+    cfg = (broken / "config.pbtxt").read_text().replace("tiny_onnx_cpu1_nodb_mbs8", broken.name)
+    (broken / "config.pbtxt").write_text(cfg)
+    return repo
+
+
+def test_sweep_measures_levels_survives_a_broken_variant_and_resumes(repo_with_broken_variant: Path, tmp_path: Path):
+    repo = repo_with_broken_variant
+    variants = ("tiny_onnx_cpu1_nodb_mbs8", "broken_onnx_cpu1_nodb_mbs8", "tiny_ts_cpu2_db500_mbs8")
+    opts = SweepOptions(ServerOptions(repo, runtime="bundled"), variants=variants, concurrency=(1,),
+                        measure=FAST, results_dir=tmp_path / "results", run_id="r1", warmup_requests=5)
+    run, run_dir = run_sweep(opts)
+
+    ok = run.variant("tiny_onnx_cpu1_nodb_mbs8")
+    assert ok.status == "ok"
+    lv = ok.level(1)
+    assert lv.throughput_infer_per_s > 0
+    assert 0 < lv.latency_p50_ms <= lv.latency_p90_ms <= lv.latency_p99_ms
+    assert lv.server_compute_infer_us > 0
+    assert lv.avg_server_batch_size == pytest.approx(1.0)  # no dynamic batching, batch 1 requests
+    assert lv.cpu_utilization_pct is not None and 0 <= lv.cpu_utilization_pct <= 100
+    assert lv.gpu_utilization_pct is None  # no GPU here: absent, never 0
+    assert (run_dir / lv.csv).is_file()
+
+    broken = run.variant("broken_onnx_cpu1_nodb_mbs8")
+    assert broken.status == "failed" and "broken_onnx_cpu1_nodb_mbs8" in broken.error
+    assert run.variant("tiny_ts_cpu2_db500_mbs8").status == "ok"  # the sweep went on
+    assert "perf_analyzer" in (run_dir / results.COMMANDS_FILE).read_text()
+    assert "tritonserver" in (run_dir / results.COMMANDS_FILE).read_text()
+
+    # resume with one more level: the finished level is kept as it was, only c=2 is measured
+    before = dataclasses.asdict(lv)
+    resumed, _ = run_sweep(dataclasses.replace(opts, variants=variants[:1], concurrency=(1, 2), resume=True))
+    again = resumed.variant("tiny_onnx_cpu1_nodb_mbs8")
+    assert dataclasses.asdict(again.level(1)) == before
+    assert again.level(2) is not None and again.level(2).throughput_infer_per_s > 0
+    assert results.load(run_dir).variant("tiny_onnx_cpu1_nodb_mbs8").level(2) is not None
+
+
+def test_an_unstable_level_is_kept_and_flagged(tiny_repo: Path, tmp_path: Path):
+    # a 0.001 % stability criterion cannot be met in 3 windows: the level must still have numbers
+    impossible = MeasureSettings(measurement_interval_ms=300, stability_pct=0.001, max_trials=3, unstable_retries=0)
+    opts = SweepOptions(ServerOptions(tiny_repo, runtime="bundled"), variants=("tiny_onnx_cpu1_db500_mbs8",), concurrency=(2,),
+                        measure=impossible, results_dir=tmp_path, run_id="u", warmup_requests=0)
+    run, _ = run_sweep(opts)
+    lv = run.variant("tiny_onnx_cpu1_db500_mbs8").level(2)
+    assert lv.ok and lv.stable is False and lv.attempts == 2
+    assert lv.throughput_infer_per_s > 0
