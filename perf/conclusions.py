@@ -28,10 +28,10 @@ def _same_but(a: VariantResult, b: VariantResult, *free: str) -> bool:
     return all(_p(a).get(k) == _p(b).get(k) for k in PAIR_KEYS if k not in free)
 
 
-def _common(a: Sequence[Point], b: Sequence[Point]) -> tuple[Point, Point] | None:
-    """Both curves' points at their highest common concurrency (primary batch size)."""
-    cb = {p.concurrency: p for p in curve(b)}
-    both = [(p, cb[p.concurrency]) for p in curve(a) if p.concurrency in cb and p.batch_size == cb[p.concurrency].batch_size]
+def _common(a: Sequence[Point], b: Sequence[Point], batch_size: int | None = None) -> tuple[Point, Point] | None:
+    """Both curves' points at their highest common concurrency (``batch_size``, default the smallest)."""
+    cb = {p.concurrency: p for p in curve(b, batch_size)}
+    both = [(p, cb[p.concurrency]) for p in curve(a, batch_size) if p.concurrency in cb and p.batch_size == cb[p.concurrency].batch_size]
     return both[-1] if both else None
 
 
@@ -59,8 +59,8 @@ def _what(run: RunResult, ok: list[VariantResult]) -> str:
             f"dynamic batching {db}; max_batch_size {_list(uniq('max_batch_size'))}) on host `{env.get('host', '?')}` "
             f"({env.get('cpu', '?')}, {env.get('cpu_count', '?')} cores, {gpus}), served by the "
             f"{server.get('runtime', '?')} tritonserver {server.get('version', '?')} and measured by perf_analyzer "
-            f"{(env.get('perf_analyzer') or {}).get('version', '?')} at concurrency "
-            f"{f'{concs[0]}–{concs[-1]}' if concs else '—'}, {trials} trial(s) per level.")
+            f"{(env.get('perf_analyzer') or {}).get('version', '?')} "
+            + (f"at concurrency {concs[0]}–{concs[-1]}, {trials} trial(s) per level." if concs else "(no level was measured)."))
     failed = [v.name for v in run.variants if v.status == "failed"]
     return text + (f" {len(failed)} variant(s) failed and are left out: {_list(failed)}." if failed else "")
 
@@ -91,26 +91,31 @@ def _pairs(ok: list[VariantResult]) -> list[tuple[str, VariantResult, VariantRes
     return out
 
 
-def _numbers(run: RunResult, ok: list[VariantResult], rec: Recommendation, pts: dict[str, list[Point]]) -> str:
-    parts = ["**The numbers.**"]
+def _numbers(run: RunResult, ok: list[VariantResult], rec: Recommendation, pts: dict[str, list[Point]]) -> list[str]:
     best = rec.best_peak
     if best is None:
-        return "**The numbers.** No variant produced a measurement."
-    bp = next(p for p in pts[best.variant] if (p.concurrency, p.batch_size) == (best.concurrency, best.batch_size))
-    parts.append(f"The highest throughput is {fmt(best.throughput_infer_per_s)} infer/s (`{best.variant}`, concurrency "
-                 f"{best.concurrency}, p99 {fmt(best.latency_p99_ms, 2)} ms).")
+        return ["**The numbers.** No variant produced a measurement."]
+    bs = best.batch_size
+    at_bs = f", client batch size {bs}" if bs != 1 else ""
+    bp = next(p for p in pts[best.variant] if (p.concurrency, p.batch_size) == (best.concurrency, bs))
+    head = [f"**The numbers.** The highest throughput is {fmt(best.throughput_infer_per_s)} infer/s (`{best.variant}`, "
+            f"concurrency {best.concurrency}{at_bs}, p99 {fmt(best.latency_p99_ms, 2)} ms)."]
     base = _baseline(run, ok, best.variant)
-    if base is not None and base.name != best.variant and curve(pts[base.name]):
-        bb = max(curve(pts[base.name]), key=lambda p: p.get(THROUGHPUT))
-        parts.append(f"That is {_change(bb, bp, THROUGHPUT)} over the 1-instance, no-batching baseline `{base.name}` "
-                     f"(peak {fmt(bb.get(THROUGHPUT))} infer/s at concurrency {bb.concurrency}).")
+    if base is not None and base.name != best.variant and curve(pts[base.name], bs):
+        bb = max(curve(pts[base.name], bs), key=lambda p: p.get(THROUGHPUT))
+        head.append(f"That is {_change(bb, bp, THROUGHPUT)} over the 1-instance, no-batching baseline `{base.name}` "
+                    f"(peak {fmt(bb.get(THROUGHPUT))} infer/s at concurrency {bb.concurrency}).")
     if rec.latency_budget_ms is not None:
         u = rec.best_under_budget
-        parts.append(f"Under the p99 budget of {fmt(rec.latency_budget_ms, 2)} ms the best is "
-                     + (f"`{u.variant}` at concurrency {u.concurrency} with {fmt(u.throughput_infer_per_s)} infer/s."
-                        if u else "nothing: no level meets it."))
+        head.append(f"Under the p99 budget of {fmt(rec.latency_budget_ms, 2)} ms the best is "
+                    + (f"`{u.variant}` at concurrency {u.concurrency} with {fmt(u.throughput_infer_per_s)} infer/s."
+                       if u else "nothing: no level meets it."))
+    lines = [" ".join(head)]
     label = {"batching": "Dynamic batching on vs off", "instances": "More instances", "format": "Format"}
-    for kind, a, b in _pairs(ok):
+    pairs = _pairs(ok)
+    if pairs:
+        lines.append("")
+    for kind, a, b in pairs:
         pair = _common(pts[a.name], pts[b.name])
         if pair is None:
             continue
@@ -118,13 +123,14 @@ def _numbers(run: RunResult, ok: list[VariantResult], rec: Recommendation, pts: 
         what = {"batching": f"`{b.name}` vs `{a.name}`",
                 "instances": f"{_p(b).get('count')} vs 1 instance (`{b.name}` vs `{a.name}`)",
                 "format": f"{_p(b).get('format')} vs {_p(a).get('format')} (`{b.name}` vs `{a.name}`)"}[kind]
-        text = (f"{label[kind]}: {what} at concurrency {pa.concurrency}: throughput {_change(pa, pb, THROUGHPUT)}, "
+        text = (f"- {label[kind]}: {what} at concurrency {pa.concurrency}: throughput {_change(pa, pb, THROUGHPUT)}, "
                 f"p99 {_change(pa, pb, P99)}")
-        low = curve(pts[a.name])[0], next((p for p in curve(pts[b.name]) if p.concurrency == curve(pts[a.name])[0].concurrency), None)
-        if kind == "batching" and low[1] is not None and low[0].concurrency != pa.concurrency:
-            text += f"; at concurrency {low[0].concurrency} p99 {_change(low[0], low[1], P99)}"
-        parts.append(text + ".")
-    return " ".join(parts)
+        first = curve(pts[a.name])[0]
+        low = next((p for p in curve(pts[b.name]) if p.concurrency == first.concurrency), None)
+        if kind == "batching" and low is not None and first.concurrency != pa.concurrency:
+            text += f"; at concurrency {first.concurrency} p99 {_change(first, low, P99)} (the batcher's wait when load is light)"
+        lines.append(text + ".")
+    return lines
 
 
 def _share(p: Point) -> float | None:
@@ -133,32 +139,37 @@ def _share(p: Point) -> float | None:
     return None if q is None or q + comp == 0 else 100.0 * q / (q + comp)
 
 
+def _explain(name: str, p: Point, gpu: str | None) -> str:
+    share = _share(p)
+    text = (f"`{name}` spent {fmt(p.get('server_queue_us'), 0)} µs per request queued and "
+            f"{fmt(p.get('server_compute_infer_us'), 0)} µs in compute infer"
+            + (f" (queue = {share:.0f} % of server time)" if share is not None else ""))
+    bsz = p.get("avg_server_batch_size")
+    if bsz is not None:
+        text += f"; executions held {bsz:.2f} inferences on average"
+        if bsz > 1 and p.get("server_compute_infer_us") is not None:
+            text += f" (≈{fmt(p.get('server_compute_infer_us') / bsz, 0)} µs of compute per inference)"
+    utils = [f"{lbl} {fmt(p.get(m))} %" for lbl, m in (("CPU", "cpu_utilization_pct"), ("GPU", gpu))
+             if m and p.get(m) is not None]
+    return text + (f"; utilisation {', '.join(utils)}" if utils else "")
+
+
 def _mechanism(run: RunResult, ok: list[VariantResult], rec: Recommendation, pts: dict[str, list[Point]]) -> str:
-    parts = ["**Why.**"]
     best = rec.best_peak
-    base = _baseline(run, ok, best.variant if best else None)
+    if best is None:
+        return "**Why.** Nothing was measured, so there is nothing to explain."
     gpu = gpu_metric(pts)
-    shown = [n for n in dict.fromkeys([base.name if base else None, best.variant if best else None]) if n]
-    for name in shown:
-        top = curve(pts[name])[-1] if curve(pts[name]) else None
-        if top is None:
-            continue
-        share = _share(top)
-        text = (f"At concurrency {top.concurrency}, `{name}` spent {fmt(top.get('server_queue_us'), 0)} µs per request "
-                f"queued and {fmt(top.get('server_compute_infer_us'), 0)} µs in compute infer"
-                + (f" (queue = {share:.0f} % of server time)" if share is not None else ""))
-        bsz = top.get("avg_server_batch_size")
-        if bsz is not None:
-            text += f"; the server executed batches of {bsz:.2f} requests on average"
-            if bsz > 1 and top.get("server_compute_infer_us") is not None:
-                text += f", ≈{fmt(top.get('server_compute_infer_us') / bsz, 0)} µs of compute per inference"
-        utils = [f"{lbl} {fmt(top.get(m))} %" for lbl, m in (("CPU", "cpu_utilization_pct"), ("GPU", gpu))
-                 if m and top.get(m) is not None]
-        parts.append(text + (f"; utilisation {', '.join(utils)}" if utils else "") + ".")
-    if len(parts) > 2:
-        parts.append("A high queue share means requests wait for a busy instance; batching turns that wait into "
-                     "larger executions, more instances into parallel ones — which pays only while cores (or the GPU) are idle.")
-    return " ".join(parts)
+    base = _baseline(run, ok, best.variant)
+    pair = _common(pts[base.name], pts[best.variant], best.batch_size) if base and base.name != best.variant else None
+    if pair is not None:
+        text = (f"**Why.** At concurrency {pair[0].concurrency}, {_explain(base.name, pair[0], gpu)}. "
+                f"At the same load, {_explain(best.variant, pair[1], gpu)}.")
+    else:
+        top = curve(pts[best.variant], best.batch_size)[-1]
+        text = f"**Why.** At concurrency {top.concurrency}, {_explain(best.variant, top, gpu)}."
+    return text + (" A high queue share means requests wait for a busy instance; dynamic batching turns that wait into "
+                   "larger executions and more instances into parallel ones, which pays only while cores (or the GPU) "
+                   "have capacity left.")
 
 
 def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]) -> str:
@@ -203,5 +214,5 @@ def conclusions(run: RunResult, rec: Recommendation) -> list[str]:
     """
     pts = run_points(run)
     ok = [v for v in run.variants if v.status != "failed" and curve(pts[v.name])]
-    return [_what(run, ok), "", _numbers(run, ok, rec, pts), "", _mechanism(run, ok, rec, pts), "",
+    return [_what(run, ok), "", *_numbers(run, ok, rec, pts), "", _mechanism(run, ok, rec, pts), "",
             _conditions(run, rec, pts)]
