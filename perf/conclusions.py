@@ -105,6 +105,10 @@ def _numbers(run: RunResult, ok: list[VariantResult], rec: Recommendation, pts: 
         bb = max(curve(pts[base.name], bs), key=lambda p: p.get(THROUGHPUT))
         head.append(f"That is {_change(bb, bp, THROUGHPUT)} over the 1-instance, no-batching baseline `{base.name}` "
                     f"(peak {fmt(bb.get(THROUGHPUT))} infer/s at concurrency {bb.concurrency}).")
+    second = _runner_up(ok, best.variant, bs, pts)
+    if second is not None:
+        head.append(f"The runner-up, `{second.variant}`, peaked at {fmt(second.get(THROUGHPUT))} infer/s "
+                    f"(concurrency {second.concurrency}): {_change(bp, second, THROUGHPUT)} against the best.")
     if rec.latency_budget_ms is not None:
         u = rec.best_under_budget
         head.append(f"Under the p99 budget of {fmt(rec.latency_budget_ms, 2)} ms the best is "
@@ -131,6 +135,13 @@ def _numbers(run: RunResult, ok: list[VariantResult], rec: Recommendation, pts: 
             text += f"; at concurrency {first.concurrency} p99 {_change(first, low, P99)} (the batcher's wait when load is light)"
         lines.append(text + ".")
     return lines
+
+
+def _runner_up(ok: list[VariantResult], best: str, batch_size: int, pts: dict[str, list[Point]]) -> Point | None:
+    """Peak point of the variant with the second-highest peak throughput at ``batch_size``."""
+    peaks = [max(curve(pts[v.name], batch_size), key=lambda p: p.get(THROUGHPUT))
+             for v in ok if v.name != best and curve(pts[v.name], batch_size)]
+    return max(peaks, key=lambda p: p.get(THROUGHPUT), default=None)
 
 
 def _share(p: Point) -> float | None:
@@ -160,10 +171,13 @@ def _mechanism(run: RunResult, ok: list[VariantResult], rec: Recommendation, pts
         return "**Why.** Nothing was measured, so there is nothing to explain."
     gpu = gpu_metric(pts)
     base = _baseline(run, ok, best.variant)
-    pair = _common(pts[base.name], pts[best.variant], best.batch_size) if base and base.name != best.variant else None
+    if base is None or base.name == best.variant:  # explain the best against the runner-up instead
+        second = _runner_up(ok, best.variant, best.batch_size, pts)
+        base = run.variant(second.variant) if second else None
+    pair = _common(pts[best.variant], pts[base.name], best.batch_size) if base else None
     if pair is not None:
-        text = (f"**Why.** At concurrency {pair[0].concurrency}, {_explain(base.name, pair[0], gpu)}. "
-                f"At the same load, {_explain(best.variant, pair[1], gpu)}.")
+        text = (f"**Why.** At concurrency {pair[0].concurrency}, {_explain(best.variant, pair[0], gpu)}. "
+                f"At the same load, {_explain(base.name, pair[1], gpu)}.")
     else:
         top = curve(pts[best.variant], best.batch_size)[-1]
         text = f"**Why.** At concurrency {top.concurrency}, {_explain(best.variant, top, gpu)}."

@@ -236,7 +236,7 @@ def _what_was_run(run: RunResult, run_dir: Path) -> list[str]:
     if versions:
         lines.append("- Versions: " + ", ".join(f"{k} {v}" for k, v in versions.items()) + ".")
     if s:
-        lines.append("- Settings: " + ", ".join(f"{k}={v}" for k, v in s.items()) + ".")
+        lines.append("- Settings: " + ", ".join(f"{k}={v}" for k, v in s.items() if k != "variants") + ".")
     if (run_dir / COMMANDS_FILE).exists():
         lines.append(f"- Every command line (server, perf_analyzer) is in [{COMMANDS_FILE}]({COMMANDS_FILE}).")
     lines += ["", "| variant | format | precision | instances | max_batch_size | dynamic batching | status | levels |",

@@ -135,6 +135,7 @@ def test_report_content_cpu_only(tmp_path: Path):
     assert "`mlp_onnx_cpu1_db500_mbs64` vs `mlp_onnx_cpu1_nodb_mbs64` at concurrency 16: throughput +336.9 %" in text
     # 2 vs 1 instances at 16: 385 vs 206 = +86.9 %; at c=1, 101 vs 100 is noise
     assert "2 vs 1 instance (`mlp_onnx_cpu2_nodb_mbs64` vs `mlp_onnx_cpu1_nodb_mbs64`) at concurrency 16: throughput +86.9 %" in text
+    assert "The runner-up, `mlp_onnx_cpu2_nodb_mbs64`, peaked at 385.0 infer/s (concurrency 16): -57.2 % against the best." in text
     assert "executions held 14.00 inferences on average (≈400 µs of compute per inference)" in text
     assert "`mlp_onnx_cpu1_nodb_mbs64` spent 800 µs per request queued and 400 µs in compute infer (queue = 66 % of server time)" in text
     assert "1 level(s) did not reach a stable measurement (`mlp_onnx_cpu2_nodb_mbs64` c=8)" in text
