@@ -33,6 +33,11 @@ TRITON_DTYPES: dict[str, str] = {
 NUMPY_DTYPES: dict[str, str] = {v: k for k, v in TRITON_DTYPES.items()}
 
 Dim = int | str
+#: Name of the implicit first (batch) axis in exported graphs and error messages.
+BATCH_AXIS = "batch"
+#: Batch size of the example inputs used to trace/export (not 1: torch.export specialises
+#: dimensions of size 1, and a trace taken at batch 1 cannot show a frozen batch).
+EXAMPLE_BATCH = 2
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,8 +65,28 @@ class TensorSpec:
                 hint=f"use one of {', '.join(TRITON_DTYPES)}",
             )
         for d in self.shape:
-            if isinstance(d, int) and d <= 0:
-                raise ModelSpecError(f"tensor {self.name!r}: dimension {d} must be > 0 or an axis name")
+            if isinstance(d, bool) or not isinstance(d, (int, str)) or (isinstance(d, int) and d <= 0) or d == "":
+                raise ModelSpecError(
+                    f"tensor {self.name!r}: dimension {d!r} must be an int > 0 or the name of a dynamic axis",
+                    hint='e.g. shape [3, 224, 224] or ["seq"]',
+                )
+            if d == BATCH_AXIS:
+                raise ModelSpecError(
+                    f"tensor {self.name!r}: {BATCH_AXIS!r} is the implicit first axis; per-sample shapes must not name it",
+                    hint=f"drop {BATCH_AXIS!r} from the shape (it is always axis 0)",
+                )
+        if self.value_range is not None:
+            lo, hi = self.value_range
+            if not self.dtype.startswith(("int", "uint")):
+                raise ModelSpecError(
+                    f"tensor {self.name!r}: value_range is for integer inputs, but dtype is {self.dtype}",
+                    hint="drop value_range (floating inputs are drawn from N(0, 1))",
+                )
+            info = np.iinfo(self.dtype)
+            if not (info.min <= lo <= hi <= info.max):
+                raise ModelSpecError(
+                    f"tensor {self.name!r}: value_range {list(self.value_range)} must satisfy low <= high within {self.dtype}",
+                )
 
     @property
     def triton_dtype(self) -> str:
@@ -119,7 +144,14 @@ class ModelSpec:
                 f"inputs use dynamic axes {sorted(missing)} with no declared range",
                 hint='declare them, e.g. dynamic_axes={"seq": (1, 64, 128)} (min, opt, max)',
             )
+        if BATCH_AXIS in self.dynamic_axes:
+            raise ModelSpecError(
+                f"{BATCH_AXIS!r} cannot be declared in dynamic_axes: its range is always (1, opt, max_batch_size)",
+                hint="set the batch range with --max-batch-sizes",
+            )
         for axis, rng in self.dynamic_axes.items():
+            if len(rng) != 3:
+                raise ModelSpecError(f"dynamic axis {axis!r}: range {rng} must be (min, opt, max)")
             lo, opt, hi = rng
             if not (1 <= lo <= opt <= hi):
                 raise ModelSpecError(f"dynamic axis {axis!r}: range {rng} must satisfy 1 <= min <= opt <= max")
@@ -128,6 +160,16 @@ class ModelSpec:
         """Each dynamic axis at its ``"min"``, ``"opt"`` or ``"max"`` size."""
         i = {"min": 0, "opt": 1, "max": 2}[which]
         return {axis: rng[i] for axis, rng in self.dynamic_axes.items()}
+
+    def export_axis_sizes(self) -> dict[str, int]:
+        """Sizes of the dynamic axes used for export examples: ``opt``, or 2 when ``opt``
+        is 1 and the range allows it (a size-1 example is specialised by ``torch.export``)."""
+        return {a: (opt if opt != 1 else min(2, hi)) for a, (lo, opt, hi) in self.dynamic_axes.items()}
+
+    def export_inputs(self) -> dict[str, np.ndarray]:
+        """The example inputs every exporter traces with: batch :data:`EXAMPLE_BATCH`,
+        :meth:`export_axis_sizes`."""
+        return self.example_inputs(EXAMPLE_BATCH, self.export_axis_sizes())
 
     def example_inputs(self, batch: int, axis_sizes: dict[str, int] | None = None, seed: int = 0) -> dict[str, np.ndarray]:
         """Random inputs of shape ``[batch, *per_sample_shape]``.
@@ -161,11 +203,17 @@ class ModelSpec:
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> "ModelSpec":
+        """Inverse of :meth:`to_json`. Outputs may be given as bare names (``["logits"]``):
+        their dtype and shape are filled in from the eager model by ``infer_outputs``.
+
+        Raises:
+            ModelSpecError: missing keys, wrong types, or an inconsistent spec.
+        """
         try:
             return cls(
                 tuple(TensorSpec.from_json(t) for t in d["inputs"]),
-                tuple(TensorSpec.from_json(t) for t in d.get("outputs", [])),
-                {k: tuple(v) for k, v in d.get("dynamic_axes", {}).items()},
+                tuple(_output_placeholder(t) if isinstance(t, str) else TensorSpec.from_json(t) for t in d.get("outputs", [])),
+                {k: tuple(int(x) for x in v) for k, v in d.get("dynamic_axes", {}).items()},
             )
         except (KeyError, TypeError, ValueError) as e:
             raise ModelSpecError(
@@ -183,3 +231,74 @@ class ModelSpec:
             raise ModelSpecError(f"spec file {p} does not exist") from e
         except json.JSONDecodeError as e:
             raise ModelSpecError(f"spec file {p} is not valid JSON: {e}") from e
+
+
+    @classmethod
+    def from_flags(cls, inputs: list[str], outputs: list[str] = (), axes: list[str] = ()) -> "ModelSpec":
+        """Build a spec from command-line flags.
+
+        Args:
+            inputs: One ``NAME:DTYPE:SHAPE[:LOW..HIGH]`` per input, in ``forward`` order.
+                ``SHAPE`` is the per-sample shape, comma-separated, ints or axis names
+                (``3,224,224`` or ``seq``; empty for a scalar per sample);
+                ``LOW..HIGH`` is an inclusive value range for integer inputs.
+                Example: ``input_ids:int64:seq:0..30521``.
+            outputs: Output names, in the order ``forward`` returns them (flattened).
+            axes: One ``AXIS=MIN,OPT,MAX`` per dynamic axis, e.g. ``seq=1,64,128``.
+
+        Raises:
+            ModelSpecError: a flag does not parse (the message shows the expected form).
+        """
+        return cls(
+            tuple(parse_input_flag(f) for f in inputs),
+            tuple(_output_placeholder(n) for n in outputs),
+            dict(parse_axis_flag(a) for a in axes),
+        )
+
+
+def _output_placeholder(name: str) -> TensorSpec:
+    """An output known only by name; dtype and shape come from the eager model later."""
+    return TensorSpec(name, "float32", ())
+
+
+def parse_input_flag(text: str) -> TensorSpec:
+    """Parse ``NAME:DTYPE:SHAPE[:LOW..HIGH]`` (see :meth:`ModelSpec.from_flags`).
+
+    Raises:
+        ModelSpecError: wrong number of fields, unknown dtype, bad shape or range.
+    """
+    parts = text.split(":")
+    if len(parts) not in (3, 4) or not parts[0]:
+        raise ModelSpecError(
+            f"--input {text!r} does not parse",
+            hint="expected NAME:DTYPE:SHAPE[:LOW..HIGH], e.g. pixels:float32:3,224,224 or input_ids:int64:seq:0..30521",
+        )
+    shape: list[Dim] = []
+    for d in (x.strip() for x in parts[2].split(",") if x.strip()):
+        shape.append(int(d) if d.lstrip("-").isdigit() else d)
+    value_range = None
+    if len(parts) == 4:
+        lo, sep, hi = parts[3].partition("..")
+        try:
+            value_range = (int(lo), int(hi))
+        except ValueError:
+            sep = ""
+        if not sep:
+            raise ModelSpecError(f"--input {text!r}: value range {parts[3]!r} does not parse", hint="expected LOW..HIGH, e.g. 0..30521")
+    return TensorSpec(parts[0], parts[1], tuple(shape), value_range)
+
+
+def parse_axis_flag(text: str) -> tuple[str, tuple[int, int, int]]:
+    """Parse ``AXIS=MIN,OPT,MAX`` (e.g. ``seq=1,64,128``).
+
+    Raises:
+        ModelSpecError: the text is not of that form.
+    """
+    name, sep, values = text.partition("=")
+    try:
+        lo, opt, hi = (int(v) for v in values.split(","))
+    except ValueError:
+        sep = ""
+    if not sep or not name:
+        raise ModelSpecError(f"--dynamic-axis {text!r} does not parse", hint="expected AXIS=MIN,OPT,MAX, e.g. seq=1,64,128")
+    return name, (lo, opt, hi)

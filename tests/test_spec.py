@@ -1,0 +1,111 @@
+"""ModelSpec / TensorSpec: flags, JSON round trip, validation, generated inputs."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from builders.errors import ModelSpecError
+from builders.spec import EXAMPLE_BATCH, TRITON_DTYPES, ModelSpec, TensorSpec, parse_axis_flag, parse_input_flag
+
+
+def test_flags_build_the_same_spec_as_json(tmp_path):
+    spec = ModelSpec.from_flags(
+        ["input_ids:int64:seq:0..99", "pixels:float32:3,8,8"], ["logits", "ids"], ["seq=1,16,32"]
+    )
+    path = tmp_path / "spec.json"
+    path.write_text(json.dumps(spec.to_json()))
+    assert ModelSpec.from_file(path) == spec
+    assert spec.inputs[0] == TensorSpec("input_ids", "int64", ("seq",), (0, 99))
+    assert spec.inputs[1].shape == (3, 8, 8)
+    assert [t.name for t in spec.outputs] == ["logits", "ids"]
+    assert spec.dynamic_axes == {"seq": (1, 16, 32)}
+
+
+def test_outputs_may_be_bare_names_in_a_spec_file(tmp_path):
+    path = tmp_path / "spec.json"
+    path.write_text(json.dumps({"inputs": [{"name": "x", "dtype": "float32", "shape": [4]}], "outputs": ["y"]}))
+    assert [t.name for t in ModelSpec.from_file(path).outputs] == ["y"]
+
+
+@pytest.mark.parametrize(
+    "flag, words",
+    [
+        ("x:float32", "NAME:DTYPE:SHAPE"),
+        ("x:complex64:4", "not supported"),
+        ("x:float32:4:0..9", "value_range is for integer inputs"),
+        ("ids:int64:seq:9..0", "low <= high"),
+        ("ids:int8:4:0..1000", "within int8"),
+        ("ids:int64:4:zero..9", "LOW..HIGH"),
+        ("x:float32:0", "must be an int > 0"),
+        ("x:float32:batch,4", "implicit first axis"),
+    ],
+)
+def test_bad_input_flags_say_what_is_expected(flag, words):
+    with pytest.raises(ModelSpecError, match=words):
+        parse_input_flag(flag)
+
+
+@pytest.mark.parametrize("flag", ["seq", "seq=1,2", "=1,2,3", "seq=a,b,c"])
+def test_bad_axis_flags(flag):
+    with pytest.raises(ModelSpecError, match="AXIS=MIN,OPT,MAX"):
+        parse_axis_flag(flag)
+
+
+def test_undeclared_or_inconsistent_axes_are_refused():
+    with pytest.raises(ModelSpecError, match="no declared range"):
+        ModelSpec.from_flags(["ids:int64:seq"])
+    with pytest.raises(ModelSpecError, match="min <= opt <= max"):
+        ModelSpec.from_flags(["ids:int64:seq"], axes=["seq=4,2,8"])
+    with pytest.raises(ModelSpecError, match="cannot be declared"):
+        ModelSpec.from_flags(["x:float32:4"], axes=["batch=1,2,3"])
+    with pytest.raises(ModelSpecError, match="unique"):
+        ModelSpec.from_flags(["x:float32:4", "x:float32:4"])
+
+
+def test_malformed_spec_file_is_one_clear_error(tmp_path):
+    path = tmp_path / "spec.json"
+    path.write_text(json.dumps({"outputs": []}))
+    with pytest.raises(ModelSpecError, match="malformed"):
+        ModelSpec.from_file(path)
+    path.write_text("{not json")
+    with pytest.raises(ModelSpecError, match="not valid JSON"):
+        ModelSpec.from_file(path)
+    with pytest.raises(ModelSpecError, match="does not exist"):
+        ModelSpec.from_file(tmp_path / "missing.json")
+
+
+def test_export_sizes_avoid_size_one_examples():
+    spec = ModelSpec.from_flags(["ids:int64:seq,tok"], axes=["seq=1,1,8", "tok=1,1,1"])
+    sizes = spec.export_axis_sizes()
+    assert sizes == {"seq": 2, "tok": 1}  # tok cannot be anything but 1
+    ex = spec.export_inputs()
+    assert ex["ids"].shape == (EXAMPLE_BATCH, 2, 1)
+
+
+_dtypes = st.sampled_from(sorted(TRITON_DTYPES))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    dtype=_dtypes,
+    dims=st.lists(st.one_of(st.integers(1, 4), st.just("seq")), max_size=3),
+    lo=st.integers(0, 50),
+    width=st.integers(0, 50),
+    batch=st.integers(1, 3),
+    seq=st.integers(1, 5),
+)
+def test_examples_follow_dtype_shape_and_value_range(dtype, dims, lo, width, batch, seq):
+    integer = dtype.startswith(("int", "uint"))
+    rng = (lo, lo + width) if integer else None
+    spec = ModelSpec((TensorSpec("x", dtype, tuple(dims), rng),), (), {"seq": (1, seq, 5)} if "seq" in dims else {})
+    assert ModelSpec.from_json(json.loads(json.dumps(spec.to_json()))) == spec
+    x = spec.example_inputs(batch)["x"]
+    assert x.dtype == np.dtype(dtype)
+    assert x.shape == (batch, *(seq if d == "seq" else d for d in dims))
+    if integer and x.size:
+        assert lo <= x.min() and x.max() <= lo + width
