@@ -62,7 +62,11 @@ def _draw_curves(ax, points: dict[str, list[Point]], metric: str, x_metric: str 
         has_spread = any(e > 0 for row in yerr for e in row)
         line = ax.errorbar(xs, ys, yerr=yerr if has_spread else None, marker="o", ms=4, capsize=3,
                            label=name + (" (failed)" if name in failed else ""), ls="--" if name in failed else "-")
-        bad = [(x, y) for x, y, p in zip(xs, ys, [p for p in curve(pts) if p.get(metric) is not None]) if not p.stable]
+        drawn_pts = [p for p in curve(pts) if p.get(metric) is not None and (x_metric is None or p.get(x_metric) is not None)]
+        bad = [(x, y) for x, y, p in zip(xs, ys, drawn_pts) if not p.stable]
+        if x_metric is not None:  # a trade-off curve: say which concurrency each point is
+            for x, y, p in zip(xs, ys, drawn_pts):
+                ax.annotate(f"c={p.concurrency}", (x, y), xytext=(4, 4), textcoords="offset points", fontsize=7, alpha=0.8)
         if bad:
             ax.scatter([b[0] for b in bad], [b[1] for b in bad], s=110, facecolors="none",
                        edgecolors=line.lines[0].get_color(), linewidths=1.5,
@@ -97,9 +101,10 @@ def _finish(fig, ax_list, path: Path) -> Drawn:
 
 
 def plot_metric(points: dict[str, list[Point]], metric: str, ylabel: str, title: str, path: Path,
-                x_metric: str | None = None, xlabel: str | None = None, failed: frozenset[str] = frozenset()) -> Drawn:
+                x_metric: str | None = None, xlabel: str | None = None, failed: frozenset[str] = frozenset(),
+                latency_budget_ms: float | None = None) -> Drawn:
     """One curve per variant of ``metric`` against concurrency (log2 axis) or ``x_metric``;
-    ``failed`` variants are dashed."""
+    ``failed`` variants are dashed; a p99 budget (ms) is drawn as a dotted line on a p99 axis."""
     plt = _plt()
     fig, ax = plt.subplots(figsize=(10, 5))
     ax.set_title(title)
@@ -108,6 +113,9 @@ def plot_metric(points: dict[str, list[Point]], metric: str, ylabel: str, title:
     if x_metric is None:
         _concurrency_axis(ax, points)
     ax.set_xlabel(xlabel or ax.get_xlabel())
+    if latency_budget_ms is not None and P99 in (metric, x_metric):
+        draw = ax.axvline if x_metric == P99 else ax.axhline
+        draw(latency_budget_ms, color="grey", ls=":", lw=1.2, label=f"p99 budget {latency_budget_ms:g} ms")
     return _finish(fig, [ax], path)
 
 
@@ -123,7 +131,7 @@ def plot_utilisation(points: dict[str, list[Point]], path: Path, failed: frozens
     if not panels:
         return None
     plt = _plt()
-    fig, axes = plt.subplots(len(panels), 1, figsize=(10, 4 * len(panels)), squeeze=False)
+    fig, axes = plt.subplots(len(panels), 1, figsize=(10, 4 * len(panels)), squeeze=False, layout="constrained")
     for ax, (metric, title) in zip(axes[:, 0], panels):
         ax.set_title(title)
         _draw_curves(ax, points, metric, failed=failed)
@@ -179,13 +187,15 @@ def plot_breakdown(points: dict[str, list[Point]], path: Path, concurrency: int 
     return {title: drawn}
 
 
-def write_plots(run: RunResult, out_dir: Path, breakdown_concurrency: int | None = None) -> dict[str, Path]:
+def write_plots(run: RunResult, out_dir: Path, breakdown_concurrency: int | None = None,
+                latency_budget_ms: float | None = None) -> dict[str, Path]:
     """Write every plot the run's data allows into ``out_dir``.
 
     Args:
         run: A loaded sweep.
         out_dir: Folder for the PNG files (the run folder).
         breakdown_concurrency: Concurrency of the breakdown bars (default: each variant's highest).
+        latency_budget_ms: p99 budget (ms) drawn on the p99 plots (default: none).
 
     Returns:
         ``{title: png path}`` in report order.
@@ -202,7 +212,7 @@ def write_plots(run: RunResult, out_dir: Path, breakdown_concurrency: int | None
              ("Throughput vs p99 latency", "throughput_vs_p99.png", THROUGHPUT, "throughput (infer/s)", P99)]
     for title, file, metric, ylabel, x_metric in specs:
         plot_metric(points, metric, ylabel, title, out_dir / file, x_metric,
-                    "client p99 latency (ms)" if x_metric else None, failed)
+                    "client p99 latency (ms)" if x_metric else None, failed, latency_budget_ms)
         made[title] = out_dir / file
     if plot_utilisation(points, out_dir / "utilisation_vs_concurrency.png", failed) is not None:
         made["Utilisation vs concurrency"] = out_dir / "utilisation_vs_concurrency.png"
