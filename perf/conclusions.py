@@ -106,7 +106,7 @@ def _numbers(run: RunResult, ok: list[VariantResult], rec: Recommendation, pts: 
         head.append(f"That is {_change(bb, bp, THROUGHPUT)} over the 1-instance, no-batching baseline `{base.name}` "
                     f"(peak {fmt(bb.get(THROUGHPUT))} infer/s at concurrency {bb.concurrency}).")
     second = _runner_up(ok, best.variant, bs, pts)
-    if second is not None:
+    if second is not None and (base is None or second.variant != base.name):
         head.append(f"The runner-up, `{second.variant}`, peaked at {fmt(second.get(THROUGHPUT))} infer/s "
                     f"(concurrency {second.concurrency}): {_change(bp, second, THROUGHPUT)} against the best.")
     if rec.latency_budget_ms is not None:
@@ -200,10 +200,22 @@ def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]
     if allp:
         hi = max(p.concurrency for p in allp)
         failed = {v.name for v in run.variants if v.status == "failed"}
-        open_ = [n for n, k in rec.knees.items() if k is None and len(curve(pts[n])) > 1 and n not in failed]
-        parts.append(f"Load was swept up to concurrency {hi}" + (
-            f"; {_list(f'`{n}`' for n in open_)} had no knee (throughput still growing ≥ {KNEE_GAIN_PCT:g} % or p99 "
-            "not rising), so the ranking beyond that is unknown." if open_ else "; every variant reached its knee."))
+        live = [n for n in rec.knees if n not in failed]
+        open_ = [n for n in live if rec.knees[n] is None and len(curve(pts[n])) > 1]
+        short = [n for n in live if len(curve(pts[n])) < 2]
+        text = f"Load was swept up to concurrency {hi}"
+        if open_:
+            text += (f"; {_list(f'`{n}`' for n in open_)} had no knee (throughput still growing ≥ {KNEE_GAIN_PCT:g} % "
+                     "or p99 not rising), so the ranking beyond that is unknown")
+        elif not short:
+            text += "; every variant reached its knee"
+        if short:
+            text += f"; {len(short)} variant(s) have fewer than 2 measured levels, so no saturation point ({_list(f'`{n}`' for n in short)})"
+        parts.append(text + ".")
+    if run.finished is None:
+        pending = [v.name for v in run.variants if v.status == "pending"]
+        parts.append(f"The run did not finish ({len(pending)} variant(s) still pending), so comparisons with those "
+                     "variants use only the levels measured before it stopped.")
     unstable = [f"`{p.variant}` c={p.concurrency}" for p in allp if not p.stable]
     if unstable:
         parts.append(f"{len(unstable)} level(s) did not reach a stable measurement ({_list(unstable)}); "

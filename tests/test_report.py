@@ -199,3 +199,17 @@ def test_report_with_trials(tmp_path: Path):
     run.variants[2].levels[-1].throughput_infer_per_s = 210.0  # +1.9 %, inside the 25 infer/s spread
     text = "\n".join(conclusions(run, recommend(run)))
     assert "at concurrency 16: throughput +1.9 % (not significant, noise 12.1 %)" in text
+
+
+def test_knee_uses_trial_medians_and_interrupted_run():
+    # trial 1 alone would put the knee at 2 (flat afterwards); the medians keep growing to 4
+    lv = (levels([100, 200, 400, 410], [1, 2, 3, 4], trial=0) + levels([100, 400, 405, 410], [1, 2, 3, 4], trial=1)
+          + levels([100, 210, 390, 400], [1, 2, 3, 4], trial=2))
+    assert knee(lv) == 4
+    assert knee([x for x in lv if x.trial == 1]) == 2
+    run = make_run()
+    run.finished = None
+    run.variants[2].status, run.variants[2].levels = "pending", run.variants[2].levels[:1]
+    text = "\n".join(conclusions(run, recommend(run)))
+    assert "The run did not finish (1 variant(s) still pending)" in text
+    assert "1 variant(s) have fewer than 2 measured levels, so no saturation point (`mlp_onnx_cpu2_nodb_mbs64`)" in text
