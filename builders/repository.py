@@ -1,9 +1,10 @@
 """Writing variants into a Triton model repository, and its index file.
 
 Layout (Triton docs, "Model Repository"):
-``<repo>/<variant>/config.pbtxt`` and ``<repo>/<variant>/1/<model file>``; for the bundled
-runtime also ``1/model.py`` (the python-backend model). The exported file is hard-linked
-from the build folder where the filesystem allows (shared, not copied), else copied.
+``<repo>/<variant>/config.pbtxt`` and ``<repo>/<variant>/<version>/<model file>`` with an
+integer version folder (default ``1``); for the bundled runtime also ``<version>/model.py``
+(the python-backend model). The exported file is hard-linked from the build folder where
+the filesystem allows (one file on disk shared by every variant), else copied.
 ``<repo>/index.json`` lists every variant, its parameters and the build it came from.
 """
 
@@ -17,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from builders.artifacts import FORMAT_FILES
-from builders.config import make_config, write_config
+from builders.config import ArtifactIO, make_config, write_config
+from builders.errors import ConfigError
 from builders.spec import ModelSpec
 from builders.variants import Variant
 
@@ -28,46 +30,106 @@ VERSION = "1"
 PYTHON_MODEL_TEMPLATE = Path(__file__).parent / "templates" / "triton_python_model.py"
 
 
-def write_variant(repo: Path, variant: Variant, artifact: Path, spec: ModelSpec, runtime: str) -> Path:
+def write_variant(
+    repo: Path,
+    variant: Variant,
+    artifact: Path,
+    spec: ModelSpec,
+    runtime: str,
+    *,
+    version: int = 1,
+    io: ArtifactIO | None = None,
+    server_gpu: bool | None = None,
+    intra_op_threads: int | None = None,
+) -> Path:
     """Write one variant folder; returns it. Existing content of that folder is replaced.
 
+    Dtypes and dims come from the exported file (read with
+    :func:`builders.validate.read_artifact_io` unless ``io`` is given), names and order from
+    ``spec``; the config is checked against Triton's rules before anything is written.
+
+    Args:
+        repo: The model repository folder (created).
+        variant: The variant; its name is the folder name.
+        artifact: The exported file (``model.pt`` / ``model.onnx`` / ``model.plan``).
+        spec: The model's I/O signature.
+        runtime: ``"bundled"`` (python backend + ``model.py``) or ``"native"``.
+        version: Version folder number, >= 1 (default 1).
+        io: The artifact's I/O when already read (default: read it here).
+        server_gpu: Passed to :func:`builders.config.make_config` (``False`` rejects KIND_GPU).
+        intra_op_threads: Python-backend threads per instance (default: cores / instances).
+
     Raises:
-        ConfigError: the variant breaks a Triton rule for this runtime (from ``make_config``).
+        ConfigError: the variant breaks a Triton rule for this runtime or artifact, or
+            ``version`` is not >= 1.
     """
-    cfg = make_config(variant, spec, runtime)  # validate before touching the disk
+    if version < 1:
+        raise ConfigError(f"version folder: {version} must be an integer >= 1 (Triton docs, 'Model Repository')")
+    if io is None:
+        from builders.validate import read_artifact_io
+
+        io = read_artifact_io(variant.format, artifact)
+    cfg = make_config(variant, spec, runtime, intra_op_threads, io=io, server_gpu=server_gpu)  # before touching the disk
     vdir = repo / variant.name
     if vdir.exists():
         shutil.rmtree(vdir)
-    (vdir / VERSION).mkdir(parents=True)
+    (vdir / str(version)).mkdir(parents=True)
     write_config(cfg, vdir / "config.pbtxt")
-    _link_or_copy(artifact, vdir / VERSION / FORMAT_FILES[variant.format])
+    _link_or_copy(Path(artifact), vdir / str(version) / FORMAT_FILES[variant.format])
     if runtime == "bundled":
-        shutil.copyfile(PYTHON_MODEL_TEMPLATE, vdir / VERSION / "model.py")
+        shutil.copyfile(PYTHON_MODEL_TEMPLATE, vdir / str(version) / "model.py")
+    log.debug("wrote %s", vdir)
     return vdir
 
 
 def _link_or_copy(src: Path, dst: Path) -> None:
+    """Hard-link ``src`` to ``dst`` (shared, not copied); copy across filesystems."""
     try:
         os.link(src, dst)
-    except OSError:
+    except OSError as e:
+        log.info("cannot hard-link %s (%s): copying it", src, e.strerror)
         shutil.copy2(src, dst)
 
 
-def update_index(repo: Path, entries: list[dict[str, Any]]) -> Path:
-    """Merge ``entries`` (each with a ``"name"``) into ``<repo>/index.json``; returns its path."""
+def update_index(repo: Path, entries: list[dict[str, Any]], *, skipped: list[dict[str, str]] | None = None) -> Path:
+    """Merge ``entries`` (each with a ``"name"``) into ``<repo>/index.json``; returns its path.
+
+    Entries whose folder no longer exists are dropped, so the index lists exactly the
+    variants in the repository, sorted by name: ``{"variants": [...], "skipped": [...]}``.
+
+    Args:
+        repo: The model repository.
+        entries: One dict per written variant (``Variant.to_json()`` plus ``runtime``,
+            ``build``...).
+        skipped: Grid points not written and why (``{"what", "reason"}``), replacing the
+            previous list when given.
+    """
     path = repo / INDEX_FILE
-    index = read_index(repo)
+    repo.mkdir(parents=True, exist_ok=True)
+    old = _read_raw(repo)
+    index = {e["name"]: e for e in old.get("variants", [])}
     for e in entries:
         index[e["name"]] = e
-    # drop entries whose folder is gone
     index = {k: v for k, v in sorted(index.items()) if (repo / k).is_dir()}
-    path.write_text(json.dumps({"variants": list(index.values())}, indent=2) + "\n")
+    doc: dict[str, Any] = {"variants": list(index.values())}
+    skip = skipped if skipped is not None else old.get("skipped")
+    if skip:
+        doc["skipped"] = skip
+    path.write_text(json.dumps(doc, indent=2) + "\n")
     return path
+
+
+def _read_raw(repo: Path) -> dict[str, Any]:
+    path = repo / INDEX_FILE
+    if not path.is_file():
+        return {}
+    try:
+        return json.loads(path.read_text())
+    except json.JSONDecodeError:
+        log.warning("%s is not valid JSON; it is rewritten", path)
+        return {}
 
 
 def read_index(repo: Path) -> dict[str, dict[str, Any]]:
     """Variant name -> index entry (empty when the repository has no index)."""
-    path = repo / INDEX_FILE
-    if not path.is_file():
-        return {}
-    return {e["name"]: e for e in json.loads(path.read_text()).get("variants", [])}
+    return {e["name"]: e for e in _read_raw(repo).get("variants", [])}

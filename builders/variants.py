@@ -1,33 +1,78 @@
-"""The variant grid: format x instance group x dynamic batching x max_batch_size."""
+"""The variant grid: format x instance group x dynamic batching x max_batch_size x warmup.
+
+A :class:`Variant` is one ``config.pbtxt`` for one exported artifact; its :attr:`Variant.name`
+says what it is and is the model's folder name in the repository. :class:`VariantGrid` holds
+the axes given on the command line; :meth:`VariantGrid.plan` takes their product, enforces
+Triton's rules that can be decided before anything is exported, and returns the variants
+together with the ones it *skipped* and why (for example KIND_GPU where the server has no GPU).
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import itertools
+import logging
 import re
 from typing import Any
 
 from builders.artifacts import FORMAT_TOKENS
-from builders.errors import ConfigError
+from builders.errors import ConfigError, GpuRequiredError
 
-_NAME_OK = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+log = logging.getLogger(__name__)
+
+#: A name that is safe as a directory name on every platform Triton runs on, and as a
+#: Triton model name (Triton docs, "Model Repository": the folder name is the model name).
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+#: Instance kinds accepted on the command line; ``auto`` becomes ``gpu`` where the server
+#: has a GPU, else ``cpu``.
+KINDS = ("cpu", "gpu", "auto")
+#: Model warmup data (Triton docs, "Model Configuration: Model Warmup"):
+#: ``random`` -> ``random_data: true``, ``zero`` -> ``zero_data: true``.
+WARMUPS = ("random", "zero")
+#: Precisions of onnxruntime's TensorRT execution accelerator (``precision_mode``).
+TRT_ACCELERATOR_PRECISIONS = ("fp32", "fp16")
+
+
+def check_name(name: str, field: str = "name") -> None:
+    """Raise :class:`ConfigError` unless ``name`` is safe as a directory and model name.
+
+    Raises:
+        ConfigError: ``name`` is empty, starts with ``.``/``-``/``_`` or has characters other
+            than letters, digits, ``_``, ``-`` and ``.``.
+    """
+    if not NAME_RE.match(name or ""):
+        raise ConfigError(
+            f"{field}: {name!r} is not safe as a directory name",
+            hint="use letters, digits, '_', '-' and '.', starting with a letter or digit",
+        )
 
 
 @dataclasses.dataclass(frozen=True)
 class Variant:
     """One ``config.pbtxt`` for one exported artifact.
 
+    Every field maps to one Triton ``ModelConfig`` field (Triton docs, "Model Configuration"
+    and "Dynamic Batcher"); invalid combinations raise at construction.
+
     Attributes:
-        model: Model name (``"mlp"``).
+        model: Model name (``"mlp"``); the variant's name starts with it.
         format: ``"torchscript"``, ``"onnx"`` or ``"trt"``.
-        precision: ``"fp32"``, ``"fp16"`` or ``"bf16"``.
+        precision: ``"fp32"``, ``"fp16"`` or ``"bf16"`` (of the exported artifact).
         kind: Instance kind, ``"cpu"`` (KIND_CPU) or ``"gpu"`` (KIND_GPU).
-        count: Instances per device (``instance_group.count``).
-        max_batch_size: Triton ``max_batch_size`` (0 = the model does not batch).
-        dynamic_batching: Whether ``dynamic_batching`` is on.
-        max_queue_delay_us: ``dynamic_batching.max_queue_delay_microseconds`` (µs).
-        preferred_batch_sizes: ``dynamic_batching.preferred_batch_size`` (may be empty).
+        count: Instances per device (``instance_group.count``), >= 1. Default 1.
+        max_batch_size: Triton ``max_batch_size``; 0 = the model does not batch and its
+            dims are full shapes. Default 64.
+        dynamic_batching: Whether ``dynamic_batching`` is on (needs ``max_batch_size > 0``).
+        max_queue_delay_us: ``dynamic_batching.max_queue_delay_microseconds`` (µs), >= 0.
+        preferred_batch_sizes: ``dynamic_batching.preferred_batch_size``, each within
+            ``1..max_batch_size`` (may be empty).
         gpus: GPU ids for KIND_GPU (``instance_group.gpus``); empty = all GPUs.
+        warmup: ``None`` (no ``model_warmup``), ``"random"`` or ``"zero"``.
+        trt_accelerator: ``None`` or the ``precision_mode`` (``"fp32"``/``"fp16"``) of
+            onnxruntime's TensorRT execution accelerator; ONNX on KIND_GPU only.
+
+    Raises:
+        ConfigError: a field breaks a Triton rule; the message names the config field.
     """
 
     model: str
@@ -40,43 +85,78 @@ class Variant:
     max_queue_delay_us: int = 0
     preferred_batch_sizes: tuple[int, ...] = ()
     gpus: tuple[int, ...] = ()
+    warmup: str | None = None
+    trt_accelerator: str | None = None
 
     def __post_init__(self) -> None:
-        if not _NAME_OK.match(self.model):
-            raise ConfigError(
-                f"model name {self.model!r} is not safe as a directory name",
-                hint="use letters, digits, '_', '-' and '.', starting with a letter or digit",
-            )
+        check_name(self.model, "model name")
+        if self.format not in FORMAT_TOKENS:
+            raise ConfigError(f"format {self.format!r} is unknown", hint=f"choose one of {', '.join(FORMAT_TOKENS)}")
         if self.kind not in ("cpu", "gpu"):
-            raise ConfigError(f"instance kind {self.kind!r} is not 'cpu' or 'gpu'")
+            raise ConfigError(f"instance_group.kind: {self.kind!r} is not 'cpu' or 'gpu'")
         if self.count < 1:
-            raise ConfigError(f"instance_group.count must be >= 1, got {self.count}")
+            raise ConfigError(f"instance_group.count: must be >= 1, got {self.count}")
+        if self.gpus and self.kind != "gpu":
+            raise ConfigError(
+                f"instance_group.gpus: {list(self.gpus)} given for a KIND_CPU group",
+                hint="GPU ids apply to KIND_GPU instances only (Triton docs, 'Instance Groups')",
+            )
+        if any(g < 0 for g in self.gpus):
+            raise ConfigError(f"instance_group.gpus: GPU ids must be >= 0, got {list(self.gpus)}")
         if self.max_batch_size < 0:
-            raise ConfigError(f"max_batch_size must be >= 0, got {self.max_batch_size}")
+            raise ConfigError(f"max_batch_size: must be >= 0, got {self.max_batch_size}")
         if self.dynamic_batching and self.max_batch_size == 0:
             raise ConfigError(
-                "dynamic_batching needs max_batch_size > 0 (Triton docs, 'Dynamic Batcher')",
+                "dynamic_batching: needs max_batch_size > 0 (Triton docs, 'Dynamic Batcher')",
                 hint="drop dynamic batching for max_batch_size 0 variants, or raise max_batch_size",
             )
+        if self.preferred_batch_sizes and not self.dynamic_batching:
+            raise ConfigError("dynamic_batching.preferred_batch_size: given while dynamic batching is off")
         bad = [p for p in self.preferred_batch_sizes if not 1 <= p <= self.max_batch_size]
         if bad:
             raise ConfigError(
-                f"dynamic_batching.preferred_batch_size {bad} must be within 1..max_batch_size ({self.max_batch_size})"
+                f"dynamic_batching.preferred_batch_size: {bad} must be within 1..max_batch_size ({self.max_batch_size})",
+                hint="Triton docs, 'Dynamic Batcher': preferred sizes cannot exceed max_batch_size",
             )
         if self.max_queue_delay_us < 0:
-            raise ConfigError(f"max_queue_delay_microseconds must be >= 0, got {self.max_queue_delay_us}")
+            raise ConfigError(f"dynamic_batching.max_queue_delay_microseconds: must be >= 0, got {self.max_queue_delay_us}")
+        if self.warmup is not None and self.warmup not in WARMUPS:
+            raise ConfigError(f"model_warmup: {self.warmup!r} is not one of {', '.join(WARMUPS)}")
+        if self.trt_accelerator is not None:
+            if self.trt_accelerator not in TRT_ACCELERATOR_PRECISIONS:
+                raise ConfigError(
+                    f"optimization.execution_accelerators.gpu_execution_accelerator: precision "
+                    f"{self.trt_accelerator!r} is not one of {', '.join(TRT_ACCELERATOR_PRECISIONS)}"
+                )
+            if self.format != "onnx" or self.kind != "gpu":
+                raise ConfigError(
+                    "optimization.execution_accelerators.gpu_execution_accelerator: the TensorRT accelerator "
+                    f"applies to ONNX on KIND_GPU only, not {self.format} on KIND_{self.kind.upper()}",
+                    hint="Triton docs, 'Optimization: ONNX with TensorRT Optimization (ORT-TRT)'",
+                )
 
     @property
     def name(self) -> str:
-        """Directory/model name that says what the variant is, e.g. ``mlp_onnx_cpu2_db500_mbs64``."""
+        """Directory/model name that says what the variant is.
+
+        ``<model>_<fmt>[-<precision>]_<kind><count>[g<ids>]_<db<delay_us>[p<sizes>]|nodb>_mbs<n>``
+        then ``_ortrt-<precision>`` and ``_warm-<data>`` when set, e.g.
+        ``mlp_onnx_cpu2_db500_mbs64`` or ``mlp_onnx_gpu1g0_db100p8-16_mbs64_ortrt-fp16_warm-zero``.
+        """
         fmt = FORMAT_TOKENS[self.format] + ("" if self.precision == "fp32" else f"-{self.precision}")
         db = f"db{self.max_queue_delay_us}" if self.dynamic_batching else "nodb"
         if self.dynamic_batching and self.preferred_batch_sizes:
             db += "p" + "-".join(map(str, self.preferred_batch_sizes))
         gpus = ("g" + "-".join(map(str, self.gpus))) if self.gpus else ""
-        return f"{self.model}_{fmt}_{self.kind}{self.count}{gpus}_{db}_mbs{self.max_batch_size}"
+        name = f"{self.model}_{fmt}_{self.kind}{self.count}{gpus}_{db}_mbs{self.max_batch_size}"
+        if self.trt_accelerator:
+            name += f"_ortrt-{self.trt_accelerator}"
+        if self.warmup:
+            name += f"_warm-{self.warmup}"
+        return name
 
     def to_json(self) -> dict[str, Any]:
+        """Every field plus ``name``, JSON-ready (the index file's entry)."""
         d = dataclasses.asdict(self)
         d["name"] = self.name
         d["preferred_batch_sizes"] = list(self.preferred_batch_sizes)
@@ -85,6 +165,7 @@ class Variant:
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> "Variant":
+        """Inverse of :meth:`to_json`; unknown keys (``name``, ``runtime``...) are ignored."""
         fields = {f.name for f in dataclasses.fields(cls)}
         kw = {k: v for k, v in d.items() if k in fields}
         kw["preferred_batch_sizes"] = tuple(kw.get("preferred_batch_sizes", ()))
@@ -93,18 +174,41 @@ class Variant:
 
 
 @dataclasses.dataclass(frozen=True)
+class Skipped:
+    """A grid point that was not produced, and why (shown to the user, never silent)."""
+
+    what: str
+    reason: str
+
+
+@dataclasses.dataclass
+class GridPlan:
+    """What :meth:`VariantGrid.plan` returns: the variants, and the points it skipped."""
+
+    variants: list[Variant]
+    skipped: list[Skipped]
+
+
+@dataclasses.dataclass(frozen=True)
 class VariantGrid:
-    """The axes of the grid; :meth:`variants` takes their product.
+    """The axes of the grid; :meth:`plan` / :meth:`variants` take their product.
 
     Attributes:
-        kinds: Instance kinds (``"cpu"``, ``"gpu"``).
+        kinds: Instance kinds: ``"cpu"``, ``"gpu"``, ``"auto"`` (gpu where the server has a
+            GPU, else cpu). Default ``("cpu",)``.
         counts: Instance counts per device (default ``(1, 2)``).
         queue_delays_us: Dynamic batching settings: ``None`` = off, an int = on with that
-            ``max_queue_delay_microseconds`` (default ``(None, 500)``).
+            ``max_queue_delay_microseconds`` (µs). Default ``(None, 500)``.
         preferred_batch_sizes: Preferred batch sizes used by every batching variant
-            (default none: the batcher forms the largest batch it can).
-        max_batch_sizes: ``max_batch_size`` values (default ``(64,)``).
+            (default none: the batcher forms the largest batch it can). Sizes above a
+            variant's ``max_batch_size`` are dropped for that variant (and logged).
+        max_batch_sizes: ``max_batch_size`` values (default ``(64,)``); 0 = no batching.
         gpus: GPU ids for KIND_GPU variants (default: all).
+        warmups: ``None`` (no warmup), ``"random"``, ``"zero"``. Default ``(None,)``.
+        trt_accelerators: ``None`` or precisions of onnxruntime's TensorRT accelerator,
+            applied to ONNX KIND_GPU variants only. Default ``(None,)``.
+        server_gpu: Whether the server that will load the repository has a GPU; ``None``
+            asks this host (``nvidia-smi``) when a GPU kind is in the grid.
     """
 
     kinds: tuple[str, ...] = ("cpu",)
@@ -113,21 +217,96 @@ class VariantGrid:
     preferred_batch_sizes: tuple[int, ...] = ()
     max_batch_sizes: tuple[int, ...] = (64,)
     gpus: tuple[int, ...] = ()
+    warmups: tuple[str | None, ...] = (None,)
+    trt_accelerators: tuple[str | None, ...] = (None,)
+    server_gpu: bool | None = None
 
-    def variants(self, model: str, formats: tuple[str, ...], precisions: tuple[str, ...] = ("fp32",)) -> list[Variant]:
-        """Every variant of the grid, in a stable order.
+    def __post_init__(self) -> None:
+        unknown = [k for k in self.kinds if k not in KINDS]
+        if unknown:
+            raise ConfigError(f"instance_group.kind: {unknown} not in {', '.join(KINDS)}")
+        for field, values in (("instance kinds", self.kinds), ("instance counts", self.counts),
+                              ("max_batch_size values", self.max_batch_sizes), ("dynamic batching settings", self.queue_delays_us)):
+            if not values:
+                raise ConfigError(f"the grid needs at least one of its {field}")
+        positive = [m for m in self.max_batch_sizes if m > 0]
+        too_big = [p for p in self.preferred_batch_sizes if not positive or p > max(positive)]
+        if too_big and any(d is not None for d in self.queue_delays_us):
+            raise ConfigError(
+                f"dynamic_batching.preferred_batch_size: {too_big} exceed every max_batch_size {list(self.max_batch_sizes)}",
+                hint="preferred sizes must be <= max_batch_size (Triton docs, 'Dynamic Batcher')",
+            )
 
-        Variants with ``max_batch_size == 0`` are produced without dynamic batching only
-        (Triton rejects ``dynamic_batching`` without batching support); preferred sizes above
-        a variant's ``max_batch_size`` are dropped for that variant.
+    def _server_gpu(self, server_gpu: bool | None) -> bool:
+        if server_gpu is not None:
+            return server_gpu
+        if self.server_gpu is not None:
+            return self.server_gpu
+        if not ({"gpu", "auto"} & set(self.kinds)):
+            return False
+        from builders.gpu import gpu_available
+
+        return gpu_available()
+
+    def plan(self, model: str, formats: tuple[str, ...], precisions: tuple[str, ...] = ("fp32",), *,
+             runtime: str | None = None, server_gpu: bool | None = None) -> GridPlan:
+        """Every variant of the grid in a stable order, and what was skipped and why.
+
+        Rules applied (Triton docs, "Model Configuration", "Dynamic Batcher"):
+        ``max_batch_size == 0`` variants get no dynamic batching; preferred sizes above a
+        variant's ``max_batch_size`` are dropped for it; KIND_GPU variants are skipped when
+        the server has no GPU; the TensorRT accelerator applies to ONNX on KIND_GPU only and
+        not on the bundled runtime (its python backend runs onnxruntime itself).
+
+        Args:
+            model: Model name, the first part of every variant name.
+            formats: Export formats (``"torchscript"``, ``"onnx"``, ``"trt"``).
+            precisions: Export precisions.
+            runtime: ``"bundled"``, ``"native"`` or ``None`` (not known: no runtime rule).
+            server_gpu: Overrides :attr:`server_gpu`.
+
+        Raises:
+            GpuRequiredError: only ``gpu`` kinds were asked for and the server has no GPU.
+            ConfigError: a grid point breaks a Triton rule that cannot be skipped.
         """
+        has_gpu = self._server_gpu(server_gpu)
+        if not has_gpu and self.kinds and all(k == "gpu" for k in self.kinds):
+            raise GpuRequiredError(
+                "instance_group.kind: only KIND_GPU variants were asked for, but the server has no GPU "
+                "(nvidia-smi finds none on this host)",
+                hint="add --instance-kind cpu or auto, or pass --server-gpu if the repository is served on another machine",
+            )
+        skipped: list[Skipped] = []
+        kinds: list[str] = []
+        for k in self.kinds:
+            kind = ("gpu" if has_gpu else "cpu") if k == "auto" else k
+            if kind == "gpu" and not has_gpu:
+                skipped.append(Skipped("instance kind gpu", "KIND_GPU needs a GPU on the server and there is none; "
+                                       "pass --server-gpu if the server is another machine"))
+                continue
+            if kind not in kinds:
+                kinds.append(kind)
         out: list[Variant] = []
-        for fmt, prec, kind, count, mbs, delay in itertools.product(
-            formats, precisions, self.kinds, self.counts, self.max_batch_sizes, self.queue_delays_us
+        for fmt, prec, kind, count, mbs, delay, warm, acc in itertools.product(
+            formats, precisions, kinds, self.counts, self.max_batch_sizes, self.queue_delays_us,
+            self.warmups, self.trt_accelerators,
         ):
             if mbs == 0 and delay is not None:
+                skipped.append(Skipped("max_batch_size 0 with dynamic batching",
+                                       "dynamic_batching needs max_batch_size > 0 (Triton docs, 'Dynamic Batcher')"))
                 continue
-            pref = tuple(p for p in self.preferred_batch_sizes if p <= mbs) if delay is not None else ()
+            if acc is not None and (fmt != "onnx" or kind != "gpu"):
+                continue  # the accelerator axis only multiplies ONNX KIND_GPU variants
+            if acc is not None and runtime == "bundled":
+                skipped.append(Skipped(f"TensorRT accelerator {acc}", "the bundled server's python backend "
+                                       "does not use onnxruntime's TensorRT accelerator; use --runtime native"))
+                continue
+            pref: tuple[int, ...] = ()
+            if delay is not None:
+                pref = tuple(p for p in self.preferred_batch_sizes if p <= mbs)
+                dropped = [p for p in self.preferred_batch_sizes if p > mbs]
+                if dropped:
+                    log.info("preferred batch sizes %s dropped for max_batch_size %d", dropped, mbs)
             out.append(
                 Variant(
                     model, fmt, prec, kind, count, mbs,
@@ -135,8 +314,26 @@ class VariantGrid:
                     max_queue_delay_us=delay or 0,
                     preferred_batch_sizes=pref,
                     gpus=self.gpus if kind == "gpu" else (),
+                    warmup=warm,
+                    trt_accelerator=acc,
                 )
             )
         names = [v.name for v in out]
-        assert len(set(names)) == len(names), "variant names must be unique"
-        return out
+        dup = {n for n in names if names.count(n) > 1}
+        if dup:
+            raise ConfigError(f"the grid produces the same variant name twice: {sorted(dup)}", hint="remove repeated values from the flags")
+        # the same skip reason once per kind of skip, not per grid point
+        unique = list({(s.what, s.reason): s for s in skipped}.values())
+        return GridPlan(out, unique)
+
+    def variants(self, model: str, formats: tuple[str, ...], precisions: tuple[str, ...] = ("fp32",), *,
+                 runtime: str | None = None, server_gpu: bool | None = None) -> list[Variant]:
+        """The variants of :meth:`plan`; skipped grid points are logged as warnings.
+
+        Raises:
+            GpuRequiredError, ConfigError: as :meth:`plan`.
+        """
+        p = self.plan(model, formats, precisions, runtime=runtime, server_gpu=server_gpu)
+        for s in p.skipped:
+            log.warning("skipped %s: %s", s.what, s.reason)
+        return p.variants
