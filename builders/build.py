@@ -14,11 +14,11 @@ from typing import Any, Callable
 import numpy as np
 
 from builders.artifacts import FORMAT_FILES, Attempt, ExportResult, file_sha256
-from builders.errors import ModelSpecError, VerificationError
+from builders.errors import ModelSpecError, ToolkitError, VerificationError
 from builders.repository import update_index, write_variant
-from builders.spec import ModelSpec, TensorSpec
+from builders.spec import EXAMPLE_BATCH, TRITON_DTYPES, ModelSpec, TensorSpec
 from builders.variants import VariantGrid
-from builders.verify import DEFAULT_RTOL, compare_outputs
+from builders.verify import DEFAULT_RTOL, compare_outputs, passing_tolerance
 
 log = logging.getLogger(__name__)
 
@@ -41,8 +41,14 @@ class BuildOptions:
         repository: Model repository folder (default ``model_repository``).
         build_dir: Where artifacts, manifest and reference data go (``builds/<model>``).
         opset: ONNX opset.
-        rtol: Per-output relative tolerance overrides (output name -> rtol).
+        rtol: Per-output relative tolerance overrides (output name -> rtol); the default
+            per precision is :data:`builders.verify.DEFAULT_RTOL` (fp32 1e-4, fp16/bf16 1e-2).
         force: Re-export even when an identical build exists.
+        spec: An input spec given directly (e.g. from ``--input`` flags); wins over ``spec_path``.
+        workspace_bytes: TensorRT builder workspace limit, bytes (default 4 GiB).
+        timing_cache: TensorRT timing cache file (default ``<build_dir>/<model>/trt_timing.cache``).
+        external_data_threshold_bytes: ONNX weights above this many bytes go to
+            ``model.onnx.data`` (default 1.8 GiB, under the 2 GiB protobuf limit).
     """
 
     model: str
@@ -56,6 +62,10 @@ class BuildOptions:
     opset: int = 18
     rtol: dict[str, float] = dataclasses.field(default_factory=dict)
     force: bool = False
+    spec: ModelSpec | None = None
+    workspace_bytes: int = 4 << 30
+    timing_cache: Path | None = None
+    external_data_threshold_bytes: int = int(1.8 * 2**30)
 
 
 @dataclasses.dataclass
@@ -67,33 +77,19 @@ class BuildResult:
     variant_dirs: list[Path]
 
 
-def resolve_model(name: str, spec_path: Path | None) -> tuple[str, Any, ModelSpec]:
-    """Return ``(model_name, module, spec)`` for a built-in or a user's factory.
+def resolve_model(name: str, spec_path: Path | None, spec: ModelSpec | None = None) -> tuple[str, Any, ModelSpec]:
+    """Return ``(model_name, module, spec)`` for a built-in, a user's factory or a model file.
+
+    See :func:`builders.models.load_model` for what ``name`` may be.
 
     Raises:
-        ModelSpecError: unknown built-in, factory that cannot be imported or called, or a
-            user's model without a spec.
+        ModelSpecError: unknown built-in, factory that cannot be imported or called, a file
+            that cannot be loaded, or a user's model without a spec.
     """
-    from builders.models import get_builtin
+    from builders.models import load_model
 
-    if ":" not in name:
-        b = get_builtin(name)
-        spec = ModelSpec.from_file(spec_path) if spec_path else b.spec
-        return b.name, b.factory(), spec
-    import importlib
-
-    mod_name, _, fn_name = name.partition(":")
-    if spec_path is None:
-        raise ModelSpecError(
-            f"--model {name} needs an input spec",
-            hint="pass --spec spec.json with inputs (names, per-sample shapes, dtypes) and dynamic axis ranges",
-        )
-    try:
-        factory = getattr(importlib.import_module(mod_name), fn_name)
-        module = factory()
-    except Exception as e:
-        raise ModelSpecError(f"could not create the model from {name!r}: {type(e).__name__}: {e}") from e
-    return fn_name, module.eval(), ModelSpec.from_file(spec_path)
+    loaded = load_model(name, spec if spec is not None else ModelSpec.from_file(spec_path) if spec_path else None)
+    return loaded.name, loaded.module, loaded.spec
 
 
 def infer_outputs(module: Any, spec: ModelSpec) -> ModelSpec:
@@ -113,15 +109,37 @@ def infer_outputs(module: Any, spec: ModelSpec) -> ModelSpec:
         with torch.no_grad():
             return flatten_outputs(module(*(torch.from_numpy(ex[t.name]) for t in spec.inputs)))
 
-    a, b = run(2, spec.axis_sizes("opt")), run(3, spec.axis_sizes("max"))
+    try:
+        a, b = run(EXAMPLE_BATCH, spec.export_axis_sizes()), run(EXAMPLE_BATCH + 1, spec.axis_sizes("max"))
+    except Exception as e:
+        raise ModelSpecError(
+            f"the model does not run on inputs made from the spec: {type(e).__name__}: {str(e)[:300]}",
+            hint="check the input names' order, per-sample shapes, dtypes and value ranges against forward()",
+        ) from e
+    if spec.outputs and len(spec.outputs) != len(a):
+        raise ModelSpecError(
+            f"the spec names {len(spec.outputs)} outputs ({[t.name for t in spec.outputs]}), the model returns {len(a)}",
+            hint="list one output name per returned tensor (tuple and dict outputs are flattened in order)",
+        )
     max_sizes = {v: k for k, v in spec.axis_sizes("max").items()}
     outs = []
     for i, (x, y) in enumerate(zip(a, b)):
         name = spec.outputs[i].name if i < len(spec.outputs) else f"OUTPUT__{i}"
+        if not hasattr(x, "shape") or x.dim() == 0 or x.shape[0] != EXAMPLE_BATCH or y.shape[0] != EXAMPLE_BATCH + 1:
+            raise ModelSpecError(
+                f"output {name!r} has shape {tuple(getattr(x, 'shape', ()))} at batch {EXAMPLE_BATCH}: "
+                "every output must keep the batch axis first",
+                hint="Triton batches along axis 0 of every input and output (max_batch_size > 0)",
+            )
         dims: list[int | str] = []
         for j, (dx, dy) in enumerate(zip(x.shape[1:], y.shape[1:])):
             dims.append(dx if dx == dy else max_sizes.get(dy, f"{name}_dim{j + 1}"))
         dtype = str(x.dtype).replace("torch.", "")
+        if dtype not in TRITON_DTYPES:
+            raise ModelSpecError(
+                f"output {name!r} has dtype {dtype}, which Triton configs here do not support",
+                hint=f"return one of {', '.join(TRITON_DTYPES)} (e.g. cast bfloat16 outputs to float32 in forward)",
+            )
         outs.append(TensorSpec(name, dtype, tuple(dims)))
     return spec.with_outputs(tuple(outs))
 
@@ -136,23 +154,41 @@ def _verification_points(spec: ModelSpec, max_batch_size: int) -> list[tuple[int
     return points
 
 
-def verify_artifact(result: ExportResult, module: Any, spec: ModelSpec, max_batch_size: int, rtol: dict[str, float]) -> list[dict[str, Any]]:
-    """Run ``result`` and eager PyTorch at every verification point and compare.
+def verify_artifact(
+    result: ExportResult, module: Any, spec: ModelSpec, max_batch_size: int, rtol: dict[str, float], device: str = "cpu"
+) -> list[dict[str, Any]]:
+    """Run ``result`` and eager PyTorch (fp32, CPU) on the same inputs and compare.
+
+    Points: batch 1, ``max_batch_size // 2`` and ``max_batch_size`` at the ``opt`` size of
+    every other dynamic axis, then batch 1 at their ``min`` and ``max_batch_size`` at their
+    ``max``. Tolerance per output: ``rtol[name]``, else the precision's default
+    (:data:`builders.verify.DEFAULT_RTOL`).
+
+    Args:
+        result: The export to check.
+        module: The eager model (the reference).
+        spec: The I/O signature, outputs filled in.
+        max_batch_size: Largest batch verified.
+        rtol: Per-output relative tolerance overrides.
+        device: Where the artifact runs (``"cpu"``, ``"cuda"``).
 
     Returns:
         One record per point: ``{"batch", "axes", "outputs": [OutputComparison...]}``.
 
     Raises:
-        VerificationError: any output breaks tolerance, shape, dtype or is NaN/Inf; the
-            message names the format, point and output, and which tolerance would pass.
+        VerificationError: the artifact fails to run, an output changed shape or dtype, is
+            NaN/Inf, or breaks its tolerance. The message names the format, point and output;
+            a frozen dynamic axis is named as such, and a tolerance breach says which
+            tolerance would have passed.
     """
     import torch
 
     from builders.runners import flatten_outputs, load_runner
 
-    runner = load_runner(result.format, result.path, [t.name for t in spec.inputs], [t.name for t in spec.outputs])
+    runner = load_runner(result.format, result.path, [t.name for t in spec.inputs], [t.name for t in spec.outputs], device=device)
     base = DEFAULT_RTOL[result.precision]
     tol = {t.name: rtol.get(t.name, base) for t in spec.outputs}
+    what = f"{result.format} ({result.precision}, {result.strategy})"
     records = []
     for batch, sizes in _verification_points(spec, max_batch_size):
         inputs = spec.example_inputs(batch, sizes, seed=batch)
@@ -162,31 +198,78 @@ def verify_artifact(result: ExportResult, module: Any, spec: ModelSpec, max_batc
         try:
             actual = runner(inputs)
         except Exception as e:
+            frozen = _frozen_axes(runner, spec, batch, sizes)
             raise VerificationError(
-                f"{result.format} artifact failed to run at batch {batch}, axes {sizes}: {type(e).__name__}: {str(e)[:300]}",
-                hint="the export probably froze a dynamic axis at the example size; check the input spec's dynamic axes",
+                f"{what} artifact failed to run at batch {batch}, axes {sizes}: {type(e).__name__}: {str(e).strip()[:300]}"
+                + (f"\n  the export lost dynamic axis {frozen}: it runs at the example size but not at this one" if frozen else ""),
+                hint="the export froze a dynamic axis at the example size: avoid turning tensor sizes into Python "
+                "numbers in forward() (int(x.shape[0]), x.size(0) in a Python expression), or make forward() scriptable"
+                if frozen else "check the input spec's dynamic axes and value ranges",
             ) from e
         comps = compare_outputs(actual, expected, tol)
         records.append({"batch": batch, "axes": sizes, "outputs": [c.to_json() for c in comps]})
         for c in comps:
-            if not c.passed:
-                hint = None
-                if c.problem and c.problem.startswith("shape"):
-                    hint = "an output shape changed: a dynamic axis was probably frozen at the example size"
-                elif c.problem and "tolerance" in c.problem:
-                    hint = f"if this error is acceptable, pass --rtol {c.name}=<value>"
-                raise VerificationError(
-                    f"{result.format} ({result.precision}) output {c.name!r} at batch {batch}, axes {sizes}: {c.problem}",
-                    hint=hint,
-                )
+            if c.passed:
+                continue
+            problem = c.problem or "failed"
+            hint = None
+            if problem.startswith("shape"):
+                frozen = _frozen_axes(runner, spec, batch, sizes)
+                if frozen:
+                    problem += f"; the export lost dynamic axis {frozen} (frozen at the example size)"
+                hint = "a dynamic axis was frozen at the example size: avoid Python ints from tensor sizes in forward()"
+            elif "tolerance" in problem:
+                hint = f"if this error is acceptable, pass --rtol {c.name}={passing_tolerance(c.max_rel_err):g}"
+            elif "eager PyTorch" in problem:
+                hint = "fix the model or the input spec (value ranges) so that eager PyTorch gives finite outputs"
+            elif "NaN" in problem:
+                hint = "the export overflows or diverges: try fp32, or another exporter/opset"
+            elif problem.startswith("dtype"):
+                hint = "the exporter changed a dtype: cast the output explicitly in forward(), or try another exporter"
+            raise VerificationError(
+                f"{what} output {c.name!r} at batch {batch}, axes {sizes}: {problem} "
+                f"(max abs err {c.max_abs_err:.3g}, max rel err {c.max_rel_err:.3g})",
+                hint=hint,
+            )
     return records
 
 
+def _frozen_axes(runner: Any, spec: ModelSpec, batch: int, sizes: dict[str, int]) -> list[str]:
+    """When the artifact runs correctly shaped at the export example size but not at
+    (``batch``, ``sizes``), the axes that differ from the example are frozen."""
+    ex_sizes = spec.export_axis_sizes()
+    try:
+        out = runner(spec.export_inputs())
+    except Exception:
+        return []
+    if any(o.shape[:1] != (EXAMPLE_BATCH,) for o in out.values()):
+        return []
+    axes = ["batch"] if batch != EXAMPLE_BATCH else []
+    return axes + [a for a, v in sizes.items() if v != ex_sizes.get(a)]
+
+
+def _summary(records: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """Worst max abs / max rel error per output over all verification points."""
+    out: dict[str, dict[str, float]] = {}
+    for rec in records:
+        for o in rec["outputs"]:
+            s = out.setdefault(o["name"], {"max_abs_err": 0.0, "max_rel_err": 0.0, "rtol": o["rtol"]})
+            s["max_abs_err"] = max(s["max_abs_err"], o["max_abs_err"])
+            s["max_rel_err"] = max(s["max_rel_err"], o["max_rel_err"])
+    return out
+
+
 def _weights_hash(module: Any) -> str:
+    """sha256 (first 16 hex digits) of every parameter and buffer, by name, as raw bytes."""
+    import torch
+
     h = hashlib.sha256()
     for k, v in module.state_dict().items():
         h.update(k.encode())
-        h.update(v.detach().cpu().contiguous().numpy().tobytes() if v.dtype.is_floating_point or not v.dtype.is_complex else b"")
+        if isinstance(v, torch.Tensor):
+            t = v.detach().cpu().contiguous()
+            h.update(str(t.dtype).encode())
+            h.update(t.view(torch.uint8).numpy().tobytes() if t.numel() else b"")
     return h.hexdigest()[:16]
 
 
@@ -205,19 +288,36 @@ def _versions() -> dict[str, str | None]:
 def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
     """Export, verify and write the variant grid for one model.
 
-    Writes ``<build_dir>/<model>/``: the artifacts (``model.pt``, ``model.onnx``, per
-    precision in ``<precision>/``), ``reference.npz`` (inputs and eager outputs at batch
+    Writes ``<build_dir>/<model>/``: the artifacts (``model.pt``, ``model.onnx`` and
+    ``model.onnx.data`` for large models, ``model.plan``; per precision other than fp32 in
+    ``<precision>/``), ``reference.npz`` (inputs and eager outputs at batch
     ``min(4, max_batch_size)``, keys ``input:<name>`` / ``output:<name>``) and
-    ``manifest.json``; then one folder per variant in ``opts.repository`` and its index.
-    An export whose inputs (weights, spec, format, precision, opset, versions) are unchanged
-    is reused rather than redone, unless ``opts.force``.
+    ``manifest.json`` (versions, I/O signature, per export: strategy and attempts, export
+    time in s, size in bytes, sha256, verification records and worst errors per output);
+    then one folder per variant in ``opts.repository`` and its index.
+
+    An export whose inputs are unchanged (weights, model source or file, spec, format,
+    precision, opset, tolerances, max batch size, library versions, GPU for TensorRT) and
+    whose files still have the recorded hashes is reused with its recorded verification,
+    unless ``opts.force``. When an export or its verification fails, the manifest is still
+    written with the error, then the error is raised.
+
+    Args:
+        opts: What to build.
+        progress: Called with one line per step (``"onnx fp32: exporting"``...); the CLI
+            draws it. Library code never prints.
 
     Raises:
         ModelSpecError, ExportError, VerificationError, ConfigError, GpuRequiredError.
     """
+    from builders.models import load_model
+
     say = progress or (lambda _msg: None)
-    name, module, spec = resolve_model(opts.model, opts.spec_path)
-    spec = infer_outputs(module, spec)
+    say(f"loading model {opts.model}")
+    spec_in = opts.spec if opts.spec is not None else ModelSpec.from_file(opts.spec_path) if opts.spec_path else None
+    loaded = load_model(opts.model, spec_in)
+    name, module = loaded.name, loaded.module
+    spec = infer_outputs(module, loaded.spec)
     out = opts.build_dir / name
     out.mkdir(parents=True, exist_ok=True)
     old = _read_manifest(out)
@@ -227,13 +327,17 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
     manifest: dict[str, Any] = {
         "model": name,
         "source": opts.model,
+        "model_kind": loaded.kind,
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "versions": versions,
         "weights_sha256_16": weights,
+        "source_sha256_16": loaded.fingerprint,
         "spec": spec.to_json(),
+        "max_batch_size": max_mbs,
         "exports": [],
         "variants": [],
     }
+    mpath = out / MANIFEST
     ref_batch = min(4, max(1, max_mbs))
     ref_inputs = spec.example_inputs(ref_batch, seed=1234)
     _save_reference(out / REFERENCE, module, spec, ref_inputs)
@@ -242,30 +346,38 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
     for precision in opts.precisions:
         pdir = out if precision == "fp32" else out / precision
         for fmt in _ordered(opts.formats):
-            key = _export_key(fmt, precision, opts.opset, spec, weights, versions, max_mbs)
+            key = _export_key(fmt, precision, opts, spec, weights + loaded.fingerprint, versions, max_mbs)
             reused = _reuse(old, key, pdir / FORMAT_FILES[fmt]) if not opts.force else None
             if reused is not None:
                 say(f"{fmt} {precision}: unchanged, reusing {pdir / FORMAT_FILES[fmt]}")
                 result = ExportResult(fmt, pdir / FORMAT_FILES[fmt], precision, reused["strategy"],
                                       [Attempt(**a) for a in reused["attempts"]], reused["export_s"], reused.get("extra", {}))
-                record = {**result.to_json(), "reused": True}
-                record["verification"] = reused["verification"]
+                record = {**result.to_json(), "reused": True, "verify_s": reused.get("verify_s", 0.0),
+                          "verification": reused["verification"], "errors": reused.get("errors", {})}
             else:
-                say(f"{fmt} {precision}: exporting")
-                result = _export(fmt, module, spec, pdir, precision, opts, exported)
-                say(f"{fmt} {precision}: verifying against eager PyTorch")
-                if fmt == "trt":
-                    from builders.export_tensorrt import verify_plan
+                try:
+                    say(f"{fmt} {precision}: exporting")
+                    result = _export(fmt, module, spec, pdir, precision, opts, exported, out)
+                    say(f"{fmt} {precision}: exported via {result.strategy} in {result.export_s:.1f} s; verifying against eager PyTorch")
+                    t0 = time.perf_counter()
+                    if fmt == "trt":
+                        from builders.export_tensorrt import verify_plan
 
-                    checks = verify_plan(result, module, spec, max_mbs, opts.rtol)
-                else:
-                    checks = verify_artifact(result, module, spec, max_mbs, opts.rtol)
-                record = {**result.to_json(), "reused": False, "verification": checks}
+                        checks = verify_plan(result, module, spec, max_mbs, opts.rtol)
+                    else:
+                        checks = verify_artifact(result, module, spec, max_mbs, opts.rtol)
+                except ToolkitError as e:
+                    manifest["exports"].append({"format": fmt, "precision": precision, "failed": e.stage, "error": str(e)})
+                    mpath.write_text(json.dumps(manifest, indent=2) + "\n")
+                    raise
+                record = {**result.to_json(), "reused": False, "verify_s": round(time.perf_counter() - t0, 3),
+                          "verification": checks, "errors": _summary(checks)}
             record["key"] = key
             manifest["exports"].append(record)
             exported[(fmt, precision)] = result
-            worst = max((o["max_rel_err"] for c in record["verification"] for o in c["outputs"]), default=0.0)
-            say(f"{fmt} {precision}: ok (strategy {result.strategy}, max rel err {worst:.2e})")
+            worst = max((o["max_rel_err"] for o in record["errors"].values()), default=0.0)
+            worst_abs = max((o["max_abs_err"] for o in record["errors"].values()), default=0.0)
+            say(f"{fmt} {precision}: ok (strategy {result.strategy}, max abs err {worst_abs:.2e}, max rel err {worst:.2e})")
 
     variant_dirs = []
     entries = []
@@ -273,16 +385,45 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
         if fmt == "trt" and opts.runtime == "bundled":
             say("trt: the bundled server has no tensorrt_plan backend; no variants written for it")
             continue
+        result = exported[(fmt, precision)]
+        vspec = _served_spec(result, spec, opts.runtime)
         for v in opts.grid.variants(name, (fmt,), (precision,)):
-            variant_dirs.append(write_variant(opts.repository, v, exported[(fmt, precision)].path, spec, opts.runtime))
+            vdir = write_variant(opts.repository, v, result.path, vspec, opts.runtime)
+            for data in result.extra.get("external_data", []):  # ONNX weights stored beside the graph
+                _link_or_copy(result.path.parent / data["file"], vdir / "1" / data["file"])
+            variant_dirs.append(vdir)
             entries.append({**v.to_json(), "runtime": opts.runtime, "build": str(out.resolve())})
     update_index(opts.repository, entries)
     manifest["variants"] = [e["name"] for e in entries]
     manifest["repository"] = str(opts.repository.resolve())
-    mpath = out / MANIFEST
     mpath.write_text(json.dumps(manifest, indent=2) + "\n")
     say(f"wrote {len(variant_dirs)} variants to {opts.repository}")
     return BuildResult(manifest, mpath, variant_dirs)
+
+
+def _served_spec(result: ExportResult, spec: ModelSpec, runtime: str) -> ModelSpec:
+    """The spec a variant's config is written from. Triton's PyTorch backend finds
+    TorchScript tensors by the names the export recorded (``triton_names``); every other
+    case serves the spec's own names."""
+    names = result.extra.get("triton_names")
+    if result.format != "torchscript" or runtime != "native" or not names:
+        return spec
+    return dataclasses.replace(
+        spec,
+        inputs=tuple(dataclasses.replace(t, name=names["inputs"].get(t.name, t.name)) for t in spec.inputs),
+        outputs=tuple(dataclasses.replace(t, name=names["outputs"].get(t.name, t.name)) for t in spec.outputs),
+    )
+
+
+def _link_or_copy(src: Path, dst: Path) -> None:
+    import os
+    import shutil
+
+    dst.unlink(missing_ok=True)
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
 
 
 def _ordered(formats: tuple[str, ...]) -> list[str]:
@@ -293,7 +434,8 @@ def _ordered(formats: tuple[str, ...]) -> list[str]:
 
 
 def _export(fmt: str, module: Any, spec: ModelSpec, pdir: Path, precision: str, opts: BuildOptions,
-            done: dict[tuple[str, str], ExportResult]) -> ExportResult:
+            done: dict[tuple[str, str], ExportResult], out: Path) -> ExportResult:
+    mbs = max(opts.grid.max_batch_sizes)
     if fmt == "torchscript":
         from builders.export_torchscript import export_torchscript
 
@@ -301,14 +443,23 @@ def _export(fmt: str, module: Any, spec: ModelSpec, pdir: Path, precision: str, 
     if fmt == "onnx":
         from builders.export_onnx import export_onnx
 
-        return export_onnx(module, spec, pdir, precision, opts.opset, max(opts.grid.max_batch_sizes))
-    from builders.export_tensorrt import export_tensorrt
+        return export_onnx(module, spec, pdir, precision, opts.opset, mbs, opts.external_data_threshold_bytes)
+    from builders.export_tensorrt import TIMING_CACHE_FILE, export_tensorrt
 
-    return export_tensorrt(done[("onnx", precision)].path, spec, pdir, precision, max(opts.grid.max_batch_sizes))
+    return export_tensorrt(done[("onnx", precision)].path, spec, pdir, precision, mbs,
+                           opts.workspace_bytes, opts.timing_cache or out / TIMING_CACHE_FILE)
 
 
-def _export_key(fmt: str, precision: str, opset: int, spec: ModelSpec, weights: str, versions: dict, mbs: int) -> str:
-    blob = json.dumps([fmt, precision, opset, spec.to_json(), weights, versions, mbs], sort_keys=True)
+def _export_key(fmt: str, precision: str, opts: BuildOptions, spec: ModelSpec, model_hash: str, versions: dict, mbs: int) -> str:
+    """Hash of everything an export and its verification depend on."""
+    parts: list[Any] = [fmt, precision, spec.to_json(), model_hash, versions, mbs, sorted(opts.rtol.items())]
+    if fmt in ("onnx", "trt"):
+        parts += [opts.opset, opts.external_data_threshold_bytes]
+    if fmt == "trt":
+        from builders.gpu import gpu_names
+
+        parts += [opts.workspace_bytes, list(gpu_names())]
+    blob = json.dumps(parts, sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
@@ -320,9 +471,18 @@ def _read_manifest(out: Path) -> dict[str, Any]:
 
 
 def _reuse(old: dict[str, Any], key: str, path: Path) -> dict[str, Any] | None:
+    """The old export record with ``key`` when its file (and external data files) still
+    have the recorded sha256; ``None`` otherwise."""
     for rec in old.get("exports", []):
-        if rec.get("key") == key and path.is_file() and file_sha256(path) == rec.get("sha256"):
-            return rec
+        if rec.get("key") != key or "verification" not in rec:
+            continue
+        if not path.is_file() or file_sha256(path) != rec.get("sha256"):
+            return None
+        for data in rec.get("extra", {}).get("external_data", []):
+            f = path.parent / data["file"]
+            if not f.is_file() or file_sha256(f) != data["sha256"]:
+                return None
+        return rec
     return None
 
 

@@ -1,21 +1,35 @@
-"""PyTorch -> ONNX (``model.onnx``): the dynamo exporter, falling back to the TorchScript-based one."""
+"""PyTorch -> ONNX (``model.onnx``): the dynamo exporter, falling back to the TorchScript-based one.
+
+After each strategy the graph is checked before it is accepted: ``onnx.checker`` passes,
+and every dynamic axis (the batch axis and the spec's named axes) is still symbolic in the
+graph's inputs. Symbolic dims are renamed to the spec's axis names (``batch``, ``seq``...)
+so a person reading the graph, Triton and TensorRT see the same names.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import logging
 import time
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from builders.artifacts import Attempt, ExportResult
 from builders.errors import ExportError
-from builders.spec import ModelSpec
+from builders.export_torchscript import summarize_error
+from builders.spec import BATCH_AXIS, EXAMPLE_BATCH, ModelSpec
 
 log = logging.getLogger(__name__)
 
 DEFAULT_OPSET = 18
-BATCH_AXIS = "batch"
+#: ONNX protobufs cannot exceed 2 GiB; weights above this size go to an external data file.
+EXTERNAL_DATA_THRESHOLD_BYTES = int(1.8 * 2**30)
+#: Name of the external weights file written beside ``model.onnx``.
+EXTERNAL_DATA_FILE = "model.onnx.data"
+#: Loggers of torch's exporter that warn about optional packages (torchvision) on every export.
+_NOISY_LOGGERS = ("torch.onnx._internal.exporter._registration", "torch.onnx")
 
 
 def export_onnx(
@@ -25,21 +39,30 @@ def export_onnx(
     precision: str = "fp32",
     opset: int = DEFAULT_OPSET,
     max_batch_size: int = 64,
+    external_data_threshold_bytes: int = EXTERNAL_DATA_THRESHOLD_BYTES,
 ) -> ExportResult:
     """Export ``module`` to ``out_dir/model.onnx`` with symbolic batch and dynamic axes.
 
-    Strategies, in order: ``dynamo`` (``torch.onnx.export(dynamo=True)`` with
-    ``dynamic_shapes``), then ``torchscript`` (the legacy exporter with ``dynamic_axes``).
-    The batch axis is named ``batch``; other dynamic axes keep their spec names. The result
-    is checked with ``onnx.checker`` before it is accepted.
+    Strategies, in order, each attempt recorded: ``dynamo``
+    (``torch.onnx.export(dynamo=True)`` with ``dynamic_shapes``), then ``torchscript``
+    (the TorchScript-based exporter with ``dynamic_axes``). A strategy whose graph fails
+    ``onnx.checker`` or has a dynamic axis frozen to a number fails, and the next is tried.
+    The exporters' progress output is captured and logged at DEBUG level, never printed.
 
     Args:
         module: The eager ``nn.Module`` (eval mode).
-        spec: Its I/O signature; input/output names become the graph's names.
+        spec: Its I/O signature, outputs filled in; its names become the graph's names.
         out_dir: Folder to write ``model.onnx`` into (created).
         precision: ``"fp32"``, ``"fp16"`` or ``"bf16"`` (see :func:`builders.precision.cast_module`).
-        opset: ONNX opset version (default 18).
+        opset: ONNX opset version (default 18; the dynamo exporter converts from 18 when
+            another is asked for).
         max_batch_size: Upper bound of the batch axis given to the dynamo exporter.
+        external_data_threshold_bytes: Weights larger than this (bytes, default 1.8 GiB)
+            are stored in ``model.onnx.data`` beside the graph (the 2 GiB protobuf limit).
+
+    Returns:
+        The result; ``extra`` holds ``opset``, ``dynamic_dims`` (input -> axis names) and,
+        for large models, ``external_data`` (``[{"file", "size_bytes", "sha256"}]``).
 
     Raises:
         ExportError: Every strategy failed (each strategy's error is listed).
@@ -47,67 +70,179 @@ def export_onnx(
     import onnx
     import torch
 
-    from builders.precision import cast_module
+    from builders.precision import prepare_module
 
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "model.onnx"
-    model = cast_module(module, precision)
-    examples = spec.example_inputs(2)
+    model = prepare_module(module, precision, spec)
+    examples = spec.export_inputs()
     args = tuple(torch.from_numpy(examples[t.name]) for t in spec.inputs)
     in_names = [t.name for t in spec.inputs]
     out_names = [t.name for t in spec.outputs]
+    external = _weights_bytes(module) > external_data_threshold_bytes
     attempts: list[Attempt] = []
 
     def dynamo() -> None:
         from torch.export import Dim
 
-        dims = {BATCH_AXIS: Dim(BATCH_AXIS, min=1, max=max(2, max_batch_size))}
+        dims = {BATCH_AXIS: Dim(BATCH_AXIS, min=1, max=max(EXAMPLE_BATCH, max_batch_size))}
         for axis, (lo, _opt, hi) in spec.dynamic_axes.items():
             dims[axis] = Dim(axis, min=lo, max=hi)
-        shapes = tuple(
+        shapes = {"args": tuple(  # the prepared module's forward(*args)
             {0: dims[BATCH_AXIS], **{i + 1: dims[d] for i, d in enumerate(t.shape) if isinstance(d, str)}}
             for t in spec.inputs
-        )
+        )}
         torch.onnx.export(
-            model, args, str(path), dynamo=True, opset_version=opset,
-            input_names=in_names, output_names=out_names, dynamic_shapes=shapes,
-            external_data=_needs_external_data(model),
+            model, args, str(path), dynamo=True, opset_version=opset, verbose=False,
+            input_names=in_names, output_names=out_names, dynamic_shapes=shapes, external_data=external,
         )
 
     def legacy() -> None:
-        axes = {
-            t.name: {0: BATCH_AXIS, **{i + 1: d for i, d in enumerate(t.shape) if isinstance(d, str)}}
-            for t in spec.inputs
-        }
-        axes.update({n: {0: BATCH_AXIS} for n in out_names})
+        axes = {t.name: _axis_names(t.shape) for t in (*spec.inputs, *spec.outputs)}
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
+            warnings.simplefilter("ignore")
             torch.onnx.export(
-                model, args, str(path), dynamo=False, opset_version=opset,
+                model, args, str(path), dynamo=False, opset_version=opset, verbose=False,
                 input_names=in_names, output_names=out_names, dynamic_axes=axes,
             )
+        if external:
+            _move_weights_to_external_data(path)
 
     for strategy, fn in (("dynamo", dynamo), ("torchscript", legacy)):
+        _remove_outputs(out_dir)
         t0 = time.perf_counter()
         try:
-            with torch.no_grad():
+            with torch.no_grad(), _quiet():
                 fn()
-            onnx.checker.check_model(str(path))
+            onnx.checker.check_model(str(path))  # by path: works for models with external data
+            dynamic_dims = _check_and_name_dynamic_axes(path, spec)
         except Exception as e:  # one strategy failing moves on to the next
-            attempts.append(Attempt(strategy, False, f"{type(e).__name__}: {e}".splitlines()[0][:500], time.perf_counter() - t0))
+            attempts.append(Attempt(strategy, False, summarize_error(e), time.perf_counter() - t0))
             log.info("onnx %s export failed: %s", strategy, attempts[-1].error)
             continue
         dt = time.perf_counter() - t0
         attempts.append(Attempt(strategy, True, None, dt))
         log.info("onnx export via %s in %.2f s", strategy, dt)
-        return ExportResult("onnx", path, precision, strategy, attempts, dt, {"opset": opset})
+        extra: dict[str, Any] = {"opset": opset, "dynamic_dims": dynamic_dims}
+        data = external_data_files(path)
+        if data:
+            extra["external_data"] = data
+        return ExportResult("onnx", path, precision, strategy, attempts, dt, extra)
     raise ExportError(
         "ONNX export failed with every strategy: " + "; ".join(f"{a.strategy}: {a.error}" for a in attempts),
-        hint="check that the model's operators are supported by torch.onnx (try another --opset)",
+        hint="check that the model's operators are supported by torch.onnx (try another --opset), and that "
+        "forward() does not turn tensor sizes into Python numbers (that freezes dynamic axes)",
     )
 
 
-def _needs_external_data(model: Any) -> bool:
-    """ONNX protobufs are limited to 2 GiB: larger weights go to an external data file."""
-    total = sum(p.numel() * p.element_size() for p in model.parameters())
-    return total > 1.8 * 2**30
+class FrozenAxisError(ValueError):
+    """An exported graph has a number where a dynamic axis should be symbolic."""
+
+
+def _check_and_name_dynamic_axes(path: Path, spec: ModelSpec) -> dict[str, list[str | None]]:
+    """Check that every dynamic axis of every input is symbolic; rename symbolic dims to
+    the spec's axis names across the graph; return input -> per-axis names.
+
+    Raises:
+        FrozenAxisError: an input's dynamic axis is a fixed number in the graph.
+    """
+    import onnx
+
+    model = onnx.load(str(path), load_external_data=False)
+    graph_inputs = {i.name: i for i in model.graph.input}
+    rename: dict[str, str] = {}
+    for t in spec.inputs:
+        gi = graph_inputs.get(t.name)
+        if gi is None:
+            continue  # an input the model ignores; the exporter dropped it (verification reports it)
+        dims = gi.type.tensor_type.shape.dim
+        for pos, name in _axis_names(t.shape).items():
+            if pos >= len(dims):
+                break
+            d = dims[pos]
+            if d.HasField("dim_value"):
+                raise FrozenAxisError(
+                    f"input {t.name!r} axis {pos} ({name!r}) is fixed at {d.dim_value} in the exported graph; "
+                    f"expected a symbolic dim"
+                )
+            if d.dim_param and d.dim_param != name:
+                rename.setdefault(d.dim_param, name)
+    if rename:
+        for vi in (*model.graph.input, *model.graph.output, *model.graph.value_info):
+            for d in vi.type.tensor_type.shape.dim:
+                if d.HasField("dim_param") and d.dim_param in rename:
+                    d.dim_param = rename[d.dim_param]
+        onnx.save(model, str(path))  # the proto only; external data references are kept
+    return {
+        i.name: [d.dim_param if d.HasField("dim_param") else None for d in i.type.tensor_type.shape.dim]
+        for i in model.graph.input
+    }
+
+
+def _axis_names(shape: tuple[Any, ...]) -> dict[int, str]:
+    """Axis position -> name for one tensor: 0 is the batch, then the spec's named axes."""
+    return {0: BATCH_AXIS, **{i + 1: d for i, d in enumerate(shape) if isinstance(d, str)}}
+
+
+def external_data_files(path: Path) -> list[dict[str, Any]]:
+    """The external data files ``path`` refers to, with sizes (bytes) and sha256."""
+    import onnx
+    from onnx.external_data_helper import _get_all_tensors, uses_external_data
+
+    from builders.artifacts import file_sha256
+
+    model = onnx.load(str(path), load_external_data=False)
+    files = sorted({
+        entry.value
+        for t in _get_all_tensors(model) if uses_external_data(t)
+        for entry in t.external_data if entry.key == "location"
+    })
+    return [
+        {"file": f, "size_bytes": (path.parent / f).stat().st_size, "sha256": file_sha256(path.parent / f)}
+        for f in files
+    ]
+
+
+def _move_weights_to_external_data(path: Path) -> None:
+    import onnx
+
+    model = onnx.load(str(path))
+    onnx.save_model(model, str(path), save_as_external_data=True, all_tensors_to_one_file=True,
+                    location=EXTERNAL_DATA_FILE, size_threshold=1024)
+
+
+def _remove_outputs(out_dir: Path) -> None:
+    """Remove a previous attempt's files, so a stale weights file is never picked up."""
+    for name in ("model.onnx", EXTERNAL_DATA_FILE):
+        (out_dir / name).unlink(missing_ok=True)
+
+
+def _weights_bytes(model: Any) -> int:
+    try:
+        return sum(p.numel() * p.element_size() for p in model.parameters()) + sum(
+            b.numel() * b.element_size() for b in model.buffers()
+        )
+    except (AttributeError, RuntimeError):
+        return 0
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    """Capture the exporters' progress prints and optional-package warnings; log them at DEBUG."""
+    buf = io.StringIO()
+    saved = {}
+    for name in _NOISY_LOGGERS:
+        lg = logging.getLogger(name)
+        saved[name] = lg.level
+        lg.setLevel(logging.ERROR)
+    try:
+        with contextlib.redirect_stdout(buf), warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            warnings.simplefilter("ignore", UserWarning)
+            yield
+    finally:
+        for name, level in saved.items():
+            logging.getLogger(name).setLevel(level)
+        if buf.getvalue().strip():
+            log.debug("torch.onnx output:\n%s", buf.getvalue().rstrip())

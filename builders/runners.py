@@ -27,8 +27,9 @@ def load_runner(
     """Load ``path`` and return ``run(inputs) -> outputs`` (dicts of name -> array).
 
     Args:
-        fmt: ``"torchscript"`` or ``"onnx"`` (TensorRT plans are served by Triton's
-            ``tensorrt_plan`` backend, not by this module).
+        fmt: ``"torchscript"``, ``"onnx"`` or ``"trt"`` (a TensorRT plan; needs a CUDA
+            device, ``tensorrt`` and torch with CUDA; Triton serves plans with its
+            ``tensorrt_plan`` backend, this runner is for verification).
         path: The artifact file.
         input_names: Inputs in the order the model takes them.
         output_names: Names given to the model's outputs, in order.
@@ -36,15 +37,22 @@ def load_runner(
             ``None`` keeps the library default.
         device: ``"cpu"`` or ``"cuda"`` / ``"cuda:N"``.
 
+    Returns:
+        ``run(inputs)``: ``inputs`` maps input names to arrays of shape
+        ``[batch, *per_sample_shape]``; the result maps output names to numpy arrays.
+
     Raises:
-        GpuRequiredError: ``device`` is CUDA and no CUDA device is visible.
+        GpuRequiredError: ``device`` is CUDA (or ``fmt`` is ``"trt"``) and no CUDA device,
+            CUDA-enabled torch or ``tensorrt`` is available.
         ModelSpecError: unknown ``fmt``.
     """
     if fmt == "torchscript":
         return _torchscript_runner(Path(path), input_names, output_names, threads, device)
     if fmt == "onnx":
         return _onnx_runner(Path(path), input_names, output_names, threads, device)
-    raise ModelSpecError(f"no runner for format {fmt!r}", hint="expected 'torchscript' or 'onnx'")
+    if fmt == "trt":
+        return _tensorrt_runner(Path(path), input_names, output_names, "cuda" if device == "cpu" else device)
+    raise ModelSpecError(f"no runner for format {fmt!r}", hint="expected 'torchscript', 'onnx' or 'trt'")
 
 
 def _torchscript_runner(path: Path, input_names: Sequence[str], output_names: Sequence[str], threads: int | None, device: str) -> Runner:
@@ -54,7 +62,11 @@ def _torchscript_runner(path: Path, input_names: Sequence[str], output_names: Se
         raise GpuRequiredError(f"device {device!r} asked for, but torch sees no CUDA device")
     if threads:
         torch.set_num_threads(threads)
-    module = torch.jit.load(str(path), map_location=device).eval()
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # torch.jit is deprecated upstream; Triton still serves it
+        module = torch.jit.load(str(path), map_location=device).eval()
 
     def run(inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         with torch.inference_mode():
@@ -84,13 +96,70 @@ def _onnx_runner(path: Path, input_names: Sequence[str], output_names: Sequence[
         providers = ["CPUExecutionProvider"]
     session = ort.InferenceSession(str(path), opts, providers=providers)
     graph_outputs = [o.name for o in session.get_outputs()]
+    # an input the model ignores may have been dropped from the graph by the exporter
+    graph_inputs = {i.name for i in session.get_inputs()}
+    feed_names = [n for n in input_names if n in graph_inputs] if graph_inputs <= set(input_names) else list(input_names)
 
     def run(inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        outs = session.run(None, {n: inputs[n] for n in input_names})
+        outs = session.run(None, {n: inputs[n] for n in feed_names})
         by_name = dict(zip(graph_outputs, outs))
         return {n: by_name.get(n, outs[i]) for i, n in enumerate(output_names)}
 
     return run
+
+
+def _tensorrt_runner(path: Path, input_names: Sequence[str], output_names: Sequence[str], device: str) -> Runner:
+    """Run a serialized TensorRT engine with torch CUDA tensors as I/O buffers (the
+    name-based tensor API of TensorRT >= 8.5: ``set_input_shape`` / ``set_tensor_address``
+    / ``execute_async_v3``)."""
+    from builders.export_tensorrt import require_tensorrt
+
+    trt = require_tensorrt("running a TensorRT plan")
+    import torch
+
+    dev = torch.device(device)
+    runtime = trt.Runtime(trt.Logger(trt.Logger.WARNING))
+    engine = runtime.deserialize_cuda_engine(path.read_bytes())
+    if engine is None:
+        raise GpuRequiredError(
+            f"TensorRT could not load {path}",
+            hint="a plan only runs with the TensorRT version and GPU (compute capability) it was built for; rebuild it here",
+        )
+    context = engine.create_execution_context()
+
+    def run(inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        keep = []
+        with torch.cuda.device(dev):
+            stream = torch.cuda.current_stream()
+            for n in input_names:
+                want = _torch_dtype(engine.get_tensor_dtype(n))
+                t = torch.from_numpy(np.ascontiguousarray(inputs[n])).to(dev).to(want).contiguous()
+                context.set_input_shape(n, tuple(t.shape))
+                context.set_tensor_address(n, t.data_ptr())
+                keep.append(t)
+            outs = {}
+            for n in output_names:
+                o = torch.empty(tuple(context.get_tensor_shape(n)), dtype=_torch_dtype(engine.get_tensor_dtype(n)), device=dev)
+                context.set_tensor_address(n, o.data_ptr())
+                outs[n] = o
+            if not context.execute_async_v3(stream.cuda_stream):
+                raise RuntimeError("TensorRT execute_async_v3 failed")
+            stream.synchronize()
+        return {n: o.cpu().numpy() for n, o in outs.items()}
+
+    return run
+
+
+def _torch_dtype(trt_dtype: Any) -> Any:
+    import tensorrt as trt
+    import torch
+
+    table = {trt.float32: torch.float32, trt.float16: torch.float16, trt.int32: torch.int32,
+             trt.int8: torch.int8, trt.bool: torch.bool}
+    for name, td in (("int64", torch.int64), ("bf16", torch.bfloat16), ("uint8", torch.uint8)):
+        if hasattr(trt, name):
+            table[getattr(trt, name)] = td
+    return table[trt_dtype]
 
 
 def flatten_outputs(out: Any) -> list[Any]:

@@ -1,0 +1,251 @@
+"""ONNX -> TensorRT plan (``model.plan``) with the TensorRT Python API.
+
+A plan is specific to the TensorRT version and the GPU (compute capability) it was built
+on, and only runs where those match the serving Triton's (Triton docs, "TensorRT backend";
+TensorRT docs, "Engine compatibility"). So the build records both, and where this machine
+has no GPU or no ``tensorrt`` it fails with one :class:`GpuRequiredError` naming what is
+missing and the equivalent ``trtexec`` command to run inside the target Triton container.
+
+Optimization profile (TensorRT docs, "Working with Dynamic Shapes"): for every input,
+``min``/``opt``/``max`` shapes with the batch axis at ``1`` / ``opt_batch`` / ``max_batch_size``
+and every other dynamic axis at its declared ``(min, opt, max)``.
+"""
+
+from __future__ import annotations
+
+import logging
+import shlex
+import time
+from pathlib import Path
+from typing import Any
+
+from builders.artifacts import Attempt, ExportResult
+from builders.errors import ExportError, GpuRequiredError
+from builders.spec import ModelSpec
+
+log = logging.getLogger(__name__)
+
+#: Default builder workspace limit (bytes): 4 GiB.
+DEFAULT_WORKSPACE_BYTES = 4 << 30
+#: Timing-cache file kept in the build folder and reused by later builds.
+TIMING_CACHE_FILE = "trt_timing.cache"
+
+
+def shape_profile(spec: ModelSpec, max_batch_size: int) -> dict[str, tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]]:
+    """Input name -> ``(min, opt, max)`` full shapes (batch axis first).
+
+    The batch axis runs ``1 .. max_batch_size`` with ``opt = max(1, max_batch_size // 2)``
+    (the middle of the range, where dynamic batching usually lands); other dynamic axes
+    use their declared ``(min, opt, max)``.
+    """
+    mbs = max(1, max_batch_size)
+    batches = (1, max(1, mbs // 2), mbs)
+    out = {}
+    for t in spec.inputs:
+        out[t.name] = tuple(
+            (b, *t.concrete_shape(spec.axis_sizes(which)))
+            for b, which in zip(batches, ("min", "opt", "max"))
+        )
+    return out  # type: ignore[return-value]
+
+
+def trtexec_command(
+    onnx_path: str | Path,
+    spec: ModelSpec,
+    max_batch_size: int,
+    precision: str = "fp32",
+    plan_path: str | Path | None = None,
+    workspace_bytes: int = DEFAULT_WORKSPACE_BYTES,
+    timing_cache: str | Path | None = None,
+) -> str:
+    """The ``trtexec`` command line that builds the same plan as :func:`export_tensorrt`.
+
+    Run it inside the Triton container that will serve the plan (same TensorRT, same GPU),
+    e.g. ``docker run --gpus all -v $PWD:/w nvcr.io/nvidia/tritonserver:<yy.mm>-py3 <command>``.
+
+    Args:
+        onnx_path: The exported ``model.onnx`` (paths as seen inside the container).
+        spec: The I/O signature (input names and dynamic axes).
+        max_batch_size: Upper end of the batch axis.
+        precision: ``fp32``, ``fp16`` (``--fp16``) or ``bf16`` (``--bf16``, TensorRT >= 9).
+        plan_path: Where to save the plan (default ``model.plan`` beside the ONNX).
+        workspace_bytes: Builder workspace limit, bytes (``--memPoolSize=workspace:<MiB>``).
+        timing_cache: Timing cache file (``--timingCacheFile``), reused across builds.
+    """
+    onnx_path = Path(onnx_path)
+    plan = Path(plan_path) if plan_path else onnx_path.with_name("model.plan")
+
+    def shapes(i: int) -> str:
+        return ",".join(f"{n}:{'x'.join(map(str, s[i]))}" for n, s in shape_profile(spec, max_batch_size).items())
+
+    args = ["trtexec", f"--onnx={onnx_path}", f"--saveEngine={plan}",
+            f"--minShapes={shapes(0)}", f"--optShapes={shapes(1)}", f"--maxShapes={shapes(2)}",
+            f"--memPoolSize=workspace:{max(1, workspace_bytes >> 20)}"]
+    if precision in ("fp16", "bf16"):
+        args.append(f"--{precision}")
+    if timing_cache:
+        args.append(f"--timingCacheFile={timing_cache}")
+    return shlex.join(args)
+
+
+def missing_requirements() -> list[str]:
+    """What this machine lacks for a TensorRT build (empty when it can build)."""
+    import importlib.util
+
+    missing = []
+    if importlib.util.find_spec("tensorrt") is None:
+        missing.append("the `tensorrt` Python package (pip install tensorrt, matching the target Triton's TensorRT)")
+    try:
+        import torch
+
+        if not torch.cuda.is_available():
+            missing.append("an NVIDIA GPU visible to CUDA (torch.cuda.is_available() is False)")
+    except ImportError:
+        missing.append("torch")
+    return missing
+
+
+def require_tensorrt(what: str, command: str | None = None) -> Any:
+    """Import ``tensorrt`` for ``what``, or raise one clear error naming what is missing.
+
+    Args:
+        what: The task, for the message (``"building a TensorRT plan"``).
+        command: The equivalent ``trtexec`` command, given as the way out.
+
+    Raises:
+        GpuRequiredError: no GPU and/or no ``tensorrt``.
+    """
+    missing = missing_requirements()
+    if missing:
+        hint = "run this on a GPU host with TensorRT"
+        if command:
+            hint += f", or build inside the target Triton container with:\n     {command}"
+        else:
+            hint += " (`builders build --format trt --print-trtexec` prints the trtexec command for the Triton container)"
+        raise GpuRequiredError(f"{what} needs " + " and ".join(missing) + "; not found on this machine", hint=hint)
+    import tensorrt as trt
+
+    return trt
+
+
+def gpu_facts() -> dict[str, Any]:
+    """TensorRT version, GPU name and compute capability of CUDA device 0 (what a plan is tied to)."""
+    import tensorrt as trt
+    import torch
+
+    major, minor = torch.cuda.get_device_capability(0)
+    return {
+        "tensorrt_version": trt.__version__,
+        "gpu_name": torch.cuda.get_device_name(0),
+        "compute_capability": f"{major}.{minor}",
+        "cuda_version": torch.version.cuda,
+    }
+
+
+def export_tensorrt(
+    onnx_path: Path,
+    spec: ModelSpec,
+    out_dir: Path,
+    precision: str = "fp32",
+    max_batch_size: int = 64,
+    workspace_bytes: int = DEFAULT_WORKSPACE_BYTES,
+    timing_cache: Path | None = None,
+) -> ExportResult:
+    """Build ``out_dir/model.plan`` from ``onnx_path``.
+
+    Args:
+        onnx_path: The verified ONNX export (external data beside it is read too).
+        spec: The I/O signature; input names are the ONNX graph's.
+        out_dir: Folder for ``model.plan`` (created).
+        precision: ``fp32``; ``fp16`` or ``bf16`` enable those builder flags (TensorRT then
+            picks per layer; bf16 needs TensorRT >= 9 and an Ampere or newer GPU).
+        max_batch_size: Upper end of the batch axis in the optimization profile.
+        workspace_bytes: Builder workspace memory-pool limit, bytes (default 4 GiB).
+        timing_cache: Timing cache file, loaded when present and saved after the build so
+            that rebuilds skip kernel timing (default ``out_dir/trt_timing.cache``).
+
+    Returns:
+        The result; ``extra`` records TensorRT version, GPU name, compute capability,
+        the profile shapes, workspace and the timing-cache path.
+
+    Raises:
+        GpuRequiredError: no GPU or no ``tensorrt`` (the hint has the ``trtexec`` command).
+        ExportError: the ONNX parser or the builder failed (parser errors listed).
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / "model.plan"
+    cache_path = timing_cache or out_dir / TIMING_CACHE_FILE
+    command = trtexec_command(onnx_path, spec, max_batch_size, precision, path, workspace_bytes, cache_path)
+    trt = require_tensorrt("building a TensorRT plan", command)
+    t0 = time.perf_counter()
+    logger = trt.Logger(trt.Logger.WARNING)
+    builder = trt.Builder(logger)
+    flags = 0
+    if int(trt.__version__.split(".")[0]) < 10:  # explicit batch is the only mode from TensorRT 10
+        flags = 1 << int(trt.NetworkDefinitionCreationFlag.EXPLICIT_BATCH)
+    network = builder.create_network(flags)
+    parser = trt.OnnxParser(network, logger)
+    if not parser.parse_from_file(str(onnx_path)):
+        errors = [str(parser.get_error(i)) for i in range(parser.num_errors)]
+        raise ExportError(
+            f"TensorRT could not parse {onnx_path}: " + "; ".join(errors[:5]),
+            hint=f"try another --opset, or check the operators against TensorRT {trt.__version__}'s ONNX support",
+        )
+    config = builder.create_builder_config()
+    config.set_memory_pool_limit(trt.MemoryPoolType.WORKSPACE, workspace_bytes)
+    if precision == "fp16":
+        config.set_flag(trt.BuilderFlag.FP16)
+    elif precision == "bf16":
+        if not hasattr(trt.BuilderFlag, "BF16"):
+            raise ExportError(f"bf16 needs TensorRT >= 9; this is {trt.__version__}", hint="use --precision fp16")
+        config.set_flag(trt.BuilderFlag.BF16)
+    profile = builder.create_optimization_profile()
+    shapes = shape_profile(spec, max_batch_size)
+    for i in range(network.num_inputs):
+        name = network.get_input(i).name
+        if name not in shapes:
+            raise ExportError(f"the ONNX graph has an input {name!r} that the spec does not declare")
+        profile.set_shape(name, *shapes[name])
+    config.add_optimization_profile(profile)
+    cache = config.create_timing_cache(cache_path.read_bytes() if cache_path.is_file() else b"")
+    config.set_timing_cache(cache, ignore_mismatch=False)
+    plan = builder.build_serialized_network(network, config)
+    if plan is None:
+        raise ExportError(
+            f"TensorRT failed to build a {precision} plan from {onnx_path} (see the TensorRT log above)",
+            hint=f"raise the workspace limit (now {workspace_bytes >> 20} MiB) or try another precision",
+        )
+    path.write_bytes(bytes(plan))
+    cache_path.write_bytes(bytes(config.get_timing_cache().serialize()))
+    dt = time.perf_counter() - t0
+    log.info("TensorRT %s plan built in %.1f s", precision, dt)
+    extra = {
+        **gpu_facts(),
+        "workspace_bytes": workspace_bytes,
+        "timing_cache": str(cache_path),
+        "profile": {n: [list(s) for s in v] for n, v in shapes.items()},
+        "trtexec": command,
+    }
+    return ExportResult("trt", path, precision, "tensorrt-python", [Attempt("tensorrt-python", True, None, dt)], dt, extra)
+
+
+def verify_plan(result: ExportResult, module: Any, spec: ModelSpec, max_batch_size: int, rtol: dict[str, float]) -> list[dict[str, Any]]:
+    """Verify a plan against eager PyTorch (see :func:`builders.build.verify_artifact`),
+    after checking that this GPU and TensorRT are the ones it was built for.
+
+    Raises:
+        GpuRequiredError: no GPU / TensorRT here, or a different one than the plan's.
+        VerificationError: as for every artifact.
+    """
+    from builders.build import verify_artifact
+
+    require_tensorrt("verifying a TensorRT plan")
+    here = gpu_facts()
+    for key in ("tensorrt_version", "compute_capability"):
+        built = result.extra.get(key)
+        if built is not None and built != here[key]:
+            raise GpuRequiredError(
+                f"{result.path} was built for {key} {built}, this machine has {here[key]}",
+                hint="a plan only runs with the TensorRT version and GPU it was built for; rebuild it here (--force)",
+            )
+    return verify_artifact(result, module, spec, max_batch_size, rtol, device="cuda")

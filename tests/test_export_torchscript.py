@@ -1,0 +1,94 @@
+"""TorchScript export: script first, trace as the fallback, names Triton's PyTorch backend accepts."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch import nn
+
+from builders.build import infer_outputs, verify_artifact
+from builders.errors import ExportError
+from builders.export_torchscript import export_torchscript, triton_names
+from builders.models import get_builtin
+from builders.runners import load_runner
+from builders.spec import ModelSpec, TensorSpec
+
+
+class DictOut(nn.Module):
+    """Two inputs of different dtypes, dict output of different dtypes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.emb = nn.Embedding(10, 4)
+
+    def forward(self, feats: torch.Tensor, ids: torch.Tensor) -> dict[str, torch.Tensor]:
+        h = self.emb(ids).sum(dim=1) + feats
+        return {"h": h, "best": h.argmax(dim=1)}
+
+
+DICT_SPEC = ModelSpec(
+    (TensorSpec("feats", "float32", (4,)), TensorSpec("ids", "int64", ("seq",), (0, 9))),
+    (TensorSpec("h", "float32", ()), TensorSpec("best", "float32", ())),
+    {"seq": (1, 3, 6)},
+)
+
+
+@pytest.mark.parametrize("precision", ["fp32", "fp16", "bf16"])
+def test_builtin_is_scripted_and_verifies_in_every_precision(tmp_path, precision):
+    b = get_builtin("tiny")
+    model = b.factory()
+    spec = infer_outputs(model, b.spec)
+    result = export_torchscript(model, spec, tmp_path, precision)
+    assert result.strategy == "script" and [a.ok for a in result.attempts] == [True]
+    assert result.path.name == "model.pt" and result.size_bytes > 0
+    checks = verify_artifact(result, model, spec, 8, {})
+    assert [c["batch"] for c in checks] == [1, 4, 8]
+
+
+def test_dict_outputs_are_flattened_and_dtypes_kept(tmp_path):
+    torch.manual_seed(0)
+    model = DictOut().eval()
+    spec = infer_outputs(model, DICT_SPEC)
+    assert [(t.name, t.dtype) for t in spec.outputs] == [("h", "float32"), ("best", "int64")]
+    result = export_torchscript(model, spec, tmp_path)
+    assert result.strategy == "script"
+    run = load_runner("torchscript", result.path, ["feats", "ids"], ["h", "best"])
+    out = run(spec.example_inputs(3, {"seq": 5}))
+    assert out["h"].shape == (3, 4) and out["best"].dtype.name == "int64"
+    verify_artifact(result, model, spec, 4, {})
+    # the dict is flattened by a traced wrapper (forward(*args)): names follow <name>__<index>
+    assert result.extra["triton_names"] == {"inputs": {"feats": "INPUT__0", "ids": "INPUT__1"},
+                                            "outputs": {"h": "OUTPUT__0", "best": "OUTPUT__1"}}
+
+
+class TupleOut(nn.Module):
+    def forward(self, feats: torch.Tensor, ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return feats * 2, ids + 1
+
+
+def test_forward_argument_names_are_kept_for_a_scripted_model(tmp_path):
+    spec = infer_outputs(TupleOut(), DICT_SPEC)
+    result = export_torchscript(TupleOut(), spec, tmp_path)
+    assert result.strategy == "script"
+    assert result.extra["triton_names"] == {"inputs": {"feats": "feats", "ids": "ids"},
+                                            "outputs": {"h": "OUTPUT__0", "best": "OUTPUT__1"}}
+
+
+def test_triton_names_keep_conventional_names():
+    spec = ModelSpec((TensorSpec("INPUT__0", "float32", (2,)), TensorSpec("x__0", "float32", (2,))),
+                     (TensorSpec("logits__0", "float32", (2,)), TensorSpec("out__5", "float32", (2,))))
+    names = triton_names(spec, ["a", "b"])
+    assert names["inputs"] == {"INPUT__0": "INPUT__0", "x__0": "INPUT__1"}  # index must match position
+    assert names["outputs"] == {"logits__0": "logits__0", "out__5": "OUTPUT__1"}
+
+
+class NotExportable(nn.Module):
+    def forward(self, x, *rest):  # varargs: not scriptable
+        return x.tolist()  # Python numbers: not traceable
+
+
+def test_every_strategy_is_recorded_when_all_fail(tmp_path):
+    spec = ModelSpec((TensorSpec("x", "float32", (3,)),), (TensorSpec("y", "float32", (3,)),))
+    with pytest.raises(ExportError, match=r"script: \w+Error: .*; trace: \w+Error") as e:
+        export_torchscript(NotExportable(), spec, tmp_path)
+    assert "scriptable" in e.value.hint
