@@ -185,7 +185,8 @@ def test_summary_table_and_errors(tmp_path: Path):
         write_report(tmp_path)
 
 
-def test_report_with_trials(tmp_path: Path):
+def test_report_with_trials(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(plots, "write_plots", lambda *a, **k: {})  # tables and prose only; plots are tested above
     run = make_run()
     base = run.variants[0]
     base.levels += levels([120, 170, 210, 200, 215], [1.1, 1.6, 2.4, 5.5, 9.0], trial=1)
