@@ -20,17 +20,24 @@ def grid_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """The variant-grid flags, shared by ``build`` and ``variants``; adds ``grid`` (a VariantGrid)."""
 
     @click.option("--instance-kind", "kinds", multiple=True, type=click.Choice(["cpu", "gpu", "auto"]), default=("cpu",),
-                  show_default=True, help="Instance kind(s): KIND_CPU, KIND_GPU, or auto (gpu where a GPU is visible, else cpu).")
+                  show_default=True, help="Instance kind(s): KIND_CPU, KIND_GPU, or auto (gpu where the server has a GPU, else cpu). "
+                                          "KIND_GPU variants are skipped (and listed) where the server has no GPU.")
     @click.option("--instance-counts", default="1,2", show_default=True, help="instance_group count values, e.g. 1,2,4.")
     @click.option("--dynamic-batching", "batching", default="off,500", show_default=True,
                   help="Dynamic batching settings: 'off' and/or max_queue_delay_microseconds values (µs), e.g. off,100,500.")
     @click.option("--preferred-batch-sizes", default="", help="dynamic_batching.preferred_batch_size values, e.g. 8,16.")
-    @click.option("--max-batch-sizes", default="64", show_default=True, help="max_batch_size values, e.g. 0,16,64.")
+    @click.option("--max-batch-sizes", default="64", show_default=True, help="max_batch_size values, e.g. 0,16,64 (0 = no batching).")
     @click.option("--gpus", default="", help="GPU ids for KIND_GPU instance groups, e.g. 0,1 (default all).")
+    @click.option("--warmup", "warmups", default="off", show_default=True,
+                  help="Model warmup settings: off, random and/or zero (Triton model_warmup with random or zero data), e.g. off,zero.")
+    @click.option("--trt-accelerator", "accelerators", default="off", show_default=True,
+                  help="ONNX on KIND_GPU: onnxruntime's TensorRT execution accelerator: off, fp32 and/or fp16 (precision_mode).")
+    @click.option("--server-gpu/--no-server-gpu", "server_gpu", default=None,
+                  help="Whether the server that loads the repository has a GPU (default: whether this host has one).")
     @functools.wraps(fn)
     def wrapper(*args: Any, kinds: tuple[str, ...], instance_counts: str, batching: str, preferred_batch_sizes: str,
-                max_batch_sizes: str, gpus: str, **kwargs: Any) -> Any:
-        from builders.variants import VariantGrid
+                max_batch_sizes: str, gpus: str, warmups: str, accelerators: str, server_gpu: bool | None, **kwargs: Any) -> Any:
+        from builders.variants import TRT_ACCELERATOR_PRECISIONS, WARMUPS, VariantGrid
 
         delays: list[int | None] = []
         for part in batching.split(","):
@@ -39,26 +46,37 @@ def grid_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                 delays.append(None)
             else:
                 delays.extend(int_list(part, "--dynamic-batching"))
-        resolved = tuple(dict.fromkeys(_resolve_kind(k) for k in kinds))
         grid = VariantGrid(
-            kinds=resolved,
+            kinds=tuple(dict.fromkeys(kinds)),
             counts=int_list(instance_counts, "--instance-counts"),
             queue_delays_us=tuple(dict.fromkeys(delays)),
             preferred_batch_sizes=int_list(preferred_batch_sizes, "--preferred-batch-sizes"),
             max_batch_sizes=int_list(max_batch_sizes, "--max-batch-sizes"),
             gpus=int_list(gpus, "--gpus"),
+            warmups=_choices(warmups, "--warmup", WARMUPS),
+            trt_accelerators=_choices(accelerators, "--trt-accelerator", TRT_ACCELERATOR_PRECISIONS),
+            server_gpu=server_gpu,
         )
         return fn(*args, grid=grid, **kwargs)
 
     return wrapper
 
 
-def _resolve_kind(kind: str) -> str:
-    if kind != "auto":
-        return kind
-    from builders.gpu import gpu_available
+def _choices(text: str, flag: str, allowed: tuple[str, ...]) -> tuple[str | None, ...]:
+    """``"off,zero"`` -> ``(None, "zero")``; ``off`` means None.
 
-    return "gpu" if gpu_available() else "cpu"
+    Raises:
+        click.BadParameter: a value is neither ``off`` nor one of ``allowed``.
+    """
+    out: list[str | None] = []
+    for part in (p.strip().lower() for p in text.split(",")):
+        if part in ("off", "none", ""):
+            out.append(None)
+        elif part in allowed:
+            out.append(part)
+        else:
+            raise click.BadParameter(f"{flag}: {part!r} is not one of off, {', '.join(allowed)}")
+    return tuple(dict.fromkeys(out)) or (None,)
 
 
 def _formats(values: tuple[str, ...]) -> tuple[str, ...]:
@@ -126,20 +144,64 @@ def build(model: str, spec_path: Path | None, formats: tuple[str, ...], precisio
 @click.option("--format", "formats", multiple=True, type=click.Choice([*FORMATS, "all"]), default=("torchscript", "onnx"), show_default=True)
 @click.option("--precision", "precisions", multiple=True, type=click.Choice(["fp32", "fp16", "bf16"]), default=("fp32",), show_default=True)
 @grid_options
-def variants(model: str, formats: tuple[str, ...], precisions: tuple[str, ...], grid: Any) -> None:
-    """Print the variant grid as a table, without building anything."""
+@click.option("--runtime", type=click.Choice(["bundled", "native"]), default="bundled", show_default=True,
+              help="The runtime the grid is for (the bundled server has no TensorRT backend or accelerator).")
+def variants(model: str, formats: tuple[str, ...], precisions: tuple[str, ...], grid: Any, runtime: str) -> None:
+    """Print the variant grid as a table, without building anything; skipped grid points are listed with why."""
     from rich.console import Console
     from rich.table import Table
 
-    rows = grid.variants(model, _formats(formats), precisions)
-    table = Table(title=f"{len(rows)} variants")
+    fmts = _formats(formats)
+    if runtime == "bundled":
+        fmts = tuple(f for f in fmts if f != "trt")
+    plan = grid.plan(model, fmts, precisions, runtime=runtime)
+    table = Table(title=f"{len(plan.variants)} variants ({runtime} runtime)")
     table.add_column("name", no_wrap=True)
-    for col in ("format", "precision", "instance group", "dynamic batching", "max_batch_size"):
+    for col in ("format", "precision", "instance group", "dynamic batching", "max_batch_size", "warmup", "ORT-TRT"):
         table.add_column(col)
-    for v in rows:
+    for v in plan.variants:
         db = f"on, {v.max_queue_delay_us} µs" + (f", preferred {list(v.preferred_batch_sizes)}" if v.preferred_batch_sizes else "") if v.dynamic_batching else "off"
-        table.add_row(v.name, v.format, v.precision, f"KIND_{v.kind.upper()} x{v.count}", db, str(v.max_batch_size))
-    Console().print(table)
+        group = f"KIND_{v.kind.upper()} x{v.count}" + (f" gpus {list(v.gpus)}" if v.gpus else "")
+        table.add_row(v.name, v.format, v.precision, group, db, str(v.max_batch_size), v.warmup or "off", v.trt_accelerator or "off")
+    console = Console()
+    console.print(table)
+    if runtime == "bundled" and "trt" in _formats(formats):
+        console.print("skipped trt: the bundled server has no tensorrt_plan backend (use --runtime native)")
+    for s in plan.skipped:
+        console.print(f"skipped {s.what}: {s.reason}")
+
+
+@cli.command()
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--server-gpu/--no-server-gpu", "server_gpu", default=None,
+              help="Whether the server has a GPU: --no-server-gpu reports KIND_GPU instance groups (default: not checked).")
+@click.option("--no-artifacts", is_flag=True, help="Do not open model files to compare their inputs and outputs with the config.")
+@verbosity_option
+def validate(path: Path, server_gpu: bool | None, no_artifacts: bool) -> None:
+    """Check a Triton model repository (or one model folder) and report every problem.
+
+    Checks that each config.pbtxt parses, its name equals its folder, version folders are
+    integers, the model file the platform expects exists, inputs/outputs match the artifact
+    (ONNX graph, TorchScript module, TensorRT engine where tensorrt is importable) and
+    Triton's batching rules hold. Exits 1 when there is any problem.
+    """
+    from rich.console import Console
+    from rich.table import Table
+
+    from builders.validate import relative, summary, validate_repository
+
+    problems = validate_repository(path, server_gpu=server_gpu, check_artifacts=not no_artifacts)
+    console = Console()
+    if problems:
+        table = Table(title=f"problems in {path}", show_lines=True)
+        for col in ("file", "field", "problem", "what to do"):
+            table.add_column(col, overflow="fold")
+        for p in problems:
+            table.add_row(relative(p.file, path), p.field, p.problem, p.fix)
+        console.print(table)
+    console.print(summary(problems, path))
+    if problems:
+        click.get_current_context().exit(1)
 
 
 def main() -> None:

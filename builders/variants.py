@@ -270,10 +270,11 @@ class VariantGrid:
             ConfigError: a grid point breaks a Triton rule that cannot be skipped.
         """
         has_gpu = self._server_gpu(server_gpu)
+        detected = server_gpu is None and self.server_gpu is None
         if not has_gpu and self.kinds and all(k == "gpu" for k in self.kinds):
             raise GpuRequiredError(
-                "instance_group.kind: only KIND_GPU variants were asked for, but the server has no GPU "
-                "(nvidia-smi finds none on this host)",
+                "instance_group.kind: only KIND_GPU variants were asked for, but the server has no GPU"
+                + (" (nvidia-smi finds none on this host)" if detected else ""),
                 hint="add --instance-kind cpu or auto, or pass --server-gpu if the repository is served on another machine",
             )
         skipped: list[Skipped] = []
