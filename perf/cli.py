@@ -31,7 +31,7 @@ def cli() -> None:
 
 @cli.command()
 @click.option("--repository", type=click.Path(file_okay=False, path_type=Path), default=Path("model_repository"), show_default=True)
-@click.option("--variants", default="", help="Comma-separated variant names (default: every model in the repository).")
+@click.option("--variants", default="", help="Comma-separated variant names or patterns such as 'mlp_*' (default: every model in the repository).")
 @click.option("--concurrency", default="1,2,4,8,16,32,64", show_default=True, help="Levels: a list 1,2,4 or a range start:end[:step].")
 @click.option("--batch-sizes", default="1", show_default=True, help="Client batch sizes (-b); above a variant's max_batch_size they are skipped.")
 @click.option("--protocol", type=click.Choice(["grpc", "http"]), default="grpc", show_default=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import fnmatch
 import json
 import logging
 import shlex
@@ -37,7 +38,8 @@ class SweepOptions:
     Attributes:
         server: How to launch tritonserver (its ``repository`` is the one swept; model
             control is forced to ``explicit``).
-        variants: Variant names to sweep; empty = every model in the repository.
+        variants: Variant names or shell patterns (``mlp_*``) to sweep; empty = every
+            model in the repository.
         concurrency: Concurrency levels (default 1, 2, 4 ... 64).
         batch_sizes: Client batch sizes (``-b``); values above a variant's max_batch_size are
             skipped for that variant (max_batch_size 0 -> batch 1 only).
@@ -104,10 +106,14 @@ class Sweep:
         if not repo.is_dir():
             raise PerfError(f"model repository {repo} does not exist", hint="run `builders build` first")
         available = list_variants(repo)
-        names = list(opts.variants) or available
-        unknown = [n for n in names if n not in available]
+        names, unknown = [], []
+        for pattern in opts.variants or ["*"]:
+            hits = fnmatch.filter(available, pattern)
+            names.extend(h for h in hits if h not in names)
+            if not hits and opts.variants:
+                unknown.append(pattern)
         if unknown:
-            raise PerfError(f"variants not in {repo}: {unknown}", hint=f"available: {', '.join(available) or '(none)'}")
+            raise PerfError(f"no variant in {repo} matches {unknown}", hint=f"available: {', '.join(available) or '(none)'}")
         if not names:
             raise PerfError(f"{repo} holds no model folder with a config.pbtxt", hint="run `builders build` first")
         if any(c < 1 for c in opts.concurrency) or not opts.concurrency:

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The main job (make demo): build -> serve -> check -> sweep -> report, on the bundled CPU server.
+#   1. builders build: mlp -> TorchScript + ONNX, verified against eager PyTorch, 8 variants
+#      (KIND_CPU x1/x2, dynamic batching off / 500 µs, max_batch_size 64) in model_repository/
+#   2. clients check: each variant loaded on a real tritonserver, the saved reference batch sent
+#      over HTTP and gRPC, served outputs compared with PyTorch's
+#   3. perf/run_sweep.sh: perf_analyzer at concurrency 1, 2, 4, 8 per variant -> results/<run-id>/
+#      (raw CSVs, commands.txt, results.json, flat.csv, report.md + PNG plots); summary printed.
+# Overrides: DEMO_MODEL (mlp), DEMO_CONCURRENCY (1,2,4,8), DEMO_BUDGET_MS (p99 budget, 25),
+#            DEMO_INTERVAL_MS (1500), DEMO_MAX_TRIALS (5).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=.venv/bin/python
+MODEL=${DEMO_MODEL:-mlp}
+
+echo "== 1/3 build: $MODEL -> TorchScript + ONNX, verified, variants in model_repository/"
+"$PY" -m builders.cli build --model "$MODEL" --format torchscript --format onnx \
+  --instance-counts 1,2 --dynamic-batching off,500 --max-batch-sizes 64
+
+echo "== 2/3 check: served outputs vs PyTorch, HTTP and gRPC, every variant"
+"$PY" -m clients.cli check --repository model_repository --variants "${MODEL}_*"
+
+echo "== 3/3 sweep: perf_analyzer over concurrency ${DEMO_CONCURRENCY:-1,2,4,8}"
+perf/run_sweep.sh --repository model_repository --variants "${MODEL}_*" \
+  --concurrency "${DEMO_CONCURRENCY:-1,2,4,8}" --measurement-interval "${DEMO_INTERVAL_MS:-1500}" \
+  --max-trials "${DEMO_MAX_TRIALS:-5}" --unstable-retries 0 --latency-budget-ms "${DEMO_BUDGET_MS:-25}"
