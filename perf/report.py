@@ -174,21 +174,28 @@ def _peak(points: Sequence[Point]) -> Point | None:
 
 
 def summary_table(run: RunResult, latency_budget_ms: float | None = None) -> "Table":
-    """A rich table, one row per variant: status, peak throughput and its p99, knee, verdict.
+    """A rich table, one row per variant: peak throughput, its concurrency and p99, knee, notes.
+
+    Notes: ``best under budget``, ``best peak``, ``† unstable`` (the peak level), and
+    ``failed: <error>`` / ``pending`` for variants that did not finish.
 
     Args:
         run: A loaded sweep.
-        latency_budget_ms: p99 budget (ms) for the "best under budget" mark (default none).
+        latency_budget_ms: p99 budget (ms) for the "best under budget" mark (default: the
+            run's ``settings["latency_budget_ms"]`` if set, else none — as :func:`write_report`).
     """
     from rich.table import Table
 
+    if latency_budget_ms is None:
+        latency_budget_ms = run.settings.get("latency_budget_ms")
     rec = recommend(run, latency_budget_ms)
     points = run_points(run)
     title = f"Sweep {run.run_id}" + (f" — p99 budget {fmt(latency_budget_ms, 2)} ms" if latency_budget_ms else "")
-    table = Table(title=title)
-    for col, just in (("variant", "left"), ("status", "left"), ("peak infer/s", "right"), ("at concurrency", "right"),
-                      ("p99 at peak (ms)", "right"), ("knee (concurrency)", "right"), ("", "left")):
-        table.add_column(col, justify=just)
+    table = Table(title=title, caption="c: concurrency; p99 at the peak level; knee: saturation concurrency (report.md)")
+    table.add_column("variant", no_wrap=True)
+    for col in ("peak infer/s", "at c", "p99 ms", "knee c"):
+        table.add_column(col, justify="right", no_wrap=True)
+    table.add_column("note")
     for v in run.variants:
         p = _peak(points[v.name])
         marks = []
@@ -198,11 +205,12 @@ def summary_table(run: RunResult, latency_budget_ms: float | None = None) -> "Ta
             marks.append("best peak")
         if p is not None and not p.stable:
             marks.append(f"{UNSTABLE_MARK} unstable")
-        if v.error:
-            marks.append(v.error.splitlines()[0][:80])
+        if v.status != "ok":
+            marks.append(v.status + (f": {v.error.splitlines()[0][:80]}" if v.error else ""))
         k = rec.knees.get(v.name)
-        table.add_row(v.name, v.status, fmt(p.get(THROUGHPUT)) if p else "—", str(p.concurrency) if p else "—",
-                      fmt(p.get(P99), 2) if p else "—", "—" if k is None else str(k), "; ".join(marks))
+        table.add_row(v.name, fmt(p.get(THROUGHPUT)) if p else "—", str(p.concurrency) if p else "—",
+                      fmt(p.get(P99), 2) if p else "—", "—" if k is None else str(k), "; ".join(marks),
+                      style="dim" if v.status == "failed" else None)
     return table
 
 
