@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from builders.cli_common import int_list, run_cli, verbosity_option
+from clients.cli_options import server_options
 
 
 def concurrency_list(text: str) -> tuple[int, ...]:
@@ -48,24 +49,26 @@ def cli() -> None:
 @click.option("--perf-analyzer", "pa", type=click.Path(dir_okay=False, path_type=Path), default=None, help="perf_analyzer binary (default: $PERF_ANALYZER, the venv, PATH).")
 @click.option("--input-data", type=click.Path(path_type=Path), default=None, help="Your perf_analyzer --input-data (default: generated from the model's signature).")
 @click.option("--latency-budget-ms", type=float, default=None, help="p99 latency budget for the recommendation (ms).")
-@click.option("--runtime", type=click.Choice(["auto", "bundled", "local", "container"]), default="bundled", show_default=True, help="How to launch tritonserver.")
 @click.option("--no-report", is_flag=True, help="Do not write report.md at the end.")
+@server_options(repository_flag=False)
 @verbosity_option
 def sweep(repository: Path, variants: str, concurrency: str, batch_sizes: str, protocol: str, measurement_mode: str,
           interval_ms: int, request_count: int, stability: float, max_trials: int, unstable_retries: int, trials: int,
           results_dir: Path, run_id: str | None, resume: str | None, pa: Path | None, input_data: Path | None,
-          latency_budget_ms: float | None, runtime: str, no_report: bool) -> None:
-    """Run perf_analyzer over every variant and concurrency level; write results/<run-id>/."""
+          latency_budget_ms: float | None, server_opts: Any, no_report: bool) -> None:
+    """Run perf_analyzer over every variant and concurrency level; write results/<run-id>/.
+
+    The server is launched with explicit model control and one variant loaded at a time.
+    """
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from clients.server import ServerOptions
     from perf.analyzer import MeasureSettings
     from perf.sweep import Sweep, SweepOptions
 
     levels = concurrency_list(concurrency)
     opts = SweepOptions(
-        server=ServerOptions(repository, runtime=runtime),
+        server=server_opts,
         variants=tuple(v for v in variants.split(",") if v),
         concurrency=levels,
         batch_sizes=int_list(batch_sizes, "--batch-sizes"),

@@ -18,9 +18,9 @@ echo "== 1/3 build: $MODEL -> TorchScript + ONNX, verified, variants in model_re
   --instance-counts 1,2 --dynamic-batching off,500 --max-batch-sizes 64
 
 echo "== 2/3 check: served outputs vs PyTorch, HTTP and gRPC, every variant"
-"$PY" -m clients.cli check --repository model_repository --variants "${MODEL}_*"
+"$PY" -m clients.cli check --runtime bundled --repository model_repository --variant "${MODEL}_*"
 
 echo "== 3/3 sweep: perf_analyzer over concurrency ${DEMO_CONCURRENCY:-1,2,4,8}"
-perf/run_sweep.sh --repository model_repository --variants "${MODEL}_*" \
+perf/run_sweep.sh --runtime bundled --repository model_repository --variants "${MODEL}_*" \
   --concurrency "${DEMO_CONCURRENCY:-1,2,4,8}" --measurement-interval "${DEMO_INTERVAL_MS:-1500}" \
   --max-trials "${DEMO_MAX_TRIALS:-5}" --unstable-retries 0 --latency-budget-ms "${DEMO_BUDGET_MS:-25}"
