@@ -96,13 +96,16 @@ def export_onnx(
             model, args, str(path), dynamo=True, opset_version=opset, verbose=False,
             input_names=in_names, output_names=out_names, dynamic_shapes=shapes, external_data=external,
         )
+        _ensure_opset(path, opset, external)
 
     def legacy() -> None:
         axes = {t.name: _axis_names(t.shape) for t in (*spec.inputs, *spec.outputs)}
+        # a loaded TorchScript module is exported as it is (the exporter cannot trace through a wrapper around it)
+        plain = isinstance(module, torch.jit.ScriptModule) and precision == "fp32"
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             torch.onnx.export(
-                model, args, str(path), dynamo=False, opset_version=opset, verbose=False,
+                module if plain else model, args, str(path), dynamo=False, opset_version=opset, verbose=False,
                 input_names=in_names, output_names=out_names, dynamic_axes=axes,
             )
         if external:
@@ -201,6 +204,30 @@ def external_data_files(path: Path) -> list[dict[str, Any]]:
         {"file": f, "size_bytes": (path.parent / f).stat().st_size, "sha256": file_sha256(path.parent / f)}
         for f in files
     ]
+
+
+def _ensure_opset(path: Path, opset: int, external: bool) -> None:
+    """The dynamo exporter writes its own minimum opset (18) when asked for an older one:
+    convert the graph to the requested opset with onnx's version converter.
+
+    Raises:
+        ValueError: the converter cannot express the graph in ``opset``.
+    """
+    import onnx
+    from onnx import version_converter
+
+    model = onnx.load(str(path), load_external_data=False)
+    have = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), opset)
+    if have == opset:
+        return
+    log.info("dynamo exporter wrote opset %d; converting to opset %d", have, opset)
+    full = onnx.load(str(path))
+    converted = version_converter.convert_version(full, opset)
+    if external:
+        onnx.save_model(converted, str(path), save_as_external_data=True, all_tensors_to_one_file=True,
+                        location=EXTERNAL_DATA_FILE, size_threshold=1024)
+    else:
+        onnx.save(converted, str(path))
 
 
 def _move_weights_to_external_data(path: Path) -> None:
