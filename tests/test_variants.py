@@ -100,7 +100,7 @@ def test_warmup_axis():
 def test_variants_command_prints_the_grid_and_what_it_skipped():
     r = CliRunner().invoke(cli, ["variants", "--model", "tiny", "--format", "onnx", "--instance-kind", "cpu", "--instance-kind", "gpu",
                                  "--no-server-gpu", "--instance-counts", "1", "--max-batch-sizes", "0,8", "--warmup", "off,zero"],
-                           terminal_width=200)
+                           env={"COLUMNS": "250"})
     assert r.exit_code == 0, r.output
     assert "6 variants" in r.output and "tiny_onnx_cpu1_nodb_mbs0_warm-zero" in r.output
     assert "skipped instance kind gpu" in r.output and "skipped max_batch_size 0 with dynamic batching" in r.output
