@@ -269,7 +269,7 @@ def _weights_hash(module: Any) -> str:
         if isinstance(v, torch.Tensor):
             t = v.detach().cpu().contiguous()
             h.update(str(t.dtype).encode())
-            h.update(t.view(torch.uint8).numpy().tobytes() if t.numel() else b"")
+            h.update(t.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b"")
     return h.hexdigest()[:16]
 
 

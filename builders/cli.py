@@ -93,9 +93,16 @@ def cli() -> None:
 
 @cli.command()
 @click.option("--model", "model", default="mlp", show_default=True,
-              help="Built-in model (mlp, tiny...) or package.module:factory returning an nn.Module (needs --spec).")
+              help="Built-in model (mlp, cnn, encoder, tiny), package.module:factory returning an nn.Module, "
+                   "or a model file: .pt (TorchScript) or .pt2 (torch.export). User models need --spec or --input.")
 @click.option("--spec", "spec_path", type=click.Path(dir_okay=False, path_type=Path),
               help="JSON input spec: input names, per-sample shapes with named dynamic axes, dtypes, value ranges.")
+@click.option("--input", "inputs", multiple=True, metavar="NAME:DTYPE:SHAPE[:LOW..HIGH]",
+              help="One model input, in forward() order (repeat), e.g. input_ids:int64:seq:0..30521 or pixels:float32:3,224,224.")
+@click.option("--output", "outputs", multiple=True, metavar="NAME",
+              help="Output names in the order forward() returns them, tuple/dict outputs flattened (repeat).")
+@click.option("--dynamic-axis", "axes", multiple=True, metavar="AXIS=MIN,OPT,MAX",
+              help="Range of a named dynamic axis used in --input shapes, e.g. seq=1,64,128 (repeat).")
 @click.option("--format", "formats", multiple=True, type=click.Choice([*FORMATS, "all"]), default=("torchscript", "onnx"),
               show_default=True, help="Export format(s); repeat the flag or use 'all'.")
 @click.option("--precision", "precisions", multiple=True, type=click.Choice(["fp32", "fp16", "bf16"]), default=("fp32",),
@@ -108,10 +115,17 @@ def cli() -> None:
               help="Artifacts, manifest.json and reference.npz go to BUILD_DIR/<model>.")
 @click.option("--opset", type=int, default=18, show_default=True, help="ONNX opset version.")
 @click.option("--rtol", "rtols", multiple=True, metavar="OUTPUT=VALUE", help="Per-output relative tolerance override.")
+@click.option("--workspace-mib", type=int, default=4096, show_default=True, help="TensorRT builder workspace limit (MiB).")
+@click.option("--timing-cache", type=click.Path(dir_okay=False, path_type=Path),
+              help="TensorRT timing cache file, reused across builds (default BUILD_DIR/<model>/trt_timing.cache).")
+@click.option("--print-trtexec", is_flag=True,
+              help="Build the ONNX export, then print the trtexec command that builds the TensorRT plan inside the target Triton container.")
 @click.option("--force", is_flag=True, help="Re-export even when an identical build exists.")
 @verbosity_option
-def build(model: str, spec_path: Path | None, formats: tuple[str, ...], precisions: tuple[str, ...], grid: Any,
-          runtime: str, repository: Path, build_dir: Path, opset: int, rtols: tuple[str, ...], force: bool) -> None:
+def build(model: str, spec_path: Path | None, inputs: tuple[str, ...], outputs: tuple[str, ...], axes: tuple[str, ...],
+          formats: tuple[str, ...], precisions: tuple[str, ...], grid: Any, runtime: str, repository: Path, build_dir: Path,
+          opset: int, rtols: tuple[str, ...], workspace_mib: int, timing_cache: Path | None, print_trtexec: bool,
+          force: bool) -> None:
     """Export MODEL, verify every export against eager PyTorch, and write the variant grid."""
     from rich.console import Console
 
@@ -127,8 +141,22 @@ def build(model: str, spec_path: Path | None, formats: tuple[str, ...], precisio
             sep = ""
         if not sep:
             raise click.BadParameter(f"--rtol expects OUTPUT=VALUE such as OUTPUT__0=1e-3, got {item!r}")
-    console = Console(stderr=True)
-    opts = BuildOptions(model, spec_path, _formats(formats), precisions, grid, runtime, repository, build_dir, opset, rtol, force)
+    spec = None
+    if inputs:
+        from builders.spec import ModelSpec
+
+        if spec_path:
+            raise click.BadParameter("give the input spec either as --spec FILE or as --input flags, not both")
+        spec = ModelSpec.from_flags(list(inputs), list(outputs), list(axes))
+    elif outputs or axes:
+        raise click.BadParameter("--output and --dynamic-axis describe a spec given with --input flags")
+    fmts = _formats(formats)
+    if print_trtexec:
+        fmts = tuple(f for f in fmts if f != "trt") or ("onnx",)
+        fmts = fmts if "onnx" in fmts else (*fmts, "onnx")
+    console = Console(stderr=True, log_path=False)
+    opts = BuildOptions(model, spec_path, fmts, precisions, grid, runtime, repository, build_dir, opset, rtol, force,
+                        spec=spec, workspace_bytes=workspace_mib << 20, timing_cache=timing_cache)
     with console.status("building...") as status:
         def progress(msg: str) -> None:
             status.update(msg)
@@ -137,6 +165,17 @@ def build(model: str, spec_path: Path | None, formats: tuple[str, ...], precisio
         result = run_build(opts, progress)
     click.echo(f"manifest: {result.manifest_path}")
     click.echo(f"repository: {repository} ({len(result.variant_dirs)} variants)")
+    if print_trtexec:
+        from builders.export_tensorrt import TIMING_CACHE_FILE, trtexec_command
+        from builders.spec import ModelSpec
+
+        built = ModelSpec.from_json(result.manifest["spec"])
+        for rec in result.manifest["exports"]:
+            if rec.get("format") == "onnx":
+                onnx_path = result.manifest_path.parent / ("" if rec["precision"] == "fp32" else rec["precision"]) / rec["file"]
+                cache = timing_cache or result.manifest_path.parent / TIMING_CACHE_FILE
+                click.echo(trtexec_command(onnx_path, built, result.manifest["max_batch_size"], rec["precision"],
+                                           workspace_bytes=workspace_mib << 20, timing_cache=cache))
 
 
 @cli.command()

@@ -65,7 +65,9 @@ def wrap_served(inner: Any, precision: str, output_dtypes: Sequence[str] | None 
 
     dtype = getattr(torch, TORCH_DTYPES[precision]) if precision != "fp32" else None
     out_dtypes = [getattr(torch, d) for d in output_dtypes] if output_dtypes else None
-    return _Served(inner, dtype, out_dtypes, flatten).eval()
+    served = _Served(inner, dtype, out_dtypes, flatten)
+    served.training = False  # not .eval(): modules from torch.export refuse train()/eval(); inner is in eval mode already
+    return served
 
 
 def prepare_module(module: Any, precision: str, spec: Any) -> Any:

@@ -1,0 +1,151 @@
+"""Built-in models and how --model is resolved (built-ins, factories, model files)."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+
+import pytest
+import torch
+
+from builders.build import infer_outputs
+from builders.errors import ModelSpecError
+from builders.export_torchscript import export_torchscript
+from builders.models import BUILTINS, ENCODER_VOCAB, get_builtin, load_model
+from builders.spec import ModelSpec
+
+
+@pytest.mark.parametrize("name", sorted(BUILTINS))
+def test_every_builtin_matches_its_declared_signature(name):
+    b = get_builtin(name)
+    model = b.factory()
+    assert not model.training
+    inferred = infer_outputs(model, b.spec)
+    assert [(t.name, t.dtype, t.shape) for t in inferred.outputs] == [(t.name, t.dtype, t.shape) for t in b.spec.outputs]
+    # deterministic weights: two factories give the same model
+    x = b.spec.example_inputs(2)
+    args = [torch.from_numpy(x[t.name]) for t in b.spec.inputs]
+    with torch.no_grad():
+        a, c = model(*args), b.factory()(*args)
+    for p, q in zip(a if isinstance(a, tuple) else (a,), c if isinstance(c, tuple) else (c,)):
+        assert torch.equal(p, q)
+
+
+def test_cnn_is_a_resnet_style_224_classifier():
+    b = get_builtin("cnn")
+    assert b.spec.inputs[0].shape == (3, 224, 224) and b.spec.outputs[0].shape == (1000,)
+    model = b.factory()
+    assert any(type(m).__name__ == "BasicBlock" for m in model.modules())
+    assert sum(p.numel() for p in model.parameters()) < 1_000_000  # small enough for CPU tests
+
+
+def test_encoder_takes_token_ids_in_range_and_has_a_dynamic_seq():
+    b = get_builtin("encoder")
+    ids, mask = b.spec.inputs
+    assert (ids.dtype, ids.shape, ids.value_range) == ("int64", ("seq",), (0, ENCODER_VOCAB - 1))
+    assert mask.value_range == (0, 1)
+    x = b.spec.example_inputs(3, b.spec.axis_sizes("max"))
+    assert x["input_ids"].max() < ENCODER_VOCAB and x["input_ids"].shape == (3, b.spec.dynamic_axes["seq"][2])
+    # padding does not leak into the pooled embedding of the real tokens
+    model = b.factory()
+    ids_t = torch.tensor([[5, 6, 7, 0, 0]])
+    with torch.no_grad():
+        full = model(ids_t, torch.tensor([[1, 1, 1, 0, 0]]))[1]
+        trimmed = model(ids_t[:, :3], torch.ones(1, 3, dtype=torch.int64))[1]
+    assert torch.allclose(full, trimmed, atol=1e-5)
+
+
+def test_unknown_builtin_lists_the_choices():
+    with pytest.raises(ModelSpecError, match="unknown built-in") as e:
+        get_builtin("resnet9000")
+    assert "encoder" in e.value.hint and "factory" in e.value.hint
+
+
+USER_PACKAGE = '''
+import torch
+from torch import nn
+
+calls = []
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+def make():
+    calls.append(1)
+    torch.manual_seed(0)
+    return Net()
+
+
+def not_a_module():
+    return 42
+
+
+def broken():
+    raise RuntimeError("no weights file")
+'''
+
+
+@pytest.fixture()
+def user_package(tmp_path, monkeypatch):
+    pkg = tmp_path / "usermodels_pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "nets.py").write_text(textwrap.dedent(USER_PACKAGE))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield "usermodels_pkg.nets"
+    for m in [m for m in sys.modules if m.startswith("usermodels_pkg")]:
+        del sys.modules[m]
+
+
+SPEC = ModelSpec.from_flags(["x:float32:4"], ["y"])
+
+
+def test_user_factory_runs_only_when_named(user_package):
+    loaded = load_model(f"{user_package}:make", SPEC)
+    assert loaded.name == "make" and loaded.kind == "factory" and not loaded.module.training
+    assert sys.modules[user_package].calls == [1]
+    assert loaded.fingerprint == load_model(f"{user_package}:make", SPEC).fingerprint
+
+
+@pytest.mark.parametrize(
+    "target, words",
+    [
+        ("usermodels_pkg.nets:make", "needs an input spec"),
+        ("usermodels_pkg.nets:missing", "cannot import"),
+        ("usermodels_pkg.nope:make", "cannot import"),
+        ("usermodels_pkg.nets:not_a_module", "returned int"),
+        ("usermodels_pkg.nets:broken", "no weights file"),
+    ],
+)
+def test_user_factory_errors_are_clear(user_package, target, words):
+    with pytest.raises(ModelSpecError, match=words):
+        load_model(target, None if "needs" in words else SPEC)
+
+
+def test_torchscript_and_torch_export_files_are_models(tmp_path):
+    b = get_builtin("tiny")
+    model = b.factory()
+    torch.jit.script(model).save(str(tmp_path / "net.pt"))
+    ep = torch.export.export(model, (torch.randn(2, 16),), dynamic_shapes=({0: torch.export.Dim("batch", max=64)},))
+    torch.export.save(ep, str(tmp_path / "net.pt2"))
+    x = torch.randn(3, 16)
+    for path, kind in ((tmp_path / "net.pt", "torchscript"), (tmp_path / "net.pt2", "exported_program")):
+        loaded = load_model(str(path), b.spec)
+        assert loaded.kind == kind and loaded.name == "net"
+        with torch.no_grad():
+            assert torch.allclose(loaded.module(x), model(x), atol=1e-6)
+        spec = infer_outputs(loaded.module, loaded.spec)
+        result = export_torchscript(loaded.module, spec, tmp_path / kind)
+        assert result.path.is_file()
+    with pytest.raises(ModelSpecError, match="does not exist"):
+        load_model(str(tmp_path / "absent.pt"), b.spec)
+    (tmp_path / "junk.pt").write_bytes(b"not a model")
+    with pytest.raises(ModelSpecError, match="could not load"):
+        load_model(str(tmp_path / "junk.pt"), b.spec)
