@@ -273,6 +273,11 @@ def _weights_hash(module: Any) -> str:
     return h.hexdigest()[:16]
 
 
+def library_versions() -> dict[str, str | None]:
+    """Installed versions of Python and the libraries an export depends on (None = absent)."""
+    return _versions()
+
+
 def _versions() -> dict[str, str | None]:
     import importlib.metadata as md
 
