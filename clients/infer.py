@@ -253,8 +253,7 @@ class _Worker:
                 t = self.m.InferInput(name, list(arr.shape), np_to_triton_dtype(arr.dtype))
                 if self.shared_memory:
                     region, handle = self._region(f"in_{name}", arr.nbytes)
-                    import tritonclient.utils.shared_memory as shm
-
+                    shm = shared_memory_module()
                     shm.set_shared_memory_region(handle, [arr])
                     t.set_shared_memory(region, arr.nbytes)
                 else:
@@ -281,9 +280,9 @@ class _Worker:
         import os
         import uuid
 
-        import tritonclient.utils.shared_memory as shm
         from tritonclient.utils import InferenceServerException
 
+        shm = shared_memory_module()
         region = f"tmk_{os.getpid()}_{self.index}_{uuid.uuid4().hex[:8]}_{what}"
         key = "/" + region
         handle = shm.create_shared_memory_region(region, key, max(nbytes, 1))
@@ -308,8 +307,7 @@ class _Worker:
         out = {}
         for name in self.names:
             if name in self.out_regions:
-                import tritonclient.utils.shared_memory as shm
-
+                shm = shared_memory_module()
                 handle, dtype = self.out_regions[name]
                 o = result.get_output(name)
                 shape = o["shape"] if isinstance(o, dict) else list(o.shape)
@@ -319,20 +317,46 @@ class _Worker:
         return out
 
     def close(self) -> None:
-        import tritonclient.utils.shared_memory as shm
-
         for region in self.regions:
             with contextlib.suppress(Exception):
                 self.client.unregister_system_shared_memory(region)
-        for handle in self.shm_handles:
-            with contextlib.suppress(Exception):
-                shm.destroy_shared_memory_region(handle)
+        if self.shm_handles:
+            shm = shared_memory_module()
+            for handle in self.shm_handles:
+                with contextlib.suppress(Exception):
+                    shm.destroy_shared_memory_region(handle)
         self.regions, self.shm_handles = [], []
         with contextlib.suppress(Exception):
-            self.client.close()
+            self.client.close()  # an open HTTP connection would hold the server's shutdown
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def shared_memory_module() -> Any:
+    """``tritonclient.utils.shared_memory``, importable without ``pkg_resources``.
+
+    tritonclient 2.51 finds its ``libcshm.so`` with ``pkg_resources.resource_filename``;
+    setuptools 81+ no longer ships ``pkg_resources``. When it is missing, a minimal stand-in
+    offering only ``resource_filename`` (via importlib) is registered before the import.
+    """
+    import importlib.util
+    import sys
+    import types
+
+    if "pkg_resources" not in sys.modules and importlib.util.find_spec("pkg_resources") is None:
+        def resource_filename(package: str, resource: str) -> str:
+            spec = importlib.util.find_spec(package)
+            assert spec is not None and spec.submodule_search_locations
+            return str(Path(list(spec.submodule_search_locations)[0]) / resource)
+
+        shim = types.ModuleType("pkg_resources")
+        shim.resource_filename = resource_filename  # type: ignore[attr-defined]
+        sys.modules["pkg_resources"] = shim
+        log.debug("pkg_resources is not installed; using a resource_filename stand-in for tritonclient's shared memory")
+    import tritonclient.utils.shared_memory as shm
+
+    return shm
 
 
 def _hint(message: str) -> str | None:

@@ -385,7 +385,7 @@ class TritonServer:
             time.sleep(0.25)
         tail = self.log_tail()
         raise ServerError(
-            f"tritonserver was not ready within {self.opts.start_timeout_s:.0f} s; last lines of its log:\n{tail}",
+            f"tritonserver was not ready within {self.opts.start_timeout_s:g} s; last lines of its log:\n{tail}",
             hint="raise --start-timeout or check the log", log_path=str(self.log_path),
         )
 

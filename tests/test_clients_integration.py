@@ -1,0 +1,158 @@
+"""Clients against the real bundled tritonserver (session ``bundled_server`` fixture), both
+protocols: inference, concurrency, shared memory, big responses, clear errors, the CLI."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from builders.errors import ClientError
+from clients.cli import cli
+from clients.infer import GRPC_MAX_MESSAGE_BYTES, infer, make_client, model_signature, run_requests
+from clients.server import free_port
+
+pytestmark = pytest.mark.integration
+PROTOCOLS = ("http", "grpc")
+
+# A python-backend model sent with the load request (Triton's model-repository extension:
+# config and files override), so the repository on disk stays untouched.
+BIG_MODEL = "big_output"
+BIG_CONFIG = {
+    "name": BIG_MODEL, "backend": "python", "max_batch_size": 0,
+    "input": [{"name": "N", "data_type": "TYPE_INT32", "dims": [1]}],
+    "output": [{"name": "BIG", "data_type": "TYPE_FP32", "dims": [-1]}],
+}
+BIG_PY = b'''
+import os, site
+for p in os.environ.get("TRITON_TOOLKIT_SITE_PACKAGES", "").split(os.pathsep):
+    if p:
+        site.addsitedir(p)
+import numpy as np
+import triton_python_backend_utils as pb_utils
+
+class TritonPythonModel:
+    def execute(self, requests):
+        out = []
+        for r in requests:
+            n = int(pb_utils.get_input_tensor_by_name(r, "N").as_numpy().reshape(-1)[0])
+            out.append(pb_utils.InferenceResponse([pb_utils.Tensor("BIG", np.arange(n, dtype=np.float32))]))
+        return out
+'''
+
+
+@pytest.fixture(scope="module")
+def variant(bundled_server, tiny_build):
+    """One tiny variant (max_batch_size 8, INPUT__0 fp32 [16] -> OUTPUT__0 fp32 [8]), loaded."""
+    name = tiny_build.manifest["variants"][0]
+    bundled_server.load(name)
+    yield name
+    bundled_server.unload(name)
+
+
+def urls(srv) -> dict[str, str]:
+    return {"http": srv.http_url, "grpc": srv.grpc_url}
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_one_request_and_many_concurrent_with_shared_memory(bundled_server, variant, tiny_build_dir, protocol):
+    from builders.build import load_reference
+
+    url = urls(bundled_server)[protocol]
+    inputs, expected = load_reference(tiny_build_dir)
+    out = infer(url, protocol, variant, inputs)
+    np.testing.assert_allclose(out["OUTPUT__0"], expected["OUTPUT__0"], rtol=1e-4, atol=1e-5)
+    stats = run_requests(url, protocol, variant, inputs, requests=12, concurrency=4, shared_memory=True)
+    assert (stats.requests, stats.concurrency, len(stats.latencies_ms), stats.failures) == (12, 4, 12, [])
+    np.testing.assert_allclose(stats.outputs["OUTPUT__0"], expected["OUTPUT__0"], rtol=1e-4, atol=1e-5)
+    assert stats.throughput_infer_per_s > 0
+    # every region was unregistered
+    with contextlib.closing(make_client(url, protocol)) as c:
+        status = c.get_system_shared_memory_status(**({"as_json": True} if protocol == "grpc" else {}))
+    assert not (status.get("regions") if isinstance(status, dict) else status)
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_bad_requests_get_one_clear_error(bundled_server, variant, tiny_build, protocol):
+    url = urls(bundled_server)[protocol]
+    good = np.zeros((2, 16), np.float32)
+    with pytest.raises(ClientError, match=r"input 'INPUT__0' has shape \[2, 15\], expected \[batch, 16\]"):
+        infer(url, protocol, variant, {"INPUT__0": np.zeros((2, 15), np.float32)})
+    # float64 for an FP32 input: cast with a note by default, refused on request
+    assert infer(url, protocol, variant, {"INPUT__0": good.astype(np.float64)})["OUTPUT__0"].shape == (2, 8)
+    with pytest.raises(ClientError, match=r"input 'INPUT__0' is float64, the model takes float32 \(TYPE_FP32\)"):
+        infer(url, protocol, variant, {"INPUT__0": good.astype(np.float64)}, cast=False)
+    with pytest.raises(ClientError, match="model 'no_such_model' is unknown to the server"):
+        infer(url, protocol, "no_such_model", {"INPUT__0": good})
+    unloaded = tiny_build.manifest["variants"][-1]
+    assert unloaded != variant
+    with pytest.raises(ClientError, match=f"model '{unloaded}' is not ready on the server"):
+        infer(url, protocol, unloaded, {"INPUT__0": good})
+    down = f"localhost:{free_port()}"
+    with pytest.raises(ClientError, match=f"no Triton server answers at {down} \\({protocol}\\)"):
+        infer(down, protocol, variant, {"INPUT__0": good})
+
+
+def test_grpc_response_above_4_mib(bundled_server):
+    """8 MiB in one gRPC response, above gRPC's default 4 MiB receive limit: make_client's
+    channel limit lets it through.
+
+    (A client that really has a 4 MiB limit is not exercised here: Triton then keeps the
+    refused response, and with it the python-backend model, alive until it shuts down.)
+    """
+    import tritonclient.http as th
+
+    with contextlib.closing(th.InferenceServerClient(bundled_server.http_url)) as c:
+        c.load_model(BIG_MODEL, config=json.dumps(BIG_CONFIG), files={"file:1/model.py": BIG_PY})
+    try:
+        n = 2 * 1024 * 1024  # fp32 -> 8 MiB
+        out = infer(bundled_server.grpc_url, "grpc", BIG_MODEL, {"N": np.array([n], np.int32)})
+        assert out["BIG"].shape == (n,) and out["BIG"][-1] == n - 1
+        assert out["BIG"].nbytes > 4 * 1024 * 1024 < GRPC_MAX_MESSAGE_BYTES
+    finally:
+        bundled_server.unload(BIG_MODEL)
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_cli_infer_generated_and_from_file(bundled_server, variant, tiny_repo, tmp_path, protocol):
+    url = urls(bundled_server)[protocol]
+    runner = CliRunner()
+    res = runner.invoke(cli, ["infer", variant, "--url", url, "--protocol", protocol, "-b", "3", "-r", str(tiny_repo),
+                              "--requests", "6", "--concurrency", "2", "--save-outputs", str(tmp_path / "o.npz")])
+    assert res.exit_code == 0, res.output
+    assert "OUTPUT__0" in res.output and "[3, 8]" in res.output and "float32" in res.output
+    assert "inputs: INPUT__0 [3, 16] float32" in res.output and "requests: 6 (concurrency 2), failed: 0" in res.output
+    np.save(tmp_path / "x.npy", np.ones((2, 16), np.float32))
+    res = runner.invoke(cli, ["infer", variant, "--url", url, "--protocol", protocol, "--input", str(tmp_path / "x.npy"), "--shared-memory"])
+    assert res.exit_code == 0, res.output
+    assert "[2, 8]" in res.output
+    assert model_signature(url, protocol, variant).max_batch_size == 8
+
+
+def test_cli_check_against_a_running_server(bundled_server, variant, tiny_repo, tiny_build_dir, tmp_path):
+    args = ["check", "-r", str(tiny_repo), "--http-url", bundled_server.http_url, "--grpc-url", bundled_server.grpc_url]
+    # a variant that is not loaded is loaded for the check and unloaded afterwards
+    other = [v for v in json.loads((tiny_repo / "index.json").read_text())["variants"] if v["name"] != variant][0]["name"]
+    res = CliRunner().invoke(cli, [*args, "--variant", variant, "--variant", other])
+    assert res.exit_code == 0, res.output
+    assert len(re.findall(r"│ pass +│", res.output)) == 4 and "4 of 4 checks passed" in res.output
+    with contextlib.closing(make_client(bundled_server.http_url, "http")) as c:
+        assert not c.is_model_ready(other)
+    # a reference that disagrees with the served model fails, exit 1
+    bad_build = tmp_path / "build"
+    shutil.copytree(tiny_build_dir, bad_build)
+    z = dict(np.load(bad_build / "reference.npz"))
+    z["output:OUTPUT__0"] = z["output:OUTPUT__0"] + 1.0
+    np.savez(bad_build / "reference.npz", **z)
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "index.json").write_text(json.dumps({"variants": [{"name": variant, "build": str(bad_build)}]}))
+    res = CliRunner().invoke(cli, ["check", "-r", str(repo), "--http-url", bundled_server.http_url, "--protocol", "http"])
+    assert res.exit_code == 1, res.output
+    assert "FAIL" in res.output and "0 of 1 checks passed" in res.output

@@ -1,0 +1,135 @@
+"""scripts/launch_tritonserver.sh for real: the bundled runtime stopped by SIGTERM, the local
+runtime (the bundled binary behind a wrapper named by $TRITONSERVER) surviving no SIGKILL
+of its launcher, and start-up failures that carry the server's log."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import queue
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from builders.errors import ServerError
+from clients.bundled import write_local_wrapper
+from clients.infer import infer
+from clients.server import ServerOptions, TritonServer
+
+pytestmark = pytest.mark.integration
+ROOT = Path(__file__).resolve().parent.parent
+LAUNCH = ROOT / "scripts" / "launch_tritonserver.sh"
+
+
+def _launch(args: list[str], env: dict[str, str] | None = None) -> subprocess.Popen:
+    return subprocess.Popen([str(LAUNCH), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, **(env or {})}, cwd=ROOT)
+
+
+def _read_endpoints(proc: subprocess.Popen, timeout_s: float = 90) -> dict[str, str]:
+    """Lines of stdout up to the ``log:`` line, parsed into {"pid", "http", "grpc", "metrics", "log"}."""
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(ln) for ln in proc.stdout], daemon=True).start()
+    found: dict[str, str] = {}
+    deadline = time.monotonic() + timeout_s
+    while "log" not in found:
+        if time.monotonic() > deadline or proc.poll() is not None:
+            raise AssertionError(f"launcher printed no endpoints (rc {proc.poll()}): {found} {proc.stderr.read() if proc.poll() is not None else ''}")
+        try:
+            line = lines.get(timeout=0.5)
+        except queue.Empty:
+            continue
+        if m := re.match(r"tritonserver ready \(pid (\d+)\)", line):
+            found["pid"] = m.group(1)
+        elif m := re.match(r"\s+(http|grpc|metrics|log):\s+(\S+)", line):
+            found[m.group(1)] = m.group(2)
+    return found
+
+
+def _children(pid: int) -> list[int]:
+    kids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                kids.append(int(stat.parent.name))
+    return kids
+
+
+def _gone(pid: int, timeout_s: float = 15) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return True
+        if state == "Z":  # exited, waiting for a reaper
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_bundled_launch_prints_endpoints_and_stops_cleanly_on_sigterm(tiny_repo, tmp_path):
+    log = tmp_path / "server.log"
+    proc = _launch(["-r", str(tiny_repo), "--runtime", "bundled", "--log-file", str(log), "--log-verbose", "1"])
+    try:
+        ep = _read_endpoints(proc)
+        pid = int(ep["pid"])
+        assert re.fullmatch(r"localhost:\d+", ep["http"]) and re.fullmatch(r"localhost:\d+", ep["grpc"])
+        assert ep["metrics"].endswith("/metrics") and ep["log"] == str(log)
+        assert Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].endswith(b"tritonserver")
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 0, err
+        assert "runtime: bundled (asked for)" in err and "tritonserver stopped" in err
+        assert _gone(pid)
+        assert "Signal (2) received" in log.read_text()  # Triton's graceful shutdown, not a kill
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+def test_local_runtime_does_not_outlive_a_killed_launcher(tiny_repo, tiny_build, tmp_path):
+    wrapper = write_local_wrapper(tmp_path / "tritonserver")
+    variant = tiny_build.manifest["variants"][0]
+    proc = _launch(["-r", str(tiny_repo), "--runtime", "auto", "--load-model", variant], env={"TRITONSERVER": str(wrapper)})
+    try:
+        ep = _read_endpoints(proc)
+        pid = int(ep["pid"])
+        out = infer(ep["grpc"], "grpc", variant, {"INPUT__0": np.ones((2, 16), np.float32)})
+        assert out["OUTPUT__0"].shape == (2, 8)
+        stubs = _children(pid)  # the python-backend stub of the loaded model
+        assert stubs, "expected a python backend stub process"
+        proc.kill()  # SIGKILL: no clean-up code runs in the launcher
+        proc.wait(10)
+        err = proc.stderr.read()
+        assert f"runtime: local (a tritonserver binary was found at {wrapper})" in err
+        assert _gone(pid), f"tritonserver {pid} outlived its launcher"
+        assert all(_gone(s) for s in stubs)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+def test_start_failures_carry_the_log_and_leave_nothing_running(tmp_path):
+    empty = tmp_path / "repo"
+    empty.mkdir()
+    res = subprocess.run([str(LAUNCH), "-r", str(empty), "--runtime", "bundled", "--load-model", "missing"],
+                         capture_output=True, text=True, timeout=90, cwd=ROOT)
+    assert res.returncode == 1
+    assert "error (server): tritonserver exited with code 1 during start-up" in res.stderr
+    assert "failed to poll model 'missing'" in res.stderr and "Traceback" not in res.stderr
+    # a "server" that never answers: the readiness timeout stops it and quotes its log
+    hung = tmp_path / "hung-tritonserver"
+    hung.write_text("#!/bin/sh\necho 'pretending to start'\nexec sleep 60\n")
+    hung.chmod(0o755)
+    srv = TritonServer(ServerOptions(empty, runtime="local", binary=hung, start_timeout_s=1, log_file=tmp_path / "slow.log"))
+    with pytest.raises(ServerError, match=r"not ready within 1 s; last lines of its log:\npretending to start") as e:
+        srv.start()
+    assert e.value.log_path == str(tmp_path / "slow.log")
+    assert not srv.is_alive() and _gone(srv.pid)
