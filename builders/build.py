@@ -185,7 +185,20 @@ def verify_artifact(
 
     from builders.runners import flatten_outputs, load_runner
 
-    runner = load_runner(result.format, result.path, [t.name for t in spec.inputs], [t.name for t in spec.outputs], device=device)
+    if result.format == "onnx" and result.precision != "fp32" and device == "cpu" and _ort_cuda():
+        device = "cuda"  # reduced-precision kernels are complete on onnxruntime's CUDA provider, not on its CPU one
+    try:
+        runner = load_runner(result.format, result.path, [t.name for t in spec.inputs], [t.name for t in spec.outputs], device=device)
+    except ToolkitError:
+        raise
+    except Exception as e:
+        raise VerificationError(
+            f"{result.format} ({result.precision}) artifact {result.path} cannot be loaded for verification on {device}: "
+            f"{type(e).__name__}: {str(e).strip()[:300]}",
+            hint="onnxruntime's CPU provider lacks many bf16 (and some fp16) kernels: verify this precision on a GPU "
+            "host with onnxruntime-gpu, or export it as TorchScript / TensorRT" if result.precision != "fp32"
+            else "the exported file is not loadable: re-export with --force, or try another --opset",
+        ) from e
     base = DEFAULT_RTOL[result.precision]
     tol = {t.name: rtol.get(t.name, base) for t in spec.outputs}
     what = f"{result.format} ({result.precision}, {result.strategy})"
@@ -232,6 +245,16 @@ def verify_artifact(
                 hint=hint,
             )
     return records
+
+
+def _ort_cuda() -> bool:
+    try:
+        import onnxruntime as ort
+        import torch
+
+        return "CUDAExecutionProvider" in ort.get_available_providers() and torch.cuda.is_available()
+    except ImportError:
+        return False
 
 
 def _frozen_axes(runner: Any, spec: ModelSpec, batch: int, sizes: dict[str, int]) -> list[str]:
@@ -348,41 +371,40 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
     _save_reference(out / REFERENCE, module, spec, ref_inputs)
 
     exported: dict[tuple[str, str], ExportResult] = {}
-    for precision in opts.precisions:
+    for fmt, precision in _tasks(opts.formats, opts.precisions):
         pdir = out if precision == "fp32" else out / precision
-        for fmt in _ordered(opts.formats):
-            key = _export_key(fmt, precision, opts, spec, weights + loaded.fingerprint, versions, max_mbs)
-            reused = _reuse(old, key, pdir / FORMAT_FILES[fmt]) if not opts.force else None
-            if reused is not None:
-                say(f"{fmt} {precision}: unchanged, reusing {pdir / FORMAT_FILES[fmt]}")
-                result = ExportResult(fmt, pdir / FORMAT_FILES[fmt], precision, reused["strategy"],
-                                      [Attempt(**a) for a in reused["attempts"]], reused["export_s"], reused.get("extra", {}))
-                record = {**result.to_json(), "reused": True, "verify_s": reused.get("verify_s", 0.0),
-                          "verification": reused["verification"], "errors": reused.get("errors", {})}
-            else:
-                try:
-                    say(f"{fmt} {precision}: exporting")
-                    result = _export(fmt, module, spec, pdir, precision, opts, exported, out)
-                    say(f"{fmt} {precision}: exported via {result.strategy} in {result.export_s:.1f} s; verifying against eager PyTorch")
-                    t0 = time.perf_counter()
-                    if fmt == "trt":
-                        from builders.export_tensorrt import verify_plan
+        key = _export_key(fmt, precision, opts, spec, weights + loaded.fingerprint, versions, max_mbs)
+        reused = _reuse(old, key, pdir / FORMAT_FILES[fmt]) if not opts.force else None
+        if reused is not None:
+            say(f"{fmt} {precision}: unchanged, reusing {pdir / FORMAT_FILES[fmt]}")
+            result = ExportResult(fmt, pdir / FORMAT_FILES[fmt], precision, reused["strategy"],
+                                  [Attempt(**a) for a in reused["attempts"]], reused["export_s"], reused.get("extra", {}))
+            record = {**result.to_json(), "reused": True, "verify_s": reused.get("verify_s", 0.0),
+                      "verification": reused["verification"], "errors": reused.get("errors", {})}
+        else:
+            try:
+                say(f"{fmt} {precision}: exporting")
+                result = _export(fmt, module, spec, pdir, precision, opts, exported, out)
+                say(f"{fmt} {precision}: exported via {result.strategy} in {result.export_s:.1f} s; verifying against eager PyTorch")
+                t0 = time.perf_counter()
+                if fmt == "trt":
+                    from builders.export_tensorrt import verify_plan
 
-                        checks = verify_plan(result, module, spec, max_mbs, opts.rtol)
-                    else:
-                        checks = verify_artifact(result, module, spec, max_mbs, opts.rtol)
-                except ToolkitError as e:
-                    manifest["exports"].append({"format": fmt, "precision": precision, "failed": e.stage, "error": str(e)})
-                    mpath.write_text(json.dumps(manifest, indent=2) + "\n")
-                    raise
-                record = {**result.to_json(), "reused": False, "verify_s": round(time.perf_counter() - t0, 3),
-                          "verification": checks, "errors": _summary(checks)}
-            record["key"] = key
-            manifest["exports"].append(record)
-            exported[(fmt, precision)] = result
-            worst = max((o["max_rel_err"] for o in record["errors"].values()), default=0.0)
-            worst_abs = max((o["max_abs_err"] for o in record["errors"].values()), default=0.0)
-            say(f"{fmt} {precision}: ok (strategy {result.strategy}, max abs err {worst_abs:.2e}, max rel err {worst:.2e})")
+                    checks = verify_plan(result, module, spec, max_mbs, opts.rtol)
+                else:
+                    checks = verify_artifact(result, module, spec, max_mbs, opts.rtol)
+            except ToolkitError as e:
+                manifest["exports"].append({"format": fmt, "precision": precision, "failed": e.stage, "error": str(e)})
+                mpath.write_text(json.dumps(manifest, indent=2) + "\n")
+                raise
+            record = {**result.to_json(), "reused": False, "verify_s": round(time.perf_counter() - t0, 3),
+                      "verification": checks, "errors": _summary(checks)}
+        record["key"] = key
+        manifest["exports"].append(record)
+        exported[(fmt, precision)] = result
+        worst = max((o["max_rel_err"] for o in record["errors"].values()), default=0.0)
+        worst_abs = max((o["max_abs_err"] for o in record["errors"].values()), default=0.0)
+        say(f"{fmt} {precision}: ok (strategy {result.strategy}, max abs err {worst_abs:.2e}, max rel err {worst:.2e})")
 
     variant_dirs = []
     entries = []
@@ -431,11 +453,15 @@ def _link_or_copy(src: Path, dst: Path) -> None:
         shutil.copy2(src, dst)
 
 
-def _ordered(formats: tuple[str, ...]) -> list[str]:
-    """TensorRT is built from the ONNX export, so ONNX comes first."""
+def _tasks(formats: tuple[str, ...], precisions: tuple[str, ...]) -> list[tuple[str, str]]:
+    """(format, precision) exports in build order. TensorRT plans of every precision are
+    built from the fp32 ONNX export with the builder's precision flags (the usual TensorRT
+    practice; ONNX has no bf16 for some operators), so that export comes first."""
     order = {"torchscript": 0, "onnx": 1, "trt": 2}
-    fmts = set(formats) | ({"onnx"} if "trt" in formats else set())
-    return sorted(fmts, key=order.__getitem__)
+    tasks = [(f, p) for p in dict.fromkeys(precisions) for f in sorted(set(formats), key=order.__getitem__)]
+    if "trt" in formats and ("onnx", "fp32") not in tasks:
+        tasks.insert(next(i for i, t in enumerate(tasks) if t[0] == "trt"), ("onnx", "fp32"))
+    return tasks
 
 
 def _export(fmt: str, module: Any, spec: ModelSpec, pdir: Path, precision: str, opts: BuildOptions,
@@ -451,7 +477,7 @@ def _export(fmt: str, module: Any, spec: ModelSpec, pdir: Path, precision: str, 
         return export_onnx(module, spec, pdir, precision, opts.opset, mbs, opts.external_data_threshold_bytes)
     from builders.export_tensorrt import TIMING_CACHE_FILE, export_tensorrt
 
-    return export_tensorrt(done[("onnx", precision)].path, spec, pdir, precision, mbs,
+    return export_tensorrt(done[("onnx", "fp32")].path, spec, pdir, precision, mbs,
                            opts.workspace_bytes, opts.timing_cache or out / TIMING_CACHE_FILE)
 
 

@@ -151,11 +151,13 @@ def build(model: str, spec_path: Path | None, inputs: tuple[str, ...], outputs: 
     elif outputs or axes:
         raise click.BadParameter("--output and --dynamic-axis describe a spec given with --input flags")
     fmts = _formats(formats)
-    if print_trtexec:
+    build_precisions = precisions
+    if print_trtexec:  # build what the plans are built from (the fp32 ONNX), not the plans
         fmts = tuple(f for f in fmts if f != "trt") or ("onnx",)
         fmts = fmts if "onnx" in fmts else (*fmts, "onnx")
+        build_precisions = tuple(dict.fromkeys(("fp32", *precisions)))
     console = Console(stderr=True, log_path=False)
-    opts = BuildOptions(model, spec_path, fmts, precisions, grid, runtime, repository, build_dir, opset, rtol, force,
+    opts = BuildOptions(model, spec_path, fmts, build_precisions, grid, runtime, repository, build_dir, opset, rtol, force,
                         spec=spec, workspace_bytes=workspace_mib << 20, timing_cache=timing_cache)
     with console.status("building...") as status:
         def progress(msg: str) -> None:
@@ -170,12 +172,12 @@ def build(model: str, spec_path: Path | None, inputs: tuple[str, ...], outputs: 
         from builders.spec import ModelSpec
 
         built = ModelSpec.from_json(result.manifest["spec"])
-        for rec in result.manifest["exports"]:
-            if rec.get("format") == "onnx":
-                onnx_path = result.manifest_path.parent / ("" if rec["precision"] == "fp32" else rec["precision"]) / rec["file"]
-                cache = timing_cache or result.manifest_path.parent / TIMING_CACHE_FILE
-                click.echo(trtexec_command(onnx_path, built, result.manifest["max_batch_size"], rec["precision"],
-                                           workspace_bytes=workspace_mib << 20, timing_cache=cache))
+        onnx_path = result.manifest_path.parent / "model.onnx"  # plans of every precision are built from the fp32 ONNX
+        cache = timing_cache or result.manifest_path.parent / TIMING_CACHE_FILE
+        for precision in precisions:
+            click.echo(trtexec_command(onnx_path, built, result.manifest["max_batch_size"], precision,
+                                       onnx_path.parent / ("" if precision == "fp32" else precision) / "model.plan",
+                                       workspace_bytes=workspace_mib << 20, timing_cache=cache))
 
 
 @cli.command()

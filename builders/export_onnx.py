@@ -117,7 +117,8 @@ def export_onnx(
         try:
             with torch.no_grad(), _quiet():
                 fn()
-            onnx.checker.check_model(str(path))  # by path: works for models with external data
+            # by path: works for models with external data; full_check adds type/shape inference (e.g. bf16 Conv is invalid ONNX)
+            onnx.checker.check_model(str(path), full_check=True)
             dynamic_dims = _check_and_name_dynamic_axes(path, spec)
         except Exception as e:  # one strategy failing moves on to the next
             attempts.append(Attempt(strategy, False, summarize_error(e), time.perf_counter() - t0))

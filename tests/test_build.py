@@ -184,3 +184,10 @@ def test_trt_without_gpu_is_one_clear_error_with_the_trtexec_way_out(tmp_path):
     assert "tensorrt" in e.value.message or "GPU" in e.value.message
     assert "trtexec --onnx=" in e.value.hint
     assert (tmp_path / "builds" / "tiny" / "model.onnx").is_file()  # the ONNX it needs is built
+
+
+def test_plans_of_every_precision_are_built_from_the_fp32_onnx():
+    from builders.build import _tasks
+
+    assert _tasks(("trt",), ("fp16", "bf16")) == [("onnx", "fp32"), ("trt", "fp16"), ("trt", "bf16")]
+    assert _tasks(("onnx", "torchscript", "trt"), ("fp32",)) == [("torchscript", "fp32"), ("onnx", "fp32"), ("trt", "fp32")]

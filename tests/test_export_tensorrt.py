@@ -61,7 +61,7 @@ def test_plan_builds_verifies_and_reuses_its_timing_cache(tmp_path, model, preci
     b = get_builtin(model)
     module = b.factory()
     spec = infer_outputs(module, b.spec)
-    onnx_result = export_onnx(module, spec, tmp_path, precision, max_batch_size=8)
+    onnx_result = export_onnx(module, spec, tmp_path, "fp32", max_batch_size=8)  # plans come from the fp32 ONNX
     result = export_tensorrt(onnx_result.path, spec, tmp_path, precision, 8)
     assert result.path.stat().st_size > 0
     assert result.extra["tensorrt_version"] and result.extra["gpu_name"] and "." in result.extra["compute_capability"]
