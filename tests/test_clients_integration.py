@@ -156,3 +156,15 @@ def test_cli_check_against_a_running_server(bundled_server, variant, tiny_repo, 
     res = CliRunner().invoke(cli, ["check", "-r", str(repo), "--http-url", bundled_server.http_url, "--protocol", "http"])
     assert res.exit_code == 1, res.output
     assert "FAIL" in res.output and "0 of 1 checks passed" in res.output
+
+
+def test_cli_check_starts_its_own_server(tiny_repo, tiny_build, tmp_path):
+    names = tiny_build.manifest["variants"]
+    res = CliRunner().invoke(cli, ["check", "-r", str(tiny_repo), "--runtime", "bundled", "--log-file", str(tmp_path / "s.log"),
+                                   "--variant", names[0], "--variant", names[-1]])
+    assert res.exit_code == 0, res.output
+    assert len(re.findall(r"│ pass +│", res.output)) == 4 and "4 of 4 checks passed" in res.output
+    log = (tmp_path / "s.log").read_text()
+    assert "MODE_EXPLICIT" in log and f"successfully unloaded '{names[0]}'" in log  # loaded and unloaded in turn
+    res = CliRunner().invoke(cli, ["check", "-r", str(tiny_repo), "--runtime", "bundled", "--variant", "nope"])
+    assert res.exit_code != 0 and "variant(s) ['nope'] are not in" in str(res.exception)
