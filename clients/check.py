@@ -9,6 +9,7 @@ through the repository API and unloaded afterwards; one that cannot be loaded fa
 from __future__ import annotations
 
 import contextlib
+import fnmatch
 import logging
 from pathlib import Path
 from typing import Callable, Sequence
@@ -25,6 +26,8 @@ Progress = Callable[[str], None]
 def repository_variants(repository: Path, only: Sequence[str] = ()) -> list[tuple[str, Path | None, float]]:
     """``(variant, build folder or None, rtol)`` for each variant in ``<repository>/index.json``.
 
+    ``only`` holds names or shell patterns (``mlp_*``); empty = every variant.
+
     The tolerance is :data:`builders.verify.DEFAULT_RTOL` for the variant's precision
     (fp32 1e-4, fp16/bf16 1e-2).
 
@@ -38,10 +41,15 @@ def repository_variants(repository: Path, only: Sequence[str] = ()) -> list[tupl
     if not index:
         raise ClientError(f"{repository} has no {INDEX_FILE} listing its variants",
                           hint="build one with `builders build`, or pass the repository that build wrote")
-    missing = [v for v in only if v not in index]
+    names: list[str] = []
+    missing = []
+    for pattern in only:
+        hits = fnmatch.filter(sorted(index), pattern)
+        missing += [] if hits else [pattern]
+        names += [h for h in hits if h not in names]
     if missing:
-        raise ClientError(f"variant(s) {missing} are not in {repository}/{INDEX_FILE}", hint=f"known: {', '.join(sorted(index))}")
-    names = list(only) or sorted(index)
+        raise ClientError(f"no variant in {repository}/{INDEX_FILE} matches {missing}", hint=f"known: {', '.join(sorted(index))}")
+    names = names or sorted(index)
     return [(n, Path(index[n]["build"]) if index[n].get("build") else None,
              DEFAULT_RTOL.get(index[n].get("precision", "fp32"), 1e-4)) for n in names]
 

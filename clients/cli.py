@@ -87,7 +87,7 @@ def infer(model: str, url: str | None, protocol: str, input_path: Path | None, b
 @click.option("--http-url", default=None, help="Check on a running server at this HTTP host:port instead of starting one.")
 @click.option("--grpc-url", default=None, help="Check on a running server at this gRPC host:port instead of starting one.")
 @click.option("--protocol", type=click.Choice(["http", "grpc", "both"]), default="both", show_default=True)
-@click.option("--variant", "variants", multiple=True, metavar="NAME", help="Variant to check (repeatable; default all in index.json).")
+@click.option("--variant", "variants", multiple=True, metavar="NAME", help="Variant name or pattern such as 'mlp_*' (repeatable; default all in index.json).")
 @verbosity_option
 def check(server_opts: Any, http_url: str | None, grpc_url: str | None, protocol: str, variants: tuple[str, ...]) -> None:
     """Send each variant's saved reference inputs and compare served outputs with PyTorch's.

@@ -133,7 +133,7 @@ def report(run_dir: Path, latency_budget_ms: float | None) -> None:
 @cli.command()
 @click.argument("run_a", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.argument("run_b", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Where to write the comparison (default: RUN_B/compare.md).")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Where to write the comparison (default: RUN_B/compare_<RUN_A id>.md).")
 @verbosity_option
 def compare(run_a: Path, run_b: Path, out: Path | None) -> None:
     """Compare two runs (before/after, or two machines) level by level."""
