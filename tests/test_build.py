@@ -191,3 +191,16 @@ def test_plans_of_every_precision_are_built_from_the_fp32_onnx():
 
     assert _tasks(("trt",), ("fp16", "bf16")) == [("onnx", "fp32"), ("trt", "fp16"), ("trt", "bf16")]
     assert _tasks(("onnx", "torchscript", "trt"), ("fp32",)) == [("torchscript", "fp32"), ("onnx", "fp32"), ("trt", "fp32")]
+
+
+def test_cli_user_error_is_one_message_and_exit_code_1(tmp_path):
+    import subprocess
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "builders.cli", "build", "--model", "nosuchpkg_xyz:make", "--input", "x:float32:4",
+         "--build-dir", str(tmp_path / "b"), "--repository", str(tmp_path / "r")],
+        capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parents[1],
+    )
+    assert proc.returncode == 1
+    assert "error (model): cannot import 'make' from 'nosuchpkg_xyz'" in proc.stderr
+    assert "Traceback" not in proc.stderr
