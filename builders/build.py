@@ -98,7 +98,19 @@ def infer_outputs(module: Any, spec: ModelSpec) -> ModelSpec:
     The model runs at two sizes (batch 2 at ``opt`` axes, batch 3 at ``max`` axes); a
     per-sample dim that changes between them is named after the input axis of that size.
     Outputs without names in the spec are named ``OUTPUT__<i>`` (Triton PyTorch backend
-    convention).
+    convention). Declared output dtypes and shapes are replaced by the eager model's.
+
+    Args:
+        module: The eager model.
+        spec: Its input spec; outputs may be empty or bare names.
+
+    Returns:
+        ``spec`` with one :class:`TensorSpec` per flattened output (tuple/dict in order).
+
+    Raises:
+        ModelSpecError: the model does not run on inputs made from the spec, the number of
+            declared output names differs from the model's, an output has no batch axis
+            first, or an output dtype has no Triton type (e.g. bfloat16).
     """
     import torch
 

@@ -149,3 +149,26 @@ def test_torchscript_and_torch_export_files_are_models(tmp_path):
     (tmp_path / "junk.pt").write_bytes(b"not a model")
     with pytest.raises(ModelSpecError, match="could not load"):
         load_model(str(tmp_path / "junk.pt"), b.spec)
+
+
+class _Fn(torch.nn.Module):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, x):
+        return self.fn(x)
+
+
+@pytest.mark.parametrize(
+    "fn, outputs, words",
+    [
+        (lambda x: (x, x), ["only_one"], "names 1 outputs"),
+        (lambda x: x.to(torch.bfloat16), [], "bfloat16"),
+        (lambda x: x.sum(), [], "batch axis first"),
+        (lambda x: x @ torch.ones(5, 2), [], "does not run on inputs made from the spec"),
+    ],
+)
+def test_inconsistent_models_and_specs_are_refused_before_export(fn, outputs, words):
+    with pytest.raises(ModelSpecError, match=words):
+        infer_outputs(_Fn(fn), ModelSpec.from_flags(["x:float32:4"], outputs))
