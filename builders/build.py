@@ -364,6 +364,11 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
     versions = _versions()
     weights = _weights_hash(module)
     max_mbs = max(opts.grid.max_batch_sizes)
+    # the grid is planned before any export, so a GPU-only grid on a GPU-less host fails at once
+    served_formats = tuple(f for f in dict.fromkeys(opts.formats) if not (f == "trt" and opts.runtime == "bundled"))
+    plan = opts.grid.plan(name, served_formats, opts.precisions, runtime=opts.runtime)
+    for skip in plan.skipped:
+        say(f"skipped {skip.what}: {skip.reason}")
     manifest: dict[str, Any] = {
         "model": name,
         "source": opts.model,
@@ -426,14 +431,16 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
             continue
         result = exported[(fmt, precision)]
         vspec = _served_spec(result, spec, opts.runtime)
-        for v in opts.grid.variants(name, (fmt,), (precision,)):
+        for v in (v for v in plan.variants if (v.format, v.precision) == (fmt, precision)):
             vdir = write_variant(opts.repository, v, result.path, vspec, opts.runtime)
             for data in result.extra.get("external_data", []):  # ONNX weights stored beside the graph
                 _link_or_copy(result.path.parent / data["file"], vdir / "1" / data["file"])
             variant_dirs.append(vdir)
             entries.append({**v.to_json(), "runtime": opts.runtime, "build": str(out.resolve())})
-    update_index(opts.repository, entries)
+    skipped = [dataclasses.asdict(sk) for sk in plan.skipped]
+    update_index(opts.repository, entries, skipped=skipped)
     manifest["variants"] = [e["name"] for e in entries]
+    manifest["skipped_variants"] = skipped
     manifest["repository"] = str(opts.repository.resolve())
     mpath.write_text(json.dumps(manifest, indent=2) + "\n")
     say(f"wrote {len(variant_dirs)} variants to {opts.repository}")
