@@ -1,0 +1,596 @@
+"""The GPU check: build -> serve on CUDA -> check -> concurrency sweep -> compact table, in one call.
+
+Run by ``scripts/gpu_check.sh`` on a GPU host, inside the private environment that script
+makes from the offline bundle (``scripts/prepare_gpu_bundle.sh``). Sub-commands:
+
+- ``run``: the whole pipeline within a time budget (default 480 s, counted from
+  ``--started-at``, so the shell's install time is included). Results land in
+  ``results/gpu-check-<time>/``: ``summary.txt`` (the compact table), ``check.json``,
+  ``plan.json``, ``environment.json``, build logs, and the sweep's run folder
+  ``sweep/`` (``results.json``, ``flat.csv``, raw perf_analyzer CSVs, ``commands.txt``,
+  server log). Model artifacts stay in ``builds/gpu-check/`` and are not part of it.
+- ``table RUN_DIR``: print the compact table of a finished (or cut) sweep again.
+- ``slim-wheel``: rewrite a wheel without some files and with LZMA compression (used by
+  ``scripts/prepare_gpu_bundle.sh`` to fit the bundle into 64 MiB).
+
+Only the standard library is imported at module level, so ``slim-wheel`` runs anywhere and
+the tests can import this file without torch or tritonclient.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import fnmatch
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run as a script: make builders/clients/perf importable
+    sys.path.insert(0, str(ROOT))
+
+DEFAULT_CONCURRENCY = (1, 2, 4, 8, 16, 32, 64)
+DEFAULT_BUDGET_S = 480.0
+DEFAULT_P99_BUDGET_MS = 10.0
+#: Seconds kept free at the end of the budget for the table and the report.
+RESERVE_S = 15.0
+
+
+# --------------------------------------------------------------------------------------
+# sweep planning: which variants fit the time budget, with which measurement window
+# --------------------------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class Costs:
+    """Time model of one sweep (seconds); defaults are guesses for a python-backend model
+    on a data-centre GPU host (every instance is a process that imports torch and makes a
+    CUDA context), kept conservative.
+
+    Attributes:
+        load_s: Loading one variant, fixed part.
+        load_per_instance_s: Loading one variant, per model instance.
+        variant_extra_s: perf_analyzer warm-up run and unload of one variant.
+        level_overhead_s: Starting perf_analyzer and reading the server's statistics, per level.
+        windows_per_level: Measurement windows one level is expected to take (3 is the
+            least perf_analyzer needs to call a level stable).
+    """
+
+    load_s: float = 3.0
+    load_per_instance_s: float = 1.0
+    variant_extra_s: float = 2.0
+    level_overhead_s: float = 0.6
+    windows_per_level: float = 4.0
+
+    def variant_s(self, instances: int) -> float:
+        return self.load_s + self.load_per_instance_s * instances + self.variant_extra_s
+
+    def estimate_s(self, instances: Sequence[int], levels: int, interval_ms: float) -> float:
+        """Expected seconds to sweep variants with these instance counts over ``levels`` levels."""
+        per_level = self.level_overhead_s + self.windows_per_level * interval_ms / 1000
+        return sum(self.variant_s(n) for n in instances) + len(instances) * levels * per_level
+
+
+@dataclasses.dataclass
+class SweepPlan:
+    """What :func:`plan_sweep` chose.
+
+    Attributes:
+        variants: Variant names to sweep, in order.
+        dropped: Variant names left out to fit the budget (built and checked, not swept).
+        interval_ms: perf_analyzer measurement window (ms).
+        estimate_s: Expected sweep time (s) under :class:`Costs`.
+        budget_s: The time the plan had (s).
+    """
+
+    variants: list[str]
+    dropped: list[str]
+    interval_ms: int
+    estimate_s: float
+    budget_s: float
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def plan_sweep(groups: Sequence[Sequence[tuple[str, int]]], levels: int, budget_s: float, *,
+               floor_ms: int = 250, ceiling_ms: int = 1000, interval_ms: int | None = None,
+               keep_all: bool = False, costs: Costs = Costs()) -> SweepPlan:
+    """Choose the variants and window length so that the sweep fits ``budget_s``.
+
+    Groups (e.g. one (model, format, precision) with its 1/2/4-instance x batching off/on
+    variants) are taken whole, in the order given, while the sweep fits with a window of
+    at least ``floor_ms``; the window is then made as long as the budget allows, up to
+    ``ceiling_ms``. The first group is always kept.
+
+    Args:
+        groups: Each group: ``(variant name, instance count)`` pairs.
+        levels: Concurrency levels per variant.
+        budget_s: Seconds available for the whole sweep.
+        floor_ms, ceiling_ms: Window length bounds (ms).
+        interval_ms: A fixed window (ms) instead of the computed one.
+        keep_all: Keep every group even when the estimate exceeds the budget.
+        costs: The time model.
+    """
+    lo = interval_ms or floor_ms
+    chosen: list[tuple[str, int]] = []
+    dropped: list[str] = []
+    for i, group in enumerate(groups):
+        trial = chosen + list(group)
+        fits = costs.estimate_s([n for _, n in trial], levels, lo) <= budget_s
+        if i == 0 or keep_all or (fits and not dropped):
+            chosen = trial
+        else:
+            dropped += [name for name, _ in group]
+    counts = [n for _, n in chosen]
+    if interval_ms is None:
+        fixed = costs.estimate_s(counts, levels, 0.0)
+        per_ms = len(counts) * levels * costs.windows_per_level / 1000
+        free = (budget_s - fixed) / per_ms if per_ms else ceiling_ms
+        interval_ms = int(max(floor_ms, min(ceiling_ms, free)) // 50 * 50) or floor_ms
+    return SweepPlan([name for name, _ in chosen], dropped, interval_ms,
+                     round(costs.estimate_s(counts, levels, interval_ms), 1), round(budget_s, 1))
+
+
+# --------------------------------------------------------------------------------------
+# the compact table
+# --------------------------------------------------------------------------------------
+def _fmt(value: float | None, spec: str) -> str:
+    return "-" if value is None else format(value, spec)
+
+
+def _model_of(variant: Any) -> str:
+    params = variant.params or {}
+    return params.get("model") or variant.name.split("_", 1)[0]
+
+
+def best_under_budget(run: Any, budget_ms: float) -> dict[str, tuple[str, Any] | None]:
+    """Per model: the (variant, level) with the highest throughput whose p99 is within
+    ``budget_ms``; ``None`` for a model with no such level. Unstable levels count
+    (they are flagged in the table); failed levels do not.
+
+    Args:
+        run: A :class:`perf.results.RunResult`.
+        budget_ms: p99 latency budget (ms).
+    """
+    best: dict[str, tuple[str, Any] | None] = {}
+    for v in run.variants:
+        model = _model_of(v)
+        best.setdefault(model, None)
+        for lv in v.levels:
+            if not lv.ok or lv.latency_p99_ms is None or lv.latency_p99_ms > budget_ms:
+                continue
+            cur = best[model]
+            if cur is None or lv.throughput_infer_per_s > cur[1].throughput_infer_per_s:
+                best[model] = (v.name, lv)
+    return best
+
+
+def compact_table(run: Any, budget_ms: float | None = None) -> str:
+    """The sweep as plain text: one line per (variant, concurrency level).
+
+    Columns: variant, concurrency, throughput (infer/s), client p99 (ms), GPU utilisation
+    (%) from the server's metrics (``nv_gpu_utilization``, via perf_analyzer or the
+    metrics sampler) and from local NVML sampling, GPU memory used (MiB, peak of
+    ``nv_gpu_memory_used_bytes``), and a note (``unstable``, ``over budget``, errors).
+    Missing numbers (no GPU metric on this host) print as ``-``. Below the table: the best
+    variant per model under ``budget_ms``, and failed variants with their error.
+
+    Args:
+        run: A :class:`perf.results.RunResult`.
+        budget_ms: p99 budget (ms); default the run's ``latency_budget_ms`` setting.
+    """
+    if budget_ms is None:
+        budget_ms = run.settings.get("latency_budget_ms")
+    width = max([len("variant")] + [len(v.name) for v in run.variants])
+    head = f"{'variant':<{width}} {'conc':>4} {'infer/s':>9} {'p99 ms':>8} {'GPU% srv':>8} {'GPU% nvml':>9} {'GPU MiB':>8}  note"
+    lines = [head, "-" * len(head)]
+    for v in run.variants:
+        levels = sorted(v.levels, key=lambda lv: lv.key)
+        if not levels:
+            lines.append(f"{v.name:<{width}} {'':>4} {'-':>9} {'-':>8} {'-':>8} {'-':>9} {'-':>8}  "
+                         f"{v.status}{': ' + v.error if v.error else ''}")
+            continue
+        for i, lv in enumerate(levels):
+            name = v.name if i == 0 else ""
+            mib = None if lv.gpu_memory_used_bytes is None else lv.gpu_memory_used_bytes / 2**20
+            note = []
+            if lv.error:
+                note.append(f"error: {lv.error[:60]}")
+            elif not lv.stable:
+                note.append("unstable")
+            if lv.ok and budget_ms is not None and lv.latency_p99_ms is not None and lv.latency_p99_ms > budget_ms:
+                note.append("over budget")
+            if lv.batch_size != 1:
+                note.append(f"b={lv.batch_size}")
+            lines.append(f"{name:<{width}} {lv.concurrency:>4} {_fmt(lv.throughput_infer_per_s, '.0f'):>9} "
+                         f"{_fmt(lv.latency_p99_ms, '.2f'):>8} {_fmt(lv.gpu_utilization_pct, '.0f'):>8} "
+                         f"{_fmt(lv.nvml_gpu_utilization_pct, '.0f'):>9} {_fmt(mib, '.0f'):>8}  {', '.join(note)}".rstrip())
+    if budget_ms is not None:
+        lines.append("")
+        for model, hit in best_under_budget(run, budget_ms).items():
+            if hit is None:
+                lines.append(f"best {model} under p99 {budget_ms:g} ms: none (no level met the budget)")
+            else:
+                name, lv = hit
+                lines.append(f"best {model} under p99 {budget_ms:g} ms: {name} at concurrency {lv.concurrency}: "
+                             f"{lv.throughput_infer_per_s:.0f} infer/s, p99 {lv.latency_p99_ms:.2f} ms")
+    failed = [v for v in run.variants if v.status == "failed"]
+    for v in failed:
+        lines.append(f"failed: {v.name}: {v.error or 'no level produced a measurement'}")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------------------
+# wheel slimming (prepare_gpu_bundle.sh)
+# --------------------------------------------------------------------------------------
+def slim_wheel(src: Path, out_dir: Path, drop: Sequence[str] = (), build_tag: str | None = None,
+               lzma: bool = True) -> Path:
+    """Write a copy of wheel ``src`` into ``out_dir`` without the members matching the
+    ``drop`` shell patterns, its ``RECORD`` rewritten to match, compressed with LZMA
+    (pip reads any compression Python's zipfile reads). Hashes in ``RECORD`` are of the
+    uncompressed files, so kept files keep their entries.
+
+    Args:
+        src: The wheel.
+        out_dir: Where the new wheel goes.
+        drop: Shell patterns of member names to leave out.
+        build_tag: A wheel build tag (``"1slim"``; must start with a digit) marking the copy.
+        lzma: LZMA (smaller) instead of deflate.
+
+    Returns:
+        The new wheel's path.
+    """
+    parts = src.name[:-len(".whl")].split("-")
+    if build_tag:
+        if len(parts) == 6:
+            parts[2] = build_tag
+        else:
+            parts.insert(2, build_tag)
+    out = out_dir / ("-".join(parts) + ".whl")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    dropped = lambda n: any(fnmatch.fnmatch(n, p) for p in drop)  # noqa: E731
+    method = zipfile.ZIP_LZMA if lzma else zipfile.ZIP_DEFLATED
+    tmp = out.with_suffix(".tmp")
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(tmp, "w", method) as zout:
+        for info in zin.infolist():
+            if dropped(info.filename):
+                continue
+            data = zin.read(info.filename)
+            if info.filename.endswith(".dist-info/RECORD"):
+                data = "".join(ln for ln in data.decode().splitlines(True) if not dropped(ln.split(",", 1)[0])).encode()
+            new = zipfile.ZipInfo(info.filename, info.date_time)
+            new.external_attr = info.external_attr
+            new.compress_type = method
+            zout.writestr(new, data)
+    os.replace(tmp, out)
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# the pipeline
+# --------------------------------------------------------------------------------------
+def _say(msg: str) -> None:
+    print(f"[gpu_check {time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+def _csv(text: str) -> list[str]:
+    return [p.strip() for p in text.split(",") if p.strip()]
+
+
+def environment_info(kind: str) -> dict[str, Any]:
+    """GPUs, torch/CUDA, onnxruntime providers, tensorrt: what decides what can be served."""
+    import importlib.util
+
+    from builders.gpu import gpu_names
+
+    info: dict[str, Any] = {"gpus": list(gpu_names()), "kind": kind, "python": sys.version.split()[0],
+                            "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES")}
+    try:
+        import torch
+
+        info["torch"] = torch.__version__
+        info["torch_cuda"] = torch.version.cuda
+        info["cuda_available"] = bool(torch.cuda.is_available())
+        info["cuda_device"] = torch.cuda.get_device_name(0) if info["cuda_available"] else None
+    except Exception as e:  # noqa: BLE001 - reported, decided on below
+        info["torch_error"] = f"{type(e).__name__}: {e}"
+    try:
+        import onnxruntime as ort
+
+        info["onnxruntime"] = ort.__version__
+        info["ort_providers"] = list(ort.get_available_providers())
+    except Exception as e:  # noqa: BLE001
+        info["onnxruntime_error"] = f"{type(e).__name__}: {e}"
+    info["tensorrt"] = importlib.util.find_spec("tensorrt") is not None
+    return info
+
+
+def _run_logged(cmd: list[str], log: Path, timeout_s: float | None = None) -> int:
+    """Run ``cmd`` with output to ``log`` (and the terminal); returns the exit code.
+    On timeout it is interrupted (SIGINT, so a sweep saves what it measured), then killed."""
+    with open(log, "w") as f:
+        f.write("$ " + " ".join(cmd) + "\n")
+        f.flush()
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
+                                start_new_session=True)
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        assert proc.stdout is not None
+        os.set_blocking(proc.stdout.fileno(), False)
+        interrupted = False
+        while True:
+            line = proc.stdout.readline()
+            if line:
+                f.write(line)
+                sys.stdout.write("    " + line)
+                sys.stdout.flush()
+                continue
+            if proc.poll() is not None:
+                rest = proc.stdout.read() or ""
+                f.write(rest)
+                sys.stdout.write("".join("    " + ln + "\n" for ln in rest.splitlines()))
+                return proc.returncode
+            if deadline is not None and time.monotonic() > deadline and not interrupted:
+                _say(f"time budget reached: interrupting {cmd[2] if len(cmd) > 2 else cmd[0]} (measurements so far are kept)")
+                os.killpg(proc.pid, signal.SIGINT)
+                interrupted = True
+                deadline = time.monotonic() + 30
+            elif interrupted and deadline is not None and time.monotonic() > deadline:
+                os.killpg(proc.pid, signal.SIGKILL)
+            time.sleep(0.05)
+
+
+def check_served(repository: Path, groups: dict[str, list[str]], runtime: str, out_dir: Path,
+                 load_threads: int = 8) -> list[Any]:
+    """Check served outputs against PyTorch for every variant, one server per group with the
+    group's variants loaded in parallel at start (``--model-load-thread-count``): much
+    faster than loading them one by one, which a sweep does anyway.
+
+    Returns:
+        :class:`clients.infer.CheckResult` per variant and protocol (HTTP and gRPC).
+    """
+    from builders.errors import ServerError
+    from clients.check import check_running
+    from clients.infer import CheckResult
+    from clients.server import ServerOptions, TritonServer
+
+    results: list[Any] = []
+    for key, names in groups.items():
+        t0 = time.monotonic()
+        opts = ServerOptions(repository, runtime=runtime, model_control="explicit", load_models=tuple(names),
+                             log_file=out_dir / f"check-{key}.log", start_timeout_s=300,
+                             extra_args=(f"--model-load-thread-count={load_threads}", "--exit-on-error=false"))
+        try:
+            with TritonServer(opts) as srv:
+                _say(f"check {key}: {len(names)} variants loaded in {time.monotonic() - t0:.1f} s")
+                results += check_running(repository, {"http": srv.http_url, "grpc": srv.grpc_url}, names)
+        except ServerError as e:
+            results += [CheckResult(n, p, False, [], f"server failed: {str(e).splitlines()[0]}") for n in names for p in ("http", "grpc")]
+        _say(f"check {key}: done in {time.monotonic() - t0:.1f} s")
+    return results
+
+
+def run(args: argparse.Namespace) -> int:
+    started = args.started_at or time.time()
+    deadline = started + args.budget_s
+    run_dir = Path(args.results_dir) / time.strftime("gpu-check-%Y%m%d-%H%M%S")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    kind = args.kind
+    if kind == "cpu":
+        _say("CPU DRY RUN: KIND_CPU variants on the CPU; these numbers are not GPU results")
+    env = environment_info(kind)
+    (run_dir / "environment.json").write_text(json.dumps(env, indent=2) + "\n")
+    if kind == "gpu" and not env.get("cuda_available"):
+        why = env.get("torch_error") or f"torch {env.get('torch')} (CUDA {env.get('torch_cuda')}) sees no CUDA device"
+        print(f"gpu_check: no usable GPU for PyTorch: {why}.\n  -> install a CUDA build of torch on this host "
+              "(nvidia-smi must list a GPU and torch.cuda.is_available() must be True)", file=sys.stderr)
+        return 3
+    _say(f"GPU: {env.get('cuda_device') or ', '.join(env['gpus']) or 'none'}; torch {env.get('torch')} "
+         f"(CUDA {env.get('torch_cuda')}); onnxruntime {env.get('onnxruntime')} {env.get('ort_providers')}; "
+         f"tensorrt {'yes' if env['tensorrt'] else 'no'}")
+
+    runtime = args.runtime
+    build_runtime = "native" if runtime in ("container", "local") else "bundled"
+    formats = _csv(args.formats)
+    if env["tensorrt"] and kind == "gpu" and "trt" not in formats and not args.no_trt:
+        formats.append("trt")
+    notes: list[str] = []
+    build_root = ROOT / "builds" / "gpu-check"
+    repo = build_root / "model_repository"
+    if repo.exists():
+        import shutil
+
+        shutil.rmtree(repo)
+    # 1. build
+    for model in _csv(args.models):
+        cmd = [sys.executable, "-m", "builders.cli", "build", "--model", model,
+               *[x for f in formats for x in ("--format", f)], *[x for p in _csv(args.precisions) for x in ("--precision", p)],
+               "--instance-kind", kind, "--instance-counts", args.counts, "--dynamic-batching", args.batching,
+               "--max-batch-sizes", str(args.max_batch_size), "--runtime", build_runtime,
+               "--repository", str(repo), "--build-dir", str(build_root)]
+        if kind == "gpu":
+            cmd.append("--server-gpu")
+        _say(f"build {model}: {' '.join(formats)} x {args.precisions}")
+        rc = _run_logged(cmd, run_dir / f"build-{model}.log")
+        if rc != 0:
+            print(f"gpu_check: building {model} failed (exit {rc}); see {run_dir / f'build-{model}.log'}", file=sys.stderr)
+            return 1
+    # 2. what can be served
+    from builders.repository import read_index
+
+    index = read_index(repo)
+    served: dict[str, dict[str, Any]] = {}
+    for name, entry in sorted(index.items()):
+        if entry.get("kind") != kind:
+            continue
+        if (entry.get("format") == "onnx" and kind == "gpu" and build_runtime == "bundled"
+                and "CUDAExecutionProvider" not in env.get("ort_providers", [])):
+            continue
+        served[name] = entry
+    if len(served) < sum(1 for e in index.values() if e.get("kind") == kind):
+        notes.append("ONNX variants built and verified but not served: onnxruntime here has no CUDAExecutionProvider "
+                     "(install onnxruntime-gpu to serve them on the GPU with the bundled server)")
+        _say(notes[-1])
+    if "trt" in formats and build_runtime == "bundled":
+        notes.append("TensorRT plans built and verified, not served: the bundled server has no tensorrt_plan backend")
+    order = {f: i for i, f in enumerate(["torchscript", "onnx", "trt"])}
+    prec = {p: i for i, p in enumerate(_csv(args.precisions))}
+    mods = {m: i for i, m in enumerate(_csv(args.models))}
+    group_key = lambda e: (order.get(e["format"], 9), prec.get(e["precision"], 9), mods.get(e["model"], 9))  # noqa: E731
+    by_group: dict[tuple, list[str]] = {}
+    for name, e in served.items():
+        by_group.setdefault(group_key(e), []).append(name)
+    # 3. check served outputs (one server per model and format)
+    check_groups: dict[str, list[str]] = {}
+    for name, e in served.items():
+        check_groups.setdefault(f"{e['model']}-{e['format']}", []).append(name)
+    results = check_served(repo, check_groups, runtime, run_dir)
+    (run_dir / "check.json").write_text(json.dumps([dataclasses.asdict(r) for r in results], indent=2) + "\n")
+    failed_checks = sorted({r.variant for r in results if not r.passed})
+    for r in results:
+        if not r.passed:
+            worst = "; ".join(f"{o['name']}: {o.get('problem') or 'failed'}" for o in r.outputs if not o["passed"])
+            _say(f"check FAILED {r.variant} ({r.protocol}): {r.error or worst}")
+    _say(f"check: {sum(r.passed for r in results)} of {len(results)} served-output checks passed "
+         f"({len(served) - len(failed_checks)} of {len(served)} variants)")
+    # 4. plan and sweep
+    levels = [int(c) for c in _csv(args.concurrency)]
+    groups = [[(n, int(served[n]["count"])) for n in sorted(names) if n not in failed_checks]
+              for _, names in sorted(by_group.items())]
+    groups = [g for g in groups if g]
+    rc = 1 if failed_checks else 0
+    if not groups:
+        print("gpu_check: no variant passed its check; nothing to sweep", file=sys.stderr)
+        return 1
+    sweep_budget = deadline - time.time() - RESERVE_S
+    plan = plan_sweep(groups, len(levels), sweep_budget, interval_ms=args.interval_ms, keep_all=args.sweep_all)
+    (run_dir / "plan.json").write_text(json.dumps(plan.to_json(), indent=2) + "\n")
+    _say(f"sweep plan: {len(plan.variants)} variants x {len(levels)} levels, {plan.interval_ms} ms windows, "
+         f"~{plan.estimate_s:.0f} s of {sweep_budget:.0f} s left" + (f"; not swept (time): {len(plan.dropped)} variants" if plan.dropped else ""))
+    if plan.dropped:
+        notes.append(f"not swept to stay within {args.budget_s:.0f} s (built and checked): {', '.join(plan.dropped)}")
+    cmd = [sys.executable, "-m", "perf.cli", "sweep", "--repository", str(repo), "--runtime", runtime,
+           "--variants", ",".join(plan.variants), "--concurrency", ",".join(map(str, levels)),
+           "--measurement-interval", str(plan.interval_ms), "--max-trials", "4", "--unstable-retries", "0",
+           "--stability-percentage", str(args.stability_pct), "--metrics-interval-ms", "200",
+           "--results-dir", str(run_dir), "--run-id", "sweep", "--latency-budget-ms", str(args.p99_budget_ms), "--no-report"]
+    sweep_rc = _run_logged(cmd, run_dir / "sweep.log", timeout_s=max(30.0, deadline - time.time() - RESERVE_S))
+    if sweep_rc not in (0, 130):
+        rc = 1
+    # 5. the table
+    sweep_dir = run_dir / "sweep"
+    if not (sweep_dir / "results.json").is_file():
+        print(f"gpu_check: the sweep wrote no results (exit {sweep_rc}); see {run_dir / 'sweep.log'}", file=sys.stderr)
+        return 1
+    from perf import results as perf_results
+
+    sweep_run = perf_results.load(sweep_dir)
+    if sweep_rc == 130:
+        notes.append("the sweep was cut at the time budget; the levels measured so far are shown")
+    text = summary_text(sweep_run, args.p99_budget_ms, env, notes, failed_checks, time.time() - started)
+    (run_dir / "summary.txt").write_text(text + "\n")
+    print("\n" + text)
+    _maybe_report(sweep_dir, args.p99_budget_ms, deadline)
+    print(f"\nresults: {run_dir} ({_size_mib(run_dir):.1f} MiB)")
+    if any(v.status == "failed" for v in sweep_run.variants):
+        rc = 1
+    return rc
+
+
+def summary_text(run: Any, budget_ms: float, env: dict[str, Any], notes: Iterable[str], failed_checks: Sequence[str],
+                 elapsed_s: float) -> str:
+    """The printed summary: a header (GPU, versions, settings), the compact table, notes."""
+    s = run.settings
+    head = [
+        f"GPU check: {env.get('cuda_device') or ', '.join(env.get('gpus', [])) or 'no GPU'}"
+        + (" -- CPU DRY RUN, not GPU results" if env.get("kind") == "cpu" else ""),
+        f"torch {env.get('torch')} (CUDA {env.get('torch_cuda')}), onnxruntime {env.get('onnxruntime')}, python {env.get('python')}; "
+        f"server: {run.environment.get('server', {}).get('runtime', '?')} {run.environment.get('server', {}).get('version') or ''}".rstrip(),
+        f"windows {s.get('measurement_interval_ms')} ms, stability {s.get('stability_pct')} %, max {s.get('max_trials')} windows per level; "
+        f"p99 budget {budget_ms:g} ms; total time {elapsed_s:.0f} s",
+        "GPU% srv: server metrics (nv_gpu_utilization); GPU% nvml: local NVML sampling; GPU MiB: peak nv_gpu_memory_used_bytes",
+        "",
+    ]
+    tail = [f"check failed (not swept): {n}" for n in failed_checks] + [f"note: {n}" for n in notes]
+    return "\n".join(head) + compact_table(run, budget_ms) + ("\n" + "\n".join(tail) if tail else "")
+
+
+def _maybe_report(sweep_dir: Path, budget_ms: float, deadline: float) -> None:
+    """report.md and plots when matplotlib is there and time is left (perf.report needs it)."""
+    import importlib.util
+
+    if importlib.util.find_spec("matplotlib") is None:
+        _say("report.md skipped: matplotlib is not installed here (the table above and results.json hold the numbers)")
+        return
+    if time.time() > deadline - 5:
+        _say("report.md skipped: no time left in the budget (perf report RUN_DIR writes it later)")
+        return
+    try:
+        from perf.report import write_report
+
+        _say(f"report: {write_report(sweep_dir, budget_ms)}")
+    except Exception as e:  # noqa: BLE001 - the table is the result; the report is extra
+        _say(f"report.md not written: {type(e).__name__}: {e}")
+
+
+def _size_mib(path: Path) -> float:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) / 2**20
+
+
+def table(args: argparse.Namespace) -> int:
+    from perf import results as perf_results
+
+    run_dir = Path(args.run_dir)
+    if not (run_dir / "results.json").is_file() and (run_dir / "sweep" / "results.json").is_file():
+        run_dir = run_dir / "sweep"
+    print(compact_table(perf_results.load(run_dir), args.p99_budget_ms))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="gpu_check.py", description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run", help="build -> check -> sweep -> table within a time budget")
+    r.add_argument("--models", default="mlp,cnn")
+    r.add_argument("--formats", default="torchscript,onnx", help="trt is added when tensorrt is importable")
+    r.add_argument("--no-trt", action="store_true", help="do not add trt even when tensorrt is importable")
+    r.add_argument("--precisions", default="fp32,fp16")
+    r.add_argument("--counts", default="1,2,4")
+    r.add_argument("--batching", default="off,500", help="dynamic batching: off and/or max_queue_delay_us values")
+    r.add_argument("--max-batch-size", type=int, default=64)
+    r.add_argument("--concurrency", default=",".join(map(str, DEFAULT_CONCURRENCY)))
+    r.add_argument("--kind", choices=["gpu", "cpu"], default="gpu", help="cpu: a dry run of the pipeline on a host without a GPU")
+    r.add_argument("--runtime", choices=["bundled", "container", "local"], default="bundled")
+    r.add_argument("--budget-s", type=float, default=DEFAULT_BUDGET_S, help="whole run, from --started-at (s)")
+    r.add_argument("--started-at", type=float, default=None, help="epoch seconds the run started (the shell's install counts)")
+    r.add_argument("--p99-budget-ms", type=float, default=DEFAULT_P99_BUDGET_MS)
+    r.add_argument("--interval-ms", type=int, default=None, help="fixed perf_analyzer window (default: fitted to the budget)")
+    r.add_argument("--stability-pct", type=float, default=20.0)
+    r.add_argument("--sweep-all", action="store_true", help="sweep every checked variant even past the time budget")
+    r.add_argument("--results-dir", default=str(ROOT / "results"))
+    t = sub.add_parser("table", help="print the compact table of a sweep run folder")
+    t.add_argument("run_dir")
+    t.add_argument("--p99-budget-ms", type=float, default=None)
+    s = sub.add_parser("slim-wheel", help="copy a wheel without some files, LZMA-compressed")
+    s.add_argument("wheel", type=Path)
+    s.add_argument("--out-dir", type=Path, required=True)
+    s.add_argument("--drop", action="append", default=[], help="shell pattern of member names to leave out (repeat)")
+    s.add_argument("--build-tag", default=None)
+    s.add_argument("--deflate", action="store_true", help="keep deflate compression (e.g. for pip's own wheel)")
+    a = p.parse_args(argv)
+    if a.cmd == "run":
+        return run(a)
+    if a.cmd == "table":
+        return table(a)
+    out = slim_wheel(a.wheel, a.out_dir, a.drop, a.build_tag, lzma=not a.deflate)
+    print(out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
