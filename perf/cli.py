@@ -5,6 +5,7 @@ A thin shell over :mod:`perf.sweep`, :mod:`perf.report` and :mod:`perf.compare`.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -117,7 +118,8 @@ def _print_report(run_dir: Path, budget: float | None) -> None:
     from perf.report import summary_table, write_report
 
     path = write_report(run_dir, budget)
-    Console().print(summary_table(results.load(run_dir), budget))
+    # a log or CI console is not a terminal: give the table room instead of rich's 80 columns
+    Console(width=None if sys.stdout.isatty() else 140).print(summary_table(results.load(run_dir), budget))
     click.echo(f"report: {path}")
 
 

@@ -42,18 +42,26 @@ if [ ! -x "$VENV/bin/python" ]; then
   echo "setup: creating $VENV with $("$PYTHON" --version)"
   "$PYTHON" -m venv "$VENV"
 fi
-PIP=("$VENV/bin/python" -m pip -q --disable-pip-version-check)
-"${PIP[@]}" install --upgrade pip 2>&1 | grep -v "is ignored" || true
+LOG="$VENV/setup-pip.log"
+: > "$LOG"
+pip_install() {  # pip's chatter goes to $LOG; on failure its tail is shown
+  if ! "$VENV/bin/python" -m pip install --disable-pip-version-check "$@" >>"$LOG" 2>&1; then
+    grep -v "is ignored" "$LOG" | tail -25 >&2
+    echo "setup: pip install $* failed (full log: $LOG)" >&2
+    exit 1
+  fi
+}
+pip_install --upgrade pip
 if ! "$VENV/bin/python" -c 'import torch' >/dev/null 2>&1; then
   echo "setup: installing $TORCH_SPEC (CPU build where available)"
   if [ -n "${TORCH_INDEX_URL:-}" ]; then
-    "${PIP[@]}" install "$TORCH_SPEC" --index-url "$TORCH_INDEX_URL" 2>&1 | grep -v "is ignored" || true
+    pip_install "$TORCH_SPEC" --index-url "$TORCH_INDEX_URL"
   else
-    "${PIP[@]}" install "$TORCH_SPEC" 2>&1 | grep -v "is ignored" || true
+    pip_install "$TORCH_SPEC"
   fi
 fi
 echo "setup: installing the toolkit and its dependencies (tritonserver, perf_analyzer, onnx, ...)"
-"${PIP[@]}" install -e ".[dev]" 2>&1 | grep -v "is ignored" || true
+pip_install -e ".[dev]"
 "$VENV/bin/python" -c 'import torch, onnxruntime, tritonclient.grpc, pytriton, builders' \
   || { echo "setup: the environment in $VENV is incomplete (see pip's output above)" >&2; exit 1; }
 "$VENV/bin/python" -m clients.bundled --prepare >/dev/null
