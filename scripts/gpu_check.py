@@ -368,7 +368,11 @@ def check_served(repository: Path, groups: dict[str, list[str]], runtime: str, o
         try:
             with TritonServer(opts) as srv:
                 _say(f"check {key}: {len(names)} variants loaded in {time.monotonic() - t0:.1f} s")
-                results += check_running(repository, {"http": srv.http_url, "grpc": srv.grpc_url}, names)
+                for name in names:
+                    try:
+                        results += check_running(repository, {"http": srv.http_url, "grpc": srv.grpc_url}, [name])
+                    except Exception as e:  # noqa: BLE001 - e.g. an empty served tensor that cannot be reshaped
+                        results += [CheckResult(name, p, False, [], f"{type(e).__name__}: {e}") for p in ("http", "grpc")]
         except ServerError as e:
             results += [CheckResult(n, p, False, [], f"server failed: {str(e).splitlines()[0]}") for n in names for p in ("http", "grpc")]
         _say(f"check {key}: done in {time.monotonic() - t0:.1f} s")

@@ -103,21 +103,27 @@ if [ ! -f "$VENV/.gpu-check-stamp" ] || [ "$(cat "$VENV/.gpu-check-stamp")" != "
   # The python-backend stub ignores PYTHONPATH; it adds this environment's site-packages
   # (TRITON_TOOLKIT_SITE_PACKAGES) with site.addsitedir, which reads this .pth: the repository
   # and the host's own package folders (where torch lives), in the host's order.
-  "$PYTHON" - "$ROOT" > "$site/triton_toolkit_gpu_check.pth" <<'EOF'
+  # Its first line puts this environment's site-packages (numpy<2, see requirements.txt) ahead
+  # of the system's, which the stub's interpreter has on sys.path first.
+  "$PYTHON" - "$ROOT" "$site" > "$site/triton_toolkit_gpu_check.pth" <<'EOF'
 import os, sys
 import torch
+print(f"import sys; sys.path.remove({sys.argv[2]!r}) if {sys.argv[2]!r} in sys.path else None; sys.path.insert(0, {sys.argv[2]!r})")
 dirs = [sys.argv[1], os.path.dirname(os.path.dirname(torch.__file__))]
 dirs += [p for p in sys.path if p.endswith(("site-packages", "dist-packages")) and os.path.isdir(p)]
 print("\n".join(dict.fromkeys(os.path.abspath(d) for d in dirs)))
 EOF
   pipwhl=$(ls "$BUNDLE"/pip-*.whl | head -n 1)
-  PIP=("$VENV/bin/python" "$pipwhl/pip" install -q --disable-pip-version-check --no-index --find-links "$BUNDLE")
-  "${PIP[@]}" --no-deps "$BUNDLE"/nvidia_pytriton-*.whl "$BUNDLE"/tritonclient-*.whl \
-    || die 2 "installing the bundled tritonserver / tritonclient failed (see pip's output above)"
-  "${PIP[@]}" -r "$BUNDLE/requirements.txt" \
-    || die 2 "installing the client dependencies from $BUNDLE failed (see pip's output above)" \
+  PIP=("$VENV/bin/python" "$pipwhl/pip" install --disable-pip-version-check --no-index --find-links "$BUNDLE")
+  pip_install() {  # pip's output goes to install.log (its notes on the host's other packages are noise here)
+    "${PIP[@]}" "$@" >> "$VENV/install.log" 2>&1 || { tail -n 15 "$VENV/install.log" | sed 's/^/  pip: /' >&2; return 1; }
+  }
+  pip_install --no-deps "$BUNDLE"/nvidia_pytriton-*.whl "$BUNDLE"/tritonclient-*.whl \
+    || die 2 "installing the bundled tritonserver / tritonclient failed (pip's output above; all of it in $VENV/install.log)"
+  pip_install -r "$BUNDLE/requirements.txt" \
+    || die 2 "installing the client dependencies from $BUNDLE failed (pip's output above; all of it in $VENV/install.log)" \
              "prepare the bundle for this Python ($PYVER) with scripts/prepare_gpu_bundle.sh"
-  "${PIP[@]}" "onnxscript>=0.2" 2>/dev/null \
+  pip_install "onnxscript>=0.2" 2>/dev/null \
     || echo "gpu_check: note: onnxscript not installed (needs ml_dtypes on the host); ONNX uses the TorchScript-based exporter"
   # perf_analyzer needs libb64.so.0d and libcudart.so.12: the bundled server's own copies,
   # given to perf_analyzer alone through a wrapper (the host's CUDA libraries are untouched)

@@ -50,10 +50,12 @@ for p in "${PLATFORMS[@]}"; do PLAT_ARGS+=(--platform "$p"); done
 PIPDL=("$PY" -m pip download -q --disable-pip-version-check --only-binary=:all: --python-version "$PYVER" "${PLAT_ARGS[@]}" -d "$DL")
 
 # What the host installs from the bundle (only where its own packages are missing or too old).
-# numpy, torch, onnx and onnxruntime come from the host; tritonclient's numpy<2 / protobuf<5
-# pins are not applied there (its client code runs with numpy 2 and newer protobuf).
+# torch, onnx and onnxruntime come from the host. numpy<2: the python backend of tritonserver
+# 2.51 returns EMPTY output tensors when the model's numpy is 2.x (seen with numpy 2.4.6), so
+# a host with numpy 2 gets numpy 1.26 in the private environment (torch/onnxruntime built
+# against numpy 2 run with 1.x). tritonclient's protobuf<5 pin is not applied on the host.
 HOST_REQS=(
-  "grpcio>=1.41" "python-rapidjson>=0.9.1" "urllib3>=2.0.7" "geventhttpclient>=2.0.2" "packaging>=14.1"
+  "numpy<2" "grpcio>=1.41" "python-rapidjson>=0.9.1" "urllib3>=2.0.7" "geventhttpclient>=2.0.2" "packaging>=14.1"
   "protobuf>=3.20" "click>=8.1" "rich>=13" "prometheus-client>=0.17" "nvidia-ml-py>=12"
 )
 
