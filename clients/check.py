@@ -54,10 +54,32 @@ def repository_variants(repository: Path, only: Sequence[str] = ()) -> list[tupl
              DEFAULT_RTOL.get(index[n].get("precision", "fp32"), 1e-4)) for n in names]
 
 
-def _check_one(name: str, build: Path | None, rtol: float, urls: dict[str, str]) -> list[CheckResult]:
+def served_names(repository: Path, variant: str) -> dict[str, dict[str, str]] | None:
+    """Tensor names the server uses for ``variant`` when they differ from the reference's:
+    native-runtime TorchScript variants are served under the names Triton's PyTorch backend
+    expects, recorded in the build manifest as ``exports[].extra.triton_names``."""
+    import json
+
+    from builders.repository import read_index
+
+    entry = read_index(Path(repository)).get(variant) or {}
+    if entry.get("runtime") != "native" or entry.get("format") != "torchscript" or not entry.get("build"):
+        return None
+    try:
+        manifest = json.loads((Path(entry["build"]) / "manifest.json").read_text())
+    except (OSError, ValueError):
+        return None
+    for export in manifest.get("exports", []):
+        if export.get("format") == "torchscript" and export.get("precision") == entry.get("precision", "fp32"):
+            return (export.get("extra") or {}).get("triton_names")
+    return None
+
+
+def _check_one(repository: Path, name: str, build: Path | None, rtol: float, urls: dict[str, str]) -> list[CheckResult]:
     if build is None:
         return [CheckResult(name, p, False, [], "the index names no build folder (no reference data)") for p in urls]
-    return [check_variant(url, protocol, name, build, rtol) for protocol, url in urls.items()]
+    names = served_names(repository, name)
+    return [check_variant(url, protocol, name, build, rtol, names) for protocol, url in urls.items()]
 
 
 def check_with_server(server_opts: ServerOptions, protocols: Sequence[str] = ("http", "grpc"), only: Sequence[str] = (),
@@ -91,7 +113,7 @@ def check_with_server(server_opts: ServerOptions, protocols: Sequence[str] = ("h
                 results += [CheckResult(name, p, False, [], f"load failed: {e.message}") for p in urls]
                 continue
             try:
-                results += _check_one(name, build, rtol, urls)
+                results += _check_one(server_opts.repository, name, build, rtol, urls)
             finally:
                 srv.unload(name)
     return results
@@ -130,7 +152,7 @@ def check_running(repository: Path, urls: dict[str, str], only: Sequence[str] = 
                     results += [CheckResult(name, p, False, [], f"not ready and could not be loaded: {msg}") for p in urls]
                     continue
             try:
-                results += _check_one(name, build, rtol, urls)
+                results += _check_one(repository, name, build, rtol, urls)
             finally:
                 if loaded_here:
                     with contextlib.suppress(ToolkitError, Exception):

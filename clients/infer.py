@@ -377,7 +377,8 @@ class CheckResult:
     error: str | None = None
 
 
-def check_variant(url: str, protocol: str, variant: str, build_dir: Path, rtol: float = 1e-4) -> CheckResult:
+def check_variant(url: str, protocol: str, variant: str, build_dir: Path, rtol: float = 1e-4,
+                  served_names: dict[str, dict[str, str]] | None = None) -> CheckResult:
     """Send the build's saved reference inputs and compare served outputs per output.
 
     Args:
@@ -385,14 +386,22 @@ def check_variant(url: str, protocol: str, variant: str, build_dir: Path, rtol: 
         variant: Variant (model) name on the server.
         build_dir: The build folder holding ``reference.npz``.
         rtol: Relative tolerance (max abs err / max |ref|), default 1e-4 (fp32).
+        served_names: ``{"inputs": {spec name: served name}, "outputs": {...}}`` when the
+            server knows the tensors by other names than the reference (native TorchScript
+            variants: Triton's PyTorch backend names, recorded by the export as
+            ``triton_names``); default: the same names.
     """
     from builders.build import load_reference
     from builders.verify import compare_outputs
 
     inputs, expected = load_reference(build_dir)
+    in_map = (served_names or {}).get("inputs", {})
+    out_map = (served_names or {}).get("outputs", {})
     try:
-        actual = infer(url, protocol, variant, inputs, list(expected))
+        served = infer(url, protocol, variant, {in_map.get(k, k): v for k, v in inputs.items()},
+                       [out_map.get(k, k) for k in expected])
     except ClientError as e:
         return CheckResult(variant, protocol, False, [], str(e))
+    actual = {k: served[out_map.get(k, k)] for k in expected}
     comps = compare_outputs(actual, expected, rtol)
     return CheckResult(variant, protocol, all(c.passed for c in comps), [c.to_json() for c in comps])
