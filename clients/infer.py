@@ -400,7 +400,7 @@ def check_variant(url: str, protocol: str, variant: str, build_dir: Path, rtol: 
     try:
         served = infer(url, protocol, variant, {in_map.get(k, k): v for k, v in inputs.items()},
                        [out_map.get(k, k) for k in expected])
-    except ClientError as e:
+    except (ClientError, ValueError) as e:  # tritonclient raises ValueError on malformed responses
         return CheckResult(variant, protocol, False, [], str(e))
     actual = {k: served[out_map.get(k, k)] for k in expected}
     comps = compare_outputs(actual, expected, rtol)

@@ -5,8 +5,9 @@
   ``nv_gpu_utilization`` (fraction), ``nv_gpu_power_usage`` (W),
   ``nv_gpu_memory_used_bytes`` (Triton docs, "Metrics"). Metrics the server does not
   export (GPU ones on a CPU host) stay ``None``.
-- :class:`NvmlSampler` samples local GPU utilisation through NVML (``nvidia-ml-py``);
-  it records nothing where there is no local GPU.
+- :class:`NvmlSampler` samples local GPU utilisation and memory through NVML
+  (``nvidia-ml-py``), over the GPUs in ``CUDA_VISIBLE_DEVICES``; it records nothing where
+  there is no local GPU.
 - :func:`batch_stats` reads inference/execution counts from the statistics API: their
   ratio over a level is the batch size the dynamic batcher actually formed.
 """
@@ -111,6 +112,7 @@ class NvmlSampler:
     def __init__(self, period_s: float = 0.1):
         self.period_s = period_s
         self.values: list[float] = []
+        self.memory: list[float] = []
         self._handles: list[Any] = []
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -120,7 +122,7 @@ class NvmlSampler:
             import pynvml
 
             pynvml.nvmlInit()
-            self._handles = [pynvml.nvmlDeviceGetHandleByIndex(i) for i in range(pynvml.nvmlDeviceGetCount())]
+            self._handles = [pynvml.nvmlDeviceGetHandleByIndex(i) for i in _visible_gpu_indices(pynvml.nvmlDeviceGetCount())]
         except Exception as e:  # no driver / no GPU: NVML sampling is simply absent
             log.debug("NVML not available: %s", e)
             self._handles = []
@@ -136,6 +138,7 @@ class NvmlSampler:
             with contextlib.suppress(Exception):
                 u = [pynvml.nvmlDeviceGetUtilizationRates(h).gpu for h in self._handles]
                 self.values.append(sum(u) / len(u))
+                self.memory.append(float(sum(pynvml.nvmlDeviceGetMemoryInfo(h).used for h in self._handles)))
             self._stop.wait(self.period_s)
 
     def __exit__(self, *exc: object) -> None:
@@ -149,6 +152,25 @@ class NvmlSampler:
 
     def mean_pct(self) -> float | None:
         return statistics.fmean(self.values) if self.values else None
+
+    def max_memory_bytes(self) -> float | None:
+        """Peak device memory used (bytes, summed over the sampled GPUs)."""
+        return max(self.memory) if self.memory else None
+
+
+def _visible_gpu_indices(count: int) -> list[int]:
+    """NVML indices of the GPUs in ``CUDA_VISIBLE_DEVICES`` (all when unset or not numeric).
+    NVML ignores that variable, so without this a multi-GPU host dilutes the mean."""
+    import os
+
+    env = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if env is None or env.strip() == "":
+        return list(range(count))
+    try:
+        ids = [int(x) for x in env.split(",") if x.strip()]
+    except ValueError:  # GPU UUIDs: sample all
+        return list(range(count))
+    return [i for i in ids if 0 <= i < count]
 
 
 def batch_stats(http_url: str, model: str) -> tuple[int, int] | None:

@@ -347,12 +347,20 @@ def write_report(run_dir: Path, latency_budget_ms: float | None = None,
         latency_budget_ms = run.settings.get("latency_budget_ms")
     rec = recommend(run, latency_budget_ms)
     points = run_points(run)
-    pngs = plots.write_plots(run, run_dir, breakdown_concurrency, latency_budget_ms)
+    import importlib.util
+
+    if importlib.util.find_spec("matplotlib") is not None:
+        pngs = plots.write_plots(run, run_dir, breakdown_concurrency, latency_budget_ms)
+        plot_lines = [f"![{title}]({path.name})\n" for title, path in pngs.items()]
+    else:  # e.g. the slim offline GPU bundle: the tables still carry every number
+        pngs = {}
+        plot_lines = ["(no plots: matplotlib is not installed here; `pip install matplotlib` and run `perf report` again)", ""]
+        log.warning("matplotlib is not installed: report.md is written without plots")
     lines = [f"# Sweep report: {run.run_id}", ""]
     lines += _what_was_run(run, run_dir) + [""]
     lines += _recommendation_md(rec, points) + [""]
     lines += ["## Conclusions", ""] + conclusions.conclusions(run, rec) + [""]
-    lines += ["## Plots", ""] + [f"![{title}]({path.name})\n" for title, path in pngs.items()]
+    lines += ["## Plots", ""] + plot_lines
     lines += level_tables(points, {v.name for v in run.variants if v.status == "failed"})
     path = run_dir / REPORT_FILE
     path.write_text("\n".join(lines) + "\n")

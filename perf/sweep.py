@@ -302,6 +302,8 @@ class Sweep:
                     if getattr(level, k) is None:  # perf_analyzer's own GPU metrics take precedence
                         setattr(level, k, v)
                 level.nvml_gpu_utilization_pct = nvml.mean_pct()
+                if level.gpu_memory_used_bytes is None:  # the server's metrics had none: NVML's
+                    level.gpu_memory_used_bytes = nvml.max_memory_bytes()
                 if before and after and after[1] > before[1]:
                     level.avg_server_batch_size = (after[0] - before[0]) / (after[1] - before[1])
                 if final:

@@ -214,3 +214,14 @@ def test_knee_uses_trial_medians_and_interrupted_run():
     text = "\n".join(conclusions(run, recommend(run)))
     assert "The run did not finish (1 variant(s) still pending)" in text
     assert "1 variant(s) have fewer than 2 measured levels, so no saturation point (`mlp_onnx_cpu2_nodb_mbs64`)" in text
+
+
+def test_report_without_matplotlib_keeps_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "matplotlib" else real(name, *a))
+    save(make_run(), tmp_path)
+    text = write_report(tmp_path, latency_budget_ms=3.0).read_text()
+    assert "no plots: matplotlib is not installed" in text
+    assert "### Concurrency 1" in text and not list(tmp_path.glob("*.png"))

@@ -29,6 +29,13 @@ import triton_python_backend_utils as pb_utils  # noqa: E402
 
 class TritonPythonModel:
     def initialize(self, args):
+        if int(np.__version__.split(".")[0]) >= 2:
+            # the bundled python backend (Triton 24.10) was built against numpy 1.x: with numpy 2
+            # it answers with empty output tensors and no error, so refuse to load instead
+            raise pb_utils.TritonModelException(
+                f"numpy {np.__version__} is not supported by this python backend (built for numpy 1.x): "
+                "install numpy<2 in the environment named by TRITON_TOOLKIT_SITE_PACKAGES"
+            )
         if not _SITE:
             raise pb_utils.TritonModelException(
                 "TRITON_TOOLKIT_SITE_PACKAGES is not set: start this server with the toolkit's "
