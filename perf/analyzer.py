@@ -123,6 +123,7 @@ def build_command(
     interval_scale: float = 1.0,
     stability_pct: float | None = None,
     max_trials: int | None = None,
+    request_rate: float | None = None,
 ) -> list[str]:
     """One perf_analyzer command for one concurrency level.
 
@@ -131,10 +132,14 @@ def build_command(
         input_args: ``--shape``/``--input-data`` flags (see :mod:`perf.inputs`).
         interval_scale: Multiplier on the measurement window (retries of unstable levels).
         stability_pct, max_trials: Overrides of ``settings`` (the last, accept-anything try).
+        request_rate: Measure at this fixed request rate (requests/s,
+            ``--request-rate-range R:R``) instead of at ``concurrency``.
     """
+    load = (["--request-rate-range", f"{request_rate:g}:{request_rate:g}"] if request_rate
+            else ["--concurrency-range", f"{concurrency}:{concurrency}"])
     cmd = [
         str(binary), "-m", model, "-i", settings.protocol, "-u", url,
-        "--concurrency-range", f"{concurrency}:{concurrency}", "-b", str(batch_size),
+        *load, "-b", str(batch_size),
         "--measurement-mode", settings.measurement_mode,
         "-s", f"{stability_pct if stability_pct is not None else settings.stability_pct:g}",
         "-r", str(max_trials or settings.max_trials),

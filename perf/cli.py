@@ -35,6 +35,7 @@ def cli() -> None:
 @click.option("--repository", type=click.Path(file_okay=False, path_type=Path), default=Path("model_repository"), show_default=True)
 @click.option("--variants", default="", help="Comma-separated variant names or patterns such as 'mlp_*' (default: every model in the repository).")
 @click.option("--concurrency", default="1,2,4,8,16,32,64", show_default=True, help="Levels: a list 1,2,4 or a range start:end[:step].")
+@click.option("--request-rates", default="", help="Also measure at these fixed request rates (requests/s), e.g. 100,200.")
 @click.option("--batch-sizes", default="1", show_default=True, help="Client batch sizes (-b); above a variant's max_batch_size they are skipped.")
 @click.option("--protocol", type=click.Choice(["grpc", "http"]), default="grpc", show_default=True)
 @click.option("--measurement-mode", type=click.Choice(["time_windows", "count_windows"]), default="time_windows", show_default=True)
@@ -53,7 +54,7 @@ def cli() -> None:
 @click.option("--no-report", is_flag=True, help="Do not write report.md at the end.")
 @server_options(repository_flag=False)
 @verbosity_option
-def sweep(repository: Path, variants: str, concurrency: str, batch_sizes: str, protocol: str, measurement_mode: str,
+def sweep(repository: Path, variants: str, concurrency: str, request_rates: str, batch_sizes: str, protocol: str, measurement_mode: str,
           interval_ms: int, request_count: int, stability: float, max_trials: int, unstable_retries: int, trials: int,
           results_dir: Path, run_id: str | None, resume: str | None, pa: Path | None, input_data: Path | None,
           latency_budget_ms: float | None, server_opts: Any, no_report: bool) -> None:
@@ -73,6 +74,7 @@ def sweep(repository: Path, variants: str, concurrency: str, batch_sizes: str, p
         variants=tuple(v for v in variants.split(",") if v),
         concurrency=levels,
         batch_sizes=int_list(batch_sizes, "--batch-sizes"),
+        request_rates=_float_list(request_rates, "--request-rates"),
         measure=MeasureSettings(protocol, measurement_mode, interval_ms, request_count, stability, max_trials, unstable_retries),
         trials=trials,
         results_dir=results_dir,
@@ -87,18 +89,22 @@ def sweep(repository: Path, variants: str, concurrency: str, batch_sizes: str, p
 
     def on_event(e: dict[str, Any]) -> None:
         if e["event"] == "level_start":
-            progress.update(task, description=f"{e['variant']} ({e['index'] + 1}/{e['n_variants']}) c={e['concurrency']} b={e['batch_size']}")
+            load = f"rate={e['request_rate']:g}/s" if e.get("request_rate") else f"c={e['concurrency']}"
+            progress.update(task, description=f"{e['variant']} ({e['index'] + 1}/{e['n_variants']}) {load} b={e['batch_size']}{state['last']}")
         elif e["event"] == "level_done":
             lv = e["level"]
+            state["last"] = f" | last {lv.throughput_infer_per_s:.0f} infer/s" if lv.ok else ""
             note = f"{lv.throughput_infer_per_s:.0f} infer/s, p99 {lv.latency_p99_ms:.2f} ms" if lv.ok else f"error: {lv.error}"
             flag = "" if lv.stable or not lv.ok else " [unstable]"
-            progress.console.log(f"{e['variant']} c={lv.concurrency} b={lv.batch_size}: {note}{flag}")
+            load = f"rate={lv.request_rate:g}/s" if lv.request_rate else f"c={lv.concurrency}"
+            progress.console.log(f"{e['variant']} {load} b={lv.batch_size}: {note}{flag}")
             progress.advance(task)
         elif e["event"] == "variant_failed":
             progress.console.log(f"[red]{e['variant']} failed: {e['error']}")
 
+    state = {"last": ""}  # the last measured throughput, shown on the progress bar
     sw = Sweep(opts, on_event)
-    total = len(sw.names) * len(levels) * trials * len(opts.batch_sizes)
+    total = len(sw.names) * (len(levels) + len(opts.request_rates)) * trials * len(opts.batch_sizes)
     with progress:
         task = progress.add_task("starting tritonserver", total=total)
         try:
@@ -109,6 +115,16 @@ def sweep(repository: Path, variants: str, concurrency: str, batch_sizes: str, p
     click.echo(f"results: {sw.run_dir}")
     if not no_report:
         _print_report(sw.run_dir, latency_budget_ms)
+
+
+def _float_list(text: str, what: str) -> tuple[float, ...]:
+    try:
+        values = tuple(float(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise click.BadParameter(f"{what}: expected comma-separated numbers such as 100,250.5, got {text!r}") from None
+    if any(v <= 0 for v in values):
+        raise click.BadParameter(f"{what}: request rates must be > 0 requests/s, got {text!r}")
+    return values
 
 
 def _print_report(run_dir: Path, budget: float | None) -> None:

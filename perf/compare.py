@@ -83,13 +83,17 @@ class Point:
 def aggregate(levels: Iterable[LevelResult], variant: str = "") -> list[Point]:
     """Fold trials into one :class:`Point` per (concurrency, batch size), sorted by them.
 
+    Request-rate levels (``request_rate`` set) are not concurrency points and are left out;
+    the report lists them in a table of their own.
+
     Args:
         levels: Levels of one variant (any trial order).
         variant: Name stored on the points.
     """
     groups: dict[tuple[int, int], list[LevelResult]] = {}
     for lv in levels:
-        groups.setdefault((lv.batch_size, lv.concurrency), []).append(lv)
+        if lv.request_rate is None:
+            groups.setdefault((lv.batch_size, lv.concurrency), []).append(lv)
     out = []
     for (bs, conc), lvs in sorted(groups.items()):
         good = [lv for lv in lvs if lv.ok]

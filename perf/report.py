@@ -319,6 +319,27 @@ def level_tables(points: dict[str, list[Point]], failed: set[str] | frozenset[st
     return lines
 
 
+def request_rate_table(run: RunResult) -> list[str]:
+    """Markdown lines for the request-rate levels (``--request-rates``), one row per trial:
+    offered rate (requests/s), achieved throughput (infer/s), p50/p99 (ms), server queue and
+    compute infer (µs). Empty when the run has none. They are not part of the
+    concurrency analysis above (a fixed arrival rate is a different load model)."""
+    rows = [(v.name, lv) for v in run.variants for lv in v.levels if lv.request_rate is not None]
+    if not rows:
+        return []
+    lines = ["", "## Request-rate levels", "",
+             "| variant | offered (req/s) | batch | trial | throughput (infer/s) | p50 (ms) | p99 (ms) | queue (µs) | compute infer (µs) |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for name, lv in sorted(rows, key=lambda r: (r[0], r[1].batch_size, r[1].request_rate, r[1].trial)):
+        if not lv.ok:
+            lines.append(f"| `{name}` | {lv.request_rate:g} | {lv.batch_size} | {lv.trial} | failed: {(lv.error or '')[:100]} | | | | |")
+            continue
+        mark = "" if lv.stable else " " + UNSTABLE_MARK
+        lines.append(f"| `{name}`{mark} | {lv.request_rate:g} | {lv.batch_size} | {lv.trial} | {fmt(lv.throughput_infer_per_s, 1)} | "
+                     f"{fmt(lv.latency_p50_ms, 2)} | {fmt(lv.latency_p99_ms, 2)} | {fmt(lv.server_queue_us, 0)} | {fmt(lv.server_compute_infer_us, 0)} |")
+    return lines
+
+
 def write_report(run_dir: Path, latency_budget_ms: float | None = None,
                  breakdown_concurrency: int | None = None) -> Path:
     """Write ``report.md`` and the PNG plots into ``run_dir``.
@@ -362,6 +383,7 @@ def write_report(run_dir: Path, latency_budget_ms: float | None = None,
     lines += ["## Conclusions", ""] + conclusions.conclusions(run, rec) + [""]
     lines += ["## Plots", ""] + plot_lines
     lines += level_tables(points, {v.name for v in run.variants if v.status == "failed"})
+    lines += request_rate_table(run)
     path = run_dir / REPORT_FILE
     path.write_text("\n".join(lines) + "\n")
     log.info("report written to %s (%d plots)", path, len(pngs))

@@ -44,7 +44,7 @@ class LevelResult:
     Latencies are client-side (perf_analyzer), in ms; server times are per request, in µs.
 
     Attributes:
-        concurrency: Outstanding requests kept by perf_analyzer.
+        concurrency: Outstanding requests kept by perf_analyzer (0 for a request-rate level).
         batch_size: Client batch size per request (``-b``).
         trial: Repetition index (0-based, ``--trials``).
         throughput_infer_per_s: Inferences (samples) per second.
@@ -65,6 +65,8 @@ class LevelResult:
         attempts: perf_analyzer runs used for this level (retries with longer windows).
         error: Why the level has no numbers, when it has none.
         csv: Raw perf_analyzer CSV file, relative to the run folder.
+        request_rate: Offered load of a request-rate level (requests/s,
+            ``--request-rate-range``); ``None`` for a concurrency level.
     """
 
     concurrency: int
@@ -94,14 +96,16 @@ class LevelResult:
     attempts: int = 1
     error: str | None = None
     csv: str | None = None
+    request_rate: float | None = None
 
     @property
     def ok(self) -> bool:
         return self.error is None and self.throughput_infer_per_s is not None
 
     @property
-    def key(self) -> tuple[int, int, int]:
-        return (self.concurrency, self.batch_size, self.trial)
+    def key(self) -> tuple[int, int, int, float]:
+        """(concurrency, batch_size, trial, request_rate or 0): unique within a variant."""
+        return (self.concurrency, self.batch_size, self.trial, self.request_rate or 0.0)
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> "LevelResult":
@@ -119,8 +123,9 @@ class VariantResult:
     error: str | None = None
     levels: list[LevelResult] = dataclasses.field(default_factory=list)
 
-    def level(self, concurrency: int, batch_size: int = 1, trial: int = 0) -> LevelResult | None:
-        return next((lv for lv in self.levels if lv.key == (concurrency, batch_size, trial)), None)
+    def level(self, concurrency: int, batch_size: int = 1, trial: int = 0, request_rate: float | None = None) -> LevelResult | None:
+        """The level with these settings (``concurrency=0, request_rate=R`` for a request-rate level)."""
+        return next((lv for lv in self.levels if lv.key == (concurrency, batch_size, trial, request_rate or 0.0)), None)
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> "VariantResult":

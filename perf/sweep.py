@@ -41,6 +41,8 @@ class SweepOptions:
         variants: Variant names or shell patterns (``mlp_*``) to sweep; empty = every
             model in the repository.
         concurrency: Concurrency levels (default 1, 2, 4 ... 64).
+        request_rates: Fixed request rates (requests/s) measured as well, as request-rate
+            levels (``concurrency`` 0); default none.
         batch_sizes: Client batch sizes (``-b``); values above a variant's max_batch_size are
             skipped for that variant (max_batch_size 0 -> batch 1 only).
         measure: perf_analyzer measurement settings.
@@ -58,6 +60,7 @@ class SweepOptions:
     variants: Sequence[str] = ()
     concurrency: Sequence[int] = DEFAULT_CONCURRENCY
     batch_sizes: Sequence[int] = (1,)
+    request_rates: Sequence[float] = ()
     measure: MeasureSettings = dataclasses.field(default_factory=MeasureSettings)
     trials: int = 1
     results_dir: Path = Path("results")
@@ -194,10 +197,15 @@ class Sweep:
                 self.server.stop()
         return self.run
 
-    def _plan(self, vr: VariantResult, max_batch_size: int) -> list[tuple[int, int, int]]:
+    def _plan(self, vr: VariantResult, max_batch_size: int) -> list[tuple[int, int, int, float | None]]:
+        """(concurrency, batch, trial, request_rate) of every level: concurrency levels, then
+        request-rate levels (concurrency 0)."""
         o = self.opts
         sizes = [b for b in o.batch_sizes if b <= max(1, max_batch_size)] or [1]
-        return [(c, b, t) for b in sizes for c in o.concurrency for t in range(o.trials)]
+        plan: list[tuple[int, int, int, float | None]] = [
+            (c, b, t, None) for b in sizes for c in o.concurrency for t in range(o.trials)]
+        plan += [(0, b, t, r) for b in sizes for r in o.request_rates for t in range(o.trials)]
+        return plan
 
     def _sweep_variant(self, index: int, vr: VariantResult) -> None:
         from builders.config import read_config
@@ -226,10 +234,10 @@ class Sweep:
 
             in_args = input_args(config, _spec_for(Path(self.opts.server.repository), vr.name), self.run_dir, self.opts.input_data)
             self._warmup(srv, vr.name, config, in_args)
-            for c, b, t in plan:
+            for c, b, t, r in plan:
                 self.progress({"event": "level_start", "variant": vr.name, "index": index, "n_variants": len(self.names),
-                               "concurrency": c, "batch_size": b, "trial": t})
-                level = self._measure(vr.name, c, b, t, in_args)
+                               "concurrency": c, "batch_size": b, "trial": t, "request_rate": r})
+                level = self._measure(vr.name, c, b, t, in_args, r)
                 vr.levels.append(level)
                 vr.levels.sort(key=lambda lv: lv.key)
                 self._save()
@@ -271,11 +279,13 @@ class Sweep:
             analyzer.run_perf_analyzer(cmd, csv, timeout_s=120)
         csv.unlink(missing_ok=True)
 
-    def _measure(self, model: str, concurrency: int, batch: int, trial: int, in_args: list[str]) -> LevelResult:
+    def _measure(self, model: str, concurrency: int, batch: int, trial: int, in_args: list[str],
+                 request_rate: float | None = None) -> LevelResult:
         m = self.opts.measure
         srv = self._server()
         url = srv.grpc_url if m.protocol == "grpc" else srv.http_url
-        csv = self.run_dir / "raw" / f"{model}_b{batch}_c{concurrency}_t{trial}.csv"
+        load = f"r{request_rate:g}" if request_rate else f"c{concurrency}"
+        csv = self.run_dir / "raw" / f"{model}_b{batch}_{load}_t{trial}.csv"
         attempts = m.unstable_retries + 2
         last_error = "perf_analyzer produced no measurement"
         for attempt in range(attempts):
@@ -283,9 +293,10 @@ class Sweep:
             scale = 2 ** min(attempt, m.unstable_retries)
             cmd = analyzer.build_command(
                 self.pa, model, url, concurrency, batch, csv, m, srv.metrics_url, in_args, interval_scale=scale,
-                stability_pct=1e6 if final else None, max_trials=3 if final else None,
+                stability_pct=1e6 if final else None, max_trials=3 if final else None, request_rate=request_rate,
             )
-            self._record_command(f"{model} concurrency {concurrency} batch {batch} trial {trial} attempt {attempt + 1}", shlex.join(cmd))
+            what = f"request rate {request_rate:g}/s" if request_rate else f"concurrency {concurrency}"
+            self._record_command(f"{model} {what} batch {batch} trial {trial} attempt {attempt + 1}", shlex.join(cmd))
             window_s = (m.measurement_interval_ms * scale / 1000) if m.measurement_mode == "time_windows" else 10 * scale
             before = batch_stats(srv.http_url, model)
             with MetricsSampler(srv.metrics_url) as sampler, NvmlSampler() as nvml:
@@ -293,7 +304,7 @@ class Sweep:
             after = batch_stats(srv.http_url, model)
             if outcome.returncode == 0 and outcome.rows:
                 row = outcome.rows[0]
-                level = LevelResult(concurrency=concurrency, batch_size=batch, trial=trial,
+                level = LevelResult(concurrency=concurrency, batch_size=batch, trial=trial, request_rate=request_rate,
                                     stable=not final, attempts=attempt + 1, csv=str(csv.relative_to(self.run_dir)))
                 for k, v in row.items():
                     if k != "concurrency":
@@ -307,14 +318,15 @@ class Sweep:
                 if before and after and after[1] > before[1]:
                     level.avg_server_batch_size = (after[0] - before[0]) / (after[1] - before[1])
                 if final:
-                    log.warning("%s concurrency %d: no stable measurement after %d tries; kept and flagged unstable", model, concurrency, attempt)
+                    log.warning("%s %s: no stable measurement after %d tries; kept and flagged unstable", model, what, attempt)
                 return level
             if not outcome.unstable:
                 last_error = _error_line(outcome.output_tail)
                 break
             last_error = "no stable measurement"
-            log.info("%s concurrency %d: unstable, retrying with a %dx window", model, concurrency, 2 ** min(attempt + 1, m.unstable_retries))
-        return LevelResult(concurrency=concurrency, batch_size=batch, trial=trial, stable=False, attempts=attempt + 1, error=last_error)
+            log.info("%s %s: unstable, retrying with a %dx window", model, what, 2 ** min(attempt + 1, m.unstable_retries))
+        return LevelResult(concurrency=concurrency, batch_size=batch, trial=trial, request_rate=request_rate,
+                           stable=False, attempts=attempt + 1, error=last_error)
 
 
 def _error_line(output: str) -> str:

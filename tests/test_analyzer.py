@@ -79,3 +79,9 @@ def test_nvml_samples_only_visible_gpus(monkeypatch: pytest.MonkeyPatch):
     assert _visible_gpu_indices(2) == [0, 1]
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES")
     assert _visible_gpu_indices(3) == [0, 1, 2]
+
+
+def test_build_command_request_rate_replaces_concurrency(tmp_path: Path):
+    cmd = build_command(Path("/pa"), "m", "u", 0, 1, tmp_path / "o.csv", MeasureSettings(), request_rate=250)
+    assert "--request-rate-range" in cmd and cmd[cmd.index("--request-rate-range") + 1] == "250:250"
+    assert "--concurrency-range" not in cmd
