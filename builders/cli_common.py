@@ -15,7 +15,9 @@ from builders.errors import ToolkitError
 def run_cli(group: click.Group) -> None:
     """Run a click group; a :class:`ToolkitError` becomes one message and exit code 1."""
     try:
-        group.main(standalone_mode=False)
+        code = group.main(standalone_mode=False)
+        if isinstance(code, int) and code:  # ctx.exit(N) returns N when standalone_mode is off
+            sys.exit(code)
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         sys.exit(130)

@@ -12,6 +12,6 @@ if [ ! -x "$py" ]; then
   echo "launch_tritonserver: $py not found; run 'make setup' first" >&2
   exit 1
 fi
-cd "$root"
+# no cd: relative paths (--repository .) are the caller's
 # exec: the launcher is this process, so signals and PR_SET_PDEATHSIG work on it directly
 exec "$py" -m clients.launch "$@"

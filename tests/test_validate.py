@@ -220,6 +220,12 @@ def test_every_problem_is_reported_at_once_and_the_cli_exits_non_zero(repo):
     assert r.exit_code == 1
     for text in ("what to do", "preferred_batch_size", "version folder", "3 problem(s) in 1 of 1 model(s)"):
         assert text in r.output
+    # the installed entry point (run_cli, not click's standalone mode) must exit 1 as well
+    import subprocess
+    import sys
+
+    p = subprocess.run([sys.executable, "-m", "builders.cli", "validate", str(repo)], capture_output=True, text=True)
+    assert p.returncode == 1, p.stdout + p.stderr
 
 
 def test_cli_on_a_valid_repository_exits_zero(repo):
