@@ -47,7 +47,7 @@ def cli() -> None:
 @click.option("--trials", type=int, default=1, show_default=True, help="Repeat each level N times (median and spread reported).")
 @click.option("--results-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("results"), show_default=True)
 @click.option("--run-id", default=None, help="Run folder name (default: a timestamp).")
-@click.option("--resume", "resume", default=None, metavar="RUN_ID", help="Continue results/RUN_ID (skips levels already measured).")
+@click.option("--resume", "resume", default=None, metavar="RUN_ID", help="Continue results/RUN_ID with its saved settings (repository, variants, levels, measurement); levels already measured are kept.")
 @click.option("--perf-analyzer", "pa", type=click.Path(dir_okay=False, path_type=Path), default=None, help="perf_analyzer binary (default: $PERF_ANALYZER, the venv, PATH).")
 @click.option("--input-data", type=click.Path(path_type=Path), default=None, help="Your perf_analyzer --input-data (default: generated from the model's signature).")
 @click.option("--latency-budget-ms", type=float, default=None, help="p99 latency budget for the recommendation (ms).")

@@ -101,6 +101,17 @@ class Sweep:
     restarted and the results saved from one place."""
 
     def __init__(self, opts: SweepOptions, progress: Progress | None = None):
+        saved: RunResult | None = None
+        if opts.resume:
+            if not opts.run_id:
+                raise PerfError("resuming needs the id of the run to continue", hint="pass --resume RUN_ID (a folder in results/)")
+            run_dir = Path(opts.results_dir) / opts.run_id
+            if not (run_dir / results.RESULTS_FILE).is_file():
+                have = sorted(p.name for p in Path(opts.results_dir).glob(f"*/{results.RESULTS_FILE}")) if Path(opts.results_dir).is_dir() else []
+                raise PerfError(f"there is no run {opts.run_id!r} to resume in {opts.results_dir}",
+                                hint=f"runs there: {', '.join(p.split('/')[0] for p in have) or '(none)'}")
+            saved = results.load(run_dir)
+            opts = resumed_options(opts, saved.settings)
         self.opts = opts
         self.progress = progress or (lambda _e: None)
         self.pa = analyzer.find_perf_analyzer(opts.perf_analyzer)
@@ -124,12 +135,9 @@ class Sweep:
         self.names = names
         self.run_id = opts.run_id or results.new_run_id()
         self.run_dir = Path(opts.results_dir) / self.run_id
-        if self.run_dir.exists() and not opts.resume:
+        if self.run_dir.exists() and saved is None:
             raise PerfError(f"run folder {self.run_dir} already exists", hint="pass --resume to continue it, or another --run-id")
-        if opts.resume and (self.run_dir / results.RESULTS_FILE).is_file():
-            self.run = results.load(self.run_dir)
-        else:
-            self.run = RunResult(self.run_id, time.strftime("%Y-%m-%dT%H:%M:%S%z"))
+        self.run = saved or RunResult(self.run_id, time.strftime("%Y-%m-%dT%H:%M:%S%z"))
         (self.run_dir / "raw").mkdir(parents=True, exist_ok=True)
         self.server: TritonServer | None = None
         self.server_starts = 0
@@ -178,6 +186,7 @@ class Sweep:
             "variants": self.names,
             "concurrency": list(o.concurrency),
             "batch_sizes": list(o.batch_sizes),
+            "request_rates": list(o.request_rates),
             "trials": o.trials,
             "latency_budget_ms": o.latency_budget_ms,
             **{k: v for k, v in dataclasses.asdict(o.measure).items()},
@@ -210,7 +219,14 @@ class Sweep:
     def _sweep_variant(self, index: int, vr: VariantResult) -> None:
         from builders.config import read_config
 
-        mbs = read_config(Path(self.opts.server.repository) / vr.name / "config.pbtxt").max_batch_size
+        try:
+            mbs = read_config(Path(self.opts.server.repository) / vr.name / "config.pbtxt").max_batch_size
+        except ToolkitError as e:  # an unreadable config fails this variant, not the sweep
+            vr.status, vr.error = "failed", str(e).splitlines()[0]
+            log.warning("variant %s failed: %s", vr.name, vr.error)
+            self.progress({"event": "variant_failed", "variant": vr.name, "error": vr.error})
+            self._save()
+            return
         plan = [k for k in self._plan(vr, mbs) if vr.level(*k) is None]
         if not plan:  # resumed run: this variant is complete
             return
@@ -327,6 +343,37 @@ class Sweep:
             log.info("%s %s: unstable, retrying with a %dx window", model, what, 2 ** min(attempt + 1, m.unstable_retries))
         return LevelResult(concurrency=concurrency, batch_size=batch, trial=trial, request_rate=request_rate,
                            stable=False, attempts=attempt + 1, error=last_error)
+
+
+def resumed_options(opts: SweepOptions, settings: dict[str, Any]) -> SweepOptions:
+    """``opts`` with the saved run's settings (repository, variants, levels, trials,
+    measurement): a resumed run goes on exactly as it started. A passed value that differs
+    from the saved one and from the default is ignored with a warning; a latency budget
+    passed now replaces the saved one (it only affects the report)."""
+    defaults = SweepOptions(server=opts.server)
+    measure_fields = [f.name for f in dataclasses.fields(MeasureSettings)]
+    resumed = dataclasses.replace(
+        opts,
+        server=dataclasses.replace(opts.server, repository=Path(settings["repository"])),
+        variants=tuple(settings["variants"]),
+        concurrency=tuple(settings["concurrency"]),
+        batch_sizes=tuple(settings["batch_sizes"]),
+        request_rates=tuple(settings.get("request_rates", ())),
+        trials=int(settings["trials"]),
+        measure=MeasureSettings(**{k: settings[k] for k in measure_fields if k in settings}),
+        latency_budget_ms=opts.latency_budget_ms if opts.latency_budget_ms is not None else settings.get("latency_budget_ms"),
+    )
+    for field in ("variants", "concurrency", "batch_sizes", "request_rates", "trials", "measure"):
+        given, kept, default = getattr(opts, field), getattr(resumed, field), getattr(defaults, field)
+        if tuple_or(given) not in (tuple_or(kept), tuple_or(default)):
+            log.warning("resume: %s %s ignored; the run continues with its saved %s", field, given, kept)
+    if Path(opts.server.repository).resolve() != Path(settings["repository"]).resolve():
+        log.warning("resume: repository %s ignored; the run continues on %s", opts.server.repository, settings["repository"])
+    return resumed
+
+
+def tuple_or(value: Any) -> Any:
+    return tuple(value) if isinstance(value, (list, tuple)) else value
 
 
 def _error_line(output: str) -> str:

@@ -55,13 +55,40 @@ def test_sweep_measures_levels_survives_a_broken_variant_and_resumes(repo_with_b
     assert "perf_analyzer" in (run_dir / results.COMMANDS_FILE).read_text()
     assert "tritonserver" in (run_dir / results.COMMANDS_FILE).read_text()
 
-    # resume with one more level: the finished level is kept as it was, only c=2 is measured
+    # an interrupted run: drop the last variant's levels and the finish mark, then resume with
+    # other flags: the saved settings win, finished levels stay as they were, the rest is measured
+    saved = results.load(run_dir)
+    saved.variant("tiny_ts_cpu2_db500_mbs8").levels.clear()
+    saved.variant("tiny_ts_cpu2_db500_mbs8").status = "pending"
+    saved.finished = None
+    results.save(saved, run_dir)
     before = dataclasses.asdict(lv)
-    resumed, _ = run_sweep(dataclasses.replace(opts, variants=variants[:1], concurrency=(1, 2), resume=True))
-    again = resumed.variant("tiny_onnx_cpu1_nodb_mbs8")
-    assert dataclasses.asdict(again.level(1)) == before
-    assert again.level(2) is not None and again.level(2).throughput_infer_per_s > 0
-    assert results.load(run_dir).variant("tiny_onnx_cpu1_nodb_mbs8").level(2) is not None
+    resumed, _ = run_sweep(dataclasses.replace(opts, variants=("nothing_*",), concurrency=(1, 2, 4), resume=True))
+    assert dataclasses.asdict(resumed.variant("tiny_onnx_cpu1_nodb_mbs8").level(1)) == before
+    again = resumed.variant("tiny_ts_cpu2_db500_mbs8")
+    assert again.status == "ok" and [x.concurrency for x in again.levels] == [1]  # the saved levels, not (1, 2, 4)
+    assert resumed.finished is not None and results.load(run_dir).variant("tiny_ts_cpu2_db500_mbs8").level(1).ok
+
+
+def test_resuming_a_run_that_does_not_exist_is_refused(tiny_repo: Path, tmp_path: Path):
+    from builders.errors import PerfError
+
+    opts = SweepOptions(ServerOptions(tiny_repo, runtime="bundled"), results_dir=tmp_path, run_id="nosuch", resume=True)
+    with pytest.raises(PerfError, match="no run 'nosuch' to resume"):
+        run_sweep(opts)
+    assert not (tmp_path / "nosuch").exists()
+
+
+def test_a_variant_with_an_unreadable_config_fails_alone(tiny_repo: Path, tmp_path: Path):
+    repo = tmp_path / "repo"
+    shutil.copytree(tiny_repo, repo)
+    (repo / "tiny_onnx_cpu1_db500_mbs8" / "config.pbtxt").write_text("name: [broken\n")
+    opts = SweepOptions(ServerOptions(repo, runtime="bundled"), variants=("tiny_onnx_cpu1_db500_mbs8", "tiny_onnx_cpu1_nodb_mbs8"),
+                        concurrency=(1,), measure=FAST, results_dir=tmp_path, run_id="bad", warmup_requests=0)
+    run, _ = run_sweep(opts)
+    assert run.variant("tiny_onnx_cpu1_db500_mbs8").status == "failed"
+    assert "not a valid Triton ModelConfig" in run.variant("tiny_onnx_cpu1_db500_mbs8").error
+    assert run.variant("tiny_onnx_cpu1_nodb_mbs8").status == "ok" and run.finished is not None
 
 
 def test_an_unstable_level_is_kept_and_flagged(tiny_repo: Path, tmp_path: Path):
