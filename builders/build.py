@@ -14,7 +14,7 @@ from typing import Any, Callable
 import numpy as np
 
 from builders.artifacts import FORMAT_FILES, Attempt, ExportResult, file_sha256
-from builders.errors import ModelSpecError, ToolkitError, VerificationError
+from builders.errors import ConfigError, ModelSpecError, ToolkitError, VerificationError
 from builders.repository import update_index, write_variant
 from builders.spec import EXAMPLE_BATCH, TRITON_DTYPES, ModelSpec, TensorSpec
 from builders.variants import VariantGrid
@@ -369,6 +369,12 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
     plan = opts.grid.plan(name, served_formats, opts.precisions, runtime=opts.runtime)
     for skip in plan.skipped:
         say(f"skipped {skip.what}: {skip.reason}")
+    if served_formats and not plan.variants:
+        raise ConfigError(
+            "the variant grid is empty: every grid point was skipped ("
+            + "; ".join(dict.fromkeys(f"{sk.what}: {sk.reason}" for sk in plan.skipped)) + ")",
+            hint="widen the grid, e.g. add --dynamic-batching off or a max_batch_size > 0 (see `builders variants`)",
+        )
     manifest: dict[str, Any] = {
         "model": name,
         "source": opts.model,

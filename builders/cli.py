@@ -210,6 +210,11 @@ def variants(model: str, formats: tuple[str, ...], precisions: tuple[str, ...], 
         console.print("skipped trt: the bundled server has no tensorrt_plan backend (use --runtime native)")
     for s in plan.skipped:
         console.print(f"skipped {s.what}: {s.reason}")
+    if not plan.variants:
+        from builders.errors import ConfigError
+
+        raise ConfigError("the variant grid is empty: every grid point was skipped (listed above)",
+                          hint="widen the grid, e.g. add --dynamic-batching off or a max_batch_size > 0")
 
 
 @cli.command()

@@ -204,3 +204,15 @@ def test_cli_user_error_is_one_message_and_exit_code_1(tmp_path):
     assert proc.returncode == 1
     assert "error (model): cannot import 'make' from 'nosuchpkg_xyz'" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_an_empty_grid_fails_before_any_export(tmp_path):
+    from builders.errors import ConfigError
+    from builders.variants import VariantGrid
+
+    opts = BuildOptions("tiny", grid=VariantGrid(queue_delays_us=(500,), max_batch_sizes=(0,)),
+                        repository=tmp_path / "repo", build_dir=tmp_path / "builds")
+    with pytest.raises(ConfigError, match="variant grid is empty"):
+        build(opts)
+    assert not list((tmp_path / "builds").rglob("model.*"))
+
