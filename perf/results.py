@@ -189,7 +189,10 @@ def load(run_dir: Path) -> RunResult:
         return RunResult.from_json(json.loads(path.read_text()))
     except FileNotFoundError as e:
         raise PerfError(f"no {RESULTS_FILE} in {run_dir}", hint="pass a run folder written by perf/run_sweep.sh (results/<run-id>)") from e
-    except (json.JSONDecodeError, KeyError, TypeError) as e:
+    except KeyError as e:
+        raise PerfError(f"{path} is not a results file of this toolkit: field {e} is missing",
+                        hint="pass a run folder written by perf/run_sweep.sh") from e
+    except (json.JSONDecodeError, TypeError) as e:
         raise PerfError(f"{path} is not a results file of this toolkit: {e}") from e
 
 
