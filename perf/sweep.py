@@ -97,7 +97,7 @@ def _variant_params(repository: Path, variant: str) -> dict[str, Any] | None:
 
 
 class Sweep:
-    """One sweep run; :meth:`run` does the work. Kept as an object so the server can be
+    """One sweep run; :meth:`run_all` does the work. Kept as an object so the server can be
     restarted and the results saved from one place."""
 
     def __init__(self, opts: SweepOptions, progress: Progress | None = None):
