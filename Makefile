@@ -18,4 +18,4 @@ test-unit: setup
 	$(PY) -m pytest -m "not integration" $(PYTEST_ARGS)
 
 clean:
-	rm -rf builds results model_repository/*/ 
+	rm -rf builds results model_repository/*/ model_repository/index.json

@@ -15,7 +15,7 @@ import numpy as np
 
 from builders.artifacts import FORMAT_FILES, Attempt, ExportResult, file_sha256
 from builders.errors import ConfigError, ModelSpecError, ToolkitError, VerificationError
-from builders.repository import update_index, write_variant
+from builders.repository import link_or_copy, update_index, write_variant
 from builders.spec import EXAMPLE_BATCH, TRITON_DTYPES, ModelSpec, TensorSpec
 from builders.variants import VariantGrid
 from builders.verify import DEFAULT_RTOL, compare_outputs, passing_tolerance
@@ -75,21 +75,6 @@ class BuildResult:
     manifest: dict[str, Any]
     manifest_path: Path
     variant_dirs: list[Path]
-
-
-def resolve_model(name: str, spec_path: Path | None, spec: ModelSpec | None = None) -> tuple[str, Any, ModelSpec]:
-    """Return ``(model_name, module, spec)`` for a built-in, a user's factory or a model file.
-
-    See :func:`builders.models.load_model` for what ``name`` may be.
-
-    Raises:
-        ModelSpecError: unknown built-in, factory that cannot be imported or called, a file
-            that cannot be loaded, or a user's model without a spec.
-    """
-    from builders.models import load_model
-
-    loaded = load_model(name, spec if spec is not None else ModelSpec.from_file(spec_path) if spec_path else None)
-    return loaded.name, loaded.module, loaded.spec
 
 
 def infer_outputs(module: Any, spec: ModelSpec) -> ModelSpec:
@@ -440,7 +425,7 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
         for v in (v for v in plan.variants if (v.format, v.precision) == (fmt, precision)):
             vdir = write_variant(opts.repository, v, result.path, vspec, opts.runtime)
             for data in result.extra.get("external_data", []):  # ONNX weights stored beside the graph
-                _link_or_copy(result.path.parent / data["file"], vdir / "1" / data["file"])
+                link_or_copy(result.path.parent / data["file"], vdir / "1" / data["file"])
             variant_dirs.append(vdir)
             entries.append({**v.to_json(), "runtime": opts.runtime, "build": str(out.resolve())})
     skipped = [dataclasses.asdict(sk) for sk in plan.skipped]
@@ -465,17 +450,6 @@ def _served_spec(result: ExportResult, spec: ModelSpec, runtime: str) -> ModelSp
         inputs=tuple(dataclasses.replace(t, name=names["inputs"].get(t.name, t.name)) for t in spec.inputs),
         outputs=tuple(dataclasses.replace(t, name=names["outputs"].get(t.name, t.name)) for t in spec.outputs),
     )
-
-
-def _link_or_copy(src: Path, dst: Path) -> None:
-    import os
-    import shutil
-
-    dst.unlink(missing_ok=True)
-    try:
-        os.link(src, dst)
-    except OSError:
-        shutil.copy2(src, dst)
 
 
 def _tasks(formats: tuple[str, ...], precisions: tuple[str, ...]) -> list[tuple[str, str]]:

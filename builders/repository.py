@@ -75,15 +75,16 @@ def write_variant(
         shutil.rmtree(vdir)
     (vdir / str(version)).mkdir(parents=True)
     write_config(cfg, vdir / "config.pbtxt")
-    _link_or_copy(Path(artifact), vdir / str(version) / FORMAT_FILES[variant.format])
+    link_or_copy(Path(artifact), vdir / str(version) / FORMAT_FILES[variant.format])
     if runtime == "bundled":
         shutil.copyfile(PYTHON_MODEL_TEMPLATE, vdir / str(version) / "model.py")
     log.debug("wrote %s", vdir)
     return vdir
 
 
-def _link_or_copy(src: Path, dst: Path) -> None:
-    """Hard-link ``src`` to ``dst`` (shared, not copied); copy across filesystems."""
+def link_or_copy(src: Path, dst: Path) -> None:
+    """Hard-link ``src`` to ``dst`` (shared, not copied), replacing ``dst``; copy across filesystems."""
+    dst.unlink(missing_ok=True)
     try:
         os.link(src, dst)
     except OSError as e:

@@ -89,6 +89,8 @@ def model_io(client: Any, model: str, protocol: str) -> dict[str, Any]:
         cfg = client.get_model_config(model, as_json=True) if protocol == "grpc" else client.get_model_config(model)
     except InferenceServerException as e:
         raise ClientError(f"could not read the config of model {model!r}: {e.message()}") from e
+    except (OSError, ConnectionError) as e:  # the server went away
+        raise ClientError(f"could not read the config of model {model!r}: the server did not answer ({type(e).__name__}: {e})") from e
     return cfg.get("config", cfg)
 
 

@@ -323,7 +323,12 @@ class TritonServer:
         self.metrics_url = f"{host}:{self.metrics_port}/metrics"
         self.container_name = f"tritonserver-{os.getpid()}-{self.http_port}" if self.runtime == "container" else None
         self.command, self._env = build_command(opts, self.http_port, self.grpc_port, self.metrics_port, self.container_name)
-        self.log_path = Path(opts.log_file) if opts.log_file else Path(tempfile.mkstemp(prefix="tritonserver-", suffix=".log")[1])
+        if opts.log_file:
+            self.log_path = Path(opts.log_file)
+        else:
+            fd, name = tempfile.mkstemp(prefix="tritonserver-", suffix=".log")
+            os.close(fd)
+            self.log_path = Path(name)
         self._proc: subprocess.Popen | None = None
         self._guardian: subprocess.Popen | None = None
 
@@ -421,7 +426,8 @@ class TritonServer:
         """Load (or reload) ``model`` through the repository API (explicit model control).
 
         Raises:
-            ServerError: Triton refused to load it; the message holds Triton's reason.
+            ServerError: Triton refused to load it (the message holds Triton's reason), or
+                the server stopped answering while loading it (it may have crashed).
         """
         import tritonclient.http as th
         from tritonclient.utils import InferenceServerException
@@ -431,6 +437,10 @@ class TritonServer:
                 c.load_model(model)
         except InferenceServerException as e:
             raise ServerError(f"tritonserver could not load model {model!r}: {e.message()}", log_path=str(self.log_path)) from e
+        except Exception as e:  # connection refused/reset: the load took the server down
+            state = "still running" if self.is_alive() else "no longer running"
+            raise ServerError(f"loading model {model!r} failed: {type(e).__name__}: {e} (tritonserver is {state})",
+                              hint="read the server log", log_path=str(self.log_path)) from e
 
     def unload(self, model: str) -> None:
         """Unload ``model`` and wait until it is gone (errors are logged, not raised)."""

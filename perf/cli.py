@@ -22,8 +22,13 @@ def concurrency_list(text: str) -> tuple[int, ...]:
         if len(parts) not in (2, 3) or parts[0] < 1 or parts[1] < parts[0]:
             raise click.BadParameter(f"--concurrency range must be start:end[:step] with 1 <= start <= end, got {text!r}")
         step = parts[2] if len(parts) == 3 else 1
+        if step < 1:
+            raise click.BadParameter(f"--concurrency range step must be >= 1, got {text!r}")
         return tuple(range(parts[0], parts[1] + 1, step))
-    return int_list(text, "--concurrency")
+    levels = int_list(text, "--concurrency")
+    if not levels or min(levels) < 1:
+        raise click.BadParameter(f"--concurrency levels must be >= 1, got {text!r}")
+    return levels
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -39,18 +44,18 @@ def cli() -> None:
 @click.option("--batch-sizes", default="1", show_default=True, help="Client batch sizes (-b); above a variant's max_batch_size they are skipped.")
 @click.option("--protocol", type=click.Choice(["grpc", "http"]), default="grpc", show_default=True)
 @click.option("--measurement-mode", type=click.Choice(["time_windows", "count_windows"]), default="time_windows", show_default=True)
-@click.option("--measurement-interval", "interval_ms", type=int, default=2000, show_default=True, help="Window length, ms (time_windows).")
-@click.option("--measurement-request-count", "request_count", type=int, default=50, show_default=True, help="Requests per window (count_windows).")
-@click.option("--stability-percentage", "stability", type=float, default=10.0, show_default=True)
-@click.option("--max-trials", type=int, default=10, show_default=True, help="perf_analyzer windows before a level counts as unstable.")
-@click.option("--unstable-retries", type=int, default=1, show_default=True, help="Retries of an unstable level with a doubled window before it is kept and flagged.")
-@click.option("--trials", type=int, default=1, show_default=True, help="Repeat each level N times (median and spread reported).")
+@click.option("--measurement-interval", "interval_ms", type=click.IntRange(1), default=2000, show_default=True, help="Window length, ms (time_windows).")
+@click.option("--measurement-request-count", "request_count", type=click.IntRange(1), default=50, show_default=True, help="Requests per window (count_windows).")
+@click.option("--stability-percentage", "stability", type=click.FloatRange(0, min_open=True), default=10.0, show_default=True)
+@click.option("--max-trials", type=click.IntRange(3), default=10, show_default=True, help="perf_analyzer windows before a level counts as unstable.")
+@click.option("--unstable-retries", type=click.IntRange(0), default=1, show_default=True, help="Retries of an unstable level with a doubled window before it is kept and flagged.")
+@click.option("--trials", type=click.IntRange(1), default=1, show_default=True, help="Repeat each level N times (median and spread reported).")
 @click.option("--results-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("results"), show_default=True)
 @click.option("--run-id", default=None, help="Run folder name (default: a timestamp).")
 @click.option("--resume", "resume", default=None, metavar="RUN_ID", help="Continue results/RUN_ID with its saved settings (repository, variants, levels, measurement); levels already measured are kept.")
 @click.option("--perf-analyzer", "pa", type=click.Path(dir_okay=False, path_type=Path), default=None, help="perf_analyzer binary (default: $PERF_ANALYZER, the venv, PATH).")
 @click.option("--input-data", type=click.Path(path_type=Path), default=None, help="Your perf_analyzer --input-data (default: generated from the model's signature).")
-@click.option("--latency-budget-ms", type=float, default=None, help="p99 latency budget for the recommendation (ms).")
+@click.option("--latency-budget-ms", type=click.FloatRange(0, min_open=True), default=None, help="p99 latency budget for the recommendation (ms).")
 @click.option("--no-report", is_flag=True, help="Do not write report.md at the end.")
 @server_options(repository_flag=False)
 @verbosity_option
@@ -69,13 +74,17 @@ def sweep(repository: Path, variants: str, concurrency: str, request_rates: str,
     from perf.sweep import Sweep, SweepOptions
 
     levels = concurrency_list(concurrency)
+    if resume and run_id and run_id != resume:
+        raise click.BadParameter(f"--resume {resume} continues that run; --run-id {run_id} names another one: pass only one")
     opts = SweepOptions(
         server=server_opts,
         variants=tuple(v for v in variants.split(",") if v),
         concurrency=levels,
-        batch_sizes=int_list(batch_sizes, "--batch-sizes"),
+        batch_sizes=_positive(int_list(batch_sizes, "--batch-sizes"), "--batch-sizes"),
         request_rates=_float_list(request_rates, "--request-rates"),
-        measure=MeasureSettings(protocol, measurement_mode, interval_ms, request_count, stability, max_trials, unstable_retries),
+        measure=MeasureSettings(protocol=protocol, measurement_mode=measurement_mode, measurement_interval_ms=interval_ms,
+                                measurement_request_count=request_count, stability_pct=stability, max_trials=max_trials,
+                                unstable_retries=unstable_retries),
         trials=trials,
         results_dir=results_dir,
         run_id=resume or run_id,
@@ -104,17 +113,30 @@ def sweep(repository: Path, variants: str, concurrency: str, request_rates: str,
 
     state = {"last": ""}  # the last measured throughput, shown on the progress bar
     sw = Sweep(opts, on_event)
-    total = len(sw.names) * (len(levels) + len(opts.request_rates)) * trials * len(opts.batch_sizes)
+    o = sw.opts  # after --resume these are the run's saved settings
+    done = sum(1 for v in sw.run.variants for _ in v.levels)
+    total = max(done, len(sw.names) * (len(o.concurrency) + len(o.request_rates)) * o.trials * len(o.batch_sizes))
     with progress:
-        task = progress.add_task("starting tritonserver", total=total)
+        task = progress.add_task("starting tritonserver", total=total, completed=done)
         try:
             run = sw.run_all()
         except KeyboardInterrupt:
             console.print(f"[yellow]interrupted: measurements so far are kept in {sw.run_dir}; continue with --resume {sw.run_id}")
             raise SystemExit(130)
     click.echo(f"results: {sw.run_dir}")
+    if not any(v.status == "ok" for v in run.variants):
+        from builders.errors import PerfError
+
+        raise PerfError(f"no variant was measured: {'; '.join(f'{v.name}: {v.error}' for v in run.variants)[:600]}",
+                        hint=f"see {sw.run_dir / 'results.json'} and the server log there")
     if not no_report:
-        _print_report(sw.run_dir, latency_budget_ms)
+        _print_report(sw.run_dir, sw.opts.latency_budget_ms)
+
+
+def _positive(values: tuple[int, ...], what: str) -> tuple[int, ...]:
+    if not values or min(values) < 1:
+        raise click.BadParameter(f"{what}: values must be >= 1, got {list(values)}")
+    return values
 
 
 def _float_list(text: str, what: str) -> tuple[float, ...]:
@@ -141,7 +163,7 @@ def _print_report(run_dir: Path, budget: float | None) -> None:
 
 @cli.command()
 @click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--latency-budget-ms", type=float, default=None, help="p99 latency budget for the recommendation (ms).")
+@click.option("--latency-budget-ms", type=click.FloatRange(0, min_open=True), default=None, help="p99 latency budget for the recommendation (ms).")
 @verbosity_option
 def report(run_dir: Path, latency_budget_ms: float | None) -> None:
     """Write RUN_DIR/report.md and its plots from results.json, and print the summary."""

@@ -35,39 +35,52 @@ def input_args(
         spec: The build's spec (named axes, value ranges), or ``None`` when unknown.
         workdir: Where to write the generated ``input_data_<model>.json``.
         user_data: The user's ``--input-data`` file (JSON, a folder, or ``random``/``zero``).
-        default_dim: Size used for a dynamic dim the spec does not name.
+        default_dim: Size used for a dynamic dim the spec does not name (default 16).
         steps: Distinct data entries generated per input.
     """
     if user_data is not None:
         return ["--input-data", str(user_data)]
     by_name = {t.name: t for t in spec.inputs} if spec else {}
     sizes = spec.axis_sizes("opt") if spec else {}
+    unbatched = int(config.get("max_batch_size", 0)) == 0
     args: list[str] = []
-    generated: dict[str, tuple[list[int], str, tuple[int, int]]] = {}
+    inputs: dict[str, tuple[list[int], str, tuple[int, int] | None]] = {}
     for inp in config.get("input", []):
         name = inp["name"]
         dims = [int(d) for d in inp.get("dims", [])]
         t = by_name.get(name)
+        shape: list[int | str] = list(t.shape) if t else []
+        if unbatched and len(dims) == len(shape) + 1:
+            shape = [1, *shape]  # max_batch_size 0: the leading -1 is the batch axis; one sample per request
         concrete = []
         for i, d in enumerate(dims):
+            axis = shape[i] if i < len(shape) else None
             if d >= 0:
                 concrete.append(d)
+            elif isinstance(axis, int):
+                concrete.append(axis)
             else:
-                axis = t.shape[i] if t and i < len(t.shape) and isinstance(t.shape[i], str) else None
                 concrete.append(sizes.get(axis, default_dim) if axis else default_dim)
         if any(d < 0 for d in dims):
             args += ["--shape", f"{name}:{','.join(map(str, concrete))}"]
         dtype = NUMPY_DTYPES.get(inp.get("data_type", ""), "float32")
-        if dtype.startswith("int") or dtype.startswith("uint"):
-            rng = t.value_range if t and t.value_range else (0, 100)
-            generated[name] = (concrete, dtype, rng)
-    if generated:
-        rng = np.random.default_rng(0)
+        is_int = dtype.startswith("int") or dtype.startswith("uint")
+        inputs[name] = (concrete, dtype, (t.value_range if t and t.value_range else (0, 100)) if is_int else None)
+    if any(rng is not None for _, _, rng in inputs.values()):
+        # perf_analyzer wants data for every input once a data file is given: integer inputs
+        # within their range, floating ones N(0, 1), booleans true
+        gen = np.random.default_rng(0)
         data = []
         for _ in range(steps):
             entry = {}
-            for name, (shape, dtype, (lo, hi)) in generated.items():
-                entry[name] = {"content": rng.integers(lo, hi + 1, size=shape).astype(dtype).ravel().tolist(), "shape": shape}
+            for name, (shape, dtype, rng) in inputs.items():
+                if rng is not None:
+                    values = gen.integers(rng[0], rng[1] + 1, size=shape).astype(dtype)
+                elif dtype == "bool":
+                    values = np.ones(shape, dtype=bool)
+                else:
+                    values = gen.standard_normal(shape).astype(dtype)
+                entry[name] = {"content": values.ravel().tolist(), "shape": shape}
             data.append(entry)
         path = workdir / f"input_data_{config.get('name', 'model')}.json"
         path.write_text(json.dumps({"data": data}))

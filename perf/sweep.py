@@ -144,6 +144,10 @@ class Sweep:
 
     # -- server ------------------------------------------------------------------------
     def _start_server(self) -> TritonServer:
+        given = self.opts.server
+        if self.server_starts == 0 and (given.model_control != "explicit" or given.load_models or given.log_file):
+            log.warning("the sweep loads one variant at a time with explicit model control and keeps the server log in "
+                        "the run folder: --model-control, --load-model and --log-file are not used")
         self.server_starts += 1
         log_file = self.run_dir / ("server.log" if self.server_starts == 1 else f"server-{self.server_starts}.log")
         sopts = dataclasses.replace(self.opts.server, model_control="explicit", load_models=(), log_file=log_file)
@@ -206,7 +210,7 @@ class Sweep:
                 self.server.stop()
         return self.run
 
-    def _plan(self, vr: VariantResult, max_batch_size: int) -> list[tuple[int, int, int, float | None]]:
+    def _plan(self, max_batch_size: int) -> list[tuple[int, int, int, float | None]]:
         """(concurrency, batch, trial, request_rate) of every level: concurrency levels, then
         request-rate levels (concurrency 0)."""
         o = self.opts
@@ -227,7 +231,7 @@ class Sweep:
             self.progress({"event": "variant_failed", "variant": vr.name, "error": vr.error})
             self._save()
             return
-        plan = [k for k in self._plan(vr, mbs) if vr.level(*k) is None]
+        plan = [k for k in self._plan(mbs) if vr.level(*k) is None]
         if not plan:  # resumed run: this variant is complete
             return
         vr.status, vr.error = "pending", None
@@ -315,13 +319,18 @@ class Sweep:
             self._record_command(f"{model} {what} batch {batch} trial {trial} attempt {attempt + 1}", shlex.join(cmd))
             window_s = (m.measurement_interval_ms * scale / 1000) if m.measurement_mode == "time_windows" else 10 * scale
             before = batch_stats(srv.http_url, model)
-            with MetricsSampler(srv.metrics_url) as sampler, NvmlSampler() as nvml:
-                outcome = analyzer.run_perf_analyzer(cmd, csv, timeout_s=60 + 3 * window_s * (m.max_trials + 2))
+            try:
+                with MetricsSampler(srv.metrics_url) as sampler, NvmlSampler() as nvml:
+                    outcome = analyzer.run_perf_analyzer(cmd, csv, timeout_s=60 + 3 * window_s * (m.max_trials + 2))
+            except PerfError as e:  # a hung perf_analyzer fails this level, not the variant
+                last_error = str(e).splitlines()[0]
+                break
             after = batch_stats(srv.http_url, model)
             if outcome.returncode == 0 and outcome.rows:
                 row = outcome.rows[0]
                 level = LevelResult(concurrency=concurrency, batch_size=batch, trial=trial, request_rate=request_rate,
-                                    stable=not final, attempts=attempt + 1, csv=str(csv.relative_to(self.run_dir)))
+                                    stable=not final and not outcome.unstable, attempts=attempt + 1,
+                                    csv=str(csv.relative_to(self.run_dir)))
                 for k, v in row.items():
                     if k != "concurrency":
                         setattr(level, k, v)
@@ -334,7 +343,8 @@ class Sweep:
                 if before and after and after[1] > before[1]:
                     level.avg_server_batch_size = (after[0] - before[0]) / (after[1] - before[1])
                 if final:
-                    log.warning("%s %s: no stable measurement after %d tries; kept and flagged unstable", model, what, attempt)
+                    log.warning("%s %s: no stable measurement in %d tries; the last, accepting any variation, is kept and flagged unstable",
+                                model, what, attempt + 1)
                 return level
             if not outcome.unstable:
                 last_error = _error_line(outcome.output_tail)

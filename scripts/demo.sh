@@ -10,7 +10,7 @@
 #            DEMO_INTERVAL_MS (1500), DEMO_MAX_TRIALS (5).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PY=.venv/bin/python
+PY="${VENV:-.venv}/bin/python"
 MODEL=${DEMO_MODEL:-mlp}
 
 echo "== 1/3 build: $MODEL -> TorchScript + ONNX, verified, variants in model_repository/"

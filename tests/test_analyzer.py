@@ -85,3 +85,19 @@ def test_build_command_request_rate_replaces_concurrency(tmp_path: Path):
     cmd = build_command(Path("/pa"), "m", "u", 0, 1, tmp_path / "o.csv", MeasureSettings(), request_rate=250)
     assert "--request-rate-range" in cmd and cmd[cmd.index("--request-rate-range") + 1] == "250:250"
     assert "--concurrency-range" not in cmd
+
+
+def test_concurrency_list_rejects_zero_step_and_levels():
+    for bad in ("1:8:0", "0,1", ""):
+        with pytest.raises(click.BadParameter):
+            concurrency_list(bad)
+
+
+def test_sweep_cli_refuses_bad_numbers_before_starting_anything(tmp_path: Path):
+    from click.testing import CliRunner
+
+    from perf.cli import cli
+
+    for args in (["--trials", "0"], ["--batch-sizes", "0"], ["--latency-budget-ms", "0"], ["--unstable-retries", "-1"]):
+        r = CliRunner().invoke(cli, ["sweep", "--repository", str(tmp_path), *args])
+        assert r.exit_code == 2, (args, r.output)  # click's usage error, no server started
