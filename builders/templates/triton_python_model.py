@@ -63,23 +63,34 @@ class TritonPythonModel:
         arrays = [
             {n: pb_utils.get_input_tensor_by_name(r, n).as_numpy() for n in self.input_names} for r in requests
         ]
+        per_request = None
         if self.batched and len(requests) > 1 and _same_sample_shapes(arrays, self.input_names):
-            sizes = [a[self.input_names[0]].shape[0] for a in arrays]
-            merged = {n: np.concatenate([a[n] for a in arrays]) for n in self.input_names}
-            outs = self.run(merged)
-            bounds = np.cumsum(sizes)[:-1]
-            per_request = [
-                {n: part for n, part in zip(self.output_names, parts)}
-                for parts in zip(*(np.split(outs[n], bounds) for n in self.output_names))
-            ]
-        else:
-            per_request = [self.run(a) for a in arrays]
+            try:
+                sizes = [a[self.input_names[0]].shape[0] for a in arrays]
+                merged = {n: np.concatenate([a[n] for a in arrays]) for n in self.input_names}
+                outs = self.run(merged)
+                bounds = np.cumsum(sizes)[:-1]
+                per_request = [
+                    {n: part for n, part in zip(self.output_names, parts)}
+                    for parts in zip(*(np.split(outs[n], bounds) for n in self.output_names))
+                ]
+            except Exception:  # one bad request must not fail the batch: run them one by one
+                per_request = None
+        if per_request is None:
+            per_request = [self._run_one(a) for a in arrays]
         return [
-            pb_utils.InferenceResponse(
+            o if isinstance(o, pb_utils.InferenceResponse) else pb_utils.InferenceResponse(
                 [pb_utils.Tensor(n, np.ascontiguousarray(o[n], dtype=self.output_dtypes[n])) for n in self.output_names]
             )
             for o in per_request
         ]
+
+    def _run_one(self, inputs):
+        """Outputs of one request, or an error response carrying why it failed."""
+        try:
+            return self.run(inputs)
+        except Exception as e:
+            return pb_utils.InferenceResponse(error=pb_utils.TritonError(f"{type(e).__name__}: {e}"))
 
 
 def _same_sample_shapes(arrays, names):
