@@ -82,16 +82,10 @@ def prepare_module(module: Any, precision: str, spec: Any) -> Any:
     return cast_module(module, precision, [t.dtype for t in spec.outputs], flatten=True)
 
 
-def _flatten(out: Any) -> list[Any]:
-    if isinstance(out, (list, tuple)):
-        return [t for o in out for t in _flatten(o)]
-    if isinstance(out, dict):
-        return [t for o in out.values() for t in _flatten(o)]
-    return [out]
-
-
 def _make_served_class() -> type:
     import torch
+
+    from builders.runners import flatten_outputs
 
     class Served(torch.nn.Module):
         """Casts floating inputs to ``dtype``, runs ``inner``, flattens and casts outputs back."""
@@ -107,7 +101,7 @@ def _make_served_class() -> type:
             if self.dtype is not None:
                 args = tuple(a.to(self.dtype) if a.is_floating_point() else a for a in args)
             out = self.inner(*args)
-            outs = _flatten(out) if (self.flatten or not isinstance(out, torch.Tensor)) else [out]
+            outs = flatten_outputs(out) if (self.flatten or not isinstance(out, torch.Tensor)) else [out]
             cast = []
             for i, o in enumerate(outs):
                 if o.is_floating_point():
