@@ -124,6 +124,7 @@ def build_command(
     stability_pct: float | None = None,
     max_trials: int | None = None,
     request_rate: float | None = None,
+    metrics_interval_ms: int = 500,
 ) -> list[str]:
     """One perf_analyzer command for one concurrency level.
 
@@ -134,6 +135,8 @@ def build_command(
         stability_pct, max_trials: Overrides of ``settings`` (the last, accept-anything try).
         request_rate: Measure at this fixed request rate (requests/s,
             ``--request-rate-range R:R``) instead of at ``concurrency``.
+        metrics_interval_ms: How often perf_analyzer scrapes ``metrics_url`` (ms); the
+            server's ``--metrics-interval-ms`` so no refresh is missed or read twice.
     """
     load = (["--request-rate-range", f"{request_rate:g}:{request_rate:g}"] if request_rate
             else ["--concurrency-range", f"{concurrency}:{concurrency}"])
@@ -150,7 +153,7 @@ def build_command(
     else:
         cmd += ["--measurement-request-count", str(int(settings.measurement_request_count * interval_scale))]
     if settings.collect_metrics and metrics_url:
-        cmd += ["--collect-metrics", "--metrics-url", metrics_url, "--metrics-interval", "500"]
+        cmd += ["--collect-metrics", "--metrics-url", metrics_url, "--metrics-interval", str(metrics_interval_ms)]
     return cmd + list(input_args)
 
 

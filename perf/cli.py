@@ -13,6 +13,12 @@ import click
 
 from builders.cli_common import int_list, run_cli, verbosity_option
 from clients.cli_options import server_options
+from perf.analyzer import MeasureSettings
+from perf.sweep import DEFAULT_CONCURRENCY, SweepOptions
+
+#: Defaults shown by the CLI come from the API's dataclasses (one source of truth).
+_M = MeasureSettings()
+_S = SweepOptions.__dataclass_fields__
 
 
 def concurrency_list(text: str) -> tuple[int, ...]:
@@ -39,18 +45,18 @@ def cli() -> None:
 @cli.command()
 @click.option("--repository", type=click.Path(file_okay=False, path_type=Path), default=Path("model_repository"), show_default=True)
 @click.option("--variants", default="", help="Comma-separated variant names or patterns such as 'mlp_*' (default: every model in the repository).")
-@click.option("--concurrency", default="1,2,4,8,16,32,64", show_default=True, help="Levels: a list 1,2,4 or a range start:end[:step].")
+@click.option("--concurrency", default=",".join(map(str, DEFAULT_CONCURRENCY)), show_default=True, help="Levels: a list 1,2,4 or a range start:end[:step].")
 @click.option("--request-rates", default="", help="Also measure at these fixed request rates (requests/s), e.g. 100,200.")
-@click.option("--batch-sizes", default="1", show_default=True, help="Client batch sizes (-b); above a variant's max_batch_size they are skipped.")
-@click.option("--protocol", type=click.Choice(["grpc", "http"]), default="grpc", show_default=True)
-@click.option("--measurement-mode", type=click.Choice(["time_windows", "count_windows"]), default="time_windows", show_default=True)
-@click.option("--measurement-interval", "interval_ms", type=click.IntRange(1), default=2000, show_default=True, help="Window length, ms (time_windows).")
-@click.option("--measurement-request-count", "request_count", type=click.IntRange(1), default=50, show_default=True, help="Requests per window (count_windows).")
-@click.option("--stability-percentage", "stability", type=click.FloatRange(0, min_open=True), default=10.0, show_default=True)
-@click.option("--max-trials", type=click.IntRange(3), default=10, show_default=True, help="perf_analyzer windows before a level counts as unstable.")
-@click.option("--unstable-retries", type=click.IntRange(0), default=1, show_default=True, help="Retries of an unstable level with a doubled window before it is kept and flagged.")
-@click.option("--trials", type=click.IntRange(1), default=1, show_default=True, help="Repeat each level N times (median and spread reported).")
-@click.option("--results-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("results"), show_default=True)
+@click.option("--batch-sizes", default=",".join(map(str, _S["batch_sizes"].default)), show_default=True, help="Client batch sizes (-b); above a variant's max_batch_size they are skipped.")
+@click.option("--protocol", type=click.Choice(["grpc", "http"]), default=_M.protocol, show_default=True)
+@click.option("--measurement-mode", type=click.Choice(["time_windows", "count_windows"]), default=_M.measurement_mode, show_default=True)
+@click.option("--measurement-interval", "interval_ms", type=click.IntRange(1), default=_M.measurement_interval_ms, show_default=True, help="Window length, ms (time_windows).")
+@click.option("--measurement-request-count", "request_count", type=click.IntRange(1), default=_M.measurement_request_count, show_default=True, help="Requests per window (count_windows).")
+@click.option("--stability-percentage", "stability", type=click.FloatRange(0, min_open=True), default=_M.stability_pct, show_default=True)
+@click.option("--max-trials", type=click.IntRange(3), default=_M.max_trials, show_default=True, help="perf_analyzer windows before a level counts as unstable.")
+@click.option("--unstable-retries", type=click.IntRange(0), default=_M.unstable_retries, show_default=True, help="Retries of an unstable level with a doubled window before it is kept and flagged.")
+@click.option("--trials", type=click.IntRange(1), default=_S["trials"].default, show_default=True, help="Repeat each level N times (median and spread reported).")
+@click.option("--results-dir", type=click.Path(file_okay=False, path_type=Path), default=_S["results_dir"].default, show_default=True)
 @click.option("--run-id", default=None, help="Run folder name (default: a timestamp).")
 @click.option("--resume", "resume", default=None, metavar="RUN_ID", help="Continue results/RUN_ID with its saved settings (repository, variants, levels, measurement); levels already measured are kept.")
 @click.option("--perf-analyzer", "pa", type=click.Path(dir_okay=False, path_type=Path), default=None, help="perf_analyzer binary (default: $PERF_ANALYZER, the venv, PATH).")
@@ -70,8 +76,7 @@ def sweep(repository: Path, variants: str, concurrency: str, request_rates: str,
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from perf.analyzer import MeasureSettings
-    from perf.sweep import Sweep, SweepOptions
+    from perf.sweep import Sweep
 
     levels = concurrency_list(concurrency)
     if resume and run_id and run_id != resume:

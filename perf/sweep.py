@@ -107,9 +107,9 @@ class Sweep:
                 raise PerfError("resuming needs the id of the run to continue", hint="pass --resume RUN_ID (a folder in results/)")
             run_dir = Path(opts.results_dir) / opts.run_id
             if not (run_dir / results.RESULTS_FILE).is_file():
-                have = sorted(p.name for p in Path(opts.results_dir).glob(f"*/{results.RESULTS_FILE}")) if Path(opts.results_dir).is_dir() else []
+                have = sorted(p.parent.name for p in Path(opts.results_dir).glob(f"*/{results.RESULTS_FILE}"))
                 raise PerfError(f"there is no run {opts.run_id!r} to resume in {opts.results_dir}",
-                                hint=f"runs there: {', '.join(p.split('/')[0] for p in have) or '(none)'}")
+                                hint=f"runs there: {', '.join(have) or '(none)'}")
             saved = results.load(run_dir)
             opts = resumed_options(opts, saved.settings)
         self.opts = opts
@@ -314,6 +314,7 @@ class Sweep:
             cmd = analyzer.build_command(
                 self.pa, model, url, concurrency, batch, csv, m, srv.metrics_url, in_args, interval_scale=scale,
                 stability_pct=1e6 if final else None, max_trials=3 if final else None, request_rate=request_rate,
+                metrics_interval_ms=srv.opts.metrics_interval_ms,
             )
             what = f"request rate {request_rate:g}/s" if request_rate else f"concurrency {concurrency}"
             self._record_command(f"{model} {what} batch {batch} trial {trial} attempt {attempt + 1}", shlex.join(cmd))
@@ -375,14 +376,14 @@ def resumed_options(opts: SweepOptions, settings: dict[str, Any]) -> SweepOption
     )
     for field in ("variants", "concurrency", "batch_sizes", "request_rates", "trials", "measure"):
         given, kept, default = getattr(opts, field), getattr(resumed, field), getattr(defaults, field)
-        if tuple_or(given) not in (tuple_or(kept), tuple_or(default)):
+        if _as_tuple(given) not in (_as_tuple(kept), _as_tuple(default)):
             log.warning("resume: %s %s ignored; the run continues with its saved %s", field, given, kept)
     if Path(opts.server.repository).resolve() != Path(settings["repository"]).resolve():
         log.warning("resume: repository %s ignored; the run continues on %s", opts.server.repository, settings["repository"])
     return resumed
 
 
-def tuple_or(value: Any) -> Any:
+def _as_tuple(value: Any) -> Any:
     return tuple(value) if isinstance(value, (list, tuple)) else value
 
 
