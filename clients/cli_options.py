@@ -88,7 +88,7 @@ def server_options(fn: F | None = None, *, repository_flag: bool = True) -> Any:
         click.option("--metrics-interval-ms", type=click.IntRange(1), default=500, show_default=True,
                      help="How often the server refreshes utilisation gauges (ms)."),
         click.option("--server-arg", "server_args", multiple=True, metavar="FLAG",
-                     help="Extra tritonserver flag passed through verbatim (repeatable), e.g. --server-arg=--exit-timeout-secs=10."),
+                     help="Extra tritonserver flag passed through verbatim (repeatable), e.g. --server-arg=--log-info=false."),
         click.option("--start-timeout", type=click.FloatRange(1), default=120.0, show_default=True,
                      help="Seconds to wait for the server to become ready."),
         click.option("--tag", default=DEFAULT_TAG.removesuffix("-py3"), show_default=True,

@@ -71,6 +71,8 @@ class ServerOptions:
             utilisation are refreshed; default 500 ms).
         extra_args: Further tritonserver flags, passed through verbatim.
         start_timeout_s: Seconds to wait for readiness (default 120).
+        exit_timeout_s: tritonserver `--exit-timeout-secs`: how long a stop waits for in-flight
+            requests before the server exits (default 15 s; `stop()` waits 5 s longer).
         image: Container image (``runtime=container``), default ``nvcr.io/nvidia/tritonserver:24.10-py3``.
         gpus: ``docker run --gpus`` value (default ``all``).
         shm_size: ``docker run --shm-size`` (default ``1g``).
@@ -90,6 +92,7 @@ class ServerOptions:
     metrics_interval_ms: int = 500
     extra_args: Sequence[str] = ()
     start_timeout_s: float = 120.0
+    exit_timeout_s: int = 15
     image: str = f"{DEFAULT_IMAGE}:{DEFAULT_TAG}"
     gpus: str = "all"
     shm_size: str = "1g"
@@ -167,6 +170,7 @@ def server_args(opts: ServerOptions, http: int, grpc: int, metrics: int, reposit
         "--allow-metrics=true",
         "--allow-cpu-metrics=true",
         "--strict-readiness=false",
+        f"--exit-timeout-secs={opts.exit_timeout_s}",
     ]
     if opts.runtime != "container":
         args += [f"--http-address={opts.address}", f"--grpc-address={opts.address}", f"--metrics-address={opts.address}"]
@@ -456,13 +460,16 @@ class TritonServer:
         except Exception as e:  # an unload failure must not end a sweep
             log.warning("unloading %s failed: %s", model, e)
 
-    def stop(self, timeout_s: float = 20) -> None:
+    def stop(self, timeout_s: float | None = None) -> None:
         """SIGINT, wait ``timeout_s``, then SIGKILL (and ``docker rm -f`` for a container).
 
-        SIGINT is tritonserver's graceful shutdown: it stops accepting requests, waits for
-        in-flight ones (``--exit-timeout-secs``, 30 s by default) and unloads the models.
-        Safe to call more than once.
+        SIGINT is tritonserver's graceful shutdown: it stops accepting requests, waits up to
+        ``--exit-timeout-secs`` (``opts.exit_timeout_s``) for in-flight ones and unloads the
+        models. The default wait is that timeout plus 5 s, so a draining server is never
+        killed early. Safe to call more than once.
         """
+        if timeout_s is None:
+            timeout_s = self.opts.exit_timeout_s + 5
         p = self._proc
         if p is not None and p.poll() is None:
             log.info("stopping tritonserver (pid %d)", p.pid)
