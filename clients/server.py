@@ -99,11 +99,19 @@ class ServerOptions:
     binary: Path | None = None
 
 
+def free_ports(n: int, address: str = "127.0.0.1") -> list[int]:
+    """``n`` distinct TCP ports free now on ``address`` (all sockets held until every port is
+    chosen, so the OS cannot hand out the same port twice)."""
+    with contextlib.ExitStack() as stack:
+        socks = [stack.enter_context(socket.socket()) for _ in range(n)]
+        for s in socks:
+            s.bind((address, 0))
+        return [s.getsockname()[1] for s in socks]
+
+
 def free_port(address: str = "127.0.0.1") -> int:
     """A TCP port that is free now on ``address``."""
-    with socket.socket() as s:
-        s.bind((address, 0))
-        return s.getsockname()[1]
+    return free_ports(1, address)[0]
 
 
 def port_in_use(port: int, address: str = "127.0.0.1") -> bool:
@@ -319,7 +327,8 @@ class TritonServer:
                     f"{what} port {port} on {opts.address} is already in use",
                     hint="stop whatever listens there, pick another port, or pass 0 for a free one",
                 )
-        ports = {k: v or free_port(opts.address) for k, v in asked.items()}
+        free = iter(free_ports(sum(1 for v in asked.values() if not v), opts.address))
+        ports = {k: v or next(free) for k, v in asked.items()}
         self.http_port, self.grpc_port, self.metrics_port = ports["http"], ports["grpc"], ports["metrics"]
         host = "localhost" if opts.address in ("0.0.0.0", "127.0.0.1") else opts.address
         self.http_url = f"{host}:{self.http_port}"

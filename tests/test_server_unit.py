@@ -180,3 +180,10 @@ def test_container_is_removed_when_its_launcher_is_killed(tmp_path: Path) -> Non
     finally:
         if launcher.poll() is None:
             launcher.kill()
+
+
+def test_free_ports_are_distinct():
+    from clients.server import free_ports
+
+    ports = free_ports(3)
+    assert len(set(ports)) == 3 and all(1024 <= p <= 65535 for p in ports)
