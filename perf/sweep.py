@@ -253,7 +253,7 @@ class Sweep:
             from perf.inputs import input_args
 
             in_args = input_args(config, _spec_for(Path(self.opts.server.repository), vr.name), self.run_dir, self.opts.input_data)
-            self._warmup(srv, vr.name, config, in_args)
+            self._warmup(srv, vr.name, in_args)
             for c, b, t, r in plan:
                 self.progress({"event": "level_start", "variant": vr.name, "index": index, "n_variants": len(self.names),
                                "concurrency": c, "batch_size": b, "trial": t, "request_rate": r})
@@ -279,13 +279,14 @@ class Sweep:
         if self.server and self.server.is_alive():
             return True
         vr.status = "failed"
-        vr.error = f"tritonserver died while measuring concurrency {level.concurrency}; see {self.server.log_path if self.server else 'the log'}"
+        load = f"request rate {level.request_rate:g}/s" if level.request_rate else f"concurrency {level.concurrency}"
+        vr.error = f"tritonserver died while measuring {load}; see {self.server.log_path if self.server else 'the log'}"
         log.warning("%s", vr.error)
         self._save()
         self._server()
         return False
 
-    def _warmup(self, srv: TritonServer, model: str, config: dict[str, Any], in_args: list[str]) -> None:
+    def _warmup(self, srv: TritonServer, model: str, in_args: list[str]) -> None:
         """A short perf_analyzer run at concurrency 1 (not recorded) so the first level does
         not pay for lazy initialisation (thread pools, allocator growth)."""
         if self.opts.warmup_requests <= 0:
