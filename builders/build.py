@@ -299,15 +299,10 @@ def library_versions() -> dict[str, str | None]:
 
 
 def _versions() -> dict[str, str | None]:
-    import importlib.metadata as md
+    from builders.versions import package_versions
 
-    out: dict[str, str | None] = {"python": platform.python_version()}
-    for pkg in ("torch", "onnx", "onnxruntime", "onnxscript", "tensorrt", "tritonclient"):
-        try:
-            out[pkg] = md.version(pkg)
-        except md.PackageNotFoundError:
-            out[pkg] = None
-    return out
+    return {"python": platform.python_version(),
+            **package_versions(("torch", "onnx", "onnxruntime", "onnxscript", "tensorrt", "tritonclient"))}
 
 
 def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
