@@ -15,6 +15,8 @@ import click
 from clients.server import DEFAULT_IMAGE, DEFAULT_TAG, LOCAL_ENV, MODEL_CONTROL_MODES, RUNTIMES, ServerOptions, image_for_tag
 
 F = Callable[..., Any]
+#: Defaults shown by the flags are the API's (ServerOptions), defined once there.
+_D = ServerOptions(repository=Path("model_repository"))
 
 #: The keyword names the server decorator consumes (and removes) before calling the command.
 SERVER_KEYS = (
@@ -70,32 +72,32 @@ def server_options(fn: F | None = None, *, repository_flag: bool = True) -> Any:
 
     port = click.IntRange(0, 65535)
     options = [
-        click.option("--runtime", type=click.Choice(RUNTIMES), default="auto", show_default=True,
+        click.option("--runtime", type=click.Choice(RUNTIMES), default=_D.runtime, show_default=True,
                      help="Which tritonserver: container (NVIDIA image, GPU), local (binary on PATH or $TRITONSERVER), "
                           "bundled (nvidia-pytriton wheel, python backend, CPU), auto (the best available; says why)."),
         click.option("--http-port", type=port, default=0, show_default=True, help="HTTP port (0 = a free one)."),
         click.option("--grpc-port", type=port, default=0, show_default=True, help="gRPC port (0 = a free one)."),
         click.option("--metrics-port", type=port, default=0, show_default=True, help="Prometheus metrics port (0 = a free one)."),
-        click.option("--address", default="127.0.0.1", show_default=True,
+        click.option("--address", default=_D.address, show_default=True,
                      help="Listen address; 0.0.0.0 exposes the server to the network."),
-        click.option("--model-control", "model_control", type=click.Choice(MODEL_CONTROL_MODES), default="explicit", show_default=True,
+        click.option("--model-control", "model_control", type=click.Choice(MODEL_CONTROL_MODES), default=_D.model_control, show_default=True,
                      help="--model-control-mode: explicit (load/unload on request; sweeps), none (load all), poll."),
         click.option("--load-model", "load_models", multiple=True, metavar="NAME",
                      help="Model to load at start (explicit mode; repeatable; '*' loads all)."),
         click.option("--log-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
                      help="Server log file [default: a kept temporary file]."),
-        click.option("--log-verbose", type=click.IntRange(0), default=0, show_default=True, help="tritonserver --log-verbose level."),
-        click.option("--metrics-interval-ms", type=click.IntRange(1), default=500, show_default=True,
+        click.option("--log-verbose", type=click.IntRange(0), default=_D.log_verbose, show_default=True, help="tritonserver --log-verbose level."),
+        click.option("--metrics-interval-ms", type=click.IntRange(1), default=_D.metrics_interval_ms, show_default=True,
                      help="How often the server refreshes utilisation gauges (ms)."),
         click.option("--server-arg", "server_args", multiple=True, metavar="FLAG",
                      help="Extra tritonserver flag passed through verbatim (repeatable), e.g. --server-arg=--log-info=false."),
-        click.option("--start-timeout", type=click.FloatRange(1), default=120.0, show_default=True,
+        click.option("--start-timeout", type=click.FloatRange(1), default=_D.start_timeout_s, show_default=True,
                      help="Seconds to wait for the server to become ready."),
         click.option("--tag", default=DEFAULT_TAG.removesuffix("-py3"), show_default=True,
                      help=f"Container release tag: image {DEFAULT_IMAGE}:<tag>-py3."),
         click.option("--image", default=None, help="Full container image reference (overrides --tag)."),
-        click.option("--gpus", default="all", show_default=True, help="docker run --gpus value (container runtime)."),
-        click.option("--shm-size", default="1g", show_default=True, help="docker run --shm-size (container runtime)."),
+        click.option("--gpus", default=_D.gpus, show_default=True, help="docker run --gpus value (container runtime)."),
+        click.option("--shm-size", default=_D.shm_size, show_default=True, help="docker run --shm-size (container runtime)."),
         click.option("--tritonserver", type=click.Path(dir_okay=False, path_type=Path), default=None,
                      help=f"Local tritonserver binary (local runtime) [default: ${LOCAL_ENV}, else PATH]."),
     ]
