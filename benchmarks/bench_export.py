@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     from rich.table import Table
 
     from builders.build import BuildOptions, build
-    from builders.errors import ToolkitError
+    from core.errors import ToolkitError
     from builders.export_tensorrt import missing_requirements
     from builders.variants import VariantGrid
 

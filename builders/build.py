@@ -14,7 +14,7 @@ from typing import Any, Callable
 import numpy as np
 
 from builders.artifacts import FORMAT_FILES, Attempt, ExportResult, file_sha256
-from builders.errors import ConfigError, ModelSpecError, ToolkitError, VerificationError
+from core.errors import ConfigError, ModelSpecError, ToolkitError, VerificationError
 from builders.repository import link_or_copy, update_index, write_variant
 from builders.spec import EXAMPLE_BATCH, TRITON_DTYPES, ModelSpec, TensorSpec
 from builders.variants import VariantGrid
@@ -299,7 +299,7 @@ def library_versions() -> dict[str, str | None]:
 
 
 def _versions() -> dict[str, str | None]:
-    from builders.versions import package_versions
+    from core.versions import package_versions
 
     return {"python": platform.python_version(),
             **package_versions(("torch", "onnx", "onnxruntime", "onnxscript", "tensorrt", "tritonclient"))}
@@ -481,7 +481,7 @@ def _export_key(fmt: str, precision: str, opts: BuildOptions, spec: ModelSpec, m
     if fmt in ("onnx", "trt"):
         parts += [opts.opset, opts.external_data_threshold_bytes]
     if fmt == "trt":
-        from builders.gpu import gpu_names
+        from core.gpu import gpu_names
 
         parts += [opts.workspace_bytes, list(gpu_names())]
     blob = json.dumps(parts, sort_keys=True)

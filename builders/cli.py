@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import click
 
-from builders.cli_common import int_list, run_cli, verbosity_option
+from core.cli import int_list, run_cli, verbosity_option
 
 FORMATS = ("torchscript", "onnx", "trt")
 
@@ -211,7 +211,7 @@ def variants(model: str, formats: tuple[str, ...], precisions: tuple[str, ...], 
     for s in plan.skipped:
         console.print(f"skipped {s.what}: {s.reason}")
     if not plan.variants:
-        from builders.errors import ConfigError
+        from core.errors import ConfigError
 
         raise ConfigError("the variant grid is empty: every grid point was skipped (listed above)",
                           hint="widen the grid, e.g. add --dynamic-batching off or a max_batch_size > 0")

@@ -23,7 +23,7 @@ from google.protobuf import text_format
 from tritonclient.grpc import model_config_pb2 as mc
 
 from builders.artifacts import FORMAT_FILES, FORMAT_PLATFORMS
-from builders.errors import ConfigError
+from core.errors import ConfigError
 from builders.spec import ModelSpec, TensorSpec
 from builders.variants import NAME_RE, Variant
 

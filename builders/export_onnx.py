@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from builders.artifacts import Attempt, ExportResult
-from builders.errors import ExportError
+from core.errors import ExportError
 from builders.export_torchscript import summarize_error
 from builders.spec import BATCH_AXIS, EXAMPLE_BATCH, ModelSpec
 

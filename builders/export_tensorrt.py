@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from builders.artifacts import Attempt, ExportResult
-from builders.errors import ExportError, GpuRequiredError
+from core.errors import ExportError, GpuRequiredError
 from builders.spec import ModelSpec
 
 log = logging.getLogger(__name__)

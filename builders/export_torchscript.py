@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from builders.artifacts import Attempt, ExportResult
-from builders.errors import ExportError
+from core.errors import ExportError
 from builders.spec import ModelSpec
 
 log = logging.getLogger(__name__)

@@ -15,7 +15,7 @@ import logging
 from pathlib import Path
 from typing import Any, Callable
 
-from builders.errors import ModelSpecError
+from core.errors import ModelSpecError
 from builders.spec import ModelSpec, TensorSpec
 
 log = logging.getLogger(__name__)

@@ -45,7 +45,7 @@ def cast_weights(module: Any, precision: str) -> Any:
         ModelSpecError: unknown precision.
     """
     if precision not in TORCH_DTYPES:
-        from builders.errors import ModelSpecError
+        from core.errors import ModelSpecError
 
         raise ModelSpecError(f"unknown precision {precision!r}", hint=f"choose one of {', '.join(TORCH_DTYPES)}")
     if precision == "fp32":

@@ -19,7 +19,7 @@ from typing import Any
 
 from builders.artifacts import FORMAT_FILES
 from builders.config import ArtifactIO, make_config, write_config
-from builders.errors import ConfigError
+from core.errors import ConfigError
 from builders.spec import ModelSpec
 from builders.variants import Variant
 

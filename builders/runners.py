@@ -11,7 +11,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from builders.errors import GpuRequiredError, ModelSpecError
+from core.errors import GpuRequiredError, ModelSpecError
 
 Runner = Callable[[dict[str, np.ndarray]], dict[str, np.ndarray]]
 

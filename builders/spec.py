@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from builders.errors import ModelSpecError
+from core.errors import ModelSpecError
 
 #: numpy dtype name -> Triton ``DataType`` enum name (model_config.proto).
 TRITON_DTYPES: dict[str, str] = {

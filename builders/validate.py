@@ -36,7 +36,7 @@ from builders.config import (
     parse_config,
     served_artifact,
 )
-from builders.errors import ConfigError
+from core.errors import ConfigError
 from builders.spec import TRITON_DTYPES
 
 log = logging.getLogger(__name__)

@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from builders.artifacts import FORMAT_TOKENS
-from builders.errors import ConfigError, GpuRequiredError
+from core.errors import ConfigError, GpuRequiredError
 
 log = logging.getLogger(__name__)
 
@@ -244,7 +244,7 @@ class VariantGrid:
             return self.server_gpu
         if not ({"gpu", "auto"} & set(self.kinds)):
             return False
-        from builders.gpu import gpu_available
+        from core.gpu import gpu_available
 
         return gpu_available()
 

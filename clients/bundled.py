@@ -18,7 +18,7 @@ import sys
 import sysconfig
 from pathlib import Path
 
-from builders.errors import ServerError
+from core.errors import ServerError
 
 SITE_ENV = "TRITON_TOOLKIT_SITE_PACKAGES"
 STUB = "triton_python_backend_stub"

@@ -14,7 +14,7 @@ import logging
 from pathlib import Path
 from typing import Callable, Sequence
 
-from builders.errors import ClientError, ServerError, ToolkitError
+from core.errors import ClientError, ServerError, ToolkitError
 from clients.infer import CheckResult, check_variant
 from clients.server import ServerOptions, TritonServer
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from builders.cli_common import run_cli, verbosity_option
+from core.cli import run_cli, verbosity_option
 from clients.cli_options import server_options
 from clients.launch import serve_command
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from builders.errors import ClientError
+from core.errors import ClientError
 from clients.inputs import ModelSignature, validate_inputs
 
 log = logging.getLogger(__name__)

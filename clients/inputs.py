@@ -10,7 +10,7 @@ the config's): with ``cast=True`` (the default) a float array is cast to another
 (e.g. float64 given for a ``TYPE_FP32`` input, NumPy's default) and an integer array to
 another integer type when every value fits, each with a logged note; every other mismatch
 (float for an integer input, int for a float input, a value that does not fit, any mismatch
-with ``cast=False``) is refused with a :class:`~builders.errors.ClientError` naming the input.
+with ``cast=False``) is refused with a :class:`~core.errors.ClientError` naming the input.
 
 Generated inputs: floats are N(0, 1); integers (token ids and the like) are uniform in the
 input's ``value_range`` from the build manifest (found through the repository's
@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from builders.errors import ClientError
+from core.errors import ClientError
 
 log = logging.getLogger(__name__)
 

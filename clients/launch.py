@@ -14,8 +14,8 @@ from typing import Any
 
 import click
 
-from builders.cli_common import run_cli, verbosity_option
-from builders.errors import ServerError
+from core.cli import run_cli, verbosity_option
+from core.errors import ServerError
 from clients.cli_options import server_options
 from clients.server import ServerOptions, TritonServer
 

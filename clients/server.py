@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from builders.errors import ServerError
+from core.errors import ServerError
 
 log = logging.getLogger(__name__)
 

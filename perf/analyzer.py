@@ -22,7 +22,7 @@ import sysconfig
 from pathlib import Path
 from typing import Sequence
 
-from builders.errors import PerfError
+from core.errors import PerfError
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from builders.cli_common import int_list, run_cli, verbosity_option
+from core.cli import int_list, run_cli, verbosity_option
 from clients.cli_options import server_options
 from perf.analyzer import MeasureSettings
 from perf.sweep import DEFAULT_CONCURRENCY, SweepOptions
@@ -130,7 +130,7 @@ def sweep(repository: Path, variants: str, concurrency: str, request_rates: str,
             raise SystemExit(130)
     click.echo(f"results: {sw.run_dir}")
     if not any(v.status == "ok" for v in run.variants):
-        from builders.errors import PerfError
+        from core.errors import PerfError
 
         raise PerfError(f"no variant was measured: {'; '.join(f'{v.name}: {v.error}' for v in run.variants)[:600]}",
                         hint=f"see {sw.run_dir / 'results.json'} and the server log there")

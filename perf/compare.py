@@ -24,7 +24,7 @@ import statistics
 from pathlib import Path
 from typing import Iterable
 
-from builders.errors import PerfError
+from core.errors import PerfError
 from perf.results import LevelResult, RunResult, load
 
 log = logging.getLogger(__name__)

@@ -7,8 +7,8 @@ import platform
 import socket
 from typing import Any
 
-from builders.gpu import gpu_info
-from builders.versions import package_versions
+from core.gpu import gpu_info
+from core.versions import package_versions
 
 
 def cpu_model() -> str | None:

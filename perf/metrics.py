@@ -21,6 +21,8 @@ import threading
 import urllib.request
 from typing import Any
 
+from core.gpu import visible_gpu_indices
+
 log = logging.getLogger(__name__)
 
 _GAUGES = {
@@ -122,7 +124,7 @@ class NvmlSampler:
             import pynvml
 
             pynvml.nvmlInit()
-            self._handles = [pynvml.nvmlDeviceGetHandleByIndex(i) for i in _visible_gpu_indices(pynvml.nvmlDeviceGetCount())]
+            self._handles = [pynvml.nvmlDeviceGetHandleByIndex(i) for i in visible_gpu_indices(pynvml.nvmlDeviceGetCount())]
         except Exception as e:  # no driver / no GPU: NVML sampling is simply absent
             log.debug("NVML not available: %s", e)
             self._handles = []
@@ -156,21 +158,6 @@ class NvmlSampler:
     def max_memory_bytes(self) -> float | None:
         """Peak device memory used (bytes, summed over the sampled GPUs)."""
         return max(self.memory) if self.memory else None
-
-
-def _visible_gpu_indices(count: int) -> list[int]:
-    """NVML indices of the GPUs in ``CUDA_VISIBLE_DEVICES`` (all when unset or not numeric).
-    NVML ignores that variable, so without this a multi-GPU host dilutes the mean."""
-    import os
-
-    env = os.environ.get("CUDA_VISIBLE_DEVICES")
-    if env is None or env.strip() == "":
-        return list(range(count))
-    try:
-        ids = [int(x) for x in env.split(",") if x.strip()]
-    except ValueError:  # GPU UUIDs: sample all
-        return list(range(count))
-    return [i for i in ids if 0 <= i < count]
 
 
 def batch_stats(http_url: str, model: str) -> tuple[int, int] | None:

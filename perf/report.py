@@ -15,7 +15,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
-from builders.errors import PerfError
+from core.errors import PerfError
 from perf.compare import UNSTABLE_MARK, Point, aggregate, fmt, fmt_spread, run_points
 from perf.results import COMMANDS_FILE, LevelResult, RunResult, load
 

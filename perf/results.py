@@ -182,7 +182,7 @@ def load(run_dir: Path) -> RunResult:
     Raises:
         PerfError: missing or unreadable file.
     """
-    from builders.errors import PerfError
+    from core.errors import PerfError
 
     path = Path(run_dir) / RESULTS_FILE
     try:

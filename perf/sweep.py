@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from builders.errors import PerfError, ServerError, ToolkitError
+from core.errors import PerfError, ServerError, ToolkitError
 from clients.server import ServerOptions, TritonServer
 from perf import analyzer, environment, results
 from perf.analyzer import MeasureSettings

@@ -287,7 +287,7 @@ def environment_info(kind: str) -> dict[str, Any]:
     """GPUs, torch/CUDA, onnxruntime providers, tensorrt: what decides what can be served."""
     import importlib.util
 
-    from builders.gpu import gpu_names
+    from core.gpu import gpu_names
 
     info: dict[str, Any] = {"gpus": list(gpu_names()), "kind": kind, "python": sys.version.split()[0],
                             "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES")}
@@ -354,7 +354,7 @@ def check_served(repository: Path, groups: dict[str, list[str]], runtime: str, o
     Returns:
         :class:`clients.infer.CheckResult` per variant and protocol (HTTP and gRPC).
     """
-    from builders.errors import ServerError
+    from core.errors import ServerError
     from clients.check import check_running
     from clients.infer import CheckResult
     from clients.server import ServerOptions, TritonServer

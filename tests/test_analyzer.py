@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 import pytest
 
-from builders.errors import PerfError
+from core.errors import PerfError
 from perf.analyzer import MeasureSettings, build_command, find_perf_analyzer, parse_csv
 from perf.cli import concurrency_list
 
@@ -68,17 +68,6 @@ def test_concurrency_list_and_range():
     assert concurrency_list("2:8:2") == (2, 4, 6, 8)
     with pytest.raises(click.BadParameter):
         concurrency_list("8:2")
-
-
-def test_nvml_samples_only_visible_gpus(monkeypatch: pytest.MonkeyPatch):
-    from perf.metrics import _visible_gpu_indices
-
-    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "2,0")
-    assert _visible_gpu_indices(4) == [2, 0]
-    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "GPU-abc")
-    assert _visible_gpu_indices(2) == [0, 1]
-    monkeypatch.delenv("CUDA_VISIBLE_DEVICES")
-    assert _visible_gpu_indices(3) == [0, 1, 2]
 
 
 def test_build_command_request_rate_replaces_concurrency(tmp_path: Path):

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from builders.build import MANIFEST, REFERENCE, BuildOptions, build, load_reference
 from builders.cli import cli
 from builders.config import read_config
-from builders.errors import GpuRequiredError, VerificationError
+from core.errors import GpuRequiredError, VerificationError
 from builders.spec import ModelSpec
 from builders.variants import VariantGrid
 
@@ -207,7 +207,7 @@ def test_cli_user_error_is_one_message_and_exit_code_1(tmp_path):
 
 
 def test_an_empty_grid_fails_before_any_export(tmp_path):
-    from builders.errors import ConfigError
+    from core.errors import ConfigError
     from builders.variants import VariantGrid
 
     opts = BuildOptions("tiny", grid=VariantGrid(queue_delays_us=(500,), max_batch_sizes=(0,)),

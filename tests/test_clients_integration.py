@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from builders.errors import ClientError
+from core.errors import ClientError
 from clients.cli import cli
 from clients.infer import GRPC_MAX_MESSAGE_BYTES, infer, make_client, model_signature, run_requests
 from clients.server import free_port

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from builders.errors import ClientError
+from core.errors import ClientError
 from clients.inputs import (DEFAULT_DYNAMIC_DIM, DEFAULT_INT_RANGE, ModelSignature, generate_inputs, load_input_file,
                             manifest_for, summarize, validate_inputs)
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from builders.errors import PerfError
+from core.errors import PerfError
 from perf.compare import compare_runs, matched_points
 from perf.results import LevelResult, RunResult, VariantResult, save
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from tritonclient.grpc import model_config_pb2 as mc
 
 from builders.config import ArtifactIO, TensorIO, artifact_problems, make_config, parse_config, to_text
-from builders.errors import ConfigError
+from core.errors import ConfigError
 from builders.spec import TRITON_DTYPES, ModelSpec, TensorSpec
 from builders.variants import Variant
 

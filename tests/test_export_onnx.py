@@ -8,7 +8,7 @@ import torch
 from torch import nn
 
 from builders.build import infer_outputs, verify_artifact
-from builders.errors import ExportError, VerificationError
+from core.errors import ExportError, VerificationError
 from builders.export_onnx import EXTERNAL_DATA_FILE, export_onnx
 from builders.models import get_builtin
 from builders.runners import load_runner

@@ -6,7 +6,7 @@ import shlex
 
 import pytest
 
-from builders.errors import GpuRequiredError
+from core.errors import GpuRequiredError
 from builders.export_tensorrt import export_tensorrt, missing_requirements, shape_profile, trtexec_command
 from builders.models import get_builtin
 

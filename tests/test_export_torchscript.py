@@ -7,7 +7,7 @@ import torch
 from torch import nn
 
 from builders.build import infer_outputs, verify_artifact
-from builders.errors import ExportError
+from core.errors import ExportError
 from builders.export_torchscript import export_torchscript, triton_names
 from builders.models import get_builtin
 from builders.runners import load_runner

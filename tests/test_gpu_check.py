@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from builders.gpu import gpu_available
+from core.gpu import gpu_available
 from perf.results import LevelResult, RunResult, VariantResult
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from builders.errors import ServerError
+from core.errors import ServerError
 from clients.bundled import write_local_wrapper
 from clients.infer import infer
 from clients.server import ServerOptions, TritonServer

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from builders.build import infer_outputs
-from builders.errors import ModelSpecError
+from core.errors import ModelSpecError
 from builders.export_torchscript import export_torchscript
 from builders.models import BUILTINS, ENCODER_VOCAB, get_builtin, load_model
 from builders.spec import ModelSpec

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from builders.build import BuildOptions, build
-from builders.errors import ClientError
+from core.errors import ClientError
 from builders.variants import VariantGrid
 from clients.infer import infer
 from clients.server import ServerOptions, TritonServer

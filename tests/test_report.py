@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from builders.errors import PerfError
+from core.errors import PerfError
 from perf import plots
 from perf.compare import aggregate, delta, run_points
 from perf.conclusions import conclusions

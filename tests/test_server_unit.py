@@ -16,7 +16,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from builders.errors import ServerError
+from core.errors import ServerError
 from clients.cli_options import server_options
 from clients.server import ServerOptions, TritonServer, image_for_tag, resolve_runtime
 

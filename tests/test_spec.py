@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from builders.errors import ModelSpecError
+from core.errors import ModelSpecError
 from builders.spec import EXAMPLE_BATCH, TRITON_DTYPES, ModelSpec, TensorSpec, parse_axis_flag, parse_input_flag
 
 

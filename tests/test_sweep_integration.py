@@ -71,7 +71,7 @@ def test_sweep_measures_levels_survives_a_broken_variant_and_resumes(repo_with_b
 
 
 def test_resuming_a_run_that_does_not_exist_is_refused(tiny_repo: Path, tmp_path: Path):
-    from builders.errors import PerfError
+    from core.errors import PerfError
 
     opts = SweepOptions(ServerOptions(tiny_repo, runtime="bundled"), results_dir=tmp_path, run_id="nosuch", resume=True)
     with pytest.raises(PerfError, match="no run 'nosuch' to resume"):

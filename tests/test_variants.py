@@ -6,7 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from builders.cli import cli
-from builders.errors import ConfigError, GpuRequiredError
+from core.errors import ConfigError, GpuRequiredError
 from builders.variants import Variant, VariantGrid
 
 

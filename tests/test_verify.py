@@ -10,7 +10,7 @@ from torch import nn
 
 from builders.artifacts import ExportResult
 from builders.build import infer_outputs, verify_artifact
-from builders.errors import VerificationError
+from core.errors import VerificationError
 from builders.export_torchscript import export_torchscript
 from builders.spec import ModelSpec, TensorSpec
 from builders.verify import DEFAULT_RTOL, compare_outputs, passing_tolerance

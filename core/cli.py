@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 import click
 
-from builders.errors import ToolkitError
+from core.errors import ToolkitError
 
 
 def run_cli(group: click.Group) -> None:
