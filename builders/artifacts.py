@@ -7,21 +7,6 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-#: Export formats and the file each one writes (Triton's default model filenames).
-FORMAT_FILES: dict[str, str] = {
-    "torchscript": "model.pt",
-    "onnx": "model.onnx",
-    "trt": "model.plan",
-}
-#: Triton platform of each format's native backend (Triton docs, "Model Configuration").
-FORMAT_PLATFORMS: dict[str, str] = {
-    "torchscript": "pytorch_libtorch",
-    "onnx": "onnxruntime_onnx",
-    "trt": "tensorrt_plan",
-}
-#: Short token used in variant names.
-FORMAT_TOKENS: dict[str, str] = {"torchscript": "ts", "onnx": "onnx", "trt": "trt"}
-PRECISIONS = ("fp32", "fp16", "bf16")
 
 
 @dataclasses.dataclass

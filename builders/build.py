@@ -13,12 +13,14 @@ from typing import Any, Callable
 
 import numpy as np
 
-from builders.artifacts import FORMAT_FILES, Attempt, ExportResult, file_sha256
+from core import dtypes, formats
+from core import precision as precisions
+from builders.artifacts import Attempt, ExportResult, file_sha256
 from core.errors import ConfigError, ModelSpecError, ToolkitError, VerificationError
 from builders.repository import link_or_copy, update_index, write_variant
-from builders.spec import EXAMPLE_BATCH, TRITON_DTYPES, ModelSpec, TensorSpec
+from builders.spec import EXAMPLE_BATCH, ModelSpec, TensorSpec
 from builders.variants import VariantGrid
-from builders.verify import DEFAULT_RTOL, compare_outputs, passing_tolerance
+from builders.verify import compare_outputs, passing_tolerance
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +44,7 @@ class BuildOptions:
         build_dir: Where artifacts, manifest and reference data go (``builds/<model>``).
         opset: ONNX opset.
         rtol: Per-output relative tolerance overrides (output name -> rtol); the default
-            per precision is :data:`builders.verify.DEFAULT_RTOL` (fp32 1e-4, fp16/bf16 1e-2).
+            per precision is :attr:`core.precision.Precision.rtol` (fp32 1e-4, fp16/bf16 1e-2).
         force: Re-export even when an identical build exists.
         spec: An input spec given directly (e.g. from ``--input`` flags); wins over ``spec_path``.
         workspace_bytes: TensorRT builder workspace limit, bytes (default 4 GiB).
@@ -131,12 +133,8 @@ def infer_outputs(module: Any, spec: ModelSpec) -> ModelSpec:
         dims: list[int | str] = []
         for j, (dx, dy) in enumerate(zip(x.shape[1:], y.shape[1:])):
             dims.append(dx if dx == dy else max_sizes.get(dy, f"{name}_dim{j + 1}"))
-        dtype = str(x.dtype).replace("torch.", "")
-        if dtype not in TRITON_DTYPES:
-            raise ModelSpecError(
-                f"output {name!r} has dtype {dtype}, which Triton configs here do not support",
-                hint=f"return one of {', '.join(TRITON_DTYPES)} (e.g. cast bfloat16 outputs to float32 in forward)",
-            )
+        dtype = dtypes.from_torch(x.dtype).name
+        dtypes.require_tensor_io(dtype, f"output {name!r}")
         outs.append(TensorSpec(name, dtype, tuple(dims)))
     return spec.with_outputs(tuple(outs))
 
@@ -159,7 +157,7 @@ def verify_artifact(
     Points: batch 1, ``max_batch_size // 2`` and ``max_batch_size`` at the ``opt`` size of
     every other dynamic axis, then batch 1 at their ``min`` and ``max_batch_size`` at their
     ``max``. Tolerance per output: ``rtol[name]``, else the precision's default
-    (:data:`builders.verify.DEFAULT_RTOL`).
+    (:attr:`core.precision.Precision.rtol`).
 
     Args:
         result: The export to check.
@@ -196,7 +194,7 @@ def verify_artifact(
             "host with onnxruntime-gpu, or export it as TorchScript / TensorRT" if result.precision != "fp32"
             else "the exported file is not loadable: re-export with --force, or try another --opset",
         ) from e
-    base = DEFAULT_RTOL[result.precision]
+    base = precisions.get(result.precision).rtol
     tol = {t.name: rtol.get(t.name, base) for t in spec.outputs}
     what = f"{result.format} ({result.precision}, {result.strategy})"
     records = []
@@ -377,10 +375,10 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
     for fmt, precision in _tasks(opts.formats, opts.precisions):
         pdir = out if precision == "fp32" else out / precision
         key = _export_key(fmt, precision, opts, spec, weights + loaded.fingerprint, versions, max_mbs)
-        reused = _reuse(old, key, pdir / FORMAT_FILES[fmt]) if not opts.force else None
+        reused = _reuse(old, key, pdir / formats.get(fmt).file) if not opts.force else None
         if reused is not None:
-            say(f"{fmt} {precision}: unchanged, reusing {pdir / FORMAT_FILES[fmt]}")
-            result = ExportResult(fmt, pdir / FORMAT_FILES[fmt], precision, reused["strategy"],
+            say(f"{fmt} {precision}: unchanged, reusing {pdir / formats.get(fmt).file}")
+            result = ExportResult(fmt, pdir / formats.get(fmt).file, precision, reused["strategy"],
                                   [Attempt(**a) for a in reused["attempts"]], reused["export_s"], reused.get("extra", {}))
             record = {**result.to_json(), "reused": True, "verify_s": reused.get("verify_s", 0.0),
                       "verification": reused["verification"], "errors": reused.get("errors", {})}

@@ -37,7 +37,9 @@ def grid_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(fn)
     def wrapper(*args: Any, kinds: tuple[str, ...], instance_counts: str, batching: str, preferred_batch_sizes: str,
                 max_batch_sizes: str, gpus: str, warmups: str, accelerators: str, server_gpu: bool | None, **kwargs: Any) -> Any:
-        from builders.variants import TRT_ACCELERATOR_PRECISIONS, WARMUPS, VariantGrid
+        from builders.variants import VariantGrid
+        from core.naming import WARMUPS
+        from core.precision import TRT_ACCELERATOR_PRECISIONS
 
         delays: list[int | None] = []
         for part in batching.split(","):

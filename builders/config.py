@@ -22,10 +22,11 @@ from pathlib import Path
 from google.protobuf import text_format
 from tritonclient.grpc import model_config_pb2 as mc
 
-from builders.artifacts import FORMAT_FILES, FORMAT_PLATFORMS
+from core import formats
+from core.naming import NAME_RE
 from core.errors import ConfigError
 from builders.spec import ModelSpec, TensorSpec
-from builders.variants import NAME_RE, Variant
+from builders.variants import Variant
 
 log = logging.getLogger(__name__)
 
@@ -162,8 +163,8 @@ def make_config(
         raise ConfigError(f"unknown runtime {runtime!r}", hint=f"choose one of {', '.join(RUNTIMES)}")
     cfg = mc.ModelConfig(name=variant.name, max_batch_size=variant.max_batch_size)
     if runtime == "native":
-        cfg.platform = FORMAT_PLATFORMS[variant.format]
-        cfg.default_model_filename = FORMAT_FILES[variant.format]
+        cfg.platform = formats.get(variant.format).platform
+        cfg.default_model_filename = formats.get(variant.format).file
     else:
         if variant.format == "trt":
             raise ConfigError(
@@ -178,7 +179,7 @@ def make_config(
             )
         cfg.backend = "python"
         cfg.parameters[PARAM_FORMAT].string_value = variant.format
-        cfg.parameters[PARAM_FILE].string_value = FORMAT_FILES[variant.format]
+        cfg.parameters[PARAM_FILE].string_value = formats.get(variant.format).file
         if intra_op_threads:
             cfg.parameters[PARAM_THREADS].string_value = str(intra_op_threads)
     mbs = variant.max_batch_size
@@ -330,7 +331,7 @@ def served_artifact(cfg: mc.ModelConfig) -> tuple[str, str] | None:
     if backend == "python":
         fmt = cfg.parameters[PARAM_FORMAT].string_value if PARAM_FORMAT in cfg.parameters else ""
         file = cfg.parameters[PARAM_FILE].string_value if PARAM_FILE in cfg.parameters else ""
-        return (fmt, file) if fmt in FORMAT_FILES and file else None
+        return (fmt, file) if fmt in formats.FORMAT_NAMES and file else None
     if backend in BACKEND_FORMATS:
         return BACKEND_FORMATS[backend], model_filename(cfg) or FORMAT_FILES[BACKEND_FORMATS[backend]]
     return None

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-#: Precision name -> torch dtype attribute name.
-TORCH_DTYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
+from core import dtypes
+from core import precision as precisions
 
 
 def cast_module(module: Any, precision: str, output_dtypes: Sequence[str] | None = None, flatten: bool = False) -> Any:
@@ -42,19 +42,14 @@ def cast_weights(module: Any, precision: str) -> Any:
     itself for fp32).
 
     Raises:
-        ModelSpecError: unknown precision.
+        ConfigError: unknown precision.
     """
-    if precision not in TORCH_DTYPES:
-        from core.errors import ModelSpecError
-
-        raise ModelSpecError(f"unknown precision {precision!r}", hint=f"choose one of {', '.join(TORCH_DTYPES)}")
+    target = precisions.get(precision).data_type
     if precision == "fp32":
         return module
     import copy
 
-    import torch
-
-    return copy.deepcopy(module).to(getattr(torch, TORCH_DTYPES[precision]))
+    return copy.deepcopy(module).to(target.to_torch())
 
 
 def wrap_served(inner: Any, precision: str, output_dtypes: Sequence[str] | None = None, flatten: bool = True) -> Any:
@@ -63,8 +58,8 @@ def wrap_served(inner: Any, precision: str, output_dtypes: Sequence[str] | None 
     outputs cast to ``output_dtypes`` (default float32) on exit."""
     import torch
 
-    dtype = getattr(torch, TORCH_DTYPES[precision]) if precision != "fp32" else None
-    out_dtypes = [getattr(torch, d) for d in output_dtypes] if output_dtypes else None
+    dtype = precisions.get(precision).data_type.to_torch() if precision != "fp32" else None
+    out_dtypes = [dtypes.from_name(d).to_torch() for d in output_dtypes] if output_dtypes else None
     served = _Served(inner, dtype, out_dtypes, flatten)
     served.training = False  # not .eval(): modules from torch.export refuse train()/eval(); inner is in eval mode already
     return served

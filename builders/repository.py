@@ -17,7 +17,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from builders.artifacts import FORMAT_FILES
+from core import formats
 from builders.config import ArtifactIO, make_config, write_config
 from core.errors import ConfigError
 from builders.spec import ModelSpec
@@ -75,7 +75,7 @@ def write_variant(
         shutil.rmtree(vdir)
     (vdir / str(version)).mkdir(parents=True)
     write_config(cfg, vdir / "config.pbtxt")
-    link_or_copy(Path(artifact), vdir / str(version) / FORMAT_FILES[variant.format])
+    link_or_copy(Path(artifact), vdir / str(version) / formats.get(variant.format).file)
     if runtime == "bundled":
         shutil.copyfile(PYTHON_MODEL_TEMPLATE, vdir / str(version) / "model.py")
     log.debug("wrote %s", vdir)

@@ -11,6 +11,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from core import dtypes
 from core.errors import GpuRequiredError, ModelSpecError
 
 Runner = Callable[[dict[str, np.ndarray]], dict[str, np.ndarray]]
@@ -132,14 +133,14 @@ def _tensorrt_runner(path: Path, input_names: Sequence[str], output_names: Seque
         with torch.cuda.device(dev):
             stream = torch.cuda.current_stream()
             for n in input_names:
-                want = _torch_dtype(engine.get_tensor_dtype(n))
+                want = dtypes.from_tensorrt(engine.get_tensor_dtype(n)).to_torch()
                 t = torch.from_numpy(np.ascontiguousarray(inputs[n])).to(dev).to(want).contiguous()
                 context.set_input_shape(n, tuple(t.shape))
                 context.set_tensor_address(n, t.data_ptr())
                 keep.append(t)
             outs = {}
             for n in output_names:
-                o = torch.empty(tuple(context.get_tensor_shape(n)), dtype=_torch_dtype(engine.get_tensor_dtype(n)), device=dev)
+                o = torch.empty(tuple(context.get_tensor_shape(n)), dtype=dtypes.from_tensorrt(engine.get_tensor_dtype(n)).to_torch(), device=dev)
                 context.set_tensor_address(n, o.data_ptr())
                 outs[n] = o
             if not context.execute_async_v3(stream.cuda_stream):
@@ -148,18 +149,6 @@ def _tensorrt_runner(path: Path, input_names: Sequence[str], output_names: Seque
         return {n: o.cpu().numpy() for n, o in outs.items()}
 
     return run
-
-
-def _torch_dtype(trt_dtype: Any) -> Any:
-    import tensorrt as trt
-    import torch
-
-    table = {trt.float32: torch.float32, trt.float16: torch.float16, trt.int32: torch.int32,
-             trt.int8: torch.int8, trt.bool: torch.bool}
-    for name, td in (("int64", torch.int64), ("bf16", torch.bfloat16), ("uint8", torch.uint8)):
-        if hasattr(trt, name):
-            table[getattr(trt, name)] = td
-    return table[trt_dtype]
 
 
 def flatten_outputs(out: Any) -> list[Any]:

@@ -15,22 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from core import dtypes
 from core.errors import ModelSpecError
-
-#: numpy dtype name -> Triton ``DataType`` enum name (model_config.proto).
-TRITON_DTYPES: dict[str, str] = {
-    "bool": "TYPE_BOOL",
-    "uint8": "TYPE_UINT8",
-    "int8": "TYPE_INT8",
-    "int16": "TYPE_INT16",
-    "int32": "TYPE_INT32",
-    "int64": "TYPE_INT64",
-    "float16": "TYPE_FP16",
-    "float32": "TYPE_FP32",
-    "float64": "TYPE_FP64",
-}
-#: Triton dtype enum name -> numpy dtype name (the inverse of :data:`TRITON_DTYPES`).
-NUMPY_DTYPES: dict[str, str] = {v: k for k, v in TRITON_DTYPES.items()}
 
 Dim = int | str
 #: Name of the implicit first (batch) axis in exported graphs and error messages.
@@ -46,7 +32,8 @@ class TensorSpec:
 
     Attributes:
         name: Tensor name as served by Triton (e.g. ``"INPUT__0"`` or ``"input_ids"``).
-        dtype: numpy dtype name, one of :data:`TRITON_DTYPES` (``"float32"``, ``"int64"``...).
+        dtype: Data type name, one of :data:`core.dtypes.TENSOR_IO_NAMES` (``"float32"``,
+            ``"int64"``...): a type with both a numpy and a torch counterpart.
         shape: Per-sample shape without the batch axis; ints are fixed, strings name a
             dynamic axis (e.g. ``(512,)`` or ``("seq",)``).
         value_range: ``(low, high)`` inclusive range for generated integer inputs such as
@@ -59,11 +46,7 @@ class TensorSpec:
     value_range: tuple[int, int] | None = None
 
     def __post_init__(self) -> None:
-        if self.dtype not in TRITON_DTYPES:
-            raise ModelSpecError(
-                f"tensor {self.name!r}: dtype {self.dtype!r} is not supported",
-                hint=f"use one of {', '.join(TRITON_DTYPES)}",
-            )
+        dtypes.require_tensor_io(self.dtype, f"tensor {self.name!r}")
         for d in self.shape:
             if isinstance(d, bool) or not isinstance(d, (int, str)) or (isinstance(d, int) and d <= 0) or d == "":
                 raise ModelSpecError(
@@ -77,7 +60,7 @@ class TensorSpec:
                 )
         if self.value_range is not None:
             lo, hi = self.value_range
-            if not self.dtype.startswith(("int", "uint")):
+            if not dtypes.from_name(self.dtype).is_integer:
                 raise ModelSpecError(
                     f"tensor {self.name!r}: value_range is for integer inputs, but dtype is {self.dtype}",
                     hint="drop value_range (floating inputs are drawn from N(0, 1))",
@@ -91,7 +74,7 @@ class TensorSpec:
     @property
     def triton_dtype(self) -> str:
         """Triton ``DataType`` enum name, e.g. ``"TYPE_FP32"``."""
-        return TRITON_DTYPES[self.dtype]
+        return dtypes.from_name(self.dtype).triton
 
     def triton_dims(self) -> list[int]:
         """Per-sample dims for ``config.pbtxt``: dynamic axes become ``-1``."""
@@ -182,7 +165,7 @@ class ModelSpec:
         out: dict[str, np.ndarray] = {}
         for t in self.inputs:
             shape = (batch, *t.concrete_shape(sizes))
-            if t.dtype.startswith("float"):
+            if dtypes.from_name(t.dtype).is_floating:
                 out[t.name] = rng.standard_normal(shape).astype(t.dtype)
             elif t.dtype == "bool":
                 out[t.name] = np.ones(shape, dtype=bool)

@@ -37,7 +37,8 @@ from builders.config import (
     served_artifact,
 )
 from core.errors import ConfigError
-from builders.spec import TRITON_DTYPES
+from core import dtypes
+from core.errors import DataTypeError
 
 log = logging.getLogger(__name__)
 
@@ -205,9 +206,9 @@ def _onnx_io(path: Path) -> ArtifactIO:
         dtype = None
         if tt.elem_type:
             try:
-                dtype = TRITON_DTYPES.get(str(helper.tensor_dtype_to_np_dtype(tt.elem_type)))
-            except (KeyError, ValueError, TypeError):
-                dtype = None
+                dtype = dtypes.from_onnx(tt.elem_type).triton
+            except DataTypeError:  # a type with no Triton counterpart: never matches a config
+                dtype = f"ONNX elem_type {tt.elem_type} (no Triton type)"
         shape = None
         if tt.HasField("shape"):
             shape = tuple(d.dim_value if d.HasField("dim_value") and d.dim_value > 0 else -1 for d in tt.shape.dim)
@@ -254,16 +255,14 @@ def _tensorrt_io(path: Path) -> ArtifactIO | None:
     if engine is None:
         raise ConfigError(f"{path.name} is not a TensorRT engine this TensorRT ({trt.__version__}) can read",
                           hint="rebuild the plan with the TensorRT version of the serving container")
-    np_names = {trt.float32: "float32", trt.float16: "float16", trt.int32: "int32", trt.int8: "int8", trt.bool: "bool"}
-    if hasattr(trt, "int64"):
-        np_names[trt.int64] = "int64"
-    if hasattr(trt, "uint8"):
-        np_names[trt.uint8] = "uint8"
     inputs, outputs = [], []
     max_batch: int | None = None
     for i in range(engine.num_io_tensors):
         name = engine.get_tensor_name(i)
-        dtype = TRITON_DTYPES.get(np_names.get(engine.get_tensor_dtype(name), ""))
+        try:
+            dtype = dtypes.from_tensorrt(engine.get_tensor_dtype(name)).triton
+        except DataTypeError:  # e.g. fp8/int4: no Triton type, never matches a config
+            dtype = f"TensorRT {engine.get_tensor_dtype(name)} (no Triton type)"
         t = TensorIO(name, dtype, tuple(int(d) for d in engine.get_tensor_shape(name)))
         if engine.get_tensor_mode(name) == trt.TensorIOMode.INPUT:
             inputs.append(t)

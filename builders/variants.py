@@ -12,39 +12,18 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import logging
-import re
 from typing import Any
 
-from builders.artifacts import FORMAT_TOKENS
+from core import formats
+from core.naming import WARMUPS, NameParts, check_name, parse_variant_name, variant_name
+from core.precision import PRECISION_NAMES, TRT_ACCELERATOR_PRECISIONS
 from core.errors import ConfigError, GpuRequiredError
 
 log = logging.getLogger(__name__)
 
-#: A name that is safe as a directory name on every platform Triton runs on, and as a
-#: Triton model name (Triton docs, "Model Repository": the folder name is the model name).
-NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 #: Instance kinds accepted on the command line; ``auto`` becomes ``gpu`` where the server
 #: has a GPU, else ``cpu``.
 KINDS = ("cpu", "gpu", "auto")
-#: Model warmup data (Triton docs, "Model Configuration: Model Warmup"):
-#: ``random`` -> ``random_data: true``, ``zero`` -> ``zero_data: true``.
-WARMUPS = ("random", "zero")
-#: Precisions of onnxruntime's TensorRT execution accelerator (``precision_mode``).
-TRT_ACCELERATOR_PRECISIONS = ("fp32", "fp16")
-
-
-def check_name(name: str, field: str = "name") -> None:
-    """Raise :class:`ConfigError` unless ``name`` is safe as a directory and model name.
-
-    Raises:
-        ConfigError: ``name`` is empty, starts with ``.``/``-``/``_`` or has characters other
-            than letters, digits, ``_``, ``-`` and ``.``.
-    """
-    if not NAME_RE.match(name or ""):
-        raise ConfigError(
-            f"{field}: {name!r} is not safe as a directory name",
-            hint="use letters, digits, '_', '-' and '.', starting with a letter or digit",
-        )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -90,8 +69,9 @@ class Variant:
 
     def __post_init__(self) -> None:
         check_name(self.model, "model name")
-        if self.format not in FORMAT_TOKENS:
-            raise ConfigError(f"format {self.format!r} is unknown", hint=f"choose one of {', '.join(FORMAT_TOKENS)}")
+        formats.get(self.format)  # raises ConfigError naming the known formats
+        if self.precision not in PRECISION_NAMES:
+            raise ConfigError(f"precision {self.precision!r} is unknown", hint=f"choose one of {', '.join(PRECISION_NAMES)}")
         if self.kind not in ("cpu", "gpu"):
             raise ConfigError(f"instance_group.kind: {self.kind!r} is not 'cpu' or 'gpu'")
         if self.count < 1:
@@ -139,21 +119,17 @@ class Variant:
     def name(self) -> str:
         """Directory/model name that says what the variant is.
 
-        ``<model>_<fmt>[-<precision>]_<kind><count>[g<ids>]_<db<delay_us>[p<sizes>]|nodb>_mbs<n>``
-        then ``_ortrt-<precision>`` and ``_warm-<data>`` when set, e.g.
+        Built by :func:`core.naming.variant_name` (the one home of the naming rule), e.g.
         ``mlp_onnx_cpu2_db500_mbs64`` or ``mlp_onnx_gpu1g0_db100p8-16_mbs64_ortrt-fp16_warm-zero``.
         """
-        fmt = FORMAT_TOKENS[self.format] + ("" if self.precision == "fp32" else f"-{self.precision}")
-        db = f"db{self.max_queue_delay_us}" if self.dynamic_batching else "nodb"
-        if self.dynamic_batching and self.preferred_batch_sizes:
-            db += "p" + "-".join(map(str, self.preferred_batch_sizes))
-        gpus = ("g" + "-".join(map(str, self.gpus))) if self.gpus else ""
-        name = f"{self.model}_{fmt}_{self.kind}{self.count}{gpus}_{db}_mbs{self.max_batch_size}"
-        if self.trt_accelerator:
-            name += f"_ortrt-{self.trt_accelerator}"
-        if self.warmup:
-            name += f"_warm-{self.warmup}"
-        return name
+        return variant_name(NameParts(**dataclasses.asdict(self)))
+
+    @classmethod
+    def from_name(cls, name: str) -> "Variant | None":
+        """The variant a name describes (:func:`core.naming.parse_variant_name`), or ``None``
+        when ``name`` is not a variant name."""
+        parts = parse_variant_name(name)
+        return cls(**dataclasses.asdict(parts)) if parts else None
 
     def to_json(self) -> dict[str, Any]:
         """Every field plus ``name``, JSON-ready (the index file's entry)."""

@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-#: Default relative tolerance per precision (issue: fp32 1e-4; fp16/bf16 1e-2).
-DEFAULT_RTOL: dict[str, float] = {"fp32": 1e-4, "fp16": 1e-2, "bf16": 1e-2}
+from core import precision as precisions
+
 
 
 @dataclasses.dataclass
@@ -59,7 +59,7 @@ def compare_outputs(
     """
     results = []
     for name, exp in expected.items():
-        tol = rtol.get(name, DEFAULT_RTOL["fp32"]) if isinstance(rtol, dict) else rtol
+        tol = rtol.get(name, precisions.get("fp32").rtol) if isinstance(rtol, dict) else rtol
         act = actual.get(name)
         if act is None:
             results.append(OutputComparison(name, float("inf"), float("inf"), tol, False, "output missing"))

@@ -28,14 +28,14 @@ def repository_variants(repository: Path, only: Sequence[str] = ()) -> list[tupl
 
     ``only`` holds names or shell patterns (``mlp_*``); empty = every variant.
 
-    The tolerance is :data:`builders.verify.DEFAULT_RTOL` for the variant's precision
+    The tolerance is :attr:`core.precision.Precision.rtol` for the variant's precision
     (fp32 1e-4, fp16/bf16 1e-2).
 
     Raises:
         ClientError: no index (not a toolkit repository), or a name in ``only`` is not listed.
     """
     from builders.repository import INDEX_FILE, read_index
-    from builders.verify import DEFAULT_RTOL
+    from core import precision as precisions
 
     index = read_index(Path(repository))
     if not index:
@@ -51,7 +51,7 @@ def repository_variants(repository: Path, only: Sequence[str] = ()) -> list[tupl
         raise ClientError(f"no variant in {repository}/{INDEX_FILE} matches {missing}", hint=f"known: {', '.join(sorted(index))}")
     names = names or sorted(index)
     return [(n, Path(index[n]["build"]) if index[n].get("build") else None,
-             DEFAULT_RTOL.get(index[n].get("precision", "fp32"), 1e-4)) for n in names]
+             precisions.get(index[n].get("precision", "fp32")).rtol) for n in names]
 
 
 def served_names(repository: Path, variant: str) -> dict[str, dict[str, str]] | None:

@@ -29,7 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from core.errors import ClientError
+from core import dtypes
+from core.errors import ClientError, DataTypeError
 
 log = logging.getLogger(__name__)
 
@@ -69,16 +70,16 @@ class ModelSignature:
     def from_config(cls, cfg: dict[str, Any]) -> "ModelSignature":
         """From the server's model config JSON (HTTP, or gRPC ``as_json``: int64 dims arrive
         as strings there, both are accepted)."""
-        from builders.spec import NUMPY_DTYPES
-
         def tensors(key: str) -> tuple[TensorInfo, ...]:
             out = []
             for t in cfg.get(key, []):
-                tt = t.get("data_type", "TYPE_FP32")
-                if tt not in NUMPY_DTYPES:
-                    raise ClientError(f"{cfg.get('name')}: {key} {t['name']!r} has data type {tt}, which the toolkit's clients do not handle",
-                                      hint=f"supported: {', '.join(sorted(NUMPY_DTYPES))}")
-                out.append(TensorInfo(t["name"], NUMPY_DTYPES[tt], tt, tuple(int(d) for d in t.get("dims", []))))
+                tt = t.get("data_type")
+                try:
+                    dt = dtypes.from_triton(tt)
+                    dt.to_numpy()  # bfloat16 has no host type: refused here, by name
+                except DataTypeError as e:
+                    raise ClientError(f"{cfg.get('name')}: {key} {t['name']!r}: {e.message}", hint=e.hint) from None
+                out.append(TensorInfo(t["name"], str(dt.numpy), dt.triton, tuple(int(d) for d in t.get("dims", []))))
             return tuple(out)
 
         return cls(cfg.get("name", "?"), tensors("input"), tensors("output"), int(cfg.get("max_batch_size", 0) or 0))

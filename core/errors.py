@@ -42,6 +42,13 @@ class ModelSpecError(ToolkitError):
     stage = "model"
 
 
+class DataTypeError(ModelSpecError):
+    """A tensor data type is unknown, or has no counterpart in the framework it must go to
+    (bfloat16 in numpy, strings in torch). Raised by :mod:`core.dtypes` only."""
+
+    stage = "dtype"
+
+
 class ExportError(ToolkitError):
     """Every strategy for one export format failed."""
 

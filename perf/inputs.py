@@ -17,7 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from builders.spec import NUMPY_DTYPES, ModelSpec
+from builders.spec import ModelSpec
+from core import dtypes
+from core.errors import DataTypeError, PerfError
 
 
 def input_args(
@@ -63,8 +65,12 @@ def input_args(
                 concrete.append(sizes.get(axis, default_dim) if axis else default_dim)
         if any(d < 0 for d in dims):
             args += ["--shape", f"{name}:{','.join(map(str, concrete))}"]
-        dtype = NUMPY_DTYPES.get(inp.get("data_type", ""), "float32")
-        is_int = dtype.startswith("int") or dtype.startswith("uint")
+        try:
+            dt = dtypes.from_triton(inp.get("data_type", ""))
+        except DataTypeError as e:
+            raise PerfError(f"input {name!r}: {e.message}", hint=e.hint) from None
+        dtype = str(dt.numpy)
+        is_int = dt.is_integer
         inputs[name] = (concrete, dtype, (t.value_range if t and t.value_range else (0, 100)) if is_int else None)
     if any(rng is not None for _, _, rng in inputs.values()):
         # perf_analyzer wants data for every input once a data file is given: integer inputs

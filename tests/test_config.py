@@ -16,7 +16,8 @@ from tritonclient.grpc import model_config_pb2 as mc
 
 from builders.config import ArtifactIO, TensorIO, artifact_problems, make_config, parse_config, to_text
 from core.errors import ConfigError
-from builders.spec import TRITON_DTYPES, ModelSpec, TensorSpec
+from builders.spec import ModelSpec, TensorSpec
+from core.dtypes import TENSOR_IO_NAMES
 from builders.variants import Variant
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -166,7 +167,7 @@ def variants_and_specs(draw):
     n_in, n_out = draw(st.integers(1, 3)), draw(st.integers(1, 2))
     names = draw(st.lists(st.from_regex(r"[A-Za-z][A-Za-z0-9_]{0,8}", fullmatch=True), min_size=n_in + n_out,
                           max_size=n_in + n_out, unique=True))
-    dtypes = st.sampled_from(sorted(TRITON_DTYPES))
+    dtypes = st.sampled_from(sorted(TENSOR_IO_NAMES))
     inputs = tuple(TensorSpec(n, draw(dtypes), tuple(draw(_dims)) or (1,)) for n in names[:n_in])
     outputs = tuple(TensorSpec(n, draw(dtypes), tuple(draw(_dims))) for n in names[n_in:])
     spec = ModelSpec(inputs, outputs, {"a": (1, draw(st.integers(1, 8)), 8), "b": (1, 2, 3)})

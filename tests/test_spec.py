@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.errors import ModelSpecError
-from builders.spec import EXAMPLE_BATCH, TRITON_DTYPES, ModelSpec, TensorSpec, parse_axis_flag, parse_input_flag
+from core.dtypes import TENSOR_IO_NAMES
+from builders.spec import EXAMPLE_BATCH, ModelSpec, TensorSpec, parse_axis_flag, parse_input_flag
 
 
 def test_flags_build_the_same_spec_as_json(tmp_path):
@@ -87,7 +88,7 @@ def test_export_sizes_avoid_size_one_examples():
     assert ex["ids"].shape == (EXAMPLE_BATCH, 2, 1)
 
 
-_dtypes = st.sampled_from(sorted(TRITON_DTYPES))
+_dtypes = st.sampled_from(sorted(TENSOR_IO_NAMES))
 
 
 @settings(max_examples=40, deadline=None)

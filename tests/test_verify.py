@@ -13,7 +13,8 @@ from builders.build import infer_outputs, verify_artifact
 from core.errors import VerificationError
 from builders.export_torchscript import export_torchscript
 from builders.spec import ModelSpec, TensorSpec
-from builders.verify import DEFAULT_RTOL, compare_outputs, passing_tolerance
+from core import precision as precisions
+from builders.verify import compare_outputs, passing_tolerance
 
 SPEC = ModelSpec((TensorSpec("x", "float32", (4,)),), ())
 
@@ -57,7 +58,7 @@ def test_missing_output_and_per_output_tolerances():
     act = {"a": exp["a"] * np.float32(1.001)}
     comps = compare_outputs(act, exp, {"a": 1e-2})
     assert comps[0].passed and comps[0].rtol == 1e-2
-    assert comps[1].problem == "output missing" and comps[1].rtol == DEFAULT_RTOL["fp32"]
+    assert comps[1].problem == "output missing" and comps[1].rtol == precisions.get("fp32").rtol
 
 
 # --- failures caused by real exports of tiny models -------------------------------------
@@ -150,7 +151,7 @@ def test_tolerance_breach_says_which_rtol_would_pass(tmp_path):
     spec, result = _export(model, tmp_path, "fp16")
     checks = verify_artifact(result, model, spec, 4, {})  # within the fp16 default, 1e-2
     worst = max(o["max_rel_err"] for c in checks for o in c["outputs"])
-    assert 0 < worst <= DEFAULT_RTOL["fp16"]
+    assert 0 < worst <= precisions.get("fp16").rtol
     name = spec.outputs[0].name
     with pytest.raises(VerificationError, match="tolerance") as e:
         verify_artifact(result, model, spec, 4, {name: worst / 10})
