@@ -16,6 +16,7 @@ import numpy as np
 from core import dtypes, formats
 from core import precision as precisions
 from builders.artifacts import Attempt, ExportResult, file_sha256
+from builders.config import DEFAULT_SERVING
 from core.errors import ConfigError, ModelSpecError, ToolkitError, VerificationError
 from builders.repository import link_or_copy, update_index, write_variant
 from builders.spec import EXAMPLE_BATCH, ModelSpec, TensorSpec
@@ -39,7 +40,8 @@ class BuildOptions:
         formats: Export formats, subset of ``("torchscript", "onnx", "trt")``.
         precisions: ``fp32``/``fp16``/``bf16``; each is exported and verified separately.
         grid: The variant grid written for every (format, precision).
-        runtime: ``"bundled"`` (python backend on the bundled CPU server) or ``"native"``.
+        serving: ``"python"`` (python-backend models, what the bundled CPU server serves) or
+            ``"native"`` (pytorch_libtorch / onnxruntime_onnx / tensorrt_plan).
         repository: Model repository folder (default ``model_repository``).
         build_dir: Where artifacts, manifest and reference data go (``builds/<model>``).
         opset: ONNX opset.
@@ -58,7 +60,7 @@ class BuildOptions:
     formats: tuple[str, ...] = ("torchscript", "onnx")
     precisions: tuple[str, ...] = ("fp32",)
     grid: VariantGrid = dataclasses.field(default_factory=VariantGrid)
-    runtime: str = "bundled"
+    serving: str = DEFAULT_SERVING
     repository: Path = Path("model_repository")
     build_dir: Path = Path("builds")
     opset: int = 18
@@ -343,8 +345,8 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
     weights = _weights_hash(module)
     max_mbs = max(opts.grid.max_batch_sizes)
     # the grid is planned before any export, so a GPU-only grid on a GPU-less host fails at once
-    served_formats = tuple(f for f in dict.fromkeys(opts.formats) if not (f == "trt" and opts.runtime == "bundled"))
-    plan = opts.grid.plan(name, served_formats, opts.precisions, runtime=opts.runtime)
+    served_formats = tuple(f for f in dict.fromkeys(opts.formats) if not (f == "trt" and opts.serving == "python"))
+    plan = opts.grid.plan(name, served_formats, opts.precisions, serving=opts.serving)
     for skip in plan.skipped:
         say(f"skipped {skip.what}: {skip.reason}")
     if served_formats and not plan.variants:
@@ -410,17 +412,17 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
     variant_dirs = []
     entries = []
     for fmt, precision in exported:
-        if fmt == "trt" and opts.runtime == "bundled":
-            say("trt: the bundled server has no tensorrt_plan backend; no variants written for it")
+        if fmt == "trt" and opts.serving == "python":
+            say("trt: the python backend cannot serve TensorRT plans; no variants written for it (use --serving native)")
             continue
         result = exported[(fmt, precision)]
-        vspec = _served_spec(result, spec, opts.runtime)
+        vspec = _served_spec(result, spec, opts.serving)
         for v in (v for v in plan.variants if (v.format, v.precision) == (fmt, precision)):
-            vdir = write_variant(opts.repository, v, result.path, vspec, opts.runtime)
+            vdir = write_variant(opts.repository, v, result.path, vspec, opts.serving)
             for data in result.extra.get("external_data", []):  # ONNX weights stored beside the graph
                 link_or_copy(result.path.parent / data["file"], vdir / "1" / data["file"])
             variant_dirs.append(vdir)
-            entries.append({**v.to_json(), "runtime": opts.runtime, "build": str(out.resolve())})
+            entries.append({**v.to_json(), "serving": opts.serving, "build": str(out.resolve())})
     skipped = [dataclasses.asdict(sk) for sk in plan.skipped]
     update_index(opts.repository, entries, skipped=skipped)
     manifest["variants"] = [e["name"] for e in entries]
@@ -431,12 +433,12 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
     return BuildResult(manifest, mpath, variant_dirs)
 
 
-def _served_spec(result: ExportResult, spec: ModelSpec, runtime: str) -> ModelSpec:
+def _served_spec(result: ExportResult, spec: ModelSpec, serving: str) -> ModelSpec:
     """The spec a variant's config is written from. Triton's PyTorch backend finds
     TorchScript tensors by the names the export recorded (``triton_names``); every other
     case serves the spec's own names."""
     names = result.extra.get("triton_names")
-    if result.format != "torchscript" or runtime != "native" or not names:
+    if result.format != "torchscript" or serving != "native" or not names:
         return spec
     return dataclasses.replace(
         spec,

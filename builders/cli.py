@@ -11,9 +11,40 @@ from typing import Any, Callable
 
 import click
 
+from builders.config import DEFAULT_SERVING, LEGACY_SERVINGS, SERVINGS
 from core.cli import int_list, run_cli, verbosity_option
 
 FORMATS = ("torchscript", "onnx", "trt")
+
+
+def serving_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``--serving python|native`` (and its deprecated alias ``--runtime bundled|native``); adds ``serving``.
+
+    ``--runtime`` is the build switch's old name, kept for one release: it prints a
+    deprecation warning and maps through :data:`builders.config.LEGACY_SERVINGS`
+    (``bundled`` -> ``python``, ``native`` -> ``native``). Giving both with different
+    meanings is a usage error.
+    """
+
+    @click.option("--serving", type=click.Choice(SERVINGS), default=None,
+                  help=f"How variants are served: python (a python-backend model.py running the export; what the bundled "
+                       f"CPU server serves) or native (pytorch_libtorch / onnxruntime_onnx / tensorrt_plan). [default: {DEFAULT_SERVING}]")
+    @click.option("--runtime", "legacy_runtime", type=click.Choice(sorted(LEGACY_SERVINGS)), default=None,
+                  help="Deprecated alias of --serving (bundled = python, native = native); removed in the next release.")
+    @functools.wraps(fn)
+    def wrapper(*args: Any, serving: str | None, legacy_runtime: str | None, **kwargs: Any) -> Any:
+        if legacy_runtime is not None:
+            mapped = LEGACY_SERVINGS[legacy_runtime]
+            if serving is not None and serving != mapped:
+                raise click.BadParameter(f"--runtime {legacy_runtime} (deprecated) means --serving {mapped}, "
+                                         f"but --serving {serving} was given too; drop --runtime")
+            msg = (f"--runtime {legacy_runtime} is deprecated for the build and will be removed in the next release: "
+                   f"use --serving {mapped}")
+            click.secho(f"warning: {msg}", fg="yellow", err=True)
+            serving = mapped
+        return fn(*args, serving=serving or DEFAULT_SERVING, **kwargs)
+
+    return wrapper
 
 
 def grid_options(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -110,8 +141,7 @@ def cli() -> None:
 @click.option("--precision", "precisions", multiple=True, type=click.Choice(["fp32", "fp16", "bf16"]), default=("fp32",),
               show_default=True, help="Precision(s) to export and verify.")
 @grid_options
-@click.option("--runtime", type=click.Choice(["bundled", "native"]), default="bundled", show_default=True,
-              help="bundled: python-backend models for the bundled CPU server; native: pytorch_libtorch / onnxruntime_onnx / tensorrt_plan.")
+@serving_option
 @click.option("--repository", type=click.Path(file_okay=False, path_type=Path), default=Path("model_repository"), show_default=True)
 @click.option("--build-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("builds"), show_default=True,
               help="Artifacts, manifest.json and reference.npz go to BUILD_DIR/<model>.")
@@ -125,7 +155,7 @@ def cli() -> None:
 @click.option("--force", is_flag=True, help="Re-export even when an identical build exists.")
 @verbosity_option
 def build(model: str, spec_path: Path | None, inputs: tuple[str, ...], outputs: tuple[str, ...], axes: tuple[str, ...],
-          formats: tuple[str, ...], precisions: tuple[str, ...], grid: Any, runtime: str, repository: Path, build_dir: Path,
+          formats: tuple[str, ...], precisions: tuple[str, ...], grid: Any, serving: str, repository: Path, build_dir: Path,
           opset: int, rtols: tuple[str, ...], workspace_mib: int, timing_cache: Path | None, print_trtexec: bool,
           force: bool) -> None:
     """Export MODEL, verify every export against eager PyTorch, and write the variant grid."""
@@ -159,7 +189,7 @@ def build(model: str, spec_path: Path | None, inputs: tuple[str, ...], outputs: 
         fmts = fmts if "onnx" in fmts else (*fmts, "onnx")
         build_precisions = tuple(dict.fromkeys(("fp32", *precisions)))
     console = Console(stderr=True, log_path=False)
-    opts = BuildOptions(model, spec_path, fmts, build_precisions, grid, runtime, repository, build_dir, opset, rtol, force,
+    opts = BuildOptions(model, spec_path, fmts, build_precisions, grid, serving, repository, build_dir, opset, rtol, force,
                         spec=spec, workspace_bytes=workspace_mib << 20, timing_cache=timing_cache)
     with console.status("building...") as status:
         def progress(msg: str) -> None:
@@ -187,18 +217,17 @@ def build(model: str, spec_path: Path | None, inputs: tuple[str, ...], outputs: 
 @click.option("--format", "formats", multiple=True, type=click.Choice([*FORMATS, "all"]), default=("torchscript", "onnx"), show_default=True)
 @click.option("--precision", "precisions", multiple=True, type=click.Choice(["fp32", "fp16", "bf16"]), default=("fp32",), show_default=True)
 @grid_options
-@click.option("--runtime", type=click.Choice(["bundled", "native"]), default="bundled", show_default=True,
-              help="The runtime the grid is for (the bundled server has no TensorRT backend or accelerator).")
-def variants(model: str, formats: tuple[str, ...], precisions: tuple[str, ...], grid: Any, runtime: str) -> None:
+@serving_option
+def variants(model: str, formats: tuple[str, ...], precisions: tuple[str, ...], grid: Any, serving: str) -> None:
     """Print the variant grid as a table, without building anything; skipped grid points are listed with why."""
     from rich.console import Console
     from rich.table import Table
 
     fmts = _formats(formats)
-    if runtime == "bundled":
+    if serving == "python":
         fmts = tuple(f for f in fmts if f != "trt")
-    plan = grid.plan(model, fmts, precisions, runtime=runtime)
-    table = Table(title=f"{len(plan.variants)} variants ({runtime} runtime)")
+    plan = grid.plan(model, fmts, precisions, serving=serving)
+    table = Table(title=f"{len(plan.variants)} variants ({serving} serving)")
     table.add_column("name", no_wrap=True)
     for col in ("format", "precision", "instance group", "dynamic batching", "max_batch_size", "warmup", "ORT-TRT"):
         table.add_column(col)
@@ -208,8 +237,8 @@ def variants(model: str, formats: tuple[str, ...], precisions: tuple[str, ...], 
         table.add_row(v.name, v.format, v.precision, group, db, str(v.max_batch_size), v.warmup or "off", v.trt_accelerator or "off")
     console = Console()
     console.print(table)
-    if runtime == "bundled" and "trt" in _formats(formats):
-        console.print("skipped trt: the bundled server has no tensorrt_plan backend (use --runtime native)")
+    if serving == "python" and "trt" in _formats(formats):
+        console.print("skipped trt: the python backend cannot serve TensorRT plans (use --serving native)")
     for s in plan.skipped:
         console.print(f"skipped {s.what}: {s.reason}")
     if not plan.variants:

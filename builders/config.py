@@ -30,10 +30,15 @@ from builders.variants import Variant
 
 log = logging.getLogger(__name__)
 
-#: Runtimes a repository can be generated for.
-#: ``bundled``: the python backend of the bundled CPU server (nvidia-pytriton wheel).
+#: How a repository's variants are served (``builders build --serving``):
+#: ``python``: a generated python-backend ``model.py`` running the artifact (what the bundled
+#: CPU server of the nvidia-pytriton wheel can serve).
 #: ``native``: Triton's native backends (pytorch_libtorch, onnxruntime_onnx, tensorrt_plan).
-RUNTIMES = ("bundled", "native")
+SERVINGS = ("python", "native")
+DEFAULT_SERVING = "python"
+#: The old names of :data:`SERVINGS` (``builders build --runtime bundled|native`` and the index
+#: field ``"runtime"`` before the rename), read for one release: old name -> serving.
+LEGACY_SERVINGS = {"bundled": "python", "native": "native"}
 #: config ``parameters`` read by the generated python-backend model.py.
 PARAM_FORMAT = "artifact_format"
 PARAM_FILE = "artifact_file"
@@ -127,7 +132,7 @@ class ArtifactIO:
 def make_config(
     variant: Variant,
     spec: ModelSpec,
-    runtime: str = "bundled",
+    serving: str = DEFAULT_SERVING,
     intra_op_threads: int | None = None,
     *,
     io: ArtifactIO | None = None,
@@ -145,7 +150,7 @@ def make_config(
         variant: The variant (instance group, batching, warmup, accelerator).
         spec: The model's I/O signature: names, order, and named dynamic axes (their
             ``opt`` sizes give concrete warmup shapes).
-        runtime: ``"bundled"`` (python backend serving the artifact) or ``"native"``.
+        serving: ``"python"`` (python backend serving the artifact) or ``"native"``.
         intra_op_threads: Threads per instance for the python backend; ``None`` lets the
             model divide the host's cores among all instances at load time.
         io: The artifact's I/O as read from the file; ``None`` = use ``spec`` only.
@@ -156,26 +161,26 @@ def make_config(
         The config; ``max_batch_size <= io.max_batch_size`` (TensorRT profile) holds.
 
     Raises:
-        ConfigError: the variant breaks a Triton rule for this runtime or artifact; the
+        ConfigError: the variant breaks a Triton rule for this serving or artifact; the
             message names every field concerned.
     """
-    if runtime not in RUNTIMES:
-        raise ConfigError(f"unknown runtime {runtime!r}", hint=f"choose one of {', '.join(RUNTIMES)}")
+    if serving not in SERVINGS:
+        raise ConfigError(f"unknown serving {serving!r}", hint=f"choose one of {', '.join(SERVINGS)}")
     cfg = mc.ModelConfig(name=variant.name, max_batch_size=variant.max_batch_size)
-    if runtime == "native":
+    if serving == "native":
         cfg.platform = formats.get(variant.format).platform
         cfg.default_model_filename = formats.get(variant.format).file
     else:
         if variant.format == "trt":
             raise ConfigError(
                 "platform: TensorRT plans cannot be served by the bundled server (python backend only)",
-                hint="use --runtime native with a Triton container that has the tensorrt_plan backend",
+                hint="use --serving native with a Triton container that has the tensorrt_plan backend",
             )
         if variant.trt_accelerator:
             raise ConfigError(
                 "optimization.execution_accelerators: the bundled server's python backend does not use "
                 "onnxruntime's TensorRT accelerator",
-                hint="use --runtime native for ORT-TRT variants",
+                hint="use --serving native for ORT-TRT variants",
             )
         cfg.backend = "python"
         cfg.parameters[PARAM_FORMAT].string_value = variant.format

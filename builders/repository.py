@@ -2,7 +2,7 @@
 
 Layout (Triton docs, "Model Repository"):
 ``<repo>/<variant>/config.pbtxt`` and ``<repo>/<variant>/<version>/<model file>`` with an
-integer version folder (default ``1``); for the bundled runtime also ``<version>/model.py``
+integer version folder (default ``1``); for python-backend serving also ``<version>/model.py``
 (the python-backend model). The exported file is hard-linked from the build folder where
 the filesystem allows (one file on disk shared by every variant), else copied.
 ``<repo>/index.json`` lists every variant, its parameters and the build it came from.
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from core import formats
-from builders.config import ArtifactIO, make_config, write_config
+from builders.config import LEGACY_SERVINGS, ArtifactIO, make_config, write_config
 from core.errors import ConfigError
 from builders.spec import ModelSpec
 from builders.variants import Variant
@@ -35,7 +35,7 @@ def write_variant(
     variant: Variant,
     artifact: Path,
     spec: ModelSpec,
-    runtime: str,
+    serving: str,
     *,
     version: int = 1,
     io: ArtifactIO | None = None,
@@ -53,14 +53,14 @@ def write_variant(
         variant: The variant; its name is the folder name.
         artifact: The exported file (``model.pt`` / ``model.onnx`` / ``model.plan``).
         spec: The model's I/O signature.
-        runtime: ``"bundled"`` (python backend + ``model.py``) or ``"native"``.
+        serving: ``"python"`` (python backend + ``model.py``) or ``"native"``.
         version: Version folder number, >= 1 (default 1).
         io: The artifact's I/O when already read (default: read it here).
         server_gpu: Passed to :func:`builders.config.make_config` (``False`` rejects KIND_GPU).
         intra_op_threads: Python-backend threads per instance (default: cores / instances).
 
     Raises:
-        ConfigError: the variant breaks a Triton rule for this runtime or artifact, or
+        ConfigError: the variant breaks a Triton rule for this serving or artifact, or
             ``version`` is not >= 1.
     """
     if version < 1:
@@ -69,14 +69,14 @@ def write_variant(
         from builders.validate import read_artifact_io
 
         io = read_artifact_io(variant.format, artifact)
-    cfg = make_config(variant, spec, runtime, intra_op_threads, io=io, server_gpu=server_gpu)  # before touching the disk
+    cfg = make_config(variant, spec, serving, intra_op_threads, io=io, server_gpu=server_gpu)  # before touching the disk
     vdir = repo / variant.name
     if vdir.exists():
         shutil.rmtree(vdir)
     (vdir / str(version)).mkdir(parents=True)
     write_config(cfg, vdir / "config.pbtxt")
     link_or_copy(Path(artifact), vdir / str(version) / formats.get(variant.format).file)
-    if runtime == "bundled":
+    if serving == "python":
         shutil.copyfile(PYTHON_MODEL_TEMPLATE, vdir / str(version) / "model.py")
     log.debug("wrote %s", vdir)
     return vdir
@@ -100,7 +100,7 @@ def update_index(repo: Path, entries: list[dict[str, Any]], *, skipped: list[dic
 
     Args:
         repo: The model repository.
-        entries: One dict per written variant (``Variant.to_json()`` plus ``runtime``,
+        entries: One dict per written variant (``Variant.to_json()`` plus ``serving``,
             ``build``...).
         skipped: Grid points not written and why (``{"what", "reason"}``), replacing the
             previous list when given.
@@ -125,12 +125,28 @@ def _read_raw(repo: Path) -> dict[str, Any]:
     if not path.is_file():
         return {}
     try:
-        return json.loads(path.read_text())
+        doc = json.loads(path.read_text())
     except json.JSONDecodeError:
         log.warning("%s is not valid JSON; it is rewritten", path)
         return {}
+    doc["variants"] = [upgrade_entry(e) for e in doc.get("variants", [])]
+    return doc
+
+
+def upgrade_entry(entry: dict[str, Any]) -> dict[str, Any]:
+    """An index entry in today's vocabulary: an entry written before the rename of the build
+    switch says ``"runtime": "bundled"|"native"``; it becomes ``"serving": "python"|"native"``
+    (:data:`builders.config.LEGACY_SERVINGS`). Other entries are returned unchanged."""
+    if "runtime" not in entry or "serving" in entry:
+        return entry
+    out = {k: v for k, v in entry.items() if k != "runtime"}
+    out["serving"] = LEGACY_SERVINGS.get(entry["runtime"], entry["runtime"])
+    return out
 
 
 def read_index(repo: Path) -> dict[str, dict[str, Any]]:
-    """Variant name -> index entry (empty when the repository has no index)."""
+    """Variant name -> index entry (empty when the repository has no index).
+
+    Entries of an index written before the ``runtime`` -> ``serving`` rename are read in the
+    new vocabulary (:func:`upgrade_entry`)."""
     return {e["name"]: e for e in _read_raw(repo).get("variants", [])}

@@ -141,7 +141,7 @@ class Variant:
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> "Variant":
-        """Inverse of :meth:`to_json`; unknown keys (``name``, ``runtime``...) are ignored."""
+        """Inverse of :meth:`to_json`; unknown keys (``name``, ``serving``...) are ignored."""
         fields = {f.name for f in dataclasses.fields(cls)}
         kw = {k: v for k, v in d.items() if k in fields}
         kw["preferred_batch_sizes"] = tuple(kw.get("preferred_batch_sizes", ()))
@@ -225,20 +225,20 @@ class VariantGrid:
         return gpu_available()
 
     def plan(self, model: str, formats: tuple[str, ...], precisions: tuple[str, ...] = ("fp32",), *,
-             runtime: str | None = None, server_gpu: bool | None = None) -> GridPlan:
+             serving: str | None = None, server_gpu: bool | None = None) -> GridPlan:
         """Every variant of the grid in a stable order, and what was skipped and why.
 
         Rules applied (Triton docs, "Model Configuration", "Dynamic Batcher"):
         ``max_batch_size == 0`` variants get no dynamic batching; preferred sizes above a
         variant's ``max_batch_size`` are dropped for it; KIND_GPU variants are skipped when
         the server has no GPU; the TensorRT accelerator applies to ONNX on KIND_GPU only and
-        not on the bundled runtime (its python backend runs onnxruntime itself).
+        not with python-backend serving (the python backend runs onnxruntime itself).
 
         Args:
             model: Model name, the first part of every variant name.
             formats: Export formats (``"torchscript"``, ``"onnx"``, ``"trt"``).
             precisions: Export precisions.
-            runtime: ``"bundled"``, ``"native"`` or ``None`` (not known: no runtime rule).
+            serving: ``"python"``, ``"native"`` or ``None`` (not known: no serving rule).
             server_gpu: Overrides :attr:`server_gpu`.
 
         Raises:
@@ -274,9 +274,9 @@ class VariantGrid:
                 continue
             if acc is not None and (fmt != "onnx" or kind != "gpu"):
                 continue  # the accelerator axis only multiplies ONNX KIND_GPU variants
-            if acc is not None and runtime == "bundled":
+            if acc is not None and serving == "python":
                 skipped.append(Skipped(f"TensorRT accelerator {acc}", "the bundled server's python backend "
-                                       "does not use onnxruntime's TensorRT accelerator; use --runtime native"))
+                                       "does not use onnxruntime's TensorRT accelerator; use --serving native"))
                 continue
             pref: tuple[int, ...] = ()
             if delay is not None:
@@ -304,13 +304,13 @@ class VariantGrid:
         return GridPlan(out, unique)
 
     def variants(self, model: str, formats: tuple[str, ...], precisions: tuple[str, ...] = ("fp32",), *,
-                 runtime: str | None = None, server_gpu: bool | None = None) -> list[Variant]:
+                 serving: str | None = None, server_gpu: bool | None = None) -> list[Variant]:
         """The variants of :meth:`plan`; skipped grid points are logged as warnings.
 
         Raises:
             GpuRequiredError, ConfigError: as :meth:`plan`.
         """
-        p = self.plan(model, formats, precisions, runtime=runtime, server_gpu=server_gpu)
+        p = self.plan(model, formats, precisions, serving=serving, server_gpu=server_gpu)
         for s in p.skipped:
             log.warning("skipped %s: %s", s.what, s.reason)
         return p.variants

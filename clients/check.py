@@ -56,14 +56,14 @@ def repository_variants(repository: Path, only: Sequence[str] = ()) -> list[tupl
 
 def served_names(repository: Path, variant: str) -> dict[str, dict[str, str]] | None:
     """Tensor names the server uses for ``variant`` when they differ from the reference's:
-    native-runtime TorchScript variants are served under the names Triton's PyTorch backend
+    TorchScript variants with native serving are served under the names Triton's PyTorch backend
     expects, recorded in the build manifest as ``exports[].extra.triton_names``."""
     import json
 
     from builders.repository import read_index
 
     entry = read_index(Path(repository)).get(variant) or {}
-    if entry.get("runtime") != "native" or entry.get("format") != "torchscript" or not entry.get("build"):
+    if entry.get("serving") != "native" or entry.get("format") != "torchscript" or not entry.get("build"):
         return None
     try:
         manifest = json.loads((Path(entry["build"]) / "manifest.json").read_text())

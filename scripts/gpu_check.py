@@ -399,7 +399,7 @@ def run(args: argparse.Namespace) -> int:
          f"tensorrt {'yes' if env['tensorrt'] else 'no'}")
 
     runtime = args.runtime
-    build_runtime = "native" if runtime in ("container", "local") else "bundled"
+    serving = "native" if runtime in ("container", "local") else "python"  # the bundled server has the python backend only
     formats = _csv(args.formats)
     if env["tensorrt"] and kind == "gpu" and "trt" not in formats and not args.no_trt:
         formats.append("trt")
@@ -415,7 +415,7 @@ def run(args: argparse.Namespace) -> int:
         cmd = [sys.executable, "-m", "builders.cli", "build", "--model", model,
                *[x for f in formats for x in ("--format", f)], *[x for p in _csv(args.precisions) for x in ("--precision", p)],
                "--instance-kind", kind, "--instance-counts", args.counts, "--dynamic-batching", args.batching,
-               "--max-batch-sizes", str(args.max_batch_size), "--runtime", build_runtime,
+               "--max-batch-sizes", str(args.max_batch_size), "--serving", serving,
                "--repository", str(repo), "--build-dir", str(build_root)]
         if kind == "gpu":
             cmd.append("--server-gpu")
@@ -432,7 +432,7 @@ def run(args: argparse.Namespace) -> int:
     for name, entry in sorted(index.items()):
         if entry.get("kind") != kind:
             continue
-        if (entry.get("format") == "onnx" and kind == "gpu" and build_runtime == "bundled"
+        if (entry.get("format") == "onnx" and kind == "gpu" and serving == "python"
                 and "CUDAExecutionProvider" not in env.get("ort_providers", [])):
             continue
         served[name] = entry
@@ -440,7 +440,7 @@ def run(args: argparse.Namespace) -> int:
         notes.append("ONNX variants built and verified but not served: onnxruntime here has no CUDAExecutionProvider "
                      "(install onnxruntime-gpu to serve them on the GPU with the bundled server)")
         _say(notes[-1])
-    if "trt" in formats and build_runtime == "bundled":
+    if "trt" in formats and serving == "python":
         notes.append("TensorRT plans built and verified, not served: the bundled server has no tensorrt_plan backend")
     order = {f: i for i, f in enumerate(["torchscript", "onnx", "trt"])}
     prec = {p: i for i, p in enumerate(_csv(args.precisions))}

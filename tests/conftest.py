@@ -12,7 +12,7 @@ from builders.variants import VariantGrid
 
 @pytest.fixture(scope="session")
 def tiny_build(tmp_path_factory: pytest.TempPathFactory) -> BuildResult:
-    """``tiny`` (16->32->8 MLP) exported to TorchScript and ONNX; 8 bundled-runtime variants
+    """``tiny`` (16->32->8 MLP) exported to TorchScript and ONNX; 8 python-serving variants
     (KIND_CPU x1/x2, dynamic batching off/500 µs, max_batch_size 8).
 
     Read-only for tests: copy before changing anything.

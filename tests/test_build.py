@@ -112,7 +112,7 @@ def user_model(tmp_path, monkeypatch):
 
 def test_user_model_with_flags_spec_builds_native_configs_that_match_the_files(tmp_path, user_model):
     spec = ModelSpec.from_flags(["feats:float32:3", "ids:int64:seq:0..29"], ["score", "rank", "tokens"], ["seq=1,5,12"])
-    result = build(_opts(tmp_path, user_model, spec=spec, runtime="native", formats=("torchscript", "onnx"),
+    result = build(_opts(tmp_path, user_model, spec=spec, serving="native", formats=("torchscript", "onnx"),
                          external_data_threshold_bytes=0))
     m = result.manifest
     assert m["model"] == "make" and m["model_kind"] == "factory"

@@ -10,7 +10,7 @@ from clients.check import served_names
 
 
 def test_native_torchscript_variant_maps_reference_names_to_served_names(tmp_path: Path):
-    res = build(BuildOptions("encoder", formats=("torchscript", "onnx"), runtime="native",
+    res = build(BuildOptions("encoder", formats=("torchscript", "onnx"), serving="native",
                              grid=VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(4,)),
                              repository=tmp_path / "repo", build_dir=tmp_path / "builds"))
     ts = next(n for n in res.manifest["variants"] if "_ts_" in n)

@@ -39,7 +39,7 @@ TRT_IO = ArtifactIO("trt", (TensorIO("INPUT__0", "TYPE_FP32", (-1, 16)),), (Tens
 CASES = {
     "bundled_onnx_cpu2_db500p4-8_mbs8": (
         Variant("tiny", "onnx", count=2, max_batch_size=8, dynamic_batching=True, max_queue_delay_us=500,
-                preferred_batch_sizes=(4, 8)), TINY, "bundled", None),
+                preferred_batch_sizes=(4, 8)), TINY, "python", None),
     "native_ts_cpu1_nodb_mbs0_warm-zero": (
         Variant("tiny", "torchscript", max_batch_size=0, warmup="zero"), TINY, "native", None),
     "native_onnx_gpu1g0_db100_mbs16_ortrt-fp16_warm-random": (
@@ -52,13 +52,13 @@ CASES = {
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_config_matches_golden_file(case):
-    variant, spec, runtime, io = CASES[case]
-    text = to_text(make_config(variant, spec, runtime, io=io))
+    variant, spec, serving, io = CASES[case]
+    text = to_text(make_config(variant, spec, serving, io=io))
     path = GOLDEN / f"{case}.pbtxt"
     if os.environ.get("UPDATE_GOLDEN"):
         path.write_text(text)
     assert text == path.read_text()
-    assert parse_config(path.read_text()) == make_config(variant, spec, runtime, io=io)
+    assert parse_config(path.read_text()) == make_config(variant, spec, serving, io=io)
 
 
 def test_golden_files_have_no_orphans():
@@ -113,16 +113,16 @@ def test_kind_gpu_is_refused_where_the_server_has_no_gpu():
     assert make_config(Variant("m", "onnx", kind="gpu"), TINY, "native", server_gpu=True).instance_group[0].kind == mc.ModelInstanceGroup.KIND_GPU
 
 
-def test_bundled_runtime_refuses_tensorrt_and_the_ort_accelerator():
+def test_python_serving_refuses_tensorrt_and_the_ort_accelerator():
     with pytest.raises(ConfigError, match="platform"):
-        make_config(Variant("m", "trt"), TINY, "bundled")
+        make_config(Variant("m", "trt"), TINY, "python")
     with pytest.raises(ConfigError, match="execution_accelerators"):
-        make_config(Variant("m", "onnx", kind="gpu", trt_accelerator="fp16"), TINY, "bundled")
+        make_config(Variant("m", "onnx", kind="gpu", trt_accelerator="fp16"), TINY, "python")
 
 
-def test_runtimes_differ_only_in_platform_backend_and_file():
+def test_servings_differ_only_in_platform_backend_and_file():
     v = Variant("m", "onnx", max_batch_size=8, dynamic_batching=True, warmup="zero")
-    native, bundled = make_config(v, TINY, "native"), make_config(v, TINY, "bundled")
+    native, bundled = make_config(v, TINY, "native"), make_config(v, TINY, "python")
     assert (native.platform, native.default_model_filename) == ("onnxruntime_onnx", "model.onnx")
     assert bundled.backend == "python" and bundled.parameters["artifact_file"].string_value == "model.onnx"
     for c in (native, bundled):
@@ -172,7 +172,7 @@ def variants_and_specs(draw):
     outputs = tuple(TensorSpec(n, draw(dtypes), tuple(draw(_dims))) for n in names[n_in:])
     spec = ModelSpec(inputs, outputs, {"a": (1, draw(st.integers(1, 8)), 8), "b": (1, 2, 3)})
     fmt = draw(st.sampled_from(["torchscript", "onnx", "trt"]))
-    runtime = "native" if fmt == "trt" else draw(st.sampled_from(["bundled", "native"]))
+    serving = "native" if fmt == "trt" else draw(st.sampled_from(["python", "native"]))
     kind = draw(st.sampled_from(["cpu", "gpu"]))
     mbs = draw(st.integers(0, 256))
     db = mbs > 0 and draw(st.booleans())
@@ -182,16 +182,16 @@ def variants_and_specs(draw):
         kind, draw(st.integers(1, 8)), mbs, db, draw(st.integers(0, 10**6)) if db else 0, pref,
         tuple(draw(st.sets(st.integers(0, 7), max_size=2))) if kind == "gpu" else (),
         draw(st.sampled_from([None, "random", "zero"])),
-        draw(st.sampled_from([None, "fp16"])) if fmt == "onnx" and kind == "gpu" and runtime == "native" else None,
+        draw(st.sampled_from([None, "fp16"])) if fmt == "onnx" and kind == "gpu" and serving == "native" else None,
     )
-    return variant, spec, runtime
+    return variant, spec, serving
 
 
 @settings(max_examples=150, deadline=None)
 @given(variants_and_specs())
 def test_text_round_trip(case):
-    variant, spec, runtime = case
-    cfg = make_config(variant, spec, runtime)
+    variant, spec, serving = case
+    cfg = make_config(variant, spec, serving)
     text = to_text(cfg)
     back = parse_config(text)
     assert back == cfg

@@ -34,8 +34,8 @@ def test_more_variants_load_on_the_bundled_server(tiny_build, tiny_build_dir, tm
     spec = ModelSpec.from_json(tiny_build.manifest["spec"])
     repo = tmp_path / "repo"
     for v in VARIANTS:
-        write_variant(repo, v, tiny_build_dir / ("model.pt" if v.format == "torchscript" else "model.onnx"), spec, "bundled")
-    update_index(repo, [{**v.to_json(), "runtime": "bundled"} for v in VARIANTS])
+        write_variant(repo, v, tiny_build_dir / ("model.pt" if v.format == "torchscript" else "model.onnx"), spec, "python")
+    update_index(repo, [{**v.to_json(), "serving": "python"} for v in VARIANTS])
     assert validate_repository(repo) == []
     assert [e["name"] for e in json.loads((repo / "index.json").read_text())["variants"]] == sorted(v.name for v in VARIANTS)
 

@@ -34,7 +34,7 @@ def write_onnx(path: Path, shape: tuple = ("batch", 16), dtype: int = TensorProt
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    """A valid native-runtime repository with one ONNX model (max_batch_size 8, dynamic batching)."""
+    """A valid native-serving repository with one ONNX model (max_batch_size 8, dynamic batching)."""
     root = tmp_path / "repo"
     write_variant(root, VARIANT, write_onnx(tmp_path / "model.onnx"), SPEC, "native")
     assert validate_repository(root) == []
@@ -179,7 +179,7 @@ def test_kind_gpu_where_the_server_has_no_gpu(repo):
 
 def test_python_backend_artifact_named_in_parameters_must_exist(tmp_path):
     root = tmp_path / "repo"
-    vdir = write_variant(root, VARIANT, write_onnx(tmp_path / "model.onnx"), SPEC, "bundled")
+    vdir = write_variant(root, VARIANT, write_onnx(tmp_path / "model.onnx"), SPEC, "python")
     assert validate_repository(root) == []
     (vdir / "1" / "model.onnx").unlink()
     assert found(validate_repository(root)) == {("1", "parameters[artifact_file]")}
@@ -240,8 +240,8 @@ def test_missing_or_empty_repository(tmp_path):
     assert found(validate_repository(tmp_path)) == {(tmp_path.name, "repository")}
 
 
-def test_our_builds_validate_clean_for_both_runtimes(tiny_repo, tiny_build, tiny_build_dir, tmp_path):
-    """The shared bundled build, and native-runtime configs (not servable here) written from its artifacts."""
+def test_our_builds_validate_clean_for_both_servings(tiny_repo, tiny_build, tiny_build_dir, tmp_path):
+    """The shared python-serving build, and native-serving configs (not servable here) written from its artifacts."""
     assert validate_repository(tiny_repo) == []
     spec = ModelSpec.from_json(tiny_build.manifest["spec"])
     native = tmp_path / "native"

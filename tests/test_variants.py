@@ -82,12 +82,12 @@ def test_auto_kind_follows_the_server():
     assert [v.kind for v in grid.variants("m", ("onnx",), server_gpu=False)] == ["cpu"]
 
 
-def test_trt_accelerator_only_multiplies_onnx_gpu_variants_and_not_on_the_bundled_runtime():
+def test_trt_accelerator_only_multiplies_onnx_gpu_variants_and_not_with_python_serving():
     grid = VariantGrid(kinds=("cpu", "gpu"), counts=(1,), queue_delays_us=(None,), trt_accelerators=(None, "fp16"), server_gpu=True)
-    names = [v.name for v in grid.variants("m", ("torchscript", "onnx"), runtime="native")]
+    names = [v.name for v in grid.variants("m", ("torchscript", "onnx"), serving="native")]
     assert names == ["m_ts_cpu1_nodb_mbs64", "m_ts_gpu1_nodb_mbs64", "m_onnx_cpu1_nodb_mbs64", "m_onnx_gpu1_nodb_mbs64",
                      "m_onnx_gpu1_nodb_mbs64_ortrt-fp16"]
-    bundled = grid.plan("m", ("onnx",), runtime="bundled")
+    bundled = grid.plan("m", ("onnx",), serving="python")
     assert all(v.trt_accelerator is None for v in bundled.variants)
     assert [s.what for s in bundled.skipped] == ["TensorRT accelerator fp16"]
 
