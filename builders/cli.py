@@ -12,9 +12,10 @@ from typing import Any, Callable
 import click
 
 from builders.config import DEFAULT_SERVING, LEGACY_SERVINGS, SERVINGS
+from builders.variants import KINDS
+from core.formats import FORMAT_NAMES
+from core.precision import PRECISION_NAMES
 from core.cli import int_list, run_cli, verbosity_option
-
-FORMATS = ("torchscript", "onnx", "trt")
 
 
 def serving_option(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -50,7 +51,7 @@ def serving_option(fn: Callable[..., Any]) -> Callable[..., Any]:
 def grid_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """The variant-grid flags, shared by ``build`` and ``variants``; adds ``grid`` (a VariantGrid)."""
 
-    @click.option("--instance-kind", "kinds", multiple=True, type=click.Choice(["cpu", "gpu", "auto"]), default=("cpu",),
+    @click.option("--instance-kind", "kinds", multiple=True, type=click.Choice(KINDS), default=("cpu",),
                   show_default=True, help="Instance kind(s): KIND_CPU, KIND_GPU, or auto (gpu where the server has a GPU, else cpu). "
                                           "KIND_GPU variants are skipped (and listed) where the server has no GPU.")
     @click.option("--instance-counts", default="1,2", show_default=True, help="instance_group count values, e.g. 1,2,4.")
@@ -115,7 +116,7 @@ def _choices(text: str, flag: str, allowed: tuple[str, ...]) -> tuple[str | None
 def _formats(values: tuple[str, ...]) -> tuple[str, ...]:
     out: list[str] = []
     for v in values:
-        out.extend(FORMATS if v == "all" else (v,))
+        out.extend(FORMAT_NAMES if v == "all" else (v,))
     return tuple(dict.fromkeys(out))
 
 
@@ -136,9 +137,9 @@ def cli() -> None:
               help="Output names in the order forward() returns them, tuple/dict outputs flattened (repeat).")
 @click.option("--dynamic-axis", "axes", multiple=True, metavar="AXIS=MIN,OPT,MAX",
               help="Range of a named dynamic axis used in --input shapes, e.g. seq=1,64,128 (repeat).")
-@click.option("--format", "formats", multiple=True, type=click.Choice([*FORMATS, "all"]), default=("torchscript", "onnx"),
+@click.option("--format", "formats", multiple=True, type=click.Choice([*FORMAT_NAMES, "all"]), default=("torchscript", "onnx"),
               show_default=True, help="Export format(s); repeat the flag or use 'all'.")
-@click.option("--precision", "precisions", multiple=True, type=click.Choice(["fp32", "fp16", "bf16"]), default=("fp32",),
+@click.option("--precision", "precisions", multiple=True, type=click.Choice(PRECISION_NAMES), default=("fp32",),
               show_default=True, help="Precision(s) to export and verify.")
 @grid_options
 @serving_option
@@ -214,8 +215,8 @@ def build(model: str, spec_path: Path | None, inputs: tuple[str, ...], outputs: 
 
 @cli.command()
 @click.option("--model", default="mlp", show_default=True, help="Model name used in variant names.")
-@click.option("--format", "formats", multiple=True, type=click.Choice([*FORMATS, "all"]), default=("torchscript", "onnx"), show_default=True)
-@click.option("--precision", "precisions", multiple=True, type=click.Choice(["fp32", "fp16", "bf16"]), default=("fp32",), show_default=True)
+@click.option("--format", "formats", multiple=True, type=click.Choice([*FORMAT_NAMES, "all"]), default=("torchscript", "onnx"), show_default=True)
+@click.option("--precision", "precisions", multiple=True, type=click.Choice(PRECISION_NAMES), default=("fp32",), show_default=True)
 @grid_options
 @serving_option
 def variants(model: str, formats: tuple[str, ...], precisions: tuple[str, ...], grid: Any, serving: str) -> None:

@@ -442,7 +442,9 @@ def run(args: argparse.Namespace) -> int:
         _say(notes[-1])
     if "trt" in formats and serving == "python":
         notes.append("TensorRT plans built and verified, not served: the bundled server has no tensorrt_plan backend")
-    order = {f: i for i, f in enumerate(["torchscript", "onnx", "trt"])}
+    from core.formats import FORMAT_NAMES
+
+    order = {f: i for i, f in enumerate(FORMAT_NAMES)}
     prec = {p: i for i, p in enumerate(_csv(args.precisions))}
     mods = {m: i for i, m in enumerate(_csv(args.models))}
     group_key = lambda e: (order.get(e["format"], 9), prec.get(e["precision"], 9), mods.get(e["model"], 9))  # noqa: E731
