@@ -1,11 +1,12 @@
 """Written conclusions of a sweep, computed from its data (no number is typed in by hand).
 
 Four parts: (1) what was compared and where, (2) the numbers with % differences and their
-significance (:mod:`perf.compare` noise rule), (3) the mechanism (queue vs compute time,
+significance (:mod:`perf.analysis` noise rule), (3) the mechanism (queue vs compute time,
 batches formed by the dynamic batcher, utilisation), (4) the conditions under which it
 holds. Pairs compared: best peak vs the 1-instance, no-batching baseline; batching on vs
 off at the same instance count; N vs 1 instances; each format vs the first one — every
-pair otherwise equal in its variant parameters, at the pair's highest common concurrency.
+pair equal in every other variant parameter (:mod:`perf.pairs`), at the pair's highest
+common concurrency.
 """
 
 from __future__ import annotations
@@ -13,19 +14,11 @@ from __future__ import annotations
 import statistics
 from typing import Any, Sequence
 
-from perf.compare import DEFAULT_NOISE_PCT, Point, delta, fmt, run_points
-from perf.report import KNEE_GAIN_PCT, P99, THROUGHPUT, Recommendation, curve, gpu_metric
+from perf.analysis import (DEFAULT_NOISE_PCT, KNEE_GAIN_PCT, P99, THROUGHPUT, Point, Recommendation, curve, delta,
+                           gpu_metric, run_points)
+from perf.markdown import fmt
+from perf.pairs import BATCHING, differs_only_in, pairs, variant_of
 from perf.results import RunResult, VariantResult
-
-PAIR_KEYS = ("model", "format", "precision", "kind", "count", "max_batch_size", "dynamic_batching", "max_queue_delay_us")
-
-
-def _p(v: VariantResult) -> dict[str, Any]:
-    return v.params or {}
-
-
-def _same_but(a: VariantResult, b: VariantResult, *free: str) -> bool:
-    return all(_p(a).get(k) == _p(b).get(k) for k in PAIR_KEYS if k not in free)
 
 
 def _common(a: Sequence[Point], b: Sequence[Point], batch_size: int | None = None) -> tuple[Point, Point] | None:
@@ -46,11 +39,11 @@ def _list(items: Sequence[Any]) -> str:
 
 def _what(run: RunResult, ok: list[VariantResult]) -> str:
     env, server = run.environment, run.environment.get("server") or {}
-    ps = [_p(v) for v in run.variants]
-    uniq = lambda k: sorted({str(p.get(k)) for p in ps if p.get(k) is not None})  # noqa: E731
-    delays = sorted({p.get("max_queue_delay_us") for p in ps if p.get("dynamic_batching")})
+    ps = [t for t in (variant_of(v) for v in run.variants) if t is not None]
+    uniq = lambda k: sorted({str(getattr(t, k)) for t in ps})  # noqa: E731
+    delays = sorted({t.max_queue_delay_us for t in ps if t.dynamic_batching})
     db = "off" + (f" and on (max_queue_delay {_list(delays)} µs)" if delays else "") if any(
-        not p.get("dynamic_batching") for p in ps) else f"on (max_queue_delay {_list(delays)} µs)"
+        not t.dynamic_batching for t in ps) else f"on (max_queue_delay {_list(delays)} µs)"
     concs = sorted({p.concurrency for v in ok for p in run_points(run)[v.name] if p.ok})
     trials = max((lv.trial + 1 for v in run.variants for lv in v.levels), default=0)
     gpus = _list([g.get("name", "?") for g in env.get("gpus") or []]) or "no GPU"
@@ -66,29 +59,14 @@ def _what(run: RunResult, ok: list[VariantResult]) -> str:
 
 
 def _baseline(run: RunResult, ok: list[VariantResult], like: str | None) -> VariantResult | None:
-    cands = [v for v in ok if _p(v).get("count") == 1 and not _p(v).get("dynamic_batching")]
-    ref = run.variant(like) if like else None
+    """The 1-instance, no-batching variant, preferring one that differs from ``like`` only
+    in instances and batching."""
+    typed = [(v, variant_of(v)) for v in ok]
+    cands = [(v, t) for v, t in typed if t is not None and t.count == 1 and not t.dynamic_batching]
+    ref = variant_of(run.variant(like)) if like and run.variant(like) else None
     if ref is not None:
-        cands.sort(key=lambda v: not _same_but(v, ref, "count", "dynamic_batching", "max_queue_delay_us"))
-    return cands[0] if cands else None
-
-
-def _pairs(ok: list[VariantResult]) -> list[tuple[str, VariantResult, VariantResult]]:
-    """(kind of comparison, reference, changed) pairs that differ in one setting only."""
-    out = []
-    for b in ok:
-        pb = _p(b)
-        for a in ok:
-            pa = _p(a)
-            if a is b:
-                continue
-            if pb.get("dynamic_batching") and not pa.get("dynamic_batching") and _same_but(a, b, "dynamic_batching", "max_queue_delay_us"):
-                out.append(("batching", a, b))
-            elif (pa.get("count") == 1 and (pb.get("count") or 0) > 1 and _same_but(a, b, "count")):
-                out.append(("instances", a, b))
-            elif pa.get("format") != pb.get("format") and _same_but(a, b, "format") and ok.index(a) < ok.index(b):
-                out.append(("format", a, b))
-    return out
+        cands.sort(key=lambda c: not differs_only_in(c[1], ref, ("count", *BATCHING)))
+    return cands[0][0] if cands else None
 
 
 def _numbers(run: RunResult, ok: list[VariantResult], rec: Recommendation, pts: dict[str, list[Point]]) -> list[str]:
@@ -115,25 +93,27 @@ def _numbers(run: RunResult, ok: list[VariantResult], rec: Recommendation, pts: 
                     + (f"`{u.variant}` at concurrency {u.concurrency} with {fmt(u.throughput_infer_per_s)} infer/s."
                        if u else "nothing: no level meets it."))
     lines = [" ".join(head)]
-    label = {"batching": "Dynamic batching on vs off", "instances": "More instances", "format": "Format"}
-    pairs = _pairs(ok)
-    if pairs:
-        lines.append("")
-    for kind, a, b in pairs:
+    bullets = []
+    for pr in pairs(ok):
+        a, b = pr.reference, pr.changed
         pair = _common(pts[a.name], pts[b.name])
         if pair is None:
             continue
         pa, pb = pair
+        ta, tb = pr.reference_params, pr.changed_params
         what = {"batching": f"`{b.name}` vs `{a.name}`",
-                "instances": f"{_p(b).get('count')} vs 1 instance (`{b.name}` vs `{a.name}`)",
-                "format": f"{_p(b).get('format')} vs {_p(a).get('format')} (`{b.name}` vs `{a.name}`)"}[kind]
-        text = (f"- {label[kind]}: {what} at concurrency {pa.concurrency}: throughput {_change(pa, pb, THROUGHPUT)}, "
+                "instances": f"{tb.count} vs 1 instance (`{b.name}` vs `{a.name}`)",
+                "format": f"{tb.format} vs {ta.format} (`{b.name}` vs `{a.name}`)"}[pr.kind]
+        text = (f"- {pr.label}: {what} at concurrency {pa.concurrency}: throughput {_change(pa, pb, THROUGHPUT)}, "
                 f"p99 {_change(pa, pb, P99)}")
         first = curve(pts[a.name])[0]
         low = next((p for p in curve(pts[b.name]) if p.concurrency == first.concurrency), None)
-        if kind == "batching" and low is not None and first.concurrency != pa.concurrency:
+        if pr.kind == "batching" and low is not None and first.concurrency != pa.concurrency:
             text += f"; at concurrency {first.concurrency} p99 {_change(first, low, P99)} (the batcher's wait when load is light)"
-        lines.append(text + ".")
+        bullets.append(text + ".")
+    if bullets:
+        lines += ["", "Each pair below differs only in the variant parameters named; every other parameter is equal.", "",
+                  *bullets]
     return lines
 
 

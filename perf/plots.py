@@ -15,8 +15,7 @@ import logging
 from pathlib import Path
 from typing import Sequence
 
-from perf.compare import Point, run_points
-from perf.report import P99, THROUGHPUT, curve, gpu_metric
+from perf.analysis import P99, THROUGHPUT, Point, curve, gpu_metric, run_points
 from perf.results import RunResult
 
 log = logging.getLogger(__name__)

@@ -56,7 +56,7 @@ PIPDL=("$PY" -m pip download -q --disable-pip-version-check --only-binary=:all: 
 # against numpy 2 run with 1.x). tritonclient's protobuf<5 pin is not applied on the host.
 HOST_REQS=(
   "numpy<2" "grpcio>=1.41" "python-rapidjson>=0.9.1" "urllib3>=2.0.7" "geventhttpclient>=2.0.2" "packaging>=14.1"
-  "protobuf>=3.20" "click>=8.1" "rich>=13" "prometheus-client>=0.17" "nvidia-ml-py>=12"
+  "protobuf>=3.20" "click>=8.1" "rich>=13" "prometheus-client>=0.17" "nvidia-ml-py>=12" "tabulate>=0.9"
 )
 
 echo "prepare_gpu_bundle: downloading wheels for Python $PYVER (linux x86_64) into $DL"

@@ -1,0 +1,349 @@
+"""The analysis of a sweep: trial statistics, the noise rule, curves, knees and the recommendation.
+
+Everything that turns a :class:`perf.results.RunResult` into numbers lives here; the
+report (:mod:`perf.report`), its conclusions (:mod:`perf.conclusions`), the plots
+(:mod:`perf.plots`) and the run comparison (:mod:`perf.compare`) all read it, and it
+imports none of them.
+
+A *level* (one variant at one concurrency and client batch size) may be measured in
+several trials (:attr:`perf.results.LevelResult.trial` 0..N-1). :func:`aggregate` folds
+them into one :class:`Point`: the median of every metric and its spread (min–max over
+the trials; with 2–5 trials an interquartile range says nothing more than min–max).
+
+Noise rule: a difference between two points is *significant* when it is larger than the
+noise, where the noise is
+
+* the larger of the two points' min–max trial spreads, when either point has >= 2 trials;
+* otherwise :data:`DEFAULT_NOISE_PCT` (5 %) of the first ("before"/baseline) value — the
+  run-to-run variation perf_analyzer's default stability criterion (``-s 10``: three windows
+  within ±10 % of their mean) leaves on a quiet host.
+
+A difference at or below the noise is reported as "not significant".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import statistics
+from typing import Iterable, Sequence
+
+from core.errors import PerfError
+from perf.markdown import UNSTABLE_MARK, fmt
+from perf.results import LevelResult, RunResult
+
+#: Metric names (:class:`perf.results.LevelResult` fields) the analysis ranks by.
+THROUGHPUT, P99 = "throughput_infer_per_s", "latency_p99_ms"
+#: GPU utilisation fields, in order of preference: Triton's metric, then local NVML.
+GPU_METRICS = ("gpu_utilization_pct", "nvml_gpu_utilization_pct")
+#: Every numeric field of a level: what :func:`aggregate` folds over trials.
+METRICS: tuple[str, ...] = tuple(
+    f.name for f in dataclasses.fields(LevelResult)
+    if f.name not in ("concurrency", "batch_size", "trial", "stable", "attempts", "error", "csv")
+)
+DEFAULT_NOISE_PCT = 5.0
+KNEE_GAIN_PCT = 10.0
+
+
+@dataclasses.dataclass
+class Point:
+    """One level folded over its trials.
+
+    Attributes:
+        variant: Variant name.
+        concurrency: perf_analyzer concurrency.
+        batch_size: Client batch size (``-b``).
+        trials: Trials that produced numbers (failed trials are left out).
+        median: Median over trials per metric (LevelResult field names, same units);
+            ``None`` where no trial has the metric.
+        low, high: Min and max over trials per metric.
+        stable: Every trial reached perf_analyzer's stability criterion.
+        errors: Errors of the trials that produced no numbers.
+    """
+
+    variant: str
+    concurrency: int
+    batch_size: int
+    trials: int
+    median: dict[str, float | None]
+    low: dict[str, float | None]
+    high: dict[str, float | None]
+    stable: bool = True
+    errors: list[str] = dataclasses.field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """The point has a throughput (at least one trial measured)."""
+        return self.median.get(THROUGHPUT) is not None
+
+    def get(self, metric: str) -> float | None:
+        """Median of ``metric`` over trials (None when absent)."""
+        return self.median.get(metric)
+
+    def spread(self, metric: str) -> float | None:
+        """Max - min of ``metric`` over trials; None with fewer than 2 trials."""
+        lo, hi = self.low.get(metric), self.high.get(metric)
+        if self.trials < 2 or lo is None or hi is None:
+            return None
+        return hi - lo
+
+
+def fmt_spread(p: Point, metric: str, digits: int = 1) -> str:
+    """Median, plus `` [min–max]`` when the point has several trials."""
+    text = fmt(p.get(metric), digits)
+    if p.spread(metric) is not None:
+        text += f" [{fmt(p.low[metric], digits)}–{fmt(p.high[metric], digits)}]"
+    return text
+
+
+def aggregate(levels: Iterable[LevelResult], variant: str = "") -> list[Point]:
+    """Fold trials into one :class:`Point` per (concurrency, batch size), sorted by them.
+
+    Request-rate levels (``request_rate`` set) are not concurrency points and are left out;
+    the report lists them in a table of their own.
+
+    Args:
+        levels: Levels of one variant (any trial order).
+        variant: Name stored on the points.
+    """
+    groups: dict[tuple[int, int], list[LevelResult]] = {}
+    for lv in levels:
+        if lv.request_rate is None:
+            groups.setdefault((lv.batch_size, lv.concurrency), []).append(lv)
+    out = []
+    for (bs, conc), lvs in sorted(groups.items()):
+        good = [lv for lv in lvs if lv.ok]
+        med, lo, hi = {}, {}, {}
+        for m in METRICS:
+            vals = [getattr(lv, m) for lv in good if getattr(lv, m) is not None]
+            med[m] = statistics.median(vals) if vals else None
+            lo[m] = min(vals) if vals else None
+            hi[m] = max(vals) if vals else None
+        errors = [lv.error or "no throughput" for lv in lvs if not lv.ok]
+        out.append(Point(variant, conc, bs, len(good), med, lo, hi, all(lv.stable for lv in good), errors))
+    return out
+
+
+def run_points(run: RunResult) -> dict[str, list[Point]]:
+    """:func:`aggregate` for every variant of ``run``, keyed by variant name."""
+    return {v.name: aggregate(v.levels, v.name) for v in run.variants}
+
+
+@dataclasses.dataclass
+class Delta:
+    """A change of one metric from point ``a`` to point ``b``.
+
+    Attributes:
+        metric: LevelResult field name.
+        a, b: Medians (metric units).
+        change_pct: ``(b - a) / a`` in %; None when ``a`` is 0.
+        noise_pct: The noise in % of ``a`` (see the module's noise rule).
+        significant: ``|b - a|`` exceeds the noise.
+        basis: ``"trial spread"`` or ``"default 5%"``.
+    """
+
+    metric: str
+    a: float
+    b: float
+    change_pct: float | None
+    noise_pct: float | None
+    significant: bool
+    basis: str
+
+    def describe(self) -> str:
+        """``"+12.3 %"`` or ``"+1.2 % (not significant, noise 4.0 %)"``."""
+        if self.change_pct is None:
+            return f"{fmt(self.a)} -> {fmt(self.b)}"
+        text = f"{self.change_pct:+.1f} %"
+        if not self.significant:
+            text += f" (not significant, noise {self.noise_pct:.1f} %)" if self.noise_pct is not None else " (not significant)"
+        return text
+
+
+def delta(a: Point, b: Point, metric: str, default_noise_pct: float = DEFAULT_NOISE_PCT) -> Delta | None:
+    """Change of ``metric`` from ``a`` to ``b`` with its significance (module noise rule).
+
+    Args:
+        a: Baseline / before point.
+        b: Compared / after point.
+        metric: LevelResult field name, e.g. ``"throughput_infer_per_s"``.
+        default_noise_pct: Noise in % of ``a`` when neither point has trials (default 5).
+
+    Returns:
+        None when either median is absent.
+    """
+    va, vb = a.get(metric), b.get(metric)
+    if va is None or vb is None:
+        return None
+    spreads = [s for s in (a.spread(metric), b.spread(metric)) if s is not None]
+    if spreads:
+        noise_abs, basis = max(spreads), "trial spread"
+    else:
+        noise_abs, basis = default_noise_pct / 100.0 * abs(va), f"default {default_noise_pct:g}%"
+    change = (vb - va) / va * 100.0 if va else None
+    noise_pct = noise_abs / abs(va) * 100.0 if va else None
+    return Delta(metric, va, vb, change, noise_pct, abs(vb - va) > noise_abs, basis)
+
+
+# ---------------------------------------------------------------- curves and knees
+
+def has_metric(points: dict[str, list[Point]], metric: str) -> bool:
+    """Whether any point of the run has a value for ``metric``."""
+    return any(p.get(metric) is not None for pts in points.values() for p in pts)
+
+
+def gpu_metric(points: dict[str, list[Point]]) -> str | None:
+    """The GPU utilisation field present in the run: Triton's metric, else local NVML; None without GPU."""
+    return next((m for m in GPU_METRICS if has_metric(points, m)), None)
+
+
+def primary_batch_size(points: Sequence[Point]) -> int | None:
+    """The smallest client batch size with a measured level (curves and knees use it)."""
+    sizes = [p.batch_size for p in points if p.ok]
+    return min(sizes) if sizes else None
+
+
+def curve(points: Sequence[Point], batch_size: int | None = None) -> list[Point]:
+    """Measured points of one batch size (default :func:`primary_batch_size`) by concurrency."""
+    bs = primary_batch_size(points) if batch_size is None else batch_size
+    return sorted((p for p in points if p.ok and p.batch_size == bs), key=lambda p: p.concurrency)
+
+
+def peak(points: Sequence[Point]) -> Point | None:
+    """The measured point with the highest throughput (any batch size), or None."""
+    return max((p for p in points if p.ok), key=lambda p: p.get(THROUGHPUT), default=None)
+
+
+def _as_points(levels: Sequence[LevelResult | Point]) -> list[Point]:
+    if all(isinstance(x, Point) for x in levels):
+        return list(levels)  # type: ignore[arg-type]
+    return aggregate([x for x in levels if isinstance(x, LevelResult)])
+
+
+def knee(levels: Sequence[LevelResult | Point], batch_size: int | None = None,
+         gain_pct: float = KNEE_GAIN_PCT) -> int | None:
+    """Saturation point of one variant: the concurrency after which more load stops paying.
+
+    Rule: with levels ``c_1 < ... < c_n`` (medians over trials) of throughput ``T`` and p99
+    ``P``, the knee is the smallest ``c_i`` (``i < n``) such that every higher level gains
+    less than ``gain_pct`` throughput over it (``T_j < T_i * (1 + gain_pct/100)`` for all
+    ``j > i``) while its p99 is higher (``P_j > P_i`` for all ``j > i``). Past the knee,
+    extra concurrent requests only wait in a queue. A curve still growing at its last level
+    has no knee within the swept range.
+
+    Args:
+        levels: One variant's levels (raw trials or :class:`Point`).
+        batch_size: Client batch size to use (default: the smallest measured).
+        gain_pct: Throughput gain (%) below which a step counts as flat (default 10).
+
+    Returns:
+        The knee's concurrency, or None (fewer than 2 levels, or no knee).
+    """
+    pts = [p for p in curve(_as_points(levels), batch_size) if p.get(P99) is not None]
+    for i, p in enumerate(pts[:-1]):
+        later = pts[i + 1:]
+        if (all(q.get(THROUGHPUT) < p.get(THROUGHPUT) * (1 + gain_pct / 100.0) for q in later)
+                and all(q.get(P99) > p.get(P99) for q in later)):
+            return p.concurrency
+    return None
+
+
+# ---------------------------------------------------------------- recommendation
+
+@dataclasses.dataclass
+class Choice:
+    """One variant at one level, as picked by :func:`recommend` (medians over trials).
+
+    Attributes:
+        variant: Variant name.
+        concurrency: perf_analyzer concurrency of the level.
+        batch_size: Client batch size.
+        throughput_infer_per_s: Median throughput (infer/s).
+        latency_p99_ms: Median client p99 latency (ms).
+        stable: perf_analyzer reached its stability criterion in every trial.
+        trials: Trials behind the medians.
+    """
+
+    variant: str
+    concurrency: int
+    batch_size: int
+    throughput_infer_per_s: float
+    latency_p99_ms: float
+    stable: bool
+    trials: int
+
+    @classmethod
+    def of(cls, p: Point) -> "Choice":
+        return cls(p.variant, p.concurrency, p.batch_size, p.get(THROUGHPUT), p.get(P99), p.stable, p.trials)
+
+    def describe(self) -> str:
+        """``"mlp_onnx_cpu2_db500_mbs64 at concurrency 8: 1,234.5 infer/s, p99 3.21 ms"``."""
+        text = (f"`{self.variant}` at concurrency {self.concurrency}"
+                + (f" (batch {self.batch_size})" if self.batch_size != 1 else "")
+                + f": {fmt(self.throughput_infer_per_s)} infer/s, p99 {fmt(self.latency_p99_ms, 2)} ms")
+        return text + ("" if self.stable else f" {UNSTABLE_MARK} unstable measurement")
+
+
+@dataclasses.dataclass
+class Recommendation:
+    """What :func:`recommend` found.
+
+    Attributes:
+        latency_budget_ms: The p99 budget applied (ms), or None for none.
+        best_under_budget: Highest-throughput level whose p99 <= budget; None when no budget
+            was given or no level meets it.
+        best_peak: Highest-throughput level of any variant, regardless of latency.
+        knees: Saturation concurrency per variant (:func:`knee`); None = no knee within the
+            swept range.
+        notes: Sentences explaining gaps (no level under budget, failed variants left out).
+    """
+
+    latency_budget_ms: float | None
+    best_under_budget: Choice | None
+    best_peak: Choice | None
+    knees: dict[str, int | None]
+    notes: list[str] = dataclasses.field(default_factory=list)
+
+
+def best_under_budget(points: Iterable[Point], latency_budget_ms: float) -> Point | None:
+    """The highest-throughput measured point whose p99 is within ``latency_budget_ms``
+    (ms); ties go to the lower p99. Unstable points count (their flag travels with them)."""
+    fits = [p for p in points if p.ok and p.get(P99) is not None and p.get(P99) <= latency_budget_ms]
+    return max(fits, key=lambda p: (p.get(THROUGHPUT), -p.get(P99)), default=None)
+
+
+def recommend(run: RunResult, latency_budget_ms: float | None = None) -> Recommendation:
+    """Best variant under a p99 budget, best peak throughput, and each variant's knee.
+
+    Every measured level (median over trials) of every variant that did not fail is a
+    candidate; unstable levels are candidates but flagged on the :class:`Choice`. Ties in
+    throughput go to the lower p99.
+
+    Args:
+        run: A loaded sweep.
+        latency_budget_ms: Client p99 budget in ms (default None: no budget).
+
+    Raises:
+        PerfError: the budget is not a positive number.
+    """
+    if latency_budget_ms is not None and not latency_budget_ms > 0:
+        raise PerfError(f"latency budget must be a positive number of ms, got {latency_budget_ms}")
+    points = run_points(run)
+    knees = {v.name: knee(points[v.name]) for v in run.variants}
+    notes: list[str] = []
+    failed = [v.name for v in run.variants if v.status == "failed"]
+    if failed:
+        notes.append(f"Failed variants are not recommended: {', '.join(failed)}.")
+    cands = [p for v in run.variants if v.status != "failed" for p in points[v.name]
+             if p.ok and p.get(P99) is not None]
+    best = max(cands, key=lambda p: (p.get(THROUGHPUT), -p.get(P99)), default=None)
+    under = None
+    if latency_budget_ms is not None:
+        under = best_under_budget(cands, latency_budget_ms)
+        if under is None and cands:
+            low = min(cands, key=lambda p: p.get(P99))
+            notes.append(f"No level meets the p99 budget of {fmt(latency_budget_ms, 2)} ms; the lowest p99 measured "
+                         f"is {fmt(low.get(P99), 2)} ms (`{low.variant}` at concurrency {low.concurrency}).")
+    if not cands:
+        notes.append("No variant has a measured level.")
+    return Recommendation(latency_budget_ms, Choice.of(under) if under else None,
+                          Choice.of(best) if best else None, knees, notes)

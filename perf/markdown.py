@@ -1,0 +1,44 @@
+"""Markdown text of the report and the run comparison: numbers, marks and tables.
+
+Tables are written by `tabulate <https://github.com/astanin/python-tabulate>`_ in its
+``pipe`` format (GitHub-flavoured markdown with column alignment). Cells are passed as
+ready strings: this module never re-parses a formatted number.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Sequence
+
+from tabulate import tabulate
+
+#: Mark of a level where perf_analyzer did not reach its stability criterion.
+UNSTABLE_MARK = "†"
+
+Align = Literal["left", "right", "center"]
+
+
+def fmt(value: float | None, digits: int = 1) -> str:
+    """A number for a table: thousands separators, ``digits`` decimals, ``—`` for None."""
+    return "—" if value is None else f"{value:,.{digits}f}"
+
+
+def _cell(value: object) -> str:
+    # a "|" inside a cell (an error message) would end the cell: escape it
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[object]], align: Sequence[Align]) -> list[str]:
+    """A markdown pipe table as lines (header, alignment row, one line per row).
+
+    Args:
+        headers: Column titles.
+        rows: One sequence of cells per row; a short row is padded with empty cells.
+        align: One alignment per column (``"left"``, ``"right"`` or ``"center"``).
+
+    Returns:
+        The table's lines, without a trailing blank line.
+    """
+    width = len(headers)
+    body = [[_cell(c) for c in row] + [""] * (width - len(row)) for row in rows]
+    return tabulate(body, [_cell(h) for h in headers], tablefmt="pipe", colalign=tuple(align),
+                    disable_numparse=True).splitlines()
