@@ -282,6 +282,27 @@ def validate(path: Path, server_gpu: bool | None, no_artifacts: bool) -> None:
         click.get_current_context().exit(1)
 
 
+@cli.command()
+@click.option("--example", is_flag=True, help="Print a complete example spec (two int64 inputs with value ranges, a dynamic seq axis, two outputs).")
+@click.option("--model", "model", metavar="NAME", help="Print the spec of a built-in model (mlp, cnn, encoder, tiny).")
+def spec(example: bool, model: str | None) -> None:
+    """Print an input spec as JSON: the format `builders build --spec FILE` reads.
+
+    Keys: "inputs" (in forward() order) and "outputs" (in the order forward() returns them,
+    tuple/dict outputs flattened; bare names are allowed, dtype and shape are then taken from
+    the eager model), each with "name", "dtype" (float32, int64, ...), "shape" (per sample,
+    without the batch axis; ints or the name of a dynamic axis) and, for integer inputs,
+    "value_range" [low, high] inclusive; "dynamic_axes" maps each axis name to [min, opt, max].
+    """
+    import json
+
+    from builders.models import get_builtin
+
+    if example == bool(model):
+        raise click.UsageError("give exactly one of --example or --model NAME")
+    click.echo(json.dumps(get_builtin(model or "encoder").spec.to_json(), indent=2))
+
+
 def main() -> None:
     run_cli(cli)
 

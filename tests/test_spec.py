@@ -110,3 +110,20 @@ def test_examples_follow_dtype_shape_and_value_range(dtype, dims, lo, width, bat
     assert x.shape == (batch, *(seq if d == "seq" else d for d in dims))
     if integer and x.size:
         assert lo <= x.min() and x.max() <= lo + width
+
+
+def test_spec_example_command_prints_a_spec_that_loads(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from builders.cli import cli
+
+    out = CliRunner().invoke(cli, ["spec", "--example"])
+    assert out.exit_code == 0, out.output
+    path = tmp_path / "spec.json"
+    path.write_text(out.output)
+    spec = ModelSpec.from_file(path)
+    assert [t.name for t in spec.inputs] == ["input_ids", "attention_mask"] and spec.dynamic_axes["seq"] == (1, 32, 128)
+    assert json.loads(out.output) == spec.to_json()
+    assert CliRunner().invoke(cli, ["spec"]).exit_code == 2
