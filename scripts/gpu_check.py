@@ -145,30 +145,33 @@ def _fmt(value: float | None, spec: str) -> str:
 
 
 def _model_of(variant: Any) -> str:
+    from core.naming import parse_variant_name
+
     params = variant.params or {}
-    return params.get("model") or variant.name.split("_", 1)[0]
+    parts = parse_variant_name(variant.name)
+    return params.get("model") or (parts.model if parts else variant.name)
 
 
-def best_under_budget(run: Any, budget_ms: float) -> dict[str, tuple[str, Any] | None]:
-    """Per model: the (variant, level) with the highest throughput whose p99 is within
-    ``budget_ms``; ``None`` for a model with no such level. Unstable levels count
-    (they are flagged in the table); failed levels do not.
+def best_under_budget(run: Any, budget_ms: float) -> dict[str, Any]:
+    """Per model: the best level under ``budget_ms`` as :func:`perf.analysis.best_under_budget`
+    picks it (the report's own rule, medians over trials), or ``None`` for a model with no
+    such level. Failed variants are left out.
 
     Args:
         run: A :class:`perf.results.RunResult`.
         budget_ms: p99 latency budget (ms).
+
+    Returns:
+        ``{model: perf.analysis.Point | None}``.
     """
-    best: dict[str, tuple[str, Any] | None] = {}
+    from perf.analysis import best_under_budget as pick
+    from perf.analysis import run_points
+
+    points = run_points(run)
+    by_model: dict[str, list[Any]] = {}
     for v in run.variants:
-        model = _model_of(v)
-        best.setdefault(model, None)
-        for lv in v.levels:
-            if not lv.ok or lv.latency_p99_ms is None or lv.latency_p99_ms > budget_ms:
-                continue
-            cur = best[model]
-            if cur is None or lv.throughput_infer_per_s > cur[1].throughput_infer_per_s:
-                best[model] = (v.name, lv)
-    return best
+        by_model.setdefault(_model_of(v), []).extend(points[v.name] if v.status != "failed" else [])
+    return {model: pick(pts, budget_ms) for model, pts in by_model.items()}
 
 
 def compact_table(run: Any, budget_ms: float | None = None) -> str:
@@ -217,9 +220,8 @@ def compact_table(run: Any, budget_ms: float | None = None) -> str:
             if hit is None:
                 lines.append(f"best {model} under p99 {budget_ms:g} ms: none (no level met the budget)")
             else:
-                name, lv = hit
-                lines.append(f"best {model} under p99 {budget_ms:g} ms: {name} at concurrency {lv.concurrency}: "
-                             f"{lv.throughput_infer_per_s:.0f} infer/s, p99 {lv.latency_p99_ms:.2f} ms")
+                lines.append(f"best {model} under p99 {budget_ms:g} ms: {hit.variant} at concurrency {hit.concurrency}: "
+                             f"{hit.get('throughput_infer_per_s'):.0f} infer/s, p99 {hit.get('latency_p99_ms'):.2f} ms")
     failed = [v for v in run.variants if v.status == "failed"]
     for v in failed:
         lines.append(f"failed: {v.name}: {v.error or 'no level produced a measurement'}")

@@ -137,8 +137,15 @@ def test_best_under_budget_per_model() -> None:
     assert "best mlp under p99 5 ms: mlp_ts_gpu4_db500_mbs64 at concurrency 8: 7000 infer/s, p99 3.50 ms" in text
     assert "best cnn under p99 5 ms: none" in text
     best = gc.best_under_budget(_run(), 30.0)
-    assert best["mlp"][0] == "mlp_ts_gpu1_nodb_mbs64" and best["mlp"][1].concurrency == 64  # unstable levels count
-    assert best["cnn"][0] == "cnn_ts-fp16_gpu2_nodb_mbs64"
+    assert best["mlp"].variant == "mlp_ts_gpu1_nodb_mbs64" and best["mlp"].concurrency == 64  # unstable levels count
+    assert best["cnn"].variant == "cnn_ts-fp16_gpu2_nodb_mbs64"
+
+
+def test_model_names_with_underscores_group_by_the_naming_rule() -> None:
+    from perf.results import VariantResult
+
+    v = VariantResult("my_net_ts_gpu1_nodb_mbs64", None, "ok", None, [])
+    assert gc._model_of(v) == "my_net"
 
 
 def test_summary_text_header_and_notes() -> None:
