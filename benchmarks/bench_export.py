@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from builders.build import BuildOptions, build
     from core.errors import ToolkitError
-    from builders.export_tensorrt import missing_requirements
+    from builders.tensorrt_env import missing_requirements
     from builders.variants import VariantGrid
 
     console = Console(width=None if sys.stdout.isatty() else 120)
@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
             console.print(f"{r['model']} {r['precision']} failed: {r['error']}")
     if trt_missing:
         console.print("trt skipped: needs " + " and ".join(trt_missing))
-    from builders.build import library_versions
+    from builders.manifest import library_versions
 
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({

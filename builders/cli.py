@@ -6,16 +6,25 @@ A thin shell over :func:`builders.build.build`; ``--help`` imports neither torch
 from __future__ import annotations
 
 import functools
+import json
 from pathlib import Path
 from typing import Any, Callable
 
 import click
 
+from builders.build import BuildOptions
+from builders.build import build as run_build
 from builders.config import DEFAULT_SERVING, LEGACY_SERVINGS, SERVINGS
-from builders.variants import KINDS
-from core.formats import FORMAT_NAMES
-from core.precision import PRECISION_NAMES
+from builders.export_tensorrt import TIMING_CACHE_FILE, trtexec_command
+from builders.models import get_builtin
+from builders.spec import ModelSpec
+from builders.validate import relative, summary, validate_repository
+from builders.variants import KINDS, VariantGrid
 from core.cli import int_list, run_cli, verbosity_option
+from core.errors import ConfigError
+from core.formats import FORMAT_NAMES
+from core.naming import WARMUPS
+from core.precision import PRECISION_NAMES, TRT_ACCELERATOR_PRECISIONS
 
 
 def serving_option(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -69,10 +78,6 @@ def grid_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(fn)
     def wrapper(*args: Any, kinds: tuple[str, ...], instance_counts: str, batching: str, preferred_batch_sizes: str,
                 max_batch_sizes: str, gpus: str, warmups: str, accelerators: str, server_gpu: bool | None, **kwargs: Any) -> Any:
-        from builders.variants import VariantGrid
-        from core.naming import WARMUPS
-        from core.precision import TRT_ACCELERATOR_PRECISIONS
-
         delays: list[int | None] = []
         for part in batching.split(","):
             part = part.strip().lower()
@@ -162,9 +167,6 @@ def build(model: str, spec_path: Path | None, inputs: tuple[str, ...], outputs: 
     """Export MODEL, verify every export against eager PyTorch, and write the variant grid."""
     from rich.console import Console
 
-    from builders.build import BuildOptions
-    from builders.build import build as run_build
-
     rtol: dict[str, float] = {}
     for item in rtols:
         name, sep, value = item.partition("=")
@@ -176,8 +178,6 @@ def build(model: str, spec_path: Path | None, inputs: tuple[str, ...], outputs: 
             raise click.BadParameter(f"--rtol expects OUTPUT=VALUE such as OUTPUT__0=1e-3, got {item!r}")
     spec = None
     if inputs:
-        from builders.spec import ModelSpec
-
         if spec_path:
             raise click.BadParameter("give the input spec either as --spec FILE or as --input flags, not both")
         spec = ModelSpec.from_flags(list(inputs), list(outputs), list(axes))
@@ -201,9 +201,6 @@ def build(model: str, spec_path: Path | None, inputs: tuple[str, ...], outputs: 
     click.echo(f"manifest: {result.manifest_path}")
     click.echo(f"repository: {repository} ({len(result.variant_dirs)} variants)")
     if print_trtexec:
-        from builders.export_tensorrt import TIMING_CACHE_FILE, trtexec_command
-        from builders.spec import ModelSpec
-
         built = ModelSpec.from_json(result.manifest["spec"])
         onnx_path = result.manifest_path.parent / "model.onnx"  # plans of every precision are built from the fp32 ONNX
         cache = timing_cache or result.manifest_path.parent / TIMING_CACHE_FILE
@@ -243,8 +240,6 @@ def variants(model: str, formats: tuple[str, ...], precisions: tuple[str, ...], 
     for s in plan.skipped:
         console.print(f"skipped {s.what}: {s.reason}")
     if not plan.variants:
-        from core.errors import ConfigError
-
         raise ConfigError("the variant grid is empty: every grid point was skipped (listed above)",
                           hint="widen the grid, e.g. add --dynamic-batching off or a max_batch_size > 0")
 
@@ -265,8 +260,6 @@ def validate(path: Path, server_gpu: bool | None, no_artifacts: bool) -> None:
     """
     from rich.console import Console
     from rich.table import Table
-
-    from builders.validate import relative, summary, validate_repository
 
     problems = validate_repository(path, server_gpu=server_gpu, check_artifacts=not no_artifacts)
     console = Console()
@@ -294,10 +287,6 @@ def spec(example: bool, model: str | None) -> None:
     without the batch axis; ints or the name of a dynamic axis) and, for integer inputs,
     "value_range" [low, high] inclusive; "dynamic_axes" maps each axis name to [min, opt, max].
     """
-    import json
-
-    from builders.models import get_builtin
-
     if example == bool(model):
         raise click.UsageError("give exactly one of --example or --model NAME")
     click.echo(json.dumps(get_builtin(model or "encoder").spec.to_json(), indent=2))

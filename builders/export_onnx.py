@@ -16,9 +16,10 @@ import warnings
 from pathlib import Path
 from typing import Any, Iterator
 
-from builders.artifacts import Attempt, ExportResult
+from builders.artifacts import Attempt, ExportResult, file_sha256
 from core.errors import ExportError
 from builders.export_torchscript import summarize_error
+from builders.precision import prepare_module
 from builders.spec import BATCH_AXIS, EXAMPLE_BATCH, ModelSpec
 
 log = logging.getLogger(__name__)
@@ -69,8 +70,6 @@ def export_onnx(
     """
     import onnx
     import torch
-
-    from builders.precision import prepare_module
 
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "model.onnx"
@@ -192,8 +191,6 @@ def external_data_files(path: Path) -> list[dict[str, Any]]:
     """The external data files ``path`` refers to, with sizes (bytes) and sha256."""
     import onnx
     from onnx.external_data_helper import _get_all_tensors, uses_external_data
-
-    from builders.artifacts import file_sha256
 
     model = onnx.load(str(path), load_external_data=False)
     files = sorted({

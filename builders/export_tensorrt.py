@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from builders.artifacts import Attempt, ExportResult
-from core.errors import ExportError, GpuRequiredError
 from builders.spec import ModelSpec
+from builders.tensorrt_env import gpu_facts, require_tensorrt
+from core.errors import ExportError
 
 log = logging.getLogger(__name__)
 
@@ -86,60 +87,6 @@ def trtexec_command(
     if timing_cache:
         args.append(f"--timingCacheFile={timing_cache}")
     return shlex.join(args)
-
-
-def missing_requirements() -> list[str]:
-    """What this machine lacks for a TensorRT build (empty when it can build)."""
-    import importlib.util
-
-    missing = []
-    if importlib.util.find_spec("tensorrt") is None:
-        missing.append("the `tensorrt` Python package (pip install tensorrt, matching the target Triton's TensorRT)")
-    try:
-        import torch
-
-        if not torch.cuda.is_available():
-            missing.append("an NVIDIA GPU visible to CUDA (torch.cuda.is_available() is False)")
-    except ImportError:
-        missing.append("torch")
-    return missing
-
-
-def require_tensorrt(what: str, command: str | None = None) -> Any:
-    """Import ``tensorrt`` for ``what``, or raise one clear error naming what is missing.
-
-    Args:
-        what: The task, for the message (``"building a TensorRT plan"``).
-        command: The equivalent ``trtexec`` command, given as the way out.
-
-    Raises:
-        GpuRequiredError: no GPU and/or no ``tensorrt``.
-    """
-    missing = missing_requirements()
-    if missing:
-        hint = "run this on a GPU host with TensorRT"
-        if command:
-            hint += f", or build inside the target Triton container with:\n     {command}"
-        else:
-            hint += " (`builders build --format trt --print-trtexec` prints the trtexec command for the Triton container)"
-        raise GpuRequiredError(f"{what} needs " + " and ".join(missing) + "; not found on this machine", hint=hint)
-    import tensorrt as trt
-
-    return trt
-
-
-def gpu_facts() -> dict[str, Any]:
-    """TensorRT version, GPU name and compute capability of CUDA device 0 (what a plan is tied to)."""
-    import tensorrt as trt
-    import torch
-
-    major, minor = torch.cuda.get_device_capability(0)
-    return {
-        "tensorrt_version": trt.__version__,
-        "gpu_name": torch.cuda.get_device_name(0),
-        "compute_capability": f"{major}.{minor}",
-        "cuda_version": torch.version.cuda,
-    }
 
 
 def export_tensorrt(
@@ -227,25 +174,3 @@ def export_tensorrt(
         "trtexec": command,
     }
     return ExportResult("trt", path, precision, "tensorrt-python", [Attempt("tensorrt-python", True, None, dt)], dt, extra)
-
-
-def verify_plan(result: ExportResult, module: Any, spec: ModelSpec, max_batch_size: int, rtol: dict[str, float]) -> list[dict[str, Any]]:
-    """Verify a plan against eager PyTorch (see :func:`builders.build.verify_artifact`),
-    after checking that this GPU and TensorRT are the ones it was built for.
-
-    Raises:
-        GpuRequiredError: no GPU / TensorRT here, or a different one than the plan's.
-        VerificationError: as for every artifact.
-    """
-    from builders.build import verify_artifact
-
-    require_tensorrt("verifying a TensorRT plan")
-    here = gpu_facts()
-    for key in ("tensorrt_version", "compute_capability"):
-        built = result.extra.get(key)
-        if built is not None and built != here[key]:
-            raise GpuRequiredError(
-                f"{result.path} was built for {key} {built}, this machine has {here[key]}",
-                hint="a plan only runs with the TensorRT version and GPU it was built for; rebuild it here (--force)",
-            )
-    return verify_artifact(result, module, spec, max_batch_size, rtol, device="cuda")

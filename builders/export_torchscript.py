@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from builders.artifacts import Attempt, ExportResult
+from builders.precision import cast_weights, prepare_module, wrap_served
 from core.errors import ExportError
 from builders.spec import ModelSpec
 
@@ -54,8 +55,6 @@ def export_torchscript(module: Any, spec: ModelSpec, out_dir: Path, precision: s
         ExportError: Neither strategy worked (the message lists each strategy's error).
     """
     import torch
-
-    from builders.precision import cast_weights, prepare_module, wrap_served
 
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "model.pt"

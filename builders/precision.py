@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from builders.outputs import flatten_outputs
 from core import dtypes
 from core import precision as precisions
 
@@ -79,8 +80,6 @@ def prepare_module(module: Any, precision: str, spec: Any) -> Any:
 
 def _make_served_class() -> type:
     import torch
-
-    from builders.runners import flatten_outputs
 
     class Served(torch.nn.Module):
         """Casts floating inputs to ``dtype``, runs ``inner``, flattens and casts outputs back."""

@@ -21,6 +21,7 @@ from core import formats
 from builders.config import LEGACY_SERVINGS, ArtifactIO, make_config, write_config
 from core.errors import ConfigError
 from builders.spec import ModelSpec
+from builders.validate import read_artifact_io
 from builders.variants import Variant
 
 log = logging.getLogger(__name__)
@@ -66,8 +67,6 @@ def write_variant(
     if version < 1:
         raise ConfigError(f"version folder: {version} must be an integer >= 1 (Triton docs, 'Model Repository')")
     if io is None:
-        from builders.validate import read_artifact_io
-
         io = read_artifact_io(variant.format, artifact)
     cfg = make_config(variant, spec, serving, intra_op_threads, io=io, server_gpu=server_gpu)  # before touching the disk
     vdir = repo / variant.name

@@ -11,6 +11,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from builders.outputs import flatten_outputs
+from builders.tensorrt_env import require_tensorrt
 from core import dtypes
 from core.errors import GpuRequiredError, ModelSpecError
 
@@ -113,8 +115,6 @@ def _tensorrt_runner(path: Path, input_names: Sequence[str], output_names: Seque
     """Run a serialized TensorRT engine with torch CUDA tensors as I/O buffers (the
     name-based tensor API of TensorRT >= 8.5: ``set_input_shape`` / ``set_tensor_address``
     / ``execute_async_v3``)."""
-    from builders.export_tensorrt import require_tensorrt
-
     trt = require_tensorrt("running a TensorRT plan")
     import torch
 
@@ -149,12 +149,3 @@ def _tensorrt_runner(path: Path, input_names: Sequence[str], output_names: Seque
         return {n: o.cpu().numpy() for n, o in outs.items()}
 
     return run
-
-
-def flatten_outputs(out: Any) -> list[Any]:
-    """Flatten a model's output (tensor, tuple/list, or dict in insertion order) to a list."""
-    if isinstance(out, (list, tuple)):
-        return [t for o in out for t in flatten_outputs(o)]
-    if isinstance(out, dict):
-        return [t for o in out.values() for t in flatten_outputs(o)]
-    return [out]

@@ -18,6 +18,7 @@ from core import formats
 from core.naming import WARMUPS, NameParts, check_name, parse_variant_name, variant_name
 from core.precision import PRECISION_NAMES, TRT_ACCELERATOR_PRECISIONS
 from core.errors import ConfigError, GpuRequiredError
+from core.gpu import gpu_available
 
 log = logging.getLogger(__name__)
 
@@ -220,8 +221,6 @@ class VariantGrid:
             return self.server_gpu
         if not ({"gpu", "auto"} & set(self.kinds)):
             return False
-        from core.gpu import gpu_available
-
         return gpu_available()
 
     def plan(self, model: str, formats: tuple[str, ...], precisions: tuple[str, ...] = ("fp32",), *,

@@ -393,7 +393,7 @@ def check_variant(url: str, protocol: str, variant: str, build_dir: Path, rtol: 
             variants: Triton's PyTorch backend names, recorded by the export as
             ``triton_names``); default: the same names.
     """
-    from builders.build import load_reference
+    from builders.verification import load_reference
     from builders.verify import compare_outputs
 
     inputs, expected = load_reference(build_dir)

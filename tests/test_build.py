@@ -11,7 +11,9 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from builders.build import MANIFEST, REFERENCE, BuildOptions, build, load_reference
+from builders.build import BuildOptions, build
+from builders.manifest import MANIFEST
+from builders.verification import REFERENCE, load_reference
 from builders.cli import cli
 from builders.config import read_config
 from core.errors import GpuRequiredError, VerificationError
@@ -175,7 +177,7 @@ def test_cli_builds_a_user_model_from_flags_and_prints_the_trtexec_command(tmp_p
 
 
 def test_trt_without_gpu_is_one_clear_error_with_the_trtexec_way_out(tmp_path):
-    from builders.export_tensorrt import missing_requirements
+    from builders.tensorrt_env import missing_requirements
 
     if not missing_requirements():
         pytest.skip("this machine can build TensorRT plans; the no-GPU error cannot occur here")

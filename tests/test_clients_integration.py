@@ -62,7 +62,7 @@ def urls(srv) -> dict[str, str]:
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_one_request_and_many_concurrent_with_shared_memory(bundled_server, variant, tiny_build_dir, protocol):
-    from builders.build import load_reference
+    from builders.verification import load_reference
 
     url = urls(bundled_server)[protocol]
     inputs, expected = load_reference(tiny_build_dir)

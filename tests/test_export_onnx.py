@@ -7,7 +7,8 @@ import pytest
 import torch
 from torch import nn
 
-from builders.build import infer_outputs, verify_artifact
+from builders.outputs import infer_outputs
+from builders.verification import verify_artifact
 from core.errors import ExportError, VerificationError
 from builders.export_onnx import EXTERNAL_DATA_FILE, export_onnx
 from builders.models import get_builtin

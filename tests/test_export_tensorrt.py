@@ -7,7 +7,8 @@ import shlex
 import pytest
 
 from core.errors import GpuRequiredError
-from builders.export_tensorrt import export_tensorrt, missing_requirements, shape_profile, trtexec_command
+from builders.export_tensorrt import export_tensorrt, shape_profile, trtexec_command
+from builders.tensorrt_env import missing_requirements
 from builders.models import get_builtin
 
 MISSING = missing_requirements()
@@ -54,9 +55,10 @@ def test_no_gpu_or_tensorrt_is_one_error_naming_what_is_missing(tmp_path):
 @needs_trt
 @pytest.mark.parametrize("model, precision", [("tiny", "fp32"), ("tiny", "fp16"), ("encoder", "fp16")])
 def test_plan_builds_verifies_and_reuses_its_timing_cache(tmp_path, model, precision):
-    from builders.build import infer_outputs
+    from builders.outputs import infer_outputs
     from builders.export_onnx import export_onnx
-    from builders.export_tensorrt import TIMING_CACHE_FILE, verify_plan
+    from builders.export_tensorrt import TIMING_CACHE_FILE
+    from builders.verification import verify_plan
 
     b = get_builtin(model)
     module = b.factory()

@@ -6,7 +6,8 @@ import pytest
 import torch
 from torch import nn
 
-from builders.build import infer_outputs, verify_artifact
+from builders.outputs import infer_outputs
+from builders.verification import verify_artifact
 from core.errors import ExportError
 from builders.export_torchscript import export_torchscript, triton_names
 from builders.models import get_builtin

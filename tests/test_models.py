@@ -8,7 +8,7 @@ import textwrap
 import pytest
 import torch
 
-from builders.build import infer_outputs
+from builders.outputs import infer_outputs
 from core.errors import ModelSpecError
 from builders.export_torchscript import export_torchscript
 from builders.models import BUILTINS, ENCODER_VOCAB, get_builtin, load_model

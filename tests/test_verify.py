@@ -9,7 +9,8 @@ import torch
 from torch import nn
 
 from builders.artifacts import ExportResult
-from builders.build import infer_outputs, verify_artifact
+from builders.outputs import infer_outputs
+from builders.verification import verify_artifact
 from core.errors import VerificationError
 from builders.export_torchscript import export_torchscript
 from builders.spec import ModelSpec, TensorSpec
