@@ -14,8 +14,9 @@ demo: setup
 test: setup
 	$(PY) -m pytest $(PYTEST_ARGS)
 
+# no server, no perf_analyzer, no cnn/encoder exports (under 90 s); the import-layering check included
 test-unit: setup
-	$(PY) -m pytest -m "not integration" $(PYTEST_ARGS)
+	$(PY) -m pytest -m "not integration and not slow" $(PYTEST_ARGS)
 
 clean:
 	rm -rf builds results model_repository/*/ model_repository/index.json

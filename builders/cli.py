@@ -12,8 +12,7 @@ from typing import Any, Callable
 
 import click
 
-from builders.build import BuildOptions
-from builders.build import build as run_build
+from builders import build as build_api
 from builders.config import DEFAULT_SERVING, LEGACY_SERVINGS, SERVINGS
 from builders.export_tensorrt import TIMING_CACHE_FILE, trtexec_command
 from builders.models import get_builtin
@@ -190,14 +189,14 @@ def build(model: str, spec_path: Path | None, inputs: tuple[str, ...], outputs: 
         fmts = fmts if "onnx" in fmts else (*fmts, "onnx")
         build_precisions = tuple(dict.fromkeys(("fp32", *precisions)))
     console = Console(stderr=True, log_path=False)
-    opts = BuildOptions(model, spec_path, fmts, build_precisions, grid, serving, repository, build_dir, opset, rtol, force,
+    opts = build_api.BuildOptions(model, spec_path, fmts, build_precisions, grid, serving, repository, build_dir, opset, rtol, force,
                         spec=spec, workspace_bytes=workspace_mib << 20, timing_cache=timing_cache)
     with console.status("building...") as status:
         def progress(msg: str) -> None:
             status.update(msg)
             console.log(msg)
 
-        result = run_build(opts, progress)
+        result = build_api.build(opts, progress)
     click.echo(f"manifest: {result.manifest_path}")
     click.echo(f"repository: {repository} ({len(result.variant_dirs)} variants)")
     if print_trtexec:

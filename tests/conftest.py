@@ -9,6 +9,18 @@ import pytest
 from builders.build import BuildOptions, BuildResult, build
 from builders.variants import VariantGrid
 
+#: pytest-timeout limit (s) of a test marked ``integration`` (a real tritonserver/perf_analyzer;
+#: setup included, so the shared server's start counts for the first test that uses it).
+INTEGRATION_TIMEOUT_S = 300
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Give every ``integration`` test without its own ``timeout`` mark the integration limit
+    (other tests get the ``timeout`` in pyproject's pytest options)."""
+    for item in items:
+        if item.get_closest_marker("integration") and not item.get_closest_marker("timeout"):
+            item.add_marker(pytest.mark.timeout(INTEGRATION_TIMEOUT_S))
+
 
 @pytest.fixture(scope="session")
 def tiny_build(tmp_path_factory: pytest.TempPathFactory) -> BuildResult:

@@ -149,6 +149,7 @@ def test_a_failed_verification_still_writes_the_manifest(tmp_path, monkeypatch):
     sys.modules.pop("overflow_pkg", None)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", ["cnn", "encoder"])
 def test_builtin_kinds_export_and_verify_in_both_cpu_formats(tmp_path, model):
     result = build(_opts(tmp_path, model, formats=("torchscript", "onnx")))

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from builders.build import BuildOptions, build
 from builders.variants import VariantGrid
 from clients.check import served_names
 
 
+@pytest.mark.slow
 def test_native_torchscript_variant_maps_reference_names_to_served_names(tmp_path: Path):
     res = build(BuildOptions("encoder", formats=("torchscript", "onnx"), serving="native",
                              grid=VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(4,)),
