@@ -6,14 +6,17 @@ torch is imported lazily so that ``--help`` stays fast.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import hashlib
 import importlib
 import inspect
 import logging
+import os
+import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from core.errors import ModelSpecError
 from builders.spec import ModelSpec, TensorSpec
@@ -290,17 +293,22 @@ class LoadedModel:
     fingerprint: str
 
 
-def load_model(source: str, spec: ModelSpec | None) -> LoadedModel:
-    """Resolve ``--model``: a built-in name, ``package.module:factory``, or a model file.
+def load_model(source: Any, spec: ModelSpec | None) -> LoadedModel:
+    """Resolve ``--model``: a built-in name, ``package.module:factory``, a model file, or an
+    ``nn.Module`` object (Python API).
 
     User code runs only here and only when the user named it: a factory is imported and
     called; a ``.pt`` file is loaded with ``torch.jit.load`` and a ``.pt2`` file with
     ``torch.export.load`` (both read files the user named; nothing else is unpickled).
 
+    A factory's module is imported with the current directory first on ``sys.path`` (as
+    ``python -m`` does), so ``--model mymodel:make`` finds ``./mymodel.py``.
+
     Args:
         source: ``mlp`` / ``cnn`` / ``encoder`` / ``tiny``, ``pkg.mod:factory`` (a callable
-            returning an ``nn.Module``), or a path ending in ``.pt`` (TorchScript) or
-            ``.pt2`` (``torch.export``).
+            returning an ``nn.Module``), a path ending in ``.pt`` (TorchScript) or
+            ``.pt2`` (``torch.export``), or an ``nn.Module`` (named after its class, in
+            lower case, unless the caller names it).
         spec: The input spec; required except for built-ins (whose own spec is the default).
 
     Raises:
@@ -309,6 +317,11 @@ def load_model(source: str, spec: ModelSpec | None) -> LoadedModel:
     """
     import torch
 
+    if isinstance(source, torch.nn.Module):
+        spec = _require_spec(type(source).__name__, spec)
+        return LoadedModel(type(source).__name__.lower(), _eval(source), spec, "module", _source_hash(source))
+    if not isinstance(source, str):
+        raise ModelSpecError(f"model {source!r} is neither a name, a file, package.module:factory nor an nn.Module")
     path = Path(source)
     if source.endswith(TORCHSCRIPT_SUFFIXES + EXPORT_SUFFIXES):
         if not path.is_file():
@@ -329,11 +342,13 @@ def load_model(source: str, spec: ModelSpec | None) -> LoadedModel:
         spec = _require_spec(source, spec)
         mod_name, _, fn_name = source.partition(":")
         try:
-            factory = getattr(importlib.import_module(mod_name), fn_name)
+            with _cwd_importable():
+                factory = getattr(importlib.import_module(mod_name), fn_name)
         except (ImportError, AttributeError) as e:
             raise ModelSpecError(
                 f"cannot import {fn_name!r} from {mod_name!r}: {type(e).__name__}: {e}",
-                hint="--model takes package.module:factory; the package must be importable (on PYTHONPATH or installed)",
+                hint="--model takes package.module:factory; the module must be importable from the current directory "
+                f"({os.getcwd()}), PYTHONPATH or an installed package",
             ) from e
         try:
             module = factory()
@@ -344,10 +359,24 @@ def load_model(source: str, spec: ModelSpec | None) -> LoadedModel:
                 f"{source} returned {type(module).__name__}, expected a torch.nn.Module",
                 hint="the factory must return the model (an nn.Module), e.g. `def make(): return MyNet().eval()`",
             )
-        return LoadedModel(fn_name, _eval(module), spec, "factory", _source_hash(module))
+        return LoadedModel(fn_name, _eval(module), spec, "factory", _source_hash(module, factory))
     b = get_builtin(source)
     module = b.factory()
-    return LoadedModel(b.name, module, spec or b.spec, "builtin", _source_hash(module))
+    return LoadedModel(b.name, module, spec or b.spec, "builtin", _source_hash(module, b.factory))
+
+
+@contextlib.contextmanager
+def _cwd_importable() -> Iterator[None]:
+    """The current directory first on ``sys.path`` while a user's factory is imported."""
+    cwd = os.getcwd()
+    added = cwd not in sys.path
+    if added:
+        sys.path.insert(0, cwd)
+    try:
+        yield
+    finally:
+        if added and cwd in sys.path:
+            sys.path.remove(cwd)
 
 
 def _require_spec(source: str, spec: ModelSpec | None) -> ModelSpec:
@@ -374,16 +403,31 @@ def _file_hash(path: Path) -> str:
     return h.hexdigest()[:16]
 
 
-def _source_hash(module: Any) -> str:
-    """Hash the source of the module's classes that are not part of torch (whose version
-    is recorded separately), so that an edited ``forward`` is not mistaken for a rebuild."""
+def _source_hash(module: Any, factory: Any = None) -> str:
+    """Hash what defines the computation besides the weights: the source of the module's
+    classes that are not part of torch (whose version is recorded separately) and of the
+    factory that built it (a built-in's factory defines its classes and layer sizes), so an
+    edited ``forward`` or factory is not mistaken for a rebuild."""
     h = hashlib.sha256()
+    if factory is not None:
+        try:
+            h.update(inspect.getsource(factory).encode())
+        except (OSError, TypeError):
+            h.update(repr(factory).encode())
+    # classes made inside a function are found by name in their defining module's source
+    module_sources: dict[str, str] = {}
     for cls in sorted({type(m) for m in module.modules()}, key=lambda c: f"{c.__module__}.{c.__qualname__}"):
         if cls.__module__.startswith("torch."):
             continue
         h.update(f"{cls.__module__}.{cls.__qualname__}".encode())
         try:
             h.update(inspect.getsource(cls).encode())
-        except (OSError, TypeError):
-            pass
+        except (OSError, TypeError):  # no source for the class alone: hash its defining file
+            mod = sys.modules.get(cls.__module__)
+            if mod is not None and cls.__module__ not in module_sources:
+                try:
+                    module_sources[cls.__module__] = inspect.getsource(mod)
+                except (OSError, TypeError):
+                    module_sources[cls.__module__] = ""
+                h.update(module_sources[cls.__module__].encode())
     return h.hexdigest()[:16]

@@ -172,3 +172,39 @@ class _Fn(torch.nn.Module):
 def test_inconsistent_models_and_specs_are_refused_before_export(fn, outputs, words):
     with pytest.raises(ModelSpecError, match=words):
         infer_outputs(_Fn(fn), ModelSpec.from_flags(["x:float32:4"], outputs))
+
+
+def test_a_factory_in_the_current_directory_is_importable(tmp_path, monkeypatch):
+    import sys
+
+    (tmp_path / "my_cwd_model.py").write_text(
+        "import torch\n\ndef make():\n    return torch.nn.Linear(4, 2)\n")
+    monkeypatch.chdir(tmp_path)
+    before = list(sys.path)
+    spec = ModelSpec.from_flags(["x:float32:4"])
+    loaded = load_model("my_cwd_model:make", spec)
+    assert loaded.name == "make" and loaded.kind == "factory"
+    assert sys.path == before  # the current directory was added only for the import
+
+
+def test_an_nn_module_object_is_a_model(tmp_path):
+    import torch
+
+    class TwoHeads(torch.nn.Module):
+        def forward(self, x):
+            return x * 2
+
+    spec = ModelSpec.from_flags(["x:float32:4"])
+    loaded = load_model(TwoHeads(), spec)
+    assert (loaded.name, loaded.kind) == ("twoheads", "module")
+    with pytest.raises(ModelSpecError, match="needs an input spec"):
+        load_model(TwoHeads(), None)
+
+
+def test_builtin_fingerprints_hash_what_defines_them():
+    import hashlib
+
+    empty = hashlib.sha256(b"").hexdigest()[:16]
+    prints = {name: load_model(name, None).fingerprint for name in ("mlp", "tiny", "cnn", "encoder")}
+    assert empty not in prints.values()
+    assert len(set(prints.values())) == 4
