@@ -37,7 +37,8 @@ def lv(c: int, thr: float, p99: float) -> LevelResult:
 
 
 def make_run(extra: list[VariantResult] = ()) -> RunResult:
-    vs = [VariantResult(v.name, v.to_json(), "ok", None, [lv(1, 100 + i, 1.0), lv(4, 300 + 10 * i, 2.0)])
+    # params as the sweep stores them: the repository index entry (Variant.to_json() plus serving, build)
+    vs = [VariantResult(v.name, {**v.to_json(), "serving": "native", "build": "builds/mlp"}, "ok", None, [lv(1, 100 + i, 1.0), lv(4, 300 + 10 * i, 2.0)])
           for i, v in enumerate(GRID)]
     return RunResult("r", "now", {"host": "h", "server": {"runtime": "container"}}, {}, vs + list(extra))
 
