@@ -9,8 +9,9 @@ reference data that ``clients check`` compares served outputs with.
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -20,6 +21,7 @@ from builders.runners import load_runner
 from builders.spec import EXAMPLE_BATCH, ModelSpec
 from builders.tensorrt_env import gpu_facts, require_tensorrt
 from builders.verify import compare_outputs, passing_tolerance
+from core import formats
 from core import precision as precisions
 from core.errors import GpuRequiredError, ModelSpecError, ToolkitError, VerificationError
 
@@ -27,15 +29,57 @@ from core.errors import GpuRequiredError, ModelSpecError, ToolkitError, Verifica
 REFERENCE = "reference.npz"
 
 
-def output_tolerances(spec: ModelSpec, precision: str, rtol: dict[str, float]) -> dict[str, float]:
-    """Relative tolerance per output: ``rtol[name]``, else ``precision``'s default
-    (:attr:`core.precision.Precision.rtol`: fp32 1e-4, fp16/bf16 1e-2).
+def output_tolerances(spec: ModelSpec, precision: str, rtol: dict[str, float], device: str = "cpu",
+                      tf32_disabled: bool = True) -> dict[str, float]:
+    """Relative tolerance per output: ``rtol[name]``, else ``precision``'s default on
+    ``device`` (:meth:`core.precision.Precision.rtol_on`: fp32 1e-4, fp16/bf16 1e-2; fp32 on a
+    CUDA device whose kernels may use TF32 gets :data:`core.precision.TF32_RTOL`).
 
     Raises:
         ConfigError: unknown precision.
     """
-    base = precisions.get(precision).rtol
+    base = precisions.get(precision).rtol_on(device, tf32_disabled)
     return {t.name: rtol.get(t.name, base) for t in spec.outputs}
+
+
+def tf32_disabled_for(fmt: str) -> bool:
+    """Whether verification of ``fmt`` on a CUDA device runs with TF32 off.
+
+    TorchScript runs under :func:`no_tf32` (torch's ``allow_tf32`` switches); ONNX Runtime's
+    CUDA provider and TensorRT choose their own kernels (TensorRT enables TF32 by default),
+    so their fp32 tolerance is widened instead (:mod:`core.precision`).
+    """
+    return fmt == "torchscript"
+
+
+@contextlib.contextmanager
+def no_tf32() -> Iterator[None]:
+    """torch's TF32 switches off (cuBLAS matmul and cuDNN convolutions), restored on exit."""
+    import torch
+
+    saved = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32)
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    try:
+        yield
+    finally:
+        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = saved
+
+
+def verified_on(fmt: str, precision: str, device: str) -> dict[str, Any]:
+    """What verified an export, for the manifest: device, the runtime that ran the artifact
+    (``core.formats`` runner, with the ONNX Runtime execution provider), and the TF32 policy.
+
+    Returns:
+        ``{"device": "cpu"|"cuda", "runner": str, "tf32": "n/a"|"disabled"|"allowed (fp32 rtol widened to 1e-3)"}``.
+    """
+    runner = formats.get(fmt).runner
+    if fmt == "onnx":
+        runner += " CUDAExecutionProvider" if device.startswith("cuda") else " CPUExecutionProvider"
+    tf32 = "n/a"
+    if device.startswith("cuda") and precision == "fp32":
+        tf32 = "disabled" if tf32_disabled_for(fmt) else f"allowed (fp32 rtol widened to {precisions.TF32_RTOL:g})"
+    return {"device": "cuda" if device.startswith("cuda") else "cpu", "runner": runner, "tf32": tf32}
 
 
 def verification_points(spec: ModelSpec, max_batch_size: int) -> list[tuple[int, dict[str, int]]]:
@@ -89,15 +133,18 @@ def verify_artifact(
             "host with onnxruntime-gpu, or export it as TorchScript / TensorRT" if result.precision != "fp32"
             else "the exported file is not loadable: re-export with --force, or try another --opset",
         ) from e
-    tol = output_tolerances(spec, result.precision, rtol)
-    what = f"{result.format} ({result.precision}, {result.strategy})"
+    cuda = device.startswith("cuda")
+    tol = output_tolerances(spec, result.precision, rtol, device, tf32_disabled_for(result.format))
+    what = f"{result.format} ({result.precision}, {result.strategy}) on {'CUDA' if cuda else 'CPU'}"
+    guard = no_tf32 if cuda and tf32_disabled_for(result.format) else contextlib.nullcontext
     records = []
     for batch, sizes in verification_points(spec, max_batch_size):
         inputs = spec.example_inputs(batch, sizes, seed=batch)
         ref = run_eager(module, spec, inputs)
         expected = {t.name: r.numpy() for t, r in zip(spec.outputs, ref)}
         try:
-            actual = runner(inputs)
+            with guard():
+                actual = runner(inputs)
         except Exception as e:
             frozen = _frozen_axes(runner, spec, batch, sizes)
             raise VerificationError(

@@ -166,3 +166,30 @@ def test_verification_covers_batch_ends_and_dynamic_axis_ends(tmp_path):
     result = export_torchscript(model, spec, tmp_path)
     points = [(c["batch"], c["axes"]["seq"]) for c in verify_artifact(result, model, spec, 6, {})]
     assert {(1, 3), (3, 3), (6, 3), (1, 2), (6, 7)} <= set(points)
+
+
+def test_fp32_tolerance_is_device_aware_and_says_its_tf32_policy():
+    from builders.spec import ModelSpec, TensorSpec
+    from builders.verification import output_tolerances, tf32_disabled_for, verified_on
+
+    spec = ModelSpec((TensorSpec("x", "float32", (4,)),), (TensorSpec("y", "float32", (4,)), TensorSpec("z", "float32", (4,))))
+    assert output_tolerances(spec, "fp32", {}) == {"y": 1e-4, "z": 1e-4}
+    # TorchScript on CUDA runs with TF32 off: the fp32 default stands
+    assert output_tolerances(spec, "fp32", {}, "cuda:0", tf32_disabled_for("torchscript")) == {"y": 1e-4, "z": 1e-4}
+    # ONNX Runtime CUDA / TensorRT may use TF32: fp32 widened, a user's --rtol still wins
+    assert output_tolerances(spec, "fp32", {"z": 5e-5}, "cuda", tf32_disabled_for("trt")) == {"y": 1e-3, "z": 5e-5}
+    assert output_tolerances(spec, "fp16", {}, "cuda", False) == {"y": 1e-2, "z": 1e-2}
+    assert verified_on("onnx", "fp32", "cpu") == {"device": "cpu", "runner": "onnxruntime CPUExecutionProvider", "tf32": "n/a"}
+    assert verified_on("torchscript", "fp32", "cuda:0")["tf32"] == "disabled"
+    assert verified_on("trt", "fp32", "cuda")["tf32"] == "allowed (fp32 rtol widened to 0.001)"
+
+
+def test_no_tf32_restores_torch_switches():
+    import torch
+
+    from builders.verification import no_tf32
+
+    before = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32)
+    with no_tf32():
+        assert not torch.backends.cuda.matmul.allow_tf32 and not torch.backends.cudnn.allow_tf32
+    assert (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32) == before
