@@ -12,7 +12,9 @@ from typing import Any, Callable
 
 import click
 
-from clients.server import DEFAULT_IMAGE, DEFAULT_TAG, LOCAL_ENV, MODEL_CONTROL_MODES, RUNTIMES, ServerOptions, image_for_tag
+from clients.runtimes.choose import RUNTIMES
+from clients.runtimes.local import LOCAL_ENV
+from clients.runtimes.options import DEFAULT_IMAGE, DEFAULT_TAG, MODEL_CONTROL_MODES, ServerOptions, image_for_tag
 
 F = Callable[..., Any]
 #: Defaults shown by the flags are the API's (ServerOptions), defined once there.

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import signal
 import sys
-import time
 from typing import Any
 
 import click
@@ -54,8 +53,7 @@ def serve(server_opts: ServerOptions, print_cmd: bool = False, extra: tuple[str,
         click.echo(f"  log:     {srv.log_path}")
         click.echo("Ctrl-C or SIGTERM stops it.", err=True)
         sys.stdout.flush()
-        while srv.is_alive():
-            time.sleep(0.5)
+        srv.wait()  # a SIGTERM/SIGHUP (_Stop) or Ctrl-C ends the wait
         raise ServerError(f"tritonserver exited on its own; last lines of its log:\n{srv.log_tail()}", log_path=str(srv.log_path))
     except (KeyboardInterrupt, _Stop) as e:
         click.echo(f"\nstopping tritonserver ({type(e).__name__ if isinstance(e, KeyboardInterrupt) else e})", err=True)

@@ -1,18 +1,13 @@
-"""Starting and stopping a real ``tritonserver``: bundled, local binary, or container.
+"""A running ``tritonserver``, whatever launched it: the :class:`TritonServer` context manager.
 
-:class:`TritonServer` is a context manager: free ports (or the ones asked for, checked
-first), readiness polled with a timeout, the log kept in a file, a clean stop (SIGINT, wait,
-SIGKILL) and an error carrying the log's tail when the server fails to start. The server
-process is tied to its launcher with ``PR_SET_PDEATHSIG`` so it never outlives it, also when
-the launcher is killed with SIGKILL; a container is additionally named and watched by a small
-guardian process that removes it (``docker rm -f``) once the launcher is gone, since a killed
-``docker run`` client leaves its container running.
+It owns what every runtime shares: free ports (or the ones asked for, checked first),
+readiness polled with a timeout, the log kept in a file, the repository API (load/unload), a
+clean stop (SIGINT, wait, SIGKILL) and an error carrying the log's tail when the server fails
+to start. What differs per runtime (command line, environment, what runs beside the server)
+comes from a :class:`clients.runtimes.base.Runtime` (``bundled``, ``local``, ``container``,
+``auto``: :mod:`clients.runtimes`). The server process is tied to its launcher with
+``PR_SET_PDEATHSIG`` so it never outlives it, also when the launcher is killed with SIGKILL.
 Servers listen on 127.0.0.1 unless another address is asked for.
-
-Runtimes (``--runtime``): ``container`` (NVIDIA's ``nvcr.io/nvidia/tritonserver:<tag>-py3``),
-``local`` (``$TRITONSERVER`` or ``tritonserver`` on PATH), ``bundled`` (the binary in the
-``nvidia-pytriton`` wheel, python backend, CPU) and ``auto`` (the first available of those,
-in the order local, container, bundled; :func:`resolve_runtime` says why).
 """
 
 from __future__ import annotations
@@ -24,79 +19,30 @@ import logging
 import os
 import re
 import shlex
-import shutil
 import signal
 import socket
 import subprocess
 import tempfile
-import time
 from pathlib import Path
-from typing import Sequence
+from typing import NoReturn
 
+import tenacity
+
+from clients.runtimes.base import Ports, Runtime
+from clients.runtimes.choose import resolve_runtime
+from clients.runtimes.options import MODEL_CONTROL_MODES, ServerOptions
 from core.errors import ServerError
+
+__all__ = ["ServerOptions", "TritonServer", "free_port", "free_ports", "port_in_use"]
 
 log = logging.getLogger(__name__)
 
-RUNTIMES = ("auto", "bundled", "local", "container")
-DEFAULT_IMAGE = "nvcr.io/nvidia/tritonserver"
-DEFAULT_TAG = "24.10-py3"
-LOCAL_ENV = "TRITONSERVER"  # path of a local tritonserver binary
-MODEL_CONTROL_MODES = ("explicit", "none", "poll")
 #: Error lines tritonserver logs on every start without a GPU (shared/RUNTIME.md): harmless.
 _HARMLESS = ("CudaDriverHelper has not been initialized", "Failed to initialize NVML", "DCGM unable to start")
-
-
-def image_for_tag(tag: str) -> str:
-    """NVIDIA's server image for a release tag: ``"24.10"`` -> ``nvcr.io/nvidia/tritonserver:24.10-py3``.
-
-    A tag that already ends in ``-py3`` (or another suffix such as ``-py3-igpu``) is kept as is.
-    """
-    return f"{DEFAULT_IMAGE}:{tag if '-' in tag else tag + '-py3'}"
-
-
-@dataclasses.dataclass
-class ServerOptions:
-    """How to launch tritonserver.
-
-    Attributes:
-        repository: Model repository folder.
-        runtime: ``auto`` | ``bundled`` | ``local`` | ``container``.
-        http_port, grpc_port, metrics_port: Ports; ``0`` = pick free ones.
-        address: Listen address (default ``127.0.0.1``; ``0.0.0.0`` exposes the server).
-        model_control: ``explicit`` (load/unload on request; for sweeps), ``none`` or ``poll``.
-        load_models: Models to load at start (explicit mode); ``["*"]`` loads all.
-        log_file: Server log path (default: a temporary file, kept).
-        log_verbose: ``--log-verbose`` level.
-        metrics_interval_ms: ``--metrics-interval-ms`` (how often gauges such as CPU/GPU
-            utilisation are refreshed; default 500 ms).
-        extra_args: Further tritonserver flags, passed through verbatim.
-        start_timeout_s: Seconds to wait for readiness (default 120).
-        exit_timeout_s: tritonserver `--exit-timeout-secs`: how long a stop waits for in-flight
-            requests before the server exits (default 15 s; `stop()` waits 5 s longer).
-        image: Container image (``runtime=container``), default ``nvcr.io/nvidia/tritonserver:24.10-py3``.
-        gpus: ``docker run --gpus`` value (default ``all``).
-        shm_size: ``docker run --shm-size`` (default ``1g``).
-        binary: Path of a local tritonserver (``runtime=local``); default ``$TRITONSERVER`` or PATH.
-    """
-
-    repository: Path
-    runtime: str = "auto"
-    http_port: int = 0
-    grpc_port: int = 0
-    metrics_port: int = 0
-    address: str = "127.0.0.1"
-    model_control: str = "explicit"
-    load_models: Sequence[str] = ()
-    log_file: Path | None = None
-    log_verbose: int = 0
-    metrics_interval_ms: int = 500
-    extra_args: Sequence[str] = ()
-    start_timeout_s: float = 120.0
-    exit_timeout_s: int = 15
-    image: str = f"{DEFAULT_IMAGE}:{DEFAULT_TAG}"
-    gpus: str = "all"
-    shm_size: str = "1g"
-    binary: Path | None = None
+#: Readiness is asked this often while the server starts (s).
+READY_POLL_S = 0.25
+#: How long :meth:`TritonServer.unload` waits for a model to be gone (s).
+UNLOAD_WAIT_S = 30.0
 
 
 def free_ports(n: int, address: str = "127.0.0.1") -> list[int]:
@@ -115,6 +61,7 @@ def free_port(address: str = "127.0.0.1") -> int:
 
 
 def port_in_use(port: int, address: str = "127.0.0.1") -> bool:
+    """Whether ``port`` on ``address`` cannot be bound now."""
     with socket.socket() as s:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
@@ -122,126 +69,6 @@ def port_in_use(port: int, address: str = "127.0.0.1") -> bool:
         except OSError:
             return True
     return False
-
-
-def resolve_runtime(runtime: str, binary: Path | None = None) -> tuple[str, str]:
-    """Pick the runtime; returns ``(runtime, why)``.
-
-    ``auto`` prefers a local ``tritonserver`` (native backends), then the container when a
-    Docker engine answers and a GPU is present, then the bundled CPU server.
-
-    Args:
-        runtime: One of :data:`RUNTIMES`.
-        binary: An explicit local binary (``ServerOptions.binary``); else ``$TRITONSERVER``/PATH.
-
-    Raises:
-        ServerError: unknown runtime name.
-    """
-    if runtime not in RUNTIMES:
-        raise ServerError(f"unknown server runtime {runtime!r}", hint=f"choose one of {', '.join(RUNTIMES)}")
-    if runtime != "auto":
-        return runtime, "asked for"
-    local = _local_binary(binary)
-    if local:
-        return "local", f"a tritonserver binary was found at {local}"
-    if shutil.which("docker") and shutil.which("nvidia-smi") and _docker_engine_up():
-        return "container", "a Docker engine and an NVIDIA GPU are available"
-    return "bundled", "no local tritonserver and no Docker engine with a GPU: using the bundled CPU server (python backend)"
-
-
-def _docker_engine_up() -> bool:
-    try:
-        return subprocess.run(["docker", "info"], capture_output=True, timeout=10).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-
-
-def _local_binary(binary: Path | None) -> str | None:
-    if binary:
-        return str(binary) if Path(binary).is_file() else None
-    env = os.environ.get(LOCAL_ENV)
-    if env:
-        return env if Path(env).is_file() else None
-    return shutil.which("tritonserver")
-
-
-def server_args(opts: ServerOptions, http: int, grpc: int, metrics: int, repository: str) -> list[str]:
-    """tritonserver flags common to every runtime (Triton docs, ``tritonserver --help``)."""
-    args = [
-        f"--model-repository={repository}",
-        f"--http-port={http}",
-        f"--grpc-port={grpc}",
-        f"--metrics-port={metrics}",
-        f"--model-control-mode={opts.model_control}",
-        f"--metrics-interval-ms={opts.metrics_interval_ms}",
-        f"--log-verbose={opts.log_verbose}",
-        "--allow-metrics=true",
-        "--allow-cpu-metrics=true",
-        "--strict-readiness=false",
-        f"--exit-timeout-secs={opts.exit_timeout_s}",
-    ]
-    if opts.runtime != "container":
-        args += [f"--http-address={opts.address}", f"--grpc-address={opts.address}", f"--metrics-address={opts.address}"]
-    for m in opts.load_models:
-        args.append(f"--load-model={m}")
-    return [*args, *opts.extra_args]
-
-
-def container_command(opts: ServerOptions, http: int, grpc: int, metrics: int, name: str | None = None) -> list[str]:
-    """``docker run`` for NVIDIA's tritonserver image, ports published on ``opts.address``.
-
-    Follows Triton's quick start (``docker run --gpus=1 --rm -p8000:8000 ... -v
-    <repo>:/models nvcr.io/nvidia/tritonserver:<yy.mm>-py3 tritonserver
-    --model-repository=/models``): the repository is mounted read-only at ``/models``, each
-    port is published on ``opts.address`` only (the server inside listens on all of the
-    container's interfaces), ``--shm-size`` is raised for the python backend and system
-    shared memory, ``--init`` forwards SIGINT to tritonserver for a clean stop.
-
-    Args:
-        name: ``--name`` for the container, so that it can be removed by name.
-    """
-    repo = str(Path(opts.repository).resolve())
-    a = opts.address
-    cmd = ["docker", "run", "--rm", "--init"]
-    if name:
-        cmd.append(f"--name={name}")
-    cmd.append(f"--shm-size={opts.shm_size}")
-    if opts.gpus:
-        cmd.append(f"--gpus={opts.gpus}")
-    cmd += [
-        "-p", f"{a}:{http}:{http}", "-p", f"{a}:{grpc}:{grpc}", "-p", f"{a}:{metrics}:{metrics}",
-        "-v", f"{repo}:/models:ro", opts.image, "tritonserver",
-    ]
-    return cmd + server_args(opts, http, grpc, metrics, "/models")
-
-
-def build_command(opts: ServerOptions, http: int, grpc: int, metrics: int,
-                  container_name: str | None = None) -> tuple[list[str], dict[str, str]]:
-    """The exact command line and extra environment for ``opts`` (``opts.runtime`` resolved).
-
-    Raises:
-        ServerError: the runtime's server is not available (with what to install).
-    """
-    if opts.runtime == "container":
-        return container_command(opts, http, grpc, metrics, container_name), {}
-    if opts.runtime == "local":
-        binary = _local_binary(opts.binary)
-        if not binary:
-            raise ServerError(
-                "no local tritonserver found",
-                hint=f"put tritonserver on PATH, set ${LOCAL_ENV}, or use --runtime bundled",
-            )
-        from clients.bundled import SITE_ENV, site_packages
-
-        # python-backend variants written for the bundled runtime read this; native ones ignore it
-        env = {SITE_ENV: site_packages()} if SITE_ENV not in os.environ else {}
-        return [binary, *server_args(opts, http, grpc, metrics, str(Path(opts.repository).resolve()))], env
-    from clients.bundled import find_bundled
-
-    b = find_bundled()
-    cmd = [str(b.binary), f"--backend-directory={b.backend_dir}",
-           *server_args(opts, http, grpc, metrics, str(Path(opts.repository).resolve()))]
-    return cmd, b.env()
 
 
 def _die_with_parent(parent_pid: int):
@@ -261,29 +88,6 @@ def _die_with_parent(parent_pid: int):
     return preexec
 
 
-#: Run by the container guardian: wait until the launcher closes our stdin (it exited or
-#: was killed), then remove the container by name.
-_GUARDIAN = (
-    "import signal, subprocess, sys\n"
-    "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
-    "sys.stdin.buffer.read()\n"
-    "subprocess.run(['docker', 'rm', '-f', sys.argv[1]], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
-)
-
-
-def start_container_guardian(name: str) -> subprocess.Popen:
-    """Start a process that runs ``docker rm -f <name>`` once its stdin pipe closes.
-
-    The launcher keeps the pipe's write end; when the launcher exits for any reason
-    (SIGKILL included) the kernel closes it, so the container never outlives the launcher.
-    ``TritonServer.stop`` closes it too, after the graceful stop.
-    """
-    import sys
-
-    return subprocess.Popen([sys.executable, "-c", _GUARDIAN, name], stdin=subprocess.PIPE,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-
-
 class TritonServer:
     """A running tritonserver; use as a context manager.
 
@@ -292,17 +96,24 @@ class TritonServer:
         ...     srv.load("mlp_onnx_cpu1_nodb_mbs64")
 
     Attributes:
+        runtime: The runtime's name (``bundled``, ``local``, ``container``), ``auto`` resolved.
+        runtime_reason: Why that runtime (``"asked for"``, or what ``auto`` found).
+        runtime_impl: The :class:`clients.runtimes.base.Runtime` that launches it.
         http_url, grpc_url, metrics_url: ``host:port`` strings (no scheme), as tritonclient
             and perf_analyzer take them.
         command: The exact command line run (to print or re-run).
         log_path: The server's log file.
     """
 
-    def __init__(self, opts: ServerOptions):
+    def __init__(self, opts: ServerOptions, runtime: Runtime | None = None):
         """Resolve the runtime, check the repository and ports, and build the command.
 
         Nothing is started yet (``start()`` or ``with`` does that), so this is what
         ``--print-cmd`` uses.
+
+        Args:
+            opts: The launch options.
+            runtime: A runtime object to use instead of the one ``opts.runtime`` names.
 
         Raises:
             ServerError: unknown runtime or model control mode, missing repository, an asked
@@ -313,13 +124,38 @@ class TritonServer:
         if opts.load_models and opts.model_control != "explicit":
             raise ServerError("models to load at start (--load-model) need explicit model control",
                               hint="use --model-control explicit, or drop --load-model (modes none/poll load the whole repository)")
-        self.opts = opts
-        self.runtime, self.runtime_reason = resolve_runtime(opts.runtime, opts.binary)
-        opts = dataclasses.replace(opts, runtime=self.runtime)
-        self.opts = opts
-        repo = Path(opts.repository)
-        if not repo.is_dir():
-            raise ServerError(f"model repository {repo} does not exist", hint="run `builders build` first or pass the right --repository")
+        if runtime is None:
+            runtime, self.runtime_reason = resolve_runtime(opts)
+        else:
+            self.runtime_reason = "given"
+        self.runtime_impl = runtime
+        self.runtime = runtime.name
+        self.opts = opts = dataclasses.replace(opts, runtime=runtime.name)
+        ports = Ports(opts.http_port, opts.grpc_port, opts.metrics_port)
+        if runtime.launches:
+            repo = Path(opts.repository)
+            if not repo.is_dir():
+                raise ServerError(f"model repository {repo} does not exist", hint="run `builders build` first or pass the right --repository")
+            ports = self._ports(opts)
+            runtime.check()
+        self.http_port, self.grpc_port, self.metrics_port = ports.http, ports.grpc, ports.metrics
+        host = runtime.host()
+        self.http_url = f"{host}:{ports.http}"
+        self.grpc_url = f"{host}:{ports.grpc}"
+        self.metrics_url = f"{host}:{ports.metrics}/metrics"
+        self.command = runtime.command(ports) if runtime.launches else []
+        self._env = runtime.environment()
+        if opts.log_file:
+            self.log_path = Path(opts.log_file)
+        else:
+            fd, name = tempfile.mkstemp(prefix="tritonserver-", suffix=".log")
+            os.close(fd)
+            self.log_path = Path(name)
+        self._proc: subprocess.Popen | None = None
+
+    @staticmethod
+    def _ports(opts: ServerOptions) -> Ports:
+        """The asked ports (refused when in use), free ones for those given as 0."""
         asked = {"http": opts.http_port, "grpc": opts.grpc_port, "metrics": opts.metrics_port}
         for what, port in asked.items():
             if port and port_in_use(port, opts.address):
@@ -328,22 +164,12 @@ class TritonServer:
                     hint="stop whatever listens there, pick another port, or pass 0 for a free one",
                 )
         free = iter(free_ports(sum(1 for v in asked.values() if not v), opts.address))
-        ports = {k: v or next(free) for k, v in asked.items()}
-        self.http_port, self.grpc_port, self.metrics_port = ports["http"], ports["grpc"], ports["metrics"]
-        host = "localhost" if opts.address in ("0.0.0.0", "127.0.0.1") else opts.address
-        self.http_url = f"{host}:{self.http_port}"
-        self.grpc_url = f"{host}:{self.grpc_port}"
-        self.metrics_url = f"{host}:{self.metrics_port}/metrics"
-        self.container_name = f"tritonserver-{os.getpid()}-{self.http_port}" if self.runtime == "container" else None
-        self.command, self._env = build_command(opts, self.http_port, self.grpc_port, self.metrics_port, self.container_name)
-        if opts.log_file:
-            self.log_path = Path(opts.log_file)
-        else:
-            fd, name = tempfile.mkstemp(prefix="tritonserver-", suffix=".log")
-            os.close(fd)
-            self.log_path = Path(name)
-        self._proc: subprocess.Popen | None = None
-        self._guardian: subprocess.Popen | None = None
+        return Ports(**{k: v or next(free) for k, v in asked.items()})
+
+    @property
+    def container_name(self) -> str | None:
+        """The container's name (container runtime), else ``None``."""
+        return getattr(self.runtime_impl, "container_name", None)
 
     @property
     def pid(self) -> int | None:
@@ -357,17 +183,20 @@ class TritonServer:
         return (env + " " if env else "") + shlex.join(self.command)
 
     def start(self) -> "TritonServer":
-        """Start and wait until ready.
+        """Start and wait until ready (a runtime that launches nothing: only wait).
 
         Raises:
             ServerError: the process exits or is not ready within ``start_timeout_s``; the
                 message holds the last lines of its log.
         """
+        if not self.runtime_impl.launches:
+            log.info("using tritonserver at %s (%s: %s)", self.http_url, self.runtime, self.runtime_reason)
+            self._wait_ready()
+            return self
         log.info("starting tritonserver (%s: %s): %s", self.runtime, self.runtime_reason, self.command_line)
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         logf = open(self.log_path, "wb")
-        if self.container_name:
-            self._guardian = start_container_guardian(self.container_name)
+        self.runtime_impl.before_start()
         try:
             # own session: a terminal's Ctrl-C reaches the launcher only, which then stops the
             # server once, cleanly (stop()); PDEATHSIG covers a launcher that dies instead.
@@ -376,7 +205,7 @@ class TritonServer:
                 env={**os.environ, **self._env}, preexec_fn=_die_with_parent(os.getpid()), start_new_session=True,
             )
         except OSError as e:
-            self._release_guardian()
+            self.runtime_impl.after_stop()
             raise ServerError(f"could not run {self.command[0]}: {e}") from e
         finally:
             logf.close()
@@ -387,25 +216,32 @@ class TritonServer:
             raise
         return self
 
-    def _wait_ready(self) -> None:
-        assert self._proc is not None
-        deadline = time.monotonic() + self.opts.start_timeout_s
-        while time.monotonic() < deadline:
-            if self._proc.poll() is not None:
-                raise ServerError(
-                    f"tritonserver exited with code {self._proc.returncode} during start-up; last lines of its log:\n{self.log_tail()}",
-                    hint="read the log above; a model that fails to load, a busy port or a missing library are the usual causes",
-                    log_path=str(self.log_path),
-                )
-            if self.is_ready():
-                log.info("tritonserver ready at http=%s grpc=%s metrics=%s", self.http_url, self.grpc_url, self.metrics_url)
-                return
-            time.sleep(0.25)
-        tail = self.log_tail()
+    def _ready_or_exited(self) -> bool:
+        """One readiness probe; raises when the server process has already exited."""
+        if self._proc is not None and self._proc.poll() is not None:
+            raise ServerError(
+                f"tritonserver exited with code {self._proc.returncode} during start-up; last lines of its log:\n{self.log_tail()}",
+                hint="read the log above; a model that fails to load, a busy port or a missing library are the usual causes",
+                log_path=str(self.log_path),
+            )
+        return self.is_ready()
+
+    def _not_ready_in_time(self, state: tenacity.RetryCallState) -> NoReturn:
         raise ServerError(
-            f"tritonserver was not ready within {self.opts.start_timeout_s:g} s; last lines of its log:\n{tail}",
+            f"tritonserver was not ready within {self.opts.start_timeout_s:g} s; last lines of its log:\n{self.log_tail()}",
             hint="raise --start-timeout or check the log", log_path=str(self.log_path),
         )
+
+    def _wait_ready(self) -> None:
+        """Poll ``/v2/health/ready`` every :data:`READY_POLL_S` until ready, the process exits
+        (its error raised at once) or ``start_timeout_s`` passes."""
+        tenacity.Retrying(
+            stop=tenacity.stop_after_delay(self.opts.start_timeout_s),
+            wait=tenacity.wait_fixed(READY_POLL_S),
+            retry=tenacity.retry_if_result(lambda ready: not ready),
+            retry_error_callback=self._not_ready_in_time,
+        )(self._ready_or_exited)
+        log.info("tritonserver ready at http=%s grpc=%s metrics=%s", self.http_url, self.grpc_url, self.metrics_url)
 
     def is_ready(self) -> bool:
         """``GET /v2/health/ready`` answered true."""
@@ -418,8 +254,15 @@ class TritonServer:
             return False
 
     def is_alive(self) -> bool:
-        """The server process is running (it may not be ready yet)."""
+        """The server process is running (it may not be ready yet); for a server this
+        launcher did not start: it answers as live."""
+        if not self.runtime_impl.launches:
+            return self.is_ready()
         return self._proc is not None and self._proc.poll() is None
+
+    def wait(self) -> int | None:
+        """Block until the server process exits; its exit code (``None`` when none was started)."""
+        return self._proc.wait() if self._proc is not None else None
 
     def log_tail(self, lines: int = 30) -> str:
         """The last ``lines`` lines of the server log (``"(no log)"`` when unreadable).
@@ -455,22 +298,26 @@ class TritonServer:
             raise ServerError(f"loading model {model!r} failed: {type(e).__name__}: {e} (tritonserver is {state})",
                               hint="read the server log", log_path=str(self.log_path)) from e
 
-    def unload(self, model: str) -> None:
-        """Unload ``model`` and wait until it is gone (errors are logged, not raised)."""
+    def unload(self, model: str, timeout_s: float = UNLOAD_WAIT_S) -> None:
+        """Unload ``model`` and wait up to ``timeout_s`` until it is gone (errors are logged, not raised)."""
         import tritonclient.http as th
+
+        def still_there(state: tenacity.RetryCallState) -> None:
+            log.warning("%s still reported ready %.0f s after its unload request", model, timeout_s)
 
         try:
             with contextlib.closing(th.InferenceServerClient(self.http_url, network_timeout=60)) as c:
                 c.unload_model(model)
-                for _ in range(120):
-                    if not c.is_model_ready(model):
-                        break
-                    time.sleep(0.25)
+                tenacity.Retrying(
+                    stop=tenacity.stop_after_delay(timeout_s), wait=tenacity.wait_fixed(READY_POLL_S),
+                    retry=tenacity.retry_if_result(bool), retry_error_callback=still_there,
+                )(c.is_model_ready, model)
         except Exception as e:  # an unload failure must not end a sweep
             log.warning("unloading %s failed: %s", model, e)
 
     def stop(self, timeout_s: float | None = None) -> None:
-        """SIGINT, wait ``timeout_s``, then SIGKILL (and ``docker rm -f`` for a container).
+        """SIGINT, wait ``timeout_s``, then SIGKILL; then the runtime's clean-up (a container's
+        ``docker rm -f``). A server this launcher did not start is left running.
 
         SIGINT is tritonserver's graceful shutdown: it stops accepting requests, waits up to
         ``--exit-timeout-secs`` (``opts.exit_timeout_s``) for in-flight ones and unloads the
@@ -489,19 +336,7 @@ class TritonServer:
                 log.warning("tritonserver did not stop within %.0f s; killing it", timeout_s)
                 p.kill()
                 p.wait()
-        self._release_guardian()
-
-    def _release_guardian(self) -> None:
-        """Close the container guardian's pipe: it removes the container (if any is left) and exits."""
-        g, self._guardian = self._guardian, None
-        if g is None:
-            return
-        with contextlib.suppress(OSError):
-            g.stdin.close()
-        try:
-            g.wait(30)
-        except subprocess.TimeoutExpired:
-            g.kill()
+        self.runtime_impl.after_stop()
 
     def __enter__(self) -> "TritonServer":
         return self.start()

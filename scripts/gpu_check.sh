@@ -137,7 +137,7 @@ export LD_LIBRARY_PATH="$ROOT/$VENV/pa-lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH
 exec "$ROOT/$VENV/bin/perf_analyzer" "\$@"
 EOF
   chmod +x "$VENV/pa-lib/perf_analyzer"
-  "$VENV/bin/python" -m clients.bundled --prepare >/dev/null || die 2 "the bundled tritonserver is not usable (see above)"
+  "$VENV/bin/python" -m clients.runtimes.bundled --prepare >/dev/null || die 2 "the bundled tritonserver is not usable (see above)"
   echo "$stamp" > "$VENV/.gpu-check-stamp"
 fi
 VPY="$VENV/bin/python"

@@ -65,6 +65,6 @@ pip_install -e ".[dev]"
 venv_abs="$(cd "$VENV" && pwd)"  # checked from / so the source tree cannot stand in for the install
 (cd / && "$venv_abs/bin/python" -c 'import torch, onnxruntime, tritonclient.grpc, pytriton, core, builders, clients, perf') \
   || { echo "setup: the environment in $VENV is incomplete (pip log: $LOG)" >&2; exit 1; }
-"$VENV/bin/python" -m clients.bundled --prepare >/dev/null
+"$VENV/bin/python" -m clients.runtimes.bundled --prepare >/dev/null
 echo "$want" > "$STAMP"
 echo "setup: done ($VENV)"

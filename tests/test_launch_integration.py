@@ -1,6 +1,7 @@
 """scripts/launch_tritonserver.sh for real: the bundled runtime stopped by SIGTERM, the local
 runtime (the bundled binary behind a wrapper named by $TRITONSERVER) surviving no SIGKILL
-of its launcher, and start-up failures that carry the server's log."""
+of its launcher, start-up failures that carry the server's log, and a runtime that launches
+nothing talking to a server started elsewhere."""
 
 from __future__ import annotations
 
@@ -18,8 +19,9 @@ import numpy as np
 import pytest
 
 from core.errors import ServerError
-from clients.bundled import write_local_wrapper
 from clients.infer import infer
+from clients.runtimes.base import Ports, Runtime
+from clients.runtimes.bundled import write_local_wrapper
 from clients.server import ServerOptions, TritonServer
 
 pytestmark = pytest.mark.integration
@@ -133,3 +135,36 @@ def test_start_failures_carry_the_log_and_leave_nothing_running(tmp_path):
         srv.start()
     assert e.value.log_path == str(tmp_path / "slow.log")
     assert not srv.is_alive() and _gone(srv.pid)
+
+
+class _Attached(Runtime):
+    """A runtime that launches nothing (the shape of the planned remote runtime)."""
+
+    name = "attached"
+    launches = False
+
+    def command(self, ports: Ports) -> list[str]:
+        raise AssertionError("never asked")
+
+
+def test_a_runtime_that_launches_nothing_uses_a_running_server_and_leaves_it_running(bundled_server, tiny_build):
+    http = bundled_server.http_url.split(":")[1]
+    grpc = bundled_server.grpc_url.split(":")[1]
+    metrics = bundled_server.metrics_url.split(":")[1].split("/")[0]
+    opts = ServerOptions(Path("unused"), http_port=int(http), grpc_port=int(grpc), metrics_port=int(metrics), start_timeout_s=30)
+    variant = tiny_build.manifest["variants"][0]
+    with TritonServer(opts, runtime=_Attached(opts)) as srv:
+        assert srv.pid is None and srv.command == [] and srv.is_alive()
+        srv.load(variant)
+        out = infer(srv.grpc_url, "grpc", variant, {"INPUT__0": np.ones((2, 16), np.float32)})
+        assert out["OUTPUT__0"].shape == (2, 8)
+        srv.unload(variant)
+        assert variant not in _ready_models(srv.http_url)  # unload waited until it was gone
+    assert bundled_server.is_alive() and bundled_server.is_ready()  # stop() left it running
+
+
+def _ready_models(url: str) -> set[str]:
+    import tritonclient.http as th
+
+    with contextlib.closing(th.InferenceServerClient(url)) as c:
+        return {m["name"] for m in c.get_model_repository_index() if m.get("state") == "READY"}

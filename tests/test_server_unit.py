@@ -1,14 +1,9 @@
-"""Launcher unit tests without a server: container command line, runtime choice, option
-checks, the shared click options, and the container guardian (with a fake ``docker``)."""
+"""TritonServer unit tests without a real server: option and port checks, the log tail, the
+shared click options, start-up failures of fake servers, and a runtime that launches nothing."""
 
 from __future__ import annotations
 
-import os
-import signal
 import socket
-import subprocess
-import sys
-import textwrap
 import time
 from pathlib import Path
 
@@ -16,9 +11,10 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from core.errors import ServerError
 from clients.cli_options import server_options
-from clients.server import ServerOptions, TritonServer, image_for_tag, resolve_runtime
+from clients.runtimes.base import Ports, Runtime
+from clients.server import ServerOptions, TritonServer, free_ports
+from core.errors import ServerError
 
 
 @pytest.fixture
@@ -26,75 +22,6 @@ def repo(tmp_path: Path) -> Path:
     r = tmp_path / "repo"
     r.mkdir()
     return r
-
-
-def test_container_command_line(repo: Path) -> None:
-    opts = ServerOptions(repo, runtime="container", image=image_for_tag("24.05"), gpus="device=1", shm_size="2g",
-                         http_port=18000, grpc_port=18001, metrics_port=18002, load_models=("m1",),
-                         extra_args=("--exit-timeout-secs=5",))
-    srv = TritonServer(opts)
-    cmd = srv.command
-    assert cmd[:4] == ["docker", "run", "--rm", "--init"]
-    assert f"--name={srv.container_name}" in cmd
-    assert "--gpus=device=1" in cmd and "--shm-size=2g" in cmd
-    for port in (18000, 18001, 18002):
-        assert f"127.0.0.1:{port}:{port}" in cmd
-    assert f"{repo.resolve()}:/models:ro" in cmd
-    i = cmd.index("nvcr.io/nvidia/tritonserver:24.05-py3")
-    assert cmd[i + 1] == "tritonserver"
-    server = cmd[i + 2:]
-    assert "--model-repository=/models" in server and "--http-port=18000" in server
-    assert "--model-control-mode=explicit" in server and "--load-model=m1" in server
-    assert server[-1] == "--exit-timeout-secs=5"
-    # inside the container the server listens on all its interfaces; publishing limits the address
-    assert not any(a.startswith("--http-address") for a in server)
-    assert srv.http_url == "localhost:18000"
-
-
-def test_container_without_gpus_and_on_another_address(repo: Path) -> None:
-    srv = TritonServer(ServerOptions(repo, runtime="container", gpus="", address="0.0.0.0"))
-    assert not any(a.startswith("--gpus") for a in srv.command)
-    assert f"0.0.0.0:{srv.http_port}:{srv.http_port}" in srv.command
-
-
-def test_image_for_tag() -> None:
-    assert image_for_tag("24.10") == "nvcr.io/nvidia/tritonserver:24.10-py3"
-    assert image_for_tag("24.10-py3-igpu") == "nvcr.io/nvidia/tritonserver:24.10-py3-igpu"
-
-
-def test_print_cmd_shows_the_container_command(repo: Path) -> None:
-    from clients.launch import serve_command
-
-    res = CliRunner().invoke(serve_command(), ["-r", str(repo), "--runtime", "container", "--tag", "23.12", "--http-port", "18100",
-                                               "--print-cmd", "--", "--exit-timeout-secs=3"])
-    assert res.exit_code == 0, res.output
-    line = res.output.strip()
-    assert line.startswith("docker run --rm --init") and "nvcr.io/nvidia/tritonserver:23.12-py3" in line
-    assert "--http-port=18100" in line and line.endswith("--exit-timeout-secs=3")
-
-
-def test_bundled_command_listens_on_loopback_and_sets_its_environment(repo: Path) -> None:
-    srv = TritonServer(ServerOptions(repo, runtime="bundled", extra_args=("--log-info=true",)))
-    assert "--http-address=127.0.0.1" in srv.command and "--grpc-address=127.0.0.1" in srv.command
-    assert any(a.startswith("--backend-directory=") for a in srv.command)
-    assert "LD_LIBRARY_PATH=" in srv.command_line and "TRITON_TOOLKIT_SITE_PACKAGES=" in srv.command_line
-    assert srv.command[-1] == "--log-info=true"
-
-
-def test_auto_says_which_runtime_and_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    fake = tmp_path / "tritonserver"
-    fake.write_text("#!/bin/sh\n")
-    fake.chmod(0o755)
-    monkeypatch.setenv("TRITONSERVER", str(fake))
-    assert resolve_runtime("auto") == ("local", f"a tritonserver binary was found at {fake}")
-    monkeypatch.delenv("TRITONSERVER")
-    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
-    runtime, why = resolve_runtime("auto")
-    assert runtime == "bundled" and "no local tritonserver" in why
-    with pytest.raises(ServerError, match="no local tritonserver found"):
-        TritonServer(ServerOptions(tmp_path, runtime="local"))
-    with pytest.raises(ServerError, match="unknown server runtime"):
-        resolve_runtime("kubernetes")
 
 
 def test_busy_port_and_bad_options_are_refused_before_starting(repo: Path) -> None:
@@ -106,6 +33,8 @@ def test_busy_port_and_bad_options_are_refused_before_starting(repo: Path) -> No
             TritonServer(ServerOptions(repo, runtime="bundled", http_port=port))
     with pytest.raises(ServerError, match="need explicit model control"):
         TritonServer(ServerOptions(repo, runtime="bundled", model_control="none", load_models=("m",)))
+    with pytest.raises(ServerError, match="unknown model control mode"):
+        TritonServer(ServerOptions(repo, runtime="bundled", model_control="sometimes"))
     with pytest.raises(ServerError, match="does not exist"):
         TritonServer(ServerOptions(repo / "missing", runtime="bundled"))
 
@@ -148,42 +77,65 @@ def test_server_options_decorator_builds_server_options(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     o, r = seen["b"]
     assert o.repository == r == tmp_path and o.image == "my/triton:1" and o.runtime == "auto"
+    defaults = ServerOptions(tmp_path)  # the flags' defaults are the API's
+    res = CliRunner().invoke(cmd, ["-r", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    o = seen["a"]
+    assert (o.runtime, o.address, o.model_control, o.log_verbose, o.metrics_interval_ms, o.start_timeout_s, o.image, o.gpus, o.shm_size) \
+        == (defaults.runtime, defaults.address, defaults.model_control, defaults.log_verbose, defaults.metrics_interval_ms,
+            defaults.start_timeout_s, defaults.image, defaults.gpus, defaults.shm_size)
 
 
-def test_container_is_removed_when_its_launcher_is_killed(tmp_path: Path) -> None:
-    """A SIGKILLed ``docker run`` client leaves its container running; the guardian removes it."""
-    calls = tmp_path / "docker-calls"
-    bindir = tmp_path / "bin"
-    bindir.mkdir()
-    docker = bindir / "docker"
-    docker.write_text(f'#!/bin/sh\necho "$@" >> {calls}\n')
-    docker.chmod(0o755)
-    launcher = subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent("""
-            import time
-            from clients.server import start_container_guardian
-            start_container_guardian("tritonserver-test")
-            print("guarded", flush=True)
-            time.sleep(60)
-        """)],
-        stdout=subprocess.PIPE, text=True, env={**os.environ, "PATH": f"{bindir}:{os.environ['PATH']}"}, cwd=Path(__file__).parent.parent,
-    )
-    try:
-        assert launcher.stdout.readline().strip() == "guarded"
-        assert not calls.exists()
-        os.kill(launcher.pid, signal.SIGKILL)
-        launcher.wait(10)
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline and not calls.exists():
-            time.sleep(0.1)
-        assert calls.read_text().strip() == "rm -f tritonserver-test"
-    finally:
-        if launcher.poll() is None:
-            launcher.kill()
+def _fake_server(tmp_path: Path, body: str) -> Path:
+    exe = tmp_path / "fake-tritonserver"
+    exe.write_text("#!/bin/sh\n" + body)
+    exe.chmod(0o755)
+    return exe
+
+
+def test_a_server_that_exits_during_start_up_fails_at_once_with_its_log(repo: Path, tmp_path: Path) -> None:
+    exe = _fake_server(tmp_path, "echo 'E1130 08:00:00.000 1 server.cc:1] boom: no such backend'\nexit 3\n")
+    srv = TritonServer(ServerOptions(repo, runtime="local", binary=exe, start_timeout_s=60, log_file=tmp_path / "s.log"))
+    t0 = time.monotonic()
+    with pytest.raises(ServerError, match=r"exited with code 3 during start-up; last lines of its log:\n.*boom") as e:
+        srv.start()
+    assert time.monotonic() - t0 < 20  # not the 60 s readiness timeout
+    assert e.value.log_path == str(tmp_path / "s.log") and "usual causes" in e.value.hint
+
+
+def test_a_server_that_never_gets_ready_times_out_and_is_stopped(repo: Path, tmp_path: Path) -> None:
+    exe = _fake_server(tmp_path, "echo 'pretending to start'\nexec sleep 60\n")
+    srv = TritonServer(ServerOptions(repo, runtime="local", binary=exe, start_timeout_s=1, log_file=tmp_path / "slow.log"))
+    t0 = time.monotonic()
+    with pytest.raises(ServerError, match=r"not ready within 1 s; last lines of its log:\npretending to start") as e:
+        srv.start()
+    assert 1 <= time.monotonic() - t0 < 15
+    assert "--start-timeout" in e.value.hint and not srv.is_alive()
+
+
+class _Elsewhere(Runtime):
+    """A server this launcher does not start (the shape of the planned remote runtime)."""
+
+    name = "elsewhere"
+    launches = False
+
+    def host(self) -> str:
+        return "127.0.0.1"
+
+    def command(self, ports: Ports) -> list[str]:
+        raise AssertionError("a runtime that launches nothing is never asked for a command")
+
+
+def test_a_runtime_that_launches_nothing_is_only_waited_for(tmp_path: Path) -> None:
+    opts = ServerOptions(tmp_path / "not-here", http_port=1, grpc_port=2, metrics_port=3, start_timeout_s=1)
+    srv = TritonServer(opts, runtime=_Elsewhere(opts))  # no repository check, no port check, no command
+    assert (srv.runtime, srv.command, srv.http_url, srv.metrics_url) == ("elsewhere", [], "127.0.0.1:1", "127.0.0.1:3/metrics")
+    with pytest.raises(ServerError, match="not ready within 1 s"):
+        srv.start()
+    srv.stop()  # nothing to stop
+    assert srv.pid is None and srv.wait() is None
 
 
 def test_free_ports_are_distinct():
-    from clients.server import free_ports
-
     ports = free_ports(3)
     assert len(set(ports)) == 3 and all(1024 <= p <= 65535 for p in ports)

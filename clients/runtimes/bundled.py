@@ -1,4 +1,5 @@
-"""The bundled CPU server: the ``tritonserver`` carried by the ``nvidia-pytriton`` wheel.
+"""The ``bundled`` runtime: the ``tritonserver`` carried by the ``nvidia-pytriton`` wheel (CPU,
+python backend only).
 
 Facts used here (../shared/RUNTIME.md): the binary is ``pytriton/tritonserver/bin/tritonserver``,
 its python backend in ``pytriton/tritonserver/backends/python``; the stub for the running
@@ -6,6 +7,9 @@ Python (``python_backend_stubs/<X.Y>/triton_python_backend_stub``) must be copie
 that backend folder; the shared libraries are in ``nvidia_pytriton.libs`` (on
 ``LD_LIBRARY_PATH``); the stub's interpreter ignores PYTHONPATH, so the toolkit's
 site-packages travel in ``TRITON_TOOLKIT_SITE_PACKAGES``.
+
+``python -m clients.runtimes.bundled --prepare`` (run by ``scripts/setup.sh``) puts the stub in
+place and prints the binary's path.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ import sys
 import sysconfig
 from pathlib import Path
 
+from clients.runtimes.base import Ports, Runtime
+from clients.runtimes.options import ServerOptions
 from core.errors import ServerError
 
 SITE_ENV = "TRITON_TOOLKIT_SITE_PACKAGES"
@@ -76,6 +82,44 @@ def _install_stub(root: Path) -> None:
         shutil.copy2(src, dst)
 
 
+class BundledRuntime(Runtime):
+    """The nvidia-pytriton wheel's server: ``--backend-directory`` at its python backend,
+    its libraries on ``LD_LIBRARY_PATH``, the toolkit's site-packages for the python models.
+    It serves repositories built with ``--serving python`` only."""
+
+    name = "bundled"
+
+    def __init__(self, opts: ServerOptions) -> None:
+        super().__init__(opts)
+        self._server: BundledServer | None = None
+
+    @classmethod
+    def detect(cls, opts: ServerOptions) -> str:
+        """Always usable as the last choice of ``auto`` (a missing wheel fails in :meth:`check`)."""
+        return "no local tritonserver and no Docker engine with a GPU: using the bundled CPU server (python backend)"
+
+    def check(self) -> None:
+        """Locate the server and put the python-backend stub in place.
+
+        Raises:
+            ServerError: nvidia-pytriton is not installed, or has no stub for this Python.
+        """
+        self._server = find_bundled(prepare=True)
+
+    def _found(self) -> BundledServer:
+        if self._server is None:
+            self.check()
+        assert self._server is not None
+        return self._server
+
+    def command(self, ports: Ports) -> list[str]:
+        b = self._found()
+        return [str(b.binary), f"--backend-directory={b.backend_dir}", *self.args(ports, str(Path(self.opts.repository).resolve()))]
+
+    def environment(self) -> dict[str, str]:
+        return self._found().env()
+
+
 def write_local_wrapper(path: Path) -> Path:
     """Write an executable shell script that runs the bundled server like a local install.
 
@@ -99,6 +143,6 @@ def write_local_wrapper(path: Path) -> Path:
     return path
 
 
-if __name__ == "__main__":  # used by scripts/setup.sh
+if __name__ == "__main__":  # used by scripts/setup.sh and scripts/gpu_check.sh
     if "--prepare" in sys.argv:
         print(find_bundled(prepare=True).binary)

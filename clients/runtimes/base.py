@@ -1,0 +1,116 @@
+"""The one interface every server runtime implements.
+
+:class:`clients.server.TritonServer` owns what all runtimes share: the ports, the log file,
+readiness polling, the repository API (load/unload) and the clean stop. A :class:`Runtime`
+says only what differs between kinds of tritonserver:
+
+- whether its server is available here (:meth:`Runtime.check`, with what to install) and,
+  for ``auto``, why it would be chosen (:meth:`Runtime.detect`);
+- the exact command line (:meth:`Runtime.command`) and the extra environment
+  (:meth:`Runtime.environment`);
+- whether tritonserver itself binds the listen address (:attr:`Runtime.binds_address`; in a
+  container the ports are published on it instead);
+- what runs beside the server and must go with it (:meth:`Runtime.before_start`,
+  :meth:`Runtime.after_stop`; the container's guardian).
+
+A runtime that starts nothing (``launches = False``; the planned ``remote`` runtime: a Triton
+the toolkit did not start) gives the host (:meth:`Runtime.host`) and takes its ports from
+:class:`ServerOptions` as they are; ``TritonServer`` then only checks readiness, talks to it,
+and leaves it running when it stops.
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+from typing import ClassVar
+
+from clients.runtimes.options import ServerOptions
+
+
+@dataclasses.dataclass(frozen=True)
+class Ports:
+    """The three ports of one server (HTTP, gRPC, Prometheus metrics)."""
+
+    http: int
+    grpc: int
+    metrics: int
+
+
+def server_args(opts: ServerOptions, ports: Ports, repository: str, *, bind_address: bool = True) -> list[str]:
+    """tritonserver flags common to every runtime (Triton docs, ``tritonserver --help``).
+
+    Args:
+        opts: The launch options (model control, models to load, log level, metrics
+            interval, exit timeout, extra flags appended verbatim at the end).
+        ports: The ports the server listens on.
+        repository: ``--model-repository`` as the server sees it (a path inside a container).
+        bind_address: Add ``--http-address/--grpc-address/--metrics-address=opts.address``.
+    """
+    args = [
+        f"--model-repository={repository}",
+        f"--http-port={ports.http}",
+        f"--grpc-port={ports.grpc}",
+        f"--metrics-port={ports.metrics}",
+        f"--model-control-mode={opts.model_control}",
+        f"--metrics-interval-ms={opts.metrics_interval_ms}",
+        f"--log-verbose={opts.log_verbose}",
+        "--allow-metrics=true",
+        "--allow-cpu-metrics=true",
+        "--strict-readiness=false",
+        f"--exit-timeout-secs={opts.exit_timeout_s}",
+    ]
+    if bind_address:
+        args += [f"--http-address={opts.address}", f"--grpc-address={opts.address}", f"--metrics-address={opts.address}"]
+    for m in opts.load_models:
+        args.append(f"--load-model={m}")
+    return [*args, *opts.extra_args]
+
+
+class Runtime(abc.ABC):
+    """How one kind of tritonserver is started (see the module docstring).
+
+    Attributes:
+        name: The ``--runtime`` value (``bundled``, ``local``, ``container``).
+        launches: Whether the toolkit starts and stops the server process.
+        binds_address: Whether tritonserver binds ``opts.address`` itself.
+        opts: The launch options.
+    """
+
+    name: ClassVar[str]
+    launches: ClassVar[bool] = True
+    binds_address: ClassVar[bool] = True
+
+    def __init__(self, opts: ServerOptions) -> None:
+        self.opts = opts
+
+    @classmethod
+    def detect(cls, opts: ServerOptions) -> str | None:
+        """Why ``auto`` may pick this runtime here (a sentence), or ``None`` when it cannot."""
+        return None
+
+    def check(self) -> None:
+        """Raise :class:`core.errors.ServerError` (with what to install) when the server is not available."""
+
+    @abc.abstractmethod
+    def command(self, ports: Ports) -> list[str]:
+        """The exact command line that starts the server on ``ports``."""
+
+    def environment(self) -> dict[str, str]:
+        """Environment variables added to the launcher's for the server process."""
+        return {}
+
+    def host(self) -> str:
+        """The host clients connect to: ``localhost`` for a loopback or wildcard address."""
+        a = self.opts.address
+        return "localhost" if a in ("0.0.0.0", "127.0.0.1") else a
+
+    def before_start(self) -> None:
+        """Start what must run beside the server (called just before the server process)."""
+
+    def after_stop(self) -> None:
+        """Clean up what :meth:`before_start` started and the server left (safe to call twice)."""
+
+    def args(self, ports: Ports, repository: str) -> list[str]:
+        """:func:`server_args` for this runtime (address bound or not)."""
+        return server_args(self.opts, ports, repository, bind_address=self.binds_address)

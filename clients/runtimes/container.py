@@ -1,0 +1,121 @@
+"""The ``container`` runtime: NVIDIA's ``nvcr.io/nvidia/tritonserver:<tag>-py3`` image under
+``docker run`` (native backends, GPUs).
+
+A killed ``docker run`` client leaves its container running, so the container is named and
+watched by a small guardian process that removes it (``docker rm -f``) once the launcher is
+gone, SIGKILL included.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from clients.runtimes.base import Ports, Runtime
+from clients.runtimes.options import ServerOptions
+
+#: Run by the container guardian: wait until the launcher closes our stdin (it exited or
+#: was killed), then remove the container by name.
+_GUARDIAN = (
+    "import signal, subprocess, sys\n"
+    "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+    "sys.stdin.buffer.read()\n"
+    "subprocess.run(['docker', 'rm', '-f', sys.argv[1]], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+)
+
+
+def start_container_guardian(name: str) -> subprocess.Popen:
+    """Start a process that runs ``docker rm -f <name>`` once its stdin pipe closes.
+
+    The launcher keeps the pipe's write end; when the launcher exits for any reason
+    (SIGKILL included) the kernel closes it, so the container never outlives the launcher.
+    :meth:`ContainerRuntime.after_stop` closes it too, after the graceful stop.
+    """
+    return subprocess.Popen([sys.executable, "-c", _GUARDIAN, name], stdin=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+def container_command(opts: ServerOptions, ports: Ports, args: list[str], name: str | None = None) -> list[str]:
+    """``docker run`` for NVIDIA's tritonserver image, ports published on ``opts.address``.
+
+    Follows Triton's quick start (``docker run --gpus=1 --rm -p8000:8000 ... -v
+    <repo>:/models nvcr.io/nvidia/tritonserver:<yy.mm>-py3 tritonserver
+    --model-repository=/models``): the repository is mounted read-only at ``/models``, each
+    port is published on ``opts.address`` only (the server inside listens on all of the
+    container's interfaces), ``--shm-size`` is raised for the python backend and system
+    shared memory, ``--init`` forwards SIGINT to tritonserver for a clean stop.
+
+    Args:
+        opts: Image, ``--gpus`` (empty: none), ``--shm-size``, repository, address.
+        ports: Published as ``<address>:<port>:<port>``.
+        args: The tritonserver flags (``--model-repository=/models`` ...).
+        name: ``--name`` for the container, so that it can be removed by name.
+    """
+    repo = str(Path(opts.repository).resolve())
+    a = opts.address
+    cmd = ["docker", "run", "--rm", "--init"]
+    if name:
+        cmd.append(f"--name={name}")
+    cmd.append(f"--shm-size={opts.shm_size}")
+    if opts.gpus:
+        cmd.append(f"--gpus={opts.gpus}")
+    for port in (ports.http, ports.grpc, ports.metrics):
+        cmd += ["-p", f"{a}:{port}:{port}"]
+    cmd += ["-v", f"{repo}:/models:ro", opts.image, "tritonserver"]
+    return cmd + args
+
+
+def docker_engine_up() -> bool:
+    """``docker info`` answers (a client alone is not enough)."""
+    try:
+        return subprocess.run(["docker", "info"], capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+class ContainerRuntime(Runtime):
+    """NVIDIA's image under ``docker run``; the container is named after the launcher's pid and
+    HTTP port and removed by a guardian when the launcher goes.
+
+    Attributes:
+        container_name: ``tritonserver-<pid>-<http port>``, set by :meth:`command`.
+    """
+
+    name = "container"
+    binds_address = False  # the ports are published on the address instead
+
+    def __init__(self, opts: ServerOptions) -> None:
+        super().__init__(opts)
+        self.container_name: str | None = None
+        self._guardian: subprocess.Popen | None = None
+
+    @classmethod
+    def detect(cls, opts: ServerOptions) -> str | None:
+        if shutil.which("docker") and shutil.which("nvidia-smi") and docker_engine_up():
+            return "a Docker engine and an NVIDIA GPU are available"
+        return None
+
+    def command(self, ports: Ports) -> list[str]:
+        self.container_name = f"tritonserver-{os.getpid()}-{ports.http}"
+        return container_command(self.opts, ports, self.args(ports, "/models"), self.container_name)
+
+    def before_start(self) -> None:
+        if self.container_name:
+            self._guardian = start_container_guardian(self.container_name)
+
+    def after_stop(self) -> None:
+        """Close the guardian's pipe: it removes the container (if any is left) and exits."""
+        g, self._guardian = self._guardian, None
+        if g is None:
+            return
+        with contextlib.suppress(OSError):
+            if g.stdin:
+                g.stdin.close()
+        try:
+            g.wait(30)
+        except subprocess.TimeoutExpired:
+            g.kill()

@@ -1,0 +1,71 @@
+"""What a user asks of a tritonserver launch: :class:`ServerOptions` and the defaults it uses.
+
+One source for every default: the click flags (``clients/cli_options.py``) read them from a
+default :class:`ServerOptions`, and each runtime module reads the fields that concern it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Sequence
+
+#: NVIDIA's server image and the release the container runtime uses by default.
+DEFAULT_IMAGE = "nvcr.io/nvidia/tritonserver"
+DEFAULT_TAG = "24.10-py3"
+#: tritonserver ``--model-control-mode`` values (Triton docs, "Model Management").
+MODEL_CONTROL_MODES = ("explicit", "none", "poll")
+
+
+def image_for_tag(tag: str) -> str:
+    """NVIDIA's server image for a release tag: ``"24.10"`` -> ``nvcr.io/nvidia/tritonserver:24.10-py3``.
+
+    A tag that already ends in ``-py3`` (or another suffix such as ``-py3-igpu``) is kept as is.
+    """
+    return f"{DEFAULT_IMAGE}:{tag if '-' in tag else tag + '-py3'}"
+
+
+@dataclasses.dataclass
+class ServerOptions:
+    """How to launch tritonserver.
+
+    Attributes:
+        repository: Model repository folder.
+        runtime: ``auto`` | ``bundled`` | ``local`` | ``container``
+            (:data:`clients.runtimes.RUNTIMES`).
+        http_port, grpc_port, metrics_port: Ports; ``0`` = pick free ones.
+        address: Listen address (default ``127.0.0.1``; ``0.0.0.0`` exposes the server).
+        model_control: ``explicit`` (load/unload on request; for sweeps), ``none`` or ``poll``.
+        load_models: Models to load at start (explicit mode); ``["*"]`` loads all.
+        log_file: Server log path (default: a temporary file, kept).
+        log_verbose: ``--log-verbose`` level.
+        metrics_interval_ms: ``--metrics-interval-ms`` (how often gauges such as CPU/GPU
+            utilisation are refreshed; default 500 ms).
+        extra_args: Further tritonserver flags, passed through verbatim.
+        start_timeout_s: Seconds to wait for readiness (default 120).
+        exit_timeout_s: tritonserver `--exit-timeout-secs`: how long a stop waits for in-flight
+            requests before the server exits (default 15 s; `stop()` waits 5 s longer).
+        image: Container image (``runtime=container``), default ``nvcr.io/nvidia/tritonserver:24.10-py3``.
+        gpus: ``docker run --gpus`` value (default ``all``).
+        shm_size: ``docker run --shm-size`` (default ``1g``).
+        binary: Path of a local tritonserver (``runtime=local``); default ``$TRITONSERVER`` or PATH.
+    """
+
+    repository: Path
+    runtime: str = "auto"
+    http_port: int = 0
+    grpc_port: int = 0
+    metrics_port: int = 0
+    address: str = "127.0.0.1"
+    model_control: str = "explicit"
+    load_models: Sequence[str] = ()
+    log_file: Path | None = None
+    log_verbose: int = 0
+    metrics_interval_ms: int = 500
+    extra_args: Sequence[str] = ()
+    start_timeout_s: float = 120.0
+    exit_timeout_s: int = 15
+    image: str = f"{DEFAULT_IMAGE}:{DEFAULT_TAG}"
+    gpus: str = "all"
+    shm_size: str = "1g"
+    binary: Path | None = None
