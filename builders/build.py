@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from builders.artifacts import Attempt, ExportResult
-from builders.config import DEFAULT_SERVING
+from builders.backends import DEFAULT_SERVING
 from builders.export_onnx import export_onnx
 from builders.export_tensorrt import TIMING_CACHE_FILE, export_tensorrt
 from builders.export_torchscript import export_torchscript

@@ -13,7 +13,7 @@ from typing import Any, Callable
 import click
 
 from builders import build as build_api
-from builders.config import DEFAULT_SERVING, LEGACY_SERVINGS, SERVINGS
+from builders.backends import DEFAULT_SERVING, LEGACY_SERVINGS, SERVINGS
 from builders.export_tensorrt import TIMING_CACHE_FILE, trtexec_command
 from builders.models import get_builtin
 from builders.spec import ModelSpec
@@ -30,7 +30,7 @@ def serving_option(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``--serving python|native`` (and its deprecated alias ``--runtime bundled|native``); adds ``serving``.
 
     ``--runtime`` is the build switch's old name, kept for one release: it prints a
-    deprecation warning and maps through :data:`builders.config.LEGACY_SERVINGS`
+    deprecation warning and maps through :data:`builders.backends.LEGACY_SERVINGS`
     (``bundled`` -> ``python``, ``native`` -> ``native``). Giving both with different
     meanings is a usage error.
     """

@@ -4,8 +4,9 @@ Tensor names follow Triton's PyTorch backend (``pytorch_libtorch``; Triton docs,
 (LibTorch) Backend", model configuration): an input is found either by the
 ``<name>__<index>`` convention (index = position in ``forward``) or by the name of its
 ``forward`` argument; outputs have no names in TorchScript, so they are found by the
-``<name>__<index>`` convention. :func:`triton_names` maps spec names onto names the backend
-accepts; the export records that map so the generated native config matches the file.
+``<name>__<index>`` convention. :func:`builders.backends.pytorch_libtorch.triton_names`
+(where the convention lives) maps spec names onto names the backend accepts; the export
+records that map so the generated native config matches the file.
 """
 
 from __future__ import annotations
@@ -15,17 +16,15 @@ import re
 import time
 import warnings
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from builders.artifacts import Attempt, ExportResult
 from builders.precision import cast_weights, prepare_module, wrap_served
+from builders.backends.pytorch_libtorch import triton_names
 from core.errors import ExportError
 from builders.spec import ModelSpec
 
 log = logging.getLogger(__name__)
-
-_CONVENTION = re.compile(r"^(.+)__(\d+)$")
-
 
 def export_torchscript(module: Any, spec: ModelSpec, out_dir: Path, precision: str = "fp32") -> ExportResult:
     """Export ``module`` to ``out_dir/model.pt``.
@@ -100,34 +99,6 @@ def export_torchscript(module: Any, spec: ModelSpec, out_dir: Path, precision: s
         + "; ".join(f"{a.strategy}: {a.error}" for a in attempts),
         hint="make forward() scriptable (type annotations, no unsupported Python) or traceable (tensor inputs and outputs only)",
     )
-
-
-def triton_names(spec: ModelSpec, forward_args: Sequence[str]) -> dict[str, dict[str, str]]:
-    """Names Triton's PyTorch backend accepts for each spec tensor.
-
-    An input keeps its name when it follows ``<name>__<position>`` or equals the
-    ``forward`` argument at its position; otherwise it becomes ``INPUT__<position>``. An
-    output keeps its name when it follows ``<name>__<position>``; otherwise it becomes
-    ``OUTPUT__<position>``.
-
-    Args:
-        spec: The I/O signature.
-        forward_args: The exported module's ``forward`` argument names (without ``self``).
-
-    Returns:
-        ``{"inputs": {spec_name: served_name}, "outputs": {spec_name: served_name}}``.
-    """
-
-    def follows(name: str, i: int) -> bool:
-        m = _CONVENTION.match(name)
-        return bool(m) and int(m.group(2)) == i
-
-    inputs = {
-        t.name: t.name if follows(t.name, i) or (i < len(forward_args) and forward_args[i] == t.name) else f"INPUT__{i}"
-        for i, t in enumerate(spec.inputs)
-    }
-    outputs = {t.name: t.name if follows(t.name, i) else f"OUTPUT__{i}" for i, t in enumerate(spec.outputs)}
-    return {"inputs": inputs, "outputs": outputs}
 
 
 def _trace(model: Any, args: tuple[Any, ...], warnings_out: list[str]) -> Any:

@@ -18,7 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from core import formats
-from builders.config import LEGACY_SERVINGS, ArtifactIO, make_config, write_config
+from builders.artifact_io import ArtifactIO, read_artifact_io
+from builders.backends import LEGACY_SERVINGS
+from builders.config import make_config, write_config
 from core.errors import ConfigError
 from builders.spec import ModelSpec
 from builders.validate import read_artifact_io
@@ -46,7 +48,7 @@ def write_variant(
     """Write one variant folder; returns it. Existing content of that folder is replaced.
 
     Dtypes and dims come from the exported file (read with
-    :func:`builders.validate.read_artifact_io` unless ``io`` is given), names and order from
+    :func:`builders.artifact_io.read_artifact_io` unless ``io`` is given), names and order from
     ``spec``; the config is checked against Triton's rules before anything is written.
 
     Args:
@@ -135,7 +137,7 @@ def _read_raw(repo: Path) -> dict[str, Any]:
 def upgrade_entry(entry: dict[str, Any]) -> dict[str, Any]:
     """An index entry in today's vocabulary: an entry written before the rename of the build
     switch says ``"runtime": "bundled"|"native"``; it becomes ``"serving": "python"|"native"``
-    (:data:`builders.config.LEGACY_SERVINGS`). Other entries are returned unchanged."""
+    (:data:`builders.backends.LEGACY_SERVINGS`). Other entries are returned unchanged."""
     if "runtime" not in entry or "serving" in entry:
         return entry
     out = {k: v for k, v in entry.items() if k != "runtime"}

@@ -11,34 +11,27 @@ wrong and what to do. Checks, per model folder (Triton docs, "Model Repository" 
 - each version folder holds the model file the platform/backend expects
   (``default_model_filename`` or ``model.pt`` / ``model.onnx`` / ``model.plan`` /
   ``model.py``) and, for our python-backend model, the artifact its parameters name;
-- the config's own rules (:func:`builders.config.config_problems`);
-- inputs and outputs against the artifact (:func:`builders.config.artifact_problems`): the
+- the config's own rules (:func:`builders.config_checks.config_problems`, which applies
+  :mod:`builders.triton_rules` and the serving backend's rules, e.g. our python-backend
+  model's ``artifact_format``);
+- inputs and outputs against the artifact (:func:`builders.config_checks.artifact_problems`,
+  with the artifact read by :func:`builders.artifact_io.read_artifact_io`): the
   ONNX graph (read with ``onnx``), the TorchScript module's ``forward`` signature (with
   torch), the TensorRT engine (where ``tensorrt`` is importable and can deserialise it).
 """
 
 from __future__ import annotations
 
-import functools
 import logging
 import os
 from pathlib import Path
 
-from builders.config import (
-    PARAM_FILE,
-    ArtifactIO,
-    Problem,
-    TensorIO,
-    artifact_problems,
-    config_problems,
-    model_backend,
-    model_filename,
-    parse_config,
-    served_artifact,
-)
+from builders.artifact_io import read_artifact_io
+from builders.backends import model_backend, model_filename, served_artifact
+from builders.config import parse_config
+from builders.config_checks import artifact_problems, config_problems
+from builders.triton_rules import Problem
 from core.errors import ConfigError
-from core import dtypes
-from core.errors import DataTypeError
 
 log = logging.getLogger(__name__)
 
@@ -107,9 +100,6 @@ def validate_model(model_dir: Path, *, server_gpu: bool | None = None, check_art
                                f"create them or list only {sorted(versions)}"))
     filename = model_filename(cfg)
     served = served_artifact(cfg)
-    if model_backend(cfg) == "python" and served is None and PARAM_FILE in cfg.parameters:
-        out.append(Problem(str(cfg_path), "parameters[artifact_format]", "is missing or not torchscript/onnx",
-                           "set artifact_format to torchscript or onnx"))
     checked: set[Path] = set()
     for v, vdir in sorted(versions.items()):
         if filename and not (vdir / filename).exists():
@@ -150,128 +140,6 @@ def _version_folders(model_dir: Path, out: list[Problem]) -> dict[int, Path]:
     if not versions:
         out.append(Problem(str(model_dir), "version folder", "no version folder (1/, 2/, ...)", f"put the model file in {model_dir / '1'}"))
     return versions
-
-
-# --------------------------------------------------------------------------- artifacts
-
-
-def read_artifact_io(fmt: str, path: str | Path) -> ArtifactIO | None:
-    """Read the I/O signature an exported file declares.
-
-    Args:
-        fmt: ``"onnx"`` (graph inputs that are not initializers, and outputs, with element
-            types and shapes), ``"torchscript"`` (``forward`` argument names and the number
-            of returned tensors; no dtypes or shapes) or ``"trt"`` (engine I/O tensors and
-            profile 0's maximum batch).
-        path: The file (for ONNX also a folder holding ``model.onnx``).
-
-    Returns:
-        The signature, or ``None`` when it cannot be read here (TensorRT without the
-        ``tensorrt`` package or a GPU).
-
-    Raises:
-        ConfigError: the file is not a valid artifact of that format.
-    """
-    p = Path(path)
-    st = p.stat()
-    return _read_cached(fmt, str(p.resolve()), st.st_mtime_ns, st.st_size)
-
-
-@functools.lru_cache(maxsize=64)
-def _read_cached(fmt: str, path: str, _mtime_ns: int, _size: int) -> ArtifactIO | None:
-    if fmt == "onnx":
-        return _onnx_io(Path(path))
-    if fmt == "torchscript":
-        return _torchscript_io(Path(path))
-    if fmt == "trt":
-        return _tensorrt_io(Path(path))
-    raise ConfigError(f"unknown artifact format {fmt!r}", hint="expected torchscript, onnx or trt")
-
-
-def _onnx_io(path: Path) -> ArtifactIO:
-    import onnx
-    from onnx import helper
-
-    if path.is_dir():
-        path = path / "model.onnx"
-    try:
-        model = onnx.load(str(path), load_external_data=False)
-    except Exception as e:  # onnx raises DecodeError, OSError, ...
-        raise ConfigError(f"{path.name} is not a readable ONNX model: {type(e).__name__}: {e}") from e
-    graph = model.graph
-    inits = {i.name for i in graph.initializer}
-
-    def tensor(vi: object) -> TensorIO:
-        tt = vi.type.tensor_type  # type: ignore[attr-defined]
-        dtype = None
-        if tt.elem_type:
-            try:
-                dtype = dtypes.from_onnx(tt.elem_type).triton
-            except DataTypeError:  # a type with no Triton counterpart: never matches a config
-                dtype = f"ONNX elem_type {tt.elem_type} (no Triton type)"
-        shape = None
-        if tt.HasField("shape"):
-            shape = tuple(d.dim_value if d.HasField("dim_value") and d.dim_value > 0 else -1 for d in tt.shape.dim)
-        return TensorIO(vi.name, dtype, shape)  # type: ignore[attr-defined]
-
-    return ArtifactIO(
-        "onnx",
-        tuple(tensor(i) for i in graph.input if i.name not in inits),
-        tuple(tensor(o) for o in graph.output),
-    )
-
-
-def _torchscript_io(path: Path) -> ArtifactIO:
-    import torch
-
-    try:
-        module = torch.jit.load(str(path), map_location="cpu")
-    except Exception as e:  # RuntimeError for anything that is not a TorchScript archive
-        raise ConfigError(f"{path.name} is not a loadable TorchScript module: {type(e).__name__}: {str(e)[:200]}") from e
-    schema = module.forward.schema
-    args = [a.name for a in schema.arguments[1:]]  # [0] is self
-    outputs: tuple[TensorIO, ...] | None = None
-    if len(schema.returns) == 1:
-        ret = schema.returns[0].type
-        if isinstance(ret, torch.TensorType):
-            outputs = (TensorIO("__0"),)
-        elif isinstance(ret, torch.TupleType) and all(isinstance(e, torch.TensorType) for e in ret.elements()):
-            outputs = tuple(TensorIO(f"__{i}") for i in range(len(ret.elements())))
-    return ArtifactIO("torchscript", tuple(TensorIO(a) for a in args), outputs, positional=True)
-
-
-def _tensorrt_io(path: Path) -> ArtifactIO | None:
-    try:
-        import tensorrt as trt
-    except ImportError:
-        log.info("tensorrt is not importable: %s is not compared with its config", path)
-        return None
-    try:
-        runtime = trt.Runtime(trt.Logger(trt.Logger.ERROR))
-        engine = runtime.deserialize_cuda_engine(path.read_bytes())
-    except Exception as e:  # no GPU, or a TensorRT version mismatch
-        log.info("could not deserialise %s here (%s): not compared with its config", path, e)
-        return None
-    if engine is None:
-        raise ConfigError(f"{path.name} is not a TensorRT engine this TensorRT ({trt.__version__}) can read",
-                          hint="rebuild the plan with the TensorRT version of the serving container")
-    inputs, outputs = [], []
-    max_batch: int | None = None
-    for i in range(engine.num_io_tensors):
-        name = engine.get_tensor_name(i)
-        try:
-            dtype = dtypes.from_tensorrt(engine.get_tensor_dtype(name)).triton
-        except DataTypeError:  # e.g. fp8/int4: no Triton type, never matches a config
-            dtype = f"TensorRT {engine.get_tensor_dtype(name)} (no Triton type)"
-        t = TensorIO(name, dtype, tuple(int(d) for d in engine.get_tensor_shape(name)))
-        if engine.get_tensor_mode(name) == trt.TensorIOMode.INPUT:
-            inputs.append(t)
-            if engine.num_optimization_profiles > 0 and t.shape and t.shape[0] == -1:
-                hi = engine.get_tensor_profile_shape(name, 0)[2][0]
-                max_batch = hi if max_batch is None else min(max_batch, hi)
-        else:
-            outputs.append(t)
-    return ArtifactIO("trt", tuple(inputs), tuple(outputs), max_batch_size=max_batch)
 
 
 def relative(path: str, root: str | Path) -> str:

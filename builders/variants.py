@@ -15,10 +15,14 @@ import logging
 from typing import Any
 
 from core import formats
+from core.formats import get as get_format
 from core.naming import WARMUPS, NameParts, check_name, parse_variant_name, variant_name
 from core.precision import PRECISION_NAMES, TRT_ACCELERATOR_PRECISIONS
 from core.errors import ConfigError, GpuRequiredError
 from core.gpu import gpu_available
+from builders import backends
+from builders import triton_rules as rules
+from builders.triton_rules import Problem, raise_problems
 
 log = logging.getLogger(__name__)
 
@@ -75,46 +79,35 @@ class Variant:
             raise ConfigError(f"precision {self.precision!r} is unknown", hint=f"choose one of {', '.join(PRECISION_NAMES)}")
         if self.kind not in ("cpu", "gpu"):
             raise ConfigError(f"instance_group.kind: {self.kind!r} is not 'cpu' or 'gpu'")
-        if self.count < 1:
-            raise ConfigError(f"instance_group.count: must be >= 1, got {self.count}")
-        if self.gpus and self.kind != "gpu":
-            raise ConfigError(
-                f"instance_group.gpus: {list(self.gpus)} given for a KIND_CPU group",
-                hint="GPU ids apply to KIND_GPU instances only (Triton docs, 'Instance Groups')",
-            )
-        if any(g < 0 for g in self.gpus):
-            raise ConfigError(f"instance_group.gpus: GPU ids must be >= 0, got {list(self.gpus)}")
-        if self.max_batch_size < 0:
-            raise ConfigError(f"max_batch_size: must be >= 0, got {self.max_batch_size}")
-        if self.dynamic_batching and self.max_batch_size == 0:
-            raise ConfigError(
-                "dynamic_batching: needs max_batch_size > 0 (Triton docs, 'Dynamic Batcher')",
-                hint="drop dynamic batching for max_batch_size 0 variants, or raise max_batch_size",
-            )
-        if self.preferred_batch_sizes and not self.dynamic_batching:
-            raise ConfigError("dynamic_batching.preferred_batch_size: given while dynamic batching is off")
-        bad = [p for p in self.preferred_batch_sizes if not 1 <= p <= self.max_batch_size]
-        if bad:
-            raise ConfigError(
-                f"dynamic_batching.preferred_batch_size: {bad} must be within 1..max_batch_size ({self.max_batch_size})",
-                hint="Triton docs, 'Dynamic Batcher': preferred sizes cannot exceed max_batch_size",
-            )
-        if self.max_queue_delay_us < 0:
-            raise ConfigError(f"dynamic_batching.max_queue_delay_microseconds: must be >= 0, got {self.max_queue_delay_us}")
         if self.warmup is not None and self.warmup not in WARMUPS:
             raise ConfigError(f"model_warmup: {self.warmup!r} is not one of {', '.join(WARMUPS)}")
+        if self.trt_accelerator is not None and self.trt_accelerator not in TRT_ACCELERATOR_PRECISIONS:
+            raise ConfigError(
+                f"{rules.ACCELERATORS}: precision {self.trt_accelerator!r} is not one of {', '.join(TRT_ACCELERATOR_PRECISIONS)}"
+            )
+        raise_problems(self.problems())
+
+    def problems(self, backend: str | None = None, server_gpu: bool | None = None) -> list[Problem]:
+        """Every Triton rule (:mod:`builders.triton_rules`) the variant's fields break.
+
+        Args:
+            backend: The Triton backend that will serve it; default: the format's native
+                backend (``core.formats``).
+            server_gpu: Whether the server has a GPU; ``None`` = unknown, not checked.
+        """
+        kind = f"KIND_{self.kind.upper()}"
+        out = [
+            *rules.max_batch_size(self.max_batch_size),
+            *rules.dynamic_batching(self.max_batch_size, self.dynamic_batching),
+            *rules.preferred_batch_sizes(self.max_batch_size, self.preferred_batch_sizes, self.dynamic_batching),
+            *rules.max_queue_delay(self.max_queue_delay_us),
+            *rules.instance_count(self.count),
+            *rules.instance_gpus(kind, self.gpus),
+            *rules.kind_gpu_needs_gpu(kind, server_gpu),
+        ]
         if self.trt_accelerator is not None:
-            if self.trt_accelerator not in TRT_ACCELERATOR_PRECISIONS:
-                raise ConfigError(
-                    f"optimization.execution_accelerators.gpu_execution_accelerator: precision "
-                    f"{self.trt_accelerator!r} is not one of {', '.join(TRT_ACCELERATOR_PRECISIONS)}"
-                )
-            if self.format != "onnx" or self.kind != "gpu":
-                raise ConfigError(
-                    "optimization.execution_accelerators.gpu_execution_accelerator: the TensorRT accelerator "
-                    f"applies to ONNX on KIND_GPU only, not {self.format} on KIND_{self.kind.upper()}",
-                    hint="Triton docs, 'Optimization: ONNX with TensorRT Optimization (ORT-TRT)'",
-                )
+            out += rules.ort_trt_accelerator(backend or formats.get(self.format).backend, self.kind == "gpu")
+        return out
 
     @property
     def name(self) -> str:
@@ -206,13 +199,10 @@ class VariantGrid:
                               ("max_batch_size values", self.max_batch_sizes), ("dynamic batching settings", self.queue_delays_us)):
             if not values:
                 raise ConfigError(f"the grid needs at least one of its {field}")
-        positive = [m for m in self.max_batch_sizes if m > 0]
-        too_big = [p for p in self.preferred_batch_sizes if not positive or p > max(positive)]
-        if too_big and any(d is not None for d in self.queue_delays_us):
-            raise ConfigError(
-                f"dynamic_batching.preferred_batch_size: {too_big} exceed every max_batch_size {list(self.max_batch_sizes)}",
-                hint="preferred sizes must be <= max_batch_size (Triton docs, 'Dynamic Batcher')",
-            )
+        # a preferred size no max_batch_size of the grid allows is an error, not a skip
+        top = max(self.max_batch_sizes)
+        if any(d is not None for d in self.queue_delays_us):
+            raise_problems(rules.preferred_batch_sizes(top, self.preferred_batch_sizes))
 
     def _server_gpu(self, server_gpu: bool | None) -> bool:
         if server_gpu is not None:
@@ -256,9 +246,9 @@ class VariantGrid:
         kinds: list[str] = []
         for k in self.kinds:
             kind = ("gpu" if has_gpu else "cpu") if k == "auto" else k
-            if kind == "gpu" and not has_gpu:
-                skipped.append(Skipped("instance kind gpu", "KIND_GPU needs a GPU on the server and there is none; "
-                                       "pass --server-gpu if the server is another machine"))
+            no_gpu = rules.kind_gpu_needs_gpu(f"KIND_{kind.upper()}", has_gpu)
+            if no_gpu:
+                skipped.append(Skipped("instance kind gpu", no_gpu[0].reason()))
                 continue
             if kind not in kinds:
                 kinds.append(kind)
@@ -267,20 +257,21 @@ class VariantGrid:
             formats, precisions, kinds, self.counts, self.max_batch_sizes, self.queue_delays_us,
             self.warmups, self.trt_accelerators,
         ):
-            if mbs == 0 and delay is not None:
-                skipped.append(Skipped("max_batch_size 0 with dynamic batching",
-                                       "dynamic_batching needs max_batch_size > 0 (Triton docs, 'Dynamic Batcher')"))
+            no_batching = rules.dynamic_batching(mbs, delay is not None)
+            if no_batching:
+                skipped.append(Skipped("max_batch_size 0 with dynamic batching", no_batching[0].reason()))
                 continue
-            if acc is not None and (fmt != "onnx" or kind != "gpu"):
-                continue  # the accelerator axis only multiplies ONNX KIND_GPU variants
-            if acc is not None and serving == "python":
-                skipped.append(Skipped(f"TensorRT accelerator {acc}", "the bundled server's python backend "
-                                       "does not use onnxruntime's TensorRT accelerator; use --serving native"))
-                continue
+            if acc is not None:
+                if rules.ort_trt_accelerator(get_format(fmt).backend, kind == "gpu"):
+                    continue  # the accelerator axis only multiplies ONNX KIND_GPU variants
+                served = rules.ort_trt_accelerator(backends.for_serving(serving, fmt).backend, True) if serving else []
+                if served:
+                    skipped.append(Skipped(f"TensorRT accelerator {acc}", served[0].reason()))
+                    continue
             pref: tuple[int, ...] = ()
             if delay is not None:
-                pref = tuple(p for p in self.preferred_batch_sizes if p <= mbs)
-                dropped = [p for p in self.preferred_batch_sizes if p > mbs]
+                pref = tuple(p for p in self.preferred_batch_sizes if not rules.preferred_batch_sizes(mbs, (p,)))
+                dropped = [p for p in self.preferred_batch_sizes if p not in pref]
                 if dropped:
                     log.info("preferred batch sizes %s dropped for max_batch_size %d", dropped, mbs)
             out.append(

@@ -26,6 +26,8 @@ class Format:
         runner: What runs the artifact for verification and on the bundled python backend
             (``builders.runners``): ``"torch.jit"``, ``"onnxruntime"``, ``"tensorrt"``.
         needs_gpu: Whether building or running the artifact needs an NVIDIA GPU.
+        python_serving: Whether the toolkit's python-backend ``model.py`` serves it (the
+            bundled server has the python backend only; TensorRT plans need ``tensorrt_plan``).
     """
 
     name: str
@@ -35,16 +37,19 @@ class Format:
     token: str
     runner: str
     needs_gpu: bool = False
+    python_serving: bool = True
 
 
 #: Every export format, in the order builds run them.
 FORMATS: tuple[Format, ...] = (
     Format("torchscript", "model.pt", "pytorch_libtorch", "pytorch", "ts", "torch.jit"),
     Format("onnx", "model.onnx", "onnxruntime_onnx", "onnxruntime", "onnx", "onnxruntime"),
-    Format("trt", "model.plan", "tensorrt_plan", "tensorrt", "trt", "tensorrt", needs_gpu=True),
+    Format("trt", "model.plan", "tensorrt_plan", "tensorrt", "trt", "tensorrt", needs_gpu=True, python_serving=False),
 )
 #: Format names, for flags and messages.
 FORMAT_NAMES: tuple[str, ...] = tuple(f.name for f in FORMATS)
+#: Formats the python-backend model serves.
+PYTHON_SERVED: tuple[str, ...] = tuple(f.name for f in FORMATS if f.python_serving)
 _BY_NAME = {f.name: f for f in FORMATS}
 _BY_TOKEN = {f.token: f for f in FORMATS}
 _BY_BACKEND = {f.backend: f for f in FORMATS}

@@ -14,7 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tritonclient.grpc import model_config_pb2 as mc
 
-from builders.config import ArtifactIO, TensorIO, artifact_problems, make_config, parse_config, to_text
+from builders.artifact_io import ArtifactIO, TensorIO
+from builders.config import make_config, parse_config, to_text
+from builders.config_checks import artifact_problems
 from core.errors import ConfigError
 from builders.spec import ModelSpec, TensorSpec
 from core.dtypes import TENSOR_IO_NAMES

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from builders.cli import cli
-from builders.config import LEGACY_SERVINGS, SERVINGS
+from builders.backends import LEGACY_SERVINGS, SERVINGS
 from builders.repository import INDEX_FILE, read_index, update_index
 
 

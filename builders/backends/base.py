@@ -1,0 +1,79 @@
+"""What every Triton backend's config builder provides, and the native-backend base.
+
+A backend builder writes the backend-specific part of a ``ModelConfig`` (``platform`` or
+``backend``, the model file, backend parameters and optimisations) and checks the rules that
+only its backend has; the rules shared by every backend live in :mod:`builders.triton_rules`.
+The model file and platform of a native backend come from the :mod:`core.formats` table.
+"""
+
+from __future__ import annotations
+
+from tritonclient.grpc import model_config_pb2 as mc
+
+from builders.artifact_io import ArtifactIO
+from builders.triton_rules import Problem
+from core import formats
+
+
+class BackendConfig:
+    """The config builder of one Triton backend.
+
+    Attributes:
+        backend: Triton's backend name (``"python"``, ``"pytorch"``...).
+        platform: Triton's ``platform`` name, ``""`` for backends set by ``backend``.
+        default_file: The model file Triton loads from a version folder without
+            ``default_model_filename`` (Triton docs, "Model Repository: Model Files").
+    """
+
+    backend: str = ""
+    platform: str = ""
+    default_file: str = ""
+
+    def configure(self, cfg: mc.ModelConfig, fmt: str, *, trt_accelerator: str | None = None,
+                  intra_op_threads: int | None = None) -> None:
+        """Write this backend's fields into ``cfg`` for an artifact of format ``fmt``.
+
+        Args:
+            cfg: The config being built (name, batching and I/O are the caller's).
+            fmt: The exported artifact's format (``"onnx"``...).
+            trt_accelerator: ``precision_mode`` (``"fp16"``...) of onnxruntime's TensorRT
+                accelerator, or ``None``.
+            intra_op_threads: Threads per instance, where the backend takes them.
+        """
+        raise NotImplementedError
+
+    def model_file(self, cfg: mc.ModelConfig) -> str:
+        """The file Triton loads from a version folder of ``cfg``."""
+        return cfg.default_model_filename or self.default_file
+
+    def served_artifact(self, cfg: mc.ModelConfig) -> tuple[str, str] | None:
+        """``(format, file name)`` of the exported artifact ``cfg`` serves, or ``None``."""
+        return None
+
+    def config_problems(self, cfg: mc.ModelConfig) -> list[Problem]:
+        """The rules of this backend that ``cfg`` breaks on its own (default: none)."""
+        return []
+
+    def artifact_problems(self, cfg: mc.ModelConfig, io: ArtifactIO) -> list[Problem]:
+        """The rules of this backend that ``cfg`` breaks against its artifact (default: none)."""
+        return []
+
+
+class NativeBackend(BackendConfig):
+    """A Triton backend that loads one export format itself (``platform`` set, the
+    format's file as ``default_model_filename``; Triton docs, "Model Configuration:
+    Platform and Backend")."""
+
+    format = ""
+
+    def __init__(self) -> None:
+        f = formats.get(self.format)
+        self.backend, self.platform, self.default_file = f.backend, f.platform, f.file
+
+    def configure(self, cfg: mc.ModelConfig, fmt: str, *, trt_accelerator: str | None = None,
+                  intra_op_threads: int | None = None) -> None:
+        cfg.platform = self.platform
+        cfg.default_model_filename = self.default_file
+
+    def served_artifact(self, cfg: mc.ModelConfig) -> tuple[str, str] | None:
+        return self.format, self.model_file(cfg)

@@ -1,0 +1,43 @@
+"""``platform: "onnxruntime_onnx"``: ONNX models on Triton's ONNX Runtime backend.
+
+Triton loads ``model.onnx`` (Triton docs, "Model Repository: Model Files"); tensors are
+matched by the graph's input and output names. On KIND_GPU instances onnxruntime can hand
+subgraphs to TensorRT (ORT-TRT): ``optimization { execution_accelerators {
+gpu_execution_accelerator { name: "tensorrt" parameters { precision_mode, max_workspace_size_bytes } } } }``
+(Triton docs, "Optimization: ONNX with TensorRT Optimization (ORT-TRT)"); where it applies is
+:func:`builders.triton_rules.ort_trt_accelerator`.
+"""
+
+from __future__ import annotations
+
+from tritonclient.grpc import model_config_pb2 as mc
+
+from builders.backends.base import NativeBackend
+
+#: Default TensorRT workspace for the onnxruntime accelerator, bytes (1 GiB).
+TRT_WORKSPACE_BYTES = 1 << 30
+
+
+class OnnxRuntimeBackend(NativeBackend):
+    """ONNX on ``onnxruntime_onnx``, with the ORT-TRT accelerator block when asked for."""
+
+    format = "onnx"
+
+    def configure(self, cfg: mc.ModelConfig, fmt: str, *, trt_accelerator: str | None = None,
+                  intra_op_threads: int | None = None) -> None:
+        super().configure(cfg, fmt)
+        if trt_accelerator:
+            add_ort_trt_accelerator(cfg, trt_accelerator)
+
+
+def add_ort_trt_accelerator(cfg: mc.ModelConfig, precision: str) -> None:
+    """Add onnxruntime's TensorRT execution accelerator to ``cfg``.
+
+    Args:
+        cfg: The config.
+        precision: The toolkit's precision name (``"fp32"``, ``"fp16"``); written as
+            Triton's ``precision_mode`` (``"FP16"``), with a 1 GiB workspace.
+    """
+    acc = cfg.optimization.execution_accelerators.gpu_execution_accelerator.add(name="tensorrt")
+    acc.parameters["precision_mode"] = precision.upper()
+    acc.parameters["max_workspace_size_bytes"] = str(TRT_WORKSPACE_BYTES)
