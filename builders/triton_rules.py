@@ -194,7 +194,7 @@ def ort_trt_accelerator(backend: str, gpu_instances: bool, where: str = ACCELERA
     out: list[Problem] = []
     if backend == PYTHON_BACKEND:
         out += _bad(f"{where}.name", "the python backend does not use onnxruntime's TensorRT accelerator",
-                    "serve ORT-TRT variants natively (--serving native: platform onnxruntime_onnx)")
+                    "use --serving native for ORT-TRT variants (platform onnxruntime_onnx)")
     elif backend != "onnxruntime":
         out += _bad(f"{where}.name", f"the TensorRT accelerator is an ONNX Runtime option; this model's backend is "
                     f"{backend or 'unknown'!r}", "remove the optimization block, or use ONNX (platform onnxruntime_onnx)")

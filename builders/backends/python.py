@@ -57,6 +57,6 @@ class PythonBackend(BackendConfig):
             return []
         if fmt == "trt":
             return [Problem("", f"parameters[{PARAM_FORMAT}]", "TensorRT plans cannot be served by the python backend",
-                            "serve them natively (--serving native, platform tensorrt_plan) in a Triton container")]
+                            "use --serving native (platform tensorrt_plan) with a Triton container that has that backend")]
         return [Problem("", f"parameters[{PARAM_FORMAT}]", f"{fmt or '(missing)'} is not one of {', '.join(formats.PYTHON_SERVED)}",
                         f"set {PARAM_FORMAT} to one of {', '.join(formats.PYTHON_SERVED)}")]
