@@ -23,7 +23,6 @@ from builders.backends import LEGACY_SERVINGS
 from builders.config import make_config, write_config
 from core.errors import ConfigError
 from builders.spec import ModelSpec
-from builders.validate import read_artifact_io
 from builders.variants import Variant
 
 log = logging.getLogger(__name__)
