@@ -16,7 +16,7 @@ from typing import Callable, Sequence
 
 from core.errors import ClientError, ServerError, ToolkitError
 from clients.infer import CheckResult, check_variant
-from clients.server import ServerOptions, TritonServer
+from clients.server import ServerOptions, TritonServer, unload_and_wait
 
 log = logging.getLogger(__name__)
 
@@ -156,5 +156,5 @@ def check_running(repository: Path, urls: dict[str, str], only: Sequence[str] = 
             finally:
                 if loaded_here:
                     with contextlib.suppress(ToolkitError, Exception):
-                        client.unload_model(name)
+                        unload_and_wait(client, name)
     return results

@@ -24,7 +24,7 @@ import socket
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import tenacity
 
@@ -33,7 +33,7 @@ from clients.runtimes.choose import resolve_runtime
 from clients.runtimes.options import MODEL_CONTROL_MODES, ServerOptions
 from core.errors import ServerError
 
-__all__ = ["ServerOptions", "TritonServer", "free_port", "free_ports", "port_in_use"]
+__all__ = ["ServerOptions", "TritonServer", "free_port", "free_ports", "port_in_use", "unload_and_wait"]
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +69,36 @@ def port_in_use(port: int, address: str = "127.0.0.1") -> bool:
         except OSError:
             return True
     return False
+
+
+def unload_and_wait(client: Any, model: str, timeout_s: float = UNLOAD_WAIT_S) -> bool:
+    """Ask the server to unload ``model`` and poll until it is no longer ready.
+
+    Triton's unload request returns before the model is gone (its instances finish their
+    requests first), so whoever loads the next model or checks the state waits here.
+
+    Args:
+        client: A tritonclient HTTP or gRPC ``InferenceServerClient``.
+        model: The model name.
+        timeout_s: How long to wait for it to be gone (default 30 s), polled every
+            :data:`READY_POLL_S`.
+
+    Returns:
+        Whether it was gone in time (a warning is logged when not).
+
+    Raises:
+        Exception: whatever the client raises (the server refused or is unreachable).
+    """
+    client.unload_model(model)
+
+    def still_there(state: tenacity.RetryCallState) -> bool:
+        log.warning("%s still reported ready %g s after its unload request", model, timeout_s)
+        return False
+
+    return bool(tenacity.Retrying(
+        stop=tenacity.stop_after_delay(timeout_s), wait=tenacity.wait_fixed(READY_POLL_S),
+        retry=tenacity.retry_if_result(lambda gone: not gone), retry_error_callback=still_there,
+    )(lambda: not client.is_model_ready(model)))
 
 
 def _die_with_parent(parent_pid: int):
@@ -137,7 +167,7 @@ class TritonServer:
             if not repo.is_dir():
                 raise ServerError(f"model repository {repo} does not exist", hint="run `builders build` first or pass the right --repository")
             ports = self._ports(opts)
-            runtime.check()
+        runtime.check()
         self.http_port, self.grpc_port, self.metrics_port = ports.http, ports.grpc, ports.metrics
         host = runtime.host()
         self.http_url = f"{host}:{ports.http}"
@@ -302,16 +332,9 @@ class TritonServer:
         """Unload ``model`` and wait up to ``timeout_s`` until it is gone (errors are logged, not raised)."""
         import tritonclient.http as th
 
-        def still_there(state: tenacity.RetryCallState) -> None:
-            log.warning("%s still reported ready %.0f s after its unload request", model, timeout_s)
-
         try:
             with contextlib.closing(th.InferenceServerClient(self.http_url, network_timeout=60)) as c:
-                c.unload_model(model)
-                tenacity.Retrying(
-                    stop=tenacity.stop_after_delay(timeout_s), wait=tenacity.wait_fixed(READY_POLL_S),
-                    retry=tenacity.retry_if_result(bool), retry_error_callback=still_there,
-                )(c.is_model_ready, model)
+                unload_and_wait(c, model, timeout_s)
         except Exception as e:  # an unload failure must not end a sweep
             log.warning("unloading %s failed: %s", model, e)
 

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from clients.cli_options import server_options
 from clients.runtimes.base import Ports, Runtime
-from clients.server import ServerOptions, TritonServer, free_ports
+from clients.server import ServerOptions, TritonServer, free_ports, unload_and_wait
 from core.errors import ServerError
 
 
@@ -139,3 +139,29 @@ def test_a_runtime_that_launches_nothing_is_only_waited_for(tmp_path: Path) -> N
 def test_free_ports_are_distinct():
     ports = free_ports(3)
     assert len(set(ports)) == 3 and all(1024 <= p <= 65535 for p in ports)
+
+
+class _FakeClient:
+    """A tritonclient stand-in whose model stays ready for ``ready_polls`` polls after the unload."""
+
+    def __init__(self, ready_polls: int) -> None:
+        self.ready_polls, self.calls = ready_polls, []
+
+    def unload_model(self, model: str) -> None:
+        self.calls.append(("unload", model))
+
+    def is_model_ready(self, model: str) -> bool:
+        self.calls.append(("ready?", model))
+        self.ready_polls -= 1
+        return self.ready_polls >= 0
+
+
+def test_unload_waits_until_the_model_is_gone(caplog: pytest.LogCaptureFixture) -> None:
+    c = _FakeClient(ready_polls=2)
+    assert unload_and_wait(c, "m", timeout_s=10) is True
+    assert c.calls == [("unload", "m"), ("ready?", "m"), ("ready?", "m"), ("ready?", "m")]
+    stuck = _FakeClient(ready_polls=10**6)
+    t0 = time.monotonic()
+    assert unload_and_wait(stuck, "m", timeout_s=0.5) is False
+    assert 0.5 <= time.monotonic() - t0 < 5 and stuck.calls.count(("unload", "m")) == 1
+    assert "m still reported ready 0.5 s after its unload request" in caplog.text
