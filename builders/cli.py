@@ -15,7 +15,7 @@ import click
 from builders import build as build_api
 from builders.backends import DEFAULT_SERVING, LEGACY_SERVINGS, SERVINGS
 from builders.export_tensorrt import TIMING_CACHE_FILE, trtexec_command
-from builders.models import get_builtin
+from builders.builtin_models import get_builtin
 from builders.spec import ModelSpec
 from builders.validate import relative, summary, validate_repository
 from builders.variants import KINDS, VariantGrid

@@ -48,7 +48,7 @@ def test_manifest_records_versions_signature_errors_sizes_and_hashes(tiny_build)
 def test_reference_data_loads_without_pickle_and_matches_the_model(tiny_build, tiny_build_dir):
     import torch
 
-    from builders.models import get_builtin
+    from builders.builtin_models import get_builtin
 
     inputs, outputs = load_reference(tiny_build_dir)
     assert set(inputs) == {"INPUT__0"} and set(outputs) == {"OUTPUT__0"}

@@ -11,7 +11,7 @@ from builders.outputs import infer_outputs
 from builders.verification import verify_artifact
 from core.errors import ExportError, VerificationError
 from builders.export_onnx import EXTERNAL_DATA_FILE, export_onnx
-from builders.models import get_builtin
+from builders.builtin_models import get_builtin
 from builders.runners import load_runner
 from builders.spec import ModelSpec, TensorSpec
 

@@ -9,7 +9,7 @@ import pytest
 from core.errors import GpuRequiredError
 from builders.export_tensorrt import export_tensorrt, shape_profile, trtexec_command
 from builders.tensorrt_env import missing_requirements
-from builders.models import get_builtin
+from builders.builtin_models import get_builtin
 
 MISSING = missing_requirements()
 needs_trt = pytest.mark.skipif(bool(MISSING), reason="needs " + " and ".join(MISSING) if MISSING else "")

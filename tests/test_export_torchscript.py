@@ -11,7 +11,7 @@ from builders.verification import verify_artifact
 from core.errors import ExportError
 from builders.backends.pytorch_libtorch import triton_names
 from builders.export_torchscript import export_torchscript
-from builders.models import get_builtin
+from builders.builtin_models import get_builtin
 from builders.runners import load_runner
 from builders.spec import ModelSpec, TensorSpec
 

@@ -11,7 +11,8 @@ import torch
 from builders.outputs import infer_outputs
 from core.errors import ModelSpecError
 from builders.export_torchscript import export_torchscript
-from builders.models import BUILTINS, ENCODER_VOCAB, get_builtin, load_model
+from builders.builtin_models import BUILTINS, ENCODER_VOCAB, get_builtin
+from builders.models import load_model
 from builders.spec import ModelSpec
 
 
