@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from builders.artifacts import Attempt, ExportResult
-from builders.backends import DEFAULT_SERVING
+from builders.backends import DEFAULT_SERVING, servable
 from builders.export_onnx import export_onnx
 from builders.export_tensorrt import TIMING_CACHE_FILE, export_tensorrt
 from builders.export_torchscript import export_torchscript
@@ -118,7 +118,7 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
     weights = weights_hash(module)
     max_mbs = max(opts.grid.max_batch_sizes)
     # the grid is planned before any export, so a GPU-only grid on a GPU-less host fails at once
-    served_formats = tuple(f for f in dict.fromkeys(opts.formats) if not (f == "trt" and opts.serving == "python"))
+    served_formats = tuple(f for f in dict.fromkeys(opts.formats) if servable(f, opts.serving))
     plan = opts.grid.plan(name, served_formats, opts.precisions, serving=opts.serving)
     for skip in plan.skipped:
         say(f"skipped {skip.what}: {skip.reason}")
@@ -185,7 +185,7 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
     variant_dirs = []
     entries = []
     for fmt, precision in exported:
-        if fmt == "trt" and opts.serving == "python":
+        if not servable(fmt, opts.serving):
             say("trt: the python backend cannot serve TensorRT plans; no variants written for it (use --serving native)")
             continue
         result = exported[(fmt, precision)]

@@ -13,7 +13,7 @@ from typing import Any, Callable
 import click
 
 from builders import build as build_api
-from builders.backends import DEFAULT_SERVING, LEGACY_SERVINGS, SERVINGS
+from builders.backends import DEFAULT_SERVING, LEGACY_SERVINGS, SERVINGS, servable
 from builders.export_tensorrt import TIMING_CACHE_FILE, trtexec_command
 from builders.builtin_models import get_builtin
 from builders.spec import ModelSpec
@@ -221,8 +221,7 @@ def variants(model: str, formats: tuple[str, ...], precisions: tuple[str, ...], 
     from rich.table import Table
 
     fmts = _formats(formats)
-    if serving == "python":
-        fmts = tuple(f for f in fmts if f != "trt")
+    fmts = tuple(f for f in fmts if servable(f, serving))
     plan = grid.plan(model, fmts, precisions, serving=serving)
     table = Table(title=f"{len(plan.variants)} variants ({serving} serving)")
     table.add_column("name", no_wrap=True)
@@ -234,7 +233,7 @@ def variants(model: str, formats: tuple[str, ...], precisions: tuple[str, ...], 
         table.add_row(v.name, v.format, v.precision, group, db, str(v.max_batch_size), v.warmup or "off", v.trt_accelerator or "off")
     console = Console()
     console.print(table)
-    if serving == "python" and "trt" in _formats(formats):
+    if not servable("trt", serving) and "trt" in _formats(formats):
         console.print("skipped trt: the python backend cannot serve TensorRT plans (use --serving native)")
     for s in plan.skipped:
         console.print(f"skipped {s.what}: {s.reason}")

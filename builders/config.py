@@ -21,8 +21,8 @@ from google.protobuf import text_format
 from tritonclient.grpc import model_config_pb2 as mc
 
 from builders import backends
-from builders.backends import DEFAULT_SERVING
 from builders.artifact_io import WILDCARD, ArtifactIO, TensorIO
+from builders.backends import DEFAULT_SERVING
 from builders.config_checks import artifact_problems, config_problems, has_batch_axis
 from builders.spec import ModelSpec, TensorSpec
 from builders.triton_rules import raise_problems

@@ -21,8 +21,8 @@ Instance kinds are passed as Triton's names (``"KIND_CPU"``, ``"KIND_GPU"``, ``"
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from core.errors import ConfigError
 
@@ -50,7 +50,7 @@ class Problem:
     problem: str
     fix: str = ""
 
-    def at(self, file: str | Path) -> "Problem":
+    def at(self, file: str | Path) -> Problem:
         """The same problem located in ``file``."""
         return dataclasses.replace(self, file=str(file))
 

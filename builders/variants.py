@@ -5,6 +5,8 @@ says what it is and is the model's folder name in the repository. :class:`Varian
 the axes given on the command line; :meth:`VariantGrid.plan` takes their product, enforces
 Triton's rules that can be decided before anything is exported, and returns the variants
 together with the ones it *skipped* and why (for example KIND_GPU where the server has no GPU).
+The rules themselves live in :mod:`builders.triton_rules`; a :class:`Variant` raises the
+problems they find, the planner turns them into skip reasons.
 """
 
 from __future__ import annotations
@@ -14,15 +16,15 @@ import itertools
 import logging
 from typing import Any
 
-from core import formats
-from core.formats import get as get_format
-from core.naming import WARMUPS, NameParts, check_name, parse_variant_name, variant_name
-from core.precision import PRECISION_NAMES, TRT_ACCELERATOR_PRECISIONS
-from core.errors import ConfigError, GpuRequiredError
-from core.gpu import gpu_available
 from builders import backends
 from builders import triton_rules as rules
 from builders.triton_rules import Problem, raise_problems
+from core import formats
+from core.errors import ConfigError, GpuRequiredError
+from core.formats import get as get_format
+from core.gpu import gpu_available
+from core.naming import WARMUPS, NameParts, check_name, parse_variant_name, variant_name
+from core.precision import PRECISION_NAMES, TRT_ACCELERATOR_PRECISIONS
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +38,8 @@ class Variant:
     """One ``config.pbtxt`` for one exported artifact.
 
     Every field maps to one Triton ``ModelConfig`` field (Triton docs, "Model Configuration"
-    and "Dynamic Batcher"); invalid combinations raise at construction.
+    and "Dynamic Batcher"); combinations that break a rule of :mod:`builders.triton_rules`
+    raise at construction (:meth:`problems`).
 
     Attributes:
         model: Model name (``"mlp"``); the variant's name starts with it.
@@ -119,7 +122,7 @@ class Variant:
         return variant_name(NameParts(**dataclasses.asdict(self)))
 
     @classmethod
-    def from_name(cls, name: str) -> "Variant | None":
+    def from_name(cls, name: str) -> Variant | None:
         """The variant a name describes (:func:`core.naming.parse_variant_name`), or ``None``
         when ``name`` is not a variant name."""
         parts = parse_variant_name(name)
@@ -134,7 +137,7 @@ class Variant:
         return d
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> "Variant":
+    def from_json(cls, d: dict[str, Any]) -> Variant:
         """Inverse of :meth:`to_json`; unknown keys (``name``, ``serving``...) are ignored."""
         fields = {f.name for f in dataclasses.fields(cls)}
         kw = {k: v for k, v in d.items() if k in fields}
@@ -217,8 +220,8 @@ class VariantGrid:
              serving: str | None = None, server_gpu: bool | None = None) -> GridPlan:
         """Every variant of the grid in a stable order, and what was skipped and why.
 
-        Rules applied (Triton docs, "Model Configuration", "Dynamic Batcher"):
-        ``max_batch_size == 0`` variants get no dynamic batching; preferred sizes above a
+        Rules applied (:mod:`builders.triton_rules`; Triton docs, "Model Configuration",
+        "Dynamic Batcher", "Optimization"): ``max_batch_size == 0`` variants get no dynamic batching; preferred sizes above a
         variant's ``max_batch_size`` are dropped for it; KIND_GPU variants are skipped when
         the server has no GPU; the TensorRT accelerator applies to ONNX on KIND_GPU only and
         not with python-backend serving (the python backend runs onnxruntime itself).

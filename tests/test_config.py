@@ -116,7 +116,7 @@ def test_kind_gpu_is_refused_where_the_server_has_no_gpu():
 
 
 def test_python_serving_refuses_tensorrt_and_the_ort_accelerator():
-    with pytest.raises(ConfigError, match="platform"):
+    with pytest.raises(ConfigError, match=r"parameters\[artifact_format\]: TensorRT plans cannot be served by the python backend"):
         make_config(Variant("m", "trt"), TINY, "python")
     with pytest.raises(ConfigError, match="execution_accelerators"):
         make_config(Variant("m", "onnx", kind="gpu", trt_accelerator="fp16"), TINY, "python")

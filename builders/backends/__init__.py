@@ -53,6 +53,12 @@ def for_serving(serving: str, fmt: str) -> BackendConfig:
     return BACKENDS[native if serving == "native" else PythonBackend.backend]
 
 
+def servable(fmt: str, serving: str) -> bool:
+    """Whether ``serving`` can serve format ``fmt``: native backends serve every format; the
+    python backend only those its ``model.py`` runs (:data:`core.formats.PYTHON_SERVED`)."""
+    return serving == "native" or formats.get(fmt).python_serving
+
+
 def platform_backend(platform: str) -> str | None:
     """The backend serving a Triton ``platform`` (``"onnxruntime_onnx"`` -> ``"onnxruntime"``), or ``None``."""
     f = formats.from_platform(platform)

@@ -17,7 +17,7 @@ that map); :meth:`PyTorchBackend.artifact_problems` checks a config's names agai
 from __future__ import annotations
 
 import re
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from tritonclient.grpc import model_config_pb2 as mc
 

@@ -1,0 +1,76 @@
+"""Per-backend config builders (builders/backends): the Triton facts each one writes and checks."""
+
+from __future__ import annotations
+
+import pytest
+from tritonclient.grpc import model_config_pb2 as mc
+
+from builders import backends
+from builders.artifact_io import ArtifactIO, TensorIO
+from builders.backends.pytorch_libtorch import convention_index, tensor_name_problems
+from core import formats
+from core.errors import ConfigError
+
+
+@pytest.mark.parametrize("fmt", formats.FORMAT_NAMES)
+def test_native_builders_write_the_formats_table_platform_and_file(fmt):
+    builder = backends.for_serving("native", fmt)
+    cfg = mc.ModelConfig(name="m")
+    builder.configure(cfg, fmt)
+    row = formats.get(fmt)
+    assert (cfg.platform, cfg.default_model_filename, builder.backend) == (row.platform, row.file, row.backend)
+    assert backends.model_backend(cfg) == row.backend and backends.served_artifact(cfg) == (fmt, row.file)
+    cfg.ClearField("default_model_filename")  # hand-written: the backend's default file
+    assert backends.model_filename(cfg) == row.file
+
+
+def test_python_builder_names_the_artifact_in_parameters_and_refuses_what_it_cannot_run():
+    cfg = mc.ModelConfig(name="m")
+    backends.for_serving("python", "onnx").configure(cfg, "onnx", intra_op_threads=2)
+    assert cfg.backend == "python" and backends.model_filename(cfg) == "model.py"
+    assert {k: v.string_value for k, v in cfg.parameters.items()} == {
+        "artifact_format": "onnx", "artifact_file": "model.onnx", "intra_op_threads": "2"}
+    assert backends.served_artifact(cfg) == ("onnx", "model.onnx")
+    assert backends.for_config(cfg).config_problems(cfg) == []
+    cfg.parameters["artifact_format"].string_value = "trt"
+    assert [p.field for p in backends.for_config(cfg).config_problems(cfg)] == ["parameters[artifact_format]"]
+    assert backends.served_artifact(cfg) is None
+    assert [f for f in formats.FORMAT_NAMES if backends.servable(f, "python")] == list(formats.PYTHON_SERVED)
+    assert all(backends.servable(f, "native") for f in formats.FORMAT_NAMES)
+
+
+def test_unknown_serving_is_a_config_error():
+    with pytest.raises(ConfigError, match="unknown serving 'bundled'"):
+        backends.for_serving("bundled", "onnx")
+
+
+def test_backends_the_toolkit_does_not_write_are_still_known():
+    tf = mc.ModelConfig(platform="tensorflow_savedmodel")
+    assert backends.model_backend(tf) == "tensorflow" and backends.for_config(tf) is None
+    assert backends.model_filename(mc.ModelConfig(backend="openvino")) == "model.xml"
+    assert backends.served_artifact(tf) is None
+
+
+def test_onnxruntime_builder_writes_the_ort_trt_block():
+    cfg = mc.ModelConfig()
+    backends.for_serving("native", "onnx").configure(cfg, "onnx", trt_accelerator="fp16")
+    (acc,) = cfg.optimization.execution_accelerators.gpu_execution_accelerator
+    assert acc.name == "tensorrt" and dict(acc.parameters) == {"precision_mode": "FP16", "max_workspace_size_bytes": str(1 << 30)}
+
+
+def test_pytorch_naming_convention():
+    assert [convention_index(n) for n in ("INPUT__0", "OUTPUT__12", "a__b__3", "__1", "x")] == [0, 12, 3, None, None]
+    module = (TensorIO("x"), TensorIO("y"))
+    cfg = mc.ModelConfig()
+    cfg.input.add(name="x"), cfg.input.add(name="INPUT__2"), cfg.input.add(name="z")
+    assert [p.field for p in tensor_name_problems("input", cfg.input, module)] == ["input[INPUT__2].name", "input[z].name"]
+    cfg.output.add(name="logits")
+    assert [p.field for p in tensor_name_problems("output", cfg.output, (TensorIO("__0"),))] == ["output[logits].name"]
+
+
+def test_tensorrt_builder_bounds_max_batch_size_by_the_engine_profile():
+    io = ArtifactIO("trt", (TensorIO("x", "TYPE_FP32", (-1, 4)),), (TensorIO("y", "TYPE_FP32", (-1, 2)),), max_batch_size=16)
+    cfg = mc.ModelConfig(platform="tensorrt_plan", max_batch_size=32)
+    assert [p.field for p in backends.for_config(cfg).artifact_problems(cfg, io)] == ["max_batch_size"]
+    cfg.max_batch_size = 16
+    assert backends.for_config(cfg).artifact_problems(cfg, io) == []
