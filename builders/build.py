@@ -17,12 +17,14 @@ from builders.export_torchscript import export_torchscript
 from builders.manifest import MANIFEST, export_key, library_versions, read_manifest, reusable_export, weights_hash
 from builders.models import load_model
 from builders.outputs import infer_outputs
+from builders.records import MANIFEST_KIND, IndexEntry, served_names
 from builders.repository import link_or_copy, update_index, write_variant
 from builders.spec import ModelSpec
 from builders.variants import VariantGrid
 from builders.verification import error_summary, save_reference, verify_artifact, verify_plan
 from core import formats
 from core.errors import ConfigError, ToolkitError
+from core.records import dropped_keys, write_record
 
 log = logging.getLogger(__name__)
 
@@ -138,6 +140,7 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
         "source_sha256_16": loaded.fingerprint,
         "spec": spec.to_json(),
         "max_batch_size": max_mbs,
+        "rtol": dict(opts.rtol),
         "exports": [],
         "variants": [],
     }
@@ -171,7 +174,7 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
                     checks = verify_artifact(result, module, spec, max_mbs, opts.rtol)
             except ToolkitError as e:
                 manifest["exports"].append({"format": fmt, "precision": precision, "failed": e.stage, "error": str(e)})
-                mpath.write_text(json.dumps(manifest, indent=2) + "\n")
+                _write_manifest(mpath, manifest)
                 raise
             record = {**result.to_json(), "reused": False, "verify_s": round(time.perf_counter() - t0, 3),
                       "verification": checks, "errors": error_summary(checks)}
@@ -195,29 +198,33 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
             for data in result.extra.get("external_data", []):  # ONNX weights stored beside the graph
                 link_or_copy(result.path.parent / data["file"], vdir / "1" / data["file"])
             variant_dirs.append(vdir)
-            entries.append({**v.to_json(), "serving": opts.serving, "build": str(out.resolve())})
+            entries.append(IndexEntry.of(v, opts.serving, str(out.resolve())))
     skipped = [dataclasses.asdict(sk) for sk in plan.skipped]
-    update_index(opts.repository, entries, skipped=skipped)
-    manifest["variants"] = [e["name"] for e in entries]
+    update_index(opts.repository, entries, skipped=plan.skipped)
+    manifest["variants"] = [e.name for e in entries]
     manifest["skipped_variants"] = skipped
     manifest["repository"] = str(opts.repository.resolve())
-    mpath.write_text(json.dumps(manifest, indent=2) + "\n")
+    saved = _write_manifest(mpath, manifest)
     say(f"wrote {len(variant_dirs)} variants to {opts.repository}")
-    return BuildResult(manifest, mpath, variant_dirs)
+    return BuildResult(saved, mpath, variant_dirs)
+
+
+def _write_manifest(path: Path, manifest: dict[str, Any]) -> dict[str, Any]:
+    """Validate ``manifest`` as a :class:`builders.records.BuildManifest` and write it
+    (atomically, with its schema version); returns it as saved."""
+    record = MANIFEST_KIND.parse(manifest, f"the manifest being written to {path}")
+    saved = MANIFEST_KIND.dump(record)
+    lost = dropped_keys(manifest, saved)
+    if lost:  # a bug: a field written here but missing from BuildManifest would vanish from the file
+        raise RuntimeError(f"build manifest fields {lost} are not in builders.records.BuildManifest; add them there")
+    write_record(path, MANIFEST_KIND, record)
+    return saved
 
 
 def _served_spec(result: ExportResult, spec: ModelSpec, serving: str) -> ModelSpec:
-    """The spec a variant's config is written from. Triton's PyTorch backend finds
-    TorchScript tensors by the names the export recorded (``triton_names``); every other
-    case serves the spec's own names."""
-    names = result.extra.get("triton_names")
-    if result.format != "torchscript" or serving != "native" or not names:
-        return spec
-    return dataclasses.replace(
-        spec,
-        inputs=tuple(dataclasses.replace(t, name=names["inputs"].get(t.name, t.name)) for t in spec.inputs),
-        outputs=tuple(dataclasses.replace(t, name=names["outputs"].get(t.name, t.name)) for t in spec.outputs),
-    )
+    """The spec a variant's config is written from: the spec's tensors under their served
+    names (:func:`builders.records.served_names`)."""
+    return spec.renamed(served_names(result.format, serving, result.extra))
 
 
 def _tasks(formats: tuple[str, ...], precisions: tuple[str, ...]) -> list[tuple[str, str]]:

@@ -13,12 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from builders.artifacts import file_sha256
+from builders.records import MANIFEST_FILE
 from builders.spec import ModelSpec
 from core.gpu import gpu_names
 from core.versions import package_versions
 
 #: The manifest's file name in the build folder.
-MANIFEST = "manifest.json"
+MANIFEST = MANIFEST_FILE
 
 
 def weights_hash(module: Any) -> str:

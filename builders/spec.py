@@ -11,12 +11,14 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
+from pydantic import Field, StrictInt, StrictStr, ValidationError
 
 from core import dtypes
 from core.errors import ModelSpecError
+from core.records import Record, describe
 
 Dim = int | str
 #: Name of the implicit first (batch) axis in exported graphs and error messages.
@@ -24,6 +26,8 @@ BATCH_AXIS = "batch"
 #: Batch size of the example inputs used to trace/export (not 1: torch.export specialises
 #: dimensions of size 1, and a trace taken at batch 1 cannot show a frozen batch).
 EXAMPLE_BATCH = 2
+#: Schema version of an input spec file (``"schema"``; a file without it is version 1).
+SPEC_SCHEMA = 1
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,17 +89,17 @@ class TensorSpec:
         return tuple(d if isinstance(d, int) else axis_sizes[d] for d in self.shape)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "dtype": self.dtype,
-            "shape": list(self.shape),
-            "value_range": list(self.value_range) if self.value_range else None,
-        }
+        """The JSON form (:class:`TensorSpecRecord`)."""
+        return TensorSpecRecord.from_spec(self).model_dump(mode="json")
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> "TensorSpec":
-        vr = d.get("value_range")
-        return cls(d["name"], d["dtype"], tuple(d["shape"]), tuple(vr) if vr else None)
+        """Inverse of :meth:`to_json`.
+
+        Raises:
+            ModelSpecError: a missing key or wrong type (naming the field), or an inconsistent tensor.
+        """
+        return _validate(TensorSpecRecord, d, "tensor spec").to_spec()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -177,44 +181,56 @@ class ModelSpec:
     def with_outputs(self, outputs: tuple[TensorSpec, ...]) -> "ModelSpec":
         return dataclasses.replace(self, outputs=outputs)
 
+    def renamed(self, names: dict[str, dict[str, str]] | None) -> "ModelSpec":
+        """This spec with tensors renamed: ``{"inputs": {name: new}, "outputs": {...}}``
+        (unlisted tensors keep their names; ``None`` = unchanged). Order, dtypes and shapes
+        are kept: a served spec differs from the built one by names only."""
+        if not names:
+            return self
+        ins, outs = names.get("inputs", {}), names.get("outputs", {})
+        return dataclasses.replace(
+            self,
+            inputs=tuple(dataclasses.replace(t, name=ins.get(t.name, t.name)) for t in self.inputs),
+            outputs=tuple(dataclasses.replace(t, name=outs.get(t.name, t.name)) for t in self.outputs),
+        )
+
     def to_json(self) -> dict[str, Any]:
-        return {
-            "inputs": [t.to_json() for t in self.inputs],
-            "outputs": [t.to_json() for t in self.outputs],
-            "dynamic_axes": {k: list(v) for k, v in self.dynamic_axes.items()},
-        }
+        """The JSON form (:class:`ModelSpecRecord`, without a ``schema`` key: the manifest
+        embeds it; spec files may carry one)."""
+        return ModelSpecRecord.from_spec(self).model_dump(mode="json", exclude={"schema_version"})
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> "ModelSpec":
+    def from_json(cls, d: Any, source: str = "input spec") -> "ModelSpec":
         """Inverse of :meth:`to_json`. Outputs may be given as bare names (``["logits"]``):
         their dtype and shape are filled in from the eager model by ``infer_outputs``.
 
+        Args:
+            d: The decoded JSON (:class:`ModelSpecRecord`).
+            source: Where it came from, for messages (a file path).
+
         Raises:
-            ModelSpecError: missing keys, wrong types, or an inconsistent spec.
+            ModelSpecError: missing keys, wrong types (the message names the field, what was
+                expected and what was found), an unsupported ``schema`` version, or an
+                inconsistent spec.
         """
-        try:
-            return cls(
-                tuple(TensorSpec.from_json(t) for t in d["inputs"]),
-                tuple(_output_placeholder(t) if isinstance(t, str) else TensorSpec.from_json(t) for t in d.get("outputs", [])),
-                {k: tuple(int(x) for x in v) for k, v in d.get("dynamic_axes", {}).items()},
-            )
-        except (KeyError, TypeError, ValueError) as e:
-            raise ModelSpecError(
-                f"input spec is malformed: {e!r}",
-                hint='expected {"inputs": [{"name", "dtype", "shape", "value_range"?}], "outputs": [...], "dynamic_axes": {...}}',
-            ) from e
+        return _validate(ModelSpecRecord, d, source).to_spec()
 
     @classmethod
     def from_file(cls, path: str | Path) -> "ModelSpec":
-        """Load a spec from a JSON file (the format of :meth:`to_json`)."""
+        """Load a spec from a JSON file (the format of :meth:`to_json`, see
+        ``docs/schemas/input_spec.json``).
+
+        Raises:
+            ModelSpecError: the file is missing, not JSON, or not a valid spec.
+        """
         p = Path(path)
         try:
-            return cls.from_json(json.loads(p.read_text()))
+            data = json.loads(p.read_text())
         except FileNotFoundError as e:
             raise ModelSpecError(f"spec file {p} does not exist") from e
         except json.JSONDecodeError as e:
             raise ModelSpecError(f"spec file {p} is not valid JSON: {e}") from e
-
+        return cls.from_json(data, f"spec file {p}")
 
     @classmethod
     def from_flags(cls, inputs: list[str], outputs: list[str] = (), axes: list[str] = ()) -> "ModelSpec":
@@ -237,6 +253,62 @@ class ModelSpec:
             tuple(_output_placeholder(n) for n in outputs),
             dict(parse_axis_flag(a) for a in axes),
         )
+
+
+class TensorSpecRecord(Record):
+    """JSON form of a :class:`TensorSpec` (the same fields; ``shape`` as a list)."""
+
+    name: str
+    dtype: str = Field(description="a core.dtypes tensor I/O name: float32, int64, bool...")
+    shape: list[StrictInt | StrictStr] = Field(description="per-sample shape, no batch axis; strings name dynamic axes")
+    value_range: tuple[int, int] | None = Field(None, description="inclusive (low, high) of generated integer inputs")
+
+    @classmethod
+    def from_spec(cls, t: TensorSpec) -> "TensorSpecRecord":
+        return cls(name=t.name, dtype=t.dtype, shape=list(t.shape), value_range=t.value_range)
+
+    def to_spec(self) -> TensorSpec:
+        return TensorSpec(self.name, self.dtype, tuple(self.shape), self.value_range)
+
+
+class ModelSpecRecord(Record):
+    """JSON form of a :class:`ModelSpec`: an input spec file (``--spec``), and the ``spec``
+    of a build manifest. Outputs may be bare names (filled in from the eager model)."""
+
+    schema_version: int = Field(SPEC_SCHEMA, alias="schema", description="input spec schema version")
+    inputs: list[TensorSpecRecord]
+    outputs: list[TensorSpecRecord | StrictStr] = []
+    dynamic_axes: dict[str, tuple[int, int, int]] = Field({}, description="axis -> (min, opt, max)")
+
+    @classmethod
+    def from_spec(cls, spec: ModelSpec) -> "ModelSpecRecord":
+        return cls(inputs=[TensorSpecRecord.from_spec(t) for t in spec.inputs],
+                   outputs=[TensorSpecRecord.from_spec(t) for t in spec.outputs],
+                   dynamic_axes=dict(spec.dynamic_axes))
+
+    def to_spec(self) -> ModelSpec:
+        if self.schema_version != SPEC_SCHEMA:
+            raise ModelSpecError(f"input spec schema version {self.schema_version} is not read by this toolkit (it reads {SPEC_SCHEMA})",
+                                 hint="write the spec in the documented form (docs/schemas/input_spec.json)")
+        return ModelSpec(
+            tuple(t.to_spec() for t in self.inputs),
+            tuple(_output_placeholder(t) if isinstance(t, str) else t.to_spec() for t in self.outputs),
+            dict(self.dynamic_axes),
+        )
+
+
+R = TypeVar("R", bound=Record)
+
+
+def _validate(model: type[R], data: Any, source: str) -> R:
+    try:
+        return model.model_validate(data)
+    except ValidationError as e:
+        raise ModelSpecError(
+            f"{source} is malformed:\n" + describe(e),
+            hint='expected {"inputs": [{"name", "dtype", "shape", "value_range"?}], "outputs": [...], "dynamic_axes": {...}} '
+                 "(docs/schemas/input_spec.json)",
+        ) from None
 
 
 def _output_placeholder(name: str) -> TensorSpec:

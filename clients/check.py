@@ -9,12 +9,12 @@ through the repository API and unloaded afterwards; one that cannot be loaded fa
 from __future__ import annotations
 
 import contextlib
-import fnmatch
 import logging
 from pathlib import Path
 from typing import Callable, Sequence
 
-from core.errors import ClientError, ServerError, ToolkitError
+from builders.repository import Repository, RepositoryVariant
+from core.errors import ServerError, ToolkitError
 from clients.infer import CheckResult, check_variant
 from clients.server import ServerOptions, TritonServer, unload_and_wait
 
@@ -23,63 +23,22 @@ log = logging.getLogger(__name__)
 Progress = Callable[[str], None]
 
 
-def repository_variants(repository: Path, only: Sequence[str] = ()) -> list[tuple[str, Path | None, float]]:
-    """``(variant, build folder or None, rtol)`` for each variant in ``<repository>/index.json``.
+def repository_variants(repository: Path, only: Sequence[str] = ()) -> list[RepositoryVariant]:
+    """The variants of ``repository`` to check (:meth:`builders.repository.Repository.variants`).
 
-    ``only`` holds names or shell patterns (``mlp_*``); empty = every variant.
-
-    The tolerance is :attr:`core.precision.Precision.rtol` for the variant's precision
-    (fp32 1e-4, fp16/bf16 1e-2).
+    ``only`` holds names or shell patterns (``mlp_*``); empty = every variant in the index.
 
     Raises:
-        ClientError: no index (not a toolkit repository), or a name in ``only`` is not listed.
+        RepositoryError: no index (not a toolkit repository), or a name in ``only`` is not listed.
+        RecordError: the index or a build manifest cannot be read.
     """
-    from builders.repository import INDEX_FILE, read_index
-    from core import precision as precisions
-
-    index = read_index(Path(repository))
-    if not index:
-        raise ClientError(f"{repository} has no {INDEX_FILE} listing its variants",
-                          hint="build one with `builders build`, or pass the repository that build wrote")
-    names: list[str] = []
-    missing = []
-    for pattern in only:
-        hits = fnmatch.filter(sorted(index), pattern)
-        missing += [] if hits else [pattern]
-        names += [h for h in hits if h not in names]
-    if missing:
-        raise ClientError(f"no variant in {repository}/{INDEX_FILE} matches {missing}", hint=f"known: {', '.join(sorted(index))}")
-    names = names or sorted(index)
-    return [(n, Path(index[n]["build"]) if index[n].get("build") else None,
-             precisions.get(index[n].get("precision", "fp32")).rtol) for n in names]
+    return Repository(repository).variants(only)
 
 
-def served_names(repository: Path, variant: str) -> dict[str, dict[str, str]] | None:
-    """Tensor names the server uses for ``variant`` when they differ from the reference's:
-    TorchScript variants with native serving are served under the names Triton's PyTorch backend
-    expects, recorded in the build manifest as ``exports[].extra.triton_names``."""
-    import json
-
-    from builders.repository import read_index
-
-    entry = read_index(Path(repository)).get(variant) or {}
-    if entry.get("serving") != "native" or entry.get("format") != "torchscript" or not entry.get("build"):
-        return None
-    try:
-        manifest = json.loads((Path(entry["build"]) / "manifest.json").read_text())
-    except (OSError, ValueError):
-        return None
-    for export in manifest.get("exports", []):
-        if export.get("format") == "torchscript" and export.get("precision") == entry.get("precision", "fp32"):
-            return (export.get("extra") or {}).get("triton_names")
-    return None
-
-
-def _check_one(repository: Path, name: str, build: Path | None, rtol: float, urls: dict[str, str]) -> list[CheckResult]:
-    if build is None:
-        return [CheckResult(name, p, False, [], "the index names no build folder (no reference data)") for p in urls]
-    names = served_names(repository, name)
-    return [check_variant(url, protocol, name, build, rtol, names) for protocol, url in urls.items()]
+def _check_one(variant: RepositoryVariant, urls: dict[str, str]) -> list[CheckResult]:
+    if variant.build_dir is None:
+        return [CheckResult(variant.name, p, False, [], "the index names no build folder (no reference data)") for p in urls]
+    return [check_variant(url, protocol, variant) for protocol, url in urls.items()]
 
 
 def check_with_server(server_opts: ServerOptions, protocols: Sequence[str] = ("http", "grpc"), only: Sequence[str] = (),
@@ -93,7 +52,7 @@ def check_with_server(server_opts: ServerOptions, protocols: Sequence[str] = ("h
 
     Raises:
         ServerError: the server does not start.
-        ClientError: the repository lists no variants.
+        RepositoryError: the repository lists no variants.
     """
     import dataclasses
 
@@ -105,17 +64,17 @@ def check_with_server(server_opts: ServerOptions, protocols: Sequence[str] = ("h
         say(f"server ready ({srv.runtime}): http {srv.http_url}, grpc {srv.grpc_url}")
         urls = {"http": srv.http_url, "grpc": srv.grpc_url}
         urls = {p: urls[p] for p in protocols}
-        for name, build, rtol in variants:
-            say(f"{name}: loading")
+        for v in variants:
+            say(f"{v.name}: loading")
             try:
-                srv.load(name)
+                srv.load(v.name)
             except ServerError as e:
-                results += [CheckResult(name, p, False, [], f"load failed: {e.message}") for p in urls]
+                results += [CheckResult(v.name, p, False, [], f"load failed: {e.message}") for p in urls]
                 continue
             try:
-                results += _check_one(server_opts.repository, name, build, rtol, urls)
+                results += _check_one(v, urls)
             finally:
-                srv.unload(name)
+                srv.unload(v.name)
     return results
 
 
@@ -130,7 +89,8 @@ def check_running(repository: Path, urls: dict[str, str], only: Sequence[str] = 
         only: Variant names to check (default all).
 
     Raises:
-        ClientError: no server answers, or the repository lists no variants.
+        ClientError: no server answers.
+        RepositoryError: the repository lists no variants.
     """
     from clients.infer import _connect, make_client
 
@@ -140,7 +100,8 @@ def check_running(repository: Path, urls: dict[str, str], only: Sequence[str] = 
     results: list[CheckResult] = []
     with contextlib.closing(make_client(url, proto)) as client:
         _connect(client, url, proto)
-        for name, build, rtol in variants:
+        for v in variants:
+            name = v.name
             loaded_here = False
             if not client.is_model_ready(name):
                 say(f"{name}: not ready, asking the server to load it")
@@ -152,7 +113,7 @@ def check_running(repository: Path, urls: dict[str, str], only: Sequence[str] = 
                     results += [CheckResult(name, p, False, [], f"not ready and could not be loaded: {msg}") for p in urls]
                     continue
             try:
-                results += _check_one(repository, name, build, rtol, urls)
+                results += _check_one(v, urls)
             finally:
                 if loaded_here:
                     with contextlib.suppress(ToolkitError, Exception):

@@ -52,14 +52,14 @@ def infer(model: str, url: str | None, protocol: str, input_path: Path | None, b
     from rich.table import Table
 
     from clients.infer import model_signature, run_requests
-    from clients.inputs import generate_inputs, load_input_file, manifest_for, summarize
+    from clients.inputs import generate_inputs, load_input_file, summarize, variant_for
 
     url = url or f"localhost:{DEFAULT_PORTS[protocol]}"
     sig = model_signature(url, protocol, model)
     if input_path:
         inputs = load_input_file(input_path, sig)
     else:
-        inputs = generate_inputs(sig, batch_size, manifest_for(repository, model), seed)
+        inputs = generate_inputs(sig, batch_size, variant_for(repository, model), seed)
     stats = run_requests(url, protocol, model, inputs, requests, concurrency, list(outputs) or None, not no_cast, shared_memory)
     console = Console()
     table = Table(title=f"{model} ({protocol}, {url})")

@@ -10,7 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from core.errors import ClientError
+from builders.repository import RepositoryVariant
+from builders.verify import compare_outputs
+from core import precision as precisions
+from core.errors import ClientError, ToolkitError
 from clients.inputs import ModelSignature, validate_inputs
 
 log = logging.getLogger(__name__)
@@ -379,31 +382,35 @@ class CheckResult:
     error: str | None = None
 
 
-def check_variant(url: str, protocol: str, variant: str, build_dir: Path, rtol: float = 1e-4,
-                  served_names: dict[str, dict[str, str]] | None = None) -> CheckResult:
-    """Send the build's saved reference inputs and compare served outputs per output.
+def check_variant(url: str, protocol: str, variant: RepositoryVariant) -> CheckResult:
+    """Send the build's saved reference inputs and compare served outputs, output by output.
+
+    Tensors are matched by identity: each reference input is sent under its served name,
+    and each served output is compared with the reference output it is bound to
+    (:attr:`builders.repository.RepositoryVariant.outputs`), with the tolerance recorded at
+    build time (:attr:`~builders.repository.RepositoryVariant.tolerances`: the build's
+    ``--rtol``, else the precision's default).
 
     Args:
         url: ``host:port`` for ``protocol``.
-        variant: Variant (model) name on the server.
-        build_dir: The build folder holding ``reference.npz``.
-        rtol: Relative tolerance (max abs err / max |ref|), default 1e-4 (fp32).
-        served_names: ``{"inputs": {spec name: served name}, "outputs": {...}}`` when the
-            server knows the tensors by other names than the reference (native TorchScript
-            variants: Triton's PyTorch backend names, recorded by the export as
-            ``triton_names``); default: the same names.
-    """
-    from builders.verification import load_reference
-    from builders.verify import compare_outputs
+        protocol: ``"http"`` or ``"grpc"``.
+        variant: The variant, as read from its repository.
 
-    inputs, expected = load_reference(build_dir)
-    in_map = (served_names or {}).get("inputs", {})
-    out_map = (served_names or {}).get("outputs", {})
+    Returns:
+        The result; each output's record carries the ``rtol`` it was compared with.
+    """
     try:
-        served = infer(url, protocol, variant, {in_map.get(k, k): v for k, v in inputs.items()},
-                       [out_map.get(k, k) for k in expected])
+        inputs, expected = variant.reference()
+    except ToolkitError as e:
+        return CheckResult(variant.name, protocol, False, [], str(e))
+    in_names = {b.name: b.served for b in variant.inputs}
+    out_names = {b.name: b.served for b in variant.outputs}
+    try:
+        served = infer(url, protocol, variant.name, {in_names.get(k, k): v for k, v in inputs.items()},
+                       [out_names.get(k, k) for k in expected])
     except (ClientError, ValueError) as e:  # tritonclient raises ValueError on malformed responses
-        return CheckResult(variant, protocol, False, [], str(e))
-    actual = {k: served[out_map.get(k, k)] for k in expected}
-    comps = compare_outputs(actual, expected, rtol)
-    return CheckResult(variant, protocol, all(c.passed for c in comps), [c.to_json() for c in comps])
+        return CheckResult(variant.name, protocol, False, [], str(e))
+    actual = {k: served[out_names.get(k, k)] for k in expected}
+    tolerances = variant.tolerances or precisions.get(variant.params.precision if variant.params else "fp32").rtol
+    comps = compare_outputs(actual, expected, tolerances)
+    return CheckResult(variant.name, protocol, all(c.passed for c in comps), [c.to_json() for c in comps])

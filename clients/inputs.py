@@ -13,8 +13,8 @@ another integer type when every value fits, each with a logged note; every other
 with ``cast=False``) is refused with a :class:`~core.errors.ClientError` naming the input.
 
 Generated inputs: floats are N(0, 1); integers (token ids and the like) are uniform in the
-input's ``value_range`` from the build manifest (found through the repository's
-``index.json``) when there is one, else in :data:`DEFAULT_INT_RANGE` ``[0, 100]`` (the same
+input's ``value_range`` from the build's input spec (read through
+:class:`builders.repository.Repository`) when there is one, else in :data:`DEFAULT_INT_RANGE` ``[0, 100]`` (the same
 default as :meth:`builders.spec.ModelSpec.example_inputs`); bools are True. A dynamic
 dimension takes the manifest's ``opt`` size of its named axis, else :data:`DEFAULT_DYNAMIC_DIM`.
 """
@@ -22,15 +22,15 @@ dimension takes the manifest's ``opt`` size of its named axis, else :data:`DEFAU
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from builders.repository import Repository, RepositoryVariant
 from core import dtypes
-from core.errors import ClientError, DataTypeError
+from core.errors import ClientError, DataTypeError, RecordError, RepositoryError
 
 log = logging.getLogger(__name__)
 
@@ -157,36 +157,33 @@ def _convert(model: str, name: str, arr: np.ndarray, t: TensorInfo, cast: bool) 
     raise refuse
 
 
-def manifest_for(repository: Path | None, model: str) -> dict[str, Any] | None:
-    """The build manifest of ``model`` via ``<repository>/index.json`` -> ``build``, if any."""
+def variant_for(repository: Path | None, model: str) -> RepositoryVariant | None:
+    """``model`` as its repository records it (input spec, served names), if the
+    repository is a toolkit repository that lists it; ``None`` otherwise (an unreadable
+    index or manifest is logged)."""
     if repository is None:
         return None
-    from builders.repository import read_index
-
     try:
-        entry = read_index(Path(repository)).get(model)
-    except (OSError, ValueError) as e:
-        log.warning("could not read %s/index.json: %s", repository, e)
+        variant = Repository(repository).variant(model)
+        variant.spec  # noqa: B018 - reads the manifest now, so that a broken one is logged here
+        return variant
+    except RepositoryError:
         return None
-    if not entry or not entry.get("build"):
-        return None
-    path = Path(entry["build"]) / "manifest.json"
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
-        log.info("no readable build manifest at %s", path)
+    except RecordError as e:
+        log.warning("%s", e.message)
         return None
 
 
-def generate_inputs(sig: ModelSignature, batch_size: int = 1, manifest: dict[str, Any] | None = None,
+def generate_inputs(sig: ModelSignature, batch_size: int = 1, variant: RepositoryVariant | None = None,
                     seed: int = 0) -> dict[str, np.ndarray]:
     """Random inputs for ``sig``: shape ``[batch_size, *dims]`` (``dims`` when not batching).
 
     Args:
         sig: The served model's signature.
         batch_size: Leading batch size (ignored for a model with ``max_batch_size 0``).
-        manifest: The build manifest (``spec.inputs[].value_range``, ``spec.dynamic_axes``),
-            when known; see the module docstring for the defaults otherwise.
+        variant: The variant as its repository records it (:func:`variant_for`): each served
+            input is matched by its served name to the spec's tensor (``value_range``, named
+            dynamic axes at their ``opt`` size); see the module docstring for the defaults otherwise.
         seed: Random seed.
 
     Raises:
@@ -194,14 +191,14 @@ def generate_inputs(sig: ModelSignature, batch_size: int = 1, manifest: dict[str
     """
     if sig.max_batch_size > 0 and not 1 <= batch_size <= sig.max_batch_size:
         raise ClientError(f"{sig.name}: batch size {batch_size} is outside 1..{sig.max_batch_size} (max_batch_size)")
-    spec = (manifest or {}).get("spec", {})
-    specs = {t["name"]: t for t in spec.get("inputs", [])}
-    axes = {k: int(v[1]) for k, v in spec.get("dynamic_axes", {}).items()}
+    spec = variant.spec if variant else None
+    specs = {b.served: b.spec for b in variant.inputs} if variant else {}
+    axes = spec.axis_sizes("opt") if spec else {}
     rng = np.random.default_rng(seed)
     out: dict[str, np.ndarray] = {}
     for t in sig.inputs:
-        s = specs.get(t.name, {})
-        named = list(s.get("shape", [])) if len(s.get("shape", [])) == len(t.dims) else [None] * len(t.dims)
+        s = specs.get(t.name)
+        named = list(s.shape) if s is not None and len(s.shape) == len(t.dims) else [None] * len(t.dims)
         dims = [d if d != -1 else axes.get(n, DEFAULT_DYNAMIC_DIM) if isinstance(n, str) else DEFAULT_DYNAMIC_DIM
                 for d, n in zip(t.dims, named)]
         shape = (batch_size, *dims) if sig.max_batch_size > 0 else tuple(dims)
@@ -210,7 +207,7 @@ def generate_inputs(sig: ModelSignature, batch_size: int = 1, manifest: dict[str
         elif t.dtype == "bool":
             out[t.name] = np.ones(shape, dtype=bool)
         else:
-            lo, hi = s.get("value_range") or DEFAULT_INT_RANGE
+            lo, hi = (s.value_range if s is not None else None) or DEFAULT_INT_RANGE
             out[t.name] = rng.integers(int(lo), int(hi) + 1, size=shape).astype(t.dtype)
     return out
 

@@ -89,3 +89,18 @@ class PerfError(ToolkitError):
     """perf_analyzer could not be found or run, or a sweep's input is invalid."""
 
     stage = "perf"
+
+
+class RecordError(ToolkitError):
+    """A file the toolkit wrote (build manifest, repository index, ``results.json``, input
+    spec) is missing, is not JSON, has another schema version, or a field has the wrong
+    type. The message names the file, the field, what was expected and what was found."""
+
+    stage = "record"
+
+
+class RepositoryError(ToolkitError):
+    """A model repository does not hold what was asked for (no index, no such variant, no
+    build folder)."""
+
+    stage = "repository"

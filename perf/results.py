@@ -1,6 +1,7 @@
 """Records of a sweep and the results store (``results/<run-id>/``).
 
-``results.json`` schema (version 1), units in field names:
+``results.json`` (schema version 1; JSON Schema in ``docs/schemas/results.json``), units in
+field names:
 
 .. code-block:: text
 
@@ -11,11 +12,16 @@
                       versions: {...}, server: {runtime, reason, version, command}, perf_analyzer: {path, version}},
       "settings": {concurrency: [int], batch_sizes: [int], protocol, measurement_interval_ms, ...},
       "variants": [
-        {"name": str, "params": {...Variant fields...} | null, "status": "ok"|"failed"|"pending",
-         "error": str | null,
+        {"name": str, "params": {...index entry: Variant fields, runtime, build...} | null,
+         "status": "ok"|"failed"|"pending", "error": str | null,
          "levels": [LevelResult...]}
       ]
     }
+
+The records are pydantic dataclasses: constructed, mutated and compared like dataclasses,
+validated when built and when :func:`load` reads a file (a wrong field is one
+:class:`~core.errors.RecordError` naming the file and field). ``environment`` and
+``settings`` are typed dicts (:class:`Environment`, :class:`SweepSettings`).
 
 A metric that does not exist on the host (GPU utilisation on a CPU machine, say) is
 ``null``, never 0. ``flat.csv`` holds one row per level with the variant's parameters.
@@ -25,11 +31,17 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import json
-import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import ConfigDict, TypeAdapter, ValidationError, field_validator
+from pydantic.dataclasses import dataclass
+from typing_extensions import TypedDict
+
+from core.errors import PerfError
+from core.records import RecordKind, load_record, problems, write_record
+from perf.analyzer import MeasureSettings
 
 SCHEMA_VERSION = 1
 RESULTS_FILE = "results.json"
@@ -37,7 +49,10 @@ FLAT_FILE = "flat.csv"
 COMMANDS_FILE = "commands.txt"
 
 
-@dataclasses.dataclass
+_CONFIG = ConfigDict(extra="ignore")
+
+
+@dataclass(config=_CONFIG)
 class LevelResult:
     """One measurement point: one variant at one concurrency and client batch size.
 
@@ -109,17 +124,27 @@ class LevelResult:
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> "LevelResult":
-        names = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in d.items() if k in names})
+        """Validate a decoded level (unknown keys are ignored)."""
+        return _LEVEL.validate_python(d)
 
 
-@dataclasses.dataclass
+@dataclass(config=_CONFIG)
 class VariantResult:
-    """All levels of one variant, or the error that stopped it."""
+    """All levels of one variant, or the error that stopped it.
+
+    Attributes:
+        name: Variant (model) name.
+        params: The variant's repository index entry when the sweep started (every
+            ``builders.variants.Variant`` field, flat, plus ``runtime`` and ``build``);
+            ``None`` when the repository has no index (``perf.pairs.variant_of`` gives the typed form).
+        status: ``"pending"``, ``"ok"`` or ``"failed"``.
+        error: Why the variant failed, when it did.
+        levels: Its measurement points, sorted by :attr:`LevelResult.key`.
+    """
 
     name: str
     params: dict[str, Any] | None = None
-    status: str = "pending"  # pending | ok | failed
+    status: Literal["pending", "ok", "failed"] = "pending"
     error: str | None = None
     levels: list[LevelResult] = dataclasses.field(default_factory=list)
 
@@ -129,32 +154,118 @@ class VariantResult:
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> "VariantResult":
-        return cls(d["name"], d.get("params"), d.get("status", "pending"), d.get("error"),
-                   [LevelResult.from_json(x) for x in d.get("levels", [])])
+        """Validate a decoded variant record."""
+        return _VARIANT.validate_python(d)
 
 
-@dataclasses.dataclass
+class GpuRecord(TypedDict, total=False):
+    """One GPU where the sweep ran (``core.gpu.GpuInfo.to_json()``)."""
+
+    name: str
+    driver: str
+    memory_bytes: int | None
+
+
+class ServerRecord(TypedDict, total=False):
+    """The tritonserver the sweep measured: runtime, why that runtime, version, command line."""
+
+    runtime: str
+    reason: str | None
+    version: str | None
+    command: str
+
+
+class PerfAnalyzerRecord(TypedDict, total=False):
+    """The perf_analyzer binary used."""
+
+    path: str
+    version: str | None
+
+
+class Environment(TypedDict, total=False):
+    """Where a run was measured (``perf.environment.collect()`` plus server and perf_analyzer).
+    Other keys are kept."""
+
+    __pydantic_config__ = ConfigDict(extra="allow")  # type: ignore[misc]
+    host: str
+    os: str
+    python: str
+    cpu: str | None
+    cpu_count: int | None
+    memory_bytes: int | None
+    gpus: list[GpuRecord]
+    versions: dict[str, str | None]
+    server: ServerRecord
+    perf_analyzer: PerfAnalyzerRecord
+
+
+_MEASURE = TypeAdapter(MeasureSettings)
+
+
+def _measure_fields_schema(schema: dict[str, Any]) -> None:
+    """Publish the :class:`perf.analyzer.MeasureSettings` fields (stored flat in ``settings``)."""
+    schema["properties"] = {**schema.get("properties", {}), **_MEASURE.json_schema().get("properties", {})}
+
+
+class SweepSettings(TypedDict, total=False):
+    """What a sweep was asked to do; a resumed run continues with exactly these. The
+    :class:`perf.analyzer.MeasureSettings` fields (``protocol``, ``measurement_interval_ms``...)
+    are stored flat beside these keys and validated against that class."""
+
+    __pydantic_config__ = ConfigDict(extra="allow", json_schema_extra=_measure_fields_schema)  # type: ignore[misc]
+    repository: str
+    variants: list[str]
+    concurrency: list[int]
+    batch_sizes: list[int]
+    request_rates: list[float]
+    trials: int
+    latency_budget_ms: float | None
+
+
+@dataclass(config=_CONFIG)
 class RunResult:
     """A whole sweep (the content of ``results.json``)."""
 
     run_id: str
     created: str
-    environment: dict[str, Any] = dataclasses.field(default_factory=dict)
-    settings: dict[str, Any] = dataclasses.field(default_factory=dict)
+    environment: Environment = dataclasses.field(default_factory=dict)  # type: ignore[assignment]
+    settings: SweepSettings = dataclasses.field(default_factory=dict)  # type: ignore[assignment]
     variants: list[VariantResult] = dataclasses.field(default_factory=list)
     finished: str | None = None
     schema: int = SCHEMA_VERSION
+
+    @field_validator("settings")
+    @classmethod
+    def _measure_settings(cls, v: SweepSettings) -> SweepSettings:
+        names = {f.name for f in dataclasses.fields(MeasureSettings)}
+        try:
+            _MEASURE.validate_python({k: x for k, x in v.items() if k in names})
+        except ValidationError as e:
+            raise ValueError("valid perf_analyzer measurement settings (" + "; ".join(problems(e)) + ")") from None
+        return v
 
     def variant(self, name: str) -> VariantResult | None:
         return next((v for v in self.variants if v.name == name), None)
 
     def to_json(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """The JSON form (what :func:`save` writes)."""
+        return RESULTS_KIND.dump(self)
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> "RunResult":
-        return cls(d["run_id"], d["created"], d.get("environment", {}), d.get("settings", {}),
-                   [VariantResult.from_json(v) for v in d.get("variants", [])], d.get("finished"), d.get("schema", 1))
+    def from_json(cls, d: dict[str, Any], source: str = "results") -> "RunResult":
+        """Validate a decoded ``results.json`` (version checked).
+
+        Raises:
+            RecordError: a wrong or missing field, or an unsupported schema version.
+        """
+        return RESULTS_KIND.parse(d, source)
+
+
+_LEVEL = TypeAdapter(LevelResult)
+_VARIANT = TypeAdapter(VariantResult)
+RESULTS_KIND: RecordKind[RunResult] = RecordKind(
+    "sweep results file", RunResult, SCHEMA_VERSION, hint="pass a run folder written by perf/run_sweep.sh (results/<run-id>)",
+)
 
 
 def new_run_id() -> str:
@@ -167,33 +278,23 @@ def save(run: RunResult, run_dir: Path) -> Path:
 
     Called after every level, so an interrupted sweep keeps everything measured so far.
     """
-    run_dir.mkdir(parents=True, exist_ok=True)
-    path = run_dir / RESULTS_FILE
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(run.to_json(), indent=2) + "\n")
-    os.replace(tmp, path)
-    write_flat_csv(run, run_dir / FLAT_FILE)
+    path = write_record(Path(run_dir) / RESULTS_FILE, RESULTS_KIND, run)
+    write_flat_csv(run, Path(run_dir) / FLAT_FILE)
     return path
 
 
 def load(run_dir: Path) -> RunResult:
-    """Read ``<run_dir>/results.json``.
+    """Read ``<run_dir>/results.json`` (schema version checked, every field validated).
 
     Raises:
-        PerfError: missing or unreadable file.
+        PerfError: the folder has no ``results.json``.
+        RecordError: the file is not JSON, has another schema version or a wrong field
+            (the message names the file and the field).
     """
-    from core.errors import PerfError
-
     path = Path(run_dir) / RESULTS_FILE
-    try:
-        return RunResult.from_json(json.loads(path.read_text()))
-    except FileNotFoundError as e:
-        raise PerfError(f"no {RESULTS_FILE} in {run_dir}", hint="pass a run folder written by perf/run_sweep.sh (results/<run-id>)") from e
-    except KeyError as e:
-        raise PerfError(f"{path} is not a results file of this toolkit: field {e} is missing",
-                        hint="pass a run folder written by perf/run_sweep.sh") from e
-    except (json.JSONDecodeError, TypeError) as e:
-        raise PerfError(f"{path} is not a results file of this toolkit: {e}") from e
+    if not path.is_file():
+        raise PerfError(f"no {RESULTS_FILE} in {run_dir}", hint=RESULTS_KIND.hint)
+    return load_record(path, RESULTS_KIND)
 
 
 def write_flat_csv(run: RunResult, path: Path) -> None:

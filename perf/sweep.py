@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import fnmatch
-import json
 import logging
 import shlex
 import time
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from builders.repository import Repository
 from core.errors import PerfError, ServerError, ToolkitError
 from clients.server import ServerOptions, TritonServer
 from perf import analyzer, environment, results
@@ -72,30 +71,6 @@ class SweepOptions:
     latency_budget_ms: float | None = None
 
 
-def list_variants(repository: Path) -> list[str]:
-    """Model folders (those holding a ``config.pbtxt``) of ``repository``, sorted."""
-    return sorted(p.name for p in Path(repository).iterdir() if (p / "config.pbtxt").is_file())
-
-
-def _spec_for(repository: Path, variant: str) -> Any:
-    """The build's ModelSpec for ``variant`` (via index.json and manifest.json), if known."""
-    from builders.repository import read_index
-    from builders.spec import ModelSpec
-
-    entry = read_index(Path(repository)).get(variant)
-    if not entry or not entry.get("build"):
-        return None
-    with contextlib.suppress(OSError, ValueError, KeyError):
-        return ModelSpec.from_json(json.loads((Path(entry["build"]) / "manifest.json").read_text())["spec"])
-    return None
-
-
-def _variant_params(repository: Path, variant: str) -> dict[str, Any] | None:
-    from builders.repository import read_index
-
-    return read_index(Path(repository)).get(variant)
-
-
 class Sweep:
     """One sweep run; :meth:`run_all` does the work. Kept as an object so the server can be
     restarted and the results saved from one place."""
@@ -119,17 +94,8 @@ class Sweep:
         repo = Path(opts.server.repository)
         if not repo.is_dir():
             raise PerfError(f"model repository {repo} does not exist", hint="run `builders build` first")
-        available = list_variants(repo)
-        names, unknown = [], []
-        for pattern in opts.variants or ["*"]:
-            hits = fnmatch.filter(available, pattern)
-            names.extend(h for h in hits if h not in names)
-            if not hits and opts.variants:
-                unknown.append(pattern)
-        if unknown:
-            raise PerfError(f"no variant in {repo} matches {unknown}", hint=f"available: {', '.join(available) or '(none)'}")
-        if not names:
-            raise PerfError(f"{repo} holds no model folder with a config.pbtxt", hint="run `builders build` first")
+        self.repository = Repository(repo)
+        names = self.repository.names(opts.variants, indexed=False)  # every model folder: a hand-made repository too
         if any(c < 1 for c in opts.concurrency) or not opts.concurrency:
             raise PerfError(f"concurrency levels must be >= 1, got {list(opts.concurrency)}")
         self.names = names
@@ -197,7 +163,8 @@ class Sweep:
         }
         for name in self.names:
             if self.run.variant(name) is None:
-                self.run.variants.append(VariantResult(name, _variant_params(Path(o.server.repository), name)))
+                entry = self.repository.variant(name).entry
+                self.run.variants.append(VariantResult(name, entry.params if entry else None))
         self._save()
         try:
             self._start_server()
@@ -252,7 +219,7 @@ class Sweep:
                 config = model_io(c, vr.name, "http")
             from perf.inputs import input_args
 
-            in_args = input_args(config, _spec_for(Path(self.opts.server.repository), vr.name), self.run_dir, self.opts.input_data)
+            in_args = input_args(config, self.repository.variant(vr.name).served_spec, self.run_dir, self.opts.input_data)
             self._warmup(srv, vr.name, in_args)
             for c, b, t, r in plan:
                 self.progress({"event": "level_start", "variant": vr.name, "index": index, "n_variants": len(self.names),

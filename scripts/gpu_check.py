@@ -427,18 +427,18 @@ def run(args: argparse.Namespace) -> int:
             print(f"gpu_check: building {model} failed (exit {rc}); see {run_dir / f'build-{model}.log'}", file=sys.stderr)
             return 1
     # 2. what can be served
-    from builders.repository import read_index
+    from builders.repository import Repository
 
-    index = read_index(repo)
-    served: dict[str, dict[str, Any]] = {}
-    for name, entry in sorted(index.items()):
-        if entry.get("kind") != kind:
+    built = {v.name: v.params for v in Repository(repo).variants() if v.params is not None}
+    served: dict[str, Any] = {}
+    for name, params in sorted(built.items()):
+        if params.kind != kind:
             continue
-        if (entry.get("format") == "onnx" and kind == "gpu" and serving == "python"
+        if (params.format == "onnx" and kind == "gpu" and serving == "python"
                 and "CUDAExecutionProvider" not in env.get("ort_providers", [])):
             continue
-        served[name] = entry
-    if len(served) < sum(1 for e in index.values() if e.get("kind") == kind):
+        served[name] = params
+    if len(served) < sum(1 for p in built.values() if p.kind == kind):
         notes.append("ONNX variants built and verified but not served: onnxruntime here has no CUDAExecutionProvider "
                      "(install onnxruntime-gpu to serve them on the GPU with the bundled server)")
         _say(notes[-1])
@@ -449,14 +449,14 @@ def run(args: argparse.Namespace) -> int:
     order = {f: i for i, f in enumerate(FORMAT_NAMES)}
     prec = {p: i for i, p in enumerate(_csv(args.precisions))}
     mods = {m: i for i, m in enumerate(_csv(args.models))}
-    group_key = lambda e: (order.get(e["format"], 9), prec.get(e["precision"], 9), mods.get(e["model"], 9))  # noqa: E731
+    group_key = lambda e: (order.get(e.format, 9), prec.get(e.precision, 9), mods.get(e.model, 9))  # noqa: E731
     by_group: dict[tuple, list[str]] = {}
     for name, e in served.items():
         by_group.setdefault(group_key(e), []).append(name)
     # 3. check served outputs (one server per model and format)
     check_groups: dict[str, list[str]] = {}
     for name, e in served.items():
-        check_groups.setdefault(f"{e['model']}-{e['format']}", []).append(name)
+        check_groups.setdefault(f"{e.model}-{e.format}", []).append(name)
     results = check_served(repo, check_groups, runtime, run_dir)
     (run_dir / "check.json").write_text(json.dumps([dataclasses.asdict(r) for r in results], indent=2) + "\n")
     failed_checks = sorted({r.variant for r in results if not r.passed})
@@ -468,7 +468,7 @@ def run(args: argparse.Namespace) -> int:
          f"({len(served) - len(failed_checks)} of {len(served)} variants)")
     # 4. plan and sweep
     levels = [int(c) for c in _csv(args.concurrency)]
-    groups = [[(n, int(served[n]["count"])) for n in sorted(names) if n not in failed_checks]
+    groups = [[(n, served[n].count) for n in sorted(names) if n not in failed_checks]
               for _, names in sorted(by_group.items())]
     groups = [g for g in groups if g]
     rc = 1 if failed_checks else 0

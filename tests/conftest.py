@@ -58,3 +58,30 @@ def bundled_server(tiny_repo: Path, tmp_path_factory: pytest.TempPathFactory):
     log = tmp_path_factory.mktemp("server") / "tritonserver.log"
     with TritonServer(ServerOptions(tiny_repo, runtime="bundled", log_file=log, start_timeout_s=120)) as srv:
         yield srv
+
+
+@pytest.fixture
+def fake_build(tmp_path: Path):
+    """A factory writing a small but valid build record without exporting anything:
+    ``make(spec, variant, *, rtol={}, extra={}, serving="python") -> repository path`` writes
+    ``<tmp>/builds/<model>/manifest.json`` (one export of the variant's format and precision),
+    ``<tmp>/repo/index.json`` and an empty ``<tmp>/repo/<variant>/config.pbtxt``."""
+    from builders.records import INDEX_KIND, MANIFEST_KIND, BuildManifest, ExportRecord, IndexEntry, RepositoryIndex
+    from builders.spec import ModelSpecRecord
+    from core.records import write_record
+
+    def make(spec, variant, *, rtol=None, extra=None, serving="python") -> Path:
+        build_dir = tmp_path / "builds" / variant.model
+        export = ExportRecord(format=variant.format, file="model", precision=variant.precision, strategy="fake",
+                              export_s=0.0, size_bytes=0, sha256="0", extra=extra or {})
+        manifest = BuildManifest(model=variant.model, source=variant.model, created="now", spec=ModelSpecRecord.from_spec(spec),
+                                 max_batch_size=variant.max_batch_size, rtol=rtol or {}, exports=[export], variants=[variant.name])
+        write_record(build_dir / "manifest.json", MANIFEST_KIND, manifest)
+        repo = tmp_path / "repo"
+        (repo / variant.name).mkdir(parents=True, exist_ok=True)
+        (repo / variant.name / "config.pbtxt").write_text("")
+        write_record(repo / "index.json", INDEX_KIND,
+                     RepositoryIndex(variants=[IndexEntry.of(variant, serving, str(build_dir))]))
+        return repo
+
+    return make

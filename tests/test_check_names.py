@@ -8,7 +8,7 @@ import pytest
 
 from builders.build import BuildOptions, build
 from builders.variants import VariantGrid
-from clients.check import served_names
+from builders.repository import Repository
 
 
 @pytest.mark.slow
@@ -18,10 +18,13 @@ def test_native_torchscript_variant_maps_reference_names_to_served_names(tmp_pat
                              repository=tmp_path / "repo", build_dir=tmp_path / "builds"))
     ts = next(n for n in res.manifest["variants"] if "_ts_" in n)
     onnx = next(n for n in res.manifest["variants"] if "_onnx_" in n)
-    names = served_names(tmp_path / "repo", ts)
-    assert names is not None
+    repo = Repository(tmp_path / "repo")
+    v = repo.variant(ts)
+    bindings = (*v.inputs, *v.outputs)
+    assert any(b.served != b.name for b in bindings)  # the PyTorch backend's names differ from the spec's
     config = (tmp_path / "repo" / ts / "config.pbtxt").read_text()
-    for served in (*names["inputs"].values(), *names["outputs"].values()):
-        assert f'name: "{served}"' in config  # the config serves exactly these names
-    assert set(names["outputs"]) == {t["name"] for t in res.manifest["spec"]["outputs"]}
-    assert served_names(tmp_path / "repo", onnx) is None  # ONNX serves the spec's names
+    for b in bindings:
+        assert f'name: "{b.served}"' in config  # the config serves exactly these names
+    assert [b.name for b in v.outputs] == [t["name"] for t in res.manifest["spec"]["outputs"]]
+    assert [b.index for b in v.outputs] == list(range(len(v.outputs)))
+    assert all(b.served == b.name for b in (*repo.variant(onnx).inputs, *repo.variant(onnx).outputs))  # ONNX: the spec's names

@@ -150,12 +150,41 @@ def test_cli_check_against_a_running_server(bundled_server, variant, tiny_repo, 
     z = dict(np.load(bad_build / "reference.npz"))
     z["output:OUTPUT__0"] = z["output:OUTPUT__0"] + 1.0
     np.savez(bad_build / "reference.npz", **z)
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    (repo / "index.json").write_text(json.dumps({"variants": [{"name": variant, "build": str(bad_build)}]}))
+    repo = _repository_over(tiny_repo, variant, bad_build, tmp_path / "repo")
     res = CliRunner().invoke(cli, ["check", "-r", str(repo), "--http-url", bundled_server.http_url, "--protocol", "http"])
     assert res.exit_code == 1, res.output
     assert "FAIL" in res.output and "0 of 1 checks passed" in res.output
+
+
+def _repository_over(repo: Path, variant: str, build_dir: Path, dest: Path) -> Path:
+    """A repository folder whose index lists ``variant`` of ``repo`` with its build in
+    ``build_dir`` (the server keeps serving ``repo``; clients check reads this index)."""
+    index = json.loads((repo / "index.json").read_text())
+    entry = next(e for e in index["variants"] if e["name"] == variant)
+    dest.mkdir()
+    (dest / "index.json").write_text(json.dumps({**index, "variants": [{**entry, "build": str(build_dir)}]}))
+    return dest
+
+
+def test_check_uses_the_tolerance_recorded_at_build_time(bundled_server, variant, tiny_repo, tiny_build_dir, tmp_path):
+    """A served error between fp32's default tolerance (1e-4) and the build's ``--rtol
+    OUTPUT__0=1e-3`` fails without that rtol and passes with it: the check reads the build's."""
+    from clients.check import check_running
+
+    build_dir = tmp_path / "build"
+    shutil.copytree(tiny_build_dir, build_dir)
+    z = dict(np.load(build_dir / "reference.npz"))
+    ref = z["output:OUTPUT__0"]
+    z["output:OUTPUT__0"] = ref + np.where(np.arange(ref.size).reshape(ref.shape) == 0, 5e-4 * np.abs(ref).max(), 0).astype(ref.dtype)
+    np.savez(build_dir / "reference.npz", **z)
+    repo = _repository_over(tiny_repo, variant, build_dir, tmp_path / "repo")
+    manifest = json.loads((build_dir / "manifest.json").read_text())
+    for rtol, passed in (({}, False), ({"OUTPUT__0": 1e-3}, True)):
+        (build_dir / "manifest.json").write_text(json.dumps({**manifest, "rtol": rtol}))
+        [r] = check_running(repo, {"http": bundled_server.http_url})
+        assert r.passed is passed, r
+        assert r.outputs[0]["rtol"] == rtol.get("OUTPUT__0", 1e-4)
+        assert 1e-4 < r.outputs[0]["max_rel_err"] < 1e-3
 
 
 def test_cli_check_starts_its_own_server(tiny_repo, tiny_build, tmp_path):

@@ -11,8 +11,10 @@ import numpy as np
 import pytest
 
 from core.errors import ClientError
+from builders.spec import ModelSpec
+from builders.variants import Variant
 from clients.inputs import (DEFAULT_DYNAMIC_DIM, DEFAULT_INT_RANGE, ModelSignature, generate_inputs, load_input_file,
-                            manifest_for, summarize, validate_inputs)
+                            summarize, validate_inputs, variant_for)
 
 CFG = {
     "name": "lm",
@@ -64,11 +66,15 @@ def test_float64_is_cast_with_a_note_or_refused(sig: ModelSignature, caplog: pyt
         validate_inputs(sig, inputs, cast=False)
 
 
-def test_generated_inputs_use_the_manifest_ranges_or_the_defaults(sig: ModelSignature) -> None:
-    manifest = {"spec": {"inputs": [{"name": "ids", "dtype": "int32", "shape": ["seq"], "value_range": [5, 7]},
-                                    {"name": "x", "dtype": "float32", "shape": [4]}],
-                         "dynamic_axes": {"seq": [1, 12, 32]}}}
-    a = generate_inputs(sig, 3, manifest)
+SPEC = ModelSpec.from_json({"inputs": [{"name": "ids", "dtype": "int32", "shape": ["seq"], "value_range": [5, 7]},
+                                       {"name": "x", "dtype": "float32", "shape": [4]}],
+                            "outputs": [{"name": "y", "dtype": "float32", "shape": [2]}],
+                            "dynamic_axes": {"seq": [1, 12, 32]}})
+
+
+def test_generated_inputs_use_the_build_spec_or_the_defaults(sig: ModelSignature, fake_build) -> None:
+    repo = fake_build(SPEC, Variant("lm", "onnx", max_batch_size=8))
+    a = generate_inputs(sig, 3, variant_for(repo, "lm_onnx_cpu1_nodb_mbs8"))
     assert a["ids"].shape == (3, 12) and a["ids"].dtype == np.int32
     assert a["ids"].min() >= 5 and a["ids"].max() <= 7 and set(np.unique(a["ids"])) == {5, 6, 7}
     assert a["x"].shape == (3, 4) and a["x"].dtype == np.float32
@@ -81,16 +87,25 @@ def test_generated_inputs_use_the_manifest_ranges_or_the_defaults(sig: ModelSign
     assert generate_inputs(unbatched, 5)["x"].shape == (4,)
 
 
-def test_manifest_found_through_the_repository_index(tmp_path: Path) -> None:
-    build = tmp_path / "builds" / "lm"
-    build.mkdir(parents=True)
-    (build / "manifest.json").write_text(json.dumps({"spec": {"inputs": []}}))
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    (repo / "index.json").write_text(json.dumps({"variants": [{"name": "lm_onnx", "build": str(build)}]}))
-    assert manifest_for(repo, "lm_onnx") == {"spec": {"inputs": []}}
-    assert manifest_for(repo, "other") is None and manifest_for(None, "lm_onnx") is None
-    assert manifest_for(tmp_path / "nowhere", "lm_onnx") is None
+def test_generated_inputs_match_the_spec_by_served_name(fake_build) -> None:
+    """A native TorchScript variant serves ``ids`` as ``INPUT__0``: its range still applies."""
+    names = {"inputs": {"ids": "INPUT__0", "x": "INPUT__1"}, "outputs": {"y": "OUTPUT__0"}}
+    repo = fake_build(SPEC, Variant("lm", "torchscript", max_batch_size=8), extra={"triton_names": names}, serving="native")
+    served = ModelSignature.from_config({**CFG, "input": [{**CFG["input"][0], "name": "INPUT__0"}, {**CFG["input"][1], "name": "INPUT__1"}]})
+    a = generate_inputs(served, 2, variant_for(repo, "lm_ts_cpu1_nodb_mbs8"))
+    assert a["INPUT__0"].shape == (2, 12) and set(np.unique(a["INPUT__0"])) <= {5, 6, 7}
+
+
+def test_variant_found_through_the_repository_index(fake_build, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    repo = fake_build(SPEC, Variant("lm", "onnx", max_batch_size=8))
+    v = variant_for(repo, "lm_onnx_cpu1_nodb_mbs8")
+    assert v is not None and v.spec == SPEC and v.build_dir == tmp_path / "builds" / "lm"
+    assert variant_for(repo, "other") is None and variant_for(None, "lm_onnx_cpu1_nodb_mbs8") is None
+    assert variant_for(tmp_path / "nowhere", "lm_onnx_cpu1_nodb_mbs8") is None
+    (tmp_path / "builds" / "lm" / "manifest.json").write_text(json.dumps({"schema": 2, "model": "lm"}))
+    with caplog.at_level(logging.WARNING):
+        assert variant_for(repo, "lm_onnx_cpu1_nodb_mbs8") is None  # a broken manifest is logged, not fatal for infer
+    assert "is not a valid build manifest" in caplog.text and "source: required field is missing" in caplog.text
 
 
 def test_input_files(sig: ModelSignature, tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from builders.repository import update_index, write_variant
+from builders.repository import Repository, update_index, write_variant
 from builders.spec import ModelSpec
 from builders.validate import validate_repository
 from builders.variants import Variant
@@ -35,7 +35,7 @@ def test_more_variants_load_on_the_bundled_server(tiny_build, tiny_build_dir, tm
     repo = tmp_path / "repo"
     for v in VARIANTS:
         write_variant(repo, v, tiny_build_dir / ("model.pt" if v.format == "torchscript" else "model.onnx"), spec, "python")
-    update_index(repo, [{**v.to_json(), "serving": "python"} for v in VARIANTS])
+    update_index(repo, [{**v.to_json(), "serving": "python", "build": str(tiny_build_dir)} for v in VARIANTS])
     assert validate_repository(repo) == []
     assert [e["name"] for e in json.loads((repo / "index.json").read_text())["variants"]] == sorted(v.name for v in VARIANTS)
 
@@ -44,7 +44,7 @@ def test_more_variants_load_on_the_bundled_server(tiny_build, tiny_build_dir, tm
         for v in VARIANTS:
             srv.load(v.name)  # Triton runs the warmup samples while loading; raises ServerError if refused
             try:
-                result = check_variant(srv.http_url, "http", v.name, tiny_build_dir)
+                result = check_variant(srv.http_url, "http", Repository(repo).variant(v.name))
                 assert result.passed, (v.name, result)
             finally:
                 srv.unload(v.name)

@@ -76,10 +76,10 @@ def test_an_index_written_before_the_rename_still_reads(tmp_path: Path) -> None:
     ]}
     (repo / INDEX_FILE).write_text(json.dumps(old))
     index = read_index(repo)
-    assert index["m_onnx_cpu1_nodb_mbs8"]["serving"] == "python"
-    assert index["m_ts_cpu1_nodb_mbs8"]["serving"] == "native"
-    assert all("runtime" not in e for e in index.values())
-    assert index["m_onnx_cpu1_nodb_mbs8"]["build"] == "/b"  # the rest of the entry is kept
+    assert index["m_onnx_cpu1_nodb_mbs8"].serving == "python"
+    assert index["m_ts_cpu1_nodb_mbs8"].serving == "native"
+    assert all("runtime" not in e.params for e in index.values())
+    assert index["m_onnx_cpu1_nodb_mbs8"].build == "/b"  # the rest of the entry is kept
     # merging a new entry rewrites the old ones in the new vocabulary
     update_index(repo, [{"name": "m_onnx_cpu2_nodb_mbs8", "model": "m", "format": "onnx", "serving": "python"}])
     written = json.loads((repo / INDEX_FILE).read_text())["variants"]
@@ -87,17 +87,22 @@ def test_an_index_written_before_the_rename_still_reads(tmp_path: Path) -> None:
     assert not any("runtime" in e for e in written)
 
 
-def test_the_served_name_lookup_reads_old_native_entries(tmp_path: Path) -> None:
+def test_the_served_name_lookup_reads_old_native_entries(tmp_path: Path, fake_build) -> None:
     """clients check finds PyTorch-backend names of a native TorchScript variant from an old index."""
-    from clients.check import served_names
+    from builders.repository import Repository
+    from builders.spec import ModelSpec
+    from builders.variants import Variant
 
-    build = tmp_path / "build"
-    build.mkdir()
     names = {"inputs": {"x": "x__0"}, "outputs": {"y": "y__0"}}
-    (build / "manifest.json").write_text(json.dumps(
-        {"exports": [{"format": "torchscript", "precision": "fp32", "extra": {"triton_names": names}}]}))
-    repo = tmp_path / "repo"
-    (repo / "m_ts_cpu1_nodb_mbs8").mkdir(parents=True)
-    (repo / INDEX_FILE).write_text(json.dumps({"variants": [
-        {"name": "m_ts_cpu1_nodb_mbs8", "format": "torchscript", "precision": "fp32", "runtime": "native", "build": str(build)}]}))
-    assert served_names(repo, "m_ts_cpu1_nodb_mbs8") == names
+    spec = ModelSpec.from_json({"inputs": [{"name": "x", "dtype": "float32", "shape": [4]}],
+                                "outputs": [{"name": "y", "dtype": "float32", "shape": [2]}]})
+    repo = fake_build(spec, Variant("m", "torchscript", max_batch_size=8), extra={"triton_names": names}, serving="native")
+    index = json.loads((repo / INDEX_FILE).read_text())
+    for e in index["variants"]:  # as written before the rename
+        e["runtime"] = "native"
+        del e["serving"]
+    del index["schema"]
+    (repo / INDEX_FILE).write_text(json.dumps(index))
+    v = Repository(repo).variant("m_ts_cpu1_nodb_mbs8")
+    assert v.serving == "native"
+    assert [(b.name, b.served) for b in v.inputs] == [("x", "x__0")] and [(b.name, b.served) for b in v.outputs] == [("y", "y__0")]
