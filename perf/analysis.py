@@ -10,15 +10,12 @@ several trials (:attr:`perf.results.LevelResult.trial` 0..N-1). :func:`aggregate
 them into one :class:`Point`: the median of every metric and its spread (min–max over
 the trials; with 2–5 trials an interquartile range says nothing more than min–max).
 
-Noise rule: a difference between two points is *significant* when it is larger than the
-noise, where the noise is
-
-* the larger of the two points' min–max trial spreads, when either point has >= 2 trials;
-* otherwise :data:`DEFAULT_NOISE_PCT` (5 %) of the first ("before"/baseline) value — the
-  run-to-run variation perf_analyzer's default stability criterion (``-s 10``: three windows
-  within ±10 % of their mean) leaves on a quiet host.
-
-A difference at or below the noise is reported as "not significant".
+Noise rule (significance from measured spread only): a difference between two points is
+*significant* when both points were measured in at least 2 trials and the difference is
+larger than both points' min–max trial spreads. With fewer trials on either side the
+spread is unknown, so the difference is neither significant nor not: :class:`Delta` says
+"spread unknown (1 trial)" and the report suggests ``--trials``. No noise level is ever
+assumed (two runs of the same grid a day apart differed by +54 % on one variant).
 """
 
 from __future__ import annotations
@@ -40,7 +37,8 @@ METRICS: tuple[str, ...] = tuple(
     f.name for f in dataclasses.fields(LevelResult)
     if f.name not in ("concurrency", "batch_size", "trial", "stable", "attempts", "error", "csv")
 )
-DEFAULT_NOISE_PCT = 5.0
+#: Trials a point needs on each side before a difference can be called significant.
+MIN_TRIALS_FOR_SPREAD = 2
 KNEE_GAIN_PCT = 10.0
 
 
@@ -128,6 +126,11 @@ def run_points(run: RunResult) -> dict[str, list[Point]]:
     return {v.name: aggregate(v.levels, v.name) for v in run.variants}
 
 
+def spread_unknown(trials: int) -> str:
+    """``"spread unknown (1 trial)"``: the words for a difference whose significance is unknown."""
+    return f"spread unknown ({trials} trial{'s' if trials != 1 else ''})"
+
+
 @dataclasses.dataclass
 class Delta:
     """A change of one metric from point ``a`` to point ``b``.
@@ -136,52 +139,65 @@ class Delta:
         metric: LevelResult field name.
         a, b: Medians (metric units).
         change_pct: ``(b - a) / a`` in %; None when ``a`` is 0.
-        noise_pct: The noise in % of ``a`` (see the module's noise rule).
-        significant: ``|b - a|`` exceeds the noise.
-        basis: ``"trial spread"`` or ``"default 5%"``.
+        spread_pct: The larger of the two min–max trial spreads, in % of ``a``; None when
+            either point has fewer than :data:`MIN_TRIALS_FOR_SPREAD` trials (or ``a`` is 0).
+        significant: ``|b - a|`` exceeds both trial spreads (True/False); None when the
+            spread is unknown (a point with 1 trial).
+        trials: Trials behind ``a`` and ``b``.
     """
 
     metric: str
     a: float
     b: float
     change_pct: float | None
-    noise_pct: float | None
-    significant: bool
-    basis: str
+    spread_pct: float | None
+    significant: bool | None
+    trials: tuple[int, int] = (1, 1)
 
-    def describe(self) -> str:
-        """``"+12.3 %"`` or ``"+1.2 % (not significant, noise 4.0 %)"``."""
+    @property
+    def unknown_note(self) -> str:
+        """``"spread unknown (1 trial)"``: why :attr:`significant` is None (empty when known)."""
+        return "" if self.significant is not None else spread_unknown(min(self.trials))
+
+    def describe(self, note_unknown: bool = True) -> str:
+        """``"+12.3 %"`` (significant), ``"+1.2 % (not significant, trial spread 4.0 %)"`` or
+        ``"+8.0 % (spread unknown: 1 trial)"`` (just ``"+8.0 %"`` with ``note_unknown=False``,
+        for a text that says once that every spread is unknown)."""
         if self.change_pct is None:
             return f"{fmt(self.a)} -> {fmt(self.b)}"
         text = f"{self.change_pct:+.1f} %"
+        if self.significant is None and not note_unknown:
+            return text
+        if self.significant is None:
+            n = min(self.trials)
+            return text + f" (spread unknown: {n} trial{'s' if n != 1 else ''})"
         if not self.significant:
-            text += f" (not significant, noise {self.noise_pct:.1f} %)" if self.noise_pct is not None else " (not significant)"
+            text += f" (not significant, trial spread {self.spread_pct:.1f} %)" if self.spread_pct is not None else " (not significant)"
         return text
 
 
-def delta(a: Point, b: Point, metric: str, default_noise_pct: float = DEFAULT_NOISE_PCT) -> Delta | None:
+def delta(a: Point, b: Point, metric: str) -> Delta | None:
     """Change of ``metric`` from ``a`` to ``b`` with its significance (module noise rule).
 
     Args:
         a: Baseline / before point.
         b: Compared / after point.
         metric: LevelResult field name, e.g. ``"throughput_infer_per_s"``.
-        default_noise_pct: Noise in % of ``a`` when neither point has trials (default 5).
 
     Returns:
-        None when either median is absent.
+        None when either median is absent. ``significant`` is None unless both points have
+        at least :data:`MIN_TRIALS_FOR_SPREAD` trials.
     """
     va, vb = a.get(metric), b.get(metric)
     if va is None or vb is None:
         return None
-    spreads = [s for s in (a.spread(metric), b.spread(metric)) if s is not None]
-    if spreads:
-        noise_abs, basis = max(spreads), "trial spread"
-    else:
-        noise_abs, basis = default_noise_pct / 100.0 * abs(va), f"default {default_noise_pct:g}%"
     change = (vb - va) / va * 100.0 if va else None
-    noise_pct = noise_abs / abs(va) * 100.0 if va else None
-    return Delta(metric, va, vb, change, noise_pct, abs(vb - va) > noise_abs, basis)
+    sa, sb = a.spread(metric), b.spread(metric)
+    if min(a.trials, b.trials) < MIN_TRIALS_FOR_SPREAD or sa is None or sb is None:
+        return Delta(metric, va, vb, change, None, None, (a.trials, b.trials))
+    spread = max(sa, sb)
+    spread_pct = spread / abs(va) * 100.0 if va else None
+    return Delta(metric, va, vb, change, spread_pct, abs(vb - va) > spread, (a.trials, b.trials))
 
 
 # ---------------------------------------------------------------- curves and knees

@@ -2,8 +2,9 @@
 
 Levels are matched by variant name and (concurrency, batch size); each side is the median
 over its trials (:func:`perf.analysis.aggregate`), and a change is *significant* under
-:mod:`perf.analysis`'s noise rule (the larger min–max trial spread, else 5 % of the
-baseline).
+:mod:`perf.analysis`'s noise rule: only when both runs measured the level in at least 2
+trials and the change exceeds both min–max trial spreads. A level measured once on either
+side has an unknown spread; the comparison says so and suggests ``--trials``.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import logging
 from pathlib import Path
 
 from core.errors import PerfError
-from perf.analysis import DEFAULT_NOISE_PCT, P99, THROUGHPUT, Delta, Point, delta, fmt_spread, run_points
+from perf.analysis import MIN_TRIALS_FOR_SPREAD, P99, THROUGHPUT, Delta, Point, delta, fmt_spread, run_points
 from perf.markdown import UNSTABLE_MARK, table
 from perf.results import RunResult, load
 
@@ -35,7 +36,9 @@ def _env_line(run: RunResult) -> dict[str, str]:
 
 
 def _sig(d: Delta | None) -> str:
-    return "—" if d is None else ("yes" if d.significant else "no")
+    if d is None:
+        return "—"
+    return d.unknown_note if d.significant is None else ("yes" if d.significant else "no")
 
 
 def _pct(d: Delta | None) -> str:
@@ -64,17 +67,18 @@ def compare_markdown(a: RunResult, b: RunResult, label_a: str = "A", label_b: st
     lines += table(["", f"{label_a}: {a.run_id}", f"{label_b}: {b.run_id}"],
                    [[f"{k}{' (differs)' if ea[k] != eb[k] else ''}", ea[k], eb[k]] for k in ea], ["left"] * 3)
     lines += ["", "Changes are (B − A) / A. Matched by variant name and (concurrency, batch size); "
-              "values are medians over trials. **Significant** means the change exceeds the noise: the larger "
-              "min–max trial spread of the two levels where trials exist, otherwise a default "
-              f"{DEFAULT_NOISE_PCT:g} % of A. {UNSTABLE_MARK} = perf_analyzer did not reach a stable measurement.", ""]
+              "values are medians over trials. **Significant** means both runs measured the level in at least "
+              f"{MIN_TRIALS_FOR_SPREAD} trials and the change exceeds both min–max trial spreads; with fewer trials "
+              f"the spread is unknown and no noise level is assumed. {UNSTABLE_MARK} = perf_analyzer did not reach "
+              "a stable measurement.", ""]
     rows: dict[str, list[list[object]]] = {}
-    counts = {THROUGHPUT: [0, 0, 0], P99: [0, 0, 0]}  # up, down, not significant
+    counts = {THROUGHPUT: [0, 0, 0, 0], P99: [0, 0, 0, 0]}  # up, down, not significant, unknown
     for name, p, q in matched_points(a, b):
         dt, dl = delta(p, q, THROUGHPUT), delta(p, q, P99)
         for d in (dt, dl):
             if d is not None:
                 c = counts[d.metric]
-                c[2 if not d.significant else (0 if d.b > d.a else 1)] += 1
+                c[3 if d.significant is None else 2 if not d.significant else (0 if d.b > d.a else 1)] += 1
         mark_a = "" if p.stable else UNSTABLE_MARK
         mark_b = "" if q.stable else UNSTABLE_MARK
         rows.setdefault(name, []).append(
@@ -83,8 +87,13 @@ def compare_markdown(a: RunResult, b: RunResult, label_a: str = "A", label_b: st
     t, l99 = counts[THROUGHPUT], counts[P99]
     lines += ["## Summary", "",
               f"- Matched levels: {sum(t)} in {len(rows)} variant(s).",
-              f"- Throughput: {t[0]} significantly higher in B, {t[1]} significantly lower, {t[2]} not significant.",
-              f"- p99 latency: {l99[1]} significantly lower in B, {l99[0]} significantly higher, {l99[2]} not significant."]
+              f"- Throughput: {t[0]} significantly higher in B, {t[1]} significantly lower, {t[2]} not significant, "
+              f"{t[3]} with unknown spread.",
+              f"- p99 latency: {l99[1]} significantly lower in B, {l99[0]} significantly higher, {l99[2]} not significant, "
+              f"{l99[3]} with unknown spread."]
+    if t[3] or l99[3]:
+        lines.append(f"- Levels with unknown spread were measured in fewer than {MIN_TRIALS_FOR_SPREAD} trials in A or B: "
+                     f"run both sweeps with `--trials 3` (or more) to tell a change from run-to-run variation.")
     only_a, only_b = [n for n in pa if n not in pb], [n for n in pb if n not in pa]
     if only_a:
         lines.append(f"- Only in {label_a}: {', '.join(only_a)}.")
@@ -103,7 +112,8 @@ def compare_runs(run_a: Path, run_b: Path, out: Path | None = None) -> Path:
 
     Per variant (matched by name) and level (matched by concurrency and batch size): the
     throughput (infer/s) and p99 latency (ms) of each run, the change in %, and whether it
-    is significant under :mod:`perf.analysis`'s noise rule (trial spread, else 5 %).
+    is significant under :mod:`perf.analysis`'s noise rule (both runs >= 2 trials and the
+    change exceeds both trial spreads; otherwise "spread unknown").
 
     Args:
         run_a: Run folder of the baseline ("before") sweep.

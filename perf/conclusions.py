@@ -2,8 +2,9 @@
 
 Four parts: (1) what was compared and where, (2) the numbers with % differences and their
 significance (:mod:`perf.analysis` noise rule), (3) the mechanism (queue vs compute time,
-batches formed by the dynamic batcher, utilisation), (4) the conditions under which it
-holds. Pairs compared: best peak vs the 1-instance, no-batching baseline; batching on vs
+batches formed by the dynamic batcher, host CPU and the server's own CPU), (4) the
+conditions under which it holds. Every explanatory phrase comes from :mod:`perf.phrases`,
+chosen by the sign and size of the numbers it explains. Pairs compared: best peak vs the 1-instance, no-batching baseline; batching on vs
 off at the same instance count; N vs 1 instances; each format vs the first one — every
 pair equal in every other variant parameter (:mod:`perf.pairs`), at the pair's highest
 common concurrency.
@@ -11,13 +12,15 @@ common concurrency.
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 from typing import Any, Sequence
 
-from perf.analysis import (DEFAULT_NOISE_PCT, KNEE_GAIN_PCT, P99, THROUGHPUT, Point, Recommendation, curve, delta,
-                           gpu_metric, run_points)
-from perf.markdown import fmt
+from perf.analysis import (KNEE_GAIN_PCT, MIN_TRIALS_FOR_SPREAD, P99, THROUGHPUT, Point, Recommendation, curve, delta,
+                           gpu_metric, run_points, spread_unknown)
+from perf.markdown import CPU_MEASURES, fmt
 from perf.pairs import BATCHING, differs_only_in, pairs, variant_of
+from perf.phrases import Facts, say
 from perf.results import RunResult, VariantResult
 
 
@@ -28,9 +31,11 @@ def _common(a: Sequence[Point], b: Sequence[Point], batch_size: int | None = Non
     return both[-1] if both else None
 
 
-def _change(a: Point, b: Point, metric: str) -> str:
+def _change(a: Point, b: Point, metric: str, note_unknown: bool = True) -> str:
+    """The change with its significance; ``note_unknown=False`` leaves "spread unknown" out (a
+    single-trial run says it once, in :func:`_numbers`)."""
     d = delta(a, b, metric)
-    return "—" if d is None else d.describe()
+    return "—" if d is None else d.describe(note_unknown)
 
 
 def _list(items: Sequence[Any]) -> str:
@@ -74,6 +79,8 @@ def _numbers(run: RunResult, ok: list[VariantResult], rec: Recommendation, pts: 
     if best is None:
         return ["**The numbers.** No variant produced a measurement."]
     bs = best.batch_size
+    measured = [p for v in ok for p in pts[v.name] if p.ok]
+    mixed = any(p.trials >= MIN_TRIALS_FOR_SPREAD for p in measured)  # else every spread is unknown: said once
     at_bs = f", client batch size {bs}" if bs != 1 else ""
     bp = next(p for p in pts[best.variant] if (p.concurrency, p.batch_size) == (best.concurrency, bs))
     head = [f"**The numbers.** The highest throughput is {fmt(best.throughput_infer_per_s)} infer/s (`{best.variant}`, "
@@ -81,17 +88,19 @@ def _numbers(run: RunResult, ok: list[VariantResult], rec: Recommendation, pts: 
     base = _baseline(run, ok, best.variant)
     if base is not None and base.name != best.variant and curve(pts[base.name], bs):
         bb = max(curve(pts[base.name], bs), key=lambda p: p.get(THROUGHPUT))
-        head.append(f"That is {_change(bb, bp, THROUGHPUT)} over the 1-instance, no-batching baseline `{base.name}` "
+        head.append(f"That is {_change(bb, bp, THROUGHPUT, mixed)} over the 1-instance, no-batching baseline `{base.name}` "
                     f"(peak {fmt(bb.get(THROUGHPUT))} infer/s at concurrency {bb.concurrency}).")
     second = _runner_up(ok, best.variant, bs, pts)
     if second is not None and (base is None or second.variant != base.name):
         head.append(f"The runner-up, `{second.variant}`, peaked at {fmt(second.get(THROUGHPUT))} infer/s "
-                    f"(concurrency {second.concurrency}): {_change(bp, second, THROUGHPUT)} against the best.")
+                    f"(concurrency {second.concurrency}): {_change(bp, second, THROUGHPUT, mixed)} against the best.")
     if rec.latency_budget_ms is not None:
         u = rec.best_under_budget
         head.append(f"Under the p99 budget of {fmt(rec.latency_budget_ms, 2)} ms the best is "
                     + (f"`{u.variant}` at concurrency {u.concurrency} with {fmt(u.throughput_infer_per_s)} infer/s."
                        if u else "nothing: no level meets it."))
+    if not mixed:
+        head.append(_once(measured) + ".")
     lines = [" ".join(head)]
     bullets = []
     for pr in pairs(ok):
@@ -104,17 +113,33 @@ def _numbers(run: RunResult, ok: list[VariantResult], rec: Recommendation, pts: 
         what = {"batching": f"`{b.name}` vs `{a.name}`",
                 "instances": f"{tb.count} vs 1 instance (`{b.name}` vs `{a.name}`)",
                 "format": f"{tb.format} vs {ta.format} (`{b.name}` vs `{a.name}`)"}[pr.kind]
-        text = (f"- {pr.label}: {what} at concurrency {pa.concurrency}: throughput {_change(pa, pb, THROUGHPUT)}, "
-                f"p99 {_change(pa, pb, P99)}")
+        text = (f"- {pr.label}: {what} at concurrency {pa.concurrency}: throughput {_change(pa, pb, THROUGHPUT, mixed)}, "
+                f"p99 {_change(pa, pb, P99, mixed)}")
         first = curve(pts[a.name])[0]
         low = next((p for p in curve(pts[b.name]) if p.concurrency == first.concurrency), None)
         if pr.kind == "batching" and low is not None and first.concurrency != pa.concurrency:
-            text += f"; at concurrency {first.concurrency} p99 {_change(first, low, P99)} (the batcher's wait when load is light)"
+            text += f"; at concurrency {first.concurrency} p99 {_change(first, low, P99, mixed)}"
+            why = say("light_load", _light_load_facts(first, low))
+            text += f" ({why})" if why else ""
         bullets.append(text + ".")
     if bullets:
         lines += ["", "Each pair below differs only in the variant parameters named; every other parameter is equal.", "",
                   *bullets]
     return lines
+
+
+def _light_load_facts(off: Point, on: Point) -> Facts:
+    """p99 and queue of batching off (``off``) vs on (``on``) at one light level."""
+    d = delta(off, on, P99)
+    return Facts(change_pct=d.change_pct if d else None, significant=d.significant if d else None,
+                 queue_a_us=off.get("server_queue_us"), queue_b_us=on.get("server_queue_us"))
+
+
+def _once(points: Sequence[Point]) -> str:
+    """The sentence for a run with single-trial levels: spread unknown, suggest ``--trials``."""
+    some = "Every level was" if max(p.trials for p in points) < MIN_TRIALS_FOR_SPREAD else "Some levels were"
+    return (f"{some} measured once: {spread_unknown(1)}, so no difference involving such a level is called "
+            "significant, and none is assumed to be noise; run the sweep with `--trials 3` (or more) to measure it")
 
 
 def _runner_up(ok: list[VariantResult], best: str, batch_size: int, pts: dict[str, list[Point]]) -> Point | None:
@@ -130,19 +155,37 @@ def _share(p: Point) -> float | None:
     return None if q is None or q + comp == 0 else 100.0 * q / (q + comp)
 
 
+def _per_inference_us(p: Point) -> float | None:
+    """Compute infer time of one execution divided by the inferences it held (µs)."""
+    comp, bsz = p.get("server_compute_infer_us"), p.get("avg_server_batch_size")
+    return None if comp is None or not bsz else comp / bsz
+
+
 def _explain(name: str, p: Point, gpu: str | None) -> str:
     share = _share(p)
     text = (f"`{name}` spent {fmt(p.get('server_queue_us'), 0)} µs per request queued and "
-            f"{fmt(p.get('server_compute_infer_us'), 0)} µs in compute infer"
-            + (f" (queue = {share:.0f} % of server time)" if share is not None else ""))
+            f"{fmt(p.get('server_compute_infer_us'), 0)} µs in compute infer")
+    if share is not None:
+        text += f" (queue = {share:.0f} % of server time: {say('server_time', Facts(queue_share_pct=share))})"
     bsz = p.get("avg_server_batch_size")
     if bsz is not None:
         text += f"; executions held {bsz:.2f} inferences on average"
-        if bsz > 1 and p.get("server_compute_infer_us") is not None:
-            text += f" (≈{fmt(p.get('server_compute_infer_us') / bsz, 0)} µs of compute per inference)"
-    utils = [f"{lbl} {fmt(p.get(m))} %" for lbl, m in (("CPU", "cpu_utilization_pct"), ("GPU", gpu))
-             if m and p.get(m) is not None]
-    return text + (f"; utilisation {', '.join(utils)}" if utils else "")
+        if bsz > 1 and _per_inference_us(p) is not None:
+            text += f" (≈{fmt(_per_inference_us(p), 0)} µs of compute per inference)"
+    measures = [(m, label, unit, d) for m, (label, unit, d, _) in CPU_MEASURES.items()] + [(gpu, "GPU", "%", 1)]
+    utils = [f"{label} {fmt(p.get(m), d)} {unit}" for m, label, unit, d in measures if m and p.get(m) is not None]
+    return text + (f"; {', '.join(utils)}" if utils else "")
+
+
+def _contrast(best: Point, other: Point | None) -> str:
+    """Why ``best`` differs from ``other`` at the same load, from :mod:`perf.phrases`."""
+    facts = Facts(host_cpu_pct=best.get("cpu_utilization_pct"))
+    if other is not None:
+        facts = dataclasses.replace(facts, batch_a=other.get("avg_server_batch_size"), batch_b=best.get("avg_server_batch_size"),
+                                    compute_per_inference_a_us=_per_inference_us(other),
+                                    compute_per_inference_b_us=_per_inference_us(best))
+    why = say("contrast", facts)
+    return f" Here {why}." if why else ""
 
 
 def _mechanism(run: RunResult, ok: list[VariantResult], rec: Recommendation, pts: dict[str, list[Point]]) -> str:
@@ -156,14 +199,21 @@ def _mechanism(run: RunResult, ok: list[VariantResult], rec: Recommendation, pts
         base = run.variant(second.variant) if second else None
     pair = _common(pts[best.variant], pts[base.name], best.batch_size) if base else None
     if pair is not None:
-        text = (f"**Why.** At concurrency {pair[0].concurrency}, {_explain(best.variant, pair[0], gpu)}. "
-                f"At the same load, {_explain(base.name, pair[1], gpu)}.")
-    else:
-        top = curve(pts[best.variant], best.batch_size)[-1]
-        text = f"**Why.** At concurrency {top.concurrency}, {_explain(best.variant, top, gpu)}."
-    return text + (" A high queue share means requests wait for a busy instance; dynamic batching turns that wait into "
-                   "larger executions and more instances into parallel ones, which pays only while cores (or the GPU) "
-                   "have capacity left.")
+        return (f"**Why.** At concurrency {pair[0].concurrency}, {_explain(best.variant, pair[0], gpu)}. "
+                f"At the same load, {_explain(base.name, pair[1], gpu)}.") + _contrast(pair[0], pair[1])
+    top = curve(pts[best.variant], best.batch_size)[-1]
+    return f"**Why.** At concurrency {top.concurrency}, {_explain(best.variant, top, gpu)}." + _contrast(top, None)
+
+
+def _no_knee_reason(points: list[Point]) -> str:
+    """Why a curve has no knee: its last step (:mod:`perf.phrases` ``no_knee``)."""
+    c = [p for p in curve(points) if p.get(P99) is not None]
+    if len(c) < 2:
+        return ""
+    a, b = c[-2], c[-1]
+    gain = (b.get(THROUGHPUT) / a.get(THROUGHPUT) - 1) * 100.0 if a.get(THROUGHPUT) else None
+    p99 = (b.get(P99) / a.get(P99) - 1) * 100.0 if a.get(P99) else None
+    return say("no_knee", Facts(last_gain_pct=gain, last_p99_change_pct=p99), " and ")
 
 
 def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]) -> str:
@@ -185,8 +235,9 @@ def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]
         short = [n for n in live if len(curve(pts[n])) < 2]
         text = f"Load was swept up to concurrency {hi}"
         if open_:
-            text += (f"; {_list(f'`{n}`' for n in open_)} had no knee (throughput still growing ≥ {KNEE_GAIN_PCT:g} % "
-                     "or p99 not rising), so the ranking beyond that is unknown")
+            reasons = [f"`{n}` ({_no_knee_reason(pts[n])})" if _no_knee_reason(pts[n]) else f"`{n}`" for n in open_]
+            text += (f"; {_list(reasons)} had no knee (a knee needs every later level to gain under {KNEE_GAIN_PCT:g} % "
+                     "throughput while p99 rises), so the ranking beyond that is unknown")
         elif not short:
             text += "; every variant reached its knee"
         if short:
@@ -200,14 +251,14 @@ def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]
     if unstable:
         parts.append(f"{len(unstable)} level(s) did not reach a stable measurement ({_list(unstable)}); "
                      "their numbers are less certain.")
-    trials = max((p.trials for p in allp), default=0)
-    if trials > 1:
-        rel = [100.0 * p.spread(THROUGHPUT) / p.get(THROUGHPUT) for p in allp if p.spread(THROUGHPUT) is not None and p.get(THROUGHPUT)]
-        parts.append(f"Each level was measured {trials} times; throughput varied by a median {statistics.median(rel):.1f} % "
-                     "(min–max) between trials, and smaller differences are called not significant.")
-    else:
-        parts.append(f"Each level was measured once, so differences under {DEFAULT_NOISE_PCT:g} % are called not "
-                     "significant; run with more trials to measure the spread.")
+    fewest = min((p.trials for p in allp), default=0)
+    rel = [100.0 * p.spread(THROUGHPUT) / p.get(THROUGHPUT) for p in allp if p.spread(THROUGHPUT) is not None and p.get(THROUGHPUT)]
+    if fewest >= MIN_TRIALS_FOR_SPREAD and rel:
+        parts.append(f"Each level was measured {fewest} times or more; throughput varied by a median "
+                     f"{statistics.median(rel):.1f} % (min–max) between trials, and a difference is called significant "
+                     "only when it exceeds both levels' spreads.")
+    elif allp and max(p.trials for p in allp) >= MIN_TRIALS_FOR_SPREAD:  # a single-trial run says so in _numbers
+        parts.append(_once(allp) + ".")
     return " ".join(parts)
 
 

@@ -16,6 +16,16 @@ UNSTABLE_MARK = "†"
 
 Align = Literal["left", "right", "center"]
 
+#: The CPU measures of a level, for tables, plots and prose: LevelResult field ->
+#: (label, unit, decimals, what it counts). Host CPU is not the server's own use.
+CPU_MEASURES: dict[str, tuple[str, str, int, str]] = {
+    "cpu_utilization_pct": ("host CPU", "%", 1,
+                            "Triton's `nv_cpu_utilization`: every process on the host, perf_analyzer included"),
+    "server_cpu_cores": ("server CPU", "cores", 2,
+                         "CPU time of the tritonserver process and its children (python-backend stubs) per second; "
+                         "1.00 = one core busy"),
+}
+
 
 def fmt(value: float | None, digits: int = 1) -> str:
     """A number for a table: thousands separators, ``digits`` decimals, ``—`` for None."""

@@ -18,7 +18,7 @@ from core.errors import PerfError
 from perf import conclusions, plots
 from perf.analysis import (KNEE_GAIN_PCT, P99, THROUGHPUT, Point, Recommendation, aggregate, curve, fmt_spread,
                            gpu_metric, has_metric, peak, recommend, run_points)
-from perf.markdown import UNSTABLE_MARK, fmt, table
+from perf.markdown import CPU_MEASURES, UNSTABLE_MARK, fmt, table
 from perf.pairs import variant_of
 from perf.results import COMMANDS_FILE, RunResult, load
 
@@ -130,7 +130,9 @@ def level_tables(points: dict[str, list[Point]], failed: set[str] | frozenset[st
     """Markdown lines: one table per (batch size, concurrency) comparing the variants.
 
     Columns: throughput (infer/s), p50/p90/p95/p99 (ms), server queue and compute infer
-    (µs per request), avg server batch size, and CPU/GPU utilisation (%) when the run has them.
+    (µs per request), avg server batch size, and when the run has them: host CPU (%, Triton's
+    ``nv_cpu_utilization``: every process on the host), the server's own CPU (cores: the
+    tritonserver process and its children) and GPU utilisation (%).
     Medians over trials, with [min–max] for throughput and p99 when a level has trials.
 
     Args:
@@ -141,8 +143,8 @@ def level_tables(points: dict[str, list[Point]], failed: set[str] | frozenset[st
     cols = [("throughput (infer/s)", THROUGHPUT, 1), ("p50 (ms)", "latency_p50_ms", 2), ("p90 (ms)", "latency_p90_ms", 2),
             ("p95 (ms)", "latency_p95_ms", 2), ("p99 (ms)", P99, 2), ("queue (µs)", "server_queue_us", 0),
             ("compute infer (µs)", "server_compute_infer_us", 0), ("avg server batch", "avg_server_batch_size", 2)]
-    if has_metric(points, "cpu_utilization_pct"):
-        cols.append(("CPU util (%)", "cpu_utilization_pct", 1))
+    utils = [(f"{label} ({unit})", m, d) for m, (label, unit, d, _) in CPU_MEASURES.items() if has_metric(points, m)]
+    cols += utils
     if gpu:
         cols.append(("GPU util (%)", gpu, 1))
     keys = sorted({(p.batch_size, p.concurrency) for pts in points.values() for p in pts})
@@ -150,7 +152,8 @@ def level_tables(points: dict[str, list[Point]], failed: set[str] | frozenset[st
     lines = ["## Results per concurrency level", "",
              "Medians over trials" + (", with the [min–max] spread over trials for throughput and p99" if multi_trial else "")
              + f". **Bold**: highest throughput at the level. `—`: not measured on this host. "
-             f"{UNSTABLE_MARK}: perf_analyzer did not reach a stable measurement at this level (kept, but treat with care)."]
+             f"{UNSTABLE_MARK}: perf_analyzer did not reach a stable measurement at this level (kept, but treat with care)."
+             + "".join(f" {CPU_MEASURES[m][0]}: {CPU_MEASURES[m][3]}." for _, m, _ in utils)]
     for bs, conc in keys:
         lines += ["", f"### Concurrency {conc}" + (f", batch size {bs}" if bs != 1 else ""), ""]
         here = [(n, p) for n, pts in points.items() for p in pts if (p.batch_size, p.concurrency) == (bs, conc)]

@@ -69,7 +69,13 @@ class LevelResult:
         server_compute_input_us, server_compute_infer_us, server_compute_output_us: Compute breakdown.
         avg_server_batch_size: Inferences / executions during the level (statistics API):
             the batch size the dynamic batcher actually formed.
-        cpu_utilization_pct: Mean of ``nv_cpu_utilization`` x 100 sampled during the level.
+        cpu_utilization_pct: Host CPU: mean of Triton's ``nv_cpu_utilization`` x 100 sampled
+            during the level. It counts every process on the host (perf_analyzer included),
+            not the server alone.
+        server_cpu_cores: CPU the server's own processes used during the level, in cores
+            (CPU seconds per wall second: tritonserver and its child processes such as
+            python-backend stubs; 1.0 = one core fully busy); null where the server's
+            process is not on this host (container, remote) or could not be read.
         cpu_memory_used_bytes: Max of ``nv_cpu_memory_used_bytes``.
         gpu_utilization_pct: Mean ``nv_gpu_utilization`` x 100 (mean over GPUs); null without GPU.
         gpu_power_w: Mean ``nv_gpu_power_usage`` (W, summed over GPUs); null without GPU.
@@ -102,6 +108,7 @@ class LevelResult:
     server_compute_output_us: float | None = None
     avg_server_batch_size: float | None = None
     cpu_utilization_pct: float | None = None
+    server_cpu_cores: float | None = None
     cpu_memory_used_bytes: float | None = None
     gpu_utilization_pct: float | None = None
     gpu_power_w: float | None = None

@@ -3,6 +3,7 @@ pure computation, no server."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -98,15 +99,31 @@ def test_trials_median_spread_and_significance():
     assert [p.trials for p in pts] == [3, 3]
     assert pts[0].get("throughput_infer_per_s") == 100 and pts[0].spread("throughput_infer_per_s") == 20
     assert pts[1].get("throughput_infer_per_s") == 200 and pts[1].spread("throughput_infer_per_s") == 40
-    other = aggregate(levels([105], [1.0]), "w")[0]
-    d = delta(pts[0], other, "throughput_infer_per_s")
-    assert d.change_pct == pytest.approx(5.0) and not d.significant and d.basis == "trial spread"
-    far = aggregate(levels([130], [1.0]), "w")[0]
-    assert delta(pts[0], far, "throughput_infer_per_s").significant
-    # single trials: default 5 % noise
-    one = aggregate(levels([100], [1.0]), "a")[0]
-    assert not delta(one, aggregate(levels([104], [1.0]), "b")[0], "throughput_infer_per_s").significant
-    assert delta(one, aggregate(levels([106], [1.0]), "b")[0], "throughput_infer_per_s").significant
+    two = aggregate(levels([103], [1.0]) + levels([107], [1.0], trial=1), "w")[0]  # median 105, spread 4
+    d = delta(pts[0], two, "throughput_infer_per_s")
+    assert d.change_pct == pytest.approx(5.0) and d.significant is False and d.spread_pct == pytest.approx(20.0)
+    assert d.describe() == "+5.0 % (not significant, trial spread 20.0 %)"
+    far = aggregate(levels([128], [1.0]) + levels([132], [1.0], trial=1), "w")[0]  # +30 > both spreads (20, 4)
+    assert delta(pts[0], far, "throughput_infer_per_s").significant is True
+    # the difference must exceed BOTH spreads: 100 -> 125 beats b's 4 but not a wide b's 30
+    wide = aggregate(levels([110], [1.0]) + levels([140], [1.0], trial=1), "w")[0]  # median 125, spread 30
+    assert delta(pts[0], wide, "throughput_infer_per_s").significant is False
+
+
+@pytest.mark.parametrize("a_trials, b_trials", [(1, 1), (1, 3), (3, 1)])
+def test_one_trial_means_spread_unknown_never_significant(a_trials: int, b_trials: int):
+    """Issue 19 item 14: with one trial no noise level is assumed (the old rule called +6 % significant
+    on an assumed 5 % noise); even +54 % (two runs of one grid a day apart) is of unknown significance."""
+    def point(values: list[float]):
+        return aggregate([x for i, v in enumerate(values) for x in levels([v], [1.0], trial=i)], "p")[0]
+
+    a = point([100.0] if a_trials == 1 else [99.0, 100.0, 101.0])
+    for b_value in (106.0, 154.0):
+        b = point([b_value] if b_trials == 1 else [b_value - 1, b_value, b_value + 1])
+        d = delta(a, b, "throughput_infer_per_s")
+        assert d.significant is None and d.spread_pct is None
+        assert d.unknown_note == "spread unknown (1 trial)"
+        assert d.describe() == f"{d.change_pct:+.1f} % (spread unknown: 1 trial)"
 
 
 def _write(run: RunResult, tmp_path: Path) -> tuple[Path, str]:
@@ -124,7 +141,8 @@ def test_report_content_cpu_only(tmp_path: Path):
         f = tmp_path / f"{png}.png"
         assert f.exists() and f.stat().st_size > 5000, png
         assert f"]({png}.png)" in text
-    assert "GPU util" not in text and "CPU util (%)" in text
+    assert "GPU util" not in text and "host CPU (%)" in text and "CPU util" not in text
+    assert "host CPU: Triton's `nv_cpu_utilization`: every process on the host, perf_analyzer included." in text
     # unstable level flagged in its level table, with the footnote
     c8 = text.split("### Concurrency 8")[1].split("###")[0]
     assert "`mlp_onnx_cpu2_nodb_mbs64` †" in c8 and "`mlp_onnx_cpu1_nodb_mbs64` †" not in c8
@@ -136,15 +154,16 @@ def test_report_content_cpu_only(tmp_path: Path):
     # recommendation and conclusions with computed numbers
     assert "`mlp_onnx_cpu1_db500_mbs64` at concurrency 8: 600.0 infer/s, p99 3.00 ms" in text
     assert "+336.9 % over the 1-instance, no-batching baseline `mlp_onnx_cpu1_nodb_mbs64`" in text  # 900/206
+    assert "Every level was measured once: spread unknown (1 trial)" in text and "`--trials 3`" in text
+    assert "not significant" not in text and "noise " not in text.replace("none is assumed to be noise", "")
     # batching on vs off at the same count, at the highest common concurrency 16: 900 vs 206
     assert "`mlp_onnx_cpu1_db500_mbs64` vs `mlp_onnx_cpu1_nodb_mbs64` at concurrency 16: throughput +336.9 %" in text
     # 2 vs 1 instances at 16: 385 vs 206 = +86.9 %; at c=1, 101 vs 100 is noise
     assert "2 vs 1 instance (`mlp_onnx_cpu2_nodb_mbs64` vs `mlp_onnx_cpu1_nodb_mbs64`) at concurrency 16: throughput +86.9 %" in text
     assert "The runner-up, `mlp_onnx_cpu2_nodb_mbs64`, peaked at 385.0 infer/s (concurrency 16): -57.2 % against the best." in text
     assert "executions held 14.00 inferences on average (≈400 µs of compute per inference)" in text
-    assert "`mlp_onnx_cpu1_nodb_mbs64` spent 800 µs per request queued and 400 µs in compute infer (queue = 66 % of server time)" in text
+    assert "`mlp_onnx_cpu1_nodb_mbs64` spent 800 µs per request queued and 400 µs in compute infer (queue = 66 % of server time: requests mostly waited for a busy instance)" in text
     assert "1 level(s) did not reach a stable measurement (`mlp_onnx_cpu2_nodb_mbs64` c=8)" in text
-    assert "differences under 5 % are called not significant" in text
     assert not re.search(r"\bnan\b", text, re.I)
 
 
@@ -190,21 +209,45 @@ def test_summary_table_and_errors(tmp_path: Path):
         write_report(tmp_path)
 
 
-def test_report_with_trials(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setattr(plots, "write_plots", lambda *a, **k: {})  # tables and prose only; plots are tested above
-    run = make_run()
-    base = run.variants[0]
+def _with_trials(run: RunResult, cpu2_c16: tuple[float, float, float] = (380.0, 385.0, 390.0)) -> RunResult:
+    """Trials 1 and 2 for cpu1 nodb (c=16: 215, 206, 190 -> spread 25) and cpu2 nodb (c=16 as given)."""
+    base, two = run.variants[0], run.variants[2]
     base.levels += levels([120, 170, 210, 200, 215], [1.1, 1.6, 2.4, 5.5, 9.0], trial=1)
     base.levels += levels([80, 185, 195, 210, 190], [1.3, 1.4, 2.6, 4.5, 11.0], trial=2)
+    for t in (1, 2):
+        two.levels += levels([101, 190, 360, 380, cpu2_c16[t]], [1.2, 1.3, 1.6, 3.0, 6.0], trial=t)
+    two.levels[4].throughput_infer_per_s = cpu2_c16[0]
+    return run
+
+
+def test_report_with_trials(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(plots, "write_plots", lambda *a, **k: {})  # tables and prose only; plots are tested above
+    run = _with_trials(make_run())
     _, text = _write(run, tmp_path)
     c1 = text.split("### Concurrency 1\n")[1].split("###")[0]
     assert "100.0 [80.0–120.0]" in c1  # median with min–max
-    assert "measured 3 times" in text
-    # 2 vs 1 instance at c=16: 385 vs median 206 (spread 190–215 = 25) is significant
+    # 2 vs 1 instance at c=16: 385 vs median 206 (spreads 10 and 25) is significant: no note
     assert "2 vs 1 instance (`mlp_onnx_cpu2_nodb_mbs64` vs `mlp_onnx_cpu1_nodb_mbs64`) at concurrency 16: throughput +86.9 %," in text
-    run.variants[2].levels[-1].throughput_infer_per_s = 210.0  # +1.9 %, inside the 25 infer/s spread
+    # batching on has 1 trial in a run where others have 3: said per change
+    assert "at concurrency 16: throughput +336.9 % (spread unknown: 1 trial)" in text
+    assert "Some levels were measured once: spread unknown (1 trial)" in text and "`--trials 3`" in text
+    run = _with_trials(make_run(), (205.0, 210.0, 215.0))  # +1.9 %, inside the larger spread (25 of 206 = 12.1 %)
     text = "\n".join(conclusions(run, recommend(run)))
-    assert "at concurrency 16: throughput +1.9 % (not significant, noise 12.1 %)" in text
+    assert "at concurrency 16: throughput +1.9 % (not significant, trial spread 12.1 %)" in text
+
+
+def test_every_level_with_trials_says_the_spread(tmp_path: Path):
+    run = make_run()
+    for v in run.variants[:3]:
+        first = list(v.levels)
+        for t, f in ((1, 0.97), (2, 1.03)):
+            v.levels += [dataclasses.replace(lv, trial=t, throughput_infer_per_s=lv.throughput_infer_per_s * f) for lv in first]
+    run.variants = run.variants[:3]
+    text = "\n".join(conclusions(run, recommend(run)))
+    assert "Each level was measured 3 times or more; throughput varied by a median 6.0 % (min–max)" in text
+    assert "spread unknown" not in text and "measured once" not in text
+    # 900 vs 206 with 6 % spreads: significant; 2 vs 1 instance at 16 too
+    assert "throughput +336.9 %, p99" in text
 
 
 def test_knee_uses_trial_medians_and_interrupted_run():

@@ -1,0 +1,154 @@
+"""The explanatory phrases of the report's conclusions, each chosen by a condition on the numbers it explains.
+
+A phrase says *why* a number is what it is ("the batcher's wait when load is light"); it
+must never contradict the number (a p99 that fell is not explained by a wait). Each
+:class:`Phrase` holds its words and the condition on :class:`Facts` that selects it, and
+:func:`choose` returns the phrases of one family whose conditions hold. This table is the
+one place a phrase is written; ``tests/test_phrases.py`` checks every condition with
+numbers that must produce the phrase and numbers that must not.
+
+Signs follow the noise rule of :mod:`perf.analysis`: a change "rose" or "fell" when its
+sign says so and it is not known to be within the trial spread (``significant`` True, or
+None when the spread is unknown); a change known to be within the spread explains nothing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable
+
+from perf.analysis import KNEE_GAIN_PCT
+from perf.markdown import fmt
+
+#: Queue share of server time (%) at or above which requests mostly wait for an instance.
+QUEUE_BOUND_PCT = 50.0
+#: Inferences per execution at or above which the dynamic batcher formed batches.
+BATCHED = 1.1
+#: Host CPU utilisation (%) at or above which the cores count as saturated.
+CPU_BUSY_PCT = 90.0
+#: Host CPU utilisation (%) below which the cores had capacity left.
+CPU_SPARE_PCT = 70.0
+
+
+@dataclasses.dataclass(frozen=True)
+class Facts:
+    """The numbers a phrase may explain; ``None`` = not measured. ``a`` is the reference
+    (baseline, or the variant compared against), ``b`` the variant being explained.
+
+    Attributes:
+        change_pct: Change of the explained metric from a to b (%).
+        significant: Its significance (:attr:`perf.analysis.Delta.significant`; None = spread unknown).
+        queue_a_us, queue_b_us: Server queue time per request (µs).
+        queue_share_pct: Queue share of server time (queue + compute) of b (%).
+        batch_a, batch_b: Inferences per execution (avg server batch size).
+        compute_per_inference_a_us, compute_per_inference_b_us: Compute infer time per
+            execution divided by inferences per execution (µs).
+        host_cpu_pct: Host CPU utilisation at b's level (%, every process on the host).
+        last_gain_pct: Throughput gain of a curve's last step over the one before (%).
+        last_p99_change_pct: p99 change of a curve's last step (%).
+    """
+
+    change_pct: float | None = None
+    significant: bool | None = None
+    queue_a_us: float | None = None
+    queue_b_us: float | None = None
+    queue_share_pct: float | None = None
+    batch_a: float | None = None
+    batch_b: float | None = None
+    compute_per_inference_a_us: float | None = None
+    compute_per_inference_b_us: float | None = None
+    host_cpu_pct: float | None = None
+    last_gain_pct: float | None = None
+    last_p99_change_pct: float | None = None
+
+
+def rose(f: Facts) -> bool:
+    """The explained change is up and not known to be within the trial spread."""
+    return f.change_pct is not None and f.change_pct > 0 and f.significant is not False
+
+
+def fell(f: Facts) -> bool:
+    """The explained change is down and not known to be within the trial spread."""
+    return f.change_pct is not None and f.change_pct < 0 and f.significant is not False
+
+
+def _has(*values: float | None) -> bool:
+    return all(v is not None for v in values)
+
+
+@dataclasses.dataclass(frozen=True)
+class Phrase:
+    """One explanatory phrase.
+
+    Attributes:
+        family: Where it is used (``light_load``, ``server_time``, ``contrast``, ``no_knee``).
+        key: Its name (tests refer to it).
+        when: The condition on the numbers that selects it.
+        words: Its text, from the same numbers.
+    """
+
+    family: str
+    key: str
+    when: Callable[[Facts], bool]
+    words: Callable[[Facts], str]
+
+
+PHRASES: tuple[Phrase, ...] = (
+    # p99 of batching on (b) vs off (a) at the lowest common concurrency
+    Phrase("light_load", "batcher_wait",
+           lambda f: rose(f) and _has(f.queue_a_us, f.queue_b_us) and f.queue_b_us > f.queue_a_us,
+           lambda f: f"the batcher's wait when load is light: queue {fmt(f.queue_a_us, 0)} → {fmt(f.queue_b_us, 0)} µs"),
+    Phrase("light_load", "no_batcher_wait", fell,
+           lambda f: "lower, so the batcher's wait added no latency at light load"),
+    # one variant's server time
+    Phrase("server_time", "queue_bound",
+           lambda f: f.queue_share_pct is not None and f.queue_share_pct >= QUEUE_BOUND_PCT,
+           lambda f: "requests mostly waited for a busy instance"),
+    Phrase("server_time", "compute_bound",
+           lambda f: f.queue_share_pct is not None and f.queue_share_pct < QUEUE_BOUND_PCT,
+           lambda f: "compute took most of the server time"),
+    # the explained variant (b) against another (a) at the same load
+    Phrase("contrast", "batching_paid",
+           lambda f: (_has(f.batch_a, f.batch_b, f.compute_per_inference_a_us, f.compute_per_inference_b_us)
+                      and f.batch_b >= BATCHED > f.batch_a and f.compute_per_inference_b_us < f.compute_per_inference_a_us),
+           lambda f: (f"dynamic batching paid: executions of {f.batch_b:.2f} inferences cost ≈"
+                      f"{fmt(f.compute_per_inference_b_us, 0)} µs of compute per inference against "
+                      f"{fmt(f.compute_per_inference_a_us, 0)} µs unbatched")),
+    Phrase("contrast", "batching_no_saving",
+           lambda f: (_has(f.batch_a, f.batch_b, f.compute_per_inference_a_us, f.compute_per_inference_b_us)
+                      and f.batch_b >= BATCHED > f.batch_a and f.compute_per_inference_b_us >= f.compute_per_inference_a_us),
+           lambda f: (f"batches of {f.batch_b:.2f} inferences formed but cost no less compute per inference "
+                      f"(≈{fmt(f.compute_per_inference_b_us, 0)} vs {fmt(f.compute_per_inference_a_us, 0)} µs)")),
+    Phrase("contrast", "cpu_saturated",
+           lambda f: f.host_cpu_pct is not None and f.host_cpu_pct >= CPU_BUSY_PCT,
+           lambda f: (f"the host CPU was saturated ({fmt(f.host_cpu_pct, 0)} %, perf_analyzer included), so settings "
+                      "that add parallel work have no idle cores to use")),
+    Phrase("contrast", "cpu_spare",
+           lambda f: f.host_cpu_pct is not None and f.host_cpu_pct < CPU_SPARE_PCT,
+           lambda f: f"the host CPU had capacity left ({fmt(f.host_cpu_pct, 0)} %), so the cores were not the limit"),
+    # why a curve has no knee (perf.analysis.knee): its last step still gains, or p99 does not rise
+    Phrase("no_knee", "still_growing",
+           lambda f: f.last_gain_pct is not None and f.last_gain_pct >= KNEE_GAIN_PCT,
+           lambda f: f"throughput still grew {f.last_gain_pct:+.1f} % at the last step"),
+    Phrase("no_knee", "p99_not_rising",
+           lambda f: f.last_p99_change_pct is not None and f.last_p99_change_pct <= 0,
+           lambda f: f"p99 did not rise at the last step: {f.last_p99_change_pct:+.1f} %"),
+)
+
+FAMILIES = frozenset(p.family for p in PHRASES)
+
+
+def choose(family: str, facts: Facts) -> list[Phrase]:
+    """The phrases of ``family`` whose condition holds for ``facts``, in table order.
+
+    Raises:
+        KeyError: ``family`` is not one of :data:`FAMILIES`.
+    """
+    if family not in FAMILIES:
+        raise KeyError(f"no phrase family {family!r}; known: {', '.join(sorted(FAMILIES))}")
+    return [p for p in PHRASES if p.family == family and p.when(facts)]
+
+
+def say(family: str, facts: Facts, sep: str = "; ") -> str:
+    """The chosen phrases' words joined by ``sep`` (empty when none holds)."""
+    return sep.join(p.words(facts) for p in choose(family, facts))
