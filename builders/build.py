@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from builders.artifacts import Attempt, ExportResult
+from builders.artifacts import ExportResult
 from builders.backends import DEFAULT_SERVING, servable
 from builders.export_onnx import export_onnx
 from builders.export_tensorrt import TIMING_CACHE_FILE, export_tensorrt
@@ -158,10 +158,9 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
         reused = reusable_export(old, key, pdir / formats.get(fmt).file) if not opts.force else None
         if reused is not None:
             say(f"{fmt} {precision}: unchanged, reusing {pdir / formats.get(fmt).file}")
-            result = ExportResult(fmt, pdir / formats.get(fmt).file, precision, reused["strategy"],
-                                  [Attempt(**a) for a in reused["attempts"]], reused["export_s"], reused.get("extra", {}))
-            record = {**result.to_json(), "reused": True, "verify_s": reused.get("verify_s", 0.0),
-                      "verification": reused["verification"], "errors": reused.get("errors", {})}
+            result = ExportResult(fmt, pdir / formats.get(fmt).file, precision, reused.strategy,
+                                  list(reused.attempts), reused.export_s, reused.extra)
+            record = reused.model_copy(update={"reused": True}).model_dump(mode="json")
         else:
             try:
                 say(f"{fmt} {precision}: exporting")

@@ -8,15 +8,20 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import platform
 from pathlib import Path
 from typing import Any
 
 from builders.artifacts import file_sha256
-from builders.records import MANIFEST_FILE
+from builders.records import MANIFEST_FILE, MANIFEST_KIND, BuildManifest, ExportRecord
 from builders.spec import ModelSpec
 from core.gpu import gpu_names
+from core.errors import RecordError
+from core.records import load_record
 from core.versions import package_versions
+
+log = logging.getLogger(__name__)
 
 #: The manifest's file name in the build folder.
 MANIFEST = MANIFEST_FILE
@@ -67,23 +72,29 @@ def export_key(fmt: str, precision: str, spec: ModelSpec, model_hash: str, versi
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
-def read_manifest(out: Path) -> dict[str, Any]:
-    """The manifest in build folder ``out`` as saved; ``{}`` when it is missing or not JSON."""
+def read_manifest(out: Path) -> BuildManifest | None:
+    """The manifest in build folder ``out`` (:class:`builders.records.BuildManifest`);
+    ``None`` when there is none, or when it cannot be read (logged: its exports are then
+    made again instead of reused)."""
+    path = out / MANIFEST
+    if not path.is_file():
+        return None
     try:
-        return json.loads((out / MANIFEST).read_text())
-    except (FileNotFoundError, json.JSONDecodeError):
-        return {}
+        return load_record(path, MANIFEST_KIND)
+    except RecordError as e:
+        log.warning("%s; nothing of it is reused", e.message)
+        return None
 
 
-def reusable_export(old: dict[str, Any], key: str, path: Path) -> dict[str, Any] | None:
-    """The old export record with ``key`` when its file (and external data files) still
-    have the recorded sha256; ``None`` otherwise."""
-    for rec in old.get("exports", []):
-        if rec.get("key") != key or "verification" not in rec:
+def reusable_export(old: BuildManifest | None, key: str, path: Path) -> ExportRecord | None:
+    """The old export record with ``key`` when it was verified and its file (and external
+    data files) still have the recorded sha256; ``None`` otherwise."""
+    for rec in old.exports if old else []:
+        if not isinstance(rec, ExportRecord) or rec.key != key or not rec.verification:
             continue
-        if not path.is_file() or file_sha256(path) != rec.get("sha256"):
+        if not path.is_file() or file_sha256(path) != rec.sha256:
             return None
-        for data in rec.get("extra", {}).get("external_data", []):
+        for data in rec.extra.get("external_data", []):
             f = path.parent / data["file"]
             if not f.is_file() or file_sha256(f) != data["sha256"]:
                 return None
