@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
+import functools
 import logging
 import os
 import shutil
@@ -166,22 +167,32 @@ class TensorBinding:
 
 @dataclasses.dataclass(frozen=True)
 class RepositoryVariant:
-    """Everything the toolkit knows about one variant of a repository, read once.
+    """Everything the toolkit knows about one variant of a repository, each file read once.
 
     Attributes:
         name: The variant (model folder) name.
         folder: ``<repository>/<name>``.
         entry: Its index entry; ``None`` for a model folder the index does not list (a
             repository not written by ``builders build``).
-        manifest: The build manifest of its build folder, when there is one.
+        repository: The repository it was read from (its manifests are read once, when
+            first asked for).
     """
 
     name: str
     folder: Path
     entry: IndexEntry | None
-    manifest: BuildManifest | None
+    repository: "Repository" = dataclasses.field(repr=False, compare=False)
 
     @property
+    def manifest(self) -> BuildManifest | None:
+        """The build manifest of its build folder, when there is one.
+
+        Raises:
+            RecordError: it exists but cannot be read.
+        """
+        return self.repository.manifest(self.build_dir) if self.build_dir else None
+
+    @functools.cached_property
     def params(self) -> Variant | None:
         """The variant's parameters (:class:`builders.variants.Variant`), from the index."""
         return self.entry.variant if self.entry else None
@@ -196,9 +207,13 @@ class RepositoryVariant:
         """The build folder (manifest, artifacts, reference data), from the index."""
         return Path(self.entry.build) if self.entry and self.entry.build else None
 
-    @property
+    @functools.cached_property
     def spec(self) -> ModelSpec | None:
-        """The model's input spec as built (outputs filled in from the eager model)."""
+        """The model's input spec as built (outputs filled in from the eager model).
+
+        Raises:
+            RecordError: the build manifest cannot be read.
+        """
         return self.manifest.spec.to_spec() if self.manifest else None
 
     @property
@@ -348,21 +363,20 @@ class Repository:
         return self._manifests[build_dir]
 
     def variant(self, name: str) -> RepositoryVariant:
-        """The variant ``name``: its index entry and build manifest, read once.
+        """The variant ``name``: its index entry (its build manifest is read when first needed).
 
         A model folder that the index does not list is returned without them.
 
         Raises:
             RepositoryError: neither the index nor a model folder knows ``name``.
-            RecordError: the index or the manifest cannot be read.
+            RecordError: the index cannot be read.
         """
         entry = self.index.entries().get(name)
         folder = self.path / name
         if entry is None and not (folder / "config.pbtxt").is_file():
             raise RepositoryError(f"{self.path} has no variant {name!r}",
                                   hint=f"known: {', '.join(sorted(self.index.entries()) or self.model_folders()) or '(none)'}")
-        manifest = self.manifest(Path(entry.build)) if entry and entry.build else None
-        return RepositoryVariant(name, folder, entry, manifest)
+        return RepositoryVariant(name, folder, entry, self)
 
     def variants(self, patterns: Sequence[str] = ()) -> list[RepositoryVariant]:
         """:meth:`variant` of each of :meth:`names` (``patterns``)."""

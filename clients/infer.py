@@ -399,18 +399,18 @@ def check_variant(url: str, protocol: str, variant: RepositoryVariant) -> CheckR
     Returns:
         The result; each output's record carries the ``rtol`` it was compared with.
     """
-    try:
+    try:  # the reference data and the build record: a broken one fails this check, not the others
         inputs, expected = variant.reference()
+        in_names = {b.name: b.served for b in variant.inputs}
+        out_names = {b.name: b.served for b in variant.outputs}
+        tolerances = variant.tolerances or precisions.get(variant.params.precision if variant.params else "fp32").rtol
     except ToolkitError as e:
         return CheckResult(variant.name, protocol, False, [], str(e))
-    in_names = {b.name: b.served for b in variant.inputs}
-    out_names = {b.name: b.served for b in variant.outputs}
     try:
         served = infer(url, protocol, variant.name, {in_names.get(k, k): v for k, v in inputs.items()},
                        [out_names.get(k, k) for k in expected])
     except (ClientError, ValueError) as e:  # tritonclient raises ValueError on malformed responses
         return CheckResult(variant.name, protocol, False, [], str(e))
     actual = {k: served[out_names.get(k, k)] for k in expected}
-    tolerances = variant.tolerances or precisions.get(variant.params.precision if variant.params else "fp32").rtol
     comps = compare_outputs(actual, expected, tolerances)
     return CheckResult(variant.name, protocol, all(c.passed for c in comps), [c.to_json() for c in comps])
