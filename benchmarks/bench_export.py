@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     console.print(table)
     for r in rows:
         if "error" in r:
-            console.print(f"{r['model']} {r['precision']} failed: {r['error']}")
+            console.print(f"{r['model']} {r['precision']} failed: {r['error']}", markup=False)
     if trt_missing:
         console.print("trt skipped: needs " + " and ".join(trt_missing))
     from builders.manifest import library_versions
@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         "max_batch_size": args.max_batch_size,
         "rows": rows,
     }, indent=2) + "\n")
-    console.print(f"wrote {args.out}")
+    console.print(f"wrote {args.out}", markup=False)
     return 1 if any("error" in r for r in rows) else 0
 
 

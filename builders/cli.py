@@ -17,7 +17,9 @@ from builders.backends import DEFAULT_SERVING, LEGACY_SERVINGS, SERVINGS, servab
 from builders.export_tensorrt import TIMING_CACHE_FILE, trtexec_command
 from builders.builtin_models import get_builtin
 from builders.spec import ModelSpec
-from builders.validate import relative, summary, validate_repository
+from builders.triton_releases import release
+from builders.validate import relative, summary
+from builders.validate import validate as validate_run
 from builders.variants import KINDS, VariantGrid
 from core.cli import int_list, run_cli, verbosity_option
 from core.errors import ConfigError
@@ -165,6 +167,7 @@ def build(model: str, spec_path: Path | None, inputs: tuple[str, ...], outputs: 
           force: bool) -> None:
     """Export MODEL, verify every export against eager PyTorch, and write the variant grid."""
     from rich.console import Console
+    from rich.markup import escape
 
     rtol: dict[str, float] = {}
     for item in rtols:
@@ -193,8 +196,8 @@ def build(model: str, spec_path: Path | None, inputs: tuple[str, ...], outputs: 
                         spec=spec, workspace_bytes=workspace_mib << 20, timing_cache=timing_cache)
     with console.status("building...") as status:
         def progress(msg: str) -> None:
-            status.update(msg)
-            console.log(msg)
+            status.update(escape(msg))
+            console.log(escape(msg))
 
         result = build_api.build(opts, progress)
     click.echo(f"manifest: {result.manifest_path}")
@@ -218,25 +221,26 @@ def build(model: str, spec_path: Path | None, inputs: tuple[str, ...], outputs: 
 def variants(model: str, formats: tuple[str, ...], precisions: tuple[str, ...], grid: Any, serving: str) -> None:
     """Print the variant grid as a table, without building anything; skipped grid points are listed with why."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     fmts = _formats(formats)
     fmts = tuple(f for f in fmts if servable(f, serving))
     plan = grid.plan(model, fmts, precisions, serving=serving)
-    table = Table(title=f"{len(plan.variants)} variants ({serving} serving)")
+    table = Table(title=escape(f"{len(plan.variants)} variants ({serving} serving)"))
     table.add_column("name", no_wrap=True)
     for col in ("format", "precision", "instance group", "dynamic batching", "max_batch_size", "warmup", "ORT-TRT"):
         table.add_column(col)
     for v in plan.variants:
         db = f"on, {v.max_queue_delay_us} µs" + (f", preferred {list(v.preferred_batch_sizes)}" if v.preferred_batch_sizes else "") if v.dynamic_batching else "off"
         group = f"KIND_{v.kind.upper()} x{v.count}" + (f" gpus {list(v.gpus)}" if v.gpus else "")
-        table.add_row(v.name, v.format, v.precision, group, db, str(v.max_batch_size), v.warmup or "off", v.trt_accelerator or "off")
+        table.add_row(*(escape(str(x)) for x in (v.name, v.format, v.precision, group, db, v.max_batch_size, v.warmup or "off", v.trt_accelerator or "off")))
     console = Console()
     console.print(table)
     if not servable("trt", serving) and "trt" in _formats(formats):
         console.print("skipped trt: the python backend cannot serve TensorRT plans (use --serving native)")
     for s in plan.skipped:
-        console.print(f"skipped {s.what}: {s.reason}")
+        console.print(escape(f"skipped {s.what}: {s.reason}"))
     if not plan.variants:
         raise ConfigError("the variant grid is empty: every grid point was skipped (listed above)",
                           hint="widen the grid, e.g. add --dynamic-batching off or a max_batch_size > 0")
@@ -247,29 +251,46 @@ def variants(model: str, formats: tuple[str, ...], precisions: tuple[str, ...], 
 @click.option("--server-gpu/--no-server-gpu", "server_gpu", default=None,
               help="Whether the server has a GPU: --no-server-gpu reports KIND_GPU instance groups (default: not checked).")
 @click.option("--no-artifacts", is_flag=True, help="Do not open model files to compare their inputs and outputs with the config.")
+@click.option("--load-artifacts", is_flag=True,
+              help="Also load TorchScript archives and TensorRT plans (in a separate process): loading them can run code "
+                   "from the file, so by default only ONNX graphs (plain protobuf) are read.")
+@click.option("--target-triton", metavar="RELEASE", default=None,
+              help="The Triton release that will serve the repository: container tag (24.10) or server version (2.51.0). "
+                   "Checks ONNX IR version/opset against its ONNX Runtime and TensorRT plans against its TensorRT.")
 @verbosity_option
-def validate(path: Path, server_gpu: bool | None, no_artifacts: bool) -> None:
+def validate(path: Path, server_gpu: bool | None, no_artifacts: bool, load_artifacts: bool, target_triton: str | None) -> None:
     """Check a Triton model repository (or one model folder) and report every problem.
 
     Checks that each config.pbtxt parses, its name equals its folder, version folders are
     integers, the model file the platform expects exists, inputs/outputs match the artifact
-    (ONNX graph, TorchScript module, TensorRT engine where tensorrt is importable) and
-    Triton's batching rules hold. Exits 1 when there is any problem.
+    (ONNX graph and its external data; TorchScript module and TensorRT engine with
+    --load-artifacts), outputs match what the build recorded, Triton's batching rules hold
+    and, with --target-triton, the artifacts fit that release. Checks that did not run are
+    listed. Exits 1 when there is any problem.
     """
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
-    problems = validate_repository(path, server_gpu=server_gpu, check_artifacts=not no_artifacts)
+    target = release(target_triton) if target_triton else None
+    result = validate_run(path, server_gpu=server_gpu, check_artifacts=not no_artifacts, load_artifacts=load_artifacts,
+                          target=target)
     console = Console()
-    if problems:
-        table = Table(title=f"problems in {path}", show_lines=True)
-        for col in ("file", "field", "problem", "what to do"):
+    for title, rows, style in ((f"problems in {path}", result.problems, "red"), ("checks not run", result.skipped, "yellow")):
+        if not rows:
+            continue
+        table = Table(title=escape(title), show_lines=True, title_style=style)
+        for col in ("file", "check" if rows is result.skipped else "field", "why" if rows is result.skipped else "problem",
+                    "what to do"):
             table.add_column(col, overflow="fold")
-        for p in problems:
-            table.add_row(relative(p.file, path), p.field, p.problem, p.fix)
+        for p in rows:
+            table.add_row(*(escape(x) for x in (relative(p.file, path), p.field, p.problem, p.fix)))
         console.print(table)
-    console.print(summary(problems, path))
-    if problems:
+    for note in result.notes:
+        console.print(escape(note))
+    console.print(escape(summary(result.problems, path)) + (f" ({len(result.skipped)} check(s) not run, listed above)"
+                                                             if result.skipped else ""))
+    if result.problems:
         click.get_current_context().exit(1)
 
 

@@ -15,23 +15,37 @@ wrong and what to do. Checks, per model folder (Triton docs, "Model Repository" 
   :mod:`builders.triton_rules` and the serving backend's rules, e.g. our python-backend
   model's ``artifact_format``);
 - inputs and outputs against the artifact (:func:`builders.config_checks.artifact_problems`,
-  with the artifact read by :func:`builders.artifact_io.read_artifact_io`): the
-  ONNX graph (read with ``onnx``), the TorchScript module's ``forward`` signature (with
-  torch), the TensorRT engine (where ``tensorrt`` is importable and can deserialise it).
+  with the artifact read by :func:`builders.artifact_io.inspect_artifact`): the ONNX graph
+  (parsed as protobuf in this process) and the external data files it names; the TorchScript
+  module's ``forward`` signature and device constants, and the TensorRT engine, only with
+  ``load_artifacts`` (``--load-artifacts``) and then in a separate process, because
+  deserialising them can run code from the file;
+- with a target release (``--target-triton 24.10``, :mod:`builders.triton_releases`): an ONNX
+  graph's IR version and opset against that release's ONNX Runtime (native onnxruntime
+  serving), a TensorRT plan's recorded TensorRT version against the release's.
+
+Checks that could not run (no target, artifacts not loaded, no tensorrt here) are listed in
+:attr:`Validation.skipped`, so "no problems" never stands for a check that did not happen.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 from pathlib import Path
 
-from builders.artifact_io import read_artifact_io
+from tritonclient.grpc import model_config_pb2 as mc
+
+from builders.artifact_io import ArtifactIO, inspect_artifact, read_artifact_io
 from builders.backends import model_backend, model_filename, served_artifact
 from builders.config import parse_config
 from builders.config_checks import artifact_problems, config_problems
+from builders.repository import Repository
+from builders.triton_releases import TritonRelease, same_tensorrt
 from builders.triton_rules import Problem
-from core.errors import ConfigError
+from core import formats
+from core.errors import ConfigError, RecordError, RepositoryError
 
 log = logging.getLogger(__name__)
 
@@ -39,11 +53,36 @@ CONFIG = "config.pbtxt"
 #: Folders Triton's repository scan never treats as models or versions.
 _IGNORED = {"__pycache__"}
 
-__all__ = ["Problem", "read_artifact_io", "validate_model", "validate_repository"]
+__all__ = ["Problem", "Validation", "read_artifact_io", "validate", "validate_model", "validate_repository"]
 
 
-def validate_repository(path: str | Path, *, server_gpu: bool | None = None, check_artifacts: bool = True) -> list[Problem]:
-    """Check every model folder of a repository (or one model folder) and return all problems.
+@dataclasses.dataclass
+class Validation:
+    """What ``builders validate`` found.
+
+    Attributes:
+        problems: Broken rules, in folder order; empty when every check that ran passed.
+        skipped: Checks that did not run and why (``file`` = what was not checked,
+            ``field`` = the check, ``problem`` = why, ``fix`` = how to run it).
+        notes: How the checks ran (e.g. how artifacts were read), one line each.
+    """
+
+    problems: list[Problem] = dataclasses.field(default_factory=list)
+    skipped: list[Problem] = dataclasses.field(default_factory=list)
+    notes: list[str] = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Options:
+    server_gpu: bool | None
+    check_artifacts: bool
+    load_artifacts: bool
+    target: TritonRelease | None
+
+
+def validate(path: str | Path, *, server_gpu: bool | None = None, check_artifacts: bool = True,
+             load_artifacts: bool = False, target: TritonRelease | None = None) -> Validation:
+    """Check every model folder of a repository (or one model folder).
 
     Args:
         path: A model repository (folders of models), or a single model folder (one that
@@ -51,43 +90,77 @@ def validate_repository(path: str | Path, *, server_gpu: bool | None = None, che
         server_gpu: ``False`` reports KIND_GPU instance groups (the server has no GPU);
             ``None`` (default) and ``True`` do not.
         check_artifacts: Read the model files and compare their I/O with the config
-            (default on; imports onnx / torch / tensorrt as needed).
+            (default on). ONNX graphs are parsed here; see ``load_artifacts``.
+        load_artifacts: Also deserialise TorchScript archives and TensorRT plans (in a
+            separate process: they can run code). Default off: those checks are skipped
+            and listed.
+        target: The Triton release that will serve the repository
+            (:func:`builders.triton_releases.release`); ``None`` skips the version checks.
 
     Returns:
-        Problems, in folder order; empty when the repository is valid.
+        The problems, the skipped checks and how the checks ran.
     """
+    opts = _Options(server_gpu, check_artifacts, load_artifacts, target)
+    result = Validation()
     root = Path(path)
     if not root.is_dir():
-        return [Problem(str(root), "repository", "does not exist or is not a folder", "pass the model repository folder")]
+        result.problems.append(Problem(str(root), "repository", "does not exist or is not a folder", "pass the model repository folder"))
+        return result
     if (root / CONFIG).is_file():
-        return validate_model(root, server_gpu=server_gpu, check_artifacts=check_artifacts)
-    models = [d for d in sorted(root.iterdir()) if d.is_dir() and not d.name.startswith(".") and d.name not in _IGNORED]
+        models = [root]
+    else:
+        models = [d for d in sorted(root.iterdir()) if d.is_dir() and not d.name.startswith(".") and d.name not in _IGNORED]
     if not models:
-        return [Problem(str(root), "repository", "holds no model folders", "a repository holds <model>/config.pbtxt and <model>/<version>/")]
-    out: list[Problem] = []
+        result.problems.append(Problem(str(root), "repository", "holds no model folders",
+                                       "a repository holds <model>/config.pbtxt and <model>/<version>/"))
+        return result
     for d in models:
-        out += validate_model(d, server_gpu=server_gpu, check_artifacts=check_artifacts)
-    return out
+        _check_model(d, opts, result)
+    if target is None:
+        result.skipped.append(Problem(str(root), "target server limits",
+                                      "no target release: ONNX IR version and opset against its ONNX Runtime, and "
+                                      "TensorRT plan versions against its TensorRT, were not checked",
+                                      "pass --target-triton with the serving container tag (e.g. 24.10) or server version"))
+    else:
+        result.notes.append(f"target: {target.describe()}")
+    if check_artifacts:
+        result.notes.append("artifacts: ONNX graphs parsed as protobuf in this process (external data not loaded); "
+                            + ("TorchScript and TensorRT files loaded in a separate process"
+                               if load_artifacts else "TorchScript and TensorRT files not loaded (--load-artifacts)"))
+    else:
+        result.notes.append("artifacts: not opened (--no-artifacts)")
+    return result
 
 
-def validate_model(model_dir: Path, *, server_gpu: bool | None = None, check_artifacts: bool = True) -> list[Problem]:
-    """Check one model folder (see the module docstring for the rules).
+def validate_repository(path: str | Path, *, server_gpu: bool | None = None, check_artifacts: bool = True,
+                        load_artifacts: bool = False, target: TritonRelease | None = None) -> list[Problem]:
+    """The problems of :func:`validate` (same arguments)."""
+    return validate(path, server_gpu=server_gpu, check_artifacts=check_artifacts, load_artifacts=load_artifacts,
+                    target=target).problems
 
-    Args:
-        model_dir: ``<repository>/<model>``.
-        server_gpu, check_artifacts: As :func:`validate_repository`.
-    """
-    out: list[Problem] = []
+
+def validate_model(model_dir: Path, *, server_gpu: bool | None = None, check_artifacts: bool = True,
+                   load_artifacts: bool = False, target: TritonRelease | None = None) -> list[Problem]:
+    """The problems of one model folder (see the module docstring for the rules and
+    :func:`validate` for the arguments)."""
+    result = Validation()
+    _check_model(model_dir, _Options(server_gpu, check_artifacts, load_artifacts, target), result)
+    return result.problems
+
+
+def _check_model(model_dir: Path, opts: _Options, result: Validation) -> None:
+    out = result.problems
+    server_gpu = opts.server_gpu
     cfg_path = model_dir / CONFIG
     versions = _version_folders(model_dir, out)
     if not cfg_path.is_file():
         out.append(Problem(str(cfg_path), "config.pbtxt", "is missing", "write a config.pbtxt (builders build writes one per variant)"))
-        return out
+        return
     try:
         cfg = parse_config(cfg_path.read_text(errors="replace"), CONFIG)
     except ConfigError as e:
         out.append(Problem(str(cfg_path), "(syntax)", e.message.split(": ", 1)[-1], "fix the pbtxt syntax at the line and column given"))
-        return out
+        return
     if cfg.name and cfg.name != model_dir.name:
         out.append(Problem(str(cfg_path), "name", f"{cfg.name!r} differs from its folder name {model_dir.name!r}",
                            f"set name: \"{model_dir.name}\" or rename the folder"))
@@ -114,16 +187,85 @@ def validate_model(model_dir: Path, *, server_gpu: bool | None = None, check_art
             if file != filename:
                 out.append(Problem(str(vdir), "parameters[artifact_file]", f"{file} is missing", f"put the exported {fmt} file at {artifact}"))
             continue
-        if check_artifacts and artifact not in checked:
-            checked.add(artifact)
-            try:
-                io = read_artifact_io(fmt, artifact)
-            except ConfigError as e:
-                out.append(Problem(str(artifact), "(artifact)", e.message, e.hint or "re-export the model"))
-                continue
-            if io is not None:
-                out += [p.at(cfg_path) for p in artifact_problems(cfg, io)]
+        if fmt == "trt" and opts.target is not None and artifact not in checked:
+            _tensorrt_version_check(model_dir, artifact, opts.target, result)
+        if not opts.check_artifacts or artifact in checked:
+            continue
+        checked.add(artifact)
+        if artifact.is_file() and artifact.stat().st_size == 0:
+            out.append(Problem(str(artifact), "(artifact)", f"{artifact.name} is empty", "re-export the model"))
+            continue
+        try:
+            read = inspect_artifact(fmt, artifact, load=opts.load_artifacts)
+        except ConfigError as e:
+            out.append(Problem(str(artifact), "(artifact)", e.message, e.hint or "re-export the model"))
+            continue
+        if read.io is None:
+            result.skipped.append(Problem(str(artifact), "inputs/outputs against the artifact", read.skipped or "not read",
+                                          "pass --load-artifacts" if not opts.load_artifacts else "run validate where it can be read"))
+            continue
+        out += [p.at(cfg_path) for p in artifact_problems(cfg, read.io)]
+        out += _external_data_problems(artifact, read.io)
+        _target_checks(cfg, fmt, artifact, read.io, opts.target, result)
+
+
+def _external_data_problems(artifact: Path, io: ArtifactIO) -> list[Problem]:
+    """Every external data file an ONNX graph names must be beside it (Triton loads the
+    graph with its external data from the version folder; ONNX docs, "External Data")."""
+    out = []
+    for name in io.external_data:
+        if not (artifact.parent / name).is_file():
+            out.append(Problem(str(artifact), "external data",
+                               f"{artifact.name} keeps weights in {name!r}, which is missing from {artifact.parent.name}/",
+                               f"copy {name} from the build folder into {artifact.parent}"))
     return out
+
+
+def _tensorrt_version_check(model_dir: Path, artifact: Path, target: TritonRelease, result: Validation) -> None:
+    """A plan runs only on the TensorRT that built it: compare the version its build recorded
+    (the build manifest, reached through the repository index) with the target's."""
+    built_with = None
+    try:
+        v = Repository(model_dir.parent).variant(model_dir.name)
+        built_with = v.manifest.versions.get("tensorrt") if v.manifest else None
+    except (RecordError, RepositoryError) as e:
+        result.skipped.append(Problem(str(artifact), f"TensorRT version against {target.describe()}",
+                                      f"the build record cannot be read: {e.message}", "rebuild with `builders build`"))
+        return
+    if not built_with:
+        result.skipped.append(Problem(str(artifact), f"TensorRT version against {target.describe()}",
+                                      "no recorded TensorRT version (the repository index names no build manifest for it)",
+                                      "build the plan with `builders build`, or check it with trtexec in the target container"))
+        return
+    if not same_tensorrt(built_with, target.tensorrt):
+        result.problems.append(Problem(str(artifact), "TensorRT version",
+                                       f"the plan was built with TensorRT {built_with}, Triton {target.container} serves "
+                                       f"TensorRT {target.tensorrt}: plans load only on the TensorRT that built them",
+                                       f"rebuild the plan inside nvcr.io/nvidia/tritonserver:{target.container}-py3 "
+                                       "(builders build --print-trtexec prints the command)"))
+
+
+def _target_checks(cfg: mc.ModelConfig, fmt: str, artifact: Path, io: ArtifactIO, target: TritonRelease | None,
+                   result: Validation) -> None:
+    """The target release's limits: ONNX IR version and opset on its onnxruntime backend."""
+    if target is None or fmt != "onnx":
+        return
+    if model_backend(cfg) != formats.get("onnx").backend:
+        result.skipped.append(Problem(str(artifact), f"ONNX limits of {target.describe()}",
+                                      f"served by the {model_backend(cfg) or '?'} backend, which runs its own ONNX Runtime, "
+                                      "not the release's", "verify it where it is served"))
+        return
+    limits = target.onnxruntime_limits
+    if io.ir_version is not None and io.ir_version > limits.max_ir_version:
+        result.problems.append(Problem(str(artifact), "ONNX IR version",
+                                       f"{io.ir_version}, but ONNX Runtime {target.onnxruntime} of Triton {target.container} "
+                                       f"reads IR <= {limits.max_ir_version}",
+                                       "re-export with an older exporter or down-convert the model's ir_version"))
+    if io.opset is not None and io.opset > limits.max_opset:
+        result.problems.append(Problem(str(artifact), "ONNX opset",
+                                       f"{io.opset}, but ONNX Runtime {target.onnxruntime} of Triton {target.container} "
+                                       f"implements opsets <= {limits.max_opset}",
+                                       f"re-export with --opset {limits.max_opset} or lower"))
 
 
 def _version_folders(model_dir: Path, out: list[Problem]) -> dict[int, Path]:

@@ -49,6 +49,7 @@ def infer(model: str, url: str | None, protocol: str, input_path: Path | None, b
     """Send one or many requests to MODEL and summarise its outputs."""
     import numpy as np
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     from clients.infer import model_signature, run_requests
@@ -62,12 +63,12 @@ def infer(model: str, url: str | None, protocol: str, input_path: Path | None, b
         inputs = generate_inputs(sig, batch_size, variant_for(repository, model), seed)
     stats = run_requests(url, protocol, model, inputs, requests, concurrency, list(outputs) or None, not no_cast, shared_memory)
     console = Console()
-    table = Table(title=f"{model} ({protocol}, {url})")
+    table = Table(title=escape(f"{model} ({protocol}, {url})"))
     for col in ("output", "shape", "dtype", "min", "max", "mean"):
         table.add_column(col, justify="right" if col in ("min", "max", "mean") else "left")
     fmt = lambda x: "-" if x is None else f"{x:.6g}"  # noqa: E731
     for row in summarize(stats.outputs):
-        table.add_row(row["name"], str(row["shape"]), row["dtype"], fmt(row["min"]), fmt(row["max"]), fmt(row["mean"]))
+        table.add_row(escape(row["name"]), str(row["shape"]), row["dtype"], fmt(row["min"]), fmt(row["max"]), fmt(row["mean"]))
     console.print(table)
     shapes = ", ".join(f"{k} {list(v.shape)} {v.dtype}" for k, v in inputs.items())
     click.echo(f"inputs: {shapes}")
@@ -96,6 +97,7 @@ def check(server_opts: Any, http_url: str | None, grpc_url: str | None, protocol
     control) and each variant is loaded, checked and unloaded in turn. Exit 1 if any fails.
     """
     from rich.console import Console
+    from rich.markup import escape
 
     from clients.check import check_running, check_with_server
 
@@ -106,9 +108,9 @@ def check(server_opts: Any, http_url: str | None, grpc_url: str | None, protocol
         missing = [p for p in protocols if not given[p]]
         if missing:
             raise click.UsageError(f"--protocol {protocol} needs --{missing[0]}-url for a running server")
-        results = check_running(server_opts.repository, {p: given[p] for p in protocols}, variants, console.log)
+        results = check_running(server_opts.repository, {p: given[p] for p in protocols}, variants, lambda m: console.log(escape(m)))
     else:
-        results = check_with_server(server_opts, protocols, variants, console.log)
+        results = check_with_server(server_opts, protocols, variants, lambda m: console.log(escape(m)))
     console.print(results_table(results))
     failed = [r for r in results if not r.passed]
     click.echo(f"{len(results) - len(failed)} of {len(results)} checks passed")
@@ -118,6 +120,7 @@ def check(server_opts: Any, http_url: str | None, grpc_url: str | None, protocol
 
 def results_table(results: list[Any]) -> Any:
     """A rich table: one row per variant, protocol and output (max abs/rel error, pass/fail)."""
+    from rich.markup import escape
     from rich.table import Table
 
     table = Table(title="served outputs vs PyTorch reference")
@@ -125,10 +128,10 @@ def results_table(results: list[Any]) -> Any:
         table.add_column(col, no_wrap=col == "variant")
     for r in results:
         if not r.outputs:
-            table.add_row(r.variant, r.protocol, "-", "-", "-", "-", f"[red]FAIL[/red] {r.error or ''}")
+            table.add_row(escape(r.variant), r.protocol, "-", "-", "-", "-", f"[red]FAIL[/red] {escape(r.error or '')}")
         for o in r.outputs:
-            verdict = "[green]pass[/green]" if o["passed"] else f"[red]FAIL[/red] {o.get('problem') or ''}"
-            table.add_row(r.variant, r.protocol, o["name"], f"{o['max_abs_err']:.3g}", f"{o['max_rel_err']:.3g}", f"{o['rtol']:.0e}", verdict)
+            verdict = "[green]pass[/green]" if o["passed"] else f"[red]FAIL[/red] {escape(o.get('problem') or '')}"
+            table.add_row(escape(r.variant), r.protocol, escape(o["name"]), f"{o['max_abs_err']:.3g}", f"{o['max_rel_err']:.3g}", f"{o['rtol']:.0e}", verdict)
     return table
 
 

@@ -74,6 +74,7 @@ def sweep(repository: Path, variants: str, concurrency: str, request_rates: str,
     The server is launched with explicit model control and one variant loaded at a time.
     """
     from rich.console import Console
+    from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from perf.sweep import Sweep
@@ -104,17 +105,17 @@ def sweep(repository: Path, variants: str, concurrency: str, request_rates: str,
     def on_event(e: dict[str, Any]) -> None:
         if e["event"] == "level_start":
             load = f"rate={e['request_rate']:g}/s" if e.get("request_rate") else f"c={e['concurrency']}"
-            progress.update(task, description=f"{e['variant']} ({e['index'] + 1}/{e['n_variants']}) {load} b={e['batch_size']}{state['last']}")
+            progress.update(task, description=escape(f"{e['variant']} ({e['index'] + 1}/{e['n_variants']}) {load} b={e['batch_size']}{state['last']}"))
         elif e["event"] == "level_done":
             lv = e["level"]
             state["last"] = f" | last {lv.throughput_infer_per_s:.0f} infer/s" if lv.ok else ""
             note = f"{lv.throughput_infer_per_s:.0f} infer/s, p99 {lv.latency_p99_ms:.2f} ms" if lv.ok else f"error: {lv.error}"
             flag = "" if lv.stable or not lv.ok else " [unstable]"
             load = f"rate={lv.request_rate:g}/s" if lv.request_rate else f"c={lv.concurrency}"
-            progress.console.log(f"{e['variant']} {load} b={lv.batch_size}: {note}{flag}")
+            progress.console.log(escape(f"{e['variant']} {load} b={lv.batch_size}: {note}{flag}"))
             progress.advance(task)
         elif e["event"] == "variant_failed":
-            progress.console.log(f"[red]{e['variant']} failed: {e['error']}")
+            progress.console.log("[red]" + escape(f"{e['variant']} failed: {e['error']}"))
 
     state = {"last": ""}  # the last measured throughput, shown on the progress bar
     sw = Sweep(opts, on_event)
@@ -126,7 +127,7 @@ def sweep(repository: Path, variants: str, concurrency: str, request_rates: str,
         try:
             run = sw.run_all()
         except KeyboardInterrupt:
-            console.print(f"[yellow]interrupted: measurements so far are kept in {sw.run_dir}; continue with --resume {sw.run_id}")
+            console.print("[yellow]" + escape(f"interrupted: measurements so far are kept in {sw.run_dir}; continue with --resume {sw.run_id}"))
             raise SystemExit(130)
     click.echo(f"results: {sw.run_dir}")
     if not any(v.status == "ok" for v in run.variants):

@@ -41,6 +41,7 @@ def summary_table(run: RunResult, latency_budget_ms: float | None = None) -> "Ta
         latency_budget_ms: p99 budget (ms) for the "best under budget" mark (default: the
             run's ``settings["latency_budget_ms"]`` if set, else none — as :func:`write_report`).
     """
+    from rich.markup import escape
     from rich.table import Table
 
     if latency_budget_ms is None:
@@ -48,7 +49,7 @@ def summary_table(run: RunResult, latency_budget_ms: float | None = None) -> "Ta
     rec = recommend(run, latency_budget_ms)
     points = run_points(run)
     title = f"Sweep {run.run_id}" + (f" — p99 budget {fmt(latency_budget_ms, 2)} ms" if latency_budget_ms else "")
-    view = Table(title=title, caption="c: concurrency; p99 at the peak level; knee: saturation concurrency (report.md)")
+    view = Table(title=escape(title), caption="c: concurrency; p99 at the peak level; knee: saturation concurrency (report.md)")
     view.add_column("variant", no_wrap=True)
     for col in ("peak infer/s", "at c", "p99 ms", "knee c"):
         view.add_column(col, justify="right", no_wrap=True)
@@ -65,8 +66,8 @@ def summary_table(run: RunResult, latency_budget_ms: float | None = None) -> "Ta
         if v.status != "ok":
             marks.append(v.status + (f": {v.error.splitlines()[0][:80]}" if v.error else ""))
         k = rec.knees.get(v.name)
-        view.add_row(v.name, fmt(p.get(THROUGHPUT)) if p else "—", str(p.concurrency) if p else "—",
-                     fmt(p.get(P99), 2) if p else "—", "—" if k is None else str(k), "; ".join(marks),
+        view.add_row(escape(v.name), fmt(p.get(THROUGHPUT)) if p else "—", str(p.concurrency) if p else "—",
+                     fmt(p.get(P99), 2) if p else "—", "—" if k is None else str(k), escape("; ".join(marks)),
                      style="dim" if v.status == "failed" else None)
     return view
 

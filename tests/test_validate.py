@@ -201,15 +201,15 @@ def test_torchscript_module_signature_is_checked(tmp_path):
     root = tmp_path / "repo"
     v = Variant("two", "torchscript", max_batch_size=4)
     write_variant(root, v, art, spec, "native")
-    assert validate_repository(root) == []
+    assert validate_repository(root, load_artifacts=True) == []
     path = root / v.name / "config.pbtxt"
     cfg = read_config(path)
     cfg.output[1].name = "diff"  # the PyTorch backend needs <name>__<index> outputs
     cfg.input[1].name = "c"  # neither an argument of forward() nor <name>__<index>
     del cfg.input[0]
     write_config(cfg, path)
-    assert found(validate_repository(root)) == {("config.pbtxt", "input"), ("config.pbtxt", "input[c].name"),
-                                                ("config.pbtxt", "output[diff].name")}
+    assert found(validate_repository(root, load_artifacts=True)) == {
+        ("config.pbtxt", "input"), ("config.pbtxt", "input[c].name"), ("config.pbtxt", "output[diff].name")}
 
 
 def test_every_problem_is_reported_at_once_and_the_cli_exits_non_zero(repo):

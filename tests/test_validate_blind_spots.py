@@ -1,0 +1,196 @@
+"""`builders validate` blind spots (issue 11, item 8): ONNX external data, the target release's
+limits, unreadable TensorRT plans, bracketed names in the console, and not deserialising
+TorchScript or plans in the toolkit's own process."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import onnx
+import pytest
+from click.testing import CliRunner
+from onnx import TensorProto, helper, numpy_helper
+from tritonclient.grpc import model_config_pb2 as mc
+
+from builders.cli import cli
+from builders.config import read_config, write_config
+from builders.repository import write_variant
+from builders.spec import ModelSpec, TensorSpec
+from builders.triton_releases import RELEASES, release
+from builders.validate import validate, validate_repository
+from builders.variants import Variant
+from core.errors import ConfigError
+
+import numpy as np
+
+SPEC = ModelSpec((TensorSpec("INPUT__0", "float32", (16,)),), (TensorSpec("OUTPUT__0", "float32", (16,)),))
+
+
+def found(problems) -> set[tuple[str, str]]:
+    return {(Path(p.file).name, p.field) for p in problems}
+
+
+def onnx_with_weights(path: Path, *, opset: int = 18, ir_version: int | None = None, location: str | None = None) -> Path:
+    """INPUT__0 [batch,16] + w -> OUTPUT__0; ``location`` stores w as external data in that file."""
+    w = numpy_helper.from_array(np.ones(16, np.float32), "w")
+    x = helper.make_tensor_value_info("INPUT__0", TensorProto.FLOAT, ["batch", 16])
+    y = helper.make_tensor_value_info("OUTPUT__0", TensorProto.FLOAT, ["batch", 16])
+    graph = helper.make_graph([helper.make_node("Add", ["INPUT__0", "w"], ["OUTPUT__0"])], "g", [x], [y], [w])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    if ir_version is not None:
+        model.ir_version = ir_version
+    if location:
+        onnx.save(model, path, save_as_external_data=True, all_tensors_to_one_file=True, location=location, size_threshold=0)
+    else:
+        onnx.save(model, path)
+    return path
+
+
+def native_repo(tmp_path: Path, artifact: Path, fmt: str = "onnx") -> tuple[Path, Path]:
+    root = tmp_path / "repo"
+    v = Variant("m", fmt, max_batch_size=8)
+    vdir = write_variant(root, v, artifact, SPEC, "native")
+    return root, vdir
+
+
+@pytest.mark.parametrize("location", ["model.onnx.data", "weights.bin"])
+def test_missing_onnx_external_data_is_a_problem(tmp_path, location):
+    art = onnx_with_weights(tmp_path / "model.onnx", location=location)
+    root, vdir = native_repo(tmp_path, art)
+    os.link(tmp_path / location, vdir / "1" / location)
+    assert validate_repository(root) == []
+    (vdir / "1" / location).unlink()
+    problems = validate_repository(root)
+    assert found(problems) == {("model.onnx", "external data")}
+    assert location in problems[0].problem
+
+
+def test_target_release_limits_onnx_opset_and_ir_version(tmp_path):
+    root, vdir = native_repo(tmp_path, onnx_with_weights(tmp_path / "model.onnx", opset=23, ir_version=11))
+    no_target = validate(root)
+    assert no_target.problems == []
+    assert [s.field for s in no_target.skipped] == ["target server limits"]  # said, not silently skipped
+    r = validate(root, target=release("24.10"))
+    assert found(r.problems) == {("model.onnx", "ONNX opset"), ("model.onnx", "ONNX IR version")}
+    assert any("1.19.2" in p.problem and "<= 21" in p.problem for p in r.problems)
+    # an opset the release reads is fine; the server version names the same release
+    root2, _ = native_repo(tmp_path / "b", onnx_with_weights(tmp_path / "b.onnx", opset=17, ir_version=8))
+    assert validate(root2, target=release("2.51.0")).problems == []
+
+
+def test_target_release_names(tmp_path):
+    assert release("24.10").server == "2.51.0"
+    assert release("nvcr.io/nvidia/tritonserver:24.10-py3") is RELEASES["24.10"]
+    assert release("2.56.0").container == "25.03"
+    with pytest.raises(ConfigError) as e:
+        release("23.99")
+    assert "24.10 (2.51.0)" in (e.value.hint or "")
+
+
+def test_tensorrt_plan_version_recorded_by_the_build(tmp_path):
+    """A plan's TensorRT version comes from its build manifest (via index.json); none recorded: said."""
+    from builders.records import INDEX_FILE  # noqa: F401 - the repository written below has no index
+
+    root = tmp_path / "repo"
+    vdir = root / "m_trt"
+    (vdir / "1").mkdir(parents=True)
+    (vdir / "1" / "model.plan").write_bytes(b"not a plan")
+    (vdir / "config.pbtxt").write_text('name: "m_trt"\nplatform: "tensorrt_plan"\nmax_batch_size: 8\n'
+                                       'input { name: "x" data_type: TYPE_FP32 dims: [16] }\n'
+                                       'output { name: "y" data_type: TYPE_FP32 dims: [16] }\n')
+    r = validate(root, target=release("24.10"))
+    assert r.problems == []
+    checks = {s.field for s in r.skipped}
+    assert any(c.startswith("TensorRT version against Triton 24.10") for c in checks)
+    assert "inputs/outputs against the artifact" in checks  # the plan was not loaded: listed, not silent
+
+
+def test_empty_plan_is_a_problem(tmp_path):
+    vdir = tmp_path / "repo" / "m"
+    (vdir / "1").mkdir(parents=True)
+    (vdir / "1" / "model.plan").write_bytes(b"")
+    (vdir / "config.pbtxt").write_text('name: "m"\nplatform: "tensorrt_plan"\nmax_batch_size: 0\n'
+                                       'input { name: "x" data_type: TYPE_FP32 dims: [16] }\n'
+                                       'output { name: "y" data_type: TYPE_FP32 dims: [16] }\n')
+    assert found(validate_repository(tmp_path / "repo")) == {("model.plan", "(artifact)")}
+
+
+FAKE_TENSORRT = '''
+__version__ = "10.5.0.18"
+class Logger:
+    ERROR = 0
+    def __init__(self, level): pass
+class Runtime:
+    def __init__(self, logger): pass
+    def deserialize_cuda_engine(self, data): return None  # what TensorRT returns for a plan it cannot read
+'''
+
+
+def test_plan_tensorrt_cannot_read_is_a_problem(tmp_path, monkeypatch):
+    """Where tensorrt imports, a plan it cannot deserialise is reported (a stand-in tensorrt
+    module: no GPU here), read in the child process with --load-artifacts."""
+    fake = tmp_path / "fake"
+    (fake / "tensorrt").mkdir(parents=True)
+    (fake / "tensorrt" / "__init__.py").write_text(FAKE_TENSORRT)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(fake), *sys.path]))
+    vdir = tmp_path / "repo" / "m"
+    (vdir / "1").mkdir(parents=True)
+    (vdir / "1" / "model.plan").write_bytes(b"garbage")
+    (vdir / "config.pbtxt").write_text('name: "m"\nplatform: "tensorrt_plan"\nmax_batch_size: 0\n'
+                                       'input { name: "x" data_type: TYPE_FP32 dims: [16] }\n'
+                                       'output { name: "y" data_type: TYPE_FP32 dims: [16] }\n')
+    assert validate(tmp_path / "repo").problems == []  # not loaded by default: listed as skipped
+    problems = validate_repository(tmp_path / "repo", load_artifacts=True)
+    assert found(problems) == {("model.plan", "(artifact)")}
+    assert "10.5.0.18" in problems[0].problem
+
+
+def test_bracketed_names_survive_the_console(tmp_path):
+    """rich markup swallowed `[a]`: two different bad inputs printed as the same `input.data_type`."""
+    x = [helper.make_tensor_value_info(n, TensorProto.FLOAT, ["batch", 4]) for n in ("a", "b")]
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 4])
+    g = helper.make_graph([helper.make_node("Add", ["a", "b"], ["y"])], "g", x, [y])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]), tmp_path / "model.onnx")
+    spec = ModelSpec((TensorSpec("a", "float32", (4,)), TensorSpec("b", "float32", (4,))), (TensorSpec("y", "float32", (4,)),))
+    vdir = write_variant(tmp_path / "repo", Variant("m", "onnx", max_batch_size=8), tmp_path / "model.onnx", spec, "native")
+    cfg = read_config(vdir / "config.pbtxt")
+    for t in cfg.input:
+        t.data_type = mc.TYPE_FP64
+    write_config(cfg, vdir / "config.pbtxt")
+    r = CliRunner(env={"COLUMNS": "300"}).invoke(cli, ["validate", str(tmp_path / "repo")])
+    assert r.exit_code == 1
+    assert "input[a].data_type" in r.output and "input[b].data_type" in r.output, r.output
+
+
+def test_torchscript_is_not_loaded_in_the_toolkit_process(tmp_path, monkeypatch):
+    """Validating someone else's repository must not run their TorchScript here: by default it
+    is not loaded (and the skipped check says so); --load-artifacts loads it in a child process."""
+    import torch
+
+    class Two(torch.nn.Module):
+        def forward(self, a: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            return a + 1, a - 1
+
+    torch.jit.script(Two()).save(str(tmp_path / "model.pt"))
+    spec = ModelSpec((TensorSpec("a", "float32", (4,)),),
+                     (TensorSpec("OUTPUT__0", "float32", (4,)), TensorSpec("OUTPUT__1", "float32", (4,))))
+    vdir = write_variant(tmp_path / "repo", Variant("two", "torchscript", max_batch_size=4), tmp_path / "model.pt", spec, "native")
+    cfg = read_config(vdir / "config.pbtxt")
+    del cfg.output[1]
+    write_config(cfg, vdir / "config.pbtxt")
+
+    def refuse(*_a, **_k):
+        raise AssertionError("torch.jit.load ran in the toolkit's process")
+
+    monkeypatch.setattr(torch.jit, "load", refuse)
+    r = validate(tmp_path / "repo")
+    assert r.problems == []
+    assert any("not loaded" in s.problem and "--load-artifacts" in s.fix for s in r.skipped)
+    assert any("not loaded (--load-artifacts)" in n for n in r.notes)
+    loaded = validate(tmp_path / "repo", load_artifacts=True)  # the child process is not patched
+    assert ("config.pbtxt", "output") in found(loaded.problems)
+    assert any("separate process" in n for n in loaded.notes)
+    out = CliRunner(env={"COLUMNS": "300"}).invoke(cli, ["validate", str(tmp_path / "repo")]).output
+    assert "checks not run" in out and "--load-artifacts" in out
