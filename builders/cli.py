@@ -20,7 +20,7 @@ from builders.spec import ModelSpec
 from builders.triton_releases import release
 from builders.validate import relative, summary
 from builders.validate import validate as validate_run
-from builders.variants import KINDS, VariantGrid
+from builders.variants import KINDS, VariantGrid, parse_queue_delays
 from core.cli import int_list, run_cli, verbosity_option
 from core.errors import ConfigError
 from core.formats import FORMAT_NAMES
@@ -79,17 +79,14 @@ def grid_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(fn)
     def wrapper(*args: Any, kinds: tuple[str, ...], instance_counts: str, batching: str, preferred_batch_sizes: str,
                 max_batch_sizes: str, gpus: str, warmups: str, accelerators: str, server_gpu: bool | None, **kwargs: Any) -> Any:
-        delays: list[int | None] = []
-        for part in batching.split(","):
-            part = part.strip().lower()
-            if part in ("off", "none", ""):
-                delays.append(None)
-            else:
-                delays.extend(int_list(part, "--dynamic-batching"))
+        try:
+            delays = parse_queue_delays(batching)
+        except ConfigError as e:
+            raise click.BadParameter(f"--dynamic-batching: {e.message}") from None
         grid = VariantGrid(
             kinds=tuple(dict.fromkeys(kinds)),
             counts=int_list(instance_counts, "--instance-counts"),
-            queue_delays_us=tuple(dict.fromkeys(delays)),
+            queue_delays_us=delays,
             preferred_batch_sizes=int_list(preferred_batch_sizes, "--preferred-batch-sizes"),
             max_batch_sizes=int_list(max_batch_sizes, "--max-batch-sizes"),
             gpus=int_list(gpus, "--gpus"),

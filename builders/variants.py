@@ -33,6 +33,25 @@ log = logging.getLogger(__name__)
 KINDS = ("cpu", "gpu", "auto")
 
 
+def parse_queue_delays(text: str) -> tuple[int | None, ...]:
+    """The dynamic-batching axis from ``"off,100,500"``: ``off`` (or ``none``) is batching
+    off (``None``), a number is on with that ``max_queue_delay_microseconds`` (µs).
+
+    Raises:
+        ConfigError: a part is neither ``off`` nor a whole number >= 0.
+    """
+    delays: list[int | None] = []
+    for part in (p.strip().lower() for p in text.split(",")):
+        if part in ("off", "none", ""):
+            delays.append(None)
+        elif part.isdigit():
+            delays.append(int(part))
+        else:
+            raise ConfigError(f"dynamic batching setting {part!r} is neither 'off' nor a queue delay in µs",
+                              hint="e.g. off,100,500")
+    return tuple(dict.fromkeys(delays))
+
+
 @dataclasses.dataclass(frozen=True)
 class Variant:
     """One ``config.pbtxt`` for one exported artifact.

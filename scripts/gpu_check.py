@@ -25,7 +25,6 @@ import fnmatch
 import json
 import os
 import signal
-import subprocess
 import sys
 import time
 import zipfile
@@ -313,40 +312,6 @@ def environment_info(kind: str) -> dict[str, Any]:
     return info
 
 
-def _run_logged(cmd: list[str], log: Path, timeout_s: float | None = None) -> int:
-    """Run ``cmd`` with output to ``log`` (and the terminal); returns the exit code.
-    On timeout it is interrupted (SIGINT, so a sweep saves what it measured), then killed."""
-    with open(log, "w") as f:
-        f.write("$ " + " ".join(cmd) + "\n")
-        f.flush()
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
-                                start_new_session=True)
-        deadline = None if timeout_s is None else time.monotonic() + timeout_s
-        assert proc.stdout is not None
-        os.set_blocking(proc.stdout.fileno(), False)
-        interrupted = False
-        while True:
-            line = proc.stdout.readline()
-            if line:
-                f.write(line)
-                sys.stdout.write("    " + line)
-                sys.stdout.flush()
-                continue
-            if proc.poll() is not None:
-                rest = proc.stdout.read() or ""
-                f.write(rest)
-                sys.stdout.write("".join("    " + ln + "\n" for ln in rest.splitlines()))
-                return proc.returncode
-            if deadline is not None and time.monotonic() > deadline and not interrupted:
-                _say(f"time budget reached: interrupting {cmd[2] if len(cmd) > 2 else cmd[0]} (measurements so far are kept)")
-                os.killpg(proc.pid, signal.SIGINT)
-                interrupted = True
-                deadline = time.monotonic() + 30
-            elif interrupted and deadline is not None and time.monotonic() > deadline:
-                os.killpg(proc.pid, signal.SIGKILL)
-            time.sleep(0.05)
-
-
 def check_served(repository: Path, groups: dict[str, list[str]], runtime: str, out_dir: Path,
                  load_threads: int = 8) -> list[Any]:
     """Check served outputs against PyTorch for every variant, one server per group with the
@@ -412,20 +377,31 @@ def run(args: argparse.Namespace) -> int:
         import shutil
 
         shutil.rmtree(repo)
-    # 1. build
+    # 1. build (the Python API: builders.build.build)
+    from builders.build import BuildOptions, build
+    from builders.variants import VariantGrid, parse_queue_delays
+    from core.cli import int_list
+    from core.errors import ToolkitError
+
+    grid = VariantGrid(kinds=(kind,), counts=int_list(args.counts, "--counts"),
+                       queue_delays_us=parse_queue_delays(args.batching), max_batch_sizes=(args.max_batch_size,),
+                       server_gpu=kind == "gpu")
     for model in _csv(args.models):
-        cmd = [sys.executable, "-m", "builders.cli", "build", "--model", model,
-               *[x for f in formats for x in ("--format", f)], *[x for p in _csv(args.precisions) for x in ("--precision", p)],
-               "--instance-kind", kind, "--instance-counts", args.counts, "--dynamic-batching", args.batching,
-               "--max-batch-sizes", str(args.max_batch_size), "--serving", serving,
-               "--repository", str(repo), "--build-dir", str(build_root)]
-        if kind == "gpu":
-            cmd.append("--server-gpu")
         _say(f"build {model}: {' '.join(formats)} x {args.precisions}")
-        rc = _run_logged(cmd, run_dir / f"build-{model}.log")
-        if rc != 0:
-            print(f"gpu_check: building {model} failed (exit {rc}); see {run_dir / f'build-{model}.log'}", file=sys.stderr)
-            return 1
+        log_path = run_dir / f"build-{model}.log"
+        with open(log_path, "w") as log_file:
+            def progress(msg: str, log_file: Any = log_file) -> None:
+                log_file.write(msg + "\n")
+                log_file.flush()
+                _say(f"  {msg}")
+
+            try:
+                build(BuildOptions(model, formats=tuple(formats), precisions=tuple(_csv(args.precisions)), grid=grid,
+                                   serving=serving, repository=repo, build_dir=build_root), progress)
+            except ToolkitError as e:
+                log_file.write(f"error ({e.stage}): {e}\n")
+                print(f"gpu_check: building {model} failed: {e}\n  (log: {log_path})", file=sys.stderr)
+                return 1
     # 2. what can be served
     from builders.repository import Repository
 
@@ -482,12 +458,7 @@ def run(args: argparse.Namespace) -> int:
          f"~{plan.estimate_s:.0f} s of {sweep_budget:.0f} s left" + (f"; not swept (time): {len(plan.dropped)} variants" if plan.dropped else ""))
     if plan.dropped:
         notes.append(f"not swept to stay within {args.budget_s:.0f} s (built and checked): {', '.join(plan.dropped)}")
-    cmd = [sys.executable, "-m", "perf.cli", "sweep", "--repository", str(repo), "--runtime", runtime,
-           "--variants", ",".join(plan.variants), "--concurrency", ",".join(map(str, levels)),
-           "--measurement-interval", str(plan.interval_ms), "--max-trials", "4", "--unstable-retries", "0",
-           "--stability-percentage", str(args.stability_pct), "--metrics-interval-ms", "200",
-           "--results-dir", str(run_dir), "--run-id", "sweep", "--latency-budget-ms", str(args.p99_budget_ms), "--no-report"]
-    sweep_rc = _run_logged(cmd, run_dir / "sweep.log", timeout_s=max(30.0, deadline - time.time() - RESERVE_S))
+    sweep_rc = sweep_within(repo, runtime, plan, levels, args, run_dir, timeout_s=max(30.0, deadline - time.time() - RESERVE_S))
     if sweep_rc not in (0, 130):
         rc = 1
     # 5. the table
@@ -508,6 +479,63 @@ def run(args: argparse.Namespace) -> int:
     if any(v.status == "failed" for v in sweep_run.variants):
         rc = 1
     return rc
+
+
+def sweep_within(repo: Path, runtime: str, plan: SweepPlan, levels: Sequence[int], args: argparse.Namespace,
+                 run_dir: Path, timeout_s: float) -> int:
+    """Sweep ``plan`` with :func:`perf.sweep.run_sweep` into ``run_dir/sweep``, cut at
+    ``timeout_s`` (the alarm raises KeyboardInterrupt, which the sweep answers by saving
+    what it measured, as on Ctrl-C). Every level is logged to ``run_dir/sweep.log``.
+
+    Returns:
+        0 when every variant was measured, 1 when one failed or nothing could run, 130 when
+        the time budget cut the sweep.
+    """
+    from perf.analyzer import MeasureSettings
+    from perf.sweep import SweepOptions, run_sweep
+    from clients.server import ServerOptions
+    from core.errors import ToolkitError
+
+    opts = SweepOptions(
+        server=ServerOptions(repo, runtime=runtime, metrics_interval_ms=200),  # the sweep keeps its server logs in its run folder
+        variants=tuple(plan.variants), concurrency=tuple(levels), results_dir=run_dir, run_id="sweep",
+        measure=MeasureSettings(measurement_interval_ms=plan.interval_ms, max_trials=4, unstable_retries=0,
+                                stability_pct=args.stability_pct),
+        latency_budget_ms=args.p99_budget_ms,
+    )
+
+    def on_alarm(*_: Any) -> None:
+        _say("time budget reached: interrupting the sweep (measurements so far are kept)")
+        raise KeyboardInterrupt
+
+    with open(run_dir / "sweep.log", "w") as log_file:
+        def on_event(e: dict[str, Any]) -> None:
+            if e.get("event") == "level_done":
+                lv = e["level"]
+                line = (f"{e['variant']} c={lv.concurrency} b={lv.batch_size}: "
+                        + (f"{lv.throughput_infer_per_s:.0f} infer/s, p99 {lv.latency_p99_ms:.2f} ms" if lv.ok else f"error: {lv.error}"))
+            elif e.get("event") == "variant_failed":
+                line = f"{e['variant']} failed: {e['error']}"
+            else:
+                return
+            log_file.write(line + "\n")
+            log_file.flush()
+            _say(f"  {line}")
+
+        previous = signal.signal(signal.SIGALRM, on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, timeout_s)
+        try:
+            run, _ = run_sweep(opts, on_event)
+        except KeyboardInterrupt:
+            return 130
+        except ToolkitError as e:
+            log_file.write(f"error ({e.stage}): {e}\n")
+            print(f"gpu_check: the sweep failed: {e}", file=sys.stderr)
+            return 1
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+    return 0 if all(v.status == "ok" for v in run.variants) else 1
 
 
 def summary_text(run: Any, budget_ms: float, env: dict[str, Any], notes: Iterable[str], failed_checks: Sequence[str],

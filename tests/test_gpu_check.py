@@ -198,6 +198,9 @@ def _check_outputs(out: subprocess.CompletedProcess, tmp_path: Path, n_variants:
         assert (run_dir / name).is_file(), name
     assert f"{n_variants * 2} of {n_variants * 2} served-output checks passed" in out.stdout
     assert gc._size_mib(run_dir) < 5
+    # built and swept through the Python API, each step logged in the run folder
+    assert "wrote 4 variants" in (run_dir / "build-tiny.log").read_text()
+    assert "infer/s" in (run_dir / "sweep.log").read_text()
 
 
 @pytest.mark.integration
@@ -210,7 +213,7 @@ def test_pipeline_cpu_dry_run(tmp_path: Path) -> None:
 
 @pytest.mark.gpu
 @pytest.mark.integration
-@pytest.mark.skipif(not gpu_available(), reason="needs an NVIDIA GPU (nvidia-smi lists none here); run scripts/gpu_check.sh on a GPU host")
+@pytest.mark.skipif(not gpu_available(), reason="needs an NVIDIA GPU (NVML finds none here); run scripts/gpu_check.sh on a GPU host")
 def test_pipeline_on_gpu(tmp_path: Path) -> None:
     """tiny on KIND_GPU: served on CUDA by the bundled server's python backend, checked, swept."""
     out = _pipeline(tmp_path, "gpu", 300)
