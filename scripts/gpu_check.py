@@ -21,256 +21,28 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import fnmatch
 import json
 import os
 import signal
 import sys
 import time
-import zipfile
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # run as a script: make builders/clients/perf importable
-    sys.path.insert(0, str(ROOT))
+for _path in (ROOT, Path(__file__).resolve().parent):  # builders/clients/perf, and this script's parts
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
+
+from gpu_check_plan import SweepPlan, plan_sweep  # noqa: E402
+from gpu_check_table import compact_table  # noqa: E402
+from slim_wheel import slim_wheel  # noqa: E402
 
 DEFAULT_CONCURRENCY = (1, 2, 4, 8, 16, 32, 64)
 DEFAULT_BUDGET_S = 480.0
 DEFAULT_P99_BUDGET_MS = 10.0
 #: Seconds kept free at the end of the budget for the table and the report.
 RESERVE_S = 15.0
-
-
-# --------------------------------------------------------------------------------------
-# sweep planning: which variants fit the time budget, with which measurement window
-# --------------------------------------------------------------------------------------
-@dataclasses.dataclass(frozen=True)
-class Costs:
-    """Time model of one sweep (seconds); defaults are guesses for a python-backend model
-    on a data-centre GPU host (every instance is a process that imports torch and makes a
-    CUDA context), kept conservative.
-
-    Attributes:
-        load_s: Loading one variant, fixed part.
-        load_per_instance_s: Loading one variant, per model instance.
-        variant_extra_s: perf_analyzer warm-up run and unload of one variant.
-        level_overhead_s: Starting perf_analyzer and reading the server's statistics, per level.
-        windows_per_level: Measurement windows one level is expected to take (3 is the
-            least perf_analyzer needs to call a level stable).
-    """
-
-    load_s: float = 3.0
-    load_per_instance_s: float = 1.0
-    variant_extra_s: float = 2.0
-    level_overhead_s: float = 0.6
-    windows_per_level: float = 4.0
-
-    def variant_s(self, instances: int) -> float:
-        return self.load_s + self.load_per_instance_s * instances + self.variant_extra_s
-
-    def estimate_s(self, instances: Sequence[int], levels: int, interval_ms: float) -> float:
-        """Expected seconds to sweep variants with these instance counts over ``levels`` levels."""
-        per_level = self.level_overhead_s + self.windows_per_level * interval_ms / 1000
-        return sum(self.variant_s(n) for n in instances) + len(instances) * levels * per_level
-
-
-@dataclasses.dataclass
-class SweepPlan:
-    """What :func:`plan_sweep` chose.
-
-    Attributes:
-        variants: Variant names to sweep, in order.
-        dropped: Variant names left out to fit the budget (built and checked, not swept).
-        interval_ms: perf_analyzer measurement window (ms).
-        estimate_s: Expected sweep time (s) under :class:`Costs`.
-        budget_s: The time the plan had (s).
-    """
-
-    variants: list[str]
-    dropped: list[str]
-    interval_ms: int
-    estimate_s: float
-    budget_s: float
-
-    def to_json(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
-
-def plan_sweep(groups: Sequence[Sequence[tuple[str, int]]], levels: int, budget_s: float, *,
-               floor_ms: int = 250, ceiling_ms: int = 1000, interval_ms: int | None = None,
-               keep_all: bool = False, costs: Costs = Costs()) -> SweepPlan:
-    """Choose the variants and window length so that the sweep fits ``budget_s``.
-
-    Groups (e.g. one (model, format, precision) with its 1/2/4-instance x batching off/on
-    variants) are taken whole, in the order given, while the sweep fits with a window of
-    at least ``floor_ms``; the window is then made as long as the budget allows, up to
-    ``ceiling_ms``. The first group is always kept.
-
-    Args:
-        groups: Each group: ``(variant name, instance count)`` pairs.
-        levels: Concurrency levels per variant.
-        budget_s: Seconds available for the whole sweep.
-        floor_ms, ceiling_ms: Window length bounds (ms).
-        interval_ms: A fixed window (ms) instead of the computed one.
-        keep_all: Keep every group even when the estimate exceeds the budget.
-        costs: The time model.
-    """
-    lo = interval_ms or floor_ms
-    chosen: list[tuple[str, int]] = []
-    dropped: list[str] = []
-    for i, group in enumerate(groups):
-        trial = chosen + list(group)
-        fits = costs.estimate_s([n for _, n in trial], levels, lo) <= budget_s
-        if i == 0 or keep_all or (fits and not dropped):
-            chosen = trial
-        else:
-            dropped += [name for name, _ in group]
-    counts = [n for _, n in chosen]
-    if interval_ms is None:
-        fixed = costs.estimate_s(counts, levels, 0.0)
-        per_ms = len(counts) * levels * costs.windows_per_level / 1000
-        free = (budget_s - fixed) / per_ms if per_ms else ceiling_ms
-        interval_ms = int(max(floor_ms, min(ceiling_ms, free)) // 50 * 50) or floor_ms
-    return SweepPlan([name for name, _ in chosen], dropped, interval_ms,
-                     round(costs.estimate_s(counts, levels, interval_ms), 1), round(budget_s, 1))
-
-
-# --------------------------------------------------------------------------------------
-# the compact table
-# --------------------------------------------------------------------------------------
-def _fmt(value: float | None, spec: str) -> str:
-    return "-" if value is None else format(value, spec)
-
-
-def _model_of(variant: Any) -> str:
-    from core.naming import parse_variant_name
-
-    params = variant.params or {}
-    parts = parse_variant_name(variant.name)
-    return params.get("model") or (parts.model if parts else variant.name)
-
-
-def best_under_budget(run: Any, budget_ms: float) -> dict[str, Any]:
-    """Per model: the best level under ``budget_ms`` as :func:`perf.analysis.best_under_budget`
-    picks it (the report's own rule, medians over trials), or ``None`` for a model with no
-    such level. Failed variants are left out.
-
-    Args:
-        run: A :class:`perf.results.RunResult`.
-        budget_ms: p99 latency budget (ms).
-
-    Returns:
-        ``{model: perf.analysis.Point | None}``.
-    """
-    from perf.analysis import best_under_budget as pick
-    from perf.analysis import run_points
-
-    points = run_points(run)
-    by_model: dict[str, list[Any]] = {}
-    for v in run.variants:
-        by_model.setdefault(_model_of(v), []).extend(points[v.name] if v.status != "failed" else [])
-    return {model: pick(pts, budget_ms) for model, pts in by_model.items()}
-
-
-def compact_table(run: Any, budget_ms: float | None = None) -> str:
-    """The sweep as plain text: one line per (variant, concurrency level).
-
-    Columns: variant, concurrency, throughput (infer/s), client p99 (ms), GPU utilisation
-    (%) from the server's metrics (``nv_gpu_utilization``, via perf_analyzer or the
-    metrics sampler) and from local NVML sampling, GPU memory used (MiB, peak of
-    ``nv_gpu_memory_used_bytes``), and a note (``unstable``, ``over budget``, errors).
-    Missing numbers (no GPU metric on this host) print as ``-``. Below the table: the best
-    variant per model under ``budget_ms``, and failed variants with their error.
-
-    Args:
-        run: A :class:`perf.results.RunResult`.
-        budget_ms: p99 budget (ms); default the run's ``latency_budget_ms`` setting.
-    """
-    if budget_ms is None:
-        budget_ms = run.settings.get("latency_budget_ms")
-    width = max([len("variant")] + [len(v.name) for v in run.variants])
-    head = f"{'variant':<{width}} {'conc':>4} {'infer/s':>9} {'p99 ms':>8} {'GPU% srv':>8} {'GPU% nvml':>9} {'GPU MiB':>8}  note"
-    lines = [head, "-" * len(head)]
-    for v in run.variants:
-        levels = sorted(v.levels, key=lambda lv: lv.key)
-        if not levels:
-            lines.append(f"{v.name:<{width}} {'':>4} {'-':>9} {'-':>8} {'-':>8} {'-':>9} {'-':>8}  "
-                         f"{v.status}{': ' + v.error if v.error else ''}")
-            continue
-        for i, lv in enumerate(levels):
-            name = v.name if i == 0 else ""
-            mib = None if lv.gpu_memory_used_bytes is None else lv.gpu_memory_used_bytes / 2**20
-            note = []
-            if lv.error:
-                note.append(f"error: {lv.error[:60]}")
-            elif not lv.stable:
-                note.append("unstable")
-            if lv.ok and budget_ms is not None and lv.latency_p99_ms is not None and lv.latency_p99_ms > budget_ms:
-                note.append("over budget")
-            if lv.batch_size != 1:
-                note.append(f"b={lv.batch_size}")
-            lines.append(f"{name:<{width}} {lv.concurrency:>4} {_fmt(lv.throughput_infer_per_s, '.0f'):>9} "
-                         f"{_fmt(lv.latency_p99_ms, '.2f'):>8} {_fmt(lv.gpu_utilization_pct, '.0f'):>8} "
-                         f"{_fmt(lv.nvml_gpu_utilization_pct, '.0f'):>9} {_fmt(mib, '.0f'):>8}  {', '.join(note)}".rstrip())
-    if budget_ms is not None:
-        lines.append("")
-        for model, hit in best_under_budget(run, budget_ms).items():
-            if hit is None:
-                lines.append(f"best {model} under p99 {budget_ms:g} ms: none (no level met the budget)")
-            else:
-                lines.append(f"best {model} under p99 {budget_ms:g} ms: {hit.variant} at concurrency {hit.concurrency}: "
-                             f"{hit.get('throughput_infer_per_s'):.0f} infer/s, p99 {hit.get('latency_p99_ms'):.2f} ms")
-    failed = [v for v in run.variants if v.status == "failed"]
-    for v in failed:
-        lines.append(f"failed: {v.name}: {v.error or 'no level produced a measurement'}")
-    return "\n".join(lines)
-
-
-# --------------------------------------------------------------------------------------
-# wheel slimming (prepare_gpu_bundle.sh)
-# --------------------------------------------------------------------------------------
-def slim_wheel(src: Path, out_dir: Path, drop: Sequence[str] = (), build_tag: str | None = None,
-               lzma: bool = True) -> Path:
-    """Write a copy of wheel ``src`` into ``out_dir`` without the members matching the
-    ``drop`` shell patterns, its ``RECORD`` rewritten to match, compressed with LZMA
-    (pip reads any compression Python's zipfile reads). Hashes in ``RECORD`` are of the
-    uncompressed files, so kept files keep their entries.
-
-    Args:
-        src: The wheel.
-        out_dir: Where the new wheel goes.
-        drop: Shell patterns of member names to leave out.
-        build_tag: A wheel build tag (``"1slim"``; must start with a digit) marking the copy.
-        lzma: LZMA (smaller) instead of deflate.
-
-    Returns:
-        The new wheel's path.
-    """
-    parts = src.name[:-len(".whl")].split("-")
-    if build_tag:
-        if len(parts) == 6:
-            parts[2] = build_tag
-        else:
-            parts.insert(2, build_tag)
-    out = out_dir / ("-".join(parts) + ".whl")
-    out_dir.mkdir(parents=True, exist_ok=True)
-    dropped = lambda n: any(fnmatch.fnmatch(n, p) for p in drop)  # noqa: E731
-    method = zipfile.ZIP_LZMA if lzma else zipfile.ZIP_DEFLATED
-    tmp = out.with_suffix(".tmp")
-    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(tmp, "w", method) as zout:
-        for info in zin.infolist():
-            if dropped(info.filename):
-                continue
-            data = zin.read(info.filename)
-            if info.filename.endswith(".dist-info/RECORD"):
-                data = "".join(ln for ln in data.decode().splitlines(True) if not dropped(ln.split(",", 1)[0])).encode()
-            new = zipfile.ZipInfo(info.filename, info.date_time)
-            new.external_attr = info.external_attr
-            new.compress_type = method
-            zout.writestr(new, data)
-    os.replace(tmp, out)
-    return out
 
 
 # --------------------------------------------------------------------------------------

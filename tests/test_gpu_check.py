@@ -31,6 +31,9 @@ def _load_module():
 
 
 gc = _load_module()
+import gpu_check_plan as planner  # noqa: E402 - importable once gpu_check put scripts/ on sys.path
+import gpu_check_table as table  # noqa: E402
+import slim_wheel as slim  # noqa: E402
 
 
 # --- the no-GPU stop -------------------------------------------------------------------------
@@ -71,30 +74,30 @@ def _groups(n_groups: int) -> list[list[tuple[str, int]]]:
 
 
 def test_plan_keeps_groups_that_fit_and_fits_the_window() -> None:
-    costs = gc.Costs()
-    plan = gc.plan_sweep(_groups(4), levels=7, budget_s=10_000, costs=costs)
+    costs = planner.Costs()
+    plan = planner.plan_sweep(_groups(4), levels=7, budget_s=10_000, costs=costs)
     assert len(plan.variants) == 24 and not plan.dropped
     assert plan.interval_ms == 1000  # ceiling when time is plenty
-    one = gc.plan_sweep(_groups(4), levels=7, budget_s=200, costs=costs)
+    one = planner.plan_sweep(_groups(4), levels=7, budget_s=200, costs=costs)
     assert one.variants == [n for n, _ in _groups(4)[0]] and len(one.dropped) == 18
     # 6 variants: 44 s loading + 42 levels x 0.6 s; the rest spread over 42 x 4 windows
     assert one.interval_ms == 750 and one.estimate_s <= 200
-    tight = gc.plan_sweep(_groups(4), levels=7, budget_s=60, costs=costs)
+    tight = planner.plan_sweep(_groups(4), levels=7, budget_s=60, costs=costs)
     assert tight.variants == one.variants  # the first group is always kept
     assert tight.interval_ms == 250  # floor: the one group does not fit even at the floor
-    mid = gc.plan_sweep(_groups(4), levels=7, budget_s=300, costs=costs)
+    mid = planner.plan_sweep(_groups(4), levels=7, budget_s=300, costs=costs)
     assert 0 < len(mid.dropped) < 18
     assert mid.estimate_s <= 300
     assert 250 <= mid.interval_ms <= 1000 and mid.interval_ms % 50 == 0
 
 
 def test_plan_fixed_interval_and_keep_all() -> None:
-    plan = gc.plan_sweep(_groups(3), levels=7, budget_s=60, interval_ms=400, keep_all=True)
+    plan = planner.plan_sweep(_groups(3), levels=7, budget_s=60, interval_ms=400, keep_all=True)
     assert len(plan.variants) == 18 and plan.interval_ms == 400 and plan.estimate_s > 60
 
 
 def test_cost_model_arithmetic() -> None:
-    c = gc.Costs(load_s=3, load_per_instance_s=1, variant_extra_s=2, level_overhead_s=0.5, windows_per_level=4)
+    c = planner.Costs(load_s=3, load_per_instance_s=1, variant_extra_s=2, level_overhead_s=0.5, windows_per_level=4)
     # two variants (1 and 4 instances), 7 levels, 250 ms windows: (6 + 9) + 2 * 7 * (0.5 + 1.0)
     assert c.estimate_s([1, 4], 7, 250) == pytest.approx(15 + 21)
 
@@ -119,7 +122,7 @@ def _run() -> RunResult:
 
 
 def test_compact_table_rows_units_and_notes() -> None:
-    text = gc.compact_table(_run())
+    text = table.compact_table(_run())
     lines = text.splitlines()
     assert lines[0].split() == ["variant", "conc", "infer/s", "p99", "ms", "GPU%", "srv", "GPU%", "nvml", "GPU", "MiB", "note"]
     row = next(ln for ln in lines if ln.startswith("mlp_ts_gpu1_nodb_mbs64"))
@@ -133,10 +136,10 @@ def test_compact_table_rows_units_and_notes() -> None:
 
 
 def test_best_under_budget_per_model() -> None:
-    text = gc.compact_table(_run(), budget_ms=5.0)
+    text = table.compact_table(_run(), budget_ms=5.0)
     assert "best mlp under p99 5 ms: mlp_ts_gpu4_db500_mbs64 at concurrency 8: 7000 infer/s, p99 3.50 ms" in text
     assert "best cnn under p99 5 ms: none" in text
-    best = gc.best_under_budget(_run(), 30.0)
+    best = table.best_under_budget(_run(), 30.0)
     assert best["mlp"].variant == "mlp_ts_gpu1_nodb_mbs64" and best["mlp"].concurrency == 64  # unstable levels count
     assert best["cnn"].variant == "cnn_ts-fp16_gpu2_nodb_mbs64"
 
@@ -145,7 +148,7 @@ def test_model_names_with_underscores_group_by_the_naming_rule() -> None:
     from perf.results import VariantResult
 
     v = VariantResult("my_net_ts_gpu1_nodb_mbs64", None, "ok", None, [])
-    assert gc._model_of(v) == "my_net"
+    assert table._model_of(v) == "my_net"
 
 
 def test_summary_text_header_and_notes() -> None:
@@ -167,7 +170,7 @@ def test_slim_wheel_drops_files_and_record_lines(tmp_path: Path) -> None:
         z.writestr("demo_pkg-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
         z.writestr("demo_pkg-1.0.dist-info/RECORD", "demo_pkg/__init__.py,,\ndemo_pkg/big/stub_3.8.bin,,\n"
                    "demo_pkg-1.0.dist-info/METADATA,,\ndemo_pkg-1.0.dist-info/WHEEL,,\ndemo_pkg-1.0.dist-info/RECORD,,\n")
-    out = gc.slim_wheel(src, tmp_path / "out", drop=["demo_pkg/big/*"], build_tag="1slim")
+    out = slim.slim_wheel(src, tmp_path / "out", drop=["demo_pkg/big/*"], build_tag="1slim")
     assert out.name == "demo_pkg-1.0-1slim-py3-none-any.whl"
     with zipfile.ZipFile(out) as z:
         assert "demo_pkg/big/stub_3.8.bin" not in z.namelist()
