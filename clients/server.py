@@ -33,7 +33,7 @@ from clients.runtimes.choose import resolve_runtime
 from clients.runtimes.options import MODEL_CONTROL_MODES, ServerOptions
 from core.errors import ServerError
 
-__all__ = ["ServerOptions", "TritonServer", "free_port", "free_ports", "port_in_use", "unload_and_wait"]
+__all__ = ["ServerOptions", "TritonServer", "free_port", "free_ports", "model_state", "port_in_use", "unload_and_wait"]
 
 log = logging.getLogger(__name__)
 
@@ -71,11 +71,37 @@ def port_in_use(port: int, address: str = "127.0.0.1") -> bool:
     return False
 
 
-def unload_and_wait(client: Any, model: str, timeout_s: float = UNLOAD_WAIT_S) -> bool:
-    """Ask the server to unload ``model`` and poll until it is no longer ready.
+#: Repository-index states of a model that still holds its instances (Triton's
+#: ``ModelReadyState``: a model being unloaded is no longer ready but still runs).
+PRESENT_STATES = ("READY", "LOADING", "UNLOADING")
 
-    Triton's unload request returns before the model is gone (its instances finish their
-    requests first), so whoever loads the next model or checks the state waits here.
+
+def model_state(client: Any, model: str) -> str | None:
+    """The state of ``model`` in the server's repository index (``READY``, ``LOADING``,
+    ``UNLOADING``, ``UNAVAILABLE``), ``None`` when the index does not list it.
+
+    Args:
+        client: A tritonclient HTTP or gRPC ``InferenceServerClient``.
+
+    Raises:
+        Exception: whatever the client raises (the server is unreachable).
+    """
+    if "grpc" in type(client).__module__:
+        entries = client.get_model_repository_index(as_json=True).get("models", [])
+    else:
+        entries = client.get_model_repository_index()
+    states = [e.get("state") for e in entries if e.get("name") == model]
+    return next((st for st in states if st in PRESENT_STATES), states[0] if states else None)
+
+
+def unload_and_wait(client: Any, model: str, timeout_s: float = UNLOAD_WAIT_S) -> bool:
+    """Ask the server to unload ``model`` and poll until it is gone.
+
+    Triton's unload request returns before the model is gone, and the model stops being
+    *ready* as soon as unloading starts, while its instances still run (a python model's
+    ``finalize()``, in-flight requests): it is gone only when the repository index no longer
+    says ``READY``, ``LOADING`` or ``UNLOADING`` (:data:`PRESENT_STATES`). Whoever loads the
+    next model or checks the state waits here.
 
     Args:
         client: A tritonclient HTTP or gRPC ``InferenceServerClient``.
@@ -84,21 +110,25 @@ def unload_and_wait(client: Any, model: str, timeout_s: float = UNLOAD_WAIT_S) -
             :data:`READY_POLL_S`.
 
     Returns:
-        Whether it was gone in time (a warning is logged when not).
+        Whether it was gone in time (a warning naming its state is logged when not).
 
     Raises:
         Exception: whatever the client raises (the server refused or is unreachable).
     """
     client.unload_model(model)
 
+    def gone() -> bool:
+        return not client.is_model_ready(model) and model_state(client, model) not in PRESENT_STATES
+
     def still_there(state: tenacity.RetryCallState) -> bool:
-        log.warning("%s still reported ready %g s after its unload request", model, timeout_s)
+        now = "READY" if client.is_model_ready(model) else model_state(client, model)
+        log.warning("%s still %s %g s after its unload request", model, now or "listed", timeout_s)
         return False
 
     return bool(tenacity.Retrying(
         stop=tenacity.stop_after_delay(timeout_s), wait=tenacity.wait_fixed(READY_POLL_S),
-        retry=tenacity.retry_if_result(lambda gone: not gone), retry_error_callback=still_there,
-    )(lambda: not client.is_model_ready(model)))
+        retry=tenacity.retry_if_result(lambda done: not done), retry_error_callback=still_there,
+    )(gone))
 
 
 def _die_with_parent(parent_pid: int):
@@ -328,15 +358,29 @@ class TritonServer:
             raise ServerError(f"loading model {model!r} failed: {type(e).__name__}: {e} (tritonserver is {state})",
                               hint="read the server log", log_path=str(self.log_path)) from e
 
-    def unload(self, model: str, timeout_s: float = UNLOAD_WAIT_S) -> None:
-        """Unload ``model`` and wait up to ``timeout_s`` until it is gone (errors are logged, not raised)."""
+    def unload(self, model: str, timeout_s: float = UNLOAD_WAIT_S) -> bool:
+        """Unload ``model`` and wait up to ``timeout_s`` until it is gone (:func:`unload_and_wait`).
+
+        Returns:
+            Whether it is gone; ``False`` also when the request failed (logged, not raised:
+            the caller decides, e.g. the sweep restarts the server).
+        """
         import tritonclient.http as th
 
         try:
             with contextlib.closing(th.InferenceServerClient(self.http_url, network_timeout=60)) as c:
-                unload_and_wait(c, model, timeout_s)
+                return unload_and_wait(c, model, timeout_s)
         except Exception as e:  # an unload failure must not end a sweep
             log.warning("unloading %s failed: %s", model, e)
+            return False
+
+    def model_state(self, model: str) -> str | None:
+        """:func:`model_state` of ``model`` on this server; ``None`` also when it does not answer."""
+        import tritonclient.http as th
+
+        with contextlib.suppress(Exception), contextlib.closing(th.InferenceServerClient(self.http_url, network_timeout=10)) as c:
+            return model_state(c, model)
+        return None
 
     def stop(self, timeout_s: float | None = None) -> None:
         """SIGINT, wait ``timeout_s``, then SIGKILL; then the runtime's clean-up (a container's

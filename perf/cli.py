@@ -116,12 +116,11 @@ def sweep(repository: Path, variants: str, concurrency: str, request_rates: str,
             progress.advance(task)
         elif e["event"] == "variant_failed":
             progress.console.log("[red]" + escape(f"{e['variant']} failed: {e['error']}"))
+            progress.advance(task, e.get("levels_left", 0))  # its planned levels that will not run now
 
     state = {"last": ""}  # the last measured throughput, shown on the progress bar
     sw = Sweep(opts, on_event)
-    o = sw.opts  # after --resume these are the run's saved settings
-    done = sum(1 for v in sw.run.variants for _ in v.levels)
-    total = max(done, len(sw.names) * (len(o.concurrency) + len(o.request_rates)) * o.trials * len(o.batch_sizes))
+    total, done = sw.level_counts()  # planned levels only: skipped ones are listed at the end
     with progress:
         task = progress.add_task("starting tritonserver", total=total, completed=done)
         try:
@@ -129,6 +128,8 @@ def sweep(repository: Path, variants: str, concurrency: str, request_rates: str,
         except KeyboardInterrupt:
             console.print("[yellow]" + escape(f"interrupted: measurements so far are kept in {sw.run_dir}; continue with --resume {sw.run_id}"))
             raise SystemExit(130)
+    for line in skipped_summary(run):
+        console.print(escape(line))
     click.echo(f"results: {sw.run_dir}")
     if not any(v.status == "ok" for v in run.variants):
         from core.errors import PerfError
@@ -137,6 +138,17 @@ def sweep(repository: Path, variants: str, concurrency: str, request_rates: str,
                         hint=f"see {sw.run_dir / 'results.json'} and the server log there")
     if not no_report:
         _print_report(sw.run_dir, sw.opts.latency_budget_ms)
+
+
+def skipped_summary(run: Any) -> list[str]:
+    """Lines naming every asked level the sweep skipped, per variant, with the reason."""
+    from perf.plan import describe_skipped
+
+    lines = []
+    for v in run.variants:
+        lines += [f"skipped {v.name}: {d}" for d in describe_skipped(v.skipped)]
+    n = sum(len(v.skipped) for v in run.variants)
+    return ([f"{n} asked level(s) skipped (not measured, not in the progress count):"] + lines) if n else []
 
 
 def _positive(values: tuple[int, ...], what: str) -> tuple[int, ...]:

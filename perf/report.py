@@ -20,6 +20,7 @@ from perf.analysis import (KNEE_GAIN_PCT, P99, THROUGHPUT, Point, Recommendation
                            gpu_metric, has_metric, peak, recommend, run_points)
 from perf.markdown import CPU_MEASURES, UNSTABLE_MARK, fmt, table
 from perf.pairs import variant_of
+from perf.plan import describe_skipped
 from perf.results import COMMANDS_FILE, RunResult, load
 
 if TYPE_CHECKING:  # rich is imported only when a table is drawn
@@ -108,6 +109,11 @@ def _what_was_run(run: RunResult, run_dir: Path) -> list[str]:
     failed = [v for v in run.variants if v.status == "failed"]
     if failed:
         lines += ["", "**Failed variants:**", ""] + [f"- `{v.name}`: {(v.error or 'no error recorded').strip()}" for v in failed]
+    skipped = [f"- `{v.name}`: {d}" for v in run.variants for d in describe_skipped(v.skipped)]
+    if skipped:
+        lines += ["", "**Skipped levels** (asked for, not measured):", "", *skipped]
+    if len(run.server_starts) > 1:
+        lines += ["", "**Server starts** (one log each):", ""] + [f"- [{s.log}]({s.log}) at {s.started}: {s.reason}" for s in run.server_starts]
     return lines
 
 

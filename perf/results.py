@@ -13,9 +13,10 @@ field names:
       "settings": {concurrency: [int], batch_sizes: [int], protocol, measurement_interval_ms, ...},
       "variants": [
         {"name": str, "params": {...index entry: Variant fields, runtime, build...} | null,
-         "status": "ok"|"failed"|"pending", "error": str | null,
-         "levels": [LevelResult...]}
-      ]
+         "status": "ok"|"failed"|"pending"|"skipped", "error": str | null,
+         "levels": [LevelResult...], "skipped": [SkippedLevel...]}
+      ],
+      "server_starts": [ServerStart...]
     }
 
 The records are pydantic dataclasses: constructed, mutated and compared like dataclasses,
@@ -136,6 +137,43 @@ class LevelResult:
 
 
 @dataclass(config=_CONFIG)
+class SkippedLevel:
+    """A level the sweep was asked for but did not plan for one variant, and why.
+
+    One record per (client batch size, concurrency or request rate), whatever the number of
+    trials.
+
+    Attributes:
+        batch_size: Client batch size per request (``-b``).
+        reason: Why it was not measured (``"batch size 16 > max_batch_size 8"``).
+        concurrency: The concurrency level (0 for a request-rate level).
+        request_rate: The request rate of a request-rate level (requests/s), else ``None``.
+    """
+
+    batch_size: int
+    reason: str
+    concurrency: int = 0
+    request_rate: float | None = None
+
+
+@dataclass(config=_CONFIG)
+class ServerStart:
+    """One start of tritonserver during a run (a resumed run adds its own).
+
+    Attributes:
+        log: The server's log file, relative to the run folder (``server.log``,
+            ``server-2.log``...): never reused, so an error that names it stays true.
+        started: When it was started (ISO time).
+        reason: Why: ``"sweep started"``, ``"run resumed"``, or the restart's cause (the
+            server died while measuring a level, a variant was not unloaded in time...).
+    """
+
+    log: str
+    started: str
+    reason: str
+
+
+@dataclass(config=_CONFIG)
 class VariantResult:
     """All levels of one variant, or the error that stopped it.
 
@@ -144,16 +182,19 @@ class VariantResult:
         params: The variant's repository index entry when the sweep started (every
             ``builders.variants.Variant`` field, flat, plus ``runtime`` and ``build``);
             ``None`` when the repository has no index (``perf.pairs.variant_of`` gives the typed form).
-        status: ``"pending"``, ``"ok"`` or ``"failed"``.
-        error: Why the variant failed, when it did.
+        status: ``"pending"``, ``"ok"``, ``"failed"``, or ``"skipped"`` (no asked level
+            can run on it: every client batch size is above its max_batch_size).
+        error: Why the variant failed or was skipped, when it was.
         levels: Its measurement points, sorted by :attr:`LevelResult.key`.
+        skipped: Asked levels not planned for this variant, with the reason.
     """
 
     name: str
     params: dict[str, Any] | None = None
-    status: Literal["pending", "ok", "failed"] = "pending"
+    status: Literal["pending", "ok", "failed", "skipped"] = "pending"
     error: str | None = None
     levels: list[LevelResult] = dataclasses.field(default_factory=list)
+    skipped: list[SkippedLevel] = dataclasses.field(default_factory=list)
 
     def level(self, concurrency: int, batch_size: int = 1, trial: int = 0, request_rate: float | None = None) -> LevelResult | None:
         """The level with these settings (``concurrency=0, request_rate=R`` for a request-rate level)."""
@@ -231,7 +272,8 @@ class SweepSettings(TypedDict, total=False):
 
 @dataclass(config=_CONFIG)
 class RunResult:
-    """A whole sweep (the content of ``results.json``)."""
+    """A whole sweep (the content of ``results.json``); ``server_starts`` lists every start of
+    tritonserver, with its log file and why it was (re)started."""
 
     run_id: str
     created: str
@@ -239,6 +281,7 @@ class RunResult:
     settings: SweepSettings = dataclasses.field(default_factory=dict)  # type: ignore[assignment]
     variants: list[VariantResult] = dataclasses.field(default_factory=list)
     finished: str | None = None
+    server_starts: list[ServerStart] = dataclasses.field(default_factory=list)
     schema: int = SCHEMA_VERSION
 
     @field_validator("settings")

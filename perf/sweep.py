@@ -1,9 +1,15 @@
 """The concurrency sweep (Python API behind ``perf/run_sweep.sh`` and ``perf sweep``).
 
 For each variant: load it alone (explicit model control), warm it up, run perf_analyzer
-once per (client batch size, concurrency, trial) while sampling the server's metrics,
-record the level, unload. Results are saved after every level, so Ctrl-C, a failing
-variant or a crashed server never lose finished measurements; ``resume`` continues a run.
+once per planned (client batch size, concurrency, trial) while sampling the server's
+metrics, record the level, unload and check that it is gone (a variant still loaded after
+``unload_timeout_s`` gets the server restarted, so the next one is measured alone).
+Levels that cannot run on a variant are skipped and listed (:mod:`perf.plan`). Results
+are saved after every level, so Ctrl-C, a failing variant or a crashed server never lose
+finished measurements; ``resume`` continues a run and measures again the levels that failed
+or were interrupted. Every server start writes its own log in the run folder
+(``server.log``, ``server-2.log``...), recorded in ``results.json`` with why it started, and
+every error names the log that holds its cause.
 """
 
 from __future__ import annotations
@@ -18,11 +24,13 @@ from typing import Any, Callable, Sequence
 
 from builders.repository import Repository
 from core.errors import PerfError, ServerError, ToolkitError
-from clients.server import ServerOptions, TritonServer
+from clients.server import UNLOAD_WAIT_S, ServerOptions, TritonServer
 from perf import analyzer, environment, results
 from perf.analyzer import MeasureSettings
 from perf.metrics import MetricsSampler, NvmlSampler, batch_stats
+from perf.plan import VariantPlan, needs_measuring, plan_variant, to_measure
 from perf.results import LevelResult, RunResult, VariantResult
+from perf.sweep_server import SweepServer, now
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +61,9 @@ class SweepOptions:
         input_data: The user's perf_analyzer ``--input-data`` (default: generated).
         warmup_requests: Requests sent before measuring each variant (default 20).
         latency_budget_ms: p99 budget for the report's recommendation.
+        unload_timeout_s: How long a variant may take to be gone after its unload request
+            before the server is restarted for the next one (default
+            :data:`clients.server.UNLOAD_WAIT_S`).
     """
 
     server: ServerOptions
@@ -69,6 +80,7 @@ class SweepOptions:
     input_data: Path | None = None
     warmup_requests: int = 20
     latency_budget_ms: float | None = None
+    unload_timeout_s: float = UNLOAD_WAIT_S
 
 
 class Sweep:
@@ -103,36 +115,31 @@ class Sweep:
         self.run_dir = Path(opts.results_dir) / self.run_id
         if self.run_dir.exists() and saved is None:
             raise PerfError(f"run folder {self.run_dir} already exists", hint="pass --resume to continue it, or another --run-id")
-        self.run = saved or RunResult(self.run_id, time.strftime("%Y-%m-%dT%H:%M:%S%z"))
+        self.run = saved or RunResult(self.run_id, now())
         (self.run_dir / "raw").mkdir(parents=True, exist_ok=True)
-        self.server: TritonServer | None = None
-        self.server_starts = 0
+        self.plans: dict[str, VariantPlan] = {
+            n: plan_variant(n, repo / n / "config.pbtxt", opts.concurrency, opts.batch_sizes, opts.request_rates, opts.trials)
+            for n in names}
+        self.servers = SweepServer(opts.server, self.run, self.run_dir, "run resumed" if saved is not None else "sweep started", self._save)
+
+    def level_counts(self) -> tuple[int, int]:
+        """``(planned, measured)``: the levels this run plans over every variant (skipped ones
+        not counted) and how many of them already have numbers (a resumed run)."""
+        planned = sum(len(p.levels) for p in self.plans.values())
+        todo = sum(len(to_measure(p, self.run.variant(n) or VariantResult(n))) for n, p in self.plans.items())
+        return planned, planned - todo
 
     # -- server ------------------------------------------------------------------------
-    def _start_server(self) -> TritonServer:
-        given = self.opts.server
-        if self.server_starts == 0 and (given.model_control != "explicit" or given.load_models or given.log_file):
-            log.warning("the sweep loads one variant at a time with explicit model control and keeps the server log in "
-                        "the run folder: --model-control, --load-model and --log-file are not used")
-        self.server_starts += 1
-        log_file = self.run_dir / ("server.log" if self.server_starts == 1 else f"server-{self.server_starts}.log")
-        sopts = dataclasses.replace(self.opts.server, model_control="explicit", load_models=(), log_file=log_file)
-        srv = TritonServer(sopts)
-        self._record_command("tritonserver", srv.command_line)
-        srv.start()
-        self.server = srv
-        self.run.environment["server"] = {
-            "runtime": srv.runtime, "reason": srv.runtime_reason, "command": srv.command_line,
-            "version": _server_version(srv.http_url),
-        }
-        return srv
+    @property
+    def server(self) -> TritonServer | None:
+        """The current tritonserver (it may have exited)."""
+        return self.servers.current
 
     def _server(self) -> TritonServer:
-        if self.server is None or not self.server.is_alive():
-            if self.server is not None:
-                log.warning("tritonserver is gone (see %s); restarting it", self.server.log_path)
-            return self._start_server()
-        return self.server
+        return self.servers.get()
+
+    def _log_name(self) -> str:
+        return self.servers.log_name()
 
     def _record_command(self, what: str, line: str) -> None:
         with open(self.run_dir / results.COMMANDS_FILE, "a") as f:
@@ -165,51 +172,41 @@ class Sweep:
             if self.run.variant(name) is None:
                 entry = self.repository.variant(name).entry
                 self.run.variants.append(VariantResult(name, entry.params if entry else None))
+            vr, plan = self.run.variant(name), self.plans[name]
+            vr.skipped = list(plan.skipped)  # type: ignore[union-attr]
+            if plan.skipped:
+                log.info("%s: %d asked levels skipped (%s)", name, len(plan.skipped), plan.skipped[0].reason)
         self._save()
         try:
-            self._start_server()
+            self._server()
             for i, name in enumerate(self.names):
                 self._sweep_variant(i, self.run.variant(name))  # type: ignore[arg-type]
-            self.run.finished = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+            self.run.finished = now()
         finally:
             self._save()
-            if self.server:
-                self.server.stop()
+            self.servers.stop()
         return self.run
 
-    def _plan(self, max_batch_size: int) -> list[tuple[int, int, int, float | None]]:
-        """(concurrency, batch, trial, request_rate) of every level: concurrency levels, then
-        request-rate levels (concurrency 0)."""
-        o = self.opts
-        sizes = [b for b in o.batch_sizes if b <= max(1, max_batch_size)] or [1]
-        plan: list[tuple[int, int, int, float | None]] = [
-            (c, b, t, None) for b in sizes for c in o.concurrency for t in range(o.trials)]
-        plan += [(0, b, t, r) for b in sizes for r in o.request_rates for t in range(o.trials)]
-        return plan
-
     def _sweep_variant(self, index: int, vr: VariantResult) -> None:
-        from builders.config import read_config
-
-        try:
-            mbs = read_config(Path(self.opts.server.repository) / vr.name / "config.pbtxt").max_batch_size
-        except ToolkitError as e:  # an unreadable config fails this variant, not the sweep
-            vr.status, vr.error = "failed", str(e).splitlines()[0]
-            log.warning("variant %s failed: %s", vr.name, vr.error)
-            self.progress({"event": "variant_failed", "variant": vr.name, "error": vr.error})
+        plan = self.plans[vr.name]
+        if plan.error:  # an unreadable config fails this variant, not the sweep
+            self._fail(vr, plan.error)
+            return
+        if not plan.levels:
+            vr.status, vr.error = "skipped", "no asked level can run on it: " + "; ".join(sorted({s.reason for s in plan.skipped}))
+            log.warning("variant %s skipped: %s", vr.name, vr.error)
             self._save()
             return
-        plan = [k for k in self._plan(mbs) if vr.level(*k) is None]
-        if not plan:  # resumed run: this variant is complete
+        keys = to_measure(plan, vr)
+        if not keys:  # resumed run: every planned level of this variant has numbers
+            vr.status, vr.error = "ok", None
             return
         vr.status, vr.error = "pending", None
         srv = self._server()
         try:
-            srv.load(vr.name)
+            srv.load(vr.name, timeout_s=srv.opts.start_timeout_s)
         except ServerError as e:
-            vr.status, vr.error = "failed", str(e).splitlines()[0]
-            log.warning("variant %s failed to load: %s", vr.name, vr.error)
-            self.progress({"event": "variant_failed", "variant": vr.name, "error": vr.error})
-            self._save()
+            self._fail(vr, f"{e.message.splitlines()[0]} (server log: {self._log_name()})", levels_left=len(keys))
             self._server()  # restart if the failed load took the server down
             return
         try:
@@ -221,36 +218,50 @@ class Sweep:
 
             in_args = input_args(config, self.repository.variant(vr.name).served_spec, self.run_dir, self.opts.input_data)
             self._warmup(srv, vr.name, in_args)
-            for c, b, t, r in plan:
+            for measured, (c, b, t, r) in enumerate(keys, 1):
                 self.progress({"event": "level_start", "variant": vr.name, "index": index, "n_variants": len(self.names),
                                "concurrency": c, "batch_size": b, "trial": t, "request_rate": r})
                 level = self._measure(vr.name, c, b, t, in_args, r)
-                vr.levels.append(level)
-                vr.levels.sort(key=lambda lv: lv.key)
+                alive = self._server_alive_after(vr, level)
+                if level.error and "log" not in level.error:
+                    level.error += f" (server log: {self._log_name()})"
+                vr.levels = sorted([lv for lv in vr.levels if lv.key != level.key] + [level], key=lambda lv: lv.key)
                 self._save()
                 self.progress({"event": "level_done", "variant": vr.name, "level": level})
-                if not self._server_alive_after(vr, level):
+                if not alive:
+                    self._fail(vr, vr.error or "tritonserver died", levels_left=len(keys) - measured)
+                    self._server()
                     return
-            vr.status = "ok" if any(lv.ok for lv in vr.levels) else "failed"
-            if vr.status == "failed" and not vr.error:
-                vr.error = next((lv.error for lv in vr.levels if lv.error), "no level produced a measurement")
+            if any(lv.ok for lv in vr.levels):
+                vr.status = "ok"
+            else:
+                self._fail(vr, next((lv.error for lv in vr.levels if lv.error), "no level produced a measurement"))
         except ToolkitError as e:
-            vr.status, vr.error = "failed", str(e).splitlines()[0]
-            log.warning("variant %s failed: %s", vr.name, vr.error)
+            done = sum(1 for k in keys if not needs_measuring(vr.level(*k)))
+            self._fail(vr, f"{str(e).splitlines()[0]} (server log: {self._log_name()})", levels_left=len(keys) - done)
         finally:
             self._save()
-            if self.server and self.server.is_alive():
-                self.server.unload(vr.name)
+            self.servers.unload(vr.name, self.opts.unload_timeout_s)
+
+    def _fail(self, vr: VariantResult, error: str, levels_left: int = 0) -> None:
+        """Mark ``vr`` failed with ``error``, save, and report it (``levels_left``: its planned
+        levels that will not be measured now, for the progress bar)."""
+        vr.status, vr.error = "failed", error
+        log.warning("variant %s failed: %s", vr.name, error)
+        self._save()
+        self.progress({"event": "variant_failed", "variant": vr.name, "error": error, "levels_left": levels_left})
 
     def _server_alive_after(self, vr: VariantResult, level: LevelResult) -> bool:
+        """Whether the server outlived ``level``; if not, the level is failed (whatever
+        perf_analyzer printed), the variant's error says where, and the next start is
+        recorded with that cause."""
         if self.server and self.server.is_alive():
             return True
-        vr.status = "failed"
         load = f"request rate {level.request_rate:g}/s" if level.request_rate else f"concurrency {level.concurrency}"
-        vr.error = f"tritonserver died while measuring {load}; see {self.server.log_path if self.server else 'the log'}"
-        log.warning("%s", vr.error)
-        self._save()
-        self._server()
+        died = f"tritonserver died while measuring {vr.name} at {load} batch {level.batch_size} (its log: {self._log_name()})"
+        level.error = died + (f"; perf_analyzer: {level.error}" if level.error else "")
+        vr.error = died
+        self.servers.died(died)
         return False
 
     def _warmup(self, srv: TritonServer, model: str, in_args: list[str]) -> None:
@@ -361,14 +372,6 @@ def _error_line(output: str) -> str:
         if "error" in ln.lower() or "failed" in ln.lower():
             return ln[:300]
     return (lines[-1] if lines else "perf_analyzer failed")[:300]
-
-
-def _server_version(http_url: str) -> str | None:
-    import tritonclient.http as th
-
-    with contextlib.suppress(Exception), contextlib.closing(th.InferenceServerClient(http_url)) as c:
-        return c.get_server_metadata().get("version")
-    return None
 
 
 def run_sweep(opts: SweepOptions, progress: Progress | None = None) -> tuple[RunResult, Path]:

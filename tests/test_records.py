@@ -77,7 +77,7 @@ def test_results_round_trip_and_version_1_files_load(tmp_path: Path):
 @pytest.mark.parametrize("change, words", [
     (lambda d: d["variants"][0]["levels"][0].update(concurrency="two"), r"variants\[0\]\.levels\[0\]\.concurrency: expected a valid integer.*found 'two'"),
     (lambda d: d.pop("run_id"), r"run_id: required field is missing"),
-    (lambda d: d["variants"][0].update(status="great"), r"variants\[0\]\.status: expected 'pending', 'ok' or 'failed', found 'great'"),
+    (lambda d: d["variants"][0].update(status="great"), r"variants\[0\]\.status: expected 'pending', 'ok', 'failed' or 'skipped', found 'great'"),
     (lambda d: d["settings"].update(measurement_interval_ms="long"), r"settings: expected valid perf_analyzer measurement settings \(measurement_interval_ms: expected a valid integer.*found 'long'\)\n"),
     (lambda d: d.update(schema=7), r"schema version 7 is newer than this toolkit reads \(up to 1\)"),
     (lambda d: d.update(schema="1"), r"expected an integer schema version, found '1'"),

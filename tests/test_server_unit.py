@@ -142,10 +142,11 @@ def test_free_ports_are_distinct():
 
 
 class _FakeClient:
-    """A tritonclient stand-in whose model stays ready for ``ready_polls`` polls after the unload."""
+    """A tritonclient stand-in whose model stays ready for ``ready_polls`` polls after the
+    unload, then stays listed as ``UNLOADING`` for ``unloading_polls`` more index reads."""
 
-    def __init__(self, ready_polls: int) -> None:
-        self.ready_polls, self.calls = ready_polls, []
+    def __init__(self, ready_polls: int, unloading_polls: int = 0) -> None:
+        self.ready_polls, self.unloading_polls, self.calls = ready_polls, unloading_polls, []
 
     def unload_model(self, model: str) -> None:
         self.calls.append(("unload", model))
@@ -155,13 +156,29 @@ class _FakeClient:
         self.ready_polls -= 1
         return self.ready_polls >= 0
 
+    def get_model_repository_index(self) -> list[dict]:
+        self.calls.append(("index", ""))
+        self.unloading_polls -= 1
+        return [{"name": "m", "version": "1", "state": "UNLOADING" if self.unloading_polls >= 0 else "UNAVAILABLE"},
+                {"name": "other", "version": "1", "state": "READY"}]
+
 
 def test_unload_waits_until_the_model_is_gone(caplog: pytest.LogCaptureFixture) -> None:
     c = _FakeClient(ready_polls=2)
     assert unload_and_wait(c, "m", timeout_s=10) is True
-    assert c.calls == [("unload", "m"), ("ready?", "m"), ("ready?", "m"), ("ready?", "m")]
+    assert c.calls == [("unload", "m"), ("ready?", "m"), ("ready?", "m"), ("ready?", "m"), ("index", "")]
     stuck = _FakeClient(ready_polls=10**6)
     t0 = time.monotonic()
     assert unload_and_wait(stuck, "m", timeout_s=0.5) is False
     assert 0.5 <= time.monotonic() - t0 < 5 and stuck.calls.count(("unload", "m")) == 1
-    assert "m still reported ready 0.5 s after its unload request" in caplog.text
+    assert "m still READY 0.5 s after its unload request" in caplog.text
+
+
+def test_a_model_that_is_not_ready_but_still_unloading_is_not_gone(caplog: pytest.LogCaptureFixture) -> None:
+    # Triton: a python model's finalize() still runs; ready is false from the unload request on
+    c = _FakeClient(ready_polls=0, unloading_polls=3)
+    assert unload_and_wait(c, "m", timeout_s=10) is True
+    assert c.calls.count(("index", "")) == 4  # polled until the index said UNAVAILABLE
+    stuck = _FakeClient(ready_polls=0, unloading_polls=10**6)
+    assert unload_and_wait(stuck, "m", timeout_s=0.5) is False
+    assert "m still UNLOADING 0.5 s after its unload request" in caplog.text
