@@ -81,6 +81,7 @@ def make_config(
             entry = target.add(name=t.name, data_type=mc.DataType.Value(dtype), dims=dims or [1])
             if not dims:
                 entry.reshape.SetInParent()  # per-sample scalar: dims [1] seen by the model as []
+    builder.record_outputs(cfg, [t.name for t in spec.outputs])  # the artifact's output order
     group = cfg.instance_group.add(
         count=variant.count,
         kind=mc.ModelInstanceGroup.KIND_GPU if variant.kind == "gpu" else mc.ModelInstanceGroup.KIND_CPU,

@@ -17,6 +17,7 @@ from tritonclient.grpc import model_config_pb2 as mc
 from builders import backends
 from builders import triton_rules as rules
 from builders.artifact_io import WILDCARD, ArtifactIO, TensorIO
+from builders.spec import TensorSpec
 from builders.triton_rules import Problem
 from core.naming import NAME_RE
 
@@ -202,3 +203,51 @@ def has_batch_axis(full: list[int], mbs: int) -> bool:
     (or fixed at 1 when ``max_batch_size`` is 1) (Triton docs, "Model Configuration: Maximum
     Batch Size": with batching, Triton adds the batch axis in front of ``dims``)."""
     return bool(full) and (full[0] == WILDCARD or (full[0] == 1 and mbs == 1))
+
+
+def recorded_output_problems(cfg: mc.ModelConfig, recorded: tuple[TensorSpec, ...]) -> list[Problem]:
+    """Every way ``cfg``'s outputs disagree with the outputs the build recorded for its artifact.
+
+    Outputs are matched by served name (the build's record ties each name to an artifact
+    output by its key); each must have the recorded data type and dims (per sample when
+    ``max_batch_size > 0``, with a leading ``-1`` batch axis when 0; ``reshape``, when
+    present, is what the model sees). Where the serving backend maps outputs by a recorded
+    order (our python model's ``artifact_outputs``), that order must be the artifact's.
+
+    Args:
+        cfg: The config.
+        recorded: The build's outputs under their served names, in the artifact's order
+            (``Repository(...).variant(name).served_spec.outputs``).
+    """
+    out: list[Problem] = []
+    have = {t.name: t for t in recorded}
+    declared = {t.name: t for t in cfg.output}
+    for name in declared:
+        if name not in have:
+            out.append(Problem("", f"output[{name}].name", f"{name!r} is not an output the build recorded for this artifact",
+                               f"use one of {sorted(have)}"))
+    for name in have:
+        if name not in declared:
+            out.append(Problem("", "output", f"the artifact's output {name!r} (recorded by the build) is missing from the config",
+                               f"declare output {name!r}"))
+    for name, t in declared.items():
+        r = have.get(name)
+        if r is None:
+            continue
+        want_type = r.triton_dtype
+        if t.data_type != mc.TYPE_INVALID and mc.DataType.Name(t.data_type) != want_type:
+            out.append(Problem("", f"output[{name}].data_type",
+                               f"{mc.DataType.Name(t.data_type)} but the build recorded {want_type} for this output",
+                               f"set data_type: {want_type}"))
+        seen = list(t.reshape.shape) if t.HasField("reshape") else list(t.dims)
+        want = r.triton_dims() if cfg.max_batch_size > 0 else [WILDCARD, *r.triton_dims()]
+        if t.HasField("reshape") and not t.reshape.shape:
+            seen = [] if cfg.max_batch_size > 0 else [WILDCARD]
+        if len(seen) != len(want) or any(w != WILDCARD and s != w for s, w in zip(seen, want)):
+            field = f"output[{name}].reshape" if t.HasField("reshape") and t.reshape.shape else f"output[{name}].dims"
+            out.append(Problem("", field, f"{seen} but the build recorded {'per-sample ' if cfg.max_batch_size > 0 else ''}"
+                               f"shape {want} for this output", f"set dims: {want or [1]}"))
+    builder = backends.for_config(cfg)
+    if builder is not None:
+        out += builder.order_problems(cfg, [t.name for t in recorded])
+    return out

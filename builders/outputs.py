@@ -1,30 +1,106 @@
-"""A model's outputs: flattening tuple/dict outputs, and naming/typing them from the eager model."""
+"""A model's outputs: flattening tuple/dict outputs with their keys, and naming/typing them
+from the eager model.
+
+An output's identity is its *key*: its path through the dicts (keys) and tuples/lists
+(positions) that ``forward`` returns, e.g. ``("logits",)`` or ``(1, "feat")``. Exports
+flatten outputs in key order (dicts in insertion order); names given by the user are tied
+to keys (:func:`infer_outputs`), and the key is recorded with each output
+(:attr:`builders.spec.TensorSpec.key`).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from builders.spec import EXAMPLE_BATCH, ModelSpec, TensorSpec
+from builders.spec import EXAMPLE_BATCH, ModelSpec, TensorSpec, key_text
 from core import dtypes
 from core.errors import ModelSpecError
+
+Key = tuple[str | int, ...]
+
+
+def flatten_with_keys(out: Any, prefix: Key = ()) -> list[tuple[Key, Any]]:
+    """Flatten a model's output (tensor, tuple/list, or dict in insertion order) to
+    ``(key, tensor)`` pairs; see the module docstring for keys."""
+    if isinstance(out, (list, tuple)):
+        return [kt for i, o in enumerate(out) for kt in flatten_with_keys(o, (*prefix, i))]
+    if isinstance(out, dict):
+        return [kt for k, o in out.items() for kt in flatten_with_keys(o, (*prefix, k))]
+    return [(prefix, out)]
 
 
 def flatten_outputs(out: Any) -> list[Any]:
     """Flatten a model's output (tensor, tuple/list, or dict in insertion order) to a list."""
-    if isinstance(out, (list, tuple)):
-        return [t for o in out for t in flatten_outputs(o)]
-    if isinstance(out, dict):
-        return [t for o in out.values() for t in flatten_outputs(o)]
-    return [out]
+    return [t for _k, t in flatten_with_keys(out)]
+
+
+def _is_dict_key(key: Key) -> bool:
+    return any(isinstance(k, str) for k in key)
+
+
+def name_outputs(keys: list[Key], names: list[str]) -> list[str]:
+    """The served name of each flattened output (in ``keys`` order).
+
+    Without ``names``: an output reached through a dict is named by its key (``"logits"``,
+    ``"1.feat"``); others ``OUTPUT__<i>`` (Triton PyTorch backend convention). With ``names``
+    and a dict anywhere in the output, each name must be a key (the full dotted key, or its
+    last dict key when that is unique): names are matched to keys, never assigned by position.
+    A tuple or tensor output has no keys: names follow its order.
+
+    Raises:
+        ModelSpecError: a name matches no key (the message lists the keys), two names match
+            one output, or the count differs from the model's.
+    """
+    if not names:
+        return [key_text(k) if _is_dict_key(k) else f"OUTPUT__{i}" for i, k in enumerate(keys)]
+    if not any(_is_dict_key(k) for k in keys):
+        if len(names) != len(keys):
+            raise ModelSpecError(
+                f"the spec names {len(names)} outputs ({names}), the model returns {len(keys)}",
+                hint="list one output name per returned tensor (tuple outputs are flattened in order)",
+            )
+        return list(names)
+    full = {key_text(k): i for i, k in enumerate(keys)}
+    lasts: dict[str, list[int]] = {}
+    for i, k in enumerate(keys):
+        last = next((x for x in reversed(k) if isinstance(x, str)), None)
+        if last is not None:
+            lasts.setdefault(last, []).append(i)
+    valid = sorted(full)
+    by_index: dict[int, str] = {}
+    unknown = []
+    for n in names:
+        i = full.get(n, lasts[n][0] if len(lasts.get(n, [])) == 1 else None)
+        if i is None:
+            unknown.append(n)
+        elif i in by_index:
+            raise ModelSpecError(f"output names {by_index[i]!r} and {n!r} both name the model's output {key_text(keys[i])!r}",
+                                 hint=f"name each output once; the model's output keys are {valid}")
+        else:
+            by_index[i] = n
+    if unknown:
+        raise ModelSpecError(
+            f"output names {unknown} match none of the model's output keys {valid}",
+            hint="dict outputs are named by their keys: use those keys as --output names (any order), or omit --output",
+        )
+    if len(by_index) != len(keys):
+        missing = [key_text(keys[i]) for i in range(len(keys)) if i not in by_index]
+        raise ModelSpecError(f"the model's outputs {missing} have no name (names given: {names})",
+                             hint=f"name every output; the model's output keys are {valid}")
+    return [by_index[i] for i in range(len(keys))]
 
 
 def run_eager(module: Any, spec: ModelSpec, inputs: dict[str, Any]) -> list[Any]:
     """Run the eager model on numpy ``inputs`` (name -> array, spec input order) without
     gradients; returns its flattened outputs as torch tensors."""
+    return [t for _k, t in _run_keyed(module, spec, inputs)]
+
+
+def _run_keyed(module: Any, spec: ModelSpec, inputs: dict[str, Any]) -> list[tuple[Key, Any]]:
     import torch
 
     with torch.no_grad():
-        return flatten_outputs(module(*(torch.from_numpy(inputs[t.name]) for t in spec.inputs)))
+        return flatten_with_keys(module(*(torch.from_numpy(inputs[t.name]) for t in spec.inputs)))
 
 
 def infer_outputs(module: Any, spec: ModelSpec) -> ModelSpec:
@@ -32,8 +108,10 @@ def infer_outputs(module: Any, spec: ModelSpec) -> ModelSpec:
 
     The model runs at two sizes (batch 2 at ``opt`` axes, batch 3 at ``max`` axes); a
     per-sample dim that changes between them is named after the input axis of that size.
-    Outputs without names in the spec are named ``OUTPUT__<i>`` (Triton PyTorch backend
-    convention). Declared output dtypes and shapes are replaced by the eager model's.
+    Names are tied to outputs by key (:func:`name_outputs`: dict outputs by their keys, in
+    any order; unnamed tuple outputs ``OUTPUT__<i>``), and each output records its key.
+    The outputs come in the model's flattened order, the order every export returns them.
+    Declared output dtypes and shapes are replaced by the eager model's.
 
     Args:
         module: The eager model.
@@ -48,25 +126,23 @@ def infer_outputs(module: Any, spec: ModelSpec) -> ModelSpec:
             first, or an output dtype has no Triton type (e.g. bfloat16).
     """
 
-    def run(batch: int, sizes: dict[str, int]) -> list[Any]:
-        return run_eager(module, spec, spec.example_inputs(batch, sizes))
+    def run(batch: int, sizes: dict[str, int]) -> list[tuple[Key, Any]]:
+        return _run_keyed(module, spec, spec.example_inputs(batch, sizes))
 
     try:
-        a, b = run(EXAMPLE_BATCH, spec.export_axis_sizes()), run(EXAMPLE_BATCH + 1, spec.axis_sizes("max"))
+        ka, kb = run(EXAMPLE_BATCH, spec.export_axis_sizes()), run(EXAMPLE_BATCH + 1, spec.axis_sizes("max"))
     except Exception as e:
         raise ModelSpecError(
             f"the model does not run on inputs made from the spec: {type(e).__name__}: {str(e)[:300]}",
             hint="check the input names' order, per-sample shapes, dtypes and value ranges against forward()",
         ) from e
-    if spec.outputs and len(spec.outputs) != len(a):
-        raise ModelSpecError(
-            f"the spec names {len(spec.outputs)} outputs ({[t.name for t in spec.outputs]}), the model returns {len(a)}",
-            hint="list one output name per returned tensor (tuple and dict outputs are flattened in order)",
-        )
+    keys = [k for k, _t in ka]
+    a, b = [t for _k, t in ka], [t for _k, t in kb]
+    names = name_outputs(keys, [t.name for t in spec.outputs])
     max_sizes = {v: k for k, v in spec.axis_sizes("max").items()}
     outs = []
     for i, (x, y) in enumerate(zip(a, b)):
-        name = spec.outputs[i].name if i < len(spec.outputs) else f"OUTPUT__{i}"
+        name = names[i]
         if not hasattr(x, "shape") or x.dim() == 0 or x.shape[0] != EXAMPLE_BATCH or y.shape[0] != EXAMPLE_BATCH + 1:
             raise ModelSpecError(
                 f"output {name!r} has shape {tuple(getattr(x, 'shape', ()))} at batch {EXAMPLE_BATCH}: "
@@ -78,5 +154,5 @@ def infer_outputs(module: Any, spec: ModelSpec) -> ModelSpec:
             dims.append(dx if dx == dy else max_sizes.get(dy, f"{name}_dim{j + 1}"))
         dtype = dtypes.from_torch(x.dtype).name
         dtypes.require_tensor_io(dtype, f"output {name!r}")
-        outs.append(TensorSpec(name, dtype, tuple(dims)))
+        outs.append(TensorSpec(name, dtype, tuple(dims), key=keys[i]))
     return spec.with_outputs(tuple(outs))

@@ -58,6 +58,62 @@ def load_runner(
     raise ModelSpecError(f"no runner for format {fmt!r}", hint="expected 'torchscript', 'onnx' or 'trt'")
 
 
+def served_output_names(recorded: str | None, declared: Sequence[str]) -> list[str]:
+    """The served output names in the artifact's output order, for the python-backend model.
+
+    Args:
+        recorded: The config's ``artifact_outputs`` parameter (a JSON list written by the
+            build, :mod:`builders.backends.python`), or ``None`` when absent.
+        declared: The names of the config's ``output`` blocks (any order).
+
+    Raises:
+        ValueError: the parameter is missing or malformed, or names other outputs than the
+            config declares (the message says what to do).
+    """
+    import json
+
+    try:
+        names = json.loads(recorded) if recorded else None
+    except json.JSONDecodeError:
+        names = None
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise ValueError(
+            "parameters[artifact_outputs] is missing or not a JSON list of names: without it this model cannot tell "
+            "which of the artifact's outputs each config output is; rebuild the variant with `builders build`")
+    if sorted(names) != sorted(declared) or len(set(names)) != len(names):
+        raise ValueError(
+            f"the config declares outputs {list(declared)}, but the artifact's outputs are {names} "
+            "(parameters[artifact_outputs]): declare exactly those outputs, by the names the build gave them")
+    return names
+
+
+def declared_outputs(outputs: Sequence[dict[str, Any]], to_numpy: Callable[[str], Any]) -> dict[str, tuple[Any, list[int]]]:
+    """Output name -> (numpy dtype, per-sample dims as the model sees them: ``reshape`` when
+    given, else ``dims``; ``-1`` = any), from a config's ``output`` list in Triton's JSON form."""
+    out = {}
+    for o in outputs:
+        dims = o["reshape"].get("shape", []) if "reshape" in o else o.get("dims", [])
+        out[o["name"]] = (to_numpy(o["data_type"]), [int(d) for d in dims])
+    return out
+
+
+def output_mismatches(outputs: dict[str, np.ndarray], declared: dict[str, tuple[Any, list[int]]], batched: bool) -> list[str]:
+    """Where the artifact's outputs differ from the config: dtype, or shape (per sample, after
+    the batch axis, when ``batched``; ``-1`` dims match any size). Empty when they agree."""
+    problems = []
+    for name, (dtype, dims) in declared.items():
+        a = outputs.get(name)
+        if a is None:
+            problems.append(f"output {name!r}: the artifact returned no such output")
+            continue
+        shape = list(a.shape[1:] if batched else a.shape)
+        if np.dtype(a.dtype) != np.dtype(dtype):
+            problems.append(f"output {name!r}: the artifact returned {np.dtype(a.dtype).name}, the config declares {np.dtype(dtype).name}")
+        if len(shape) != len(dims) or any(d != -1 and d != s for d, s in zip(dims, shape)):
+            problems.append(f"output {name!r}: the artifact returned per-sample shape {shape}, the config declares dims {dims}")
+    return problems
+
+
 def _torchscript_runner(path: Path, input_names: Sequence[str], output_names: Sequence[str], threads: int | None, device: str) -> Runner:
     import torch
 

@@ -42,12 +42,17 @@ class TensorSpec:
             dynamic axis (e.g. ``(512,)`` or ``("seq",)``).
         value_range: ``(low, high)`` inclusive range for generated integer inputs such as
             token ids; ignored for floating inputs (which are drawn from N(0, 1)).
+        key: Outputs: the tensor's identity in what ``forward`` returns, its path through
+            dicts (keys) and tuples/lists (positions), e.g. ``("logits",)`` or ``(1, "feat")``;
+            ``()`` for a lone tensor; ``None`` when not recorded (inputs, older manifests).
+            Names are tied to outputs by this key, never by position alone.
     """
 
     name: str
     dtype: str
     shape: tuple[Dim, ...]
     value_range: tuple[int, int] | None = None
+    key: tuple[str | int, ...] | None = None
 
     def __post_init__(self) -> None:
         dtypes.require_tensor_io(self.dtype, f"tensor {self.name!r}")
@@ -142,6 +147,13 @@ class ModelSpec:
             lo, opt, hi = rng
             if not (1 <= lo <= opt <= hi):
                 raise ModelSpecError(f"dynamic axis {axis!r}: range {rng} must satisfy 1 <= min <= opt <= max")
+        unused = sorted(set(self.dynamic_axes) - used - {d for t in self.outputs for d in t.shape if isinstance(d, str)})
+        if unused:
+            raise ModelSpecError(
+                f"dynamic axes {unused} are declared but no input uses them "
+                f"(the inputs use {sorted(used) or 'no named axis'})",
+                hint="name the axis in an input's shape (e.g. --input input_ids:int64:seq), or drop the declaration",
+            )
 
     def axis_sizes(self, which: str = "opt") -> dict[str, int]:
         """Each dynamic axis at its ``"min"``, ``"opt"`` or ``"max"`` size."""
@@ -262,13 +274,18 @@ class TensorSpecRecord(Record):
     dtype: str = Field(description="a core.dtypes tensor I/O name: float32, int64, bool...")
     shape: list[StrictInt | StrictStr] = Field(description="per-sample shape, no batch axis; strings name dynamic axes")
     value_range: tuple[int, int] | None = Field(None, description="inclusive (low, high) of generated integer inputs")
+    key: list[StrictStr | StrictInt] | None = Field(
+        None, description="outputs: path of the tensor in what forward() returns (dict keys, tuple positions); "
+                          "[] for a lone tensor; null when not recorded")
 
     @classmethod
     def from_spec(cls, t: TensorSpec) -> "TensorSpecRecord":
-        return cls(name=t.name, dtype=t.dtype, shape=list(t.shape), value_range=t.value_range)
+        return cls(name=t.name, dtype=t.dtype, shape=list(t.shape), value_range=t.value_range,
+                   key=list(t.key) if t.key is not None else None)
 
     def to_spec(self) -> TensorSpec:
-        return TensorSpec(self.name, self.dtype, tuple(self.shape), self.value_range)
+        return TensorSpec(self.name, self.dtype, tuple(self.shape), self.value_range,
+                          tuple(self.key) if self.key is not None else None)
 
 
 class ModelSpecRecord(Record):
@@ -309,6 +326,12 @@ def _validate(model: type[R], data: Any, source: str) -> R:
             hint='expected {"inputs": [{"name", "dtype", "shape", "value_range"?}], "outputs": [...], "dynamic_axes": {...}} '
                  "(docs/schemas/input_spec.json)",
         ) from None
+
+
+def key_text(key: tuple[str | int, ...]) -> str:
+    """An output key as users write it: ``("logits",)`` -> ``"logits"``, ``(1, "feat")`` ->
+    ``"1.feat"``, ``()`` -> ``""`` (a lone tensor)."""
+    return ".".join(str(k) for k in key)
 
 
 def _output_placeholder(name: str) -> TensorSpec:

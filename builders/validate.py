@@ -40,7 +40,7 @@ from tritonclient.grpc import model_config_pb2 as mc
 from builders.artifact_io import ArtifactIO, inspect_artifact, read_artifact_io
 from builders.backends import model_backend, model_filename, served_artifact
 from builders.config import parse_config
-from builders.config_checks import artifact_problems, config_problems
+from builders.config_checks import artifact_problems, config_problems, recorded_output_problems
 from builders.repository import Repository
 from builders.triton_releases import TritonRelease, same_tensorrt
 from builders.triton_rules import Problem
@@ -171,6 +171,7 @@ def _check_model(model_dir: Path, opts: _Options, result: Validation) -> None:
         if absent:
             out.append(Problem(str(cfg_path), "version_policy.specific.versions", f"versions {absent} have no folder",
                                f"create them or list only {sorted(versions)}"))
+    _recorded_checks(model_dir, cfg, cfg_path, result)
     filename = model_filename(cfg)
     served = served_artifact(cfg)
     checked: set[Path] = set()
@@ -207,6 +208,24 @@ def _check_model(model_dir: Path, opts: _Options, result: Validation) -> None:
         out += [p.at(cfg_path) for p in artifact_problems(cfg, read.io)]
         out += _external_data_problems(artifact, read.io)
         _target_checks(cfg, fmt, artifact, read.io, opts.target, result)
+
+
+def _recorded_checks(model_dir: Path, cfg: mc.ModelConfig, cfg_path: Path, result: Validation) -> None:
+    """The config's outputs against what the build recorded for its artifact (names, order
+    where the backend maps by it, dtypes, dims), through the repository index and manifest."""
+    what = "outputs against the build's record"
+    try:
+        v = Repository(model_dir.parent).variant(model_dir.name)
+        recorded = v.served_spec
+    except (RecordError, RepositoryError) as e:
+        result.skipped.append(Problem(str(cfg_path), what, f"the build record cannot be read: {e.message}",
+                                      e.hint or "rebuild with `builders build`"))
+        return
+    if recorded is None:
+        result.skipped.append(Problem(str(cfg_path), what, "no build record (index.json entry and manifest) for this model",
+                                      "models built with `builders build` are checked against their record"))
+        return
+    result.problems.extend(p.at(cfg_path) for p in recorded_output_problems(cfg, recorded.outputs))
 
 
 def _external_data_problems(artifact: Path, io: ArtifactIO) -> list[Problem]:

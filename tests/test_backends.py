@@ -31,7 +31,15 @@ def test_python_builder_names_the_artifact_in_parameters_and_refuses_what_it_can
     assert {k: v.string_value for k, v in cfg.parameters.items()} == {
         "artifact_format": "onnx", "artifact_file": "model.onnx", "intra_op_threads": "2"}
     assert backends.served_artifact(cfg) == ("onnx", "model.onnx")
+    # the artifact's output order is recorded (the python model maps outputs by it, issue 11 item 3)
+    assert [p.field for p in backends.for_config(cfg).config_problems(cfg)] == ["parameters[artifact_outputs]"]
+    cfg.output.add(name="logits")
+    cfg.output.add(name="feat")
+    backends.for_config(cfg).record_outputs(cfg, ["feat", "logits"])
+    assert cfg.parameters["artifact_outputs"].string_value == '["feat", "logits"]'
     assert backends.for_config(cfg).config_problems(cfg) == []
+    cfg.output[1].name = "other"
+    assert [p.field for p in backends.for_config(cfg).config_problems(cfg)] == ["parameters[artifact_outputs]"]
     cfg.parameters["artifact_format"].string_value = "trt"
     assert [p.field for p in backends.for_config(cfg).config_problems(cfg)] == ["parameters[artifact_format]"]
     assert backends.served_artifact(cfg) is None

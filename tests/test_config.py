@@ -172,7 +172,9 @@ def variants_and_specs(draw):
     dtypes = st.sampled_from(sorted(TENSOR_IO_NAMES))
     inputs = tuple(TensorSpec(n, draw(dtypes), tuple(draw(_dims)) or (1,)) for n in names[:n_in])
     outputs = tuple(TensorSpec(n, draw(dtypes), tuple(draw(_dims))) for n in names[n_in:])
-    spec = ModelSpec(inputs, outputs, {"a": (1, draw(st.integers(1, 8)), 8), "b": (1, 2, 3)})
+    axes = {"a": (1, draw(st.integers(1, 8)), 8), "b": (1, 2, 3)}
+    used = {d for t in (*inputs, *outputs) for d in t.shape}  # a declared axis must be used (issue 11, item 5)
+    spec = ModelSpec(inputs, outputs, {k: v for k, v in axes.items() if k in used})
     fmt = draw(st.sampled_from(["torchscript", "onnx", "trt"]))
     serving = "native" if fmt == "trt" else draw(st.sampled_from(["python", "native"]))
     kind = draw(st.sampled_from(["cpu", "gpu"]))

@@ -25,7 +25,8 @@ IO = 'input { name: "x" data_type: TYPE_FP32 dims: [4] }\noutput { name: "y" dat
 ONNX = 'platform: "onnxruntime_onnx"\n'
 TORCHSCRIPT = 'platform: "pytorch_libtorch"\n'
 PYTHON = ('backend: "python"\nparameters { key: "artifact_format" value { string_value: "onnx" } }\n'
-          'parameters { key: "artifact_file" value { string_value: "model.onnx" } }\n')
+          'parameters { key: "artifact_file" value { string_value: "model.onnx" } }\n'
+          'parameters { key: "artifact_outputs" value { string_value: "[\\"y\\"]" } }\n')
 FILES = {ONNX: ("model.onnx",), TORCHSCRIPT: ("model.pt",), PYTHON: ("model.py", "model.onnx")}
 ORT_TRT = 'optimization { execution_accelerators { gpu_execution_accelerator { name: "tensorrt" } } }\n'
 

@@ -8,6 +8,8 @@ The model file and platform of a native backend come from the :mod:`core.formats
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from tritonclient.grpc import model_config_pb2 as mc
 
 from builders.artifact_io import ArtifactIO
@@ -41,6 +43,21 @@ class BackendConfig:
             intra_op_threads: Threads per instance, where the backend takes them.
         """
         raise NotImplementedError
+
+    def record_outputs(self, cfg: mc.ModelConfig, names: Sequence[str]) -> None:
+        """Record in ``cfg`` which served output each of the artifact's outputs is, in the
+        artifact's order, for a backend that cannot tell by itself (default: nothing; native
+        backends find outputs by name or by their ``<name>__<index>`` convention).
+
+        Args:
+            cfg: The config being built.
+            names: Served output names in the order the artifact returns its outputs.
+        """
+
+    def order_problems(self, cfg: mc.ModelConfig, names: Sequence[str]) -> list[Problem]:
+        """Problems of ``cfg``'s recorded output order against the artifact's (``names``, served
+        names in the artifact's order); default none: native backends match outputs by name."""
+        return []
 
     def model_file(self, cfg: mc.ModelConfig) -> str:
         """The file Triton loads from a version folder of ``cfg``."""

@@ -5,8 +5,14 @@ tritonserver. All requests of one ``execute()`` call are concatenated along the 
 and run as a single forward pass, so Triton's dynamic batcher has its real effect.
 
 Config parameters read: ``artifact_format`` (torchscript|onnx), ``artifact_file`` (in this
-version folder), optional ``intra_op_threads``. Without it, the host's cores are divided
+version folder), ``artifact_outputs`` (the served output names, JSON, in the order the artifact
+returns its outputs: outputs are named by this record, never by the order of the config's
+``output`` blocks), optional ``intra_op_threads``. Without it, the host's cores are divided
 among all instances of the model so that instances don't oversubscribe the CPU.
+
+The model refuses to load when the config's outputs are not the recorded ones, and answers a
+request with an error (never with mislabelled data) when an output's dtype or per-sample
+shape differs from what the config declares for that name.
 
 The stub's embedded interpreter ignores PYTHONPATH, so the launcher passes the toolkit's
 site-packages in ``TRITON_TOOLKIT_SITE_PACKAGES``; it is added here before any import.
@@ -41,21 +47,25 @@ class TritonPythonModel:
                 "TRITON_TOOLKIT_SITE_PACKAGES is not set: start this server with the toolkit's "
                 "launcher (scripts/launch_tritonserver.sh), which points the python backend at its virtual environment"
             )
-        from builders.runners import load_runner
+        from builders.runners import declared_outputs, served_output_names
 
         config = json.loads(args["model_config"])
         params = {k: v["string_value"] for k, v in config.get("parameters", {}).items()}
-        self.batched = config.get("max_batch_size", 0) > 0
+        self.batched = int(config.get("max_batch_size", 0)) > 0
         self.input_names = [i["name"] for i in config["input"]]
-        self.output_names = [o["name"] for o in config["output"]]
-        self.output_dtypes = {
-            o["name"]: pb_utils.triton_string_to_numpy(o["data_type"]) for o in config["output"]
-        }
+        try:
+            self.output_names = served_output_names(params.get("artifact_outputs"), [o["name"] for o in config["output"]])
+        except ValueError as e:
+            raise pb_utils.TritonModelException(str(e))
+        self.declared = declared_outputs(config["output"], pb_utils.triton_string_to_numpy)
+        self.output_dtypes = {n: dtype for n, (dtype, _dims) in self.declared.items()}
         instances = sum(int(g.get("count", 1)) for g in config.get("instance_group", [])) or 1
         threads = int(params.get("intra_op_threads") or 0) or max(1, (os.cpu_count() or 1) // instances)
         device = "cpu"
         if args.get("model_instance_kind") == "GPU":
             device = f"cuda:{args['model_instance_device_id']}"
+        from builders.runners import load_runner
+
         path = os.path.join(args["model_repository"], args["model_version"], params["artifact_file"])
         self.run = load_runner(params["artifact_format"], path, self.input_names, self.output_names, threads, device)
 
@@ -78,12 +88,24 @@ class TritonPythonModel:
                 per_request = None
         if per_request is None:
             per_request = [self._run_one(a) for a in arrays]
+        per_request = [self._checked(o) for o in per_request]
         return [
             o if isinstance(o, pb_utils.InferenceResponse) else pb_utils.InferenceResponse(
                 [pb_utils.Tensor(n, np.ascontiguousarray(o[n], dtype=self.output_dtypes[n])) for n in self.output_names]
             )
             for o in per_request
         ]
+
+    def _checked(self, outputs):
+        """``outputs``, or an error response when one differs from its config declaration."""
+        if isinstance(outputs, pb_utils.InferenceResponse):
+            return outputs
+        from builders.runners import output_mismatches
+
+        problems = output_mismatches(outputs, self.declared, self.batched)
+        if problems:
+            return pb_utils.InferenceResponse(error=pb_utils.TritonError("; ".join(problems)))
+        return outputs
 
     def _run_one(self, inputs):
         """Outputs of one request, or an error response carrying why it failed."""
