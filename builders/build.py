@@ -25,6 +25,7 @@ from builders.verification import error_summary, save_reference, verify_artifact
 from core import formats
 from core.errors import ConfigError, ToolkitError
 from core.records import dropped_keys, write_record
+from core.naming import check_name
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +55,9 @@ class BuildOptions:
         timing_cache: TensorRT timing cache file (default ``<build_dir>/<model>/trt_timing.cache``).
         external_data_threshold_bytes: ONNX weights above this many bytes go to
             ``model.onnx.data`` (default 1.8 GiB, under the 2 GiB protobuf limit).
+        name: The model's name (build folder ``<build_dir>/<name>``, first part of every
+            variant name); default: the built-in's name, the factory's function name, the
+            model file's stem, or an ``nn.Module``'s class name in lower case.
     """
 
     model: str
@@ -71,6 +75,7 @@ class BuildOptions:
     workspace_bytes: int = 4 << 30
     timing_cache: Path | None = None
     external_data_threshold_bytes: int = int(1.8 * 2**30)
+    name: str | None = None
 
 
 @dataclasses.dataclass
@@ -111,7 +116,8 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
     say(f"loading model {opts.model}")
     spec_in = opts.spec if opts.spec is not None else ModelSpec.from_file(opts.spec_path) if opts.spec_path else None
     loaded = load_model(opts.model, spec_in)
-    name, module = loaded.name, loaded.module
+    name, module = opts.name or loaded.name, loaded.module
+    check_name(name, "--name" if opts.name else "model name")
     spec = infer_outputs(module, loaded.spec)
     out = opts.build_dir / name
     out.mkdir(parents=True, exist_ok=True)

@@ -21,7 +21,7 @@ from builders.triton_releases import release
 from builders.validate import relative, summary
 from builders.validate import validate as validate_run
 from builders.variants import KINDS, VariantGrid, parse_queue_delays
-from core.cli import int_list, run_cli, verbosity_option
+from core.cli import console as make_console, group, list_option, run_cli, verbosity_option
 from core.errors import ConfigError
 from core.formats import FORMAT_NAMES
 from core.naming import WARMUPS
@@ -58,40 +58,62 @@ def serving_option(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def grid_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """The variant-grid flags, shared by ``build`` and ``variants``; adds ``grid`` (a VariantGrid)."""
+def _queue_delay(text: str) -> int | None:
+    """One ``--dynamic-batching`` item by :func:`builders.variants.parse_queue_delays`: ``off`` -> None, ``500`` -> 500."""
+    try:
+        return parse_queue_delays(text)[0]
+    except ConfigError as e:
+        raise ValueError(e.message) from None
 
-    @click.option("--instance-kind", "kinds", multiple=True, type=click.Choice(KINDS), default=("cpu",),
-                  show_default=True, help="Instance kind(s): KIND_CPU, KIND_GPU, or auto (gpu where the server has a GPU, else cpu). "
-                                          "KIND_GPU variants are skipped (and listed) where the server has no GPU.")
-    @click.option("--instance-counts", default="1,2", show_default=True, help="instance_group count values, e.g. 1,2,4.")
-    @click.option("--dynamic-batching", "batching", default="off,500", show_default=True,
-                  help="Dynamic batching settings: 'off' and/or max_queue_delay_microseconds values (µs), e.g. off,100,500.")
-    @click.option("--preferred-batch-sizes", default="", help="dynamic_batching.preferred_batch_size values, e.g. 8,16.")
-    @click.option("--max-batch-sizes", default="64", show_default=True, help="max_batch_size values, e.g. 0,16,64 (0 = no batching).")
-    @click.option("--gpus", default="", help="GPU ids for KIND_GPU instance groups, e.g. 0,1 (default all).")
-    @click.option("--warmup", "warmups", default="off", show_default=True,
-                  help="Model warmup settings: off, random and/or zero (Triton model_warmup with random or zero data), e.g. off,zero.")
-    @click.option("--trt-accelerator", "accelerators", default="off", show_default=True,
-                  help="ONNX on KIND_GPU: onnxruntime's TensorRT execution accelerator: off, fp32 and/or fp16 (precision_mode).")
-    @click.option("--server-gpu/--no-server-gpu", "server_gpu", default=None,
-                  help="Whether the server that loads the repository has a GPU (default: whether this host has one).")
+
+def off_or(convert: Callable[[str], Any]) -> Callable[[str], Any]:
+    """An item converter where ``off`` (or ``none``) means ``None``: ``--warmup off,zero``."""
+
+    def conv(text: str) -> Any:
+        return None if text.lower() in ("off", "none") else convert(text)
+
+    return conv
+
+
+def grid_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The variant-grid flags, shared by ``build`` and ``variants``; adds ``grid`` (a VariantGrid).
+
+    Every list flag takes a comma list or repeats (``--instance-kind cpu,gpu`` ==
+    ``--instance-kind cpu --instance-kind gpu``); ``off`` means "no dynamic batching", "no
+    warmup", "no TensorRT accelerator".
+    """
+
+    @list_option("--instance-kind", "kinds", item=click.Choice(KINDS), default=("cpu",),
+                 help="Instance kind(s): cpu (KIND_CPU), gpu (KIND_GPU), auto (gpu where the server has a GPU, else cpu). "
+                      "KIND_GPU variants are skipped (and listed) where the server has no GPU.")
+    @list_option("--instance-counts", item=click.IntRange(1), default=(1, 2), metavar="N[,N...]",
+                 help="instance_group count values.")
+    @list_option("--dynamic-batching", "batching", item=_queue_delay, default=("off", 500), metavar="off|US[,...]",
+                 help="Dynamic batching: off and/or max_queue_delay_microseconds values (µs), e.g. off,100,500.")
+    @list_option("--preferred-batch-sizes", item=click.IntRange(1), metavar="N[,N...]",
+                 help="dynamic_batching.preferred_batch_size values, e.g. 8,16 [default: none: the batcher's own choice].")
+    @list_option("--max-batch-sizes", item=click.IntRange(0), default=(64,), metavar="N[,N...]",
+                 help="max_batch_size values, e.g. 0,16,64 (0 = no batch axis).")
+    @list_option("--gpus", item=click.IntRange(0), metavar="ID[,ID...]", help="GPU ids for KIND_GPU instance groups, e.g. 0,1 [default: all].")
+    @list_option("--warmup", "warmups", item=off_or(click.Choice(WARMUPS)), default=("off",), metavar="off|random|zero[,...]",
+                 help="Model warmup settings (Triton model_warmup with random or zero data), e.g. off,zero.")
+    @list_option("--trt-accelerator", "accelerators", item=off_or(click.Choice(TRT_ACCELERATOR_PRECISIONS)), default=("off",),
+                 metavar="off|fp32|fp16[,...]", help="ONNX on KIND_GPU: onnxruntime's TensorRT execution accelerator (precision_mode).")
+    @click.option("--server-gpu/--no-server-gpu", "server_gpu", default=None, show_default=False,
+                  help="Whether the server that loads the repository has a GPU [default: whether this host has one].")
     @functools.wraps(fn)
-    def wrapper(*args: Any, kinds: tuple[str, ...], instance_counts: str, batching: str, preferred_batch_sizes: str,
-                max_batch_sizes: str, gpus: str, warmups: str, accelerators: str, server_gpu: bool | None, **kwargs: Any) -> Any:
-        try:
-            delays = parse_queue_delays(batching)
-        except ConfigError as e:
-            raise click.BadParameter(f"--dynamic-batching: {e.message}") from None
+    def wrapper(*args: Any, kinds: tuple[str, ...], instance_counts: tuple[int, ...], batching: tuple[int | None, ...],
+                preferred_batch_sizes: tuple[int, ...], max_batch_sizes: tuple[int, ...], gpus: tuple[int, ...],
+                warmups: tuple[str | None, ...], accelerators: tuple[str | None, ...], server_gpu: bool | None, **kwargs: Any) -> Any:
         grid = VariantGrid(
-            kinds=tuple(dict.fromkeys(kinds)),
-            counts=int_list(instance_counts, "--instance-counts"),
-            queue_delays_us=delays,
-            preferred_batch_sizes=int_list(preferred_batch_sizes, "--preferred-batch-sizes"),
-            max_batch_sizes=int_list(max_batch_sizes, "--max-batch-sizes"),
-            gpus=int_list(gpus, "--gpus"),
-            warmups=_choices(warmups, "--warmup", WARMUPS),
-            trt_accelerators=_choices(accelerators, "--trt-accelerator", TRT_ACCELERATOR_PRECISIONS),
+            kinds=kinds or ("cpu",),
+            counts=instance_counts or (1,),
+            queue_delays_us=batching or (None,),
+            preferred_batch_sizes=preferred_batch_sizes,
+            max_batch_sizes=max_batch_sizes or (64,),
+            gpus=gpus,
+            warmups=warmups or (None,),
+            trt_accelerators=accelerators or (None,),
             server_gpu=server_gpu,
         )
         return fn(*args, grid=grid, **kwargs)
@@ -99,21 +121,12 @@ def grid_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def _choices(text: str, flag: str, allowed: tuple[str, ...]) -> tuple[str | None, ...]:
-    """``"off,zero"`` -> ``(None, "zero")``; ``off`` means None.
-
-    Raises:
-        click.BadParameter: a value is neither ``off`` nor one of ``allowed``.
-    """
-    out: list[str | None] = []
-    for part in (p.strip().lower() for p in text.split(",")):
-        if part in ("off", "none", ""):
-            out.append(None)
-        elif part in allowed:
-            out.append(part)
-        else:
-            raise click.BadParameter(f"{flag}: {part!r} is not one of off, {', '.join(allowed)}")
-    return tuple(dict.fromkeys(out)) or (None,)
+def format_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``--format`` and ``--precision`` (comma lists or repeated), shared by ``build`` and ``variants``."""
+    fn = list_option("--precision", "precisions", item=click.Choice(PRECISION_NAMES), default=("fp32",),
+                     help="Precision(s) to export and verify, e.g. fp32,fp16.")(fn)
+    return list_option("--format", "formats", item=click.Choice([*FORMAT_NAMES, "all"]), default=("torchscript", "onnx"),
+                       help="Export format(s), e.g. torchscript,onnx; all = every format.")(fn)
 
 
 def _formats(values: tuple[str, ...]) -> tuple[str, ...]:
@@ -123,47 +136,51 @@ def _formats(values: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@group()
 def cli() -> None:
     """Export PyTorch models to TorchScript / ONNX / TensorRT and write Triton model-repository variants."""
 
 
 @cli.command()
-@click.option("--model", "model", default="mlp", show_default=True,
+@click.option("--model", "model", default="mlp",
               help="Built-in model (mlp, cnn, encoder, tiny), package.module:factory returning an nn.Module, "
-                   "or a model file: .pt (TorchScript) or .pt2 (torch.export). User models need --spec or --input.")
+                   "or a model file: .pt (TorchScript) or .pt2 (torch.export). User models need --spec or --input. "
+                   "The current directory is importable (as with python -m): --model mymodel:make finds ./mymodel.py.")
+@click.option("--name", default=None, show_default=False,
+              help="Model name: the build folder BUILD_DIR/NAME and the first part of every variant name "
+                   "[default: the built-in's name, the factory's function name, or the model file's stem].")
 @click.option("--spec", "spec_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="JSON input spec: input names, per-sample shapes with named dynamic axes, dtypes, value ranges.")
+              help="JSON input spec: input names, per-sample shapes with named dynamic axes, dtypes, value ranges "
+                   "(`builders spec --example` prints one).")
 @click.option("--input", "inputs", multiple=True, metavar="NAME:DTYPE:SHAPE[:LOW..HIGH]",
               help="One model input, in forward() order (repeat), e.g. input_ids:int64:seq:0..30521 or pixels:float32:3,224,224.")
 @click.option("--output", "outputs", multiple=True, metavar="NAME",
               help="Output names in the order forward() returns them, tuple/dict outputs flattened (repeat).")
 @click.option("--dynamic-axis", "axes", multiple=True, metavar="AXIS=MIN,OPT,MAX",
               help="Range of a named dynamic axis used in --input shapes, e.g. seq=1,64,128 (repeat).")
-@click.option("--format", "formats", multiple=True, type=click.Choice([*FORMAT_NAMES, "all"]), default=("torchscript", "onnx"),
-              show_default=True, help="Export format(s); repeat the flag or use 'all'.")
-@click.option("--precision", "precisions", multiple=True, type=click.Choice(PRECISION_NAMES), default=("fp32",),
-              show_default=True, help="Precision(s) to export and verify.")
+@format_options
 @grid_options
 @serving_option
-@click.option("--repository", type=click.Path(file_okay=False, path_type=Path), default=Path("model_repository"), show_default=True)
+@click.option("--repository", type=click.Path(file_okay=False, path_type=Path), default=Path("model_repository"),
+              help="Model repository the variants are written to (one folder per variant, plus index.json).")
 @click.option("--build-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("builds"), show_default=True,
               help="Artifacts, manifest.json and reference.npz go to BUILD_DIR/<model>.")
 @click.option("--opset", type=int, default=18, show_default=True, help="ONNX opset version.")
-@click.option("--rtol", "rtols", multiple=True, metavar="OUTPUT=VALUE", help="Per-output relative tolerance override.")
+@click.option("--rtol", "rtols", multiple=True, metavar="OUTPUT=VALUE",
+              help="Relative tolerance of one output, e.g. logits=1e-3 (repeat) [default: by precision: fp32 1e-4, fp16/bf16 1e-2].")
 @click.option("--workspace-mib", type=int, default=4096, show_default=True, help="TensorRT builder workspace limit (MiB).")
 @click.option("--timing-cache", type=click.Path(dir_okay=False, path_type=Path),
-              help="TensorRT timing cache file, reused across builds (default BUILD_DIR/<model>/trt_timing.cache).")
+              help="TensorRT timing cache file, reused across builds [default: BUILD_DIR/<model>/trt_timing.cache].")
 @click.option("--print-trtexec", is_flag=True,
               help="Build the ONNX export, then print the trtexec command that builds the TensorRT plan inside the target Triton container.")
-@click.option("--force", is_flag=True, help="Re-export even when an identical build exists.")
+@click.option("--force", is_flag=True,
+              help="Re-export even when an identical build exists, and replace a build of the same name made from another source.")
 @verbosity_option
-def build(model: str, spec_path: Path | None, inputs: tuple[str, ...], outputs: tuple[str, ...], axes: tuple[str, ...],
+def build(model: str, name: str | None, spec_path: Path | None, inputs: tuple[str, ...], outputs: tuple[str, ...], axes: tuple[str, ...],
           formats: tuple[str, ...], precisions: tuple[str, ...], grid: Any, serving: str, repository: Path, build_dir: Path,
           opset: int, rtols: tuple[str, ...], workspace_mib: int, timing_cache: Path | None, print_trtexec: bool,
           force: bool) -> None:
     """Export MODEL, verify every export against eager PyTorch, and write the variant grid."""
-    from rich.console import Console
     from rich.markup import escape
 
     rtol: dict[str, float] = {}
@@ -188,9 +205,9 @@ def build(model: str, spec_path: Path | None, inputs: tuple[str, ...], outputs: 
         fmts = tuple(f for f in fmts if f != "trt") or ("onnx",)
         fmts = fmts if "onnx" in fmts else (*fmts, "onnx")
         build_precisions = tuple(dict.fromkeys(("fp32", *precisions)))
-    console = Console(stderr=True, log_path=False)
+    console = make_console()
     opts = build_api.BuildOptions(model, spec_path, fmts, build_precisions, grid, serving, repository, build_dir, opset, rtol, force,
-                        spec=spec, workspace_bytes=workspace_mib << 20, timing_cache=timing_cache)
+                                  spec=spec, workspace_bytes=workspace_mib << 20, timing_cache=timing_cache, name=name)
     with console.status("building...") as status:
         def progress(msg: str) -> None:
             status.update(escape(msg))
@@ -210,9 +227,8 @@ def build(model: str, spec_path: Path | None, inputs: tuple[str, ...], outputs: 
 
 
 @cli.command()
-@click.option("--model", default="mlp", show_default=True, help="Model name used in variant names.")
-@click.option("--format", "formats", multiple=True, type=click.Choice([*FORMAT_NAMES, "all"]), default=("torchscript", "onnx"), show_default=True)
-@click.option("--precision", "precisions", multiple=True, type=click.Choice(PRECISION_NAMES), default=("fp32",), show_default=True)
+@click.option("--model", default="mlp", help="Model name used in variant names.")
+@format_options
 @grid_options
 @serving_option
 def variants(model: str, formats: tuple[str, ...], precisions: tuple[str, ...], grid: Any, serving: str) -> None:

@@ -11,14 +11,14 @@ from typing import Any
 
 import click
 
-from core.cli import run_cli, verbosity_option
+from core.cli import console as make_console, group, run_cli, verbosity_option
 from clients.cli_options import server_options
 from clients.launch import serve_command
 
 DEFAULT_PORTS = {"http": 8000, "grpc": 8001}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@group()
 def cli() -> None:
     """Launch tritonserver, send inference requests, and check served outputs against PyTorch."""
 
@@ -29,7 +29,7 @@ cli.add_command(serve_command("serve"))
 @cli.command()
 @click.argument("model")
 @click.option("--url", default=None, help="host:port of the server [default: localhost:8000 (http) / localhost:8001 (grpc)].")
-@click.option("--protocol", type=click.Choice(["http", "grpc"]), default="http", show_default=True)
+@click.option("--protocol", type=click.Choice(["http", "grpc"]), default="http", help="Protocol of the requests.")
 @click.option("--input", "input_path", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
               help="Inputs from .npz (one key per input name, or input:<name>) or .npy (single-input models). "
                    "Default: generated from the model's signature.")
@@ -48,7 +48,6 @@ def infer(model: str, url: str | None, protocol: str, input_path: Path | None, b
           shared_memory: bool, repository: Path, outputs: tuple[str, ...], no_cast: bool, save_outputs: Path | None, seed: int) -> None:
     """Send one or many requests to MODEL and summarise its outputs."""
     import numpy as np
-    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
@@ -62,7 +61,7 @@ def infer(model: str, url: str | None, protocol: str, input_path: Path | None, b
     else:
         inputs = generate_inputs(sig, batch_size, variant_for(repository, model), seed)
     stats = run_requests(url, protocol, model, inputs, requests, concurrency, list(outputs) or None, not no_cast, shared_memory)
-    console = Console()
+    console = make_console(stderr=False)
     table = Table(title=escape(f"{model} ({protocol}, {url})"))
     for col in ("output", "shape", "dtype", "min", "max", "mean"):
         table.add_column(col, justify="right" if col in ("min", "max", "mean") else "left")
@@ -87,7 +86,7 @@ def infer(model: str, url: str | None, protocol: str, input_path: Path | None, b
 @server_options
 @click.option("--http-url", default=None, help="Check on a running server at this HTTP host:port instead of starting one.")
 @click.option("--grpc-url", default=None, help="Check on a running server at this gRPC host:port instead of starting one.")
-@click.option("--protocol", type=click.Choice(["http", "grpc", "both"]), default="both", show_default=True)
+@click.option("--protocol", type=click.Choice(["http", "grpc", "both"]), default="both", help="Protocol(s) the outputs are checked over.")
 @click.option("--variant", "variants", multiple=True, metavar="NAME", help="Variant name or pattern such as 'mlp_*' (repeatable; default all in index.json).")
 @verbosity_option
 def check(server_opts: Any, http_url: str | None, grpc_url: str | None, protocol: str, variants: tuple[str, ...]) -> None:
@@ -96,12 +95,11 @@ def check(server_opts: Any, http_url: str | None, grpc_url: str | None, protocol
     Without --http-url/--grpc-url a server is started on the repository (explicit model
     control) and each variant is loaded, checked and unloaded in turn. Exit 1 if any fails.
     """
-    from rich.console import Console
     from rich.markup import escape
 
     from clients.check import check_running, check_with_server
 
-    console = Console()
+    console = make_console(stderr=False)
     protocols = ("http", "grpc") if protocol == "both" else (protocol,)
     if http_url or grpc_url:
         given = {"http": http_url, "grpc": grpc_url}
@@ -119,16 +117,25 @@ def check(server_opts: Any, http_url: str | None, grpc_url: str | None, protocol
 
 
 def results_table(results: list[Any]) -> Any:
-    """A rich table: one row per variant, protocol and output (max abs/rel error, pass/fail)."""
+    """A rich table: one row per variant, protocol and output (max abs/rel error, pass/fail).
+    A variant that failed the same way on every protocol (it did not load, say) is one row,
+    its error printed once and whole."""
     from rich.markup import escape
     from rich.table import Table
 
     table = Table(title="served outputs vs PyTorch reference")
     for col in ("variant", "protocol", "output", "max abs err", "max rel err", "rtol", "result"):
-        table.add_column(col, no_wrap=col == "variant")
+        table.add_column(col, no_wrap=col == "variant", overflow="fold")
+    failed: dict[tuple[str, str], list[str]] = {}
     for r in results:
         if not r.outputs:
-            table.add_row(escape(r.variant), r.protocol, "-", "-", "-", "-", f"[red]FAIL[/red] {escape(r.error or '')}")
+            failed.setdefault((r.variant, r.error or ""), []).append(r.protocol)
+    shown: set[tuple[str, str]] = set()
+    for r in results:
+        key = (r.variant, r.error or "")
+        if not r.outputs and key not in shown:
+            shown.add(key)
+            table.add_row(escape(r.variant), ", ".join(failed[key]), "-", "-", "-", "-", f"[red]FAIL[/red] {escape(r.error or '')}")
         for o in r.outputs:
             verdict = "[green]pass[/green]" if o["passed"] else f"[red]FAIL[/red] {escape(o.get('problem') or '')}"
             table.add_row(escape(r.variant), r.protocol, escape(o["name"]), f"{o['max_abs_err']:.3g}", f"{o['max_rel_err']:.3g}", f"{o['rtol']:.0e}", verdict)

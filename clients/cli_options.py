@@ -14,11 +14,19 @@ import click
 
 from clients.runtimes.choose import RUNTIMES
 from clients.runtimes.local import LOCAL_ENV
-from clients.runtimes.options import DEFAULT_IMAGE, DEFAULT_TAG, MODEL_CONTROL_MODES, ServerOptions, image_for_tag
+from clients.runtimes.options import (DEFAULT_IMAGE, DEFAULT_TAG, KEEP_SERVER_LOGS, MODEL_CONTROL_MODES, SERVER_LOG_DIR_ENV, ServerOptions,
+                                     image_for_tag, server_log_dir)
 
 F = Callable[..., Any]
 #: Defaults shown by the flags are the API's (ServerOptions), defined once there.
 _D = ServerOptions(repository=Path("model_repository"))
+
+#: What an omitted flag (``server_options(omit=...)``) stands for: the flag's default.
+_OMITTED: dict[str, Any] = {
+    "runtime": _D.runtime, "http_port": 0, "grpc_port": 0, "metrics_port": 0, "address": _D.address, "model_control": _D.model_control,
+    "load_models": (), "log_file": None, "log_verbose": _D.log_verbose, "metrics_interval_ms": _D.metrics_interval_ms, "server_args": (),
+    "start_timeout": _D.start_timeout_s, "tag": DEFAULT_TAG, "image": None, "gpus": _D.gpus, "shm_size": _D.shm_size, "tritonserver": None,
+}
 
 #: The keyword names the server decorator consumes (and removes) before calling the command.
 SERVER_KEYS = (
@@ -27,13 +35,15 @@ SERVER_KEYS = (
 )
 
 
-def server_options(fn: F | None = None, *, repository_flag: bool = True) -> Any:
+def server_options(fn: F | None = None, *, repository_flag: bool = True, omit: tuple[str, ...] = ()) -> Any:
     """Add the tritonserver launch flags to a click command; it receives ``server_opts``.
 
     Use as ``@server_options`` (also adds ``-r/--repository``, default ``model_repository``)
     or ``@server_options(repository_flag=False)`` when the command declares its own
     ``--repository`` option: its value must then arrive as the ``repository`` keyword, which
-    is read and left in place for the command.
+    is read and left in place for the command. ``omit`` names flags (by their keyword, e.g.
+    ``"model_control"``) the command must not offer because it sets them itself (the sweep:
+    model control, models to load, log file); they take :class:`ServerOptions`'s defaults.
 
     The command gets ``server_opts: ServerOptions`` instead of the individual flags.
     Flags: ``--runtime``, ``--http-port/--grpc-port/--metrics-port`` (0 = free),
@@ -43,11 +53,14 @@ def server_options(fn: F | None = None, *, repository_flag: bool = True) -> Any:
     ``--gpus``, ``--shm-size``, ``--tritonserver`` (local binary).
     """
     if fn is None:
-        return functools.partial(server_options, repository_flag=repository_flag)
+        return functools.partial(server_options, repository_flag=repository_flag, omit=omit)
+    unknown = set(omit) - set(SERVER_KEYS)
+    if unknown:
+        raise ValueError(f"server_options(omit=...): unknown flags {sorted(unknown)}")
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        v = {k: kwargs.pop(k) for k in SERVER_KEYS}
+        v = {k: kwargs.pop(k) if k not in omit else _OMITTED[k] for k in SERVER_KEYS}
         repository = kwargs.pop("server_repository") if repository_flag else kwargs.get("repository")
         if repository is None:
             raise click.UsageError("a model repository is needed (--repository)")
@@ -73,39 +86,40 @@ def server_options(fn: F | None = None, *, repository_flag: bool = True) -> Any:
         return fn(*args, server_opts=opts, **kwargs)
 
     port = click.IntRange(0, 65535)
-    options = [
-        click.option("--runtime", type=click.Choice(RUNTIMES), default=_D.runtime, show_default=True,
-                     help="Which tritonserver: container (NVIDIA image, GPU), local (binary on PATH or $TRITONSERVER), "
-                          "bundled (nvidia-pytriton wheel, python backend, CPU), auto (the best available; says why)."),
-        click.option("--http-port", type=port, default=0, show_default=True, help="HTTP port (0 = a free one)."),
-        click.option("--grpc-port", type=port, default=0, show_default=True, help="gRPC port (0 = a free one)."),
-        click.option("--metrics-port", type=port, default=0, show_default=True, help="Prometheus metrics port (0 = a free one)."),
-        click.option("--address", default=_D.address, show_default=True,
-                     help="Listen address; 0.0.0.0 exposes the server to the network."),
-        click.option("--model-control", "model_control", type=click.Choice(MODEL_CONTROL_MODES), default=_D.model_control, show_default=True,
-                     help="--model-control-mode: explicit (load/unload on request; sweeps), none (load all), poll."),
-        click.option("--load-model", "load_models", multiple=True, metavar="NAME",
-                     help="Model to load at start (explicit mode; repeatable; '*' loads all)."),
-        click.option("--log-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-                     help="Server log file [default: a kept temporary file]."),
-        click.option("--log-verbose", type=click.IntRange(0), default=_D.log_verbose, show_default=True, help="tritonserver --log-verbose level."),
-        click.option("--metrics-interval-ms", type=click.IntRange(1), default=_D.metrics_interval_ms, show_default=True,
-                     help="How often the server refreshes utilisation gauges (ms)."),
-        click.option("--server-arg", "server_args", multiple=True, metavar="FLAG",
-                     help="Extra tritonserver flag passed through verbatim (repeatable), e.g. --server-arg=--log-info=false."),
-        click.option("--start-timeout", type=click.FloatRange(1), default=_D.start_timeout_s, show_default=True,
-                     help="Seconds to wait for the server to become ready."),
-        click.option("--tag", default=DEFAULT_TAG.removesuffix("-py3"), show_default=True,
-                     help=f"Container release tag: image {DEFAULT_IMAGE}:<tag>-py3."),
-        click.option("--image", default=None, help="Full container image reference (overrides --tag)."),
-        click.option("--gpus", default=_D.gpus, show_default=True, help="docker run --gpus value (container runtime)."),
-        click.option("--shm-size", default=_D.shm_size, show_default=True, help="docker run --shm-size (container runtime)."),
-        click.option("--tritonserver", type=click.Path(dir_okay=False, path_type=Path), default=None,
-                     help=f"Local tritonserver binary (local runtime) [default: ${LOCAL_ENV}, else PATH]."),
+    options: list[tuple[str, Any]] = [
+        ("runtime", click.option("--runtime", type=click.Choice(RUNTIMES), default=_D.runtime,
+                                 help="Which tritonserver: container (NVIDIA image, GPU), local (binary on PATH or $TRITONSERVER), "
+                                      "bundled (nvidia-pytriton wheel, python backend, CPU), auto (the best available; says why).")),
+        ("http_port", click.option("--http-port", type=port, default=0, help="HTTP port (0 = a free one).")),
+        ("grpc_port", click.option("--grpc-port", type=port, default=0, help="gRPC port (0 = a free one).")),
+        ("metrics_port", click.option("--metrics-port", type=port, default=0, help="Prometheus metrics port (0 = a free one).")),
+        ("address", click.option("--address", default=_D.address, help="Listen address; 0.0.0.0 exposes the server to the network.")),
+        ("model_control", click.option("--model-control", "model_control", type=click.Choice(MODEL_CONTROL_MODES), default=_D.model_control,
+                                       help="--model-control-mode: explicit (load/unload on request; sweeps), none (load all), poll.")),
+        ("load_models", click.option("--load-model", "load_models", multiple=True, metavar="NAME|PATTERN",
+                                     help="Model(s) to load at start (explicit mode; repeatable): a name or a shell pattern such as "
+                                          "'mlp_*', as --variants takes them; '*' loads all.")),
+        ("log_file", click.option("--log-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                                  help=f"Server log file [default: {server_log_dir()}/tritonserver-<time>.log; "
+                                       f"the newest {KEEP_SERVER_LOGS} are kept; ${SERVER_LOG_DIR_ENV} moves the folder].")),
+        ("log_verbose", click.option("--log-verbose", type=click.IntRange(0), default=_D.log_verbose, help="tritonserver --log-verbose level.")),
+        ("metrics_interval_ms", click.option("--metrics-interval-ms", type=click.IntRange(1), default=_D.metrics_interval_ms,
+                                             help="How often the server refreshes utilisation gauges (ms).")),
+        ("server_args", click.option("--server-arg", "server_args", multiple=True, metavar="FLAG",
+                                     help="Extra tritonserver flag passed through verbatim (repeatable), e.g. --server-arg=--log-info=false.")),
+        ("start_timeout", click.option("--start-timeout", type=click.FloatRange(1), default=_D.start_timeout_s,
+                                       help="Seconds to wait for the server to become ready.")),
+        ("tag", click.option("--tag", default=DEFAULT_TAG.removesuffix("-py3"), help=f"Container release tag: image {DEFAULT_IMAGE}:<tag>-py3.")),
+        ("image", click.option("--image", default=None, help="Full container image reference [default: from --tag].")),
+        ("gpus", click.option("--gpus", default=_D.gpus, help="docker run --gpus value (container runtime).")),
+        ("shm_size", click.option("--shm-size", default=_D.shm_size, help="docker run --shm-size (container runtime).")),
+        ("tritonserver", click.option("--tritonserver", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                                      help=f"Local tritonserver binary (local runtime) [default: ${LOCAL_ENV}, else PATH].")),
     ]
     if repository_flag:
-        options.insert(0, click.option("-r", "--repository", "server_repository", type=click.Path(file_okay=False, path_type=Path),
-                                       default=Path("model_repository"), show_default=True, help="Model repository to serve."))
-    for opt in reversed(options):
-        wrapper = opt(wrapper)
+        options.insert(0, ("repository", click.option("-r", "--repository", "server_repository", type=click.Path(file_okay=False, path_type=Path),
+                                                      default=Path("model_repository"), help="Model repository to serve.")))
+    for key, opt in reversed(options):
+        if key not in omit:
+            wrapper = opt(wrapper)
     return wrapper

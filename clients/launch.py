@@ -7,13 +7,16 @@ line instead of running it.
 
 from __future__ import annotations
 
+import contextlib
+import shlex
 import signal
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
 
-from core.cli import run_cli, verbosity_option
+from core.cli import CONTEXT_SETTINGS, run_cli, verbosity_option
 from core.errors import ServerError
 from clients.cli_options import server_options
 from clients.server import ServerOptions, TritonServer
@@ -46,11 +49,7 @@ def serve(server_opts: ServerOptions, print_cmd: bool = False, extra: tuple[str,
     old = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGHUP)}
     try:
         srv.start()
-        click.echo(f"tritonserver ready (pid {srv.pid})")
-        click.echo(f"  http:    {srv.http_url}")
-        click.echo(f"  grpc:    {srv.grpc_url}")
-        click.echo(f"  metrics: http://{srv.metrics_url}")
-        click.echo(f"  log:     {srv.log_path}")
+        click.echo(ready_text(srv, ready_models(srv)))
         click.echo("Ctrl-C or SIGTERM stops it.", err=True)
         sys.stdout.flush()
         srv.wait()  # a SIGTERM/SIGHUP (_Stop) or Ctrl-C ends the wait
@@ -64,19 +63,71 @@ def serve(server_opts: ServerOptions, print_cmd: bool = False, extra: tuple[str,
     click.echo("tritonserver stopped", err=True)
 
 
+def ready_models(srv: TritonServer) -> list[str]:
+    """Names of the models the server reports READY (its repository index), sorted."""
+    import contextlib
+
+    import tritonclient.http as th
+
+    with contextlib.suppress(Exception), contextlib.closing(th.InferenceServerClient(srv.http_url)) as c:
+        return sorted(m["name"] for m in c.get_model_repository_index() if m.get("state") == "READY")
+    return []
+
+
+def clients_command() -> str:
+    """How to run the ``clients`` command from here: this environment's script (relative to
+    the current directory when below it), else ``clients`` on PATH."""
+    script = Path(sys.executable).parent / "clients"
+    if not script.is_file():
+        return "clients"
+    with contextlib.suppress(ValueError):
+        return str(script.relative_to(Path.cwd()))
+    return str(script)
+
+
+def ready_text(srv: TritonServer, models: list[str]) -> str:
+    """What the launcher prints once the server is ready: its endpoints, the models loaded, and
+    a ``clients infer`` line that works as printed (or how to load a model first)."""
+    repo = Path(srv.opts.repository)
+    lines = [
+        f"tritonserver ready (pid {srv.pid}, runtime {srv.runtime})",
+        f"  http:    {srv.http_url}",
+        f"  grpc:    {srv.grpc_url}",
+        f"  metrics: http://{srv.metrics_url}",
+        f"  log:     {srv.log_path}",
+        f"  models:  {', '.join(models) if models else 'none loaded'}",
+    ]
+    infer = [clients_command(), "infer", models[0] if models else "MODEL", "--url", srv.http_url]
+    if repo != Path("model_repository"):
+        infer += ["-r", str(repo)]
+    if models:
+        lines += ["send a request:", "  " + shlex.join(infer)]
+    else:
+        lines += [
+            f"no model is loaded ({srv.opts.model_control} model control): start with --load-model NAME or a pattern "
+            "such as --load-model 'mlp_*', or load one now with",
+            f"  curl -X POST http://{srv.http_url}/v2/repository/models/MODEL/load",
+            "then send a request:",
+            "  " + shlex.join(infer),
+        ]
+    return "\n".join(lines)
+
+
 def serve_command(name: str = "serve") -> click.Command:
     """The ``serve`` click command (shared by ``clients serve`` and ``python -m clients.launch``)."""
 
-    @click.command(name, context_settings={"help_option_names": ["-h", "--help"]})
+    @click.command(name, context_settings=CONTEXT_SETTINGS)
     @server_options
     @click.option("--print-cmd", is_flag=True, help="Print the exact command line (environment included) and exit.")
     @click.argument("extra", nargs=-1, type=click.UNPROCESSED, metavar="[-- TRITONSERVER_FLAGS...]")
     @verbosity_option
     def cmd(server_opts: ServerOptions, print_cmd: bool, extra: tuple[str, ...]) -> None:
-        """Start tritonserver on a model repository, print its endpoints, stay in the
-        foreground until Ctrl-C/SIGTERM, then stop it cleanly.
+        """Start tritonserver on a model repository, print its endpoints, the models loaded and a
+        ready-to-copy `clients infer` line, stay in the foreground until Ctrl-C/SIGTERM, then
+        stop it cleanly.
 
-        Flags after `--` go to tritonserver verbatim.
+        With the default explicit model control nothing is loaded unless --load-model names
+        it (a name or a pattern such as 'mlp_*'). Flags after `--` go to tritonserver verbatim.
         """
         serve(server_opts, print_cmd, extra)
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import dataclasses
+import itertools
 import logging
 import os
 import re
@@ -22,18 +23,19 @@ import shlex
 import signal
 import socket
 import subprocess
-import tempfile
+import time
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, Sequence
 
 import tenacity
 
 from clients.runtimes.base import Ports, Runtime
 from clients.runtimes.choose import resolve_runtime
-from clients.runtimes.options import MODEL_CONTROL_MODES, ServerOptions
+from clients.runtimes.options import KEEP_SERVER_LOGS, MODEL_CONTROL_MODES, ServerOptions, server_log_dir
 from core.errors import ServerError
 
-__all__ = ["ServerOptions", "TritonServer", "free_port", "free_ports", "model_state", "port_in_use", "unload_and_wait"]
+__all__ = ["ServerOptions", "TritonServer", "default_log_path", "expand_model_patterns", "free_port", "free_ports",
+           "model_state", "port_in_use", "unload_and_wait"]
 
 log = logging.getLogger(__name__)
 
@@ -131,6 +133,45 @@ def unload_and_wait(client: Any, model: str, timeout_s: float = UNLOAD_WAIT_S) -
     )(gone))
 
 
+_log_seq = itertools.count(1)
+
+
+def default_log_path(folder: Path | None = None) -> Path:
+    """Where a server launched without ``--log-file`` logs: ``tritonserver-<time>-<pid>-<n>.log``
+    in ``folder`` (default :func:`clients.runtimes.options.server_log_dir`). Nothing is
+    created here (``--print-cmd`` writes nothing); :func:`prune_server_logs` runs at start."""
+    folder = Path(folder) if folder is not None else server_log_dir()
+    return folder / f"tritonserver-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{next(_log_seq)}.log"
+
+
+def prune_server_logs(folder: Path, keep: int = KEEP_SERVER_LOGS) -> None:
+    """Remove the oldest ``tritonserver-*.log`` in ``folder`` so that a new one makes at most ``keep``."""
+    try:
+        old = sorted(folder.glob("tritonserver-*.log"), key=lambda p: p.stat().st_mtime)
+    except OSError:
+        return
+    for p in old[: max(0, len(old) - keep + 1)]:
+        with contextlib.suppress(OSError):
+            p.unlink()
+
+
+def expand_model_patterns(repository: Path, patterns: Sequence[str]) -> tuple[str, ...]:
+    """Model names for ``--load-model`` values: names or shell patterns (``mlp_*``, ``*``)
+    matched against the repository's model folders, by the rule ``--variants`` follows
+    (:meth:`builders.repository.Repository.names`).
+
+    Raises:
+        ServerError: a pattern matches no model folder (the message lists them).
+    """
+    from builders.repository import Repository
+    from core.errors import RepositoryError
+
+    try:
+        return tuple(Repository(repository).names(patterns, indexed=False))
+    except RepositoryError as e:
+        raise ServerError(f"--load-model {' '.join(patterns)}: {e.message}", hint=e.hint) from None
+
+
 def _die_with_parent(parent_pid: int):
     """A preexec_fn: SIGKILL this child when the launcher dies (Linux ``PR_SET_PDEATHSIG``).
 
@@ -196,6 +237,11 @@ class TritonServer:
             repo = Path(opts.repository)
             if not repo.is_dir():
                 raise ServerError(f"model repository {repo} does not exist", hint="run `builders build` first or pass the right --repository")
+            if opts.load_models:
+                self.opts = opts = dataclasses.replace(opts, load_models=expand_model_patterns(repo, opts.load_models))
+                runtime.opts = opts  # the command names the models the patterns matched
+                for m in opts.load_models:
+                    self.check_servable(m)
             ports = self._ports(opts)
         runtime.check()
         self.http_port, self.grpc_port, self.metrics_port = ports.http, ports.grpc, ports.metrics
@@ -205,12 +251,8 @@ class TritonServer:
         self.metrics_url = f"{host}:{ports.metrics}/metrics"
         self.command = runtime.command(ports) if runtime.launches else []
         self._env = runtime.environment()
-        if opts.log_file:
-            self.log_path = Path(opts.log_file)
-        else:
-            fd, name = tempfile.mkstemp(prefix="tritonserver-", suffix=".log")
-            os.close(fd)
-            self.log_path = Path(name)
+        self._own_log = not opts.log_file
+        self.log_path = Path(opts.log_file) if opts.log_file else default_log_path()
         self._proc: subprocess.Popen | None = None
 
     @staticmethod
@@ -255,6 +297,8 @@ class TritonServer:
             return self
         log.info("starting tritonserver (%s: %s): %s", self.runtime, self.runtime_reason, self.command_line)
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        if self._own_log:
+            prune_server_logs(self.log_path.parent)
         logf = open(self.log_path, "wb")
         self.runtime_impl.before_start()
         try:
@@ -338,16 +382,52 @@ class TritonServer:
         errors = [ln for ln in all_lines[:-lines] if re.match(r"^E\d{4} ", ln) and not any(h in ln for h in _HARMLESS)][-10:]
         return "\n".join([*errors, *(["..."] if errors else []), *tail])
 
+    def check_servable(self, model: str) -> None:
+        """Refuse, before asking the server, a model whose backend this runtime's server lacks
+        (a ``--serving native`` variant on the bundled server, which has the python backend
+        only), naming the runtimes that serve it. Models without a readable config are left
+        to the server.
+
+        Raises:
+            ServerError: the model's ``config.pbtxt`` names a backend the runtime does not have.
+        """
+        have = self.runtime_impl.backends
+        path = Path(self.opts.repository) / model / "config.pbtxt"
+        if have is None or not path.is_file():
+            return
+        from builders.backends import model_backend
+        from builders.config import read_config
+        from core.errors import ConfigError
+
+        try:
+            cfg = read_config(path)
+        except ConfigError:
+            return  # the server says what is wrong with it
+        backend = model_backend(cfg)
+        if not backend or backend in have:
+            return
+        how = f"platform {cfg.platform}" if cfg.platform else f"backend {cfg.backend}"
+        why = "" if self.runtime_reason == "asked for" else f" (chosen by --runtime auto: {self.runtime_reason})"
+        raise ServerError(
+            f"model {model!r} needs Triton's {backend!r} backend ({how} in its config.pbtxt, a --serving native build); "
+            f"the {self.runtime} runtime{why} has only the {', '.join(have)} backend",
+            hint="serve it with --runtime local (a tritonserver on PATH or $TRITONSERVER, e.g. inside NVIDIA's "
+                 "nvcr.io/nvidia/tritonserver image) or --runtime container (that image through Docker); or rebuild with "
+                 "`builders build --serving python` for the bundled CPU server",
+        )
+
     def load(self, model: str, timeout_s: float = 300) -> None:
         """Load (or reload) ``model`` through the repository API (explicit model control).
 
         Raises:
-            ServerError: Triton refused to load it (the message holds Triton's reason), or
-                the server stopped answering while loading it (it may have crashed).
+            ServerError: the runtime's server lacks the model's backend (:meth:`check_servable`),
+                Triton refused to load it (the message holds Triton's reason), or the server
+                stopped answering while loading it (it may have crashed).
         """
         import tritonclient.http as th
         from tritonclient.utils import InferenceServerException
 
+        self.check_servable(model)
         try:
             with contextlib.closing(th.InferenceServerClient(self.http_url, network_timeout=timeout_s)) as c:
                 c.load_model(model)

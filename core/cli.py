@@ -1,26 +1,55 @@
-"""Pieces every CLI shares: error handling, logging set-up, list parsing."""
+"""Pieces every CLI shares: error handling and exit codes, help layout, logging and the
+console, comma lists.
+
+Every command group is made with :func:`group` (``-h``, defaults shown, subcommand
+listings not cut off); every list flag with :func:`list_option` (``--x a,b`` and
+``--x a --x b`` mean the same); every command that logs with :func:`verbosity_option`;
+every line drawn for the user goes through :func:`console` (one timestamp style, source
+file:line only with ``-v``).
+"""
 
 from __future__ import annotations
 
 import functools
 import logging
 import sys
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import click
 
 from core.errors import ToolkitError
 
+if TYPE_CHECKING:
+    from rich.console import Console
+
+#: Exit codes of every command (one table). ``EXIT_USAGE`` is click's own.
+EXIT_OK = 0
+#: A :class:`~core.errors.ToolkitError`, or a check that found a problem.
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+#: A sweep finished, but at least one variant failed (load, crash, no measurement) and
+#: ``--allow-failed-variants`` was not given; its results and report are written.
+EXIT_VARIANT_FAILED = 3
+EXIT_INTERRUPTED = 130
+
+#: The time stamp of every log line a command prints (rich's ``[HH:MM:SS]``).
+LOG_TIME_FORMAT = "[%X]"
+
+#: click context settings of every command: ``-h``, every default shown, room for long help.
+CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "show_default": True, "max_content_width": 120}
+
+_verbosity = {"level": 0}
+
 
 def run_cli(group: click.Group) -> None:
-    """Run a click group; a :class:`ToolkitError` becomes one message and exit code 1."""
+    """Run a click group; a :class:`ToolkitError` becomes one message and :data:`EXIT_ERROR`."""
     try:
         code = group.main(standalone_mode=False)
         if isinstance(code, int) and code:  # ctx.exit(N) returns N when standalone_mode is off
             sys.exit(code)
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
-        sys.exit(130)
+        sys.exit(EXIT_INTERRUPTED)
     except click.ClickException as e:
         e.show()
         sys.exit(e.exit_code)
@@ -28,22 +57,110 @@ def run_cli(group: click.Group) -> None:
         sys.exit(e.exit_code)
     except ToolkitError as e:
         click.secho(f"error ({e.stage}): {e}", fg="red", err=True)
-        sys.exit(1)
+        sys.exit(EXIT_ERROR)
+
+
+class ToolkitGroup(click.Group):
+    """A click group whose command listing shows each command's whole first sentence
+    (click cuts it at about 45 characters, mid-word)."""
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            cmd = self.get_command(ctx, name)
+            if cmd is not None and not cmd.hidden:
+                rows.append((name, cmd.get_short_help_str(limit=10_000)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+def group(**kwargs: Any) -> Callable[[Callable[..., Any]], ToolkitGroup]:
+    """``@click.group`` with :class:`ToolkitGroup` and :data:`CONTEXT_SETTINGS`."""
+    return click.group(cls=ToolkitGroup, context_settings=CONTEXT_SETTINGS, **kwargs)  # type: ignore[return-value]
+
+
+def console(stderr: bool = True, **kwargs: Any) -> "Console":
+    """A rich console for what a command draws: log lines stamped :data:`LOG_TIME_FORMAT`,
+    with the source file:line only at ``-v`` or more."""
+    from rich.console import Console
+
+    return Console(stderr=stderr, log_path=_verbosity["level"] > 0, log_time_format=LOG_TIME_FORMAT, **kwargs)
+
+
+def setup_logging(verbose: int) -> None:
+    """Route the library's logging to :func:`console`: warnings at 0, info at 1, debug at 2+."""
+    from rich.logging import RichHandler
+
+    _verbosity["level"] = verbose
+    level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
+    handler = RichHandler(console=console(), show_path=verbose > 0, log_time_format=LOG_TIME_FORMAT, markup=False)
+    logging.basicConfig(level=level, format="%(message)s", handlers=[handler], force=True)
 
 
 def verbosity_option(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``-v/--verbose`` (repeatable) configures logging for the library code."""
 
-    @click.option("-v", "--verbose", count=True, help="More log output (-v info, -vv debug).")
+    @click.option("-v", "--verbose", count=True, show_default=False,
+                  help="More log output: -v info lines and source file:line, -vv debug.")
     @functools.wraps(fn)
     def wrapper(*args: Any, verbose: int = 0, **kwargs: Any) -> Any:
-        level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
-        from rich.logging import RichHandler
-
-        logging.basicConfig(level=level, format="%(message)s", handlers=[RichHandler(show_path=False)], force=True)
+        setup_logging(verbose)
         return fn(*args, **kwargs)
 
     return wrapper
+
+
+class CommaList(click.ParamType):
+    """A comma-separated list, one part per item: ``"1,2,4"``. Used by :func:`list_option`,
+    which also accepts the flag repeated.
+
+    Args:
+        item: Converts one part (a click type such as ``int`` or ``click.Choice``, or a
+            callable ``str -> value`` or ``str -> list of values`` raising ``ValueError``).
+        metavar: Shown in ``-h`` (default ``A[,B...]`` from the item type).
+    """
+
+    name = "list"
+
+    def __init__(self, item: Any = str, metavar: str | None = None):
+        self.item = click.types.convert_type(item) if isinstance(item, (type, click.ParamType)) else item
+        self._metavar = metavar
+
+    def get_metavar(self, param: click.Parameter, *args: Any, **kwargs: Any) -> str:
+        if self._metavar:
+            return self._metavar
+        if isinstance(self.item, click.Choice):
+            return "[" + "|".join(self.item.choices) + "][,...]"
+        return "LIST"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> tuple[Any, ...]:
+        if isinstance(value, (tuple, list)):
+            return tuple(value)
+        out: list[Any] = []
+        for part in (p.strip() for p in str(value).split(",")):
+            if not part:
+                continue
+            try:
+                got = self.item(part, param, ctx) if isinstance(self.item, click.ParamType) else self.item(part)
+            except click.BadParameter as e:
+                self.fail(f"{part!r}: {e.message}", param, ctx)
+            except ValueError as e:
+                self.fail(f"{part!r} in {value!r}: {e}", param, ctx)
+            out.extend(got if isinstance(got, list) else [got])
+        return tuple(out)
+
+
+def _flatten(_ctx: click.Context, _param: click.Parameter, value: Sequence[Sequence[Any]]) -> tuple[Any, ...]:
+    """The values of every occurrence of a list flag, in order, repeats dropped."""
+    return tuple(dict.fromkeys(x for part in value for x in (part if isinstance(part, (tuple, list)) else (part,))))
+
+
+def list_option(*decls: str, item: Any = str, default: Sequence[Any] = (), metavar: str | None = None, **kwargs: Any) -> Callable[..., Any]:
+    """A list flag: ``--flag a,b``, ``--flag a --flag b`` and ``--flag a,b --flag c`` are all
+    accepted; the command gets a tuple (in order, repeats dropped). ``-h`` shows the default
+    (``[default: 1, 2]``)."""
+    return click.option(*decls, multiple=True, type=CommaList(item, metavar), default=tuple(default), callback=_flatten, **kwargs)
 
 
 def int_list(text: str, what: str) -> tuple[int, ...]:

@@ -98,6 +98,8 @@ class MeasureSettings:
         unstable_retries: Retries of an unstable level, each with a doubled window (default 1);
             after them one last run accepts any variation and the level is flagged unstable.
         collect_metrics: Pass ``--collect-metrics`` (GPU metrics from the server's endpoint).
+        extra_args: Further perf_analyzer flags, appended verbatim to every measurement
+            command (``--perf-analyzer-arg``), e.g. ``("--max-threads=16",)``.
     """
 
     protocol: str = "grpc"
@@ -108,6 +110,7 @@ class MeasureSettings:
     max_trials: int = 10
     unstable_retries: int = 1
     collect_metrics: bool = True
+    extra_args: tuple[str, ...] = ()
 
 
 def build_command(
@@ -154,7 +157,7 @@ def build_command(
         cmd += ["--measurement-request-count", str(int(settings.measurement_request_count * interval_scale))]
     if settings.collect_metrics and metrics_url:
         cmd += ["--collect-metrics", "--metrics-url", metrics_url, "--metrics-interval", str(metrics_interval_ms)]
-    return cmd + list(input_args)
+    return cmd + list(input_args) + list(settings.extra_args)
 
 
 @dataclasses.dataclass

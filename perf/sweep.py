@@ -18,7 +18,6 @@ import contextlib
 import dataclasses
 import logging
 import shlex
-import time
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -64,6 +63,9 @@ class SweepOptions:
         unload_timeout_s: How long a variant may take to be gone after its unload request
             before the server is restarted for the next one (default
             :data:`clients.server.UNLOAD_WAIT_S`).
+        given: With ``resume``: the settings the caller set on purpose (names of these
+            fields, ``"measure"`` or ``"server"`` for any of theirs); a resumed run reports
+            only those as ignored. ``None``: every value that differs from the default.
     """
 
     server: ServerOptions
@@ -81,6 +83,7 @@ class SweepOptions:
     warmup_requests: int = 20
     latency_budget_ms: float | None = None
     unload_timeout_s: float = UNLOAD_WAIT_S
+    given: frozenset[str] | None = None
 
 
 class Sweep:
@@ -100,6 +103,7 @@ class Sweep:
             saved = results.load(run_dir)
             opts = resumed_options(opts, saved.settings)
         self.opts = opts
+        self.has_listener = progress is not None
         self.progress = progress or (lambda _e: None)
         self.pa = analyzer.find_perf_analyzer(opts.perf_analyzer)
         self.pa_version = analyzer.perf_analyzer_version(self.pa)
@@ -167,6 +171,9 @@ class Sweep:
             "trials": o.trials,
             "latency_budget_ms": o.latency_budget_ms,
             **{k: v for k, v in dataclasses.asdict(o.measure).items()},
+            "server": server_settings(o.server),
+            "perf_analyzer": str(o.perf_analyzer) if o.perf_analyzer else None,
+            "input_data": str(o.input_data) if o.input_data else None,
         }
         for name in self.names:
             if self.run.variant(name) is None:
@@ -244,12 +251,17 @@ class Sweep:
             self.servers.unload(vr.name, self.opts.unload_timeout_s)
 
     def _fail(self, vr: VariantResult, error: str, levels_left: int = 0) -> None:
-        """Mark ``vr`` failed with ``error``, save, and report it (``levels_left``: its planned
-        levels that will not be measured now, for the progress bar)."""
+        """Mark ``vr`` failed with ``error``, save, and report it once: as a ``variant_failed``
+        progress event when there is a listener (the CLI prints it; ``levels_left``: its
+        planned levels that will not be measured now, for the progress bar), else as a log
+        warning."""
         vr.status, vr.error = "failed", error
-        log.warning("variant %s failed: %s", vr.name, error)
         self._save()
-        self.progress({"event": "variant_failed", "variant": vr.name, "error": error, "levels_left": levels_left})
+        if self.has_listener:
+            log.info("variant %s failed: %s", vr.name, error)
+            self.progress({"event": "variant_failed", "variant": vr.name, "error": error, "levels_left": levels_left})
+        else:
+            log.warning("variant %s failed: %s", vr.name, error)
 
     def _server_alive_after(self, vr: VariantResult, level: LevelResult) -> bool:
         """Whether the server outlived ``level``; if not, the level is failed (whatever
@@ -335,31 +347,89 @@ class Sweep:
                            stable=False, attempts=attempt + 1, error=last_error)
 
 
+#: ServerOptions fields a run records and a resumed run takes back (not model control,
+#: models to load or the log file: the sweep sets those itself).
+SERVER_SETTINGS = ("runtime", "http_port", "grpc_port", "metrics_port", "address", "log_verbose", "metrics_interval_ms",
+                   "extra_args", "start_timeout_s", "exit_timeout_s", "image", "gpus", "shm_size", "binary")
+
+
+def server_settings(server: ServerOptions) -> dict[str, Any]:
+    """The :data:`SERVER_SETTINGS` of ``server`` as JSON values (paths as strings, tuples as lists)."""
+    out: dict[str, Any] = {}
+    for k in SERVER_SETTINGS:
+        v = getattr(server, k)
+        out[k] = str(v) if isinstance(v, Path) else list(v) if isinstance(v, (tuple, list)) else v
+    return out
+
+
 def resumed_options(opts: SweepOptions, settings: dict[str, Any]) -> SweepOptions:
-    """``opts`` with the saved run's settings (repository, variants, levels, trials,
-    measurement): a resumed run goes on exactly as it started. A passed value that differs
-    from the saved one and from the default is ignored with a warning; a latency budget
-    passed now replaces the saved one (it only affects the report)."""
-    defaults = SweepOptions(server=opts.server)
+    """``opts`` with every setting of the saved run: repository, variants, levels, trials,
+    measurement (perf_analyzer pass-through flags included), the server launch (runtime,
+    image, ports...), the perf_analyzer binary and input data. A resumed run goes on exactly
+    as it started. A setting the caller gave (``opts.given``; when ``None``: one that differs
+    from the default) and that differs from the saved one is ignored with a warning; a
+    latency budget passed now replaces the saved one (it only affects the report)."""
+    defaults = SweepOptions(server=ServerOptions(repository=opts.server.repository))
     measure_fields = [f.name for f in dataclasses.fields(MeasureSettings)]
+    saved_server = settings.get("server") or {}
+    server = dataclasses.replace(
+        opts.server, repository=Path(settings["repository"]),
+        **{k: _server_value(k, saved_server[k]) for k in SERVER_SETTINGS if k in saved_server},
+    )
+    measure = {k: settings[k] for k in measure_fields if k in settings}
+    if "extra_args" in measure:
+        measure["extra_args"] = tuple(measure["extra_args"])
     resumed = dataclasses.replace(
         opts,
-        server=dataclasses.replace(opts.server, repository=Path(settings["repository"])),
+        server=server,
         variants=tuple(settings["variants"]),
         concurrency=tuple(settings["concurrency"]),
         batch_sizes=tuple(settings["batch_sizes"]),
         request_rates=tuple(settings.get("request_rates", ())),
         trials=int(settings["trials"]),
-        measure=MeasureSettings(**{k: settings[k] for k in measure_fields if k in settings}),
+        measure=MeasureSettings(**measure),
+        perf_analyzer=_saved_path(settings, "perf_analyzer", opts.perf_analyzer),
+        input_data=_saved_path(settings, "input_data", opts.input_data),
         latency_budget_ms=opts.latency_budget_ms if opts.latency_budget_ms is not None else settings.get("latency_budget_ms"),
     )
-    for field in ("variants", "concurrency", "batch_sizes", "request_rates", "trials", "measure"):
+
+    def said(field: str, given: Any, kept: Any, default: Any) -> bool:
+        if opts.given is not None:
+            return field in opts.given and _as_tuple(given) != _as_tuple(kept)
+        return _as_tuple(given) not in (_as_tuple(kept), _as_tuple(default))
+
+    for field in ("variants", "concurrency", "batch_sizes", "request_rates", "trials", "measure", "perf_analyzer", "input_data"):
         given, kept, default = getattr(opts, field), getattr(resumed, field), getattr(defaults, field)
-        if _as_tuple(given) not in (_as_tuple(kept), _as_tuple(default)):
+        if said(field, given, kept, default):
             log.warning("resume: %s %s ignored; the run continues with its saved %s", field, given, kept)
-    if Path(opts.server.repository).resolve() != Path(settings["repository"]).resolve():
-        log.warning("resume: repository %s ignored; the run continues on %s", opts.server.repository, settings["repository"])
+    given_server, kept_server = server_settings(opts.server), server_settings(resumed.server)
+    default_server = server_settings(defaults.server)
+    changed = [k for k in SERVER_SETTINGS if saved_server and given_server[k] != kept_server[k]
+               and (k in saved_server) and (opts.given is None or "server" in opts.given) and given_server[k] != default_server[k]]
+    if changed:
+        log.warning("resume: server setting(s) %s ignored; the run continues with its saved %s",
+                    ", ".join(f"{k}={given_server[k]}" for k in changed), ", ".join(f"{k}={kept_server[k]}" for k in changed))
+    if opts.given is None or "repository" in opts.given:
+        if Path(opts.server.repository).resolve() != Path(settings["repository"]).resolve():
+            log.warning("resume: repository %s ignored; the run continues on %s", opts.server.repository, settings["repository"])
     return resumed
+
+
+def _saved_path(settings: dict[str, Any], key: str, fallback: Path | None) -> Path | None:
+    """A path setting of the saved run (``None`` when it had none); ``fallback`` for a run
+    saved before the setting was recorded."""
+    if key not in settings:
+        return fallback
+    return Path(settings[key]) if settings[key] else None
+
+
+def _server_value(key: str, value: Any) -> Any:
+    """A saved server setting back in :class:`ServerOptions` types."""
+    if key == "binary":
+        return Path(value) if value else None
+    if key == "extra_args":
+        return tuple(value)
+    return value
 
 
 def _as_tuple(value: Any) -> Any:

@@ -22,6 +22,24 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.timeout(INTEGRATION_TIMEOUT_S))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def server_log_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Servers started without --log-file (launcher subprocesses included) log into a session
+    folder, not the user's cache."""
+    import os
+
+    from clients.runtimes.options import SERVER_LOG_DIR_ENV
+
+    folder = tmp_path_factory.mktemp("server-logs")
+    old = os.environ.get(SERVER_LOG_DIR_ENV)
+    os.environ[SERVER_LOG_DIR_ENV] = str(folder)
+    yield folder
+    if old is None:
+        os.environ.pop(SERVER_LOG_DIR_ENV, None)
+    else:
+        os.environ[SERVER_LOG_DIR_ENV] = old
+
+
 @pytest.fixture(scope="session")
 def tiny_build(tmp_path_factory: pytest.TempPathFactory) -> BuildResult:
     """``tiny`` (16->32->8 MLP) exported to TorchScript and ONNX; 8 python-serving variants

@@ -9,6 +9,7 @@ import contextlib
 import os
 import re
 import queue
+import shlex
 import signal
 import subprocess
 import threading
@@ -22,7 +23,7 @@ from core.errors import ServerError
 from clients.infer import infer
 from clients.runtimes.base import Ports, Runtime
 from clients.runtimes.bundled import write_local_wrapper
-from clients.server import ServerOptions, TritonServer
+from clients.server import ServerOptions, TritonServer, free_port
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,22 +36,25 @@ def _launch(args: list[str], env: dict[str, str] | None = None) -> subprocess.Po
 
 
 def _read_endpoints(proc: subprocess.Popen, timeout_s: float = 90) -> dict[str, str]:
-    """Lines of stdout up to the ``log:`` line, parsed into {"pid", "http", "grpc", "metrics", "log"}."""
+    """Lines of stdout up to the ready-to-copy ``clients infer`` line, parsed into
+    {"pid", "runtime", "http", "grpc", "metrics", "log", "models", "infer"}."""
     lines: queue.Queue[str] = queue.Queue()
     threading.Thread(target=lambda: [lines.put(ln) for ln in proc.stdout], daemon=True).start()
     found: dict[str, str] = {}
     deadline = time.monotonic() + timeout_s
-    while "log" not in found:
+    while "infer" not in found:
         if time.monotonic() > deadline or proc.poll() is not None:
             raise AssertionError(f"launcher printed no endpoints (rc {proc.poll()}): {found} {proc.stderr.read() if proc.poll() is not None else ''}")
         try:
             line = lines.get(timeout=0.5)
         except queue.Empty:
             continue
-        if m := re.match(r"tritonserver ready \(pid (\d+)\)", line):
-            found["pid"] = m.group(1)
-        elif m := re.match(r"\s+(http|grpc|metrics|log):\s+(\S+)", line):
-            found[m.group(1)] = m.group(2)
+        if m := re.match(r"tritonserver ready \(pid (\d+), runtime (\w+)\)", line):
+            found["pid"], found["runtime"] = m.group(1), m.group(2)
+        elif m := re.match(r"\s+(http|grpc|metrics|log|models):\s+(.+)$", line):
+            found[m.group(1)] = m.group(2).strip()
+        elif m := re.match(r"\s+(\S*clients infer .*)$", line):
+            found["infer"] = m.group(1).strip()
     return found
 
 
@@ -102,6 +106,7 @@ def test_local_runtime_does_not_outlive_a_killed_launcher(tiny_repo, tiny_build,
     proc = _launch(["-r", str(tiny_repo), "--runtime", "auto", "--load-model", variant], env={"TRITONSERVER": str(wrapper)})
     try:
         ep = _read_endpoints(proc)
+        assert ep["runtime"] == "local" and ep["models"] == variant
         pid = int(ep["pid"])
         out = infer(ep["grpc"], "grpc", variant, {"INPUT__0": np.ones((2, 16), np.float32)})
         assert out["OUTPUT__0"].shape == (2, 8)
@@ -120,12 +125,18 @@ def test_local_runtime_does_not_outlive_a_killed_launcher(tiny_repo, tiny_build,
 
 def test_start_failures_carry_the_log_and_leave_nothing_running(tmp_path):
     empty = tmp_path / "repo"
-    empty.mkdir()
-    res = subprocess.run([str(LAUNCH), "-r", str(empty), "--runtime", "bundled", "--load-model", "missing"],
+    (empty / "broken").mkdir(parents=True)  # a model folder without a version folder: Triton cannot load it
+    (empty / "broken" / "config.pbtxt").write_text('name: "broken"\nbackend: "python"\nmax_batch_size: 0\n')
+    res = subprocess.run([str(LAUNCH), "-r", str(empty), "--runtime", "bundled", "--load-model", "broken"],
                          capture_output=True, text=True, timeout=90, cwd=ROOT)
     assert res.returncode == 1
     assert "error (server): tritonserver exited with code 1 during start-up" in res.stderr
-    assert "failed to poll model 'missing'" in res.stderr and "Traceback" not in res.stderr
+    assert "broken" in res.stderr and "Traceback" not in res.stderr
+    # a --load-model pattern that matches nothing is refused before any server starts, naming the models there
+    res = subprocess.run([str(LAUNCH), "-r", str(empty), "--runtime", "bundled", "--load-model", "mlp_*"],
+                         capture_output=True, text=True, timeout=90, cwd=ROOT)
+    assert res.returncode == 1 and "--load-model mlp_*: no variant in" in res.stderr and "known: broken" in res.stderr
+    assert "tritonserver ready" not in res.stdout
     # a "server" that never answers: the readiness timeout stops it and quotes its log
     hung = tmp_path / "hung-tritonserver"
     hung.write_text("#!/bin/sh\necho 'pretending to start'\nexec sleep 60\n")
@@ -135,6 +146,41 @@ def test_start_failures_carry_the_log_and_leave_nothing_running(tmp_path):
         srv.start()
     assert e.value.log_path == str(tmp_path / "slow.log")
     assert not srv.is_alive() and _gone(srv.pid)
+
+
+def test_launcher_loads_a_pattern_and_prints_a_clients_infer_line_that_works_as_printed(tiny_repo):
+    # the README's two rows: start a server with --http-port and --load-model PATTERN, then copy the printed line
+    port = free_port()
+    proc = _launch(["-r", str(tiny_repo), "--runtime", "bundled", "--http-port", str(port), "--load-model", "tiny_onnx_*"])
+    try:
+        ep = _read_endpoints(proc)
+        assert ep["http"] == f"localhost:{port}"
+        onnx = sorted(p.name for p in tiny_repo.iterdir() if p.name.startswith("tiny_onnx_"))
+        assert len(onnx) == 4 and ep["models"] == ", ".join(onnx)  # the pattern loaded exactly the ONNX variants
+        assert ep["infer"].startswith(".venv/bin/clients infer tiny_onnx_") and f"--url localhost:{port}" in ep["infer"]
+        res = subprocess.run(shlex.split(ep["infer"]), capture_output=True, text=True, timeout=120, cwd=ROOT)
+        assert res.returncode == 0, res.stderr
+        assert "OUTPUT__0" in res.stdout and "inputs: INPUT__0 [1, 16] float32" in res.stdout
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.communicate(timeout=60)
+        if proc.poll() is None:
+            proc.kill()
+
+
+def test_launcher_without_models_says_how_to_load_one(tiny_repo):
+    proc = _launch(["-r", str(tiny_repo), "--runtime", "bundled"])
+    try:
+        ep = _read_endpoints(proc)
+        assert ep["models"] == "none loaded"
+        assert ep["infer"].startswith(".venv/bin/clients infer MODEL --url localhost:")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.communicate(timeout=60)
+        if proc.poll() is None:
+            proc.kill()
 
 
 class _Attached(Runtime):

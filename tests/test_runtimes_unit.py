@@ -86,6 +86,8 @@ def test_the_runtime_names_are_the_registry(repo: Path) -> None:
 
 
 def test_container_command_line(repo: Path) -> None:
+    (repo / "m1").mkdir()
+    (repo / "m1" / "config.pbtxt").write_text('name: "m1"\nbackend: "python"\n')
     opts = ServerOptions(repo, runtime="container", image=image_for_tag("24.05"), gpus="device=1", shm_size="2g",
                          http_port=18000, grpc_port=18001, metrics_port=18002, load_models=("m1",),
                          extra_args=("--exit-timeout-secs=5",))

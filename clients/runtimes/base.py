@@ -74,12 +74,15 @@ class Runtime(abc.ABC):
         name: The ``--runtime`` value (``bundled``, ``local``, ``container``).
         launches: Whether the toolkit starts and stops the server process.
         binds_address: Whether tritonserver binds ``opts.address`` itself.
+        backends: The Triton backends its server has, when known (the bundled server: python only).
         opts: The launch options.
     """
 
     name: ClassVar[str]
     launches: ClassVar[bool] = True
     binds_address: ClassVar[bool] = True
+    #: The Triton backends its server has (``None``: not known here, whatever the server was built with).
+    backends: ClassVar[tuple[str, ...] | None] = None
 
     def __init__(self, opts: ServerOptions) -> None:
         self.opts = opts

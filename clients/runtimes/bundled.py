@@ -88,6 +88,7 @@ class BundledRuntime(Runtime):
     It serves repositories built with ``--serving python`` only."""
 
     name = "bundled"
+    backends = ("python",)
 
     def __init__(self, opts: ServerOptions) -> None:
         super().__init__(opts)

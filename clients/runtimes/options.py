@@ -7,6 +7,7 @@ default :class:`ServerOptions`, and each runtime module reads the fields that co
 from __future__ import annotations
 
 import dataclasses
+import os
 from pathlib import Path
 from typing import Sequence
 
@@ -15,6 +16,19 @@ DEFAULT_IMAGE = "nvcr.io/nvidia/tritonserver"
 DEFAULT_TAG = "24.10-py3"
 #: tritonserver ``--model-control-mode`` values (Triton docs, "Model Management").
 MODEL_CONTROL_MODES = ("explicit", "none", "poll")
+#: Where servers launched without ``--log-file`` write their logs (one folder, found again by
+#: the user; the launcher prints the file's path), and how many of them are kept there.
+SERVER_LOG_DIR_ENV = "TRITON_TOOLKIT_LOG_DIR"
+KEEP_SERVER_LOGS = 20
+
+
+def server_log_dir() -> Path:
+    """The folder of server logs: ``$TRITON_TOOLKIT_LOG_DIR``, else
+    ``$XDG_CACHE_HOME/triton-model-toolkit/server-logs`` (``~/.cache/...`` by default)."""
+    if os.environ.get(SERVER_LOG_DIR_ENV):
+        return Path(os.environ[SERVER_LOG_DIR_ENV])
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "triton-model-toolkit" / "server-logs"
 
 
 def image_for_tag(tag: str) -> str:
@@ -36,8 +50,10 @@ class ServerOptions:
         http_port, grpc_port, metrics_port: Ports; ``0`` = pick free ones.
         address: Listen address (default ``127.0.0.1``; ``0.0.0.0`` exposes the server).
         model_control: ``explicit`` (load/unload on request; for sweeps), ``none`` or ``poll``.
-        load_models: Models to load at start (explicit mode); ``["*"]`` loads all.
-        log_file: Server log path (default: a temporary file, kept).
+        load_models: Models to load at start (explicit mode): names or shell patterns such as
+            ``mlp_*`` (matched against the repository's model folders); ``["*"]`` loads all.
+        log_file: Server log path (default: a new file in :func:`server_log_dir`, where the
+            newest :data:`KEEP_SERVER_LOGS` are kept).
         log_verbose: ``--log-verbose`` level.
         metrics_interval_ms: ``--metrics-interval-ms`` (how often gauges such as CPU/GPU
             utilisation are refreshed; default 500 ms).

@@ -1,0 +1,134 @@
+"""The launcher's printout, ``--load-model`` patterns, runtimes that lack a model's backend,
+and where server logs go (issue 19, items 1, 7 and 10); no server is started."""
+
+from __future__ import annotations
+
+import os
+import shlex
+from pathlib import Path
+
+import pytest
+
+from clients.launch import ready_text
+from clients.server import ServerOptions, TritonServer, default_log_path, expand_model_patterns, prune_server_logs
+from core.errors import ServerError
+
+
+def _model(repo: Path, name: str, backend_line: str = 'backend: "python"') -> None:
+    (repo / name / "1").mkdir(parents=True)
+    (repo / name / "config.pbtxt").write_text(f'name: "{name}"\n{backend_line}\nmax_batch_size: 8\n')
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    r = tmp_path / "repo"
+    for name in ("mlp_onnx_cpu1_nodb_mbs64", "mlp_onnx_cpu2_db500_mbs64", "mlp_ts_cpu1_nodb_mbs64", "enc_onnx_cpu1_nodb_mbs64"):
+        _model(r, name)
+    return r
+
+
+def test_load_model_takes_the_patterns_variants_takes(repo: Path) -> None:
+    assert expand_model_patterns(repo, ["mlp_onnx_*"]) == ("mlp_onnx_cpu1_nodb_mbs64", "mlp_onnx_cpu2_db500_mbs64")
+    assert expand_model_patterns(repo, ["enc_*", "mlp_ts_cpu1_nodb_mbs64", "enc_onnx_cpu1_nodb_mbs64"]) == (
+        "enc_onnx_cpu1_nodb_mbs64", "mlp_ts_cpu1_nodb_mbs64")
+    assert len(expand_model_patterns(repo, ["*"])) == 4
+    with pytest.raises(ServerError, match=r"--load-model cnn_\*: no variant in .* matches") as e:
+        expand_model_patterns(repo, ["cnn_*"])
+    assert "mlp_ts_cpu1_nodb_mbs64" in (e.value.hint or "")
+
+
+def test_the_server_command_loads_what_the_pattern_matched(repo: Path) -> None:
+    srv = TritonServer(ServerOptions(repo, runtime="bundled", load_models=("mlp_*_nodb_*",)))
+    assert srv.opts.load_models == ("mlp_onnx_cpu1_nodb_mbs64", "mlp_ts_cpu1_nodb_mbs64")
+    assert "--load-model=mlp_onnx_cpu1_nodb_mbs64" in srv.command and "--load-model=mlp_ts_cpu1_nodb_mbs64" in srv.command
+    assert not any(a == "--load-model=mlp_*_nodb_*" for a in srv.command)
+
+
+def _fake_ready(srv: TritonServer) -> TritonServer:
+    srv._proc = type("P", (), {"pid": 4242})()  # type: ignore[assignment]
+    return srv
+
+
+def test_ready_text_prints_endpoints_and_a_clients_infer_line(repo: Path) -> None:
+    srv = _fake_ready(TritonServer(ServerOptions(repo, runtime="bundled", http_port=8000)))
+    text = ready_text(srv, ["mlp_onnx_cpu1_nodb_mbs64"])
+    assert "tritonserver ready (pid 4242, runtime bundled)" in text and "  http:    localhost:8000" in text
+    assert f"  log:     {srv.log_path}" in text and "  models:  mlp_onnx_cpu1_nodb_mbs64" in text
+    line = text.splitlines()[-1].strip()
+    argv = shlex.split(line)
+    assert argv[1:] == ["infer", "mlp_onnx_cpu1_nodb_mbs64", "--url", "localhost:8000", "-r", str(repo)]
+    assert argv[0].endswith("clients")
+
+
+def test_ready_text_without_models_says_how_to_load_one(repo: Path) -> None:
+    srv = _fake_ready(TritonServer(ServerOptions(repo, runtime="bundled", grpc_port=9001)))
+    text = ready_text(srv, [])
+    assert "models:  none loaded" in text and "--load-model 'mlp_*'" in text
+    assert f"curl -X POST http://{srv.http_url}/v2/repository/models/MODEL/load" in text
+    assert shlex.split(text.splitlines()[-1])[1:3] == ["infer", "MODEL"]
+
+
+@pytest.mark.parametrize("backend_line,backend", [
+    ('platform: "pytorch_libtorch"', "pytorch"),
+    ('platform: "onnxruntime_onnx"', "onnxruntime"),
+    ('backend: "tensorrt"', "tensorrt"),
+])
+def test_a_native_model_on_the_bundled_runtime_names_the_runtimes_that_serve_it(tmp_path: Path, backend_line: str, backend: str) -> None:
+    repo = tmp_path / "repo"
+    _model(repo, "m_native", backend_line)
+    _model(repo, "m_python")
+    srv = TritonServer(ServerOptions(repo, runtime="bundled"))
+    srv.check_servable("m_python")  # the python backend is there
+    with pytest.raises(ServerError, match=f"needs Triton's '{backend}' backend .* the bundled runtime has only the python backend") as e:
+        srv.check_servable("m_native")
+    assert "--runtime local" in e.value.hint and "--runtime container" in e.value.hint and "--serving python" in e.value.hint
+    # at start too, before any process runs
+    with pytest.raises(ServerError, match="the bundled runtime has only the python backend"):
+        TritonServer(ServerOptions(repo, runtime="bundled", load_models=("m_*",)))
+
+
+def test_auto_says_why_it_chose_a_runtime_that_cannot_serve(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from clients.runtimes.container import ContainerRuntime
+    from clients.runtimes.local import LocalRuntime
+
+    monkeypatch.setattr(LocalRuntime, "detect", classmethod(lambda cls, o: None))
+    monkeypatch.setattr(ContainerRuntime, "detect", classmethod(lambda cls, o: None))
+    repo = tmp_path / "repo"
+    _model(repo, "m", 'platform: "onnxruntime_onnx"')
+    srv = TritonServer(ServerOptions(repo, runtime="auto"))
+    with pytest.raises(ServerError, match=r"bundled runtime \(chosen by --runtime auto: no local tritonserver"):
+        srv.check_servable("m")
+
+
+def test_runtimes_with_native_backends_are_not_refused(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    _model(repo, "m", 'platform: "pytorch_libtorch"')
+    srv = TritonServer(ServerOptions(repo, runtime="container"))
+    srv.check_servable("m")  # no error: the container has every native backend
+
+
+def test_server_logs_go_to_one_folder_and_old_ones_are_pruned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, repo: Path) -> None:
+    folder = tmp_path / "logs"
+    monkeypatch.setenv("TRITON_TOOLKIT_LOG_DIR", str(folder))
+    a, b = default_log_path(), default_log_path()
+    assert a.parent == b.parent == folder and a != b and a.name.startswith("tritonserver-")
+    srv = TritonServer(ServerOptions(repo, runtime="bundled"))
+    assert srv.log_path.parent == folder and not folder.exists()  # nothing written before start (--print-cmd)
+    folder.mkdir()
+    for i in range(25):
+        p = folder / f"tritonserver-old-{i:02d}.log"
+        p.write_text("x")
+        os.utime(p, (1000 + i, 1000 + i))
+    (folder / "notes.txt").write_text("kept")
+    prune_server_logs(folder, keep=20)
+    left = sorted(p.name for p in folder.glob("tritonserver-*.log"))
+    assert len(left) == 19 and left[0] == "tritonserver-old-06.log"  # the new one makes 20
+    assert (folder / "notes.txt").is_file()
+
+
+def test_the_log_folder_defaults_to_the_user_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from clients.runtimes.options import server_log_dir
+
+    monkeypatch.delenv("TRITON_TOOLKIT_LOG_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert server_log_dir() == tmp_path / "triton-model-toolkit" / "server-logs"

@@ -1,0 +1,143 @@
+"""``perf sweep`` without a server: exit codes, the Ctrl-C hint, what a resumed run takes from
+the saved one and what it warns about, progress lines with --trials (issue 19, items 6, 9, 10)."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from clients.server import ServerOptions
+from core.cli import EXIT_INTERRUPTED, EXIT_VARIANT_FAILED
+from perf import cli as perf_cli
+from perf.analyzer import MeasureSettings
+from perf.results import LevelResult, RunResult, VariantResult
+from perf.sweep import SweepOptions, resumed_options, server_settings
+
+
+class FakeSweep:
+    """Stands in for perf.sweep.Sweep: records its options, returns a prepared run."""
+
+    run_result: RunResult
+    interrupt = False
+    seen: list[SweepOptions] = []
+
+    def __init__(self, opts: SweepOptions, progress: Any = None):
+        if opts.resume:
+            opts = resumed_options(opts, SAVED)
+        FakeSweep.seen.append(opts)
+        self.opts, self.progress = opts, progress
+        self.run = self.run_result
+        self.names = [v.name for v in self.run.variants]
+        self.run_id = opts.run_id or "r1"
+        self.run_dir = Path(opts.results_dir) / self.run_id
+
+    def run_all(self) -> RunResult:
+        if self.interrupt:
+            raise KeyboardInterrupt
+        for i, v in enumerate(self.run.variants):
+            for lv in v.levels:
+                self.progress({"event": "level_start", "variant": v.name, "index": i, "n_variants": len(self.names),
+                               "concurrency": lv.concurrency, "batch_size": lv.batch_size, "trial": lv.trial, "request_rate": None})
+                self.progress({"event": "level_done", "variant": v.name, "level": lv})
+            if v.status == "failed":
+                self.progress({"event": "variant_failed", "variant": v.name, "error": v.error})
+        return self.run
+
+
+SAVED: dict[str, Any] = {
+    "repository": "/somewhere/model_repository", "variants": ["a"], "concurrency": [1, 2], "batch_sizes": [1],
+    "request_rates": [], "trials": 2, "latency_budget_ms": None,
+    **dataclasses.asdict(MeasureSettings(measurement_interval_ms=700, extra_args=("--max-threads=4",))),
+    "server": {**server_settings(ServerOptions(Path("x"), runtime="bundled", metrics_interval_ms=250))},
+    "perf_analyzer": "/opt/pa/perf_analyzer", "input_data": None,
+}
+
+
+def _level(c: int, trial: int = 0, ok: bool = True) -> LevelResult:
+    return LevelResult(concurrency=c, batch_size=1, trial=trial, throughput_infer_per_s=100.0 if ok else None,
+                       latency_p99_ms=2.0 if ok else None, error=None if ok else "boom")
+
+
+def _run(*statuses: str, trials: int = 1) -> RunResult:
+    vs = [VariantResult(f"v{i}", None, s, None if s == "ok" else "could not load: backend missing",
+                        [_level(1, t) for t in range(trials)] if s == "ok" else []) for i, s in enumerate(statuses)]
+    return RunResult("r1", "now", variants=vs)
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    import perf.sweep
+
+    FakeSweep.seen = []
+    FakeSweep.interrupt = False
+    monkeypatch.setattr(perf.sweep, "Sweep", FakeSweep)
+    monkeypatch.chdir(tmp_path)
+    return FakeSweep
+
+
+def _sweep(*args: str):
+    return CliRunner().invoke(perf_cli.cli, ["sweep", "--no-report", *args])
+
+
+def test_a_failed_variant_makes_a_distinct_exit_code(fake) -> None:
+    fake.run_result = _run("ok", "failed")
+    res = _sweep()
+    assert res.exit_code == EXIT_VARIANT_FAILED == 3, res.output
+    assert "1 of 2 variants failed (v1)" in res.output and "--allow-failed-variants" in res.output
+    assert res.output.count("could not load: backend missing") == 1  # printed once
+    res = _sweep("--allow-failed-variants")
+    assert res.exit_code == 0 and "1 of 2 variants failed (v1); exit 0 (--allow-failed-variants)" in res.output
+    fake.run_result = _run("ok", "ok")
+    assert _sweep().exit_code == 0
+    fake.run_result = _run("failed", "failed")  # nothing measured: an error, whatever the flag says
+    res = _sweep("--allow-failed-variants")
+    assert res.exit_code == 1 and "no variant was measured" in str(res.exception)
+
+
+def test_ctrl_c_hint_names_the_results_dir(fake, tmp_path: Path) -> None:
+    fake.run_result = _run("ok")
+    fake.interrupt = True
+    res = _sweep("--results-dir", "elsewhere/runs", "--run-id", "r7")
+    assert res.exit_code == EXIT_INTERRUPTED
+    assert "continue with perf/run_sweep.sh --resume r7 --results-dir elsewhere/runs" in " ".join(res.output.split())
+
+
+def test_resume_takes_every_setting_and_warns_only_about_what_was_passed(fake) -> None:
+    fake.run_result = _run("ok")
+    res = _sweep("--resume", "r1")
+    assert res.exit_code == 0, res.output
+    o = fake.seen[-1]
+    assert o.server.runtime == "bundled" and o.server.metrics_interval_ms == 250  # not the defaults auto / 500
+    assert o.server.repository == Path("/somewhere/model_repository")
+    assert o.measure.measurement_interval_ms == 700 and o.measure.extra_args == ("--max-threads=4",)
+    assert o.trials == 2 and tuple(o.concurrency) == (1, 2) and o.perf_analyzer == Path("/opt/pa/perf_analyzer")
+    assert "resume:" not in res.output  # nothing was passed (the default ./model_repository is not /somewhere/...)
+    res = _sweep("--resume", "r1", "--concurrency", "4", "--runtime", "container", "--repository", "other_repo")
+    said = " ".join(res.output.split())
+    assert "concurrency (4,) ignored" in said and "runtime=container" in said and "repository other_repo ignored" in said
+    assert fake.seen[-1].server.runtime == "bundled" and tuple(fake.seen[-1].concurrency) == (1, 2)
+
+
+def test_resumed_options_of_a_run_saved_before_server_settings_were_recorded() -> None:
+    old = {k: v for k, v in SAVED.items() if k not in ("server", "perf_analyzer", "input_data")}
+    opts = SweepOptions(ServerOptions(Path("model_repository"), runtime="bundled"), resume=True, run_id="r1")
+    got = resumed_options(opts, old)
+    assert got.server.runtime == "bundled" and got.perf_analyzer is None  # kept from what was passed
+
+
+def test_progress_lines_carry_the_trial_number_with_trials(fake) -> None:
+    fake.run_result = _run("ok", trials=3)
+    res = _sweep("--trials", "3")
+    assert "v0 c=1 b=1 t=1/3" in res.output and "v0 c=1 b=1 t=3/3" in res.output
+    fake.run_result = _run("ok")
+    assert " t=1/" not in _sweep().output
+
+
+def test_log_lines_show_no_source_path_unless_verbose(fake) -> None:
+    fake.run_result = _run("ok", "failed")
+    quiet = _sweep("--allow-failed-variants").output
+    assert ".py:" not in quiet
