@@ -60,7 +60,7 @@ class SweepServer:
     def __init__(self, opts: ServerOptions, run: RunResult, run_dir: Path, first_reason: str, save: Callable[[], None]):
         if opts.model_control != "explicit" or opts.load_models or opts.log_file:
             log.warning("the sweep loads one variant at a time with explicit model control and keeps the server log in "
-                        "the run folder: --model-control, --load-model and --log-file are not used")
+                        "the run folder: ServerOptions model_control, load_models and log_file are not used")
         self.opts = dataclasses.replace(opts, model_control="explicit", load_models=(), log_file=None)
         self.run, self.run_dir, self._save = run, run_dir, save
         self.current: TritonServer | None = None

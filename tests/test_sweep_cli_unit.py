@@ -35,6 +35,10 @@ class FakeSweep:
         self.run_id = opts.run_id or "r1"
         self.run_dir = Path(opts.results_dir) / self.run_id
 
+    def level_counts(self) -> tuple[int, int]:
+        n = sum(len(v.levels) for v in self.run.variants)
+        return n, 0
+
     def run_all(self) -> RunResult:
         if self.interrupt:
             raise KeyboardInterrupt
