@@ -118,7 +118,7 @@ def _cnn() -> Any:
     model = _cnn_class()()
     with torch.no_grad():  # non-trivial BatchNorm statistics, as in a trained model
         for m in model.modules():
-            if isinstance(m, nn.BatchNorm2d):
+            if isinstance(m, nn.BatchNorm2d) and m.running_mean is not None and m.running_var is not None:
                 m.running_mean.uniform_(-0.1, 0.1)
                 m.running_var.uniform_(0.5, 1.5)
     return model.eval()

@@ -127,8 +127,8 @@ def update_index(repo: Path, entries: Sequence[IndexEntry | dict[str, Any]], *, 
         except RecordError as e:
             log.warning("%s; it is rewritten", e.message)
     index = old.entries()
-    for e in entries:
-        entry = e if isinstance(e, IndexEntry) else IndexEntry.model_validate(e)
+    for item in entries:
+        entry = item if isinstance(item, IndexEntry) else IndexEntry.model_validate(item)
         index[entry.name] = entry
     kept = [v for k, v in sorted(index.items()) if (repo / k).is_dir()]
     return write_record(path, INDEX_KIND, RepositoryIndex(variants=kept, skipped=list(skipped if skipped is not None else old.skipped)))

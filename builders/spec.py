@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Sequence, TypeVar
 
 import numpy as np
 from pydantic import Field, StrictInt, StrictStr, ValidationError
@@ -245,7 +245,7 @@ class ModelSpec:
         return cls.from_json(data, f"spec file {p}")
 
     @classmethod
-    def from_flags(cls, inputs: list[str], outputs: list[str] = (), axes: list[str] = ()) -> "ModelSpec":
+    def from_flags(cls, inputs: Sequence[str], outputs: Sequence[str] = (), axes: Sequence[str] = ()) -> "ModelSpec":
         """Build a spec from command-line flags.
 
         Args:

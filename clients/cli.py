@@ -106,7 +106,7 @@ def check(server_opts: Any, http_url: str | None, grpc_url: str | None, protocol
         missing = [p for p in protocols if not given[p]]
         if missing:
             raise click.UsageError(f"--protocol {protocol} needs --{missing[0]}-url for a running server")
-        results = check_running(server_opts.repository, {p: given[p] for p in protocols}, variants, lambda m: console.log(escape(m)))
+        results = check_running(server_opts.repository, {p: str(given[p]) for p in protocols}, variants, lambda m: console.log(escape(m)))
     else:
         results = check_with_server(server_opts, protocols, variants, lambda m: console.log(escape(m)))
     console.print(results_table(results))

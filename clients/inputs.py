@@ -240,12 +240,9 @@ def summarize(outputs: dict[str, np.ndarray]) -> list[dict[str, Any]]:
     """Per output: ``name``, ``shape``, ``dtype``, ``min``, ``max``, ``mean`` (NaN-aware)."""
     rows = []
     for name, a in outputs.items():
-        num = a.dtype.kind in "biuf" and a.size > 0
-        f = a.astype(np.float64) if num else None
-        rows.append({
-            "name": name, "shape": list(a.shape), "dtype": str(a.dtype),
-            "min": float(np.nanmin(f)) if num else None,
-            "max": float(np.nanmax(f)) if num else None,
-            "mean": float(np.nanmean(f)) if num else None,
-        })
+        row: dict[str, Any] = {"name": name, "shape": list(a.shape), "dtype": str(a.dtype), "min": None, "max": None, "mean": None}
+        if a.dtype.kind in "biuf" and a.size > 0:
+            f = a.astype(np.float64)
+            row.update(min=float(np.nanmin(f)), max=float(np.nanmax(f)), mean=float(np.nanmean(f)))
+        rows.append(row)
     return rows

@@ -41,8 +41,8 @@ CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "show
 _verbosity = {"level": 0}
 
 
-def run_cli(group: click.Group) -> None:
-    """Run a click group; a :class:`ToolkitError` becomes one message and :data:`EXIT_ERROR`."""
+def run_cli(group: click.Command) -> None:
+    """Run a click command or group; a :class:`ToolkitError` becomes one message and :data:`EXIT_ERROR`."""
     try:
         code = group.main(standalone_mode=False)
         if isinstance(code, int) and code:  # ctx.exit(N) returns N when standalone_mode is off

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Literal
 
 from core.errors import PerfError
 from perf.analysis import MIN_TRIALS_FOR_SPREAD, P99, THROUGHPUT, Delta, Point, delta, fmt_spread, run_points
@@ -101,7 +102,7 @@ def compare_markdown(a: RunResult, b: RunResult, label_a: str = "A", label_b: st
         lines.append(f"- Only in {label_b}: {', '.join(only_b)}.")
     headers = ["concurrency", "batch", f"throughput {label_a} (infer/s)", f"throughput {label_b} (infer/s)", "Δ %",
                "significant", f"p99 {label_a} (ms)", f"p99 {label_b} (ms)", "Δ %", "significant"]
-    align = ["right", "right", "right", "right", "right", "center", "right", "right", "right", "center"]
+    align: list[Literal["left", "right", "center"]] = ["right", "right", "right", "right", "right", "center", "right", "right", "right", "center"]
     for name, body in rows.items():
         lines += ["", f"## {name}", "", *table(headers, body, align)]
     return "\n".join(lines) + "\n"

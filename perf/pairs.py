@@ -105,10 +105,10 @@ def pairs(variants: Sequence[VariantResult]) -> list[Pair]:
             report order; the order of the result follows it (changed variant first).
     """
     typed = [(v, variant_of(v)) for v in variants]
-    typed = [(v, t) for v, t in typed if t is not None]
+    known = [(v, t) for v, t in typed if t is not None]
     out = []
-    for j, (b, tb) in enumerate(typed):
-        for i, (a, ta) in enumerate(typed):
+    for j, (b, tb) in enumerate(known):
+        for i, (a, ta) in enumerate(known):
             if a is b:
                 continue
             d = differing(ta, tb)

@@ -197,14 +197,13 @@ def run(args: argparse.Namespace) -> int:
     order = {f: i for i, f in enumerate(FORMAT_NAMES)}
     prec = {p: i for i, p in enumerate(_csv(args.precisions))}
     mods = {m: i for i, m in enumerate(_csv(args.models))}
-    group_key = lambda e: (order.get(e.format, 9), prec.get(e.precision, 9), mods.get(e.model, 9))  # noqa: E731
-    by_group: dict[tuple, list[str]] = {}
-    for name, e in served.items():
-        by_group.setdefault(group_key(e), []).append(name)
+    by_group: dict[tuple[int, int, int], list[str]] = {}
+    for name, p in served.items():
+        by_group.setdefault((order.get(p.format, 9), prec.get(p.precision, 9), mods.get(p.model, 9)), []).append(name)
     # 3. check served outputs (one server per model and format)
     check_groups: dict[str, list[str]] = {}
-    for name, e in served.items():
-        check_groups.setdefault(f"{e.model}-{e.format}", []).append(name)
+    for name, p in served.items():
+        check_groups.setdefault(f"{p.model}-{p.format}", []).append(name)
     results = check_served(repo, check_groups, runtime, run_dir)
     (run_dir / "check.json").write_text(json.dumps([dataclasses.asdict(r) for r in results], indent=2) + "\n")
     failed_checks = sorted({r.variant for r in results if not r.passed})
