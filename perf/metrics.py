@@ -8,6 +8,9 @@
 - :class:`NvmlSampler` samples local GPU utilisation and memory through NVML
   (``nvidia-ml-py``), over the GPUs in ``CUDA_VISIBLE_DEVICES``; it records nothing where
   there is no local GPU.
+- :class:`ProcessCpuSampler` measures the CPU time of the server's own processes
+  (tritonserver and its children, e.g. python-backend stubs) through ``psutil``: Triton's
+  ``nv_cpu_utilization`` is the whole host's, perf_analyzer included.
 - :func:`batch_stats` reads inference/execution counts from the statistics API: their
   ratio over a level is the batch size the dynamic batcher actually formed.
 """
@@ -18,6 +21,7 @@ import contextlib
 import logging
 import statistics
 import threading
+import time
 import urllib.request
 from typing import Any
 
@@ -158,6 +162,72 @@ class NvmlSampler:
     def max_memory_bytes(self) -> float | None:
         """Peak device memory used (bytes, summed over the sampled GPUs)."""
         return max(self.memory) if self.memory else None
+
+
+class ProcessCpuSampler:
+    """CPU used by a process and its descendants between ``__enter__`` and ``__exit__``, in cores.
+
+    Reads ``psutil`` CPU times (user + system, plus those of children the process reaped)
+    of ``pid`` and every descendant at the start and the end; a descendant started in
+    between counts from zero, one that ended in between counts through its parent's
+    reaped-children times where the parent waited for it. ``cores()`` is the CPU seconds
+    used per wall second: 1.0 = one core fully busy, up to the host's core count.
+
+    Args:
+        pid: The server's process id; ``None`` (a server in a container or not started by
+            this toolkit) records nothing.
+    """
+
+    def __init__(self, pid: int | None):
+        self.pid = pid
+        self._start: dict[int, float] = {}
+        self._t0 = self._t1 = 0.0
+        self._used_s: float | None = None
+
+    @staticmethod
+    def _cpu_seconds(proc: Any) -> float:
+        t = proc.cpu_times()
+        return t.user + t.system + t.children_user + t.children_system
+
+    def _snapshot(self) -> dict[int, float]:
+        import psutil
+
+        root = psutil.Process(self.pid)
+        out = {}
+        for proc in [root, *root.children(recursive=True)]:
+            with contextlib.suppress(psutil.NoSuchProcess, psutil.ZombieProcess):
+                out[proc.pid] = self._cpu_seconds(proc)
+        return out
+
+    def __enter__(self) -> "ProcessCpuSampler":
+        if self.pid is not None:
+            try:
+                self._start = self._snapshot()
+            except Exception as e:  # gone or not readable: nothing is recorded (null), never 0
+                log.debug("server process %s not readable: %s", self.pid, e)
+                self.pid = None
+        self._t0 = time.monotonic()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._t1 = time.monotonic()
+        if self.pid is None:
+            return
+        try:
+            end = self._snapshot()
+        except Exception as e:
+            log.debug("server process %s not readable at the end of the level: %s", self.pid, e)
+            return
+        self._used_s = sum(max(0.0, t - self._start.get(pid, 0.0)) for pid, t in end.items())
+
+    def cpu_seconds(self) -> float | None:
+        """CPU seconds the process tree used over the interval; ``None`` when not measured."""
+        return self._used_s
+
+    def cores(self) -> float | None:
+        """Mean cores used over the interval (CPU s / wall s); ``None`` when not measured."""
+        wall = self._t1 - self._t0
+        return None if self._used_s is None or wall <= 0 else self._used_s / wall
 
 
 def batch_stats(http_url: str, model: str) -> tuple[int, int] | None:

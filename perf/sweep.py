@@ -26,7 +26,7 @@ from core.errors import PerfError, ServerError, ToolkitError
 from clients.server import UNLOAD_WAIT_S, ServerOptions, TritonServer
 from perf import analyzer, environment, results
 from perf.analyzer import MeasureSettings
-from perf.metrics import MetricsSampler, NvmlSampler, batch_stats
+from perf.metrics import MetricsSampler, NvmlSampler, ProcessCpuSampler, batch_stats
 from perf.plan import VariantPlan, needs_measuring, plan_variant, to_measure
 from perf.results import LevelResult, RunResult, VariantResult
 from perf.sweep_server import SweepServer, now
@@ -312,7 +312,8 @@ class Sweep:
             window_s = (m.measurement_interval_ms * scale / 1000) if m.measurement_mode == "time_windows" else 10 * scale
             before = batch_stats(srv.http_url, model)
             try:
-                with MetricsSampler(srv.metrics_url) as sampler, NvmlSampler() as nvml:
+                server_pid = None if srv.container_name else srv.pid  # a container's pid is the docker client's
+                with MetricsSampler(srv.metrics_url) as sampler, NvmlSampler() as nvml, ProcessCpuSampler(server_pid) as proc:
                     outcome = analyzer.run_perf_analyzer(cmd, csv, timeout_s=60 + 3 * window_s * (m.max_trials + 2))
             except PerfError as e:  # a hung perf_analyzer fails this level, not the variant
                 last_error = str(e).splitlines()[0]
@@ -330,6 +331,7 @@ class Sweep:
                     if getattr(level, k) is None:  # perf_analyzer's own GPU metrics take precedence
                         setattr(level, k, v)
                 level.nvml_gpu_utilization_pct = nvml.mean_pct()
+                level.server_cpu_cores = proc.cores()
                 if level.gpu_memory_used_bytes is None:  # the server's metrics had none: NVML's
                     level.gpu_memory_used_bytes = nvml.max_memory_bytes()
                 if before and after and after[1] > before[1]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import shutil
 from pathlib import Path
 
@@ -46,6 +47,8 @@ def test_sweep_measures_levels_survives_a_broken_variant_and_resumes(repo_with_b
     assert lv.server_compute_infer_us > 0
     assert lv.avg_server_batch_size == pytest.approx(1.0)  # no dynamic batching, batch 1 requests
     assert lv.cpu_utilization_pct is not None and 0 <= lv.cpu_utilization_pct <= 100
+    # the server's own processes (tritonserver + python-backend stub) worked, within the host's cores
+    assert lv.server_cpu_cores is not None and 0 < lv.server_cpu_cores <= (os.cpu_count() or 1) + 0.5
     assert lv.gpu_utilization_pct is None  # no GPU here: absent, never 0
     assert (run_dir / lv.csv).is_file()
 
