@@ -311,6 +311,8 @@ class Recommendation:
         knees: Saturation concurrency per variant (:func:`knee`); None = no knee within the
             swept range.
         notes: Sentences explaining gaps (no level under budget, failed variants left out).
+        lowest_p99: The candidate level with the lowest p99 (what a budget that nothing
+            meets would need); None when nothing was measured.
     """
 
     latency_budget_ms: float | None
@@ -318,6 +320,7 @@ class Recommendation:
     best_peak: Choice | None
     knees: dict[str, int | None]
     notes: list[str] = dataclasses.field(default_factory=list)
+    lowest_p99: Choice | None = None
 
 
 def best_under_budget(points: Iterable[Point], latency_budget_ms: float) -> Point | None:
@@ -353,13 +356,13 @@ def recommend(run: RunResult, latency_budget_ms: float | None = None) -> Recomme
              if p.ok and p.get(P99) is not None]
     best = max(cands, key=lambda p: (p.get(THROUGHPUT), -p.get(P99)), default=None)
     under = None
+    low = min(cands, key=lambda p: p.get(P99), default=None)
     if latency_budget_ms is not None:
         under = best_under_budget(cands, latency_budget_ms)
-        if under is None and cands:
-            low = min(cands, key=lambda p: p.get(P99))
+        if under is None and low is not None:
             notes.append(f"No level meets the p99 budget of {fmt(latency_budget_ms, 2)} ms; the lowest p99 measured "
                          f"is {fmt(low.get(P99), 2)} ms (`{low.variant}` at concurrency {low.concurrency}).")
     if not cands:
         notes.append("No variant has a measured level.")
     return Recommendation(latency_budget_ms, Choice.of(under) if under else None,
-                          Choice.of(best) if best else None, knees, notes)
+                          Choice.of(best) if best else None, knees, notes, Choice.of(low) if low else None)

@@ -81,7 +81,7 @@ def _numbers(run: RunResult, ok: list[VariantResult], rec: Recommendation, pts: 
     bs = best.batch_size
     measured = [p for v in ok for p in pts[v.name] if p.ok]
     mixed = any(p.trials >= MIN_TRIALS_FOR_SPREAD for p in measured)  # else every spread is unknown: said once
-    at_bs = f", client batch size {bs}" if bs != 1 else ""
+    at_bs = _at_batch(bs)
     bp = next(p for p in pts[best.variant] if (p.concurrency, p.batch_size) == (best.concurrency, bs))
     head = [f"**The numbers.** The highest throughput is {fmt(best.throughput_infer_per_s)} infer/s (`{best.variant}`, "
             f"concurrency {best.concurrency}{at_bs}, p99 {fmt(best.latency_p99_ms, 2)} ms)."]
@@ -97,8 +97,11 @@ def _numbers(run: RunResult, ok: list[VariantResult], rec: Recommendation, pts: 
     if rec.latency_budget_ms is not None:
         u = rec.best_under_budget
         head.append(f"Under the p99 budget of {fmt(rec.latency_budget_ms, 2)} ms the best is "
-                    + (f"`{u.variant}` at concurrency {u.concurrency} with {fmt(u.throughput_infer_per_s)} infer/s."
-                       if u else "nothing: no level meets it."))
+                    + (f"`{u.variant}` at concurrency {u.concurrency}{_at_batch(u.batch_size)} with "
+                       f"{fmt(u.throughput_infer_per_s)} infer/s." if u else "nothing: no level meets it"
+                       + (f"; the lowest p99 reached is {fmt(rec.lowest_p99.latency_p99_ms, 2)} ms, by "
+                          f"`{rec.lowest_p99.variant}` at concurrency {rec.lowest_p99.concurrency}"
+                          f"{_at_batch(rec.lowest_p99.batch_size)}." if rec.lowest_p99 else ".")))
     if not mixed:
         head.append(_once(measured) + ".")
     lines = [" ".join(head)]
@@ -126,6 +129,10 @@ def _numbers(run: RunResult, ok: list[VariantResult], rec: Recommendation, pts: 
         lines += ["", "Each pair below differs only in the variant parameters named; every other parameter is equal.", "",
                   *bullets]
     return lines
+
+
+def _at_batch(batch_size: int) -> str:
+    return f", client batch size {batch_size}" if batch_size != 1 else ""
 
 
 def _light_load_facts(off: Point, on: Point) -> Facts:
@@ -247,7 +254,8 @@ def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]
         pending = [v.name for v in run.variants if v.status == "pending"]
         parts.append(f"The run did not finish ({len(pending)} variant(s) still pending), so comparisons with those "
                      "variants use only the levels measured before it stopped.")
-    unstable = [f"`{p.variant}` c={p.concurrency}" for p in allp if not p.stable]
+    unstable = [f"`{p.variant}` c={p.concurrency}" + (f" b={p.batch_size}" if p.batch_size != 1 else "")
+                for p in allp if not p.stable]
     if unstable:
         parts.append(f"{len(unstable)} level(s) did not reach a stable measurement ({_list(unstable)}); "
                      "their numbers are less certain.")

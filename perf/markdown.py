@@ -20,10 +20,9 @@ Align = Literal["left", "right", "center"]
 #: (label, unit, decimals, what it counts). Host CPU is not the server's own use.
 CPU_MEASURES: dict[str, tuple[str, str, int, str]] = {
     "cpu_utilization_pct": ("host CPU", "%", 1,
-                            "Triton's `nv_cpu_utilization`: every process on the host, perf_analyzer included"),
+                            "every process on the host, perf_analyzer included (Triton's `nv_cpu_utilization`)"),
     "server_cpu_cores": ("server CPU", "cores", 2,
-                         "CPU time of the tritonserver process and its children (python-backend stubs) per second; "
-                         "1.00 = one core busy"),
+                         "tritonserver and its child processes (python-backend stubs); 1.00 = one core busy"),
 }
 
 

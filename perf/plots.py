@@ -1,7 +1,12 @@
 """PNG plots of one sweep (matplotlib, Agg backend, imported lazily).
 
-Curves use each variant's medians over trials at the smallest client batch size, with
-min–max error bars where a level has several trials and a ring around unstable levels.
+Every plot has one panel per client batch size (titled with it), so each measured level,
+the recommended one included, appears in a panel. Curves use each variant's medians over
+trials, with min–max error bars where a level has several trials and a ring around
+unstable levels. The recommended levels (best under the p99 budget, best peak) are starred;
+with a budget that no level meets, the lowest p99 reached is marked and named in the
+legend. ``c=`` labels of trade-off plots are placed where they overlap no other label
+(:func:`place_labels`); one that fits nowhere is left out and the legend says how many.
 A metric that is null at a level is left out of the curve at that level — never drawn
 as 0; a utilisation panel exists only for a metric the run recorded.
 
@@ -15,7 +20,8 @@ import logging
 from pathlib import Path
 from typing import Sequence
 
-from perf.analysis import P99, THROUGHPUT, Point, curve, gpu_metric, run_points
+from perf.analysis import P99, THROUGHPUT, Choice, Point, Recommendation, curve, gpu_metric, recommend, run_points
+from perf.markdown import CPU_MEASURES, UNSTABLE_MARK, fmt
 from perf.results import RunResult
 
 log = logging.getLogger(__name__)
@@ -23,6 +29,10 @@ log = logging.getLogger(__name__)
 Drawn = dict[str, dict[str, tuple[list[float], list[float]]]]
 BREAKDOWN = (("server queue", "server_queue_us"), ("compute input", "server_compute_input_us"),
              ("compute infer", "server_compute_infer_us"), ("compute output", "server_compute_output_us"))
+#: Label positions tried around a point, in order: (dx, dy) in points, horizontal and vertical alignment.
+LABEL_OFFSETS = ((5, 4, "left", "bottom"), (5, -4, "left", "top"), (-5, 4, "right", "bottom"), (-5, -4, "right", "top"),
+                 (5, 13, "left", "bottom"), (-5, 13, "right", "bottom"), (5, -13, "left", "top"), (-5, -13, "right", "top"),
+                 (14, 0, "left", "center"), (-14, 0, "right", "center"))
 
 
 def _plt():
@@ -34,47 +44,115 @@ def _plt():
     return plt
 
 
-def _series(points: Sequence[Point], metric: str, x_metric: str | None = None) -> tuple[list, list, list, list]:
-    """(xs, medians, lows, highs) of the non-null ``metric`` values along the variant's curve;
-    xs are concurrencies, or ``x_metric`` medians."""
-    xs, ys, lo, hi = [], [], [], []
-    for p in curve(points):
+def batch_sizes(points: dict[str, list[Point]]) -> list[int]:
+    """Client batch sizes with a measured level, ascending: one panel each."""
+    return sorted({p.batch_size for pts in points.values() for p in pts if p.ok})
+
+
+def panel_title(title: str, batch_size: int) -> str:
+    """``"Throughput vs concurrency — client batch size 4"``."""
+    return f"{title} — client batch size {batch_size}"
+
+
+def place_labels(ax, items: Sequence[tuple[float, float, str]], fontsize: float = 7) -> tuple[list, int]:
+    """Annotate points so that no two labels overlap (simple collision avoidance).
+
+    Each label tries :data:`LABEL_OFFSETS` around its point in turn and takes the first
+    position whose box (display coordinates) overlaps no label placed before; a label
+    that fits nowhere is left out. Call after the axes' limits are final.
+
+    Args:
+        ax: Matplotlib axes.
+        items: ``(x, y, text)`` in data coordinates.
+
+    Returns:
+        The annotations placed and the number left out.
+    """
+    fig = ax.figure
+    fig.canvas.draw()  # final limits and transforms
+    renderer = fig.canvas.get_renderer()
+    taken, placed, left_out = [], [], 0
+    for x, y, text in items:
+        for dx, dy, ha, va in LABEL_OFFSETS:
+            ann = ax.annotate(text, (x, y), xytext=(dx, dy), textcoords="offset points", ha=ha, va=va,
+                              fontsize=fontsize, alpha=0.85)
+            box = ann.get_window_extent(renderer).expanded(1.04, 1.08)
+            if not any(box.overlaps(b) for b in taken):
+                taken.append(box)
+                placed.append(ann)
+                break
+            ann.remove()
+        else:
+            left_out += 1
+    return placed, left_out
+
+
+def _series(points: Sequence[Point], metric: str, x_metric: str | None, batch_size: int) -> list[tuple[float, float, Point]]:
+    """(x, median, point) of the non-null ``metric`` values along the variant's curve at
+    ``batch_size``; x is the concurrency, or the ``x_metric`` median."""
+    out = []
+    for p in curve(points, batch_size):
         y = p.get(metric)
         x = p.concurrency if x_metric is None else p.get(x_metric)
-        if y is None or x is None:
-            continue
-        xs.append(x)
-        ys.append(y)
-        lo.append(p.low[metric])
-        hi.append(p.high[metric])
-    return xs, ys, lo, hi
+        if y is not None and x is not None:
+            out.append((x, y, p))
+    return out
 
 
-def _draw_curves(ax, points: dict[str, list[Point]], metric: str, x_metric: str | None = None,
-                 failed: frozenset[str] = frozenset()) -> None:
+def _draw_curves(ax, points: dict[str, list[Point]], metric: str, x_metric: str | None,
+                 failed: frozenset[str], batch_size: int) -> list[tuple[float, float, str]]:
+    """One curve per variant at ``batch_size``; returns the ``c=`` labels a trade-off plot needs."""
     unstable_labelled = False
-    for name, pts in points.items():
-        xs, ys, lo, hi = _series(pts, metric, x_metric)
-        if not xs:
+    labels = []
+    for i, (name, pts) in enumerate(points.items()):  # one colour per variant in every panel
+        series = _series(pts, metric, x_metric, batch_size)
+        if not series:
             continue
-        yerr = [[y - a for y, a in zip(ys, lo)], [b - y for y, b in zip(ys, hi)]]
+        xs, ys = [x for x, _, _ in series], [y for _, y, _ in series]
+        yerr = [[y - p.low[metric] for _, y, p in series], [p.high[metric] - y for _, y, p in series]]
         has_spread = any(e > 0 for row in yerr for e in row)
-        line = ax.errorbar(xs, ys, yerr=yerr if has_spread else None, marker="o", ms=4, capsize=3,
+        line = ax.errorbar(xs, ys, yerr=yerr if has_spread else None, marker="o", ms=4, capsize=3, color=f"C{i % 10}",
                            label=name + (" (failed)" if name in failed else ""), ls="--" if name in failed else "-")
-        drawn_pts = [p for p in curve(pts) if p.get(metric) is not None and (x_metric is None or p.get(x_metric) is not None)]
-        bad = [(x, y) for x, y, p in zip(xs, ys, drawn_pts) if not p.stable]
+        bad = [(x, y) for x, y, p in series if not p.stable]
         if x_metric is not None:  # a trade-off curve: say which concurrency each point is
-            for x, y, p in zip(xs, ys, drawn_pts):
-                ax.annotate(f"c={p.concurrency}", (x, y), xytext=(4, 4), textcoords="offset points", fontsize=7, alpha=0.8)
+            labels += [(x, y, f"c={p.concurrency}" + ("" if p.stable else UNSTABLE_MARK)) for x, y, p in series]
         if bad:
             ax.scatter([b[0] for b in bad], [b[1] for b in bad], s=110, facecolors="none",
                        edgecolors=line.lines[0].get_color(), linewidths=1.5,
-                       label=None if unstable_labelled else "unstable level (ring)")
+                       label=None if unstable_labelled else f"unstable level (ring{', ' + UNSTABLE_MARK if x_metric else ''})")
             unstable_labelled = True
+    return labels
 
 
-def _concurrency_axis(ax, points: dict[str, list[Point]]) -> None:
-    ticks = sorted({p.concurrency for pts in points.values() for p in curve(pts)})
+def _level_of(points: dict[str, list[Point]], choice: Choice) -> Point | None:
+    return next((p for p in points.get(choice.variant, []) if (p.concurrency, p.batch_size) == (choice.concurrency, choice.batch_size)), None)
+
+
+def _mark_choices(ax, points: dict[str, list[Point]], rec: Recommendation | None, metric: str,
+                  x_metric: str | None, batch_size: int) -> None:
+    """Star the recommended levels shown in this panel; with an unmet budget, mark the lowest p99."""
+    if rec is None:
+        return
+    marks = [(rec.best_under_budget, "*", 16, f"best under p99 budget {fmt(rec.latency_budget_ms, 2)} ms"),
+             (rec.best_peak, "P", 11, "best peak throughput")]
+    unmet = rec.latency_budget_ms is not None and rec.best_under_budget is None
+    if unmet and P99 in (metric, x_metric):
+        marks.append((rec.lowest_p99, "X", 11, f"lowest p99 reached {fmt(rec.lowest_p99.latency_p99_ms, 2) if rec.lowest_p99 else ''} ms"
+                      f" — no level meets the budget of {fmt(rec.latency_budget_ms, 2)} ms"))
+    for choice, marker, size, what in marks:
+        p = _level_of(points, choice) if choice is not None else None
+        if p is None or p.batch_size != batch_size:
+            continue
+        x = p.concurrency if x_metric is None else p.get(x_metric)
+        y = p.get(metric)
+        if x is None or y is None:
+            continue
+        ax.plot([x], [y], ls="none", marker=marker, ms=size, mfc="none", mec="black", mew=1.3,
+                label=f"{what}: {p.variant} c={p.concurrency}{'' if p.stable else ' ' + UNSTABLE_MARK}")
+
+
+def _concurrency_axis(ax, points: dict[str, list[Point]], batch_size: int) -> None:
+    ticks = sorted({p.concurrency for pts in points.values() for p in curve(pts, batch_size)})
     ax.set_xscale("log", base=2)
     ax.set_xticks(ticks, [str(t) for t in ticks])
     ax.minorticks_off()
@@ -94,89 +172,114 @@ def _finish(fig, ax_list, path: Path) -> Drawn:
             c.get_label(): ([float(x) for x in c.lines[0].get_xdata()], [float(y) for y in c.lines[0].get_ydata()])
             for c in ax.containers if isinstance(c, ErrorbarContainer) and not c.get_label().startswith("_")
         }
+        drawn[ax.get_title()].update({  # the marks of recommended levels (and other labelled plain markers)
+            m.get_label(): ([float(x) for x in m.get_xdata()], [float(y) for y in m.get_ydata()])
+            for m in ax.get_lines() if not m.get_label().startswith("_") and m.get_marker() not in (None, "None", "")
+        })
     fig.savefig(path, dpi=110, bbox_inches="tight")
     _plt().close(fig)
     return drawn
 
 
+def _panels(n: int, height: float = 4.5):
+    """``n`` stacked axes in a fixed layout (legends go right of the axes, in the figure's
+    right third): the axes never move after :func:`place_labels` measured the labels."""
+    fig, axes = _plt().subplots(n, 1, figsize=(14, height * n), squeeze=False)
+    fig.subplots_adjust(left=0.07, right=0.64, top=1 - 0.45 / (height * n), bottom=0.55 / (height * n), hspace=0.45)
+    return fig, list(axes[:, 0])
+
+
 def plot_metric(points: dict[str, list[Point]], metric: str, ylabel: str, title: str, path: Path,
                 x_metric: str | None = None, xlabel: str | None = None, failed: frozenset[str] = frozenset(),
-                latency_budget_ms: float | None = None) -> Drawn:
-    """One curve per variant of ``metric`` against concurrency (log2 axis) or ``x_metric``;
-    ``failed`` variants are dashed; a p99 budget (ms) is drawn as a dotted line on a p99 axis."""
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(10, 5))
-    ax.set_title(title)
-    _draw_curves(ax, points, metric, x_metric, failed)
-    ax.set_ylabel(ylabel)
-    if x_metric is None:
-        _concurrency_axis(ax, points)
-    ax.set_xlabel(xlabel or ax.get_xlabel())
-    if latency_budget_ms is not None and P99 in (metric, x_metric):
-        draw = ax.axvline if x_metric == P99 else ax.axhline
-        draw(latency_budget_ms, color="grey", ls=":", lw=1.2, label=f"p99 budget {latency_budget_ms:g} ms")
-    return _finish(fig, [ax], path)
+                latency_budget_ms: float | None = None, rec: Recommendation | None = None) -> Drawn:
+    """One panel per client batch size, one curve per variant of ``metric`` against
+    concurrency (log2 axis) or ``x_metric``.
+
+    ``failed`` variants are dashed; a p99 budget (ms) is drawn as a dotted line on a p99
+    axis; ``rec``'s recommended levels are starred in their batch size's panel (and the
+    lowest p99 marked when nothing meets the budget). Trade-off plots label each point
+    ``c=N`` (``†`` when unstable) without overlapping labels.
+    """
+    sizes = batch_sizes(points)
+    fig, axes = _panels(len(sizes))
+    for ax, bs in zip(axes, sizes):
+        ax.set_title(panel_title(title, bs))
+        labels = _draw_curves(ax, points, metric, x_metric, failed, bs)
+        ax.set_ylabel(ylabel)
+        if x_metric is None:
+            _concurrency_axis(ax, points, bs)
+        ax.set_xlabel(xlabel or ax.get_xlabel())
+        if latency_budget_ms is not None and P99 in (metric, x_metric):
+            draw = ax.axvline if x_metric == P99 else ax.axhline
+            draw(latency_budget_ms, color="grey", ls=":", lw=1.2, label=f"p99 budget {latency_budget_ms:g} ms")
+        _mark_choices(ax, points, rec, metric, x_metric, bs)
+        if labels:
+            _, left_out = place_labels(ax, labels)
+            if left_out:
+                ax.plot([], [], ls="none", label=f"{left_out} c= label(s) left out where they would overlap "
+                                                 "(the tables list every level)")
+    return _finish(fig, axes, path)
 
 
 def plot_utilisation(points: dict[str, list[Point]], path: Path, failed: frozenset[str] = frozenset()) -> Drawn | None:
-    """CPU and/or GPU utilisation (%) against concurrency: one panel per metric the run has.
+    """Host CPU (%), the server's own CPU (cores) and GPU utilisation (%) against
+    concurrency: one panel per metric the run has and client batch size.
 
     Returns:
         What was drawn, or None (and no file) when the run has no utilisation metric.
     """
-    panels = [(m, t) for m, t in (("cpu_utilization_pct", "CPU utilisation (nv_cpu_utilization)"),
-                                  (gpu_metric(points), "GPU utilisation")) if m]
-    panels = [(m, t) for m, t in panels if any(p.get(m) is not None for pts in points.values() for p in pts)]
-    if not panels:
+    gpu = gpu_metric(points)
+    measures = [(m, f"{label} ({unit})", desc.replace("`", "")) for m, (label, unit, _, desc) in CPU_MEASURES.items()]
+    measures += [(gpu, "GPU utilisation (%)", "")] if gpu else []
+    measures = [(m, y, d) for m, y, d in measures if any(p.get(m) is not None for pts in points.values() for p in pts)]
+    if not measures:
         return None
-    plt = _plt()
-    fig, axes = plt.subplots(len(panels), 1, figsize=(10, 4 * len(panels)), squeeze=False, layout="constrained")
-    for ax, (metric, title) in zip(axes[:, 0], panels):
-        ax.set_title(title)
-        _draw_curves(ax, points, metric, failed=failed)
-        _concurrency_axis(ax, points)
-        ax.set_ylabel("utilisation (%)")
+    panels = [(m, y, d, bs) for m, y, d in measures for bs in batch_sizes(points)]
+    fig, axes = _panels(len(panels), 4.0)
+    for ax, (metric, ylabel, desc, bs) in zip(axes, panels):
+        ax.set_title(panel_title(ylabel[0].upper() + ylabel[1:] + (f" — {desc}" if desc else ""), bs), fontsize=9)
+        _draw_curves(ax, points, metric, None, failed, bs)
+        _concurrency_axis(ax, points, bs)
+        ax.set_ylabel(ylabel)
         ax.set_ylim(bottom=0)
-    return _finish(fig, list(axes[:, 0]), path)
+    return _finish(fig, axes, path)
 
 
-def breakdown_points(points: dict[str, list[Point]], concurrency: int | None = None) -> dict[str, Point]:
-    """The level each variant's breakdown bar shows: ``concurrency`` if given (variants
-    without it are left out), else the variant's highest measured concurrency."""
-    out = {}
-    for name, pts in points.items():
-        c = curve(pts)
-        chosen = [p for p in c if p.concurrency == concurrency] if concurrency is not None else c[-1:]
-        if chosen:
-            out[name] = chosen[0]
+def breakdown_points(points: dict[str, list[Point]], concurrency: int | None = None) -> list[Point]:
+    """The levels the breakdown bars show, one per variant and client batch size:
+    ``concurrency`` if given (variants without it are left out), else the highest measured."""
+    out = []
+    for pts in points.values():
+        for bs in sorted({p.batch_size for p in pts if p.ok}):
+            c = curve(pts, bs)
+            out += [p for p in c if p.concurrency == concurrency][:1] if concurrency is not None else c[-1:]
     return out
 
 
 def plot_breakdown(points: dict[str, list[Point]], path: Path, concurrency: int | None = None,
                    failed: frozenset[str] = frozenset()) -> Drawn | None:
-    """Stacked horizontal bars per variant: server queue vs compute input/infer/output (µs
-    per request). Null segments are left out. None (no file) when nothing has a breakdown."""
-    chosen = breakdown_points(points, concurrency)
-    chosen = {n: p for n, p in chosen.items() if any(p.get(m) is not None for _, m in BREAKDOWN)}
+    """Stacked horizontal bars per variant and client batch size: server queue vs compute
+    input/infer/output (µs per request), each bar labelled with its level (``c=``, ``b=``,
+    ``†`` when unstable). Null segments are left out. None (no file) when nothing has a breakdown."""
+    chosen = [p for p in breakdown_points(points, concurrency) if any(p.get(m) is not None for _, m in BREAKDOWN)]
     if not chosen:
         return None
     plt = _plt()
-    names = list(chosen)
-    fig, ax = plt.subplots(figsize=(10, 1.0 + 0.45 * len(names)))
+    fig, ax = plt.subplots(figsize=(10, 1.0 + 0.45 * len(chosen)))
     title = "Server time per request" + (f" at concurrency {concurrency}" if concurrency else " at each variant's highest level")
     ax.set_title(title)
-    left = [0.0] * len(names)
+    left = [0.0] * len(chosen)
     drawn: dict[str, tuple[list[float], list[float]]] = {}
     for label, metric in BREAKDOWN:
-        rows = [(i, chosen[n].get(metric)) for i, n in enumerate(names) if chosen[n].get(metric) is not None]
+        rows = [(i, p.get(metric)) for i, p in enumerate(chosen) if p.get(metric) is not None]
         if not rows:
             continue
         ax.barh([i for i, _ in rows], [w for _, w in rows], left=[left[i] for i, _ in rows], label=label)
         drawn[label] = ([float(i) for i, _ in rows], [float(w) for _, w in rows])
         for i, w in rows:
             left[i] += w
-    ax.set_yticks(range(len(names)), [f"{n} (c={chosen[n].concurrency}){' (failed)' if n in failed else ''}"
-                                      for n in names], fontsize=8)
+    ax.set_yticks(range(len(chosen)), [f"{p.variant} (c={p.concurrency}, b={p.batch_size}{'' if p.stable else ' ' + UNSTABLE_MARK})"
+                                       f"{' (failed)' if p.variant in failed else ''}" for p in chosen], fontsize=8)
     ax.invert_yaxis()
     ax.set_xlabel("µs per request (Triton statistics via perf_analyzer)")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
@@ -187,7 +290,7 @@ def plot_breakdown(points: dict[str, list[Point]], path: Path, concurrency: int 
 
 
 def write_plots(run: RunResult, out_dir: Path, breakdown_concurrency: int | None = None,
-                latency_budget_ms: float | None = None) -> dict[str, Path]:
+                latency_budget_ms: float | None = None, rec: Recommendation | None = None) -> dict[str, Path]:
     """Write every plot the run's data allows into ``out_dir``.
 
     Args:
@@ -195,6 +298,8 @@ def write_plots(run: RunResult, out_dir: Path, breakdown_concurrency: int | None
         out_dir: Folder for the PNG files (the run folder).
         breakdown_concurrency: Concurrency of the breakdown bars (default: each variant's highest).
         latency_budget_ms: p99 budget (ms) drawn on the p99 plots (default: none).
+        rec: The recommendation to mark (default: :func:`perf.analysis.recommend` with
+            ``latency_budget_ms``).
 
     Returns:
         ``{title: png path}`` in report order.
@@ -206,12 +311,13 @@ def write_plots(run: RunResult, out_dir: Path, breakdown_concurrency: int | None
     if not points:
         log.warning("no measured level in run %s: no plots", run.run_id)
         return made
+    rec = rec if rec is not None else recommend(run, latency_budget_ms)
     specs = [("Throughput vs concurrency", "throughput_vs_concurrency.png", THROUGHPUT, "throughput (infer/s)", None),
              ("p99 latency vs concurrency", "p99_vs_concurrency.png", P99, "client p99 latency (ms)", None),
              ("Throughput vs p99 latency", "throughput_vs_p99.png", THROUGHPUT, "throughput (infer/s)", P99)]
     for title, file, metric, ylabel, x_metric in specs:
         plot_metric(points, metric, ylabel, title, out_dir / file, x_metric,
-                    "client p99 latency (ms)" if x_metric else None, failed, latency_budget_ms)
+                    "client p99 latency (ms)" if x_metric else None, failed, latency_budget_ms, rec)
         made[title] = out_dir / file
     if plot_utilisation(points, out_dir / "utilisation_vs_concurrency.png", failed) is not None:
         made["Utilisation vs concurrency"] = out_dir / "utilisation_vs_concurrency.png"

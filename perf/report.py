@@ -50,7 +50,9 @@ def summary_table(run: RunResult, latency_budget_ms: float | None = None) -> "Ta
     rec = recommend(run, latency_budget_ms)
     points = run_points(run)
     title = f"Sweep {run.run_id}" + (f" — p99 budget {fmt(latency_budget_ms, 2)} ms" if latency_budget_ms else "")
-    view = Table(title=escape(title), caption="c: concurrency; p99 at the peak level; knee: saturation concurrency (report.md)")
+    view = Table(title=escape(title), caption=f"c: concurrency, b: client batch size; p99 at the peak level; knee: "
+                                              f"saturation concurrency (report.md); {UNSTABLE_MARK}: that level's "
+                                              "measurement was unstable")
     view.add_column("variant", no_wrap=True)
     for col in ("peak infer/s", "at c", "p99 ms", "knee c"):
         view.add_column(col, justify="right", no_wrap=True)
@@ -58,19 +60,24 @@ def summary_table(run: RunResult, latency_budget_ms: float | None = None) -> "Ta
     for v in run.variants:
         p = peak(points[v.name])
         marks = []
-        if rec.best_under_budget and rec.best_under_budget.variant == v.name:
-            marks.append(f"best under budget (c={rec.best_under_budget.concurrency})")
+        u = rec.best_under_budget
+        if u and u.variant == v.name:  # the † goes with the level it marks
+            marks.append(f"best under budget ({_level_label(u.concurrency, u.batch_size, u.stable)})")
         if rec.best_peak and rec.best_peak.variant == v.name:
             marks.append("best peak")
-        if p is not None and not p.stable:
-            marks.append(f"{UNSTABLE_MARK} unstable")
         if v.status != "ok":
             marks.append(v.status + (f": {v.error.splitlines()[0][:80]}" if v.error else ""))
         k = rec.knees.get(v.name)
-        view.add_row(escape(v.name), fmt(p.get(THROUGHPUT)) if p else "—", str(p.concurrency) if p else "—",
+        at = _level_label(p.concurrency, p.batch_size, p.stable).removeprefix("c=") if p else "—"
+        view.add_row(escape(v.name), fmt(p.get(THROUGHPUT)) if p else "—", at,
                      fmt(p.get(P99), 2) if p else "—", "—" if k is None else str(k), escape("; ".join(marks)),
                      style="dim" if v.status == "failed" else None)
     return view
+
+
+def _level_label(concurrency: int, batch_size: int, stable: bool) -> str:
+    """``"c=8"``, ``"c=8, b=4"``, with `` †`` when that level was unstable."""
+    return f"c={concurrency}" + (f", b={batch_size}" if batch_size != 1 else "") + ("" if stable else f" {UNSTABLE_MARK}")
 
 
 # ---------------------------------------------------------------- markdown
@@ -160,7 +167,7 @@ def level_tables(points: dict[str, list[Point]], failed: set[str] | frozenset[st
              "Medians over trials" + (", with the [min–max] spread over trials for throughput and p99" if multi_trial else "")
              + f". **Bold**: highest throughput at the level. `—`: not measured on this host. "
              f"{UNSTABLE_MARK}: perf_analyzer did not reach a stable measurement at this level (kept, but treat with care)."
-             + "".join(f" {CPU_MEASURES[m][0]}: {CPU_MEASURES[m][3]}." for _, m, _ in utils)]
+             + "".join(f" {label}: {CPU_MEASURES[m][3]}." for label, m, _ in utils)]
     for bs, conc in keys:
         lines += ["", f"### Concurrency {conc}" + (f", batch size {bs}" if bs != 1 else ""), ""]
         here = [(n, p) for n, pts in points.items() for p in pts if (p.batch_size, p.concurrency) == (bs, conc)]
@@ -228,7 +235,7 @@ def write_report(run_dir: Path, latency_budget_ms: float | None = None,
     rec = recommend(run, latency_budget_ms)
     points = run_points(run)
     if importlib.util.find_spec("matplotlib") is not None:
-        pngs = plots.write_plots(run, run_dir, breakdown_concurrency, latency_budget_ms)
+        pngs = plots.write_plots(run, run_dir, breakdown_concurrency, latency_budget_ms, rec)
         plot_lines = [f"![{title}]({path.name})\n" for title, path in pngs.items()]
     else:  # e.g. the slim offline GPU bundle: the tables still carry every number
         pngs = {}

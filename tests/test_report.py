@@ -17,6 +17,8 @@ from perf.report import level_tables, summary_table, write_report
 from perf.results import LevelResult, RunResult, VariantResult, save
 
 CONC = [1, 2, 4, 8, 16]
+HOST_CPU_PANEL = "Host CPU (%) — every process on the host, perf_analyzer included (Triton's nv_cpu_utilization) — client batch size 1"
+GPU_PANEL = "GPU utilisation (%) — client batch size 1"
 
 
 def squash(text: str) -> str:
@@ -142,7 +144,7 @@ def test_report_content_cpu_only(tmp_path: Path):
         assert f.exists() and f.stat().st_size > 5000, png
         assert f"]({png}.png)" in text
     assert "GPU util" not in text and "host CPU (%)" in text and "CPU util" not in text
-    assert "host CPU: Triton's `nv_cpu_utilization`: every process on the host, perf_analyzer included." in text
+    assert "host CPU (%): every process on the host, perf_analyzer included (Triton's `nv_cpu_utilization`)." in text
     # unstable level flagged in its level table, with the footnote
     c8 = text.split("### Concurrency 8")[1].split("###")[0]
     assert "`mlp_onnx_cpu2_nodb_mbs64` †" in c8 and "`mlp_onnx_cpu1_nodb_mbs64` †" not in c8
@@ -170,13 +172,13 @@ def test_report_content_cpu_only(tmp_path: Path):
 def test_absent_gpu_not_drawn_as_zero(tmp_path: Path):
     cpu_only = run_points(make_run())
     drawn = plots.plot_utilisation(cpu_only, tmp_path / "u.png")
-    assert list(drawn) == ["CPU utilisation (nv_cpu_utilization)"]
+    assert list(drawn) == [HOST_CPU_PANEL]  # labelled as the host's, not the server's
     # GPU present at some levels only: the null levels are missing from the curve, not 0
     gpu = [30.0, None, 60.0, None, 90.0]
     drawn = plots.plot_utilisation(run_points(make_run(gpu=gpu)), tmp_path / "g.png")
-    xs, ys = drawn["GPU utilisation"]["mlp_onnx_cpu1_nodb_mbs64"]
+    xs, ys = drawn[GPU_PANEL]["mlp_onnx_cpu1_nodb_mbs64"]
     assert xs == [1, 4, 16] and ys == [30.0, 60.0, 90.0]
-    assert "mlp_onnx_cpu2_db500_mbs64" not in drawn["GPU utilisation"]  # no GPU numbers at all
+    assert "mlp_onnx_cpu2_db500_mbs64" not in drawn[GPU_PANEL]  # no GPU numbers at all
     assert (tmp_path / "g.png").stat().st_size > 5000
     table = squash("\n".join(level_tables(run_points(make_run(gpu=gpu)))))
     assert "GPU util (%)" in table and "| 30.0 |" in table and "| — |" in table
@@ -192,7 +194,7 @@ def test_breakdown_and_curves_skip_nulls(tmp_path: Path):
     at2 = plots.plot_breakdown(run_points(run), tmp_path / "b2.png", concurrency=2)
     assert list(at2.values())[0]["compute infer"][1] == [400.0, 720.0, 400.0]  # the failed variant has no c=2
     thr = plots.plot_metric(run_points(run), "throughput_infer_per_s", "infer/s", "T", tmp_path / "t.png")
-    assert thr["T"]["mlp_onnx_cpu1_db500_mbs64"] == ([1, 2, 4, 8, 16], [95, 185, 340, 600, 900])
+    assert thr["T — client batch size 1"]["mlp_onnx_cpu1_db500_mbs64"] == ([1, 2, 4, 8, 16], [95, 185, 340, 600, 900])
 
 
 def test_summary_table_and_errors(tmp_path: Path):
@@ -273,3 +275,21 @@ def test_report_without_matplotlib_keeps_tables(tmp_path: Path, monkeypatch: pyt
     text = write_report(tmp_path, latency_budget_ms=3.0).read_text()
     assert "no plots: matplotlib is not installed" in text
     assert "### Concurrency 1" in text and not list(tmp_path.glob("*.png"))
+
+
+def test_server_cpu_in_tables_plots_and_why(tmp_path: Path):
+    """Issue 19 item 15: host CPU (every process) is labelled as such; the server's own CPU is shown beside it."""
+    run = make_run()
+    assert "server CPU" not in "\n".join(level_tables(run_points(run)))  # null everywhere: no column
+    for v in run.variants:
+        for lv in v.levels:
+            lv.server_cpu_cores = 0.45 * lv.concurrency ** 0.5
+    table = squash("\n".join(level_tables(run_points(run))))
+    assert "| host CPU (%) | server CPU (cores) |" in table and "| 100.0 | 1.80 |" in table  # c=16: 0.45 * 4
+    assert "server CPU (cores): tritonserver and its child processes (python-backend stubs); 1.00 = one core busy." in table
+    why = "\n".join(conclusions(run, recommend(run))).split("**Why.**")[1].split("**When")[0]
+    assert "host CPU 100.0 %, server CPU 1.80 cores" in why and "utilisation CPU" not in why
+    drawn = plots.plot_utilisation(run_points(run), tmp_path / "u.png")
+    server = "Server CPU (cores) — tritonserver and its child processes (python-backend stubs); 1.00 = one core busy — client batch size 1"
+    assert list(drawn) == [HOST_CPU_PANEL, server]
+    assert drawn[server]["mlp_onnx_cpu1_nodb_mbs64"][1] == pytest.approx([0.45 * c ** 0.5 for c in CONC])
