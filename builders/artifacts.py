@@ -11,12 +11,25 @@ from typing import Any
 
 @dataclasses.dataclass
 class Attempt:
-    """One export strategy tried: its name, whether it worked, and the error if not."""
+    """One export strategy tried: its name, whether it worked, and the error if not.
+
+    Attributes:
+        strategy: The strategy's name (``"script"``, ``"trace"``, ``"dynamo"``...).
+        ok: Whether it gave an export that passed verification (or, without verification,
+            an export at all).
+        error: Why not, one line.
+        seconds: Wall time of the export (and its verification), s.
+        stage: Where it failed: ``"export"`` (the exporter raised or its graph check
+            failed) or ``"verify"`` (the export ran but disagreed with eager PyTorch).
+        tracer_warnings: What ``torch.jit``'s tracer warned while making this export.
+    """
 
     strategy: str
     ok: bool
     error: str | None = None
     seconds: float = 0.0
+    stage: str = "export"
+    tracer_warnings: list[str] = dataclasses.field(default_factory=list)
 
 
 @dataclasses.dataclass
@@ -31,6 +44,9 @@ class ExportResult:
         attempts: Every strategy tried, in order, with errors.
         export_s: Wall time of the successful export, seconds.
         extra: Format-specific facts (opset, TensorRT version, GPU name...).
+        tracer_warnings: What ``torch.jit``'s tracer warned while making it (each warning
+            once, first line): a tensor turned into a Python value inside ``forward()``.
+            Verification names them when the export disagrees with eager PyTorch.
     """
 
     format: str
@@ -40,6 +56,7 @@ class ExportResult:
     attempts: list[Attempt]
     export_s: float
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)
+    tracer_warnings: list[str] = dataclasses.field(default_factory=list)
 
     @property
     def size_bytes(self) -> int:
@@ -59,6 +76,7 @@ class ExportResult:
             "size_bytes": self.size_bytes,
             "sha256": self.sha256(),
             **({"extra": self.extra} if self.extra else {}),
+            **({"tracer_warnings": list(self.tracer_warnings)} if self.tracer_warnings else {}),
         }
 
 

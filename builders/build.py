@@ -3,25 +3,27 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import time
 from pathlib import Path
 from typing import Any, Callable
 
-from builders.artifacts import ExportResult
+from builders.artifacts import ExportResult, file_sha256
+from builders.export_chain import Verify, attempts_of
+from builders.input_draws import DRAWS, load_sample
 from builders.backends import DEFAULT_SERVING, servable
 from builders.export_onnx import export_onnx
 from builders.export_tensorrt import TIMING_CACHE_FILE, export_tensorrt
 from builders.export_torchscript import export_torchscript
 from builders.manifest import MANIFEST, export_key, library_versions, read_manifest, reusable_export, weights_hash
 from builders.models import load_model
-from builders.outputs import infer_outputs
+from builders.outputs import infer_outputs, require_batch_first
 from builders.records import MANIFEST_KIND, IndexEntry, served_names
 from builders.repository import link_or_copy, update_index, write_variant
 from builders.spec import ModelSpec
 from builders.variants import VariantGrid
-from builders.verification import error_summary, save_reference, verify_artifact, verify_plan
+from builders.verdicts import describe, overall
+from builders.verification import VERIFICATION_POLICY, error_summary, save_reference, verify_export
 from core import formats
 from core.errors import ConfigError, ToolkitError
 from core.records import dropped_keys, write_record
@@ -58,6 +60,8 @@ class BuildOptions:
         name: The model's name (build folder ``<build_dir>/<name>``, first part of every
             variant name); default: the built-in's name, the factory's function name, the
             model file's stem, or an ``nn.Module``'s class name in lower case.
+        sample_path: The user's own inputs (``.npz``, one array per input name), verified
+            beside the generated draws (:func:`builders.input_draws.load_sample`).
     """
 
     model: str
@@ -76,6 +80,7 @@ class BuildOptions:
     timing_cache: Path | None = None
     external_data_threshold_bytes: int = int(1.8 * 2**30)
     name: str | None = None
+    sample_path: Path | None = None
 
 
 @dataclasses.dataclass
@@ -119,6 +124,7 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
     name, module = opts.name or loaded.name, loaded.module
     check_name(name, "--name" if opts.name else "model name")
     spec = infer_outputs(module, loaded.spec)
+    require_batch_first(spec, opts.grid.max_batch_sizes)
     out = opts.build_dir / name
     out.mkdir(parents=True, exist_ok=True)
     old = read_manifest(out)
@@ -155,40 +161,47 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
     ref_inputs = spec.example_inputs(ref_batch, seed=1234)
     save_reference(out, module, spec, ref_inputs)
 
+    sample = load_sample(opts.sample_path, spec) if opts.sample_path else None
+    verification = {"policy": VERIFICATION_POLICY, "sample": file_sha256(opts.sample_path) if opts.sample_path else None}
     exported: dict[tuple[str, str], ExportResult] = {}
     for fmt, precision in _tasks(opts.formats, opts.precisions):
         pdir = out if precision == "fp32" else out / precision
+        devices = _devices(fmt, precision, plan.variants)
         key = export_key(fmt, precision, spec, weights + loaded.fingerprint, versions, max_mbs, rtol=opts.rtol,
                          opset=opts.opset, external_data_threshold_bytes=opts.external_data_threshold_bytes,
-                         workspace_bytes=opts.workspace_bytes)
+                         workspace_bytes=opts.workspace_bytes, verification={**verification, "devices": devices})
         reused = reusable_export(old, key, pdir / formats.get(fmt).file) if not opts.force else None
-        if reused is not None:
+        if reused is not None and reused.status is not None:  # an export verified before verdicts is verified again
             say(f"{fmt} {precision}: unchanged, reusing {pdir / formats.get(fmt).file}")
             result = ExportResult(fmt, pdir / formats.get(fmt).file, precision, reused.strategy,
-                                  list(reused.attempts), reused.export_s, reused.extra)
+                                  list(reused.attempts), reused.export_s, reused.extra, list(reused.tracer_warnings))
             record = reused.model_copy(update={"reused": True}).model_dump(mode="json")
         else:
+            verdicts: list[dict[str, Any]] = []
+
+            def verify(r: ExportResult, devices: tuple[str, ...] = devices) -> None:
+                say(f"{fmt} {precision}: exported via {r.strategy} in {r.export_s:.1f} s; verifying against eager PyTorch "
+                    f"on {', '.join(devices)} ({len(DRAWS)} input draws per point)")
+                _show_tracer_warnings(say, f"{fmt} {precision}", r)
+                verdicts[:] = verify_export(r, module, spec, max_mbs, opts.rtol, devices, sample)
+
             try:
                 say(f"{fmt} {precision}: exporting")
-                result = _export(fmt, module, spec, pdir, precision, opts, exported, out)
-                say(f"{fmt} {precision}: exported via {result.strategy} in {result.export_s:.1f} s; verifying against eager PyTorch")
-                t0 = time.perf_counter()
-                if fmt == "trt":
-                    checks = verify_plan(result, module, spec, max_mbs, opts.rtol)
-                else:
-                    checks = verify_artifact(result, module, spec, max_mbs, opts.rtol)
+                result = _export(fmt, module, spec, pdir, precision, opts, exported, out, verify)
             except ToolkitError as e:
-                manifest["exports"].append({"format": fmt, "precision": precision, "failed": e.stage, "error": str(e)})
+                manifest["exports"].append({"format": fmt, "precision": precision, "failed": e.stage, "error": str(e),
+                                            "attempts": [dataclasses.asdict(a) for a in attempts_of(e)]})
                 _write_manifest(mpath, manifest)
+                e.log_path = e.log_path or str(mpath)
                 raise
-            record = {**result.to_json(), "reused": False, "verify_s": round(time.perf_counter() - t0, 3),
-                      "verification": checks, "errors": error_summary(checks)}
+            points = [p for v in verdicts for p in v.pop("points")]
+            record = {**result.to_json(), "reused": False, "verify_s": round(sum(v["verify_s"] for v in verdicts), 3),
+                      "verification": points, "errors": error_summary(points), "verified_on": verdicts[0]["verified_on"],
+                      "status": overall([v["status"] for v in verdicts]), "verdicts": verdicts}
         record["key"] = key
         manifest["exports"].append(record)
         exported[(fmt, precision)] = result
-        worst = max((o["max_rel_err"] for o in record["errors"].values()), default=0.0)
-        worst_abs = max((o["max_abs_err"] for o in record["errors"].values()), default=0.0)
-        say(f"{fmt} {precision}: ok (strategy {result.strategy}, max abs err {worst_abs:.2e}, max rel err {worst:.2e})")
+        say(f"{fmt} {precision}: {_verdict_line(record)}")
 
     variant_dirs = []
     entries = []
@@ -244,13 +257,44 @@ def _tasks(formats: tuple[str, ...], precisions: tuple[str, ...]) -> list[tuple[
 
 
 def _export(fmt: str, module: Any, spec: ModelSpec, pdir: Path, precision: str, opts: BuildOptions,
-            done: dict[tuple[str, str], ExportResult], out: Path) -> ExportResult:
+            done: dict[tuple[str, str], ExportResult], out: Path, verify: Verify) -> ExportResult:
+    """Export one (format, precision), through its strategies until one verifies."""
     mbs = max(opts.grid.max_batch_sizes)
     if fmt == "torchscript":
-        return export_torchscript(module, spec, pdir, precision)
+        return export_torchscript(module, spec, pdir, precision, verify=verify)
     if fmt == "onnx":
-        return export_onnx(module, spec, pdir, precision, opts.opset, mbs, opts.external_data_threshold_bytes)
-    return export_tensorrt(done[("onnx", "fp32")].path, spec, pdir, precision, mbs,
+        return export_onnx(module, spec, pdir, precision, opts.opset, mbs, opts.external_data_threshold_bytes, verify=verify)
+    plan = export_tensorrt(done[("onnx", "fp32")].path, spec, pdir, precision, mbs,
                            opts.workspace_bytes, opts.timing_cache or out / TIMING_CACHE_FILE)
+    verify(plan)
+    return plan
+
+
+def _devices(fmt: str, precision: str, variants: list[Any]) -> tuple[str, ...]:
+    """Where an export is verified: ``cuda`` for TensorRT; else the devices of its variants
+    (KIND_CPU -> ``cpu``, KIND_GPU -> ``cuda``), ``cpu`` when it has none (an ONNX built for plans)."""
+    if fmt == "trt":
+        return ("cuda",)
+    kinds = {v.kind for v in variants if (v.format, v.precision) == (fmt, precision)}
+    return tuple(d for k, d in (("cpu", "cpu"), ("gpu", "cuda")) if k in kinds) or ("cpu",)
+
+
+def _show_tracer_warnings(say: Progress, what: str, result: ExportResult) -> None:
+    """Show an export's tracer warnings once (they are kept in the manifest)."""
+    if result.tracer_warnings:
+        say(f"{what}: torch.jit traced {result.strategy} with {len(result.tracer_warnings)} warning(s), "
+            f"recorded in the manifest; first: {result.tracer_warnings[0]}")
+
+
+def _verdict_line(record: dict[str, Any]) -> str:
+    """One progress line: the verdict, the strategy, where it was verified, the worst errors."""
+    errors = record.get("errors") or {}
+    worst = max((o["max_rel_err"] for o in errors.values()), default=0.0)
+    worst_abs = max((o["max_abs_err"] for o in errors.values()), default=0.0)
+    on = ", ".join(f"{v['verified_on']['runner']} on {v['verified_on']['device']}" for v in record.get("verdicts", []))
+    status = describe(record["status"], record["precision"], next(
+        (v["verified_on"]["device"] for v in record.get("verdicts", []) if v["status"] == record["status"]), "cpu"))
+    return (f"{status} (strategy {record['strategy']}, verified by {on or 'nothing'}, "
+            f"max abs err {worst_abs:.2e}, max rel err {worst:.2e})")
 
 

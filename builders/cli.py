@@ -15,6 +15,8 @@ import click
 from builders import build as build_api
 from builders.backends import DEFAULT_SERVING, LEGACY_SERVINGS, SERVINGS, servable
 from builders.export_tensorrt import TIMING_CACHE_FILE, trtexec_command
+from builders.records import MANIFEST_FILE, MANIFEST_KIND, BuildManifest, FailedExport
+from builders.verdicts import describe
 from builders.builtin_models import get_builtin
 from builders.spec import ModelSpec
 from builders.triton_releases import release
@@ -22,7 +24,8 @@ from builders.validate import relative, summary
 from builders.validate import validate as validate_run
 from builders.variants import KINDS, VariantGrid, parse_queue_delays
 from core.cli import console as make_console, group, list_option, run_cli, verbosity_option
-from core.errors import ConfigError
+from core.errors import ConfigError, ToolkitError
+from core.records import load_record
 from core.formats import FORMAT_NAMES
 from core.naming import WARMUPS
 from core.precision import PRECISION_NAMES, TRT_ACCELERATOR_PRECISIONS
@@ -129,6 +132,59 @@ def format_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                        help="Export format(s), e.g. torchscript,onnx; all = every format.")(fn)
 
 
+SUMMARY_COLUMNS = ("format", "precision", "strategy", "verified on", "worst error per output", "status")
+
+
+def summary_rows(manifest: BuildManifest) -> list[list[str]]:
+    """One row per export and device it was verified on (:data:`SUMMARY_COLUMNS`); a failed
+    export gets one row with each strategy's failed stage."""
+    rows = []
+    for e in manifest.exports:
+        if isinstance(e, FailedExport):
+            tried = "; ".join(f"{a.strategy}: {a.stage}" for a in e.attempts if not a.ok) or "-"
+            rows.append([e.format, e.precision, tried, "-", "-", f"failed ({e.failed})"])
+            continue
+        verdicts = e.verdicts or []
+        if not verdicts:  # a manifest from before verdicts
+            rows.append([e.format, e.precision, e.strategy, "-", _errors(e.errors), "unknown (older build)"])
+        for v in verdicts:
+            on = f"{v.verified_on.runner} ({v.verified_on.device}, computes in {v.verified_on.computes_in})"
+            rows.append([e.format, e.precision, e.strategy, on, _errors(v.errors) if v.errors else "-",
+                         describe(v.status, e.precision, v.verified_on.device)])
+    return rows
+
+
+def _errors(errors: dict[str, Any]) -> str:
+    return "\n".join(f"{name}: abs {o.max_abs_err:.2e}, rel {o.max_rel_err:.2e} (rtol {o.rtol:g})" for name, o in errors.items())
+
+
+def print_build_summary(manifest: BuildManifest) -> None:
+    """Print the build's one-table summary to stdout: a rich table on a terminal, plain text
+    otherwise; then why any verdict is not ``ok`` (the reasons recorded in the manifest)."""
+    from rich.markup import escape
+    from rich.table import Table
+    from tabulate import tabulate
+
+    rows = summary_rows(manifest)
+    reasons = dict.fromkeys(f"{e.format} {e.precision}: {describe(v.status, e.precision, v.verified_on.device)}: {v.reason}"
+                            for e in manifest.exports if not isinstance(e, FailedExport)
+                            for v in e.verdicts if v.reason)
+    console = make_console(stderr=False)
+    if console.is_terminal:
+        table = Table(title=f"build of {escape(manifest.model)}")
+        for col in SUMMARY_COLUMNS:
+            table.add_column(col, overflow="fold")
+        for row in rows:
+            table.add_row(*(escape(c) for c in row))
+        console.print(table)
+        for r in reasons:
+            console.print(escape(r))
+    else:
+        click.echo(tabulate(rows, headers=SUMMARY_COLUMNS, tablefmt="simple"))
+        for r in reasons:
+            click.echo(r)
+
+
 def _formats(values: tuple[str, ...]) -> tuple[str, ...]:
     out: list[str] = []
     for v in values:
@@ -207,13 +263,21 @@ def build(model: str, name: str | None, spec_path: Path | None, inputs: tuple[st
         build_precisions = tuple(dict.fromkeys(("fp32", *precisions)))
     console = make_console()
     opts = build_api.BuildOptions(model, spec_path, fmts, build_precisions, grid, serving, repository, build_dir, opset, rtol, force,
-                                  spec=spec, workspace_bytes=workspace_mib << 20, timing_cache=timing_cache, name=name)
+                                  spec=spec, workspace_bytes=workspace_mib << 20, timing_cache=timing_cache, name=name,
+                                  sample_path=sample_path)
     with console.status("building...") as status:
         def progress(msg: str) -> None:
             status.update(escape(msg))
             console.log(escape(msg))
 
-        result = build_api.build(opts, progress)
+        try:
+            result = build_api.build(opts, progress)
+        except ToolkitError as e:  # the manifest written before the error says what was verified
+            if e.log_path and Path(e.log_path).name == MANIFEST_FILE and Path(e.log_path).is_file():
+                status.stop()
+                print_build_summary(load_record(Path(e.log_path), MANIFEST_KIND))
+            raise
+    print_build_summary(MANIFEST_KIND.parse(result.manifest, str(result.manifest_path)))
     click.echo(f"manifest: {result.manifest_path}")
     click.echo(f"repository: {repository} ({len(result.variant_dirs)} variants)")
     if print_trtexec:

@@ -133,8 +133,9 @@ def _dtype_dims(kind: str, t: TensorSpec, a: TensorIO | None, mbs: int) -> tuple
             log.warning("%s %s: the artifact says %s, the spec %s; the artifact's dtype is used", kind, t.name, a.data_type, dtype)
         dtype = a.data_type
     if a is None or a.shape is None:
-        per_sample = t.triton_dims()
-        return dtype, per_sample if mbs > 0 else [WILDCARD, *per_sample]
+        if mbs > 0:
+            return dtype, t.triton_dims()
+        return dtype, [d if isinstance(d, int) else WILDCARD for d in t.full_shape()]  # batch where the model puts it
     full = list(a.shape)
     if mbs == 0:
         return dtype, full

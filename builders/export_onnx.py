@@ -16,11 +16,10 @@ import warnings
 from pathlib import Path
 from typing import Any, Iterator
 
-from builders.artifacts import Attempt, ExportResult, file_sha256
-from core.errors import ExportError
-from builders.export_torchscript import summarize_error
+from builders.artifacts import ExportResult, file_sha256
+from builders.export_chain import Verify, first_verified, tracer_warnings
 from builders.precision import prepare_module
-from builders.spec import BATCH_AXIS, EXAMPLE_BATCH, ModelSpec
+from builders.spec import BATCH_AXIS, EXAMPLE_BATCH, ModelSpec, TensorSpec
 
 log = logging.getLogger(__name__)
 
@@ -41,14 +40,17 @@ def export_onnx(
     opset: int = DEFAULT_OPSET,
     max_batch_size: int = 64,
     external_data_threshold_bytes: int = EXTERNAL_DATA_THRESHOLD_BYTES,
+    verify: Verify | None = None,
 ) -> ExportResult:
     """Export ``module`` to ``out_dir/model.onnx`` with symbolic batch and dynamic axes.
 
-    Strategies, in order, each attempt recorded: ``dynamo``
-    (``torch.onnx.export(dynamo=True)`` with ``dynamic_shapes``), then ``torchscript``
-    (the TorchScript-based exporter with ``dynamic_axes``). A strategy whose graph fails
-    ``onnx.checker`` or has a dynamic axis frozen to a number fails, and the next is tried.
-    The exporters' progress output is captured and logged at DEBUG level, never printed.
+    Strategies, in order (:func:`builders.export_chain.first_verified`), each attempt
+    recorded: ``dynamo`` (``torch.onnx.export(dynamo=True)`` with ``dynamic_shapes``), then
+    ``torchscript`` (the TorchScript-based exporter with ``dynamic_axes``, which traces:
+    its ``torch.jit.TracerWarning`` are kept in ``tracer_warnings``). A strategy whose graph
+    fails ``onnx.checker``, has a dynamic axis frozen to a number, or fails ``verify`` fails,
+    and the next is tried. The exporters' progress output is captured and logged at DEBUG
+    level, never printed.
 
     Args:
         module: The eager ``nn.Module`` (eval mode).
@@ -60,13 +62,16 @@ def export_onnx(
         max_batch_size: Upper bound of the batch axis given to the dynamo exporter.
         external_data_threshold_bytes: Weights larger than this (bytes, default 1.8 GiB)
             are stored in ``model.onnx.data`` beside the graph (the 2 GiB protobuf limit).
+        verify: Verification of each export against eager PyTorch (raises
+            ``VerificationError``); ``None`` accepts the first export.
 
     Returns:
         The result; ``extra`` holds ``opset``, ``dynamic_dims`` (input -> axis names) and,
         for large models, ``external_data`` (``[{"file", "size_bytes", "sha256"}]``).
 
     Raises:
-        ExportError: Every strategy failed (each strategy's error is listed).
+        ExportError: Every strategy failed to export (each strategy's error is listed).
+        VerificationError: An export was made but none verified.
     """
     import onnx
     import torch
@@ -79,7 +84,6 @@ def export_onnx(
     in_names = [t.name for t in spec.inputs]
     out_names = [t.name for t in spec.outputs]
     external = _weights_bytes(module) > external_data_threshold_bytes
-    attempts: list[Attempt] = []
 
     def dynamo() -> None:
         from torch.export import Dim
@@ -98,41 +102,33 @@ def export_onnx(
         _ensure_opset(path, opset, external)
 
     def legacy() -> None:
-        axes = {t.name: _axis_names(t.shape) for t in (*spec.inputs, *spec.outputs)}
+        axes = {t.name: _axis_names(t) for t in (*spec.inputs, *spec.outputs)}
         # a loaded TorchScript module is exported as it is (the exporter cannot trace through a wrapper around it)
         plain = isinstance(module, torch.jit.ScriptModule) and precision == "fp32"
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            torch.onnx.export(
-                module if plain else model, args, str(path), dynamo=False, opset_version=opset, verbose=False,
-                input_names=in_names, output_names=out_names, dynamic_axes=axes,
-            )
+        torch.onnx.export(
+            module if plain else model, args, str(path), dynamo=False, opset_version=opset, verbose=False,
+            input_names=in_names, output_names=out_names, dynamic_axes=axes,
+        )
         if external:
             _move_weights_to_external_data(path)
 
-    for strategy, fn in (("dynamo", dynamo), ("torchscript", legacy)):
+    def attempt(strategy: str, fn: Any) -> ExportResult:
         _remove_outputs(out_dir)
         t0 = time.perf_counter()
-        try:
-            with torch.no_grad(), _quiet():
-                fn()
-            # by path: works for models with external data; full_check adds type/shape inference (e.g. bf16 Conv is invalid ONNX)
-            onnx.checker.check_model(str(path), full_check=True)
-            dynamic_dims = _check_and_name_dynamic_axes(path, spec)
-        except Exception as e:  # one strategy failing moves on to the next
-            attempts.append(Attempt(strategy, False, summarize_error(e), time.perf_counter() - t0))
-            log.info("onnx %s export failed: %s", strategy, attempts[-1].error)
-            continue
-        dt = time.perf_counter() - t0
-        attempts.append(Attempt(strategy, True, None, dt))
-        log.info("onnx export via %s in %.2f s", strategy, dt)
-        extra: dict[str, Any] = {"opset": opset, "dynamic_dims": dynamic_dims}
+        warned: list[str] = []
+        with torch.no_grad(), _quiet(), tracer_warnings(warned):
+            fn()
+        # by path: works for models with external data; full_check adds type/shape inference (e.g. bf16 Conv is invalid ONNX)
+        onnx.checker.check_model(str(path), full_check=True)
+        extra: dict[str, Any] = {"opset": opset, "dynamic_dims": _check_and_name_dynamic_axes(path, spec)}
         data = external_data_files(path)
         if data:
             extra["external_data"] = data
-        return ExportResult("onnx", path, precision, strategy, attempts, dt, extra)
-    raise ExportError(
-        "ONNX export failed with every strategy: " + "; ".join(f"{a.strategy}: {a.error}" for a in attempts),
+        return ExportResult("onnx", path, precision, strategy, [], time.perf_counter() - t0, extra, warned)
+
+    return first_verified(
+        "onnx", [("dynamo", lambda: attempt("dynamo", dynamo)), ("torchscript", lambda: attempt("torchscript", legacy))],
+        verify,
         hint="check that the model's operators are supported by torch.onnx (try another --opset), and that "
         "forward() does not turn tensor sizes into Python numbers (that freezes dynamic axes)",
     )
@@ -159,7 +155,7 @@ def _check_and_name_dynamic_axes(path: Path, spec: ModelSpec) -> dict[str, list[
         if gi is None:
             continue  # an input the model ignores; the exporter dropped it (verification reports it)
         dims = gi.type.tensor_type.shape.dim
-        for pos, name in _axis_names(t.shape).items():
+        for pos, name in _axis_names(t).items():
             if pos >= len(dims):
                 break
             d = dims[pos]
@@ -182,9 +178,10 @@ def _check_and_name_dynamic_axes(path: Path, spec: ModelSpec) -> dict[str, list[
     }
 
 
-def _axis_names(shape: tuple[Any, ...]) -> dict[int, str]:
-    """Axis position -> name for one tensor: 0 is the batch, then the spec's named axes."""
-    return {0: BATCH_AXIS, **{i + 1: d for i, d in enumerate(shape) if isinstance(d, str)}}
+def _axis_names(t: TensorSpec) -> dict[int, str]:
+    """Axis position -> name for one tensor's full shape: the batch (where the tensor has
+    it, :attr:`TensorSpec.batch_axis`) and the spec's named axes."""
+    return {i: d for i, d in enumerate(t.full_shape()) if isinstance(d, str)}
 
 
 def external_data_files(path: Path) -> list[dict[str, Any]]:
@@ -253,7 +250,8 @@ def _weights_bytes(model: Any) -> int:
 
 @contextlib.contextmanager
 def _quiet() -> Iterator[None]:
-    """Capture the exporters' progress prints and optional-package warnings; log them at DEBUG."""
+    """Capture the exporters' progress prints (stdout and stderr: torch.export prints the graph
+    of a failed export) and optional-package warnings; log them at DEBUG."""
     buf = io.StringIO()
     saved = {}
     for name in _NOISY_LOGGERS:
@@ -261,7 +259,7 @@ def _quiet() -> Iterator[None]:
         saved[name] = lg.level
         lg.setLevel(logging.ERROR)
     try:
-        with contextlib.redirect_stdout(buf), warnings.catch_warnings():
+        with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf), warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)
             warnings.simplefilter("ignore", DeprecationWarning)
             warnings.simplefilter("ignore", UserWarning)

@@ -48,7 +48,8 @@ def library_versions() -> dict[str, str | None]:
 
 
 def export_key(fmt: str, precision: str, spec: ModelSpec, model_hash: str, versions: dict[str, Any], mbs: int, *,
-               rtol: dict[str, float], opset: int, external_data_threshold_bytes: int, workspace_bytes: int) -> str:
+               rtol: dict[str, float], opset: int, external_data_threshold_bytes: int, workspace_bytes: int,
+               verification: dict[str, Any] | None = None) -> str:
     """Hash (16 hex digits) of everything an export and its verification depend on.
 
     Args:
@@ -62,8 +63,12 @@ def export_key(fmt: str, precision: str, spec: ModelSpec, model_hash: str, versi
         opset: ONNX opset (ONNX and TensorRT only).
         external_data_threshold_bytes: ONNX external-data threshold (ONNX and TensorRT only).
         workspace_bytes: TensorRT workspace limit (TensorRT only, with this host's GPU names).
+        verification: What the verification depends on besides the export (policy version,
+            devices, the user's sample hash), when given.
     """
     parts: list[Any] = [fmt, precision, spec.to_json(), model_hash, versions, mbs, sorted(rtol.items())]
+    if verification is not None:
+        parts.append(verification)
     if fmt in ("onnx", "trt"):
         parts += [opset, external_data_threshold_bytes]
     if fmt == "trt":

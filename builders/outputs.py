@@ -104,10 +104,15 @@ def _run_keyed(module: Any, spec: ModelSpec, inputs: dict[str, Any]) -> list[tup
 
 
 def infer_outputs(module: Any, spec: ModelSpec) -> ModelSpec:
-    """Fill in output names, dtypes and per-sample shapes by running the eager model.
+    """Fill in output names, dtypes, per-sample shapes and batch axes by running the eager model.
 
-    The model runs at two sizes (batch 2 at ``opt`` axes, batch 3 at ``max`` axes); a
-    per-sample dim that changes between them is named after the input axis of that size.
+    The model runs three times: batch 2 and batch 3 at the export sizes of the dynamic axes
+    (only the batch changes, so an output axis that changes is one that follows the batch,
+    whatever the other axes' sizes are), and batch 3 at their ``max`` sizes (a per-sample
+    dim that changes there is named after the input axis of that size). An output's batch
+    axis is the one axis whose size is the batch size in both batch runs; it is recorded in
+    :attr:`TensorSpec.batch_axis` (``None``: the output does not change with the batch;
+    :func:`require_batch_first` refuses both where Triton batches).
     Names are tied to outputs by key (:func:`name_outputs`: dict outputs by their keys, in
     any order; unnamed tuple outputs ``OUTPUT__<i>``), and each output records its key.
     The outputs come in the model's flattened order, the order every export returns them.
@@ -122,37 +127,92 @@ def infer_outputs(module: Any, spec: ModelSpec) -> ModelSpec:
 
     Raises:
         ModelSpecError: the model does not run on inputs made from the spec, the number of
-            declared output names differs from the model's, an output has no batch axis
-            first, or an output dtype has no Triton type (e.g. bfloat16).
+            declared output names differs from the model's, an output changes with the batch
+            in another way than one axis of the batch's size (rank, several axes, a multiple),
+            or an output dtype has no Triton type (e.g. bfloat16).
     """
 
     def run(batch: int, sizes: dict[str, int]) -> list[tuple[Key, Any]]:
         return _run_keyed(module, spec, spec.example_inputs(batch, sizes))
 
+    b1, b2 = EXAMPLE_BATCH, EXAMPLE_BATCH + 1
     try:
-        ka, kb = run(EXAMPLE_BATCH, spec.export_axis_sizes()), run(EXAMPLE_BATCH + 1, spec.axis_sizes("max"))
+        ka, ka2, kb = run(b1, spec.export_axis_sizes()), run(b2, spec.export_axis_sizes()), run(b2, spec.axis_sizes("max"))
     except Exception as e:
         raise ModelSpecError(
             f"the model does not run on inputs made from the spec: {type(e).__name__}: {str(e)[:300]}",
             hint="check the input names' order, per-sample shapes, dtypes and value ranges against forward()",
         ) from e
     keys = [k for k, _t in ka]
-    a, b = [t for _k, t in ka], [t for _k, t in kb]
+    a, a2, b = [t for _k, t in ka], [t for _k, t in ka2], [t for _k, t in kb]
     names = name_outputs(keys, [t.name for t in spec.outputs])
     max_sizes = {v: k for k, v in spec.axis_sizes("max").items()}
     outs = []
-    for i, (x, y) in enumerate(zip(a, b)):
+    for i, (x, x2, y) in enumerate(zip(a, a2, b)):
         name = names[i]
-        if not hasattr(x, "shape") or x.dim() == 0 or x.shape[0] != EXAMPLE_BATCH or y.shape[0] != EXAMPLE_BATCH + 1:
-            raise ModelSpecError(
-                f"output {name!r} has shape {tuple(getattr(x, 'shape', ()))} at batch {EXAMPLE_BATCH}: "
-                "every output must keep the batch axis first",
-                hint="Triton batches along axis 0 of every input and output (max_batch_size > 0)",
-            )
+        if not hasattr(x, "shape"):
+            raise ModelSpecError(f"output {name!r} is a {type(x).__name__}, not a tensor",
+                                 hint="return tensors (tuple/dict of tensors) from forward()")
+        axis = batch_axis(name, tuple(x.shape), tuple(x2.shape), b1, b2)
+        per_x, per_y = _drop(tuple(x.shape), axis), _drop(tuple(y.shape), axis)
         dims: list[int | str] = []
-        for j, (dx, dy) in enumerate(zip(x.shape[1:], y.shape[1:])):
+        for j, (dx, dy) in enumerate(zip(per_x, per_y)):
             dims.append(dx if dx == dy else max_sizes.get(dy, f"{name}_dim{j + 1}"))
         dtype = dtypes.from_torch(x.dtype).name
         dtypes.require_tensor_io(dtype, f"output {name!r}")
-        outs.append(TensorSpec(name, dtype, tuple(dims), key=keys[i]))
+        outs.append(TensorSpec(name, dtype, tuple(dims), key=keys[i], batch_axis=axis))
     return spec.with_outputs(tuple(outs))
+
+
+def batch_axis(name: str, shape1: tuple[int, ...], shape2: tuple[int, ...], batch1: int, batch2: int) -> int | None:
+    """The axis of an output that follows the batch, from its shapes at two batch sizes
+    (all other input sizes equal): the one axis of size ``batch1`` then ``batch2``; ``None``
+    when no axis changes.
+
+    Raises:
+        ModelSpecError: the rank changes, several axes change, or one changes but not to the
+            batch size (a flattened ``[batch * 4]``); the message names the output and axes.
+    """
+    changed = [k for k, (m, n) in enumerate(zip(shape1, shape2)) if m != n]
+    if len(shape1) == len(shape2) and not changed:
+        return None
+    if len(shape1) == len(shape2) and len(changed) == 1 and (shape1[changed[0]], shape2[changed[0]]) == (batch1, batch2):
+        return changed[0]
+    raise ModelSpecError(
+        f"output {name!r} has shape {list(shape1)} at batch {batch1} and {list(shape2)} at batch {batch2}: "
+        + ("its rank changes with the batch" if len(shape1) != len(shape2) else
+           f"axes {changed} change with the batch, not as one axis of the batch's size"),
+        hint="return every output with one axis of the batch's size (Triton splits outputs along it per request); "
+             "samples of a batch must not mix",
+    )
+
+
+def require_batch_first(spec: ModelSpec, max_batch_sizes: tuple[int, ...]) -> None:
+    """Refuse outputs whose batch axis is not first when a ``max_batch_size`` > 0 is asked for.
+
+    With ``max_batch_size > 0`` Triton batches requests along axis 0 of every input and
+    output and splits the outputs back per request along axis 0 (Triton docs, "Model
+    Configuration: Maximum Batch Size"). With ``max_batch_size: 0`` the model gets and
+    returns whole tensors, so any batch position (or none) is served as it is.
+
+    Raises:
+        ModelSpecError: naming the output, the position of its batch axis and its shape.
+    """
+    batching = sorted(m for m in max_batch_sizes if m > 0)
+    if not batching:
+        return
+    for t in spec.outputs:
+        if t.batch_axis == 0:
+            continue
+        where = (f"its batch axis is axis {t.batch_axis} of shape {list(t.full_shape())}" if t.batch_axis is not None
+                 else f"it has no batch axis (shape {list(t.shape)} at every batch size)")
+        raise ModelSpecError(
+            f"output {t.name!r}: {where}, but with max_batch_size {batching} Triton splits every output per request "
+            "along axis 0",
+            hint="build with --max-batch-sizes 0 (the model then gets and returns whole tensors), or return the output "
+                 "with the batch axis first (e.g. drop the transpose in forward())",
+        )
+
+
+def _drop(shape: tuple[int, ...], axis: int | None) -> tuple[int, ...]:
+    return shape if axis is None else shape[:axis] + shape[axis + 1:]

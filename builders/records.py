@@ -12,6 +12,10 @@ Schema history:
 - manifest 1: no ``schema`` key; 2: ``schema`` and ``rtol`` (the build's per-output
   tolerance overrides). A version-1 manifest is migrated: ``rtol`` is taken from the
   tolerances its verification recorded where they differ from the precision's default.
+  3: per export ``status``, ``verdicts`` (one per device: what verified it, in which
+  precision its kernels compute), ``tracer_warnings``; verification points name their
+  input ``draw`` and ``device``; attempts their ``stage``; failed exports their attempts.
+  Older exports read with ``status`` null (verified before verdicts existed; never reused).
 - index 1: ``{"schema": 1, "variants": [...], "skipped": [...]}`` (files without ``schema``
   are version 1).
 """
@@ -26,6 +30,7 @@ from builders.artifacts import Attempt
 from builders.backends import DEFAULT_SERVING, LEGACY_SERVINGS
 from builders.spec import ModelSpecRecord
 from builders.variants import Skipped, Variant
+from builders.verdicts import Status
 from builders.verify import OutputComparison
 from core import precision as precisions
 from core.errors import ConfigError
@@ -35,16 +40,8 @@ from core.records import Record, RecordKind
 MANIFEST_FILE = "manifest.json"
 #: The index's file name in a model repository.
 INDEX_FILE = "index.json"
-MANIFEST_SCHEMA = 2
+MANIFEST_SCHEMA = 3
 INDEX_SCHEMA = 2
-
-
-class VerificationPoint(Record):
-    """One verification point of an export: batch size, dynamic-axis sizes, per-output result."""
-
-    batch: int
-    axes: dict[str, int] = {}
-    outputs: list[OutputComparison]
 
 
 class OutputError(Record):
@@ -53,6 +50,40 @@ class OutputError(Record):
     max_abs_err: float
     max_rel_err: float
     rtol: float = Field(description="the relative tolerance the verification applied")
+
+
+class VerificationPoint(Record):
+    """One verification point of an export: batch size, dynamic-axis sizes, input draw,
+    device, per-output result (none when the draw was skipped)."""
+
+    batch: int
+    axes: dict[str, int] = {}
+    draw: str = Field("random", description="the input draw (builders.input_draws: random, positive, negative, "
+                                            "scaled, zeros, sample)")
+    device: str = Field("cpu", description="cpu or cuda")
+    outputs: list[OutputComparison] = []
+    skipped: str | None = Field(None, description="why this draw was not compared (eager PyTorch not finite on it)")
+
+
+class VerifiedOn(Record):
+    """What ran an export for its verification (:func:`builders.verdicts.verified_on`)."""
+
+    device: str = Field(description="cpu or cuda")
+    runner: str = Field(description="the runtime, with the onnxruntime execution provider")
+    tf32: str = Field("n/a", description="TF32 policy of fp32 on CUDA")
+    computes_in: str | None = Field(None, description="the precision the verifying kernels compute in "
+                                                      "(builders.verdicts.KERNEL_PRECISION)")
+
+
+class DeviceVerdict(Record):
+    """The verdict of one export on one device its variants run on."""
+
+    verified_on: VerifiedOn
+    status: Status = Field(description="ok, failed, not_verified_precision (the kernels compute in another "
+                                       "precision), not_verified_device (no such device here)")
+    reason: str | None = Field(None, description="why the status is not ok")
+    verify_s: float = Field(0.0, description="verification wall time on this device, s")
+    errors: dict[str, OutputError] = Field({}, description="output name -> worst errors on this device")
 
 
 class ExportRecord(Record):
@@ -71,8 +102,11 @@ class ExportRecord(Record):
     verify_s: float = Field(0.0, description="verification wall time, s")
     verification: list[VerificationPoint] = []
     errors: dict[str, OutputError] = Field({}, description="output name -> worst errors over all points")
-    verified_on: dict[str, str] | None = Field(None, description="device, runner and TF32 policy of the verification "
-                                               "(builders.verification.verified_on)")
+    verified_on: VerifiedOn | None = Field(None, description="what ran the first verification (see verdicts)")
+    status: Status | None = Field(None, description="the export's verdict over its devices (builders.verdicts.overall); "
+                                                    "null: verified by a toolkit before verdicts (schema 2)")
+    verdicts: list[DeviceVerdict] = Field([], description="one verdict per device the variants run on")
+    tracer_warnings: list[str] = Field([], description="torch.jit tracer warnings while exporting (each once)")
     key: str | None = Field(None, description="hash of everything the export depends on (reuse key)")
 
     def served_names(self, serving: str) -> dict[str, dict[str, str]] | None:
@@ -87,6 +121,7 @@ class FailedExport(Record):
     precision: str = "fp32"
     failed: str = Field(description="the stage that failed (export, verify...)")
     error: str
+    attempts: list[Attempt] = Field([], description="every strategy tried, with its stage and error")
 
 
 def _export_tag(d: Any) -> str:
@@ -139,7 +174,10 @@ class BuildManifest(Record):
 
 def _migrate_manifest(data: dict[str, Any], found: int) -> dict[str, Any]:
     """Version 1 -> 2: ``rtol`` from the tolerances the verification recorded, where they
-    differ from the precision's default (a version-1 build did not record its ``--rtol``)."""
+    differ from the precision's default (a version-1 build did not record its ``--rtol``).
+    Version 2 -> 3 adds only optional fields (an old export's ``status`` stays null)."""
+    if found >= 2:
+        return data
     rtol: dict[str, float] = {}
     for e in data.get("exports") or []:
         if not isinstance(e, dict) or e.get("failed"):

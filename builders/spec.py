@@ -46,6 +46,10 @@ class TensorSpec:
             dicts (keys) and tuples/lists (positions), e.g. ``("logits",)`` or ``(1, "feat")``;
             ``()`` for a lone tensor; ``None`` when not recorded (inputs, older manifests).
             Names are tied to outputs by this key, never by position alone.
+        batch_axis: Where the batch axis sits in the tensor's full shape: 0 (always, for
+            inputs), another position for an output the model returns with the batch
+            elsewhere (``[4, batch]``), ``None`` for an output with no batch axis. Only 0
+            can be served with ``max_batch_size > 0`` (``builders.outputs`` finds it).
     """
 
     name: str
@@ -53,6 +57,7 @@ class TensorSpec:
     shape: tuple[Dim, ...]
     value_range: tuple[int, int] | None = None
     key: tuple[str | int, ...] | None = None
+    batch_axis: int | None = 0
 
     def __post_init__(self) -> None:
         dtypes.require_tensor_io(self.dtype, f"tensor {self.name!r}")
@@ -67,6 +72,9 @@ class TensorSpec:
                     f"tensor {self.name!r}: {BATCH_AXIS!r} is the implicit first axis; per-sample shapes must not name it",
                     hint=f"drop {BATCH_AXIS!r} from the shape (it is always axis 0)",
                 )
+        if self.batch_axis is not None and not 0 <= self.batch_axis <= len(self.shape):
+            raise ModelSpecError(f"tensor {self.name!r}: batch_axis {self.batch_axis} is outside its shape "
+                                 f"(0..{len(self.shape)} for {len(self.shape)} per-sample dims)")
         if self.value_range is not None:
             lo, hi = self.value_range
             if not dtypes.from_name(self.dtype).is_integer:
@@ -89,13 +97,22 @@ class TensorSpec:
         """Per-sample dims for ``config.pbtxt``: dynamic axes become ``-1``."""
         return [d if isinstance(d, int) else -1 for d in self.shape]
 
+    def full_shape(self) -> tuple[Dim, ...]:
+        """The whole shape: the per-sample shape with :data:`BATCH_AXIS` at :attr:`batch_axis`."""
+        if self.batch_axis is None:
+            return self.shape
+        return (*self.shape[:self.batch_axis], BATCH_AXIS, *self.shape[self.batch_axis:])
+
     def concrete_shape(self, axis_sizes: dict[str, int]) -> tuple[int, ...]:
         """Per-sample shape with every named axis replaced by ``axis_sizes[name]``."""
         return tuple(d if isinstance(d, int) else axis_sizes[d] for d in self.shape)
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON form (:class:`TensorSpecRecord`)."""
-        return TensorSpecRecord.from_spec(self).model_dump(mode="json")
+        """The JSON form (:class:`TensorSpecRecord`; ``batch_axis`` only when it is not 0)."""
+        d = TensorSpecRecord.from_spec(self).model_dump(mode="json")
+        if d.get("batch_axis") == 0:
+            del d["batch_axis"]
+        return d
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> "TensorSpec":
@@ -277,15 +294,17 @@ class TensorSpecRecord(Record):
     key: list[StrictStr | StrictInt] | None = Field(
         None, description="outputs: path of the tensor in what forward() returns (dict keys, tuple positions); "
                           "[] for a lone tensor; null when not recorded")
+    batch_axis: int | None = Field(0, description="outputs: position of the batch axis in the full shape (null: none); "
+                                                  "only 0 is served with max_batch_size > 0")
 
     @classmethod
     def from_spec(cls, t: TensorSpec) -> "TensorSpecRecord":
         return cls(name=t.name, dtype=t.dtype, shape=list(t.shape), value_range=t.value_range,
-                   key=list(t.key) if t.key is not None else None)
+                   key=list(t.key) if t.key is not None else None, batch_axis=t.batch_axis)
 
     def to_spec(self) -> TensorSpec:
         return TensorSpec(self.name, self.dtype, tuple(self.shape), self.value_range,
-                          tuple(self.key) if self.key is not None else None)
+                          tuple(self.key) if self.key is not None else None, self.batch_axis)
 
 
 class ModelSpecRecord(Record):

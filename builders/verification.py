@@ -1,32 +1,41 @@
-"""Verifying an export against eager PyTorch: the reference data, the tolerances, the run.
+"""Verifying an export against eager PyTorch: the points, the draws, the tolerances, the verdict.
 
-The comparison maths (one output against its reference) is :mod:`builders.verify`; this
-module decides what to compare: the verification points, the per-output tolerance (the
-``--rtol`` override, else the precision's default from :mod:`core.precision`), and it
-explains a failure (frozen dynamic axes, the tolerance that would pass). It also keeps the
-reference data that ``clients check`` compares served outputs with.
+The comparison maths (one output against its reference) is :mod:`builders.verify`; the
+input draws are :mod:`builders.input_draws`; the words of a failure are
+:mod:`builders.verification_errors`; what a verdict can say and which kernels run in which
+precision is :mod:`builders.verdicts`. This module runs the verification: every point
+(:func:`verification_points`) on every draw, on every device the export's variants run on,
+with the per-output tolerance (the ``--rtol`` override, else the precision's default from
+:mod:`core.precision`, TF32-aware on CUDA). It also keeps the reference data that
+``clients check`` compares served outputs with.
 """
 
 from __future__ import annotations
 
 import contextlib
+import time
 from pathlib import Path
 from typing import Any, Iterator
 
 import numpy as np
 
+from builders import verification_errors as errs
 from builders.artifacts import ExportResult
+from builders.input_draws import DRAWS, REQUIRED_DRAWS, SAMPLE, draw_inputs
 from builders.outputs import run_eager
 from builders.runners import load_runner
 from builders.spec import EXAMPLE_BATCH, ModelSpec
 from builders.tensorrt_env import gpu_facts, require_tensorrt
-from builders.verify import compare_outputs, passing_tolerance
-from core import formats
+from builders.verdicts import device_kind, kernel_precision, tf32_disabled_for, verified_on
+from builders.verify import compare_outputs
 from core import precision as precisions
-from core.errors import GpuRequiredError, ModelSpecError, ToolkitError, VerificationError
+from core.errors import GpuRequiredError, ModelSpecError, ToolkitError
 
 #: Reference inputs and eager outputs, in the build folder.
 REFERENCE = "reference.npz"
+#: Version of the verification policy (points, draws, verdicts); part of every export's reuse
+#: key, so an export verified under an older policy is verified again.
+VERIFICATION_POLICY = 2
 
 
 def output_tolerances(spec: ModelSpec, precision: str, rtol: dict[str, float], device: str = "cpu",
@@ -40,16 +49,6 @@ def output_tolerances(spec: ModelSpec, precision: str, rtol: dict[str, float], d
     """
     base = precisions.get(precision).rtol_on(device, tf32_disabled)
     return {t.name: rtol.get(t.name, base) for t in spec.outputs}
-
-
-def tf32_disabled_for(fmt: str) -> bool:
-    """Whether verification of ``fmt`` on a CUDA device runs with TF32 off.
-
-    TorchScript runs under :func:`no_tf32` (torch's ``allow_tf32`` switches); ONNX Runtime's
-    CUDA provider and TensorRT choose their own kernels (TensorRT enables TF32 by default),
-    so their fp32 tolerance is widened instead (:mod:`core.precision`).
-    """
-    return fmt == "torchscript"
 
 
 @contextlib.contextmanager
@@ -66,22 +65,6 @@ def no_tf32() -> Iterator[None]:
         torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = saved
 
 
-def verified_on(fmt: str, precision: str, device: str) -> dict[str, Any]:
-    """What verified an export, for the manifest: device, the runtime that ran the artifact
-    (``core.formats`` runner, with the ONNX Runtime execution provider), and the TF32 policy.
-
-    Returns:
-        ``{"device": "cpu"|"cuda", "runner": str, "tf32": "n/a"|"disabled"|"allowed (fp32 rtol widened to 1e-3)"}``.
-    """
-    runner = formats.get(fmt).runner
-    if fmt == "onnx":
-        runner += " CUDAExecutionProvider" if device.startswith("cuda") else " CPUExecutionProvider"
-    tf32 = "n/a"
-    if device.startswith("cuda") and precision == "fp32":
-        tf32 = "disabled" if tf32_disabled_for(fmt) else f"allowed (fp32 rtol widened to {precisions.TF32_RTOL:g})"
-    return {"device": "cuda" if device.startswith("cuda") else "cpu", "runner": runner, "tf32": tf32}
-
-
 def verification_points(spec: ModelSpec, max_batch_size: int) -> list[tuple[int, dict[str, int]]]:
     """(batch, axis sizes) pairs: batch 1, middle, max at opt axes; plus min and max axes."""
     mbs = max(1, max_batch_size)
@@ -93,93 +76,162 @@ def verification_points(spec: ModelSpec, max_batch_size: int) -> list[tuple[int,
 
 
 def verify_artifact(
-    result: ExportResult, module: Any, spec: ModelSpec, max_batch_size: int, rtol: dict[str, float], device: str = "cpu"
+    result: ExportResult, module: Any, spec: ModelSpec, max_batch_size: int, rtol: dict[str, float], device: str = "cpu",
+    sample: dict[str, np.ndarray] | None = None,
 ) -> list[dict[str, Any]]:
     """Run ``result`` and eager PyTorch (fp32, CPU) on the same inputs and compare.
 
     Points: batch 1, ``max_batch_size // 2`` and ``max_batch_size`` at the ``opt`` size of
     every other dynamic axis, then batch 1 at their ``min`` and ``max_batch_size`` at their
-    ``max``. Tolerance per output: ``rtol[name]``, else the precision's default
-    (:attr:`core.precision.Precision.rtol`).
+    ``max``; at each point every draw of :data:`builders.input_draws.DRAWS` (both signs,
+    scaled, zeros), then the user's ``sample`` at its own shape. At each point every output
+    of eager PyTorch must still have its batch axis (``TensorSpec.batch_axis``) of the
+    point's batch size. Tolerance per output: ``rtol[name]``, else the precision's default
+    on ``device`` (:func:`output_tolerances`).
 
     Args:
-        result: The export to check.
+        result: The export to check (``tracer_warnings`` explain a mismatch).
         module: The eager model (the reference).
         spec: The I/O signature, outputs filled in.
         max_batch_size: Largest batch verified.
         rtol: Per-output relative tolerance overrides.
         device: Where the artifact runs (``"cpu"``, ``"cuda"``).
+        sample: The user's own inputs (name -> ``[batch, ...]`` array), or ``None``.
 
     Returns:
-        One record per point: ``{"batch", "axes", "outputs": [OutputComparison...]}``.
+        One record per point and draw: ``{"batch", "axes", "draw", "device", "outputs":
+        [OutputComparison...]}``, with ``"skipped"`` (why) and no outputs for a draw on which
+        eager PyTorch itself is not finite.
 
     Raises:
-        VerificationError: the artifact fails to run, an output changed shape or dtype, is
-            NaN/Inf, or breaks its tolerance. The message names the format, point and output;
-            a frozen dynamic axis is named as such, and a tolerance breach says which
-            tolerance would have passed.
+        VerificationError: the artifact fails to load or run, an eager output lost its batch
+            axis, an output changed shape or dtype, is NaN/Inf, or breaks its tolerance. The
+            message names the format, point, draw and output, and the cause where it is known
+            (a trace that froze data-dependent control flow, a frozen dynamic axis).
     """
-    if result.format == "onnx" and result.precision != "fp32" and device == "cpu" and _ort_cuda():
-        device = "cuda"  # reduced-precision kernels are complete on onnxruntime's CUDA provider, not on its CPU one
     try:
         runner = load_runner(result.format, result.path, [t.name for t in spec.inputs], [t.name for t in spec.outputs], device=device)
     except ToolkitError:
         raise
     except Exception as e:
-        raise VerificationError(
-            f"{result.format} ({result.precision}) artifact {result.path} cannot be loaded for verification on {device}: "
-            f"{type(e).__name__}: {str(e).strip()[:300]}",
-            hint="onnxruntime's CPU provider lacks many bf16 (and some fp16) kernels: verify this precision on a GPU "
-            "host with onnxruntime-gpu, or export it as TorchScript / TensorRT" if result.precision != "fp32"
-            else "the exported file is not loadable: re-export with --force, or try another --opset",
-        ) from e
+        raise errs.load_error(result.format, result.precision, result.path, device, e) from e
     cuda = device.startswith("cuda")
     tol = output_tolerances(spec, result.precision, rtol, device, tf32_disabled_for(result.format))
     what = f"{result.format} ({result.precision}, {result.strategy}) on {'CUDA' if cuda else 'CPU'}"
     guard = no_tf32 if cuda and tf32_disabled_for(result.format) else contextlib.nullcontext
+    cases = [(batch, sizes, draw, draw_inputs(spec, batch, sizes, draw, seed=batch))
+             for batch, sizes in verification_points(spec, max_batch_size) for draw in DRAWS]
+    if sample is not None:
+        first = sample[spec.inputs[0].name]
+        cases.append((int(first.shape[0]), _sample_axes(spec, sample), SAMPLE, sample))
     records = []
-    for batch, sizes in verification_points(spec, max_batch_size):
-        inputs = spec.example_inputs(batch, sizes, seed=batch)
+    for batch, sizes, draw, inputs in cases:
+        where = f"batch {batch}, axes {sizes}, draw {draw!r}"
+        record: dict[str, Any] = {"batch": batch, "axes": sizes, "draw": draw, "device": device_kind(device)}
         ref = run_eager(module, spec, inputs)
         expected = {t.name: r.numpy() for t, r in zip(spec.outputs, ref)}
+        if draw not in REQUIRED_DRAWS and not all(np.isfinite(v.astype(np.float64)).all() for v in expected.values()):
+            records.append({**record, "outputs": [], "skipped": "eager PyTorch output not finite on this draw"})
+            continue
+        _check_batch_axes(spec, expected, batch, where)
         try:
             with guard():
                 actual = runner(inputs)
         except Exception as e:
-            frozen = _frozen_axes(runner, spec, batch, sizes)
-            raise VerificationError(
-                f"{what} artifact failed to run at batch {batch}, axes {sizes}: {type(e).__name__}: {str(e).strip()[:300]}"
-                + (f"\n  the export lost dynamic axis {frozen}: it runs at the example size but not at this one" if frozen else ""),
-                hint="the export froze a dynamic axis at the example size: avoid turning tensor sizes into Python "
-                "numbers in forward() (int(x.shape[0]), x.size(0) in a Python expression), or make forward() scriptable"
-                if frozen else "check the input spec's dynamic axes and value ranges",
-            ) from e
+            raise errs.run_error(what, where, e, _frozen_axes(runner, spec, batch, sizes)) from e
         comps = compare_outputs(actual, expected, tol)
-        records.append({"batch": batch, "axes": sizes, "outputs": [c.to_json() for c in comps]})
+        records.append({**record, "outputs": [c.to_json() for c in comps]})
         for c in comps:
-            if c.passed:
-                continue
-            problem = c.problem or "failed"
-            hint = None
-            if problem.startswith("shape"):
-                frozen = _frozen_axes(runner, spec, batch, sizes)
-                if frozen:
-                    problem += f"; the export lost dynamic axis {frozen} (frozen at the example size)"
-                hint = "a dynamic axis was frozen at the example size: avoid Python ints from tensor sizes in forward()"
-            elif "tolerance" in problem:
-                hint = f"if this error is acceptable, pass --rtol {c.name}={passing_tolerance(c.max_rel_err):g}"
-            elif "eager PyTorch" in problem:
-                hint = "fix the model or the input spec (value ranges) so that eager PyTorch gives finite outputs"
-            elif "NaN" in problem:
-                hint = "the export overflows or diverges: try fp32, or another exporter/opset"
-            elif problem.startswith("dtype"):
-                hint = "the exporter changed a dtype: cast the output explicitly in forward(), or try another exporter"
-            raise VerificationError(
-                f"{what} output {c.name!r} at batch {batch}, axes {sizes}: {problem} "
-                f"(max abs err {c.max_abs_err:.3g}, max rel err {c.max_rel_err:.3g})",
-                hint=hint,
-            )
+            if not c.passed:
+                frozen = _frozen_axes(runner, spec, batch, sizes) if (c.problem or "").startswith("shape") else []
+                raise errs.comparison_error(what, where, c, frozen, result.format, result.tracer_warnings)
     return records
+
+
+def verify_export(result: ExportResult, module: Any, spec: ModelSpec, max_batch_size: int, rtol: dict[str, float],
+                  devices: tuple[str, ...] = ("cpu",), sample: dict[str, np.ndarray] | None = None) -> list[dict[str, Any]]:
+    """Verify ``result`` on every device its variants run on; one verdict per device.
+
+    A reduced-precision ONNX export asked for on the CPU is verified on onnxruntime's CUDA
+    provider where this host has one (its CPU provider computes fp16/bf16 in fp32). The
+    verdict is ``ok`` when the artifact agreed on every point and draw *and* the verifying
+    kernels compute in the export's precision (:data:`builders.verdicts.KERNEL_PRECISION`),
+    ``not_verified_precision`` when they agreed but compute in another precision, and
+    ``not_verified_device`` when the device is not on this host. TensorRT plans are checked
+    by :func:`verify_plan`.
+
+    Args:
+        result, module, spec, max_batch_size, rtol, sample: As for :func:`verify_artifact`.
+        devices: ``"cpu"`` and/or ``"cuda"``: where the export's variants run (KIND_CPU / KIND_GPU).
+
+    Returns:
+        ``[{"verified_on": verified_on(...), "status", "reason", "verify_s", "points",
+        "errors"}]``, one per device, in ``devices`` order.
+
+    Raises:
+        VerificationError: on any device (see :func:`verify_artifact`).
+        GpuRequiredError: a TensorRT plan cannot be checked here.
+    """
+    verdicts = []
+    for device in dict.fromkeys(devices):
+        if result.format == "onnx" and result.precision != "fp32" and device == "cpu" and _ort_cuda():
+            device = "cuda"  # reduced-precision kernels are real on onnxruntime's CUDA provider, not on its CPU one
+        on = verified_on(result.format, result.precision, device)
+        missing = _missing_device(result.format, device)
+        if missing:
+            verdicts.append({"verified_on": on, "status": "not_verified_device", "reason": missing,
+                             "verify_s": 0.0, "points": [], "errors": {}})
+            continue
+        t0 = time.perf_counter()
+        if result.format == "trt":
+            points = verify_plan(result, module, spec, max_batch_size, rtol, sample)
+        else:
+            points = verify_artifact(result, module, spec, max_batch_size, rtol, device, sample)
+        kernel = kernel_precision(result.format, result.precision, device)
+        native = kernel.computes_in == result.precision
+        verdicts.append({"verified_on": on, "status": "ok" if native else "not_verified_precision",
+                         "reason": None if native else kernel.why, "verify_s": round(time.perf_counter() - t0, 3),
+                         "points": points, "errors": error_summary(points)})
+    return verdicts
+
+
+def _missing_device(fmt: str, device: str) -> str | None:
+    """Why ``fmt`` cannot run on ``device`` here, or ``None`` when it can (TensorRT: see :func:`verify_plan`)."""
+    if not device.startswith("cuda") or fmt == "trt":
+        return None
+    try:
+        import torch
+    except ImportError:
+        return "torch is not installed"
+    if not torch.cuda.is_available():
+        return "this host has no CUDA device (torch.cuda.is_available() is False)"
+    if fmt == "onnx" and not _ort_cuda():
+        return "onnxruntime here has no CUDAExecutionProvider (install onnxruntime-gpu)"
+    return None
+
+
+def _sample_axes(spec: ModelSpec, sample: dict[str, np.ndarray]) -> dict[str, int]:
+    """Sizes of the named axes in the user's sample."""
+    sizes: dict[str, int] = {}
+    for t in spec.inputs:
+        for d, n in zip(t.shape, sample[t.name].shape[1:]):
+            if isinstance(d, str):
+                sizes.setdefault(d, int(n))
+    return sizes
+
+
+def _check_batch_axes(spec: ModelSpec, expected: dict[str, np.ndarray], batch: int, where: str) -> None:
+    """Every eager output keeps its batch axis, of size ``batch``, at this point.
+
+    Raises:
+        VerificationError: an output has another rank or batch size (``squeeze()`` at batch 1...).
+    """
+    for t in spec.outputs:
+        if t.batch_axis is None:
+            continue
+        shape = expected[t.name].shape
+        if len(shape) != len(t.shape) + 1 or shape[t.batch_axis] != batch:
+            raise errs.batch_axis_error(t.name, t.batch_axis, shape, batch, where)
 
 
 def _ort_cuda() -> bool:
@@ -207,17 +259,18 @@ def _frozen_axes(runner: Any, spec: ModelSpec, batch: int, sizes: dict[str, int]
 
 
 def error_summary(records: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
-    """Worst max abs / max rel error per output over all verification points."""
+    """Worst max abs / max rel error per output over all verification points and draws."""
     out: dict[str, dict[str, float]] = {}
     for rec in records:
-        for o in rec["outputs"]:
+        for o in rec.get("outputs", []):
             s = out.setdefault(o["name"], {"max_abs_err": 0.0, "max_rel_err": 0.0, "rtol": o["rtol"]})
             s["max_abs_err"] = max(s["max_abs_err"], o["max_abs_err"])
             s["max_rel_err"] = max(s["max_rel_err"], o["max_rel_err"])
     return out
 
 
-def verify_plan(result: ExportResult, module: Any, spec: ModelSpec, max_batch_size: int, rtol: dict[str, float]) -> list[dict[str, Any]]:
+def verify_plan(result: ExportResult, module: Any, spec: ModelSpec, max_batch_size: int, rtol: dict[str, float],
+                sample: dict[str, np.ndarray] | None = None) -> list[dict[str, Any]]:
     """Verify a plan against eager PyTorch (see :func:`verify_artifact`),
     after checking that this GPU and TensorRT are the ones it was built for.
 
@@ -234,7 +287,7 @@ def verify_plan(result: ExportResult, module: Any, spec: ModelSpec, max_batch_si
                 f"{result.path} was built for {key} {built}, this machine has {here[key]}",
                 hint="a plan only runs with the TensorRT version and GPU it was built for; rebuild it here (--force)",
             )
-    return verify_artifact(result, module, spec, max_batch_size, rtol, device="cuda")
+    return verify_artifact(result, module, spec, max_batch_size, rtol, device="cuda", sample=sample)
 
 
 def save_reference(build_dir: Path, module: Any, spec: ModelSpec, inputs: dict[str, np.ndarray]) -> Path:

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from builders.build import BuildOptions, build
 from builders.manifest import MANIFEST
+from builders.input_draws import DRAWS
 from builders.verification import REFERENCE, load_reference
 from builders.cli import cli
 from builders.config import read_config
@@ -39,7 +40,7 @@ def test_manifest_records_versions_signature_errors_sizes_and_hashes(tiny_build)
         path = tiny_build.manifest_path.parent / e["file"]
         assert e["size_bytes"] == path.stat().st_size > 0
         assert len(e["sha256"]) == 64 and e["export_s"] > 0 and e["verify_s"] > 0
-        assert [c["batch"] for c in e["verification"]] == [1, 4, 8]
+        assert [(c["batch"], c["draw"]) for c in e["verification"]] == [(b, d) for b in (1, 4, 8) for d in DRAWS]
         assert set(e["errors"]) == {"OUTPUT__0"} and e["errors"]["OUTPUT__0"]["max_rel_err"] <= 1e-4
         assert e["attempts"][-1]["ok"]
     assert by_fmt["onnx"]["extra"]["opset"] == 18

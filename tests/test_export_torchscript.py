@@ -7,6 +7,7 @@ import torch
 from torch import nn
 
 from builders.outputs import infer_outputs
+from builders.input_draws import DRAWS
 from builders.verification import verify_artifact
 from core.errors import ExportError
 from builders.backends.pytorch_libtorch import triton_names
@@ -44,7 +45,7 @@ def test_builtin_is_scripted_and_verifies_in_every_precision(tmp_path, precision
     assert result.strategy == "script" and [a.ok for a in result.attempts] == [True]
     assert result.path.name == "model.pt" and result.size_bytes > 0
     checks = verify_artifact(result, model, spec, 8, {})
-    assert [c["batch"] for c in checks] == [1, 4, 8]
+    assert [(c["batch"], c["draw"]) for c in checks] == [(b, d) for b in (1, 4, 8) for d in DRAWS]
 
 
 def test_dict_outputs_are_flattened_and_dtypes_kept(tmp_path):

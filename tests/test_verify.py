@@ -119,7 +119,7 @@ def test_trace_that_froze_the_batch_is_named(tmp_path):
     spec, result = _export(model, tmp_path)
     assert result.strategy == "trace" and not result.attempts[0].ok
     assert "variable number of arguments" in result.attempts[0].error or result.attempts[0].error
-    assert result.extra["trace_warnings"]
+    assert result.tracer_warnings and result.attempts[-1].tracer_warnings == result.tracer_warnings
     with pytest.raises(VerificationError, match=r"lost dynamic axis \['batch'\]") as e:
         verify_artifact(result, model, spec, 4, {})
     assert "froze a dynamic axis" in e.value.hint
@@ -170,7 +170,8 @@ def test_verification_covers_batch_ends_and_dynamic_axis_ends(tmp_path):
 
 def test_fp32_tolerance_is_device_aware_and_says_its_tf32_policy():
     from builders.spec import ModelSpec, TensorSpec
-    from builders.verification import output_tolerances, tf32_disabled_for, verified_on
+    from builders.verdicts import tf32_disabled_for, verified_on
+    from builders.verification import output_tolerances
 
     spec = ModelSpec((TensorSpec("x", "float32", (4,)),), (TensorSpec("y", "float32", (4,)), TensorSpec("z", "float32", (4,))))
     assert output_tolerances(spec, "fp32", {}) == {"y": 1e-4, "z": 1e-4}
@@ -179,7 +180,8 @@ def test_fp32_tolerance_is_device_aware_and_says_its_tf32_policy():
     # ONNX Runtime CUDA / TensorRT may use TF32: fp32 widened, a user's --rtol still wins
     assert output_tolerances(spec, "fp32", {"z": 5e-5}, "cuda", tf32_disabled_for("trt")) == {"y": 1e-3, "z": 5e-5}
     assert output_tolerances(spec, "fp16", {}, "cuda", False) == {"y": 1e-2, "z": 1e-2}
-    assert verified_on("onnx", "fp32", "cpu") == {"device": "cpu", "runner": "onnxruntime CPUExecutionProvider", "tf32": "n/a"}
+    assert verified_on("onnx", "fp32", "cpu") == {"device": "cpu", "runner": "onnxruntime CPUExecutionProvider", "tf32": "n/a",
+                                                  "computes_in": "fp32"}
     assert verified_on("torchscript", "fp32", "cuda:0")["tf32"] == "disabled"
     assert verified_on("trt", "fp32", "cuda")["tf32"] == "allowed (fp32 rtol widened to 0.001)"
 
