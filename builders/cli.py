@@ -224,6 +224,8 @@ def cli() -> None:
 @click.option("--opset", type=int, default=18, show_default=True, help="ONNX opset version.")
 @click.option("--rtol", "rtols", multiple=True, metavar="OUTPUT=VALUE",
               help="Relative tolerance of one output, e.g. logits=1e-3 (repeat) [default: by precision: fp32 1e-4, fp16/bf16 1e-2].")
+@click.option("--sample", "sample_path", type=click.Path(dir_okay=False, exists=True, path_type=Path),
+              help="Your own inputs (.npz, one array per input name, batch axis first), verified beside the generated draws.")
 @click.option("--workspace-mib", type=int, default=4096, show_default=True, help="TensorRT builder workspace limit (MiB).")
 @click.option("--timing-cache", type=click.Path(dir_okay=False, path_type=Path),
               help="TensorRT timing cache file, reused across builds [default: BUILD_DIR/<model>/trt_timing.cache].")
@@ -234,7 +236,7 @@ def cli() -> None:
 @verbosity_option
 def build(model: str, name: str | None, spec_path: Path | None, inputs: tuple[str, ...], outputs: tuple[str, ...], axes: tuple[str, ...],
           formats: tuple[str, ...], precisions: tuple[str, ...], grid: Any, serving: str, repository: Path, build_dir: Path,
-          opset: int, rtols: tuple[str, ...], workspace_mib: int, timing_cache: Path | None, print_trtexec: bool,
+          opset: int, rtols: tuple[str, ...], sample_path: Path | None, workspace_mib: int, timing_cache: Path | None, print_trtexec: bool,
           force: bool) -> None:
     """Export MODEL, verify every export against eager PyTorch, and write the variant grid."""
     from rich.markup import escape

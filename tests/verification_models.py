@@ -1,0 +1,144 @@
+"""Tiny models that each provoke one kind of wrong verdict (issue 11), with factories for
+``builders build --model verification_models:<factory>`` (this folder is on sys.path in tests)."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+
+class Branch(nn.Module):
+    """The issue's example: the branch depends on tensor values (scriptable)."""
+
+    def forward(self, x):
+        return x * 2 if x.mean() > 0 else -x
+
+
+class BranchNoScript(nn.Module):
+    """The same branch, not scriptable (``*rest``): TorchScript falls back to tracing."""
+
+    def forward(self, x, *rest):
+        return x * 2 if x.mean() > 0 else -x
+
+
+class NormaliseLarge(nn.Module):
+    """Normalises only inputs larger than 10: N(0, 1) draws never take that branch
+    (not in the issue; not scriptable because of the lambda)."""
+
+    def forward(self, x):
+        peak = x.abs().max()
+        scale = (lambda p: p / 10.0)(peak)
+        return x / scale if peak > 10 else x
+
+
+class Overflow16(nn.Module):
+    """``Linear(16, 16)`` with weights 300, then ``LayerNorm(h ** 2)`` (the issue's example):
+    ``h ** 2`` overflows fp16."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lin = nn.Linear(16, 16)
+        with torch.no_grad():
+            self.lin.weight.fill_(300.0)
+        self.ln = nn.LayerNorm(16)
+
+    def forward(self, x):
+        return self.ln(self.lin(x) ** 2)
+
+
+class Square16(nn.Module):
+    """``h * h / 1e4`` after the same Linear: ``h * h`` overflows fp16, the result fits
+    (not in the issue): onnxruntime's CPU provider computes it in fp32 and agrees."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lin = nn.Linear(16, 16)
+        with torch.no_grad():
+            self.lin.weight.fill_(300.0)
+
+    def forward(self, x):
+        h = self.lin(x)
+        return h * h / 1e4
+
+
+class Transposed(nn.Module):
+    """The issue's example: ``x: [B, 16] -> [4, B]``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lin = nn.Linear(16, 4)
+
+    def forward(self, x):
+        return self.lin(x).transpose(0, 1)
+
+
+class TransposedSeq(nn.Module):
+    """``ids: [B, seq] -> [seq, B]`` (not in the issue): with seq sizes equal to the batch
+    sizes the old check saw axis 0 follow the batch."""
+
+    def forward(self, x):
+        return x.transpose(0, 1) * 2
+
+
+class Squeezed(nn.Module):
+    """``[B, 16] -> [B]`` by ``squeeze()``, which drops the batch axis at batch 1 (not in the issue)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lin = nn.Linear(16, 1)
+
+    def forward(self, x):
+        return self.lin(x).squeeze()
+
+
+class SeqFirstLSTM(nn.Module):
+    """An LSTM over ``x: [B, seq, 8]`` run sequence-first (the issue's LSTM with a dynamic seq axis)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lstm = nn.LSTM(8, 16, num_layers=2)
+
+    def forward(self, x):
+        out, _ = self.lstm(x.transpose(0, 1))
+        return out.transpose(0, 1)
+
+
+def _seeded(cls: type[nn.Module]) -> nn.Module:
+    torch.manual_seed(0)
+    return cls().eval()
+
+
+def branch() -> nn.Module:
+    return _seeded(Branch)
+
+
+def branch_noscript() -> nn.Module:
+    return _seeded(BranchNoScript)
+
+
+def normalise_large() -> nn.Module:
+    return _seeded(NormaliseLarge)
+
+
+def overflow16() -> nn.Module:
+    return _seeded(Overflow16)
+
+
+def square16() -> nn.Module:
+    return _seeded(Square16)
+
+
+def transposed() -> nn.Module:
+    return _seeded(Transposed)
+
+
+def transposed_seq() -> nn.Module:
+    return _seeded(TransposedSeq)
+
+
+def squeezed() -> nn.Module:
+    return _seeded(Squeezed)
+
+
+def seq_first_lstm() -> nn.Module:
+    return _seeded(SeqFirstLSTM)
