@@ -124,6 +124,7 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
     name, module = opts.name or loaded.name, loaded.module
     check_name(name, "--name" if opts.name else "model name")
     spec = infer_outputs(module, loaded.spec)
+    spec.require_outputs(opts.rtol, "--rtol")
     require_batch_first(spec, opts.grid.max_batch_sizes)
     out = opts.build_dir / name
     out.mkdir(parents=True, exist_ok=True)

@@ -84,7 +84,8 @@ def load_model(source: Any, spec: ModelSpec | None) -> LoadedModel:
         spec = _require_spec(source, spec)
         try:
             if source.endswith(EXPORT_SUFFIXES):
-                module, kind = torch.export.load(str(path)).module(), "exported_program"
+                program = torch.export.load(str(path))
+                module, kind = program.module(), "exported_program"
             else:
                 module, kind = torch.jit.load(str(path), map_location="cpu"), "torchscript"
         except Exception as e:
@@ -92,6 +93,8 @@ def load_model(source: Any, spec: ModelSpec | None) -> LoadedModel:
                 f"could not load {path}: {type(e).__name__}: {str(e)[:300]}",
                 hint="a .pt file must be saved with torch.jit.save, a .pt2 file with torch.export.save",
             ) from e
+        if kind == "exported_program":
+            check_spec_against_graph(program, spec, str(path))
         return LoadedModel(path.stem, _eval(module), spec, kind, _file_hash(path))
     if ":" in source:
         spec = _require_spec(source, spec)
@@ -118,6 +121,70 @@ def load_model(source: Any, spec: ModelSpec | None) -> LoadedModel:
     b = get_builtin(source)
     module = b.factory()
     return LoadedModel(b.name, module, spec or b.spec, "builtin", _source_hash(module, b.factory))
+
+
+def check_spec_against_graph(program: Any, spec: ModelSpec, where: str) -> None:
+    """Refuse a spec that contradicts a ``torch.export`` graph's input shapes.
+
+    An exported graph records each input dim as a fixed size or a symbol with a range
+    (``range_constraints``). A spec dim (after the batch axis) contradicts it when the graph
+    dim is fixed at ``N`` and the spec gives another size, or names an axis whose range is
+    not exactly ``(N, N, N)``; or when the graph dim is a symbol whose range does not hold the
+    spec axis's ``(min, max)``; or when the ranks differ.
+
+    Args:
+        program: The ``torch.export.ExportedProgram``.
+        spec: The input spec (inputs in ``forward`` order).
+        where: The file, for messages.
+
+    Raises:
+        ModelSpecError: the first contradiction, naming the input, dim, the spec's axis or
+            size, and what the graph allows.
+    """
+    placeholders = {n.name: n for n in program.graph.nodes if n.op == "placeholder"}
+    users = list(program.graph_signature.user_inputs)
+    if len(users) != len(spec.inputs):
+        raise ModelSpecError(f"the spec has {len(spec.inputs)} inputs, the graph in {where} takes {len(users)} ({users})",
+                             hint="give one --input per forward() argument, in order")
+    bounds = {str(k): (v.lower, v.upper) for k, v in program.range_constraints.items()}
+    for t, name in zip(spec.inputs, users):
+        val = placeholders[name].meta.get("val") if name in placeholders else None
+        if val is None or not hasattr(val, "shape"):
+            continue
+        graph_dims = list(val.shape)[1:]  # after the batch axis
+        if len(graph_dims) != len(t.shape):
+            raise ModelSpecError(
+                f"input {t.name!r}: the spec's per-sample shape {list(t.shape)} has {len(t.shape)} dims, the graph in {where} "
+                f"takes {len(graph_dims)} ({[_dim_text(d, bounds) for d in graph_dims]})",
+                hint="give the per-sample shape (without the batch axis) the graph was exported with")
+        for j, (g, d) in enumerate(zip(graph_dims, t.shape), start=1):
+            problem = _dim_contradiction(g, d, spec, bounds)
+            if problem:
+                raise ModelSpecError(
+                    f"input {t.name!r} dim {j}: {problem} in the graph of {where}",
+                    hint=f"declared axes: {dict((k, list(v)) for k, v in spec.dynamic_axes.items()) or 'none'}; "
+                         "give sizes the graph accepts, or re-export it with a dynamic dim (torch.export Dim)")
+
+
+def _dim_text(g: Any, bounds: dict[str, tuple[Any, Any]]) -> str:
+    if isinstance(g, int):
+        return str(g)
+    lo, hi = bounds.get(str(g), ("?", "?"))
+    return f"{g} in [{lo}, {hi}]"
+
+
+def _dim_contradiction(g: Any, d: int | str, spec: ModelSpec, bounds: dict[str, tuple[Any, Any]]) -> str | None:
+    """Why spec dim ``d`` contradicts graph dim ``g`` (an int, or a SymInt with bounds), or ``None``."""
+    lo, hi = (d, d) if isinstance(d, int) else (spec.dynamic_axes[d][0], spec.dynamic_axes[d][2])
+    what = f"size {d}" if isinstance(d, int) else f"dynamic axis {d}={','.join(map(str, spec.dynamic_axes[d]))}"
+    if isinstance(g, int):
+        return None if lo == hi == g else f"{what} contradicts the static size {g}"
+    glo, ghi = bounds.get(str(g), (None, None))
+    try:
+        inside = (glo is None or int(glo) <= lo) and (ghi is None or hi <= int(ghi) or str(ghi) in ("oo", "inf"))
+    except (TypeError, ValueError):  # unbounded: sympy's oo
+        inside = glo is None or int(glo) <= lo
+    return None if inside else f"{what} is outside the graph's range [{glo}, {ghi}] for that dim"
 
 
 @contextlib.contextmanager

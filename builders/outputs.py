@@ -136,13 +136,19 @@ def infer_outputs(module: Any, spec: ModelSpec) -> ModelSpec:
         return _run_keyed(module, spec, spec.example_inputs(batch, sizes))
 
     b1, b2 = EXAMPLE_BATCH, EXAMPLE_BATCH + 1
-    try:
-        ka, ka2, kb = run(b1, spec.export_axis_sizes()), run(b2, spec.export_axis_sizes()), run(b2, spec.axis_sizes("max"))
-    except Exception as e:
-        raise ModelSpecError(
-            f"the model does not run on inputs made from the spec: {type(e).__name__}: {str(e)[:300]}",
-            hint="check the input names' order, per-sample shapes, dtypes and value ranges against forward()",
-        ) from e
+    points = [(b1, spec.export_axis_sizes()), (b2, spec.export_axis_sizes()), (b2, spec.axis_sizes("max"))]
+    runs = []
+    for batch, sizes in points:
+        try:
+            runs.append(run(batch, sizes))
+        except Exception as e:
+            at = ", ".join([f"batch {batch}", *(f"{a}={n} (range {list(spec.dynamic_axes[a])})" for a, n in sizes.items())])
+            raise ModelSpecError(
+                f"the model does not run on inputs made from the spec at {at}: {type(e).__name__}: {str(e)[:300]}",
+                hint="check the input names' order, per-sample shapes, dtypes, value ranges and dynamic axis ranges "
+                     "against forward()",
+            ) from e
+    ka, ka2, kb = runs
     keys = [k for k, _t in ka]
     a, a2, b = [t for _k, t in ka], [t for _k, t in ka2], [t for _k, t in kb]
     names = name_outputs(keys, [t.name for t in spec.outputs])

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
-from typing import Any, Sequence, TypeVar
+from typing import Any, Iterable, Sequence, TypeVar
 
 import numpy as np
 from pydantic import Field, StrictInt, StrictStr, ValidationError
@@ -206,6 +206,18 @@ class ModelSpec:
                 lo, hi = t.value_range or (0, 100)
                 out[t.name] = rng.integers(lo, hi + 1, size=shape).astype(t.dtype)
         return out
+
+    def require_outputs(self, names: Iterable[str], flag: str) -> None:
+        """Check that every name given with ``flag`` (``--rtol``...) is an output of this spec.
+
+        Raises:
+            ModelSpecError: names that match no output; the message lists the outputs.
+        """
+        valid = [t.name for t in self.outputs]
+        unknown = [n for n in names if n not in valid]
+        if unknown:
+            raise ModelSpecError(f"{flag} names {unknown}, which are not outputs of the model (its outputs: {valid})",
+                                 hint=f"use the output names above with {flag}")
 
     def with_outputs(self, outputs: tuple[TensorSpec, ...]) -> "ModelSpec":
         return dataclasses.replace(self, outputs=outputs)

@@ -22,6 +22,7 @@ from builders.triton_rules import Problem, raise_problems
 from core import formats
 from core.errors import ConfigError, GpuRequiredError
 from core.formats import get as get_format
+from core.gpu import detect as detect_gpus
 from core.gpu import gpu_available
 from core.naming import WARMUPS, NameParts, check_name, parse_variant_name, variant_name
 from core.precision import PRECISION_NAMES, TRT_ACCELERATOR_PRECISIONS
@@ -225,6 +226,14 @@ class VariantGrid:
         top = max(self.max_batch_sizes)
         if any(d is not None for d in self.queue_delays_us):
             raise_problems(rules.preferred_batch_sizes(top, self.preferred_batch_sizes))
+        elif self.preferred_batch_sizes:  # a flag that would match no variant is an error, not ignored
+            raise ConfigError(f"--preferred-batch-sizes {list(self.preferred_batch_sizes)} apply to dynamic batching, "
+                              "but the grid has none (--dynamic-batching off)",
+                              hint="add a queue delay, e.g. --dynamic-batching off,500, or drop --preferred-batch-sizes")
+        if self.gpus and not {"gpu", "auto"} & set(self.kinds):
+            raise ConfigError(f"--gpus {list(self.gpus)} apply to KIND_GPU instance groups, but the grid has only "
+                              f"{', '.join(self.kinds)} instances",
+                              hint="add --instance-kind gpu (or auto), or drop --gpus")
 
     def _server_gpu(self, server_gpu: bool | None) -> bool:
         if server_gpu is not None:
@@ -264,6 +273,12 @@ class VariantGrid:
                 + (" (nvidia-smi finds none on this host)" if detected else ""),
                 hint="add --instance-kind cpu or auto, or pass --server-gpu if the repository is served on another machine",
             )
+        if detected and has_gpu and self.gpus:  # the server is this host: its GPU ids are known
+            present = [g.index for g in detect_gpus()]
+            absent = [g for g in self.gpus if g not in present]
+            if absent:
+                raise ConfigError(f"--gpus {absent}: no such GPU on this host (its GPUs: {present})",
+                                  hint="use ids from nvidia-smi -L, or pass --server-gpu when the repository is served elsewhere")
         skipped: list[Skipped] = []
         kinds: list[str] = []
         for k in self.kinds:

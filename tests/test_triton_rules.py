@@ -80,8 +80,10 @@ CASES = {
         {"count": -1}, None, {"counts": (-1,)}, {}, ("error", ConfigError),
         pbtxt(group="kind: KIND_CPU count: -1"), ONNX, "instance_group[0].count"),
     "gpus on KIND_CPU": Case(
-        {"gpus": (0,)}, None, {"gpus": (0,)}, {},
-        ("dropped", lambda vs: vs and all(v.gpus == () for v in vs)),
+        # with KIND_CPU only, --gpus matches no variant and is refused (VariantGrid, issue 11 item 5);
+        # beside KIND_GPU it applies to the GPU variants and is dropped from the CPU ones
+        {"gpus": (0,)}, None, {"gpus": (0,), "kinds": ("cpu", "gpu")}, {"server_gpu": True},
+        ("dropped", lambda vs: any(v.kind == "cpu" for v in vs) and all(v.gpus == (() if v.kind == "cpu" else (0,)) for v in vs)),
         pbtxt(group="kind: KIND_CPU count: 1 gpus: [0]"), ONNX, "instance_group[0].gpus"),
     "KIND_GPU on a server without a GPU": Case(
         {"kind": "gpu"}, {"server_gpu": False}, {"kinds": ("cpu", "gpu")}, {"server_gpu": False},

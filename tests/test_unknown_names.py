@@ -1,0 +1,136 @@
+"""Names and ranges the user gave that match nothing are errors naming the item and the valid
+ones, never silently ignored (issue 11, item 5): --dynamic-axis, --rtol, --output, a dynamic
+axis range that contradicts an exported graph, --preferred-batch-sizes, --gpus."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from builders.build import BuildOptions, build
+from builders.cli import cli
+from builders.models import load_model
+from builders.spec import ModelSpec
+from builders.variants import VariantGrid
+from core.errors import ConfigError, ModelSpecError
+
+
+def test_dynamic_axis_no_input_uses_is_refused():
+    with pytest.raises(ModelSpecError) as e:
+        ModelSpec.from_flags(["x:float32:seq,16"], axes=["seq=1,8,16", "foo=1,8,16"])
+    assert "['foo']" in e.value.message and "['seq']" in e.value.message
+    with pytest.raises(ModelSpecError, match="no named axis"):  # the flags of the issue: no input names an axis
+        ModelSpec.from_flags(["x:float32:16"], axes=["foo=1,8,16"])
+    with pytest.raises(ModelSpecError, match="'batch'"):  # the spec file form too
+        ModelSpec.from_json({"inputs": [{"name": "x", "dtype": "float32", "shape": [4]}], "dynamic_axes": {"batch": [1, 2, 3]}})
+
+
+def test_dynamic_axis_flag_is_an_error_on_the_cli(tmp_path):
+    r = CliRunner().invoke(cli, ["build", "--model", "tiny", "--input", "INPUT__0:float32:16", "--dynamic-axis", "foo=1,8,16",
+                                 "--build-dir", str(tmp_path / "b"), "--repository", str(tmp_path / "r")])
+    assert r.exit_code != 0 and "foo" in str(r.exception)
+
+
+def _opts(tmp_path, **kw) -> BuildOptions:
+    return BuildOptions("tiny", formats=("onnx",), repository=tmp_path / "r", build_dir=tmp_path / "b",
+                        grid=VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(2,)), **kw)
+
+
+def test_rtol_for_an_output_that_does_not_exist_is_refused(tmp_path):
+    with pytest.raises(ModelSpecError) as e:
+        build(_opts(tmp_path, rtol={"nosuch": 1e-3}))
+    assert "['nosuch']" in e.value.message and "OUTPUT__0" in e.value.message
+    assert not (tmp_path / "r").exists()  # refused before anything was exported or written
+
+
+def test_rtol_for_a_renamed_output_is_refused(tmp_path):
+    """Another instance: the output is named by the spec, the --rtol uses the default name."""
+    spec = ModelSpec.from_flags(["INPUT__0:float32:16"], ["scores"])
+    with pytest.raises(ModelSpecError, match=r"\['OUTPUT__0'\].*\['scores'\]"):
+        build(_opts(tmp_path, spec=spec, rtol={"OUTPUT__0": 1e-3}))
+
+
+@pytest.fixture(scope="module")
+def static128(tmp_path_factory):
+    """A torch.export graph that only takes seq == 128 (a positional table of 128 rows)."""
+    import torch
+
+    class Pos(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.pos = torch.nn.Parameter(torch.randn(128, 16))
+
+        def forward(self, x):
+            return x + self.pos
+
+    path = tmp_path_factory.mktemp("pt2") / "static128.pt2"
+    ep = torch.export.export(Pos().eval(), (torch.randn(2, 128, 16),),
+                             dynamic_shapes=({0: torch.export.Dim("batch", min=1, max=64)},))
+    torch.export.save(ep, str(path))
+    return path
+
+
+def test_axis_range_contradicting_a_static_graph_is_refused(static128):
+    with pytest.raises(ModelSpecError) as e:
+        load_model(str(static128), ModelSpec.from_flags(["x:float32:seq,16"], axes=["seq=256,256,256"]))
+    assert "seq=256,256,256" in e.value.message and "static size 128" in e.value.message
+    with pytest.raises(ModelSpecError, match="size 64 contradicts the static size 128"):
+        load_model(str(static128), ModelSpec.from_flags(["x:float32:64,16"]))
+    assert load_model(str(static128), ModelSpec.from_flags(["x:float32:seq,16"], axes=["seq=128,128,128"])).kind == "exported_program"
+
+
+def test_axis_range_outside_a_symbolic_graph_range_is_refused(tmp_path):
+    import torch
+
+    class Mean(torch.nn.Module):
+        def forward(self, x):
+            return x.mean(dim=1)
+
+    seq = torch.export.Dim("seq", min=2, max=64)
+    ep = torch.export.export(Mean(), (torch.randn(2, 8, 4),), dynamic_shapes=({1: seq},))
+    path = tmp_path / "mean.pt2"
+    torch.export.save(ep, str(path))
+    with pytest.raises(ModelSpecError, match=r"seq=2,32,128 is outside the graph's range \[2, 64\]"):
+        load_model(str(path), ModelSpec.from_flags(["x:float32:seq,4"], axes=["seq=2,32,128"]))
+    load_model(str(path), ModelSpec.from_flags(["x:float32:seq,4"], axes=["seq=2,32,64"]))
+
+
+def test_a_model_that_fails_at_the_declared_sizes_names_them():
+    import torch
+
+    class Only128(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.pos = torch.nn.Parameter(torch.randn(128, 16))
+
+        def forward(self, x):
+            return x + self.pos[: x.shape[1]].expand(x.shape[1], 16) if x.shape[1] <= 128 else x @ torch.ones(3)
+
+    from builders.outputs import infer_outputs
+
+    with pytest.raises(ModelSpecError, match=r"seq=256 \(range \[256, 256, 256\]\)"):
+        infer_outputs(Only128(), ModelSpec.from_flags(["x:float32:seq,16"], axes=["seq=256,256,256"]))
+
+
+def test_preferred_batch_sizes_without_dynamic_batching_are_refused():
+    with pytest.raises(ConfigError, match=r"--preferred-batch-sizes \[8\].*--dynamic-batching off"):
+        VariantGrid(queue_delays_us=(None,), preferred_batch_sizes=(8,))
+    with pytest.raises(ConfigError, match="preferred_batch_size"):  # above every max_batch_size (kept)
+        VariantGrid(queue_delays_us=(None, 100), preferred_batch_sizes=(128,), max_batch_sizes=(8,))
+
+
+def test_gpus_without_a_gpu_instance_kind_are_refused():
+    with pytest.raises(ConfigError, match=r"--gpus \[1\].*cpu"):
+        VariantGrid(kinds=("cpu",), gpus=(1,))
+
+
+def test_gpu_ids_this_host_does_not_have_are_refused(monkeypatch):
+    from builders import variants
+    from core.gpu import GpuInfo
+
+    monkeypatch.setattr(variants, "detect_gpus", lambda: (GpuInfo(0, "GPU", "1", None),))
+    monkeypatch.setattr(variants, "gpu_available", lambda: True)
+    with pytest.raises(ConfigError, match=r"--gpus \[3\]: no such GPU on this host \(its GPUs: \[0\]\)"):
+        VariantGrid(kinds=("gpu",), gpus=(0, 3)).plan("m", ("onnx",))
+    # served elsewhere (--server-gpu): this host's GPUs say nothing
+    assert VariantGrid(kinds=("gpu",), gpus=(3,), server_gpu=True).plan("m", ("onnx",)).variants
