@@ -1,7 +1,8 @@
-"""The analysis of a sweep: trial statistics, the noise rule, curves, knees and the recommendation.
+"""The analysis of a sweep: trial statistics, the noise rule, curves and knees.
 
-Everything that turns a :class:`perf.results.RunResult` into numbers lives here; the
-report (:mod:`perf.report`), its conclusions (:mod:`perf.conclusions`), the plots
+Everything that turns a :class:`perf.results.RunResult` into numbers lives here (the
+recommendation built on them in :mod:`perf.recommendation`); the report
+(:mod:`perf.report`), its conclusions (:mod:`perf.conclusions`), the plots
 (:mod:`perf.plots`) and the run comparison (:mod:`perf.compare`) all read it, and it
 imports none of them.
 
@@ -24,9 +25,8 @@ import dataclasses
 import statistics
 from typing import Iterable, Sequence
 
-from core.errors import PerfError
-from perf.markdown import UNSTABLE_MARK, fmt
-from perf.results import LevelResult, RunResult
+from perf.markdown import fmt
+from perf.results import LEVEL_STATUSES, LevelResult, RunResult
 
 #: Metric names (:class:`perf.results.LevelResult` fields) the analysis ranks by.
 THROUGHPUT, P99 = "throughput_infer_per_s", "latency_p99_ms"
@@ -35,7 +35,8 @@ GPU_METRICS = ("gpu_utilization_pct", "nvml_gpu_utilization_pct")
 #: Every numeric field of a level: what :func:`aggregate` folds over trials.
 METRICS: tuple[str, ...] = tuple(
     f.name for f in dataclasses.fields(LevelResult)
-    if f.name not in ("concurrency", "batch_size", "trial", "stable", "attempts", "error", "csv")
+    if f.name not in ("concurrency", "batch_size", "trial", "stable", "attempts", "error", "csv", "rate_achieved",
+                      "host_busy", "notes")
 )
 #: Trials a point needs on each side before a difference can be called significant.
 MIN_TRIALS_FOR_SPREAD = 2
@@ -56,6 +57,9 @@ class Point:
         low, high: Min and max over trials per metric.
         stable: Every trial reached perf_analyzer's stability criterion.
         errors: Errors of the trials that produced no numbers.
+        status: The worst :attr:`perf.results.LevelResult.status` of the trials with numbers
+            (``"failed"`` when none has numbers).
+        notes: Their notes (why a trial is not ``ok``), without repeats.
     """
 
     variant: str
@@ -67,11 +71,14 @@ class Point:
     high: dict[str, float | None]
     stable: bool = True
     errors: list[str] = dataclasses.field(default_factory=list)
+    status: str = "ok"
+    notes: list[str] = dataclasses.field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        """The point has a throughput (at least one trial measured)."""
-        return self.median.get(THROUGHPUT) is not None
+        """The point has a throughput (at least one trial measured); :attr:`status` says
+        how far it can be trusted."""
+        return (self.median.get(THROUGHPUT) or 0) > 0
 
     def get(self, metric: str) -> float | None:
         """Median of ``metric`` over trials (None when absent)."""
@@ -117,7 +124,9 @@ def aggregate(levels: Iterable[LevelResult], variant: str = "") -> list[Point]:
             lo[m] = min(vals) if vals else None
             hi[m] = max(vals) if vals else None
         errors = [lv.error or "no throughput" for lv in lvs if not lv.ok]
-        out.append(Point(variant, conc, bs, len(good), med, lo, hi, all(lv.stable for lv in good), errors))
+        status = min((lv.status or "ok" for lv in good), key=LEVEL_STATUSES.index, default="failed")
+        notes = list(dict.fromkeys(n for lv in good for n in lv.notes))
+        out.append(Point(variant, conc, bs, len(good), med, lo, hi, all(lv.stable for lv in good), errors, status, notes))
     return out
 
 
@@ -261,108 +270,3 @@ def knee(levels: Sequence[LevelResult | Point], batch_size: int | None = None,
                 and all(q.get(P99) > p.get(P99) for q in later)):
             return p.concurrency
     return None
-
-
-# ---------------------------------------------------------------- recommendation
-
-@dataclasses.dataclass
-class Choice:
-    """One variant at one level, as picked by :func:`recommend` (medians over trials).
-
-    Attributes:
-        variant: Variant name.
-        concurrency: perf_analyzer concurrency of the level.
-        batch_size: Client batch size.
-        throughput_infer_per_s: Median throughput (infer/s).
-        latency_p99_ms: Median client p99 latency (ms).
-        stable: perf_analyzer reached its stability criterion in every trial.
-        trials: Trials behind the medians.
-    """
-
-    variant: str
-    concurrency: int
-    batch_size: int
-    throughput_infer_per_s: float
-    latency_p99_ms: float
-    stable: bool
-    trials: int
-
-    @classmethod
-    def of(cls, p: Point) -> "Choice":
-        return cls(p.variant, p.concurrency, p.batch_size, p.get(THROUGHPUT), p.get(P99), p.stable, p.trials)
-
-    def describe(self) -> str:
-        """``"mlp_onnx_cpu2_db500_mbs64 at concurrency 8: 1,234.5 infer/s, p99 3.21 ms"``."""
-        text = (f"`{self.variant}` at concurrency {self.concurrency}"
-                + (f" (batch {self.batch_size})" if self.batch_size != 1 else "")
-                + f": {fmt(self.throughput_infer_per_s)} infer/s, p99 {fmt(self.latency_p99_ms, 2)} ms")
-        return text + ("" if self.stable else f" {UNSTABLE_MARK} unstable measurement")
-
-
-@dataclasses.dataclass
-class Recommendation:
-    """What :func:`recommend` found.
-
-    Attributes:
-        latency_budget_ms: The p99 budget applied (ms), or None for none.
-        best_under_budget: Highest-throughput level whose p99 <= budget; None when no budget
-            was given or no level meets it.
-        best_peak: Highest-throughput level of any variant, regardless of latency.
-        knees: Saturation concurrency per variant (:func:`knee`); None = no knee within the
-            swept range.
-        notes: Sentences explaining gaps (no level under budget, failed variants left out).
-        lowest_p99: The candidate level with the lowest p99 (what a budget that nothing
-            meets would need); None when nothing was measured.
-    """
-
-    latency_budget_ms: float | None
-    best_under_budget: Choice | None
-    best_peak: Choice | None
-    knees: dict[str, int | None]
-    notes: list[str] = dataclasses.field(default_factory=list)
-    lowest_p99: Choice | None = None
-
-
-def best_under_budget(points: Iterable[Point], latency_budget_ms: float) -> Point | None:
-    """The highest-throughput measured point whose p99 is within ``latency_budget_ms``
-    (ms); ties go to the lower p99. Unstable points count (their flag travels with them)."""
-    fits = [p for p in points if p.ok and p.get(P99) is not None and p.get(P99) <= latency_budget_ms]
-    return max(fits, key=lambda p: (p.get(THROUGHPUT), -p.get(P99)), default=None)
-
-
-def recommend(run: RunResult, latency_budget_ms: float | None = None) -> Recommendation:
-    """Best variant under a p99 budget, best peak throughput, and each variant's knee.
-
-    Every measured level (median over trials) of every variant that did not fail is a
-    candidate; unstable levels are candidates but flagged on the :class:`Choice`. Ties in
-    throughput go to the lower p99.
-
-    Args:
-        run: A loaded sweep.
-        latency_budget_ms: Client p99 budget in ms (default None: no budget).
-
-    Raises:
-        PerfError: the budget is not a positive number.
-    """
-    if latency_budget_ms is not None and not latency_budget_ms > 0:
-        raise PerfError(f"latency budget must be a positive number of ms, got {latency_budget_ms}")
-    points = run_points(run)
-    knees = {v.name: knee(points[v.name]) for v in run.variants}
-    notes: list[str] = []
-    failed = [v.name for v in run.variants if v.status == "failed"]
-    if failed:
-        notes.append(f"Failed variants are not recommended: {', '.join(failed)}.")
-    cands = [p for v in run.variants if v.status != "failed" for p in points[v.name]
-             if p.ok and p.get(P99) is not None]
-    best = max(cands, key=lambda p: (p.get(THROUGHPUT), -p.get(P99)), default=None)
-    under = None
-    low = min(cands, key=lambda p: p.get(P99), default=None)
-    if latency_budget_ms is not None:
-        under = best_under_budget(cands, latency_budget_ms)
-        if under is None and low is not None:
-            notes.append(f"No level meets the p99 budget of {fmt(latency_budget_ms, 2)} ms; the lowest p99 measured "
-                         f"is {fmt(low.get(P99), 2)} ms (`{low.variant}` at concurrency {low.concurrency}).")
-    if not cands:
-        notes.append("No variant has a measured level.")
-    return Recommendation(latency_budget_ms, Choice.of(under) if under else None,
-                          Choice.of(best) if best else None, knees, notes, Choice.of(low) if low else None)

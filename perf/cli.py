@@ -104,6 +104,9 @@ def cli() -> None:
               help="Your perf_analyzer --input-data (JSON file, folder, random or zero) [default: generated from the model's signature].")
 @click.option("--latency-budget-ms", type=click.FloatRange(0, min_open=True), default=None,
               help="p99 latency budget for the recommendation (ms) [default: none].")
+@click.option("--host-busy-threshold", "host_busy", type=click.FloatRange(0), default=_S["host_busy_threshold_pct"].default,
+              help="Other processes' mean CPU use during a level (% of one core) above which the level is measured "
+                   "again after a pause, then flagged 'host busy' [default: 10].")
 @click.option("--allow-failed-variants", is_flag=True,
               help=f"Exit 0 even when a variant failed to load or measure [default: exit {EXIT_VARIANT_FAILED}].")
 @click.option("--no-report", is_flag=True, help="Do not write report.md at the end.")
@@ -114,7 +117,7 @@ def sweep(ctx: click.Context, repository: Path, variants: tuple[str, ...], concu
           batch_sizes: tuple[int, ...], protocol: str, measurement_mode: str, interval_ms: int, request_count: int, stability: float,
           max_trials: int, unstable_retries: int, pa_args: tuple[str, ...], trials: int, results_dir: Path, run_id: str | None,
           resume: str | None, pa: Path | None, input_data: Path | None, latency_budget_ms: float | None, allow_failed_variants: bool,
-          server_opts: Any, no_report: bool) -> None:
+          host_busy: float, server_opts: Any, no_report: bool) -> None:
     """Run perf_analyzer over every variant and concurrency level; write RESULTS_DIR/RUN_ID/.
 
     The server is launched with explicit model control and one variant loaded at a time; its
@@ -146,6 +149,7 @@ def sweep(ctx: click.Context, repository: Path, variants: tuple[str, ...], concu
         perf_analyzer=pa,
         input_data=input_data,
         latency_budget_ms=latency_budget_ms,
+        host_busy_threshold_pct=host_busy,
         given=frozenset(_GIVEN_FIELDS[p] for p in given if p in _GIVEN_FIELDS) if resume else None,
     )
     console = make_console()
@@ -161,7 +165,7 @@ def sweep(ctx: click.Context, repository: Path, variants: tuple[str, ...], concu
             trial = f" t={lv.trial + 1}/{state['trials']}" if state["trials"] > 1 else ""
             state["last"] = f" | last {lv.throughput_infer_per_s:.0f} infer/s" if lv.ok else ""
             note = f"{lv.throughput_infer_per_s:.0f} infer/s, p99 {lv.latency_p99_ms:.2f} ms" if lv.ok else f"error: {lv.error}"
-            flag = "" if lv.stable or not lv.ok else " [unstable]"
+            flag = "" if lv.status in ("ok", "failed") else f" [{lv.status}]"
             load = f"rate={lv.request_rate:g}/s" if lv.request_rate else f"c={lv.concurrency}"
             progress.console.log(escape(f"{e['variant']} {load} b={lv.batch_size}{trial}: {note}{flag}"))
             progress.advance(task)
@@ -226,6 +230,7 @@ _GIVEN_FIELDS = {
     "request_rates": "request_rates", "trials": "trials", "protocol": "measure", "measurement_mode": "measure",
     "interval_ms": "measure", "request_count": "measure", "stability": "measure", "max_trials": "measure",
     "unstable_retries": "measure", "pa_args": "measure", "pa": "perf_analyzer", "input_data": "input_data",
+    "host_busy": "host_busy_threshold_pct",
     **{k: "server" for k in SERVER_KEYS},
 }
 

@@ -16,9 +16,10 @@ import dataclasses
 import statistics
 from typing import Any, Sequence
 
-from perf.analysis import (KNEE_GAIN_PCT, MIN_TRIALS_FOR_SPREAD, P99, THROUGHPUT, Point, Recommendation, curve, delta,
-                           gpu_metric, run_points, spread_unknown)
+from perf.analysis import (KNEE_GAIN_PCT, MIN_TRIALS_FOR_SPREAD, P99, THROUGHPUT, Point, curve, delta, gpu_metric,
+                           run_points, spread_unknown)
 from perf.markdown import CPU_MEASURES, fmt
+from perf.recommendation import Recommendation
 from perf.pairs import BATCHING, differs_only_in, pairs, variant_of
 from perf.phrases import Facts, say
 from perf.results import RunResult, VariantResult

@@ -3,7 +3,8 @@
 Every plot has one panel per client batch size (titled with it), so each measured level,
 the recommended one included, appears in a panel. Curves use each variant's medians over
 trials, with min–max error bars where a level has several trials and a ring around
-unstable levels. The recommended levels (best under the p99 budget, best peak) are starred;
+flagged levels (unstable, host busy). Request-rate levels get their own plot, achieved
+against offered rate, with the ``not achieved`` ones crossed out. The recommended levels (best under the p99 budget, best peak) are starred;
 with a budget that no level meets, the lowest p99 reached is marked and named in the
 legend. ``c=`` labels of trade-off plots are placed where they overlap no other label
 (:func:`place_labels`); one that fits nowhere is left out and the legend says how many.
@@ -20,8 +21,9 @@ import logging
 from pathlib import Path
 from typing import Sequence
 
-from perf.analysis import P99, THROUGHPUT, Choice, Point, Recommendation, curve, gpu_metric, recommend, run_points
+from perf.analysis import P99, THROUGHPUT, Point, curve, gpu_metric, run_points
 from perf.markdown import CPU_MEASURES, UNSTABLE_MARK, fmt
+from perf.recommendation import Choice, Recommendation, recommend
 from perf.results import RunResult
 
 log = logging.getLogger(__name__)
@@ -113,13 +115,13 @@ def _draw_curves(ax, points: dict[str, list[Point]], metric: str, x_metric: str 
         has_spread = any(e > 0 for row in yerr for e in row)
         line = ax.errorbar(xs, ys, yerr=yerr if has_spread else None, marker="o", ms=4, capsize=3, color=f"C{i % 10}",
                            label=name + (" (failed)" if name in failed else ""), ls="--" if name in failed else "-")
-        bad = [(x, y) for x, y, p in series if not p.stable]
+        bad = [(x, y) for x, y, p in series if p.status != "ok"]  # unstable or host busy
         if x_metric is not None:  # a trade-off curve: say which concurrency each point is
             labels += [(x, y, f"c={p.concurrency}" + ("" if p.stable else UNSTABLE_MARK)) for x, y, p in series]
         if bad:
             ax.scatter([b[0] for b in bad], [b[1] for b in bad], s=110, facecolors="none",
                        edgecolors=line.lines[0].get_color(), linewidths=1.5,
-                       label=None if unstable_labelled else f"unstable level (ring{', ' + UNSTABLE_MARK if x_metric else ''})")
+                       label=None if unstable_labelled else f"flagged level: unstable or host busy (ring{', ' + UNSTABLE_MARK if x_metric else ''})")
             unstable_labelled = True
     return labels
 
@@ -289,6 +291,33 @@ def plot_breakdown(points: dict[str, list[Point]], path: Path, concurrency: int 
     return {title: drawn}
 
 
+def plot_request_rates(run: RunResult, path: Path) -> Drawn | None:
+    """Achieved against offered request rate (requests/s), one series per variant, with the
+    line where they are equal; ``not achieved`` levels are crossed out. None (no file)
+    when the run has no request-rate level with an achieved rate."""
+    series = {v.name: sorted((lv.request_rate, lv.achieved_rate_per_s, lv.status) for lv in v.levels
+                             if lv.request_rate and lv.achieved_rate_per_s is not None) for v in run.variants}
+    series = {n: s for n, s in series.items() if s}
+    if not series:
+        return None
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(10, 5))
+    ax.set_title("Achieved vs offered request rate")
+    top = max(r for s in series.values() for r, _, _ in s)
+    ax.plot([0, top], [0, top], color="grey", ls=":", lw=1, label="achieved = offered")
+    crossed = False
+    for i, (name, pts) in enumerate(series.items()):
+        ax.errorbar([r for r, _, _ in pts], [a for _, a, _ in pts], marker="o", ms=4, color=f"C{i % 10}", label=name)
+        missed = [(r, a) for r, a, st in pts if st == "not achieved"]
+        if missed:
+            ax.scatter([r for r, _ in missed], [a for _, a in missed], marker="x", s=120, color="red", zorder=3,
+                       label=None if crossed else "not achieved (never recommended)")
+            crossed = True
+    ax.set_xlabel("offered (requests/s)")
+    ax.set_ylabel("achieved (requests/s)")
+    return _finish(fig, [ax], path)
+
+
 def write_plots(run: RunResult, out_dir: Path, breakdown_concurrency: int | None = None,
                 latency_budget_ms: float | None = None, rec: Recommendation | None = None) -> dict[str, Path]:
     """Write every plot the run's data allows into ``out_dir``.
@@ -298,7 +327,7 @@ def write_plots(run: RunResult, out_dir: Path, breakdown_concurrency: int | None
         out_dir: Folder for the PNG files (the run folder).
         breakdown_concurrency: Concurrency of the breakdown bars (default: each variant's highest).
         latency_budget_ms: p99 budget (ms) drawn on the p99 plots (default: none).
-        rec: The recommendation to mark (default: :func:`perf.analysis.recommend` with
+        rec: The recommendation to mark (default: :func:`perf.recommendation.recommend` with
             ``latency_budget_ms``).
 
     Returns:
@@ -308,8 +337,10 @@ def write_plots(run: RunResult, out_dir: Path, breakdown_concurrency: int | None
     out_dir = Path(out_dir)
     made: dict[str, Path] = {}
     failed = frozenset(v.name for v in run.variants if v.status == "failed")
+    if plot_request_rates(run, out_dir / "request_rates.png") is not None:
+        made["Achieved vs offered request rate"] = out_dir / "request_rates.png"
     if not points:
-        log.warning("no measured level in run %s: no plots", run.run_id)
+        log.warning("no measured concurrency level in run %s: no curves", run.run_id)
         return made
     rec = rec if rec is not None else recommend(run, latency_budget_ms)
     specs = [("Throughput vs concurrency", "throughput_vs_concurrency.png", THROUGHPUT, "throughput (infer/s)", None),

@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING
 
 from core.errors import PerfError
 from perf import conclusions, plots
-from perf.analysis import (KNEE_GAIN_PCT, P99, THROUGHPUT, Point, Recommendation, aggregate, curve, fmt_spread,
-                           gpu_metric, has_metric, peak, recommend, run_points)
+from perf.analysis import (KNEE_GAIN_PCT, P99, THROUGHPUT, Point, aggregate, curve, fmt_spread, gpu_metric, has_metric,
+                           peak, run_points)
 from perf.markdown import CPU_MEASURES, UNSTABLE_MARK, fmt, table
 from perf.pairs import variant_of
 from perf.plan import describe_skipped
+from perf.recommendation import Recommendation, recommend
 from perf.results import COMMANDS_FILE, RunResult, load
 
 if TYPE_CHECKING:  # rich is imported only when a table is drawn
@@ -34,7 +35,7 @@ REPORT_FILE = "report.md"
 def summary_table(run: RunResult, latency_budget_ms: float | None = None) -> "Table":
     """A rich table, one row per variant: peak throughput, its concurrency and p99, knee, notes.
 
-    Notes: ``best under budget``, ``best peak``, ``† unstable`` (the peak level), and
+    Notes: ``best under budget``, ``best peak``, ``† unstable`` / ``† host busy`` (the peak level), and
     ``failed: <error>`` / ``pending`` for variants that did not finish.
 
     Args:
@@ -65,6 +66,8 @@ def summary_table(run: RunResult, latency_budget_ms: float | None = None) -> "Ta
             marks.append(f"best under budget ({_level_label(u.concurrency, u.batch_size, u.stable)})")
         if rec.best_peak and rec.best_peak.variant == v.name:
             marks.append("best peak")
+        if p is not None and p.status not in ("ok", "unstable"):  # unstable: the † on the level
+            marks.append(f"{UNSTABLE_MARK} {p.status}")
         if v.status != "ok":
             marks.append(v.status + (f": {v.error.splitlines()[0][:80]}" if v.error else ""))
         k = rec.knees.get(v.name)
@@ -137,7 +140,13 @@ def _recommendation_md(rec: Recommendation, points: dict[str, list[Point]]) -> l
     lines += [f"  - `{n}`: " + (f"concurrency {k}" if k is not None else "no knee within the swept range"
                                  if len(curve(points[n])) > 1 else "fewer than 2 levels measured")
               for n, k in rec.knees.items()]
-    return lines + [f"- {n}" for n in rec.notes]
+    lines += [f"- {n}" for n in rec.notes]
+    if rec.flagged:
+        lines += [f"- **Ranked after the stable levels** ({UNSTABLE_MARK}: a flagged level wins only when it beats every "
+                  "stable one by more than its spread):"] + [f"  - {f}" for f in rec.flagged]
+    if rec.excluded:
+        lines += ["- **Excluded from the recommendation:**"] + [f"  - {e}" for e in rec.excluded]
+    return lines
 
 
 def level_tables(points: dict[str, list[Point]], failed: set[str] | frozenset[str] = frozenset()) -> list[str]:
@@ -166,7 +175,8 @@ def level_tables(points: dict[str, list[Point]], failed: set[str] | frozenset[st
     lines = ["## Results per concurrency level", "",
              "Medians over trials" + (", with the [min–max] spread over trials for throughput and p99" if multi_trial else "")
              + f". **Bold**: highest throughput at the level. `—`: not measured on this host. "
-             f"{UNSTABLE_MARK}: perf_analyzer did not reach a stable measurement at this level (kept, but treat with care)."
+             f"{UNSTABLE_MARK} unstable: perf_analyzer did not reach a stable measurement at this level; "
+             f"{UNSTABLE_MARK} host busy: other processes used the host's CPU during it (kept, but treat with care)."
              + "".join(f" {label}: {CPU_MEASURES[m][3]}." for label, m, _ in utils)]
     for bs, conc in keys:
         lines += ["", f"### Concurrency {conc}" + (f", batch size {bs}" if bs != 1 else ""), ""]
@@ -180,7 +190,7 @@ def level_tables(points: dict[str, list[Point]], failed: set[str] | frozenset[st
             cells = [fmt_spread(p, m, d) if m in (THROUGHPUT, P99) else fmt(p.get(m), d) for _, m, d in cols]
             if p.get(THROUGHPUT) == top and name not in failed:
                 cells[0] = f"**{cells[0]}**"
-            mark = ("" if p.stable else " " + UNSTABLE_MARK) + (" (variant failed later)" if name in failed else "")
+            mark = ("" if p.status == "ok" else f" {UNSTABLE_MARK} {p.status}") + (" (variant failed later)" if name in failed else "")
             rows.append([f"`{name}`{mark}", *cells])
         lines += table(["variant", *(c[0] for c in cols)], rows, ["left", *["right"] * len(cols)])
     return lines
@@ -188,8 +198,10 @@ def level_tables(points: dict[str, list[Point]], failed: set[str] | frozenset[st
 
 def request_rate_table(run: RunResult) -> list[str]:
     """Markdown lines for the request-rate levels (``--request-rates``), one row per trial:
-    offered rate (requests/s), achieved throughput (infer/s), p50/p99 (ms), server queue and
-    compute infer (µs). Empty when the run has none. They are not part of the
+    offered and achieved rate (requests/s), the share perf_analyzer sent late (%), the
+    level's status (``not achieved`` when the achieved rate fell short of the offered one
+    by more than the stability tolerance), throughput (infer/s), p50/p99 (ms), server queue
+    and compute infer (µs). Empty when the run has none. They are not part of the
     concurrency analysis above (a fixed arrival rate is a different load model)."""
     rows = [(v.name, lv) for v in run.variants for lv in v.levels if lv.request_rate is not None]
     if not rows:
@@ -197,14 +209,16 @@ def request_rate_table(run: RunResult) -> list[str]:
     body = []
     for name, lv in sorted(rows, key=lambda r: (r[0], r[1].batch_size, r[1].request_rate, r[1].trial)):
         if not lv.ok:
-            body.append([f"`{name}`", f"{lv.request_rate:g}", lv.batch_size, lv.trial, f"failed: {(lv.error or '')[:100]}"])
+            body.append([f"`{name}`", f"{lv.request_rate:g}", "—", "—", f"failed: {(lv.error or '')[:100]}", lv.batch_size,
+                         lv.trial])
             continue
-        mark = "" if lv.stable else " " + UNSTABLE_MARK
-        body.append([f"`{name}`{mark}", f"{lv.request_rate:g}", lv.batch_size, lv.trial, fmt(lv.throughput_infer_per_s, 1),
-                     fmt(lv.latency_p50_ms, 2), fmt(lv.latency_p99_ms, 2), fmt(lv.server_queue_us, 0),
-                     fmt(lv.server_compute_infer_us, 0)])
-    headers = ["variant", "offered (req/s)", "batch", "trial", "throughput (infer/s)", "p50 (ms)", "p99 (ms)", "queue (µs)",
-               "compute infer (µs)"]
+        late = fmt(lv.delayed_pct, 0) if lv.delayed_pct is not None else "≤ 1"
+        status = lv.status if lv.status == "ok" else f"{UNSTABLE_MARK} {lv.status}"
+        body.append([f"`{name}`", f"{lv.request_rate:g}", fmt(lv.achieved_rate_per_s, 1), late, status, lv.batch_size,
+                     lv.trial, fmt(lv.throughput_infer_per_s, 1), fmt(lv.latency_p50_ms, 2), fmt(lv.latency_p99_ms, 2),
+                     fmt(lv.server_queue_us, 0), fmt(lv.server_compute_infer_us, 0)])
+    headers = ["variant", "offered (req/s)", "achieved (req/s)", "sent late (%)", "status", "batch", "trial",
+               "throughput (infer/s)", "p50 (ms)", "p99 (ms)", "queue (µs)", "compute infer (µs)"]
     return ["", "## Request-rate levels", "", *table(headers, body, ["left", *["right"] * (len(headers) - 1)])]
 
 

@@ -34,9 +34,9 @@ import csv
 import dataclasses
 import time
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
-from pydantic import ConfigDict, TypeAdapter, ValidationError, field_validator
+from pydantic import ConfigDict, TypeAdapter, ValidationError, computed_field, field_validator
 from pydantic.dataclasses import dataclass
 from typing_extensions import TypedDict
 
@@ -48,6 +48,12 @@ SCHEMA_VERSION = 1
 RESULTS_FILE = "results.json"
 FLAT_FILE = "flat.csv"
 COMMANDS_FILE = "commands.txt"
+#: Status of a level (:meth:`LevelResult.settle`), worst first.
+LevelStatus = Literal["failed", "not achieved", "host busy", "unstable", "ok"]
+LEVEL_STATUSES: tuple[str, ...] = get_args(LevelStatus)
+#: Statuses whose numbers may back a recommendation (flagged unless ``ok``); a ``not
+#: achieved`` or ``failed`` level never does.
+USABLE_STATUSES = ("ok", "unstable", "host busy")
 
 
 _CONFIG = ConfigDict(extra="ignore")
@@ -68,11 +74,12 @@ class LevelResult:
         client_send_us, client_recv_us, network_server_us: perf_analyzer's client breakdown.
         server_queue_us: Time in Triton's scheduler queue (dynamic batcher wait).
         server_compute_input_us, server_compute_infer_us, server_compute_output_us: Compute breakdown.
-        avg_server_batch_size: Inferences / executions during the level (statistics API):
-            the batch size the dynamic batcher actually formed.
+        avg_server_batch_size: Inferences / executions over perf_analyzer's merged windows
+            (the server counts it prints, from the statistics API): the batch size the
+            dynamic batcher actually formed while throughput and latency were measured.
         cpu_utilization_pct: Host CPU: mean of Triton's ``nv_cpu_utilization`` x 100 sampled
-            during the level. It counts every process on the host (perf_analyzer included),
-            not the server alone.
+            over the span of perf_analyzer's merged windows (see ``windows_span_s``). It
+            counts every process on the host (perf_analyzer included), not the server alone.
         server_cpu_cores: CPU the server's own processes used during the level, in cores
             (CPU seconds per wall second: tritonserver and its child processes such as
             python-backend stubs; 1.0 = one core fully busy); null where the server's
@@ -89,6 +96,26 @@ class LevelResult:
         csv: Raw perf_analyzer CSV file, relative to the run folder.
         request_rate: Offered load of a request-rate level (requests/s,
             ``--request-rate-range``); ``None`` for a concurrency level.
+        achieved_rate_per_s: Requests/s a request-rate level really ran at: completed
+            requests/s (throughput / batch size), or perf_analyzer's send rate when it
+            printed a lower one; ``None`` for a concurrency level.
+        delayed_pct: Share of a request-rate level's requests perf_analyzer sent late (%);
+            ``None`` when it printed no warning (at most its 1 % threshold).
+        rate_achieved: The achieved rate is within the stability tolerance
+            (``stability_pct``) of the offered one; ``None`` for a concurrency level.
+        host_busy_pct: CPU used by processes other than the server, perf_analyzer and the
+            sweep during the merged windows, in % of one core (mean); ``None`` when not sampled.
+        host_busy: ``host_busy_pct`` stayed above the threshold (``host_busy_threshold_pct``
+            in the run's settings) after one re-measurement.
+        windows_span_s: Length of the span the server and host samples were averaged
+            over: perf_analyzer's merged windows, timed from its per-window lines; ``None``
+            when those were not seen and the whole run was used.
+        throughput_window_spread_pct: Max - min throughput of the merged windows in % of
+            their mean (how far perf_analyzer's windows disagreed).
+        status: ``"ok"``, ``"unstable"``, ``"host busy"``, ``"not achieved"`` or
+            ``"failed"`` (:data:`LEVEL_STATUSES`; a property derived from the fields above,
+            written to the file).
+        notes: Why the status is not ``"ok"``, one sentence per reason.
     """
 
     concurrency: int
@@ -120,10 +147,47 @@ class LevelResult:
     error: str | None = None
     csv: str | None = None
     request_rate: float | None = None
+    achieved_rate_per_s: float | None = None
+    delayed_pct: float | None = None
+    rate_achieved: bool | None = None
+    host_busy_pct: float | None = None
+    host_busy: bool = False
+    windows_span_s: float | None = None
+    throughput_window_spread_pct: float | None = None
+    notes: list[str] = dataclasses.field(default_factory=list)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def status(self) -> LevelStatus:
+        """``failed`` (an error, or no or zero throughput), else ``not achieved``
+        (``rate_achieved`` False), else ``host busy``, else ``unstable``, else ``ok``: the
+        worst that applies, always derived from those fields (written to ``results.json``
+        for readers of the file; ignored when read back)."""
+        if self.error is not None or not (self.throughput_infer_per_s or 0) > 0:
+            return "failed"
+        if self.rate_achieved is False:
+            return "not achieved"
+        if self.host_busy:
+            return "host busy"
+        return "ok" if self.stable else "unstable"
+
+    def settle(self) -> "LevelResult":
+        """Give a level without throughput the error that says so (``status`` is then
+        ``failed`` with a reason). Returns the level."""
+        if self.error is None and not (self.throughput_infer_per_s or 0) > 0:
+            self.error = ("perf_analyzer measured 0 infer/s" if self.throughput_infer_per_s is not None
+                          else "perf_analyzer produced no throughput")
+        return self
 
     @property
     def ok(self) -> bool:
-        return self.error is None and self.throughput_infer_per_s is not None
+        """The level has numbers (it did not fail); :attr:`status` says how far they can be trusted."""
+        return self.status != "failed"
+
+    @property
+    def usable(self) -> bool:
+        """Its numbers may back a recommendation (:data:`USABLE_STATUSES`)."""
+        return self.ok and self.status in USABLE_STATUSES
 
     @property
     def key(self) -> tuple[int, int, int, float]:
@@ -274,6 +338,7 @@ class SweepSettings(TypedDict, total=False):
     perf_analyzer: str | None
     #: The user's perf_analyzer ``--input-data``, ``None``: generated.
     input_data: str | None
+    host_busy_threshold_pct: float
 
 
 @dataclass(config=_CONFIG)
@@ -354,7 +419,8 @@ def load(run_dir: Path) -> RunResult:
 
 
 def write_flat_csv(run: RunResult, path: Path) -> None:
-    """One row per level: variant name, its parameters, then every :class:`LevelResult` field."""
+    """One row per level: variant name and status, its parameters, then every
+    :class:`LevelResult` field and the level's status (``level_status``)."""
     level_fields = [f.name for f in dataclasses.fields(LevelResult)]
     param_keys: list[str] = []
     for v in run.variants:
@@ -363,8 +429,9 @@ def write_flat_csv(run: RunResult, path: Path) -> None:
                 param_keys.append(k)
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["variant", "status", *param_keys, *level_fields])
+        w.writerow(["variant", "status", *param_keys, *level_fields, "level_status"])
         for v in run.variants:
             for lv in v.levels:
                 row = dataclasses.asdict(lv)
-                w.writerow([v.name, v.status, *[(v.params or {}).get(k) for k in param_keys], *[row[k] for k in level_fields]])
+                w.writerow([v.name, v.status, *[(v.params or {}).get(k) for k in param_keys], *[row[k] for k in level_fields],
+                            lv.status])

@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
-import shlex
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -26,7 +25,8 @@ from core.errors import PerfError, ServerError, ToolkitError
 from clients.server import UNLOAD_WAIT_S, ServerOptions, TritonServer
 from perf import analyzer, environment, results
 from perf.analyzer import MeasureSettings
-from perf.metrics import MetricsSampler, NvmlSampler, ProcessCpuSampler, batch_stats
+from perf.level import HOST_BUSY_PAUSE_S, HostCheck, Load, measure_level
+from perf.metrics import HOST_BUSY_THRESHOLD_PCT
 from perf.plan import VariantPlan, needs_measuring, plan_variant, to_measure
 from perf.results import LevelResult, RunResult, VariantResult
 from perf.sweep_server import SweepServer, now
@@ -66,6 +66,10 @@ class SweepOptions:
         given: With ``resume``: the settings the caller set on purpose (names of these
             fields, ``"measure"`` or ``"server"`` for any of theirs); a resumed run reports
             only those as ignored. ``None``: every value that differs from the default.
+        host_busy_threshold_pct: Other processes' mean CPU use during a level (% of one
+            core) above which the level is measured again, then flagged "host busy"
+            (default 10; :mod:`perf.level`).
+        host_busy_pause_s: Pause before that second measurement (default 2 s).
     """
 
     server: ServerOptions
@@ -84,6 +88,8 @@ class SweepOptions:
     latency_budget_ms: float | None = None
     unload_timeout_s: float = UNLOAD_WAIT_S
     given: frozenset[str] | None = None
+    host_busy_threshold_pct: float = HOST_BUSY_THRESHOLD_PCT
+    host_busy_pause_s: float = HOST_BUSY_PAUSE_S
 
 
 class Sweep:
@@ -170,6 +176,7 @@ class Sweep:
             "request_rates": list(o.request_rates),
             "trials": o.trials,
             "latency_budget_ms": o.latency_budget_ms,
+            "host_busy_threshold_pct": o.host_busy_threshold_pct,
             **{k: v for k, v in dataclasses.asdict(o.measure).items()},
             "server": server_settings(o.server),
             "perf_analyzer": str(o.perf_analyzer) if o.perf_analyzer else None,
@@ -239,10 +246,11 @@ class Sweep:
                     self._fail(vr, vr.error or "tritonserver died", levels_left=len(keys) - measured)
                     self._server()
                     return
-            if any(lv.ok for lv in vr.levels):
+            if any(lv.usable for lv in vr.levels):
                 vr.status = "ok"
-            else:
-                self._fail(vr, next((lv.error for lv in vr.levels if lv.error), "no level produced a measurement"))
+            else:  # no level can back a recommendation: say why
+                self._fail(vr, next((lv.error or "; ".join(lv.notes) for lv in vr.levels if lv.error or lv.notes),
+                                    "no level produced a measurement"))
         except ToolkitError as e:
             done = sum(1 for k in keys if not needs_measuring(vr.level(*k)))
             self._fail(vr, f"{str(e).splitlines()[0]} (server log: {self._log_name()})", levels_left=len(keys) - done)
@@ -272,6 +280,7 @@ class Sweep:
         load = f"request rate {level.request_rate:g}/s" if level.request_rate else f"concurrency {level.concurrency}"
         died = f"tritonserver died while measuring {vr.name} at {load} batch {level.batch_size} (its log: {self._log_name()})"
         level.error = died + (f"; perf_analyzer: {level.error}" if level.error else "")
+        level.settle()
         vr.error = died
         self.servers.died(died)
         return False
@@ -292,61 +301,11 @@ class Sweep:
 
     def _measure(self, model: str, concurrency: int, batch: int, trial: int, in_args: list[str],
                  request_rate: float | None = None) -> LevelResult:
-        m = self.opts.measure
-        srv = self._server()
-        url = srv.grpc_url if m.protocol == "grpc" else srv.http_url
-        load = f"r{request_rate:g}" if request_rate else f"c{concurrency}"
-        csv = self.run_dir / "raw" / f"{model}_b{batch}_{load}_t{trial}.csv"
-        attempts = m.unstable_retries + 2
-        last_error = "perf_analyzer produced no measurement"
-        for attempt in range(attempts):
-            final = attempt == attempts - 1
-            scale = 2 ** min(attempt, m.unstable_retries)
-            cmd = analyzer.build_command(
-                self.pa, model, url, concurrency, batch, csv, m, srv.metrics_url, in_args, interval_scale=scale,
-                stability_pct=1e6 if final else None, max_trials=3 if final else None, request_rate=request_rate,
-                metrics_interval_ms=srv.opts.metrics_interval_ms,
-            )
-            what = f"request rate {request_rate:g}/s" if request_rate else f"concurrency {concurrency}"
-            self._record_command(f"{model} {what} batch {batch} trial {trial} attempt {attempt + 1}", shlex.join(cmd))
-            window_s = (m.measurement_interval_ms * scale / 1000) if m.measurement_mode == "time_windows" else 10 * scale
-            before = batch_stats(srv.http_url, model)
-            try:
-                server_pid = None if srv.container_name else srv.pid  # a container's pid is the docker client's
-                with MetricsSampler(srv.metrics_url) as sampler, NvmlSampler() as nvml, ProcessCpuSampler(server_pid) as proc:
-                    outcome = analyzer.run_perf_analyzer(cmd, csv, timeout_s=60 + 3 * window_s * (m.max_trials + 2))
-            except PerfError as e:  # a hung perf_analyzer fails this level, not the variant
-                last_error = str(e).splitlines()[0]
-                break
-            after = batch_stats(srv.http_url, model)
-            if outcome.returncode == 0 and outcome.rows:
-                row = outcome.rows[0]
-                level = LevelResult(concurrency=concurrency, batch_size=batch, trial=trial, request_rate=request_rate,
-                                    stable=not final and not outcome.unstable, attempts=attempt + 1,
-                                    csv=str(csv.relative_to(self.run_dir)))
-                for k, v in row.items():
-                    if k != "concurrency":
-                        setattr(level, k, v)
-                for k, v in sampler.summary().items():
-                    if getattr(level, k) is None:  # perf_analyzer's own GPU metrics take precedence
-                        setattr(level, k, v)
-                level.nvml_gpu_utilization_pct = nvml.mean_pct()
-                level.server_cpu_cores = proc.cores()
-                if level.gpu_memory_used_bytes is None:  # the server's metrics had none: NVML's
-                    level.gpu_memory_used_bytes = nvml.max_memory_bytes()
-                if before and after and after[1] > before[1]:
-                    level.avg_server_batch_size = (after[0] - before[0]) / (after[1] - before[1])
-                if final:
-                    log.warning("%s %s: no stable measurement in %d tries; the last, accepting any variation, is kept and flagged unstable",
-                                model, what, attempt + 1)
-                return level
-            if not outcome.unstable:
-                last_error = _error_line(outcome.output_tail)
-                break
-            last_error = "no stable measurement"
-            log.info("%s %s: unstable, retrying with a %dx window", model, what, 2 ** min(attempt + 1, m.unstable_retries))
-        return LevelResult(concurrency=concurrency, batch_size=batch, trial=trial, request_rate=request_rate,
-                           stable=False, attempts=attempt + 1, error=last_error)
+        """One level (:func:`perf.level.measure_level`)."""
+        o = self.opts
+        return measure_level(self.pa, self._server(), Load(model, concurrency, batch, trial, request_rate), in_args,
+                             o.measure, self.run_dir, self._record_command,
+                             HostCheck(o.host_busy_threshold_pct, o.host_busy_pause_s))
 
 
 #: ServerOptions fields a run records and a resumed run takes back (not model control,
@@ -393,6 +352,7 @@ def resumed_options(opts: SweepOptions, settings: dict[str, Any]) -> SweepOption
         perf_analyzer=_saved_path(settings, "perf_analyzer", opts.perf_analyzer),
         input_data=_saved_path(settings, "input_data", opts.input_data),
         latency_budget_ms=opts.latency_budget_ms if opts.latency_budget_ms is not None else settings.get("latency_budget_ms"),
+        host_busy_threshold_pct=float(settings.get("host_busy_threshold_pct", opts.host_busy_threshold_pct)),
     )
 
     def said(field: str, given: Any, kept: Any, default: Any) -> bool:
@@ -400,7 +360,8 @@ def resumed_options(opts: SweepOptions, settings: dict[str, Any]) -> SweepOption
             return field in opts.given and _as_tuple(given) != _as_tuple(kept)
         return _as_tuple(given) not in (_as_tuple(kept), _as_tuple(default))
 
-    for field in ("variants", "concurrency", "batch_sizes", "request_rates", "trials", "measure", "perf_analyzer", "input_data"):
+    for field in ("variants", "concurrency", "batch_sizes", "request_rates", "trials", "measure", "perf_analyzer", "input_data",
+                  "host_busy_threshold_pct"):
         given, kept, default = getattr(opts, field), getattr(resumed, field), getattr(defaults, field)
         if said(field, given, kept, default):
             log.warning("resume: %s %s ignored; the run continues with its saved %s", field, given, kept)
@@ -436,14 +397,6 @@ def _server_value(key: str, value: Any) -> Any:
 
 def _as_tuple(value: Any) -> Any:
     return tuple(value) if isinstance(value, (list, tuple)) else value
-
-
-def _error_line(output: str) -> str:
-    lines = [ln.strip() for ln in output.splitlines() if ln.strip()]
-    for ln in reversed(lines):
-        if "error" in ln.lower() or "failed" in ln.lower():
-            return ln[:300]
-    return (lines[-1] if lines else "perf_analyzer failed")[:300]
 
 
 def run_sweep(opts: SweepOptions, progress: Progress | None = None) -> tuple[RunResult, Path]:

@@ -1,6 +1,6 @@
 """The GPU check's compact table: one line per (variant, level), and the best level per model.
 
-The best level is chosen by :func:`perf.analysis.best_under_budget` (the report's own rule);
+The best level is chosen by :func:`perf.recommendation.best_under_budget` (the report's own rule);
 perf is imported only when a table is made, so the module imports with the standard library.
 """
 
@@ -22,9 +22,10 @@ def _model_of(variant: Any) -> str:
 
 
 def best_under_budget(run: Any, budget_ms: float) -> dict[str, Any]:
-    """Per model: the best level under ``budget_ms`` as :func:`perf.analysis.best_under_budget`
-    picks it (the report's own rule, medians over trials), or ``None`` for a model with no
-    such level. Failed variants are left out.
+    """Per model: the best level under ``budget_ms`` as :func:`perf.recommendation.best_under_budget`
+    picks it (the report's own rule: medians over trials, stable levels first, failed and not
+    achieved levels never), or ``None`` for a model with no such level. Failed variants are
+    left out.
 
     Args:
         run: A :class:`perf.results.RunResult`.
@@ -33,14 +34,16 @@ def best_under_budget(run: Any, budget_ms: float) -> dict[str, Any]:
     Returns:
         ``{model: perf.analysis.Point | None}``.
     """
-    from perf.analysis import best_under_budget as pick
     from perf.analysis import run_points
+    from perf.recommendation import DEFAULT_TOLERANCE_PCT
+    from perf.recommendation import best_under_budget as pick
 
     points = run_points(run)
     by_model: dict[str, list[Any]] = {}
     for v in run.variants:
         by_model.setdefault(_model_of(v), []).extend(points[v.name] if v.status != "failed" else [])
-    return {model: pick(pts, budget_ms) for model, pts in by_model.items()}
+    tolerance = float(run.settings.get("stability_pct") or DEFAULT_TOLERANCE_PCT)
+    return {model: pick(pts, budget_ms, tolerance) for model, pts in by_model.items()}
 
 
 def compact_table(run: Any, budget_ms: float | None = None) -> str:
@@ -49,7 +52,7 @@ def compact_table(run: Any, budget_ms: float | None = None) -> str:
     Columns: variant, concurrency, throughput (infer/s), client p99 (ms), GPU utilisation
     (%) from the server's metrics (``nv_gpu_utilization``, via perf_analyzer or the
     metrics sampler) and from local NVML sampling, GPU memory used (MiB, peak of
-    ``nv_gpu_memory_used_bytes``), and a note (``unstable``, ``over budget``, errors).
+    ``nv_gpu_memory_used_bytes``), and a note (the level's status when not ``ok``: ``unstable``, ``host busy``, ``not achieved``; ``over budget``; errors).
     Missing numbers (no GPU metric on this host) print as ``-``. Below the table: the best
     variant per model under ``budget_ms``, and failed variants with their error.
 
@@ -74,8 +77,8 @@ def compact_table(run: Any, budget_ms: float | None = None) -> str:
             note = []
             if lv.error:
                 note.append(f"error: {lv.error[:60]}")
-            elif not lv.stable:
-                note.append("unstable")
+            elif lv.status != "ok":  # unstable, host busy, not achieved
+                note.append(lv.status)
             if lv.ok and budget_ms is not None and lv.latency_p99_ms is not None and lv.latency_p99_ms > budget_ms:
                 note.append("over budget")
             if lv.batch_size != 1:

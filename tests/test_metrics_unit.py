@@ -1,4 +1,4 @@
-"""perf.metrics.ProcessCpuSampler: the server's own CPU (its process and children), not the host's."""
+"""perf.metrics.HostSampler.cores: the server's own CPU (its process and children), not the host's."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from perf.metrics import ProcessCpuSampler
+from perf.metrics import HostSampler
 
 # a parent that starts a busy child (like tritonserver starting python-backend stubs) and idles itself
 _PARENT = """
@@ -39,14 +39,18 @@ def test_counts_the_busy_child_of_an_idle_parent(busy_tree: int):
     import psutil
 
     (child,) = psutil.Process(busy_tree).children()
-    with ProcessCpuSampler(busy_tree) as s:
+    with HostSampler([busy_tree], period_s=0.1) as s:
+        time.sleep(0.05)
         c0 = child.cpu_times()
+        t0 = time.monotonic()
         time.sleep(1.5)
         c1 = child.cpu_times()
+        t1 = time.monotonic()
     child_s = (c1.user + c1.system) - (c0.user + c0.system)  # measured inside the sampler's interval
     assert child_s > 0.05  # the child ran (on a loaded host it may get a small share of a core)
-    assert s.cpu_seconds() >= child_s * 0.99  # the child is counted, the idle parent adds ~0
-    assert 0 < s.cores() <= 1.2  # one spinning process: at most one core
+    assert s.cores(busy_tree, (t0, t1)) * (t1 - t0) >= child_s * 0.9  # the child is counted, the idle parent adds ~0
+    assert 0 < s.cores(busy_tree) <= 1.2  # one spinning process: at most one core
+    assert s.other_pct() is not None  # the busy child is the measurement's own, not "other"
 
 
 def test_idle_process_uses_about_no_cpu():
@@ -54,20 +58,20 @@ def test_idle_process_uses_about_no_cpu():
                             stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout.readline().strip() == "ready"
-        with ProcessCpuSampler(proc.pid) as s:
+        with HostSampler([proc.pid], period_s=0.1) as s:
             time.sleep(1.0)
-        assert s.cores() is not None and s.cores() < 0.1
+        assert s.cores(proc.pid) is not None and s.cores(proc.pid) < 0.1
     finally:
         proc.kill()
         proc.wait()
 
 
 def test_unknown_server_process_is_null_not_zero():
-    with ProcessCpuSampler(None) as s:
-        pass
-    assert s.cores() is None
+    with HostSampler([], period_s=0.05) as s:
+        time.sleep(0.2)
+    assert s.cores(None) is None
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()
-    with ProcessCpuSampler(gone.pid) as s:  # no such process any more
-        pass
-    assert s.cores() is None
+    with HostSampler([gone.pid], period_s=0.05) as s:  # no such process any more
+        time.sleep(0.2)
+    assert s.cores(gone.pid) is None

@@ -7,8 +7,8 @@ import dataclasses
 import itertools
 
 from builders.variants import Variant
-from perf.analysis import recommend
 from perf.conclusions import conclusions
+from perf.recommendation import recommend
 from perf.pairs import BATCHING, pairs
 from perf.results import LevelResult, RunResult, VariantResult
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from perf.analysis import recommend
 from perf.conclusions import conclusions
+from perf.recommendation import recommend
 from perf.phrases import FAMILIES, PHRASES, Facts, choose, say
 from test_report import levels, make_run
 

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from perf import plots
-from perf.analysis import recommend, run_points
+from perf.analysis import run_points
 from perf.report import summary_table, write_report
+from perf.recommendation import recommend
 from perf.results import save
 from test_report import levels, make_run
 

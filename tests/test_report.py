@@ -11,8 +11,9 @@ import pytest
 
 from core.errors import PerfError
 from perf import plots
-from perf.analysis import aggregate, delta, knee, recommend, run_points
+from perf.analysis import aggregate, delta, knee, run_points
 from perf.conclusions import conclusions
+from perf.recommendation import recommend
 from perf.report import level_tables, summary_table, write_report
 from perf.results import LevelResult, RunResult, VariantResult, save
 
@@ -148,7 +149,13 @@ def test_report_content_cpu_only(tmp_path: Path):
     # unstable level flagged in its level table, with the footnote
     c8 = text.split("### Concurrency 8")[1].split("###")[0]
     assert "`mlp_onnx_cpu2_nodb_mbs64` †" in c8 and "`mlp_onnx_cpu1_nodb_mbs64` †" not in c8
-    assert "†: perf_analyzer did not reach a stable measurement" in text
+    assert "† unstable: perf_analyzer did not reach a stable measurement" in text
+    assert "`mlp_onnx_cpu2_nodb_mbs64` † unstable" in c8
+    # the recommendation says what it ranked last and what it left out, and why
+    rec = squash(text.split("## Recommendation")[1].split("## Conclusions")[0])
+    assert "**Ranked after the stable levels**" in rec and "`mlp_onnx_cpu2_nodb_mbs64` at concurrency 8: unstable" in rec
+    assert ("**Excluded from the recommendation:**" in rec
+            and "`mlp_onnx_cpu2_db500_mbs64`: the variant failed (server crashed while loading: CUDA out of memory)." in rec)
     assert "| `mlp_onnx_cpu2_db500_mbs64` (variant failed later) | 5,000.0 |" in squash(text)  # not bold: not a winner
     # failed variant listed with its error
     assert "`mlp_onnx_cpu2_db500_mbs64`: server crashed while loading: CUDA out of memory" in text

@@ -98,7 +98,8 @@ def test_an_unstable_level_is_kept_and_flagged(tiny_repo: Path, tmp_path: Path):
     # a 0.001 % stability criterion cannot be met in 3 windows: the level must still have numbers
     impossible = MeasureSettings(measurement_interval_ms=300, stability_pct=0.001, max_trials=3, unstable_retries=0)
     opts = SweepOptions(ServerOptions(tiny_repo, runtime="bundled"), variants=("tiny_onnx_cpu1_db500_mbs8",), concurrency=(2,),
-                        measure=impossible, results_dir=tmp_path, run_id="u", warmup_requests=0)
+                        measure=impossible, results_dir=tmp_path, run_id="u", warmup_requests=0,
+                        host_busy_threshold_pct=1e9)  # about instability: no re-measurement for a busy host
     run, _ = run_sweep(opts)
     lv = run.variant("tiny_onnx_cpu1_db500_mbs8").level(2)
     assert lv.ok and lv.stable is False and lv.attempts == 2
