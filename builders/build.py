@@ -12,6 +12,7 @@ from builders.artifacts import ExportResult, file_sha256
 from builders.export_chain import Verify, attempts_of
 from builders.input_draws import DRAWS, load_sample
 from builders.backends import DEFAULT_SERVING, servable
+from builders.config_checks import device_constant_problems
 from builders.export_onnx import export_onnx
 from builders.export_tensorrt import TIMING_CACHE_FILE, export_tensorrt
 from builders.export_torchscript import export_torchscript
@@ -21,7 +22,7 @@ from builders.outputs import infer_outputs, require_batch_first
 from builders.records import MANIFEST_KIND, IndexEntry, served_names
 from builders.repository import link_or_copy, update_index, write_variant
 from builders.spec import ModelSpec
-from builders.variants import VariantGrid
+from builders.variants import Skipped, VariantGrid
 from builders.verdicts import describe, overall
 from builders.verification import VERIFICATION_POLICY, error_summary, save_reference, verify_export
 from core import formats
@@ -181,6 +182,8 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
             verdicts: list[dict[str, Any]] = []
 
             def verify(r: ExportResult, devices: tuple[str, ...] = devices) -> None:
+                # a device the trace froze another device into is not served (skipped below), so not verified
+                devices = tuple(d for d in devices if not _device_refusal(r, d)) or ("cpu",)
                 say(f"{fmt} {precision}: exported via {r.strategy} in {r.export_s:.1f} s; verifying against eager PyTorch "
                     f"on {', '.join(devices)} ({len(DRAWS)} input draws per point)")
                 _show_tracer_warnings(say, f"{fmt} {precision}", r)
@@ -213,6 +216,11 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
         result = exported[(fmt, precision)]
         vspec = _served_spec(result, spec, opts.serving)
         for v in (v for v in plan.variants if (v.format, v.precision) == (fmt, precision)):
+            refusal = _device_refusal(result, "cuda" if v.kind == "gpu" else "cpu")
+            if refusal:
+                plan.skipped.append(Skipped(v.name, refusal))
+                say(f"skipped {v.name}: {refusal}")
+                continue
             vdir = write_variant(opts.repository, v, result.path, vspec, opts.serving)
             for data in result.extra.get("external_data", []):  # ONNX weights stored beside the graph
                 link_or_copy(result.path.parent / data["file"], vdir / "1" / data["file"])
@@ -278,6 +286,14 @@ def _devices(fmt: str, precision: str, variants: list[Any]) -> tuple[str, ...]:
         return ("cuda",)
     kinds = {v.kind for v in variants if (v.format, v.precision) == (fmt, precision)}
     return tuple(d for k, d in (("cpu", "cpu"), ("gpu", "cuda")) if k in kinds) or ("cpu",)
+
+
+def _device_refusal(result: ExportResult, device: str) -> str | None:
+    """Why ``result`` cannot be served on ``device`` (``"cpu"``/``"cuda"``): its TorchScript
+    graph holds another device as a constant (:func:`builders.config_checks.device_constant_problems`)."""
+    kind = "KIND_GPU" if device.startswith("cuda") else "KIND_CPU"
+    problems = device_constant_problems(kind, result.extra.get("device_constants", ()), "instance_group")
+    return problems[0].reason() if problems else None
 
 
 def _show_tracer_warnings(say: Progress, what: str, result: ExportResult) -> None:

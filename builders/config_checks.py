@@ -12,6 +12,8 @@ Configuration", "Dynamic Batcher", "Optimization", and core ``src/model_config_u
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from tritonclient.grpc import model_config_pb2 as mc
 
 from builders import backends
@@ -170,6 +172,8 @@ def artifact_problems(cfg: mc.ModelConfig, io: ArtifactIO) -> list[Problem]:
                                    f"set data_type: {a.data_type}"))
             if a.shape is not None:
                 out += _shape_problems(ref, t, list(a.shape), mbs)
+    for i, g in enumerate(cfg.instance_group):
+        out += device_constant_problems(mc.ModelInstanceGroup.Kind.Name(g.kind), io.device_constants, f"instance_group[{i}]")
     builder = backends.for_config(cfg)
     if builder is not None:
         out += builder.artifact_problems(cfg, io)
@@ -203,6 +207,28 @@ def has_batch_axis(full: list[int], mbs: int) -> bool:
     (or fixed at 1 when ``max_batch_size`` is 1) (Triton docs, "Model Configuration: Maximum
     Batch Size": with batching, Triton adds the batch axis in front of ``dims``)."""
     return bool(full) and (full[0] == WILDCARD or (full[0] == 1 and mbs == 1))
+
+
+def device_constant_problems(kind: str, constants: Sequence[str], ref: str) -> list[Problem]:
+    """An instance kind whose device differs from a device the TorchScript graph holds as a
+    constant (:func:`builders.artifact_io.device_constants`): ``torch.jit.trace`` froze the
+    trace device (``device=x.device``, ``torch.arange(n)``...) and the module mixes devices
+    when served elsewhere (KIND_CPU runs on ``cpu``, KIND_GPU on ``cuda``; KIND_AUTO and
+    KIND_MODEL are not decided here).
+
+    Args:
+        kind: ``"KIND_CPU"``, ``"KIND_GPU"``...
+        constants: The artifact's device constants, ``"cpu (aten::ones)"``.
+        ref: The config field of the instance group (``"instance_group[0]"``).
+    """
+    device = {"KIND_CPU": "cpu", "KIND_GPU": "cuda"}.get(kind)
+    others = [c for c in constants if device and c.split(" ")[0].split(":")[0] != device]
+    if not others:
+        return []
+    return [Problem("", f"{ref}.kind", f"{kind} runs on {device}, but the TorchScript graph holds device constants {others} "
+                    "(a trace froze its device): it fails there",
+                    "export with torch.jit.script (forward reads x.device at run time) or trace on the serving device, "
+                    f"or serve it with the kind of {others[0].split(' ')[0]}")]
 
 
 def recorded_output_problems(cfg: mc.ModelConfig, recorded: tuple[TensorSpec, ...]) -> list[Problem]:

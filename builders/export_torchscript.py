@@ -17,6 +17,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from builders.artifact_io import device_constants
 from builders.artifacts import ExportResult
 from builders.backends.pytorch_libtorch import triton_names
 from builders.export_chain import Verify, first_verified, tracer_warnings
@@ -73,8 +74,12 @@ def export_torchscript(module: Any, spec: ModelSpec, out_dir: Path, precision: s
             with tracer_warnings(warned):
                 exported = make()
             exported.save(str(path))
-            names = triton_names(spec, _forward_arg_names(torch.jit.load(str(path))))
-        return ExportResult("torchscript", path, precision, strategy, [], time.perf_counter() - t0, {"triton_names": names}, warned)
+            loaded = torch.jit.load(str(path))
+            extra: dict[str, Any] = {"triton_names": triton_names(spec, _forward_arg_names(loaded))}
+            constants = device_constants(loaded)
+            if constants:  # the trace froze its device: served on another one it fails (issue 11, item 2)
+                extra["device_constants"] = constants
+        return ExportResult("torchscript", path, precision, strategy, [], time.perf_counter() - t0, extra, warned)
 
     def script() -> Any:
         scripted = torch.jit.script(cast_weights(module, precision))

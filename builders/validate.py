@@ -40,7 +40,7 @@ from tritonclient.grpc import model_config_pb2 as mc
 from builders.artifact_io import ArtifactIO, inspect_artifact, read_artifact_io
 from builders.backends import model_backend, model_filename, served_artifact
 from builders.config import parse_config
-from builders.config_checks import artifact_problems, config_problems, recorded_output_problems
+from builders.config_checks import artifact_problems, config_problems, device_constant_problems, recorded_output_problems
 from builders.repository import Repository
 from builders.triton_releases import TritonRelease, same_tensorrt
 from builders.triton_rules import Problem
@@ -116,6 +116,7 @@ def validate(path: str | Path, *, server_gpu: bool | None = None, check_artifact
         return result
     for d in models:
         _check_model(d, opts, result)
+    result.problems = list(dict.fromkeys(result.problems))  # the build record and the artifact may say the same
     if target is None:
         result.skipped.append(Problem(str(root), "target server limits",
                                       "no target release: ONNX IR version and opset against its ONNX Runtime, and "
@@ -226,6 +227,10 @@ def _recorded_checks(model_dir: Path, cfg: mc.ModelConfig, cfg_path: Path, resul
                                       "models built with `builders build` are checked against their record"))
         return
     result.problems.extend(p.at(cfg_path) for p in recorded_output_problems(cfg, recorded.outputs))
+    constants = v.export.extra.get("device_constants", ()) if v.export else ()
+    for i, g in enumerate(cfg.instance_group):
+        kind = mc.ModelInstanceGroup.Kind.Name(g.kind)
+        result.problems.extend(p.at(cfg_path) for p in device_constant_problems(kind, constants, f"instance_group[{i}]"))
 
 
 def _external_data_problems(artifact: Path, io: ArtifactIO) -> list[Problem]:
