@@ -141,7 +141,8 @@ def summary_rows(manifest: BuildManifest) -> list[list[str]]:
     rows = []
     for e in manifest.exports:
         if isinstance(e, FailedExport):
-            tried = "; ".join(f"{a.strategy}: {a.stage}" for a in e.attempts if not a.ok) or "-"
+            tried = "; ".join(f"{a.strategy}: {'verification' if a.stage == 'verify' else 'export'} failed"
+                              for a in e.attempts if not a.ok) or "-"
             rows.append([e.format, e.precision, tried, "-", "-", f"failed ({e.failed})"])
             continue
         verdicts = e.verdicts or []
@@ -173,12 +174,12 @@ def print_build_summary(manifest: BuildManifest) -> None:
     if console.is_terminal:
         table = Table(title=f"build of {escape(manifest.model)}")
         for col in SUMMARY_COLUMNS:
-            table.add_column(col, overflow="fold")
+            table.add_column(col, overflow="fold", no_wrap=col in ("format", "precision"))
         for row in rows:
             table.add_row(*(escape(c) for c in row))
         console.print(table)
         for r in reasons:
-            console.print(escape(r))
+            console.print(escape(r), highlight=False)
     else:
         click.echo(tabulate(rows, headers=SUMMARY_COLUMNS, tablefmt="simple"))
         for r in reasons:

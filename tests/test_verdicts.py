@@ -129,7 +129,7 @@ def test_a_failed_build_still_prints_its_summary(tmp_path):
     ])
     assert res.exit_code != 0 and isinstance(res.exception, VerificationError)
     row = next(line for line in res.stdout.splitlines() if line.startswith("torchscript"))
-    assert "script: export" in row and "trace: verify" in row and row.rstrip().endswith("failed (verify)")
+    assert "script: export failed" in row and "trace: verification failed" in row and row.rstrip().endswith("failed (verify)")
 
 
 def test_kind_gpu_variants_are_verified_on_cuda_and_cpu_ones_on_cpu():
