@@ -26,7 +26,7 @@ from builders.variants import Skipped, VariantGrid
 from builders.verdicts import describe, overall
 from builders.verification import VERIFICATION_POLICY, error_summary, save_reference, verify_export
 from core import formats
-from core.errors import ConfigError, ToolkitError
+from core.errors import ConfigError, ExportError, PartialBuildError, ToolkitError
 from core.records import dropped_keys, write_record
 from core.naming import check_name
 
@@ -40,7 +40,8 @@ class BuildOptions:
     """Everything ``builders build`` needs.
 
     Attributes:
-        model: A built-in name (``mlp``, ``tiny``...) or ``package.module:factory``.
+        model: A built-in name (``mlp``, ``tiny``...), ``package.module:factory``, a ``.pt``
+            / ``.pt2`` file, or an ``nn.Module`` object (with ``spec`` or ``example_inputs``).
         spec_path: JSON input spec (required for a user's factory; see :class:`ModelSpec`).
         formats: Export formats, subset of ``("torchscript", "onnx", "trt")``.
         precisions: ``fp32``/``fp16``/``bf16``; each is exported and verified separately.
@@ -63,9 +64,13 @@ class BuildOptions:
             model file's stem, or an ``nn.Module``'s class name in lower case.
         sample_path: The user's own inputs (``.npz``, one array per input name), verified
             beside the generated draws (:func:`builders.input_draws.load_sample`).
+        example_inputs: One batch of example inputs for a model given without a spec (an
+            ``nn.Module`` in a notebook, say): a tensor, a tuple in ``forward()`` order or a
+            dict by input name, each ``[batch, ...]``; every other axis is static
+            (:meth:`builders.spec.ModelSpec.from_example`).
     """
 
-    model: str
+    model: Any
     spec_path: Path | None = None
     formats: tuple[str, ...] = ("torchscript", "onnx")
     precisions: tuple[str, ...] = ("fp32",)
@@ -82,6 +87,7 @@ class BuildOptions:
     external_data_threshold_bytes: int = int(1.8 * 2**30)
     name: str | None = None
     sample_path: Path | None = None
+    example_inputs: Any = None
 
 
 @dataclasses.dataclass
@@ -107,8 +113,12 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
     An export whose inputs are unchanged (weights, model source or file, spec, format,
     precision, opset, tolerances, max batch size, library versions, GPU for TensorRT) and
     whose files still have the recorded hashes is reused with its recorded verification,
-    unless ``opts.force``. When an export or its verification fails, the manifest is still
-    written with the error, then the error is raised.
+    unless ``opts.force``. When an export or its verification fails, the manifest records
+    the error and the build goes on with the other (format, precision) pairs; their variants
+    are written, then :class:`~core.errors.PartialBuildError` lists the failed ones (its
+    ``result`` is what was written). When the only export fails, its own error is raised.
+    A build folder that holds a build of the same name from another source is refused
+    unless ``opts.force`` (:class:`~core.errors.ConfigError`).
 
     Args:
         opts: What to build.
@@ -116,20 +126,27 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
             draws it. Library code never prints.
 
     Raises:
-        ModelSpecError, ExportError, VerificationError, ConfigError, GpuRequiredError.
+        ModelSpecError, ExportError, VerificationError, ConfigError, GpuRequiredError,
+        PartialBuildError.
     """
     say = progress or (lambda _msg: None)
-    say(f"loading model {opts.model}")
+    say(f"loading model {opts.model if isinstance(opts.model, str) else type(opts.model).__name__}")
     spec_in = opts.spec if opts.spec is not None else ModelSpec.from_file(opts.spec_path) if opts.spec_path else None
-    loaded = load_model(opts.model, spec_in)
+    loaded = load_model(opts.model, spec_in, opts.example_inputs)
     name, module = opts.name or loaded.name, loaded.module
     check_name(name, "--name" if opts.name else "model name")
     spec = infer_outputs(module, loaded.spec)
     spec.require_outputs(opts.rtol, "--rtol")
     require_batch_first(spec, opts.grid.max_batch_sizes)
     out = opts.build_dir / name
-    out.mkdir(parents=True, exist_ok=True)
     old = read_manifest(out)
+    if old is not None and not _same_source(old.source, loaded.source) and not opts.force:
+        raise ConfigError(
+            f"{out} holds the build of model {name!r} from {old.source}; this build's model comes from {loaded.source}",
+            hint=f"pass --name to build it under another name (e.g. --name {name}_{loaded.kind}), or --force to replace "
+                 f"the build of {old.source} (its variants in the repository are overwritten too)",
+        )
+    out.mkdir(parents=True, exist_ok=True)
     versions = library_versions()
     weights = weights_hash(module)
     max_mbs = max(opts.grid.max_batch_sizes)
@@ -146,7 +163,7 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
         )
     manifest: dict[str, Any] = {
         "model": name,
-        "source": opts.model,
+        "source": loaded.source,
         "model_kind": loaded.kind,
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "versions": versions,
@@ -166,7 +183,9 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
     sample = load_sample(opts.sample_path, spec) if opts.sample_path else None
     verification = {"policy": VERIFICATION_POLICY, "sample": file_sha256(opts.sample_path) if opts.sample_path else None}
     exported: dict[tuple[str, str], ExportResult] = {}
-    for fmt, precision in _tasks(opts.formats, opts.precisions):
+    failures: list[tuple[str, str, ToolkitError]] = []
+    tasks = _tasks(opts.formats, opts.precisions)
+    for fmt, precision in tasks:
         pdir = out if precision == "fp32" else out / precision
         devices = _devices(fmt, precision, plan.variants)
         key = export_key(fmt, precision, spec, weights + loaded.fingerprint, versions, max_mbs, rtol=opts.rtol,
@@ -190,6 +209,9 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
                 verdicts[:] = verify_export(r, module, spec, max_mbs, opts.rtol, devices, sample)
 
             try:
+                if fmt == "trt" and ("onnx", "fp32") not in exported:
+                    raise ExportError("not built: TensorRT plans are built from the fp32 ONNX export, which failed (listed above)",
+                                      hint="fix the ONNX export first")
                 say(f"{fmt} {precision}: exporting")
                 result = _export(fmt, module, spec, pdir, precision, opts, exported, out, verify)
             except ToolkitError as e:
@@ -197,7 +219,9 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
                                             "attempts": [dataclasses.asdict(a) for a in attempts_of(e)]})
                 _write_manifest(mpath, manifest)
                 e.log_path = e.log_path or str(mpath)
-                raise
+                failures.append((fmt, precision, e))  # this export fails; the others go on (their variants are written)
+                say(f"{fmt} {precision}: FAILED ({e.stage}): {e.message.splitlines()[0]}")
+                continue
             points = [p for v in verdicts for p in v.pop("points")]
             record = {**result.to_json(), "reused": False, "verify_s": round(sum(v["verify_s"] for v in verdicts), 3),
                       "verification": points, "errors": error_summary(points), "verified_on": verdicts[0]["verified_on"],
@@ -206,6 +230,11 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
         manifest["exports"].append(record)
         exported[(fmt, precision)] = result
         say(f"{fmt} {precision}: {_verdict_line(record)}")
+    if failures and not any(f in opts.formats for f, _ in exported):  # nothing asked for was built
+        if len(failures) == 1:
+            raise failures[0][2]
+        raise PartialBuildError(f"every export failed: {_failure_lines(failures)}", failed=failures, log_path=str(mpath),
+                                hint="nothing was written to the repository; fix the first error above")
 
     variant_dirs = []
     entries = []
@@ -233,7 +262,32 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
     manifest["repository"] = str(opts.repository.resolve())
     saved = _write_manifest(mpath, manifest)
     say(f"wrote {len(variant_dirs)} variants to {opts.repository}")
-    return BuildResult(saved, mpath, variant_dirs)
+    built = BuildResult(saved, mpath, variant_dirs)
+    if failures:
+        raise PartialBuildError(
+            f"{len(failures)} of {len(tasks)} exports failed: {_failure_lines(failures)}; the {len(variant_dirs)} variants "
+            f"of the {len(exported)} that passed ({', '.join(f'{f} {p}' for f, p in exported)}) were written to {opts.repository}",
+            result=built, failed=failures, log_path=str(mpath),
+            hint="fix or drop the failed format/precision (e.g. another --precision), or use the variants written")
+    return built
+
+
+def _failure_lines(failures: list[tuple[str, str, ToolkitError]]) -> str:
+    """``"onnx bf16 (export): <first line of the error>; ..."``."""
+    return "; ".join(f"{f} {p} ({e.stage}): {e.message.splitlines()[0]}" for f, p, e in failures)
+
+
+def _same_source(recorded: str, current: str) -> bool:
+    """Whether a build folder's recorded ``source`` is the model being built now. A model file
+    is recorded by its absolute path; a manifest written before that recorded the path as
+    given, which is taken to be the same file when it resolves to it or has its name."""
+    if recorded == current:
+        return True
+    cur = Path(current)
+    if not cur.is_absolute():
+        return False
+    rec = Path(recorded)
+    return rec.resolve() == cur or (not rec.is_absolute() and rec.name == cur.name)
 
 
 def _write_manifest(path: Path, manifest: dict[str, Any]) -> dict[str, Any]:

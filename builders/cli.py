@@ -24,7 +24,7 @@ from builders.validate import relative, summary
 from builders.validate import validate as validate_run
 from builders.variants import KINDS, VariantGrid, parse_queue_delays
 from core.cli import console as make_console, group, list_option, run_cli, verbosity_option
-from core.errors import ConfigError, ToolkitError
+from core.errors import ConfigError, PartialBuildError, ToolkitError
 from core.records import load_record
 from core.formats import FORMAT_NAMES
 from core.naming import WARMUPS
@@ -279,6 +279,9 @@ def build(model: str, name: str | None, spec_path: Path | None, inputs: tuple[st
             if e.log_path and Path(e.log_path).name == MANIFEST_FILE and Path(e.log_path).is_file():
                 status.stop()
                 print_build_summary(load_record(Path(e.log_path), MANIFEST_KIND))
+            if isinstance(e, PartialBuildError) and e.result is not None:  # what passed was written: where
+                click.echo(f"manifest: {e.result.manifest_path}")
+                click.echo(f"repository: {repository} ({len(e.result.variant_dirs)} variants)")
             raise
     print_build_summary(MANIFEST_KIND.parse(result.manifest, str(result.manifest_path)))
     click.echo(f"manifest: {result.manifest_path}")

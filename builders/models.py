@@ -16,12 +16,14 @@ import sys
 from pathlib import Path
 from typing import Any, Iterator
 
-from builders.builtin_models import get_builtin
+from builders.builtin_models import BUILTINS, get_builtin
 from builders.spec import ModelSpec
 from core.errors import ModelSpecError
 
 log = logging.getLogger(__name__)
 
+
+BUILTIN_NAMES = tuple(BUILTINS)
 
 #: Suffixes of model files accepted by ``--model``: TorchScript and ``torch.export`` archives.
 TORCHSCRIPT_SUFFIXES = (".pt", ".pth", ".ts", ".jit")
@@ -39,6 +41,10 @@ class LoadedModel:
         kind: ``"builtin"``, ``"factory"``, ``"torchscript"`` or ``"exported_program"``.
         fingerprint: Hash of what defines the computation besides the weights (the source
             of the module's own classes, or the file's bytes); part of the reuse key.
+        source: What the model came from, as JSON-safe text (the manifest's ``source``): the
+            built-in's name, ``package.module:factory``, the model file's absolute path, or
+            ``<module>.<Class> (nn.Module object)``. Two builds of one name from different
+            sources must not silently replace each other (:func:`builders.build.build`).
     """
 
     name: str
@@ -46,9 +52,10 @@ class LoadedModel:
     spec: ModelSpec
     kind: str
     fingerprint: str
+    source: str = ""
 
 
-def load_model(source: Any, spec: ModelSpec | None) -> LoadedModel:
+def load_model(source: Any, spec: ModelSpec | None, example_inputs: Any = None) -> LoadedModel:
     """Resolve ``--model``: a built-in name, ``package.module:factory``, a model file, or an
     ``nn.Module`` object (Python API).
 
@@ -64,7 +71,10 @@ def load_model(source: Any, spec: ModelSpec | None) -> LoadedModel:
             returning an ``nn.Module``), a path ending in ``.pt`` (TorchScript) or
             ``.pt2`` (``torch.export``), or an ``nn.Module`` (named after its class, in
             lower case, unless the caller names it).
-        spec: The input spec; required except for built-ins (whose own spec is the default).
+        spec: The input spec; required except for built-ins (whose own spec is the default)
+            and for models given with ``example_inputs``.
+        example_inputs: One batch of example inputs, used when ``spec`` is None
+            (:meth:`builders.spec.ModelSpec.from_example`; names from ``forward()``).
 
     Raises:
         ModelSpecError: unknown built-in, missing file, factory that cannot be imported or
@@ -72,9 +82,15 @@ def load_model(source: Any, spec: ModelSpec | None) -> LoadedModel:
     """
     import torch
 
+    if spec is None and example_inputs is not None:
+        if isinstance(source, str) and source in BUILTIN_NAMES:
+            raise ModelSpecError(f"built-in model {source!r} has its own spec; example_inputs are for your own models")
+        spec = ModelSpec.from_example(example_inputs, _forward_names(source) if isinstance(source, torch.nn.Module) else ())
     if isinstance(source, torch.nn.Module):
-        spec = _require_spec(type(source).__name__, spec)
-        return LoadedModel(type(source).__name__.lower(), _eval(source), spec, "module", _source_hash(source))
+        cls = type(source)
+        spec = _require_spec(cls.__name__, spec)
+        return LoadedModel(cls.__name__.lower(), _eval(source), spec, "module", _source_hash(source),
+                           f"{cls.__module__}.{cls.__qualname__} (nn.Module object)")
     if not isinstance(source, str):
         raise ModelSpecError(f"model {source!r} is neither a name, a file, package.module:factory nor an nn.Module")
     path = Path(source)
@@ -95,7 +111,7 @@ def load_model(source: Any, spec: ModelSpec | None) -> LoadedModel:
             ) from e
         if kind == "exported_program":
             check_spec_against_graph(program, spec, str(path))
-        return LoadedModel(path.stem, _eval(module), spec, kind, _file_hash(path))
+        return LoadedModel(path.stem, _eval(module), spec, kind, _file_hash(path), str(path.resolve()))
     if ":" in source:
         spec = _require_spec(source, spec)
         mod_name, _, fn_name = source.partition(":")
@@ -117,10 +133,10 @@ def load_model(source: Any, spec: ModelSpec | None) -> LoadedModel:
                 f"{source} returned {type(module).__name__}, expected a torch.nn.Module",
                 hint="the factory must return the model (an nn.Module), e.g. `def make(): return MyNet().eval()`",
             )
-        return LoadedModel(fn_name, _eval(module), spec, "factory", _source_hash(module, factory))
+        return LoadedModel(fn_name, _eval(module), spec, "factory", _source_hash(module, factory), source)
     b = get_builtin(source)
     module = b.factory()
-    return LoadedModel(b.name, module, spec or b.spec, "builtin", _source_hash(module, b.factory))
+    return LoadedModel(b.name, module, spec or b.spec, "builtin", _source_hash(module, b.factory), b.name)
 
 
 def check_spec_against_graph(program: Any, spec: ModelSpec, where: str) -> None:
@@ -201,11 +217,21 @@ def _cwd_importable() -> Iterator[None]:
             sys.path.remove(cwd)
 
 
+def _forward_names(module: Any) -> list[str]:
+    """``module.forward``'s positional parameter names, in order (``[]`` when unknown)."""
+    try:
+        params = inspect.signature(module.forward).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+
+
 def _require_spec(source: str, spec: ModelSpec | None) -> ModelSpec:
     if spec is None:
         raise ModelSpecError(
             f"--model {source} needs an input spec",
-            hint="pass --spec spec.json, or --input NAME:DTYPE:SHAPE[:LOW..HIGH] (repeat) with --dynamic-axis AXIS=MIN,OPT,MAX",
+            hint="pass --spec spec.json, or --input NAME:DTYPE:SHAPE[:LOW..HIGH] (repeat) with --dynamic-axis AXIS=MIN,OPT,MAX; "
+                 "in Python: BuildOptions(spec=ModelSpec(...)) or BuildOptions(example_inputs=one_batch)",
         )
     return spec
 

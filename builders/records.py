@@ -153,7 +153,8 @@ class BuildManifest(Record):
 
     schema_version: int = Field(MANIFEST_SCHEMA, alias="schema")
     model: str
-    source: str = Field(description="what --model named (built-in name or package.module:factory)")
+    source: str = Field(description="what the model came from: a built-in's name, package.module:factory, the model file's "
+                                    "absolute path, or <module>.<Class> (nn.Module object)")
     model_kind: str | None = None
     created: str = Field(description="ISO time")
     versions: dict[str, str | None] = Field({}, description="python and library versions (null: absent)")

@@ -274,6 +274,42 @@ class ModelSpec:
         return cls.from_json(data, f"spec file {p}")
 
     @classmethod
+    def from_example(cls, example: Any, names: Sequence[str] = ()) -> "ModelSpec":
+        """A spec from example inputs (the Python API's ``example_inputs``), as Model
+        Navigator takes a sample batch: every axis after the first (batch) axis is static at
+        the example's size; integer inputs take the example's ``[min, max]`` as value range.
+
+        Args:
+            example: One batch: a tensor/array (a single input), a tuple/list in ``forward()``
+                order, or a dict input name -> tensor/array; each ``[batch, *per-sample dims]``.
+            names: ``forward()``'s parameter names, used for a tensor or a tuple (default
+                ``INPUT__<i>``); a dict is ordered by them where they match.
+
+        Raises:
+            ModelSpecError: an example has no batch axis, or a dtype Triton cannot take.
+        """
+        if isinstance(example, dict):
+            order = [n for n in names if n in example] + [n for n in example if n not in names]
+            items = [(n, example[n]) for n in order]
+        else:
+            seq = list(example) if isinstance(example, (tuple, list)) else [example]
+            items = [(names[i] if i < len(names) else f"INPUT__{i}", x) for i, x in enumerate(seq)]
+        tensors = []
+        for name, x in items:
+            is_torch = hasattr(x, "detach")
+            dt = dtypes.require_tensor_io(dtypes.from_torch(x.dtype).name if is_torch else str(np.asarray(x).dtype),
+                                          f"example input {name!r}")
+            arr = x.detach().cpu().numpy() if is_torch else np.asarray(x)
+            if arr.ndim < 1:
+                raise ModelSpecError(f"example input {name!r} is a scalar; it needs a batch axis first",
+                                     hint="pass one batch, e.g. torch.randn(4, 16) for 4 samples of 16 features")
+            rng = (int(arr.min()), int(arr.max())) if dt.is_integer and arr.size else None
+            tensors.append(TensorSpec(name, dt.name, tuple(int(d) for d in arr.shape[1:]), rng))
+        if not tensors:
+            raise ModelSpecError("example_inputs holds no tensor")
+        return cls(tuple(tensors), ())
+
+    @classmethod
     def from_flags(cls, inputs: Sequence[str], outputs: Sequence[str] = (), axes: Sequence[str] = ()) -> "ModelSpec":
         """Build a spec from command-line flags.
 

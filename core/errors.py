@@ -55,6 +55,20 @@ class ExportError(ToolkitError):
     stage = "export"
 
 
+class PartialBuildError(ToolkitError):
+    """Some (format, precision) exports of a build failed; the variants of those that passed
+    were written. ``result`` is what the build wrote (``builders.build.BuildResult``),
+    ``failed`` the ``(format, precision, error)`` of each failed export."""
+
+    stage = "build"
+
+    def __init__(self, message: str, *, result: object = None, failed: list | None = None, hint: str | None = None,
+                 log_path: str | None = None):
+        self.result = result
+        self.failed = failed or []
+        super().__init__(message, hint=hint, log_path=log_path)
+
+
 class VerificationError(ToolkitError):
     """An exported artifact disagrees with eager PyTorch (tolerance, shape, dtype, NaN)."""
 

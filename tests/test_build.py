@@ -17,7 +17,7 @@ from builders.input_draws import DRAWS
 from builders.verification import REFERENCE, load_reference
 from builders.cli import cli
 from builders.config import read_config
-from core.errors import GpuRequiredError, VerificationError
+from core.errors import GpuRequiredError, PartialBuildError, VerificationError
 from builders.spec import ModelSpec
 from builders.variants import VariantGrid
 
@@ -135,15 +135,18 @@ def test_user_model_with_flags_spec_builds_native_configs_that_match_the_files(t
 
 
 def test_a_failed_verification_still_writes_the_manifest(tmp_path, monkeypatch):
-    # an fp16 export of a model that overflows fp16 but not fp32
+    # an fp16 export of a model that overflows fp16 but not fp32: the fp32 variants are written,
+    # the fp16 failure is listed (issue 19 item 4)
     (tmp_path / "overflow_pkg.py").write_text(
         "import torch\nclass M(torch.nn.Module):\n    def forward(self, x):\n        return (x * 1e5) * 1e-5\n"
         "def make():\n    return M()\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     spec = ModelSpec.from_flags(["x:float32:4"])
-    with pytest.raises(VerificationError, match="NaN or Inf"):
+    with pytest.raises(PartialBuildError, match=r"1 of 2 exports failed: torchscript fp16 \(verify\): .*NaN or Inf") as e:
         build(_opts(tmp_path, "overflow_pkg:make", spec=spec, formats=("torchscript",), precisions=("fp32", "fp16")))
+    assert isinstance(e.value.failed[0][2], VerificationError)
+    assert e.value.result.variant_dirs and all("-fp16" not in d.name for d in e.value.result.variant_dirs)
     m = json.loads((tmp_path / "builds" / "make" / MANIFEST).read_text())
     assert m["exports"][0]["precision"] == "fp32" and m["exports"][0]["verification"]
     assert m["exports"][1]["failed"] == "verify" and "NaN or Inf" in m["exports"][1]["error"]
