@@ -12,11 +12,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from builders.spec import EXAMPLE_BATCH, ModelSpec, TensorSpec, key_text
+from builders.spec import EXAMPLE_BATCH, ModelSpec, TensorSpec
 from core import dtypes
 from core.errors import ModelSpecError
 
 Key = tuple[str | int, ...]
+
+
+def key_text(key: Key) -> str:
+    """An output key as users write it: ``("logits",)`` -> ``"logits"``, ``(1, "feat")`` ->
+    ``"1.feat"``, ``()`` -> ``""`` (a lone tensor)."""
+    return ".".join(str(k) for k in key)
 
 
 def flatten_with_keys(out: Any, prefix: Key = ()) -> list[tuple[Key, Any]]:

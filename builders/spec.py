@@ -395,12 +395,6 @@ def _validate(model: type[R], data: Any, source: str) -> R:
         ) from None
 
 
-def key_text(key: tuple[str | int, ...]) -> str:
-    """An output key as users write it: ``("logits",)`` -> ``"logits"``, ``(1, "feat")`` ->
-    ``"1.feat"``, ``()`` -> ``""`` (a lone tensor)."""
-    return ".".join(str(k) for k in key)
-
-
 def _output_placeholder(name: str) -> TensorSpec:
     """An output known only by name; dtype and shape come from the eager model later."""
     return TensorSpec(name, "float32", ())
