@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import tenacity
 
 from builders.repository import RepositoryVariant
 from builders.verify import compare_outputs
@@ -323,8 +324,11 @@ class _Worker:
 
     def close(self) -> None:
         for region in self.regions:
-            with contextlib.suppress(Exception):
-                self.client.unregister_system_shared_memory(region)
+            try:  # a transient error (a busy server) gets two more tries; a region left registered is logged
+                tenacity.Retrying(stop=tenacity.stop_after_attempt(3), wait=tenacity.wait_fixed(0.2), reraise=True)(
+                    self.client.unregister_system_shared_memory, region)
+            except Exception as e:
+                log.warning("shared-memory region %s could not be unregistered from %s: %s", region, self.url, e)
         if self.shm_handles:
             shm = shared_memory_module()
             for handle in self.shm_handles:

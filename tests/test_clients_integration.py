@@ -75,7 +75,7 @@ def test_one_request_and_many_concurrent_with_shared_memory(bundled_server, vari
     # every region was unregistered
     with contextlib.closing(make_client(url, protocol)) as c:
         status = c.get_system_shared_memory_status(**({"as_json": True} if protocol == "grpc" else {}))
-    assert not (status.get("regions") if isinstance(status, dict) else status)
+    assert not (status.get("regions") if isinstance(status, dict) else status), f"regions still registered: {status}"
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
