@@ -215,8 +215,8 @@ def _fill(level: LevelResult, outcome: RunOutcome, m: MeasureSettings, sampler: 
     level.server_cpu_cores = None if hosts is None else hosts.cores(server_pid, span)
     if not level.stable:
         spread = level.throughput_window_spread_pct
-        level.notes.append("perf_analyzer's windows did not agree within ±" + f"{m.stability_pct:g} %"
-                           + (f" (throughput spread {spread:.0f} % over the last three)" if spread is not None else ""))
+        level.notes.append(f"perf_analyzer found no three windows within ±{m.stability_pct:g} % of each other"
+                           + (f" (the kept run's last three spread {spread:.0f} % in throughput)" if spread is not None else ""))
     offered = level.request_rate
     if offered:
         completed = (level.throughput_infer_per_s or 0.0) / max(1, level.batch_size)
