@@ -102,6 +102,9 @@ def cli() -> None:
               help="perf_analyzer binary [default: $PERF_ANALYZER, the venv, PATH].")
 @click.option("--input-data", type=click.Path(path_type=Path), default=None,
               help="Your perf_analyzer --input-data (JSON file, folder, random or zero) [default: generated from the model's signature].")
+@click.option("--shape", "shapes", multiple=True, metavar="NAME:DIMS",
+              help="Size of an input's dynamic dims, as perf_analyzer's --shape (dims without the batch axis, e.g. input_ids:128; "
+                   "repeatable). Needed where the build's spec gives none (a repository without the toolkit's manifest).")
 @click.option("--latency-budget-ms", type=click.FloatRange(0, min_open=True), default=None,
               help="p99 latency budget for the recommendation (ms) [default: none].")
 @click.option("--host-busy-threshold", "host_busy", type=click.FloatRange(0), default=_S["host_busy_threshold_pct"].default,
@@ -116,8 +119,8 @@ def cli() -> None:
 def sweep(ctx: click.Context, repository: Path, variants: tuple[str, ...], concurrency: tuple[int, ...], request_rates: tuple[float, ...],
           batch_sizes: tuple[int, ...], protocol: str, measurement_mode: str, interval_ms: int, request_count: int, stability: float,
           max_trials: int, unstable_retries: int, pa_args: tuple[str, ...], trials: int, results_dir: Path, run_id: str | None,
-          resume: str | None, pa: Path | None, input_data: Path | None, latency_budget_ms: float | None, allow_failed_variants: bool,
-          host_busy: float, server_opts: Any, no_report: bool) -> None:
+          resume: str | None, pa: Path | None, input_data: Path | None, shapes: tuple[str, ...], latency_budget_ms: float | None,
+          allow_failed_variants: bool, host_busy: float, server_opts: Any, no_report: bool) -> None:
     """Run perf_analyzer over every variant and concurrency level; write RESULTS_DIR/RUN_ID/.
 
     The server is launched with explicit model control and one variant loaded at a time; its
@@ -148,6 +151,7 @@ def sweep(ctx: click.Context, repository: Path, variants: tuple[str, ...], concu
         resume=resume is not None,
         perf_analyzer=pa,
         input_data=input_data,
+        shapes=shape_flags(shapes),
         latency_budget_ms=latency_budget_ms,
         host_busy_threshold_pct=host_busy,
         given=frozenset(_GIVEN_FIELDS[p] for p in given if p in _GIVEN_FIELDS) if resume else None,
@@ -208,6 +212,19 @@ def sweep(ctx: click.Context, repository: Path, variants: tuple[str, ...], concu
             ctx.exit(EXIT_VARIANT_FAILED)
 
 
+def shape_flags(values: tuple[str, ...]) -> dict[str, tuple[int, ...]]:
+    """``--shape NAME:dims`` flags -> ``{NAME: dims}``; one flag per input."""
+    from perf.inputs import parse_shape
+
+    shapes: dict[str, tuple[int, ...]] = {}
+    for text in values:
+        name, dims = parse_shape(text)
+        if name in shapes and shapes[name] != dims:
+            raise click.BadParameter(f"--shape {name} given twice ({','.join(map(str, shapes[name]))} and {','.join(map(str, dims))})")
+        shapes[name] = dims
+    return shapes
+
+
 def skipped_summary(run: Any) -> list[str]:
     """Lines naming every asked level the sweep skipped, per variant, with the reason."""
     from perf.plan import describe_skipped
@@ -229,7 +246,7 @@ _GIVEN_FIELDS = {
     "repository": "repository", "variants": "variants", "concurrency": "concurrency", "batch_sizes": "batch_sizes",
     "request_rates": "request_rates", "trials": "trials", "protocol": "measure", "measurement_mode": "measure",
     "interval_ms": "measure", "request_count": "measure", "stability": "measure", "max_trials": "measure",
-    "unstable_retries": "measure", "pa_args": "measure", "pa": "perf_analyzer", "input_data": "input_data",
+    "unstable_retries": "measure", "pa_args": "measure", "pa": "perf_analyzer", "input_data": "input_data", "shapes": "shapes",
     "host_busy": "host_busy_threshold_pct",
     **{k: "server" for k in SERVER_KEYS},
 }

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
+
+from google.protobuf import json_format
 
 from builders.config import read_config
 from core.errors import ToolkitError
@@ -33,12 +35,15 @@ class VariantPlan:
         levels: Every planned level, in measuring order.
         skipped: Asked levels that cannot run on this variant, with the reason.
         error: Why nothing can be planned (the variant's ``config.pbtxt`` is unreadable).
+        config: Its ``config.pbtxt`` as JSON (protobuf's JSON form, the shape the server's
+            model-config endpoint answers with), when it was read.
     """
 
     name: str
     levels: list[LevelKey] = dataclasses.field(default_factory=list)
     skipped: list[SkippedLevel] = dataclasses.field(default_factory=list)
     error: str | None = None
+    config: dict[str, Any] | None = None
 
 
 def batch_limit(max_batch_size: int) -> int:
@@ -84,15 +89,18 @@ def plan_variant(name: str, config_path: Path, concurrency: Sequence[int], batch
     """:func:`plan_levels` for the variant whose ``config.pbtxt`` is ``config_path``; a plan
     with ``error`` set when the config cannot be read."""
     try:
-        mbs = read_config(config_path).max_batch_size
+        cfg = read_config(config_path)
     except ToolkitError as e:
         return VariantPlan(name, error=str(e).splitlines()[0])
-    return plan_levels(name, mbs, concurrency, batch_sizes, request_rates, trials)
+    plan = plan_levels(name, cfg.max_batch_size, concurrency, batch_sizes, request_rates, trials)
+    plan.config = json_format.MessageToDict(cfg, preserving_proto_field_name=True)
+    return plan
 
 
 def needs_measuring(level: LevelResult | None) -> bool:
     """Whether a (resumed) sweep measures this level (again): it was never measured, was
-    interrupted (not saved), or failed. A level with numbers is kept as it is."""
+    interrupted (not saved), or failed (status ``failed``). A level with numbers is kept as it
+    is, flagged or not (``unstable``, ``host busy``, ``not achieved``)."""
     return level is None or not level.ok
 
 

@@ -339,6 +339,8 @@ class SweepSettings(TypedDict, total=False):
     #: The user's perf_analyzer ``--input-data``, ``None``: generated.
     input_data: str | None
     host_busy_threshold_pct: float
+    #: The user's ``--shape`` values: input name -> dims of its dynamic axes' sizes.
+    shapes: dict[str, list[int]]
 
 
 @dataclass(config=_CONFIG)

@@ -18,7 +18,7 @@ import contextlib
 import dataclasses
 import logging
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from builders.repository import Repository
 from core.errors import PerfError, ServerError, ToolkitError
@@ -27,6 +27,7 @@ from perf import analyzer, environment, results
 from perf.analyzer import MeasureSettings
 from perf.level import HOST_BUSY_PAUSE_S, HostCheck, Load, measure_level
 from perf.metrics import HOST_BUSY_THRESHOLD_PCT
+from perf.inputs import input_args, resolve_shapes
 from perf.plan import VariantPlan, needs_measuring, plan_variant, to_measure
 from perf.results import LevelResult, RunResult, VariantResult
 from perf.sweep_server import SweepServer, now
@@ -58,6 +59,10 @@ class SweepOptions:
         resume: Continue ``results_dir/run_id`` instead of refusing an existing folder.
         perf_analyzer: Path of perf_analyzer (default: $PERF_ANALYZER, the venv, PATH).
         input_data: The user's perf_analyzer ``--input-data`` (default: generated).
+        shapes: Input name -> dims (without the batch axis) for dynamic dims, as
+            perf_analyzer's ``--shape NAME:dims``; needed where the build's spec gives no
+            size (a repository without the toolkit's manifest), checked before any server
+            starts (:func:`perf.inputs.resolve_shapes`).
         warmup_requests: Requests sent before measuring each variant (default 20).
         latency_budget_ms: p99 budget for the report's recommendation.
         unload_timeout_s: How long a variant may take to be gone after its unload request
@@ -84,6 +89,7 @@ class SweepOptions:
     resume: bool = False
     perf_analyzer: Path | None = None
     input_data: Path | None = None
+    shapes: Mapping[str, Sequence[int]] = dataclasses.field(default_factory=dict)
     warmup_requests: int = 20
     latency_budget_ms: float | None = None
     unload_timeout_s: float = UNLOAD_WAIT_S
@@ -125,12 +131,33 @@ class Sweep:
         self.run_dir = Path(opts.results_dir) / self.run_id
         if self.run_dir.exists() and saved is None:
             raise PerfError(f"run folder {self.run_dir} already exists", hint="pass --resume to continue it, or another --run-id")
-        self.run = saved or RunResult(self.run_id, now())
-        (self.run_dir / "raw").mkdir(parents=True, exist_ok=True)
         self.plans: dict[str, VariantPlan] = {
             n: plan_variant(n, repo / n / "config.pbtxt", opts.concurrency, opts.batch_sizes, opts.request_rates, opts.trials)
             for n in names}
+        if opts.input_data is None:
+            self._check_shapes()
+        self.run = saved or RunResult(self.run_id, now())
+        (self.run_dir / "raw").mkdir(parents=True, exist_ok=True)
         self.servers = SweepServer(opts.server, self.run, self.run_dir, "run resumed" if saved is not None else "sweep started", self._save)
+
+    def _check_shapes(self) -> None:
+        """Every dynamic dim of every planned variant has a size (``--shape`` or the build's
+        spec), read from its ``config.pbtxt``: a missing one stops the sweep before it starts.
+
+        Raises:
+            PerfError: names the variant, the input and the axis.
+        """
+        for name, plan in self.plans.items():
+            if plan.config is None or not plan.levels:
+                continue
+            try:
+                spec = self.repository.variant(name).served_spec
+            except ToolkitError:  # an unreadable build record fails that variant when it is measured
+                continue
+            try:
+                resolve_shapes(plan.config, spec, self.opts.shapes)
+            except PerfError as e:
+                raise PerfError(f"{name}: {e.message}", hint=e.hint) from None
 
     def level_counts(self) -> tuple[int, int]:
         """``(planned, measured)``: the levels this run plans over every variant (skipped ones
@@ -177,6 +204,7 @@ class Sweep:
             "trials": o.trials,
             "latency_budget_ms": o.latency_budget_ms,
             "host_busy_threshold_pct": o.host_busy_threshold_pct,
+            "shapes": {k: list(v) for k, v in o.shapes.items()},
             **{k: v for k, v in dataclasses.asdict(o.measure).items()},
             "server": server_settings(o.server),
             "perf_analyzer": str(o.perf_analyzer) if o.perf_analyzer else None,
@@ -228,17 +256,14 @@ class Sweep:
 
             with contextlib.closing(make_client(srv.http_url, "http")) as c:
                 config = model_io(c, vr.name, "http")
-            from perf.inputs import input_args
-
-            in_args = input_args(config, self.repository.variant(vr.name).served_spec, self.run_dir, self.opts.input_data)
+            in_args = input_args(config, self.repository.variant(vr.name).served_spec, self.run_dir, self.opts.input_data,
+                                 self.opts.shapes)
             self._warmup(srv, vr.name, in_args)
             for measured, (c, b, t, r) in enumerate(keys, 1):
                 self.progress({"event": "level_start", "variant": vr.name, "index": index, "n_variants": len(self.names),
                                "concurrency": c, "batch_size": b, "trial": t, "request_rate": r})
                 level = self._measure(vr.name, c, b, t, in_args, r)
                 alive = self._server_alive_after(vr, level)
-                if level.error and "log" not in level.error:
-                    level.error += f" (server log: {self._log_name()})"
                 vr.levels = sorted([lv for lv in vr.levels if lv.key != level.key] + [level], key=lambda lv: lv.key)
                 self._save()
                 self.progress({"event": "level_done", "variant": vr.name, "level": level})
@@ -351,6 +376,7 @@ def resumed_options(opts: SweepOptions, settings: dict[str, Any]) -> SweepOption
         measure=MeasureSettings(**measure),
         perf_analyzer=_saved_path(settings, "perf_analyzer", opts.perf_analyzer),
         input_data=_saved_path(settings, "input_data", opts.input_data),
+        shapes={k: tuple(v) for k, v in (settings.get("shapes") or {}).items()},
         latency_budget_ms=opts.latency_budget_ms if opts.latency_budget_ms is not None else settings.get("latency_budget_ms"),
         host_busy_threshold_pct=float(settings.get("host_busy_threshold_pct", opts.host_busy_threshold_pct)),
     )
@@ -361,7 +387,7 @@ def resumed_options(opts: SweepOptions, settings: dict[str, Any]) -> SweepOption
         return _as_tuple(given) not in (_as_tuple(kept), _as_tuple(default))
 
     for field in ("variants", "concurrency", "batch_sizes", "request_rates", "trials", "measure", "perf_analyzer", "input_data",
-                  "host_busy_threshold_pct"):
+                  "host_busy_threshold_pct", "shapes"):
         given, kept, default = getattr(opts, field), getattr(resumed, field), getattr(defaults, field)
         if said(field, given, kept, default):
             log.warning("resume: %s %s ignored; the run continues with its saved %s", field, given, kept)

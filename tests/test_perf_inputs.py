@@ -46,3 +46,80 @@ def test_float_only_model_needs_no_flags_and_user_data_wins(tmp_path: Path):
     cfg = {"name": "f", "max_batch_size": 8, "input": [{"name": "x", "data_type": "TYPE_FP32", "dims": [16]}]}
     assert input_args(cfg, None, tmp_path) == []
     assert input_args(cfg, None, tmp_path, user_data=tmp_path / "mine.json") == ["--input-data", str(tmp_path / "mine.json")]
+
+
+def _fp16_int64_cfg() -> dict:
+    return {"name": "h", "max_batch_size": 8,
+            "input": [{"name": "x", "data_type": "TYPE_FP16", "dims": [4]},
+                      {"name": "ids", "data_type": "TYPE_INT64", "dims": [6]}]}
+
+
+def test_fp16_beside_an_int64_input_is_written_as_base64_bytes(tmp_path: Path):
+    # the example: perf_analyzer refuses FP16 written as JSON numbers
+    import base64
+
+    import numpy as np
+
+    data = _data(input_args(_fp16_int64_cfg(), None, tmp_path))["data"]
+    for step in data:
+        x = step["x"]["content"]
+        assert set(x) == {"b64"} and step["x"]["shape"] == [4]
+        values = np.frombuffer(base64.b64decode(x["b64"]), dtype="<f2")
+        assert values.shape == (4,) and np.isfinite(values).all() and values.std() > 0
+        assert isinstance(step["ids"]["content"], list) and len(step["ids"]["content"]) == 6  # ints stay numbers
+
+
+def test_bf16_beside_a_bool_and_an_int32_input_is_base64_too(tmp_path: Path):
+    import base64
+
+    import numpy as np
+
+    cfg = {"name": "b", "max_batch_size": 0,
+           "input": [{"name": "w", "data_type": "TYPE_BF16", "dims": [2, 3]},
+                     {"name": "mask", "data_type": "TYPE_BOOL", "dims": [3]},
+                     {"name": "pos", "data_type": "TYPE_INT32", "dims": [3]}]}
+    step = _data(input_args(cfg, None, tmp_path))["data"][0]
+    raw = np.frombuffer(base64.b64decode(step["w"]["content"]["b64"]), dtype="<u2")
+    as_f32 = (raw.astype("<u4") << 16).view("<f4")  # bfloat16 is the upper half of a float32
+    assert raw.shape == (6,) and np.isfinite(as_f32).all() and np.abs(as_f32).max() < 10
+    assert step["mask"]["content"] == [True, True, True] and all(0 <= v <= 100 for v in step["pos"]["content"])
+
+
+def test_a_dynamic_dim_without_a_spec_or_shape_is_an_error_naming_input_and_axis(tmp_path: Path):
+    # a repository without the toolkit's manifest: the old code silently measured size 16
+    import pytest
+
+    from core.errors import PerfError
+
+    cfg = {"name": "handmade", "max_batch_size": 8,
+           "input": [{"name": "tokens", "data_type": "TYPE_INT64", "dims": ["-1"]},
+                     {"name": "feats", "data_type": "TYPE_FP32", "dims": [3, -1]}]}
+    with pytest.raises(PerfError, match=r"input 'tokens' axis 0 is dynamic .* no toolkit build manifest") as e:
+        input_args(cfg, None, tmp_path)
+    assert "--shape tokens:N" in e.value.hint
+    with pytest.raises(PerfError, match=r"input 'feats' axis 1 is dynamic") as e:
+        input_args(cfg, None, tmp_path, shapes={"tokens": (12,)})
+    assert "--shape feats:3,N" in e.value.hint
+    args = input_args(cfg, None, tmp_path, shapes={"tokens": (12,), "feats": (3, 5)})
+    assert "tokens:12" in args and "feats:3,5" in args
+    assert _data(args)["data"][0]["tokens"]["shape"] == [12]
+
+
+def test_a_shape_flag_must_fit_the_config(tmp_path: Path):
+    import pytest
+
+    from core.errors import PerfError
+    from perf.inputs import parse_shape
+
+    assert parse_shape("input_ids:1,128") == ("input_ids", (1, 128))
+    assert parse_shape("ns:x:4") == ("ns:x", (4,))
+    for bad in ("x", "x:", "x:0", "x:a,b", ":3"):
+        with pytest.raises(PerfError, match="is not NAME:dims"):
+            parse_shape(bad)
+    with pytest.raises(PerfError, match=r"names \['nope'\]"):
+        input_args(_cfg(8, True), SPEC, tmp_path, shapes={"nope": (3,)})
+    with pytest.raises(PerfError, match="does not fit scale's dims"):
+        input_args(_cfg(8, True), SPEC, tmp_path, shapes={"scale": (5,)})
+    # a given shape wins over the spec's opt size
+    args = input_args(_cfg(8, True), SPEC, tmp_path, shapes={"input_ids": (64,)})
+    assert args[args.index("--shape") + 1] == "input_ids:64"

@@ -1,0 +1,102 @@
+"""Inputs perf_analyzer needs help with, swept for real (bundled tritonserver, perf_analyzer):
+an FP16 input beside an INT64 one (the generated --input-data writes FP16 as base64), and a
+repository without the toolkit's build manifest whose dynamic dim needs --shape."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from builders.build import BuildOptions, build
+from builders.spec import ModelSpec
+from builders.variants import VariantGrid
+from clients.server import ServerOptions
+from core.errors import PerfError
+from perf.analyzer import MeasureSettings
+from perf.sweep import SweepOptions, run_sweep
+
+pytestmark = pytest.mark.integration
+
+FAST = MeasureSettings(measurement_interval_ms=500, max_trials=6, unstable_retries=1)
+
+MIXED = '''
+import torch
+from torch import nn
+
+
+class Mixed(nn.Module):
+    """x float16 [batch, 4] and ids int64 [batch, seq] -> y float32 [batch, 4]."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(128, 4)
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x, ids):
+        return self.lin(x.float()) + self.emb(ids).mean(dim=1)
+
+
+def make():
+    torch.manual_seed(0)
+    return Mixed().eval()
+'''
+
+
+@pytest.fixture(scope="module")
+def mixed_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("mixed")
+    (root / "mixed_pkg.py").write_text(textwrap.dedent(MIXED))
+    sys.path.insert(0, str(root))
+    try:
+        spec = ModelSpec.from_flags(["x:float16:4", "ids:int64:seq:0..49"], ["y"], ["seq=1,6,12"])
+        build(BuildOptions("mixed_pkg:make", spec=spec, formats=("torchscript",), repository=root / "repo", build_dir=root / "builds",
+                           grid=VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(8,))))
+    finally:
+        sys.path.remove(str(root))
+        sys.modules.pop("mixed_pkg", None)
+    return root / "repo"
+
+
+def _variant(repo: Path) -> str:
+    return next(p.name for p in repo.iterdir() if (p / "config.pbtxt").is_file())
+
+
+def test_a_model_with_fp16_and_int64_inputs_is_swept(mixed_repo: Path, tmp_path: Path):
+    name = _variant(mixed_repo)
+    opts = SweepOptions(ServerOptions(mixed_repo, runtime="bundled"), variants=(name,), concurrency=(1, 2), measure=FAST,
+                        results_dir=tmp_path, run_id="fp16", warmup_requests=5)
+    run, run_dir = run_sweep(opts)
+    v = run.variant(name)
+    assert v.status == "ok", v.error
+    assert all(lv.ok and lv.throughput_infer_per_s > 0 for lv in v.levels)
+    data = json.loads((run_dir / f"input_data_{name}.json").read_text())
+    assert set(data["data"][0]["x"]["content"]) == {"b64"}  # the FP16 input, as perf_analyzer takes it
+    # what the old generator wrote, FP16 as JSON numbers, is refused by perf_analyzer
+    for step in data["data"]:
+        step["x"]["content"] = [0.5] * 4
+    old = tmp_path / "fp16_as_numbers.json"
+    old.write_text(json.dumps(data))
+    refused, _ = run_sweep(dataclasses.replace(opts, run_id="numbers", input_data=old, concurrency=(1,), warmup_requests=0))
+    assert refused.variant(name).status == "failed" and not refused.variant(name).level(1).ok
+
+
+def test_a_repository_without_manifest_needs_shape_for_a_dynamic_dim(mixed_repo: Path, tmp_path: Path):
+    name = _variant(mixed_repo)
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    shutil.copytree(mixed_repo / name, bare / name)  # the model folder alone: no index.json, no build manifest
+    opts = SweepOptions(ServerOptions(bare, runtime="bundled"), concurrency=(1,), measure=FAST, results_dir=tmp_path / "results",
+                        run_id="r", warmup_requests=0)
+    with pytest.raises(PerfError, match=r"input 'ids' axis 0 is dynamic") as e:
+        run_sweep(opts)
+    assert "--shape ids:N" in e.value.hint and not (tmp_path / "results" / "r").exists()  # stopped before anything ran
+    run, run_dir = run_sweep(dataclasses.replace(opts, shapes={"ids": (7,)}))
+    v = run.variant(name)
+    assert v.status == "ok", v.error
+    assert "ids:7" in (run_dir / "commands.txt").read_text()
