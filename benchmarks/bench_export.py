@@ -39,12 +39,14 @@ def main(argv: list[str] | None = None) -> int:
     from rich.console import Console
     from rich.table import Table
 
+    from core.cli import print_table
+
     from builders.build import BuildOptions, build
     from core.errors import ToolkitError
     from builders.tensorrt_env import missing_requirements
     from builders.variants import VariantGrid
 
-    console = Console(width=None if sys.stdout.isatty() else 120)
+    console = Console()
     formats = tuple(args.formats.split(","))
     trt_missing = missing_requirements() if "trt" in formats else []
     rows: list[dict] = []
@@ -85,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
                           f"{r['size_bytes'] / 1e6:.2f}", f"{r['max_abs_err']:.2e}", f"{r['max_rel_err']:.2e}")
         elif "error" in r:
             table.add_row(r["model"], "-", r["precision"], "failed", "-", "-", "-", "-", "-")
-    console.print(table)
+    print_table(table, console)
     for r in rows:
         if "error" in r:
             console.print(f"{r['model']} {r['precision']} failed: {r['error']}", markup=False)

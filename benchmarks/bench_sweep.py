@@ -34,8 +34,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=Path("results/bench_sweep.json"), help="JSON output file")
     args = p.parse_args(argv)
 
-    from rich.console import Console
     from rich.table import Table
+
+    from core.cli import print_table
 
     from builders.build import BuildOptions, build
     from builders.variants import VariantGrid
@@ -92,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         table.add_row(r["variant"], f"{per_variant.get(r['variant'], 0):.1f}", str(r["concurrency"]),
                       f"{r['throughput_infer_per_s']:.0f}" if r["throughput_infer_per_s"] else "—",
                       f"{r['latency_p99_ms']:.2f}" if r["latency_p99_ms"] else "—", "yes" if r["stable"] else "no")
-    Console(width=120).print(table)
+    print_table(table)
     print(f"wrote {args.out}")
     return 0
 

@@ -23,7 +23,7 @@ from builders.triton_releases import release
 from builders.validate import relative, summary
 from builders.validate import validate as validate_run
 from builders.variants import KINDS, VariantGrid, parse_queue_delays
-from core.cli import console as make_console, group, list_option, run_cli, verbosity_option
+from core.cli import console as make_console, group, list_option, print_table, run_cli, verbosity_option
 from core.errors import ConfigError, PartialBuildError, ToolkitError
 from core.records import load_record
 from core.formats import FORMAT_NAMES
@@ -319,7 +319,7 @@ def variants(model: str, formats: tuple[str, ...], precisions: tuple[str, ...], 
         group = f"KIND_{v.kind.upper()} x{v.count}" + (f" gpus {list(v.gpus)}" if v.gpus else "")
         table.add_row(*(escape(str(x)) for x in (v.name, v.format, v.precision, group, db, v.max_batch_size, v.warmup or "off", v.trt_accelerator or "off")))
     console = Console()
-    console.print(table)
+    print_table(table, console)
     if not servable("trt", serving) and "trt" in _formats(formats):
         console.print("skipped trt: the python backend cannot serve TensorRT plans (use --serving native)")
     for s in plan.skipped:
@@ -368,7 +368,7 @@ def validate(path: Path, server_gpu: bool | None, no_artifacts: bool, load_artif
             table.add_column(col, overflow="fold")
         for p in rows:
             table.add_row(*(escape(x) for x in (relative(p.file, path), p.field, p.problem, p.fix)))
-        console.print(table)
+        print_table(table, console)
     for note in result.notes:
         console.print(escape(note))
     console.print(escape(summary(result.problems, path)) + (f" ({len(result.skipped)} check(s) not run, listed above)"

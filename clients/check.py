@@ -67,8 +67,9 @@ def check_with_server(server_opts: ServerOptions, protocols: Sequence[str] = ("h
         for v in variants:
             say(f"{v.name}: loading")
             try:
-                srv.load(v.name)
+                srv.load(v.name)  # waits at most the launcher's --start-timeout
             except ServerError as e:
+                say(f"{v.name}: load failed: {e.message}" + (f"\n  -> {e.hint}" if e.hint else ""))
                 results += [CheckResult(v.name, p, False, [], f"load failed: {e.message}") for p in urls]
                 continue
             try:

@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from core.cli import console as make_console, group, run_cli, verbosity_option
+from core.cli import console as make_console, group, print_table, run_cli, verbosity_option
 from clients.cli_options import server_options
 from clients.launch import serve_command
 
@@ -68,7 +68,7 @@ def infer(model: str, url: str | None, protocol: str, input_path: Path | None, b
     fmt = lambda x: "-" if x is None else f"{x:.6g}"  # noqa: E731
     for row in summarize(stats.outputs):
         table.add_row(escape(row["name"]), str(row["shape"]), row["dtype"], fmt(row["min"]), fmt(row["max"]), fmt(row["mean"]))
-    console.print(table)
+    print_table(table, console)
     shapes = ", ".join(f"{k} {list(v.shape)} {v.dtype}" for k, v in inputs.items())
     click.echo(f"inputs: {shapes}")
     if requests > 1:
@@ -109,7 +109,7 @@ def check(server_opts: Any, http_url: str | None, grpc_url: str | None, protocol
         results = check_running(server_opts.repository, {p: str(given[p]) for p in protocols}, variants, lambda m: console.log(escape(m)))
     else:
         results = check_with_server(server_opts, protocols, variants, lambda m: console.log(escape(m)))
-    console.print(results_table(results))
+    print_table(results_table(results), console)
     failed = [r for r in results if not r.passed]
     click.echo(f"{len(results) - len(failed)} of {len(results)} checks passed")
     if failed:

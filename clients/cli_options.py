@@ -112,7 +112,9 @@ def server_options(fn: F | None = None, *, repository_flag: bool = True, omit: t
         ("tag", click.option("--tag", default=DEFAULT_TAG.removesuffix("-py3"), help=f"Container release tag: image {DEFAULT_IMAGE}:<tag>-py3.")),
         ("image", click.option("--image", default=None, help="Full container image reference [default: from --tag].")),
         ("gpus", click.option("--gpus", default=_D.gpus, help="docker run --gpus value (container runtime).")),
-        ("shm_size", click.option("--shm-size", default=_D.shm_size, help="docker run --shm-size (container runtime).")),
+        ("shm_size", click.option("--shm-size", default=_D.shm_size, metavar="SIZE",
+                                  help="docker run --shm-size (container runtime), e.g. 2g [default: computed from the repository's "
+                                       "python-backend models (instances x tensor sizes), at least 1g].")),
         ("tritonserver", click.option("--tritonserver", type=click.Path(dir_okay=False, path_type=Path), default=None,
                                       help=f"Local tritonserver binary (local runtime) [default: ${LOCAL_ENV}, else PATH].")),
     ]

@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from core.cli import CONTEXT_SETTINGS, run_cli, verbosity_option
+from core.cli import CONTEXT_SETTINGS, ToolkitCommand, run_cli, verbosity_option
 from core.errors import ServerError
 from clients.cli_options import server_options
 from clients.server import ServerOptions, TritonServer
@@ -116,7 +116,7 @@ def ready_text(srv: TritonServer, models: list[str]) -> str:
 def serve_command(name: str = "serve") -> click.Command:
     """The ``serve`` click command (shared by ``clients serve`` and ``python -m clients.launch``)."""
 
-    @click.command(name, context_settings=CONTEXT_SETTINGS)
+    @click.command(name, cls=ToolkitCommand, context_settings=CONTEXT_SETTINGS)
     @server_options
     @click.option("--print-cmd", is_flag=True, help="Print the exact command line (environment included) and exit.")
     @click.argument("extra", nargs=-1, type=click.UNPROCESSED, metavar="[-- TRITONSERVER_FLAGS...]")

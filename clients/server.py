@@ -323,17 +323,20 @@ class TritonServer:
     def _ready_or_exited(self) -> bool:
         """One readiness probe; raises when the server process has already exited."""
         if self._proc is not None and self._proc.poll() is not None:
+            tail = self.log_tail()
             raise ServerError(
-                f"tritonserver exited with code {self._proc.returncode} during start-up; last lines of its log:\n{self.log_tail()}",
-                hint="read the log above; a model that fails to load, a busy port or a missing library are the usual causes",
+                f"tritonserver exited with code {self._proc.returncode} during start-up; last lines of its log:\n{tail}",
+                hint=self.runtime_impl.explain(tail)
+                or "read the log above; a model that fails to load, a busy port or a missing library are the usual causes",
                 log_path=str(self.log_path),
             )
         return self.is_ready()
 
     def _not_ready_in_time(self, state: tenacity.RetryCallState) -> NoReturn:
+        tail = self.log_tail()
         raise ServerError(
-            f"tritonserver was not ready within {self.opts.start_timeout_s:g} s; last lines of its log:\n{self.log_tail()}",
-            hint="raise --start-timeout or check the log", log_path=str(self.log_path),
+            f"tritonserver was not ready within {self.opts.start_timeout_s:g} s; last lines of its log:\n{tail}",
+            hint=self.runtime_impl.explain(tail) or "raise --start-timeout or check the log", log_path=str(self.log_path),
         )
 
     def _wait_ready(self) -> None:
@@ -416,27 +419,66 @@ class TritonServer:
                  "`builders build --serving python` for the bundled CPU server",
         )
 
-    def load(self, model: str, timeout_s: float = 300) -> None:
-        """Load (or reload) ``model`` through the repository API (explicit model control).
+    def load(self, model: str, timeout_s: float | None = None) -> None:
+        """Load (or reload) ``model`` through the repository API (explicit model control)
+        and wait until it is ready.
+
+        Args:
+            model: The model name.
+            timeout_s: How long it may take to become ready (default: the launcher's
+                ``start_timeout_s``, ``--start-timeout``).
 
         Raises:
             ServerError: the runtime's server lacks the model's backend (:meth:`check_servable`),
-                Triton refused to load it (the message holds Triton's reason), or the server
-                stopped answering while loading it (it may have crashed).
+                Triton refused to load it (the message holds Triton's reason), it was not
+                ready in time (the message holds the server log lines written since the load
+                request), or the server stopped answering while loading it (it may have
+                crashed). The hint is the runtime's fix where it recognises the failure (a
+                container's shared memory).
         """
         import tritonclient.http as th
         from tritonclient.utils import InferenceServerException
 
         self.check_servable(model)
+        timeout_s = self.opts.start_timeout_s if timeout_s is None else timeout_s
+        offset = self._log_size()
+        started = time.monotonic()
         try:
             with contextlib.closing(th.InferenceServerClient(self.http_url, network_timeout=timeout_s)) as c:
                 c.load_model(model)
         except InferenceServerException as e:
-            raise ServerError(f"tritonserver could not load model {model!r}: {e.message()}", log_path=str(self.log_path)) from e
-        except Exception as e:  # connection refused/reset: the load took the server down
+            why = e.message()
+            raise ServerError(f"tritonserver could not load model {model!r}: {why}", log_path=str(self.log_path),
+                              hint=self.runtime_impl.explain(why + "\n" + self.log_since(offset))) from e
+        except Exception as e:  # a timeout, or connection refused/reset: the load took the server down
+            since = self.log_since(offset)
+            if self.is_alive() and time.monotonic() - started >= 0.9 * timeout_s:
+                raise ServerError(
+                    f"model {model!r} was not ready within {timeout_s:g} s (--start-timeout); server log since the load request:\n{since}",
+                    hint=self.runtime_impl.explain(since) or "if it is only slow, raise --start-timeout; else the log lines above show where it stops",
+                    log_path=str(self.log_path)) from e
             state = "still running" if self.is_alive() else "no longer running"
-            raise ServerError(f"loading model {model!r} failed: {type(e).__name__}: {e} (tritonserver is {state})",
-                              hint="read the server log", log_path=str(self.log_path)) from e
+            raise ServerError(f"loading model {model!r} failed: {type(e).__name__}: {e} (tritonserver is {state}); "
+                              f"server log since the load request:\n{since}",
+                              hint=self.runtime_impl.explain(since) or "read the server log", log_path=str(self.log_path)) from e
+
+    def _log_size(self) -> int:
+        try:
+            return self.log_path.stat().st_size
+        except OSError:
+            return 0
+
+    def log_since(self, offset: int, lines: int = 20) -> str:
+        """The last ``lines`` lines the server logged after byte ``offset`` of its log
+        (harmless start-up noise left out); ``"(nothing logged)"`` when none."""
+        try:
+            with open(self.log_path, "rb") as f:
+                f.seek(offset)
+                text = f.read().decode(errors="replace")
+        except OSError:
+            return "(no log)"
+        kept = [ln for ln in text.splitlines() if ln.strip() and not any(h in ln for h in _HARMLESS)]
+        return "\n".join(kept[-lines:]) or "(nothing logged)"
 
     def unload(self, model: str, timeout_s: float = UNLOAD_WAIT_S) -> bool:
         """Unload ``model`` and wait up to ``timeout_s`` until it is gone (:func:`unload_and_wait`).

@@ -1,11 +1,12 @@
 """Pieces every CLI shares: error handling and exit codes, help layout, logging and the
-console, comma lists.
+console, comma lists, tables.
 
 Every command group is made with :func:`group` (``-h``, defaults shown, subcommand
-listings not cut off); every list flag with :func:`list_option` (``--x a,b`` and
-``--x a --x b`` mean the same); every command that logs with :func:`verbosity_option`;
-every line drawn for the user goes through :func:`console` (one timestamp style, source
-file:line only with ``-v``).
+listings not cut off, a single-value flag given twice refused); every list flag with
+:func:`list_option` (``--x a,b`` and ``--x a --x b`` mean the same); every command that logs
+with :func:`verbosity_option`; every line drawn for the user goes through :func:`console`
+(one timestamp style, source file:line only with ``-v``) and every table through
+:func:`print_table` (whole, not cut at 80 columns, when the output is not a terminal).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import functools
 import logging
 import sys
+from collections import Counter
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import click
@@ -31,6 +33,9 @@ EXIT_USAGE = 2
 #: ``--allow-failed-variants`` was not given; its results and report are written.
 EXIT_VARIANT_FAILED = 3
 EXIT_INTERRUPTED = 130
+
+#: Widest table :func:`print_table` draws off a terminal (characters).
+MAX_PLAIN_WIDTH = 100_000
 
 #: The time stamp of every log line a command prints (rich's ``[HH:MM:SS]``).
 LOG_TIME_FORMAT = "[%X]"
@@ -60,9 +65,42 @@ def run_cli(group: click.Command) -> None:
         sys.exit(EXIT_ERROR)
 
 
+class ToolkitCommand(click.Command):
+    """A click command that refuses a single-valued option given more than once.
+
+    click keeps the last value silently (``--latency-budget-ms 5 --latency-budget-ms 50`` is
+    50), which reads as if both were used; options that take several values say so
+    (``multiple=True``) and are accepted repeated, as are counters (``-vv``).
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not ctx.resilient_parsing:
+            repeated = repeated_options(self, ctx, args)
+            if repeated:
+                raise click.UsageError(
+                    "; ".join(f"{opt.opts[-1] if len(opt.opts) > 1 else opt.opts[0]} was given {n} times, and it takes one value"
+                              for opt, n in repeated) + ": give each once (click would silently keep only the last)", ctx)
+        return super().parse_args(ctx, args)
+
+
+def repeated_options(command: click.Command, ctx: click.Context, args: list[str]) -> list[tuple[click.Option, int]]:
+    """The single-valued options of ``command`` that ``args`` gives more than once, with
+    how often (options with ``multiple=True`` and counters are not listed)."""
+    try:
+        _, _, order = command.make_parser(ctx).parse_args(args=list(args))
+    except click.UsageError:
+        return []  # click reports it with its own message when it parses for real
+    counts = Counter(p for p in order if isinstance(p, click.Option) and not p.multiple and not p.count)
+    return [(p, n) for p, n in counts.items() if n > 1]
+
+
 class ToolkitGroup(click.Group):
     """A click group whose command listing shows each command's whole first sentence
-    (click cuts it at about 45 characters, mid-word)."""
+    (click cuts it at about 45 characters, mid-word), and whose commands are
+    :class:`ToolkitCommand` (a single-value flag given twice is refused)."""
+
+    command_class = ToolkitCommand
+    group_class = type  # subgroups are ToolkitGroups too
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = []
@@ -173,3 +211,25 @@ def int_list(text: str, what: str) -> tuple[int, ...]:
         return tuple(int(x) for x in text.split(",") if x.strip())
     except ValueError:
         raise click.BadParameter(f"{what}: expected comma-separated integers such as 1,2,4, got {text!r}") from None
+
+
+def print_table(table: Any, out: "Console | None" = None) -> None:
+    """Print a rich table whole.
+
+    On a terminal it fits the terminal, as rich does. Anywhere else (a CI log, ``| tee``, a
+    file) rich would assume 80 columns and cut cells to "OUTPU…"; there the table is drawn as
+    wide as its content needs instead, so every name and number is there to read and grep.
+
+    Args:
+        table: A ``rich.table.Table`` (or any rich renderable).
+        out: Where to print (default: :func:`console` on stdout).
+    """
+    from rich.console import Console
+    from rich.measure import Measurement
+
+    out = out or console(stderr=False)
+    if out.is_terminal:
+        out.print(table)
+        return
+    need = Measurement.get(out, out.options.update_width(MAX_PLAIN_WIDTH), table).maximum
+    Console(file=out.file, width=max(out.width, need), no_color=out.no_color).print(table)

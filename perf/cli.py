@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from core.cli import (EXIT_INTERRUPTED, EXIT_VARIANT_FAILED, CommaList, console as make_console, group, list_option, run_cli,
+from core.cli import (EXIT_INTERRUPTED, EXIT_VARIANT_FAILED, CommaList, console as make_console, group, list_option, print_table, run_cli,
                       verbosity_option)
 from clients.cli_options import SERVER_KEYS, server_options
 from perf.analyzer import MeasureSettings
@@ -193,8 +193,8 @@ def sweep(ctx: click.Context, repository: Path, variants: tuple[str, ...], concu
     for line in skipped_summary(run):
         console.print(escape(line))
     click.echo(f"results: {sw.run_dir}")
-    failed = [v for v in run.variants if v.status != "ok"]
-    if len(failed) == len(run.variants):
+    failed = [v for v in run.variants if v.status not in ("ok", "skipped")]  # skipped ones are listed above
+    if not any(v.status == "ok" for v in run.variants):
         from core.errors import PerfError
 
         raise PerfError(f"no variant was measured: {'; '.join(f'{v.name}: {v.error}' for v in run.variants)[:600]}",
@@ -253,14 +253,11 @@ _GIVEN_FIELDS = {
 
 
 def _print_report(run_dir: Path, budget: float | None) -> None:
-    from rich.console import Console
-
     from perf import results
     from perf.report import summary_table, write_report
 
     path = write_report(run_dir, budget)
-    # a log or CI console is not a terminal: give the table room instead of rich's 80 columns
-    Console(width=None if sys.stdout.isatty() else 140).print(summary_table(results.load(run_dir), budget))
+    print_table(summary_table(results.load(run_dir), budget))
     click.echo(f"report: {path}")
 
 

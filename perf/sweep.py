@@ -246,7 +246,7 @@ class Sweep:
         vr.status, vr.error = "pending", None
         srv = self._server()
         try:
-            srv.load(vr.name, timeout_s=srv.opts.start_timeout_s)
+            srv.load(vr.name)
         except ServerError as e:
             self._fail(vr, f"{e.message.splitlines()[0]} (server log: {self._log_name()})", levels_left=len(keys))
             self._server()  # restart if the failed load took the server down

@@ -197,3 +197,38 @@ def test_cli_check_starts_its_own_server(tiny_repo, tiny_build, tmp_path):
     assert "MODE_EXPLICIT" in log and f"successfully unloaded '{names[0]}'" in log  # loaded and unloaded in turn
     res = CliRunner().invoke(cli, ["check", "-r", str(tiny_repo), "--runtime", "bundled", "--variant", "nope"])
     assert res.exit_code != 0 and "no variant in" in str(res.exception) and "['nope']" in str(res.exception)
+
+
+NEVER_READY_PY = '''
+import os, site, time
+for p in os.environ.get("TRITON_TOOLKIT_SITE_PACKAGES", "").split(os.pathsep):
+    if p:
+        site.addsitedir(p)
+
+
+class TritonPythonModel:
+    def initialize(self, args):
+        print("never_ready: fetching weights from s3://bucket/never-there ...", flush=True)
+        time.sleep(3600)
+
+    def execute(self, requests):
+        return []
+'''
+
+
+def test_cli_check_on_a_model_that_never_becomes_ready_stops_at_the_start_timeout_and_shows_why(tiny_repo, tiny_build, tmp_path):
+    # it used to wait a fixed 300 s and print nothing about the cause
+    import time
+
+    repo = tmp_path / "repo"
+    shutil.copytree(tiny_repo, repo)
+    stuck = tiny_build.manifest["variants"][0]
+    (repo / stuck / "1" / "model.py").write_text(NEVER_READY_PY)
+    t0 = time.monotonic()
+    res = CliRunner().invoke(cli, ["check", "-r", str(repo), "--runtime", "bundled", "--start-timeout", "8", "--variant", stuck,
+                                   "--protocol", "http", "--server-arg=--exit-timeout-secs=1"])
+    took = time.monotonic() - t0
+    assert res.exit_code == 1, res.output
+    assert f"model '{stuck}' was not ready within 8 s (--start-timeout)" in res.output
+    assert "never_ready: fetching weights from s3://bucket/never-there" in res.output  # the log line that explains it
+    assert took < 90, took

@@ -114,6 +114,12 @@ class Runtime(abc.ABC):
     def after_stop(self) -> None:
         """Clean up what :meth:`before_start` started and the server left (safe to call twice)."""
 
+    def explain(self, text: str) -> str | None:
+        """What to do about a failure this runtime causes, recognised in ``text`` (Triton's
+        error message or the server log), e.g. a container's ``/dev/shm`` too small for the
+        python backend; ``None`` when it recognises nothing."""
+        return None
+
     def args(self, ports: Ports, repository: str) -> list[str]:
         """:func:`server_args` for this runtime (address bound or not)."""
         return server_args(self.opts, ports, repository, bind_address=self.binds_address)

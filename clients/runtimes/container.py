@@ -46,11 +46,12 @@ def container_command(opts: ServerOptions, ports: Ports, args: list[str], name: 
     <repo>:/models nvcr.io/nvidia/tritonserver:<yy.mm>-py3 tritonserver
     --model-repository=/models``): the repository is mounted read-only at ``/models``, each
     port is published on ``opts.address`` only (the server inside listens on all of the
-    container's interfaces), ``--shm-size`` is raised for the python backend and system
-    shared memory, ``--init`` forwards SIGINT to tritonserver for a clean stop.
+    container's interfaces), ``--shm-size`` is sized for the python backend
+    (:mod:`clients.runtimes.shm`), ``--init`` forwards SIGINT to tritonserver for a clean stop.
 
     Args:
-        opts: Image, ``--gpus`` (empty: none), ``--shm-size``, repository, address.
+        opts: Image, ``--gpus`` (empty: none), ``--shm-size`` (``None``: computed from the
+            repository), repository, address.
         ports: Published as ``<address>:<port>:<port>``.
         args: The tritonserver flags (``--model-repository=/models`` ...).
         name: ``--name`` for the container, so that it can be removed by name.
@@ -60,7 +61,7 @@ def container_command(opts: ServerOptions, ports: Ports, args: list[str], name: 
     cmd = ["docker", "run", "--rm", "--init"]
     if name:
         cmd.append(f"--name={name}")
-    cmd.append(f"--shm-size={opts.shm_size}")
+    cmd.append(f"--shm-size={opts.shm_size or _shm().default_shm_size(Path(opts.repository))}")
     if opts.gpus:
         cmd.append(f"--gpus={opts.gpus}")
     for port in (ports.http, ports.grpc, ports.metrics):
@@ -75,6 +76,14 @@ def docker_engine_up() -> bool:
         return subprocess.run(["docker", "info"], capture_output=True, timeout=10).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         return False
+
+
+def _shm():  # type: ignore[no-untyped-def]
+    """:mod:`clients.runtimes.shm`, imported when a container is launched: it reads the
+    repository (protobuf, numpy), which ``--help`` of every CLI must not pay for."""
+    from clients.runtimes import shm
+
+    return shm
 
 
 class ContainerRuntime(Runtime):
@@ -98,6 +107,19 @@ class ContainerRuntime(Runtime):
         if shutil.which("docker") and shutil.which("nvidia-smi") and docker_engine_up():
             return "a Docker engine and an NVIDIA GPU are available"
         return None
+
+    def check(self) -> None:
+        """Refuse a ``--shm-size`` docker would not take or below the repository's need."""
+        if self.opts.shm_size:
+            _shm().check_shm_size(self.opts.shm_size, Path(self.opts.repository))
+
+    def shm_size(self) -> str:
+        """The ``--shm-size`` passed: the given one, else the repository's computed default."""
+        return self.opts.shm_size or _shm().default_shm_size(Path(self.opts.repository))
+
+    def explain(self, text: str) -> str | None:
+        """The fix when a python-backend model failed for shared memory (:func:`clients.runtimes.shm.shm_failure_hint`)."""
+        return _shm().shm_failure_hint(text, self.shm_size())
 
     def command(self, ports: Ports) -> list[str]:
         self.container_name = f"tritonserver-{os.getpid()}-{ports.http}"

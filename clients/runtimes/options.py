@@ -63,7 +63,10 @@ class ServerOptions:
             requests before the server exits (default 15 s; `stop()` waits 5 s longer).
         image: Container image (``runtime=container``), default ``nvcr.io/nvidia/tritonserver:24.10-py3``.
         gpus: ``docker run --gpus`` value (default ``all``).
-        shm_size: ``docker run --shm-size`` (default ``1g``).
+        shm_size: ``docker run --shm-size`` in docker's size syntax (``512m``, ``2g``); default
+            ``None``: computed from the repository's python-backend models
+            (:mod:`clients.runtimes.shm`, at least 1g). A value docker would not take or
+            below the repository's need is refused when the container runtime is used.
         binary: Path of a local tritonserver (``runtime=local``); default ``$TRITONSERVER`` or PATH.
     """
 
@@ -83,5 +86,5 @@ class ServerOptions:
     exit_timeout_s: int = 15
     image: str = f"{DEFAULT_IMAGE}:{DEFAULT_TAG}"
     gpus: str = "all"
-    shm_size: str = "1g"
+    shm_size: str | None = None
     binary: Path | None = None

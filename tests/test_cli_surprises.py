@@ -1,0 +1,96 @@
+"""CLI behaviour a user would not expect: a repeated single-value flag silently keeping the
+last value, tables cut at 80 columns when the output is not a terminal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from builders.cli import cli as builders_cli
+from clients.cli import cli as clients_cli
+from perf.cli import cli as perf_cli
+
+
+def test_perf_sweep_takes_repeated_variants_flags_together(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    # the issue's example: `--variants a --variants b` kept only b
+    import perf.sweep
+    from core.errors import PerfError
+
+    seen = {}
+
+    def fake_sweep(opts, progress):
+        seen["variants"] = opts.variants
+        raise PerfError("captured")
+
+    monkeypatch.setattr(perf.sweep, "Sweep", fake_sweep)
+    res = CliRunner().invoke(perf_cli, ["sweep", "--repository", str(tmp_path), "--variants", "a_*", "--variants", "b,c", "--variants", "a_*"])
+    assert isinstance(res.exception, PerfError), res.output
+    assert seen["variants"] == ("a_*", "b", "c")
+
+
+@pytest.mark.parametrize("cli, args, flag", [
+    (perf_cli, ["sweep", "--latency-budget-ms", "5", "--latency-budget-ms", "50"], "--latency-budget-ms"),
+    (perf_cli, ["report", ".", "--latency-budget-ms=1", "--latency-budget-ms=2"], "--latency-budget-ms"),
+    (builders_cli, ["variants", "--model", "a", "--model", "b"], "--model"),
+    (clients_cli, ["serve", "--print-cmd", "--http-port", "8000", "--http-port", "9000"], "--http-port"),
+    (clients_cli, ["check", "--start-timeout", "5", "--start-timeout", "500"], "--start-timeout"),
+])
+def test_a_single_value_flag_given_twice_is_refused(cli, args, flag):
+    res = CliRunner().invoke(cli, args)
+    assert res.exit_code == 2, res.output
+    assert f"{flag} was given 2 times, and it takes one value" in res.output
+
+
+def test_repeatable_flags_and_counters_stay_accepted():
+    res = CliRunner().invoke(builders_cli, ["variants", "--format", "onnx", "--format", "torchscript", "--instance-counts", "1"])
+    assert res.exit_code == 0, res.output
+    assert "_onnx_" in res.output and "_ts_" in res.output
+
+
+def test_tables_off_a_terminal_are_printed_whole():
+    # CliRunner's output is not a terminal, as a CI log or `| tee` is: rich would cut at 80 columns
+    res = CliRunner().invoke(builders_cli, ["variants", "--model", "a_model_with_a_rather_long_name_for_ci_logs",
+                                            "--instance-counts", "1,2", "--dynamic-batching", "off,500", "--max-batch-sizes", "64"])
+    assert res.exit_code == 0, res.output
+    assert "…" not in res.output
+    assert "a_model_with_a_rather_long_name_for_ci_logs_onnx_cpu2_db500_mbs64" in res.output
+    assert "dynamic batching" in res.output and "max_batch_size" in res.output
+
+
+def test_print_table_fits_a_terminal_and_widens_elsewhere():
+    import io
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from core.cli import print_table
+
+    t = Table()
+    t.add_column("variant")
+    t.add_column("result")
+    t.add_row("v" * 60, "FAIL " + "x" * 70)
+    plain = io.StringIO()
+    print_table(t, Console(file=plain, width=80))
+    assert "x" * 70 in plain.getvalue() and "…" not in plain.getvalue()
+    tty = io.StringIO()
+    print_table(t, Console(file=tty, width=80, force_terminal=True, color_system=None))
+    assert max(len(line) for line in tty.getvalue().splitlines()) <= 80  # a terminal keeps its width
+
+
+def test_results_table_of_clients_check_keeps_output_names():
+    import io
+
+    from rich.console import Console
+
+    from clients.cli import results_table
+    from clients.infer import CheckResult
+    from core.cli import print_table
+
+    r = CheckResult("tiny_onnx_cpu2_db500_mbs8", "grpc", False, [
+        {"name": "OUTPUT__0_with_a_long_served_name", "passed": False, "max_abs_err": 0.5, "max_rel_err": 0.25, "rtol": 1e-4,
+         "problem": "max rel err 0.25 > rtol 1e-04 at index [3, 7]"}], None)
+    out = io.StringIO()
+    print_table(results_table([r]), Console(file=out, width=80))
+    assert "OUTPUT__0_with_a_long_served_name" in out.getvalue() and "OUTPU…" not in out.getvalue()
