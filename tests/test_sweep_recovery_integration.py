@@ -5,6 +5,7 @@ before the next variant (recorded in results.json)."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import shutil
@@ -45,6 +46,15 @@ class TritonPythonModel:
 '''
 
 
+def _children(pid: int) -> list[int]:
+    """Process ids of ``pid``'s children (Linux ``/proc``)."""
+    out = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        with contextlib.suppress(OSError):
+            out += [int(c) for c in (task / "children").read_text().split()]
+    return out
+
+
 def write_python_model(repo: Path, name: str, source: str, input_dims: str = "[ 4 ]") -> Path:
     """A hand-made python-backend model ``name`` in ``repo``: FP32 ``x`` -> ``y``, max_batch_size 8."""
     folder = repo / name
@@ -63,13 +73,24 @@ def test_a_server_killed_mid_level_is_measured_again_on_resume_and_every_log_is_
                         results_dir=tmp_path, run_id="crash", warmup_requests=0)
     killed: list[int] = []
 
+    stubs: list[int] = []
+
+    def kill(pid: int) -> None:
+        stubs.extend(_children(pid))  # its python-backend stubs outlive a SIGKILL: ended below
+        os.kill(pid, signal.SIGKILL)
+
     def kill_during_concurrency_2(e: dict) -> None:
         if e["event"] == "level_start" and e["concurrency"] == 2 and not killed:
             killed.append(sw.server.pid)
-            threading.Timer(0.8, os.kill, (killed[0], signal.SIGKILL)).start()  # while perf_analyzer measures
+            threading.Timer(0.8, kill, (killed[0],)).start()  # while perf_analyzer measures
 
     sw = Sweep(opts, kill_during_concurrency_2)
-    run = sw.run_all()
+    try:
+        run = sw.run_all()
+    finally:
+        for pid in stubs:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
     run_dir = sw.run_dir
     v = run.variant(TINY)
     crashed = v.level(2)
