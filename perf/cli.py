@@ -16,7 +16,7 @@ from core.cli import (EXIT_INTERRUPTED, EXIT_VARIANT_FAILED, CommaList, console 
                       verbosity_option)
 from clients.cli_options import SERVER_KEYS, server_options
 from perf.analyzer import MeasureSettings
-from perf.sweep import DEFAULT_CONCURRENCY, SweepOptions
+from perf.sweep_options import DEFAULT_CONCURRENCY, SweepOptions
 
 #: Defaults shown by the CLI come from the API's dataclasses (one source of truth).
 _M = MeasureSettings()

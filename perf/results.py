@@ -332,7 +332,7 @@ class SweepSettings(TypedDict, total=False):
     request_rates: list[float]
     trials: int
     latency_budget_ms: float | None
-    #: How the server was launched (``perf.sweep.SERVER_SETTINGS``: runtime, image, ports...).
+    #: How the server was launched (``perf.sweep_options.SERVER_SETTINGS``: runtime, image, ports...).
     server: dict[str, Any]
     #: The perf_analyzer binary asked for (``--perf-analyzer``), ``None``: found as usual.
     perf_analyzer: str | None

@@ -18,85 +18,22 @@ import contextlib
 import dataclasses
 import logging
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from builders.repository import Repository
 from core.errors import PerfError, ServerError, ToolkitError
-from clients.server import UNLOAD_WAIT_S, ServerOptions, TritonServer
+from clients.server import TritonServer
 from perf import analyzer, environment, results
-from perf.analyzer import MeasureSettings
-from perf.level import HOST_BUSY_PAUSE_S, HostCheck, Load, measure_level
-from perf.metrics import HOST_BUSY_THRESHOLD_PCT
+from perf.level import HostCheck, Load, measure_level
 from perf.inputs import input_args, resolve_shapes
 from perf.plan import VariantPlan, needs_measuring, plan_variant, to_measure
 from perf.results import LevelResult, RunResult, VariantResult
+from perf.sweep_options import DEFAULT_CONCURRENCY, Progress, SweepOptions, resumed_options, server_settings
 from perf.sweep_server import SweepServer, now
 
+__all__ = ["DEFAULT_CONCURRENCY", "Progress", "Sweep", "SweepOptions", "resumed_options", "run_sweep", "server_settings"]
+
 log = logging.getLogger(__name__)
-
-DEFAULT_CONCURRENCY = (1, 2, 4, 8, 16, 32, 64)
-Progress = Callable[[dict[str, Any]], None]
-
-
-@dataclasses.dataclass
-class SweepOptions:
-    """A sweep.
-
-    Attributes:
-        server: How to launch tritonserver (its ``repository`` is the one swept; model
-            control is forced to ``explicit``).
-        variants: Variant names or shell patterns (``mlp_*``) to sweep; empty = every
-            model in the repository.
-        concurrency: Concurrency levels (default 1, 2, 4 ... 64).
-        request_rates: Fixed request rates (requests/s) measured as well, as request-rate
-            levels (``concurrency`` 0); default none.
-        batch_sizes: Client batch sizes (``-b``); values above a variant's max_batch_size are
-            skipped for that variant (max_batch_size 0 -> batch 1 only).
-        measure: perf_analyzer measurement settings.
-        trials: Repetitions of each level (median and spread in the report).
-        results_dir: Parent of run folders (default ``results``).
-        run_id: Run folder name (default: a timestamp).
-        resume: Continue ``results_dir/run_id`` instead of refusing an existing folder.
-        perf_analyzer: Path of perf_analyzer (default: $PERF_ANALYZER, the venv, PATH).
-        input_data: The user's perf_analyzer ``--input-data`` (default: generated).
-        shapes: Input name -> dims (without the batch axis) for dynamic dims, as
-            perf_analyzer's ``--shape NAME:dims``; needed where the build's spec gives no
-            size (a repository without the toolkit's manifest), checked before any server
-            starts (:func:`perf.inputs.resolve_shapes`).
-        warmup_requests: Requests sent before measuring each variant (default 20).
-        latency_budget_ms: p99 budget for the report's recommendation.
-        unload_timeout_s: How long a variant may take to be gone after its unload request
-            before the server is restarted for the next one (default
-            :data:`clients.server.UNLOAD_WAIT_S`).
-        given: With ``resume``: the settings the caller set on purpose (names of these
-            fields, ``"measure"`` or ``"server"`` for any of theirs); a resumed run reports
-            only those as ignored. ``None``: every value that differs from the default.
-        host_busy_threshold_pct: Other processes' mean CPU use during a level (% of one
-            core) above which the level is measured again, then flagged "host busy"
-            (default 10; :mod:`perf.level`).
-        host_busy_pause_s: Pause before that second measurement (default 2 s).
-    """
-
-    server: ServerOptions
-    variants: Sequence[str] = ()
-    concurrency: Sequence[int] = DEFAULT_CONCURRENCY
-    batch_sizes: Sequence[int] = (1,)
-    request_rates: Sequence[float] = ()
-    measure: MeasureSettings = dataclasses.field(default_factory=MeasureSettings)
-    trials: int = 1
-    results_dir: Path = Path("results")
-    run_id: str | None = None
-    resume: bool = False
-    perf_analyzer: Path | None = None
-    input_data: Path | None = None
-    shapes: Mapping[str, Sequence[int]] = dataclasses.field(default_factory=dict)
-    warmup_requests: int = 20
-    latency_budget_ms: float | None = None
-    unload_timeout_s: float = UNLOAD_WAIT_S
-    given: frozenset[str] | None = None
-    host_busy_threshold_pct: float = HOST_BUSY_THRESHOLD_PCT
-    host_busy_pause_s: float = HOST_BUSY_PAUSE_S
-
 
 class Sweep:
     """One sweep run; :meth:`run_all` does the work. Kept as an object so the server can be
@@ -331,98 +268,6 @@ class Sweep:
         return measure_level(self.pa, self._server(), Load(model, concurrency, batch, trial, request_rate), in_args,
                              o.measure, self.run_dir, self._record_command,
                              HostCheck(o.host_busy_threshold_pct, o.host_busy_pause_s))
-
-
-#: ServerOptions fields a run records and a resumed run takes back (not model control,
-#: models to load or the log file: the sweep sets those itself).
-SERVER_SETTINGS = ("runtime", "http_port", "grpc_port", "metrics_port", "address", "log_verbose", "metrics_interval_ms",
-                   "extra_args", "start_timeout_s", "exit_timeout_s", "image", "gpus", "shm_size", "binary")
-
-
-def server_settings(server: ServerOptions) -> dict[str, Any]:
-    """The :data:`SERVER_SETTINGS` of ``server`` as JSON values (paths as strings, tuples as lists)."""
-    out: dict[str, Any] = {}
-    for k in SERVER_SETTINGS:
-        v = getattr(server, k)
-        out[k] = str(v) if isinstance(v, Path) else list(v) if isinstance(v, (tuple, list)) else v
-    return out
-
-
-def resumed_options(opts: SweepOptions, settings: dict[str, Any]) -> SweepOptions:
-    """``opts`` with every setting of the saved run: repository, variants, levels, trials,
-    measurement (perf_analyzer pass-through flags included), the server launch (runtime,
-    image, ports...), the perf_analyzer binary and input data. A resumed run goes on exactly
-    as it started. A setting the caller gave (``opts.given``; when ``None``: one that differs
-    from the default) and that differs from the saved one is ignored with a warning; a
-    latency budget passed now replaces the saved one (it only affects the report)."""
-    defaults = SweepOptions(server=ServerOptions(repository=opts.server.repository))
-    measure_fields = [f.name for f in dataclasses.fields(MeasureSettings)]
-    saved_server = settings.get("server") or {}
-    server = dataclasses.replace(
-        opts.server, repository=Path(settings["repository"]),
-        **{k: _server_value(k, saved_server[k]) for k in SERVER_SETTINGS if k in saved_server},
-    )
-    measure = {k: settings[k] for k in measure_fields if k in settings}
-    if "extra_args" in measure:
-        measure["extra_args"] = tuple(measure["extra_args"])
-    resumed = dataclasses.replace(
-        opts,
-        server=server,
-        variants=tuple(settings["variants"]),
-        concurrency=tuple(settings["concurrency"]),
-        batch_sizes=tuple(settings["batch_sizes"]),
-        request_rates=tuple(settings.get("request_rates", ())),
-        trials=int(settings["trials"]),
-        measure=MeasureSettings(**measure),
-        perf_analyzer=_saved_path(settings, "perf_analyzer", opts.perf_analyzer),
-        input_data=_saved_path(settings, "input_data", opts.input_data),
-        shapes={k: tuple(v) for k, v in (settings.get("shapes") or {}).items()},
-        latency_budget_ms=opts.latency_budget_ms if opts.latency_budget_ms is not None else settings.get("latency_budget_ms"),
-        host_busy_threshold_pct=float(settings.get("host_busy_threshold_pct", opts.host_busy_threshold_pct)),
-    )
-
-    def said(field: str, given: Any, kept: Any, default: Any) -> bool:
-        if opts.given is not None:
-            return field in opts.given and _as_tuple(given) != _as_tuple(kept)
-        return _as_tuple(given) not in (_as_tuple(kept), _as_tuple(default))
-
-    for field in ("variants", "concurrency", "batch_sizes", "request_rates", "trials", "measure", "perf_analyzer", "input_data",
-                  "host_busy_threshold_pct", "shapes"):
-        given, kept, default = getattr(opts, field), getattr(resumed, field), getattr(defaults, field)
-        if said(field, given, kept, default):
-            log.warning("resume: %s %s ignored; the run continues with its saved %s", field, given, kept)
-    given_server, kept_server = server_settings(opts.server), server_settings(resumed.server)
-    default_server = server_settings(defaults.server)
-    changed = [k for k in SERVER_SETTINGS if saved_server and given_server[k] != kept_server[k]
-               and (k in saved_server) and (opts.given is None or "server" in opts.given) and given_server[k] != default_server[k]]
-    if changed:
-        log.warning("resume: server setting(s) %s ignored; the run continues with its saved %s",
-                    ", ".join(f"{k}={given_server[k]}" for k in changed), ", ".join(f"{k}={kept_server[k]}" for k in changed))
-    if opts.given is None or "repository" in opts.given:
-        if Path(opts.server.repository).resolve() != Path(settings["repository"]).resolve():
-            log.warning("resume: repository %s ignored; the run continues on %s", opts.server.repository, settings["repository"])
-    return resumed
-
-
-def _saved_path(settings: dict[str, Any], key: str, fallback: Path | None) -> Path | None:
-    """A path setting of the saved run (``None`` when it had none); ``fallback`` for a run
-    saved before the setting was recorded."""
-    if key not in settings:
-        return fallback
-    return Path(settings[key]) if settings[key] else None
-
-
-def _server_value(key: str, value: Any) -> Any:
-    """A saved server setting back in :class:`ServerOptions` types."""
-    if key == "binary":
-        return Path(value) if value else None
-    if key == "extra_args":
-        return tuple(value)
-    return value
-
-
-def _as_tuple(value: Any) -> Any:
-    return tuple(value) if isinstance(value, (list, tuple)) else value
 
 
 def run_sweep(opts: SweepOptions, progress: Progress | None = None) -> tuple[RunResult, Path]:
