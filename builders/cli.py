@@ -338,8 +338,9 @@ def variants(model: str, formats: tuple[str, ...], precisions: tuple[str, ...], 
               help="Also load TorchScript archives and TensorRT plans (in a separate process): loading them can run code "
                    "from the file, so by default only ONNX graphs (plain protobuf) are read.")
 @click.option("--target-triton", metavar="RELEASE", default=None,
-              help="The Triton release that will serve the repository: container tag (24.10) or server version (2.51.0). "
-                   "Checks ONNX IR version/opset against its ONNX Runtime and TensorRT plans against its TensorRT.")
+              help="The Triton release that will serve the repository: container tag (24.10) or, where the table has it, server version (2.56.0). "
+                   "Checks ONNX IR version/opset against its ONNX Runtime and TensorRT plans against its TensorRT; "
+                   "a check whose version is not confirmed for that release is listed as not run.")
 @verbosity_option
 def validate(path: Path, server_gpu: bool | None, no_artifacts: bool, load_artifacts: bool, target_triton: str | None) -> None:
     """Check a Triton model repository (or one model folder) and report every problem.

@@ -2,21 +2,32 @@
 IR version and opset that ONNX Runtime reads.
 
 The one table of the toolkit for "which versions does release ``yy.mm`` carry"; ``builders
-validate --target-triton`` checks artifacts against it. Sources (checked 2026-12):
+validate --target-triton`` checks artifacts against it.
 
-- container tag -> server version and TensorRT version: Triton's release notes, table
-  "NVIDIA Triton Inference Server Container Versions" of each release page
-  (https://docs.nvidia.com/deeplearning/triton-inference-server/release-notes/rel-<yy-mm>.html),
-  and the Deep Learning Frameworks Support Matrix
-  (https://docs.nvidia.com/deeplearning/frameworks/support-matrix/index.html);
-- container tag -> ONNX Runtime version: ``TRITON_VERSION_MAP`` / ``DEFAULT_TRITON_VERSION_MAP``
-  (``ort_version``) in ``build.py`` of https://github.com/triton-inference-server/server at
-  the release's ``r<yy.mm>`` branch (e.g. 2.56.0 / 25.03: ONNX Runtime 1.20.1);
-- ONNX Runtime version -> highest ONNX opset and IR version it reads: ONNX Runtime's
-  "Compatibility" page, version matrix (https://onnxruntime.ai/docs/reference/compatibility.html).
+How it was checked: every value below was read from the source named next to it (each row's
+``sources`` field, each limit's ``source``), using stored copies of these public files:
+
+- ``SERVER_COMPAT``: ``docs/introduction/compatibility.md`` of
+  https://github.com/triton-inference-server/server (table "ONNX Runtime Versions": Triton
+  release -> ONNX Runtime; rows 24.04 to 26.08), published as
+  https://docs.nvidia.com/deeplearning/triton-inference-server/user-guide/docs/introduction/compatibility.html;
+- ``RELNOTES``: ``docs/introduction/release_notes.md`` of the same repository as it stood for
+  24.10 and for 25.01 (section "Contents of the Triton Inference Server container": the
+  TensorRT and ONNX Runtime versions of the ``-py3`` image);
+- ``BUILD_PY``: ``DEFAULT_TRITON_VERSION_MAP`` in ``build.py`` of the same repository while
+  25.03 was developed (``"release_version": "2.56.0dev"`` with
+  ``"triton_container_version": "25.03dev"``);
+- ``ORT_COMPAT``: ONNX Runtime's ``docs/reference/compatibility.md``, table "ONNX opset
+  support" (https://onnxruntime.ai/docs/reference/compatibility.html), as it stood with 1.18 as
+  its newest row.
+
+A value no source confirmed is ``None``: the check that needs it is not run and is listed as
+such ("version not confirmed for this release"), never run against a guess. Where sources
+disagreed, the published release table won: ``build.py`` on the development branch named ONNX
+Runtime 1.20.1 for 25.03dev, the compatibility table names 1.21.0 for the 25.03 release.
 
 A release that is not in the table is refused by name (the known ones are listed), never
-guessed. Add a row with its sources when a new release is needed.
+guessed. Add a row, with a source for every value, when a new release is needed.
 """
 
 from __future__ import annotations
@@ -26,6 +37,16 @@ import re
 
 from core.errors import ConfigError
 
+SERVER_COMPAT = ("triton-inference-server/server docs/introduction/compatibility.md, "
+                 "table 'ONNX Runtime Versions'")
+RELNOTES = "triton-inference-server/server docs/introduction/release_notes.md for {}, container contents"
+BUILD_PY = ("triton-inference-server/server build.py DEFAULT_TRITON_VERSION_MAP during 25.03 development "
+            "(release_version 2.56.0dev, triton_container_version 25.03dev)")
+ORT_COMPAT = "ONNX Runtime docs/reference/compatibility.md, table 'ONNX opset support', row {}"
+
+#: Why a target check is listed as not run when the table has no confirmed value for it.
+NOT_CONFIRMED = "version not confirmed for this release"
+
 
 @dataclasses.dataclass(frozen=True)
 class OnnxRuntimeLimits:
@@ -34,17 +55,18 @@ class OnnxRuntimeLimits:
     Attributes:
         max_opset: Highest default-domain (``ai.onnx``) opset it implements.
         max_ir_version: Highest ONNX IR version (``ModelProto.ir_version``) it loads.
+        source: Where both numbers were read.
     """
 
     max_opset: int
     max_ir_version: int
+    source: str
 
 
-#: ONNX Runtime minor version -> what it reads (ONNX Runtime "Compatibility" page).
+#: ONNX Runtime minor version -> what it reads. Only confirmed rows: 1.19, 1.20 and 1.21 are
+#: absent (no source was found), so releases carrying them get no opset/IR verdict.
 ONNXRUNTIME_LIMITS: dict[str, OnnxRuntimeLimits] = {
-    "1.18": OnnxRuntimeLimits(max_opset=21, max_ir_version=10),
-    "1.19": OnnxRuntimeLimits(max_opset=21, max_ir_version=10),
-    "1.20": OnnxRuntimeLimits(max_opset=21, max_ir_version=10),
+    "1.18": OnnxRuntimeLimits(max_opset=21, max_ir_version=10, source=ORT_COMPAT.format("1.18")),
 }
 
 
@@ -54,40 +76,63 @@ class TritonRelease:
 
     Attributes:
         container: Container tag ``yy.mm`` (``"24.10"``).
-        server: ``tritonserver --version`` of that release (``"2.51.0"``).
-        onnxruntime: ONNX Runtime version of its onnxruntime backend.
-        tensorrt: TensorRT version of its tensorrt backend (major.minor.patch.build).
+        server: ``tritonserver --version`` of that release (``"2.56.0"``); ``None``: not confirmed.
+        onnxruntime: ONNX Runtime version of its onnxruntime backend; ``None``: not confirmed.
+        tensorrt: TensorRT version of its tensorrt backend (major.minor.patch.build);
+            ``None``: not confirmed.
+        sources: Field name -> where its value was read; every field that is not ``None``
+            has one.
     """
 
     container: str
-    server: str
-    onnxruntime: str
-    tensorrt: str
+    server: str | None
+    onnxruntime: str | None
+    tensorrt: str | None
+    sources: dict[str, str] = dataclasses.field(default_factory=dict, compare=False, hash=False)
 
     @property
-    def onnxruntime_limits(self) -> OnnxRuntimeLimits:
-        """What this release's ONNX Runtime reads (:data:`ONNXRUNTIME_LIMITS`)."""
-        return ONNXRUNTIME_LIMITS[".".join(self.onnxruntime.split(".")[:2])]
+    def onnxruntime_limits(self) -> OnnxRuntimeLimits | None:
+        """What this release's ONNX Runtime reads (:data:`ONNXRUNTIME_LIMITS`); ``None`` when
+        the ONNX Runtime version or its limits are not confirmed."""
+        if self.onnxruntime is None:
+            return None
+        return ONNXRUNTIME_LIMITS.get(".".join(self.onnxruntime.split(".")[:2]))
 
     def describe(self) -> str:
-        """``"Triton 24.10 (server 2.51.0, ONNX Runtime 1.19.2, TensorRT 10.5.0.18)"``."""
-        return (f"Triton {self.container} (server {self.server}, ONNX Runtime {self.onnxruntime}, "
-                f"TensorRT {self.tensorrt})")
+        """``"Triton 24.10 (server not confirmed, ONNX Runtime 1.19.2, TensorRT 10.5.0.18)"``."""
+        def v(x: str | None) -> str:
+            return x if x is not None else "not confirmed"
+        return (f"Triton {self.container} (server {v(self.server)}, ONNX Runtime {v(self.onnxruntime)}, "
+                f"TensorRT {v(self.tensorrt)})")
 
 
-#: Container tag -> release (sources in the module docstring).
+def _row(container: str, *, onnxruntime: str, server: tuple[str, str] | None = None,
+         tensorrt: tuple[str, str] | None = None) -> TritonRelease:
+    """A row whose ONNX Runtime comes from :data:`SERVER_COMPAT`; ``server``/``tensorrt`` are
+    ``(value, source)`` where confirmed."""
+    sources = {"onnxruntime": SERVER_COMPAT}
+    if server:
+        sources["server"] = server[1]
+    if tensorrt:
+        sources["tensorrt"] = tensorrt[1]
+    return TritonRelease(container, server[0] if server else None, onnxruntime,
+                         tensorrt[0] if tensorrt else None, sources)
+
+
+#: Container tag -> release. Server versions and TensorRT versions are filled only where a
+#: source was found (see the module docstring).
 RELEASES: dict[str, TritonRelease] = {r.container: r for r in (
-    TritonRelease("24.05", "2.46.0", "1.18.0", "10.0.1.6"),
-    TritonRelease("24.06", "2.47.0", "1.18.0", "10.1.0.27"),
-    TritonRelease("24.07", "2.48.0", "1.18.1", "10.2.0.19"),
-    TritonRelease("24.08", "2.49.0", "1.18.1", "10.3.0.26"),
-    TritonRelease("24.09", "2.50.0", "1.19.2", "10.4.0.26"),
-    TritonRelease("24.10", "2.51.0", "1.19.2", "10.5.0.18"),
-    TritonRelease("24.11", "2.52.0", "1.20.0", "10.6.0.26"),
-    TritonRelease("24.12", "2.53.0", "1.20.1", "10.7.0.23"),
-    TritonRelease("25.01", "2.54.0", "1.20.1", "10.8.0.43"),
-    TritonRelease("25.02", "2.55.0", "1.20.1", "10.8.0.43"),
-    TritonRelease("25.03", "2.56.0", "1.20.1", "10.9.0.34"),
+    _row("24.05", onnxruntime="1.18.0"),
+    _row("24.06", onnxruntime="1.18.0"),
+    _row("24.07", onnxruntime="1.18.1"),
+    _row("24.08", onnxruntime="1.18.1"),
+    _row("24.09", onnxruntime="1.19.2"),
+    _row("24.10", onnxruntime="1.19.2", tensorrt=("10.5.0.18", RELNOTES.format("24.10"))),
+    _row("24.11", onnxruntime="1.19.2"),
+    _row("24.12", onnxruntime="1.20.1"),
+    _row("25.01", onnxruntime="1.20.1", tensorrt=("10.8.0.43", RELNOTES.format("25.01"))),
+    _row("25.02", onnxruntime="1.20.1"),
+    _row("25.03", onnxruntime="1.21.0", server=("2.56.0", BUILD_PY)),
 )}
 
 _TAG = re.compile(r"^(?:nvcr\.io/nvidia/tritonserver:)?(\d{2}\.\d{2})(?:-py3.*)?$")
@@ -95,7 +140,8 @@ _TAG = re.compile(r"^(?:nvcr\.io/nvidia/tritonserver:)?(\d{2}\.\d{2})(?:-py3.*)?
 
 def release(target: str) -> TritonRelease:
     """The release named by a container tag (``24.10``, ``24.10-py3``,
-    ``nvcr.io/nvidia/tritonserver:24.10-py3``) or a server version (``2.51.0``).
+    ``nvcr.io/nvidia/tritonserver:24.10-py3``) or a server version (``2.56.0``; only where the
+    table has a confirmed server version).
 
     Raises:
         ConfigError: not a release in :data:`RELEASES` (the message lists them).
@@ -105,9 +151,9 @@ def release(target: str) -> TritonRelease:
     if m and m.group(1) in RELEASES:
         return RELEASES[m.group(1)]
     for r in RELEASES.values():
-        if text == r.server:
+        if r.server is not None and text == r.server:
             return r
-    known = ", ".join(f"{r.container} ({r.server})" for r in RELEASES.values())
+    known = ", ".join(f"{r.container} ({r.server})" if r.server else r.container for r in RELEASES.values())
     raise ConfigError(
         f"--target-triton {target!r} is not a Triton release this toolkit knows",
         hint=f"give a container tag or server version of one of: {known}; "

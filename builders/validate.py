@@ -22,9 +22,12 @@ wrong and what to do. Checks, per model folder (Triton docs, "Model Repository" 
   deserialising them can run code from the file;
 - with a target release (``--target-triton 24.10``, :mod:`builders.triton_releases`): an ONNX
   graph's IR version and opset against that release's ONNX Runtime (native onnxruntime
-  serving), a TensorRT plan's recorded TensorRT version against the release's.
+  serving), a TensorRT plan's recorded TensorRT version against the release's; where the
+  table has no sourced value for the release, that check is listed as not run ("version not
+  confirmed for this release").
 
-Checks that could not run (no target, artifacts not loaded, no tensorrt here) are listed in
+Checks that could not run (no target, a target value not confirmed, artifacts not loaded, no
+tensorrt here) are listed in
 :attr:`Validation.skipped`, so "no problems" never stands for a check that did not happen.
 """
 
@@ -42,7 +45,7 @@ from builders.backends import model_backend, model_filename, served_artifact
 from builders.config import parse_config
 from builders.config_checks import artifact_problems, config_problems, device_constant_problems, recorded_output_problems
 from builders.repository import Repository
-from builders.triton_releases import TritonRelease, same_tensorrt
+from builders.triton_releases import NOT_CONFIRMED, TritonRelease, same_tensorrt
 from builders.triton_rules import Problem
 from core import formats
 from core.errors import ConfigError, RecordError, RepositoryError
@@ -248,6 +251,13 @@ def _external_data_problems(artifact: Path, io: ArtifactIO) -> list[Problem]:
 def _tensorrt_version_check(model_dir: Path, artifact: Path, target: TritonRelease, result: Validation) -> None:
     """A plan runs only on the TensorRT that built it: compare the version its build recorded
     (the build manifest, reached through the repository index) with the target's."""
+    if target.tensorrt is None:
+        result.skipped.append(Problem(str(artifact), f"TensorRT version against {target.describe()}",
+                                      f"{NOT_CONFIRMED}: builders/triton_releases.py has no sourced TensorRT "
+                                      f"version for Triton {target.container}",
+                                      "check the plan with trtexec inside the target container, or add the "
+                                      "version with its source to builders/triton_releases.py"))
+        return
     built_with = None
     try:
         v = Repository(model_dir.parent).variant(model_dir.name)
@@ -280,6 +290,14 @@ def _target_checks(cfg: mc.ModelConfig, fmt: str, artifact: Path, io: ArtifactIO
                                       "not the release's", "verify it where it is served"))
         return
     limits = target.onnxruntime_limits
+    if limits is None:
+        what = (f"ONNX Runtime version of Triton {target.container}" if target.onnxruntime is None
+                else f"highest opset and IR version of ONNX Runtime {target.onnxruntime}")
+        result.skipped.append(Problem(str(artifact), f"ONNX limits of {target.describe()}",
+                                      f"{NOT_CONFIRMED}: builders/triton_releases.py has no sourced {what}",
+                                      "load the model with the target container's onnxruntime backend, or add the "
+                                      "limits with their source to builders/triton_releases.py"))
+        return
     if io.ir_version is not None and io.ir_version > limits.max_ir_version:
         result.problems.append(Problem(str(artifact), "ONNX IR version",
                                        f"{io.ir_version}, but ONNX Runtime {target.onnxruntime} of Triton {target.container} "

@@ -18,7 +18,7 @@ from builders.cli import cli
 from builders.config import read_config, write_config
 from builders.repository import write_variant
 from builders.spec import ModelSpec, TensorSpec
-from builders.triton_releases import RELEASES, release
+from builders.triton_releases import NOT_CONFIRMED, ONNXRUNTIME_LIMITS, RELEASES, release
 from builders.validate import validate, validate_repository
 from builders.variants import Variant
 from core.errors import ConfigError
@@ -72,22 +72,64 @@ def test_target_release_limits_onnx_opset_and_ir_version(tmp_path):
     no_target = validate(root)
     assert no_target.problems == []
     assert "target server limits" in {s.field for s in no_target.skipped}  # said, not silently skipped
-    r = validate(root, target=release("24.10"))
+    r = validate(root, target=release("24.05"))  # ONNX Runtime 1.18.0: opset <= 21, IR <= 10 (sourced)
     assert "target server limits" not in {s.field for s in r.skipped}
     assert found(r.problems) == {("model.onnx", "ONNX opset"), ("model.onnx", "ONNX IR version")}
-    assert any("1.19.2" in p.problem and "<= 21" in p.problem for p in r.problems)
-    # an opset the release reads is fine; the server version names the same release
+    assert any("1.18.0" in p.problem and "<= 21" in p.problem for p in r.problems)
+    assert any("1.18.0" in p.problem and "<= 10" in p.problem for p in r.problems)
+    # an opset the release reads is fine
     root2, _ = native_repo(tmp_path / "b", onnx_with_weights(tmp_path / "b.onnx", opset=17, ir_version=8))
-    assert validate(root2, target=release("2.51.0")).problems == []
+    assert validate(root2, target=release("24.05")).problems == []
+
+
+def test_target_release_with_unconfirmed_limits_lists_the_check_as_not_run(tmp_path):
+    """24.10 carries ONNX Runtime 1.19.2 (sourced), but 1.19's opset/IR limits are not: no verdict
+    against a guess, the check is listed as not run with the reason."""
+    root, _ = native_repo(tmp_path, onnx_with_weights(tmp_path / "model.onnx", opset=23, ir_version=11))
+    r = validate(root, target=release("24.10"))
+    assert r.problems == []
+    skipped = [s for s in r.skipped if s.field.startswith("ONNX limits of Triton 24.10")]
+    assert len(skipped) == 1 and NOT_CONFIRMED in skipped[0].problem and "1.19.2" in skipped[0].problem
 
 
 def test_target_release_names(tmp_path):
-    assert release("24.10").server == "2.51.0"
+    assert release("24.10").onnxruntime == "1.19.2" and release("24.10").server is None  # 2.51.0 not sourced
     assert release("nvcr.io/nvidia/tritonserver:24.10-py3") is RELEASES["24.10"]
     assert release("2.56.0").container == "25.03"
+    assert release("25.03").onnxruntime == "1.21.0"  # the release table, not build.py's 25.03dev 1.20.1
     with pytest.raises(ConfigError) as e:
         release("23.99")
-    assert "24.10 (2.51.0)" in (e.value.hint or "")
+    assert "25.03 (2.56.0)" in (e.value.hint or "") and "24.10" in (e.value.hint or "")
+    with pytest.raises(ConfigError):
+        release("2.51.0")  # a server version the table does not confirm is refused, not guessed
+
+
+def test_every_table_value_has_a_recorded_source():
+    fields = ("server", "onnxruntime", "tensorrt")
+    for r in RELEASES.values():
+        assert set(r.sources) <= set(fields), r.container
+        for f in fields:
+            if getattr(r, f) is not None:
+                assert r.sources.get(f, "").strip(), f"{r.container}.{f} has no source"
+            else:
+                assert f not in r.sources, f"{r.container}.{f} is None but names a source"
+    for minor, limits in ONNXRUNTIME_LIMITS.items():
+        assert limits.source.strip() and minor in limits.source, minor
+
+
+def test_tensorrt_check_not_run_when_the_release_tensorrt_is_not_confirmed(tmp_path):
+    root = tmp_path / "repo"
+    vdir = root / "m_trt"
+    (vdir / "1").mkdir(parents=True)
+    (vdir / "1" / "model.plan").write_bytes(b"not a plan")
+    (vdir / "config.pbtxt").write_text('name: "m_trt"\nplatform: "tensorrt_plan"\nmax_batch_size: 8\n'
+                                       'input { name: "x" data_type: TYPE_FP32 dims: [16] }\n'
+                                       'output { name: "y" data_type: TYPE_FP32 dims: [16] }\n')
+    assert RELEASES["24.09"].tensorrt is None
+    r = validate(root, target=release("24.09"))
+    assert r.problems == []
+    trt = [s for s in r.skipped if s.field.startswith("TensorRT version against Triton 24.09")]
+    assert len(trt) == 1 and NOT_CONFIRMED in trt[0].problem
 
 
 def test_tensorrt_plan_version_recorded_by_the_build(tmp_path):
