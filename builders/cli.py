@@ -279,7 +279,7 @@ def build(model: str, name: str | None, spec_path: Path | None, inputs: tuple[st
             if e.log_path and Path(e.log_path).name == MANIFEST_FILE and Path(e.log_path).is_file():
                 status.stop()
                 print_build_summary(load_record(Path(e.log_path), MANIFEST_KIND))
-            if isinstance(e, PartialBuildError) and e.result is not None:  # what passed was written: where
+            if isinstance(e, PartialBuildError) and isinstance(e.result, build_api.BuildResult):  # what passed was written: where
                 click.echo(f"manifest: {e.result.manifest_path}")
                 click.echo(f"repository: {repository} ({len(e.result.variant_dirs)} variants)")
             raise

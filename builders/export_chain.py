@@ -85,7 +85,7 @@ def first_verified(fmt: str, strategies: Sequence[Strategy], verify: Verify | No
     else:
         error = ExportError(f"{fmt} export failed with every strategy: "
                             + "; ".join(f"{a.strategy}: {a.error}" for a in attempts), hint=hint or None)
-    error.attempts = attempts  # type: ignore[attr-defined]  # read by attempts_of()
+    error.attempts = attempts  # read by attempts_of()
     raise error
 
 

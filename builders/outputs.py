@@ -74,16 +74,16 @@ def name_outputs(keys: list[Key], names: list[str]) -> list[str]:
             lasts.setdefault(last, []).append(i)
     valid = sorted(full)
     by_index: dict[int, str] = {}
-    unknown = []
+    unknown: list[str] = []
     for n in names:
-        i = full.get(n, lasts[n][0] if len(lasts.get(n, [])) == 1 else None)
-        if i is None:
+        index = full.get(n, lasts[n][0] if len(lasts.get(n, [])) == 1 else None)
+        if index is None:
             unknown.append(n)
-        elif i in by_index:
-            raise ModelSpecError(f"output names {by_index[i]!r} and {n!r} both name the model's output {key_text(keys[i])!r}",
+        elif index in by_index:
+            raise ModelSpecError(f"output names {by_index[index]!r} and {n!r} both name the model's output {key_text(keys[index])!r}",
                                  hint=f"name each output once; the model's output keys are {valid}")
         else:
-            by_index[i] = n
+            by_index[index] = n
     if unknown:
         raise ModelSpecError(
             f"output names {unknown} match none of the model's output keys {valid}",

@@ -115,7 +115,7 @@ class ToolkitGroup(click.Group):
 
 def group(**kwargs: Any) -> Callable[[Callable[..., Any]], ToolkitGroup]:
     """``@click.group`` with :class:`ToolkitGroup` and :data:`CONTEXT_SETTINGS`."""
-    return click.group(cls=ToolkitGroup, context_settings=CONTEXT_SETTINGS, **kwargs)  # type: ignore[return-value]
+    return click.group(cls=ToolkitGroup, context_settings=CONTEXT_SETTINGS, **kwargs)
 
 
 def console(stderr: bool = True, **kwargs: Any) -> "Console":

@@ -9,6 +9,8 @@ Messages follow one shape: what happened, what was expected vs found, what to do
 
 from __future__ import annotations
 
+from typing import Any, Sequence
+
 
 class ToolkitError(Exception):
     """Base of every error a user can cause and fix.
@@ -50,9 +52,11 @@ class DataTypeError(ModelSpecError):
 
 
 class ExportError(ToolkitError):
-    """Every strategy for one export format failed."""
+    """Every strategy for one export format failed; ``attempts`` holds each strategy's
+    outcome (``builders.export_chain.Attempt``) when ``first_verified`` raised it."""
 
     stage = "export"
+    attempts: Sequence[Any] = ()
 
 
 class PartialBuildError(ToolkitError):
@@ -70,9 +74,12 @@ class PartialBuildError(ToolkitError):
 
 
 class VerificationError(ToolkitError):
-    """An exported artifact disagrees with eager PyTorch (tolerance, shape, dtype, NaN)."""
+    """An exported artifact disagrees with eager PyTorch (tolerance, shape, dtype, NaN);
+    ``attempts`` holds each strategy's outcome (``builders.export_chain.Attempt``) when
+    ``first_verified`` raised it after every strategy."""
 
     stage = "verify"
+    attempts: Sequence[Any] = ()
 
 
 class ConfigError(ToolkitError):

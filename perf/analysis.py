@@ -84,6 +84,34 @@ class Point:
         """Median of ``metric`` over trials (None when absent)."""
         return self.median.get(metric)
 
+    def value(self, metric: str) -> float:
+        """Median of ``metric`` over trials, for code that has already kept only points
+        that measured it (e.g. :attr:`ok` points for :data:`THROUGHPUT`).
+
+        Raises:
+            ValueError: The point has no value for ``metric`` (a bug in the caller, which
+                should have filtered with :meth:`get` or :attr:`ok` first).
+        """
+        v = self.median.get(metric)
+        if v is None:
+            raise self._not_measured(metric)
+        return v
+
+    def bounds(self, metric: str) -> tuple[float, float]:
+        """Min and max of ``metric`` over trials, for a point that measured it (see :meth:`value`).
+
+        Raises:
+            ValueError: The point has no value for ``metric``.
+        """
+        lo, hi = self.low.get(metric), self.high.get(metric)
+        if lo is None or hi is None:
+            raise self._not_measured(metric)
+        return lo, hi
+
+    def _not_measured(self, metric: str) -> ValueError:
+        return ValueError(f"{self.variant} at concurrency {self.concurrency}, batch size {self.batch_size}: "
+                          f"{metric} was not measured; expected a point filtered to those that measured it")
+
     def spread(self, metric: str) -> float | None:
         """Max - min of ``metric`` over trials; None with fewer than 2 trials."""
         lo, hi = self.low.get(metric), self.high.get(metric)
@@ -235,7 +263,7 @@ def curve(points: Sequence[Point], batch_size: int | None = None) -> list[Point]
 
 def peak(points: Sequence[Point]) -> Point | None:
     """The measured point with the highest throughput (any batch size), or None."""
-    return max((p for p in points if p.ok), key=lambda p: p.get(THROUGHPUT), default=None)
+    return max((p for p in points if p.ok), key=lambda p: p.value(THROUGHPUT), default=None)
 
 
 def _as_points(levels: Sequence[LevelResult | Point]) -> list[Point]:
@@ -266,7 +294,7 @@ def knee(levels: Sequence[LevelResult | Point], batch_size: int | None = None,
     pts = [p for p in curve(_as_points(levels), batch_size) if p.get(P99) is not None]
     for i, p in enumerate(pts[:-1]):
         later = pts[i + 1:]
-        if (all(q.get(THROUGHPUT) < p.get(THROUGHPUT) * (1 + gain_pct / 100.0) for q in later)
-                and all(q.get(P99) > p.get(P99) for q in later)):
+        if (all(q.value(THROUGHPUT) < p.value(THROUGHPUT) * (1 + gain_pct / 100.0) for q in later)
+                and all(q.value(P99) > p.value(P99) for q in later)):
             return p.concurrency
     return None

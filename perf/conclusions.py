@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import statistics
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 from perf.analysis import (KNEE_GAIN_PCT, MIN_TRIALS_FOR_SPREAD, P99, THROUGHPUT, Point, curve, delta, gpu_metric,
                            run_points, spread_unknown)
@@ -39,7 +39,7 @@ def _change(a: Point, b: Point, metric: str, note_unknown: bool = True) -> str:
     return "—" if d is None else d.describe(note_unknown)
 
 
-def _list(items: Sequence[Any]) -> str:
+def _list(items: Iterable[Any]) -> str:
     return ", ".join(str(x) for x in items)
 
 
@@ -69,7 +69,8 @@ def _baseline(run: RunResult, ok: list[VariantResult], like: str | None) -> Vari
     in instances and batching."""
     typed = [(v, variant_of(v)) for v in ok]
     cands = [(v, t) for v, t in typed if t is not None and t.count == 1 and not t.dynamic_batching]
-    ref = variant_of(run.variant(like)) if like and run.variant(like) else None
+    liked = run.variant(like) if like else None
+    ref = variant_of(liked) if liked is not None else None
     if ref is not None:
         cands.sort(key=lambda c: not differs_only_in(c[1], ref, ("count", *BATCHING)))
     return cands[0][0] if cands else None
@@ -88,7 +89,7 @@ def _numbers(run: RunResult, ok: list[VariantResult], rec: Recommendation, pts: 
             f"concurrency {best.concurrency}{at_bs}, p99 {fmt(best.latency_p99_ms, 2)} ms)."]
     base = _baseline(run, ok, best.variant)
     if base is not None and base.name != best.variant and curve(pts[base.name], bs):
-        bb = max(curve(pts[base.name], bs), key=lambda p: p.get(THROUGHPUT))
+        bb = max(curve(pts[base.name], bs), key=lambda p: p.value(THROUGHPUT))
         head.append(f"That is {_change(bb, bp, THROUGHPUT, mixed)} over the 1-instance, no-batching baseline `{base.name}` "
                     f"(peak {fmt(bb.get(THROUGHPUT))} infer/s at concurrency {bb.concurrency}).")
     second = _runner_up(ok, best.variant, bs, pts)
@@ -152,9 +153,9 @@ def _once(points: Sequence[Point]) -> str:
 
 def _runner_up(ok: list[VariantResult], best: str, batch_size: int, pts: dict[str, list[Point]]) -> Point | None:
     """Peak point of the variant with the second-highest peak throughput at ``batch_size``."""
-    peaks = [max(curve(pts[v.name], batch_size), key=lambda p: p.get(THROUGHPUT))
+    peaks = [max(curve(pts[v.name], batch_size), key=lambda p: p.value(THROUGHPUT))
              for v in ok if v.name != best and curve(pts[v.name], batch_size)]
-    return max(peaks, key=lambda p: p.get(THROUGHPUT), default=None)
+    return max(peaks, key=lambda p: p.value(THROUGHPUT), default=None)
 
 
 def _share(p: Point) -> float | None:
@@ -206,7 +207,7 @@ def _mechanism(run: RunResult, ok: list[VariantResult], rec: Recommendation, pts
         second = _runner_up(ok, best.variant, best.batch_size, pts)
         base = run.variant(second.variant) if second else None
     pair = _common(pts[best.variant], pts[base.name], best.batch_size) if base else None
-    if pair is not None:
+    if pair is not None and base is not None:
         return (f"**Why.** At concurrency {pair[0].concurrency}, {_explain(best.variant, pair[0], gpu)}. "
                 f"At the same load, {_explain(base.name, pair[1], gpu)}.") + _contrast(pair[0], pair[1])
     top = curve(pts[best.variant], best.batch_size)[-1]
@@ -219,16 +220,17 @@ def _no_knee_reason(points: list[Point]) -> str:
     if len(c) < 2:
         return ""
     a, b = c[-2], c[-1]
-    gain = (b.get(THROUGHPUT) / a.get(THROUGHPUT) - 1) * 100.0 if a.get(THROUGHPUT) else None
-    p99 = (b.get(P99) / a.get(P99) - 1) * 100.0 if a.get(P99) else None
+    gain = (b.value(THROUGHPUT) / a.value(THROUGHPUT) - 1) * 100.0 if a.value(THROUGHPUT) else None
+    p99 = (b.value(P99) / a.value(P99) - 1) * 100.0 if a.value(P99) else None
     return say("no_knee", Facts(last_gain_pct=gain, last_p99_change_pct=p99), " and ")
 
 
 def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]) -> str:
     env, server = run.environment, run.environment.get("server") or {}
+    gpus = env.get("gpus")
     parts = ["**When this holds.**",
              f"These numbers are for this host ({env.get('cpu_count', '?')} cores"
-             + (f", GPU {_list([g.get('name', '?') for g in env.get('gpus')])})" if env.get("gpus") else ", no GPU)")
+             + (f", GPU {_list([g.get('name', '?') for g in gpus])})" if gpus else ", no GPU)")
              + " and this model; instances of a CPU model share the same cores, so another core count or a larger "
              "model (longer compute per request) can change which setting wins."]
     if server.get("runtime") == "bundled":
@@ -261,7 +263,7 @@ def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]
         parts.append(f"{len(unstable)} level(s) did not reach a stable measurement ({_list(unstable)}); "
                      "their numbers are less certain.")
     fewest = min((p.trials for p in allp), default=0)
-    rel = [100.0 * p.spread(THROUGHPUT) / p.get(THROUGHPUT) for p in allp if p.spread(THROUGHPUT) is not None and p.get(THROUGHPUT)]
+    rel = [100.0 * s / p.value(THROUGHPUT) for p in allp if (s := p.spread(THROUGHPUT)) is not None]  # allp: ok, > 0 infer/s
     if fewest >= MIN_TRIALS_FOR_SPREAD and rel:
         parts.append(f"Each level was measured {fewest} times or more; throughput varied by a median "
                      f"{statistics.median(rel):.1f} % (min–max) between trials, and a difference is called significant "

@@ -31,6 +31,13 @@ def fmt(value: float | None, digits: int = 1) -> str:
     return "—" if value is None else f"{value:,.{digits}f}"
 
 
+def name_then_numbers(columns: int) -> list[Align]:
+    """Alignments of a table whose first column names the row and the other ``columns - 1``
+    hold numbers: left, then right."""
+    numbers: list[Align] = ["right"] * (columns - 1)
+    return ["left", *numbers]
+
+
 def _cell(value: object) -> str:
     # a "|" inside a cell (an error message) would end the cell: escape it
     return str(value).replace("|", "\\|").replace("\n", " ")

@@ -72,8 +72,18 @@ def fell(f: Facts) -> bool:
     return f.change_pct is not None and f.change_pct < 0 and f.significant is not False
 
 
-def _has(*values: float | None) -> bool:
-    return all(v is not None for v in values)
+def _queue_grew(f: Facts) -> bool:
+    """Both queue times were measured and b's is the longer."""
+    return f.queue_a_us is not None and f.queue_b_us is not None and f.queue_b_us > f.queue_a_us
+
+
+def _batched_compute(f: Facts) -> tuple[float, float] | None:
+    """Compute per inference of a and b (µs) when b formed batches (:data:`BATCHED`) and a
+    did not; None when not, or when any of the four numbers was not measured."""
+    a, b = f.compute_per_inference_a_us, f.compute_per_inference_b_us
+    if f.batch_a is None or f.batch_b is None or a is None or b is None:
+        return None
+    return (a, b) if f.batch_b >= BATCHED > f.batch_a else None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -96,7 +106,7 @@ class Phrase:
 PHRASES: tuple[Phrase, ...] = (
     # p99 of batching on (b) vs off (a) at the lowest common concurrency
     Phrase("light_load", "batcher_wait",
-           lambda f: rose(f) and _has(f.queue_a_us, f.queue_b_us) and f.queue_b_us > f.queue_a_us,
+           lambda f: rose(f) and _queue_grew(f),
            lambda f: f"the batcher's wait when load is light: queue {fmt(f.queue_a_us, 0)} → {fmt(f.queue_b_us, 0)} µs"),
     Phrase("light_load", "no_batcher_wait", fell,
            lambda f: "lower, so the batcher's wait added no latency at light load"),
@@ -109,14 +119,12 @@ PHRASES: tuple[Phrase, ...] = (
            lambda f: "compute took most of the server time"),
     # the explained variant (b) against another (a) at the same load
     Phrase("contrast", "batching_paid",
-           lambda f: (_has(f.batch_a, f.batch_b, f.compute_per_inference_a_us, f.compute_per_inference_b_us)
-                      and f.batch_b >= BATCHED > f.batch_a and f.compute_per_inference_b_us < f.compute_per_inference_a_us),
+           lambda f: (c := _batched_compute(f)) is not None and c[1] < c[0],
            lambda f: (f"dynamic batching paid: executions of {f.batch_b:.2f} inferences cost ≈"
                       f"{fmt(f.compute_per_inference_b_us, 0)} µs of compute per inference against "
                       f"{fmt(f.compute_per_inference_a_us, 0)} µs unbatched")),
     Phrase("contrast", "batching_no_saving",
-           lambda f: (_has(f.batch_a, f.batch_b, f.compute_per_inference_a_us, f.compute_per_inference_b_us)
-                      and f.batch_b >= BATCHED > f.batch_a and f.compute_per_inference_b_us >= f.compute_per_inference_a_us),
+           lambda f: (c := _batched_compute(f)) is not None and c[1] >= c[0],
            lambda f: (f"batches of {f.batch_b:.2f} inferences formed but cost no less compute per inference "
                       f"(≈{fmt(f.compute_per_inference_b_us, 0)} vs {fmt(f.compute_per_inference_a_us, 0)} µs)")),
     Phrase("contrast", "cpu_saturated",

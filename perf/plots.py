@@ -19,12 +19,18 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
+
+import numpy as np
 
 from perf.analysis import P99, THROUGHPUT, Point, curve, gpu_metric, run_points
 from perf.markdown import CPU_MEASURES, UNSTABLE_MARK, fmt
 from perf.recommendation import Choice, Recommendation, recommend
 from perf.results import RunResult
+
+if TYPE_CHECKING:  # matplotlib is imported lazily (_plt)
+    from matplotlib.lines import Line2D
+    from matplotlib.transforms import Bbox
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +79,8 @@ def place_labels(ax, items: Sequence[tuple[float, float, str]], fontsize: float 
     fig = ax.figure
     fig.canvas.draw()  # final limits and transforms
     renderer = fig.canvas.get_renderer()
-    taken, placed, left_out = [], [], 0
+    taken: list[Bbox] = []
+    placed, left_out = [], 0
     for x, y, text in items:
         for dx, dy, ha, va in LABEL_OFFSETS:
             ann = ax.annotate(text, (x, y), xytext=(dx, dy), textcoords="offset points", ha=ha, va=va,
@@ -111,7 +118,9 @@ def _draw_curves(ax, points: dict[str, list[Point]], metric: str, x_metric: str 
         if not series:
             continue
         xs, ys = [x for x, _, _ in series], [y for _, y, _ in series]
-        yerr = [[y - p.low[metric] for _, y, p in series], [p.high[metric] - y for _, y, p in series]]
+        bounds = [p.bounds(metric) for _, _, p in series]
+        yerr = [[y - lo for (_, y, _), (lo, _) in zip(series, bounds)],
+                [hi - y for (_, y, _), (_, hi) in zip(series, bounds)]]
         has_spread = any(e > 0 for row in yerr for e in row)
         line = ax.errorbar(xs, ys, yerr=yerr if has_spread else None, marker="o", ms=4, capsize=3, color=f"C{i % 10}",
                            label=name + (" (failed)" if name in failed else ""), ls="--" if name in failed else "-")
@@ -171,16 +180,22 @@ def _finish(fig, ax_list, path: Path) -> Drawn:
             ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
         ax.grid(True, alpha=0.3)
         drawn[ax.get_title()] = {  # errorbar() labels its container; the data line is lines[0]
-            c.get_label(): ([float(x) for x in c.lines[0].get_xdata()], [float(y) for y in c.lines[0].get_ydata()])
-            for c in ax.containers if isinstance(c, ErrorbarContainer) and not c.get_label().startswith("_")
+            label: _xy(c.lines[0])
+            for c in ax.containers if isinstance(c, ErrorbarContainer)
+            and (label := c.get_label()) is not None and not label.startswith("_")
         }
         drawn[ax.get_title()].update({  # the marks of recommended levels (and other labelled plain markers)
-            m.get_label(): ([float(x) for x in m.get_xdata()], [float(y) for y in m.get_ydata()])
+            m.get_label(): _xy(m)
             for m in ax.get_lines() if not m.get_label().startswith("_") and m.get_marker() not in (None, "None", "")
         })
     fig.savefig(path, dpi=110, bbox_inches="tight")
     _plt().close(fig)
     return drawn
+
+
+def _xy(line: Line2D) -> tuple[list[float], list[float]]:
+    """The data a line drew, as plain floats."""
+    return (np.asarray(line.get_xdata(), dtype=float).tolist(), np.asarray(line.get_ydata(), dtype=float).tolist())
 
 
 def _panels(n: int, height: float = 4.5):
@@ -273,7 +288,7 @@ def plot_breakdown(points: dict[str, list[Point]], path: Path, concurrency: int 
     left = [0.0] * len(chosen)
     drawn: dict[str, tuple[list[float], list[float]]] = {}
     for label, metric in BREAKDOWN:
-        rows = [(i, p.get(metric)) for i, p in enumerate(chosen) if p.get(metric) is not None]
+        rows = [(i, w) for i, p in enumerate(chosen) if (w := p.get(metric)) is not None]
         if not rows:
             continue
         ax.barh([i for i, _ in rows], [w for _, w in rows], left=[left[i] for i, _ in rows], label=label)

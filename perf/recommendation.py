@@ -57,7 +57,8 @@ class Choice:
 
     @classmethod
     def of(cls, p: Point, why: str | None = None) -> "Choice":
-        return cls(p.variant, p.concurrency, p.batch_size, p.get(THROUGHPUT), p.get(P99), p.stable, p.trials,
+        """The choice of candidate point ``p`` (:func:`candidate`: it has a throughput and a p99)."""
+        return cls(p.variant, p.concurrency, p.batch_size, p.value(THROUGHPUT), p.value(P99), p.stable, p.trials,
                    p.status, why)
 
     def describe(self) -> str:
@@ -132,7 +133,7 @@ def rank(points: Iterable[Point], tolerance_pct: float = DEFAULT_TOLERANCE_PCT) 
         ``(point, why)``: ``why`` is None for an ``ok`` pick; ``(None, None)`` without candidates.
     """
     cands = [p for p in points if candidate(p)]
-    key = (lambda p: (p.get(THROUGHPUT), -p.get(P99)))
+    key = (lambda p: (p.value(THROUGHPUT), -p.value(P99)))
     best_ok = max((p for p in cands if p.status == "ok"), key=key, default=None)
     flagged = [p for p in cands if p.status != "ok"]
     if best_ok is None:
@@ -141,11 +142,11 @@ def rank(points: Iterable[Point], tolerance_pct: float = DEFAULT_TOLERANCE_PCT) 
             return None, None
         return best, (f"no stable level qualifies, so this {best.status} level is the best there is"
                       + (f" ({'; '.join(best.notes)})" if best.notes else ""))
-    beat = [p for p in flagged if p.get(THROUGHPUT) - spread(p, tolerance_pct) > best_ok.get(THROUGHPUT)]
+    beat = [p for p in flagged if p.value(THROUGHPUT) - spread(p, tolerance_pct) > best_ok.value(THROUGHPUT)]
     best = max(beat, key=key, default=None)
     if best is None:
         return best_ok, None
-    lead, margin = best.get(THROUGHPUT) - best_ok.get(THROUGHPUT), spread(best, tolerance_pct)
+    lead, margin = best.value(THROUGHPUT) - best_ok.value(THROUGHPUT), spread(best, tolerance_pct)
     return best, (f"picked although {best.status}: it beats the best stable level ({_where(best_ok)}, "
                   f"{fmt(best_ok.get(THROUGHPUT))} infer/s) by {fmt(lead)} infer/s, more than its spread of "
                   f"{fmt(margin)} infer/s")
@@ -163,7 +164,7 @@ def best_under_budget(points: Iterable[Point], latency_budget_ms: float,
 
 
 def _under(points: Iterable[Point], budget_ms: float) -> list[Point]:
-    return [p for p in points if p.get(P99) is not None and p.get(P99) <= budget_ms]
+    return [p for p in points if (p99 := p.get(P99)) is not None and p99 <= budget_ms]
 
 
 def recommend(run: RunResult, latency_budget_ms: float | None = None) -> Recommendation:
@@ -178,7 +179,8 @@ def recommend(run: RunResult, latency_budget_ms: float | None = None) -> Recomme
     """
     if latency_budget_ms is not None and not latency_budget_ms > 0:
         raise PerfError(f"latency budget must be a positive number of ms, got {latency_budget_ms}")
-    tol = float(run.settings.get("stability_pct") or DEFAULT_TOLERANCE_PCT)
+    stored = run.settings.get("stability_pct")  # a MeasureSettings field, stored flat beside the typed keys
+    tol = float(stored) if isinstance(stored, (int, float, str)) and stored else DEFAULT_TOLERANCE_PCT
     points = run_points(run)
     knees = {v.name: knee(points[v.name]) for v in run.variants}
     notes: list[str] = []
@@ -189,7 +191,7 @@ def recommend(run: RunResult, latency_budget_ms: float | None = None) -> Recomme
             flagged.append(f"{_where(p)}: {p.status}" + (f" ({'; '.join(p.notes)})" if p.notes else ""))
     best, why = rank(cands, tol)
     under = under_why = None
-    low = min(cands, key=lambda p: p.get(P99), default=None)
+    low = min(cands, key=lambda p: p.value(P99), default=None)
     if latency_budget_ms is not None:
         under, under_why = rank(_under(cands, latency_budget_ms), tol)
         if under is None and low is not None:

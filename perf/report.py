@@ -18,7 +18,7 @@ from core.errors import PerfError
 from perf import conclusions, plots
 from perf.analysis import (KNEE_GAIN_PCT, P99, THROUGHPUT, Point, aggregate, curve, fmt_spread, gpu_metric, has_metric,
                            peak, run_points)
-from perf.markdown import CPU_MEASURES, UNSTABLE_MARK, fmt, table
+from perf.markdown import CPU_MEASURES, UNSTABLE_MARK, fmt, name_then_numbers, table
 from perf.pairs import variant_of
 from perf.plan import describe_skipped
 from perf.recommendation import Recommendation, recommend
@@ -181,7 +181,7 @@ def level_tables(points: dict[str, list[Point]], failed: set[str] | frozenset[st
     for bs, conc in keys:
         lines += ["", f"### Concurrency {conc}" + (f", batch size {bs}" if bs != 1 else ""), ""]
         here = [(n, p) for n, pts in points.items() for p in pts if (p.batch_size, p.concurrency) == (bs, conc)]
-        top = max((p.get(THROUGHPUT) for n, p in here if p.ok and n not in failed), default=None)
+        top = max((p.value(THROUGHPUT) for n, p in here if p.ok and n not in failed), default=None)
         rows = []
         for name, p in here:
             if not p.ok:
@@ -192,7 +192,7 @@ def level_tables(points: dict[str, list[Point]], failed: set[str] | frozenset[st
                 cells[0] = f"**{cells[0]}**"
             mark = ("" if p.status == "ok" else f" {UNSTABLE_MARK} {p.status}") + (" (variant failed later)" if name in failed else "")
             rows.append([f"`{name}`{mark}", *cells])
-        lines += table(["variant", *(c[0] for c in cols)], rows, ["left", *["right"] * len(cols)])
+        lines += table(["variant", *(c[0] for c in cols)], rows, name_then_numbers(1 + len(cols)))
     return lines
 
 
@@ -219,7 +219,7 @@ def request_rate_table(run: RunResult) -> list[str]:
                      fmt(lv.server_queue_us, 0), fmt(lv.server_compute_infer_us, 0)])
     headers = ["variant", "offered (req/s)", "achieved (req/s)", "sent late (%)", "status", "batch", "trial",
                "throughput (infer/s)", "p50 (ms)", "p99 (ms)", "queue (µs)", "compute infer (µs)"]
-    return ["", "## Request-rate levels", "", *table(headers, body, ["left", *["right"] * (len(headers) - 1)])]
+    return ["", "## Request-rate levels", "", *table(headers, body, name_then_numbers(len(headers)))]
 
 
 def write_report(run_dir: Path, latency_budget_ms: float | None = None,
