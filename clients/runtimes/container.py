@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 from clients.runtimes.base import Ports, Runtime
 from clients.runtimes.options import ServerOptions
@@ -78,7 +79,7 @@ def docker_engine_up() -> bool:
         return False
 
 
-def _shm():  # type: ignore[no-untyped-def]
+def _shm() -> ModuleType:
     """:mod:`clients.runtimes.shm`, imported when a container is launched: it reads the
     repository (protobuf, numpy), which ``--help`` of every CLI must not pay for."""
     from clients.runtimes import shm
