@@ -16,7 +16,7 @@ from core.cli import (EXIT_INTERRUPTED, EXIT_VARIANT_FAILED, CommaList, console 
                       verbosity_option)
 from clients.cli_options import SERVER_KEYS, server_options
 from perf.analyzer import MeasureSettings
-from perf.sweep_options import DEFAULT_CONCURRENCY, SweepOptions
+from perf.sweep_options import DEFAULT_BATCH_SIZES, DEFAULT_CONCURRENCY, SweepOptions
 
 #: Defaults shown by the CLI come from the API's dataclasses (one source of truth).
 _M = MeasureSettings()
@@ -77,7 +77,7 @@ def cli() -> None:
              help="Concurrency levels: a list 1,2,4 and/or perf_analyzer's range start:end[:step].")
 @list_option("--request-rates", item=_positive_rate, metavar="R[,R...]",
              help="Also measure at these fixed request rates (requests/s), e.g. 100,200 [default: none].")
-@list_option("--batch-sizes", item=click.IntRange(1), default=tuple(_S["batch_sizes"].default), metavar="N[,N...]",
+@list_option("--batch-sizes", item=click.IntRange(1), default=DEFAULT_BATCH_SIZES, metavar="N[,N...]",
              help="Client batch sizes (-b); above a variant's max_batch_size they are skipped.")
 @click.option("--protocol", type=click.Choice(["grpc", "http"]), default=_M.protocol, help="Protocol perf_analyzer measures with.")
 @click.option("--measurement-mode", type=click.Choice(["time_windows", "count_windows"]), default=_M.measurement_mode,

@@ -21,12 +21,13 @@ import dataclasses
 from typing import Iterable
 
 from core.errors import PerfError
+from perf.analyzer import MeasureSettings
 from perf.analysis import P99, THROUGHPUT, Point, knee, run_points
 from perf.markdown import UNSTABLE_MARK, fmt
 from perf.results import RunResult
 
-#: Default stability tolerance (%): perf_analyzer's ``-s`` as the sweep passes it.
-DEFAULT_TOLERANCE_PCT = 10.0
+#: Default stability tolerance (%): perf_analyzer's ``-s`` as the sweep passes it by default.
+DEFAULT_TOLERANCE_PCT = MeasureSettings().stability_pct
 
 
 @dataclasses.dataclass

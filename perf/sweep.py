@@ -18,7 +18,7 @@ import contextlib
 import dataclasses
 import logging
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from builders.repository import Repository
 from core.errors import PerfError, ServerError, ToolkitError
@@ -27,7 +27,7 @@ from perf import analyzer, environment, results
 from perf.level import HostCheck, Load, measure_level
 from perf.inputs import input_args, resolve_shapes
 from perf.plan import VariantPlan, needs_measuring, plan_variant, to_measure
-from perf.results import LevelResult, RunResult, VariantResult
+from perf.results import Environment, LevelResult, RunResult, SweepSettings, VariantResult
 from perf.sweep_options import DEFAULT_CONCURRENCY, Progress, SweepOptions, resumed_options, server_settings
 from perf.sweep_server import SweepServer, now
 
@@ -50,7 +50,7 @@ class Sweep:
                 raise PerfError(f"there is no run {opts.run_id!r} to resume in {opts.results_dir}",
                                 hint=f"runs there: {', '.join(have) or '(none)'}")
             saved = results.load(run_dir)
-            opts = resumed_options(opts, saved.settings)
+            opts = resumed_options(opts, dict(saved.settings))
         self.opts = opts
         self.has_listener = progress is not None
         self.progress = progress or (lambda _e: None)
@@ -131,8 +131,9 @@ class Sweep:
             PerfError / ServerError: when the server cannot be started at all.
         """
         o = self.opts
-        self.run.environment.update({**environment.collect(), "perf_analyzer": {"path": str(self.pa), "version": self.pa_version}})
-        self.run.settings = {
+        env: dict[str, Any] = {**environment.collect(), "perf_analyzer": {"path": str(self.pa), "version": self.pa_version}}
+        self.run.environment.update(cast(Environment, env))
+        settings: dict[str, Any] = {
             "repository": str(Path(o.server.repository).resolve()),
             "variants": self.names,
             "concurrency": list(o.concurrency),
@@ -147,6 +148,7 @@ class Sweep:
             "perf_analyzer": str(o.perf_analyzer) if o.perf_analyzer else None,
             "input_data": str(o.input_data) if o.input_data else None,
         }
+        self.run.settings = cast(SweepSettings, settings)
         for name in self.names:
             if self.run.variant(name) is None:
                 entry = self.repository.variant(name).entry

@@ -17,6 +17,7 @@ from perf.metrics import HOST_BUSY_THRESHOLD_PCT
 log = logging.getLogger(__name__)
 
 DEFAULT_CONCURRENCY = (1, 2, 4, 8, 16, 32, 64)
+DEFAULT_BATCH_SIZES = (1,)
 Progress = Callable[[dict[str, Any]], None]
 
 
@@ -62,7 +63,7 @@ class SweepOptions:
     server: ServerOptions
     variants: Sequence[str] = ()
     concurrency: Sequence[int] = DEFAULT_CONCURRENCY
-    batch_sizes: Sequence[int] = (1,)
+    batch_sizes: Sequence[int] = DEFAULT_BATCH_SIZES
     request_rates: Sequence[float] = ()
     measure: MeasureSettings = dataclasses.field(default_factory=MeasureSettings)
     trials: int = 1
