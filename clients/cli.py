@@ -30,9 +30,13 @@ cli.add_command(serve_command("serve"))
 @click.argument("model")
 @click.option("--url", default=None, help="host:port of the server [default: localhost:8000 (http) / localhost:8001 (grpc)].")
 @click.option("--protocol", type=click.Choice(["http", "grpc"]), default="http", help="Protocol of the requests.")
-@click.option("--input", "input_path", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
-              help="Inputs from .npz (one key per input name, or input:<name>) or .npy (single-input models). "
-                   "Default: generated from the model's signature.")
+@click.option("--input-data", "--input", "input_path", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="Inputs from a file: .npz (one key per input name, or input:<name> as in a build's reference.npz), .npy "
+                   "(single-input models) or .json in perf_analyzer's --input-data form [default: generated from the model's "
+                   "signature and the build's spec; the shapes and value ranges used are printed].")
+@click.option("--shape", "shapes", multiple=True, metavar="NAME:DIMS",
+              help="Per-sample dims of an input with dynamic dims, without the batch axis, e.g. --shape input_ids:128 "
+                   "(repeatable) [default: the build's opt size of the axis, else 16].")
 @click.option("-b", "--batch-size", type=click.IntRange(1), default=1, show_default=True, help="Batch size of generated inputs.")
 @click.option("--requests", type=click.IntRange(1), default=1, show_default=True, help="Number of requests to send.")
 @click.option("--concurrency", type=click.IntRange(1), default=1, show_default=True, help="Requests in flight at once (threads).")
@@ -44,7 +48,7 @@ cli.add_command(serve_command("serve"))
 @click.option("--save-outputs", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Save the last outputs to this .npz.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of generated inputs.")
 @verbosity_option
-def infer(model: str, url: str | None, protocol: str, input_path: Path | None, batch_size: int, requests: int, concurrency: int,
+def infer(model: str, url: str | None, protocol: str, input_path: Path | None, shapes: tuple[str, ...], batch_size: int, requests: int, concurrency: int,
           shared_memory: bool, repository: Path, outputs: tuple[str, ...], no_cast: bool, save_outputs: Path | None, seed: int) -> None:
     """Send one or many requests to MODEL and summarise its outputs."""
     import numpy as np
@@ -52,14 +56,22 @@ def infer(model: str, url: str | None, protocol: str, input_path: Path | None, b
     from rich.table import Table
 
     from clients.infer import model_signature, run_requests
-    from clients.inputs import generate_inputs, load_input_file, summarize, variant_for
+    from clients.inputs import generate_inputs, load_input_file, parse_shape_flag, plan_inputs, summarize, variant_for
 
     url = url or f"localhost:{DEFAULT_PORTS[protocol]}"
     sig = model_signature(url, protocol, model)
     if input_path:
-        inputs = load_input_file(input_path, sig)
+        if shapes:
+            raise click.UsageError("--shape sets the size of generated inputs; --input-data gives the inputs themselves: pass one")
+        inputs = load_input_file(input_path, sig, batch_size)
+        how = [f"{k} {list(v.shape)} {v.dtype}: from {input_path}" for k, v in inputs.items()]
     else:
-        inputs = generate_inputs(sig, batch_size, variant_for(repository, model), seed)
+        variant = variant_for(repository, model)
+        given = dict(parse_shape_flag(x) for x in shapes)
+        inputs = generate_inputs(sig, batch_size, variant, seed, given)
+        how = [c.describe() for c in plan_inputs(sig, batch_size, variant, given)]
+    for line in how:
+        click.echo(f"input {line}")
     stats = run_requests(url, protocol, model, inputs, requests, concurrency, list(outputs) or None, not no_cast, shared_memory)
     console = make_console(stderr=False)
     table = Table(title=escape(f"{model} ({protocol}, {url})"))
@@ -69,8 +81,8 @@ def infer(model: str, url: str | None, protocol: str, input_path: Path | None, b
     for row in summarize(stats.outputs):
         table.add_row(escape(row["name"]), str(row["shape"]), row["dtype"], fmt(row["min"]), fmt(row["max"]), fmt(row["mean"]))
     print_table(table, console)
-    shapes = ", ".join(f"{k} {list(v.shape)} {v.dtype}" for k, v in inputs.items())
-    click.echo(f"inputs: {shapes}")
+    sent = ", ".join(f"{k} {list(v.shape)} {v.dtype}" for k, v in inputs.items())
+    click.echo(f"inputs: {sent}")
     if requests > 1:
         click.echo(f"requests: {requests} (concurrency {stats.concurrency}), failed: {len(stats.failures)}, "
                    f"latency p50 {stats.latency_percentile_ms(50):.2f} ms, p99 {stats.latency_percentile_ms(99):.2f} ms, "

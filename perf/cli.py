@@ -6,7 +6,6 @@ A thin shell over :mod:`perf.sweep`, :mod:`perf.report` and :mod:`perf.compare`.
 from __future__ import annotations
 
 import shlex
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +55,22 @@ def concurrency_list(text: str) -> tuple[int, ...]:
     return levels
 
 
+def parse_shapes_flag(text: str) -> tuple[str, tuple[int, ...]]:
+    """``--shapes seq=16,64,128`` -> ``("seq", (16, 64, 128))``.
+
+    Raises:
+        click.BadParameter: not ``AXIS=SIZE[,SIZE...]`` with sizes >= 1.
+    """
+    axis, sep, sizes = text.partition("=")
+    try:
+        values = tuple(dict.fromkeys(int(x) for x in sizes.split(",") if x.strip()))
+    except ValueError:
+        values = ()
+    if not sep or not axis.strip() or not values or min(values) < 1:
+        raise click.BadParameter(f"--shapes {text!r} is not AXIS=SIZE[,SIZE...], e.g. seq=16,64,128")
+    return axis.strip(), values
+
+
 def _positive_rate(text: str) -> float:
     rate = float(text)
     if not rate > 0:
@@ -79,6 +94,10 @@ def cli() -> None:
              help="Also measure at these fixed request rates (requests/s), e.g. 100,200 [default: none].")
 @list_option("--batch-sizes", item=click.IntRange(1), default=DEFAULT_BATCH_SIZES, metavar="N[,N...]",
              help="Client batch sizes (-b); above a variant's max_batch_size they are skipped.")
+@click.option("--shapes", "sweep_axes", multiple=True, metavar="AXIS=SIZE[,SIZE...]",
+              help="Sweep a dynamic axis of the build's spec as a level dimension, e.g. --shapes seq=16,64,128 (repeat for "
+                   "more axes: every combination); the report lists each size like a concurrency level "
+                   "[default: each axis at the build's opt size, said in the report].")
 @click.option("--protocol", type=click.Choice(["grpc", "http"]), default=_M.protocol, help="Protocol perf_analyzer measures with.")
 @click.option("--measurement-mode", type=click.Choice(["time_windows", "count_windows"]), default=_M.measurement_mode,
               help="perf_analyzer's window kind: fixed time (--measurement-interval) or fixed request count (--measurement-request-count).")
@@ -117,7 +136,7 @@ def cli() -> None:
 @verbosity_option
 @click.pass_context
 def sweep(ctx: click.Context, repository: Path, variants: tuple[str, ...], concurrency: tuple[int, ...], request_rates: tuple[float, ...],
-          batch_sizes: tuple[int, ...], protocol: str, measurement_mode: str, interval_ms: int, request_count: int, stability: float,
+          batch_sizes: tuple[int, ...], sweep_axes: tuple[str, ...], protocol: str, measurement_mode: str, interval_ms: int, request_count: int, stability: float,
           max_trials: int, unstable_retries: int, pa_args: tuple[str, ...], trials: int, results_dir: Path, run_id: str | None,
           resume: str | None, pa: Path | None, input_data: Path | None, shapes: tuple[str, ...], latency_budget_ms: float | None,
           allow_failed_variants: bool, host_busy: float, server_opts: Any, no_report: bool) -> None:
@@ -155,6 +174,7 @@ def sweep(ctx: click.Context, repository: Path, variants: tuple[str, ...], concu
         latency_budget_ms=latency_budget_ms,
         host_busy_threshold_pct=host_busy,
         given=frozenset(_GIVEN_FIELDS[p] for p in given if p in _GIVEN_FIELDS) if resume else None,
+        sweep_axes=dict(parse_shapes_flag(x) for x in sweep_axes),
     )
     console = make_console()
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console)
@@ -163,6 +183,7 @@ def sweep(ctx: click.Context, repository: Path, variants: tuple[str, ...], concu
         if e["event"] == "level_start":
             trial = f" t={e['trial'] + 1}/{state['trials']}" if state["trials"] > 1 else ""
             load = f"rate={e['request_rate']:g}/s" if e.get("request_rate") else f"c={e['concurrency']}"
+            load += f" {e['shape']}" if e.get("shape") else ""
             progress.update(task, description=escape(f"{e['variant']} ({e['index'] + 1}/{e['n_variants']}) {load} b={e['batch_size']}{trial}{state['last']}"))
         elif e["event"] == "level_done":
             lv = e["level"]
@@ -171,6 +192,7 @@ def sweep(ctx: click.Context, repository: Path, variants: tuple[str, ...], concu
             note = f"{lv.throughput_infer_per_s:.0f} infer/s, p99 {lv.latency_p99_ms:.2f} ms" if lv.ok else f"error: {lv.error}"
             flag = "" if lv.status in ("ok", "failed") else f" [{lv.status}]"
             load = f"rate={lv.request_rate:g}/s" if lv.request_rate else f"c={lv.concurrency}"
+            load += f" {lv.shape}" if lv.shape else ""
             progress.console.log(escape(f"{e['variant']} {load} b={lv.batch_size}{trial}: {note}{flag}"))
             progress.advance(task)
         elif e["event"] == "variant_failed":
@@ -247,6 +269,7 @@ _GIVEN_FIELDS = {
     "request_rates": "request_rates", "trials": "trials", "protocol": "measure", "measurement_mode": "measure",
     "interval_ms": "measure", "request_count": "measure", "stability": "measure", "max_trials": "measure",
     "unstable_retries": "measure", "pa_args": "measure", "pa": "perf_analyzer", "input_data": "input_data", "shapes": "shapes",
+    "sweep_axes": "sweep_axes",
     "host_busy": "host_busy_threshold_pct",
     **{k: "server" for k in SERVER_KEYS},
 }

@@ -16,7 +16,7 @@ from typing import Literal
 from core.errors import PerfError
 from perf.analysis import MIN_TRIALS_FOR_SPREAD, P99, THROUGHPUT, Delta, Point, delta, fmt_spread, run_points
 from perf.markdown import UNSTABLE_MARK, table
-from perf.results import RunResult, load
+from perf.results import RunResult, load, split_by_shape
 
 log = logging.getLogger(__name__)
 
@@ -128,7 +128,7 @@ def compare_runs(run_a: Path, run_b: Path, out: Path | None = None) -> Path:
         PerfError: a run folder has no readable ``results.json``, or the two runs share no
             measured level.
     """
-    a, b = load(Path(run_a)), load(Path(run_b))
+    a, b = split_by_shape(load(Path(run_a))), split_by_shape(load(Path(run_b)))
     if not matched_points(a, b):
         raise PerfError(
             f"runs {a.run_id} and {b.run_id} share no measured level",

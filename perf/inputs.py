@@ -196,3 +196,28 @@ def tensor_entry(dt: dtypes.DataType, shape: list[int], gen: np.random.Generator
     if dt.kind == "float":
         values = values.astype(dt.numpy)
     return {"content": values.tolist(), "shape": shape}
+
+
+def describe_dynamic(config: dict[str, Any], spec: ModelSpec | None, shapes: Mapping[str, Sequence[int]] = {}) -> str | None:
+    """How :func:`input_args` sizes the dynamic dims of ``config``'s inputs when no axis is
+    swept, in words for the report: ``"seq=64 (the build's opt size of axis seq)"`` or
+    ``"ids [12] (--shape)"``; ``None`` when no input has a dynamic dim or a size is missing
+    (the sweep has refused to start then, :func:`resolve_shapes`)."""
+    try:
+        concrete = resolve_shapes(config, spec, shapes)
+    except PerfError:
+        return None
+    by_name = {t.name: t for t in spec.inputs} if spec else {}
+    sizes = spec.axis_sizes("opt") if spec else {}
+    said: dict[str, str] = {}
+    for inp in config.get("input", []):
+        name, dims = inp["name"], [int(d) for d in inp.get("dims", [])]
+        if not any(d < 0 for d in dims):
+            continue
+        if name in shapes:
+            said[name] = f"{name} {concrete[name]} (--shape)"
+            continue
+        t = by_name.get(name)
+        for axis in (a for a in (t.shape if t else ()) if isinstance(a, str) and a in sizes):
+            said.setdefault(axis, f"{axis}={sizes[axis]} (the build's opt size of axis {axis})")
+    return "; ".join(said.values()) or None

@@ -53,6 +53,7 @@ class Load:
         batch_size: Client batch size (``-b``).
         trial: Repetition index.
         request_rate: Offered requests/s of a request-rate level; ``None`` otherwise.
+        shape: Swept dynamic-axis sizes (``"seq=64"``), ``None`` when not swept.
     """
 
     model: str
@@ -60,10 +61,12 @@ class Load:
     batch_size: int = 1
     trial: int = 0
     request_rate: float | None = None
+    shape: str | None = None
 
     def describe(self) -> str:
-        """``"concurrency 4"`` or ``"request rate 200/s"``."""
-        return f"request rate {self.request_rate:g}/s" if self.request_rate else f"concurrency {self.concurrency}"
+        """``"concurrency 4"`` or ``"request rate 200/s"`` (``" at seq=64"`` in a shape sweep)."""
+        load = f"request rate {self.request_rate:g}/s" if self.request_rate else f"concurrency {self.concurrency}"
+        return load + (f" at {self.shape}" if self.shape else "")
 
 
 #: Default pause (s) before a level measured on a busy host is measured again.
@@ -146,7 +149,8 @@ def _measure_once(pa: Path, srv: TritonServer, load: Load, in_args: list[str], m
     doubled windows, then one run that accepts any variation (the level flagged unstable)."""
     url = srv.grpc_url if m.protocol == "grpc" else srv.http_url
     tag = f"r{load.request_rate:g}" if load.request_rate else f"c{load.concurrency}"
-    csv = run_dir / "raw" / f"{load.model}_b{load.batch_size}_{tag}_t{load.trial}.csv"
+    shape = "_" + load.shape.replace("=", "").replace(",", "-") if load.shape else ""
+    csv = run_dir / "raw" / f"{load.model}_b{load.batch_size}_{tag}{shape}_t{load.trial}.csv"
     attempts = m.unstable_retries + 2
     last_error = "perf_analyzer produced no measurement"
     roots = _own_roots(srv)
@@ -175,7 +179,7 @@ def _measure_once(pa: Path, srv: TritonServer, load: Load, in_args: list[str], m
             break
         if outcome.returncode == 0 and outcome.rows:
             level = LevelResult(concurrency=load.concurrency, batch_size=load.batch_size, trial=load.trial,
-                                request_rate=load.request_rate, stable=not final and not outcome.unstable,
+                                request_rate=load.request_rate, shape=load.shape, stable=not final and not outcome.unstable,
                                 attempts=attempt + 1, csv=str(csv.relative_to(run_dir)))
             _fill(level, outcome, m, sampler, nvml, hosts if roots else None, srv.pid)
             level.settle()
@@ -190,7 +194,8 @@ def _measure_once(pa: Path, srv: TritonServer, load: Load, in_args: list[str], m
         log.info("%s %s: unstable, retrying with a %dx window", load.model, load.describe(),
                  2 ** min(attempt + 1, m.unstable_retries))
     return LevelResult(concurrency=load.concurrency, batch_size=load.batch_size, trial=load.trial,
-                       request_rate=load.request_rate, stable=False, attempts=attempt + 1, error=last_error).settle()
+                       request_rate=load.request_rate, shape=load.shape, stable=False, attempts=attempt + 1,
+                       error=last_error).settle()
 
 
 def _fill(level: LevelResult, outcome: RunOutcome, m: MeasureSettings, sampler: MetricsSampler, nvml: NvmlSampler,

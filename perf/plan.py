@@ -21,9 +21,9 @@ from builders.config import read_config
 from core.errors import ToolkitError
 from perf.results import LevelResult, SkippedLevel, VariantResult
 
-#: (concurrency, batch_size, trial, request_rate or None): the arguments of
+#: (concurrency, batch_size, trial, request_rate or None, shape or None): the arguments of
 #: :meth:`perf.results.VariantResult.level`.
-LevelKey = tuple[int, int, int, "float | None"]
+LevelKey = tuple[int, int, int, "float | None", "str | None"]
 
 
 @dataclasses.dataclass
@@ -52,7 +52,7 @@ def batch_limit(max_batch_size: int) -> int:
 
 
 def plan_levels(name: str, max_batch_size: int, concurrency: Sequence[int], batch_sizes: Sequence[int],
-                request_rates: Sequence[float] = (), trials: int = 1) -> VariantPlan:
+                request_rates: Sequence[float] = (), trials: int = 1, shapes: Sequence[str | None] = (None,)) -> VariantPlan:
     """The levels of one variant.
 
     Args:
@@ -62,6 +62,8 @@ def plan_levels(name: str, max_batch_size: int, concurrency: Sequence[int], batc
         batch_sizes: Client batch sizes asked for (``-b``).
         request_rates: Request rates (requests/s) measured as well, as concurrency-0 levels.
         trials: Repetitions of each level.
+        shapes: Dynamic-axis sizes to measure every level at (``"seq=64"``; ``sweep --shapes``),
+            in order; ``(None,)``: the axes at their default sizes, not swept.
 
     Returns:
         The plan: ``levels`` for the batch sizes within the limit, ``skipped`` (one record per
@@ -77,22 +79,22 @@ def plan_levels(name: str, max_batch_size: int, concurrency: Sequence[int], batc
                       else f"batch size {b} > 1: max_batch_size 0 takes one sample per request")
             plan.skipped += [SkippedLevel(batch_size=b, reason=reason, concurrency=c, request_rate=r) for c, r in loads]
             continue
-        plan.levels += [(c, b, t, None) for c in concurrency for t in range(trials)]
+        plan.levels += [(c, b, t, None, sh) for sh in shapes for c in concurrency for t in range(trials)]
     for b in batch_sizes:  # request-rate levels after every concurrency level
         if b <= limit:
-            plan.levels += [(0, b, t, r) for r in request_rates for t in range(trials)]
+            plan.levels += [(0, b, t, r, sh) for sh in shapes for r in request_rates for t in range(trials)]
     return plan
 
 
 def plan_variant(name: str, config_path: Path, concurrency: Sequence[int], batch_sizes: Sequence[int],
-                 request_rates: Sequence[float] = (), trials: int = 1) -> VariantPlan:
+                 request_rates: Sequence[float] = (), trials: int = 1, shapes: Sequence[str | None] = (None,)) -> VariantPlan:
     """:func:`plan_levels` for the variant whose ``config.pbtxt`` is ``config_path``; a plan
     with ``error`` set when the config cannot be read."""
     try:
         cfg = read_config(config_path)
     except ToolkitError as e:
         return VariantPlan(name, error=str(e).splitlines()[0])
-    plan = plan_levels(name, cfg.max_batch_size, concurrency, batch_sizes, request_rates, trials)
+    plan = plan_levels(name, cfg.max_batch_size, concurrency, batch_sizes, request_rates, trials, shapes)
     plan.config = json_format.MessageToDict(cfg, preserving_proto_field_name=True)
     return plan
 

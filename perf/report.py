@@ -22,7 +22,7 @@ from perf.markdown import CPU_MEASURES, UNSTABLE_MARK, fmt, name_then_numbers, t
 from perf.pairs import variant_of
 from perf.plan import describe_skipped
 from perf.recommendation import Recommendation, recommend
-from perf.results import COMMANDS_FILE, RunResult, load
+from perf.results import COMMANDS_FILE, RunResult, load, split_by_shape
 
 if TYPE_CHECKING:  # rich is imported only when a table is drawn
     from rich.table import Table
@@ -46,6 +46,7 @@ def summary_table(run: RunResult, latency_budget_ms: float | None = None) -> "Ta
     from rich.markup import escape
     from rich.table import Table
 
+    run = split_by_shape(run)
     if latency_budget_ms is None:
         latency_budget_ms = run.settings.get("latency_budget_ms")
     rec = recommend(run, latency_budget_ms)
@@ -105,6 +106,7 @@ def _what_was_run(run: RunResult, run_dir: Path) -> list[str]:
         lines.append("- Versions: " + ", ".join(f"{k} {v}" for k, v in versions.items()) + ".")
     if s:
         lines.append("- Settings: " + ", ".join(f"{k}={v}" for k, v in s.items() if k != "variants") + ".")
+    lines += _dynamic_axes_lines(run)
     if (run_dir / COMMANDS_FILE).exists():
         lines.append(f"- Every command line (server, perf_analyzer) is in [{COMMANDS_FILE}]({COMMANDS_FILE}).")
     rows = []
@@ -124,6 +126,26 @@ def _what_was_run(run: RunResult, run_dir: Path) -> list[str]:
         lines += ["", "**Skipped levels** (asked for, not measured):", "", *skipped]
     if len(run.server_starts) > 1:
         lines += ["", "**Server starts** (one log each):", ""] + [f"- [{s.log}]({s.log}) at {s.started}: {s.reason}" for s in run.server_starts]
+    return lines
+
+
+def _dynamic_axes_lines(run: RunResult) -> list[str]:
+    """What sizes the inputs' dynamic axes had: swept (``--shapes``, one series per size) or
+    the size every level used, per variant (grouped when they agree)."""
+    swept = run.settings.get("sweep_axes") or {}
+    lines = []
+    if swept:
+        sizes = "; ".join(f"{axis} = {', '.join(map(str, v))}" for axis, v in swept.items())
+        lines.append(f"- Dynamic axes swept as a level dimension (`--shapes`): {sizes}; each variant is reported once per "
+                     "size, as `variant [axis=size]`.")
+    groups: dict[str, list[str]] = {}
+    for v in run.variants:
+        if v.dynamic_axes and not any(lv.shape for lv in v.levels):
+            groups.setdefault(v.dynamic_axes, []).append(v.name)
+    for how, names in groups.items():
+        who = "every variant" if len(names) == len([v for v in run.variants if v.dynamic_axes]) else ", ".join(f"`{n}`" for n in names)
+        lines.append(f"- Dynamic input dims of {who}: {how}, at every level"
+                     + ("" if swept else "; `--shapes AXIS=SIZE,...` sweeps an axis") + ".")
     return lines
 
 
@@ -240,7 +262,7 @@ def write_report(run_dir: Path, latency_budget_ms: float | None = None,
         PerfError: no readable ``results.json``, a run without variants, or a bad budget.
     """
     run_dir = Path(run_dir)
-    run = load(run_dir)
+    run = split_by_shape(load(run_dir))  # a shape sweep: one series per variant and shape
     if not run.variants:
         raise PerfError(f"run {run.run_id} in {run_dir} has no variants",
                         hint="the sweep stopped before its first variant; run perf/run_sweep.sh again")

@@ -94,6 +94,9 @@ class LevelResult:
         attempts: perf_analyzer runs used for this level (retries with longer windows).
         error: Why the level has no numbers, when it has none.
         csv: Raw perf_analyzer CSV file, relative to the run folder.
+        shape: The sizes of the dynamic axes this level swept (``"seq=64"``, axes joined
+            with ``,``; ``sweep --shapes``), ``None`` when the sweep did not sweep them (they
+            then have the sizes :attr:`VariantResult.dynamic_axes` says).
         request_rate: Offered load of a request-rate level (requests/s,
             ``--request-rate-range``); ``None`` for a concurrency level.
         achieved_rate_per_s: Requests/s a request-rate level really ran at: completed
@@ -147,6 +150,7 @@ class LevelResult:
     error: str | None = None
     csv: str | None = None
     request_rate: float | None = None
+    shape: str | None = None
     achieved_rate_per_s: float | None = None
     delayed_pct: float | None = None
     rate_achieved: bool | None = None
@@ -190,9 +194,9 @@ class LevelResult:
         return self.ok and self.status in USABLE_STATUSES
 
     @property
-    def key(self) -> tuple[int, int, int, float]:
-        """(concurrency, batch_size, trial, request_rate or 0): unique within a variant."""
-        return (self.concurrency, self.batch_size, self.trial, self.request_rate or 0.0)
+    def key(self) -> tuple[int, int, int, float, str]:
+        """(concurrency, batch_size, trial, request_rate or 0, shape or ""): unique within a variant."""
+        return (self.concurrency, self.batch_size, self.trial, self.request_rate or 0.0, self.shape or "")
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> "LevelResult":
@@ -251,6 +255,8 @@ class VariantResult:
         error: Why the variant failed or was skipped, when it was.
         levels: Its measurement points, sorted by :attr:`LevelResult.key`.
         skipped: Asked levels not planned for this variant, with the reason.
+        dynamic_axes: How the sizes of its inputs' dynamic dims were chosen, in words
+            (``"seq=64 (the build's opt size)"``); ``None`` when it has none.
     """
 
     name: str
@@ -259,10 +265,14 @@ class VariantResult:
     error: str | None = None
     levels: list[LevelResult] = dataclasses.field(default_factory=list)
     skipped: list[SkippedLevel] = dataclasses.field(default_factory=list)
+    dynamic_axes: str | None = None
 
-    def level(self, concurrency: int, batch_size: int = 1, trial: int = 0, request_rate: float | None = None) -> LevelResult | None:
-        """The level with these settings (``concurrency=0, request_rate=R`` for a request-rate level)."""
-        return next((lv for lv in self.levels if lv.key == (concurrency, batch_size, trial, request_rate or 0.0)), None)
+    def level(self, concurrency: int, batch_size: int = 1, trial: int = 0, request_rate: float | None = None,
+              shape: str | None = None) -> LevelResult | None:
+        """The level with these settings (``concurrency=0, request_rate=R`` for a request-rate
+        level; ``shape="seq=64"`` for a level of a shape sweep)."""
+        key = (concurrency, batch_size, trial, request_rate or 0.0, shape or "")
+        return next((lv for lv in self.levels if lv.key == key), None)
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> "VariantResult":
@@ -332,6 +342,8 @@ class SweepSettings(TypedDict, total=False):
     request_rates: list[float]
     trials: int
     latency_budget_ms: float | None
+    #: Named dynamic axes swept as a level dimension: axis -> sizes (``--shapes``).
+    sweep_axes: dict[str, list[int]]
     #: How the server was launched (``perf.sweep_options.SERVER_SETTINGS``: runtime, image, ports...).
     server: dict[str, Any]
     #: The perf_analyzer binary asked for (``--perf-analyzer``), ``None``: found as usual.
@@ -389,6 +401,44 @@ _VARIANT = TypeAdapter(VariantResult)
 RESULTS_KIND: RecordKind[RunResult] = RecordKind(
     "sweep results file", RunResult, SCHEMA_VERSION, hint="pass a run folder written by perf/run_sweep.sh (results/<run-id>)",
 )
+
+
+def shape_text(sizes: dict[str, int]) -> str:
+    """``{"seq": 64}`` -> ``"seq=64"`` (axes in the given order, joined with ``,``)."""
+    return ",".join(f"{k}={v}" for k, v in sizes.items())
+
+
+def parse_shape_text(text: str) -> dict[str, int]:
+    """Inverse of :func:`shape_text`."""
+    return {k: int(v) for k, v in (part.split("=") for part in text.split(",") if part)}
+
+
+def series_name(variant: str, shape: str | None) -> str:
+    """The name a variant's levels at one swept shape are reported under: ``"mlp_onnx_... [seq=64]"``."""
+    return f"{variant} [{shape}]" if shape else variant
+
+
+def split_by_shape(run: RunResult) -> RunResult:
+    """The run as the report shows it: a variant whose levels were measured at several swept
+    shapes (``sweep --shapes``) becomes one series per shape, named :func:`series_name`, its
+    ``params`` extended with ``"shape"`` (pairs compare series of one shape only); every
+    table, plot and recommendation then lists the shapes the way it lists concurrency levels.
+    A run without a shape sweep is returned as it is."""
+    if not any(lv.shape for v in run.variants for lv in v.levels):
+        return run
+    variants = []
+    for v in run.variants:
+        shapes = sorted({lv.shape or "" for lv in v.levels}, key=lambda t: list(parse_shape_text(t).values()))
+        if not v.levels or shapes == [""]:
+            variants.append(v)
+            continue
+        for shape in shapes:
+            levels = [lv for lv in v.levels if (lv.shape or "") == shape]
+            params = {**v.params, "shape": shape} if v.params else None
+            status = "ok" if any(lv.usable for lv in levels) else v.status if v.status != "ok" else "failed"
+            variants.append(dataclasses.replace(v, name=series_name(v.name, shape), params=params, levels=levels, status=status,
+                                                error=v.error if status != "ok" else None, dynamic_axes=shape or v.dynamic_axes))
+    return dataclasses.replace(run, variants=variants)
 
 
 def new_run_id() -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import itertools
 import logging
 from pathlib import Path
 from typing import Any, cast
@@ -25,7 +26,7 @@ from core.errors import PerfError, ServerError, ToolkitError
 from clients.server import TritonServer
 from perf import analyzer, environment, results
 from perf.level import HostCheck, Load, measure_level
-from perf.inputs import input_args, resolve_shapes
+from perf.inputs import describe_dynamic, input_args, resolve_shapes
 from perf.plan import VariantPlan, needs_measuring, plan_variant, to_measure
 from perf.results import Environment, LevelResult, RunResult, SweepSettings, VariantResult
 from perf.sweep_options import DEFAULT_CONCURRENCY, Progress, SweepOptions, resumed_options, server_settings
@@ -68,8 +69,10 @@ class Sweep:
         self.run_dir = Path(opts.results_dir) / self.run_id
         if self.run_dir.exists() and saved is None:
             raise PerfError(f"run folder {self.run_dir} already exists", hint="pass --resume to continue it, or another --run-id")
+        self.shape_notes: dict[str, str] = {}
         self.plans: dict[str, VariantPlan] = {
-            n: plan_variant(n, repo / n / "config.pbtxt", opts.concurrency, opts.batch_sizes, opts.request_rates, opts.trials)
+            n: plan_variant(n, repo / n / "config.pbtxt", opts.concurrency, opts.batch_sizes, opts.request_rates, opts.trials,
+                            self._swept_shapes(n))
             for n in names}
         if opts.input_data is None:
             self._check_shapes()
@@ -95,6 +98,44 @@ class Sweep:
                 resolve_shapes(plan.config, spec, self.opts.shapes)
             except PerfError as e:
                 raise PerfError(f"{name}: {e.message}", hint=e.hint) from None
+
+    def _swept_shapes(self, name: str) -> tuple[str | None, ...]:
+        """The swept shapes (``"seq=64"``...) variant ``name`` is measured at: every combination
+        of ``opts.sweep_axes`` when its build's spec has those dynamic axes; ``(None,)`` (the
+        default sizes) when none is swept, or when it lacks an axis (noted in the results).
+
+        Raises:
+            PerfError: a swept size outside the axis's ``[min, max]`` in the build's spec.
+        """
+        if not self.opts.sweep_axes:
+            return (None,)
+        try:
+            spec = self.repository.variant(name).spec
+        except ToolkitError:
+            spec = None
+        have = dict(spec.dynamic_axes) if spec else {}
+        missing = [a for a in self.opts.sweep_axes if a not in have]
+        if missing:
+            self.shape_notes[name] = (f"not swept over {', '.join(missing)}: its build has no such dynamic axis "
+                                      f"({', '.join(sorted(have)) or 'none'}); measured at its own shape")
+            log.warning("%s: %s", name, self.shape_notes[name])
+            return (None,)
+        for axis, sizes in self.opts.sweep_axes.items():
+            lo, _, hi = have[axis]
+            outside = [x for x in sizes if not lo <= x <= hi]
+            if outside:
+                raise PerfError(f"{name}: --shapes {axis}={','.join(map(str, sizes))}: {outside} outside the axis's range "
+                                f"[{lo}, {hi}] in the build's spec", hint=f"sweep sizes within {lo}..{hi} (what the export was verified for)")
+        axes = list(self.opts.sweep_axes)
+        return tuple(results.shape_text(dict(zip(axes, sizes))) for sizes in itertools.product(*(self.opts.sweep_axes[a] for a in axes)))
+
+    def _spec_at(self, spec: Any, shape: str | None) -> Any:
+        """``spec`` with the swept axes' ``opt`` size set to this level's (what :func:`input_args` sends)."""
+        if not shape or spec is None:
+            return spec
+        sizes = results.parse_shape_text(shape)
+        axes = {a: (lo, sizes.get(a, opt), hi) for a, (lo, opt, hi) in spec.dynamic_axes.items()}
+        return dataclasses.replace(spec, dynamic_axes=axes)
 
     def level_counts(self) -> tuple[int, int]:
         """``(planned, measured)``: the levels this run plans over every variant (skipped ones
@@ -143,6 +184,7 @@ class Sweep:
             "latency_budget_ms": o.latency_budget_ms,
             "host_busy_threshold_pct": o.host_busy_threshold_pct,
             "shapes": {k: list(v) for k, v in o.shapes.items()},
+            "sweep_axes": {k: list(v) for k, v in o.sweep_axes.items()},
             **{k: v for k, v in dataclasses.asdict(o.measure).items()},
             "server": server_settings(o.server),
             "perf_analyzer": str(o.perf_analyzer) if o.perf_analyzer else None,
@@ -195,13 +237,18 @@ class Sweep:
 
             with contextlib.closing(make_client(srv.http_url, "http")) as c:
                 config = model_io(c, vr.name, "http")
-            in_args = input_args(config, self.repository.variant(vr.name).served_spec, self.run_dir, self.opts.input_data,
-                                 self.opts.shapes)
-            self._warmup(srv, vr.name, in_args)
-            for measured, (c, b, t, r) in enumerate(keys, 1):
+            served = self.repository.variant(vr.name).served_spec
+            vr.dynamic_axes = self.shape_notes.get(vr.name) or describe_dynamic(config, served, self.opts.shapes)
+            args_by_shape: dict[str | None, list[str]] = {}
+            for sh in dict.fromkeys(k[4] for k in keys):  # one generated data file per swept shape
+                workdir = self.run_dir / ("inputs_" + sh.replace("=", "").replace(",", "_") if sh else "")
+                workdir.mkdir(parents=True, exist_ok=True)
+                args_by_shape[sh] = input_args(config, self._spec_at(served, sh), workdir, self.opts.input_data, self.opts.shapes)
+            self._warmup(srv, vr.name, next(iter(args_by_shape.values())))
+            for measured, (c, b, t, r, sh) in enumerate(keys, 1):
                 self.progress({"event": "level_start", "variant": vr.name, "index": index, "n_variants": len(self.names),
-                               "concurrency": c, "batch_size": b, "trial": t, "request_rate": r})
-                level = self._measure(vr.name, c, b, t, in_args, r)
+                               "concurrency": c, "batch_size": b, "trial": t, "request_rate": r, "shape": sh})
+                level = self._measure(vr.name, c, b, t, args_by_shape[sh], r, sh)
                 alive = self._server_alive_after(vr, level)
                 vr.levels = sorted([lv for lv in vr.levels if lv.key != level.key] + [level], key=lambda lv: lv.key)
                 self._save()
@@ -264,10 +311,10 @@ class Sweep:
         csv.unlink(missing_ok=True)
 
     def _measure(self, model: str, concurrency: int, batch: int, trial: int, in_args: list[str],
-                 request_rate: float | None = None) -> LevelResult:
+                 request_rate: float | None = None, shape: str | None = None) -> LevelResult:
         """One level (:func:`perf.level.measure_level`)."""
         o = self.opts
-        return measure_level(self.pa, self._server(), Load(model, concurrency, batch, trial, request_rate), in_args,
+        return measure_level(self.pa, self._server(), Load(model, concurrency, batch, trial, request_rate, shape), in_args,
                              o.measure, self.run_dir, self._record_command,
                              HostCheck(o.host_busy_threshold_pct, o.host_busy_pause_s))
 

@@ -46,6 +46,10 @@ class SweepOptions:
             perf_analyzer's ``--shape NAME:dims``; needed where the build's spec gives no
             size (a repository without the toolkit's manifest), checked before any server
             starts (:func:`perf.inputs.resolve_shapes`).
+        sweep_axes: Named dynamic axes of the build's spec swept as a level dimension, axis ->
+            sizes (``{"seq": (16, 64, 128)}``; ``--shapes seq=16,64,128``): every level is
+            measured at each combination (:attr:`perf.results.LevelResult.shape`); default
+            none (each axis at its ``opt`` size).
         warmup_requests: Requests sent before measuring each variant (default 20).
         latency_budget_ms: p99 budget for the report's recommendation.
         unload_timeout_s: How long a variant may take to be gone after its unload request
@@ -73,6 +77,7 @@ class SweepOptions:
     perf_analyzer: Path | None = None
     input_data: Path | None = None
     shapes: Mapping[str, Sequence[int]] = dataclasses.field(default_factory=dict)
+    sweep_axes: Mapping[str, Sequence[int]] = dataclasses.field(default_factory=dict)
     warmup_requests: int = 20
     latency_budget_ms: float | None = None
     unload_timeout_s: float = UNLOAD_WAIT_S
@@ -126,6 +131,7 @@ def resumed_options(opts: SweepOptions, settings: dict[str, Any]) -> SweepOption
         perf_analyzer=_saved_path(settings, "perf_analyzer", opts.perf_analyzer),
         input_data=_saved_path(settings, "input_data", opts.input_data),
         shapes={k: tuple(v) for k, v in (settings.get("shapes") or {}).items()},
+        sweep_axes={k: tuple(v) for k, v in (settings.get("sweep_axes") or {}).items()},
         latency_budget_ms=opts.latency_budget_ms if opts.latency_budget_ms is not None else settings.get("latency_budget_ms"),
         host_busy_threshold_pct=float(settings.get("host_busy_threshold_pct", opts.host_busy_threshold_pct)),
     )
@@ -136,7 +142,7 @@ def resumed_options(opts: SweepOptions, settings: dict[str, Any]) -> SweepOption
         return _as_tuple(given) not in (_as_tuple(kept), _as_tuple(default))
 
     for field in ("variants", "concurrency", "batch_sizes", "request_rates", "trials", "measure", "perf_analyzer", "input_data",
-                  "host_busy_threshold_pct", "shapes"):
+                  "host_busy_threshold_pct", "shapes", "sweep_axes"):
         given, kept, default = getattr(opts, field), getattr(resumed, field), getattr(defaults, field)
         if said(field, given, kept, default):
             log.warning("resume: %s %s ignored; the run continues with its saved %s", field, given, kept)

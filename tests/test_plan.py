@@ -13,7 +13,7 @@ def test_batch_sizes_above_max_batch_size_are_skipped_and_listed_not_planned():
     # the example: 2 variants x 2 batch sizes x 3 levels = 12 asked; batch 16 does
     # not fit max_batch_size 8, so 6 are planned and the progress total is 6, not 12
     plan = plan_levels("m_mbs8", 8, concurrency=(1, 2, 4), batch_sizes=(1, 16))
-    assert plan.levels == [(1, 1, 0, None), (2, 1, 0, None), (4, 1, 0, None)]
+    assert plan.levels == [(1, 1, 0, None, None), (2, 1, 0, None, None), (4, 1, 0, None, None)]
     assert [(s.batch_size, s.concurrency) for s in plan.skipped] == [(16, 1), (16, 2), (16, 4)]
     assert all(s.reason == "batch size 16 > max_batch_size 8" for s in plan.skipped)
     assert describe_skipped(plan.skipped) == ["batch 16 at c=1,2,4: batch size 16 > max_batch_size 8"]
@@ -21,7 +21,7 @@ def test_batch_sizes_above_max_batch_size_are_skipped_and_listed_not_planned():
 
 def test_request_rate_levels_and_trials_are_planned_and_skipped_alike():
     plan = plan_levels("m", 4, concurrency=(1,), batch_sizes=(2, 8), request_rates=(100.0,), trials=2)
-    assert plan.levels == [(1, 2, 0, None), (1, 2, 1, None), (0, 2, 0, 100.0), (0, 2, 1, 100.0)]
+    assert plan.levels == [(1, 2, 0, None, None), (1, 2, 1, None, None), (0, 2, 0, 100.0, None), (0, 2, 1, 100.0, None)]
     # trials are folded: one skipped record per batch size and load
     assert [(s.batch_size, s.concurrency, s.request_rate) for s in plan.skipped] == [(8, 1, None), (8, 0, 100.0)]
     assert describe_skipped(plan.skipped) == ["batch 8 at c=1 and 100/s: batch size 8 > max_batch_size 4"]
@@ -49,7 +49,7 @@ def test_resume_measures_failed_and_missing_levels_not_good_ones():
         LevelResult(concurrency=1, throughput_infer_per_s=100.0),  # good: kept
         LevelResult(concurrency=2, error="tritonserver died while measuring m at concurrency 2"),  # crashed: again
     ])  # concurrency 4: interrupted, never saved: measured
-    assert to_measure(plan, vr) == [(2, 1, 0, None), (4, 1, 0, None)]
+    assert to_measure(plan, vr) == [(2, 1, 0, None, None), (4, 1, 0, None, None)]
     assert to_measure(plan, VariantResult("m")) == plan.levels
 
 
