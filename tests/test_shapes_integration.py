@@ -87,7 +87,7 @@ def test_a_sweep_says_the_size_it_used_and_sweeps_shapes_as_levels(seq_repo: Pat
     run = results.load(tmp_path / "shapes")
     v = run.variant(VARIANT)
     assert sorted((lv.concurrency, lv.shape) for lv in v.levels) == [(1, "seq=32"), (1, "seq=8"), (2, "seq=32"), (2, "seq=8")]
-    assert all(lv.ok for lv in v.levels) and run.settings["shapes"] == {"seq": [8, 32]}
+    assert all(lv.ok for lv in v.levels) and run.settings["sweep_axes"] == {"seq": [8, 32]}
     commands = (tmp_path / "shapes" / results.COMMANDS_FILE).read_text()
     assert "--shape ids:8" in commands and "--shape ids:32" in commands
     report = (tmp_path / "shapes" / "report.md").read_text()
