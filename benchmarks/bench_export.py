@@ -39,12 +39,11 @@ def main(argv: list[str] | None = None) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from core.cli import print_table
-
     from builders.build import BuildOptions, build
-    from core.errors import ToolkitError
     from builders.tensorrt_env import missing_requirements
     from builders.variants import VariantGrid
+    from core.cli import print_table
+    from core.errors import ToolkitError
 
     console = Console()
     formats = tuple(args.formats.split(","))
@@ -55,36 +54,61 @@ def main(argv: list[str] | None = None) -> int:
         for model in args.models.split(","):
             for precision in args.precisions.split(","):
                 fmts = tuple(f for f in formats if f != "trt" or not trt_missing)
-                opts = BuildOptions(model, formats=fmts, precisions=(precision,), grid=grid, force=True,
-                                    repository=Path(tmp) / "repo", build_dir=Path(tmp) / "builds")
+                opts = BuildOptions(
+                    model,
+                    formats=fmts,
+                    precisions=(precision,),
+                    grid=grid,
+                    force=True,
+                    repository=Path(tmp) / "repo",
+                    build_dir=Path(tmp) / "builds",
+                )
                 t0 = time.perf_counter()
                 try:
                     with console.status(f"{model} {precision}: building {', '.join(fmts)}") as status:
-                        result = build(opts, lambda msg: status.update(f"{model}: {msg}"))
+                        result = build(opts, lambda msg, model=model: status.update(f"{model}: {msg}"))
                 except ToolkitError as e:
                     rows.append({"model": model, "precision": precision, "error": str(e).splitlines()[0]})
                     continue
                 total = time.perf_counter() - t0
                 for e in result.manifest["exports"]:
                     errs = e.get("errors", {})
-                    rows.append({
-                        "model": model, "format": e["format"], "precision": e["precision"], "strategy": e["strategy"],
-                        "export_s": e["export_s"], "verify_s": e["verify_s"], "size_bytes": e["size_bytes"],
-                        "max_abs_err": max((o["max_abs_err"] for o in errs.values()), default=0.0),
-                        "max_rel_err": max((o["max_rel_err"] for o in errs.values()), default=0.0),
-                        "verification_points": len(e["verification"]), "build_total_s": round(total, 3),
-                    })
+                    rows.append(
+                        {
+                            "model": model,
+                            "format": e["format"],
+                            "precision": e["precision"],
+                            "strategy": e["strategy"],
+                            "export_s": e["export_s"],
+                            "verify_s": e["verify_s"],
+                            "size_bytes": e["size_bytes"],
+                            "max_abs_err": max((o["max_abs_err"] for o in errs.values()), default=0.0),
+                            "max_rel_err": max((o["max_rel_err"] for o in errs.values()), default=0.0),
+                            "verification_points": len(e["verification"]),
+                            "build_total_s": round(total, 3),
+                        }
+                    )
                 if trt_missing:
-                    rows.append({"model": model, "format": "trt", "precision": precision,
-                                 "skipped": "needs " + " and ".join(trt_missing)})
+                    rows.append(
+                        {"model": model, "format": "trt", "precision": precision, "skipped": "needs " + " and ".join(trt_missing)}
+                    )
 
     table = Table(title=f"export + verification, max batch {args.max_batch_size} ({platform.node()})")
     for col in ("model", "format", "precision", "strategy", "export s", "verify s", "size MB", "max abs err", "max rel err"):
         table.add_column(col, justify="right" if col.endswith(("s", "MB", "err")) else "left")
     for r in rows:
         if "export_s" in r:
-            table.add_row(r["model"], r["format"], r["precision"], r["strategy"], f"{r['export_s']:.2f}", f"{r['verify_s']:.2f}",
-                          f"{r['size_bytes'] / 1e6:.2f}", f"{r['max_abs_err']:.2e}", f"{r['max_rel_err']:.2e}")
+            table.add_row(
+                r["model"],
+                r["format"],
+                r["precision"],
+                r["strategy"],
+                f"{r['export_s']:.2f}",
+                f"{r['verify_s']:.2f}",
+                f"{r['size_bytes'] / 1e6:.2f}",
+                f"{r['max_abs_err']:.2e}",
+                f"{r['max_rel_err']:.2e}",
+            )
         elif "error" in r:
             table.add_row(r["model"], "-", r["precision"], "failed", "-", "-", "-", "-", "-")
     print_table(table, console)
@@ -96,13 +120,19 @@ def main(argv: list[str] | None = None) -> int:
     from builders.manifest import library_versions
 
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({
-        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "machine": {"node": platform.node(), "processor": platform.processor(), "python": platform.python_version()},
-        "versions": library_versions(),
-        "max_batch_size": args.max_batch_size,
-        "rows": rows,
-    }, indent=2) + "\n")
+    args.out.write_text(
+        json.dumps(
+            {
+                "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                "machine": {"node": platform.node(), "processor": platform.processor(), "python": platform.python_version()},
+                "versions": library_versions(),
+                "max_batch_size": args.max_batch_size,
+                "rows": rows,
+            },
+            indent=2,
+        )
+        + "\n"
+    )
     console.print(f"wrote {args.out}", markup=False)
     return 1 if any("error" in r for r in rows) else 0
 

@@ -65,15 +65,28 @@ def main(argv: list[str] | None = None) -> int:
     extra = {} if args.host_busy_threshold is None else {"host_busy_threshold_pct": args.host_busy_threshold}
     with tempfile.TemporaryDirectory(prefix="bench_repeat_") as tmp:
         root = Path(tmp)
-        build(BuildOptions(args.model, formats=tuple(args.formats.split(",")), repository=root / "repo",
-                           build_dir=root / "builds",
-                           grid=VariantGrid(counts=_ints(args.counts), queue_delays_us=delays,
-                                            max_batch_sizes=(args.max_batch_size,))))
+        build(
+            BuildOptions(
+                args.model,
+                formats=tuple(args.formats.split(",")),
+                repository=root / "repo",
+                build_dir=root / "builds",
+                grid=VariantGrid(counts=_ints(args.counts), queue_delays_us=delays, max_batch_sizes=(args.max_batch_size,)),
+            )
+        )
         sweeps = []
         for i in (1, 2):
             t0 = time.perf_counter()
-            run, _ = run_sweep(SweepOptions(ServerOptions(root / "repo", runtime="bundled"), concurrency=levels,
-                                            measure=measure, results_dir=root / "results", run_id=f"sweep{i}", **extra))
+            run, _ = run_sweep(
+                SweepOptions(
+                    ServerOptions(root / "repo", runtime="bundled"),
+                    concurrency=levels,
+                    measure=measure,
+                    results_dir=root / "results",
+                    run_id=f"sweep{i}",
+                    **extra,
+                )
+            )
             sweeps.append((run, time.perf_counter() - t0))
 
     tol = measure.stability_pct
@@ -84,32 +97,55 @@ def main(argv: list[str] | None = None) -> int:
             pts = run_points(run)[v.name]
             best, why = rank(pts, tol)
             flagged = sum(1 for lv in run.variant(v.name).levels if lv.status not in ("ok", "failed"))
-            picks.append({
-                "concurrency": best.concurrency if best else None,
-                "throughput_infer_per_s": round(best.get(THROUGHPUT), 1) if best else None,
-                "spread_infer_per_s": round(spread(best, tol), 1) if best else None,
-                "status": best.status if best else "failed", "why": why, "flagged_levels": flagged,
-                "host_busy_pct": [None if lv.host_busy_pct is None else round(lv.host_busy_pct)
-                                  for lv in run.variant(v.name).levels],
-            })
+            picks.append(
+                {
+                    "concurrency": best.concurrency if best else None,
+                    "throughput_infer_per_s": round(best.get(THROUGHPUT), 1) if best else None,
+                    "spread_infer_per_s": round(spread(best, tol), 1) if best else None,
+                    "status": best.status if best else "failed",
+                    "why": why,
+                    "flagged_levels": flagged,
+                    "host_busy_pct": [
+                        None if lv.host_busy_pct is None else round(lv.host_busy_pct) for lv in run.variant(v.name).levels
+                    ],
+                }
+            )
         a, b = picks
         agree = None
         if a["throughput_infer_per_s"] is not None and b["throughput_infer_per_s"] is not None:
             diff = abs(a["throughput_infer_per_s"] - b["throughput_infer_per_s"])
             agree = diff <= max(a["spread_infer_per_s"], b["spread_infer_per_s"])
-        rows.append({"variant": v.name, "sweep1": a, "sweep2": b, "agree_within_spread": agree,
-                     "difference_pct": None if agree is None else
-                     round((b["throughput_infer_per_s"] - a["throughput_infer_per_s"]) / a["throughput_infer_per_s"] * 100, 1)})
+        rows.append(
+            {
+                "variant": v.name,
+                "sweep1": a,
+                "sweep2": b,
+                "agree_within_spread": agree,
+                "difference_pct": None
+                if agree is None
+                else round((b["throughput_infer_per_s"] - a["throughput_infer_per_s"]) / a["throughput_infer_per_s"] * 100, 1),
+            }
+        )
 
     report = {
         "benchmark": "bench_repeatability",
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "host": {"machine": platform.machine(), "cpu_count": sweeps[0][0].environment.get("cpu_count"),
-                 "cpu": sweeps[0][0].environment.get("cpu")},
-        "grid": {"model": args.model, "formats": args.formats.split(","), "counts": list(_ints(args.counts)),
-                 "queue_delays_us": list(delays), "max_batch_size": args.max_batch_size, "concurrency": list(levels),
-                 "measurement_interval_ms": args.interval_ms, "max_trials": args.max_trials,
-                 "host_busy_threshold_pct": sweeps[0][0].settings.get("host_busy_threshold_pct")},
+        "host": {
+            "machine": platform.machine(),
+            "cpu_count": sweeps[0][0].environment.get("cpu_count"),
+            "cpu": sweeps[0][0].environment.get("cpu"),
+        },
+        "grid": {
+            "model": args.model,
+            "formats": args.formats.split(","),
+            "counts": list(_ints(args.counts)),
+            "queue_delays_us": list(delays),
+            "max_batch_size": args.max_batch_size,
+            "concurrency": list(levels),
+            "measurement_interval_ms": args.interval_ms,
+            "max_trials": args.max_trials,
+            "host_busy_threshold_pct": sweeps[0][0].settings.get("host_busy_threshold_pct"),
+        },
         "sweep_s": [round(s, 1) for _, s in sweeps],
         "variants": rows,
         "agree": sum(1 for r in rows if r["agree_within_spread"]),
@@ -118,8 +154,10 @@ def main(argv: list[str] | None = None) -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")
 
-    table = Table(title=f"two sweeps of {len(rows)} variants: {report['agree']} agree, {report['disagree']} disagree "
-                        f"(sweeps {report['sweep_s'][0]} s, {report['sweep_s'][1]} s)")
+    table = Table(
+        title=f"two sweeps of {len(rows)} variants: {report['agree']} agree, {report['disagree']} disagree "
+        f"(sweeps {report['sweep_s'][0]} s, {report['sweep_s'][1]} s)"
+    )
     for col in ("variant", "peak 1 (c) ± spread", "peak 2 (c) ± spread", "diff %", "agree", "flagged 1/2"):
         table.add_column(col)
 
@@ -130,10 +168,14 @@ def main(argv: list[str] | None = None) -> int:
         return f"{x['throughput_infer_per_s']:,.0f} (c={x['concurrency']}) ± {x['spread_infer_per_s']:,.0f}{mark}"
 
     for r in rows:
-        table.add_row(r["variant"], cell(r["sweep1"]), cell(r["sweep2"]),
-                      "—" if r["difference_pct"] is None else f"{r['difference_pct']:+.1f}",
-                      {True: "yes", False: "NO", None: "—"}[r["agree_within_spread"]],
-                      f"{r['sweep1']['flagged_levels']}/{r['sweep2']['flagged_levels']}")
+        table.add_row(
+            r["variant"],
+            cell(r["sweep1"]),
+            cell(r["sweep2"]),
+            "—" if r["difference_pct"] is None else f"{r['difference_pct']:+.1f}",
+            {True: "yes", False: "NO", None: "—"}[r["agree_within_spread"]],
+            f"{r['sweep1']['flagged_levels']}/{r['sweep2']['flagged_levels']}",
+        )
     Console(width=140).print(table)
     print(f"wrote {args.out}")
     return 0

@@ -36,11 +36,10 @@ def main(argv: list[str] | None = None) -> int:
 
     from rich.table import Table
 
-    from core.cli import print_table
-
     from builders.build import BuildOptions, build
     from builders.variants import VariantGrid
     from clients.server import ServerOptions
+    from core.cli import print_table
     from perf.analyzer import MeasureSettings
     from perf.sweep import SweepOptions, run_sweep
 
@@ -48,8 +47,15 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench_sweep_") as tmp:
         root = Path(tmp)
         t0 = time.perf_counter()
-        res = build(BuildOptions(args.model, formats=("onnx",), repository=root / "repo", build_dir=root / "builds",
-                                 grid=VariantGrid(counts=(1, 2), queue_delays_us=(None, 500), max_batch_sizes=(8,))))
+        res = build(
+            BuildOptions(
+                args.model,
+                formats=("onnx",),
+                repository=root / "repo",
+                build_dir=root / "builds",
+                grid=VariantGrid(counts=(1, 2), queue_delays_us=(None, 500), max_batch_sizes=(8,)),
+            )
+        )
         build_s = time.perf_counter() - t0
         per_variant: dict[str, float] = {}
         marks: dict[str, float] = {}
@@ -61,23 +67,39 @@ def main(argv: list[str] | None = None) -> int:
                 per_variant[e["variant"]] = time.perf_counter() - marks[e["variant"]]
 
         t1 = time.perf_counter()
-        run, run_dir = run_sweep(SweepOptions(ServerOptions(root / "repo", runtime="bundled"), concurrency=levels,
-                                              measure=MeasureSettings(measurement_interval_ms=args.interval_ms, max_trials=5,
-                                                                      unstable_retries=0),
-                                              results_dir=root / "results"), progress)
+        run, run_dir = run_sweep(
+            SweepOptions(
+                ServerOptions(root / "repo", runtime="bundled"),
+                concurrency=levels,
+                measure=MeasureSettings(measurement_interval_ms=args.interval_ms, max_trials=5, unstable_retries=0),
+                results_dir=root / "results",
+            ),
+            progress,
+        )
         sweep_s = time.perf_counter() - t1
 
     rows = [
-        {"variant": v.name, "concurrency": lv.concurrency, "throughput_infer_per_s": lv.throughput_infer_per_s,
-         "latency_p99_ms": lv.latency_p99_ms, "stable": lv.stable, "error": lv.error}
-        for v in run.variants for lv in v.levels
+        {
+            "variant": v.name,
+            "concurrency": lv.concurrency,
+            "throughput_infer_per_s": lv.throughput_infer_per_s,
+            "latency_p99_ms": lv.latency_p99_ms,
+            "stable": lv.stable,
+            "error": lv.error,
+        }
+        for v in run.variants
+        for lv in v.levels
     ]
     report = {
         "benchmark": "bench_sweep",
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "host": {"machine": platform.machine(), "cpu_count": run.environment.get("cpu_count"), "cpu": run.environment.get("cpu")},
-        "grid": {"model": args.model, "variants": res.manifest["variants"], "concurrency": list(levels),
-                 "measurement_interval_ms": args.interval_ms},
+        "grid": {
+            "model": args.model,
+            "variants": res.manifest["variants"],
+            "concurrency": list(levels),
+            "measurement_interval_ms": args.interval_ms,
+        },
         "build_s": round(build_s, 2),
         "sweep_s": round(sweep_s, 2),
         "variant_s": {k: round(v, 2) for k, v in per_variant.items()},
@@ -86,13 +108,20 @@ def main(argv: list[str] | None = None) -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")
 
-    table = Table(title=f"sweep of {len(run.variants)} variants x {len(levels)} levels: build {build_s:.1f} s, sweep {sweep_s:.1f} s")
+    table = Table(
+        title=f"sweep of {len(run.variants)} variants x {len(levels)} levels: build {build_s:.1f} s, sweep {sweep_s:.1f} s"
+    )
     for col in ("variant", "variant s", "c", "infer/s", "p99 ms", "stable"):
         table.add_column(col)
     for r in rows:
-        table.add_row(r["variant"], f"{per_variant.get(r['variant'], 0):.1f}", str(r["concurrency"]),
-                      f"{r['throughput_infer_per_s']:.0f}" if r["throughput_infer_per_s"] else "—",
-                      f"{r['latency_p99_ms']:.2f}" if r["latency_p99_ms"] else "—", "yes" if r["stable"] else "no")
+        table.add_row(
+            r["variant"],
+            f"{per_variant.get(r['variant'], 0):.1f}",
+            str(r["concurrency"]),
+            f"{r['throughput_infer_per_s']:.0f}" if r["throughput_infer_per_s"] else "—",
+            f"{r['latency_p99_ms']:.2f}" if r["latency_p99_ms"] else "—",
+            "yes" if r["stable"] else "no",
+        )
     print_table(table)
     print(f"wrote {args.out}")
     return 0

@@ -85,16 +85,25 @@ class ArtifactIO:
         return dataclasses.asdict(self)
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> "ArtifactIO":
+    def from_json(cls, d: dict[str, Any]) -> ArtifactIO:
         def tensors(ts: list[dict[str, Any]] | None) -> tuple[TensorIO, ...] | None:
             if ts is None:
                 return None
-            return tuple(TensorIO(t["name"], t.get("data_type"), tuple(t["shape"]) if t.get("shape") is not None else None)
-                         for t in ts)
+            return tuple(
+                TensorIO(t["name"], t.get("data_type"), tuple(t["shape"]) if t.get("shape") is not None else None) for t in ts
+            )
 
-        return cls(d["format"], tensors(d["inputs"]) or (), tensors(d.get("outputs")), bool(d.get("positional")),
-                   d.get("max_batch_size"), tuple(d.get("external_data") or ()), d.get("ir_version"), d.get("opset"),
-                   tuple(d.get("device_constants") or ()))
+        return cls(
+            d["format"],
+            tensors(d["inputs"]) or (),
+            tensors(d.get("outputs")),
+            bool(d.get("positional")),
+            d.get("max_batch_size"),
+            tuple(d.get("external_data") or ()),
+            d.get("ir_version"),
+            d.get("opset"),
+            tuple(d.get("device_constants") or ()),
+        )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -168,20 +177,27 @@ def inspect_artifact(fmt: str, path: str | Path, *, load: bool = False, timeout_
         return ArtifactRead(read_artifact_io(fmt, path), how="parsed in this process")
     what = {"torchscript": "TorchScript archive", "trt": "TensorRT plan"}.get(fmt, fmt)
     if not load:
-        return ArtifactRead(None, f"{what} not loaded: deserialising it can run code from the file; "
-                                  "pass --load-artifacts to read it in a separate process")
+        return ArtifactRead(
+            None,
+            f"{what} not loaded: deserialising it can run code from the file; "
+            "pass --load-artifacts to read it in a separate process",
+        )
     cmd = [sys.executable, "-m", "builders.artifact_io", fmt, str(path)]
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, check=False)
     except subprocess.TimeoutExpired:
-        raise ConfigError(f"reading {Path(path).name} took longer than {timeout_s:.0f} s (in a separate process)",
-                          hint="check the file; a plan or module that hangs on load will hang the server too") from None
+        raise ConfigError(
+            f"reading {Path(path).name} took longer than {timeout_s:.0f} s (in a separate process)",
+            hint="check the file; a plan or module that hangs on load will hang the server too",
+        ) from None
     try:
         doc = json.loads(p.stdout.strip().splitlines()[-1])
     except (json.JSONDecodeError, IndexError):
-        raise ConfigError(f"reading {Path(path).name} in a separate process failed (exit {p.returncode}): "
-                          f"{(p.stderr or p.stdout).strip()[-300:]}",
-                          hint="the file crashes the loader: re-export it") from None
+        raise ConfigError(
+            f"reading {Path(path).name} in a separate process failed (exit {p.returncode}): "
+            f"{(p.stderr or p.stdout).strip()[-300:]}",
+            hint="the file crashes the loader: re-export it",
+        ) from None
     if "error" in doc:
         raise ConfigError(doc["error"], hint=doc.get("hint"))
     if "skipped" in doc:
@@ -272,8 +288,13 @@ def _torchscript_io(path: Path) -> ArtifactIO:
             outputs = (TensorIO("__0"),)
         elif isinstance(ret, torch.TupleType) and all(isinstance(e, torch.TensorType) for e in ret.elements()):
             outputs = tuple(TensorIO(f"__{i}") for i in range(len(ret.elements())))
-    return ArtifactIO("torchscript", tuple(TensorIO(a) for a in args), outputs, positional=True,
-                      device_constants=tuple(device_constants(module)))
+    return ArtifactIO(
+        "torchscript",
+        tuple(TensorIO(a) for a in args),
+        outputs,
+        positional=True,
+        device_constants=tuple(device_constants(module)),
+    )
 
 
 def device_constants(module: Any) -> list[str]:
@@ -319,12 +340,16 @@ def _tensorrt_io(path: Path) -> ArtifactIO:
     try:
         engine = runtime.deserialize_cuda_engine(path.read_bytes())
     except Exception as e:  # a corrupt file or another TensorRT version
-        raise ConfigError(f"{path.name} is not a TensorRT engine this TensorRT ({trt.__version__}) can read: "
-                          f"{type(e).__name__}: {str(e)[:200]}",
-                          hint="rebuild the plan with the TensorRT version of the serving container") from None
+        raise ConfigError(
+            f"{path.name} is not a TensorRT engine this TensorRT ({trt.__version__}) can read: "
+            f"{type(e).__name__}: {str(e)[:200]}",
+            hint="rebuild the plan with the TensorRT version of the serving container",
+        ) from None
     if engine is None:
-        raise ConfigError(f"{path.name} is not a TensorRT engine this TensorRT ({trt.__version__}) can read",
-                          hint="rebuild the plan with the TensorRT version of the serving container")
+        raise ConfigError(
+            f"{path.name} is not a TensorRT engine this TensorRT ({trt.__version__}) can read",
+            hint="rebuild the plan with the TensorRT version of the serving container",
+        )
     inputs, outputs = [], []
     max_batch: int | None = None
     for i in range(engine.num_io_tensors):

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 
-
 @dataclasses.dataclass
 class Attempt:
     """One export strategy tried: its name, whether it worked, and the error if not.

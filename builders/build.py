@@ -5,17 +5,18 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from builders.artifacts import ExportResult, file_sha256
-from builders.export_chain import Verify, attempts_of
-from builders.input_draws import DRAWS, load_sample
 from builders.backends import DEFAULT_SERVING, servable
 from builders.config_checks import device_constant_problems
+from builders.export_chain import Verify, attempts_of
 from builders.export_onnx import export_onnx
 from builders.export_tensorrt import TIMING_CACHE_FILE, export_tensorrt
 from builders.export_torchscript import export_torchscript
+from builders.input_draws import DRAWS, load_sample
 from builders.manifest import MANIFEST, export_key, library_versions, read_manifest, reusable_export, weights_hash
 from builders.models import load_model
 from builders.outputs import infer_outputs, require_batch_first
@@ -27,8 +28,8 @@ from builders.verdicts import describe, overall
 from builders.verification import VERIFICATION_POLICY, error_summary, save_reference, verify_export
 from core import formats
 from core.errors import ConfigError, ExportError, PartialBuildError, ToolkitError
-from core.records import dropped_keys, write_record
 from core.naming import check_name
+from core.records import dropped_keys, write_record
 
 log = logging.getLogger(__name__)
 
@@ -144,7 +145,7 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
         raise ConfigError(
             f"{out} holds the build of model {name!r} from {old.source}; this build's model comes from {loaded.source}",
             hint=f"pass --name to build it under another name (e.g. --name {name}_{loaded.kind}), or --force to replace "
-                 f"the build of {old.source} (its variants in the repository are overwritten too)",
+            f"the build of {old.source} (its variants in the repository are overwritten too)",
         )
     out.mkdir(parents=True, exist_ok=True)
     versions = library_versions()
@@ -158,7 +159,8 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
     if served_formats and not plan.variants:
         raise ConfigError(
             "the variant grid is empty: every grid point was skipped ("
-            + "; ".join(dict.fromkeys(f"{sk.what}: {sk.reason}" for sk in plan.skipped)) + ")",
+            + "; ".join(dict.fromkeys(f"{sk.what}: {sk.reason}" for sk in plan.skipped))
+            + ")",
             hint="widen the grid, e.g. add --dynamic-batching off or a max_batch_size > 0 (see `builders variants`)",
         )
     manifest: dict[str, Any] = {
@@ -188,44 +190,86 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
     for fmt, precision in tasks:
         pdir = out if precision == "fp32" else out / precision
         devices = _devices(fmt, precision, plan.variants)
-        key = export_key(fmt, precision, spec, weights + loaded.fingerprint, versions, max_mbs, rtol=opts.rtol,
-                         opset=opts.opset, external_data_threshold_bytes=opts.external_data_threshold_bytes,
-                         workspace_bytes=opts.workspace_bytes, verification={**verification, "devices": devices})
+        key = export_key(
+            fmt,
+            precision,
+            spec,
+            weights + loaded.fingerprint,
+            versions,
+            max_mbs,
+            rtol=opts.rtol,
+            opset=opts.opset,
+            external_data_threshold_bytes=opts.external_data_threshold_bytes,
+            workspace_bytes=opts.workspace_bytes,
+            verification={**verification, "devices": devices},
+        )
         reused = reusable_export(old, key, pdir / formats.get(fmt).file) if not opts.force else None
         if reused is not None and reused.status is not None:  # an export verified before verdicts is verified again
             say(f"{fmt} {precision}: unchanged, reusing {pdir / formats.get(fmt).file}")
-            result = ExportResult(fmt, pdir / formats.get(fmt).file, precision, reused.strategy,
-                                  list(reused.attempts), reused.export_s, reused.extra, list(reused.tracer_warnings))
+            result = ExportResult(
+                fmt,
+                pdir / formats.get(fmt).file,
+                precision,
+                reused.strategy,
+                list(reused.attempts),
+                reused.export_s,
+                reused.extra,
+                list(reused.tracer_warnings),
+            )
             record = reused.model_copy(update={"reused": True}).model_dump(mode="json")
         else:
             verdicts: list[dict[str, Any]] = []
 
-            def verify(r: ExportResult, devices: tuple[str, ...] = devices) -> None:
+            def verify(
+                r: ExportResult,
+                devices: tuple[str, ...] = devices,
+                fmt: str = fmt,
+                precision: str = precision,
+                verdicts: list[dict[str, Any]] = verdicts,
+            ) -> None:
                 # a device the trace froze another device into is not served (skipped below), so not verified
                 devices = tuple(d for d in devices if not _device_refusal(r, d)) or ("cpu",)
-                say(f"{fmt} {precision}: exported via {r.strategy} in {r.export_s:.1f} s; verifying against eager PyTorch "
-                    f"on {', '.join(devices)} ({len(DRAWS)} input draws per point)")
+                say(
+                    f"{fmt} {precision}: exported via {r.strategy} in {r.export_s:.1f} s; verifying against eager PyTorch "
+                    f"on {', '.join(devices)} ({len(DRAWS)} input draws per point)"
+                )
                 _show_tracer_warnings(say, f"{fmt} {precision}", r)
                 verdicts[:] = verify_export(r, module, spec, max_mbs, opts.rtol, devices, sample)
 
             try:
                 if fmt == "trt" and ("onnx", "fp32") not in exported:
-                    raise ExportError("not built: TensorRT plans are built from the fp32 ONNX export, which failed (listed above)",
-                                      hint="fix the ONNX export first")
+                    raise ExportError(
+                        "not built: TensorRT plans are built from the fp32 ONNX export, which failed (listed above)",
+                        hint="fix the ONNX export first",
+                    )
                 say(f"{fmt} {precision}: exporting")
                 result = _export(fmt, module, spec, pdir, precision, opts, exported, out, verify)
             except ToolkitError as e:
-                manifest["exports"].append({"format": fmt, "precision": precision, "failed": e.stage, "error": str(e),
-                                            "attempts": [dataclasses.asdict(a) for a in attempts_of(e)]})
+                manifest["exports"].append(
+                    {
+                        "format": fmt,
+                        "precision": precision,
+                        "failed": e.stage,
+                        "error": str(e),
+                        "attempts": [dataclasses.asdict(a) for a in attempts_of(e)],
+                    }
+                )
                 _write_manifest(mpath, manifest)
                 e.log_path = e.log_path or str(mpath)
                 failures.append((fmt, precision, e))  # this export fails; the others go on (their variants are written)
                 say(f"{fmt} {precision}: FAILED ({e.stage}): {e.message.splitlines()[0]}")
                 continue
             points = [p for v in verdicts for p in v.pop("points")]
-            record = {**result.to_json(), "reused": False, "verify_s": round(sum(v["verify_s"] for v in verdicts), 3),
-                      "verification": points, "errors": error_summary(points), "verified_on": verdicts[0]["verified_on"],
-                      "status": overall([v["status"] for v in verdicts]), "verdicts": verdicts}
+            record = {
+                **result.to_json(),
+                "reused": False,
+                "verify_s": round(sum(v["verify_s"] for v in verdicts), 3),
+                "verification": points,
+                "errors": error_summary(points),
+                "verified_on": verdicts[0]["verified_on"],
+                "status": overall([v["status"] for v in verdicts]),
+                "verdicts": verdicts,
+            }
         record["key"] = key
         manifest["exports"].append(record)
         exported[(fmt, precision)] = result
@@ -233,8 +277,12 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
     if failures and not any(f in opts.formats for f, _ in exported):  # nothing asked for was built
         if len(failures) == 1:
             raise failures[0][2]
-        raise PartialBuildError(f"every export failed: {_failure_lines(failures)}", failed=failures, log_path=str(mpath),
-                                hint="nothing was written to the repository; fix the first error above")
+        raise PartialBuildError(
+            f"every export failed: {_failure_lines(failures)}",
+            failed=failures,
+            log_path=str(mpath),
+            hint="nothing was written to the repository; fix the first error above",
+        )
 
     variant_dirs = []
     entries = []
@@ -267,8 +315,11 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
         raise PartialBuildError(
             f"{len(failures)} of {len(tasks)} exports failed: {_failure_lines(failures)}; the {len(variant_dirs)} variants "
             f"of the {len(exported)} that passed ({', '.join(f'{f} {p}' for f, p in exported)}) were written to {opts.repository}",
-            result=built, failed=failures, log_path=str(mpath),
-            hint="fix or drop the failed format/precision (e.g. another --precision), or use the variants written")
+            result=built,
+            failed=failures,
+            log_path=str(mpath),
+            hint="fix or drop the failed format/precision (e.g. another --precision), or use the variants written",
+        )
     return built
 
 
@@ -319,16 +370,32 @@ def _tasks(formats: tuple[str, ...], precisions: tuple[str, ...]) -> list[tuple[
     return tasks
 
 
-def _export(fmt: str, module: Any, spec: ModelSpec, pdir: Path, precision: str, opts: BuildOptions,
-            done: dict[tuple[str, str], ExportResult], out: Path, verify: Verify) -> ExportResult:
+def _export(
+    fmt: str,
+    module: Any,
+    spec: ModelSpec,
+    pdir: Path,
+    precision: str,
+    opts: BuildOptions,
+    done: dict[tuple[str, str], ExportResult],
+    out: Path,
+    verify: Verify,
+) -> ExportResult:
     """Export one (format, precision), through its strategies until one verifies."""
     mbs = max(opts.grid.max_batch_sizes)
     if fmt == "torchscript":
         return export_torchscript(module, spec, pdir, precision, verify=verify)
     if fmt == "onnx":
         return export_onnx(module, spec, pdir, precision, opts.opset, mbs, opts.external_data_threshold_bytes, verify=verify)
-    plan = export_tensorrt(done[("onnx", "fp32")].path, spec, pdir, precision, mbs,
-                           opts.workspace_bytes, opts.timing_cache or out / TIMING_CACHE_FILE)
+    plan = export_tensorrt(
+        done[("onnx", "fp32")].path,
+        spec,
+        pdir,
+        precision,
+        mbs,
+        opts.workspace_bytes,
+        opts.timing_cache or out / TIMING_CACHE_FILE,
+    )
     verify(plan)
     return plan
 
@@ -353,8 +420,10 @@ def _device_refusal(result: ExportResult, device: str) -> str | None:
 def _show_tracer_warnings(say: Progress, what: str, result: ExportResult) -> None:
     """Show an export's tracer warnings once (they are kept in the manifest)."""
     if result.tracer_warnings:
-        say(f"{what}: torch.jit traced {result.strategy} with {len(result.tracer_warnings)} warning(s), "
-            f"recorded in the manifest; first: {result.tracer_warnings[0]}")
+        say(
+            f"{what}: torch.jit traced {result.strategy} with {len(result.tracer_warnings)} warning(s), "
+            f"recorded in the manifest; first: {result.tracer_warnings[0]}"
+        )
 
 
 def _verdict_line(record: dict[str, Any]) -> str:
@@ -363,9 +432,12 @@ def _verdict_line(record: dict[str, Any]) -> str:
     worst = max((o["max_rel_err"] for o in errors.values()), default=0.0)
     worst_abs = max((o["max_abs_err"] for o in errors.values()), default=0.0)
     on = ", ".join(f"{v['verified_on']['runner']} on {v['verified_on']['device']}" for v in record.get("verdicts", []))
-    status = describe(record["status"], record["precision"], next(
-        (v["verified_on"]["device"] for v in record.get("verdicts", []) if v["status"] == record["status"]), "cpu"))
-    return (f"{status} (strategy {record['strategy']}, verified by {on or 'nothing'}, "
-            f"max abs err {worst_abs:.2e}, max rel err {worst:.2e})")
-
-
+    status = describe(
+        record["status"],
+        record["precision"],
+        next((v["verified_on"]["device"] for v in record.get("verdicts", []) if v["status"] == record["status"]), "cpu"),
+    )
+    return (
+        f"{status} (strategy {record['strategy']}, verified by {on or 'nothing'}, "
+        f"max abs err {worst_abs:.2e}, max rel err {worst:.2e})"
+    )

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from builders.spec import ModelSpec, TensorSpec
 from core.errors import ModelSpecError
+
 
 @dataclasses.dataclass(frozen=True)
 class BuiltinModel:
@@ -75,7 +77,8 @@ def _cnn_class() -> type:
             self.bn2 = nn.BatchNorm2d(cout)
             self.down = (
                 nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
-                if stride != 1 or cin != cout else nn.Identity()
+                if stride != 1 or cin != cout
+                else nn.Identity()
             )
 
         def forward(self, x: torch.Tensor) -> torch.Tensor:

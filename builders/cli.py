@@ -7,28 +7,30 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import click
 
 from builders import build as build_api
 from builders.backends import DEFAULT_SERVING, LEGACY_SERVINGS, SERVINGS, servable
+from builders.builtin_models import get_builtin
 from builders.export_tensorrt import TIMING_CACHE_FILE, trtexec_command
 from builders.records import MANIFEST_FILE, MANIFEST_KIND, BuildManifest, FailedExport
-from builders.verdicts import describe
-from builders.builtin_models import get_builtin
 from builders.spec import ModelSpec
 from builders.triton_releases import release
 from builders.validate import relative, summary
 from builders.validate import validate as validate_run
 from builders.variants import KINDS, VariantGrid, parse_queue_delays
-from core.cli import console as make_console, group, list_option, print_table, run_cli, verbosity_option
+from builders.verdicts import describe
+from core.cli import console as make_console
+from core.cli import group, list_option, print_table, run_cli, verbosity_option
 from core.errors import ConfigError, PartialBuildError, ToolkitError
-from core.records import load_record
 from core.formats import FORMAT_NAMES
 from core.naming import WARMUPS
 from core.precision import PRECISION_NAMES, TRT_ACCELERATOR_PRECISIONS
+from core.records import load_record
 
 
 def serving_option(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -40,20 +42,33 @@ def serving_option(fn: Callable[..., Any]) -> Callable[..., Any]:
     meanings is a usage error.
     """
 
-    @click.option("--serving", type=click.Choice(SERVINGS), default=None,
-                  help=f"How variants are served: python (a python-backend model.py running the export; what the bundled "
-                       f"CPU server serves) or native (pytorch_libtorch / onnxruntime_onnx / tensorrt_plan). [default: {DEFAULT_SERVING}]")
-    @click.option("--runtime", "legacy_runtime", type=click.Choice(sorted(LEGACY_SERVINGS)), default=None,
-                  help="Deprecated alias of --serving (bundled = python, native = native); removed in the next release.")
+    @click.option(
+        "--serving",
+        type=click.Choice(SERVINGS),
+        default=None,
+        help=f"How variants are served: python (a python-backend model.py running the export; what the bundled "
+        f"CPU server serves) or native (pytorch_libtorch / onnxruntime_onnx / tensorrt_plan). [default: {DEFAULT_SERVING}]",
+    )
+    @click.option(
+        "--runtime",
+        "legacy_runtime",
+        type=click.Choice(sorted(LEGACY_SERVINGS)),
+        default=None,
+        help="Deprecated alias of --serving (bundled = python, native = native); removed in the next release.",
+    )
     @functools.wraps(fn)
     def wrapper(*args: Any, serving: str | None, legacy_runtime: str | None, **kwargs: Any) -> Any:
         if legacy_runtime is not None:
             mapped = LEGACY_SERVINGS[legacy_runtime]
             if serving is not None and serving != mapped:
-                raise click.BadParameter(f"--runtime {legacy_runtime} (deprecated) means --serving {mapped}, "
-                                         f"but --serving {serving} was given too; drop --runtime")
-            msg = (f"--runtime {legacy_runtime} is deprecated for the build and will be removed in the next release: "
-                   f"use --serving {mapped}")
+                raise click.BadParameter(
+                    f"--runtime {legacy_runtime} (deprecated) means --serving {mapped}, "
+                    f"but --serving {serving} was given too; drop --runtime"
+                )
+            msg = (
+                f"--runtime {legacy_runtime} is deprecated for the build and will be removed in the next release: "
+                f"use --serving {mapped}"
+            )
             click.secho(f"warning: {msg}", fg="yellow", err=True)
             serving = mapped
         return fn(*args, serving=serving or DEFAULT_SERVING, **kwargs)
@@ -86,28 +101,81 @@ def grid_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     warmup", "no TensorRT accelerator".
     """
 
-    @list_option("--instance-kind", "kinds", item=click.Choice(KINDS), default=("cpu",),
-                 help="Instance kind(s): cpu (KIND_CPU), gpu (KIND_GPU), auto (gpu where the server has a GPU, else cpu). "
-                      "KIND_GPU variants are skipped (and listed) where the server has no GPU.")
-    @list_option("--instance-counts", item=click.IntRange(1), default=(1, 2), metavar="N[,N...]",
-                 help="instance_group count values.")
-    @list_option("--dynamic-batching", "batching", item=_queue_delay, default=("off", 500), metavar="off|US[,...]",
-                 help="Dynamic batching: off and/or max_queue_delay_microseconds values (µs), e.g. off,100,500.")
-    @list_option("--preferred-batch-sizes", item=click.IntRange(1), metavar="N[,N...]",
-                 help="dynamic_batching.preferred_batch_size values, e.g. 8,16 [default: none: the batcher's own choice].")
-    @list_option("--max-batch-sizes", item=click.IntRange(0), default=(64,), metavar="N[,N...]",
-                 help="max_batch_size values, e.g. 0,16,64 (0 = no batch axis).")
-    @list_option("--gpus", item=click.IntRange(0), metavar="ID[,ID...]", help="GPU ids for KIND_GPU instance groups, e.g. 0,1 [default: all].")
-    @list_option("--warmup", "warmups", item=off_or(click.Choice(WARMUPS)), default=("off",), metavar="off|random|zero[,...]",
-                 help="Model warmup settings (Triton model_warmup with random or zero data), e.g. off,zero.")
-    @list_option("--trt-accelerator", "accelerators", item=off_or(click.Choice(TRT_ACCELERATOR_PRECISIONS)), default=("off",),
-                 metavar="off|fp32|fp16[,...]", help="ONNX on KIND_GPU: onnxruntime's TensorRT execution accelerator (precision_mode).")
-    @click.option("--server-gpu/--no-server-gpu", "server_gpu", default=None, show_default=False,
-                  help="Whether the server that loads the repository has a GPU [default: whether this host has one].")
+    @list_option(
+        "--instance-kind",
+        "kinds",
+        item=click.Choice(KINDS),
+        default=("cpu",),
+        help="Instance kind(s): cpu (KIND_CPU), gpu (KIND_GPU), auto (gpu where the server has a GPU, else cpu). "
+        "KIND_GPU variants are skipped (and listed) where the server has no GPU.",
+    )
+    @list_option(
+        "--instance-counts", item=click.IntRange(1), default=(1, 2), metavar="N[,N...]", help="instance_group count values."
+    )
+    @list_option(
+        "--dynamic-batching",
+        "batching",
+        item=_queue_delay,
+        default=("off", 500),
+        metavar="off|US[,...]",
+        help="Dynamic batching: off and/or max_queue_delay_microseconds values (µs), e.g. off,100,500.",
+    )
+    @list_option(
+        "--preferred-batch-sizes",
+        item=click.IntRange(1),
+        metavar="N[,N...]",
+        help="dynamic_batching.preferred_batch_size values, e.g. 8,16 [default: none: the batcher's own choice].",
+    )
+    @list_option(
+        "--max-batch-sizes",
+        item=click.IntRange(0),
+        default=(64,),
+        metavar="N[,N...]",
+        help="max_batch_size values, e.g. 0,16,64 (0 = no batch axis).",
+    )
+    @list_option(
+        "--gpus",
+        item=click.IntRange(0),
+        metavar="ID[,ID...]",
+        help="GPU ids for KIND_GPU instance groups, e.g. 0,1 [default: all].",
+    )
+    @list_option(
+        "--warmup",
+        "warmups",
+        item=off_or(click.Choice(WARMUPS)),
+        default=("off",),
+        metavar="off|random|zero[,...]",
+        help="Model warmup settings (Triton model_warmup with random or zero data), e.g. off,zero.",
+    )
+    @list_option(
+        "--trt-accelerator",
+        "accelerators",
+        item=off_or(click.Choice(TRT_ACCELERATOR_PRECISIONS)),
+        default=("off",),
+        metavar="off|fp32|fp16[,...]",
+        help="ONNX on KIND_GPU: onnxruntime's TensorRT execution accelerator (precision_mode).",
+    )
+    @click.option(
+        "--server-gpu/--no-server-gpu",
+        "server_gpu",
+        default=None,
+        show_default=False,
+        help="Whether the server that loads the repository has a GPU [default: whether this host has one].",
+    )
     @functools.wraps(fn)
-    def wrapper(*args: Any, kinds: tuple[str, ...], instance_counts: tuple[int, ...], batching: tuple[int | None, ...],
-                preferred_batch_sizes: tuple[int, ...], max_batch_sizes: tuple[int, ...], gpus: tuple[int, ...],
-                warmups: tuple[str | None, ...], accelerators: tuple[str | None, ...], server_gpu: bool | None, **kwargs: Any) -> Any:
+    def wrapper(
+        *args: Any,
+        kinds: tuple[str, ...],
+        instance_counts: tuple[int, ...],
+        batching: tuple[int | None, ...],
+        preferred_batch_sizes: tuple[int, ...],
+        max_batch_sizes: tuple[int, ...],
+        gpus: tuple[int, ...],
+        warmups: tuple[str | None, ...],
+        accelerators: tuple[str | None, ...],
+        server_gpu: bool | None,
+        **kwargs: Any,
+    ) -> Any:
         grid = VariantGrid(
             kinds=kinds or ("cpu",),
             counts=instance_counts or (1,),
@@ -126,10 +194,20 @@ def grid_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 def format_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``--format`` and ``--precision`` (comma lists or repeated), shared by ``build`` and ``variants``."""
-    fn = list_option("--precision", "precisions", item=click.Choice(PRECISION_NAMES), default=("fp32",),
-                     help="Precision(s) to export and verify, e.g. fp32,fp16.")(fn)
-    return list_option("--format", "formats", item=click.Choice([*FORMAT_NAMES, "all"]), default=("torchscript", "onnx"),
-                       help="Export format(s), e.g. torchscript,onnx; all = every format.")(fn)
+    fn = list_option(
+        "--precision",
+        "precisions",
+        item=click.Choice(PRECISION_NAMES),
+        default=("fp32",),
+        help="Precision(s) to export and verify, e.g. fp32,fp16.",
+    )(fn)
+    return list_option(
+        "--format",
+        "formats",
+        item=click.Choice([*FORMAT_NAMES, "all"]),
+        default=("torchscript", "onnx"),
+        help="Export format(s), e.g. torchscript,onnx; all = every format.",
+    )(fn)
 
 
 SUMMARY_COLUMNS = ("format", "precision", "strategy", "verified on", "worst error per output", "status")
@@ -141,8 +219,12 @@ def summary_rows(manifest: BuildManifest) -> list[list[str]]:
     rows = []
     for e in manifest.exports:
         if isinstance(e, FailedExport):
-            tried = "; ".join(f"{a.strategy}: {'verification' if a.stage == 'verify' else 'export'} failed"
-                              for a in e.attempts if not a.ok) or "-"
+            tried = (
+                "; ".join(
+                    f"{a.strategy}: {'verification' if a.stage == 'verify' else 'export'} failed" for a in e.attempts if not a.ok
+                )
+                or "-"
+            )
             rows.append([e.format, e.precision, tried, "-", "-", f"failed ({e.failed})"])
             continue
         verdicts = e.verdicts or []
@@ -150,8 +232,16 @@ def summary_rows(manifest: BuildManifest) -> list[list[str]]:
             rows.append([e.format, e.precision, e.strategy, "-", _errors(e.errors), "unknown (older build)"])
         for v in verdicts:
             on = f"{v.verified_on.runner} ({v.verified_on.device}, computes in {v.verified_on.computes_in})"
-            rows.append([e.format, e.precision, e.strategy, on, _errors(v.errors) if v.errors else "-",
-                         describe(v.status, e.precision, v.verified_on.device)])
+            rows.append(
+                [
+                    e.format,
+                    e.precision,
+                    e.strategy,
+                    on,
+                    _errors(v.errors) if v.errors else "-",
+                    describe(v.status, e.precision, v.verified_on.device),
+                ]
+            )
     return rows
 
 
@@ -167,9 +257,13 @@ def print_build_summary(manifest: BuildManifest) -> None:
     from tabulate import tabulate
 
     rows = summary_rows(manifest)
-    reasons = dict.fromkeys(f"{e.format} {e.precision}: {describe(v.status, e.precision, v.verified_on.device)}: {v.reason}"
-                            for e in manifest.exports if not isinstance(e, FailedExport)
-                            for v in e.verdicts if v.reason)
+    reasons = dict.fromkeys(
+        f"{e.format} {e.precision}: {describe(v.status, e.precision, v.verified_on.device)}: {v.reason}"
+        for e in manifest.exports
+        if not isinstance(e, FailedExport)
+        for v in e.verdicts
+        if v.reason
+    )
     console = make_console(stderr=False)
     if console.is_terminal:
         table = Table(title=f"build of {escape(manifest.model)}")
@@ -199,46 +293,117 @@ def cli() -> None:
 
 
 @cli.command()
-@click.option("--model", "model", default="mlp",
-              help="Built-in model (mlp, cnn, encoder, tiny), package.module:factory returning an nn.Module, "
-                   "or a model file: .pt (TorchScript) or .pt2 (torch.export). User models need --spec or --input. "
-                   "The current directory is importable (as with python -m): --model mymodel:make finds ./mymodel.py.")
-@click.option("--name", default=None, show_default=False,
-              help="Model name: the build folder BUILD_DIR/NAME and the first part of every variant name "
-                   "[default: the built-in's name, the factory's function name, or the model file's stem].")
-@click.option("--spec", "spec_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="JSON input spec: input names, per-sample shapes with named dynamic axes, dtypes, value ranges "
-                   "(`builders spec --example` prints one).")
-@click.option("--input", "inputs", multiple=True, metavar="NAME:DTYPE:SHAPE[:LOW..HIGH]",
-              help="One model input, in forward() order (repeat), e.g. input_ids:int64:seq:0..30521 or pixels:float32:3,224,224.")
-@click.option("--output", "outputs", multiple=True, metavar="NAME",
-              help="Output names in the order forward() returns them, tuple/dict outputs flattened (repeat).")
-@click.option("--dynamic-axis", "axes", multiple=True, metavar="AXIS=MIN,OPT,MAX",
-              help="Range of a named dynamic axis used in --input shapes, e.g. seq=1,64,128 (repeat).")
+@click.option(
+    "--model",
+    "model",
+    default="mlp",
+    help="Built-in model (mlp, cnn, encoder, tiny), package.module:factory returning an nn.Module, "
+    "or a model file: .pt (TorchScript) or .pt2 (torch.export). User models need --spec or --input. "
+    "The current directory is importable (as with python -m): --model mymodel:make finds ./mymodel.py.",
+)
+@click.option(
+    "--name",
+    default=None,
+    show_default=False,
+    help="Model name: the build folder BUILD_DIR/NAME and the first part of every variant name "
+    "[default: the built-in's name, the factory's function name, or the model file's stem].",
+)
+@click.option(
+    "--spec",
+    "spec_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="JSON input spec: input names, per-sample shapes with named dynamic axes, dtypes, value ranges "
+    "(`builders spec --example` prints one).",
+)
+@click.option(
+    "--input",
+    "inputs",
+    multiple=True,
+    metavar="NAME:DTYPE:SHAPE[:LOW..HIGH]",
+    help="One model input, in forward() order (repeat), e.g. input_ids:int64:seq:0..30521 or pixels:float32:3,224,224.",
+)
+@click.option(
+    "--output",
+    "outputs",
+    multiple=True,
+    metavar="NAME",
+    help="Output names in the order forward() returns them, tuple/dict outputs flattened (repeat).",
+)
+@click.option(
+    "--dynamic-axis",
+    "axes",
+    multiple=True,
+    metavar="AXIS=MIN,OPT,MAX",
+    help="Range of a named dynamic axis used in --input shapes, e.g. seq=1,64,128 (repeat).",
+)
 @format_options
 @grid_options
 @serving_option
-@click.option("--repository", type=click.Path(file_okay=False, path_type=Path), default=Path("model_repository"),
-              help="Model repository the variants are written to (one folder per variant, plus index.json).")
-@click.option("--build-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("builds"), show_default=True,
-              help="Artifacts, manifest.json and reference.npz go to BUILD_DIR/<model>.")
+@click.option(
+    "--repository",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("model_repository"),
+    help="Model repository the variants are written to (one folder per variant, plus index.json).",
+)
+@click.option(
+    "--build-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("builds"),
+    show_default=True,
+    help="Artifacts, manifest.json and reference.npz go to BUILD_DIR/<model>.",
+)
 @click.option("--opset", type=int, default=18, show_default=True, help="ONNX opset version.")
-@click.option("--rtol", "rtols", multiple=True, metavar="OUTPUT=VALUE",
-              help="Relative tolerance of one output, e.g. logits=1e-3 (repeat) [default: by precision: fp32 1e-4, fp16/bf16 1e-2].")
-@click.option("--sample", "sample_path", type=click.Path(dir_okay=False, exists=True, path_type=Path),
-              help="Your own inputs (.npz, one array per input name, batch axis first), verified beside the generated draws.")
+@click.option(
+    "--rtol",
+    "rtols",
+    multiple=True,
+    metavar="OUTPUT=VALUE",
+    help="Relative tolerance of one output, e.g. logits=1e-3 (repeat) [default: by precision: fp32 1e-4, fp16/bf16 1e-2].",
+)
+@click.option(
+    "--sample",
+    "sample_path",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="Your own inputs (.npz, one array per input name, batch axis first), verified beside the generated draws.",
+)
 @click.option("--workspace-mib", type=int, default=4096, show_default=True, help="TensorRT builder workspace limit (MiB).")
-@click.option("--timing-cache", type=click.Path(dir_okay=False, path_type=Path),
-              help="TensorRT timing cache file, reused across builds [default: BUILD_DIR/<model>/trt_timing.cache].")
-@click.option("--print-trtexec", is_flag=True,
-              help="Build the ONNX export, then print the trtexec command that builds the TensorRT plan inside the target Triton container.")
-@click.option("--force", is_flag=True,
-              help="Re-export even when an identical build exists, and replace a build of the same name made from another source.")
+@click.option(
+    "--timing-cache",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="TensorRT timing cache file, reused across builds [default: BUILD_DIR/<model>/trt_timing.cache].",
+)
+@click.option(
+    "--print-trtexec",
+    is_flag=True,
+    help="Build the ONNX export, then print the trtexec command that builds the TensorRT plan inside the target Triton container.",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Re-export even when an identical build exists, and replace a build of the same name made from another source.",
+)
 @verbosity_option
-def build(model: str, name: str | None, spec_path: Path | None, inputs: tuple[str, ...], outputs: tuple[str, ...], axes: tuple[str, ...],
-          formats: tuple[str, ...], precisions: tuple[str, ...], grid: Any, serving: str, repository: Path, build_dir: Path,
-          opset: int, rtols: tuple[str, ...], sample_path: Path | None, workspace_mib: int, timing_cache: Path | None, print_trtexec: bool,
-          force: bool) -> None:
+def build(
+    model: str,
+    name: str | None,
+    spec_path: Path | None,
+    inputs: tuple[str, ...],
+    outputs: tuple[str, ...],
+    axes: tuple[str, ...],
+    formats: tuple[str, ...],
+    precisions: tuple[str, ...],
+    grid: Any,
+    serving: str,
+    repository: Path,
+    build_dir: Path,
+    opset: int,
+    rtols: tuple[str, ...],
+    sample_path: Path | None,
+    workspace_mib: int,
+    timing_cache: Path | None,
+    print_trtexec: bool,
+    force: bool,
+) -> None:
     """Export MODEL, verify every export against eager PyTorch, and write the variant grid."""
     from rich.markup import escape
 
@@ -265,10 +430,26 @@ def build(model: str, name: str | None, spec_path: Path | None, inputs: tuple[st
         fmts = fmts if "onnx" in fmts else (*fmts, "onnx")
         build_precisions = tuple(dict.fromkeys(("fp32", *precisions)))
     console = make_console()
-    opts = build_api.BuildOptions(model, spec_path, fmts, build_precisions, grid, serving, repository, build_dir, opset, rtol, force,
-                                  spec=spec, workspace_bytes=workspace_mib << 20, timing_cache=timing_cache, name=name,
-                                  sample_path=sample_path)
+    opts = build_api.BuildOptions(
+        model,
+        spec_path,
+        fmts,
+        build_precisions,
+        grid,
+        serving,
+        repository,
+        build_dir,
+        opset,
+        rtol,
+        force,
+        spec=spec,
+        workspace_bytes=workspace_mib << 20,
+        timing_cache=timing_cache,
+        name=name,
+        sample_path=sample_path,
+    )
     with console.status("building...") as status:
+
         def progress(msg: str) -> None:
             status.update(escape(msg))
             console.log(escape(msg))
@@ -291,9 +472,17 @@ def build(model: str, name: str | None, spec_path: Path | None, inputs: tuple[st
         onnx_path = result.manifest_path.parent / "model.onnx"  # plans of every precision are built from the fp32 ONNX
         cache = timing_cache or result.manifest_path.parent / TIMING_CACHE_FILE
         for precision in precisions:
-            click.echo(trtexec_command(onnx_path, built, result.manifest["max_batch_size"], precision,
-                                       onnx_path.parent / ("" if precision == "fp32" else precision) / "model.plan",
-                                       workspace_bytes=workspace_mib << 20, timing_cache=cache))
+            click.echo(
+                trtexec_command(
+                    onnx_path,
+                    built,
+                    result.manifest["max_batch_size"],
+                    precision,
+                    onnx_path.parent / ("" if precision == "fp32" else precision) / "model.plan",
+                    workspace_bytes=workspace_mib << 20,
+                    timing_cache=cache,
+                )
+            )
 
 
 @cli.command()
@@ -315,9 +504,27 @@ def variants(model: str, formats: tuple[str, ...], precisions: tuple[str, ...], 
     for col in ("format", "precision", "instance group", "dynamic batching", "max_batch_size", "warmup", "ORT-TRT"):
         table.add_column(col)
     for v in plan.variants:
-        db = f"on, {v.max_queue_delay_us} µs" + (f", preferred {list(v.preferred_batch_sizes)}" if v.preferred_batch_sizes else "") if v.dynamic_batching else "off"
+        db = (
+            f"on, {v.max_queue_delay_us} µs" + (f", preferred {list(v.preferred_batch_sizes)}" if v.preferred_batch_sizes else "")
+            if v.dynamic_batching
+            else "off"
+        )
         group = f"KIND_{v.kind.upper()} x{v.count}" + (f" gpus {list(v.gpus)}" if v.gpus else "")
-        table.add_row(*(escape(str(x)) for x in (v.name, v.format, v.precision, group, db, v.max_batch_size, v.warmup or "off", v.trt_accelerator or "off")))
+        table.add_row(
+            *(
+                escape(str(x))
+                for x in (
+                    v.name,
+                    v.format,
+                    v.precision,
+                    group,
+                    db,
+                    v.max_batch_size,
+                    v.warmup or "off",
+                    v.trt_accelerator or "off",
+                )
+            )
+        )
     console = Console()
     print_table(table, console)
     if not servable("trt", serving) and "trt" in _formats(formats):
@@ -325,22 +532,35 @@ def variants(model: str, formats: tuple[str, ...], precisions: tuple[str, ...], 
     for s in plan.skipped:
         console.print(escape(f"skipped {s.what}: {s.reason}"))
     if not plan.variants:
-        raise ConfigError("the variant grid is empty: every grid point was skipped (listed above)",
-                          hint="widen the grid, e.g. add --dynamic-batching off or a max_batch_size > 0")
+        raise ConfigError(
+            "the variant grid is empty: every grid point was skipped (listed above)",
+            hint="widen the grid, e.g. add --dynamic-batching off or a max_batch_size > 0",
+        )
 
 
 @cli.command()
 @click.argument("path", type=click.Path(path_type=Path))
-@click.option("--server-gpu/--no-server-gpu", "server_gpu", default=None,
-              help="Whether the server has a GPU: --no-server-gpu reports KIND_GPU instance groups (default: not checked).")
+@click.option(
+    "--server-gpu/--no-server-gpu",
+    "server_gpu",
+    default=None,
+    help="Whether the server has a GPU: --no-server-gpu reports KIND_GPU instance groups (default: not checked).",
+)
 @click.option("--no-artifacts", is_flag=True, help="Do not open model files to compare their inputs and outputs with the config.")
-@click.option("--load-artifacts", is_flag=True,
-              help="Also load TorchScript archives and TensorRT plans (in a separate process): loading them can run code "
-                   "from the file, so by default only ONNX graphs (plain protobuf) are read.")
-@click.option("--target-triton", metavar="RELEASE", default=None,
-              help="The Triton release that will serve the repository: container tag (24.10) or, where the table has it, server version (2.56.0). "
-                   "Checks ONNX IR version/opset against its ONNX Runtime and TensorRT plans against its TensorRT; "
-                   "a check whose version is not confirmed for that release is listed as not run.")
+@click.option(
+    "--load-artifacts",
+    is_flag=True,
+    help="Also load TorchScript archives and TensorRT plans (in a separate process): loading them can run code "
+    "from the file, so by default only ONNX graphs (plain protobuf) are read.",
+)
+@click.option(
+    "--target-triton",
+    metavar="RELEASE",
+    default=None,
+    help="The Triton release that will serve the repository: container tag (24.10) or, where the table has it, server version (2.56.0). "
+    "Checks ONNX IR version/opset against its ONNX Runtime and TensorRT plans against its TensorRT; "
+    "a check whose version is not confirmed for that release is listed as not run.",
+)
 @verbosity_option
 def validate(path: Path, server_gpu: bool | None, no_artifacts: bool, load_artifacts: bool, target_triton: str | None) -> None:
     """Check a Triton model repository (or one model folder) and report every problem.
@@ -357,29 +577,40 @@ def validate(path: Path, server_gpu: bool | None, no_artifacts: bool, load_artif
     from rich.table import Table
 
     target = release(target_triton) if target_triton else None
-    result = validate_run(path, server_gpu=server_gpu, check_artifacts=not no_artifacts, load_artifacts=load_artifacts,
-                          target=target)
+    result = validate_run(
+        path, server_gpu=server_gpu, check_artifacts=not no_artifacts, load_artifacts=load_artifacts, target=target
+    )
     console = Console()
     for title, rows, style in ((f"problems in {path}", result.problems, "red"), ("checks not run", result.skipped, "yellow")):
         if not rows:
             continue
         table = Table(title=escape(title), show_lines=True, title_style=style)
-        for col in ("file", "check" if rows is result.skipped else "field", "why" if rows is result.skipped else "problem",
-                    "what to do"):
+        for col in (
+            "file",
+            "check" if rows is result.skipped else "field",
+            "why" if rows is result.skipped else "problem",
+            "what to do",
+        ):
             table.add_column(col, overflow="fold")
         for p in rows:
             table.add_row(*(escape(x) for x in (relative(p.file, path), p.field, p.problem, p.fix)))
         print_table(table, console)
     for note in result.notes:
         console.print(escape(note))
-    console.print(escape(summary(result.problems, path)) + (f" ({len(result.skipped)} check(s) not run, listed above)"
-                                                             if result.skipped else ""))
+    console.print(
+        escape(summary(result.problems, path))
+        + (f" ({len(result.skipped)} check(s) not run, listed above)" if result.skipped else "")
+    )
     if result.problems:
         click.get_current_context().exit(1)
 
 
 @cli.command()
-@click.option("--example", is_flag=True, help="Print a complete example spec (two int64 inputs with value ranges, a dynamic seq axis, two outputs).")
+@click.option(
+    "--example",
+    is_flag=True,
+    help="Print a complete example spec (two int64 inputs with value ranges, a dynamic seq axis, two outputs).",
+)
 @click.option("--model", "model", metavar="NAME", help="Print the spec of a built-in model (mlp, cnn, encoder, tiny).")
 def spec(example: bool, model: str | None) -> None:
     """Print an input spec as JSON: the format `builders build --spec FILE` reads.

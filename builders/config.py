@@ -130,7 +130,9 @@ def _dtype_dims(kind: str, t: TensorSpec, a: TensorIO | None, mbs: int) -> tuple
     dtype = t.triton_dtype
     if a is not None and a.data_type:
         if a.data_type != dtype:
-            log.warning("%s %s: the artifact says %s, the spec %s; the artifact's dtype is used", kind, t.name, a.data_type, dtype)
+            log.warning(
+                "%s %s: the artifact says %s, the spec %s; the artifact's dtype is used", kind, t.name, a.data_type, dtype
+            )
         dtype = a.data_type
     if a is None or a.shape is None:
         if mbs > 0:

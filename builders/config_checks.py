@@ -53,14 +53,28 @@ def config_problems(cfg: mc.ModelConfig, *, server_gpu: bool | None = None) -> l
     backend = backends.model_backend(cfg)
     implied = backends.platform_backend(cfg.platform)
     if not cfg.platform and not cfg.backend:
-        bad("platform", "neither 'platform' nor 'backend' is set",
-            "set platform (pytorch_libtorch, onnxruntime_onnx, tensorrt_plan) or backend (python, ...)")
-    elif cfg.platform and cfg.backend and implied != cfg.backend and (
-            cfg.backend in backends.BACKENDS or cfg.backend in backends.OTHER_PLATFORMS.values()):
-        bad("backend", f"platform {cfg.platform!r} and backend {cfg.backend!r} do not go together",
-            f"drop one; {cfg.platform!r} is served by backend {implied or '?'!r}")
+        bad(
+            "platform",
+            "neither 'platform' nor 'backend' is set",
+            "set platform (pytorch_libtorch, onnxruntime_onnx, tensorrt_plan) or backend (python, ...)",
+        )
+    elif (
+        cfg.platform
+        and cfg.backend
+        and implied != cfg.backend
+        and (cfg.backend in backends.BACKENDS or cfg.backend in backends.OTHER_PLATFORMS.values())
+    ):
+        bad(
+            "backend",
+            f"platform {cfg.platform!r} and backend {cfg.backend!r} do not go together",
+            f"drop one; {cfg.platform!r} is served by backend {implied or '?'!r}",
+        )
     elif cfg.platform and not cfg.backend and implied is None and cfg.platform != backends.ENSEMBLE:
-        bad("platform", f"unknown platform {cfg.platform!r}", f"use one of {', '.join(backends.known_platforms())}, or set backend")
+        bad(
+            "platform",
+            f"unknown platform {cfg.platform!r}",
+            f"use one of {', '.join(backends.known_platforms())}, or set backend",
+        )
     mbs = cfg.max_batch_size
     out += rules.max_batch_size(mbs)
     if not cfg.output:
@@ -120,9 +134,14 @@ def _warmup_problems(cfg: mc.ModelConfig) -> list[Problem]:
                 out.append(Problem("", field, "is not a model input", f"use one of {sorted(inputs)}"))
                 continue
             if data.data_type != inputs[name].data_type:
-                out.append(Problem("", f"{field}.data_type",
-                                   f"{mc.DataType.Name(data.data_type)} differs from the input's {mc.DataType.Name(inputs[name].data_type)}",
-                                   "use the input's data type"))
+                out.append(
+                    Problem(
+                        "",
+                        f"{field}.data_type",
+                        f"{mc.DataType.Name(data.data_type)} differs from the input's {mc.DataType.Name(inputs[name].data_type)}",
+                        "use the input's data type",
+                    )
+                )
             if not data.dims or any(d < 1 for d in data.dims):
                 out.append(Problem("", f"{field}.dims", f"{list(data.dims)} must be concrete sizes >= 1", "replace -1 by a size"))
             if data.WhichOneof("input_data_type") is None:
@@ -152,8 +171,14 @@ def artifact_problems(cfg: mc.ModelConfig, io: ArtifactIO) -> list[Problem]:
             continue
         if io.positional:  # TorchScript declares no names, dtypes or shapes: only the count
             if len(declared) != len(have):
-                out.append(Problem("", kind, f"the config declares {len(declared)} {kind}s, the {io.format} artifact has {len(have)}",
-                                   f"declare exactly the artifact's {kind}s"))
+                out.append(
+                    Problem(
+                        "",
+                        kind,
+                        f"the config declares {len(declared)} {kind}s, the {io.format} artifact has {len(have)}",
+                        f"declare exactly the artifact's {kind}s",
+                    )
+                )
             continue
         pairs: list[tuple[mc.ModelInput | mc.ModelOutput, TensorIO]] = []
         names = {a.name: a for a in have}
@@ -161,15 +186,29 @@ def artifact_problems(cfg: mc.ModelConfig, io: ArtifactIO) -> list[Problem]:
             if t.name in names:
                 pairs.append((t, names[t.name]))
             else:
-                out.append(Problem("", f"{kind}[{t.name}].name", f"{t.name!r} is not a {kind} of the {io.format} artifact",
-                                   f"use one of {sorted(names)}"))
+                out.append(
+                    Problem(
+                        "",
+                        f"{kind}[{t.name}].name",
+                        f"{t.name!r} is not a {kind} of the {io.format} artifact",
+                        f"use one of {sorted(names)}",
+                    )
+                )
         for extra in sorted(set(names) - {t.name for t in declared}):
-            out.append(Problem("", kind, f"the artifact's {kind} {extra!r} is missing from the config", f"declare {kind} {extra!r}"))
+            out.append(
+                Problem("", kind, f"the artifact's {kind} {extra!r} is missing from the config", f"declare {kind} {extra!r}")
+            )
         for t, a in pairs:
             ref = f"{kind}[{t.name}]"
             if a.data_type and t.data_type != mc.TYPE_INVALID and mc.DataType.Name(t.data_type) != a.data_type:
-                out.append(Problem("", f"{ref}.data_type", f"{mc.DataType.Name(t.data_type)} but the artifact has {a.data_type}",
-                                   f"set data_type: {a.data_type}"))
+                out.append(
+                    Problem(
+                        "",
+                        f"{ref}.data_type",
+                        f"{mc.DataType.Name(t.data_type)} but the artifact has {a.data_type}",
+                        f"set data_type: {a.data_type}",
+                    )
+                )
             if a.shape is not None:
                 out += _shape_problems(ref, t, list(a.shape), mbs)
     for i, g in enumerate(cfg.instance_group):
@@ -185,20 +224,39 @@ def _shape_problems(ref: str, t: mc.ModelInput | mc.ModelOutput, full: list[int]
     field = f"{ref}.reshape" if t.HasField("reshape") else f"{ref}.dims"
     if mbs > 0:
         if not has_batch_axis(full, mbs):
-            return [Problem("", "max_batch_size", f"{mbs}, but the artifact's {ref} shape {full} has no dynamic batch axis",
-                            f"set max_batch_size: 0 and dims: {full}")]
+            return [
+                Problem(
+                    "",
+                    "max_batch_size",
+                    f"{mbs}, but the artifact's {ref} shape {full} has no dynamic batch axis",
+                    f"set max_batch_size: 0 and dims: {full}",
+                )
+            ]
         want = full[1:]
         if len(seen) == len(full) and len(seen) != len(want):
-            return [Problem("", field, f"{seen} include the batch axis; with max_batch_size > 0 leave it out",
-                            f"set dims: {want}")]
+            return [
+                Problem("", field, f"{seen} include the batch axis; with max_batch_size > 0 leave it out", f"set dims: {want}")
+            ]
     else:
         want = full
         if len(seen) + 1 == len(full):
-            return [Problem("", field, f"{seen} leave out the batch axis, but max_batch_size is 0: dims are the full shape",
-                            f"set dims: {full}, or max_batch_size > 0")]
+            return [
+                Problem(
+                    "",
+                    field,
+                    f"{seen} leave out the batch axis, but max_batch_size is 0: dims are the full shape",
+                    f"set dims: {full}, or max_batch_size > 0",
+                )
+            ]
     if len(seen) != len(want) or any(a != WILDCARD and c != a for c, a in zip(seen, want)):
-        return [Problem("", field, f"{seen} do not match the artifact's {'per-sample ' if mbs > 0 else ''}shape {want}",
-                        f"set dims: {want}")]
+        return [
+            Problem(
+                "",
+                field,
+                f"{seen} do not match the artifact's {'per-sample ' if mbs > 0 else ''}shape {want}",
+                f"set dims: {want}",
+            )
+        ]
     return []
 
 
@@ -225,10 +283,16 @@ def device_constant_problems(kind: str, constants: Sequence[str], ref: str) -> l
     others = [c for c in constants if device and c.split(" ")[0].split(":")[0] != device]
     if not others:
         return []
-    return [Problem("", f"{ref}.kind", f"{kind} runs on {device}, but the TorchScript graph holds device constants {others} "
-                    "(a trace froze its device): it fails there",
-                    "export with torch.jit.script (forward reads x.device at run time) or trace on the serving device, "
-                    f"or serve it with the kind of {others[0].split(' ')[0]}")]
+    return [
+        Problem(
+            "",
+            f"{ref}.kind",
+            f"{kind} runs on {device}, but the TorchScript graph holds device constants {others} "
+            "(a trace froze its device): it fails there",
+            "export with torch.jit.script (forward reads x.device at run time) or trace on the serving device, "
+            f"or serve it with the kind of {others[0].split(' ')[0]}",
+        )
+    ]
 
 
 def recorded_output_problems(cfg: mc.ModelConfig, recorded: tuple[TensorSpec, ...]) -> list[Problem]:
@@ -250,29 +314,53 @@ def recorded_output_problems(cfg: mc.ModelConfig, recorded: tuple[TensorSpec, ..
     declared = {t.name: t for t in cfg.output}
     for name in declared:
         if name not in have:
-            out.append(Problem("", f"output[{name}].name", f"{name!r} is not an output the build recorded for this artifact",
-                               f"use one of {sorted(have)}"))
+            out.append(
+                Problem(
+                    "",
+                    f"output[{name}].name",
+                    f"{name!r} is not an output the build recorded for this artifact",
+                    f"use one of {sorted(have)}",
+                )
+            )
     for name in have:
         if name not in declared:
-            out.append(Problem("", "output", f"the artifact's output {name!r} (recorded by the build) is missing from the config",
-                               f"declare output {name!r}"))
+            out.append(
+                Problem(
+                    "",
+                    "output",
+                    f"the artifact's output {name!r} (recorded by the build) is missing from the config",
+                    f"declare output {name!r}",
+                )
+            )
     for name, t in declared.items():
         r = have.get(name)
         if r is None:
             continue
         want_type = r.triton_dtype
         if t.data_type != mc.TYPE_INVALID and mc.DataType.Name(t.data_type) != want_type:
-            out.append(Problem("", f"output[{name}].data_type",
-                               f"{mc.DataType.Name(t.data_type)} but the build recorded {want_type} for this output",
-                               f"set data_type: {want_type}"))
+            out.append(
+                Problem(
+                    "",
+                    f"output[{name}].data_type",
+                    f"{mc.DataType.Name(t.data_type)} but the build recorded {want_type} for this output",
+                    f"set data_type: {want_type}",
+                )
+            )
         seen = list(t.reshape.shape) if t.HasField("reshape") else list(t.dims)
         want = r.triton_dims() if cfg.max_batch_size > 0 else [WILDCARD, *r.triton_dims()]
         if t.HasField("reshape") and not t.reshape.shape:
             seen = [] if cfg.max_batch_size > 0 else [WILDCARD]
         if len(seen) != len(want) or any(w != WILDCARD and s != w for s, w in zip(seen, want)):
             field = f"output[{name}].reshape" if t.HasField("reshape") and t.reshape.shape else f"output[{name}].dims"
-            out.append(Problem("", field, f"{seen} but the build recorded {'per-sample ' if cfg.max_batch_size > 0 else ''}"
-                               f"shape {want} for this output", f"set dims: {want or [1]}"))
+            out.append(
+                Problem(
+                    "",
+                    field,
+                    f"{seen} but the build recorded {'per-sample ' if cfg.max_batch_size > 0 else ''}"
+                    f"shape {want} for this output",
+                    f"set dims: {want or [1]}",
+                )
+            )
     builder = backends.for_config(cfg)
     if builder is not None:
         out += builder.order_problems(cfg, [t.name for t in recorded])

@@ -20,7 +20,8 @@ import logging
 import re
 import time
 import warnings
-from typing import Any, Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 from builders.artifacts import Attempt, ExportResult
 from core.errors import ExportError, VerificationError
@@ -81,10 +82,14 @@ def first_verified(fmt: str, strategies: Sequence[Strategy], verify: Verify | No
     if failed is not None:
         error: ExportError | VerificationError = VerificationError(
             f"{failed.message}\n  no {fmt} strategy gave a verified export ({tried}; every error is in the manifest)",
-            hint=failed.hint, log_path=failed.log_path)
+            hint=failed.hint,
+            log_path=failed.log_path,
+        )
     else:
-        error = ExportError(f"{fmt} export failed with every strategy: "
-                            + "; ".join(f"{a.strategy}: {a.error}" for a in attempts), hint=hint or None)
+        error = ExportError(
+            f"{fmt} export failed with every strategy: " + "; ".join(f"{a.strategy}: {a.error}" for a in attempts),
+            hint=hint or None,
+        )
     error.attempts = attempts  # read by attempts_of()
     raise error
 

@@ -13,8 +13,9 @@ import io
 import logging
 import time
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from builders.artifacts import ExportResult, file_sha256
 from builders.export_chain import Verify, first_verified, tracer_warnings
@@ -91,13 +92,23 @@ def export_onnx(
         dims = {BATCH_AXIS: Dim(BATCH_AXIS, min=1, max=max(EXAMPLE_BATCH, max_batch_size))}
         for axis, (lo, _opt, hi) in spec.dynamic_axes.items():
             dims[axis] = Dim(axis, min=lo, max=hi)
-        shapes = {"args": tuple(  # the prepared module's forward(*args)
-            {0: dims[BATCH_AXIS], **{i + 1: dims[d] for i, d in enumerate(t.shape) if isinstance(d, str)}}
-            for t in spec.inputs
-        )}
+        shapes = {
+            "args": tuple(  # the prepared module's forward(*args)
+                {0: dims[BATCH_AXIS], **{i + 1: dims[d] for i, d in enumerate(t.shape) if isinstance(d, str)}}
+                for t in spec.inputs
+            )
+        }
         torch.onnx.export(
-            model, args, str(path), dynamo=True, opset_version=opset, verbose=False,
-            input_names=in_names, output_names=out_names, dynamic_shapes=shapes, external_data=external,
+            model,
+            args,
+            str(path),
+            dynamo=True,
+            opset_version=opset,
+            verbose=False,
+            input_names=in_names,
+            output_names=out_names,
+            dynamic_shapes=shapes,
+            external_data=external,
         )
         _ensure_opset(path, opset, external)
 
@@ -106,8 +117,15 @@ def export_onnx(
         # a loaded TorchScript module is exported as it is (the exporter cannot trace through a wrapper around it)
         plain = isinstance(module, torch.jit.ScriptModule) and precision == "fp32"
         torch.onnx.export(
-            module if plain else model, args, str(path), dynamo=False, opset_version=opset, verbose=False,
-            input_names=in_names, output_names=out_names, dynamic_axes=axes,
+            module if plain else model,
+            args,
+            str(path),
+            dynamo=False,
+            opset_version=opset,
+            verbose=False,
+            input_names=in_names,
+            output_names=out_names,
+            dynamic_axes=axes,
         )
         if external:
             _move_weights_to_external_data(path)
@@ -127,7 +145,8 @@ def export_onnx(
         return ExportResult("onnx", path, precision, strategy, [], time.perf_counter() - t0, extra, warned)
 
     return first_verified(
-        "onnx", [("dynamo", lambda: attempt("dynamo", dynamo)), ("torchscript", lambda: attempt("torchscript", legacy))],
+        "onnx",
+        [("dynamo", lambda: attempt("dynamo", dynamo)), ("torchscript", lambda: attempt("torchscript", legacy))],
         verify,
         hint="check that the model's operators are supported by torch.onnx (try another --opset), and that "
         "forward() does not turn tensor sizes into Python numbers (that freezes dynamic axes)",
@@ -190,15 +209,16 @@ def external_data_files(path: Path) -> list[dict[str, Any]]:
     from onnx.external_data_helper import _get_all_tensors, uses_external_data
 
     model = onnx.load(str(path), load_external_data=False)
-    files = sorted({
-        entry.value
-        for t in _get_all_tensors(model) if uses_external_data(t)
-        for entry in t.external_data if entry.key == "location"
-    })
-    return [
-        {"file": f, "size_bytes": (path.parent / f).stat().st_size, "sha256": file_sha256(path.parent / f)}
-        for f in files
-    ]
+    files = sorted(
+        {
+            entry.value
+            for t in _get_all_tensors(model)
+            if uses_external_data(t)
+            for entry in t.external_data
+            if entry.key == "location"
+        }
+    )
+    return [{"file": f, "size_bytes": (path.parent / f).stat().st_size, "sha256": file_sha256(path.parent / f)} for f in files]
 
 
 def _ensure_opset(path: Path, opset: int, external: bool) -> None:
@@ -219,8 +239,14 @@ def _ensure_opset(path: Path, opset: int, external: bool) -> None:
     full = onnx.load(str(path))
     converted = version_converter.convert_version(full, opset)
     if external:
-        onnx.save_model(converted, str(path), save_as_external_data=True, all_tensors_to_one_file=True,
-                        location=EXTERNAL_DATA_FILE, size_threshold=1024)
+        onnx.save_model(
+            converted,
+            str(path),
+            save_as_external_data=True,
+            all_tensors_to_one_file=True,
+            location=EXTERNAL_DATA_FILE,
+            size_threshold=1024,
+        )
     else:
         onnx.save(converted, str(path))
 
@@ -229,8 +255,14 @@ def _move_weights_to_external_data(path: Path) -> None:
     import onnx
 
     model = onnx.load(str(path))
-    onnx.save_model(model, str(path), save_as_external_data=True, all_tensors_to_one_file=True,
-                    location=EXTERNAL_DATA_FILE, size_threshold=1024)
+    onnx.save_model(
+        model,
+        str(path),
+        save_as_external_data=True,
+        all_tensors_to_one_file=True,
+        location=EXTERNAL_DATA_FILE,
+        size_threshold=1024,
+    )
 
 
 def _remove_outputs(out_dir: Path) -> None:

@@ -17,7 +17,6 @@ import logging
 import shlex
 import time
 from pathlib import Path
-from typing import Any
 
 from builders.artifacts import Attempt, ExportResult
 from builders.spec import ModelSpec
@@ -43,10 +42,7 @@ def shape_profile(spec: ModelSpec, max_batch_size: int) -> dict[str, tuple[tuple
     batches = (1, max(1, mbs // 2), mbs)
     out = {}
     for t in spec.inputs:
-        out[t.name] = tuple(
-            (b, *t.concrete_shape(spec.axis_sizes(which)))
-            for b, which in zip(batches, ("min", "opt", "max"))
-        )
+        out[t.name] = tuple((b, *t.concrete_shape(spec.axis_sizes(which))) for b, which in zip(batches, ("min", "opt", "max")))
     return out  # type: ignore[return-value]
 
 
@@ -79,9 +75,15 @@ def trtexec_command(
     def shapes(i: int) -> str:
         return ",".join(f"{n}:{'x'.join(map(str, s[i]))}" for n, s in shape_profile(spec, max_batch_size).items())
 
-    args = ["trtexec", f"--onnx={onnx_path}", f"--saveEngine={plan}",
-            f"--minShapes={shapes(0)}", f"--optShapes={shapes(1)}", f"--maxShapes={shapes(2)}",
-            f"--memPoolSize=workspace:{max(1, workspace_bytes >> 20)}"]
+    args = [
+        "trtexec",
+        f"--onnx={onnx_path}",
+        f"--saveEngine={plan}",
+        f"--minShapes={shapes(0)}",
+        f"--optShapes={shapes(1)}",
+        f"--maxShapes={shapes(2)}",
+        f"--memPoolSize=workspace:{max(1, workspace_bytes >> 20)}",
+    ]
     if precision in ("fp16", "bf16"):
         args.append(f"--{precision}")
     if timing_cache:

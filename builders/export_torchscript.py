@@ -27,8 +27,9 @@ from builders.spec import ModelSpec
 log = logging.getLogger(__name__)
 
 
-def export_torchscript(module: Any, spec: ModelSpec, out_dir: Path, precision: str = "fp32",
-                       verify: Verify | None = None) -> ExportResult:
+def export_torchscript(
+    module: Any, spec: ModelSpec, out_dir: Path, precision: str = "fp32", verify: Verify | None = None
+) -> ExportResult:
     """Export ``module`` to ``out_dir/model.pt``.
 
     Strategies, in order (:func:`builders.export_chain.first_verified`), each attempt
@@ -93,7 +94,9 @@ def export_torchscript(module: Any, spec: ModelSpec, out_dir: Path, precision: s
         return torch.jit.trace(prepare_module(module, precision, spec), example_args, check_trace=False, strict=False)
 
     return first_verified(
-        "torchscript", [("script", lambda: save("script", script)), ("trace", lambda: save("trace", trace))], verify,
+        "torchscript",
+        [("script", lambda: save("script", script)), ("trace", lambda: save("trace", trace))],
+        verify,
         hint="make forward() scriptable (type annotations, no unsupported Python) or traceable (tensor inputs and outputs only)",
     )
 

@@ -69,11 +69,19 @@ def draw_inputs(spec: ModelSpec, batch: int, sizes: dict[str, int], draw: str, s
         kind = dtypes.from_name(t.dtype)
         if kind.is_floating:
             std = np.abs(a.astype(np.float32))
-            out[t.name] = {"positive": std, "negative": -std, "scaled": a.astype(np.float32) * SCALE,
-                           "zeros": np.zeros_like(std)}[draw].astype(t.dtype)
+            out[t.name] = {
+                "positive": std,
+                "negative": -std,
+                "scaled": a.astype(np.float32) * SCALE,
+                "zeros": np.zeros_like(std),
+            }[draw].astype(t.dtype)
         elif t.dtype == "bool":
-            out[t.name] = {"positive": np.ones(a.shape, bool), "negative": np.zeros(a.shape, bool),
-                           "scaled": rng.integers(0, 2, size=a.shape).astype(bool), "zeros": np.zeros(a.shape, bool)}[draw]
+            out[t.name] = {
+                "positive": np.ones(a.shape, bool),
+                "negative": np.zeros(a.shape, bool),
+                "scaled": rng.integers(0, 2, size=a.shape).astype(bool),
+                "zeros": np.zeros(a.shape, bool),
+            }[draw]
         else:
             lo, hi = t.value_range or (0, 100)
             mid = lo + (hi - lo) // 2
@@ -102,26 +110,35 @@ def load_sample(path: Path, spec: ModelSpec) -> dict[str, np.ndarray]:
         with np.load(path, allow_pickle=False) as z:
             arrays = {k.removeprefix("input:"): z[k] for k in z.files}
     except (OSError, ValueError) as e:
-        raise ModelSpecError(f"cannot read the input sample {path}: {e}",
-                             hint="write it with numpy.savez(path, **{input_name: array})") from e
+        raise ModelSpecError(
+            f"cannot read the input sample {path}: {e}", hint="write it with numpy.savez(path, **{input_name: array})"
+        ) from e
     missing = [t.name for t in spec.inputs if t.name not in arrays]
     if missing:
-        raise ModelSpecError(f"the input sample {path} has no array for inputs {missing} (it has {sorted(arrays)})",
-                             hint="save one array per model input, keyed by the input's name")
+        raise ModelSpecError(
+            f"the input sample {path} has no array for inputs {missing} (it has {sorted(arrays)})",
+            hint="save one array per model input, keyed by the input's name",
+        )
     out: dict[str, np.ndarray] = {}
     batches = set()
     for t in spec.inputs:
         a = arrays[t.name]
         want = (None, *t.shape)
-        if a.dtype != np.dtype(t.dtype) or a.ndim != len(want) or any(
-                isinstance(d, int) and d != n for d, n in zip(want[1:], a.shape[1:])):
+        if (
+            a.dtype != np.dtype(t.dtype)
+            or a.ndim != len(want)
+            or any(isinstance(d, int) and d != n for d, n in zip(want[1:], a.shape[1:]))
+        ):
             raise ModelSpecError(
                 f"input sample {t.name!r} in {path} is {a.dtype}{list(a.shape)}; the spec says {t.dtype}[batch, "
-                + ", ".join(str(d) for d in t.shape) + "]",
-                hint="save the array with the spec's dtype and per-sample shape, batch axis first")
+                + ", ".join(str(d) for d in t.shape)
+                + "]",
+                hint="save the array with the spec's dtype and per-sample shape, batch axis first",
+            )
         batches.add(a.shape[0])
         out[t.name] = a
     if len(batches) > 1:
-        raise ModelSpecError(f"the input sample {path} mixes batch sizes {sorted(batches)}",
-                             hint="give every input the same first (batch) axis")
+        raise ModelSpecError(
+            f"the input sample {path} mixes batch sizes {sorted(batches)}", hint="give every input the same first (batch) axis"
+        )
     return out

@@ -16,8 +16,8 @@ from typing import Any
 from builders.artifacts import file_sha256
 from builders.records import MANIFEST_FILE, MANIFEST_KIND, BuildManifest, ExportRecord
 from builders.spec import ModelSpec
-from core.gpu import gpu_names
 from core.errors import RecordError
+from core.gpu import gpu_names
 from core.records import load_record
 from core.versions import package_versions
 
@@ -43,13 +43,26 @@ def weights_hash(module: Any) -> str:
 
 def library_versions() -> dict[str, str | None]:
     """Installed versions of Python and the libraries an export depends on (None = absent)."""
-    return {"python": platform.python_version(),
-            **package_versions(("torch", "onnx", "onnxruntime", "onnxscript", "tensorrt", "tritonclient"))}
+    return {
+        "python": platform.python_version(),
+        **package_versions(("torch", "onnx", "onnxruntime", "onnxscript", "tensorrt", "tritonclient")),
+    }
 
 
-def export_key(fmt: str, precision: str, spec: ModelSpec, model_hash: str, versions: dict[str, Any], mbs: int, *,
-               rtol: dict[str, float], opset: int, external_data_threshold_bytes: int, workspace_bytes: int,
-               verification: dict[str, Any] | None = None) -> str:
+def export_key(
+    fmt: str,
+    precision: str,
+    spec: ModelSpec,
+    model_hash: str,
+    versions: dict[str, Any],
+    mbs: int,
+    *,
+    rtol: dict[str, float],
+    opset: int,
+    external_data_threshold_bytes: int,
+    workspace_bytes: int,
+    verification: dict[str, Any] | None = None,
+) -> str:
     """Hash (16 hex digits) of everything an export and its verification depend on.
 
     Args:

@@ -13,8 +13,9 @@ import inspect
 import logging
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from builders.builtin_models import BUILTINS, get_builtin
 from builders.spec import ModelSpec
@@ -89,14 +90,22 @@ def load_model(source: Any, spec: ModelSpec | None, example_inputs: Any = None) 
     if isinstance(source, torch.nn.Module):
         cls = type(source)
         spec = _require_spec(cls.__name__, spec)
-        return LoadedModel(cls.__name__.lower(), _eval(source), spec, "module", _source_hash(source),
-                           f"{cls.__module__}.{cls.__qualname__} (nn.Module object)")
+        return LoadedModel(
+            cls.__name__.lower(),
+            _eval(source),
+            spec,
+            "module",
+            _source_hash(source),
+            f"{cls.__module__}.{cls.__qualname__} (nn.Module object)",
+        )
     if not isinstance(source, str):
         raise ModelSpecError(f"model {source!r} is neither a name, a file, package.module:factory nor an nn.Module")
     path = Path(source)
     if source.endswith(TORCHSCRIPT_SUFFIXES + EXPORT_SUFFIXES):
         if not path.is_file():
-            raise ModelSpecError(f"model file {path} does not exist", hint="pass an existing .pt (TorchScript) or .pt2 (torch.export) file")
+            raise ModelSpecError(
+                f"model file {path} does not exist", hint="pass an existing .pt (TorchScript) or .pt2 (torch.export) file"
+            )
         spec = _require_spec(source, spec)
         try:
             if source.endswith(EXPORT_SUFFIXES):
@@ -160,8 +169,10 @@ def check_spec_against_graph(program: Any, spec: ModelSpec, where: str) -> None:
     placeholders = {n.name: n for n in program.graph.nodes if n.op == "placeholder"}
     users = list(program.graph_signature.user_inputs)
     if len(users) != len(spec.inputs):
-        raise ModelSpecError(f"the spec has {len(spec.inputs)} inputs, the graph in {where} takes {len(users)} ({users})",
-                             hint="give one --input per forward() argument, in order")
+        raise ModelSpecError(
+            f"the spec has {len(spec.inputs)} inputs, the graph in {where} takes {len(users)} ({users})",
+            hint="give one --input per forward() argument, in order",
+        )
     bounds = {str(k): (v.lower, v.upper) for k, v in program.range_constraints.items()}
     for t, name in zip(spec.inputs, users):
         val = placeholders[name].meta.get("val") if name in placeholders else None
@@ -172,14 +183,16 @@ def check_spec_against_graph(program: Any, spec: ModelSpec, where: str) -> None:
             raise ModelSpecError(
                 f"input {t.name!r}: the spec's per-sample shape {list(t.shape)} has {len(t.shape)} dims, the graph in {where} "
                 f"takes {len(graph_dims)} ({[_dim_text(d, bounds) for d in graph_dims]})",
-                hint="give the per-sample shape (without the batch axis) the graph was exported with")
+                hint="give the per-sample shape (without the batch axis) the graph was exported with",
+            )
         for j, (g, d) in enumerate(zip(graph_dims, t.shape), start=1):
             problem = _dim_contradiction(g, d, spec, bounds)
             if problem:
                 raise ModelSpecError(
                     f"input {t.name!r} dim {j}: {problem} in the graph of {where}",
                     hint=f"declared axes: {dict((k, list(v)) for k, v in spec.dynamic_axes.items()) or 'none'}; "
-                         "give sizes the graph accepts, or re-export it with a dynamic dim (torch.export Dim)")
+                    "give sizes the graph accepts, or re-export it with a dynamic dim (torch.export Dim)",
+                )
 
 
 def _dim_text(g: Any, bounds: dict[str, tuple[Any, Any]]) -> str:
@@ -231,7 +244,7 @@ def _require_spec(source: str, spec: ModelSpec | None) -> ModelSpec:
         raise ModelSpecError(
             f"--model {source} needs an input spec",
             hint="pass --spec spec.json, or --input NAME:DTYPE:SHAPE[:LOW..HIGH] (repeat) with --dynamic-axis AXIS=MIN,OPT,MAX; "
-                 "in Python: BuildOptions(spec=ModelSpec(...)) or BuildOptions(example_inputs=one_batch)",
+            "in Python: BuildOptions(spec=ModelSpec(...)) or BuildOptions(example_inputs=one_batch)",
         )
     return spec
 

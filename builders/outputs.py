@@ -80,8 +80,10 @@ def name_outputs(keys: list[Key], names: list[str]) -> list[str]:
         if index is None:
             unknown.append(n)
         elif index in by_index:
-            raise ModelSpecError(f"output names {by_index[index]!r} and {n!r} both name the model's output {key_text(keys[index])!r}",
-                                 hint=f"name each output once; the model's output keys are {valid}")
+            raise ModelSpecError(
+                f"output names {by_index[index]!r} and {n!r} both name the model's output {key_text(keys[index])!r}",
+                hint=f"name each output once; the model's output keys are {valid}",
+            )
         else:
             by_index[index] = n
     if unknown:
@@ -91,8 +93,10 @@ def name_outputs(keys: list[Key], names: list[str]) -> list[str]:
         )
     if len(by_index) != len(keys):
         missing = [key_text(keys[i]) for i in range(len(keys)) if i not in by_index]
-        raise ModelSpecError(f"the model's outputs {missing} have no name (names given: {names})",
-                             hint=f"name every output; the model's output keys are {valid}")
+        raise ModelSpecError(
+            f"the model's outputs {missing} have no name (names given: {names})",
+            hint=f"name every output; the model's output keys are {valid}",
+        )
     return [by_index[i] for i in range(len(keys))]
 
 
@@ -152,7 +156,7 @@ def infer_outputs(module: Any, spec: ModelSpec) -> ModelSpec:
             raise ModelSpecError(
                 f"the model does not run on inputs made from the spec at {at}: {type(e).__name__}: {str(e)[:300]}",
                 hint="check the input names' order, per-sample shapes, dtypes, value ranges and dynamic axis ranges "
-                     "against forward()",
+                "against forward()",
             ) from e
     ka, ka2, kb = runs
     keys = [k for k, _t in ka]
@@ -163,8 +167,10 @@ def infer_outputs(module: Any, spec: ModelSpec) -> ModelSpec:
     for i, (x, x2, y) in enumerate(zip(a, a2, b)):
         name = names[i]
         if not hasattr(x, "shape"):
-            raise ModelSpecError(f"output {name!r} is a {type(x).__name__}, not a tensor",
-                                 hint="return tensors (tuple/dict of tensors) from forward()")
+            raise ModelSpecError(
+                f"output {name!r} is a {type(x).__name__}, not a tensor",
+                hint="return tensors (tuple/dict of tensors) from forward()",
+            )
         axis = batch_axis(name, tuple(x.shape), tuple(x2.shape), b1, b2)
         per_x, per_y = _drop(tuple(x.shape), axis), _drop(tuple(y.shape), axis)
         dims: list[int | str] = []
@@ -192,10 +198,13 @@ def batch_axis(name: str, shape1: tuple[int, ...], shape2: tuple[int, ...], batc
         return changed[0]
     raise ModelSpecError(
         f"output {name!r} has shape {list(shape1)} at batch {batch1} and {list(shape2)} at batch {batch2}: "
-        + ("its rank changes with the batch" if len(shape1) != len(shape2) else
-           f"axes {changed} change with the batch, not as one axis of the batch's size"),
+        + (
+            "its rank changes with the batch"
+            if len(shape1) != len(shape2)
+            else f"axes {changed} change with the batch, not as one axis of the batch's size"
+        ),
         hint="return every output with one axis of the batch's size (Triton splits outputs along it per request); "
-             "samples of a batch must not mix",
+        "samples of a batch must not mix",
     )
 
 
@@ -216,15 +225,17 @@ def require_batch_first(spec: ModelSpec, max_batch_sizes: tuple[int, ...]) -> No
     for t in spec.outputs:
         if t.batch_axis == 0:
             continue
-        where = (f"its batch axis is axis {t.batch_axis} of shape {list(t.full_shape())}" if t.batch_axis is not None
-                 else f"it has no batch axis (shape {list(t.shape)} at every batch size)")
+        where = (
+            f"its batch axis is axis {t.batch_axis} of shape {list(t.full_shape())}"
+            if t.batch_axis is not None
+            else f"it has no batch axis (shape {list(t.shape)} at every batch size)"
+        )
         raise ModelSpecError(
-            f"output {t.name!r}: {where}, but with max_batch_size {batching} Triton splits every output per request "
-            "along axis 0",
+            f"output {t.name!r}: {where}, but with max_batch_size {batching} Triton splits every output per request along axis 0",
             hint="build with --max-batch-sizes 0 (the model then gets and returns whole tensors), or return the output "
-                 "with the batch axis first (e.g. drop the transpose in forward())",
+            "with the batch axis first (e.g. drop the transpose in forward())",
         )
 
 
 def _drop(shape: tuple[int, ...], axis: int | None) -> tuple[int, ...]:
-    return shape if axis is None else shape[:axis] + shape[axis + 1:]
+    return shape if axis is None else shape[:axis] + shape[axis + 1 :]

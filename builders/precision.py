@@ -8,7 +8,8 @@ is what turns tuple and dict outputs into named outputs, the same way for every 
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from builders.outputs import flatten_outputs
 from core import dtypes
@@ -57,7 +58,6 @@ def wrap_served(inner: Any, precision: str, output_dtypes: Sequence[str] | None 
     """Wrap an already cast ``inner`` (an ``nn.Module`` or ``ScriptModule``): floating
     inputs cast to ``precision`` on entry, outputs flattened (when ``flatten``) and floating
     outputs cast to ``output_dtypes`` (default float32) on exit."""
-    import torch
 
     dtype = precisions.get(precision).data_type.to_torch() if precision != "fp32" else None
     out_dtypes = [dtypes.from_name(d).to_torch() for d in output_dtypes] if output_dtypes else None

@@ -22,7 +22,7 @@ Schema history:
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import Discriminator, Field, Tag, TypeAdapter, model_validator
 
@@ -58,8 +58,9 @@ class VerificationPoint(Record):
 
     batch: int
     axes: dict[str, int] = {}
-    draw: str = Field("random", description="the input draw (builders.input_draws: random, positive, negative, "
-                                            "scaled, zeros, sample)")
+    draw: str = Field(
+        "random", description="the input draw (builders.input_draws: random, positive, negative, scaled, zeros, sample)"
+    )
     device: str = Field("cpu", description="cpu or cuda")
     outputs: list[OutputComparison] = []
     skipped: str | None = Field(None, description="why this draw was not compared (eager PyTorch not finite on it)")
@@ -71,16 +72,19 @@ class VerifiedOn(Record):
     device: str = Field(description="cpu or cuda")
     runner: str = Field(description="the runtime, with the onnxruntime execution provider")
     tf32: str = Field("n/a", description="TF32 policy of fp32 on CUDA")
-    computes_in: str | None = Field(None, description="the precision the verifying kernels compute in "
-                                                      "(builders.verdicts.KERNEL_PRECISION)")
+    computes_in: str | None = Field(
+        None, description="the precision the verifying kernels compute in (builders.verdicts.KERNEL_PRECISION)"
+    )
 
 
 class DeviceVerdict(Record):
     """The verdict of one export on one device its variants run on."""
 
     verified_on: VerifiedOn
-    status: Status = Field(description="ok, failed, not_verified_precision (the kernels compute in another "
-                                       "precision), not_verified_device (no such device here)")
+    status: Status = Field(
+        description="ok, failed, not_verified_precision (the kernels compute in another "
+        "precision), not_verified_device (no such device here)"
+    )
     reason: str | None = Field(None, description="why the status is not ok")
     verify_s: float = Field(0.0, description="verification wall time on this device, s")
     errors: dict[str, OutputError] = Field({}, description="output name -> worst errors on this device")
@@ -103,8 +107,11 @@ class ExportRecord(Record):
     verification: list[VerificationPoint] = []
     errors: dict[str, OutputError] = Field({}, description="output name -> worst errors over all points")
     verified_on: VerifiedOn | None = Field(None, description="what ran the first verification (see verdicts)")
-    status: Status | None = Field(None, description="the export's verdict over its devices (builders.verdicts.overall); "
-                                                    "null: verified by a toolkit before verdicts (schema 2)")
+    status: Status | None = Field(
+        None,
+        description="the export's verdict over its devices (builders.verdicts.overall); "
+        "null: verified by a toolkit before verdicts (schema 2)",
+    )
     verdicts: list[DeviceVerdict] = Field([], description="one verdict per device the variants run on")
     tracer_warnings: list[str] = Field([], description="torch.jit tracer warnings while exporting (each once)")
     key: str | None = Field(None, description="hash of everything the export depends on (reuse key)")
@@ -153,8 +160,10 @@ class BuildManifest(Record):
 
     schema_version: int = Field(MANIFEST_SCHEMA, alias="schema")
     model: str
-    source: str = Field(description="what the model came from: a built-in's name, package.module:factory, the model file's "
-                                    "absolute path, or <module>.<Class> (nn.Module object)")
+    source: str = Field(
+        description="what the model came from: a built-in's name, package.module:factory, the model file's "
+        "absolute path, or <module>.<Class> (nn.Module object)"
+    )
     model_kind: str | None = None
     created: str = Field(description="ISO time")
     versions: dict[str, str | None] = Field({}, description="python and library versions (null: absent)")
@@ -170,7 +179,9 @@ class BuildManifest(Record):
 
     def export(self, fmt: str, precision: str = "fp32") -> ExportRecord | None:
         """The successful export of ``fmt`` at ``precision``, if any."""
-        return next((e for e in self.exports if isinstance(e, ExportRecord) and (e.format, e.precision) == (fmt, precision)), None)
+        return next(
+            (e for e in self.exports if isinstance(e, ExportRecord) and (e.format, e.precision) == (fmt, precision)), None
+        )
 
 
 def _migrate_manifest(data: dict[str, Any], found: int) -> dict[str, Any]:
@@ -194,7 +205,10 @@ def _migrate_manifest(data: dict[str, Any], found: int) -> dict[str, Any]:
 
 
 MANIFEST_KIND: RecordKind[BuildManifest] = RecordKind(
-    "build manifest", BuildManifest, MANIFEST_SCHEMA, hint="rebuild the model with `builders build` (add --force to re-export)",
+    "build manifest",
+    BuildManifest,
+    MANIFEST_SCHEMA,
+    hint="rebuild the model with `builders build` (add --force to re-export)",
     migrate=_migrate_manifest,
 )
 
@@ -229,7 +243,7 @@ class IndexEntry(Record, extra="allow", json_schema_extra=_variant_fields_schema
         return data
 
     @model_validator(mode="after")
-    def _check_variant(self) -> "IndexEntry":
+    def _check_variant(self) -> IndexEntry:
         self.variant  # noqa: B018 - raises when the parameters are not a valid Variant
         return self
 
@@ -252,7 +266,7 @@ class IndexEntry(Record, extra="allow", json_schema_extra=_variant_fields_schema
             raise ValueError(f"valid variant parameters ({getattr(e, 'message', e)})") from None
 
     @classmethod
-    def of(cls, variant: Variant, serving: str, build: str | None) -> "IndexEntry":
+    def of(cls, variant: Variant, serving: str, build: str | None) -> IndexEntry:
         """The entry of ``variant`` written by a build in folder ``build``."""
         return cls.model_validate({**variant.to_json(), "serving": serving, "build": build})
 
@@ -271,6 +285,8 @@ class RepositoryIndex(Record):
 
 
 INDEX_KIND: RecordKind[RepositoryIndex] = RecordKind(
-    "repository index", RepositoryIndex, INDEX_SCHEMA,
+    "repository index",
+    RepositoryIndex,
+    INDEX_SCHEMA,
     hint="rebuild the repository with `builders build`, or pass the repository that build wrote",
 )

@@ -23,19 +23,28 @@ import functools
 import logging
 import os
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
-from core import formats
 from builders.artifact_io import ArtifactIO, read_artifact_io
 from builders.config import make_config, write_config
-from builders.records import (INDEX_FILE, INDEX_KIND, MANIFEST_FILE, MANIFEST_KIND, BuildManifest, ExportRecord, IndexEntry,
-                              RepositoryIndex)
+from builders.records import (
+    INDEX_FILE,
+    INDEX_KIND,
+    MANIFEST_FILE,
+    MANIFEST_KIND,
+    BuildManifest,
+    ExportRecord,
+    IndexEntry,
+    RepositoryIndex,
+)
 from builders.spec import ModelSpec, TensorSpec
 from builders.variants import Skipped, Variant
 from builders.verification import REFERENCE, load_reference, output_tolerances
+from core import formats
 from core.errors import ConfigError, RecordError, RepositoryError
 from core.records import load_record, write_record
 
@@ -131,7 +140,9 @@ def update_index(repo: Path, entries: Sequence[IndexEntry | dict[str, Any]], *, 
         entry = item if isinstance(item, IndexEntry) else IndexEntry.model_validate(item)
         index[entry.name] = entry
     kept = [v for k, v in sorted(index.items()) if (repo / k).is_dir()]
-    return write_record(path, INDEX_KIND, RepositoryIndex(variants=kept, skipped=list(skipped if skipped is not None else old.skipped)))
+    return write_record(
+        path, INDEX_KIND, RepositoryIndex(variants=kept, skipped=list(skipped if skipped is not None else old.skipped))
+    )
 
 
 def read_index(repo: Path) -> dict[str, IndexEntry]:
@@ -181,7 +192,7 @@ class RepositoryVariant:
     name: str
     folder: Path
     entry: IndexEntry | None
-    repository: "Repository" = dataclasses.field(repr=False, compare=False)
+    repository: Repository = dataclasses.field(repr=False, compare=False)
 
     @property
     def manifest(self) -> BuildManifest | None:
@@ -275,8 +286,10 @@ class RepositoryVariant:
             ModelSpecError: the reference file is missing.
         """
         if self.build_dir is None:
-            raise RepositoryError(f"variant {self.name}: the index names no build folder (no reference data)",
-                                  hint="rebuild it with `builders build`")
+            raise RepositoryError(
+                f"variant {self.name}: the index names no build folder (no reference data)",
+                hint="rebuild it with `builders build`",
+            )
         return load_reference(self.build_dir)
 
 
@@ -337,7 +350,8 @@ class Repository:
         where = f"{self.path}/{INDEX_FILE}" if indexed else str(self.path)
         if not known:
             raise RepositoryError(
-                f"{self.path} has no {INDEX_FILE} listing its variants" if indexed
+                f"{self.path} has no {INDEX_FILE} listing its variants"
+                if indexed
                 else f"{self.path} holds no model folder with a config.pbtxt",
                 hint="build one with `builders build`, or pass the repository that build wrote",
             )
@@ -374,8 +388,10 @@ class Repository:
         entry = self.index.entries().get(name)
         folder = self.path / name
         if entry is None and not (folder / "config.pbtxt").is_file():
-            raise RepositoryError(f"{self.path} has no variant {name!r}",
-                                  hint=f"known: {', '.join(sorted(self.index.entries()) or self.model_folders()) or '(none)'}")
+            raise RepositoryError(
+                f"{self.path} has no variant {name!r}",
+                hint=f"known: {', '.join(sorted(self.index.entries()) or self.model_folders()) or '(none)'}",
+            )
         return RepositoryVariant(name, folder, entry, self)
 
     def variants(self, patterns: Sequence[str] = ()) -> list[RepositoryVariant]:

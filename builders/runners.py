@@ -6,8 +6,9 @@ the bundled server, so the served computation is exactly the verified one.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -79,11 +80,13 @@ def served_output_names(recorded: str | None, declared: Sequence[str]) -> list[s
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
         raise ValueError(
             "parameters[artifact_outputs] is missing or not a JSON list of names: without it this model cannot tell "
-            "which of the artifact's outputs each config output is; rebuild the variant with `builders build`")
+            "which of the artifact's outputs each config output is; rebuild the variant with `builders build`"
+        )
     if sorted(names) != sorted(declared) or len(set(names)) != len(names):
         raise ValueError(
             f"the config declares outputs {list(declared)}, but the artifact's outputs are {names} "
-            "(parameters[artifact_outputs]): declare exactly those outputs, by the names the build gave them")
+            "(parameters[artifact_outputs]): declare exactly those outputs, by the names the build gave them"
+        )
     return names
 
 
@@ -108,13 +111,17 @@ def output_mismatches(outputs: dict[str, np.ndarray], declared: dict[str, tuple[
             continue
         shape = list(a.shape[1:] if batched else a.shape)
         if np.dtype(a.dtype) != np.dtype(dtype):
-            problems.append(f"output {name!r}: the artifact returned {np.dtype(a.dtype).name}, the config declares {np.dtype(dtype).name}")
+            problems.append(
+                f"output {name!r}: the artifact returned {np.dtype(a.dtype).name}, the config declares {np.dtype(dtype).name}"
+            )
         if len(shape) != len(dims) or any(d != -1 and d != s for d, s in zip(dims, shape)):
             problems.append(f"output {name!r}: the artifact returned per-sample shape {shape}, the config declares dims {dims}")
     return problems
 
 
-def _torchscript_runner(path: Path, input_names: Sequence[str], output_names: Sequence[str], threads: int | None, device: str) -> Runner:
+def _torchscript_runner(
+    path: Path, input_names: Sequence[str], output_names: Sequence[str], threads: int | None, device: str
+) -> Runner:
     import torch
 
     if device.startswith("cuda") and not torch.cuda.is_available():
@@ -196,7 +203,11 @@ def _tensorrt_runner(path: Path, input_names: Sequence[str], output_names: Seque
                 keep.append(t)
             outs = {}
             for n in output_names:
-                o = torch.empty(tuple(context.get_tensor_shape(n)), dtype=dtypes.from_tensorrt(engine.get_tensor_dtype(n)).to_torch(), device=dev)
+                o = torch.empty(
+                    tuple(context.get_tensor_shape(n)),
+                    dtype=dtypes.from_tensorrt(engine.get_tensor_dtype(n)).to_torch(),
+                    device=dev,
+                )
                 context.set_tensor_address(n, o.data_ptr())
                 outs[n] = o
             if not context.execute_async_v3(stream.cuda_stream):

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 from pydantic import Field, StrictInt, StrictStr, ValidationError
@@ -73,8 +74,10 @@ class TensorSpec:
                     hint=f"drop {BATCH_AXIS!r} from the shape (it is always axis 0)",
                 )
         if self.batch_axis is not None and not 0 <= self.batch_axis <= len(self.shape):
-            raise ModelSpecError(f"tensor {self.name!r}: batch_axis {self.batch_axis} is outside its shape "
-                                 f"(0..{len(self.shape)} for {len(self.shape)} per-sample dims)")
+            raise ModelSpecError(
+                f"tensor {self.name!r}: batch_axis {self.batch_axis} is outside its shape "
+                f"(0..{len(self.shape)} for {len(self.shape)} per-sample dims)"
+            )
         if self.value_range is not None:
             lo, hi = self.value_range
             if not dtypes.from_name(self.dtype).is_integer:
@@ -101,7 +104,7 @@ class TensorSpec:
         """The whole shape: the per-sample shape with :data:`BATCH_AXIS` at :attr:`batch_axis`."""
         if self.batch_axis is None:
             return self.shape
-        return (*self.shape[:self.batch_axis], BATCH_AXIS, *self.shape[self.batch_axis:])
+        return (*self.shape[: self.batch_axis], BATCH_AXIS, *self.shape[self.batch_axis :])
 
     def concrete_shape(self, axis_sizes: dict[str, int]) -> tuple[int, ...]:
         """Per-sample shape with every named axis replaced by ``axis_sizes[name]``."""
@@ -115,7 +118,7 @@ class TensorSpec:
         return d
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> "TensorSpec":
+    def from_json(cls, d: dict[str, Any]) -> TensorSpec:
         """Inverse of :meth:`to_json`.
 
         Raises:
@@ -167,8 +170,7 @@ class ModelSpec:
         unused = sorted(set(self.dynamic_axes) - used - {d for t in self.outputs for d in t.shape if isinstance(d, str)})
         if unused:
             raise ModelSpecError(
-                f"dynamic axes {unused} are declared but no input uses them "
-                f"(the inputs use {sorted(used) or 'no named axis'})",
+                f"dynamic axes {unused} are declared but no input uses them (the inputs use {sorted(used) or 'no named axis'})",
                 hint="name the axis in an input's shape (e.g. --input input_ids:int64:seq), or drop the declaration",
             )
 
@@ -216,13 +218,15 @@ class ModelSpec:
         valid = [t.name for t in self.outputs]
         unknown = [n for n in names if n not in valid]
         if unknown:
-            raise ModelSpecError(f"{flag} names {unknown}, which are not outputs of the model (its outputs: {valid})",
-                                 hint=f"use the output names above with {flag}")
+            raise ModelSpecError(
+                f"{flag} names {unknown}, which are not outputs of the model (its outputs: {valid})",
+                hint=f"use the output names above with {flag}",
+            )
 
-    def with_outputs(self, outputs: tuple[TensorSpec, ...]) -> "ModelSpec":
+    def with_outputs(self, outputs: tuple[TensorSpec, ...]) -> ModelSpec:
         return dataclasses.replace(self, outputs=outputs)
 
-    def renamed(self, names: dict[str, dict[str, str]] | None) -> "ModelSpec":
+    def renamed(self, names: dict[str, dict[str, str]] | None) -> ModelSpec:
         """This spec with tensors renamed: ``{"inputs": {name: new}, "outputs": {...}}``
         (unlisted tensors keep their names; ``None`` = unchanged). Order, dtypes and shapes
         are kept: a served spec differs from the built one by names only."""
@@ -241,7 +245,7 @@ class ModelSpec:
         return ModelSpecRecord.from_spec(self).model_dump(mode="json", exclude={"schema_version"})
 
     @classmethod
-    def from_json(cls, d: Any, source: str = "input spec") -> "ModelSpec":
+    def from_json(cls, d: Any, source: str = "input spec") -> ModelSpec:
         """Inverse of :meth:`to_json`. Outputs may be given as bare names (``["logits"]``):
         their dtype and shape are filled in from the eager model by ``infer_outputs``.
 
@@ -257,7 +261,7 @@ class ModelSpec:
         return _validate(ModelSpecRecord, d, source).to_spec()
 
     @classmethod
-    def from_file(cls, path: str | Path) -> "ModelSpec":
+    def from_file(cls, path: str | Path) -> ModelSpec:
         """Load a spec from a JSON file (the format of :meth:`to_json`, see
         ``docs/schemas/input_spec.json``).
 
@@ -274,7 +278,7 @@ class ModelSpec:
         return cls.from_json(data, f"spec file {p}")
 
     @classmethod
-    def from_example(cls, example: Any, names: Sequence[str] = ()) -> "ModelSpec":
+    def from_example(cls, example: Any, names: Sequence[str] = ()) -> ModelSpec:
         """A spec from example inputs (the Python API's ``example_inputs``), as Model
         Navigator takes a sample batch: every axis after the first (batch) axis is static at
         the example's size; integer inputs take the example's ``[min, max]`` as value range.
@@ -297,12 +301,15 @@ class ModelSpec:
         tensors = []
         for name, x in items:
             is_torch = hasattr(x, "detach")
-            dt = dtypes.require_tensor_io(dtypes.from_torch(x.dtype).name if is_torch else str(np.asarray(x).dtype),
-                                          f"example input {name!r}")
+            dt = dtypes.require_tensor_io(
+                dtypes.from_torch(x.dtype).name if is_torch else str(np.asarray(x).dtype), f"example input {name!r}"
+            )
             arr = x.detach().cpu().numpy() if is_torch else np.asarray(x)
             if arr.ndim < 1:
-                raise ModelSpecError(f"example input {name!r} is a scalar; it needs a batch axis first",
-                                     hint="pass one batch, e.g. torch.randn(4, 16) for 4 samples of 16 features")
+                raise ModelSpecError(
+                    f"example input {name!r} is a scalar; it needs a batch axis first",
+                    hint="pass one batch, e.g. torch.randn(4, 16) for 4 samples of 16 features",
+                )
             rng = (int(arr.min()), int(arr.max())) if dt.is_integer and arr.size else None
             tensors.append(TensorSpec(name, dt.name, tuple(int(d) for d in arr.shape[1:]), rng))
         if not tensors:
@@ -310,7 +317,7 @@ class ModelSpec:
         return cls(tuple(tensors), ())
 
     @classmethod
-    def from_flags(cls, inputs: Sequence[str], outputs: Sequence[str] = (), axes: Sequence[str] = ()) -> "ModelSpec":
+    def from_flags(cls, inputs: Sequence[str], outputs: Sequence[str] = (), axes: Sequence[str] = ()) -> ModelSpec:
         """Build a spec from command-line flags.
 
         Args:
@@ -340,19 +347,36 @@ class TensorSpecRecord(Record):
     shape: list[StrictInt | StrictStr] = Field(description="per-sample shape, no batch axis; strings name dynamic axes")
     value_range: tuple[int, int] | None = Field(None, description="inclusive (low, high) of generated integer inputs")
     key: list[StrictStr | StrictInt] | None = Field(
-        None, description="outputs: path of the tensor in what forward() returns (dict keys, tuple positions); "
-                          "[] for a lone tensor; null when not recorded")
-    batch_axis: int | None = Field(0, description="outputs: position of the batch axis in the full shape (null: none); "
-                                                  "only 0 is served with max_batch_size > 0")
+        None,
+        description="outputs: path of the tensor in what forward() returns (dict keys, tuple positions); "
+        "[] for a lone tensor; null when not recorded",
+    )
+    batch_axis: int | None = Field(
+        0,
+        description="outputs: position of the batch axis in the full shape (null: none); "
+        "only 0 is served with max_batch_size > 0",
+    )
 
     @classmethod
-    def from_spec(cls, t: TensorSpec) -> "TensorSpecRecord":
-        return cls(name=t.name, dtype=t.dtype, shape=list(t.shape), value_range=t.value_range,
-                   key=list(t.key) if t.key is not None else None, batch_axis=t.batch_axis)
+    def from_spec(cls, t: TensorSpec) -> TensorSpecRecord:
+        return cls(
+            name=t.name,
+            dtype=t.dtype,
+            shape=list(t.shape),
+            value_range=t.value_range,
+            key=list(t.key) if t.key is not None else None,
+            batch_axis=t.batch_axis,
+        )
 
     def to_spec(self) -> TensorSpec:
-        return TensorSpec(self.name, self.dtype, tuple(self.shape), self.value_range,
-                          tuple(self.key) if self.key is not None else None, self.batch_axis)
+        return TensorSpec(
+            self.name,
+            self.dtype,
+            tuple(self.shape),
+            self.value_range,
+            tuple(self.key) if self.key is not None else None,
+            self.batch_axis,
+        )
 
 
 class ModelSpecRecord(Record):
@@ -365,15 +389,19 @@ class ModelSpecRecord(Record):
     dynamic_axes: dict[str, tuple[int, int, int]] = Field({}, description="axis -> (min, opt, max)")
 
     @classmethod
-    def from_spec(cls, spec: ModelSpec) -> "ModelSpecRecord":
-        return cls(inputs=[TensorSpecRecord.from_spec(t) for t in spec.inputs],
-                   outputs=[TensorSpecRecord.from_spec(t) for t in spec.outputs],
-                   dynamic_axes=dict(spec.dynamic_axes))
+    def from_spec(cls, spec: ModelSpec) -> ModelSpecRecord:
+        return cls(
+            inputs=[TensorSpecRecord.from_spec(t) for t in spec.inputs],
+            outputs=[TensorSpecRecord.from_spec(t) for t in spec.outputs],
+            dynamic_axes=dict(spec.dynamic_axes),
+        )
 
     def to_spec(self) -> ModelSpec:
         if self.schema_version != SPEC_SCHEMA:
-            raise ModelSpecError(f"input spec schema version {self.schema_version} is not read by this toolkit (it reads {SPEC_SCHEMA})",
-                                 hint="write the spec in the documented form (docs/schemas/input_spec.json)")
+            raise ModelSpecError(
+                f"input spec schema version {self.schema_version} is not read by this toolkit (it reads {SPEC_SCHEMA})",
+                hint="write the spec in the documented form (docs/schemas/input_spec.json)",
+            )
         return ModelSpec(
             tuple(t.to_spec() for t in self.inputs),
             tuple(_output_placeholder(t) if isinstance(t, str) else t.to_spec() for t in self.outputs),
@@ -391,7 +419,7 @@ def _validate(model: type[R], data: Any, source: str) -> R:
         raise ModelSpecError(
             f"{source} is malformed:\n" + describe(e),
             hint='expected {"inputs": [{"name", "dtype", "shape", "value_range"?}], "outputs": [...], "dynamic_axes": {...}} '
-                 "(docs/schemas/input_spec.json)",
+            "(docs/schemas/input_spec.json)",
         ) from None
 
 
@@ -423,7 +451,9 @@ def parse_input_flag(text: str) -> TensorSpec:
         except ValueError:
             sep = ""
         if not sep:
-            raise ModelSpecError(f"--input {text!r}: value range {parts[3]!r} does not parse", hint="expected LOW..HIGH, e.g. 0..30521")
+            raise ModelSpecError(
+                f"--input {text!r}: value range {parts[3]!r} does not parse", hint="expected LOW..HIGH, e.g. 0..30521"
+            )
     return TensorSpec(parts[0], parts[1], tuple(shape), value_range)
 
 

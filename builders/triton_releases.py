@@ -37,11 +37,12 @@ import re
 
 from core.errors import ConfigError
 
-SERVER_COMPAT = ("triton-inference-server/server docs/introduction/compatibility.md, "
-                 "table 'ONNX Runtime Versions'")
+SERVER_COMPAT = "triton-inference-server/server docs/introduction/compatibility.md, table 'ONNX Runtime Versions'"
 RELNOTES = "triton-inference-server/server docs/introduction/release_notes.md for {}, container contents"
-BUILD_PY = ("triton-inference-server/server build.py DEFAULT_TRITON_VERSION_MAP during 25.03 development "
-            "(release_version 2.56.0dev, triton_container_version 25.03dev)")
+BUILD_PY = (
+    "triton-inference-server/server build.py DEFAULT_TRITON_VERSION_MAP during 25.03 development "
+    "(release_version 2.56.0dev, triton_container_version 25.03dev)"
+)
 ORT_COMPAT = "ONNX Runtime docs/reference/compatibility.md, table 'ONNX opset support', row {}"
 
 #: Why a target check is listed as not run when the table has no confirmed value for it.
@@ -100,14 +101,18 @@ class TritonRelease:
 
     def describe(self) -> str:
         """``"Triton 24.10 (server not confirmed, ONNX Runtime 1.19.2, TensorRT 10.5.0.18)"``."""
+
         def v(x: str | None) -> str:
             return x if x is not None else "not confirmed"
-        return (f"Triton {self.container} (server {v(self.server)}, ONNX Runtime {v(self.onnxruntime)}, "
-                f"TensorRT {v(self.tensorrt)})")
+
+        return (
+            f"Triton {self.container} (server {v(self.server)}, ONNX Runtime {v(self.onnxruntime)}, TensorRT {v(self.tensorrt)})"
+        )
 
 
-def _row(container: str, *, onnxruntime: str, server: tuple[str, str] | None = None,
-         tensorrt: tuple[str, str] | None = None) -> TritonRelease:
+def _row(
+    container: str, *, onnxruntime: str, server: tuple[str, str] | None = None, tensorrt: tuple[str, str] | None = None
+) -> TritonRelease:
     """A row whose ONNX Runtime comes from :data:`SERVER_COMPAT`; ``server``/``tensorrt`` are
     ``(value, source)`` where confirmed."""
     sources = {"onnxruntime": SERVER_COMPAT}
@@ -115,25 +120,27 @@ def _row(container: str, *, onnxruntime: str, server: tuple[str, str] | None = N
         sources["server"] = server[1]
     if tensorrt:
         sources["tensorrt"] = tensorrt[1]
-    return TritonRelease(container, server[0] if server else None, onnxruntime,
-                         tensorrt[0] if tensorrt else None, sources)
+    return TritonRelease(container, server[0] if server else None, onnxruntime, tensorrt[0] if tensorrt else None, sources)
 
 
 #: Container tag -> release. Server versions and TensorRT versions are filled only where a
 #: source was found (see the module docstring).
-RELEASES: dict[str, TritonRelease] = {r.container: r for r in (
-    _row("24.05", onnxruntime="1.18.0"),
-    _row("24.06", onnxruntime="1.18.0"),
-    _row("24.07", onnxruntime="1.18.1"),
-    _row("24.08", onnxruntime="1.18.1"),
-    _row("24.09", onnxruntime="1.19.2"),
-    _row("24.10", onnxruntime="1.19.2", tensorrt=("10.5.0.18", RELNOTES.format("24.10"))),
-    _row("24.11", onnxruntime="1.19.2"),
-    _row("24.12", onnxruntime="1.20.1"),
-    _row("25.01", onnxruntime="1.20.1", tensorrt=("10.8.0.43", RELNOTES.format("25.01"))),
-    _row("25.02", onnxruntime="1.20.1"),
-    _row("25.03", onnxruntime="1.21.0", server=("2.56.0", BUILD_PY)),
-)}
+RELEASES: dict[str, TritonRelease] = {
+    r.container: r
+    for r in (
+        _row("24.05", onnxruntime="1.18.0"),
+        _row("24.06", onnxruntime="1.18.0"),
+        _row("24.07", onnxruntime="1.18.1"),
+        _row("24.08", onnxruntime="1.18.1"),
+        _row("24.09", onnxruntime="1.19.2"),
+        _row("24.10", onnxruntime="1.19.2", tensorrt=("10.5.0.18", RELNOTES.format("24.10"))),
+        _row("24.11", onnxruntime="1.19.2"),
+        _row("24.12", onnxruntime="1.20.1"),
+        _row("25.01", onnxruntime="1.20.1", tensorrt=("10.8.0.43", RELNOTES.format("25.01"))),
+        _row("25.02", onnxruntime="1.20.1"),
+        _row("25.03", onnxruntime="1.21.0", server=("2.56.0", BUILD_PY)),
+    )
+}
 
 _TAG = re.compile(r"^(?:nvcr\.io/nvidia/tritonserver:)?(\d{2}\.\d{2})(?:-py3.*)?$")
 
@@ -157,7 +164,7 @@ def release(target: str) -> TritonRelease:
     raise ConfigError(
         f"--target-triton {target!r} is not a Triton release this toolkit knows",
         hint=f"give a container tag or server version of one of: {known}; "
-             "newer releases need a row in builders/triton_releases.py",
+        "newer releases need a row in builders/triton_releases.py",
     )
 
 

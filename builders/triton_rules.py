@@ -99,8 +99,11 @@ def dynamic_batching(mbs: int, enabled: bool) -> list[Problem]:
     not batch, so there is nothing for the batcher to form (Triton docs, "Dynamic Batcher";
     core ``ValidateModelConfig``)."""
     if enabled and mbs == 0:
-        return _bad("dynamic_batching", "is set but max_batch_size is 0: the model does not batch",
-                    "remove dynamic_batching, or set max_batch_size > 0 and leave the batch axis out of dims")
+        return _bad(
+            "dynamic_batching",
+            "is set but max_batch_size is 0: the model does not batch",
+            "remove dynamic_batching, or set max_batch_size > 0 and leave the batch axis out of dims",
+        )
     return []
 
 
@@ -155,8 +158,11 @@ def instance_gpus(kind: str, gpus: Iterable[int], where: str = "instance_group")
     gpus = list(gpus)
     out: list[Problem] = []
     if gpus and kind == "KIND_CPU":
-        out += _bad(f"{where}.gpus", f"{gpus} given for a KIND_CPU group",
-                    "GPU ids apply to KIND_GPU instances only: remove gpus or use KIND_GPU")
+        out += _bad(
+            f"{where}.gpus",
+            f"{gpus} given for a KIND_CPU group",
+            "GPU ids apply to KIND_GPU instances only: remove gpus or use KIND_GPU",
+        )
     if any(g < 0 for g in gpus):
         out += _bad(f"{where}.gpus", f"GPU ids must be >= 0, got {gpus}", "use the ids nvidia-smi shows")
     return out
@@ -172,8 +178,11 @@ def kind_gpu_needs_gpu(kind: str, server_gpu: bool | None, where: str = "instanc
         where: The group's field.
     """
     if kind == "KIND_GPU" and server_gpu is False:
-        return _bad(f"{where}.kind", "KIND_GPU but the server has no GPU",
-                    "use KIND_CPU, or pass --server-gpu if the repository is served on a GPU machine")
+        return _bad(
+            f"{where}.kind",
+            "KIND_GPU but the server has no GPU",
+            "use KIND_CPU, or pass --server-gpu if the repository is served on a GPU machine",
+        )
     return []
 
 
@@ -193,14 +202,21 @@ def ort_trt_accelerator(backend: str, gpu_instances: bool, where: str = ACCELERA
     """
     out: list[Problem] = []
     if backend == PYTHON_BACKEND:
-        out += _bad(f"{where}.name", "the python backend does not use onnxruntime's TensorRT accelerator",
-                    "use --serving native for ORT-TRT variants (platform onnxruntime_onnx)")
+        out += _bad(
+            f"{where}.name",
+            "the python backend does not use onnxruntime's TensorRT accelerator",
+            "use --serving native for ORT-TRT variants (platform onnxruntime_onnx)",
+        )
     elif backend != "onnxruntime":
-        out += _bad(f"{where}.name", f"the TensorRT accelerator is an ONNX Runtime option; this model's backend is "
-                    f"{backend or 'unknown'!r}", "remove the optimization block, or use ONNX (platform onnxruntime_onnx)")
+        out += _bad(
+            f"{where}.name",
+            f"the TensorRT accelerator is an ONNX Runtime option; this model's backend is {backend or 'unknown'!r}",
+            "remove the optimization block, or use ONNX (platform onnxruntime_onnx)",
+        )
     if not gpu_instances:
-        out += _bad(where, "a GPU execution accelerator on KIND_CPU instances has no effect",
-                    "use KIND_GPU instances or remove it")
+        out += _bad(
+            where, "a GPU execution accelerator on KIND_CPU instances has no effect", "use KIND_GPU instances or remove it"
+        )
     return out
 
 
@@ -208,8 +224,9 @@ def ort_trt_precision_mode(mode: str | None, where: str = ACCELERATORS) -> list[
     """The accelerator's ``precision_mode`` parameter is FP32, FP16 or INT8 when given
     (Triton docs, "Optimization: ONNX with TensorRT Optimization (ORT-TRT)")."""
     if mode is not None and mode not in ORT_TRT_PRECISION_MODES:
-        return _bad(f"{where}.parameters[precision_mode]", f"{mode!r} is not {', '.join(ORT_TRT_PRECISION_MODES)}",
-                    "use FP16 or FP32")
+        return _bad(
+            f"{where}.parameters[precision_mode]", f"{mode!r} is not {', '.join(ORT_TRT_PRECISION_MODES)}", "use FP16 or FP32"
+        )
     return []
 
 
@@ -220,6 +237,9 @@ def warmup_batch_size(batch_size: int, mbs: int, where: str = "model_warmup") ->
     """A ``model_warmup`` sample's ``batch_size`` is within ``1..max(1, max_batch_size)``
     (Triton docs, "Model Configuration: Model Warmup")."""
     if not 1 <= batch_size <= max(1, mbs):
-        return _bad(f"{where}.batch_size", f"{batch_size} is not within 1..{max(1, mbs)}",
-                    "use 1 for a non-batching model, at most max_batch_size otherwise")
+        return _bad(
+            f"{where}.batch_size",
+            f"{batch_size} is not within 1..{max(1, mbs)}",
+            "use 1 for a non-batching model, at most max_batch_size otherwise",
+        )
     return []

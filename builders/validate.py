@@ -83,8 +83,14 @@ class _Options:
     target: TritonRelease | None
 
 
-def validate(path: str | Path, *, server_gpu: bool | None = None, check_artifacts: bool = True,
-             load_artifacts: bool = False, target: TritonRelease | None = None) -> Validation:
+def validate(
+    path: str | Path,
+    *,
+    server_gpu: bool | None = None,
+    check_artifacts: bool = True,
+    load_artifacts: bool = False,
+    target: TritonRelease | None = None,
+) -> Validation:
     """Check every model folder of a repository (or one model folder).
 
     Args:
@@ -107,44 +113,75 @@ def validate(path: str | Path, *, server_gpu: bool | None = None, check_artifact
     result = Validation()
     root = Path(path)
     if not root.is_dir():
-        result.problems.append(Problem(str(root), "repository", "does not exist or is not a folder", "pass the model repository folder"))
+        result.problems.append(
+            Problem(str(root), "repository", "does not exist or is not a folder", "pass the model repository folder")
+        )
         return result
     if (root / CONFIG).is_file():
         models = [root]
     else:
         models = [d for d in sorted(root.iterdir()) if d.is_dir() and not d.name.startswith(".") and d.name not in _IGNORED]
     if not models:
-        result.problems.append(Problem(str(root), "repository", "holds no model folders",
-                                       "a repository holds <model>/config.pbtxt and <model>/<version>/"))
+        result.problems.append(
+            Problem(
+                str(root),
+                "repository",
+                "holds no model folders",
+                "a repository holds <model>/config.pbtxt and <model>/<version>/",
+            )
+        )
         return result
     for d in models:
         _check_model(d, opts, result)
     result.problems = list(dict.fromkeys(result.problems))  # the build record and the artifact may say the same
     if target is None:
-        result.skipped.append(Problem(str(root), "target server limits",
-                                      "no target release: ONNX IR version and opset against its ONNX Runtime, and "
-                                      "TensorRT plan versions against its TensorRT, were not checked",
-                                      "pass --target-triton with the serving container tag (e.g. 24.10) or server version"))
+        result.skipped.append(
+            Problem(
+                str(root),
+                "target server limits",
+                "no target release: ONNX IR version and opset against its ONNX Runtime, and "
+                "TensorRT plan versions against its TensorRT, were not checked",
+                "pass --target-triton with the serving container tag (e.g. 24.10) or server version",
+            )
+        )
     else:
         result.notes.append(f"target: {target.describe()}")
     if check_artifacts:
-        result.notes.append("artifacts: ONNX graphs parsed as protobuf in this process (external data not loaded); "
-                            + ("TorchScript and TensorRT files loaded in a separate process"
-                               if load_artifacts else "TorchScript and TensorRT files not loaded (--load-artifacts)"))
+        result.notes.append(
+            "artifacts: ONNX graphs parsed as protobuf in this process (external data not loaded); "
+            + (
+                "TorchScript and TensorRT files loaded in a separate process"
+                if load_artifacts
+                else "TorchScript and TensorRT files not loaded (--load-artifacts)"
+            )
+        )
     else:
         result.notes.append("artifacts: not opened (--no-artifacts)")
     return result
 
 
-def validate_repository(path: str | Path, *, server_gpu: bool | None = None, check_artifacts: bool = True,
-                        load_artifacts: bool = False, target: TritonRelease | None = None) -> list[Problem]:
+def validate_repository(
+    path: str | Path,
+    *,
+    server_gpu: bool | None = None,
+    check_artifacts: bool = True,
+    load_artifacts: bool = False,
+    target: TritonRelease | None = None,
+) -> list[Problem]:
     """The problems of :func:`validate` (same arguments)."""
-    return validate(path, server_gpu=server_gpu, check_artifacts=check_artifacts, load_artifacts=load_artifacts,
-                    target=target).problems
+    return validate(
+        path, server_gpu=server_gpu, check_artifacts=check_artifacts, load_artifacts=load_artifacts, target=target
+    ).problems
 
 
-def validate_model(model_dir: Path, *, server_gpu: bool | None = None, check_artifacts: bool = True,
-                   load_artifacts: bool = False, target: TritonRelease | None = None) -> list[Problem]:
+def validate_model(
+    model_dir: Path,
+    *,
+    server_gpu: bool | None = None,
+    check_artifacts: bool = True,
+    load_artifacts: bool = False,
+    target: TritonRelease | None = None,
+) -> list[Problem]:
     """The problems of one model folder (see the module docstring for the rules and
     :func:`validate` for the arguments)."""
     result = Validation()
@@ -158,39 +195,65 @@ def _check_model(model_dir: Path, opts: _Options, result: Validation) -> None:
     cfg_path = model_dir / CONFIG
     versions = _version_folders(model_dir, out)
     if not cfg_path.is_file():
-        out.append(Problem(str(cfg_path), "config.pbtxt", "is missing", "write a config.pbtxt (builders build writes one per variant)"))
+        out.append(
+            Problem(str(cfg_path), "config.pbtxt", "is missing", "write a config.pbtxt (builders build writes one per variant)")
+        )
         return
     try:
         cfg = parse_config(cfg_path.read_text(errors="replace"), CONFIG)
     except ConfigError as e:
-        out.append(Problem(str(cfg_path), "(syntax)", e.message.split(": ", 1)[-1], "fix the pbtxt syntax at the line and column given"))
+        out.append(
+            Problem(str(cfg_path), "(syntax)", e.message.split(": ", 1)[-1], "fix the pbtxt syntax at the line and column given")
+        )
         return
     if cfg.name and cfg.name != model_dir.name:
-        out.append(Problem(str(cfg_path), "name", f"{cfg.name!r} differs from its folder name {model_dir.name!r}",
-                           f"set name: \"{model_dir.name}\" or rename the folder"))
+        out.append(
+            Problem(
+                str(cfg_path),
+                "name",
+                f"{cfg.name!r} differs from its folder name {model_dir.name!r}",
+                f'set name: "{model_dir.name}" or rename the folder',
+            )
+        )
     out += [p.at(cfg_path) for p in config_problems(cfg, server_gpu=server_gpu)]
     policy = cfg.version_policy
     if policy.WhichOneof("policy_choice") == "specific":
         absent = [v for v in policy.specific.versions if v not in versions]
         if absent:
-            out.append(Problem(str(cfg_path), "version_policy.specific.versions", f"versions {absent} have no folder",
-                               f"create them or list only {sorted(versions)}"))
+            out.append(
+                Problem(
+                    str(cfg_path),
+                    "version_policy.specific.versions",
+                    f"versions {absent} have no folder",
+                    f"create them or list only {sorted(versions)}",
+                )
+            )
     _recorded_checks(model_dir, cfg, cfg_path, result)
     filename = model_filename(cfg)
     served = served_artifact(cfg)
     checked: set[Path] = set()
-    for v, vdir in sorted(versions.items()):
+    for _, vdir in sorted(versions.items()):
         if filename and not (vdir / filename).exists():
             field = "default_model_filename" if cfg.default_model_filename else "model file"
-            out.append(Problem(str(vdir), field, f"{filename} is missing (the {model_backend(cfg) or 'model'} backend loads it)",
-                               f"put the model at {vdir / filename}"))
+            out.append(
+                Problem(
+                    str(vdir),
+                    field,
+                    f"{filename} is missing (the {model_backend(cfg) or 'model'} backend loads it)",
+                    f"put the model at {vdir / filename}",
+                )
+            )
         if served is None:
             continue
         fmt, file = served
         artifact = vdir / file
         if not artifact.exists():
             if file != filename:
-                out.append(Problem(str(vdir), "parameters[artifact_file]", f"{file} is missing", f"put the exported {fmt} file at {artifact}"))
+                out.append(
+                    Problem(
+                        str(vdir), "parameters[artifact_file]", f"{file} is missing", f"put the exported {fmt} file at {artifact}"
+                    )
+                )
             continue
         if fmt == "trt" and opts.target is not None and artifact not in checked:
             _tensorrt_version_check(model_dir, artifact, opts.target, result)
@@ -206,8 +269,14 @@ def _check_model(model_dir: Path, opts: _Options, result: Validation) -> None:
             out.append(Problem(str(artifact), "(artifact)", e.message, e.hint or "re-export the model"))
             continue
         if read.io is None:
-            result.skipped.append(Problem(str(artifact), "inputs/outputs against the artifact", read.skipped or "not read",
-                                          "pass --load-artifacts" if not opts.load_artifacts else "run validate where it can be read"))
+            result.skipped.append(
+                Problem(
+                    str(artifact),
+                    "inputs/outputs against the artifact",
+                    read.skipped or "not read",
+                    "pass --load-artifacts" if not opts.load_artifacts else "run validate where it can be read",
+                )
+            )
             continue
         out += [p.at(cfg_path) for p in artifact_problems(cfg, read.io)]
         out += _external_data_problems(artifact, read.io)
@@ -222,12 +291,21 @@ def _recorded_checks(model_dir: Path, cfg: mc.ModelConfig, cfg_path: Path, resul
         v = Repository(model_dir.parent).variant(model_dir.name)
         recorded = v.served_spec
     except (RecordError, RepositoryError) as e:
-        result.skipped.append(Problem(str(cfg_path), what, f"the build record cannot be read: {e.message}",
-                                      e.hint or "rebuild with `builders build`"))
+        result.skipped.append(
+            Problem(
+                str(cfg_path), what, f"the build record cannot be read: {e.message}", e.hint or "rebuild with `builders build`"
+            )
+        )
         return
     if recorded is None:
-        result.skipped.append(Problem(str(cfg_path), what, "no build record (index.json entry and manifest) for this model",
-                                      "models built with `builders build` are checked against their record"))
+        result.skipped.append(
+            Problem(
+                str(cfg_path),
+                what,
+                "no build record (index.json entry and manifest) for this model",
+                "models built with `builders build` are checked against their record",
+            )
+        )
         return
     result.problems.extend(p.at(cfg_path) for p in recorded_output_problems(cfg, recorded.outputs))
     constants = v.export.extra.get("device_constants", ()) if v.export else ()
@@ -242,9 +320,14 @@ def _external_data_problems(artifact: Path, io: ArtifactIO) -> list[Problem]:
     out = []
     for name in io.external_data:
         if not (artifact.parent / name).is_file():
-            out.append(Problem(str(artifact), "external data",
-                               f"{artifact.name} keeps weights in {name!r}, which is missing from {artifact.parent.name}/",
-                               f"copy {name} from the build folder into {artifact.parent}"))
+            out.append(
+                Problem(
+                    str(artifact),
+                    "external data",
+                    f"{artifact.name} keeps weights in {name!r}, which is missing from {artifact.parent.name}/",
+                    f"copy {name} from the build folder into {artifact.parent}",
+                )
+            )
     return out
 
 
@@ -252,62 +335,106 @@ def _tensorrt_version_check(model_dir: Path, artifact: Path, target: TritonRelea
     """A plan runs only on the TensorRT that built it: compare the version its build recorded
     (the build manifest, reached through the repository index) with the target's."""
     if target.tensorrt is None:
-        result.skipped.append(Problem(str(artifact), f"TensorRT version against {target.describe()}",
-                                      f"{NOT_CONFIRMED}: builders/triton_releases.py has no sourced TensorRT "
-                                      f"version for Triton {target.container}",
-                                      "check the plan with trtexec inside the target container, or add the "
-                                      "version with its source to builders/triton_releases.py"))
+        result.skipped.append(
+            Problem(
+                str(artifact),
+                f"TensorRT version against {target.describe()}",
+                f"{NOT_CONFIRMED}: builders/triton_releases.py has no sourced TensorRT version for Triton {target.container}",
+                "check the plan with trtexec inside the target container, or add the "
+                "version with its source to builders/triton_releases.py",
+            )
+        )
         return
     built_with = None
     try:
         v = Repository(model_dir.parent).variant(model_dir.name)
         built_with = v.manifest.versions.get("tensorrt") if v.manifest else None
     except (RecordError, RepositoryError) as e:
-        result.skipped.append(Problem(str(artifact), f"TensorRT version against {target.describe()}",
-                                      f"the build record cannot be read: {e.message}", "rebuild with `builders build`"))
+        result.skipped.append(
+            Problem(
+                str(artifact),
+                f"TensorRT version against {target.describe()}",
+                f"the build record cannot be read: {e.message}",
+                "rebuild with `builders build`",
+            )
+        )
         return
     if not built_with:
-        result.skipped.append(Problem(str(artifact), f"TensorRT version against {target.describe()}",
-                                      "no recorded TensorRT version (the repository index names no build manifest for it)",
-                                      "build the plan with `builders build`, or check it with trtexec in the target container"))
+        result.skipped.append(
+            Problem(
+                str(artifact),
+                f"TensorRT version against {target.describe()}",
+                "no recorded TensorRT version (the repository index names no build manifest for it)",
+                "build the plan with `builders build`, or check it with trtexec in the target container",
+            )
+        )
         return
     if not same_tensorrt(built_with, target.tensorrt):
-        result.problems.append(Problem(str(artifact), "TensorRT version",
-                                       f"the plan was built with TensorRT {built_with}, Triton {target.container} serves "
-                                       f"TensorRT {target.tensorrt}: plans load only on the TensorRT that built them",
-                                       f"rebuild the plan inside nvcr.io/nvidia/tritonserver:{target.container}-py3 "
-                                       "(builders build --print-trtexec prints the command)"))
+        result.problems.append(
+            Problem(
+                str(artifact),
+                "TensorRT version",
+                f"the plan was built with TensorRT {built_with}, Triton {target.container} serves "
+                f"TensorRT {target.tensorrt}: plans load only on the TensorRT that built them",
+                f"rebuild the plan inside nvcr.io/nvidia/tritonserver:{target.container}-py3 "
+                "(builders build --print-trtexec prints the command)",
+            )
+        )
 
 
-def _target_checks(cfg: mc.ModelConfig, fmt: str, artifact: Path, io: ArtifactIO, target: TritonRelease | None,
-                   result: Validation) -> None:
+def _target_checks(
+    cfg: mc.ModelConfig, fmt: str, artifact: Path, io: ArtifactIO, target: TritonRelease | None, result: Validation
+) -> None:
     """The target release's limits: ONNX IR version and opset on its onnxruntime backend."""
     if target is None or fmt != "onnx":
         return
     if model_backend(cfg) != formats.get("onnx").backend:
-        result.skipped.append(Problem(str(artifact), f"ONNX limits of {target.describe()}",
-                                      f"served by the {model_backend(cfg) or '?'} backend, which runs its own ONNX Runtime, "
-                                      "not the release's", "verify it where it is served"))
+        result.skipped.append(
+            Problem(
+                str(artifact),
+                f"ONNX limits of {target.describe()}",
+                f"served by the {model_backend(cfg) or '?'} backend, which runs its own ONNX Runtime, not the release's",
+                "verify it where it is served",
+            )
+        )
         return
     limits = target.onnxruntime_limits
     if limits is None:
-        what = (f"ONNX Runtime version of Triton {target.container}" if target.onnxruntime is None
-                else f"highest opset and IR version of ONNX Runtime {target.onnxruntime}")
-        result.skipped.append(Problem(str(artifact), f"ONNX limits of {target.describe()}",
-                                      f"{NOT_CONFIRMED}: builders/triton_releases.py has no sourced {what}",
-                                      "load the model with the target container's onnxruntime backend, or add the "
-                                      "limits with their source to builders/triton_releases.py"))
+        what = (
+            f"ONNX Runtime version of Triton {target.container}"
+            if target.onnxruntime is None
+            else f"highest opset and IR version of ONNX Runtime {target.onnxruntime}"
+        )
+        result.skipped.append(
+            Problem(
+                str(artifact),
+                f"ONNX limits of {target.describe()}",
+                f"{NOT_CONFIRMED}: builders/triton_releases.py has no sourced {what}",
+                "load the model with the target container's onnxruntime backend, or add the "
+                "limits with their source to builders/triton_releases.py",
+            )
+        )
         return
     if io.ir_version is not None and io.ir_version > limits.max_ir_version:
-        result.problems.append(Problem(str(artifact), "ONNX IR version",
-                                       f"{io.ir_version}, but ONNX Runtime {target.onnxruntime} of Triton {target.container} "
-                                       f"reads IR <= {limits.max_ir_version}",
-                                       "re-export with an older exporter or down-convert the model's ir_version"))
+        result.problems.append(
+            Problem(
+                str(artifact),
+                "ONNX IR version",
+                f"{io.ir_version}, but ONNX Runtime {target.onnxruntime} of Triton {target.container} "
+                f"reads IR <= {limits.max_ir_version}",
+                "re-export with an older exporter or down-convert the model's ir_version",
+            )
+        )
     if io.opset is not None and io.opset > limits.max_opset:
-        result.problems.append(Problem(str(artifact), "ONNX opset",
-                                       f"{io.opset}, but ONNX Runtime {target.onnxruntime} of Triton {target.container} "
-                                       f"implements opsets <= {limits.max_opset}",
-                                       f"re-export with --opset {limits.max_opset} or lower"))
+        result.problems.append(
+            Problem(
+                str(artifact),
+                "ONNX opset",
+                f"{io.opset}, but ONNX Runtime {target.onnxruntime} of Triton {target.container} "
+                f"implements opsets <= {limits.max_opset}",
+                f"re-export with --opset {limits.max_opset} or lower",
+            )
+        )
 
 
 def _version_folders(model_dir: Path, out: list[Problem]) -> dict[int, Path]:
@@ -319,10 +446,20 @@ def _version_folders(model_dir: Path, out: list[Problem]) -> dict[int, Path]:
         if d.name.isdigit() and not d.name.startswith("0"):
             versions[int(d.name)] = d
         else:
-            out.append(Problem(str(d), "version folder", f"{d.name!r} is not a positive integer without leading zeros: Triton ignores it",
-                               "name version folders 1, 2, ...; keep other folders out of the model folder"))
+            out.append(
+                Problem(
+                    str(d),
+                    "version folder",
+                    f"{d.name!r} is not a positive integer without leading zeros: Triton ignores it",
+                    "name version folders 1, 2, ...; keep other folders out of the model folder",
+                )
+            )
     if not versions:
-        out.append(Problem(str(model_dir), "version folder", "no version folder (1/, 2/, ...)", f"put the model file in {model_dir / '1'}"))
+        out.append(
+            Problem(
+                str(model_dir), "version folder", "no version folder (1/, 2/, ...)", f"put the model file in {model_dir / '1'}"
+            )
+        )
     return versions
 
 
@@ -340,9 +477,12 @@ def summary(problems: list[Problem], root: str | Path) -> str:
     if (rootp / CONFIG).is_file():
         total = 1
     else:
-        total = sum(1 for d in rootp.iterdir() if d.is_dir() and not d.name.startswith(".") and d.name not in _IGNORED) if rootp.is_dir() else 0
+        total = (
+            sum(1 for d in rootp.iterdir() if d.is_dir() and not d.name.startswith(".") and d.name not in _IGNORED)
+            if rootp.is_dir()
+            else 0
+        )
     if not problems:
         return f"{total} model(s) checked, no problems"
     models = {relative(p.file, root).split(os.sep)[0] for p in problems}
     return f"{len(problems)} problem(s) in {len(models)} of {total} model(s)"
-

@@ -48,8 +48,9 @@ def parse_queue_delays(text: str) -> tuple[int | None, ...]:
         elif part.isdigit():
             delays.append(int(part))
         else:
-            raise ConfigError(f"dynamic batching setting {part!r} is neither 'off' nor a queue delay in µs",
-                              hint="e.g. off,100,500")
+            raise ConfigError(
+                f"dynamic batching setting {part!r} is neither 'off' nor a queue delay in µs", hint="e.g. off,100,500"
+            )
     return tuple(dict.fromkeys(delays))
 
 
@@ -218,8 +219,12 @@ class VariantGrid:
         unknown = [k for k in self.kinds if k not in KINDS]
         if unknown:
             raise ConfigError(f"instance_group.kind: {unknown} not in {', '.join(KINDS)}")
-        for field, values in (("instance kinds", self.kinds), ("instance counts", self.counts),
-                              ("max_batch_size values", self.max_batch_sizes), ("dynamic batching settings", self.queue_delays_us)):
+        for field, values in (
+            ("instance kinds", self.kinds),
+            ("instance counts", self.counts),
+            ("max_batch_size values", self.max_batch_sizes),
+            ("dynamic batching settings", self.queue_delays_us),
+        ):
             if not values:
                 raise ConfigError(f"the grid needs at least one of its {field}")
         # a preferred size no max_batch_size of the grid allows is an error, not a skip
@@ -227,13 +232,17 @@ class VariantGrid:
         if any(d is not None for d in self.queue_delays_us):
             raise_problems(rules.preferred_batch_sizes(top, self.preferred_batch_sizes))
         elif self.preferred_batch_sizes:  # a flag that would match no variant is an error, not ignored
-            raise ConfigError(f"--preferred-batch-sizes {list(self.preferred_batch_sizes)} apply to dynamic batching, "
-                              "but the grid has none (--dynamic-batching off)",
-                              hint="add a queue delay, e.g. --dynamic-batching off,500, or drop --preferred-batch-sizes")
+            raise ConfigError(
+                f"--preferred-batch-sizes {list(self.preferred_batch_sizes)} apply to dynamic batching, "
+                "but the grid has none (--dynamic-batching off)",
+                hint="add a queue delay, e.g. --dynamic-batching off,500, or drop --preferred-batch-sizes",
+            )
         if self.gpus and not {"gpu", "auto"} & set(self.kinds):
-            raise ConfigError(f"--gpus {list(self.gpus)} apply to KIND_GPU instance groups, but the grid has only "
-                              f"{', '.join(self.kinds)} instances",
-                              hint="add --instance-kind gpu (or auto), or drop --gpus")
+            raise ConfigError(
+                f"--gpus {list(self.gpus)} apply to KIND_GPU instance groups, but the grid has only "
+                f"{', '.join(self.kinds)} instances",
+                hint="add --instance-kind gpu (or auto), or drop --gpus",
+            )
 
     def _server_gpu(self, server_gpu: bool | None) -> bool:
         if server_gpu is not None:
@@ -244,8 +253,15 @@ class VariantGrid:
             return False
         return gpu_available()
 
-    def plan(self, model: str, formats: tuple[str, ...], precisions: tuple[str, ...] = ("fp32",), *,
-             serving: str | None = None, server_gpu: bool | None = None) -> GridPlan:
+    def plan(
+        self,
+        model: str,
+        formats: tuple[str, ...],
+        precisions: tuple[str, ...] = ("fp32",),
+        *,
+        serving: str | None = None,
+        server_gpu: bool | None = None,
+    ) -> GridPlan:
         """Every variant of the grid in a stable order, and what was skipped and why.
 
         Rules applied (:mod:`builders.triton_rules`; Triton docs, "Model Configuration",
@@ -277,8 +293,10 @@ class VariantGrid:
             present = [g.index for g in detect_gpus()]
             absent = [g for g in self.gpus if g not in present]
             if absent:
-                raise ConfigError(f"--gpus {absent}: no such GPU on this host (its GPUs: {present})",
-                                  hint="use ids from nvidia-smi -L, or pass --server-gpu when the repository is served elsewhere")
+                raise ConfigError(
+                    f"--gpus {absent}: no such GPU on this host (its GPUs: {present})",
+                    hint="use ids from nvidia-smi -L, or pass --server-gpu when the repository is served elsewhere",
+                )
         skipped: list[Skipped] = []
         kinds: list[str] = []
         for k in self.kinds:
@@ -291,8 +309,14 @@ class VariantGrid:
                 kinds.append(kind)
         out: list[Variant] = []
         for fmt, prec, kind, count, mbs, delay, warm, acc in itertools.product(
-            formats, precisions, kinds, self.counts, self.max_batch_sizes, self.queue_delays_us,
-            self.warmups, self.trt_accelerators,
+            formats,
+            precisions,
+            kinds,
+            self.counts,
+            self.max_batch_sizes,
+            self.queue_delays_us,
+            self.warmups,
+            self.trt_accelerators,
         ):
             no_batching = rules.dynamic_batching(mbs, delay is not None)
             if no_batching:
@@ -313,7 +337,12 @@ class VariantGrid:
                     log.info("preferred batch sizes %s dropped for max_batch_size %d", dropped, mbs)
             out.append(
                 Variant(
-                    model, fmt, prec, kind, count, mbs,
+                    model,
+                    fmt,
+                    prec,
+                    kind,
+                    count,
+                    mbs,
                     dynamic_batching=delay is not None,
                     max_queue_delay_us=delay or 0,
                     preferred_batch_sizes=pref,
@@ -325,13 +354,22 @@ class VariantGrid:
         names = [v.name for v in out]
         dup = {n for n in names if names.count(n) > 1}
         if dup:
-            raise ConfigError(f"the grid produces the same variant name twice: {sorted(dup)}", hint="remove repeated values from the flags")
+            raise ConfigError(
+                f"the grid produces the same variant name twice: {sorted(dup)}", hint="remove repeated values from the flags"
+            )
         # the same skip reason once per kind of skip, not per grid point
         unique = list({(s.what, s.reason): s for s in skipped}.values())
         return GridPlan(out, unique)
 
-    def variants(self, model: str, formats: tuple[str, ...], precisions: tuple[str, ...] = ("fp32",), *,
-                 serving: str | None = None, server_gpu: bool | None = None) -> list[Variant]:
+    def variants(
+        self,
+        model: str,
+        formats: tuple[str, ...],
+        precisions: tuple[str, ...] = ("fp32",),
+        *,
+        serving: str | None = None,
+        server_gpu: bool | None = None,
+    ) -> list[Variant]:
         """The variants of :meth:`plan`; skipped grid points are logged as warnings.
 
         Raises:

@@ -47,11 +47,15 @@ class KernelPrecision:
     why: str
 
 
-_TORCH = ("torch's kernels take {p} tensors and round every operator's result to {p} "
-          "(accumulating inside an operator in fp32, on CPU as on CUDA)")
-_ORT_CPU = ("onnxruntime's CPUExecutionProvider has {p} kernels for few operators; it runs the others in fp32 "
-            "between inserted Cast nodes and removes back-to-back casts, so intermediate values are never rounded "
-            "to {p} (an overflow of {p} arithmetic is not seen)")
+_TORCH = (
+    "torch's kernels take {p} tensors and round every operator's result to {p} "
+    "(accumulating inside an operator in fp32, on CPU as on CUDA)"
+)
+_ORT_CPU = (
+    "onnxruntime's CPUExecutionProvider has {p} kernels for few operators; it runs the others in fp32 "
+    "between inserted Cast nodes and removes back-to-back casts, so intermediate values are never rounded "
+    "to {p} (an overflow of {p} arithmetic is not seen)"
+)
 _ORT_CUDA = "onnxruntime's CUDAExecutionProvider runs {p} operators with {p} kernels"
 _TRT = "TensorRT runs the plan's layers in the precisions the builder allowed ({p}); the plan verified is the one served"
 
@@ -83,7 +87,8 @@ def kernel_precision(fmt: str, precision: str, device: str) -> KernelPrecision:
     """
     kind = device_kind(device)
     return _TABLE.get((fmt, kind, precision)) or KernelPrecision(
-        fmt, kind, precision, "fp32", f"no entry for {fmt} on {kind}: not known to run {precision} kernels")
+        fmt, kind, precision, "fp32", f"no entry for {fmt} on {kind}: not known to run {precision} kernels"
+    )
 
 
 def tf32_disabled_for(fmt: str) -> bool:
@@ -112,8 +117,12 @@ def verified_on(fmt: str, precision: str, device: str) -> dict[str, Any]:
     tf32 = "n/a"
     if cuda and precision == "fp32":
         tf32 = "disabled" if tf32_disabled_for(fmt) else f"allowed (fp32 rtol widened to {precisions.TF32_RTOL:g})"
-    return {"device": device_kind(device), "runner": runner, "tf32": tf32,
-            "computes_in": kernel_precision(fmt, precision, device).computes_in}
+    return {
+        "device": device_kind(device),
+        "runner": runner,
+        "tf32": tf32,
+        "computes_in": kernel_precision(fmt, precision, device).computes_in,
+    }
 
 
 def describe(status: str, precision: str, device: str) -> str:

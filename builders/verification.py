@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -38,8 +39,9 @@ REFERENCE = "reference.npz"
 VERIFICATION_POLICY = 2
 
 
-def output_tolerances(spec: ModelSpec, precision: str, rtol: dict[str, float], device: str = "cpu",
-                      tf32_disabled: bool = True) -> dict[str, float]:
+def output_tolerances(
+    spec: ModelSpec, precision: str, rtol: dict[str, float], device: str = "cpu", tf32_disabled: bool = True
+) -> dict[str, float]:
     """Relative tolerance per output: ``rtol[name]``, else ``precision``'s default on
     ``device`` (:meth:`core.precision.Precision.rtol_on`: fp32 1e-4, fp16/bf16 1e-2; fp32 on a
     CUDA device whose kernels may use TF32 gets :data:`core.precision.TF32_RTOL`).
@@ -76,7 +78,12 @@ def verification_points(spec: ModelSpec, max_batch_size: int) -> list[tuple[int,
 
 
 def verify_artifact(
-    result: ExportResult, module: Any, spec: ModelSpec, max_batch_size: int, rtol: dict[str, float], device: str = "cpu",
+    result: ExportResult,
+    module: Any,
+    spec: ModelSpec,
+    max_batch_size: int,
+    rtol: dict[str, float],
+    device: str = "cpu",
     sample: dict[str, np.ndarray] | None = None,
 ) -> list[dict[str, Any]]:
     """Run ``result`` and eager PyTorch (fp32, CPU) on the same inputs and compare.
@@ -110,7 +117,9 @@ def verify_artifact(
             (a trace that froze data-dependent control flow, a frozen dynamic axis).
     """
     try:
-        runner = load_runner(result.format, result.path, [t.name for t in spec.inputs], [t.name for t in spec.outputs], device=device)
+        runner = load_runner(
+            result.format, result.path, [t.name for t in spec.inputs], [t.name for t in spec.outputs], device=device
+        )
     except ToolkitError:
         raise
     except Exception as e:
@@ -119,8 +128,11 @@ def verify_artifact(
     tol = output_tolerances(spec, result.precision, rtol, device, tf32_disabled_for(result.format))
     what = f"{result.format} ({result.precision}, {result.strategy}) on {'CUDA' if cuda else 'CPU'}"
     guard = no_tf32 if cuda and tf32_disabled_for(result.format) else contextlib.nullcontext
-    cases = [(batch, sizes, draw, draw_inputs(spec, batch, sizes, draw, seed=batch))
-             for batch, sizes in verification_points(spec, max_batch_size) for draw in DRAWS]
+    cases = [
+        (batch, sizes, draw, draw_inputs(spec, batch, sizes, draw, seed=batch))
+        for batch, sizes in verification_points(spec, max_batch_size)
+        for draw in DRAWS
+    ]
     if sample is not None:
         first = sample[spec.inputs[0].name]
         cases.append((int(first.shape[0]), _sample_axes(spec, sample), SAMPLE, sample))
@@ -148,8 +160,15 @@ def verify_artifact(
     return records
 
 
-def verify_export(result: ExportResult, module: Any, spec: ModelSpec, max_batch_size: int, rtol: dict[str, float],
-                  devices: tuple[str, ...] = ("cpu",), sample: dict[str, np.ndarray] | None = None) -> list[dict[str, Any]]:
+def verify_export(
+    result: ExportResult,
+    module: Any,
+    spec: ModelSpec,
+    max_batch_size: int,
+    rtol: dict[str, float],
+    devices: tuple[str, ...] = ("cpu",),
+    sample: dict[str, np.ndarray] | None = None,
+) -> list[dict[str, Any]]:
     """Verify ``result`` on every device its variants run on; one verdict per device.
 
     A reduced-precision ONNX export asked for on the CPU is verified on onnxruntime's CUDA
@@ -179,8 +198,16 @@ def verify_export(result: ExportResult, module: Any, spec: ModelSpec, max_batch_
         on = verified_on(result.format, result.precision, device)
         missing = _missing_device(result.format, device)
         if missing:
-            verdicts.append({"verified_on": on, "status": "not_verified_device", "reason": missing,
-                             "verify_s": 0.0, "points": [], "errors": {}})
+            verdicts.append(
+                {
+                    "verified_on": on,
+                    "status": "not_verified_device",
+                    "reason": missing,
+                    "verify_s": 0.0,
+                    "points": [],
+                    "errors": {},
+                }
+            )
             continue
         t0 = time.perf_counter()
         if result.format == "trt":
@@ -189,9 +216,16 @@ def verify_export(result: ExportResult, module: Any, spec: ModelSpec, max_batch_
             points = verify_artifact(result, module, spec, max_batch_size, rtol, device, sample)
         kernel = kernel_precision(result.format, result.precision, device)
         native = kernel.computes_in == result.precision
-        verdicts.append({"verified_on": on, "status": "ok" if native else "not_verified_precision",
-                         "reason": None if native else kernel.why, "verify_s": round(time.perf_counter() - t0, 3),
-                         "points": points, "errors": error_summary(points)})
+        verdicts.append(
+            {
+                "verified_on": on,
+                "status": "ok" if native else "not_verified_precision",
+                "reason": None if native else kernel.why,
+                "verify_s": round(time.perf_counter() - t0, 3),
+                "points": points,
+                "errors": error_summary(points),
+            }
+        )
     return verdicts
 
 
@@ -269,8 +303,14 @@ def error_summary(records: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
     return out
 
 
-def verify_plan(result: ExportResult, module: Any, spec: ModelSpec, max_batch_size: int, rtol: dict[str, float],
-                sample: dict[str, np.ndarray] | None = None) -> list[dict[str, Any]]:
+def verify_plan(
+    result: ExportResult,
+    module: Any,
+    spec: ModelSpec,
+    max_batch_size: int,
+    rtol: dict[str, float],
+    sample: dict[str, np.ndarray] | None = None,
+) -> list[dict[str, Any]]:
     """Verify a plan against eager PyTorch (see :func:`verify_artifact`),
     after checking that this GPU and TensorRT are the ones it was built for.
 

@@ -17,10 +17,12 @@ Causes, in the order they are recognised:
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from builders.verify import ROUNDING_LIMIT, OutputComparison, passing_tolerance
 from core.errors import VerificationError
+
 #: Start of the tracer warnings that mean a tensor became a Python value inside forward().
 PYTHON_VALUE_WARNINGS = ("Converting a tensor to a Python", "Iterating over a tensor", "torch.tensor results are registered")
 
@@ -34,22 +36,29 @@ def frozen_control_flow(fmt: str, tracer_warnings: Sequence[str]) -> tuple[str, 
     """``(what, hint)`` for a mismatch of a trace that warned of Python values."""
     warned = python_value_warnings(tracer_warnings) or list(tracer_warnings)
     tracer = "torch.jit.trace" if fmt == "torchscript" else "the TorchScript-based ONNX exporter (torch.jit.trace)"
-    what = (f"the trace froze data-dependent control flow: {tracer} warned {warned[0]!r}"
-            + (f" (and {len(warned) - 1} more, listed in the manifest)" if len(warned) > 1 else "")
-            + "; the branch taken on the example inputs was recorded for every input")
+    what = (
+        f"the trace froze data-dependent control flow: {tracer} warned {warned[0]!r}"
+        + (f" (and {len(warned) - 1} more, listed in the manifest)" if len(warned) > 1 else "")
+        + "; the branch taken on the example inputs was recorded for every input"
+    )
     if fmt == "torchscript":
-        hint = ("make forward() scriptable so that torch.jit.script (tried first; its error is in the manifest's attempts) "
-                "keeps the branch, or write it with tensor ops (torch.where) so that a trace records both sides; "
-                "a looser --rtol would only hide a wrong result")
+        hint = (
+            "make forward() scriptable so that torch.jit.script (tried first; its error is in the manifest's attempts) "
+            "keeps the branch, or write it with tensor ops (torch.where) so that a trace records both sides; "
+            "a looser --rtol would only hide a wrong result"
+        )
     else:
-        hint = ("write the branch with tensor ops (torch.where) or torch.cond, which the dynamo exporter turns into an "
-                "ONNX If, or serve the TorchScript export (--format torchscript scripts forward()); "
-                "a looser --rtol would only hide a wrong result")
+        hint = (
+            "write the branch with tensor ops (torch.where) or torch.cond, which the dynamo exporter turns into an "
+            "ONNX If, or serve the TorchScript export (--format torchscript scripts forward()); "
+            "a looser --rtol would only hide a wrong result"
+        )
     return what, hint
 
 
-def comparison_error(what: str, where: str, c: OutputComparison, frozen: list[str],
-                     fmt: str, tracer_warnings: Sequence[str]) -> VerificationError:
+def comparison_error(
+    what: str, where: str, c: OutputComparison, frozen: list[str], fmt: str, tracer_warnings: Sequence[str]
+) -> VerificationError:
     """The error of one failed output comparison.
 
     Args:
@@ -80,8 +89,10 @@ def comparison_error(what: str, where: str, c: OutputComparison, frozen: list[st
         hint = f"if this error is acceptable, pass --rtol {c.name}={passing_tolerance(c.max_rel_err):g}"
     elif "tolerance" in problem:
         problem += ": a different result, not rounding"
-        hint = ("the export computes something else than eager PyTorch on these inputs: look for control flow or "
-                "sizes that depend on input values in forward(), or try another exporter/opset")
+        hint = (
+            "the export computes something else than eager PyTorch on these inputs: look for control flow or "
+            "sizes that depend on input values in forward(), or try another exporter/opset"
+        )
     return VerificationError(
         f"{what} output {c.name!r} at {where}: {problem} (max abs err {c.max_abs_err:.3g}, max rel err {c.max_rel_err:.3g})",
         hint=hint,
@@ -95,7 +106,8 @@ def run_error(what: str, where: str, e: BaseException, frozen: list[str]) -> Ver
         + (f"\n  the export lost dynamic axis {frozen}: it runs at the example size but not at this one" if frozen else ""),
         hint="the export froze a dynamic axis at the example size: avoid turning tensor sizes into Python "
         "numbers in forward() (int(x.shape[0]), x.size(0) in a Python expression), or make forward() scriptable"
-        if frozen else "check the input spec's dynamic axes and value ranges",
+        if frozen
+        else "check the input spec's dynamic axes and value ranges",
     )
 
 
@@ -114,6 +126,7 @@ def load_error(fmt: str, precision: str, path: Any, device: str, e: BaseExceptio
         f"{fmt} ({precision}) artifact {path} cannot be loaded for verification on {device}: "
         f"{type(e).__name__}: {str(e).strip()[:300]}",
         hint="onnxruntime's CPU provider lacks many bf16 (and some fp16) kernels: verify this precision on a GPU "
-        "host with onnxruntime-gpu, or export it as TorchScript / TensorRT" if precision != "fp32"
+        "host with onnxruntime-gpu, or export it as TorchScript / TensorRT"
+        if precision != "fp32"
         else "the exported file is not loadable: re-export with --force, or try another --opset",
     )

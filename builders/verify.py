@@ -69,16 +69,26 @@ def compare_outputs(
             results.append(OutputComparison(name, float("inf"), float("inf"), tol, False, "output missing"))
             continue
         if act.shape != exp.shape:
-            results.append(OutputComparison(name, float("inf"), float("inf"), tol, False, f"shape {act.shape} != expected {exp.shape}"))
+            results.append(
+                OutputComparison(name, float("inf"), float("inf"), tol, False, f"shape {act.shape} != expected {exp.shape}")
+            )
             continue
         if not np.all(np.isfinite(exp.astype(np.float64))):
-            results.append(OutputComparison(
-                name, float("nan"), float("nan"), tol, False,
-                f"NaN or Inf in the eager PyTorch output ({_count_nonfinite(exp)}): the model itself produces them on these inputs",
-            ))
+            results.append(
+                OutputComparison(
+                    name,
+                    float("nan"),
+                    float("nan"),
+                    tol,
+                    False,
+                    f"NaN or Inf in the eager PyTorch output ({_count_nonfinite(exp)}): the model itself produces them on these inputs",
+                )
+            )
             continue
         if not np.all(np.isfinite(act.astype(np.float64))):
-            results.append(OutputComparison(name, float("nan"), float("nan"), tol, False, f"NaN or Inf in output ({_count_nonfinite(act)})"))
+            results.append(
+                OutputComparison(name, float("nan"), float("nan"), tol, False, f"NaN or Inf in output ({_count_nonfinite(act)})")
+            )
             continue
         diff = np.abs(act.astype(np.float64) - exp.astype(np.float64))
         max_abs = float(diff.max()) if diff.size else 0.0
@@ -89,7 +99,8 @@ def compare_outputs(
             problem = f"dtype {act.dtype} != expected {exp.dtype} (the export changed the output's dtype)"
         elif max_rel > tol:
             problem = f"max relative error {max_rel:.3g} > tolerance {tol:g}" + (
-                f" (rtol={_passing_tol(max_rel):g} would pass)" if max_rel < ROUNDING_LIMIT else "")
+                f" (rtol={_passing_tol(max_rel):g} would pass)" if max_rel < ROUNDING_LIMIT else ""
+            )
         results.append(OutputComparison(name, max_abs, max_rel, tol, problem is None, problem))
     return results
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 from builders.repository import Repository, RepositoryVariant
-from core.errors import ServerError, ToolkitError
 from clients.infer import CheckResult, check_variant
 from clients.server import ServerOptions, TritonServer, unload_and_wait
+from core.errors import ServerError, ToolkitError
 
 log = logging.getLogger(__name__)
 
@@ -41,8 +41,12 @@ def _check_one(variant: RepositoryVariant, urls: dict[str, str]) -> list[CheckRe
     return [check_variant(url, protocol, variant) for protocol, url in urls.items()]
 
 
-def check_with_server(server_opts: ServerOptions, protocols: Sequence[str] = ("http", "grpc"), only: Sequence[str] = (),
-                      progress: Progress | None = None) -> list[CheckResult]:
+def check_with_server(
+    server_opts: ServerOptions,
+    protocols: Sequence[str] = ("http", "grpc"),
+    only: Sequence[str] = (),
+    progress: Progress | None = None,
+) -> list[CheckResult]:
     """Start a server on ``server_opts`` (forced to explicit model control, nothing loaded at
     start) and check each variant of its repository in turn.
 
@@ -79,8 +83,9 @@ def check_with_server(server_opts: ServerOptions, protocols: Sequence[str] = ("h
     return results
 
 
-def check_running(repository: Path, urls: dict[str, str], only: Sequence[str] = (),
-                  progress: Progress | None = None) -> list[CheckResult]:
+def check_running(
+    repository: Path, urls: dict[str, str], only: Sequence[str] = (), progress: Progress | None = None
+) -> list[CheckResult]:
     """Check each variant of ``repository`` on a running server.
 
     Args:

@@ -11,9 +11,10 @@ from typing import Any
 
 import click
 
-from core.cli import console as make_console, group, print_table, run_cli, verbosity_option
 from clients.cli_options import server_options
 from clients.launch import serve_command
+from core.cli import console as make_console
+from core.cli import group, print_table, run_cli, verbosity_option
 
 DEFAULT_PORTS = {"http": 8000, "grpc": 8001}
 
@@ -30,26 +31,63 @@ cli.add_command(serve_command("serve"))
 @click.argument("model")
 @click.option("--url", default=None, help="host:port of the server [default: localhost:8000 (http) / localhost:8001 (grpc)].")
 @click.option("--protocol", type=click.Choice(["http", "grpc"]), default="http", help="Protocol of the requests.")
-@click.option("--input-data", "--input", "input_path", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
-              help="Inputs from a file: .npz (one key per input name, or input:<name> as in a build's reference.npz), .npy "
-                   "(single-input models) or .json in perf_analyzer's --input-data form [default: generated from the model's "
-                   "signature and the build's spec; the shapes and value ranges used are printed].")
-@click.option("--shape", "shapes", multiple=True, metavar="NAME:DIMS",
-              help="Per-sample dims of an input with dynamic dims, without the batch axis, e.g. --shape input_ids:128 "
-                   "(repeatable) [default: the build's opt size of the axis, else 16].")
+@click.option(
+    "--input-data",
+    "--input",
+    "input_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="Inputs from a file: .npz (one key per input name, or input:<name> as in a build's reference.npz), .npy "
+    "(single-input models) or .json in perf_analyzer's --input-data form [default: generated from the model's "
+    "signature and the build's spec; the shapes and value ranges used are printed].",
+)
+@click.option(
+    "--shape",
+    "shapes",
+    multiple=True,
+    metavar="NAME:DIMS",
+    help="Per-sample dims of an input with dynamic dims, without the batch axis, e.g. --shape input_ids:128 "
+    "(repeatable) [default: the build's opt size of the axis, else 16].",
+)
 @click.option("-b", "--batch-size", type=click.IntRange(1), default=1, show_default=True, help="Batch size of generated inputs.")
 @click.option("--requests", type=click.IntRange(1), default=1, show_default=True, help="Number of requests to send.")
 @click.option("--concurrency", type=click.IntRange(1), default=1, show_default=True, help="Requests in flight at once (threads).")
 @click.option("--shared-memory", is_flag=True, help="Pass tensors through system shared memory (server on this host).")
-@click.option("-r", "--repository", type=click.Path(file_okay=False, path_type=Path), default=Path("model_repository"), show_default=True,
-              help="Repository whose index.json leads to the build manifest (integer input value ranges, dynamic axis sizes).")
+@click.option(
+    "-r",
+    "--repository",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("model_repository"),
+    show_default=True,
+    help="Repository whose index.json leads to the build manifest (integer input value ranges, dynamic axis sizes).",
+)
 @click.option("--output", "outputs", multiple=True, metavar="NAME", help="Output to request (repeatable; default all).")
-@click.option("--no-cast", is_flag=True, help="Refuse inputs whose dtype differs from the model's (default: cast float->float, int->int with a note).")
-@click.option("--save-outputs", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Save the last outputs to this .npz.")
+@click.option(
+    "--no-cast",
+    is_flag=True,
+    help="Refuse inputs whose dtype differs from the model's (default: cast float->float, int->int with a note).",
+)
+@click.option(
+    "--save-outputs", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Save the last outputs to this .npz."
+)
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of generated inputs.")
 @verbosity_option
-def infer(model: str, url: str | None, protocol: str, input_path: Path | None, shapes: tuple[str, ...], batch_size: int, requests: int, concurrency: int,
-          shared_memory: bool, repository: Path, outputs: tuple[str, ...], no_cast: bool, save_outputs: Path | None, seed: int) -> None:
+def infer(
+    model: str,
+    url: str | None,
+    protocol: str,
+    input_path: Path | None,
+    shapes: tuple[str, ...],
+    batch_size: int,
+    requests: int,
+    concurrency: int,
+    shared_memory: bool,
+    repository: Path,
+    outputs: tuple[str, ...],
+    no_cast: bool,
+    save_outputs: Path | None,
+    seed: int,
+) -> None:
     """Send one or many requests to MODEL and summarise its outputs."""
     import numpy as np
     from rich.markup import escape
@@ -62,7 +100,9 @@ def infer(model: str, url: str | None, protocol: str, input_path: Path | None, s
     sig = model_signature(url, protocol, model)
     if input_path:
         if shapes:
-            raise click.UsageError("--shape sets the size of generated inputs; --input-data gives the inputs themselves: pass one")
+            raise click.UsageError(
+                "--shape sets the size of generated inputs; --input-data gives the inputs themselves: pass one"
+            )
         inputs = load_input_file(input_path, sig, batch_size)
         how = [f"{k} {list(v.shape)} {v.dtype}: from {input_path}" for k, v in inputs.items()]
     else:
@@ -84,9 +124,11 @@ def infer(model: str, url: str | None, protocol: str, input_path: Path | None, s
     sent = ", ".join(f"{k} {list(v.shape)} {v.dtype}" for k, v in inputs.items())
     click.echo(f"inputs: {sent}")
     if requests > 1:
-        click.echo(f"requests: {requests} (concurrency {stats.concurrency}), failed: {len(stats.failures)}, "
-                   f"latency p50 {stats.latency_percentile_ms(50):.2f} ms, p99 {stats.latency_percentile_ms(99):.2f} ms, "
-                   f"throughput {stats.throughput_infer_per_s:.1f} infer/s")
+        click.echo(
+            f"requests: {requests} (concurrency {stats.concurrency}), failed: {len(stats.failures)}, "
+            f"latency p50 {stats.latency_percentile_ms(50):.2f} ms, p99 {stats.latency_percentile_ms(99):.2f} ms, "
+            f"throughput {stats.throughput_infer_per_s:.1f} infer/s"
+        )
     if save_outputs:
         np.savez(save_outputs, **stats.outputs)
         click.echo(f"outputs saved to {save_outputs}")
@@ -98,8 +140,16 @@ def infer(model: str, url: str | None, protocol: str, input_path: Path | None, s
 @server_options
 @click.option("--http-url", default=None, help="Check on a running server at this HTTP host:port instead of starting one.")
 @click.option("--grpc-url", default=None, help="Check on a running server at this gRPC host:port instead of starting one.")
-@click.option("--protocol", type=click.Choice(["http", "grpc", "both"]), default="both", help="Protocol(s) the outputs are checked over.")
-@click.option("--variant", "variants", multiple=True, metavar="NAME", help="Variant name or pattern such as 'mlp_*' (repeatable; default all in index.json).")
+@click.option(
+    "--protocol", type=click.Choice(["http", "grpc", "both"]), default="both", help="Protocol(s) the outputs are checked over."
+)
+@click.option(
+    "--variant",
+    "variants",
+    multiple=True,
+    metavar="NAME",
+    help="Variant name or pattern such as 'mlp_*' (repeatable; default all in index.json).",
+)
 @verbosity_option
 def check(server_opts: Any, http_url: str | None, grpc_url: str | None, protocol: str, variants: tuple[str, ...]) -> None:
     """Send each variant's saved reference inputs and compare served outputs with PyTorch's.
@@ -118,7 +168,9 @@ def check(server_opts: Any, http_url: str | None, grpc_url: str | None, protocol
         missing = [p for p in protocols if not given[p]]
         if missing:
             raise click.UsageError(f"--protocol {protocol} needs --{missing[0]}-url for a running server")
-        results = check_running(server_opts.repository, {p: str(given[p]) for p in protocols}, variants, lambda m: console.log(escape(m)))
+        results = check_running(
+            server_opts.repository, {p: str(given[p]) for p in protocols}, variants, lambda m: console.log(escape(m))
+        )
     else:
         results = check_with_server(server_opts, protocols, variants, lambda m: console.log(escape(m)))
     print_table(results_table(results), console)
@@ -147,10 +199,20 @@ def results_table(results: list[Any]) -> Any:
         key = (r.variant, r.error or "")
         if not r.outputs and key not in shown:
             shown.add(key)
-            table.add_row(escape(r.variant), ", ".join(failed[key]), "-", "-", "-", "-", f"[red]FAIL[/red] {escape(r.error or '')}")
+            table.add_row(
+                escape(r.variant), ", ".join(failed[key]), "-", "-", "-", "-", f"[red]FAIL[/red] {escape(r.error or '')}"
+            )
         for o in r.outputs:
             verdict = "[green]pass[/green]" if o["passed"] else f"[red]FAIL[/red] {escape(o.get('problem') or '')}"
-            table.add_row(escape(r.variant), r.protocol, escape(o["name"]), f"{o['max_abs_err']:.3g}", f"{o['max_rel_err']:.3g}", f"{o['rtol']:.0e}", verdict)
+            table.add_row(
+                escape(r.variant),
+                r.protocol,
+                escape(o["name"]),
+                f"{o['max_abs_err']:.3g}",
+                f"{o['max_rel_err']:.3g}",
+                f"{o['rtol']:.0e}",
+                verdict,
+            )
     return table
 
 

@@ -7,15 +7,24 @@ This module imports neither tritonclient nor torch, so ``--help`` stays fast.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import click
 
 from clients.runtimes.choose import RUNTIMES
 from clients.runtimes.local import LOCAL_ENV
-from clients.runtimes.options import (DEFAULT_IMAGE, DEFAULT_TAG, KEEP_SERVER_LOGS, MODEL_CONTROL_MODES, SERVER_LOG_DIR_ENV, ServerOptions,
-                                     image_for_tag, server_log_dir)
+from clients.runtimes.options import (
+    DEFAULT_IMAGE,
+    DEFAULT_TAG,
+    KEEP_SERVER_LOGS,
+    MODEL_CONTROL_MODES,
+    SERVER_LOG_DIR_ENV,
+    ServerOptions,
+    image_for_tag,
+    server_log_dir,
+)
 
 F = Callable[..., Any]
 #: Defaults shown by the flags are the API's (ServerOptions), defined once there.
@@ -23,15 +32,44 @@ _D = ServerOptions(repository=Path("model_repository"))
 
 #: What an omitted flag (``server_options(omit=...)``) stands for: the flag's default.
 _OMITTED: dict[str, Any] = {
-    "runtime": _D.runtime, "http_port": 0, "grpc_port": 0, "metrics_port": 0, "address": _D.address, "model_control": _D.model_control,
-    "load_models": (), "log_file": None, "log_verbose": _D.log_verbose, "metrics_interval_ms": _D.metrics_interval_ms, "server_args": (),
-    "start_timeout": _D.start_timeout_s, "tag": DEFAULT_TAG, "image": None, "gpus": _D.gpus, "shm_size": _D.shm_size, "tritonserver": None,
+    "runtime": _D.runtime,
+    "http_port": 0,
+    "grpc_port": 0,
+    "metrics_port": 0,
+    "address": _D.address,
+    "model_control": _D.model_control,
+    "load_models": (),
+    "log_file": None,
+    "log_verbose": _D.log_verbose,
+    "metrics_interval_ms": _D.metrics_interval_ms,
+    "server_args": (),
+    "start_timeout": _D.start_timeout_s,
+    "tag": DEFAULT_TAG,
+    "image": None,
+    "gpus": _D.gpus,
+    "shm_size": _D.shm_size,
+    "tritonserver": None,
 }
 
 #: The keyword names the server decorator consumes (and removes) before calling the command.
 SERVER_KEYS = (
-    "runtime", "http_port", "grpc_port", "metrics_port", "address", "model_control", "load_models", "log_file",
-    "log_verbose", "metrics_interval_ms", "server_args", "start_timeout", "tag", "image", "gpus", "shm_size", "tritonserver",
+    "runtime",
+    "http_port",
+    "grpc_port",
+    "metrics_port",
+    "address",
+    "model_control",
+    "load_models",
+    "log_file",
+    "log_verbose",
+    "metrics_interval_ms",
+    "server_args",
+    "start_timeout",
+    "tag",
+    "image",
+    "gpus",
+    "shm_size",
+    "tritonserver",
 )
 
 
@@ -87,40 +125,131 @@ def server_options(fn: F | None = None, *, repository_flag: bool = True, omit: t
 
     port = click.IntRange(0, 65535)
     options: list[tuple[str, Any]] = [
-        ("runtime", click.option("--runtime", type=click.Choice(RUNTIMES), default=_D.runtime,
-                                 help="Which tritonserver: container (NVIDIA image, GPU), local (binary on PATH or $TRITONSERVER), "
-                                      "bundled (nvidia-pytriton wheel, python backend, CPU), auto (the best available; says why).")),
+        (
+            "runtime",
+            click.option(
+                "--runtime",
+                type=click.Choice(RUNTIMES),
+                default=_D.runtime,
+                help="Which tritonserver: container (NVIDIA image, GPU), local (binary on PATH or $TRITONSERVER), "
+                "bundled (nvidia-pytriton wheel, python backend, CPU), auto (the best available; says why).",
+            ),
+        ),
         ("http_port", click.option("--http-port", type=port, default=0, help="HTTP port (0 = a free one).")),
         ("grpc_port", click.option("--grpc-port", type=port, default=0, help="gRPC port (0 = a free one).")),
         ("metrics_port", click.option("--metrics-port", type=port, default=0, help="Prometheus metrics port (0 = a free one).")),
-        ("address", click.option("--address", default=_D.address, help="Listen address; 0.0.0.0 exposes the server to the network.")),
-        ("model_control", click.option("--model-control", "model_control", type=click.Choice(MODEL_CONTROL_MODES), default=_D.model_control,
-                                       help="--model-control-mode: explicit (load/unload on request; sweeps), none (load all), poll.")),
-        ("load_models", click.option("--load-model", "load_models", multiple=True, metavar="NAME|PATTERN",
-                                     help="Model(s) to load at start (explicit mode; repeatable): a name or a shell pattern such as "
-                                          "'mlp_*', as --variants takes them; '*' loads all.")),
-        ("log_file", click.option("--log-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-                                  help=f"Server log file [default: {server_log_dir()}/tritonserver-<time>.log; "
-                                       f"the newest {KEEP_SERVER_LOGS} are kept; ${SERVER_LOG_DIR_ENV} moves the folder].")),
-        ("log_verbose", click.option("--log-verbose", type=click.IntRange(0), default=_D.log_verbose, help="tritonserver --log-verbose level.")),
-        ("metrics_interval_ms", click.option("--metrics-interval-ms", type=click.IntRange(1), default=_D.metrics_interval_ms,
-                                             help="How often the server refreshes utilisation gauges (ms).")),
-        ("server_args", click.option("--server-arg", "server_args", multiple=True, metavar="FLAG",
-                                     help="Extra tritonserver flag passed through verbatim (repeatable), e.g. --server-arg=--log-info=false.")),
-        ("start_timeout", click.option("--start-timeout", type=click.FloatRange(1), default=_D.start_timeout_s,
-                                       help="Seconds to wait for the server to become ready.")),
-        ("tag", click.option("--tag", default=DEFAULT_TAG.removesuffix("-py3"), help=f"Container release tag: image {DEFAULT_IMAGE}:<tag>-py3.")),
+        (
+            "address",
+            click.option("--address", default=_D.address, help="Listen address; 0.0.0.0 exposes the server to the network."),
+        ),
+        (
+            "model_control",
+            click.option(
+                "--model-control",
+                "model_control",
+                type=click.Choice(MODEL_CONTROL_MODES),
+                default=_D.model_control,
+                help="--model-control-mode: explicit (load/unload on request; sweeps), none (load all), poll.",
+            ),
+        ),
+        (
+            "load_models",
+            click.option(
+                "--load-model",
+                "load_models",
+                multiple=True,
+                metavar="NAME|PATTERN",
+                help="Model(s) to load at start (explicit mode; repeatable): a name or a shell pattern such as "
+                "'mlp_*', as --variants takes them; '*' loads all.",
+            ),
+        ),
+        (
+            "log_file",
+            click.option(
+                "--log-file",
+                type=click.Path(dir_okay=False, path_type=Path),
+                default=None,
+                help=f"Server log file [default: {server_log_dir()}/tritonserver-<time>.log; "
+                f"the newest {KEEP_SERVER_LOGS} are kept; ${SERVER_LOG_DIR_ENV} moves the folder].",
+            ),
+        ),
+        (
+            "log_verbose",
+            click.option(
+                "--log-verbose", type=click.IntRange(0), default=_D.log_verbose, help="tritonserver --log-verbose level."
+            ),
+        ),
+        (
+            "metrics_interval_ms",
+            click.option(
+                "--metrics-interval-ms",
+                type=click.IntRange(1),
+                default=_D.metrics_interval_ms,
+                help="How often the server refreshes utilisation gauges (ms).",
+            ),
+        ),
+        (
+            "server_args",
+            click.option(
+                "--server-arg",
+                "server_args",
+                multiple=True,
+                metavar="FLAG",
+                help="Extra tritonserver flag passed through verbatim (repeatable), e.g. --server-arg=--log-info=false.",
+            ),
+        ),
+        (
+            "start_timeout",
+            click.option(
+                "--start-timeout",
+                type=click.FloatRange(1),
+                default=_D.start_timeout_s,
+                help="Seconds to wait for the server to become ready.",
+            ),
+        ),
+        (
+            "tag",
+            click.option(
+                "--tag", default=DEFAULT_TAG.removesuffix("-py3"), help=f"Container release tag: image {DEFAULT_IMAGE}:<tag>-py3."
+            ),
+        ),
         ("image", click.option("--image", default=None, help="Full container image reference [default: from --tag].")),
         ("gpus", click.option("--gpus", default=_D.gpus, help="docker run --gpus value (container runtime).")),
-        ("shm_size", click.option("--shm-size", default=_D.shm_size, metavar="SIZE",
-                                  help="docker run --shm-size (container runtime), e.g. 2g [default: computed from the repository's "
-                                       "python-backend models (instances x tensor sizes), at least 1g].")),
-        ("tritonserver", click.option("--tritonserver", type=click.Path(dir_okay=False, path_type=Path), default=None,
-                                      help=f"Local tritonserver binary (local runtime) [default: ${LOCAL_ENV}, else PATH].")),
+        (
+            "shm_size",
+            click.option(
+                "--shm-size",
+                default=_D.shm_size,
+                metavar="SIZE",
+                help="docker run --shm-size (container runtime), e.g. 2g [default: computed from the repository's "
+                "python-backend models (instances x tensor sizes), at least 1g].",
+            ),
+        ),
+        (
+            "tritonserver",
+            click.option(
+                "--tritonserver",
+                type=click.Path(dir_okay=False, path_type=Path),
+                default=None,
+                help=f"Local tritonserver binary (local runtime) [default: ${LOCAL_ENV}, else PATH].",
+            ),
+        ),
     ]
     if repository_flag:
-        options.insert(0, ("repository", click.option("-r", "--repository", "server_repository", type=click.Path(file_okay=False, path_type=Path),
-                                                      default=Path("model_repository"), help="Model repository to serve.")))
+        options.insert(
+            0,
+            (
+                "repository",
+                click.option(
+                    "-r",
+                    "--repository",
+                    "server_repository",
+                    type=click.Path(file_okay=False, path_type=Path),
+                    default=Path("model_repository"),
+                    help="Model repository to serve.",
+                ),
+            ),
+        )
     for key, opt in reversed(options):
         if key not in omit:
             wrapper = opt(wrapper)

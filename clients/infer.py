@@ -13,9 +13,9 @@ import tenacity
 
 from builders.repository import RepositoryVariant
 from builders.verify import compare_outputs
+from clients.inputs import ModelSignature, validate_inputs
 from core import precision as precisions
 from core.errors import ClientError, ToolkitError
-from clients.inputs import ModelSignature, validate_inputs
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +46,10 @@ def make_client(url: str, protocol: str) -> Any:
     """
     m = _module(protocol)
     if protocol == "grpc":
-        opts = [("grpc.max_send_message_length", GRPC_MAX_MESSAGE_BYTES), ("grpc.max_receive_message_length", GRPC_MAX_MESSAGE_BYTES)]
+        opts = [
+            ("grpc.max_send_message_length", GRPC_MAX_MESSAGE_BYTES),
+            ("grpc.max_receive_message_length", GRPC_MAX_MESSAGE_BYTES),
+        ]
         return m.InferenceServerClient(url, channel_args=opts)
     return m.InferenceServerClient(url, network_timeout=120)
 
@@ -56,8 +59,10 @@ def _connect(client: Any, url: str, protocol: str) -> None:
     try:
         live = client.is_server_live()
     except Exception as e:  # connection refused, DNS, TLS...: all mean "nobody there"
-        raise ClientError(f"no Triton server answers at {url} ({protocol})",
-                          hint="start one with scripts/launch_tritonserver.sh, or check the address and port") from e
+        raise ClientError(
+            f"no Triton server answers at {url} ({protocol})",
+            hint="start one with scripts/launch_tritonserver.sh, or check the address and port",
+        ) from e
     if not live:
         raise ClientError(f"the Triton server at {url} is not live", hint="check its log")
 
@@ -85,16 +90,22 @@ def model_io(client: Any, model: str, protocol: str) -> dict[str, Any]:
         if not client.is_model_ready(model):
             entry = _repository_state(client, model, protocol)
             if entry is None:
-                raise ClientError(f"model {model!r} is unknown to the server",
-                                  hint="check the name (clients check lists the repository's variants) and the server's --model-repository")
+                raise ClientError(
+                    f"model {model!r} is unknown to the server",
+                    hint="check the name (clients check lists the repository's variants) and the server's --model-repository",
+                )
             why = f" ({entry.get('reason')})" if entry.get("reason") else ""
-            raise ClientError(f"model {model!r} is not ready on the server: state {entry.get('state') or 'UNLOADED'}{why}",
-                              hint="load it first (explicit model control: --load-model or the repository API) or check the server log")
+            raise ClientError(
+                f"model {model!r} is not ready on the server: state {entry.get('state') or 'UNLOADED'}{why}",
+                hint="load it first (explicit model control: --load-model or the repository API) or check the server log",
+            )
         cfg = client.get_model_config(model, as_json=True) if protocol == "grpc" else client.get_model_config(model)
     except InferenceServerException as e:
         raise ClientError(f"could not read the config of model {model!r}: {e.message()}") from e
     except (OSError, ConnectionError) as e:  # the server went away
-        raise ClientError(f"could not read the config of model {model!r}: the server did not answer ({type(e).__name__}: {e})") from e
+        raise ClientError(
+            f"could not read the config of model {model!r}: the server did not answer ({type(e).__name__}: {e})"
+        ) from e
     return cfg.get("config", cfg)
 
 
@@ -109,8 +120,15 @@ def model_signature(url: str, protocol: str, model: str) -> ModelSignature:
         return ModelSignature.from_config(model_io(client, model, protocol))
 
 
-def infer(url: str, protocol: str, model: str, inputs: dict[str, np.ndarray], output_names: list[str] | None = None,
-          cast: bool = True, shared_memory: bool = False) -> dict[str, np.ndarray]:
+def infer(
+    url: str,
+    protocol: str,
+    model: str,
+    inputs: dict[str, np.ndarray],
+    output_names: list[str] | None = None,
+    cast: bool = True,
+    shared_memory: bool = False,
+) -> dict[str, np.ndarray]:
     """Send one request and return its outputs.
 
     Args:
@@ -160,9 +178,17 @@ class RequestStats:
         return float(np.percentile(self.latencies_ms, q)) if self.latencies_ms else float("nan")
 
 
-def run_requests(url: str, protocol: str, model: str, inputs: dict[str, np.ndarray], requests: int = 1,
-                 concurrency: int = 1, output_names: list[str] | None = None, cast: bool = True,
-                 shared_memory: bool = False) -> RequestStats:
+def run_requests(
+    url: str,
+    protocol: str,
+    model: str,
+    inputs: dict[str, np.ndarray],
+    requests: int = 1,
+    concurrency: int = 1,
+    output_names: list[str] | None = None,
+    cast: bool = True,
+    shared_memory: bool = False,
+) -> RequestStats:
     """Send ``requests`` identical requests, ``concurrency`` at a time (one client per thread).
 
     Inputs are validated once against the server's model config before anything is sent.
@@ -238,8 +264,16 @@ def run_requests(url: str, protocol: str, model: str, inputs: dict[str, np.ndarr
 class _Worker:
     """One client with its prepared request (and shared-memory regions) for one thread."""
 
-    def __init__(self, url: str, protocol: str, sig: ModelSignature, inputs: dict[str, np.ndarray],
-                 names: list[str], shared_memory: bool, index: int):
+    def __init__(
+        self,
+        url: str,
+        protocol: str,
+        sig: ModelSignature,
+        inputs: dict[str, np.ndarray],
+        names: list[str],
+        shared_memory: bool,
+        index: int,
+    ):
         self.url, self.protocol, self.sig, self.names = url, protocol, sig, names
         self.m = _module(protocol)
         self.client = make_client(url, protocol)
@@ -250,7 +284,7 @@ class _Worker:
         self.shared_memory = shared_memory
         self.index = index
 
-    def __enter__(self) -> "_Worker":
+    def __enter__(self) -> _Worker:
         from tritonclient.utils import np_to_triton_dtype
 
         try:
@@ -296,8 +330,10 @@ class _Worker:
         try:
             self.client.register_system_shared_memory(region, key, max(nbytes, 1))
         except InferenceServerException as e:
-            raise ClientError(f"the server refused the shared-memory region for {what[3:] if what.startswith('in_') else what[4:]!r}: {e.message()}",
-                              hint="system shared memory works only with a server on the same host (for a container: --ipc=host); drop --shared-memory") from e
+            raise ClientError(
+                f"the server refused the shared-memory region for {what[3:] if what.startswith('in_') else what[4:]!r}: {e.message()}",
+                hint="system shared memory works only with a server on the same host (for a container: --ipc=host); drop --shared-memory",
+            ) from e
         self.regions.append(region)
         return region, handle
 
@@ -326,7 +362,8 @@ class _Worker:
         for region in self.regions:
             try:  # a transient error (a busy server) gets two more tries; a region left registered is logged
                 tenacity.Retrying(stop=tenacity.stop_after_attempt(3), wait=tenacity.wait_fixed(0.2), reraise=True)(
-                    self.client.unregister_system_shared_memory, region)
+                    self.client.unregister_system_shared_memory, region
+                )
             except Exception as e:
                 log.warning("shared-memory region %s could not be unregistered from %s: %s", region, self.url, e)
         if self.shm_handles:
@@ -354,6 +391,7 @@ def shared_memory_module() -> Any:
     import types
 
     if "pkg_resources" not in sys.modules and importlib.util.find_spec("pkg_resources") is None:
+
         def resource_filename(package: str, resource: str) -> str:
             spec = importlib.util.find_spec(package)
             assert spec is not None and spec.submodule_search_locations
@@ -411,8 +449,13 @@ def check_variant(url: str, protocol: str, variant: RepositoryVariant) -> CheckR
     except ToolkitError as e:
         return CheckResult(variant.name, protocol, False, [], str(e))
     try:
-        served = infer(url, protocol, variant.name, {in_names.get(k, k): v for k, v in inputs.items()},
-                       [out_names.get(k, k) for k in expected])
+        served = infer(
+            url,
+            protocol,
+            variant.name,
+            {in_names.get(k, k): v for k, v in inputs.items()},
+            [out_names.get(k, k) for k in expected],
+        )
     except (ClientError, ValueError) as e:  # tritonclient raises ValueError on malformed responses
         return CheckResult(variant.name, protocol, False, [], str(e))
     actual = {k: served[out_names.get(k, k)] for k in expected}

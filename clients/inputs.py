@@ -68,9 +68,10 @@ class ModelSignature:
     max_batch_size: int
 
     @classmethod
-    def from_config(cls, cfg: dict[str, Any]) -> "ModelSignature":
+    def from_config(cls, cfg: dict[str, Any]) -> ModelSignature:
         """From the server's model config JSON (HTTP, or gRPC ``as_json``: int64 dims arrive
         as strings there, both are accepted)."""
+
         def tensors(key: str) -> tuple[TensorInfo, ...]:
             out = []
             for t in cfg.get(key, []):
@@ -109,8 +110,10 @@ def validate_inputs(sig: ModelSignature, inputs: dict[str, np.ndarray], cast: bo
     known = {t.name: t for t in sig.inputs}
     unknown = sorted(set(inputs) - set(known))
     if unknown:
-        raise ClientError(f"{sig.name}: unknown input(s) {unknown}; the model takes {sorted(known)}",
-                          hint="name the arrays after the model's inputs (npz keys, or input:<name> as in reference.npz)")
+        raise ClientError(
+            f"{sig.name}: unknown input(s) {unknown}; the model takes {sorted(known)}",
+            hint="name the arrays after the model's inputs (npz keys, or input:<name> as in reference.npz)",
+        )
     missing = sorted(set(known) - set(inputs))
     if missing:
         raise ClientError(f"{sig.name}: input(s) {missing} missing; the model takes {sorted(known)}")
@@ -129,8 +132,10 @@ def validate_inputs(sig: ModelSignature, inputs: dict[str, np.ndarray], cast: bo
         if sig.max_batch_size > 0:
             b = arr.shape[0]
             if not 1 <= b <= sig.max_batch_size:
-                raise ClientError(f"{sig.name}: input {name!r} has batch size {b}; the model takes 1..{sig.max_batch_size} (max_batch_size)",
-                                  hint="split the request or use a variant with a larger max_batch_size")
+                raise ClientError(
+                    f"{sig.name}: input {name!r} has batch size {b}; the model takes 1..{sig.max_batch_size} (max_batch_size)",
+                    hint="split the request or use a variant with a larger max_batch_size",
+                )
             batches[name] = b
         out[name] = np.ascontiguousarray(_convert(sig.name, name, arr, t, cast))
     if len(set(batches.values())) > 1:
@@ -142,8 +147,10 @@ def _convert(model: str, name: str, arr: np.ndarray, t: TensorInfo, cast: bool) 
     want = np.dtype(t.dtype)
     if arr.dtype == want:
         return arr
-    refuse = ClientError(f"{model}: input {name!r} is {arr.dtype}, the model takes {t.dtype} ({t.triton_dtype})",
-                         hint=f"convert it, e.g. arr.astype(np.{t.dtype})" + ("" if cast else ", or allow casting"))
+    refuse = ClientError(
+        f"{model}: input {name!r} is {arr.dtype}, the model takes {t.dtype} ({t.triton_dtype})",
+        hint=f"convert it, e.g. arr.astype(np.{t.dtype})" + ("" if cast else ", or allow casting"),
+    )
     if not cast:
         raise refuse
     if arr.dtype.kind == "f" and want.kind == "f":
@@ -152,7 +159,9 @@ def _convert(model: str, name: str, arr: np.ndarray, t: TensorInfo, cast: bool) 
     if arr.dtype.kind in "iu" and want.kind in "iu":
         info = np.iinfo(want)
         if arr.size and (arr.min() < info.min or arr.max() > info.max):
-            raise ClientError(f"{model}: input {name!r} has values in [{arr.min()}, {arr.max()}] that do not fit the model's {t.dtype}")
+            raise ClientError(
+                f"{model}: input {name!r} has values in [{arr.min()}, {arr.max()}] that do not fit the model's {t.dtype}"
+            )
         log.warning("input %r: casting %s to %s (the model's %s)", name, arr.dtype, t.dtype, t.triton_dtype)
         return arr.astype(want)
     raise refuse
@@ -210,12 +219,19 @@ def parse_shape_flag(text: str) -> tuple[str, tuple[int, ...]]:
     except ValueError:
         shape = ()
     if not sep or not name or not shape or min(shape) < 1:
-        raise ClientError(f"--shape {text!r} is not NAME:dims", hint="give the per-sample dims without the batch axis, e.g. --shape input_ids:64")
+        raise ClientError(
+            f"--shape {text!r} is not NAME:dims",
+            hint="give the per-sample dims without the batch axis, e.g. --shape input_ids:64",
+        )
     return name, shape
 
 
-def plan_inputs(sig: ModelSignature, batch_size: int = 1, variant: RepositoryVariant | None = None,
-                shapes: dict[str, tuple[int, ...]] | None = None) -> list[InputChoice]:
+def plan_inputs(
+    sig: ModelSignature,
+    batch_size: int = 1,
+    variant: RepositoryVariant | None = None,
+    shapes: dict[str, tuple[int, ...]] | None = None,
+) -> list[InputChoice]:
     """The shape, dtype and value distribution of each generated input, and why.
 
     A dynamic (``-1``) dimension takes, in order: the size ``shapes`` gives (``--shape``),
@@ -238,8 +254,10 @@ def plan_inputs(sig: ModelSignature, batch_size: int = 1, variant: RepositoryVar
     shapes = dict(shapes or {})
     unknown = sorted(set(shapes) - {t.name for t in sig.inputs})
     if unknown:
-        raise ClientError(f"{sig.name}: --shape names {unknown}, which the model does not take",
-                          hint=f"its inputs: {', '.join(t.name for t in sig.inputs)}")
+        raise ClientError(
+            f"{sig.name}: --shape names {unknown}, which the model does not take",
+            hint=f"its inputs: {', '.join(t.name for t in sig.inputs)}",
+        )
     spec = variant.spec if variant else None
     specs = {b.served: b.spec for b in variant.inputs} if variant else {}
     axes = spec.axis_sizes("opt") if spec else {}
@@ -249,8 +267,11 @@ def plan_inputs(sig: ModelSignature, batch_size: int = 1, variant: RepositoryVar
         named = list(s.shape) if s is not None and len(s.shape) == len(t.dims) else [None] * len(t.dims)
         given = shapes.get(t.name)
         if given is not None and (len(given) != len(t.dims) or any(d != -1 and d != g for d, g in zip(t.dims, given))):
-            raise ClientError(f"{sig.name}: --shape {t.name}:{','.join(map(str, given))} does not fit its config dims "
-                              f"{list(t.dims)} (-1 = dynamic)", hint="give every per-sample dim, the fixed ones as they are")
+            raise ClientError(
+                f"{sig.name}: --shape {t.name}:{','.join(map(str, given))} does not fit its config dims "
+                f"{list(t.dims)} (-1 = dynamic)",
+                hint="give every per-sample dim, the fixed ones as they are",
+            )
         dims, why = [], []
         for i, (d, n) in enumerate(zip(t.dims, named)):
             if d != -1:
@@ -265,8 +286,10 @@ def plan_inputs(sig: ModelSignature, batch_size: int = 1, variant: RepositoryVar
                 why.append(f"{label}={axes[n]} (the build's opt size of axis {n}; --shape {t.name}:... to change)")
             else:
                 dims.append(DEFAULT_DYNAMIC_DIM)
-                why.append(f"{label}={DEFAULT_DYNAMIC_DIM} (no size recorded for this dynamic dim: the default; "
-                           f"--shape {t.name}:... to choose)")
+                why.append(
+                    f"{label}={DEFAULT_DYNAMIC_DIM} (no size recorded for this dynamic dim: the default; "
+                    f"--shape {t.name}:... to choose)"
+                )
         shape = (batch_size, *dims) if sig.max_batch_size > 0 else tuple(dims)
         if t.dtype.startswith("float"):
             values = "N(0, 1)"
@@ -276,14 +299,20 @@ def plan_inputs(sig: ModelSignature, batch_size: int = 1, variant: RepositoryVar
             values = f"integers uniform in [{s.value_range[0]}, {s.value_range[1]}] (the build's value_range)"
         else:
             lo, hi = DEFAULT_INT_RANGE
-            values = (f"integers uniform in [{lo}, {hi}] (no value range recorded: the default; --input-data FILE sends "
-                      "real values)")
+            values = (
+                f"integers uniform in [{lo}, {hi}] (no value range recorded: the default; --input-data FILE sends real values)"
+            )
         out.append(InputChoice(t.name, tuple(shape), t.dtype, values, "; ".join(why)))
     return out
 
 
-def generate_inputs(sig: ModelSignature, batch_size: int = 1, variant: RepositoryVariant | None = None,
-                    seed: int = 0, shapes: dict[str, tuple[int, ...]] | None = None) -> dict[str, np.ndarray]:
+def generate_inputs(
+    sig: ModelSignature,
+    batch_size: int = 1,
+    variant: RepositoryVariant | None = None,
+    seed: int = 0,
+    shapes: dict[str, tuple[int, ...]] | None = None,
+) -> dict[str, np.ndarray]:
     """Random inputs for ``sig``, made as :func:`plan_inputs` says: shape ``[batch_size, *dims]``
     (``dims`` when not batching); floats N(0, 1), booleans true, integers uniform in the
     build's ``value_range`` (else :data:`DEFAULT_INT_RANGE`).
@@ -320,11 +349,15 @@ def load_input_file(path: Path, sig: ModelSignature, batch_size: int = 1) -> dic
     try:
         loaded = np.load(path, allow_pickle=False)
     except (OSError, ValueError) as e:
-        raise ClientError(f"could not read inputs from {path}: {e}", hint="give a .npy or .npz written by numpy (no pickled objects)") from e
+        raise ClientError(
+            f"could not read inputs from {path}: {e}", hint="give a .npy or .npz written by numpy (no pickled objects)"
+        ) from e
     if isinstance(loaded, np.ndarray):
         if len(sig.inputs) != 1:
-            raise ClientError(f"{path} holds one array but {sig.name} takes {len(sig.inputs)} inputs {[t.name for t in sig.inputs]}",
-                              hint="save them in one .npz with one key per input name")
+            raise ClientError(
+                f"{path} holds one array but {sig.name} takes {len(sig.inputs)} inputs {[t.name for t in sig.inputs]}",
+                hint="save them in one .npz with one key per input name",
+            )
         return {sig.inputs[0].name: loaded}
     with loaded as z:
         arrays = {k: z[k] for k in z.files}
@@ -345,8 +378,10 @@ def _load_perf_analyzer_json(path: Path, sig: ModelSignature, batch_size: int) -
         entries = json.loads(path.read_text())["data"]
         assert isinstance(entries, list) and entries
     except (OSError, ValueError, KeyError, TypeError, AssertionError) as e:
-        raise ClientError(f"{path} is not perf_analyzer input data ({type(e).__name__}: {e})",
-                          hint='expected {"data": [{"NAME": {"content": [...], "shape": [...]}}, ...]}') from None
+        raise ClientError(
+            f"{path} is not perf_analyzer input data ({type(e).__name__}: {e})",
+            hint='expected {"data": [{"NAME": {"content": [...], "shape": [...]}}, ...]}',
+        ) from None
     known = {t.name: t for t in sig.inputs}
     n = batch_size if sig.max_batch_size > 0 else 1
     out: dict[str, np.ndarray] = {}
@@ -355,11 +390,13 @@ def _load_perf_analyzer_json(path: Path, sig: ModelSignature, batch_size: int) -
         for i in range(n):
             entry = entries[i % len(entries)]
             if name not in entry:
-                raise ClientError(f"{path}: entry {i % len(entries)} has no input {name!r}", hint=f"the model takes {sorted(known)}")
+                raise ClientError(
+                    f"{path}: entry {i % len(entries)} has no input {name!r}", hint=f"the model takes {sorted(known)}"
+                )
             item = entry[name]
             content, shape = (item.get("content"), item.get("shape")) if isinstance(item, dict) else (item, None)
             if shape is None and list(t.dims).count(-1) > 1:
-                raise ClientError(f"{path}: input {name!r} has several dynamic dims {list(t.dims)}: its entries need a \"shape\"")
+                raise ClientError(f'{path}: input {name!r} has several dynamic dims {list(t.dims)}: its entries need a "shape"')
             samples.append(np.asarray(content, dtype=t.dtype).reshape(shape if shape is not None else t.dims))
         out[name] = np.stack(samples) if sig.max_batch_size > 0 else samples[0]
     return out
@@ -369,7 +406,14 @@ def summarize(outputs: dict[str, np.ndarray]) -> list[dict[str, Any]]:
     """Per output: ``name``, ``shape``, ``dtype``, ``min``, ``max``, ``mean`` (NaN-aware)."""
     rows = []
     for name, a in outputs.items():
-        row: dict[str, Any] = {"name": name, "shape": list(a.shape), "dtype": str(a.dtype), "min": None, "max": None, "mean": None}
+        row: dict[str, Any] = {
+            "name": name,
+            "shape": list(a.shape),
+            "dtype": str(a.dtype),
+            "min": None,
+            "max": None,
+            "mean": None,
+        }
         if a.dtype.kind in "biuf" and a.size > 0:
             f = a.astype(np.float64)
             row.update(min=float(np.nanmin(f)), max=float(np.nanmax(f)), mean=float(np.nanmean(f)))

@@ -16,10 +16,10 @@ from typing import Any
 
 import click
 
-from core.cli import CONTEXT_SETTINGS, ToolkitCommand, run_cli, verbosity_option
-from core.errors import ServerError
 from clients.cli_options import server_options
 from clients.server import ServerOptions, TritonServer
+from core.cli import CONTEXT_SETTINGS, ToolkitCommand, run_cli, verbosity_option
+from core.errors import ServerError
 
 
 class _Stop(Exception):

@@ -24,8 +24,9 @@ import signal
 import socket
 import subprocess
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn, Sequence
+from typing import Any, NoReturn
 
 import tenacity
 
@@ -34,8 +35,17 @@ from clients.runtimes.choose import resolve_runtime
 from clients.runtimes.options import KEEP_SERVER_LOGS, MODEL_CONTROL_MODES, ServerOptions, server_log_dir
 from core.errors import ServerError
 
-__all__ = ["ServerOptions", "TritonServer", "default_log_path", "expand_model_patterns", "free_port", "free_ports",
-           "model_state", "port_in_use", "unload_and_wait"]
+__all__ = [
+    "ServerOptions",
+    "TritonServer",
+    "default_log_path",
+    "expand_model_patterns",
+    "free_port",
+    "free_ports",
+    "model_state",
+    "port_in_use",
+    "unload_and_wait",
+]
 
 log = logging.getLogger(__name__)
 
@@ -127,10 +137,14 @@ def unload_and_wait(client: Any, model: str, timeout_s: float = UNLOAD_WAIT_S) -
         log.warning("%s still %s %g s after its unload request", model, now or "listed", timeout_s)
         return False
 
-    return bool(tenacity.Retrying(
-        stop=tenacity.stop_after_delay(timeout_s), wait=tenacity.wait_fixed(READY_POLL_S),
-        retry=tenacity.retry_if_result(lambda done: not done), retry_error_callback=still_there,
-    )(gone))
+    return bool(
+        tenacity.Retrying(
+            stop=tenacity.stop_after_delay(timeout_s),
+            wait=tenacity.wait_fixed(READY_POLL_S),
+            retry=tenacity.retry_if_result(lambda done: not done),
+            retry_error_callback=still_there,
+        )(gone)
+    )
 
 
 _log_seq = itertools.count(1)
@@ -221,10 +235,14 @@ class TritonServer:
                 port already in use, or the runtime's server not available.
         """
         if opts.model_control not in MODEL_CONTROL_MODES:
-            raise ServerError(f"unknown model control mode {opts.model_control!r}", hint=f"choose one of {', '.join(MODEL_CONTROL_MODES)}")
+            raise ServerError(
+                f"unknown model control mode {opts.model_control!r}", hint=f"choose one of {', '.join(MODEL_CONTROL_MODES)}"
+            )
         if opts.load_models and opts.model_control != "explicit":
-            raise ServerError("models to load at start (--load-model) need explicit model control",
-                              hint="use --model-control explicit, or drop --load-model (modes none/poll load the whole repository)")
+            raise ServerError(
+                "models to load at start (--load-model) need explicit model control",
+                hint="use --model-control explicit, or drop --load-model (modes none/poll load the whole repository)",
+            )
         if runtime is None:
             runtime, self.runtime_reason = resolve_runtime(opts)
         else:
@@ -236,7 +254,9 @@ class TritonServer:
         if runtime.launches:
             repo = Path(opts.repository)
             if not repo.is_dir():
-                raise ServerError(f"model repository {repo} does not exist", hint="run `builders build` first or pass the right --repository")
+                raise ServerError(
+                    f"model repository {repo} does not exist", hint="run `builders build` first or pass the right --repository"
+                )
             if opts.load_models:
                 self.opts = opts = dataclasses.replace(opts, load_models=expand_model_patterns(repo, opts.load_models))
                 runtime.opts = opts  # the command names the models the patterns matched
@@ -284,7 +304,7 @@ class TritonServer:
         env = " ".join(f"{k}={shlex.quote(v)}" for k, v in self._env.items())
         return (env + " " if env else "") + shlex.join(self.command)
 
-    def start(self) -> "TritonServer":
+    def start(self) -> TritonServer:
         """Start and wait until ready (a runtime that launches nothing: only wait).
 
         Raises:
@@ -305,8 +325,13 @@ class TritonServer:
             # own session: a terminal's Ctrl-C reaches the launcher only, which then stops the
             # server once, cleanly (stop()); PDEATHSIG covers a launcher that dies instead.
             self._proc = subprocess.Popen(
-                self.command, stdout=logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                env={**os.environ, **self._env}, preexec_fn=_die_with_parent(os.getpid()), start_new_session=True,
+                self.command,
+                stdout=logf,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                env={**os.environ, **self._env},
+                preexec_fn=_die_with_parent(os.getpid()),
+                start_new_session=True,
             )
         except OSError as e:
             self.runtime_impl.after_stop()
@@ -336,7 +361,8 @@ class TritonServer:
         tail = self.log_tail()
         raise ServerError(
             f"tritonserver was not ready within {self.opts.start_timeout_s:g} s; last lines of its log:\n{tail}",
-            hint=self.runtime_impl.explain(tail) or "raise --start-timeout or check the log", log_path=str(self.log_path),
+            hint=self.runtime_impl.explain(tail) or "raise --start-timeout or check the log",
+            log_path=str(self.log_path),
         )
 
     def _wait_ready(self) -> None:
@@ -415,8 +441,8 @@ class TritonServer:
             f"model {model!r} needs Triton's {backend!r} backend ({how} in its config.pbtxt, a --serving native build); "
             f"the {self.runtime} runtime{why} has only the {', '.join(have)} backend",
             hint="serve it with --runtime local (a tritonserver on PATH or $TRITONSERVER, e.g. inside NVIDIA's "
-                 "nvcr.io/nvidia/tritonserver image) or --runtime container (that image through Docker); or rebuild with "
-                 "`builders build --serving python` for the bundled CPU server",
+            "nvcr.io/nvidia/tritonserver image) or --runtime container (that image through Docker); or rebuild with "
+            "`builders build --serving python` for the bundled CPU server",
         )
 
     def load(self, model: str, timeout_s: float | None = None) -> None:
@@ -448,19 +474,27 @@ class TritonServer:
                 c.load_model(model)
         except InferenceServerException as e:
             why = e.message()
-            raise ServerError(f"tritonserver could not load model {model!r}: {why}", log_path=str(self.log_path),
-                              hint=self.runtime_impl.explain(why + "\n" + self.log_since(offset))) from e
+            raise ServerError(
+                f"tritonserver could not load model {model!r}: {why}",
+                log_path=str(self.log_path),
+                hint=self.runtime_impl.explain(why + "\n" + self.log_since(offset)),
+            ) from e
         except Exception as e:  # a timeout, or connection refused/reset: the load took the server down
             since = self.log_since(offset)
             if self.is_alive() and time.monotonic() - started >= 0.9 * timeout_s:
                 raise ServerError(
                     f"model {model!r} was not ready within {timeout_s:g} s (--start-timeout); server log since the load request:\n{since}",
-                    hint=self.runtime_impl.explain(since) or "if it is only slow, raise --start-timeout; else the log lines above show where it stops",
-                    log_path=str(self.log_path)) from e
+                    hint=self.runtime_impl.explain(since)
+                    or "if it is only slow, raise --start-timeout; else the log lines above show where it stops",
+                    log_path=str(self.log_path),
+                ) from e
             state = "still running" if self.is_alive() else "no longer running"
-            raise ServerError(f"loading model {model!r} failed: {type(e).__name__}: {e} (tritonserver is {state}); "
-                              f"server log since the load request:\n{since}",
-                              hint=self.runtime_impl.explain(since) or "read the server log", log_path=str(self.log_path)) from e
+            raise ServerError(
+                f"loading model {model!r} failed: {type(e).__name__}: {e} (tritonserver is {state}); "
+                f"server log since the load request:\n{since}",
+                hint=self.runtime_impl.explain(since) or "read the server log",
+                log_path=str(self.log_path),
+            ) from e
 
     def _log_size(self) -> int:
         try:
@@ -527,7 +561,7 @@ class TritonServer:
                 p.wait()
         self.runtime_impl.after_stop()
 
-    def __enter__(self) -> "TritonServer":
+    def __enter__(self) -> TritonServer:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

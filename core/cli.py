@@ -15,7 +15,8 @@ import functools
 import logging
 import sys
 from collections import Counter
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -78,8 +79,13 @@ class ToolkitCommand(click.Command):
             repeated = repeated_options(self, ctx, args)
             if repeated:
                 raise click.UsageError(
-                    "; ".join(f"{opt.opts[-1] if len(opt.opts) > 1 else opt.opts[0]} was given {n} times, and it takes one value"
-                              for opt, n in repeated) + ": give each once (click would silently keep only the last)", ctx)
+                    "; ".join(
+                        f"{opt.opts[-1] if len(opt.opts) > 1 else opt.opts[0]} was given {n} times, and it takes one value"
+                        for opt, n in repeated
+                    )
+                    + ": give each once (click would silently keep only the last)",
+                    ctx,
+                )
         return super().parse_args(ctx, args)
 
 
@@ -118,7 +124,7 @@ def group(**kwargs: Any) -> Callable[[Callable[..., Any]], ToolkitGroup]:
     return click.group(cls=ToolkitGroup, context_settings=CONTEXT_SETTINGS, **kwargs)
 
 
-def console(stderr: bool = True, **kwargs: Any) -> "Console":
+def console(stderr: bool = True, **kwargs: Any) -> Console:
     """A rich console for what a command draws: log lines stamped :data:`LOG_TIME_FORMAT`,
     with the source file:line only at ``-v`` or more."""
     from rich.console import Console
@@ -139,8 +145,9 @@ def setup_logging(verbose: int) -> None:
 def verbosity_option(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``-v/--verbose`` (repeatable) configures logging for the library code."""
 
-    @click.option("-v", "--verbose", count=True, show_default=False,
-                  help="More log output: -v info lines and source file:line, -vv debug.")
+    @click.option(
+        "-v", "--verbose", count=True, show_default=False, help="More log output: -v info lines and source file:line, -vv debug."
+    )
     @functools.wraps(fn)
     def wrapper(*args: Any, verbose: int = 0, **kwargs: Any) -> Any:
         setup_logging(verbose)
@@ -194,7 +201,9 @@ def _flatten(_ctx: click.Context, _param: click.Parameter, value: Sequence[Seque
     return tuple(dict.fromkeys(x for part in value for x in (part if isinstance(part, (tuple, list)) else (part,))))
 
 
-def list_option(*decls: str, item: Any = str, default: Sequence[Any] = (), metavar: str | None = None, **kwargs: Any) -> Callable[..., Any]:
+def list_option(
+    *decls: str, item: Any = str, default: Sequence[Any] = (), metavar: str | None = None, **kwargs: Any
+) -> Callable[..., Any]:
     """A list flag: ``--flag a,b``, ``--flag a --flag b`` and ``--flag a,b --flag c`` are all
     accepted; the command gets a tuple (in order, repeats dropped). ``-h`` shows the default
     (``[default: 1, 2]``)."""
@@ -213,7 +222,7 @@ def int_list(text: str, what: str) -> tuple[int, ...]:
         raise click.BadParameter(f"{what}: expected comma-separated integers such as 1,2,4, got {text!r}") from None
 
 
-def print_table(table: Any, out: "Console | None" = None) -> None:
+def print_table(table: Any, out: Console | None = None) -> None:
     """Print a rich table whole.
 
     On a terminal it fits the terminal, as rich does. Anywhere else (a CI log, ``| tee``, a

@@ -104,8 +104,9 @@ class DataType:
         return getattr(trt, self.tensorrt)
 
 
-def _t(name: str, triton: str, client: str, numpy: str | None, torch: str | None, onnx: int,
-       tensorrt: str | None, kind: str) -> DataType:
+def _t(
+    name: str, triton: str, client: str, numpy: str | None, torch: str | None, onnx: int, tensorrt: str | None, kind: str
+) -> DataType:
     return DataType(name, triton, client, numpy, torch, onnx, tensorrt, kind)
 
 
@@ -147,8 +148,9 @@ def _lookup(table: str, key: Any, what: str) -> DataType:
         return _BY[table][key]
     except (KeyError, TypeError):
         known = ", ".join(str(k) for k in _BY[table])
-        raise DataTypeError(f"{what} {key!r} is not supported (no data type of the toolkit has that name)",
-                            hint=f"known: {known}") from None
+        raise DataTypeError(
+            f"{what} {key!r} is not supported (no data type of the toolkit has that name)", hint=f"known: {known}"
+        ) from None
 
 
 def from_name(name: str) -> DataType:
@@ -225,8 +227,9 @@ def from_tensorrt(dtype: Any) -> DataType:
     for t in DATA_TYPES:
         if t.tensorrt and getattr(trt, t.tensorrt, None) == dtype:
             return t
-    raise DataTypeError(f"TensorRT data type {dtype!r} is not a data type the toolkit knows",
-                        hint=f"known: {', '.join(_BY['tensorrt'])}")
+    raise DataTypeError(
+        f"TensorRT data type {dtype!r} is not a data type the toolkit knows", hint=f"known: {', '.join(_BY['tensorrt'])}"
+    )
 
 
 def require_tensor_io(name: str, what: str = "tensor") -> DataType:

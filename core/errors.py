@@ -9,7 +9,8 @@ Messages follow one shape: what happened, what was expected vs found, what to do
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 
 class ToolkitError(Exception):
@@ -66,8 +67,15 @@ class PartialBuildError(ToolkitError):
 
     stage = "build"
 
-    def __init__(self, message: str, *, result: object = None, failed: list | None = None, hint: str | None = None,
-                 log_path: str | None = None):
+    def __init__(
+        self,
+        message: str,
+        *,
+        result: object = None,
+        failed: list | None = None,
+        hint: str | None = None,
+        log_path: str | None = None,
+    ):
         self.result = result
         self.failed = failed or []
         super().__init__(message, hint=hint, log_path=log_path)

@@ -35,6 +35,7 @@ _PATTERN = re.compile(
     rf"(?:_warm-(?P<warm>{_ALT(WARMUPS)}))?$"
 )
 
+
 @dataclasses.dataclass(frozen=True)
 class NameParts:
     """The fields a variant name encodes (those of ``builders.variants.Variant``)."""
@@ -52,6 +53,7 @@ class NameParts:
     warmup: str | None = None
     trt_accelerator: str | None = None
 
+
 def check_name(name: str, field: str = "name") -> None:
     """Raise :class:`ConfigError` unless ``name`` is safe as a directory and model name.
 
@@ -64,6 +66,7 @@ def check_name(name: str, field: str = "name") -> None:
             f"{field}: {name!r} is not safe as a directory name",
             hint="use letters, digits, '_', '-' and '.', starting with a letter or digit",
         )
+
 
 def variant_name(p: NameParts) -> str:
     """The name of the variant with fields ``p`` (see the module docstring)."""
@@ -78,6 +81,7 @@ def variant_name(p: NameParts) -> str:
     if p.warmup:
         name += f"_warm-{p.warmup}"
     return name
+
 
 def parse_variant_name(name: str) -> NameParts | None:
     """The fields encoded in a variant name, or ``None`` when ``name`` is not one."""

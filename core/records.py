@@ -16,8 +16,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
@@ -90,7 +91,9 @@ class RecordKind(Generic[T]):
         if found is None:
             raise RecordError(f"{source}: field {SCHEMA_KEY!r} is missing (the {self.what}'s schema version)", hint=self.hint)
         if isinstance(found, bool) or not isinstance(found, int):
-            raise RecordError(f"{source}: field {SCHEMA_KEY!r}: expected an integer schema version, found {found!r}", hint=self.hint)
+            raise RecordError(
+                f"{source}: field {SCHEMA_KEY!r}: expected an integer schema version, found {found!r}", hint=self.hint
+            )
         if found > self.version:
             raise RecordError(
                 f"{source}: {self.what} schema version {found} is newer than this toolkit reads (up to {self.version})",
@@ -161,14 +164,28 @@ def field_path(loc: tuple[Any, ...]) -> str:
     return out or "(top level)"
 
 
-_TYPE_TAGS = {"int", "str", "float", "bool", "list", "dict", "tuple", "none", "function-after", "function-before",
-              "function-wrap", "function-plain", "lax-or-strict", "json-or-python"}
+_TYPE_TAGS = {
+    "int",
+    "str",
+    "float",
+    "bool",
+    "list",
+    "dict",
+    "tuple",
+    "none",
+    "function-after",
+    "function-before",
+    "function-wrap",
+    "function-plain",
+    "lax-or-strict",
+    "json-or-python",
+}
 
 
 def _expected(msg: str) -> str:
     for prefix in ("Input should be ", "Value error, ", "Assertion failed, "):
         if msg.startswith(prefix):
-            return msg[len(prefix):]
+            return msg[len(prefix) :]
     return msg[:1].lower() + msg[1:]
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import importlib.metadata as md
-from typing import Iterable
+from collections.abc import Iterable
 
 
 def package_versions(names: Iterable[str]) -> dict[str, str | None]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import statistics
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from perf.markdown import fmt
 from perf.results import LEVEL_STATUSES, LevelResult, RunResult
@@ -34,9 +34,10 @@ THROUGHPUT, P99 = "throughput_infer_per_s", "latency_p99_ms"
 GPU_METRICS = ("gpu_utilization_pct", "nvml_gpu_utilization_pct")
 #: Every numeric field of a level: what :func:`aggregate` folds over trials.
 METRICS: tuple[str, ...] = tuple(
-    f.name for f in dataclasses.fields(LevelResult)
-    if f.name not in ("concurrency", "batch_size", "trial", "stable", "attempts", "error", "csv", "rate_achieved",
-                      "host_busy", "notes")
+    f.name
+    for f in dataclasses.fields(LevelResult)
+    if f.name
+    not in ("concurrency", "batch_size", "trial", "stable", "attempts", "error", "csv", "rate_achieved", "host_busy", "notes")
 )
 #: Trials a point needs on each side before a difference can be called significant.
 MIN_TRIALS_FOR_SPREAD = 2
@@ -109,8 +110,10 @@ class Point:
         return lo, hi
 
     def _not_measured(self, metric: str) -> ValueError:
-        return ValueError(f"{self.variant} at concurrency {self.concurrency}, batch size {self.batch_size}: "
-                          f"{metric} was not measured; expected a point filtered to those that measured it")
+        return ValueError(
+            f"{self.variant} at concurrency {self.concurrency}, batch size {self.batch_size}: "
+            f"{metric} was not measured; expected a point filtered to those that measured it"
+        )
 
     def spread(self, metric: str) -> float | None:
         """Max - min of ``metric`` over trials; None with fewer than 2 trials."""
@@ -209,7 +212,11 @@ class Delta:
             n = min(self.trials)
             return text + f" (spread unknown: {n} trial{'s' if n != 1 else ''})"
         if not self.significant:
-            text += f" (not significant, trial spread {self.spread_pct:.1f} %)" if self.spread_pct is not None else " (not significant)"
+            text += (
+                f" (not significant, trial spread {self.spread_pct:.1f} %)"
+                if self.spread_pct is not None
+                else " (not significant)"
+            )
         return text
 
 
@@ -238,6 +245,7 @@ def delta(a: Point, b: Point, metric: str) -> Delta | None:
 
 
 # ---------------------------------------------------------------- curves and knees
+
 
 def has_metric(points: dict[str, list[Point]], metric: str) -> bool:
     """Whether any point of the run has a value for ``metric``."""
@@ -272,8 +280,7 @@ def _as_points(levels: Sequence[LevelResult | Point]) -> list[Point]:
     return aggregate([x for x in levels if isinstance(x, LevelResult)])
 
 
-def knee(levels: Sequence[LevelResult | Point], batch_size: int | None = None,
-         gain_pct: float = KNEE_GAIN_PCT) -> int | None:
+def knee(levels: Sequence[LevelResult | Point], batch_size: int | None = None, gain_pct: float = KNEE_GAIN_PCT) -> int | None:
     """Saturation point of one variant: the concurrency after which more load stops paying.
 
     Rule: with levels ``c_1 < ... < c_n`` (medians over trials) of throughput ``T`` and p99
@@ -293,8 +300,9 @@ def knee(levels: Sequence[LevelResult | Point], batch_size: int | None = None,
     """
     pts = [p for p in curve(_as_points(levels), batch_size) if p.get(P99) is not None]
     for i, p in enumerate(pts[:-1]):
-        later = pts[i + 1:]
-        if (all(q.value(THROUGHPUT) < p.value(THROUGHPUT) * (1 + gain_pct / 100.0) for q in later)
-                and all(q.value(P99) > p.value(P99) for q in later)):
+        later = pts[i + 1 :]
+        if all(q.value(THROUGHPUT) < p.value(THROUGHPUT) * (1 + gain_pct / 100.0) for q in later) and all(
+            q.value(P99) > p.value(P99) for q in later
+        ):
             return p.concurrency
     return None

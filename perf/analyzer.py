@@ -34,8 +34,8 @@ import sys
 import sysconfig
 import threading
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 from core.errors import PerfError
 
@@ -158,15 +158,31 @@ def build_command(
         metrics_interval_ms: How often perf_analyzer scrapes ``metrics_url`` (ms); the
             server's ``--metrics-interval-ms`` so no refresh is missed or read twice.
     """
-    load = (["--request-rate-range", f"{request_rate:g}:{request_rate:g}"] if request_rate
-            else ["--concurrency-range", f"{concurrency}:{concurrency}"])
+    load = (
+        ["--request-rate-range", f"{request_rate:g}:{request_rate:g}"]
+        if request_rate
+        else ["--concurrency-range", f"{concurrency}:{concurrency}"]
+    )
     cmd = [
-        str(binary), "-m", model, "-i", settings.protocol, "-u", url,
-        *load, "-b", str(batch_size),
-        "--measurement-mode", settings.measurement_mode,
-        "-s", f"{stability_pct if stability_pct is not None else settings.stability_pct:g}",
-        "-r", str(max_trials or settings.max_trials),
-        "-f", str(csv_path), "--verbose-csv",
+        str(binary),
+        "-m",
+        model,
+        "-i",
+        settings.protocol,
+        "-u",
+        url,
+        *load,
+        "-b",
+        str(batch_size),
+        "--measurement-mode",
+        settings.measurement_mode,
+        "-s",
+        f"{stability_pct if stability_pct is not None else settings.stability_pct:g}",
+        "-r",
+        str(max_trials or settings.max_trials),
+        "-f",
+        str(csv_path),
+        "--verbose-csv",
         "-v",  # one "Pass [N]" line per window: the windows' times (RunOutcome.stable_span)
     ]
     if settings.measurement_mode == "time_windows":
@@ -332,8 +348,9 @@ class RunOutcome:
         return None
 
 
-def run_perf_analyzer(cmd: list[str], csv_path: Path, timeout_s: float,
-                      on_start: Callable[[int], None] | None = None) -> RunOutcome:
+def run_perf_analyzer(
+    cmd: list[str], csv_path: Path, timeout_s: float, on_start: Callable[[int], None] | None = None
+) -> RunOutcome:
     """Run one command, timing each output line as it arrives; parse its CSV when it wrote one.
 
     Args:
@@ -366,7 +383,9 @@ def run_perf_analyzer(cmd: list[str], csv_path: Path, timeout_s: float,
     except subprocess.TimeoutExpired as e:
         p.kill()
         p.wait()
-        raise PerfError(f"perf_analyzer ran longer than {timeout_s:.0f} s", hint="shorten the measurement window or the trials") from e
+        raise PerfError(
+            f"perf_analyzer ran longer than {timeout_s:.0f} s", hint="shorten the measurement window or the trials"
+        ) from e
     finally:
         reader.join(5)
     ended = time.monotonic()
@@ -378,8 +397,9 @@ def run_perf_analyzer(cmd: list[str], csv_path: Path, timeout_s: float,
             windows.append(Window(t, float(m.group(2)) if m.group(2) else None))
         elif load_started is None and _LOAD_START.match(text):
             load_started = t
-    return RunOutcome(p.returncode, UNSTABLE_MARK in out, rows, out[-2000:], parse_output(out), started, ended,
-                      load_started, windows)
+    return RunOutcome(
+        p.returncode, UNSTABLE_MARK in out, rows, out[-2000:], parse_output(out), started, ended, load_started, windows
+    )
 
 
 #: CSV column -> (LevelResult field, factor to the field's unit).

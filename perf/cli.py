@@ -11,9 +11,9 @@ from typing import Any
 
 import click
 
-from core.cli import (EXIT_INTERRUPTED, EXIT_VARIANT_FAILED, CommaList, console as make_console, group, list_option, print_table, run_cli,
-                      verbosity_option)
 from clients.cli_options import SERVER_KEYS, server_options
+from core.cli import EXIT_INTERRUPTED, EXIT_VARIANT_FAILED, CommaList, group, list_option, print_table, run_cli, verbosity_option
+from core.cli import console as make_console
 from perf.analyzer import MeasureSettings
 from perf.sweep_options import DEFAULT_BATCH_SIZES, DEFAULT_CONCURRENCY, SweepOptions
 
@@ -84,62 +84,187 @@ def cli() -> None:
 
 
 @cli.command()
-@click.option("--repository", type=click.Path(file_okay=False, path_type=Path), default=Path("model_repository"),
-              help="Model repository to sweep (written by `builders build`).")
-@list_option("--variants", metavar="NAME|PATTERN[,...]",
-             help="Variant names or shell patterns such as 'mlp_*' [default: every model in the repository].")
-@list_option("--concurrency", item=concurrency_item, default=DEFAULT_CONCURRENCY, metavar="N|START:END[:STEP][,...]",
-             help="Concurrency levels: a list 1,2,4 and/or perf_analyzer's range start:end[:step].")
-@list_option("--request-rates", item=_positive_rate, metavar="R[,R...]",
-             help="Also measure at these fixed request rates (requests/s), e.g. 100,200 [default: none].")
-@list_option("--batch-sizes", item=click.IntRange(1), default=DEFAULT_BATCH_SIZES, metavar="N[,N...]",
-             help="Client batch sizes (-b); above a variant's max_batch_size they are skipped.")
-@click.option("--shapes", "sweep_axes", multiple=True, metavar="AXIS=SIZE[,SIZE...]",
-              help="Sweep a dynamic axis of the build's spec as a level dimension, e.g. --shapes seq=16,64,128 (repeat for "
-                   "more axes: every combination); the report lists each size like a concurrency level "
-                   "[default: each axis at the build's opt size, said in the report].")
-@click.option("--protocol", type=click.Choice(["grpc", "http"]), default=_M.protocol, help="Protocol perf_analyzer measures with.")
-@click.option("--measurement-mode", type=click.Choice(["time_windows", "count_windows"]), default=_M.measurement_mode,
-              help="perf_analyzer's window kind: fixed time (--measurement-interval) or fixed request count (--measurement-request-count).")
-@click.option("--measurement-interval", "interval_ms", type=click.IntRange(1), default=_M.measurement_interval_ms, help="Window length, ms (time_windows).")
-@click.option("--measurement-request-count", "request_count", type=click.IntRange(1), default=_M.measurement_request_count, help="Requests per window (count_windows).")
-@click.option("--stability-percentage", "stability", type=click.FloatRange(0, min_open=True), default=_M.stability_pct,
-              help="A level is stable when throughput and latency of the last 3 windows differ by less than this (%).")
-@click.option("--max-trials", type=click.IntRange(3), default=_M.max_trials, help="perf_analyzer windows before a level counts as unstable.")
-@click.option("--unstable-retries", type=click.IntRange(0), default=_M.unstable_retries, help="Retries of an unstable level with a doubled window before it is kept and flagged.")
-@click.option("--perf-analyzer-arg", "pa_args", multiple=True, metavar="FLAG",
-              help="Extra perf_analyzer flag passed through verbatim to every measurement (repeatable), "
-                   "e.g. --perf-analyzer-arg=--max-threads=16.")
-@click.option("--trials", type=click.IntRange(1), default=_S["trials"].default, help="Repeat each level N times (median and spread reported).")
-@click.option("--results-dir", type=click.Path(file_okay=False, path_type=Path), default=_S["results_dir"].default,
-              help="Parent folder of run folders: the run is written to RESULTS_DIR/RUN_ID.")
+@click.option(
+    "--repository",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("model_repository"),
+    help="Model repository to sweep (written by `builders build`).",
+)
+@list_option(
+    "--variants",
+    metavar="NAME|PATTERN[,...]",
+    help="Variant names or shell patterns such as 'mlp_*' [default: every model in the repository].",
+)
+@list_option(
+    "--concurrency",
+    item=concurrency_item,
+    default=DEFAULT_CONCURRENCY,
+    metavar="N|START:END[:STEP][,...]",
+    help="Concurrency levels: a list 1,2,4 and/or perf_analyzer's range start:end[:step].",
+)
+@list_option(
+    "--request-rates",
+    item=_positive_rate,
+    metavar="R[,R...]",
+    help="Also measure at these fixed request rates (requests/s), e.g. 100,200 [default: none].",
+)
+@list_option(
+    "--batch-sizes",
+    item=click.IntRange(1),
+    default=DEFAULT_BATCH_SIZES,
+    metavar="N[,N...]",
+    help="Client batch sizes (-b); above a variant's max_batch_size they are skipped.",
+)
+@click.option(
+    "--shapes",
+    "sweep_axes",
+    multiple=True,
+    metavar="AXIS=SIZE[,SIZE...]",
+    help="Sweep a dynamic axis of the build's spec as a level dimension, e.g. --shapes seq=16,64,128 (repeat for "
+    "more axes: every combination); the report lists each size like a concurrency level "
+    "[default: each axis at the build's opt size, said in the report].",
+)
+@click.option(
+    "--protocol", type=click.Choice(["grpc", "http"]), default=_M.protocol, help="Protocol perf_analyzer measures with."
+)
+@click.option(
+    "--measurement-mode",
+    type=click.Choice(["time_windows", "count_windows"]),
+    default=_M.measurement_mode,
+    help="perf_analyzer's window kind: fixed time (--measurement-interval) or fixed request count (--measurement-request-count).",
+)
+@click.option(
+    "--measurement-interval",
+    "interval_ms",
+    type=click.IntRange(1),
+    default=_M.measurement_interval_ms,
+    help="Window length, ms (time_windows).",
+)
+@click.option(
+    "--measurement-request-count",
+    "request_count",
+    type=click.IntRange(1),
+    default=_M.measurement_request_count,
+    help="Requests per window (count_windows).",
+)
+@click.option(
+    "--stability-percentage",
+    "stability",
+    type=click.FloatRange(0, min_open=True),
+    default=_M.stability_pct,
+    help="A level is stable when throughput and latency of the last 3 windows differ by less than this (%).",
+)
+@click.option(
+    "--max-trials", type=click.IntRange(3), default=_M.max_trials, help="perf_analyzer windows before a level counts as unstable."
+)
+@click.option(
+    "--unstable-retries",
+    type=click.IntRange(0),
+    default=_M.unstable_retries,
+    help="Retries of an unstable level with a doubled window before it is kept and flagged.",
+)
+@click.option(
+    "--perf-analyzer-arg",
+    "pa_args",
+    multiple=True,
+    metavar="FLAG",
+    help="Extra perf_analyzer flag passed through verbatim to every measurement (repeatable), "
+    "e.g. --perf-analyzer-arg=--max-threads=16.",
+)
+@click.option(
+    "--trials",
+    type=click.IntRange(1),
+    default=_S["trials"].default,
+    help="Repeat each level N times (median and spread reported).",
+)
+@click.option(
+    "--results-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=_S["results_dir"].default,
+    help="Parent folder of run folders: the run is written to RESULTS_DIR/RUN_ID.",
+)
 @click.option("--run-id", default=None, help="Run folder name [default: a timestamp].")
-@click.option("--resume", "resume", default=None, metavar="RUN_ID",
-              help="Continue RESULTS_DIR/RUN_ID with every setting it was started with (repository, variants, levels, "
-                   "measurement, server runtime); levels already measured are kept.")
-@click.option("--perf-analyzer", "pa", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="perf_analyzer binary [default: $PERF_ANALYZER, the venv, PATH].")
-@click.option("--input-data", type=click.Path(path_type=Path), default=None,
-              help="Your perf_analyzer --input-data (JSON file, folder, random or zero) [default: generated from the model's signature].")
-@click.option("--shape", "shapes", multiple=True, metavar="NAME:DIMS",
-              help="Size of an input's dynamic dims, as perf_analyzer's --shape (dims without the batch axis, e.g. input_ids:128; "
-                   "repeatable). Needed where the build's spec gives none (a repository without the toolkit's manifest).")
-@click.option("--latency-budget-ms", type=click.FloatRange(0, min_open=True), default=None,
-              help="p99 latency budget for the recommendation (ms) [default: none].")
-@click.option("--host-busy-threshold", "host_busy", type=click.FloatRange(0), default=_S["host_busy_threshold_pct"].default,
-              help="Other processes' mean CPU use during a level (% of one core) above which the level is measured "
-                   "again after a pause, then flagged 'host busy' [default: 10].")
-@click.option("--allow-failed-variants", is_flag=True,
-              help=f"Exit 0 even when a variant failed to load or measure [default: exit {EXIT_VARIANT_FAILED}].")
+@click.option(
+    "--resume",
+    "resume",
+    default=None,
+    metavar="RUN_ID",
+    help="Continue RESULTS_DIR/RUN_ID with every setting it was started with (repository, variants, levels, "
+    "measurement, server runtime); levels already measured are kept.",
+)
+@click.option(
+    "--perf-analyzer",
+    "pa",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="perf_analyzer binary [default: $PERF_ANALYZER, the venv, PATH].",
+)
+@click.option(
+    "--input-data",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Your perf_analyzer --input-data (JSON file, folder, random or zero) [default: generated from the model's signature].",
+)
+@click.option(
+    "--shape",
+    "shapes",
+    multiple=True,
+    metavar="NAME:DIMS",
+    help="Size of an input's dynamic dims, as perf_analyzer's --shape (dims without the batch axis, e.g. input_ids:128; "
+    "repeatable). Needed where the build's spec gives none (a repository without the toolkit's manifest).",
+)
+@click.option(
+    "--latency-budget-ms",
+    type=click.FloatRange(0, min_open=True),
+    default=None,
+    help="p99 latency budget for the recommendation (ms) [default: none].",
+)
+@click.option(
+    "--host-busy-threshold",
+    "host_busy",
+    type=click.FloatRange(0),
+    default=_S["host_busy_threshold_pct"].default,
+    help="Other processes' mean CPU use during a level (% of one core) above which the level is measured "
+    "again after a pause, then flagged 'host busy' [default: 10].",
+)
+@click.option(
+    "--allow-failed-variants",
+    is_flag=True,
+    help=f"Exit 0 even when a variant failed to load or measure [default: exit {EXIT_VARIANT_FAILED}].",
+)
 @click.option("--no-report", is_flag=True, help="Do not write report.md at the end.")
 @server_options(repository_flag=False, omit=("model_control", "load_models", "log_file"))
 @verbosity_option
 @click.pass_context
-def sweep(ctx: click.Context, repository: Path, variants: tuple[str, ...], concurrency: tuple[int, ...], request_rates: tuple[float, ...],
-          batch_sizes: tuple[int, ...], sweep_axes: tuple[str, ...], protocol: str, measurement_mode: str, interval_ms: int, request_count: int, stability: float,
-          max_trials: int, unstable_retries: int, pa_args: tuple[str, ...], trials: int, results_dir: Path, run_id: str | None,
-          resume: str | None, pa: Path | None, input_data: Path | None, shapes: tuple[str, ...], latency_budget_ms: float | None,
-          allow_failed_variants: bool, host_busy: float, server_opts: Any, no_report: bool) -> None:
+def sweep(
+    ctx: click.Context,
+    repository: Path,
+    variants: tuple[str, ...],
+    concurrency: tuple[int, ...],
+    request_rates: tuple[float, ...],
+    batch_sizes: tuple[int, ...],
+    sweep_axes: tuple[str, ...],
+    protocol: str,
+    measurement_mode: str,
+    interval_ms: int,
+    request_count: int,
+    stability: float,
+    max_trials: int,
+    unstable_retries: int,
+    pa_args: tuple[str, ...],
+    trials: int,
+    results_dir: Path,
+    run_id: str | None,
+    resume: str | None,
+    pa: Path | None,
+    input_data: Path | None,
+    shapes: tuple[str, ...],
+    latency_budget_ms: float | None,
+    allow_failed_variants: bool,
+    host_busy: float,
+    server_opts: Any,
+    no_report: bool,
+) -> None:
     """Run perf_analyzer over every variant and concurrency level; write RESULTS_DIR/RUN_ID/.
 
     The server is launched with explicit model control and one variant loaded at a time; its
@@ -161,9 +286,16 @@ def sweep(ctx: click.Context, repository: Path, variants: tuple[str, ...], concu
         concurrency=concurrency,
         batch_sizes=batch_sizes,
         request_rates=request_rates,
-        measure=MeasureSettings(protocol=protocol, measurement_mode=measurement_mode, measurement_interval_ms=interval_ms,
-                                measurement_request_count=request_count, stability_pct=stability, max_trials=max_trials,
-                                unstable_retries=unstable_retries, extra_args=pa_args),
+        measure=MeasureSettings(
+            protocol=protocol,
+            measurement_mode=measurement_mode,
+            measurement_interval_ms=interval_ms,
+            measurement_request_count=request_count,
+            stability_pct=stability,
+            max_trials=max_trials,
+            unstable_retries=unstable_retries,
+            extra_args=pa_args,
+        ),
         trials=trials,
         results_dir=results_dir,
         run_id=resume or run_id,
@@ -184,7 +316,12 @@ def sweep(ctx: click.Context, repository: Path, variants: tuple[str, ...], concu
             trial = f" t={e['trial'] + 1}/{state['trials']}" if state["trials"] > 1 else ""
             load = f"rate={e['request_rate']:g}/s" if e.get("request_rate") else f"c={e['concurrency']}"
             load += f" {e['shape']}" if e.get("shape") else ""
-            progress.update(task, description=escape(f"{e['variant']} ({e['index'] + 1}/{e['n_variants']}) {load} b={e['batch_size']}{trial}{state['last']}"))
+            progress.update(
+                task,
+                description=escape(
+                    f"{e['variant']} ({e['index'] + 1}/{e['n_variants']}) {load} b={e['batch_size']}{trial}{state['last']}"
+                ),
+            )
         elif e["event"] == "level_done":
             lv = e["level"]
             trial = f" t={lv.trial + 1}/{state['trials']}" if state["trials"] > 1 else ""
@@ -209,9 +346,11 @@ def sweep(ctx: click.Context, repository: Path, variants: tuple[str, ...], concu
         try:
             run = sw.run_all()
         except KeyboardInterrupt:
-            console.print(f"[yellow]interrupted: measurements so far are kept in {escape(str(sw.run_dir))}; continue with "
-                          f"{escape(resume_command(o.results_dir, sw.run_id))}[/yellow]")
-            raise SystemExit(EXIT_INTERRUPTED)
+            console.print(
+                f"[yellow]interrupted: measurements so far are kept in {escape(str(sw.run_dir))}; continue with "
+                f"{escape(resume_command(o.results_dir, sw.run_id))}[/yellow]"
+            )
+            raise SystemExit(EXIT_INTERRUPTED) from None
     for line in skipped_summary(run):
         console.print(escape(line))
     click.echo(f"results: {sw.run_dir}")
@@ -219,18 +358,27 @@ def sweep(ctx: click.Context, repository: Path, variants: tuple[str, ...], concu
     if not any(v.status == "ok" for v in run.variants):
         from core.errors import PerfError
 
-        raise PerfError(f"no variant was measured: {'; '.join(f'{v.name}: {v.error}' for v in run.variants)[:600]}",
-                        hint=f"see {sw.run_dir / 'results.json'} and the server log there")
+        raise PerfError(
+            f"no variant was measured: {'; '.join(f'{v.name}: {v.error}' for v in run.variants)[:600]}",
+            hint=f"see {sw.run_dir / 'results.json'} and the server log there",
+        )
     if not no_report:
         _print_report(sw.run_dir, sw.opts.latency_budget_ms)
     if failed:
         names = ", ".join(v.name for v in failed)
         if allow_failed_variants:
-            click.secho(f"{len(failed)} of {len(run.variants)} variants failed ({names}); exit 0 (--allow-failed-variants)",
-                        fg="yellow", err=True)
+            click.secho(
+                f"{len(failed)} of {len(run.variants)} variants failed ({names}); exit 0 (--allow-failed-variants)",
+                fg="yellow",
+                err=True,
+            )
         else:
-            click.secho(f"{len(failed)} of {len(run.variants)} variants failed ({names}); the others are measured and reported. "
-                        f"Exit {EXIT_VARIANT_FAILED} (pass --allow-failed-variants to exit 0).", fg="red", err=True)
+            click.secho(
+                f"{len(failed)} of {len(run.variants)} variants failed ({names}); the others are measured and reported. "
+                f"Exit {EXIT_VARIANT_FAILED} (pass --allow-failed-variants to exit 0).",
+                fg="red",
+                err=True,
+            )
             ctx.exit(EXIT_VARIANT_FAILED)
 
 
@@ -242,7 +390,9 @@ def shape_flags(values: tuple[str, ...]) -> dict[str, tuple[int, ...]]:
     for text in values:
         name, dims = parse_shape(text)
         if name in shapes and shapes[name] != dims:
-            raise click.BadParameter(f"--shape {name} given twice ({','.join(map(str, shapes[name]))} and {','.join(map(str, dims))})")
+            raise click.BadParameter(
+                f"--shape {name} given twice ({','.join(map(str, shapes[name]))} and {','.join(map(str, dims))})"
+            )
         shapes[name] = dims
     return shapes
 
@@ -265,10 +415,23 @@ def resume_command(results_dir: Path, run_id: str) -> str:
 
 #: CLI parameter -> the SweepOptions setting it gives (what a resumed run reports as ignored).
 _GIVEN_FIELDS = {
-    "repository": "repository", "variants": "variants", "concurrency": "concurrency", "batch_sizes": "batch_sizes",
-    "request_rates": "request_rates", "trials": "trials", "protocol": "measure", "measurement_mode": "measure",
-    "interval_ms": "measure", "request_count": "measure", "stability": "measure", "max_trials": "measure",
-    "unstable_retries": "measure", "pa_args": "measure", "pa": "perf_analyzer", "input_data": "input_data", "shapes": "shapes",
+    "repository": "repository",
+    "variants": "variants",
+    "concurrency": "concurrency",
+    "batch_sizes": "batch_sizes",
+    "request_rates": "request_rates",
+    "trials": "trials",
+    "protocol": "measure",
+    "measurement_mode": "measure",
+    "interval_ms": "measure",
+    "request_count": "measure",
+    "stability": "measure",
+    "max_trials": "measure",
+    "unstable_retries": "measure",
+    "pa_args": "measure",
+    "pa": "perf_analyzer",
+    "input_data": "input_data",
+    "shapes": "shapes",
     "sweep_axes": "sweep_axes",
     "host_busy": "host_busy_threshold_pct",
     **{k: "server" for k in SERVER_KEYS},
@@ -286,8 +449,12 @@ def _print_report(run_dir: Path, budget: float | None) -> None:
 
 @cli.command()
 @click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--latency-budget-ms", type=click.FloatRange(0, min_open=True), default=None,
-              help="p99 latency budget for the recommendation (ms) [default: the run's own, if it had one].")
+@click.option(
+    "--latency-budget-ms",
+    type=click.FloatRange(0, min_open=True),
+    default=None,
+    help="p99 latency budget for the recommendation (ms) [default: the run's own, if it had one].",
+)
 @verbosity_option
 def report(run_dir: Path, latency_budget_ms: float | None) -> None:
     """Write RUN_DIR/report.md and its plots from results.json, and print the summary."""
@@ -297,8 +464,12 @@ def report(run_dir: Path, latency_budget_ms: float | None) -> None:
 @cli.command()
 @click.argument("run_a", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.argument("run_b", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Where to write the comparison [default: RUN_B/compare_<RUN_A id>.md].")
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Where to write the comparison [default: RUN_B/compare_<RUN_A id>.md].",
+)
 @verbosity_option
 def compare(run_a: Path, run_b: Path, out: Path | None) -> None:
     """Compare two runs (before/after, or two machines) level by level."""

@@ -65,13 +65,20 @@ def compare_markdown(a: RunResult, b: RunResult, label_a: str = "A", label_b: st
     pa, pb = run_points(a), run_points(b)
     lines = [f"# Comparison: {a.run_id} ({label_a}) → {b.run_id} ({label_b})", ""]
     ea, eb = _env_line(a), _env_line(b)
-    lines += table(["", f"{label_a}: {a.run_id}", f"{label_b}: {b.run_id}"],
-                   [[f"{k}{' (differs)' if ea[k] != eb[k] else ''}", ea[k], eb[k]] for k in ea], ["left"] * 3)
-    lines += ["", "Changes are (B − A) / A. Matched by variant name and (concurrency, batch size); "
-              "values are medians over trials. **Significant** means both runs measured the level in at least "
-              f"{MIN_TRIALS_FOR_SPREAD} trials and the change exceeds both min–max trial spreads; with fewer trials "
-              f"the spread is unknown and no noise level is assumed. {UNSTABLE_MARK} = perf_analyzer did not reach "
-              "a stable measurement.", ""]
+    lines += table(
+        ["", f"{label_a}: {a.run_id}", f"{label_b}: {b.run_id}"],
+        [[f"{k}{' (differs)' if ea[k] != eb[k] else ''}", ea[k], eb[k]] for k in ea],
+        ["left"] * 3,
+    )
+    lines += [
+        "",
+        "Changes are (B − A) / A. Matched by variant name and (concurrency, batch size); "
+        "values are medians over trials. **Significant** means both runs measured the level in at least "
+        f"{MIN_TRIALS_FOR_SPREAD} trials and the change exceeds both min–max trial spreads; with fewer trials "
+        f"the spread is unknown and no noise level is assumed. {UNSTABLE_MARK} = perf_analyzer did not reach "
+        "a stable measurement.",
+        "",
+    ]
     rows: dict[str, list[list[object]]] = {}
     counts = {THROUGHPUT: [0, 0, 0, 0], P99: [0, 0, 0, 0]}  # up, down, not significant, unknown
     for name, p, q in matched_points(a, b):
@@ -83,26 +90,63 @@ def compare_markdown(a: RunResult, b: RunResult, label_a: str = "A", label_b: st
         mark_a = "" if p.stable else UNSTABLE_MARK
         mark_b = "" if q.stable else UNSTABLE_MARK
         rows.setdefault(name, []).append(
-            [p.concurrency, p.batch_size, f"{fmt_spread(p, THROUGHPUT)}{mark_a}", f"{fmt_spread(q, THROUGHPUT)}{mark_b}",
-             _pct(dt), _sig(dt), fmt_spread(p, P99, 2), fmt_spread(q, P99, 2), _pct(dl), _sig(dl)])
+            [
+                p.concurrency,
+                p.batch_size,
+                f"{fmt_spread(p, THROUGHPUT)}{mark_a}",
+                f"{fmt_spread(q, THROUGHPUT)}{mark_b}",
+                _pct(dt),
+                _sig(dt),
+                fmt_spread(p, P99, 2),
+                fmt_spread(q, P99, 2),
+                _pct(dl),
+                _sig(dl),
+            ]
+        )
     t, l99 = counts[THROUGHPUT], counts[P99]
-    lines += ["## Summary", "",
-              f"- Matched levels: {sum(t)} in {len(rows)} variant(s).",
-              f"- Throughput: {t[0]} significantly higher in B, {t[1]} significantly lower, {t[2]} not significant, "
-              f"{t[3]} with unknown spread.",
-              f"- p99 latency: {l99[1]} significantly lower in B, {l99[0]} significantly higher, {l99[2]} not significant, "
-              f"{l99[3]} with unknown spread."]
+    lines += [
+        "## Summary",
+        "",
+        f"- Matched levels: {sum(t)} in {len(rows)} variant(s).",
+        f"- Throughput: {t[0]} significantly higher in B, {t[1]} significantly lower, {t[2]} not significant, "
+        f"{t[3]} with unknown spread.",
+        f"- p99 latency: {l99[1]} significantly lower in B, {l99[0]} significantly higher, {l99[2]} not significant, "
+        f"{l99[3]} with unknown spread.",
+    ]
     if t[3] or l99[3]:
-        lines.append(f"- Levels with unknown spread were measured in fewer than {MIN_TRIALS_FOR_SPREAD} trials in A or B: "
-                     f"run both sweeps with `--trials 3` (or more) to tell a change from run-to-run variation.")
+        lines.append(
+            f"- Levels with unknown spread were measured in fewer than {MIN_TRIALS_FOR_SPREAD} trials in A or B: "
+            f"run both sweeps with `--trials 3` (or more) to tell a change from run-to-run variation."
+        )
     only_a, only_b = [n for n in pa if n not in pb], [n for n in pb if n not in pa]
     if only_a:
         lines.append(f"- Only in {label_a}: {', '.join(only_a)}.")
     if only_b:
         lines.append(f"- Only in {label_b}: {', '.join(only_b)}.")
-    headers = ["concurrency", "batch", f"throughput {label_a} (infer/s)", f"throughput {label_b} (infer/s)", "Δ %",
-               "significant", f"p99 {label_a} (ms)", f"p99 {label_b} (ms)", "Δ %", "significant"]
-    align: list[Literal["left", "right", "center"]] = ["right", "right", "right", "right", "right", "center", "right", "right", "right", "center"]
+    headers = [
+        "concurrency",
+        "batch",
+        f"throughput {label_a} (infer/s)",
+        f"throughput {label_b} (infer/s)",
+        "Δ %",
+        "significant",
+        f"p99 {label_a} (ms)",
+        f"p99 {label_b} (ms)",
+        "Δ %",
+        "significant",
+    ]
+    align: list[Literal["left", "right", "center"]] = [
+        "right",
+        "right",
+        "right",
+        "right",
+        "right",
+        "center",
+        "right",
+        "right",
+        "right",
+        "center",
+    ]
     for name, body in rows.items():
         lines += ["", f"## {name}", "", *table(headers, body, align)]
     return "\n".join(lines) + "\n"

@@ -14,21 +14,36 @@ from __future__ import annotations
 
 import dataclasses
 import statistics
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
-from perf.analysis import (KNEE_GAIN_PCT, MIN_TRIALS_FOR_SPREAD, P99, THROUGHPUT, Point, curve, delta, gpu_metric,
-                           run_points, spread_unknown)
+from perf.analysis import (
+    KNEE_GAIN_PCT,
+    MIN_TRIALS_FOR_SPREAD,
+    P99,
+    THROUGHPUT,
+    Point,
+    curve,
+    delta,
+    gpu_metric,
+    run_points,
+    spread_unknown,
+)
 from perf.markdown import CPU_MEASURES, fmt
-from perf.recommendation import Recommendation
 from perf.pairs import BATCHING, differs_only_in, pairs, variant_of
 from perf.phrases import Facts, say
+from perf.recommendation import Recommendation
 from perf.results import RunResult, VariantResult
 
 
 def _common(a: Sequence[Point], b: Sequence[Point], batch_size: int | None = None) -> tuple[Point, Point] | None:
     """Both curves' points at their highest common concurrency (``batch_size``, default the smallest)."""
     cb = {p.concurrency: p for p in curve(b, batch_size)}
-    both = [(p, cb[p.concurrency]) for p in curve(a, batch_size) if p.concurrency in cb and p.batch_size == cb[p.concurrency].batch_size]
+    both = [
+        (p, cb[p.concurrency])
+        for p in curve(a, batch_size)
+        if p.concurrency in cb and p.batch_size == cb[p.concurrency].batch_size
+    ]
     return both[-1] if both else None
 
 
@@ -48,18 +63,23 @@ def _what(run: RunResult, ok: list[VariantResult]) -> str:
     ps = [t for t in (variant_of(v) for v in run.variants) if t is not None]
     uniq = lambda k: sorted({str(getattr(t, k)) for t in ps})  # noqa: E731
     delays = sorted({t.max_queue_delay_us for t in ps if t.dynamic_batching})
-    db = "off" + (f" and on (max_queue_delay {_list(delays)} µs)" if delays else "") if any(
-        not t.dynamic_batching for t in ps) else f"on (max_queue_delay {_list(delays)} µs)"
+    db = (
+        "off" + (f" and on (max_queue_delay {_list(delays)} µs)" if delays else "")
+        if any(not t.dynamic_batching for t in ps)
+        else f"on (max_queue_delay {_list(delays)} µs)"
+    )
     concs = sorted({p.concurrency for v in ok for p in run_points(run)[v.name] if p.ok})
     trials = max((lv.trial + 1 for v in run.variants for lv in v.levels), default=0)
     gpus = _list([g.get("name", "?") for g in env.get("gpus") or []]) or "no GPU"
-    text = (f"**What was compared.** {len(run.variants)} variants of model `{_list(uniq('model')) or '?'}` "
-            f"(formats {_list(uniq('format')) or '?'}; {_list(uniq('kind')) or '?'} instances x{_list(uniq('count'))}; "
-            f"dynamic batching {db}; max_batch_size {_list(uniq('max_batch_size'))}) on host `{env.get('host', '?')}` "
-            f"({env.get('cpu', '?')}, {env.get('cpu_count', '?')} cores, {gpus}), served by the "
-            f"{server.get('runtime', '?')} tritonserver {server.get('version', '?')} and measured by perf_analyzer "
-            f"{(env.get('perf_analyzer') or {}).get('version', '?')} "
-            + (f"at concurrency {concs[0]}–{concs[-1]}, {trials} trial(s) per level." if concs else "(no level was measured)."))
+    text = (
+        f"**What was compared.** {len(run.variants)} variants of model `{_list(uniq('model')) or '?'}` "
+        f"(formats {_list(uniq('format')) or '?'}; {_list(uniq('kind')) or '?'} instances x{_list(uniq('count'))}; "
+        f"dynamic batching {db}; max_batch_size {_list(uniq('max_batch_size'))}) on host `{env.get('host', '?')}` "
+        f"({env.get('cpu', '?')}, {env.get('cpu_count', '?')} cores, {gpus}), served by the "
+        f"{server.get('runtime', '?')} tritonserver {server.get('version', '?')} and measured by perf_analyzer "
+        f"{(env.get('perf_analyzer') or {}).get('version', '?')} "
+        + (f"at concurrency {concs[0]}–{concs[-1]}, {trials} trial(s) per level." if concs else "(no level was measured).")
+    )
     failed = [v.name for v in run.variants if v.status == "failed"]
     return text + (f" {len(failed)} variant(s) failed and are left out: {_list(failed)}." if failed else "")
 
@@ -85,25 +105,41 @@ def _numbers(run: RunResult, ok: list[VariantResult], rec: Recommendation, pts: 
     mixed = any(p.trials >= MIN_TRIALS_FOR_SPREAD for p in measured)  # else every spread is unknown: said once
     at_bs = _at_batch(bs)
     bp = next(p for p in pts[best.variant] if (p.concurrency, p.batch_size) == (best.concurrency, bs))
-    head = [f"**The numbers.** The highest throughput is {fmt(best.throughput_infer_per_s)} infer/s (`{best.variant}`, "
-            f"concurrency {best.concurrency}{at_bs}, p99 {fmt(best.latency_p99_ms, 2)} ms)."]
+    head = [
+        f"**The numbers.** The highest throughput is {fmt(best.throughput_infer_per_s)} infer/s (`{best.variant}`, "
+        f"concurrency {best.concurrency}{at_bs}, p99 {fmt(best.latency_p99_ms, 2)} ms)."
+    ]
     base = _baseline(run, ok, best.variant)
     if base is not None and base.name != best.variant and curve(pts[base.name], bs):
         bb = max(curve(pts[base.name], bs), key=lambda p: p.value(THROUGHPUT))
-        head.append(f"That is {_change(bb, bp, THROUGHPUT, mixed)} over the 1-instance, no-batching baseline `{base.name}` "
-                    f"(peak {fmt(bb.get(THROUGHPUT))} infer/s at concurrency {bb.concurrency}).")
+        head.append(
+            f"That is {_change(bb, bp, THROUGHPUT, mixed)} over the 1-instance, no-batching baseline `{base.name}` "
+            f"(peak {fmt(bb.get(THROUGHPUT))} infer/s at concurrency {bb.concurrency})."
+        )
     second = _runner_up(ok, best.variant, bs, pts)
     if second is not None and (base is None or second.variant != base.name):
-        head.append(f"The runner-up, `{second.variant}`, peaked at {fmt(second.get(THROUGHPUT))} infer/s "
-                    f"(concurrency {second.concurrency}): {_change(bp, second, THROUGHPUT, mixed)} against the best.")
+        head.append(
+            f"The runner-up, `{second.variant}`, peaked at {fmt(second.get(THROUGHPUT))} infer/s "
+            f"(concurrency {second.concurrency}): {_change(bp, second, THROUGHPUT, mixed)} against the best."
+        )
     if rec.latency_budget_ms is not None:
         u = rec.best_under_budget
-        head.append(f"Under the p99 budget of {fmt(rec.latency_budget_ms, 2)} ms the best is "
-                    + (f"`{u.variant}` at concurrency {u.concurrency}{_at_batch(u.batch_size)} with "
-                       f"{fmt(u.throughput_infer_per_s)} infer/s." if u else "nothing: no level meets it"
-                       + (f"; the lowest p99 reached is {fmt(rec.lowest_p99.latency_p99_ms, 2)} ms, by "
-                          f"`{rec.lowest_p99.variant}` at concurrency {rec.lowest_p99.concurrency}"
-                          f"{_at_batch(rec.lowest_p99.batch_size)}." if rec.lowest_p99 else ".")))
+        head.append(
+            f"Under the p99 budget of {fmt(rec.latency_budget_ms, 2)} ms the best is "
+            + (
+                f"`{u.variant}` at concurrency {u.concurrency}{_at_batch(u.batch_size)} with "
+                f"{fmt(u.throughput_infer_per_s)} infer/s."
+                if u
+                else "nothing: no level meets it"
+                + (
+                    f"; the lowest p99 reached is {fmt(rec.lowest_p99.latency_p99_ms, 2)} ms, by "
+                    f"`{rec.lowest_p99.variant}` at concurrency {rec.lowest_p99.concurrency}"
+                    f"{_at_batch(rec.lowest_p99.batch_size)}."
+                    if rec.lowest_p99
+                    else "."
+                )
+            )
+        )
     if not mixed:
         head.append(_once(measured) + ".")
     lines = [" ".join(head)]
@@ -115,11 +151,15 @@ def _numbers(run: RunResult, ok: list[VariantResult], rec: Recommendation, pts: 
             continue
         pa, pb = pair
         ta, tb = pr.reference_params, pr.changed_params
-        what = {"batching": f"`{b.name}` vs `{a.name}`",
-                "instances": f"{tb.count} vs 1 instance (`{b.name}` vs `{a.name}`)",
-                "format": f"{tb.format} vs {ta.format} (`{b.name}` vs `{a.name}`)"}[pr.kind]
-        text = (f"- {pr.label}: {what} at concurrency {pa.concurrency}: throughput {_change(pa, pb, THROUGHPUT, mixed)}, "
-                f"p99 {_change(pa, pb, P99, mixed)}")
+        what = {
+            "batching": f"`{b.name}` vs `{a.name}`",
+            "instances": f"{tb.count} vs 1 instance (`{b.name}` vs `{a.name}`)",
+            "format": f"{tb.format} vs {ta.format} (`{b.name}` vs `{a.name}`)",
+        }[pr.kind]
+        text = (
+            f"- {pr.label}: {what} at concurrency {pa.concurrency}: throughput {_change(pa, pb, THROUGHPUT, mixed)}, "
+            f"p99 {_change(pa, pb, P99, mixed)}"
+        )
         first = curve(pts[a.name])[0]
         low = next((p for p in curve(pts[b.name]) if p.concurrency == first.concurrency), None)
         if pr.kind == "batching" and low is not None and first.concurrency != pa.concurrency:
@@ -128,8 +168,12 @@ def _numbers(run: RunResult, ok: list[VariantResult], rec: Recommendation, pts: 
             text += f" ({why})" if why else ""
         bullets.append(text + ".")
     if bullets:
-        lines += ["", "Each pair below differs only in the variant parameters named; every other parameter is equal.", "",
-                  *bullets]
+        lines += [
+            "",
+            "Each pair below differs only in the variant parameters named; every other parameter is equal.",
+            "",
+            *bullets,
+        ]
     return lines
 
 
@@ -140,21 +184,30 @@ def _at_batch(batch_size: int) -> str:
 def _light_load_facts(off: Point, on: Point) -> Facts:
     """p99 and queue of batching off (``off``) vs on (``on``) at one light level."""
     d = delta(off, on, P99)
-    return Facts(change_pct=d.change_pct if d else None, significant=d.significant if d else None,
-                 queue_a_us=off.get("server_queue_us"), queue_b_us=on.get("server_queue_us"))
+    return Facts(
+        change_pct=d.change_pct if d else None,
+        significant=d.significant if d else None,
+        queue_a_us=off.get("server_queue_us"),
+        queue_b_us=on.get("server_queue_us"),
+    )
 
 
 def _once(points: Sequence[Point]) -> str:
     """The sentence for a run with single-trial levels: spread unknown, suggest ``--trials``."""
     some = "Every level was" if max(p.trials for p in points) < MIN_TRIALS_FOR_SPREAD else "Some levels were"
-    return (f"{some} measured once: {spread_unknown(1)}, so no difference involving such a level is called "
-            "significant, and none is assumed to be noise; run the sweep with `--trials 3` (or more) to measure it")
+    return (
+        f"{some} measured once: {spread_unknown(1)}, so no difference involving such a level is called "
+        "significant, and none is assumed to be noise; run the sweep with `--trials 3` (or more) to measure it"
+    )
 
 
 def _runner_up(ok: list[VariantResult], best: str, batch_size: int, pts: dict[str, list[Point]]) -> Point | None:
     """Peak point of the variant with the second-highest peak throughput at ``batch_size``."""
-    peaks = [max(curve(pts[v.name], batch_size), key=lambda p: p.value(THROUGHPUT))
-             for v in ok if v.name != best and curve(pts[v.name], batch_size)]
+    peaks = [
+        max(curve(pts[v.name], batch_size), key=lambda p: p.value(THROUGHPUT))
+        for v in ok
+        if v.name != best and curve(pts[v.name], batch_size)
+    ]
     return max(peaks, key=lambda p: p.value(THROUGHPUT), default=None)
 
 
@@ -172,8 +225,10 @@ def _per_inference_us(p: Point) -> float | None:
 
 def _explain(name: str, p: Point, gpu: str | None) -> str:
     share = _share(p)
-    text = (f"`{name}` spent {fmt(p.get('server_queue_us'), 0)} µs per request queued and "
-            f"{fmt(p.get('server_compute_infer_us'), 0)} µs in compute infer")
+    text = (
+        f"`{name}` spent {fmt(p.get('server_queue_us'), 0)} µs per request queued and "
+        f"{fmt(p.get('server_compute_infer_us'), 0)} µs in compute infer"
+    )
     if share is not None:
         text += f" (queue = {share:.0f} % of server time: {say('server_time', Facts(queue_share_pct=share))})"
     bsz = p.get("avg_server_batch_size")
@@ -190,9 +245,13 @@ def _contrast(best: Point, other: Point | None) -> str:
     """Why ``best`` differs from ``other`` at the same load, from :mod:`perf.phrases`."""
     facts = Facts(host_cpu_pct=best.get("cpu_utilization_pct"))
     if other is not None:
-        facts = dataclasses.replace(facts, batch_a=other.get("avg_server_batch_size"), batch_b=best.get("avg_server_batch_size"),
-                                    compute_per_inference_a_us=_per_inference_us(other),
-                                    compute_per_inference_b_us=_per_inference_us(best))
+        facts = dataclasses.replace(
+            facts,
+            batch_a=other.get("avg_server_batch_size"),
+            batch_b=best.get("avg_server_batch_size"),
+            compute_per_inference_a_us=_per_inference_us(other),
+            compute_per_inference_b_us=_per_inference_us(best),
+        )
     why = say("contrast", facts)
     return f" Here {why}." if why else ""
 
@@ -208,8 +267,10 @@ def _mechanism(run: RunResult, ok: list[VariantResult], rec: Recommendation, pts
         base = run.variant(second.variant) if second else None
     pair = _common(pts[best.variant], pts[base.name], best.batch_size) if base else None
     if pair is not None and base is not None:
-        return (f"**Why.** At concurrency {pair[0].concurrency}, {_explain(best.variant, pair[0], gpu)}. "
-                f"At the same load, {_explain(base.name, pair[1], gpu)}.") + _contrast(pair[0], pair[1])
+        return (
+            f"**Why.** At concurrency {pair[0].concurrency}, {_explain(best.variant, pair[0], gpu)}. "
+            f"At the same load, {_explain(base.name, pair[1], gpu)}."
+        ) + _contrast(pair[0], pair[1])
     top = curve(pts[best.variant], best.batch_size)[-1]
     return f"**Why.** At concurrency {top.concurrency}, {_explain(best.variant, top, gpu)}." + _contrast(top, None)
 
@@ -228,14 +289,18 @@ def _no_knee_reason(points: list[Point]) -> str:
 def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]) -> str:
     env, server = run.environment, run.environment.get("server") or {}
     gpus = env.get("gpus")
-    parts = ["**When this holds.**",
-             f"These numbers are for this host ({env.get('cpu_count', '?')} cores"
-             + (f", GPU {_list([g.get('name', '?') for g in gpus])})" if gpus else ", no GPU)")
-             + " and this model; instances of a CPU model share the same cores, so another core count or a larger "
-             "model (longer compute per request) can change which setting wins."]
+    parts = [
+        "**When this holds.**",
+        f"These numbers are for this host ({env.get('cpu_count', '?')} cores"
+        + (f", GPU {_list([g.get('name', '?') for g in gpus])})" if gpus else ", no GPU)")
+        + " and this model; instances of a CPU model share the same cores, so another core count or a larger "
+        "model (longer compute per request) can change which setting wins.",
+    ]
     if server.get("runtime") == "bundled":
-        parts.append("The bundled runtime serves every format through the python backend (one forward pass per "
-                     "execute() batch); native backends in the container runtime may rank differently.")
+        parts.append(
+            "The bundled runtime serves every format through the python backend (one forward pass per "
+            "execute() batch); native backends in the container runtime may rank differently."
+        )
     allp = [p for ps in pts.values() for p in ps if p.ok]
     if allp:
         hi = max(p.concurrency for p in allp)
@@ -246,8 +311,10 @@ def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]
         text = f"Load was swept up to concurrency {hi}"
         if open_:
             reasons = [f"`{n}` ({_no_knee_reason(pts[n])})" if _no_knee_reason(pts[n]) else f"`{n}`" for n in open_]
-            text += (f"; {_list(reasons)} had no knee (a knee needs every later level to gain under {KNEE_GAIN_PCT:g} % "
-                     "throughput while p99 rises), so the ranking beyond that is unknown")
+            text += (
+                f"; {_list(reasons)} had no knee (a knee needs every later level to gain under {KNEE_GAIN_PCT:g} % "
+                "throughput while p99 rises), so the ranking beyond that is unknown"
+            )
         elif not short:
             text += "; every variant reached its knee"
         if short:
@@ -255,19 +322,25 @@ def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]
         parts.append(text + ".")
     if run.finished is None:
         pending = [v.name for v in run.variants if v.status == "pending"]
-        parts.append(f"The run did not finish ({len(pending)} variant(s) still pending), so comparisons with those "
-                     "variants use only the levels measured before it stopped.")
-    unstable = [f"`{p.variant}` c={p.concurrency}" + (f" b={p.batch_size}" if p.batch_size != 1 else "")
-                for p in allp if not p.stable]
+        parts.append(
+            f"The run did not finish ({len(pending)} variant(s) still pending), so comparisons with those "
+            "variants use only the levels measured before it stopped."
+        )
+    unstable = [
+        f"`{p.variant}` c={p.concurrency}" + (f" b={p.batch_size}" if p.batch_size != 1 else "") for p in allp if not p.stable
+    ]
     if unstable:
-        parts.append(f"{len(unstable)} level(s) did not reach a stable measurement ({_list(unstable)}); "
-                     "their numbers are less certain.")
+        parts.append(
+            f"{len(unstable)} level(s) did not reach a stable measurement ({_list(unstable)}); their numbers are less certain."
+        )
     fewest = min((p.trials for p in allp), default=0)
     rel = [100.0 * s / p.value(THROUGHPUT) for p in allp if (s := p.spread(THROUGHPUT)) is not None]  # allp: ok, > 0 infer/s
     if fewest >= MIN_TRIALS_FOR_SPREAD and rel:
-        parts.append(f"Each level was measured {fewest} times or more; throughput varied by a median "
-                     f"{statistics.median(rel):.1f} % (min–max) between trials, and a difference is called significant "
-                     "only when it exceeds both levels' spreads.")
+        parts.append(
+            f"Each level was measured {fewest} times or more; throughput varied by a median "
+            f"{statistics.median(rel):.1f} % (min–max) between trials, and a difference is called significant "
+            "only when it exceeds both levels' spreads."
+        )
     elif allp and max(p.trials for p in allp) >= MIN_TRIALS_FOR_SPREAD:  # a single-trial run says so in _numbers
         parts.append(_once(allp) + ".")
     return " ".join(parts)
@@ -282,5 +355,4 @@ def conclusions(run: RunResult, rec: Recommendation) -> list[str]:
     """
     pts = run_points(run)
     ok = [v for v in run.variants if v.status != "failed" and curve(pts[v.name])]
-    return [_what(run, ok), "", *_numbers(run, ok, rec, pts), "", _mechanism(run, ok, rec, pts), "",
-            _conditions(run, rec, pts)]
+    return [_what(run, ok), "", *_numbers(run, ok, rec, pts), "", _mechanism(run, ok, rec, pts), "", _conditions(run, rec, pts)]

@@ -20,8 +20,9 @@ from __future__ import annotations
 import base64
 import json
 import logging
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -51,11 +52,15 @@ def parse_shape(text: str) -> tuple[str, tuple[int, ...]]:
     except ValueError:
         shape = ()
     if not sep or not name or not shape or min(shape) < 1:
-        raise PerfError(f"--shape {text!r} is not NAME:dims", hint="e.g. --shape input_ids:128 (dims without the batch axis, >= 1)")
+        raise PerfError(
+            f"--shape {text!r} is not NAME:dims", hint="e.g. --shape input_ids:128 (dims without the batch axis, >= 1)"
+        )
     return name, shape
 
 
-def resolve_shapes(config: dict[str, Any], spec: ModelSpec | None, shapes: Mapping[str, Sequence[int]] = {}) -> dict[str, list[int]]:
+def resolve_shapes(
+    config: dict[str, Any], spec: ModelSpec | None, shapes: Mapping[str, Sequence[int]] = {}
+) -> dict[str, list[int]]:
     """The concrete shape of every input perf_analyzer sends (per request, without the batch
     axis of a batching model; with a leading 1 for a ``max_batch_size: 0`` model whose spec
     has a batch axis).
@@ -75,8 +80,10 @@ def resolve_shapes(config: dict[str, Any], spec: ModelSpec | None, shapes: Mappi
     names = [i["name"] for i in inputs]
     unknown = sorted(set(shapes) - set(names))
     if unknown:
-        raise PerfError(f"--shape names {unknown}, which {config.get('name', 'the model')} does not take",
-                        hint=f"its inputs: {', '.join(names)}")
+        raise PerfError(
+            f"--shape names {unknown}, which {config.get('name', 'the model')} does not take",
+            hint=f"its inputs: {', '.join(names)}",
+        )
     by_name = {t.name: t for t in spec.inputs} if spec else {}
     sizes = spec.axis_sizes("opt") if spec else {}
     unbatched = int(config.get("max_batch_size", 0)) == 0
@@ -87,8 +94,10 @@ def resolve_shapes(config: dict[str, Any], spec: ModelSpec | None, shapes: Mappi
         if name in shapes:
             given = [int(d) for d in shapes[name]]
             if len(given) != len(dims) or any(d >= 0 and g != d for d, g in zip(dims, given)):
-                raise PerfError(f"--shape {name}:{','.join(map(str, given))} does not fit {name}'s dims {dims} in config.pbtxt",
-                                hint="give every dim (without the batch axis of a batching model); -1 dims are free, the others fixed")
+                raise PerfError(
+                    f"--shape {name}:{','.join(map(str, given))} does not fit {name}'s dims {dims} in config.pbtxt",
+                    hint="give every dim (without the batch axis of a batching model); -1 dims are free, the others fixed",
+                )
             out[name] = given
             continue
         t = by_name.get(name)
@@ -109,7 +118,8 @@ def resolve_shapes(config: dict[str, Any], spec: ModelSpec | None, shapes: Mappi
                 raise PerfError(
                     f"input {name!r} axis {i} is dynamic (-1 in config.pbtxt dims {dims}) and nothing gives its size"
                     + ("" if spec else " (the repository has no toolkit build manifest for this model)"),
-                    hint=f"pass --shape {name}:{example} with N the size to measure (perf_analyzer's --shape)")
+                    hint=f"pass --shape {name}:{example} with N the size to measure (perf_analyzer's --shape)",
+                )
         out[name] = concrete
     return out
 
@@ -156,8 +166,11 @@ def input_args(
     for n in ints:
         t = by_name.get(n)
         if not (t and t.value_range):
-            log.warning("input %s: no value range in the build's spec; generated values are in %s (pass --input-data for your own)",
-                        n, list(DEFAULT_INT_RANGE))
+            log.warning(
+                "input %s: no value range in the build's spec; generated values are in %s (pass --input-data for your own)",
+                n,
+                list(DEFAULT_INT_RANGE),
+            )
     gen = np.random.default_rng(0)
     data = []
     for _ in range(steps):
@@ -172,8 +185,9 @@ def input_args(
     return [*args, "--input-data", str(path)]
 
 
-def tensor_entry(dt: dtypes.DataType, shape: list[int], gen: np.random.Generator,
-                 value_range: tuple[int, int] | None = None) -> dict[str, Any]:
+def tensor_entry(
+    dt: dtypes.DataType, shape: list[int], gen: np.random.Generator, value_range: tuple[int, int] | None = None
+) -> dict[str, Any]:
     """One input of one ``--input-data`` step: ``{"content": [...] | {"b64": ...}, "shape": shape}``.
 
     Integers are uniform in ``value_range`` (inclusive), floats N(0, 1), booleans true,

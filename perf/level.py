@@ -30,8 +30,8 @@ import logging
 import os
 import shlex
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from clients.server import TritonServer
 from core.errors import PerfError
@@ -90,8 +90,16 @@ class HostCheck:
 Recorder = Callable[[str, str], None]
 
 
-def measure_level(pa: Path, srv: TritonServer, load: Load, in_args: list[str], settings: MeasureSettings,
-                  run_dir: Path, record_command: Recorder, host: HostCheck = HostCheck()) -> LevelResult:
+def measure_level(
+    pa: Path,
+    srv: TritonServer,
+    load: Load,
+    in_args: list[str],
+    settings: MeasureSettings,
+    run_dir: Path,
+    record_command: Recorder,
+    host: HostCheck = HostCheck(),
+) -> LevelResult:
     """Measure one level; measure it once more after ``host.pause_s`` when other processes
     used the host, and flag it ``host busy`` when they still did.
 
@@ -111,8 +119,14 @@ def measure_level(pa: Path, srv: TritonServer, load: Load, in_args: list[str], s
     level = _measure_once(pa, srv, load, in_args, settings, run_dir, record_command)
     first = level.host_busy_pct
     if level.ok and first is not None and first > host.threshold_pct:
-        log.warning("%s %s: other processes used %.0f %% of a core during the measurement (threshold %g %%); "
-                    "measuring again in %g s", load.model, load.describe(), first, host.threshold_pct, host.pause_s)
+        log.warning(
+            "%s %s: other processes used %.0f %% of a core during the measurement (threshold %g %%); measuring again in %g s",
+            load.model,
+            load.describe(),
+            first,
+            host.threshold_pct,
+            host.pause_s,
+        )
         time.sleep(host.pause_s)
         again = _measure_once(pa, srv, load, in_args, settings, run_dir, record_command)
         again.attempts += level.attempts
@@ -120,17 +134,23 @@ def measure_level(pa: Path, srv: TritonServer, load: Load, in_args: list[str], s
         if not again.ok:  # keep the busy numbers, flagged, rather than lose the level
             level.attempts = again.attempts
             level.host_busy = True
-            level.notes.append(f"other processes used {first:.0f} % of a core during the level (threshold "
-                               f"{host.threshold_pct:g} %); the re-measurement failed: {again.error}")
+            level.notes.append(
+                f"other processes used {first:.0f} % of a core during the level (threshold "
+                f"{host.threshold_pct:g} %); the re-measurement failed: {again.error}"
+            )
         elif busy is not None and busy > host.threshold_pct:
             level = again
             level.host_busy = True
-            level.notes.append(f"other processes used {busy:.0f} % of a core during the level ({first:.0f} % in a "
-                               f"first measurement; threshold {host.threshold_pct:g} %)")
+            level.notes.append(
+                f"other processes used {busy:.0f} % of a core during the level ({first:.0f} % in a "
+                f"first measurement; threshold {host.threshold_pct:g} %)"
+            )
         else:
             level = again
-            level.notes.append(f"measured again: other processes used {first:.0f} % of a core during a first "
-                               f"measurement (threshold {host.threshold_pct:g} %)")
+            level.notes.append(
+                f"measured again: other processes used {first:.0f} % of a core during a first "
+                f"measurement (threshold {host.threshold_pct:g} %)"
+            )
     return level.settle()
 
 
@@ -143,8 +163,9 @@ def _own_roots(srv: TritonServer) -> list[int] | None:
     return [os.getpid(), srv.pid]
 
 
-def _measure_once(pa: Path, srv: TritonServer, load: Load, in_args: list[str], m: MeasureSettings,
-                  run_dir: Path, record_command: Recorder) -> LevelResult:
+def _measure_once(
+    pa: Path, srv: TritonServer, load: Load, in_args: list[str], m: MeasureSettings, run_dir: Path, record_command: Recorder
+) -> LevelResult:
     """perf_analyzer until a stable measurement, at most ``unstable_retries`` retries with
     doubled windows, then one run that accepts any variation (the level flagged unstable)."""
     url = srv.grpc_url if m.protocol == "grpc" else srv.http_url
@@ -158,18 +179,31 @@ def _measure_once(pa: Path, srv: TritonServer, load: Load, in_args: list[str], m
         final = attempt == attempts - 1
         scale = 2 ** min(attempt, m.unstable_retries)
         cmd = analyzer.build_command(
-            pa, load.model, url, load.concurrency, load.batch_size, csv, m, srv.metrics_url, in_args,
-            interval_scale=scale, stability_pct=1e6 if final else None, max_trials=3 if final else None,
-            request_rate=load.request_rate, metrics_interval_ms=srv.opts.metrics_interval_ms,
+            pa,
+            load.model,
+            url,
+            load.concurrency,
+            load.batch_size,
+            csv,
+            m,
+            srv.metrics_url,
+            in_args,
+            interval_scale=scale,
+            stability_pct=1e6 if final else None,
+            max_trials=3 if final else None,
+            request_rate=load.request_rate,
+            metrics_interval_ms=srv.opts.metrics_interval_ms,
         )
-        record_command(f"{load.model} {load.describe()} batch {load.batch_size} trial {load.trial} attempt {attempt + 1}",
-                       shlex.join(cmd))
+        record_command(
+            f"{load.model} {load.describe()} batch {load.batch_size} trial {load.trial} attempt {attempt + 1}", shlex.join(cmd)
+        )
         window_s = (m.measurement_interval_ms * scale / 1000) if m.measurement_mode == "time_windows" else 10 * scale
         hosts = HostSampler(roots or [])
         try:
             with MetricsSampler(srv.metrics_url) as sampler, NvmlSampler() as nvml, hosts:
-                outcome = analyzer.run_perf_analyzer(cmd, csv, timeout_s=60 + 3 * window_s * (m.max_trials + 2),
-                                                     on_start=hosts.add_root)
+                outcome = analyzer.run_perf_analyzer(
+                    cmd, csv, timeout_s=60 + 3 * window_s * (m.max_trials + 2), on_start=hosts.add_root
+                )
         except PerfError as e:  # a hung perf_analyzer fails this level, not the variant
             last_error = str(e).splitlines()[0]
             break
@@ -178,28 +212,54 @@ def _measure_once(pa: Path, srv: TritonServer, load: Load, in_args: list[str], m
             last_error = problem
             break
         if outcome.returncode == 0 and outcome.rows:
-            level = LevelResult(concurrency=load.concurrency, batch_size=load.batch_size, trial=load.trial,
-                                request_rate=load.request_rate, shape=load.shape, stable=not final and not outcome.unstable,
-                                attempts=attempt + 1, csv=str(csv.relative_to(run_dir)))
+            level = LevelResult(
+                concurrency=load.concurrency,
+                batch_size=load.batch_size,
+                trial=load.trial,
+                request_rate=load.request_rate,
+                shape=load.shape,
+                stable=not final and not outcome.unstable,
+                attempts=attempt + 1,
+                csv=str(csv.relative_to(run_dir)),
+            )
             _fill(level, outcome, m, sampler, nvml, hosts if roots else None, srv.pid)
             level.settle()
             if final:
-                log.warning("%s %s: no stable measurement in %d tries; the last, accepting any variation, is kept and "
-                            "flagged unstable", load.model, load.describe(), attempt + 1)
+                log.warning(
+                    "%s %s: no stable measurement in %d tries; the last, accepting any variation, is kept and flagged unstable",
+                    load.model,
+                    load.describe(),
+                    attempt + 1,
+                )
             return level
         if not outcome.unstable:
             last_error = _error_line(outcome.output_tail)
             break
         last_error = "no stable measurement"
-        log.info("%s %s: unstable, retrying with a %dx window", load.model, load.describe(),
-                 2 ** min(attempt + 1, m.unstable_retries))
-    return LevelResult(concurrency=load.concurrency, batch_size=load.batch_size, trial=load.trial,
-                       request_rate=load.request_rate, shape=load.shape, stable=False, attempts=attempt + 1,
-                       error=last_error).settle()
+        log.info(
+            "%s %s: unstable, retrying with a %dx window", load.model, load.describe(), 2 ** min(attempt + 1, m.unstable_retries)
+        )
+    return LevelResult(
+        concurrency=load.concurrency,
+        batch_size=load.batch_size,
+        trial=load.trial,
+        request_rate=load.request_rate,
+        shape=load.shape,
+        stable=False,
+        attempts=attempt + 1,
+        error=last_error,
+    ).settle()
 
 
-def _fill(level: LevelResult, outcome: RunOutcome, m: MeasureSettings, sampler: MetricsSampler, nvml: NvmlSampler,
-          hosts: HostSampler | None, server_pid: int | None) -> None:
+def _fill(
+    level: LevelResult,
+    outcome: RunOutcome,
+    m: MeasureSettings,
+    sampler: MetricsSampler,
+    nvml: NvmlSampler,
+    hosts: HostSampler | None,
+    server_pid: int | None,
+) -> None:
     """Copy perf_analyzer's numbers into ``level`` and average the samples over the span of
     its merged windows; judge a request-rate level's achieved rate."""
     for k, v in outcome.rows[0].items():
@@ -220,8 +280,10 @@ def _fill(level: LevelResult, outcome: RunOutcome, m: MeasureSettings, sampler: 
     level.server_cpu_cores = None if hosts is None else hosts.cores(server_pid, span)
     if not level.stable:
         spread = level.throughput_window_spread_pct
-        level.notes.append(f"perf_analyzer found no three windows within ±{m.stability_pct:g} % of each other"
-                           + (f" (the kept run's last three spread {spread:.0f} % in throughput)" if spread is not None else ""))
+        level.notes.append(
+            f"perf_analyzer found no three windows within ±{m.stability_pct:g} % of each other"
+            + (f" (the kept run's last three spread {spread:.0f} % in throughput)" if spread is not None else "")
+        )
     offered = level.request_rate
     if offered:
         completed = (level.throughput_infer_per_s or 0.0) / max(1, level.batch_size)
@@ -231,8 +293,10 @@ def _fill(level: LevelResult, outcome: RunOutcome, m: MeasureSettings, sampler: 
         level.rate_achieved = level.achieved_rate_per_s >= offered * (1 - m.stability_pct / 100.0)
         if not level.rate_achieved:
             late = f"; perf_analyzer sent {level.delayed_pct:.0f} % of the requests late" if level.delayed_pct is not None else ""
-            level.notes.append(f"achieved {level.achieved_rate_per_s:,.0f} of {offered:,.0f} requests/s offered "
-                               f"(more than the {m.stability_pct:g} % tolerance below){late}")
+            level.notes.append(
+                f"achieved {level.achieved_rate_per_s:,.0f} of {offered:,.0f} requests/s offered "
+                f"(more than the {m.stability_pct:g} % tolerance below){late}"
+            )
 
 
 def _error_line(output: str) -> str:

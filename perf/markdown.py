@@ -7,7 +7,8 @@ ready strings: this module never re-parses a formatted number.
 
 from __future__ import annotations
 
-from typing import Literal, Sequence
+from collections.abc import Sequence
+from typing import Literal
 
 from tabulate import tabulate
 
@@ -19,10 +20,18 @@ Align = Literal["left", "right", "center"]
 #: The CPU measures of a level, for tables, plots and prose: LevelResult field ->
 #: (label, unit, decimals, what it counts). Host CPU is not the server's own use.
 CPU_MEASURES: dict[str, tuple[str, str, int, str]] = {
-    "cpu_utilization_pct": ("host CPU", "%", 1,
-                            "every process on the host, perf_analyzer included (Triton's `nv_cpu_utilization`)"),
-    "server_cpu_cores": ("server CPU", "cores", 2,
-                         "tritonserver and its child processes (python-backend stubs); 1.00 = one core busy"),
+    "cpu_utilization_pct": (
+        "host CPU",
+        "%",
+        1,
+        "every process on the host, perf_analyzer included (Triton's `nv_cpu_utilization`)",
+    ),
+    "server_cpu_cores": (
+        "server CPU",
+        "cores",
+        2,
+        "tritonserver and its child processes (python-backend stubs); 1.00 = one core busy",
+    ),
 }
 
 
@@ -56,5 +65,4 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]], align: Seque
     """
     width = len(headers)
     body = [[_cell(c) for c in row] + [""] * (width - len(row)) for row in rows]
-    return tabulate(body, [_cell(h) for h in headers], tablefmt="pipe", colalign=tuple(align),
-                    disable_numparse=True).splitlines()
+    return tabulate(body, [_cell(h) for h in headers], tablefmt="pipe", colalign=tuple(align), disable_numparse=True).splitlines()

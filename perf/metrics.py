@@ -30,7 +30,8 @@ import statistics
 import threading
 import time
 import urllib.request
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from core.gpu import visible_gpu_indices
 
@@ -87,7 +88,7 @@ class MetricsSampler:
                 log.debug("metrics scrape failed: %s", e)
             self._stop.wait(self.period_s)
 
-    def __enter__(self) -> "MetricsSampler":
+    def __enter__(self) -> MetricsSampler:
         self._thread.start()
         return self
 
@@ -140,7 +141,7 @@ class NvmlSampler:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
-    def __enter__(self) -> "NvmlSampler":
+    def __enter__(self) -> NvmlSampler:
         try:
             import pynvml
 
@@ -263,7 +264,7 @@ class HostSampler:
             self._sample()
             self._stop.wait(self.period_s)
 
-    def __enter__(self) -> "HostSampler":
+    def __enter__(self) -> HostSampler:
         self._thread.start()
         return self
 
@@ -289,7 +290,7 @@ class HostSampler:
             return None
         (t0, busy0, own0), (t1, busy1, _) = samples[lo], samples[hi]
         last: dict[int, float] = {}
-        for _, _, own in samples[lo:hi + 1]:
+        for _, _, own in samples[lo : hi + 1]:
             last.update(own)
         return t1 - t0, busy1 - busy0, {pid: max(0.0, v - own0.get(pid, 0.0)) for pid, v in last.items()}
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from typing import Sequence
+from collections.abc import Sequence
 
 from builders.variants import Variant
 from core.errors import ConfigError

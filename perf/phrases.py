@@ -15,7 +15,7 @@ None when the spread is unknown); a change known to be within the spread explain
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable
+from collections.abc import Callable
 
 from perf.analysis import KNEE_GAIN_PCT
 from perf.markdown import fmt
@@ -105,42 +105,74 @@ class Phrase:
 
 PHRASES: tuple[Phrase, ...] = (
     # p99 of batching on (b) vs off (a) at the lowest common concurrency
-    Phrase("light_load", "batcher_wait",
-           lambda f: rose(f) and _queue_grew(f),
-           lambda f: f"the batcher's wait when load is light: queue {fmt(f.queue_a_us, 0)} → {fmt(f.queue_b_us, 0)} µs"),
-    Phrase("light_load", "no_batcher_wait", fell,
-           lambda f: "lower, so the batcher's wait added no latency at light load"),
+    Phrase(
+        "light_load",
+        "batcher_wait",
+        lambda f: rose(f) and _queue_grew(f),
+        lambda f: f"the batcher's wait when load is light: queue {fmt(f.queue_a_us, 0)} → {fmt(f.queue_b_us, 0)} µs",
+    ),
+    Phrase("light_load", "no_batcher_wait", fell, lambda f: "lower, so the batcher's wait added no latency at light load"),
     # one variant's server time
-    Phrase("server_time", "queue_bound",
-           lambda f: f.queue_share_pct is not None and f.queue_share_pct >= QUEUE_BOUND_PCT,
-           lambda f: "requests mostly waited for a busy instance"),
-    Phrase("server_time", "compute_bound",
-           lambda f: f.queue_share_pct is not None and f.queue_share_pct < QUEUE_BOUND_PCT,
-           lambda f: "compute took most of the server time"),
+    Phrase(
+        "server_time",
+        "queue_bound",
+        lambda f: f.queue_share_pct is not None and f.queue_share_pct >= QUEUE_BOUND_PCT,
+        lambda f: "requests mostly waited for a busy instance",
+    ),
+    Phrase(
+        "server_time",
+        "compute_bound",
+        lambda f: f.queue_share_pct is not None and f.queue_share_pct < QUEUE_BOUND_PCT,
+        lambda f: "compute took most of the server time",
+    ),
     # the explained variant (b) against another (a) at the same load
-    Phrase("contrast", "batching_paid",
-           lambda f: (c := _batched_compute(f)) is not None and c[1] < c[0],
-           lambda f: (f"dynamic batching paid: executions of {f.batch_b:.2f} inferences cost ≈"
-                      f"{fmt(f.compute_per_inference_b_us, 0)} µs of compute per inference against "
-                      f"{fmt(f.compute_per_inference_a_us, 0)} µs unbatched")),
-    Phrase("contrast", "batching_no_saving",
-           lambda f: (c := _batched_compute(f)) is not None and c[1] >= c[0],
-           lambda f: (f"batches of {f.batch_b:.2f} inferences formed but cost no less compute per inference "
-                      f"(≈{fmt(f.compute_per_inference_b_us, 0)} vs {fmt(f.compute_per_inference_a_us, 0)} µs)")),
-    Phrase("contrast", "cpu_saturated",
-           lambda f: f.host_cpu_pct is not None and f.host_cpu_pct >= CPU_BUSY_PCT,
-           lambda f: (f"the host CPU was saturated ({fmt(f.host_cpu_pct, 0)} %, perf_analyzer included), so settings "
-                      "that add parallel work have no idle cores to use")),
-    Phrase("contrast", "cpu_spare",
-           lambda f: f.host_cpu_pct is not None and f.host_cpu_pct < CPU_SPARE_PCT,
-           lambda f: f"the host CPU had capacity left ({fmt(f.host_cpu_pct, 0)} %), so the cores were not the limit"),
+    Phrase(
+        "contrast",
+        "batching_paid",
+        lambda f: (c := _batched_compute(f)) is not None and c[1] < c[0],
+        lambda f: (
+            f"dynamic batching paid: executions of {f.batch_b:.2f} inferences cost ≈"
+            f"{fmt(f.compute_per_inference_b_us, 0)} µs of compute per inference against "
+            f"{fmt(f.compute_per_inference_a_us, 0)} µs unbatched"
+        ),
+    ),
+    Phrase(
+        "contrast",
+        "batching_no_saving",
+        lambda f: (c := _batched_compute(f)) is not None and c[1] >= c[0],
+        lambda f: (
+            f"batches of {f.batch_b:.2f} inferences formed but cost no less compute per inference "
+            f"(≈{fmt(f.compute_per_inference_b_us, 0)} vs {fmt(f.compute_per_inference_a_us, 0)} µs)"
+        ),
+    ),
+    Phrase(
+        "contrast",
+        "cpu_saturated",
+        lambda f: f.host_cpu_pct is not None and f.host_cpu_pct >= CPU_BUSY_PCT,
+        lambda f: (
+            f"the host CPU was saturated ({fmt(f.host_cpu_pct, 0)} %, perf_analyzer included), so settings "
+            "that add parallel work have no idle cores to use"
+        ),
+    ),
+    Phrase(
+        "contrast",
+        "cpu_spare",
+        lambda f: f.host_cpu_pct is not None and f.host_cpu_pct < CPU_SPARE_PCT,
+        lambda f: f"the host CPU had capacity left ({fmt(f.host_cpu_pct, 0)} %), so the cores were not the limit",
+    ),
     # why a curve has no knee (perf.analysis.knee): its last step still gains, or p99 does not rise
-    Phrase("no_knee", "still_growing",
-           lambda f: f.last_gain_pct is not None and f.last_gain_pct >= KNEE_GAIN_PCT,
-           lambda f: f"throughput still grew {f.last_gain_pct:+.1f} % at the last step"),
-    Phrase("no_knee", "p99_not_rising",
-           lambda f: f.last_p99_change_pct is not None and f.last_p99_change_pct <= 0,
-           lambda f: f"p99 did not rise at the last step: {f.last_p99_change_pct:+.1f} %"),
+    Phrase(
+        "no_knee",
+        "still_growing",
+        lambda f: f.last_gain_pct is not None and f.last_gain_pct >= KNEE_GAIN_PCT,
+        lambda f: f"throughput still grew {f.last_gain_pct:+.1f} % at the last step",
+    ),
+    Phrase(
+        "no_knee",
+        "p99_not_rising",
+        lambda f: f.last_p99_change_pct is not None and f.last_p99_change_pct <= 0,
+        lambda f: f"p99 did not rise at the last step: {f.last_p99_change_pct:+.1f} %",
+    ),
 )
 
 FAMILIES = frozenset(p.family for p in PHRASES)

@@ -12,8 +12,9 @@ planned work.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from google.protobuf import json_format
 
@@ -51,8 +52,15 @@ def batch_limit(max_batch_size: int) -> int:
     return max(1, max_batch_size)
 
 
-def plan_levels(name: str, max_batch_size: int, concurrency: Sequence[int], batch_sizes: Sequence[int],
-                request_rates: Sequence[float] = (), trials: int = 1, shapes: Sequence[str | None] = (None,)) -> VariantPlan:
+def plan_levels(
+    name: str,
+    max_batch_size: int,
+    concurrency: Sequence[int],
+    batch_sizes: Sequence[int],
+    request_rates: Sequence[float] = (),
+    trials: int = 1,
+    shapes: Sequence[str | None] = (None,),
+) -> VariantPlan:
     """The levels of one variant.
 
     Args:
@@ -75,8 +83,11 @@ def plan_levels(name: str, max_batch_size: int, concurrency: Sequence[int], batc
     for b in batch_sizes:
         loads: list[tuple[int, float | None]] = [(c, None) for c in concurrency] + [(0, r) for r in request_rates]
         if b > limit:
-            reason = (f"batch size {b} > max_batch_size {max_batch_size}" if max_batch_size
-                      else f"batch size {b} > 1: max_batch_size 0 takes one sample per request")
+            reason = (
+                f"batch size {b} > max_batch_size {max_batch_size}"
+                if max_batch_size
+                else f"batch size {b} > 1: max_batch_size 0 takes one sample per request"
+            )
             plan.skipped += [SkippedLevel(batch_size=b, reason=reason, concurrency=c, request_rate=r) for c, r in loads]
             continue
         plan.levels += [(c, b, t, None, sh) for sh in shapes for c in concurrency for t in range(trials)]
@@ -86,8 +97,15 @@ def plan_levels(name: str, max_batch_size: int, concurrency: Sequence[int], batc
     return plan
 
 
-def plan_variant(name: str, config_path: Path, concurrency: Sequence[int], batch_sizes: Sequence[int],
-                 request_rates: Sequence[float] = (), trials: int = 1, shapes: Sequence[str | None] = (None,)) -> VariantPlan:
+def plan_variant(
+    name: str,
+    config_path: Path,
+    concurrency: Sequence[int],
+    batch_sizes: Sequence[int],
+    request_rates: Sequence[float] = (),
+    trials: int = 1,
+    shapes: Sequence[str | None] = (None,),
+) -> VariantPlan:
     """:func:`plan_levels` for the variant whose ``config.pbtxt`` is ``config_path``; a plan
     with ``error`` set when the config cannot be read."""
     try:

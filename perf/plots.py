@@ -18,8 +18,9 @@ Every ``plot_*`` function returns what it drew, read back from the matplotlib ar
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -35,12 +36,25 @@ if TYPE_CHECKING:  # matplotlib is imported lazily (_plt)
 log = logging.getLogger(__name__)
 
 Drawn = dict[str, dict[str, tuple[list[float], list[float]]]]
-BREAKDOWN = (("server queue", "server_queue_us"), ("compute input", "server_compute_input_us"),
-             ("compute infer", "server_compute_infer_us"), ("compute output", "server_compute_output_us"))
+BREAKDOWN = (
+    ("server queue", "server_queue_us"),
+    ("compute input", "server_compute_input_us"),
+    ("compute infer", "server_compute_infer_us"),
+    ("compute output", "server_compute_output_us"),
+)
 #: Label positions tried around a point, in order: (dx, dy) in points, horizontal and vertical alignment.
-LABEL_OFFSETS = ((5, 4, "left", "bottom"), (5, -4, "left", "top"), (-5, 4, "right", "bottom"), (-5, -4, "right", "top"),
-                 (5, 13, "left", "bottom"), (-5, 13, "right", "bottom"), (5, -13, "left", "top"), (-5, -13, "right", "top"),
-                 (14, 0, "left", "center"), (-14, 0, "right", "center"))
+LABEL_OFFSETS = (
+    (5, 4, "left", "bottom"),
+    (5, -4, "left", "top"),
+    (-5, 4, "right", "bottom"),
+    (-5, -4, "right", "top"),
+    (5, 13, "left", "bottom"),
+    (-5, 13, "right", "bottom"),
+    (5, -13, "left", "top"),
+    (-5, -13, "right", "top"),
+    (14, 0, "left", "center"),
+    (-14, 0, "right", "center"),
+)
 
 
 def _plt():
@@ -83,8 +97,9 @@ def place_labels(ax, items: Sequence[tuple[float, float, str]], fontsize: float 
     placed, left_out = [], 0
     for x, y, text in items:
         for dx, dy, ha, va in LABEL_OFFSETS:
-            ann = ax.annotate(text, (x, y), xytext=(dx, dy), textcoords="offset points", ha=ha, va=va,
-                              fontsize=fontsize, alpha=0.85)
+            ann = ax.annotate(
+                text, (x, y), xytext=(dx, dy), textcoords="offset points", ha=ha, va=va, fontsize=fontsize, alpha=0.85
+            )
             box = ann.get_window_extent(renderer).expanded(1.04, 1.08)
             if not any(box.overlaps(b) for b in taken):
                 taken.append(box)
@@ -108,8 +123,9 @@ def _series(points: Sequence[Point], metric: str, x_metric: str | None, batch_si
     return out
 
 
-def _draw_curves(ax, points: dict[str, list[Point]], metric: str, x_metric: str | None,
-                 failed: frozenset[str], batch_size: int) -> list[tuple[float, float, str]]:
+def _draw_curves(
+    ax, points: dict[str, list[Point]], metric: str, x_metric: str | None, failed: frozenset[str], batch_size: int
+) -> list[tuple[float, float, str]]:
     """One curve per variant at ``batch_size``; returns the ``c=`` labels a trade-off plot needs."""
     unstable_labelled = False
     labels = []
@@ -119,37 +135,66 @@ def _draw_curves(ax, points: dict[str, list[Point]], metric: str, x_metric: str 
             continue
         xs, ys = [x for x, _, _ in series], [y for _, y, _ in series]
         bounds = [p.bounds(metric) for _, _, p in series]
-        yerr = [[y - lo for (_, y, _), (lo, _) in zip(series, bounds)],
-                [hi - y for (_, y, _), (_, hi) in zip(series, bounds)]]
+        yerr = [[y - lo for (_, y, _), (lo, _) in zip(series, bounds)], [hi - y for (_, y, _), (_, hi) in zip(series, bounds)]]
         has_spread = any(e > 0 for row in yerr for e in row)
-        line = ax.errorbar(xs, ys, yerr=yerr if has_spread else None, marker="o", ms=4, capsize=3, color=f"C{i % 10}",
-                           label=name + (" (failed)" if name in failed else ""), ls="--" if name in failed else "-")
+        line = ax.errorbar(
+            xs,
+            ys,
+            yerr=yerr if has_spread else None,
+            marker="o",
+            ms=4,
+            capsize=3,
+            color=f"C{i % 10}",
+            label=name + (" (failed)" if name in failed else ""),
+            ls="--" if name in failed else "-",
+        )
         bad = [(x, y) for x, y, p in series if p.status != "ok"]  # unstable or host busy
         if x_metric is not None:  # a trade-off curve: say which concurrency each point is
             labels += [(x, y, f"c={p.concurrency}" + ("" if p.stable else UNSTABLE_MARK)) for x, y, p in series]
         if bad:
-            ax.scatter([b[0] for b in bad], [b[1] for b in bad], s=110, facecolors="none",
-                       edgecolors=line.lines[0].get_color(), linewidths=1.5,
-                       label=None if unstable_labelled else f"flagged level: unstable or host busy (ring{', ' + UNSTABLE_MARK if x_metric else ''})")
+            ax.scatter(
+                [b[0] for b in bad],
+                [b[1] for b in bad],
+                s=110,
+                facecolors="none",
+                edgecolors=line.lines[0].get_color(),
+                linewidths=1.5,
+                label=None
+                if unstable_labelled
+                else f"flagged level: unstable or host busy (ring{', ' + UNSTABLE_MARK if x_metric else ''})",
+            )
             unstable_labelled = True
     return labels
 
 
 def _level_of(points: dict[str, list[Point]], choice: Choice) -> Point | None:
-    return next((p for p in points.get(choice.variant, []) if (p.concurrency, p.batch_size) == (choice.concurrency, choice.batch_size)), None)
+    return next(
+        (p for p in points.get(choice.variant, []) if (p.concurrency, p.batch_size) == (choice.concurrency, choice.batch_size)),
+        None,
+    )
 
 
-def _mark_choices(ax, points: dict[str, list[Point]], rec: Recommendation | None, metric: str,
-                  x_metric: str | None, batch_size: int) -> None:
+def _mark_choices(
+    ax, points: dict[str, list[Point]], rec: Recommendation | None, metric: str, x_metric: str | None, batch_size: int
+) -> None:
     """Star the recommended levels shown in this panel; with an unmet budget, mark the lowest p99."""
     if rec is None:
         return
-    marks = [(rec.best_under_budget, "*", 16, f"best under p99 budget {fmt(rec.latency_budget_ms, 2)} ms"),
-             (rec.best_peak, "P", 11, "best peak throughput")]
+    marks = [
+        (rec.best_under_budget, "*", 16, f"best under p99 budget {fmt(rec.latency_budget_ms, 2)} ms"),
+        (rec.best_peak, "P", 11, "best peak throughput"),
+    ]
     unmet = rec.latency_budget_ms is not None and rec.best_under_budget is None
     if unmet and P99 in (metric, x_metric):
-        marks.append((rec.lowest_p99, "X", 11, f"lowest p99 reached {fmt(rec.lowest_p99.latency_p99_ms, 2) if rec.lowest_p99 else ''} ms"
-                      f" — no level meets the budget of {fmt(rec.latency_budget_ms, 2)} ms"))
+        marks.append(
+            (
+                rec.lowest_p99,
+                "X",
+                11,
+                f"lowest p99 reached {fmt(rec.lowest_p99.latency_p99_ms, 2) if rec.lowest_p99 else ''} ms"
+                f" — no level meets the budget of {fmt(rec.latency_budget_ms, 2)} ms",
+            )
+        )
     for choice, marker, size, what in marks:
         p = _level_of(points, choice) if choice is not None else None
         if p is None or p.batch_size != batch_size:
@@ -158,8 +203,17 @@ def _mark_choices(ax, points: dict[str, list[Point]], rec: Recommendation | None
         y = p.get(metric)
         if x is None or y is None:
             continue
-        ax.plot([x], [y], ls="none", marker=marker, ms=size, mfc="none", mec="black", mew=1.3,
-                label=f"{what}: {p.variant} c={p.concurrency}{'' if p.stable else ' ' + UNSTABLE_MARK}")
+        ax.plot(
+            [x],
+            [y],
+            ls="none",
+            marker=marker,
+            ms=size,
+            mfc="none",
+            mec="black",
+            mew=1.3,
+            label=f"{what}: {p.variant} c={p.concurrency}{'' if p.stable else ' ' + UNSTABLE_MARK}",
+        )
 
 
 def _concurrency_axis(ax, points: dict[str, list[Point]], batch_size: int) -> None:
@@ -181,13 +235,16 @@ def _finish(fig, ax_list, path: Path) -> Drawn:
         ax.grid(True, alpha=0.3)
         drawn[ax.get_title()] = {  # errorbar() labels its container; the data line is lines[0]
             label: _xy(c.lines[0])
-            for c in ax.containers if isinstance(c, ErrorbarContainer)
-            and (label := c.get_label()) is not None and not label.startswith("_")
+            for c in ax.containers
+            if isinstance(c, ErrorbarContainer) and (label := c.get_label()) is not None and not label.startswith("_")
         }
-        drawn[ax.get_title()].update({  # the marks of recommended levels (and other labelled plain markers)
-            m.get_label(): _xy(m)
-            for m in ax.get_lines() if not m.get_label().startswith("_") and m.get_marker() not in (None, "None", "")
-        })
+        drawn[ax.get_title()].update(
+            {  # the marks of recommended levels (and other labelled plain markers)
+                m.get_label(): _xy(m)
+                for m in ax.get_lines()
+                if not m.get_label().startswith("_") and m.get_marker() not in (None, "None", "")
+            }
+        )
     fig.savefig(path, dpi=110, bbox_inches="tight")
     _plt().close(fig)
     return drawn
@@ -206,9 +263,18 @@ def _panels(n: int, height: float = 4.5):
     return fig, list(axes[:, 0])
 
 
-def plot_metric(points: dict[str, list[Point]], metric: str, ylabel: str, title: str, path: Path,
-                x_metric: str | None = None, xlabel: str | None = None, failed: frozenset[str] = frozenset(),
-                latency_budget_ms: float | None = None, rec: Recommendation | None = None) -> Drawn:
+def plot_metric(
+    points: dict[str, list[Point]],
+    metric: str,
+    ylabel: str,
+    title: str,
+    path: Path,
+    x_metric: str | None = None,
+    xlabel: str | None = None,
+    failed: frozenset[str] = frozenset(),
+    latency_budget_ms: float | None = None,
+    rec: Recommendation | None = None,
+) -> Drawn:
     """One panel per client batch size, one curve per variant of ``metric`` against
     concurrency (log2 axis) or ``x_metric``.
 
@@ -233,8 +299,12 @@ def plot_metric(points: dict[str, list[Point]], metric: str, ylabel: str, title:
         if labels:
             _, left_out = place_labels(ax, labels)
             if left_out:
-                ax.plot([], [], ls="none", label=f"{left_out} c= label(s) left out where they would overlap "
-                                                 "(the tables list every level)")
+                ax.plot(
+                    [],
+                    [],
+                    ls="none",
+                    label=f"{left_out} c= label(s) left out where they would overlap (the tables list every level)",
+                )
     return _finish(fig, axes, path)
 
 
@@ -273,8 +343,9 @@ def breakdown_points(points: dict[str, list[Point]], concurrency: int | None = N
     return out
 
 
-def plot_breakdown(points: dict[str, list[Point]], path: Path, concurrency: int | None = None,
-                   failed: frozenset[str] = frozenset()) -> Drawn | None:
+def plot_breakdown(
+    points: dict[str, list[Point]], path: Path, concurrency: int | None = None, failed: frozenset[str] = frozenset()
+) -> Drawn | None:
     """Stacked horizontal bars per variant and client batch size: server queue vs compute
     input/infer/output (µs per request), each bar labelled with its level (``c=``, ``b=``,
     ``†`` when unstable). Null segments are left out. None (no file) when nothing has a breakdown."""
@@ -295,8 +366,15 @@ def plot_breakdown(points: dict[str, list[Point]], path: Path, concurrency: int 
         drawn[label] = ([float(i) for i, _ in rows], [float(w) for _, w in rows])
         for i, w in rows:
             left[i] += w
-    ax.set_yticks(range(len(chosen)), [f"{p.variant} (c={p.concurrency}, b={p.batch_size}{'' if p.stable else ' ' + UNSTABLE_MARK})"
-                                       f"{' (failed)' if p.variant in failed else ''}" for p in chosen], fontsize=8)
+    ax.set_yticks(
+        range(len(chosen)),
+        [
+            f"{p.variant} (c={p.concurrency}, b={p.batch_size}{'' if p.stable else ' ' + UNSTABLE_MARK})"
+            f"{' (failed)' if p.variant in failed else ''}"
+            for p in chosen
+        ],
+        fontsize=8,
+    )
     ax.invert_yaxis()
     ax.set_xlabel("µs per request (Triton statistics via perf_analyzer)")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
@@ -310,8 +388,14 @@ def plot_request_rates(run: RunResult, path: Path) -> Drawn | None:
     """Achieved against offered request rate (requests/s), one series per variant, with the
     line where they are equal; ``not achieved`` levels are crossed out. None (no file)
     when the run has no request-rate level with an achieved rate."""
-    series = {v.name: sorted((lv.request_rate, lv.achieved_rate_per_s, lv.status) for lv in v.levels
-                             if lv.request_rate and lv.achieved_rate_per_s is not None) for v in run.variants}
+    series = {
+        v.name: sorted(
+            (lv.request_rate, lv.achieved_rate_per_s, lv.status)
+            for lv in v.levels
+            if lv.request_rate and lv.achieved_rate_per_s is not None
+        )
+        for v in run.variants
+    }
     series = {n: s for n, s in series.items() if s}
     if not series:
         return None
@@ -325,16 +409,28 @@ def plot_request_rates(run: RunResult, path: Path) -> Drawn | None:
         ax.errorbar([r for r, _, _ in pts], [a for _, a, _ in pts], marker="o", ms=4, color=f"C{i % 10}", label=name)
         missed = [(r, a) for r, a, st in pts if st == "not achieved"]
         if missed:
-            ax.scatter([r for r, _ in missed], [a for _, a in missed], marker="x", s=120, color="red", zorder=3,
-                       label=None if crossed else "not achieved (never recommended)")
+            ax.scatter(
+                [r for r, _ in missed],
+                [a for _, a in missed],
+                marker="x",
+                s=120,
+                color="red",
+                zorder=3,
+                label=None if crossed else "not achieved (never recommended)",
+            )
             crossed = True
     ax.set_xlabel("offered (requests/s)")
     ax.set_ylabel("achieved (requests/s)")
     return _finish(fig, [ax], path)
 
 
-def write_plots(run: RunResult, out_dir: Path, breakdown_concurrency: int | None = None,
-                latency_budget_ms: float | None = None, rec: Recommendation | None = None) -> dict[str, Path]:
+def write_plots(
+    run: RunResult,
+    out_dir: Path,
+    breakdown_concurrency: int | None = None,
+    latency_budget_ms: float | None = None,
+    rec: Recommendation | None = None,
+) -> dict[str, Path]:
     """Write every plot the run's data allows into ``out_dir``.
 
     Args:
@@ -358,12 +454,24 @@ def write_plots(run: RunResult, out_dir: Path, breakdown_concurrency: int | None
         log.warning("no measured concurrency level in run %s: no curves", run.run_id)
         return made
     rec = rec if rec is not None else recommend(run, latency_budget_ms)
-    specs = [("Throughput vs concurrency", "throughput_vs_concurrency.png", THROUGHPUT, "throughput (infer/s)", None),
-             ("p99 latency vs concurrency", "p99_vs_concurrency.png", P99, "client p99 latency (ms)", None),
-             ("Throughput vs p99 latency", "throughput_vs_p99.png", THROUGHPUT, "throughput (infer/s)", P99)]
+    specs = [
+        ("Throughput vs concurrency", "throughput_vs_concurrency.png", THROUGHPUT, "throughput (infer/s)", None),
+        ("p99 latency vs concurrency", "p99_vs_concurrency.png", P99, "client p99 latency (ms)", None),
+        ("Throughput vs p99 latency", "throughput_vs_p99.png", THROUGHPUT, "throughput (infer/s)", P99),
+    ]
     for title, file, metric, ylabel, x_metric in specs:
-        plot_metric(points, metric, ylabel, title, out_dir / file, x_metric,
-                    "client p99 latency (ms)" if x_metric else None, failed, latency_budget_ms, rec)
+        plot_metric(
+            points,
+            metric,
+            ylabel,
+            title,
+            out_dir / file,
+            x_metric,
+            "client p99 latency (ms)" if x_metric else None,
+            failed,
+            latency_budget_ms,
+            rec,
+        )
         made[title] = out_dir / file
     if plot_utilisation(points, out_dir / "utilisation_vs_concurrency.png", failed) is not None:
         made["Utilisation vs concurrency"] = out_dir / "utilisation_vs_concurrency.png"

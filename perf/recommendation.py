@@ -18,11 +18,11 @@ Ranking rule (every pick, in the report, the CLI summary and ``scripts/gpu_check
 from __future__ import annotations
 
 import dataclasses
-from typing import Iterable
+from collections.abc import Iterable
 
 from core.errors import PerfError
-from perf.analyzer import MeasureSettings
 from perf.analysis import P99, THROUGHPUT, Point, knee, run_points
+from perf.analyzer import MeasureSettings
 from perf.markdown import UNSTABLE_MARK, fmt
 from perf.results import RunResult
 
@@ -57,17 +57,18 @@ class Choice:
     why: str | None = None
 
     @classmethod
-    def of(cls, p: Point, why: str | None = None) -> "Choice":
+    def of(cls, p: Point, why: str | None = None) -> Choice:
         """The choice of candidate point ``p`` (:func:`candidate`: it has a throughput and a p99)."""
-        return cls(p.variant, p.concurrency, p.batch_size, p.value(THROUGHPUT), p.value(P99), p.stable, p.trials,
-                   p.status, why)
+        return cls(p.variant, p.concurrency, p.batch_size, p.value(THROUGHPUT), p.value(P99), p.stable, p.trials, p.status, why)
 
     def describe(self) -> str:
         """``"`mlp_onnx_cpu2_db500_mbs64` at concurrency 8: 1,234.5 infer/s, p99 3.21 ms"``,
         plus the flag and the reason for a flagged pick."""
-        text = (f"`{self.variant}` at concurrency {self.concurrency}"
-                + (f" (batch {self.batch_size})" if self.batch_size != 1 else "")
-                + f": {fmt(self.throughput_infer_per_s)} infer/s, p99 {fmt(self.latency_p99_ms, 2)} ms")
+        text = (
+            f"`{self.variant}` at concurrency {self.concurrency}"
+            + (f" (batch {self.batch_size})" if self.batch_size != 1 else "")
+            + f": {fmt(self.throughput_infer_per_s)} infer/s, p99 {fmt(self.latency_p99_ms, 2)} ms"
+        )
         if self.status != "ok":
             text += f" {UNSTABLE_MARK} {self.status}"
         return text + (f" — {self.why}" if self.why else "")
@@ -134,23 +135,30 @@ def rank(points: Iterable[Point], tolerance_pct: float = DEFAULT_TOLERANCE_PCT) 
         ``(point, why)``: ``why`` is None for an ``ok`` pick; ``(None, None)`` without candidates.
     """
     cands = [p for p in points if candidate(p)]
-    key = (lambda p: (p.value(THROUGHPUT), -p.value(P99)))
+
+    def key(p: Point) -> tuple[float, float]:
+        return (p.value(THROUGHPUT), -p.value(P99))
+
     best_ok = max((p for p in cands if p.status == "ok"), key=key, default=None)
     flagged = [p for p in cands if p.status != "ok"]
     if best_ok is None:
         best = max(flagged, key=key, default=None)
         if best is None:
             return None, None
-        return best, (f"no stable level qualifies, so this {best.status} level is the best there is"
-                      + (f" ({'; '.join(best.notes)})" if best.notes else ""))
+        return best, (
+            f"no stable level qualifies, so this {best.status} level is the best there is"
+            + (f" ({'; '.join(best.notes)})" if best.notes else "")
+        )
     beat = [p for p in flagged if p.value(THROUGHPUT) - spread(p, tolerance_pct) > best_ok.value(THROUGHPUT)]
     best = max(beat, key=key, default=None)
     if best is None:
         return best_ok, None
     lead, margin = best.value(THROUGHPUT) - best_ok.value(THROUGHPUT), spread(best, tolerance_pct)
-    return best, (f"picked although {best.status}: it beats the best stable level ({_where(best_ok)}, "
-                  f"{fmt(best_ok.get(THROUGHPUT))} infer/s) by {fmt(lead)} infer/s, more than its spread of "
-                  f"{fmt(margin)} infer/s")
+    return best, (
+        f"picked although {best.status}: it beats the best stable level ({_where(best_ok)}, "
+        f"{fmt(best_ok.get(THROUGHPUT))} infer/s) by {fmt(lead)} infer/s, more than its spread of "
+        f"{fmt(margin)} infer/s"
+    )
 
 
 def candidate(p: Point) -> bool:
@@ -158,8 +166,9 @@ def candidate(p: Point) -> bool:
     return p.ok and p.get(P99) is not None and p.status in ("ok", "unstable", "host busy")
 
 
-def best_under_budget(points: Iterable[Point], latency_budget_ms: float,
-                      tolerance_pct: float = DEFAULT_TOLERANCE_PCT) -> Point | None:
+def best_under_budget(
+    points: Iterable[Point], latency_budget_ms: float, tolerance_pct: float = DEFAULT_TOLERANCE_PCT
+) -> Point | None:
     """The best point (module rule) whose p99 is within ``latency_budget_ms`` (ms)."""
     return rank(_under(points, latency_budget_ms), tolerance_pct)[0]
 
@@ -196,13 +205,22 @@ def recommend(run: RunResult, latency_budget_ms: float | None = None) -> Recomme
     if latency_budget_ms is not None:
         under, under_why = rank(_under(cands, latency_budget_ms), tol)
         if under is None and low is not None:
-            notes.append(f"No level meets the p99 budget of {fmt(latency_budget_ms, 2)} ms; the lowest p99 measured "
-                         f"is {fmt(low.get(P99), 2)} ms ({_where(low)}).")
+            notes.append(
+                f"No level meets the p99 budget of {fmt(latency_budget_ms, 2)} ms; the lowest p99 measured "
+                f"is {fmt(low.get(P99), 2)} ms ({_where(low)})."
+            )
     if not cands:
         notes.append("No variant has a level that can be recommended.")
-    return Recommendation(latency_budget_ms, Choice.of(under, under_why) if under else None,
-                          Choice.of(best, why) if best else None, knees, notes, excluded, flagged,
-                          Choice.of(low) if low else None)
+    return Recommendation(
+        latency_budget_ms,
+        Choice.of(under, under_why) if under else None,
+        Choice.of(best, why) if best else None,
+        knees,
+        notes,
+        excluded,
+        flagged,
+        Choice.of(low) if low else None,
+    )
 
 
 def _excluded(run: RunResult, points: dict[str, list[Point]]) -> list[str]:
@@ -220,9 +238,9 @@ def _excluded(run: RunResult, points: dict[str, list[Point]]) -> list[str]:
         rate = [lv for lv in v.levels if lv.request_rate is not None]
         if rate:
             missed = [lv for lv in rate if lv.status in ("not achieved", "failed")]
-            detail = "; ".join(f"{lv.request_rate:g}/s {lv.status}: {'; '.join(lv.notes) or lv.error}"
-                               for lv in missed)
-            out.append(f"`{v.name}`: {len(rate)} request-rate level(s), not ranked (a fixed arrival rate is another "
-                       f"load model)" + (f"; {detail}" if detail else "") + ".")
+            detail = "; ".join(f"{lv.request_rate:g}/s {lv.status}: {'; '.join(lv.notes) or lv.error}" for lv in missed)
+            out.append(
+                f"`{v.name}`: {len(rate)} request-rate level(s), not ranked (a fixed arrival rate is another "
+                f"load model)" + (f"; {detail}" if detail else "") + "."
+            )
     return out
-

@@ -175,12 +175,15 @@ class LevelResult:
             return "host busy"
         return "ok" if self.stable else "unstable"
 
-    def settle(self) -> "LevelResult":
+    def settle(self) -> LevelResult:
         """Give a level without throughput the error that says so (``status`` is then
         ``failed`` with a reason). Returns the level."""
         if self.error is None and not (self.throughput_infer_per_s or 0) > 0:
-            self.error = ("perf_analyzer measured 0 infer/s" if self.throughput_infer_per_s is not None
-                          else "perf_analyzer produced no throughput")
+            self.error = (
+                "perf_analyzer measured 0 infer/s"
+                if self.throughput_infer_per_s is not None
+                else "perf_analyzer produced no throughput"
+            )
         return self
 
     @property
@@ -199,7 +202,7 @@ class LevelResult:
         return (self.concurrency, self.batch_size, self.trial, self.request_rate or 0.0, self.shape or "")
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> "LevelResult":
+    def from_json(cls, d: dict[str, Any]) -> LevelResult:
         """Validate a decoded level (unknown keys are ignored)."""
         return _LEVEL.validate_python(d)
 
@@ -267,15 +270,16 @@ class VariantResult:
     skipped: list[SkippedLevel] = dataclasses.field(default_factory=list)
     dynamic_axes: str | None = None
 
-    def level(self, concurrency: int, batch_size: int = 1, trial: int = 0, request_rate: float | None = None,
-              shape: str | None = None) -> LevelResult | None:
+    def level(
+        self, concurrency: int, batch_size: int = 1, trial: int = 0, request_rate: float | None = None, shape: str | None = None
+    ) -> LevelResult | None:
         """The level with these settings (``concurrency=0, request_rate=R`` for a request-rate
         level; ``shape="seq=64"`` for a level of a shape sweep)."""
         key = (concurrency, batch_size, trial, request_rate or 0.0, shape or "")
         return next((lv for lv in self.levels if lv.key == key), None)
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> "VariantResult":
+    def from_json(cls, d: dict[str, Any]) -> VariantResult:
         """Validate a decoded variant record."""
         return _VARIANT.validate_python(d)
 
@@ -387,7 +391,7 @@ class RunResult:
         return RESULTS_KIND.dump(self)
 
     @classmethod
-    def from_json(cls, d: dict[str, Any], source: str = "results") -> "RunResult":
+    def from_json(cls, d: dict[str, Any], source: str = "results") -> RunResult:
         """Validate a decoded ``results.json`` (version checked).
 
         Raises:
@@ -399,7 +403,10 @@ class RunResult:
 _LEVEL = TypeAdapter(LevelResult)
 _VARIANT = TypeAdapter(VariantResult)
 RESULTS_KIND: RecordKind[RunResult] = RecordKind(
-    "sweep results file", RunResult, SCHEMA_VERSION, hint="pass a run folder written by perf/run_sweep.sh (results/<run-id>)",
+    "sweep results file",
+    RunResult,
+    SCHEMA_VERSION,
+    hint="pass a run folder written by perf/run_sweep.sh (results/<run-id>)",
 )
 
 
@@ -436,8 +443,17 @@ def split_by_shape(run: RunResult) -> RunResult:
             levels = [lv for lv in v.levels if (lv.shape or "") == shape]
             params = {**v.params, "shape": shape} if v.params else None
             status = "ok" if any(lv.usable for lv in levels) else v.status if v.status != "ok" else "failed"
-            variants.append(dataclasses.replace(v, name=series_name(v.name, shape), params=params, levels=levels, status=status,
-                                                error=v.error if status != "ok" else None, dynamic_axes=shape or v.dynamic_axes))
+            variants.append(
+                dataclasses.replace(
+                    v,
+                    name=series_name(v.name, shape),
+                    params=params,
+                    levels=levels,
+                    status=status,
+                    error=v.error if status != "ok" else None,
+                    dynamic_axes=shape or v.dynamic_axes,
+                )
+            )
     return dataclasses.replace(run, variants=variants)
 
 
@@ -476,7 +492,7 @@ def write_flat_csv(run: RunResult, path: Path) -> None:
     level_fields = [f.name for f in dataclasses.fields(LevelResult)]
     param_keys: list[str] = []
     for v in run.variants:
-        for k in (v.params or {}):
+        for k in v.params or {}:
             if k not in param_keys and k != "name":
                 param_keys.append(k)
     with open(path, "w", newline="") as f:
@@ -485,5 +501,6 @@ def write_flat_csv(run: RunResult, path: Path) -> None:
         for v in run.variants:
             for lv in v.levels:
                 row = dataclasses.asdict(lv)
-                w.writerow([v.name, v.status, *[(v.params or {}).get(k) for k in param_keys], *[row[k] for k in level_fields],
-                            lv.status])
+                w.writerow(
+                    [v.name, v.status, *[(v.params or {}).get(k) for k in param_keys], *[row[k] for k in level_fields], lv.status]
+                )

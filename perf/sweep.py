@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import Any, cast
 
 from builders.repository import Repository
-from core.errors import PerfError, ServerError, ToolkitError
 from clients.server import TritonServer
+from core.errors import PerfError, ServerError, ToolkitError
 from perf import analyzer, environment, results
-from perf.level import HostCheck, Load, measure_level
 from perf.inputs import describe_dynamic, input_args, resolve_shapes
+from perf.level import HostCheck, Load, measure_level
 from perf.plan import VariantPlan, needs_measuring, plan_variant, to_measure
 from perf.results import Environment, LevelResult, RunResult, SweepSettings, VariantResult
 from perf.sweep_options import DEFAULT_CONCURRENCY, Progress, SweepOptions, resumed_options, server_settings
@@ -36,6 +36,7 @@ __all__ = ["DEFAULT_CONCURRENCY", "Progress", "Sweep", "SweepOptions", "resumed_
 
 log = logging.getLogger(__name__)
 
+
 class Sweep:
     """One sweep run; :meth:`run_all` does the work. Kept as an object so the server can be
     restarted and the results saved from one place."""
@@ -44,12 +45,16 @@ class Sweep:
         saved: RunResult | None = None
         if opts.resume:
             if not opts.run_id:
-                raise PerfError("resuming needs the id of the run to continue", hint="pass --resume RUN_ID (a folder in results/)")
+                raise PerfError(
+                    "resuming needs the id of the run to continue", hint="pass --resume RUN_ID (a folder in results/)"
+                )
             run_dir = Path(opts.results_dir) / opts.run_id
             if not (run_dir / results.RESULTS_FILE).is_file():
                 have = sorted(p.parent.name for p in Path(opts.results_dir).glob(f"*/{results.RESULTS_FILE}"))
-                raise PerfError(f"there is no run {opts.run_id!r} to resume in {opts.results_dir}",
-                                hint=f"runs there: {', '.join(have) or '(none)'}")
+                raise PerfError(
+                    f"there is no run {opts.run_id!r} to resume in {opts.results_dir}",
+                    hint=f"runs there: {', '.join(have) or '(none)'}",
+                )
             saved = results.load(run_dir)
             opts = resumed_options(opts, dict(saved.settings))
         self.opts = opts
@@ -71,14 +76,24 @@ class Sweep:
             raise PerfError(f"run folder {self.run_dir} already exists", hint="pass --resume to continue it, or another --run-id")
         self.shape_notes: dict[str, str] = {}
         self.plans: dict[str, VariantPlan] = {
-            n: plan_variant(n, repo / n / "config.pbtxt", opts.concurrency, opts.batch_sizes, opts.request_rates, opts.trials,
-                            self._swept_shapes(n))
-            for n in names}
+            n: plan_variant(
+                n,
+                repo / n / "config.pbtxt",
+                opts.concurrency,
+                opts.batch_sizes,
+                opts.request_rates,
+                opts.trials,
+                self._swept_shapes(n),
+            )
+            for n in names
+        }
         if opts.input_data is None:
             self._check_shapes()
         self.run = saved or RunResult(self.run_id, now())
         (self.run_dir / "raw").mkdir(parents=True, exist_ok=True)
-        self.servers = SweepServer(opts.server, self.run, self.run_dir, "run resumed" if saved is not None else "sweep started", self._save)
+        self.servers = SweepServer(
+            opts.server, self.run, self.run_dir, "run resumed" if saved is not None else "sweep started", self._save
+        )
 
     def _check_shapes(self) -> None:
         """Every dynamic dim of every planned variant has a size (``--shape`` or the build's
@@ -116,18 +131,25 @@ class Sweep:
         have = dict(spec.dynamic_axes) if spec else {}
         missing = [a for a in self.opts.sweep_axes if a not in have]
         if missing:
-            self.shape_notes[name] = (f"not swept over {', '.join(missing)}: its build has no such dynamic axis "
-                                      f"({', '.join(sorted(have)) or 'none'}); measured at its own shape")
+            self.shape_notes[name] = (
+                f"not swept over {', '.join(missing)}: its build has no such dynamic axis "
+                f"({', '.join(sorted(have)) or 'none'}); measured at its own shape"
+            )
             log.warning("%s: %s", name, self.shape_notes[name])
             return (None,)
         for axis, sizes in self.opts.sweep_axes.items():
             lo, _, hi = have[axis]
             outside = [x for x in sizes if not lo <= x <= hi]
             if outside:
-                raise PerfError(f"{name}: --shapes {axis}={','.join(map(str, sizes))}: {outside} outside the axis's range "
-                                f"[{lo}, {hi}] in the build's spec", hint=f"sweep sizes within {lo}..{hi} (what the export was verified for)")
+                raise PerfError(
+                    f"{name}: --shapes {axis}={','.join(map(str, sizes))}: {outside} outside the axis's range "
+                    f"[{lo}, {hi}] in the build's spec",
+                    hint=f"sweep sizes within {lo}..{hi} (what the export was verified for)",
+                )
         axes = list(self.opts.sweep_axes)
-        return tuple(results.shape_text(dict(zip(axes, sizes))) for sizes in itertools.product(*(self.opts.sweep_axes[a] for a in axes)))
+        return tuple(
+            results.shape_text(dict(zip(axes, sizes))) for sizes in itertools.product(*(self.opts.sweep_axes[a] for a in axes))
+        )
 
     def _spec_at(self, spec: Any, shape: str | None) -> Any:
         """``spec`` with the swept axes' ``opt`` size set to this level's (what :func:`input_args` sends)."""
@@ -216,7 +238,10 @@ class Sweep:
             self._fail(vr, plan.error)
             return
         if not plan.levels:
-            vr.status, vr.error = "skipped", "no asked level can run on it: " + "; ".join(sorted({s.reason for s in plan.skipped}))
+            vr.status, vr.error = (
+                "skipped",
+                "no asked level can run on it: " + "; ".join(sorted({s.reason for s in plan.skipped})),
+            )
             log.warning("variant %s skipped: %s", vr.name, vr.error)
             self._save()
             return
@@ -246,8 +271,19 @@ class Sweep:
                 args_by_shape[sh] = input_args(config, self._spec_at(served, sh), workdir, self.opts.input_data, self.opts.shapes)
             self._warmup(srv, vr.name, next(iter(args_by_shape.values())))
             for measured, (c, b, t, r, sh) in enumerate(keys, 1):
-                self.progress({"event": "level_start", "variant": vr.name, "index": index, "n_variants": len(self.names),
-                               "concurrency": c, "batch_size": b, "trial": t, "request_rate": r, "shape": sh})
+                self.progress(
+                    {
+                        "event": "level_start",
+                        "variant": vr.name,
+                        "index": index,
+                        "n_variants": len(self.names),
+                        "concurrency": c,
+                        "batch_size": b,
+                        "trial": t,
+                        "request_rate": r,
+                        "shape": sh,
+                    }
+                )
                 level = self._measure(vr.name, c, b, t, args_by_shape[sh], r, sh)
                 alive = self._server_alive_after(vr, level)
                 vr.levels = sorted([lv for lv in vr.levels if lv.key != level.key] + [level], key=lambda lv: lv.key)
@@ -260,8 +296,13 @@ class Sweep:
             if any(lv.usable for lv in vr.levels):
                 vr.status = "ok"
             else:  # no level can back a recommendation: say why
-                self._fail(vr, next((lv.error or "; ".join(lv.notes) for lv in vr.levels if lv.error or lv.notes),
-                                    "no level produced a measurement"))
+                self._fail(
+                    vr,
+                    next(
+                        (lv.error or "; ".join(lv.notes) for lv in vr.levels if lv.error or lv.notes),
+                        "no level produced a measurement",
+                    ),
+                )
         except ToolkitError as e:
             done = sum(1 for k in keys if not needs_measuring(vr.level(*k)))
             self._fail(vr, f"{str(e).splitlines()[0]} (server log: {self._log_name()})", levels_left=len(keys) - done)
@@ -302,21 +343,49 @@ class Sweep:
         if self.opts.warmup_requests <= 0:
             return
         csv = self.run_dir / "raw" / f"warmup_{model}.csv"
-        cmd = analyzer.build_command(self.pa, model, srv.grpc_url if self.opts.measure.protocol == "grpc" else srv.http_url,
-                                     1, 1, csv, dataclasses.replace(self.opts.measure, collect_metrics=False, measurement_mode="count_windows",
-                                                                      measurement_request_count=self.opts.warmup_requests),
-                                     input_args=in_args, stability_pct=1e6, max_trials=3)
+        cmd = analyzer.build_command(
+            self.pa,
+            model,
+            srv.grpc_url if self.opts.measure.protocol == "grpc" else srv.http_url,
+            1,
+            1,
+            csv,
+            dataclasses.replace(
+                self.opts.measure,
+                collect_metrics=False,
+                measurement_mode="count_windows",
+                measurement_request_count=self.opts.warmup_requests,
+            ),
+            input_args=in_args,
+            stability_pct=1e6,
+            max_trials=3,
+        )
         with contextlib.suppress(PerfError):
             analyzer.run_perf_analyzer(cmd, csv, timeout_s=120)
         csv.unlink(missing_ok=True)
 
-    def _measure(self, model: str, concurrency: int, batch: int, trial: int, in_args: list[str],
-                 request_rate: float | None = None, shape: str | None = None) -> LevelResult:
+    def _measure(
+        self,
+        model: str,
+        concurrency: int,
+        batch: int,
+        trial: int,
+        in_args: list[str],
+        request_rate: float | None = None,
+        shape: str | None = None,
+    ) -> LevelResult:
         """One level (:func:`perf.level.measure_level`)."""
         o = self.opts
-        return measure_level(self.pa, self._server(), Load(model, concurrency, batch, trial, request_rate, shape), in_args,
-                             o.measure, self.run_dir, self._record_command,
-                             HostCheck(o.host_busy_threshold_pct, o.host_busy_pause_s))
+        return measure_level(
+            self.pa,
+            self._server(),
+            Load(model, concurrency, batch, trial, request_rate, shape),
+            in_args,
+            o.measure,
+            self.run_dir,
+            self._record_command,
+            HostCheck(o.host_busy_threshold_pct, o.host_busy_pause_s),
+        )
 
 
 def run_sweep(opts: SweepOptions, progress: Progress | None = None) -> tuple[RunResult, Path]:

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from clients.server import UNLOAD_WAIT_S, ServerOptions
 from perf.analyzer import MeasureSettings
@@ -86,11 +87,24 @@ class SweepOptions:
     host_busy_pause_s: float = HOST_BUSY_PAUSE_S
 
 
-
 #: ServerOptions fields a run records and a resumed run takes back (not model control,
 #: models to load or the log file: the sweep sets those itself).
-SERVER_SETTINGS = ("runtime", "http_port", "grpc_port", "metrics_port", "address", "log_verbose", "metrics_interval_ms",
-                   "extra_args", "start_timeout_s", "exit_timeout_s", "image", "gpus", "shm_size", "binary")
+SERVER_SETTINGS = (
+    "runtime",
+    "http_port",
+    "grpc_port",
+    "metrics_port",
+    "address",
+    "log_verbose",
+    "metrics_interval_ms",
+    "extra_args",
+    "start_timeout_s",
+    "exit_timeout_s",
+    "image",
+    "gpus",
+    "shm_size",
+    "binary",
+)
 
 
 def server_settings(server: ServerOptions) -> dict[str, Any]:
@@ -113,7 +127,8 @@ def resumed_options(opts: SweepOptions, settings: dict[str, Any]) -> SweepOption
     measure_fields = [f.name for f in dataclasses.fields(MeasureSettings)]
     saved_server = settings.get("server") or {}
     server = dataclasses.replace(
-        opts.server, repository=Path(settings["repository"]),
+        opts.server,
+        repository=Path(settings["repository"]),
         **{k: _server_value(k, saved_server[k]) for k in SERVER_SETTINGS if k in saved_server},
     )
     measure = {k: settings[k] for k in measure_fields if k in settings}
@@ -141,18 +156,39 @@ def resumed_options(opts: SweepOptions, settings: dict[str, Any]) -> SweepOption
             return field in opts.given and _as_tuple(given) != _as_tuple(kept)
         return _as_tuple(given) not in (_as_tuple(kept), _as_tuple(default))
 
-    for field in ("variants", "concurrency", "batch_sizes", "request_rates", "trials", "measure", "perf_analyzer", "input_data",
-                  "host_busy_threshold_pct", "shapes", "sweep_axes"):
+    for field in (
+        "variants",
+        "concurrency",
+        "batch_sizes",
+        "request_rates",
+        "trials",
+        "measure",
+        "perf_analyzer",
+        "input_data",
+        "host_busy_threshold_pct",
+        "shapes",
+        "sweep_axes",
+    ):
         given, kept, default = getattr(opts, field), getattr(resumed, field), getattr(defaults, field)
         if said(field, given, kept, default):
             log.warning("resume: %s %s ignored; the run continues with its saved %s", field, given, kept)
     given_server, kept_server = server_settings(opts.server), server_settings(resumed.server)
     default_server = server_settings(defaults.server)
-    changed = [k for k in SERVER_SETTINGS if saved_server and given_server[k] != kept_server[k]
-               and (k in saved_server) and (opts.given is None or "server" in opts.given) and given_server[k] != default_server[k]]
+    changed = [
+        k
+        for k in SERVER_SETTINGS
+        if saved_server
+        and given_server[k] != kept_server[k]
+        and (k in saved_server)
+        and (opts.given is None or "server" in opts.given)
+        and given_server[k] != default_server[k]
+    ]
     if changed:
-        log.warning("resume: server setting(s) %s ignored; the run continues with its saved %s",
-                    ", ".join(f"{k}={given_server[k]}" for k in changed), ", ".join(f"{k}={kept_server[k]}" for k in changed))
+        log.warning(
+            "resume: server setting(s) %s ignored; the run continues with its saved %s",
+            ", ".join(f"{k}={given_server[k]}" for k in changed),
+            ", ".join(f"{k}={kept_server[k]}" for k in changed),
+        )
     if opts.given is None or "repository" in opts.given:
         if Path(opts.server.repository).resolve() != Path(settings["repository"]).resolve():
             log.warning("resume: repository %s ignored; the run continues on %s", opts.server.repository, settings["repository"])

@@ -18,8 +18,8 @@ import contextlib
 import dataclasses
 import logging
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from clients.server import ServerOptions, TritonServer
 from perf import results
@@ -39,8 +39,11 @@ def now() -> str:
 def next_log(run_dir: Path) -> Path:
     """A server log path in ``run_dir`` that no earlier start used (:data:`FIRST_LOG`, then
     ``server-2.log``, ``server-3.log``...)."""
-    used = [1 if p.name == FIRST_LOG else int(p.stem.rsplit("-", 1)[1]) for p in run_dir.glob("server*.log")
-            if p.name == FIRST_LOG or (p.stem.startswith("server-") and p.stem.rsplit("-", 1)[1].isdigit())]
+    used = [
+        1 if p.name == FIRST_LOG else int(p.stem.rsplit("-", 1)[1])
+        for p in run_dir.glob("server*.log")
+        if p.name == FIRST_LOG or (p.stem.startswith("server-") and p.stem.rsplit("-", 1)[1].isdigit())
+    ]
     n = max(used, default=0) + 1
     return run_dir / (FIRST_LOG if n == 1 else f"server-{n}.log")
 
@@ -59,8 +62,10 @@ class SweepServer:
 
     def __init__(self, opts: ServerOptions, run: RunResult, run_dir: Path, first_reason: str, save: Callable[[], None]):
         if opts.model_control != "explicit" or opts.load_models or opts.log_file:
-            log.warning("the sweep loads one variant at a time with explicit model control and keeps the server log in "
-                        "the run folder: ServerOptions model_control, load_models and log_file are not used")
+            log.warning(
+                "the sweep loads one variant at a time with explicit model control and keeps the server log in "
+                "the run folder: ServerOptions model_control, load_models and log_file are not used"
+            )
         self.opts = dataclasses.replace(opts, model_control="explicit", load_models=(), log_file=None)
         self.run, self.run_dir, self._save = run, run_dir, save
         self.current: TritonServer | None = None
@@ -99,7 +104,10 @@ class SweepServer:
         self._save()
         srv.start()
         self.run.environment["server"] = {
-            "runtime": srv.runtime, "reason": srv.runtime_reason, "command": srv.command_line, "version": _server_version(srv.http_url),
+            "runtime": srv.runtime,
+            "reason": srv.runtime_reason,
+            "command": srv.command_line,
+            "version": _server_version(srv.http_url),
         }
         return srv
 
@@ -124,8 +132,9 @@ class SweepServer:
         if srv.unload(model, timeout_s):
             return True
         state = srv.model_state(model)
-        self.restart_before_next(f"{model} was still {state or 'loaded'} {timeout_s:g} s after its unload request "
-                                 f"(server log: {self.log_name()})")
+        self.restart_before_next(
+            f"{model} was still {state or 'loaded'} {timeout_s:g} s after its unload request (server log: {self.log_name()})"
+        )
         return False
 
     def stop(self) -> None:

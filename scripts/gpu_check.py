@@ -26,8 +26,9 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 for _path in (ROOT, Path(__file__).resolve().parent):  # builders/clients/perf, and this script's parts
@@ -62,8 +63,12 @@ def environment_info(kind: str) -> dict[str, Any]:
 
     from core.gpu import gpu_names
 
-    info: dict[str, Any] = {"gpus": list(gpu_names()), "kind": kind, "python": sys.version.split()[0],
-                            "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES")}
+    info: dict[str, Any] = {
+        "gpus": list(gpu_names()),
+        "kind": kind,
+        "python": sys.version.split()[0],
+        "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
+    }
     try:
         import torch
 
@@ -84,8 +89,7 @@ def environment_info(kind: str) -> dict[str, Any]:
     return info
 
 
-def check_served(repository: Path, groups: dict[str, list[str]], runtime: str, out_dir: Path,
-                 load_threads: int = 8) -> list[Any]:
+def check_served(repository: Path, groups: dict[str, list[str]], runtime: str, out_dir: Path, load_threads: int = 8) -> list[Any]:
     """Check served outputs against PyTorch for every variant, one server per group with the
     group's variants loaded in parallel at start (``--model-load-thread-count``): much
     faster than loading them one by one, which a sweep does anyway.
@@ -93,17 +97,23 @@ def check_served(repository: Path, groups: dict[str, list[str]], runtime: str, o
     Returns:
         :class:`clients.infer.CheckResult` per variant and protocol (HTTP and gRPC).
     """
-    from core.errors import ServerError
     from clients.check import check_running
     from clients.infer import CheckResult
     from clients.server import ServerOptions, TritonServer
+    from core.errors import ServerError
 
     results: list[Any] = []
     for key, names in groups.items():
         t0 = time.monotonic()
-        opts = ServerOptions(repository, runtime=runtime, model_control="explicit", load_models=tuple(names),
-                             log_file=out_dir / f"check-{key}.log", start_timeout_s=300,
-                             extra_args=(f"--model-load-thread-count={load_threads}", "--exit-on-error=false"))
+        opts = ServerOptions(
+            repository,
+            runtime=runtime,
+            model_control="explicit",
+            load_models=tuple(names),
+            log_file=out_dir / f"check-{key}.log",
+            start_timeout_s=300,
+            extra_args=(f"--model-load-thread-count={load_threads}", "--exit-on-error=false"),
+        )
         try:
             with TritonServer(opts) as srv:
                 _say(f"check {key}: {len(names)} variants loaded in {time.monotonic() - t0:.1f} s")
@@ -113,7 +123,9 @@ def check_served(repository: Path, groups: dict[str, list[str]], runtime: str, o
                     except Exception as e:  # noqa: BLE001 - e.g. an empty served tensor that cannot be reshaped
                         results += [CheckResult(name, p, False, [], f"{type(e).__name__}: {e}") for p in ("http", "grpc")]
         except ServerError as e:
-            results += [CheckResult(n, p, False, [], f"server failed: {str(e).splitlines()[0]}") for n in names for p in ("http", "grpc")]
+            results += [
+                CheckResult(n, p, False, [], f"server failed: {str(e).splitlines()[0]}") for n in names for p in ("http", "grpc")
+            ]
         _say(f"check {key}: done in {time.monotonic() - t0:.1f} s")
     return results
 
@@ -130,12 +142,17 @@ def run(args: argparse.Namespace) -> int:
     (run_dir / "environment.json").write_text(json.dumps(env, indent=2) + "\n")
     if kind == "gpu" and not env.get("cuda_available"):
         why = env.get("torch_error") or f"torch {env.get('torch')} (CUDA {env.get('torch_cuda')}) sees no CUDA device"
-        print(f"gpu_check: no usable GPU for PyTorch: {why}.\n  -> install a CUDA build of torch on this host "
-              "(nvidia-smi must list a GPU and torch.cuda.is_available() must be True)", file=sys.stderr)
+        print(
+            f"gpu_check: no usable GPU for PyTorch: {why}.\n  -> install a CUDA build of torch on this host "
+            "(nvidia-smi must list a GPU and torch.cuda.is_available() must be True)",
+            file=sys.stderr,
+        )
         return 3
-    _say(f"GPU: {env.get('cuda_device') or ', '.join(env['gpus']) or 'none'}; torch {env.get('torch')} "
-         f"(CUDA {env.get('torch_cuda')}); onnxruntime {env.get('onnxruntime')} {env.get('ort_providers')}; "
-         f"tensorrt {'yes' if env['tensorrt'] else 'no'}")
+    _say(
+        f"GPU: {env.get('cuda_device') or ', '.join(env['gpus']) or 'none'}; torch {env.get('torch')} "
+        f"(CUDA {env.get('torch_cuda')}); onnxruntime {env.get('onnxruntime')} {env.get('ort_providers')}; "
+        f"tensorrt {'yes' if env['tensorrt'] else 'no'}"
+    )
 
     runtime = args.runtime
     serving = "native" if runtime in ("container", "local") else "python"  # the bundled server has the python backend only
@@ -155,21 +172,36 @@ def run(args: argparse.Namespace) -> int:
     from core.cli import int_list
     from core.errors import ToolkitError
 
-    grid = VariantGrid(kinds=(kind,), counts=int_list(args.counts, "--counts"),
-                       queue_delays_us=parse_queue_delays(args.batching), max_batch_sizes=(args.max_batch_size,),
-                       server_gpu=kind == "gpu")
+    grid = VariantGrid(
+        kinds=(kind,),
+        counts=int_list(args.counts, "--counts"),
+        queue_delays_us=parse_queue_delays(args.batching),
+        max_batch_sizes=(args.max_batch_size,),
+        server_gpu=kind == "gpu",
+    )
     for model in _csv(args.models):
         _say(f"build {model}: {' '.join(formats)} x {args.precisions}")
         log_path = run_dir / f"build-{model}.log"
         with open(log_path, "w") as log_file:
+
             def progress(msg: str, log_file: Any = log_file) -> None:
                 log_file.write(msg + "\n")
                 log_file.flush()
                 _say(f"  {msg}")
 
             try:
-                build(BuildOptions(model, formats=tuple(formats), precisions=tuple(_csv(args.precisions)), grid=grid,
-                                   serving=serving, repository=repo, build_dir=build_root), progress)
+                build(
+                    BuildOptions(
+                        model,
+                        formats=tuple(formats),
+                        precisions=tuple(_csv(args.precisions)),
+                        grid=grid,
+                        serving=serving,
+                        repository=repo,
+                        build_dir=build_root,
+                    ),
+                    progress,
+                )
             except ToolkitError as e:
                 log_file.write(f"error ({e.stage}): {e}\n")
                 print(f"gpu_check: building {model} failed: {e}\n  (log: {log_path})", file=sys.stderr)
@@ -182,13 +214,19 @@ def run(args: argparse.Namespace) -> int:
     for name, params in sorted(built.items()):
         if params.kind != kind:
             continue
-        if (params.format == "onnx" and kind == "gpu" and serving == "python"
-                and "CUDAExecutionProvider" not in env.get("ort_providers", [])):
+        if (
+            params.format == "onnx"
+            and kind == "gpu"
+            and serving == "python"
+            and "CUDAExecutionProvider" not in env.get("ort_providers", [])
+        ):
             continue
         served[name] = params
     if len(served) < sum(1 for p in built.values() if p.kind == kind):
-        notes.append("ONNX variants built and verified but not served: onnxruntime here has no CUDAExecutionProvider "
-                     "(install onnxruntime-gpu to serve them on the GPU with the bundled server)")
+        notes.append(
+            "ONNX variants built and verified but not served: onnxruntime here has no CUDAExecutionProvider "
+            "(install onnxruntime-gpu to serve them on the GPU with the bundled server)"
+        )
         _say(notes[-1])
     if "trt" in formats and serving == "python":
         notes.append("TensorRT plans built and verified, not served: the bundled server has no tensorrt_plan backend")
@@ -211,12 +249,13 @@ def run(args: argparse.Namespace) -> int:
         if not r.passed:
             worst = "; ".join(f"{o['name']}: {o.get('problem') or 'failed'}" for o in r.outputs if not o["passed"])
             _say(f"check FAILED {r.variant} ({r.protocol}): {r.error or worst}")
-    _say(f"check: {sum(r.passed for r in results)} of {len(results)} served-output checks passed "
-         f"({len(served) - len(failed_checks)} of {len(served)} variants)")
+    _say(
+        f"check: {sum(r.passed for r in results)} of {len(results)} served-output checks passed "
+        f"({len(served) - len(failed_checks)} of {len(served)} variants)"
+    )
     # 4. plan and sweep
     levels = [int(c) for c in _csv(args.concurrency)]
-    groups = [[(n, served[n].count) for n in sorted(names) if n not in failed_checks]
-              for _, names in sorted(by_group.items())]
+    groups = [[(n, served[n].count) for n in sorted(names) if n not in failed_checks] for _, names in sorted(by_group.items())]
     groups = [g for g in groups if g]
     rc = 1 if failed_checks else 0
     if not groups:
@@ -225,8 +264,11 @@ def run(args: argparse.Namespace) -> int:
     sweep_budget = deadline - time.time() - RESERVE_S
     plan = plan_sweep(groups, len(levels), sweep_budget, interval_ms=args.interval_ms, keep_all=args.sweep_all)
     (run_dir / "plan.json").write_text(json.dumps(plan.to_json(), indent=2) + "\n")
-    _say(f"sweep plan: {len(plan.variants)} variants x {len(levels)} levels, {plan.interval_ms} ms windows, "
-         f"~{plan.estimate_s:.0f} s of {sweep_budget:.0f} s left" + (f"; not swept (time): {len(plan.dropped)} variants" if plan.dropped else ""))
+    _say(
+        f"sweep plan: {len(plan.variants)} variants x {len(levels)} levels, {plan.interval_ms} ms windows, "
+        f"~{plan.estimate_s:.0f} s of {sweep_budget:.0f} s left"
+        + (f"; not swept (time): {len(plan.dropped)} variants" if plan.dropped else "")
+    )
     if plan.dropped:
         notes.append(f"not swept to stay within {args.budget_s:.0f} s (built and checked): {', '.join(plan.dropped)}")
     sweep_rc = sweep_within(repo, runtime, plan, levels, args, run_dir, timeout_s=max(30.0, deadline - time.time() - RESERVE_S))
@@ -252,8 +294,9 @@ def run(args: argparse.Namespace) -> int:
     return rc
 
 
-def sweep_within(repo: Path, runtime: str, plan: SweepPlan, levels: Sequence[int], args: argparse.Namespace,
-                 run_dir: Path, timeout_s: float) -> int:
+def sweep_within(
+    repo: Path, runtime: str, plan: SweepPlan, levels: Sequence[int], args: argparse.Namespace, run_dir: Path, timeout_s: float
+) -> int:
     """Sweep ``plan`` with :func:`perf.sweep.run_sweep` into ``run_dir/sweep``, cut at
     ``timeout_s`` (the alarm raises KeyboardInterrupt, which the sweep answers by saving
     what it measured, as on Ctrl-C). Every level is logged to ``run_dir/sweep.log``.
@@ -262,16 +305,20 @@ def sweep_within(repo: Path, runtime: str, plan: SweepPlan, levels: Sequence[int
         0 when every variant was measured, 1 when one failed or nothing could run, 130 when
         the time budget cut the sweep.
     """
-    from perf.analyzer import MeasureSettings
-    from perf.sweep import SweepOptions, run_sweep
     from clients.server import ServerOptions
     from core.errors import ToolkitError
+    from perf.analyzer import MeasureSettings
+    from perf.sweep import SweepOptions, run_sweep
 
     opts = SweepOptions(
         server=ServerOptions(repo, runtime=runtime, metrics_interval_ms=200),  # the sweep keeps its server logs in its run folder
-        variants=tuple(plan.variants), concurrency=tuple(levels), results_dir=run_dir, run_id="sweep",
-        measure=MeasureSettings(measurement_interval_ms=plan.interval_ms, max_trials=4, unstable_retries=0,
-                                stability_pct=args.stability_pct),
+        variants=tuple(plan.variants),
+        concurrency=tuple(levels),
+        results_dir=run_dir,
+        run_id="sweep",
+        measure=MeasureSettings(
+            measurement_interval_ms=plan.interval_ms, max_trials=4, unstable_retries=0, stability_pct=args.stability_pct
+        ),
         latency_budget_ms=args.p99_budget_ms,
     )
 
@@ -280,11 +327,13 @@ def sweep_within(repo: Path, runtime: str, plan: SweepPlan, levels: Sequence[int
         raise KeyboardInterrupt
 
     with open(run_dir / "sweep.log", "w") as log_file:
+
         def on_event(e: dict[str, Any]) -> None:
             if e.get("event") == "level_done":
                 lv = e["level"]
-                line = (f"{e['variant']} c={lv.concurrency} b={lv.batch_size}: "
-                        + (f"{lv.throughput_infer_per_s:.0f} infer/s, p99 {lv.latency_p99_ms:.2f} ms" if lv.ok else f"error: {lv.error}"))
+                line = f"{e['variant']} c={lv.concurrency} b={lv.batch_size}: " + (
+                    f"{lv.throughput_infer_per_s:.0f} infer/s, p99 {lv.latency_p99_ms:.2f} ms" if lv.ok else f"error: {lv.error}"
+                )
             elif e.get("event") == "variant_failed":
                 line = f"{e['variant']} failed: {e['error']}"
             else:
@@ -309,8 +358,9 @@ def sweep_within(repo: Path, runtime: str, plan: SweepPlan, levels: Sequence[int
     return 0 if all(v.status == "ok" for v in run.variants) else 1
 
 
-def summary_text(run: Any, budget_ms: float, env: dict[str, Any], notes: Iterable[str], failed_checks: Sequence[str],
-                 elapsed_s: float) -> str:
+def summary_text(
+    run: Any, budget_ms: float, env: dict[str, Any], notes: Iterable[str], failed_checks: Sequence[str], elapsed_s: float
+) -> str:
     """The printed summary: a header (GPU, versions, settings), the compact table, notes."""
     s = run.settings
     head = [

@@ -6,7 +6,8 @@ Standard library only, so the tests import it without torch or tritonclient.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,9 +62,17 @@ class SweepPlan:
         return dataclasses.asdict(self)
 
 
-def plan_sweep(groups: Sequence[Sequence[tuple[str, int]]], levels: int, budget_s: float, *,
-               floor_ms: int = 250, ceiling_ms: int = 1000, interval_ms: int | None = None,
-               keep_all: bool = False, costs: Costs = Costs()) -> SweepPlan:
+def plan_sweep(
+    groups: Sequence[Sequence[tuple[str, int]]],
+    levels: int,
+    budget_s: float,
+    *,
+    floor_ms: int = 250,
+    ceiling_ms: int = 1000,
+    interval_ms: int | None = None,
+    keep_all: bool = False,
+    costs: Costs = Costs(),
+) -> SweepPlan:
     """Choose the variants and window length so that the sweep fits ``budget_s``.
 
     Groups (e.g. one (model, format, precision) with its 1/2/4-instance x batching off/on
@@ -96,5 +105,10 @@ def plan_sweep(groups: Sequence[Sequence[tuple[str, int]]], levels: int, budget_
         per_ms = len(counts) * levels * costs.windows_per_level / 1000
         free = (budget_s - fixed) / per_ms if per_ms else ceiling_ms
         interval_ms = int(max(floor_ms, min(ceiling_ms, free)) // 50 * 50) or floor_ms
-    return SweepPlan([name for name, _ in chosen], dropped, interval_ms,
-                     round(costs.estimate_s(counts, levels, interval_ms), 1), round(budget_s, 1))
+    return SweepPlan(
+        [name for name, _ in chosen],
+        dropped,
+        interval_ms,
+        round(costs.estimate_s(counts, levels, interval_ms), 1),
+        round(budget_s, 1),
+    )

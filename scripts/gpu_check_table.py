@@ -68,8 +68,10 @@ def compact_table(run: Any, budget_ms: float | None = None) -> str:
     for v in run.variants:
         levels = sorted(v.levels, key=lambda lv: lv.key)
         if not levels:
-            lines.append(f"{v.name:<{width}} {'':>4} {'-':>9} {'-':>8} {'-':>8} {'-':>9} {'-':>8}  "
-                         f"{v.status}{': ' + v.error if v.error else ''}")
+            lines.append(
+                f"{v.name:<{width}} {'':>4} {'-':>9} {'-':>8} {'-':>8} {'-':>9} {'-':>8}  "
+                f"{v.status}{': ' + v.error if v.error else ''}"
+            )
             continue
         for i, lv in enumerate(levels):
             name = v.name if i == 0 else ""
@@ -83,17 +85,21 @@ def compact_table(run: Any, budget_ms: float | None = None) -> str:
                 note.append("over budget")
             if lv.batch_size != 1:
                 note.append(f"b={lv.batch_size}")
-            lines.append(f"{name:<{width}} {lv.concurrency:>4} {_fmt(lv.throughput_infer_per_s, '.0f'):>9} "
-                         f"{_fmt(lv.latency_p99_ms, '.2f'):>8} {_fmt(lv.gpu_utilization_pct, '.0f'):>8} "
-                         f"{_fmt(lv.nvml_gpu_utilization_pct, '.0f'):>9} {_fmt(mib, '.0f'):>8}  {', '.join(note)}".rstrip())
+            lines.append(
+                f"{name:<{width}} {lv.concurrency:>4} {_fmt(lv.throughput_infer_per_s, '.0f'):>9} "
+                f"{_fmt(lv.latency_p99_ms, '.2f'):>8} {_fmt(lv.gpu_utilization_pct, '.0f'):>8} "
+                f"{_fmt(lv.nvml_gpu_utilization_pct, '.0f'):>9} {_fmt(mib, '.0f'):>8}  {', '.join(note)}".rstrip()
+            )
     if budget_ms is not None:
         lines.append("")
         for model, hit in best_under_budget(run, budget_ms).items():
             if hit is None:
                 lines.append(f"best {model} under p99 {budget_ms:g} ms: none (no level met the budget)")
             else:
-                lines.append(f"best {model} under p99 {budget_ms:g} ms: {hit.variant} at concurrency {hit.concurrency}: "
-                             f"{hit.get('throughput_infer_per_s'):.0f} infer/s, p99 {hit.get('latency_p99_ms'):.2f} ms")
+                lines.append(
+                    f"best {model} under p99 {budget_ms:g} ms: {hit.variant} at concurrency {hit.concurrency}: "
+                    f"{hit.get('throughput_infer_per_s'):.0f} infer/s, p99 {hit.get('latency_p99_ms'):.2f} ms"
+                )
     failed = [v for v in run.variants if v.status == "failed"]
     for v in failed:
         lines.append(f"failed: {v.name}: {v.error or 'no level produced a measurement'}")

@@ -9,12 +9,11 @@ from __future__ import annotations
 import fnmatch
 import os
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 
-def slim_wheel(src: Path, out_dir: Path, drop: Sequence[str] = (), build_tag: str | None = None,
-               lzma: bool = True) -> Path:
+def slim_wheel(src: Path, out_dir: Path, drop: Sequence[str] = (), build_tag: str | None = None, lzma: bool = True) -> Path:
     """Write a copy of wheel ``src`` into ``out_dir`` without the members matching the
     ``drop`` shell patterns, its ``RECORD`` rewritten to match, compressed with LZMA
     (pip reads any compression Python's zipfile reads). Hashes in ``RECORD`` are of the
@@ -30,7 +29,7 @@ def slim_wheel(src: Path, out_dir: Path, drop: Sequence[str] = (), build_tag: st
     Returns:
         The new wheel's path.
     """
-    parts = src.name[:-len(".whl")].split("-")
+    parts = src.name[: -len(".whl")].split("-")
     if build_tag:
         if len(parts) == 6:
             parts[2] = build_tag

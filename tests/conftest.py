@@ -90,16 +90,31 @@ def fake_build(tmp_path: Path):
 
     def make(spec, variant, *, rtol=None, extra=None, serving="python") -> Path:
         build_dir = tmp_path / "builds" / variant.model
-        export = ExportRecord(format=variant.format, file="model", precision=variant.precision, strategy="fake",
-                              export_s=0.0, size_bytes=0, sha256="0", extra=extra or {})
-        manifest = BuildManifest(model=variant.model, source=variant.model, created="now", spec=ModelSpecRecord.from_spec(spec),
-                                 max_batch_size=variant.max_batch_size, rtol=rtol or {}, exports=[export], variants=[variant.name])
+        export = ExportRecord(
+            format=variant.format,
+            file="model",
+            precision=variant.precision,
+            strategy="fake",
+            export_s=0.0,
+            size_bytes=0,
+            sha256="0",
+            extra=extra or {},
+        )
+        manifest = BuildManifest(
+            model=variant.model,
+            source=variant.model,
+            created="now",
+            spec=ModelSpecRecord.from_spec(spec),
+            max_batch_size=variant.max_batch_size,
+            rtol=rtol or {},
+            exports=[export],
+            variants=[variant.name],
+        )
         write_record(build_dir / "manifest.json", MANIFEST_KIND, manifest)
         repo = tmp_path / "repo"
         (repo / variant.name).mkdir(parents=True, exist_ok=True)
         (repo / variant.name / "config.pbtxt").write_text("")
-        write_record(repo / "index.json", INDEX_KIND,
-                     RepositoryIndex(variants=[IndexEntry.of(variant, serving, str(build_dir))]))
+        write_record(repo / "index.json", INDEX_KIND, RepositoryIndex(variants=[IndexEntry.of(variant, serving, str(build_dir))]))
         return repo
 
     return make

@@ -13,7 +13,7 @@ import stat
 import sys
 from pathlib import Path
 
-_SCRIPT = '''#!{python}
+_SCRIPT = """#!{python}
 import sys
 args = sys.argv[1:]
 if "--version" in args:
@@ -28,7 +28,7 @@ with open(csv, "w") as f:
     f.write("1,{throughput},2,700,100,10,300,50,1,1000,2000,3000,4000,1500\\n")
 sys.stdout.write(open({output!r}).read())
 sys.exit({exit_code})
-'''
+"""
 
 
 def write_fake(folder: Path, output: Path, throughput: float, exit_code: int = 0) -> Path:

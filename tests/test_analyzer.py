@@ -40,8 +40,21 @@ def test_parse_multi_gpu_cells(tmp_path: Path):
 
 def test_build_command_one_level_with_metrics_and_overrides(tmp_path: Path):
     s = MeasureSettings(protocol="http", measurement_interval_ms=1000)
-    cmd = build_command(Path("/pa"), "m", "localhost:1", 8, 4, tmp_path / "o.csv", s, "localhost:2/metrics",
-                        ["--shape", "x:3"], interval_scale=2, stability_pct=1e6, max_trials=3, metrics_interval_ms=250)
+    cmd = build_command(
+        Path("/pa"),
+        "m",
+        "localhost:1",
+        8,
+        4,
+        tmp_path / "o.csv",
+        s,
+        "localhost:2/metrics",
+        ["--shape", "x:3"],
+        interval_scale=2,
+        stability_pct=1e6,
+        max_trials=3,
+        metrics_interval_ms=250,
+    )
     line = " ".join(cmd)
     assert "--concurrency-range 8:8 -b 4" in line and "-i http" in line
     assert "--measurement-interval 2000" in line

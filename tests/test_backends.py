@@ -29,7 +29,10 @@ def test_python_builder_names_the_artifact_in_parameters_and_refuses_what_it_can
     backends.for_serving("python", "onnx").configure(cfg, "onnx", intra_op_threads=2)
     assert cfg.backend == "python" and backends.model_filename(cfg) == "model.py"
     assert {k: v.string_value for k, v in cfg.parameters.items()} == {
-        "artifact_format": "onnx", "artifact_file": "model.onnx", "intra_op_threads": "2"}
+        "artifact_format": "onnx",
+        "artifact_file": "model.onnx",
+        "intra_op_threads": "2",
+    }
     assert backends.served_artifact(cfg) == ("onnx", "model.onnx")
     # the artifact's output order is recorded (the python model maps outputs by it, issue 11 item 3)
     assert [p.field for p in backends.for_config(cfg).config_problems(cfg)] == ["parameters[artifact_outputs]"]

@@ -12,8 +12,8 @@ import json
 
 import numpy as np
 import pytest
-
 import verification_models as vm
+
 from builders.build import BuildOptions, build
 from builders.config import read_config
 from builders.outputs import batch_axis, infer_outputs, require_batch_first
@@ -26,8 +26,7 @@ X16 = ModelSpec.from_flags(["x:float32:16"])
 
 def _opts(tmp_path, model, mbs, spec=X16, formats=("torchscript", "onnx")):
     grid = VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=mbs)
-    return BuildOptions(model, formats=formats, grid=grid, spec=spec, repository=tmp_path / "repo",
-                        build_dir=tmp_path / "builds")
+    return BuildOptions(model, formats=formats, grid=grid, spec=spec, repository=tmp_path / "repo", build_dir=tmp_path / "builds")
 
 
 def test_the_issues_transpose_has_its_batch_axis_found_at_position_1():

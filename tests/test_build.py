@@ -12,14 +12,14 @@ import pytest
 from click.testing import CliRunner
 
 from builders.build import BuildOptions, build
-from builders.manifest import MANIFEST
-from builders.input_draws import DRAWS
-from builders.verification import REFERENCE, load_reference
 from builders.cli import cli
 from builders.config import read_config
-from core.errors import GpuRequiredError, PartialBuildError, VerificationError
+from builders.input_draws import DRAWS
+from builders.manifest import MANIFEST
 from builders.spec import ModelSpec
 from builders.variants import VariantGrid
+from builders.verification import REFERENCE, load_reference
+from core.errors import GpuRequiredError, PartialBuildError, VerificationError
 
 GRID = VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(4,))
 
@@ -36,7 +36,7 @@ def test_manifest_records_versions_signature_errors_sizes_and_hashes(tiny_build)
     assert ModelSpec.from_json(m["spec"]).outputs[0].shape == (8,)
     by_fmt = {e["format"]: e for e in m["exports"]}
     assert set(by_fmt) == {"torchscript", "onnx"}
-    for fmt, e in by_fmt.items():
+    for e in by_fmt.values():
         path = tiny_build.manifest_path.parent / e["file"]
         assert e["size_bytes"] == path.stat().st_size > 0
         assert len(e["sha256"]) == 64 and e["export_s"] > 0 and e["verify_s"] > 0
@@ -115,8 +115,9 @@ def user_model(tmp_path, monkeypatch):
 
 def test_user_model_with_flags_spec_builds_native_configs_that_match_the_files(tmp_path, user_model):
     spec = ModelSpec.from_flags(["feats:float32:3", "ids:int64:seq:0..29"], ["score", "rank", "tokens"], ["seq=1,5,12"])
-    result = build(_opts(tmp_path, user_model, spec=spec, serving="native", formats=("torchscript", "onnx"),
-                         external_data_threshold_bytes=0))
+    result = build(
+        _opts(tmp_path, user_model, spec=spec, serving="native", formats=("torchscript", "onnx"), external_data_threshold_bytes=0)
+    )
     m = result.manifest
     assert m["model"] == "make" and m["model_kind"] == "factory"
     outs = {t["name"]: (t["dtype"], t["shape"]) for t in m["spec"]["outputs"]}
@@ -128,7 +129,11 @@ def test_user_model_with_flags_spec_builds_native_configs_that_match_the_files(t
     ts_names = next(e for e in m["exports"] if e["format"] == "torchscript")["extra"]["triton_names"]
     assert [o.name for o in ts_cfg.output] == [ts_names["outputs"][n] for n in ("score", "rank", "tokens")]
     assert all(o.name.startswith("OUTPUT__") for o in ts_cfg.output)
-    assert [i.name for i in onnx_cfg.input] == ["feats", "ids"] and [o.name for o in onnx_cfg.output] == ["score", "rank", "tokens"]
+    assert [i.name for i in onnx_cfg.input] == ["feats", "ids"] and [o.name for o in onnx_cfg.output] == [
+        "score",
+        "rank",
+        "tokens",
+    ]
     assert list(onnx_cfg.input[1].dims) == [-1]  # seq stays dynamic in the config
     # external weights travel with the graph into the repository
     assert (onnx_dir / "1" / "model.onnx.data").is_file()
@@ -169,12 +174,40 @@ def test_builtin_kinds_export_and_verify_in_both_cpu_formats(tmp_path, model):
 
 def test_cli_builds_a_user_model_from_flags_and_prints_the_trtexec_command(tmp_path, user_model):
     runner = CliRunner()
-    res = runner.invoke(cli, [
-        "build", "--model", user_model, "--input", "feats:float32:3", "--input", "ids:int64:seq:0..29",
-        "--output", "score", "--output", "rank", "--output", "tokens", "--dynamic-axis", "seq=1,5,12",
-        "--format", "trt", "--print-trtexec", "--max-batch-sizes", "4", "--instance-counts", "1",
-        "--dynamic-batching", "off", "--repository", str(tmp_path / "repo"), "--build-dir", str(tmp_path / "b"),
-    ], catch_exceptions=False)
+    res = runner.invoke(
+        cli,
+        [
+            "build",
+            "--model",
+            user_model,
+            "--input",
+            "feats:float32:3",
+            "--input",
+            "ids:int64:seq:0..29",
+            "--output",
+            "score",
+            "--output",
+            "rank",
+            "--output",
+            "tokens",
+            "--dynamic-axis",
+            "seq=1,5,12",
+            "--format",
+            "trt",
+            "--print-trtexec",
+            "--max-batch-sizes",
+            "4",
+            "--instance-counts",
+            "1",
+            "--dynamic-batching",
+            "off",
+            "--repository",
+            str(tmp_path / "repo"),
+            "--build-dir",
+            str(tmp_path / "b"),
+        ],
+        catch_exceptions=False,
+    )
     assert res.exit_code == 0, res.output
     line = next(ln for ln in res.output.splitlines() if ln.startswith("trtexec "))
     assert "--minShapes=feats:1x3,ids:1x1" in line and "--maxShapes=feats:4x3,ids:4x12" in line
@@ -204,9 +237,24 @@ def test_cli_user_error_is_one_message_and_exit_code_1(tmp_path):
     import subprocess
 
     proc = subprocess.run(
-        [sys.executable, "-m", "builders.cli", "build", "--model", "nosuchpkg_xyz:make", "--input", "x:float32:4",
-         "--build-dir", str(tmp_path / "b"), "--repository", str(tmp_path / "r")],
-        capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parents[1],
+        [
+            sys.executable,
+            "-m",
+            "builders.cli",
+            "build",
+            "--model",
+            "nosuchpkg_xyz:make",
+            "--input",
+            "x:float32:4",
+            "--build-dir",
+            str(tmp_path / "b"),
+            "--repository",
+            str(tmp_path / "r"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).resolve().parents[1],
     )
     assert proc.returncode == 1
     assert "error (model): cannot import 'make' from 'nosuchpkg_xyz'" in proc.stderr
@@ -214,12 +262,15 @@ def test_cli_user_error_is_one_message_and_exit_code_1(tmp_path):
 
 
 def test_an_empty_grid_fails_before_any_export(tmp_path):
-    from core.errors import ConfigError
     from builders.variants import VariantGrid
+    from core.errors import ConfigError
 
-    opts = BuildOptions("tiny", grid=VariantGrid(queue_delays_us=(500,), max_batch_sizes=(0,)),
-                        repository=tmp_path / "repo", build_dir=tmp_path / "builds")
+    opts = BuildOptions(
+        "tiny",
+        grid=VariantGrid(queue_delays_us=(500,), max_batch_sizes=(0,)),
+        repository=tmp_path / "repo",
+        build_dir=tmp_path / "builds",
+    )
     with pytest.raises(ConfigError, match="variant grid is empty"):
         build(opts)
     assert not list((tmp_path / "builds").rglob("model.*"))
-

@@ -60,7 +60,9 @@ def test_a_pt_then_a_pt2_of_the_same_name_is_refused_not_replaced(model_files: t
     pt, pt2 = model_files
     first = build(_opts(str(pt), tmp_path, spec=SPEC))
     assert first.manifest["source"] == str(pt.resolve())
-    with pytest.raises(ConfigError, match=r"holds the build of model 'x' from .*x\.pt; this build's model comes from .*x\.pt2") as e:
+    with pytest.raises(
+        ConfigError, match=r"holds the build of model 'x' from .*x\.pt; this build's model comes from .*x\.pt2"
+    ) as e:
         build(_opts(str(pt2), tmp_path, spec=SPEC))
     assert "--name" in e.value.hint and "--force" in e.value.hint
     assert json.loads((tmp_path / "builds" / "x" / "manifest.json").read_text())["source"] == str(pt.resolve())  # untouched
@@ -70,7 +72,9 @@ def test_a_pt_then_a_pt2_of_the_same_name_is_refused_not_replaced(model_files: t
     assert forced.manifest["source"] == str(pt2.resolve())
 
 
-def test_rebuilding_the_same_file_is_not_refused(model_files: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_rebuilding_the_same_file_is_not_refused(
+    model_files: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     pt, _ = model_files
     build(_opts(str(pt), tmp_path, spec=SPEC))
     monkeypatch.chdir(pt.parent)  # the same file named relative to another directory
@@ -78,14 +82,18 @@ def test_rebuilding_the_same_file_is_not_refused(model_files: tuple[Path, Path],
     assert all(e["reused"] for e in again.manifest["exports"])
 
 
-def test_two_factories_with_the_same_function_name_do_not_replace_each_other(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_two_factories_with_the_same_function_name_do_not_replace_each_other(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     for mod in ("net_a", "net_b"):
-        (tmp_path / f"{mod}.py").write_text(textwrap.dedent("""
+        (tmp_path / f"{mod}.py").write_text(
+            textwrap.dedent("""
             import torch
             def make():
                 torch.manual_seed(0)
                 return torch.nn.Sequential(torch.nn.Linear(8, 2)).eval()
-        """))
+        """)
+        )
     monkeypatch.chdir(tmp_path)  # the current directory is importable: no PYTHONPATH needed
     build(_opts("net_a:make", tmp_path, spec=SPEC))
     with pytest.raises(ConfigError, match="from net_a:make; this build's model comes from net_b:make"):
@@ -96,14 +104,33 @@ def test_cli_name_and_a_factory_in_the_current_directory(tmp_path: Path, monkeyp
     (tmp_path / "mymodel.py").write_text("import torch\ndef make_onnx_friendly():\n    return torch.nn.Linear(8, 2).eval()\n")
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("PYTHONPATH", raising=False)
-    res = CliRunner().invoke(cli, ["build", "--model", "mymodel:make_onnx_friendly", "--name", "mynet", "--input", "x:float32:8",
-                                   "--format", "torchscript", "--instance-counts", "1", "--dynamic-batching", "off",
-                                   "--max-batch-sizes", "4"])
+    res = CliRunner().invoke(
+        cli,
+        [
+            "build",
+            "--model",
+            "mymodel:make_onnx_friendly",
+            "--name",
+            "mynet",
+            "--input",
+            "x:float32:8",
+            "--format",
+            "torchscript",
+            "--instance-counts",
+            "1",
+            "--dynamic-batching",
+            "off",
+            "--max-batch-sizes",
+            "4",
+        ],
+    )
     assert res.exit_code == 0, res.output
     manifest = json.loads((tmp_path / "builds" / "mynet" / "manifest.json").read_text())
     assert manifest["model"] == "mynet" and manifest["source"] == "mymodel:make_onnx_friendly"
     assert (tmp_path / "model_repository" / "mynet_ts_cpu1_nodb_mbs4").is_dir()
-    res = CliRunner().invoke(cli, ["build", "--model", "mymodel:make_onnx_friendly", "--name", "bad name", "--input", "x:float32:8"])
+    res = CliRunner().invoke(
+        cli, ["build", "--model", "mymodel:make_onnx_friendly", "--name", "bad name", "--input", "x:float32:8"]
+    )
     assert res.exit_code == 1 and "--name: 'bad name' is not safe" in str(res.exception)
 
 

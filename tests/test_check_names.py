@@ -7,15 +7,22 @@ from pathlib import Path
 import pytest
 
 from builders.build import BuildOptions, build
-from builders.variants import VariantGrid
 from builders.repository import Repository
+from builders.variants import VariantGrid
 
 
 @pytest.mark.slow
 def test_native_torchscript_variant_maps_reference_names_to_served_names(tmp_path: Path):
-    res = build(BuildOptions("encoder", formats=("torchscript", "onnx"), serving="native",
-                             grid=VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(4,)),
-                             repository=tmp_path / "repo", build_dir=tmp_path / "builds"))
+    res = build(
+        BuildOptions(
+            "encoder",
+            formats=("torchscript", "onnx"),
+            serving="native",
+            grid=VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(4,)),
+            repository=tmp_path / "repo",
+            build_dir=tmp_path / "builds",
+        )
+    )
     ts = next(n for n in res.manifest["variants"] if "_ts_" in n)
     onnx = next(n for n in res.manifest["variants"] if "_onnx_" in n)
     repo = Repository(tmp_path / "repo")

@@ -55,8 +55,15 @@ def test_the_issues_missing_helps_are_there() -> None:
     variants = runner.invoke(builders_cli, ["variants", "-h"]).output
     assert "Export format(s)" in variants and "Precision(s) to export" in variants
     sweep = " ".join(runner.invoke(perf_cli, ["sweep", "-h"], terminal_width=200).output.split())
-    for flag in ("--protocol", "--measurement-mode", "--stability-percentage", "--results-dir", "--latency-budget-ms",
-                 "--perf-analyzer-arg", "--allow-failed-variants"):
+    for flag in (
+        "--protocol",
+        "--measurement-mode",
+        "--stability-percentage",
+        "--results-dir",
+        "--latency-budget-ms",
+        "--perf-analyzer-arg",
+        "--allow-failed-variants",
+    ):
         assert flag in sweep
     assert "[default: grpc]" in sweep and "[default: results]" in sweep and "[default: 1, 2, 4, 8, 16, 32, 64]" in sweep
     assert "relative tolerance of one output" in build.lower()
@@ -90,14 +97,17 @@ def _grid(args: list[str]) -> str:
     return res.output
 
 
-@pytest.mark.parametrize("comma,repeated", [
-    (["--instance-kind", "cpu,gpu"], ["--instance-kind", "cpu", "--instance-kind", "gpu"]),
-    (["--instance-counts", "1,2,4"], ["--instance-counts", "1", "--instance-counts", "2", "--instance-counts", "4"]),
-    (["--dynamic-batching", "off,100"], ["--dynamic-batching", "off", "--dynamic-batching", "100"]),
-    (["--max-batch-sizes", "8,16"], ["--max-batch-sizes", "8", "--max-batch-sizes", "16"]),
-    (["--format", "onnx,torchscript"], ["--format", "onnx", "--format", "torchscript"]),
-    (["--warmup", "off,zero"], ["--warmup", "off", "--warmup", "zero"]),
-])
+@pytest.mark.parametrize(
+    "comma,repeated",
+    [
+        (["--instance-kind", "cpu,gpu"], ["--instance-kind", "cpu", "--instance-kind", "gpu"]),
+        (["--instance-counts", "1,2,4"], ["--instance-counts", "1", "--instance-counts", "2", "--instance-counts", "4"]),
+        (["--dynamic-batching", "off,100"], ["--dynamic-batching", "off", "--dynamic-batching", "100"]),
+        (["--max-batch-sizes", "8,16"], ["--max-batch-sizes", "8", "--max-batch-sizes", "16"]),
+        (["--format", "onnx,torchscript"], ["--format", "onnx", "--format", "torchscript"]),
+        (["--warmup", "off,zero"], ["--warmup", "off", "--warmup", "zero"]),
+    ],
+)
 def test_grid_flags_take_comma_lists_and_repeats_alike(comma: list[str], repeated: list[str]) -> None:
     assert _grid(comma) == _grid(repeated)
 

@@ -25,18 +25,23 @@ def test_perf_sweep_takes_repeated_variants_flags_together(monkeypatch: pytest.M
         raise PerfError("captured")
 
     monkeypatch.setattr(perf.sweep, "Sweep", fake_sweep)
-    res = CliRunner().invoke(perf_cli, ["sweep", "--repository", str(tmp_path), "--variants", "a_*", "--variants", "b,c", "--variants", "a_*"])
+    res = CliRunner().invoke(
+        perf_cli, ["sweep", "--repository", str(tmp_path), "--variants", "a_*", "--variants", "b,c", "--variants", "a_*"]
+    )
     assert isinstance(res.exception, PerfError), res.output
     assert seen["variants"] == ("a_*", "b", "c")
 
 
-@pytest.mark.parametrize("cli, args, flag", [
-    (perf_cli, ["sweep", "--latency-budget-ms", "5", "--latency-budget-ms", "50"], "--latency-budget-ms"),
-    (perf_cli, ["report", ".", "--latency-budget-ms=1", "--latency-budget-ms=2"], "--latency-budget-ms"),
-    (builders_cli, ["variants", "--model", "a", "--model", "b"], "--model"),
-    (clients_cli, ["serve", "--print-cmd", "--http-port", "8000", "--http-port", "9000"], "--http-port"),
-    (clients_cli, ["check", "--start-timeout", "5", "--start-timeout", "500"], "--start-timeout"),
-])
+@pytest.mark.parametrize(
+    "cli, args, flag",
+    [
+        (perf_cli, ["sweep", "--latency-budget-ms", "5", "--latency-budget-ms", "50"], "--latency-budget-ms"),
+        (perf_cli, ["report", ".", "--latency-budget-ms=1", "--latency-budget-ms=2"], "--latency-budget-ms"),
+        (builders_cli, ["variants", "--model", "a", "--model", "b"], "--model"),
+        (clients_cli, ["serve", "--print-cmd", "--http-port", "8000", "--http-port", "9000"], "--http-port"),
+        (clients_cli, ["check", "--start-timeout", "5", "--start-timeout", "500"], "--start-timeout"),
+    ],
+)
 def test_a_single_value_flag_given_twice_is_refused(cli, args, flag):
     res = CliRunner().invoke(cli, args)
     assert res.exit_code == 2, res.output
@@ -51,8 +56,20 @@ def test_repeatable_flags_and_counters_stay_accepted():
 
 def test_tables_off_a_terminal_are_printed_whole():
     # CliRunner's output is not a terminal, as a CI log or `| tee` is: rich would cut at 80 columns
-    res = CliRunner().invoke(builders_cli, ["variants", "--model", "a_model_with_a_rather_long_name_for_ci_logs",
-                                            "--instance-counts", "1,2", "--dynamic-batching", "off,500", "--max-batch-sizes", "64"])
+    res = CliRunner().invoke(
+        builders_cli,
+        [
+            "variants",
+            "--model",
+            "a_model_with_a_rather_long_name_for_ci_logs",
+            "--instance-counts",
+            "1,2",
+            "--dynamic-batching",
+            "off,500",
+            "--max-batch-sizes",
+            "64",
+        ],
+    )
     assert res.exit_code == 0, res.output
     assert "…" not in res.output
     assert "a_model_with_a_rather_long_name_for_ci_logs_onnx_cpu2_db500_mbs64" in res.output
@@ -88,9 +105,22 @@ def test_results_table_of_clients_check_keeps_output_names():
     from clients.infer import CheckResult
     from core.cli import print_table
 
-    r = CheckResult("tiny_onnx_cpu2_db500_mbs8", "grpc", False, [
-        {"name": "OUTPUT__0_with_a_long_served_name", "passed": False, "max_abs_err": 0.5, "max_rel_err": 0.25, "rtol": 1e-4,
-         "problem": "max rel err 0.25 > rtol 1e-04 at index [3, 7]"}], None)
+    r = CheckResult(
+        "tiny_onnx_cpu2_db500_mbs8",
+        "grpc",
+        False,
+        [
+            {
+                "name": "OUTPUT__0_with_a_long_served_name",
+                "passed": False,
+                "max_abs_err": 0.5,
+                "max_rel_err": 0.25,
+                "rtol": 1e-4,
+                "problem": "max rel err 0.25 > rtol 1e-04 at index [3, 7]",
+            }
+        ],
+        None,
+    )
     out = io.StringIO()
     print_table(results_table([r]), Console(file=out, width=80))
     assert "OUTPUT__0_with_a_long_served_name" in out.getvalue() and "OUTPU…" not in out.getvalue()

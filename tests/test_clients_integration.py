@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from core.errors import ClientError
 from clients.cli import cli
 from clients.infer import GRPC_MAX_MESSAGE_BYTES, infer, make_client, model_signature, run_requests
 from clients.server import free_port
+from core.errors import ClientError
 
 pytestmark = pytest.mark.integration
 PROTOCOLS = ("http", "grpc")
@@ -25,11 +25,13 @@ PROTOCOLS = ("http", "grpc")
 # config and files override), so the repository on disk stays untouched.
 BIG_MODEL = "big_output"
 BIG_CONFIG = {
-    "name": BIG_MODEL, "backend": "python", "max_batch_size": 0,
+    "name": BIG_MODEL,
+    "backend": "python",
+    "max_batch_size": 0,
     "input": [{"name": "N", "data_type": "TYPE_INT32", "dims": [1]}],
     "output": [{"name": "BIG", "data_type": "TYPE_FP32", "dims": [-1]}],
 }
-BIG_PY = b'''
+BIG_PY = b"""
 import os, site
 for p in os.environ.get("TRITON_TOOLKIT_SITE_PACKAGES", "").split(os.pathsep):
     if p:
@@ -44,7 +46,7 @@ class TritonPythonModel:
             n = int(pb_utils.get_input_tensor_by_name(r, "N").as_numpy().reshape(-1)[0])
             out.append(pb_utils.InferenceResponse([pb_utils.Tensor("BIG", np.arange(n, dtype=np.float32))]))
         return out
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -123,13 +125,34 @@ def test_grpc_response_above_4_mib(bundled_server):
 def test_cli_infer_generated_and_from_file(bundled_server, variant, tiny_repo, tmp_path, protocol):
     url = urls(bundled_server)[protocol]
     runner = CliRunner()
-    res = runner.invoke(cli, ["infer", variant, "--url", url, "--protocol", protocol, "-b", "3", "-r", str(tiny_repo),
-                              "--requests", "6", "--concurrency", "2", "--save-outputs", str(tmp_path / "o.npz")])
+    res = runner.invoke(
+        cli,
+        [
+            "infer",
+            variant,
+            "--url",
+            url,
+            "--protocol",
+            protocol,
+            "-b",
+            "3",
+            "-r",
+            str(tiny_repo),
+            "--requests",
+            "6",
+            "--concurrency",
+            "2",
+            "--save-outputs",
+            str(tmp_path / "o.npz"),
+        ],
+    )
     assert res.exit_code == 0, res.output
     assert "OUTPUT__0" in res.output and "[3, 8]" in res.output and "float32" in res.output
     assert "inputs: INPUT__0 [3, 16] float32" in res.output and "requests: 6 (concurrency 2), failed: 0" in res.output
     np.save(tmp_path / "x.npy", np.ones((2, 16), np.float32))
-    res = runner.invoke(cli, ["infer", variant, "--url", url, "--protocol", protocol, "--input", str(tmp_path / "x.npy"), "--shared-memory"])
+    res = runner.invoke(
+        cli, ["infer", variant, "--url", url, "--protocol", protocol, "--input", str(tmp_path / "x.npy"), "--shared-memory"]
+    )
     assert res.exit_code == 0, res.output
     assert "[2, 8]" in res.output
     assert model_signature(url, protocol, variant).max_batch_size == 8
@@ -175,7 +198,9 @@ def test_check_uses_the_tolerance_recorded_at_build_time(bundled_server, variant
     shutil.copytree(tiny_build_dir, build_dir)
     z = dict(np.load(build_dir / "reference.npz"))
     ref = z["output:OUTPUT__0"]
-    z["output:OUTPUT__0"] = ref + np.where(np.arange(ref.size).reshape(ref.shape) == 0, 5e-4 * np.abs(ref).max(), 0).astype(ref.dtype)
+    z["output:OUTPUT__0"] = ref + np.where(np.arange(ref.size).reshape(ref.shape) == 0, 5e-4 * np.abs(ref).max(), 0).astype(
+        ref.dtype
+    )
     np.savez(build_dir / "reference.npz", **z)
     repo = _repository_over(tiny_repo, variant, build_dir, tmp_path / "repo")
     manifest = json.loads((build_dir / "manifest.json").read_text())
@@ -189,8 +214,22 @@ def test_check_uses_the_tolerance_recorded_at_build_time(bundled_server, variant
 
 def test_cli_check_starts_its_own_server(tiny_repo, tiny_build, tmp_path):
     names = tiny_build.manifest["variants"]
-    res = CliRunner().invoke(cli, ["check", "-r", str(tiny_repo), "--runtime", "bundled", "--log-file", str(tmp_path / "s.log"),
-                                   "--variant", names[0], "--variant", names[-1]])
+    res = CliRunner().invoke(
+        cli,
+        [
+            "check",
+            "-r",
+            str(tiny_repo),
+            "--runtime",
+            "bundled",
+            "--log-file",
+            str(tmp_path / "s.log"),
+            "--variant",
+            names[0],
+            "--variant",
+            names[-1],
+        ],
+    )
     assert res.exit_code == 0, res.output
     assert len(re.findall(r"│ pass +│", res.output)) == 4 and "4 of 4 checks passed" in res.output
     log = (tmp_path / "s.log").read_text()
@@ -199,7 +238,7 @@ def test_cli_check_starts_its_own_server(tiny_repo, tiny_build, tmp_path):
     assert res.exit_code != 0 and "no variant in" in str(res.exception) and "['nope']" in str(res.exception)
 
 
-NEVER_READY_PY = '''
+NEVER_READY_PY = """
 import os, site, time
 for p in os.environ.get("TRITON_TOOLKIT_SITE_PACKAGES", "").split(os.pathsep):
     if p:
@@ -213,7 +252,7 @@ class TritonPythonModel:
 
     def execute(self, requests):
         return []
-'''
+"""
 
 
 def test_cli_check_on_a_model_that_never_becomes_ready_stops_at_the_start_timeout_and_shows_why(tiny_repo, tiny_build, tmp_path):
@@ -225,8 +264,23 @@ def test_cli_check_on_a_model_that_never_becomes_ready_stops_at_the_start_timeou
     stuck = tiny_build.manifest["variants"][0]
     (repo / stuck / "1" / "model.py").write_text(NEVER_READY_PY)
     t0 = time.monotonic()
-    res = CliRunner().invoke(cli, ["check", "-r", str(repo), "--runtime", "bundled", "--start-timeout", "8", "--variant", stuck,
-                                   "--protocol", "http", "--server-arg=--exit-timeout-secs=1"])
+    res = CliRunner().invoke(
+        cli,
+        [
+            "check",
+            "-r",
+            str(repo),
+            "--runtime",
+            "bundled",
+            "--start-timeout",
+            "8",
+            "--variant",
+            stuck,
+            "--protocol",
+            "http",
+            "--server-arg=--exit-timeout-secs=1",
+        ],
+    )
     took = time.monotonic() - t0
     assert res.exit_code == 1, res.output
     assert f"model '{stuck}' was not ready within 8 s (--start-timeout)" in res.output

@@ -10,17 +10,27 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.errors import ClientError
 from builders.spec import ModelSpec
 from builders.variants import Variant
-from clients.inputs import (DEFAULT_DYNAMIC_DIM, DEFAULT_INT_RANGE, ModelSignature, generate_inputs, load_input_file,
-                            summarize, validate_inputs, variant_for)
+from clients.inputs import (
+    DEFAULT_DYNAMIC_DIM,
+    DEFAULT_INT_RANGE,
+    ModelSignature,
+    generate_inputs,
+    load_input_file,
+    summarize,
+    validate_inputs,
+    variant_for,
+)
+from core.errors import ClientError
 
 CFG = {
     "name": "lm",
     "max_batch_size": 8,
-    "input": [{"name": "ids", "data_type": "TYPE_INT32", "dims": ["-1"]},  # gRPC as_json: int64 as strings
-              {"name": "x", "data_type": "TYPE_FP32", "dims": [4]}],
+    "input": [
+        {"name": "ids", "data_type": "TYPE_INT32", "dims": ["-1"]},  # gRPC as_json: int64 as strings
+        {"name": "x", "data_type": "TYPE_FP32", "dims": [4]},
+    ],
     "output": [{"name": "y", "data_type": "TYPE_FP32", "dims": [2]}],
 }
 
@@ -41,16 +51,28 @@ def test_valid_inputs_pass_unchanged(sig: ModelSignature) -> None:
     assert out["ids"] is not None and out["x"].dtype == np.float32 and np.array_equal(out["ids"], ids)
 
 
-@pytest.mark.parametrize("inputs, message", [
-    ({"ids": np.zeros((2, 3), np.int32), "x": np.zeros((2, 5), np.float32)}, r"input 'x' has shape \[2, 5\], expected \[batch, 4\]"),
-    ({"ids": np.zeros((2, 3), np.int32), "x": np.zeros(4, np.float32)}, r"input 'x' has shape \[4\]"),
-    ({"ids": np.zeros((9, 3), np.int32), "x": np.zeros((9, 4), np.float32)}, r"input 'ids' has batch size 9; the model takes 1..8"),
-    ({"ids": np.zeros((2, 3), np.int32), "x": np.zeros((3, 4), np.float32)}, "disagree on the batch size"),
-    ({"ids": np.zeros((2, 3), np.int32)}, r"input\(s\) \['x'\] missing"),
-    ({"ids": np.zeros((2, 3), np.int32), "x": np.zeros((2, 4), np.float32), "z": np.zeros(1)}, r"unknown input\(s\) \['z'\]"),
-    ({"ids": np.zeros((2, 3), np.float32), "x": np.zeros((2, 4), np.float32)}, r"input 'ids' is float32, the model takes int32"),
-    ({"ids": np.full((2, 3), 2**40, np.int64), "x": np.zeros((2, 4), np.float32)}, r"input 'ids' has values .* do not fit"),
-])
+@pytest.mark.parametrize(
+    "inputs, message",
+    [
+        (
+            {"ids": np.zeros((2, 3), np.int32), "x": np.zeros((2, 5), np.float32)},
+            r"input 'x' has shape \[2, 5\], expected \[batch, 4\]",
+        ),
+        ({"ids": np.zeros((2, 3), np.int32), "x": np.zeros(4, np.float32)}, r"input 'x' has shape \[4\]"),
+        (
+            {"ids": np.zeros((9, 3), np.int32), "x": np.zeros((9, 4), np.float32)},
+            r"input 'ids' has batch size 9; the model takes 1..8",
+        ),
+        ({"ids": np.zeros((2, 3), np.int32), "x": np.zeros((3, 4), np.float32)}, "disagree on the batch size"),
+        ({"ids": np.zeros((2, 3), np.int32)}, r"input\(s\) \['x'\] missing"),
+        ({"ids": np.zeros((2, 3), np.int32), "x": np.zeros((2, 4), np.float32), "z": np.zeros(1)}, r"unknown input\(s\) \['z'\]"),
+        (
+            {"ids": np.zeros((2, 3), np.float32), "x": np.zeros((2, 4), np.float32)},
+            r"input 'ids' is float32, the model takes int32",
+        ),
+        ({"ids": np.full((2, 3), 2**40, np.int64), "x": np.zeros((2, 4), np.float32)}, r"input 'ids' has values .* do not fit"),
+    ],
+)
 def test_bad_inputs_get_one_error_naming_the_input(sig: ModelSignature, inputs: dict, message: str) -> None:
     with pytest.raises(ClientError, match=message):
         validate_inputs(sig, inputs)
@@ -66,10 +88,16 @@ def test_float64_is_cast_with_a_note_or_refused(sig: ModelSignature, caplog: pyt
         validate_inputs(sig, inputs, cast=False)
 
 
-SPEC = ModelSpec.from_json({"inputs": [{"name": "ids", "dtype": "int32", "shape": ["seq"], "value_range": [5, 7]},
-                                       {"name": "x", "dtype": "float32", "shape": [4]}],
-                            "outputs": [{"name": "y", "dtype": "float32", "shape": [2]}],
-                            "dynamic_axes": {"seq": [1, 12, 32]}})
+SPEC = ModelSpec.from_json(
+    {
+        "inputs": [
+            {"name": "ids", "dtype": "int32", "shape": ["seq"], "value_range": [5, 7]},
+            {"name": "x", "dtype": "float32", "shape": [4]},
+        ],
+        "outputs": [{"name": "y", "dtype": "float32", "shape": [2]}],
+        "dynamic_axes": {"seq": [1, 12, 32]},
+    }
+)
 
 
 def test_generated_inputs_use_the_build_spec_or_the_defaults(sig: ModelSignature, fake_build) -> None:
@@ -91,7 +119,9 @@ def test_generated_inputs_match_the_spec_by_served_name(fake_build) -> None:
     """A native TorchScript variant serves ``ids`` as ``INPUT__0``: its range still applies."""
     names = {"inputs": {"ids": "INPUT__0", "x": "INPUT__1"}, "outputs": {"y": "OUTPUT__0"}}
     repo = fake_build(SPEC, Variant("lm", "torchscript", max_batch_size=8), extra={"triton_names": names}, serving="native")
-    served = ModelSignature.from_config({**CFG, "input": [{**CFG["input"][0], "name": "INPUT__0"}, {**CFG["input"][1], "name": "INPUT__1"}]})
+    served = ModelSignature.from_config(
+        {**CFG, "input": [{**CFG["input"][0], "name": "INPUT__0"}, {**CFG["input"][1], "name": "INPUT__1"}]}
+    )
     a = generate_inputs(served, 2, variant_for(repo, "lm_ts_cpu1_nodb_mbs8"))
     assert a["INPUT__0"].shape == (2, 12) and set(np.unique(a["INPUT__0"])) <= {5, 6, 7}
 

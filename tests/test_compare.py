@@ -16,28 +16,46 @@ def lv(c: int, thr: float, p99: float, trial: int = 0, stable: bool = True) -> L
 
 
 def run(run_id: str, host: str, variants: dict[str, list[LevelResult]]) -> RunResult:
-    env = {"host": host, "cpu": "Test CPU", "cpu_count": 4, "gpus": [], "server": {"runtime": "bundled", "version": "2.51.0"},
-           "perf_analyzer": {"version": "2.51.0"}}
-    return RunResult(run_id, "now", env, {"protocol": "grpc"}, [VariantResult(n, None, "ok", None, ls) for n, ls in variants.items()])
+    env = {
+        "host": host,
+        "cpu": "Test CPU",
+        "cpu_count": 4,
+        "gpus": [],
+        "server": {"runtime": "bundled", "version": "2.51.0"},
+        "perf_analyzer": {"version": "2.51.0"},
+    }
+    return RunResult(
+        run_id, "now", env, {"protocol": "grpc"}, [VariantResult(n, None, "ok", None, ls) for n, ls in variants.items()]
+    )
 
 
 @pytest.fixture()
 def runs(tmp_path: Path) -> tuple[Path, Path]:
-    a = run("before", "hostA", {
-        "single": [lv(1, 100, 2.0), lv(4, 300, 4.0)],
-        "trials": [lv(1, t, 2.0, i) for i, t in enumerate([95, 100, 105])] + [lv(4, t, 4.0, i) for i, t in enumerate([290, 300, 310])],
-        "gone": [lv(1, 50, 1.0)],
-        "mixed": [lv(1, t, 2.0, i) for i, t in enumerate([99, 100, 101])] + [lv(4, t, 4.0, i) for i, t in enumerate([299, 300, 301])],
-    })
-    b = run("after", "hostB", {
-        "single": [lv(1, 102, 2.0), lv(4, 360, 3.0), lv(8, 400, 5.0)],  # +2 % (noise), +20 %; c=8 unmatched
-        "trials": [lv(1, t, 2.05, i) for i, t in enumerate([100, 104, 108])]  # +4 %, spread 10-13 -> not significant
-        + [lv(4, t, 4.0, i, stable=i != 1) for i, t in enumerate([380, 390, 395])],  # +30 %, significant
-        "new": [lv(1, 70, 1.0)],
-        # c=1: +54 % measured once in B (A has 3 trials): unknown, not significant and not "yes";
-        # c=4: +20 % exceeds A's spread (2) but not B's (60 = 300..360..420 over 3 trials): not significant
-        "mixed": [lv(1, 154, 2.0)] + [lv(4, t, 4.0, i) for i, t in enumerate([300, 360, 420])],
-    })
+    a = run(
+        "before",
+        "hostA",
+        {
+            "single": [lv(1, 100, 2.0), lv(4, 300, 4.0)],
+            "trials": [lv(1, t, 2.0, i) for i, t in enumerate([95, 100, 105])]
+            + [lv(4, t, 4.0, i) for i, t in enumerate([290, 300, 310])],
+            "gone": [lv(1, 50, 1.0)],
+            "mixed": [lv(1, t, 2.0, i) for i, t in enumerate([99, 100, 101])]
+            + [lv(4, t, 4.0, i) for i, t in enumerate([299, 300, 301])],
+        },
+    )
+    b = run(
+        "after",
+        "hostB",
+        {
+            "single": [lv(1, 102, 2.0), lv(4, 360, 3.0), lv(8, 400, 5.0)],  # +2 % (noise), +20 %; c=8 unmatched
+            "trials": [lv(1, t, 2.05, i) for i, t in enumerate([100, 104, 108])]  # +4 %, spread 10-13 -> not significant
+            + [lv(4, t, 4.0, i, stable=i != 1) for i, t in enumerate([380, 390, 395])],  # +30 %, significant
+            "new": [lv(1, 70, 1.0)],
+            # c=1: +54 % measured once in B (A has 3 trials): unknown, not significant and not "yes";
+            # c=4: +20 % exceeds A's spread (2) but not B's (60 = 300..360..420 over 3 trials): not significant
+            "mixed": [lv(1, 154, 2.0)] + [lv(4, t, 4.0, i) for i, t in enumerate([300, 360, 420])],
+        },
+    )
     save(a, tmp_path / "a")
     save(b, tmp_path / "b")
     return tmp_path / "a", tmp_path / "b"
@@ -81,8 +99,14 @@ def test_matched_points_and_out_path(runs: tuple[Path, Path], tmp_path: Path):
     from perf.results import load
 
     pairs = matched_points(load(runs[0]), load(runs[1]))
-    assert [(n, p.concurrency) for n, p, _ in pairs] == [("single", 1), ("single", 4), ("trials", 1), ("trials", 4),
-                                                          ("mixed", 1), ("mixed", 4)]
+    assert [(n, p.concurrency) for n, p, _ in pairs] == [
+        ("single", 1),
+        ("single", 4),
+        ("trials", 1),
+        ("trials", 4),
+        ("mixed", 1),
+        ("mixed", 4),
+    ]
     out = compare_runs(runs[0], runs[1], tmp_path / "x" / "cmp.md")
     assert out.exists() and out.read_text().startswith("# Comparison: before (A) → after (B)")
 

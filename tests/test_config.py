@@ -17,10 +17,10 @@ from tritonclient.grpc import model_config_pb2 as mc
 from builders.artifact_io import ArtifactIO, TensorIO
 from builders.config import make_config, parse_config, to_text
 from builders.config_checks import artifact_problems
-from core.errors import ConfigError
 from builders.spec import ModelSpec, TensorSpec
-from core.dtypes import TENSOR_IO_NAMES
 from builders.variants import Variant
+from core.dtypes import TENSOR_IO_NAMES
+from core.errors import ConfigError
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -35,20 +35,42 @@ SEQ_ONNX = ArtifactIO(
     (TensorIO("input_ids", "TYPE_INT64", (-1, -1)), TensorIO("mask", "TYPE_INT64", (-1, -1))),
     (TensorIO("logits", "TYPE_FP32", (-1, -1, 4)),),
 )
-TRT_IO = ArtifactIO("trt", (TensorIO("INPUT__0", "TYPE_FP32", (-1, 16)),), (TensorIO("OUTPUT__0", "TYPE_FP32", (-1, 8)),),
-                    max_batch_size=64)
+TRT_IO = ArtifactIO(
+    "trt", (TensorIO("INPUT__0", "TYPE_FP32", (-1, 16)),), (TensorIO("OUTPUT__0", "TYPE_FP32", (-1, 8)),), max_batch_size=64
+)
 
 CASES = {
     "bundled_onnx_cpu2_db500p4-8_mbs8": (
-        Variant("tiny", "onnx", count=2, max_batch_size=8, dynamic_batching=True, max_queue_delay_us=500,
-                preferred_batch_sizes=(4, 8)), TINY, "python", None),
-    "native_ts_cpu1_nodb_mbs0_warm-zero": (
-        Variant("tiny", "torchscript", max_batch_size=0, warmup="zero"), TINY, "native", None),
+        Variant(
+            "tiny", "onnx", count=2, max_batch_size=8, dynamic_batching=True, max_queue_delay_us=500, preferred_batch_sizes=(4, 8)
+        ),
+        TINY,
+        "python",
+        None,
+    ),
+    "native_ts_cpu1_nodb_mbs0_warm-zero": (Variant("tiny", "torchscript", max_batch_size=0, warmup="zero"), TINY, "native", None),
     "native_onnx_gpu1g0_db100_mbs16_ortrt-fp16_warm-random": (
-        Variant("seq", "onnx", kind="gpu", gpus=(0,), max_batch_size=16, dynamic_batching=True, max_queue_delay_us=100,
-                warmup="random", trt_accelerator="fp16"), SEQ, "native", SEQ_ONNX),
+        Variant(
+            "seq",
+            "onnx",
+            kind="gpu",
+            gpus=(0,),
+            max_batch_size=16,
+            dynamic_batching=True,
+            max_queue_delay_us=100,
+            warmup="random",
+            trt_accelerator="fp16",
+        ),
+        SEQ,
+        "native",
+        SEQ_ONNX,
+    ),
     "native_trt-fp16_gpu2_db0_mbs64": (
-        Variant("tiny", "trt", "fp16", kind="gpu", count=2, max_batch_size=64, dynamic_batching=True), TINY, "native", TRT_IO),
+        Variant("tiny", "trt", "fp16", kind="gpu", count=2, max_batch_size=64, dynamic_batching=True),
+        TINY,
+        "native",
+        TRT_IO,
+    ),
 }
 
 
@@ -112,11 +134,16 @@ def test_max_batch_size_above_the_tensorrt_profile_is_refused():
 def test_kind_gpu_is_refused_where_the_server_has_no_gpu():
     with pytest.raises(ConfigError, match=r"instance_group\[0\].kind"):
         make_config(Variant("m", "onnx", kind="gpu"), TINY, "native", server_gpu=False)
-    assert make_config(Variant("m", "onnx", kind="gpu"), TINY, "native", server_gpu=True).instance_group[0].kind == mc.ModelInstanceGroup.KIND_GPU
+    assert (
+        make_config(Variant("m", "onnx", kind="gpu"), TINY, "native", server_gpu=True).instance_group[0].kind
+        == mc.ModelInstanceGroup.KIND_GPU
+    )
 
 
 def test_python_serving_refuses_tensorrt_and_the_ort_accelerator():
-    with pytest.raises(ConfigError, match=r"parameters\[artifact_format\]: TensorRT plans cannot be served by the python backend"):
+    with pytest.raises(
+        ConfigError, match=r"parameters\[artifact_format\]: TensorRT plans cannot be served by the python backend"
+    ):
         make_config(Variant("m", "trt"), TINY, "python")
     with pytest.raises(ConfigError, match="execution_accelerators"):
         make_config(Variant("m", "onnx", kind="gpu", trt_accelerator="fp16"), TINY, "python")
@@ -167,8 +194,11 @@ _dims = st.lists(st.one_of(st.integers(1, 64), st.sampled_from(["a", "b"])), min
 @st.composite
 def variants_and_specs(draw):
     n_in, n_out = draw(st.integers(1, 3)), draw(st.integers(1, 2))
-    names = draw(st.lists(st.from_regex(r"[A-Za-z][A-Za-z0-9_]{0,8}", fullmatch=True), min_size=n_in + n_out,
-                          max_size=n_in + n_out, unique=True))
+    names = draw(
+        st.lists(
+            st.from_regex(r"[A-Za-z][A-Za-z0-9_]{0,8}", fullmatch=True), min_size=n_in + n_out, max_size=n_in + n_out, unique=True
+        )
+    )
     dtypes = st.sampled_from(sorted(TENSOR_IO_NAMES))
     inputs = tuple(TensorSpec(n, draw(dtypes), tuple(draw(_dims)) or (1,)) for n in names[:n_in])
     outputs = tuple(TensorSpec(n, draw(dtypes), tuple(draw(_dims))) for n in names[n_in:])
@@ -182,8 +212,15 @@ def variants_and_specs(draw):
     db = mbs > 0 and draw(st.booleans())
     pref = tuple(sorted(draw(st.sets(st.integers(1, max(mbs, 1)), max_size=3)))) if db else ()
     variant = Variant(
-        draw(st.from_regex(r"[a-z][a-z0-9_-]{0,10}", fullmatch=True)), fmt, draw(st.sampled_from(["fp32", "fp16"])),
-        kind, draw(st.integers(1, 8)), mbs, db, draw(st.integers(0, 10**6)) if db else 0, pref,
+        draw(st.from_regex(r"[a-z][a-z0-9_-]{0,10}", fullmatch=True)),
+        fmt,
+        draw(st.sampled_from(["fp32", "fp16"])),
+        kind,
+        draw(st.integers(1, 8)),
+        mbs,
+        db,
+        draw(st.integers(0, 10**6)) if db else 0,
+        pref,
         tuple(draw(st.sets(st.integers(0, 7), max_size=2))) if kind == "gpu" else (),
         draw(st.sampled_from([None, "random", "zero"])),
         draw(st.sampled_from([None, "fp16"])) if fmt == "onnx" and kind == "gpu" and serving == "native" else None,

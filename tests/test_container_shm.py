@@ -12,24 +12,51 @@ import pytest
 from clients.runtimes.container import ContainerRuntime
 from clients.runtimes.local import LocalRuntime
 from clients.runtimes.options import ServerOptions
-from clients.runtimes.shm import (MIB, SHM_FLOOR_BYTES, default_shm_size, format_docker_size, parse_docker_size, shm_failure_hint,
-                                  shm_need_bytes)
+from clients.runtimes.shm import (
+    MIB,
+    SHM_FLOOR_BYTES,
+    default_shm_size,
+    format_docker_size,
+    parse_docker_size,
+    shm_failure_hint,
+    shm_need_bytes,
+)
 from clients.server import TritonServer
 from core.errors import ServerError
 
 
-def _model(repo: Path, name: str, *, backend: str = "python", mbs: int = 8, count: int = 1, dims: str = "[ 4 ]",
-           out_dims: str = "[ 4 ]", dtype: str = "TYPE_FP32") -> None:
+def _model(
+    repo: Path,
+    name: str,
+    *,
+    backend: str = "python",
+    mbs: int = 8,
+    count: int = 1,
+    dims: str = "[ 4 ]",
+    out_dims: str = "[ 4 ]",
+    dtype: str = "TYPE_FP32",
+) -> None:
     (repo / name / "1").mkdir(parents=True)
     (repo / name / "config.pbtxt").write_text(
         f'name: "{name}"\nbackend: "{backend}"\nmax_batch_size: {mbs}\n'
         f'input [ {{ name: "x" data_type: {dtype} dims: {dims} }} ]\n'
         f'output [ {{ name: "y" data_type: TYPE_FP32 dims: {out_dims} }} ]\n'
-        f'instance_group [ {{ kind: KIND_CPU count: {count} }} ]\n')
+        f"instance_group [ {{ kind: KIND_CPU count: {count} }} ]\n"
+    )
 
 
-@pytest.mark.parametrize("text, size", [("1g", 1 << 30), ("512m", 512 * MIB), ("1.5GiB", 3 << 29), ("64MB", 64 * MIB),
-                                        ("67108864", 1 << 26), ("2 g", 2 << 30), ("8k", 8192)])
+@pytest.mark.parametrize(
+    "text, size",
+    [
+        ("1g", 1 << 30),
+        ("512m", 512 * MIB),
+        ("1.5GiB", 3 << 29),
+        ("64MB", 64 * MIB),
+        ("67108864", 1 << 26),
+        ("2 g", 2 << 30),
+        ("8k", 8192),
+    ],
+)
 def test_docker_sizes_are_read_as_docker_does(text: str, size: int):
     assert parse_docker_size(text) == size
 
@@ -42,7 +69,9 @@ def test_a_size_docker_would_not_take_is_refused(text: str):
 
 
 def test_sizes_are_written_in_mib_or_gib():
-    assert format_docker_size(1 << 30) == "1g" and format_docker_size(1536 * MIB) == "1536m" and format_docker_size(MIB + 1) == "2m"
+    assert (
+        format_docker_size(1 << 30) == "1g" and format_docker_size(1536 * MIB) == "1536m" and format_docker_size(MIB + 1) == "2m"
+    )
 
 
 def test_the_need_counts_python_instances_and_their_largest_request(tmp_path: Path):
@@ -92,9 +121,11 @@ def test_a_given_size_is_checked_before_the_container_starts(tmp_path: Path):
     TritonServer(ServerOptions(repo, runtime="container", shm_size="16m"))  # enough: accepted
 
 
-SHM_LOG = ("E1201 10:00:00.000000 1 model_lifecycle.cc:654] failed to load 'm' version 1: Internal: Failed to increase the shared "
-           "memory pool size for key 'triton_python_backend_shm_region_2' to 1048576 bytes. If you are running Triton inside docker, "
-           "use '--shm-size' flag to control the shared memory region size. Error: No space left on device\n")
+SHM_LOG = (
+    "E1201 10:00:00.000000 1 model_lifecycle.cc:654] failed to load 'm' version 1: Internal: Failed to increase the shared "
+    "memory pool size for key 'triton_python_backend_shm_region_2' to 1048576 bytes. If you are running Triton inside docker, "
+    "use '--shm-size' flag to control the shared memory region size. Error: No space left on device\n"
+)
 
 
 def test_a_shared_memory_failure_is_explained_with_the_fix(tmp_path: Path):

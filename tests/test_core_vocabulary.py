@@ -59,9 +59,14 @@ def test_bf16_and_bytes_are_refused_as_model_io_with_the_named_error():
 
 
 def test_unknown_types_are_errors_never_a_default():
-    for call, value in ((dtypes.from_name, "complex64"), (dtypes.from_triton, "TYPE_COMPLEX"),
-                        (dtypes.from_onnx, 14), (dtypes.from_torch, torch.complex64), (dtypes.from_numpy, np.complex128),
-                        (dtypes.from_client, "FP8")):
+    for call, value in (
+        (dtypes.from_name, "complex64"),
+        (dtypes.from_triton, "TYPE_COMPLEX"),
+        (dtypes.from_onnx, 14),
+        (dtypes.from_torch, torch.complex64),
+        (dtypes.from_numpy, np.complex128),
+        (dtypes.from_client, "FP8"),
+    ):
         with pytest.raises(DataTypeError, match="not supported"):
             call(value)
     assert dtypes.from_numpy(np.dtype("S5")).name == "bytes"
@@ -98,13 +103,20 @@ def _parts(draw) -> naming.NameParts:
     mbs = draw(st.integers(0, 256))
     db = mbs > 0 and draw(st.booleans())
     return naming.NameParts(
-        model=draw(_model), format=fmt, precision=draw(st.sampled_from(precisions.PRECISION_NAMES)),
-        kind=kind, count=draw(st.integers(1, 8)), max_batch_size=mbs, dynamic_batching=db,
+        model=draw(_model),
+        format=fmt,
+        precision=draw(st.sampled_from(precisions.PRECISION_NAMES)),
+        kind=kind,
+        count=draw(st.integers(1, 8)),
+        max_batch_size=mbs,
+        dynamic_batching=db,
         max_queue_delay_us=draw(st.integers(0, 100000)) if db else 0,
         preferred_batch_sizes=tuple(draw(st.lists(st.integers(1, max(mbs, 1)), max_size=3))) if db else (),
         gpus=tuple(draw(st.lists(st.integers(0, 7), max_size=3))) if kind == "gpu" else (),
         warmup=draw(st.sampled_from([None, *naming.WARMUPS])),
-        trt_accelerator=draw(st.sampled_from([None, *precisions.TRT_ACCELERATOR_PRECISIONS])) if (fmt, kind) == ("onnx", "gpu") else None,
+        trt_accelerator=draw(st.sampled_from([None, *precisions.TRT_ACCELERATOR_PRECISIONS]))
+        if (fmt, kind) == ("onnx", "gpu")
+        else None,
     )
 
 
@@ -116,9 +128,18 @@ def test_variant_names_round_trip_with_underscores_in_model_names(parts: naming.
 
 def test_tricky_model_names_round_trip():
     for model in ("my_net", "x_onnx_cpu1_nodb_mbs8", "m_ts", "a_gpu1_db5_mbs4_warm-zero", "bert_base.v2"):
-        p = naming.NameParts(model=model, format="onnx", kind="gpu", count=2, dynamic_batching=True,
-                             max_queue_delay_us=100, preferred_batch_sizes=(4, 8), gpus=(0, 1),
-                             warmup="zero", trt_accelerator="fp16")
+        p = naming.NameParts(
+            model=model,
+            format="onnx",
+            kind="gpu",
+            count=2,
+            dynamic_batching=True,
+            max_queue_delay_us=100,
+            preferred_batch_sizes=(4, 8),
+            gpus=(0, 1),
+            warmup="zero",
+            trt_accelerator="fp16",
+        )
         assert naming.parse_variant_name(naming.variant_name(p)) == p
     assert naming.parse_variant_name("not_a_variant") is None
 
@@ -129,5 +150,6 @@ def test_builders_variant_uses_the_core_naming_rule():
     v = Variant("my_model", "onnx", kind="cpu", count=2, dynamic_batching=True, max_queue_delay_us=500)
     assert v.name == "my_model_onnx_cpu2_db500_mbs64"
     assert Variant.from_name(v.name) == v
-    assert dataclasses.fields(Variant) and {f.name for f in dataclasses.fields(Variant)} == \
-        {f.name for f in dataclasses.fields(naming.NameParts)}
+    assert dataclasses.fields(Variant) and {f.name for f in dataclasses.fields(Variant)} == {
+        f.name for f in dataclasses.fields(naming.NameParts)
+    }

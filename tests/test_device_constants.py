@@ -90,10 +90,17 @@ def test_the_rule():
 @pytest.mark.parametrize("factory,constant", [("bias", "cpu (aten::ones)"), ("positions", "cpu (aten::arange)")])
 def test_build_refuses_gpu_variants_of_a_cpu_trace(pkg, tmp_path, factory, constant):
     spec = ModelSpec.from_flags(["x:float32:16"])
-    res = build(BuildOptions(f"trace_only_pkg:{factory}", formats=("torchscript",), serving="native", spec=spec,
-                             repository=tmp_path / "repo", build_dir=tmp_path / "b",
-                             grid=VariantGrid(kinds=("cpu", "gpu"), counts=(1,), queue_delays_us=(None,), max_batch_sizes=(4,),
-                                              server_gpu=True)))
+    res = build(
+        BuildOptions(
+            f"trace_only_pkg:{factory}",
+            formats=("torchscript",),
+            serving="native",
+            spec=spec,
+            repository=tmp_path / "repo",
+            build_dir=tmp_path / "b",
+            grid=VariantGrid(kinds=("cpu", "gpu"), counts=(1,), queue_delays_us=(None,), max_batch_sizes=(4,), server_gpu=True),
+        )
+    )
     (ts,) = [e for e in res.manifest["exports"] if e["format"] == "torchscript"]
     assert ts["strategy"] == "trace" and ts["extra"]["device_constants"] == [constant]  # flagged in the manifest
     assert [n for n in res.manifest["variants"]] and all("_cpu" in n for n in res.manifest["variants"])
@@ -105,9 +112,16 @@ def test_build_refuses_gpu_variants_of_a_cpu_trace(pkg, tmp_path, factory, const
 
 def test_validate_reports_a_kind_gpu_config_of_a_cpu_trace(pkg, tmp_path):
     spec = ModelSpec.from_flags(["x:float32:16"])
-    res = build(BuildOptions("trace_only_pkg:bias", formats=("torchscript",), spec=spec,
-                             repository=tmp_path / "repo", build_dir=tmp_path / "b",
-                             grid=VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(4,))))
+    res = build(
+        BuildOptions(
+            "trace_only_pkg:bias",
+            formats=("torchscript",),
+            spec=spec,
+            repository=tmp_path / "repo",
+            build_dir=tmp_path / "b",
+            grid=VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(4,)),
+        )
+    )
     (name,) = res.manifest["variants"]
     cfg_path = tmp_path / "repo" / name / "config.pbtxt"
     cfg = read_config(cfg_path)
@@ -119,10 +133,20 @@ def test_validate_reports_a_kind_gpu_config_of_a_cpu_trace(pkg, tmp_path):
     torch.jit.trace(pkg.bias(), (torch.randn(2, 16),)).save(str(tmp_path / "model.pt"))
     v = Variant("bias", "torchscript", kind="gpu", max_batch_size=4)
     with pytest.raises(ConfigError, match="device constants"):
-        write_variant(tmp_path / "native", v, tmp_path / "model.pt", ModelSpec(
-            (TensorSpec("INPUT__0", "float32", (16,)),), (TensorSpec("OUTPUT__0", "float32", (16,)),)), "native")
-    write_variant(tmp_path / "native", Variant("bias", "torchscript", max_batch_size=4), tmp_path / "model.pt", ModelSpec(
-        (TensorSpec("INPUT__0", "float32", (16,)),), (TensorSpec("OUTPUT__0", "float32", (16,)),)), "native")
+        write_variant(
+            tmp_path / "native",
+            v,
+            tmp_path / "model.pt",
+            ModelSpec((TensorSpec("INPUT__0", "float32", (16,)),), (TensorSpec("OUTPUT__0", "float32", (16,)),)),
+            "native",
+        )
+    write_variant(
+        tmp_path / "native",
+        Variant("bias", "torchscript", max_batch_size=4),
+        tmp_path / "model.pt",
+        ModelSpec((TensorSpec("INPUT__0", "float32", (16,)),), (TensorSpec("OUTPUT__0", "float32", (16,)),)),
+        "native",
+    )
     (folder,) = [d for d in (tmp_path / "native").iterdir() if d.is_dir()]
     cfg = read_config(folder / "config.pbtxt")
     cfg.instance_group[0].kind = cfg.instance_group[0].KIND_GPU

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-import verification_models as vm
 from builders.artifacts import ExportResult
 from builders.build import BuildOptions, build
 from builders.export_chain import attempts_of, first_verified
@@ -31,6 +30,7 @@ def _reject(*names: str):
     def verify(r: ExportResult) -> None:
         if r.strategy in names:
             raise VerificationError(f"{r.strategy} disagrees with eager PyTorch", hint="try another")
+
     return verify
 
 
@@ -40,7 +40,11 @@ def test_a_failed_verification_moves_on_to_the_next_strategy_and_is_recorded():
 
     r = first_verified("onnx", [("a", boom), ("b", lambda: _result("b")), ("c", lambda: _result("c"))], _reject("b"))
     assert r.strategy == "c"
-    assert [(a.strategy, a.ok, a.stage) for a in r.attempts] == [("a", False, "export"), ("b", False, "verify"), ("c", True, "export")]
+    assert [(a.strategy, a.ok, a.stage) for a in r.attempts] == [
+        ("a", False, "export"),
+        ("b", False, "verify"),
+        ("c", True, "export"),
+    ]
     assert "exporter crashed" in r.attempts[0].error and "disagrees" in r.attempts[1].error
 
 
@@ -61,7 +65,9 @@ def test_an_error_that_is_not_a_verification_verdict_stops_the_chain():
 
     tried = []
     with pytest.raises(GpuRequiredError):
-        first_verified("onnx", [("a", lambda: tried.append("a") or _result("a")), ("b", lambda: tried.append("b") or _result("b"))], no_gpu)
+        first_verified(
+            "onnx", [("a", lambda: tried.append("a") or _result("a")), ("b", lambda: tried.append("b") or _result("b"))], no_gpu
+        )
     assert tried == ["a"]
 
 
@@ -72,7 +78,10 @@ def test_onnx_falls_back_to_the_torchscript_exporter_when_dynamo_does_not_verify
     spec = infer_outputs(linear, X4)
     result = export_onnx(linear, spec, tmp_path, verify=_reject("dynamo"))
     assert result.strategy == "torchscript"
-    assert [(a.strategy, a.ok, a.stage) for a in result.attempts] == [("dynamo", False, "verify"), ("torchscript", True, "export")]
+    assert [(a.strategy, a.ok, a.stage) for a in result.attempts] == [
+        ("dynamo", False, "verify"),
+        ("torchscript", True, "export"),
+    ]
     verify_export(result, linear, spec, 4, {})  # the file on disk is the torchscript-based one, and it verifies
 
 
@@ -91,8 +100,16 @@ def test_the_issues_lstm_with_a_dynamic_sequence_axis_ends_on_the_torchscript_ex
     issue saw it fail verification); the TorchScript-based exporter's graph verifies."""
     spec = ModelSpec.from_flags(["x:float32:seq,8"], [], ["seq=1,8,16"])
     grid = VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(4,))
-    result = build(BuildOptions("verification_models:seq_first_lstm", formats=("onnx",), grid=grid, spec=spec,
-                                repository=tmp_path / "repo", build_dir=tmp_path / "builds"))
+    result = build(
+        BuildOptions(
+            "verification_models:seq_first_lstm",
+            formats=("onnx",),
+            grid=grid,
+            spec=spec,
+            repository=tmp_path / "repo",
+            build_dir=tmp_path / "builds",
+        )
+    )
     (e,) = result.manifest["exports"]
     assert e["strategy"] == "torchscript" and e["status"] == "ok"
     assert [(a["strategy"], a["ok"]) for a in e["attempts"]] == [("dynamo", False), ("torchscript", True)]

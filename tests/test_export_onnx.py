@@ -7,13 +7,13 @@ import pytest
 import torch
 from torch import nn
 
-from builders.outputs import infer_outputs
-from builders.verification import verify_artifact
-from core.errors import ExportError, VerificationError
-from builders.export_onnx import EXTERNAL_DATA_FILE, export_onnx
 from builders.builtin_models import get_builtin
+from builders.export_onnx import EXTERNAL_DATA_FILE, export_onnx
+from builders.outputs import infer_outputs
 from builders.runners import load_runner
 from builders.spec import ModelSpec, TensorSpec
+from builders.verification import verify_artifact
+from core.errors import ExportError, VerificationError
 
 
 class MultiIO(nn.Module):
@@ -46,7 +46,10 @@ def test_dynamo_keeps_batch_and_seq_symbolic_with_spec_names(tmp_path):
     model = MultiIO().eval()
     spec = infer_outputs(model, MULTI_SPEC)
     assert [(t.name, t.dtype, t.shape) for t in spec.outputs] == [
-        ("tokens", "float32", ("seq", 8)), ("pooled", "float32", (8,)), ("best", "int64", ())]
+        ("tokens", "float32", ("seq", 8)),
+        ("pooled", "float32", (8,)),
+        ("best", "int64", ()),
+    ]
     result = export_onnx(model, spec, tmp_path, max_batch_size=6)
     assert result.strategy == "dynamo" and result.attempts[0].ok
     m = onnx.load(str(result.path))

@@ -6,10 +6,10 @@ import shlex
 
 import pytest
 
-from core.errors import GpuRequiredError
+from builders.builtin_models import get_builtin
 from builders.export_tensorrt import export_tensorrt, shape_profile, trtexec_command
 from builders.tensorrt_env import missing_requirements
-from builders.builtin_models import get_builtin
+from core.errors import GpuRequiredError
 
 MISSING = missing_requirements()
 needs_trt = pytest.mark.skipif(bool(MISSING), reason="needs " + " and ".join(MISSING) if MISSING else "")
@@ -27,8 +27,11 @@ def test_profile_spans_batch_and_declared_axes():
 
 @pytest.mark.parametrize("precision, flag", [("fp32", None), ("fp16", "--fp16"), ("bf16", "--bf16")])
 def test_trtexec_command_builds_the_same_plan(tmp_path, precision, flag):
-    cmd = shlex.split(trtexec_command(tmp_path / "model.onnx", ENCODER, 8, precision, workspace_bytes=2 << 30,
-                                      timing_cache=tmp_path / "t.cache"))
+    cmd = shlex.split(
+        trtexec_command(
+            tmp_path / "model.onnx", ENCODER, 8, precision, workspace_bytes=2 << 30, timing_cache=tmp_path / "t.cache"
+        )
+    )
     assert cmd[0] == "trtexec"
     args = dict(a.split("=", 1) for a in cmd[1:] if "=" in a)
     assert args["--onnx"] == str(tmp_path / "model.onnx") and args["--saveEngine"] == str(tmp_path / "model.plan")
@@ -55,9 +58,9 @@ def test_no_gpu_or_tensorrt_is_one_error_naming_what_is_missing(tmp_path):
 @needs_trt
 @pytest.mark.parametrize("model, precision", [("tiny", "fp32"), ("tiny", "fp16"), ("encoder", "fp16")])
 def test_plan_builds_verifies_and_reuses_its_timing_cache(tmp_path, model, precision):
-    from builders.outputs import infer_outputs
     from builders.export_onnx import export_onnx
     from builders.export_tensorrt import TIMING_CACHE_FILE
+    from builders.outputs import infer_outputs
     from builders.verification import verify_plan
 
     b = get_builtin(model)

@@ -6,15 +6,15 @@ import pytest
 import torch
 from torch import nn
 
-from builders.outputs import infer_outputs
-from builders.input_draws import DRAWS
-from builders.verification import verify_artifact
-from core.errors import ExportError
 from builders.backends.pytorch_libtorch import triton_names
-from builders.export_torchscript import export_torchscript
 from builders.builtin_models import get_builtin
+from builders.export_torchscript import export_torchscript
+from builders.input_draws import DRAWS
+from builders.outputs import infer_outputs
 from builders.runners import load_runner
 from builders.spec import ModelSpec, TensorSpec
+from builders.verification import verify_artifact
+from core.errors import ExportError
 
 
 class DictOut(nn.Module):
@@ -60,8 +60,10 @@ def test_dict_outputs_are_flattened_and_dtypes_kept(tmp_path):
     assert out["h"].shape == (3, 4) and out["best"].dtype.name == "int64"
     verify_artifact(result, model, spec, 4, {})
     # the dict is flattened by a traced wrapper (forward(*args)): names follow <name>__<index>
-    assert result.extra["triton_names"] == {"inputs": {"feats": "INPUT__0", "ids": "INPUT__1"},
-                                            "outputs": {"h": "OUTPUT__0", "best": "OUTPUT__1"}}
+    assert result.extra["triton_names"] == {
+        "inputs": {"feats": "INPUT__0", "ids": "INPUT__1"},
+        "outputs": {"h": "OUTPUT__0", "best": "OUTPUT__1"},
+    }
 
 
 class TupleOut(nn.Module):
@@ -73,13 +75,17 @@ def test_forward_argument_names_are_kept_for_a_scripted_model(tmp_path):
     spec = infer_outputs(TupleOut(), DICT_SPEC)
     result = export_torchscript(TupleOut(), spec, tmp_path)
     assert result.strategy == "script"
-    assert result.extra["triton_names"] == {"inputs": {"feats": "feats", "ids": "ids"},
-                                            "outputs": {"h": "OUTPUT__0", "best": "OUTPUT__1"}}
+    assert result.extra["triton_names"] == {
+        "inputs": {"feats": "feats", "ids": "ids"},
+        "outputs": {"h": "OUTPUT__0", "best": "OUTPUT__1"},
+    }
 
 
 def test_triton_names_keep_conventional_names():
-    spec = ModelSpec((TensorSpec("INPUT__0", "float32", (2,)), TensorSpec("x__0", "float32", (2,))),
-                     (TensorSpec("logits__0", "float32", (2,)), TensorSpec("out__5", "float32", (2,))))
+    spec = ModelSpec(
+        (TensorSpec("INPUT__0", "float32", (2,)), TensorSpec("x__0", "float32", (2,))),
+        (TensorSpec("logits__0", "float32", (2,)), TensorSpec("out__5", "float32", (2,))),
+    )
     names = triton_names(spec, ["a", "b"])
     assert names["inputs"] == {"INPUT__0": "INPUT__0", "x__0": "INPUT__1"}  # index must match position
     assert names["outputs"] == {"logits__0": "logits__0", "out__5": "OUTPUT__1"}

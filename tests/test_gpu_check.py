@@ -59,7 +59,9 @@ def test_no_gpu_driver_stops_at_once_with_clear_message(tmp_path: Path) -> None:
     assert elapsed < 5
 
 
-@pytest.mark.skipif(shutil.which("nvidia-smi") is not None, reason="nvidia-smi is installed here; the missing-driver case cannot be shown")
+@pytest.mark.skipif(
+    shutil.which("nvidia-smi") is not None, reason="nvidia-smi is installed here; the missing-driver case cannot be shown"
+)
 def test_no_nvidia_smi_stops_at_once_with_clear_message(tmp_path: Path) -> None:
     out, elapsed = _run_script(os.environ["PATH"], tmp_path)
     assert out.returncode == 3, out.stderr
@@ -107,18 +109,35 @@ def _run() -> RunResult:
     def lv(c: int, ips: float, p99: float, **kw) -> LevelResult:
         return LevelResult(concurrency=c, throughput_infer_per_s=ips, latency_p99_ms=p99, **kw)
 
-    mlp1 = VariantResult("mlp_ts_gpu1_nodb_mbs64", {"model": "mlp", "count": 1}, "ok", None, [
-        lv(1, 900.0, 1.2, gpu_utilization_pct=20.0, nvml_gpu_utilization_pct=22.5, gpu_memory_used_bytes=3 * 2**30),
-        lv(8, 5000.0, 4.0, gpu_utilization_pct=70.0, nvml_gpu_utilization_pct=68.0, gpu_memory_used_bytes=3 * 2**30),
-        lv(64, 9000.0, 25.0, stable=False),
-    ])
-    mlp4 = VariantResult("mlp_ts_gpu4_db500_mbs64", {"model": "mlp", "count": 4}, "ok", None, [
-        lv(8, 7000.0, 3.5), LevelResult(concurrency=64, stable=False, error="perf_analyzer failed: timeout"),
-    ])
+    mlp1 = VariantResult(
+        "mlp_ts_gpu1_nodb_mbs64",
+        {"model": "mlp", "count": 1},
+        "ok",
+        None,
+        [
+            lv(1, 900.0, 1.2, gpu_utilization_pct=20.0, nvml_gpu_utilization_pct=22.5, gpu_memory_used_bytes=3 * 2**30),
+            lv(8, 5000.0, 4.0, gpu_utilization_pct=70.0, nvml_gpu_utilization_pct=68.0, gpu_memory_used_bytes=3 * 2**30),
+            lv(64, 9000.0, 25.0, stable=False),
+        ],
+    )
+    mlp4 = VariantResult(
+        "mlp_ts_gpu4_db500_mbs64",
+        {"model": "mlp", "count": 4},
+        "ok",
+        None,
+        [
+            lv(8, 7000.0, 3.5),
+            LevelResult(concurrency=64, stable=False, error="perf_analyzer failed: timeout"),
+        ],
+    )
     cnn = VariantResult("cnn_ts-fp16_gpu2_nodb_mbs64", {"model": "cnn", "count": 2}, "ok", None, [lv(1, 300.0, 12.0)])
     broken = VariantResult("cnn_ts_gpu4_nodb_mbs64", {"model": "cnn"}, "failed", "tritonserver could not load model", [])
-    return RunResult("r1", "2026-01-01T00:00:00", settings={"latency_budget_ms": 5.0, "measurement_interval_ms": 300},
-                     variants=[mlp1, mlp4, cnn, broken])
+    return RunResult(
+        "r1",
+        "2026-01-01T00:00:00",
+        settings={"latency_budget_ms": 5.0, "measurement_interval_ms": 300},
+        variants=[mlp1, mlp4, cnn, broken],
+    )
 
 
 def test_compact_table_rows_units_and_notes() -> None:
@@ -167,9 +186,14 @@ def test_slim_wheel_drops_files_and_record_lines(tmp_path: Path) -> None:
         z.writestr("demo_pkg/__init__.py", "X = 1\n")
         z.writestr("demo_pkg/big/stub_3.8.bin", b"\0" * 1000)
         z.writestr("demo_pkg-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: demo-pkg\nVersion: 1.0\n")
-        z.writestr("demo_pkg-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
-        z.writestr("demo_pkg-1.0.dist-info/RECORD", "demo_pkg/__init__.py,,\ndemo_pkg/big/stub_3.8.bin,,\n"
-                   "demo_pkg-1.0.dist-info/METADATA,,\ndemo_pkg-1.0.dist-info/WHEEL,,\ndemo_pkg-1.0.dist-info/RECORD,,\n")
+        z.writestr(
+            "demo_pkg-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+        )
+        z.writestr(
+            "demo_pkg-1.0.dist-info/RECORD",
+            "demo_pkg/__init__.py,,\ndemo_pkg/big/stub_3.8.bin,,\n"
+            "demo_pkg-1.0.dist-info/METADATA,,\ndemo_pkg-1.0.dist-info/WHEEL,,\ndemo_pkg-1.0.dist-info/RECORD,,\n",
+        )
     out = slim.slim_wheel(src, tmp_path / "out", drop=["demo_pkg/big/*"], build_tag="1slim")
     assert out.name == "demo_pkg-1.0-1slim-py3-none-any.whl"
     with zipfile.ZipFile(out) as z:
@@ -177,18 +201,45 @@ def test_slim_wheel_drops_files_and_record_lines(tmp_path: Path) -> None:
         assert all(i.compress_type == zipfile.ZIP_LZMA for i in z.infolist())
         assert "stub_3.8" not in z.read("demo_pkg-1.0.dist-info/RECORD").decode()
     target = tmp_path / "site"
-    pip = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-index", "--no-deps", "--target", str(target), str(out)],
-                         capture_output=True, text=True, timeout=120)
+    pip = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-index", "--no-deps", "--target", str(target), str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert pip.returncode == 0, pip.stderr
     assert (target / "demo_pkg" / "__init__.py").read_text() == "X = 1\n"
 
 
 # --- the pipeline ------------------------------------------------------------------------------
 def _pipeline(tmp_path: Path, kind: str, budget_s: int) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, str(ROOT / "scripts" / "gpu_check.py"), "run", "--kind", kind, "--models", "tiny",
-           "--formats", "torchscript", "--precisions", "fp32", "--counts", "1,2", "--batching", "off,500",
-           "--concurrency", "1,4", "--interval-ms", "300", "--budget-s", str(budget_s), "--p99-budget-ms", "1000",
-           "--results-dir", str(tmp_path)]
+    cmd = [
+        sys.executable,
+        str(ROOT / "scripts" / "gpu_check.py"),
+        "run",
+        "--kind",
+        kind,
+        "--models",
+        "tiny",
+        "--formats",
+        "torchscript",
+        "--precisions",
+        "fp32",
+        "--counts",
+        "1,2",
+        "--batching",
+        "off,500",
+        "--concurrency",
+        "1,4",
+        "--interval-ms",
+        "300",
+        "--budget-s",
+        str(budget_s),
+        "--p99-budget-ms",
+        "1000",
+        "--results-dir",
+        str(tmp_path),
+    ]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=budget_s + 120, cwd=ROOT)
 
 
@@ -216,7 +267,9 @@ def test_pipeline_cpu_dry_run(tmp_path: Path) -> None:
 
 @pytest.mark.gpu
 @pytest.mark.integration
-@pytest.mark.skipif(not gpu_available(), reason="needs an NVIDIA GPU (NVML finds none here); run scripts/gpu_check.sh on a GPU host")
+@pytest.mark.skipif(
+    not gpu_available(), reason="needs an NVIDIA GPU (NVML finds none here); run scripts/gpu_check.sh on a GPU host"
+)
 def test_pipeline_on_gpu(tmp_path: Path) -> None:
     """tiny on KIND_GPU: served on CUDA by the bundled server's python backend, checked, swept."""
     out = _pipeline(tmp_path, "gpu", 300)

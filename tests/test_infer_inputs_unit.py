@@ -14,21 +14,36 @@ from builders.build import BuildOptions, build
 from builders.repository import Repository
 from builders.spec import ModelSpec, TensorSpec
 from builders.variants import VariantGrid
-from clients.inputs import (DEFAULT_DYNAMIC_DIM, DEFAULT_INT_RANGE, ModelSignature, generate_inputs, load_input_file,
-                            parse_shape_flag, plan_inputs)
+from clients.inputs import (
+    DEFAULT_DYNAMIC_DIM,
+    DEFAULT_INT_RANGE,
+    ModelSignature,
+    generate_inputs,
+    load_input_file,
+    parse_shape_flag,
+    plan_inputs,
+)
 from core.errors import ClientError
 
-SEQ_CONFIG = {"name": "m", "max_batch_size": 4,
-              "input": [{"name": "ids", "data_type": "TYPE_INT64", "dims": [-1]},
-                        {"name": "feats", "data_type": "TYPE_FP32", "dims": [-1, 3]}],
-              "output": [{"name": "y", "data_type": "TYPE_FP32", "dims": [4]}]}
+SEQ_CONFIG = {
+    "name": "m",
+    "max_batch_size": 4,
+    "input": [
+        {"name": "ids", "data_type": "TYPE_INT64", "dims": [-1]},
+        {"name": "feats", "data_type": "TYPE_FP32", "dims": [-1, 3]},
+    ],
+    "output": [{"name": "y", "data_type": "TYPE_FP32", "dims": [4]}],
+}
 
 
 def test_without_a_build_the_defaults_are_named_as_defaults() -> None:
     sig = ModelSignature.from_config(SEQ_CONFIG)
     ids, feats = plan_inputs(sig, 2)
     assert ids.shape == (2, DEFAULT_DYNAMIC_DIM) and ids.dtype == "int64"
-    assert f"integers uniform in [{DEFAULT_INT_RANGE[0]}, {DEFAULT_INT_RANGE[1]}] (no value range recorded: the default" in ids.values
+    assert (
+        f"integers uniform in [{DEFAULT_INT_RANGE[0]}, {DEFAULT_INT_RANGE[1]}] (no value range recorded: the default"
+        in ids.values
+    )
     assert f"dim 1={DEFAULT_DYNAMIC_DIM} (no size recorded for this dynamic dim: the default" in ids.dims
     assert feats.shape == (2, DEFAULT_DYNAMIC_DIM, 3) and feats.values == "N(0, 1)"
     assert ids.describe().startswith("ids [2, 16] int64: integers uniform in [0, 100]")
@@ -65,14 +80,29 @@ class Pooled(__import__("torch").nn.Module):
 def seq_variant(tmp_path_factory: pytest.TempPathFactory):
     root = tmp_path_factory.mktemp("seq")
     spec = ModelSpec((TensorSpec("ids", "int64", ("seq",), (0, 49)),), (), {"seq": (1, 24, 32)})
-    build(BuildOptions(Pooled(), spec=spec, name="pooled", formats=("torchscript",), repository=root / "repo", build_dir=root / "b",
-                       grid=VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(4,))))
+    build(
+        BuildOptions(
+            Pooled(),
+            spec=spec,
+            name="pooled",
+            formats=("torchscript",),
+            repository=root / "repo",
+            build_dir=root / "b",
+            grid=VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(4,)),
+        )
+    )
     return Repository(root / "repo").variant("pooled_ts_cpu1_nodb_mbs4")
 
 
 def test_with_a_build_the_opt_size_and_value_range_are_used_and_said(seq_variant) -> None:
-    sig = ModelSignature.from_config({"name": "pooled_ts_cpu1_nodb_mbs4", "max_batch_size": 4,
-                                      "input": [{"name": "ids", "data_type": "TYPE_INT64", "dims": [-1]}], "output": []})
+    sig = ModelSignature.from_config(
+        {
+            "name": "pooled_ts_cpu1_nodb_mbs4",
+            "max_batch_size": 4,
+            "input": [{"name": "ids", "data_type": "TYPE_INT64", "dims": [-1]}],
+            "output": [],
+        }
+    )
     (c,) = plan_inputs(sig, 2, seq_variant)
     assert c.shape == (2, 24)
     assert c.values == "integers uniform in [0, 49] (the build's value_range)"
@@ -85,8 +115,12 @@ def test_with_a_build_the_opt_size_and_value_range_are_used_and_said(seq_variant
 
 def test_perf_analyzer_json_input_data_is_read_and_batched(tmp_path: Path) -> None:
     sig = ModelSignature.from_config(SEQ_CONFIG)
-    data = {"data": [{"ids": {"content": [1, 2, 3], "shape": [3]}, "feats": {"content": list(range(6)), "shape": [2, 3]}},
-                     {"ids": [4, 5, 6], "feats": {"content": [0.5] * 6, "shape": [2, 3]}}]}
+    data = {
+        "data": [
+            {"ids": {"content": [1, 2, 3], "shape": [3]}, "feats": {"content": list(range(6)), "shape": [2, 3]}},
+            {"ids": [4, 5, 6], "feats": {"content": [0.5] * 6, "shape": [2, 3]}},
+        ]
+    }
     path = tmp_path / "in.json"
     path.write_text(json.dumps(data))
     x = load_input_file(path, sig, batch_size=3)

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import queue
+import re
 import shlex
 import signal
 import subprocess
@@ -19,11 +19,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.errors import ServerError
 from clients.infer import infer
 from clients.runtimes.base import Ports, Runtime
 from clients.runtimes.bundled import write_local_wrapper
 from clients.server import ServerOptions, TritonServer, free_port
+from core.errors import ServerError
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,8 +31,14 @@ LAUNCH = ROOT / "scripts" / "launch_tritonserver.sh"
 
 
 def _launch(args: list[str], env: dict[str, str] | None = None) -> subprocess.Popen:
-    return subprocess.Popen([str(LAUNCH), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, **(env or {})}, cwd=ROOT)
+    return subprocess.Popen(
+        [str(LAUNCH), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **(env or {})},
+        cwd=ROOT,
+    )
 
 
 def _read_endpoints(proc: subprocess.Popen, timeout_s: float = 90) -> dict[str, str]:
@@ -44,7 +50,9 @@ def _read_endpoints(proc: subprocess.Popen, timeout_s: float = 90) -> dict[str, 
     deadline = time.monotonic() + timeout_s
     while "infer" not in found:
         if time.monotonic() > deadline or proc.poll() is not None:
-            raise AssertionError(f"launcher printed no endpoints (rc {proc.poll()}): {found} {proc.stderr.read() if proc.poll() is not None else ''}")
+            raise AssertionError(
+                f"launcher printed no endpoints (rc {proc.poll()}): {found} {proc.stderr.read() if proc.poll() is not None else ''}"
+            )
         try:
             line = lines.get(timeout=0.5)
         except queue.Empty:
@@ -127,14 +135,24 @@ def test_start_failures_carry_the_log_and_leave_nothing_running(tmp_path):
     empty = tmp_path / "repo"
     (empty / "broken").mkdir(parents=True)  # a model folder without a version folder: Triton cannot load it
     (empty / "broken" / "config.pbtxt").write_text('name: "broken"\nbackend: "python"\nmax_batch_size: 0\n')
-    res = subprocess.run([str(LAUNCH), "-r", str(empty), "--runtime", "bundled", "--load-model", "broken"],
-                         capture_output=True, text=True, timeout=90, cwd=ROOT)
+    res = subprocess.run(
+        [str(LAUNCH), "-r", str(empty), "--runtime", "bundled", "--load-model", "broken"],
+        capture_output=True,
+        text=True,
+        timeout=90,
+        cwd=ROOT,
+    )
     assert res.returncode == 1
     assert "error (server): tritonserver exited with code 1 during start-up" in res.stderr
     assert "broken" in res.stderr and "Traceback" not in res.stderr
     # a --load-model pattern that matches nothing is refused before any server starts, naming the models there
-    res = subprocess.run([str(LAUNCH), "-r", str(empty), "--runtime", "bundled", "--load-model", "mlp_*"],
-                         capture_output=True, text=True, timeout=90, cwd=ROOT)
+    res = subprocess.run(
+        [str(LAUNCH), "-r", str(empty), "--runtime", "bundled", "--load-model", "mlp_*"],
+        capture_output=True,
+        text=True,
+        timeout=90,
+        cwd=ROOT,
+    )
     assert res.returncode == 1 and "--load-model mlp_*: no variant in" in res.stderr and "known: broken" in res.stderr
     assert "tritonserver ready" not in res.stdout
     # a "server" that never answers: the readiness timeout stops it and quotes its log

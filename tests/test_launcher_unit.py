@@ -30,7 +30,9 @@ def repo(tmp_path: Path) -> Path:
 def test_load_model_takes_the_patterns_variants_takes(repo: Path) -> None:
     assert expand_model_patterns(repo, ["mlp_onnx_*"]) == ("mlp_onnx_cpu1_nodb_mbs64", "mlp_onnx_cpu2_db500_mbs64")
     assert expand_model_patterns(repo, ["enc_*", "mlp_ts_cpu1_nodb_mbs64", "enc_onnx_cpu1_nodb_mbs64"]) == (
-        "enc_onnx_cpu1_nodb_mbs64", "mlp_ts_cpu1_nodb_mbs64")
+        "enc_onnx_cpu1_nodb_mbs64",
+        "mlp_ts_cpu1_nodb_mbs64",
+    )
     assert len(expand_model_patterns(repo, ["*"])) == 4
     with pytest.raises(ServerError, match=r"--load-model cnn_\*: no variant in .* matches") as e:
         expand_model_patterns(repo, ["cnn_*"])
@@ -68,18 +70,25 @@ def test_ready_text_without_models_says_how_to_load_one(repo: Path) -> None:
     assert shlex.split(text.splitlines()[-1])[1:3] == ["infer", "MODEL"]
 
 
-@pytest.mark.parametrize("backend_line,backend", [
-    ('platform: "pytorch_libtorch"', "pytorch"),
-    ('platform: "onnxruntime_onnx"', "onnxruntime"),
-    ('backend: "tensorrt"', "tensorrt"),
-])
-def test_a_native_model_on_the_bundled_runtime_names_the_runtimes_that_serve_it(tmp_path: Path, backend_line: str, backend: str) -> None:
+@pytest.mark.parametrize(
+    "backend_line,backend",
+    [
+        ('platform: "pytorch_libtorch"', "pytorch"),
+        ('platform: "onnxruntime_onnx"', "onnxruntime"),
+        ('backend: "tensorrt"', "tensorrt"),
+    ],
+)
+def test_a_native_model_on_the_bundled_runtime_names_the_runtimes_that_serve_it(
+    tmp_path: Path, backend_line: str, backend: str
+) -> None:
     repo = tmp_path / "repo"
     _model(repo, "m_native", backend_line)
     _model(repo, "m_python")
     srv = TritonServer(ServerOptions(repo, runtime="bundled"))
     srv.check_servable("m_python")  # the python backend is there
-    with pytest.raises(ServerError, match=f"needs Triton's '{backend}' backend .* the bundled runtime has only the python backend") as e:
+    with pytest.raises(
+        ServerError, match=f"needs Triton's '{backend}' backend .* the bundled runtime has only the python backend"
+    ) as e:
         srv.check_servable("m_native")
     assert "--runtime local" in e.value.hint and "--runtime container" in e.value.hint and "--serving python" in e.value.hint
     # at start too, before any process runs
@@ -107,7 +116,9 @@ def test_runtimes_with_native_backends_are_not_refused(tmp_path: Path) -> None:
     srv.check_servable("m")  # no error: the container has every native backend
 
 
-def test_server_logs_go_to_one_folder_and_old_ones_are_pruned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, repo: Path) -> None:
+def test_server_logs_go_to_one_folder_and_old_ones_are_pruned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, repo: Path
+) -> None:
     folder = tmp_path / "logs"
     monkeypatch.setenv("TRITON_TOOLKIT_LOG_DIR", str(folder))
     a, b = default_log_path(), default_log_path()

@@ -54,8 +54,9 @@ def test_counts_the_busy_child_of_an_idle_parent(busy_tree: int):
 
 
 def test_idle_process_uses_about_no_cpu():
-    proc = subprocess.Popen([sys.executable, "-c", "import time; print('ready', flush=True); time.sleep(30)"],
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "import time; print('ready', flush=True); time.sleep(30)"], stdout=subprocess.PIPE, text=True
+    )
     try:
         assert proc.stdout.readline().strip() == "ready"
         with HostSampler([proc.pid], period_s=0.1) as s:

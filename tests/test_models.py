@@ -8,12 +8,12 @@ import textwrap
 import pytest
 import torch
 
-from builders.outputs import infer_outputs
-from core.errors import ModelSpecError
-from builders.export_torchscript import export_torchscript
 from builders.builtin_models import BUILTINS, ENCODER_VOCAB, get_builtin
+from builders.export_torchscript import export_torchscript
 from builders.models import load_model
+from builders.outputs import infer_outputs
 from builders.spec import ModelSpec
+from core.errors import ModelSpecError
 
 
 @pytest.mark.parametrize("name", sorted(BUILTINS))
@@ -62,7 +62,7 @@ def test_unknown_builtin_lists_the_choices():
     assert "encoder" in e.value.hint and "factory" in e.value.hint
 
 
-USER_PACKAGE = '''
+USER_PACKAGE = """
 import torch
 from torch import nn
 
@@ -90,7 +90,7 @@ def not_a_module():
 
 def broken():
     raise RuntimeError("no weights file")
-'''
+"""
 
 
 @pytest.fixture()
@@ -178,8 +178,7 @@ def test_inconsistent_models_and_specs_are_refused_before_export(fn, outputs, wo
 def test_a_factory_in_the_current_directory_is_importable(tmp_path, monkeypatch):
     import sys
 
-    (tmp_path / "my_cwd_model.py").write_text(
-        "import torch\n\ndef make():\n    return torch.nn.Linear(4, 2)\n")
+    (tmp_path / "my_cwd_model.py").write_text("import torch\n\ndef make():\n    return torch.nn.Linear(4, 2)\n")
     monkeypatch.chdir(tmp_path)
     before = list(sys.path)
     spec = ModelSpec.from_flags(["x:float32:4"])

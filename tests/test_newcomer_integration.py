@@ -27,8 +27,13 @@ SWEEP = ROOT / "perf" / "run_sweep.sh"
 def native_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """``tiny`` as native variants (onnxruntime_onnx and pytorch_libtorch), one per format."""
     root = tmp_path_factory.mktemp("native")
-    opts = BuildOptions("tiny", grid=VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(8,)), serving="native",
-                        repository=root / "model_repository", build_dir=root / "builds")
+    opts = BuildOptions(
+        "tiny",
+        grid=VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(8,)),
+        serving="native",
+        repository=root / "model_repository",
+        build_dir=root / "builds",
+    )
     build(opts)
     return opts.repository
 
@@ -43,9 +48,17 @@ def test_checking_a_native_repository_on_the_bundled_server_names_the_runtime_th
     assert "unable to find backend library" not in out  # the server was never asked
 
 
-def test_sweeping_a_native_repository_on_the_bundled_server_says_why_each_variant_failed(native_repo: Path, tmp_path: Path) -> None:
-    opts = SweepOptions(ServerOptions(native_repo, runtime="bundled"), concurrency=(1,), results_dir=tmp_path, run_id="n",
-                        measure=MeasureSettings(measurement_interval_ms=300, max_trials=3), warmup_requests=0)
+def test_sweeping_a_native_repository_on_the_bundled_server_says_why_each_variant_failed(
+    native_repo: Path, tmp_path: Path
+) -> None:
+    opts = SweepOptions(
+        ServerOptions(native_repo, runtime="bundled"),
+        concurrency=(1,),
+        results_dir=tmp_path,
+        run_id="n",
+        measure=MeasureSettings(measurement_interval_ms=300, max_trials=3),
+        warmup_requests=0,
+    )
     run, _ = run_sweep(opts)
     assert run.variants and all(v.status == "failed" for v in run.variants)
     assert all("the bundled runtime has only the python backend" in v.error for v in run.variants)
@@ -59,19 +72,41 @@ def repo_with_a_variant_that_cannot_load(tiny_repo: Path, tmp_path: Path) -> Pat
     return repo
 
 
-def test_a_sweep_with_a_variant_that_failed_to_load_exits_3_unless_allowed(repo_with_a_variant_that_cannot_load: Path, tmp_path: Path):
+def test_a_sweep_with_a_variant_that_failed_to_load_exits_3_unless_allowed(
+    repo_with_a_variant_that_cannot_load: Path, tmp_path: Path
+):
     repo = repo_with_a_variant_that_cannot_load
-    base = [str(SWEEP), "--repository", str(repo), "--runtime", "bundled", "--variants", "tiny_onnx_cpu1_*",
-            "--concurrency", "1", "--measurement-interval", "300", "--max-trials", "3", "--results-dir", str(tmp_path), "--no-report"]
+    base = [
+        str(SWEEP),
+        "--repository",
+        str(repo),
+        "--runtime",
+        "bundled",
+        "--variants",
+        "tiny_onnx_cpu1_*",
+        "--concurrency",
+        "1",
+        "--measurement-interval",
+        "300",
+        "--max-trials",
+        "3",
+        "--results-dir",
+        str(tmp_path),
+        "--no-report",
+    ]
     res = subprocess.run([*base, "--run-id", "strict"], capture_output=True, text=True, timeout=240, cwd=ROOT)
     assert res.returncode == 3, res.stderr
     err = " ".join(res.stderr.split())
     assert "1 of 2 variants failed (tiny_onnx_cpu1_db500_mbs8)" in err
     assert err.count("tiny_onnx_cpu1_db500_mbs8 failed:") == 1  # the failed load is printed once
     assert ".py:" not in res.stderr  # no source file:line without -v
-    res = subprocess.run([*base, "--run-id", "lenient", "--allow-failed-variants"], capture_output=True, text=True, timeout=240, cwd=ROOT)
+    res = subprocess.run(
+        [*base, "--run-id", "lenient", "--allow-failed-variants"], capture_output=True, text=True, timeout=240, cwd=ROOT
+    )
     assert res.returncode == 0, res.stderr
     # clients check exits 1 for the same repository: both say "not everything worked"
-    res = CliRunner().invoke(clients_cli, ["check", "-r", str(repo), "--runtime", "bundled", "--variant", "tiny_onnx_cpu1_db500_mbs8",
-                                           "--protocol", "http"])
+    res = CliRunner().invoke(
+        clients_cli,
+        ["check", "-r", str(repo), "--runtime", "bundled", "--variant", "tiny_onnx_cpu1_db500_mbs8", "--protocol", "http"],
+    )
     assert res.exit_code == 1

@@ -93,7 +93,10 @@ def test_an_output_name_that_is_no_key_is_refused_with_the_keys(heads_pkg):
 def test_nested_tuple_and_dict_outputs_have_keys(heads_pkg):
     spec = infer_outputs(heads_pkg.nested(), ModelSpec.from_flags(X))
     assert [(t.name, t.key, t.shape) for t in spec.outputs] == [
-        ("OUTPUT__0", (0,), (4,)), ("1.aux", (1, "aux"), (2,)), ("1.emb", (1, "emb"), (8,))]
+        ("OUTPUT__0", (0,), (4,)),
+        ("1.aux", (1, "aux"), (2,)),
+        ("1.emb", (1, "emb"), (8,)),
+    ]
     named = infer_outputs(heads_pkg.nested(), ModelSpec.from_flags(X, ["emb", "0", "aux"]))
     assert [(t.name, t.shape) for t in named.outputs] == [("0", (4,)), ("aux", (2,)), ("emb", (8,))]
 
@@ -120,9 +123,16 @@ def test_python_model_maps_outputs_by_the_recorded_order():
 
 
 def _build_heads(tmp_path: Path, formats=("torchscript",)) -> tuple[Path, str]:
-    res = build(BuildOptions("heads_pkg:heads", formats=formats, repository=tmp_path / "repo", build_dir=tmp_path / "b",
-                             spec=ModelSpec.from_flags(X, ["feat", "logits"]),
-                             grid=VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(4,))))
+    res = build(
+        BuildOptions(
+            "heads_pkg:heads",
+            formats=formats,
+            repository=tmp_path / "repo",
+            build_dir=tmp_path / "b",
+            spec=ModelSpec.from_flags(X, ["feat", "logits"]),
+            grid=VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(4,)),
+        )
+    )
     assert [t["name"] for t in res.manifest["spec"]["outputs"]] == ["logits", "feat"]
     assert [t["key"] for t in res.manifest["spec"]["outputs"]] == [["logits"], ["feat"]]
     return tmp_path / "repo", res.manifest["variants"][0]

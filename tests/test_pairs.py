@@ -8,8 +8,8 @@ import itertools
 
 from builders.variants import Variant
 from perf.conclusions import conclusions
-from perf.recommendation import recommend
 from perf.pairs import BATCHING, pairs
+from perf.recommendation import recommend
 from perf.results import LevelResult, RunResult, VariantResult
 
 BASE = Variant("mlp", "onnx")  # cpu x1, no batching, mbs 64, fp32
@@ -32,14 +32,23 @@ GRID = [
 
 
 def lv(c: int, thr: float, p99: float) -> LevelResult:
-    return LevelResult(c, 1, 0, throughput_infer_per_s=thr, latency_p99_ms=p99, server_queue_us=10.0,
-                       server_compute_infer_us=100.0)
+    return LevelResult(
+        c, 1, 0, throughput_infer_per_s=thr, latency_p99_ms=p99, server_queue_us=10.0, server_compute_infer_us=100.0
+    )
 
 
 def make_run(extra: list[VariantResult] = ()) -> RunResult:
     # params as the sweep stores them: the repository index entry (Variant.to_json() plus serving, build)
-    vs = [VariantResult(v.name, {**v.to_json(), "serving": "native", "build": "builds/mlp"}, "ok", None, [lv(1, 100 + i, 1.0), lv(4, 300 + 10 * i, 2.0)])
-          for i, v in enumerate(GRID)]
+    vs = [
+        VariantResult(
+            v.name,
+            {**v.to_json(), "serving": "native", "build": "builds/mlp"},
+            "ok",
+            None,
+            [lv(1, 100 + i, 1.0), lv(4, 300 + 10 * i, 2.0)],
+        )
+        for i, v in enumerate(GRID)
+    ]
     return RunResult("r", "now", {"host": "h", "server": {"runtime": "container"}}, {}, vs + list(extra))
 
 
@@ -78,19 +87,23 @@ def test_pairs_made_are_exactly_the_one_setting_pairs():
     assert ("format", "mlp_onnx_cpu1_nodb_mbs64", "mlp_ts_cpu1_nodb_mbs64") in names
     assert ("batching", "mlp_onnx_cpu1_nodb_mbs64", "mlp_onnx_cpu1_db100p8-16_mbs64") in names
     # the pairs the old hand-kept key list made: they differ in two settings
-    for bad in [("instances", "mlp_onnx_cpu1_nodb_mbs64", "mlp_onnx_cpu2_nodb_mbs64_warm-zero"),
-                ("instances", "mlp_onnx_gpu1_nodb_mbs64", "mlp_onnx_gpu2_nodb_mbs64_ortrt-fp16"),
-                ("instances", "mlp_onnx_gpu1_nodb_mbs64", "mlp_onnx_gpu2g0_nodb_mbs64"),
-                ("format", "mlp_onnx_cpu1_nodb_mbs64", "mlp_ts_cpu1_nodb_mbs64_warm-zero"),
-                ("batching", "mlp_onnx_cpu1_nodb_mbs64", "mlp_onnx_cpu1_db500_mbs32")]:
+    for bad in [
+        ("instances", "mlp_onnx_cpu1_nodb_mbs64", "mlp_onnx_cpu2_nodb_mbs64_warm-zero"),
+        ("instances", "mlp_onnx_gpu1_nodb_mbs64", "mlp_onnx_gpu2_nodb_mbs64_ortrt-fp16"),
+        ("instances", "mlp_onnx_gpu1_nodb_mbs64", "mlp_onnx_gpu2g0_nodb_mbs64"),
+        ("format", "mlp_onnx_cpu1_nodb_mbs64", "mlp_ts_cpu1_nodb_mbs64_warm-zero"),
+        ("batching", "mlp_onnx_cpu1_nodb_mbs64", "mlp_onnx_cpu1_db500_mbs32"),
+    ]:
         assert bad not in names
 
 
 def test_variant_without_params_is_never_paired():
     twin = GRID[3].to_json()  # cpu x2: would pair with BASE
-    extra = [VariantResult("no_params", None, "ok", None, [lv(1, 1, 1), lv(4, 2, 2)]),
-             VariantResult("bad_params", {"count": 2}, "ok", None, [lv(1, 1, 1), lv(4, 2, 2)]),
-             VariantResult("bad_rule", {**twin, "kind": "cpu", "trt_accelerator": "fp16"}, "ok", None, [lv(1, 1, 1)])]
+    extra = [
+        VariantResult("no_params", None, "ok", None, [lv(1, 1, 1), lv(4, 2, 2)]),
+        VariantResult("bad_params", {"count": 2}, "ok", None, [lv(1, 1, 1), lv(4, 2, 2)]),
+        VariantResult("bad_rule", {**twin, "kind": "cpu", "trt_accelerator": "fp16"}, "ok", None, [lv(1, 1, 1)]),
+    ]
     found = pairs(make_run(extra).variants)
     assert not [pr for pr in found if {pr.reference.name, pr.changed.name} & {"no_params", "bad_params", "bad_rule"}]
 
@@ -98,10 +111,14 @@ def test_variant_without_params_is_never_paired():
 def test_conclusions_name_the_differing_parameter():
     run = make_run()
     text = "\n".join(conclusions(run, recommend(run)))
-    assert ("More instances (only `count` differs): 2 vs 1 instance (`mlp_onnx_cpu2_nodb_mbs64` vs "
-            "`mlp_onnx_cpu1_nodb_mbs64`) at concurrency 4") in text
-    assert ("Dynamic batching on vs off (only `dynamic_batching`, `max_queue_delay_us`, `preferred_batch_sizes` differ): "
-            "`mlp_onnx_cpu1_db100p8-16_mbs64` vs `mlp_onnx_cpu1_nodb_mbs64`") in text
+    assert (
+        "More instances (only `count` differs): 2 vs 1 instance (`mlp_onnx_cpu2_nodb_mbs64` vs "
+        "`mlp_onnx_cpu1_nodb_mbs64`) at concurrency 4"
+    ) in text
+    assert (
+        "Dynamic batching on vs off (only `dynamic_batching`, `max_queue_delay_us`, `preferred_batch_sizes` differ): "
+        "`mlp_onnx_cpu1_db100p8-16_mbs64` vs `mlp_onnx_cpu1_nodb_mbs64`"
+    ) in text
     assert "Format (only `format` differs): torchscript vs onnx (`mlp_ts_cpu1_nodb_mbs64` vs `mlp_onnx_cpu1_nodb_mbs64`)" in text
     assert "(`mlp_onnx_cpu2_nodb_mbs64_warm-zero` vs `mlp_onnx_cpu1_nodb_mbs64`)" not in text
     assert "(`mlp_onnx_gpu2_nodb_mbs64_ortrt-fp16` vs `mlp_onnx_gpu1_nodb_mbs64`)" not in text

@@ -23,13 +23,21 @@ FLAGS = ["--instance-counts", "1", "--dynamic-batching", "off", "--max-batch-siz
 def _cpu_only_onnxruntime() -> bool:
     import onnxruntime as ort
 
-    return ort.get_available_providers() == ["CPUExecutionProvider"] or "CUDAExecutionProvider" not in ort.get_available_providers()
+    return (
+        ort.get_available_providers() == ["CPUExecutionProvider"] or "CUDAExecutionProvider" not in ort.get_available_providers()
+    )
 
 
 @pytest.mark.skipif(not _cpu_only_onnxruntime(), reason="onnxruntime here has a GPU provider, which has bf16 Gemm kernels")
 def test_onnx_fp16_and_bf16_on_a_cpu_host_writes_the_fp16_variants_and_lists_bf16(tmp_path: Path) -> None:
-    opts = BuildOptions("tiny", formats=("onnx",), precisions=("fp16", "bf16"), grid=GRID,
-                        repository=tmp_path / "repo", build_dir=tmp_path / "builds")
+    opts = BuildOptions(
+        "tiny",
+        formats=("onnx",),
+        precisions=("fp16", "bf16"),
+        grid=GRID,
+        repository=tmp_path / "repo",
+        build_dir=tmp_path / "builds",
+    )
     with pytest.raises(PartialBuildError, match=r"1 of 2 exports failed: onnx bf16 \(verify\): .*Gemm") as e:
         build(opts)
     assert [(f, p) for f, p, _ in e.value.failed] == [("onnx", "bf16")]
@@ -57,8 +65,14 @@ def test_format_all_on_a_host_without_tensorrt_writes_torchscript_and_onnx(tmp_p
 
     if not missing_requirements():
         pytest.skip("this machine builds TensorRT plans: the trt export does not fail here")
-    opts = BuildOptions("tiny", formats=("torchscript", "onnx", "trt"), grid=GRID, serving="native",
-                        repository=tmp_path / "repo", build_dir=tmp_path / "builds")
+    opts = BuildOptions(
+        "tiny",
+        formats=("torchscript", "onnx", "trt"),
+        grid=GRID,
+        serving="native",
+        repository=tmp_path / "repo",
+        build_dir=tmp_path / "builds",
+    )
     with pytest.raises(PartialBuildError, match=r"1 of 3 exports failed: trt fp32 \(gpu\)") as e:
         build(opts)
     assert isinstance(e.value.failed[0][2], GpuRequiredError)

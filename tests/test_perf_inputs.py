@@ -17,9 +17,14 @@ SPEC = ModelSpec(
 
 def _cfg(mbs: int, batched_dims: bool) -> dict:
     lead = [] if batched_dims else [-1]
-    return {"name": "m", "max_batch_size": mbs,
-            "input": [{"name": "input_ids", "data_type": "TYPE_INT64", "dims": [*lead, -1]},
-                      {"name": "scale", "data_type": "TYPE_FP32", "dims": [*lead, 4]}]}
+    return {
+        "name": "m",
+        "max_batch_size": mbs,
+        "input": [
+            {"name": "input_ids", "data_type": "TYPE_INT64", "dims": [*lead, -1]},
+            {"name": "scale", "data_type": "TYPE_FP32", "dims": [*lead, 4]},
+        ],
+    }
 
 
 def _data(args: list[str]) -> dict:
@@ -49,9 +54,11 @@ def test_float_only_model_needs_no_flags_and_user_data_wins(tmp_path: Path):
 
 
 def _fp16_int64_cfg() -> dict:
-    return {"name": "h", "max_batch_size": 8,
-            "input": [{"name": "x", "data_type": "TYPE_FP16", "dims": [4]},
-                      {"name": "ids", "data_type": "TYPE_INT64", "dims": [6]}]}
+    return {
+        "name": "h",
+        "max_batch_size": 8,
+        "input": [{"name": "x", "data_type": "TYPE_FP16", "dims": [4]}, {"name": "ids", "data_type": "TYPE_INT64", "dims": [6]}],
+    }
 
 
 def test_fp16_beside_an_int64_input_is_written_as_base64_bytes(tmp_path: Path):
@@ -74,10 +81,15 @@ def test_bf16_beside_a_bool_and_an_int32_input_is_base64_too(tmp_path: Path):
 
     import numpy as np
 
-    cfg = {"name": "b", "max_batch_size": 0,
-           "input": [{"name": "w", "data_type": "TYPE_BF16", "dims": [2, 3]},
-                     {"name": "mask", "data_type": "TYPE_BOOL", "dims": [3]},
-                     {"name": "pos", "data_type": "TYPE_INT32", "dims": [3]}]}
+    cfg = {
+        "name": "b",
+        "max_batch_size": 0,
+        "input": [
+            {"name": "w", "data_type": "TYPE_BF16", "dims": [2, 3]},
+            {"name": "mask", "data_type": "TYPE_BOOL", "dims": [3]},
+            {"name": "pos", "data_type": "TYPE_INT32", "dims": [3]},
+        ],
+    }
     step = _data(input_args(cfg, None, tmp_path))["data"][0]
     raw = np.frombuffer(base64.b64decode(step["w"]["content"]["b64"]), dtype="<u2")
     as_f32 = (raw.astype("<u4") << 16).view("<f4")  # bfloat16 is the upper half of a float32
@@ -91,9 +103,14 @@ def test_a_dynamic_dim_without_a_spec_or_shape_is_an_error_naming_input_and_axis
 
     from core.errors import PerfError
 
-    cfg = {"name": "handmade", "max_batch_size": 8,
-           "input": [{"name": "tokens", "data_type": "TYPE_INT64", "dims": ["-1"]},
-                     {"name": "feats", "data_type": "TYPE_FP32", "dims": [3, -1]}]}
+    cfg = {
+        "name": "handmade",
+        "max_batch_size": 8,
+        "input": [
+            {"name": "tokens", "data_type": "TYPE_INT64", "dims": ["-1"]},
+            {"name": "feats", "data_type": "TYPE_FP32", "dims": [3, -1]},
+        ],
+    }
     with pytest.raises(PerfError, match=r"input 'tokens' axis 0 is dynamic .* no toolkit build manifest") as e:
         input_args(cfg, None, tmp_path)
     assert "--shape tokens:N" in e.value.hint

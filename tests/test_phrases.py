@@ -5,54 +5,60 @@ produce it and numbers that must not."""
 from __future__ import annotations
 
 import pytest
+from test_report import levels, make_run
 
 from perf.conclusions import conclusions
-from perf.recommendation import recommend
 from perf.phrases import FAMILIES, PHRASES, Facts, choose, say
-from test_report import levels, make_run
+from perf.recommendation import recommend
 
 F = Facts
 # key: (facts that must produce the phrase, facts that must not)
 CASES: dict[str, tuple[list[Facts], list[Facts]]] = {
     "batcher_wait": (
-        [F(change_pct=12.0, significant=True, queue_a_us=40, queue_b_us=450),
-         F(change_pct=3.0, significant=None, queue_a_us=40, queue_b_us=90)],  # 1 trial: the sign still counts
-        [F(change_pct=-11.3, significant=None, queue_a_us=40, queue_b_us=450),  # issue 19: p99 fell
-         F(change_pct=12.0, significant=False, queue_a_us=40, queue_b_us=450),  # within the trial spread
-         F(change_pct=12.0, significant=True, queue_a_us=450, queue_b_us=40),  # queue fell: not the batcher
-         F(change_pct=12.0, significant=True, queue_a_us=None, queue_b_us=450),
-         F(change_pct=0.0, significant=True, queue_a_us=40, queue_b_us=450)]),
+        [
+            F(change_pct=12.0, significant=True, queue_a_us=40, queue_b_us=450),
+            F(change_pct=3.0, significant=None, queue_a_us=40, queue_b_us=90),
+        ],  # 1 trial: the sign still counts
+        [
+            F(change_pct=-11.3, significant=None, queue_a_us=40, queue_b_us=450),  # issue 19: p99 fell
+            F(change_pct=12.0, significant=False, queue_a_us=40, queue_b_us=450),  # within the trial spread
+            F(change_pct=12.0, significant=True, queue_a_us=450, queue_b_us=40),  # queue fell: not the batcher
+            F(change_pct=12.0, significant=True, queue_a_us=None, queue_b_us=450),
+            F(change_pct=0.0, significant=True, queue_a_us=40, queue_b_us=450),
+        ],
+    ),
     "no_batcher_wait": (
         [F(change_pct=-11.3, significant=None), F(change_pct=-4.0, significant=True)],
-        [F(change_pct=11.3, significant=None), F(change_pct=-4.0, significant=False), F(change_pct=None)]),
-    "queue_bound": (
-        [F(queue_share_pct=50.0), F(queue_share_pct=87.0)],
-        [F(queue_share_pct=49.9), F(queue_share_pct=5.0), F()]),
-    "compute_bound": (
-        [F(queue_share_pct=12.0), F(queue_share_pct=0.0)],
-        [F(queue_share_pct=66.0), F()]),
+        [F(change_pct=11.3, significant=None), F(change_pct=-4.0, significant=False), F(change_pct=None)],
+    ),
+    "queue_bound": ([F(queue_share_pct=50.0), F(queue_share_pct=87.0)], [F(queue_share_pct=49.9), F(queue_share_pct=5.0), F()]),
+    "compute_bound": ([F(queue_share_pct=12.0), F(queue_share_pct=0.0)], [F(queue_share_pct=66.0), F()]),
     "batching_paid": (
         [F(batch_a=1.0, batch_b=4.6, compute_per_inference_a_us=1364, compute_per_inference_b_us=456)],
-        [F(batch_a=1.0, batch_b=4.6, compute_per_inference_a_us=400, compute_per_inference_b_us=456),  # no saving
-         F(batch_a=1.0, batch_b=1.05, compute_per_inference_a_us=1364, compute_per_inference_b_us=456),  # no batches
-         F(batch_a=3.0, batch_b=4.6, compute_per_inference_a_us=1364, compute_per_inference_b_us=456),  # both batched
-         F(batch_a=1.0, batch_b=4.6)]),
+        [
+            F(batch_a=1.0, batch_b=4.6, compute_per_inference_a_us=400, compute_per_inference_b_us=456),  # no saving
+            F(batch_a=1.0, batch_b=1.05, compute_per_inference_a_us=1364, compute_per_inference_b_us=456),  # no batches
+            F(batch_a=3.0, batch_b=4.6, compute_per_inference_a_us=1364, compute_per_inference_b_us=456),  # both batched
+            F(batch_a=1.0, batch_b=4.6),
+        ],
+    ),
     "batching_no_saving": (
         [F(batch_a=1.0, batch_b=14.0, compute_per_inference_a_us=400, compute_per_inference_b_us=400)],
-        [F(batch_a=1.0, batch_b=14.0, compute_per_inference_a_us=400, compute_per_inference_b_us=300),
-         F(batch_a=1.0, batch_b=1.0, compute_per_inference_a_us=400, compute_per_inference_b_us=400)]),
-    "cpu_saturated": (
-        [F(host_cpu_pct=90.0), F(host_cpu_pct=99.5)],
-        [F(host_cpu_pct=89.9), F(host_cpu_pct=40.0), F()]),
-    "cpu_spare": (
-        [F(host_cpu_pct=40.0), F(host_cpu_pct=0.0)],
-        [F(host_cpu_pct=70.0), F(host_cpu_pct=98.0), F()]),
+        [
+            F(batch_a=1.0, batch_b=14.0, compute_per_inference_a_us=400, compute_per_inference_b_us=300),
+            F(batch_a=1.0, batch_b=1.0, compute_per_inference_a_us=400, compute_per_inference_b_us=400),
+        ],
+    ),
+    "cpu_saturated": ([F(host_cpu_pct=90.0), F(host_cpu_pct=99.5)], [F(host_cpu_pct=89.9), F(host_cpu_pct=40.0), F()]),
+    "cpu_spare": ([F(host_cpu_pct=40.0), F(host_cpu_pct=0.0)], [F(host_cpu_pct=70.0), F(host_cpu_pct=98.0), F()]),
     "still_growing": (
         [F(last_gain_pct=10.0, last_p99_change_pct=30.0), F(last_gain_pct=50.0)],
-        [F(last_gain_pct=9.9, last_p99_change_pct=30.0), F(last_gain_pct=-5.0), F()]),
+        [F(last_gain_pct=9.9, last_p99_change_pct=30.0), F(last_gain_pct=-5.0), F()],
+    ),
     "p99_not_rising": (
         [F(last_gain_pct=2.0, last_p99_change_pct=0.0), F(last_p99_change_pct=-8.0)],
-        [F(last_gain_pct=2.0, last_p99_change_pct=0.1), F()]),
+        [F(last_gain_pct=2.0, last_p99_change_pct=0.1), F()],
+    ),
 }
 
 
@@ -73,8 +79,12 @@ def test_phrase_condition(key: str):
 
 
 def test_phrases_that_contradict_never_come_together():
-    opposite = [("batcher_wait", "no_batcher_wait"), ("queue_bound", "compute_bound"), ("cpu_saturated", "cpu_spare"),
-                ("batching_paid", "batching_no_saving")]
+    opposite = [
+        ("batcher_wait", "no_batcher_wait"),
+        ("queue_bound", "compute_bound"),
+        ("cpu_saturated", "cpu_spare"),
+        ("batching_paid", "batching_no_saving"),
+    ]
     for keys in opposite:
         for key in keys:
             for facts in CASES[key][0]:
@@ -86,7 +96,8 @@ def test_words_carry_the_numbers():
     f = F(change_pct=12.0, significant=True, queue_a_us=40, queue_b_us=450)
     assert say("light_load", f) == "the batcher's wait when load is light: queue 40 → 450 µs"
     assert say("no_knee", F(last_gain_pct=50.0, last_p99_change_pct=-3.0), " and ") == (
-        "throughput still grew +50.0 % at the last step and p99 did not rise at the last step: -3.0 %")
+        "throughput still grew +50.0 % at the last step and p99 did not rise at the last step: -3.0 %"
+    )
     with pytest.raises(KeyError, match="no phrase family"):
         choose("nonsense", f)
     assert FAMILIES == {"light_load", "server_time", "contrast", "no_knee"}

@@ -45,10 +45,14 @@ def test_an_unreadable_config_is_the_plan_error(tmp_path: Path):
 
 def test_resume_measures_failed_and_missing_levels_not_good_ones():
     plan = plan_levels("m", 8, concurrency=(1, 2, 4), batch_sizes=(1,))
-    vr = VariantResult("m", status="failed", levels=[
-        LevelResult(concurrency=1, throughput_infer_per_s=100.0),  # good: kept
-        LevelResult(concurrency=2, error="tritonserver died while measuring m at concurrency 2"),  # crashed: again
-    ])  # concurrency 4: interrupted, never saved: measured
+    vr = VariantResult(
+        "m",
+        status="failed",
+        levels=[
+            LevelResult(concurrency=1, throughput_infer_per_s=100.0),  # good: kept
+            LevelResult(concurrency=2, error="tritonserver died while measuring m at concurrency 2"),  # crashed: again
+        ],
+    )  # concurrency 4: interrupted, never saved: measured
     assert to_measure(plan, vr) == [(2, 1, 0, None, None), (4, 1, 0, None, None)]
     assert to_measure(plan, VariantResult("m")) == plan.levels
 
@@ -58,9 +62,15 @@ def test_skipped_levels_and_server_starts_are_saved_in_results_json(tmp_path: Pa
     from perf.results import ServerStart
 
     plan = plan_levels("m", 8, concurrency=(1,), batch_sizes=(1, 16))
-    run = RunResult("r", "now", variants=[VariantResult("m", skipped=plan.skipped)],
-                    server_starts=[ServerStart(log="server.log", started="t0", reason="sweep started"),
-                                   ServerStart(log="server-2.log", started="t1", reason="m was still UNLOADING 30 s after its unload request")])
+    run = RunResult(
+        "r",
+        "now",
+        variants=[VariantResult("m", skipped=plan.skipped)],
+        server_starts=[
+            ServerStart(log="server.log", started="t0", reason="sweep started"),
+            ServerStart(log="server-2.log", started="t1", reason="m was still UNLOADING 30 s after its unload request"),
+        ],
+    )
     results.save(run, tmp_path)
     back = results.load(tmp_path)
     assert back.variant("m").skipped[0].reason == "batch size 16 > max_batch_size 8"
@@ -73,12 +83,23 @@ def test_the_report_lists_skipped_levels_and_server_restarts(tmp_path: Path):
     from perf.results import ServerStart
 
     plan = plan_levels("m", 8, concurrency=(1,), batch_sizes=(1, 16))
-    run = RunResult("r", "now", variants=[
-        VariantResult("m", status="ok", levels=[LevelResult(concurrency=1, throughput_infer_per_s=50.0, latency_p99_ms=2.0)],
-                      skipped=plan.skipped),
-        VariantResult("big", status="skipped", error="no asked level can run on it: batch size 16 > max_batch_size 8")],
-        server_starts=[ServerStart(log="server.log", started="t0", reason="sweep started"),
-                       ServerStart(log="server-2.log", started="t1", reason="m was still UNLOADING 30 s after its unload request")])
+    run = RunResult(
+        "r",
+        "now",
+        variants=[
+            VariantResult(
+                "m",
+                status="ok",
+                levels=[LevelResult(concurrency=1, throughput_infer_per_s=50.0, latency_p99_ms=2.0)],
+                skipped=plan.skipped,
+            ),
+            VariantResult("big", status="skipped", error="no asked level can run on it: batch size 16 > max_batch_size 8"),
+        ],
+        server_starts=[
+            ServerStart(log="server.log", started="t0", reason="sweep started"),
+            ServerStart(log="server-2.log", started="t1", reason="m was still UNLOADING 30 s after its unload request"),
+        ],
+    )
     results.save(run, tmp_path)
     text = write_report(tmp_path).read_text()
     assert "**Skipped levels**" in text and "- `m`: batch 16 at c=1: batch size 16 > max_batch_size 8" in text
@@ -90,7 +111,8 @@ def _hand_made_repo(root: Path, names: list[str], mbs: int) -> Path:
         (root / n).mkdir(parents=True)
         (root / n / "config.pbtxt").write_text(
             f'name: "{n}"\nbackend: "python"\nmax_batch_size: {mbs}\n'
-            'input [ { name: "x" data_type: TYPE_FP32 dims: [ 4 ] } ]\noutput [ { name: "y" data_type: TYPE_FP32 dims: [ 4 ] } ]\n')
+            'input [ { name: "x" data_type: TYPE_FP32 dims: [ 4 ] } ]\noutput [ { name: "y" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
+        )
     return root
 
 
@@ -100,8 +122,15 @@ def test_the_progress_total_counts_planned_levels_only_and_the_summary_lists_the
     from perf.sweep import Sweep, SweepOptions
 
     repo = _hand_made_repo(tmp_path / "repo", ["a_mbs8", "b_mbs8"], 8)
-    sw = Sweep(SweepOptions(ServerOptions(repo, runtime="bundled"), concurrency=(1, 2, 4), batch_sizes=(1, 16),
-                            results_dir=tmp_path / "results", run_id="p"))
+    sw = Sweep(
+        SweepOptions(
+            ServerOptions(repo, runtime="bundled"),
+            concurrency=(1, 2, 4),
+            batch_sizes=(1, 16),
+            results_dir=tmp_path / "results",
+            run_id="p",
+        )
+    )
     assert sw.level_counts() == (6, 0)  # not 12: batch 16 cannot run on max_batch_size 8
     run = RunResult("p", "now", variants=[VariantResult(n, skipped=sw.plans[n].skipped) for n in sw.names])
     assert skipped_summary(run) == [

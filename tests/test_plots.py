@@ -8,13 +8,13 @@ import itertools
 from pathlib import Path
 
 import pytest
+from test_report import levels, make_run
 
 from perf import plots
 from perf.analysis import run_points
-from perf.report import summary_table, write_report
 from perf.recommendation import recommend
+from perf.report import summary_table, write_report
 from perf.results import save
-from test_report import levels, make_run
 
 DB = "mlp_onnx_cpu1_db500_mbs64"
 
@@ -67,9 +67,8 @@ def test_c_labels_never_overlap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
         return annotations, left_out
 
     monkeypatch.setattr(plots, "place_labels", spy)
-    plots.plot_metric(run_points(run), "throughput_infer_per_s", "infer/s", "TP", tmp_path / "tp.png",
-                      x_metric="latency_p99_ms")
-    (boxes, left_out), = placed
+    plots.plot_metric(run_points(run), "throughput_infer_per_s", "infer/s", "TP", tmp_path / "tp.png", x_metric="latency_p99_ms")
+    ((boxes, left_out),) = placed
     assert len(boxes) + left_out == 16  # one label per drawn level (4 variants, 16 points)
     assert len(boxes) >= 12
     assert not [(a, b) for a, b in itertools.combinations(boxes, 2) if a.overlaps(b)]
@@ -78,8 +77,10 @@ def test_c_labels_never_overlap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     fig, ax = plt.subplots()
     ax.set_xlim(0, 11)
     ax.set_ylim(0, 1000)
-    naive = [ax.annotate(t, (x, y), xytext=(4, 4), textcoords="offset points", fontsize=7)
-             for x, y, t in [(1.2, 100, "c=1"), (1.21, 100.5, "c=1"), (1.5, 180, "c=2"), (1.5, 180.5, "c=2")]]
+    naive = [
+        ax.annotate(t, (x, y), xytext=(4, 4), textcoords="offset points", fontsize=7)
+        for x, y, t in [(1.2, 100, "c=1"), (1.21, 100.5, "c=1"), (1.5, 180, "c=2"), (1.5, 180.5, "c=2")]
+    ]
     fig.canvas.draw()
     assert any(a.overlaps(b) for a, b in itertools.combinations(_boxes(naive), 2))
     plt.close(fig)
@@ -90,7 +91,7 @@ def test_place_labels_on_a_pile_leaves_out_what_cannot_fit():
     fig, ax = plt.subplots()
     ax.set_xlim(0, 10)
     ax.set_ylim(0, 10)
-    placed, left_out = plots.place_labels(ax, [(5.0, 5.0, f"c={2 ** i}") for i in range(30)])  # 30 labels on one point
+    placed, left_out = plots.place_labels(ax, [(5.0, 5.0, f"c={2**i}") for i in range(30)])  # 30 labels on one point
     assert left_out > 0 and len(placed) + left_out == 30
     assert not [(a, b) for a, b in itertools.combinations(_boxes(placed), 2) if a.overlaps(b)]
     plt.close(fig)
@@ -105,11 +106,14 @@ def test_budget_that_nothing_meets_names_the_lowest_p99(tmp_path: Path):
     assert drawn["P — client batch size 1"][label] == ([1.0], [1.2])
     save(run, tmp_path)
     text = write_report(tmp_path, latency_budget_ms=0.5).read_text()
-    assert ("Under the p99 budget of 0.50 ms the best is nothing: no level meets it; the lowest p99 reached is 1.20 ms, "
-            "by `mlp_onnx_cpu1_nodb_mbs64` at concurrency 1.") in text
+    assert (
+        "Under the p99 budget of 0.50 ms the best is nothing: no level meets it; the lowest p99 reached is 1.20 ms, "
+        "by `mlp_onnx_cpu1_nodb_mbs64` at concurrency 1."
+    ) in text
     # a budget that is met: no lowest-p99 mark
-    drawn = plots.plot_metric(run_points(run), "latency_p99_ms", "ms", "P", tmp_path / "p.png", latency_budget_ms=3.0,
-                              rec=recommend(run, 3.0))
+    drawn = plots.plot_metric(
+        run_points(run), "latency_p99_ms", "ms", "P", tmp_path / "p.png", latency_budget_ms=3.0, rec=recommend(run, 3.0)
+    )
     assert not any(k.startswith("lowest p99") for k in drawn["P — client batch size 1"])
 
 
@@ -135,7 +139,9 @@ def test_unstable_mark_goes_with_the_level_it_marks(tmp_path: Path):
     labels = []
     try:
         plots.place_labels = lambda ax, items, **k: labels.extend(t for _, _, t in items) or placed(ax, items, **k)
-        plots.plot_metric(run_points(run), "throughput_infer_per_s", "infer/s", "TP", tmp_path / "tp.png", x_metric="latency_p99_ms")
+        plots.plot_metric(
+            run_points(run), "throughput_infer_per_s", "infer/s", "TP", tmp_path / "tp.png", x_metric="latency_p99_ms"
+        )
     finally:
         plots.place_labels = placed
     assert "c=8†" in labels and "c=16†" in labels and labels.count("c=8†") == 2  # db500 c=8 and cpu2 nodb c=8

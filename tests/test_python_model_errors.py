@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from builders.build import BuildOptions, build
-from core.errors import ClientError
 from builders.variants import VariantGrid
 from clients.infer import infer
 from clients.server import ServerOptions, TritonServer
+from core.errors import ClientError
 from perf.metrics import batch_stats
 
 pytestmark = pytest.mark.integration
@@ -21,8 +21,15 @@ pytestmark = pytest.mark.integration
 
 def test_a_bad_request_fails_alone_inside_a_dynamic_batch(tmp_path: Path):
     # a 300 ms queue delay makes the batcher put both requests into one execute() call
-    res = build(BuildOptions("encoder", formats=("torchscript",), repository=tmp_path / "repo", build_dir=tmp_path / "b",
-                             grid=VariantGrid(counts=(1,), queue_delays_us=(300_000,), max_batch_sizes=(4,))))
+    res = build(
+        BuildOptions(
+            "encoder",
+            formats=("torchscript",),
+            repository=tmp_path / "repo",
+            build_dir=tmp_path / "b",
+            grid=VariantGrid(counts=(1,), queue_delays_us=(300_000,), max_batch_sizes=(4,)),
+        )
+    )
     (name,) = res.manifest["variants"]
     vocab_hi = next(t for t in res.manifest["spec"]["inputs"] if t["name"] == "input_ids")["value_range"][1]
     good = {"input_ids": np.ones((1, 8), np.int64), "attention_mask": np.ones((1, 8), np.int64)}

@@ -20,9 +20,12 @@ from perf import results
 from perf.results import LevelResult, RunResult, VariantResult
 
 ROOT = Path(__file__).resolve().parent.parent
-SPEC = ModelSpec.from_json({"inputs": [{"name": "x", "dtype": "float32", "shape": [4]}],
-                            "outputs": [{"name": "logits", "dtype": "float32", "shape": [2]},
-                                        {"name": "probs", "dtype": "float32", "shape": [2]}]})
+SPEC = ModelSpec.from_json(
+    {
+        "inputs": [{"name": "x", "dtype": "float32", "shape": [4]}],
+        "outputs": [{"name": "logits", "dtype": "float32", "shape": [2]}, {"name": "probs", "dtype": "float32", "shape": [2]}],
+    }
+)
 
 
 def _write_schemas_module():
@@ -53,11 +56,16 @@ def test_committed_json_schemas_equal_the_generated_ones():
 
 # -- results.json -------------------------------------------------------------------------
 
+
 def _run() -> RunResult:
     lv = LevelResult(concurrency=2, throughput_infer_per_s=100.0, latency_p99_ms=3.0, gpu_utilization_pct=None)
-    return RunResult("r1", "2026-01-01T00:00:00", {"host": "h", "gpus": [], "server": {"runtime": "bundled"}, "extra_key": 1},
-                     {"concurrency": [2], "measurement_interval_ms": 500, "protocol": "grpc"},
-                     [VariantResult("m_onnx_cpu1_nodb_mbs8", {"model": "m", "format": "onnx"}, "ok", None, [lv])])
+    return RunResult(
+        "r1",
+        "2026-01-01T00:00:00",
+        {"host": "h", "gpus": [], "server": {"runtime": "bundled"}, "extra_key": 1},
+        {"concurrency": [2], "measurement_interval_ms": 500, "protocol": "grpc"},
+        [VariantResult("m_onnx_cpu1_nodb_mbs8", {"model": "m", "format": "onnx"}, "ok", None, [lv])],
+    )
 
 
 def test_results_round_trip_and_version_1_files_load(tmp_path: Path):
@@ -67,21 +75,37 @@ def test_results_round_trip_and_version_1_files_load(tmp_path: Path):
     assert saved["schema"] == 1 and saved["environment"]["extra_key"] == 1  # unknown environment keys are kept
     assert results.load(tmp_path) == run
     # a version-1 file written before the records were typed (no defaults written, an unknown level key)
-    old = {"schema": 1, "run_id": "old", "created": "then", "variants": [
-        {"name": "v", "levels": [{"concurrency": 1, "throughput_infer_per_s": 5.0, "retired_field": 3}]}]}
+    old = {
+        "schema": 1,
+        "run_id": "old",
+        "created": "then",
+        "variants": [{"name": "v", "levels": [{"concurrency": 1, "throughput_infer_per_s": 5.0, "retired_field": 3}]}],
+    }
     (tmp_path / "results.json").write_text(json.dumps(old))
     loaded = results.load(tmp_path)
     assert loaded.variants[0].status == "pending" and loaded.variants[0].levels[0].ok and loaded.finished is None
 
 
-@pytest.mark.parametrize("change, words", [
-    (lambda d: d["variants"][0]["levels"][0].update(concurrency="two"), r"variants\[0\]\.levels\[0\]\.concurrency: expected a valid integer.*found 'two'"),
-    (lambda d: d.pop("run_id"), r"run_id: required field is missing"),
-    (lambda d: d["variants"][0].update(status="great"), r"variants\[0\]\.status: expected 'pending', 'ok', 'failed' or 'skipped', found 'great'"),
-    (lambda d: d["settings"].update(measurement_interval_ms="long"), r"settings: expected valid perf_analyzer measurement settings \(measurement_interval_ms: expected a valid integer.*found 'long'\)\n"),
-    (lambda d: d.update(schema=7), r"schema version 7 is newer than this toolkit reads \(up to 1\)"),
-    (lambda d: d.update(schema="1"), r"expected an integer schema version, found '1'"),
-])
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        (
+            lambda d: d["variants"][0]["levels"][0].update(concurrency="two"),
+            r"variants\[0\]\.levels\[0\]\.concurrency: expected a valid integer.*found 'two'",
+        ),
+        (lambda d: d.pop("run_id"), r"run_id: required field is missing"),
+        (
+            lambda d: d["variants"][0].update(status="great"),
+            r"variants\[0\]\.status: expected 'pending', 'ok', 'failed' or 'skipped', found 'great'",
+        ),
+        (
+            lambda d: d["settings"].update(measurement_interval_ms="long"),
+            r"settings: expected valid perf_analyzer measurement settings \(measurement_interval_ms: expected a valid integer.*found 'long'\)\n",
+        ),
+        (lambda d: d.update(schema=7), r"schema version 7 is newer than this toolkit reads \(up to 1\)"),
+        (lambda d: d.update(schema="1"), r"expected an integer schema version, found '1'"),
+    ],
+)
 def test_a_bad_results_file_names_the_file_and_the_field(tmp_path: Path, change, words):
     doc = _run().to_json()
     change(doc)
@@ -99,6 +123,7 @@ def test_results_file_that_is_not_json(tmp_path: Path):
 
 # -- manifest and index -------------------------------------------------------------------
 
+
 def test_a_version_1_manifest_is_migrated_with_its_recorded_tolerances(tiny_build, tmp_path: Path):
     doc = json.loads(tiny_build.manifest_path.read_text())
     assert doc["schema"] == MANIFEST_SCHEMA and doc["rtol"] == {}
@@ -109,15 +134,21 @@ def test_a_version_1_manifest_is_migrated_with_its_recorded_tolerances(tiny_buil
     manifest = load_record(path, MANIFEST_KIND)
     assert manifest.rtol == {"OUTPUT__0": 1e-3} and manifest.spec.to_spec() == ModelSpec.from_json(doc["spec"])
     path.write_text(json.dumps({**doc, "exports": [{**doc["exports"][0], "sha256": None}]}))
-    with pytest.raises(RecordError, match=r"manifest.json is not a valid build manifest.*\n  exports\[0\]\.sha256: expected a valid string, found None"):
+    with pytest.raises(
+        RecordError,
+        match=r"manifest.json is not a valid build manifest.*\n  exports\[0\]\.sha256: expected a valid string, found None",
+    ):
         load_record(path, MANIFEST_KIND)
 
 
 def test_index_entries_are_validated_as_variants(tmp_path: Path):
     (tmp_path / "repo").mkdir()
-    (tmp_path / "repo" / "index.json").write_text(json.dumps({"variants": [
-        {"name": "m_onnx_cpu0_nodb_mbs8", "model": "m", "format": "onnx", "count": 0}]}))
-    with pytest.raises(RecordError, match=r"variants\[0\]: expected valid variant parameters \(instance_group.count: must be >= 1"):
+    (tmp_path / "repo" / "index.json").write_text(
+        json.dumps({"variants": [{"name": "m_onnx_cpu0_nodb_mbs8", "model": "m", "format": "onnx", "count": 0}]})
+    )
+    with pytest.raises(
+        RecordError, match=r"variants\[0\]: expected valid variant parameters \(instance_group.count: must be >= 1"
+    ):
         load_record(tmp_path / "repo" / "index.json", INDEX_KIND)
     update_index(tmp_path / "repo", [])  # an unreadable index is logged and rewritten by the next build
     assert json.loads((tmp_path / "repo" / "index.json").read_text()) == {"schema": 2, "variants": [], "skipped": []}
@@ -136,6 +167,7 @@ def test_spec_file_errors_name_the_field(tmp_path: Path):
 
 
 # -- the Repository facade ----------------------------------------------------------------
+
 
 def test_facade_tolerances_are_the_build_time_ones(fake_build):
     v16 = Variant("m", "onnx", "fp16", max_batch_size=8)
@@ -178,9 +210,16 @@ def test_facade_lists_variants_by_pattern(fake_build, tmp_path: Path):
 
 
 def test_a_build_records_its_rtol_and_the_facade_returns_it(tmp_path: Path):
-    res = build(BuildOptions("tiny", formats=("torchscript",), rtol={"OUTPUT__0": 1e-3},
-                             grid=VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(4,)),
-                             repository=tmp_path / "repo", build_dir=tmp_path / "builds"))
+    res = build(
+        BuildOptions(
+            "tiny",
+            formats=("torchscript",),
+            rtol={"OUTPUT__0": 1e-3},
+            grid=VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(4,)),
+            repository=tmp_path / "repo",
+            build_dir=tmp_path / "builds",
+        )
+    )
     assert res.manifest["rtol"] == {"OUTPUT__0": 1e-3}
     v = Repository(tmp_path / "repo").variant(res.manifest["variants"][0])
     assert v.tolerances == {"OUTPUT__0": 1e-3}

@@ -18,7 +18,9 @@ from perf.report import level_tables, summary_table, write_report
 from perf.results import LevelResult, RunResult, VariantResult, save
 
 CONC = [1, 2, 4, 8, 16]
-HOST_CPU_PANEL = "Host CPU (%) — every process on the host, perf_analyzer included (Triton's nv_cpu_utilization) — client batch size 1"
+HOST_CPU_PANEL = (
+    "Host CPU (%) — every process on the host, perf_analyzer included (Triton's nv_cpu_utilization) — client batch size 1"
+)
 GPU_PANEL = "GPU utilisation (%) — client batch size 1"
 
 
@@ -29,21 +31,45 @@ def squash(text: str) -> str:
 
 def params(count: int, db: bool, fmt: str = "onnx") -> dict:
     name = f"mlp_{fmt}_cpu{count}_{'db500' if db else 'nodb'}_mbs64"
-    return {"model": "mlp", "format": fmt, "precision": "fp32", "kind": "cpu", "count": count, "max_batch_size": 64,
-            "dynamic_batching": db, "max_queue_delay_us": 500 if db else 0, "preferred_batch_sizes": [], "gpus": [],
-            "name": name}
+    return {
+        "model": "mlp",
+        "format": fmt,
+        "precision": "fp32",
+        "kind": "cpu",
+        "count": count,
+        "max_batch_size": 64,
+        "dynamic_batching": db,
+        "max_queue_delay_us": 500 if db else 0,
+        "preferred_batch_sizes": [],
+        "gpus": [],
+        "name": name,
+    }
 
 
 def levels(thr, p99, batch=None, gpu=None, unstable=(), trial=0) -> list[LevelResult]:
     out = []
     for i, c in enumerate(CONC[: len(thr)]):
-        out.append(LevelResult(
-            c, 1, trial, throughput_infer_per_s=thr[i], latency_p50_ms=p99[i] * 0.5, latency_p90_ms=p99[i] * 0.8,
-            latency_p95_ms=p99[i] * 0.9, latency_p99_ms=p99[i], latency_avg_ms=p99[i] * 0.6,
-            server_queue_us=50.0 * c, server_compute_input_us=10.0, server_compute_infer_us=400.0 * (batch[i] if batch else 1),
-            server_compute_output_us=8.0, avg_server_batch_size=batch[i] if batch else 1.0,
-            cpu_utilization_pct=min(100.0, 20.0 * c), gpu_utilization_pct=None if gpu is None else gpu[i],
-            stable=c not in unstable))
+        out.append(
+            LevelResult(
+                c,
+                1,
+                trial,
+                throughput_infer_per_s=thr[i],
+                latency_p50_ms=p99[i] * 0.5,
+                latency_p90_ms=p99[i] * 0.8,
+                latency_p95_ms=p99[i] * 0.9,
+                latency_p99_ms=p99[i],
+                latency_avg_ms=p99[i] * 0.6,
+                server_queue_us=50.0 * c,
+                server_compute_input_us=10.0,
+                server_compute_infer_us=400.0 * (batch[i] if batch else 1),
+                server_compute_output_us=8.0,
+                avg_server_batch_size=batch[i] if batch else 1.0,
+                cpu_utilization_pct=min(100.0, 20.0 * c),
+                gpu_utilization_pct=None if gpu is None else gpu[i],
+                stable=c not in unstable,
+            )
+        )
     return out
 
 
@@ -55,16 +81,30 @@ def variant(count: int, db: bool, lvls: list[LevelResult], status: str = "ok", e
 def make_run(gpu: list | None = None) -> RunResult:
     """cpu1 nodb saturates at 4; cpu1 db500 keeps scaling; cpu2 nodb saturates at 4 with an
     unstable level at 8; cpu2 db500 failed after one (huge) level."""
-    env = {"host": "testhost", "os": "Linux", "cpu": "Test CPU", "cpu_count": 8, "memory_bytes": 16 * 2**30, "gpus": [],
-           "versions": {"python": "3.11"}, "server": {"runtime": "bundled", "version": "2.51.0", "command": "tritonserver ..."},
-           "perf_analyzer": {"path": "/bin/perf_analyzer", "version": "2.51.0"}}
-    return RunResult("20240101-000000", "2024-01-01T00:00:00", env,
-                     {"concurrency": CONC, "batch_sizes": [1], "protocol": "grpc", "measurement_interval_ms": 1000}, [
-        variant(1, False, levels([100, 180, 200, 205, 206], [1.2, 1.5, 2.5, 5.0, 10.0], gpu=gpu)),
-        variant(1, True, levels([95, 185, 340, 600, 900], [1.8, 2.0, 2.4, 3.0, 4.0], batch=[1, 1.8, 3.5, 7, 14], gpu=gpu)),
-        variant(2, False, levels([101, 190, 360, 380, 385], [1.2, 1.3, 1.6, 3.0, 6.0], gpu=gpu, unstable=(8,))),
-        variant(2, True, levels([5000], [0.5]), "failed", "server crashed while loading: CUDA out of memory"),
-    ], finished="2024-01-01T00:10:00")
+    env = {
+        "host": "testhost",
+        "os": "Linux",
+        "cpu": "Test CPU",
+        "cpu_count": 8,
+        "memory_bytes": 16 * 2**30,
+        "gpus": [],
+        "versions": {"python": "3.11"},
+        "server": {"runtime": "bundled", "version": "2.51.0", "command": "tritonserver ..."},
+        "perf_analyzer": {"path": "/bin/perf_analyzer", "version": "2.51.0"},
+    }
+    return RunResult(
+        "20240101-000000",
+        "2024-01-01T00:00:00",
+        env,
+        {"concurrency": CONC, "batch_sizes": [1], "protocol": "grpc", "measurement_interval_ms": 1000},
+        [
+            variant(1, False, levels([100, 180, 200, 205, 206], [1.2, 1.5, 2.5, 5.0, 10.0], gpu=gpu)),
+            variant(1, True, levels([95, 185, 340, 600, 900], [1.8, 2.0, 2.4, 3.0, 4.0], batch=[1, 1.8, 3.5, 7, 14], gpu=gpu)),
+            variant(2, False, levels([101, 190, 360, 380, 385], [1.2, 1.3, 1.6, 3.0, 6.0], gpu=gpu, unstable=(8,))),
+            variant(2, True, levels([5000], [0.5]), "failed", "server crashed while loading: CUDA out of memory"),
+        ],
+        finished="2024-01-01T00:10:00",
+    )
 
 
 def test_knee_rule():
@@ -85,8 +125,12 @@ def test_recommend_under_budget_and_peak():
     assert rec.best_under_budget.variant == "mlp_onnx_cpu1_db500_mbs64"
     assert (rec.best_under_budget.concurrency, rec.best_under_budget.throughput_infer_per_s) == (8, 600)
     assert rec.best_peak.throughput_infer_per_s == 900  # the failed variant's 5000 is not a candidate
-    assert rec.knees == {"mlp_onnx_cpu1_nodb_mbs64": 4, "mlp_onnx_cpu1_db500_mbs64": None,
-                         "mlp_onnx_cpu2_nodb_mbs64": 4, "mlp_onnx_cpu2_db500_mbs64": None}
+    assert rec.knees == {
+        "mlp_onnx_cpu1_nodb_mbs64": 4,
+        "mlp_onnx_cpu1_db500_mbs64": None,
+        "mlp_onnx_cpu2_nodb_mbs64": 4,
+        "mlp_onnx_cpu2_db500_mbs64": None,
+    }
     assert recommend(run, 1.25).best_under_budget.variant == "mlp_onnx_cpu2_nodb_mbs64"
     none = recommend(run, 1.0)
     assert none.best_under_budget is None
@@ -117,6 +161,7 @@ def test_trials_median_spread_and_significance():
 def test_one_trial_means_spread_unknown_never_significant(a_trials: int, b_trials: int):
     """Issue 19 item 14: with one trial no noise level is assumed (the old rule called +6 % significant
     on an assumed 5 % noise); even +54 % (two runs of one grid a day apart) is of unknown significance."""
+
     def point(values: list[float]):
         return aggregate([x for i, v in enumerate(values) for x in levels([v], [1.0], trial=i)], "p")[0]
 
@@ -139,8 +184,13 @@ def _write(run: RunResult, tmp_path: Path) -> tuple[Path, str]:
 def test_report_content_cpu_only(tmp_path: Path):
     path, text = _write(make_run(), tmp_path)
     assert path == tmp_path / "report.md"
-    for png in ("throughput_vs_concurrency", "p99_vs_concurrency", "throughput_vs_p99", "utilisation_vs_concurrency",
-                "latency_breakdown"):
+    for png in (
+        "throughput_vs_concurrency",
+        "p99_vs_concurrency",
+        "throughput_vs_p99",
+        "utilisation_vs_concurrency",
+        "latency_breakdown",
+    ):
         f = tmp_path / f"{png}.png"
         assert f.exists() and f.stat().st_size > 5000, png
         assert f"]({png}.png)" in text
@@ -154,8 +204,10 @@ def test_report_content_cpu_only(tmp_path: Path):
     # the recommendation says what it ranked last and what it left out, and why
     rec = squash(text.split("## Recommendation")[1].split("## Conclusions")[0])
     assert "**Ranked after the stable levels**" in rec and "`mlp_onnx_cpu2_nodb_mbs64` at concurrency 8: unstable" in rec
-    assert ("**Excluded from the recommendation:**" in rec
-            and "`mlp_onnx_cpu2_db500_mbs64`: the variant failed (server crashed while loading: CUDA out of memory)." in rec)
+    assert (
+        "**Excluded from the recommendation:**" in rec
+        and "`mlp_onnx_cpu2_db500_mbs64`: the variant failed (server crashed while loading: CUDA out of memory)." in rec
+    )
     assert "| `mlp_onnx_cpu2_db500_mbs64` (variant failed later) | 5,000.0 |" in squash(text)  # not bold: not a winner
     # failed variant listed with its error
     assert "`mlp_onnx_cpu2_db500_mbs64`: server crashed while loading: CUDA out of memory" in text
@@ -168,10 +220,17 @@ def test_report_content_cpu_only(tmp_path: Path):
     # batching on vs off at the same count, at the highest common concurrency 16: 900 vs 206
     assert "`mlp_onnx_cpu1_db500_mbs64` vs `mlp_onnx_cpu1_nodb_mbs64` at concurrency 16: throughput +336.9 %" in text
     # 2 vs 1 instances at 16: 385 vs 206 = +86.9 %; at c=1, 101 vs 100 is noise
-    assert "2 vs 1 instance (`mlp_onnx_cpu2_nodb_mbs64` vs `mlp_onnx_cpu1_nodb_mbs64`) at concurrency 16: throughput +86.9 %" in text
-    assert "The runner-up, `mlp_onnx_cpu2_nodb_mbs64`, peaked at 385.0 infer/s (concurrency 16): -57.2 % against the best." in text
+    assert (
+        "2 vs 1 instance (`mlp_onnx_cpu2_nodb_mbs64` vs `mlp_onnx_cpu1_nodb_mbs64`) at concurrency 16: throughput +86.9 %" in text
+    )
+    assert (
+        "The runner-up, `mlp_onnx_cpu2_nodb_mbs64`, peaked at 385.0 infer/s (concurrency 16): -57.2 % against the best." in text
+    )
     assert "executions held 14.00 inferences on average (≈400 µs of compute per inference)" in text
-    assert "`mlp_onnx_cpu1_nodb_mbs64` spent 800 µs per request queued and 400 µs in compute infer (queue = 66 % of server time: requests mostly waited for a busy instance)" in text
+    assert (
+        "`mlp_onnx_cpu1_nodb_mbs64` spent 800 µs per request queued and 400 µs in compute infer (queue = 66 % of server time: requests mostly waited for a busy instance)"
+        in text
+    )
     assert "1 level(s) did not reach a stable measurement (`mlp_onnx_cpu2_nodb_mbs64` c=8)" in text
     assert not re.search(r"\bnan\b", text, re.I)
 
@@ -236,7 +295,10 @@ def test_report_with_trials(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     c1 = text.split("### Concurrency 1\n")[1].split("###")[0]
     assert "100.0 [80.0–120.0]" in c1  # median with min–max
     # 2 vs 1 instance at c=16: 385 vs median 206 (spreads 10 and 25) is significant: no note
-    assert "2 vs 1 instance (`mlp_onnx_cpu2_nodb_mbs64` vs `mlp_onnx_cpu1_nodb_mbs64`) at concurrency 16: throughput +86.9 %," in text
+    assert (
+        "2 vs 1 instance (`mlp_onnx_cpu2_nodb_mbs64` vs `mlp_onnx_cpu1_nodb_mbs64`) at concurrency 16: throughput +86.9 %,"
+        in text
+    )
     # batching on has 1 trial in a run where others have 3: said per change
     assert "at concurrency 16: throughput +336.9 % (spread unknown: 1 trial)" in text
     assert "Some levels were measured once: spread unknown (1 trial)" in text and "`--trials 3`" in text
@@ -261,8 +323,11 @@ def test_every_level_with_trials_says_the_spread(tmp_path: Path):
 
 def test_knee_uses_trial_medians_and_interrupted_run():
     # trial 1 alone would put the knee at 2 (flat afterwards); the medians keep growing to 4
-    lv = (levels([100, 200, 400, 410], [1, 2, 3, 4], trial=0) + levels([100, 400, 405, 410], [1, 2, 3, 4], trial=1)
-          + levels([100, 210, 390, 400], [1, 2, 3, 4], trial=2))
+    lv = (
+        levels([100, 200, 400, 410], [1, 2, 3, 4], trial=0)
+        + levels([100, 400, 405, 410], [1, 2, 3, 4], trial=1)
+        + levels([100, 210, 390, 400], [1, 2, 3, 4], trial=2)
+    )
     assert knee(lv) == 4
     assert knee([x for x in lv if x.trial == 1]) == 2
     run = make_run()
@@ -290,7 +355,7 @@ def test_server_cpu_in_tables_plots_and_why(tmp_path: Path):
     assert "server CPU" not in "\n".join(level_tables(run_points(run)))  # null everywhere: no column
     for v in run.variants:
         for lv in v.levels:
-            lv.server_cpu_cores = 0.45 * lv.concurrency ** 0.5
+            lv.server_cpu_cores = 0.45 * lv.concurrency**0.5
     table = squash("\n".join(level_tables(run_points(run))))
     assert "| host CPU (%) | server CPU (cores) |" in table and "| 100.0 | 1.80 |" in table  # c=16: 0.45 * 4
     assert "server CPU (cores): tritonserver and its child processes (python-backend stubs); 1.00 = one core busy." in table
@@ -299,4 +364,4 @@ def test_server_cpu_in_tables_plots_and_why(tmp_path: Path):
     drawn = plots.plot_utilisation(run_points(run), tmp_path / "u.png")
     server = "Server CPU (cores) — tritonserver and its child processes (python-backend stubs); 1.00 = one core busy — client batch size 1"
     assert list(drawn) == [HOST_CPU_PANEL, server]
-    assert drawn[server]["mlp_onnx_cpu1_nodb_mbs64"][1] == pytest.approx([0.45 * c ** 0.5 for c in CONC])
+    assert drawn[server]["mlp_onnx_cpu1_nodb_mbs64"][1] == pytest.approx([0.45 * c**0.5 for c in CONC])

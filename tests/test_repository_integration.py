@@ -22,8 +22,16 @@ pytestmark = pytest.mark.integration
 VARIANTS = [
     Variant("tiny", "torchscript", max_batch_size=0, warmup="zero"),
     Variant("tiny", "onnx", max_batch_size=0, warmup="random"),
-    Variant("tiny", "onnx", count=2, max_batch_size=4, dynamic_batching=True, max_queue_delay_us=100,
-            preferred_batch_sizes=(2, 4), warmup="random"),
+    Variant(
+        "tiny",
+        "onnx",
+        count=2,
+        max_batch_size=4,
+        dynamic_batching=True,
+        max_queue_delay_us=100,
+        preferred_batch_sizes=(2, 4),
+        warmup="random",
+    ),
 ]
 
 

@@ -46,9 +46,21 @@ def fake_binary(tmp_path: Path) -> Path:
 def test_every_runtime_builds_its_command_from_the_same_options(repo: Path, fake_binary: Path) -> None:
     """One ServerOptions, three command lines: the tritonserver flags are the same except the
     repository path (mounted at /models in a container) and the listen address (published by docker)."""
-    opts = ServerOptions(repo, http_port=PORTS.http, grpc_port=PORTS.grpc, metrics_port=PORTS.metrics, load_models=("m1", "m2"),
-                         log_verbose=1, metrics_interval_ms=250, exit_timeout_s=7, extra_args=("--log-info=true",),
-                         binary=fake_binary, image=image_for_tag("24.05"), gpus="device=0", shm_size="2g")
+    opts = ServerOptions(
+        repo,
+        http_port=PORTS.http,
+        grpc_port=PORTS.grpc,
+        metrics_port=PORTS.metrics,
+        load_models=("m1", "m2"),
+        log_verbose=1,
+        metrics_interval_ms=250,
+        exit_timeout_s=7,
+        extra_args=("--log-info=true",),
+        binary=fake_binary,
+        image=image_for_tag("24.05"),
+        gpus="device=0",
+        shm_size="2g",
+    )
     repo_path = str(repo.resolve())
     bundled = BundledRuntime(opts).command(PORTS)
     local = LocalRuntime(opts).command(PORTS)
@@ -63,11 +75,21 @@ def test_every_runtime_builds_its_command_from_the_same_options(repo: Path, fake
     # container: docker run ... image tritonserver, flags without address binding, repository at /models
     i = container.index("nvcr.io/nvidia/tritonserver:24.05-py3")
     assert container[:4] == ["docker", "run", "--rm", "--init"] and container[i + 1] == "tritonserver"
-    assert container[i + 2:] == server_args(opts, PORTS, "/models", bind_address=False)
-    assert [a for a in common if not a.startswith(("--model-repository=", "--http-address=", "--grpc-address=", "--metrics-address="))] \
-        == [a for a in container[i + 2:] if not a.startswith("--model-repository=")]
-    for flag in ("--http-port=18000", "--grpc-port=18001", "--metrics-port=18002", "--load-model=m1", "--load-model=m2",
-                 "--log-verbose=1", "--metrics-interval-ms=250", "--exit-timeout-secs=7", "--model-control-mode=explicit"):
+    assert container[i + 2 :] == server_args(opts, PORTS, "/models", bind_address=False)
+    assert [
+        a for a in common if not a.startswith(("--model-repository=", "--http-address=", "--grpc-address=", "--metrics-address="))
+    ] == [a for a in container[i + 2 :] if not a.startswith("--model-repository=")]
+    for flag in (
+        "--http-port=18000",
+        "--grpc-port=18001",
+        "--metrics-port=18002",
+        "--load-model=m1",
+        "--load-model=m2",
+        "--log-verbose=1",
+        "--metrics-interval-ms=250",
+        "--exit-timeout-secs=7",
+        "--model-control-mode=explicit",
+    ):
         assert flag in common
     assert common[-1] == "--log-info=true"
     assert "--http-address=127.0.0.1" in common and "--metrics-address=127.0.0.1" in common
@@ -88,9 +110,18 @@ def test_the_runtime_names_are_the_registry(repo: Path) -> None:
 def test_container_command_line(repo: Path) -> None:
     (repo / "m1").mkdir()
     (repo / "m1" / "config.pbtxt").write_text('name: "m1"\nbackend: "python"\n')
-    opts = ServerOptions(repo, runtime="container", image=image_for_tag("24.05"), gpus="device=1", shm_size="2g",
-                         http_port=18000, grpc_port=18001, metrics_port=18002, load_models=("m1",),
-                         extra_args=("--exit-timeout-secs=5",))
+    opts = ServerOptions(
+        repo,
+        runtime="container",
+        image=image_for_tag("24.05"),
+        gpus="device=1",
+        shm_size="2g",
+        http_port=18000,
+        grpc_port=18001,
+        metrics_port=18002,
+        load_models=("m1",),
+        extra_args=("--exit-timeout-secs=5",),
+    )
     srv = TritonServer(opts)
     cmd = srv.command
     assert cmd[:4] == ["docker", "run", "--rm", "--init"]
@@ -101,7 +132,7 @@ def test_container_command_line(repo: Path) -> None:
     assert f"{repo.resolve()}:/models:ro" in cmd
     i = cmd.index("nvcr.io/nvidia/tritonserver:24.05-py3")
     assert cmd[i + 1] == "tritonserver"
-    server = cmd[i + 2:]
+    server = cmd[i + 2 :]
     assert "--model-repository=/models" in server and "--http-port=18000" in server
     assert "--model-control-mode=explicit" in server and "--load-model=m1" in server
     assert server[-1] == "--exit-timeout-secs=5"
@@ -124,8 +155,22 @@ def test_image_for_tag() -> None:
 def test_print_cmd_shows_the_container_command(repo: Path) -> None:
     from clients.launch import serve_command
 
-    res = CliRunner().invoke(serve_command(), ["-r", str(repo), "--runtime", "container", "--tag", "23.12", "--http-port", "18100",
-                                               "--print-cmd", "--", "--exit-timeout-secs=3"])
+    res = CliRunner().invoke(
+        serve_command(),
+        [
+            "-r",
+            str(repo),
+            "--runtime",
+            "container",
+            "--tag",
+            "23.12",
+            "--http-port",
+            "18100",
+            "--print-cmd",
+            "--",
+            "--exit-timeout-secs=3",
+        ],
+    )
     assert res.exit_code == 0, res.output
     line = res.output.strip()
     assert line.startswith("docker run --rm --init") and "nvcr.io/nvidia/tritonserver:23.12-py3" in line
@@ -183,14 +228,21 @@ def test_container_is_removed_when_its_launcher_is_killed(tmp_path: Path) -> Non
     docker.write_text(f'#!/bin/sh\necho "$@" >> {calls}\n')
     docker.chmod(0o755)
     launcher = subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent("""
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent("""
             import time
             from clients.runtimes.container import start_container_guardian
             start_container_guardian("tritonserver-test")
             print("guarded", flush=True)
             time.sleep(60)
-        """)],
-        stdout=subprocess.PIPE, text=True, env={**os.environ, "PATH": f"{bindir}:{os.environ['PATH']}"}, cwd=Path(__file__).parent.parent,
+        """),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PATH": f"{bindir}:{os.environ['PATH']}"},
+        cwd=Path(__file__).parent.parent,
     )
     try:
         assert launcher.stdout.readline().strip() == "guarded"
@@ -206,7 +258,9 @@ def test_container_is_removed_when_its_launcher_is_killed(tmp_path: Path) -> Non
             launcher.kill()
 
 
-def test_container_runtime_removes_its_container_after_a_stop(repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_container_runtime_removes_its_container_after_a_stop(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """before_start starts the guardian for the named container; after_stop makes it remove it, once."""
     calls = tmp_path / "docker-calls"
     bindir = tmp_path / "bin"

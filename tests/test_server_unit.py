@@ -41,8 +41,11 @@ def test_busy_port_and_bad_options_are_refused_before_starting(repo: Path) -> No
 
 def test_log_tail_puts_earlier_errors_first(repo: Path, tmp_path: Path) -> None:
     log = tmp_path / "server.log"
-    lines = ['E1130 08:00:00.000 1 server.cc:241] "CudaDriverHelper has not been initialized."',
-             "E1130 08:00:01.000 1 model_repository_manager.cc:1] \"failed to load 'm'\"", *[f"I line {i}" for i in range(50)]]
+    lines = [
+        'E1130 08:00:00.000 1 server.cc:241] "CudaDriverHelper has not been initialized."',
+        "E1130 08:00:01.000 1 model_repository_manager.cc:1] \"failed to load 'm'\"",
+        *[f"I line {i}" for i in range(50)],
+    ]
     log.write_text("\n".join(lines) + "\n")
     srv = TritonServer(ServerOptions(repo, runtime="bundled", log_file=log))
     tail = srv.log_tail(5).splitlines()
@@ -64,9 +67,30 @@ def test_server_options_decorator_builds_server_options(tmp_path: Path) -> None:
     def own_repo(server_opts: ServerOptions, repository: Path) -> None:
         seen["b"] = (server_opts, repository)
 
-    res = CliRunner().invoke(cmd, ["-r", str(tmp_path), "--runtime", "bundled", "--http-port", "9000", "--load-model", "a",
-                                   "--load-model", "b", "--server-arg=--exit-timeout-secs=1", "--log-verbose", "2",
-                                   "--metrics-interval-ms", "250", "--tag", "24.01", "--address", "0.0.0.0"])
+    res = CliRunner().invoke(
+        cmd,
+        [
+            "-r",
+            str(tmp_path),
+            "--runtime",
+            "bundled",
+            "--http-port",
+            "9000",
+            "--load-model",
+            "a",
+            "--load-model",
+            "b",
+            "--server-arg=--exit-timeout-secs=1",
+            "--log-verbose",
+            "2",
+            "--metrics-interval-ms",
+            "250",
+            "--tag",
+            "24.01",
+            "--address",
+            "0.0.0.0",
+        ],
+    )
     assert res.exit_code == 0, res.output
     o = seen["a"]
     assert (o.repository, o.runtime, o.http_port, o.grpc_port) == (tmp_path, "bundled", 9000, 0)
@@ -81,9 +105,27 @@ def test_server_options_decorator_builds_server_options(tmp_path: Path) -> None:
     res = CliRunner().invoke(cmd, ["-r", str(tmp_path)])
     assert res.exit_code == 0, res.output
     o = seen["a"]
-    assert (o.runtime, o.address, o.model_control, o.log_verbose, o.metrics_interval_ms, o.start_timeout_s, o.image, o.gpus, o.shm_size) \
-        == (defaults.runtime, defaults.address, defaults.model_control, defaults.log_verbose, defaults.metrics_interval_ms,
-            defaults.start_timeout_s, defaults.image, defaults.gpus, defaults.shm_size)
+    assert (
+        o.runtime,
+        o.address,
+        o.model_control,
+        o.log_verbose,
+        o.metrics_interval_ms,
+        o.start_timeout_s,
+        o.image,
+        o.gpus,
+        o.shm_size,
+    ) == (
+        defaults.runtime,
+        defaults.address,
+        defaults.model_control,
+        defaults.log_verbose,
+        defaults.metrics_interval_ms,
+        defaults.start_timeout_s,
+        defaults.image,
+        defaults.gpus,
+        defaults.shm_size,
+    )
 
 
 def _fake_server(tmp_path: Path, body: str) -> Path:
@@ -159,8 +201,10 @@ class _FakeClient:
     def get_model_repository_index(self) -> list[dict]:
         self.calls.append(("index", ""))
         self.unloading_polls -= 1
-        return [{"name": "m", "version": "1", "state": "UNLOADING" if self.unloading_polls >= 0 else "UNAVAILABLE"},
-                {"name": "other", "version": "1", "state": "READY"}]
+        return [
+            {"name": "m", "version": "1", "state": "UNLOADING" if self.unloading_polls >= 0 else "UNAVAILABLE"},
+            {"name": "other", "version": "1", "state": "READY"},
+        ]
 
 
 def test_unload_waits_until_the_model_is_gone(caplog: pytest.LogCaptureFixture) -> None:

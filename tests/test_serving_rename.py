@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from builders.cli import cli
 from builders.backends import LEGACY_SERVINGS, SERVINGS
+from builders.cli import cli
 from builders.repository import INDEX_FILE, read_index, update_index
 
 
@@ -39,7 +39,11 @@ def test_deprecated_runtime_flag_warns_and_maps(monkeypatch: pytest.MonkeyPatch,
 
 def test_serving_flag_and_its_default(monkeypatch: pytest.MonkeyPatch) -> None:
     seen = _captured_build(monkeypatch)
-    for args, want in (([], "python"), (["--serving", "native"], "native"), (["--serving", "python", "--runtime", "bundled"], "python")):
+    for args, want in (
+        ([], "python"),
+        (["--serving", "native"], "native"),
+        (["--serving", "python", "--runtime", "bundled"], "python"),
+    ):
         res = CliRunner().invoke(cli, ["build", "--model", "tiny", *args])
         assert res.exit_code == 0, res.output
         assert seen[-1].serving == want
@@ -70,10 +74,12 @@ def test_an_index_written_before_the_rename_still_reads(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     for name in ("m_onnx_cpu1_nodb_mbs8", "m_ts_cpu1_nodb_mbs8", "m_onnx_cpu2_nodb_mbs8"):
         (repo / name).mkdir(parents=True)
-    old = {"variants": [
-        {"name": "m_onnx_cpu1_nodb_mbs8", "model": "m", "format": "onnx", "runtime": "bundled", "build": "/b"},
-        {"name": "m_ts_cpu1_nodb_mbs8", "model": "m", "format": "torchscript", "runtime": "native", "build": "/b"},
-    ]}
+    old = {
+        "variants": [
+            {"name": "m_onnx_cpu1_nodb_mbs8", "model": "m", "format": "onnx", "runtime": "bundled", "build": "/b"},
+            {"name": "m_ts_cpu1_nodb_mbs8", "model": "m", "format": "torchscript", "runtime": "native", "build": "/b"},
+        ]
+    }
     (repo / INDEX_FILE).write_text(json.dumps(old))
     index = read_index(repo)
     assert index["m_onnx_cpu1_nodb_mbs8"].serving == "python"
@@ -94,8 +100,12 @@ def test_the_served_name_lookup_reads_old_native_entries(tmp_path: Path, fake_bu
     from builders.variants import Variant
 
     names = {"inputs": {"x": "x__0"}, "outputs": {"y": "y__0"}}
-    spec = ModelSpec.from_json({"inputs": [{"name": "x", "dtype": "float32", "shape": [4]}],
-                                "outputs": [{"name": "y", "dtype": "float32", "shape": [2]}]})
+    spec = ModelSpec.from_json(
+        {
+            "inputs": [{"name": "x", "dtype": "float32", "shape": [4]}],
+            "outputs": [{"name": "y", "dtype": "float32", "shape": [2]}],
+        }
+    )
     repo = fake_build(spec, Variant("m", "torchscript", max_batch_size=8), extra={"triton_names": names}, serving="native")
     index = json.loads((repo / INDEX_FILE).read_text())
     for e in index["variants"]:  # as written before the rename
@@ -105,4 +115,6 @@ def test_the_served_name_lookup_reads_old_native_entries(tmp_path: Path, fake_bu
     (repo / INDEX_FILE).write_text(json.dumps(index))
     v = Repository(repo).variant("m_ts_cpu1_nodb_mbs8")
     assert v.serving == "native"
-    assert [(b.name, b.served) for b in v.inputs] == [("x", "x__0")] and [(b.name, b.served) for b in v.outputs] == [("y", "y__0")]
+    assert [(b.name, b.served) for b in v.inputs] == [("x", "x__0")] and [(b.name, b.served) for b in v.outputs] == [
+        ("y", "y__0")
+    ]

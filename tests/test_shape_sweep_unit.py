@@ -8,14 +8,14 @@ from pathlib import Path
 import click
 import pytest
 
+from builders.spec import ModelSpec, TensorSpec
+from perf.analysis import run_points
 from perf.cli import parse_shapes_flag
 from perf.inputs import describe_dynamic, input_args
 from perf.pairs import pairs
 from perf.plan import plan_levels
 from perf.report import _dynamic_axes_lines, level_tables
-from perf.analysis import run_points
 from perf.results import LevelResult, RunResult, VariantResult, parse_shape_text, series_name, shape_text, split_by_shape
-from builders.spec import ModelSpec, TensorSpec
 
 SPEC = ModelSpec((TensorSpec("ids", "int64", ("seq",), (0, 49)),), (), {"seq": (1, 24, 128)})
 CONFIG = {"name": "m", "max_batch_size": 8, "input": [{"name": "ids", "data_type": "TYPE_INT64", "dims": [-1]}]}
@@ -31,7 +31,12 @@ def test_the_shapes_flag() -> None:
 
 def test_levels_are_planned_at_every_shape() -> None:
     plan = plan_levels("m", 8, concurrency=(1, 2), batch_sizes=(1,), shapes=("seq=16", "seq=64"))
-    assert plan.levels == [(1, 1, 0, None, "seq=16"), (2, 1, 0, None, "seq=16"), (1, 1, 0, None, "seq=64"), (2, 1, 0, None, "seq=64")]
+    assert plan.levels == [
+        (1, 1, 0, None, "seq=16"),
+        (2, 1, 0, None, "seq=16"),
+        (1, 1, 0, None, "seq=64"),
+        (2, 1, 0, None, "seq=64"),
+    ]
 
 
 def test_perf_analyzer_gets_the_swept_size(tmp_path: Path) -> None:
@@ -45,7 +50,12 @@ def test_perf_analyzer_gets_the_swept_size(tmp_path: Path) -> None:
     assert b[b.index("--shape") + 1] == "ids:24"  # the opt size when not swept
     assert describe_dynamic(CONFIG, SPEC) == "seq=24 (the build's opt size of axis seq)"
     assert describe_dynamic(CONFIG, None, {"ids": (12,)}) == "ids [12] (--shape)"
-    assert describe_dynamic({"name": "f", "max_batch_size": 8, "input": [{"name": "x", "data_type": "TYPE_FP32", "dims": [4]}]}, None) is None
+    assert (
+        describe_dynamic(
+            {"name": "f", "max_batch_size": 8, "input": [{"name": "x", "data_type": "TYPE_FP32", "dims": [4]}]}, None
+        )
+        is None
+    )
 
 
 def _lv(c: int, shape: str | None, tput: float) -> LevelResult:
@@ -53,23 +63,44 @@ def _lv(c: int, shape: str | None, tput: float) -> LevelResult:
 
 
 def _params(count: int) -> dict:
-    return {"name": f"m_onnx_cpu{count}_nodb_mbs8", "model": "m", "format": "onnx", "precision": "fp32", "kind": "cpu", "count": count,
-            "max_batch_size": 8, "dynamic_batching": False, "max_queue_delay_us": 0}
+    return {
+        "name": f"m_onnx_cpu{count}_nodb_mbs8",
+        "model": "m",
+        "format": "onnx",
+        "precision": "fp32",
+        "kind": "cpu",
+        "count": count,
+        "max_batch_size": 8,
+        "dynamic_batching": False,
+        "max_queue_delay_us": 0,
+    }
 
 
 def _run() -> RunResult:
-    v1 = VariantResult("m_onnx_cpu1_nodb_mbs8", _params(1), "ok",
-                       levels=[_lv(1, "seq=16", 900), _lv(2, "seq=16", 1000), _lv(1, "seq=128", 200), _lv(2, "seq=128", 210)])
-    v2 = VariantResult("m_onnx_cpu2_nodb_mbs8", _params(2), "ok",
-                       levels=[_lv(1, "seq=16", 800), _lv(2, "seq=16", 1200), _lv(1, "seq=128", 150), _lv(2, "seq=128", 300)])
+    v1 = VariantResult(
+        "m_onnx_cpu1_nodb_mbs8",
+        _params(1),
+        "ok",
+        levels=[_lv(1, "seq=16", 900), _lv(2, "seq=16", 1000), _lv(1, "seq=128", 200), _lv(2, "seq=128", 210)],
+    )
+    v2 = VariantResult(
+        "m_onnx_cpu2_nodb_mbs8",
+        _params(2),
+        "ok",
+        levels=[_lv(1, "seq=16", 800), _lv(2, "seq=16", 1200), _lv(1, "seq=128", 150), _lv(2, "seq=128", 300)],
+    )
     return RunResult("r", "now", settings={"sweep_axes": {"seq": [16, 128]}}, variants=[v1, v2])
 
 
 def test_a_shape_sweep_is_reported_one_series_per_size() -> None:
     run = split_by_shape(_run())
     names = [v.name for v in run.variants]
-    assert names == ["m_onnx_cpu1_nodb_mbs8 [seq=16]", "m_onnx_cpu1_nodb_mbs8 [seq=128]",
-                     "m_onnx_cpu2_nodb_mbs8 [seq=16]", "m_onnx_cpu2_nodb_mbs8 [seq=128]"]
+    assert names == [
+        "m_onnx_cpu1_nodb_mbs8 [seq=16]",
+        "m_onnx_cpu1_nodb_mbs8 [seq=128]",
+        "m_onnx_cpu2_nodb_mbs8 [seq=16]",
+        "m_onnx_cpu2_nodb_mbs8 [seq=128]",
+    ]
     assert series_name("v", None) == "v"
     pts = run_points(run)
     assert pts["m_onnx_cpu2_nodb_mbs8 [seq=128]"][1].get("throughput_infer_per_s") == 300  # not a median over shapes
@@ -77,16 +108,25 @@ def test_a_shape_sweep_is_reported_one_series_per_size() -> None:
     assert "`m_onnx_cpu1_nodb_mbs8 [seq=16]`" in text and "`m_onnx_cpu1_nodb_mbs8 [seq=128]`" in text
     # more instances is compared at one size at a time, never seq=16 against seq=128
     got = [(p.reference.name, p.changed.name) for p in pairs(run.variants)]
-    assert got == [("m_onnx_cpu1_nodb_mbs8 [seq=16]", "m_onnx_cpu2_nodb_mbs8 [seq=16]"),
-                   ("m_onnx_cpu1_nodb_mbs8 [seq=128]", "m_onnx_cpu2_nodb_mbs8 [seq=128]")]
+    assert got == [
+        ("m_onnx_cpu1_nodb_mbs8 [seq=16]", "m_onnx_cpu2_nodb_mbs8 [seq=16]"),
+        ("m_onnx_cpu1_nodb_mbs8 [seq=128]", "m_onnx_cpu2_nodb_mbs8 [seq=128]"),
+    ]
     assert any("swept as a level dimension" in line and "seq = 16, 128" in line for line in _dynamic_axes_lines(run))
 
 
 def test_without_a_sweep_the_report_says_which_size_every_level_used() -> None:
-    v = VariantResult("m_onnx_cpu1_nodb_mbs8", _params(1), "ok", levels=[_lv(1, None, 900)],
-                      dynamic_axes="seq=24 (the build's opt size of axis seq)")
+    v = VariantResult(
+        "m_onnx_cpu1_nodb_mbs8",
+        _params(1),
+        "ok",
+        levels=[_lv(1, None, 900)],
+        dynamic_axes="seq=24 (the build's opt size of axis seq)",
+    )
     run = RunResult("r", "now", variants=[v])
     assert split_by_shape(run) is run
     (line,) = _dynamic_axes_lines(run)
-    assert line == ("- Dynamic input dims of every variant: seq=24 (the build's opt size of axis seq), at every level; "
-                    "`--shapes AXIS=SIZE,...` sweeps an axis.")
+    assert line == (
+        "- Dynamic input dims of every variant: seq=24 (the build's opt size of axis seq), at every level; "
+        "`--shapes AXIS=SIZE,...` sweeps an axis."
+    )

@@ -42,8 +42,15 @@ class Pooled(torch.nn.Module):
 def seq_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("seq")
     spec = ModelSpec((TensorSpec("ids", "int64", ("seq",), (0, 49)),), (), {"seq": (1, 24, 32)})
-    opts = BuildOptions(Pooled(), spec=spec, name="pooled", formats=("torchscript",), repository=root / "repo",
-                        build_dir=root / "builds", grid=VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(4,)))
+    opts = BuildOptions(
+        Pooled(),
+        spec=spec,
+        name="pooled",
+        formats=("torchscript",),
+        repository=root / "repo",
+        build_dir=root / "builds",
+        grid=VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(4,)),
+    )
     build(opts)
     return opts.repository
 
@@ -55,7 +62,9 @@ def test_clients_infer_says_what_it_made_up_and_takes_shapes_and_input_data(seq_
         res = runner.invoke(clients_cli, base)
         assert res.exit_code == 0, res.output
         out = " ".join(res.output.split())
-        assert "input ids [1, 24] int64: integers uniform in [0, 49] (the build's value_range); seq=24 (the build's opt size" in out
+        assert (
+            "input ids [1, 24] int64: integers uniform in [0, 49] (the build's value_range); seq=24 (the build's opt size" in out
+        )
         res = runner.invoke(clients_cli, [*base, "--shape", "ids:12", "-b", "2"])
         assert res.exit_code == 0, res.output
         assert "inputs: ids [2, 12] int64" in res.output and "seq=12 (--shape)" in res.output
@@ -70,17 +79,45 @@ def test_clients_infer_says_what_it_made_up_and_takes_shapes_and_input_data(seq_
 
 def test_a_sweep_says_the_size_it_used_and_sweeps_shapes_as_levels(seq_repo: Path, tmp_path: Path) -> None:
     fast = MeasureSettings(measurement_interval_ms=300, max_trials=4, unstable_retries=0)
-    run, run_dir = run_sweep(SweepOptions(ServerOptions(seq_repo, runtime="bundled"), concurrency=(1,), measure=fast,
-                                          results_dir=tmp_path, run_id="plain", warmup_requests=0))
+    run, run_dir = run_sweep(
+        SweepOptions(
+            ServerOptions(seq_repo, runtime="bundled"),
+            concurrency=(1,),
+            measure=fast,
+            results_dir=tmp_path,
+            run_id="plain",
+            warmup_requests=0,
+        )
+    )
     assert run.variant(VARIANT).dynamic_axes == "seq=24 (the build's opt size of axis seq)"
     from perf.report import write_report
 
-    assert "Dynamic input dims of every variant: seq=24 (the build's opt size of axis seq), at every level" in \
-        write_report(run_dir).read_text()
+    assert (
+        "Dynamic input dims of every variant: seq=24 (the build's opt size of axis seq), at every level"
+        in write_report(run_dir).read_text()
+    )
 
-    cmd = [str(ROOT / "perf" / "run_sweep.sh"), "--repository", str(seq_repo), "--runtime", "bundled", "--concurrency", "1,2",
-           "--shapes", "seq=8,32", "--measurement-interval", "300", "--max-trials", "4", "--unstable-retries", "0",
-           "--results-dir", str(tmp_path), "--run-id", "shapes"]
+    cmd = [
+        str(ROOT / "perf" / "run_sweep.sh"),
+        "--repository",
+        str(seq_repo),
+        "--runtime",
+        "bundled",
+        "--concurrency",
+        "1,2",
+        "--shapes",
+        "seq=8,32",
+        "--measurement-interval",
+        "300",
+        "--max-trials",
+        "4",
+        "--unstable-retries",
+        "0",
+        "--results-dir",
+        str(tmp_path),
+        "--run-id",
+        "shapes",
+    ]
     res = subprocess.run(cmd, capture_output=True, text=True, timeout=280, cwd=ROOT)
     assert res.returncode == 0, res.stderr
     assert "c=1 seq=8" in res.stderr and "c=2 seq=32" in res.stderr  # progress lines name the size

@@ -9,15 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.errors import ModelSpecError
-from core.dtypes import TENSOR_IO_NAMES
 from builders.spec import EXAMPLE_BATCH, ModelSpec, TensorSpec, parse_axis_flag, parse_input_flag
+from core.dtypes import TENSOR_IO_NAMES
+from core.errors import ModelSpecError
 
 
 def test_flags_build_the_same_spec_as_json(tmp_path):
-    spec = ModelSpec.from_flags(
-        ["input_ids:int64:seq:0..99", "pixels:float32:3,8,8"], ["logits", "ids"], ["seq=1,16,32"]
-    )
+    spec = ModelSpec.from_flags(["input_ids:int64:seq:0..99", "pixels:float32:3,8,8"], ["logits", "ids"], ["seq=1,16,32"])
     path = tmp_path / "spec.json"
     path.write_text(json.dumps(spec.to_json()))
     assert ModelSpec.from_file(path) == spec

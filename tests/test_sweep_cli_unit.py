@@ -44,8 +44,18 @@ class FakeSweep:
             raise KeyboardInterrupt
         for i, v in enumerate(self.run.variants):
             for lv in v.levels:
-                self.progress({"event": "level_start", "variant": v.name, "index": i, "n_variants": len(self.names),
-                               "concurrency": lv.concurrency, "batch_size": lv.batch_size, "trial": lv.trial, "request_rate": None})
+                self.progress(
+                    {
+                        "event": "level_start",
+                        "variant": v.name,
+                        "index": i,
+                        "n_variants": len(self.names),
+                        "concurrency": lv.concurrency,
+                        "batch_size": lv.batch_size,
+                        "trial": lv.trial,
+                        "request_rate": None,
+                    }
+                )
                 self.progress({"event": "level_done", "variant": v.name, "level": lv})
             if v.status == "failed":
                 self.progress({"event": "variant_failed", "variant": v.name, "error": v.error})
@@ -53,22 +63,42 @@ class FakeSweep:
 
 
 SAVED: dict[str, Any] = {
-    "repository": "/somewhere/model_repository", "variants": ["a"], "concurrency": [1, 2], "batch_sizes": [1],
-    "request_rates": [], "trials": 2, "latency_budget_ms": None,
+    "repository": "/somewhere/model_repository",
+    "variants": ["a"],
+    "concurrency": [1, 2],
+    "batch_sizes": [1],
+    "request_rates": [],
+    "trials": 2,
+    "latency_budget_ms": None,
     **dataclasses.asdict(MeasureSettings(measurement_interval_ms=700, extra_args=("--max-threads=4",))),
     "server": {**server_settings(ServerOptions(Path("x"), runtime="bundled", metrics_interval_ms=250))},
-    "perf_analyzer": "/opt/pa/perf_analyzer", "input_data": None,
+    "perf_analyzer": "/opt/pa/perf_analyzer",
+    "input_data": None,
 }
 
 
 def _level(c: int, trial: int = 0, ok: bool = True) -> LevelResult:
-    return LevelResult(concurrency=c, batch_size=1, trial=trial, throughput_infer_per_s=100.0 if ok else None,
-                       latency_p99_ms=2.0 if ok else None, error=None if ok else "boom")
+    return LevelResult(
+        concurrency=c,
+        batch_size=1,
+        trial=trial,
+        throughput_infer_per_s=100.0 if ok else None,
+        latency_p99_ms=2.0 if ok else None,
+        error=None if ok else "boom",
+    )
 
 
 def _run(*statuses: str, trials: int = 1) -> RunResult:
-    vs = [VariantResult(f"v{i}", None, s, None if s == "ok" else "could not load: backend missing",
-                        [_level(1, t) for t in range(trials)] if s == "ok" else []) for i, s in enumerate(statuses)]
+    vs = [
+        VariantResult(
+            f"v{i}",
+            None,
+            s,
+            None if s == "ok" else "could not load: backend missing",
+            [_level(1, t) for t in range(trials)] if s == "ok" else [],
+        )
+        for i, s in enumerate(statuses)
+    ]
     return RunResult("r1", "now", variants=vs)
 
 

@@ -55,8 +55,16 @@ def mixed_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     sys.path.insert(0, str(root))
     try:
         spec = ModelSpec.from_flags(["x:float16:4", "ids:int64:seq:0..49"], ["y"], ["seq=1,6,12"])
-        build(BuildOptions("mixed_pkg:make", spec=spec, formats=("torchscript",), repository=root / "repo", build_dir=root / "builds",
-                           grid=VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(8,))))
+        build(
+            BuildOptions(
+                "mixed_pkg:make",
+                spec=spec,
+                formats=("torchscript",),
+                repository=root / "repo",
+                build_dir=root / "builds",
+                grid=VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(8,)),
+            )
+        )
     finally:
         sys.path.remove(str(root))
         sys.modules.pop("mixed_pkg", None)
@@ -69,8 +77,15 @@ def _variant(repo: Path) -> str:
 
 def test_a_model_with_fp16_and_int64_inputs_is_swept(mixed_repo: Path, tmp_path: Path):
     name = _variant(mixed_repo)
-    opts = SweepOptions(ServerOptions(mixed_repo, runtime="bundled"), variants=(name,), concurrency=(1, 2), measure=FAST,
-                        results_dir=tmp_path, run_id="fp16", warmup_requests=5)
+    opts = SweepOptions(
+        ServerOptions(mixed_repo, runtime="bundled"),
+        variants=(name,),
+        concurrency=(1, 2),
+        measure=FAST,
+        results_dir=tmp_path,
+        run_id="fp16",
+        warmup_requests=5,
+    )
     run, run_dir = run_sweep(opts)
     v = run.variant(name)
     assert v.status == "ok", v.error
@@ -91,8 +106,14 @@ def test_a_repository_without_manifest_needs_shape_for_a_dynamic_dim(mixed_repo:
     bare = tmp_path / "bare"
     bare.mkdir()
     shutil.copytree(mixed_repo / name, bare / name)  # the model folder alone: no index.json, no build manifest
-    opts = SweepOptions(ServerOptions(bare, runtime="bundled"), concurrency=(1,), measure=FAST, results_dir=tmp_path / "results",
-                        run_id="r", warmup_requests=0)
+    opts = SweepOptions(
+        ServerOptions(bare, runtime="bundled"),
+        concurrency=(1,),
+        measure=FAST,
+        results_dir=tmp_path / "results",
+        run_id="r",
+        warmup_requests=0,
+    )
     with pytest.raises(PerfError, match=r"input 'ids' axis 0 is dynamic") as e:
         run_sweep(opts)
     assert "--shape ids:N" in e.value.hint and not (tmp_path / "results" / "r").exists()  # stopped before anything ran

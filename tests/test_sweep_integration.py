@@ -35,8 +35,15 @@ def repo_with_broken_variant(tiny_repo: Path, tmp_path: Path) -> Path:
 def test_sweep_measures_levels_survives_a_broken_variant_and_resumes(repo_with_broken_variant: Path, tmp_path: Path):
     repo = repo_with_broken_variant
     variants = ("tiny_onnx_cpu1_nodb_mbs8", "broken_onnx_cpu1_nodb_mbs8", "tiny_ts_cpu2_db500_mbs8")
-    opts = SweepOptions(ServerOptions(repo, runtime="bundled"), variants=variants, concurrency=(1,),
-                        measure=FAST, results_dir=tmp_path / "results", run_id="r1", warmup_requests=5)
+    opts = SweepOptions(
+        ServerOptions(repo, runtime="bundled"),
+        variants=variants,
+        concurrency=(1,),
+        measure=FAST,
+        results_dir=tmp_path / "results",
+        run_id="r1",
+        warmup_requests=5,
+    )
     run, run_dir = run_sweep(opts)
 
     ok = run.variant("tiny_onnx_cpu1_nodb_mbs8")
@@ -86,8 +93,15 @@ def test_a_variant_with_an_unreadable_config_fails_alone(tiny_repo: Path, tmp_pa
     repo = tmp_path / "repo"
     shutil.copytree(tiny_repo, repo)
     (repo / "tiny_onnx_cpu1_db500_mbs8" / "config.pbtxt").write_text("name: [broken\n")
-    opts = SweepOptions(ServerOptions(repo, runtime="bundled"), variants=("tiny_onnx_cpu1_db500_mbs8", "tiny_onnx_cpu1_nodb_mbs8"),
-                        concurrency=(1,), measure=FAST, results_dir=tmp_path, run_id="bad", warmup_requests=0)
+    opts = SweepOptions(
+        ServerOptions(repo, runtime="bundled"),
+        variants=("tiny_onnx_cpu1_db500_mbs8", "tiny_onnx_cpu1_nodb_mbs8"),
+        concurrency=(1,),
+        measure=FAST,
+        results_dir=tmp_path,
+        run_id="bad",
+        warmup_requests=0,
+    )
     run, _ = run_sweep(opts)
     assert run.variant("tiny_onnx_cpu1_db500_mbs8").status == "failed"
     assert "not a valid Triton ModelConfig" in run.variant("tiny_onnx_cpu1_db500_mbs8").error
@@ -97,9 +111,16 @@ def test_a_variant_with_an_unreadable_config_fails_alone(tiny_repo: Path, tmp_pa
 def test_an_unstable_level_is_kept_and_flagged(tiny_repo: Path, tmp_path: Path):
     # a 0.001 % stability criterion cannot be met in 3 windows: the level must still have numbers
     impossible = MeasureSettings(measurement_interval_ms=300, stability_pct=0.001, max_trials=3, unstable_retries=0)
-    opts = SweepOptions(ServerOptions(tiny_repo, runtime="bundled"), variants=("tiny_onnx_cpu1_db500_mbs8",), concurrency=(2,),
-                        measure=impossible, results_dir=tmp_path, run_id="u", warmup_requests=0,
-                        host_busy_threshold_pct=1e9)  # about instability: no re-measurement for a busy host
+    opts = SweepOptions(
+        ServerOptions(tiny_repo, runtime="bundled"),
+        variants=("tiny_onnx_cpu1_db500_mbs8",),
+        concurrency=(2,),
+        measure=impossible,
+        results_dir=tmp_path,
+        run_id="u",
+        warmup_requests=0,
+        host_busy_threshold_pct=1e9,
+    )  # about instability: no re-measurement for a busy host
     run, _ = run_sweep(opts)
     lv = run.variant("tiny_onnx_cpu1_db500_mbs8").level(2)
     assert lv.ok and lv.stable is False and lv.attempts == 2
@@ -109,8 +130,16 @@ def test_an_unstable_level_is_kept_and_flagged(tiny_repo: Path, tmp_path: Path):
 def test_request_rate_levels_are_measured_and_reported(tiny_repo: Path, tmp_path: Path):
     from perf.report import write_report
 
-    opts = SweepOptions(ServerOptions(tiny_repo, runtime="bundled"), variants=("tiny_onnx_cpu1_nodb_mbs8",), concurrency=(1,),
-                        request_rates=(100,), measure=FAST, results_dir=tmp_path, run_id="rr", warmup_requests=0)
+    opts = SweepOptions(
+        ServerOptions(tiny_repo, runtime="bundled"),
+        variants=("tiny_onnx_cpu1_nodb_mbs8",),
+        concurrency=(1,),
+        request_rates=(100,),
+        measure=FAST,
+        results_dir=tmp_path,
+        run_id="rr",
+        warmup_requests=0,
+    )
     run, run_dir = run_sweep(opts)
     v = run.variant("tiny_onnx_cpu1_nodb_mbs8")
     rate = v.level(0, request_rate=100)

@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 
 from clients.server import ServerOptions
-from perf import results
 from perf.analyzer import MeasureSettings
 from perf.sweep import Sweep, SweepOptions, run_sweep
 
@@ -27,7 +26,7 @@ TINY = "tiny_onnx_cpu1_nodb_mbs8"
 
 #: A python-backend model whose finalize() sleeps: Triton lists it as UNLOADING (not ready,
 #: instances still there) for that long after an unload request.
-SLOW_UNLOAD_MODEL = '''
+SLOW_UNLOAD_MODEL = """
 import os, site, time
 for p in os.environ.get("TRITON_TOOLKIT_SITE_PACKAGES", "").split(os.pathsep):
     if p:
@@ -43,7 +42,7 @@ class TritonPythonModel:
     def finalize(self):
         print("slow_unload: finalize sleeps", flush=True)
         time.sleep(%(sleep_s)s)
-'''
+"""
 
 
 def _children(pid: int) -> list[int]:
@@ -63,14 +62,22 @@ def write_python_model(repo: Path, name: str, source: str, input_dims: str = "[ 
         f'name: "{name}"\nbackend: "python"\nmax_batch_size: 8\n'
         f'input [ {{ name: "x" data_type: TYPE_FP32 dims: {input_dims} }} ]\n'
         f'output [ {{ name: "y" data_type: TYPE_FP32 dims: {input_dims} }} ]\n'
-        'instance_group [ { kind: KIND_CPU count: 1 } ]\n')
+        "instance_group [ { kind: KIND_CPU count: 1 } ]\n"
+    )
     (folder / "1" / "model.py").write_text(source)
     return folder
 
 
 def test_a_server_killed_mid_level_is_measured_again_on_resume_and_every_log_is_kept(tiny_repo: Path, tmp_path: Path):
-    opts = SweepOptions(ServerOptions(tiny_repo, runtime="bundled"), variants=(TINY,), concurrency=(1, 2), measure=FAST,
-                        results_dir=tmp_path, run_id="crash", warmup_requests=0)
+    opts = SweepOptions(
+        ServerOptions(tiny_repo, runtime="bundled"),
+        variants=(TINY,),
+        concurrency=(1, 2),
+        measure=FAST,
+        results_dir=tmp_path,
+        run_id="crash",
+        warmup_requests=0,
+    )
     killed: list[int] = []
 
     stubs: list[int] = []
@@ -118,8 +125,16 @@ def test_a_variant_still_unloading_gets_the_server_restarted_before_the_next(tin
     repo = tmp_path / "repo"
     shutil.copytree(tiny_repo, repo)
     write_python_model(repo, "slow_unload", SLOW_UNLOAD_MODEL % {"sleep_s": 30})
-    opts = SweepOptions(ServerOptions(repo, runtime="bundled", exit_timeout_s=2), variants=("slow_unload", TINY), concurrency=(1,),
-                        measure=FAST, results_dir=tmp_path, run_id="stuck", warmup_requests=0, unload_timeout_s=2)
+    opts = SweepOptions(
+        ServerOptions(repo, runtime="bundled", exit_timeout_s=2),
+        variants=("slow_unload", TINY),
+        concurrency=(1,),
+        measure=FAST,
+        results_dir=tmp_path,
+        run_id="stuck",
+        warmup_requests=0,
+        unload_timeout_s=2,
+    )
     run, run_dir = run_sweep(opts)
     assert run.variant("slow_unload").status == "ok" and run.variant(TINY).status == "ok"
     assert [s.log for s in run.server_starts] == ["server.log", "server-2.log"]

@@ -31,6 +31,7 @@ def recorded(name: str) -> str:
 
 # ---------------------------------------------------------------- kind 1: a rate not reached
 
+
 def test_the_issue_capture_parses_to_delayed_share_and_send_rate():
     s = parse_output(recorded("rate_20000_not_reached.txt"))
     assert s.delayed_pct == 100.0 and s.send_rate_per_s == 2970.54
@@ -49,8 +50,17 @@ def test_a_reached_rate_has_no_delay_warning():
 
 
 def test_a_rate_level_below_its_offered_rate_is_not_achieved_and_never_recommended():
-    run = _run([_variant("v_ok", [_lv(1, 900, 2.0), _lv(0, 2968.78, 7.2, request_rate=20000, achieved_rate_per_s=2968.78,
-                                                      delayed_pct=100.0, rate_achieved=False)])])
+    run = _run(
+        [
+            _variant(
+                "v_ok",
+                [
+                    _lv(1, 900, 2.0),
+                    _lv(0, 2968.78, 7.2, request_rate=20000, achieved_rate_per_s=2968.78, delayed_pct=100.0, rate_achieved=False),
+                ],
+            )
+        ]
+    )
     lv = run.variants[0].level(0, request_rate=20000)
     assert lv.status == "not achieved" and lv.ok and not lv.usable
     rec = recommend(run)
@@ -59,6 +69,7 @@ def test_a_rate_level_below_its_offered_rate_is_not_achieved_and_never_recommend
 
 
 # ---------------------------------------------------------------- kind 2: failed or empty levels
+
 
 def test_request_errors_with_exit_0_fail_the_run():
     out = RunOutcome(0, False, [{"throughput_infer_per_s": 3.2}], "", parse_output(recorded("request_errors_exit0.txt")))
@@ -76,16 +87,25 @@ def test_zero_throughput_fails_the_run_and_window_errors_are_not_request_errors(
 def test_a_zero_or_missing_throughput_level_is_failed_and_never_best():
     zero = LevelResult(8, throughput_infer_per_s=0.0, latency_p99_ms=0.1).settle()
     assert zero.status == "failed" and zero.error == "perf_analyzer measured 0 infer/s" and not zero.ok
-    run = _run([_variant("v_a", [_lv(1, 100, 1.0)]), _variant("v_b", [LevelResult(1, throughput_infer_per_s=0.0,
-                                                                                    latency_p99_ms=0.01)])])
+    run = _run(
+        [_variant("v_a", [_lv(1, 100, 1.0)]), _variant("v_b", [LevelResult(1, throughput_infer_per_s=0.0, latency_p99_ms=0.01)])]
+    )
     rec = recommend(run, 5.0)
     assert rec.best_peak.variant == "v_a" and rec.best_under_budget.variant == "v_a"
     assert any("`v_b` at concurrency 1: failed" in e for e in rec.excluded)
 
 
 def test_a_variant_with_only_failed_levels_cannot_be_recommended():
-    run = _run([_variant("v_x", [LevelResult(1, error="perf_analyzer reported request errors: x")], status="failed",
-                         error="perf_analyzer reported request errors: x")])
+    run = _run(
+        [
+            _variant(
+                "v_x",
+                [LevelResult(1, error="perf_analyzer reported request errors: x")],
+                status="failed",
+                error="perf_analyzer reported request errors: x",
+            )
+        ]
+    )
     rec = recommend(run, 10.0)
     assert rec.best_peak is None and rec.best_under_budget is None
     assert rec.excluded == ["`v_x`: the variant failed (perf_analyzer reported request errors: x)."]
@@ -98,6 +118,7 @@ def test_a_results_file_without_statuses_gets_them_from_its_fields():
 
 
 # ---------------------------------------------------------------- kind 3: unstable levels win
+
 
 def test_a_stable_level_beats_an_unstable_one_within_its_spread():
     # unstable 1,050 vs stable 1,000: one trial, so the spread is the 10 % tolerance it failed (105)
@@ -112,8 +133,10 @@ def test_an_unstable_level_wins_only_beyond_its_spread_and_says_so():
     run = _run([_variant("v_stable", [_lv(8, 1000, 2.0)]), _variant("v_unstable", [_lv(8, 1200, 1.5, stable=False)])])
     best = recommend(run).best_peak
     assert best.variant == "v_unstable" and best.status == "unstable"
-    assert "beats the best stable level (`v_stable` at concurrency 8, 1,000.0 infer/s) by 200.0 infer/s, more than " \
-           "its spread of 120.0 infer/s" in best.why
+    assert (
+        "beats the best stable level (`v_stable` at concurrency 8, 1,000.0 infer/s) by 200.0 infer/s, more than "
+        "its spread of 120.0 infer/s" in best.why
+    )
     assert "unstable" in best.describe() and best.why in best.describe()
 
 
@@ -134,6 +157,7 @@ def test_with_no_stable_level_the_best_flagged_one_is_picked_in_words():
 
 
 # ---------------------------------------------------------------- kind 4: the host sampler
+
 
 class _Times:
     def __init__(self, **kw: float):
@@ -163,6 +187,7 @@ def test_host_sampler_reads_real_processes():
 
 
 # ---------------------------------------------------------------- kind 8: the windows
+
 
 def test_the_stable_span_is_the_last_three_windows():
     w = [Window(t, 100.0) for t in (1.0, 2.0, 3.0, 4.0, 5.0)]
@@ -196,6 +221,7 @@ def test_samplers_average_over_the_span_only():
 
 
 # ---------------------------------------------------------------- helpers
+
 
 def _lv(c: int, thr: float, p99: float, **kw) -> LevelResult:
     return LevelResult(c, throughput_infer_per_s=thr, latency_p99_ms=p99, **kw).settle()

@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from fake_perf_analyzer import write_fake
 
 from clients.server import ServerOptions
-from fake_perf_analyzer import write_fake
 from perf.analyzer import MeasureSettings
 from perf.recommendation import recommend
 from perf.report import write_report
@@ -29,9 +29,18 @@ NO_HOST_CHECK = 1e9
 
 
 def test_an_unreachable_request_rate_is_not_achieved_and_never_recommended(tiny_repo: Path, tmp_path: Path):
-    opts = SweepOptions(ServerOptions(tiny_repo, runtime="bundled"), variants=(NODB,), concurrency=(1,),
-                        batch_sizes=(1, 2), request_rates=(50, 20000), measure=FAST, results_dir=tmp_path, run_id="rate",
-                        warmup_requests=5, host_busy_threshold_pct=NO_HOST_CHECK)
+    opts = SweepOptions(
+        ServerOptions(tiny_repo, runtime="bundled"),
+        variants=(NODB,),
+        concurrency=(1,),
+        batch_sizes=(1, 2),
+        request_rates=(50, 20000),
+        measure=FAST,
+        results_dir=tmp_path,
+        run_id="rate",
+        warmup_requests=5,
+        host_busy_threshold_pct=NO_HOST_CHECK,
+    )
     run, run_dir = run_sweep(opts)
     v = run.variant(NODB)
     for batch in (1, 2):
@@ -64,16 +73,32 @@ def test_an_unreachable_request_rate_is_not_achieved_and_never_recommended(tiny_
     assert (run_dir / "request_rates.png").is_file()
 
 
-@pytest.mark.parametrize("recording, throughput, reason", [
-    ("request_errors_exit0.txt", 3.2, "perf_analyzer reported request errors: Thread [0] had error: flaky: refused (and 1 more error line)"),
-    ("zero_throughput.txt", 0.0, "perf_analyzer completed no inference in its measurement windows (0 infer/s)"),
-])
+@pytest.mark.parametrize(
+    "recording, throughput, reason",
+    [
+        (
+            "request_errors_exit0.txt",
+            3.2,
+            "perf_analyzer reported request errors: Thread [0] had error: flaky: refused (and 1 more error line)",
+        ),
+        ("zero_throughput.txt", 0.0, "perf_analyzer completed no inference in its measurement windows (0 infer/s)"),
+    ],
+)
 def test_levels_with_request_errors_or_no_inference_fail_and_are_not_recommended(
-        tiny_repo: Path, tmp_path: Path, recording: str, throughput: float, reason: str):
+    tiny_repo: Path, tmp_path: Path, recording: str, throughput: float, reason: str
+):
     fake = write_fake(tmp_path / "bin", DATA / recording, throughput, exit_code=0)
-    opts = SweepOptions(ServerOptions(tiny_repo, runtime="bundled"), variants=(NODB,), concurrency=(1, 2), measure=FAST,
-                        results_dir=tmp_path, run_id="fake", perf_analyzer=fake, warmup_requests=0,
-                        host_busy_threshold_pct=NO_HOST_CHECK)
+    opts = SweepOptions(
+        ServerOptions(tiny_repo, runtime="bundled"),
+        variants=(NODB,),
+        concurrency=(1, 2),
+        measure=FAST,
+        results_dir=tmp_path,
+        run_id="fake",
+        perf_analyzer=fake,
+        warmup_requests=0,
+        host_busy_threshold_pct=NO_HOST_CHECK,
+    )
     run, run_dir = run_sweep(opts)
     v = run.variant(NODB)
     assert [lv.status for lv in v.levels] == ["failed", "failed"]
@@ -88,9 +113,18 @@ _BURNER = "import time\nend = time.monotonic() + {seconds}\nwhile time.monotonic
 
 
 def test_a_busy_host_is_detected_remeasured_and_reported(tiny_repo: Path, tmp_path: Path):
-    opts = SweepOptions(ServerOptions(tiny_repo, runtime="bundled"), variants=("tiny_ts_cpu1_nodb_mbs8",), concurrency=(2,),
-                        request_rates=(100,), measure=FAST, results_dir=tmp_path, run_id="busy", warmup_requests=5,
-                        host_busy_threshold_pct=10.0, host_busy_pause_s=0.5)
+    opts = SweepOptions(
+        ServerOptions(tiny_repo, runtime="bundled"),
+        variants=("tiny_ts_cpu1_nodb_mbs8",),
+        concurrency=(2,),
+        request_rates=(100,),
+        measure=FAST,
+        results_dir=tmp_path,
+        run_id="busy",
+        warmup_requests=5,
+        host_busy_threshold_pct=10.0,
+        host_busy_pause_s=0.5,
+    )
     burner = subprocess.Popen([sys.executable, "-c", _BURNER.format(seconds=240)])
     try:
         run, run_dir = run_sweep(opts)

@@ -24,9 +24,11 @@ from core.errors import ConfigError, GpuRequiredError
 IO = 'input { name: "x" data_type: TYPE_FP32 dims: [4] }\noutput { name: "y" data_type: TYPE_FP32 dims: [2] }\n'
 ONNX = 'platform: "onnxruntime_onnx"\n'
 TORCHSCRIPT = 'platform: "pytorch_libtorch"\n'
-PYTHON = ('backend: "python"\nparameters { key: "artifact_format" value { string_value: "onnx" } }\n'
-          'parameters { key: "artifact_file" value { string_value: "model.onnx" } }\n'
-          'parameters { key: "artifact_outputs" value { string_value: "[\\"y\\"]" } }\n')
+PYTHON = (
+    'backend: "python"\nparameters { key: "artifact_format" value { string_value: "onnx" } }\n'
+    'parameters { key: "artifact_file" value { string_value: "model.onnx" } }\n'
+    'parameters { key: "artifact_outputs" value { string_value: "[\\"y\\"]" } }\n'
+)
 FILES = {ONNX: ("model.onnx",), TORCHSCRIPT: ("model.pt",), PYTHON: ("model.py", "model.onnx")}
 ORT_TRT = 'optimization { execution_accelerators { gpu_execution_accelerator { name: "tensorrt" } } }\n'
 
@@ -63,48 +65,98 @@ class Case:
 
 CASES = {
     "dynamic batching with max_batch_size 0": Case(
-        {"max_batch_size": 0, "dynamic_batching": True}, None,
-        {"max_batch_sizes": (0, 8), "queue_delays_us": (100,)}, {},
+        {"max_batch_size": 0, "dynamic_batching": True},
+        None,
+        {"max_batch_sizes": (0, 8), "queue_delays_us": (100,)},
+        {},
         ("skip", "max_batch_size 0 with dynamic batching"),
         pbtxt(mbs=0, extra="dynamic_batching { }\n").replace("dims: [4]", "dims: [-1, 4]").replace("dims: [2]", "dims: [-1, 2]"),
-        ONNX, "dynamic_batching"),
+        ONNX,
+        "dynamic_batching",
+    ),
     "preferred batch size above max_batch_size": Case(
-        {"max_batch_size": 8, "dynamic_batching": True, "preferred_batch_sizes": (16,)}, None,
-        {"max_batch_sizes": (8,), "queue_delays_us": (100,), "preferred_batch_sizes": (16,)}, {},
+        {"max_batch_size": 8, "dynamic_batching": True, "preferred_batch_sizes": (16,)},
+        None,
+        {"max_batch_sizes": (8,), "queue_delays_us": (100,), "preferred_batch_sizes": (16,)},
+        {},
         ("error", ConfigError),
-        pbtxt(extra="dynamic_batching { preferred_batch_size: 16 }\n"), ONNX, "dynamic_batching.preferred_batch_size"),
+        pbtxt(extra="dynamic_batching { preferred_batch_size: 16 }\n"),
+        ONNX,
+        "dynamic_batching.preferred_batch_size",
+    ),
     "negative max_batch_size": Case(
-        {"max_batch_size": -1}, None, {"max_batch_sizes": (-1,)}, {}, ("error", ConfigError),
-        pbtxt(mbs=-1), ONNX, "max_batch_size"),
+        {"max_batch_size": -1},
+        None,
+        {"max_batch_sizes": (-1,)},
+        {},
+        ("error", ConfigError),
+        pbtxt(mbs=-1),
+        ONNX,
+        "max_batch_size",
+    ),
     "instance count below 1": Case(
-        {"count": -1}, None, {"counts": (-1,)}, {}, ("error", ConfigError),
-        pbtxt(group="kind: KIND_CPU count: -1"), ONNX, "instance_group[0].count"),
+        {"count": -1},
+        None,
+        {"counts": (-1,)},
+        {},
+        ("error", ConfigError),
+        pbtxt(group="kind: KIND_CPU count: -1"),
+        ONNX,
+        "instance_group[0].count",
+    ),
     "gpus on KIND_CPU": Case(
         # with KIND_CPU only, --gpus matches no variant and is refused (VariantGrid, issue 11 item 5);
         # beside KIND_GPU it applies to the GPU variants and is dropped from the CPU ones
-        {"gpus": (0,)}, None, {"gpus": (0,), "kinds": ("cpu", "gpu")}, {"server_gpu": True},
+        {"gpus": (0,)},
+        None,
+        {"gpus": (0,), "kinds": ("cpu", "gpu")},
+        {"server_gpu": True},
         ("dropped", lambda vs: any(v.kind == "cpu" for v in vs) and all(v.gpus == (() if v.kind == "cpu" else (0,)) for v in vs)),
-        pbtxt(group="kind: KIND_CPU count: 1 gpus: [0]"), ONNX, "instance_group[0].gpus"),
+        pbtxt(group="kind: KIND_CPU count: 1 gpus: [0]"),
+        ONNX,
+        "instance_group[0].gpus",
+    ),
     "KIND_GPU on a server without a GPU": Case(
-        {"kind": "gpu"}, {"server_gpu": False}, {"kinds": ("cpu", "gpu")}, {"server_gpu": False},
+        {"kind": "gpu"},
+        {"server_gpu": False},
+        {"kinds": ("cpu", "gpu")},
+        {"server_gpu": False},
         ("skip", "instance kind gpu"),
-        pbtxt(group="kind: KIND_GPU count: 1"), ONNX, "instance_group[0].kind", server_gpu=False),
+        pbtxt(group="kind: KIND_GPU count: 1"),
+        ONNX,
+        "instance_group[0].kind",
+        server_gpu=False,
+    ),
     "ORT-TRT on a torchscript variant": Case(
-        {"format": "torchscript", "kind": "gpu", "trt_accelerator": "fp16"}, None,
-        {"kinds": ("gpu",), "trt_accelerators": (None, "fp16")}, {"formats": ("torchscript",), "server_gpu": True},
+        {"format": "torchscript", "kind": "gpu", "trt_accelerator": "fp16"},
+        None,
+        {"kinds": ("gpu",), "trt_accelerators": (None, "fp16")},
+        {"formats": ("torchscript",), "server_gpu": True},
         ("dropped", lambda vs: vs and all(v.trt_accelerator is None for v in vs)),
-        pbtxt(TORCHSCRIPT, group="kind: KIND_GPU count: 1", extra=ORT_TRT), TORCHSCRIPT,
-        "optimization.execution_accelerators.gpu_execution_accelerator[0].name"),
+        pbtxt(TORCHSCRIPT, group="kind: KIND_GPU count: 1", extra=ORT_TRT),
+        TORCHSCRIPT,
+        "optimization.execution_accelerators.gpu_execution_accelerator[0].name",
+    ),
     "ORT-TRT on a KIND_CPU variant": Case(
-        {"trt_accelerator": "fp16"}, None, {"kinds": ("cpu",), "trt_accelerators": (None, "fp16")}, {},
+        {"trt_accelerator": "fp16"},
+        None,
+        {"kinds": ("cpu",), "trt_accelerators": (None, "fp16")},
+        {},
         ("dropped", lambda vs: vs and all(v.trt_accelerator is None for v in vs)),
-        pbtxt(extra=ORT_TRT), ONNX, "optimization.execution_accelerators.gpu_execution_accelerator[0]"),
+        pbtxt(extra=ORT_TRT),
+        ONNX,
+        "optimization.execution_accelerators.gpu_execution_accelerator[0]",
+    ),
     "ORT-TRT on the python backend": Case(
-        {"kind": "gpu", "trt_accelerator": "fp16"}, {"backend": "python"},
-        {"kinds": ("gpu",), "trt_accelerators": (None, "fp16")}, {"serving": "python", "server_gpu": True},
+        {"kind": "gpu", "trt_accelerator": "fp16"},
+        {"backend": "python"},
+        {"kinds": ("gpu",), "trt_accelerators": (None, "fp16")},
+        {"serving": "python", "server_gpu": True},
         ("skip", "TensorRT accelerator fp16"),
-        pbtxt(PYTHON, group="kind: KIND_GPU count: 1", extra=ORT_TRT), PYTHON,
-        "optimization.execution_accelerators.gpu_execution_accelerator[0].name"),
+        pbtxt(PYTHON, group="kind: KIND_GPU count: 1", extra=ORT_TRT),
+        PYTHON,
+        "optimization.execution_accelerators.gpu_execution_accelerator[0].name",
+    ),
 }
 
 
@@ -169,8 +221,11 @@ def test_gpu_only_grid_on_a_gpu_less_server_is_an_error_not_a_skip():
 
 
 def test_every_rule_cites_its_triton_source():
-    found = [f for name, f in vars(rules).items()
-             if inspect.isfunction(f) and f.__module__ == rules.__name__ and not name.startswith("_") and name != "raise_problems"]
+    found = [
+        f
+        for name, f in vars(rules).items()
+        if inspect.isfunction(f) and f.__module__ == rules.__name__ and not name.startswith("_") and name != "raise_problems"
+    ]
     assert len(found) >= 9
     for rule in found:
         assert rule.__doc__ and "Triton docs" in rule.__doc__, rule.__name__

@@ -26,14 +26,34 @@ def test_dynamic_axis_no_input_uses_is_refused():
 
 
 def test_dynamic_axis_flag_is_an_error_on_the_cli(tmp_path):
-    r = CliRunner().invoke(cli, ["build", "--model", "tiny", "--input", "INPUT__0:float32:16", "--dynamic-axis", "foo=1,8,16",
-                                 "--build-dir", str(tmp_path / "b"), "--repository", str(tmp_path / "r")])
+    r = CliRunner().invoke(
+        cli,
+        [
+            "build",
+            "--model",
+            "tiny",
+            "--input",
+            "INPUT__0:float32:16",
+            "--dynamic-axis",
+            "foo=1,8,16",
+            "--build-dir",
+            str(tmp_path / "b"),
+            "--repository",
+            str(tmp_path / "r"),
+        ],
+    )
     assert r.exit_code != 0 and "foo" in str(r.exception)
 
 
 def _opts(tmp_path, **kw) -> BuildOptions:
-    return BuildOptions("tiny", formats=("onnx",), repository=tmp_path / "r", build_dir=tmp_path / "b",
-                        grid=VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(2,)), **kw)
+    return BuildOptions(
+        "tiny",
+        formats=("onnx",),
+        repository=tmp_path / "r",
+        build_dir=tmp_path / "b",
+        grid=VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(2,)),
+        **kw,
+    )
 
 
 def test_rtol_for_an_output_that_does_not_exist_is_refused(tmp_path):
@@ -64,8 +84,9 @@ def static128(tmp_path_factory):
             return x + self.pos
 
     path = tmp_path_factory.mktemp("pt2") / "static128.pt2"
-    ep = torch.export.export(Pos().eval(), (torch.randn(2, 128, 16),),
-                             dynamic_shapes=({0: torch.export.Dim("batch", min=1, max=64)},))
+    ep = torch.export.export(
+        Pos().eval(), (torch.randn(2, 128, 16),), dynamic_shapes=({0: torch.export.Dim("batch", min=1, max=64)},)
+    )
     torch.export.save(ep, str(path))
     return path
 
@@ -76,7 +97,10 @@ def test_axis_range_contradicting_a_static_graph_is_refused(static128):
     assert "seq=256,256,256" in e.value.message and "static size 128" in e.value.message
     with pytest.raises(ModelSpecError, match="size 64 contradicts the static size 128"):
         load_model(str(static128), ModelSpec.from_flags(["x:float32:64,16"]))
-    assert load_model(str(static128), ModelSpec.from_flags(["x:float32:seq,16"], axes=["seq=128,128,128"])).kind == "exported_program"
+    assert (
+        load_model(str(static128), ModelSpec.from_flags(["x:float32:seq,16"], axes=["seq=128,128,128"])).kind
+        == "exported_program"
+    )
 
 
 def test_axis_range_outside_a_symbolic_graph_range_is_refused(tmp_path):

@@ -65,6 +65,7 @@ def _warmup(dims: list[int] | None):
             w.inputs["INPUT__0"].data_type = mc.TYPE_FP32
             w.inputs["INPUT__0"].dims.extend(dims)
             w.inputs["INPUT__0"].zero_data = True
+
     return change
 
 
@@ -90,8 +91,10 @@ CONFIG_RULES = {
     "zero dim": (lambda c: c.output[0].dims.__setitem__(0, 0), "output[OUTPUT__0].dims"),
     "unbatched dims without the batch axis": (_unbatched, "input[INPUT__0].dims"),
     "dynamic batching with max_batch_size 0": (lambda c: _full_dims_unbatched(c), "dynamic_batching"),
-    "preferred size above max_batch_size": (lambda c: c.dynamic_batching.preferred_batch_size.append(16),
-                                            "dynamic_batching.preferred_batch_size"),
+    "preferred size above max_batch_size": (
+        lambda c: c.dynamic_batching.preferred_batch_size.append(16),
+        "dynamic_batching.preferred_batch_size",
+    ),
     "gpus on KIND_CPU": (lambda c: c.instance_group[0].gpus.append(0), "instance_group[0].gpus"),
     "platform and backend disagree": (lambda c: setattr(c, "backend", "python"), "backend"),
     "neither platform nor backend": (lambda c: c.ClearField("platform"), "platform"),
@@ -100,14 +103,22 @@ CONFIG_RULES = {
     "duplicate input": (lambda c: c.input.add().CopyFrom(c.input[0]), "input[INPUT__0].name"),
     "warmup without inputs": (_warmup(None), "model_warmup[w].inputs"),
     "warmup with a variable dim": (_warmup([-1]), "model_warmup[w].inputs[INPUT__0].dims"),
-    "warmup batch above max_batch_size": (lambda c: (_warmup([16])(c), setattr(c.model_warmup[0], "batch_size", 9)),
-                                          "model_warmup[w].batch_size"),
-    "specific version without a folder": (lambda c: c.version_policy.specific.versions.append(2),
-                                          "version_policy.specific.versions"),
+    "warmup batch above max_batch_size": (
+        lambda c: (_warmup([16])(c), setattr(c.model_warmup[0], "batch_size", 9)),
+        "model_warmup[w].batch_size",
+    ),
+    "specific version without a folder": (
+        lambda c: c.version_policy.specific.versions.append(2),
+        "version_policy.specific.versions",
+    ),
     "TensorRT accelerator on torchscript": (
-        lambda c: (setattr(c, "platform", "pytorch_libtorch"), setattr(c, "default_model_filename", "model.onnx"),
-                   c.optimization.execution_accelerators.gpu_execution_accelerator.add(name="tensorrt")),
-        "optimization.execution_accelerators.gpu_execution_accelerator[0].name"),
+        lambda c: (
+            setattr(c, "platform", "pytorch_libtorch"),
+            setattr(c, "default_model_filename", "model.onnx"),
+            c.optimization.execution_accelerators.gpu_execution_accelerator.add(name="tensorrt"),
+        ),
+        "optimization.execution_accelerators.gpu_execution_accelerator[0].name",
+    ),
 }
 
 
@@ -194,8 +205,10 @@ def test_torchscript_module_signature_is_checked(tmp_path):
         def forward(self, a: torch.Tensor, b: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
             return a + b, a - b
 
-    spec = ModelSpec((TensorSpec("a", "float32", (4,)), TensorSpec("b", "float32", (4,))),
-                     (TensorSpec("OUTPUT__0", "float32", (4,)), TensorSpec("OUTPUT__1", "float32", (4,))))
+    spec = ModelSpec(
+        (TensorSpec("a", "float32", (4,)), TensorSpec("b", "float32", (4,))),
+        (TensorSpec("OUTPUT__0", "float32", (4,)), TensorSpec("OUTPUT__1", "float32", (4,))),
+    )
     art = tmp_path / "model.pt"
     torch.jit.script(Two()).save(str(art))
     root = tmp_path / "repo"
@@ -209,7 +222,10 @@ def test_torchscript_module_signature_is_checked(tmp_path):
     del cfg.input[0]
     write_config(cfg, path)
     assert found(validate_repository(root, load_artifacts=True)) == {
-        ("config.pbtxt", "input"), ("config.pbtxt", "input[c].name"), ("config.pbtxt", "output[diff].name")}
+        ("config.pbtxt", "input"),
+        ("config.pbtxt", "input[c].name"),
+        ("config.pbtxt", "output[diff].name"),
+    }
 
 
 def test_every_problem_is_reported_at_once_and_the_cli_exits_non_zero(repo):

@@ -8,6 +8,7 @@ import os
 import sys
 from pathlib import Path
 
+import numpy as np
 import onnx
 import pytest
 from click.testing import CliRunner
@@ -22,8 +23,6 @@ from builders.triton_releases import NOT_CONFIRMED, ONNXRUNTIME_LIMITS, RELEASES
 from builders.validate import validate, validate_repository
 from builders.variants import Variant
 from core.errors import ConfigError
-
-import numpy as np
 
 SPEC = ModelSpec((TensorSpec("INPUT__0", "float32", (16,)),), (TensorSpec("OUTPUT__0", "float32", (16,)),))
 
@@ -122,9 +121,11 @@ def test_tensorrt_check_not_run_when_the_release_tensorrt_is_not_confirmed(tmp_p
     vdir = root / "m_trt"
     (vdir / "1").mkdir(parents=True)
     (vdir / "1" / "model.plan").write_bytes(b"not a plan")
-    (vdir / "config.pbtxt").write_text('name: "m_trt"\nplatform: "tensorrt_plan"\nmax_batch_size: 8\n'
-                                       'input { name: "x" data_type: TYPE_FP32 dims: [16] }\n'
-                                       'output { name: "y" data_type: TYPE_FP32 dims: [16] }\n')
+    (vdir / "config.pbtxt").write_text(
+        'name: "m_trt"\nplatform: "tensorrt_plan"\nmax_batch_size: 8\n'
+        'input { name: "x" data_type: TYPE_FP32 dims: [16] }\n'
+        'output { name: "y" data_type: TYPE_FP32 dims: [16] }\n'
+    )
     assert RELEASES["24.09"].tensorrt is None
     r = validate(root, target=release("24.09"))
     assert r.problems == []
@@ -140,9 +141,11 @@ def test_tensorrt_plan_version_recorded_by_the_build(tmp_path):
     vdir = root / "m_trt"
     (vdir / "1").mkdir(parents=True)
     (vdir / "1" / "model.plan").write_bytes(b"not a plan")
-    (vdir / "config.pbtxt").write_text('name: "m_trt"\nplatform: "tensorrt_plan"\nmax_batch_size: 8\n'
-                                       'input { name: "x" data_type: TYPE_FP32 dims: [16] }\n'
-                                       'output { name: "y" data_type: TYPE_FP32 dims: [16] }\n')
+    (vdir / "config.pbtxt").write_text(
+        'name: "m_trt"\nplatform: "tensorrt_plan"\nmax_batch_size: 8\n'
+        'input { name: "x" data_type: TYPE_FP32 dims: [16] }\n'
+        'output { name: "y" data_type: TYPE_FP32 dims: [16] }\n'
+    )
     r = validate(root, target=release("24.10"))
     assert r.problems == []
     checks = {s.field for s in r.skipped}
@@ -154,13 +157,15 @@ def test_empty_plan_is_a_problem(tmp_path):
     vdir = tmp_path / "repo" / "m"
     (vdir / "1").mkdir(parents=True)
     (vdir / "1" / "model.plan").write_bytes(b"")
-    (vdir / "config.pbtxt").write_text('name: "m"\nplatform: "tensorrt_plan"\nmax_batch_size: 0\n'
-                                       'input { name: "x" data_type: TYPE_FP32 dims: [16] }\n'
-                                       'output { name: "y" data_type: TYPE_FP32 dims: [16] }\n')
+    (vdir / "config.pbtxt").write_text(
+        'name: "m"\nplatform: "tensorrt_plan"\nmax_batch_size: 0\n'
+        'input { name: "x" data_type: TYPE_FP32 dims: [16] }\n'
+        'output { name: "y" data_type: TYPE_FP32 dims: [16] }\n'
+    )
     assert found(validate_repository(tmp_path / "repo")) == {("model.plan", "(artifact)")}
 
 
-FAKE_TENSORRT = '''
+FAKE_TENSORRT = """
 __version__ = "10.5.0.18"
 class Logger:
     ERROR = 0
@@ -168,7 +173,7 @@ class Logger:
 class Runtime:
     def __init__(self, logger): pass
     def deserialize_cuda_engine(self, data): return None  # what TensorRT returns for a plan it cannot read
-'''
+"""
 
 
 def test_plan_tensorrt_cannot_read_is_a_problem(tmp_path, monkeypatch):
@@ -181,9 +186,11 @@ def test_plan_tensorrt_cannot_read_is_a_problem(tmp_path, monkeypatch):
     vdir = tmp_path / "repo" / "m"
     (vdir / "1").mkdir(parents=True)
     (vdir / "1" / "model.plan").write_bytes(b"garbage")
-    (vdir / "config.pbtxt").write_text('name: "m"\nplatform: "tensorrt_plan"\nmax_batch_size: 0\n'
-                                       'input { name: "x" data_type: TYPE_FP32 dims: [16] }\n'
-                                       'output { name: "y" data_type: TYPE_FP32 dims: [16] }\n')
+    (vdir / "config.pbtxt").write_text(
+        'name: "m"\nplatform: "tensorrt_plan"\nmax_batch_size: 0\n'
+        'input { name: "x" data_type: TYPE_FP32 dims: [16] }\n'
+        'output { name: "y" data_type: TYPE_FP32 dims: [16] }\n'
+    )
     assert validate(tmp_path / "repo").problems == []  # not loaded by default: listed as skipped
     problems = validate_repository(tmp_path / "repo", load_artifacts=True)
     assert found(problems) == {("model.plan", "(artifact)")}
@@ -217,9 +224,12 @@ def test_torchscript_is_not_loaded_in_the_toolkit_process(tmp_path, monkeypatch)
             return a + 1, a - 1
 
     torch.jit.script(Two()).save(str(tmp_path / "model.pt"))
-    spec = ModelSpec((TensorSpec("a", "float32", (4,)),),
-                     (TensorSpec("OUTPUT__0", "float32", (4,)), TensorSpec("OUTPUT__1", "float32", (4,))))
-    vdir = write_variant(tmp_path / "repo", Variant("two", "torchscript", max_batch_size=4), tmp_path / "model.pt", spec, "native")
+    spec = ModelSpec(
+        (TensorSpec("a", "float32", (4,)),), (TensorSpec("OUTPUT__0", "float32", (4,)), TensorSpec("OUTPUT__1", "float32", (4,)))
+    )
+    vdir = write_variant(
+        tmp_path / "repo", Variant("two", "torchscript", max_batch_size=4), tmp_path / "model.pt", spec, "native"
+    )
     cfg = read_config(vdir / "config.pbtxt")
     del cfg.output[1]
     write_config(cfg, vdir / "config.pbtxt")

@@ -6,14 +6,23 @@ import pytest
 from click.testing import CliRunner
 
 from builders.cli import cli
-from core.errors import ConfigError, GpuRequiredError
 from builders.variants import Variant, VariantGrid
+from core.errors import ConfigError, GpuRequiredError
 
 
 def test_names_say_what_the_variant_is():
     assert Variant("mlp", "onnx", count=2, dynamic_batching=True, max_queue_delay_us=500).name == "mlp_onnx_cpu2_db500_mbs64"
-    v = Variant("mlp", "onnx", kind="gpu", gpus=(0, 1), dynamic_batching=True, max_queue_delay_us=100,
-                preferred_batch_sizes=(8, 16), warmup="zero", trt_accelerator="fp16")
+    v = Variant(
+        "mlp",
+        "onnx",
+        kind="gpu",
+        gpus=(0, 1),
+        dynamic_batching=True,
+        max_queue_delay_us=100,
+        preferred_batch_sizes=(8, 16),
+        warmup="zero",
+        trt_accelerator="fp16",
+    )
     assert v.name == "mlp_onnx_gpu1g0-1_db100p8-16_mbs64_ortrt-fp16_warm-zero"
     assert Variant("mlp", "torchscript", "fp16", max_batch_size=0).name == "mlp_ts-fp16_cpu1_nodb_mbs0"
 
@@ -24,7 +33,10 @@ def test_names_say_what_the_variant_is():
         ({"model": "../etc"}, "model name"),
         ({"model": "a b"}, "model name"),
         ({"max_batch_size": 0, "dynamic_batching": True}, "dynamic_batching"),
-        ({"max_batch_size": 8, "dynamic_batching": True, "preferred_batch_sizes": (16,)}, "dynamic_batching.preferred_batch_size"),
+        (
+            {"max_batch_size": 8, "dynamic_batching": True, "preferred_batch_sizes": (16,)},
+            "dynamic_batching.preferred_batch_size",
+        ),
         ({"preferred_batch_sizes": (4,)}, "dynamic_batching.preferred_batch_size"),
         ({"count": 0}, "instance_group.count"),
         ({"gpus": (0,)}, "instance_group.gpus"),
@@ -42,8 +54,16 @@ def test_invalid_variants_name_the_field(kwargs, field):
 
 
 def test_json_round_trip():
-    v = Variant("m", "onnx", kind="gpu", gpus=(1,), dynamic_batching=True, preferred_batch_sizes=(2,), warmup="random",
-                trt_accelerator="fp32")
+    v = Variant(
+        "m",
+        "onnx",
+        kind="gpu",
+        gpus=(1,),
+        dynamic_batching=True,
+        preferred_batch_sizes=(2,),
+        warmup="random",
+        trt_accelerator="fp32",
+    )
     d = v.to_json()
     assert d["name"] == v.name and Variant.from_json(d) == v
 
@@ -55,7 +75,9 @@ def test_max_batch_size_zero_gets_no_dynamic_batching_and_says_so():
 
 
 def test_preferred_sizes_are_dropped_per_max_batch_size_and_refused_above_all():
-    plan = VariantGrid(counts=(1,), queue_delays_us=(50,), preferred_batch_sizes=(4, 16), max_batch_sizes=(8, 32)).plan("m", ("onnx",))
+    plan = VariantGrid(counts=(1,), queue_delays_us=(50,), preferred_batch_sizes=(4, 16), max_batch_sizes=(8, 32)).plan(
+        "m", ("onnx",)
+    )
     assert [v.preferred_batch_sizes for v in plan.variants] == [(4,), (4, 16)]
     with pytest.raises(ConfigError, match="preferred_batch_size"):
         VariantGrid(preferred_batch_sizes=(64,), max_batch_sizes=(8, 16))
@@ -83,24 +105,53 @@ def test_auto_kind_follows_the_server():
 
 
 def test_trt_accelerator_only_multiplies_onnx_gpu_variants_and_not_with_python_serving():
-    grid = VariantGrid(kinds=("cpu", "gpu"), counts=(1,), queue_delays_us=(None,), trt_accelerators=(None, "fp16"), server_gpu=True)
+    grid = VariantGrid(
+        kinds=("cpu", "gpu"), counts=(1,), queue_delays_us=(None,), trt_accelerators=(None, "fp16"), server_gpu=True
+    )
     names = [v.name for v in grid.variants("m", ("torchscript", "onnx"), serving="native")]
-    assert names == ["m_ts_cpu1_nodb_mbs64", "m_ts_gpu1_nodb_mbs64", "m_onnx_cpu1_nodb_mbs64", "m_onnx_gpu1_nodb_mbs64",
-                     "m_onnx_gpu1_nodb_mbs64_ortrt-fp16"]
+    assert names == [
+        "m_ts_cpu1_nodb_mbs64",
+        "m_ts_gpu1_nodb_mbs64",
+        "m_onnx_cpu1_nodb_mbs64",
+        "m_onnx_gpu1_nodb_mbs64",
+        "m_onnx_gpu1_nodb_mbs64_ortrt-fp16",
+    ]
     bundled = grid.plan("m", ("onnx",), serving="python")
     assert all(v.trt_accelerator is None for v in bundled.variants)
     assert [s.what for s in bundled.skipped] == ["TensorRT accelerator fp16"]
 
 
 def test_warmup_axis():
-    names = [v.name for v in VariantGrid(counts=(1,), queue_delays_us=(None,), warmups=(None, "random", "zero")).variants("m", ("onnx",))]
+    names = [
+        v.name
+        for v in VariantGrid(counts=(1,), queue_delays_us=(None,), warmups=(None, "random", "zero")).variants("m", ("onnx",))
+    ]
     assert names == ["m_onnx_cpu1_nodb_mbs64", "m_onnx_cpu1_nodb_mbs64_warm-random", "m_onnx_cpu1_nodb_mbs64_warm-zero"]
 
 
 def test_variants_command_prints_the_grid_and_what_it_skipped():
-    r = CliRunner().invoke(cli, ["variants", "--model", "tiny", "--format", "onnx", "--instance-kind", "cpu", "--instance-kind", "gpu",
-                                 "--no-server-gpu", "--instance-counts", "1", "--max-batch-sizes", "0,8", "--warmup", "off,zero"],
-                           env={"COLUMNS": "250"})
+    r = CliRunner().invoke(
+        cli,
+        [
+            "variants",
+            "--model",
+            "tiny",
+            "--format",
+            "onnx",
+            "--instance-kind",
+            "cpu",
+            "--instance-kind",
+            "gpu",
+            "--no-server-gpu",
+            "--instance-counts",
+            "1",
+            "--max-batch-sizes",
+            "0,8",
+            "--warmup",
+            "off,zero",
+        ],
+        env={"COLUMNS": "250"},
+    )
     assert r.exit_code == 0, r.output
     assert "6 variants" in r.output and "tiny_onnx_cpu1_nodb_mbs0_warm-zero" in r.output
     assert "skipped instance kind gpu" in r.output and "skipped max_batch_size 0 with dynamic batching" in r.output

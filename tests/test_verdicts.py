@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 
 import pytest
+import verification_models as vm
 from click.testing import CliRunner
 
-import verification_models as vm
 from builders.build import BuildOptions, _devices, build
 from builders.cli import SUMMARY_COLUMNS, cli
 from builders.export_onnx import export_onnx
@@ -50,7 +50,12 @@ def test_one_table_says_which_kernels_compute_in_the_precision_asked_for():
     assert kernel_precision("trt", "fp16", "cuda").computes_in == "fp16"
     assert kernel_precision("trt", "fp16", "cpu").computes_in == "fp32"  # not in the table: never verified in fp16
     assert {(k.format, k.device) for k in KERNEL_PRECISION} == {
-        ("torchscript", "cpu"), ("torchscript", "cuda"), ("onnx", "cpu"), ("onnx", "cuda"), ("trt", "cuda")}
+        ("torchscript", "cpu"),
+        ("torchscript", "cuda"),
+        ("onnx", "cpu"),
+        ("onnx", "cuda"),
+        ("trt", "cuda"),
+    }
     assert verified_on("onnx", "fp16", "cpu")["computes_in"] == "fp32"
 
 
@@ -78,8 +83,12 @@ def test_fp16_onnx_that_overflows_is_not_ok_on_a_cpu_host(tmp_path):
     result = export_onnx(model, spec, tmp_path, "fp16")
     (verdict,) = verify_export(result, model, spec, 4, {}, ("cpu",))
     assert verdict["status"] == "not_verified_precision"
-    assert verdict["verified_on"] == {"device": "cpu", "runner": "onnxruntime CPUExecutionProvider", "tf32": "n/a",
-                                      "computes_in": "fp32"}
+    assert verdict["verified_on"] == {
+        "device": "cpu",
+        "runner": "onnxruntime CPUExecutionProvider",
+        "tf32": "n/a",
+        "computes_in": "fp32",
+    }
     assert "fp32" in verdict["reason"] and "Cast" in verdict["reason"]
     # the same model in TorchScript on the same CPU computes in fp16 and fails for real
     ts = export_torchscript(model, spec, tmp_path / "ts", "fp16")
@@ -100,11 +109,33 @@ def test_the_issues_layernorm_fp16_onnx_is_never_ok_on_cpu(tmp_path):
 
 
 def test_build_records_the_verdict_and_the_summary_says_not_verified_in_fp16(tmp_path):
-    res = CliRunner().invoke(cli, [
-        "build", "--model", "verification_models:square16", "--input", "x:float32:16", "--format", "onnx",
-        "--precision", "fp32", "--precision", "fp16", "--max-batch-sizes", "4", "--instance-counts", "1",
-        "--dynamic-batching", "off", "--repository", str(tmp_path / "repo"), "--build-dir", str(tmp_path / "b"),
-    ], catch_exceptions=False)
+    res = CliRunner().invoke(
+        cli,
+        [
+            "build",
+            "--model",
+            "verification_models:square16",
+            "--input",
+            "x:float32:16",
+            "--format",
+            "onnx",
+            "--precision",
+            "fp32",
+            "--precision",
+            "fp16",
+            "--max-batch-sizes",
+            "4",
+            "--instance-counts",
+            "1",
+            "--dynamic-batching",
+            "off",
+            "--repository",
+            str(tmp_path / "repo"),
+            "--build-dir",
+            str(tmp_path / "b"),
+        ],
+        catch_exceptions=False,
+    )
     assert res.exit_code == 0, res.output
     header = next(line for line in res.stdout.splitlines() if line.startswith("format"))
     assert header.split() == " ".join(SUMMARY_COLUMNS).split()  # plain text when stdout is not a terminal
@@ -122,19 +153,39 @@ def test_build_records_the_verdict_and_the_summary_says_not_verified_in_fp16(tmp
 
 
 def test_a_failed_build_still_prints_its_summary(tmp_path):
-    res = CliRunner().invoke(cli, [
-        "build", "--model", "verification_models:branch_noscript", "--input", "x:float32:4", "--format", "torchscript",
-        "--max-batch-sizes", "4", "--instance-counts", "1", "--dynamic-batching", "off",
-        "--repository", str(tmp_path / "repo"), "--build-dir", str(tmp_path / "b"),
-    ])
+    res = CliRunner().invoke(
+        cli,
+        [
+            "build",
+            "--model",
+            "verification_models:branch_noscript",
+            "--input",
+            "x:float32:4",
+            "--format",
+            "torchscript",
+            "--max-batch-sizes",
+            "4",
+            "--instance-counts",
+            "1",
+            "--dynamic-batching",
+            "off",
+            "--repository",
+            str(tmp_path / "repo"),
+            "--build-dir",
+            str(tmp_path / "b"),
+        ],
+    )
     assert res.exit_code != 0 and isinstance(res.exception, VerificationError)
     row = next(line for line in res.stdout.splitlines() if line.startswith("torchscript"))
     assert "script: export failed" in row and "trace: verification failed" in row and row.rstrip().endswith("failed (verify)")
 
 
 def test_kind_gpu_variants_are_verified_on_cuda_and_cpu_ones_on_cpu():
-    v = [Variant("m_ts_cpu1", "torchscript", "fp32", "cpu"), Variant("m_ts_gpu1", "torchscript", "fp32", "gpu"),
-         Variant("m_onnx_gpu1", "onnx", "fp16", "gpu")]
+    v = [
+        Variant("m_ts_cpu1", "torchscript", "fp32", "cpu"),
+        Variant("m_ts_gpu1", "torchscript", "fp32", "gpu"),
+        Variant("m_onnx_gpu1", "onnx", "fp16", "gpu"),
+    ]
     assert _devices("torchscript", "fp32", v) == ("cpu", "cuda")
     assert _devices("onnx", "fp16", v) == ("cuda",)
     assert _devices("onnx", "fp32", v) == ("cpu",)  # no variant (an ONNX built for TensorRT plans)
@@ -143,9 +194,15 @@ def test_kind_gpu_variants_are_verified_on_cuda_and_cpu_ones_on_cpu():
 
 @pytest.mark.skipif(_cuda() is None, reason="this host has a GPU: the GPU is used, not reported missing")
 def test_a_gpu_variant_on_a_host_without_gpu_is_not_verified_not_ok(tmp_path):
-    result = build(BuildOptions("tiny", formats=("torchscript",), grid=VariantGrid(
-        kinds=("cpu", "gpu"), counts=(1,), queue_delays_us=(None,), max_batch_sizes=(4,), server_gpu=True),
-        repository=tmp_path / "repo", build_dir=tmp_path / "b"))
+    result = build(
+        BuildOptions(
+            "tiny",
+            formats=("torchscript",),
+            grid=VariantGrid(kinds=("cpu", "gpu"), counts=(1,), queue_delays_us=(None,), max_batch_sizes=(4,), server_gpu=True),
+            repository=tmp_path / "repo",
+            build_dir=tmp_path / "b",
+        )
+    )
     e = result.manifest["exports"][0]
     assert [v["status"] for v in e["verdicts"]] == ["ok", "not_verified_device"]
     assert e["status"] == "not_verified_device" and "no CUDA device" in e["verdicts"][1]["reason"]
@@ -157,9 +214,15 @@ def test_kind_gpu_exports_are_verified_on_the_gpu_before_they_are_written(tmp_pa
     missing = _cuda() if fmt == "torchscript" else _ort_cuda()
     if missing:
         pytest.skip(missing)
-    result = build(BuildOptions("tiny", formats=(fmt,), grid=VariantGrid(
-        kinds=("gpu",), counts=(1,), queue_delays_us=(None,), max_batch_sizes=(4,)),
-        repository=tmp_path / "repo", build_dir=tmp_path / "b"))
+    result = build(
+        BuildOptions(
+            "tiny",
+            formats=(fmt,),
+            grid=VariantGrid(kinds=("gpu",), counts=(1,), queue_delays_us=(None,), max_batch_sizes=(4,)),
+            repository=tmp_path / "repo",
+            build_dir=tmp_path / "b",
+        )
+    )
     e = result.manifest["exports"][0]
     assert [v["verified_on"]["device"] for v in e["verdicts"]] == ["cuda"] and e["status"] == "ok"
     assert {p["device"] for p in e["verification"]} == {"cuda"}
@@ -175,4 +238,3 @@ def test_fp16_onnx_that_overflows_fails_on_the_gpu(tmp_path):
     result = export_onnx(model, spec, tmp_path, "fp16")
     with pytest.raises(VerificationError, match="NaN or Inf in output"):
         verify_export(result, model, spec, 4, {}, ("cuda",))
-

@@ -12,8 +12,8 @@ import json
 
 import numpy as np
 import pytest
-
 import verification_models as vm
+
 from builders.build import BuildOptions, build
 from builders.export_torchscript import export_torchscript
 from builders.input_draws import DRAWS, draw_inputs, load_sample
@@ -28,8 +28,15 @@ X4 = ModelSpec.from_flags(["x:float32:4"])
 
 def _opts(tmp_path, model, mbs, fmt, **kw):
     grid = VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(mbs,))
-    return BuildOptions(model, formats=(fmt,), grid=grid, spec=kw.pop("spec", X4), repository=tmp_path / "repo",
-                        build_dir=tmp_path / "builds", **kw)
+    return BuildOptions(
+        model,
+        formats=(fmt,),
+        grid=grid,
+        spec=kw.pop("spec", X4),
+        repository=tmp_path / "repo",
+        build_dir=tmp_path / "builds",
+        **kw,
+    )
 
 
 def _manifest(tmp_path, name):
@@ -94,7 +101,10 @@ def test_draws_cover_both_signs_scale_and_zeros_for_every_dtype():
     assert got["positive"]["m"].all() and not got["negative"]["m"].any()
     for d in DRAWS:
         assert {k: (v.dtype, v.shape) for k, v in got[d].items()} == {
-            "x": (np.float32, (64, 3)), "ids": (np.int64, (64, 5)), "m": (np.bool_, (64, 2))}
+            "x": (np.float32, (64, 3)),
+            "ids": (np.int64, (64, 5)),
+            "m": (np.bool_, (64, 2)),
+        }
 
 
 def test_a_draw_where_eager_itself_is_not_finite_is_skipped_and_recorded(tmp_path):

@@ -9,13 +9,13 @@ import torch
 from torch import nn
 
 from builders.artifacts import ExportResult
-from builders.outputs import infer_outputs
-from builders.verification import verify_artifact
-from core.errors import VerificationError
 from builders.export_torchscript import export_torchscript
+from builders.outputs import infer_outputs
 from builders.spec import ModelSpec, TensorSpec
-from core import precision as precisions
+from builders.verification import verify_artifact
 from builders.verify import compare_outputs, passing_tolerance
+from core import precision as precisions
+from core.errors import VerificationError
 
 SPEC = ModelSpec((TensorSpec("x", "float32", (4,)),), ())
 
@@ -63,6 +63,7 @@ def test_missing_output_and_per_output_tolerances():
 
 
 # --- failures caused by real exports of tiny models -------------------------------------
+
 
 class Sqrt(nn.Module):
     """Produces NaN for negative inputs, in eager PyTorch too."""
@@ -180,8 +181,12 @@ def test_fp32_tolerance_is_device_aware_and_says_its_tf32_policy():
     # ONNX Runtime CUDA / TensorRT may use TF32: fp32 widened, a user's --rtol still wins
     assert output_tolerances(spec, "fp32", {"z": 5e-5}, "cuda", tf32_disabled_for("trt")) == {"y": 1e-3, "z": 5e-5}
     assert output_tolerances(spec, "fp16", {}, "cuda", False) == {"y": 1e-2, "z": 1e-2}
-    assert verified_on("onnx", "fp32", "cpu") == {"device": "cpu", "runner": "onnxruntime CPUExecutionProvider", "tf32": "n/a",
-                                                  "computes_in": "fp32"}
+    assert verified_on("onnx", "fp32", "cpu") == {
+        "device": "cpu",
+        "runner": "onnxruntime CPUExecutionProvider",
+        "tf32": "n/a",
+        "computes_in": "fp32",
+    }
     assert verified_on("torchscript", "fp32", "cuda:0")["tf32"] == "disabled"
     assert verified_on("trt", "fp32", "cuda")["tf32"] == "allowed (fp32 rtol widened to 0.001)"
 

@@ -30,7 +30,9 @@ DEFAULT_SERVING = "python"
 #: field ``"runtime"`` before the rename), read for one release: old name -> serving.
 LEGACY_SERVINGS = {"bundled": "python", "native": "native"}
 #: The builders, by Triton backend name.
-BACKENDS: dict[str, BackendConfig] = {b.backend: b for b in (PythonBackend(), PyTorchBackend(), OnnxRuntimeBackend(), TensorRTBackend())}
+BACKENDS: dict[str, BackendConfig] = {
+    b.backend: b for b in (PythonBackend(), PyTorchBackend(), OnnxRuntimeBackend(), TensorRTBackend())
+}
 #: Platforms of backends the toolkit does not write -> their backend (Triton core
 #: ``GetBackendTypeFromPlatform``); ours come from :mod:`core.formats`.
 OTHER_PLATFORMS = {"tensorflow_savedmodel": "tensorflow", "tensorflow_graphdef": "tensorflow"}

@@ -31,8 +31,9 @@ class BackendConfig:
     platform: str = ""
     default_file: str = ""
 
-    def configure(self, cfg: mc.ModelConfig, fmt: str, *, trt_accelerator: str | None = None,
-                  intra_op_threads: int | None = None) -> None:
+    def configure(
+        self, cfg: mc.ModelConfig, fmt: str, *, trt_accelerator: str | None = None, intra_op_threads: int | None = None
+    ) -> None:
         """Write this backend's fields into ``cfg`` for an artifact of format ``fmt``.
 
         Args:
@@ -87,8 +88,9 @@ class NativeBackend(BackendConfig):
         f = formats.get(self.format)
         self.backend, self.platform, self.default_file = f.backend, f.platform, f.file
 
-    def configure(self, cfg: mc.ModelConfig, fmt: str, *, trt_accelerator: str | None = None,
-                  intra_op_threads: int | None = None) -> None:
+    def configure(
+        self, cfg: mc.ModelConfig, fmt: str, *, trt_accelerator: str | None = None, intra_op_threads: int | None = None
+    ) -> None:
         cfg.platform = self.platform
         cfg.default_model_filename = self.default_file
 

@@ -23,8 +23,9 @@ class OnnxRuntimeBackend(NativeBackend):
 
     format = "onnx"
 
-    def configure(self, cfg: mc.ModelConfig, fmt: str, *, trt_accelerator: str | None = None,
-                  intra_op_threads: int | None = None) -> None:
+    def configure(
+        self, cfg: mc.ModelConfig, fmt: str, *, trt_accelerator: str | None = None, intra_op_threads: int | None = None
+    ) -> None:
         super().configure(cfg, fmt)
         if trt_accelerator:
             add_ort_trt_accelerator(cfg, trt_accelerator)

@@ -45,8 +45,9 @@ class PythonBackend(BackendConfig):
     backend = PYTHON_BACKEND
     default_file = "model.py"
 
-    def configure(self, cfg: mc.ModelConfig, fmt: str, *, trt_accelerator: str | None = None,
-                  intra_op_threads: int | None = None) -> None:
+    def configure(
+        self, cfg: mc.ModelConfig, fmt: str, *, trt_accelerator: str | None = None, intra_op_threads: int | None = None
+    ) -> None:
         cfg.backend = self.backend
         cfg.parameters[PARAM_FORMAT].string_value = fmt
         cfg.parameters[PARAM_FILE].string_value = formats.get(fmt).file
@@ -62,9 +63,15 @@ class PythonBackend(BackendConfig):
         have = artifact_outputs(cfg)
         if PARAM_FILE not in cfg.parameters or have is None or sorted(have) != sorted(names) or have == list(names):
             return []  # absent/malformed/other names: reported by config_problems
-        return [Problem("", f"parameters[{PARAM_OUTPUTS}]", f"{have} but the artifact returns its outputs in the order "
-                        f"{list(names)}: outputs would be served under each other's names",
-                        f"set it to {json.dumps(list(names))}")]
+        return [
+            Problem(
+                "",
+                f"parameters[{PARAM_OUTPUTS}]",
+                f"{have} but the artifact returns its outputs in the order "
+                f"{list(names)}: outputs would be served under each other's names",
+                f"set it to {json.dumps(list(names))}",
+            )
+        ]
 
     def served_artifact(self, cfg: mc.ModelConfig) -> tuple[str, str] | None:
         fmt, file = _param(cfg, PARAM_FORMAT), _param(cfg, PARAM_FILE)
@@ -79,10 +86,22 @@ class PythonBackend(BackendConfig):
         if fmt in formats.PYTHON_SERVED:
             return output_order_problems(cfg)
         if fmt == "trt":
-            return [Problem("", f"parameters[{PARAM_FORMAT}]", "TensorRT plans cannot be served by the python backend",
-                            "use --serving native (platform tensorrt_plan) with a Triton container that has that backend")]
-        return [Problem("", f"parameters[{PARAM_FORMAT}]", f"{fmt or '(missing)'} is not one of {', '.join(formats.PYTHON_SERVED)}",
-                        f"set {PARAM_FORMAT} to one of {', '.join(formats.PYTHON_SERVED)}")]
+            return [
+                Problem(
+                    "",
+                    f"parameters[{PARAM_FORMAT}]",
+                    "TensorRT plans cannot be served by the python backend",
+                    "use --serving native (platform tensorrt_plan) with a Triton container that has that backend",
+                )
+            ]
+        return [
+            Problem(
+                "",
+                f"parameters[{PARAM_FORMAT}]",
+                f"{fmt or '(missing)'} is not one of {', '.join(formats.PYTHON_SERVED)}",
+                f"set {PARAM_FORMAT} to one of {', '.join(formats.PYTHON_SERVED)}",
+            )
+        ]
 
 
 def artifact_outputs(cfg: mc.ModelConfig) -> list[str] | None:
@@ -103,11 +122,23 @@ def output_order_problems(cfg: mc.ModelConfig) -> list[Problem]:
     declared = [o.name for o in cfg.output]
     if names is None:
         found = _param(cfg, PARAM_OUTPUTS)
-        return [Problem("", field, f"{'is missing' if not found else repr(found) + ' is not a JSON list of names'}: the "
-                        "python model cannot tell which of the artifact's outputs each config output is",
-                        f"rebuild with `builders build` (it records the artifact's outputs), e.g. {json.dumps(declared)} "
-                        "in the artifact's output order")]
+        return [
+            Problem(
+                "",
+                field,
+                f"{'is missing' if not found else repr(found) + ' is not a JSON list of names'}: the "
+                "python model cannot tell which of the artifact's outputs each config output is",
+                f"rebuild with `builders build` (it records the artifact's outputs), e.g. {json.dumps(declared)} "
+                "in the artifact's output order",
+            )
+        ]
     if sorted(names) != sorted(declared) or len(set(names)) != len(names):
-        return [Problem("", field, f"{names} (the artifact's outputs) differ from the config's outputs {declared}",
-                        "declare exactly the artifact's outputs, by the names the build gave them")]
+        return [
+            Problem(
+                "",
+                field,
+                f"{names} (the artifact's outputs) differ from the config's outputs {declared}",
+                "declare exactly the artifact's outputs, by the names the build gave them",
+            )
+        ]
     return []

@@ -65,7 +65,9 @@ def triton_names(spec: ModelSpec, forward_args: Sequence[str]) -> dict[str, dict
     return {"inputs": inputs, "outputs": outputs}
 
 
-def tensor_name_problems(kind: str, declared: Iterable[mc.ModelInput | mc.ModelOutput], have: tuple[TensorIO, ...]) -> list[Problem]:
+def tensor_name_problems(
+    kind: str, declared: Iterable[mc.ModelInput | mc.ModelOutput], have: tuple[TensorIO, ...]
+) -> list[Problem]:
     """Config tensor names the PyTorch backend cannot match with the module's tensors.
 
     Args:
@@ -79,14 +81,32 @@ def tensor_name_problems(kind: str, declared: Iterable[mc.ModelInput | mc.ModelO
         idx = convention_index(t.name)
         if idx is not None:
             if idx >= len(have):
-                out.append(Problem("", f"{kind}[{t.name}].name", f"index {idx} but the module has {len(have)} {kind}s",
-                                   f"use indices 0..{len(have) - 1}"))
+                out.append(
+                    Problem(
+                        "",
+                        f"{kind}[{t.name}].name",
+                        f"index {idx} but the module has {len(have)} {kind}s",
+                        f"use indices 0..{len(have) - 1}",
+                    )
+                )
         elif kind == "output":
-            out.append(Problem("", f"{kind}[{t.name}].name", "PyTorch backend outputs must be named <name>__<index>",
-                               f"rename it, e.g. {OUTPUT_PREFIX}__0"))
+            out.append(
+                Problem(
+                    "",
+                    f"{kind}[{t.name}].name",
+                    "PyTorch backend outputs must be named <name>__<index>",
+                    f"rename it, e.g. {OUTPUT_PREFIX}__0",
+                )
+            )
         elif t.name not in args:
-            out.append(Problem("", f"{kind}[{t.name}].name", f"neither a forward() argument ({args}) nor <name>__<index>",
-                               f"rename it to the argument's name or e.g. {INPUT_PREFIX}__0"))
+            out.append(
+                Problem(
+                    "",
+                    f"{kind}[{t.name}].name",
+                    f"neither a forward() argument ({args}) nor <name>__<index>",
+                    f"rename it to the argument's name or e.g. {INPUT_PREFIX}__0",
+                )
+            )
     return out
 
 

@@ -25,6 +25,12 @@ class TensorRTBackend(NativeBackend):
     def artifact_problems(self, cfg: mc.ModelConfig, io: ArtifactIO) -> list[Problem]:
         """``max_batch_size`` within the engine's profile maximum batch."""
         if io.max_batch_size is not None and cfg.max_batch_size > io.max_batch_size:
-            return [Problem("", "max_batch_size", f"{cfg.max_batch_size} exceeds the TensorRT engine's profile maximum batch "
-                            f"{io.max_batch_size}", f"set max_batch_size <= {io.max_batch_size}, or rebuild the engine with a larger profile")]
+            return [
+                Problem(
+                    "",
+                    "max_batch_size",
+                    f"{cfg.max_batch_size} exceeds the TensorRT engine's profile maximum batch {io.max_batch_size}",
+                    f"set max_batch_size <= {io.max_batch_size}, or rebuild the engine with a larger profile",
+                )
+            ]
         return []

@@ -56,7 +56,7 @@ class TritonPythonModel:
         try:
             self.output_names = served_output_names(params.get("artifact_outputs"), [o["name"] for o in config["output"]])
         except ValueError as e:
-            raise pb_utils.TritonModelException(str(e))
+            raise pb_utils.TritonModelException(str(e)) from e
         self.declared = declared_outputs(config["output"], pb_utils.triton_string_to_numpy)
         self.output_dtypes = {n: dtype for n, (dtype, _dims) in self.declared.items()}
         instances = sum(int(g.get("count", 1)) for g in config.get("instance_group", [])) or 1
@@ -70,9 +70,7 @@ class TritonPythonModel:
         self.run = load_runner(params["artifact_format"], path, self.input_names, self.output_names, threads, device)
 
     def execute(self, requests):
-        arrays = [
-            {n: pb_utils.get_input_tensor_by_name(r, n).as_numpy() for n in self.input_names} for r in requests
-        ]
+        arrays = [{n: pb_utils.get_input_tensor_by_name(r, n).as_numpy() for n in self.input_names} for r in requests]
         per_request = None
         if self.batched and len(requests) > 1 and _same_sample_shapes(arrays, self.input_names):
             try:
@@ -90,7 +88,9 @@ class TritonPythonModel:
             per_request = [self._run_one(a) for a in arrays]
         per_request = [self._checked(o) for o in per_request]
         return [
-            o if isinstance(o, pb_utils.InferenceResponse) else pb_utils.InferenceResponse(
+            o
+            if isinstance(o, pb_utils.InferenceResponse)
+            else pb_utils.InferenceResponse(
                 [pb_utils.Tensor(n, np.ascontiguousarray(o[n], dtype=self.output_dtypes[n])) for n in self.output_names]
             )
             for o in per_request

@@ -92,7 +92,7 @@ class Runtime(abc.ABC):
         """Why ``auto`` may pick this runtime here (a sentence), or ``None`` when it cannot."""
         return None
 
-    def check(self) -> None:
+    def check(self) -> None:  # noqa: B027 - an optional hook: a runtime with nothing to check keeps it
         """Raise :class:`core.errors.ServerError` (with what to install) when the server is not available."""
 
     @abc.abstractmethod
@@ -108,10 +108,10 @@ class Runtime(abc.ABC):
         a = self.opts.address
         return "localhost" if a in ("0.0.0.0", "127.0.0.1") else a
 
-    def before_start(self) -> None:
+    def before_start(self) -> None:  # noqa: B027 - an optional hook
         """Start what must run beside the server (called just before the server process)."""
 
-    def after_stop(self) -> None:
+    def after_stop(self) -> None:  # noqa: B027 - an optional hook
         """Clean up what :meth:`before_start` started and the server left (safe to call twice)."""
 
     def explain(self, text: str) -> str | None:

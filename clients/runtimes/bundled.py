@@ -77,7 +77,9 @@ def _install_stub(root: Path) -> None:
     dst = root / "backends" / "python" / STUB
     if not src.is_file():
         have = sorted(p.name for p in (root / "python_backend_stubs").iterdir())
-        raise ServerError(f"the bundled server has no python-backend stub for Python {ver}", hint=f"use one of Python {', '.join(have)}")
+        raise ServerError(
+            f"the bundled server has no python-backend stub for Python {ver}", hint=f"use one of Python {', '.join(have)}"
+        )
     if not dst.is_file() or dst.stat().st_size != src.stat().st_size:
         shutil.copy2(src, dst)
 
@@ -115,7 +117,11 @@ class BundledRuntime(Runtime):
 
     def command(self, ports: Ports) -> list[str]:
         b = self._found()
-        return [str(b.binary), f"--backend-directory={b.backend_dir}", *self.args(ports, str(Path(self.opts.repository).resolve()))]
+        return [
+            str(b.binary),
+            f"--backend-directory={b.backend_dir}",
+            *self.args(ports, str(Path(self.opts.repository).resolve())),
+        ]
 
     def environment(self) -> dict[str, str]:
         return self._found().env()
@@ -138,7 +144,7 @@ def write_local_wrapper(path: Path) -> Path:
         "#!/bin/sh\n"
         "# tritonserver from the nvidia-pytriton wheel, wrapped to behave like a local install\n"
         f"export LD_LIBRARY_PATH={shlex.quote(str(b.lib_dir))}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}\n"
-        f"exec {shlex.quote(str(b.binary))} --backend-directory={shlex.quote(str(b.backend_dir))} \"$@\"\n"
+        f'exec {shlex.quote(str(b.binary))} --backend-directory={shlex.quote(str(b.backend_dir))} "$@"\n'
     )
     path.chmod(0o755)
     return path

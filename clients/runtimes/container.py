@@ -36,8 +36,13 @@ def start_container_guardian(name: str) -> subprocess.Popen:
     (SIGKILL included) the kernel closes it, so the container never outlives the launcher.
     :meth:`ContainerRuntime.after_stop` closes it too, after the graceful stop.
     """
-    return subprocess.Popen([sys.executable, "-c", _GUARDIAN, name], stdin=subprocess.PIPE,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    return subprocess.Popen(
+        [sys.executable, "-c", _GUARDIAN, name],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
 
 
 def container_command(opts: ServerOptions, ports: Ports, args: list[str], name: str | None = None) -> list[str]:

@@ -39,7 +39,7 @@ class LocalRuntime(Runtime):
 
     def check(self) -> None:
         """Raises:
-            ServerError: no binary at ``--tritonserver``, ``$TRITONSERVER`` or on PATH."""
+        ServerError: no binary at ``--tritonserver``, ``$TRITONSERVER`` or on PATH."""
         self.binary()
 
     def binary(self) -> str:

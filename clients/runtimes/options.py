@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 #: NVIDIA's server image and the release the container runtime uses by default.
 DEFAULT_IMAGE = "nvcr.io/nvidia/tritonserver"

@@ -51,8 +51,12 @@ STRING_ELEMENT_BYTES = 64
 _SIZE = re.compile(r"^(\d+(?:\.\d+)?) ?([bkmgtp])?i?b?$", re.IGNORECASE)
 _UNITS = {"b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40, "p": 1 << 50}
 #: Python-backend log text of a shared-memory region that could not be created or grown.
-SHM_FAILURES = ("Failed to increase the shared memory pool size", "Unable to initialize shared memory",
-                "Failed to initialize shared memory", "shared memory region size")
+SHM_FAILURES = (
+    "Failed to increase the shared memory pool size",
+    "Unable to initialize shared memory",
+    "Failed to initialize shared memory",
+    "shared memory region size",
+)
 
 
 def parse_docker_size(text: str) -> int:
@@ -64,8 +68,10 @@ def parse_docker_size(text: str) -> int:
     m = _SIZE.match(str(text).strip())
     size = int(float(m.group(1)) * _UNITS[(m.group(2) or "b").lower()]) if m else 0
     if size <= 0:
-        raise ServerError(f"--shm-size {text!r} is not a size docker takes",
-                          hint="a number with an optional unit b, k, m, g (powers of 1024), e.g. 512m or 2g")
+        raise ServerError(
+            f"--shm-size {text!r} is not a size docker takes",
+            hint="a number with an optional unit b, k, m, g (powers of 1024), e.g. 512m or 2g",
+        )
     return size
 
 
@@ -112,8 +118,10 @@ def shm_need_bytes(repository: Path) -> tuple[int, list[str]]:
         sample = 0
         for t in (*cfg.input, *cfg.output):
             named = shapes.get(t.name, ())
-            dims = [d if d >= 0 else (sizes.get(named[i], 1) if i < len(named) and isinstance(named[i], str) else 1)
-                    for i, d in enumerate(t.dims)]
+            dims = [
+                d if d >= 0 else (sizes.get(named[i], 1) if i < len(named) and isinstance(named[i], str) else 1)
+                for i, d in enumerate(t.dims)
+            ]
             try:
                 sample += math.prod(dims) * _element_bytes(mc.DataType.Name(t.data_type))
             except DataTypeError:
@@ -122,7 +130,9 @@ def shm_need_bytes(repository: Path) -> tuple[int, list[str]]:
         batch = max(1, cfg.max_batch_size)
         share = instances * (PY_REGION_BYTES + batch * sample)
         total += share
-        lines.append(f"{cfg.name or cfg_path.parent.name}: {instances} instance(s) x (1 MiB + {batch} x {sample} B) = {format_docker_size(share)}")
+        lines.append(
+            f"{cfg.name or cfg_path.parent.name}: {instances} instance(s) x (1 MiB + {batch} x {sample} B) = {format_docker_size(share)}"
+        )
     return total, lines
 
 
@@ -145,7 +155,8 @@ def check_shm_size(given: str, repository: Path) -> None:
         raise ServerError(
             f"--shm-size {given} is below what the python-backend models of {repository} need in /dev/shm: "
             f"{format_docker_size(need)} ({'; '.join(lines[:5])}{'; ...' if len(lines) > 5 else ''})",
-            hint=f"pass --shm-size {default_shm_size(repository)} (the default computed for this repository), or leave it out")
+            hint=f"pass --shm-size {default_shm_size(repository)} (the default computed for this repository), or leave it out",
+        )
 
 
 def shm_failure_hint(text: str, shm_size: str) -> str | None:
@@ -154,5 +165,7 @@ def shm_failure_hint(text: str, shm_size: str) -> str | None:
     if not any(s in text for s in SHM_FAILURES):
         return None
     bigger = format_docker_size(2 * parse_docker_size(shm_size)) if _SIZE.match(shm_size.strip()) else "2g"
-    return (f"the python backend ran out of shared memory: the container's /dev/shm is --shm-size {shm_size}; "
-            f"pass a larger --shm-size (e.g. {bigger}), or fewer instances / a smaller max_batch_size")
+    return (
+        f"the python backend ran out of shared memory: the container's /dev/shm is --shm-size {shm_size}; "
+        f"pass a larger --shm-size (e.g. {bigger}), or fewer instances / a smaller max_batch_size"
+    )
