@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -292,6 +293,28 @@ def cli() -> None:
     """Export PyTorch models to TorchScript / ONNX / TensorRT and write Triton model-repository variants."""
 
 
+def parse_rtols(items: tuple[str, ...]) -> dict[str, float]:
+    """``--rtol OUTPUT=VALUE`` flags -> ``{output: rtol}``.
+
+    Raises:
+        click.BadParameter: not ``OUTPUT=VALUE``, or a value that is not a finite number >= 0
+            (NaN would make every comparison pass, a negative one every comparison fail).
+    """
+    out: dict[str, float] = {}
+    for item in items:
+        output, sep, text = item.partition("=")
+        try:
+            value = float(text)
+        except ValueError:
+            sep = ""
+        if not sep or not output:
+            raise click.BadParameter(f"--rtol expects OUTPUT=VALUE such as OUTPUT__0=1e-3, got {item!r}")
+        if not math.isfinite(value) or value < 0:
+            raise click.BadParameter(f"--rtol {item!r}: the tolerance must be a finite number >= 0, such as 1e-3")
+        out[output] = value
+    return out
+
+
 @cli.command()
 @click.option(
     "--model",
@@ -407,15 +430,7 @@ def build(
     """Export MODEL, verify every export against eager PyTorch, and write the variant grid."""
     from rich.markup import escape
 
-    rtol: dict[str, float] = {}
-    for item in rtols:
-        name, sep, value = item.partition("=")
-        try:
-            rtol[name] = float(value)
-        except ValueError:
-            sep = ""
-        if not sep:
-            raise click.BadParameter(f"--rtol expects OUTPUT=VALUE such as OUTPUT__0=1e-3, got {item!r}")
+    rtol = parse_rtols(rtols)
     spec = None
     if inputs:
         if spec_path:
@@ -576,7 +591,7 @@ def validate(path: Path, server_gpu: bool | None, no_artifacts: bool, load_artif
     from rich.markup import escape
     from rich.table import Table
 
-    target = release(target_triton) if target_triton else None
+    target = release(target_triton) if target_triton is not None else None
     result = validate_run(
         path, server_gpu=server_gpu, check_artifacts=not no_artifacts, load_artifacts=load_artifacts, target=target
     )

@@ -162,7 +162,6 @@ def resumed_options(opts: SweepOptions, settings: dict[str, Any]) -> SweepOption
         "batch_sizes",
         "request_rates",
         "trials",
-        "measure",
         "perf_analyzer",
         "input_data",
         "host_busy_threshold_pct",
@@ -172,6 +171,11 @@ def resumed_options(opts: SweepOptions, settings: dict[str, Any]) -> SweepOption
         given, kept, default = getattr(opts, field), getattr(resumed, field), getattr(defaults, field)
         if said(field, given, kept, default):
             log.warning("resume: %s %s ignored; the run continues with its saved %s", field, given, kept)
+    if opts.given is None or "measure" in opts.given:  # one line per measurement flag the user set, not the whole object
+        for f in measure_fields:
+            given, kept, default = getattr(opts.measure, f), getattr(resumed.measure, f), getattr(defaults.measure, f)
+            if _as_tuple(given) != _as_tuple(kept) and _as_tuple(given) != _as_tuple(default):
+                log.warning("resume: %s=%s ignored; the run continues with its saved %s=%s", f, given, f, kept)
     given_server, kept_server = server_settings(opts.server), server_settings(resumed.server)
     default_server = server_settings(defaults.server)
     changed = [

@@ -175,3 +175,26 @@ def test_log_lines_show_no_source_path_unless_verbose(fake) -> None:
     fake.run_result = _run("ok", "failed")
     quiet = _sweep("--allow-failed-variants").output
     assert ".py:" not in quiet
+
+
+def test_resume_warns_per_measurement_flag_the_user_set(caplog: pytest.LogCaptureFixture) -> None:
+    """A flag given with the saved value warns nothing; another value warns once, by name, not
+    with the whole MeasureSettings object."""
+    saved = {**SAVED, **dataclasses.asdict(MeasureSettings(measurement_interval_ms=300, max_trials=10))}
+    same = SweepOptions(
+        server=ServerOptions(Path("/somewhere/model_repository")),
+        measure=MeasureSettings(measurement_interval_ms=300),
+        resume=True,
+        given=frozenset({"measure"}),
+    )
+    with caplog.at_level("WARNING"):
+        resumed_options(same, saved)
+    assert not [r for r in caplog.records if "measurement_interval_ms" in r.getMessage() or "MeasureSettings" in r.getMessage()]
+    caplog.clear()
+    other = dataclasses.replace(same, measure=MeasureSettings(measurement_interval_ms=900))
+    with caplog.at_level("WARNING"):
+        got = resumed_options(other, saved)
+    messages = [r.getMessage() for r in caplog.records]
+    assert got.measure.measurement_interval_ms == 300
+    assert any("measurement_interval_ms=900 ignored" in m and "saved measurement_interval_ms=300" in m for m in messages)
+    assert not any("MeasureSettings(" in m for m in messages)

@@ -158,3 +158,48 @@ def test_gpu_ids_this_host_does_not_have_are_refused(monkeypatch):
         VariantGrid(kinds=("gpu",), gpus=(0, 3)).plan("m", ("onnx",))
     # served elsewhere (--server-gpu): this host's GPUs say nothing
     assert VariantGrid(kinds=("gpu",), gpus=(3,), server_gpu=True).plan("m", ("onnx",)).variants
+
+
+@pytest.mark.parametrize("value", ["-1", "nan", "inf", "x"])
+def test_rtol_values_that_cannot_judge_anything_are_refused(value):
+    import click
+
+    from builders.cli import parse_rtols
+
+    with pytest.raises(click.BadParameter, match="--rtol"):
+        parse_rtols((f"OUTPUT__0={value}",))
+    assert parse_rtols(("OUTPUT__0=1e-3", "b=0")) == {"OUTPUT__0": 1e-3, "b": 0.0}
+
+
+def test_rtol_does_not_rename_the_model(tmp_path):
+    """Regression: the --rtol loop once overwrote --name, naming the build after the output."""
+    from click.testing import CliRunner
+
+    from builders.cli import cli
+
+    res = CliRunner().invoke(
+        cli,
+        [
+            "build",
+            "--model",
+            "tiny",
+            "--format",
+            "onnx",
+            "--instance-counts",
+            "1",
+            "--dynamic-batching",
+            "off",
+            "--name",
+            "myname",
+            "--rtol",
+            "OUTPUT__0=1e-3",
+            "--repository",
+            str(tmp_path / "repo"),
+            "--build-dir",
+            str(tmp_path / "b"),
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "b" / "myname" / "manifest.json").is_file()
+    assert (tmp_path / "repo" / "myname_onnx_cpu1_nodb_mbs64").is_dir()
+    assert not (tmp_path / "b" / "OUTPUT__0").exists()
