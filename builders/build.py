@@ -14,7 +14,7 @@ from builders.backends import DEFAULT_SERVING, servable
 from builders.config_checks import device_constant_problems
 from builders.export_chain import Verify, attempts_of
 from builders.export_onnx import export_onnx
-from builders.export_tensorrt import TIMING_CACHE_FILE, export_tensorrt
+from builders.export_tensorrt import TIMING_CACHE_FILE, export_tensorrt, import_plan
 from builders.export_torchscript import export_torchscript
 from builders.input_draws import DRAWS, load_sample
 from builders.manifest import MANIFEST, export_key, library_versions, read_manifest, reusable_export, weights_hash
@@ -69,6 +69,10 @@ class BuildOptions:
             ``nn.Module`` in a notebook, say): a tensor, a tuple in ``forward()`` order or a
             dict by input name, each ``[batch, ...]``; every other axis is static
             (:meth:`builders.spec.ModelSpec.from_example`).
+        plans: TensorRT plans built elsewhere, by precision (``--plan fp16=PATH``; the
+            command ``--print-trtexec`` prints builds them): taken instead of building the
+            ``trt`` export of that precision (:func:`builders.export_tensorrt.import_plan`),
+            verified where TensorRT and a GPU are, else marked not verified here.
     """
 
     model: Any
@@ -89,6 +93,7 @@ class BuildOptions:
     name: str | None = None
     sample_path: Path | None = None
     example_inputs: Any = None
+    plans: dict[str, Path] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass
@@ -186,7 +191,7 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
     verification = {"policy": VERIFICATION_POLICY, "sample": file_sha256(opts.sample_path) if opts.sample_path else None}
     exported: dict[tuple[str, str], ExportResult] = {}
     failures: list[tuple[str, str, ToolkitError]] = []
-    tasks = _tasks(opts.formats, opts.precisions)
+    tasks = _tasks(opts.formats, opts.precisions, tuple(opts.plans))
     for fmt, precision in tasks:
         pdir = out if precision == "fp32" else out / precision
         devices = _devices(fmt, precision, plan.variants)
@@ -201,7 +206,7 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
             opset=opts.opset,
             external_data_threshold_bytes=opts.external_data_threshold_bytes,
             workspace_bytes=opts.workspace_bytes,
-            verification={**verification, "devices": devices},
+            verification={**verification, "devices": devices, **_imported(fmt, precision, opts)},
         )
         reused = reusable_export(old, key, pdir / formats.get(fmt).file) if not opts.force else None
         if reused is not None and reused.status is not None:  # an export verified before verdicts is verified again
@@ -237,7 +242,7 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
                 verdicts[:] = verify_export(r, module, spec, max_mbs, opts.rtol, devices, sample)
 
             try:
-                if fmt == "trt" and ("onnx", "fp32") not in exported:
+                if fmt == "trt" and ("onnx", "fp32") not in exported and precision not in opts.plans:
                     raise ExportError(
                         "not built: TensorRT plans are built from the fp32 ONNX export, which failed (listed above)",
                         hint="fix the ONNX export first",
@@ -359,13 +364,20 @@ def _served_spec(result: ExportResult, spec: ModelSpec, serving: str) -> ModelSp
     return spec.renamed(served_names(result.format, serving, result.extra))
 
 
-def _tasks(formats: tuple[str, ...], precisions: tuple[str, ...]) -> list[tuple[str, str]]:
+def _tasks(formats: tuple[str, ...], precisions: tuple[str, ...], plans: Any = ()) -> list[tuple[str, str]]:
     """(format, precision) exports in build order. TensorRT plans of every precision are
     built from the fp32 ONNX export with the builder's precision flags (the usual TensorRT
-    practice; ONNX has no bf16 for some operators), so that export comes first."""
+    practice; ONNX has no bf16 for some operators), so that export comes first. With plans
+    built elsewhere (``plans``: their precisions), TensorRT is taken for those precisions
+    only, and no ONNX is exported for it."""
     order = {"torchscript": 0, "onnx": 1, "trt": 2}
-    tasks = [(f, p) for p in dict.fromkeys(precisions) for f in sorted(set(formats), key=order.__getitem__)]
-    if "trt" in formats and ("onnx", "fp32") not in tasks:
+    tasks = [
+        (f, p)
+        for p in dict.fromkeys(precisions)
+        for f in sorted(set(formats), key=order.__getitem__)
+        if not (f == "trt" and plans and p not in plans)
+    ]
+    if any(f == "trt" and p not in plans for f, p in tasks) and ("onnx", "fp32") not in tasks:
         tasks.insert(next(i for i, t in enumerate(tasks) if t[0] == "trt"), ("onnx", "fp32"))
     return tasks
 
@@ -387,17 +399,26 @@ def _export(
         return export_torchscript(module, spec, pdir, precision, verify=verify)
     if fmt == "onnx":
         return export_onnx(module, spec, pdir, precision, opts.opset, mbs, opts.external_data_threshold_bytes, verify=verify)
-    plan = export_tensorrt(
-        done[("onnx", "fp32")].path,
-        spec,
-        pdir,
-        precision,
-        mbs,
-        opts.workspace_bytes,
-        opts.timing_cache or out / TIMING_CACHE_FILE,
-    )
+    if precision in opts.plans:
+        plan = import_plan(opts.plans[precision], spec, pdir, precision, mbs)
+    else:
+        plan = export_tensorrt(
+            done[("onnx", "fp32")].path,
+            spec,
+            pdir,
+            precision,
+            mbs,
+            opts.workspace_bytes,
+            opts.timing_cache or out / TIMING_CACHE_FILE,
+        )
     verify(plan)
     return plan
+
+
+def _imported(fmt: str, precision: str, opts: BuildOptions) -> dict[str, str]:
+    """The reuse-key part of an imported plan: its file's hash (another plan is another export)."""
+    path = opts.plans.get(precision) if fmt == "trt" else None
+    return {"imported_plan_sha256": file_sha256(Path(path))} if path and Path(path).is_file() else {}
 
 
 def _devices(fmt: str, precision: str, variants: list[Any]) -> tuple[str, ...]:
@@ -437,6 +458,8 @@ def _verdict_line(record: dict[str, Any]) -> str:
         record["precision"],
         next((v["verified_on"]["device"] for v in record.get("verdicts", []) if v["status"] == record["status"]), "cpu"),
     )
+    if not errors:  # nothing ran it (e.g. a plan on a host without TensorRT): no error to show
+        return f"{status} (strategy {record['strategy']}; nothing here could run it)"
     return (
         f"{status} (strategy {record['strategy']}, verified by {on or 'nothing'}, "
         f"max abs err {worst_abs:.2e}, max rel err {worst:.2e})"

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import shlex
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,10 +18,10 @@ import click
 from builders import build as build_api
 from builders.backends import DEFAULT_SERVING, LEGACY_SERVINGS, SERVINGS, servable
 from builders.builtin_models import get_builtin
-from builders.export_tensorrt import TIMING_CACHE_FILE, trtexec_command
+from builders.export_tensorrt import CONTAINER_BUILD_DIR, trtexec_docker_command
 from builders.records import MANIFEST_FILE, MANIFEST_KIND, BuildManifest, FailedExport
 from builders.spec import ModelSpec
-from builders.triton_releases import release
+from builders.triton_releases import DEFAULT_RELEASE, release
 from builders.validate import relative, summary
 from builders.validate import validate as validate_run
 from builders.variants import KINDS, VariantGrid, parse_queue_delays
@@ -398,7 +399,23 @@ def parse_rtols(items: tuple[str, ...]) -> dict[str, float]:
 @click.option(
     "--print-trtexec",
     is_flag=True,
-    help="Build the ONNX export, then print the trtexec command that builds the TensorRT plan inside the target Triton container.",
+    help="Build the ONNX export, then print, per --precision, the whole `docker run` (NVIDIA's TensorRT image of the "
+    "--target-triton release, the build folder mounted, paths as seen inside) that builds the TensorRT plan, "
+    "and the `--plan` command that takes the plans back.",
+)
+@click.option(
+    "--target-triton",
+    metavar="RELEASE",
+    default=DEFAULT_RELEASE,
+    help="Triton release (yy.mm) the plans are for: the TensorRT image tag --print-trtexec uses.",
+)
+@click.option(
+    "--plan",
+    "plans",
+    multiple=True,
+    metavar="[PRECISION=]PATH",
+    help="A TensorRT plan built elsewhere (by the --print-trtexec command) for the trt export of PRECISION "
+    "[default: the one --precision]; verified where TensorRT and a GPU are, else marked not verified here (repeat).",
 )
 @click.option(
     "--force",
@@ -425,6 +442,8 @@ def build(
     workspace_mib: int,
     timing_cache: Path | None,
     print_trtexec: bool,
+    target_triton: str,
+    plans: tuple[str, ...],
     force: bool,
 ) -> None:
     """Export MODEL, verify every export against eager PyTorch, and write the variant grid."""
@@ -440,6 +459,14 @@ def build(
         raise click.BadParameter("--output and --dynamic-axis describe a spec given with --input flags")
     fmts = _formats(formats)
     build_precisions = precisions
+    plan_files = _plan_flags(plans, precisions)
+    if plan_files:
+        if print_trtexec:
+            raise click.UsageError("--print-trtexec prints how to build the plans; --plan takes built ones back: pass one")
+        fmts = fmts if "trt" in fmts else (*fmts, "trt")
+        build_precisions = tuple(dict.fromkeys((*precisions, *plan_files)))
+    if print_trtexec:
+        release(target_triton)  # a release the toolkit knows, or one clear error
     if print_trtexec:  # build what the plans are built from (the fp32 ONNX), not the plans
         fmts = tuple(f for f in fmts if f != "trt") or ("onnx",)
         fmts = fmts if "onnx" in fmts else (*fmts, "onnx")
@@ -462,6 +489,7 @@ def build(
         timing_cache=timing_cache,
         name=name,
         sample_path=sample_path,
+        plans=plan_files,
     )
     with console.status("building...") as status:
 
@@ -484,20 +512,40 @@ def build(
     click.echo(f"repository: {repository} ({len(result.variant_dirs)} variants)")
     if print_trtexec:
         built = ModelSpec.from_json(result.manifest["spec"])
-        onnx_path = result.manifest_path.parent / "model.onnx"  # plans of every precision are built from the fp32 ONNX
-        cache = timing_cache or result.manifest_path.parent / TIMING_CACHE_FILE
+        folder = result.manifest_path.parent  # plans of every precision are built from its fp32 model.onnx
+        mbs = result.manifest["max_batch_size"]
+        click.echo(
+            f"\nBuild the TensorRT plan(s) on a host with the serving GPU and Docker (NVIDIA's TensorRT {target_triton} "
+            f"image carries the TensorRT of Triton {target_triton}); {folder.resolve()} is mounted at {CONTAINER_BUILD_DIR}:"
+        )
         for precision in precisions:
-            click.echo(
-                trtexec_command(
-                    onnx_path,
-                    built,
-                    result.manifest["max_batch_size"],
-                    precision,
-                    onnx_path.parent / ("" if precision == "fp32" else precision) / "model.plan",
-                    workspace_bytes=workspace_mib << 20,
-                    timing_cache=cache,
-                )
-            )
+            click.echo("  " + trtexec_docker_command(folder, precision, built, mbs, target_triton, workspace_mib << 20, timing_cache))
+        back = [f"--plan={p}={folder / ('model.plan' if p == 'fp32' else f'{p}/model.plan')}" for p in precisions]
+        click.echo("then take them back (variants written; verified where TensorRT and a GPU are, else marked not verified here):")
+        again = ["builders", "build", "--model", str(model), "--name", result.manifest["model"], "--build-dir", str(build_dir)]
+        again += ["--repository", str(repository), "--format", "trt", "--serving", "native", "--instance-kind", "gpu"]
+        click.echo("  " + shlex.join([*again, "--server-gpu", *back]) + " [same --input/--spec and grid flags]")
+
+
+def _plan_flags(values: tuple[str, ...], precisions: tuple[str, ...]) -> dict[str, Path]:
+    """``--plan [PRECISION=]PATH`` flags -> ``{precision: path}``; a bare path is for the one ``--precision``.
+
+    Raises:
+        click.BadParameter: a bare path with several precisions, or one precision twice.
+    """
+    out: dict[str, Path] = {}
+    for v in values:
+        head, sep, tail = v.partition("=")
+        if sep and head in PRECISION_NAMES:
+            precision, path = head, tail
+        elif len(precisions) == 1:
+            precision, path = precisions[0], v
+        else:
+            raise click.BadParameter(f"--plan {v!r}: say which precision it is, e.g. --plan fp16={v}")
+        if precision in out:
+            raise click.BadParameter(f"--plan: two plans for {precision}")
+        out[precision] = Path(path)
+    return out
 
 
 @cli.command()

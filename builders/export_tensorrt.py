@@ -15,12 +15,15 @@ from __future__ import annotations
 
 import logging
 import shlex
+import shutil
 import time
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+from typing import Any
 
 from builders.artifacts import Attempt, ExportResult
 from builders.spec import ModelSpec
-from builders.tensorrt_env import gpu_facts, require_tensorrt
+from builders.tensorrt_env import gpu_facts, missing_requirements, require_tensorrt
+from builders.triton_releases import DEFAULT_RELEASE
 from core.errors import ExportError
 
 log = logging.getLogger(__name__)
@@ -57,8 +60,8 @@ def trtexec_command(
 ) -> str:
     """The ``trtexec`` command line that builds the same plan as :func:`export_tensorrt`.
 
-    Run it inside the Triton container that will serve the plan (same TensorRT, same GPU),
-    e.g. ``docker run --gpus all -v $PWD:/w nvcr.io/nvidia/tritonserver:<yy.mm>-py3 <command>``.
+    Run it where the plan will be served (same TensorRT, same GPU model):
+    :func:`trtexec_docker_command` wraps it in the ``docker run`` of NVIDIA's TensorRT image.
 
     Args:
         onnx_path: The exported ``model.onnx`` (paths as seen inside the container).
@@ -89,6 +92,101 @@ def trtexec_command(
     if timing_cache:
         args.append(f"--timingCacheFile={timing_cache}")
     return shlex.join(args)
+
+
+#: NVIDIA's TensorRT image: ``trtexec`` on its PATH; the release ``yy.mm`` of it carries the
+#: TensorRT of the Triton server image of the same release (both are built from one NGC
+#: release), so a plan built there loads in that Triton.
+TENSORRT_IMAGE = "nvcr.io/nvidia/tensorrt"
+#: Where the build folder is mounted inside that container.
+CONTAINER_BUILD_DIR = "/build"
+
+
+def trtexec_docker_command(build_dir: Path, precision: str, spec: ModelSpec, max_batch_size: int, release: str,
+                           workspace_bytes: int = DEFAULT_WORKSPACE_BYTES, timing_cache: Path | None = None,
+                           gpus: str = "all") -> str:
+    """The whole ``docker run`` that builds the ``precision`` plan of a build from its fp32
+    ONNX export inside NVIDIA's TensorRT container of the target Triton release, with every
+    path as the container sees it: the build folder mounted at :data:`CONTAINER_BUILD_DIR`
+    (read-write: the plan and the timing cache are written there), the plan written where
+    ``builders build --plan`` takes it back (``<precision>/model.plan``, fp32 beside the ONNX).
+
+    Args:
+        build_dir: The build folder (``builds/<model>``, holding ``model.onnx``).
+        precision: Plan precision (``fp32``, ``fp16``, ``bf16``).
+        spec: The build's spec (input names, dynamic axes -> the optimization profile).
+        max_batch_size: Upper end of the batch axis in the profile.
+        release: Target Triton release ``yy.mm`` (the image tag).
+        workspace_bytes: Builder workspace limit, bytes.
+        timing_cache: Timing cache on the host (default ``build_dir/trt_timing.cache``); a
+            file outside the build folder is mounted at ``/cache``.
+        gpus: ``docker run --gpus`` value: the GPU (model) the plan will be served on.
+    """
+    build_dir = Path(build_dir).resolve()
+    inside = PurePosixPath(CONTAINER_BUILD_DIR)
+    mounts = ["-v", f"{build_dir}:{inside}"]
+    cache = Path(timing_cache).resolve() if timing_cache else build_dir / TIMING_CACHE_FILE
+    if cache.is_relative_to(build_dir):
+        cache_inside = inside / cache.relative_to(build_dir).as_posix()
+    else:
+        mounts += ["-v", f"{cache.parent}:/cache"]
+        cache_inside = PurePosixPath("/cache") / cache.name
+    plan = inside / ("model.plan" if precision == "fp32" else f"{precision}/model.plan")
+    trtexec = trtexec_command(inside / "model.onnx", spec, max_batch_size, precision, plan, workspace_bytes, cache_inside)
+    docker = ["docker", "run", "--rm", f"--gpus={gpus}", *mounts, f"{TENSORRT_IMAGE}:{release}-py3"]
+    return shlex.join(docker) + " " + trtexec
+
+
+def import_plan(plan_file: Path, spec: ModelSpec, out_dir: Path, precision: str = "fp32", max_batch_size: int = 64) -> ExportResult:
+    """Take a plan built elsewhere (:func:`trtexec_docker_command`) into ``out_dir/model.plan``.
+
+    Where TensorRT and a GPU are here, the plan is deserialized and its optimization profile
+    read: every spec input must be in it and its batch axis must reach ``max_batch_size``
+    (Triton would send batches the plan cannot take). Elsewhere the plan is recorded with
+    the profile the printed trtexec command asked for, ``profile_read: false``; its
+    verification then says "not verified here" (:mod:`builders.verdicts`).
+
+    Raises:
+        ExportError: the file is missing or empty, cannot be deserialized, or its profile
+            does not cover the spec's inputs and batch range.
+    """
+    plan_file = Path(plan_file)
+    if not plan_file.is_file() or plan_file.stat().st_size == 0:
+        raise ExportError(f"plan {plan_file} does not exist or is empty",
+                          hint="build it with the command `builders build --format trt --print-trtexec` prints")
+    t0 = time.perf_counter()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / "model.plan"
+    if plan_file.resolve() != path.resolve():
+        shutil.copyfile(plan_file, path)
+    asked = {n: [list(s) for s in v] for n, v in shape_profile(spec, max_batch_size).items()}
+    extra: dict[str, Any] = {"imported_from": str(plan_file.resolve()), "profile": asked, "profile_read": False}
+    if not missing_requirements():
+        extra.update(_read_profile(path, spec, max_batch_size), profile_read=True, **gpu_facts())
+    dt = time.perf_counter() - t0
+    return ExportResult("trt", path, precision, "imported", [Attempt("imported", True, None, dt)], dt, extra)
+
+
+def _read_profile(path: Path, spec: ModelSpec, max_batch_size: int) -> dict[str, Any]:
+    """The plan's optimization profile 0, checked against the spec's inputs and batch range."""
+    import tensorrt as trt
+
+    engine = trt.Runtime(trt.Logger(trt.Logger.WARNING)).deserialize_cuda_engine(path.read_bytes())
+    if engine is None:
+        raise ExportError(f"TensorRT {trt.__version__} could not deserialize {path}",
+                          hint="build the plan with the TensorRT of the Triton release that serves it, on that GPU model")
+    profile = {}
+    for t in spec.inputs:
+        try:
+            shapes = engine.get_tensor_profile_shape(t.name, 0)
+        except Exception as e:  # noqa: BLE001 - TensorRT raises a plain error for an unknown name
+            raise ExportError(f"plan {path} has no input {t.name!r} in its profile: {e}",
+                              hint="build it from this build's model.onnx (the printed trtexec command)") from e
+        profile[t.name] = [list(s) for s in shapes]
+        if shapes[2][0] < max_batch_size:
+            raise ExportError(f"plan {path}: input {t.name!r} takes batches up to {shapes[2][0]}, the grid's max_batch_size is "
+                              f"{max_batch_size}", hint=f"rebuild the plan with --maxShapes batch {max_batch_size}, or lower --max-batch-sizes")
+    return {"profile": profile}
 
 
 def export_tensorrt(
@@ -125,7 +223,8 @@ def export_tensorrt(
     path = out_dir / "model.plan"
     cache_path = timing_cache or out_dir / TIMING_CACHE_FILE
     command = trtexec_command(onnx_path, spec, max_batch_size, precision, path, workspace_bytes, cache_path)
-    trt = require_tensorrt("building a TensorRT plan", command)
+    elsewhere = trtexec_docker_command(onnx_path.parent, precision, spec, max_batch_size, DEFAULT_RELEASE, workspace_bytes, cache_path)
+    trt = require_tensorrt("building a TensorRT plan", elsewhere)
     t0 = time.perf_counter()
     logger = trt.Logger(trt.Logger.WARNING)
     builder = trt.Builder(logger)

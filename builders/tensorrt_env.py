@@ -33,7 +33,7 @@ def require_tensorrt(what: str, command: str | None = None) -> Any:
 
     Args:
         what: The task, for the message (``"building a TensorRT plan"``).
-        command: The equivalent ``trtexec`` command, given as the way out.
+        command: The equivalent command (``docker run ... trtexec ...``), given as the way out.
 
     Raises:
         GpuRequiredError: no GPU and/or no ``tensorrt``.
@@ -42,9 +42,10 @@ def require_tensorrt(what: str, command: str | None = None) -> Any:
     if missing:
         hint = "run this on a GPU host with TensorRT"
         if command:
-            hint += f", or build inside the target Triton container with:\n     {command}"
+            hint += (f", or build the plan where the serving GPU is (NVIDIA's TensorRT image of the target release) with:"
+                     f"\n     {command}\n  and take it back with `builders build --format trt --plan PRECISION=PATH`")
         else:
-            hint += " (`builders build --format trt --print-trtexec` prints the trtexec command for the Triton container)"
+            hint += " (`builders build --format trt --print-trtexec` prints the docker command that builds it elsewhere)"
         raise GpuRequiredError(f"{what} needs " + " and ".join(missing) + "; not found on this machine", hint=hint)
     import tensorrt as trt
 

@@ -142,6 +142,10 @@ RELEASES: dict[str, TritonRelease] = {
     )
 }
 
+#: The release the toolkit targets unless told otherwise: the container runtime's image tag
+#: (``clients.runtimes.options.DEFAULT_TAG``) and the TensorRT image ``--print-trtexec`` names.
+DEFAULT_RELEASE = "24.10"
+
 _TAG = re.compile(r"^(?:nvcr\.io/nvidia/tritonserver:)?(\d{2}\.\d{2})(?:-py3.*)?$")
 
 

@@ -26,7 +26,7 @@ from builders.input_draws import DRAWS, REQUIRED_DRAWS, SAMPLE, draw_inputs
 from builders.outputs import run_eager
 from builders.runners import load_runner
 from builders.spec import EXAMPLE_BATCH, ModelSpec
-from builders.tensorrt_env import gpu_facts, require_tensorrt
+from builders.tensorrt_env import gpu_facts, missing_requirements, require_tensorrt
 from builders.verdicts import device_kind, kernel_precision, tf32_disabled_for, verified_on
 from builders.verify import compare_outputs
 from core import precision as precisions
@@ -230,8 +230,12 @@ def verify_export(
 
 
 def _missing_device(fmt: str, device: str) -> str | None:
-    """Why ``fmt`` cannot run on ``device`` here, or ``None`` when it can (TensorRT: see :func:`verify_plan`)."""
-    if not device.startswith("cuda") or fmt == "trt":
+    """Why ``fmt`` cannot run on ``device`` here, or ``None`` when it can. A TensorRT plan
+    needs TensorRT and a GPU (a plan built here had them; an imported one may not)."""
+    if fmt == "trt":
+        missing = missing_requirements()
+        return ("running a TensorRT plan needs " + " and ".join(missing)) if missing else None
+    if not device.startswith("cuda"):
         return None
     try:
         import torch

@@ -11,9 +11,11 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from builders.triton_releases import DEFAULT_RELEASE
+
 #: NVIDIA's server image and the release the container runtime uses by default.
 DEFAULT_IMAGE = "nvcr.io/nvidia/tritonserver"
-DEFAULT_TAG = "24.10-py3"
+DEFAULT_TAG = f"{DEFAULT_RELEASE}-py3"
 #: tritonserver ``--model-control-mode`` values (Triton docs, "Model Management").
 MODEL_CONTROL_MODES = ("explicit", "none", "poll")
 #: Where servers launched without ``--log-file`` write their logs (one folder, found again by
