@@ -519,9 +519,13 @@ def build(
             f"image carries the TensorRT of Triton {target_triton}); {folder.resolve()} is mounted at {CONTAINER_BUILD_DIR}:"
         )
         for precision in precisions:
-            click.echo("  " + trtexec_docker_command(folder, precision, built, mbs, target_triton, workspace_mib << 20, timing_cache))
+            click.echo(
+                "  " + trtexec_docker_command(folder, precision, built, mbs, target_triton, workspace_mib << 20, timing_cache)
+            )
         back = [f"--plan={p}={folder / ('model.plan' if p == 'fp32' else f'{p}/model.plan')}" for p in precisions]
-        click.echo("then take them back (variants written; verified where TensorRT and a GPU are, else marked not verified here):")
+        click.echo(
+            "then take them back (variants written; verified where TensorRT and a GPU are, else marked not verified here):"
+        )
         again = ["builders", "build", "--model", str(model), "--name", result.manifest["model"], "--build-dir", str(build_dir)]
         again += ["--repository", str(repository), "--format", "trt", "--serving", "native", "--instance-kind", "gpu"]
         click.echo("  " + shlex.join([*again, "--server-gpu", *back]) + " [same --input/--spec and grid flags]")

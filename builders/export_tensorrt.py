@@ -17,7 +17,7 @@ import logging
 import shlex
 import shutil
 import time
-from pathlib import Path, PurePosixPath
+from pathlib import Path, PurePath, PurePosixPath
 from typing import Any
 
 from builders.artifacts import Attempt, ExportResult
@@ -50,13 +50,13 @@ def shape_profile(spec: ModelSpec, max_batch_size: int) -> dict[str, tuple[tuple
 
 
 def trtexec_command(
-    onnx_path: str | Path,
+    onnx_path: str | PurePath,
     spec: ModelSpec,
     max_batch_size: int,
     precision: str = "fp32",
-    plan_path: str | Path | None = None,
+    plan_path: str | PurePath | None = None,
     workspace_bytes: int = DEFAULT_WORKSPACE_BYTES,
-    timing_cache: str | Path | None = None,
+    timing_cache: str | PurePath | None = None,
 ) -> str:
     """The ``trtexec`` command line that builds the same plan as :func:`export_tensorrt`.
 
@@ -102,9 +102,16 @@ TENSORRT_IMAGE = "nvcr.io/nvidia/tensorrt"
 CONTAINER_BUILD_DIR = "/build"
 
 
-def trtexec_docker_command(build_dir: Path, precision: str, spec: ModelSpec, max_batch_size: int, release: str,
-                           workspace_bytes: int = DEFAULT_WORKSPACE_BYTES, timing_cache: Path | None = None,
-                           gpus: str = "all") -> str:
+def trtexec_docker_command(
+    build_dir: Path,
+    precision: str,
+    spec: ModelSpec,
+    max_batch_size: int,
+    release: str,
+    workspace_bytes: int = DEFAULT_WORKSPACE_BYTES,
+    timing_cache: Path | None = None,
+    gpus: str = "all",
+) -> str:
     """The whole ``docker run`` that builds the ``precision`` plan of a build from its fp32
     ONNX export inside NVIDIA's TensorRT container of the target Triton release, with every
     path as the container sees it: the build folder mounted at :data:`CONTAINER_BUILD_DIR`
@@ -137,7 +144,9 @@ def trtexec_docker_command(build_dir: Path, precision: str, spec: ModelSpec, max
     return shlex.join(docker) + " " + trtexec
 
 
-def import_plan(plan_file: Path, spec: ModelSpec, out_dir: Path, precision: str = "fp32", max_batch_size: int = 64) -> ExportResult:
+def import_plan(
+    plan_file: Path, spec: ModelSpec, out_dir: Path, precision: str = "fp32", max_batch_size: int = 64
+) -> ExportResult:
     """Take a plan built elsewhere (:func:`trtexec_docker_command`) into ``out_dir/model.plan``.
 
     Where TensorRT and a GPU are here, the plan is deserialized and its optimization profile
@@ -152,8 +161,10 @@ def import_plan(plan_file: Path, spec: ModelSpec, out_dir: Path, precision: str 
     """
     plan_file = Path(plan_file)
     if not plan_file.is_file() or plan_file.stat().st_size == 0:
-        raise ExportError(f"plan {plan_file} does not exist or is empty",
-                          hint="build it with the command `builders build --format trt --print-trtexec` prints")
+        raise ExportError(
+            f"plan {plan_file} does not exist or is empty",
+            hint="build it with the command `builders build --format trt --print-trtexec` prints",
+        )
     t0 = time.perf_counter()
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "model.plan"
@@ -173,19 +184,26 @@ def _read_profile(path: Path, spec: ModelSpec, max_batch_size: int) -> dict[str,
 
     engine = trt.Runtime(trt.Logger(trt.Logger.WARNING)).deserialize_cuda_engine(path.read_bytes())
     if engine is None:
-        raise ExportError(f"TensorRT {trt.__version__} could not deserialize {path}",
-                          hint="build the plan with the TensorRT of the Triton release that serves it, on that GPU model")
+        raise ExportError(
+            f"TensorRT {trt.__version__} could not deserialize {path}",
+            hint="build the plan with the TensorRT of the Triton release that serves it, on that GPU model",
+        )
     profile = {}
     for t in spec.inputs:
         try:
             shapes = engine.get_tensor_profile_shape(t.name, 0)
         except Exception as e:  # noqa: BLE001 - TensorRT raises a plain error for an unknown name
-            raise ExportError(f"plan {path} has no input {t.name!r} in its profile: {e}",
-                              hint="build it from this build's model.onnx (the printed trtexec command)") from e
+            raise ExportError(
+                f"plan {path} has no input {t.name!r} in its profile: {e}",
+                hint="build it from this build's model.onnx (the printed trtexec command)",
+            ) from e
         profile[t.name] = [list(s) for s in shapes]
         if shapes[2][0] < max_batch_size:
-            raise ExportError(f"plan {path}: input {t.name!r} takes batches up to {shapes[2][0]}, the grid's max_batch_size is "
-                              f"{max_batch_size}", hint=f"rebuild the plan with --maxShapes batch {max_batch_size}, or lower --max-batch-sizes")
+            raise ExportError(
+                f"plan {path}: input {t.name!r} takes batches up to {shapes[2][0]}, the grid's max_batch_size is "
+                f"{max_batch_size}",
+                hint=f"rebuild the plan with --maxShapes batch {max_batch_size}, or lower --max-batch-sizes",
+            )
     return {"profile": profile}
 
 
@@ -223,7 +241,9 @@ def export_tensorrt(
     path = out_dir / "model.plan"
     cache_path = timing_cache or out_dir / TIMING_CACHE_FILE
     command = trtexec_command(onnx_path, spec, max_batch_size, precision, path, workspace_bytes, cache_path)
-    elsewhere = trtexec_docker_command(onnx_path.parent, precision, spec, max_batch_size, DEFAULT_RELEASE, workspace_bytes, cache_path)
+    elsewhere = trtexec_docker_command(
+        onnx_path.parent, precision, spec, max_batch_size, DEFAULT_RELEASE, workspace_bytes, cache_path
+    )
     trt = require_tensorrt("building a TensorRT plan", elsewhere)
     t0 = time.perf_counter()
     logger = trt.Logger(trt.Logger.WARNING)

@@ -42,8 +42,10 @@ def require_tensorrt(what: str, command: str | None = None) -> Any:
     if missing:
         hint = "run this on a GPU host with TensorRT"
         if command:
-            hint += (f", or build the plan where the serving GPU is (NVIDIA's TensorRT image of the target release) with:"
-                     f"\n     {command}\n  and take it back with `builders build --format trt --plan PRECISION=PATH`")
+            hint += (
+                f", or build the plan where the serving GPU is (NVIDIA's TensorRT image of the target release) with:"
+                f"\n     {command}\n  and take it back with `builders build --format trt --plan PRECISION=PATH`"
+            )
         else:
             hint += " (`builders build --format trt --print-trtexec` prints the docker command that builds it elsewhere)"
         raise GpuRequiredError(f"{what} needs " + " and ".join(missing) + "; not found on this machine", hint=hint)

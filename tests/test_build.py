@@ -213,7 +213,9 @@ def test_cli_builds_a_user_model_from_flags_and_prints_the_trtexec_command(tmp_p
     assert "--minShapes=feats:1x3,ids:1x1" in line and "--maxShapes=feats:4x3,ids:4x12" in line
     # the whole docker command, paths as the container sees them (issue 19 item 5)
     assert f"-v {(tmp_path / 'b' / 'make').resolve()}:/build nvcr.io/nvidia/tensorrt:24.10-py3 trtexec" in line
-    assert "--onnx=/build/model.onnx --saveEngine=/build/model.plan" in line and "--timingCacheFile=/build/trt_timing.cache" in line
+    assert (
+        "--onnx=/build/model.onnx --saveEngine=/build/model.plan" in line and "--timingCacheFile=/build/trt_timing.cache" in line
+    )
     assert str(tmp_path) not in line.split(" trtexec ")[1]
     back = next(ln.strip() for ln in res.output.splitlines() if ln.strip().startswith("builders build "))
     assert f"--plan=fp32={tmp_path / 'b' / 'make' / 'model.plan'}" in back and "--serving native" in back

@@ -31,7 +31,9 @@ def test_the_docker_command_uses_container_paths_only(tmp_path: Path) -> None:
     assert "--timingCacheFile=/build/trt_timing.cache" in trtexec and "--memPoolSize=workspace:1024" in trtexec
     assert str(tmp_path) not in trtexec
     # a timing cache kept elsewhere is mounted too
-    elsewhere = trtexec_docker_command(build_dir, "fp32", TINY, 8, "24.10", timing_cache=tmp_path / "caches" / "t.cache", gpus="device=1")
+    elsewhere = trtexec_docker_command(
+        build_dir, "fp32", TINY, 8, "24.10", timing_cache=tmp_path / "caches" / "t.cache", gpus="device=1"
+    )
     assert f"-v {(tmp_path / 'caches').resolve()}:/cache" in elsewhere and "--timingCacheFile=/cache/t.cache" in elsewhere
     assert "--gpus=device=1" in elsewhere and "--saveEngine=/build/model.plan" in elsewhere
 
@@ -46,8 +48,17 @@ def test_an_unknown_target_release_is_refused_by_name(tmp_path: Path, monkeypatc
 def test_a_plan_built_elsewhere_is_taken_back_and_marked_not_verified_here(tmp_path: Path) -> None:
     plan = tmp_path / "from_the_gpu_host.plan"
     plan.write_bytes(b"\x00serialized engine bytes")
-    result = build(BuildOptions("tiny", formats=("trt",), grid=GPU_GRID, serving="native", plans={"fp32": plan},
-                                repository=tmp_path / "repo", build_dir=tmp_path / "builds"))
+    result = build(
+        BuildOptions(
+            "tiny",
+            formats=("trt",),
+            grid=GPU_GRID,
+            serving="native",
+            plans={"fp32": plan},
+            repository=tmp_path / "repo",
+            build_dir=tmp_path / "builds",
+        )
+    )
     (trt,) = [e for e in result.manifest["exports"] if e["format"] == "trt"]
     assert trt["strategy"] == "imported" and trt["status"] == "not_verified_device"
     assert "running a TensorRT plan needs" in trt["verdicts"][0]["reason"]
@@ -59,8 +70,17 @@ def test_a_plan_built_elsewhere_is_taken_back_and_marked_not_verified_here(tmp_p
     assert 'platform: "tensorrt_plan"' in (result.variant_dirs[0] / "config.pbtxt").read_text()
     # another plan file is another export, not a reuse of the first
     plan.write_bytes(b"\x00another engine")
-    again = build(BuildOptions("tiny", formats=("trt",), grid=GPU_GRID, serving="native", plans={"fp32": plan},
-                               repository=tmp_path / "repo", build_dir=tmp_path / "builds"))
+    again = build(
+        BuildOptions(
+            "tiny",
+            formats=("trt",),
+            grid=GPU_GRID,
+            serving="native",
+            plans={"fp32": plan},
+            repository=tmp_path / "repo",
+            build_dir=tmp_path / "builds",
+        )
+    )
     (trt2,) = [e for e in again.manifest["exports"] if e["format"] == "trt"]
     assert not trt2["reused"] and served.read_bytes() == b"\x00another engine"
 
@@ -68,8 +88,24 @@ def test_a_plan_built_elsewhere_is_taken_back_and_marked_not_verified_here(tmp_p
 def test_the_cli_takes_plans_back_by_precision(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "p16.plan").write_bytes(b"x")
-    flags = ["build", "--model", "tiny", "--serving", "native", "--instance-kind", "gpu", "--server-gpu", "--instance-counts", "1",
-             "--dynamic-batching", "off", "--max-batch-sizes", "8", "--format", "trt"]
+    flags = [
+        "build",
+        "--model",
+        "tiny",
+        "--serving",
+        "native",
+        "--instance-kind",
+        "gpu",
+        "--server-gpu",
+        "--instance-counts",
+        "1",
+        "--dynamic-batching",
+        "off",
+        "--max-batch-sizes",
+        "8",
+        "--format",
+        "trt",
+    ]
     res = CliRunner().invoke(cli, [*flags, "--precision", "fp16,bf16", "--plan", "p16.plan"])
     assert res.exit_code == 2 and "say which precision it is" in res.output
     res = CliRunner().invoke(cli, [*flags, "--plan", "fp16=p16.plan", "--print-trtexec"])
@@ -79,7 +115,8 @@ def test_the_cli_takes_plans_back_by_precision(tmp_path: Path, monkeypatch: pyte
         assert res.exit_code == 0, res.output
         manifest = json.loads((tmp_path / "builds" / "tiny" / "manifest.json").read_text())
         assert [(e["format"], e["precision"], e["status"]) for e in manifest["exports"] if e["format"] == "trt"] == [
-            ("trt", "fp16", "not_verified_device")]
+            ("trt", "fp16", "not_verified_device")
+        ]
         assert (tmp_path / "model_repository" / "tiny_trt-fp16_gpu1_nodb_mbs8" / "1" / "model.plan").read_bytes() == b"x"
 
 
@@ -99,7 +136,16 @@ def test_a_plan_built_by_the_printed_command_verifies_on_a_gpu_host(tmp_path: Pa
 
     built = build(BuildOptions("tiny", formats=("onnx",), grid=GPU_GRID, repository=tmp_path / "r0", build_dir=tmp_path / "b0"))
     plan = export_tensorrt(built.manifest_path.parent / "model.onnx", TINY, tmp_path / "elsewhere", "fp32", 8)
-    result = build(BuildOptions("tiny", formats=("trt",), grid=GPU_GRID, serving="native", plans={"fp32": plan.path},
-                                repository=tmp_path / "repo", build_dir=tmp_path / "builds"))
+    result = build(
+        BuildOptions(
+            "tiny",
+            formats=("trt",),
+            grid=GPU_GRID,
+            serving="native",
+            plans={"fp32": plan.path},
+            repository=tmp_path / "repo",
+            build_dir=tmp_path / "builds",
+        )
+    )
     (trt,) = [e for e in result.manifest["exports"] if e["format"] == "trt"]
     assert trt["status"] == "ok" and trt["extra"]["profile_read"] is True
