@@ -15,6 +15,7 @@ from clients.cli_options import SERVER_KEYS, server_options
 from core.cli import EXIT_INTERRUPTED, EXIT_VARIANT_FAILED, CommaList, group, list_option, print_table, run_cli, verbosity_option
 from core.cli import console as make_console
 from perf.analyzer import MeasureSettings
+from perf.recommendation import DEFAULT_LATENCY_PERCENTILE, LATENCY_PERCENTILES
 from perf.sweep_options import DEFAULT_BATCH_SIZES, DEFAULT_CONCURRENCY, SweepOptions
 
 #: Defaults shown by the CLI come from the API's dataclasses (one source of truth).
@@ -81,6 +82,18 @@ def _positive_rate(text: str) -> float:
 @group()
 def cli() -> None:
     """Sweep request concurrency over Triton config variants and compare them."""
+
+
+def latency_percentile_option(fn: Any) -> Any:
+    """``--latency-percentile 50|90|95|99``: the client latency percentile a budget is on."""
+    return click.option(
+        "--latency-percentile",
+        type=click.Choice([str(p) for p in LATENCY_PERCENTILES]),
+        default=None,
+        show_default=False,
+        help="Client latency percentile the budget is on, as Model Analyzer's perf_latency_p9x constraints "
+        f"[default: the run's, else {DEFAULT_LATENCY_PERCENTILE}].",
+    )(fn)
 
 
 @cli.command()
@@ -217,8 +230,9 @@ def cli() -> None:
     "--latency-budget-ms",
     type=click.FloatRange(0, min_open=True),
     default=None,
-    help="p99 latency budget for the recommendation (ms) [default: none].",
+    help="Client latency budget for the recommendation (ms), on the --latency-percentile (p99 by default) [default: none].",
 )
+@latency_percentile_option
 @click.option(
     "--host-busy-threshold",
     "host_busy",
@@ -260,6 +274,7 @@ def sweep(
     input_data: Path | None,
     shapes: tuple[str, ...],
     latency_budget_ms: float | None,
+    latency_percentile: str | None,
     allow_failed_variants: bool,
     host_busy: float,
     server_opts: Any,
@@ -304,6 +319,7 @@ def sweep(
         input_data=input_data,
         shapes=shape_flags(shapes),
         latency_budget_ms=latency_budget_ms,
+        latency_percentile=int(latency_percentile or DEFAULT_LATENCY_PERCENTILE),
         host_busy_threshold_pct=host_busy,
         given=frozenset(_GIVEN_FIELDS[p] for p in given if p in _GIVEN_FIELDS) if resume else None,
         sweep_axes=dict(parse_shapes_flag(x) for x in sweep_axes),
@@ -363,7 +379,7 @@ def sweep(
             hint=f"see {sw.run_dir / 'results.json'} and the server log there",
         )
     if not no_report:
-        _print_report(sw.run_dir, sw.opts.latency_budget_ms)
+        _print_report(sw.run_dir, sw.opts.latency_budget_ms, sw.opts.latency_percentile)
     if failed:
         names = ", ".join(v.name for v in failed)
         if allow_failed_variants:
@@ -434,16 +450,17 @@ _GIVEN_FIELDS = {
     "shapes": "shapes",
     "sweep_axes": "sweep_axes",
     "host_busy": "host_busy_threshold_pct",
+    "latency_percentile": "latency_percentile",
     **{k: "server" for k in SERVER_KEYS},
 }
 
 
-def _print_report(run_dir: Path, budget: float | None) -> None:
+def _print_report(run_dir: Path, budget: float | None, percentile: int | None = None) -> None:
     from perf import results
     from perf.report import summary_table, write_report
 
-    path = write_report(run_dir, budget)
-    print_table(summary_table(results.load(run_dir), budget))
+    path = write_report(run_dir, budget, latency_percentile=percentile)
+    print_table(summary_table(results.load(run_dir), budget, percentile))
     click.echo(f"report: {path}")
 
 
@@ -453,12 +470,13 @@ def _print_report(run_dir: Path, budget: float | None) -> None:
     "--latency-budget-ms",
     type=click.FloatRange(0, min_open=True),
     default=None,
-    help="p99 latency budget for the recommendation (ms) [default: the run's own, if it had one].",
+    help="Client latency budget for the recommendation (ms) [default: the run's own, if it had one].",
 )
+@latency_percentile_option
 @verbosity_option
-def report(run_dir: Path, latency_budget_ms: float | None) -> None:
+def report(run_dir: Path, latency_budget_ms: float | None, latency_percentile: str | None) -> None:
     """Write RUN_DIR/report.md and its plots from results.json, and print the summary."""
-    _print_report(run_dir, latency_budget_ms)
+    _print_report(run_dir, latency_budget_ms, int(latency_percentile) if latency_percentile else None)
 
 
 @cli.command()

@@ -125,7 +125,7 @@ def _numbers(run: RunResult, ok: list[VariantResult], rec: Recommendation, pts: 
     if rec.latency_budget_ms is not None:
         u = rec.best_under_budget
         head.append(
-            f"Under the p99 budget of {fmt(rec.latency_budget_ms, 2)} ms the best is "
+            f"Under the {rec.budget_text} the best is "
             + (
                 f"`{u.variant}` at concurrency {u.concurrency}{_at_batch(u.batch_size)} with "
                 f"{fmt(u.throughput_infer_per_s)} infer/s."

@@ -1,4 +1,5 @@
-"""The recommendation: the best level under a p99 budget and the best peak, trusted levels first.
+"""The recommendation: the best level under a latency budget (p99 unless
+``--latency-percentile`` says 50, 90 or 95) and the best peak, trusted levels first.
 
 Ranking rule (every pick, in the report, the CLI summary and ``scripts/gpu_check.py``):
 
@@ -25,6 +26,26 @@ from perf.analysis import P99, THROUGHPUT, Point, knee, run_points
 from perf.analyzer import MeasureSettings
 from perf.markdown import UNSTABLE_MARK, fmt
 from perf.results import RunResult
+
+#: Client latency percentiles a budget may be set on (``--latency-percentile``; Model
+#: Analyzer's ``perf_latency_p90``/``p95``/``p99`` constraints), and the default.
+LATENCY_PERCENTILES = (50, 90, 95, 99)
+DEFAULT_LATENCY_PERCENTILE = 99
+
+
+def latency_metric(percentile: int) -> str:
+    """The :class:`perf.results.LevelResult` field of a client latency percentile: 95 -> ``latency_p95_ms``.
+
+    Raises:
+        PerfError: not one of :data:`LATENCY_PERCENTILES`.
+    """
+    if percentile not in LATENCY_PERCENTILES:
+        raise PerfError(
+            f"latency percentile {percentile} is not one perf_analyzer reports",
+            hint=f"choose one of {', '.join(map(str, LATENCY_PERCENTILES))}",
+        )
+    return f"latency_p{percentile}_ms"
+
 
 #: Default stability tolerance (%): perf_analyzer's ``-s`` as the sweep passes it by default.
 DEFAULT_TOLERANCE_PCT = MeasureSettings().stability_pct
@@ -79,9 +100,9 @@ class Recommendation:
     """What :func:`recommend` found.
 
     Attributes:
-        latency_budget_ms: The p99 budget applied (ms), or None for none.
-        best_under_budget: Best level whose p99 <= budget (module rule); None when no
-            budget was given or no level meets it.
+        latency_budget_ms: The latency budget applied (ms), or None for none.
+        best_under_budget: Best level whose latency at :attr:`latency_percentile` <= budget
+            (module rule); None when no budget was given or no level meets it.
         best_peak: Best level of any variant regardless of latency (module rule).
         knees: Saturation concurrency per variant (:func:`perf.analysis.knee`); None = no
             knee within the swept range.
@@ -91,6 +112,8 @@ class Recommendation:
             stable ones.
         lowest_p99: The candidate level with the lowest p99 (what a budget that nothing
             meets would need); None when nothing can be ranked.
+        latency_percentile: The client latency percentile the budget is on (default 99).
+        budget_latency_ms: That percentile's latency (ms) at :attr:`best_under_budget`.
     """
 
     latency_budget_ms: float | None
@@ -101,6 +124,15 @@ class Recommendation:
     excluded: list[str] = dataclasses.field(default_factory=list)
     flagged: list[str] = dataclasses.field(default_factory=list)
     lowest_p99: Choice | None = None
+    latency_percentile: int = DEFAULT_LATENCY_PERCENTILE
+    budget_latency_ms: float | None = None
+
+    @property
+    def budget_text(self) -> str:
+        """``"p95 budget of 20.00 ms"`` (empty without a budget)."""
+        if self.latency_budget_ms is None:
+            return ""
+        return f"p{self.latency_percentile} budget of {fmt(self.latency_budget_ms, 2)} ms"
 
 
 def spread(p: Point, tolerance_pct: float = DEFAULT_TOLERANCE_PCT) -> float:
@@ -167,28 +199,36 @@ def candidate(p: Point) -> bool:
 
 
 def best_under_budget(
-    points: Iterable[Point], latency_budget_ms: float, tolerance_pct: float = DEFAULT_TOLERANCE_PCT
+    points: Iterable[Point],
+    latency_budget_ms: float,
+    tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
+    latency_percentile: int = DEFAULT_LATENCY_PERCENTILE,
 ) -> Point | None:
-    """The best point (module rule) whose p99 is within ``latency_budget_ms`` (ms)."""
-    return rank(_under(points, latency_budget_ms), tolerance_pct)[0]
+    """The best point (module rule) whose client latency at ``latency_percentile`` (default
+    p99) is within ``latency_budget_ms`` (ms)."""
+    return rank(_under(points, latency_budget_ms, latency_metric(latency_percentile)), tolerance_pct)[0]
 
 
-def _under(points: Iterable[Point], budget_ms: float) -> list[Point]:
-    return [p for p in points if (p99 := p.get(P99)) is not None and p99 <= budget_ms]
+def _under(points: Iterable[Point], budget_ms: float, metric: str = P99) -> list[Point]:
+    return [p for p in points if (lat := p.get(metric)) is not None and lat <= budget_ms]
 
 
-def recommend(run: RunResult, latency_budget_ms: float | None = None) -> Recommendation:
-    """Best level under a p99 budget, best peak throughput, and each variant's knee.
+def recommend(run: RunResult, latency_budget_ms: float | None = None, latency_percentile: int | None = None) -> Recommendation:
+    """Best level under a latency budget, best peak throughput, and each variant's knee.
 
     Args:
         run: A loaded sweep (its ``stability_pct`` setting is the tolerance for spreads).
-        latency_budget_ms: Client p99 budget in ms (default None: no budget).
+        latency_budget_ms: Client latency budget in ms (default None: no budget).
+        latency_percentile: The percentile the budget is on: 50, 90, 95 or 99 (default: the
+            run's ``latency_percentile`` setting, else 99).
 
     Raises:
-        PerfError: the budget is not a positive number.
+        PerfError: the budget is not a positive number, or the percentile is not reported.
     """
     if latency_budget_ms is not None and not latency_budget_ms > 0:
         raise PerfError(f"latency budget must be a positive number of ms, got {latency_budget_ms}")
+    pct = int(latency_percentile or run.settings.get("latency_percentile") or DEFAULT_LATENCY_PERCENTILE)
+    metric = latency_metric(pct)
     stored = run.settings.get("stability_pct")  # a MeasureSettings field, stored flat beside the typed keys
     tol = float(stored) if isinstance(stored, (int, float, str)) and stored else DEFAULT_TOLERANCE_PCT
     points = run_points(run)
@@ -203,11 +243,12 @@ def recommend(run: RunResult, latency_budget_ms: float | None = None) -> Recomme
     under = under_why = None
     low = min(cands, key=lambda p: p.value(P99), default=None)
     if latency_budget_ms is not None:
-        under, under_why = rank(_under(cands, latency_budget_ms), tol)
-        if under is None and low is not None:
+        under, under_why = rank(_under(cands, latency_budget_ms, metric), tol)
+        lowest = min((p for p in cands if p.get(metric) is not None), key=lambda p: p.value(metric), default=None)
+        if under is None and lowest is not None:
             notes.append(
-                f"No level meets the p99 budget of {fmt(latency_budget_ms, 2)} ms; the lowest p99 measured "
-                f"is {fmt(low.get(P99), 2)} ms ({_where(low)})."
+                f"No level meets the p{pct} budget of {fmt(latency_budget_ms, 2)} ms; the lowest p{pct} measured "
+                f"is {fmt(lowest.get(metric), 2)} ms ({_where(lowest)})."
             )
     if not cands:
         notes.append("No variant has a level that can be recommended.")
@@ -220,6 +261,8 @@ def recommend(run: RunResult, latency_budget_ms: float | None = None) -> Recomme
         excluded,
         flagged,
         Choice.of(low) if low else None,
+        pct,
+        under.get(metric) if under else None,
     )
 
 

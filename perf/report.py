@@ -43,7 +43,7 @@ log = logging.getLogger(__name__)
 REPORT_FILE = "report.md"
 
 
-def summary_table(run: RunResult, latency_budget_ms: float | None = None) -> Table:
+def summary_table(run: RunResult, latency_budget_ms: float | None = None, latency_percentile: int | None = None) -> Table:
     """A rich table, one row per variant: peak throughput, its concurrency and p99, knee, notes.
 
     Notes: ``best under budget``, ``best peak``, ``† unstable`` / ``† host busy`` (the peak level), and
@@ -51,8 +51,9 @@ def summary_table(run: RunResult, latency_budget_ms: float | None = None) -> Tab
 
     Args:
         run: A loaded sweep.
-        latency_budget_ms: p99 budget (ms) for the "best under budget" mark (default: the
+        latency_budget_ms: Latency budget (ms) for the "best under budget" mark (default: the
             run's ``settings["latency_budget_ms"]`` if set, else none — as :func:`write_report`).
+        latency_percentile: The percentile the budget is on (default: the run's, else 99).
     """
     from rich.markup import escape
     from rich.table import Table
@@ -60,9 +61,9 @@ def summary_table(run: RunResult, latency_budget_ms: float | None = None) -> Tab
     run = split_by_shape(run)
     if latency_budget_ms is None:
         latency_budget_ms = run.settings.get("latency_budget_ms")
-    rec = recommend(run, latency_budget_ms)
+    rec = recommend(run, latency_budget_ms, latency_percentile)
     points = run_points(run)
-    title = f"Sweep {run.run_id}" + (f" — p99 budget {fmt(latency_budget_ms, 2)} ms" if latency_budget_ms else "")
+    title = f"Sweep {run.run_id}" + (f" — {rec.budget_text}" if latency_budget_ms else "")
     view = Table(
         title=escape(title),
         caption=f"c: concurrency, b: client batch size; p99 at the peak level; knee: "
@@ -218,12 +219,20 @@ def _recommendation_md(rec: Recommendation, points: dict[str, list[Point]]) -> l
     lines = ["## Recommendation", ""]
     if rec.latency_budget_ms is not None:
         lines.append(
-            f"- **Best under the p99 budget of {fmt(rec.latency_budget_ms, 2)} ms:** "
+            f"- **Best under the {rec.budget_text}:** "
             + (rec.best_under_budget.describe() if rec.best_under_budget else "none")
+            + (
+                f" (p{rec.latency_percentile} {fmt(rec.budget_latency_ms, 2)} ms)"
+                if rec.best_under_budget and rec.latency_percentile != 99
+                else ""
+            )
             + "."
         )
     else:
-        lines.append("- No p99 budget given (pass `--latency-budget-ms` for a best-under-budget pick).")
+        lines.append(
+            "- No latency budget given (pass `--latency-budget-ms`, and `--latency-percentile` for p50/p90/p95, "
+            "for a best-under-budget pick)."
+        )
     lines.append("- **Best peak throughput:** " + (rec.best_peak.describe() if rec.best_peak else "none") + ".")
     lines.append(
         f"- **Saturation (knee)**: the concurrency after which throughput grows < {KNEE_GAIN_PCT:g} % "
@@ -363,12 +372,19 @@ def request_rate_table(run: RunResult) -> list[str]:
     return ["", "## Request-rate levels", "", *table(headers, body, name_then_numbers(len(headers)))]
 
 
-def write_report(run_dir: Path, latency_budget_ms: float | None = None, breakdown_concurrency: int | None = None) -> Path:
+def write_report(
+    run_dir: Path,
+    latency_budget_ms: float | None = None,
+    breakdown_concurrency: int | None = None,
+    latency_percentile: int | None = None,
+) -> Path:
     """Write ``report.md`` and the PNG plots into ``run_dir``.
 
     Args:
         run_dir: A run folder holding ``results.json``.
-        latency_budget_ms: Client p99 budget in ms for the recommendation (default: the
+        latency_percentile: The client latency percentile the budget is on (50, 90, 95, 99;
+            default: the run's ``latency_percentile`` setting, else 99).
+        latency_budget_ms: Client latency budget in ms for the recommendation (default: the
             run's ``settings["latency_budget_ms"]`` if set, else none).
         breakdown_concurrency: Concurrency of the latency-breakdown plot (default: each
             variant's highest measured level).
@@ -388,7 +404,7 @@ def write_report(run_dir: Path, latency_budget_ms: float | None = None, breakdow
         )
     if latency_budget_ms is None:
         latency_budget_ms = run.settings.get("latency_budget_ms")
-    rec = recommend(run, latency_budget_ms)
+    rec = recommend(run, latency_budget_ms, latency_percentile)
     points = run_points(run)
     if importlib.util.find_spec("matplotlib") is not None:
         pngs = plots.write_plots(run, run_dir, breakdown_concurrency, latency_budget_ms, rec)

@@ -346,6 +346,8 @@ class SweepSettings(TypedDict, total=False):
     request_rates: list[float]
     trials: int
     latency_budget_ms: float | None
+    #: The client latency percentile the budget is on (50, 90, 95, 99).
+    latency_percentile: int
     #: Named dynamic axes swept as a level dimension: axis -> sizes (``--shapes``).
     sweep_axes: dict[str, list[int]]
     #: How the server was launched (``perf.sweep_options.SERVER_SETTINGS``: runtime, image, ports...).

@@ -204,6 +204,7 @@ class Sweep:
             "request_rates": list(o.request_rates),
             "trials": o.trials,
             "latency_budget_ms": o.latency_budget_ms,
+            "latency_percentile": o.latency_percentile,
             "host_busy_threshold_pct": o.host_busy_threshold_pct,
             "shapes": {k: list(v) for k, v in o.shapes.items()},
             "sweep_axes": {k: list(v) for k, v in o.sweep_axes.items()},

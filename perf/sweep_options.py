@@ -52,7 +52,9 @@ class SweepOptions:
             measured at each combination (:attr:`perf.results.LevelResult.shape`); default
             none (each axis at its ``opt`` size).
         warmup_requests: Requests sent before measuring each variant (default 20).
-        latency_budget_ms: p99 budget for the report's recommendation.
+        latency_budget_ms: Latency budget (ms) for the report's recommendation.
+        latency_percentile: The client latency percentile the budget is on (50, 90, 95 or
+            99; default 99), as Model Analyzer's ``perf_latency_p9x`` constraints.
         unload_timeout_s: How long a variant may take to be gone after its unload request
             before the server is restarted for the next one (default
             :data:`clients.server.UNLOAD_WAIT_S`).
@@ -81,6 +83,7 @@ class SweepOptions:
     sweep_axes: Mapping[str, Sequence[int]] = dataclasses.field(default_factory=dict)
     warmup_requests: int = 20
     latency_budget_ms: float | None = None
+    latency_percentile: int = 99
     unload_timeout_s: float = UNLOAD_WAIT_S
     given: frozenset[str] | None = None
     host_busy_threshold_pct: float = HOST_BUSY_THRESHOLD_PCT
@@ -148,6 +151,11 @@ def resumed_options(opts: SweepOptions, settings: dict[str, Any]) -> SweepOption
         shapes={k: tuple(v) for k, v in (settings.get("shapes") or {}).items()},
         sweep_axes={k: tuple(v) for k, v in (settings.get("sweep_axes") or {}).items()},
         latency_budget_ms=opts.latency_budget_ms if opts.latency_budget_ms is not None else settings.get("latency_budget_ms"),
+        latency_percentile=(
+            opts.latency_percentile
+            if opts.given is not None and "latency_percentile" in opts.given
+            else int(settings.get("latency_percentile") or opts.latency_percentile)
+        ),
         host_busy_threshold_pct=float(settings.get("host_busy_threshold_pct", opts.host_busy_threshold_pct)),
     )
 

@@ -1,0 +1,76 @@
+"""``--latency-percentile 95|99`` for the budget, as Model Analyzer users expect (issue 19, item 8)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from clients.server import ServerOptions
+from core.errors import PerfError
+from perf import results
+from perf.cli import cli
+from perf.recommendation import latency_metric, recommend
+from perf.results import LevelResult, RunResult, VariantResult
+from perf.sweep_options import SweepOptions, resumed_options
+
+
+def _lv(c: int, tput: float, p95: float, p99: float) -> LevelResult:
+    return LevelResult(
+        concurrency=c,
+        batch_size=1,
+        throughput_infer_per_s=tput,
+        latency_p50_ms=p95 / 2,
+        latency_p90_ms=p95 * 0.9,
+        latency_p95_ms=p95,
+        latency_p99_ms=p99,
+    )
+
+
+def _run(**settings) -> RunResult:
+    # at c=8 the p95 is within 20 ms but the tail (p99) is not: a p95 budget admits it, a p99 budget does not
+    a = VariantResult("a", None, "ok", levels=[_lv(1, 100, 5, 6), _lv(8, 700, 18, 35)])
+    b = VariantResult("b", None, "ok", levels=[_lv(1, 90, 6, 7), _lv(8, 400, 15, 19)])
+    return RunResult("r", "now", settings=settings, variants=[a, b])
+
+
+def test_the_budget_is_on_the_percentile_asked_for() -> None:
+    p99 = recommend(_run(), 20)
+    assert (p99.best_under_budget.variant, p99.best_under_budget.concurrency) == ("b", 8)
+    assert p99.latency_percentile == 99 and p99.budget_text == "p99 budget of 20.00 ms"
+    p95 = recommend(_run(), 20, 95)
+    assert (p95.best_under_budget.variant, p95.best_under_budget.concurrency) == ("a", 8)
+    assert p95.budget_text == "p95 budget of 20.00 ms" and p95.budget_latency_ms == 18
+    assert recommend(_run(latency_percentile=95), 20).latency_percentile == 95  # the run's own setting
+    none = recommend(_run(), 4, 95)
+    assert none.best_under_budget is None
+    assert "No level meets the p95 budget of 4.00 ms; the lowest p95 measured is 5.00 ms" in " ".join(none.notes)
+    with pytest.raises(PerfError, match="latency percentile 97"):
+        latency_metric(97)
+
+
+def test_report_and_cli_say_which_percentile(tmp_path: Path) -> None:
+    run_dir = tmp_path / "r"
+    results.save(_run(), run_dir)
+    res = CliRunner().invoke(cli, ["report", str(run_dir), "--latency-budget-ms", "20", "--latency-percentile", "95"])
+    assert res.exit_code == 0, res.output
+    text = (run_dir / "report.md").read_text()
+    assert "**Best under the p95 budget of 20.00 ms:** `a` at concurrency 8" in text and "(p95 18.00 ms)" in text
+    assert "p95 budget of 20.00 ms" in " ".join(res.output.split())  # the summary table's title
+    res = CliRunner().invoke(cli, ["report", str(run_dir), "--latency-percentile", "97"])
+    assert res.exit_code == 2
+
+
+def test_a_resumed_run_keeps_its_percentile_unless_given() -> None:
+    opts = SweepOptions(ServerOptions(Path("model_repository")), resume=True, run_id="r", given=frozenset())
+    saved = {"repository": "/x", "variants": ["a"], "concurrency": [1], "batch_sizes": [1], "trials": 1, "latency_percentile": 95}
+    assert resumed_options(opts, saved).latency_percentile == 95
+    given = SweepOptions(
+        ServerOptions(Path("model_repository")),
+        resume=True,
+        run_id="r",
+        latency_percentile=90,
+        given=frozenset({"latency_percentile"}),
+    )
+    assert resumed_options(given, saved).latency_percentile == 90  # like the budget: it only affects the report
