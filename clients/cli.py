@@ -14,7 +14,7 @@ import click
 from clients.cli_options import server_options
 from clients.launch import serve_command
 from core.cli import console as make_console
-from core.cli import group, print_table, run_cli, verbosity_option
+from core.cli import group, list_option, print_table, run_cli, verbosity_option
 
 DEFAULT_PORTS = {"http": 8000, "grpc": 8001}
 
@@ -143,12 +143,12 @@ def infer(
 @click.option(
     "--protocol", type=click.Choice(["http", "grpc", "both"]), default="both", help="Protocol(s) the outputs are checked over."
 )
-@click.option(
+@list_option(
     "--variant",
+    "--variants",
     "variants",
-    multiple=True,
-    metavar="NAME",
-    help="Variant name or pattern such as 'mlp_*' (repeatable; default all in index.json).",
+    metavar="NAME|PATTERN[,...]",
+    help="Variant names or patterns such as 'mlp_*', as perf sweep --variants takes them [default: all in index.json].",
 )
 @verbosity_option
 def check(server_opts: Any, http_url: str | None, grpc_url: str | None, protocol: str, variants: tuple[str, ...]) -> None:

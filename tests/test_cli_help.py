@@ -137,3 +137,8 @@ def test_perf_analyzer_pass_through_flags_end_every_measurement_command(tmp_path
     m = MeasureSettings(extra_args=("--max-threads=16", "--string-length=8"))
     cmd = build_command(Path("pa"), "m", "localhost:1", 2, 1, tmp_path / "x.csv", m, input_args=["--shape", "x:4"])
     assert cmd[-4:] == ["--shape", "x:4", "--max-threads=16", "--string-length=8"]
+
+
+def test_clients_check_variants_are_a_list_flag_too() -> None:
+    ctx = clients_cli.commands["check"].make_context("check", ["--variant", "a_*,b", "--variants", "c"])
+    assert ctx.params["variants"] == ("a_*", "b", "c")
