@@ -12,6 +12,7 @@ import numpy as np
 import tenacity
 
 from builders.repository import RepositoryVariant
+from builders.verdicts import kernel_precision
 from builders.verify import compare_outputs
 from clients.inputs import ModelSignature, validate_inputs
 from core import precision as precisions
@@ -422,6 +423,32 @@ class CheckResult:
     passed: bool
     outputs: list[dict[str, Any]]
     error: str | None = None
+    #: Why a pass does not vouch for the variant's precision: the server's kernels compute it in
+    #: another one (:func:`precision_not_exercised`); ``None`` when they compute in it.
+    not_exercised: str | None = None
+
+
+def precision_not_exercised(variant: RepositoryVariant) -> str | None:
+    """Why outputs of ``variant`` that match the reference say nothing about its precision.
+
+    The served kernels are the ones of the variant's format on its instance kind (KIND_CPU ->
+    cpu, KIND_GPU -> cuda); where they compute a reduced precision in another one
+    (:data:`builders.verdicts.KERNEL_PRECISION`: a fp16 ONNX on onnxruntime's CPU provider runs
+    in fp32), a match is real but its rounding was never exercised - the same words the build
+    gives its "not verified in fp16 on this host" verdict.
+
+    Returns:
+        ``None`` when the kernels compute in the variant's precision (or nothing is known of
+        the variant's parameters), else the reason in words.
+    """
+    params = variant.params
+    if params is None:
+        return None
+    device = "cuda" if params.kind == "gpu" else "cpu"
+    kernels = kernel_precision(params.format, params.precision, device)
+    if kernels.computes_in == params.precision:
+        return None
+    return f"{params.precision} not exercised: on {device} the server computes it in {kernels.computes_in} ({kernels.why})"
 
 
 def check_variant(url: str, protocol: str, variant: RepositoryVariant) -> CheckResult:
@@ -460,4 +487,6 @@ def check_variant(url: str, protocol: str, variant: RepositoryVariant) -> CheckR
         return CheckResult(variant.name, protocol, False, [], str(e))
     actual = {k: served[out_names.get(k, k)] for k in expected}
     comps = compare_outputs(actual, expected, tolerances)
-    return CheckResult(variant.name, protocol, all(c.passed for c in comps), [c.to_json() for c in comps])
+    passed = all(c.passed for c in comps)
+    caveat = precision_not_exercised(variant) if passed else None
+    return CheckResult(variant.name, protocol, passed, [c.to_json() for c in comps], not_exercised=caveat)
