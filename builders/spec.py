@@ -9,6 +9,7 @@ Outputs"). A dimension is either a fixed ``int`` or the *name* of a dynamic axis
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -156,6 +157,14 @@ class ModelSpec:
                 f"inputs use dynamic axes {sorted(missing)} with no declared range",
                 hint='declare them, e.g. dynamic_axes={"seq": (1, 64, 128)} (min, opt, max)',
             )
+        moved = [t for t in self.inputs if t.batch_axis != 0]
+        if moved:
+            raise ModelSpecError(
+                f"input {moved[0].name!r} has batch_axis {moved[0].batch_axis}: Triton batches every input on its "
+                "first axis (max_batch_size > 0 prepends it; the Triton model-configuration docs, 'Maximum Batch Size')",
+                hint="drop batch_axis from inputs (it is an output fact, found from the model), or permute the "
+                "input inside forward() and build with the batch first",
+            )
         if BATCH_AXIS in self.dynamic_axes:
             raise ModelSpecError(
                 f"{BATCH_AXIS!r} cannot be declared in dynamic_axes: its range is always (1, opt, max_batch_size)",
@@ -275,6 +284,16 @@ class ModelSpec:
             raise ModelSpecError(f"spec file {p} does not exist") from e
         except json.JSONDecodeError as e:
             raise ModelSpecError(f"spec file {p} is not valid JSON: {e}") from e
+        unknown = unknown_spec_keys(data)
+        if unknown:
+            where, key, valid = unknown[0]
+            close = difflib.get_close_matches(key, valid, n=1)
+            raise ModelSpecError(
+                f"spec file {p}: unknown key {key!r} in {where}"
+                + (f" (did you mean {close[0]!r}?)" if close else "")
+                + (f"; {len(unknown) - 1} more unknown: {[k for _, k, _ in unknown[1:]]}" if len(unknown) > 1 else ""),
+                hint=f"the keys of {where} are {sorted(valid)} (docs/schemas/input_spec.json)",
+            )
         return cls.from_json(data, f"spec file {p}")
 
     @classmethod
@@ -421,6 +440,30 @@ def _validate(model: type[R], data: Any, source: str) -> R:
             hint='expected {"inputs": [{"name", "dtype", "shape", "value_range"?}], "outputs": [...], "dynamic_axes": {...}} '
             "(docs/schemas/input_spec.json)",
         ) from None
+
+
+def _keys(model: type[Record]) -> list[str]:
+    return sorted({f.alias or n for n, f in model.model_fields.items()})
+
+
+def unknown_spec_keys(data: Any) -> list[tuple[str, str, list[str]]]:
+    """Keys of a user's spec file that no field reads (a misspelt ``dynamic_axis`` would
+    otherwise be dropped silently, and the spec built without it).
+
+    Returns:
+        ``(where, key, valid keys there)`` per unknown key, in file order; ``where`` is
+        ``"the spec"`` or ``"inputs[0]"`` / ``"outputs[1]"``. Top-level keys starting with
+        ``$`` (``$schema``, ``$comment``) are JSON Schema's own and allowed.
+    """
+    if not isinstance(data, dict):
+        return []
+    found = [("the spec", k, _keys(ModelSpecRecord)) for k in data if k not in _keys(ModelSpecRecord) and not k.startswith("$")]
+    for part in ("inputs", "outputs"):
+        items = data.get(part)
+        for i, t in enumerate(items if isinstance(items, list) else []):
+            if isinstance(t, dict):
+                found += [(f"{part}[{i}]", k, _keys(TensorSpecRecord)) for k in t if k not in _keys(TensorSpecRecord)]
+    return found
 
 
 def _output_placeholder(name: str) -> TensorSpec:

@@ -21,7 +21,7 @@ from clients.runtimes.choose import AUTO_ORDER, RUNTIME_CLASSES, RUNTIMES, resol
 from clients.runtimes.container import ContainerRuntime
 from clients.runtimes.local import LocalRuntime
 from clients.runtimes.options import ServerOptions, image_for_tag
-from clients.server import TritonServer
+from clients.server import TritonServer, free_port, free_ports
 from core.errors import ServerError
 
 PORTS = Ports(18000, 18001, 18002)
@@ -108,6 +108,7 @@ def test_the_runtime_names_are_the_registry(repo: Path) -> None:
 
 
 def test_container_command_line(repo: Path) -> None:
+    http, grpc, metrics = free_ports(3)  # fixed ports collide with servers of parallel runs
     (repo / "m1").mkdir()
     (repo / "m1" / "config.pbtxt").write_text('name: "m1"\nbackend: "python"\n')
     opts = ServerOptions(
@@ -116,29 +117,29 @@ def test_container_command_line(repo: Path) -> None:
         image=image_for_tag("24.05"),
         gpus="device=1",
         shm_size="2g",
-        http_port=18000,
-        grpc_port=18001,
-        metrics_port=18002,
+        http_port=http,
+        grpc_port=grpc,
+        metrics_port=metrics,
         load_models=("m1",),
         extra_args=("--exit-timeout-secs=5",),
     )
     srv = TritonServer(opts)
     cmd = srv.command
     assert cmd[:4] == ["docker", "run", "--rm", "--init"]
-    assert srv.container_name == f"tritonserver-{os.getpid()}-18000" and f"--name={srv.container_name}" in cmd
+    assert srv.container_name == f"tritonserver-{os.getpid()}-{http}" and f"--name={srv.container_name}" in cmd
     assert "--gpus=device=1" in cmd and "--shm-size=2g" in cmd
-    for port in (18000, 18001, 18002):
+    for port in (http, grpc, metrics):
         assert f"127.0.0.1:{port}:{port}" in cmd
     assert f"{repo.resolve()}:/models:ro" in cmd
     i = cmd.index("nvcr.io/nvidia/tritonserver:24.05-py3")
     assert cmd[i + 1] == "tritonserver"
     server = cmd[i + 2 :]
-    assert "--model-repository=/models" in server and "--http-port=18000" in server
+    assert "--model-repository=/models" in server and f"--http-port={http}" in server
     assert "--model-control-mode=explicit" in server and "--load-model=m1" in server
     assert server[-1] == "--exit-timeout-secs=5"
     # inside the container the server listens on all its interfaces; publishing limits the address
     assert not any(a.startswith("--http-address") for a in server)
-    assert srv.http_url == "localhost:18000"
+    assert srv.http_url == f"localhost:{http}"
 
 
 def test_container_without_gpus_and_on_another_address(repo: Path) -> None:
@@ -155,6 +156,7 @@ def test_image_for_tag() -> None:
 def test_print_cmd_shows_the_container_command(repo: Path) -> None:
     from clients.launch import serve_command
 
+    port = free_port()
     res = CliRunner().invoke(
         serve_command(),
         [
@@ -165,7 +167,7 @@ def test_print_cmd_shows_the_container_command(repo: Path) -> None:
             "--tag",
             "23.12",
             "--http-port",
-            "18100",
+            str(port),
             "--print-cmd",
             "--",
             "--exit-timeout-secs=3",
@@ -174,7 +176,7 @@ def test_print_cmd_shows_the_container_command(repo: Path) -> None:
     assert res.exit_code == 0, res.output
     line = res.output.strip()
     assert line.startswith("docker run --rm --init") and "nvcr.io/nvidia/tritonserver:23.12-py3" in line
-    assert "--http-port=18100" in line and line.endswith("--exit-timeout-secs=3")
+    assert f"--http-port={port}" in line and line.endswith("--exit-timeout-secs=3")
 
 
 def test_bundled_command_listens_on_loopback_and_sets_its_environment(repo: Path) -> None:

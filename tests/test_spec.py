@@ -125,3 +125,52 @@ def test_spec_example_command_prints_a_spec_that_loads(tmp_path):
     assert [t.name for t in spec.inputs] == ["input_ids", "attention_mask"] and spec.dynamic_axes["seq"] == (1, 32, 128)
     assert json.loads(out.output) == spec.to_json()
     assert CliRunner().invoke(cli, ["spec"]).exit_code == 2
+
+
+# --- a user's spec file is read whole: nothing in it is dropped silently -------------------------
+
+
+def _spec_file(tmp_path, d):
+    p = tmp_path / "spec.json"
+    p.write_text(json.dumps(d))
+    return p
+
+
+@pytest.mark.parametrize(
+    ("doc", "words"),
+    [
+        (  # the dynamic axes misspelt: the spec would be built without them
+            {"inputs": [{"name": "x", "dtype": "float32", "shape": [8]}], "dynamic_axis": {"seq": [1, 8, 16]}},
+            ["unknown key 'dynamic_axis' in the spec", "did you mean 'dynamic_axes'?"],
+        ),
+        (  # a tensor field misspelt: generated integers would ignore the range
+            {"inputs": [{"name": "ids", "dtype": "int64", "shape": [8], "valuerange": [0, 5]}]},
+            ["unknown key 'valuerange' in inputs[0]", "did you mean 'value_range'?"],
+        ),
+        (
+            {
+                "inputs": [{"name": "x", "dtype": "float32", "shape": [4]}],
+                "outputs": [{"name": "y", "dtpye": "float16", "shape": [4]}],
+            },
+            ["unknown key 'dtpye' in outputs[0]", "did you mean 'dtype'?"],
+        ),
+    ],
+)
+def test_a_misspelt_key_in_a_spec_file_is_named(tmp_path, doc, words):
+    with pytest.raises(ModelSpecError) as e:
+        ModelSpec.from_file(_spec_file(tmp_path, doc))
+    assert all(w in e.value.message for w in words), e.value.message
+    assert "docs/schemas/input_spec.json" in (e.value.hint or "")
+
+
+def test_json_schema_keys_and_the_schema_version_are_allowed(tmp_path):
+    doc = {"$schema": "x", "schema": 1, "inputs": [{"name": "x", "dtype": "float32", "shape": [4]}]}
+    assert ModelSpec.from_file(_spec_file(tmp_path, doc)).inputs[0].name == "x"
+
+
+@pytest.mark.parametrize("axis", [1, None])
+def test_an_input_batch_axis_other_than_first_is_refused(tmp_path, axis):
+    doc = {"inputs": [{"name": "x", "dtype": "float32", "shape": [4, 3], "batch_axis": axis}]}
+    with pytest.raises(ModelSpecError) as e:
+        ModelSpec.from_file(_spec_file(tmp_path, doc))
+    assert "input 'x' has batch_axis" in e.value.message and "first axis" in e.value.message
