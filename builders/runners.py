@@ -59,6 +59,12 @@ def load_runner(
     raise ModelSpecError(f"no runner for format {fmt!r}", hint="expected 'torchscript', 'onnx' or 'trt'")
 
 
+#: Formats whose runner finds each output by the artifact's own output name (an ONNX graph's
+#: outputs carry the served names), so the order in ``artifact_outputs`` cannot swap them;
+#: the other formats return outputs by position and are named by that order.
+OUTPUTS_BY_NAME: frozenset[str] = frozenset({"onnx"})
+
+
 def served_output_names(recorded: str | None, declared: Sequence[str]) -> list[str]:
     """The served output names in the artifact's output order, for the python-backend model.
 

@@ -214,3 +214,31 @@ def test_swapped_output_blocks_on_the_bundled_server(tmp_path, heads_pkg):
         assert "parameters[artifact_outputs]" in {p.field for p in validate(repo).problems}
         with pytest.raises(ServerError, match="artifact_outputs"):
             srv.load(name)
+
+
+@pytest.mark.integration
+def test_onnx_outputs_in_another_artifact_outputs_order_are_no_problem_and_serve_right(tmp_path, heads_pkg):
+    """An ONNX graph names its outputs, and the python model looks them up by those names
+    (builders.runners.OUTPUTS_BY_NAME): a reordered ``artifact_outputs`` is no problem for
+    validate, and the real server still answers each head under its own name. TorchScript
+    returns by position, so the same edit stays a problem there (the test above)."""
+    from clients.infer import infer
+    from clients.server import ServerOptions, TritonServer
+
+    repo, name = _build_heads(tmp_path, formats=("onnx",))
+    cfg_path = repo / name / "config.pbtxt"
+    cfg = read_config(cfg_path)
+    assert json.loads(cfg.parameters["artifact_outputs"].string_value) == ["logits", "feat"]
+    cfg.parameters["artifact_outputs"].string_value = '["feat", "logits"]'
+    write_config(cfg, cfg_path)
+    assert validate(repo).problems == []
+    import torch
+
+    x = np.random.default_rng(1).standard_normal((3, 16)).astype(np.float32)
+    with torch.no_grad():
+        want = {k: v.numpy() for k, v in heads_pkg.heads()(torch.from_numpy(x)).items()}
+    with TritonServer(ServerOptions(repo, runtime="bundled", log_file=tmp_path / "server.log", start_timeout_s=120)) as srv:
+        srv.load(name)
+        got = infer(srv.http_url, "http", name, {"x": x})
+    np.testing.assert_allclose(got["logits"], want["logits"], rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(got["feat"], want["feat"], rtol=1e-4, atol=1e-5)

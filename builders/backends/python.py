@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from tritonclient.grpc import model_config_pb2 as mc
 
 from builders.backends.base import BackendConfig
+from builders.runners import OUTPUTS_BY_NAME
 from builders.triton_rules import PYTHON_BACKEND, Problem
 from core import formats
 
@@ -63,6 +64,8 @@ class PythonBackend(BackendConfig):
         have = artifact_outputs(cfg)
         if PARAM_FILE not in cfg.parameters or have is None or sorted(have) != sorted(names) or have == list(names):
             return []  # absent/malformed/other names: reported by config_problems
+        if _param(cfg, PARAM_FORMAT) in OUTPUTS_BY_NAME:
+            return []  # the runner looks each output up by its graph name: another order serves the same
         return [
             Problem(
                 "",
