@@ -26,6 +26,7 @@ from builders.spec import ModelSpec
 from builders.variants import Skipped, VariantGrid
 from builders.verdicts import describe, overall
 from builders.verification import VERIFICATION_POLICY, error_summary, save_reference, verify_export
+from builders.warmup import warmup_count
 from core import formats
 from core.errors import ConfigError, ExportError, PartialBuildError, ToolkitError
 from core.naming import check_name
@@ -73,6 +74,11 @@ class BuildOptions:
             command ``--print-trtexec`` prints builds them): taken instead of building the
             ``trt`` export of that precision (:func:`builders.export_tensorrt.import_plan`),
             verified where TensorRT and a GPU are, else marked not verified here.
+        warmup_count: Runs of each ``model_warmup`` sample of the warmup variants
+            (``--warmup-count``); ``None``: :data:`builders.warmup.DEFAULT_WARMUP_COUNT`,
+            recorded in the manifest as a default, not a measurement.
+        warmup_count_reason: Why ``warmup_count`` (the measurement ``perf coldstart``
+            printed), kept in the manifest.
     """
 
     model: Any
@@ -94,6 +100,8 @@ class BuildOptions:
     sample_path: Path | None = None
     example_inputs: Any = None
     plans: dict[str, Path] = dataclasses.field(default_factory=dict)
+    warmup_count: int | None = None
+    warmup_count_reason: str | None = None
 
 
 @dataclasses.dataclass
@@ -168,6 +176,7 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
             + ")",
             hint="widen the grid, e.g. add --dynamic-batching off or a max_batch_size > 0 (see `builders variants`)",
         )
+    warm = warmup_count(opts.warmup_count, opts.warmup_count_reason)  # refused before anything is exported
     manifest: dict[str, Any] = {
         "model": name,
         "source": loaded.source,
@@ -303,7 +312,7 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
                 plan.skipped.append(Skipped(v.name, refusal))
                 say(f"skipped {v.name}: {refusal}")
                 continue
-            vdir = write_variant(opts.repository, v, result.path, vspec, opts.serving)
+            vdir = write_variant(opts.repository, v, result.path, vspec, opts.serving, warmup_count=warm.count)
             for data in result.extra.get("external_data", []):  # ONNX weights stored beside the graph
                 link_or_copy(result.path.parent / data["file"], vdir / "1" / data["file"])
             variant_dirs.append(vdir)
@@ -313,6 +322,8 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
     manifest["variants"] = [e.name for e in entries]
     manifest["skipped_variants"] = skipped
     manifest["repository"] = str(opts.repository.resolve())
+    if any(v.warmup for v in plan.variants):
+        manifest["warmup_count"] = warm.model_dump(mode="json")
     saved = _write_manifest(mpath, manifest)
     say(f"wrote {len(variant_dirs)} variants to {opts.repository}")
     built = BuildResult(saved, mpath, variant_dirs)

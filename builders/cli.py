@@ -26,6 +26,7 @@ from builders.validate import relative, summary
 from builders.validate import validate as validate_run
 from builders.variants import KINDS, VariantGrid, parse_queue_delays
 from builders.verdicts import describe
+from builders.warmup import DEFAULT_WARMUP_COUNT
 from core.cli import console as make_console
 from core.cli import group, list_option, print_table, run_cli, verbosity_option
 from core.errors import ConfigError, PartialBuildError, ToolkitError
@@ -280,6 +281,9 @@ def print_build_summary(manifest: BuildManifest) -> None:
         click.echo(tabulate(rows, headers=SUMMARY_COLUMNS, tablefmt="simple"))
         for r in reasons:
             click.echo(r)
+    if manifest.warmup_count is not None:
+        w = manifest.warmup_count
+        click.echo(f"model_warmup: each sample runs {w.count}x ({w.reason})")
 
 
 def _formats(values: tuple[str, ...]) -> tuple[str, ...]:
@@ -418,6 +422,19 @@ def parse_rtols(items: tuple[str, ...]) -> dict[str, float]:
     "[default: the one --precision]; verified where TensorRT and a GPU are, else marked not verified here (repeat).",
 )
 @click.option(
+    "--warmup-count",
+    type=click.IntRange(1),
+    default=None,
+    help="Runs of each model_warmup sample of the --warmup variants: the count `perf coldstart` (or a sweep) measured "
+    f"and printed [default: {DEFAULT_WARMUP_COUNT}, recorded as a default, not measured].",
+)
+@click.option(
+    "--warmup-count-reason",
+    metavar="TEXT",
+    default=None,
+    help="Why --warmup-count is that number (the measurement perf coldstart printed); kept in the build manifest.",
+)
+@click.option(
     "--force",
     is_flag=True,
     help="Re-export even when an identical build exists, and replace a build of the same name made from another source.",
@@ -444,6 +461,8 @@ def build(
     print_trtexec: bool,
     target_triton: str,
     plans: tuple[str, ...],
+    warmup_count: int | None,
+    warmup_count_reason: str | None,
     force: bool,
 ) -> None:
     """Export MODEL, verify every export against eager PyTorch, and write the variant grid."""
@@ -490,6 +509,8 @@ def build(
         name=name,
         sample_path=sample_path,
         plans=plan_files,
+        warmup_count=warmup_count,
+        warmup_count_reason=warmup_count_reason,
     )
     with console.status("building...") as status:
 

@@ -27,6 +27,7 @@ from builders.config_checks import artifact_problems, config_problems, has_batch
 from builders.spec import ModelSpec, TensorSpec
 from builders.triton_rules import raise_problems
 from builders.variants import Variant
+from builders.warmup import DEFAULT_WARMUP_COUNT, add_warmup
 from core.errors import ConfigError
 
 log = logging.getLogger(__name__)
@@ -43,6 +44,7 @@ def make_config(
     *,
     io: ArtifactIO | None = None,
     server_gpu: bool | None = None,
+    warmup_count: int = DEFAULT_WARMUP_COUNT,
 ) -> mc.ModelConfig:
     """Build the ``ModelConfig`` of one variant and check it against Triton's rules.
 
@@ -62,6 +64,9 @@ def make_config(
         io: The artifact's I/O as read from the file; ``None`` = use ``spec`` only.
         server_gpu: Whether the server has a GPU; ``False`` rejects KIND_GPU,
             ``None`` does not check.
+        warmup_count: Runs of each ``model_warmup`` sample when the variant has warmup
+            (:func:`builders.warmup.add_warmup`: every batch size it will see, the dynamic
+            axes' ends); default :data:`builders.warmup.DEFAULT_WARMUP_COUNT`.
 
     Returns:
         The config; ``max_batch_size <= io.max_batch_size`` (TensorRT profile) holds.
@@ -91,7 +96,7 @@ def make_config(
         cfg.dynamic_batching.max_queue_delay_microseconds = variant.max_queue_delay_us
         cfg.dynamic_batching.preferred_batch_size.extend(variant.preferred_batch_sizes)
     if variant.warmup:
-        _add_warmup(cfg, spec, variant.warmup)
+        add_warmup(cfg, spec, variant.warmup, warmup_count)
     # the variant's rules for the backend that serves it (e.g. no ORT-TRT on the python
     # backend, which writes no accelerator block), then the whole config's
     problems = variant.problems(backend=builder.backend) + config_problems(cfg, server_gpu=server_gpu)
@@ -149,52 +154,6 @@ def _dtype_dims(kind: str, t: TensorSpec, a: TensorIO | None, mbs: int) -> tuple
             hint="use --max-batch-sizes 0 for this artifact, or export it with a dynamic batch axis",
         )
     return dtype, full[1:]
-
-
-def _add_warmup(cfg: mc.ModelConfig, spec: ModelSpec, data: str) -> None:
-    """Add ``model_warmup`` samples (Triton docs, "Model Configuration: Model Warmup").
-
-    One sample at batch 1 and, when ``max_batch_size > 1``, one at ``max_batch_size``.
-    Dynamic dims take the ``opt`` size of the spec's named axis; a non-batching model's
-    leading ``-1`` is its batch axis and becomes 1. ``random`` data is ``random_data: true``
-    except for integer inputs with a ``value_range`` (token ids...), which get zeros:
-    Triton's random integers are not bounded and would index out of range.
-
-    Raises:
-        ConfigError: a dynamic dim has no size in the spec.
-    """
-    mbs = cfg.max_batch_size
-    sizes = spec.axis_sizes("opt")
-    by_name = {t.name: t for t in spec.inputs}
-    batches = [1] if mbs <= 1 else [1, mbs]
-    for b in batches:
-        sample = cfg.model_warmup.add(name=f"{data}_batch{b}", batch_size=b, count=1)
-        for inp in cfg.input:
-            dims = list(inp.dims)
-            shape = list(by_name[inp.name].shape)
-            if mbs == 0 and len(dims) == len(shape) + 1:  # the leading dim is the batch axis
-                shape = [1, *shape]
-            concrete = []
-            for j, d in enumerate(dims):
-                if d != WILDCARD:
-                    concrete.append(d)
-                    continue
-                s = shape[j] if j < len(shape) else None
-                size = s if isinstance(s, int) else sizes.get(s) if isinstance(s, str) else None
-                if size is None:
-                    raise ConfigError(
-                        f"model_warmup.inputs[{inp.name}].dims: dim {j} is dynamic and the spec gives it no size",
-                        hint="name the axis in the input spec with a (min, opt, max) range, or build without --warmup",
-                    )
-                concrete.append(size)
-            w = sample.inputs[inp.name]
-            w.data_type = inp.data_type
-            w.dims.extend(concrete)
-            bounded = by_name[inp.name].value_range is not None and not by_name[inp.name].dtype.startswith(("float", "bool"))
-            if data == "zero" or bounded:  # random integers would break e.g. token ids (Triton draws any value)
-                w.zero_data = True
-            else:
-                w.random_data = True
 
 
 # --------------------------------------------------------------------------- text

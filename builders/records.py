@@ -155,6 +155,17 @@ def served_names(fmt: str, serving: str, extra: dict[str, Any]) -> dict[str, dic
     return {"inputs": dict(names.get("inputs", {})), "outputs": dict(names.get("outputs", {}))}
 
 
+class WarmupCount(Record):
+    """How many times each ``model_warmup`` sample of a build's warmup variants runs, and why
+    (:func:`builders.warmup.warmup_count`)."""
+
+    count: int = Field(ge=1, description="runs of each model_warmup sample (its count field)")
+    measured: bool = Field(
+        description="whether the count came with a measurement (--warmup-count-reason); false: the default or a bare --warmup-count"
+    )
+    reason: str = Field(description="why this count: the measurement perf coldstart printed, or 'default, not measured'")
+
+
 class BuildManifest(Record):
     """``builds/<model>/manifest.json``: what a build exported, verified and wrote."""
 
@@ -176,6 +187,7 @@ class BuildManifest(Record):
     variants: list[str] = Field([], description="variant names this build wrote")
     skipped_variants: list[Skipped] = []
     repository: str | None = Field(None, description="the model repository the variants were written to")
+    warmup_count: WarmupCount | None = Field(None, description="the warmup variants' model_warmup count and why; null: no warmup")
 
     def export(self, fmt: str, precision: str = "fp32") -> ExportRecord | None:
         """The successful export of ``fmt`` at ``precision``, if any."""

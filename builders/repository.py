@@ -44,6 +44,7 @@ from builders.records import (
 from builders.spec import ModelSpec, TensorSpec
 from builders.variants import Skipped, Variant
 from builders.verification import REFERENCE, load_reference, output_tolerances
+from builders.warmup import DEFAULT_WARMUP_COUNT
 from core import formats
 from core.errors import ConfigError, RecordError, RepositoryError
 from core.records import load_record, write_record
@@ -65,6 +66,7 @@ def write_variant(
     io: ArtifactIO | None = None,
     server_gpu: bool | None = None,
     intra_op_threads: int | None = None,
+    warmup_count: int = DEFAULT_WARMUP_COUNT,
 ) -> Path:
     """Write one variant folder; returns it. Existing content of that folder is replaced.
 
@@ -82,6 +84,7 @@ def write_variant(
         io: The artifact's I/O when already read (default: read it here).
         server_gpu: Passed to :func:`builders.config.make_config` (``False`` rejects KIND_GPU).
         intra_op_threads: Python-backend threads per instance (default: cores / instances).
+        warmup_count: Runs of each ``model_warmup`` sample (:func:`builders.warmup.add_warmup`).
 
     Raises:
         ConfigError: the variant breaks a Triton rule for this serving or artifact, or
@@ -91,7 +94,9 @@ def write_variant(
         raise ConfigError(f"version folder: {version} must be an integer >= 1 (Triton docs, 'Model Repository')")
     if io is None:
         io = read_artifact_io(variant.format, artifact)
-    cfg = make_config(variant, spec, serving, intra_op_threads, io=io, server_gpu=server_gpu)  # before touching the disk
+    cfg = make_config(
+        variant, spec, serving, intra_op_threads, io=io, server_gpu=server_gpu, warmup_count=warmup_count
+    )  # before touching the disk
     vdir = repo / variant.name
     if vdir.exists():
         shutil.rmtree(vdir)
