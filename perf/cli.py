@@ -15,6 +15,7 @@ from clients.cli_options import SERVER_KEYS, server_options
 from core.cli import EXIT_INTERRUPTED, EXIT_VARIANT_FAILED, CommaList, group, list_option, print_table, run_cli, verbosity_option
 from core.cli import console as make_console
 from perf.analyzer import MeasureSettings
+from perf.cli_deploy import export_deployment
 from perf.recommendation import DEFAULT_LATENCY_PERCENTILE, LATENCY_PERCENTILES
 from perf.sweep_options import DEFAULT_BATCH_SIZES, DEFAULT_CONCURRENCY, SweepOptions
 
@@ -494,6 +495,9 @@ def compare(run_a: Path, run_b: Path, out: Path | None) -> None:
     from perf.compare import compare_runs
 
     click.echo(f"comparison: {compare_runs(run_a, run_b, out)}")
+
+
+cli.add_command(export_deployment)
 
 
 def main() -> None:

@@ -37,6 +37,11 @@ class Ports:
     metrics: int
 
 
+#: tritonserver's default ports (``tritonserver --help``: ``--http-port`` 8000, ``--grpc-port``
+#: 8001, ``--metrics-port`` 8002): what a server the toolkit did not start listens on.
+TRITON_DEFAULT_PORTS = Ports(http=8000, grpc=8001, metrics=8002)
+
+
 def server_args(opts: ServerOptions, ports: Ports, repository: str, *, bind_address: bool = True) -> list[str]:
     """tritonserver flags common to every runtime (Triton docs, ``tritonserver --help``).
 

@@ -1,0 +1,237 @@
+"""``perf export-deployment``: the bundle of a run's winner, its Kubernetes manifests read back
+with the ``kubernetes`` client, resources from the instance group, refusals."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from kubernetes import client as k8s_client
+from tritonclient.grpc import model_config_pb2 as mc
+
+from builders.build import BuildResult
+from builders.config import read_config
+from builders.records import IndexEntry
+from builders.repository import Repository, update_index, write_variant
+from builders.spec import ModelSpecRecord
+from builders.variants import Variant
+from clients.runtimes.base import TRITON_DEFAULT_PORTS
+from clients.runtimes.options import DEFAULT_TAG, image_for_tag
+from core import formats
+from core.errors import PerfError
+from perf import k8s, results
+from perf.deployment import MANIFEST_DIR, SERVER_FILE, STORAGE_FILE, export_deployment
+from perf.results import LevelResult, RunResult, VariantResult
+
+CPU1 = "tiny_onnx_cpu1_nodb_mbs8"
+CPU2 = "tiny_ts_cpu2_db500_mbs8"
+GPU = Variant("tiny", "onnx", kind="gpu", count=2, gpus=(0, 1), max_batch_size=8)
+
+
+def _level(concurrency: int, thr: float, p99: float) -> LevelResult:
+    return LevelResult(
+        concurrency,
+        throughput_infer_per_s=thr,
+        latency_p50_ms=p99 / 2,
+        latency_p90_ms=p99 * 0.8,
+        latency_p95_ms=p99 * 0.9,
+        latency_p99_ms=p99,
+        latency_avg_ms=p99 / 2,
+    )
+
+
+@pytest.fixture
+def repo(tiny_build: BuildResult, tmp_path: Path) -> Path:
+    """A copy of the tiny repository (python-served KIND_CPU variants) plus one natively
+    served KIND_GPU x2 variant on GPUs 0 and 1, written by the builders."""
+    repo = tmp_path / "repo"
+    shutil.copytree(Path(tiny_build.manifest["repository"]), repo)
+    build_dir = tiny_build.manifest_path.parent
+    spec = ModelSpecRecord.model_validate(tiny_build.manifest["spec"]).to_spec()
+    write_variant(repo, GPU, build_dir / "model.onnx", spec, "native")
+    update_index(repo, [IndexEntry.of(GPU, "native", str(build_dir))])
+    return repo
+
+
+@pytest.fixture
+def run_dir(repo: Path, tmp_path: Path) -> Path:
+    """A saved run over ``repo``: the GPU variant has the best peak, CPU1 the best p99, CPU2 failed."""
+    index = Repository(repo).index.entries()
+    run = RunResult(
+        "r1",
+        "2026-01-01T00:00:00",
+        {
+            "host": "testhost",
+            "gpus": [{"name": "GPU A"}, {"name": "GPU A"}],
+            "server": {"runtime": "container", "version": "2.51.0"},
+        },
+        {"repository": str(repo), "concurrency": [1, 2], "batch_sizes": [1], "protocol": "grpc"},
+        [
+            VariantResult(CPU1, index[CPU1].params, "ok", None, [_level(1, 100.0, 2.0), _level(2, 150.0, 4.0)]),
+            VariantResult(GPU.name, index[GPU.name].params, "ok", None, [_level(1, 400.0, 5.0), _level(2, 700.0, 9.0)]),
+            VariantResult(CPU2, index[CPU2].params, "failed", "server crashed while loading"),
+        ],
+        finished="2026-01-01T00:01:00",
+    )
+    folder = tmp_path / "results" / "r1"
+    folder.mkdir(parents=True)
+    results.save(run, folder)
+    return folder
+
+
+def _by_kind(bundle_dir: Path) -> dict[str, object]:
+    objs = k8s.read_manifests(bundle_dir / MANIFEST_DIR / STORAGE_FILE) + k8s.read_manifests(
+        bundle_dir / MANIFEST_DIR / SERVER_FILE
+    )
+    return {o.kind: o for o in objs}
+
+
+def test_the_recommended_gpu_variant_gets_manifests_that_read_back(run_dir: Path, repo: Path):
+    bundle = export_deployment(run_dir)
+    assert bundle.chosen.variant == GPU.name and "recommendation" in bundle.chosen.why and "peak" in bundle.chosen.why
+    assert bundle.folder == run_dir / f"deployment-{GPU.name}"
+    # the model folder: unchanged (natively served already), named as the model
+    served = bundle.folder / "model_repository" / GPU.name
+    assert (served / "config.pbtxt").read_text() == (repo / GPU.name / "config.pbtxt").read_text()
+    assert read_config(served / "config.pbtxt").name == GPU.name
+    assert bundle.serving_note is None
+
+    objs = _by_kind(bundle.folder)
+    dep, svc, pvc, pod = objs["Deployment"], objs["Service"], objs["PersistentVolumeClaim"], objs["Pod"]
+    assert isinstance(dep, k8s_client.V1Deployment) and isinstance(svc, k8s_client.V1Service)
+    assert isinstance(pvc, k8s_client.V1PersistentVolumeClaim) and isinstance(pod, k8s_client.V1Pod)
+    (c,) = dep.spec.template.spec.containers
+    assert c.image == image_for_tag(DEFAULT_TAG)
+    assert c.command == ["tritonserver"]
+    assert "--model-repository=/models" in c.args and "--model-control-mode=none" in c.args
+    ports = {p.name: p.container_port for p in c.ports}
+    assert ports == {"http": 8000, "grpc": 8001, "metrics": 8002}
+    assert (ports["http"], ports["grpc"], ports["metrics"]) == (
+        TRITON_DEFAULT_PORTS.http,
+        TRITON_DEFAULT_PORTS.grpc,
+        TRITON_DEFAULT_PORTS.metrics,
+    )
+    assert c.readiness_probe.http_get.path == "/v2/health/ready" and c.readiness_probe.http_get.port == "http"
+    assert c.liveness_probe.http_get.path == "/v2/health/live" and c.liveness_probe.http_get.port == "http"
+    assert c.startup_probe.http_get.path == "/v2/health/live"
+    # KIND_GPU x2 on GPUs [0, 1]: the pod needs two GPUs; no CPU request from a GPU group
+    assert c.resources.limits == {"nvidia.com/gpu": "2"}
+    assert not c.resources.requests
+    ann = dep.spec.template.metadata.annotations
+    assert (
+        ann["prometheus.io/scrape"] == "true" and ann["prometheus.io/port"] == "8002" and ann["prometheus.io/path"] == "/metrics"
+    )
+    # the repository: the claim mounted read-only at /models; the loader mounts the same claim
+    (mount,) = c.volume_mounts
+    assert mount.mount_path == "/models" and mount.read_only
+    (vol,) = dep.spec.template.spec.volumes
+    assert vol.name == mount.name and vol.persistent_volume_claim.claim_name == pvc.metadata.name
+    assert pod.spec.volumes[0].persistent_volume_claim.claim_name == pvc.metadata.name
+    assert pvc.spec.resources.requests == {"storage": "1Gi"}
+    # the service selects the deployment's pods on the three ports
+    assert svc.spec.selector == dep.spec.selector.match_labels == dep.spec.template.metadata.labels
+    assert {p.name: (p.port, p.target_port) for p in svc.spec.ports} == {
+        "http": (8000, "http"),
+        "grpc": (8001, "grpc"),
+        "metrics": (8002, "metrics"),
+    }
+    assert dep.metadata.name == svc.metadata.name == k8s.k8s_name(GPU.name) == k8s.check_name(dep.metadata.name)
+    assert dep.metadata.annotations["triton-toolkit/variant"] == GPU.name
+    readme = (bundle.folder / "README.md").read_text()
+    assert "run's recommendation" in readme and "700.0 infer/s" in readme and "nvidia.com/gpu limit 2" in readme
+    assert f"kubectl cp model_repository/{GPU.name} {pod.metadata.name}:/models/{GPU.name}" in readme
+
+
+def test_a_python_served_cpu_variant_is_written_for_the_native_backend(run_dir: Path, repo: Path):
+    bundle = export_deployment(run_dir, CPU1, run_dir / "b")
+    assert bundle.chosen.variant == CPU1 and bundle.chosen.why == "named with --variant"
+    assert bundle.chosen.level.throughput_infer_per_s == 150.0  # its best level, by the recommendation's rule
+    folder = bundle.folder / "model_repository" / CPU1
+    cfg = read_config(folder / "config.pbtxt")
+    assert cfg.name == CPU1 and cfg.platform == formats.get("onnx").platform == "onnxruntime_onnx"
+    assert not (folder / "1" / "model.py").exists() and (folder / "1" / "model.onnx").is_file()
+    assert [(g.kind, g.count) for g in cfg.instance_group] == [(mc.ModelInstanceGroup.KIND_CPU, 1)]
+    assert read_config(repo / CPU1 / "config.pbtxt").backend == "python"  # the source is untouched
+    assert "python-backend" in bundle.serving_note and "not verified here" in bundle.serving_note
+    (c,) = _by_kind(bundle.folder)["Deployment"].spec.template.spec.containers
+    assert c.resources.requests == {"cpu": "1"}  # one core per KIND_CPU instance
+    assert not c.resources.limits  # no GPU for a KIND_CPU variant, and no CPU limit
+    assert "not verified here" in (bundle.folder / "README.md").read_text()
+    # the bundle's repository is one the toolkit reads: clients check --repository works on it
+    entry = Repository(bundle.folder / "model_repository").variant(CPU1)
+    assert entry.serving == "native" and entry.params == Repository(repo).variant(CPU1).params
+    assert entry.served_spec is not None
+
+
+def test_the_image_is_the_runs_container_image_unless_given(run_dir: Path):
+    run = results.load(run_dir)
+    run.settings["server"] = {"runtime": "container", "image": "nvcr.io/nvidia/tritonserver:25.01-py3"}
+    results.save(run, run_dir)
+    assert export_deployment(run_dir, CPU1).plan.image == "nvcr.io/nvidia/tritonserver:25.01-py3"
+    assert export_deployment(run_dir, CPU1, image="registry.local/triton:1").plan.image == "registry.local/triton:1"
+
+
+def test_unknown_and_failed_variants_are_refused_with_the_valid_names(run_dir: Path):
+    for name, what in (("nope", "is not in run r1"), (CPU2, "was not measured in run r1 (status failed: server crashed")):
+        with pytest.raises(PerfError) as e:
+            export_deployment(run_dir, name)
+        assert what in e.value.message
+        assert e.value.hint == f"valid variants of run r1: {CPU1}, {GPU.name}"
+    assert not list(run_dir.glob("deployment-*"))  # nothing written
+
+
+def test_a_latency_budget_picks_the_best_level_within_it_or_refuses(run_dir: Path):
+    bundle = export_deployment(run_dir, latency_budget_ms=4.5)
+    assert bundle.chosen.variant == CPU1 and "p99 budget of 4.50 ms" in bundle.chosen.why
+    with pytest.raises(PerfError, match="no level of run r1 meets its p99 budget of 1.00 ms"):
+        export_deployment(run_dir, latency_budget_ms=1.0)
+
+
+def test_a_variant_rebuilt_since_the_run_is_refused(run_dir: Path, repo: Path):
+    index = json.loads((repo / "index.json").read_text())
+    next(v for v in index["variants"] if v["name"] == GPU.name)["count"] = 1
+    (repo / "index.json").write_text(json.dumps(index))
+    with pytest.raises(PerfError, match="count: measured 2, now 1"):
+        export_deployment(run_dir, GPU.name)
+
+
+def test_an_existing_folder_is_replaced_only_when_it_is_a_bundle(run_dir: Path, tmp_path: Path):
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "notes.txt").write_text("keep me")
+    with pytest.raises(PerfError, match="is not a deployment bundle"):
+        export_deployment(run_dir, CPU1, out)
+    assert (out / "notes.txt").read_text() == "keep me"
+    first = export_deployment(run_dir, CPU1, tmp_path / "bundle")
+    again = export_deployment(run_dir, GPU.name, tmp_path / "bundle")
+    assert not (first.folder / "model_repository" / CPU1).exists() and (again.folder / "model_repository" / GPU.name).is_dir()
+
+
+def test_resources_from_each_instance_kind():
+    def cfg(*groups: tuple[int, int, list[int]]) -> mc.ModelConfig:
+        c = mc.ModelConfig(name="m")
+        for kind, count, gpus in groups:
+            c.instance_group.add(kind=kind, count=count, gpus=gpus)
+        return c
+
+    G, C = mc.ModelInstanceGroup.KIND_GPU, mc.ModelInstanceGroup.KIND_CPU
+    assert k8s.resources(cfg((G, 3, []))).gpus == 1  # every visible GPU: one is the least
+    assert k8s.resources(cfg((G, 1, [2]))).gpus == 3  # GPU 2 needs GPUs 0..2 visible
+    r = k8s.resources(cfg((C, 2, []), (C, 3, [])))
+    assert (r.gpus, r.cpu_cores) == (None, 5)
+    assert k8s.resources(cfg((mc.ModelInstanceGroup.KIND_MODEL, 1, []))) == k8s.Resources(
+        None, None, ("KIND_MODEL: the model chooses its devices, nothing requested",)
+    )
+    assert k8s.resources(mc.ModelConfig(name="m")).cpu_cores == 1
+
+
+def test_kubernetes_names():
+    assert k8s.k8s_name("mlp_onnx_cpu2_db500_mbs64") == "triton-mlp-onnx-cpu2-db500-mbs64"
+    long_a, long_b = "m" * 80 + "_a", "m" * 80 + "_b"
+    assert len(k8s.k8s_name(long_a)) <= k8s.MAX_NAME and k8s.k8s_name(long_a) != k8s.k8s_name(long_b)
+    assert k8s.check_name(k8s.k8s_name(long_a))
+    for bad in ("Triton", "1abc", "a_b", "x" * 60):
+        with pytest.raises(ValueError):
+            k8s.check_name(bad)
