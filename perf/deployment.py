@@ -335,7 +335,7 @@ def readme(bundle: Bundle, run: RunResult, repository: Path) -> list[str]:
         f"kubectl rollout status deployment/{p.name} --timeout=15m",
         f"kubectl port-forward service/{p.name} 8000:8000 8001:8001 8002:8002 &",
         "curl -fsS localhost:8000/v2/health/ready && echo ready",
-        f"clients check --runtime remote --url localhost:8000 --repository {BUNDLE_REPOSITORY} --variant {c.variant}",
+        f".venv/bin/clients check --runtime remote --url localhost:8000 --repository {BUNDLE_REPOSITORY} --variant {c.variant}",
         f"perf/run_sweep.sh --runtime remote --url localhost:8000 --no-deploy --variants {c.variant}",
         "```",
         "",

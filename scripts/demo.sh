@@ -6,21 +6,29 @@
 #      over HTTP and gRPC, served outputs compared with PyTorch's
 #   3. perf/run_sweep.sh: perf_analyzer at concurrency 1, 2, 4, 8 per variant -> results/<run-id>/
 #      (raw CSVs, commands.txt, results.json, flat.csv, report.md + PNG plots); summary printed.
+#   4. perf export-deployment: the recommended variant as a Kubernetes bundle in
+#      results/<run-id>/deployment-<variant>/ (model folder + manifests, docs/KUBERNETES.md).
 # Overrides: DEMO_MODEL (mlp), DEMO_CONCURRENCY (1,2,4,8), DEMO_BUDGET_MS (p99 budget, 25),
 #            DEMO_INTERVAL_MS (1500), DEMO_MAX_TRIALS (5).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY="${VENV:-.venv}/bin/python"
 MODEL=${DEMO_MODEL:-mlp}
+RUN_ID=demo-$(date +%Y%m%d-%H%M%S)
 
-echo "== 1/3 build: $MODEL -> TorchScript + ONNX, verified, variants in model_repository/"
+echo "== 1/4 build: $MODEL -> TorchScript + ONNX, verified, variants in model_repository/"
 "$PY" -m builders.cli build --model "$MODEL" --format torchscript --format onnx \
   --instance-counts 1,2 --dynamic-batching off,500 --max-batch-sizes 64
 
-echo "== 2/3 check: served outputs vs PyTorch, HTTP and gRPC, every variant"
+echo "== 2/4 check: served outputs vs PyTorch, HTTP and gRPC, every variant"
 "$PY" -m clients.cli check --runtime bundled --repository model_repository --variant "${MODEL}_*"
 
-echo "== 3/3 sweep: perf_analyzer over concurrency ${DEMO_CONCURRENCY:-1,2,4,8}"
+echo "== 3/4 sweep: perf_analyzer over concurrency ${DEMO_CONCURRENCY:-1,2,4,8}"
 perf/run_sweep.sh --runtime bundled --repository model_repository --variants "${MODEL}_*" \
   --concurrency "${DEMO_CONCURRENCY:-1,2,4,8}" --measurement-interval "${DEMO_INTERVAL_MS:-1500}" \
-  --max-trials "${DEMO_MAX_TRIALS:-5}" --unstable-retries 0 --latency-budget-ms "${DEMO_BUDGET_MS:-25}"
+  --max-trials "${DEMO_MAX_TRIALS:-5}" --unstable-retries 0 --latency-budget-ms "${DEMO_BUDGET_MS:-25}" \
+  --run-id "$RUN_ID"
+
+echo "== 4/4 deploy: the recommended variant as a Kubernetes bundle"
+# a refusal (no level within the budget) is one of the run's outcomes, not a broken demo
+"$PY" -m perf.cli export-deployment "results/$RUN_ID" || echo "== no deployment bundle: the reason is printed above"
