@@ -235,6 +235,8 @@ def summary_rows(manifest: BuildManifest) -> list[list[str]]:
             rows.append([e.format, e.precision, e.strategy, "-", _errors(e.errors), "unknown (older build)"])
         for v in verdicts:
             on = f"{v.verified_on.runner} ({v.verified_on.device}, computes in {v.verified_on.computes_in})"
+            if v.status == "not_verified_device":  # nothing ran: name what would have, not a place it ran
+                on = f"nothing (would be {v.verified_on.runner} on {v.verified_on.device})"
             rows.append(
                 [
                     e.format,

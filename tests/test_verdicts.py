@@ -206,6 +206,12 @@ def test_a_gpu_variant_on_a_host_without_gpu_is_not_verified_not_ok(tmp_path):
     e = result.manifest["exports"][0]
     assert [v["status"] for v in e["verdicts"]] == ["ok", "not_verified_device"]
     assert e["status"] == "not_verified_device" and "no CUDA device" in e["verdicts"][1]["reason"]
+    from builders.cli import summary_rows
+    from builders.records import BuildManifest
+
+    rows = summary_rows(BuildManifest.model_validate(result.manifest))
+    assert rows[1][3].startswith("nothing (would be ") and "cuda" in rows[1][3]  # no place it never ran is named
+    assert rows[0][3].startswith("torch") and "(cpu, computes in fp32)" in rows[0][3]
 
 
 @pytest.mark.gpu
