@@ -325,7 +325,7 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
     if any(v.warmup for v in plan.variants):
         manifest["warmup_count"] = warm.model_dump(mode="json")
     saved = _write_manifest(mpath, manifest)
-    say(f"wrote {len(variant_dirs)} variants to {opts.repository}")
+    say(f"wrote {len(variant_dirs)} variant{'' if len(variant_dirs) == 1 else 's'} to {opts.repository}")
     built = BuildResult(saved, mpath, variant_dirs)
     if failures:
         raise PartialBuildError(

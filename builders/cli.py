@@ -96,6 +96,14 @@ def off_or(convert: Callable[[str], Any]) -> Callable[[str], Any]:
     return conv
 
 
+def _grid_default(field: str) -> tuple[Any, ...]:
+    """A grid flag's default: :class:`VariantGrid`'s own (the one place it is kept), in the
+    flag's words (``None`` -> ``off``)."""
+    value = VariantGrid.__dataclass_fields__[field].default
+    assert isinstance(value, tuple)
+    return tuple("off" if v is None else v for v in value)
+
+
 def grid_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """The variant-grid flags, shared by ``build`` and ``variants``; adds ``grid`` (a VariantGrid).
 
@@ -108,18 +116,22 @@ def grid_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         "--instance-kind",
         "kinds",
         item=click.Choice(KINDS),
-        default=("cpu",),
+        default=_grid_default("kinds"),
         help="Instance kind(s): cpu (KIND_CPU), gpu (KIND_GPU), auto (gpu where the server has a GPU, else cpu). "
         "KIND_GPU variants are skipped (and listed) where the server has no GPU.",
     )
     @list_option(
-        "--instance-counts", item=click.IntRange(1), default=(1, 2), metavar="N[,N...]", help="instance_group count values."
+        "--instance-counts",
+        item=click.IntRange(1),
+        default=_grid_default("counts"),
+        metavar="N[,N...]",
+        help="instance_group count values.",
     )
     @list_option(
         "--dynamic-batching",
         "batching",
         item=_queue_delay,
-        default=("off", 500),
+        default=_grid_default("queue_delays_us"),
         metavar="off|US[,...]",
         help="Dynamic batching: off and/or max_queue_delay_microseconds values (µs), e.g. off,100,500.",
     )
@@ -132,7 +144,7 @@ def grid_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     @list_option(
         "--max-batch-sizes",
         item=click.IntRange(0),
-        default=(64,),
+        default=_grid_default("max_batch_sizes"),
         metavar="N[,N...]",
         help="max_batch_size values, e.g. 0,16,64 (0 = no batch axis).",
     )
@@ -146,7 +158,7 @@ def grid_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         "--warmup",
         "warmups",
         item=off_or(click.Choice(WARMUPS)),
-        default=("off",),
+        default=_grid_default("warmups"),
         metavar="off|random|zero[,...]",
         help="Model warmup settings (Triton model_warmup with random or zero data), e.g. off,zero.",
     )
@@ -154,7 +166,7 @@ def grid_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         "--trt-accelerator",
         "accelerators",
         item=off_or(click.Choice(TRT_ACCELERATOR_PRECISIONS)),
-        default=("off",),
+        default=_grid_default("trt_accelerators"),
         metavar="off|fp32|fp16[,...]",
         help="ONNX on KIND_GPU: onnxruntime's TensorRT execution accelerator (precision_mode).",
     )
@@ -179,17 +191,18 @@ def grid_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         server_gpu: bool | None,
         **kwargs: Any,
     ) -> Any:
-        grid = VariantGrid(
-            kinds=kinds or ("cpu",),
-            counts=instance_counts or (1,),
-            queue_delays_us=batching or (None,),
-            preferred_batch_sizes=preferred_batch_sizes,
-            max_batch_sizes=max_batch_sizes or (64,),
-            gpus=gpus,
-            warmups=warmups or (None,),
-            trt_accelerators=accelerators or (None,),
-            server_gpu=server_gpu,
-        )
+        given = {
+            "kinds": kinds,
+            "counts": instance_counts,
+            "queue_delays_us": batching,
+            "preferred_batch_sizes": preferred_batch_sizes,
+            "max_batch_sizes": max_batch_sizes,
+            "gpus": gpus,
+            "warmups": warmups,
+            "trt_accelerators": accelerators,
+        }
+        # an empty list (``--max-batch-sizes ""``) keeps the grid's own default
+        grid = VariantGrid(**{k: v for k, v in given.items() if v}, server_gpu=server_gpu)
         return fn(*args, grid=grid, **kwargs)
 
     return wrapper

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from builders.spec import ModelSpec
+from builders.spec import DEFAULT_INT_RANGE, ModelSpec
 from core import dtypes
 from core.errors import ModelSpecError
 
@@ -83,7 +83,7 @@ def draw_inputs(spec: ModelSpec, batch: int, sizes: dict[str, int], draw: str, s
                 "zeros": np.zeros(a.shape, bool),
             }[draw]
         else:
-            lo, hi = t.value_range or (0, 100)
+            lo, hi = t.value_range or DEFAULT_INT_RANGE
             mid = lo + (hi - lo) // 2
             if draw == "positive":
                 v = rng.integers(mid, hi + 1, size=a.shape)

@@ -23,6 +23,9 @@ from core.errors import ModelSpecError
 from core.records import Record, describe
 
 Dim = int | str
+#: Inclusive ``(low, high)`` of generated integer inputs whose spec gives no ``value_range``
+#: (verification draws, served checks, perf_analyzer data: one range everywhere).
+DEFAULT_INT_RANGE: tuple[int, int] = (0, 100)
 #: Name of the implicit first (batch) axis in exported graphs and error messages.
 BATCH_AXIS = "batch"
 #: Batch size of the example inputs used to trace/export (not 1: torch.export specialises
@@ -202,7 +205,7 @@ class ModelSpec:
         """Random inputs of shape ``[batch, *per_sample_shape]``.
 
         Floating inputs are N(0, 1) in their dtype; integer inputs are uniform within
-        ``value_range`` (default ``[0, 100]``); bool inputs are all True.
+        ``value_range`` (default :data:`DEFAULT_INT_RANGE`); bool inputs are all True.
         """
         sizes = axis_sizes if axis_sizes is not None else self.axis_sizes("opt")
         rng = np.random.default_rng(seed)
@@ -214,7 +217,7 @@ class ModelSpec:
             elif t.dtype == "bool":
                 out[t.name] = np.ones(shape, dtype=bool)
             else:
-                lo, hi = t.value_range or (0, 100)
+                lo, hi = t.value_range or DEFAULT_INT_RANGE
                 out[t.name] = rng.integers(lo, hi + 1, size=shape).astype(t.dtype)
         return out
 

@@ -30,13 +30,12 @@ from typing import Any
 import numpy as np
 
 from builders.repository import Repository, RepositoryVariant
+from builders.spec import DEFAULT_INT_RANGE
 from core import dtypes
 from core.errors import ClientError, DataTypeError, RecordError, RepositoryError
 
 log = logging.getLogger(__name__)
 
-#: Inclusive ``(low, high)`` of generated integer inputs when the manifest gives no range.
-DEFAULT_INT_RANGE = (0, 100)
 #: Size of a dynamic (``-1``) dimension when the manifest gives no ``opt`` size.
 DEFAULT_DYNAMIC_DIM = 16
 

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from builders.spec import ModelSpec
+from builders.spec import DEFAULT_INT_RANGE, ModelSpec
 from core import dtypes
 from core.errors import DataTypeError, PerfError
 
@@ -36,8 +36,6 @@ log = logging.getLogger(__name__)
 #: (little-endian, row-major): it parses numbers as int/uint/fp32/fp64/bool only
 #: (perf_analyzer docs, "Input Data": "b64" content).
 B64_TYPES = frozenset({"TYPE_FP16", "TYPE_BF16"})
-#: Inclusive range of generated integer inputs the build's spec gives no range for.
-DEFAULT_INT_RANGE = (0, 100)
 
 
 def parse_shape(text: str) -> tuple[str, tuple[int, ...]]:

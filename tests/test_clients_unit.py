@@ -10,11 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from builders.spec import ModelSpec
+from builders.spec import DEFAULT_INT_RANGE, ModelSpec
 from builders.variants import Variant
 from clients.inputs import (
     DEFAULT_DYNAMIC_DIM,
-    DEFAULT_INT_RANGE,
     ModelSignature,
     generate_inputs,
     load_input_file,

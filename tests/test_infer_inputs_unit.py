@@ -12,11 +12,10 @@ import pytest
 
 from builders.build import BuildOptions, build
 from builders.repository import Repository
-from builders.spec import ModelSpec, TensorSpec
+from builders.spec import DEFAULT_INT_RANGE, ModelSpec, TensorSpec
 from builders.variants import VariantGrid
 from clients.inputs import (
     DEFAULT_DYNAMIC_DIM,
-    DEFAULT_INT_RANGE,
     ModelSignature,
     generate_inputs,
     load_input_file,
