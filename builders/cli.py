@@ -191,7 +191,7 @@ def grid_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         server_gpu: bool | None,
         **kwargs: Any,
     ) -> Any:
-        given = {
+        given: dict[str, Any] = {
             "kinds": kinds,
             "counts": instance_counts,
             "queue_delays_us": batching,
