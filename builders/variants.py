@@ -55,7 +55,7 @@ def parse_queue_delays(text: str) -> tuple[int | None, ...]:
 
 
 @dataclasses.dataclass(frozen=True)
-class Variant:
+class Variant(NameParts):
     """One ``config.pbtxt`` for one exported artifact.
 
     Every field maps to one Triton ``ModelConfig`` field (Triton docs, "Model Configuration"
@@ -83,18 +83,7 @@ class Variant:
         ConfigError: a field breaks a Triton rule; the message names the config field.
     """
 
-    model: str
-    format: str
-    precision: str = "fp32"
-    kind: str = "cpu"
-    count: int = 1
-    max_batch_size: int = 64
-    dynamic_batching: bool = False
-    max_queue_delay_us: int = 0
-    preferred_batch_sizes: tuple[int, ...] = ()
-    gpus: tuple[int, ...] = ()
-    warmup: str | None = None
-    trt_accelerator: str | None = None
+    # the fields are core.naming.NameParts' (the name encodes every one of them)
 
     def __post_init__(self) -> None:
         check_name(self.model, "model name")
@@ -140,7 +129,7 @@ class Variant:
         Built by :func:`core.naming.variant_name` (the one home of the naming rule), e.g.
         ``mlp_onnx_cpu2_db500_mbs64`` or ``mlp_onnx_gpu1g0_db100p8-16_mbs64_ortrt-fp16_warm-zero``.
         """
-        return variant_name(NameParts(**dataclasses.asdict(self)))
+        return variant_name(self)
 
     @classmethod
     def from_name(cls, name: str) -> Variant | None:
