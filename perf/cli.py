@@ -240,7 +240,7 @@ def latency_percentile_option(fn: Any) -> Any:
     type=click.FloatRange(0),
     default=_S["host_busy_threshold_pct"].default,
     help="Other processes' mean CPU use during a level (% of one core) above which the level is measured "
-    "again after a pause, then flagged 'host busy' [default: 10].",
+    "again after a pause, then flagged 'host busy'.",
 )
 @click.option(
     "--allow-failed-variants",

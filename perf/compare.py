@@ -169,9 +169,14 @@ def compare_runs(run_a: Path, run_b: Path, out: Path | None = None) -> Path:
         The path written.
 
     Raises:
-        PerfError: a run folder has no readable ``results.json``, or the two runs share no
-            measured level.
+        PerfError: the two folders are one, a run folder has no readable ``results.json``, or
+            the two runs share no measured level.
     """
+    if Path(run_a).resolve() == Path(run_b).resolve():
+        raise PerfError(
+            f"both runs are {run_a}: a run compared with itself shows no change by construction",
+            hint="give the run before the change and the run after it (two folders under results/)",
+        )
     a, b = split_by_shape(load(Path(run_a))), split_by_shape(load(Path(run_b)))
     if not matched_points(a, b):
         raise PerfError(

@@ -117,3 +117,5 @@ def test_compare_errors(runs: tuple[Path, Path], tmp_path: Path):
     save(run("other", "h", {"unrelated": [lv(1, 1, 1)]}), tmp_path / "c")
     with pytest.raises(PerfError, match="share no measured level"):
         compare_runs(runs[0], tmp_path / "c")
+    with pytest.raises(PerfError, match="compared with itself"):  # also through another spelling of the path
+        compare_runs(runs[0], runs[0].parent / "." / runs[0].name)
