@@ -16,6 +16,7 @@ from builders.export_chain import Verify, attempts_of
 from builders.export_onnx import export_onnx
 from builders.export_tensorrt import TIMING_CACHE_FILE, export_tensorrt, import_plan
 from builders.export_torchscript import export_torchscript
+from builders.graph_inspect import export_health
 from builders.input_draws import DRAWS, load_sample
 from builders.manifest import MANIFEST, export_key, library_versions, read_manifest, reusable_export, weights_hash
 from builders.models import load_model
@@ -285,6 +286,7 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
                 "verdicts": verdicts,
             }
         record["key"] = key
+        record["graph_health"] = record.get("graph_health") or export_health(fmt, result.path)
         manifest["exports"].append(record)
         exported[(fmt, precision)] = result
         say(f"{fmt} {precision}: {_verdict_line(record)}")

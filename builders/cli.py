@@ -18,7 +18,9 @@ import click
 from builders import build as build_api
 from builders.backends import DEFAULT_SERVING, LEGACY_SERVINGS, SERVINGS, servable
 from builders.builtin_models import get_builtin
+from builders.cli_inspect import inspect
 from builders.export_tensorrt import CONTAINER_BUILD_DIR, trtexec_docker_command
+from builders.graph_facts import build_summary_lines
 from builders.records import MANIFEST_FILE, MANIFEST_KIND, BuildManifest, FailedExport
 from builders.spec import ModelSpec
 from builders.triton_releases import DEFAULT_RELEASE, release
@@ -269,7 +271,8 @@ def _errors(errors: dict[str, Any]) -> str:
 
 def print_build_summary(manifest: BuildManifest) -> None:
     """Print the build's one-table summary to stdout: a rich table on a terminal, plain text
-    otherwise; then why any verdict is not ``ok`` (the reasons recorded in the manifest)."""
+    otherwise; then why any verdict is not ``ok`` (the reasons recorded in the manifest) and one
+    graph-health line per export (:func:`builders.graph_facts.build_summary_lines`)."""
     from rich.markup import escape
     from rich.table import Table
     from tabulate import tabulate
@@ -282,6 +285,7 @@ def print_build_summary(manifest: BuildManifest) -> None:
         for v in e.verdicts
         if v.reason
     )
+    reasons.update(dict.fromkeys(build_summary_lines(manifest)))
     console = make_console(stderr=False)
     if console.is_terminal:
         table = Table(title=f"build of {escape(manifest.model)}")
@@ -727,6 +731,9 @@ def spec(example: bool, model: str | None) -> None:
     if example == bool(model):
         raise click.UsageError("give exactly one of --example or --model NAME")
     click.echo(json.dumps(get_builtin(model or "encoder").spec.to_json(), indent=2))
+
+
+cli.add_command(inspect)
 
 
 def main() -> None:

@@ -16,6 +16,8 @@ Schema history:
   precision its kernels compute), ``tracer_warnings``; verification points name their
   input ``draw`` and ``device``; attempts their ``stage``; failed exports their attempts.
   Older exports read with ``status`` null (verified before verdicts existed; never reused).
+  Later, in version 3: an optional ``graph_health`` per export (:mod:`builders.graph_records`;
+  null in manifests written before it).
 - index 1: ``{"schema": 1, "variants": [...], "skipped": [...]}`` (files without ``schema``
   are version 1).
 """
@@ -28,6 +30,7 @@ from pydantic import Discriminator, Field, Tag, TypeAdapter, model_validator
 
 from builders.artifacts import Attempt
 from builders.backends import DEFAULT_SERVING, LEGACY_SERVINGS
+from builders.graph_records import GraphHealth
 from builders.spec import ModelSpecRecord
 from builders.variants import Skipped, Variant
 from builders.verdicts import Status
@@ -115,6 +118,9 @@ class ExportRecord(Record):
     verdicts: list[DeviceVerdict] = Field([], description="one verdict per device the variants run on")
     tracer_warnings: list[str] = Field([], description="torch.jit tracer warnings while exporting (each once)")
     key: str | None = Field(None, description="hash of everything the export depends on (reuse key)")
+    graph_health: GraphHealth | None = Field(
+        None, description="graph facts (builders.graph_health; null: TensorRT, or a build before graph health)"
+    )
 
     def served_names(self, serving: str) -> dict[str, dict[str, str]] | None:
         """See :func:`served_names`."""
