@@ -52,6 +52,11 @@ SHAPE_ARITHMETIC = frozenset(
         *("Mul", "Add", "Sub", "Div", "Mod", "Max", "Min", "Neg", "Abs", "Floor", "Ceil", "Where", "Sum"),
     }
 )
+#: Convolutions, ONNX's and ONNX Runtime's own (``com.microsoft.FusedConv``, ``com.microsoft.nchwc.Conv``).
+CONV_OPS = frozenset({"Conv", "FusedConv"})
+#: Nodes that only move data between layouts (ONNX Runtime's NCHWc reorders), passed through
+#: when looking for what a Conv feeds.
+LAYOUT_ONLY = frozenset({"ReorderOutput", "ReorderInput", "Identity"})
 _DEFAULT_DOMAINS = ("", "ai.onnx")
 
 
@@ -182,23 +187,38 @@ def _name(node: Any) -> str:
 def conv_batch_norms(graph: Any) -> list[ConvBatchNorm]:
     """Conv nodes whose output goes only to a BatchNormalization (and is no graph output),
     with the Relu that alone reads the BatchNormalization's output, if any. Subgraphs are
-    searched too."""
+    searched too. In a graph ONNX Runtime optimised, a Conv may be ORT's own (``FusedConv``,
+    ``com.microsoft.nchwc.Conv``) and reach the BatchNormalization through layout nodes
+    (:data:`LAYOUT_ONLY`): still a pair left unfused."""
     out: list[ConvBatchNorm] = []
     users = _consumers(graph)
     outputs = {o.name for o in graph.output}
     for node in graph.node:
         for sub in _subgraphs(node):
             out += conv_batch_norms(sub)
-        if node.op_type != "Conv" or not node.output or node.output[0] in outputs:
+        if node.op_type not in CONV_OPS or not node.output or node.output[0] in outputs:
             continue
-        after = users.get(node.output[0], [])
-        if len(after) != 1 or after[0][0].op_type != "BatchNormalization":
+        bn = _only_user(node.output[0], users, outputs)
+        if bn is None or bn.op_type != "BatchNormalization":
             continue
-        bn = after[0][0]
-        then = users.get(bn.output[0], []) if bn.output else []
-        relu = then[0][0] if len(then) == 1 and then[0][0].op_type == "Relu" else None
+        relu = _only_user(bn.output[0], users, outputs) if bn.output else None
+        relu = relu if relu is not None and relu.op_type == "Relu" else None
         out.append(ConvBatchNorm(conv=_name(node), batch_norm=_name(bn), relu=_name(relu) if relu is not None else None))
     return out
+
+
+def _only_user(tensor: str, users: dict[str, list[tuple[Any, int]]], outputs: set[str]) -> Any:
+    """The one node reading ``tensor``, through :data:`LAYOUT_ONLY` nodes; ``None`` when
+    several nodes (or a graph output) read it."""
+    for _ in range(8):
+        after = users.get(tensor, [])
+        if len(after) != 1 or tensor in outputs:
+            return None
+        node = after[0][0]
+        if node.op_type not in LAYOUT_ONLY or not node.output:
+            return node
+        tensor = node.output[0]
+    return None
 
 
 def _constants(graph: Any) -> dict[str, Any]:

@@ -134,6 +134,32 @@ def test_conv_bn_relu_is_unfused_as_exported_and_fused_after_onnx_runtime(tmp_pa
     assert "Conv+BN unfused 1 -> 0" in summary_line(h)
 
 
+@pytest.mark.parametrize(
+    ("how", "after"),
+    [
+        ({"do_constant_folding": False}, 0),  # eval mode, folding off: BN left for ORT, which folds it
+        ({"training": "PRESERVE"}, 0),  # the module is in eval mode: the same
+        ({"training": "TRAINING", "do_constant_folding": False}, 1),  # training-mode BN: ORT cannot fold it
+    ],
+)
+def test_a_real_conv_bn_relu_export_before_and_after_onnx_runtime(tmp_path, how, after):
+    """torch's TorchScript-based exporter with constant folding off (or in training mode)
+    leaves BatchNormalization after the Conv; whether ORT folds it is what the report says
+    (in a training-mode export ORT's Conv becomes com.microsoft.nchwc.Conv and reaches the
+    BatchNormalization through a ReorderOutput: still counted)."""
+    import torch
+
+    kwargs = {k: getattr(torch.onnx.TrainingMode, v) if k == "training" else v for k, v in how.items()}
+    path = tmp_path / "m.onnx"
+    torch.onnx.export(_Net.make(), (torch.randn(2, 3, 8, 8),), str(path), dynamo=False, input_names=["x"], **kwargs)
+    h = onnx_health(path)
+    assert len(h.conv_bn_unfused) == 1 and h.conv_bn_unfused[0].relu is not None
+    assert h.optimized is not None and len(h.optimized.conv_bn_unfused) == after
+    assert ("BatchNormalization" in h.optimized.op_counts) == bool(after)
+    meaning = {f.name: f for f in facts(h)}["Conv -> BatchNormalization unfused"].meaning
+    assert ("left them separate" in meaning) == bool(after) and ("folds them" in meaning) != bool(after)
+
+
 def test_conv_bn_left_unfused_when_onnx_runtime_is_not_asked(tmp_path):
     h = onnx_health(conv_bn_relu_onnx(tmp_path / "m.onnx"), optimize=False)
     assert h.optimized is None and len(h.conv_bn_unfused) == 1
