@@ -269,6 +269,18 @@ def curve(points: Sequence[Point], batch_size: int | None = None) -> list[Point]
     return sorted((p for p in points if p.ok and p.batch_size == bs), key=lambda p: p.concurrency)
 
 
+def common_level(a: Sequence[Point], b: Sequence[Point], batch_size: int | None = None) -> tuple[Point, Point] | None:
+    """Both curves' points at their highest common concurrency (client ``batch_size``,
+    default each curve's smallest measured), or None when they share no level."""
+    cb = {p.concurrency: p for p in curve(b, batch_size)}
+    both = [
+        (p, cb[p.concurrency])
+        for p in curve(a, batch_size)
+        if p.concurrency in cb and p.batch_size == cb[p.concurrency].batch_size
+    ]
+    return both[-1] if both else None
+
+
 def peak(points: Sequence[Point]) -> Point | None:
     """The measured point with the highest throughput (any batch size), or None."""
     return max((p for p in points if p.ok), key=lambda p: p.value(THROUGHPUT), default=None)

@@ -16,6 +16,7 @@ from core.cli import EXIT_INTERRUPTED, EXIT_VARIANT_FAILED, CommaList, group, li
 from core.cli import console as make_console
 from perf.analyzer import MeasureSettings
 from perf.cli_deploy import export_deployment
+from perf.markdown import TOP_N
 from perf.recommendation import DEFAULT_LATENCY_PERCENTILE, LATENCY_PERCENTILES
 from perf.sweep_options import DEFAULT_BATCH_SIZES, DEFAULT_CONCURRENCY, SweepOptions
 
@@ -456,11 +457,13 @@ _GIVEN_FIELDS = {
 }
 
 
-def _print_report(run_dir: Path, budget: float | None, percentile: int | None = None) -> None:
+def _print_report(
+    run_dir: Path, budget: float | None, percentile: int | None = None, top: int = TOP_N, html: bool = False
+) -> None:
     from perf import results
     from perf.report import summary_table, write_report
 
-    path = write_report(run_dir, budget, latency_percentile=percentile)
+    path = write_report(run_dir, budget, latency_percentile=percentile, top_n=top, html=html)
     print_table(summary_table(results.load(run_dir), budget, percentile))
     click.echo(f"report: {path}")
 
@@ -474,10 +477,18 @@ def _print_report(run_dir: Path, budget: float | None, percentile: int | None = 
     help="Client latency budget for the recommendation (ms) [default: the run's own, if it had one].",
 )
 @latency_percentile_option
+@click.option(
+    "--top",
+    type=click.IntRange(1),
+    default=TOP_N,
+    show_default=True,
+    help="Variants per level table (plus the baseline) and highlighted in the plots of a run of more than 10.",
+)
+@click.option("--html", is_flag=True, help="Also write report.html: one self-contained interactive page (plotly, opens offline).")
 @verbosity_option
-def report(run_dir: Path, latency_budget_ms: float | None, latency_percentile: str | None) -> None:
-    """Write RUN_DIR/report.md and its plots from results.json, and print the summary."""
-    _print_report(run_dir, latency_budget_ms, int(latency_percentile) if latency_percentile else None)
+def report(run_dir: Path, latency_budget_ms: float | None, latency_percentile: str | None, top: int, html: bool) -> None:
+    """Write RUN_DIR/report.md, appendix.md and the plots from results.json, and print the summary."""
+    _print_report(run_dir, latency_budget_ms, int(latency_percentile) if latency_percentile else None, top, html)
 
 
 @cli.command()

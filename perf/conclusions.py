@@ -4,10 +4,12 @@ Four parts: (1) what was compared and where, (2) the numbers with % differences 
 significance (:mod:`perf.analysis` noise rule), (3) the mechanism (queue vs compute time,
 batches formed by the dynamic batcher, host CPU and the server's own CPU), (4) the
 conditions under which it holds. Every explanatory phrase comes from :mod:`perf.phrases`,
-chosen by the sign and size of the numbers it explains. Pairs compared: best peak vs the 1-instance, no-batching baseline; batching on vs
-off at the same instance count; N vs 1 instances; each format vs the first one — every
-pair equal in every other variant parameter (:mod:`perf.pairs`), at the pair's highest
-common concurrency.
+chosen by the sign and size of the numbers it explains. The numbers compare the best peak
+with the 1-instance, no-batching baseline and the runner-up, then summarise the grid by its
+main effects (:mod:`perf.effects`); the conditions name the interactions that change an
+effect's sign. :func:`pair_bullets` lists every fair pair (batching on vs off at the same
+instance count; N vs 1 instances; each format vs the first one — equal in every other
+variant parameter, :mod:`perf.pairs`) at the pair's highest common concurrency: the report's appendix.
 """
 
 from __future__ import annotations
@@ -23,28 +25,19 @@ from perf.analysis import (
     P99,
     THROUGHPUT,
     Point,
+    common_level,
     curve,
     delta,
     gpu_metric,
     run_points,
     spread_unknown,
 )
+from perf.effects import Interaction, MainEffect, effects_sentences, interactions, main_effects, value_order
 from perf.markdown import CPU_MEASURES, fmt
-from perf.pairs import BATCHING, differs_only_in, pairs, variant_of
+from perf.pairs import baseline, pairs, variant_of
 from perf.phrases import Facts, say
 from perf.recommendation import Recommendation
 from perf.results import RunResult, VariantResult
-
-
-def _common(a: Sequence[Point], b: Sequence[Point], batch_size: int | None = None) -> tuple[Point, Point] | None:
-    """Both curves' points at their highest common concurrency (``batch_size``, default the smallest)."""
-    cb = {p.concurrency: p for p in curve(b, batch_size)}
-    both = [
-        (p, cb[p.concurrency])
-        for p in curve(a, batch_size)
-        if p.concurrency in cb and p.batch_size == cb[p.concurrency].batch_size
-    ]
-    return both[-1] if both else None
 
 
 def _change(a: Point, b: Point, metric: str, note_unknown: bool = True) -> str:
@@ -58,17 +51,27 @@ def _list(items: Iterable[Any]) -> str:
     return ", ".join(str(x) for x in items)
 
 
-def _what(run: RunResult, ok: list[VariantResult]) -> str:
+#: Names a sentence lists before it says how many more (the appendix and tables have them all).
+NAMED = 5
+
+
+def _some(items: Iterable[Any]) -> str:
+    """The first :data:`NAMED` items, then "and N more"."""
+    xs = [str(x) for x in items]
+    return _list(xs[:NAMED]) + (f" and {len(xs) - NAMED} more" if len(xs) > NAMED else "")
+
+
+def _what(run: RunResult, ok: list[VariantResult], pts: dict[str, list[Point]]) -> str:
     env, server = run.environment, run.environment.get("server") or {}
     ps = [t for t in (variant_of(v) for v in run.variants) if t is not None]
-    uniq = lambda k: sorted({str(getattr(t, k)) for t in ps})  # noqa: E731
+    uniq = lambda k: [str(x) for x in sorted({getattr(t, k) for t in ps}, key=value_order)]  # noqa: E731
     delays = sorted({t.max_queue_delay_us for t in ps if t.dynamic_batching})
     db = (
         "off" + (f" and on (max_queue_delay {_list(delays)} µs)" if delays else "")
         if any(not t.dynamic_batching for t in ps)
         else f"on (max_queue_delay {_list(delays)} µs)"
     )
-    concs = sorted({p.concurrency for v in ok for p in run_points(run)[v.name] if p.ok})
+    concs = sorted({p.concurrency for v in ok for p in pts[v.name] if p.ok})
     trials = max((lv.trial + 1 for v in run.variants for lv in v.levels), default=0)
     gpus = _list([g.get("name", "?") for g in env.get("gpus") or []]) or "no GPU"
     text = (
@@ -81,22 +84,12 @@ def _what(run: RunResult, ok: list[VariantResult]) -> str:
         + (f"at concurrency {concs[0]}–{concs[-1]}, {trials} trial(s) per level." if concs else "(no level was measured).")
     )
     failed = [v.name for v in run.variants if v.status == "failed"]
-    return text + (f" {len(failed)} variant(s) failed and are left out: {_list(failed)}." if failed else "")
+    return text + (f" {len(failed)} variant(s) failed and are left out: {_some(failed)}." if failed else "")
 
 
-def _baseline(run: RunResult, ok: list[VariantResult], like: str | None) -> VariantResult | None:
-    """The 1-instance, no-batching variant, preferring one that differs from ``like`` only
-    in instances and batching."""
-    typed = [(v, variant_of(v)) for v in ok]
-    cands = [(v, t) for v, t in typed if t is not None and t.count == 1 and not t.dynamic_batching]
-    liked = run.variant(like) if like else None
-    ref = variant_of(liked) if liked is not None else None
-    if ref is not None:
-        cands.sort(key=lambda c: not differs_only_in(c[1], ref, ("count", *BATCHING)))
-    return cands[0][0] if cands else None
-
-
-def _numbers(run: RunResult, ok: list[VariantResult], rec: Recommendation, pts: dict[str, list[Point]]) -> list[str]:
+def _numbers(
+    run: RunResult, ok: list[VariantResult], rec: Recommendation, pts: dict[str, list[Point]], effects: Sequence[MainEffect]
+) -> list[str]:
     best = rec.best_peak
     if best is None:
         return ["**The numbers.** No variant produced a measurement."]
@@ -109,7 +102,7 @@ def _numbers(run: RunResult, ok: list[VariantResult], rec: Recommendation, pts: 
         f"**The numbers.** The highest throughput is {fmt(best.throughput_infer_per_s)} infer/s (`{best.variant}`, "
         f"concurrency {best.concurrency}{at_bs}, p99 {fmt(best.latency_p99_ms, 2)} ms)."
     ]
-    base = _baseline(run, ok, best.variant)
+    base = baseline(ok, run.variant(best.variant))
     if base is not None and base.name != best.variant and curve(pts[base.name], bs):
         bb = max(curve(pts[base.name], bs), key=lambda p: p.value(THROUGHPUT))
         head.append(
@@ -143,10 +136,24 @@ def _numbers(run: RunResult, ok: list[VariantResult], rec: Recommendation, pts: 
     if not mixed:
         head.append(_once(measured) + ".")
     lines = [" ".join(head)]
+    if effects:
+        lines += ["", effects_sentences(effects)]
+    return lines
+
+
+def pair_bullets(run: RunResult) -> list[str]:
+    """One markdown bullet per fair pair (:func:`perf.pairs.pairs`: batching on vs off, N vs 1
+    instances, format vs format) at the pair's highest common concurrency: throughput and p99
+    change with their significance; batching pairs add the p99 change at the lowest level and
+    its explanation. The report's appendix lists them; the main effects summarise them."""
+    pts = run_points(run)
+    ok = [v for v in run.variants if v.status != "failed" and curve(pts[v.name])]
+    measured = [p for v in ok for p in pts[v.name] if p.ok]
+    mixed = any(p.trials >= MIN_TRIALS_FOR_SPREAD for p in measured)
     bullets = []
     for pr in pairs(ok):
         a, b = pr.reference, pr.changed
-        pair = _common(pts[a.name], pts[b.name])
+        pair = common_level(pts[a.name], pts[b.name])
         if pair is None:
             continue
         pa, pb = pair
@@ -167,14 +174,7 @@ def _numbers(run: RunResult, ok: list[VariantResult], rec: Recommendation, pts: 
             why = say("light_load", _light_load_facts(first, low))
             text += f" ({why})" if why else ""
         bullets.append(text + ".")
-    if bullets:
-        lines += [
-            "",
-            "Each pair below differs only in the variant parameters named; every other parameter is equal.",
-            "",
-            *bullets,
-        ]
-    return lines
+    return bullets
 
 
 def _at_batch(batch_size: int) -> str:
@@ -261,11 +261,11 @@ def _mechanism(run: RunResult, ok: list[VariantResult], rec: Recommendation, pts
     if best is None:
         return "**Why.** Nothing was measured, so there is nothing to explain."
     gpu = gpu_metric(pts)
-    base = _baseline(run, ok, best.variant)
+    base = baseline(ok, run.variant(best.variant))
     if base is None or base.name == best.variant:  # explain the best against the runner-up instead
         second = _runner_up(ok, best.variant, best.batch_size, pts)
         base = run.variant(second.variant) if second else None
-    pair = _common(pts[best.variant], pts[base.name], best.batch_size) if base else None
+    pair = common_level(pts[best.variant], pts[base.name], best.batch_size) if base else None
     if pair is not None and base is not None:
         return (
             f"**Why.** At concurrency {pair[0].concurrency}, {_explain(best.variant, pair[0], gpu)}. "
@@ -286,7 +286,7 @@ def _no_knee_reason(points: list[Point]) -> str:
     return say("no_knee", Facts(last_gain_pct=gain, last_p99_change_pct=p99), " and ")
 
 
-def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]) -> str:
+def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]], inters: Sequence[Interaction] = ()) -> str:
     env, server = run.environment, run.environment.get("server") or {}
     gpus = env.get("gpus")
     parts = [
@@ -310,7 +310,8 @@ def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]
         short = [n for n in live if len(curve(pts[n])) < 2]
         text = f"Load was swept up to concurrency {hi}"
         if open_:
-            reasons = [f"`{n}` ({_no_knee_reason(pts[n])})" if _no_knee_reason(pts[n]) else f"`{n}`" for n in open_]
+            reasons = [f"`{n}` ({_no_knee_reason(pts[n])})" if _no_knee_reason(pts[n]) else f"`{n}`" for n in open_[:NAMED]]
+            reasons += [f"{len(open_) - NAMED} more"] if len(open_) > NAMED else []
             text += (
                 f"; {_list(reasons)} had no knee (a knee needs every later level to gain under {KNEE_GAIN_PCT:g} % "
                 "throughput while p99 rises), so the ranking beyond that is unknown"
@@ -318,7 +319,7 @@ def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]
         elif not short:
             text += "; every variant reached its knee"
         if short:
-            text += f"; {len(short)} variant(s) have fewer than 2 measured levels, so no saturation point ({_list(f'`{n}`' for n in short)})"
+            text += f"; {len(short)} variant(s) have fewer than 2 measured levels, so no saturation point ({_some(f'`{n}`' for n in short)})"
         parts.append(text + ".")
     if run.finished is None:
         pending = [v.name for v in run.variants if v.status == "pending"]
@@ -331,7 +332,14 @@ def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]
     ]
     if unstable:
         parts.append(
-            f"{len(unstable)} level(s) did not reach a stable measurement ({_list(unstable)}); their numbers are less certain."
+            f"{len(unstable)} level(s) did not reach a stable measurement ({_some(unstable)}); their numbers are less certain."
+        )
+    if inters:
+        parts.append(
+            f"{len(inters)} effect(s) change sign with another factor, so they hold only where that factor is set as "
+            f"measured: {'; '.join(i.describe() for i in inters[:2])}"
+            + (f"; {len(inters) - 2} more in the Main effects section" if len(inters) > 2 else "")
+            + "."
         )
     fewest = min((p.trials for p in allp), default=0)
     rel = [100.0 * s / p.value(THROUGHPUT) for p in allp if (s := p.spread(THROUGHPUT)) is not None]  # allp: ok, > 0 infer/s
@@ -346,13 +354,25 @@ def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]
     return " ".join(parts)
 
 
-def conclusions(run: RunResult, rec: Recommendation) -> list[str]:
+def conclusions(run: RunResult, rec: Recommendation, effects: Sequence[MainEffect] | None = None) -> list[str]:
     """The four conclusion paragraphs as markdown lines (blank-line separated).
 
     Args:
         run: A loaded sweep.
-        rec: Its :func:`perf.report.recommend` result.
+        rec: Its :func:`perf.recommendation.recommend` result.
+        effects: Its :func:`perf.effects.main_effects` (computed when not given): the numbers
+            name them, the conditions name the interactions that change an effect's sign.
     """
     pts = run_points(run)
     ok = [v for v in run.variants if v.status != "failed" and curve(pts[v.name])]
-    return [_what(run, ok), "", *_numbers(run, ok, rec, pts), "", _mechanism(run, ok, rec, pts), "", _conditions(run, rec, pts)]
+    if effects is None:
+        effects = main_effects(run, pts)
+    return [
+        _what(run, ok, pts),
+        "",
+        *_numbers(run, ok, rec, pts, effects),
+        "",
+        _mechanism(run, ok, rec, pts),
+        "",
+        _conditions(run, rec, pts, interactions(effects)),
+    ]

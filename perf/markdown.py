@@ -66,3 +66,21 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]], align: Seque
     width = len(headers)
     body = [[_cell(c) for c in row] + [""] * (width - len(row)) for row in rows]
     return tabulate(body, [_cell(h) for h in headers], tablefmt="pipe", colalign=tuple(align), disable_numparse=True).splitlines()
+
+
+#: Where the report's long lists continue (written beside ``report.md`` by :mod:`perf.appendix`).
+APPENDIX_FILE = "appendix.md"
+#: Variants per level table of the report, plus the baseline (``perf report --top``); the
+#: plots of a larger run highlight as many by peak throughput.
+TOP_N = 10
+#: Items a list of the report shows before it says "... more in the appendix".
+LIST_LIMIT = 5
+
+
+def capped(items: Sequence[str], limit: int = LIST_LIMIT, indent: str = "") -> list[str]:
+    """Markdown bullet lines of the first ``limit`` ``items`` (each already a bullet's text),
+    then one bullet saying how many more are in :data:`APPENDIX_FILE`."""
+    lines = [f"{indent}- {x}" for x in items[:limit]]
+    if len(items) > limit:
+        lines.append(f"{indent}- … {len(items) - limit} more in [{APPENDIX_FILE}]({APPENDIX_FILE}).")
+    return lines

@@ -116,3 +116,19 @@ def pairs(variants: Sequence[VariantResult]) -> list[Pair]:
             if kind is not None and (kind != "format" or i < j):
                 out.append(Pair(kind, a, b, ta, tb, d))
     return out
+
+
+def baseline(variants: Sequence[VariantResult], like: VariantResult | None = None) -> VariantResult | None:
+    """The 1-instance, no-batching variant of ``variants`` (the report's baseline), preferring
+    one that differs from ``like`` only in instance count and batching; None when there is none.
+
+    Args:
+        variants: Candidates (usually those that did not fail), in report order.
+        like: The variant the baseline is compared with (the best), if any.
+    """
+    typed = [(v, variant_of(v)) for v in variants]
+    cands = [(v, t) for v, t in typed if t is not None and t.count == 1 and not t.dynamic_batching]
+    ref = variant_of(like) if like is not None else None
+    if ref is not None:
+        cands.sort(key=lambda c: not differs_only_in(c[1], ref, ("count", *BATCHING)))
+    return cands[0][0] if cands else None

@@ -1,15 +1,19 @@
 """PNG plots of one sweep (matplotlib, Agg backend, imported lazily).
 
-Every plot has one panel per client batch size (titled with it), so each measured level,
-the recommended one included, appears in a panel. Curves use each variant's medians over
-trials, with min–max error bars where a level has several trials and a ring around
-flagged levels (unstable, host busy). Request-rate levels get their own plot, achieved
-against offered rate, with the ``not achieved`` ones crossed out. The recommended levels (best under the p99 budget, best peak) are starred;
-with a budget that no level meets, the lowest p99 reached is marked and named in the
-legend. ``c=`` labels of trade-off plots are placed where they overlap no other label
-(:func:`place_labels`); one that fits nowhere is left out and the legend says how many.
-A metric that is null at a level is left out of the curve at that level — never drawn
-as 0; a utilisation panel exists only for a metric the run recorded.
+Every curve plot has one panel per client batch size (titled with it), so each measured
+level, the recommended one included, appears in a panel. Curves use each variant's medians
+over trials, with min–max error bars where a level has several trials and a ring around
+flagged levels (unstable, host busy). Each highlighted variant has its own colour, marker
+and line style (:mod:`perf.plot_styles`: every variant up to 10, beyond that the top N by
+peak throughput, the Pareto frontier and the recommended ones); the others are faint grey
+context. Request-rate levels get their own plot, achieved against offered rate, with the
+``not achieved`` ones crossed out. The recommended levels (best under the p99 budget, best
+peak) are starred; with a budget that no level meets, the lowest p99 reached is marked and
+named in the legend. ``c=`` labels of trade-off plots are placed where they overlap no other
+label (:func:`perf.plot_canvas.place_labels`); one that fits nowhere is left out and the
+legend says how many. A metric that is null at a level is left out of the curve at that
+level — never drawn as 0; a utilisation panel exists only for a metric the run recorded.
+The frontier plot and the small multiples are in :mod:`perf.plot_frontier`.
 
 Every ``plot_*`` function returns what it drew, read back from the matplotlib artists:
 ``{panel title: {curve label: (xs, ys)}}``, so tests can check the picture's data.
@@ -20,95 +24,23 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-import numpy as np
-
+from perf import plot_frontier
 from perf.analysis import P99, THROUGHPUT, Point, curve, gpu_metric, run_points
-from perf.markdown import CPU_MEASURES, UNSTABLE_MARK, fmt
+from perf.markdown import CPU_MEASURES, TOP_N, UNSTABLE_MARK, fmt
+from perf.plot_canvas import Drawn, batch_sizes, finish, panel_title, panels, place_labels, pyplot
+from perf.plot_styles import ALL_DISTINCT, GREY, Style, style, styles
 from perf.recommendation import Choice, Recommendation, recommend
 from perf.results import RunResult
 
-if TYPE_CHECKING:  # matplotlib is imported lazily (_plt)
-    from matplotlib.lines import Line2D
-    from matplotlib.transforms import Bbox
-
 log = logging.getLogger(__name__)
 
-Drawn = dict[str, dict[str, tuple[list[float], list[float]]]]
 BREAKDOWN = (
     ("server queue", "server_queue_us"),
     ("compute input", "server_compute_input_us"),
     ("compute infer", "server_compute_infer_us"),
     ("compute output", "server_compute_output_us"),
 )
-#: Label positions tried around a point, in order: (dx, dy) in points, horizontal and vertical alignment.
-LABEL_OFFSETS = (
-    (5, 4, "left", "bottom"),
-    (5, -4, "left", "top"),
-    (-5, 4, "right", "bottom"),
-    (-5, -4, "right", "top"),
-    (5, 13, "left", "bottom"),
-    (-5, 13, "right", "bottom"),
-    (5, -13, "left", "top"),
-    (-5, -13, "right", "top"),
-    (14, 0, "left", "center"),
-    (-14, 0, "right", "center"),
-)
-
-
-def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def batch_sizes(points: dict[str, list[Point]]) -> list[int]:
-    """Client batch sizes with a measured level, ascending: one panel each."""
-    return sorted({p.batch_size for pts in points.values() for p in pts if p.ok})
-
-
-def panel_title(title: str, batch_size: int) -> str:
-    """``"Throughput vs concurrency — client batch size 4"``."""
-    return f"{title} — client batch size {batch_size}"
-
-
-def place_labels(ax, items: Sequence[tuple[float, float, str]], fontsize: float = 7) -> tuple[list, int]:
-    """Annotate points so that no two labels overlap (simple collision avoidance).
-
-    Each label tries :data:`LABEL_OFFSETS` around its point in turn and takes the first
-    position whose box (display coordinates) overlaps no label placed before; a label
-    that fits nowhere is left out. Call after the axes' limits are final.
-
-    Args:
-        ax: Matplotlib axes.
-        items: ``(x, y, text)`` in data coordinates.
-
-    Returns:
-        The annotations placed and the number left out.
-    """
-    fig = ax.figure
-    fig.canvas.draw()  # final limits and transforms
-    renderer = fig.canvas.get_renderer()
-    taken: list[Bbox] = []
-    placed, left_out = [], 0
-    for x, y, text in items:
-        for dx, dy, ha, va in LABEL_OFFSETS:
-            ann = ax.annotate(
-                text, (x, y), xytext=(dx, dy), textcoords="offset points", ha=ha, va=va, fontsize=fontsize, alpha=0.85
-            )
-            box = ann.get_window_extent(renderer).expanded(1.04, 1.08)
-            if not any(box.overlaps(b) for b in taken):
-                taken.append(box)
-                placed.append(ann)
-                break
-            ann.remove()
-        else:
-            left_out += 1
-    return placed, left_out
 
 
 def _series(points: Sequence[Point], metric: str, x_metric: str | None, batch_size: int) -> list[tuple[float, float, Point]]:
@@ -124,16 +56,32 @@ def _series(points: Sequence[Point], metric: str, x_metric: str | None, batch_si
 
 
 def _draw_curves(
-    ax, points: dict[str, list[Point]], metric: str, x_metric: str | None, failed: frozenset[str], batch_size: int
+    ax,
+    points: dict[str, list[Point]],
+    metric: str,
+    x_metric: str | None,
+    failed: frozenset[str],
+    batch_size: int,
+    looks: dict[str, Style] | None = None,
 ) -> list[tuple[float, float, str]]:
-    """One curve per variant at ``batch_size``; returns the ``c=`` labels a trade-off plot needs."""
+    """One curve per variant at ``batch_size``: the ``looks`` variants in their style (every
+    variant when None), the others faint grey without a legend entry of their own; returns
+    the ``c=`` labels a trade-off plot needs (highlighted variants only)."""
     unstable_labelled = False
     labels = []
-    for i, (name, pts) in enumerate(points.items()):  # one colour per variant in every panel
+    looks = looks if looks is not None else {n: style(i) for i, n in enumerate(points)}
+    context: list[list[tuple[float, float]]] = []
+    order = [n for n in looks if n in points] + [n for n in points if n not in looks]  # the legend in the looks' order
+    for name in order:
+        pts = points[name]
         series = _series(pts, metric, x_metric, batch_size)
         if not series:
             continue
         xs, ys = [x for x, _, _ in series], [y for _, y, _ in series]
+        look = looks.get(name)
+        if look is None:  # context: behind everything, no error bars, rings or labels
+            context.append(list(zip(xs, ys)))
+            continue
         bounds = [p.bounds(metric) for _, _, p in series]
         yerr = [[y - lo for (_, y, _), (lo, _) in zip(series, bounds)], [hi - y for (_, y, _), (_, hi) in zip(series, bounds)]]
         has_spread = any(e > 0 for row in yerr for e in row)
@@ -141,15 +89,16 @@ def _draw_curves(
             xs,
             ys,
             yerr=yerr if has_spread else None,
-            marker="o",
-            ms=4,
+            marker=look.marker,
+            ms=5,
             capsize=3,
-            color=f"C{i % 10}",
+            color=look.colour,
+            ls=look.linestyle,
             label=name + (" (failed)" if name in failed else ""),
-            ls="--" if name in failed else "-",
+            zorder=3,
         )
         bad = [(x, y) for x, y, p in series if p.status != "ok"]  # unstable or host busy
-        if x_metric is not None:  # a trade-off curve: say which concurrency each point is
+        if x_metric is not None and len(points) <= ALL_DISTINCT:  # a trade-off curve: say which concurrency each point is
             labels += [(x, y, f"c={p.concurrency}" + ("" if p.stable else UNSTABLE_MARK)) for x, y, p in series]
         if bad:
             ax.scatter(
@@ -159,11 +108,18 @@ def _draw_curves(
                 facecolors="none",
                 edgecolors=line.lines[0].get_color(),
                 linewidths=1.5,
+                zorder=3,
                 label=None
                 if unstable_labelled
                 else f"flagged level: unstable or host busy (ring{', ' + UNSTABLE_MARK if x_metric else ''})",
             )
             unstable_labelled = True
+    if context:  # one artist for all of them: 200 lines draw as fast as one
+        from matplotlib.collections import LineCollection
+
+        ax.add_collection(LineCollection(context, colors=GREY, linewidths=0.8, alpha=0.45, zorder=1))
+        ax.autoscale_view()
+        ax.plot([], [], color=GREY, lw=0.8, label=f"{len(context)} other variant(s), grey (report tables, flat.csv)")
     return labels
 
 
@@ -224,45 +180,6 @@ def _concurrency_axis(ax, points: dict[str, list[Point]], batch_size: int) -> No
     ax.set_xlabel("concurrency (outstanding requests)")
 
 
-def _finish(fig, ax_list, path: Path) -> Drawn:
-    from matplotlib.container import ErrorbarContainer
-
-    drawn: Drawn = {}
-    for ax in ax_list:
-        handles, labels = ax.get_legend_handles_labels()
-        if handles:
-            ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
-        ax.grid(True, alpha=0.3)
-        drawn[ax.get_title()] = {  # errorbar() labels its container; the data line is lines[0]
-            label: _xy(c.lines[0])
-            for c in ax.containers
-            if isinstance(c, ErrorbarContainer) and (label := c.get_label()) is not None and not label.startswith("_")
-        }
-        drawn[ax.get_title()].update(
-            {  # the marks of recommended levels (and other labelled plain markers)
-                m.get_label(): _xy(m)
-                for m in ax.get_lines()
-                if not m.get_label().startswith("_") and m.get_marker() not in (None, "None", "")
-            }
-        )
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    _plt().close(fig)
-    return drawn
-
-
-def _xy(line: Line2D) -> tuple[list[float], list[float]]:
-    """The data a line drew, as plain floats."""
-    return (np.asarray(line.get_xdata(), dtype=float).tolist(), np.asarray(line.get_ydata(), dtype=float).tolist())
-
-
-def _panels(n: int, height: float = 4.5):
-    """``n`` stacked axes in a fixed layout (legends go right of the axes, in the figure's
-    right third): the axes never move after :func:`place_labels` measured the labels."""
-    fig, axes = _plt().subplots(n, 1, figsize=(14, height * n), squeeze=False)
-    fig.subplots_adjust(left=0.07, right=0.64, top=1 - 0.45 / (height * n), bottom=0.55 / (height * n), hspace=0.45)
-    return fig, list(axes[:, 0])
-
-
 def plot_metric(
     points: dict[str, list[Point]],
     metric: str,
@@ -274,20 +191,23 @@ def plot_metric(
     failed: frozenset[str] = frozenset(),
     latency_budget_ms: float | None = None,
     rec: Recommendation | None = None,
+    looks: dict[str, Style] | None = None,
 ) -> Drawn:
     """One panel per client batch size, one curve per variant of ``metric`` against
     concurrency (log2 axis) or ``x_metric``.
 
-    ``failed`` variants are dashed; a p99 budget (ms) is drawn as a dotted line on a p99
+    ``looks`` (:func:`perf.plot_styles.styles`) picks the highlighted variants and their
+    style (default: every variant, each its own); the rest are grey context.
+    ``failed`` variants say so in the legend; a p99 budget (ms) is drawn as a dotted line on a p99
     axis; ``rec``'s recommended levels are starred in their batch size's panel (and the
     lowest p99 marked when nothing meets the budget). Trade-off plots label each point
     ``c=N`` (``†`` when unstable) without overlapping labels.
     """
     sizes = batch_sizes(points)
-    fig, axes = _panels(len(sizes))
+    fig, axes = panels(len(sizes))
     for ax, bs in zip(axes, sizes):
         ax.set_title(panel_title(title, bs))
-        labels = _draw_curves(ax, points, metric, x_metric, failed, bs)
+        labels = _draw_curves(ax, points, metric, x_metric, failed, bs, looks)
         ax.set_ylabel(ylabel)
         if x_metric is None:
             _concurrency_axis(ax, points, bs)
@@ -305,10 +225,12 @@ def plot_metric(
                     ls="none",
                     label=f"{left_out} c= label(s) left out where they would overlap (the tables list every level)",
                 )
-    return _finish(fig, axes, path)
+    return finish(fig, axes, path)
 
 
-def plot_utilisation(points: dict[str, list[Point]], path: Path, failed: frozenset[str] = frozenset()) -> Drawn | None:
+def plot_utilisation(
+    points: dict[str, list[Point]], path: Path, failed: frozenset[str] = frozenset(), looks: dict[str, Style] | None = None
+) -> Drawn | None:
     """Host CPU (%), the server's own CPU (cores) and GPU utilisation (%) against
     concurrency: one panel per metric the run has and client batch size.
 
@@ -321,15 +243,15 @@ def plot_utilisation(points: dict[str, list[Point]], path: Path, failed: frozens
     measures = [(m, y, d) for m, y, d in measures if any(p.get(m) is not None for pts in points.values() for p in pts)]
     if not measures:
         return None
-    panels = [(m, y, d, bs) for m, y, d in measures for bs in batch_sizes(points)]
-    fig, axes = _panels(len(panels), 4.0)
-    for ax, (metric, ylabel, desc, bs) in zip(axes, panels):
+    rows = [(m, y, d, bs) for m, y, d in measures for bs in batch_sizes(points)]
+    fig, axes = panels(len(rows), 4.0)
+    for ax, (metric, ylabel, desc, bs) in zip(axes, rows):
         ax.set_title(panel_title(ylabel[0].upper() + ylabel[1:] + (f" — {desc}" if desc else ""), bs), fontsize=9)
-        _draw_curves(ax, points, metric, None, failed, bs)
+        _draw_curves(ax, points, metric, None, failed, bs, looks)
         _concurrency_axis(ax, points, bs)
         ax.set_ylabel(ylabel)
         ax.set_ylim(bottom=0)
-    return _finish(fig, axes, path)
+    return finish(fig, axes, path)
 
 
 def breakdown_points(points: dict[str, list[Point]], concurrency: int | None = None) -> list[Point]:
@@ -352,7 +274,7 @@ def plot_breakdown(
     chosen = [p for p in breakdown_points(points, concurrency) if any(p.get(m) is not None for _, m in BREAKDOWN)]
     if not chosen:
         return None
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(10, 1.0 + 0.45 * len(chosen)))
     title = "Server time per request" + (f" at concurrency {concurrency}" if concurrency else " at each variant's highest level")
     ax.set_title(title)
@@ -399,14 +321,23 @@ def plot_request_rates(run: RunResult, path: Path) -> Drawn | None:
     series = {n: s for n, s in series.items() if s}
     if not series:
         return None
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(10, 5))
     ax.set_title("Achieved vs offered request rate")
     top = max(r for s in series.values() for r, _, _ in s)
     ax.plot([0, top], [0, top], color="grey", ls=":", lw=1, label="achieved = offered")
     crossed = False
     for i, (name, pts) in enumerate(series.items()):
-        ax.errorbar([r for r, _, _ in pts], [a for _, a, _ in pts], marker="o", ms=4, color=f"C{i % 10}", label=name)
+        look = style(i)
+        ax.errorbar(
+            [r for r, _, _ in pts],
+            [a for _, a, _ in pts],
+            marker=look.marker,
+            ms=4,
+            color=look.colour,
+            ls=look.linestyle,
+            label=name,
+        )
         missed = [(r, a) for r, a, st in pts if st == "not achieved"]
         if missed:
             ax.scatter(
@@ -421,7 +352,7 @@ def plot_request_rates(run: RunResult, path: Path) -> Drawn | None:
             crossed = True
     ax.set_xlabel("offered (requests/s)")
     ax.set_ylabel("achieved (requests/s)")
-    return _finish(fig, [ax], path)
+    return finish(fig, [ax], path)
 
 
 def write_plots(
@@ -430,6 +361,7 @@ def write_plots(
     breakdown_concurrency: int | None = None,
     latency_budget_ms: float | None = None,
     rec: Recommendation | None = None,
+    top_n: int = TOP_N,
 ) -> dict[str, Path]:
     """Write every plot the run's data allows into ``out_dir``.
 
@@ -440,6 +372,8 @@ def write_plots(
         latency_budget_ms: p99 budget (ms) drawn on the p99 plots (default: none).
         rec: The recommendation to mark (default: :func:`perf.recommendation.recommend` with
             ``latency_budget_ms``).
+        top_n: Variants highlighted by peak throughput in a run of more than
+            :data:`perf.plot_styles.ALL_DISTINCT` (the frontier and the picks are added).
 
     Returns:
         ``{title: png path}`` in report order.
@@ -454,6 +388,9 @@ def write_plots(
         log.warning("no measured concurrency level in run %s: no curves", run.run_id)
         return made
     rec = rec if rec is not None else recommend(run, latency_budget_ms)
+    looks = styles(points, rec, failed, top_n)
+    if plot_frontier.plot_frontier(points, out_dir / "pareto_frontier.png", rec, failed) is not None:
+        made["Pareto frontier"] = out_dir / "pareto_frontier.png"
     specs = [
         ("Throughput vs concurrency", "throughput_vs_concurrency.png", THROUGHPUT, "throughput (infer/s)", None),
         ("p99 latency vs concurrency", "p99_vs_concurrency.png", P99, "client p99 latency (ms)", None),
@@ -471,10 +408,14 @@ def write_plots(
             failed,
             latency_budget_ms if rec.latency_percentile == 99 else None,  # the line belongs on a p99 axis only
             rec,
+            looks,
         )
         made[title] = out_dir / file
-    if plot_utilisation(points, out_dir / "utilisation_vs_concurrency.png", failed) is not None:
+    if plot_frontier.plot_small_multiples(run, points, out_dir / "small_multiples.png", failed) is not None:
+        made["Throughput by factor (small multiples)"] = out_dir / "small_multiples.png"
+    if plot_utilisation(points, out_dir / "utilisation_vs_concurrency.png", failed, looks) is not None:
         made["Utilisation vs concurrency"] = out_dir / "utilisation_vs_concurrency.png"
-    if plot_breakdown(points, out_dir / "latency_breakdown.png", breakdown_concurrency, failed) is not None:
+    shown = {n: pts for n, pts in points.items() if n in looks}  # the bars of the highlighted variants
+    if plot_breakdown(shown, out_dir / "latency_breakdown.png", breakdown_concurrency, failed) is not None:
         made["Server latency breakdown"] = out_dir / "latency_breakdown.png"
     return made

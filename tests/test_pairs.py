@@ -7,7 +7,9 @@ import dataclasses
 import itertools
 
 from builders.variants import Variant
-from perf.conclusions import conclusions
+from perf.analysis import run_points
+from perf.appendix import appendix_lines
+from perf.effects import interactions, main_effects
 from perf.pairs import BATCHING, pairs
 from perf.recommendation import recommend
 from perf.results import LevelResult, RunResult, VariantResult
@@ -109,8 +111,11 @@ def test_variant_without_params_is_never_paired():
 
 
 def test_conclusions_name_the_differing_parameter():
+    """The fair pairs, listed in the report's appendix, name the parameters that differ."""
     run = make_run()
-    text = "\n".join(conclusions(run, recommend(run)))
+    rec, points = recommend(run), run_points(run)
+    effects = main_effects(run, points)
+    text = "\n".join(appendix_lines(run, rec, points, effects, interactions(effects)))
     assert (
         "More instances (only `count` differs): 2 vs 1 instance (`mlp_onnx_cpu2_nodb_mbs64` vs "
         "`mlp_onnx_cpu1_nodb_mbs64`) at concurrency 4"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from test_report import levels, make_run
 
-from perf.conclusions import conclusions
+from perf.conclusions import conclusions, pair_bullets
 from perf.phrases import FAMILIES, PHRASES, Facts, choose, say
 from perf.recommendation import recommend
 
@@ -114,17 +114,17 @@ def _batching_run(on_c1_p99: float, on_c1_queue: float):
 def test_conclusions_do_not_blame_the_batcher_for_a_p99_that_fell():
     """Issue 19 item 13: "p99 -11.3 % (the batcher's wait when load is light)" contradicted itself."""
     run = _batching_run(1.2 * (1 - 0.113), 480.0)
-    text = "\n".join(conclusions(run, recommend(run)))
+    text = "\n".join(pair_bullets(run))
     assert "at concurrency 1 p99 -11.3 % (lower, so the batcher's wait added no latency at light load)" in text
     assert "the batcher's wait when load is light" not in text
 
 
 def test_conclusions_name_the_batcher_when_p99_and_queue_rose():
     run = _batching_run(1.8, 480.0)
-    text = "\n".join(conclusions(run, recommend(run)))
+    text = "\n".join(pair_bullets(run))
     assert "at concurrency 1 p99 +50.0 % (the batcher's wait when load is light: queue 50 → 480 µs)." in text
     run = _batching_run(1.8, 50.0)  # p99 rose but the queue did not: no mechanism is claimed
-    text = "\n".join(conclusions(run, recommend(run)))
+    text = "\n".join(pair_bullets(run))
     assert "at concurrency 1 p99 +50.0 %." in text and "batcher's wait" not in text
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from test_report import levels, make_run
 
-from perf import plots
+from perf import plot_canvas, plots
 from perf.analysis import run_points
 from perf.recommendation import recommend
 from perf.report import summary_table, write_report
@@ -73,7 +73,7 @@ def test_c_labels_never_overlap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     assert len(boxes) >= 12
     assert not [(a, b) for a, b in itertools.combinations(boxes, 2) if a.overlaps(b)]
     # the old placement (every label at +4,+4 points) overlaps for these points: the test is not vacuous
-    plt = plots._plt()
+    plt = plot_canvas.pyplot()
     fig, ax = plt.subplots()
     ax.set_xlim(0, 11)
     ax.set_ylim(0, 1000)
@@ -87,7 +87,7 @@ def test_c_labels_never_overlap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
 
 
 def test_place_labels_on_a_pile_leaves_out_what_cannot_fit():
-    plt = plots._plt()
+    plt = plot_canvas.pyplot()
     fig, ax = plt.subplots()
     ax.set_xlim(0, 10)
     ax.set_ylim(0, 10)

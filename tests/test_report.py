@@ -12,9 +12,10 @@ import pytest
 from core.errors import PerfError
 from perf import plots
 from perf.analysis import aggregate, delta, knee, run_points
-from perf.conclusions import conclusions
+from perf.conclusions import conclusions, pair_bullets
 from perf.recommendation import recommend
-from perf.report import level_tables, summary_table, write_report
+from perf.report import summary_table, write_report
+from perf.report_tables import level_tables
 from perf.results import LevelResult, RunResult, VariantResult, save
 
 CONC = [1, 2, 4, 8, 16]
@@ -205,7 +206,7 @@ def test_report_content_cpu_only(tmp_path: Path):
     rec = squash(text.split("## Recommendation")[1].split("## Conclusions")[0])
     assert "**Ranked after the stable levels**" in rec and "`mlp_onnx_cpu2_nodb_mbs64` at concurrency 8: unstable" in rec
     assert (
-        "**Excluded from the recommendation:**" in rec
+        "**Excluded from the recommendation** (1):" in rec
         and "`mlp_onnx_cpu2_db500_mbs64`: the variant failed (server crashed while loading: CUDA out of memory)." in rec
     )
     assert "| `mlp_onnx_cpu2_db500_mbs64` (variant failed later) | 5,000.0 |" in squash(text)  # not bold: not a winner
@@ -216,8 +217,12 @@ def test_report_content_cpu_only(tmp_path: Path):
     assert "`mlp_onnx_cpu1_db500_mbs64` at concurrency 8: 600.0 infer/s, p99 3.00 ms" in text
     assert "+336.9 % over the 1-instance, no-batching baseline `mlp_onnx_cpu1_nodb_mbs64`" in text  # 900/206
     assert "Every level was measured once: spread unknown (1 trial)" in text and "`--trials 3`" in text
-    assert "not significant" not in text and "noise " not in text.replace("none is assumed to be noise", "")
-    # batching on vs off at the same count, at the highest common concurrency 16: 900 vs 206
+    # (the main effects' definition names "not significant"; no number is called so)
+    assert "not significant" not in text.replace("*not significant* where the spread covers zero", "")
+    assert "noise " not in text.replace("none is assumed to be noise", "")
+    # every fair pair is in the appendix (the report has the main effects): batching on vs off at the same
+    # count, at the highest common concurrency 16: 900 vs 206
+    text = text + (tmp_path / "appendix.md").read_text()
     assert "`mlp_onnx_cpu1_db500_mbs64` vs `mlp_onnx_cpu1_nodb_mbs64` at concurrency 16: throughput +336.9 %" in text
     # 2 vs 1 instances at 16: 385 vs 206 = +86.9 %; at c=1, 101 vs 100 is noise
     assert (
@@ -292,6 +297,7 @@ def test_report_with_trials(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(plots, "write_plots", lambda *a, **k: {})  # tables and prose only; plots are tested above
     run = _with_trials(make_run())
     _, text = _write(run, tmp_path)
+    text += (tmp_path / "appendix.md").read_text()  # the fair pairs
     c1 = text.split("### Concurrency 1\n")[1].split("###")[0]
     assert "100.0 [80.0–120.0]" in c1  # median with min–max
     # 2 vs 1 instance at c=16: 385 vs median 206 (spreads 10 and 25) is significant: no note
@@ -303,7 +309,7 @@ def test_report_with_trials(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     assert "at concurrency 16: throughput +336.9 % (spread unknown: 1 trial)" in text
     assert "Some levels were measured once: spread unknown (1 trial)" in text and "`--trials 3`" in text
     run = _with_trials(make_run(), (205.0, 210.0, 215.0))  # +1.9 %, inside the larger spread (25 of 206 = 12.1 %)
-    text = "\n".join(conclusions(run, recommend(run)))
+    text = "\n".join(pair_bullets(run))
     assert "at concurrency 16: throughput +1.9 % (not significant, trial spread 12.1 %)" in text
 
 
@@ -314,7 +320,7 @@ def test_every_level_with_trials_says_the_spread(tmp_path: Path):
         for t, f in ((1, 0.97), (2, 1.03)):
             v.levels += [dataclasses.replace(lv, trial=t, throughput_infer_per_s=lv.throughput_infer_per_s * f) for lv in first]
     run.variants = run.variants[:3]
-    text = "\n".join(conclusions(run, recommend(run)))
+    text = "\n".join(conclusions(run, recommend(run)) + pair_bullets(run))
     assert "Each level was measured 3 times or more; throughput varied by a median 6.0 % (min–max)" in text
     assert "spread unknown" not in text and "measured once" not in text
     # 900 vs 206 with 6 % spreads: significant; 2 vs 1 instance at 16 too

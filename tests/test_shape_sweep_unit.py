@@ -14,7 +14,8 @@ from perf.cli import parse_shapes_flag
 from perf.inputs import describe_dynamic, input_args
 from perf.pairs import pairs
 from perf.plan import plan_levels
-from perf.report import _dynamic_axes_lines, level_tables
+from perf.report_run import dynamic_axes_lines as _dynamic_axes_lines
+from perf.report_tables import level_tables
 from perf.results import LevelResult, RunResult, VariantResult, parse_shape_text, series_name, shape_text, split_by_shape
 
 SPEC = ModelSpec((TensorSpec("ids", "int64", ("seq",), (0, 49)),), (), {"seq": (1, 24, 128)})
