@@ -147,26 +147,41 @@ def _check_same(rv: RepositoryVariant, measured: dict | None) -> None:
         )
 
 
-def copy_variant(repository: Path, name: str, dest: Path, measured: dict | None = None) -> str | None:
-    """Copy variant ``name`` of ``repository`` into the repository folder ``dest`` (files
-    copied, not linked), natively served, with its index entry (``serving: native``, the
-    same build folder); returns a note when its serving was changed.
+def source_variant(repository: Path, name: str, measured: dict | None = None) -> RepositoryVariant:
+    """The variant ``name`` of ``repository``, checked before anything is written: it is the
+    one the run measured, and a python-served one has the build manifest its native config
+    is written from.
 
     Args:
         repository: The repository the run swept.
         name: The variant (model folder).
-        dest: The bundle's repository folder (created).
         measured: The variant's ``params`` as the run recorded them (checked against the
             index: a rebuilt variant is refused); ``None`` skips the check.
 
     Raises:
         RepositoryError: the repository has no such variant.
-        PerfError: it changed since the run, or it is python-served without the build
-            manifest needed to write its native config.
+        PerfError: it changed since the run, or it is python-served without its build manifest.
     """
     rv = Repository(repository).variant(name)
     _check_same(rv, measured)
-    target = Path(dest) / name
+    if rv.serving == "python" and (rv.params is None or rv.spec is None or rv.export is None):
+        raise PerfError(
+            f"variant {rv.name} is served by the toolkit's python-backend model.py, which NVIDIA's image cannot run "
+            "without the toolkit's environment, and its build manifest is not there to write a native config",
+            hint="rebuild with `builders build --serving native` and sweep that variant",
+        )
+    return rv
+
+
+def copy_variant(rv: RepositoryVariant, dest: Path) -> str | None:
+    """Copy a variant (:func:`source_variant`) into the repository folder ``dest`` (files
+    copied, not linked), natively served, with its index entry (``serving: native``, the
+    same build folder); returns a note when its serving was changed.
+
+    Raises:
+        ConfigError: its native config breaks a Triton rule.
+    """
+    target = Path(dest) / rv.name
     shutil.copytree(rv.folder, target)
     note = _to_native(rv, target) if rv.serving == "python" else None
     if rv.entry is not None:  # the bundle's repository is one the toolkit reads (clients check --repository)
@@ -178,12 +193,7 @@ def _to_native(rv: RepositoryVariant, folder: Path) -> str:
     """Rewrite a python-served variant folder for the format's native backend: drop
     ``model.py``, write the native config of the same :class:`builders.variants.Variant`."""
     params, spec, export = rv.params, rv.spec, rv.export
-    if params is None or spec is None or export is None:
-        raise PerfError(
-            f"variant {rv.name} is served by the toolkit's python-backend model.py, which NVIDIA's image cannot run "
-            "without the toolkit's environment, and its build manifest is not there to write a native config",
-            hint="rebuild with `builders build --serving native` and sweep that variant",
-        )
+    assert params is not None and spec is not None and export is not None  # source_variant checked them
     fmt = formats.get(params.format)
     versions = sorted(d for d in folder.iterdir() if d.is_dir() and d.name.isdigit())
     for v in versions:
@@ -214,15 +224,12 @@ def _tree_bytes(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
-def _prepare(out: Path) -> None:
-    """Make ``out`` an empty folder: a previous bundle there is replaced, anything else refused."""
-    if out.exists() and any(out.iterdir()):
-        if not (out / MANIFEST_DIR / SERVER_FILE).is_file():
-            raise PerfError(
-                f"{out} exists and is not a deployment bundle", hint="pass --out with a new folder or a previous bundle's"
-            )
-        shutil.rmtree(out)
-    out.mkdir(parents=True, exist_ok=True)
+def _check_out(out: Path) -> None:
+    """Refuse an ``out`` that holds something other than a previous bundle."""
+    if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / MANIFEST_DIR / SERVER_FILE).is_file())):
+        raise PerfError(
+            f"{out} exists and is not a deployment bundle", hint="pass --out with a new folder or a previous bundle's"
+        )
 
 
 def export_deployment(
@@ -264,16 +271,27 @@ def export_deployment(
         raise PerfError(f"--name: {e}") from None
     out = Path(out) if out else Path(run_dir) / f"deployment-{chosen.variant}"
     measured = run.variant(chosen.variant)
-    _prepare(out)
-    note = copy_variant(repo, chosen.variant, out / BUNDLE_REPOSITORY, measured.params if measured else None)
-    config = read_config(out / BUNDLE_REPOSITORY / chosen.variant / "config.pbtxt")
-    plan = k8s.ServingPlan(kname, chosen.variant, _image(run, image), k8s.resources(config), _tree_bytes(out / BUNDLE_REPOSITORY))
-    (out / MANIFEST_DIR).mkdir()
-    storage, server = out / MANIFEST_DIR / STORAGE_FILE, out / MANIFEST_DIR / SERVER_FILE
-    storage.write_text(k8s.to_yaml([k8s.claim(plan), k8s.loader_pod(plan)]))
-    server.write_text(k8s.to_yaml([k8s.deployment(plan), k8s.service(plan)]))
-    bundle = Bundle(out, chosen, plan, note, (storage, server))
-    (out / README_FILE).write_text("\n".join(readme(bundle, run, repo)) + "\n")
+    rv = source_variant(repo, chosen.variant, measured.params if measured else None)
+    _check_out(out)
+    # written beside ``out`` and moved there at the end: a failure leaves any previous bundle as it was
+    tmp = out.parent / f".{out.name}.partial"
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        note = copy_variant(rv, tmp / BUNDLE_REPOSITORY)
+        config = read_config(tmp / BUNDLE_REPOSITORY / chosen.variant / "config.pbtxt")
+        plan = k8s.ServingPlan(
+            kname, chosen.variant, _image(run, image), k8s.resources(config), _tree_bytes(tmp / BUNDLE_REPOSITORY)
+        )
+        (tmp / MANIFEST_DIR).mkdir()
+        (tmp / MANIFEST_DIR / STORAGE_FILE).write_text(k8s.to_yaml([k8s.claim(plan), k8s.loader_pod(plan)]))
+        (tmp / MANIFEST_DIR / SERVER_FILE).write_text(k8s.to_yaml([k8s.deployment(plan), k8s.service(plan)]))
+        files = (out / MANIFEST_DIR / STORAGE_FILE, out / MANIFEST_DIR / SERVER_FILE)
+        bundle = Bundle(out, chosen, plan, note, files)
+        (tmp / README_FILE).write_text("\n".join(readme(bundle, run, repo)) + "\n")
+        shutil.rmtree(out, ignore_errors=True)
+        tmp.rename(out)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     log.info("deployment bundle for %s written to %s", chosen.variant, out)
     return bundle
 

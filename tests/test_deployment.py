@@ -189,12 +189,29 @@ def test_a_latency_budget_picks_the_best_level_within_it_or_refuses(run_dir: Pat
         export_deployment(run_dir, latency_budget_ms=1.0)
 
 
-def test_a_variant_rebuilt_since_the_run_is_refused(run_dir: Path, repo: Path):
+def _edit_index(repo: Path, name: str, **fields: object) -> None:
     index = json.loads((repo / "index.json").read_text())
-    next(v for v in index["variants"] if v["name"] == GPU.name)["count"] = 1
+    next(v for v in index["variants"] if v["name"] == name).update(fields)
     (repo / "index.json").write_text(json.dumps(index))
+
+
+def test_a_variant_rebuilt_since_the_run_is_refused_and_the_previous_bundle_kept(run_dir: Path, repo: Path):
+    out = run_dir / "bundle"
+    export_deployment(run_dir, GPU.name, out)
+    before = (out / MANIFEST_DIR / SERVER_FILE).read_text()
+    _edit_index(repo, GPU.name, count=1)
     with pytest.raises(PerfError, match="count: measured 2, now 1"):
-        export_deployment(run_dir, GPU.name)
+        export_deployment(run_dir, GPU.name, out)
+    assert (out / MANIFEST_DIR / SERVER_FILE).read_text() == before
+    assert sorted(p.name for p in run_dir.iterdir() if "bundle" in p.name) == ["bundle"]  # no partial folder left
+
+
+def test_a_python_served_variant_without_its_build_manifest_is_refused(run_dir: Path, repo: Path, tmp_path: Path):
+    _edit_index(repo, CPU1, build=str(tmp_path / "gone"))
+    with pytest.raises(PerfError, match="python-backend model.py") as e:
+        export_deployment(run_dir, CPU1)
+    assert "--serving native" in e.value.hint
+    assert not list(run_dir.glob("deployment-*"))
 
 
 def test_an_existing_folder_is_replaced_only_when_it_is_a_bundle(run_dir: Path, tmp_path: Path):
