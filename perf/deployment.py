@@ -312,6 +312,7 @@ def readme(bundle: Bundle, run: RunResult, repository: Path) -> list[str]:
     manifests ask for and why, and the commands that deploy it (docs/KUBERNETES.md)."""
     p, c = bundle.plan, bundle.chosen
     model_dir = f"{BUNDLE_REPOSITORY}/{c.variant}"
+    repo_abs = (bundle.folder / BUNDLE_REPOSITORY).resolve()
     size = k8s.storage_request(p.storage_bytes)
     lines = [
         f"# Deployment bundle: `{c.variant}`",
@@ -320,7 +321,7 @@ def readme(bundle: Bundle, run: RunResult, repository: Path) -> list[str]:
         "",
         "## Why this variant",
         "",
-        f"Chosen by {c.why}. Its best measured level: {c.level.describe()}.",
+        f"{c.why[:1].upper()}{c.why[1:]}. Its best measured level: {c.level.describe()}.",
         f"Measured on {_measured_on(run)}; a cluster node differs, so measure it there too (below).",
     ]
     if bundle.serving_note:
@@ -344,6 +345,8 @@ def readme(bundle: Bundle, run: RunResult, repository: Path) -> list[str]:
         "",
         "## Deploy",
         "",
+        "In this folder:",
+        "",
         "```bash",
         f"kubectl apply -f {MANIFEST_DIR}/{STORAGE_FILE}",
         f"kubectl wait --for=condition=Ready pod/{p.loader} --timeout=15m",
@@ -351,14 +354,19 @@ def readme(bundle: Bundle, run: RunResult, repository: Path) -> list[str]:
         f"kubectl delete pod {p.loader}",
         f"kubectl apply -f {MANIFEST_DIR}/{SERVER_FILE}",
         f"kubectl rollout status deployment/{p.name} --timeout=15m",
+        "```",
+        "",
+        "Then, from the toolkit's folder, check and measure it where it runs:",
+        "",
+        "```bash",
         f"kubectl port-forward service/{p.name} 8000:8000 8001:8001 8002:8002 &",
         "curl -fsS localhost:8000/v2/health/ready && echo ready",
-        f".venv/bin/clients check --runtime remote --url localhost:8000 --repository {BUNDLE_REPOSITORY} --variant {c.variant}",
-        f"perf/run_sweep.sh --runtime remote --url localhost:8000 --no-deploy --variants {c.variant}",
+        f".venv/bin/clients check --runtime remote --url localhost:8000 --repository {repo_abs} --variant {c.variant}",
+        f"perf/run_sweep.sh --runtime remote --url localhost:8000 --no-deploy --repository {repo_abs} --variants {c.variant}",
         "```",
         "",
         "The server runs with `--model-control-mode=none`: it loads the repository once at start and refuses "
-        "load/unload requests, so the last commands check its served outputs against the build's reference (while "
+        "load/unload requests, so these commands check its served outputs against the build's reference (while "
         "the build folder the bundle's `index.json` names is on this machine) and sweep the loaded model as it is "
         "(`--no-deploy`). "
         "See docs/KUBERNETES.md for the whole path.",

@@ -12,7 +12,8 @@ What the manifests hold (:func:`manifests`):
 - ``Deployment`` ``<name>``: ``tritonserver --model-repository=/models
   --model-control-mode=none`` (every model of the repository loaded at start, the
   model-repository API's load/unload off), the claim mounted read-only at ``/models``; the
-  container's resources from the variant's ``instance_group`` (:func:`resources`); readiness
+  container's resources from the variant's ``instance_group`` (:func:`resources`), and for a
+  GPU request a toleration of the ``nvidia.com/gpu`` taint of GPU nodes; readiness
   on ``/v2/health/ready``, liveness on ``/v2/health/live``, and a startup probe on the latter
   so that a slow model load is not taken for a dead server (Triton docs, "Health" in
   ``docs/protocol/extension_health.md`` of the KServe protocol); the metrics port annotated for
@@ -289,6 +290,7 @@ def deployment(plan: ServingPlan) -> k8s.V1Deployment:
                 metadata=k8s.V1ObjectMeta(labels=dict(plan.labels), annotations=annotations),
                 spec=k8s.V1PodSpec(
                     containers=[container],
+                    tolerations=_gpu_tolerations(plan.resources),
                     volumes=[
                         k8s.V1Volume(
                             name="models",
@@ -301,6 +303,14 @@ def deployment(plan: ServingPlan) -> k8s.V1Deployment:
             ),
         ),
     )
+
+
+def _gpu_tolerations(res: Resources) -> list[k8s.V1Toleration] | None:
+    """For a pod asking for GPUs: tolerate the ``nvidia.com/gpu`` taint that clusters (GKE, and
+    many others by convention) put on GPU nodes so that only GPU pods land there."""
+    if not res.gpus:
+        return None
+    return [k8s.V1Toleration(key=GPU_RESOURCE, operator="Exists", effect="NoSchedule")]
 
 
 def service(plan: ServingPlan) -> k8s.V1Service:

@@ -119,6 +119,8 @@ def test_the_recommended_gpu_variant_gets_manifests_that_read_back(run_dir: Path
     # KIND_GPU x2 on GPUs [0, 1]: the pod needs two GPUs; no CPU request from a GPU group
     assert c.resources.limits == {"nvidia.com/gpu": "2"}
     assert not c.resources.requests
+    (tol,) = dep.spec.template.spec.tolerations
+    assert (tol.key, tol.operator, tol.effect) == ("nvidia.com/gpu", "Exists", "NoSchedule")
     ann = dep.spec.template.metadata.annotations
     assert (
         ann["prometheus.io/scrape"] == "true" and ann["prometheus.io/port"] == "8002" and ann["prometheus.io/path"] == "/metrics"
@@ -158,6 +160,7 @@ def test_a_python_served_cpu_variant_is_written_for_the_native_backend(run_dir: 
     (c,) = _by_kind(bundle.folder)["Deployment"].spec.template.spec.containers
     assert c.resources.requests == {"cpu": "1"}  # one core per KIND_CPU instance
     assert not c.resources.limits  # no GPU for a KIND_CPU variant, and no CPU limit
+    assert _by_kind(bundle.folder)["Deployment"].spec.template.spec.tolerations is None
     assert "not verified here" in (bundle.folder / "README.md").read_text()
     # the bundle's repository is one the toolkit reads: clients check --repository works on it
     entry = Repository(bundle.folder / "model_repository").variant(CPU1)
