@@ -182,7 +182,7 @@ def copy_variant(rv: RepositoryVariant, dest: Path) -> str | None:
         ConfigError: its native config breaks a Triton rule.
     """
     target = Path(dest) / rv.name
-    shutil.copytree(rv.folder, target)
+    shutil.copytree(rv.folder, target, ignore=shutil.ignore_patterns("__pycache__"))  # python-backend byte code
     note = _to_native(rv, target) if rv.serving == "python" else None
     if rv.entry is not None:  # the bundle's repository is one the toolkit reads (clients check --repository)
         update_index(Path(dest), [rv.entry.model_copy(update={"serving": "native"})])

@@ -147,13 +147,15 @@ def test_the_recommended_gpu_variant_gets_manifests_that_read_back(run_dir: Path
 
 
 def test_a_python_served_cpu_variant_is_written_for_the_native_backend(run_dir: Path, repo: Path):
+    (repo / CPU1 / "1" / "__pycache__").mkdir()  # what the python backend leaves after serving it
+    (repo / CPU1 / "1" / "__pycache__" / "model.cpython-311.pyc").write_bytes(b"\0")
     bundle = export_deployment(run_dir, CPU1, run_dir / "b")
     assert bundle.chosen.variant == CPU1 and bundle.chosen.why == "named with --variant"
     assert bundle.chosen.level.throughput_infer_per_s == 150.0  # its best level, by the recommendation's rule
     folder = bundle.folder / "model_repository" / CPU1
     cfg = read_config(folder / "config.pbtxt")
     assert cfg.name == CPU1 and cfg.platform == formats.get("onnx").platform == "onnxruntime_onnx"
-    assert not (folder / "1" / "model.py").exists() and (folder / "1" / "model.onnx").is_file()
+    assert sorted(p.name for p in (folder / "1").iterdir()) == ["model.onnx"]  # no model.py, no byte code
     assert [(g.kind, g.count) for g in cfg.instance_group] == [(mc.ModelInstanceGroup.KIND_CPU, 1)]
     assert read_config(repo / CPU1 / "config.pbtxt").backend == "python"  # the source is untouched
     assert "python-backend" in bundle.serving_note and "not verified here" in bundle.serving_note
