@@ -464,7 +464,7 @@ def _print_report(
     from perf.report import summary_table, write_report
 
     path = write_report(run_dir, budget, latency_percentile=percentile, top_n=top, html=html)
-    print_table(summary_table(results.load(run_dir), budget, percentile))
+    print_table(summary_table(results.load(run_dir), budget, percentile, top))
     click.echo(f"report: {path}")
 
 

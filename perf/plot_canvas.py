@@ -18,6 +18,8 @@ if TYPE_CHECKING:  # matplotlib is imported lazily (pyplot)
     from matplotlib.lines import Line2D
 
 Drawn = dict[str, dict[str, tuple[list[float], list[float]]]]
+#: A latency axis spanning more than this ratio (max / min) is drawn on a log scale.
+LOG_SPAN = 20.0
 #: Label positions tried around a point, in order: (dx, dy) in points, horizontal and vertical alignment.
 LABEL_OFFSETS = (
     (5, 4, "left", "bottom"),
@@ -137,3 +139,11 @@ def panels(n: int, height: float = 4.5):
     fig, axes = pyplot().subplots(n, 1, figsize=(14, height * n), squeeze=False)
     fig.subplots_adjust(left=0.07, right=0.64, top=1 - 0.45 / (height * n), bottom=0.55 / (height * n), hspace=0.45)
     return fig, list(axes[:, 0])
+
+
+def log_scale_if_wide(ax, values: Sequence[float], axis: str = "x") -> None:
+    """Put ``axis`` on a log scale when ``values`` (all > 0) span more than :data:`LOG_SPAN`:
+    a few overloaded levels at seconds would otherwise squash every other point into one edge."""
+    vals = [v for v in values if v > 0]
+    if vals and max(vals) / min(vals) > LOG_SPAN:
+        (ax.set_xscale if axis == "x" else ax.set_yscale)("log")

@@ -23,7 +23,7 @@ from perf.effects import FACTORS, Factor, value_order
 from perf.frontier import operating_frontier
 from perf.markdown import UNSTABLE_MARK
 from perf.pairs import variant_of
-from perf.plot_canvas import Drawn, finish, panels, place_labels, pyplot, xy
+from perf.plot_canvas import Drawn, finish, log_scale_if_wide, panels, place_labels, pyplot, xy
 from perf.plot_styles import GREY, style
 from perf.recommendation import Recommendation, candidate
 from perf.results import RunResult
@@ -34,8 +34,6 @@ FACET_ORDER = ("count", "format", "mbs", "kind", "precision", "warmup", "preferr
 COLOUR_ORDER = ("setting", "format", "count", "mbs", "precision", "kind", "warmup", "preferred", "ortrt", "gpus")
 #: Small-multiple panels per row.
 PANEL_COLUMNS = 3
-#: A p99 axis spanning more than this ratio is drawn on a log scale.
-LOG_SPAN = 20.0
 
 SETTING = Factor(
     "setting",
@@ -81,9 +79,7 @@ def plot_frontier(
         label=f"Pareto frontier ({len(front)} levels): nothing beats them on both",
         zorder=3,
     )
-    lats = [p.value(P99) for p in every]
-    if max(lats) / min(lats) > LOG_SPAN:
-        ax.set_xscale("log")
+    log_scale_if_wide(ax, [p.value(P99) for p in every])
     if rec is not None:
         if rec.latency_budget_ms is not None and rec.latency_percentile == 99:
             ax.axvline(rec.latency_budget_ms, color="grey", ls=":", lw=1.2, label=f"p99 budget {rec.latency_budget_ms:g} ms")

@@ -13,7 +13,8 @@ named in the legend. ``c=`` labels of trade-off plots are placed where they over
 label (:func:`perf.plot_canvas.place_labels`); one that fits nowhere is left out and the
 legend says how many. A metric that is null at a level is left out of the curve at that
 level — never drawn as 0; a utilisation panel exists only for a metric the run recorded.
-The frontier plot and the small multiples are in :mod:`perf.plot_frontier`.
+The frontier plot and the small multiples are in :mod:`perf.plot_frontier`, the latency
+breakdown bars and the request-rate plot in :mod:`perf.plot_bars`.
 
 Every ``plot_*`` function returns what it drew, read back from the matplotlib artists:
 ``{panel title: {curve label: (xs, ys)}}``, so tests can check the picture's data.
@@ -25,22 +26,15 @@ import logging
 from collections.abc import Sequence
 from pathlib import Path
 
-from perf import plot_frontier
+from perf import plot_bars, plot_frontier
 from perf.analysis import P99, THROUGHPUT, Point, curve, gpu_metric, run_points
 from perf.markdown import CPU_MEASURES, TOP_N, UNSTABLE_MARK, fmt
-from perf.plot_canvas import Drawn, batch_sizes, finish, panel_title, panels, place_labels, pyplot
+from perf.plot_canvas import Drawn, batch_sizes, finish, log_scale_if_wide, panel_title, panels, place_labels
 from perf.plot_styles import ALL_DISTINCT, GREY, Style, style, styles
 from perf.recommendation import Choice, Recommendation, recommend
 from perf.results import RunResult
 
 log = logging.getLogger(__name__)
-
-BREAKDOWN = (
-    ("server queue", "server_queue_us"),
-    ("compute input", "server_compute_input_us"),
-    ("compute infer", "server_compute_infer_us"),
-    ("compute output", "server_compute_output_us"),
-)
 
 
 def _series(points: Sequence[Point], metric: str, x_metric: str | None, batch_size: int) -> list[tuple[float, float, Point]]:
@@ -101,13 +95,14 @@ def _draw_curves(
         if x_metric is not None and len(points) <= ALL_DISTINCT:  # a trade-off curve: say which concurrency each point is
             labels += [(x, y, f"c={p.concurrency}" + ("" if p.stable else UNSTABLE_MARK)) for x, y, p in series]
         if bad:
+            many = len(looks) > ALL_DISTINCT  # smaller rings, or they hide the curves
             ax.scatter(
                 [b[0] for b in bad],
                 [b[1] for b in bad],
-                s=110,
+                s=55 if many else 110,
                 facecolors="none",
                 edgecolors=line.lines[0].get_color(),
-                linewidths=1.5,
+                linewidths=1.0 if many else 1.5,
                 zorder=3,
                 label=None
                 if unstable_labelled
@@ -120,6 +115,7 @@ def _draw_curves(
         ax.add_collection(LineCollection(context, colors=GREY, linewidths=0.8, alpha=0.45, zorder=1))
         ax.autoscale_view()
         ax.plot([], [], color=GREY, lw=0.8, label=f"{len(context)} other variant(s), grey (report tables, flat.csv)")
+        ax.plot([], [], ls="none", label="in colour: the top by peak throughput first, then the frontier's and the picks' others")
     return labels
 
 
@@ -211,6 +207,8 @@ def plot_metric(
         ax.set_ylabel(ylabel)
         if x_metric is None:
             _concurrency_axis(ax, points, bs)
+        else:
+            log_scale_if_wide(ax, [x for pts in points.values() for x, _, _ in _series(pts, metric, x_metric, bs)])
         ax.set_xlabel(xlabel or ax.get_xlabel())
         if latency_budget_ms is not None and P99 in (metric, x_metric):
             draw = ax.axvline if x_metric == P99 else ax.axhline
@@ -254,107 +252,6 @@ def plot_utilisation(
     return finish(fig, axes, path)
 
 
-def breakdown_points(points: dict[str, list[Point]], concurrency: int | None = None) -> list[Point]:
-    """The levels the breakdown bars show, one per variant and client batch size:
-    ``concurrency`` if given (variants without it are left out), else the highest measured."""
-    out = []
-    for pts in points.values():
-        for bs in sorted({p.batch_size for p in pts if p.ok}):
-            c = curve(pts, bs)
-            out += [p for p in c if p.concurrency == concurrency][:1] if concurrency is not None else c[-1:]
-    return out
-
-
-def plot_breakdown(
-    points: dict[str, list[Point]], path: Path, concurrency: int | None = None, failed: frozenset[str] = frozenset()
-) -> Drawn | None:
-    """Stacked horizontal bars per variant and client batch size: server queue vs compute
-    input/infer/output (µs per request), each bar labelled with its level (``c=``, ``b=``,
-    ``†`` when unstable). Null segments are left out. None (no file) when nothing has a breakdown."""
-    chosen = [p for p in breakdown_points(points, concurrency) if any(p.get(m) is not None for _, m in BREAKDOWN)]
-    if not chosen:
-        return None
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(10, 1.0 + 0.45 * len(chosen)))
-    title = "Server time per request" + (f" at concurrency {concurrency}" if concurrency else " at each variant's highest level")
-    ax.set_title(title)
-    left = [0.0] * len(chosen)
-    drawn: dict[str, tuple[list[float], list[float]]] = {}
-    for label, metric in BREAKDOWN:
-        rows = [(i, w) for i, p in enumerate(chosen) if (w := p.get(metric)) is not None]
-        if not rows:
-            continue
-        ax.barh([i for i, _ in rows], [w for _, w in rows], left=[left[i] for i, _ in rows], label=label)
-        drawn[label] = ([float(i) for i, _ in rows], [float(w) for _, w in rows])
-        for i, w in rows:
-            left[i] += w
-    ax.set_yticks(
-        range(len(chosen)),
-        [
-            f"{p.variant} (c={p.concurrency}, b={p.batch_size}{'' if p.stable else ' ' + UNSTABLE_MARK})"
-            f"{' (failed)' if p.variant in failed else ''}"
-            for p in chosen
-        ],
-        fontsize=8,
-    )
-    ax.invert_yaxis()
-    ax.set_xlabel("µs per request (Triton statistics via perf_analyzer)")
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
-    ax.grid(True, axis="x", alpha=0.3)
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    return {title: drawn}
-
-
-def plot_request_rates(run: RunResult, path: Path) -> Drawn | None:
-    """Achieved against offered request rate (requests/s), one series per variant, with the
-    line where they are equal; ``not achieved`` levels are crossed out. None (no file)
-    when the run has no request-rate level with an achieved rate."""
-    series = {
-        v.name: sorted(
-            (lv.request_rate, lv.achieved_rate_per_s, lv.status)
-            for lv in v.levels
-            if lv.request_rate and lv.achieved_rate_per_s is not None
-        )
-        for v in run.variants
-    }
-    series = {n: s for n, s in series.items() if s}
-    if not series:
-        return None
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(10, 5))
-    ax.set_title("Achieved vs offered request rate")
-    top = max(r for s in series.values() for r, _, _ in s)
-    ax.plot([0, top], [0, top], color="grey", ls=":", lw=1, label="achieved = offered")
-    crossed = False
-    for i, (name, pts) in enumerate(series.items()):
-        look = style(i)
-        ax.errorbar(
-            [r for r, _, _ in pts],
-            [a for _, a, _ in pts],
-            marker=look.marker,
-            ms=4,
-            color=look.colour,
-            ls=look.linestyle,
-            label=name,
-        )
-        missed = [(r, a) for r, a, st in pts if st == "not achieved"]
-        if missed:
-            ax.scatter(
-                [r for r, _ in missed],
-                [a for _, a in missed],
-                marker="x",
-                s=120,
-                color="red",
-                zorder=3,
-                label=None if crossed else "not achieved (never recommended)",
-            )
-            crossed = True
-    ax.set_xlabel("offered (requests/s)")
-    ax.set_ylabel("achieved (requests/s)")
-    return finish(fig, [ax], path)
-
-
 def write_plots(
     run: RunResult,
     out_dir: Path,
@@ -382,7 +279,7 @@ def write_plots(
     out_dir = Path(out_dir)
     made: dict[str, Path] = {}
     failed = frozenset(v.name for v in run.variants if v.status == "failed")
-    if plot_request_rates(run, out_dir / "request_rates.png") is not None:
+    if plot_bars.plot_request_rates(run, out_dir / "request_rates.png") is not None:
         made["Achieved vs offered request rate"] = out_dir / "request_rates.png"
     if not points:
         log.warning("no measured concurrency level in run %s: no curves", run.run_id)
@@ -416,6 +313,6 @@ def write_plots(
     if plot_utilisation(points, out_dir / "utilisation_vs_concurrency.png", failed, looks) is not None:
         made["Utilisation vs concurrency"] = out_dir / "utilisation_vs_concurrency.png"
     shown = {n: pts for n, pts in points.items() if n in looks}  # the bars of the highlighted variants
-    if plot_breakdown(shown, out_dir / "latency_breakdown.png", breakdown_concurrency, failed) is not None:
+    if plot_bars.plot_breakdown(shown, out_dir / "latency_breakdown.png", breakdown_concurrency, failed) is not None:
         made["Server latency breakdown"] = out_dir / "latency_breakdown.png"
     return made

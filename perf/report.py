@@ -38,8 +38,12 @@ log = logging.getLogger(__name__)
 REPORT_FILE = "report.md"
 
 
-def summary_table(run: RunResult, latency_budget_ms: float | None = None, latency_percentile: int | None = None) -> Table:
+def summary_table(
+    run: RunResult, latency_budget_ms: float | None = None, latency_percentile: int | None = None, top_n: int = TOP_N
+) -> Table:
     """A rich table, one row per variant: peak throughput, its concurrency and p99, knee, notes.
+    A run of more than ``top_n`` variants shows the ``top_n`` by peak throughput and the
+    recommended ones, in run order, and counts the others in the caption.
 
     Notes: ``best under budget``, ``best peak``, ``† unstable`` / ``† host busy`` (the peak level), and
     ``failed: <error>`` / ``pending`` for variants that did not finish.
@@ -49,6 +53,7 @@ def summary_table(run: RunResult, latency_budget_ms: float | None = None, latenc
         latency_budget_ms: Latency budget (ms) for the "best under budget" mark (default: the
             run's ``settings["latency_budget_ms"]`` if set, else none — as :func:`write_report`).
         latency_percentile: The percentile the budget is on (default: the run's, else 99).
+        top_n: Rows of a larger run (default :data:`perf.markdown.TOP_N`).
     """
     from rich.markup import escape
     from rich.table import Table
@@ -59,17 +64,28 @@ def summary_table(run: RunResult, latency_budget_ms: float | None = None, latenc
     rec = recommend(run, latency_budget_ms, latency_percentile)
     points = run_points(run)
     title = f"Sweep {run.run_id}" + (f" — {rec.budget_text}" if latency_budget_ms else "")
+    shown = run.variants
+    if len(run.variants) > top_n:
+        peaks = {v.name: p.value(THROUGHPUT) for v in run.variants if v.status != "failed" and (p := peak(points[v.name]))}
+        keep = set(sorted(peaks, key=lambda n: -peaks[n])[:top_n])
+        keep |= {c.variant for c in (rec.best_under_budget, rec.best_peak) if c is not None}
+        shown = [v for v in run.variants if v.name in keep]
     view = Table(
         title=escape(title),
         caption=f"c: concurrency, b: client batch size; p99 at the peak level; knee: "
         f"saturation concurrency (report.md); {UNSTABLE_MARK}: that level's "
-        "measurement was unstable",
+        "measurement was unstable"
+        + (
+            f"; the top {top_n} by peak throughput and the picks shown, {len(run.variants) - len(shown)} more in report.md"
+            if len(shown) < len(run.variants)
+            else ""
+        ),
     )
     view.add_column("variant", no_wrap=True)
     for col in ("peak infer/s", "at c", "p99 ms", "knee c"):
         view.add_column(col, justify="right", no_wrap=True)
     view.add_column("note")
-    for v in run.variants:
+    for v in shown:
         p = peak(points[v.name])
         marks = []
         u = rec.best_under_budget

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from test_report import levels, make_run
 
-from perf import plot_canvas, plots
+from perf import plot_bars, plot_canvas, plots
 from perf.analysis import run_points
 from perf.recommendation import recommend
 from perf.report import summary_table, write_report
@@ -44,7 +44,7 @@ def test_one_panel_per_batch_size_and_the_recommended_level_in_its_panel(tmp_pat
     made = plots.write_plots(run, tmp_path, latency_budget_ms=3.0)
     assert all(p.stat().st_size > 5000 for p in made.values())
     # the breakdown has a bar per variant and batch size, named with its level
-    bars = plots.breakdown_points(run_points(run))
+    bars = plot_bars.breakdown_points(run_points(run))
     assert [(p.variant, p.batch_size, p.concurrency) for p in bars if p.variant == DB] == [(DB, 1, 16), (DB, 4, 8)]
 
 

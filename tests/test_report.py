@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from core.errors import PerfError
-from perf import plots
+from perf import plot_bars, plots
 from perf.analysis import aggregate, delta, knee, run_points
 from perf.conclusions import conclusions, pair_bullets
 from perf.recommendation import recommend
@@ -258,11 +258,11 @@ def test_absent_gpu_not_drawn_as_zero(tmp_path: Path):
 def test_breakdown_and_curves_skip_nulls(tmp_path: Path):
     run = make_run()
     run.variants[0].levels[-1].server_queue_us = None
-    drawn = plots.plot_breakdown(run_points(run), tmp_path / "b.png")
+    drawn = plot_bars.plot_breakdown(run_points(run), tmp_path / "b.png")
     (segments,) = drawn.values()
     assert segments["server queue"][0] == [1.0, 2.0, 3.0]  # variant 0 has no queue bar
     assert segments["compute infer"][1][1] == 400.0 * 14  # db500 at its highest level (16)
-    at2 = plots.plot_breakdown(run_points(run), tmp_path / "b2.png", concurrency=2)
+    at2 = plot_bars.plot_breakdown(run_points(run), tmp_path / "b2.png", concurrency=2)
     assert list(at2.values())[0]["compute infer"][1] == [400.0, 720.0, 400.0]  # the failed variant has no c=2
     thr = plots.plot_metric(run_points(run), "throughput_infer_per_s", "infer/s", "T", tmp_path / "t.png")
     assert thr["T — client batch size 1"]["mlp_onnx_cpu1_db500_mbs64"] == ([1, 2, 4, 8, 16], [95, 185, 340, 600, 900])

@@ -19,7 +19,7 @@ from perf.effects import interactions, main_effects, summarise
 from perf.frontier import best_level_frontier, dominates, frontier, level_frontiers, operating_frontier
 from perf.plot_styles import MAX_STYLES, highlighted, style, styles
 from perf.recommendation import recommend
-from perf.report import write_report
+from perf.report import summary_table, write_report
 from perf.results import LevelResult, RunResult, VariantResult, save
 
 #: The report's bound at 200 variants x 8 levels (issue 18: "under about 250 lines").
@@ -226,3 +226,25 @@ def test_demo_run_keeps_its_content_plus_frontier_and_effects(tmp_path: Path):
     page = (tmp_path / "report.html").read_text()
     assert "plotly" in page.lower() and "<script src=" not in page  # plotly.js inside: no network at view time
     assert "mlp_ts_cpu2_nodb_mbs64" in page and "max_queue_delay_us" in page  # hover shows the parameters
+
+
+def test_summary_of_200_variants_shows_the_top_and_the_picks():
+    run = synthetic_run()
+    rec = recommend(run, 25.0)
+    view = summary_table(run, 25.0)
+    names = list(view.columns[0].cells)
+    assert 10 <= len(names) <= 12 and rec.best_under_budget.variant in names and rec.best_peak.variant in names
+    assert f"{200 - len(names)} more in report.md" in str(view.caption)
+
+
+def test_cli_report_top_and_html(tmp_path: Path):
+    from click.testing import CliRunner
+
+    from perf.cli import cli
+
+    shutil.copy(DEMO_RUN / "results.json", tmp_path / "results.json")
+    out = CliRunner().invoke(cli, ["report", str(tmp_path), "--top", "3", "--html"])
+    assert out.exit_code == 0, out.output
+    text = (tmp_path / "report.md").read_text()
+    assert "### Concurrency 1 (top 3 of 8)" in text and "[report.html](report.html)" in text
+    assert (tmp_path / "report.html").stat().st_size > 1_000_000  # plotly.js is inside
