@@ -63,7 +63,7 @@ def level_tables(
         "",
         (
             f"The {top_n} highest-throughput variants at each level, plus the baseline (1 instance, no batching); "
-            f"every variant's numbers are in `{FLAT_FILE}` and `{RESULTS_FILE}`. "
+            f"every variant's numbers are in [{FLAT_FILE}]({FLAT_FILE}) and [{RESULTS_FILE}]({RESULTS_FILE}). "
             if many
             else ""
         )
