@@ -65,6 +65,23 @@ def load_runner(
 OUTPUTS_BY_NAME: frozenset[str] = frozenset({"onnx"})
 
 
+def instance_threads(intra_op_threads: str | int | None, instances: int, cpu_count: int | None) -> int:
+    """Intra-op threads of one instance of the toolkit's python-backend model: the config's
+    ``intra_op_threads`` parameter when it is set (> 0), else the host's cores divided among
+    the model's instances (at least 1), so that instances don't oversubscribe the CPU.
+
+    The generated ``model.py`` takes its threads from here, and so does the in-process
+    baseline (:mod:`perf.baseline`) that is compared with it.
+
+    Args:
+        intra_op_threads: The ``intra_op_threads`` config parameter (text or int), or
+            ``None``/``""`` when absent.
+        instances: Instances of the model (sum of ``instance_group`` counts; >= 1).
+        cpu_count: Cores of the host the server runs on (``os.cpu_count()``); ``None``: 1.
+    """
+    return int(intra_op_threads or 0) or max(1, (cpu_count or 1) // max(1, instances))
+
+
 def served_output_names(recorded: str | None, declared: Sequence[str]) -> list[str]:
     """The served output names in the artifact's output order, for the python-backend model.
 

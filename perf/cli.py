@@ -16,6 +16,7 @@ from core.cli import EXIT_INTERRUPTED, EXIT_VARIANT_FAILED, CommaList, group, li
 from core.cli import console as make_console
 from perf.analyzer import MeasureSettings
 from perf.cli_deploy import export_deployment
+from perf.cli_baseline import baseline, no_baseline_option
 from perf.markdown import TOP_N
 from perf.recommendation import DEFAULT_LATENCY_PERCENTILE, LATENCY_PERCENTILES
 from perf.sweep_options import DEFAULT_BATCH_SIZES, DEFAULT_CONCURRENCY, SweepOptions
@@ -249,6 +250,7 @@ def latency_percentile_option(fn: Any) -> Any:
     help=f"Exit 0 even when a variant failed to load or measure [default: exit {EXIT_VARIANT_FAILED}].",
 )
 @click.option("--no-report", is_flag=True, help="Do not write report.md at the end.")
+@no_baseline_option
 @server_options(repository_flag=False, omit=("model_control", "load_models", "log_file"))
 @verbosity_option
 @click.pass_context
@@ -281,6 +283,7 @@ def sweep(
     host_busy: float,
     server_opts: Any,
     no_report: bool,
+    no_baseline: bool,
 ) -> None:
     """Run perf_analyzer over every variant and concurrency level; write RESULTS_DIR/RUN_ID/.
 
@@ -325,6 +328,7 @@ def sweep(
         host_busy_threshold_pct=host_busy,
         given=frozenset(_GIVEN_FIELDS[p] for p in given if p in _GIVEN_FIELDS) if resume else None,
         sweep_axes=dict(parse_shapes_flag(x) for x in sweep_axes),
+        baseline=not no_baseline,
     )
     console = make_console()
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console)
@@ -509,6 +513,7 @@ def compare(run_a: Path, run_b: Path, out: Path | None) -> None:
 
 
 cli.add_command(export_deployment)
+cli.add_command(baseline)
 
 
 def main() -> None:

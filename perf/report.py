@@ -22,6 +22,7 @@ from perf import conclusions, plots, report_html
 from perf.analysis import KNEE_GAIN_PCT, P99, THROUGHPUT, Point, curve, peak, run_points
 from perf.appendix import write_appendix
 from perf.effects import effects_section, interactions, main_effects
+from perf.efficiency_report import efficiency_section
 from perf.frontier import frontier_section, frontier_summary
 from perf.markdown import APPENDIX_FILE, TOP_N, UNSTABLE_MARK, capped, fmt
 from perf.pairs import baseline
@@ -254,6 +255,7 @@ def write_report(
     lines += effects_section(effects, inters) + [""]
     lines += ["## Conclusions", ""] + conclusions.conclusions(run, rec, effects) + [""]
     lines += plot_lines(run, run_dir, rec, breakdown_concurrency, html)
+    lines += efficiency_section(run, run_dir)
     lines += level_tables(points, failed, top_n, base.name if base else None)
     lines += request_rate_table(run)
     lines += ["", f"Everything left out above (every pair, variant, flagged level): [{APPENDIX_FILE}]({APPENDIX_FILE})."]

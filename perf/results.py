@@ -43,6 +43,7 @@ from typing_extensions import TypedDict
 from core.errors import PerfError
 from core.records import RecordKind, load_record, problems, write_record
 from perf.analyzer import MeasureSettings
+from perf.baseline_records import BaselineResult
 
 SCHEMA_VERSION = 1
 RESULTS_FILE = "results.json"
@@ -373,6 +374,8 @@ class RunResult:
     variants: list[VariantResult] = dataclasses.field(default_factory=list)
     finished: str | None = None
     server_starts: list[ServerStart] = dataclasses.field(default_factory=list)
+    #: The in-process baseline (:mod:`perf.baseline`); ``None`` until measured (``--no-baseline``).
+    baseline: BaselineResult | None = None
     schema: int = SCHEMA_VERSION
 
     @field_validator("settings")

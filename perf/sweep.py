@@ -25,6 +25,7 @@ from builders.repository import Repository
 from clients.server import TritonServer
 from core.errors import PerfError, ServerError, ToolkitError
 from perf import analyzer, environment, results
+from perf.baseline import measure_after_sweep
 from perf.inputs import describe_dynamic, input_args, resolve_shapes
 from perf.level import HostCheck, Load, measure_level
 from perf.plan import VariantPlan, needs_measuring, plan_variant, to_measure
@@ -231,6 +232,8 @@ class Sweep:
         finally:
             self._save()
             self.servers.stop()
+        if o.baseline:
+            measure_after_sweep(self.run, self.run_dir, Path(o.server.repository), self.progress)
         return self.run
 
     def _sweep_variant(self, index: int, vr: VariantResult) -> None:

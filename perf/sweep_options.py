@@ -65,6 +65,8 @@ class SweepOptions:
             core) above which the level is measured again, then flagged "host busy"
             (default 10; :mod:`perf.level`).
         host_busy_pause_s: Pause before that second measurement (default 2 s).
+        baseline: Measure the in-process baseline after the last level (:mod:`perf.baseline`;
+            default True, ``--no-baseline`` turns it off).
     """
 
     server: ServerOptions
@@ -88,6 +90,7 @@ class SweepOptions:
     given: frozenset[str] | None = None
     host_busy_threshold_pct: float = HOST_BUSY_THRESHOLD_PCT
     host_busy_pause_s: float = HOST_BUSY_PAUSE_S
+    baseline: bool = True
 
 
 #: ServerOptions fields a run records and a resumed run takes back (not model control,

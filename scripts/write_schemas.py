@@ -5,7 +5,7 @@
 
 The schemas are generated from the pydantic records (one source of truth): the build
 manifest and repository index (:mod:`builders.records`), the input spec
-(:class:`builders.spec.ModelSpecRecord`) and the sweep results (:mod:`perf.results`).
+(:class:`builders.spec.ModelSpecRecord`) the sweep results (:mod:`perf.results`) and a repository's in-process baseline (:mod:`perf.baseline`).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ sys.path.insert(0, str(ROOT))
 from builders.records import INDEX_KIND, MANIFEST_KIND  # noqa: E402
 from builders.spec import SPEC_SCHEMA, ModelSpecRecord  # noqa: E402
 from core.records import RecordKind  # noqa: E402
+from perf.baseline import BASELINE_KIND  # noqa: E402
 from perf.results import RESULTS_KIND  # noqa: E402
 
 SCHEMA_DIR = ROOT / "docs" / "schemas"
@@ -32,6 +33,7 @@ KINDS: dict[str, RecordKind[Any]] = {
     "repository_index.json": INDEX_KIND,
     "results.json": RESULTS_KIND,
     "input_spec.json": SPEC_KIND,
+    "baseline.json": BASELINE_KIND,
 }
 
 

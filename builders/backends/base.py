@@ -72,6 +72,22 @@ class BackendConfig:
         """The rules of this backend that ``cfg`` breaks on its own (default: none)."""
         return []
 
+    #: The config parameter a backend reads its intra-op thread count from, if any.
+    threads_parameter: str = ""
+
+    def instance_threads(self, cfg: mc.ModelConfig, cpu_count: int | None) -> int | None:
+        """Intra-op threads one instance of ``cfg`` runs with, or ``None`` when the backend
+        keeps its library's default (no :attr:`threads_parameter` in ``cfg``).
+
+        Args:
+            cfg: The variant's config.
+            cpu_count: Cores of the host the server runs on.
+        """
+        if self.threads_parameter and self.threads_parameter in cfg.parameters:
+            value = cfg.parameters[self.threads_parameter].string_value.strip()
+            return int(value) if value.isdigit() and int(value) > 0 else None
+        return None
+
     def artifact_problems(self, cfg: mc.ModelConfig, io: ArtifactIO) -> list[Problem]:
         """The rules of this backend that ``cfg`` breaks against its artifact (default: none)."""
         return []

@@ -22,6 +22,9 @@ class OnnxRuntimeBackend(NativeBackend):
     """ONNX on ``onnxruntime_onnx``, with the ORT-TRT accelerator block when asked for."""
 
     format = "onnx"
+    #: onnxruntime_backend README, "Model Config Options": ``intra_op_thread_count`` (0 or
+    #: absent: onnxruntime's default, one thread per physical core).
+    threads_parameter = "intra_op_thread_count"
 
     def configure(
         self, cfg: mc.ModelConfig, fmt: str, *, trt_accelerator: str | None = None, intra_op_threads: int | None = None

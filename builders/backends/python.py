@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from tritonclient.grpc import model_config_pb2 as mc
 
 from builders.backends.base import BackendConfig
-from builders.runners import OUTPUTS_BY_NAME
+from builders.runners import OUTPUTS_BY_NAME, instance_threads
 from builders.triton_rules import PYTHON_BACKEND, Problem
 from core import formats
 
@@ -75,6 +75,12 @@ class PythonBackend(BackendConfig):
                 f"set it to {json.dumps(list(names))}",
             )
         ]
+
+    def instance_threads(self, cfg: mc.ModelConfig, cpu_count: int | None) -> int | None:
+        """The toolkit's ``model.py`` rule (:func:`builders.runners.instance_threads`):
+        ``intra_op_threads``, else the host's cores divided among the instances."""
+        instances = sum(g.count or 1 for g in cfg.instance_group) or 1
+        return instance_threads(_param(cfg, PARAM_THREADS) or None, instances, cpu_count)
 
     def served_artifact(self, cfg: mc.ModelConfig) -> tuple[str, str] | None:
         fmt, file = _param(cfg, PARAM_FORMAT), _param(cfg, PARAM_FILE)

@@ -114,6 +114,8 @@ class PyTorchBackend(NativeBackend):
     """TorchScript on ``pytorch_libtorch``."""
 
     format = "torchscript"
+    #: pytorch_backend README, "Parameters": ``INTRA_OP_THREAD_COUNT`` (absent: LibTorch's default).
+    threads_parameter = "INTRA_OP_THREAD_COUNT"
 
     def artifact_problems(self, cfg: mc.ModelConfig, io: ArtifactIO) -> list[Problem]:
         """Names follow the backend's convention (TorchScript declares no dtypes or shapes)."""

@@ -47,7 +47,7 @@ class TritonPythonModel:
                 "TRITON_TOOLKIT_SITE_PACKAGES is not set: start this server with the toolkit's "
                 "launcher (scripts/launch_tritonserver.sh), which points the python backend at its virtual environment"
             )
-        from builders.runners import declared_outputs, served_output_names
+        from builders.runners import declared_outputs, instance_threads, served_output_names
 
         config = json.loads(args["model_config"])
         params = {k: v["string_value"] for k, v in config.get("parameters", {}).items()}
@@ -60,7 +60,7 @@ class TritonPythonModel:
         self.declared = declared_outputs(config["output"], pb_utils.triton_string_to_numpy)
         self.output_dtypes = {n: dtype for n, (dtype, _dims) in self.declared.items()}
         instances = sum(int(g.get("count", 1)) for g in config.get("instance_group", [])) or 1
-        threads = int(params.get("intra_op_threads") or 0) or max(1, (os.cpu_count() or 1) // instances)
+        threads = instance_threads(params.get("intra_op_threads"), instances, os.cpu_count())
         device = "cpu"
         if args.get("model_instance_kind") == "GPU":
             device = f"cuda:{args['model_instance_device_id']}"
