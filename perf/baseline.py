@@ -55,6 +55,8 @@ BASELINE_FILE = "baseline.json"
 BASELINE_KIND: RecordKind[BaselineResult] = RecordKind(
     "in-process baseline file", BaselineResult, 1, hint="measure it again with `perf baseline`"
 )
+#: How long a sweep's baseline times each point (tests shorten it, as they shorten perf_analyzer's windows).
+SWEEP_TIMING = TimingSettings()
 #: Called with one event per point: ``{"event": "baseline_point", "point": BaselinePoint, "done": i, "total": n}``.
 Progress = Callable[[dict[str, Any]], None]
 
@@ -284,7 +286,7 @@ def measure_after_sweep(run: RunResult, run_dir: Path, repository: Path, progres
         return
     log.info("measuring the in-process baseline (perf baseline; --no-baseline skips it)")
     try:
-        run.baseline = run_baseline(BaselineOptions(repository, run=run), progress)
+        run.baseline = run_baseline(BaselineOptions(repository, run=run, timing=SWEEP_TIMING), progress)
     except ToolkitError as e:
         log.warning("in-process baseline not measured: %s", e.message)
         return

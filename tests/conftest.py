@@ -40,6 +40,15 @@ def server_log_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
         os.environ[SERVER_LOG_DIR_ENV] = old
 
 
+@pytest.fixture(autouse=True)
+def quick_sweep_baseline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sweep in a test times each in-process baseline point briefly (its perf_analyzer
+    windows are short too), so the baseline adds about a second to each sweep."""
+    from perf import baseline
+
+    monkeypatch.setattr(baseline, "SWEEP_TIMING", baseline.TimingSettings(min_run_time_s=0.02, warmup_s=0.01))
+
+
 @pytest.fixture(scope="session")
 def tiny_build(tmp_path_factory: pytest.TempPathFactory) -> BuildResult:
     """``tiny`` (16->32->8 MLP) exported to TorchScript and ONNX; 8 python-serving variants
