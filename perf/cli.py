@@ -15,8 +15,8 @@ from clients.cli_options import SERVER_KEYS, server_options
 from core.cli import EXIT_INTERRUPTED, EXIT_VARIANT_FAILED, CommaList, group, list_option, print_table, run_cli, verbosity_option
 from core.cli import console as make_console
 from perf.analyzer import MeasureSettings
-from perf.cli_deploy import export_deployment
 from perf.cli_baseline import baseline, no_baseline_option
+from perf.cli_deploy import export_deployment
 from perf.markdown import TOP_N
 from perf.recommendation import DEFAULT_LATENCY_PERCENTILE, LATENCY_PERCENTILES
 from perf.sweep_options import DEFAULT_BATCH_SIZES, DEFAULT_CONCURRENCY, SweepOptions
