@@ -18,6 +18,8 @@ if TYPE_CHECKING:  # matplotlib is imported lazily (pyplot)
     from matplotlib.lines import Line2D
 
 Drawn = dict[str, dict[str, tuple[list[float], list[float]]]]
+#: Legend entries beside a panel before the legend takes two columns.
+LEGEND_ROWS = 16
 #: A latency axis spanning more than this ratio (max / min) is drawn on a log scale.
 LOG_SPAN = 20.0
 #: Label positions tried around a point, in order: (dx, dy) in points, horizontal and vertical alignment.
@@ -109,7 +111,9 @@ def finish(fig, ax_list, path: Path) -> Drawn:
     for ax in ax_list:
         handles, labels = ax.get_legend_handles_labels()
         if handles:
-            ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+            # a long legend (a large run's highlighted variants) takes two columns to stay beside its panel
+            ncol = 2 if len(handles) > LEGEND_ROWS else 1
+            ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, ncol=ncol)
         ax.grid(True, alpha=0.3)
         drawn[ax.get_title()] = {  # errorbar() labels its container; the data line is lines[0]
             label: xy(c.lines[0])

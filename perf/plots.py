@@ -115,7 +115,7 @@ def _draw_curves(
         ax.add_collection(LineCollection(context, colors=GREY, linewidths=0.8, alpha=0.45, zorder=1))
         ax.autoscale_view()
         ax.plot([], [], color=GREY, lw=0.8, label=f"{len(context)} other variant(s), grey (report tables, flat.csv)")
-        ax.plot([], [], ls="none", label="in colour: the top by peak throughput first, then the frontier's and the picks' others")
+        ax.plot([], [], ls="none", label="in colour: the top by peak throughput, then frontier and picks")
     return labels
 
 
