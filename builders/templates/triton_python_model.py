@@ -47,7 +47,11 @@ class TritonPythonModel:
                 "TRITON_TOOLKIT_SITE_PACKAGES is not set: start this server with the toolkit's "
                 "launcher (scripts/launch_tritonserver.sh), which points the python backend at its virtual environment"
             )
-        from builders.runners import declared_outputs, instance_threads, served_output_names
+        from builders import served_batch
+        from builders.runners import declared_outputs, instance_threads, output_mismatches, served_output_names
+
+        self.batch = served_batch
+        self.output_mismatches = output_mismatches
 
         config = json.loads(args["model_config"])
         params = {k: v["string_value"] for k, v in config.get("parameters", {}).items()}
@@ -58,7 +62,6 @@ class TritonPythonModel:
         except ValueError as e:
             raise pb_utils.TritonModelException(str(e)) from e
         self.declared = declared_outputs(config["output"], pb_utils.triton_string_to_numpy)
-        self.output_dtypes = {n: dtype for n, (dtype, _dims) in self.declared.items()}
         instances = sum(int(g.get("count", 1)) for g in config.get("instance_group", [])) or 1
         threads = instance_threads(params.get("intra_op_threads"), instances, os.cpu_count())
         device = "cpu"
@@ -71,49 +74,48 @@ class TritonPythonModel:
 
     def execute(self, requests):
         arrays = [{n: pb_utils.get_input_tensor_by_name(r, n).as_numpy() for n in self.input_names} for r in requests]
-        per_request = None
-        if self.batched and len(requests) > 1 and _same_sample_shapes(arrays, self.input_names):
+        if len(arrays) == 1:  # nothing to merge: the request's arrays go to the runner as they are
+            return [self._response(self._run_one(arrays[0]))]
+        if self.batched and self.batch.mergeable(arrays, self.input_names):
             try:
-                sizes = [a[self.input_names[0]].shape[0] for a in arrays]
-                merged = {n: np.concatenate([a[n] for a in arrays]) for n in self.input_names}
-                outs = self.run(merged)
-                bounds = np.cumsum(sizes)[:-1]
-                per_request = [
-                    {n: part for n, part in zip(self.output_names, parts)}
-                    for parts in zip(*(np.split(outs[n], bounds) for n in self.output_names))
-                ]
+                merged, sizes = self.batch.merge(arrays, self.input_names)
+                outputs = self.run(merged)
+                problems = self.mismatches(outputs)
+                parts = None if problems else self.batch.split(outputs, sizes, self.output_names)
             except Exception:  # one bad request must not fail the batch: run them one by one
-                per_request = None
-        if per_request is None:
-            per_request = [self._run_one(a) for a in arrays]
-        per_request = [self._checked(o) for o in per_request]
-        return [
-            o
-            if isinstance(o, pb_utils.InferenceResponse)
-            else pb_utils.InferenceResponse(
-                [pb_utils.Tensor(n, np.ascontiguousarray(o[n], dtype=self.output_dtypes[n])) for n in self.output_names]
-            )
-            for o in per_request
-        ]
+                pass
+            else:  # checked once for the batch: each part has its dtype and per-sample shape
+                if problems:
+                    return [self._error("; ".join(problems)) for _ in requests]
+                return [self._ok(p) for p in parts]
+        return [self._response(self._run_one(a)) for a in arrays]
 
-    def _checked(self, outputs):
-        """``outputs``, or an error response when one differs from its config declaration."""
+    def mismatches(self, outputs):
+        """How ``outputs`` differ from the config's declarations (empty when they agree)."""
+        return self.output_mismatches(outputs, self.declared, self.batched)
+
+    def _response(self, outputs):
+        """The response carrying ``outputs`` (no dtype conversion: a dtype other than the
+        declared one is an error response), or the error response ``outputs`` already is."""
         if isinstance(outputs, pb_utils.InferenceResponse):
             return outputs
-        from builders.runners import output_mismatches
+        problems = self.mismatches(outputs)
+        return self._error("; ".join(problems)) if problems else self._ok(outputs)
 
-        problems = output_mismatches(outputs, self.declared, self.batched)
-        if problems:
-            return pb_utils.InferenceResponse(error=pb_utils.TritonError("; ".join(problems)))
-        return outputs
+    def _ok(self, outputs):
+        """The response carrying ``outputs`` as they are (``pb_utils.Tensor`` copies them into
+        shared memory once; a non-contiguous array is made contiguous there; a 0-d array is
+        served with shape [1])."""
+        return pb_utils.InferenceResponse(
+            [pb_utils.Tensor(n, a if a.ndim else a.reshape(1)) for n, a in ((n, outputs[n]) for n in self.output_names)]
+        )
+
+    def _error(self, message):
+        return pb_utils.InferenceResponse(error=pb_utils.TritonError(message))
 
     def _run_one(self, inputs):
         """Outputs of one request, or an error response carrying why it failed."""
         try:
             return self.run(inputs)
         except Exception as e:
-            return pb_utils.InferenceResponse(error=pb_utils.TritonError(f"{type(e).__name__}: {e}"))
-
-
-def _same_sample_shapes(arrays, names):
-    return all(len({a[n].shape[1:] for a in arrays}) == 1 for n in names)
+            return self._error(f"{type(e).__name__}: {e}")
