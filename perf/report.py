@@ -26,6 +26,7 @@ from perf.efficiency_report import efficiency_section
 from perf.frontier import frontier_section, frontier_summary
 from perf.markdown import APPENDIX_FILE, TOP_N, UNSTABLE_MARK, capped, fmt
 from perf.pairs import baseline
+from perf.profile_report import profile_section
 from perf.recommendation import Recommendation, recommend
 from perf.report_run import what_was_run
 from perf.report_tables import level_tables, request_rate_table
@@ -258,6 +259,7 @@ def write_report(
     lines += efficiency_section(run, run_dir)
     lines += level_tables(points, failed, top_n, base.name if base else None)
     lines += request_rate_table(run)
+    lines += profile_section(run.profile)
     lines += ["", f"Everything left out above (every pair, variant, flagged level): [{APPENDIX_FILE}]({APPENDIX_FILE})."]
 
     write_appendix(run, run_dir, rec, points, effects, inters)

@@ -44,6 +44,7 @@ from core.errors import PerfError
 from core.records import RecordKind, load_record, problems, write_record
 from perf.analyzer import MeasureSettings
 from perf.baseline_records import BaselineResult
+from perf.profile_records import ProfileRecord
 
 SCHEMA_VERSION = 1
 RESULTS_FILE = "results.json"
@@ -377,6 +378,8 @@ class RunResult:
     #: The in-process baseline (:mod:`perf.baseline`); ``None`` until measured (``--no-baseline``).
     baseline: BaselineResult | None = None
     schema: int = SCHEMA_VERSION
+    #: Profiler traces and the precision study (:mod:`perf.profile_records`; ``perf baseline --trace/--precision``).
+    profile: ProfileRecord | None = None
 
     @field_validator("settings")
     @classmethod
