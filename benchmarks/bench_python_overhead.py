@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import platform
 import shutil
 import statistics
@@ -89,9 +90,28 @@ class TritonPythonModel:
 '''
 
 
-def _median_us(fn: Any, number: int = 200, repeat: int = 5) -> float:
-    """Median over ``repeat`` runs of the mean time of ``fn()`` (µs)."""
-    return statistics.median(timeit.repeat(fn, number=number, repeat=repeat)) / number * 1e6
+def _median_us(fn: Any, number: int = 200, repeat: int = 5, timer: Any = time.perf_counter) -> float:
+    """Median over ``repeat`` runs of the mean time of ``fn()`` (µs), by ``timer``."""
+    return statistics.median(timeit.repeat(fn, number=number, repeat=repeat, timer=timer)) / number * 1e6
+
+
+def _stub_cpu_s(server_pid: int | None, model: str) -> float | None:
+    """CPU seconds (user + system) used so far by the python-backend stub process(es) of
+    ``model``: the server's children whose command line names the model's folder."""
+    import psutil
+
+    if server_pid is None:
+        return None
+    total, found = 0.0, False
+    for proc in psutil.Process(server_pid).children(recursive=True):
+        try:
+            if any(f"/{model}/" in a or a.endswith(f"/{model}") for a in proc.cmdline()):
+                t = proc.cpu_times()
+                total += t.user + t.system + getattr(t, "children_user", 0.0) + getattr(t, "children_system", 0.0)
+                found = True
+        except psutil.Error:
+            continue
+    return total if found else None
 
 
 def _shims(before: str) -> dict[str, str]:
@@ -109,8 +129,9 @@ def _copy_variant(repo: Path, name: str, new: str, model_py: str) -> None:
     (repo / new / "1" / "model.py").write_text(model_py)
 
 
-def _in_process(repo: Path, name: str, batches: set[int], threads: int) -> dict[int, float]:
-    """The runner alone (the artifact served by ``name``), µs per call at each batch."""
+def _in_process(repo: Path, name: str, batches: set[int], threads: int) -> dict[int, tuple[float, float]]:
+    """The runner alone (the artifact served by ``name``) at each batch: (wall µs, CPU µs of
+    the whole process, intra-op threads included) per call."""
     from builders.config import read_config
     from builders.repository import Repository
     from builders.runners import load_runner
@@ -127,7 +148,7 @@ def _in_process(repo: Path, name: str, batches: set[int], threads: int) -> dict[
     for b in sorted(batches):
         x = spec.example_inputs(b)
         run(x)
-        times[b] = _median_us(lambda x=x: run(x), number=50)
+        times[b] = (_median_us(lambda x=x: run(x), number=50), _median_us(lambda x=x: run(x), number=50, timer=time.process_time))
     return times
 
 
@@ -176,12 +197,13 @@ def _steps(repo: Path, name: str, batch: int, requests: int) -> dict[str, float]
         parts = served_batch.split(result, sizes, outs)
         [p[n] for p in parts for n in outs]
 
+    cpu = time.thread_time  # CPU time of this thread: waiting for a busy core is not counted
     return {
-        "mergeable_us": _median_us(lambda: served_batch.mergeable(arrays, names)),
-        "concatenate_us": _median_us(lambda: served_batch.merge(arrays, names)),
-        "split_check_convert_before_us": _median_us(old_split_convert),
-        "split_check_after_us": _median_us(new_split),
-        "check_one_us": _median_us(lambda: output_mismatches(result, declared, True)),
+        "mergeable_us": _median_us(lambda: served_batch.mergeable(arrays, names), timer=cpu),
+        "concatenate_us": _median_us(lambda: served_batch.merge(arrays, names), timer=cpu),
+        "split_check_convert_before_us": _median_us(old_split_convert, timer=cpu),
+        "split_check_after_us": _median_us(new_split, timer=cpu),
+        "check_one_us": _median_us(lambda: output_mismatches(result, declared, True), timer=cpu),
     }
 
 
@@ -209,7 +231,9 @@ def main(argv: list[str] | None = None) -> int:
     from perf.analyzer import MeasureSettings
     from perf.inputs import input_args
     from perf.level import HostCheck, Load, measure_level
+    from perf.metrics import batch_stats
 
+    load_before = os.getloadavg()
     shims = _shims(args.before)
     formats = tuple(args.formats.split(","))
     mbs = max(args.batch, args.concurrency)
@@ -251,6 +275,7 @@ def main(argv: list[str] | None = None) -> int:
                     for conc, batch in loads:
                         order = copies[trial % 3 :] + copies[: trial % 3]
                         for c in order:
+                            cpu0, stats0 = _stub_cpu_s(srv.pid, c), batch_stats(srv.http_url, c)
                             lv = measure_level(
                                 pa,
                                 srv,
@@ -261,11 +286,16 @@ def main(argv: list[str] | None = None) -> int:
                                 lambda _what, cmd: commands.append(cmd),
                                 HostCheck(threshold_pct=float("inf")),
                             )
-                            measured.setdefault((c.rsplit("__", 1)[1], conc, batch), []).append(lv)
+                            cpu1, stats1 = _stub_cpu_s(srv.pid, c), batch_stats(srv.http_url, c)
+                            execs = stats1[1] - stats0[1] if stats0 and stats1 else 0
+                            cpu_us = (cpu1 - cpu0) / execs * 1e6 if cpu0 is not None and cpu1 is not None and execs else None
+                            measured.setdefault((c.rsplit("__", 1)[1], conc, batch), []).append((lv, cpu_us))
                 for c in copies:
                     srv.unload(c)
                 formed: dict[tuple[int, int], int] = {}
-                for (shim, conc, batch), lvs in measured.items():
+                for (shim, conc, batch), pairs in measured.items():
+                    lvs = [lv for lv, _ in pairs]
+                    cpus = [u for lv, u in pairs if lv.ok and u is not None]
                     ok = [lv for lv in lvs if lv.ok and lv.server_compute_infer_us is not None]
                     row = {
                         "format": fmt,
@@ -278,6 +308,7 @@ def main(argv: list[str] | None = None) -> int:
                         "compute_input_us": statistics.median([lv.server_compute_input_us or 0 for lv in ok]) if ok else None,
                         "compute_output_us": statistics.median([lv.server_compute_output_us or 0 for lv in ok]) if ok else None,
                         "server_batch": statistics.median([lv.avg_server_batch_size or batch for lv in ok]) if ok else None,
+                        "stub_cpu_us_per_execute": round(statistics.median(cpus), 1) if cpus else None,
                         "host_busy_pct": max((lv.host_busy_pct or 0 for lv in ok), default=None),
                         "errors": [lv.error for lv in lvs if lv.error],
                     }
@@ -285,31 +316,31 @@ def main(argv: list[str] | None = None) -> int:
                         formed[(conc, batch)] = max(1, round(row["server_batch"]))
                     rows.append(row)
                 runner = _in_process(repo, name, set(formed.values()) | {1, args.batch}, threads=2)
+                noop = {(r["concurrency"], r["client_batch"]): r for r in rows if r["format"] == fmt and r["model"] == "noop"}
                 for row in rows:
                     if row["format"] != fmt:
                         continue
                     b = formed.get((row["concurrency"], row["client_batch"]), row["client_batch"])
-                    row["runner_batch"] = b
-                    row["runner_us"] = runner.get(b)
-                noop = {
-                    (r["concurrency"], r["client_batch"]): r["compute_infer_us"]
-                    for r in rows
-                    if r["format"] == fmt and r["model"] == "noop"
-                }
-                for row in rows:
-                    if row["format"] == fmt and row["model"] != "noop" and row["compute_infer_us"] is not None:
-                        base = noop.get((row["concurrency"], row["client_batch"]))
-                        row["shim_overhead_us"] = (
-                            None
-                            if base is None or row["runner_us"] is None
-                            else round(row["compute_infer_us"] - base - row["runner_us"], 1)
-                        )
+                    wall, cpu = runner.get(b, (None, None))
+                    row.update(runner_batch=b, runner_wall_us=wall, runner_cpu_us=cpu)
+                    base = noop.get((row["concurrency"], row["client_batch"]), {}).get("stub_cpu_us_per_execute")
+                    mine = row["stub_cpu_us_per_execute"]
+                    # the stub's CPU per execute beyond the no-op model's and the runner's own: the shim
+                    row["shim_cpu_us_per_execute"] = (
+                        None if row["model"] == "noop" or None in (base, mine, cpu) else round(mine - base - cpu, 1)
+                    )
                 steps[fmt] = _steps(repo, name, 1, args.concurrency)
 
     report = {
         "benchmark": "bench_python_overhead",
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "host": {"machine": platform.machine(), "python": platform.python_version()},
+        "host": {
+            "machine": platform.machine(),
+            "python": platform.python_version(),
+            "cpu_count": os.cpu_count(),
+            "loadavg_1_5_15_before": load_before,
+            "loadavg_1_5_15_after": os.getloadavg(),
+        },
         "settings": {
             "model": args.model,
             "formats": list(formats),
@@ -327,13 +358,15 @@ def main(argv: list[str] | None = None) -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")
 
-    table = Table(title=f"python-backend model per execute ({args.model}; median of {args.trials}; µs per request)")
-    for col in ("format", "c", "b", "server batch", "model", "infer/s", "compute infer", "runner", "shim overhead"):
+    title = f"python-backend model per execute ({args.model}; median of {args.trials}; load average {load_before[0]:.1f})"
+    table = Table(title=title)
+    columns = ("format", "c", "b", "server batch", "model", "infer/s", "compute infer µs", "stub CPU µs/exec")
+    for col in (*columns, "runner µs (wall/CPU)", "shim CPU µs/exec"):
         table.add_column(col)
-    for r in sorted(
-        rows, key=lambda r: (r["format"], r["concurrency"], r["client_batch"], ["noop", "before", "after"].index(r["model"]))
-    ):
+    order = ["noop", "before", "after"]
+    for r in sorted(rows, key=lambda r: (r["format"], r["concurrency"], r["client_batch"], order.index(r["model"]))):
         f = lambda v, d=0: "-" if v is None else f"{v:,.{d}f}"  # noqa: E731
+        real = r["model"] != "noop"
         table.add_row(
             r["format"],
             str(r["concurrency"]),
@@ -342,11 +375,12 @@ def main(argv: list[str] | None = None) -> int:
             r["model"],
             f(r["throughput_infer_per_s"]),
             f(r["compute_infer_us"]),
-            f(r.get("runner_us")) if r["model"] != "noop" else "",
-            f(r.get("shim_overhead_us")) if r["model"] != "noop" else "",
+            f(r["stub_cpu_us_per_execute"]),
+            f"{f(r.get('runner_wall_us'))} / {f(r.get('runner_cpu_us'))}" if real else "",
+            f(r.get("shim_cpu_us_per_execute")) if real else "",
         )
     print_table(table)
-    st = Table(title=f"the shim's steps in-process, {args.concurrency} requests of batch 1 (µs per execute)")
+    st = Table(title=f"the shim's steps in-process, {args.concurrency} requests of batch 1 (CPU µs per execute)")
     st.add_column("format")
     for k in next(iter(steps.values()), {}):
         st.add_column(k.removesuffix("_us"))

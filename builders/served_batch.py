@@ -11,7 +11,7 @@ shared memory once when the response is sent, whatever wraps it):
 - one request in an ``execute()`` call: its arrays go to the runner as they are, its outputs
   come back as they are (no concatenate, no split);
 - several requests of equal per-sample shapes: one ``np.concatenate`` per input (the one copy
-  batching needs); outputs split along the batch axis into views (``np.split``, no copy);
+  batching needs); outputs sliced along the batch axis into views (no copy);
 - outputs are checked against the config once per batch, not once per request (a split part
   has the batch's dtype and per-sample shape), and passed on without a dtype conversion: a
   dtype other than the declared one is answered with an error, never converted.
@@ -19,6 +19,7 @@ shared memory once when the response is sent, whatever wraps it):
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 import numpy as np
@@ -61,5 +62,6 @@ def split(outputs: Arrays, sizes: Sequence[int], names: Sequence[str]) -> list[A
     """
     if len(sizes) == 1:
         return [outputs]
-    bounds = np.cumsum(sizes)[:-1]
-    return [dict(zip(names, parts)) for parts in zip(*(np.split(outputs[n], bounds) for n in names))]
+    starts = list(itertools.accumulate(sizes[:-1], initial=0))
+    ends: list[int | None] = [*starts[1:], None]  # the last request takes the rest, as np.split gives it
+    return [{n: outputs[n][s:e] for n in names} for s, e in zip(starts, ends)]

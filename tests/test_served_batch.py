@@ -39,6 +39,21 @@ def test_several_requests_are_concatenated_once_and_split_into_views():
         assert np.shares_memory(p["y"], outputs["y"])  # a view of the batch, not a copy
 
 
+@pytest.mark.parametrize("sizes", [[1, 3, 2], [1] * 8, [5, 1]])
+def test_split_gives_the_parts_np_split_gives(sizes: list[int]):
+    """Even when the artifact returned more rows than the batch (the last request takes the
+    rest, as it did with np.split: the served check then refuses or serves them the same way)."""
+    rng = np.random.default_rng(1)
+    for rows in (sum(sizes), sum(sizes) + 2):
+        outputs = {"y": rng.standard_normal((rows, 4)), "z": np.arange(rows)}
+        want = [dict(zip("yz", p)) for p in zip(*(np.split(outputs[n], np.cumsum(sizes)[:-1]) for n in "yz"))]
+        got = served_batch.split(outputs, sizes, ["y", "z"])
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            for n in "yz":
+                assert g[n].shape == w[n].shape and np.array_equal(g[n], w[n])
+
+
 def test_requests_of_different_per_sample_shapes_are_not_merged():
     a, b = _requests([1, 1])
     assert served_batch.mergeable([a, b], ["x", "m"])
