@@ -37,7 +37,7 @@ from core.errors import PerfError
 from perf import k8s, results
 from perf.analysis import run_points
 from perf.recommendation import Choice, rank, recommend
-from perf.results import RunResult
+from perf.results import RunResult, series_name, split_by_shape
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +84,9 @@ class Bundle:
 
 
 def choose_variant(run: RunResult, variant: str | None = None, latency_budget_ms: float | None = None) -> Chosen:
-    """The variant to deploy: ``variant``, else the run's recommendation.
+    """The variant to deploy: ``variant``, else the run's recommendation. A run that swept
+    shapes (``--shapes``) is ranked as the report ranks it, one series per variant and shape;
+    the chosen level names its shape.
 
     Args:
         run: A loaded sweep.
@@ -99,6 +101,9 @@ def choose_variant(run: RunResult, variant: str | None = None, latency_budget_ms
     valid = [v.name for v in run.variants if v.status == "ok"]
     hint = f"valid variants of run {run.run_id}: {', '.join(valid) or '(none measured)'}"
     budget = latency_budget_ms if latency_budget_ms is not None else run.settings.get("latency_budget_ms")
+    view = split_by_shape(run)  # as the report ranks them: one series per variant and swept shape
+    of_series = {series_name(v.name, lv.shape): v.name for v in run.variants for lv in v.levels}
+    of_series.update({v.name: v.name for v in run.variants})
     if variant is not None:
         found = run.variant(variant)
         if found is None:
@@ -108,11 +113,11 @@ def choose_variant(run: RunResult, variant: str | None = None, latency_budget_ms
             raise PerfError(
                 f"variant {variant!r} was not measured in run {run.run_id} (status {found.status}{reason})", hint=hint
             )
-        best, why = rank(run_points(run)[variant])
+        best, why = rank([p for name, pts in run_points(view).items() if of_series[name] == variant for p in pts])
         if best is None:
             raise PerfError(f"variant {variant!r} has no level that can be ranked in run {run.run_id}", hint=hint)
         return Chosen(variant, "named with --variant", Choice.of(best, why))
-    rec = recommend(run, budget)
+    rec = recommend(view, budget)
     if budget is not None:
         if rec.best_under_budget is None:
             raise PerfError(
@@ -121,14 +126,16 @@ def choose_variant(run: RunResult, variant: str | None = None, latency_budget_ms
                 hint=f"choose one with --variant NAME, or pass a larger --latency-budget-ms; {hint}",
             )
         return Chosen(
-            rec.best_under_budget.variant,
+            of_series[rec.best_under_budget.variant],
             f"the run's recommendation: the best level within the {rec.budget_text}",
             rec.best_under_budget,
         )
     if rec.best_peak is None:
         raise PerfError(f"nothing to deploy: run {run.run_id} has no level that can be recommended", hint=hint)
     return Chosen(
-        rec.best_peak.variant, "the run's recommendation: the best peak throughput (the run has no latency budget)", rec.best_peak
+        of_series[rec.best_peak.variant],
+        "the run's recommendation: the best peak throughput (the run has no latency budget)",
+        rec.best_peak,
     )
 
 

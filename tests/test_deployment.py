@@ -22,7 +22,7 @@ from clients.runtimes.options import DEFAULT_TAG, image_for_tag
 from core import formats
 from core.errors import PerfError
 from perf import k8s, results
-from perf.deployment import MANIFEST_DIR, SERVER_FILE, STORAGE_FILE, export_deployment
+from perf.deployment import MANIFEST_DIR, SERVER_FILE, STORAGE_FILE, choose_variant, export_deployment
 from perf.results import LevelResult, RunResult, VariantResult
 
 CPU1 = "tiny_onnx_cpu1_nodb_mbs8"
@@ -192,6 +192,28 @@ def test_a_latency_budget_picks_the_best_level_within_it_or_refuses(run_dir: Pat
     assert bundle.chosen.variant == CPU1 and "p99 budget of 4.50 ms" in bundle.chosen.why
     with pytest.raises(PerfError, match="no level of run r1 meets its p99 budget of 1.00 ms"):
         export_deployment(run_dir, latency_budget_ms=1.0)
+
+
+def test_a_shape_sweep_is_ranked_per_shape_as_the_report_ranks_it():
+    def shaped(thr: float, p99: float, shape: str) -> LevelResult:
+        lv = _level(1, thr, p99)
+        lv.shape = shape
+        return lv
+
+    run = RunResult(
+        "s",
+        "now",
+        settings={"concurrency": [1], "batch_sizes": [1], "protocol": "grpc"},
+        variants=[
+            VariantResult("a", None, "ok", None, [shaped(500.0, 2.0, "seq=16"), shaped(100.0, 20.0, "seq=128")]),
+            VariantResult("b", None, "ok", None, [_level(1, 400.0, 3.0)]),
+        ],
+    )
+    # merged over shapes, a's two levels would read as two trials with a median of 300 infer/s
+    chosen = choose_variant(run)
+    assert chosen.variant == "a" and chosen.level.variant == "a [seq=16]" and chosen.level.throughput_infer_per_s == 500.0
+    assert choose_variant(run, "a").level.variant == "a [seq=16]"
+    assert choose_variant(run, latency_budget_ms=2.5).level.variant == "a [seq=16]"
 
 
 def _edit_index(repo: Path, name: str, **fields: object) -> None:
