@@ -37,6 +37,7 @@ def test_the_winner_of_a_real_sweep_becomes_a_bundle(tiny_repo: Path, tmp_path: 
         f"--results-dir={tmp_path}",
         "--run-id=r",
         "--no-report",
+        "--no-baseline",  # the sweep is only there to produce a winner
     )
     assert sweep.returncode == 0, sweep.stderr[-2000:]
     run_dir = tmp_path / "r"
