@@ -15,7 +15,7 @@ from builders.graph_facts import build_summary_lines, facts, summary_line
 from builders.graph_health import ORT_LEVEL, ORT_PROVIDER, onnx_health
 from builders.graph_inspect import inspect_path
 from builders.graph_records import OnnxHealth, TorchScriptHealth
-from builders.graph_torchscript import torchscript_file_health, torchscript_health
+from builders.graph_torchscript import torchscript_health
 from builders.records import MANIFEST_KIND
 
 OPSET = 17
@@ -293,7 +293,9 @@ def test_torchscript_frozen_or_not(tmp_path):
     assert not h.frozen and h.parameters == 4 and h.attribute_reads > 0 and h.node_count > 0
     frozen = torch.jit.freeze(scripted)
     torch.jit.save(frozen, str(tmp_path / "frozen.pt"))
-    hf = torchscript_file_health(tmp_path / "frozen.pt")  # in a separate process
+    (named,) = inspect_path(tmp_path / "frozen.pt")  # a file the user names is loaded, in a separate process
+    assert named.how == "loaded in a separate process" and isinstance(named.health, TorchScriptHealth)
+    hf = named.health
     assert hf.frozen and hf.parameters == 0 and hf.attribute_reads == 0
     assert hf.node_count < h.node_count  # freezing folded BatchNorm into the Conv and dropped the reads
     rows = {f.name: f for f in facts(h)}
