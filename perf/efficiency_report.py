@@ -18,7 +18,7 @@ from pathlib import Path
 
 from perf.baseline_records import BaselineResult
 from perf.efficiency import COMPONENTS, EfficiencyRow, best_rows, efficiency_rows
-from perf.markdown import Align, fmt, name_then_numbers, table
+from perf.markdown import TOP_N, Align, fmt, name_then_numbers, table
 from perf.results import RunResult
 
 log = logging.getLogger(__name__)
@@ -98,12 +98,29 @@ def efficiency_section(run: RunResult, run_dir: Path) -> list[str]:
         ]
     rows = efficiency_rows(run)
     lines += [*conclusion(run, rows), ""]
-    png = write_plot(rows, run_dir / PLOT_FILE)
+    shown, table_rows, note = top_rows(rows)
+    png = write_plot(shown, run_dir / PLOT_FILE)
     if png is not None:
         lines += [f"![Serving efficiency]({png.name})", ""]
-    lines += ["### Served vs in-process, per level", "", *efficiency_table(rows), ""]
+    lines += ["### Served vs in-process, per level", "", *([note, ""] if note else []), *efficiency_table(table_rows), ""]
     lines += ["### In-process baseline", "", *baseline_lines(run.baseline), ""]
     return lines
+
+
+def top_rows(rows: Sequence[EfficiencyRow], top_n: int = TOP_N) -> tuple[list[EfficiencyRow], list[EfficiencyRow], str]:
+    """What a large run's plot and table show (issue 18: a report readable at 200 variants):
+    with more than ``top_n`` variants, the plot has the ``top_n`` with the highest served
+    throughput (every level) and the table each of them at that level, with a sentence
+    saying so; else every row in both (and no sentence)."""
+    best = best_rows(rows)
+    if len({r.variant for r in rows}) <= top_n:
+        return list(rows), list(rows), ""
+    top = sorted(best, key=lambda n: -best[n].served_infer_per_s)[:top_n]
+    note = (
+        f"The {len(top)} variants with the highest served throughput, each at that level, of "
+        f"{len({r.variant for r in rows})} with a baseline (the conclusion above uses them all)."
+    )
+    return [r for r in rows if r.variant in top], [best[n] for n in top], note
 
 
 def efficiency_table(rows: Sequence[EfficiencyRow]) -> list[str]:

@@ -169,19 +169,18 @@ def _knee_text(name: str, k: int | None, points: dict[str, list[Point]]) -> str:
 
 
 def knee_lines(rec: Recommendation, points: dict[str, list[Point]]) -> list[str]:
-    """One bullet per variant, or per knee (with the variants' count and first names) for
-    more than :data:`perf.markdown.TOP_N` variants."""
+    """One bullet per variant, or for more than :data:`perf.markdown.TOP_N` variants one bullet
+    counting the variants per knee (each variant's in the appendix)."""
     if len(rec.knees) <= TOP_N:
         return [f"  - `{n}`: {_knee_text(n, k, points)}" for n, k in rec.knees.items()]
     groups: dict[str, list[str]] = {}
     for n, k in rec.knees.items():
         groups.setdefault(_knee_text(n, k, points), []).append(n)
+    ranked = sorted(groups.items(), key=lambda g: -len(g[1]))
     return [
-        f"  - {what}: {len(names)} variant(s) ("
-        + ", ".join(f"`{n}`" for n in names[:3])
-        + (", …" if len(names) > 3 else "")
-        + ")"
-        for what, names in sorted(groups.items(), key=lambda g: -len(g[1]))
+        "  - "
+        + "; ".join(f"{what}: {len(names)} variant(s)" for what, names in ranked)
+        + f" (per variant: [{APPENDIX_FILE}]({APPENDIX_FILE}))."
     ]
 
 

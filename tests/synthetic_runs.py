@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from builders.variants import Variant
+from perf.baseline_records import BaselineKey, BaselinePoint, BaselineResult, BaselineSettings, BaselineTarget
 from perf.results import LevelResult, RunResult, VariantResult, load
 
 DEMO_RUN = Path(__file__).parent / "data" / "demo_run"
@@ -111,3 +112,27 @@ def synthetic_run(grid: dict = GRID_200, concurrency: Sequence[int] = CONCURRENC
         variants,
         finished=real.finished,
     )
+
+
+def with_baseline(run: RunResult) -> RunResult:
+    """``run`` with a hand-made in-process baseline for every variant (one key per format,
+    batch 1-64 at a latency of 2 ms + 0.5 ms per sample): the serving-efficiency section's input."""
+    keys = {}
+    targets = []
+    for v in run.variants:
+        t = Variant.from_json(v.params or {})
+        key = keys.setdefault(t.format, BaselineKey(t.model, t.format, t.precision, "cpu", 1))
+        targets.append(BaselineTarget(v.name, key, t.count, [1, 2, 4, 8, 16, 32, 64], "python"))
+    points = [
+        BaselinePoint(
+            key,
+            b,
+            latency_median_ms=2.0 + 0.5 * b,
+            latency_p50_ms=2.0 + 0.5 * b,
+            throughput_infer_per_s=b / (2.0 + 0.5 * b) * 1e3,
+        )
+        for key in keys.values()
+        for b in (1, 2, 4, 8, 16, 32, 64)
+    ]
+    settings = BaselineSettings("timer", 0.1, 0.05, 3, 100, "reference inputs", 2, "rule", {"torch": "2"})
+    return dataclasses.replace(run, baseline=BaselineResult("now", settings, targets, points))
