@@ -72,13 +72,13 @@ def artifact_call(variant: RepositoryVariant, fmt: str, file: str, key: Baseline
     threads and device (:func:`builders.runners.load_runner`)."""
     from builders.runners import load_runner
 
-    path = _version_file(variant.folder, file)
+    path = version_file(variant.folder, file)
     names_in = [b.name for b in variant.inputs]
     names_out = [b.name for b in variant.outputs]
     return load_runner(fmt, path, names_in, names_out, key.threads, key.device)
 
 
-def _version_file(folder: Path, file: str) -> Path:
+def version_file(folder: Path, file: str) -> Path:
     """``<folder>/<highest version>/<file>``."""
     versions = sorted((p for p in folder.iterdir() if p.is_dir() and p.name.isdigit()), key=lambda p: int(p.name))
     for v in reversed(versions):
@@ -87,9 +87,9 @@ def _version_file(folder: Path, file: str) -> Path:
     raise ModelSpecError(f"{folder} has no version folder holding {file}", hint="rebuild the variant with `builders build`")
 
 
-def eager_call(variant: RepositoryVariant, device: str) -> Call:
-    """The build's eager model as a call on numpy inputs (``torch.inference_mode()``; outputs
-    flattened and copied back to numpy, as the artifact runners return them).
+def eager_module(variant: RepositoryVariant) -> Any:
+    """The build's eager model of ``variant`` (``nn.Module``, eval mode), loaded from the
+    manifest's ``source`` and checked to have the build's weights.
 
     Raises:
         NotRunHere: no build manifest, a model that cannot be loaded again (an ``nn.Module``
@@ -106,11 +106,25 @@ def eager_call(variant: RepositoryVariant, device: str) -> Call:
 
     if manifest.weights_sha256_16 and weights_hash(module) != manifest.weights_sha256_16:
         raise NotRunHere(f"{manifest.source} now has other weights than the build's (its weights hash differs)")
+    return module
+
+
+def eager_call(variant: RepositoryVariant, device: str) -> Call:
+    """The build's eager model (:func:`eager_module`) as a call on numpy inputs
+    (``torch.inference_mode()``; outputs flattened and copied back to numpy, as the artifact
+    runners return them).
+
+    Raises:
+        NotRunHere: see :func:`eager_module`.
+        Exception: whatever the user's factory raises.
+    """
+    module = eager_module(variant)
     import torch
 
     from builders.outputs import flatten_outputs
 
     module = module.to(device)
+    assert variant.spec is not None  # eager_module refused a variant without one
     inputs = [t.name for t in variant.spec.inputs]
 
     def run(arrays: dict[str, np.ndarray]) -> list[np.ndarray]:

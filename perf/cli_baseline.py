@@ -15,9 +15,11 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from core.cli import ToolkitCommand, list_option, print_table, verbosity_option
+from core.precision import PRECISION_NAMES
 from perf.baseline_records import BaselineResult
 from perf.inprocess_timing import TimingSettings
 from perf.markdown import fmt
+from perf.profile_report import profile_section
 
 if TYPE_CHECKING:  # rich is imported only when a table is drawn
     from rich.table import Table
@@ -54,6 +56,20 @@ def no_baseline_option(fn: Any) -> Any:
 @click.option("--warmup", type=click.FloatRange(0), default=_T.warmup_s, show_default=True, help="Warm-up seconds per point.")
 @click.option("--no-eager", is_flag=True, help="Do not measure the build's eager PyTorch model beside each artifact.")
 @click.option(
+    "--trace",
+    is_flag=True,
+    help="Also write a profiler trace of one batch per format (torch.profiler Chrome trace; ONNX Runtime's profile) "
+    "into traces/ of the run folder (or --out), with the top 10 operators by self time.",
+)
+@list_option(
+    "--precision",
+    "precisions",
+    item=click.Choice(PRECISION_NAMES),
+    metavar="fp32,fp16,bf16",
+    help="Also study these precisions of the eager model: speed and max error against fp32, on each device of this "
+    "host (others: 'not run on this host').",
+)
+@click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
@@ -67,6 +83,8 @@ def baseline(
     min_run_time: float,
     warmup: float,
     no_eager: bool,
+    trace: bool,
+    precisions: tuple[str, ...],
     out: Path | None,
 ) -> None:
     """Measure each format in-process (no server) with a served instance's threads.
@@ -89,9 +107,16 @@ def baseline(
         where = f"stored in {target / RESULTS_FILE}; `perf report {target}` shows the serving efficiency"
     else:
         result = api.run_baseline(opts, _progress())
-        where = f"written to {api.write_baseline(result, out or Path('results') / f'baseline-{new_run_id()}')}"
+        out = out or Path("results") / f"baseline-{new_run_id()}"
+        where = f"written to {api.write_baseline(result, out)}"
     print_table(baseline_table(result))
     click.echo(f"baseline: {where}")
+    if trace or precisions:
+        from perf import profile_run
+
+        profile, stored = profile_run.profile_target(target, opts, out, trace=trace, precisions=precisions)
+        click.echo("\n".join(profile_section(profile)))
+        click.echo(f"traces and precision study: stored in {stored}")
 
 
 def _progress() -> Any:

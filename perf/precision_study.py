@@ -56,6 +56,7 @@ def precision_study(
     threads: int | None = None,
     devices: Sequence[str] = ("cpu", "cuda"),
     min_run_time_s: float = MIN_RUN_TIME_S,
+    inputs: dict[str, np.ndarray] | None = None,
 ) -> list[PrecisionRow]:
     """One row per (device, precision).
 
@@ -68,6 +69,7 @@ def precision_study(
         threads: ``torch`` intra-op threads for the timing (``None``: torch's default).
         devices: Devices to report; those this host lacks are ``not run on this host``.
         min_run_time_s: Minimum timed run per row (s).
+        inputs: Input name -> array ``[batch_size, ...]`` (default: the spec's example inputs).
 
     Returns:
         Rows, devices in the given order, precisions in :data:`core.precision.PRECISIONS` order.
@@ -80,7 +82,7 @@ def precision_study(
     wanted = [p.name for p in precisions.PRECISIONS if p.name in {precisions.get(n).name for n in precision_names}]
     if wanted and "fp32" not in wanted:
         wanted.insert(0, "fp32")
-    inputs = spec.example_inputs(batch_size)
+    inputs = spec.example_inputs(batch_size) if inputs is None else inputs
     with torch.inference_mode():
         reference = _outputs(prepare_module(module, "fp32", spec), inputs, "cpu", spec)
     here = host_devices()

@@ -68,7 +68,7 @@ def precision_lines(rows: list[PrecisionRow]) -> list[str]:
                 "measured",
                 f"{fmt(r.latency_median_ms, 3)} ({fmt(r.latency_iqr_ms, 3)})",
                 fmt(r.throughput_samples_per_s, 0),
-                "—" if r.speedup_vs_fp32 is None else f"{r.speedup_vs_fp32:.2f}×",
+                "—" if r.speedup_vs_fp32 is None else f"{r.speedup_vs_fp32:.3g}×",
                 "—" if r.max_abs_err is None else f"{r.max_abs_err:.3g}",
                 "—" if r.max_rel_err is None else f"{r.max_rel_err:.3g}",
                 "—" if r.within_rtol is None else (f"yes (rtol {r.rtol:g})" if r.within_rtol else f"no (rtol {r.rtol:g})"),
