@@ -16,6 +16,7 @@ from core.cli import EXIT_INTERRUPTED, EXIT_VARIANT_FAILED, CommaList, group, li
 from core.cli import console as make_console
 from perf.analyzer import MeasureSettings
 from perf.cli_baseline import baseline, no_baseline_option
+from perf.cli_coldstart import coldstart
 from perf.cli_deploy import export_deployment
 from perf.markdown import TOP_N
 from perf.recommendation import DEFAULT_LATENCY_PERCENTILE, LATENCY_PERCENTILES
@@ -514,6 +515,7 @@ def compare(run_a: Path, run_b: Path, out: Path | None) -> None:
 
 cli.add_command(export_deployment)
 cli.add_command(baseline)
+cli.add_command(coldstart)
 
 
 def main() -> None:

@@ -18,6 +18,7 @@ import dataclasses
 from collections.abc import Callable
 
 from perf.analysis import KNEE_GAIN_PCT
+from perf.coldstart_records import STEADY_RATIO
 from perf.markdown import fmt
 
 #: Queue share of server time (%) at or above which requests mostly wait for an instance.
@@ -46,6 +47,11 @@ class Facts:
         host_cpu_pct: Host CPU utilisation at b's level (%, every process on the host).
         last_gain_pct: Throughput gain of a curve's last step over the one before (%).
         last_p99_change_pct: p99 change of a curve's last step (%).
+        first_ratio: First request after load / steady-state median at batch 1 (cold start).
+        new_size_ratio: First request at a batch size or shape not sent before / its
+            steady-state median (the largest over the sizes after the first).
+        warmup_load_added_s: Load time of a variant with warmup minus its twin without (s).
+        warmup_first_saved_ms: First request of the twin without warmup minus the one with (ms).
     """
 
     change_pct: float | None = None
@@ -60,6 +66,10 @@ class Facts:
     host_cpu_pct: float | None = None
     last_gain_pct: float | None = None
     last_p99_change_pct: float | None = None
+    first_ratio: float | None = None
+    new_size_ratio: float | None = None
+    warmup_load_added_s: float | None = None
+    warmup_first_saved_ms: float | None = None
 
 
 def rose(f: Facts) -> bool:
@@ -172,6 +182,55 @@ PHRASES: tuple[Phrase, ...] = (
         "p99_not_rising",
         lambda f: f.last_p99_change_pct is not None and f.last_p99_change_pct <= 0,
         lambda f: f"p99 did not rise at the last step: {f.last_p99_change_pct:+.1f} %",
+    ),
+)
+
+# cold start (perf.coldstart_report): the first requests after a load, warmup on vs off
+PHRASES += (
+    Phrase(
+        "cold_start",
+        "first_request_slow",
+        lambda f: f.first_ratio is not None and f.first_ratio > STEADY_RATIO,
+        lambda f: (
+            "the serving process initialised lazily on the first request (allocations, thread pools, the runtime's "
+            "first-run optimisation), work the load had not done"
+        ),
+    ),
+    Phrase(
+        "cold_start",
+        "first_request_steady",
+        lambda f: f.first_ratio is not None and f.first_ratio <= STEADY_RATIO,
+        lambda f: f"the load left no work for the first request: it was within {STEADY_RATIO:g}× of steady state",
+    ),
+    Phrase(
+        "cold_start",
+        "new_size_cost",
+        lambda f: f.new_size_ratio is not None and f.new_size_ratio > STEADY_RATIO,
+        lambda f: "a batch size or shape not sent before paid again (buffers and kernels are prepared per shape)",
+    ),
+    Phrase(
+        "cold_start",
+        "warmup_moved",
+        lambda f: (f.warmup_load_added_s or 0) > 0 and (f.warmup_first_saved_ms or 0) > 0,
+        lambda f: (
+            f"warmup moved that work into the load: load {f.warmup_load_added_s:+.2f} s, "
+            f"first request {0.0 - (f.warmup_first_saved_ms or 0):+.1f} ms"
+        ),
+    ),
+    Phrase(
+        "cold_start",
+        "warmup_free",
+        lambda f: f.warmup_load_added_s is not None and f.warmup_load_added_s <= 0 and (f.warmup_first_saved_ms or 0) > 0,
+        lambda f: (
+            f"warmup took that work off the first request ({0.0 - (f.warmup_first_saved_ms or 0):+.1f} ms) at no measurable "
+            f"load cost ({f.warmup_load_added_s:+.2f} s): its runs are short next to the load's own variation"
+        ),
+    ),
+    Phrase(
+        "cold_start",
+        "warmup_no_gain",
+        lambda f: f.warmup_first_saved_ms is not None and f.warmup_first_saved_ms <= 0,
+        lambda f: f"warmup did not shorten the first request here ({0.0 - (f.warmup_first_saved_ms or 0):+.1f} ms)",
     ),
 )
 

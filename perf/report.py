@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.errors import PerfError
-from perf import conclusions, plots, report_html
+from perf import coldstart_report, conclusions, plots, report_html
 from perf.analysis import KNEE_GAIN_PCT, P99, THROUGHPUT, Point, curve, peak, run_points
 from perf.appendix import write_appendix
 from perf.effects import effects_section, interactions, main_effects
@@ -254,6 +254,7 @@ def write_report(
     lines += frontier_section(points, rec, failed) + [""]
     lines += effects_section(effects, inters) + [""]
     lines += ["## Conclusions", ""] + conclusions.conclusions(run, rec, effects) + [""]
+    lines += coldstart_report.section(run)
     lines += plot_lines(run, run_dir, rec, breakdown_concurrency, html)
     lines += efficiency_section(run, run_dir)
     lines += level_tables(points, failed, top_n, base.name if base else None)

@@ -44,6 +44,7 @@ from core.errors import PerfError
 from core.records import RecordKind, load_record, problems, write_record
 from perf.analyzer import MeasureSettings
 from perf.baseline_records import BaselineResult
+from perf.coldstart_records import ColdStart
 from perf.profile_records import ProfileRecord
 
 SCHEMA_VERSION = 1
@@ -262,6 +263,8 @@ class VariantResult:
         skipped: Asked levels not planned for this variant, with the reason.
         dynamic_axes: How the sizes of its inputs' dynamic dims were chosen, in words
             (``"seq=64 (the build's opt size)"``); ``None`` when it has none.
+        cold_start: Its load time and first requests, measured right after the sweep
+            loaded it (:mod:`perf.coldstart`); ``None`` when not measured (older runs).
     """
 
     name: str
@@ -271,6 +274,7 @@ class VariantResult:
     levels: list[LevelResult] = dataclasses.field(default_factory=list)
     skipped: list[SkippedLevel] = dataclasses.field(default_factory=list)
     dynamic_axes: str | None = None
+    cold_start: ColdStart | None = None
 
     def level(
         self, concurrency: int, batch_size: int = 1, trial: int = 0, request_rate: float | None = None, shape: str | None = None

@@ -24,7 +24,7 @@ from typing import Any, cast
 from builders.repository import Repository
 from clients.server import TritonServer
 from core.errors import PerfError, ServerError, ToolkitError
-from perf import analyzer, environment, results
+from perf import analyzer, coldstart, environment, results
 from perf.baseline import measure_after_sweep
 from perf.inputs import describe_dynamic, input_args, resolve_shapes
 from perf.level import HostCheck, Load, measure_level
@@ -256,7 +256,7 @@ class Sweep:
         vr.status, vr.error = "pending", None
         srv = self._server()
         try:
-            srv.load(vr.name)
+            coldstart.load(srv, vr)  # srv.load(vr.name), timed: the variant's cold start (perf.coldstart)
         except ServerError as e:
             self._fail(vr, f"{e.message.splitlines()[0]} (server log: {self._log_name()})", levels_left=len(keys))
             self._server()  # restart if the failed load took the server down
@@ -273,6 +273,16 @@ class Sweep:
                 workdir = self.run_dir / ("inputs_" + sh.replace("=", "").replace(",", "_") if sh else "")
                 workdir.mkdir(parents=True, exist_ok=True)
                 args_by_shape[sh] = input_args(config, self._spec_at(served, sh), workdir, self.opts.input_data, self.opts.shapes)
+            coldstart.first_requests(
+                srv,
+                vr,
+                config,
+                self.repository.variant(vr.name),
+                [(k[1], k[4]) for k in keys],
+                self.opts.measure.protocol,
+                self.opts.shapes,
+                self._spec_at,
+            )
             self._warmup(srv, vr.name, next(iter(args_by_shape.values())))
             for measured, (c, b, t, r, sh) in enumerate(keys, 1):
                 self.progress(

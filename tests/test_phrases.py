@@ -59,6 +59,26 @@ CASES: dict[str, tuple[list[Facts], list[Facts]]] = {
         [F(last_gain_pct=2.0, last_p99_change_pct=0.0), F(last_p99_change_pct=-8.0)],
         [F(last_gain_pct=2.0, last_p99_change_pct=0.1), F()],
     ),
+    "first_request_slow": ([F(first_ratio=1.51), F(first_ratio=40.0)], [F(first_ratio=1.5), F(first_ratio=0.9), F()]),
+    "first_request_steady": ([F(first_ratio=1.5), F(first_ratio=0.8)], [F(first_ratio=1.51), F()]),
+    "new_size_cost": ([F(new_size_ratio=3.1)], [F(new_size_ratio=1.5), F(new_size_ratio=1.1), F(first_ratio=9.0), F()]),
+    "warmup_moved": (
+        [F(warmup_load_added_s=0.9, warmup_first_saved_ms=120.0)],
+        [
+            F(warmup_load_added_s=-0.1, warmup_first_saved_ms=120.0),  # load did not grow: nothing moved into it
+            F(warmup_load_added_s=0.9, warmup_first_saved_ms=-3.0),  # first request not faster
+            F(warmup_load_added_s=0.9),
+            F(),
+        ],
+    ),
+    "warmup_free": (
+        [F(warmup_load_added_s=-0.05, warmup_first_saved_ms=58.0), F(warmup_load_added_s=0.0, warmup_first_saved_ms=1.0)],
+        [F(warmup_load_added_s=0.9, warmup_first_saved_ms=58.0), F(warmup_load_added_s=-0.05, warmup_first_saved_ms=-1.0), F()],
+    ),
+    "warmup_no_gain": (
+        [F(warmup_first_saved_ms=0.0), F(warmup_load_added_s=0.9, warmup_first_saved_ms=-3.0)],
+        [F(warmup_first_saved_ms=120.0), F()],
+    ),
 }
 
 
@@ -100,7 +120,10 @@ def test_words_carry_the_numbers():
     )
     with pytest.raises(KeyError, match="no phrase family"):
         choose("nonsense", f)
-    assert FAMILIES == {"light_load", "server_time", "contrast", "no_knee"}
+    assert FAMILIES == {"light_load", "server_time", "contrast", "no_knee", "cold_start"}
+    cold = F(first_ratio=40.0, new_size_ratio=3.1, warmup_load_added_s=0.9, warmup_first_saved_ms=120.0)
+    assert "load +0.90 s, first request -120.0 ms" in say("cold_start", cold)
+    assert say("cold_start", F(warmup_first_saved_ms=0.0)) == "warmup did not shorten the first request here (+0.0 ms)"
 
 
 def _batching_run(on_c1_p99: float, on_c1_queue: float):

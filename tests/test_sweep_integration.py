@@ -59,8 +59,13 @@ def test_sweep_measures_levels_survives_a_broken_variant_and_resumes(repo_with_b
     assert lv.gpu_utilization_pct is None  # no GPU here: absent, never 0
     assert (run_dir / lv.csv).is_file()
 
+    cold = ok.cold_start  # measured right after the load, before the sweep's warm-up (issue 17)
+    assert cold is not None and cold.load_s > 0 and cold.load_log_s > 0
+    assert cold.first_request.first_ms > 0 and cold.first_request.batch_size == 1
+
     broken = run.variant("broken_onnx_cpu1_nodb_mbs8")
     assert broken.status == "failed" and "broken_onnx_cpu1_nodb_mbs8" in broken.error
+    assert broken.cold_start.not_measured.startswith("not measured: the load failed")
     assert run.variant("tiny_ts_cpu2_db500_mbs8").status == "ok"  # the sweep went on
     assert "perf_analyzer" in (run_dir / results.COMMANDS_FILE).read_text()
     assert "tritonserver" in (run_dir / results.COMMANDS_FILE).read_text()
@@ -149,3 +154,4 @@ def test_request_rate_levels_are_measured_and_reported(tiny_repo: Path, tmp_path
     assert v.level(1).ok and v.level(1).request_rate is None
     text = write_report(run_dir).read_text()
     assert "## Request-rate levels" in text and "### Concurrency 0" not in text
+    assert "## Cold start" in text and "**Cold start.** 1 variant(s)" in text  # numbers from this run's records
