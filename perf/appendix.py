@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from perf import coldstart_report
 from perf.analysis import Point, curve
 from perf.conclusions import pair_bullets
 from perf.effects import Interaction, MainEffect
@@ -65,6 +66,7 @@ def appendix_lines(
             *bullets,
             "",
         ]
+    lines += coldstart_report.appendix_lines(run)
     lines += ["## Knees", ""]
     for n, k in rec.knees.items():
         what = (

@@ -19,7 +19,7 @@ from typing import Any
 
 from builders.variants import Variant
 from perf.coldstart_records import STEADY_RATIO, ColdStart, FirstRequests
-from perf.markdown import Align, fmt, table
+from perf.markdown import APPENDIX_FILE, TOP_N, Align, fmt, table
 from perf.pairs import differing, variant_of
 from perf.phrases import Facts, say
 from perf.results import LevelResult, RunResult
@@ -276,30 +276,55 @@ def _facts(measured: list[Entry]) -> Facts:
     )
 
 
-def section(run: RunResult) -> list[str]:
+def section(run: RunResult, limit: int = TOP_N) -> list[str]:
     """The report's ``## Cold start`` section (markdown lines); empty for a run without
-    cold-start records (one written before they existed)."""
+    cold-start records (one written before they existed). With more than ``limit`` variants
+    the table shows the ``limit`` slowest first requests (ratio at batch 1) and points to the
+    appendix (:func:`appendix_lines`); the conclusion is always over every variant."""
     items = entries(run)
     if not items:
         return []
+    shown = items
+    if len(items) > limit:
+        slowest = sorted(items, key=lambda e: -(_first_ratios(e)[0] or 0.0))[:limit]
+        shown = [e for e in items if e in slowest]
     lines: list[str] = ["## Cold start", ""]
-    lines += table_lines(items)
-    if any(OWN_MARK in ln for ln in lines):
+    lines += table_lines(shown)
+    if len(shown) < len(items):
         lines += [
             "",
-            f"{OWN_MARK} the sweep measured no level at concurrency 1 at that size: compared with the median of the requests that followed the first one.",
+            f"The {limit} slowest first requests of {len(items)} variants; every variant: [{APPENDIX_FILE}]({APPENDIX_FILE}).",
         ]
-    lines += [
+    lines += _notes(lines)
+    lines += ["", conclusion(run, items), ""]
+    return lines
+
+
+def appendix_lines(run: RunResult) -> list[str]:
+    """The appendix's cold-start table, every variant (empty without records)."""
+    items = entries(run)
+    if not items:
+        return []
+    lines = ["## Cold start, every variant", "", *table_lines(items)]
+    return [*lines, *_notes(lines), ""]
+
+
+def _notes(lines: list[str]) -> list[str]:
+    out = []
+    if any(OWN_MARK in ln for ln in lines):
+        out += [
+            "",
+            f"{OWN_MARK} the sweep measured no level at concurrency 1 at that size: compared with the median of "
+            "the requests that followed the first one.",
+        ]
+    return [
+        *out,
         "",
         "The first requests are sent by Python's tritonclient, whose own time per request is above perf_analyzer's: "
         "a ratio to the sweep's p50 is an upper bound; 'requests to steady' (slower than "
         f"{STEADY_RATIO:g}× the median of the requests at that size before the first one within it, most over the sizes) "
         "compares requests of one client.",
-        "",
-        conclusion(run, items),
-        "",
     ]
-    return lines
 
 
 def records_json(items: list[ColdStart]) -> list[dict[str, Any]]:

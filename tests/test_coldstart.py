@@ -145,3 +145,13 @@ def test_engine_backends_are_not_measured_where_the_server_cannot_show_them(monk
     monkeypatch.setattr(coldstart.gpu, "gpu_available", lambda: gpu)
     note = coldstart.engine_note(variant, Srv())  # type: ignore[arg-type]
     assert (note is None) if said is None else (note.startswith(coldstart.NOT_MEASURED_HERE) and said in note)
+
+
+def test_many_variants_show_the_slowest_first_requests_and_the_appendix_has_them_all():
+    run = _run()
+    lines = coldstart_report.section(run, limit=1)
+    rows = [ln for ln in lines if ln.startswith("| `")]
+    assert len(rows) == 1 and "`mlp_onnx_cpu1_nodb_mbs64`" in rows[0]  # 100x at batch 1: the slowest
+    assert any("The 1 slowest first requests of 3 variants" in ln for ln in lines)
+    assert lines[-2].startswith("**Cold start.** 3 variant(s)")  # the conclusion still covers every variant
+    assert len([ln for ln in coldstart_report.appendix_lines(run) if ln.startswith("| `")]) == 3
