@@ -25,6 +25,7 @@ from clients.runtimes.options import (
     image_for_tag,
     server_log_dir,
 )
+from core.cli import list_option
 
 F = Callable[..., Any]
 #: Defaults shown by the flags are the API's (ServerOptions), defined once there.
@@ -49,6 +50,11 @@ _OMITTED: dict[str, Any] = {
     "gpus": _D.gpus,
     "shm_size": _D.shm_size,
     "tritonserver": None,
+    "urls": (),
+    "metrics_urls": (),
+    "remote_repository": None,
+    "max_upload_mb": None,
+    "no_deploy": False,
 }
 
 #: The keyword names the server decorator consumes (and removes) before calling the command.
@@ -70,7 +76,14 @@ SERVER_KEYS = (
     "gpus",
     "shm_size",
     "tritonserver",
+    "urls",
+    "metrics_urls",
+    "remote_repository",
+    "max_upload_mb",
+    "no_deploy",
 )
+#: The flags of a server the toolkit did not start (``--runtime remote``).
+REMOTE_KEYS = ("urls", "metrics_urls", "remote_repository", "max_upload_mb", "no_deploy")
 
 
 def server_options(fn: F | None = None, *, repository_flag: bool = True, omit: tuple[str, ...] = ()) -> Any:
@@ -120,6 +133,11 @@ def server_options(fn: F | None = None, *, repository_flag: bool = True, omit: t
             gpus=v["gpus"],
             shm_size=v["shm_size"],
             binary=v["tritonserver"],
+            urls=tuple(v["urls"]),
+            metrics_urls=tuple(v["metrics_urls"]),
+            remote_repository=v["remote_repository"],
+            max_upload_bytes=int(v["max_upload_mb"] * 2**20) if v["max_upload_mb"] else None,
+            deploy=not v["no_deploy"],
         )
         return fn(*args, server_opts=opts, **kwargs)
 
@@ -132,7 +150,8 @@ def server_options(fn: F | None = None, *, repository_flag: bool = True, omit: t
                 type=click.Choice(RUNTIMES),
                 default=_D.runtime,
                 help="Which tritonserver: container (NVIDIA image, GPU), local (binary on PATH or $TRITONSERVER), "
-                "bundled (nvidia-pytriton wheel, python backend, CPU), auto (the best available; says why).",
+                "bundled (nvidia-pytriton wheel, python backend, CPU), remote (a running server at --url), "
+                "auto (the best available; says why; remote when --url is given).",
             ),
         ),
         ("http_port", click.option("--http-port", type=port, default=0, help="HTTP port (0 = a free one).")),
@@ -232,6 +251,54 @@ def server_options(fn: F | None = None, *, repository_flag: bool = True, omit: t
                 type=click.Path(dir_okay=False, path_type=Path),
                 default=None,
                 help=f"Local tritonserver binary (local runtime) [default: ${LOCAL_ENV}, else PATH].",
+            ),
+        ),
+        (
+            "urls",
+            list_option(
+                "--url",
+                "urls",
+                metavar="[http://|grpc://]HOST:PORT[,...]",
+                help="A running Triton the toolkit did not start (--runtime remote): its HTTP endpoint (or grpc://HOST:PORT); "
+                "gRPC and metrics follow Triton's layout (HTTP+1, HTTP+2: 8001, 8002 beside 8000). Several (a comma "
+                "list): a sweep measures variants on them in parallel.",
+            ),
+        ),
+        (
+            "metrics_urls",
+            list_option(
+                "--metrics-url",
+                "metrics_urls",
+                metavar="HOST:PORT[,...]",
+                help="Metrics endpoint of each --url server, in the same order [default: the same host, HTTP port + 2].",
+            ),
+        ),
+        (
+            "remote_repository",
+            click.option(
+                "--remote-repository",
+                metavar="PATH",
+                default=None,
+                help="The remote server's model repository as it sees it, holding the same variant folders: variants "
+                "are loaded from it by name instead of uploaded (needed above the upload limit).",
+            ),
+        ),
+        (
+            "max_upload_mb",
+            click.option(
+                "--max-upload-mb",
+                type=click.FloatRange(0, min_open=True),
+                default=None,
+                help="Largest load request uploaded to a remote server, MiB [default: Triton's limit: 64 MiB over HTTP "
+                "(--http-max-input-size), 2 GiB over gRPC].",
+            ),
+        ),
+        (
+            "no_deploy",
+            click.option(
+                "--no-deploy",
+                is_flag=True,
+                help="Remote server: load nothing, use only the models it already serves (like Model Analyzer's remote mode).",
             ),
         ),
     ]

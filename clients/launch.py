@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from clients.cli_options import server_options
+from clients.cli_options import REMOTE_KEYS, server_options
 from clients.server import ServerOptions, TritonServer
 from core.cli import CONTEXT_SETTINGS, ToolkitCommand, run_cli, verbosity_option
 from core.errors import ServerError
@@ -117,7 +117,7 @@ def serve_command(name: str = "serve") -> click.Command:
     """The ``serve`` click command (shared by ``clients serve`` and ``python -m clients.launch``)."""
 
     @click.command(name, cls=ToolkitCommand, context_settings=CONTEXT_SETTINGS)
-    @server_options
+    @server_options(omit=REMOTE_KEYS)
     @click.option("--print-cmd", is_flag=True, help="Print the exact command line (environment included) and exit.")
     @click.argument("extra", nargs=-1, type=click.UNPROCESSED, metavar="[-- TRITONSERVER_FLAGS...]")
     @verbosity_option

@@ -250,7 +250,7 @@ class TritonServer:
         self.runtime_impl = runtime
         self.runtime = runtime.name
         self.opts = opts = dataclasses.replace(opts, runtime=runtime.name)
-        ports = Ports(opts.http_port, opts.grpc_port, opts.metrics_port)
+        ports = runtime.fixed_ports() or Ports(opts.http_port, opts.grpc_port, opts.metrics_port)
         if runtime.launches:
             repo = Path(opts.repository)
             if not repo.is_dir():
@@ -265,10 +265,7 @@ class TritonServer:
             ports = self._ports(opts)
         runtime.check()
         self.http_port, self.grpc_port, self.metrics_port = ports.http, ports.grpc, ports.metrics
-        host = runtime.host()
-        self.http_url = f"{host}:{ports.http}"
-        self.grpc_url = f"{host}:{ports.grpc}"
-        self.metrics_url = f"{host}:{ports.metrics}/metrics"
+        self.http_url, self.grpc_url, self.metrics_url = runtime.endpoints(ports)
         self.command = runtime.command(ports) if runtime.launches else []
         self._env = runtime.environment()
         self._own_log = not opts.log_file
@@ -471,7 +468,9 @@ class TritonServer:
         started = time.monotonic()
         try:
             with contextlib.closing(th.InferenceServerClient(self.http_url, network_timeout=timeout_s)) as c:
-                c.load_model(model)
+                self.runtime_impl.load_model(c, model)
+        except ServerError:  # the runtime's own refusal (a remote upload above the limit), already worded
+            raise
         except InferenceServerException as e:
             why = e.message()
             raise ServerError(
@@ -519,9 +518,13 @@ class TritonServer:
 
         Returns:
             Whether it is gone; ``False`` also when the request failed (logged, not raised:
-            the caller decides, e.g. the sweep restarts the server).
+            the caller decides, e.g. the sweep restarts the server). ``True`` without a
+            request where the runtime leaves models loaded (a remote server's own, ``--no-deploy``).
         """
         import tritonclient.http as th
+
+        if not self.runtime_impl.unloads():
+            return True
 
         try:
             with contextlib.closing(th.InferenceServerClient(self.http_url, network_timeout=60)) as c:

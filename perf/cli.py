@@ -252,6 +252,12 @@ def latency_percentile_option(fn: Any) -> Any:
 )
 @click.option("--no-report", is_flag=True, help="Do not write report.md at the end.")
 @no_baseline_option
+@click.option(
+    "--allow-shared-host",
+    is_flag=True,
+    help="With several --url servers: measure in parallel even on servers that share a host or GPU (refused by "
+    "default: they compete, so their numbers include each other's load).",
+)
 @server_options(repository_flag=False, omit=("model_control", "load_models", "log_file"))
 @verbosity_option
 @click.pass_context
@@ -285,6 +291,7 @@ def sweep(
     server_opts: Any,
     no_report: bool,
     no_baseline: bool,
+    allow_shared_host: bool,
 ) -> None:
     """Run perf_analyzer over every variant and concurrency level; write RESULTS_DIR/RUN_ID/.
 
@@ -330,6 +337,7 @@ def sweep(
         given=frozenset(_GIVEN_FIELDS[p] for p in given if p in _GIVEN_FIELDS) if resume else None,
         sweep_axes=dict(parse_shapes_flag(x) for x in sweep_axes),
         baseline=not no_baseline,
+        allow_shared_host=allow_shared_host,
     )
     console = make_console()
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console)

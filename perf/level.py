@@ -200,7 +200,7 @@ def _measure_once(
         window_s = (m.measurement_interval_ms * scale / 1000) if m.measurement_mode == "time_windows" else 10 * scale
         hosts = HostSampler(roots or [])
         try:
-            with MetricsSampler(srv.metrics_url) as sampler, NvmlSampler() as nvml, hosts:
+            with MetricsSampler(srv.metrics_url) as sampler, NvmlSampler(enabled=srv.runtime_impl.launches) as nvml, hosts:
                 outcome = analyzer.run_perf_analyzer(
                     cmd, csv, timeout_s=60 + 3 * window_s * (m.max_trials + 2), on_start=hosts.add_root
                 )

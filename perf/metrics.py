@@ -132,8 +132,10 @@ class MetricsSampler:
 class NvmlSampler:
     """Mean utilisation (%) of the local GPUs through NVML while active; ``None`` without one."""
 
-    def __init__(self, period_s: float = 0.1):
+    def __init__(self, period_s: float = 0.1, enabled: bool = True):
         self.period_s = period_s
+        #: ``False`` for a server on another machine (``--runtime remote``): this host's GPUs are not its own.
+        self.enabled = enabled
         self.values: list[float] = []
         self.memory: list[float] = []
         self.times: list[float] = []
@@ -142,6 +144,8 @@ class NvmlSampler:
         self._thread: threading.Thread | None = None
 
     def __enter__(self) -> NvmlSampler:
+        if not self.enabled:
+            return self
         try:
             import pynvml
 

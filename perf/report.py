@@ -31,6 +31,7 @@ from perf.recommendation import Recommendation, recommend
 from perf.report_run import what_was_run
 from perf.report_tables import level_tables, request_rate_table
 from perf.results import RunResult, load, split_by_shape
+from perf.servers_report import servers_section
 
 if TYPE_CHECKING:  # rich is imported only when a table is drawn
     from rich.table import Table
@@ -250,6 +251,7 @@ def write_report(
 
     lines = [f"# Sweep report: {run.run_id}", ""]
     lines += what_was_run(run, run_dir) + [""]
+    lines += servers_section(run)
     lines += recommendation_section(rec, points, frontier_summary(points, rec, failed)) + [""]
     lines += frontier_section(points, rec, failed) + [""]
     lines += effects_section(effects, inters) + [""]

@@ -46,6 +46,7 @@ from perf.analyzer import MeasureSettings
 from perf.baseline_records import BaselineResult
 from perf.coldstart_records import ColdStart
 from perf.profile_records import ProfileRecord
+from perf.server_records import MeasuringServer
 
 SCHEMA_VERSION = 1
 RESULTS_FILE = "results.json"
@@ -265,6 +266,8 @@ class VariantResult:
             (``"seq=64 (the build's opt size)"``); ``None`` when it has none.
         cold_start: Its load time and first requests, measured right after the sweep
             loaded it (:mod:`perf.coldstart`); ``None`` when not measured (older runs).
+        server: The HTTP URL of the server that measured it (:attr:`RunResult.servers`);
+            ``None`` in runs saved before servers were recorded.
     """
 
     name: str
@@ -275,6 +278,7 @@ class VariantResult:
     skipped: list[SkippedLevel] = dataclasses.field(default_factory=list)
     dynamic_axes: str | None = None
     cold_start: ColdStart | None = None
+    server: str | None = None
 
     def level(
         self, concurrency: int, batch_size: int = 1, trial: int = 0, request_rate: float | None = None, shape: str | None = None
@@ -370,7 +374,8 @@ class SweepSettings(TypedDict, total=False):
 @dataclass(config=_CONFIG)
 class RunResult:
     """A whole sweep (the content of ``results.json``); ``server_starts`` lists every start of
-    tritonserver, with its log file and why it was (re)started."""
+    tritonserver, with its log file and why it was (re)started; ``servers`` the servers that
+    measured (:class:`perf.server_records.MeasuringServer`: URL, version, host, GPUs)."""
 
     run_id: str
     created: str
@@ -384,6 +389,7 @@ class RunResult:
     schema: int = SCHEMA_VERSION
     #: Profiler traces and the precision study (:mod:`perf.profile_records`; ``perf baseline --trace/--precision``).
     profile: ProfileRecord | None = None
+    servers: list[MeasuringServer] = dataclasses.field(default_factory=list)
 
     @field_validator("settings")
     @classmethod

@@ -18,6 +18,7 @@ import contextlib
 import dataclasses
 import itertools
 import logging
+import threading
 from pathlib import Path
 from typing import Any, cast
 
@@ -30,8 +31,9 @@ from perf.inputs import describe_dynamic, input_args, resolve_shapes
 from perf.level import HostCheck, Load, measure_level
 from perf.plan import VariantPlan, needs_measuring, plan_variant, to_measure
 from perf.results import Environment, LevelResult, RunResult, SweepSettings, VariantResult
+from perf.servers import ServerPool
 from perf.sweep_options import DEFAULT_CONCURRENCY, Progress, SweepOptions, resumed_options, server_settings
-from perf.sweep_server import SweepServer, now
+from perf.sweep_server import now
 
 __all__ = ["DEFAULT_CONCURRENCY", "Progress", "Sweep", "SweepOptions", "resumed_options", "run_sweep", "server_settings"]
 
@@ -92,8 +94,14 @@ class Sweep:
             self._check_shapes()
         self.run = saved or RunResult(self.run_id, now())
         (self.run_dir / "raw").mkdir(parents=True, exist_ok=True)
-        self.servers = SweepServer(
-            opts.server, self.run, self.run_dir, "run resumed" if saved is not None else "sweep started", self._save
+        self._lock = threading.RLock()  # several servers measure in parallel threads (perf.servers)
+        self.servers = ServerPool(
+            opts.server,
+            self.run,
+            self.run_dir,
+            "run resumed" if saved is not None else "sweep started",
+            self._save,
+            opts.allow_shared_host,
         )
 
     def _check_shapes(self) -> None:
@@ -180,11 +188,12 @@ class Sweep:
         return self.servers.log_name()
 
     def _record_command(self, what: str, line: str) -> None:
-        with open(self.run_dir / results.COMMANDS_FILE, "a") as f:
+        with self._lock, open(self.run_dir / results.COMMANDS_FILE, "a") as f:
             f.write(f"# {what}\n{line}\n")
 
     def _save(self) -> None:
-        results.save(self.run, self.run_dir)
+        with self._lock:
+            results.save(self.run, self.run_dir)
 
     # -- the sweep -----------------------------------------------------------------------
     def run_all(self) -> RunResult:
@@ -225,14 +234,15 @@ class Sweep:
                 log.info("%s: %d asked levels skipped (%s)", name, len(plan.skipped), plan.skipped[0].reason)
         self._save()
         try:
-            self._server()
-            for i, name in enumerate(self.names):
-                self._sweep_variant(i, self.run.variant(name))  # type: ignore[arg-type]
+            self.servers.start_all()
+            self.servers.each(self.names, lambda i, name: self._sweep_variant(i, self.run.variant(name)))  # type: ignore[arg-type]
             self.run.finished = now()
         finally:
             self._save()
             self.servers.stop()
-        if o.baseline:
+        if o.baseline and any(s.host != "this host" for s in self.run.servers):
+            log.info("in-process baseline not measured: the servers ran on another host than this one")
+        elif o.baseline:
             measure_after_sweep(self.run, self.run_dir, Path(o.server.repository), self.progress)
         return self.run
 
@@ -255,6 +265,7 @@ class Sweep:
             return
         vr.status, vr.error = "pending", None
         srv = self._server()
+        vr.server = srv.http_url
         try:
             coldstart.load(srv, vr)  # srv.load(vr.name), timed: the variant's cold start (perf.coldstart)
         except ServerError as e:

@@ -67,6 +67,8 @@ class SweepOptions:
         host_busy_pause_s: Pause before that second measurement (default 2 s).
         baseline: Measure the in-process baseline after the last level (:mod:`perf.baseline`;
             default True, ``--no-baseline`` turns it off).
+        allow_shared_host: With several ``server.urls``: measure in parallel also on servers
+            that share a host or GPU (:mod:`perf.servers`; refused by default).
     """
 
     server: ServerOptions
@@ -91,6 +93,7 @@ class SweepOptions:
     host_busy_threshold_pct: float = HOST_BUSY_THRESHOLD_PCT
     host_busy_pause_s: float = HOST_BUSY_PAUSE_S
     baseline: bool = True
+    allow_shared_host: bool = False
 
 
 #: ServerOptions fields a run records and a resumed run takes back (not model control,
@@ -110,6 +113,11 @@ SERVER_SETTINGS = (
     "gpus",
     "shm_size",
     "binary",
+    "urls",
+    "metrics_urls",
+    "remote_repository",
+    "max_upload_bytes",
+    "deploy",
 )
 
 
@@ -222,7 +230,7 @@ def _server_value(key: str, value: Any) -> Any:
     """A saved server setting back in :class:`ServerOptions` types."""
     if key == "binary":
         return Path(value) if value else None
-    if key == "extra_args":
+    if key in ("extra_args", "urls", "metrics_urls"):
         return tuple(value)
     return value
 

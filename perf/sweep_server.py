@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from clients.runtimes.remote import RemoteRuntime
 from clients.server import ServerOptions, TritonServer
 from perf import results
 from perf.results import RunResult, ServerStart
@@ -69,11 +70,14 @@ class SweepServer:
         self.opts = dataclasses.replace(opts, model_control="explicit", load_models=(), log_file=None)
         self.run, self.run_dir, self._save = run, run_dir, save
         self.current: TritonServer | None = None
+        self._version: str | None = None
         #: Why the next start happens; ``None``: the server exited on its own.
         self._reason: str | None = first_reason
 
     def log_name(self) -> str:
         """The current server's log file as errors name it (relative to the run folder)."""
+        if self.opts.urls:
+            return f"the log of the server at {self.opts.urls[0]}"
         if self.current is None:
             return "the server log"
         with contextlib.suppress(ValueError):
@@ -93,6 +97,8 @@ class SweepServer:
         return self._start()
 
     def _start(self) -> TritonServer:
+        if self.opts.urls:
+            return self._reach()
         log_file = next_log(self.run_dir)
         srv = TritonServer(dataclasses.replace(self.opts, log_file=log_file))
         with open(self.run_dir / results.COMMANDS_FILE, "a") as f:
@@ -103,13 +109,37 @@ class SweepServer:
         self.current = srv
         self._save()
         srv.start()
+        self._version = _server_version(srv.http_url)
         self.run.environment["server"] = {
             "runtime": srv.runtime,
             "reason": srv.runtime_reason,
             "command": srv.command_line,
-            "version": _server_version(srv.http_url),
+            "version": self._version,
         }
         return srv
+
+    def _reach(self) -> TritonServer:
+        """A server the toolkit did not start (``--runtime remote``): checked (live, version,
+        model control) and waited for until ready; nothing is started, so no log and no
+        :class:`ServerStart` (``RunResult.servers`` records it)."""
+        srv = TritonServer(self.opts)
+        with open(self.run_dir / results.COMMANDS_FILE, "a") as f:
+            f.write(f"# tritonserver at http://{srv.http_url} (--runtime remote: not started by the toolkit)\n")
+        self._reason = None
+        self.current = srv
+        srv.start()
+        self._version = srv.runtime_impl.version if isinstance(srv.runtime_impl, RemoteRuntime) else None
+        self.run.environment["server"] = {
+            "runtime": srv.runtime,
+            "reason": srv.runtime_reason,
+            "command": "",
+            "version": self._version,
+        }
+        return srv
+
+    def version(self) -> str | None:
+        """The Triton version of the current server (server metadata); ``None`` before it started."""
+        return self._version
 
     def died(self, reason: str) -> None:
         """Record why the server is gone: the next start says so."""

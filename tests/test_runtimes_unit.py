@@ -100,10 +100,11 @@ def test_every_runtime_builds_its_command_from_the_same_options(repo: Path, fake
 
 
 def test_the_runtime_names_are_the_registry(repo: Path) -> None:
-    assert RUNTIMES == ("auto", "bundled", "local", "container")
-    assert set(AUTO_ORDER) == set(RUNTIME_CLASSES)
+    assert RUNTIMES == ("auto", "bundled", "local", "container", "remote")
+    assert set(AUTO_ORDER) == set(RUNTIME_CLASSES) - {"remote"}  # auto starts a server; remote is chosen by --url
     for name, cls in RUNTIME_CLASSES.items():
-        runtime, why = resolve_runtime(ServerOptions(repo, runtime=name))
+        urls = ("127.0.0.1:8000",) if name == "remote" else ()
+        runtime, why = resolve_runtime(ServerOptions(repo, runtime=name, urls=urls))
         assert isinstance(runtime, cls) and runtime.name == name and why == "asked for"
 
 

@@ -13,17 +13,18 @@ says only what differs between kinds of tritonserver:
 - what runs beside the server and must go with it (:meth:`Runtime.before_start`,
   :meth:`Runtime.after_stop`; the container's guardian).
 
-A runtime that starts nothing (``launches = False``; the planned ``remote`` runtime: a Triton
-the toolkit did not start) gives the host (:meth:`Runtime.host`) and takes its ports from
-:class:`ServerOptions` as they are; ``TritonServer`` then only checks readiness, talks to it,
-and leaves it running when it stops.
+A runtime that starts nothing (``launches = False``; the ``remote`` runtime: a Triton the
+toolkit did not start) gives its endpoints (:meth:`Runtime.endpoints`), how a model is loaded
+there (:meth:`Runtime.load_model`: uploaded through the repository API) and whether what was
+measured is unloaded (:meth:`Runtime.unloads`); ``TritonServer`` then only checks readiness,
+talks to it, and leaves it running when it stops.
 """
 
 from __future__ import annotations
 
 import abc
 import dataclasses
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from clients.runtimes.options import ServerOptions
 
@@ -76,7 +77,7 @@ class Runtime(abc.ABC):
     """How one kind of tritonserver is started (see the module docstring).
 
     Attributes:
-        name: The ``--runtime`` value (``bundled``, ``local``, ``container``).
+        name: The ``--runtime`` value (``bundled``, ``local``, ``container``, ``remote``).
         launches: Whether the toolkit starts and stops the server process.
         binds_address: Whether tritonserver binds ``opts.address`` itself.
         backends: The Triton backends its server has, when known (the bundled server: python only).
@@ -124,6 +125,23 @@ class Runtime(abc.ABC):
         error message or the server log), e.g. a container's ``/dev/shm`` too small for the
         python backend; ``None`` when it recognises nothing."""
         return None
+
+    def fixed_ports(self) -> Ports | None:
+        """The ports of a server this runtime does not choose (a remote one's); ``None``: chosen at launch."""
+        return None
+
+    def endpoints(self, ports: Ports) -> tuple[str, str, str]:
+        """``(http, grpc, metrics)`` as ``host:port`` (metrics: ``host:port/metrics``)."""
+        host = self.host()
+        return f"{host}:{ports.http}", f"{host}:{ports.grpc}", f"{host}:{ports.metrics}/metrics"
+
+    def load_model(self, client: Any, model: str) -> None:
+        """Ask the server behind ``client`` (tritonclient HTTP) to load ``model`` from its repository."""
+        client.load_model(model)
+
+    def unloads(self) -> bool:
+        """Whether models are unloaded after use (a remote server's own models are left)."""
+        return True
 
     def args(self, ports: Ports, repository: str) -> list[str]:
         """:func:`server_args` for this runtime (address bound or not)."""

@@ -47,7 +47,7 @@ class ServerOptions:
 
     Attributes:
         repository: Model repository folder.
-        runtime: ``auto`` | ``bundled`` | ``local`` | ``container``
+        runtime: ``auto`` | ``bundled`` | ``local`` | ``container`` | ``remote``
             (:data:`clients.runtimes.RUNTIMES`).
         http_port, grpc_port, metrics_port: Ports; ``0`` = pick free ones.
         address: Listen address (default ``127.0.0.1``; ``0.0.0.0`` exposes the server).
@@ -70,6 +70,17 @@ class ServerOptions:
             (:mod:`clients.runtimes.shm`, at least 1g). A value docker would not take or
             below the repository's need is refused when the container runtime is used.
         binary: Path of a local tritonserver (``runtime=local``); default ``$TRITONSERVER`` or PATH.
+        urls: Servers the toolkit did not start (``runtime=remote``; ``--url``), each
+            ``[http://|grpc://]HOST:PORT`` (:func:`clients.runtimes.remote.parse_endpoint`);
+            one for a check, one or more for a sweep (measured in parallel).
+        metrics_urls: Their metrics endpoints, in the same order (default: the same host,
+            HTTP port + 2, Triton's layout: 8002 beside 8000).
+        remote_repository: The remote server's own model repository as it sees it, holding the
+            same variant folders: variants are loaded from it by name instead of uploaded.
+        max_upload_bytes: Largest load request sent to a remote server (default: the
+            protocol's limit, :func:`clients.runtimes.remote.upload_limit_bytes`).
+        deploy: Load each variant on the remote server (``True``), or only use models it
+            already serves (``False``, ``--no-deploy``).
     """
 
     repository: Path
@@ -90,3 +101,8 @@ class ServerOptions:
     gpus: str = "all"
     shm_size: str | None = None
     binary: Path | None = None
+    urls: Sequence[str] = ()
+    metrics_urls: Sequence[str] = ()
+    remote_repository: str | None = None
+    max_upload_bytes: int | None = None
+    deploy: bool = True

@@ -1,0 +1,207 @@
+"""The remote runtime and the sweep's servers without a server: ``--url`` parsing and Triton's
+port layout, the runtime choice, what a load request carries and its size, the upload limits,
+which servers share hardware, the parallel lanes, and the report's Servers section."""
+
+from __future__ import annotations
+
+import base64
+import json
+import threading
+from pathlib import Path
+
+import pytest
+from google.protobuf import json_format
+
+from builders.config import read_config
+from clients.runtimes.choose import resolve_runtime
+from clients.runtimes.options import ServerOptions
+from clients.runtimes.remote import (
+    GRPC_UPLOAD_LIMIT_BYTES,
+    HTTP_UPLOAD_LIMIT_BYTES,
+    RemoteRuntime,
+    deploy_payload,
+    host_key,
+    parse_endpoint,
+    request_bytes,
+    upload_limit_bytes,
+)
+from core.errors import PerfError, ServerError
+from perf.results import RunResult, VariantResult
+from perf.server_records import MeasuringServer
+from perf.servers import ServerPool, metrics_identity, shared_hardware
+from perf.servers_report import servers_section
+
+CONFIG = """name: "m"
+max_batch_size: 8
+input { name: "INPUT__0" data_type: TYPE_FP32 dims: 16 }
+output { name: "OUTPUT__0" data_type: TYPE_FP32 dims: 8 }
+instance_group { count: 2 kind: KIND_CPU }
+dynamic_batching { max_queue_delay_microseconds: 500 }
+backend: "python"
+"""
+
+
+@pytest.mark.parametrize(
+    ("given", "http", "grpc", "metrics", "protocol"),
+    [
+        ("10.0.0.5:8000", "10.0.0.5:8000", "10.0.0.5:8001", "10.0.0.5:8002/metrics", "http"),
+        ("http://host:9000", "host:9000", "host:9001", "host:9002/metrics", "http"),
+        ("grpc://host:8001", "host:8000", "host:8001", "host:8002/metrics", "grpc"),
+        (" [::1]:8000 ", "[::1]:8000", "[::1]:8001", "[::1]:8002/metrics", "http"),
+    ],
+)
+def test_a_url_and_triton_port_layout(given: str, http: str, grpc: str, metrics: str, protocol: str) -> None:
+    e = parse_endpoint(given)
+    assert (e.http_url, e.grpc_url, e.metrics_url, e.protocol) == (http, grpc, metrics, protocol)
+    assert e.ports.http + 1 == e.ports.grpc and e.ports.http + 2 == e.ports.metrics
+
+
+def test_the_metrics_url_overrides_the_layout() -> None:
+    assert parse_endpoint("h:8000", "h:9102").metrics_url == "h:9102/metrics"
+    assert parse_endpoint("h:8000", "http://m:9102/prom").metrics_url == "m:9102/prom"
+
+
+@pytest.mark.parametrize("bad", ["host", "ftp://host:80", "host:port", "host:8000/v2", ":8000"])
+def test_a_bad_url_is_refused_with_the_form_expected(bad: str) -> None:
+    with pytest.raises(ServerError, match=r"is not \[http://\|grpc://\]HOST:PORT"):
+        parse_endpoint(bad)
+
+
+def test_url_means_remote_and_other_runtimes_refuse_it(tmp_path: Path) -> None:
+    runtime, why = resolve_runtime(ServerOptions(tmp_path, urls=("h:8000",)))
+    assert isinstance(runtime, RemoteRuntime) and why == "--url given"
+    assert runtime.launches is False and runtime.command(runtime.fixed_ports()) == []
+    with pytest.raises(ServerError, match="--runtime bundled starts one"):
+        resolve_runtime(ServerOptions(tmp_path, runtime="bundled", urls=("h:8000",)))
+    with pytest.raises(ServerError, match="needs the server's address"):
+        resolve_runtime(ServerOptions(tmp_path, runtime="remote"))
+    with pytest.raises(ServerError, match="one server here, got 2"):
+        RemoteRuntime(ServerOptions(tmp_path, runtime="remote", urls=("a:8000", "b:8000")))
+    assert RemoteRuntime(ServerOptions(tmp_path, urls=("a:8000",), deploy=False)).unloads() is False
+    assert RemoteRuntime(ServerOptions(tmp_path, urls=("a:8000",))).unloads() is True
+
+
+def test_the_load_request_carries_the_config_as_json_and_the_version_files(tmp_path: Path) -> None:
+    folder = tmp_path / "m"
+    (folder / "1" / "sub").mkdir(parents=True)
+    (folder / "1" / "__pycache__").mkdir()
+    (folder / "config.pbtxt").write_text(CONFIG)
+    (folder / "1" / "model.py").write_text("print(1)\n")
+    (folder / "1" / "sub" / "w.bin").write_bytes(b"\x00\x01")
+    (folder / "1" / "__pycache__" / "model.cpython-311.pyc").write_bytes(b"x")
+    (folder / "notes.txt").write_text("not in a version folder")
+    config, files = deploy_payload(folder)
+    assert sorted(files) == ["file:1/model.py", "file:1/sub/w.bin"]
+    assert files["file:1/sub/w.bin"] == b"\x00\x01"
+    parsed = json.loads(config)
+    assert parsed["max_batch_size"] == 8 and parsed["dynamic_batching"]["max_queue_delay_microseconds"] == "500"
+    # the same ModelConfig back from the JSON Triton is sent
+    assert json_format.Parse(config, type(read_config(folder / "config.pbtxt"))()) == read_config(folder / "config.pbtxt")
+
+
+def test_a_model_without_version_files_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "config.pbtxt").write_text(CONFIG)
+    with pytest.raises(ServerError, match="no files in a version folder"):
+        deploy_payload(tmp_path / "m")
+
+
+def test_request_sizes_and_limits_per_protocol() -> None:
+    import tritonclient.grpc as tg
+
+    config, files = '{"name": "m"}', {"file:1/model.onnx": b"x" * 3000}
+    raw, http = request_bytes(config, files, "grpc"), request_bytes(config, files, "http")
+    assert raw >= 3000 and http >= len(base64.b64encode(files["file:1/model.onnx"])) > raw  # base64 in JSON: 4/3
+    http_body = json.dumps({"parameters": {"config": config, **{k: base64.b64encode(v).decode() for k, v in files.items()}}})
+    assert abs(http - len(http_body)) < 64
+    assert GRPC_UPLOAD_LIMIT_BYTES == tg.MAX_GRPC_MESSAGE_SIZE  # one number with tritonclient's
+    assert upload_limit_bytes("http") == HTTP_UPLOAD_LIMIT_BYTES == 64 * 2**20
+    assert upload_limit_bytes("grpc") == GRPC_UPLOAD_LIMIT_BYTES
+
+
+def test_loopback_names_are_this_host() -> None:
+    for h in ("localhost", "127.0.0.1", "127.0.1.1", "::1"):
+        assert host_key(h) == "this host"
+    assert host_key("192.0.2.10") == "192.0.2.10"  # TEST-NET: not this machine
+
+
+def _server(url: str, host: str | None, gpus: list[str] | None = None) -> MeasuringServer:
+    return MeasuringServer(url, url, url + "/metrics", "remote", "2.51.0", host, gpus or [])
+
+
+def test_servers_sharing_a_host_or_a_gpu_are_found() -> None:
+    a, b = _server("a:8000", "this host"), _server("b:8000", "this host")
+    c, d = _server("c:8000", "10.0.0.3", ["GPU-1"]), _server("d:8000", "10.0.0.4", ["GPU-1", "GPU-2"])
+    e = _server("e:8000", "10.0.0.5", ["GPU-3"])
+    found = {(x.url, y.url): why for x, y, why in shared_hardware([a, b, c, d, e])}
+    assert found == {("a:8000", "b:8000"): "the same host (this host)", ("c:8000", "d:8000"): "GPU GPU-1"}
+
+
+def test_metrics_identity_reads_gpu_uuids_and_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+    import urllib.request
+
+    text = (
+        'nv_gpu_utilization{gpu_uuid="GPU-aaa"} 0.5\n'
+        'nv_gpu_memory_total_bytes{gpu_uuid="GPU-bbb"} 1e9\n'
+        "nv_cpu_memory_total_bytes 2.5e10\n"
+        'nv_inference_count{model="m",version="1"} 3\n'
+    )
+    monkeypatch.setattr(urllib.request, "urlopen", lambda url, timeout: io.BytesIO(text.encode()))
+    assert metrics_identity("h:8002/metrics") == (["GPU-aaa", "GPU-bbb"], 2.5e10)
+
+    def refuse(url: str, timeout: float) -> None:
+        raise OSError("refused")
+
+    monkeypatch.setattr(urllib.request, "urlopen", refuse)
+    assert metrics_identity("h:8002/metrics") == ([], None)  # not recorded, never invented
+
+
+def test_the_pool_gives_each_server_its_own_thread_and_one_variant_at_a_time(tmp_path: Path) -> None:
+    run = RunResult("r", "now")
+    pool = ServerPool(ServerOptions(tmp_path, urls=("a:8000", "b:8000")), run, tmp_path, "sweep started", lambda: None)
+    assert [lane.opts.urls for lane in pool.lanes] == [("a:8000",), ("b:8000",)]
+    busy: dict[str, int] = {}
+    seen: dict[str, str] = {}
+    lock = threading.Lock()
+    both_busy = threading.Barrier(2, timeout=5)
+
+    def measure(i: int, name: str) -> None:
+        url = pool._lane().opts.urls[0]
+        with lock:
+            busy[url] = busy.get(url, 0) + 1
+            assert busy[url] == 1  # one variant per server at a time
+            seen[name] = url
+        if i < 2:
+            both_busy.wait()  # the first two run at the same time, one on each server
+        with lock:
+            busy[url] -= 1
+
+    pool.each([f"v{i}" for i in range(5)], measure)
+    assert sorted(seen) == [f"v{i}" for i in range(5)] and set(seen.values()) == {"a:8000", "b:8000"}
+
+    def fail(i: int, name: str) -> None:
+        raise ServerError(f"{name} broke")
+
+    with pytest.raises(ServerError, match="broke"):
+        pool.each(["x", "y"], fail)
+
+
+def test_the_pool_needs_one_metrics_url_per_server(tmp_path: Path) -> None:
+    opts = ServerOptions(tmp_path, urls=("a:8000", "b:8000"), metrics_urls=("a:9000",))
+    with pytest.raises(PerfError, match="1 endpoint"):
+        ServerPool(opts, RunResult("r", "now"), tmp_path, "sweep started", lambda: None)
+
+
+def test_the_servers_section_names_who_measured_what_and_warns() -> None:
+    run = RunResult("r", "now")
+    a, b = _server("a:8000", "this host"), _server("b:8000", "this host", ["GPU-1"])
+    a.shares_with, b.shares_with = ["b:8000"], ["a:8000"]
+    run.servers = [a, b]
+    run.variants = [VariantResult("v1", server="a:8000"), VariantResult("v2", server="b:8000")]
+    text = " ".join("\n".join(servers_section(run)).split())
+    assert "## Servers" in text and "`v1`" in text and "`v2`" in text and "GPU-1" in text
+    assert "hardware differences" in text and "Measured in parallel on shared hardware" in text
+    # one server the toolkit started: nothing to add
+    run.servers = [MeasuringServer("h:1", "h:2", "h:3/metrics", "bundled")]
+    assert servers_section(run) == []
