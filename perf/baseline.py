@@ -44,7 +44,7 @@ from perf.baseline_records import (
     BaselineSettings,
     BaselineTarget,
 )
-from perf.baseline_runners import NotRunHere, artifact_call, batch_inputs, cannot_run, eager_call
+from perf.baseline_runners import NotRunHere, artifact_call, batch_inputs, cannot_run, eager_call, reference_axes
 from perf.inprocess_timing import TimingSettings, time_call
 from perf.results import RunResult
 
@@ -134,7 +134,11 @@ def plan_targets(opts: BaselineOptions) -> tuple[list[tuple[BaselineTarget, Repo
         wanted = {1, *formed_batches(opts.run, name), *opts.batch_sizes, *([mbs] if mbs > 0 else [])}
         batches = sorted(b for b in wanted if b == 1 or 0 < b <= mbs)
         instances = sum(g.count or 1 for g in cfg.instance_group) or 1
-        target = BaselineTarget(name, key, instances, batches, rv.serving)
+        try:
+            shape = results.shape_text(reference_axes(rv)) or None
+        except ToolkitError:  # no reference data: its points say so when they fail to load it
+            shape = None
+        target = BaselineTarget(name, key, instances, batches, rv.serving, shape)
         planned.append((target, rv, artifact[0], artifact[1]))
     return planned, notes
 

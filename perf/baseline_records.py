@@ -122,6 +122,9 @@ class BaselineTarget:
         batch_sizes: Batch sizes measured for it: 1, the rounded batch sizes the dynamic
             batcher formed in the sweep (``avg_server_batch_size``), and max_batch_size.
         serving: ``"python"`` or ``"native"``, as the index says (``None``: not indexed).
+        shape: The sizes of the dynamic axes in the baseline's inputs (the build's reference
+            inputs, ``"seq=32"``); ``None`` without dynamic axes. A sweep level at another
+            swept shape is not compared with it.
     """
 
     variant: str
@@ -129,6 +132,7 @@ class BaselineTarget:
     instances: int = 1
     batch_sizes: list[int] = dataclasses.field(default_factory=list)
     serving: str | None = None
+    shape: str | None = None
 
 
 @dataclass(config=_CONFIG)

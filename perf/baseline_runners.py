@@ -67,6 +67,21 @@ def batch_inputs(reference: dict[str, np.ndarray], batch: int) -> dict[str, np.n
     return out
 
 
+def reference_axes(variant: RepositoryVariant) -> dict[str, int]:
+    """The size of each named dynamic axis in the build's reference inputs (``{"seq": 32}``),
+    read from the arrays (the axis ``i`` of an input's spec shape is array axis ``i + 1``)."""
+    spec = variant.spec
+    if spec is None or not spec.dynamic_axes:
+        return {}
+    inputs, _ = variant.reference()
+    sizes: dict[str, int] = {}
+    for t in spec.inputs:
+        for i, d in enumerate(t.shape):
+            if isinstance(d, str) and t.name in inputs:
+                sizes.setdefault(d, int(inputs[t.name].shape[i + 1]))
+    return sizes
+
+
 def artifact_call(variant: RepositoryVariant, fmt: str, file: str, key: BaselineKey) -> Call:
     """The runner of ``variant``'s served artifact (``<folder>/1/<file>``), with the key's
     threads and device (:func:`builders.runners.load_runner`)."""

@@ -29,7 +29,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from perf.analysis import THROUGHPUT, Point, run_points
+from perf.analysis import THROUGHPUT, Point, aggregate
 from perf.baseline_records import BaselinePoint, BaselineResult, BaselineTarget
 from perf.results import RunResult
 
@@ -159,18 +159,33 @@ def target_of(baseline: BaselineResult, series: str) -> BaselineTarget | None:
 
 def efficiency_rows(run: RunResult) -> list[EfficiencyRow]:
     """Every measured concurrency level of every variant with a baseline target, in the
-    run's variant order then by (client batch size, concurrency); empty without a baseline."""
+    run's variant order then by (client batch size, concurrency); empty without a baseline.
+    Levels of a shape sweep at another shape than the baseline's inputs
+    (:attr:`BaselineTarget.shape`) are left out: they ran another workload."""
     if run.baseline is None:
         return []
     rows = []
-    for name, points in run_points(run).items():
-        target = target_of(run.baseline, name)
+    for v in run.variants:
+        target = target_of(run.baseline, v.name)
         if target is None:
             continue
-        for p in sorted(points, key=lambda p: (p.batch_size, p.concurrency)):
+        levels = [lv for lv in v.levels if lv.shape in (None, target.shape)]
+        for p in sorted(aggregate(levels, v.name), key=lambda p: (p.batch_size, p.concurrency)):
             if p.ok and p.concurrency > 0:
-                rows.append(efficiency_row(name, target, p, run.baseline))
+                rows.append(efficiency_row(v.name, target, p, run.baseline))
     return rows
+
+
+def other_shapes(run: RunResult) -> list[str]:
+    """``"<variant> at seq=64"`` for each swept shape left out of :func:`efficiency_rows`."""
+    if run.baseline is None:
+        return []
+    out = []
+    for v in run.variants:
+        target = target_of(run.baseline, v.name)
+        if target is not None:
+            out += [f"{v.name} at {s}" for s in dict.fromkeys(lv.shape for lv in v.levels) if s and s != target.shape]
+    return out
 
 
 def best_rows(rows: Sequence[EfficiencyRow]) -> dict[str, EfficiencyRow]:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from perf.baseline_records import BaselineResult
-from perf.efficiency import COMPONENTS, EfficiencyRow, best_rows, efficiency_rows
+from perf.efficiency import COMPONENTS, EfficiencyRow, best_rows, efficiency_rows, other_shapes
 from perf.markdown import TOP_N, Align, fmt, name_then_numbers, table
 from perf.results import RunResult
 
@@ -103,6 +103,12 @@ def efficiency_section(run: RunResult, run_dir: Path) -> list[str]:
     if png is not None:
         lines += [f"![Serving efficiency]({png.name})", ""]
     lines += ["### Served vs in-process, per level", "", *([note, ""] if note else []), *efficiency_table(table_rows), ""]
+    left_out = other_shapes(run)
+    if left_out:
+        lines += [
+            "Not compared (swept at another shape than the baseline's reference inputs): " + ", ".join(left_out) + ".",
+            "",
+        ]
     lines += ["### In-process baseline", "", *baseline_lines(run.baseline), ""]
     return lines
 

@@ -10,7 +10,7 @@ import pytest
 from perf import results
 from perf.analysis import aggregate
 from perf.baseline_records import NOT_RUN, BaselineKey, BaselinePoint, BaselineResult, BaselineSettings, BaselineTarget
-from perf.efficiency import efficiency_row, efficiency_rows, in_process_at
+from perf.efficiency import efficiency_row, efficiency_rows, in_process_at, other_shapes
 from perf.efficiency_report import PHRASES, OverheadFacts, efficiency_section, ratio_text
 from perf.report import write_report
 from perf.results import LevelResult, RunResult, VariantResult
@@ -131,3 +131,13 @@ def test_phrases_follow_the_numbers(facts: OverheadFacts, chosen: list[str]):
 
 def test_ratio_text():
     assert ratio_text(0.754) == "0.75×" and ratio_text(0.0024) == "0.0024×" and ratio_text(None) == "—"
+
+
+def test_levels_at_another_swept_shape_are_not_compared():
+    run = make_run()
+    run.baseline.targets[0].shape = "seq=32"
+    vr = run.variants[0]
+    vr.levels = [level(1, 400.0, 1.0, 1500.0), level(4, 1000.0, 2.0, 2000.0)]
+    vr.levels[0].shape, vr.levels[1].shape = "seq=32", "seq=64"
+    assert [r.point.concurrency for r in efficiency_rows(run)] == [1]
+    assert other_shapes(run) == [f"{VARIANT} at seq=64"]
