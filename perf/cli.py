@@ -15,7 +15,7 @@ from clients.cli_options import SERVER_KEYS, server_options
 from core.cli import EXIT_INTERRUPTED, EXIT_VARIANT_FAILED, CommaList, group, list_option, print_table, run_cli, verbosity_option
 from core.cli import console as make_console
 from perf.analyzer import MeasureSettings
-from perf.cli_baseline import baseline, no_baseline_option
+from perf.cli_baseline import baseline, describe_point, no_baseline_option
 from perf.cli_coldstart import coldstart
 from perf.cli_deploy import export_deployment
 from perf.markdown import TOP_N
@@ -366,6 +366,8 @@ def sweep(
         elif e["event"] == "variant_failed":
             progress.console.log(f"[red]{escape(e['variant'])} failed: {escape(e['error'])}[/red]")
             progress.advance(task, e.get("levels_left", 0))  # its planned levels that will not run now
+        elif e["event"] == "baseline_point":
+            progress.console.log(escape("in-process baseline " + describe_point(e)))
 
     state: dict[str, Any] = {"last": "", "trials": 1}  # the last measured throughput, shown on the progress bar
     sw = Sweep(opts, on_event)

@@ -119,19 +119,20 @@ def baseline(
         click.echo(f"traces and precision study: stored in {stored}")
 
 
+def describe_point(e: dict[str, Any]) -> str:
+    """One line for a ``baseline_point`` progress event: ``[3/12] mlp onnx fp32 cpu threads=2 b=8: 1,234.5 infer/s``."""
+    p = e["point"]
+    k = p.key
+    what = f"{k.model} {k.format} {k.precision} {k.device} threads={k.threads or 'default'} b={p.batch_size}"
+    note = f"{fmt(p.throughput_infer_per_s)} infer/s" if p.ok else f"{p.status}: {p.reason}"
+    return f"[{e['done']}/{e['total']}] {what}: {note}"
+
+
 def _progress() -> Any:
     from core.cli import console
 
     out = console()
-
-    def on_event(e: dict[str, Any]) -> None:
-        p = e["point"]
-        k = p.key
-        what = f"{k.model} {k.format} {k.precision} {k.device} threads={k.threads or 'default'} b={p.batch_size}"
-        note = f"{fmt(p.throughput_infer_per_s)} infer/s" if p.ok else f"{p.status}: {p.reason}"
-        out.log(f"[{e['done']}/{e['total']}] {what}: {note}", markup=False)
-
-    return on_event
+    return lambda e: out.log(describe_point(e), markup=False)
 
 
 def baseline_table(result: BaselineResult) -> Table:
