@@ -77,9 +77,12 @@ class BaselinePoint:
         status: See :data:`BaselineStatus`.
         reason: Why it was not run or failed.
         latency_p50_ms, latency_p99_ms: Percentiles of single calls (ms).
-        latency_median_ms: Median per-call time of the ``blocked_autorange`` blocks (ms).
+        latency_median_ms: Median per-call time of the ``blocked_autorange`` blocks (ms): a
+            block averages many back-to-back calls, so on a shared host a block that other
+            processes preempted counts whole; compare it with ``latency_p50_ms``.
         latency_iqr_ms: Interquartile range of the blocks' per-call times (ms).
-        throughput_infer_per_s: ``batch_size / latency_median_ms`` x 1000.
+        throughput_infer_per_s: ``batch_size / latency_p50_ms`` x 1000: the median single
+            call, which a preempted call moves by one sample only.
         spread_pct: ``latency_iqr_ms`` in % of ``latency_median_ms``.
         warmup_runs: Calls made before timing; ``warmup_s`` the time they took (s).
         blocks, runs_per_block: ``blocked_autorange``'s blocks and calls per block.

@@ -51,7 +51,7 @@ class InProcessAt:
 
     Attributes:
         batch: The batch size asked for (inferences per call).
-        latency_ms: Per-call time at ``batch`` (ms): the baseline's median per call.
+        latency_ms: Per-call time at ``batch`` (ms): the baseline's p50 of single calls.
         throughput_infer_per_s: ``batch / latency_ms`` x 1000.
         how: ``"measured"``, ``"interpolated"`` or ``"nearest"``.
         batches: The measured batch sizes used (one or two).
@@ -74,7 +74,7 @@ class InProcessAt:
 def in_process_at(points: Sequence[BaselinePoint], batch: float) -> InProcessAt | None:
     """In-process per-call time and throughput at ``batch`` from ``points`` (one key's
     points); ``None`` when none of them was measured. See the module docstring for the rule."""
-    ok = sorted((p for p in points if p.ok and p.latency_median_ms), key=lambda p: p.batch_size)
+    ok = sorted((p for p in points if p.ok and p.latency_p50_ms), key=lambda p: p.batch_size)
     if not ok or not batch > 0:
         return None
     lo = [p for p in ok if p.batch_size <= batch]
@@ -92,7 +92,7 @@ def in_process_at(points: Sequence[BaselinePoint], batch: float) -> InProcessAt 
 
 
 def _ms(p: BaselinePoint) -> float:
-    return float(p.latency_median_ms or 0.0)
+    return float(p.latency_p50_ms or 0.0)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -3,11 +3,11 @@
 :func:`time_call` warms a call up, then measures it twice:
 
 1. ``Timer.blocked_autorange(min_run_time)``: blocks of calls sized so that timer overhead is
-   negligible; the median and IQR of the per-call time over the blocks give the throughput
-   and the spread (PyTorch docs, "torch.utils.benchmark").
+   negligible; the median and IQR of the per-call time over the blocks give the spread (PyTorch docs, "torch.utils.benchmark").
 2. single calls timed one by one with ``Timer.timeit(1)`` for ``min_run_time`` (at least
    :data:`MIN_SINGLE_RUNS`, at most ``max_runs``): the p50 and p99 of one call, which block
-   averages hide.
+   averages hide. The baseline's throughput is ``batch / p50``: on a shared host a block that
+   other processes preempted moves the block median, a preempted single call one sample only.
 
 ``torch.utils.benchmark.Timer(num_threads=N)`` sets torch's intra-op threads while it times;
 onnxruntime sessions carry their own thread count (set when the session is made).
