@@ -36,7 +36,7 @@ from perf.effects import Interaction, MainEffect, effects_sentences, interaction
 from perf.markdown import CPU_MEASURES, fmt
 from perf.pairs import baseline, pairs, variant_of
 from perf.phrases import Facts, say
-from perf.recommendation import Recommendation
+from perf.recommendation import Recommendation, candidate
 from perf.results import RunResult, VariantResult
 
 
@@ -99,7 +99,7 @@ def _numbers(
     at_bs = _at_batch(bs)
     bp = next(p for p in pts[best.variant] if (p.concurrency, p.batch_size) == (best.concurrency, bs))
     head = [
-        f"**The numbers.** The highest throughput is {fmt(best.throughput_infer_per_s)} infer/s (`{best.variant}`, "
+        f"**The numbers.** The best peak is {fmt(best.throughput_infer_per_s)} infer/s (`{best.variant}`, "
         f"concurrency {best.concurrency}{at_bs}, p99 {fmt(best.latency_p99_ms, 2)} ms)."
     ]
     base = baseline(ok, run.variant(best.variant))
@@ -113,7 +113,22 @@ def _numbers(
     if second is not None and (base is None or second.variant != base.name):
         head.append(
             f"The runner-up, `{second.variant}`, peaked at {fmt(second.get(THROUGHPUT))} infer/s "
-            f"(concurrency {second.concurrency}): {_change(bp, second, THROUGHPUT, mixed)} against the best."
+            f"(concurrency {second.concurrency}): {_change(bp, second, THROUGHPUT, mixed)} against the best"
+            + (
+                f", at a {second.status} level that does not lead the best stable level by more than its own spread, "
+                "so it is not ranked above the pick."
+                if second.value(THROUGHPUT) > bp.value(THROUGHPUT)
+                else "."
+            )
+        )
+    higher = [p for v in ok for p in curve(pts[v.name], bs) if candidate(p) and p.value(THROUGHPUT) > bp.value(THROUGHPUT)]
+    top = max(higher, key=lambda p: p.value(THROUGHPUT), default=None)
+    if top is not None and (second is None or top.variant != second.variant):
+        # a flagged level measured more, but its spread covers its lead (perf.recommendation's rule)
+        head.append(
+            f"{len(higher)} flagged level(s) measured more, up to {fmt(top.get(THROUGHPUT))} infer/s (`{top.variant}` "
+            f"at concurrency {top.concurrency}, {top.status}), but none leads the best stable level by more than "
+            "its own spread, so none is ranked above the pick."
         )
     if rec.latency_budget_ms is not None:
         u = rec.best_under_budget
