@@ -15,6 +15,14 @@ shared memory once when the response is sent, whatever wraps it):
 - outputs are checked against the config once per batch, not once per request (a split part
   has the batch's dtype and per-sample shape), and passed on without a dtype conversion: a
   dtype other than the declared one is answered with an error, never converted.
+
+DLPack (``pb_utils.Tensor.to_dlpack`` / ``from_dlpack``, in the bundled 24.10 python backend)
+is not used: on CPU it removes no copy. By the backend's source (``src/pb_tensor.cc``), the
+stub builds each input's numpy array as a copy of its shared memory (a pybind11 array without
+a base object) whether or not the model asks for DLPack, and copies each output tensor into
+shared memory once when the response is sent, whether it wraps a numpy array or a DLPack
+capsule. On a ``KIND_GPU`` instance ``from_dlpack`` of a CUDA output would spare the
+device-to-host copy; that path cannot be run or measured without a GPU, so it is not taken.
 """
 
 from __future__ import annotations

@@ -10,6 +10,9 @@ floating weights and inputs in the precision, outputs cast back to their spec dt
 - timed with ``torch.utils.benchmark.Timer.blocked_autorange`` (median and IQR of one call,
   with the thread count given).
 
+On a GPU, TF32 is off while it runs (:func:`builders.verification.no_tf32`): fp32 is fp32, as
+verification runs it (:mod:`core.precision`).
+
 A row is ``not run on this host`` (``reason`` says why; never numbers of 0) when the device
 is absent, when the kernels there do not compute in that precision
 (:data:`builders.verdicts.KERNEL_PRECISION`, torch's kernels), or when torch has no kernel
@@ -26,6 +29,7 @@ import numpy as np
 
 from builders.precision import prepare_module
 from builders.verdicts import kernel_precision
+from builders.verification import no_tf32
 from builders.verify import compare_outputs
 from core import precision as precisions
 from perf.profile_records import PrecisionRow
@@ -90,7 +94,8 @@ def precision_study(
     for device in devices:
         fp32_ms: float | None = None
         for name in wanted:
-            row = _row(module, spec, name, device, inputs, reference, here, batch_size, threads, min_run_time_s)
+            with no_tf32():  # fp32 on a GPU is fp32, not TF32, as verification runs it (core.precision)
+                row = _row(module, spec, name, device, inputs, reference, here, batch_size, threads, min_run_time_s)
             if name == "fp32":
                 fp32_ms = row.latency_median_ms
             elif fp32_ms and row.latency_median_ms:

@@ -6,6 +6,8 @@
 #      over HTTP and gRPC, served outputs compared with PyTorch's
 #   3. perf/run_sweep.sh: perf_analyzer at concurrency 1, 2, 4, 8 per variant -> results/<run-id>/
 #      (raw CSVs, commands.txt, results.json, flat.csv, report.md + PNG plots); summary printed.
+#   3b. perf baseline --trace --precision: a profiler trace of one batch per format and the
+#      precision study of the eager model, added to the run and its report.
 #   4. perf export-deployment: the recommended variant as a Kubernetes bundle in
 #      results/<run-id>/deployment-<variant>/ (model folder + manifests, docs/KUBERNETES.md).
 # Overrides: DEMO_MODEL (mlp), DEMO_CONCURRENCY (1,2,4,8), DEMO_BUDGET_MS (p99 budget, 25),
@@ -28,6 +30,10 @@ perf/run_sweep.sh --runtime bundled --repository model_repository --variants "${
   --concurrency "${DEMO_CONCURRENCY:-1,2,4,8}" --measurement-interval "${DEMO_INTERVAL_MS:-1500}" \
   --max-trials "${DEMO_MAX_TRIALS:-5}" --unstable-retries 0 --latency-budget-ms "${DEMO_BUDGET_MS:-25}" \
   --run-id "$RUN_ID"
+
+echo "== 3b/4 traces and precision study: perf baseline --trace --precision, then the report again"
+"$PY" -m perf.cli baseline "results/$RUN_ID" --trace --precision fp32,fp16,bf16 --min-run-time 0.1 >/dev/null
+"$PY" -m perf.cli report "results/$RUN_ID" >/dev/null
 
 echo "== 4/4 deploy: the recommended variant as a Kubernetes bundle"
 # a refusal (no level within the budget) is one of the run's outcomes, not a broken demo
