@@ -29,7 +29,12 @@ cli.add_command(serve_command("serve"))
 
 @cli.command()
 @click.argument("model")
-@click.option("--url", default=None, help="host:port of the server [default: localhost:8000 (http) / localhost:8001 (grpc)].")
+@click.option(
+    "--url",
+    default=None,
+    help="host:port of the server, any server (one the toolkit did not start too); http:// or grpc:// in front sets "
+    "--protocol [default: localhost:8000 (http) / localhost:8001 (grpc)].",
+)
 @click.option("--protocol", type=click.Choice(["http", "grpc"]), default="http", help="Protocol of the requests.")
 @click.option(
     "--input-data",
@@ -96,6 +101,11 @@ def infer(
     from clients.infer import model_signature, run_requests
     from clients.inputs import generate_inputs, load_input_file, parse_shape_flag, plan_inputs, summarize, variant_for
 
+    if url and "://" in url:
+        scheme, _, url = url.partition("://")
+        if scheme not in DEFAULT_PORTS:
+            raise click.BadParameter(f"{scheme}:// is not a protocol the server speaks: http:// or grpc://", param_hint="--url")
+        protocol = scheme
     url = url or f"localhost:{DEFAULT_PORTS[protocol]}"
     sig = model_signature(url, protocol, model)
     if input_path:

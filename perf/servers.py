@@ -127,6 +127,12 @@ class ServerPool:
                 f"--metrics-url gives {len(metrics)} endpoint(s) for {len(urls)} --url server(s)",
                 hint="give one metrics endpoint per server, in the --url order, or none (the default layout)",
             )
+        if len(urls) > 1 and not opts.deploy:
+            raise PerfError(
+                f"--no-deploy with {len(urls)} servers: each variant goes to whichever server is free, but each server "
+                "only has its own models loaded",
+                hint="sweep one --url at a time with --no-deploy, or let the toolkit deploy the variants (drop --no-deploy)",
+            )
         self.lanes = [
             SweepServer(
                 dataclasses.replace(opts, urls=(u,) if u else (), metrics_urls=(metrics[i],) if metrics else ()),

@@ -205,3 +205,108 @@ def test_the_servers_section_names_who_measured_what_and_warns() -> None:
     # one server the toolkit started: nothing to add
     run.servers = [MeasuringServer("h:1", "h:2", "h:3/metrics", "bundled")]
     assert servers_section(run) == []
+
+
+class FakeClient:
+    """What RemoteRuntime.load_model asks of a tritonclient HTTP client, recorded."""
+
+    def __init__(self, ready: bool = False, index: tuple[str, ...] = (), served: dict | None = None):
+        self.ready, self.index, self.served, self.loads = ready, index, served or {}, []
+
+    def is_model_ready(self, model: str) -> bool:
+        return self.ready
+
+    def get_model_repository_index(self) -> list[dict]:
+        return [{"name": n} for n in self.index]
+
+    def get_model_config(self, model: str) -> dict:
+        return self.served
+
+    def load_model(self, model: str, config: str | None = None, files: dict | None = None) -> None:
+        self.loads.append((model, config, files))
+
+
+@pytest.fixture
+def variant_repo(tmp_path: Path) -> Path:
+    folder = tmp_path / "repo" / "m"
+    (folder / "1").mkdir(parents=True)
+    (folder / "config.pbtxt").write_text(CONFIG)
+    (folder / "1" / "model.py").write_bytes(b"x" * 4000)
+    return tmp_path / "repo"
+
+
+#: What Triton serves at /v2/models/m/config for CONFIG (its fields, as the bundled 2.51 answers).
+SERVED = {
+    "name": "m",
+    "backend": "python",
+    "max_batch_size": 8,
+    "instance_group": [{"name": "m_0", "kind": "KIND_CPU", "count": 2, "gpus": []}],
+    "dynamic_batching": {"preferred_batch_size": [], "max_queue_delay_microseconds": 500},
+    "optimization": {"priority": "PRIORITY_DEFAULT"},
+}
+
+
+def test_upload_sends_the_config_and_files_under_the_limit_and_nothing_above(
+    variant_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rt = RemoteRuntime(ServerOptions(variant_repo, urls=("h:8000",)))
+    monkeypatch.setattr(rt, "grpc_answers", lambda: False)  # HTTP upload through the given client
+    c = FakeClient()
+    rt.load_model(c, "m")
+    [(name, config, files)] = c.loads
+    assert name == "m" and json.loads(config)["name"] == "m" and files == {"file:1/model.py": b"x" * 4000}
+    small = RemoteRuntime(ServerOptions(variant_repo, urls=("h:8000",), max_upload_bytes=4000))
+    monkeypatch.setattr(small, "grpc_answers", lambda: False)
+    c = FakeClient()
+    with pytest.raises(ServerError, match=r"above the .* limit \(--max-upload-mb\); nothing was sent.*--remote-repository"):
+        small.load_model(c, "m")
+    assert c.loads == []
+
+
+def test_remote_repository_loads_by_name_what_the_server_lists(variant_repo: Path) -> None:
+    rt = RemoteRuntime(ServerOptions(variant_repo, urls=("h:8000",), remote_repository="/models"))
+    c = FakeClient(index=("m",))
+    rt.load_model(c, "m")
+    assert c.loads == [("m", None, None)]  # by name: nothing uploaded
+    with pytest.raises(ServerError, match=r"not in the repository of the server .*--remote-repository /models"):
+        rt.load_model(FakeClient(index=("other",)), "m")
+
+
+def test_no_deploy_measures_only_a_loaded_model_with_the_local_settings(variant_repo: Path) -> None:
+    rt = RemoteRuntime(ServerOptions(variant_repo, urls=("h:8000",), deploy=False))
+    with pytest.raises(ServerError, match="is not loaded on the server"):
+        rt.load_model(FakeClient(ready=False), "m")
+    c = FakeClient(ready=True, served=SERVED)
+    rt.load_model(c, "m")
+    assert c.loads == []  # nothing sent
+    other = {**SERVED, "instance_group": [{"kind": "KIND_CPU", "count": 4}], "dynamic_batching": None}
+    other.pop("dynamic_batching")
+    with pytest.raises(
+        ServerError, match=r"another config .*instance_group: local \[\('KIND_CPU', 2\)\], served \[\('KIND_CPU', 4\)\]"
+    ):
+        rt.load_model(FakeClient(ready=True, served=other), "m")
+
+
+def test_no_deploy_is_refused_on_several_servers(tmp_path: Path) -> None:
+    opts = ServerOptions(tmp_path, urls=("a:8000", "b:8000"), deploy=False)
+    with pytest.raises(PerfError, match="--no-deploy with 2 servers"):
+        ServerPool(opts, RunResult("r", "now"), tmp_path, "sweep started", lambda: None)
+
+
+def test_clients_infer_takes_the_protocol_from_a_scheme(monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    import clients.infer
+    from clients.cli import cli
+
+    asked = []
+
+    def signature(url: str, protocol: str, model: str) -> None:
+        asked.append((url, protocol))
+        raise ServerError("stop here")
+
+    monkeypatch.setattr(clients.infer, "model_signature", signature)
+    CliRunner().invoke(cli, ["infer", "m", "--url", "grpc://h:9001"])
+    assert asked == [("h:9001", "grpc")]
+    bad = CliRunner().invoke(cli, ["infer", "m", "--url", "ftp://h:1"])
+    assert bad.exit_code == 2 and "http:// or grpc://" in bad.output
