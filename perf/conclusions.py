@@ -38,6 +38,7 @@ from perf.pairs import baseline, pairs, variant_of
 from perf.phrases import Facts, say
 from perf.recommendation import Recommendation, candidate
 from perf.results import RunResult, VariantResult
+from perf.servers_report import measured_elsewhere
 
 
 def _change(a: Point, b: Point, metric: str, note_unknown: bool = True) -> str:
@@ -306,8 +307,12 @@ def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]
     gpus = env.get("gpus")
     parts = [
         "**When this holds.**",
-        f"These numbers are for this host ({env.get('cpu_count', '?')} cores"
-        + (f", GPU {_list([g.get('name', '?') for g in gpus])})" if gpus else ", no GPU)")
+        "These numbers are for "
+        + (
+            measured_elsewhere(run)
+            or f"this host ({env.get('cpu_count', '?')} cores"
+            + (f", GPU {_list([g.get('name', '?') for g in gpus])})" if gpus else ", no GPU)")
+        )
         + " and this model; instances of a CPU model share the same cores, so another core count or a larger "
         "model (longer compute per request) can change which setting wins.",
     ]

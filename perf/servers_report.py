@@ -66,3 +66,19 @@ def servers_section(run: RunResult) -> list[str]:
     if notes:
         lines += ["", *(f"- {n}" for n in notes)]
     return [*lines, ""]
+
+
+def measured_elsewhere(run: RunResult) -> str | None:
+    """Where a run was measured when it was not this host: ``"the server(s) at a:8000 (host
+    10.0.0.5, 1 GPU reported), ..."``; ``None`` when every server ran here (the conclusions
+    then describe this host)."""
+    away = [s for s in run.servers if s.host != "this host"]
+    if not away:
+        return None
+    said = [
+        f"`{s.url}` (host {s.host or '?'}, Triton {s.version or '?'}, "
+        + (f"{len(s.gpu_uuids)} GPU(s) reported" if s.gpu_uuids else "no GPU reported")
+        + ")"
+        for s in run.servers
+    ]
+    return f"the server{'s' if len(said) > 1 else ''} at {', '.join(said)}"

@@ -310,3 +310,13 @@ def test_clients_infer_takes_the_protocol_from_a_scheme(monkeypatch: pytest.Monk
     assert asked == [("h:9001", "grpc")]
     bad = CliRunner().invoke(cli, ["infer", "m", "--url", "ftp://h:1"])
     assert bad.exit_code == 2 and "http:// or grpc://" in bad.output
+
+
+def test_conclusions_name_the_servers_when_they_ran_elsewhere() -> None:
+    from perf.servers_report import measured_elsewhere
+
+    run = RunResult("r", "now")
+    run.servers = [_server("a:8000", "this host")]
+    assert measured_elsewhere(run) is None  # loopback: this host's description holds
+    run.servers = [_server("10.0.0.5:8000", "10.0.0.5", ["GPU-1"])]
+    assert measured_elsewhere(run) == "the server at `10.0.0.5:8000` (host 10.0.0.5, Triton 2.51.0, 1 GPU(s) reported)"
