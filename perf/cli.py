@@ -20,20 +20,24 @@ from perf.cli_coldstart import coldstart
 from perf.cli_deploy import export_deployment
 from perf.markdown import TOP_N
 from perf.recommendation import DEFAULT_LATENCY_PERCENTILE, LATENCY_PERCENTILES
-from perf.sweep_options import DEFAULT_BATCH_SIZES, DEFAULT_CONCURRENCY, SweepOptions
+from perf.search import AUTO
+from perf.search_records import SEARCH_MODES
+from perf.sweep_options import DEFAULT_BATCH_SIZES, SweepOptions
 
 #: Defaults shown by the CLI come from the API's dataclasses (one source of truth).
 _M = MeasureSettings()
 _S = SweepOptions.__dataclass_fields__
 
 
-def concurrency_item(text: str) -> list[int]:
-    """One part of ``--concurrency``: a level ``4``, or perf_analyzer's linear range
-    ``start:end[:step]`` (``1:8:2`` -> 1, 3, 5, 7).
+def concurrency_item(text: str) -> list[int] | list[str]:
+    """One part of ``--concurrency``: ``auto`` (the adaptive ladder, :mod:`perf.search`), a
+    level ``4``, or perf_analyzer's linear range ``start:end[:step]`` (``1:8:2`` -> 1, 3, 5, 7).
 
     Raises:
-        ValueError: not an integer >= 1 or a valid range.
+        ValueError: not ``auto``, an integer >= 1 or a valid range.
     """
+    if text.strip().lower() == AUTO:
+        return [AUTO]
     if ":" in text:
         try:
             parts = [int(x) for x in text.split(":")]
@@ -58,6 +62,22 @@ def concurrency_list(text: str) -> tuple[int, ...]:
     if not levels:
         raise click.BadParameter("--concurrency needs at least one level, e.g. 1,2,4")
     return levels
+
+
+def concurrency_setting(levels: tuple[int | str, ...]) -> tuple[int, ...] | str:
+    """The ``--concurrency`` values as :attr:`perf.sweep_options.SweepOptions.concurrency`:
+    ``"auto"`` alone, or the levels.
+
+    Raises:
+        click.BadParameter: ``auto`` mixed with levels.
+    """
+    if AUTO in levels:
+        if len(levels) > 1:
+            raise click.BadParameter(
+                f"--concurrency auto grows its own levels; got it with {list(levels)}: pass one or the other"
+            )
+        return AUTO
+    return tuple(int(c) for c in levels)
 
 
 def parse_shapes_flag(text: str) -> tuple[str, tuple[int, ...]]:
@@ -115,9 +135,17 @@ def latency_percentile_option(fn: Any) -> Any:
 @list_option(
     "--concurrency",
     item=concurrency_item,
-    default=DEFAULT_CONCURRENCY,
-    metavar="N|START:END[:STEP][,...]",
-    help="Concurrency levels: a list 1,2,4 and/or perf_analyzer's range start:end[:step].",
+    default=(AUTO,),
+    metavar="auto|N|START:END[:STEP][,...]",
+    help="Concurrency levels: auto (grow 1, 2, 4 ... while throughput still rises by more than the noise and the "
+    "latency stays under the budget), or a list 1,2,4 and/or perf_analyzer's range start:end[:step], measured whole.",
+)
+@click.option(
+    "--search",
+    type=click.Choice(SEARCH_MODES),
+    default=None,
+    help="brute: every variant at every level; prune: measure every variant at the best level so far first and drop "
+    "those that cannot win (each decision recorded and shown in the report) [default: prune above 4 variants].",
 )
 @list_option(
     "--request-rates",
@@ -265,7 +293,8 @@ def sweep(
     ctx: click.Context,
     repository: Path,
     variants: tuple[str, ...],
-    concurrency: tuple[int, ...],
+    concurrency: tuple[int | str, ...],
+    search: str | None,
     request_rates: tuple[float, ...],
     batch_sizes: tuple[int, ...],
     sweep_axes: tuple[str, ...],
@@ -311,7 +340,8 @@ def sweep(
     opts = SweepOptions(
         server=server_opts,
         variants=variants,
-        concurrency=concurrency,
+        concurrency=concurrency_setting(concurrency),
+        search=search,
         batch_sizes=batch_sizes,
         request_rates=request_rates,
         measure=MeasureSettings(
@@ -363,6 +393,10 @@ def sweep(
             load += f" {lv.shape}" if lv.shape else ""
             progress.console.log(escape(f"{e['variant']} {load} b={lv.batch_size}{trial}: {note}{flag}"))
             progress.advance(task)
+        elif e["event"] == "search_decision":
+            if e["decision"] is not None:
+                progress.console.log(escape(f"{e['variant']}: not measured further because {e['decision'].reason}"))
+            progress.advance(task, e.get("levels_left", 0))  # its planned levels the search left out
         elif e["event"] == "variant_failed":
             progress.console.log(f"[red]{escape(e['variant'])} failed: {escape(e['error'])}[/red]")
             progress.advance(task, e.get("levels_left", 0))  # its planned levels that will not run now
@@ -451,6 +485,7 @@ _GIVEN_FIELDS = {
     "repository": "repository",
     "variants": "variants",
     "concurrency": "concurrency",
+    "search": "search",
     "batch_sizes": "batch_sizes",
     "request_rates": "request_rates",
     "trials": "trials",

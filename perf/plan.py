@@ -38,6 +38,9 @@ class VariantPlan:
         error: Why nothing can be planned (the variant's ``config.pbtxt`` is unreadable).
         config: Its ``config.pbtxt`` as JSON (protobuf's JSON form, the shape the server's
             model-config endpoint answers with), when it was read.
+        batch_sizes: The client batch sizes it is measured at (those within its limit).
+        trials: Repetitions of each level.
+        shapes: The swept shapes (``(None,)``: not swept).
     """
 
     name: str
@@ -45,6 +48,15 @@ class VariantPlan:
     skipped: list[SkippedLevel] = dataclasses.field(default_factory=list)
     error: str | None = None
     config: dict[str, Any] | None = None
+    batch_sizes: list[int] = dataclasses.field(default_factory=list)
+    trials: int = 1
+    shapes: tuple[str | None, ...] = (None,)
+
+    def keys_at(self, concurrency: int) -> list[LevelKey]:
+        """Every level of one concurrency (each batch size, swept shape and trial), in
+        measuring order; a concurrency outside the planned ones too (a search's probe or
+        bisection level)."""
+        return [(concurrency, b, t, None, sh) for b in self.batch_sizes for sh in self.shapes for t in range(self.trials)]
 
 
 def batch_limit(max_batch_size: int) -> int:
@@ -79,7 +91,7 @@ def plan_levels(
         the limit, ``levels`` is empty.
     """
     limit = batch_limit(max_batch_size)
-    plan = VariantPlan(name)
+    plan = VariantPlan(name, batch_sizes=[b for b in batch_sizes if b <= limit], trials=trials, shapes=tuple(shapes))
     for b in batch_sizes:
         loads: list[tuple[int, float | None]] = [(c, None) for c in concurrency] + [(0, r) for r in request_rates]
         if b > limit:

@@ -32,6 +32,7 @@ from perf.report_run import what_was_run
 from perf.report_tables import level_tables, request_rate_table
 from perf.results import RunResult, load, split_by_shape
 from perf.servers_report import servers_section
+from perf.search_report import search_lines
 
 if TYPE_CHECKING:  # rich is imported only when a table is drawn
     from rich.table import Table
@@ -254,6 +255,7 @@ def write_report(
     lines += servers_section(run)
     lines += recommendation_section(rec, points, frontier_summary(points, rec, failed)) + [""]
     lines += frontier_section(points, rec, failed) + [""]
+    lines += search_lines(run)
     lines += effects_section(effects, inters) + [""]
     lines += ["## Conclusions", ""] + conclusions.conclusions(run, rec, effects) + [""]
     lines += coldstart_report.section(run)

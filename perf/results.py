@@ -47,6 +47,7 @@ from perf.baseline_records import BaselineResult
 from perf.coldstart_records import ColdStart
 from perf.profile_records import ProfileRecord
 from perf.server_records import MeasuringServer
+from perf.search_records import SearchMode, SearchRecord
 
 SCHEMA_VERSION = 1
 RESULTS_FILE = "results.json"
@@ -351,7 +352,10 @@ class SweepSettings(TypedDict, total=False):
     __pydantic_config__ = ConfigDict(extra="allow", json_schema_extra=_measure_fields_schema)  # type: ignore[misc]
     repository: str
     variants: list[str]
-    concurrency: list[int]
+    #: The levels asked, or ``"auto"``: the adaptive ladder (:mod:`perf.search`).
+    concurrency: list[int] | Literal["auto"]
+    #: ``brute`` or ``prune`` (:mod:`perf.search`); absent in runs that measured every level.
+    search: SearchMode
     batch_sizes: list[int]
     request_rates: list[float]
     trials: int
@@ -375,7 +379,8 @@ class SweepSettings(TypedDict, total=False):
 class RunResult:
     """A whole sweep (the content of ``results.json``); ``server_starts`` lists every start of
     tritonserver, with its log file and why it was (re)started; ``servers`` the servers that
-    measured (:class:`perf.server_records.MeasuringServer`: URL, version, host, GPUs)."""
+    measured (:class:`perf.server_records.MeasuringServer`: URL, version, host, GPUs); ``search``
+    how its levels were chosen and why variants were not measured further (:mod:`perf.search`)."""
 
     run_id: str
     created: str
@@ -390,6 +395,7 @@ class RunResult:
     #: Profiler traces and the precision study (:mod:`perf.profile_records`; ``perf baseline --trace/--precision``).
     profile: ProfileRecord | None = None
     servers: list[MeasuringServer] = dataclasses.field(default_factory=list)
+    search: SearchRecord | None = None
 
     @field_validator("settings")
     @classmethod

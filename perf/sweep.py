@@ -4,6 +4,9 @@ For each variant: load it alone (explicit model control), warm it up, run perf_a
 once per planned (client batch size, concurrency, trial) while sampling the server's
 metrics, record the level, unload and check that it is gone (a variant still loaded after
 ``unload_timeout_s`` gets the server restarted, so the next one is measured alone).
+Which levels, on which variants and in which order, the search decides (:mod:`perf.search`:
+the adaptive concurrency ladder, pruning across variants, the order); this loop only asks it
+"what next?" after every concurrency and records its decisions with the run.
 Levels that cannot run on a variant are skipped and listed (:mod:`perf.plan`). Results
 are saved after every level, so Ctrl-C, a failing variant or a crashed server never lose
 finished measurements; ``resume`` continues a run and measures again the levels that failed
@@ -29,9 +32,11 @@ from perf import analyzer, coldstart, environment, results
 from perf.baseline import measure_after_sweep
 from perf.inputs import describe_dynamic, input_args, resolve_shapes
 from perf.level import HostCheck, Load, measure_level
-from perf.plan import VariantPlan, needs_measuring, plan_variant, to_measure
+from perf.plan import LevelKey, VariantPlan, plan_variant, to_measure
 from perf.results import Environment, LevelResult, RunResult, SweepSettings, VariantResult
 from perf.servers import ServerPool
+from perf.search import AUTO, Budget, Search, ladder, resolve_mode
+from perf.search_records import SearchRecord
 from perf.sweep_options import DEFAULT_CONCURRENCY, Progress, SweepOptions, resumed_options, server_settings
 from perf.sweep_server import now
 
@@ -70,8 +75,12 @@ class Sweep:
             raise PerfError(f"model repository {repo} does not exist", hint="run `builders build` first")
         self.repository = Repository(repo)
         names = self.repository.names(opts.variants, indexed=False)  # every model folder: a hand-made repository too
-        if any(c < 1 for c in opts.concurrency) or not opts.concurrency:
+        if isinstance(opts.concurrency, str) and opts.concurrency != AUTO:
+            raise PerfError(f"concurrency {opts.concurrency!r} is neither {AUTO!r} nor a list of levels")
+        if not isinstance(opts.concurrency, str) and (any(c < 1 for c in opts.concurrency) or not opts.concurrency):
             raise PerfError(f"concurrency levels must be >= 1, got {list(opts.concurrency)}")
+        rules = saved.search.rules if saved is not None and saved.search is not None else opts.search_rules
+        levels, adaptive = ladder(opts.concurrency, rules)
         self.names = names
         self.run_id = opts.run_id or results.new_run_id()
         self.run_dir = Path(opts.results_dir) / self.run_id
@@ -82,7 +91,7 @@ class Sweep:
             n: plan_variant(
                 n,
                 repo / n / "config.pbtxt",
-                opts.concurrency,
+                levels,
                 opts.batch_sizes,
                 opts.request_rates,
                 opts.trials,
@@ -93,6 +102,10 @@ class Sweep:
         if opts.input_data is None:
             self._check_shapes()
         self.run = saved or RunResult(self.run_id, now())
+        if self.run.search is None:
+            self.run.search = SearchRecord(resolve_mode(opts.search, len(names), rules), adaptive, rules)
+        budget = Budget(opts.latency_budget_ms, opts.latency_percentile) if opts.latency_budget_ms else None
+        self.search = Search(self.plans, self.run.search, levels, budget, opts.measure.stability_pct)
         (self.run_dir / "raw").mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()  # several servers measure in parallel threads (perf.servers)
         self.servers = ServerPool(
@@ -209,7 +222,8 @@ class Sweep:
         settings: dict[str, Any] = {
             "repository": str(Path(o.server.repository).resolve()),
             "variants": self.names,
-            "concurrency": list(o.concurrency),
+            "concurrency": AUTO if isinstance(o.concurrency, str) else list(o.concurrency),
+            "search": self.search.record.mode,
             "batch_sizes": list(o.batch_sizes),
             "request_rates": list(o.request_rates),
             "trials": o.trials,
@@ -232,10 +246,11 @@ class Sweep:
             vr.skipped = list(plan.skipped)  # type: ignore[union-attr]
             if plan.skipped:
                 log.info("%s: %d asked levels skipped (%s)", name, len(plan.skipped), plan.skipped[0].reason)
+        self.search.record.order = self.search.order()
         self._save()
         try:
             self.servers.start_all()
-            self.servers.each(self.names, lambda i, name: self._sweep_variant(i, self.run.variant(name)))  # type: ignore[arg-type]
+            self.servers.each(self.search.record.order, lambda i, name: self._sweep_variant(i, self.run.variant(name)))  # type: ignore[arg-type]
             self.run.finished = now()
         finally:
             self._save()
@@ -259,8 +274,9 @@ class Sweep:
             log.warning("variant %s skipped: %s", vr.name, vr.error)
             self._save()
             return
-        keys = to_measure(plan, vr)
-        if not keys:  # resumed run: every planned level of this variant has numbers
+        tried: set[LevelKey] = set()  # measured in this session (a failed level is not measured again now)
+        keys = self._next_keys(vr, tried)
+        if not keys:  # resumed run: every level the search asks for has numbers (or it was pruned)
             vr.status, vr.error = "ok", None
             return
         vr.status, vr.error = "pending", None
@@ -269,7 +285,7 @@ class Sweep:
         try:
             coldstart.load(srv, vr)  # srv.load(vr.name), timed: the variant's cold start (perf.coldstart)
         except ServerError as e:
-            self._fail(vr, f"{e.message.splitlines()[0]} (server log: {self._log_name()})", levels_left=len(keys))
+            self._fail(vr, f"{e.message.splitlines()[0]} (server log: {self._log_name()})", levels_left=self._left(vr, tried))
             self._server()  # restart if the failed load took the server down
             return
         try:
@@ -280,7 +296,7 @@ class Sweep:
             served = self.repository.variant(vr.name).served_spec
             vr.dynamic_axes = self.shape_notes.get(vr.name) or describe_dynamic(config, served, self.opts.shapes)
             args_by_shape: dict[str | None, list[str]] = {}
-            for sh in dict.fromkeys(k[4] for k in keys):  # one generated data file per swept shape
+            for sh in plan.shapes:  # one generated data file per swept shape
                 workdir = self.run_dir / ("inputs_" + sh.replace("=", "").replace(",", "_") if sh else "")
                 workdir.mkdir(parents=True, exist_ok=True)
                 args_by_shape[sh] = input_args(config, self._spec_at(served, sh), workdir, self.opts.input_data, self.opts.shapes)
@@ -295,29 +311,33 @@ class Sweep:
                 self._spec_at,
             )
             self._warmup(srv, vr.name, next(iter(args_by_shape.values())))
-            for measured, (c, b, t, r, sh) in enumerate(keys, 1):
-                self.progress(
-                    {
-                        "event": "level_start",
-                        "variant": vr.name,
-                        "index": index,
-                        "n_variants": len(self.names),
-                        "concurrency": c,
-                        "batch_size": b,
-                        "trial": t,
-                        "request_rate": r,
-                        "shape": sh,
-                    }
-                )
-                level = self._measure(vr.name, c, b, t, args_by_shape[sh], r, sh)
-                alive = self._server_alive_after(vr, level)
-                vr.levels = sorted([lv for lv in vr.levels if lv.key != level.key] + [level], key=lambda lv: lv.key)
-                self._save()
-                self.progress({"event": "level_done", "variant": vr.name, "level": level})
-                if not alive:
-                    self._fail(vr, vr.error or "tritonserver died", levels_left=len(keys) - measured)
-                    self._server()
-                    return
+            while keys:  # the search's next concurrency (every batch size, shape, trial), until it says done
+                for c, b, t, r, sh in keys:
+                    self.progress(
+                        {
+                            "event": "level_start",
+                            "variant": vr.name,
+                            "index": index,
+                            "n_variants": len(self.names),
+                            "concurrency": c,
+                            "batch_size": b,
+                            "trial": t,
+                            "request_rate": r,
+                            "shape": sh,
+                        }
+                    )
+                    level = self._measure(vr.name, c, b, t, args_by_shape[sh], r, sh)
+                    tried.add((c, b, t, r, sh))
+                    alive = self._server_alive_after(vr, level)
+                    vr.levels = sorted([lv for lv in vr.levels if lv.key != level.key] + [level], key=lambda lv: lv.key)
+                    self._save()
+                    self.progress({"event": "level_done", "variant": vr.name, "level": level})
+                    if not alive:
+                        self._fail(vr, vr.error or "tritonserver died", levels_left=self._left(vr, tried))
+                        self._server()
+                        return
+                keys = self._next_keys(vr, tried)
+            self._search_done(vr, tried)
             if any(lv.usable for lv in vr.levels):
                 vr.status = "ok"
             else:  # no level can back a recommendation: say why
@@ -329,11 +349,31 @@ class Sweep:
                     ),
                 )
         except ToolkitError as e:
-            done = sum(1 for k in keys if not needs_measuring(vr.level(*k)))
-            self._fail(vr, f"{str(e).splitlines()[0]} (server log: {self._log_name()})", levels_left=len(keys) - done)
+            self._fail(vr, f"{str(e).splitlines()[0]} (server log: {self._log_name()})", levels_left=self._left(vr, tried))
         finally:
             self._save()
             self.servers.unload(vr.name, self.opts.unload_timeout_s)
+
+    def _next_keys(self, vr: VariantResult, tried: set[LevelKey]) -> list[LevelKey]:
+        """The search's next levels on ``vr`` (:meth:`perf.search.Search.next_keys`), read
+        while no other server's thread changes the run."""
+        with self._lock:
+            return self.search.next_keys(vr, self.run, tried)
+
+    def _left(self, vr: VariantResult, tried: set[LevelKey]) -> int:
+        """Planned levels of ``vr`` not measured (now): what the progress bar skips."""
+        return sum(1 for k in to_measure(self.plans[vr.name], vr) if k not in tried)
+
+    def _search_done(self, vr: VariantResult, tried: set[LevelKey]) -> None:
+        """Save the search's decision on ``vr`` and report it (``search_decision`` event:
+        the sentence and its planned levels that will not be measured)."""
+        self._save()
+        decision = self.search.record.decision(vr.name)
+        left = self._left(vr, tried)
+        if decision is not None:
+            log.info("%s: not measured further because %s", vr.name, decision.reason)
+        if left or decision is not None:
+            self.progress({"event": "search_decision", "variant": vr.name, "decision": decision, "levels_left": left})
 
     def _fail(self, vr: VariantResult, error: str, levels_left: int = 0) -> None:
         """Mark ``vr`` failed with ``error``, save, and report it once: as a ``variant_failed``

@@ -14,10 +14,14 @@ from clients.server import UNLOAD_WAIT_S, ServerOptions
 from perf.analyzer import MeasureSettings
 from perf.level import HOST_BUSY_PAUSE_S
 from perf.metrics import HOST_BUSY_THRESHOLD_PCT
+from perf.search import AUTO, ladder
+from perf.search_records import SearchRules
 
 log = logging.getLogger(__name__)
 
-DEFAULT_CONCURRENCY = (1, 2, 4, 8, 16, 32, 64)
+#: The levels of the adaptive ladder with the default rules (1, 2, 4 ... 64): what
+#: ``--concurrency auto`` may reach, and the explicit list of tools that measure every level.
+DEFAULT_CONCURRENCY = ladder(AUTO, SearchRules())[0]
 DEFAULT_BATCH_SIZES = (1,)
 Progress = Callable[[dict[str, Any]], None]
 
@@ -31,7 +35,14 @@ class SweepOptions:
             control is forced to ``explicit``).
         variants: Variant names or shell patterns (``mlp_*``) to sweep; empty = every
             model in the repository.
-        concurrency: Concurrency levels (default 1, 2, 4 ... 64).
+        concurrency: Concurrency levels, or ``"auto"`` (the default): each variant's ladder
+            1, 2, 4 ... grows until throughput stops rising by more than the noise or the
+            latency budget is exceeded (:mod:`perf.search`).
+        search: ``"brute"`` (every variant at every level), ``"prune"`` (drop variants
+            that cannot win after a probe level) or ``None`` (the default: ``prune`` for
+            more than 4 variants; :func:`perf.search.resolve_mode`).
+        search_rules: The thresholds of the search's rules (recorded with the run; a resumed
+            run keeps its own).
         request_rates: Fixed request rates (requests/s) measured as well, as request-rate
             levels (``concurrency`` 0); default none.
         batch_sizes: Client batch sizes (``-b``); values above a variant's max_batch_size are
@@ -73,7 +84,9 @@ class SweepOptions:
 
     server: ServerOptions
     variants: Sequence[str] = ()
-    concurrency: Sequence[int] = DEFAULT_CONCURRENCY
+    concurrency: Sequence[int] | str = AUTO
+    search: str | None = None
+    search_rules: SearchRules = dataclasses.field(default_factory=SearchRules)
     batch_sizes: Sequence[int] = DEFAULT_BATCH_SIZES
     request_rates: Sequence[float] = ()
     measure: MeasureSettings = dataclasses.field(default_factory=MeasureSettings)
@@ -152,7 +165,8 @@ def resumed_options(opts: SweepOptions, settings: dict[str, Any]) -> SweepOption
         opts,
         server=server,
         variants=tuple(settings["variants"]),
-        concurrency=tuple(settings["concurrency"]),
+        concurrency=AUTO if settings["concurrency"] == AUTO else tuple(settings["concurrency"]),
+        search=settings.get("search") or "brute",  # a run saved before the search measured every level
         batch_sizes=tuple(settings["batch_sizes"]),
         request_rates=tuple(settings.get("request_rates", ())),
         trials=int(settings["trials"]),
@@ -178,6 +192,7 @@ def resumed_options(opts: SweepOptions, settings: dict[str, Any]) -> SweepOption
     for field in (
         "variants",
         "concurrency",
+        "search",
         "batch_sizes",
         "request_rates",
         "trials",

@@ -314,6 +314,7 @@ def sweep_within(
         server=ServerOptions(repo, runtime=runtime, metrics_interval_ms=200),  # the sweep keeps its server logs in its run folder
         variants=tuple(plan.variants),
         concurrency=tuple(levels),
+        search="brute",  # the table shows every variant at every level (its time budget plans them all)
         results_dir=run_dir,
         run_id="sweep",
         measure=MeasureSettings(

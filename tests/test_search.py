@@ -1,0 +1,240 @@
+"""The search policy (perf.search) on hand-made levels: no server, no perf_analyzer."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from clients.server import ServerOptions
+from perf.analysis import aggregate, knee
+from perf.plan import plan_levels
+from perf.results import LevelResult, RunResult, VariantResult
+from perf.search import AUTO, Budget, Search, best_point, ladder, next_step, order, resolve_mode
+from perf.search_records import SearchDecision, SearchRecord, SearchRules
+from perf.search_report import search_lines
+from perf.sweep_options import DEFAULT_CONCURRENCY, SweepOptions, resumed_options
+
+RULES = SearchRules()
+LADDER = ladder(AUTO, RULES)[0]
+
+
+def lv(c: int, thr: float, p99: float = 1.0, spread_pct: float = 2.0, trial: int = 0, **kw) -> LevelResult:
+    return LevelResult(
+        concurrency=c,
+        trial=trial,
+        throughput_infer_per_s=thr,
+        latency_p99_ms=p99,
+        throughput_window_spread_pct=spread_pct,
+        **kw,
+    )
+
+
+def series(name: str, levels: dict[int, tuple[float, float]], spread_pct: float = 2.0):
+    return aggregate([lv(c, t, p, spread_pct) for c, (t, p) in levels.items()], name)
+
+
+def test_the_ladder_the_mode_and_the_default_concurrency_come_from_the_rules():
+    assert ladder(AUTO, RULES) == ((1, 2, 4, 8, 16, 32, 64), True)
+    assert ladder(AUTO, SearchRules(start=2, growth=4, max_concurrency=40)) == ((2, 8, 32), True)
+    assert ladder((8, 1, 4, 4), RULES) == ((1, 4, 8), False)
+    assert DEFAULT_CONCURRENCY == LADDER
+    assert resolve_mode(None, 5, RULES) == "prune" and resolve_mode(None, 4, RULES) == "brute"
+    assert resolve_mode("brute", 16, RULES) == "brute" and resolve_mode("prune", 2, RULES) == "prune"
+
+
+def test_order_puts_dynamic_batching_first_fewer_cpu_instances_and_more_gpu_instances_first():
+    def cfg(count: int, kind: str = "KIND_CPU", delay: int | None = None, mbs: int = 8):
+        c: dict = {"max_batch_size": mbs, "instance_group": [{"count": count, "kind": kind}]}
+        if delay is not None:
+            c["dynamic_batching"] = {"max_queue_delay_microseconds": str(delay)} if delay else {}
+        return c
+
+    configs = {
+        "nodb_cpu1": cfg(1),
+        "db500_cpu2": cfg(2, delay=500),
+        "db500_cpu1": cfg(1, delay=500),
+        "db0_cpu1_mbs64": cfg(1, delay=0, mbs=64),
+        "db100_cpu1": cfg(1, delay=100),
+        "db500_gpu1": cfg(1, "KIND_GPU", delay=500),
+        "db500_gpu2": cfg(2, "KIND_GPU", delay=500),
+        "unreadable": None,
+    }
+    got = order(configs)
+    assert got[:3] == ["db500_gpu2", "db500_gpu1", "db0_cpu1_mbs64"]
+    assert got.index("db100_cpu1") < got.index("db500_cpu1") < got.index("db500_cpu2") < got.index("nodb_cpu1")
+    assert len(got) == len(configs)
+
+
+def test_the_ladder_grows_while_throughput_rises_and_stops_one_level_past_the_knee():
+    assert next_step("v", [], LADDER, True, RULES) == 1
+    rising = series("v", {1: (100, 1.0), 2: (190, 1.1)})
+    assert next_step("v", rising, LADDER, True, RULES) == 4
+    flat = series("v", {1: (100, 1.0), 2: (190, 1.1), 4: (195, 2.0)})
+    d = next_step("v", flat, LADDER, True, RULES)
+    assert isinstance(d, SearchDecision) and d.rule == "knee" and d.concurrency == 4 and d.measured == [1, 2, 4]
+    assert "past the knee" in d.reason and "+2.6 %" in d.reason
+    assert knee(flat) == 2  # the report's knee is the level before the one the ladder stopped at
+
+
+def test_a_step_pays_only_above_the_measured_spread_and_the_floor():
+    gain8 = {1: (100, 1.0), 2: (108, 1.1)}
+    assert next_step("v", series("v", gain8, spread_pct=2.0), LADDER, True, RULES) == 4  # 8 % > 5 % floor, > spread
+    noisy = next_step("v", series("v", gain8, spread_pct=12.0), LADDER, True, RULES)
+    assert isinstance(noisy, SearchDecision) and noisy.rule == "knee"  # 8 % is within 12 % window spread
+    floor = next_step("v", series("v", {1: (100, 1.0), 2: (104, 1.1)}, spread_pct=0.5), LADDER, True, RULES)
+    assert isinstance(floor, SearchDecision) and floor.rule == "knee"
+    # two trials: their min-max spread counts as well
+    trials = aggregate([lv(1, 100), lv(1, 100, trial=1), lv(2, 112), lv(2, 130, trial=1)], "v")
+    assert next_step("v", trials, LADDER, True, RULES) == 4  # +21 infer/s > the 18 infer/s trial spread
+    trials = aggregate([lv(1, 100), lv(1, 100, trial=1), lv(2, 105), lv(2, 140, trial=1)], "v")
+    d = next_step("v", trials, LADDER, True, RULES)
+    assert isinstance(d, SearchDecision) and d.rule == "knee"  # +22.5 infer/s < the 35 infer/s trial spread
+
+
+def test_the_budget_stops_the_ladder_then_bisection_looks_for_its_edge():
+    budget = Budget(10.0, 99)
+    pts = series("v", {1: (100, 5.0), 2: (190, 8.0), 4: (300, 30.0)})
+    assert next_step("v", pts, LADDER, True, RULES, budget=budget) == 3
+    pts = series("v", {1: (100, 5.0), 2: (190, 8.0), 3: (250, 12.0), 4: (300, 30.0)})
+    d = next_step("v", pts, LADDER, True, RULES, budget=budget)
+    assert isinstance(d, SearchDecision) and d.rule == "budget" and d.concurrency == 4 and d.latency_ms == 30.0
+    assert "over the budget of 10.00 ms" in d.reason
+    no_refine = next_step(
+        "v", series("v", {1: (100, 5.0), 2: (190, 8.0), 8: (300, 30.0)}), LADDER, True, SearchRules(refine_steps=0), budget=budget
+    )
+    assert isinstance(no_refine, SearchDecision)
+    p95 = Budget(10.0, 95)
+    pts95 = aggregate([lv(1, 100, 50.0, latency_p95_ms=5.0), lv(2, 190, 60.0, latency_p95_ms=6.0)], "v")
+    assert next_step("v", pts95, LADDER, True, RULES, budget=p95) == 4  # the budget is on p95, not p99
+
+
+def test_the_cap_a_failed_level_and_an_explicit_list():
+    d = next_step("v", series("v", {1: (100, 1.0), 2: (190, 1.0)}), (1, 2), True, RULES)
+    assert isinstance(d, SearchDecision) and d.rule == "cap"
+    failed = aggregate([lv(1, 100), LevelResult(concurrency=2, error="boom")], "v")
+    d = next_step("v", failed, LADDER, True, RULES)
+    assert isinstance(d, SearchDecision) and d.rule == "failed" and "boom" in d.reason
+    # an explicit list is measured whole, flat or not, failed or not
+    assert next_step("v", failed, (1, 2, 4), False, RULES) == 4
+    assert next_step("v", series("v", {1: (100, 1), 2: (100, 1), 4: (100, 1)}), (1, 2, 4), False, RULES) is None
+
+
+def test_pruning_probes_at_the_best_level_and_drops_a_variant_behind_by_more_than_the_spread():
+    best = series("lead", {1: (300, 1.0), 2: (550, 1.2), 4: (1000, 2.0), 8: (1010, 4.0)})
+    top = best_point({"lead": best}, None, 10.0)
+    assert top is not None and top.concurrency == 8
+    assert next_step("v", [], LADDER, True, RULES, best=top) == 8  # the probe level
+    d = next_step("v", series("v", {8: (500, 3.0)}), LADDER, True, RULES, best=top)
+    assert isinstance(d, SearchDecision) and d.rule == "pruned" and d.best_variant == "lead" and d.best_concurrency == 8
+    assert d.throughput_infer_per_s == 500 and d.best_throughput_infer_per_s == 1010
+    assert d.spread_infer_per_s == pytest.approx(10.0) and d.best_spread_infer_per_s == pytest.approx(20.2)
+    assert "below the best so far" in d.reason
+    close = series("v", {8: (995, 3.0)})
+    assert next_step("v", close, LADDER, True, RULES, best=top) == 16  # within the spreads: a contender goes on
+    # still climbing when compared: not dropped although behind
+    climbing = series("v", {8: (500, 3.0), 16: (900, 3.5)})
+    assert next_step("v", climbing, LADDER, True, RULES, best=top) == 32
+    # an explicit list: the levels above the probe first, then the ones below
+    assert next_step("v", close, (1, 2, 4, 8), False, RULES, best=top) == 1
+    assert next_step("v", series("v", {4: (999, 2.0)}), (1, 2, 4, 8), False, RULES, best=top) == 8
+
+
+def test_pruning_with_a_budget_compares_with_the_best_under_it_and_drops_a_variant_over_it_at_the_lowest_load():
+    budget = Budget(5.0)
+    lead = series("lead", {1: (300, 1.0), 2: (550, 2.0), 4: (1000, 9.0)})
+    top = best_point({"lead": lead}, budget, 10.0)
+    assert top is not None and top.concurrency == 2
+    slow = series("v", {1: (100, 7.0)})
+    d = next_step("v", slow, (1, 2, 4), False, RULES, best=top, budget=budget)
+    assert isinstance(d, SearchDecision) and d.rule == "pruned" and "lowest load" in d.reason
+    d = next_step("v", slow, LADDER, True, RULES, best=top, budget=budget)  # the adaptive ladder ends there anyway
+    assert isinstance(d, SearchDecision) and d.rule == "budget"
+    # a probe over the budget goes down until a level meets it, unless it cannot win
+    over = series("v", {2: (600, 6.0)})
+    assert next_step("v", over, LADDER, True, RULES, best=top, budget=budget) == 1
+
+
+def _run(levels: dict[str, list[LevelResult]]) -> RunResult:
+    return RunResult("r", "now", variants=[VariantResult(n, levels=lvs) for n, lvs in levels.items()])
+
+
+def _plans(names, ladder_levels, **kw):
+    return {
+        n: plan_levels(n, 8, ladder_levels, kw.get("batch_sizes", (1,)), kw.get("rates", ()), kw.get("trials", 1)) for n in names
+    }
+
+
+def test_the_driver_expands_a_concurrency_to_every_batch_size_and_trial_and_keeps_prune_decisions():
+    plans = _plans(["a", "b"], LADDER, batch_sizes=(1, 4), trials=2, rates=(50.0,))
+    rec = SearchRecord("prune", True, RULES)
+    search = Search(plans, rec, LADDER)
+    run = _run({"a": [], "b": []})
+    assert search.next_keys(run.variants[0], run, set()) == [
+        (1, 1, 0, None, None),
+        (1, 1, 1, None, None),
+        (1, 4, 0, None, None),
+        (1, 4, 1, None, None),
+    ]
+    # a ends at its knee: then its request-rate levels, once
+    a = run.variants[0]
+    a.levels = [lv(c, t, trial=k, batch_size=b) for c, t in ((1, 100), (2, 200), (4, 205)) for b in (1, 4) for k in (0, 1)]
+    rate_keys = search.next_keys(a, run, set())
+    assert rate_keys == [(0, 1, 0, 50.0, None), (0, 1, 1, 50.0, None), (0, 4, 0, 50.0, None), (0, 4, 1, 50.0, None)]
+    assert rec.decision("a").rule == "knee"
+    assert search.next_keys(a, run, set(rate_keys)) == []
+    # b is probed at a's best level, then dropped: no request-rate level for it
+    b = run.variants[1]
+    probe = search.next_keys(b, run, set())
+    assert {k[0] for k in probe} == {4}
+    b.levels = [lv(4, 20, trial=k, batch_size=bs) for bs in (1, 4) for k in (0, 1)]
+    assert search.next_keys(b, run, set(probe)) == [] and rec.decision("b").rule == "pruned"
+    # a resumed run keeps the prune decision even when the evidence would now say otherwise
+    b.levels = [lv(4, 205, trial=k, batch_size=bs) for bs in (1, 4) for k in (0, 1)]
+    assert search.next_keys(b, run, set()) == []
+
+
+def test_a_failed_level_is_not_measured_again_in_the_same_session_but_is_on_resume():
+    plans = _plans(["a"], (1, 2))
+    search = Search(plans, SearchRecord("brute", True, RULES), (1, 2))
+    run = _run({"a": [lv(1, 100), LevelResult(concurrency=2, error="boom")]})
+    a = run.variants[0]
+    assert search.next_keys(a, run, set()) == [(2, 1, 0, None, None)]  # resumed: failed levels again
+    assert search.next_keys(a, run, {(2, 1, 0, None, None)}) == []
+    assert search.record.decision("a").rule == "failed"
+    brute = Search(plans, SearchRecord("brute", False, RULES), (1, 2))
+    assert brute.next_keys(a, run, set()) == [(2, 1, 0, None, None)]
+    assert brute.next_keys(a, run, {(2, 1, 0, None, None)}) == []
+
+
+def test_the_report_section_says_why_each_variant_was_not_measured_further():
+    run = _run({"lead": [lv(c, t) for c, t in ((1, 100), (2, 200), (4, 205))], "slow": [lv(4, 20)]})
+    run.settings = {"concurrency": AUTO}
+    assert search_lines(dataclasses.replace(run, search=SearchRecord("brute", False, RULES))) == []
+    run.search = SearchRecord("prune", True, RULES, ["lead", "slow"])
+    plans = _plans(["lead", "slow"], LADDER)
+    search = Search(plans, run.search, LADDER)
+    for v in run.variants:
+        search.next_keys(v, run, set())
+    text = " ".join("\n".join(search_lines(run)).split(" "))
+    flat = " ".join(text.split())
+    assert "## Search" in text and "`slow`: not measured further because at concurrency 4" in text
+    assert "`lead`: not measured further because from concurrency 2 to 4" in text
+    assert "| `slow` | 4 | pruned |" in flat and "budget" not in text and "Measured 4 concurrency levels over 2 variants" in text
+
+
+def test_a_resumed_run_keeps_auto_and_its_search_mode(tmp_path: Path):
+    opts = SweepOptions(ServerOptions(tmp_path), concurrency=(1, 2), search="prune", given=frozenset({"concurrency"}))
+    saved = {
+        "repository": str(tmp_path),
+        "variants": ["a"],
+        "concurrency": AUTO,
+        "batch_sizes": [1],
+        "trials": 1,
+        "search": "brute",
+    }
+    back = resumed_options(opts, saved)
+    assert back.concurrency == AUTO and back.search == "brute"
+    old = resumed_options(opts, {**saved, "concurrency": [1, 4]} | {"search": None})
+    assert old.concurrency == (1, 4) and old.search == "brute"  # a run saved before the search measured everything

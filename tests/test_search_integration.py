@@ -1,0 +1,127 @@
+"""The search on real sweeps: the bundled tritonserver and the real perf_analyzer on the tiny
+model, short windows, at most two levels per variant."""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+from pathlib import Path
+
+import pytest
+
+from clients.server import ServerOptions
+from perf import results
+from perf.analysis import aggregate
+from perf.analyzer import MeasureSettings
+from perf.recommendation import recommend
+from perf.report import write_report
+from perf.search import AUTO, ladder, rising
+from perf.search_records import SearchRules
+from perf.sweep import SweepOptions, run_sweep
+
+pytestmark = pytest.mark.integration
+
+FAST = MeasureSettings(measurement_interval_ms=300, max_trials=5, unstable_retries=0)
+#: The decisions here do not depend on a quiet host: no second measurement of a busy level.
+NO_BUSY_CHECK = {"host_busy_threshold_pct": 1e6, "host_busy_pause_s": 0.0}
+GOOD = "tiny_onnx_cpu1_nodb_mbs8"
+#: Dynamic batching with a 500 µs queue delay: thousands of infer/s at concurrency 1 and 2 here.
+FAST_DB = "tiny_onnx_cpu1_db500_mbs8"
+#: Copies of it whose queue delay (µs) holds every request that long: 100-200 infer/s at
+#: concurrency 1 and 2; ordered after it (shorter delay first) and clearly dominated by it.
+SLOW = {"tiny_onnx_cpu1_db10000_mbs8": 10000, "tiny_onnx_cpu1_db20000_mbs8": 20000}
+
+
+@pytest.fixture
+def repo_with_slow_variants(tiny_repo: Path, tmp_path: Path) -> Path:
+    repo = tmp_path / "repo"
+    shutil.copytree(tiny_repo, repo)
+    for name, delay in SLOW.items():
+        shutil.copytree(repo / FAST_DB, repo / name)
+        cfg = (repo / name / "config.pbtxt").read_text().replace(FAST_DB, name)
+        assert "max_queue_delay_microseconds: 500" in cfg
+        (repo / name / "config.pbtxt").write_text(
+            cfg.replace("max_queue_delay_microseconds: 500", f"max_queue_delay_microseconds: {delay}")
+        )
+    return repo
+
+
+def test_the_adaptive_ladder_stops_past_the_knee(tiny_repo: Path, tmp_path: Path):
+    rules = SearchRules(max_concurrency=16)
+    run, run_dir = run_sweep(
+        SweepOptions(
+            ServerOptions(tiny_repo, runtime="bundled"),
+            variants=(GOOD,),
+            measure=FAST,
+            results_dir=tmp_path / "results",
+            warmup_requests=5,
+            search_rules=rules,
+            **NO_BUSY_CHECK,
+        )
+    )
+    assert run.settings["concurrency"] == AUTO and run.settings["search"] == "brute"  # one variant: nothing to prune
+    assert run.search is not None and run.search.adaptive and run.search.rules == rules
+    decision = run.search.decision(GOOD)
+    points = aggregate(run.variant(GOOD).levels, GOOD)
+    measured = [p.concurrency for p in points]
+    # one python-backend instance on this host saturates well before 16 concurrent requests
+    assert decision is not None and decision.rule == "knee", decision
+    assert measured == list(ladder(AUTO, rules)[0][: len(measured)]) and 2 <= len(measured) < 5
+    assert decision.measured == measured and decision.concurrency == measured[-1]
+    # the recorded levels back the decision: the last step did not pay more than the noise, every one before did
+    tol = FAST.stability_pct
+    assert not rising(points[-2], points[-1], rules, tol)[0]
+    assert all(rising(a, b, rules, tol)[0] for a, b in zip(points[:-2], points[1:-1]))
+    assert "past the knee" in (write_report(run_dir)).read_text()
+
+
+def test_pruned_variants_have_reasons_resume_continues_and_the_pick_equals_brute_force(
+    repo_with_slow_variants: Path, tmp_path: Path
+):
+    repo = repo_with_slow_variants
+    opts = SweepOptions(
+        ServerOptions(repo, runtime="bundled"),
+        variants=(*SLOW, FAST_DB),
+        concurrency=(1, 2),
+        search="prune",
+        measure=FAST,
+        results_dir=tmp_path / "results",
+        run_id="prune",
+        warmup_requests=5,
+        **NO_BUSY_CHECK,
+    )
+    run, run_dir = run_sweep(opts)
+    slow10, slow20 = SLOW
+    assert run.search is not None and run.search.mode == "prune"
+    assert run.search.order == [FAST_DB, slow10, slow20]  # the shortest queue delay first
+    assert [lv.concurrency for lv in run.variant(FAST_DB).levels] == [1, 2]  # the first variant: its whole list
+    best = recommend(run).best_peak
+    assert best is not None and best.variant == FAST_DB
+    for name in SLOW:  # probed at the best level so far, then dropped with the evidence
+        assert [lv.concurrency for lv in run.variant(name).levels] == [best.concurrency]
+        d = run.search.decision(name)
+        assert d is not None and d.rule == "pruned" and d.best_variant == FAST_DB and d.best_concurrency == best.concurrency
+        assert d.throughput_infer_per_s + d.spread_infer_per_s < d.best_throughput_infer_per_s - d.best_spread_infer_per_s
+    report = write_report(run_dir).read_text()
+    for name in SLOW:
+        assert f"`{name}`: not measured further because at concurrency {best.concurrency} its throughput" in report
+
+    brute, _ = run_sweep(dataclasses.replace(opts, search="brute", run_id="brute"))
+    assert all(len(v.levels) == 2 for v in brute.variants) and brute.search.decisions == []
+    wanted = recommend(brute).best_peak
+    assert wanted is not None and wanted.variant == best.variant
+
+    # interrupted before the last variant: the resumed search keeps its decisions and measures only what is left
+    saved = results.load(run_dir)
+    before = {n: [dataclasses.asdict(lv) for lv in saved.variant(n).levels] for n in (FAST_DB, slow10)}
+    saved.variant(slow20).levels.clear()
+    saved.variant(slow20).status = "pending"
+    saved.search.decisions = [d for d in saved.search.decisions if d.variant != slow20]
+    saved.finished = None
+    results.save(saved, run_dir)
+    resumed, _ = run_sweep(dataclasses.replace(opts, search="brute", concurrency=(1, 2, 4), resume=True))
+    assert resumed.settings["search"] == "prune" and resumed.settings["concurrency"] == [1, 2]
+    assert {n: [dataclasses.asdict(lv) for lv in resumed.variant(n).levels] for n in (FAST_DB, slow10)} == before
+    assert [lv.concurrency for lv in resumed.variant(slow20).levels] == [best.concurrency]
+    assert resumed.search.decision(slow10).rule == "pruned" and resumed.search.decision(slow20).rule == "pruned"
+    assert resumed.finished is not None
