@@ -1,0 +1,178 @@
+"""Brute force vs the default search on one 16-variant grid, back to back, on the bundled server.
+
+Usage::
+
+    .venv/bin/python benchmarks/bench_search.py                      # mlp, 16 variants, 500 ms windows
+    .venv/bin/python benchmarks/bench_search.py --latency-budget-ms 5 --out results/bench_search_budget.json
+
+The grid (issue 14): mlp, ONNX, KIND_CPU x1 and x2, dynamic batching off / 100 / 500 / 2000 µs,
+max_batch_size 16 and 64 (16 variants). The same repository is swept twice, one run after the
+other on one server runtime: brute force (every variant at concurrency 1, 2, 4, 8, 16,
+``--search brute``) and the default search (``--concurrency auto``, ``--search`` default:
+prune above 4 variants). Printed and saved: the wall time of each sweep (s), their ratio, the
+levels each measured, and the recommendation of each (best peak; best under the budget when
+one is given) with its measured spread (:func:`perf.recommendation.spread`), and whether the
+two pick the same variant or variants within each other's spread. The timings are this
+machine at this moment (shared and noisy): the ratio is the figure, never a fixed number;
+nothing here asserts a speed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+BRUTE_LEVELS = (1, 2, 4, 8, 16)
+
+
+def _pick(run: Any, budget: float | None, tol: float) -> dict[str, Any] | None:
+    """The recommendation of ``run`` as numbers: best under the budget (when one is given), else best peak."""
+    from perf.analysis import run_points
+    from perf.recommendation import recommend, spread
+
+    rec = recommend(run, budget)
+    choice = rec.best_under_budget if budget is not None else rec.best_peak
+    if choice is None:
+        return None
+    point = next(p for p in run_points(run)[choice.variant] if p.concurrency == choice.concurrency and p.batch_size == 1)
+    return {
+        "variant": choice.variant,
+        "concurrency": choice.concurrency,
+        "throughput_infer_per_s": choice.throughput_infer_per_s,
+        "latency_p99_ms": choice.latency_p99_ms,
+        "spread_infer_per_s": spread(point, tol),
+        "status": choice.status,
+    }
+
+
+def _agree(a: dict[str, Any] | None, b: dict[str, Any] | None) -> str:
+    """``"same variant"``, ``"within spread"`` (throughputs differ by no more than the larger
+    spread), or ``"different"``."""
+    if a is None or b is None:
+        return "different"
+    if a["variant"] == b["variant"]:
+        return "same variant"
+    gap = abs(a["throughput_infer_per_s"] - b["throughput_infer_per_s"])
+    return "within spread" if gap <= max(a["spread_infer_per_s"], b["spread_infer_per_s"]) else "different"
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--model", default="mlp", help="built-in model (default mlp)")
+    p.add_argument("--interval-ms", type=int, default=500, help="perf_analyzer window (ms, default 500)")
+    p.add_argument("--latency-budget-ms", type=float, default=None, help="p99 budget for both sweeps (default none)")
+    p.add_argument("--out", type=Path, default=Path("results/bench_search.json"), help="JSON output file")
+    args = p.parse_args(argv)
+
+    from rich.table import Table
+
+    from builders.build import BuildOptions, build
+    from builders.variants import VariantGrid
+    from clients.server import ServerOptions
+    from core.cli import print_table
+    from perf.analysis import aggregate
+    from perf.analyzer import MeasureSettings
+    from perf.sweep import SweepOptions, run_sweep
+
+    measure = MeasureSettings(measurement_interval_ms=args.interval_ms, max_trials=5, unstable_retries=0)
+    with tempfile.TemporaryDirectory(prefix="bench_search_") as tmp:
+        root = Path(tmp)
+        t0 = time.perf_counter()
+        res = build(
+            BuildOptions(
+                args.model,
+                formats=("onnx",),
+                repository=root / "repo",
+                build_dir=root / "builds",
+                grid=VariantGrid(counts=(1, 2), queue_delays_us=(None, 100, 500, 2000), max_batch_sizes=(16, 64)),
+            )
+        )
+        build_s = time.perf_counter() - t0
+        base = SweepOptions(
+            ServerOptions(root / "repo", runtime="bundled"),
+            measure=measure,
+            results_dir=root / "results",
+            latency_budget_ms=args.latency_budget_ms,
+        )
+        sweeps: dict[str, dict[str, Any]] = {}
+        for label, opts in (
+            ("brute force", dataclasses.replace(base, concurrency=BRUTE_LEVELS, search="brute", run_id="brute")),
+            ("default search", dataclasses.replace(base, run_id="search")),
+        ):
+            t1 = time.perf_counter()
+            run, _ = run_sweep(opts)
+            wall = time.perf_counter() - t1
+            levels = sum(len({p.concurrency for p in aggregate(v.levels)}) for v in run.variants)
+            search = run.search
+            sweeps[label] = {
+                "wall_s": round(wall, 1),
+                "levels": levels,
+                "settings": {"concurrency": run.settings.get("concurrency"), "search": run.settings.get("search")},
+                "pick": _pick(run, args.latency_budget_ms, measure.stability_pct),
+                "decisions": [
+                    {"variant": d.variant, "rule": d.rule, "concurrency": d.concurrency, "reason": d.reason}
+                    for d in (search.decisions if search else [])
+                ],
+                "window_spread_pct": sorted(
+                    lv.throughput_window_spread_pct
+                    for v in run.variants
+                    for lv in v.levels
+                    if lv.throughput_window_spread_pct is not None
+                ),
+            }
+    brute, search = sweeps["brute force"], sweeps["default search"]
+    ratio = search["wall_s"] / brute["wall_s"]
+    agree = _agree(search["pick"], brute["pick"])
+    spreads = brute["window_spread_pct"] + search["window_spread_pct"]
+    median_spread = spreads[len(spreads) // 2] if spreads else None
+    report = {
+        "benchmark": "bench_search",
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "host": {"machine": platform.machine(), "cpu_count": os.cpu_count()},
+        "grid": {"model": args.model, "variants": res.manifest["variants"], "measurement_interval_ms": args.interval_ms},
+        "latency_budget_ms": args.latency_budget_ms,
+        "build_s": round(build_s, 1),
+        "sweeps": sweeps,
+        "ratio": round(ratio, 3),
+        "recommendation": agree,
+        "median_window_spread_pct": median_spread,
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2) + "\n")
+
+    table = Table(title=f"{len(res.manifest['variants'])} variants: search / brute force wall time = {ratio:.2f}; picks: {agree}")
+    for col in ("sweep", "wall s", "levels", "pick", "c", "infer/s", "spread", "p99 ms"):
+        table.add_column(col)
+    for label, s in sweeps.items():
+        pk = s["pick"] or {}
+        table.add_row(
+            label,
+            f"{s['wall_s']:.1f}",
+            str(s["levels"]),
+            pk.get("variant", "none"),
+            str(pk.get("concurrency", "—")),
+            f"{pk['throughput_infer_per_s']:.0f}" if pk else "—",
+            f"± {pk['spread_infer_per_s']:.0f}" if pk else "—",
+            f"{pk['latency_p99_ms']:.2f}" if pk else "—",
+        )
+    print_table(table)
+    for d in search["decisions"]:
+        print(f"  {d['variant']}: {d['rule']} at c={d['concurrency']}: {d['reason']}")
+    if median_spread is not None:
+        print(f"median perf_analyzer window spread over both runs: {median_spread:.1f} %")
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
