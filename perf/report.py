@@ -31,8 +31,8 @@ from perf.recommendation import Recommendation, recommend
 from perf.report_run import what_was_run
 from perf.report_tables import level_tables, request_rate_table
 from perf.results import RunResult, load, split_by_shape
-from perf.servers_report import servers_section
 from perf.search_report import search_lines
+from perf.servers_report import servers_section
 
 if TYPE_CHECKING:  # rich is imported only when a table is drawn
     from rich.table import Table

@@ -46,8 +46,8 @@ from perf.analyzer import MeasureSettings
 from perf.baseline_records import BaselineResult
 from perf.coldstart_records import ColdStart
 from perf.profile_records import ProfileRecord
-from perf.server_records import MeasuringServer
 from perf.search_records import SearchMode, SearchRecord
+from perf.server_records import MeasuringServer
 
 SCHEMA_VERSION = 1
 RESULTS_FILE = "results.json"

@@ -34,9 +34,9 @@ from perf.inputs import describe_dynamic, input_args, resolve_shapes
 from perf.level import HostCheck, Load, measure_level
 from perf.plan import LevelKey, VariantPlan, plan_variant, to_measure
 from perf.results import Environment, LevelResult, RunResult, SweepSettings, VariantResult
-from perf.servers import ServerPool
 from perf.search import AUTO, Budget, Search, ladder, resolve_mode
 from perf.search_records import SearchRecord
+from perf.servers import ServerPool
 from perf.sweep_options import DEFAULT_CONCURRENCY, Progress, SweepOptions, resumed_options, server_settings
 from perf.sweep_server import now
 
