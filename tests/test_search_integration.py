@@ -22,14 +22,17 @@ from perf.sweep import SweepOptions, run_sweep
 pytestmark = pytest.mark.integration
 
 FAST = MeasureSettings(measurement_interval_ms=300, max_trials=5, unstable_retries=0)
+#: On this shared host windows disagree by tens of % under load: a wide stability tolerance keeps
+#: levels unflagged (ranked by throughput), while the search still uses their measured spread.
+WIDE = MeasureSettings(measurement_interval_ms=300, max_trials=4, unstable_retries=1, stability_pct=100.0)
 #: The decisions here do not depend on a quiet host: no second measurement of a busy level.
 NO_BUSY_CHECK = {"host_busy_threshold_pct": 1e6, "host_busy_pause_s": 0.0}
 GOOD = "tiny_onnx_cpu1_nodb_mbs8"
 #: Dynamic batching with a 500 µs queue delay: thousands of infer/s at concurrency 1 and 2 here.
 FAST_DB = "tiny_onnx_cpu1_db500_mbs8"
-#: Copies of it whose queue delay (µs) holds every request that long: 100-200 infer/s at
+#: Copies of it whose queue delay (µs) holds every request that long: 20-80 infer/s at
 #: concurrency 1 and 2; ordered after it (shorter delay first) and clearly dominated by it.
-SLOW = {"tiny_onnx_cpu1_db10000_mbs8": 10000, "tiny_onnx_cpu1_db20000_mbs8": 20000}
+SLOW = {"tiny_onnx_cpu1_db25000_mbs8": 25000, "tiny_onnx_cpu1_db50000_mbs8": 50000}
 
 
 @pytest.fixture
@@ -84,7 +87,7 @@ def test_pruned_variants_have_reasons_resume_continues_and_the_pick_equals_brute
         variants=(*SLOW, FAST_DB),
         concurrency=(1, 2),
         search="prune",
-        measure=FAST,
+        measure=WIDE,
         results_dir=tmp_path / "results",
         run_id="prune",
         warmup_requests=5,
