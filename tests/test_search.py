@@ -238,3 +238,41 @@ def test_a_resumed_run_keeps_auto_and_its_search_mode(tmp_path: Path):
     assert back.concurrency == AUTO and back.search == "brute"
     old = resumed_options(opts, {**saved, "concurrency": [1, 4]} | {"search": None})
     assert old.concurrency == (1, 4) and old.search == "brute"  # a run saved before the search measured everything
+
+
+def test_the_cli_takes_auto_by_default_lists_and_the_search_mode_and_prints_each_decision(monkeypatch, tmp_path: Path):
+    from click.testing import CliRunner
+
+    import perf.sweep
+    from perf import cli as perf_cli
+
+    seen: list[SweepOptions] = []
+    decision = SearchDecision("b", "pruned", 4, "at concurrency 4 it is behind")
+
+    class Fake:
+        def __init__(self, opts: SweepOptions, progress=None):
+            seen.append(opts)
+            self.opts, self.progress, self.run_id = opts, progress, "r"
+            self.run_dir = tmp_path / "r"
+
+        def level_counts(self):
+            return 14, 0
+
+        def run_all(self):
+            self.progress({"event": "search_decision", "variant": "b", "decision": decision, "levels_left": 6})
+            run = _run({"a": [lv(1, 100)], "b": [lv(4, 10)]})
+            for v in run.variants:
+                v.status = "ok"
+            return run
+
+    monkeypatch.setattr(perf.sweep, "Sweep", Fake)
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(perf_cli.cli, ["sweep", "--no-report"])
+    assert res.exit_code == 0, res.output
+    assert seen[-1].concurrency == AUTO and seen[-1].search is None
+    assert "b: not measured further because at concurrency 4 it is behind" in " ".join(res.output.split())
+    res = CliRunner().invoke(perf_cli.cli, ["sweep", "--no-report", "--concurrency", "4,1:2", "--search", "brute"])
+    assert res.exit_code == 0 and seen[-1].concurrency == (4, 1, 2) and seen[-1].search == "brute"
+    res = CliRunner().invoke(perf_cli.cli, ["sweep", "--no-report", "--concurrency", "auto,4"])
+    assert res.exit_code == 2 and "--concurrency auto grows its own levels" in res.output
+    assert CliRunner().invoke(perf_cli.cli, ["sweep", "--search", "smart"]).exit_code == 2
