@@ -409,7 +409,9 @@ def sweep(
     state["trials"] = o.trials
     total, done = sw.level_counts()  # planned levels only: skipped ones are listed at the end
     with progress:
-        task = progress.add_task("starting tritonserver", total=total, completed=done)
+        task = progress.add_task(
+            "reaching tritonserver" if o.server.urls else "starting tritonserver", total=total, completed=done
+        )
         try:
             run = sw.run_all()
         except KeyboardInterrupt:

@@ -147,7 +147,12 @@ class SweepServer:
 
     def restart_before_next(self, reason: str) -> None:
         """Stop the server now; the next :meth:`get` starts a fresh one, recorded with ``reason``."""
-        log.warning("%s: restarting tritonserver before the next variant", reason)
+        if self.opts.urls:  # not ours to restart: the next variant is measured beside the leftover, said here
+            log.warning(
+                "%s: the server at %s is not the toolkit's to restart; the next variant may share it", reason, self.opts.urls[0]
+            )
+        else:
+            log.warning("%s: restarting tritonserver before the next variant", reason)
         if self.current is not None:
             self.current.stop()
         self._reason = reason
