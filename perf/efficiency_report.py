@@ -91,11 +91,14 @@ def efficiency_section(run: RunResult, run_dir: Path) -> list[str]:
     matplotlib is installed)."""
     lines = ["## Serving efficiency", ""]
     if run.baseline is None:
-        return lines + [
-            "No in-process baseline in this run (swept with `--no-baseline`, or before it existed): "
-            f"`perf baseline {run_dir}` measures it and `perf report {run_dir}` then shows this section.",
-            "",
-        ]
+        elsewhere = [s.url for s in run.servers if s.host != "this host"]
+        why = (
+            f"the servers ran on another host ({', '.join(elsewhere)}): an in-process run here would measure this host"
+            if elsewhere
+            else f"swept with `--no-baseline`, or before it existed: `perf baseline {run_dir}` measures it and "
+            f"`perf report {run_dir}` then shows this section"
+        )
+        return lines + [f"No in-process baseline in this run ({why}).", ""]
     rows = efficiency_rows(run)
     lines += [*conclusion(run, rows), ""]
     shown, table_rows, note = top_rows(rows)
