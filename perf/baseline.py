@@ -55,8 +55,10 @@ BASELINE_FILE = "baseline.json"
 BASELINE_KIND: RecordKind[BaselineResult] = RecordKind(
     "in-process baseline file", BaselineResult, 1, hint="measure it again with `perf baseline`"
 )
-#: How long a sweep's baseline times each point (tests shorten it, as they shorten perf_analyzer's windows).
-SWEEP_TIMING = TimingSettings()
+#: How long a sweep's baseline times each point: half of ``perf baseline``'s default, so that
+#: it adds about half a minute to the demo's sweep (29 points); the settings are recorded
+#: either way. Tests shorten it further, as they shorten perf_analyzer's windows.
+SWEEP_TIMING = TimingSettings(min_run_time_s=0.1)
 #: Called with one event per point: ``{"event": "baseline_point", "point": BaselinePoint, "done": i, "total": n}``.
 Progress = Callable[[dict[str, Any]], None]
 

@@ -16,7 +16,8 @@ field names:
          "status": "ok"|"failed"|"pending"|"skipped", "error": str | null,
          "levels": [LevelResult...], "skipped": [SkippedLevel...]}
       ],
-      "server_starts": [ServerStart...]
+      "server_starts": [ServerStart...],
+      "baseline": BaselineResult | null   (the in-process baseline, perf.baseline_records)
     }
 
 The records are pydantic dataclasses: constructed, mutated and compared like dataclasses,
