@@ -167,6 +167,10 @@ def next_step(
             variant, "failed", p, own, f"its level at concurrency {p.concurrency} failed ({why}); a resumed run measures it again"
         )
     proposal = _adaptive(variant, by_c, levels, rules, budget, tol) if adaptive else _explicit(by_c, levels)
+    if isinstance(proposal, SearchDecision) and proposal.rule == "cap" and best is not None:
+        # its ladder ends at the top (a probe at the best's concurrency may be its only level):
+        # still compared with the best, so a variant that cannot win says so, not "top of the ladder"
+        return _pruned(variant, own, max(by_c), levels, rules, best, budget, tol) or proposal
     if not isinstance(proposal, int) or best is None:
         return proposal
     return _pruned(variant, own, proposal, levels, rules, best, budget, tol) or proposal
@@ -213,7 +217,19 @@ def _adaptive(
         above = [c for c in levels if c > top.concurrency]
         if above:
             return above[0]
-        end = _decision(variant, "cap", top, own, f"concurrency {top.concurrency} is the top of the ladder (max {levels[-1]})")
+        skipped = [c for c in levels if c < top.concurrency and c not in by_c]
+        end = _decision(
+            variant,
+            "cap",
+            top,
+            own,
+            f"concurrency {top.concurrency} is the top of the ladder (max {levels[-1]})"
+            + (
+                f"; lower levels {', '.join(map(str, skipped))} were not measured (it was probed at the best level so far)"
+                if skipped
+                else ""
+            ),
+        )
     if budget is None:
         return end
     low = own[0]

@@ -141,6 +141,26 @@ def test_pruning_probes_at_the_best_level_and_drops_a_variant_behind_by_more_tha
     assert next_step("v", series("v", {4: (999, 2.0)}), (1, 2, 4, 8), False, RULES, best=top) == 8
 
 
+def test_a_probe_at_the_top_of_the_ladder_is_still_compared_with_the_best():
+    """A later variant probed at the best's concurrency, which is the ladder's top, has no level
+    above it: it is still pruned when it cannot win, and a contender's "cap" says that its
+    lower levels were not measured (the bench_search run showed 11 of 16 variants "capped")."""
+    top_c = LADDER[-1]
+    best = series("lead", {c: (100.0 * i + 100, 1.0) for i, c in enumerate(LADDER)})
+    top = best_point({"lead": best}, None, 10.0)
+    assert top is not None and top.concurrency == top_c
+    assert next_step("v", [], LADDER, True, RULES, best=top) == top_c  # the probe
+    behind = next_step("v", series("v", {top_c: (200.0, 5.0)}), LADDER, True, RULES, best=top)
+    assert isinstance(behind, SearchDecision) and behind.rule == "pruned" and "below the best so far" in behind.reason
+    close = next_step("v", series("v", {top_c: (top.value("throughput_infer_per_s") * 0.99, 5.0)}), LADDER, True, RULES, best=top)
+    assert isinstance(close, SearchDecision) and close.rule == "cap"
+    assert "were not measured" in close.reason and str(LADDER[0]) in close.reason
+    # a variant that climbed the whole ladder itself: no such remark
+    own = series("v", {c: (100.0 * i + 100, 1.0) for i, c in enumerate(LADDER)})
+    alone = next_step("v", own, LADDER, True, RULES)
+    assert isinstance(alone, SearchDecision) and alone.rule == "cap" and "not measured" not in alone.reason
+
+
 def test_pruning_with_a_budget_compares_with_the_best_under_it_and_drops_a_variant_over_it_at_the_lowest_load():
     budget = Budget(5.0)
     lead = series("lead", {1: (300, 1.0), 2: (550, 2.0), 4: (1000, 9.0)})
