@@ -75,6 +75,12 @@ def no_baseline_option(fn: Any) -> Any:
     default=None,
     help="For a repository: the folder baseline.json is written to [default: results/baseline-<timestamp>].",
 )
+@click.option(
+    "--profile-only",
+    is_flag=True,
+    help="With --trace/--precision: keep the run's baseline (measured right after its sweep) and only add the "
+    "traces and the precision study.",
+)
 @verbosity_option
 def baseline(
     target: Path,
@@ -86,6 +92,7 @@ def baseline(
     trace: bool,
     precisions: tuple[str, ...],
     out: Path | None,
+    profile_only: bool,
 ) -> None:
     """Measure each format in-process (no server) with a served instance's threads.
 
@@ -102,15 +109,21 @@ def baseline(
         timing=TimingSettings(min_run_time_s=min_run_time, warmup_s=warmup),
         eager=not no_eager,
     )
-    if (target / RESULTS_FILE).is_file():
-        result = api.baseline_for_run(target, opts, _progress())
-        where = f"stored in {target / RESULTS_FILE}; `perf report {target}` shows the serving efficiency"
-    else:
-        result = api.run_baseline(opts, _progress())
+    if profile_only and not (trace or precisions):
+        raise click.UsageError("--profile-only keeps the baseline and adds only --trace / --precision: give one of them")
+    is_run = (target / RESULTS_FILE).is_file()
+    if not is_run:
         out = out or Path("results") / f"baseline-{new_run_id()}"
-        where = f"written to {api.write_baseline(result, out)}"
-    print_table(baseline_table(result))
-    click.echo(f"baseline: {where}")
+    if not profile_only:
+        if is_run:
+            result = api.baseline_for_run(target, opts, _progress())
+            where = f"stored in {target / RESULTS_FILE}; `perf report {target}` shows the serving efficiency"
+        else:
+            assert out is not None
+            result = api.run_baseline(opts, _progress())
+            where = f"written to {api.write_baseline(result, out)}"
+        print_table(baseline_table(result))
+        click.echo(f"baseline: {where}")
     if trace or precisions:
         from perf import profile_run
 

@@ -62,8 +62,9 @@ PHRASES: tuple[Phrase, ...] = (
         "served_faster",
         lambda f: f.overhead_pct is not None and f.overhead_pct < 0,
         lambda f: (
-            "the served execution took less time than the in-process call (other thread timing or caches "
-            "in the server's process), so no serving overhead shows in compute infer"
+            "the served execution took less time than the same call in-process, which a serving path cannot do "
+            "by itself: the host's load (or another thread count) moved one of the two measurements, so this "
+            "ratio is not evidence of efficiency; measure both again on a quiet host"
         ),
     ),
     Phrase(
@@ -270,9 +271,9 @@ def _boundary(run: RunResult, rows: Sequence[EfficiencyRow], top: EfficiencyRow)
     same = [r for r in rows if r.variant == top.variant and r.overhead_pct is not None and r.server_batch]
     env = run.environment
     text = "**When this holds.**"
-    if len(same) >= 2:
-        lo = min(same, key=lambda r: r.server_batch or 0.0)
-        hi = max(same, key=lambda r: r.server_batch or 0.0)
+    lo = min(same, key=lambda r: r.server_batch or 0.0, default=None)
+    hi = max(same, key=lambda r: r.server_batch or 0.0, default=None)
+    if lo is not None and hi is not None and fmt(lo.server_batch, 2) != fmt(hi.server_batch, 2):
         text += (
             f" For `{top.variant}` the overhead is {fmt(lo.overhead_us, 0)} µs ({lo.overhead_pct:+.0f} % of compute "
             f"infer) in batches of {fmt(lo.server_batch, 2)} and {fmt(hi.overhead_us, 0)} µs ({hi.overhead_pct:+.0f} %) "
@@ -280,8 +281,9 @@ def _boundary(run: RunResult, rows: Sequence[EfficiencyRow], top: EfficiencyRow)
         )
     text += (
         f" On this host ({env.get('cpu_count', '?')} cores, {top.target.instances} instance(s) of "
-        f"{top.target.key.threads or 'default'} threads); the in-process run had the host to itself, the served one "
-        "shared it with perf_analyzer. Another model size, thread count or host moves the ratio."
+        f"{top.target.key.threads or 'default'} threads); the in-process run ran after the server stopped, without "
+        "perf_analyzer beside it, the served one shared the host with perf_analyzer; other processes' load was not "
+        "checked for the in-process run. Another model size, thread count or host moves the ratio."
     )
     return text
 

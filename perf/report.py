@@ -27,7 +27,7 @@ from perf.frontier import frontier_section, frontier_summary
 from perf.markdown import APPENDIX_FILE, TOP_N, UNSTABLE_MARK, capped, fmt
 from perf.pairs import baseline
 from perf.profile_report import profile_section
-from perf.recommendation import Recommendation, recommend
+from perf.recommendation import Recommendation, candidate, recommend
 from perf.report_run import what_was_run
 from perf.report_tables import level_tables, request_rate_table
 from perf.results import RunResult, load, split_by_shape
@@ -155,9 +155,14 @@ def recommendation_section(rec: Recommendation, points: dict[str, list[Point]], 
     lines += knee_lines(rec, points)
     lines += [f"- {n}" for n in rec.notes]
     if rec.flagged:
+        stable = any(p.status == "ok" for ps in points.values() for p in ps if candidate(p))
         lines += [
-            f"- **Ranked after the stable levels** ({len(rec.flagged)}; {UNSTABLE_MARK}: a flagged level wins only when "
-            "it beats every stable one by more than its spread):"
+            (
+                f"- **Ranked after the stable levels** ({len(rec.flagged)}; {UNSTABLE_MARK}: a flagged level wins only when "
+                "it beats every stable one by more than its spread):"
+                if stable
+                else f"- **Flagged levels** ({len(rec.flagged)}; {UNSTABLE_MARK}; the run has no stable level to rank first):"
+            )
         ] + capped(rec.flagged, indent="  ")
     if rec.excluded:
         lines += [f"- **Excluded from the recommendation** ({len(rec.excluded)}):"] + capped(rec.excluded, indent="  ")
@@ -198,6 +203,26 @@ def plot_lines(run: RunResult, run_dir: Path, rec: Recommendation, breakdown_con
     if html:
         lines += [report_html.html_line(run, run_dir, rec), ""]
     return lines
+
+
+def untrusted_warning(points: dict[str, list[Point]]) -> list[str]:
+    """A warning at the top of the report when no measured level is stable: every number below
+    (the pick, the effects, the cold-start counts) then comes from flagged levels.
+
+    Returns:
+        Markdown lines (empty when at least one candidate level is ``ok``).
+    """
+    cands = [p for ps in points.values() for p in ps if candidate(p)]
+    if not cands or any(p.status == "ok" for p in cands):
+        return []
+    busy = sum(p.status == "host busy" for p in cands)
+    return [
+        f"> **No level of this run is stable** ({busy} of {len(cands)} host busy, the others unstable): the pick, "
+        "the effects and every comparison below come from flagged numbers and may reflect the host, not the "
+        "variants. Sweep again on a quiet host (a new run: `--resume` keeps flagged levels as they are), "
+        "with `--trials 3` to measure the spread.",
+        "",
+    ]
 
 
 def write_report(
@@ -251,6 +276,7 @@ def write_report(
     base = baseline(ok, run.variant(rec.best_peak.variant) if rec.best_peak else None)
 
     lines = [f"# Sweep report: {run.run_id}", ""]
+    lines += untrusted_warning(points)
     lines += what_was_run(run, run_dir) + [""]
     lines += servers_section(run)
     lines += recommendation_section(rec, points, frontier_summary(points, rec, failed)) + [""]

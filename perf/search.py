@@ -48,6 +48,9 @@ from perf.recommendation import DEFAULT_TOLERANCE_PCT, best_under_budget, candid
 from perf.results import LevelResult, RunResult, VariantResult
 from perf.search_records import SearchDecision, SearchMode, SearchRecord, SearchRules
 
+#: The level status (perf.level) whose numbers other processes moved: never evidence to prune on.
+HOST_BUSY = "host busy"
+
 #: ``--concurrency auto``: the adaptive ladder.
 AUTO = "auto"
 
@@ -199,7 +202,12 @@ def _adaptive(
             top,
             own,
             f"its p{budget.percentile} at concurrency {top.concurrency} is {fmt(top.get(budget.metric), 2)} ms, over the "
-            f"budget of {fmt(budget.ms, 2)} ms: more load only adds latency",
+            f"budget of {fmt(budget.ms, 2)} ms: more load only adds latency"
+            + (
+                " (measured while other processes kept the host busy: rerun on a quiet host to trust this stop)"
+                if top.status == HOST_BUSY
+                else ""
+            ),
             budget,
         )
     elif prev is not None and not (step := rising(prev, top, rules, tol))[0]:
@@ -260,6 +268,10 @@ def _pruned(
     """The prune decision for a variant about to measure ``proposal``, or None to go on."""
     ok = sorted((p for p in own if p.ok), key=lambda p: p.concurrency)
     if not ok:
+        return None
+    if any(p.status == HOST_BUSY for p in ok):
+        # other processes' CPU moved its numbers: no evidence that it cannot win (the demo on a
+        # loaded host dropped the best variant on one host-busy p99); measured on instead
         return None
     if budget is not None and ok[0].concurrency == levels[0] and budget.over(ok[0]):
         return _decision(

@@ -34,7 +34,7 @@ perf/run_sweep.sh --runtime bundled --repository model_repository --variants "${
   --run-id "$RUN_ID"
 
 echo "== 3b/4 traces and precision study: perf baseline --trace --precision, then the report again"
-"$PY" -m perf.cli baseline "results/$RUN_ID" --trace --precision fp32,fp16,bf16 --min-run-time 0.1 >/dev/null
+"$PY" -m perf.cli baseline "results/$RUN_ID" --profile-only --trace --precision fp32,fp16,bf16 --min-run-time 0.1 >/dev/null
 "$PY" -m perf.cli report "results/$RUN_ID" >/dev/null
 
 echo "== 4/4 deploy: the recommended variant as a Kubernetes bundle"

@@ -40,3 +40,33 @@ def test_a_higher_flagged_level_of_the_picked_variant_is_named():
     text = "\n".join(conclusions(run, rec2))
     assert f"flagged level(s) measured more, up to {lv.throughput_infer_per_s:,.1f} infer/s (`{pick.name}`" in text
     assert "none is ranked above the pick" in text
+
+
+def test_a_run_without_a_stable_level_says_so_at_the_top_of_the_report(tmp_path):
+    """make demo on a loaded host: every level host busy or unstable, a pick and a bundle all the
+    same; the report must say first that nothing in it is stable."""
+    import shutil
+
+    from perf.report import write_report
+
+    run_dir = tmp_path / "run"
+    shutil.copytree(DEMO_RUN, run_dir)
+    run = results.load(run_dir)
+    for v in run.variants:
+        for lv in v.levels:
+            lv.host_busy = True
+    results.save(run, run_dir)
+    text = write_report(run_dir).read_text()
+    head = text.split("## ", 1)[0]
+    assert "**No level of this run is stable**" in head and "host busy" in head
+    assert "Ranked after the stable levels" not in text and "the run has no stable level to rank first" in text
+    # the demo run as it was (some stable levels): no such warning
+    assert "No level of this run is stable" not in write_report(_copy(tmp_path)).read_text()
+
+
+def _copy(tmp_path):
+    import shutil
+
+    d = tmp_path / "plain"
+    shutil.copytree(DEMO_RUN, d)
+    return d

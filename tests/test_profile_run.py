@@ -69,3 +69,24 @@ def test_cli_on_a_repository_writes_profile_json(tiny_repo: Path, tmp_path: Path
     for t in record.traces:
         assert t.file and json.loads((out / t.file).read_text())
     assert "## Profiler traces" in res.output and "## Precision study" not in res.output
+
+
+def test_profile_only_keeps_the_runs_baseline(tiny_repo: Path, tmp_path: Path):
+    """The demo's step 3b: traces and the precision study added to a run, the baseline measured
+    right after its sweep kept (re-measuring it later on a loaded host gave 2.5x ratios)."""
+    levels = [LevelResult(4, throughput_infer_per_s=100.0, avg_server_batch_size=3.4, latency_p99_ms=2.0)]
+    run = RunResult(
+        "r1", "now", settings={"repository": str(tiny_repo), "concurrency": [4]},
+        variants=[VariantResult(n, status="ok", levels=list(levels)) for n in VARIANTS],
+    )  # fmt: skip
+    save(run, tmp_path)
+    before = load(tmp_path).baseline
+    res = CliRunner().invoke(cli, ["baseline", str(tmp_path), "--profile-only"])
+    assert res.exit_code == 2 and "--trace / --precision" in res.output
+    res = CliRunner().invoke(
+        cli, ["baseline", str(tmp_path), "--profile-only", "--trace", "--no-eager", "--min-run-time", "0.01", "--warmup", "0"]
+    )
+    assert res.exit_code == 0, res.output
+    after = load(tmp_path)
+    assert after.baseline == before and after.profile is not None and after.profile.traces
+    assert "baseline: stored" not in res.output

@@ -161,6 +161,21 @@ def test_a_probe_at_the_top_of_the_ladder_is_still_compared_with_the_best():
     assert isinstance(alone, SearchDecision) and alone.rule == "cap" and "not measured" not in alone.reason
 
 
+def test_a_host_busy_level_is_no_evidence_to_prune_on():
+    """make demo on a loaded host pruned its best variant on one host-busy p99 over the budget:
+    a level other processes moved never drops a variant; a ladder stop on it says so."""
+    budget = Budget(5.0)
+    lead = series("lead", {1: (300, 1.0), 2: (550, 2.0), 4: (1000, 9.0)})
+    top = best_point({"lead": lead}, budget, 10.0)
+    busy = aggregate([lv(1, 100, 7.0, host_busy=True)], "v")
+    assert busy[0].status == "host busy"
+    assert next_step("v", busy, (1, 2, 4), False, RULES, best=top, budget=budget) == 2  # measured on, not pruned
+    d = next_step("v", busy, LADDER, True, RULES, best=top, budget=budget)
+    assert isinstance(d, SearchDecision) and d.rule == "budget" and "rerun on a quiet host" in d.reason
+    behind = aggregate([lv(top.concurrency, 50.0, 1.0, host_busy=True)], "v")  # far behind, but on a busy host
+    assert next_step("v", behind, LADDER, True, RULES, best=top) == LADDER[LADDER.index(top.concurrency) + 1]
+
+
 def test_pruning_with_a_budget_compares_with_the_best_under_it_and_drops_a_variant_over_it_at_the_lowest_load():
     budget = Budget(5.0)
     lead = series("lead", {1: (300, 1.0), 2: (550, 2.0), 4: (1000, 9.0)})
