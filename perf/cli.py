@@ -46,7 +46,10 @@ def concurrency_item(text: str) -> list[int] | list[str]:
         if len(parts) not in (2, 3) or parts[0] < 1 or parts[1] < parts[0] or (len(parts) == 3 and parts[2] < 1):
             raise ValueError("a range is start:end[:step] with 1 <= start <= end and step >= 1")
         return list(range(parts[0], parts[1] + 1, parts[2] if len(parts) == 3 else 1))
-    level = int(text)
+    try:
+        level = int(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is not auto, a level (an integer >= 1) or a range start:end[:step]") from None
     if level < 1:
         raise ValueError("concurrency levels are >= 1")
     return [level]

@@ -77,8 +77,8 @@ def summary_table(
     view = Table(
         title=escape(title),
         caption=f"c: concurrency, b: client batch size; p99 at the peak level; knee: "
-        f"saturation concurrency (report.md); {UNSTABLE_MARK}: that level's "
-        "measurement was unstable"
+        f"saturation concurrency (report.md); {UNSTABLE_MARK}: that level is flagged (unstable: no stable "
+        "perf_analyzer windows; host busy: other processes used the CPU)"
         + (
             f"; the top {top_n} by peak throughput and the picks shown, {len(run.variants) - len(shown)} more in report.md"
             if len(shown) < len(run.variants)
@@ -94,7 +94,7 @@ def summary_table(
         marks = []
         u = rec.best_under_budget
         if u and u.variant == v.name:  # the † goes with the level it marks
-            marks.append(f"best under budget ({_level_label(u.concurrency, u.batch_size, u.stable)})")
+            marks.append(f"best under budget ({_level_label(u.concurrency, u.batch_size, u.stable and u.status == 'ok')})")
         if rec.best_peak and rec.best_peak.variant == v.name:
             marks.append("best peak")
         if p is not None and p.status not in ("ok", "unstable"):  # unstable: the † on the level
@@ -102,7 +102,7 @@ def summary_table(
         if v.status != "ok":
             marks.append(v.status + (f": {v.error.splitlines()[0][:80]}" if v.error else ""))
         k = rec.knees.get(v.name)
-        at = _level_label(p.concurrency, p.batch_size, p.stable).removeprefix("c=") if p else "—"
+        at = _level_label(p.concurrency, p.batch_size, p.stable and p.status == "ok").removeprefix("c=") if p else "—"
         view.add_row(
             escape(v.name),
             fmt(p.get(THROUGHPUT)) if p else "—",
