@@ -210,6 +210,14 @@ def measure(
             config = model_io(c, variant.name, "http")
         mbs = int(config.get("max_batch_size", 0))
         points = [(b, None) for b in batch_sizes if (b == 1 if mbs == 0 else 0 < b <= mbs)]
+        left = [b for b in batch_sizes if (b, None) not in points]
+        if left:
+            log.warning(
+                "%s: batch size(s) %s not sent: %s",
+                variant.name,
+                ", ".join(map(str, left)),
+                f"above its max_batch_size {mbs}" if mbs else "it does not batch (max_batch_size 0): batch 1 only",
+            )
         return first_requests(srv, vr, config, variant, points, protocol, shapes)
     finally:
         if not srv.unload(variant.name):

@@ -18,8 +18,9 @@ pytestmark = pytest.mark.integration
 VARIANT = "tiny_onnx_cpu1_nodb_mbs8"
 
 
-def test_load_time_and_first_requests_are_recorded_and_positive(bundled_server, tiny_repo: Path):
-    record = coldstart.measure(bundled_server, Repository(tiny_repo).variant(VARIANT), (1, 8))
+def test_load_time_and_first_requests_are_recorded_and_positive(bundled_server, tiny_repo: Path, caplog):
+    record = coldstart.measure(bundled_server, Repository(tiny_repo).variant(VARIANT), (1, 8, 128))
+    assert "batch size(s) 128 not sent: above its max_batch_size 8" in caplog.text  # said, not dropped silently
     assert record.not_measured is None and record.variant == VARIANT and record.warmup is None
     assert record.load_s is not None and record.load_s > 0
     assert record.load_log_s is not None and 0 < record.load_log_s <= record.load_s + 0.5  # the log's span, in the API's
