@@ -178,6 +178,12 @@ def compare_runs(run_a: Path, run_b: Path, out: Path | None = None) -> Path:
             hint="give the run before the change and the run after it (two folders under results/)",
         )
     a, b = split_by_shape(load(Path(run_a))), split_by_shape(load(Path(run_b)))
+    if (a.run_id, a.created) == (b.run_id, b.created):
+        raise PerfError(
+            f"{run_a} and {run_b} hold the same run ({a.run_id}, started {a.created}): one is a copy of the other, "
+            "so every level would compare equal",
+            hint="give the run before the change and the run after it",
+        )
     if not matched_points(a, b):
         raise PerfError(
             f"runs {a.run_id} and {b.run_id} share no measured level",

@@ -119,3 +119,8 @@ def test_compare_errors(runs: tuple[Path, Path], tmp_path: Path):
         compare_runs(runs[0], tmp_path / "c")
     with pytest.raises(PerfError, match="compared with itself"):  # also through another spelling of the path
         compare_runs(runs[0], runs[0].parent / "." / runs[0].name)
+    import shutil
+
+    shutil.copytree(runs[0], tmp_path / "copy")
+    with pytest.raises(PerfError, match="one is a copy of the other"):
+        compare_runs(runs[0], tmp_path / "copy")
