@@ -210,7 +210,13 @@ class RemoteRuntime(Runtime):
                     self.explicit = self._probe_explicit(c)
         except Exception as e:  # noqa: BLE001 - refused, unknown host, timeout: one message
             raise ServerError(
-                f"no Triton server answers at http://{url} (from --url {self.endpoint.given}): {type(e).__name__}: {_message(e)}",
+                f"no Triton server answers at http://{url} (from --url {self.endpoint.given}"
+                + (
+                    ": health and metadata are read over HTTP, at the gRPC port - 1 in Triton's default layout"
+                    if self.endpoint.protocol == "grpc"
+                    else ""
+                )
+                + f"): {type(e).__name__}: {_message(e)}",
                 hint="check the address and that the server runs (curl http://HOST:PORT/v2/health/live); through "
                 "Kubernetes: kubectl port-forward POD 8000:8000 8001:8001 8002:8002",
             ) from None
