@@ -65,6 +65,13 @@ def export_deployment(
     c = bundle.chosen
     click.echo(f"variant: {c.variant} ({c.why})")
     click.echo(f"best measured level: {c.level.describe()}")
+    if c.level.status != "ok":
+        click.secho(
+            f"the chosen level is {c.level.status}: its numbers are flagged, not a measurement to deploy on; "
+            "sweep again on a quiet host (or with --trials 3) before relying on this choice",
+            fg="yellow",
+            err=True,
+        )
     if bundle.serving_note:
         click.secho(bundle.serving_note, fg="yellow", err=True)
     for why in bundle.plan.resources.why:

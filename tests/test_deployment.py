@@ -279,3 +279,20 @@ def test_kubernetes_names():
     for bad in ("Triton", "1abc", "a_b", "x" * 60):
         with pytest.raises(ValueError):
             k8s.check_name(bad)
+
+
+def test_a_flagged_pick_is_exported_with_a_warning(run_dir: Path):
+    """The demo on a loaded host deployed a host-busy pick without a word: the CLI now says the
+    chosen level is flagged and what to do."""
+    from click.testing import CliRunner
+
+    from perf.cli import cli
+
+    run = results.load(run_dir)
+    for v in run.variants:
+        for lv in v.levels:
+            lv.host_busy = True
+    results.save(run, run_dir)
+    res = CliRunner().invoke(cli, ["export-deployment", str(run_dir), "--out", str(run_dir / "bundle")])
+    assert res.exit_code == 0, res.output
+    assert "the chosen level is host busy" in res.output and "quiet host" in res.output
