@@ -147,7 +147,9 @@ def test_the_recommended_gpu_variant_gets_manifests_that_read_back(run_dir: Path
 
 
 def test_a_python_served_cpu_variant_is_written_for_the_native_backend(run_dir: Path, repo: Path):
-    (repo / CPU1 / "1" / "__pycache__").mkdir()  # what the python backend leaves after serving it
+    (repo / CPU1 / "1" / "__pycache__").mkdir(
+        exist_ok=True
+    )  # what the python backend leaves after serving it (already there when an earlier test served the tiny repository)
     (repo / CPU1 / "1" / "__pycache__" / "model.cpython-311.pyc").write_bytes(b"\0")
     bundle = export_deployment(run_dir, CPU1, run_dir / "b")
     assert bundle.chosen.variant == CPU1 and bundle.chosen.why == "named with --variant"
