@@ -259,7 +259,9 @@ def _explain(name: str, p: Point, gpu: str | None) -> str:
 
 def _contrast(best: Point, other: Point | None) -> str:
     """Why ``best`` differs from ``other`` at the same load, from :mod:`perf.phrases`."""
-    facts = Facts(host_cpu_pct=best.get("cpu_utilization_pct"))
+    busy = [p for p in (best, other) if p is not None and p.status == "host busy"]
+    others = max((v for p in busy if (v := p.get("host_busy_pct")) is not None), default=None) if busy else None
+    facts = Facts(host_cpu_pct=best.get("cpu_utilization_pct"), others_cpu_pct=others)
     if other is not None:
         facts = dataclasses.replace(
             facts,

@@ -45,6 +45,9 @@ class Facts:
         compute_per_inference_a_us, compute_per_inference_b_us: Compute infer time per
             execution divided by inferences per execution (µs).
         host_cpu_pct: Host CPU utilisation at b's level (%, every process on the host).
+        others_cpu_pct: Other processes' CPU during b's level (% of one core: the sweep's
+            host sampler, ``LevelResult.host_busy_pct``), when a level compared was flagged
+            ``host busy``; ``None`` otherwise.
         last_gain_pct: Throughput gain of a curve's last step over the one before (%).
         last_p99_change_pct: p99 change of a curve's last step (%).
         first_ratio: First request after load / steady-state median at batch 1 (cold start).
@@ -64,6 +67,7 @@ class Facts:
     compute_per_inference_a_us: float | None = None
     compute_per_inference_b_us: float | None = None
     host_cpu_pct: float | None = None
+    others_cpu_pct: float | None = None
     last_gain_pct: float | None = None
     last_p99_change_pct: float | None = None
     first_ratio: float | None = None
@@ -157,8 +161,17 @@ PHRASES: tuple[Phrase, ...] = (
     ),
     Phrase(
         "contrast",
+        "cpu_taken_by_others",
+        lambda f: f.others_cpu_pct is not None,
+        lambda f: (
+            f"other processes used {fmt(f.others_cpu_pct, 0)} % of a core during these levels (flagged host busy), "
+            "so the difference may be the host's load, not the settings"
+        ),
+    ),
+    Phrase(
+        "contrast",
         "cpu_saturated",
-        lambda f: f.host_cpu_pct is not None and f.host_cpu_pct >= CPU_BUSY_PCT,
+        lambda f: f.others_cpu_pct is None and f.host_cpu_pct is not None and f.host_cpu_pct >= CPU_BUSY_PCT,
         lambda f: (
             f"the host CPU was saturated ({fmt(f.host_cpu_pct, 0)} %, perf_analyzer included), so settings "
             "that add parallel work have no idle cores to use"

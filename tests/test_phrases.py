@@ -49,7 +49,11 @@ CASES: dict[str, tuple[list[Facts], list[Facts]]] = {
             F(batch_a=1.0, batch_b=1.0, compute_per_inference_a_us=400, compute_per_inference_b_us=400),
         ],
     ),
-    "cpu_saturated": ([F(host_cpu_pct=90.0), F(host_cpu_pct=99.5)], [F(host_cpu_pct=89.9), F(host_cpu_pct=40.0), F()]),
+    "cpu_saturated": (
+        [F(host_cpu_pct=90.0), F(host_cpu_pct=99.5)],
+        [F(host_cpu_pct=89.9), F(host_cpu_pct=40.0), F(), F(host_cpu_pct=99.0, others_cpu_pct=110.0)],  # others' load: not ours
+    ),
+    "cpu_taken_by_others": ([F(host_cpu_pct=99.0, others_cpu_pct=110.0), F(others_cpu_pct=15.0)], [F(host_cpu_pct=99.0), F()]),
     "cpu_spare": ([F(host_cpu_pct=40.0), F(host_cpu_pct=0.0)], [F(host_cpu_pct=70.0), F(host_cpu_pct=98.0), F()]),
     "still_growing": (
         [F(last_gain_pct=10.0, last_p99_change_pct=30.0), F(last_gain_pct=50.0)],
@@ -103,6 +107,7 @@ def test_phrases_that_contradict_never_come_together():
         ("batcher_wait", "no_batcher_wait"),
         ("queue_bound", "compute_bound"),
         ("cpu_saturated", "cpu_spare"),
+        ("cpu_saturated", "cpu_taken_by_others"),
         ("batching_paid", "batching_no_saving"),
     ]
     for keys in opposite:
