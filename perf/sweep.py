@@ -249,7 +249,13 @@ class Sweep:
         self.search.record.order = self.search.order()
         self._save()
         try:
-            self.servers.start_all()
+            try:
+                self.servers.start_all()
+            except ToolkitError as e:  # recorded in the run, so its report says why nothing was measured
+                for vr in self.run.variants:
+                    if vr.status == "pending" and not vr.levels:
+                        vr.status, vr.error = "skipped", f"not measured: the server did not start ({e.message})"
+                raise
             self.servers.each(self.search.record.order, lambda i, name: self._sweep_variant(i, self.run.variant(name)))  # type: ignore[arg-type]
             self.run.finished = now()
         finally:

@@ -142,8 +142,10 @@ def test_unreachable_server_is_one_clear_error(tiny_repo: Path, tmp_path: Path):
     done = sweep(tiny_repo, tmp_path, "gone", "--url", f"127.0.0.1:{p}")
     assert done.returncode == 1
     assert f"no Triton server answers at http://127.0.0.1:{p}" in " ".join(done.stderr.split())
-    assert not (tmp_path / "gone" / results.RESULTS_FILE).is_file() or not any(
-        v.levels for v in results.load(tmp_path / "gone").variants
+    run = results.load(tmp_path / "gone")  # the run folder says why it holds nothing
+    assert run.variants and not any(v.levels for v in run.variants)
+    assert all(
+        v.status == "skipped" and "the server did not start (no Triton server answers" in (v.error or "") for v in run.variants
     )
 
 
