@@ -22,7 +22,7 @@ from builders.manifest import MANIFEST, export_key, library_versions, read_manif
 from builders.models import load_model
 from builders.outputs import infer_outputs, require_batch_first
 from builders.records import MANIFEST_KIND, IndexEntry, served_names
-from builders.repository import link_or_copy, update_index, write_variant
+from builders.repository import DEFAULT_REPOSITORY, link_or_copy, update_index, write_variant
 from builders.spec import ModelSpec
 from builders.variants import Skipped, VariantGrid
 from builders.verdicts import describe, overall
@@ -88,7 +88,7 @@ class BuildOptions:
     precisions: tuple[str, ...] = ("fp32",)
     grid: VariantGrid = dataclasses.field(default_factory=VariantGrid)
     serving: str = DEFAULT_SERVING
-    repository: Path = Path("model_repository")
+    repository: Path = DEFAULT_REPOSITORY
     build_dir: Path = Path("builds")
     opset: int = 18
     rtol: dict[str, float] = dataclasses.field(default_factory=dict)

@@ -22,6 +22,7 @@ from builders.cli_inspect import inspect
 from builders.export_tensorrt import CONTAINER_BUILD_DIR, trtexec_docker_command
 from builders.graph_facts import build_summary_lines
 from builders.records import MANIFEST_FILE, MANIFEST_KIND, BuildManifest, FailedExport
+from builders.repository import DEFAULT_REPOSITORY
 from builders.spec import ModelSpec
 from builders.triton_releases import DEFAULT_RELEASE, release
 from builders.validate import relative, summary
@@ -389,7 +390,7 @@ def parse_rtols(items: tuple[str, ...]) -> dict[str, float]:
 @click.option(
     "--repository",
     type=click.Path(file_okay=False, path_type=Path),
-    default=Path("model_repository"),
+    default=DEFAULT_REPOSITORY,
     help="Model repository the variants are written to (one folder per variant, plus index.json).",
 )
 @click.option(

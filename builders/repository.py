@@ -49,6 +49,9 @@ from core import formats
 from core.errors import ConfigError, RecordError, RepositoryError
 from core.records import load_record, write_record
 
+#: The model repository folder every command reads or writes unless told another
+#: (``--repository`` / ``-r``; ``BuildOptions.repository``).
+DEFAULT_REPOSITORY = Path("model_repository")
 log = logging.getLogger(__name__)
 
 VERSION = "1"

@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 
+from builders.repository import DEFAULT_REPOSITORY
 from clients.cli_options import server_options
 from clients.launch import serve_command
 from core.cli import console as make_console
@@ -62,7 +63,7 @@ cli.add_command(serve_command("serve"))
     "-r",
     "--repository",
     type=click.Path(file_okay=False, path_type=Path),
-    default=Path("model_repository"),
+    default=DEFAULT_REPOSITORY,
     show_default=True,
     help="Repository whose index.json leads to the build manifest (integer input value ranges, dynamic axis sizes).",
 )

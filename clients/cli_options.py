@@ -13,6 +13,7 @@ from typing import Any
 
 import click
 
+from builders.repository import DEFAULT_REPOSITORY
 from clients.runtimes.choose import RUNTIMES
 from clients.runtimes.local import LOCAL_ENV
 from clients.runtimes.options import (
@@ -29,7 +30,7 @@ from core.cli import list_option
 
 F = Callable[..., Any]
 #: Defaults shown by the flags are the API's (ServerOptions), defined once there.
-_D = ServerOptions(repository=Path("model_repository"))
+_D = ServerOptions(repository=DEFAULT_REPOSITORY)
 
 #: What an omitted flag (``server_options(omit=...)``) stands for: the flag's default.
 _OMITTED: dict[str, Any] = {
@@ -312,7 +313,7 @@ def server_options(fn: F | None = None, *, repository_flag: bool = True, omit: t
                     "--repository",
                     "server_repository",
                     type=click.Path(file_okay=False, path_type=Path),
-                    default=Path("model_repository"),
+                    default=DEFAULT_REPOSITORY,
                     help="Model repository to serve.",
                 ),
             ),

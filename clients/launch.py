@@ -16,6 +16,7 @@ from typing import Any
 
 import click
 
+from builders.repository import DEFAULT_REPOSITORY
 from clients.cli_options import REMOTE_KEYS, server_options
 from clients.server import ServerOptions, TritonServer
 from core.cli import CONTEXT_SETTINGS, ToolkitCommand, run_cli, verbosity_option
@@ -98,7 +99,7 @@ def ready_text(srv: TritonServer, models: list[str]) -> str:
         f"  models:  {', '.join(models) if models else 'none loaded'}",
     ]
     infer = [clients_command(), "infer", models[0] if models else "MODEL", "--url", srv.http_url]
-    if repo != Path("model_repository"):
+    if repo != DEFAULT_REPOSITORY:
         infer += ["-r", str(repo)]
     if models:
         lines += ["send a request:", "  " + shlex.join(infer)]

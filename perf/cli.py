@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 
+from builders.repository import DEFAULT_REPOSITORY
 from clients.cli_options import SERVER_KEYS, server_options
 from core.cli import EXIT_INTERRUPTED, EXIT_VARIANT_FAILED, CommaList, group, list_option, print_table, run_cli, verbosity_option
 from core.cli import console as make_console
@@ -127,7 +128,7 @@ def latency_percentile_option(fn: Any) -> Any:
 @click.option(
     "--repository",
     type=click.Path(file_okay=False, path_type=Path),
-    default=Path("model_repository"),
+    default=DEFAULT_REPOSITORY,
     help="Model repository to sweep (written by `builders build`).",
 )
 @list_option(

@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from builders.repository import DEFAULT_REPOSITORY
 from clients.cli_options import server_options
 from core.cli import CONTEXT_SETTINGS, ToolkitCommand, list_option, verbosity_option
 
@@ -16,7 +17,7 @@ from core.cli import CONTEXT_SETTINGS, ToolkitCommand, list_option, verbosity_op
 @click.option(
     "--repository",
     type=click.Path(file_okay=False, path_type=Path),
-    default=Path("model_repository"),
+    default=DEFAULT_REPOSITORY,
     help="Model repository (written by `builders build`).",
 )
 @list_option(
