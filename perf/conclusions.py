@@ -37,7 +37,7 @@ from perf.markdown import CPU_MEASURES, fmt
 from perf.pairs import baseline, pairs, variant_of
 from perf.phrases import Facts, say
 from perf.recommendation import Recommendation, candidate
-from perf.results import RunResult, VariantResult
+from perf.results import HOST_BUSY, RunResult, VariantResult
 from perf.servers_report import measured_elsewhere
 
 
@@ -259,7 +259,7 @@ def _explain(name: str, p: Point, gpu: str | None) -> str:
 
 def _contrast(best: Point, other: Point | None) -> str:
     """Why ``best`` differs from ``other`` at the same load, from :mod:`perf.phrases`."""
-    busy = [p for p in (best, other) if p is not None and p.status == "host busy"]
+    busy = [p for p in (best, other) if p is not None and p.status == HOST_BUSY]
     others = max((v for p in busy if (v := p.get("host_busy_pct")) is not None), default=None) if busy else None
     facts = Facts(host_cpu_pct=best.get("cpu_utilization_pct"), others_cpu_pct=others)
     if other is not None:

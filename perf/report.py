@@ -30,7 +30,7 @@ from perf.profile_report import profile_section
 from perf.recommendation import Recommendation, candidate, recommend
 from perf.report_run import what_was_run
 from perf.report_tables import level_tables, request_rate_table
-from perf.results import RunResult, load, split_by_shape
+from perf.results import HOST_BUSY, RunResult, load, split_by_shape
 from perf.search_report import search_lines
 from perf.servers_report import servers_section
 
@@ -215,7 +215,7 @@ def untrusted_warning(points: dict[str, list[Point]]) -> list[str]:
     cands = [p for ps in points.values() for p in ps if candidate(p)]
     if not cands or any(p.status == "ok" for p in cands):
         return []
-    busy = sum(p.status == "host busy" for p in cands)
+    busy = sum(p.status == HOST_BUSY for p in cands)
     return [
         f"> **No level of this run is stable** ({busy} of {len(cands)} host busy, the others unstable): the pick, "
         "the effects and every comparison below come from flagged numbers and may reflect the host, not the "

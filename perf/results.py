@@ -60,6 +60,8 @@ LEVEL_STATUSES: tuple[str, ...] = get_args(LevelStatus)
 #: Statuses whose numbers may back a recommendation (flagged unless ``ok``); a ``not
 #: achieved`` or ``failed`` level never does.
 USABLE_STATUSES = ("ok", "unstable", "host busy")
+#: The status of a level other processes' CPU moved (perf.metrics.HostSampler): never evidence on its own.
+HOST_BUSY: LevelStatus = "host busy"
 
 
 _CONFIG = ConfigDict(extra="ignore")

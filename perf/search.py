@@ -45,11 +45,8 @@ from perf.analysis import THROUGHPUT, Point, aggregate
 from perf.markdown import fmt
 from perf.plan import LevelKey, VariantPlan, needs_measuring
 from perf.recommendation import DEFAULT_TOLERANCE_PCT, best_under_budget, candidate, latency_metric, rank, spread
-from perf.results import LevelResult, RunResult, VariantResult
+from perf.results import HOST_BUSY, LevelResult, RunResult, VariantResult
 from perf.search_records import SearchDecision, SearchMode, SearchRecord, SearchRules
-
-#: The level status (perf.level) whose numbers other processes moved: never evidence to prune on.
-HOST_BUSY = "host busy"
 
 #: ``--concurrency auto``: the adaptive ladder.
 AUTO = "auto"
