@@ -40,8 +40,8 @@ def main(argv: list[str] | None = None) -> int:
     from rich.table import Table
 
     from builders.build import BuildOptions, build
-    from builders.tensorrt_env import missing_requirements
-    from builders.variants import VariantGrid
+    from builders.config.variants import VariantGrid
+    from builders.serving.tensorrt_env import missing_requirements
     from core.cli import print_table
     from core.errors import ToolkitError
 
@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
             console.print(f"{r['model']} {r['precision']} failed: {r['error']}", markup=False)
     if trt_missing:
         console.print("trt skipped: needs " + " and ".join(trt_missing))
-    from builders.manifest import library_versions
+    from builders.repository.manifest import library_versions
 
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(

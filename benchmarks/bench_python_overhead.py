@@ -14,7 +14,7 @@ artifact), differing only in their ``model.py``:
   commit before issue 13's copy removal), read with ``git show``;
 - ``after``: the generated model of this tree (``builders/templates/triton_python_model.py``).
 
-Loads (perf_analyzer through :func:`perf.level.measure_level`): client batch 1 and
+Loads (perf_analyzer through :func:`perf.measure.level.measure_level`): client batch 1 and
 ``--batch`` at concurrency 1 (one request per ``execute()``), and client batch 1 at
 ``--concurrency`` with dynamic batching (several requests per ``execute()``: the merge /
 split path). Each load is measured ``--trials`` times, the three models in rotating order;
@@ -120,7 +120,7 @@ def _shims(before: str) -> dict[str, str]:
 
 
 def _copy_variant(repo: Path, name: str, new: str, model_py: str) -> None:
-    from builders.config import read_config, write_config
+    from builders.config.pbtxt import read_config, write_config
 
     shutil.copytree(repo / name, repo / new)
     cfg = read_config(repo / new / "config.pbtxt")
@@ -132,9 +132,9 @@ def _copy_variant(repo: Path, name: str, new: str, model_py: str) -> None:
 def _in_process(repo: Path, name: str, batches: set[int], threads: int) -> dict[int, tuple[float, float]]:
     """The runner alone (the artifact served by ``name``) at each batch: (wall µs, CPU µs of
     the whole process, intra-op threads included) per call."""
-    from builders.config import read_config
-    from builders.repository import Repository
-    from builders.runners import load_runner
+    from builders.config.pbtxt import read_config
+    from builders.repository.view import Repository
+    from builders.serving.runners import load_runner
 
     v = Repository(repo).variant(name)
     cfg = read_config(repo / name / "config.pbtxt")
@@ -157,10 +157,10 @@ def _steps(repo: Path, name: str, batch: int, requests: int) -> dict[str, float]
     import numpy as np
     from tritonclient.grpc import model_config_pb2 as mc
 
-    from builders import served_batch
-    from builders.config import read_config
-    from builders.repository import Repository
-    from builders.runners import declared_outputs, load_runner, output_mismatches
+    from builders.config.pbtxt import read_config
+    from builders.repository.view import Repository
+    from builders.serving import served_batch
+    from builders.serving.runners import declared_outputs, load_runner, output_mismatches
     from core.dtypes import from_triton
 
     v = Repository(repo).variant(name)
@@ -222,16 +222,16 @@ def main(argv: list[str] | None = None) -> int:
     from rich.table import Table
 
     from builders.build import BuildOptions, build
-    from builders.repository import Repository
-    from builders.variants import VariantGrid
+    from builders.config.variants import VariantGrid
+    from builders.repository.view import Repository
     from clients.infer import make_client, model_io
     from clients.server import ServerOptions, TritonServer
     from core.cli import print_table
-    from perf import analyzer
-    from perf.analyzer import MeasureSettings
-    from perf.inputs import input_args
-    from perf.level import HostCheck, Load, measure_level
-    from perf.metrics import batch_stats
+    from perf.measure import analyzer
+    from perf.measure.inputs import input_args
+    from perf.measure.level import HostCheck, Load, measure_level
+    from perf.measure.metrics import batch_stats
+    from perf.records.settings import MeasureSettings
 
     load_before = os.getloadavg()
     shims = _shims(args.before)

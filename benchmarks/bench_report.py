@@ -38,8 +38,8 @@ def main(argv: list[str] | None = None) -> int:
     from rich.table import Table
     from synthetic_runs import CONCURRENCY_8, GRID_48, GRID_200, synthetic_run
 
-    from perf.report import write_report
-    from perf.results import save
+    from perf.records.results import save
+    from perf.report.write import write_report
 
     cases = [
         ("48 x 4", GRID_48, (1, 2, 4, 8), False),

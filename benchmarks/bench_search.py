@@ -11,7 +11,7 @@ other on one server runtime: brute force (every variant at concurrency 1, 2, 4, 
 ``--search brute``) and the default search (``--concurrency auto``, ``--search`` default:
 prune above 4 variants), both without the in-process baseline that follows a sweep. Printed and saved: the wall time of each sweep (s), their ratio, the
 levels each measured, and the recommendation of each (best peak; best under the budget when
-one is given) with its measured spread (:func:`perf.recommendation.spread`), and whether the
+one is given) with its measured spread (:func:`perf.analysis.recommendation.spread`), and whether the
 two pick the same variant or variants within each other's spread. The timings are this
 machine at this moment (shared and noisy): the ratio is the figure, never a fixed number;
 nothing here asserts a speed.
@@ -37,8 +37,8 @@ BRUTE_LEVELS = (1, 2, 4, 8, 16)
 
 def _pick(run: Any, budget: float | None, tol: float) -> dict[str, Any] | None:
     """The recommendation of ``run`` as numbers: best under the budget (when one is given), else best peak."""
-    from perf.analysis import run_points
-    from perf.recommendation import recommend, spread
+    from perf.analysis.recommendation import recommend, spread
+    from perf.analysis.stats import run_points
 
     rec = recommend(run, budget)
     choice = rec.best_under_budget if budget is not None else rec.best_peak
@@ -77,12 +77,12 @@ def main(argv: list[str] | None = None) -> int:
     from rich.table import Table
 
     from builders.build import BuildOptions, build
-    from builders.variants import VariantGrid
+    from builders.config.variants import VariantGrid
     from clients.server import ServerOptions
     from core.cli import print_table
-    from perf.analysis import aggregate
-    from perf.analyzer import MeasureSettings
-    from perf.sweep import SweepOptions, run_sweep
+    from perf.analysis.stats import aggregate
+    from perf.records.settings import MeasureSettings
+    from perf.sweep.run import SweepOptions, run_sweep
 
     measure = MeasureSettings(measurement_interval_ms=args.interval_ms, max_trials=5, unstable_retries=0)
     with tempfile.TemporaryDirectory(prefix="bench_search_") as tmp:

@@ -9,7 +9,7 @@ Usage::
 For each model: build ONNX with one KIND_CPU instance, dynamic batching 500 µs and
 max_batch_size 64 (``mlp_onnx_cpu1_db500_mbs64``, ``encoder_onnx_...``), sweep it with
 perf_analyzer (client batch 1), and let the sweep measure its in-process baseline
-(:mod:`perf.baseline`). Printed and saved per level: the batch the server formed, served and
+(:mod:`perf.profile.baseline`). Printed and saved per level: the batch the server formed, served and
 in-process infer/s at that batch (measured or interpolated, said), their ratio, the server's
 compute-infer time per request against the in-process time of the same batch, and the
 difference (serving overhead). The numbers are this machine at this moment (shared and
@@ -40,14 +40,14 @@ def main(argv: list[str] | None = None) -> int:
     from rich.table import Table
 
     from builders.build import BuildOptions, build
-    from builders.variants import VariantGrid
+    from builders.config.variants import VariantGrid
     from clients.server import ServerOptions
     from core.cli import print_table
-    from perf.analyzer import MeasureSettings
-    from perf.efficiency import efficiency_rows
-    from perf.efficiency_report import ratio_text
+    from perf.analysis.efficiency import efficiency_rows
     from perf.markdown import fmt
-    from perf.sweep import SweepOptions, run_sweep
+    from perf.records.settings import MeasureSettings
+    from perf.report.efficiency import ratio_text
+    from perf.sweep.run import SweepOptions, run_sweep
 
     levels = tuple(int(c) for c in args.concurrency.split(","))
     rows: list[dict] = []

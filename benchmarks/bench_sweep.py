@@ -37,11 +37,11 @@ def main(argv: list[str] | None = None) -> int:
     from rich.table import Table
 
     from builders.build import BuildOptions, build
-    from builders.variants import VariantGrid
+    from builders.config.variants import VariantGrid
     from clients.server import ServerOptions
     from core.cli import print_table
-    from perf.analyzer import MeasureSettings
-    from perf.sweep import SweepOptions, run_sweep
+    from perf.records.settings import MeasureSettings
+    from perf.sweep.run import SweepOptions, run_sweep
 
     levels = tuple(int(c) for c in args.concurrency.split(","))
     with tempfile.TemporaryDirectory(prefix="bench_sweep_") as tmp:

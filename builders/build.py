@@ -9,25 +9,25 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from builders.artifacts import ExportResult, file_sha256
 from builders.backends import DEFAULT_SERVING, servable
-from builders.config_checks import device_constant_problems
-from builders.export_chain import Verify, attempts_of
-from builders.export_onnx import export_onnx
-from builders.export_tensorrt import TIMING_CACHE_FILE, export_tensorrt, import_plan
-from builders.export_torchscript import export_torchscript
-from builders.graph_inspect import export_health
-from builders.input_draws import DRAWS, load_sample
-from builders.manifest import MANIFEST, export_key, library_versions, read_manifest, reusable_export, weights_hash
-from builders.models import load_model
-from builders.outputs import infer_outputs, require_batch_first
-from builders.records import MANIFEST_KIND, IndexEntry, served_names
-from builders.repository import DEFAULT_REPOSITORY, link_or_copy, update_index, write_variant
-from builders.spec import ModelSpec
-from builders.variants import Skipped, VariantGrid
-from builders.verdicts import describe, overall
-from builders.verification import VERIFICATION_POLICY, error_summary, save_reference, verify_export
-from builders.warmup import warmup_count
+from builders.config.checks import device_constant_problems
+from builders.config.variants import Skipped, VariantGrid
+from builders.config.warmup import warmup_count
+from builders.export.artifacts import ExportResult, file_sha256
+from builders.export.chain import Verify, attempts_of
+from builders.export.onnx import export_onnx
+from builders.export.tensorrt import TIMING_CACHE_FILE, export_tensorrt, import_plan
+from builders.export.torchscript import export_torchscript
+from builders.graph.inspect import export_health
+from builders.model.models import load_model
+from builders.model.outputs import infer_outputs, require_batch_first
+from builders.model.spec import ModelSpec
+from builders.repository.manifest import MANIFEST, export_key, library_versions, read_manifest, reusable_export, weights_hash
+from builders.repository.records import MANIFEST_KIND, IndexEntry, served_names
+from builders.repository.view import DEFAULT_REPOSITORY, link_or_copy, update_index, write_variant
+from builders.verify.input_draws import DRAWS, load_sample
+from builders.verify.verdicts import describe, overall
+from builders.verify.verification import VERIFICATION_POLICY, error_summary, save_reference, verify_export
 from core import formats
 from core.errors import ConfigError, ExportError, PartialBuildError, ToolkitError
 from core.naming import check_name
@@ -66,17 +66,17 @@ class BuildOptions:
             variant name); default: the built-in's name, the factory's function name, the
             model file's stem, or an ``nn.Module``'s class name in lower case.
         sample_path: The user's own inputs (``.npz``, one array per input name), verified
-            beside the generated draws (:func:`builders.input_draws.load_sample`).
+            beside the generated draws (:func:`builders.verify.input_draws.load_sample`).
         example_inputs: One batch of example inputs for a model given without a spec (an
             ``nn.Module`` in a notebook, say): a tensor, a tuple in ``forward()`` order or a
             dict by input name, each ``[batch, ...]``; every other axis is static
-            (:meth:`builders.spec.ModelSpec.from_example`).
+            (:meth:`builders.model.spec.ModelSpec.from_example`).
         plans: TensorRT plans built elsewhere, by precision (``--plan fp16=PATH``; the
             command ``--print-trtexec`` prints builds them): taken instead of building the
-            ``trt`` export of that precision (:func:`builders.export_tensorrt.import_plan`),
+            ``trt`` export of that precision (:func:`builders.export.tensorrt.import_plan`),
             verified where TensorRT and a GPU are, else marked not verified here.
         warmup_count: Runs of each ``model_warmup`` sample of the warmup variants
-            (``--warmup-count``); ``None``: :data:`builders.warmup.DEFAULT_WARMUP_COUNT`,
+            (``--warmup-count``); ``None``: :data:`builders.config.warmup.DEFAULT_WARMUP_COUNT`,
             recorded in the manifest as a default, not a measurement.
         warmup_count_reason: Why ``warmup_count`` (the measurement ``perf coldstart``
             printed), kept in the manifest.
@@ -360,20 +360,20 @@ def _same_source(recorded: str, current: str) -> bool:
 
 
 def _write_manifest(path: Path, manifest: dict[str, Any]) -> dict[str, Any]:
-    """Validate ``manifest`` as a :class:`builders.records.BuildManifest` and write it
+    """Validate ``manifest`` as a :class:`builders.repository.records.BuildManifest` and write it
     (atomically, with its schema version); returns it as saved."""
     record = MANIFEST_KIND.parse(manifest, f"the manifest being written to {path}")
     saved = MANIFEST_KIND.dump(record)
     lost = dropped_keys(manifest, saved)
     if lost:  # a bug: a field written here but missing from BuildManifest would vanish from the file
-        raise RuntimeError(f"build manifest fields {lost} are not in builders.records.BuildManifest; add them there")
+        raise RuntimeError(f"build manifest fields {lost} are not in builders.repository.records.BuildManifest; add them there")
     write_record(path, MANIFEST_KIND, record)
     return saved
 
 
 def _served_spec(result: ExportResult, spec: ModelSpec, serving: str) -> ModelSpec:
     """The spec a variant's config is written from: the spec's tensors under their served
-    names (:func:`builders.records.served_names`)."""
+    names (:func:`builders.repository.records.served_names`)."""
     return spec.renamed(served_names(result.format, serving, result.extra))
 
 
@@ -445,7 +445,7 @@ def _devices(fmt: str, precision: str, variants: list[Any]) -> tuple[str, ...]:
 
 def _device_refusal(result: ExportResult, device: str) -> str | None:
     """Why ``result`` cannot be served on ``device`` (``"cpu"``/``"cuda"``): its TorchScript
-    graph holds another device as a constant (:func:`builders.config_checks.device_constant_problems`)."""
+    graph holds another device as a constant (:func:`builders.config.checks.device_constant_problems`)."""
     kind = "KIND_GPU" if device.startswith("cuda") else "KIND_CPU"
     problems = device_constant_problems(kind, result.extra.get("device_constants", ()), "instance_group")
     return problems[0].reason() if problems else None

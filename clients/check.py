@@ -13,7 +13,7 @@ import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from builders.repository import Repository, RepositoryVariant
+from builders.repository.view import Repository, RepositoryVariant
 from clients.infer import CheckResult, check_variant
 from clients.server import ServerOptions, TritonServer, unload_and_wait
 from core.errors import ServerError, ToolkitError
@@ -24,7 +24,7 @@ Progress = Callable[[str], None]
 
 
 def repository_variants(repository: Path, only: Sequence[str] = ()) -> list[RepositoryVariant]:
-    """The variants of ``repository`` to check (:meth:`builders.repository.Repository.variants`).
+    """The variants of ``repository`` to check (:meth:`builders.repository.view.Repository.variants`).
 
     ``only`` holds names or shell patterns (``mlp_*``); empty = every variant in the index.
 

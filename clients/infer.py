@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 import tenacity
 
-from builders.repository import RepositoryVariant
-from builders.verdicts import kernel_precision
-from builders.verify import compare_outputs
+from builders.repository.view import RepositoryVariant
+from builders.verify.compare import compare_outputs
+from builders.verify.verdicts import kernel_precision
 from clients.inputs import ModelSignature, validate_inputs
 from core import precision as precisions
 from core.errors import ClientError, ToolkitError
@@ -433,7 +433,7 @@ def precision_not_exercised(variant: RepositoryVariant) -> str | None:
 
     The served kernels are the ones of the variant's format on its instance kind (KIND_CPU ->
     cpu, KIND_GPU -> cuda); where they compute a reduced precision in another one
-    (:data:`builders.verdicts.KERNEL_PRECISION`: a fp16 ONNX on onnxruntime's CPU provider runs
+    (:data:`builders.verify.verdicts.KERNEL_PRECISION`: a fp16 ONNX on onnxruntime's CPU provider runs
     in fp32), a match is real but its rounding was never exercised - the same words the build
     gives its "not verified in fp16 on this host" verdict.
 
@@ -456,8 +456,8 @@ def check_variant(url: str, protocol: str, variant: RepositoryVariant) -> CheckR
 
     Tensors are matched by identity: each reference input is sent under its served name,
     and each served output is compared with the reference output it is bound to
-    (:attr:`builders.repository.RepositoryVariant.outputs`), with the tolerance recorded at
-    build time (:attr:`~builders.repository.RepositoryVariant.tolerances`: the build's
+    (:attr:`builders.repository.view.RepositoryVariant.outputs`), with the tolerance recorded at
+    build time (:attr:`~builders.repository.view.RepositoryVariant.tolerances`: the build's
     ``--rtol``, else the precision's default).
 
     Args:

@@ -14,8 +14,8 @@ with ``cast=False``) is refused with a :class:`~core.errors.ClientError` naming 
 
 Generated inputs: floats are N(0, 1); integers (token ids and the like) are uniform in the
 input's ``value_range`` from the build's input spec (read through
-:class:`builders.repository.Repository`) when there is one, else in :data:`DEFAULT_INT_RANGE` ``[0, 100]`` (the same
-default as :meth:`builders.spec.ModelSpec.example_inputs`); bools are True. A dynamic
+:class:`builders.repository.view.Repository`) when there is one, else in :data:`DEFAULT_INT_RANGE` ``[0, 100]`` (the same
+default as :meth:`builders.model.spec.ModelSpec.example_inputs`); bools are True. A dynamic
 dimension takes the manifest's ``opt`` size of its named axis, else :data:`DEFAULT_DYNAMIC_DIM`.
 """
 
@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from builders.repository import Repository, RepositoryVariant
-from builders.spec import DEFAULT_INT_RANGE
+from builders.model.spec import DEFAULT_INT_RANGE
+from builders.repository.view import Repository, RepositoryVariant
 from core import dtypes
 from core.errors import ClientError, DataTypeError, RecordError, RepositoryError
 

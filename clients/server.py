@@ -172,12 +172,12 @@ def prune_server_logs(folder: Path, keep: int = KEEP_SERVER_LOGS) -> None:
 def expand_model_patterns(repository: Path, patterns: Sequence[str]) -> tuple[str, ...]:
     """Model names for ``--load-model`` values: names or shell patterns (``mlp_*``, ``*``)
     matched against the repository's model folders, by the rule ``--variants`` follows
-    (:meth:`builders.repository.Repository.names`).
+    (:meth:`builders.repository.view.Repository.names`).
 
     Raises:
         ServerError: a pattern matches no model folder (the message lists them).
     """
-    from builders.repository import Repository
+    from builders.repository.view import Repository
     from core.errors import RepositoryError
 
     try:
@@ -422,7 +422,7 @@ class TritonServer:
         if have is None or not path.is_file():
             return
         from builders.backends import model_backend
-        from builders.config import read_config
+        from builders.config.pbtxt import read_config
         from core.errors import ConfigError
 
         try:

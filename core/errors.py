@@ -54,7 +54,7 @@ class DataTypeError(ModelSpecError):
 
 class ExportError(ToolkitError):
     """Every strategy for one export format failed; ``attempts`` holds each strategy's
-    outcome (``builders.export_chain.Attempt``) when ``first_verified`` raised it."""
+    outcome (``builders.export.chain.Attempt``) when ``first_verified`` raised it."""
 
     stage = "export"
     attempts: Sequence[Any] = ()
@@ -83,7 +83,7 @@ class PartialBuildError(ToolkitError):
 
 class VerificationError(ToolkitError):
     """An exported artifact disagrees with eager PyTorch (tolerance, shape, dtype, NaN);
-    ``attempts`` holds each strategy's outcome (``builders.export_chain.Attempt``) when
+    ``attempts`` holds each strategy's outcome (``builders.export.chain.Attempt``) when
     ``first_verified`` raised it after every strategy."""
 
     stage = "verify"

@@ -24,7 +24,7 @@ class Format:
         backend: Triton ``backend`` of the native backend (``"pytorch"``).
         token: Short token in variant names (``"ts"``).
         runner: What runs the artifact for verification and on the bundled python backend
-            (``builders.runners``): ``"torch.jit"``, ``"onnxruntime"``, ``"tensorrt"``.
+            (``builders.serving.runners``): ``"torch.jit"``, ``"onnxruntime"``, ``"tensorrt"``.
         needs_gpu: Whether building or running the artifact needs an NVIDIA GPU.
         python_serving: Whether the toolkit's python-backend ``model.py`` serves it (the
             bundled server has the python backend only; TensorRT plans need ``tensorrt_plan``).

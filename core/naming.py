@@ -38,7 +38,7 @@ _PATTERN = re.compile(
 
 @dataclasses.dataclass(frozen=True)
 class NameParts:
-    """The fields a variant name encodes: ``builders.variants.Variant`` is this class with
+    """The fields a variant name encodes: ``builders.config.variants.Variant`` is this class with
     Triton's rules checked at construction (the one list of a variant's parameters)."""
 
     model: str

@@ -32,7 +32,7 @@ class Precision:
         name: ``"fp32"``, ``"fp16"`` or ``"bf16"``.
         dtype: The data type floating weights are cast to (a :mod:`core.dtypes` name).
         rtol: Default relative tolerance of verification against fp32 eager PyTorch
-            (max |err| / max |expected|, see ``builders.verify``).
+            (max |err| / max |expected|, see ``builders.verify.compare``).
         trt_accelerator: Whether onnxruntime's TensorRT accelerator accepts it as
             ``precision_mode`` (Triton docs, "Optimization: ONNX with TensorRT").
     """

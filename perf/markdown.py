@@ -68,7 +68,7 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]], align: Seque
     return tabulate(body, [_cell(h) for h in headers], tablefmt="pipe", colalign=tuple(align), disable_numparse=True).splitlines()
 
 
-#: Where the report's long lists continue (written beside ``report.md`` by :mod:`perf.appendix`).
+#: Where the report's long lists continue (written beside ``report.md`` by :mod:`perf.report.appendix`).
 APPENDIX_FILE = "appendix.md"
 #: Variants per level table of the report, plus the baseline (``perf report --top``); the
 #: plots of a larger run highlight as many by peak throughput.

@@ -6,4 +6,4 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 PY="${VENV:-$ROOT/.venv}/bin/python"
 [ -x "$PY" ] || { echo "run_sweep: $PY not found; run 'make setup' first" >&2; exit 1; }
-exec "$PY" -m perf.cli sweep "$@"
+exec "$PY" -m perf.cli.main sweep "$@"

@@ -21,11 +21,11 @@ MODEL=${DEMO_MODEL:-mlp}
 RUN_ID=demo-$(date +%Y%m%d-%H%M%S)
 
 echo "== 1/4 build: $MODEL -> TorchScript + ONNX, verified, variants in model_repository/"
-"$PY" -m builders.cli build --model "$MODEL" --format torchscript --format onnx \
+"$PY" -m builders.cli.main build --model "$MODEL" --format torchscript --format onnx \
   --instance-counts 1,2 --dynamic-batching off,500 --max-batch-sizes 64
 
 echo "== 2/4 check: served outputs vs PyTorch, HTTP and gRPC, every variant"
-"$PY" -m clients.cli check --runtime bundled --repository model_repository --variant "${MODEL}_*"
+"$PY" -m clients.cli.main check --runtime bundled --repository model_repository --variant "${MODEL}_*"
 
 echo "== 3/4 sweep: perf_analyzer over concurrency ${DEMO_CONCURRENCY:-auto}"
 perf/run_sweep.sh --runtime bundled --repository model_repository --variants "${MODEL}_*" \
@@ -34,9 +34,9 @@ perf/run_sweep.sh --runtime bundled --repository model_repository --variants "${
   --run-id "$RUN_ID"
 
 echo "== 3b/4 traces and precision study: perf baseline --trace --precision, then the report again"
-"$PY" -m perf.cli baseline "results/$RUN_ID" --profile-only --trace --precision fp32,fp16,bf16 --min-run-time 0.1 >/dev/null
-"$PY" -m perf.cli report "results/$RUN_ID" >/dev/null
+"$PY" -m perf.cli.main baseline "results/$RUN_ID" --profile-only --trace --precision fp32,fp16,bf16 --min-run-time 0.1 >/dev/null
+"$PY" -m perf.cli.main report "results/$RUN_ID" >/dev/null
 
 echo "== 4/4 deploy: the recommended variant as a Kubernetes bundle"
 # a refusal (no level within the budget) is one of the run's outcomes, not a broken demo
-"$PY" -m perf.cli export-deployment "results/$RUN_ID" || echo "== no deployment bundle: the reason is printed above"
+"$PY" -m perf.cli.main export-deployment "results/$RUN_ID" || echo "== no deployment bundle: the reason is printed above"

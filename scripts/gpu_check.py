@@ -168,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
         shutil.rmtree(repo)
     # 1. build (the Python API: builders.build.build)
     from builders.build import BuildOptions, build
-    from builders.variants import VariantGrid, parse_queue_delays
+    from builders.config.variants import VariantGrid, parse_queue_delays
     from core.cli import int_list
     from core.errors import ToolkitError
 
@@ -207,7 +207,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"gpu_check: building {model} failed: {e}\n  (log: {log_path})", file=sys.stderr)
                 return 1
     # 2. what can be served
-    from builders.repository import Repository
+    from builders.repository.view import Repository
 
     built = {v.name: v.params for v in Repository(repo).variants() if v.params is not None}
     served: dict[str, Any] = {}
@@ -279,7 +279,7 @@ def run(args: argparse.Namespace) -> int:
     if not (sweep_dir / "results.json").is_file():
         print(f"gpu_check: the sweep wrote no results (exit {sweep_rc}); see {run_dir / 'sweep.log'}", file=sys.stderr)
         return 1
-    from perf import results as perf_results
+    from perf.records import results as perf_results
 
     sweep_run = perf_results.load(sweep_dir)
     if sweep_rc == 130:
@@ -297,7 +297,7 @@ def run(args: argparse.Namespace) -> int:
 def sweep_within(
     repo: Path, runtime: str, plan: SweepPlan, levels: Sequence[int], args: argparse.Namespace, run_dir: Path, timeout_s: float
 ) -> int:
-    """Sweep ``plan`` with :func:`perf.sweep.run_sweep` into ``run_dir/sweep``, cut at
+    """Sweep ``plan`` with :func:`perf.sweep.run.run_sweep` into ``run_dir/sweep``, cut at
     ``timeout_s`` (the alarm raises KeyboardInterrupt, which the sweep answers by saving
     what it measured, as on Ctrl-C). Every level is logged to ``run_dir/sweep.log``.
 
@@ -307,8 +307,8 @@ def sweep_within(
     """
     from clients.server import ServerOptions
     from core.errors import ToolkitError
-    from perf.analyzer import MeasureSettings
-    from perf.sweep import SweepOptions, run_sweep
+    from perf.records.settings import MeasureSettings
+    from perf.sweep.run import SweepOptions, run_sweep
 
     opts = SweepOptions(
         server=ServerOptions(repo, runtime=runtime, metrics_interval_ms=200),  # the sweep keeps its server logs in its run folder
@@ -379,7 +379,7 @@ def summary_text(
 
 
 def _maybe_report(sweep_dir: Path, budget_ms: float, deadline: float) -> None:
-    """report.md and plots when matplotlib is there and time is left (perf.report needs it)."""
+    """report.md and plots when matplotlib is there and time is left (perf.report.write needs it)."""
     import importlib.util
 
     if importlib.util.find_spec("matplotlib") is None:
@@ -389,7 +389,7 @@ def _maybe_report(sweep_dir: Path, budget_ms: float, deadline: float) -> None:
         _say("report.md skipped: no time left in the budget (perf report RUN_DIR writes it later)")
         return
     try:
-        from perf.report import write_report
+        from perf.report.write import write_report
 
         _say(f"report: {write_report(sweep_dir, budget_ms)}")
     except Exception as e:  # noqa: BLE001 - the table is the result; the report is extra
@@ -401,7 +401,7 @@ def _size_mib(path: Path) -> float:
 
 
 def table(args: argparse.Namespace) -> int:
-    from perf import results as perf_results
+    from perf.records import results as perf_results
 
     run_dir = Path(args.run_dir)
     if not (run_dir / "results.json").is_file() and (run_dir / "sweep" / "results.json").is_file():

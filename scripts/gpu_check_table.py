@@ -1,6 +1,6 @@
 """The GPU check's compact table: one line per (variant, level), and the best level per model.
 
-The best level is chosen by :func:`perf.recommendation.best_under_budget` (the report's own rule);
+The best level is chosen by :func:`perf.analysis.recommendation.best_under_budget` (the report's own rule);
 perf is imported only when a table is made, so the module imports with the standard library.
 """
 
@@ -22,21 +22,21 @@ def _model_of(variant: Any) -> str:
 
 
 def best_under_budget(run: Any, budget_ms: float) -> dict[str, Any]:
-    """Per model: the best level under ``budget_ms`` as :func:`perf.recommendation.best_under_budget`
+    """Per model: the best level under ``budget_ms`` as :func:`perf.analysis.recommendation.best_under_budget`
     picks it (the report's own rule: medians over trials, stable levels first, failed and not
     achieved levels never), or ``None`` for a model with no such level. Failed variants are
     left out.
 
     Args:
-        run: A :class:`perf.results.RunResult`.
+        run: A :class:`perf.records.results.RunResult`.
         budget_ms: p99 latency budget (ms).
 
     Returns:
-        ``{model: perf.analysis.Point | None}``.
+        ``{model: perf.analysis.stats.Point | None}``.
     """
-    from perf.analysis import run_points
-    from perf.recommendation import DEFAULT_TOLERANCE_PCT
-    from perf.recommendation import best_under_budget as pick
+    from perf.analysis.recommendation import DEFAULT_TOLERANCE_PCT
+    from perf.analysis.recommendation import best_under_budget as pick
+    from perf.analysis.stats import run_points
 
     points = run_points(run)
     by_model: dict[str, list[Any]] = {}
@@ -57,7 +57,7 @@ def compact_table(run: Any, budget_ms: float | None = None) -> str:
     variant per model under ``budget_ms``, and failed variants with their error.
 
     Args:
-        run: A :class:`perf.results.RunResult`.
+        run: A :class:`perf.records.results.RunResult`.
         budget_ms: p99 budget (ms); default the run's ``latency_budget_ms`` setting.
     """
     if budget_ms is None:

@@ -4,8 +4,8 @@
     python scripts/write_schemas.py --check  # exit 1 when a committed schema differs
 
 The schemas are generated from the pydantic records (one source of truth): the build
-manifest and repository index (:mod:`builders.records`), the input spec
-(:class:`builders.spec.ModelSpecRecord`) the sweep results (:mod:`perf.results`) and a repository's in-process baseline (:mod:`perf.baseline`).
+manifest and repository index (:mod:`builders.repository.records`), the input spec
+(:class:`builders.model.spec.ModelSpecRecord`) the sweep results (:mod:`perf.records.results`) and a repository's in-process baseline (:mod:`perf.profile.baseline`).
 """
 
 from __future__ import annotations
@@ -19,11 +19,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from builders.records import INDEX_KIND, MANIFEST_KIND  # noqa: E402
-from builders.spec import SPEC_SCHEMA, ModelSpecRecord  # noqa: E402
+from builders.model.spec import SPEC_SCHEMA, ModelSpecRecord  # noqa: E402
+from builders.repository.records import INDEX_KIND, MANIFEST_KIND  # noqa: E402
 from core.records import RecordKind  # noqa: E402
-from perf.baseline import BASELINE_KIND  # noqa: E402
-from perf.results import RESULTS_KIND  # noqa: E402
+from perf.profile.baseline import BASELINE_KIND  # noqa: E402
+from perf.records.results import RESULTS_KIND  # noqa: E402
 
 SCHEMA_DIR = ROOT / "docs" / "schemas"
 SPEC_KIND: RecordKind[ModelSpecRecord] = RecordKind("input spec", ModelSpecRecord, SPEC_SCHEMA, hint="see README")

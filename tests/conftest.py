@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from builders.build import BuildOptions, BuildResult, build
-from builders.variants import VariantGrid
+from builders.config.variants import VariantGrid
 
 #: pytest-timeout limit (s) of a test marked ``integration`` (a real tritonserver/perf_analyzer;
 #: setup included, so the shared server's start counts for the first test that uses it).
@@ -44,7 +44,7 @@ def server_log_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def quick_sweep_baseline(monkeypatch: pytest.MonkeyPatch) -> None:
     """A sweep in a test times each in-process baseline point briefly (its perf_analyzer
     windows are short too), so the baseline adds about a second to each sweep."""
-    from perf import baseline
+    from perf.profile import baseline
 
     monkeypatch.setattr(baseline, "SWEEP_TIMING", baseline.TimingSettings(min_run_time_s=0.02, warmup_s=0.01))
 
@@ -93,8 +93,8 @@ def fake_build(tmp_path: Path):
     ``make(spec, variant, *, rtol={}, extra={}, serving="python") -> repository path`` writes
     ``<tmp>/builds/<model>/manifest.json`` (one export of the variant's format and precision),
     ``<tmp>/repo/index.json`` and an empty ``<tmp>/repo/<variant>/config.pbtxt``."""
-    from builders.records import INDEX_KIND, MANIFEST_KIND, BuildManifest, ExportRecord, IndexEntry, RepositoryIndex
-    from builders.spec import ModelSpecRecord
+    from builders.model.spec import ModelSpecRecord
+    from builders.repository.records import INDEX_KIND, MANIFEST_KIND, BuildManifest, ExportRecord, IndexEntry, RepositoryIndex
     from core.records import write_record
 
     def make(spec, variant, *, rtol=None, extra=None, serving="python") -> Path:

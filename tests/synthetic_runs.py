@@ -17,9 +17,9 @@ import random
 from collections.abc import Sequence
 from pathlib import Path
 
-from builders.variants import Variant
-from perf.baseline_records import BaselineKey, BaselinePoint, BaselineResult, BaselineSettings, BaselineTarget
-from perf.results import LevelResult, RunResult, VariantResult, load
+from builders.config.variants import Variant
+from perf.records.baseline import BaselineKey, BaselinePoint, BaselineResult, BaselineSettings, BaselineTarget
+from perf.records.results import LevelResult, RunResult, VariantResult, load
 
 DEMO_RUN = Path(__file__).parent / "data" / "demo_run"
 #: The 200-variant grid: 2 formats x 4 instance counts x 5 batching settings x 5 max_batch_sizes.

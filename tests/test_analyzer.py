@@ -9,8 +9,8 @@ import click
 import pytest
 
 from core.errors import PerfError
-from perf.analyzer import MeasureSettings, build_command, find_perf_analyzer, parse_csv
-from perf.cli import concurrency_list
+from perf.cli.main import concurrency_list
+from perf.measure.analyzer import MeasureSettings, build_command, find_perf_analyzer, parse_csv
 
 DATA = Path(__file__).parent / "data"
 
@@ -98,7 +98,7 @@ def test_concurrency_list_rejects_zero_step_and_levels():
 def test_sweep_cli_refuses_bad_numbers_before_starting_anything(tmp_path: Path):
     from click.testing import CliRunner
 
-    from perf.cli import cli
+    from perf.cli.main import cli
 
     for args in (["--trials", "0"], ["--batch-sizes", "0"], ["--latency-budget-ms", "0"], ["--unstable-retries", "-1"]):
         r = CliRunner().invoke(cli, ["sweep", "--repository", str(tmp_path), *args])

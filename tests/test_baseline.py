@@ -11,13 +11,13 @@ from click.testing import CliRunner
 from tritonclient.grpc import model_config_pb2 as mc
 
 from builders.backends import BACKENDS
-from builders.runners import instance_threads
-from builders.tensorrt_env import missing_requirements
-from perf.baseline import BaselineOptions, formed_batches, measure_key, plan_targets
-from perf.baseline_records import NOT_RUN, BaselineKey
-from perf.cli import cli
-from perf.inprocess_timing import MIN_SINGLE_RUNS, TimingSettings, time_call
-from perf.results import LevelResult, RunResult, VariantResult
+from builders.serving.runners import instance_threads
+from builders.serving.tensorrt_env import missing_requirements
+from perf.cli.main import cli
+from perf.profile.baseline import BaselineOptions, formed_batches, measure_key, plan_targets
+from perf.profile.timing import MIN_SINGLE_RUNS, TimingSettings, time_call
+from perf.records.baseline import NOT_RUN, BaselineKey
+from perf.records.results import LevelResult, RunResult, VariantResult
 
 QUICK = TimingSettings(min_run_time_s=0.01, warmup_s=0.0, warmup_runs=1)
 

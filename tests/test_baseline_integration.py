@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from clients.server import ServerOptions
-from perf.analyzer import MeasureSettings
-from perf.baseline_records import BaselineKey
-from perf.efficiency import efficiency_rows, in_process_at
-from perf.report import write_report
-from perf.sweep import SweepOptions, run_sweep
+from perf.analysis.efficiency import efficiency_rows, in_process_at
+from perf.records.baseline import BaselineKey
+from perf.records.settings import MeasureSettings
+from perf.report.write import write_report
+from perf.sweep.run import SweepOptions, run_sweep
 
 pytestmark = pytest.mark.integration
 

@@ -15,10 +15,10 @@ import pytest
 import verification_models as vm
 
 from builders.build import BuildOptions, build
-from builders.config import read_config
-from builders.outputs import batch_axis, infer_outputs, require_batch_first
-from builders.spec import ModelSpec
-from builders.variants import VariantGrid
+from builders.config.pbtxt import read_config
+from builders.config.variants import VariantGrid
+from builders.model.outputs import batch_axis, infer_outputs, require_batch_first
+from builders.model.spec import ModelSpec
 from core.errors import ModelSpecError, VerificationError
 
 X16 = ModelSpec.from_flags(["x:float32:16"])

@@ -12,13 +12,13 @@ import pytest
 from click.testing import CliRunner
 
 from builders.build import BuildOptions, build
-from builders.cli import cli
-from builders.config import read_config
-from builders.input_draws import DRAWS
-from builders.manifest import MANIFEST
-from builders.spec import ModelSpec
-from builders.variants import VariantGrid
-from builders.verification import REFERENCE, load_reference
+from builders.cli.main import cli
+from builders.config.pbtxt import read_config
+from builders.config.variants import VariantGrid
+from builders.model.spec import ModelSpec
+from builders.repository.manifest import MANIFEST
+from builders.verify.input_draws import DRAWS
+from builders.verify.verification import REFERENCE, load_reference
 from core.errors import GpuRequiredError, PartialBuildError, VerificationError
 
 GRID = VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(4,))
@@ -49,7 +49,7 @@ def test_manifest_records_versions_signature_errors_sizes_and_hashes(tiny_build)
 def test_reference_data_loads_without_pickle_and_matches_the_model(tiny_build, tiny_build_dir):
     import torch
 
-    from builders.builtin_models import get_builtin
+    from builders.model.builtin import get_builtin
 
     inputs, outputs = load_reference(tiny_build_dir)
     assert set(inputs) == {"INPUT__0"} and set(outputs) == {"OUTPUT__0"}
@@ -222,7 +222,7 @@ def test_cli_builds_a_user_model_from_flags_and_prints_the_trtexec_command(tmp_p
 
 
 def test_trt_without_gpu_is_one_clear_error_with_the_trtexec_way_out(tmp_path):
-    from builders.tensorrt_env import missing_requirements
+    from builders.serving.tensorrt_env import missing_requirements
 
     if not missing_requirements():
         pytest.skip("this machine can build TensorRT plans; the no-GPU error cannot occur here")
@@ -247,7 +247,7 @@ def test_cli_user_error_is_one_message_and_exit_code_1(tmp_path):
         [
             sys.executable,
             "-m",
-            "builders.cli",
+            "builders.cli.main",
             "build",
             "--model",
             "nosuchpkg_xyz:make",
@@ -269,7 +269,7 @@ def test_cli_user_error_is_one_message_and_exit_code_1(tmp_path):
 
 
 def test_an_empty_grid_fails_before_any_export(tmp_path):
-    from builders.variants import VariantGrid
+    from builders.config.variants import VariantGrid
     from core.errors import ConfigError
 
     opts = BuildOptions(

@@ -13,9 +13,9 @@ import torch
 from click.testing import CliRunner
 
 from builders.build import BuildOptions, build
-from builders.cli import cli
-from builders.spec import ModelSpec, TensorSpec
-from builders.variants import VariantGrid
+from builders.cli.main import cli
+from builders.config.variants import VariantGrid
+from builders.model.spec import ModelSpec, TensorSpec
 from core.errors import ConfigError, ModelSpecError
 
 GRID = VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(4,))

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from builders.build import BuildOptions, build
-from builders.repository import Repository
-from builders.variants import VariantGrid
+from builders.config.variants import VariantGrid
+from builders.repository.view import Repository
 
 
 @pytest.mark.slow

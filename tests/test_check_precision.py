@@ -9,9 +9,9 @@ import types
 import pytest
 from click.testing import CliRunner
 
-from builders.cli import cli as builders_cli
-from builders.variants import Variant
-from clients.cli import cli as clients_cli
+from builders.cli.main import cli as builders_cli
+from builders.config.variants import Variant
+from clients.cli.main import cli as clients_cli
 from clients.infer import precision_not_exercised
 
 

@@ -7,11 +7,11 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from builders.cli import cli as builders_cli
-from clients.cli import cli as clients_cli
-from clients.launch import serve_command
+from builders.cli.main import cli as builders_cli
+from clients.cli.launch import serve_command
+from clients.cli.main import cli as clients_cli
 from core.cli import CommaList
-from perf.cli import cli as perf_cli
+from perf.cli.main import cli as perf_cli
 
 ROOTS = {"builders": builders_cli, "clients": clients_cli, "perf": perf_cli, "launch_tritonserver": serve_command("launch")}
 
@@ -125,14 +125,14 @@ def test_a_bad_list_item_is_named() -> None:
 
 
 def test_concurrency_mixes_lists_and_ranges() -> None:
-    t = CommaList(__import__("perf.cli", fromlist=["concurrency_item"]).concurrency_item)
+    t = CommaList(__import__("perf.cli.main", fromlist=["concurrency_item"]).concurrency_item)
     assert t.convert("1,4:8:2,16", None, None) == (1, 4, 6, 8, 16)
 
 
 def test_perf_analyzer_pass_through_flags_end_every_measurement_command(tmp_path) -> None:
     from pathlib import Path
 
-    from perf.analyzer import MeasureSettings, build_command
+    from perf.measure.analyzer import MeasureSettings, build_command
 
     m = MeasureSettings(extra_args=("--max-threads=16", "--string-length=8"))
     cmd = build_command(Path("pa"), "m", "localhost:1", 2, 1, tmp_path / "x.csv", m, input_args=["--shape", "x:4"])

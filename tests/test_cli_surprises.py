@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from builders.cli import cli as builders_cli
-from clients.cli import cli as clients_cli
-from perf.cli import cli as perf_cli
+from builders.cli.main import cli as builders_cli
+from clients.cli.main import cli as clients_cli
+from perf.cli.main import cli as perf_cli
 
 
 def test_perf_sweep_takes_repeated_variants_flags_together(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
     # the example: `--variants a --variants b` kept only b
-    import perf.sweep
+    import perf.sweep.run
     from core.errors import PerfError
 
     seen = {}
@@ -24,7 +24,7 @@ def test_perf_sweep_takes_repeated_variants_flags_together(monkeypatch: pytest.M
         seen["variants"] = opts.variants
         raise PerfError("captured")
 
-    monkeypatch.setattr(perf.sweep, "Sweep", fake_sweep)
+    monkeypatch.setattr(perf.sweep.run, "Sweep", fake_sweep)
     res = CliRunner().invoke(
         perf_cli, ["sweep", "--repository", str(tmp_path), "--variants", "a_*", "--variants", "b,c", "--variants", "a_*"]
     )
@@ -101,7 +101,7 @@ def test_results_table_of_clients_check_keeps_output_names():
 
     from rich.console import Console
 
-    from clients.cli import results_table
+    from clients.cli.main import results_table
     from clients.infer import CheckResult
     from core.cli import print_table
 

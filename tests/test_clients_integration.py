@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from clients.cli import cli
+from clients.cli.main import cli
 from clients.infer import GRPC_MAX_MESSAGE_BYTES, infer, make_client, model_signature, run_requests
 from clients.server import free_port
 from core.errors import ClientError
@@ -64,7 +64,7 @@ def urls(srv) -> dict[str, str]:
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_one_request_and_many_concurrent_with_shared_memory(bundled_server, variant, tiny_build_dir, protocol):
-    from builders.verification import load_reference
+    from builders.verify.verification import load_reference
 
     url = urls(bundled_server)[protocol]
     inputs, expected = load_reference(tiny_build_dir)

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from builders.spec import DEFAULT_INT_RANGE, ModelSpec
-from builders.variants import Variant
+from builders.config.variants import Variant
+from builders.model.spec import DEFAULT_INT_RANGE, ModelSpec
 from clients.inputs import (
     DEFAULT_DYNAMIC_DIM,
     ModelSignature,

@@ -8,10 +8,11 @@ import dataclasses
 import pytest
 from test_report import levels, make_run, params
 
-from builders.variants import Variant
-from perf import coldstart, coldstart_report
-from perf.coldstart_records import STEADY_RATIO, ColdStart, FirstRequests
-from perf.results import RESULTS_KIND, RunResult, VariantResult
+from builders.config.variants import Variant
+from perf.coldstart import measure as coldstart
+from perf.records.coldstart import STEADY_RATIO, ColdStart, FirstRequests
+from perf.records.results import RESULTS_KIND, RunResult, VariantResult
+from perf.report import coldstart as coldstart_report
 
 LOG = """\
 I1201 03:45:27.464123 18727 http_server.cc:362] "Started Metrics Service at 127.0.0.1:32841"

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from builders.repository import Repository
-from perf import coldstart
-from perf.cli import cli
+from builders.repository.view import Repository
+from perf.cli.main import cli
+from perf.coldstart import measure as coldstart
 
 pytestmark = pytest.mark.integration
 

@@ -1,4 +1,4 @@
-"""perf.compare: two synthetic runs compared level by level (no server)."""
+"""perf.analysis.compare: two synthetic runs compared level by level (no server)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from core.errors import PerfError
-from perf.compare import compare_runs, matched_points
-from perf.results import LevelResult, RunResult, VariantResult, save
+from perf.analysis.compare import compare_runs, matched_points
+from perf.records.results import LevelResult, RunResult, VariantResult, save
 
 
 def lv(c: int, thr: float, p99: float, trial: int = 0, stable: bool = True) -> LevelResult:
@@ -96,7 +96,7 @@ def test_compare_significance(runs: tuple[Path, Path]):
 
 
 def test_matched_points_and_out_path(runs: tuple[Path, Path], tmp_path: Path):
-    from perf.results import load
+    from perf.records.results import load
 
     pairs = matched_points(load(runs[0]), load(runs[1]))
     assert [(n, p.concurrency) for n, p, _ in pairs] == [

@@ -1,13 +1,13 @@
 """The conclusions never call the pick "the highest throughput" when a flagged level measured
-more: they say why the ranking keeps it below (perf.recommendation's rule)."""
+more: they say why the ranking keeps it below (perf.analysis.recommendation's rule)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from perf import results
-from perf.conclusions import conclusions
-from perf.recommendation import recommend
+from perf.analysis.recommendation import recommend
+from perf.records import results
+from perf.report.conclusions import conclusions
 
 DEMO_RUN = Path(__file__).parent / "data" / "demo_run"
 
@@ -50,7 +50,7 @@ def test_a_run_without_a_stable_level_says_so_at_the_top_of_the_report(tmp_path)
     same; the report must say first that nothing in it is stable."""
     import shutil
 
-    from perf.report import write_report
+    from perf.report.write import write_report
 
     run_dir = tmp_path / "run"
     shutil.copytree(DEMO_RUN, run_dir)

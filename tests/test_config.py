@@ -14,11 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tritonclient.grpc import model_config_pb2 as mc
 
-from builders.artifact_io import ArtifactIO, TensorIO
-from builders.config import make_config, parse_config, to_text
-from builders.config_checks import artifact_problems
-from builders.spec import ModelSpec, TensorSpec
-from builders.variants import Variant
+from builders.config.checks import artifact_problems
+from builders.config.pbtxt import make_config, parse_config, to_text
+from builders.config.variants import Variant
+from builders.model.artifact_io import ArtifactIO, TensorIO
+from builders.model.spec import ModelSpec, TensorSpec
 from core.dtypes import TENSOR_IO_NAMES
 from core.errors import ConfigError
 

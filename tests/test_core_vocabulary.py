@@ -145,7 +145,7 @@ def test_tricky_model_names_round_trip():
 
 
 def test_builders_variant_uses_the_core_naming_rule():
-    from builders.variants import Variant
+    from builders.config.variants import Variant
 
     v = Variant("my_model", "onnx", kind="cpu", count=2, dynamic_batching=True, max_queue_delay_us=500)
     assert v.name == "my_model_onnx_cpu2_db500_mbs64"

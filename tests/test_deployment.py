@@ -12,18 +12,19 @@ from kubernetes import client as k8s_client
 from tritonclient.grpc import model_config_pb2 as mc
 
 from builders.build import BuildResult
-from builders.config import read_config
-from builders.records import IndexEntry
-from builders.repository import Repository, update_index, write_variant
-from builders.spec import ModelSpecRecord
-from builders.variants import Variant
+from builders.config.pbtxt import read_config
+from builders.config.variants import Variant
+from builders.model.spec import ModelSpecRecord
+from builders.repository.records import IndexEntry
+from builders.repository.view import Repository, update_index, write_variant
 from clients.runtimes.base import TRITON_DEFAULT_PORTS
 from clients.runtimes.options import DEFAULT_TAG, image_for_tag
 from core import formats
 from core.errors import PerfError
-from perf import k8s, results
-from perf.deployment import MANIFEST_DIR, SERVER_FILE, STORAGE_FILE, choose_variant, export_deployment
-from perf.results import LevelResult, RunResult, VariantResult
+from perf.deploy import k8s
+from perf.deploy.bundle import MANIFEST_DIR, SERVER_FILE, STORAGE_FILE, choose_variant, export_deployment
+from perf.records import results
+from perf.records.results import LevelResult, RunResult, VariantResult
 
 CPU1 = "tiny_onnx_cpu1_nodb_mbs8"
 CPU2 = "tiny_ts_cpu2_db500_mbs8"
@@ -288,7 +289,7 @@ def test_a_flagged_pick_is_exported_with_a_warning(run_dir: Path):
     chosen level is flagged and what to do."""
     from click.testing import CliRunner
 
-    from perf.cli import cli
+    from perf.cli.main import cli
 
     run = results.load(run_dir)
     for v in run.variants:

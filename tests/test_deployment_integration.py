@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from builders.config import read_config
-from perf import k8s, results
-from perf.deployment import MANIFEST_DIR, SERVER_FILE, STORAGE_FILE
+from builders.config.pbtxt import read_config
+from perf.deploy import k8s
+from perf.deploy.bundle import MANIFEST_DIR, SERVER_FILE, STORAGE_FILE
+from perf.records import results
 
 pytestmark = pytest.mark.integration
 
@@ -21,7 +22,7 @@ VARIANT = "tiny_onnx_cpu1_nodb_mbs8"
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "perf.cli", *args], cwd=ROOT, capture_output=True, text=True, timeout=240)
+    return subprocess.run([sys.executable, "-m", "perf.cli.main", *args], cwd=ROOT, capture_output=True, text=True, timeout=240)
 
 
 def test_the_winner_of_a_real_sweep_becomes_a_bundle(tiny_repo: Path, tmp_path: Path):

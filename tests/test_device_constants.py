@@ -10,14 +10,14 @@ import textwrap
 import pytest
 import torch
 
-from builders.artifact_io import device_constants, read_artifact_io
 from builders.build import BuildOptions, build
-from builders.config import read_config, write_config
-from builders.config_checks import device_constant_problems
-from builders.repository import write_variant
-from builders.spec import ModelSpec, TensorSpec
-from builders.validate import validate
-from builders.variants import Variant, VariantGrid
+from builders.config.checks import device_constant_problems
+from builders.config.pbtxt import read_config, write_config
+from builders.config.variants import Variant, VariantGrid
+from builders.model.artifact_io import device_constants, read_artifact_io
+from builders.model.spec import ModelSpec, TensorSpec
+from builders.repository.validate import validate
+from builders.repository.view import write_variant
 from core.errors import ConfigError
 
 TRACE_ONLY = '''

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from perf import results
-from perf.analysis import aggregate
-from perf.baseline_records import NOT_RUN, BaselineKey, BaselinePoint, BaselineResult, BaselineSettings, BaselineTarget
-from perf.efficiency import efficiency_row, efficiency_rows, in_process_at, other_shapes
-from perf.efficiency_report import PHRASES, OverheadFacts, efficiency_section, ratio_text
-from perf.report import write_report
-from perf.results import LevelResult, RunResult, VariantResult
+from perf.analysis.efficiency import efficiency_row, efficiency_rows, in_process_at, other_shapes
+from perf.analysis.stats import aggregate
+from perf.records import results
+from perf.records.baseline import NOT_RUN, BaselineKey, BaselinePoint, BaselineResult, BaselineSettings, BaselineTarget
+from perf.records.results import LevelResult, RunResult, VariantResult
+from perf.report.efficiency import PHRASES, OverheadFacts, efficiency_section, ratio_text
+from perf.report.write import write_report
 
 KEY = BaselineKey("mlp", "onnx", "fp32", "cpu", 2)
 VARIANT = "mlp_onnx_cpu1_db500_mbs8"

@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from builders.artifacts import ExportResult
 from builders.build import BuildOptions, build
-from builders.export_chain import attempts_of, first_verified
-from builders.export_onnx import export_onnx
-from builders.export_torchscript import export_torchscript
-from builders.outputs import infer_outputs
-from builders.spec import ModelSpec
-from builders.variants import VariantGrid
-from builders.verification import verify_export
+from builders.config.variants import VariantGrid
+from builders.export.artifacts import ExportResult
+from builders.export.chain import attempts_of, first_verified
+from builders.export.onnx import export_onnx
+from builders.export.torchscript import export_torchscript
+from builders.model.outputs import infer_outputs
+from builders.model.spec import ModelSpec
+from builders.verify.verification import verify_export
 from core.errors import ExportError, GpuRequiredError, VerificationError
 
 X4 = ModelSpec.from_flags(["x:float32:4"])

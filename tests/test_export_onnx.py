@@ -7,12 +7,12 @@ import pytest
 import torch
 from torch import nn
 
-from builders.builtin_models import get_builtin
-from builders.export_onnx import EXTERNAL_DATA_FILE, export_onnx
-from builders.outputs import infer_outputs
-from builders.runners import load_runner
-from builders.spec import ModelSpec, TensorSpec
-from builders.verification import verify_artifact
+from builders.export.onnx import EXTERNAL_DATA_FILE, export_onnx
+from builders.model.builtin import get_builtin
+from builders.model.outputs import infer_outputs
+from builders.model.spec import ModelSpec, TensorSpec
+from builders.serving.runners import load_runner
+from builders.verify.verification import verify_artifact
 from core.errors import ExportError, VerificationError
 
 

@@ -6,9 +6,9 @@ import shlex
 
 import pytest
 
-from builders.builtin_models import get_builtin
-from builders.export_tensorrt import export_tensorrt, shape_profile, trtexec_command
-from builders.tensorrt_env import missing_requirements
+from builders.export.tensorrt import export_tensorrt, shape_profile, trtexec_command
+from builders.model.builtin import get_builtin
+from builders.serving.tensorrt_env import missing_requirements
 from core.errors import GpuRequiredError
 
 MISSING = missing_requirements()
@@ -58,10 +58,10 @@ def test_no_gpu_or_tensorrt_is_one_error_naming_what_is_missing(tmp_path):
 @needs_trt
 @pytest.mark.parametrize("model, precision", [("tiny", "fp32"), ("tiny", "fp16"), ("encoder", "fp16")])
 def test_plan_builds_verifies_and_reuses_its_timing_cache(tmp_path, model, precision):
-    from builders.export_onnx import export_onnx
-    from builders.export_tensorrt import TIMING_CACHE_FILE
-    from builders.outputs import infer_outputs
-    from builders.verification import verify_plan
+    from builders.export.onnx import export_onnx
+    from builders.export.tensorrt import TIMING_CACHE_FILE
+    from builders.model.outputs import infer_outputs
+    from builders.verify.verification import verify_plan
 
     b = get_builtin(model)
     module = b.factory()

@@ -7,13 +7,13 @@ import torch
 from torch import nn
 
 from builders.backends.pytorch_libtorch import triton_names
-from builders.builtin_models import get_builtin
-from builders.export_torchscript import export_torchscript
-from builders.input_draws import DRAWS
-from builders.outputs import infer_outputs
-from builders.runners import load_runner
-from builders.spec import ModelSpec, TensorSpec
-from builders.verification import verify_artifact
+from builders.export.torchscript import export_torchscript
+from builders.model.builtin import get_builtin
+from builders.model.outputs import infer_outputs
+from builders.model.spec import ModelSpec, TensorSpec
+from builders.serving.runners import load_runner
+from builders.verify.input_draws import DRAWS
+from builders.verify.verification import verify_artifact
 from core.errors import ExportError
 
 

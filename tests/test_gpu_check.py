@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from core.gpu import gpu_available
-from perf.results import LevelResult, RunResult, VariantResult
+from perf.records.results import LevelResult, RunResult, VariantResult
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "gpu_check.sh"
@@ -164,7 +164,7 @@ def test_best_under_budget_per_model() -> None:
 
 
 def test_model_names_with_underscores_group_by_the_naming_rule() -> None:
-    from perf.results import VariantResult
+    from perf.records.results import VariantResult
 
     v = VariantResult("my_net_ts_gpu1_nodb_mbs64", None, "ok", None, [])
     assert table._model_of(v) == "my_net"
@@ -275,7 +275,7 @@ def test_pipeline_on_gpu(tmp_path: Path) -> None:
     out = _pipeline(tmp_path, "gpu", 300)
     _check_outputs(out, tmp_path, 4)
     run_dir = next(tmp_path.glob("gpu-check-*"))
-    from perf import results
+    from perf.records import results
 
     run = results.load(run_dir / "sweep")
     levels = [lv for v in run.variants for lv in v.levels if lv.ok]

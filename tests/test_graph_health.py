@@ -10,13 +10,13 @@ import pytest
 from click.testing import CliRunner
 
 from builders.build import BuildResult
-from builders.cli import cli
-from builders.graph_facts import build_summary_lines, facts, summary_line
-from builders.graph_health import ORT_LEVEL, ORT_PROVIDER, onnx_health
-from builders.graph_inspect import inspect_path
-from builders.graph_records import OnnxHealth, TorchScriptHealth
-from builders.graph_torchscript import torchscript_health
-from builders.records import MANIFEST_KIND
+from builders.cli.main import cli
+from builders.graph.facts import build_summary_lines, facts, summary_line
+from builders.graph.inspect import inspect_path
+from builders.graph.onnx_health import ORT_LEVEL, ORT_PROVIDER, onnx_health
+from builders.graph.torchscript import torchscript_health
+from builders.repository.graph_records import OnnxHealth, TorchScriptHealth
+from builders.repository.records import MANIFEST_KIND
 
 OPSET = 17
 
@@ -304,7 +304,7 @@ def test_torchscript_frozen_or_not(tmp_path):
 
 
 def test_a_file_that_is_not_torchscript_is_an_error(tmp_path, capsys):
-    from builders.graph_torchscript import _main
+    from builders.graph.torchscript import _main
 
     (tmp_path / "bad.pt").write_bytes(b"not an archive")
     assert _main([str(tmp_path / "bad.pt")]) == 0  # what the child process prints, run here

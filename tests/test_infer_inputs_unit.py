@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from builders.build import BuildOptions, build
-from builders.repository import Repository
-from builders.spec import DEFAULT_INT_RANGE, ModelSpec, TensorSpec
-from builders.variants import VariantGrid
+from builders.config.variants import VariantGrid
+from builders.model.spec import DEFAULT_INT_RANGE, ModelSpec, TensorSpec
+from builders.repository.view import Repository
 from clients.inputs import (
     DEFAULT_DYNAMIC_DIM,
     ModelSignature,

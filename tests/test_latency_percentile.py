@@ -9,11 +9,11 @@ from click.testing import CliRunner
 
 from clients.server import ServerOptions
 from core.errors import PerfError
-from perf import results
-from perf.cli import cli
-from perf.recommendation import latency_metric, recommend
-from perf.results import LevelResult, RunResult, VariantResult
-from perf.sweep_options import SweepOptions, resumed_options
+from perf.analysis.recommendation import latency_metric, recommend
+from perf.cli.main import cli
+from perf.records import results
+from perf.records.results import LevelResult, RunResult, VariantResult
+from perf.sweep.options import SweepOptions, resumed_options
 
 
 def _lv(c: int, tput: float, p95: float, p99: float) -> LevelResult:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from clients.launch import ready_text
+from clients.cli.launch import ready_text
 from clients.server import ServerOptions, TritonServer, default_log_path, expand_model_patterns, prune_server_logs
 from core.errors import ServerError
 

@@ -8,11 +8,11 @@ import textwrap
 import pytest
 import torch
 
-from builders.builtin_models import BUILTINS, ENCODER_VOCAB, get_builtin
-from builders.export_torchscript import export_torchscript
-from builders.models import load_model
-from builders.outputs import infer_outputs
-from builders.spec import ModelSpec
+from builders.export.torchscript import export_torchscript
+from builders.model.builtin import BUILTINS, ENCODER_VOCAB, get_builtin
+from builders.model.models import load_model
+from builders.model.outputs import infer_outputs
+from builders.model.spec import ModelSpec
 from core.errors import ModelSpecError
 
 

@@ -12,11 +12,11 @@ import pytest
 from click.testing import CliRunner
 
 from builders.build import BuildOptions, build
-from builders.variants import VariantGrid
-from clients.cli import cli as clients_cli
+from builders.config.variants import VariantGrid
+from clients.cli.main import cli as clients_cli
 from clients.server import ServerOptions
-from perf.analyzer import MeasureSettings
-from perf.sweep import SweepOptions, run_sweep
+from perf.records.settings import MeasureSettings
+from perf.sweep.run import SweepOptions, run_sweep
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parent.parent

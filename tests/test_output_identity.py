@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 
 from builders.build import BuildOptions, build
-from builders.config import read_config, write_config
-from builders.outputs import infer_outputs, name_outputs
-from builders.runners import output_mismatches, served_output_names
-from builders.spec import ModelSpec
-from builders.validate import validate
-from builders.variants import VariantGrid
+from builders.config.pbtxt import read_config, write_config
+from builders.config.variants import VariantGrid
+from builders.model.outputs import infer_outputs, name_outputs
+from builders.model.spec import ModelSpec
+from builders.repository.validate import validate
+from builders.serving.runners import output_mismatches, served_output_names
 from core.errors import ModelSpecError
 
 HEADS = '''
@@ -219,7 +219,7 @@ def test_swapped_output_blocks_on_the_bundled_server(tmp_path, heads_pkg):
 @pytest.mark.integration
 def test_onnx_outputs_in_another_artifact_outputs_order_are_no_problem_and_serve_right(tmp_path, heads_pkg):
     """An ONNX graph names its outputs, and the python model looks them up by those names
-    (builders.runners.OUTPUTS_BY_NAME): a reordered ``artifact_outputs`` is no problem for
+    (builders.serving.runners.OUTPUTS_BY_NAME): a reordered ``artifact_outputs`` is no problem for
     validate, and the real server still answers each head under its own name. TorchScript
     returns by position, so the same edit stays a problem there (the test above)."""
     from clients.infer import infer

@@ -1,4 +1,4 @@
-"""The report's pair comparisons (perf.pairs, perf.conclusions) pair two variants only when
+"""The report's pair comparisons (perf.analysis.pairs, perf.report.conclusions) pair two variants only when
 every other variant parameter is equal. Synthetic runs, no server."""
 
 from __future__ import annotations
@@ -6,13 +6,13 @@ from __future__ import annotations
 import dataclasses
 import itertools
 
-from builders.variants import Variant
-from perf.analysis import run_points
-from perf.appendix import appendix_lines
-from perf.effects import interactions, main_effects
-from perf.pairs import BATCHING, pairs
-from perf.recommendation import recommend
-from perf.results import LevelResult, RunResult, VariantResult
+from builders.config.variants import Variant
+from perf.analysis.effects import interactions, main_effects
+from perf.analysis.pairs import BATCHING, pairs
+from perf.analysis.recommendation import recommend
+from perf.analysis.stats import run_points
+from perf.records.results import LevelResult, RunResult, VariantResult
+from perf.report.appendix import appendix_lines
 
 BASE = Variant("mlp", "onnx")  # cpu x1, no batching, mbs 64, fp32
 GRID = [
@@ -64,7 +64,7 @@ def test_pairs_never_differ_in_two_settings():
     by_name = {v.name: v for v in GRID}
     for pr in found:
         a, b = _fields(by_name[pr.reference.name]), _fields(by_name[pr.changed.name])
-        differ = {k for k in a if a[k] != b[k]}  # computed here, not by perf.pairs
+        differ = {k for k in a if a[k] != b[k]}  # computed here, not by perf.analysis.pairs
         assert differ == set(pr.differ), pr
         allowed = {"batching": set(BATCHING), "instances": {"count"}, "format": {"format"}}[pr.kind]
         assert differ and differ <= allowed, pr

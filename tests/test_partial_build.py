@@ -11,9 +11,9 @@ import pytest
 from click.testing import CliRunner
 
 from builders.build import BuildOptions, build
-from builders.cli import cli
-from builders.records import INDEX_FILE
-from builders.variants import VariantGrid
+from builders.cli.main import cli
+from builders.config.variants import VariantGrid
+from builders.repository.records import INDEX_FILE
 from core.errors import GpuRequiredError, PartialBuildError, VerificationError
 
 GRID = VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(4,))
@@ -61,7 +61,7 @@ def test_the_cli_says_where_the_passed_variants_are_and_exits_1(tmp_path: Path, 
 
 
 def test_format_all_on_a_host_without_tensorrt_writes_torchscript_and_onnx(tmp_path: Path) -> None:
-    from builders.tensorrt_env import missing_requirements
+    from builders.serving.tensorrt_env import missing_requirements
 
     if not missing_requirements():
         pytest.skip("this machine builds TensorRT plans: the trt export does not fail here")
@@ -81,7 +81,7 @@ def test_format_all_on_a_host_without_tensorrt_writes_torchscript_and_onnx(tmp_p
 
 
 def test_a_single_asked_export_that_fails_raises_its_own_error(tmp_path: Path) -> None:
-    from builders.tensorrt_env import missing_requirements
+    from builders.serving.tensorrt_env import missing_requirements
 
     if not missing_requirements():
         pytest.skip("this machine builds TensorRT plans")

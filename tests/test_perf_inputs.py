@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from builders.spec import ModelSpec, TensorSpec
-from perf.inputs import input_args
+from builders.model.spec import ModelSpec, TensorSpec
+from perf.measure.inputs import input_args
 
 SPEC = ModelSpec(
     inputs=(TensorSpec("input_ids", "int64", ("seq",), (0, 999)), TensorSpec("scale", "float32", (4,))),
@@ -126,7 +126,7 @@ def test_a_shape_flag_must_fit_the_config(tmp_path: Path):
     import pytest
 
     from core.errors import PerfError
-    from perf.inputs import parse_shape
+    from perf.measure.inputs import parse_shape
 
     assert parse_shape("input_ids:1,128") == ("input_ids", (1, 128))
     assert parse_shape("ns:x:4") == ("ns:x", (4,))

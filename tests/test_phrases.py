@@ -1,4 +1,4 @@
-"""perf.phrases: every explanatory phrase of the conclusions is chosen by the sign and size of
+"""perf.report.phrases: every explanatory phrase of the conclusions is chosen by the sign and size of
 the numbers it explains (issue 19 item 13). Table-driven: for each phrase, numbers that must
 produce it and numbers that must not."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from test_report import levels, make_run
 
-from perf.conclusions import conclusions, pair_bullets
-from perf.phrases import FAMILIES, PHRASES, Facts, choose, say
-from perf.recommendation import recommend
+from perf.analysis.recommendation import recommend
+from perf.report.conclusions import conclusions, pair_bullets
+from perf.report.phrases import FAMILIES, PHRASES, Facts, choose, say
 
 F = Facts
 # key: (facts that must produce the phrase, facts that must not)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from perf.plan import describe_skipped, plan_levels, plan_variant, to_measure
-from perf.results import LevelResult, RunResult, VariantResult
+from perf.records.results import LevelResult, RunResult, VariantResult
+from perf.search.plan import describe_skipped, plan_levels, plan_variant, to_measure
 
 
 def test_batch_sizes_above_max_batch_size_are_skipped_and_listed_not_planned():
@@ -58,8 +58,8 @@ def test_resume_measures_failed_and_missing_levels_not_good_ones():
 
 
 def test_skipped_levels_and_server_starts_are_saved_in_results_json(tmp_path: Path):
-    from perf import results
-    from perf.results import ServerStart
+    from perf.records import results
+    from perf.records.results import ServerStart
 
     plan = plan_levels("m", 8, concurrency=(1,), batch_sizes=(1, 16))
     run = RunResult(
@@ -78,9 +78,9 @@ def test_skipped_levels_and_server_starts_are_saved_in_results_json(tmp_path: Pa
 
 
 def test_the_report_lists_skipped_levels_and_server_restarts(tmp_path: Path):
-    from perf import results
-    from perf.report import write_report
-    from perf.results import ServerStart
+    from perf.records import results
+    from perf.records.results import ServerStart
+    from perf.report.write import write_report
 
     plan = plan_levels("m", 8, concurrency=(1,), batch_sizes=(1, 16))
     run = RunResult(
@@ -118,8 +118,8 @@ def _hand_made_repo(root: Path, names: list[str], mbs: int) -> Path:
 
 def test_the_progress_total_counts_planned_levels_only_and_the_summary_lists_the_rest(tmp_path: Path):
     from clients.server import ServerOptions
-    from perf.cli import skipped_summary
-    from perf.sweep import Sweep, SweepOptions
+    from perf.cli.main import skipped_summary
+    from perf.sweep.run import Sweep, SweepOptions
 
     repo = _hand_made_repo(tmp_path / "repo", ["a_mbs8", "b_mbs8"], 8)
     sw = Sweep(

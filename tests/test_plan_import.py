@@ -11,11 +11,11 @@ import pytest
 from click.testing import CliRunner
 
 from builders.build import BuildOptions, build
-from builders.builtin_models import get_builtin
-from builders.cli import cli
-from builders.export_tensorrt import import_plan, trtexec_docker_command
-from builders.tensorrt_env import missing_requirements
-from builders.variants import VariantGrid
+from builders.cli.main import cli
+from builders.config.variants import VariantGrid
+from builders.export.tensorrt import import_plan, trtexec_docker_command
+from builders.model.builtin import get_builtin
+from builders.serving.tensorrt_env import missing_requirements
 from core.errors import ExportError
 
 TINY = get_builtin("tiny").spec
@@ -132,7 +132,7 @@ def test_a_missing_or_empty_plan_is_one_clear_error(tmp_path: Path) -> None:
 @pytest.mark.gpu
 @pytest.mark.skipif(bool(missing_requirements()), reason="needs TensorRT and an NVIDIA GPU: " + "; ".join(missing_requirements()))
 def test_a_plan_built_by_the_printed_command_verifies_on_a_gpu_host(tmp_path: Path) -> None:
-    from builders.export_tensorrt import export_tensorrt
+    from builders.export.tensorrt import export_tensorrt
 
     built = build(BuildOptions("tiny", formats=("onnx",), grid=GPU_GRID, repository=tmp_path / "r0", build_dir=tmp_path / "b0"))
     plan = export_tensorrt(built.manifest_path.parent / "model.onnx", TINY, tmp_path / "elsewhere", "fp32", 8)

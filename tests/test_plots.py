@@ -1,4 +1,4 @@
-"""perf.plots (issue 19 item 16): a panel per client batch size, the recommended level marked
+"""perf.plots.figures (issue 19 item 16): a panel per client batch size, the recommended level marked
 in its panel, c= labels that never overlap, the lowest p99 named when no level meets the
 budget, and the unstable mark on the level it belongs to. Synthetic runs, no server."""
 
@@ -10,11 +10,13 @@ from pathlib import Path
 import pytest
 from test_report import levels, make_run
 
-from perf import plot_bars, plot_canvas, plots
-from perf.analysis import run_points
-from perf.recommendation import recommend
-from perf.report import summary_table, write_report
-from perf.results import save
+from perf.analysis.recommendation import recommend
+from perf.analysis.stats import run_points
+from perf.plots import bars as plot_bars
+from perf.plots import canvas as plot_canvas
+from perf.plots import figures as plots
+from perf.records.results import save
+from perf.report.write import summary_table, write_report
 
 DB = "mlp_onnx_cpu1_db500_mbs64"
 
@@ -148,7 +150,7 @@ def test_unstable_mark_goes_with_the_level_it_marks(tmp_path: Path):
 
 
 def test_unstable_level_named_with_its_batch_size():
-    from perf.conclusions import conclusions
+    from perf.report.conclusions import conclusions
 
     run = run_with_batch4()
     run.variants[1].levels[-2].stable = False  # db500 batch 4 c=4

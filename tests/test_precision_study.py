@@ -1,13 +1,13 @@
-"""Precision study (perf/precision_study.py): on this host each precision is measured as torch
+"""Precision study (perf/profile/precision_study.py): on this host each precision is measured as torch
 really executes it, or marked "not run on this host" with the reason, never given numbers of 0."""
 
 from __future__ import annotations
 
 import pytest
 
-from builders.models import load_model
-from builders.verdicts import KernelPrecision, kernel_precision
-from perf import precision_study as study
+from builders.model.models import load_model
+from builders.verify.verdicts import KernelPrecision, kernel_precision
+from perf.profile import precision_study as study
 
 
 @pytest.fixture(scope="module")

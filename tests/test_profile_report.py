@@ -1,4 +1,4 @@
-"""The report's profiler-trace and precision sections (perf/profile_report.py), written from
+"""The report's profiler-trace and precision sections (perf/report/profile.py), written from
 the run's recorded ProfileRecord; results.json keeps it and old files without it still load."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ from pathlib import Path
 
 from test_report import make_run
 
-from perf.profile_records import OperatorTime, PrecisionRow, ProfileRecord, TraceRecord
-from perf.profile_report import profile_section
-from perf.report import write_report
-from perf.results import load, save
+from perf.records.profile import OperatorTime, PrecisionRow, ProfileRecord, TraceRecord
+from perf.records.results import load, save
+from perf.report.profile import profile_section
+from perf.report.write import write_report
 
 
 def _profile() -> ProfileRecord:

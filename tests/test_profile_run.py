@@ -10,12 +10,12 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from core.records import load_record
-from perf import profile_run
-from perf.baseline import BaselineOptions
-from perf.cli import cli
-from perf.inprocess_timing import TimingSettings
-from perf.report import write_report
-from perf.results import LevelResult, RunResult, VariantResult, load, save
+from perf.cli.main import cli
+from perf.profile import run as profile_run
+from perf.profile.baseline import BaselineOptions
+from perf.profile.timing import TimingSettings
+from perf.records.results import LevelResult, RunResult, VariantResult, load, save
+from perf.report.write import write_report
 
 QUICK = TimingSettings(min_run_time_s=0.01, warmup_s=0.0, warmup_runs=1)
 VARIANTS = ("tiny_onnx_cpu1_db500_mbs8", "tiny_ts_cpu1_db500_mbs8")

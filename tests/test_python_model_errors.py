@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from builders.build import BuildOptions, build
-from builders.variants import VariantGrid
+from builders.config.variants import VariantGrid
 from clients.infer import infer
 from clients.server import ServerOptions, TritonServer
 from core.errors import ClientError
-from perf.metrics import batch_stats
+from perf.measure.metrics import batch_stats
 
 pytestmark = pytest.mark.integration
 

@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 
 from builders.build import BuildOptions, build
-from builders.records import INDEX_KIND, MANIFEST_KIND, MANIFEST_SCHEMA
-from builders.repository import Repository, update_index
-from builders.spec import ModelSpec
-from builders.variants import Variant, VariantGrid
+from builders.config.variants import Variant, VariantGrid
+from builders.model.spec import ModelSpec
+from builders.repository.records import INDEX_KIND, MANIFEST_KIND, MANIFEST_SCHEMA
+from builders.repository.view import Repository, update_index
 from core.errors import ModelSpecError, RecordError, RepositoryError
 from core.records import load_record
-from perf import results
-from perf.results import LevelResult, RunResult, VariantResult
+from perf.records import results
+from perf.records.results import LevelResult, RunResult, VariantResult
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ModelSpec.from_json(
@@ -232,6 +232,8 @@ def test_a_manifest_field_the_record_does_not_know_fails_the_write(tiny_build, t
 
     doc = json.loads(tiny_build.manifest_path.read_text())
     doc["exports"][0]["new_fact"] = 1
-    with pytest.raises(RuntimeError, match=r"fields \['exports\[0\]\.new_fact'\] are not in builders.records.BuildManifest"):
+    with pytest.raises(
+        RuntimeError, match=r"fields \['exports\[0\]\.new_fact'\] are not in builders.repository.records.BuildManifest"
+    ):
         _write_manifest(tmp_path / "manifest.json", doc)
     assert not (tmp_path / "manifest.json").exists()

@@ -18,8 +18,8 @@ import pytest
 
 from clients.check import check_with_server
 from clients.server import ServerOptions, TritonServer, port_in_use
-from perf import results
-from perf.servers_report import servers_section
+from perf.records import results
+from perf.report.servers import servers_section
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parent.parent

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from google.protobuf import json_format
 
-from builders.config import read_config
+from builders.config.pbtxt import read_config
 from clients.runtimes.choose import resolve_runtime
 from clients.runtimes.options import ServerOptions
 from clients.runtimes.remote import (
@@ -26,10 +26,10 @@ from clients.runtimes.remote import (
     upload_limit_bytes,
 )
 from core.errors import PerfError, ServerError
-from perf.results import RunResult, VariantResult
-from perf.server_records import MeasuringServer
-from perf.servers import ServerPool, metrics_identity, shared_hardware
-from perf.servers_report import servers_section
+from perf.records.results import RunResult, VariantResult
+from perf.records.servers import MeasuringServer
+from perf.report.servers import servers_section
+from perf.sweep.servers import ServerPool, metrics_identity, shared_hardware
 
 CONFIG = """name: "m"
 max_batch_size: 8
@@ -297,7 +297,7 @@ def test_clients_infer_takes_the_protocol_from_a_scheme(monkeypatch: pytest.Monk
     from click.testing import CliRunner
 
     import clients.infer
-    from clients.cli import cli
+    from clients.cli.main import cli
 
     asked = []
 
@@ -313,7 +313,7 @@ def test_clients_infer_takes_the_protocol_from_a_scheme(monkeypatch: pytest.Monk
 
 
 def test_conclusions_name_the_servers_when_they_ran_elsewhere() -> None:
-    from perf.servers_report import measured_elsewhere
+    from perf.report.servers import measured_elsewhere
 
     run = RunResult("r", "now")
     run.servers = [_server("a:8000", "this host")]

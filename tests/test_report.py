@@ -1,4 +1,4 @@
-"""Report side of a sweep (perf.analysis, perf.report, perf.plots, perf.conclusions) on synthetic runs:
+"""Report side of a sweep (perf.analysis.stats, perf.report.write, perf.plots.figures, perf.report.conclusions) on synthetic runs:
 pure computation, no server."""
 
 from __future__ import annotations
@@ -10,13 +10,14 @@ from pathlib import Path
 import pytest
 
 from core.errors import PerfError
-from perf import plot_bars, plots
-from perf.analysis import aggregate, delta, knee, run_points
-from perf.conclusions import conclusions, pair_bullets
-from perf.recommendation import recommend
-from perf.report import summary_table, write_report
-from perf.report_tables import level_tables
-from perf.results import LevelResult, RunResult, VariantResult, save
+from perf.analysis.recommendation import recommend
+from perf.analysis.stats import aggregate, delta, knee, run_points
+from perf.plots import bars as plot_bars
+from perf.plots import figures as plots
+from perf.records.results import LevelResult, RunResult, VariantResult, save
+from perf.report.conclusions import conclusions, pair_bullets
+from perf.report.tables import level_tables
+from perf.report.write import summary_table, write_report
 
 CONC = [1, 2, 4, 8, 16]
 HOST_CPU_PANEL = (

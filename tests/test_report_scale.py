@@ -13,14 +13,14 @@ import pytest
 from synthetic_runs import DEMO_RUN, GRID_48, synthetic_run, with_baseline
 from test_report import levels, make_run, params
 
-from perf import plots
-from perf.analysis import aggregate, run_points
-from perf.effects import interactions, main_effects, summarise
-from perf.frontier import best_level_frontier, dominates, frontier, level_frontiers, operating_frontier
-from perf.plot_styles import MAX_STYLES, highlighted, style, styles
-from perf.recommendation import recommend
-from perf.report import summary_table, write_report
-from perf.results import LevelResult, RunResult, VariantResult, save
+from perf.analysis.effects import interactions, main_effects, summarise
+from perf.analysis.frontier import best_level_frontier, dominates, frontier, level_frontiers, operating_frontier
+from perf.analysis.recommendation import recommend
+from perf.analysis.stats import aggregate, run_points
+from perf.plots import figures as plots
+from perf.plots.styles import MAX_STYLES, highlighted, style, styles
+from perf.records.results import LevelResult, RunResult, VariantResult, save
+from perf.report.write import summary_table, write_report
 
 #: The report's bound at 200 variants x 8 levels (issue 18: "under about 250 lines").
 MAX_REPORT_LINES = 250
@@ -159,7 +159,7 @@ def test_no_two_plotted_series_look_alike(tmp_path: Path):
     from matplotlib.colors import to_hex
     from matplotlib.container import ErrorbarContainer
 
-    from perf.plot_canvas import pyplot
+    from perf.plots.canvas import pyplot
 
     run = synthetic_run(GRID_48, (1, 2, 4, 8))
     pts = run_points(run)
@@ -250,7 +250,7 @@ def test_summary_of_200_variants_shows_the_top_and_the_picks():
 def test_cli_report_top_and_html(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     from click.testing import CliRunner
 
-    from perf.cli import cli
+    from perf.cli.main import cli
 
     monkeypatch.setattr(plots, "write_plots", lambda *a, **k: {})  # the PNGs are tested above
     shutil.copy(DEMO_RUN / "results.json", tmp_path / "results.json")

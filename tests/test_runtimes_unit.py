@@ -155,7 +155,7 @@ def test_image_for_tag() -> None:
 
 
 def test_print_cmd_shows_the_container_command(repo: Path) -> None:
-    from clients.launch import serve_command
+    from clients.cli.launch import serve_command
 
     port = free_port()
     res = CliRunner().invoke(

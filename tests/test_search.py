@@ -1,4 +1,4 @@
-"""The search policy (perf.search) on hand-made levels: no server, no perf_analyzer."""
+"""The search policy (perf.search.policy) on hand-made levels: no server, no perf_analyzer."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 
 from clients.server import ServerOptions
-from perf.analysis import aggregate, knee
-from perf.plan import plan_levels
-from perf.results import LevelResult, RunResult, VariantResult
-from perf.search import AUTO, Budget, Search, best_point, ladder, next_step, order, resolve_mode
-from perf.search_records import SearchDecision, SearchRecord, SearchRules
-from perf.search_report import search_lines
-from perf.sweep_options import DEFAULT_CONCURRENCY, SweepOptions, resumed_options
+from perf.analysis.stats import aggregate, knee
+from perf.records.results import LevelResult, RunResult, VariantResult
+from perf.records.search import SearchDecision, SearchRecord, SearchRules
+from perf.report.search import search_lines
+from perf.search.plan import plan_levels
+from perf.search.policy import AUTO, Budget, Search, best_point, ladder, next_step, order, resolve_mode
+from perf.sweep.options import DEFAULT_CONCURRENCY, SweepOptions, resumed_options
 
 RULES = SearchRules()
 LADDER = ladder(AUTO, RULES)[0]
@@ -278,8 +278,8 @@ def test_a_resumed_run_keeps_auto_and_its_search_mode(tmp_path: Path):
 def test_the_cli_takes_auto_by_default_lists_and_the_search_mode_and_prints_each_decision(monkeypatch, tmp_path: Path):
     from click.testing import CliRunner
 
-    import perf.sweep
-    from perf import cli as perf_cli
+    import perf.sweep.run
+    from perf.cli import main as perf_cli
 
     seen: list[SweepOptions] = []
     decision = SearchDecision("b", "pruned", 4, "at concurrency 4 it is behind")
@@ -300,7 +300,7 @@ def test_the_cli_takes_auto_by_default_lists_and_the_search_mode_and_prints_each
                 v.status = "ok"
             return run
 
-    monkeypatch.setattr(perf.sweep, "Sweep", Fake)
+    monkeypatch.setattr(perf.sweep.run, "Sweep", Fake)
     monkeypatch.chdir(tmp_path)
     res = CliRunner().invoke(perf_cli.cli, ["sweep", "--no-report"])
     assert res.exit_code == 0, res.output

@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 
 from clients.server import ServerOptions
-from perf import results
-from perf.analysis import aggregate
-from perf.analyzer import MeasureSettings
-from perf.recommendation import recommend
-from perf.report import write_report
-from perf.search import AUTO, ladder, rising
-from perf.search_records import SearchRules
-from perf.sweep import SweepOptions, run_sweep
+from perf.analysis.recommendation import recommend
+from perf.analysis.stats import aggregate
+from perf.records import results
+from perf.records.search import SearchRules
+from perf.records.settings import MeasureSettings
+from perf.report.write import write_report
+from perf.search.policy import AUTO, ladder, rising
+from perf.sweep.run import SweepOptions, run_sweep
 
 pytestmark = pytest.mark.integration
 

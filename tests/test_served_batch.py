@@ -1,4 +1,4 @@
-"""The python-backend model's batching (builders/served_batch.py): one request passes through
+"""The python-backend model's batching (builders/serving/served_batch.py): one request passes through
 untouched, several are merged with one concatenate and split back into views; on the real
 server the single-request and merged-requests paths serve the same outputs."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from builders import served_batch
+from builders.serving import served_batch
 
 
 def _requests(sizes: list[int]) -> list[dict[str, np.ndarray]]:
@@ -68,13 +68,13 @@ def test_single_and_merged_requests_serve_the_same_outputs(tmp_path: Path, fmt: 
     single path's (to float32 rounding: the artifact's kernels may round a row differently
     at another batch size), and each single request's are the artifact's own, bit for bit."""
     from builders.build import BuildOptions, build
-    from builders.repository import Repository
-    from builders.runners import load_runner
-    from builders.variants import VariantGrid
+    from builders.config.variants import VariantGrid
+    from builders.repository.view import Repository
+    from builders.serving.runners import load_runner
     from clients.infer import infer
     from clients.server import ServerOptions, TritonServer
     from core import formats
-    from perf.metrics import batch_stats
+    from perf.measure.metrics import batch_stats
 
     res = build(
         BuildOptions(

@@ -11,7 +11,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from clients.cli_options import server_options
+from clients.cli.options import server_options
 from clients.runtimes.base import Ports, Runtime
 from clients.server import ServerOptions, TritonServer, free_ports, unload_and_wait
 from core.errors import ServerError

@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from builders.backends import LEGACY_SERVINGS, SERVINGS
-from builders.cli import cli
-from builders.repository import INDEX_FILE, read_index, update_index
+from builders.cli.main import cli
+from builders.repository.view import INDEX_FILE, read_index, update_index
 
 
 def _captured_build(monkeypatch: pytest.MonkeyPatch) -> list:
@@ -95,9 +95,9 @@ def test_an_index_written_before_the_rename_still_reads(tmp_path: Path) -> None:
 
 def test_the_served_name_lookup_reads_old_native_entries(tmp_path: Path, fake_build) -> None:
     """clients check finds PyTorch-backend names of a native TorchScript variant from an old index."""
-    from builders.repository import Repository
-    from builders.spec import ModelSpec
-    from builders.variants import Variant
+    from builders.config.variants import Variant
+    from builders.model.spec import ModelSpec
+    from builders.repository.view import Repository
 
     names = {"inputs": {"x": "x__0"}, "outputs": {"y": "y__0"}}
     spec = ModelSpec.from_json(

@@ -8,15 +8,15 @@ from pathlib import Path
 import click
 import pytest
 
-from builders.spec import ModelSpec, TensorSpec
-from perf.analysis import run_points
-from perf.cli import parse_shapes_flag
-from perf.inputs import describe_dynamic, input_args
-from perf.pairs import pairs
-from perf.plan import plan_levels
-from perf.report_run import dynamic_axes_lines as _dynamic_axes_lines
-from perf.report_tables import level_tables
-from perf.results import LevelResult, RunResult, VariantResult, parse_shape_text, series_name, shape_text, split_by_shape
+from builders.model.spec import ModelSpec, TensorSpec
+from perf.analysis.pairs import pairs
+from perf.analysis.stats import run_points
+from perf.cli.main import parse_shapes_flag
+from perf.measure.inputs import describe_dynamic, input_args
+from perf.records.results import LevelResult, RunResult, VariantResult, parse_shape_text, series_name, shape_text, split_by_shape
+from perf.report.run import dynamic_axes_lines as _dynamic_axes_lines
+from perf.report.tables import level_tables
+from perf.search.plan import plan_levels
 
 SPEC = ModelSpec((TensorSpec("ids", "int64", ("seq",), (0, 49)),), (), {"seq": (1, 24, 128)})
 CONFIG = {"name": "m", "max_batch_size": 8, "input": [{"name": "ids", "data_type": "TYPE_INT64", "dims": [-1]}]}
@@ -41,7 +41,7 @@ def test_levels_are_planned_at_every_shape() -> None:
 
 
 def test_perf_analyzer_gets_the_swept_size(tmp_path: Path) -> None:
-    from perf.sweep import Sweep
+    from perf.sweep.run import Sweep
 
     at64 = Sweep._spec_at(None, SPEC, "seq=64")  # type: ignore[arg-type]
     assert at64.dynamic_axes == {"seq": (1, 64, 128)}

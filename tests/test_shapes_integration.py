@@ -13,13 +13,13 @@ import torch
 from click.testing import CliRunner
 
 from builders.build import BuildOptions, build
-from builders.spec import ModelSpec, TensorSpec
-from builders.variants import VariantGrid
-from clients.cli import cli as clients_cli
+from builders.config.variants import VariantGrid
+from builders.model.spec import ModelSpec, TensorSpec
+from clients.cli.main import cli as clients_cli
 from clients.server import ServerOptions, TritonServer
-from perf import results
-from perf.analyzer import MeasureSettings
-from perf.sweep import SweepOptions, run_sweep
+from perf.records import results
+from perf.records.settings import MeasureSettings
+from perf.sweep.run import SweepOptions, run_sweep
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parent.parent
@@ -90,7 +90,7 @@ def test_a_sweep_says_the_size_it_used_and_sweeps_shapes_as_levels(seq_repo: Pat
         )
     )
     assert run.variant(VARIANT).dynamic_axes == "seq=24 (the build's opt size of axis seq)"
-    from perf.report import write_report
+    from perf.report.write import write_report
 
     assert (
         "Dynamic input dims of every variant: seq=24 (the build's opt size of axis seq), at every level"

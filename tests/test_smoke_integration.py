@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from builders.repository import Repository
+from builders.repository.view import Repository
 from clients.infer import check_variant
 
 pytestmark = pytest.mark.integration

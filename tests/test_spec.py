@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from builders.spec import EXAMPLE_BATCH, ModelSpec, TensorSpec, parse_axis_flag, parse_input_flag
+from builders.model.spec import EXAMPLE_BATCH, ModelSpec, TensorSpec, parse_axis_flag, parse_input_flag
 from core.dtypes import TENSOR_IO_NAMES
 from core.errors import ModelSpecError
 
@@ -115,7 +115,7 @@ def test_spec_example_command_prints_a_spec_that_loads(tmp_path):
 
     from click.testing import CliRunner
 
-    from builders.cli import cli
+    from builders.cli.main import cli
 
     out = CliRunner().invoke(cli, ["spec", "--example"])
     assert out.exit_code == 0, out.output

@@ -12,14 +12,14 @@ from click.testing import CliRunner
 
 from clients.server import ServerOptions
 from core.cli import EXIT_INTERRUPTED, EXIT_VARIANT_FAILED
-from perf import cli as perf_cli
-from perf.analyzer import MeasureSettings
-from perf.results import LevelResult, RunResult, VariantResult
-from perf.sweep import SweepOptions, resumed_options, server_settings
+from perf.cli import main as perf_cli
+from perf.records.results import LevelResult, RunResult, VariantResult
+from perf.records.settings import MeasureSettings
+from perf.sweep.run import SweepOptions, resumed_options, server_settings
 
 
 class FakeSweep:
-    """Stands in for perf.sweep.Sweep: records its options, returns a prepared run."""
+    """Stands in for perf.sweep.run.Sweep: records its options, returns a prepared run."""
 
     run_result: RunResult
     interrupt = False
@@ -104,11 +104,11 @@ def _run(*statuses: str, trials: int = 1) -> RunResult:
 
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
-    import perf.sweep
+    import perf.sweep.run
 
     FakeSweep.seen = []
     FakeSweep.interrupt = False
-    monkeypatch.setattr(perf.sweep, "Sweep", FakeSweep)
+    monkeypatch.setattr(perf.sweep.run, "Sweep", FakeSweep)
     monkeypatch.chdir(tmp_path)
     return FakeSweep
 

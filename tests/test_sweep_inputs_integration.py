@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 
 from builders.build import BuildOptions, build
-from builders.spec import ModelSpec
-from builders.variants import VariantGrid
+from builders.config.variants import VariantGrid
+from builders.model.spec import ModelSpec
 from clients.server import ServerOptions
 from core.errors import PerfError
-from perf.analyzer import MeasureSettings
-from perf.sweep import SweepOptions, run_sweep
+from perf.records.settings import MeasureSettings
+from perf.sweep.run import SweepOptions, run_sweep
 
 pytestmark = pytest.mark.integration
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from clients.server import ServerOptions
-from perf import results
-from perf.analyzer import MeasureSettings
-from perf.sweep import SweepOptions, run_sweep
+from perf.records import results
+from perf.records.settings import MeasureSettings
+from perf.sweep.run import SweepOptions, run_sweep
 
 pytestmark = pytest.mark.integration
 
@@ -133,7 +133,7 @@ def test_an_unstable_level_is_kept_and_flagged(tiny_repo: Path, tmp_path: Path):
 
 
 def test_request_rate_levels_are_measured_and_reported(tiny_repo: Path, tmp_path: Path):
-    from perf.report import write_report
+    from perf.report.write import write_report
 
     opts = SweepOptions(
         ServerOptions(tiny_repo, runtime="bundled"),

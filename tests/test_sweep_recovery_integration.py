@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from clients.server import ServerOptions
-from perf.analyzer import MeasureSettings
-from perf.sweep import Sweep, SweepOptions, run_sweep
+from perf.records.settings import MeasureSettings
+from perf.sweep.run import Sweep, SweepOptions, run_sweep
 
 pytestmark = pytest.mark.integration
 

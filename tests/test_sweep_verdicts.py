@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from perf.analysis import aggregate
-from perf.analyzer import STABILITY_WINDOWS, RunOutcome, Summary, Window, parse_output
-from perf.metrics import HostSampler, MetricsSampler, in_span
-from perf.recommendation import best_under_budget, rank, recommend, spread
-from perf.results import LevelResult, RunResult, VariantResult
+from perf.analysis.recommendation import best_under_budget, rank, recommend, spread
+from perf.analysis.stats import aggregate
+from perf.measure.analyzer import STABILITY_WINDOWS, RunOutcome, Summary, Window, parse_output
+from perf.measure.metrics import HostSampler, MetricsSampler, in_span
+from perf.records.results import LevelResult, RunResult, VariantResult
 
 DATA = Path(__file__).parent / "data" / "perf_analyzer"
 

@@ -14,10 +14,10 @@ import pytest
 from fake_perf_analyzer import write_fake
 
 from clients.server import ServerOptions
-from perf.analyzer import MeasureSettings
-from perf.recommendation import recommend
-from perf.report import write_report
-from perf.sweep import SweepOptions, run_sweep
+from perf.analysis.recommendation import recommend
+from perf.records.settings import MeasureSettings
+from perf.report.write import write_report
+from perf.sweep.run import SweepOptions, run_sweep
 
 pytestmark = pytest.mark.integration
 

@@ -1,4 +1,4 @@
-"""Profiler traces (perf/trace.py): the files are written and parse as JSON; the top
+"""Profiler traces (perf/profile/trace.py): the files are written and parse as JSON; the top
 operators are ranked by self time and only the last ONNX Runtime run is counted."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from builders.models import load_model
+from builders.model.models import load_model
 from core import formats
-from perf.trace import onnx_kernel_times, top_operators, trace_onnx, trace_torch
+from perf.profile.trace import onnx_kernel_times, top_operators, trace_onnx, trace_torch
 
 
 def test_top_operators_rank_by_self_time_and_share_of_the_whole():

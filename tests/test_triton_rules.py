@@ -4,7 +4,7 @@ One row per rule: the variant that breaks it (a ConfigError naming the field, or
 for the serving backend / a GPU-less server), the grid point that breaks it (skipped with the
 rule as reason, refused with the rule's error, or dropped because the axis does not apply),
 and a hand-written config.pbtxt that breaks it (a Problem naming the field). The rule's text
-(`builders.triton_rules`) is the same in all three.
+(`builders.triton.rules`) is the same in all three.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from builders import triton_rules as rules
-from builders.validate import validate_repository
-from builders.variants import Variant, VariantGrid
+from builders.config.variants import Variant, VariantGrid
+from builders.repository.validate import validate_repository
+from builders.triton import rules
 from core.errors import ConfigError, GpuRequiredError
 
 IO = 'input { name: "x" data_type: TYPE_FP32 dims: [4] }\noutput { name: "y" data_type: TYPE_FP32 dims: [2] }\n'

@@ -8,10 +8,10 @@ import pytest
 from click.testing import CliRunner
 
 from builders.build import BuildOptions, build
-from builders.cli import cli
-from builders.models import load_model
-from builders.spec import ModelSpec
-from builders.variants import VariantGrid
+from builders.cli.main import cli
+from builders.config.variants import VariantGrid
+from builders.model.models import load_model
+from builders.model.spec import ModelSpec
 from core.errors import ConfigError, ModelSpecError
 
 
@@ -130,7 +130,7 @@ def test_a_model_that_fails_at_the_declared_sizes_names_them():
         def forward(self, x):
             return x + self.pos[: x.shape[1]].expand(x.shape[1], 16) if x.shape[1] <= 128 else x @ torch.ones(3)
 
-    from builders.outputs import infer_outputs
+    from builders.model.outputs import infer_outputs
 
     with pytest.raises(ModelSpecError, match=r"seq=256 \(range \[256, 256, 256\]\)"):
         infer_outputs(Only128(), ModelSpec.from_flags(["x:float32:seq,16"], axes=["seq=256,256,256"]))
@@ -149,7 +149,7 @@ def test_gpus_without_a_gpu_instance_kind_are_refused():
 
 
 def test_gpu_ids_this_host_does_not_have_are_refused(monkeypatch):
-    from builders import variants
+    from builders.config import variants
     from core.gpu import GpuInfo
 
     monkeypatch.setattr(variants, "detect_gpus", lambda: (GpuInfo(0, "GPU", "1", None),))
@@ -164,7 +164,7 @@ def test_gpu_ids_this_host_does_not_have_are_refused(monkeypatch):
 def test_rtol_values_that_cannot_judge_anything_are_refused(value):
     import click
 
-    from builders.cli import parse_rtols
+    from builders.cli.main import parse_rtols
 
     with pytest.raises(click.BadParameter, match="--rtol"):
         parse_rtols((f"OUTPUT__0={value}",))
@@ -175,7 +175,7 @@ def test_rtol_does_not_rename_the_model(tmp_path):
     """Regression: the --rtol loop once overwrote --name, naming the build after the output."""
     from click.testing import CliRunner
 
-    from builders.cli import cli
+    from builders.cli.main import cli
 
     res = CliRunner().invoke(
         cli,

@@ -11,12 +11,12 @@ from click.testing import CliRunner
 from onnx import TensorProto, helper
 from tritonclient.grpc import model_config_pb2 as mc
 
-from builders.cli import cli
-from builders.config import read_config, write_config
-from builders.repository import write_variant
-from builders.spec import ModelSpec, TensorSpec
-from builders.validate import validate_repository
-from builders.variants import Variant
+from builders.cli.main import cli
+from builders.config.pbtxt import read_config, write_config
+from builders.config.variants import Variant
+from builders.model.spec import ModelSpec, TensorSpec
+from builders.repository.validate import validate_repository
+from builders.repository.view import write_variant
 
 SPEC = ModelSpec((TensorSpec("INPUT__0", "float32", (16,)),), (TensorSpec("OUTPUT__0", "float32", (16,)),))
 VARIANT = Variant("m", "onnx", max_batch_size=8, dynamic_batching=True, max_queue_delay_us=100)
@@ -240,7 +240,7 @@ def test_every_problem_is_reported_at_once_and_the_cli_exits_non_zero(repo):
     import subprocess
     import sys
 
-    p = subprocess.run([sys.executable, "-m", "builders.cli", "validate", str(repo)], capture_output=True, text=True)
+    p = subprocess.run([sys.executable, "-m", "builders.cli.main", "validate", str(repo)], capture_output=True, text=True)
     assert p.returncode == 1, p.stdout + p.stderr
 
 

@@ -15,13 +15,13 @@ from click.testing import CliRunner
 from onnx import TensorProto, helper, numpy_helper
 from tritonclient.grpc import model_config_pb2 as mc
 
-from builders.cli import cli
-from builders.config import read_config, write_config
-from builders.repository import write_variant
-from builders.spec import ModelSpec, TensorSpec
-from builders.triton_releases import NOT_CONFIRMED, ONNXRUNTIME_LIMITS, RELEASES, release
-from builders.validate import validate, validate_repository
-from builders.variants import Variant
+from builders.cli.main import cli
+from builders.config.pbtxt import read_config, write_config
+from builders.config.variants import Variant
+from builders.model.spec import ModelSpec, TensorSpec
+from builders.repository.validate import validate, validate_repository
+from builders.repository.view import write_variant
+from builders.triton.releases import NOT_CONFIRMED, ONNXRUNTIME_LIMITS, RELEASES, release
 from core.errors import ConfigError
 
 SPEC = ModelSpec((TensorSpec("INPUT__0", "float32", (16,)),), (TensorSpec("OUTPUT__0", "float32", (16,)),))
@@ -135,7 +135,7 @@ def test_tensorrt_check_not_run_when_the_release_tensorrt_is_not_confirmed(tmp_p
 
 def test_tensorrt_plan_version_recorded_by_the_build(tmp_path):
     """A plan's TensorRT version comes from its build manifest (via index.json); none recorded: said."""
-    from builders.records import INDEX_FILE  # noqa: F401 - the repository written below has no index
+    from builders.repository.records import INDEX_FILE  # noqa: F401 - the repository written below has no index
 
     root = tmp_path / "repo"
     vdir = root / "m_trt"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from builders.cli import cli
-from builders.variants import Variant, VariantGrid
+from builders.cli.main import cli
+from builders.config.variants import Variant, VariantGrid
 from core.errors import ConfigError, GpuRequiredError
 
 

@@ -11,14 +11,14 @@ import verification_models as vm
 from click.testing import CliRunner
 
 from builders.build import BuildOptions, _devices, build
-from builders.cli import SUMMARY_COLUMNS, cli
-from builders.export_onnx import export_onnx
-from builders.export_torchscript import export_torchscript
-from builders.outputs import infer_outputs
-from builders.spec import ModelSpec
-from builders.variants import Variant, VariantGrid
-from builders.verdicts import KERNEL_PRECISION, kernel_precision, overall, verified_on
-from builders.verification import verify_export
+from builders.cli.main import SUMMARY_COLUMNS, cli
+from builders.config.variants import Variant, VariantGrid
+from builders.export.onnx import export_onnx
+from builders.export.torchscript import export_torchscript
+from builders.model.outputs import infer_outputs
+from builders.model.spec import ModelSpec
+from builders.verify.verdicts import KERNEL_PRECISION, kernel_precision, overall, verified_on
+from builders.verify.verification import verify_export
 from core.errors import VerificationError
 
 X16 = ModelSpec.from_flags(["x:float32:16"])
@@ -206,8 +206,8 @@ def test_a_gpu_variant_on_a_host_without_gpu_is_not_verified_not_ok(tmp_path):
     e = result.manifest["exports"][0]
     assert [v["status"] for v in e["verdicts"]] == ["ok", "not_verified_device"]
     assert e["status"] == "not_verified_device" and "no CUDA device" in e["verdicts"][1]["reason"]
-    from builders.cli import summary_rows
-    from builders.records import BuildManifest
+    from builders.cli.main import summary_rows
+    from builders.repository.records import BuildManifest
 
     rows = summary_rows(BuildManifest.model_validate(result.manifest))
     assert rows[1][3].startswith("nothing (would be ") and "cuda" in rows[1][3]  # no place it never ran is named

@@ -15,12 +15,12 @@ import pytest
 import verification_models as vm
 
 from builders.build import BuildOptions, build
-from builders.export_torchscript import export_torchscript
-from builders.input_draws import DRAWS, draw_inputs, load_sample
-from builders.outputs import infer_outputs
-from builders.spec import ModelSpec
-from builders.variants import VariantGrid
-from builders.verification import verify_artifact
+from builders.config.variants import VariantGrid
+from builders.export.torchscript import export_torchscript
+from builders.model.outputs import infer_outputs
+from builders.model.spec import ModelSpec
+from builders.verify.input_draws import DRAWS, draw_inputs, load_sample
+from builders.verify.verification import verify_artifact
 from core.errors import ModelSpecError, VerificationError
 
 X4 = ModelSpec.from_flags(["x:float32:4"])

@@ -8,12 +8,12 @@ import pytest
 import torch
 from torch import nn
 
-from builders.artifacts import ExportResult
-from builders.export_torchscript import export_torchscript
-from builders.outputs import infer_outputs
-from builders.spec import ModelSpec, TensorSpec
-from builders.verification import verify_artifact
-from builders.verify import compare_outputs, passing_tolerance
+from builders.export.artifacts import ExportResult
+from builders.export.torchscript import export_torchscript
+from builders.model.outputs import infer_outputs
+from builders.model.spec import ModelSpec, TensorSpec
+from builders.verify.compare import compare_outputs, passing_tolerance
+from builders.verify.verification import verify_artifact
 from core import precision as precisions
 from core.errors import VerificationError
 
@@ -170,9 +170,9 @@ def test_verification_covers_batch_ends_and_dynamic_axis_ends(tmp_path):
 
 
 def test_fp32_tolerance_is_device_aware_and_says_its_tf32_policy():
-    from builders.spec import ModelSpec, TensorSpec
-    from builders.verdicts import tf32_disabled_for, verified_on
-    from builders.verification import output_tolerances
+    from builders.model.spec import ModelSpec, TensorSpec
+    from builders.verify.verdicts import tf32_disabled_for, verified_on
+    from builders.verify.verification import output_tolerances
 
     spec = ModelSpec((TensorSpec("x", "float32", (4,)),), (TensorSpec("y", "float32", (4,)), TensorSpec("z", "float32", (4,))))
     assert output_tolerances(spec, "fp32", {}) == {"y": 1e-4, "z": 1e-4}
@@ -194,7 +194,7 @@ def test_fp32_tolerance_is_device_aware_and_says_its_tf32_policy():
 def test_no_tf32_restores_torch_switches():
     import torch
 
-    from builders.verification import no_tf32
+    from builders.verify.verification import no_tf32
 
     before = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32)
     with no_tf32():

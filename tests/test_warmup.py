@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from builders.config import make_config
-from builders.spec import ModelSpec, TensorSpec
-from builders.variants import Variant
-from builders.warmup import DEFAULT_WARMUP_COUNT, warmup_batches, warmup_count
+from builders.config.pbtxt import make_config
+from builders.config.variants import Variant
+from builders.config.warmup import DEFAULT_WARMUP_COUNT, warmup_batches, warmup_count
+from builders.model.spec import ModelSpec, TensorSpec
 from core.errors import ConfigError
 
 TINY = ModelSpec((TensorSpec("INPUT__0", "float32", (16,)),), (TensorSpec("OUTPUT__0", "float32", (8,)),))
@@ -63,8 +63,8 @@ def test_no_warmup_no_samples():
 
 def test_build_writes_the_count_into_every_sample_and_records_why_in_the_manifest(tmp_path):
     from builders.build import BuildOptions, build
-    from builders.records import MANIFEST_KIND
-    from builders.variants import VariantGrid
+    from builders.config.variants import VariantGrid
+    from builders.repository.records import MANIFEST_KIND
 
     grid = VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(4,), warmups=(None, "zero"))
     opts = BuildOptions("tiny", formats=("torchscript",), grid=grid, repository=tmp_path / "repo", build_dir=tmp_path / "b")

@@ -2,7 +2,7 @@
 
 A backend builder writes the backend-specific part of a ``ModelConfig`` (``platform`` or
 ``backend``, the model file, backend parameters and optimisations) and checks the rules that
-only its backend has; the rules shared by every backend live in :mod:`builders.triton_rules`.
+only its backend has; the rules shared by every backend live in :mod:`builders.triton.rules`.
 The model file and platform of a native backend come from the :mod:`core.formats` table.
 """
 
@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 from tritonclient.grpc import model_config_pb2 as mc
 
-from builders.artifact_io import ArtifactIO
-from builders.triton_rules import Problem
+from builders.model.artifact_io import ArtifactIO
+from builders.triton.rules import Problem
 from core import formats
 
 

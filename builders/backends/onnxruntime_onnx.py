@@ -5,7 +5,7 @@ matched by the graph's input and output names. On KIND_GPU instances onnxruntime
 subgraphs to TensorRT (ORT-TRT): ``optimization { execution_accelerators {
 gpu_execution_accelerator { name: "tensorrt" parameters { precision_mode, max_workspace_size_bytes } } } }``
 (Triton docs, "Optimization: ONNX with TensorRT Optimization (ORT-TRT)"); where it applies is
-:func:`builders.triton_rules.ort_trt_accelerator`.
+:func:`builders.triton.rules.ort_trt_accelerator`.
 """
 
 from __future__ import annotations

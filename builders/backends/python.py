@@ -15,7 +15,7 @@ load from config ``parameters`` (Triton docs, "Model Configuration: Parameters")
   load when the config's outputs are not exactly these names.
 
 TensorRT plans are not served this way (they need the ``tensorrt_plan`` backend), and
-onnxruntime's TensorRT accelerator does not apply (:func:`builders.triton_rules.ort_trt_accelerator`).
+onnxruntime's TensorRT accelerator does not apply (:func:`builders.triton.rules.ort_trt_accelerator`).
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from collections.abc import Sequence
 from tritonclient.grpc import model_config_pb2 as mc
 
 from builders.backends.base import BackendConfig
-from builders.runners import OUTPUTS_BY_NAME, instance_threads
-from builders.triton_rules import PYTHON_BACKEND, Problem
+from builders.serving.runners import OUTPUTS_BY_NAME, instance_threads
+from builders.triton.rules import PYTHON_BACKEND, Problem
 from core import formats
 
 PARAM_FORMAT = "artifact_format"
@@ -77,7 +77,7 @@ class PythonBackend(BackendConfig):
         ]
 
     def instance_threads(self, cfg: mc.ModelConfig, cpu_count: int | None) -> int | None:
-        """The toolkit's ``model.py`` rule (:func:`builders.runners.instance_threads`):
+        """The toolkit's ``model.py`` rule (:func:`builders.serving.runners.instance_threads`):
         ``intra_op_threads``, else the host's cores divided among the instances."""
         instances = sum(g.count or 1 for g in cfg.instance_group) or 1
         return instance_threads(_param(cfg, PARAM_THREADS) or None, instances, cpu_count)

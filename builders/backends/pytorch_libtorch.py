@@ -21,10 +21,10 @@ from collections.abc import Iterable, Sequence
 
 from tritonclient.grpc import model_config_pb2 as mc
 
-from builders.artifact_io import ArtifactIO, TensorIO
 from builders.backends.base import NativeBackend
-from builders.spec import ModelSpec
-from builders.triton_rules import Problem
+from builders.model.artifact_io import ArtifactIO, TensorIO
+from builders.model.spec import ModelSpec
+from builders.triton.rules import Problem
 
 #: ``<name>__<index>``: the PyTorch backend's naming convention.
 CONVENTION = re.compile(r"^(.+)__(\d+)$")

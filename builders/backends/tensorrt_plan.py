@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from tritonclient.grpc import model_config_pb2 as mc
 
-from builders.artifact_io import ArtifactIO
 from builders.backends.base import NativeBackend
-from builders.triton_rules import Problem
+from builders.model.artifact_io import ArtifactIO
+from builders.triton.rules import Problem
 
 
 class TensorRTBackend(NativeBackend):

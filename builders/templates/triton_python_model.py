@@ -47,8 +47,8 @@ class TritonPythonModel:
                 "TRITON_TOOLKIT_SITE_PACKAGES is not set: start this server with the toolkit's "
                 "launcher (scripts/launch_tritonserver.sh), which points the python backend at its virtual environment"
             )
-        from builders import served_batch
-        from builders.runners import declared_outputs, instance_threads, output_mismatches, served_output_names
+        from builders.serving import served_batch
+        from builders.serving.runners import declared_outputs, instance_threads, output_mismatches, served_output_names
 
         self.batch = served_batch
         self.output_mismatches = output_mismatches
@@ -67,7 +67,7 @@ class TritonPythonModel:
         device = "cpu"
         if args.get("model_instance_kind") == "GPU":
             device = f"cuda:{args['model_instance_device_id']}"
-        from builders.runners import load_runner
+        from builders.serving.runners import load_runner
 
         path = os.path.join(args["model_repository"], args["model_version"], params["artifact_file"])
         self.run = load_runner(params["artifact_format"], path, self.input_names, self.output_names, threads, device)

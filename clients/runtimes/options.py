@@ -1,6 +1,6 @@
 """What a user asks of a tritonserver launch: :class:`ServerOptions` and the defaults it uses.
 
-One source for every default: the click flags (``clients/cli_options.py``) read them from a
+One source for every default: the click flags (``clients/cli/options.py``) read them from a
 default :class:`ServerOptions`, and each runtime module reads the fields that concern it.
 """
 
@@ -11,7 +11,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from builders.triton_releases import DEFAULT_RELEASE
+from builders.triton.releases import DEFAULT_RELEASE
 
 #: NVIDIA's server image and the release the container runtime uses by default.
 DEFAULT_IMAGE = "nvcr.io/nvidia/tritonserver"

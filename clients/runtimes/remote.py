@@ -357,7 +357,7 @@ def config_differences(local: Path, served: dict[str, Any]) -> list[str]:
     unreadable (the sweep fails that variant on its own)."""
     from google.protobuf import json_format
 
-    from builders.config import read_config
+    from builders.config.pbtxt import read_config
     from core.errors import ConfigError
 
     try:
@@ -385,12 +385,12 @@ def deploy_payload(folder: Path) -> tuple[str, dict[str, bytes]]:
     numeric version folders as ``{"file:<version>/<path>": bytes}``.
 
     Raises:
-        ConfigError: the config cannot be read (:func:`builders.config.read_config`).
+        ConfigError: the config cannot be read (:func:`builders.config.pbtxt.read_config`).
         ServerError: the model has no version folder with files.
     """
     from google.protobuf import json_format
 
-    from builders.config import read_config
+    from builders.config.pbtxt import read_config
 
     config = json_format.MessageToJson(read_config(folder / "config.pbtxt"), preserving_proto_field_name=True, indent=None)
     files = {

@@ -29,8 +29,8 @@ import math
 import re
 from pathlib import Path
 
-from builders.config import mc, read_config
-from builders.repository import Repository
+from builders.config.pbtxt import mc, read_config
+from builders.repository.view import Repository
 from core import dtypes
 from core.errors import DataTypeError, ServerError, ToolkitError
 

@@ -1,0 +1,1 @@
+"""The ``builders`` commands (click): build, variants, validate, inspect, models."""

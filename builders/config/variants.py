@@ -1,0 +1,370 @@
+"""The variant grid: format x instance group x dynamic batching x max_batch_size x warmup.
+
+A :class:`Variant` is one ``config.pbtxt`` for one exported artifact; its :attr:`Variant.name`
+says what it is and is the model's folder name in the repository. :class:`VariantGrid` holds
+the axes given on the command line; :meth:`VariantGrid.plan` takes their product, enforces
+Triton's rules that can be decided before anything is exported, and returns the variants
+together with the ones it *skipped* and why (for example KIND_GPU where the server has no GPU).
+The rules themselves live in :mod:`builders.triton.rules`; a :class:`Variant` raises the
+problems they find, the planner turns them into skip reasons.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import logging
+from typing import Any
+
+from builders import backends
+from builders.triton import rules
+from builders.triton.rules import Problem, raise_problems
+from core import formats
+from core.errors import ConfigError, GpuRequiredError
+from core.formats import get as get_format
+from core.gpu import detect as detect_gpus
+from core.gpu import gpu_available
+from core.naming import WARMUPS, NameParts, check_name, parse_variant_name, variant_name
+from core.precision import PRECISION_NAMES, TRT_ACCELERATOR_PRECISIONS
+
+log = logging.getLogger(__name__)
+
+#: Instance kinds accepted on the command line; ``auto`` becomes ``gpu`` where the server
+#: has a GPU, else ``cpu``.
+KINDS = ("cpu", "gpu", "auto")
+
+
+def parse_queue_delays(text: str) -> tuple[int | None, ...]:
+    """The dynamic-batching axis from ``"off,100,500"``: ``off`` (or ``none``) is batching
+    off (``None``), a number is on with that ``max_queue_delay_microseconds`` (µs).
+
+    Raises:
+        ConfigError: a part is neither ``off`` nor a whole number >= 0.
+    """
+    delays: list[int | None] = []
+    for part in (p.strip().lower() for p in text.split(",")):
+        if part in ("off", "none", ""):
+            delays.append(None)
+        elif part.isdigit():
+            delays.append(int(part))
+        else:
+            raise ConfigError(
+                f"dynamic batching setting {part!r} is neither 'off' nor a queue delay in µs", hint="e.g. off,100,500"
+            )
+    return tuple(dict.fromkeys(delays))
+
+
+@dataclasses.dataclass(frozen=True)
+class Variant(NameParts):
+    """One ``config.pbtxt`` for one exported artifact.
+
+    Every field maps to one Triton ``ModelConfig`` field (Triton docs, "Model Configuration"
+    and "Dynamic Batcher"); combinations that break a rule of :mod:`builders.triton.rules`
+    raise at construction (:meth:`problems`).
+
+    Attributes:
+        model: Model name (``"mlp"``); the variant's name starts with it.
+        format: ``"torchscript"``, ``"onnx"`` or ``"trt"``.
+        precision: ``"fp32"``, ``"fp16"`` or ``"bf16"`` (of the exported artifact).
+        kind: Instance kind, ``"cpu"`` (KIND_CPU) or ``"gpu"`` (KIND_GPU).
+        count: Instances per device (``instance_group.count``), >= 1. Default 1.
+        max_batch_size: Triton ``max_batch_size``; 0 = the model does not batch and its
+            dims are full shapes. Default 64.
+        dynamic_batching: Whether ``dynamic_batching`` is on (needs ``max_batch_size > 0``).
+        max_queue_delay_us: ``dynamic_batching.max_queue_delay_microseconds`` (µs), >= 0.
+        preferred_batch_sizes: ``dynamic_batching.preferred_batch_size``, each within
+            ``1..max_batch_size`` (may be empty).
+        gpus: GPU ids for KIND_GPU (``instance_group.gpus``); empty = all GPUs.
+        warmup: ``None`` (no ``model_warmup``), ``"random"`` or ``"zero"``.
+        trt_accelerator: ``None`` or the ``precision_mode`` (``"fp32"``/``"fp16"``) of
+            onnxruntime's TensorRT execution accelerator; ONNX on KIND_GPU only.
+
+    Raises:
+        ConfigError: a field breaks a Triton rule; the message names the config field.
+    """
+
+    # the fields are core.naming.NameParts' (the name encodes every one of them)
+
+    def __post_init__(self) -> None:
+        check_name(self.model, "model name")
+        formats.get(self.format)  # raises ConfigError naming the known formats
+        if self.precision not in PRECISION_NAMES:
+            raise ConfigError(f"precision {self.precision!r} is unknown", hint=f"choose one of {', '.join(PRECISION_NAMES)}")
+        if self.kind not in ("cpu", "gpu"):
+            raise ConfigError(f"instance_group.kind: {self.kind!r} is not 'cpu' or 'gpu'")
+        if self.warmup is not None and self.warmup not in WARMUPS:
+            raise ConfigError(f"model_warmup: {self.warmup!r} is not one of {', '.join(WARMUPS)}")
+        if self.trt_accelerator is not None and self.trt_accelerator not in TRT_ACCELERATOR_PRECISIONS:
+            raise ConfigError(
+                f"{rules.ACCELERATORS}: precision {self.trt_accelerator!r} is not one of {', '.join(TRT_ACCELERATOR_PRECISIONS)}"
+            )
+        raise_problems(self.problems())
+
+    def problems(self, backend: str | None = None, server_gpu: bool | None = None) -> list[Problem]:
+        """Every Triton rule (:mod:`builders.triton.rules`) the variant's fields break.
+
+        Args:
+            backend: The Triton backend that will serve it; default: the format's native
+                backend (``core.formats``).
+            server_gpu: Whether the server has a GPU; ``None`` = unknown, not checked.
+        """
+        kind = f"KIND_{self.kind.upper()}"
+        out = [
+            *rules.max_batch_size(self.max_batch_size),
+            *rules.dynamic_batching(self.max_batch_size, self.dynamic_batching),
+            *rules.preferred_batch_sizes(self.max_batch_size, self.preferred_batch_sizes, self.dynamic_batching),
+            *rules.max_queue_delay(self.max_queue_delay_us),
+            *rules.instance_count(self.count),
+            *rules.instance_gpus(kind, self.gpus),
+            *rules.kind_gpu_needs_gpu(kind, server_gpu),
+        ]
+        if self.trt_accelerator is not None:
+            out += rules.ort_trt_accelerator(backend or formats.get(self.format).backend, self.kind == "gpu")
+        return out
+
+    @property
+    def name(self) -> str:
+        """Directory/model name that says what the variant is.
+
+        Built by :func:`core.naming.variant_name` (the one home of the naming rule), e.g.
+        ``mlp_onnx_cpu2_db500_mbs64`` or ``mlp_onnx_gpu1g0_db100p8-16_mbs64_ortrt-fp16_warm-zero``.
+        """
+        return variant_name(self)
+
+    @classmethod
+    def from_name(cls, name: str) -> Variant | None:
+        """The variant a name describes (:func:`core.naming.parse_variant_name`), or ``None``
+        when ``name`` is not a variant name."""
+        parts = parse_variant_name(name)
+        return cls(**dataclasses.asdict(parts)) if parts else None
+
+    def to_json(self) -> dict[str, Any]:
+        """Every field plus ``name``, JSON-ready (the index file's entry)."""
+        d = dataclasses.asdict(self)
+        d["name"] = self.name
+        d["preferred_batch_sizes"] = list(self.preferred_batch_sizes)
+        d["gpus"] = list(self.gpus)
+        return d
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Variant:
+        """Inverse of :meth:`to_json`; unknown keys (``name``, ``serving``...) are ignored."""
+        fields = {f.name for f in dataclasses.fields(cls)}
+        kw = {k: v for k, v in d.items() if k in fields}
+        kw["preferred_batch_sizes"] = tuple(kw.get("preferred_batch_sizes", ()))
+        kw["gpus"] = tuple(kw.get("gpus", ()))
+        return cls(**kw)
+
+
+@dataclasses.dataclass(frozen=True)
+class Skipped:
+    """A grid point that was not produced, and why (shown to the user, never silent)."""
+
+    what: str
+    reason: str
+
+
+@dataclasses.dataclass
+class GridPlan:
+    """What :meth:`VariantGrid.plan` returns: the variants, and the points it skipped."""
+
+    variants: list[Variant]
+    skipped: list[Skipped]
+
+
+@dataclasses.dataclass(frozen=True)
+class VariantGrid:
+    """The axes of the grid; :meth:`plan` / :meth:`variants` take their product.
+
+    Attributes:
+        kinds: Instance kinds: ``"cpu"``, ``"gpu"``, ``"auto"`` (gpu where the server has a
+            GPU, else cpu). Default ``("cpu",)``.
+        counts: Instance counts per device (default ``(1, 2)``).
+        queue_delays_us: Dynamic batching settings: ``None`` = off, an int = on with that
+            ``max_queue_delay_microseconds`` (µs). Default ``(None, 500)``.
+        preferred_batch_sizes: Preferred batch sizes used by every batching variant
+            (default none: the batcher forms the largest batch it can). Sizes above a
+            variant's ``max_batch_size`` are dropped for that variant (and logged).
+        max_batch_sizes: ``max_batch_size`` values (default ``(64,)``); 0 = no batching.
+        gpus: GPU ids for KIND_GPU variants (default: all).
+        warmups: ``None`` (no warmup), ``"random"``, ``"zero"``. Default ``(None,)``.
+        trt_accelerators: ``None`` or precisions of onnxruntime's TensorRT accelerator,
+            applied to ONNX KIND_GPU variants only. Default ``(None,)``.
+        server_gpu: Whether the server that will load the repository has a GPU; ``None``
+            asks this host (``nvidia-smi``) when a GPU kind is in the grid.
+    """
+
+    kinds: tuple[str, ...] = ("cpu",)
+    counts: tuple[int, ...] = (1, 2)
+    queue_delays_us: tuple[int | None, ...] = (None, 500)
+    preferred_batch_sizes: tuple[int, ...] = ()
+    max_batch_sizes: tuple[int, ...] = (64,)
+    gpus: tuple[int, ...] = ()
+    warmups: tuple[str | None, ...] = (None,)
+    trt_accelerators: tuple[str | None, ...] = (None,)
+    server_gpu: bool | None = None
+
+    def __post_init__(self) -> None:
+        unknown = [k for k in self.kinds if k not in KINDS]
+        if unknown:
+            raise ConfigError(f"instance_group.kind: {unknown} not in {', '.join(KINDS)}")
+        for field, values in (
+            ("instance kinds", self.kinds),
+            ("instance counts", self.counts),
+            ("max_batch_size values", self.max_batch_sizes),
+            ("dynamic batching settings", self.queue_delays_us),
+        ):
+            if not values:
+                raise ConfigError(f"the grid needs at least one of its {field}")
+        # a preferred size no max_batch_size of the grid allows is an error, not a skip
+        top = max(self.max_batch_sizes)
+        if any(d is not None for d in self.queue_delays_us):
+            raise_problems(rules.preferred_batch_sizes(top, self.preferred_batch_sizes))
+        elif self.preferred_batch_sizes:  # a flag that would match no variant is an error, not ignored
+            raise ConfigError(
+                f"--preferred-batch-sizes {list(self.preferred_batch_sizes)} apply to dynamic batching, "
+                "but the grid has none (--dynamic-batching off)",
+                hint="add a queue delay, e.g. --dynamic-batching off,500, or drop --preferred-batch-sizes",
+            )
+        if self.gpus and not {"gpu", "auto"} & set(self.kinds):
+            raise ConfigError(
+                f"--gpus {list(self.gpus)} apply to KIND_GPU instance groups, but the grid has only "
+                f"{', '.join(self.kinds)} instances",
+                hint="add --instance-kind gpu (or auto), or drop --gpus",
+            )
+
+    def _server_gpu(self, server_gpu: bool | None) -> bool:
+        if server_gpu is not None:
+            return server_gpu
+        if self.server_gpu is not None:
+            return self.server_gpu
+        if not ({"gpu", "auto"} & set(self.kinds)):
+            return False
+        return gpu_available()
+
+    def plan(
+        self,
+        model: str,
+        formats: tuple[str, ...],
+        precisions: tuple[str, ...] = ("fp32",),
+        *,
+        serving: str | None = None,
+        server_gpu: bool | None = None,
+    ) -> GridPlan:
+        """Every variant of the grid in a stable order, and what was skipped and why.
+
+        Rules applied (:mod:`builders.triton.rules`; Triton docs, "Model Configuration",
+        "Dynamic Batcher", "Optimization"): ``max_batch_size == 0`` variants get no dynamic batching; preferred sizes above a
+        variant's ``max_batch_size`` are dropped for it; KIND_GPU variants are skipped when
+        the server has no GPU; the TensorRT accelerator applies to ONNX on KIND_GPU only and
+        not with python-backend serving (the python backend runs onnxruntime itself).
+
+        Args:
+            model: Model name, the first part of every variant name.
+            formats: Export formats (``"torchscript"``, ``"onnx"``, ``"trt"``).
+            precisions: Export precisions.
+            serving: ``"python"``, ``"native"`` or ``None`` (not known: no serving rule).
+            server_gpu: Overrides :attr:`server_gpu`.
+
+        Raises:
+            GpuRequiredError: only ``gpu`` kinds were asked for and the server has no GPU.
+            ConfigError: a grid point breaks a Triton rule that cannot be skipped.
+        """
+        has_gpu = self._server_gpu(server_gpu)
+        detected = server_gpu is None and self.server_gpu is None
+        if not has_gpu and self.kinds and all(k == "gpu" for k in self.kinds):
+            raise GpuRequiredError(
+                "instance_group.kind: only KIND_GPU variants were asked for, but the server has no GPU"
+                + (" (nvidia-smi finds none on this host)" if detected else ""),
+                hint="add --instance-kind cpu or auto, or pass --server-gpu if the repository is served on another machine",
+            )
+        if detected and has_gpu and self.gpus:  # the server is this host: its GPU ids are known
+            present = [g.index for g in detect_gpus()]
+            absent = [g for g in self.gpus if g not in present]
+            if absent:
+                raise ConfigError(
+                    f"--gpus {absent}: no such GPU on this host (its GPUs: {present})",
+                    hint="use ids from nvidia-smi -L, or pass --server-gpu when the repository is served elsewhere",
+                )
+        skipped: list[Skipped] = []
+        kinds: list[str] = []
+        for k in self.kinds:
+            kind = ("gpu" if has_gpu else "cpu") if k == "auto" else k
+            no_gpu = rules.kind_gpu_needs_gpu(f"KIND_{kind.upper()}", has_gpu)
+            if no_gpu:
+                skipped.append(Skipped("instance kind gpu", no_gpu[0].reason()))
+                continue
+            if kind not in kinds:
+                kinds.append(kind)
+        out: list[Variant] = []
+        for fmt, prec, kind, count, mbs, delay, warm, acc in itertools.product(
+            formats,
+            precisions,
+            kinds,
+            self.counts,
+            self.max_batch_sizes,
+            self.queue_delays_us,
+            self.warmups,
+            self.trt_accelerators,
+        ):
+            no_batching = rules.dynamic_batching(mbs, delay is not None)
+            if no_batching:
+                skipped.append(Skipped("max_batch_size 0 with dynamic batching", no_batching[0].reason()))
+                continue
+            if acc is not None:
+                if rules.ort_trt_accelerator(get_format(fmt).backend, kind == "gpu"):
+                    continue  # the accelerator axis only multiplies ONNX KIND_GPU variants
+                served = rules.ort_trt_accelerator(backends.for_serving(serving, fmt).backend, True) if serving else []
+                if served:
+                    skipped.append(Skipped(f"TensorRT accelerator {acc}", served[0].reason()))
+                    continue
+            pref: tuple[int, ...] = ()
+            if delay is not None:
+                pref = tuple(p for p in self.preferred_batch_sizes if not rules.preferred_batch_sizes(mbs, (p,)))
+                dropped = [p for p in self.preferred_batch_sizes if p not in pref]
+                if dropped:
+                    log.info("preferred batch sizes %s dropped for max_batch_size %d", dropped, mbs)
+            out.append(
+                Variant(
+                    model,
+                    fmt,
+                    prec,
+                    kind,
+                    count,
+                    mbs,
+                    dynamic_batching=delay is not None,
+                    max_queue_delay_us=delay or 0,
+                    preferred_batch_sizes=pref,
+                    gpus=self.gpus if kind == "gpu" else (),
+                    warmup=warm,
+                    trt_accelerator=acc,
+                )
+            )
+        names = [v.name for v in out]
+        dup = {n for n in names if names.count(n) > 1}
+        if dup:
+            raise ConfigError(
+                f"the grid produces the same variant name twice: {sorted(dup)}", hint="remove repeated values from the flags"
+            )
+        # the same skip reason once per kind of skip, not per grid point
+        unique = list({(s.what, s.reason): s for s in skipped}.values())
+        return GridPlan(out, unique)
+
+    def variants(
+        self,
+        model: str,
+        formats: tuple[str, ...],
+        precisions: tuple[str, ...] = ("fp32",),
+        *,
+        serving: str | None = None,
+        server_gpu: bool | None = None,
+    ) -> list[Variant]:
+        """The variants of :meth:`plan`; skipped grid points are logged as warnings.
+
+        Raises:
+            GpuRequiredError, ConfigError: as :meth:`plan`.
+        """
+        p = self.plan(model, formats, precisions, serving=serving, server_gpu=server_gpu)
+        for s in p.skipped:
+            log.warning("skipped %s: %s", s.what, s.reason)
+        return p.variants

@@ -1,0 +1,1 @@
+"""Exporters (TorchScript, ONNX, TensorRT), their strategy chain, precision casts and the typed export result."""

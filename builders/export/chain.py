@@ -1,0 +1,144 @@
+"""An exporter's ordered strategies, each tried until one gives an export that *verifies*.
+
+Every exporter with fallbacks (TorchScript: script, then trace; ONNX: dynamo, then the
+TorchScript-based exporter) hands its strategies to :func:`first_verified`. A strategy
+fails when its exporter raises (stage ``export``) *or* when the export it wrote disagrees
+with eager PyTorch (stage ``verify``); either way the next strategy is tried and the
+attempt is recorded (:class:`builders.export.artifacts.Attempt`). An LSTM with a dynamic
+sequence axis is the classic case: the dynamo exporter's graph runs but fails verification,
+the TorchScript-based exporter's graph is right.
+
+It also captures ``torch.jit.TracerWarning`` on every path that traces (``torch.jit.trace``,
+the TorchScript-based ONNX exporter), so that a mismatch can be explained (see
+:mod:`builders.verify.explain`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import re
+import time
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from builders.export.artifacts import Attempt, ExportResult
+from core.errors import ExportError, VerificationError
+
+log = logging.getLogger(__name__)
+
+#: One strategy: its name and a function that writes the export and returns it (attempts empty).
+Strategy = tuple[str, Callable[[], ExportResult]]
+#: Verification of one export: raises VerificationError when it disagrees with eager PyTorch.
+Verify = Callable[[ExportResult], Any]
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def first_verified(fmt: str, strategies: Sequence[Strategy], verify: Verify | None = None, hint: str = "") -> ExportResult:
+    """Try ``strategies`` in order; return the first export that ``verify`` accepts.
+
+    Args:
+        fmt: The format, for messages.
+        strategies: ``(name, make)`` pairs; ``make()`` writes the artifact and returns it.
+        verify: Called on each export; raising :class:`~core.errors.VerificationError` moves
+            on to the next strategy. ``None``: the first export is accepted unverified.
+        hint: What to do when every strategy failed to export.
+
+    Returns:
+        The accepted export, with every attempt (failed ones first) in ``attempts``.
+
+    Raises:
+        VerificationError: an export was made but none verified: the last verification
+            error, with each strategy's outcome appended (``error.attempts`` holds them).
+        ExportError: no strategy exported (``error.attempts`` holds them).
+        ToolkitError: any other error of ``verify`` (a missing GPU...), at once.
+    """
+    attempts: list[Attempt] = []
+    failed: VerificationError | None = None
+    for name, make in strategies:
+        t0 = time.perf_counter()
+        try:
+            result = make()
+        except Exception as e:  # any failure of one strategy moves on to the next
+            attempts.append(Attempt(name, False, summarize_error(e), time.perf_counter() - t0))
+            log.info("%s %s failed: %s", fmt, name, attempts[-1].error)
+            continue
+        dt = time.perf_counter() - t0
+        if verify is not None:
+            try:
+                verify(result)
+            except VerificationError as e:
+                attempts.append(Attempt(name, False, summarize_error(e), dt, "verify", list(result.tracer_warnings)))
+                log.info("%s %s exported but failed verification: %s", fmt, name, attempts[-1].error)
+                failed = e
+                continue
+        attempts.append(Attempt(name, True, None, dt, "export", list(result.tracer_warnings)))
+        log.info("%s export via %s in %.2f s", fmt, name, dt)
+        result.attempts = attempts
+        return result
+    tried = "; ".join(f"{a.strategy}: {'verification' if a.stage == 'verify' else 'export'} failed" for a in attempts)
+    if failed is not None:
+        error: ExportError | VerificationError = VerificationError(
+            f"{failed.message}\n  no {fmt} strategy gave a verified export ({tried}; every error is in the manifest)",
+            hint=failed.hint,
+            log_path=failed.log_path,
+        )
+    else:
+        error = ExportError(
+            f"{fmt} export failed with every strategy: " + "; ".join(f"{a.strategy}: {a.error}" for a in attempts),
+            hint=hint or None,
+        )
+    error.attempts = attempts  # read by attempts_of()
+    raise error
+
+
+def attempts_of(error: BaseException) -> list[Attempt]:
+    """The attempts recorded on an error raised by :func:`first_verified` (else none)."""
+    return list(getattr(error, "attempts", []))
+
+
+@contextlib.contextmanager
+def tracer_warnings(into: list[str]) -> Iterator[None]:
+    """Record every ``torch.jit.TracerWarning`` raised inside (first sentence, each once) in ``into``.
+
+    Other warnings pass through unchanged. The toolkit shows them once per export (the
+    build's progress) and keeps them in the manifest; they are logged at DEBUG here.
+    """
+    import torch
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", torch.jit.TracerWarning)
+        yield
+    for w in caught:
+        if issubclass(w.category, torch.jit.TracerWarning):
+            msg = _first_sentence(str(w.message))
+            if msg not in into:
+                log.debug("torch.jit tracer: %s", msg)
+                into.append(msg)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+
+def _first_sentence(text: str) -> str:
+    """``"Converting a tensor to a Python boolean might cause the trace to be incorrect."``
+    out of torch's several-sentence warning."""
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    head, dot, _rest = line.partition(". ")
+    return head + "." if dot else line
+
+
+def summarize_error(e: BaseException, limit: int = 500) -> str:
+    """One line for an attempt record: the exception type, its first non-empty line, and
+    the first line of its cause (exporters wrap the informative error in a generic one)."""
+
+    def first(x: BaseException) -> str:
+        text = x.message if isinstance(x, VerificationError) else str(x)
+        lines = [ln.strip() for ln in _ANSI.sub("", text).splitlines() if ln.strip()]
+        return f"{type(x).__name__}: {lines[0] if lines else ''}".rstrip(": ")
+
+    text = first(e)
+    if e.__cause__ is not None:
+        text += f" <- {first(e.__cause__)}"
+    return text[:limit]

@@ -1,0 +1,1 @@
+"""Graph health of exports (ONNX and TorchScript facts, ``builders inspect``)."""

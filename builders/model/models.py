@@ -1,0 +1,294 @@
+"""How a model (built-in or the user's) is resolved into an ``nn.Module`` and its spec.
+
+torch is imported lazily so that ``--help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import hashlib
+import importlib
+import inspect
+import logging
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from builders.model.builtin import BUILTINS, get_builtin
+from builders.model.spec import ModelSpec
+from core.errors import ModelSpecError
+
+log = logging.getLogger(__name__)
+
+
+BUILTIN_NAMES = tuple(BUILTINS)
+
+#: Suffixes of model files accepted by ``--model``: TorchScript and ``torch.export`` archives.
+TORCHSCRIPT_SUFFIXES = (".pt", ".pth", ".ts", ".jit")
+EXPORT_SUFFIXES = (".pt2",)
+
+
+@dataclasses.dataclass
+class LoadedModel:
+    """A model ready to export.
+
+    Attributes:
+        name: Name used for the build folder and variant names.
+        module: The eager ``nn.Module`` (eval mode; for a file, the loaded module).
+        spec: Its I/O signature (outputs may still be placeholders).
+        kind: ``"builtin"``, ``"factory"``, ``"torchscript"`` or ``"exported_program"``.
+        fingerprint: Hash of what defines the computation besides the weights (the source
+            of the module's own classes, or the file's bytes); part of the reuse key.
+        source: What the model came from, as JSON-safe text (the manifest's ``source``): the
+            built-in's name, ``package.module:factory``, the model file's absolute path, or
+            ``<module>.<Class> (nn.Module object)``. Two builds of one name from different
+            sources must not silently replace each other (:func:`builders.build.build`).
+    """
+
+    name: str
+    module: Any
+    spec: ModelSpec
+    kind: str
+    fingerprint: str
+    source: str = ""
+
+
+def load_model(source: Any, spec: ModelSpec | None, example_inputs: Any = None) -> LoadedModel:
+    """Resolve ``--model``: a built-in name, ``package.module:factory``, a model file, or an
+    ``nn.Module`` object (Python API).
+
+    User code runs only here and only when the user named it: a factory is imported and
+    called; a ``.pt`` file is loaded with ``torch.jit.load`` and a ``.pt2`` file with
+    ``torch.export.load`` (both read files the user named; nothing else is unpickled).
+
+    A factory's module is imported with the current directory first on ``sys.path`` (as
+    ``python -m`` does), so ``--model mymodel:make`` finds ``./mymodel.py``.
+
+    Args:
+        source: ``mlp`` / ``cnn`` / ``encoder`` / ``tiny``, ``pkg.mod:factory`` (a callable
+            returning an ``nn.Module``), a path ending in ``.pt`` (TorchScript) or
+            ``.pt2`` (``torch.export``), or an ``nn.Module`` (named after its class, in
+            lower case, unless the caller names it).
+        spec: The input spec; required except for built-ins (whose own spec is the default)
+            and for models given with ``example_inputs``.
+        example_inputs: One batch of example inputs, used when ``spec`` is None
+            (:meth:`builders.model.spec.ModelSpec.from_example`; names from ``forward()``).
+
+    Raises:
+        ModelSpecError: unknown built-in, missing file, factory that cannot be imported or
+            called or that returns no ``nn.Module``, or a user model without a spec.
+    """
+    import torch
+
+    if spec is None and example_inputs is not None:
+        if isinstance(source, str) and source in BUILTIN_NAMES:
+            raise ModelSpecError(f"built-in model {source!r} has its own spec; example_inputs are for your own models")
+        spec = ModelSpec.from_example(example_inputs, _forward_names(source) if isinstance(source, torch.nn.Module) else ())
+    if isinstance(source, torch.nn.Module):
+        cls = type(source)
+        spec = _require_spec(cls.__name__, spec)
+        return LoadedModel(
+            cls.__name__.lower(),
+            _eval(source),
+            spec,
+            "module",
+            _source_hash(source),
+            f"{cls.__module__}.{cls.__qualname__} (nn.Module object)",
+        )
+    if not isinstance(source, str):
+        raise ModelSpecError(f"model {source!r} is neither a name, a file, package.module:factory nor an nn.Module")
+    path = Path(source)
+    if source.endswith(TORCHSCRIPT_SUFFIXES + EXPORT_SUFFIXES):
+        if not path.is_file():
+            raise ModelSpecError(
+                f"model file {path} does not exist", hint="pass an existing .pt (TorchScript) or .pt2 (torch.export) file"
+            )
+        spec = _require_spec(source, spec)
+        try:
+            if source.endswith(EXPORT_SUFFIXES):
+                program = torch.export.load(str(path))
+                module, kind = program.module(), "exported_program"
+            else:
+                module, kind = torch.jit.load(str(path), map_location="cpu"), "torchscript"
+        except Exception as e:
+            raise ModelSpecError(
+                f"could not load {path}: {type(e).__name__}: {str(e)[:300]}",
+                hint="a .pt file must be saved with torch.jit.save, a .pt2 file with torch.export.save",
+            ) from e
+        if kind == "exported_program":
+            check_spec_against_graph(program, spec, str(path))
+        return LoadedModel(path.stem, _eval(module), spec, kind, _file_hash(path), str(path.resolve()))
+    if ":" in source:
+        spec = _require_spec(source, spec)
+        mod_name, _, fn_name = source.partition(":")
+        try:
+            with _cwd_importable():
+                factory = getattr(importlib.import_module(mod_name), fn_name)
+        except (ImportError, AttributeError) as e:
+            raise ModelSpecError(
+                f"cannot import {fn_name!r} from {mod_name!r}: {type(e).__name__}: {e}",
+                hint="--model takes package.module:factory; the module must be importable from the current directory "
+                f"({os.getcwd()}), PYTHONPATH or an installed package",
+            ) from e
+        try:
+            module = factory()
+        except Exception as e:
+            raise ModelSpecError(f"calling {source} failed: {type(e).__name__}: {e}") from e
+        if not isinstance(module, torch.nn.Module):
+            raise ModelSpecError(
+                f"{source} returned {type(module).__name__}, expected a torch.nn.Module",
+                hint="the factory must return the model (an nn.Module), e.g. `def make(): return MyNet().eval()`",
+            )
+        return LoadedModel(fn_name, _eval(module), spec, "factory", _source_hash(module, factory), source)
+    b = get_builtin(source)
+    module = b.factory()
+    return LoadedModel(b.name, module, spec or b.spec, "builtin", _source_hash(module, b.factory), b.name)
+
+
+def check_spec_against_graph(program: Any, spec: ModelSpec, where: str) -> None:
+    """Refuse a spec that contradicts a ``torch.export`` graph's input shapes.
+
+    An exported graph records each input dim as a fixed size or a symbol with a range
+    (``range_constraints``). A spec dim (after the batch axis) contradicts it when the graph
+    dim is fixed at ``N`` and the spec gives another size, or names an axis whose range is
+    not exactly ``(N, N, N)``; or when the graph dim is a symbol whose range does not hold the
+    spec axis's ``(min, max)``; or when the ranks differ.
+
+    Args:
+        program: The ``torch.export.ExportedProgram``.
+        spec: The input spec (inputs in ``forward`` order).
+        where: The file, for messages.
+
+    Raises:
+        ModelSpecError: the first contradiction, naming the input, dim, the spec's axis or
+            size, and what the graph allows.
+    """
+    placeholders = {n.name: n for n in program.graph.nodes if n.op == "placeholder"}
+    users = list(program.graph_signature.user_inputs)
+    if len(users) != len(spec.inputs):
+        raise ModelSpecError(
+            f"the spec has {len(spec.inputs)} inputs, the graph in {where} takes {len(users)} ({users})",
+            hint="give one --input per forward() argument, in order",
+        )
+    bounds = {str(k): (v.lower, v.upper) for k, v in program.range_constraints.items()}
+    for t, name in zip(spec.inputs, users):
+        val = placeholders[name].meta.get("val") if name in placeholders else None
+        if val is None or not hasattr(val, "shape"):
+            continue
+        graph_dims = list(val.shape)[1:]  # after the batch axis
+        if len(graph_dims) != len(t.shape):
+            raise ModelSpecError(
+                f"input {t.name!r}: the spec's per-sample shape {list(t.shape)} has {len(t.shape)} dims, the graph in {where} "
+                f"takes {len(graph_dims)} ({[_dim_text(d, bounds) for d in graph_dims]})",
+                hint="give the per-sample shape (without the batch axis) the graph was exported with",
+            )
+        for j, (g, d) in enumerate(zip(graph_dims, t.shape), start=1):
+            problem = _dim_contradiction(g, d, spec, bounds)
+            if problem:
+                raise ModelSpecError(
+                    f"input {t.name!r} dim {j}: {problem} in the graph of {where}",
+                    hint=f"declared axes: {dict((k, list(v)) for k, v in spec.dynamic_axes.items()) or 'none'}; "
+                    "give sizes the graph accepts, or re-export it with a dynamic dim (torch.export Dim)",
+                )
+
+
+def _dim_text(g: Any, bounds: dict[str, tuple[Any, Any]]) -> str:
+    if isinstance(g, int):
+        return str(g)
+    lo, hi = bounds.get(str(g), ("?", "?"))
+    return f"{g} in [{lo}, {hi}]"
+
+
+def _dim_contradiction(g: Any, d: int | str, spec: ModelSpec, bounds: dict[str, tuple[Any, Any]]) -> str | None:
+    """Why spec dim ``d`` contradicts graph dim ``g`` (an int, or a SymInt with bounds), or ``None``."""
+    lo, hi = (d, d) if isinstance(d, int) else (spec.dynamic_axes[d][0], spec.dynamic_axes[d][2])
+    what = f"size {d}" if isinstance(d, int) else f"dynamic axis {d}={','.join(map(str, spec.dynamic_axes[d]))}"
+    if isinstance(g, int):
+        return None if lo == hi == g else f"{what} contradicts the static size {g}"
+    glo, ghi = bounds.get(str(g), (None, None))
+    try:
+        inside = (glo is None or int(glo) <= lo) and (ghi is None or hi <= int(ghi) or str(ghi) in ("oo", "inf"))
+    except (TypeError, ValueError):  # unbounded: sympy's oo
+        inside = glo is None or int(glo) <= lo
+    return None if inside else f"{what} is outside the graph's range [{glo}, {ghi}] for that dim"
+
+
+@contextlib.contextmanager
+def _cwd_importable() -> Iterator[None]:
+    """The current directory first on ``sys.path`` while a user's factory is imported."""
+    cwd = os.getcwd()
+    added = cwd not in sys.path
+    if added:
+        sys.path.insert(0, cwd)
+    try:
+        yield
+    finally:
+        if added and cwd in sys.path:
+            sys.path.remove(cwd)
+
+
+def _forward_names(module: Any) -> list[str]:
+    """``module.forward``'s positional parameter names, in order (``[]`` when unknown)."""
+    try:
+        params = inspect.signature(module.forward).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+
+
+def _require_spec(source: str, spec: ModelSpec | None) -> ModelSpec:
+    if spec is None:
+        raise ModelSpecError(
+            f"--model {source} needs an input spec",
+            hint="pass --spec spec.json, or --input NAME:DTYPE:SHAPE[:LOW..HIGH] (repeat) with --dynamic-axis AXIS=MIN,OPT,MAX; "
+            "in Python: BuildOptions(spec=ModelSpec(...)) or BuildOptions(example_inputs=one_batch)",
+        )
+    return spec
+
+
+def _eval(module: Any) -> Any:
+    try:
+        return module.eval()
+    except (AttributeError, NotImplementedError):  # torch.export modules refuse eval()/train()
+        return module
+
+
+def _file_hash(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()[:16]
+
+
+def _source_hash(module: Any, factory: Any = None) -> str:
+    """Hash what defines the computation besides the weights: the source of the module's
+    classes that are not part of torch (whose version is recorded separately) and of the
+    factory that built it (a built-in's factory defines its classes and layer sizes), so an
+    edited ``forward`` or factory is not mistaken for a rebuild."""
+    h = hashlib.sha256()
+    if factory is not None:
+        try:
+            h.update(inspect.getsource(factory).encode())
+        except (OSError, TypeError):
+            h.update(repr(factory).encode())
+    # classes made inside a function are found by name in their defining module's source
+    module_sources: dict[str, str] = {}
+    for cls in sorted({type(m) for m in module.modules()}, key=lambda c: f"{c.__module__}.{c.__qualname__}"):
+        if cls.__module__.startswith("torch."):
+            continue
+        h.update(f"{cls.__module__}.{cls.__qualname__}".encode())
+        try:
+            h.update(inspect.getsource(cls).encode())
+        except (OSError, TypeError):  # no source for the class alone: hash its defining file
+            mod = sys.modules.get(cls.__module__)
+            if mod is not None and cls.__module__ not in module_sources:
+                try:
+                    module_sources[cls.__module__] = inspect.getsource(mod)
+                except (OSError, TypeError):
+                    module_sources[cls.__module__] = ""
+                h.update(module_sources[cls.__module__].encode())
+    return h.hexdigest()[:16]

@@ -1,0 +1,241 @@
+"""A model's outputs: flattening tuple/dict outputs with their keys, and naming/typing them
+from the eager model.
+
+An output's identity is its *key*: its path through the dicts (keys) and tuples/lists
+(positions) that ``forward`` returns, e.g. ``("logits",)`` or ``(1, "feat")``. Exports
+flatten outputs in key order (dicts in insertion order); names given by the user are tied
+to keys (:func:`infer_outputs`), and the key is recorded with each output
+(:attr:`builders.model.spec.TensorSpec.key`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from builders.model.spec import EXAMPLE_BATCH, ModelSpec, TensorSpec
+from core import dtypes
+from core.errors import ModelSpecError
+
+Key = tuple[str | int, ...]
+
+
+def key_text(key: Key) -> str:
+    """An output key as users write it: ``("logits",)`` -> ``"logits"``, ``(1, "feat")`` ->
+    ``"1.feat"``, ``()`` -> ``""`` (a lone tensor)."""
+    return ".".join(str(k) for k in key)
+
+
+def flatten_with_keys(out: Any, prefix: Key = ()) -> list[tuple[Key, Any]]:
+    """Flatten a model's output (tensor, tuple/list, or dict in insertion order) to
+    ``(key, tensor)`` pairs; see the module docstring for keys."""
+    if isinstance(out, (list, tuple)):
+        return [kt for i, o in enumerate(out) for kt in flatten_with_keys(o, (*prefix, i))]
+    if isinstance(out, dict):
+        return [kt for k, o in out.items() for kt in flatten_with_keys(o, (*prefix, k))]
+    return [(prefix, out)]
+
+
+def flatten_outputs(out: Any) -> list[Any]:
+    """Flatten a model's output (tensor, tuple/list, or dict in insertion order) to a list."""
+    return [t for _k, t in flatten_with_keys(out)]
+
+
+def _is_dict_key(key: Key) -> bool:
+    return any(isinstance(k, str) for k in key)
+
+
+def name_outputs(keys: list[Key], names: list[str]) -> list[str]:
+    """The served name of each flattened output (in ``keys`` order).
+
+    Without ``names``: an output reached through a dict is named by its key (``"logits"``,
+    ``"1.feat"``); others ``OUTPUT__<i>`` (Triton PyTorch backend convention). With ``names``
+    and a dict anywhere in the output, each name must be a key (the full dotted key, or its
+    last dict key when that is unique): names are matched to keys, never assigned by position.
+    A tuple or tensor output has no keys: names follow its order.
+
+    Raises:
+        ModelSpecError: a name matches no key (the message lists the keys), two names match
+            one output, or the count differs from the model's.
+    """
+    if not names:
+        return [key_text(k) if _is_dict_key(k) else f"OUTPUT__{i}" for i, k in enumerate(keys)]
+    if not any(_is_dict_key(k) for k in keys):
+        if len(names) != len(keys):
+            raise ModelSpecError(
+                f"the spec names {len(names)} outputs ({names}), the model returns {len(keys)}",
+                hint="list one output name per returned tensor (tuple outputs are flattened in order)",
+            )
+        return list(names)
+    full = {key_text(k): i for i, k in enumerate(keys)}
+    lasts: dict[str, list[int]] = {}
+    for i, k in enumerate(keys):
+        last = next((x for x in reversed(k) if isinstance(x, str)), None)
+        if last is not None:
+            lasts.setdefault(last, []).append(i)
+    valid = sorted(full)
+    by_index: dict[int, str] = {}
+    unknown: list[str] = []
+    for n in names:
+        index = full.get(n, lasts[n][0] if len(lasts.get(n, [])) == 1 else None)
+        if index is None:
+            unknown.append(n)
+        elif index in by_index:
+            raise ModelSpecError(
+                f"output names {by_index[index]!r} and {n!r} both name the model's output {key_text(keys[index])!r}",
+                hint=f"name each output once; the model's output keys are {valid}",
+            )
+        else:
+            by_index[index] = n
+    if unknown:
+        raise ModelSpecError(
+            f"output names {unknown} match none of the model's output keys {valid}",
+            hint="dict outputs are named by their keys: use those keys as --output names (any order), or omit --output",
+        )
+    if len(by_index) != len(keys):
+        missing = [key_text(keys[i]) for i in range(len(keys)) if i not in by_index]
+        raise ModelSpecError(
+            f"the model's outputs {missing} have no name (names given: {names})",
+            hint=f"name every output; the model's output keys are {valid}",
+        )
+    return [by_index[i] for i in range(len(keys))]
+
+
+def run_eager(module: Any, spec: ModelSpec, inputs: dict[str, Any]) -> list[Any]:
+    """Run the eager model on numpy ``inputs`` (name -> array, spec input order) without
+    gradients; returns its flattened outputs as torch tensors."""
+    return [t for _k, t in _run_keyed(module, spec, inputs)]
+
+
+def _run_keyed(module: Any, spec: ModelSpec, inputs: dict[str, Any]) -> list[tuple[Key, Any]]:
+    import torch
+
+    with torch.no_grad():
+        return flatten_with_keys(module(*(torch.from_numpy(inputs[t.name]) for t in spec.inputs)))
+
+
+def infer_outputs(module: Any, spec: ModelSpec) -> ModelSpec:
+    """Fill in output names, dtypes, per-sample shapes and batch axes by running the eager model.
+
+    The model runs three times: batch 2 and batch 3 at the export sizes of the dynamic axes
+    (only the batch changes, so an output axis that changes is one that follows the batch,
+    whatever the other axes' sizes are), and batch 3 at their ``max`` sizes (a per-sample
+    dim that changes there is named after the input axis of that size). An output's batch
+    axis is the one axis whose size is the batch size in both batch runs; it is recorded in
+    :attr:`TensorSpec.batch_axis` (``None``: the output does not change with the batch;
+    :func:`require_batch_first` refuses both where Triton batches).
+    Names are tied to outputs by key (:func:`name_outputs`: dict outputs by their keys, in
+    any order; unnamed tuple outputs ``OUTPUT__<i>``), and each output records its key.
+    The outputs come in the model's flattened order, the order every export returns them.
+    Declared output dtypes and shapes are replaced by the eager model's.
+
+    Args:
+        module: The eager model.
+        spec: Its input spec; outputs may be empty or bare names.
+
+    Returns:
+        ``spec`` with one :class:`TensorSpec` per flattened output (tuple/dict in order).
+
+    Raises:
+        ModelSpecError: the model does not run on inputs made from the spec, the number of
+            declared output names differs from the model's, an output changes with the batch
+            in another way than one axis of the batch's size (rank, several axes, a multiple),
+            or an output dtype has no Triton type (e.g. bfloat16).
+    """
+
+    def run(batch: int, sizes: dict[str, int]) -> list[tuple[Key, Any]]:
+        return _run_keyed(module, spec, spec.example_inputs(batch, sizes))
+
+    b1, b2 = EXAMPLE_BATCH, EXAMPLE_BATCH + 1
+    points = [(b1, spec.export_axis_sizes()), (b2, spec.export_axis_sizes()), (b2, spec.axis_sizes("max"))]
+    runs = []
+    for batch, sizes in points:
+        try:
+            runs.append(run(batch, sizes))
+        except Exception as e:
+            at = ", ".join([f"batch {batch}", *(f"{a}={n} (range {list(spec.dynamic_axes[a])})" for a, n in sizes.items())])
+            raise ModelSpecError(
+                f"the model does not run on inputs made from the spec at {at}: {type(e).__name__}: {str(e)[:300]}",
+                hint="check the input names' order, per-sample shapes, dtypes, value ranges and dynamic axis ranges "
+                "against forward()",
+            ) from e
+    ka, ka2, kb = runs
+    keys = [k for k, _t in ka]
+    a, a2, b = [t for _k, t in ka], [t for _k, t in ka2], [t for _k, t in kb]
+    names = name_outputs(keys, [t.name for t in spec.outputs])
+    max_sizes = {v: k for k, v in spec.axis_sizes("max").items()}
+    outs = []
+    for i, (x, x2, y) in enumerate(zip(a, a2, b)):
+        name = names[i]
+        if not hasattr(x, "shape"):
+            raise ModelSpecError(
+                f"output {name!r} is a {type(x).__name__}, not a tensor",
+                hint="return tensors (tuple/dict of tensors) from forward()",
+            )
+        axis = batch_axis(name, tuple(x.shape), tuple(x2.shape), b1, b2)
+        per_x, per_y = _drop(tuple(x.shape), axis), _drop(tuple(y.shape), axis)
+        dims: list[int | str] = []
+        for j, (dx, dy) in enumerate(zip(per_x, per_y)):
+            dims.append(dx if dx == dy else max_sizes.get(dy, f"{name}_dim{j + 1}"))
+        dtype = dtypes.from_torch(x.dtype).name
+        dtypes.require_tensor_io(dtype, f"output {name!r}")
+        outs.append(TensorSpec(name, dtype, tuple(dims), key=keys[i], batch_axis=axis))
+    return spec.with_outputs(tuple(outs))
+
+
+def batch_axis(name: str, shape1: tuple[int, ...], shape2: tuple[int, ...], batch1: int, batch2: int) -> int | None:
+    """The axis of an output that follows the batch, from its shapes at two batch sizes
+    (all other input sizes equal): the one axis of size ``batch1`` then ``batch2``; ``None``
+    when no axis changes.
+
+    Raises:
+        ModelSpecError: the rank changes, several axes change, or one changes but not to the
+            batch size (a flattened ``[batch * 4]``); the message names the output and axes.
+    """
+    changed = [k for k, (m, n) in enumerate(zip(shape1, shape2)) if m != n]
+    if len(shape1) == len(shape2) and not changed:
+        return None
+    if len(shape1) == len(shape2) and len(changed) == 1 and (shape1[changed[0]], shape2[changed[0]]) == (batch1, batch2):
+        return changed[0]
+    raise ModelSpecError(
+        f"output {name!r} has shape {list(shape1)} at batch {batch1} and {list(shape2)} at batch {batch2}: "
+        + (
+            "its rank changes with the batch"
+            if len(shape1) != len(shape2)
+            else f"axes {changed} change with the batch, not as one axis of the batch's size"
+        ),
+        hint="return every output with one axis of the batch's size (Triton splits outputs along it per request); "
+        "samples of a batch must not mix",
+    )
+
+
+def require_batch_first(spec: ModelSpec, max_batch_sizes: tuple[int, ...]) -> None:
+    """Refuse outputs whose batch axis is not first when a ``max_batch_size`` > 0 is asked for.
+
+    With ``max_batch_size > 0`` Triton batches requests along axis 0 of every input and
+    output and splits the outputs back per request along axis 0 (Triton docs, "Model
+    Configuration: Maximum Batch Size"). With ``max_batch_size: 0`` the model gets and
+    returns whole tensors, so any batch position (or none) is served as it is.
+
+    Raises:
+        ModelSpecError: naming the output, the position of its batch axis and its shape.
+    """
+    batching = sorted(m for m in max_batch_sizes if m > 0)
+    if not batching:
+        return
+    for t in spec.outputs:
+        if t.batch_axis == 0:
+            continue
+        where = (
+            f"its batch axis is axis {t.batch_axis} of shape {list(t.full_shape())}"
+            if t.batch_axis is not None
+            else f"it has no batch axis (shape {list(t.shape)} at every batch size)"
+        )
+        raise ModelSpecError(
+            f"output {t.name!r}: {where}, but with max_batch_size {batching} Triton splits every output per request along axis 0",
+            hint="build with --max-batch-sizes 0 (the model then gets and returns whole tensors), or return the output "
+            "with the batch axis first (e.g. drop the transpose in forward())",
+        )
+
+
+def _drop(shape: tuple[int, ...], axis: int | None) -> tuple[int, ...]:
+    return shape if axis is None else shape[:axis] + shape[axis + 1 :]

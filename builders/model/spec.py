@@ -1,0 +1,519 @@
+"""Typed description of a model's inputs and outputs (its I/O signature).
+
+Shapes are *per sample*: the batch axis is implicit and always first, as in Triton's
+``dims`` when ``max_batch_size > 0`` (Triton docs, "Model Configuration: Inputs and
+Outputs"). A dimension is either a fixed ``int`` or the *name* of a dynamic axis
+(``"seq"``), whose range is given in :attr:`ModelSpec.dynamic_axes`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+from pydantic import Field, StrictInt, StrictStr, ValidationError
+
+from core import dtypes
+from core.errors import ModelSpecError
+from core.records import Record, describe
+
+Dim = int | str
+#: Inclusive ``(low, high)`` of generated integer inputs whose spec gives no ``value_range``
+#: (verification draws, served checks, perf_analyzer data: one range everywhere).
+DEFAULT_INT_RANGE: tuple[int, int] = (0, 100)
+#: Name of the implicit first (batch) axis in exported graphs and error messages.
+BATCH_AXIS = "batch"
+#: Batch size of the example inputs used to trace/export (not 1: torch.export specialises
+#: dimensions of size 1, and a trace taken at batch 1 cannot show a frozen batch).
+EXAMPLE_BATCH = 2
+#: Schema version of an input spec file (``"schema"``; a file without it is version 1).
+SPEC_SCHEMA = 1
+
+
+@dataclasses.dataclass(frozen=True)
+class TensorSpec:
+    """One named input or output tensor.
+
+    Attributes:
+        name: Tensor name as served by Triton (e.g. ``"INPUT__0"`` or ``"input_ids"``).
+        dtype: Data type name, one of :data:`core.dtypes.TENSOR_IO_NAMES` (``"float32"``,
+            ``"int64"``...): a type with both a numpy and a torch counterpart.
+        shape: Per-sample shape without the batch axis; ints are fixed, strings name a
+            dynamic axis (e.g. ``(512,)`` or ``("seq",)``).
+        value_range: ``(low, high)`` inclusive range for generated integer inputs such as
+            token ids; ignored for floating inputs (which are drawn from N(0, 1)).
+        key: Outputs: the tensor's identity in what ``forward`` returns, its path through
+            dicts (keys) and tuples/lists (positions), e.g. ``("logits",)`` or ``(1, "feat")``;
+            ``()`` for a lone tensor; ``None`` when not recorded (inputs, older manifests).
+            Names are tied to outputs by this key, never by position alone.
+        batch_axis: Where the batch axis sits in the tensor's full shape: 0 (always, for
+            inputs), another position for an output the model returns with the batch
+            elsewhere (``[4, batch]``), ``None`` for an output with no batch axis. Only 0
+            can be served with ``max_batch_size > 0`` (``builders.model.outputs`` finds it).
+    """
+
+    name: str
+    dtype: str
+    shape: tuple[Dim, ...]
+    value_range: tuple[int, int] | None = None
+    key: tuple[str | int, ...] | None = None
+    batch_axis: int | None = 0
+
+    def __post_init__(self) -> None:
+        dtypes.require_tensor_io(self.dtype, f"tensor {self.name!r}")
+        for d in self.shape:
+            if isinstance(d, bool) or not isinstance(d, (int, str)) or (isinstance(d, int) and d <= 0) or d == "":
+                raise ModelSpecError(
+                    f"tensor {self.name!r}: dimension {d!r} must be an int > 0 or the name of a dynamic axis",
+                    hint='e.g. shape [3, 224, 224] or ["seq"]',
+                )
+            if d == BATCH_AXIS:
+                raise ModelSpecError(
+                    f"tensor {self.name!r}: {BATCH_AXIS!r} is the implicit first axis; per-sample shapes must not name it",
+                    hint=f"drop {BATCH_AXIS!r} from the shape (it is always axis 0)",
+                )
+        if self.batch_axis is not None and not 0 <= self.batch_axis <= len(self.shape):
+            raise ModelSpecError(
+                f"tensor {self.name!r}: batch_axis {self.batch_axis} is outside its shape "
+                f"(0..{len(self.shape)} for {len(self.shape)} per-sample dims)"
+            )
+        if self.value_range is not None:
+            lo, hi = self.value_range
+            if not dtypes.from_name(self.dtype).is_integer:
+                raise ModelSpecError(
+                    f"tensor {self.name!r}: value_range is for integer inputs, but dtype is {self.dtype}",
+                    hint="drop value_range (floating inputs are drawn from N(0, 1))",
+                )
+            info = np.iinfo(self.dtype)
+            if not (info.min <= lo <= hi <= info.max):
+                raise ModelSpecError(
+                    f"tensor {self.name!r}: value_range {list(self.value_range)} must satisfy low <= high within {self.dtype}",
+                )
+
+    @property
+    def triton_dtype(self) -> str:
+        """Triton ``DataType`` enum name, e.g. ``"TYPE_FP32"``."""
+        return dtypes.from_name(self.dtype).triton
+
+    def triton_dims(self) -> list[int]:
+        """Per-sample dims for ``config.pbtxt``: dynamic axes become ``-1``."""
+        return [d if isinstance(d, int) else -1 for d in self.shape]
+
+    def full_shape(self) -> tuple[Dim, ...]:
+        """The whole shape: the per-sample shape with :data:`BATCH_AXIS` at :attr:`batch_axis`."""
+        if self.batch_axis is None:
+            return self.shape
+        return (*self.shape[: self.batch_axis], BATCH_AXIS, *self.shape[self.batch_axis :])
+
+    def concrete_shape(self, axis_sizes: dict[str, int]) -> tuple[int, ...]:
+        """Per-sample shape with every named axis replaced by ``axis_sizes[name]``."""
+        return tuple(d if isinstance(d, int) else axis_sizes[d] for d in self.shape)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form (:class:`TensorSpecRecord`; ``batch_axis`` only when it is not 0)."""
+        d = TensorSpecRecord.from_spec(self).model_dump(mode="json")
+        if d.get("batch_axis") == 0:
+            del d["batch_axis"]
+        return d
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> TensorSpec:
+        """Inverse of :meth:`to_json`.
+
+        Raises:
+            ModelSpecError: a missing key or wrong type (naming the field), or an inconsistent tensor.
+        """
+        return _validate(TensorSpecRecord, d, "tensor spec").to_spec()
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelSpec:
+    """The I/O signature of a model.
+
+    Attributes:
+        inputs: Input tensors, in the order the model's ``forward`` takes them.
+        outputs: Output tensors, in the order ``forward`` returns them (tuple/dict outputs
+            flattened). Output shapes may be left as ``()`` before export; the export fills
+            them in from the traced model.
+        dynamic_axes: Range of each named dynamic axis: ``{"seq": (min, opt, max)}``.
+            The batch axis is not listed here: it is always ``(1, opt, max_batch_size)``.
+    """
+
+    inputs: tuple[TensorSpec, ...]
+    outputs: tuple[TensorSpec, ...]
+    dynamic_axes: dict[str, tuple[int, int, int]] = dataclasses.field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        names = [t.name for t in (*self.inputs, *self.outputs)]
+        dup = {n for n in names if names.count(n) > 1}
+        if dup:
+            raise ModelSpecError(f"tensor names must be unique; repeated: {sorted(dup)}")
+        used = {d for t in self.inputs for d in t.shape if isinstance(d, str)}
+        missing = used - set(self.dynamic_axes)
+        if missing:
+            raise ModelSpecError(
+                f"inputs use dynamic axes {sorted(missing)} with no declared range",
+                hint='declare them, e.g. dynamic_axes={"seq": (1, 64, 128)} (min, opt, max)',
+            )
+        moved = [t for t in self.inputs if t.batch_axis != 0]
+        if moved:
+            raise ModelSpecError(
+                f"input {moved[0].name!r} has batch_axis {moved[0].batch_axis}: Triton batches every input on its "
+                "first axis (max_batch_size > 0 prepends it; the Triton model-configuration docs, 'Maximum Batch Size')",
+                hint="drop batch_axis from inputs (it is an output fact, found from the model), or permute the "
+                "input inside forward() and build with the batch first",
+            )
+        if BATCH_AXIS in self.dynamic_axes:
+            raise ModelSpecError(
+                f"{BATCH_AXIS!r} cannot be declared in dynamic_axes: its range is always (1, opt, max_batch_size)",
+                hint="set the batch range with --max-batch-sizes",
+            )
+        for axis, rng in self.dynamic_axes.items():
+            if len(rng) != 3:
+                raise ModelSpecError(f"dynamic axis {axis!r}: range {rng} must be (min, opt, max)")
+            lo, opt, hi = rng
+            if not (1 <= lo <= opt <= hi):
+                raise ModelSpecError(f"dynamic axis {axis!r}: range {rng} must satisfy 1 <= min <= opt <= max")
+        unused = sorted(set(self.dynamic_axes) - used - {d for t in self.outputs for d in t.shape if isinstance(d, str)})
+        if unused:
+            raise ModelSpecError(
+                f"dynamic axes {unused} are declared but no input uses them (the inputs use {sorted(used) or 'no named axis'})",
+                hint="name the axis in an input's shape (e.g. --input input_ids:int64:seq), or drop the declaration",
+            )
+
+    def axis_sizes(self, which: str = "opt") -> dict[str, int]:
+        """Each dynamic axis at its ``"min"``, ``"opt"`` or ``"max"`` size."""
+        i = {"min": 0, "opt": 1, "max": 2}[which]
+        return {axis: rng[i] for axis, rng in self.dynamic_axes.items()}
+
+    def export_axis_sizes(self) -> dict[str, int]:
+        """Sizes of the dynamic axes used for export examples: ``opt``, or 2 when ``opt``
+        is 1 and the range allows it (a size-1 example is specialised by ``torch.export``)."""
+        return {a: (opt if opt != 1 else min(2, hi)) for a, (lo, opt, hi) in self.dynamic_axes.items()}
+
+    def export_inputs(self) -> dict[str, np.ndarray]:
+        """The example inputs every exporter traces with: batch :data:`EXAMPLE_BATCH`,
+        :meth:`export_axis_sizes`."""
+        return self.example_inputs(EXAMPLE_BATCH, self.export_axis_sizes())
+
+    def example_inputs(self, batch: int, axis_sizes: dict[str, int] | None = None, seed: int = 0) -> dict[str, np.ndarray]:
+        """Random inputs of shape ``[batch, *per_sample_shape]``.
+
+        Floating inputs are N(0, 1) in their dtype; integer inputs are uniform within
+        ``value_range`` (default :data:`DEFAULT_INT_RANGE`); bool inputs are all True.
+        """
+        sizes = axis_sizes if axis_sizes is not None else self.axis_sizes("opt")
+        rng = np.random.default_rng(seed)
+        out: dict[str, np.ndarray] = {}
+        for t in self.inputs:
+            shape = (batch, *t.concrete_shape(sizes))
+            if dtypes.from_name(t.dtype).is_floating:
+                out[t.name] = rng.standard_normal(shape).astype(t.dtype)
+            elif t.dtype == "bool":
+                out[t.name] = np.ones(shape, dtype=bool)
+            else:
+                lo, hi = t.value_range or DEFAULT_INT_RANGE
+                out[t.name] = rng.integers(lo, hi + 1, size=shape).astype(t.dtype)
+        return out
+
+    def require_outputs(self, names: Iterable[str], flag: str) -> None:
+        """Check that every name given with ``flag`` (``--rtol``...) is an output of this spec.
+
+        Raises:
+            ModelSpecError: names that match no output; the message lists the outputs.
+        """
+        valid = [t.name for t in self.outputs]
+        unknown = [n for n in names if n not in valid]
+        if unknown:
+            raise ModelSpecError(
+                f"{flag} names {unknown}, which are not outputs of the model (its outputs: {valid})",
+                hint=f"use the output names above with {flag}",
+            )
+
+    def with_outputs(self, outputs: tuple[TensorSpec, ...]) -> ModelSpec:
+        return dataclasses.replace(self, outputs=outputs)
+
+    def renamed(self, names: dict[str, dict[str, str]] | None) -> ModelSpec:
+        """This spec with tensors renamed: ``{"inputs": {name: new}, "outputs": {...}}``
+        (unlisted tensors keep their names; ``None`` = unchanged). Order, dtypes and shapes
+        are kept: a served spec differs from the built one by names only."""
+        if not names:
+            return self
+        ins, outs = names.get("inputs", {}), names.get("outputs", {})
+        return dataclasses.replace(
+            self,
+            inputs=tuple(dataclasses.replace(t, name=ins.get(t.name, t.name)) for t in self.inputs),
+            outputs=tuple(dataclasses.replace(t, name=outs.get(t.name, t.name)) for t in self.outputs),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form (:class:`ModelSpecRecord`, without a ``schema`` key: the manifest
+        embeds it; spec files may carry one)."""
+        return ModelSpecRecord.from_spec(self).model_dump(mode="json", exclude={"schema_version"})
+
+    @classmethod
+    def from_json(cls, d: Any, source: str = "input spec") -> ModelSpec:
+        """Inverse of :meth:`to_json`. Outputs may be given as bare names (``["logits"]``):
+        their dtype and shape are filled in from the eager model by ``infer_outputs``.
+
+        Args:
+            d: The decoded JSON (:class:`ModelSpecRecord`).
+            source: Where it came from, for messages (a file path).
+
+        Raises:
+            ModelSpecError: missing keys, wrong types (the message names the field, what was
+                expected and what was found), an unsupported ``schema`` version, or an
+                inconsistent spec.
+        """
+        return _validate(ModelSpecRecord, d, source).to_spec()
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> ModelSpec:
+        """Load a spec from a JSON file (the format of :meth:`to_json`, see
+        ``docs/schemas/input_spec.json``).
+
+        Raises:
+            ModelSpecError: the file is missing, not JSON, or not a valid spec.
+        """
+        p = Path(path)
+        try:
+            data = json.loads(p.read_text())
+        except FileNotFoundError as e:
+            raise ModelSpecError(f"spec file {p} does not exist") from e
+        except json.JSONDecodeError as e:
+            raise ModelSpecError(f"spec file {p} is not valid JSON: {e}") from e
+        unknown = unknown_spec_keys(data)
+        if unknown:
+            where, key, valid = unknown[0]
+            close = difflib.get_close_matches(key, valid, n=1)
+            raise ModelSpecError(
+                f"spec file {p}: unknown key {key!r} in {where}"
+                + (f" (did you mean {close[0]!r}?)" if close else "")
+                + (f"; {len(unknown) - 1} more unknown: {[k for _, k, _ in unknown[1:]]}" if len(unknown) > 1 else ""),
+                hint=f"the keys of {where} are {sorted(valid)} (docs/schemas/input_spec.json)",
+            )
+        return cls.from_json(data, f"spec file {p}")
+
+    @classmethod
+    def from_example(cls, example: Any, names: Sequence[str] = ()) -> ModelSpec:
+        """A spec from example inputs (the Python API's ``example_inputs``), as Model
+        Navigator takes a sample batch: every axis after the first (batch) axis is static at
+        the example's size; integer inputs take the example's ``[min, max]`` as value range.
+
+        Args:
+            example: One batch: a tensor/array (a single input), a tuple/list in ``forward()``
+                order, or a dict input name -> tensor/array; each ``[batch, *per-sample dims]``.
+            names: ``forward()``'s parameter names, used for a tensor or a tuple (default
+                ``INPUT__<i>``); a dict is ordered by them where they match.
+
+        Raises:
+            ModelSpecError: an example has no batch axis, or a dtype Triton cannot take.
+        """
+        if isinstance(example, dict):
+            order = [n for n in names if n in example] + [n for n in example if n not in names]
+            items = [(n, example[n]) for n in order]
+        else:
+            seq = list(example) if isinstance(example, (tuple, list)) else [example]
+            items = [(names[i] if i < len(names) else f"INPUT__{i}", x) for i, x in enumerate(seq)]
+        tensors = []
+        for name, x in items:
+            is_torch = hasattr(x, "detach")
+            dt = dtypes.require_tensor_io(
+                dtypes.from_torch(x.dtype).name if is_torch else str(np.asarray(x).dtype), f"example input {name!r}"
+            )
+            arr = x.detach().cpu().numpy() if is_torch else np.asarray(x)
+            if arr.ndim < 1:
+                raise ModelSpecError(
+                    f"example input {name!r} is a scalar; it needs a batch axis first",
+                    hint="pass one batch, e.g. torch.randn(4, 16) for 4 samples of 16 features",
+                )
+            rng = (int(arr.min()), int(arr.max())) if dt.is_integer and arr.size else None
+            tensors.append(TensorSpec(name, dt.name, tuple(int(d) for d in arr.shape[1:]), rng))
+        if not tensors:
+            raise ModelSpecError("example_inputs holds no tensor")
+        return cls(tuple(tensors), ())
+
+    @classmethod
+    def from_flags(cls, inputs: Sequence[str], outputs: Sequence[str] = (), axes: Sequence[str] = ()) -> ModelSpec:
+        """Build a spec from command-line flags.
+
+        Args:
+            inputs: One ``NAME:DTYPE:SHAPE[:LOW..HIGH]`` per input, in ``forward`` order.
+                ``SHAPE`` is the per-sample shape, comma-separated, ints or axis names
+                (``3,224,224`` or ``seq``; empty for a scalar per sample);
+                ``LOW..HIGH`` is an inclusive value range for integer inputs.
+                Example: ``input_ids:int64:seq:0..30521``.
+            outputs: Output names, in the order ``forward`` returns them (flattened).
+            axes: One ``AXIS=MIN,OPT,MAX`` per dynamic axis, e.g. ``seq=1,64,128``.
+
+        Raises:
+            ModelSpecError: a flag does not parse (the message shows the expected form).
+        """
+        return cls(
+            tuple(parse_input_flag(f) for f in inputs),
+            tuple(_output_placeholder(n) for n in outputs),
+            dict(parse_axis_flag(a) for a in axes),
+        )
+
+
+class TensorSpecRecord(Record):
+    """JSON form of a :class:`TensorSpec` (the same fields; ``shape`` as a list)."""
+
+    name: str
+    dtype: str = Field(description="a core.dtypes tensor I/O name: float32, int64, bool...")
+    shape: list[StrictInt | StrictStr] = Field(description="per-sample shape, no batch axis; strings name dynamic axes")
+    value_range: tuple[int, int] | None = Field(None, description="inclusive (low, high) of generated integer inputs")
+    key: list[StrictStr | StrictInt] | None = Field(
+        None,
+        description="outputs: path of the tensor in what forward() returns (dict keys, tuple positions); "
+        "[] for a lone tensor; null when not recorded",
+    )
+    batch_axis: int | None = Field(
+        0,
+        description="outputs: position of the batch axis in the full shape (null: none); "
+        "only 0 is served with max_batch_size > 0",
+    )
+
+    @classmethod
+    def from_spec(cls, t: TensorSpec) -> TensorSpecRecord:
+        return cls(
+            name=t.name,
+            dtype=t.dtype,
+            shape=list(t.shape),
+            value_range=t.value_range,
+            key=list(t.key) if t.key is not None else None,
+            batch_axis=t.batch_axis,
+        )
+
+    def to_spec(self) -> TensorSpec:
+        return TensorSpec(
+            self.name,
+            self.dtype,
+            tuple(self.shape),
+            self.value_range,
+            tuple(self.key) if self.key is not None else None,
+            self.batch_axis,
+        )
+
+
+class ModelSpecRecord(Record):
+    """JSON form of a :class:`ModelSpec`: an input spec file (``--spec``), and the ``spec``
+    of a build manifest. Outputs may be bare names (filled in from the eager model)."""
+
+    schema_version: int = Field(SPEC_SCHEMA, alias="schema", description="input spec schema version")
+    inputs: list[TensorSpecRecord]
+    outputs: list[TensorSpecRecord | StrictStr] = []
+    dynamic_axes: dict[str, tuple[int, int, int]] = Field({}, description="axis -> (min, opt, max)")
+
+    @classmethod
+    def from_spec(cls, spec: ModelSpec) -> ModelSpecRecord:
+        return cls(
+            inputs=[TensorSpecRecord.from_spec(t) for t in spec.inputs],
+            outputs=[TensorSpecRecord.from_spec(t) for t in spec.outputs],
+            dynamic_axes=dict(spec.dynamic_axes),
+        )
+
+    def to_spec(self) -> ModelSpec:
+        if self.schema_version != SPEC_SCHEMA:
+            raise ModelSpecError(
+                f"input spec schema version {self.schema_version} is not read by this toolkit (it reads {SPEC_SCHEMA})",
+                hint="write the spec in the documented form (docs/schemas/input_spec.json)",
+            )
+        return ModelSpec(
+            tuple(t.to_spec() for t in self.inputs),
+            tuple(_output_placeholder(t) if isinstance(t, str) else t.to_spec() for t in self.outputs),
+            dict(self.dynamic_axes),
+        )
+
+
+R = TypeVar("R", bound=Record)
+
+
+def _validate(model: type[R], data: Any, source: str) -> R:
+    try:
+        return model.model_validate(data)
+    except ValidationError as e:
+        raise ModelSpecError(
+            f"{source} is malformed:\n" + describe(e),
+            hint='expected {"inputs": [{"name", "dtype", "shape", "value_range"?}], "outputs": [...], "dynamic_axes": {...}} '
+            "(docs/schemas/input_spec.json)",
+        ) from None
+
+
+def _keys(model: type[Record]) -> list[str]:
+    return sorted({f.alias or n for n, f in model.model_fields.items()})
+
+
+def unknown_spec_keys(data: Any) -> list[tuple[str, str, list[str]]]:
+    """Keys of a user's spec file that no field reads (a misspelt ``dynamic_axis`` would
+    otherwise be dropped silently, and the spec built without it).
+
+    Returns:
+        ``(where, key, valid keys there)`` per unknown key, in file order; ``where`` is
+        ``"the spec"`` or ``"inputs[0]"`` / ``"outputs[1]"``. Top-level keys starting with
+        ``$`` (``$schema``, ``$comment``) are JSON Schema's own and allowed.
+    """
+    if not isinstance(data, dict):
+        return []
+    found = [("the spec", k, _keys(ModelSpecRecord)) for k in data if k not in _keys(ModelSpecRecord) and not k.startswith("$")]
+    for part in ("inputs", "outputs"):
+        items = data.get(part)
+        for i, t in enumerate(items if isinstance(items, list) else []):
+            if isinstance(t, dict):
+                found += [(f"{part}[{i}]", k, _keys(TensorSpecRecord)) for k in t if k not in _keys(TensorSpecRecord)]
+    return found
+
+
+def _output_placeholder(name: str) -> TensorSpec:
+    """An output known only by name; dtype and shape come from the eager model later."""
+    return TensorSpec(name, "float32", ())
+
+
+def parse_input_flag(text: str) -> TensorSpec:
+    """Parse ``NAME:DTYPE:SHAPE[:LOW..HIGH]`` (see :meth:`ModelSpec.from_flags`).
+
+    Raises:
+        ModelSpecError: wrong number of fields, unknown dtype, bad shape or range.
+    """
+    parts = text.split(":")
+    if len(parts) not in (3, 4) or not parts[0]:
+        raise ModelSpecError(
+            f"--input {text!r} does not parse",
+            hint="expected NAME:DTYPE:SHAPE[:LOW..HIGH], e.g. pixels:float32:3,224,224 or input_ids:int64:seq:0..30521",
+        )
+    shape: list[Dim] = []
+    for d in (x.strip() for x in parts[2].split(",") if x.strip()):
+        shape.append(int(d) if d.lstrip("-").isdigit() else d)
+    value_range = None
+    if len(parts) == 4:
+        lo, sep, hi = parts[3].partition("..")
+        try:
+            value_range = (int(lo), int(hi))
+        except ValueError:
+            sep = ""
+        if not sep:
+            raise ModelSpecError(
+                f"--input {text!r}: value range {parts[3]!r} does not parse", hint="expected LOW..HIGH, e.g. 0..30521"
+            )
+    return TensorSpec(parts[0], parts[1], tuple(shape), value_range)
+
+
+def parse_axis_flag(text: str) -> tuple[str, tuple[int, int, int]]:
+    """Parse ``AXIS=MIN,OPT,MAX`` (e.g. ``seq=1,64,128``).
+
+    Raises:
+        ModelSpecError: the text is not of that form.
+    """
+    name, sep, values = text.partition("=")
+    try:
+        lo, opt, hi = (int(v) for v in values.split(","))
+    except ValueError:
+        sep = ""
+    if not sep or not name:
+        raise ModelSpecError(f"--dynamic-axis {text!r} does not parse", hint="expected AXIS=MIN,OPT,MAX, e.g. seq=1,64,128")
+    return name, (lo, opt, hi)

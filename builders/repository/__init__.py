@@ -1,0 +1,1 @@
+"""A built model repository: typed manifest/index records, the Repository view, and ``builders validate``."""

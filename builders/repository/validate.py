@@ -1,0 +1,488 @@
+"""``builders validate``: check any Triton model repository, ours or hand-written.
+
+Every problem is reported (not only the first) with its file, the config field, what is
+wrong and what to do. Checks, per model folder (Triton docs, "Model Repository" and
+"Model Configuration"):
+
+- ``config.pbtxt`` exists and parses as a ``ModelConfig`` (``text_format``, as the server);
+- the folder name equals ``name``;
+- version folders are positive integers without leading zeros (Triton ignores others),
+  at least one exists, and ``version_policy.specific`` names existing ones;
+- each version folder holds the model file the platform/backend expects
+  (``default_model_filename`` or ``model.pt`` / ``model.onnx`` / ``model.plan`` /
+  ``model.py``) and, for our python-backend model, the artifact its parameters name;
+- the config's own rules (:func:`builders.config.checks.config_problems`, which applies
+  :mod:`builders.triton.rules` and the serving backend's rules, e.g. our python-backend
+  model's ``artifact_format``);
+- inputs and outputs against the artifact (:func:`builders.config.checks.artifact_problems`,
+  with the artifact read by :func:`builders.model.artifact_io.inspect_artifact`): the ONNX graph
+  (parsed as protobuf in this process) and the external data files it names; the TorchScript
+  module's ``forward`` signature and device constants, and the TensorRT engine, only with
+  ``load_artifacts`` (``--load-artifacts``) and then in a separate process, because
+  deserialising them can run code from the file;
+- with a target release (``--target-triton 24.10``, :mod:`builders.triton.releases`): an ONNX
+  graph's IR version and opset against that release's ONNX Runtime (native onnxruntime
+  serving), a TensorRT plan's recorded TensorRT version against the release's; where the
+  table has no sourced value for the release, that check is listed as not run ("version not
+  confirmed for this release").
+
+Checks that could not run (no target, a target value not confirmed, artifacts not loaded, no
+tensorrt here) are listed in
+:attr:`Validation.skipped`, so "no problems" never stands for a check that did not happen.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+from pathlib import Path
+
+from tritonclient.grpc import model_config_pb2 as mc
+
+from builders.backends import model_backend, model_filename, served_artifact
+from builders.config.checks import artifact_problems, config_problems, device_constant_problems, recorded_output_problems
+from builders.config.pbtxt import parse_config
+from builders.model.artifact_io import ArtifactIO, inspect_artifact, read_artifact_io
+from builders.repository.view import Repository
+from builders.triton.releases import NOT_CONFIRMED, TritonRelease, same_tensorrt
+from builders.triton.rules import Problem
+from core import formats
+from core.errors import ConfigError, RecordError, RepositoryError
+
+log = logging.getLogger(__name__)
+
+CONFIG = "config.pbtxt"
+#: Folders Triton's repository scan never treats as models or versions.
+_IGNORED = {"__pycache__"}
+
+__all__ = ["Problem", "Validation", "read_artifact_io", "validate", "validate_model", "validate_repository"]
+
+
+@dataclasses.dataclass
+class Validation:
+    """What ``builders validate`` found.
+
+    Attributes:
+        problems: Broken rules, in folder order; empty when every check that ran passed.
+        skipped: Checks that did not run and why (``file`` = what was not checked,
+            ``field`` = the check, ``problem`` = why, ``fix`` = how to run it).
+        notes: How the checks ran (e.g. how artifacts were read), one line each.
+    """
+
+    problems: list[Problem] = dataclasses.field(default_factory=list)
+    skipped: list[Problem] = dataclasses.field(default_factory=list)
+    notes: list[str] = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Options:
+    server_gpu: bool | None
+    check_artifacts: bool
+    load_artifacts: bool
+    target: TritonRelease | None
+
+
+def validate(
+    path: str | Path,
+    *,
+    server_gpu: bool | None = None,
+    check_artifacts: bool = True,
+    load_artifacts: bool = False,
+    target: TritonRelease | None = None,
+) -> Validation:
+    """Check every model folder of a repository (or one model folder).
+
+    Args:
+        path: A model repository (folders of models), or a single model folder (one that
+            holds ``config.pbtxt``).
+        server_gpu: ``False`` reports KIND_GPU instance groups (the server has no GPU);
+            ``None`` (default) and ``True`` do not.
+        check_artifacts: Read the model files and compare their I/O with the config
+            (default on). ONNX graphs are parsed here; see ``load_artifacts``.
+        load_artifacts: Also deserialise TorchScript archives and TensorRT plans (in a
+            separate process: they can run code). Default off: those checks are skipped
+            and listed.
+        target: The Triton release that will serve the repository
+            (:func:`builders.triton.releases.release`); ``None`` skips the version checks.
+
+    Returns:
+        The problems, the skipped checks and how the checks ran.
+    """
+    opts = _Options(server_gpu, check_artifacts, load_artifacts, target)
+    result = Validation()
+    root = Path(path)
+    if not root.is_dir():
+        result.problems.append(
+            Problem(str(root), "repository", "does not exist or is not a folder", "pass the model repository folder")
+        )
+        return result
+    if (root / CONFIG).is_file():
+        models = [root]
+    else:
+        models = [d for d in sorted(root.iterdir()) if d.is_dir() and not d.name.startswith(".") and d.name not in _IGNORED]
+    if not models:
+        result.problems.append(
+            Problem(
+                str(root),
+                "repository",
+                "holds no model folders",
+                "a repository holds <model>/config.pbtxt and <model>/<version>/",
+            )
+        )
+        return result
+    for d in models:
+        _check_model(d, opts, result)
+    result.problems = list(dict.fromkeys(result.problems))  # the build record and the artifact may say the same
+    if target is None:
+        result.skipped.append(
+            Problem(
+                str(root),
+                "target server limits",
+                "no target release: ONNX IR version and opset against its ONNX Runtime, and "
+                "TensorRT plan versions against its TensorRT, were not checked",
+                "pass --target-triton with the serving container tag (e.g. 24.10) or server version",
+            )
+        )
+    else:
+        result.notes.append(f"target: {target.describe()}")
+    if check_artifacts:
+        result.notes.append(
+            "artifacts: ONNX graphs parsed as protobuf in this process (external data not loaded); "
+            + (
+                "TorchScript and TensorRT files loaded in a separate process"
+                if load_artifacts
+                else "TorchScript and TensorRT files not loaded (--load-artifacts)"
+            )
+        )
+    else:
+        result.notes.append("artifacts: not opened (--no-artifacts)")
+    return result
+
+
+def validate_repository(
+    path: str | Path,
+    *,
+    server_gpu: bool | None = None,
+    check_artifacts: bool = True,
+    load_artifacts: bool = False,
+    target: TritonRelease | None = None,
+) -> list[Problem]:
+    """The problems of :func:`validate` (same arguments)."""
+    return validate(
+        path, server_gpu=server_gpu, check_artifacts=check_artifacts, load_artifacts=load_artifacts, target=target
+    ).problems
+
+
+def validate_model(
+    model_dir: Path,
+    *,
+    server_gpu: bool | None = None,
+    check_artifacts: bool = True,
+    load_artifacts: bool = False,
+    target: TritonRelease | None = None,
+) -> list[Problem]:
+    """The problems of one model folder (see the module docstring for the rules and
+    :func:`validate` for the arguments)."""
+    result = Validation()
+    _check_model(model_dir, _Options(server_gpu, check_artifacts, load_artifacts, target), result)
+    return result.problems
+
+
+def _check_model(model_dir: Path, opts: _Options, result: Validation) -> None:
+    out = result.problems
+    server_gpu = opts.server_gpu
+    cfg_path = model_dir / CONFIG
+    versions = _version_folders(model_dir, out)
+    if not cfg_path.is_file():
+        out.append(
+            Problem(str(cfg_path), "config.pbtxt", "is missing", "write a config.pbtxt (builders build writes one per variant)")
+        )
+        return
+    try:
+        cfg = parse_config(cfg_path.read_text(errors="replace"), CONFIG)
+    except ConfigError as e:
+        out.append(
+            Problem(str(cfg_path), "(syntax)", e.message.split(": ", 1)[-1], "fix the pbtxt syntax at the line and column given")
+        )
+        return
+    if cfg.name and cfg.name != model_dir.name:
+        out.append(
+            Problem(
+                str(cfg_path),
+                "name",
+                f"{cfg.name!r} differs from its folder name {model_dir.name!r}",
+                f'set name: "{model_dir.name}" or rename the folder',
+            )
+        )
+    out += [p.at(cfg_path) for p in config_problems(cfg, server_gpu=server_gpu)]
+    policy = cfg.version_policy
+    if policy.WhichOneof("policy_choice") == "specific":
+        absent = [v for v in policy.specific.versions if v not in versions]
+        if absent:
+            out.append(
+                Problem(
+                    str(cfg_path),
+                    "version_policy.specific.versions",
+                    f"versions {absent} have no folder",
+                    f"create them or list only {sorted(versions)}",
+                )
+            )
+    _recorded_checks(model_dir, cfg, cfg_path, result)
+    filename = model_filename(cfg)
+    served = served_artifact(cfg)
+    checked: set[Path] = set()
+    for _, vdir in sorted(versions.items()):
+        if filename and not (vdir / filename).exists():
+            field = "default_model_filename" if cfg.default_model_filename else "model file"
+            out.append(
+                Problem(
+                    str(vdir),
+                    field,
+                    f"{filename} is missing (the {model_backend(cfg) or 'model'} backend loads it)",
+                    f"put the model at {vdir / filename}",
+                )
+            )
+        if served is None:
+            continue
+        fmt, file = served
+        artifact = vdir / file
+        if not artifact.exists():
+            if file != filename:
+                out.append(
+                    Problem(
+                        str(vdir), "parameters[artifact_file]", f"{file} is missing", f"put the exported {fmt} file at {artifact}"
+                    )
+                )
+            continue
+        if fmt == "trt" and opts.target is not None and artifact not in checked:
+            _tensorrt_version_check(model_dir, artifact, opts.target, result)
+        if not opts.check_artifacts or artifact in checked:
+            continue
+        checked.add(artifact)
+        if artifact.is_file() and artifact.stat().st_size == 0:
+            out.append(Problem(str(artifact), "(artifact)", f"{artifact.name} is empty", "re-export the model"))
+            continue
+        try:
+            read = inspect_artifact(fmt, artifact, load=opts.load_artifacts)
+        except ConfigError as e:
+            out.append(Problem(str(artifact), "(artifact)", e.message, e.hint or "re-export the model"))
+            continue
+        if read.io is None:
+            result.skipped.append(
+                Problem(
+                    str(artifact),
+                    "inputs/outputs against the artifact",
+                    read.skipped or "not read",
+                    "pass --load-artifacts" if not opts.load_artifacts else "run validate where it can be read",
+                )
+            )
+            continue
+        out += [p.at(cfg_path) for p in artifact_problems(cfg, read.io)]
+        out += _external_data_problems(artifact, read.io)
+        _target_checks(cfg, fmt, artifact, read.io, opts.target, result)
+
+
+def _recorded_checks(model_dir: Path, cfg: mc.ModelConfig, cfg_path: Path, result: Validation) -> None:
+    """The config's outputs against what the build recorded for its artifact (names, order
+    where the backend maps by it, dtypes, dims), through the repository index and manifest."""
+    what = "outputs against the build's record"
+    try:
+        v = Repository(model_dir.parent).variant(model_dir.name)
+        recorded = v.served_spec
+    except (RecordError, RepositoryError) as e:
+        result.skipped.append(
+            Problem(
+                str(cfg_path), what, f"the build record cannot be read: {e.message}", e.hint or "rebuild with `builders build`"
+            )
+        )
+        return
+    if recorded is None:
+        result.skipped.append(
+            Problem(
+                str(cfg_path),
+                what,
+                "no build record (index.json entry and manifest) for this model",
+                "models built with `builders build` are checked against their record",
+            )
+        )
+        return
+    result.problems.extend(p.at(cfg_path) for p in recorded_output_problems(cfg, recorded.outputs))
+    constants = v.export.extra.get("device_constants", ()) if v.export else ()
+    for i, g in enumerate(cfg.instance_group):
+        kind = mc.ModelInstanceGroup.Kind.Name(g.kind)
+        result.problems.extend(p.at(cfg_path) for p in device_constant_problems(kind, constants, f"instance_group[{i}]"))
+
+
+def _external_data_problems(artifact: Path, io: ArtifactIO) -> list[Problem]:
+    """Every external data file an ONNX graph names must be beside it (Triton loads the
+    graph with its external data from the version folder; ONNX docs, "External Data")."""
+    out = []
+    for name in io.external_data:
+        if not (artifact.parent / name).is_file():
+            out.append(
+                Problem(
+                    str(artifact),
+                    "external data",
+                    f"{artifact.name} keeps weights in {name!r}, which is missing from {artifact.parent.name}/",
+                    f"copy {name} from the build folder into {artifact.parent}",
+                )
+            )
+    return out
+
+
+def _tensorrt_version_check(model_dir: Path, artifact: Path, target: TritonRelease, result: Validation) -> None:
+    """A plan runs only on the TensorRT that built it: compare the version its build recorded
+    (the build manifest, reached through the repository index) with the target's."""
+    if target.tensorrt is None:
+        result.skipped.append(
+            Problem(
+                str(artifact),
+                f"TensorRT version against {target.describe()}",
+                f"{NOT_CONFIRMED}: builders/triton/releases.py has no sourced TensorRT version for Triton {target.container}",
+                "check the plan with trtexec inside the target container, or add the "
+                "version with its source to builders/triton/releases.py",
+            )
+        )
+        return
+    built_with = None
+    try:
+        v = Repository(model_dir.parent).variant(model_dir.name)
+        built_with = v.manifest.versions.get("tensorrt") if v.manifest else None
+    except (RecordError, RepositoryError) as e:
+        result.skipped.append(
+            Problem(
+                str(artifact),
+                f"TensorRT version against {target.describe()}",
+                f"the build record cannot be read: {e.message}",
+                "rebuild with `builders build`",
+            )
+        )
+        return
+    if not built_with:
+        result.skipped.append(
+            Problem(
+                str(artifact),
+                f"TensorRT version against {target.describe()}",
+                "no recorded TensorRT version (the repository index names no build manifest for it)",
+                "build the plan with `builders build`, or check it with trtexec in the target container",
+            )
+        )
+        return
+    if not same_tensorrt(built_with, target.tensorrt):
+        result.problems.append(
+            Problem(
+                str(artifact),
+                "TensorRT version",
+                f"the plan was built with TensorRT {built_with}, Triton {target.container} serves "
+                f"TensorRT {target.tensorrt}: plans load only on the TensorRT that built them",
+                f"rebuild the plan inside nvcr.io/nvidia/tritonserver:{target.container}-py3 "
+                "(builders build --print-trtexec prints the command)",
+            )
+        )
+
+
+def _target_checks(
+    cfg: mc.ModelConfig, fmt: str, artifact: Path, io: ArtifactIO, target: TritonRelease | None, result: Validation
+) -> None:
+    """The target release's limits: ONNX IR version and opset on its onnxruntime backend."""
+    if target is None or fmt != "onnx":
+        return
+    if model_backend(cfg) != formats.get("onnx").backend:
+        result.skipped.append(
+            Problem(
+                str(artifact),
+                f"ONNX limits of {target.describe()}",
+                f"served by the {model_backend(cfg) or '?'} backend, which runs its own ONNX Runtime, not the release's",
+                "verify it where it is served",
+            )
+        )
+        return
+    limits = target.onnxruntime_limits
+    if limits is None:
+        what = (
+            f"ONNX Runtime version of Triton {target.container}"
+            if target.onnxruntime is None
+            else f"highest opset and IR version of ONNX Runtime {target.onnxruntime}"
+        )
+        result.skipped.append(
+            Problem(
+                str(artifact),
+                f"ONNX limits of {target.describe()}",
+                f"{NOT_CONFIRMED}: builders/triton/releases.py has no sourced {what}",
+                "load the model with the target container's onnxruntime backend, or add the "
+                "limits with their source to builders/triton/releases.py",
+            )
+        )
+        return
+    if io.ir_version is not None and io.ir_version > limits.max_ir_version:
+        result.problems.append(
+            Problem(
+                str(artifact),
+                "ONNX IR version",
+                f"{io.ir_version}, but ONNX Runtime {target.onnxruntime} of Triton {target.container} "
+                f"reads IR <= {limits.max_ir_version}",
+                "re-export with an older exporter or down-convert the model's ir_version",
+            )
+        )
+    if io.opset is not None and io.opset > limits.max_opset:
+        result.problems.append(
+            Problem(
+                str(artifact),
+                "ONNX opset",
+                f"{io.opset}, but ONNX Runtime {target.onnxruntime} of Triton {target.container} "
+                f"implements opsets <= {limits.max_opset}",
+                f"re-export with --opset {limits.max_opset} or lower",
+            )
+        )
+
+
+def _version_folders(model_dir: Path, out: list[Problem]) -> dict[int, Path]:
+    """Version number -> folder; problems for folders Triton would ignore, or none at all."""
+    versions: dict[int, Path] = {}
+    for d in sorted(model_dir.iterdir()):
+        if not d.is_dir() or d.name.startswith(".") or d.name in _IGNORED:
+            continue
+        if d.name.isdigit() and not d.name.startswith("0"):
+            versions[int(d.name)] = d
+        else:
+            out.append(
+                Problem(
+                    str(d),
+                    "version folder",
+                    f"{d.name!r} is not a positive integer without leading zeros: Triton ignores it",
+                    "name version folders 1, 2, ...; keep other folders out of the model folder",
+                )
+            )
+    if not versions:
+        out.append(
+            Problem(
+                str(model_dir), "version folder", "no version folder (1/, 2/, ...)", f"put the model file in {model_dir / '1'}"
+            )
+        )
+    return versions
+
+
+def relative(path: str, root: str | Path) -> str:
+    """``path`` relative to ``root`` when inside it (for tables), else unchanged."""
+    try:
+        return os.path.relpath(path, root) if Path(path).resolve().is_relative_to(Path(root).resolve()) else path
+    except ValueError:
+        return path
+
+
+def summary(problems: list[Problem], root: str | Path) -> str:
+    """One line: how many problems in how many model folders."""
+    rootp = Path(root)
+    if (rootp / CONFIG).is_file():
+        total = 1
+    else:
+        total = (
+            sum(1 for d in rootp.iterdir() if d.is_dir() and not d.name.startswith(".") and d.name not in _IGNORED)
+            if rootp.is_dir()
+            else 0
+        )
+    if not problems:
+        return f"{total} model(s) checked, no problems"
+    models = {relative(p.file, root).split(os.sep)[0] for p in problems}
+    return f"{len(problems)} problem(s) in {len(models)} of {total} model(s)"

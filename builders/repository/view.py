@@ -1,0 +1,407 @@
+"""A Triton model repository: writing variants and its index, and reading it back through
+one facade (:class:`Repository`).
+
+Layout (Triton docs, "Model Repository"):
+``<repo>/<variant>/config.pbtxt`` and ``<repo>/<variant>/<version>/<model file>`` with an
+integer version folder (default ``1``); for python-backend serving also ``<version>/model.py``
+(the python-backend model). The exported file is hard-linked from the build folder where
+the filesystem allows (one file on disk shared by every variant), else copied.
+``<repo>/index.json`` lists every variant, its parameters and the build it came from
+(:class:`builders.repository.records.RepositoryIndex`).
+
+Reading: ``Repository(path).variant(name)`` gives a variant's parameters, input spec, served
+tensor names bound to the artifact's tensors, build folder, reference data and the
+per-output tolerances recorded at build time. ``clients check``, ``clients infer``, the
+sweep and ``scripts/gpu_check.py`` read a repository only through it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+import functools
+import logging
+import os
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from builders.config.pbtxt import make_config, write_config
+from builders.config.variants import Skipped, Variant
+from builders.config.warmup import DEFAULT_WARMUP_COUNT
+from builders.model.artifact_io import ArtifactIO, read_artifact_io
+from builders.model.spec import ModelSpec, TensorSpec
+from builders.repository.records import (
+    INDEX_FILE,
+    INDEX_KIND,
+    MANIFEST_FILE,
+    MANIFEST_KIND,
+    BuildManifest,
+    ExportRecord,
+    IndexEntry,
+    RepositoryIndex,
+)
+from builders.verify.verification import REFERENCE, load_reference, output_tolerances
+from core import formats
+from core.errors import ConfigError, RecordError, RepositoryError
+from core.records import load_record, write_record
+
+#: The model repository folder every command reads or writes unless told another
+#: (``--repository`` / ``-r``; ``BuildOptions.repository``).
+DEFAULT_REPOSITORY = Path("model_repository")
+log = logging.getLogger(__name__)
+
+VERSION = "1"
+PYTHON_MODEL_TEMPLATE = Path(__file__).resolve().parents[1] / "templates" / "triton_python_model.py"
+
+
+def write_variant(
+    repo: Path,
+    variant: Variant,
+    artifact: Path,
+    spec: ModelSpec,
+    serving: str,
+    *,
+    version: int = 1,
+    io: ArtifactIO | None = None,
+    server_gpu: bool | None = None,
+    intra_op_threads: int | None = None,
+    warmup_count: int = DEFAULT_WARMUP_COUNT,
+) -> Path:
+    """Write one variant folder; returns it. Existing content of that folder is replaced.
+
+    Dtypes and dims come from the exported file (read with
+    :func:`builders.model.artifact_io.read_artifact_io` unless ``io`` is given), names and order from
+    ``spec``; the config is checked against Triton's rules before anything is written.
+
+    Args:
+        repo: The model repository folder (created).
+        variant: The variant; its name is the folder name.
+        artifact: The exported file (``model.pt`` / ``model.onnx`` / ``model.plan``).
+        spec: The model's I/O signature.
+        serving: ``"python"`` (python backend + ``model.py``) or ``"native"``.
+        version: Version folder number, >= 1 (default 1).
+        io: The artifact's I/O when already read (default: read it here).
+        server_gpu: Passed to :func:`builders.config.pbtxt.make_config` (``False`` rejects KIND_GPU).
+        intra_op_threads: Python-backend threads per instance (default: cores / instances).
+        warmup_count: Runs of each ``model_warmup`` sample (:func:`builders.config.warmup.add_warmup`).
+
+    Raises:
+        ConfigError: the variant breaks a Triton rule for this serving or artifact, or
+            ``version`` is not >= 1.
+    """
+    if version < 1:
+        raise ConfigError(f"version folder: {version} must be an integer >= 1 (Triton docs, 'Model Repository')")
+    if io is None:
+        io = read_artifact_io(variant.format, artifact)
+    cfg = make_config(
+        variant, spec, serving, intra_op_threads, io=io, server_gpu=server_gpu, warmup_count=warmup_count
+    )  # before touching the disk
+    vdir = repo / variant.name
+    if vdir.exists():
+        shutil.rmtree(vdir)
+    (vdir / str(version)).mkdir(parents=True)
+    write_config(cfg, vdir / "config.pbtxt")
+    link_or_copy(Path(artifact), vdir / str(version) / formats.get(variant.format).file)
+    if serving == "python":
+        shutil.copyfile(PYTHON_MODEL_TEMPLATE, vdir / str(version) / "model.py")
+    log.debug("wrote %s", vdir)
+    return vdir
+
+
+def link_or_copy(src: Path, dst: Path) -> None:
+    """Hard-link ``src`` to ``dst`` (shared, not copied), replacing ``dst``; copy across filesystems."""
+    dst.unlink(missing_ok=True)
+    try:
+        os.link(src, dst)
+    except OSError as e:
+        log.info("cannot hard-link %s (%s): copying it", src, e.strerror)
+        shutil.copy2(src, dst)
+
+
+def update_index(repo: Path, entries: Sequence[IndexEntry | dict[str, Any]], *, skipped: list[Skipped] | None = None) -> Path:
+    """Merge ``entries`` into ``<repo>/index.json``; returns its path.
+
+    Entries whose folder no longer exists are dropped, so the index lists exactly the
+    variants in the repository, sorted by name (:class:`builders.repository.records.RepositoryIndex`).
+    An index that cannot be read (not JSON, another schema) is logged and rewritten.
+
+    Args:
+        repo: The model repository.
+        entries: One per written variant (:meth:`IndexEntry.of`, or its JSON form:
+            ``Variant.to_json()`` plus ``serving``, ``build``).
+        skipped: Grid points not written and why, replacing the previous list when given.
+    """
+    path = repo / INDEX_FILE
+    repo.mkdir(parents=True, exist_ok=True)
+    old = RepositoryIndex()
+    if path.is_file():
+        try:
+            old = load_record(path, INDEX_KIND)
+        except RecordError as e:
+            log.warning("%s; it is rewritten", e.message)
+    index = old.entries()
+    for item in entries:
+        entry = item if isinstance(item, IndexEntry) else IndexEntry.model_validate(item)
+        index[entry.name] = entry
+    kept = [v for k, v in sorted(index.items()) if (repo / k).is_dir()]
+    return write_record(
+        path, INDEX_KIND, RepositoryIndex(variants=kept, skipped=list(skipped if skipped is not None else old.skipped))
+    )
+
+
+def read_index(repo: Path) -> dict[str, IndexEntry]:
+    """Variant name -> index entry (empty when the repository has no index). Entries written
+    before the ``runtime`` -> ``serving`` rename are read in the new vocabulary.
+
+    Raises:
+        RecordError: the index exists but cannot be read (not JSON, another schema, a bad field).
+    """
+    path = Path(repo) / INDEX_FILE
+    return load_record(path, INDEX_KIND).entries() if path.is_file() else {}
+
+
+@dataclasses.dataclass(frozen=True)
+class TensorBinding:
+    """One input or output of a served variant, matched by identity, not position.
+
+    Attributes:
+        name: The tensor's name in the input spec, the export and the reference data
+            (``reference.npz`` keys ``input:<name>`` / ``output:<name>``).
+        served: The name the server knows it by (differs for native TorchScript variants:
+            Triton's PyTorch backend names, recorded by the export as ``triton_names``).
+        index: Its position among the artifact's inputs, or among ``forward()``'s outputs
+            flattened in order (tuple and dict outputs), as recorded by the build.
+        spec: Its dtype and per-sample shape.
+    """
+
+    name: str
+    served: str
+    index: int
+    spec: TensorSpec
+
+
+@dataclasses.dataclass(frozen=True)
+class RepositoryVariant:
+    """Everything the toolkit knows about one variant of a repository, each file read once.
+
+    Attributes:
+        name: The variant (model folder) name.
+        folder: ``<repository>/<name>``.
+        entry: Its index entry; ``None`` for a model folder the index does not list (a
+            repository not written by ``builders build``).
+        repository: The repository it was read from (its manifests are read once, when
+            first asked for).
+    """
+
+    name: str
+    folder: Path
+    entry: IndexEntry | None
+    repository: Repository = dataclasses.field(repr=False, compare=False)
+
+    @property
+    def manifest(self) -> BuildManifest | None:
+        """The build manifest of its build folder, when there is one.
+
+        Raises:
+            RecordError: it exists but cannot be read.
+        """
+        return self.repository.manifest(self.build_dir) if self.build_dir else None
+
+    @functools.cached_property
+    def params(self) -> Variant | None:
+        """The variant's parameters (:class:`builders.config.variants.Variant`), from the index."""
+        return self.entry.variant if self.entry else None
+
+    @property
+    def serving(self) -> str | None:
+        """``"python"`` or ``"native"`` (how the build wrote the config), from the index."""
+        return self.entry.serving if self.entry else None
+
+    @property
+    def build_dir(self) -> Path | None:
+        """The build folder (manifest, artifacts, reference data), from the index."""
+        return Path(self.entry.build) if self.entry and self.entry.build else None
+
+    @functools.cached_property
+    def spec(self) -> ModelSpec | None:
+        """The model's input spec as built (outputs filled in from the eager model).
+
+        Raises:
+            RecordError: the build manifest cannot be read.
+        """
+        return self.manifest.spec.to_spec() if self.manifest else None
+
+    @property
+    def export(self) -> ExportRecord | None:
+        """The manifest's record of the export this variant serves."""
+        p = self.params
+        return self.manifest.export(p.format, p.precision) if self.manifest and p else None
+
+    def _served_names(self) -> dict[str, dict[str, str]]:
+        export = self.export
+        return (export.served_names(self.serving or "") if export else None) or {}
+
+    def _bindings(self, which: str) -> tuple[TensorBinding, ...]:
+        spec = self.spec
+        if spec is None:
+            return ()
+        renamed = self._served_names().get(which, {})
+        tensors = spec.inputs if which == "inputs" else spec.outputs
+        return tuple(TensorBinding(t.name, renamed.get(t.name, t.name), i, t) for i, t in enumerate(tensors))
+
+    @property
+    def served_spec(self) -> ModelSpec | None:
+        """The input spec with every tensor under its served name: what the variant's
+        ``config.pbtxt`` was written from."""
+        spec = self.spec
+        return spec.renamed(self._served_names()) if spec else None
+
+    @property
+    def inputs(self) -> tuple[TensorBinding, ...]:
+        """The inputs in ``forward()`` order, with their served names (empty without a manifest)."""
+        return self._bindings("inputs")
+
+    @property
+    def outputs(self) -> tuple[TensorBinding, ...]:
+        """The outputs in the artifact's (flattened ``forward()``) order, with their served
+        names (empty without a manifest)."""
+        return self._bindings("outputs")
+
+    @property
+    def tolerances(self) -> dict[str, float]:
+        """Relative tolerance per output (spec name) as recorded at build time: the build's
+        ``--rtol`` for that output, else the precision's default
+        (:attr:`core.precision.Precision.rtol`); empty without a manifest."""
+        p, spec = self.params, self.spec
+        if self.manifest is None or p is None or spec is None:
+            return {}
+        return output_tolerances(spec, p.precision, self.manifest.rtol)
+
+    @property
+    def reference_path(self) -> Path | None:
+        """``reference.npz`` in the build folder (inputs and eager outputs), if there is a build."""
+        return self.build_dir / REFERENCE if self.build_dir else None
+
+    def reference(self) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+        """The build's reference ``(inputs, expected outputs)``, keyed by spec name.
+
+        Raises:
+            RepositoryError: the index names no build folder for this variant.
+            ModelSpecError: the reference file is missing.
+        """
+        if self.build_dir is None:
+            raise RepositoryError(
+                f"variant {self.name}: the index names no build folder (no reference data)",
+                hint="rebuild it with `builders build`",
+            )
+        return load_reference(self.build_dir)
+
+
+class Repository:
+    """A model repository as the toolkit reads it: one facade over ``index.json``, the build
+    manifests and reference data, so that no caller walks those files itself.
+
+    Args:
+        path: The repository folder.
+
+    Example::
+
+        v = Repository("model_repository").variant("mlp_onnx_cpu2_db500_mbs64")
+        v.params.count, v.spec.inputs, [(o.name, o.served) for o in v.outputs], v.tolerances
+    """
+
+    def __init__(self, path: Path | str):
+        self.path = Path(path)
+        self._index: RepositoryIndex | None = None
+        self._manifests: dict[Path, BuildManifest | None] = {}
+
+    @property
+    def index_path(self) -> Path:
+        return self.path / INDEX_FILE
+
+    @property
+    def index(self) -> RepositoryIndex:
+        """The index (read once; empty when the repository has none).
+
+        Raises:
+            RecordError: the index exists but cannot be read.
+        """
+        if self._index is None:
+            self._index = load_record(self.index_path, INDEX_KIND) if self.index_path.is_file() else RepositoryIndex()
+        return self._index
+
+    def model_folders(self) -> list[str]:
+        """Model folders (those holding a ``config.pbtxt``), sorted: what a server loads,
+        listed in the index or not."""
+        if not self.path.is_dir():
+            return []
+        return sorted(p.name for p in self.path.iterdir() if (p / "config.pbtxt").is_file())
+
+    def names(self, patterns: Sequence[str] = (), *, indexed: bool = True) -> list[str]:
+        """Variant names matching ``patterns`` (names or shell patterns such as ``mlp_*``, as
+        ``--variants`` takes them), in the order the patterns name them; every variant when
+        ``patterns`` is empty.
+
+        Args:
+            patterns: Names or patterns.
+            indexed: Choose among the index's variants (default), else among the model folders.
+
+        Raises:
+            RepositoryError: the repository has none to choose from, or a pattern matches nothing
+                (the message lists the known names).
+        """
+        known = sorted(self.index.entries()) if indexed else self.model_folders()
+        where = f"{self.path}/{INDEX_FILE}" if indexed else str(self.path)
+        if not known:
+            raise RepositoryError(
+                f"{self.path} has no {INDEX_FILE} listing its variants"
+                if indexed
+                else f"{self.path} holds no model folder with a config.pbtxt",
+                hint="build one with `builders build`, or pass the repository that build wrote",
+            )
+        names: list[str] = []
+        missing = []
+        for pattern in patterns:
+            hits = fnmatch.filter(known, pattern)
+            missing += [] if hits else [pattern]
+            names += [h for h in hits if h not in names]
+        if missing:
+            raise RepositoryError(f"no variant in {where} matches {missing}", hint=f"known: {', '.join(known)}")
+        return names or known
+
+    def manifest(self, build_dir: Path) -> BuildManifest | None:
+        """The manifest in ``build_dir`` (read once), ``None`` when there is none.
+
+        Raises:
+            RecordError: it exists but cannot be read.
+        """
+        if build_dir not in self._manifests:
+            path = build_dir / MANIFEST_FILE
+            self._manifests[build_dir] = load_record(path, MANIFEST_KIND) if path.is_file() else None
+        return self._manifests[build_dir]
+
+    def variant(self, name: str) -> RepositoryVariant:
+        """The variant ``name``: its index entry (its build manifest is read when first needed).
+
+        A model folder that the index does not list is returned without them.
+
+        Raises:
+            RepositoryError: neither the index nor a model folder knows ``name``.
+            RecordError: the index cannot be read.
+        """
+        entry = self.index.entries().get(name)
+        folder = self.path / name
+        if entry is None and not (folder / "config.pbtxt").is_file():
+            raise RepositoryError(
+                f"{self.path} has no variant {name!r}",
+                hint=f"known: {', '.join(sorted(self.index.entries()) or self.model_folders()) or '(none)'}",
+            )
+        return RepositoryVariant(name, folder, entry, self)
+
+    def variants(self, patterns: Sequence[str] = ()) -> list[RepositoryVariant]:
+        """:meth:`variant` of each of :meth:`names` (``patterns``)."""
+        return [self.variant(n) for n in self.names(patterns)]

@@ -1,0 +1,132 @@
+"""Why a verification failed, in words: the :class:`~core.errors.VerificationError` of a
+failed comparison or run, with the one hint that fits the cause.
+
+Causes, in the order they are recognised:
+
+- the exporter traced the model and warned that forward() turned a tensor into a Python
+  value (``torch.jit.TracerWarning``): the trace froze data-dependent control flow (or a
+  size), so the export computes the branch taken on the example inputs for every input.
+  The hint says to script or rewrite the branch, never to loosen the tolerance;
+- a dynamic axis frozen at the example size (the artifact runs there, not elsewhere);
+- NaN/Inf in eager PyTorch itself (the inputs or the model), or only in the export;
+- a changed dtype;
+- a tolerance breach: a small one (max rel err < :data:`builders.verify.compare.ROUNDING_LIMIT`) may be rounding
+  and the hint names the ``--rtol`` that would pass; a large one is a different result,
+  and no tolerance is suggested.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from builders.verify.compare import ROUNDING_LIMIT, OutputComparison, passing_tolerance
+from core.errors import VerificationError
+
+#: Start of the tracer warnings that mean a tensor became a Python value inside forward().
+PYTHON_VALUE_WARNINGS = ("Converting a tensor to a Python", "Iterating over a tensor", "torch.tensor results are registered")
+
+
+def python_value_warnings(tracer_warnings: Sequence[str]) -> list[str]:
+    """The tracer warnings that say forward() turned a tensor into a Python value."""
+    return [w for w in tracer_warnings if w.startswith(PYTHON_VALUE_WARNINGS)]
+
+
+def frozen_control_flow(fmt: str, tracer_warnings: Sequence[str]) -> tuple[str, str]:
+    """``(what, hint)`` for a mismatch of a trace that warned of Python values."""
+    warned = python_value_warnings(tracer_warnings) or list(tracer_warnings)
+    tracer = "torch.jit.trace" if fmt == "torchscript" else "the TorchScript-based ONNX exporter (torch.jit.trace)"
+    what = (
+        f"the trace froze data-dependent control flow: {tracer} warned {warned[0]!r}"
+        + (f" (and {len(warned) - 1} more, listed in the manifest)" if len(warned) > 1 else "")
+        + "; the branch taken on the example inputs was recorded for every input"
+    )
+    if fmt == "torchscript":
+        hint = (
+            "make forward() scriptable so that torch.jit.script (tried first; its error is in the manifest's attempts) "
+            "keeps the branch, or write it with tensor ops (torch.where) so that a trace records both sides; "
+            "a looser --rtol would only hide a wrong result"
+        )
+    else:
+        hint = (
+            "write the branch with tensor ops (torch.where) or torch.cond, which the dynamo exporter turns into an "
+            "ONNX If, or serve the TorchScript export (--format torchscript scripts forward()); "
+            "a looser --rtol would only hide a wrong result"
+        )
+    return what, hint
+
+
+def comparison_error(
+    what: str, where: str, c: OutputComparison, frozen: list[str], fmt: str, tracer_warnings: Sequence[str]
+) -> VerificationError:
+    """The error of one failed output comparison.
+
+    Args:
+        what: The export and device (``"onnx (fp16, dynamo) on CPU"``).
+        where: The point and draw (``"batch 4, axes {}, draw 'negative'"``).
+        c: The failed comparison.
+        frozen: Dynamic axes the export lost (see ``builders.verify.verification``), may be empty.
+        fmt: Export format.
+        tracer_warnings: What the exporter's tracer warned.
+    """
+    problem = c.problem or "failed"
+    hint = None
+    if problem.startswith("shape") and frozen:
+        problem += f"; the export lost dynamic axis {frozen} (frozen at the example size)"
+        hint = "a dynamic axis was frozen at the example size: avoid Python ints from tensor sizes in forward()"
+    elif "eager PyTorch" in problem:
+        hint = "fix the model or the input spec (value ranges) so that eager PyTorch gives finite outputs"
+    elif python_value_warnings(tracer_warnings) and (problem.startswith("shape") or "tolerance" in problem):
+        cause, hint = frozen_control_flow(fmt, tracer_warnings)
+        problem += f"; {cause}"
+    elif problem.startswith("shape"):
+        hint = "the export returns another shape than eager PyTorch: check for sizes turned into Python numbers in forward()"
+    elif "NaN" in problem:
+        hint = "the export overflows or diverges: try fp32, or another exporter/opset"
+    elif problem.startswith("dtype"):
+        hint = "the exporter changed a dtype: cast the output explicitly in forward(), or try another exporter"
+    elif "tolerance" in problem and c.max_rel_err < ROUNDING_LIMIT:
+        hint = f"if this error is acceptable, pass --rtol {c.name}={passing_tolerance(c.max_rel_err):g}"
+    elif "tolerance" in problem:
+        problem += ": a different result, not rounding"
+        hint = (
+            "the export computes something else than eager PyTorch on these inputs: look for control flow or "
+            "sizes that depend on input values in forward(), or try another exporter/opset"
+        )
+    return VerificationError(
+        f"{what} output {c.name!r} at {where}: {problem} (max abs err {c.max_abs_err:.3g}, max rel err {c.max_rel_err:.3g})",
+        hint=hint,
+    )
+
+
+def run_error(what: str, where: str, e: BaseException, frozen: list[str]) -> VerificationError:
+    """The error of an artifact that raised at a verification point."""
+    return VerificationError(
+        f"{what} artifact failed to run at {where}: {type(e).__name__}: {str(e).strip()[:300]}"
+        + (f"\n  the export lost dynamic axis {frozen}: it runs at the example size but not at this one" if frozen else ""),
+        hint="the export froze a dynamic axis at the example size: avoid turning tensor sizes into Python "
+        "numbers in forward() (int(x.shape[0]), x.size(0) in a Python expression), or make forward() scriptable"
+        if frozen
+        else "check the input spec's dynamic axes and value ranges",
+    )
+
+
+def batch_axis_error(name: str, batch_axis: int, shape: Sequence[int], batch: int, where: str) -> VerificationError:
+    """Eager PyTorch's own output lost or moved its batch axis at one batch size."""
+    return VerificationError(
+        f"eager PyTorch output {name!r} at {where} has shape {list(shape)}: its batch axis {batch_axis} "
+        f"(size {batch} at this batch) is not there, so Triton cannot split it per request at this batch size",
+        hint="keep the batch axis at every batch size (e.g. squeeze() drops it at batch 1: squeeze a named dim instead)",
+    )
+
+
+def load_error(fmt: str, precision: str, path: Any, device: str, e: BaseException) -> VerificationError:
+    """The artifact does not load on the verifying runtime."""
+    return VerificationError(
+        f"{fmt} ({precision}) artifact {path} cannot be loaded for verification on {device}: "
+        f"{type(e).__name__}: {str(e).strip()[:300]}",
+        hint="onnxruntime's CPU provider lacks many bf16 (and some fp16) kernels: verify this precision on a GPU "
+        "host with onnxruntime-gpu, or export it as TorchScript / TensorRT"
+        if precision != "fp32"
+        else "the exported file is not loadable: re-export with --force, or try another --opset",
+    )

@@ -1,0 +1,144 @@
+"""The input draws verification runs at every batch size: several distributions, not one.
+
+One random N(0, 1) draw is too tame to expose a wrong export: a trace that froze the branch
+``x * 2 if x.mean() > 0 else -x`` agrees with eager PyTorch on every draw whose mean has the
+traced sign. Verification therefore runs each point on every draw of :data:`DRAWS`, plus
+the user's own sample when one is given (``builders build --sample FILE.npz``):
+
+========== ============================== ================================= ================
+draw       floating inputs                integer inputs (``value_range``)  bool inputs
+========== ============================== ================================= ================
+random     N(0, 1)                        uniform in the range              all True
+positive   abs(N(0, 1))                   uniform in the upper half         all True
+negative   -abs(N(0, 1))                  uniform in the lower half         all False
+scaled     N(0, 1) x :data:`SCALE`        only the range's two ends         random
+zeros      0                              0 (the low end if 0 is outside)   all False
+========== ============================== ================================= ================
+
+The ``random`` draw is :meth:`builders.model.spec.ModelSpec.example_inputs` (the reference data
+and the served check use the same policy). A draw on which eager PyTorch itself gives NaN
+or Inf (``zeros`` into a division, say) says nothing about the export and is skipped and
+recorded as such, except ``random`` and ``sample``, where it fails the verification.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from builders.model.spec import DEFAULT_INT_RANGE, ModelSpec
+from core import dtypes
+from core.errors import ModelSpecError
+
+#: Every generated draw, in the order verification runs them.
+DRAWS: tuple[str, ...] = ("random", "positive", "negative", "scaled", "zeros")
+#: The draw made of the user's own inputs.
+SAMPLE = "sample"
+#: Draws on which a non-finite eager output fails the verification instead of skipping the draw.
+REQUIRED_DRAWS: tuple[str, ...] = ("random", SAMPLE)
+#: Factor of the ``scaled`` draw of floating inputs.
+SCALE = 10.0
+
+
+def draw_inputs(spec: ModelSpec, batch: int, sizes: dict[str, int], draw: str, seed: int = 0) -> dict[str, np.ndarray]:
+    """Inputs of shape ``[batch, *per_sample_shape]`` (named axes at ``sizes``) from one draw.
+
+    Args:
+        spec: The model's inputs.
+        batch: Batch size (axis 0).
+        sizes: Dynamic axis name -> size.
+        draw: One of :data:`DRAWS`.
+        seed: Seed of the random parts.
+
+    Returns:
+        Input name -> array, in the spec's dtypes.
+
+    Raises:
+        ValueError: unknown ``draw``.
+    """
+    if draw not in DRAWS:
+        raise ValueError(f"unknown input draw {draw!r}; expected one of {DRAWS}")
+    base = spec.example_inputs(batch, sizes, seed=seed)
+    if draw == "random":
+        return base
+    rng = np.random.default_rng(seed + 7919)
+    out: dict[str, np.ndarray] = {}
+    for t in spec.inputs:
+        a = base[t.name]
+        kind = dtypes.from_name(t.dtype)
+        if kind.is_floating:
+            std = np.abs(a.astype(np.float32))
+            out[t.name] = {
+                "positive": std,
+                "negative": -std,
+                "scaled": a.astype(np.float32) * SCALE,
+                "zeros": np.zeros_like(std),
+            }[draw].astype(t.dtype)
+        elif t.dtype == "bool":
+            out[t.name] = {
+                "positive": np.ones(a.shape, bool),
+                "negative": np.zeros(a.shape, bool),
+                "scaled": rng.integers(0, 2, size=a.shape).astype(bool),
+                "zeros": np.zeros(a.shape, bool),
+            }[draw]
+        else:
+            lo, hi = t.value_range or DEFAULT_INT_RANGE
+            mid = lo + (hi - lo) // 2
+            if draw == "positive":
+                v = rng.integers(mid, hi + 1, size=a.shape)
+            elif draw == "negative":
+                v = rng.integers(lo, mid + 1, size=a.shape)
+            elif draw == "scaled":
+                v = np.where(rng.integers(0, 2, size=a.shape).astype(bool), hi, lo)
+            else:
+                v = np.full(a.shape, 0 if lo <= 0 <= hi else lo)
+            out[t.name] = v.astype(t.dtype)
+    return out
+
+
+def load_sample(path: Path, spec: ModelSpec) -> dict[str, np.ndarray]:
+    """The user's own inputs from an ``.npz`` file: one array per spec input, keyed by the
+    input's name (or ``input:<name>``, the form of ``reference.npz``), shape ``[batch,
+    *per_sample_shape]`` with the spec's fixed dims and dtype.
+
+    Raises:
+        ModelSpecError: the file is missing or unreadable, an input is missing, or an array's
+            dtype, rank or fixed dims differ from the spec (the message names the input).
+    """
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            arrays = {k.removeprefix("input:"): z[k] for k in z.files}
+    except (OSError, ValueError) as e:
+        raise ModelSpecError(
+            f"cannot read the input sample {path}: {e}", hint="write it with numpy.savez(path, **{input_name: array})"
+        ) from e
+    missing = [t.name for t in spec.inputs if t.name not in arrays]
+    if missing:
+        raise ModelSpecError(
+            f"the input sample {path} has no array for inputs {missing} (it has {sorted(arrays)})",
+            hint="save one array per model input, keyed by the input's name",
+        )
+    out: dict[str, np.ndarray] = {}
+    batches = set()
+    for t in spec.inputs:
+        a = arrays[t.name]
+        want = (None, *t.shape)
+        if (
+            a.dtype != np.dtype(t.dtype)
+            or a.ndim != len(want)
+            or any(isinstance(d, int) and d != n for d, n in zip(want[1:], a.shape[1:]))
+        ):
+            raise ModelSpecError(
+                f"input sample {t.name!r} in {path} is {a.dtype}{list(a.shape)}; the spec says {t.dtype}[batch, "
+                + ", ".join(str(d) for d in t.shape)
+                + "]",
+                hint="save the array with the spec's dtype and per-sample shape, batch axis first",
+            )
+        batches.add(a.shape[0])
+        out[t.name] = a
+    if len(batches) > 1:
+        raise ModelSpecError(
+            f"the input sample {path} mixes batch sizes {sorted(batches)}", hint="give every input the same first (batch) axis"
+        )
+    return out

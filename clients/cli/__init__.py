@@ -1,0 +1,1 @@
+"""The ``clients`` commands (click) and the launcher's command: infer, check, serve; the server flags."""

@@ -1,0 +1,242 @@
+"""``clients``: serve a repository, send requests, check served outputs against PyTorch.
+
+A thin shell over :mod:`clients.cli.launch`, :mod:`clients.infer` and :mod:`clients.check`;
+``--help`` imports neither torch nor tritonclient.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from builders.repository.view import DEFAULT_REPOSITORY
+from clients.cli.launch import serve_command
+from clients.cli.options import server_options
+from core.cli import console as make_console
+from core.cli import group, list_option, print_table, run_cli, verbosity_option
+
+DEFAULT_PORTS = {"http": 8000, "grpc": 8001}
+
+
+@group()
+def cli() -> None:
+    """Launch tritonserver, send inference requests, and check served outputs against PyTorch."""
+
+
+cli.add_command(serve_command("serve"))
+
+
+@cli.command()
+@click.argument("model")
+@click.option(
+    "--url",
+    default=None,
+    help="host:port of the server, any server (one the toolkit did not start too); http:// or grpc:// in front sets "
+    "--protocol [default: localhost:8000 (http) / localhost:8001 (grpc)].",
+)
+@click.option("--protocol", type=click.Choice(["http", "grpc"]), default="http", help="Protocol of the requests.")
+@click.option(
+    "--input-data",
+    "--input",
+    "input_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="Inputs from a file: .npz (one key per input name, or input:<name> as in a build's reference.npz), .npy "
+    "(single-input models) or .json in perf_analyzer's --input-data form [default: generated from the model's "
+    "signature and the build's spec; the shapes and value ranges used are printed].",
+)
+@click.option(
+    "--shape",
+    "shapes",
+    multiple=True,
+    metavar="NAME:DIMS",
+    help="Per-sample dims of an input with dynamic dims, without the batch axis, e.g. --shape input_ids:128 "
+    "(repeatable) [default: the build's opt size of the axis, else 16].",
+)
+@click.option("-b", "--batch-size", type=click.IntRange(1), default=1, show_default=True, help="Batch size of generated inputs.")
+@click.option("--requests", type=click.IntRange(1), default=1, show_default=True, help="Number of requests to send.")
+@click.option("--concurrency", type=click.IntRange(1), default=1, show_default=True, help="Requests in flight at once (threads).")
+@click.option("--shared-memory", is_flag=True, help="Pass tensors through system shared memory (server on this host).")
+@click.option(
+    "-r",
+    "--repository",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=DEFAULT_REPOSITORY,
+    show_default=True,
+    help="Repository whose index.json leads to the build manifest (integer input value ranges, dynamic axis sizes).",
+)
+@click.option("--output", "outputs", multiple=True, metavar="NAME", help="Output to request (repeatable; default all).")
+@click.option(
+    "--no-cast",
+    is_flag=True,
+    help="Refuse inputs whose dtype differs from the model's (default: cast float->float, int->int with a note).",
+)
+@click.option(
+    "--save-outputs", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Save the last outputs to this .npz."
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of generated inputs.")
+@verbosity_option
+def infer(
+    model: str,
+    url: str | None,
+    protocol: str,
+    input_path: Path | None,
+    shapes: tuple[str, ...],
+    batch_size: int,
+    requests: int,
+    concurrency: int,
+    shared_memory: bool,
+    repository: Path,
+    outputs: tuple[str, ...],
+    no_cast: bool,
+    save_outputs: Path | None,
+    seed: int,
+) -> None:
+    """Send one or many requests to MODEL and summarise its outputs."""
+    import numpy as np
+    from rich.markup import escape
+    from rich.table import Table
+
+    from clients.infer import model_signature, run_requests
+    from clients.inputs import generate_inputs, load_input_file, parse_shape_flag, plan_inputs, summarize, variant_for
+
+    if url and "://" in url:
+        scheme, _, url = url.partition("://")
+        if scheme not in DEFAULT_PORTS:
+            raise click.BadParameter(f"{scheme}:// is not a protocol the server speaks: http:// or grpc://", param_hint="--url")
+        protocol = scheme
+    url = url or f"localhost:{DEFAULT_PORTS[protocol]}"
+    sig = model_signature(url, protocol, model)
+    if input_path:
+        if shapes:
+            raise click.UsageError(
+                "--shape sets the size of generated inputs; --input-data gives the inputs themselves: pass one"
+            )
+        inputs = load_input_file(input_path, sig, batch_size)
+        how = [f"{k} {list(v.shape)} {v.dtype}: from {input_path}" for k, v in inputs.items()]
+    else:
+        variant = variant_for(repository, model)
+        given = dict(parse_shape_flag(x) for x in shapes)
+        inputs = generate_inputs(sig, batch_size, variant, seed, given)
+        how = [c.describe() for c in plan_inputs(sig, batch_size, variant, given)]
+    for line in how:
+        click.echo(f"input {line}")
+    stats = run_requests(url, protocol, model, inputs, requests, concurrency, list(outputs) or None, not no_cast, shared_memory)
+    console = make_console(stderr=False)
+    table = Table(title=escape(f"{model} ({protocol}, {url})"))
+    for col in ("output", "shape", "dtype", "min", "max", "mean"):
+        table.add_column(col, justify="right" if col in ("min", "max", "mean") else "left")
+    fmt = lambda x: "-" if x is None else f"{x:.6g}"  # noqa: E731
+    for row in summarize(stats.outputs):
+        table.add_row(escape(row["name"]), str(row["shape"]), row["dtype"], fmt(row["min"]), fmt(row["max"]), fmt(row["mean"]))
+    print_table(table, console)
+    sent = ", ".join(f"{k} {list(v.shape)} {v.dtype}" for k, v in inputs.items())
+    click.echo(f"inputs: {sent}")
+    if requests > 1:
+        click.echo(
+            f"requests: {requests} (concurrency {stats.concurrency}), failed: {len(stats.failures)}, "
+            f"latency p50 {stats.latency_percentile_ms(50):.2f} ms, p99 {stats.latency_percentile_ms(99):.2f} ms, "
+            f"throughput {stats.throughput_infer_per_s:.1f} infer/s"
+        )
+    if save_outputs:
+        np.savez(save_outputs, **stats.outputs)
+        click.echo(f"outputs saved to {save_outputs}")
+    if stats.failures:
+        raise click.exceptions.Exit(1)
+
+
+@cli.command()
+@server_options
+@click.option("--http-url", default=None, help="Check on a running server at this HTTP host:port instead of starting one.")
+@click.option("--grpc-url", default=None, help="Check on a running server at this gRPC host:port instead of starting one.")
+@click.option(
+    "--protocol", type=click.Choice(["http", "grpc", "both"]), default="both", help="Protocol(s) the outputs are checked over."
+)
+@list_option(
+    "--variant",
+    "--variants",
+    "variants",
+    metavar="NAME|PATTERN[,...]",
+    help="Variant names or patterns such as 'mlp_*', as perf sweep --variants takes them [default: all in index.json].",
+)
+@verbosity_option
+def check(server_opts: Any, http_url: str | None, grpc_url: str | None, protocol: str, variants: tuple[str, ...]) -> None:
+    """Send each variant's saved reference inputs and compare served outputs with PyTorch's.
+
+    Without --http-url/--grpc-url a server is started on the repository (explicit model
+    control) and each variant is loaded, checked and unloaded in turn. Exit 1 if any fails.
+    """
+    from rich.markup import escape
+
+    from clients.check import check_running, check_with_server
+
+    console = make_console(stderr=False)
+    protocols = ("http", "grpc") if protocol == "both" else (protocol,)
+    if http_url or grpc_url:
+        given = {"http": http_url, "grpc": grpc_url}
+        missing = [p for p in protocols if not given[p]]
+        if missing:
+            raise click.UsageError(f"--protocol {protocol} needs --{missing[0]}-url for a running server")
+        results = check_running(
+            server_opts.repository, {p: str(given[p]) for p in protocols}, variants, lambda m: console.log(escape(m))
+        )
+    else:
+        results = check_with_server(server_opts, protocols, variants, lambda m: console.log(escape(m)))
+    print_table(results_table(results), console)
+    failed = [r for r in results if not r.passed]
+    caveats = [r for r in results if r.passed and r.not_exercised]
+    line = f"{len(results) - len(failed)} of {len(results)} checks passed"
+    if caveats:
+        line += f"; {len(caveats)} of them without exercising the variant's precision (pass*: {caveats[0].not_exercised})"
+    click.echo(line)
+    if failed:
+        raise click.exceptions.Exit(1)
+
+
+def results_table(results: list[Any]) -> Any:
+    """A rich table: one row per variant, protocol and output (max abs/rel error, pass/fail).
+    A variant that failed the same way on every protocol (it did not load, say) is one row,
+    its error printed once and whole."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table(title="served outputs vs PyTorch reference")
+    for col in ("variant", "protocol", "output", "max abs err", "max rel err", "rtol", "result"):
+        table.add_column(col, no_wrap=col == "variant", overflow="fold")
+    failed: dict[tuple[str, str], list[str]] = {}
+    for r in results:
+        if not r.outputs:
+            failed.setdefault((r.variant, r.error or ""), []).append(r.protocol)
+    shown: set[tuple[str, str]] = set()
+    for r in results:
+        key = (r.variant, r.error or "")
+        if not r.outputs and key not in shown:
+            shown.add(key)
+            table.add_row(
+                escape(r.variant), ", ".join(failed[key]), "-", "-", "-", "-", f"[red]FAIL[/red] {escape(r.error or '')}"
+            )
+        for o in r.outputs:
+            verdict = "[green]pass[/green]" if o["passed"] else f"[red]FAIL[/red] {escape(o.get('problem') or '')}"
+            if o["passed"] and r.not_exercised:
+                verdict = "[yellow]pass*[/yellow] (precision not exercised)"
+            table.add_row(
+                escape(r.variant),
+                r.protocol,
+                escape(o["name"]),
+                f"{o['max_abs_err']:.3g}",
+                f"{o['max_rel_err']:.3g}",
+                f"{o['rtol']:.0e}",
+                verdict,
+            )
+    return table
+
+
+def main() -> None:
+    """Entry point of the ``clients`` command."""
+    run_cli(cli)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,363 @@
+"""Main effects of a sweep's grid: what changing one factor does, over every fair pair.
+
+For each factor of the variant grid (:data:`FACTORS`: format, precision, instance kind and
+count, dynamic batching on/off, queue delay, preferred batch sizes, max_batch_size, warmup,
+ORT-TRT accelerator, GPU ids) and each of its values ``v`` other than the reference value
+``r`` (batching off, 1 instance, no warmup, the smallest number, else the first name in
+sort order), the *pairs* are the variants that differ only in that factor (every other
+:class:`builders.config.variants.Variant` field equal, as :mod:`perf.analysis.pairs` decides fairness), one
+at ``r`` and one at ``v``. Each pair gives two paired differences, in %:
+
+* **peak throughput**: each variant's highest-throughput level (its smallest client batch size);
+* **p99 at a common load**: both at the pair's highest common concurrency.
+
+The effect is the median of the paired differences with their spread: min–max with fewer
+than :data:`IQR_FROM` pairs, else the interquartile range. It is *not significant* where
+the spread covers zero; with a single pair, the pair's own trial spread decides
+(:func:`perf.analysis.stats.delta`; unknown with one trial). An *interaction* is named only where
+it changes the sign: grouping an effect's pairs by another factor's value gives group
+medians of opposite signs, each group clear of zero by the same rule.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import statistics
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from builders.config.variants import Variant
+from perf.analysis.pairs import BATCHING, VARIANT_FIELDS, variant_of
+from perf.analysis.stats import P99, THROUGHPUT, Point, common_level, curve, delta, spread_unknown
+from perf.markdown import APPENDIX_FILE, name_then_numbers, table
+from perf.records.results import RunResult, VariantResult
+
+#: With at least this many pairs the spread is the interquartile range, else min–max.
+IQR_FROM = 4
+#: Interactions the report lists (the appendix has every one).
+INTERACTION_LINES = 6
+
+
+@dataclasses.dataclass(frozen=True)
+class Factor:
+    """One factor of the grid.
+
+    Attributes:
+        key: Its name in tables (``"count"``).
+        label: In words (``"instance count"``).
+        fields: The :class:`Variant` fields a pair may differ in.
+        value: The factor's value for a variant; None where it does not apply (the queue
+            delay of a variant with batching off).
+        show: A value in words.
+    """
+
+    key: str
+    label: str
+    fields: tuple[str, ...]
+    value: Callable[[Variant], Any]
+    show: Callable[[Any], str] = str
+
+
+def _sizes(v: Any) -> str:
+    return "none" if not v else "[" + ", ".join(map(str, v)) + "]"
+
+
+FACTORS: tuple[Factor, ...] = (
+    Factor("format", "format", ("format",), lambda t: t.format),
+    Factor("precision", "precision", ("precision",), lambda t: t.precision),
+    Factor("kind", "instance kind", ("kind",), lambda t: t.kind),
+    Factor("count", "instance count", ("count",), lambda t: t.count, lambda v: f"{v} instance{'s' if v != 1 else ''}"),
+    Factor(
+        "batching", "dynamic batching", BATCHING, lambda t: t.dynamic_batching, lambda v: "batching on" if v else "batching off"
+    ),
+    Factor(
+        "delay",
+        "queue delay",
+        ("max_queue_delay_us",),
+        lambda t: t.max_queue_delay_us if t.dynamic_batching else None,
+        lambda v: f"delay {v} µs",
+    ),
+    Factor(
+        "preferred",
+        "preferred batch sizes",
+        ("preferred_batch_sizes",),
+        lambda t: t.preferred_batch_sizes if t.dynamic_batching else None,
+        lambda v: f"preferred {_sizes(v)}",
+    ),
+    Factor("mbs", "max_batch_size", ("max_batch_size",), lambda t: t.max_batch_size, lambda v: f"mbs {v}"),
+    Factor("warmup", "warmup", ("warmup",), lambda t: t.warmup or "none", lambda v: f"warmup {v}"),
+    Factor("ortrt", "ORT-TRT accelerator", ("trt_accelerator",), lambda t: t.trt_accelerator or "off", lambda v: f"ORT-TRT {v}"),
+    Factor("gpus", "GPU ids", ("gpus",), lambda t: t.gpus, lambda v: f"GPUs {_sizes(v) if v else 'all'}"),
+)
+
+
+def value_order(v: Any) -> tuple[int, float, str]:
+    """Sort key: "nothing" values (off, none, empty, fp32) first, then numbers, then names."""
+    if v is None or v is False or v == () or (isinstance(v, str) and v in ("none", "off", "fp32")):
+        return (0, 0.0, "")
+    if isinstance(v, (int, float)):
+        return (1, float(v), "")
+    return (2, 0.0, str(v))
+
+
+@dataclasses.dataclass(frozen=True)
+class Spread:
+    """The paired differences of one metric (%, changed vs reference), summarised.
+
+    Attributes:
+        values: The differences, one per pair (%).
+        median: Their median (%).
+        low, high: The spread: min–max, or the interquartile range from :data:`IQR_FROM` pairs.
+        significant: The spread does not cover zero (n >= 2); with one pair, the pair's
+            trial-spread verdict (None: unknown, one trial).
+    """
+
+    values: tuple[float, ...]
+    median: float
+    low: float
+    high: float
+    significant: bool | None
+
+    @property
+    def sign(self) -> int:
+        """+1 / -1 when the median is clear of zero by :attr:`significant` (not False), else 0."""
+        if self.significant is False or self.median == 0:
+            return 0
+        return 1 if self.median > 0 else -1
+
+    def describe(self) -> str:
+        """``"+12.3 % (IQR +5.0 to +20.1)"``, ``"+1.0 % (min–max -3.0 to +4.0: not significant)"``
+        or for one pair ``"+8.0 % (1 pair; spread unknown (1 trial))"``."""
+        text = f"{self.median:+.1f} %"
+        n = len(self.values)
+        if n == 1:
+            why = {True: "beyond its trial spread", False: "not significant: within its trial spread", None: spread_unknown(1)}
+            return text + f" (1 pair; {why[self.significant]})"
+        kind = "IQR" if n >= IQR_FROM else "min–max"
+        return text + f" ({kind} {self.low:+.1f} to {self.high:+.1f}" + ("" if self.significant else ": not significant") + ")"
+
+
+def summarise(values: Sequence[float], single: bool | None = None) -> Spread:
+    """:class:`Spread` of ``values``; ``single`` is the significance of a lone pair."""
+    vals = tuple(values)
+    if len(vals) >= IQR_FROM:
+        q1, _, q3 = statistics.quantiles(vals, n=4, method="inclusive")
+        low, high = q1, q3
+    else:
+        low, high = min(vals), max(vals)
+    sig = single if len(vals) == 1 else not (low <= 0 <= high)
+    return Spread(vals, statistics.median(vals), low, high, sig)
+
+
+@dataclasses.dataclass(frozen=True)
+class PairDiff:
+    """One fair pair of a factor: reference and changed variant, and their differences (%).
+
+    Attributes:
+        reference, changed: Variant names.
+        reference_params, changed_params: Their parameters.
+        throughput_pct: Peak throughput change (%); None when either has no peak.
+        p99_pct: p99 change at the highest common concurrency (%); None without one.
+        concurrency: That concurrency.
+        throughput_sig, p99_sig: The noise-rule verdict of each single difference.
+    """
+
+    reference: str
+    changed: str
+    reference_params: Variant
+    changed_params: Variant
+    throughput_pct: float | None
+    p99_pct: float | None
+    concurrency: int | None
+    throughput_sig: bool | None = None
+    p99_sig: bool | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class MainEffect:
+    """The effect of changing ``factor`` from ``reference`` to ``value``, over its pairs."""
+
+    factor: Factor
+    reference: Any
+    value: Any
+    pairs: tuple[PairDiff, ...]
+    throughput: Spread | None
+    p99: Spread | None
+
+    @property
+    def change(self) -> str:
+        """``"2 instances vs 1 instance"``."""
+        return f"{self.factor.show(self.value)} vs {self.factor.show(self.reference)}"
+
+    @property
+    def concurrencies(self) -> list[int]:
+        return sorted({p.concurrency for p in self.pairs if p.concurrency is not None})
+
+
+def _pair(a: VariantResult, b: VariantResult, ta: Variant, tb: Variant, pts: dict[str, list[Point]]) -> PairDiff | None:
+    ca, cb = curve(pts[a.name]), curve(pts[b.name])
+    if not ca or not cb or ca[0].batch_size != cb[0].batch_size:
+        return None
+    pa = max(ca, key=lambda p: p.value(THROUGHPUT))
+    pb = max(cb, key=lambda p: p.value(THROUGHPUT))
+    dt = delta(pa, pb, THROUGHPUT)
+    common = common_level(ca, cb)
+    dp = delta(*common, P99) if common else None
+    return PairDiff(
+        a.name,
+        b.name,
+        ta,
+        tb,
+        dt.change_pct if dt else None,
+        dp.change_pct if dp else None,
+        common[0].concurrency if common else None,
+        dt.significant if dt else None,
+        dp.significant if dp else None,
+    )
+
+
+def _spread(diffs: Sequence[PairDiff], metric: str) -> Spread | None:
+    vals = [(v, s) for d in diffs if (v := getattr(d, f"{metric}_pct")) is not None for s in [getattr(d, f"{metric}_sig")]]
+    return summarise([v for v, _ in vals], vals[0][1] if len(vals) == 1 else None) if vals else None
+
+
+def main_effects(run: RunResult, points: dict[str, list[Point]]) -> list[MainEffect]:
+    """Every factor that varies among the run's comparable variants, one :class:`MainEffect`
+    per non-reference value that has at least one pair, in :data:`FACTORS` order.
+
+    Args:
+        run: A loaded sweep (failed variants, variants without params or levels are left out).
+        points: :func:`perf.analysis.stats.run_points` of it.
+    """
+    typed = [
+        (v, t)
+        for v in run.variants
+        if v.status != "failed" and curve(points.get(v.name, [])) and (t := variant_of(v)) is not None
+    ]
+    out = []
+    for f in FACTORS:
+        rest = [x for x in VARIANT_FIELDS if x not in f.fields]
+        groups: dict[tuple, list[tuple[VariantResult, Variant, Any]]] = {}
+        for v, t in typed:
+            val = f.value(t)
+            if val is not None:
+                key = (tuple(getattr(t, x) for x in rest), (v.params or {}).get("shape"))
+                groups.setdefault(key, []).append((v, t, val))
+        values = sorted({val for g in groups.values() for _, _, val in g}, key=value_order)
+        if len(values) < 2:
+            continue
+        ref = values[0]
+        for value in values[1:]:
+            diffs = [
+                d
+                for g in groups.values()
+                for a, ta, va in g
+                if va == ref
+                for b, tb, vb in g
+                if vb == value and (d := _pair(a, b, ta, tb, points)) is not None
+            ]
+            if diffs:
+                out.append(MainEffect(f, ref, value, tuple(diffs), _spread(diffs, "throughput"), _spread(diffs, "p99")))
+    return out
+
+
+@dataclasses.dataclass(frozen=True)
+class Interaction:
+    """An effect whose sign depends on another factor: ``groups`` maps the other factor's
+    values to the effect among the pairs at that value (only the values of opposite signs)."""
+
+    effect: MainEffect
+    metric: str
+    other: Factor
+    groups: dict[Any, Spread]
+
+    def describe(self) -> str:
+        """``"2 instances vs 1 instance: peak throughput +20.0 % with off, -15.0 % with batching on"``."""
+        what = "peak throughput" if self.metric == "throughput" else "p99"
+        parts = [f"{s.describe()} with {self.other.show(v)}" for v, s in self.groups.items()]
+        return f"{self.effect.change}: {what} " + ", ".join(parts) + f" (depends on the {self.other.label})"
+
+
+def interactions(effects: Sequence[MainEffect]) -> list[Interaction]:
+    """The sign-changing interactions of ``effects`` (see the module docstring), strongest first."""
+    out = []
+    for e in effects:
+        for g in FACTORS:
+            if g.key == e.factor.key or set(g.fields) & set(e.factor.fields):
+                continue
+            by: dict[Any, list[PairDiff]] = {}
+            for d in e.pairs:
+                gv = g.value(d.changed_params)
+                gv = g.value(d.reference_params) if gv is None else gv
+                if gv is not None:
+                    by.setdefault(gv, []).append(d)
+            if len(by) < 2:
+                continue
+            for metric in ("throughput", "p99"):
+                spreads = {v: s for v, ds in sorted(by.items(), key=lambda kv: value_order(kv[0])) if (s := _spread(ds, metric))}
+                pos = {v: s for v, s in spreads.items() if s.sign > 0}
+                neg = {v: s for v, s in spreads.items() if s.sign < 0}
+                if pos and neg:
+                    hi = max(pos, key=lambda v: pos[v].median)
+                    lo = min(neg, key=lambda v: neg[v].median)
+                    groups = {v: spreads[v] for v in spreads if v in (hi, lo)}
+                    out.append(Interaction(e, metric, g, groups))
+    return sorted(out, key=lambda i: -max(abs(s.median) for s in i.groups.values()))
+
+
+def _cell(s: Spread | None) -> str:
+    return "—" if s is None else s.describe()
+
+
+def effects_table(effects: Sequence[MainEffect]) -> list[str]:
+    """One row per effect: factor, change, pairs, peak throughput and p99 at the common load."""
+    rows = []
+    for e in effects:
+        cs = e.concurrencies
+        load = "—" if not cs else f"c={cs[0]}" if len(cs) == 1 else f"c={cs[0]}–{cs[-1]}"
+        rows.append([e.factor.label, e.change, len(e.pairs), _cell(e.throughput), load, _cell(e.p99)])
+    headers = ["factor", "change", "pairs", "peak throughput", "common load", "p99 at that load"]
+    return table(headers, rows, ["left", "left", *name_then_numbers(4)[1:]])
+
+
+def effects_section(effects: Sequence[MainEffect], inters: Sequence[Interaction]) -> list[str]:
+    """The report's "Main effects" section (markdown lines)."""
+    lines = ["## Main effects", ""]
+    if not effects:
+        return lines + ["No two comparable variants differ in one factor only, so no effect can be estimated."]
+    lines += [
+        "What changing one factor does, over every pair of variants that differ only in that factor (all other "
+        "variant parameters equal): the median of the paired changes, in %, with their spread (min–max, or the "
+        f"interquartile range (IQR) from {IQR_FROM} pairs); *not significant* where the spread covers zero. Peak "
+        "throughput: each variant's best level; p99: both at the pair's highest common concurrency. Every pair "
+        f"is listed in [{APPENDIX_FILE}]({APPENDIX_FILE}).",
+        "",
+        *effects_table(effects),
+    ]
+    if inters:
+        lines += ["", "**Interactions** (only where the effect changes sign with another factor):", ""]
+        lines += [f"- {i.describe()}." for i in inters[:INTERACTION_LINES]]
+        if len(inters) > INTERACTION_LINES:
+            lines.append(f"- {len(inters) - INTERACTION_LINES} more in [{APPENDIX_FILE}]({APPENDIX_FILE}).")
+    return lines
+
+
+def effects_sentences(effects: Sequence[MainEffect]) -> str:
+    """The main effects in one paragraph for the conclusions' numbers (significant ones named
+    with their size, the rest listed as not significant or unknown)."""
+    if not effects:
+        return ""
+    clear = [e for e in effects if e.throughput is not None and e.throughput.significant]
+    rest = [e for e in effects if e not in clear]
+    text = "**Main effects** (median over the pairs that differ only in that factor; table above): "
+    if clear:
+        text += "; ".join(
+            f"{e.change}: peak throughput {e.throughput.median:+.1f} %"  # type: ignore[union-attr]
+            + (f", p99 {e.p99.median:+.1f} %" if e.p99 is not None else "")
+            for e in clear
+        )
+    else:
+        text += "no change of one factor moved peak throughput beyond its spread"
+    if rest:
+        text += f". Not significant or of unknown spread on peak throughput: {', '.join(e.change for e in rest)}"
+    return text + "."

@@ -1,0 +1,187 @@
+"""The Pareto frontier of a sweep: the levels no other level beats on both throughput and p99.
+
+A level ``a`` *dominates* ``b`` when ``a``'s throughput is at least ``b``'s and ``a``'s p99
+at most ``b``'s, one of the two strictly. The frontier is every candidate level (medians over
+trials that may be ranked, :func:`perf.analysis.recommendation.candidate`) that no other candidate
+dominates, sorted by p99 (lowest first, so throughput rises along it). Three views:
+
+* :func:`operating_frontier`: over every (variant, level) — the operating points worth
+  choosing from; the frontier plot draws it.
+* :func:`best_level_frontier`: each variant at its best level (:func:`perf.analysis.recommendation.rank`:
+  highest throughput, stable levels first), then the frontier of those.
+* :func:`level_frontiers`: per (client batch size, concurrency), among the variants measured there.
+
+Flagged levels (unstable, host busy) may be on the frontier; the report marks them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from perf.analysis.recommendation import Recommendation, candidate, rank
+from perf.analysis.stats import P99, THROUGHPUT, Point
+from perf.markdown import APPENDIX_FILE, UNSTABLE_MARK, fmt, name_then_numbers, table
+
+#: Frontier rows the report shows; the appendix lists every one.
+FRONTIER_ROWS = 10
+#: Concurrency levels up to which the report lists the frontier per level (the appendix always does).
+PER_LEVEL_MAX = 4
+
+
+def dominates(a: Point, b: Point) -> bool:
+    """Whether ``a`` is at least as good as ``b`` on throughput (higher) and p99 (lower), and
+    better on one. Both must be candidates (a throughput and a p99)."""
+    ta, tb, la, lb = a.value(THROUGHPUT), b.value(THROUGHPUT), a.value(P99), b.value(P99)
+    return ta >= tb and la <= lb and (ta > tb or la < lb)
+
+
+def frontier(points: Iterable[Point]) -> list[Point]:
+    """The non-dominated candidates of ``points``, by p99 ascending (throughput ascending too).
+
+    Sort by p99 (ties: higher throughput first) and keep each point whose throughput beats
+    every point kept before it: O(n log n). Two points with equal throughput and p99 are both kept.
+
+    Args:
+        points: Any levels; non-candidates (:func:`perf.analysis.recommendation.candidate`) are skipped.
+    """
+    cands = sorted((p for p in points if candidate(p)), key=lambda p: (p.value(P99), -p.value(THROUGHPUT)))
+    out: list[Point] = []
+    for p in cands:
+        if not out or p.value(THROUGHPUT) > out[-1].value(THROUGHPUT):
+            out.append(p)
+        elif p.value(THROUGHPUT) == out[-1].value(THROUGHPUT) and p.value(P99) == out[-1].value(P99):
+            out.append(p)
+    return out
+
+
+def operating_frontier(points: dict[str, list[Point]], failed: Iterable[str] = ()) -> list[Point]:
+    """The frontier over every level of every variant that did not fail."""
+    gone = set(failed)
+    return frontier(p for n, pts in points.items() if n not in gone for p in pts)
+
+
+def best_levels(points: dict[str, list[Point]], failed: Iterable[str] = ()) -> dict[str, Point]:
+    """Each variant's best level by the recommendation's rule (:func:`perf.analysis.recommendation.rank`)."""
+    gone = set(failed)
+    out = {}
+    for name, pts in points.items():
+        best, _ = rank(pts) if name not in gone else (None, None)
+        if best is not None:
+            out[name] = best
+    return out
+
+
+def best_level_frontier(points: dict[str, list[Point]], failed: Iterable[str] = ()) -> list[Point]:
+    """The frontier of the variants at their best level."""
+    return frontier(best_levels(points, failed).values())
+
+
+def level_frontiers(points: dict[str, list[Point]], failed: Iterable[str] = ()) -> dict[tuple[int, int], list[Point]]:
+    """``{(batch size, concurrency): frontier of the variants measured at that level}``, sorted by level."""
+    gone = set(failed)
+    groups: dict[tuple[int, int], list[Point]] = {}
+    for name, pts in points.items():
+        if name not in gone:
+            for p in pts:
+                groups.setdefault((p.batch_size, p.concurrency), []).append(p)
+    return {k: frontier(v) for k, v in sorted(groups.items())}
+
+
+def _level(p: Point) -> str:
+    return f"c={p.concurrency}" + (f", b={p.batch_size}" if p.batch_size != 1 else "")
+
+
+def _names(pts: list[Point], limit: int = 4) -> str:
+    shown = ", ".join(f"`{p.variant}`" for p in pts[:limit])
+    return shown + (f" and {len(pts) - limit} more" if len(pts) > limit else "")
+
+
+def _is(p: Point, choice: object) -> bool:
+    return choice is not None and (p.variant, p.concurrency, p.batch_size) == (
+        getattr(choice, "variant", None),
+        getattr(choice, "concurrency", None),
+        getattr(choice, "batch_size", None),
+    )
+
+
+def frontier_rows(front: list[Point], rec: Recommendation | None) -> list[list[object]]:
+    """Table rows of frontier levels: variant, level, throughput, p99, what the recommendation made of it."""
+    rows: list[list[object]] = []
+    for p in front:
+        marks = [
+            m
+            for m, c in (("best under budget", rec and rec.best_under_budget), ("best peak", rec and rec.best_peak))
+            if _is(p, c)
+        ]
+        flag = "" if p.status == "ok" else f" {UNSTABLE_MARK} {p.status}"
+        rows.append([f"`{p.variant}`{flag}", _level(p), fmt(p.get(THROUGHPUT)), fmt(p.get(P99), 2), ", ".join(marks)])
+    return rows
+
+
+FRONTIER_HEADERS = ["variant", "level", "throughput (infer/s)", "p99 (ms)", "recommended as"]
+
+
+def frontier_section(points: dict[str, list[Point]], rec: Recommendation, failed: Iterable[str] = ()) -> list[str]:
+    """The report's "Pareto frontier" section (markdown lines): the operating frontier (at
+    most :data:`FRONTIER_ROWS` rows, evenly spread along it when longer), the frontier at each
+    variant's best level, and per concurrency level."""
+    failed = set(failed)
+    front = operating_frontier(points, failed)
+    if not front:
+        return ["## Pareto frontier", "", "No level can be ranked, so there is no frontier."]
+    shown = front
+    if len(front) > FRONTIER_ROWS:  # keep both ends and the recommended levels, spread the rest evenly
+        step = (len(front) - 1) / (FRONTIER_ROWS - 1)
+        keep = {round(i * step) for i in range(FRONTIER_ROWS)}
+        keep |= {i for i, p in enumerate(front) if _is(p, rec.best_peak) or _is(p, rec.best_under_budget)}
+        shown = [p for i, p in enumerate(front) if i in keep]
+    variants = len({p.variant for p in front})
+    lines = [
+        "## Pareto frontier",
+        "",
+        f"The levels no other level beats on both throughput and p99 ({len(front)} level(s) of {variants} variant(s), "
+        "lowest p99 first; every other level is slower, has a higher p99, or both). "
+        + (
+            f"{len(shown)} of them shown, evenly spread along it; all in [{APPENDIX_FILE}]({APPENDIX_FILE}). "
+            if shown is not front
+            else ""
+        )
+        + f"{UNSTABLE_MARK}: a flagged level (unstable or host busy).",
+        "",
+        *table(FRONTIER_HEADERS, frontier_rows(shown, rec), name_then_numbers(4) + ["left"]),
+        "",
+    ]
+    best = best_level_frontier(points, failed)
+    lines.append(f"- **At each variant's best level**, the frontier is {_names(best, 6)} (lowest p99 first).")
+    per = per_level_lines(points, failed)
+    if len(per) <= PER_LEVEL_MAX:
+        lines += ["- **Per level** (variants measured at that level only):", *per]
+    else:
+        lines.append(f"- **Per level**: in [{APPENDIX_FILE}]({APPENDIX_FILE}) ({len(per)} levels).")
+    return lines
+
+
+def per_level_lines(points: dict[str, list[Point]], failed: Iterable[str] = ()) -> list[str]:
+    """One indented bullet per level naming its frontier's variants."""
+    return [f"  - {_level(ps[0])}: {_names(ps)}" for ps in level_frontiers(points, failed).values() if ps]
+
+
+def frontier_summary(points: dict[str, list[Point]], rec: Recommendation, failed: Iterable[str] = ()) -> str:
+    """One sentence for the recommendation: the frontier's ends and whether each pick is on it."""
+    front = operating_frontier(points, failed)
+    if not front:
+        return ""
+    lo, hi = front[0], front[-1]
+    text = (
+        f"**Pareto frontier** ({len(front)} level(s) of {len({p.variant for p in front})} variant(s); see the section below): "
+        f"from `{lo.variant}` at {_level(lo)} (lowest p99, {fmt(lo.get(P99), 2)} ms, {fmt(lo.get(THROUGHPUT))} infer/s) "
+        f"to `{hi.variant}` at {_level(hi)} (highest throughput, {fmt(hi.get(THROUGHPUT))} infer/s, p99 {fmt(hi.get(P99), 2)} ms)"
+    )
+    off = [
+        what
+        for what, c in (("best under budget", rec.best_under_budget), ("best peak", rec.best_peak))
+        if c is not None and not any(_is(p, c) for p in front)
+    ]
+    if off:  # a flagged level with more throughput at no more p99 beats the stable pick
+        text += f"; the {' and the '.join(off)} pick(s) are not on it (a flagged level beats them on both)"
+    return text + "."

@@ -1,0 +1,289 @@
+"""The recommendation: the best level under a latency budget (p99 unless
+``--latency-percentile`` says 50, 90 or 95) and the best peak, trusted levels first.
+
+Ranking rule (every pick, in the report, the CLI summary and ``scripts/gpu_check.py``):
+
+1. **Candidates** are the concurrency levels (medians over trials, :class:`perf.analysis.stats.Point`)
+   of variants that did not fail, with a throughput above 0 and a p99. Never candidates, and
+   listed in :attr:`Recommendation.excluded` with the reason: failed variants, failed levels
+   (errors, 0 infer/s), ``not achieved`` levels (a request rate that was not reached), and
+   request-rate levels (a fixed arrival rate is another load model than concurrency).
+2. **Stable levels rank first**: the pick is the highest-throughput level with status
+   ``ok`` (ties to the lower p99).
+3. A **flagged** level (``unstable``, ``host busy``) wins only when its throughput beats
+   every ``ok`` candidate's by more than its own spread (:func:`spread`); the pick then says
+   so in words (:attr:`Choice.why`). With no ``ok`` candidate at all the best flagged level
+   is picked, also in words.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+
+from core.errors import PerfError
+from perf.analysis.stats import P99, THROUGHPUT, Point, knee, run_points
+from perf.markdown import UNSTABLE_MARK, fmt
+from perf.records.results import RunResult
+from perf.records.settings import MeasureSettings
+
+#: Client latency percentiles a budget may be set on (``--latency-percentile``; Model
+#: Analyzer's ``perf_latency_p90``/``p95``/``p99`` constraints), and the default.
+LATENCY_PERCENTILES = (50, 90, 95, 99)
+DEFAULT_LATENCY_PERCENTILE = 99
+
+
+def latency_metric(percentile: int) -> str:
+    """The :class:`perf.records.results.LevelResult` field of a client latency percentile: 95 -> ``latency_p95_ms``.
+
+    Raises:
+        PerfError: not one of :data:`LATENCY_PERCENTILES`.
+    """
+    if percentile not in LATENCY_PERCENTILES:
+        raise PerfError(
+            f"latency percentile {percentile} is not one perf_analyzer reports",
+            hint=f"choose one of {', '.join(map(str, LATENCY_PERCENTILES))}",
+        )
+    return f"latency_p{percentile}_ms"
+
+
+#: Default stability tolerance (%): perf_analyzer's ``-s`` as the sweep passes it by default.
+DEFAULT_TOLERANCE_PCT = MeasureSettings().stability_pct
+
+
+@dataclasses.dataclass
+class Choice:
+    """One variant at one level, as picked by :func:`recommend` (medians over trials).
+
+    Attributes:
+        variant: Variant name.
+        concurrency: perf_analyzer concurrency of the level.
+        batch_size: Client batch size.
+        throughput_infer_per_s: Median throughput (infer/s).
+        latency_p99_ms: Median client p99 latency (ms).
+        stable: perf_analyzer reached its stability criterion in every trial.
+        trials: Trials behind the medians.
+        status: The level's status (``ok``, ``unstable``, ``host busy``).
+        why: Why a flagged level was picked over the stable ones (None for an ``ok`` pick).
+    """
+
+    variant: str
+    concurrency: int
+    batch_size: int
+    throughput_infer_per_s: float
+    latency_p99_ms: float
+    stable: bool
+    trials: int
+    status: str = "ok"
+    why: str | None = None
+
+    @classmethod
+    def of(cls, p: Point, why: str | None = None) -> Choice:
+        """The choice of candidate point ``p`` (:func:`candidate`: it has a throughput and a p99)."""
+        return cls(p.variant, p.concurrency, p.batch_size, p.value(THROUGHPUT), p.value(P99), p.stable, p.trials, p.status, why)
+
+    def describe(self) -> str:
+        """``"`mlp_onnx_cpu2_db500_mbs64` at concurrency 8: 1,234.5 infer/s, p99 3.21 ms"``,
+        plus the flag and the reason for a flagged pick."""
+        text = (
+            f"`{self.variant}` at concurrency {self.concurrency}"
+            + (f" (batch {self.batch_size})" if self.batch_size != 1 else "")
+            + f": {fmt(self.throughput_infer_per_s)} infer/s, p99 {fmt(self.latency_p99_ms, 2)} ms"
+        )
+        if self.status != "ok":
+            text += f" {UNSTABLE_MARK} {self.status}"
+        return text + (f" — {self.why}" if self.why else "")
+
+
+@dataclasses.dataclass
+class Recommendation:
+    """What :func:`recommend` found.
+
+    Attributes:
+        latency_budget_ms: The latency budget applied (ms), or None for none.
+        best_under_budget: Best level whose latency at :attr:`latency_percentile` <= budget
+            (module rule); None when no budget was given or no level meets it.
+        best_peak: Best level of any variant regardless of latency (module rule).
+        knees: Saturation concurrency per variant (:func:`perf.analysis.stats.knee`); None = no
+            knee within the swept range.
+        notes: Sentences explaining gaps (no level under budget, no level at all).
+        excluded: One sentence per level or variant left out of the ranking, with why.
+        flagged: One sentence per flagged (unstable, host busy) candidate, ranked after the
+            stable ones.
+        lowest_p99: The candidate level with the lowest p99 (what a budget that nothing
+            meets would need); None when nothing can be ranked.
+        latency_percentile: The client latency percentile the budget is on (default 99).
+        budget_latency_ms: That percentile's latency (ms) at :attr:`best_under_budget`.
+    """
+
+    latency_budget_ms: float | None
+    best_under_budget: Choice | None
+    best_peak: Choice | None
+    knees: dict[str, int | None]
+    notes: list[str] = dataclasses.field(default_factory=list)
+    excluded: list[str] = dataclasses.field(default_factory=list)
+    flagged: list[str] = dataclasses.field(default_factory=list)
+    lowest_p99: Choice | None = None
+    latency_percentile: int = DEFAULT_LATENCY_PERCENTILE
+    budget_latency_ms: float | None = None
+
+    @property
+    def budget_text(self) -> str:
+        """``"p95 budget of 20.00 ms"`` (empty without a budget)."""
+        if self.latency_budget_ms is None:
+            return ""
+        return f"p{self.latency_percentile} budget of {fmt(self.latency_budget_ms, 2)} ms"
+
+
+def spread(p: Point, tolerance_pct: float = DEFAULT_TOLERANCE_PCT) -> float:
+    """How far a flagged point's throughput may be off (infer/s): the largest of its
+    min–max over trials, its perf_analyzer windows' spread (``throughput_window_spread_pct``,
+    worst trial) and, when neither is known or the point is unstable, the stability
+    tolerance it was measured against (``tolerance_pct`` % of its throughput: an unstable
+    level's windows disagreed by more than that)."""
+    thr = p.get(THROUGHPUT) or 0.0
+    known = [x for x in (p.spread(THROUGHPUT), _pct(p.high.get("throughput_window_spread_pct"), thr)) if x is not None]
+    if not known or not p.stable:
+        known.append(tolerance_pct / 100.0 * thr)
+    return max(known)
+
+
+def _pct(pct: float | None, of: float) -> float | None:
+    return None if pct is None else pct / 100.0 * of
+
+
+def _where(p: Point) -> str:
+    return f"`{p.variant}` at concurrency {p.concurrency}" + (f" (batch {p.batch_size})" if p.batch_size != 1 else "")
+
+
+def rank(points: Iterable[Point], tolerance_pct: float = DEFAULT_TOLERANCE_PCT) -> tuple[Point | None, str | None]:
+    """The best candidate of ``points`` by the module's rule, and the words when it is flagged.
+
+    Args:
+        points: Candidates (non-candidates among them are skipped: see :func:`candidate`).
+        tolerance_pct: Stability tolerance (%) for :func:`spread`.
+
+    Returns:
+        ``(point, why)``: ``why`` is None for an ``ok`` pick; ``(None, None)`` without candidates.
+    """
+    cands = [p for p in points if candidate(p)]
+
+    def key(p: Point) -> tuple[float, float]:
+        return (p.value(THROUGHPUT), -p.value(P99))
+
+    best_ok = max((p for p in cands if p.status == "ok"), key=key, default=None)
+    flagged = [p for p in cands if p.status != "ok"]
+    if best_ok is None:
+        best = max(flagged, key=key, default=None)
+        if best is None:
+            return None, None
+        return best, (
+            f"no stable level qualifies, so this {best.status} level is the best there is"
+            + (f" ({'; '.join(best.notes)})" if best.notes else "")
+        )
+    beat = [p for p in flagged if p.value(THROUGHPUT) - spread(p, tolerance_pct) > best_ok.value(THROUGHPUT)]
+    best = max(beat, key=key, default=None)
+    if best is None:
+        return best_ok, None
+    lead, margin = best.value(THROUGHPUT) - best_ok.value(THROUGHPUT), spread(best, tolerance_pct)
+    return best, (
+        f"picked although {best.status}: it beats the best stable level ({_where(best_ok)}, "
+        f"{fmt(best_ok.get(THROUGHPUT))} infer/s) by {fmt(lead)} infer/s, more than its spread of "
+        f"{fmt(margin)} infer/s"
+    )
+
+
+def candidate(p: Point) -> bool:
+    """Whether a point may be ranked: numbers (throughput > 0, a p99) and a usable status."""
+    return p.ok and p.get(P99) is not None and p.status in ("ok", "unstable", "host busy")
+
+
+def best_under_budget(
+    points: Iterable[Point],
+    latency_budget_ms: float,
+    tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
+    latency_percentile: int = DEFAULT_LATENCY_PERCENTILE,
+) -> Point | None:
+    """The best point (module rule) whose client latency at ``latency_percentile`` (default
+    p99) is within ``latency_budget_ms`` (ms)."""
+    return rank(_under(points, latency_budget_ms, latency_metric(latency_percentile)), tolerance_pct)[0]
+
+
+def _under(points: Iterable[Point], budget_ms: float, metric: str = P99) -> list[Point]:
+    return [p for p in points if (lat := p.get(metric)) is not None and lat <= budget_ms]
+
+
+def recommend(run: RunResult, latency_budget_ms: float | None = None, latency_percentile: int | None = None) -> Recommendation:
+    """Best level under a latency budget, best peak throughput, and each variant's knee.
+
+    Args:
+        run: A loaded sweep (its ``stability_pct`` setting is the tolerance for spreads).
+        latency_budget_ms: Client latency budget in ms (default None: no budget).
+        latency_percentile: The percentile the budget is on: 50, 90, 95 or 99 (default: the
+            run's ``latency_percentile`` setting, else 99).
+
+    Raises:
+        PerfError: the budget is not a positive number, or the percentile is not reported.
+    """
+    if latency_budget_ms is not None and not latency_budget_ms > 0:
+        raise PerfError(f"latency budget must be a positive number of ms, got {latency_budget_ms}")
+    pct = int(latency_percentile or run.settings.get("latency_percentile") or DEFAULT_LATENCY_PERCENTILE)
+    metric = latency_metric(pct)
+    stored = run.settings.get("stability_pct")  # a MeasureSettings field, stored flat beside the typed keys
+    tol = float(stored) if isinstance(stored, (int, float, str)) and stored else DEFAULT_TOLERANCE_PCT
+    points = run_points(run)
+    knees = {v.name: knee(points[v.name]) for v in run.variants}
+    notes: list[str] = []
+    excluded, flagged = _excluded(run, points), []
+    cands = [p for v in run.variants if v.status != "failed" for p in points[v.name] if candidate(p)]
+    for p in cands:
+        if p.status != "ok":
+            flagged.append(f"{_where(p)}: {p.status}" + (f" ({'; '.join(p.notes)})" if p.notes else ""))
+    best, why = rank(cands, tol)
+    under = under_why = None
+    low = min(cands, key=lambda p: p.value(P99), default=None)
+    if latency_budget_ms is not None:
+        under, under_why = rank(_under(cands, latency_budget_ms, metric), tol)
+        lowest = min((p for p in cands if p.get(metric) is not None), key=lambda p: p.value(metric), default=None)
+        if under is None and lowest is not None:
+            notes.append(
+                f"No level meets the p{pct} budget of {fmt(latency_budget_ms, 2)} ms; the lowest p{pct} measured "
+                f"is {fmt(lowest.get(metric), 2)} ms ({_where(lowest)})."
+            )
+    if not cands:
+        notes.append("No variant has a level that can be recommended.")
+    return Recommendation(
+        latency_budget_ms,
+        Choice.of(under, under_why) if under else None,
+        Choice.of(best, why) if best else None,
+        knees,
+        notes,
+        excluded,
+        flagged,
+        Choice.of(low) if low else None,
+        pct,
+        under.get(metric) if under else None,
+    )
+
+
+def _excluded(run: RunResult, points: dict[str, list[Point]]) -> list[str]:
+    """Sentences for everything left out of the ranking: failed variants, failed and not
+    achieved levels, request-rate levels."""
+    out: list[str] = []
+    for v in run.variants:
+        if v.status == "failed":
+            out.append(f"`{v.name}`: the variant failed ({(v.error or 'no error recorded').splitlines()[0]}).")
+            continue
+        for p in points[v.name]:
+            if not candidate(p):
+                why = "; ".join(p.errors or p.notes) or ("no p99" if p.ok else "no throughput")
+                out.append(f"{_where(p)}: {p.status if p.status != 'ok' else 'not rankable'} ({why}).")
+        rate = [lv for lv in v.levels if lv.request_rate is not None]
+        if rate:
+            missed = [lv for lv in rate if lv.status in ("not achieved", "failed")]
+            detail = "; ".join(f"{lv.request_rate:g}/s {lv.status}: {'; '.join(lv.notes) or lv.error}" for lv in missed)
+            out.append(
+                f"`{v.name}`: {len(rate)} request-rate level(s), not ranked (a fixed arrival rate is another "
+                f"load model)" + (f"; {detail}" if detail else "") + "."
+            )
+    return out

@@ -1,0 +1,1 @@
+"""The ``perf`` commands (click), thin over the packages below: sweep, report, compare, baseline, coldstart, export-deployment."""

@@ -1,0 +1,179 @@
+"""``perf baseline RUN_DIR|REPOSITORY``: the in-process baseline (a thin shell over
+:mod:`perf.profile.baseline`), and the sweep's ``--no-baseline`` flag.
+
+Given a run folder it measures the run's variants at the batch sizes the run's dynamic
+batcher formed and stores the result in the run's ``results.json`` (``perf report RUN_DIR``
+then shows the serving efficiency); given a model repository it measures every variant at
+batch 1, ``--batch-sizes`` and max_batch_size and writes ``baseline.json`` into ``--out``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from core.cli import ToolkitCommand, list_option, print_table, verbosity_option
+from core.precision import PRECISION_NAMES
+from perf.markdown import fmt
+from perf.profile.timing import TimingSettings
+from perf.records.baseline import BaselineResult
+from perf.report.profile import profile_section
+
+if TYPE_CHECKING:  # rich is imported only when a table is drawn
+    from rich.table import Table
+
+_T = TimingSettings()
+
+
+def no_baseline_option(fn: Any) -> Any:
+    """``--no-baseline``: the sweep skips the in-process baseline at its end."""
+    return click.option(
+        "--no-baseline",
+        is_flag=True,
+        help="Do not measure the in-process baseline at the end (each format run without a server at the batch sizes "
+        "the server formed; `perf baseline RUN_DIR` measures it later).",
+    )(fn)
+
+
+@click.command("baseline", cls=ToolkitCommand)
+@click.argument("target", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@list_option("--variants", metavar="NAME|PATTERN[,...]", help="Variants to measure [default: the run's, else every one].")
+@list_option(
+    "--batch-sizes",
+    item=click.IntRange(1),
+    metavar="N[,N...]",
+    help="Batch sizes measured besides 1, max_batch_size and (for a run) the batch sizes the server formed.",
+)
+@click.option(
+    "--min-run-time",
+    type=click.FloatRange(0.01),
+    default=_T.min_run_time_s,
+    show_default=True,
+    help="Seconds of timing per point for blocked_autorange, and again for single calls (p50/p99).",
+)
+@click.option("--warmup", type=click.FloatRange(0), default=_T.warmup_s, show_default=True, help="Warm-up seconds per point.")
+@click.option("--no-eager", is_flag=True, help="Do not measure the build's eager PyTorch model beside each artifact.")
+@click.option(
+    "--trace",
+    is_flag=True,
+    help="Also write a profiler trace of one batch per format (torch.profiler Chrome trace; ONNX Runtime's profile) "
+    "into traces/ of the run folder (or --out), with the top 10 operators by self time.",
+)
+@list_option(
+    "--precision",
+    "precisions",
+    item=click.Choice(PRECISION_NAMES),
+    metavar="fp32,fp16,bf16",
+    help="Also study these precisions of the eager model: speed and max error against fp32, on each device of this "
+    "host (others: 'not run on this host').",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="For a repository: the folder baseline.json is written to [default: results/baseline-<timestamp>].",
+)
+@click.option(
+    "--profile-only",
+    is_flag=True,
+    help="With --trace/--precision: keep the run's baseline (measured right after its sweep) and only add the "
+    "traces and the precision study.",
+)
+@verbosity_option
+def baseline(
+    target: Path,
+    variants: tuple[str, ...],
+    batch_sizes: tuple[int, ...],
+    min_run_time: float,
+    warmup: float,
+    no_eager: bool,
+    trace: bool,
+    precisions: tuple[str, ...],
+    out: Path | None,
+    profile_only: bool,
+) -> None:
+    """Measure each format in-process (no server) with a served instance's threads.
+
+    TARGET is a run folder (its results.json gets the baseline; `perf report` then shows the
+    serving efficiency) or a model repository (baseline.json is written to --out).
+    """
+    from perf.profile import baseline as api
+    from perf.records.results import RESULTS_FILE, new_run_id
+
+    opts = api.BaselineOptions(
+        repository=target,
+        variants=variants,
+        batch_sizes=batch_sizes,
+        timing=TimingSettings(min_run_time_s=min_run_time, warmup_s=warmup),
+        eager=not no_eager,
+    )
+    if profile_only and not (trace or precisions):
+        raise click.UsageError("--profile-only keeps the baseline and adds only --trace / --precision: give one of them")
+    is_run = (target / RESULTS_FILE).is_file()
+    if not is_run:
+        out = out or Path("results") / f"baseline-{new_run_id()}"
+    if not profile_only:
+        if is_run:
+            result = api.baseline_for_run(target, opts, _progress())
+            where = f"stored in {target / RESULTS_FILE}; `perf report {target}` shows the serving efficiency"
+        else:
+            assert out is not None
+            result = api.run_baseline(opts, _progress())
+            where = f"written to {api.write_baseline(result, out)}"
+        print_table(baseline_table(result))
+        click.echo(f"baseline: {where}")
+    if trace or precisions:
+        from perf.profile import run as profile_run
+
+        profile, stored = profile_run.profile_target(target, opts, out, trace=trace, precisions=precisions)
+        click.echo("\n".join(profile_section(profile)))
+        click.echo(f"traces and precision study: stored in {stored}")
+
+
+def describe_point(e: dict[str, Any]) -> str:
+    """One line for a ``baseline_point`` progress event: ``[3/12] mlp onnx fp32 cpu threads=2 b=8: 1,234.5 infer/s``."""
+    p = e["point"]
+    k = p.key
+    what = f"{k.model} {k.format} {k.precision} {k.device} threads={k.threads or 'default'} b={p.batch_size}"
+    note = f"{fmt(p.throughput_infer_per_s)} infer/s" if p.ok else f"{p.status}: {p.reason}"
+    return f"[{e['done']}/{e['total']}] {what}: {note}"
+
+
+def _progress() -> Any:
+    from core.cli import console
+
+    out = console()
+    return lambda e: out.log(describe_point(e), markup=False)
+
+
+def baseline_table(result: BaselineResult) -> Table:
+    """One row per point: what ran, batch, status, p50/p99 (single calls), median and its spread, infer/s."""
+    from rich.table import Table
+
+    view = Table(
+        title="In-process baseline",
+        caption=f"{result.settings.timer}; min_run_time {result.settings.min_run_time_s:g} s per point",
+    )
+    for col in ("model", "format", "precision", "device", "threads", "batch", "status"):
+        view.add_column(col, no_wrap=True)
+    for col in ("p50 ms", "p99 ms", "median ms", "spread %", "infer/s"):
+        view.add_column(col, justify="right", no_wrap=True)
+    for p in result.points:
+        k = p.key
+        view.add_row(
+            k.model,
+            k.format,
+            k.precision,
+            k.device,
+            str(k.threads or "default"),
+            str(p.batch_size),
+            p.status if p.ok else f"{p.status}: {p.reason}",
+            fmt(p.latency_p50_ms, 3),
+            fmt(p.latency_p99_ms, 3),
+            fmt(p.latency_median_ms, 3),
+            fmt(p.spread_pct),
+            fmt(p.throughput_infer_per_s),
+        )
+    return view

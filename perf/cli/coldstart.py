@@ -1,0 +1,108 @@
+"""``perf coldstart``: load time and first requests of each variant, on their own (:mod:`perf.coldstart.measure`)."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import click
+
+from builders.repository.view import DEFAULT_REPOSITORY
+from clients.cli.options import server_options
+from core.cli import CONTEXT_SETTINGS, ToolkitCommand, list_option, verbosity_option
+
+
+@click.command("coldstart", cls=ToolkitCommand, context_settings=CONTEXT_SETTINGS)
+@click.option(
+    "--repository",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=DEFAULT_REPOSITORY,
+    help="Model repository (written by `builders build`).",
+)
+@list_option(
+    "--variants",
+    metavar="NAME|PATTERN[,...]",
+    help="Variant names or shell patterns such as 'mlp_*' [default: every model in the repository].",
+)
+@list_option(
+    "--batch-sizes",
+    item=click.IntRange(1),
+    default=(1,),
+    metavar="N[,N...]",
+    help="Batch sizes of the first requests, after batch 1 (those above a variant's max_batch_size are left out).",
+)
+@click.option("--protocol", type=click.Choice(["http", "grpc"]), default="http", help="Protocol of the requests.")
+@click.option(
+    "--shape",
+    "shapes",
+    multiple=True,
+    metavar="NAME:DIMS",
+    help="Size of an input's dynamic dims (dims without the batch axis, e.g. input_ids:128; repeatable) "
+    "[default: the build's opt sizes].",
+)
+@click.option(
+    "--into",
+    "into",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=None,
+    metavar="RUN",
+    help="A sweep's run folder: the records replace its variants' cold starts in results.json (ratios then use its "
+    "levels; `perf report RUN` shows them).",
+)
+@server_options(repository_flag=False, omit=("model_control", "load_models"))
+@verbosity_option
+def coldstart(
+    repository: Path,
+    variants: tuple[str, ...],
+    batch_sizes: tuple[int, ...],
+    protocol: str,
+    shapes: tuple[str, ...],
+    into: Path | None,
+    server_opts: Any,
+) -> None:
+    """Load each variant alone and time it (repository API and server log), then send single
+    requests at batch 1 and each --batch-sizes, and compare each first request with the ones
+    after it. Prints a table and the --warmup-count to build with (measured on the variants
+    without warmup). TensorRT variants are "not measured on this host" where the server
+    cannot run them."""
+    from builders.repository.view import Repository
+    from clients.server import TritonServer
+    from perf.coldstart import measure as cs
+    from perf.measure import environment
+    from perf.measure.inputs import parse_shape
+    from perf.records import results
+    from perf.report import coldstart as report
+    from perf.sweep.server import now
+
+    dims = dict(parse_shape(s) for s in shapes)
+    repo = Repository(repository)
+    run = results.load(into) if into else results.RunResult(report.STANDALONE_RUN, now())
+    names = repo.names(variants or ([v.name for v in run.variants] if into else ()), indexed=False)
+    absent = [n for n in names if into and run.variant(n) is None]
+    if absent:
+        raise click.BadParameter(f"{', '.join(absent)} not in the run {into}: --into records only the run's own variants")
+    opts = dataclasses.replace(server_opts, model_control="explicit", load_models=())
+    records = []
+    with TritonServer(opts) as srv:
+        for name in names:
+            click.echo(f"{name}: loading", err=True)
+            records.append(cs.measure(srv, repo.variant(name), batch_sizes, protocol, dims))
+        run.environment.setdefault("server", {"runtime": srv.runtime, "reason": srv.runtime_reason, "command": srv.command_line})
+    if not into:
+        run.environment.update(environment.collect())  # type: ignore[typeddict-item]
+    for rec in records:
+        vr = run.variant(rec.variant)
+        if vr is None:
+            entry = repo.variant(rec.variant).entry
+            vr = results.VariantResult(rec.variant, entry.params if entry else None)
+            run.variants.append(vr)
+        vr.cold_start = rec
+    items = [e for e in report.entries(run) if e.name in names]
+    for line in report.table_lines(items):
+        click.echo(line)
+    click.echo("")
+    click.echo(report.conclusion(run, items))
+    if into:
+        results.save(run, into)
+        click.echo(f"\nrecorded in {into / results.RESULTS_FILE}; `perf report {into}` writes the report with them")

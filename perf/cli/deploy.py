@@ -1,0 +1,80 @@
+"""``perf export-deployment``: a deployment bundle for a run's winner (:mod:`perf.deploy.bundle`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from core.cli import CONTEXT_SETTINGS, ToolkitCommand, verbosity_option
+
+
+@click.command("export-deployment", cls=ToolkitCommand, context_settings=CONTEXT_SETTINGS)
+@click.argument("run_dir", metavar="RUN", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option(
+    "--variant",
+    default=None,
+    metavar="NAME",
+    help="The measured variant to deploy [default: the run's recommendation: best level within its latency budget, "
+    "else best peak].",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Bundle folder; a previous bundle there is replaced [default: RUN/deployment-VARIANT].",
+)
+@click.option(
+    "--repository",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=None,
+    help="Repository holding the variant [default: the one the run swept].",
+)
+@click.option("--name", default=None, help="Kubernetes name of the Deployment and Service [default: triton-VARIANT].")
+@click.option(
+    "--image",
+    default=None,
+    help="tritonserver image [default: the image the run's container runtime used, else NVIDIA's image of the "
+    "toolkit's default release].",
+)
+@click.option(
+    "--latency-budget-ms",
+    type=click.FloatRange(0, min_open=True),
+    default=None,
+    help="Budget for the recommendation when --variant is not given (ms) [default: the run's own].",
+)
+@verbosity_option
+def export_deployment(
+    run_dir: Path,
+    variant: str | None,
+    out: Path | None,
+    repository: Path | None,
+    name: str | None,
+    image: str | None,
+    latency_budget_ms: float | None,
+) -> None:
+    """Write a deployment bundle for one variant of RUN: its model folder and Kubernetes manifests
+    (PersistentVolumeClaim, loader Pod, Deployment, Service) for NVIDIA's tritonserver image.
+
+    Without --variant the run's recommendation is deployed, and the output says so. See the
+    bundle's README.md and docs/KUBERNETES.md for the kubectl steps.
+    """
+    from perf.deploy.bundle import export_deployment as export
+
+    bundle = export(run_dir, variant, out, repository=repository, name=name, image=image, latency_budget_ms=latency_budget_ms)
+    c = bundle.chosen
+    click.echo(f"variant: {c.variant} ({c.why})")
+    click.echo(f"best measured level: {c.level.describe()}")
+    if c.level.status != "ok":
+        click.secho(
+            f"the chosen level is {c.level.status}: its numbers are flagged, not a measurement to deploy on; "
+            "sweep again on a quiet host (or with --trials 3) before relying on this choice",
+            fg="yellow",
+            err=True,
+        )
+    if bundle.serving_note:
+        click.secho(bundle.serving_note, fg="yellow", err=True)
+    for why in bundle.plan.resources.why:
+        click.echo(f"resources: {why}")
+    click.echo(f"image: {bundle.plan.image}")
+    click.echo(f"bundle: {bundle.folder} (README.md says how to deploy it)")

@@ -1,0 +1,284 @@
+"""Cold start of one variant: its load time and its first requests (issue 17).
+
+Measured in every sweep right after the sweep loads a variant alone (:func:`load`, then
+:func:`first_requests`, before the sweep's own warm-up run), and by ``perf coldstart`` on its
+own (:func:`measure`):
+
+- **load time**: from the repository API's load request to its answer (explicit model
+  control answers once the model is ready, or failed), and from the server log's
+  ``loading: <model>`` line to its ``successfully loaded`` line; the log also times the
+  instances' creation plus ``model_warmup`` (first ``ModelInstanceInitialize`` line to
+  ``successfully loaded``).
+- **first requests**: single requests (one in flight, tritonclient, the sweep's protocol) at
+  batch 1, then at each other batch size and dynamic shape the sweep will use, each
+  followed by a few more at the same size so that the first can be compared with a median
+  (:class:`perf.records.coldstart.FirstRequests`). A few seconds per variant at most:
+  :data:`MAX_REQUESTS` requests or :data:`POINT_BUDGET_S` per size, whichever ends first.
+
+Where the server cannot show a backend's cold start (TensorRT engines deserialised at load
+and built per shape on first request, onnxruntime's TensorRT accelerator building engines
+on first request: a GPU and Triton's native backends are needed), the record says "not
+measured on this host" and why (:func:`engine_note`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import logging
+import re
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from builders.config.variants import Variant
+from builders.model.spec import ModelSpec
+from builders.repository.view import RepositoryVariant
+from clients.infer import make_client, model_io
+from clients.inputs import ModelSignature, generate_inputs
+from clients.server import TritonServer
+from core import gpu
+from core.errors import ServerError, ToolkitError
+from perf.analysis.pairs import variant_of
+from perf.measure.inputs import resolve_shapes
+from perf.records.coldstart import ColdStart, FirstRequests
+from perf.records.results import VariantResult
+
+log = logging.getLogger(__name__)
+
+#: Most requests sent at one batch size and shape (the first one and those it is compared with).
+MAX_REQUESTS = 12
+#: Fewest requests sent at one batch size and shape (a median needs a few after the first).
+MIN_REQUESTS = 5
+#: After this long at one batch size and shape (s), no more requests are sent once
+#: :data:`MIN_REQUESTS` were.
+POINT_BUDGET_S = 1.0
+#: What "not measured on this host" starts with (the report's row for such a variant).
+NOT_MEASURED_HERE = "not measured on this host"
+
+# glog lines: "I1201 03:45:27.555599 18727 model_lifecycle.cc:472] "loading: name:1""
+_GLOG = re.compile(r"^[IWE](?P<md>\d{4}) (?P<t>\d\d:\d\d:\d\d\.\d+) \d+ \S+\] \"?(?P<msg>.*?)\"?$")
+
+
+def engine_note(params: Variant | None, srv: TritonServer | None) -> str | None:
+    """Why this host cannot show ``params``'s cold start, or ``None`` when it can.
+
+    TensorRT plans (format ``trt``) and ONNX with onnxruntime's TensorRT accelerator build or
+    deserialise engines on a GPU, at load and on the first request at a new shape; a server
+    without Triton's native backends (the bundled one: python only) or a host without a GPU
+    cannot show that.
+    """
+    if params is None or not (params.format == "trt" or params.trt_accelerator):
+        return None
+    what = "TensorRT engines" if params.format == "trt" else "onnxruntime's TensorRT accelerator (engines built on first request)"
+    have = srv.runtime_impl.backends if srv is not None else None
+    if have is not None:
+        return f"{NOT_MEASURED_HERE}: {what} need Triton's native backends; the {srv.runtime} server has only {', '.join(have)}"  # type: ignore[union-attr]
+    if not gpu.gpu_available():
+        return f"{NOT_MEASURED_HERE}: {what} need an NVIDIA GPU; this host has none"
+    return None
+
+
+def load(srv: TritonServer, vr: VariantResult) -> None:
+    """Load ``vr`` through the repository API (:meth:`TritonServer.load`) and record how long
+    it took in ``vr.cold_start`` (client side and from the server log).
+
+    Raises:
+        ServerError: the load failed (recorded first: the record says why nothing was measured).
+    """
+    params = variant_of(vr)
+    record = ColdStart(variant=vr.name, warmup=params.warmup if params else None)
+    vr.cold_start = record
+    offset = _size(srv.log_path)
+    started = time.perf_counter()
+    try:
+        srv.load(vr.name)
+    except ServerError as e:
+        record.not_measured = engine_note(params, srv) or f"not measured: the load failed ({e.message.splitlines()[0]})"
+        raise
+    record.load_s = time.perf_counter() - started
+    record.load_log_s, record.instances_log_s = log_load_times(_read_from(srv.log_path, offset), vr.name)
+
+
+def first_requests(
+    srv: TritonServer,
+    vr: VariantResult,
+    config: dict[str, Any],
+    variant: RepositoryVariant,
+    points: Iterable[tuple[int, str | None]],
+    protocol: str = "http",
+    shapes: Mapping[str, Sequence[int]] | None = None,
+    spec_at: Callable[[ModelSpec | None, str | None], ModelSpec | None] | None = None,
+) -> ColdStart:
+    """Send the first requests to the just-loaded ``vr`` at batch 1, then at each of ``points``
+    (``(batch size, swept shape)``, in the sweep's order) and record them in ``vr.cold_start``.
+    A failed request is recorded (``error``), never raised: the sweep goes on.
+
+    Args:
+        srv: The server ``vr`` was loaded on by :func:`load`.
+        vr: The variant; its ``cold_start`` is filled in (made when :func:`load` was not used).
+        config: Its served model config (JSON).
+        variant: The variant as its repository records it (spec, value ranges).
+        points: Batch sizes and shapes the sweep will use (duplicates ignored).
+        protocol: ``"http"`` or ``"grpc"``.
+        shapes: The user's ``--shape`` values (input name -> dims).
+        spec_at: The served spec at a swept shape (the sweep's own rule); default: unchanged.
+    """
+    record = vr.cold_start or ColdStart(variant=vr.name)
+    vr.cold_start = record
+    record.protocol = protocol
+    note = engine_note(variant.params, srv)
+    if note:
+        record.not_measured = note
+        return record
+    todo = list(dict.fromkeys(points))
+    first_shape = todo[0][1] if todo else None
+    todo = list(dict.fromkeys([(1, first_shape), *todo]))
+    url = srv.grpc_url if protocol == "grpc" else srv.http_url
+    sig = ModelSignature.from_config(config)
+    try:
+        served = variant.served_spec
+    except ToolkitError:  # an unreadable build record: sizes from --shape only
+        served = None
+    for batch, shape in todo:
+        fr = FirstRequests(batch_size=batch if sig.max_batch_size > 0 else 1, shape=shape)
+        if record.at(fr.batch_size, shape) is not None:
+            continue
+        record.first.append(fr)
+        try:
+            dims = resolve_shapes(config, spec_at(served, shape) if spec_at else served, shapes or {})
+            inputs = generate_inputs(sig, fr.batch_size, variant, shapes={k: tuple(v) for k, v in dims.items()})
+            fr.latencies_ms = send(url, protocol, vr.name, inputs)
+        except Exception as e:  # ToolkitError, tritonclient's InferenceServerException, transport errors: recorded
+            fr.error = _why(e)
+        if fr.error:
+            log.warning("%s: first requests at batch %d%s failed: %s", vr.name, batch, f" [{shape}]" if shape else "", fr.error)
+    return record
+
+
+def send(url: str, protocol: str, model: str, inputs: dict[str, np.ndarray]) -> list[float]:
+    """Send the same request one at a time, :data:`MIN_REQUESTS` to :data:`MAX_REQUESTS`
+    times (:data:`POINT_BUDGET_S`), on one tritonclient connection opened before the first
+    (a liveness call, not timed); returns each request's latency in ms, in order."""
+    from tritonclient.utils import np_to_triton_dtype
+
+    if protocol == "grpc":
+        import tritonclient.grpc as m
+    else:
+        import tritonclient.http as m
+    with contextlib.closing(make_client(url, protocol)) as client:
+        client.is_server_live()
+        request = []
+        for name, arr in inputs.items():
+            t = m.InferInput(name, list(arr.shape), np_to_triton_dtype(arr.dtype))
+            t.set_data_from_numpy(arr)
+            request.append(t)
+        out: list[float] = []
+        start = time.perf_counter()
+        while len(out) < MAX_REQUESTS and (len(out) < MIN_REQUESTS or time.perf_counter() - start < POINT_BUDGET_S):
+            t0 = time.perf_counter()
+            client.infer(model, request)
+            out.append((time.perf_counter() - t0) * 1e3)
+    return out
+
+
+def measure(
+    srv: TritonServer,
+    variant: RepositoryVariant,
+    batch_sizes: Sequence[int] = (1,),
+    protocol: str = "http",
+    shapes: Mapping[str, Sequence[int]] | None = None,
+) -> ColdStart:
+    """``perf coldstart``: load ``variant`` alone, send its first requests at each of
+    ``batch_sizes`` (those above its max_batch_size left out), unload it.
+
+    Raises:
+        ServerError: the server lost the model while unloading (not a failed load: that is
+            recorded in the result).
+    """
+    vr = VariantResult(variant.name, variant.entry.params if variant.entry else None)
+    try:
+        load(srv, vr)
+    except ServerError:
+        assert vr.cold_start is not None
+        return vr.cold_start
+    try:
+        with contextlib.closing(make_client(srv.http_url, "http")) as c:
+            config = model_io(c, variant.name, "http")
+        mbs = int(config.get("max_batch_size", 0))
+        points = [(b, None) for b in batch_sizes if (b == 1 if mbs == 0 else 0 < b <= mbs)]
+        left = [b for b in batch_sizes if (b, None) not in points]
+        if left:
+            log.warning(
+                "%s: batch size(s) %s not sent: %s",
+                variant.name,
+                ", ".join(map(str, left)),
+                f"above its max_batch_size {mbs}" if mbs else "it does not batch (max_batch_size 0): batch 1 only",
+            )
+        return first_requests(srv, vr, config, variant, points, protocol, shapes)
+    finally:
+        if not srv.unload(variant.name):
+            log.warning("%s was still loaded after its unload request", variant.name)
+
+
+def log_load_times(text: str, model: str) -> tuple[float | None, float | None]:
+    """``(load_log_s, instances_log_s)`` of ``model`` from server log text (Triton's glog
+    lines, which carry month, day and time to the µs): ``loading: <model>:<version>`` to
+    ``successfully loaded '<model>'``, and the first ``ModelInstanceInitialize: <model>_<g>_<i>``
+    to the same end. ``None`` for a span the log does not show."""
+    loading = instances = loaded = None
+    instance = re.compile(rf"ModelInstanceInitialize: {re.escape(model)}_\d+_\d+\b")
+    for line in text.splitlines():
+        m = _GLOG.match(line.strip())
+        if not m:
+            continue
+        msg, at = m["msg"], _at(m["md"], m["t"])
+        if loading is None and msg.startswith(f"loading: {model}:"):
+            loading = at
+        elif instances is None and loading is not None and instance.search(msg):
+            instances = at
+        elif loading is not None and msg == f"successfully loaded '{model}'":
+            loaded = at
+            break
+    if loaded is None:
+        return None, None
+    return _span(loading, loaded), _span(instances, loaded)
+
+
+def _at(month_day: str, clock: str) -> dt.datetime:
+    return dt.datetime.strptime(f"2000{month_day} {clock}", "%Y%m%d %H:%M:%S.%f")  # a leap year: 29 Feb parses
+
+
+def _span(a: dt.datetime | None, b: dt.datetime) -> float | None:
+    if a is None:
+        return None
+    s = (b - a).total_seconds()
+    return s if s >= 0 else s + 86400.0  # past midnight (the log has no year; a load is shorter than a day)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _read_from(path: Path, offset: int) -> str:
+    try:
+        with open(path, "rb") as f:
+            f.seek(offset)
+            return f.read().decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def _why(e: Exception) -> str:
+    """One line saying why a request failed (a ToolkitError's message, tritonclient's ``message()``)."""
+    if isinstance(e, ToolkitError):
+        return e.message.splitlines()[0]
+    said = getattr(e, "message", None)
+    msg = said() if callable(said) else str(e)
+    return f"{type(e).__name__}: {msg}".splitlines()[0]

@@ -1,0 +1,1 @@
+"""A deployment bundle of the chosen variant: its model folder and Kubernetes manifests."""

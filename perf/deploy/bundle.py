@@ -1,0 +1,382 @@
+"""A deployment bundle for one measured variant (``perf export-deployment``): its model folder
+as NVIDIA's tritonserver image serves it, and Kubernetes manifests (:mod:`perf.deploy.k8s`).
+
+Layout of a bundle (default folder ``<run>/deployment-<variant>/``):
+
+.. code-block:: text
+
+    README.md                        which variant, why, what it measured, how to deploy it
+    model_repository/<variant>/      config.pbtxt, 1/<model file>  (the folder name is the model name)
+    kubernetes/storage.yaml          PersistentVolumeClaim + loader Pod (filled with kubectl cp)
+    kubernetes/triton.yaml           Deployment + Service
+
+The variant is the one ``--variant`` names, else the run's recommendation
+(:func:`perf.analysis.recommendation.recommend`: the best level under the run's latency budget, or the
+best peak without a budget). Its folder comes from the repository the run swept
+(``settings["repository"]``), read through :class:`builders.repository.view.Repository`; the
+index entry must still be the one measured. A variant the build wrote for python-backend
+serving (the toolkit's ``model.py``, which needs the toolkit's own Python environment) is
+written with its format's native backend instead (same variant, same artifact, the config
+from :func:`builders.config.pbtxt.make_config`), and the bundle says that its numbers were measured
+through the python backend.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import shutil
+from pathlib import Path
+
+from builders.config.pbtxt import make_config, read_config, write_config
+from builders.model.artifact_io import read_artifact_io
+from builders.repository.view import Repository, RepositoryVariant, update_index
+from clients.runtimes.options import DEFAULT_TAG, image_for_tag
+from core import formats
+from core.errors import PerfError
+from perf.analysis.recommendation import Choice, rank, recommend
+from perf.analysis.stats import run_points
+from perf.deploy import k8s
+from perf.records import results
+from perf.records.results import RunResult, series_name, split_by_shape
+
+log = logging.getLogger(__name__)
+
+BUNDLE_REPOSITORY = "model_repository"
+MANIFEST_DIR = "kubernetes"
+STORAGE_FILE = "storage.yaml"
+SERVER_FILE = "triton.yaml"
+README_FILE = "README.md"
+
+
+@dataclasses.dataclass(frozen=True)
+class Chosen:
+    """The variant a bundle deploys and its best measured level.
+
+    Attributes:
+        variant: Variant (model) name.
+        why: How it was chosen, in words.
+        level: Its best level by the recommendation's rule (medians over trials).
+    """
+
+    variant: str
+    why: str
+    level: Choice
+
+
+@dataclasses.dataclass(frozen=True)
+class Bundle:
+    """What :func:`export_deployment` wrote.
+
+    Attributes:
+        folder: The bundle folder.
+        chosen: The variant and why.
+        plan: The names, image and resources of the manifests.
+        serving_note: Set when the served config differs from the measured one (python
+            backend -> native backend), in words.
+        files: Every manifest file written.
+    """
+
+    folder: Path
+    chosen: Chosen
+    plan: k8s.ServingPlan
+    serving_note: str | None
+    files: tuple[Path, ...]
+
+
+def choose_variant(run: RunResult, variant: str | None = None, latency_budget_ms: float | None = None) -> Chosen:
+    """The variant to deploy: ``variant``, else the run's recommendation. A run that swept
+    shapes (``--shapes``) is ranked as the report ranks it, one series per variant and shape;
+    the chosen level names its shape.
+
+    Args:
+        run: A loaded sweep.
+        variant: A variant the run measured (status ``ok``); ``None``: the recommendation.
+        latency_budget_ms: Budget for the recommendation (ms) [default: the run's own].
+
+    Raises:
+        PerfError: ``variant`` is not in the run or was not measured (the message lists the
+            valid names), or nothing can be recommended (none measured, or no level within
+            the budget).
+    """
+    valid = [v.name for v in run.variants if v.status == "ok"]
+    hint = f"valid variants of run {run.run_id}: {', '.join(valid) or '(none measured)'}"
+    budget = latency_budget_ms if latency_budget_ms is not None else run.settings.get("latency_budget_ms")
+    view = split_by_shape(run)  # as the report ranks them: one series per variant and swept shape
+    of_series = {series_name(v.name, lv.shape): v.name for v in run.variants for lv in v.levels}
+    of_series.update({v.name: v.name for v in run.variants})
+    if variant is not None:
+        found = run.variant(variant)
+        if found is None:
+            raise PerfError(f"variant {variant!r} is not in run {run.run_id}", hint=hint)
+        if found.status != "ok":
+            reason = f": {found.error.splitlines()[0]}" if found.error else ""
+            raise PerfError(
+                f"variant {variant!r} was not measured in run {run.run_id} (status {found.status}{reason})", hint=hint
+            )
+        best, why = rank([p for name, pts in run_points(view).items() if of_series[name] == variant for p in pts])
+        if best is None:
+            raise PerfError(f"variant {variant!r} has no level that can be ranked in run {run.run_id}", hint=hint)
+        return Chosen(variant, "named with --variant", Choice.of(best, why))
+    rec = recommend(view, budget)
+    if budget is not None:
+        if rec.best_under_budget is None:
+            raise PerfError(
+                f"nothing to deploy: no level of run {run.run_id} meets its {rec.budget_text}"
+                + (f" ({' '.join(rec.notes)})" if rec.notes else ""),
+                hint=f"choose one with --variant NAME, or pass a larger --latency-budget-ms; {hint}",
+            )
+        return Chosen(
+            of_series[rec.best_under_budget.variant],
+            f"the run's recommendation: the best level within the {rec.budget_text}",
+            rec.best_under_budget,
+        )
+    if rec.best_peak is None:
+        raise PerfError(f"nothing to deploy: run {run.run_id} has no level that can be recommended", hint=hint)
+    return Chosen(
+        of_series[rec.best_peak.variant],
+        "the run's recommendation: the best peak throughput (the run has no latency budget)",
+        rec.best_peak,
+    )
+
+
+def _check_same(rv: RepositoryVariant, measured: dict | None) -> None:
+    """Refuse a variant whose index entry changed since the run measured it (a rebuild)."""
+    if rv.entry is None or measured is None:
+        return
+    now = {k: v for k, v in rv.entry.params.items() if k != "build"}
+    then = {k: v for k, v in measured.items() if k != "build"}
+    changed = sorted(k for k in set(now) | set(then) if now.get(k) != then.get(k))
+    if changed:
+        diff = ", ".join(f"{k}: measured {then.get(k)!r}, now {now.get(k)!r}" for k in changed)
+        raise PerfError(
+            f"variant {rv.name} in {rv.repository.path} is not the one the run measured ({diff})",
+            hint="pass --repository with the repository the run swept, or sweep the rebuilt variant again",
+        )
+
+
+def source_variant(repository: Path, name: str, measured: dict | None = None) -> RepositoryVariant:
+    """The variant ``name`` of ``repository``, checked before anything is written: it is the
+    one the run measured, and a python-served one has the build manifest its native config
+    is written from.
+
+    Args:
+        repository: The repository the run swept.
+        name: The variant (model folder).
+        measured: The variant's ``params`` as the run recorded them (checked against the
+            index: a rebuilt variant is refused); ``None`` skips the check.
+
+    Raises:
+        RepositoryError: the repository has no such variant.
+        PerfError: it changed since the run, or it is python-served without its build manifest.
+    """
+    rv = Repository(repository).variant(name)
+    _check_same(rv, measured)
+    if rv.serving == "python" and (rv.params is None or rv.spec is None or rv.export is None):
+        raise PerfError(
+            f"variant {rv.name} is served by the toolkit's python-backend model.py, which NVIDIA's image cannot run "
+            "without the toolkit's environment, and its build manifest is not there to write a native config",
+            hint="rebuild with `builders build --serving native` and sweep that variant",
+        )
+    return rv
+
+
+def copy_variant(rv: RepositoryVariant, dest: Path) -> str | None:
+    """Copy a variant (:func:`source_variant`) into the repository folder ``dest`` (files
+    copied, not linked), natively served, with its index entry (``serving: native``, the
+    same build folder); returns a note when its serving was changed.
+
+    Raises:
+        ConfigError: its native config breaks a Triton rule.
+    """
+    target = Path(dest) / rv.name
+    shutil.copytree(rv.folder, target, ignore=shutil.ignore_patterns("__pycache__"))  # python-backend byte code
+    note = _to_native(rv, target) if rv.serving == "python" else None
+    if rv.entry is not None:  # the bundle's repository is one the toolkit reads (clients check --repository)
+        update_index(Path(dest), [rv.entry.model_copy(update={"serving": "native"})])
+    return note
+
+
+def _to_native(rv: RepositoryVariant, folder: Path) -> str:
+    """Rewrite a python-served variant folder for the format's native backend: drop
+    ``model.py``, write the native config of the same :class:`builders.config.variants.Variant`."""
+    params, spec, export = rv.params, rv.spec, rv.export
+    assert params is not None and spec is not None and export is not None  # source_variant checked them
+    fmt = formats.get(params.format)
+    versions = sorted(d for d in folder.iterdir() if d.is_dir() and d.name.isdigit())
+    for v in versions:
+        (v / "model.py").unlink(missing_ok=True)
+    io = read_artifact_io(params.format, versions[-1] / fmt.file) if versions else None
+    served = spec.renamed(export.served_names("native"))
+    write_config(make_config(params, served, "native", io=io), folder / "config.pbtxt")
+    return (
+        f"The run measured this variant through the toolkit's python-backend model (what the bundled server runs); "
+        f"NVIDIA's image serves it with the native `{fmt.platform}` backend (same artifact and instance group, config "
+        f"written by the toolkit's builders). Its served outputs and numbers on that backend are not verified here: "
+        f"check and measure it in the cluster (docs/KUBERNETES.md)."
+    )
+
+
+def _image(run: RunResult, image: str | None) -> str:
+    """``image``, else the image the run's container runtime measured with, else NVIDIA's
+    image of the toolkit's default release."""
+    if image:
+        return image
+    server = run.settings.get("server") or {}
+    if server.get("runtime") == "container" and server.get("image"):
+        return str(server["image"])
+    return image_for_tag(DEFAULT_TAG)
+
+
+def _tree_bytes(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def _check_out(out: Path) -> None:
+    """Refuse an ``out`` that holds something other than a previous bundle."""
+    if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / MANIFEST_DIR / SERVER_FILE).is_file())):
+        raise PerfError(
+            f"{out} exists and is not a deployment bundle", hint="pass --out with a new folder or a previous bundle's"
+        )
+
+
+def export_deployment(
+    run_dir: Path,
+    variant: str | None = None,
+    out: Path | None = None,
+    *,
+    repository: Path | None = None,
+    name: str | None = None,
+    image: str | None = None,
+    latency_budget_ms: float | None = None,
+) -> Bundle:
+    """Write a deployment bundle (module docstring) for one variant of a run.
+
+    Args:
+        run_dir: The run folder (``results.json``).
+        variant: The variant; ``None``: the run's recommendation (:func:`choose_variant`).
+        out: Bundle folder [default: ``<run_dir>/deployment-<variant>``]; a previous bundle
+            there is replaced.
+        repository: The repository holding the variant [default: the one the run swept].
+        name: Kubernetes name of the Deployment and Service [default: :func:`perf.deploy.k8s.k8s_name`].
+        image: Server image [default: the run's container image, else NVIDIA's image of
+            :data:`builders.triton.releases.DEFAULT_RELEASE`].
+        latency_budget_ms: Budget for the recommendation (ms) [default: the run's own].
+
+    Raises:
+        PerfError: no results, an unknown or failed variant, nothing to recommend, a
+            changed variant, ``out`` is a folder that is not a bundle, a bad ``name``.
+        RepositoryError: the repository has no such variant.
+    """
+    run = results.load(run_dir)
+    chosen = choose_variant(run, variant, latency_budget_ms)
+    repo = Path(repository) if repository else Path(run.settings.get("repository") or "")
+    if not repository and not run.settings.get("repository"):
+        raise PerfError(f"run {run.run_id} does not record its repository", hint="pass --repository")
+    try:
+        kname = k8s.check_name(name) if name else k8s.k8s_name(chosen.variant)
+    except ValueError as e:
+        raise PerfError(f"--name: {e}") from None
+    out = Path(out) if out else Path(run_dir) / f"deployment-{chosen.variant}"
+    measured = run.variant(chosen.variant)
+    rv = source_variant(repo, chosen.variant, measured.params if measured else None)
+    _check_out(out)
+    # written beside ``out`` and moved there at the end: a failure leaves any previous bundle as it was
+    tmp = out.parent / f".{out.name}.partial"
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        note = copy_variant(rv, tmp / BUNDLE_REPOSITORY)
+        config = read_config(tmp / BUNDLE_REPOSITORY / chosen.variant / "config.pbtxt")
+        plan = k8s.ServingPlan(
+            kname, chosen.variant, _image(run, image), k8s.resources(config), _tree_bytes(tmp / BUNDLE_REPOSITORY)
+        )
+        (tmp / MANIFEST_DIR).mkdir()
+        (tmp / MANIFEST_DIR / STORAGE_FILE).write_text(k8s.to_yaml([k8s.claim(plan), k8s.loader_pod(plan)]))
+        (tmp / MANIFEST_DIR / SERVER_FILE).write_text(k8s.to_yaml([k8s.deployment(plan), k8s.service(plan)]))
+        files = (out / MANIFEST_DIR / STORAGE_FILE, out / MANIFEST_DIR / SERVER_FILE)
+        bundle = Bundle(out, chosen, plan, note, files)
+        (tmp / README_FILE).write_text("\n".join(readme(bundle, run, repo)) + "\n")
+        shutil.rmtree(out, ignore_errors=True)
+        tmp.rename(out)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    log.info("deployment bundle for %s written to %s", chosen.variant, out)
+    return bundle
+
+
+def _measured_on(run: RunResult) -> str:
+    """``"host h, bundled tritonserver 2.51.0, no GPU"`` from the run's environment."""
+    env = run.environment
+    server = env.get("server") or {}
+    gpus = [g.get("name") or "GPU" for g in env.get("gpus") or []]
+    return (
+        f"host {env.get('host') or 'unknown'}, {server.get('runtime') or 'unknown'} tritonserver "
+        f"{server.get('version') or '(version not recorded)'}, " + (", ".join(gpus) if gpus else "no GPU")
+    )
+
+
+def readme(bundle: Bundle, run: RunResult, repository: Path) -> list[str]:
+    """The bundle's README.md: which variant and why, its best measured level, what the
+    manifests ask for and why, and the commands that deploy it (docs/KUBERNETES.md)."""
+    p, c = bundle.plan, bundle.chosen
+    model_dir = f"{BUNDLE_REPOSITORY}/{c.variant}"
+    repo_abs = (bundle.folder / BUNDLE_REPOSITORY).resolve()
+    size = k8s.storage_request(p.storage_bytes)
+    lines = [
+        f"# Deployment bundle: `{c.variant}`",
+        "",
+        f"Written by `perf export-deployment` from run `{run.run_id}` (repository `{repository}`).",
+        "",
+        "## Why this variant",
+        "",
+        f"{c.why[:1].upper()}{c.why[1:]}. Its best measured level: {c.level.describe()}.",
+        f"Measured on {_measured_on(run)}; a cluster node differs, so measure it there too (below).",
+    ]
+    if bundle.serving_note:
+        lines += ["", bundle.serving_note]
+    lines += [
+        "",
+        "## What is here",
+        "",
+        "| path | what |",
+        "|---|---|",
+        f"| `{model_dir}/` | the model folder, named as the model (`config.pbtxt`, version folder) |",
+        f"| `{MANIFEST_DIR}/{STORAGE_FILE}` | PersistentVolumeClaim `{p.claim}` ({size}; the repository is "
+        f"{p.storage_bytes:,} bytes) and the loader Pod `{p.loader}` that fills it |",
+        f"| `{MANIFEST_DIR}/{SERVER_FILE}` | Deployment and Service `{p.name}`: `{p.image}`, "
+        f"`{' '.join(k8s.server_args())}`, probes on `{k8s.READY_PATH}` and `{k8s.LIVE_PATH}`, metrics port "
+        "annotated for Prometheus |",
+        "",
+        "## Resources (from the variant's instance_group)",
+        "",
+        *[f"- {w}" for w in p.resources.why],
+        "",
+        "## Deploy",
+        "",
+        "In this folder:",
+        "",
+        "```bash",
+        f"kubectl apply -f {MANIFEST_DIR}/{STORAGE_FILE}",
+        f"kubectl wait --for=condition=Ready pod/{p.loader} --timeout=15m",
+        f"kubectl cp {model_dir} {p.loader}:{k8s.MODELS_PATH}/{c.variant}",
+        f"kubectl delete pod {p.loader}",
+        f"kubectl apply -f {MANIFEST_DIR}/{SERVER_FILE}",
+        f"kubectl rollout status deployment/{p.name} --timeout=15m",
+        "```",
+        "",
+        "Then, from the toolkit's folder, check and measure it where it runs:",
+        "",
+        "```bash",
+        f"kubectl port-forward service/{p.name} 8000:8000 8001:8001 8002:8002 &",
+        "curl -fsS localhost:8000/v2/health/ready && echo ready",
+        f".venv/bin/clients check --runtime remote --url localhost:8000 --repository {repo_abs} --variant {c.variant}",
+        f"perf/run_sweep.sh --runtime remote --url localhost:8000 --no-deploy --repository {repo_abs} --variants {c.variant}",
+        "```",
+        "",
+        "The server runs with `--model-control-mode=none`: it loads the repository once at start and refuses "
+        "load/unload requests, so these commands check its served outputs against the build's reference (while "
+        "the build folder the bundle's `index.json` names is on this machine) and sweep the loaded model as it is "
+        "(`--no-deploy`). "
+        "See docs/KUBERNETES.md for the whole path.",
+    ]
+    return lines

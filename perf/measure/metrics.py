@@ -1,0 +1,346 @@
+"""Server-side measurements taken while perf_analyzer runs a level.
+
+- :class:`MetricsSampler` scrapes Triton's Prometheus endpoint (``/metrics``) in a thread:
+  ``nv_cpu_utilization`` (fraction 0..1), ``nv_cpu_memory_used_bytes``,
+  ``nv_gpu_utilization`` (fraction), ``nv_gpu_power_usage`` (W),
+  ``nv_gpu_memory_used_bytes`` (Triton docs, "Metrics"). Metrics the server does not
+  export (GPU ones on a CPU host) stay ``None``.
+- :class:`NvmlSampler` samples local GPU utilisation and memory through NVML
+  (``nvidia-ml-py``), over the GPUs in ``CUDA_VISIBLE_DEVICES``; it records nothing where
+  there is no local GPU.
+- :class:`HostSampler` samples the host's CPU use through ``psutil`` and splits it: the
+  server's own processes (tritonserver and its children, e.g. python-backend stubs: Triton's
+  ``nv_cpu_utilization`` is the whole host's, perf_analyzer included), the rest of the
+  measurement (perf_analyzer, this process), and other work on the host, which makes a
+  level's numbers untrustworthy.
+- :func:`batch_stats` reads inference/execution counts from the statistics API: their
+  ratio over a level is the batch size the dynamic batcher actually formed.
+
+Every sampler stamps its samples with ``time.monotonic()`` and summarises a span
+``(start, end)`` on that clock: the span of perf_analyzer's merged windows
+(:meth:`perf.measure.analyzer.RunOutcome.stable_span`), so that utilisation covers the windows the
+throughput and latency come from; without a span, everything sampled.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import statistics
+import threading
+import time
+import urllib.request
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from core.gpu import visible_gpu_indices
+
+log = logging.getLogger(__name__)
+
+_GAUGES = {
+    "nv_cpu_utilization": "cpu",
+    "nv_cpu_memory_used_bytes": "cpu_mem",
+    "nv_gpu_utilization": "gpu",
+    "nv_gpu_power_usage": "gpu_power",
+    "nv_gpu_memory_used_bytes": "gpu_mem",
+}
+
+
+def scrape(metrics_url: str, timeout_s: float = 2.0) -> dict[str, list[float]]:
+    """One scrape of ``http://<metrics_url>``: gauge name -> values (one per GPU for GPU gauges)."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    url = metrics_url if metrics_url.startswith("http") else f"http://{metrics_url}"
+    with urllib.request.urlopen(url, timeout=timeout_s) as r:  # noqa: S310 (local server URL)
+        text = r.read().decode()
+    out: dict[str, list[float]] = {}
+    for fam in text_string_to_metric_families(text):
+        for s in fam.samples:
+            if s.name in _GAUGES:
+                out.setdefault(s.name, []).append(float(s.value))
+    return out
+
+
+class MetricsSampler:
+    """Scrape the server's metrics endpoint every ``period_s`` between ``start()`` and ``stop()``.
+
+    Args:
+        metrics_url: ``host:port/metrics``.
+        period_s: Sampling period (default 0.25 s; Triton refreshes gauges every
+            ``--metrics-interval-ms``, 500 ms as launched by this toolkit).
+    """
+
+    def __init__(self, metrics_url: str, period_s: float = 0.25):
+        self.url = metrics_url
+        self.period_s = period_s
+        self.samples: list[dict[str, list[float]]] = []
+        self.times: list[float] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                sample = scrape(self.url)
+                self.times.append(time.monotonic())
+                self.samples.append(sample)
+            except Exception as e:  # a missed scrape is not fatal; the summary says what was seen
+                log.debug("metrics scrape failed: %s", e)
+            self._stop.wait(self.period_s)
+
+    def __enter__(self) -> MetricsSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(5)
+
+    def summary(self, span: tuple[float, float] | None = None) -> dict[str, float | None]:
+        """LevelResult fields: mean CPU/GPU utilisation (%), mean GPU power (W, summed over
+        GPUs), max CPU/GPU memory (bytes, GPU summed). ``None`` where never exported.
+
+        Args:
+            span: ``(start, end)`` on the monotonic clock: only samples taken in it count
+                (all of them when it holds none, or when ``span`` is None).
+        """
+        samples = in_span(self.times, self.samples, span)
+
+        def series(name: str, reduce: str) -> list[float]:
+            vals = []
+            for s in samples:
+                if name in s and s[name]:
+                    v = s[name]
+                    vals.append(sum(v) / len(v) if reduce == "mean" else sum(v))
+            return vals
+
+        def mean(xs: list[float], factor: float = 1.0) -> float | None:
+            return statistics.fmean(xs) * factor if xs else None
+
+        def peak(xs: list[float]) -> float | None:
+            return max(xs) if xs else None
+
+        return {
+            "cpu_utilization_pct": mean(series("nv_cpu_utilization", "mean"), 100.0),
+            "cpu_memory_used_bytes": peak(series("nv_cpu_memory_used_bytes", "sum")),
+            "gpu_utilization_pct": mean(series("nv_gpu_utilization", "mean"), 100.0),
+            "gpu_power_w": mean(series("nv_gpu_power_usage", "sum")),
+            "gpu_memory_used_bytes": peak(series("nv_gpu_memory_used_bytes", "sum")),
+        }
+
+
+class NvmlSampler:
+    """Mean utilisation (%) of the local GPUs through NVML while active; ``None`` without one."""
+
+    def __init__(self, period_s: float = 0.1, enabled: bool = True):
+        self.period_s = period_s
+        #: ``False`` for a server on another machine (``--runtime remote``): this host's GPUs are not its own.
+        self.enabled = enabled
+        self.values: list[float] = []
+        self.memory: list[float] = []
+        self.times: list[float] = []
+        self._handles: list[Any] = []
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> NvmlSampler:
+        if not self.enabled:
+            return self
+        try:
+            import pynvml
+
+            pynvml.nvmlInit()
+            self._handles = [pynvml.nvmlDeviceGetHandleByIndex(i) for i in visible_gpu_indices(pynvml.nvmlDeviceGetCount())]
+        except Exception as e:  # no driver / no GPU: NVML sampling is simply absent
+            log.debug("NVML not available: %s", e)
+            self._handles = []
+        if self._handles:
+            self._thread = threading.Thread(target=self._loop, daemon=True)
+            self._thread.start()
+        return self
+
+    def _loop(self) -> None:
+        import pynvml
+
+        while not self._stop.is_set():
+            with contextlib.suppress(Exception):
+                u = [pynvml.nvmlDeviceGetUtilizationRates(h).gpu for h in self._handles]
+                mem = float(sum(pynvml.nvmlDeviceGetMemoryInfo(h).used for h in self._handles))
+                self.times.append(time.monotonic())
+                self.values.append(sum(u) / len(u))
+                self.memory.append(mem)
+            self._stop.wait(self.period_s)
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread:
+            self._thread.join(5)
+            with contextlib.suppress(Exception):
+                import pynvml
+
+                pynvml.nvmlShutdown()
+
+    def mean_pct(self, span: tuple[float, float] | None = None) -> float | None:
+        """Mean utilisation (%) of the samples in ``span`` (see :meth:`MetricsSampler.summary`)."""
+        vals = in_span(self.times, self.values, span)
+        return statistics.fmean(vals) if vals else None
+
+    def max_memory_bytes(self, span: tuple[float, float] | None = None) -> float | None:
+        """Peak device memory used (bytes, summed over the sampled GPUs) in ``span``."""
+        vals = in_span(self.times, self.memory, span)
+        return max(vals) if vals else None
+
+
+#: Default threshold of other processes' CPU use during a level (% of one core, mean).
+HOST_BUSY_THRESHOLD_PCT = 10.0
+
+
+class HostSampler:
+    """CPU used on this host by processes other than the measurement's own, every ``period_s``.
+
+    Host CPU is ``psutil.cpu_times()`` summed over cores: user + nice + system + steal
+    (steal: time a hypervisor gave to other guests, a busy neighbour too); idle, iowait and
+    interrupt time are not counted (interrupts for loopback traffic are the measurement's
+    own). The measurement's own processes are ``roots`` and their descendants, read each
+    sample (user + system of each process): the server and its python-backend stubs,
+    perf_analyzer (added by :meth:`add_root` once it runs) and this process (its threads
+    only, not its children). What remains is other work competing for the same cores.
+
+    Args:
+        roots: Process ids whose trees are the measurement's own.
+        period_s: Sampling period (default 0.2 s; psutil's CPU times tick every 10 ms).
+    """
+
+    def __init__(self, roots: Iterable[int], period_s: float = 0.2):
+        self.roots = set(roots)
+        self.period_s = period_s
+        self.samples: list[tuple[float, float, dict[int, float]]] = []  # (t, host busy s, {pid: cpu s})
+        self.tree: dict[int, int] = {}  # pid -> the root it descends from
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+
+    def add_root(self, pid: int) -> None:
+        """Count ``pid`` (and its descendants) as the measurement's own from now on; sampled at once."""
+        with self._lock:
+            self.roots.add(pid)
+        self._sample()
+
+    @staticmethod
+    def _host_busy_s() -> float:
+        import psutil
+
+        t = psutil.cpu_times()
+        return t.user + t.nice + t.system + getattr(t, "steal", 0.0)
+
+    def _own(self) -> dict[int, float]:
+        import psutil
+
+        me = psutil.Process().pid
+        out: dict[int, float] = {}
+        with self._lock:
+            roots = list(self.roots)
+        for root in roots:
+            try:
+                proc = psutil.Process(root)
+                procs = [proc] + ([] if root == me else proc.children(recursive=True))
+            except (psutil.NoSuchProcess, psutil.AccessDenied):
+                continue
+            for q in procs:
+                with contextlib.suppress(psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+                    c = q.cpu_times()
+                    out[q.pid] = c.user + c.system
+                    with self._lock:
+                        self.tree.setdefault(q.pid, root)
+        return out
+
+    def _sample(self) -> None:
+        try:
+            own, busy = self._own(), self._host_busy_s()
+        except Exception as e:  # psutil missing or /proc unreadable: nothing is recorded (null)
+            log.debug("host CPU sample failed: %s", e)
+            return
+        with self._lock:
+            self.samples.append((time.monotonic(), busy, own))
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            self._sample()
+            self._stop.wait(self.period_s)
+
+    def __enter__(self) -> HostSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(5)
+        self._sample()
+
+    def _deltas(self, span: tuple[float, float] | None) -> tuple[float, float, dict[int, float]] | None:
+        """``(wall s, host busy CPU s, {pid: CPU s})`` between the samples around ``span``
+        (all sampled when None); None with fewer than two samples. A process of the
+        measurement that started inside counts from zero; one that ended inside, up to its
+        last sample."""
+        with self._lock:
+            samples = list(self.samples)
+        if len(samples) < 2:
+            return None
+        lo, hi = 0, len(samples) - 1
+        if span is not None:
+            lo = max([i for i, s in enumerate(samples) if s[0] <= span[0]], default=0)
+            hi = min([i for i, s in enumerate(samples) if s[0] >= span[1]], default=len(samples) - 1)
+        if hi <= lo:
+            return None
+        (t0, busy0, own0), (t1, busy1, _) = samples[lo], samples[hi]
+        last: dict[int, float] = {}
+        for _, _, own in samples[lo : hi + 1]:
+            last.update(own)
+        return t1 - t0, busy1 - busy0, {pid: max(0.0, v - own0.get(pid, 0.0)) for pid, v in last.items()}
+
+    def other_pct(self, span: tuple[float, float] | None = None) -> float | None:
+        """Mean CPU of other processes over ``span`` (monotonic s; default: all sampled), in
+        % of one core; ``None`` with fewer than two samples. The span is widened to the
+        samples just outside it."""
+        d = self._deltas(span)
+        if d is None:
+            return None
+        wall, busy, own = d
+        return max(0.0, busy - sum(own.values())) / wall * 100.0
+
+    def cores(self, root: int | None, span: tuple[float, float] | None = None) -> float | None:
+        """Mean cores used by ``root`` and its descendants over ``span`` (CPU s per wall s:
+        1.0 = one core fully busy); ``None`` for an unknown root, one never read, or fewer
+        than two samples."""
+        d = self._deltas(span)
+        if root is None or d is None:
+            return None
+        wall, _, own = d
+        with self._lock:
+            mine = [v for pid, v in own.items() if self.tree.get(pid) == root]
+        return sum(mine) / wall if mine else None
+
+
+def in_span(times: Sequence[float], values: Sequence[Any], span: tuple[float, float] | None) -> list[Any]:
+    """The ``values`` whose ``times`` lie in ``span`` (inclusive); all of them when ``span``
+    is None or holds none (a span shorter than the sampling period)."""
+    if span is None:
+        return list(values)
+    inside = [v for t, v in zip(times, values) if span[0] <= t <= span[1]]
+    return inside or list(values)
+
+
+def batch_stats(http_url: str, model: str) -> tuple[int, int] | None:
+    """``(inference_count, execution_count)`` of ``model`` from the statistics API
+    (``GET v2/models/<model>/stats``); ``None`` when unavailable."""
+    import tritonclient.http as th
+
+    try:
+        with contextlib.closing(th.InferenceServerClient(http_url, network_timeout=10)) as c:
+            stats = c.get_inference_statistics(model)
+    except Exception as e:
+        log.debug("statistics for %s unavailable: %s", model, e)
+        return None
+    inf = sum(int(s.get("inference_count", 0)) for s in stats.get("model_stats", []))
+    exe = sum(int(s.get("execution_count", 0)) for s in stats.get("model_stats", []))
+    return inf, exe

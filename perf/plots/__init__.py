@@ -1,0 +1,1 @@
+"""The report's PNG plots (matplotlib): canvas, styles, frontier, bars."""

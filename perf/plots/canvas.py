@@ -1,0 +1,153 @@
+"""The canvas of the sweep's plots: matplotlib (Agg, imported lazily), stacked panels with the
+legend to their right, labels that never overlap (:func:`place_labels`), and :func:`finish`,
+which saves a figure and reads back what it drew, so tests can check the picture's data:
+``{panel title: {curve label: (xs, ys)}}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from perf.analysis.stats import Point
+
+if TYPE_CHECKING:  # matplotlib is imported lazily (pyplot)
+    from matplotlib.lines import Line2D
+
+Drawn = dict[str, dict[str, tuple[list[float], list[float]]]]
+#: Legend entries beside a panel before the legend takes two columns.
+LEGEND_ROWS = 16
+#: A latency axis spanning more than this ratio (max / min) is drawn on a log scale.
+LOG_SPAN = 20.0
+#: Label positions tried around a point, in order: (dx, dy) in points, horizontal and vertical alignment.
+LABEL_OFFSETS = (
+    (5, 4, "left", "bottom"),
+    (5, -4, "left", "top"),
+    (-5, 4, "right", "bottom"),
+    (-5, -4, "right", "top"),
+    (5, 13, "left", "bottom"),
+    (-5, 13, "right", "bottom"),
+    (5, -13, "left", "top"),
+    (-5, -13, "right", "top"),
+    (14, 0, "left", "center"),
+    (-14, 0, "right", "center"),
+)
+
+
+def pyplot():
+    """matplotlib.pyplot on the Agg backend (imported on first use)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def batch_sizes(points: dict[str, list[Point]]) -> list[int]:
+    """Client batch sizes with a measured level, ascending: one panel each."""
+    return sorted({p.batch_size for pts in points.values() for p in pts if p.ok})
+
+
+def panel_title(title: str, batch_size: int) -> str:
+    """``"Throughput vs concurrency — client batch size 4"``."""
+    return f"{title} — client batch size {batch_size}"
+
+
+def place_labels(
+    ax, items: Sequence[tuple[float, float, str]], fontsize: float = 7, avoid: Sequence[tuple[float, float, float]] = ()
+) -> tuple[list, int]:
+    """Annotate points so that no two labels overlap (simple collision avoidance).
+
+    Each label tries :data:`LABEL_OFFSETS` around its point in turn and takes the first
+    position whose box (display coordinates) lies inside the axes and overlaps no label
+    placed before; a label that fits nowhere is left out. Call after the axes' limits are final.
+
+    Args:
+        ax: Matplotlib axes.
+        items: ``(x, y, text)`` in data coordinates.
+        fontsize: Label size (points).
+        avoid: ``(x, y, radius)``: markers (data coordinates, radius in display pixels) no
+            label may cover, e.g. the stars of the recommended levels.
+
+    Returns:
+        The annotations placed and the number left out.
+    """
+    fig = ax.figure
+    fig.canvas.draw()  # final limits and transforms
+    renderer = fig.canvas.get_renderer()
+    from matplotlib.transforms import Bbox
+
+    frame = ax.get_window_extent(renderer)
+    taken: list[Bbox] = []
+    for x, y, r in avoid:
+        px, py = ax.transData.transform((x, y))
+        taken.append(Bbox.from_extents(px - r, py - r, px + r, py + r))
+    placed, left_out = [], 0
+    for x, y, text in items:
+        for dx, dy, ha, va in LABEL_OFFSETS:
+            ann = ax.annotate(
+                text, (x, y), xytext=(dx, dy), textcoords="offset points", ha=ha, va=va, fontsize=fontsize, alpha=0.85
+            )
+            box = ann.get_window_extent(renderer).expanded(1.04, 1.08)
+            inside = frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1
+            if inside and not any(box.overlaps(b) for b in taken):
+                taken.append(box)
+                placed.append(ann)
+                break
+            ann.remove()
+        else:
+            left_out += 1
+    return placed, left_out
+
+
+def finish(fig, ax_list, path: Path) -> Drawn:
+    from matplotlib.container import ErrorbarContainer
+
+    drawn: Drawn = {}
+    for ax in ax_list:
+        handles, labels = ax.get_legend_handles_labels()
+        if handles:
+            # a long legend (a large run's highlighted variants) takes two columns to stay beside its panel
+            ncol = 2 if len(handles) > LEGEND_ROWS else 1
+            ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, ncol=ncol)
+        ax.grid(True, alpha=0.3)
+        drawn[ax.get_title()] = {  # errorbar() labels its container; the data line is lines[0]
+            label: xy(c.lines[0])
+            for c in ax.containers
+            if isinstance(c, ErrorbarContainer) and (label := c.get_label()) is not None and not label.startswith("_")
+        }
+        drawn[ax.get_title()].update(
+            {  # the marks of recommended levels (and other labelled plain markers)
+                m.get_label(): xy(m)
+                for m in ax.get_lines()
+                if not m.get_label().startswith("_") and m.get_marker() not in (None, "None", "")
+            }
+        )
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    pyplot().close(fig)
+    return drawn
+
+
+def xy(line: Line2D) -> tuple[list[float], list[float]]:
+    """The data a line drew, as plain floats."""
+    return (np.asarray(line.get_xdata(), dtype=float).tolist(), np.asarray(line.get_ydata(), dtype=float).tolist())
+
+
+def panels(n: int, height: float = 4.5):
+    """``n`` stacked axes in a fixed layout (legends go right of the axes, in the figure's
+    right third): the axes never move after :func:`place_labels` measured the labels."""
+    fig, axes = pyplot().subplots(n, 1, figsize=(14, height * n), squeeze=False)
+    fig.subplots_adjust(left=0.07, right=0.64, top=1 - 0.45 / (height * n), bottom=0.55 / (height * n), hspace=0.45)
+    return fig, list(axes[:, 0])
+
+
+def log_scale_if_wide(ax, values: Sequence[float], axis: str = "x") -> None:
+    """Put ``axis`` on a log scale when ``values`` (all > 0) span more than :data:`LOG_SPAN`:
+    a few overloaded levels at seconds would otherwise squash every other point into one edge."""
+    vals = [v for v in values if v > 0]
+    if vals and max(vals) / min(vals) > LOG_SPAN:
+        (ax.set_xscale if axis == "x" else ax.set_yscale)("log")

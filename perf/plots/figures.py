@@ -1,0 +1,319 @@
+"""PNG plots of one sweep (matplotlib, Agg backend, imported lazily).
+
+Every curve plot has one panel per client batch size (titled with it), so each measured
+level, the recommended one included, appears in a panel. Curves use each variant's medians
+over trials, with min–max error bars where a level has several trials and a ring around
+flagged levels (unstable, host busy). Each highlighted variant has its own colour, marker
+and line style (:mod:`perf.plots.styles`: every variant up to 10, beyond that the top N by
+peak throughput, the Pareto frontier and the recommended ones); the others are faint grey
+context. Request-rate levels get their own plot, achieved against offered rate, with the
+``not achieved`` ones crossed out. The recommended levels (best under the p99 budget, best
+peak) are starred; with a budget that no level meets, the lowest p99 reached is marked and
+named in the legend. ``c=`` labels of trade-off plots are placed where they overlap no other
+label (:func:`perf.plots.canvas.place_labels`); one that fits nowhere is left out and the
+legend says how many. A metric that is null at a level is left out of the curve at that
+level — never drawn as 0; a utilisation panel exists only for a metric the run recorded.
+The frontier plot and the small multiples are in :mod:`perf.plots.frontier`, the latency
+breakdown bars and the request-rate plot in :mod:`perf.plots.bars`.
+
+Every ``plot_*`` function returns what it drew, read back from the matplotlib artists:
+``{panel title: {curve label: (xs, ys)}}``, so tests can check the picture's data.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+
+from perf.analysis.recommendation import Choice, Recommendation, recommend
+from perf.analysis.stats import P99, THROUGHPUT, Point, curve, gpu_metric, run_points
+from perf.markdown import CPU_MEASURES, TOP_N, UNSTABLE_MARK, fmt
+from perf.plots import bars as plot_bars
+from perf.plots import frontier as plot_frontier
+from perf.plots.canvas import Drawn, batch_sizes, finish, log_scale_if_wide, panel_title, panels, place_labels
+from perf.plots.styles import ALL_DISTINCT, GREY, Style, style, styles
+from perf.records.results import RunResult
+
+log = logging.getLogger(__name__)
+
+
+def _series(points: Sequence[Point], metric: str, x_metric: str | None, batch_size: int) -> list[tuple[float, float, Point]]:
+    """(x, median, point) of the non-null ``metric`` values along the variant's curve at
+    ``batch_size``; x is the concurrency, or the ``x_metric`` median."""
+    out = []
+    for p in curve(points, batch_size):
+        y = p.get(metric)
+        x = p.concurrency if x_metric is None else p.get(x_metric)
+        if y is not None and x is not None:
+            out.append((x, y, p))
+    return out
+
+
+def _draw_curves(
+    ax,
+    points: dict[str, list[Point]],
+    metric: str,
+    x_metric: str | None,
+    failed: frozenset[str],
+    batch_size: int,
+    looks: dict[str, Style] | None = None,
+) -> list[tuple[float, float, str]]:
+    """One curve per variant at ``batch_size``: the ``looks`` variants in their style (every
+    variant when None), the others faint grey without a legend entry of their own; returns
+    the ``c=`` labels a trade-off plot needs (highlighted variants only)."""
+    unstable_labelled = False
+    labels = []
+    looks = looks if looks is not None else {n: style(i) for i, n in enumerate(points)}
+    context: list[list[tuple[float, float]]] = []
+    order = [n for n in looks if n in points] + [n for n in points if n not in looks]  # the legend in the looks' order
+    for name in order:
+        pts = points[name]
+        series = _series(pts, metric, x_metric, batch_size)
+        if not series:
+            continue
+        xs, ys = [x for x, _, _ in series], [y for _, y, _ in series]
+        look = looks.get(name)
+        if look is None:  # context: behind everything, no error bars, rings or labels
+            context.append(list(zip(xs, ys)))
+            continue
+        bounds = [p.bounds(metric) for _, _, p in series]
+        yerr = [[y - lo for (_, y, _), (lo, _) in zip(series, bounds)], [hi - y for (_, y, _), (_, hi) in zip(series, bounds)]]
+        has_spread = any(e > 0 for row in yerr for e in row)
+        line = ax.errorbar(
+            xs,
+            ys,
+            yerr=yerr if has_spread else None,
+            marker=look.marker,
+            ms=5,
+            capsize=3,
+            color=look.colour,
+            ls=look.linestyle,
+            label=name + (" (failed)" if name in failed else ""),
+            zorder=3,
+        )
+        bad = [(x, y) for x, y, p in series if p.status != "ok"]  # unstable or host busy
+        if x_metric is not None and len(points) <= ALL_DISTINCT:  # a trade-off curve: say which concurrency each point is
+            labels += [(x, y, f"c={p.concurrency}" + ("" if p.stable else UNSTABLE_MARK)) for x, y, p in series]
+        if bad:
+            many = len(looks) > ALL_DISTINCT  # smaller rings, or they hide the curves
+            ax.scatter(
+                [b[0] for b in bad],
+                [b[1] for b in bad],
+                s=55 if many else 110,
+                facecolors="none",
+                edgecolors=line.lines[0].get_color(),
+                linewidths=1.0 if many else 1.5,
+                zorder=3,
+                label=None
+                if unstable_labelled
+                else f"flagged level: unstable or host busy (ring{', ' + UNSTABLE_MARK if x_metric else ''})",
+            )
+            unstable_labelled = True
+    if context:  # one artist for all of them: 200 lines draw as fast as one
+        from matplotlib.collections import LineCollection
+
+        ax.add_collection(LineCollection(context, colors=GREY, linewidths=0.8, alpha=0.45, zorder=1))
+        ax.autoscale_view()
+        ax.plot([], [], color=GREY, lw=0.8, label=f"{len(context)} other variant(s), grey (report tables, flat.csv)")
+        ax.plot([], [], ls="none", label="in colour: the top by peak throughput, then frontier and picks")
+    return labels
+
+
+def _level_of(points: dict[str, list[Point]], choice: Choice) -> Point | None:
+    return next(
+        (p for p in points.get(choice.variant, []) if (p.concurrency, p.batch_size) == (choice.concurrency, choice.batch_size)),
+        None,
+    )
+
+
+def _mark_choices(
+    ax, points: dict[str, list[Point]], rec: Recommendation | None, metric: str, x_metric: str | None, batch_size: int
+) -> None:
+    """Star the recommended levels shown in this panel; with an unmet budget, mark the lowest p99."""
+    if rec is None:
+        return
+    marks = [
+        (rec.best_under_budget, "*", 16, f"best under p{rec.latency_percentile} budget {fmt(rec.latency_budget_ms, 2)} ms"),
+        (rec.best_peak, "P", 11, "best peak throughput"),
+    ]
+    unmet = rec.latency_budget_ms is not None and rec.best_under_budget is None
+    if unmet and P99 in (metric, x_metric):
+        marks.append(
+            (
+                rec.lowest_p99,
+                "X",
+                11,
+                f"lowest p99 reached {fmt(rec.lowest_p99.latency_p99_ms, 2) if rec.lowest_p99 else ''} ms"
+                f" — no level meets the budget of {fmt(rec.latency_budget_ms, 2)} ms",
+            )
+        )
+    for choice, marker, size, what in marks:
+        p = _level_of(points, choice) if choice is not None else None
+        if p is None or p.batch_size != batch_size:
+            continue
+        x = p.concurrency if x_metric is None else p.get(x_metric)
+        y = p.get(metric)
+        if x is None or y is None:
+            continue
+        ax.plot(
+            [x],
+            [y],
+            ls="none",
+            marker=marker,
+            ms=size,
+            mfc="none",
+            mec="black",
+            mew=1.3,
+            label=f"{what}: {p.variant} c={p.concurrency}{'' if p.stable else ' ' + UNSTABLE_MARK}",
+        )
+
+
+def _concurrency_axis(ax, points: dict[str, list[Point]], batch_size: int) -> None:
+    ticks = sorted({p.concurrency for pts in points.values() for p in curve(pts, batch_size)})
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(ticks, [str(t) for t in ticks])
+    ax.minorticks_off()
+    ax.set_xlabel("concurrency (outstanding requests)")
+
+
+def plot_metric(
+    points: dict[str, list[Point]],
+    metric: str,
+    ylabel: str,
+    title: str,
+    path: Path,
+    x_metric: str | None = None,
+    xlabel: str | None = None,
+    failed: frozenset[str] = frozenset(),
+    latency_budget_ms: float | None = None,
+    rec: Recommendation | None = None,
+    looks: dict[str, Style] | None = None,
+) -> Drawn:
+    """One panel per client batch size, one curve per variant of ``metric`` against
+    concurrency (log2 axis) or ``x_metric``.
+
+    ``looks`` (:func:`perf.plots.styles.styles`) picks the highlighted variants and their
+    style (default: every variant, each its own); the rest are grey context.
+    ``failed`` variants say so in the legend; a p99 budget (ms) is drawn as a dotted line on a p99
+    axis; ``rec``'s recommended levels are starred in their batch size's panel (and the
+    lowest p99 marked when nothing meets the budget). Trade-off plots label each point
+    ``c=N`` (``†`` when unstable) without overlapping labels.
+    """
+    sizes = batch_sizes(points)
+    fig, axes = panels(len(sizes))
+    for ax, bs in zip(axes, sizes):
+        ax.set_title(panel_title(title, bs))
+        labels = _draw_curves(ax, points, metric, x_metric, failed, bs, looks)
+        ax.set_ylabel(ylabel)
+        if x_metric is None:
+            _concurrency_axis(ax, points, bs)
+        else:
+            log_scale_if_wide(ax, [x for pts in points.values() for x, _, _ in _series(pts, metric, x_metric, bs)])
+        ax.set_xlabel(xlabel or ax.get_xlabel())
+        if latency_budget_ms is not None and P99 in (metric, x_metric):
+            draw = ax.axvline if x_metric == P99 else ax.axhline
+            draw(latency_budget_ms, color="grey", ls=":", lw=1.2, label=f"p99 budget {latency_budget_ms:g} ms")
+        _mark_choices(ax, points, rec, metric, x_metric, bs)
+        if labels:
+            _, left_out = place_labels(ax, labels)
+            if left_out:
+                ax.plot(
+                    [],
+                    [],
+                    ls="none",
+                    label=f"{left_out} c= label(s) left out where they would overlap (the tables list every level)",
+                )
+    return finish(fig, axes, path)
+
+
+def plot_utilisation(
+    points: dict[str, list[Point]], path: Path, failed: frozenset[str] = frozenset(), looks: dict[str, Style] | None = None
+) -> Drawn | None:
+    """Host CPU (%), the server's own CPU (cores) and GPU utilisation (%) against
+    concurrency: one panel per metric the run has and client batch size.
+
+    Returns:
+        What was drawn, or None (and no file) when the run has no utilisation metric.
+    """
+    gpu = gpu_metric(points)
+    measures = [(m, f"{label} ({unit})", desc.replace("`", "")) for m, (label, unit, _, desc) in CPU_MEASURES.items()]
+    measures += [(gpu, "GPU utilisation (%)", "")] if gpu else []
+    measures = [(m, y, d) for m, y, d in measures if any(p.get(m) is not None for pts in points.values() for p in pts)]
+    if not measures:
+        return None
+    rows = [(m, y, d, bs) for m, y, d in measures for bs in batch_sizes(points)]
+    fig, axes = panels(len(rows), 4.0)
+    for ax, (metric, ylabel, desc, bs) in zip(axes, rows):
+        ax.set_title(panel_title(ylabel[0].upper() + ylabel[1:] + (f" — {desc}" if desc else ""), bs), fontsize=9)
+        _draw_curves(ax, points, metric, None, failed, bs, looks)
+        _concurrency_axis(ax, points, bs)
+        ax.set_ylabel(ylabel)
+        ax.set_ylim(bottom=0)
+    return finish(fig, axes, path)
+
+
+def write_plots(
+    run: RunResult,
+    out_dir: Path,
+    breakdown_concurrency: int | None = None,
+    latency_budget_ms: float | None = None,
+    rec: Recommendation | None = None,
+    top_n: int = TOP_N,
+) -> dict[str, Path]:
+    """Write every plot the run's data allows into ``out_dir``.
+
+    Args:
+        run: A loaded sweep.
+        out_dir: Folder for the PNG files (the run folder).
+        breakdown_concurrency: Concurrency of the breakdown bars (default: each variant's highest).
+        latency_budget_ms: p99 budget (ms) drawn on the p99 plots (default: none).
+        rec: The recommendation to mark (default: :func:`perf.analysis.recommendation.recommend` with
+            ``latency_budget_ms``).
+        top_n: Variants highlighted by peak throughput in a run of more than
+            :data:`perf.plots.styles.ALL_DISTINCT` (the frontier and the picks are added).
+
+    Returns:
+        ``{title: png path}`` in report order.
+    """
+    points = {n: pts for n, pts in run_points(run).items() if any(p.ok for p in pts)}
+    out_dir = Path(out_dir)
+    made: dict[str, Path] = {}
+    failed = frozenset(v.name for v in run.variants if v.status == "failed")
+    if plot_bars.plot_request_rates(run, out_dir / "request_rates.png") is not None:
+        made["Achieved vs offered request rate"] = out_dir / "request_rates.png"
+    if not points:
+        log.warning("no measured concurrency level in run %s: no curves", run.run_id)
+        return made
+    rec = rec if rec is not None else recommend(run, latency_budget_ms)
+    looks = styles(points, rec, failed, top_n)
+    if plot_frontier.plot_frontier(points, out_dir / "pareto_frontier.png", rec, failed) is not None:
+        made["Pareto frontier"] = out_dir / "pareto_frontier.png"
+    specs = [
+        ("Throughput vs concurrency", "throughput_vs_concurrency.png", THROUGHPUT, "throughput (infer/s)", None),
+        ("p99 latency vs concurrency", "p99_vs_concurrency.png", P99, "client p99 latency (ms)", None),
+        ("Throughput vs p99 latency", "throughput_vs_p99.png", THROUGHPUT, "throughput (infer/s)", P99),
+    ]
+    for title, file, metric, ylabel, x_metric in specs:
+        plot_metric(
+            points,
+            metric,
+            ylabel,
+            title,
+            out_dir / file,
+            x_metric,
+            "client p99 latency (ms)" if x_metric else None,
+            failed,
+            latency_budget_ms if rec.latency_percentile == 99 else None,  # the line belongs on a p99 axis only
+            rec,
+            looks,
+        )
+        made[title] = out_dir / file
+    if plot_frontier.plot_small_multiples(run, points, out_dir / "small_multiples.png", failed) is not None:
+        made["Throughput by factor (small multiples)"] = out_dir / "small_multiples.png"
+    if plot_utilisation(points, out_dir / "utilisation_vs_concurrency.png", failed, looks) is not None:
+        made["Utilisation vs concurrency"] = out_dir / "utilisation_vs_concurrency.png"
+    shown = {n: pts for n, pts in points.items() if n in looks}  # the bars of the highlighted variants
+    if plot_bars.plot_breakdown(shown, out_dir / "latency_breakdown.png", breakdown_concurrency, failed) is not None:
+        made["Server latency breakdown"] = out_dir / "latency_breakdown.png"
+    return made

@@ -1,0 +1,93 @@
+"""Which variants a plot highlights, and a look for each that no other series shares.
+
+Up to :data:`ALL_DISTINCT` variants every one is drawn in its own style. Beyond that the
+plots highlight the top N by peak throughput (the recommendation's rule,
+:func:`perf.analysis.frontier.best_levels`), the variants on the Pareto frontier and the recommended
+ones; the others are faint grey context without a legend entry each.
+
+A :class:`Style` is a colour (matplotlib's ``tab10`` cycle), a marker and a line style;
+:func:`style` gives series ``i`` a combination no other ``i < MAX_STYLES`` has: the colour
+cycles fastest, the marker shifts by one every ten series, the line style every ten too, so
+neighbours in the legend differ in colour and (past ten) in marker and dash.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+
+from perf.analysis.frontier import best_level_frontier, best_levels, operating_frontier
+from perf.analysis.recommendation import Recommendation
+from perf.analysis.stats import THROUGHPUT, Point
+from perf.markdown import TOP_N
+
+#: Variants drawn each in its own style without selection.
+ALL_DISTINCT = 10
+COLOURS = tuple(f"C{i}" for i in range(10))
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h")
+LINESTYLES = ("-", "--", "-.", ":")
+#: Series that get pairwise-distinct styles (colour x marker pairs).
+MAX_STYLES = len(COLOURS) * len(MARKERS)
+#: The look of context series (not highlighted).
+GREY = "#b0b0b0"
+
+
+@dataclasses.dataclass(frozen=True)
+class Style:
+    """One series' look: matplotlib colour, marker and line style."""
+
+    colour: str
+    marker: str
+    linestyle: str
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.colour, self.marker, self.linestyle)
+
+
+def style(i: int) -> Style:
+    """The look of series ``i`` (0-based); distinct from every other ``i < MAX_STYLES``.
+
+    Raises:
+        ValueError: ``i`` is negative.
+    """
+    if i < 0:
+        raise ValueError(f"series index {i} < 0")
+    c, decade = i % len(COLOURS), (i // len(COLOURS)) % len(MARKERS)
+    # (colour, marker) is unique below MAX_STYLES: the colour gives i mod 10, the marker shift gives the decade
+    return Style(COLOURS[c], MARKERS[(c + decade) % len(MARKERS)], LINESTYLES[decade % len(LINESTYLES)])
+
+
+def highlighted(
+    points: dict[str, list[Point]],
+    rec: Recommendation | None,
+    failed: Iterable[str] = (),
+    top_n: int = TOP_N,
+) -> list[str]:
+    """The variants a plot draws in their own style, in legend order.
+
+    Every variant up to :data:`ALL_DISTINCT`; beyond, the ``top_n`` by peak throughput, then
+    the variants on the frontier (at their best level, and over every level) and the
+    recommended ones not among them.
+    """
+    names = [n for n, pts in points.items() if any(p.ok for p in pts)]
+    if len(names) <= ALL_DISTINCT:
+        return names
+    failed = set(failed)
+    best = best_levels(points, failed)
+    ranked = sorted(best, key=lambda n: -best[n].value(THROUGHPUT))
+    chosen = ranked[:top_n]
+    extra = [p.variant for p in best_level_frontier(points, failed)] + [p.variant for p in operating_frontier(points, failed)]
+    if rec is not None:
+        extra += [c.variant for c in (rec.best_under_budget, rec.best_peak) if c is not None]
+    for n in extra:
+        if n not in chosen:
+            chosen.append(n)
+    return chosen[:MAX_STYLES]
+
+
+def styles(
+    points: dict[str, list[Point]], rec: Recommendation | None, failed: Iterable[str] = (), top_n: int = TOP_N
+) -> dict[str, Style]:
+    """``{variant: Style}`` for :func:`highlighted` variants; every other variant is context (grey)."""
+    return {n: style(i) for i, n in enumerate(highlighted(points, rec, failed, top_n))}

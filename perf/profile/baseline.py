@@ -1,0 +1,299 @@
+"""The in-process baseline: what each served artifact does without a server (``perf baseline``,
+and the end of every sweep unless ``--no-baseline``).
+
+For each variant of a run (or of a repository), the same artifact runs in this process with
+the intra-op threads one of its served instances gets (the backend's rule,
+:meth:`builders.backends.base.BackendConfig.instance_threads`) on its device, beside the
+build's eager PyTorch model under the same threads, at batch 1, at the batch sizes the
+sweep's dynamic batcher formed (each level's ``avg_server_batch_size``, rounded, deduplicated)
+and at max_batch_size. Each point is timed by :func:`perf.profile.timing.time_call`;
+:mod:`perf.profile.runners` says what runs. A point this host cannot run (TensorRT or a
+KIND_GPU variant without a GPU) is recorded "not run on this host" with the reason.
+
+Python API::
+
+    result = run_baseline(BaselineOptions(repository=Path("model_repository"), run=results.load(run_dir)))
+    baseline_for_run(run_dir)          # measures and stores it as results.json's "baseline"
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+import logging
+import os
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from builders.backends import for_config, served_artifact
+from builders.config.pbtxt import read_config
+from builders.repository.view import Repository, RepositoryVariant
+from core.errors import PerfError, ToolkitError
+from core.records import RecordKind, write_record
+from core.versions import package_versions
+from perf.profile.runners import NotRunHere, artifact_call, batch_inputs, cannot_run, eager_call, reference_axes
+from perf.profile.timing import TimingSettings, time_call
+from perf.records import results
+from perf.records.baseline import (
+    EAGER,
+    NOT_RUN,
+    BaselineKey,
+    BaselinePoint,
+    BaselineResult,
+    BaselineSettings,
+    BaselineTarget,
+)
+from perf.records.results import RunResult
+
+log = logging.getLogger(__name__)
+
+#: The standalone file ``perf baseline REPOSITORY`` writes (a run keeps it in results.json).
+BASELINE_FILE = "baseline.json"
+BASELINE_KIND: RecordKind[BaselineResult] = RecordKind(
+    "in-process baseline file", BaselineResult, 1, hint="measure it again with `perf baseline`"
+)
+#: How long a sweep's baseline times each point: half of ``perf baseline``'s default, so that
+#: it adds about half a minute to the demo's sweep (29 points); the settings are recorded
+#: either way. Tests shorten it further, as they shorten perf_analyzer's windows.
+SWEEP_TIMING = TimingSettings(min_run_time_s=0.1)
+#: Called with one event per point: ``{"event": "baseline_point", "point": BaselinePoint, "done": i, "total": n}``.
+Progress = Callable[[dict[str, Any]], None]
+
+
+@dataclasses.dataclass
+class BaselineOptions:
+    """One in-process baseline.
+
+    Attributes:
+        repository: The model repository whose variants are measured.
+        run: The sweep whose variants and formed batch sizes are measured (``None``: every
+            variant of ``variants`` at batch 1, ``batch_sizes`` and max_batch_size).
+        variants: Variant names or patterns (default: the run's, else every indexed one).
+        batch_sizes: Extra batch sizes measured for every variant (within max_batch_size).
+        timing: How long each point is timed.
+        eager: Also measure the build's eager model beside each artifact (default True).
+        cpu_count: The server host's cores, for the python backend's thread rule (default
+            this host's: the bundled and local servers run here).
+    """
+
+    repository: Path
+    run: RunResult | None = None
+    variants: Sequence[str] = ()
+    batch_sizes: Sequence[int] = ()
+    timing: TimingSettings = dataclasses.field(default_factory=TimingSettings)
+    eager: bool = True
+    cpu_count: int | None = dataclasses.field(default_factory=os.cpu_count)
+
+
+def formed_batches(run: RunResult | None, variant: str) -> list[int]:
+    """The batch sizes the dynamic batcher formed for ``variant`` in ``run``: every usable
+    level's ``avg_server_batch_size`` rounded half up to an integer (>= 1), deduplicated, sorted."""
+    vr = run.variant(variant) if run else None
+    if vr is None:
+        return []
+    return sorted({max(1, int(lv.avg_server_batch_size + 0.5)) for lv in vr.levels if lv.usable and lv.avg_server_batch_size})
+
+
+def plan_targets(opts: BaselineOptions) -> tuple[list[tuple[BaselineTarget, RepositoryVariant, str, str]], list[str]]:
+    """The variants to measure: ``(target, variant, artifact format, artifact file)`` each,
+    and notes on those left out (no artifact the toolkit can run, an unreadable config).
+
+    Raises:
+        RepositoryError: the repository has no such variants.
+    """
+    repo = Repository(opts.repository)
+    if opts.variants:
+        names = repo.names(opts.variants, indexed=False)
+    elif opts.run is not None:
+        names = [v.name for v in opts.run.variants if v.status == "ok"]
+    else:
+        names = repo.names(indexed=False)
+    planned, notes = [], []
+    for name in names:
+        try:
+            rv = repo.variant(name)
+            cfg = read_config(rv.folder / "config.pbtxt")
+        except ToolkitError as e:
+            notes.append(f"{name}: {e.message}")
+            continue
+        artifact, backend = served_artifact(cfg), for_config(cfg)
+        if artifact is None or backend is None or not rv.inputs:
+            notes.append(f"{name}: no build record or no artifact the toolkit runs (not measured in-process)")
+            continue
+        gpu = any(g.kind == g.KIND_GPU for g in cfg.instance_group)
+        params = rv.params
+        key = BaselineKey(
+            model=params.model if params else (rv.manifest.model if rv.manifest else name),
+            format=artifact[0],
+            precision=params.precision if params else "fp32",
+            device="cuda" if gpu else "cpu",
+            threads=backend.instance_threads(cfg, opts.cpu_count),
+        )
+        mbs = int(cfg.max_batch_size)
+        wanted = {1, *formed_batches(opts.run, name), *opts.batch_sizes, *([mbs] if mbs > 0 else [])}
+        batches = sorted(b for b in wanted if b == 1 or 0 < b <= mbs)
+        instances = sum(g.count or 1 for g in cfg.instance_group) or 1
+        try:
+            shape = results.shape_text(reference_axes(rv)) or None
+        except ToolkitError:  # no reference data: its points say so when they fail to load it
+            shape = None
+        target = BaselineTarget(name, key, instances, batches, rv.serving, shape)
+        planned.append((target, rv, artifact[0], artifact[1]))
+    return planned, notes
+
+
+def run_baseline(opts: BaselineOptions, progress: Progress | None = None) -> BaselineResult:
+    """Measure every planned key at its batch sizes; returns the record (not saved).
+
+    Points that cannot run here are recorded "not run on this host"; a point whose runner
+    fails is recorded "failed" with the error, and the others are still measured.
+
+    Raises:
+        RepositoryError: unknown variants.
+    """
+    planned, notes = plan_targets(opts)
+    jobs: dict[BaselineKey, tuple[RepositoryVariant, str, set[int]]] = {}  # key -> (a variant serving it, file, batches)
+    for target, rv, _fmt, file in planned:
+        keys = [target.key] + ([dataclasses.replace(target.key, format=EAGER, precision="fp32")] if opts.eager else [])
+        for key in keys:
+            jobs.setdefault(key, (rv, file, set()))[2].update(target.batch_sizes)
+    total = sum(len(b) for *_, b in jobs.values())
+    points: list[BaselinePoint] = []
+    with _torch_threads_kept():
+        for key, (rv, file, batches) in jobs.items():
+            for p in measure_key(key, rv, file, sorted(batches), opts.timing):
+                points.append(p)
+                if progress:
+                    progress({"event": "baseline_point", "point": p, "done": len(points), "total": total})
+    return BaselineResult(
+        created=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        settings=baseline_settings(opts),
+        targets=[t for t, *_ in planned],
+        points=points,
+        notes=notes,
+    )
+
+
+def baseline_settings(opts: BaselineOptions) -> BaselineSettings:
+    """The settings record of ``opts`` (timer, durations, thread rule, library versions)."""
+    t = opts.timing
+    return BaselineSettings(
+        timer="torch.utils.benchmark: Timer.timeit(1) per call (p50, p99; throughput = batch / p50) and Timer.blocked_autorange (median and IQR of blocks)",
+        min_run_time_s=t.min_run_time_s,
+        warmup_s=t.warmup_s,
+        warmup_runs=t.warmup_runs,
+        max_runs=t.max_runs,
+        inputs="the build's reference inputs (reference.npz) repeated along the batch axis",
+        cpu_count=opts.cpu_count,
+        threads_rule="each variant's backend rule for one instance: the python backend's intra_op_threads, else "
+        f"cores ({opts.cpu_count}) / instances; a native backend's thread parameter, else the library default",
+        versions=package_versions(("torch", "onnxruntime", "numpy", "tensorrt")),
+    )
+
+
+def _load(key: BaselineKey, rv: RepositoryVariant, file: str) -> tuple[Callable[[dict[str, Any]], Any], dict[str, Any]]:
+    """The call of ``key`` (``rv``'s artifact ``file``, or the build's eager model) and the
+    build's reference inputs."""
+    call = eager_call(rv, key.device) if key.format == EAGER else artifact_call(rv, key.format, file, key)
+    inputs, _ = rv.reference()
+    return call, inputs
+
+
+def measure_key(
+    key: BaselineKey, rv: RepositoryVariant, file: str, batches: list[int], timing: TimingSettings
+) -> Iterator[BaselinePoint]:
+    """The points of ``key`` at ``batches``: timed, or all "not run on this host" / "failed" with the reason."""
+    status, reason = NOT_RUN, cannot_run(key)
+    if reason is None:
+        try:
+            call, reference = _load(key, rv, file)
+        except NotRunHere as e:
+            reason = str(e)
+        except ToolkitError as e:
+            status, reason = "failed", e.message
+        except Exception as e:  # onnxruntime / torch / a user's factory: recorded, the other keys still run
+            status, reason = "failed", f"{type(e).__name__}: {str(e)[:300]}"
+    if reason is not None:
+        for b in batches:
+            yield BaselinePoint(key, b, status=status, reason=reason)  # type: ignore[arg-type]
+        return
+    for b in batches:
+        inputs = batch_inputs(reference, b)
+        try:
+            t = time_call(functools.partial(call, inputs), key.threads, timing)
+        except Exception as e:
+            yield BaselinePoint(key, b, status="failed", reason=f"{type(e).__name__}: {str(e)[:300]}")
+            continue
+        yield BaselinePoint(
+            key,
+            b,
+            latency_p50_ms=t.p50_s * 1e3,
+            latency_p99_ms=t.p99_s * 1e3,
+            latency_median_ms=t.median_s * 1e3,
+            latency_iqr_ms=t.iqr_s * 1e3,
+            throughput_infer_per_s=b / t.p50_s,
+            spread_pct=100.0 * t.iqr_s / t.median_s,
+            warmup_runs=t.warmup_runs,
+            warmup_s=t.warmup_s,
+            blocks=t.blocks,
+            runs_per_block=t.runs_per_block,
+            runs=t.runs,
+            measured_s=t.measured_s,
+        )
+
+
+@contextlib.contextmanager
+def _torch_threads_kept() -> Iterator[None]:
+    """Restore torch's intra-op thread count afterwards (the runners set it process-wide)."""
+    import torch
+
+    before = torch.get_num_threads()
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def baseline_for_run(run_dir: Path, opts: BaselineOptions | None = None, progress: Progress | None = None) -> BaselineResult:
+    """Measure the baseline of the sweep in ``run_dir`` (its repository, variants and formed
+    batches) and store it in its ``results.json`` (``baseline``); returns it.
+
+    Args:
+        run_dir: A run folder.
+        opts: Options; ``repository`` and ``run`` are taken from the run (default options otherwise).
+
+    Raises:
+        PerfError: no ``results.json``, or the run's repository is gone.
+        RecordError: ``results.json`` cannot be read.
+    """
+    run = results.load(run_dir)
+    repo = Path(run.settings.get("repository") or "")
+    if not repo.is_dir():
+        raise PerfError(f"the run's repository {repo} does not exist", hint="the baseline runs the repository's artifacts")
+    opts = dataclasses.replace(opts or BaselineOptions(repo), repository=repo, run=run)
+    run.baseline = run_baseline(opts, progress)
+    results.save(run, run_dir)
+    return run.baseline
+
+
+def write_baseline(result: BaselineResult, out_dir: Path) -> Path:
+    """Write ``out_dir/baseline.json`` (a repository's baseline without a run); returns the path."""
+    return write_record(Path(out_dir) / BASELINE_FILE, BASELINE_KIND, result)
+
+
+def measure_after_sweep(run: RunResult, run_dir: Path, repository: Path, progress: Progress | None = None) -> None:
+    """The sweep's hook (after its last level, the server stopped): measure the baseline of
+    the run's measured variants and save it in ``results.json``. A problem is logged and
+    left in the run's notes, never failing the finished sweep."""
+    if not any(v.status == "ok" for v in run.variants):
+        return
+    log.info("measuring the in-process baseline (perf baseline; --no-baseline skips it)")
+    try:
+        run.baseline = run_baseline(BaselineOptions(repository, run=run, timing=SWEEP_TIMING), progress)
+    except ToolkitError as e:
+        log.warning("in-process baseline not measured: %s", e.message)
+        return
+    results.save(run, run_dir)

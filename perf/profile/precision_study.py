@@ -1,0 +1,181 @@
+"""Precision study: speed and error of fp32 / fp16 / bf16 eager PyTorch against fp32 eager.
+
+For each device of this host (the CPU; CUDA devices torch sees) and each precision asked,
+the model is cast the way the exports are (:func:`builders.export.precision.prepare_module`:
+floating weights and inputs in the precision, outputs cast back to their spec dtypes) and:
+
+- run on the same inputs as the fp32 reference (eager PyTorch on the CPU, fp32): max abs and
+  max relative error (:func:`builders.verify.compare.compare_outputs`), within the precision's default
+  tolerance or not (:mod:`core.precision`);
+- timed with ``torch.utils.benchmark.Timer.blocked_autorange`` (median and IQR of one call,
+  with the thread count given).
+
+On a GPU, TF32 is off while it runs (:func:`builders.verify.verification.no_tf32`): fp32 is fp32, as
+verification runs it (:mod:`core.precision`).
+
+A row is ``not run on this host`` (``reason`` says why; never numbers of 0) when the device
+is absent, when the kernels there do not compute in that precision
+(:data:`builders.verify.verdicts.KERNEL_PRECISION`, torch's kernels), or when torch has no kernel
+of that dtype for one of the model's operators on that device.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from builders.export.precision import prepare_module
+from builders.verify.compare import compare_outputs
+from builders.verify.verdicts import kernel_precision
+from builders.verify.verification import no_tf32
+from core import precision as precisions
+from perf.records.profile import PrecisionRow
+
+log = logging.getLogger(__name__)
+
+RUNTIME = "eager PyTorch"
+METHOD = "weights and floating inputs cast, outputs cast back (builders.export.precision.prepare_module)"
+#: The format whose row of KERNEL_PRECISION says what torch's kernels compute in.
+TORCH_KERNELS = "torchscript"
+#: Minimum timed run per row (s) (``blocked_autorange``).
+MIN_RUN_TIME_S = 0.5
+
+
+def host_devices() -> list[str]:
+    """``["cpu"]`` plus ``"cuda"`` when torch sees a CUDA device."""
+    import torch
+
+    return ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+
+
+def precision_study(
+    module: Any,
+    spec: Any,
+    precision_names: Sequence[str] = precisions.PRECISION_NAMES,
+    *,
+    batch_size: int = 1,
+    threads: int | None = None,
+    devices: Sequence[str] = ("cpu", "cuda"),
+    min_run_time_s: float = MIN_RUN_TIME_S,
+    inputs: dict[str, np.ndarray] | None = None,
+) -> list[PrecisionRow]:
+    """One row per (device, precision).
+
+    Args:
+        module: The eager ``nn.Module`` (not modified).
+        spec: Its :class:`builders.model.spec.ModelSpec`, outputs filled in.
+        precision_names: Precisions to study (``core.precision`` names); fp32 is always run
+            too, as the speed reference, when a reduced precision is asked.
+        batch_size: Samples per call.
+        threads: ``torch`` intra-op threads for the timing (``None``: torch's default).
+        devices: Devices to report; those this host lacks are ``not run on this host``.
+        min_run_time_s: Minimum timed run per row (s).
+        inputs: Input name -> array ``[batch_size, ...]`` (default: the spec's example inputs).
+
+    Returns:
+        Rows, devices in the given order, precisions in :data:`core.precision.PRECISIONS` order.
+
+    Raises:
+        ConfigError: an unknown precision name.
+    """
+    import torch
+
+    wanted = [p.name for p in precisions.PRECISIONS if p.name in {precisions.get(n).name for n in precision_names}]
+    if wanted and "fp32" not in wanted:
+        wanted.insert(0, "fp32")
+    inputs = spec.example_inputs(batch_size) if inputs is None else inputs
+    with torch.inference_mode():
+        reference = _outputs(prepare_module(module, "fp32", spec), inputs, "cpu", spec)
+    here = host_devices()
+    rows: list[PrecisionRow] = []
+    for device in devices:
+        fp32_ms: float | None = None
+        for name in wanted:
+            with no_tf32():  # fp32 on a GPU is fp32, not TF32, as verification runs it (core.precision)
+                row = _row(module, spec, name, device, inputs, reference, here, batch_size, threads, min_run_time_s)
+            if name == "fp32":
+                fp32_ms = row.latency_median_ms
+            elif fp32_ms and row.latency_median_ms:
+                row.speedup_vs_fp32 = round(fp32_ms / row.latency_median_ms, 3)
+            rows.append(row)
+    return rows
+
+
+def _row(
+    module: Any,
+    spec: Any,
+    name: str,
+    device: str,
+    inputs: dict[str, np.ndarray],
+    reference: dict[str, np.ndarray],
+    here: Sequence[str],
+    batch_size: int,
+    threads: int | None,
+    min_run_time_s: float,
+) -> PrecisionRow:
+    import torch
+    import torch.utils.benchmark as benchmark
+
+    fact = kernel_precision(TORCH_KERNELS, name, device)
+    row = PrecisionRow(
+        runtime=RUNTIME,
+        device=device,
+        precision=name,
+        method=METHOD,
+        computes_in=fact.computes_in,
+        batch_size=batch_size,
+        threads=threads,
+        rtol=precisions.get(name).rtol,
+    )
+    if device not in here:
+        return _not_run(row, f"no {device.upper()} device on this host")
+    if fact.computes_in != name:
+        return _not_run(row, f"{fact.why} (computes in {fact.computes_in})")
+    try:
+        with torch.inference_mode():
+            cast = prepare_module(module, name, spec).to(device)
+            outputs = _outputs(cast, inputs, device, spec)
+    except (RuntimeError, NotImplementedError) as e:
+        if "not implemented for" in str(e):  # torch has no kernel of this dtype on this device
+            return _not_run(row, f"torch has no {name} kernel for an operator on {device}: {str(e).splitlines()[0]}")
+        row.status, row.reason = "failed", f"{type(e).__name__}: {str(e).splitlines()[0]}"
+        return row
+    cmp = compare_outputs(outputs, reference, row.rtol or precisions.get(name).rtol)
+    row.max_abs_err = max(c.max_abs_err for c in cmp)
+    row.max_rel_err = max(c.max_rel_err for c in cmp)
+    row.within_rtol = all(c.passed for c in cmp)
+    args = _tensors(inputs, device, spec)
+    sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
+
+    def call() -> None:
+        with torch.inference_mode():
+            cast(*args)
+        sync()
+
+    timer = benchmark.Timer(stmt="call()", globals={"call": call}, num_threads=threads or torch.get_num_threads())
+    m = timer.blocked_autorange(min_run_time=min_run_time_s)
+    row.latency_median_ms = round(m.median * 1e3, 6)
+    row.latency_iqr_ms = round(m.iqr * 1e3, 6)
+    row.throughput_samples_per_s = round(batch_size / m.median, 3)
+    return row
+
+
+def _not_run(row: PrecisionRow, reason: str) -> PrecisionRow:
+    row.status, row.reason, row.computes_in = "not run on this host", reason, row.computes_in
+    row.max_abs_err = row.max_rel_err = row.within_rtol = None
+    return row
+
+
+def _tensors(inputs: dict[str, np.ndarray], device: str, spec: Any) -> list[Any]:
+    import torch
+
+    return [torch.from_numpy(np.ascontiguousarray(inputs[t.name])).to(device) for t in spec.inputs]
+
+
+def _outputs(cast: Any, inputs: dict[str, np.ndarray], device: str, spec: Any) -> dict[str, np.ndarray]:
+    out = cast(*_tensors(inputs, device, spec))
+    out = out if isinstance(out, tuple) else (out,)
+    return {t.name: o.float().cpu().numpy() if o.is_floating_point() else o.cpu().numpy() for t, o in zip(spec.outputs, out)}

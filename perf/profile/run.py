@@ -1,0 +1,180 @@
+"""``perf baseline --trace`` and ``--precision``: traces and the precision study of the
+variants the baseline measures, stored with the run.
+
+- ``--trace``: one batch per (model, format, device) the baseline plans (the eager model
+  too), run the way the baseline runs it (:mod:`perf.profile.runners`: the served
+  artifact through the python model's runner, with one served instance's threads), traced by
+  :mod:`perf.profile.trace` into ``traces/`` of the run folder (or ``--out``);
+- ``--precision``: :func:`perf.profile.precision_study.precision_study` of each model's eager
+  module on the build's reference inputs, with the same threads and the baseline's
+  ``--min-run-time`` per row.
+
+The batch is the largest one the run's dynamic batcher formed for that variant
+(:func:`perf.profile.baseline.formed_batches`), else 1. For a run the record is stored as
+``results.json``'s ``profile`` (``perf report`` shows it); for a repository it is written to
+``profile.json`` beside ``baseline.json``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import logging
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from core.errors import PerfError, ToolkitError
+from core.records import RecordKind, write_record
+from perf.profile.baseline import BaselineOptions, formed_batches, plan_targets
+from perf.profile.precision_study import precision_study
+from perf.profile.runners import NotRunHere, artifact_call, batch_inputs, cannot_run, eager_call, eager_module, version_file
+from perf.profile.trace import trace_onnx, trace_torch
+from perf.records import results
+from perf.records.baseline import EAGER, BaselineKey
+from perf.records.profile import PrecisionRow, ProfileRecord, TraceRecord
+
+log = logging.getLogger(__name__)
+
+#: The folder traces are written to, inside the run folder (or ``--out``).
+TRACES_DIR = "traces"
+#: The standalone file for a repository's profile (a run keeps it in results.json).
+PROFILE_FILE = "profile.json"
+PROFILE_KIND: RecordKind[ProfileRecord] = RecordKind(
+    "profile file", ProfileRecord, 1, hint="write it again with `perf baseline --trace/--precision`"
+)
+
+
+def profile_variants(
+    opts: BaselineOptions, out_dir: Path, *, trace: bool = False, precisions: Sequence[str] = ()
+) -> ProfileRecord:
+    """Trace one batch per format and/or run the precision study of ``opts``' variants.
+
+    Args:
+        opts: The baseline's options (repository, run, variants, eager).
+        out_dir: The run folder (or the repository baseline's ``--out``); traces go to
+            ``out_dir/traces/`` and are recorded relative to ``out_dir``.
+        trace: Write the traces.
+        precisions: Precisions of the study (empty: no study).
+
+    Returns:
+        The record (not saved: :func:`save_profile`).
+
+    Raises:
+        RepositoryError: unknown variants.
+    """
+    planned, _notes = plan_targets(opts)
+    record = ProfileRecord()
+    traced: set[tuple[str, str, str]] = set()
+    studied: set[str] = set()
+    for target, rv, _fmt, file in planned:
+        batch = max(formed_batches(opts.run, target.variant), default=1)
+        key = target.key
+        keys = [key] + ([dataclasses.replace(key, format=EAGER, precision="fp32")] if opts.eager else [])
+        for k in keys if trace else []:
+            if (k.model, k.format, k.device) in traced:
+                continue
+            traced.add((k.model, k.format, k.device))
+            record.traces.append(_trace(k, rv, file, batch, out_dir))
+        if precisions and key.model not in studied:
+            studied.add(key.model)
+            record.precision += _study(rv, key, batch, precisions, opts.timing.min_run_time_s)
+    return record
+
+
+def profile_target(
+    target: Path, opts: BaselineOptions, out_dir: Path | None, *, trace: bool = False, precisions: Sequence[str] = ()
+) -> tuple[ProfileRecord, Path]:
+    """``perf baseline TARGET --trace/--precision``: :func:`profile_variants` of a run folder
+    (its repository, variants and formed batches; stored in its ``results.json``) or of a
+    repository (written to ``out_dir/profile.json``); returns the record and the file.
+
+    Raises:
+        PerfError: a run whose repository is gone, or a repository without ``out_dir``.
+        RepositoryError: unknown variants.
+    """
+    if (target / results.RESULTS_FILE).is_file():
+        run = results.load(target)
+        repo = Path(run.settings.get("repository") or "")
+        if not repo.is_dir():
+            raise PerfError(f"the run's repository {repo} does not exist", hint="the traces run the repository's artifacts")
+        opts, out_dir = dataclasses.replace(opts, repository=repo, run=run), target
+    if out_dir is None:
+        raise PerfError("no folder for the traces", hint="pass --out")
+    record = profile_variants(opts, out_dir, trace=trace, precisions=precisions)
+    return record, save_profile(record, out_dir)
+
+
+def save_profile(record: ProfileRecord, out_dir: Path) -> Path:
+    """Store ``record``: in ``out_dir/results.json`` (``profile``) when it is a run folder,
+    else as ``out_dir/profile.json``; returns the file."""
+    if (out_dir / results.RESULTS_FILE).is_file():
+        run = results.load(out_dir)
+        run.profile = record
+        results.save(run, out_dir)
+        return out_dir / results.RESULTS_FILE
+    return write_record(out_dir / PROFILE_FILE, PROFILE_KIND, record)
+
+
+def _trace(key: BaselineKey, rv: Any, file: str, batch: int, out_dir: Path) -> TraceRecord:
+    """One batch of ``key`` traced, or the record of why not."""
+    profiler = "onnxruntime" if key.format == "onnx" else "torch.profiler"
+    rec = TraceRecord(format=key.format, profiler=profiler, device=key.device, batch_size=batch, threads=key.threads)
+    reason = cannot_run(key)
+    if reason is not None:
+        rec.status, rec.reason = "not run on this host", reason
+        return rec
+    out = out_dir / TRACES_DIR / f"{key.model}_{key.format}_{key.precision}_{key.device}_b{batch}.json"
+    try:
+        inputs = batch_inputs(rv.reference()[0], batch)
+        if key.format == "onnx":
+            done = trace_onnx(
+                version_file(rv.folder, file), inputs, out, batch_size=batch, threads=key.threads, device=key.device
+            )
+        else:
+            call = eager_call(rv, key.device) if key.format == EAGER else artifact_call(rv, key.format, file, key)
+            with _torch_threads(key.threads):
+                done = trace_torch(
+                    lambda: call(inputs), out, fmt=key.format, device=key.device, batch_size=batch, threads=key.threads
+                )
+    except NotRunHere as e:
+        rec.status, rec.reason = "not run on this host", str(e)
+        return rec
+    except (ToolkitError, RuntimeError, OSError, ValueError) as e:
+        rec.status, rec.reason = "failed", f"{type(e).__name__}: {str(e).splitlines()[0][:300]}"
+        log.warning("trace of %s %s failed: %s", key.model, key.format, rec.reason)
+        return rec
+    done.file = str(out.relative_to(out_dir))
+    return done
+
+
+def _study(rv: Any, key: BaselineKey, batch: int, precisions: Sequence[str], min_run_time_s: float) -> list[PrecisionRow]:
+    """The precision study of ``rv``'s eager model (one row saying why when it cannot load)."""
+    try:
+        module = eager_module(rv)
+    except NotRunHere as e:
+        return [PrecisionRow("eager PyTorch", "cpu", p, "", status="not run on this host", reason=str(e)) for p in precisions]
+    with _torch_threads(key.threads):
+        return precision_study(
+            module,
+            rv.spec,
+            precisions,
+            batch_size=batch,
+            threads=key.threads,
+            inputs=batch_inputs(rv.reference()[0], batch),
+            min_run_time_s=min_run_time_s,
+        )
+
+
+@contextlib.contextmanager
+def _torch_threads(threads: int | None) -> Iterator[None]:
+    """torch's intra-op threads set to ``threads`` (when given), restored afterwards."""
+    import torch
+
+    before = torch.get_num_threads()
+    if threads:
+        torch.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)

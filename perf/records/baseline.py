@@ -1,0 +1,192 @@
+"""Records of the in-process baseline (``perf baseline``; the ``baseline`` section of
+``results.json``).
+
+The baseline runs each format of a repository's models in the measuring process, without a
+server: eager PyTorch (``torch.inference_mode()``), TorchScript, ONNX Runtime, and TensorRT
+where a GPU is, with the intra-op threads a served instance gets, at the batch sizes the
+sweep's dynamic batcher formed. Units are in the field names (ms, s, infer/s, %). A point the
+host cannot run (TensorRT without a GPU) has ``status`` ``"not run on this host"``, a
+``reason`` and no numbers: never 0.
+
+.. code-block:: text
+
+    "baseline": {
+      "created": ISO time, "settings": {timer, min_run_time_s, warmup_s, ..., versions},
+      "targets": [{variant, model, format, precision, device, threads, batch_sizes}],
+      "points": [{model, format, precision, device, threads, batch_size, status, reason,
+                  latency_p50_ms, latency_p99_ms, latency_median_ms, latency_iqr_ms,
+                  throughput_infer_per_s, ...}]
+    }
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Literal, get_args
+
+from pydantic import ConfigDict
+from pydantic.dataclasses import dataclass
+
+_CONFIG = ConfigDict(extra="ignore")
+
+#: ``ok``: measured; ``not run on this host``: the host lacks what it needs (a GPU,
+#: TensorRT, a reloadable eager model), with the reason; ``failed``: it should have run and
+#: did not (the error in ``reason``).
+BaselineStatus = Literal["ok", "not run on this host", "failed"]
+BASELINE_STATUSES: tuple[str, ...] = get_args(BaselineStatus)
+NOT_RUN = "not run on this host"
+#: The format name of the eager model (besides :data:`core.formats.FORMAT_NAMES`).
+EAGER = "eager"
+
+
+@dataclass(config=_CONFIG, frozen=True)
+class BaselineKey:
+    """What one in-process measurement runs: one model's artifact (or its eager module) on
+    one device with one thread count.
+
+    Attributes:
+        model: The build's model name (``"mlp"``).
+        format: ``"eager"``, ``"torchscript"``, ``"onnx"`` or ``"trt"``.
+        precision: The artifact's precision (``"fp32"``...); eager runs in fp32.
+        device: ``"cpu"`` or ``"cuda"``.
+        threads: Intra-op threads (torch ``set_num_threads`` / onnxruntime
+            ``intra_op_num_threads``); ``None``: the library's default (a native backend
+            without a thread parameter).
+    """
+
+    model: str
+    format: str
+    precision: str = "fp32"
+    device: str = "cpu"
+    threads: int | None = None
+
+
+@dataclass(config=_CONFIG)
+class BaselinePoint:
+    """One in-process measurement: one :class:`BaselineKey` at one batch size.
+
+    Timing (:mod:`perf.profile.timing`): after warm-up, ``torch.utils.benchmark``'s
+    ``Timer.blocked_autorange`` gives the median and IQR of the per-call time over blocks of
+    ``runs_per_block`` calls; then single calls are timed one by one (``runs`` of them) for
+    the p50/p99 of one call. A call takes numpy inputs and returns numpy outputs, as the
+    python-backend model's runner does.
+
+    Attributes:
+        key: What ran.
+        batch_size: Inferences per call (the inputs' batch axis).
+        status: See :data:`BaselineStatus`.
+        reason: Why it was not run or failed.
+        latency_p50_ms, latency_p99_ms: Percentiles of single calls (ms).
+        latency_median_ms: Median per-call time of the ``blocked_autorange`` blocks (ms): a
+            block averages many back-to-back calls, so on a shared host a block that other
+            processes preempted counts whole; compare it with ``latency_p50_ms``.
+        latency_iqr_ms: Interquartile range of the blocks' per-call times (ms).
+        throughput_infer_per_s: ``batch_size / latency_p50_ms`` x 1000: the median single
+            call, which a preempted call moves by one sample only.
+        spread_pct: ``latency_iqr_ms`` in % of ``latency_median_ms``.
+        warmup_runs: Calls made before timing; ``warmup_s`` the time they took (s).
+        blocks, runs_per_block: ``blocked_autorange``'s blocks and calls per block.
+        runs: Single calls timed for the percentiles.
+        measured_s: Wall time of the whole point, warm-up included (s).
+    """
+
+    key: BaselineKey
+    batch_size: int
+    status: BaselineStatus = "ok"
+    reason: str | None = None
+    latency_p50_ms: float | None = None
+    latency_p99_ms: float | None = None
+    latency_median_ms: float | None = None
+    latency_iqr_ms: float | None = None
+    throughput_infer_per_s: float | None = None
+    spread_pct: float | None = None
+    warmup_runs: int | None = None
+    warmup_s: float | None = None
+    blocks: int | None = None
+    runs_per_block: int | None = None
+    runs: int | None = None
+    measured_s: float | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok" and (self.throughput_infer_per_s or 0) > 0
+
+
+@dataclass(config=_CONFIG)
+class BaselineTarget:
+    """Which in-process measurements stand beside one served variant.
+
+    Attributes:
+        variant: The variant (model folder) name.
+        key: The same artifact, device and threads as one of its served instances; the eager
+            model is measured beside it under the same key with format ``"eager"``.
+        instances: Its instances (``instance_group`` counts summed): the in-process figures
+            are one instance's, run alone.
+        batch_sizes: Batch sizes measured for it: 1, the rounded batch sizes the dynamic
+            batcher formed in the sweep (``avg_server_batch_size``), and max_batch_size.
+        serving: ``"python"`` or ``"native"``, as the index says (``None``: not indexed).
+        shape: The sizes of the dynamic axes in the baseline's inputs (the build's reference
+            inputs, ``"seq=32"``); ``None`` without dynamic axes. A sweep level at another
+            swept shape is not compared with it.
+    """
+
+    variant: str
+    key: BaselineKey
+    instances: int = 1
+    batch_sizes: list[int] = dataclasses.field(default_factory=list)
+    serving: str | None = None
+    shape: str | None = None
+
+
+@dataclass(config=_CONFIG)
+class BaselineSettings:
+    """How the baseline was measured (exact, for repeating it).
+
+    Attributes:
+        timer: The timing method.
+        min_run_time_s: ``blocked_autorange(min_run_time=...)``, and the time given to the
+            single-call runs (s).
+        warmup_s: Warm-up time before timing, at least ``warmup_runs`` calls (s).
+        warmup_runs: The minimum number of warm-up calls.
+        max_runs: Most single calls timed for the percentiles.
+        inputs: Where the inputs came from.
+        cpu_count: Cores of this host (``os.cpu_count()``): the python-backend thread rule's input.
+        threads_rule: How each target's threads were chosen, in words.
+        versions: Library versions (python, torch, onnxruntime, numpy, tensorrt).
+    """
+
+    timer: str
+    min_run_time_s: float
+    warmup_s: float
+    warmup_runs: int
+    max_runs: int
+    inputs: str
+    cpu_count: int | None = None
+    threads_rule: str = ""
+    versions: dict[str, str | None] = dataclasses.field(default_factory=dict)
+
+
+@dataclass(config=_CONFIG)
+class BaselineResult:
+    """The in-process baseline of one run (``RunResult.baseline``).
+
+    Attributes:
+        created: When it was measured (ISO time).
+        settings: How.
+        targets: One per served variant that has a baseline.
+        points: Every measurement, ``ok`` or not.
+        notes: What was left out and why (a variant without a build record...).
+    """
+
+    created: str
+    settings: BaselineSettings
+    targets: list[BaselineTarget] = dataclasses.field(default_factory=list)
+    points: list[BaselinePoint] = dataclasses.field(default_factory=list)
+    notes: list[str] = dataclasses.field(default_factory=list)
+
+    def target(self, variant: str) -> BaselineTarget | None:
+        return next((t for t in self.targets if t.variant == variant), None)
+
+    def points_of(self, key: BaselineKey) -> list[BaselinePoint]:
+        """The points of ``key``, by batch size."""
+        return sorted((p for p in self.points if p.key == key), key=lambda p: p.batch_size)

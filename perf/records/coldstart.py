@@ -1,0 +1,120 @@
+"""Records of a cold start (``results.json``, per variant: :attr:`perf.records.results.VariantResult.cold_start`)
+and the rule that says when a variant's latency is steady.
+
+A cold start is what one variant costs from its load request to its first fast answer: the
+load itself (client side, from the repository API's load request to its answer, and as the
+server log times it), then single requests at each batch size and dynamic shape the sweep
+will send, in that order, right after the load, before the sweep's own warm-up. The first
+request at a size is compared with the median of the requests that follow it
+(:attr:`FirstRequests.own_median_ms`) and, in the report, with the sweep's steady-state level.
+
+The steady-state rule (:data:`STEADY_RATIO`, :meth:`FirstRequests.requests_to_steady`) is the
+one place that decides how many requests a variant needs before its latency is steady; the
+warmup count ``perf coldstart`` prints for ``builders build --warmup-count`` comes from it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import statistics
+
+from pydantic import ConfigDict
+from pydantic.dataclasses import dataclass
+
+#: A request is "steady" when its latency is at most this many times the median of the
+#: requests measured at its batch size and shape (the median is robust to the slow first ones).
+STEADY_RATIO = 1.5
+
+_CONFIG = ConfigDict(extra="ignore")
+
+
+@dataclass(config=_CONFIG)
+class FirstRequests:
+    """Single requests (one in flight) at one batch size and shape, sent right after the load.
+
+    Attributes:
+        batch_size: Requests' batch size (1 for a model with ``max_batch_size: 0``).
+        shape: The swept dynamic-axis sizes (``"seq=64"``), ``None`` at the default sizes
+            (the build's ``opt`` sizes or ``--shape``).
+        latencies_ms: Client latency of each request in the order sent (tritonclient, the
+            sweep's protocol), in ms; the first is the first request at this size.
+        error: Why there are no latencies, when there are none.
+    """
+
+    batch_size: int
+    shape: str | None = None
+    latencies_ms: list[float] = dataclasses.field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def first_ms(self) -> float | None:
+        """The first request's latency (ms); ``None`` when none was measured."""
+        return self.latencies_ms[0] if self.latencies_ms else None
+
+    @property
+    def own_median_ms(self) -> float | None:
+        """Median latency of the requests after the first (ms); ``None`` with fewer than 3 of them."""
+        rest = self.latencies_ms[1:]
+        return statistics.median(rest) if len(rest) >= 3 else None
+
+    @property
+    def first_ratio(self) -> float | None:
+        """First request / :attr:`own_median_ms`; ``None`` when either is missing."""
+        med, first = self.own_median_ms, self.first_ms
+        return first / med if first is not None and med else None
+
+    @property
+    def requests_to_steady(self) -> int | None:
+        """How many requests were slower than :data:`STEADY_RATIO` x the median of all of them
+        before the first one within it (0: the first request was already steady); ``None``
+        with fewer than 4 requests (no median to judge by)."""
+        if len(self.latencies_ms) < 4:
+            return None
+        limit = STEADY_RATIO * statistics.median(self.latencies_ms)
+        return next((i for i, ms in enumerate(self.latencies_ms) if ms <= limit), len(self.latencies_ms))
+
+
+@dataclass(config=_CONFIG)
+class ColdStart:
+    """One variant's cold start, measured right after the sweep (or ``perf coldstart``) loaded it.
+
+    Attributes:
+        variant: The variant (model) name (a shape-split report series keeps its variant's name here).
+        warmup: The variant's ``model_warmup`` data (``"random"``, ``"zero"``), ``None``: none.
+        load_s: From the load request (repository API, explicit model control) to its answer,
+            which Triton gives once the model is ready (client side, s).
+        load_log_s: From the server log's ``loading: <model>`` line to its ``successfully
+            loaded`` line (s); ``None`` when the log did not show both.
+        instances_log_s: From the log's first ``ModelInstanceInitialize`` line to
+            ``successfully loaded`` (s): instance creation plus ``model_warmup``; ``None``
+            when the backend logs no such line.
+        first: The first requests at each batch size and shape, in the order sent.
+        not_measured: Why the first requests were not measured (the load failed, the server
+            cannot show this backend's behaviour), ``None`` when they were.
+        protocol: The protocol the requests were sent with (``http``/``grpc``).
+    """
+
+    variant: str
+    warmup: str | None = None
+    load_s: float | None = None
+    load_log_s: float | None = None
+    instances_log_s: float | None = None
+    first: list[FirstRequests] = dataclasses.field(default_factory=list)
+    not_measured: str | None = None
+    protocol: str = "http"
+
+    def at(self, batch_size: int, shape: str | None = None) -> FirstRequests | None:
+        """The first requests at ``batch_size`` and ``shape``, if measured."""
+        return next((f for f in self.first if (f.batch_size, f.shape or None) == (batch_size, shape or None)), None)
+
+    @property
+    def first_request(self) -> FirstRequests | None:
+        """The very first requests after the load (the first entry with latencies)."""
+        return next((f for f in self.first if f.latencies_ms), None)
+
+    @property
+    def requests_to_steady(self) -> int | None:
+        """The most :attr:`FirstRequests.requests_to_steady` over every size and shape;
+        ``None`` when none could be judged."""
+        counts = [n for f in self.first if (n := f.requests_to_steady) is not None]
+        return max(counts) if counts else None

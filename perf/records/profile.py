@@ -1,0 +1,123 @@
+"""Records of the profiler traces and the precision study (``results.json``, ``profile``).
+
+Pydantic dataclasses like :mod:`perf.records.results`; written by :mod:`perf.profile.trace` and
+:mod:`perf.profile.precision_study`. A number the host could not measure is ``null`` with a
+``reason``, never 0.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Literal
+
+from pydantic import ConfigDict
+from pydantic.dataclasses import dataclass
+
+_CONFIG = ConfigDict(extra="ignore")
+
+#: Whether a row was measured here, or why not.
+RunStatus = Literal["measured", "not run on this host", "failed"]
+
+
+@dataclass(config=_CONFIG)
+class OperatorTime:
+    """One operator's share of a traced batch.
+
+    Attributes:
+        name: Operator (``aten::addmm``; ONNX Runtime's ``op_name``, e.g. ``Gemm``).
+        self_us: Time inside the operator itself, children excluded (µs), summed over calls.
+        calls: Times it ran in the batch.
+        self_pct: ``self_us`` / the batch's total self time of all operators (%).
+    """
+
+    name: str
+    self_us: float
+    calls: int
+    self_pct: float
+
+
+@dataclass(config=_CONFIG)
+class TraceRecord:
+    """One traced batch of one format.
+
+    Attributes:
+        format: ``"eager"`` (the PyTorch module), ``"torchscript"``, ``"onnx"``, ``"trt"``.
+        profiler: ``"torch.profiler"`` (Chrome trace) or ``"onnxruntime"`` (its profiling JSON,
+            also Chrome-trace events).
+        device: ``"cpu"`` or ``"cuda"``.
+        batch_size: Samples in the traced batch.
+        threads: Intra-op threads the runtime was given.
+        file: The trace file, relative to the run folder; ``None`` when not traced.
+        status: ``measured``, ``not run on this host`` (``reason`` says why), ``failed``.
+        reason: Why there is no trace.
+        top_operators: The ten operators with the most self time, most first.
+    """
+
+    format: str
+    profiler: str
+    device: str
+    batch_size: int
+    threads: int | None = None
+    file: str | None = None
+    status: RunStatus = "measured"
+    reason: str | None = None
+    top_operators: list[OperatorTime] = dataclasses.field(default_factory=list)
+
+
+@dataclass(config=_CONFIG)
+class PrecisionRow:
+    """Speed and error of one precision on one device, against fp32 eager PyTorch on the CPU.
+
+    Attributes:
+        runtime: What ran it (``"eager PyTorch"``).
+        device: ``"cpu"`` or ``"cuda"``.
+        precision: ``"fp32"``, ``"fp16"``, ``"bf16"``.
+        method: How the precision was applied (weights and floating inputs cast, outputs
+            cast back: :func:`builders.export.precision.prepare_module`).
+        computes_in: The precision the kernels really compute in
+            (:data:`builders.verify.verdicts.KERNEL_PRECISION`).
+        status: ``measured``, or ``not run on this host`` with ``reason``, or ``failed``.
+        reason: Why there are no numbers.
+        batch_size: Samples per timed call.
+        threads: Intra-op threads.
+        latency_median_ms, latency_iqr_ms: ``torch.utils.benchmark`` median and
+            interquartile range of one call (ms).
+        throughput_samples_per_s: ``batch_size`` / median latency.
+        speedup_vs_fp32: fp32's median on the same device / this median; ``None`` without
+            both.
+        max_abs_err: max |out - fp32 eager| over every output element.
+        max_rel_err: max |out - ref| / max |ref| (:func:`builders.verify.compare.compare_outputs`).
+        rtol: The precision's default tolerance (:mod:`core.precision`).
+        within_rtol: ``max_rel_err <= rtol`` with no NaN/Inf.
+    """
+
+    runtime: str
+    device: str
+    precision: str
+    method: str
+    computes_in: str | None = None
+    status: RunStatus = "measured"
+    reason: str | None = None
+    batch_size: int = 1
+    threads: int | None = None
+    latency_median_ms: float | None = None
+    latency_iqr_ms: float | None = None
+    throughput_samples_per_s: float | None = None
+    speedup_vs_fp32: float | None = None
+    max_abs_err: float | None = None
+    max_rel_err: float | None = None
+    rtol: float | None = None
+    within_rtol: bool | None = None
+
+
+@dataclass(config=_CONFIG)
+class ProfileRecord:
+    """The traces and the precision study of one run (``RunResult.profile``).
+
+    Attributes:
+        traces: One per format traced (``perf baseline --trace``).
+        precision: The precision study's rows (``perf baseline --precision``).
+    """
+
+    traces: list[TraceRecord] = dataclasses.field(default_factory=list)
+    precision: list[PrecisionRow] = dataclasses.field(default_factory=list)

@@ -1,0 +1,533 @@
+"""Records of a sweep and the results store (``results/<run-id>/``).
+
+``results.json`` (schema version 1; JSON Schema in ``docs/schemas/results.json``), units in
+field names:
+
+.. code-block:: text
+
+    {
+      "schema": 1,
+      "run_id": str, "created": ISO time, "finished": ISO time | null,
+      "environment": {host, os, cpu, cpu_count, memory_bytes, gpus: [{name, driver, memory_bytes}],
+                      versions: {...}, server: {runtime, reason, version, command}, perf_analyzer: {path, version}},
+      "settings": {concurrency: [int], batch_sizes: [int], protocol, measurement_interval_ms, ...},
+      "variants": [
+        {"name": str, "params": {...index entry: Variant fields, runtime, build...} | null,
+         "status": "ok"|"failed"|"pending"|"skipped", "error": str | null,
+         "levels": [LevelResult...], "skipped": [SkippedLevel...]}
+      ],
+      "server_starts": [ServerStart...],
+      "baseline": BaselineResult | null   (the in-process baseline, perf.records.baseline)
+    }
+
+The records are pydantic dataclasses: constructed, mutated and compared like dataclasses,
+validated when built and when :func:`load` reads a file (a wrong field is one
+:class:`~core.errors.RecordError` naming the file and field). ``environment`` and
+``settings`` are typed dicts (:class:`Environment`, :class:`SweepSettings`).
+
+A metric that does not exist on the host (GPU utilisation on a CPU machine, say) is
+``null``, never 0. ``flat.csv`` holds one row per level with the variant's parameters.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import time
+from pathlib import Path
+from typing import Any, Literal, get_args
+
+from pydantic import ConfigDict, TypeAdapter, ValidationError, computed_field, field_validator
+from pydantic.dataclasses import dataclass
+from typing_extensions import TypedDict
+
+from core.errors import PerfError
+from core.records import RecordKind, load_record, problems, write_record
+from perf.records.baseline import BaselineResult
+from perf.records.coldstart import ColdStart
+from perf.records.profile import ProfileRecord
+from perf.records.search import SearchMode, SearchRecord
+from perf.records.servers import MeasuringServer
+from perf.records.settings import MeasureSettings
+
+SCHEMA_VERSION = 1
+RESULTS_FILE = "results.json"
+FLAT_FILE = "flat.csv"
+COMMANDS_FILE = "commands.txt"
+#: Status of a level (:meth:`LevelResult.settle`), worst first.
+LevelStatus = Literal["failed", "not achieved", "host busy", "unstable", "ok"]
+LEVEL_STATUSES: tuple[str, ...] = get_args(LevelStatus)
+#: Statuses whose numbers may back a recommendation (flagged unless ``ok``); a ``not
+#: achieved`` or ``failed`` level never does.
+USABLE_STATUSES = ("ok", "unstable", "host busy")
+#: The status of a level other processes' CPU moved (perf.measure.metrics.HostSampler): never evidence on its own.
+HOST_BUSY: LevelStatus = "host busy"
+
+
+_CONFIG = ConfigDict(extra="ignore")
+
+
+@dataclass(config=_CONFIG)
+class LevelResult:
+    """One measurement point: one variant at one concurrency and client batch size.
+
+    Latencies are client-side (perf_analyzer), in ms; server times are per request, in µs.
+
+    Attributes:
+        concurrency: Outstanding requests kept by perf_analyzer (0 for a request-rate level).
+        batch_size: Client batch size per request (``-b``).
+        trial: Repetition index (0-based, ``--trials``).
+        throughput_infer_per_s: Inferences (samples) per second.
+        latency_p50_ms .. latency_p99_ms, latency_avg_ms: Client latency percentiles.
+        client_send_us, client_recv_us, network_server_us: perf_analyzer's client breakdown.
+        server_queue_us: Time in Triton's scheduler queue (dynamic batcher wait).
+        server_compute_input_us, server_compute_infer_us, server_compute_output_us: Compute breakdown.
+        avg_server_batch_size: Inferences / executions over perf_analyzer's merged windows
+            (the server counts it prints, from the statistics API): the batch size the
+            dynamic batcher actually formed while throughput and latency were measured.
+        cpu_utilization_pct: Host CPU: mean of Triton's ``nv_cpu_utilization`` x 100 sampled
+            over the span of perf_analyzer's merged windows (see ``windows_span_s``). It
+            counts every process on the host (perf_analyzer included), not the server alone.
+        server_cpu_cores: CPU the server's own processes used during the level, in cores
+            (CPU seconds per wall second: tritonserver and its child processes such as
+            python-backend stubs; 1.0 = one core fully busy); null where the server's
+            process is not on this host (container, remote) or could not be read.
+        cpu_memory_used_bytes: Max of ``nv_cpu_memory_used_bytes``.
+        gpu_utilization_pct: Mean ``nv_gpu_utilization`` x 100 (mean over GPUs); null without GPU.
+        gpu_power_w: Mean ``nv_gpu_power_usage`` (W, summed over GPUs); null without GPU.
+        gpu_memory_used_bytes: Max ``nv_gpu_memory_used_bytes`` (summed over GPUs); null without GPU.
+        nvml_gpu_utilization_pct: Mean GPU utilisation from local NVML sampling; null where
+            no local GPU.
+        stable: perf_analyzer reached its stability criterion (False: kept, flagged).
+        attempts: perf_analyzer runs used for this level (retries with longer windows).
+        error: Why the level has no numbers, when it has none.
+        csv: Raw perf_analyzer CSV file, relative to the run folder.
+        shape: The sizes of the dynamic axes this level swept (``"seq=64"``, axes joined
+            with ``,``; ``sweep --shapes``), ``None`` when the sweep did not sweep them (they
+            then have the sizes :attr:`VariantResult.dynamic_axes` says).
+        request_rate: Offered load of a request-rate level (requests/s,
+            ``--request-rate-range``); ``None`` for a concurrency level.
+        achieved_rate_per_s: Requests/s a request-rate level really ran at: completed
+            requests/s (throughput / batch size), or perf_analyzer's send rate when it
+            printed a lower one; ``None`` for a concurrency level.
+        delayed_pct: Share of a request-rate level's requests perf_analyzer sent late (%);
+            ``None`` when it printed no warning (at most its 1 % threshold).
+        rate_achieved: The achieved rate is within the stability tolerance
+            (``stability_pct``) of the offered one; ``None`` for a concurrency level.
+        host_busy_pct: CPU used by processes other than the server, perf_analyzer and the
+            sweep during the merged windows, in % of one core (mean); ``None`` when not sampled.
+        host_busy: ``host_busy_pct`` stayed above the threshold (``host_busy_threshold_pct``
+            in the run's settings) after one re-measurement.
+        windows_span_s: Length of the span the server and host samples were averaged
+            over: perf_analyzer's merged windows, timed from its per-window lines; ``None``
+            when those were not seen and the whole run was used.
+        throughput_window_spread_pct: Max - min throughput of the merged windows in % of
+            their mean (how far perf_analyzer's windows disagreed).
+        status: ``"ok"``, ``"unstable"``, ``"host busy"``, ``"not achieved"`` or
+            ``"failed"`` (:data:`LEVEL_STATUSES`; a property derived from the fields above,
+            written to the file).
+        notes: Why the status is not ``"ok"``, one sentence per reason.
+    """
+
+    concurrency: int
+    batch_size: int = 1
+    trial: int = 0
+    throughput_infer_per_s: float | None = None
+    latency_p50_ms: float | None = None
+    latency_p90_ms: float | None = None
+    latency_p95_ms: float | None = None
+    latency_p99_ms: float | None = None
+    latency_avg_ms: float | None = None
+    client_send_us: float | None = None
+    client_recv_us: float | None = None
+    network_server_us: float | None = None
+    server_queue_us: float | None = None
+    server_compute_input_us: float | None = None
+    server_compute_infer_us: float | None = None
+    server_compute_output_us: float | None = None
+    avg_server_batch_size: float | None = None
+    cpu_utilization_pct: float | None = None
+    server_cpu_cores: float | None = None
+    cpu_memory_used_bytes: float | None = None
+    gpu_utilization_pct: float | None = None
+    gpu_power_w: float | None = None
+    gpu_memory_used_bytes: float | None = None
+    nvml_gpu_utilization_pct: float | None = None
+    stable: bool = True
+    attempts: int = 1
+    error: str | None = None
+    csv: str | None = None
+    request_rate: float | None = None
+    shape: str | None = None
+    achieved_rate_per_s: float | None = None
+    delayed_pct: float | None = None
+    rate_achieved: bool | None = None
+    host_busy_pct: float | None = None
+    host_busy: bool = False
+    windows_span_s: float | None = None
+    throughput_window_spread_pct: float | None = None
+    notes: list[str] = dataclasses.field(default_factory=list)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def status(self) -> LevelStatus:
+        """``failed`` (an error, or no or zero throughput), else ``not achieved``
+        (``rate_achieved`` False), else ``host busy``, else ``unstable``, else ``ok``: the
+        worst that applies, always derived from those fields (written to ``results.json``
+        for readers of the file; ignored when read back)."""
+        if self.error is not None or not (self.throughput_infer_per_s or 0) > 0:
+            return "failed"
+        if self.rate_achieved is False:
+            return "not achieved"
+        if self.host_busy:
+            return "host busy"
+        return "ok" if self.stable else "unstable"
+
+    def settle(self) -> LevelResult:
+        """Give a level without throughput the error that says so (``status`` is then
+        ``failed`` with a reason). Returns the level."""
+        if self.error is None and not (self.throughput_infer_per_s or 0) > 0:
+            self.error = (
+                "perf_analyzer measured 0 infer/s"
+                if self.throughput_infer_per_s is not None
+                else "perf_analyzer produced no throughput"
+            )
+        return self
+
+    @property
+    def ok(self) -> bool:
+        """The level has numbers (it did not fail); :attr:`status` says how far they can be trusted."""
+        return self.status != "failed"
+
+    @property
+    def usable(self) -> bool:
+        """Its numbers may back a recommendation (:data:`USABLE_STATUSES`)."""
+        return self.ok and self.status in USABLE_STATUSES
+
+    @property
+    def key(self) -> tuple[int, int, int, float, str]:
+        """(concurrency, batch_size, trial, request_rate or 0, shape or ""): unique within a variant."""
+        return (self.concurrency, self.batch_size, self.trial, self.request_rate or 0.0, self.shape or "")
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> LevelResult:
+        """Validate a decoded level (unknown keys are ignored)."""
+        return _LEVEL.validate_python(d)
+
+
+@dataclass(config=_CONFIG)
+class SkippedLevel:
+    """A level the sweep was asked for but did not plan for one variant, and why.
+
+    One record per (client batch size, concurrency or request rate), whatever the number of
+    trials.
+
+    Attributes:
+        batch_size: Client batch size per request (``-b``).
+        reason: Why it was not measured (``"batch size 16 > max_batch_size 8"``).
+        concurrency: The concurrency level (0 for a request-rate level).
+        request_rate: The request rate of a request-rate level (requests/s), else ``None``.
+    """
+
+    batch_size: int
+    reason: str
+    concurrency: int = 0
+    request_rate: float | None = None
+
+
+@dataclass(config=_CONFIG)
+class ServerStart:
+    """One start of tritonserver during a run (a resumed run adds its own).
+
+    Attributes:
+        log: The server's log file, relative to the run folder (``server.log``,
+            ``server-2.log``...): never reused, so an error that names it stays true.
+        started: When it was started (ISO time).
+        reason: Why: ``"sweep started"``, ``"run resumed"``, or the restart's cause (the
+            server died while measuring a level, a variant was not unloaded in time...).
+    """
+
+    log: str
+    started: str
+    reason: str
+
+
+@dataclass(config=_CONFIG)
+class VariantResult:
+    """All levels of one variant, or the error that stopped it.
+
+    Attributes:
+        name: Variant (model) name.
+        params: The variant's repository index entry when the sweep started (every
+            ``builders.config.variants.Variant`` field, flat, plus ``runtime`` and ``build``);
+            ``None`` when the repository has no index (``perf.analysis.pairs.variant_of`` gives the typed form).
+        status: ``"pending"``, ``"ok"``, ``"failed"``, or ``"skipped"`` (no asked level
+            can run on it: every client batch size is above its max_batch_size).
+        error: Why the variant failed or was skipped, when it was.
+        levels: Its measurement points, sorted by :attr:`LevelResult.key`.
+        skipped: Asked levels not planned for this variant, with the reason.
+        dynamic_axes: How the sizes of its inputs' dynamic dims were chosen, in words
+            (``"seq=64 (the build's opt size)"``); ``None`` when it has none.
+        cold_start: Its load time and first requests, measured right after the sweep
+            loaded it (:mod:`perf.coldstart.measure`); ``None`` when not measured (older runs).
+        server: The HTTP URL of the server that measured it (:attr:`RunResult.servers`);
+            ``None`` in runs saved before servers were recorded.
+    """
+
+    name: str
+    params: dict[str, Any] | None = None
+    status: Literal["pending", "ok", "failed", "skipped"] = "pending"
+    error: str | None = None
+    levels: list[LevelResult] = dataclasses.field(default_factory=list)
+    skipped: list[SkippedLevel] = dataclasses.field(default_factory=list)
+    dynamic_axes: str | None = None
+    cold_start: ColdStart | None = None
+    server: str | None = None
+
+    def level(
+        self, concurrency: int, batch_size: int = 1, trial: int = 0, request_rate: float | None = None, shape: str | None = None
+    ) -> LevelResult | None:
+        """The level with these settings (``concurrency=0, request_rate=R`` for a request-rate
+        level; ``shape="seq=64"`` for a level of a shape sweep)."""
+        key = (concurrency, batch_size, trial, request_rate or 0.0, shape or "")
+        return next((lv for lv in self.levels if lv.key == key), None)
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> VariantResult:
+        """Validate a decoded variant record."""
+        return _VARIANT.validate_python(d)
+
+
+class GpuRecord(TypedDict, total=False):
+    """One GPU where the sweep ran (``core.gpu.GpuInfo.to_json()``)."""
+
+    name: str
+    driver: str
+    memory_bytes: int | None
+
+
+class ServerRecord(TypedDict, total=False):
+    """The tritonserver the sweep measured: runtime, why that runtime, version, command line."""
+
+    runtime: str
+    reason: str | None
+    version: str | None
+    command: str
+
+
+class PerfAnalyzerRecord(TypedDict, total=False):
+    """The perf_analyzer binary used."""
+
+    path: str
+    version: str | None
+
+
+class Environment(TypedDict, total=False):
+    """Where a run was measured (``perf.measure.environment.collect()`` plus server and perf_analyzer).
+    Other keys are kept."""
+
+    __pydantic_config__ = ConfigDict(extra="allow")  # type: ignore[misc]
+    host: str
+    os: str
+    python: str
+    cpu: str | None
+    cpu_count: int | None
+    memory_bytes: int | None
+    gpus: list[GpuRecord]
+    versions: dict[str, str | None]
+    server: ServerRecord
+    perf_analyzer: PerfAnalyzerRecord
+
+
+_MEASURE = TypeAdapter(MeasureSettings)
+
+
+def _measure_fields_schema(schema: dict[str, Any]) -> None:
+    """Publish the :class:`perf.records.settings.MeasureSettings` fields (stored flat in ``settings``)."""
+    schema["properties"] = {**schema.get("properties", {}), **_MEASURE.json_schema().get("properties", {})}
+
+
+class SweepSettings(TypedDict, total=False):
+    """What a sweep was asked to do; a resumed run continues with exactly these. The
+    :class:`perf.records.settings.MeasureSettings` fields (``protocol``, ``measurement_interval_ms``...)
+    are stored flat beside these keys and validated against that class."""
+
+    __pydantic_config__ = ConfigDict(extra="allow", json_schema_extra=_measure_fields_schema)  # type: ignore[misc]
+    repository: str
+    variants: list[str]
+    #: The levels asked, or ``"auto"``: the adaptive ladder (:mod:`perf.search.policy`).
+    concurrency: list[int] | Literal["auto"]
+    #: ``brute`` or ``prune`` (:mod:`perf.search.policy`); absent in runs that measured every level.
+    search: SearchMode
+    batch_sizes: list[int]
+    request_rates: list[float]
+    trials: int
+    latency_budget_ms: float | None
+    #: The client latency percentile the budget is on (50, 90, 95, 99).
+    latency_percentile: int
+    #: Named dynamic axes swept as a level dimension: axis -> sizes (``--shapes``).
+    sweep_axes: dict[str, list[int]]
+    #: How the server was launched (``perf.sweep.options.SERVER_SETTINGS``: runtime, image, ports...).
+    server: dict[str, Any]
+    #: The perf_analyzer binary asked for (``--perf-analyzer``), ``None``: found as usual.
+    perf_analyzer: str | None
+    #: The user's perf_analyzer ``--input-data``, ``None``: generated.
+    input_data: str | None
+    host_busy_threshold_pct: float
+    #: The user's ``--shape`` values: input name -> dims of its dynamic axes' sizes.
+    shapes: dict[str, list[int]]
+
+
+@dataclass(config=_CONFIG)
+class RunResult:
+    """A whole sweep (the content of ``results.json``); ``server_starts`` lists every start of
+    tritonserver, with its log file and why it was (re)started; ``servers`` the servers that
+    measured (:class:`perf.records.servers.MeasuringServer`: URL, version, host, GPUs); ``search``
+    how its levels were chosen and why variants were not measured further (:mod:`perf.search.policy`)."""
+
+    run_id: str
+    created: str
+    environment: Environment = dataclasses.field(default_factory=dict)  # type: ignore[assignment]
+    settings: SweepSettings = dataclasses.field(default_factory=dict)  # type: ignore[assignment]
+    variants: list[VariantResult] = dataclasses.field(default_factory=list)
+    finished: str | None = None
+    server_starts: list[ServerStart] = dataclasses.field(default_factory=list)
+    #: The in-process baseline (:mod:`perf.profile.baseline`); ``None`` until measured (``--no-baseline``).
+    baseline: BaselineResult | None = None
+    schema: int = SCHEMA_VERSION
+    #: Profiler traces and the precision study (:mod:`perf.records.profile`; ``perf baseline --trace/--precision``).
+    profile: ProfileRecord | None = None
+    servers: list[MeasuringServer] = dataclasses.field(default_factory=list)
+    search: SearchRecord | None = None
+
+    @field_validator("settings")
+    @classmethod
+    def _measure_settings(cls, v: SweepSettings) -> SweepSettings:
+        names = {f.name for f in dataclasses.fields(MeasureSettings)}
+        try:
+            _MEASURE.validate_python({k: x for k, x in v.items() if k in names})
+        except ValidationError as e:
+            raise ValueError("valid perf_analyzer measurement settings (" + "; ".join(problems(e)) + ")") from None
+        return v
+
+    def variant(self, name: str) -> VariantResult | None:
+        return next((v for v in self.variants if v.name == name), None)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form (what :func:`save` writes)."""
+        return RESULTS_KIND.dump(self)
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any], source: str = "results") -> RunResult:
+        """Validate a decoded ``results.json`` (version checked).
+
+        Raises:
+            RecordError: a wrong or missing field, or an unsupported schema version.
+        """
+        return RESULTS_KIND.parse(d, source)
+
+
+_LEVEL = TypeAdapter(LevelResult)
+_VARIANT = TypeAdapter(VariantResult)
+RESULTS_KIND: RecordKind[RunResult] = RecordKind(
+    "sweep results file",
+    RunResult,
+    SCHEMA_VERSION,
+    hint="pass a run folder written by perf/run_sweep.sh (results/<run-id>)",
+)
+
+
+def shape_text(sizes: dict[str, int]) -> str:
+    """``{"seq": 64}`` -> ``"seq=64"`` (axes in the given order, joined with ``,``)."""
+    return ",".join(f"{k}={v}" for k, v in sizes.items())
+
+
+def parse_shape_text(text: str) -> dict[str, int]:
+    """Inverse of :func:`shape_text`."""
+    return {k: int(v) for k, v in (part.split("=") for part in text.split(",") if part)}
+
+
+def series_name(variant: str, shape: str | None) -> str:
+    """The name a variant's levels at one swept shape are reported under: ``"mlp_onnx_... [seq=64]"``."""
+    return f"{variant} [{shape}]" if shape else variant
+
+
+def split_by_shape(run: RunResult) -> RunResult:
+    """The run as the report shows it: a variant whose levels were measured at several swept
+    shapes (``sweep --shapes``) becomes one series per shape, named :func:`series_name`, its
+    ``params`` extended with ``"shape"`` (pairs compare series of one shape only); every
+    table, plot and recommendation then lists the shapes the way it lists concurrency levels.
+    A run without a shape sweep is returned as it is."""
+    if not any(lv.shape for v in run.variants for lv in v.levels):
+        return run
+    variants = []
+    for v in run.variants:
+        shapes = sorted({lv.shape or "" for lv in v.levels}, key=lambda t: list(parse_shape_text(t).values()))
+        if not v.levels or shapes == [""]:
+            variants.append(v)
+            continue
+        for shape in shapes:
+            levels = [lv for lv in v.levels if (lv.shape or "") == shape]
+            params = {**v.params, "shape": shape} if v.params else None
+            status = "ok" if any(lv.usable for lv in levels) else v.status if v.status != "ok" else "failed"
+            variants.append(
+                dataclasses.replace(
+                    v,
+                    name=series_name(v.name, shape),
+                    params=params,
+                    levels=levels,
+                    status=status,
+                    error=v.error if status != "ok" else None,
+                    dynamic_axes=shape or v.dynamic_axes,
+                )
+            )
+    return dataclasses.replace(run, variants=variants)
+
+
+def new_run_id() -> str:
+    """``YYYYmmdd-HHMMSS`` (local time), sortable."""
+    return time.strftime("%Y%m%d-%H%M%S")
+
+
+def save(run: RunResult, run_dir: Path) -> Path:
+    """Write ``results.json`` atomically (temp file + rename) and ``flat.csv``; returns the JSON path.
+
+    Called after every level, so an interrupted sweep keeps everything measured so far.
+    """
+    path = write_record(Path(run_dir) / RESULTS_FILE, RESULTS_KIND, run)
+    write_flat_csv(run, Path(run_dir) / FLAT_FILE)
+    return path
+
+
+def load(run_dir: Path) -> RunResult:
+    """Read ``<run_dir>/results.json`` (schema version checked, every field validated).
+
+    Raises:
+        PerfError: the folder has no ``results.json``.
+        RecordError: the file is not JSON, has another schema version or a wrong field
+            (the message names the file and the field).
+    """
+    path = Path(run_dir) / RESULTS_FILE
+    if not path.is_file():
+        raise PerfError(f"no {RESULTS_FILE} in {run_dir}", hint=RESULTS_KIND.hint)
+    return load_record(path, RESULTS_KIND)
+
+
+def write_flat_csv(run: RunResult, path: Path) -> None:
+    """One row per level: variant name and status, its parameters, then every
+    :class:`LevelResult` field and the level's status (``level_status``)."""
+    level_fields = [f.name for f in dataclasses.fields(LevelResult)]
+    param_keys: list[str] = []
+    for v in run.variants:
+        for k in v.params or {}:
+            if k not in param_keys and k != "name":
+                param_keys.append(k)
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["variant", "status", *param_keys, *level_fields, "level_status"])
+        for v in run.variants:
+            for lv in v.levels:
+                row = dataclasses.asdict(lv)
+                w.writerow(
+                    [v.name, v.status, *[(v.params or {}).get(k) for k in param_keys], *[row[k] for k in level_fields], lv.status]
+                )

@@ -1,0 +1,115 @@
+"""What a sweep's search decided, recorded in ``results.json`` (``"search"``).
+
+The search policy itself lives in :mod:`perf.search.policy`; these are its records, pydantic
+dataclasses like :mod:`perf.records.results` (which holds one optional :class:`SearchRecord` per
+run): the thresholds of the stop and prune rules (:class:`SearchRules`, one place, recorded
+with the run so a resumed run goes on with the same ones), the order the variants were
+measured in, and one :class:`SearchDecision` per variant the search stopped or dropped,
+with its evidence (the numbers it was decided on) and the sentence the report shows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Literal
+
+from pydantic import ConfigDict
+from pydantic.dataclasses import dataclass
+
+_CONFIG = ConfigDict(extra="ignore")
+
+#: ``brute``: every variant measured at every level it plans; ``prune``: variants that cannot
+#: win are dropped after a probe level (:mod:`perf.search.policy`).
+SearchMode = Literal["brute", "prune"]
+SEARCH_MODES: tuple[str, ...] = ("brute", "prune")
+#: Why a variant's levels ended: ``knee`` (a doubling of concurrency stopped paying more than
+#: the noise), ``budget`` (its latency went over the budget), ``cap`` (the ladder's highest
+#: concurrency), ``failed`` (a level has no numbers), ``pruned`` (it cannot win: dropped).
+DecisionRule = Literal["knee", "budget", "cap", "failed", "pruned"]
+
+
+@dataclass(frozen=True, config=_CONFIG)
+class SearchRules:
+    """The thresholds of the search's rules (:mod:`perf.search.policy` applies them).
+
+    Attributes:
+        start: First concurrency of the adaptive ladder (``--concurrency auto``).
+        growth: Factor from one adaptive level to the next (geometric growth).
+        max_concurrency: Highest concurrency the adaptive ladder reaches.
+        min_gain_pct: A step up the ladder still pays when throughput rises by more than
+            this (% of the lower level) *and* by more than both levels' measured spread
+            (:func:`perf.analysis.recommendation.spread`); otherwise the ladder is past the knee.
+        refine_steps: With a latency budget, bisection steps between the highest level
+            under the budget and the lowest one over it (0: none).
+        prune_above_variants: ``--search`` defaults to ``prune`` for grids of more variants
+            than this, to ``brute`` otherwise.
+    """
+
+    start: int = 1
+    growth: int = 2
+    max_concurrency: int = 64
+    min_gain_pct: float = 5.0
+    refine_steps: int = 2
+    prune_above_variants: int = 4
+
+
+@dataclass(config=_CONFIG)
+class SearchDecision:
+    """Why the search measured no more levels of one variant.
+
+    Attributes:
+        variant: Variant name.
+        rule: :data:`DecisionRule`.
+        concurrency: The level the decision was taken at (its last measured one, or the
+            probe level of a pruned variant).
+        reason: The decision in words, as the report shows it ("not measured further
+            because ...").
+        measured: Concurrencies of its search series measured when it was decided.
+        throughput_infer_per_s: Its best throughput then (median over trials).
+        spread_infer_per_s: That level's measured spread (:func:`perf.analysis.recommendation.spread`).
+        latency_ms: Its latency at ``concurrency`` on the budget's percentile.
+        best_variant: The best variant it was compared with (``pruned``), else ``None``.
+        best_concurrency: The best's level.
+        best_throughput_infer_per_s: The best's throughput.
+        best_spread_infer_per_s: The best's spread.
+    """
+
+    variant: str
+    rule: DecisionRule
+    concurrency: int
+    reason: str
+    measured: list[int] = dataclasses.field(default_factory=list)
+    throughput_infer_per_s: float | None = None
+    spread_infer_per_s: float | None = None
+    latency_ms: float | None = None
+    best_variant: str | None = None
+    best_concurrency: int | None = None
+    best_throughput_infer_per_s: float | None = None
+    best_spread_infer_per_s: float | None = None
+
+
+@dataclass(config=_CONFIG)
+class SearchRecord:
+    """How a sweep chose its levels (``RunResult.search``).
+
+    Attributes:
+        mode: :data:`SearchMode` the run used.
+        adaptive: Concurrency ``auto``: each variant's ladder grew until a stop rule.
+        rules: The thresholds applied.
+        order: Variants in the order they were measured (most promising first).
+        decisions: One per variant whose levels ended early or were pruned.
+    """
+
+    mode: SearchMode = "brute"
+    adaptive: bool = False
+    rules: SearchRules = dataclasses.field(default_factory=SearchRules)
+    order: list[str] = dataclasses.field(default_factory=list)
+    decisions: list[SearchDecision] = dataclasses.field(default_factory=list)
+
+    def decision(self, variant: str) -> SearchDecision | None:
+        """The decision recorded for ``variant``, if any."""
+        return next((d for d in self.decisions if d.variant == variant), None)
+
+    def record(self, decision: SearchDecision) -> None:
+        """Keep ``decision`` as its variant's (replacing an earlier one)."""
+        self.decisions = [d for d in self.decisions if d.variant != decision.variant] + [decision]

@@ -1,0 +1,53 @@
+"""Which server measured what: :class:`MeasuringServer`, kept in ``results.json``
+(``RunResult.servers``; each variant names its server in ``VariantResult.server``).
+
+Filled in by :mod:`perf.sweep.servers` for every sweep: one record for a server the toolkit
+started, one per ``--url`` for servers it did not start (``--runtime remote``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Literal
+
+from pydantic import ConfigDict
+from pydantic.dataclasses import dataclass
+
+#: How variants reach a server: loaded from the repository it was started on (a server the
+#: toolkit started), uploaded through the model-repository API, loaded by name from the
+#: server's own repository (``--remote-repository``), or already loaded there (``--no-deploy``).
+DeployMode = Literal["started on the repository", "uploaded", "loaded by name", "already loaded"]
+
+
+@dataclass(config=ConfigDict(extra="ignore"))
+class MeasuringServer:
+    """One tritonserver of a run and what it says about itself.
+
+    Attributes:
+        url: Its HTTP endpoint, ``host:port`` (the key variants name it by).
+        grpc_url: Its gRPC endpoint, ``host:port``.
+        metrics_url: Its metrics endpoint, ``host:port/metrics``.
+        runtime: ``remote`` for a server the toolkit did not start, else the runtime that started it.
+        version: Triton's version (server metadata); ``None`` when it did not say.
+        host: Which machine it runs on as seen from here: ``"this host"`` (loopback or one of
+            this machine's addresses) or its resolved address.
+        gpu_uuids: The GPUs its metrics endpoint reports (``gpu_uuid`` labels); empty when it
+            reports none (a CPU server, or GPU metrics off).
+        cpu_memory_total_bytes: Total CPU memory its metrics report (``nv_cpu_memory_total_bytes``).
+        deploy: How variants reached it (:data:`DeployMode`).
+        remote_repository: ``--remote-repository`` as the server sees it, when variants were loaded by name.
+        shares_with: URLs of other servers of the run on the same host or GPU, measured in
+            parallel with it (only with ``--allow-shared-host``): their numbers compete.
+    """
+
+    url: str
+    grpc_url: str
+    metrics_url: str
+    runtime: str
+    version: str | None = None
+    host: str | None = None
+    gpu_uuids: list[str] = dataclasses.field(default_factory=list)
+    cpu_memory_total_bytes: float | None = None
+    deploy: DeployMode = "started on the repository"
+    remote_repository: str | None = None
+    shares_with: list[str] = dataclasses.field(default_factory=list)

@@ -1,0 +1,1 @@
+"""report.md, appendix.md and report.html: tables, sections and the written conclusions."""

@@ -1,0 +1,107 @@
+"""``appendix.md``: everything the report leaves out to stay readable at 50–200 variants.
+
+Every variant's parameters, the whole Pareto frontier, every pair behind each main effect
+and every interaction, every fair pair of :func:`perf.report.conclusions.pair_bullets`, each
+variant's knee, and the full lists of flagged, excluded and failed variants and levels,
+skipped levels and server starts. ``report.md`` links here wherever it cut a list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from perf.analysis.effects import Interaction, MainEffect
+from perf.analysis.frontier import FRONTIER_HEADERS, frontier_rows, operating_frontier, per_level_lines
+from perf.analysis.recommendation import Recommendation
+from perf.analysis.stats import Point, curve
+from perf.markdown import APPENDIX_FILE, name_then_numbers, table
+from perf.records.results import RunResult
+from perf.report import coldstart as coldstart_report
+from perf.report.conclusions import pair_bullets
+from perf.report.run import variant_table
+from perf.search.plan import describe_skipped
+
+
+def _pct(v: float | None) -> str:
+    return "—" if v is None else f"{v:+.1f} %"
+
+
+def effect_pairs(e: MainEffect) -> list[str]:
+    """One bullet per pair behind a main effect: both names and the two paired changes."""
+    return [
+        f"- `{d.changed}` vs `{d.reference}`: peak throughput {_pct(d.throughput_pct)}, "
+        f"p99 {_pct(d.p99_pct)}" + (f" at c={d.concurrency}" if d.concurrency is not None else "")
+        for d in e.pairs
+    ]
+
+
+def appendix_lines(
+    run: RunResult,
+    rec: Recommendation,
+    points: dict[str, list[Point]],
+    effects: Sequence[MainEffect],
+    inters: Sequence[Interaction],
+) -> list[str]:
+    """The appendix as markdown lines (see the module docstring)."""
+    failed = {v.name for v in run.variants if v.status == "failed"}
+    lines = [f"# Appendix of sweep {run.run_id}", "", "The lists [report.md](report.md) shortens, in full.", ""]
+    lines += ["## Every variant", "", *variant_table(run), ""]
+    front = operating_frontier(points, failed)
+    lines += ["## Pareto frontier, every level", ""]
+    lines += [*table(FRONTIER_HEADERS, frontier_rows(front, rec), name_then_numbers(4) + ["left"]), ""] if front else ["none", ""]
+    lines += ["Per level (variants measured at that level only):", "", *(x.strip() for x in per_level_lines(points, failed)), ""]
+    lines += ["## Main effects, pair by pair", ""]
+    for e in effects:
+        lines += [f"### {e.factor.label}: {e.change} ({len(e.pairs)} pair(s))", "", *effect_pairs(e), ""]
+    if inters:
+        lines += ["## Interactions that change an effect's sign", "", *(f"- {i.describe()}." for i in inters), ""]
+    bullets = pair_bullets(run)
+    if bullets:
+        lines += [
+            "## Fair pairs",
+            "",
+            "Each pair below differs only in the variant parameters named; every other parameter is equal.",
+            "",
+            *bullets,
+            "",
+        ]
+    lines += coldstart_report.appendix_lines(run)
+    lines += ["## Knees", ""]
+    for n, k in rec.knees.items():
+        what = (
+            f"concurrency {k}"
+            if k is not None
+            else "no knee within the swept range"
+            if len(curve(points[n])) > 1
+            else "fewer than 2 levels measured"
+        )
+        lines.append(f"- `{n}`: {what}")
+    lines.append("")
+    for title, items in (
+        ("Ranked after the stable levels", rec.flagged),
+        ("Excluded from the recommendation", rec.excluded),
+        (
+            "Failed variants",
+            [f"`{v.name}`: {(v.error or 'no error recorded').strip()}" for v in run.variants if v.name in failed],
+        ),
+        ("Skipped levels", [f"`{v.name}`: {d}" for v in run.variants for d in describe_skipped(v.skipped)]),
+        ("Server starts", [f"[{s.log}]({s.log}) at {s.started}: {s.reason}" for s in run.server_starts]),
+    ):
+        if items:
+            lines += [f"## {title}", "", *(f"- {x}" for x in items), ""]
+    return lines
+
+
+def write_appendix(
+    run: RunResult,
+    run_dir: Path,
+    rec: Recommendation,
+    points: dict[str, list[Point]],
+    effects: Sequence[MainEffect],
+    inters: Sequence[Interaction],
+) -> Path:
+    """Write :data:`perf.markdown.APPENDIX_FILE` into ``run_dir``; returns its path."""
+    path = Path(run_dir) / APPENDIX_FILE
+    path.write_text("\n".join(appendix_lines(run, rec, points, effects, inters)) + "\n")
+    return path

@@ -1,0 +1,334 @@
+"""The report's cold-start section: one table row per variant and one written conclusion.
+
+Every number is computed here from the recorded fields (:class:`perf.records.coldstart.ColdStart`
+and the sweep's levels): a first request is compared with the sweep's steady-state p50 at
+concurrency 1 at the same batch size and shape (perf_analyzer's median); where the sweep has
+no such level the table says so and uses the median of the requests that followed the first
+one instead. Variants with and without warmup that differ in nothing else are compared
+(load time added, first request saved). The conclusion has the report's four parts: what
+was compared, the numbers, the mechanism (:mod:`perf.report.phrases`, family ``cold_start``), and
+where it holds; it ends with the warmup count measured for ``builders build --warmup-count``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shlex
+import statistics
+from typing import Any
+
+from builders.config.variants import Variant
+from perf.analysis.pairs import differing, variant_of
+from perf.markdown import APPENDIX_FILE, TOP_N, Align, fmt, table
+from perf.records.coldstart import STEADY_RATIO, ColdStart, FirstRequests
+from perf.records.results import LevelResult, RunResult
+from perf.report.phrases import Facts, say
+
+#: The run id of ``perf coldstart``'s own records (no sweep behind them).
+STANDALONE_RUN = "perf-coldstart"
+#: Marks a ratio to the requests' own median (the sweep measured no level at that size).
+OWN_MARK = "‡"
+
+
+@dataclasses.dataclass
+class Entry:
+    """One variant's cold start with every level the sweep measured on it (all its shapes)."""
+
+    name: str
+    cold: ColdStart
+    params: Variant | None
+    levels: list[LevelResult]
+
+
+def entries(run: RunResult) -> list[Entry]:
+    """The variants of ``run`` with a cold-start record, once each (a report that splits a
+    variant into one series per swept shape gives its levels back to it), in run order."""
+    out: dict[str, Entry] = {}
+    for v in run.variants:
+        if v.cold_start is None:
+            continue
+        name = v.cold_start.variant
+        if name not in out:
+            out[name] = Entry(name, v.cold_start, variant_of(v), [])
+        out[name].levels += v.levels
+    return list(out.values())
+
+
+def steady_p50_ms(levels: list[LevelResult], batch_size: int, shape: str | None) -> float | None:
+    """The sweep's steady-state latency at one size: the median over trials of the p50 of
+    its usable concurrency-1 levels at ``batch_size`` and ``shape`` (ms); ``None`` when the
+    sweep measured no such level."""
+    p50 = [
+        lv.latency_p50_ms
+        for lv in levels
+        if lv.usable
+        and lv.concurrency == 1
+        and lv.request_rate is None
+        and lv.batch_size == batch_size
+        and (lv.shape or None) == (shape or None)
+        and lv.latency_p50_ms
+    ]
+    return statistics.median(p50) if p50 else None
+
+
+def ratio(fr: FirstRequests, levels: list[LevelResult]) -> tuple[float | None, bool]:
+    """``(first request / steady state, whether the steady state is the sweep's level)``:
+    the level's p50 where measured, else the requests' own median (:attr:`FirstRequests.first_ratio`)."""
+    first, level = fr.first_ms, steady_p50_ms(levels, fr.batch_size, fr.shape)
+    if first is not None and level:
+        return first / level, True
+    return fr.first_ratio, False
+
+
+def _ratio_text(fr: FirstRequests, levels: list[LevelResult]) -> str:
+    if fr.error:
+        return f"failed: {fr.error[:80]}"
+    r, from_level = ratio(fr, levels)
+    return "—" if r is None else f"{r:,.1f}×" + ("" if from_level else OWN_MARK)
+
+
+def _size(fr: FirstRequests) -> str:
+    return f"b{fr.batch_size}" + (f" [{fr.shape}]" if fr.shape else "")
+
+
+def table_lines(items: list[Entry]) -> list[str]:
+    """The cold-start table (markdown lines), one row per variant."""
+    headers = [
+        "variant",
+        "warmup",
+        "load (s)",
+        "load in server log (s)",
+        "first request, batch 1 (ms)",
+        "vs steady p50",
+        "first request at later sizes vs steady",
+        "requests to steady",
+    ]
+    rows: list[list[str]] = []
+    for e in items:
+        c = e.cold
+        load = [
+            fmt(c.load_s, 2),
+            fmt(c.load_log_s, 2) + (f" (instances {fmt(c.instances_log_s, 2)})" if c.instances_log_s else ""),
+        ]
+        head = [f"`{e.name}`", c.warmup or "off", *load]
+        first = c.first_request
+        if c.not_measured or first is None:
+            rows.append([*head, c.not_measured or "not measured: no request answered"])
+            continue
+        later = "; ".join(f"{_size(f)} {_ratio_text(f, e.levels)}" for f in c.first if f is not first) or "(no other size swept)"
+        steady = c.requests_to_steady
+        rows.append([*head, fmt(first.first_ms, 1), _ratio_text(first, e.levels), later, "—" if steady is None else str(steady)])
+    align: list[Align] = ["left", "left", "right", "right", "right", "right", "left", "right"]
+    return table(headers, rows, align)
+
+
+@dataclasses.dataclass(frozen=True)
+class WarmupPair:
+    """A variant without warmup and its twin with warmup (nothing else differs)."""
+
+    cold: Entry
+    warm: Entry
+
+    @property
+    def load_added_s(self) -> float | None:
+        a, b = self.cold.cold.load_s, self.warm.cold.load_s
+        return None if a is None or b is None else b - a
+
+    @property
+    def first_saved_ms(self) -> float | None:
+        a, b = self.cold.cold.first_request, self.warm.cold.first_request
+        if a is None or b is None or a.first_ms is None or b.first_ms is None:
+            return None
+        return a.first_ms - b.first_ms
+
+
+def warmup_pairs(items: list[Entry]) -> list[WarmupPair]:
+    """Every (no warmup, warmup) pair of measured variants whose parameters differ only in ``warmup``."""
+    measured = [e for e in items if e.params is not None and e.cold.first_request is not None and not e.cold.not_measured]
+    return [
+        WarmupPair(a, b)
+        for a in measured
+        for b in measured
+        if a.params and b.params and a.params.warmup is None and b.params.warmup and differing(a.params, b.params) == ("warmup",)
+    ]
+
+
+def measured_warmup_count(items: list[Entry], run_id: str | None = None) -> tuple[int, str] | None:
+    """``(count, reason)`` for ``builders build --warmup-count``: the most requests a variant
+    without warmup needed at any size before one within :data:`STEADY_RATIO` x the median
+    (at least 1); ``None`` when no variant without warmup was measured."""
+    judged = [
+        (n, e, f)
+        for e in items
+        if e.cold.warmup is None and not e.cold.not_measured
+        for f in e.cold.first
+        if (n := f.requests_to_steady) is not None
+    ]
+    if not judged:
+        return None
+    n, e, f = max(judged, key=lambda j: j[0])
+    where = f"in run {run_id}" if run_id and run_id != STANDALONE_RUN else "by perf coldstart"
+    at = f"batch {f.batch_size}" + (f" [{f.shape}]" if f.shape else "")
+    reason = (
+        f"measured {where}: {e.name} without warmup needed {n} request(s) at {at} before one within "
+        f"{STEADY_RATIO:g}x the median ({len(judged)} sizes of {len({j[1].name for j in judged})} variants judged)"
+    )
+    return max(1, n), reason
+
+
+def next_step(items: list[Entry], run_id: str | None = None) -> str | None:
+    """The ``builders build`` flags that feed the measured warmup count back, or ``None``."""
+    got = measured_warmup_count(items, run_id)
+    if got is None:
+        return None
+    n, reason = got
+    return f"--warmup-count {n} --warmup-count-reason {shlex.quote(reason)}"
+
+
+def conclusion(run: RunResult, items: list[Entry]) -> str:
+    """The written cold-start conclusion: comparison, numbers, mechanism, boundary."""
+    server = run.environment.get("server") or {}
+    measured = [e for e in items if e.cold.first_request is not None and not e.cold.not_measured]
+    skipped = [e for e in items if e not in measured]
+    sizes = sorted({_size(f) for e in measured for f in e.cold.first}, key=lambda s: (len(s), s))
+    parts = [
+        f"**Cold start.** {len(items)} variant(s) were each loaded alone on the {server.get('runtime', '?')} tritonserver "
+        f"and sent single requests right after the load, before any other traffic, at {', '.join(sizes) or 'no size'}; "
+        f"each first request is compared with the sweep's steady p50 at concurrency 1 at that size "
+        f"(else, marked {OWN_MARK}, with the median of the requests that followed it)."
+    ]
+    parts.append(_numbers(measured))
+    facts = _facts(measured)
+    mechanism = say("cold_start", facts)
+    if mechanism:
+        parts.append(f"Why: {mechanism}.")
+    env = run.environment
+    gpus = ", ".join(g.get("name", "?") for g in env.get("gpus") or []) or "no GPU"
+    bound = (
+        f"This holds for a fresh load with no concurrent traffic on `{env.get('host', '?')}` ({env.get('cpu', '?')}, "
+        f"{gpus}); 'steady' means within {STEADY_RATIO:g}× of the median"
+    )
+    if skipped:
+        bound += f"; {len(skipped)} variant(s) not measured ({skipped[0].name}: {skipped[0].cold.not_measured or 'no answer'})"
+    parts.append(bound + ".")
+    step = next_step(items, run.run_id)
+    if step:
+        parts.append(f"To warm up what a variant will be sent, rebuild with `--warmup random` (or `zero`) and `{step}`.")
+    return " ".join(parts)
+
+
+def _first_ratios(e: Entry) -> tuple[float | None, list[tuple[float, FirstRequests]]]:
+    first = e.cold.first_request
+    r0 = ratio(first, e.levels)[0] if first is not None else None
+    later = [(r, f) for f in e.cold.first if f is not first and (r := ratio(f, e.levels)[0]) is not None]
+    return r0, later
+
+
+def _cold(measured: list[Entry]) -> list[Entry]:
+    """The variants without warmup (the cold start proper), else every measured one."""
+    return [e for e in measured if not e.cold.warmup] or measured
+
+
+def _numbers(measured: list[Entry]) -> str:
+    if not measured:
+        return "No variant answered a first request."
+    loads = [e.cold.load_s for e in measured if e.cold.load_s is not None]
+    text = f"Loads took {fmt(min(loads), 2)}–{fmt(max(loads), 2)} s." if loads else ""
+    cold = _cold(measured)
+    which = "without warmup " if len(cold) < len(measured) else ""
+    firsts = [(r, e) for e in cold if (r := _first_ratios(e)[0]) is not None]
+    if firsts:
+        r, e = max(firsts, key=lambda x: x[0])
+        ms = e.cold.first_request.first_ms if e.cold.first_request else None
+        text += f" The first request at batch 1 took up to {fmt(ms, 1)} ms ({r:,.1f}× its steady latency, `{e.name}`)"
+        if len(firsts) > 1:
+            text += f"; the median over {len(firsts)} variants {which}is {statistics.median(x[0] for x in firsts):,.1f}×"
+        text += "."
+    later = [(r, f, e) for e in cold for r, f in _first_ratios(e)[1]]
+    if later:
+        r, f, e = max(later, key=lambda x: x[0])
+        text += f" The first request at a size not sent before was up to {r:,.1f}× its steady latency (`{e.name}`, {_size(f)})."
+    pairs = warmup_pairs(measured)
+    added = [a for p in pairs if (a := p.load_added_s) is not None]
+    saved = [s for p in pairs if (s := p.first_saved_ms) is not None]
+    if added and saved:
+        text += (
+            f" With warmup ({len(pairs)} pair(s) differing only in it), load time changed by a median "
+            f"{statistics.median(added):+.2f} s and the first request at batch 1 by {0.0 - statistics.median(saved):+.1f} ms."
+        )
+    elif not pairs:
+        text += " The grid has no variants differing only in warmup, so warmup on vs off is not compared here."
+    return text.strip()
+
+
+def _facts(measured: list[Entry]) -> Facts:
+    cold = _cold(measured)
+    firsts = [r for e in cold if (r := _first_ratios(e)[0]) is not None]
+    later = [r for e in cold for r, _f in _first_ratios(e)[1]]
+    pairs = warmup_pairs(measured)
+    added = [a for p in pairs if (a := p.load_added_s) is not None]
+    saved = [s for p in pairs if (s := p.first_saved_ms) is not None]
+    return Facts(
+        first_ratio=statistics.median(firsts) if firsts else None,
+        new_size_ratio=max(later) if later else None,
+        warmup_load_added_s=statistics.median(added) if added else None,
+        warmup_first_saved_ms=statistics.median(saved) if saved else None,
+    )
+
+
+def section(run: RunResult, limit: int = TOP_N) -> list[str]:
+    """The report's ``## Cold start`` section (markdown lines); empty for a run without
+    cold-start records (one written before they existed). With more than ``limit`` variants
+    the table shows the ``limit`` slowest first requests (ratio at batch 1) and points to the
+    appendix (:func:`appendix_lines`); the conclusion is always over every variant."""
+    items = entries(run)
+    if not items:
+        return []
+    shown = items
+    if len(items) > limit:
+        slowest = sorted(items, key=lambda e: -(_first_ratios(e)[0] or 0.0))[:limit]
+        shown = [e for e in items if e in slowest]
+    lines: list[str] = ["## Cold start", ""]
+    lines += table_lines(shown)
+    if len(shown) < len(items):
+        lines += [
+            "",
+            f"The {limit} slowest first requests of {len(items)} variants; every variant: [{APPENDIX_FILE}]({APPENDIX_FILE}).",
+        ]
+    lines += _notes(lines)
+    lines += ["", conclusion(run, items), ""]
+    return lines
+
+
+def appendix_lines(run: RunResult) -> list[str]:
+    """The appendix's cold-start table, every variant (empty without records)."""
+    items = entries(run)
+    if not items:
+        return []
+    lines = ["## Cold start, every variant", "", *table_lines(items)]
+    return [*lines, *_notes(lines), ""]
+
+
+def _notes(lines: list[str]) -> list[str]:
+    out = []
+    if any(OWN_MARK in ln for ln in lines):
+        out += [
+            "",
+            f"{OWN_MARK} the sweep measured no level at concurrency 1 at that size: compared with the median of "
+            "the requests that followed the first one.",
+        ]
+    return [
+        *out,
+        "",
+        "The first requests are sent by Python's tritonclient, whose own time per request is above perf_analyzer's: "
+        "a ratio to the sweep's p50 is an upper bound; 'requests to steady' (slower than "
+        f"{STEADY_RATIO:g}× the median of the requests at that size before the first one within it, most over the sizes) "
+        "compares requests of one client.",
+    ]
+
+
+def records_json(items: list[ColdStart]) -> list[dict[str, Any]]:
+    """The records as JSON (``perf coldstart --json``)."""
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(list[ColdStart]).dump_python(items, mode="json")

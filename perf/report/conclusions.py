@@ -1,0 +1,400 @@
+"""Written conclusions of a sweep, computed from its data (no number is typed in by hand).
+
+Four parts: (1) what was compared and where, (2) the numbers with % differences and their
+significance (:mod:`perf.analysis.stats` noise rule), (3) the mechanism (queue vs compute time,
+batches formed by the dynamic batcher, host CPU and the server's own CPU), (4) the
+conditions under which it holds. Every explanatory phrase comes from :mod:`perf.report.phrases`,
+chosen by the sign and size of the numbers it explains. The numbers compare the best peak
+with the 1-instance, no-batching baseline and the runner-up, then summarise the grid by its
+main effects (:mod:`perf.analysis.effects`); the conditions name the interactions that change an
+effect's sign. :func:`pair_bullets` lists every fair pair (batching on vs off at the same
+instance count; N vs 1 instances; each format vs the first one — equal in every other
+variant parameter, :mod:`perf.analysis.pairs`) at the pair's highest common concurrency: the report's appendix.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import statistics
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from perf.analysis.effects import Interaction, MainEffect, effects_sentences, interactions, main_effects, value_order
+from perf.analysis.pairs import baseline, pairs, variant_of
+from perf.analysis.recommendation import Recommendation, candidate
+from perf.analysis.stats import (
+    KNEE_GAIN_PCT,
+    MIN_TRIALS_FOR_SPREAD,
+    P99,
+    THROUGHPUT,
+    Point,
+    common_level,
+    curve,
+    delta,
+    gpu_metric,
+    run_points,
+    spread_unknown,
+)
+from perf.markdown import CPU_MEASURES, fmt
+from perf.records.results import HOST_BUSY, RunResult, VariantResult
+from perf.report.phrases import Facts, say
+from perf.report.servers import measured_elsewhere
+
+
+def _change(a: Point, b: Point, metric: str, note_unknown: bool = True) -> str:
+    """The change with its significance; ``note_unknown=False`` leaves "spread unknown" out (a
+    single-trial run says it once, in :func:`_numbers`)."""
+    d = delta(a, b, metric)
+    return "—" if d is None else d.describe(note_unknown)
+
+
+def _list(items: Iterable[Any]) -> str:
+    return ", ".join(str(x) for x in items)
+
+
+#: Names a sentence lists before it says how many more (the appendix and tables have them all).
+NAMED = 5
+
+
+def _some(items: Iterable[Any]) -> str:
+    """The first :data:`NAMED` items, then "and N more"."""
+    xs = [str(x) for x in items]
+    return _list(xs[:NAMED]) + (f" and {len(xs) - NAMED} more" if len(xs) > NAMED else "")
+
+
+def _what(run: RunResult, ok: list[VariantResult], pts: dict[str, list[Point]]) -> str:
+    env, server = run.environment, run.environment.get("server") or {}
+    ps = [t for t in (variant_of(v) for v in run.variants) if t is not None]
+    uniq = lambda k: [str(x) for x in sorted({getattr(t, k) for t in ps}, key=value_order)]  # noqa: E731
+    delays = sorted({t.max_queue_delay_us for t in ps if t.dynamic_batching})
+    db = (
+        "off" + (f" and on (max_queue_delay {_list(delays)} µs)" if delays else "")
+        if any(not t.dynamic_batching for t in ps)
+        else f"on (max_queue_delay {_list(delays)} µs)"
+    )
+    concs = sorted({p.concurrency for v in ok for p in pts[v.name] if p.ok})
+    trials = max((lv.trial + 1 for v in run.variants for lv in v.levels), default=0)
+    gpus = _list([g.get("name", "?") for g in env.get("gpus") or []]) or "no GPU"
+    text = (
+        f"**What was compared.** {len(run.variants)} variants of model `{_list(uniq('model')) or '?'}` "
+        f"(formats {_list(uniq('format')) or '?'}; {_list(uniq('kind')) or '?'} instances x{_list(uniq('count'))}; "
+        f"dynamic batching {db}; max_batch_size {_list(uniq('max_batch_size'))}) on host `{env.get('host', '?')}` "
+        f"({env.get('cpu', '?')}, {env.get('cpu_count', '?')} cores, {gpus}), served by the "
+        f"{server.get('runtime', '?')} tritonserver {server.get('version', '?')} and measured by perf_analyzer "
+        f"{(env.get('perf_analyzer') or {}).get('version', '?')} "
+        + (f"at concurrency {concs[0]}–{concs[-1]}, {trials} trial(s) per level." if concs else "(no level was measured).")
+    )
+    failed = [v.name for v in run.variants if v.status == "failed"]
+    return text + (f" {len(failed)} variant(s) failed and are left out: {_some(failed)}." if failed else "")
+
+
+def _numbers(
+    run: RunResult, ok: list[VariantResult], rec: Recommendation, pts: dict[str, list[Point]], effects: Sequence[MainEffect]
+) -> list[str]:
+    best = rec.best_peak
+    if best is None:
+        return ["**The numbers.** No variant produced a measurement."]
+    bs = best.batch_size
+    measured = [p for v in ok for p in pts[v.name] if p.ok]
+    mixed = any(p.trials >= MIN_TRIALS_FOR_SPREAD for p in measured)  # else every spread is unknown: said once
+    at_bs = _at_batch(bs)
+    bp = next(p for p in pts[best.variant] if (p.concurrency, p.batch_size) == (best.concurrency, bs))
+    head = [
+        f"**The numbers.** The best peak is {fmt(best.throughput_infer_per_s)} infer/s (`{best.variant}`, "
+        f"concurrency {best.concurrency}{at_bs}, p99 {fmt(best.latency_p99_ms, 2)} ms)."
+    ]
+    base = baseline(ok, run.variant(best.variant))
+    if base is not None and base.name != best.variant and curve(pts[base.name], bs):
+        bb = max(curve(pts[base.name], bs), key=lambda p: p.value(THROUGHPUT))
+        head.append(
+            f"That is {_change(bb, bp, THROUGHPUT, mixed)} over the 1-instance, no-batching baseline `{base.name}` "
+            f"(peak {fmt(bb.get(THROUGHPUT))} infer/s at concurrency {bb.concurrency})."
+        )
+    second = _runner_up(ok, best.variant, bs, pts)
+    if second is not None and (base is None or second.variant != base.name):
+        head.append(
+            f"The runner-up, `{second.variant}`, peaked at {fmt(second.get(THROUGHPUT))} infer/s "
+            f"(concurrency {second.concurrency}): {_change(bp, second, THROUGHPUT, mixed)} against the best"
+            + (
+                f", at a {second.status} level that does not lead the best stable level by more than its own spread, "
+                "so it is not ranked above the pick."
+                if second.value(THROUGHPUT) > bp.value(THROUGHPUT)
+                else "."
+            )
+        )
+    higher = [p for v in ok for p in curve(pts[v.name], bs) if candidate(p) and p.value(THROUGHPUT) > bp.value(THROUGHPUT)]
+    top = max(higher, key=lambda p: p.value(THROUGHPUT), default=None)
+    if top is not None and (second is None or top.variant != second.variant):
+        # a flagged level measured more, but its spread covers its lead (perf.analysis.recommendation's rule)
+        head.append(
+            f"{len(higher)} flagged level(s) measured more, up to {fmt(top.get(THROUGHPUT))} infer/s (`{top.variant}` "
+            f"at concurrency {top.concurrency}, {top.status}), but none leads the best stable level by more than "
+            "its own spread, so none is ranked above the pick."
+        )
+    if rec.latency_budget_ms is not None:
+        u = rec.best_under_budget
+        head.append(
+            f"Under the {rec.budget_text} the best is "
+            + (
+                f"`{u.variant}` at concurrency {u.concurrency}{_at_batch(u.batch_size)} with "
+                f"{fmt(u.throughput_infer_per_s)} infer/s."
+                if u
+                else "nothing: no level meets it"
+                + (
+                    f"; the lowest p99 reached is {fmt(rec.lowest_p99.latency_p99_ms, 2)} ms, by "
+                    f"`{rec.lowest_p99.variant}` at concurrency {rec.lowest_p99.concurrency}"
+                    f"{_at_batch(rec.lowest_p99.batch_size)}."
+                    if rec.lowest_p99
+                    else "."
+                )
+            )
+        )
+    if not mixed:
+        head.append(_once(measured) + ".")
+    lines = [" ".join(head)]
+    if effects:
+        lines += ["", effects_sentences(effects)]
+    return lines
+
+
+def pair_bullets(run: RunResult) -> list[str]:
+    """One markdown bullet per fair pair (:func:`perf.analysis.pairs.pairs`: batching on vs off, N vs 1
+    instances, format vs format) at the pair's highest common concurrency: throughput and p99
+    change with their significance; batching pairs add the p99 change at the lowest level and
+    its explanation. The report's appendix lists them; the main effects summarise them."""
+    pts = run_points(run)
+    ok = [v for v in run.variants if v.status != "failed" and curve(pts[v.name])]
+    measured = [p for v in ok for p in pts[v.name] if p.ok]
+    mixed = any(p.trials >= MIN_TRIALS_FOR_SPREAD for p in measured)
+    bullets = []
+    for pr in pairs(ok):
+        a, b = pr.reference, pr.changed
+        pair = common_level(pts[a.name], pts[b.name])
+        if pair is None:
+            continue
+        pa, pb = pair
+        ta, tb = pr.reference_params, pr.changed_params
+        what = {
+            "batching": f"`{b.name}` vs `{a.name}`",
+            "instances": f"{tb.count} vs 1 instance (`{b.name}` vs `{a.name}`)",
+            "format": f"{tb.format} vs {ta.format} (`{b.name}` vs `{a.name}`)",
+        }[pr.kind]
+        text = (
+            f"- {pr.label}: {what} at concurrency {pa.concurrency}: throughput {_change(pa, pb, THROUGHPUT, mixed)}, "
+            f"p99 {_change(pa, pb, P99, mixed)}"
+        )
+        first = curve(pts[a.name])[0]
+        low = next((p for p in curve(pts[b.name]) if p.concurrency == first.concurrency), None)
+        if pr.kind == "batching" and low is not None and first.concurrency != pa.concurrency:
+            text += f"; at concurrency {first.concurrency} p99 {_change(first, low, P99, mixed)}"
+            why = say("light_load", _light_load_facts(first, low))
+            text += f" ({why})" if why else ""
+        bullets.append(text + ".")
+    return bullets
+
+
+def _at_batch(batch_size: int) -> str:
+    return f", client batch size {batch_size}" if batch_size != 1 else ""
+
+
+def _light_load_facts(off: Point, on: Point) -> Facts:
+    """p99 and queue of batching off (``off``) vs on (``on``) at one light level."""
+    d = delta(off, on, P99)
+    return Facts(
+        change_pct=d.change_pct if d else None,
+        significant=d.significant if d else None,
+        queue_a_us=off.get("server_queue_us"),
+        queue_b_us=on.get("server_queue_us"),
+    )
+
+
+def _once(points: Sequence[Point]) -> str:
+    """The sentence for a run with single-trial levels: spread unknown, suggest ``--trials``."""
+    some = "Every level was" if max(p.trials for p in points) < MIN_TRIALS_FOR_SPREAD else "Some levels were"
+    return (
+        f"{some} measured once: {spread_unknown(1)}, so no difference involving such a level is called "
+        "significant, and none is assumed to be noise; run the sweep with `--trials 3` (or more) to measure it"
+    )
+
+
+def _runner_up(ok: list[VariantResult], best: str, batch_size: int, pts: dict[str, list[Point]]) -> Point | None:
+    """Peak point of the variant with the second-highest peak throughput at ``batch_size``."""
+    peaks = [
+        max(curve(pts[v.name], batch_size), key=lambda p: p.value(THROUGHPUT))
+        for v in ok
+        if v.name != best and curve(pts[v.name], batch_size)
+    ]
+    return max(peaks, key=lambda p: p.value(THROUGHPUT), default=None)
+
+
+def _share(p: Point) -> float | None:
+    q = p.get("server_queue_us")
+    comp = sum(p.get(m) or 0 for m in ("server_compute_input_us", "server_compute_infer_us", "server_compute_output_us"))
+    return None if q is None or q + comp == 0 else 100.0 * q / (q + comp)
+
+
+def _per_inference_us(p: Point) -> float | None:
+    """Compute infer time of one execution divided by the inferences it held (µs)."""
+    comp, bsz = p.get("server_compute_infer_us"), p.get("avg_server_batch_size")
+    return None if comp is None or not bsz else comp / bsz
+
+
+def _explain(name: str, p: Point, gpu: str | None) -> str:
+    share = _share(p)
+    text = (
+        f"`{name}` spent {fmt(p.get('server_queue_us'), 0)} µs per request queued and "
+        f"{fmt(p.get('server_compute_infer_us'), 0)} µs in compute infer"
+    )
+    if share is not None:
+        text += f" (queue = {share:.0f} % of server time: {say('server_time', Facts(queue_share_pct=share))})"
+    bsz = p.get("avg_server_batch_size")
+    if bsz is not None:
+        text += f"; executions held {bsz:.2f} inferences on average"
+        if bsz > 1 and _per_inference_us(p) is not None:
+            text += f" (≈{fmt(_per_inference_us(p), 0)} µs of compute per inference)"
+    measures = [(m, label, unit, d) for m, (label, unit, d, _) in CPU_MEASURES.items()] + [(gpu, "GPU", "%", 1)]
+    utils = [f"{label} {fmt(p.get(m), d)} {unit}" for m, label, unit, d in measures if m and p.get(m) is not None]
+    return text + (f"; {', '.join(utils)}" if utils else "")
+
+
+def _contrast(best: Point, other: Point | None) -> str:
+    """Why ``best`` differs from ``other`` at the same load, from :mod:`perf.report.phrases`."""
+    busy = [p for p in (best, other) if p is not None and p.status == HOST_BUSY]
+    others = max((v for p in busy if (v := p.get("host_busy_pct")) is not None), default=None) if busy else None
+    facts = Facts(host_cpu_pct=best.get("cpu_utilization_pct"), others_cpu_pct=others)
+    if other is not None:
+        facts = dataclasses.replace(
+            facts,
+            batch_a=other.get("avg_server_batch_size"),
+            batch_b=best.get("avg_server_batch_size"),
+            compute_per_inference_a_us=_per_inference_us(other),
+            compute_per_inference_b_us=_per_inference_us(best),
+        )
+    why = say("contrast", facts)
+    return f" Here {why}." if why else ""
+
+
+def _mechanism(run: RunResult, ok: list[VariantResult], rec: Recommendation, pts: dict[str, list[Point]]) -> str:
+    best = rec.best_peak
+    if best is None:
+        return "**Why.** Nothing was measured, so there is nothing to explain."
+    gpu = gpu_metric(pts)
+    base = baseline(ok, run.variant(best.variant))
+    if base is None or base.name == best.variant:  # explain the best against the runner-up instead
+        second = _runner_up(ok, best.variant, best.batch_size, pts)
+        base = run.variant(second.variant) if second else None
+    pair = common_level(pts[best.variant], pts[base.name], best.batch_size) if base else None
+    if pair is not None and base is not None:
+        return (
+            f"**Why.** At concurrency {pair[0].concurrency}, {_explain(best.variant, pair[0], gpu)}. "
+            f"At the same load, {_explain(base.name, pair[1], gpu)}."
+        ) + _contrast(pair[0], pair[1])
+    top = curve(pts[best.variant], best.batch_size)[-1]
+    return f"**Why.** At concurrency {top.concurrency}, {_explain(best.variant, top, gpu)}." + _contrast(top, None)
+
+
+def _no_knee_reason(points: list[Point]) -> str:
+    """Why a curve has no knee: its last step (:mod:`perf.report.phrases` ``no_knee``)."""
+    c = [p for p in curve(points) if p.get(P99) is not None]
+    if len(c) < 2:
+        return ""
+    a, b = c[-2], c[-1]
+    gain = (b.value(THROUGHPUT) / a.value(THROUGHPUT) - 1) * 100.0 if a.value(THROUGHPUT) else None
+    p99 = (b.value(P99) / a.value(P99) - 1) * 100.0 if a.value(P99) else None
+    return say("no_knee", Facts(last_gain_pct=gain, last_p99_change_pct=p99), " and ")
+
+
+def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]], inters: Sequence[Interaction] = ()) -> str:
+    env, server = run.environment, run.environment.get("server") or {}
+    gpus = env.get("gpus")
+    parts = [
+        "**When this holds.**",
+        "These numbers are for "
+        + (
+            measured_elsewhere(run)
+            or f"this host ({env.get('cpu_count', '?')} cores"
+            + (f", GPU {_list([g.get('name', '?') for g in gpus])})" if gpus else ", no GPU)")
+        )
+        + " and this model; instances of a CPU model share the same cores, so another core count or a larger "
+        "model (longer compute per request) can change which setting wins.",
+    ]
+    if server.get("runtime") == "bundled":
+        parts.append(
+            "The bundled runtime serves every format through the python backend (one forward pass per "
+            "execute() batch); native backends in the container runtime may rank differently."
+        )
+    allp = [p for ps in pts.values() for p in ps if p.ok]
+    if allp:
+        hi = max(p.concurrency for p in allp)
+        failed = {v.name for v in run.variants if v.status == "failed"}
+        live = [n for n in rec.knees if n not in failed]
+        open_ = [n for n in live if rec.knees[n] is None and len(curve(pts[n])) > 1]
+        short = [n for n in live if len(curve(pts[n])) < 2]
+        text = f"Load was swept up to concurrency {hi}"
+        if open_:
+            reasons = [f"`{n}` ({_no_knee_reason(pts[n])})" if _no_knee_reason(pts[n]) else f"`{n}`" for n in open_[:NAMED]]
+            reasons += [f"{len(open_) - NAMED} more"] if len(open_) > NAMED else []
+            text += (
+                f"; {_list(reasons)} had no knee (a knee needs every later level to gain under {KNEE_GAIN_PCT:g} % "
+                "throughput while p99 rises), so the ranking beyond that is unknown"
+            )
+        elif not short:
+            text += "; every variant reached its knee"
+        if short:
+            text += f"; {len(short)} variant(s) have fewer than 2 measured levels, so no saturation point ({_some(f'`{n}`' for n in short)})"
+        parts.append(text + ".")
+    if run.finished is None:
+        pending = [v.name for v in run.variants if v.status == "pending"]
+        parts.append(
+            f"The run did not finish ({len(pending)} variant(s) still pending), so comparisons with those "
+            "variants use only the levels measured before it stopped."
+        )
+    unstable = [
+        f"`{p.variant}` c={p.concurrency}" + (f" b={p.batch_size}" if p.batch_size != 1 else "") for p in allp if not p.stable
+    ]
+    if unstable:
+        parts.append(
+            f"{len(unstable)} level(s) did not reach a stable measurement ({_some(unstable)}); their numbers are less certain."
+        )
+    if inters:
+        parts.append(
+            f"{len(inters)} effect(s) change sign with another factor, so they hold only where that factor is set as "
+            f"measured: {'; '.join(i.describe() for i in inters[:2])}"
+            + (f"; {len(inters) - 2} more in the Main effects section" if len(inters) > 2 else "")
+            + "."
+        )
+    fewest = min((p.trials for p in allp), default=0)
+    rel = [100.0 * s / p.value(THROUGHPUT) for p in allp if (s := p.spread(THROUGHPUT)) is not None]  # allp: ok, > 0 infer/s
+    if fewest >= MIN_TRIALS_FOR_SPREAD and rel:
+        parts.append(
+            f"Each level was measured {fewest} times or more; throughput varied by a median "
+            f"{statistics.median(rel):.1f} % (min–max) between trials, and a difference is called significant "
+            "only when it exceeds both levels' spreads."
+        )
+    elif allp and max(p.trials for p in allp) >= MIN_TRIALS_FOR_SPREAD:  # a single-trial run says so in _numbers
+        parts.append(_once(allp) + ".")
+    return " ".join(parts)
+
+
+def conclusions(run: RunResult, rec: Recommendation, effects: Sequence[MainEffect] | None = None) -> list[str]:
+    """The four conclusion paragraphs as markdown lines (blank-line separated).
+
+    Args:
+        run: A loaded sweep.
+        rec: Its :func:`perf.analysis.recommendation.recommend` result.
+        effects: Its :func:`perf.analysis.effects.main_effects` (computed when not given): the numbers
+            name them, the conditions name the interactions that change an effect's sign.
+    """
+    pts = run_points(run)
+    ok = [v for v in run.variants if v.status != "failed" and curve(pts[v.name])]
+    if effects is None:
+        effects = main_effects(run, pts)
+    return [
+        _what(run, ok, pts),
+        "",
+        *_numbers(run, ok, rec, pts, effects),
+        "",
+        _mechanism(run, ok, rec, pts),
+        "",
+        _conditions(run, rec, pts, interactions(effects)),
+    ]

@@ -1,0 +1,154 @@
+"""``report.html``: one self-contained interactive page of a sweep (``perf report --html``).
+
+Written with `plotly <https://plotly.com/python/>`_ (imported lazily); the plotly.js library
+is embedded in the file (``include_plotlyjs=True``), so the page opens offline, with no
+network at view time. Two figures: throughput against p99 of every level (the Pareto
+frontier highlighted, the recommended levels marked, the p99 budget drawn) and throughput
+against concurrency, one line per variant (the highlighted ones of :mod:`perf.plots.styles`
+shown, the others one legend click away). Hovering a point shows the variant's parameters
+and the level's numbers.
+"""
+
+from __future__ import annotations
+
+import html
+import importlib.util
+from pathlib import Path
+from typing import Any
+
+from core.errors import PerfError
+from perf.analysis.frontier import operating_frontier
+from perf.analysis.recommendation import Recommendation, candidate
+from perf.analysis.stats import P99, THROUGHPUT, Point, curve, run_points
+from perf.markdown import fmt
+from perf.plots.styles import highlighted
+from perf.records.results import RunResult
+
+HTML_FILE = "report.html"
+#: Variant parameters shown on hover (``results.json`` params keys), in this order.
+HOVER_PARAMS = (
+    "format",
+    "precision",
+    "kind",
+    "count",
+    "max_batch_size",
+    "dynamic_batching",
+    "max_queue_delay_us",
+    "preferred_batch_sizes",
+    "warmup",
+    "trt_accelerator",
+)
+
+
+def _hover(params: dict[str, Any] | None, p: Point) -> str:
+    lines = [f"<b>{html.escape(p.variant)}</b>", f"concurrency {p.concurrency}, batch {p.batch_size} ({p.status})"]
+    lines.append(f"{fmt(p.get(THROUGHPUT))} infer/s, p99 {fmt(p.get(P99), 2)} ms")
+    lines += [f"{k}: {html.escape(str(params[k]))}" for k in HOVER_PARAMS if params and k in params]
+    return "<br>".join(lines)
+
+
+def figures(run: RunResult, rec: Recommendation) -> list[Any]:
+    """The page's plotly figures (see the module docstring).
+
+    Raises:
+        PerfError: plotly is not installed.
+    """
+    if importlib.util.find_spec("plotly") is None:
+        raise PerfError("plotly is not installed, so report.html cannot be written", hint="pip install plotly")
+    import plotly.graph_objects as go
+
+    points = run_points(run)
+    failed = {v.name for v in run.variants if v.status == "failed"}
+    params = {v.name: v.params for v in run.variants}
+    every = [p for n, pts in points.items() if n not in failed for p in pts if candidate(p)]
+    front = operating_frontier(points, failed)
+    trade = go.Figure()
+    trade.add_trace(
+        go.Scatter(
+            x=[p.value(P99) for p in every],
+            y=[p.value(THROUGHPUT) for p in every],
+            mode="markers",
+            marker={"color": "#b0b0b0", "size": 6},
+            name=f"every level ({len(every)})",
+            text=[_hover(params[p.variant], p) for p in every],
+            hoverinfo="text",
+        )
+    )
+    trade.add_trace(
+        go.Scatter(
+            x=[p.value(P99) for p in front],
+            y=[p.value(THROUGHPUT) for p in front],
+            mode="lines+markers",
+            line={"color": "#d62728", "width": 2},
+            name=f"Pareto frontier ({len(front)})",
+            text=[_hover(params[p.variant], p) for p in front],
+            hoverinfo="text",
+        )
+    )
+    for choice, symbol, what in ((rec.best_under_budget, "star", "best under budget"), (rec.best_peak, "cross", "best peak")):
+        if choice is not None:
+            trade.add_trace(
+                go.Scatter(
+                    x=[choice.latency_p99_ms],
+                    y=[choice.throughput_infer_per_s],
+                    mode="markers",
+                    marker={"symbol": symbol, "size": 16, "color": "black"},
+                    name=f"{what}: {choice.variant} c={choice.concurrency}",
+                )
+            )
+    if rec.latency_budget_ms is not None and rec.latency_percentile == 99:
+        trade.add_vline(x=rec.latency_budget_ms, line_dash="dot", annotation_text=f"p99 budget {rec.latency_budget_ms:g} ms")
+    trade.update_layout(
+        title="Throughput vs p99, every level (hover for the variant's parameters)",
+        xaxis_title="client p99 latency (ms)",
+        yaxis_title="throughput (infer/s)",
+    )
+    shown = set(highlighted(points, rec, failed))
+    lines = go.Figure()
+    for name, pts in points.items():
+        c = curve(pts)
+        if not c:
+            continue
+        lines.add_trace(
+            go.Scatter(
+                x=[p.concurrency for p in c],
+                y=[p.value(THROUGHPUT) for p in c],
+                mode="lines+markers",
+                name=name,
+                text=[_hover(params[name], p) for p in c],
+                hoverinfo="text",
+                visible=True if name in shown else "legendonly",
+            )
+        )
+    lines.update_layout(
+        title="Throughput vs concurrency (the highlighted variants shown; click a legend entry to add one)",
+        xaxis={"title": "concurrency", "type": "log"},
+        yaxis_title="throughput (infer/s)",
+    )
+    return [trade, lines]
+
+
+def write_html(run: RunResult, run_dir: Path, rec: Recommendation) -> Path:
+    """Write :data:`HTML_FILE` into ``run_dir`` (plotly.js embedded once); returns its path.
+
+    Raises:
+        PerfError: plotly is not installed.
+    """
+    figs = figures(run, rec)
+    body = "\n".join(f.to_html(full_html=False, include_plotlyjs=(i == 0)) for i, f in enumerate(figs))
+    title = html.escape(f"Sweep {run.run_id}")
+    path = Path(run_dir) / HTML_FILE
+    path.write_text(
+        f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{title}</title></head>\n'
+        f"<body><h1>{title}</h1>\n<p>Interactive view of results.json; the written report is report.md.</p>\n{body}\n</body></html>\n"
+    )
+    return path
+
+
+def html_line(run: RunResult, run_dir: Path, rec: Recommendation) -> str:
+    """Write the page and return the report's line linking it."""
+    path = write_html(run, run_dir, rec)
+    return (
+        f"Interactive view: [{path.name}]({path.name}) (one self-contained file, plotly.js included: opens offline; "
+        "hover a point for the variant's parameters)."
+    )

@@ -1,0 +1,74 @@
+"""The report's section on the search: how the levels were chosen, and why each variant that
+was not measured at every level was not ("not measured further because ..."), from the
+run's :class:`perf.records.search.SearchRecord`."""
+
+from __future__ import annotations
+
+from perf.analysis.stats import aggregate
+from perf.markdown import fmt, table
+from perf.records.results import RunResult
+from perf.search.policy import AUTO, ladder
+
+#: Words for each decision rule, in the table.
+RULE_WORDS = {
+    "knee": "past the knee",
+    "budget": "over the latency budget",
+    "cap": "top of the ladder",
+    "failed": "a level failed",
+    "pruned": "pruned",
+}
+
+
+def search_lines(run: RunResult) -> list[str]:
+    """Markdown lines of the ``## Search`` section; none for a run that measured every
+    asked level of every variant (``brute`` over an explicit list, or a run saved before
+    the search was recorded); a blank line ends the section.
+
+    Every number is read from the run: the rules' thresholds, each decision's evidence,
+    and the levels measured per variant.
+    """
+    rec = run.search
+    if rec is None or (rec.mode == "brute" and not rec.adaptive):
+        return []
+    r = rec.rules
+    levels = ladder(AUTO, r)[0] if rec.adaptive else tuple(run.settings.get("concurrency") or ())
+    how = []
+    if rec.adaptive:
+        how.append(
+            f"concurrency **auto**: each variant from concurrency {r.start}, x{r.growth} per step up to {r.max_concurrency}, "
+            f"while throughput still rose by more than {fmt(r.min_gain_pct)} % and more than both levels' measured spread"
+            + (
+                f", and the latency stayed under the budget (then up to {r.refine_steps} bisection steps toward its edge)"
+                if run.settings.get("latency_budget_ms")
+                else ""
+            )
+        )
+    else:
+        how.append(f"concurrency levels {', '.join(map(str, levels))}, measured whole on every variant not pruned")
+    if rec.mode == "prune":
+        how.append(
+            "**pruning**: after the first variant, each one measured first at the concurrency of the best level so far "
+            "and dropped when its best throughput plus its spread stayed below the best's minus the best's spread "
+            "(the search assumes a variant behind at the best's concurrency stays behind at the others)"
+        )
+    planned = len(levels) * len(run.variants)
+    measured = sum(len({p.concurrency for p in aggregate(v.levels)}) for v in run.variants)
+    lines = [
+        "## Search",
+        "",
+        "- Levels chosen by the search: " + "; ".join(how) + ".",
+        f"- Order (most promising first): {', '.join(f'`{n}`' for n in rec.order)}.",
+        f"- Measured {measured} concurrency levels over {len(run.variants)} variants"
+        + (f" (brute force over the same ladder: {planned})." if planned else "."),
+        "",
+    ]
+    rows = []
+    for v in run.variants:
+        d = rec.decision(v.name)
+        cs = sorted({p.concurrency for p in aggregate(v.levels)})
+        rows.append([f"`{v.name}`", ", ".join(map(str, cs)) or "—", RULE_WORDS[d.rule] if d else "every asked level"])
+    lines += table(["variant", "concurrency measured", "levels ended"], rows, ["left", "left", "left"])
+    why = [f"- `{d.variant}`: not measured further because {d.reason}." for d in rec.decisions if d.rule != "cap"]
+    if why:
+        lines += ["", *why]
+    return [*lines, ""]

@@ -1,0 +1,84 @@
+"""The report's "Servers" section: which server measured each variant, what each server said
+about itself (``RunResult.servers``, :mod:`perf.sweep.servers`), and the warnings a reader needs
+before comparing variants measured on different servers."""
+
+from __future__ import annotations
+
+from perf.markdown import table
+from perf.records.results import RunResult
+
+
+def _gib(n: float | None) -> str:
+    return "-" if n is None else f"{n / 2**30:.1f} GiB"
+
+
+def servers_section(run: RunResult) -> list[str]:
+    """Markdown lines of the section; none for a run with one server the toolkit started
+    (the environment lines already say which) or a run saved before servers were recorded."""
+    servers = run.servers
+    if not servers or (len(servers) == 1 and servers[0].runtime != "remote"):
+        return []
+    by_url: dict[str, list[str]] = {}
+    for v in run.variants:
+        if v.server:
+            by_url.setdefault(v.server, []).append(v.name)
+    rows = [
+        [
+            f"`{s.url}`",
+            s.runtime,
+            s.version or "-",
+            s.host or "-",
+            ", ".join(s.gpu_uuids) or "none reported",
+            _gib(s.cpu_memory_total_bytes),
+            s.deploy + (f" (`{s.remote_repository}`)" if s.remote_repository else ""),
+            ", ".join(f"`{n}`" for n in by_url.get(s.url, [])) or "-",
+        ]
+        for s in servers
+    ]
+    lines = [
+        "## Servers",
+        "",
+        *table(
+            ["server (HTTP)", "runtime", "Triton", "host", "GPUs (metrics)", "CPU memory", "variants reached it by", "measured"],
+            rows,
+            ["left"] * 8,
+        ),
+    ]
+    notes = []
+    if any(s.runtime == "remote" for s in servers):
+        notes.append(
+            "The servers were not started by the toolkit: the host CPU figures of the environment lines are the "
+            "client's, the server's own CPU is not measured, and GPU figures come from each server's metrics endpoint."
+        )
+    if len(by_url) > 1:
+        notes.append(
+            "Variants were measured on different servers in parallel: a comparison across servers includes their "
+            "hardware differences, not only the variants' settings; to check, sweep one variant again on the "
+            "other server (`--url` of it, `--trials 2` for a spread) and compare the runs with `perf compare`."
+        )
+    shared = sorted({(min(s.url, o), max(s.url, o)) for s in servers for o in s.shares_with})
+    if shared:
+        pairs = "; ".join(f"`{a}` and `{b}`" for a, b in shared)
+        notes.append(
+            f"**Measured in parallel on shared hardware** (`--allow-shared-host`): {pairs} share a host or GPU, so "
+            "each one's numbers include the other's load."
+        )
+    if notes:
+        lines += ["", *(f"- {n}" for n in notes)]
+    return [*lines, ""]
+
+
+def measured_elsewhere(run: RunResult) -> str | None:
+    """Where a run was measured when it was not this host: ``"the server(s) at a:8000 (host
+    10.0.0.5, 1 GPU reported), ..."``; ``None`` when every server ran here (the conclusions
+    then describe this host)."""
+    away = [s for s in run.servers if s.host != "this host"]
+    if not away:
+        return None
+    said = [
+        f"`{s.url}` (host {s.host or '?'}, Triton {s.version or '?'}, "
+        + (f"{len(s.gpu_uuids)} GPU(s) reported" if s.gpu_uuids else "no GPU reported")
+        + ")"
+        for s in run.servers
+    ]
+    return f"the server{'s' if len(said) > 1 else ''} at {', '.join(said)}"

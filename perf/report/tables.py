@@ -1,0 +1,150 @@
+"""The report's per-level tables: the top variants at each concurrency level, and the request-rate levels."""
+
+from __future__ import annotations
+
+from perf.analysis.stats import P99, THROUGHPUT, Point, fmt_spread, gpu_metric, has_metric
+from perf.markdown import CPU_MEASURES, TOP_N, UNSTABLE_MARK, fmt, name_then_numbers, table
+from perf.records.results import FLAT_FILE, RESULTS_FILE, RunResult
+
+
+def _top(
+    here: list[tuple[str, Point]], failed: set[str] | frozenset[str], top_n: int, baseline: str | None
+) -> list[tuple[str, Point]]:
+    """The rows of one level: highest throughput first (measured levels of variants that did
+    not fail, then the failed variants', then failed levels), the first ``top_n`` plus the baseline."""
+    ranked = sorted(here, key=lambda r: (not r[1].ok, r[0] in failed, -(r[1].get(THROUGHPUT) or 0.0)))
+    shown = ranked[:top_n]
+    shown += [r for r in ranked[top_n:] if r[0] == baseline]
+    return shown
+
+
+def level_tables(
+    points: dict[str, list[Point]],
+    failed: set[str] | frozenset[str] = frozenset(),
+    top_n: int = TOP_N,
+    baseline: str | None = None,
+) -> list[str]:
+    """Markdown lines: one table per (batch size, concurrency) comparing the variants, highest
+    throughput first: the ``top_n`` best (default :data:`TOP_N`) plus the ``baseline`` variant,
+    the rest counted and left to ``flat.csv`` and ``results.json``.
+
+    Columns: throughput (infer/s), p50/p90/p95/p99 (ms), server queue and compute infer
+    (µs per request), avg server batch size, and when the run has them: host CPU (%, Triton's
+    ``nv_cpu_utilization``: every process on the host), the server's own CPU (cores: the
+    tritonserver process and its children) and GPU utilisation (%).
+    Medians over trials, with [min–max] for throughput and p99 when a level has trials.
+
+    Args:
+        points: :func:`perf.analysis.stats.run_points` of the run.
+        failed: Names of failed variants (flagged, never bold as the level's best).
+        top_n: Rows per level before the baseline.
+        baseline: The variant always shown (the 1-instance, no-batching one), if any.
+    """
+    gpu = gpu_metric(points)
+    cols = [
+        ("throughput (infer/s)", THROUGHPUT, 1),
+        ("p50 (ms)", "latency_p50_ms", 2),
+        ("p90 (ms)", "latency_p90_ms", 2),
+        ("p95 (ms)", "latency_p95_ms", 2),
+        ("p99 (ms)", P99, 2),
+        ("queue (µs)", "server_queue_us", 0),
+        ("compute infer (µs)", "server_compute_infer_us", 0),
+        ("avg server batch", "avg_server_batch_size", 2),
+    ]
+    utils = [(f"{label} ({unit})", m, d) for m, (label, unit, d, _) in CPU_MEASURES.items() if has_metric(points, m)]
+    cols += utils
+    if gpu:
+        cols.append(("GPU util (%)", gpu, 1))
+    keys = sorted({(p.batch_size, p.concurrency) for pts in points.values() for p in pts})
+    multi_trial = any(p.trials > 1 for pts in points.values() for p in pts)
+    many = any(len({n for n, pts in points.items() for p in pts if (p.batch_size, p.concurrency) == k}) > top_n for k in keys)
+    lines = [
+        "## Results per concurrency level",
+        "",
+        (
+            f"The {top_n} highest-throughput variants at each level, plus the baseline (1 instance, no batching); "
+            f"every variant's numbers are in [{FLAT_FILE}]({FLAT_FILE}) and [{RESULTS_FILE}]({RESULTS_FILE}). "
+            if many
+            else ""
+        )
+        + "Medians over trials"
+        + (", with the [min–max] spread over trials for throughput and p99" if multi_trial else "")
+        + f". **Bold**: highest throughput at the level. `—`: not measured on this host. "
+        f"{UNSTABLE_MARK} unstable: perf_analyzer did not reach a stable measurement at this level; "
+        f"{UNSTABLE_MARK} host busy: other processes used the host's CPU during it (kept, but treat with care)."
+        + "".join(f" {label}: {CPU_MEASURES[m][3]}." for label, m, _ in utils),
+    ]
+    for bs, conc in keys:
+        here = [(n, p) for n, pts in points.items() for p in pts if (p.batch_size, p.concurrency) == (bs, conc)]
+        more = f" (top {top_n} of {len(here)})" if len(here) > top_n else ""
+        lines += ["", f"### Concurrency {conc}" + (f", batch size {bs}" if bs != 1 else "") + more]
+        top = max((p.value(THROUGHPUT) for n, p in here if p.ok and n not in failed), default=None)
+        shown = _top(here, failed, top_n, baseline)
+        rows = []
+        for name, p in shown:
+            if not p.ok:
+                rows.append([f"`{name}`", f"failed: {'; '.join(p.errors)[:120]}"])
+                continue
+            cells = [fmt_spread(p, m, d) if m in (THROUGHPUT, P99) else fmt(p.get(m), d) for _, m, d in cols]
+            if p.get(THROUGHPUT) == top and name not in failed:
+                cells[0] = f"**{cells[0]}**"
+            mark = (
+                ("" if p.status == "ok" else f" {UNSTABLE_MARK} {p.status}")
+                + (" (variant failed later)" if name in failed else "")
+                + (" (baseline)" if name == baseline and len(here) > top_n else "")
+            )
+            rows.append([f"`{name}`{mark}", *cells])
+        lines += table(["variant", *(c[0] for c in cols)], rows, name_then_numbers(1 + len(cols)))
+    return lines
+
+
+def request_rate_table(run: RunResult) -> list[str]:
+    """Markdown lines for the request-rate levels (``--request-rates``), one row per trial:
+    offered and achieved rate (requests/s), the share perf_analyzer sent late (%), the
+    level's status (``not achieved`` when the achieved rate fell short of the offered one
+    by more than the stability tolerance), throughput (infer/s), p50/p99 (ms), server queue
+    and compute infer (µs). Empty when the run has none. They are not part of the
+    concurrency analysis above (a fixed arrival rate is a different load model)."""
+    rows = [(v.name, lv) for v in run.variants for lv in v.levels if lv.request_rate is not None]
+    if not rows:
+        return []
+    body = []
+    for name, lv in sorted(rows, key=lambda r: (r[0], r[1].batch_size, r[1].request_rate, r[1].trial)):
+        if not lv.ok:
+            body.append(
+                [f"`{name}`", f"{lv.request_rate:g}", "—", "—", f"failed: {(lv.error or '')[:100]}", lv.batch_size, lv.trial]
+            )
+            continue
+        late = fmt(lv.delayed_pct, 0) if lv.delayed_pct is not None else "≤ 1"
+        status = lv.status if lv.status == "ok" else f"{UNSTABLE_MARK} {lv.status}"
+        body.append(
+            [
+                f"`{name}`",
+                f"{lv.request_rate:g}",
+                fmt(lv.achieved_rate_per_s, 1),
+                late,
+                status,
+                lv.batch_size,
+                lv.trial,
+                fmt(lv.throughput_infer_per_s, 1),
+                fmt(lv.latency_p50_ms, 2),
+                fmt(lv.latency_p99_ms, 2),
+                fmt(lv.server_queue_us, 0),
+                fmt(lv.server_compute_infer_us, 0),
+            ]
+        )
+    headers = [
+        "variant",
+        "offered (req/s)",
+        "achieved (req/s)",
+        "sent late (%)",
+        "status",
+        "batch",
+        "trial",
+        "throughput (infer/s)",
+        "p50 (ms)",
+        "p99 (ms)",
+        "queue (µs)",
+        "compute infer (µs)",
+    ]
+    return ["", "## Request-rate levels", "", *table(headers, body, name_then_numbers(len(headers)))]

@@ -1,0 +1,302 @@
+"""The report of one sweep: ``report.md`` with recommendation, frontier, main effects, conclusions, plots and tables.
+
+:func:`write_report` turns ``results/<run>/results.json`` into ``report.md``, ``appendix.md``
+(:mod:`perf.report.appendix`) and PNG plots (:mod:`perf.plots.figures`) in the same folder, as one list of
+section calls, each section a function returning markdown lines in the module named for it:
+what was run (:mod:`perf.report.run`), the recommendation (here), the Pareto frontier
+(:mod:`perf.analysis.frontier`), the main effects (:mod:`perf.analysis.effects`), the conclusions
+(:mod:`perf.report.conclusions`), the plots, the top-N tables per level (:mod:`perf.report.tables`).
+:func:`summary_table` is the CLI's terminal view. The numbers come from :mod:`perf.analysis.stats`
+and :mod:`perf.analysis.recommendation`; tables are markdown written by :func:`perf.markdown.table`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from core.errors import PerfError
+from perf.analysis.effects import effects_section, interactions, main_effects
+from perf.analysis.frontier import frontier_section, frontier_summary
+from perf.analysis.pairs import baseline
+from perf.analysis.recommendation import Recommendation, candidate, recommend
+from perf.analysis.stats import KNEE_GAIN_PCT, P99, THROUGHPUT, Point, curve, peak, run_points
+from perf.markdown import APPENDIX_FILE, TOP_N, UNSTABLE_MARK, capped, fmt
+from perf.plots import figures as plots
+from perf.records.results import HOST_BUSY, RunResult, load, split_by_shape
+from perf.report import coldstart as coldstart_report
+from perf.report import conclusions
+from perf.report import html as report_html
+from perf.report.appendix import write_appendix
+from perf.report.efficiency import efficiency_section
+from perf.report.profile import profile_section
+from perf.report.run import what_was_run
+from perf.report.search import search_lines
+from perf.report.servers import servers_section
+from perf.report.tables import level_tables, request_rate_table
+
+if TYPE_CHECKING:  # rich is imported only when a table is drawn
+    from rich.table import Table
+
+log = logging.getLogger(__name__)
+
+REPORT_FILE = "report.md"
+
+
+def summary_table(
+    run: RunResult, latency_budget_ms: float | None = None, latency_percentile: int | None = None, top_n: int = TOP_N
+) -> Table:
+    """A rich table, one row per variant: peak throughput, its concurrency and p99, knee, notes.
+    A run of more than ``top_n`` variants shows the ``top_n`` by peak throughput and the
+    recommended ones, in run order, and counts the others in the caption.
+
+    Notes: ``best under budget``, ``best peak``, ``† unstable`` / ``† host busy`` (the peak level), and
+    ``failed: <error>`` / ``pending`` for variants that did not finish.
+
+    Args:
+        run: A loaded sweep.
+        latency_budget_ms: Latency budget (ms) for the "best under budget" mark (default: the
+            run's ``settings["latency_budget_ms"]`` if set, else none — as :func:`write_report`).
+        latency_percentile: The percentile the budget is on (default: the run's, else 99).
+        top_n: Rows of a larger run (default :data:`perf.markdown.TOP_N`).
+    """
+    from rich.markup import escape
+    from rich.table import Table
+
+    run = split_by_shape(run)
+    if latency_budget_ms is None:
+        latency_budget_ms = run.settings.get("latency_budget_ms")
+    rec = recommend(run, latency_budget_ms, latency_percentile)
+    points = run_points(run)
+    title = f"Sweep {run.run_id}" + (f" — {rec.budget_text}" if latency_budget_ms else "")
+    shown = run.variants
+    if len(run.variants) > top_n:
+        peaks = {v.name: p.value(THROUGHPUT) for v in run.variants if v.status != "failed" and (p := peak(points[v.name]))}
+        keep = set(sorted(peaks, key=lambda n: -peaks[n])[:top_n])
+        keep |= {c.variant for c in (rec.best_under_budget, rec.best_peak) if c is not None}
+        shown = [v for v in run.variants if v.name in keep]
+    view = Table(
+        title=escape(title),
+        caption=f"c: concurrency, b: client batch size; p99 at the peak level; knee: "
+        f"saturation concurrency (report.md); {UNSTABLE_MARK}: that level is flagged (unstable: no stable "
+        "perf_analyzer windows; host busy: other processes used the CPU)"
+        + (
+            f"; the top {top_n} by peak throughput and the picks shown, {len(run.variants) - len(shown)} more in report.md"
+            if len(shown) < len(run.variants)
+            else ""
+        ),
+    )
+    view.add_column("variant", no_wrap=True)
+    for col in ("peak infer/s", "at c", "p99 ms", "knee c"):
+        view.add_column(col, justify="right", no_wrap=True)
+    view.add_column("note")
+    for v in shown:
+        p = peak(points[v.name])
+        marks = []
+        u = rec.best_under_budget
+        if u and u.variant == v.name:  # the † goes with the level it marks
+            marks.append(f"best under budget ({_level_label(u.concurrency, u.batch_size, u.stable and u.status == 'ok')})")
+        if rec.best_peak and rec.best_peak.variant == v.name:
+            marks.append("best peak")
+        if p is not None and p.status not in ("ok", "unstable"):  # unstable: the † on the level
+            marks.append(f"{UNSTABLE_MARK} {p.status}")
+        if v.status != "ok":
+            marks.append(v.status + (f": {v.error.splitlines()[0][:80]}" if v.error else ""))
+        k = rec.knees.get(v.name)
+        at = _level_label(p.concurrency, p.batch_size, p.stable and p.status == "ok").removeprefix("c=") if p else "—"
+        view.add_row(
+            escape(v.name),
+            fmt(p.get(THROUGHPUT)) if p else "—",
+            at,
+            fmt(p.get(P99), 2) if p else "—",
+            "—" if k is None else str(k),
+            escape("; ".join(marks)),
+            style="dim" if v.status == "failed" else None,
+        )
+    return view
+
+
+def _level_label(concurrency: int, batch_size: int, stable: bool) -> str:
+    """``"c=8"``, ``"c=8, b=4"``, with `` †`` when that level was unstable."""
+    return f"c={concurrency}" + (f", b={batch_size}" if batch_size != 1 else "") + ("" if stable else f" {UNSTABLE_MARK}")
+
+
+# ---------------------------------------------------------------- markdown
+
+
+def recommendation_section(rec: Recommendation, points: dict[str, list[Point]], front: str = "") -> list[str]:
+    """The report's "Recommendation" section: best under the budget, best peak, the Pareto
+    frontier's ends (``front``, :func:`perf.analysis.frontier.frontier_summary`), knees (grouped by
+    concurrency when there are more than :data:`perf.markdown.TOP_N` variants), notes,
+    flagged and excluded levels (the first :data:`perf.markdown.LIST_LIMIT`; the rest in the appendix)."""
+    lines = ["## Recommendation", ""]
+    if rec.latency_budget_ms is not None:
+        lines.append(
+            f"- **Best under the {rec.budget_text}:** "
+            + (rec.best_under_budget.describe() if rec.best_under_budget else "none")
+            + (
+                f" (p{rec.latency_percentile} {fmt(rec.budget_latency_ms, 2)} ms)"
+                if rec.best_under_budget and rec.latency_percentile != 99
+                else ""
+            )
+            + "."
+        )
+    else:
+        lines.append(
+            "- No latency budget given (pass `--latency-budget-ms`, and `--latency-percentile` for p50/p90/p95, "
+            "for a best-under-budget pick)."
+        )
+    lines.append("- **Best peak throughput:** " + (rec.best_peak.describe() if rec.best_peak else "none") + ".")
+    if front:
+        lines.append(f"- {front}")
+    lines.append(
+        f"- **Saturation (knee)**: the concurrency after which throughput grows < {KNEE_GAIN_PCT:g} % "
+        "at every higher level while p99 keeps rising:"
+    )
+    lines += knee_lines(rec, points)
+    lines += [f"- {n}" for n in rec.notes]
+    if rec.flagged:
+        stable = any(p.status == "ok" for ps in points.values() for p in ps if candidate(p))
+        lines += [
+            (
+                f"- **Ranked after the stable levels** ({len(rec.flagged)}; {UNSTABLE_MARK}: a flagged level wins only when "
+                "it beats every stable one by more than its spread):"
+                if stable
+                else f"- **Flagged levels** ({len(rec.flagged)}; {UNSTABLE_MARK}; the run has no stable level to rank first):"
+            )
+        ] + capped(rec.flagged, indent="  ")
+    if rec.excluded:
+        lines += [f"- **Excluded from the recommendation** ({len(rec.excluded)}):"] + capped(rec.excluded, indent="  ")
+    return lines
+
+
+def _knee_text(name: str, k: int | None, points: dict[str, list[Point]]) -> str:
+    if k is not None:
+        return f"concurrency {k}"
+    return "no knee within the swept range" if len(curve(points[name])) > 1 else "fewer than 2 levels measured"
+
+
+def knee_lines(rec: Recommendation, points: dict[str, list[Point]]) -> list[str]:
+    """One bullet per variant, or for more than :data:`perf.markdown.TOP_N` variants one bullet
+    counting the variants per knee (each variant's in the appendix)."""
+    if len(rec.knees) <= TOP_N:
+        return [f"  - `{n}`: {_knee_text(n, k, points)}" for n, k in rec.knees.items()]
+    groups: dict[str, list[str]] = {}
+    for n, k in rec.knees.items():
+        groups.setdefault(_knee_text(n, k, points), []).append(n)
+    ranked = sorted(groups.items(), key=lambda g: -len(g[1]))
+    return [
+        "  - "
+        + "; ".join(f"{what}: {len(names)} variant(s)" for what, names in ranked)
+        + f" (per variant: [{APPENDIX_FILE}]({APPENDIX_FILE}))."
+    ]
+
+
+def plot_lines(run: RunResult, run_dir: Path, rec: Recommendation, breakdown_concurrency: int | None, html: bool) -> list[str]:
+    """The "Plots" section: PNGs (:mod:`perf.plots.figures`) and, with ``html``, the interactive file."""
+    lines = ["## Plots", ""]
+    if importlib.util.find_spec("matplotlib") is not None:
+        pngs = plots.write_plots(run, run_dir, breakdown_concurrency, rec.latency_budget_ms, rec)
+        lines += [f"![{title}]({path.name})" for title, path in pngs.items()] + [""]
+    else:  # e.g. the slim offline GPU bundle: the tables still carry every number
+        lines += ["(no plots: matplotlib is not installed here; `pip install matplotlib` and run `perf report` again)", ""]
+        log.warning("matplotlib is not installed: report.md is written without plots")
+    if html:
+        lines += [report_html.html_line(run, run_dir, rec), ""]
+    return lines
+
+
+def untrusted_warning(points: dict[str, list[Point]]) -> list[str]:
+    """A warning at the top of the report when no measured level is stable: every number below
+    (the pick, the effects, the cold-start counts) then comes from flagged levels.
+
+    Returns:
+        Markdown lines (empty when at least one candidate level is ``ok``).
+    """
+    cands = [p for ps in points.values() for p in ps if candidate(p)]
+    if not cands or any(p.status == "ok" for p in cands):
+        return []
+    busy = sum(p.status == HOST_BUSY for p in cands)
+    return [
+        f"> **No level of this run is stable** ({busy} of {len(cands)} host busy, the others unstable): the pick, "
+        "the effects and every comparison below come from flagged numbers and may reflect the host, not the "
+        "variants. Sweep again on a quiet host (a new run: `--resume` keeps flagged levels as they are), "
+        "with `--trials 3` to measure the spread.",
+        "",
+    ]
+
+
+def write_report(
+    run_dir: Path,
+    latency_budget_ms: float | None = None,
+    breakdown_concurrency: int | None = None,
+    latency_percentile: int | None = None,
+    top_n: int = TOP_N,
+    html: bool = False,
+) -> Path:
+    """Write ``report.md``, ``appendix.md`` and the PNG plots into ``run_dir``.
+
+    ``report.md`` stays short at any number of variants (about 250 lines at 200 variants x 8
+    levels): the top ``top_n`` variants per level, the Pareto frontier and the main effects;
+    every pair, variant and flagged level is in ``appendix.md``, every number in ``flat.csv``
+    and ``results.json``.
+
+    Args:
+        run_dir: A run folder holding ``results.json``.
+        latency_budget_ms: Client latency budget in ms for the recommendation (default: the
+            run's ``settings["latency_budget_ms"]`` if set, else none).
+        breakdown_concurrency: Concurrency of the latency-breakdown plot (default: each
+            variant's highest measured level).
+        latency_percentile: The client latency percentile the budget is on (50, 90, 95, 99;
+            default: the run's ``latency_percentile`` setting, else 99).
+        top_n: Variants per level table, plus the baseline (default :data:`perf.markdown.TOP_N`).
+        html: Also write ``report.html``, one self-contained interactive file (plotly).
+
+    Returns:
+        Path of ``report.md``.
+
+    Raises:
+        PerfError: no readable ``results.json``, a run without variants, or a bad budget;
+            ``html`` without plotly installed.
+    """
+    run_dir = Path(run_dir)
+    run = split_by_shape(load(run_dir))  # a shape sweep: one series per variant and shape
+    if not run.variants:
+        raise PerfError(
+            f"run {run.run_id} in {run_dir} has no variants",
+            hint="the sweep stopped before its first variant; run perf/run_sweep.sh again",
+        )
+    if latency_budget_ms is None:
+        latency_budget_ms = run.settings.get("latency_budget_ms")
+    rec = recommend(run, latency_budget_ms, latency_percentile)
+    points = run_points(run)
+    failed = {v.name for v in run.variants if v.status == "failed"}
+    effects = main_effects(run, points)
+    inters = interactions(effects)
+    ok = [v for v in run.variants if v.name not in failed]
+    base = baseline(ok, run.variant(rec.best_peak.variant) if rec.best_peak else None)
+
+    lines = [f"# Sweep report: {run.run_id}", ""]
+    lines += untrusted_warning(points)
+    lines += what_was_run(run, run_dir) + [""]
+    lines += servers_section(run)
+    lines += recommendation_section(rec, points, frontier_summary(points, rec, failed)) + [""]
+    lines += frontier_section(points, rec, failed) + [""]
+    lines += search_lines(run)
+    lines += effects_section(effects, inters) + [""]
+    lines += ["## Conclusions", ""] + conclusions.conclusions(run, rec, effects) + [""]
+    lines += coldstart_report.section(run)
+    lines += plot_lines(run, run_dir, rec, breakdown_concurrency, html)
+    lines += efficiency_section(run, run_dir)
+    lines += level_tables(points, failed, top_n, base.name if base else None)
+    lines += request_rate_table(run)
+    lines += profile_section(run.profile)
+    lines += ["", f"Everything left out above (every pair, variant, flagged level): [{APPENDIX_FILE}]({APPENDIX_FILE})."]
+
+    write_appendix(run, run_dir, rec, points, effects, inters)
+    path = run_dir / REPORT_FILE
+    path.write_text("\n".join(lines) + "\n")
+    log.info("report written to %s", path)
+    return path

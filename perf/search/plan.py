@@ -1,0 +1,158 @@
+"""Which levels a sweep measures on each variant, which it skips and why, and which a
+resumed run measures again.
+
+A level is one (concurrency, client batch size, trial, request rate) point: concurrency
+levels first, then request-rate levels (concurrency 0). A client batch size above the
+variant's ``max_batch_size`` cannot be sent (Triton refuses the request; a model with
+``max_batch_size: 0`` takes batch 1 only, Triton docs "Model Configuration: Maximum Batch
+Size"), so those levels are skipped and listed with the reason; they never count as
+planned work.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from google.protobuf import json_format
+
+from builders.config.pbtxt import read_config
+from core.errors import ToolkitError
+from perf.records.results import LevelResult, SkippedLevel, VariantResult
+
+#: (concurrency, batch_size, trial, request_rate or None, shape or None): the arguments of
+#: :meth:`perf.records.results.VariantResult.level`.
+LevelKey = tuple[int, int, int, "float | None", "str | None"]
+
+
+@dataclasses.dataclass
+class VariantPlan:
+    """The planned and skipped levels of one variant.
+
+    Attributes:
+        name: Variant name.
+        levels: Every planned level, in measuring order.
+        skipped: Asked levels that cannot run on this variant, with the reason.
+        error: Why nothing can be planned (the variant's ``config.pbtxt`` is unreadable).
+        config: Its ``config.pbtxt`` as JSON (protobuf's JSON form, the shape the server's
+            model-config endpoint answers with), when it was read.
+        batch_sizes: The client batch sizes it is measured at (those within its limit).
+        trials: Repetitions of each level.
+        shapes: The swept shapes (``(None,)``: not swept).
+    """
+
+    name: str
+    levels: list[LevelKey] = dataclasses.field(default_factory=list)
+    skipped: list[SkippedLevel] = dataclasses.field(default_factory=list)
+    error: str | None = None
+    config: dict[str, Any] | None = None
+    batch_sizes: list[int] = dataclasses.field(default_factory=list)
+    trials: int = 1
+    shapes: tuple[str | None, ...] = (None,)
+
+    def keys_at(self, concurrency: int) -> list[LevelKey]:
+        """Every level of one concurrency (each batch size, swept shape and trial), in
+        measuring order; a concurrency outside the planned ones too (a search's probe or
+        bisection level)."""
+        return [(concurrency, b, t, None, sh) for b in self.batch_sizes for sh in self.shapes for t in range(self.trials)]
+
+
+def batch_limit(max_batch_size: int) -> int:
+    """The largest client batch size a model takes: its ``max_batch_size``, 1 when that is 0."""
+    return max(1, max_batch_size)
+
+
+def plan_levels(
+    name: str,
+    max_batch_size: int,
+    concurrency: Sequence[int],
+    batch_sizes: Sequence[int],
+    request_rates: Sequence[float] = (),
+    trials: int = 1,
+    shapes: Sequence[str | None] = (None,),
+) -> VariantPlan:
+    """The levels of one variant.
+
+    Args:
+        name: Variant name.
+        max_batch_size: Its config's ``max_batch_size`` (0: no batch axis, batch 1 only).
+        concurrency: Concurrency levels.
+        batch_sizes: Client batch sizes asked for (``-b``).
+        request_rates: Request rates (requests/s) measured as well, as concurrency-0 levels.
+        trials: Repetitions of each level.
+        shapes: Dynamic-axis sizes to measure every level at (``"seq=64"``; ``sweep --shapes``),
+            in order; ``(None,)``: the axes at their default sizes, not swept.
+
+    Returns:
+        The plan: ``levels`` for the batch sizes within the limit, ``skipped`` (one record per
+        batch size and load, trials folded) for the others. When every batch size is above
+        the limit, ``levels`` is empty.
+    """
+    limit = batch_limit(max_batch_size)
+    plan = VariantPlan(name, batch_sizes=[b for b in batch_sizes if b <= limit], trials=trials, shapes=tuple(shapes))
+    for b in batch_sizes:
+        loads: list[tuple[int, float | None]] = [(c, None) for c in concurrency] + [(0, r) for r in request_rates]
+        if b > limit:
+            reason = (
+                f"batch size {b} > max_batch_size {max_batch_size}"
+                if max_batch_size
+                else f"batch size {b} > 1: max_batch_size 0 takes one sample per request"
+            )
+            plan.skipped += [SkippedLevel(batch_size=b, reason=reason, concurrency=c, request_rate=r) for c, r in loads]
+            continue
+        plan.levels += [(c, b, t, None, sh) for sh in shapes for c in concurrency for t in range(trials)]
+    for b in batch_sizes:  # request-rate levels after every concurrency level
+        if b <= limit:
+            plan.levels += [(0, b, t, r, sh) for sh in shapes for r in request_rates for t in range(trials)]
+    return plan
+
+
+def plan_variant(
+    name: str,
+    config_path: Path,
+    concurrency: Sequence[int],
+    batch_sizes: Sequence[int],
+    request_rates: Sequence[float] = (),
+    trials: int = 1,
+    shapes: Sequence[str | None] = (None,),
+) -> VariantPlan:
+    """:func:`plan_levels` for the variant whose ``config.pbtxt`` is ``config_path``; a plan
+    with ``error`` set when the config cannot be read."""
+    try:
+        cfg = read_config(config_path)
+    except ToolkitError as e:
+        return VariantPlan(name, error=str(e).splitlines()[0])
+    plan = plan_levels(name, cfg.max_batch_size, concurrency, batch_sizes, request_rates, trials, shapes)
+    plan.config = json_format.MessageToDict(cfg, preserving_proto_field_name=True)
+    return plan
+
+
+def needs_measuring(level: LevelResult | None) -> bool:
+    """Whether a (resumed) sweep measures this level (again): it was never measured, was
+    interrupted (not saved), or failed (status ``failed``). A level with numbers is kept as it
+    is, flagged or not (``unstable``, ``host busy``, ``not achieved``)."""
+    return level is None or not level.ok
+
+
+def to_measure(plan: VariantPlan, vr: VariantResult) -> list[LevelKey]:
+    """The planned levels of ``vr`` a sweep still has to measure (all of them in a new run;
+    the missing and failed ones in a resumed run)."""
+    return [k for k in plan.levels if needs_measuring(vr.level(*k))]
+
+
+def describe_skipped(skipped: Sequence[SkippedLevel]) -> list[str]:
+    """One line per batch size and reason: ``"batch 16 at c=1,2,4 and 100/s: batch size 16 >
+    max_batch_size 8"``."""
+    groups: dict[tuple[int, str], list[str]] = {}
+    for s in skipped:
+        load = f"{s.request_rate:g}/s" if s.request_rate else f"c={s.concurrency}"
+        groups.setdefault((s.batch_size, s.reason), []).append(load)
+    out = []
+    for (b, reason), loads in groups.items():
+        cs = [x[2:] for x in loads if x.startswith("c=")]
+        rates = [x for x in loads if not x.startswith("c=")]
+        where = " and ".join(p for p in (("c=" + ",".join(cs)) if cs else "", ", ".join(rates)) if p)
+        out.append(f"batch {b} at {where}: {reason}")
+    return out

@@ -1,0 +1,400 @@
+"""The search policy of a sweep: which concurrency to measure next on a variant, when its
+levels end, which variants are dropped, and in which order variants are measured.
+
+Pure functions over recorded levels (:class:`perf.analysis.stats.Point`, medians over trials) and
+the thresholds of :class:`perf.records.search.SearchRules`; nothing here starts a server, so
+every rule is unit-tested on hand-made levels. :class:`Search` is the small driver the sweep
+loop asks "what next on this variant?".
+
+Rules (thresholds in :class:`~perf.records.search.SearchRules`, recorded with the run):
+
+* **Adaptive concurrency** (``--concurrency auto``): the ladder starts at ``start`` and
+  grows by ``growth`` up to ``max_concurrency``. A step up still pays when throughput rises
+  by more than ``min_gain_pct`` % and by more than both levels' measured spread
+  (:func:`perf.analysis.recommendation.spread`: trial min–max, perf_analyzer's window spread, the
+  stability tolerance for unstable levels); the first step that does not ends the ladder
+  one level past the knee (:func:`perf.analysis.stats.knee` then finds it). With a latency budget
+  the ladder also ends at the first level over the budget, and up to ``refine_steps``
+  bisection levels look for the highest concurrency under it. A failed level ends the
+  ladder (a resumed run measures it again). An explicit ``--concurrency`` list is measured
+  whole.
+* **Pruning** (``--search prune``, the default above ``prune_above_variants`` variants): the
+  first variant measures its ladder; every later one is first measured at the *probe
+  level*, the concurrency of the best level so far (the best under the budget when one is
+  set). A variant is dropped, and not measured further, when its best throughput plus its
+  spread is below the best so far minus the best's spread: the search assumes that a
+  variant behind at the best's own concurrency stays behind at the others (the successive
+  halving model). A variant still climbing when compared (its last step up paid) is not
+  dropped. With a budget, a variant whose latency is over it already at the ladder's lowest
+  level is dropped too (more load only adds latency). The others go on with their ladder.
+* **Order**: dynamic batching on before off, fewer instances first on KIND_CPU (more first on
+  KIND_GPU), larger ``max_batch_size`` first, shorter queue delay first; so an interrupted
+  sweep already holds a useful recommendation.
+
+The search series of a variant is its smallest client batch size at its first swept shape;
+the other batch sizes and shapes are measured at the same concurrencies.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from perf.analysis.recommendation import DEFAULT_TOLERANCE_PCT, best_under_budget, candidate, latency_metric, rank, spread
+from perf.analysis.stats import THROUGHPUT, Point, aggregate
+from perf.markdown import fmt
+from perf.records.results import HOST_BUSY, LevelResult, RunResult, VariantResult
+from perf.records.search import SearchDecision, SearchMode, SearchRecord, SearchRules
+from perf.search.plan import LevelKey, VariantPlan, needs_measuring
+
+#: ``--concurrency auto``: the adaptive ladder.
+AUTO = "auto"
+
+
+@dataclasses.dataclass(frozen=True)
+class Budget:
+    """A latency budget: ``ms`` on client latency percentile ``percentile`` (50, 90, 95, 99)."""
+
+    ms: float
+    percentile: int = 99
+
+    @property
+    def metric(self) -> str:
+        return latency_metric(self.percentile)
+
+    def over(self, p: Point) -> bool:
+        """Whether ``p``'s latency on the budget's percentile is over the budget."""
+        lat = p.get(self.metric)
+        return lat is not None and lat > self.ms
+
+
+def ladder(concurrency: Sequence[int] | str, rules: SearchRules) -> tuple[tuple[int, ...], bool]:
+    """``(levels, adaptive)``: ``"auto"`` -> the geometric ladder ``start, start*growth, ...
+    <= max_concurrency`` grown adaptively; a list -> its levels, sorted, measured whole."""
+    if isinstance(concurrency, str):
+        levels, c = [], rules.start
+        while c <= rules.max_concurrency:
+            levels.append(c)
+            c *= rules.growth
+        return tuple(levels), True
+    return tuple(sorted(set(concurrency))), False
+
+
+def resolve_mode(asked: str | None, n_variants: int, rules: SearchRules) -> SearchMode:
+    """The search mode: the one asked, else ``prune`` for more than ``prune_above_variants`` variants."""
+    if asked in ("brute", "prune"):
+        return asked  # type: ignore[return-value]
+    return "prune" if n_variants > rules.prune_above_variants else "brute"
+
+
+def promise_key(config: Mapping[str, Any] | None) -> tuple[bool, int, int, int]:
+    """Sort key of a variant's ``config.pbtxt`` (protobuf JSON form): most promising first
+    (see the module's order rule)."""
+    cfg = config or {}
+    groups = cfg.get("instance_group") or [{}]
+    count = sum(int(g.get("count", 1)) for g in groups)
+    gpu = any(g.get("kind") == "KIND_GPU" for g in groups)
+    batcher = cfg.get("dynamic_batching")
+    delay = int((batcher or {}).get("max_queue_delay_microseconds", 0))
+    return (batcher is None, -count if gpu else count, -int(cfg.get("max_batch_size", 0)), delay)
+
+
+def order(configs: Mapping[str, Mapping[str, Any] | None]) -> list[str]:
+    """Variant names, most promising first (stable: ties keep the given order)."""
+    return sorted(configs, key=lambda n: promise_key(configs[n]))
+
+
+def series(levels: Sequence[LevelResult], variant: str, batch_size: int, shape: str | None) -> list[Point]:
+    """The search series of one variant: its concurrency levels at ``batch_size`` and
+    ``shape``, folded over trials, by concurrency."""
+    own = [lv for lv in levels if lv.request_rate is None and lv.shape == shape and lv.batch_size == batch_size]
+    return aggregate(own, variant)
+
+
+def best_point(points: Mapping[str, Sequence[Point]], budget: Budget | None, tol: float) -> Point | None:
+    """The best level of ``points`` (variant -> series) by the recommendation's ranking rule
+    (:func:`perf.analysis.recommendation.rank`): under ``budget`` when one is set."""
+    cands = [p for pts in points.values() for p in pts if candidate(p)]
+    if budget is not None:
+        return best_under_budget(cands, budget.ms, tol, budget.percentile)
+    return rank(cands, tol)[0]
+
+
+def rising(low: Point, high: Point, rules: SearchRules, tol: float) -> tuple[bool, float]:
+    """Whether going from ``low`` to ``high`` concurrency still paid, and the gain needed (%
+    of ``low``'s throughput): more than ``min_gain_pct`` and more than both spreads."""
+    t0, t1 = low.value(THROUGHPUT), high.value(THROUGHPUT)
+    need = max(spread(low, tol), spread(high, tol), rules.min_gain_pct / 100.0 * t0)
+    return t1 - t0 > need, need / t0 * 100.0
+
+
+def next_step(
+    variant: str,
+    own: Sequence[Point],
+    levels: tuple[int, ...],
+    adaptive: bool,
+    rules: SearchRules,
+    best: Point | None = None,
+    budget: Budget | None = None,
+    tol: float = DEFAULT_TOLERANCE_PCT,
+) -> int | SearchDecision | None:
+    """What the search does next on one variant.
+
+    Args:
+        variant: Its name.
+        own: Its search series measured so far (:func:`series`; failed levels included).
+        levels: The ladder (:func:`ladder`).
+        adaptive: Grow the ladder by the stop rules (else measure every level).
+        rules: Thresholds.
+        best: The best level of the *other* variants (:func:`best_point`) when pruning;
+            ``None`` in brute mode or before any other variant has numbers.
+        budget: The latency budget, if any.
+        tol: Stability tolerance (%) for :func:`perf.analysis.recommendation.spread`.
+
+    Returns:
+        A concurrency to measure; a :class:`SearchDecision` when its levels end early or it
+        is dropped; ``None`` when an explicit list is measured whole.
+    """
+    by_c = {p.concurrency: p for p in own}
+    if not by_c:
+        return best.concurrency if best is not None else levels[0]
+    failed = [p for p in own if not p.ok]
+    if adaptive and failed:
+        p = failed[0]
+        why = "; ".join(p.errors) or "no throughput"
+        return _decision(
+            variant, "failed", p, own, f"its level at concurrency {p.concurrency} failed ({why}); a resumed run measures it again"
+        )
+    proposal = _adaptive(variant, by_c, levels, rules, budget, tol) if adaptive else _explicit(by_c, levels)
+    if isinstance(proposal, SearchDecision) and proposal.rule == "cap" and best is not None:
+        # its ladder ends at the top (a probe at the best's concurrency may be its only level):
+        # still compared with the best, so a variant that cannot win says so, not "top of the ladder"
+        return _pruned(variant, own, max(by_c), levels, rules, best, budget, tol) or proposal
+    if not isinstance(proposal, int) or best is None:
+        return proposal
+    return _pruned(variant, own, proposal, levels, rules, best, budget, tol) or proposal
+
+
+def _explicit(by_c: Mapping[int, Point], levels: tuple[int, ...]) -> int | None:
+    """The next level of an explicit list: those above the lowest measured first, ascending."""
+    low = min(by_c)
+    left = [c for c in levels if c not in by_c]
+    return next((c for c in left if c > low), left[0] if left else None)
+
+
+def _adaptive(
+    variant: str, by_c: Mapping[int, Point], levels: tuple[int, ...], rules: SearchRules, budget: Budget | None, tol: float
+) -> int | SearchDecision:
+    """The adaptive ladder: up until a stop rule; with a budget, down until a level meets it,
+    then bisection toward its edge."""
+    own = sorted(by_c.values(), key=lambda p: p.concurrency)
+    top = own[-1]
+    prev = own[-2] if len(own) > 1 else None
+    end: SearchDecision | None = None
+    if budget is not None and budget.over(top):
+        end = _decision(
+            variant,
+            "budget",
+            top,
+            own,
+            f"its p{budget.percentile} at concurrency {top.concurrency} is {fmt(top.get(budget.metric), 2)} ms, over the "
+            f"budget of {fmt(budget.ms, 2)} ms: more load only adds latency"
+            + (
+                " (measured while other processes kept the host busy: rerun on a quiet host to trust this stop)"
+                if top.status == HOST_BUSY
+                else ""
+            ),
+            budget,
+        )
+    elif prev is not None and not (step := rising(prev, top, rules, tol))[0]:
+        gain = (top.value(THROUGHPUT) - prev.value(THROUGHPUT)) / prev.value(THROUGHPUT) * 100.0
+        end = _decision(
+            variant,
+            "knee",
+            top,
+            own,
+            f"from concurrency {prev.concurrency} to {top.concurrency} its throughput changed {gain:+.1f} % "
+            f"({fmt(prev.get(THROUGHPUT))} -> {fmt(top.get(THROUGHPUT))} infer/s), not more than the noise "
+            f"({step[1]:.1f} %: the levels' spread, at least {rules.min_gain_pct:g} %): past the knee",
+        )
+    else:
+        above = [c for c in levels if c > top.concurrency]
+        if above:
+            return above[0]
+        skipped = [c for c in levels if c < top.concurrency and c not in by_c]
+        end = _decision(
+            variant,
+            "cap",
+            top,
+            own,
+            f"concurrency {top.concurrency} is the top of the ladder (max {levels[-1]})"
+            + (
+                f"; lower levels {', '.join(map(str, skipped))} were not measured (it was probed at the best level so far)"
+                if skipped
+                else ""
+            ),
+        )
+    if budget is None:
+        return end
+    low = own[0]
+    below = [c for c in levels if c < low.concurrency]
+    if budget.over(low) and below:  # a probe over the budget: down until a level meets it
+        return below[-1]
+    under = [p.concurrency for p in own if not budget.over(p)]
+    over = [p.concurrency for p in own if budget.over(p)]
+    refined = [c for c in by_c if c not in levels]
+    if under and over and len(refined) < rules.refine_steps:
+        lo = max(under)
+        hi = min((c for c in over if c > lo), default=None)
+        if hi is not None and hi - lo > 1:
+            return (lo + hi) // 2
+    return end
+
+
+def _pruned(
+    variant: str,
+    own: Sequence[Point],
+    proposal: int,
+    levels: tuple[int, ...],
+    rules: SearchRules,
+    best: Point,
+    budget: Budget | None,
+    tol: float,
+) -> SearchDecision | None:
+    """The prune decision for a variant about to measure ``proposal``, or None to go on."""
+    ok = sorted((p for p in own if p.ok), key=lambda p: p.concurrency)
+    if not ok:
+        return None
+    if any(p.status == HOST_BUSY for p in ok):
+        # other processes' CPU moved its numbers: no evidence that it cannot win (the demo on a
+        # loaded host dropped the best variant on one host-busy p99); measured on instead
+        return None
+    if budget is not None and ok[0].concurrency == levels[0] and budget.over(ok[0]):
+        return _decision(
+            variant,
+            "pruned",
+            ok[0],
+            own,
+            f"its p{budget.percentile} at concurrency {ok[0].concurrency} is already {fmt(ok[0].get(budget.metric), 2)} ms, "
+            f"over the budget of {fmt(budget.ms, 2)} ms at the lowest load: more load only adds latency",
+            budget,
+            best,
+            tol,
+        )
+    if proposal > ok[-1].concurrency and len(ok) > 1 and rising(ok[-2], ok[-1], rules, tol)[0]:
+        return None  # still climbing: its peak is not bounded yet
+    mine = max(ok, key=lambda p: p.value(THROUGHPUT))
+    s, sb = spread(mine, tol), spread(best, tol)
+    if mine.value(THROUGHPUT) + s >= best.value(THROUGHPUT) - sb:
+        return None
+    return _decision(
+        variant,
+        "pruned",
+        mine,
+        own,
+        f"at concurrency {mine.concurrency} its throughput {fmt(mine.get(THROUGHPUT))} ± {fmt(s)} infer/s is below the best "
+        f"so far (`{best.variant}` at concurrency {best.concurrency}: {fmt(best.get(THROUGHPUT))} ± {fmt(sb)} infer/s"
+        + (f", under the p{budget.percentile} budget" if budget else "")
+        + ") by more than both spreads",
+        budget,
+        best,
+        tol,
+    )
+
+
+def _decision(
+    variant: str,
+    rule: Any,
+    at: Point,
+    own: Sequence[Point],
+    reason: str,
+    budget: Budget | None = None,
+    best: Point | None = None,
+    tol: float = DEFAULT_TOLERANCE_PCT,
+) -> SearchDecision:
+    return SearchDecision(
+        variant=variant,
+        rule=rule,
+        concurrency=at.concurrency,
+        reason=reason,
+        measured=sorted(p.concurrency for p in own),
+        throughput_infer_per_s=at.get(THROUGHPUT),
+        spread_infer_per_s=spread(at, tol) if at.ok else None,
+        latency_ms=at.get(budget.metric if budget else "latency_p99_ms"),
+        best_variant=best.variant if best else None,
+        best_concurrency=best.concurrency if best else None,
+        best_throughput_infer_per_s=best.get(THROUGHPUT) if best else None,
+        best_spread_infer_per_s=spread(best, tol) if best else None,
+    )
+
+
+class Search:
+    """The sweep's search over its planned variants: asked, per variant, which levels next.
+
+    Args:
+        plans: Variant name -> its plan (:func:`perf.search.plan.plan_variant` over the ladder).
+        record: The run's search record (mode, rules; decisions are added to it).
+        levels: The ladder (:func:`ladder`).
+        budget: The latency budget, if any.
+        tol: Stability tolerance (%) of the run.
+    """
+
+    def __init__(
+        self,
+        plans: Mapping[str, VariantPlan],
+        record: SearchRecord,
+        levels: tuple[int, ...],
+        budget: Budget | None = None,
+        tol: float = DEFAULT_TOLERANCE_PCT,
+    ):
+        self.plans, self.record, self.levels, self.budget, self.tol = plans, record, levels, budget, tol
+
+    def order(self) -> list[str]:
+        """Variants in measuring order (the promise order when pruning, else as given)."""
+        if self.record.mode == "brute":
+            return list(self.plans)
+        return order({n: p.config for n, p in self.plans.items()})
+
+    def _series(self, vr: VariantResult, tried: set[LevelKey]) -> list[Point]:
+        plan = self.plans[vr.name]
+        seen = [lv for lv in vr.levels if not needs_measuring(lv) or _key(lv) in tried]
+        return series(seen, vr.name, min(plan.batch_sizes), plan.shapes[0])
+
+    def next_keys(self, vr: VariantResult, run: RunResult, tried: set[LevelKey]) -> list[LevelKey]:
+        """The levels to measure next on ``vr`` (all batch sizes, trials and shapes of one
+        concurrency; its request-rate levels once its concurrency levels are done); ``[]``
+        when it is done. A decision that ends its levels is recorded in :attr:`record`.
+
+        Args:
+            vr: The variant (its levels so far).
+            run: The whole run (the other variants' levels: the best so far).
+            tried: Keys measured in this session (a failed one is not measured again now).
+        """
+        plan = self.plans[vr.name]
+        pending = [k for k in plan.levels if k not in tried and needs_measuring(vr.level(*k))]
+        adaptive = self.record.adaptive
+        if self.record.mode == "brute" and not adaptive:
+            return pending  # the plan, as asked
+        kept = self.record.decision(vr.name)
+        if kept is not None and kept.rule == "pruned":  # a resumed run keeps its prune decisions
+            return []
+        best = None
+        if self.record.mode == "prune":
+            others = {v.name: self._series(v, tried) for v in run.variants if v.name != vr.name and v.status != "failed"}
+            best = best_point(others, self.budget, self.tol)
+        step = next_step(vr.name, self._series(vr, tried), self.levels, adaptive, self.record.rules, best, self.budget, self.tol)
+        if isinstance(step, int):
+            keys = [k for k in plan.keys_at(step) if k not in tried and needs_measuring(vr.level(*k))]
+            if keys:
+                return keys
+            step = None  # measured already in this session (a failed trial of another series)
+        if isinstance(step, SearchDecision):
+            self.record.record(step)
+            if step.rule == "pruned":
+                return []
+        return [k for k in pending if k[3] is not None]  # its request-rate levels, once
+
+
+def _key(lv: LevelResult) -> LevelKey:
+    return (lv.concurrency, lv.batch_size, lv.trial, lv.request_rate, lv.shape)

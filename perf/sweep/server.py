@@ -1,0 +1,186 @@
+"""The tritonserver of one sweep run: :class:`SweepServer`.
+
+- Explicit model control, nothing loaded at start: the sweep loads one variant at a time.
+- One log file per start, in the run folder, never reused: ``server.log``, then
+  ``server-2.log``, ``server-3.log``... (a resumed run goes on counting), so an error that
+  names a log still points at the one holding its cause.
+- Every start is recorded in ``results.json`` (:class:`perf.records.results.ServerStart`) with why it
+  happened: the sweep or a resumed run started, the server died while measuring a level, a
+  variant was not gone in time after its unload request.
+- A variant is unloaded and checked gone (repository index, :func:`clients.server.unload_and_wait`);
+  one still loaded after the timeout gets the server stopped, and the next variant starts a
+  fresh one, so that no variant is measured beside a leftover.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import logging
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from clients.runtimes.remote import RemoteRuntime
+from clients.server import ServerOptions, TritonServer
+from perf.records import results
+from perf.records.results import RunResult, ServerStart
+
+log = logging.getLogger(__name__)
+
+#: The first server log of a run; later ones are ``server-<n>.log``.
+FIRST_LOG = "server.log"
+
+
+def now() -> str:
+    """The local time as ISO 8601 with offset (what ``results.json`` records)."""
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z")
+
+
+def next_log(run_dir: Path) -> Path:
+    """A server log path in ``run_dir`` that no earlier start used (:data:`FIRST_LOG`, then
+    ``server-2.log``, ``server-3.log``...)."""
+    used = [
+        1 if p.name == FIRST_LOG else int(p.stem.rsplit("-", 1)[1])
+        for p in run_dir.glob("server*.log")
+        if p.name == FIRST_LOG or (p.stem.startswith("server-") and p.stem.rsplit("-", 1)[1].isdigit())
+    ]
+    n = max(used, default=0) + 1
+    return run_dir / (FIRST_LOG if n == 1 else f"server-{n}.log")
+
+
+class SweepServer:
+    """Starts, restarts and records the sweep's tritonserver (see the module docstring).
+
+    Args:
+        opts: The user's launch options (model control, models to load and log file are
+            set by the sweep).
+        run: The run whose ``server_starts`` and ``environment["server"]`` are filled in.
+        run_dir: The run folder (logs, ``commands.txt``).
+        first_reason: Why the first start happens (``"sweep started"``, ``"run resumed"``).
+        save: Saves the run (called after each recorded start).
+    """
+
+    def __init__(self, opts: ServerOptions, run: RunResult, run_dir: Path, first_reason: str, save: Callable[[], None]):
+        if opts.model_control != "explicit" or opts.load_models or opts.log_file:
+            log.warning(
+                "the sweep loads one variant at a time with explicit model control and keeps the server log in "
+                "the run folder: ServerOptions model_control, load_models and log_file are not used"
+            )
+        self.opts = dataclasses.replace(opts, model_control="explicit", load_models=(), log_file=None)
+        self.run, self.run_dir, self._save = run, run_dir, save
+        self.current: TritonServer | None = None
+        self._version: str | None = None
+        #: Why the next start happens; ``None``: the server exited on its own.
+        self._reason: str | None = first_reason
+
+    def log_name(self) -> str:
+        """The current server's log file as errors name it (relative to the run folder)."""
+        if self.opts.urls:
+            return f"the log of the server at {self.opts.urls[0]}"
+        if self.current is None:
+            return "the server log"
+        with contextlib.suppress(ValueError):
+            return str(self.current.log_path.relative_to(self.run_dir))
+        return str(self.current.log_path)
+
+    def get(self) -> TritonServer:
+        """The running server; started (again) when there is none or it has exited.
+
+        Raises:
+            ServerError: it cannot be started (the message holds its log's tail).
+        """
+        if self.current is not None and self.current.is_alive():
+            return self.current
+        if self.current is not None and self._reason is None:
+            log.warning("tritonserver is gone (see %s); restarting it", self.current.log_path)
+        return self._start()
+
+    def _start(self) -> TritonServer:
+        if self.opts.urls:
+            return self._reach()
+        log_file = next_log(self.run_dir)
+        srv = TritonServer(dataclasses.replace(self.opts, log_file=log_file))
+        with open(self.run_dir / results.COMMANDS_FILE, "a") as f:
+            f.write(f"# tritonserver (log {log_file.name})\n{srv.command_line}\n")
+        reason = self._reason or f"tritonserver exited (its log: {self.log_name()})"
+        self.run.server_starts.append(ServerStart(log=log_file.name, started=now(), reason=reason))
+        self._reason = None
+        self.current = srv
+        self._save()
+        srv.start()
+        self._version = _server_version(srv.http_url)
+        self.run.environment["server"] = {
+            "runtime": srv.runtime,
+            "reason": srv.runtime_reason,
+            "command": srv.command_line,
+            "version": self._version,
+        }
+        return srv
+
+    def _reach(self) -> TritonServer:
+        """A server the toolkit did not start (``--runtime remote``): checked (live, version,
+        model control) and waited for until ready; nothing is started, so no log and no
+        :class:`ServerStart` (``RunResult.servers`` records it)."""
+        srv = TritonServer(self.opts)
+        with open(self.run_dir / results.COMMANDS_FILE, "a") as f:
+            f.write(f"# tritonserver at http://{srv.http_url} (--runtime remote: not started by the toolkit)\n")
+        self._reason = None
+        self.current = srv
+        srv.start()
+        self._version = srv.runtime_impl.version if isinstance(srv.runtime_impl, RemoteRuntime) else None
+        self.run.environment["server"] = {
+            "runtime": srv.runtime,
+            "reason": srv.runtime_reason,
+            "command": "",
+            "version": self._version,
+        }
+        return srv
+
+    def version(self) -> str | None:
+        """The Triton version of the current server (server metadata); ``None`` before it started."""
+        return self._version
+
+    def died(self, reason: str) -> None:
+        """Record why the server is gone: the next start says so."""
+        self._reason = reason
+
+    def restart_before_next(self, reason: str) -> None:
+        """Stop the server now; the next :meth:`get` starts a fresh one, recorded with ``reason``."""
+        if self.opts.urls:  # not ours to restart: the next variant is measured beside the leftover, said here
+            log.warning(
+                "%s: the server at %s is not the toolkit's to restart; the next variant may share it", reason, self.opts.urls[0]
+            )
+        else:
+            log.warning("%s: restarting tritonserver before the next variant", reason)
+        if self.current is not None:
+            self.current.stop()
+        self._reason = reason
+
+    def unload(self, model: str, timeout_s: float) -> bool:
+        """Unload ``model`` and check it is gone within ``timeout_s``; if not, stop the server
+        (:meth:`restart_before_next`). Returns whether it was gone (``True`` when no server
+        runs: nothing is loaded)."""
+        srv = self.current
+        if srv is None or not srv.is_alive():
+            return True
+        if srv.unload(model, timeout_s):
+            return True
+        state = srv.model_state(model)
+        self.restart_before_next(
+            f"{model} was still {state or 'loaded'} {timeout_s:g} s after its unload request (server log: {self.log_name()})"
+        )
+        return False
+
+    def stop(self) -> None:
+        """Stop the server, if one runs."""
+        if self.current is not None:
+            self.current.stop()
+
+
+def _server_version(http_url: str) -> str | None:
+    import tritonclient.http as th
+
+    with contextlib.suppress(Exception), contextlib.closing(th.InferenceServerClient(http_url)) as c:
+        return c.get_server_metadata().get("version")
+    return None

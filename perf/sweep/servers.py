@@ -1,0 +1,249 @@
+"""The servers of a sweep: :class:`ServerPool`.
+
+- One server the toolkit starts (``bundled``, ``local``, ``container``), or one or more it did
+  not start (``--runtime remote --url a,b,...``): one :class:`perf.sweep.server.SweepServer`
+  ("lane") each.
+- Several lanes measure in parallel, one variant per server at a time (:meth:`ServerPool.each`:
+  one thread per server running the sweep's own per-variant measurement); the results are one run.
+- What each server says about itself is recorded (:func:`identify`: URL, Triton version, host,
+  GPU UUIDs and CPU memory from its metrics endpoint; ``RunResult.servers``), and each variant
+  names the server that measured it (``VariantResult.server``).
+- Servers that share a host or a GPU compete for it when they measure at once, so their
+  numbers would be wrong: :func:`shared_hardware` finds them and :meth:`ServerPool.start_all`
+  refuses to run them in parallel unless ``allow_shared_host`` (``--allow-shared-host``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import queue
+import threading
+import urllib.request
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from clients.runtimes.remote import RemoteRuntime, host_key
+from clients.server import ServerOptions, TritonServer
+from core.errors import PerfError
+from perf.records.results import RunResult
+from perf.records.servers import DeployMode, MeasuringServer
+from perf.sweep.server import SweepServer
+
+log = logging.getLogger(__name__)
+
+
+def metrics_identity(metrics_url: str, timeout_s: float = 5.0) -> tuple[list[str], float | None]:
+    """``(GPU UUIDs, total CPU memory bytes)`` from one scrape of a Triton metrics endpoint
+    (the ``gpu_uuid`` label of its ``nv_gpu_*`` metrics, ``nv_cpu_memory_total_bytes``;
+    Triton docs, "Metrics"); ``([], None)`` when it does not answer."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    url = metrics_url if metrics_url.startswith("http") else f"http://{metrics_url}"
+    try:
+        with urllib.request.urlopen(url, timeout=timeout_s) as r:  # noqa: S310 (the server's own metrics URL)
+            text = r.read().decode()
+    except OSError as e:
+        log.warning("metrics endpoint %s did not answer (%s): its GPUs and memory are not recorded", url, e)
+        return [], None
+    uuids: dict[str, None] = {}
+    memory = None
+    for fam in text_string_to_metric_families(text):
+        for s in fam.samples:
+            if "gpu_uuid" in s.labels:
+                uuids[s.labels["gpu_uuid"]] = None
+            if s.name == "nv_cpu_memory_total_bytes":
+                memory = float(s.value)
+    return list(uuids), memory
+
+
+def deploy_mode(opts: ServerOptions, remote: bool) -> DeployMode:
+    """How variants reach a server started on ``opts`` (or reached by ``opts.urls``)."""
+    if not remote:
+        return "started on the repository"
+    if not opts.deploy:
+        return "already loaded"
+    return "loaded by name" if opts.remote_repository else "uploaded"
+
+
+def identify(srv: TritonServer, version: str | None) -> MeasuringServer:
+    """What ``srv`` says about itself (module docstring)."""
+    impl = srv.runtime_impl
+    remote = isinstance(impl, RemoteRuntime)
+    uuids, memory = metrics_identity(srv.metrics_url)
+    return MeasuringServer(
+        url=srv.http_url,
+        grpc_url=srv.grpc_url,
+        metrics_url=srv.metrics_url,
+        runtime=srv.runtime,
+        version=version,
+        host=host_key(impl.host()) if remote else "this host",
+        gpu_uuids=uuids,
+        cpu_memory_total_bytes=memory,
+        deploy=deploy_mode(srv.opts, remote),
+        remote_repository=srv.opts.remote_repository if remote and srv.opts.deploy else None,
+    )
+
+
+def shared_hardware(servers: Sequence[MeasuringServer]) -> list[tuple[MeasuringServer, MeasuringServer, str]]:
+    """Pairs of servers that share a host or a GPU, with what they share in words."""
+    out = []
+    for i, a in enumerate(servers):
+        for b in servers[i + 1 :]:
+            why = []
+            if a.host is not None and a.host == b.host:
+                why.append(f"the same host ({a.host})")
+            gpus = sorted(set(a.gpu_uuids) & set(b.gpu_uuids))
+            if gpus:
+                why.append(f"GPU {', '.join(gpus)}")
+            if why:
+                out.append((a, b, " and ".join(why)))
+    return out
+
+
+class ServerPool:
+    """The sweep's servers (module docstring); the :class:`SweepServer` interface the sweep
+    uses is answered by the calling thread's lane.
+
+    Args:
+        opts: The launch options; ``opts.urls``: one lane per URL (remote), else one lane.
+        run, run_dir, first_reason, save: As :class:`SweepServer` takes them.
+        allow_shared_host: Measure in parallel on servers that share a host or GPU.
+    """
+
+    def __init__(
+        self,
+        opts: ServerOptions,
+        run: RunResult,
+        run_dir: Path,
+        first_reason: str,
+        save: Callable[[], None],
+        allow_shared_host: bool = False,
+    ):
+        urls: list[str | None] = [*opts.urls] or [None]
+        metrics = list(opts.metrics_urls)
+        if metrics and len(metrics) != len(urls):
+            raise PerfError(
+                f"--metrics-url gives {len(metrics)} endpoint(s) for {len(urls)} --url server(s)",
+                hint="give one metrics endpoint per server, in the --url order, or none (the default layout)",
+            )
+        if len(urls) > 1 and not opts.deploy:
+            raise PerfError(
+                f"--no-deploy with {len(urls)} servers: each variant goes to whichever server is free, but each server "
+                "only has its own models loaded",
+                hint="sweep one --url at a time with --no-deploy, or let the toolkit deploy the variants (drop --no-deploy)",
+            )
+        self.lanes = [
+            SweepServer(
+                dataclasses.replace(opts, urls=(u,) if u else (), metrics_urls=(metrics[i],) if metrics else ()),
+                run,
+                run_dir,
+                first_reason,
+                save,
+            )
+            for i, u in enumerate(urls)
+        ]
+        self.run = run
+        self.allow_shared_host = allow_shared_host
+        self._local = threading.local()
+
+    def _lane(self) -> SweepServer:
+        return getattr(self._local, "lane", self.lanes[0])
+
+    # -- the SweepServer interface, per thread ------------------------------------------------
+    @property
+    def current(self) -> TritonServer | None:
+        return self._lane().current
+
+    def get(self) -> TritonServer:
+        return self._lane().get()
+
+    def log_name(self) -> str:
+        return self._lane().log_name()
+
+    def died(self, reason: str) -> None:
+        self._lane().died(reason)
+
+    def restart_before_next(self, reason: str) -> None:
+        self._lane().restart_before_next(reason)
+
+    def unload(self, model: str, timeout_s: float) -> bool:
+        return self._lane().unload(model, timeout_s)
+
+    def stop(self) -> None:
+        """Stop every server the toolkit started (remote ones are left running)."""
+        for lane in self.lanes:
+            lane.stop()
+
+    # -- the pool ----------------------------------------------------------------------------
+    def start_all(self) -> None:
+        """Start (or reach) every server, record what each says about itself in
+        ``run.servers``, and refuse servers that share hardware when there are several.
+
+        Raises:
+            ServerError: a server does not start or answer.
+            PerfError: several servers share a host or GPU and ``allow_shared_host`` is off.
+        """
+        found = []
+        for lane in self.lanes:
+            srv = lane.get()
+            found.append(identify(srv, lane.version()))
+        clashes = shared_hardware(found) if len(found) > 1 else []
+        if clashes and not self.allow_shared_host:
+            said = "; ".join(f"{a.url} and {b.url} share {why}" for a, b, why in clashes)
+            raise PerfError(
+                f"the servers would be measured in parallel, but {said}: at once they compete for its CPU/GPU, "
+                "so every number would include the other server's load",
+                hint="give servers on different hosts and GPUs, sweep on one --url at a time, or pass "
+                "--allow-shared-host to measure anyway (the report flags it)",
+            )
+        for a, b, why in clashes:
+            log.warning("%s and %s share %s: measured in parallel anyway (--allow-shared-host)", a.url, b.url, why)
+            a.shares_with.append(b.url)
+            b.shares_with.append(a.url)
+        known = {s.url for s in self.run.servers}
+        self.run.servers += [s for s in found if s.url not in known]
+        for s in found:  # a resumed run: the server as it is now
+            self.run.servers = [s if old.url == s.url else old for old in self.run.servers]
+
+    def each(self, names: Sequence[str], fn: Callable[[int, str], None]) -> None:
+        """Call ``fn(index, name)`` for every name: in this thread with one server; with several,
+        one thread per server, each taking the next name when its previous one is done. The
+        first error a thread raises stops the others from taking more and is raised here."""
+        if len(self.lanes) == 1:
+            for i, name in enumerate(names):
+                fn(i, name)
+            return
+        todo: queue.Queue[tuple[int, str]] = queue.Queue()
+        for item in enumerate(names):
+            todo.put(item)
+        failed: list[BaseException] = []
+        stop = threading.Event()
+
+        def work(lane: SweepServer) -> None:
+            self._local.lane = lane
+            while not stop.is_set():
+                try:
+                    i, name = todo.get_nowait()
+                except queue.Empty:
+                    return
+                try:
+                    fn(i, name)
+                except BaseException as e:  # noqa: BLE001 - handed to the calling thread
+                    failed.append(e)
+                    stop.set()
+                    return
+
+        threads = [
+            threading.Thread(target=work, args=(lane,), name=f"sweep-{i}", daemon=True) for i, lane in enumerate(self.lanes)
+        ]
+        for t in threads:
+            t.start()
+        try:
+            for t in threads:
+                t.join()
+        except BaseException:
+            stop.set()
+            raise
+        if failed:
+            raise failed[0]
