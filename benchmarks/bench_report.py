@@ -5,7 +5,7 @@ Usage::
     .venv/bin/python benchmarks/bench_report.py                 # 48 x 4 and 200 x 8, plain and --html
     .venv/bin/python benchmarks/bench_report.py --repeat 3 --out results/bench_report.json
 
-The runs come from ``tests/synthetic_runs.py`` (the demo grid's real levels, parameters
+The runs come from ``tests/support/synthetic_runs.py`` (the demo grid's real levels, parameters
 varied, throughput perturbed with a fixed seed), so every run of this benchmark reports on
 the same data. Printed and saved per case: wall and CPU time of ``write_report`` (s; best of
 ``--repeat``), the lines of ``report.md`` and ``appendix.md``, and the plots written. Issue 18's
@@ -25,7 +25,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "support"))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,7 +7,7 @@ the local repository through Triton's model-repository API (Triton docs, "Model 
 Extension": the ``config`` and ``file:<version>/<name>`` load parameters, tritonclient's
 ``load_model(name, config=..., files=...)``).
 
-Facts this module follows, checked on the bundled Triton 2.51 (tests/test_remote_integration.py):
+Facts this module follows, checked on the bundled Triton 2.51 (tests/clients/runtimes/test_remote_integration.py):
 
 - A load or unload request on a server in ``none`` or ``poll`` model-control mode fails with
   ``explicit model load / unload is not allowed if polling is enabled`` (HTTP 503); an unload

@@ -4,7 +4,7 @@ A phrase says *why* a number is what it is ("the batcher's wait when load is lig
 must never contradict the number (a p99 that fell is not explained by a wait). Each
 :class:`Phrase` holds its words and the condition on :class:`Facts` that selects it, and
 :func:`choose` returns the phrases of one family whose conditions hold. This table is the
-one place a phrase is written; ``tests/test_phrases.py`` checks every condition with
+one place a phrase is written; ``tests/perf/report/test_phrases.py`` checks every condition with
 numbers that must produce the phrase and numbers that must not.
 
 Signs follow the noise rule of :mod:`perf.analysis.stats`: a change "rose" or "fell" when its

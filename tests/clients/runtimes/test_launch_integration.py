@@ -1,0 +1,234 @@
+"""scripts/launch_tritonserver.sh for real: the bundled runtime stopped by SIGTERM, the local
+runtime (the bundled binary behind a wrapper named by $TRITONSERVER) surviving no SIGKILL
+of its launcher, start-up failures that carry the server's log, and a runtime that launches
+nothing talking to a server started elsewhere."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import re
+import shlex
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from clients.infer import infer
+from clients.runtimes.base import Ports, Runtime
+from clients.runtimes.bundled import write_local_wrapper
+from clients.server import ServerOptions, TritonServer, free_port
+from core.errors import ServerError
+
+pytestmark = pytest.mark.integration
+ROOT = Path(__file__).resolve().parents[3]
+LAUNCH = ROOT / "scripts" / "launch_tritonserver.sh"
+
+
+def _launch(args: list[str], env: dict[str, str] | None = None) -> subprocess.Popen:
+    return subprocess.Popen(
+        [str(LAUNCH), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **(env or {})},
+        cwd=ROOT,
+    )
+
+
+def _read_endpoints(proc: subprocess.Popen, timeout_s: float = 90) -> dict[str, str]:
+    """Lines of stdout up to the ready-to-copy ``clients infer`` line, parsed into
+    {"pid", "runtime", "http", "grpc", "metrics", "log", "models", "infer"}."""
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(ln) for ln in proc.stdout], daemon=True).start()
+    found: dict[str, str] = {}
+    deadline = time.monotonic() + timeout_s
+    while "infer" not in found:
+        if time.monotonic() > deadline or proc.poll() is not None:
+            raise AssertionError(
+                f"launcher printed no endpoints (rc {proc.poll()}): {found} {proc.stderr.read() if proc.poll() is not None else ''}"
+            )
+        try:
+            line = lines.get(timeout=0.5)
+        except queue.Empty:
+            continue
+        if m := re.match(r"tritonserver ready \(pid (\d+), runtime (\w+)\)", line):
+            found["pid"], found["runtime"] = m.group(1), m.group(2)
+        elif m := re.match(r"\s+(http|grpc|metrics|log|models):\s+(.+)$", line):
+            found[m.group(1)] = m.group(2).strip()
+        elif m := re.match(r"\s+(\S*clients infer .*)$", line):
+            found["infer"] = m.group(1).strip()
+    return found
+
+
+def _children(pid: int) -> list[int]:
+    kids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                kids.append(int(stat.parent.name))
+    return kids
+
+
+def _gone(pid: int, timeout_s: float = 15) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return True
+        if state == "Z":  # exited, waiting for a reaper
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_bundled_launch_prints_endpoints_and_stops_cleanly_on_sigterm(tiny_repo, tmp_path):
+    log = tmp_path / "server.log"
+    proc = _launch(["-r", str(tiny_repo), "--runtime", "bundled", "--log-file", str(log), "--log-verbose", "1"])
+    try:
+        ep = _read_endpoints(proc)
+        pid = int(ep["pid"])
+        assert re.fullmatch(r"localhost:\d+", ep["http"]) and re.fullmatch(r"localhost:\d+", ep["grpc"])
+        assert ep["metrics"].endswith("/metrics") and ep["log"] == str(log)
+        assert Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].endswith(b"tritonserver")
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 0, err
+        assert "runtime: bundled (asked for)" in err and "tritonserver stopped" in err
+        assert _gone(pid)
+        assert "Signal (2) received" in log.read_text()  # Triton's graceful shutdown, not a kill
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+def test_local_runtime_does_not_outlive_a_killed_launcher(tiny_repo, tiny_build, tmp_path):
+    wrapper = write_local_wrapper(tmp_path / "tritonserver")
+    variant = tiny_build.manifest["variants"][0]
+    proc = _launch(["-r", str(tiny_repo), "--runtime", "auto", "--load-model", variant], env={"TRITONSERVER": str(wrapper)})
+    try:
+        ep = _read_endpoints(proc)
+        assert ep["runtime"] == "local" and ep["models"] == variant
+        pid = int(ep["pid"])
+        out = infer(ep["grpc"], "grpc", variant, {"INPUT__0": np.ones((2, 16), np.float32)})
+        assert out["OUTPUT__0"].shape == (2, 8)
+        stubs = _children(pid)  # the python-backend stub of the loaded model
+        assert stubs, "expected a python backend stub process"
+        proc.kill()  # SIGKILL: no clean-up code runs in the launcher
+        proc.wait(10)
+        err = proc.stderr.read()
+        assert f"runtime: local (a tritonserver binary was found at {wrapper})" in err
+        assert _gone(pid), f"tritonserver {pid} outlived its launcher"
+        assert all(_gone(s) for s in stubs)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+def test_start_failures_carry_the_log_and_leave_nothing_running(tmp_path):
+    empty = tmp_path / "repo"
+    (empty / "broken").mkdir(parents=True)  # a model folder without a version folder: Triton cannot load it
+    (empty / "broken" / "config.pbtxt").write_text('name: "broken"\nbackend: "python"\nmax_batch_size: 0\n')
+    res = subprocess.run(
+        [str(LAUNCH), "-r", str(empty), "--runtime", "bundled", "--load-model", "broken"],
+        capture_output=True,
+        text=True,
+        timeout=90,
+        cwd=ROOT,
+    )
+    assert res.returncode == 1
+    assert "error (server): tritonserver exited with code 1 during start-up" in res.stderr
+    assert "broken" in res.stderr and "Traceback" not in res.stderr
+    # a --load-model pattern that matches nothing is refused before any server starts, naming the models there
+    res = subprocess.run(
+        [str(LAUNCH), "-r", str(empty), "--runtime", "bundled", "--load-model", "mlp_*"],
+        capture_output=True,
+        text=True,
+        timeout=90,
+        cwd=ROOT,
+    )
+    assert res.returncode == 1 and "--load-model mlp_*: no variant in" in res.stderr and "known: broken" in res.stderr
+    assert "tritonserver ready" not in res.stdout
+    # a "server" that never answers: the readiness timeout stops it and quotes its log
+    hung = tmp_path / "hung-tritonserver"
+    hung.write_text("#!/bin/sh\necho 'pretending to start'\nexec sleep 60\n")
+    hung.chmod(0o755)
+    srv = TritonServer(ServerOptions(empty, runtime="local", binary=hung, start_timeout_s=1, log_file=tmp_path / "slow.log"))
+    with pytest.raises(ServerError, match=r"not ready within 1 s; last lines of its log:\npretending to start") as e:
+        srv.start()
+    assert e.value.log_path == str(tmp_path / "slow.log")
+    assert not srv.is_alive() and _gone(srv.pid)
+
+
+def test_launcher_loads_a_pattern_and_prints_a_clients_infer_line_that_works_as_printed(tiny_repo):
+    # the README's two rows: start a server with --http-port and --load-model PATTERN, then copy the printed line
+    port = free_port()
+    proc = _launch(["-r", str(tiny_repo), "--runtime", "bundled", "--http-port", str(port), "--load-model", "tiny_onnx_*"])
+    try:
+        ep = _read_endpoints(proc)
+        assert ep["http"] == f"localhost:{port}"
+        onnx = sorted(p.name for p in tiny_repo.iterdir() if p.name.startswith("tiny_onnx_"))
+        assert len(onnx) == 4 and ep["models"] == ", ".join(onnx)  # the pattern loaded exactly the ONNX variants
+        assert ep["infer"].startswith(".venv/bin/clients infer tiny_onnx_") and f"--url localhost:{port}" in ep["infer"]
+        res = subprocess.run(shlex.split(ep["infer"]), capture_output=True, text=True, timeout=120, cwd=ROOT)
+        assert res.returncode == 0, res.stderr
+        assert "OUTPUT__0" in res.stdout and "inputs: INPUT__0 [1, 16] float32" in res.stdout
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.communicate(timeout=60)
+        if proc.poll() is None:
+            proc.kill()
+
+
+def test_launcher_without_models_says_how_to_load_one(tiny_repo):
+    proc = _launch(["-r", str(tiny_repo), "--runtime", "bundled"])
+    try:
+        ep = _read_endpoints(proc)
+        assert ep["models"] == "none loaded"
+        assert ep["infer"].startswith(".venv/bin/clients infer MODEL --url localhost:")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.communicate(timeout=60)
+        if proc.poll() is None:
+            proc.kill()
+
+
+class _Attached(Runtime):
+    """A runtime that launches nothing (the shape of the planned remote runtime)."""
+
+    name = "attached"
+    launches = False
+
+    def command(self, ports: Ports) -> list[str]:
+        raise AssertionError("never asked")
+
+
+def test_a_runtime_that_launches_nothing_uses_a_running_server_and_leaves_it_running(bundled_server, tiny_build):
+    http = bundled_server.http_url.split(":")[1]
+    grpc = bundled_server.grpc_url.split(":")[1]
+    metrics = bundled_server.metrics_url.split(":")[1].split("/")[0]
+    opts = ServerOptions(Path("unused"), http_port=int(http), grpc_port=int(grpc), metrics_port=int(metrics), start_timeout_s=30)
+    variant = tiny_build.manifest["variants"][0]
+    with TritonServer(opts, runtime=_Attached(opts)) as srv:
+        assert srv.pid is None and srv.command == [] and srv.is_alive()
+        srv.load(variant)
+        out = infer(srv.grpc_url, "grpc", variant, {"INPUT__0": np.ones((2, 16), np.float32)})
+        assert out["OUTPUT__0"].shape == (2, 8)
+        srv.unload(variant)
+        assert variant not in _ready_models(srv.http_url)  # unload waited until it was gone
+    assert bundled_server.is_alive() and bundled_server.is_ready()  # stop() left it running
+
+
+def _ready_models(url: str) -> set[str]:
+    import tritonclient.http as th
+
+    with contextlib.closing(th.InferenceServerClient(url)) as c:
+        return {m["name"] for m in c.get_model_repository_index() if m.get("state") == "READY"}

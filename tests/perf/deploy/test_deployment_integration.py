@@ -1,0 +1,66 @@
+"""End to end through the CLIs: a real small sweep (bundled tritonserver, real perf_analyzer),
+then ``perf export-deployment`` of its recommendation; the manifests read back with the
+``kubernetes`` client."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from builders.config.pbtxt import read_config
+from perf.deploy import k8s
+from perf.deploy.bundle import MANIFEST_DIR, SERVER_FILE, STORAGE_FILE
+from perf.records import results
+
+pytestmark = pytest.mark.integration
+
+ROOT = Path(__file__).resolve().parents[3]
+VARIANT = "tiny_onnx_cpu1_nodb_mbs8"
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "perf.cli.main", *args], cwd=ROOT, capture_output=True, text=True, timeout=240)
+
+
+def test_the_winner_of_a_real_sweep_becomes_a_bundle(tiny_repo: Path, tmp_path: Path):
+    sweep = _cli(
+        "sweep",
+        "--runtime=bundled",
+        f"--repository={tiny_repo}",
+        f"--variants={VARIANT}",
+        "--concurrency=1",
+        "--measurement-interval=300",
+        "--max-trials=3",
+        "--unstable-retries=0",
+        f"--results-dir={tmp_path}",
+        "--run-id=r",
+        "--no-report",
+        "--no-baseline",  # the sweep is only there to produce a winner
+    )
+    assert sweep.returncode == 0, sweep.stderr[-2000:]
+    run_dir = tmp_path / "r"
+    assert results.load(run_dir).variant(VARIANT).status == "ok"
+
+    out = _cli("export-deployment", str(run_dir))
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert f"variant: {VARIANT} (the run's recommendation" in out.stdout
+    assert "python-backend" in out.stderr  # the bundled server measured it through model.py: said
+    bundle = run_dir / f"deployment-{VARIANT}"
+    assert f"bundle: {bundle}" in out.stdout
+    assert read_config(bundle / "model_repository" / VARIANT / "config.pbtxt").platform == "onnxruntime_onnx"
+
+    objs = {o.kind: o for f in (STORAGE_FILE, SERVER_FILE) for o in k8s.read_manifests(bundle / MANIFEST_DIR / f)}
+    assert set(objs) == {"PersistentVolumeClaim", "Pod", "Deployment", "Service"}
+    (c,) = objs["Deployment"].spec.template.spec.containers
+    assert (c.readiness_probe.http_get.path, c.liveness_probe.http_get.path) == ("/v2/health/ready", "/v2/health/live")
+    assert {p.name: p.container_port for p in c.ports} == {"http": 8000, "grpc": 8001, "metrics": 8002}
+    assert c.resources.requests == {"cpu": "1"} and not c.resources.limits  # KIND_CPU x1: no GPU
+    assert [p.port for p in objs["Service"].spec.ports] == [8000, 8001, 8002]
+
+    refused = _cli("export-deployment", str(run_dir), "--variant", "nope")
+    assert refused.returncode == 1
+    assert "error (perf): variant 'nope' is not in run r" in refused.stderr
+    assert f"valid variants of run r: {VARIANT}" in refused.stderr

@@ -1,0 +1,158 @@
+"""perf.plots.figures (issue 19 item 16): a panel per client batch size, the recommended level marked
+in its panel, c= labels that never overlap, the lowest p99 named when no level meets the
+budget, and the unstable mark on the level it belongs to. Synthetic runs, no server."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+from factories import levels, make_run
+
+from perf.analysis.recommendation import recommend
+from perf.analysis.stats import run_points
+from perf.plots import bars as plot_bars
+from perf.plots import canvas as plot_canvas
+from perf.plots import figures as plots
+from perf.records.results import save
+from perf.report.write import summary_table, write_report
+
+DB = "mlp_onnx_cpu1_db500_mbs64"
+
+
+def run_with_batch4():
+    """make_run plus client batch 4 levels for the db500 variant, whose peak (1,500 infer/s at c=8) is at batch 4."""
+    run = make_run()
+    b4 = levels([300, 600, 1100, 1500], [2.0, 2.6, 3.4, 5.0], batch=[4, 7, 12, 20])
+    for lv in b4:
+        lv.batch_size = 4
+    run.variants[1].levels += b4
+    return run
+
+
+def test_one_panel_per_batch_size_and_the_recommended_level_in_its_panel(tmp_path: Path):
+    run = run_with_batch4()
+    rec = recommend(run, 3.0)
+    assert (rec.best_peak.variant, rec.best_peak.batch_size, rec.best_peak.concurrency) == (DB, 4, 8)
+    drawn = plots.plot_metric(run_points(run), "throughput_infer_per_s", "infer/s", "T", tmp_path / "t.png", rec=rec)
+    assert list(drawn) == ["T — client batch size 1", "T — client batch size 4"]
+    b4 = drawn["T — client batch size 4"]
+    assert b4[DB] == ([1, 2, 4, 8], [300, 600, 1100, 1500])
+    assert b4[f"best peak throughput: {DB} c=8"] == ([8.0], [1500.0])  # the old plots showed batch 1 only
+    assert not any(k.startswith("best peak") for k in drawn["T — client batch size 1"])
+    # the best under the 3 ms budget is batch 4 c=2 (600 infer/s, p99 2.6 ms beats batch 1 c=8's 3.0 ms)
+    assert b4[f"best under p99 budget 3.00 ms: {DB} c=2"] == ([2.0], [600.0])
+    made = plots.write_plots(run, tmp_path, latency_budget_ms=3.0)
+    assert all(p.stat().st_size > 5000 for p in made.values())
+    # the breakdown has a bar per variant and batch size, named with its level
+    bars = plot_bars.breakdown_points(run_points(run))
+    assert [(p.variant, p.batch_size, p.concurrency) for p in bars if p.variant == DB] == [(DB, 1, 16), (DB, 4, 8)]
+
+
+def _boxes(annotations) -> list:
+    return [a.get_window_extent(a.figure.canvas.get_renderer()) for a in annotations]
+
+
+def test_c_labels_never_overlap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Issue 19: at low latency two curves' labels were drawn on top of each other (``c=4c=4``)."""
+    run = make_run()
+    for v in run.variants[1:3]:  # both curves' c=1 and c=2 points land on (almost) the baseline's
+        v.levels[0].throughput_infer_per_s, v.levels[0].latency_p99_ms = 100.5, 1.21
+        v.levels[1].throughput_infer_per_s, v.levels[1].latency_p99_ms = 180.5, 1.5
+    placed = []
+    real = plots.place_labels
+
+    def spy(ax, items, **k):  # the boxes as laid out (the figure's axes do not move afterwards)
+        annotations, left_out = real(ax, items, **k)
+        placed.append((_boxes(annotations), left_out))
+        return annotations, left_out
+
+    monkeypatch.setattr(plots, "place_labels", spy)
+    plots.plot_metric(run_points(run), "throughput_infer_per_s", "infer/s", "TP", tmp_path / "tp.png", x_metric="latency_p99_ms")
+    ((boxes, left_out),) = placed
+    assert len(boxes) + left_out == 16  # one label per drawn level (4 variants, 16 points)
+    assert len(boxes) >= 12
+    assert not [(a, b) for a, b in itertools.combinations(boxes, 2) if a.overlaps(b)]
+    # the old placement (every label at +4,+4 points) overlaps for these points: the test is not vacuous
+    plt = plot_canvas.pyplot()
+    fig, ax = plt.subplots()
+    ax.set_xlim(0, 11)
+    ax.set_ylim(0, 1000)
+    naive = [
+        ax.annotate(t, (x, y), xytext=(4, 4), textcoords="offset points", fontsize=7)
+        for x, y, t in [(1.2, 100, "c=1"), (1.21, 100.5, "c=1"), (1.5, 180, "c=2"), (1.5, 180.5, "c=2")]
+    ]
+    fig.canvas.draw()
+    assert any(a.overlaps(b) for a, b in itertools.combinations(_boxes(naive), 2))
+    plt.close(fig)
+
+
+def test_place_labels_on_a_pile_leaves_out_what_cannot_fit():
+    plt = plot_canvas.pyplot()
+    fig, ax = plt.subplots()
+    ax.set_xlim(0, 10)
+    ax.set_ylim(0, 10)
+    placed, left_out = plots.place_labels(ax, [(5.0, 5.0, f"c={2**i}") for i in range(30)])  # 30 labels on one point
+    assert left_out > 0 and len(placed) + left_out == 30
+    assert not [(a, b) for a, b in itertools.combinations(_boxes(placed), 2) if a.overlaps(b)]
+    plt.close(fig)
+
+
+def test_budget_that_nothing_meets_names_the_lowest_p99(tmp_path: Path):
+    run = make_run()
+    rec = recommend(run, 0.5)
+    assert rec.best_under_budget is None and rec.lowest_p99.variant == "mlp_onnx_cpu1_nodb_mbs64"
+    drawn = plots.plot_metric(run_points(run), "latency_p99_ms", "ms", "P", tmp_path / "p.png", latency_budget_ms=0.5, rec=rec)
+    label = "lowest p99 reached 1.20 ms — no level meets the budget of 0.50 ms: mlp_onnx_cpu1_nodb_mbs64 c=1"
+    assert drawn["P — client batch size 1"][label] == ([1.0], [1.2])
+    save(run, tmp_path)
+    text = write_report(tmp_path, latency_budget_ms=0.5).read_text()
+    assert (
+        "Under the p99 budget of 0.50 ms the best is nothing: no level meets it; the lowest p99 reached is 1.20 ms, "
+        "by `mlp_onnx_cpu1_nodb_mbs64` at concurrency 1."
+    ) in text
+    # a budget that is met: no lowest-p99 mark
+    drawn = plots.plot_metric(
+        run_points(run), "latency_p99_ms", "ms", "P", tmp_path / "p.png", latency_budget_ms=3.0, rec=recommend(run, 3.0)
+    )
+    assert not any(k.startswith("lowest p99") for k in drawn["P — client batch size 1"])
+
+
+def test_unstable_mark_goes_with_the_level_it_marks(tmp_path: Path):
+    from rich.console import Console
+
+    run = make_run()
+    run.variants[1].levels[3].stable = False  # db500 c=8: the best under the 3 ms budget; its peak (c=16) is stable
+    console = Console(record=True, width=250)
+    console.print(summary_table(run, 3.0))
+    out = console.export_text()
+    row = next(r for r in out.splitlines() if DB in r)
+    assert "best under budget (c=8 †)" in row
+    assert "16 †" not in row  # the peak level (c=16) is stable: not marked
+    base = next(r for r in out.splitlines() if "mlp_onnx_cpu2_nodb_mbs64" in r)
+    assert "†" not in base  # its unstable level (c=8) is not its peak (c=16)
+    run.variants[1].levels[4].stable = False  # now the peak level itself is unstable
+    console = Console(record=True, width=250)
+    console.print(summary_table(run, 3.0))
+    assert "16 †" in next(r for r in console.export_text().splitlines() if DB in r)
+    # the trade-off plot's label and the breakdown bar carry the mark on that level
+    placed = plots.place_labels
+    labels = []
+    try:
+        plots.place_labels = lambda ax, items, **k: labels.extend(t for _, _, t in items) or placed(ax, items, **k)
+        plots.plot_metric(
+            run_points(run), "throughput_infer_per_s", "infer/s", "TP", tmp_path / "tp.png", x_metric="latency_p99_ms"
+        )
+    finally:
+        plots.place_labels = placed
+    assert "c=8†" in labels and "c=16†" in labels and labels.count("c=8†") == 2  # db500 c=8 and cpu2 nodb c=8
+
+
+def test_unstable_level_named_with_its_batch_size():
+    from perf.report.conclusions import conclusions
+
+    run = run_with_batch4()
+    run.variants[1].levels[-2].stable = False  # db500 batch 4 c=4
+    text = "\n".join(conclusions(run, recommend(run)))
+    assert "(`mlp_onnx_cpu1_db500_mbs64` c=4 b=4, `mlp_onnx_cpu2_nodb_mbs64` c=8)" in text

@@ -1,0 +1,133 @@
+"""Dynamic input shapes with the real bundled tritonserver and perf_analyzer (issue 19, item 11):
+``clients infer`` says which shapes and ranges it made up and takes ``--shape``/``--input-data``;
+``perf sweep`` says which size it used, and sweeps ``--shapes seq=...`` as a level dimension."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+import torch
+from click.testing import CliRunner
+
+from builders.build import BuildOptions, build
+from builders.config.variants import VariantGrid
+from builders.model.spec import ModelSpec, TensorSpec
+from clients.cli.main import cli as clients_cli
+from clients.server import ServerOptions, TritonServer
+from perf.records import results
+from perf.records.settings import MeasureSettings
+from perf.sweep.run import SweepOptions, run_sweep
+
+pytestmark = pytest.mark.integration
+ROOT = Path(__file__).resolve().parents[3]
+VARIANT = "pooled_ts_cpu1_nodb_mbs4"
+
+
+class Pooled(torch.nn.Module):
+    """Token ids [batch, seq] -> mean embedding [batch, 4]: a model whose cost grows with seq."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.emb = torch.nn.Embedding(50, 4)
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        return self.emb(ids).mean(1)
+
+
+@pytest.fixture(scope="module")
+def seq_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("seq")
+    spec = ModelSpec((TensorSpec("ids", "int64", ("seq",), (0, 49)),), (), {"seq": (1, 24, 32)})
+    opts = BuildOptions(
+        Pooled(),
+        spec=spec,
+        name="pooled",
+        formats=("torchscript",),
+        repository=root / "repo",
+        build_dir=root / "builds",
+        grid=VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(4,)),
+    )
+    build(opts)
+    return opts.repository
+
+
+def test_clients_infer_says_what_it_made_up_and_takes_shapes_and_input_data(seq_repo: Path, tmp_path: Path) -> None:
+    with TritonServer(ServerOptions(seq_repo, runtime="bundled", load_models=(VARIANT,))) as srv:
+        runner = CliRunner()
+        base = ["infer", VARIANT, "--url", srv.http_url, "-r", str(seq_repo)]
+        res = runner.invoke(clients_cli, base)
+        assert res.exit_code == 0, res.output
+        out = " ".join(res.output.split())
+        assert (
+            "input ids [1, 24] int64: integers uniform in [0, 49] (the build's value_range); seq=24 (the build's opt size" in out
+        )
+        res = runner.invoke(clients_cli, [*base, "--shape", "ids:12", "-b", "2"])
+        assert res.exit_code == 0, res.output
+        assert "inputs: ids [2, 12] int64" in res.output and "seq=12 (--shape)" in res.output
+        res = runner.invoke(clients_cli, [*base, "--shape", "ids:12,3"])
+        assert res.exit_code != 0 and "does not fit its config dims [-1]" in str(res.exception)
+        data = tmp_path / "ids.json"
+        data.write_text(json.dumps({"data": [{"ids": {"content": [1, 2, 3, 4, 5], "shape": [5]}}]}))
+        res = runner.invoke(clients_cli, [*base, "--input-data", str(data)])
+        assert res.exit_code == 0, res.output
+        assert f"input ids [1, 5] int64: from {data}" in res.output
+
+
+def test_a_sweep_says_the_size_it_used_and_sweeps_shapes_as_levels(seq_repo: Path, tmp_path: Path) -> None:
+    fast = MeasureSettings(measurement_interval_ms=300, max_trials=4, unstable_retries=0)
+    run, run_dir = run_sweep(
+        SweepOptions(
+            ServerOptions(seq_repo, runtime="bundled"),
+            concurrency=(1,),
+            measure=fast,
+            results_dir=tmp_path,
+            run_id="plain",
+            warmup_requests=0,
+        )
+    )
+    assert run.variant(VARIANT).dynamic_axes == "seq=24 (the build's opt size of axis seq)"
+    from perf.report.write import write_report
+
+    assert (
+        "Dynamic input dims of every variant: seq=24 (the build's opt size of axis seq), at every level"
+        in write_report(run_dir).read_text()
+    )
+
+    cmd = [
+        str(ROOT / "perf" / "run_sweep.sh"),
+        "--repository",
+        str(seq_repo),
+        "--runtime",
+        "bundled",
+        "--concurrency",
+        "1,2",
+        "--shapes",
+        "seq=8,32",
+        "--measurement-interval",
+        "300",
+        "--max-trials",
+        "4",
+        "--unstable-retries",
+        "0",
+        "--results-dir",
+        str(tmp_path),
+        "--run-id",
+        "shapes",
+    ]
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=280, cwd=ROOT)
+    assert res.returncode == 0, res.stderr
+    assert "c=1 seq=8" in res.stderr and "c=2 seq=32" in res.stderr  # progress lines name the size
+    run = results.load(tmp_path / "shapes")
+    v = run.variant(VARIANT)
+    assert sorted((lv.concurrency, lv.shape) for lv in v.levels) == [(1, "seq=32"), (1, "seq=8"), (2, "seq=32"), (2, "seq=8")]
+    assert all(lv.ok for lv in v.levels) and run.settings["sweep_axes"] == {"seq": [8, 32]}
+    commands = (tmp_path / "shapes" / results.COMMANDS_FILE).read_text()
+    assert "--shape ids:8" in commands and "--shape ids:32" in commands
+    report = (tmp_path / "shapes" / "report.md").read_text()
+    assert f"`{VARIANT} [seq=8]`" in report and f"`{VARIANT} [seq=32]`" in report
+    assert "Dynamic axes swept as a level dimension (`--shapes`): seq = 8, 32" in report
+    assert f"{VARIANT} [seq=8]" in res.stdout  # the summary table too
