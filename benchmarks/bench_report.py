@@ -1,4 +1,4 @@
-"""Time ``perf report`` on synthetic 48- and 200-variant runs built from the real demo run's levels.
+"""Time ``triton-perf report`` on synthetic 48- and 200-variant runs built from the real demo run's levels.
 
 Usage::
 
@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         assert best is not None
         rows.append(best)
 
-    view = Table(title=f"perf report on synthetic runs ({platform.node()}, best of {args.repeat})")
+    view = Table(title=f"triton-perf report on synthetic runs ({platform.node()}, best of {args.repeat})")
     for col in rows[0]:
         view.add_column(col, justify="left" if col == "case" else "right")
     for r in rows:

@@ -78,7 +78,7 @@ class BuildOptions:
         warmup_count: Runs of each ``model_warmup`` sample of the warmup variants
             (``--warmup-count``); ``None``: :data:`builders.config.warmup.DEFAULT_WARMUP_COUNT`,
             recorded in the manifest as a default, not a measurement.
-        warmup_count_reason: Why ``warmup_count`` (the measurement ``perf coldstart``
+        warmup_count_reason: Why ``warmup_count`` (the measurement ``triton-perf coldstart``
             printed), kept in the manifest.
     """
 

@@ -70,7 +70,7 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]], align: Seque
 
 #: Where the report's long lists continue (written beside ``report.md`` by :mod:`perf.report.appendix`).
 APPENDIX_FILE = "appendix.md"
-#: Variants per level table of the report, plus the baseline (``perf report --top``); the
+#: Variants per level table of the report, plus the baseline (``triton-perf report --top``); the
 #: plots of a larger run highlight as many by peak throughput.
 TOP_N = 10
 #: Items a list of the report shows before it says "... more in the appendix".

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sweep request concurrency with perf_analyzer over the variants of a model repository.
-# Usage: perf/run_sweep.sh [perf sweep options]   (see: perf/run_sweep.sh --help)
+# Usage: perf/run_sweep.sh [triton-perf sweep options]   (see: perf/run_sweep.sh --help)
 # Example: perf/run_sweep.sh --repository model_repository --concurrency 1,2,4,8 --latency-budget-ms 20
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"

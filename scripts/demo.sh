@@ -8,9 +8,9 @@
 #      or p99 passes the budget (--concurrency auto), variants that cannot win dropped after a probe level
 #      (--search prune, 8 variants) -> results/<run-id>/
 #      (raw CSVs, commands.txt, results.json, flat.csv, report.md + PNG plots); summary printed.
-#   3b. perf baseline --trace --precision: a profiler trace of one batch per format and the
+#   3b. triton-perf baseline --trace --precision: a profiler trace of one batch per format and the
 #      precision study of the eager model, added to the run and its report.
-#   4. perf export-deployment: the recommended variant as a Kubernetes bundle in
+#   4. triton-perf export-deployment: the recommended variant as a Kubernetes bundle in
 #      results/<run-id>/deployment-<variant>/ (model folder + manifests, docs/KUBERNETES.md).
 # Overrides: DEMO_MODEL (mlp), DEMO_CONCURRENCY (auto; or a list such as 1,2,4,8), DEMO_BUDGET_MS (p99 budget, 25),
 #            DEMO_INTERVAL_MS (1500), DEMO_MAX_TRIALS (5).
@@ -33,7 +33,7 @@ perf/run_sweep.sh --runtime bundled --repository model_repository --variants "${
   --max-trials "${DEMO_MAX_TRIALS:-5}" --unstable-retries 0 --latency-budget-ms "${DEMO_BUDGET_MS:-25}" \
   --run-id "$RUN_ID"
 
-echo "== 3b/4 traces and precision study: perf baseline --trace --precision, then the report again"
+echo "== 3b/4 traces and precision study: triton-perf baseline --trace --precision, then the report again"
 "$PY" -m perf.cli.main baseline "results/$RUN_ID" --profile-only --trace --precision fp32,fp16,bf16 --min-run-time 0.1 >/dev/null
 "$PY" -m perf.cli.main report "results/$RUN_ID" >/dev/null
 

@@ -386,7 +386,7 @@ def _maybe_report(sweep_dir: Path, budget_ms: float, deadline: float) -> None:
         _say("report.md skipped: matplotlib is not installed here (the table above and results.json hold the numbers)")
         return
     if time.time() > deadline - 5:
-        _say("report.md skipped: no time left in the budget (perf report RUN_DIR writes it later)")
+        _say("report.md skipped: no time left in the budget (triton-perf report RUN_DIR writes it later)")
         return
     try:
         from perf.report.write import write_report

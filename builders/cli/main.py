@@ -445,14 +445,14 @@ def parse_rtols(items: tuple[str, ...]) -> dict[str, float]:
     "--warmup-count",
     type=click.IntRange(1),
     default=None,
-    help="Runs of each model_warmup sample of the --warmup variants: the count `perf coldstart` (or a sweep) measured "
+    help="Runs of each model_warmup sample of the --warmup variants: the count `triton-perf coldstart` (or a sweep) measured "
     f"and printed [default: {DEFAULT_WARMUP_COUNT}, recorded as a default, not measured].",
 )
 @click.option(
     "--warmup-count-reason",
     metavar="TEXT",
     default=None,
-    help="Why --warmup-count is that number (the measurement perf coldstart printed); kept in the build manifest.",
+    help="Why --warmup-count is that number (the measurement triton-perf coldstart printed); kept in the build manifest.",
 )
 @click.option(
     "--force",

@@ -9,7 +9,7 @@ and, for inputs with named dynamic axes, samples at the axes' ``min`` and ``max`
 batch 1 and at ``max_batch_size``.
 
 How many times each sample runs (``count``) should be the number of requests after which the
-variant's latency is steady. That is measured by ``perf coldstart`` (and every sweep) on the
+variant's latency is steady. That is measured by ``triton-perf coldstart`` (and every sweep) on the
 variant without warmup, which prints the ``--warmup-count`` to build with and why; a build
 before any measurement uses :data:`DEFAULT_WARMUP_COUNT` and records that it is a default,
 not a measurement (:func:`warmup_count`, kept in the build manifest).
@@ -26,7 +26,7 @@ from core.errors import ConfigError
 from core.records import Record
 
 #: Runs of each warmup sample when nothing was measured (a stated default, not a
-#: measurement: ``perf coldstart`` measures how many requests a variant needs).
+#: measurement: ``triton-perf coldstart`` measures how many requests a variant needs).
 DEFAULT_WARMUP_COUNT = 3
 
 
@@ -38,7 +38,7 @@ class WarmupCount(Record):
     measured: bool = Field(
         description="whether the count came with a measurement (--warmup-count-reason); false: the default or a bare --warmup-count"
     )
-    reason: str = Field(description="why this count: the measurement perf coldstart printed, or 'default, not measured'")
+    reason: str = Field(description="why this count: the measurement triton-perf coldstart printed, or 'default, not measured'")
 
 
 def warmup_count(count: int | None = None, reason: str | None = None) -> WarmupCount:
@@ -56,7 +56,7 @@ def warmup_count(count: int | None = None, reason: str | None = None) -> WarmupC
         return WarmupCount(
             count=DEFAULT_WARMUP_COUNT,
             measured=False,
-            reason=f"default ({DEFAULT_WARMUP_COUNT} runs per sample), not measured: `perf coldstart` on the variant "
+            reason=f"default ({DEFAULT_WARMUP_COUNT} runs per sample), not measured: `triton-perf coldstart` on the variant "
             "without warmup measures how many requests it needs and prints the --warmup-count to build with",
         )
     if count < 1:

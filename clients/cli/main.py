@@ -159,7 +159,7 @@ def infer(
     "--variants",
     "variants",
     metavar="NAME|PATTERN[,...]",
-    help="Variant names or patterns such as 'mlp_*', as perf sweep --variants takes them [default: all in index.json].",
+    help="Variant names or patterns such as 'mlp_*', as triton-perf sweep --variants takes them [default: all in index.json].",
 )
 @verbosity_option
 def check(server_opts: Any, http_url: str | None, grpc_url: str | None, protocol: str, variants: tuple[str, ...]) -> None:

@@ -166,7 +166,7 @@ class RemoteRuntime(Runtime):
         if len(opts.urls) != 1:
             raise ServerError(
                 f"the remote runtime talks to one server here, got {len(opts.urls)} --url values",
-                hint="pass --url HOST:PORT (several servers in parallel: `perf sweep --url a,b`)",
+                hint="pass --url HOST:PORT (several servers in parallel: `triton-perf sweep --url a,b`)",
             )
         metrics = opts.metrics_urls[0] if opts.metrics_urls else None
         self.endpoint = parse_endpoint(opts.urls[0], metrics)

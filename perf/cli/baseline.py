@@ -1,8 +1,8 @@
-"""``perf baseline RUN_DIR|REPOSITORY``: the in-process baseline (a thin shell over
+"""``triton-perf baseline RUN_DIR|REPOSITORY``: the in-process baseline (a thin shell over
 :mod:`perf.profile.baseline`), and the sweep's ``--no-baseline`` flag.
 
 Given a run folder it measures the run's variants at the batch sizes the run's dynamic
-batcher formed and stores the result in the run's ``results.json`` (``perf report RUN_DIR``
+batcher formed and stores the result in the run's ``results.json`` (``triton-perf report RUN_DIR``
 then shows the serving efficiency); given a model repository it measures every variant at
 batch 1, ``--batch-sizes`` and max_batch_size and writes ``baseline.json`` into ``--out``.
 """
@@ -33,7 +33,7 @@ def no_baseline_option(fn: Any) -> Any:
         "--no-baseline",
         is_flag=True,
         help="Do not measure the in-process baseline at the end (each format run without a server at the batch sizes "
-        "the server formed; `perf baseline RUN_DIR` measures it later).",
+        "the server formed; `triton-perf baseline RUN_DIR` measures it later).",
     )(fn)
 
 
@@ -96,7 +96,7 @@ def baseline(
 ) -> None:
     """Measure each format in-process (no server) with a served instance's threads.
 
-    TARGET is a run folder (its results.json gets the baseline; `perf report` then shows the
+    TARGET is a run folder (its results.json gets the baseline; `triton-perf report` then shows the
     serving efficiency) or a model repository (baseline.json is written to --out).
     """
     from perf.profile import baseline as api
@@ -117,7 +117,7 @@ def baseline(
     if not profile_only:
         if is_run:
             result = api.baseline_for_run(target, opts, _progress())
-            where = f"stored in {target / RESULTS_FILE}; `perf report {target}` shows the serving efficiency"
+            where = f"stored in {target / RESULTS_FILE}; `triton-perf report {target}` shows the serving efficiency"
         else:
             assert out is not None
             result = api.run_baseline(opts, _progress())

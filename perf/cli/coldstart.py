@@ -1,4 +1,4 @@
-"""``perf coldstart``: load time and first requests of each variant, on their own (:mod:`perf.coldstart.measure`)."""
+"""``triton-perf coldstart``: load time and first requests of each variant, on their own (:mod:`perf.coldstart.measure`)."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ from core.cli import CONTEXT_SETTINGS, ToolkitCommand, list_option, verbosity_op
     default=None,
     metavar="RUN",
     help="A sweep's run folder: the records replace its variants' cold starts in results.json (ratios then use its "
-    "levels; `perf report RUN` shows them).",
+    "levels; `triton-perf report RUN` shows them).",
 )
 @server_options(repository_flag=False, omit=("model_control", "load_models"))
 @verbosity_option
@@ -105,4 +105,4 @@ def coldstart(
     click.echo(report.conclusion(run, items))
     if into:
         results.save(run, into)
-        click.echo(f"\nrecorded in {into / results.RESULTS_FILE}; `perf report {into}` writes the report with them")
+        click.echo(f"\nrecorded in {into / results.RESULTS_FILE}; `triton-perf report {into}` writes the report with them")

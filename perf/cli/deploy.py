@@ -1,4 +1,4 @@
-"""``perf export-deployment``: a deployment bundle for a run's winner (:mod:`perf.deploy.bundle`)."""
+"""``triton-perf export-deployment``: a deployment bundle for a run's winner (:mod:`perf.deploy.bundle`)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Cold start of one variant: its load time and its first requests (issue 17).
 
 Measured in every sweep right after the sweep loads a variant alone (:func:`load`, then
-:func:`first_requests`, before the sweep's own warm-up run), and by ``perf coldstart`` on its
+:func:`first_requests`, before the sweep's own warm-up run), and by ``triton-perf coldstart`` on its
 own (:func:`measure`):
 
 - **load time**: from the repository API's load request to its answer (explicit model
@@ -192,7 +192,7 @@ def measure(
     protocol: str = "http",
     shapes: Mapping[str, Sequence[int]] | None = None,
 ) -> ColdStart:
-    """``perf coldstart``: load ``variant`` alone, send its first requests at each of
+    """``triton-perf coldstart``: load ``variant`` alone, send its first requests at each of
     ``batch_sizes`` (those above its max_batch_size left out), unload it.
 
     Raises:

@@ -1,4 +1,4 @@
-"""A deployment bundle for one measured variant (``perf export-deployment``): its model folder
+"""A deployment bundle for one measured variant (``triton-perf export-deployment``): its model folder
 as NVIDIA's tritonserver image serves it, and Kubernetes manifests (:mod:`perf.deploy.k8s`).
 
 Layout of a bundle (default folder ``<run>/deployment-<variant>/``):
@@ -325,7 +325,7 @@ def readme(bundle: Bundle, run: RunResult, repository: Path) -> list[str]:
     lines = [
         f"# Deployment bundle: `{c.variant}`",
         "",
-        f"Written by `perf export-deployment` from run `{run.run_id}` (repository `{repository}`).",
+        f"Written by `triton-perf export-deployment` from run `{run.run_id}` (repository `{repository}`).",
         "",
         "## Why this variant",
         "",

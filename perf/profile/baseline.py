@@ -1,4 +1,4 @@
-"""The in-process baseline: what each served artifact does without a server (``perf baseline``,
+"""The in-process baseline: what each served artifact does without a server (``triton-perf baseline``,
 and the end of every sweep unless ``--no-baseline``).
 
 For each variant of a run (or of a repository), the same artifact runs in this process with
@@ -50,12 +50,12 @@ from perf.records.results import RunResult
 
 log = logging.getLogger(__name__)
 
-#: The standalone file ``perf baseline REPOSITORY`` writes (a run keeps it in results.json).
+#: The standalone file ``triton-perf baseline REPOSITORY`` writes (a run keeps it in results.json).
 BASELINE_FILE = "baseline.json"
 BASELINE_KIND: RecordKind[BaselineResult] = RecordKind(
-    "in-process baseline file", BaselineResult, 1, hint="measure it again with `perf baseline`"
+    "in-process baseline file", BaselineResult, 1, hint="measure it again with `triton-perf baseline`"
 )
-#: How long a sweep's baseline times each point: half of ``perf baseline``'s default, so that
+#: How long a sweep's baseline times each point: half of ``triton-perf baseline``'s default, so that
 #: it adds about half a minute to the demo's sweep (29 points); the settings are recorded
 #: either way. Tests shorten it further, as they shorten perf_analyzer's windows.
 SWEEP_TIMING = TimingSettings(min_run_time_s=0.1)
@@ -290,7 +290,7 @@ def measure_after_sweep(run: RunResult, run_dir: Path, repository: Path, progres
     left in the run's notes, never failing the finished sweep."""
     if not any(v.status == "ok" for v in run.variants):
         return
-    log.info("measuring the in-process baseline (perf baseline; --no-baseline skips it)")
+    log.info("measuring the in-process baseline (triton-perf baseline; --no-baseline skips it)")
     try:
         run.baseline = run_baseline(BaselineOptions(repository, run=run, timing=SWEEP_TIMING), progress)
     except ToolkitError as e:

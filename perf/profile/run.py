@@ -1,4 +1,4 @@
-"""``perf baseline --trace`` and ``--precision``: traces and the precision study of the
+"""``triton-perf baseline --trace`` and ``--precision``: traces and the precision study of the
 variants the baseline measures, stored with the run.
 
 - ``--trace``: one batch per (model, format, device) the baseline plans (the eager model
@@ -11,7 +11,7 @@ variants the baseline measures, stored with the run.
 
 The batch is the largest one the run's dynamic batcher formed for that variant
 (:func:`perf.profile.baseline.formed_batches`), else 1. For a run the record is stored as
-``results.json``'s ``profile`` (``perf report`` shows it); for a repository it is written to
+``results.json``'s ``profile`` (``triton-perf report`` shows it); for a repository it is written to
 ``profile.json`` beside ``baseline.json``.
 """
 
@@ -41,7 +41,7 @@ TRACES_DIR = "traces"
 #: The standalone file for a repository's profile (a run keeps it in results.json).
 PROFILE_FILE = "profile.json"
 PROFILE_KIND: RecordKind[ProfileRecord] = RecordKind(
-    "profile file", ProfileRecord, 1, hint="write it again with `perf baseline --trace/--precision`"
+    "profile file", ProfileRecord, 1, hint="write it again with `triton-perf baseline --trace/--precision`"
 )
 
 
@@ -85,7 +85,7 @@ def profile_variants(
 def profile_target(
     target: Path, opts: BaselineOptions, out_dir: Path | None, *, trace: bool = False, precisions: Sequence[str] = ()
 ) -> tuple[ProfileRecord, Path]:
-    """``perf baseline TARGET --trace/--precision``: :func:`profile_variants` of a run folder
+    """``triton-perf baseline TARGET --trace/--precision``: :func:`profile_variants` of a run folder
     (its repository, variants and formed batches; stored in its ``results.json``) or of a
     repository (written to ``out_dir/profile.json``); returns the record and the file.
 

@@ -1,4 +1,4 @@
-"""Records of the in-process baseline (``perf baseline``; the ``baseline`` section of
+"""Records of the in-process baseline (``triton-perf baseline``; the ``baseline`` section of
 ``results.json``).
 
 The baseline runs each format of a repository's models in the measuring process, without a

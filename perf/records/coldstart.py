@@ -10,7 +10,7 @@ request at a size is compared with the median of the requests that follow it
 
 The steady-state rule (:data:`STEADY_RATIO`, :meth:`FirstRequests.requests_to_steady`) is the
 one place that decides how many requests a variant needs before its latency is steady; the
-warmup count ``perf coldstart`` prints for ``builders build --warmup-count`` comes from it.
+warmup count ``triton-perf coldstart`` prints for ``builders build --warmup-count`` comes from it.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ class FirstRequests:
 
 @dataclass(config=_CONFIG)
 class ColdStart:
-    """One variant's cold start, measured right after the sweep (or ``perf coldstart``) loaded it.
+    """One variant's cold start, measured right after the sweep (or ``triton-perf coldstart``) loaded it.
 
     Attributes:
         variant: The variant (model) name (a shape-split report series keeps its variant's name here).

@@ -115,8 +115,8 @@ class ProfileRecord:
     """The traces and the precision study of one run (``RunResult.profile``).
 
     Attributes:
-        traces: One per format traced (``perf baseline --trace``).
-        precision: The precision study's rows (``perf baseline --precision``).
+        traces: One per format traced (``triton-perf baseline --trace``).
+        precision: The precision study's rows (``triton-perf baseline --precision``).
     """
 
     traces: list[TraceRecord] = dataclasses.field(default_factory=list)

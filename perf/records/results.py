@@ -395,7 +395,7 @@ class RunResult:
     #: The in-process baseline (:mod:`perf.profile.baseline`); ``None`` until measured (``--no-baseline``).
     baseline: BaselineResult | None = None
     schema: int = SCHEMA_VERSION
-    #: Profiler traces and the precision study (:mod:`perf.records.profile`; ``perf baseline --trace/--precision``).
+    #: Profiler traces and the precision study (:mod:`perf.records.profile`; ``triton-perf baseline --trace/--precision``).
     profile: ProfileRecord | None = None
     servers: list[MeasuringServer] = dataclasses.field(default_factory=list)
     search: SearchRecord | None = None

@@ -24,7 +24,7 @@ from perf.records.coldstart import STEADY_RATIO, ColdStart, FirstRequests
 from perf.records.results import LevelResult, RunResult
 from perf.report.phrases import Facts, say
 
-#: The run id of ``perf coldstart``'s own records (no sweep behind them).
+#: The run id of ``triton-perf coldstart``'s own records (no sweep behind them).
 STANDALONE_RUN = "perf-coldstart"
 #: Marks a ratio to the requests' own median (the sweep measured no level at that size).
 OWN_MARK = "‡"
@@ -167,7 +167,7 @@ def measured_warmup_count(items: list[Entry], run_id: str | None = None) -> tupl
     if not judged:
         return None
     n, e, f = max(judged, key=lambda j: j[0])
-    where = f"in run {run_id}" if run_id and run_id != STANDALONE_RUN else "by perf coldstart"
+    where = f"in run {run_id}" if run_id and run_id != STANDALONE_RUN else "by triton-perf coldstart"
     at = f"batch {f.batch_size}" + (f" [{f.shape}]" if f.shape else "")
     reason = (
         f"measured {where}: {e.name} without warmup needed {n} request(s) at {at} before one within "
@@ -328,7 +328,7 @@ def _notes(lines: list[str]) -> list[str]:
 
 
 def records_json(items: list[ColdStart]) -> list[dict[str, Any]]:
-    """The records as JSON (``perf coldstart --json``)."""
+    """The records as JSON (``triton-perf coldstart --json``)."""
     from pydantic import TypeAdapter
 
     return TypeAdapter(list[ColdStart]).dump_python(items, mode="json")

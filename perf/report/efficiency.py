@@ -96,8 +96,8 @@ def efficiency_section(run: RunResult, run_dir: Path) -> list[str]:
         why = (
             f"the servers ran on another host ({', '.join(elsewhere)}): an in-process run here would measure this host"
             if elsewhere
-            else f"swept with `--no-baseline`, or before it existed: `perf baseline {run_dir}` measures it and "
-            f"`perf report {run_dir}` then shows this section"
+            else f"swept with `--no-baseline`, or before it existed: `triton-perf baseline {run_dir}` measures it and "
+            f"`triton-perf report {run_dir}` then shows this section"
         )
         return lines + [f"No in-process baseline in this run ({why}).", ""]
     rows = efficiency_rows(run)

@@ -1,4 +1,4 @@
-"""``report.html``: one self-contained interactive page of a sweep (``perf report --html``).
+"""``report.html``: one self-contained interactive page of a sweep (``triton-perf report --html``).
 
 Written with `plotly <https://plotly.com/python/>`_ (imported lazily); the plotly.js library
 is embedded in the file (``include_plotlyjs=True``), so the page opens offline, with no

@@ -201,7 +201,7 @@ def plot_lines(run: RunResult, run_dir: Path, rec: Recommendation, breakdown_con
         pngs = plots.write_plots(run, run_dir, breakdown_concurrency, rec.latency_budget_ms, rec)
         lines += [f"![{title}]({path.name})" for title, path in pngs.items()] + [""]
     else:  # e.g. the slim offline GPU bundle: the tables still carry every number
-        lines += ["(no plots: matplotlib is not installed here; `pip install matplotlib` and run `perf report` again)", ""]
+        lines += ["(no plots: matplotlib is not installed here; `pip install matplotlib` and run `triton-perf report` again)", ""]
         log.warning("matplotlib is not installed: report.md is written without plots")
     if html:
         lines += [report_html.html_line(run, run_dir, rec), ""]

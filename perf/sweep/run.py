@@ -1,4 +1,4 @@
-"""The concurrency sweep (Python API behind ``perf/run_sweep.sh`` and ``perf sweep``).
+"""The concurrency sweep (Python API behind ``perf/run_sweep.sh`` and ``triton-perf sweep``).
 
 For each variant: load it alone (explicit model control), warm it up, run perf_analyzer
 once per planned (client batch size, concurrency, trial) while sampling the server's

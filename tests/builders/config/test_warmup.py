@@ -50,8 +50,8 @@ def test_warmup_count_is_the_measured_one_when_given_and_a_stated_default_otherw
     assert {w.count for w in cfg.model_warmup} == {7}
     default = warmup_count()
     assert (default.count, default.measured) == (DEFAULT_WARMUP_COUNT, False) and "not measured" in default.reason
-    given = warmup_count(5, "perf coldstart: steady from request 5")
-    assert (given.count, given.measured, given.reason) == (5, True, "perf coldstart: steady from request 5")
+    given = warmup_count(5, "triton-perf coldstart: steady from request 5")
+    assert (given.count, given.measured, given.reason) == (5, True, "triton-perf coldstart: steady from request 5")
     assert not warmup_count(5).measured
     with pytest.raises(ConfigError, match="at least once"):
         warmup_count(0)

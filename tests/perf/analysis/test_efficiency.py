@@ -112,7 +112,7 @@ def test_round_trip_and_report_without_baseline(tmp_path: Path):
     results.save(old, tmp_path)
     assert results.load(tmp_path).baseline is None
     report = write_report(tmp_path).read_text()
-    assert "No in-process baseline in this run" in report and "perf baseline" in report
+    assert "No in-process baseline in this run" in report and "triton-perf baseline" in report
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,5 @@
 """Cold start on the real bundled tritonserver (issue 17): load time and first requests of a
-real variant are recorded and positive; ``perf coldstart`` prints the table and the measured
+real variant are recorded and positive; ``triton-perf coldstart`` prints the table and the measured
 warmup count."""
 
 from __future__ import annotations
@@ -40,4 +40,4 @@ def test_perf_coldstart_prints_the_table_and_the_measured_warmup_count(tiny_repo
     row = next(ln for ln in r.output.splitlines() if f"`{VARIANT}`" in ln)
     assert "b4 " in row and "not measured" not in row
     assert "**Cold start.** 1 variant(s) were each loaded alone on the bundled tritonserver" in r.output
-    assert "--warmup-count " in r.output and "measured by perf coldstart" in r.output
+    assert "--warmup-count " in r.output and "measured by triton-perf coldstart" in r.output

@@ -1,4 +1,4 @@
-"""``perf export-deployment``: the bundle of a run's winner, its Kubernetes manifests read back
+"""``triton-perf export-deployment``: the bundle of a run's winner, its Kubernetes manifests read back
 with the ``kubernetes`` client, resources from the instance group, refusals."""
 
 from __future__ import annotations

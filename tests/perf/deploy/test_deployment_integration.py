@@ -1,5 +1,5 @@
 """End to end through the CLIs: a real small sweep (bundled tritonserver, real perf_analyzer),
-then ``perf export-deployment`` of its recommendation; the manifests read back with the
+then ``triton-perf export-deployment`` of its recommendation; the manifests read back with the
 ``kubernetes`` client."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The in-process baseline without a server: thread rules, timing, planning, points the host
-cannot run, and ``perf baseline REPOSITORY`` on the tiny build."""
+cannot run, and ``triton-perf baseline REPOSITORY`` on the tiny build."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``perf baseline --trace --precision`` on the tiny build (no server): one trace per format
+"""``triton-perf baseline --trace --precision`` on the tiny build (no server): one trace per format
 (files that parse as JSON, linked from the report), the precision study's rows, stored in a
 run's results.json or a repository's profile.json."""
 

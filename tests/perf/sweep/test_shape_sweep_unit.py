@@ -1,4 +1,4 @@
-"""A dynamic axis swept as a level dimension (``perf sweep --shapes seq=16,64,128``) and the
+"""A dynamic axis swept as a level dimension (``triton-perf sweep --shapes seq=16,64,128``) and the
 report saying what sizes the dynamic axes had (issue 19, item 11), without a server."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Dynamic input shapes with the real bundled tritonserver and perf_analyzer (issue 19, item 11):
 ``clients infer`` says which shapes and ranges it made up and takes ``--shape``/``--input-data``;
-``perf sweep`` says which size it used, and sweeps ``--shapes seq=...`` as a level dimension."""
+``triton-perf sweep`` says which size it used, and sweeps ``--shapes seq=...`` as a level dimension."""
 
 from __future__ import annotations
 

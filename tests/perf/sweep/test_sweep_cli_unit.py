@@ -1,4 +1,4 @@
-"""``perf sweep`` without a server: exit codes, the Ctrl-C hint, what a resumed run takes from
+"""``triton-perf sweep`` without a server: exit codes, the Ctrl-C hint, what a resumed run takes from
 the saved one and what it warns about, progress lines with --trials (issue 19, items 6, 9, 10)."""
 
 from __future__ import annotations
