@@ -1,0 +1,128 @@
+"""Paired comparisons over interleaved rounds: the one rule that says whether A differs from B.
+
+Two targets measured in the same *rounds* (each round measures each target once, in a
+shuffled order, so that whatever else the host did during a round fell on both alike) give
+one ratio per round, ``r_i = a_i / b_i``. A drift of the background load moves ``a_i`` and
+``b_i`` together and cancels in ``r_i``; only what differs *within* a round is left.
+
+Rule (:func:`paired`; the report states it as :data:`RULE`): an exact two-sided **sign test**
+on the rounds' ratios at level :data:`ALPHA` (5 %): A is higher than B when the rounds where
+``r_i > 1`` outnumber those where ``r_i < 1`` by so much that a fair coin would do it with
+probability at most ``ALPHA`` (ties, ``r_i == 1``, are dropped); likewise lower; otherwise the
+two are *not distinguishable at this noise*. With every round agreeing, 6 rounds are the
+fewest that can reach 5 % (``2 / 2**6 = 3.1 %``); 5 cannot (6.3 %). The sign test assumes
+nothing about the size or the distribution of the noise, only that rounds are independent
+(the usual choice for few paired samples: W. J. Conover, *Practical Nonparametric
+Statistics*, 3rd ed., section 3.4).
+
+The size of a difference is the median ratio with its spread over rounds (min–max): a
+verdict says whether there is a difference, the median how large it is.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import statistics
+from collections.abc import Sequence
+from typing import Literal
+
+#: Two-sided level of the sign test.
+ALPHA = 0.05
+#: The rule in words, for reports.
+RULE = (
+    "paired over interleaved rounds (each round measures both once, in a shuffled order); the ratio is the median "
+    "over rounds with its min–max; a difference is called only when an exact two-sided sign test over the rounds "
+    f"gives p ≤ {ALPHA:g} (at least 6 rounds, all agreeing), else *not distinguishable at this noise*"
+)
+Verdict = Literal["higher", "lower", "not distinguishable"]
+
+
+def sign_test_p(wins: int, losses: int) -> float:
+    """Exact two-sided sign-test p-value of ``wins`` against ``losses`` (ties dropped):
+    ``min(1, 2 * P(X >= max(wins, losses)))`` with ``X ~ Binomial(wins + losses, 1/2)``; 1.0
+    without any round."""
+    n = wins + losses
+    if n == 0:
+        return 1.0
+    k = max(wins, losses)
+    tail = sum(math.comb(n, i) for i in range(k, n + 1)) / 2**n
+    return min(1.0, 2.0 * tail)
+
+
+def min_rounds(alpha: float = ALPHA) -> int:
+    """The fewest rounds that can reach ``alpha`` when every round agrees."""
+    n = 1
+    while sign_test_p(n, 0) > alpha:
+        n += 1
+    return n
+
+
+@dataclasses.dataclass(frozen=True)
+class Paired:
+    """A paired comparison of A with B over rounds.
+
+    Attributes:
+        ratios: ``a_i / b_i`` per round, in round order.
+        median: Their median.
+        low, high: Their min and max (the spread over rounds).
+        wins, losses: Rounds with ``a_i > b_i`` and with ``a_i < b_i``.
+        p_value: The sign test's two-sided p-value (:func:`sign_test_p`).
+        verdict: ``"higher"`` (A above B), ``"lower"`` or ``"not distinguishable"`` at :data:`ALPHA`.
+    """
+
+    ratios: tuple[float, ...]
+    median: float
+    low: float
+    high: float
+    wins: int
+    losses: int
+    p_value: float
+    verdict: Verdict
+
+    @property
+    def rounds(self) -> int:
+        return len(self.ratios)
+
+    @property
+    def significant(self) -> bool:
+        return self.verdict != "not distinguishable"
+
+    def spread_text(self) -> str:
+        """``"1.75× (min–max 1.61–1.90 over 8 rounds, ahead in 8 of 8; p = 0.008)"``."""
+        return (
+            f"{self.median:.3g}× (min–max {self.low:.3g}–{self.high:.3g} over {self.rounds} rounds, ahead in "
+            f"{self.wins} of {self.rounds}; p = {self.p_value:.2g})"
+        )
+
+    def describe(self, higher: str = "higher", lower: str = "lower") -> str:
+        """The verdict in words with the numbers behind it: ``"faster: 1.75× (...)"`` or
+        ``"not distinguishable at this noise: 1.02× (...)"`` (``higher``/``lower``: the words
+        for A above and below B)."""
+        word = {"higher": higher, "lower": lower}.get(self.verdict, "not distinguishable at this noise")
+        return f"{word}: {self.spread_text()}"
+
+
+def paired(a: Sequence[float | None], b: Sequence[float | None], alpha: float = ALPHA) -> Paired | None:
+    """Compare ``a`` with ``b`` round by round (see the module docstring).
+
+    Args:
+        a, b: One value per round of each target (same length, same round order; a round
+            where either is missing or not positive is left out).
+        alpha: Two-sided level of the sign test.
+
+    Returns:
+        The comparison, or ``None`` without a round where both were measured.
+
+    Raises:
+        ValueError: ``a`` and ``b`` have different lengths (they are not the same rounds).
+    """
+    if len(a) != len(b):
+        raise ValueError(f"paired values need the same rounds: {len(a)} values against {len(b)}")
+    ratios = tuple(x / y for x, y in zip(a, b) if x is not None and y is not None and x > 0 and y > 0)
+    if not ratios:
+        return None
+    wins, losses = sum(r > 1 for r in ratios), sum(r < 1 for r in ratios)
+    p = sign_test_p(wins, losses)
+    verdict: Verdict = "not distinguishable" if p > alpha else "higher" if wins > losses else "lower"
+    return Paired(ratios, statistics.median(ratios), min(ratios), max(ratios), wins, losses, p, verdict)
