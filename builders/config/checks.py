@@ -18,7 +18,7 @@ from tritonclient.grpc import model_config_pb2 as mc
 
 from builders import backends
 from builders.model.artifact_io import WILDCARD, ArtifactIO, TensorIO
-from builders.model.spec import TensorSpec
+from builders.model.tensor import TensorSpec
 from builders.triton import rules
 from builders.triton.rules import Problem
 from core.naming import NAME_RE

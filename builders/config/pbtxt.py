@@ -26,7 +26,8 @@ from builders.config.checks import artifact_problems, config_problems, has_batch
 from builders.config.variants import Variant
 from builders.config.warmup import DEFAULT_WARMUP_COUNT, add_warmup
 from builders.model.artifact_io import WILDCARD, ArtifactIO, TensorIO
-from builders.model.spec import ModelSpec, TensorSpec
+from builders.model.spec import ModelSpec
+from builders.model.tensor import TensorSpec
 from builders.triton.rules import raise_problems
 from core.errors import ConfigError
 

@@ -20,7 +20,8 @@ from typing import Any
 from builders.export.artifacts import ExportResult, file_sha256
 from builders.export.chain import Verify, first_verified, tracer_warnings
 from builders.export.precision import prepare_module
-from builders.model.spec import BATCH_AXIS, EXAMPLE_BATCH, ModelSpec, TensorSpec
+from builders.model.spec import EXAMPLE_BATCH, ModelSpec
+from builders.model.tensor import BATCH_AXIS, TensorSpec
 
 log = logging.getLogger(__name__)
 

@@ -9,7 +9,8 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from builders.model.spec import ModelSpec, TensorSpec
+from builders.model.spec import ModelSpec
+from builders.model.tensor import TensorSpec
 from core.errors import ModelSpecError
 
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from builders.model.spec import EXAMPLE_BATCH, ModelSpec, TensorSpec
+from builders.model.spec import EXAMPLE_BATCH, ModelSpec
+from builders.model.tensor import TensorSpec
 from core import dtypes
 from core.errors import ModelSpecError
 

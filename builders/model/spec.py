@@ -1,9 +1,11 @@
-"""Typed description of a model's inputs and outputs (its I/O signature).
+"""Typed description of a model's inputs and outputs (its I/O signature) and its JSON form.
 
 Shapes are *per sample*: the batch axis is implicit and always first, as in Triton's
 ``dims`` when ``max_batch_size > 0`` (Triton docs, "Model Configuration: Inputs and
 Outputs"). A dimension is either a fixed ``int`` or the *name* of a dynamic axis
-(``"seq"``), whose range is given in :attr:`ModelSpec.dynamic_axes`.
+(``"seq"``), whose range is given in :attr:`ModelSpec.dynamic_axes`. One tensor is a
+:class:`builders.model.tensor.TensorSpec`; the command-line form is parsed by
+:mod:`builders.model.spec_flags`.
 """
 
 from __future__ import annotations
@@ -13,122 +15,22 @@ import difflib
 import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
-from pydantic import Field, StrictInt, StrictStr, ValidationError
+from pydantic import Field, StrictStr
 
+from builders.model.spec_flags import parse_axis_flag, parse_input_flag
+from builders.model.tensor import BATCH_AXIS, DEFAULT_INT_RANGE, TensorSpec, TensorSpecRecord, output_placeholder, validate_json
 from core import dtypes
 from core.errors import ModelSpecError
-from core.records import Record, describe
+from core.records import Record
 
-Dim = int | str
-#: Inclusive ``(low, high)`` of generated integer inputs whose spec gives no ``value_range``
-#: (verification draws, served checks, perf_analyzer data: one range everywhere).
-DEFAULT_INT_RANGE: tuple[int, int] = (0, 100)
-#: Name of the implicit first (batch) axis in exported graphs and error messages.
-BATCH_AXIS = "batch"
 #: Batch size of the example inputs used to trace/export (not 1: torch.export specialises
 #: dimensions of size 1, and a trace taken at batch 1 cannot show a frozen batch).
 EXAMPLE_BATCH = 2
 #: Schema version of an input spec file (``"schema"``; a file without it is version 1).
 SPEC_SCHEMA = 1
-
-
-@dataclasses.dataclass(frozen=True)
-class TensorSpec:
-    """One named input or output tensor.
-
-    Attributes:
-        name: Tensor name as served by Triton (e.g. ``"INPUT__0"`` or ``"input_ids"``).
-        dtype: Data type name, one of :data:`core.dtypes.TENSOR_IO_NAMES` (``"float32"``,
-            ``"int64"``...): a type with both a numpy and a torch counterpart.
-        shape: Per-sample shape without the batch axis; ints are fixed, strings name a
-            dynamic axis (e.g. ``(512,)`` or ``("seq",)``).
-        value_range: ``(low, high)`` inclusive range for generated integer inputs such as
-            token ids; ignored for floating inputs (which are drawn from N(0, 1)).
-        key: Outputs: the tensor's identity in what ``forward`` returns, its path through
-            dicts (keys) and tuples/lists (positions), e.g. ``("logits",)`` or ``(1, "feat")``;
-            ``()`` for a lone tensor; ``None`` when not recorded (inputs, older manifests).
-            Names are tied to outputs by this key, never by position alone.
-        batch_axis: Where the batch axis sits in the tensor's full shape: 0 (always, for
-            inputs), another position for an output the model returns with the batch
-            elsewhere (``[4, batch]``), ``None`` for an output with no batch axis. Only 0
-            can be served with ``max_batch_size > 0`` (``builders.model.outputs`` finds it).
-    """
-
-    name: str
-    dtype: str
-    shape: tuple[Dim, ...]
-    value_range: tuple[int, int] | None = None
-    key: tuple[str | int, ...] | None = None
-    batch_axis: int | None = 0
-
-    def __post_init__(self) -> None:
-        dtypes.require_tensor_io(self.dtype, f"tensor {self.name!r}")
-        for d in self.shape:
-            if isinstance(d, bool) or not isinstance(d, (int, str)) or (isinstance(d, int) and d <= 0) or d == "":
-                raise ModelSpecError(
-                    f"tensor {self.name!r}: dimension {d!r} must be an int > 0 or the name of a dynamic axis",
-                    hint='e.g. shape [3, 224, 224] or ["seq"]',
-                )
-            if d == BATCH_AXIS:
-                raise ModelSpecError(
-                    f"tensor {self.name!r}: {BATCH_AXIS!r} is the implicit first axis; per-sample shapes must not name it",
-                    hint=f"drop {BATCH_AXIS!r} from the shape (it is always axis 0)",
-                )
-        if self.batch_axis is not None and not 0 <= self.batch_axis <= len(self.shape):
-            raise ModelSpecError(
-                f"tensor {self.name!r}: batch_axis {self.batch_axis} is outside its shape "
-                f"(0..{len(self.shape)} for {len(self.shape)} per-sample dims)"
-            )
-        if self.value_range is not None:
-            lo, hi = self.value_range
-            if not dtypes.from_name(self.dtype).is_integer:
-                raise ModelSpecError(
-                    f"tensor {self.name!r}: value_range is for integer inputs, but dtype is {self.dtype}",
-                    hint="drop value_range (floating inputs are drawn from N(0, 1))",
-                )
-            info = np.iinfo(self.dtype)
-            if not (info.min <= lo <= hi <= info.max):
-                raise ModelSpecError(
-                    f"tensor {self.name!r}: value_range {list(self.value_range)} must satisfy low <= high within {self.dtype}",
-                )
-
-    @property
-    def triton_dtype(self) -> str:
-        """Triton ``DataType`` enum name, e.g. ``"TYPE_FP32"``."""
-        return dtypes.from_name(self.dtype).triton
-
-    def triton_dims(self) -> list[int]:
-        """Per-sample dims for ``config.pbtxt``: dynamic axes become ``-1``."""
-        return [d if isinstance(d, int) else -1 for d in self.shape]
-
-    def full_shape(self) -> tuple[Dim, ...]:
-        """The whole shape: the per-sample shape with :data:`BATCH_AXIS` at :attr:`batch_axis`."""
-        if self.batch_axis is None:
-            return self.shape
-        return (*self.shape[: self.batch_axis], BATCH_AXIS, *self.shape[self.batch_axis :])
-
-    def concrete_shape(self, axis_sizes: dict[str, int]) -> tuple[int, ...]:
-        """Per-sample shape with every named axis replaced by ``axis_sizes[name]``."""
-        return tuple(d if isinstance(d, int) else axis_sizes[d] for d in self.shape)
-
-    def to_json(self) -> dict[str, Any]:
-        """The JSON form (:class:`TensorSpecRecord`; ``batch_axis`` only when it is not 0)."""
-        d = TensorSpecRecord.from_spec(self).model_dump(mode="json")
-        if d.get("batch_axis") == 0:
-            del d["batch_axis"]
-        return d
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> TensorSpec:
-        """Inverse of :meth:`to_json`.
-
-        Raises:
-            ModelSpecError: a missing key or wrong type (naming the field), or an inconsistent tensor.
-        """
-        return _validate(TensorSpecRecord, d, "tensor spec").to_spec()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -236,6 +138,7 @@ class ModelSpec:
             )
 
     def with_outputs(self, outputs: tuple[TensorSpec, ...]) -> ModelSpec:
+        """This spec with ``outputs`` in place of its outputs (inputs and dynamic axes kept)."""
         return dataclasses.replace(self, outputs=outputs)
 
     def renamed(self, names: dict[str, dict[str, str]] | None) -> ModelSpec:
@@ -270,7 +173,7 @@ class ModelSpec:
                 expected and what was found), an unsupported ``schema`` version, or an
                 inconsistent spec.
         """
-        return _validate(ModelSpecRecord, d, source).to_spec()
+        return validate_json(ModelSpecRecord, d, source).to_spec()
 
     @classmethod
     def from_file(cls, path: str | Path) -> ModelSpec:
@@ -356,48 +259,8 @@ class ModelSpec:
         """
         return cls(
             tuple(parse_input_flag(f) for f in inputs),
-            tuple(_output_placeholder(n) for n in outputs),
+            tuple(output_placeholder(n) for n in outputs),
             dict(parse_axis_flag(a) for a in axes),
-        )
-
-
-class TensorSpecRecord(Record):
-    """JSON form of a :class:`TensorSpec` (the same fields; ``shape`` as a list)."""
-
-    name: str
-    dtype: str = Field(description="a core.dtypes tensor I/O name: float32, int64, bool...")
-    shape: list[StrictInt | StrictStr] = Field(description="per-sample shape, no batch axis; strings name dynamic axes")
-    value_range: tuple[int, int] | None = Field(None, description="inclusive (low, high) of generated integer inputs")
-    key: list[StrictStr | StrictInt] | None = Field(
-        None,
-        description="outputs: path of the tensor in what forward() returns (dict keys, tuple positions); "
-        "[] for a lone tensor; null when not recorded",
-    )
-    batch_axis: int | None = Field(
-        0,
-        description="outputs: position of the batch axis in the full shape (null: none); "
-        "only 0 is served with max_batch_size > 0",
-    )
-
-    @classmethod
-    def from_spec(cls, t: TensorSpec) -> TensorSpecRecord:
-        return cls(
-            name=t.name,
-            dtype=t.dtype,
-            shape=list(t.shape),
-            value_range=t.value_range,
-            key=list(t.key) if t.key is not None else None,
-            batch_axis=t.batch_axis,
-        )
-
-    def to_spec(self) -> TensorSpec:
-        return TensorSpec(
-            self.name,
-            self.dtype,
-            tuple(self.shape),
-            self.value_range,
-            tuple(self.key) if self.key is not None else None,
-            self.batch_axis,
         )
 
 
@@ -412,6 +275,7 @@ class ModelSpecRecord(Record):
 
     @classmethod
     def from_spec(cls, spec: ModelSpec) -> ModelSpecRecord:
+        """The record of ``spec`` (every output with its dtype and shape)."""
         return cls(
             inputs=[TensorSpecRecord.from_spec(t) for t in spec.inputs],
             outputs=[TensorSpecRecord.from_spec(t) for t in spec.outputs],
@@ -419,6 +283,12 @@ class ModelSpecRecord(Record):
         )
 
     def to_spec(self) -> ModelSpec:
+        """The :class:`ModelSpec` this record describes; outputs given as bare names get a
+        placeholder dtype and shape (filled in from the eager model).
+
+        Raises:
+            ModelSpecError: an unsupported ``schema`` version, or an inconsistent spec.
+        """
         if self.schema_version != SPEC_SCHEMA:
             raise ModelSpecError(
                 f"input spec schema version {self.schema_version} is not read by this toolkit (it reads {SPEC_SCHEMA})",
@@ -426,26 +296,13 @@ class ModelSpecRecord(Record):
             )
         return ModelSpec(
             tuple(t.to_spec() for t in self.inputs),
-            tuple(_output_placeholder(t) if isinstance(t, str) else t.to_spec() for t in self.outputs),
+            tuple(output_placeholder(t) if isinstance(t, str) else t.to_spec() for t in self.outputs),
             dict(self.dynamic_axes),
         )
 
 
-R = TypeVar("R", bound=Record)
-
-
-def _validate(model: type[R], data: Any, source: str) -> R:
-    try:
-        return model.model_validate(data)
-    except ValidationError as e:
-        raise ModelSpecError(
-            f"{source} is malformed:\n" + describe(e),
-            hint='expected {"inputs": [{"name", "dtype", "shape", "value_range"?}], "outputs": [...], "dynamic_axes": {...}} '
-            "(docs/schemas/input_spec.json)",
-        ) from None
-
-
 def _keys(model: type[Record]) -> list[str]:
+    """The JSON keys ``model`` reads (aliases where a field has one), sorted."""
     return sorted({f.alias or n for n, f in model.model_fields.items()})
 
 
@@ -467,53 +324,3 @@ def unknown_spec_keys(data: Any) -> list[tuple[str, str, list[str]]]:
             if isinstance(t, dict):
                 found += [(f"{part}[{i}]", k, _keys(TensorSpecRecord)) for k in t if k not in _keys(TensorSpecRecord)]
     return found
-
-
-def _output_placeholder(name: str) -> TensorSpec:
-    """An output known only by name; dtype and shape come from the eager model later."""
-    return TensorSpec(name, "float32", ())
-
-
-def parse_input_flag(text: str) -> TensorSpec:
-    """Parse ``NAME:DTYPE:SHAPE[:LOW..HIGH]`` (see :meth:`ModelSpec.from_flags`).
-
-    Raises:
-        ModelSpecError: wrong number of fields, unknown dtype, bad shape or range.
-    """
-    parts = text.split(":")
-    if len(parts) not in (3, 4) or not parts[0]:
-        raise ModelSpecError(
-            f"--input {text!r} does not parse",
-            hint="expected NAME:DTYPE:SHAPE[:LOW..HIGH], e.g. pixels:float32:3,224,224 or input_ids:int64:seq:0..30521",
-        )
-    shape: list[Dim] = []
-    for d in (x.strip() for x in parts[2].split(",") if x.strip()):
-        shape.append(int(d) if d.lstrip("-").isdigit() else d)
-    value_range = None
-    if len(parts) == 4:
-        lo, sep, hi = parts[3].partition("..")
-        try:
-            value_range = (int(lo), int(hi))
-        except ValueError:
-            sep = ""
-        if not sep:
-            raise ModelSpecError(
-                f"--input {text!r}: value range {parts[3]!r} does not parse", hint="expected LOW..HIGH, e.g. 0..30521"
-            )
-    return TensorSpec(parts[0], parts[1], tuple(shape), value_range)
-
-
-def parse_axis_flag(text: str) -> tuple[str, tuple[int, int, int]]:
-    """Parse ``AXIS=MIN,OPT,MAX`` (e.g. ``seq=1,64,128``).
-
-    Raises:
-        ModelSpecError: the text is not of that form.
-    """
-    name, sep, values = text.partition("=")
-    try:
-        lo, opt, hi = (int(v) for v in values.split(","))
-    except ValueError:
-        sep = ""
-    if not sep or not name:
-        raise ModelSpecError(f"--dynamic-axis {text!r} does not parse", hint="expected AXIS=MIN,OPT,MAX, e.g. seq=1,64,128")
-    return name, (lo, opt, hi)

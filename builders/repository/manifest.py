@@ -1,4 +1,4 @@
-"""The build manifest (``manifest.json``) read back, and the reuse of unchanged exports.
+"""The build manifest (``manifest.json``): written, read back, and the reuse of unchanged exports.
 
 An export is reused when the hash of everything it depends on (:func:`export_key`) equals
 the one recorded with it, and its files still have their recorded sha256.
@@ -18,7 +18,7 @@ from builders.model.spec import ModelSpec
 from builders.repository.records import MANIFEST_FILE, MANIFEST_KIND, BuildManifest, ExportRecord
 from core.errors import RecordError
 from core.gpu import gpu_names
-from core.records import load_record
+from core.records import dropped_keys, load_record, write_record
 from core.versions import package_versions
 
 log = logging.getLogger(__name__)
@@ -118,3 +118,29 @@ def reusable_export(old: BuildManifest | None, key: str, path: Path) -> ExportRe
                 return None
         return rec
     return None
+
+
+def write_manifest(path: Path, manifest: dict[str, Any]) -> dict[str, Any]:
+    """Validate ``manifest`` as a :class:`builders.repository.records.BuildManifest` and write it.
+
+    The file is written atomically, with its schema version.
+
+    Args:
+        path: The manifest file (``<build_dir>/<model>/manifest.json``).
+        manifest: The manifest as a dict (the build fills it in step by step).
+
+    Returns:
+        The manifest as saved (its JSON form).
+
+    Raises:
+        RecordError: a field has the wrong type (:meth:`core.records.RecordKind.parse`).
+        RuntimeError: a key of ``manifest`` is not a field of ``BuildManifest`` (a bug: it
+            would vanish from the file).
+    """
+    record = MANIFEST_KIND.parse(manifest, f"the manifest being written to {path}")
+    saved = MANIFEST_KIND.dump(record)
+    lost = dropped_keys(manifest, saved)
+    if lost:  # a bug: a field written here but missing from BuildManifest would vanish from the file
+        raise RuntimeError(f"build manifest fields {lost} are not in builders.repository.records.BuildManifest; add them there")
+    write_record(path, MANIFEST_KIND, record)
+    return saved

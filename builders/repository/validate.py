@@ -44,10 +44,10 @@ from builders.backends import model_backend, model_filename, served_artifact
 from builders.config.checks import artifact_problems, config_problems, device_constant_problems, recorded_output_problems
 from builders.config.pbtxt import parse_config
 from builders.model.artifact_io import ArtifactIO, inspect_artifact, read_artifact_io
+from builders.repository.release_checks import check_onnx_limits, check_tensorrt_version
 from builders.repository.view import Repository
-from builders.triton.releases import NOT_CONFIRMED, TritonRelease, same_tensorrt
+from builders.triton.releases import TritonRelease
 from builders.triton.rules import Problem
-from core import formats
 from core.errors import ConfigError, RecordError, RepositoryError
 
 log = logging.getLogger(__name__)
@@ -256,7 +256,7 @@ def _check_model(model_dir: Path, opts: _Options, result: Validation) -> None:
                 )
             continue
         if fmt == "trt" and opts.target is not None and artifact not in checked:
-            _tensorrt_version_check(model_dir, artifact, opts.target, result)
+            check_tensorrt_version(model_dir, artifact, opts.target, result.problems, result.skipped)
         if not opts.check_artifacts or artifact in checked:
             continue
         checked.add(artifact)
@@ -280,7 +280,7 @@ def _check_model(model_dir: Path, opts: _Options, result: Validation) -> None:
             continue
         out += [p.at(cfg_path) for p in artifact_problems(cfg, read.io)]
         out += _external_data_problems(artifact, read.io)
-        _target_checks(cfg, fmt, artifact, read.io, opts.target, result)
+        check_onnx_limits(cfg, fmt, artifact, read.io, opts.target, result.problems, result.skipped)
 
 
 def _recorded_checks(model_dir: Path, cfg: mc.ModelConfig, cfg_path: Path, result: Validation) -> None:
@@ -329,112 +329,6 @@ def _external_data_problems(artifact: Path, io: ArtifactIO) -> list[Problem]:
                 )
             )
     return out
-
-
-def _tensorrt_version_check(model_dir: Path, artifact: Path, target: TritonRelease, result: Validation) -> None:
-    """A plan runs only on the TensorRT that built it: compare the version its build recorded
-    (the build manifest, reached through the repository index) with the target's."""
-    if target.tensorrt is None:
-        result.skipped.append(
-            Problem(
-                str(artifact),
-                f"TensorRT version against {target.describe()}",
-                f"{NOT_CONFIRMED}: builders/triton/releases.py has no sourced TensorRT version for Triton {target.container}",
-                "check the plan with trtexec inside the target container, or add the "
-                "version with its source to builders/triton/releases.py",
-            )
-        )
-        return
-    built_with = None
-    try:
-        v = Repository(model_dir.parent).variant(model_dir.name)
-        built_with = v.manifest.versions.get("tensorrt") if v.manifest else None
-    except (RecordError, RepositoryError) as e:
-        result.skipped.append(
-            Problem(
-                str(artifact),
-                f"TensorRT version against {target.describe()}",
-                f"the build record cannot be read: {e.message}",
-                "rebuild with `builders build`",
-            )
-        )
-        return
-    if not built_with:
-        result.skipped.append(
-            Problem(
-                str(artifact),
-                f"TensorRT version against {target.describe()}",
-                "no recorded TensorRT version (the repository index names no build manifest for it)",
-                "build the plan with `builders build`, or check it with trtexec in the target container",
-            )
-        )
-        return
-    if not same_tensorrt(built_with, target.tensorrt):
-        result.problems.append(
-            Problem(
-                str(artifact),
-                "TensorRT version",
-                f"the plan was built with TensorRT {built_with}, Triton {target.container} serves "
-                f"TensorRT {target.tensorrt}: plans load only on the TensorRT that built them",
-                f"rebuild the plan inside nvcr.io/nvidia/tritonserver:{target.container}-py3 "
-                "(builders build --print-trtexec prints the command)",
-            )
-        )
-
-
-def _target_checks(
-    cfg: mc.ModelConfig, fmt: str, artifact: Path, io: ArtifactIO, target: TritonRelease | None, result: Validation
-) -> None:
-    """The target release's limits: ONNX IR version and opset on its onnxruntime backend."""
-    if target is None or fmt != "onnx":
-        return
-    if model_backend(cfg) != formats.get("onnx").backend:
-        result.skipped.append(
-            Problem(
-                str(artifact),
-                f"ONNX limits of {target.describe()}",
-                f"served by the {model_backend(cfg) or '?'} backend, which runs its own ONNX Runtime, not the release's",
-                "verify it where it is served",
-            )
-        )
-        return
-    limits = target.onnxruntime_limits
-    if limits is None:
-        what = (
-            f"ONNX Runtime version of Triton {target.container}"
-            if target.onnxruntime is None
-            else f"highest opset and IR version of ONNX Runtime {target.onnxruntime}"
-        )
-        result.skipped.append(
-            Problem(
-                str(artifact),
-                f"ONNX limits of {target.describe()}",
-                f"{NOT_CONFIRMED}: builders/triton/releases.py has no sourced {what}",
-                "load the model with the target container's onnxruntime backend, or add the "
-                "limits with their source to builders/triton/releases.py",
-            )
-        )
-        return
-    if io.ir_version is not None and io.ir_version > limits.max_ir_version:
-        result.problems.append(
-            Problem(
-                str(artifact),
-                "ONNX IR version",
-                f"{io.ir_version}, but ONNX Runtime {target.onnxruntime} of Triton {target.container} "
-                f"reads IR <= {limits.max_ir_version}",
-                "re-export with an older exporter or down-convert the model's ir_version",
-            )
-        )
-    if io.opset is not None and io.opset > limits.max_opset:
-        result.problems.append(
-            Problem(
-                str(artifact),
-                "ONNX opset",
-                f"{io.opset}, but ONNX Runtime {target.onnxruntime} of Triton {target.container} "
-                f"implements opsets <= {limits.max_opset}",
-                f"re-export with --opset {limits.max_opset} or lower",
-            )
-        )
 
 
 def _version_folders(model_dir: Path, out: list[Problem]) -> dict[int, Path]:

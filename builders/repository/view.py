@@ -1,13 +1,9 @@
-"""A Triton model repository: writing variants and its index, and reading it back through
-one facade (:class:`Repository`).
+"""A Triton model repository read back through one facade (:class:`Repository`).
 
-Layout (Triton docs, "Model Repository"):
-``<repo>/<variant>/config.pbtxt`` and ``<repo>/<variant>/<version>/<model file>`` with an
-integer version folder (default ``1``); for python-backend serving also ``<version>/model.py``
-(the python-backend model). The exported file is hard-linked from the build folder where
-the filesystem allows (one file on disk shared by every variant), else copied.
-``<repo>/index.json`` lists every variant, its parameters and the build it came from
-(:class:`builders.repository.records.RepositoryIndex`).
+Layout (Triton docs, "Model Repository"): ``<repo>/<variant>/config.pbtxt`` and
+``<repo>/<variant>/<version>/<model file>``; ``<repo>/index.json`` lists every variant, its
+parameters and the build it came from (:class:`builders.repository.records.RepositoryIndex`).
+:mod:`builders.repository.writer` writes them.
 
 Reading: ``Repository(path).variant(name)`` gives a variant's parameters, input spec, served
 tensor names bound to the artifact's tensors, build folder, reference data and the
@@ -21,19 +17,14 @@ import dataclasses
 import fnmatch
 import functools
 import logging
-import os
-import shutil
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-from builders.config.pbtxt import make_config, write_config
-from builders.config.variants import Skipped, Variant
-from builders.config.warmup import DEFAULT_WARMUP_COUNT
-from builders.model.artifact_io import ArtifactIO, read_artifact_io
-from builders.model.spec import ModelSpec, TensorSpec
+from builders.config.variants import Variant
+from builders.model.spec import ModelSpec
+from builders.model.tensor import TensorSpec
 from builders.repository.records import (
     INDEX_FILE,
     INDEX_KIND,
@@ -45,112 +36,13 @@ from builders.repository.records import (
     RepositoryIndex,
 )
 from builders.verify.verification import REFERENCE, load_reference, output_tolerances
-from core import formats
-from core.errors import ConfigError, RecordError, RepositoryError
-from core.records import load_record, write_record
+from core.errors import RepositoryError
+from core.records import load_record
 
 #: The model repository folder every command reads or writes unless told another
 #: (``--repository`` / ``-r``; ``BuildOptions.repository``).
 DEFAULT_REPOSITORY = Path("model_repository")
 log = logging.getLogger(__name__)
-
-VERSION = "1"
-PYTHON_MODEL_TEMPLATE = Path(__file__).resolve().parents[1] / "templates" / "triton_python_model.py"
-
-
-def write_variant(
-    repo: Path,
-    variant: Variant,
-    artifact: Path,
-    spec: ModelSpec,
-    serving: str,
-    *,
-    version: int = 1,
-    io: ArtifactIO | None = None,
-    server_gpu: bool | None = None,
-    intra_op_threads: int | None = None,
-    warmup_count: int = DEFAULT_WARMUP_COUNT,
-) -> Path:
-    """Write one variant folder; returns it. Existing content of that folder is replaced.
-
-    Dtypes and dims come from the exported file (read with
-    :func:`builders.model.artifact_io.read_artifact_io` unless ``io`` is given), names and order from
-    ``spec``; the config is checked against Triton's rules before anything is written.
-
-    Args:
-        repo: The model repository folder (created).
-        variant: The variant; its name is the folder name.
-        artifact: The exported file (``model.pt`` / ``model.onnx`` / ``model.plan``).
-        spec: The model's I/O signature.
-        serving: ``"python"`` (python backend + ``model.py``) or ``"native"``.
-        version: Version folder number, >= 1 (default 1).
-        io: The artifact's I/O when already read (default: read it here).
-        server_gpu: Passed to :func:`builders.config.pbtxt.make_config` (``False`` rejects KIND_GPU).
-        intra_op_threads: Python-backend threads per instance (default: cores / instances).
-        warmup_count: Runs of each ``model_warmup`` sample (:func:`builders.config.warmup.add_warmup`).
-
-    Raises:
-        ConfigError: the variant breaks a Triton rule for this serving or artifact, or
-            ``version`` is not >= 1.
-    """
-    if version < 1:
-        raise ConfigError(f"version folder: {version} must be an integer >= 1 (Triton docs, 'Model Repository')")
-    if io is None:
-        io = read_artifact_io(variant.format, artifact)
-    cfg = make_config(
-        variant, spec, serving, intra_op_threads, io=io, server_gpu=server_gpu, warmup_count=warmup_count
-    )  # before touching the disk
-    vdir = repo / variant.name
-    if vdir.exists():
-        shutil.rmtree(vdir)
-    (vdir / str(version)).mkdir(parents=True)
-    write_config(cfg, vdir / "config.pbtxt")
-    link_or_copy(Path(artifact), vdir / str(version) / formats.get(variant.format).file)
-    if serving == "python":
-        shutil.copyfile(PYTHON_MODEL_TEMPLATE, vdir / str(version) / "model.py")
-    log.debug("wrote %s", vdir)
-    return vdir
-
-
-def link_or_copy(src: Path, dst: Path) -> None:
-    """Hard-link ``src`` to ``dst`` (shared, not copied), replacing ``dst``; copy across filesystems."""
-    dst.unlink(missing_ok=True)
-    try:
-        os.link(src, dst)
-    except OSError as e:
-        log.info("cannot hard-link %s (%s): copying it", src, e.strerror)
-        shutil.copy2(src, dst)
-
-
-def update_index(repo: Path, entries: Sequence[IndexEntry | dict[str, Any]], *, skipped: list[Skipped] | None = None) -> Path:
-    """Merge ``entries`` into ``<repo>/index.json``; returns its path.
-
-    Entries whose folder no longer exists are dropped, so the index lists exactly the
-    variants in the repository, sorted by name (:class:`builders.repository.records.RepositoryIndex`).
-    An index that cannot be read (not JSON, another schema) is logged and rewritten.
-
-    Args:
-        repo: The model repository.
-        entries: One per written variant (:meth:`IndexEntry.of`, or its JSON form:
-            ``Variant.to_json()`` plus ``serving``, ``build``).
-        skipped: Grid points not written and why, replacing the previous list when given.
-    """
-    path = repo / INDEX_FILE
-    repo.mkdir(parents=True, exist_ok=True)
-    old = RepositoryIndex()
-    if path.is_file():
-        try:
-            old = load_record(path, INDEX_KIND)
-        except RecordError as e:
-            log.warning("%s; it is rewritten", e.message)
-    index = old.entries()
-    for item in entries:
-        entry = item if isinstance(item, IndexEntry) else IndexEntry.model_validate(item)
-        index[entry.name] = entry
-    kept = [v for k, v in sorted(index.items()) if (repo / k).is_dir()]
-    return write_record(
-        path, INDEX_KIND, RepositoryIndex(variants=kept, skipped=list(skipped if skipped is not None else old.skipped))
-    )
 
 
 def read_index(repo: Path) -> dict[str, IndexEntry]:

@@ -27,7 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-from builders.model.spec import DEFAULT_INT_RANGE, ModelSpec
+from builders.model.spec import ModelSpec
+from builders.model.tensor import DEFAULT_INT_RANGE
 from core import dtypes
 from core.errors import ModelSpecError
 

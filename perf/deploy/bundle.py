@@ -30,7 +30,8 @@ from pathlib import Path
 
 from builders.config.pbtxt import make_config, read_config, write_config
 from builders.model.artifact_io import read_artifact_io
-from builders.repository.view import Repository, RepositoryVariant, update_index
+from builders.repository.view import Repository, RepositoryVariant
+from builders.repository.writer import update_index
 from clients.runtimes.options import DEFAULT_TAG, image_for_tag
 from core import formats
 from core.errors import PerfError

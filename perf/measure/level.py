@@ -19,7 +19,7 @@ Which window each number covers: throughput, latencies and the server's batch si
 CPU/GPU utilisation, GPU memory, the server's own CPU (``server_cpu_cores``) and the host's
 other CPU use are averaged over the span of
 those same windows, timed from perf_analyzer's per-window lines
-(:meth:`perf.measure.analyzer.RunOutcome.stable_span`); ``windows_span_s`` records that span's length
+(:meth:`perf.measure.analyzer_output.RunOutcome.stable_span`); ``windows_span_s`` records that span's length
 (null when the lines were absent and the whole run was used).
 """
 
@@ -36,9 +36,10 @@ from pathlib import Path
 from clients.server import TritonServer
 from core.errors import PerfError
 from perf.measure import analyzer
-from perf.measure.analyzer import MeasureSettings, RunOutcome
+from perf.measure.analyzer_output import RunOutcome
 from perf.measure.metrics import HOST_BUSY_THRESHOLD_PCT, HostSampler, MetricsSampler, NvmlSampler
 from perf.records.results import LevelResult
+from perf.records.settings import MeasureSettings
 
 log = logging.getLogger(__name__)
 

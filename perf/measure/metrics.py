@@ -18,7 +18,7 @@
 
 Every sampler stamps its samples with ``time.monotonic()`` and summarises a span
 ``(start, end)`` on that clock: the span of perf_analyzer's merged windows
-(:meth:`perf.measure.analyzer.RunOutcome.stable_span`), so that utilisation covers the windows the
+(:meth:`perf.measure.analyzer_output.RunOutcome.stable_span`), so that utilisation covers the windows the
 throughput and latency come from; without a span, everything sampled.
 """
 

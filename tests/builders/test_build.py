@@ -234,10 +234,10 @@ def test_trt_without_gpu_is_one_clear_error_with_the_trtexec_way_out(tmp_path):
 
 
 def test_plans_of_every_precision_are_built_from_the_fp32_onnx():
-    from builders.build import _tasks
+    from builders.build_exports import export_tasks
 
-    assert _tasks(("trt",), ("fp16", "bf16")) == [("onnx", "fp32"), ("trt", "fp16"), ("trt", "bf16")]
-    assert _tasks(("onnx", "torchscript", "trt"), ("fp32",)) == [("torchscript", "fp32"), ("onnx", "fp32"), ("trt", "fp32")]
+    assert export_tasks(("trt",), ("fp16", "bf16")) == [("onnx", "fp32"), ("trt", "fp16"), ("trt", "bf16")]
+    assert export_tasks(("onnx", "torchscript", "trt"), ("fp32",)) == [("torchscript", "fp32"), ("onnx", "fp32"), ("trt", "fp32")]
 
 
 def test_cli_user_error_is_one_message_and_exit_code_1(tmp_path):

@@ -15,7 +15,8 @@ from click.testing import CliRunner
 from builders.build import BuildOptions, build
 from builders.cli.main import cli
 from builders.config.variants import VariantGrid
-from builders.model.spec import ModelSpec, TensorSpec
+from builders.model.spec import ModelSpec
+from builders.model.tensor import TensorSpec
 from core.errors import ConfigError, ModelSpecError
 
 GRID = VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(4,))

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from builders.config.variants import Variant
-from builders.model.spec import DEFAULT_INT_RANGE, ModelSpec
+from builders.model.spec import ModelSpec
+from builders.model.tensor import DEFAULT_INT_RANGE
 from clients.inputs import (
     DEFAULT_DYNAMIC_DIM,
     ModelSignature,

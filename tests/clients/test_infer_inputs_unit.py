@@ -12,7 +12,8 @@ import pytest
 
 from builders.build import BuildOptions, build
 from builders.config.variants import VariantGrid
-from builders.model.spec import DEFAULT_INT_RANGE, ModelSpec, TensorSpec
+from builders.model.spec import ModelSpec
+from builders.model.tensor import DEFAULT_INT_RANGE, TensorSpec
 from builders.repository.view import Repository
 from clients.inputs import (
     DEFAULT_DYNAMIC_DIM,

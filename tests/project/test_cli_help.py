@@ -132,7 +132,8 @@ def test_concurrency_mixes_lists_and_ranges() -> None:
 def test_perf_analyzer_pass_through_flags_end_every_measurement_command(tmp_path) -> None:
     from pathlib import Path
 
-    from perf.measure.analyzer import MeasureSettings, build_command
+    from perf.measure.analyzer import build_command
+    from perf.records.settings import MeasureSettings
 
     m = MeasureSettings(extra_args=("--max-threads=16", "--string-length=8"))
     cmd = build_command(Path("pa"), "m", "localhost:1", 2, 1, tmp_path / "x.csv", m, input_args=["--shape", "x:4"])

@@ -13,7 +13,8 @@ from builders.build import BuildOptions, build
 from builders.config.variants import Variant, VariantGrid
 from builders.model.spec import ModelSpec
 from builders.repository.records import INDEX_KIND, MANIFEST_KIND, MANIFEST_SCHEMA
-from builders.repository.view import Repository, update_index
+from builders.repository.view import Repository
+from builders.repository.writer import update_index
 from core.errors import ModelSpecError, RecordError, RepositoryError
 from core.records import load_record
 from perf.records import results
@@ -228,12 +229,12 @@ def test_a_build_records_its_rtol_and_the_facade_returns_it(tmp_path: Path):
 
 
 def test_a_manifest_field_the_record_does_not_know_fails_the_write(tiny_build, tmp_path: Path):
-    from builders.build import _write_manifest
+    from builders.repository.manifest import write_manifest
 
     doc = json.loads(tiny_build.manifest_path.read_text())
     doc["exports"][0]["new_fact"] = 1
     with pytest.raises(
         RuntimeError, match=r"fields \['exports\[0\]\.new_fact'\] are not in builders.repository.records.BuildManifest"
     ):
-        _write_manifest(tmp_path / "manifest.json", doc)
+        write_manifest(tmp_path / "manifest.json", doc)
     assert not (tmp_path / "manifest.json").exists()

@@ -18,7 +18,8 @@ from builders.config.checks import artifact_problems
 from builders.config.pbtxt import make_config, parse_config, to_text
 from builders.config.variants import Variant
 from builders.model.artifact_io import ArtifactIO, TensorIO
-from builders.model.spec import ModelSpec, TensorSpec
+from builders.model.spec import ModelSpec
+from builders.model.tensor import TensorSpec
 from core.dtypes import TENSOR_IO_NAMES
 from core.errors import ConfigError
 

@@ -7,7 +7,8 @@ import pytest
 from builders.config.pbtxt import make_config
 from builders.config.variants import Variant
 from builders.config.warmup import DEFAULT_WARMUP_COUNT, warmup_batches, warmup_count
-from builders.model.spec import ModelSpec, TensorSpec
+from builders.model.spec import ModelSpec
+from builders.model.tensor import TensorSpec
 from core.errors import ConfigError
 
 TINY = ModelSpec((TensorSpec("INPUT__0", "float32", (16,)),), (TensorSpec("OUTPUT__0", "float32", (8,)),))

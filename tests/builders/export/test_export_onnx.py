@@ -10,7 +10,8 @@ from torch import nn
 from builders.export.onnx import EXTERNAL_DATA_FILE, export_onnx
 from builders.model.builtin import get_builtin
 from builders.model.outputs import infer_outputs
-from builders.model.spec import ModelSpec, TensorSpec
+from builders.model.spec import ModelSpec
+from builders.model.tensor import TensorSpec
 from builders.serving.runners import load_runner
 from builders.verify.verification import verify_artifact
 from core.errors import ExportError, VerificationError

@@ -10,7 +10,8 @@ from builders.backends.pytorch_libtorch import triton_names
 from builders.export.torchscript import export_torchscript
 from builders.model.builtin import get_builtin
 from builders.model.outputs import infer_outputs
-from builders.model.spec import ModelSpec, TensorSpec
+from builders.model.spec import ModelSpec
+from builders.model.tensor import TensorSpec
 from builders.serving.runners import load_runner
 from builders.verify.input_draws import DRAWS
 from builders.verify.verification import verify_artifact

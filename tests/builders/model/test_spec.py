@@ -9,7 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from builders.model.spec import EXAMPLE_BATCH, ModelSpec, TensorSpec, parse_axis_flag, parse_input_flag
+from builders.model.spec import EXAMPLE_BATCH, ModelSpec
+from builders.model.spec_flags import parse_axis_flag, parse_input_flag
+from builders.model.tensor import TensorSpec
 from core.dtypes import TENSOR_IO_NAMES
 from core.errors import ModelSpecError
 

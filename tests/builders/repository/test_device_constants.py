@@ -15,9 +15,10 @@ from builders.config.checks import device_constant_problems
 from builders.config.pbtxt import read_config, write_config
 from builders.config.variants import Variant, VariantGrid
 from builders.model.artifact_io import device_constants, read_artifact_io
-from builders.model.spec import ModelSpec, TensorSpec
+from builders.model.spec import ModelSpec
+from builders.model.tensor import TensorSpec
 from builders.repository.validate import validate
-from builders.repository.view import write_variant
+from builders.repository.writer import write_variant
 from core.errors import ConfigError
 
 TRACE_ONLY = '''

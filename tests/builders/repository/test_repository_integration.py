@@ -3,7 +3,7 @@ max_batch_size 0 (full dims), preferred batch sizes, model warmup with random an
 
 The smoke test (test_smoke_integration.py) covers the shared tiny build's variants
 (KIND_CPU x1/x2, dynamic batching off/500 µs, max_batch_size 8); this one writes its own
-repository from the same exported files with :func:`builders.repository.view.write_variant`.
+repository from the same exported files with :func:`builders.repository.writer.write_variant`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ import pytest
 from builders.config.variants import Variant
 from builders.model.spec import ModelSpec
 from builders.repository.validate import validate_repository
-from builders.repository.view import Repository, update_index, write_variant
+from builders.repository.view import Repository
+from builders.repository.writer import update_index, write_variant
 
 pytestmark = pytest.mark.integration
 

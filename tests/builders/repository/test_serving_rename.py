@@ -11,7 +11,8 @@ from click.testing import CliRunner
 
 from builders.backends import LEGACY_SERVINGS, SERVINGS
 from builders.cli.main import cli
-from builders.repository.view import INDEX_FILE, read_index, update_index
+from builders.repository.view import INDEX_FILE, read_index
+from builders.repository.writer import update_index
 
 
 def _captured_build(monkeypatch: pytest.MonkeyPatch) -> list:

@@ -14,9 +14,10 @@ from tritonclient.grpc import model_config_pb2 as mc
 from builders.cli.main import cli
 from builders.config.pbtxt import read_config, write_config
 from builders.config.variants import Variant
-from builders.model.spec import ModelSpec, TensorSpec
+from builders.model.spec import ModelSpec
+from builders.model.tensor import TensorSpec
 from builders.repository.validate import validate_repository
-from builders.repository.view import write_variant
+from builders.repository.writer import write_variant
 
 SPEC = ModelSpec((TensorSpec("INPUT__0", "float32", (16,)),), (TensorSpec("OUTPUT__0", "float32", (16,)),))
 VARIANT = Variant("m", "onnx", max_batch_size=8, dynamic_batching=True, max_queue_delay_us=100)

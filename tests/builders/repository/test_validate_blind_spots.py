@@ -18,9 +18,10 @@ from tritonclient.grpc import model_config_pb2 as mc
 from builders.cli.main import cli
 from builders.config.pbtxt import read_config, write_config
 from builders.config.variants import Variant
-from builders.model.spec import ModelSpec, TensorSpec
+from builders.model.spec import ModelSpec
+from builders.model.tensor import TensorSpec
 from builders.repository.validate import validate, validate_repository
-from builders.repository.view import write_variant
+from builders.repository.writer import write_variant
 from builders.triton.releases import NOT_CONFIRMED, ONNXRUNTIME_LIMITS, RELEASES, release
 from core.errors import ConfigError
 

@@ -10,7 +10,8 @@ import pytest
 import verification_models as vm
 from click.testing import CliRunner
 
-from builders.build import BuildOptions, _devices, build
+from builders.build import BuildOptions, build
+from builders.build_exports import verification_devices
 from builders.cli.main import SUMMARY_COLUMNS, cli
 from builders.config.variants import Variant, VariantGrid
 from builders.export.onnx import export_onnx
@@ -186,10 +187,10 @@ def test_kind_gpu_variants_are_verified_on_cuda_and_cpu_ones_on_cpu():
         Variant("m_ts_gpu1", "torchscript", "fp32", "gpu"),
         Variant("m_onnx_gpu1", "onnx", "fp16", "gpu"),
     ]
-    assert _devices("torchscript", "fp32", v) == ("cpu", "cuda")
-    assert _devices("onnx", "fp16", v) == ("cuda",)
-    assert _devices("onnx", "fp32", v) == ("cpu",)  # no variant (an ONNX built for TensorRT plans)
-    assert _devices("trt", "fp16", v) == ("cuda",)
+    assert verification_devices("torchscript", "fp32", v) == ("cpu", "cuda")
+    assert verification_devices("onnx", "fp16", v) == ("cuda",)
+    assert verification_devices("onnx", "fp32", v) == ("cpu",)  # no variant (an ONNX built for TensorRT plans)
+    assert verification_devices("trt", "fp16", v) == ("cuda",)
 
 
 @pytest.mark.skipif(_cuda() is None, reason="this host has a GPU: the GPU is used, not reported missing")

@@ -11,7 +11,8 @@ from torch import nn
 from builders.export.artifacts import ExportResult
 from builders.export.torchscript import export_torchscript
 from builders.model.outputs import infer_outputs
-from builders.model.spec import ModelSpec, TensorSpec
+from builders.model.spec import ModelSpec
+from builders.model.tensor import TensorSpec
 from builders.verify.compare import compare_outputs, passing_tolerance
 from builders.verify.verification import verify_artifact
 from core import precision as precisions
@@ -170,7 +171,8 @@ def test_verification_covers_batch_ends_and_dynamic_axis_ends(tmp_path):
 
 
 def test_fp32_tolerance_is_device_aware_and_says_its_tf32_policy():
-    from builders.model.spec import ModelSpec, TensorSpec
+    from builders.model.spec import ModelSpec
+    from builders.model.tensor import TensorSpec
     from builders.verify.verdicts import tf32_disabled_for, verified_on
     from builders.verify.verification import output_tolerances
 

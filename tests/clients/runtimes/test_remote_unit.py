@@ -15,13 +15,11 @@ from google.protobuf import json_format
 from builders.config.pbtxt import read_config
 from clients.runtimes.choose import resolve_runtime
 from clients.runtimes.options import ServerOptions
-from clients.runtimes.remote import (
+from clients.runtimes.remote import RemoteRuntime, host_key, parse_endpoint
+from clients.runtimes.upload import (
     GRPC_UPLOAD_LIMIT_BYTES,
     HTTP_UPLOAD_LIMIT_BYTES,
-    RemoteRuntime,
     deploy_payload,
-    host_key,
-    parse_endpoint,
     request_bytes,
     upload_limit_bytes,
 )

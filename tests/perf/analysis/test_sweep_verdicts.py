@@ -18,7 +18,7 @@ import pytest
 
 from perf.analysis.recommendation import best_under_budget, rank, recommend, spread
 from perf.analysis.stats import aggregate
-from perf.measure.analyzer import STABILITY_WINDOWS, RunOutcome, Summary, Window, parse_output
+from perf.measure.analyzer_output import STABILITY_WINDOWS, RunOutcome, Summary, Window, parse_output
 from perf.measure.metrics import HostSampler, MetricsSampler, in_span
 from perf.records.results import LevelResult, RunResult, VariantResult
 

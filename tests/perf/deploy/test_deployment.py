@@ -16,7 +16,8 @@ from builders.config.pbtxt import read_config
 from builders.config.variants import Variant
 from builders.model.spec import ModelSpecRecord
 from builders.repository.records import IndexEntry
-from builders.repository.view import Repository, update_index, write_variant
+from builders.repository.view import Repository
+from builders.repository.writer import update_index, write_variant
 from clients.runtimes.base import TRITON_DEFAULT_PORTS
 from clients.runtimes.options import DEFAULT_TAG, image_for_tag
 from core import formats

@@ -10,7 +10,9 @@ import pytest
 
 from core.errors import PerfError
 from perf.cli.main import concurrency_list
-from perf.measure.analyzer import MeasureSettings, build_command, find_perf_analyzer, parse_csv
+from perf.measure.analyzer import build_command, find_perf_analyzer
+from perf.measure.analyzer_output import parse_csv
+from perf.records.settings import MeasureSettings
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 

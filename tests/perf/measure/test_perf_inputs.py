@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from builders.model.spec import ModelSpec, TensorSpec
+from builders.model.spec import ModelSpec
+from builders.model.tensor import TensorSpec
 from perf.measure.inputs import input_args
 
 SPEC = ModelSpec(

@@ -8,7 +8,8 @@ from pathlib import Path
 import click
 import pytest
 
-from builders.model.spec import ModelSpec, TensorSpec
+from builders.model.spec import ModelSpec
+from builders.model.tensor import TensorSpec
 from perf.analysis.pairs import pairs
 from perf.analysis.stats import run_points
 from perf.cli.main import parse_shapes_flag

@@ -14,7 +14,8 @@ from click.testing import CliRunner
 
 from builders.build import BuildOptions, build
 from builders.config.variants import VariantGrid
-from builders.model.spec import ModelSpec, TensorSpec
+from builders.model.spec import ModelSpec
+from builders.model.tensor import TensorSpec
 from clients.cli.main import cli as clients_cli
 from clients.server import ServerOptions, TritonServer
 from perf.records import results

@@ -1,0 +1,92 @@
+"""What ``builders build`` is asked (:class:`BuildOptions`) and what it wrote (:class:`BuildResult`)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from builders.backends import DEFAULT_SERVING
+from builders.config.variants import VariantGrid
+from builders.model.spec import ModelSpec
+from builders.repository.view import DEFAULT_REPOSITORY
+
+#: The progress callback: called with one line per build step (``"onnx fp32: exporting"``).
+Progress = Callable[[str], None]
+
+
+@dataclasses.dataclass
+class BuildOptions:
+    """Everything ``builders build`` needs.
+
+    Attributes:
+        model: A built-in name (``mlp``, ``tiny``...), ``package.module:factory``, a ``.pt``
+            / ``.pt2`` file, or an ``nn.Module`` object (with ``spec`` or ``example_inputs``).
+        spec_path: JSON input spec (required for a user's factory; see :class:`ModelSpec`).
+        formats: Export formats, subset of ``("torchscript", "onnx", "trt")``.
+        precisions: ``fp32``/``fp16``/``bf16``; each is exported and verified separately.
+        grid: The variant grid written for every (format, precision).
+        serving: ``"python"`` (python-backend models, what the bundled CPU server serves) or
+            ``"native"`` (pytorch_libtorch / onnxruntime_onnx / tensorrt_plan).
+        repository: Model repository folder (default ``model_repository``).
+        build_dir: Where artifacts, manifest and reference data go (``builds/<model>``).
+        opset: ONNX opset.
+        rtol: Per-output relative tolerance overrides (output name -> rtol); the default
+            per precision is :attr:`core.precision.Precision.rtol` (fp32 1e-4, fp16/bf16 1e-2).
+        force: Re-export even when an identical build exists.
+        spec: An input spec given directly (e.g. from ``--input`` flags); wins over ``spec_path``.
+        workspace_bytes: TensorRT builder workspace limit, bytes (default 4 GiB).
+        timing_cache: TensorRT timing cache file (default ``<build_dir>/<model>/trt_timing.cache``).
+        external_data_threshold_bytes: ONNX weights above this many bytes go to
+            ``model.onnx.data`` (default 1.8 GiB, under the 2 GiB protobuf limit).
+        name: The model's name (build folder ``<build_dir>/<name>``, first part of every
+            variant name); default: the built-in's name, the factory's function name, the
+            model file's stem, or an ``nn.Module``'s class name in lower case.
+        sample_path: The user's own inputs (``.npz``, one array per input name), verified
+            beside the generated draws (:func:`builders.verify.input_draws.load_sample`).
+        example_inputs: One batch of example inputs for a model given without a spec (an
+            ``nn.Module`` in a notebook, say): a tensor, a tuple in ``forward()`` order or a
+            dict by input name, each ``[batch, ...]``; every other axis is static
+            (:meth:`builders.model.spec.ModelSpec.from_example`).
+        plans: TensorRT plans built elsewhere, by precision (``--plan fp16=PATH``; the
+            command ``--print-trtexec`` prints builds them): taken instead of building the
+            ``trt`` export of that precision (:func:`builders.export.tensorrt.import_plan`),
+            verified where TensorRT and a GPU are, else marked not verified here.
+        warmup_count: Runs of each ``model_warmup`` sample of the warmup variants
+            (``--warmup-count``); ``None``: :data:`builders.config.warmup.DEFAULT_WARMUP_COUNT`,
+            recorded in the manifest as a default, not a measurement.
+        warmup_count_reason: Why ``warmup_count`` (the measurement ``triton-perf coldstart``
+            printed), kept in the manifest.
+    """
+
+    model: Any
+    spec_path: Path | None = None
+    formats: tuple[str, ...] = ("torchscript", "onnx")
+    precisions: tuple[str, ...] = ("fp32",)
+    grid: VariantGrid = dataclasses.field(default_factory=VariantGrid)
+    serving: str = DEFAULT_SERVING
+    repository: Path = DEFAULT_REPOSITORY
+    build_dir: Path = Path("builds")
+    opset: int = 18
+    rtol: dict[str, float] = dataclasses.field(default_factory=dict)
+    force: bool = False
+    spec: ModelSpec | None = None
+    workspace_bytes: int = 4 << 30
+    timing_cache: Path | None = None
+    external_data_threshold_bytes: int = int(1.8 * 2**30)
+    name: str | None = None
+    sample_path: Path | None = None
+    example_inputs: Any = None
+    plans: dict[str, Path] = dataclasses.field(default_factory=dict)
+    warmup_count: int | None = None
+    warmup_count_reason: str | None = None
+
+
+@dataclasses.dataclass
+class BuildResult:
+    """What a build wrote: the manifest (as saved), its path, and the variant folders."""
+
+    manifest: dict[str, Any]
+    manifest_path: Path
+    variant_dirs: list[Path]

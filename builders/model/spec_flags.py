@@ -1,0 +1,52 @@
+"""The command-line form of an input spec: ``--input NAME:DTYPE:SHAPE[:LOW..HIGH]`` and
+``--dynamic-axis AXIS=MIN,OPT,MAX`` (:meth:`builders.model.spec.ModelSpec.from_flags`)."""
+
+from __future__ import annotations
+
+from builders.model.tensor import Dim, TensorSpec
+from core.errors import ModelSpecError
+
+
+def parse_input_flag(text: str) -> TensorSpec:
+    """Parse ``NAME:DTYPE:SHAPE[:LOW..HIGH]`` (see :meth:`ModelSpec.from_flags`).
+
+    Raises:
+        ModelSpecError: wrong number of fields, unknown dtype, bad shape or range.
+    """
+    parts = text.split(":")
+    if len(parts) not in (3, 4) or not parts[0]:
+        raise ModelSpecError(
+            f"--input {text!r} does not parse",
+            hint="expected NAME:DTYPE:SHAPE[:LOW..HIGH], e.g. pixels:float32:3,224,224 or input_ids:int64:seq:0..30521",
+        )
+    shape: list[Dim] = []
+    for d in (x.strip() for x in parts[2].split(",") if x.strip()):
+        shape.append(int(d) if d.lstrip("-").isdigit() else d)
+    value_range = None
+    if len(parts) == 4:
+        lo, sep, hi = parts[3].partition("..")
+        try:
+            value_range = (int(lo), int(hi))
+        except ValueError:
+            sep = ""
+        if not sep:
+            raise ModelSpecError(
+                f"--input {text!r}: value range {parts[3]!r} does not parse", hint="expected LOW..HIGH, e.g. 0..30521"
+            )
+    return TensorSpec(parts[0], parts[1], tuple(shape), value_range)
+
+
+def parse_axis_flag(text: str) -> tuple[str, tuple[int, int, int]]:
+    """Parse ``AXIS=MIN,OPT,MAX`` (e.g. ``seq=1,64,128``).
+
+    Raises:
+        ModelSpecError: the text is not of that form.
+    """
+    name, sep, values = text.partition("=")
+    try:
+        lo, opt, hi = (int(v) for v in values.split(","))
+    except ValueError:
+        sep = ""
+    if not sep or not name:
+        raise ModelSpecError(f"--dynamic-axis {text!r} does not parse", hint="expected AXIS=MIN,OPT,MAX, e.g. seq=1,64,128")
+    return name, (lo, opt, hi)

@@ -1,0 +1,200 @@
+"""One named input or output tensor of a model (:class:`TensorSpec`) and its JSON form.
+
+Shapes are *per sample*: the batch axis is implicit and sits at :attr:`TensorSpec.batch_axis`
+(always first for inputs, as in Triton's ``dims`` when ``max_batch_size > 0``; Triton docs,
+"Model Configuration: Inputs and Outputs"). A dimension is either a fixed ``int`` or the
+*name* of a dynamic axis (``"seq"``), whose range the model's spec declares
+(:attr:`builders.model.spec.ModelSpec.dynamic_axes`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, TypeVar
+
+import numpy as np
+from pydantic import Field, StrictInt, StrictStr, ValidationError
+
+from core import dtypes
+from core.errors import ModelSpecError
+from core.records import Record, describe
+
+Dim = int | str
+#: Inclusive ``(low, high)`` of generated integer inputs whose spec gives no ``value_range``
+#: (verification draws, served checks, perf_analyzer data: one range everywhere).
+DEFAULT_INT_RANGE: tuple[int, int] = (0, 100)
+#: Name of the implicit first (batch) axis in exported graphs and error messages.
+BATCH_AXIS = "batch"
+
+
+@dataclasses.dataclass(frozen=True)
+class TensorSpec:
+    """One named input or output tensor.
+
+    Attributes:
+        name: Tensor name as served by Triton (e.g. ``"INPUT__0"`` or ``"input_ids"``).
+        dtype: Data type name, one of :data:`core.dtypes.TENSOR_IO_NAMES` (``"float32"``,
+            ``"int64"``...): a type with both a numpy and a torch counterpart.
+        shape: Per-sample shape without the batch axis; ints are fixed, strings name a
+            dynamic axis (e.g. ``(512,)`` or ``("seq",)``).
+        value_range: ``(low, high)`` inclusive range for generated integer inputs such as
+            token ids; ignored for floating inputs (which are drawn from N(0, 1)).
+        key: Outputs: the tensor's identity in what ``forward`` returns, its path through
+            dicts (keys) and tuples/lists (positions), e.g. ``("logits",)`` or ``(1, "feat")``;
+            ``()`` for a lone tensor; ``None`` when not recorded (inputs, older manifests).
+            Names are tied to outputs by this key, never by position alone.
+        batch_axis: Where the batch axis sits in the tensor's full shape: 0 (always, for
+            inputs), another position for an output the model returns with the batch
+            elsewhere (``[4, batch]``), ``None`` for an output with no batch axis. Only 0
+            can be served with ``max_batch_size > 0`` (``builders.model.outputs`` finds it).
+    """
+
+    name: str
+    dtype: str
+    shape: tuple[Dim, ...]
+    value_range: tuple[int, int] | None = None
+    key: tuple[str | int, ...] | None = None
+    batch_axis: int | None = 0
+
+    def __post_init__(self) -> None:
+        dtypes.require_tensor_io(self.dtype, f"tensor {self.name!r}")
+        for d in self.shape:
+            if isinstance(d, bool) or not isinstance(d, (int, str)) or (isinstance(d, int) and d <= 0) or d == "":
+                raise ModelSpecError(
+                    f"tensor {self.name!r}: dimension {d!r} must be an int > 0 or the name of a dynamic axis",
+                    hint='e.g. shape [3, 224, 224] or ["seq"]',
+                )
+            if d == BATCH_AXIS:
+                raise ModelSpecError(
+                    f"tensor {self.name!r}: {BATCH_AXIS!r} is the implicit first axis; per-sample shapes must not name it",
+                    hint=f"drop {BATCH_AXIS!r} from the shape (it is always axis 0)",
+                )
+        if self.batch_axis is not None and not 0 <= self.batch_axis <= len(self.shape):
+            raise ModelSpecError(
+                f"tensor {self.name!r}: batch_axis {self.batch_axis} is outside its shape "
+                f"(0..{len(self.shape)} for {len(self.shape)} per-sample dims)"
+            )
+        if self.value_range is not None:
+            lo, hi = self.value_range
+            if not dtypes.from_name(self.dtype).is_integer:
+                raise ModelSpecError(
+                    f"tensor {self.name!r}: value_range is for integer inputs, but dtype is {self.dtype}",
+                    hint="drop value_range (floating inputs are drawn from N(0, 1))",
+                )
+            info = np.iinfo(self.dtype)
+            if not (info.min <= lo <= hi <= info.max):
+                raise ModelSpecError(
+                    f"tensor {self.name!r}: value_range {list(self.value_range)} must satisfy low <= high within {self.dtype}",
+                )
+
+    @property
+    def triton_dtype(self) -> str:
+        """Triton ``DataType`` enum name, e.g. ``"TYPE_FP32"``."""
+        return dtypes.from_name(self.dtype).triton
+
+    def triton_dims(self) -> list[int]:
+        """Per-sample dims for ``config.pbtxt``: dynamic axes become ``-1``."""
+        return [d if isinstance(d, int) else -1 for d in self.shape]
+
+    def full_shape(self) -> tuple[Dim, ...]:
+        """The whole shape: the per-sample shape with :data:`BATCH_AXIS` at :attr:`batch_axis`."""
+        if self.batch_axis is None:
+            return self.shape
+        return (*self.shape[: self.batch_axis], BATCH_AXIS, *self.shape[self.batch_axis :])
+
+    def concrete_shape(self, axis_sizes: dict[str, int]) -> tuple[int, ...]:
+        """Per-sample shape with every named axis replaced by ``axis_sizes[name]``."""
+        return tuple(d if isinstance(d, int) else axis_sizes[d] for d in self.shape)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form (:class:`TensorSpecRecord`; ``batch_axis`` only when it is not 0)."""
+        d = TensorSpecRecord.from_spec(self).model_dump(mode="json")
+        if d.get("batch_axis") == 0:
+            del d["batch_axis"]
+        return d
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> TensorSpec:
+        """Inverse of :meth:`to_json`.
+
+        Raises:
+            ModelSpecError: a missing key or wrong type (naming the field), or an inconsistent tensor.
+        """
+        return validate_json(TensorSpecRecord, d, "tensor spec").to_spec()
+
+
+class TensorSpecRecord(Record):
+    """JSON form of a :class:`TensorSpec` (the same fields; ``shape`` as a list)."""
+
+    name: str
+    dtype: str = Field(description="a core.dtypes tensor I/O name: float32, int64, bool...")
+    shape: list[StrictInt | StrictStr] = Field(description="per-sample shape, no batch axis; strings name dynamic axes")
+    value_range: tuple[int, int] | None = Field(None, description="inclusive (low, high) of generated integer inputs")
+    key: list[StrictStr | StrictInt] | None = Field(
+        None,
+        description="outputs: path of the tensor in what forward() returns (dict keys, tuple positions); "
+        "[] for a lone tensor; null when not recorded",
+    )
+    batch_axis: int | None = Field(
+        0,
+        description="outputs: position of the batch axis in the full shape (null: none); "
+        "only 0 is served with max_batch_size > 0",
+    )
+
+    @classmethod
+    def from_spec(cls, t: TensorSpec) -> TensorSpecRecord:
+        """The record of ``t`` (tuples become lists)."""
+        return cls(
+            name=t.name,
+            dtype=t.dtype,
+            shape=list(t.shape),
+            value_range=t.value_range,
+            key=list(t.key) if t.key is not None else None,
+            batch_axis=t.batch_axis,
+        )
+
+    def to_spec(self) -> TensorSpec:
+        """The :class:`TensorSpec` this record describes.
+
+        Raises:
+            ModelSpecError: the tensor is inconsistent (:meth:`TensorSpec.__post_init__`).
+        """
+        return TensorSpec(
+            self.name,
+            self.dtype,
+            tuple(self.shape),
+            self.value_range,
+            tuple(self.key) if self.key is not None else None,
+            self.batch_axis,
+        )
+
+
+R = TypeVar("R", bound=Record)
+
+
+def validate_json(model: type[R], data: Any, source: str) -> R:
+    """Validate the decoded JSON of an input spec, or of one tensor of it, as ``model``.
+
+    Args:
+        model: The record class (:class:`TensorSpecRecord` or
+            :class:`builders.model.spec.ModelSpecRecord`).
+        data: The decoded JSON.
+        source: Where it came from, for messages (a file path).
+
+    Raises:
+        ModelSpecError: a missing key or a wrong type; the message names each field, what
+            was expected and what was found.
+    """
+    try:
+        return model.model_validate(data)
+    except ValidationError as e:
+        raise ModelSpecError(
+            f"{source} is malformed:\n" + describe(e),
+            hint='expected {"inputs": [{"name", "dtype", "shape", "value_range"?}], "outputs": [...], "dynamic_axes": {...}} '
+            "(docs/schemas/input_spec.json)",
+        ) from None
+
+
+def output_placeholder(name: str) -> TensorSpec:
+    """An output known only by name; dtype and shape come from the eager model later."""
+    return TensorSpec(name, "float32", ())
