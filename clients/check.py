@@ -93,6 +93,7 @@ def check_running(
             (the server may serve a copy of it).
         urls: Protocol -> ``host:port`` (``{"http": "localhost:8000", "grpc": ...}``).
         only: Variant names to check (default all).
+        progress: Called with one line per step (a variant not ready is loaded); ``None``: silent.
 
     Raises:
         ClientError: no server answers.

@@ -75,6 +75,11 @@ class ToolkitCommand(click.Command):
     """
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """Parse ``args``, refusing a single-value option given more than once.
+
+        Raises:
+            click.UsageError: an option that takes one value was repeated (the message names it).
+        """
         if not ctx.resilient_parsing:
             repeated = repeated_options(self, ctx, args)
             if repeated:
@@ -109,6 +114,7 @@ class ToolkitGroup(click.Group):
     group_class = type  # subgroups are ToolkitGroups too
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """Write the command list with each command's whole short help (not cut at 45 characters)."""
         rows = []
         for name in self.list_commands(ctx):
             cmd = self.get_command(ctx, name)
@@ -173,6 +179,7 @@ class CommaList(click.ParamType):
         self._metavar = metavar
 
     def get_metavar(self, param: click.Parameter, *args: Any, **kwargs: Any) -> str:
+        """The metavar shown in ``--help``: the given one, the choices as ``[a|b][,...]``, or ``LIST``."""
         if self._metavar:
             return self._metavar
         if isinstance(self.item, click.Choice):
@@ -180,6 +187,11 @@ class CommaList(click.ParamType):
         return "LIST"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> tuple[Any, ...]:
+        """Split a comma-separated value into a tuple of items, each converted by the item type.
+
+        Raises:
+            click.BadParameter: an item does not convert (the message names it).
+        """
         if isinstance(value, (tuple, list)):
             return tuple(value)
         out: list[Any] = []

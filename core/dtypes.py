@@ -53,10 +53,12 @@ class DataType:
 
     @property
     def is_floating(self) -> bool:
+        """Whether the type is a floating-point one (fp16, bf16, fp32, fp64)."""
         return self.kind == "float"
 
     @property
     def is_integer(self) -> bool:
+        """Whether the type is a signed or unsigned integer one."""
         return self.kind in ("int", "uint")
 
     def to_numpy(self) -> Any:

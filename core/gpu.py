@@ -33,6 +33,7 @@ class GpuInfo:
     memory_bytes: int | None
 
     def to_json(self) -> dict[str, Any]:
+        """``{"name", "driver", "memory_bytes"}`` (the index is not recorded)."""
         return {"name": self.name, "driver": self.driver, "memory_bytes": self.memory_bytes}
 
 

@@ -65,6 +65,7 @@ class RecordKind(Generic[T]):
 
     @property
     def adapter(self) -> TypeAdapter[T]:
+        """The pydantic ``TypeAdapter`` of the record type (built once per type)."""
         return _adapter(self.type)
 
     def json_schema(self) -> dict[str, Any]:

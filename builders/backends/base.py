@@ -107,8 +107,12 @@ class NativeBackend(BackendConfig):
     def configure(
         self, cfg: mc.ModelConfig, fmt: str, *, trt_accelerator: str | None = None, intra_op_threads: int | None = None
     ) -> None:
+        """Set ``platform`` and the format's file as ``default_model_filename``.
+
+        A native backend takes no accelerator or thread count here (see :meth:`BackendConfig.configure`)."""
         cfg.platform = self.platform
         cfg.default_model_filename = self.default_file
 
     def served_artifact(self, cfg: mc.ModelConfig) -> tuple[str, str] | None:
+        """The native format and :meth:`model_file`: the file Triton loads is the export itself."""
         return self.format, self.model_file(cfg)

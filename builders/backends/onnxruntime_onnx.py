@@ -29,6 +29,8 @@ class OnnxRuntimeBackend(NativeBackend):
     def configure(
         self, cfg: mc.ModelConfig, fmt: str, *, trt_accelerator: str | None = None, intra_op_threads: int | None = None
     ) -> None:
+        """The native ONNX fields, plus onnxruntime's TensorRT accelerator block when
+        ``trt_accelerator`` names its ``precision_mode`` (:func:`add_ort_trt_accelerator`)."""
         super().configure(cfg, fmt)
         if trt_accelerator:
             add_ort_trt_accelerator(cfg, trt_accelerator)

@@ -49,6 +49,8 @@ class PythonBackend(BackendConfig):
     def configure(
         self, cfg: mc.ModelConfig, fmt: str, *, trt_accelerator: str | None = None, intra_op_threads: int | None = None
     ) -> None:
+        """Set ``backend: "python"`` and the parameters our ``model.py`` reads: the artifact's
+        format and file, and ``intra_op_threads`` when given (see :meth:`BackendConfig.configure`)."""
         cfg.backend = self.backend
         cfg.parameters[PARAM_FORMAT].string_value = fmt
         cfg.parameters[PARAM_FILE].string_value = formats.get(fmt).file
@@ -56,6 +58,8 @@ class PythonBackend(BackendConfig):
             cfg.parameters[PARAM_THREADS].string_value = str(intra_op_threads)
 
     def record_outputs(self, cfg: mc.ModelConfig, names: Sequence[str]) -> None:
+        """Record the served output names, in the artifact's order, in the ``artifact_outputs``
+        parameter: our ``model.py`` names the artifact's outputs by it."""
         cfg.parameters[PARAM_OUTPUTS].string_value = json.dumps(list(names))
 
     def order_problems(self, cfg: mc.ModelConfig, names: Sequence[str]) -> list[Problem]:
@@ -83,6 +87,8 @@ class PythonBackend(BackendConfig):
         return instance_threads(_param(cfg, PARAM_THREADS) or None, instances, cpu_count)
 
     def served_artifact(self, cfg: mc.ModelConfig) -> tuple[str, str] | None:
+        """``(artifact_format, artifact_file)`` from the parameters when the format is one our
+        ``model.py`` runs (:data:`core.formats.PYTHON_SERVED`); ``None`` for someone else's python model."""
         fmt, file = _param(cfg, PARAM_FORMAT), _param(cfg, PARAM_FILE)
         return (fmt, file) if fmt in formats.PYTHON_SERVED and file else None
 

@@ -44,58 +44,12 @@ def config_problems(cfg: mc.ModelConfig, *, server_gpu: bool | None = None) -> l
         Problems with ``file`` empty (the caller knows the file).
     """
     out: list[Problem] = []
-
-    def bad(field: str, problem: str, fix: str = "") -> None:
-        out.append(Problem("", field, problem, fix))
-
     if cfg.name and not NAME_RE.match(cfg.name):
-        bad("name", f"{cfg.name!r} is not safe as a directory name", "use letters, digits, '_', '-', '.'")
-    backend = backends.model_backend(cfg)
-    implied = backends.platform_backend(cfg.platform)
-    if not cfg.platform and not cfg.backend:
-        bad(
-            "platform",
-            "neither 'platform' nor 'backend' is set",
-            "set platform (pytorch_libtorch, onnxruntime_onnx, tensorrt_plan) or backend (python, ...)",
-        )
-    elif (
-        cfg.platform
-        and cfg.backend
-        and implied != cfg.backend
-        and (cfg.backend in backends.BACKENDS or cfg.backend in backends.OTHER_PLATFORMS.values())
-    ):
-        bad(
-            "backend",
-            f"platform {cfg.platform!r} and backend {cfg.backend!r} do not go together",
-            f"drop one; {cfg.platform!r} is served by backend {implied or '?'!r}",
-        )
-    elif cfg.platform and not cfg.backend and implied is None and cfg.platform != backends.ENSEMBLE:
-        bad(
-            "platform",
-            f"unknown platform {cfg.platform!r}",
-            f"use one of {', '.join(backends.known_platforms())}, or set backend",
-        )
+        out.append(_problem("name", f"{cfg.name!r} is not safe as a directory name", "use letters, digits, '_', '-', '.'"))
+    out += _platform_problems(cfg)
     mbs = cfg.max_batch_size
     out += rules.max_batch_size(mbs)
-    if not cfg.output:
-        bad("output", "no outputs are declared", "declare every output the model returns")
-    for kind, tensors in (("input", cfg.input), ("output", cfg.output)):
-        seen: set[str] = set()
-        for i, t in enumerate(tensors):
-            ref = f"{kind}[{t.name or i}]"
-            if not t.name:
-                bad(f"{kind}[{i}].name", "is empty", "give every tensor its name in the model")
-            elif t.name in seen:
-                bad(f"{ref}.name", f"{t.name!r} is declared twice", "remove the duplicate")
-            seen.add(t.name)
-            if t.data_type == mc.TYPE_INVALID:
-                bad(f"{ref}.data_type", "is not set", "set the tensor's data type, e.g. TYPE_FP32")
-            if not t.dims:
-                bad(f"{ref}.dims", "are empty", "give the shape; a scalar per sample is dims: [1] with reshape { shape: [] }")
-            elif any(d < 1 and d != WILDCARD for d in t.dims):
-                bad(f"{ref}.dims", f"{list(t.dims)}: each dim must be >= 1, or -1 for a variable size", "fix the shape")
-            if t.HasField("reshape") and not t.reshape.shape and mbs == 0:
-                bad(f"{ref}.reshape", "an empty reshape needs max_batch_size > 0 (scalars are not supported)", "")
+    out += _tensor_problems(cfg)
     batching = cfg.HasField("dynamic_batching")
     out += rules.dynamic_batching(mbs, batching)
     out += rules.preferred_batch_sizes(mbs, cfg.dynamic_batching.preferred_batch_size, batching)
@@ -106,6 +60,7 @@ def config_problems(cfg: mc.ModelConfig, *, server_gpu: bool | None = None) -> l
         out += rules.instance_gpus(kind, g.gpus, ref)
         out += rules.kind_gpu_needs_gpu(kind, server_gpu, ref)
         gpu_instances = gpu_instances or kind in ("KIND_GPU", "KIND_AUTO")
+    backend = backends.model_backend(cfg)
     for i, acc in enumerate(cfg.optimization.execution_accelerators.gpu_execution_accelerator):
         if acc.name == "tensorrt":
             ref = f"{rules.ACCELERATORS}[{i}]"
@@ -115,6 +70,62 @@ def config_problems(cfg: mc.ModelConfig, *, server_gpu: bool | None = None) -> l
     builder = backends.for_config(cfg)
     if builder is not None:
         out += builder.config_problems(cfg)
+    return out
+
+
+def _problem(field: str, problem: str, fix: str = "") -> Problem:
+    """A problem of the config file being checked (``file`` empty: the caller knows it)."""
+    return Problem("", field, problem, fix)
+
+
+def _platform_problems(cfg: mc.ModelConfig) -> list[Problem]:
+    """``platform`` or ``backend`` given, and consistent with each other (Triton docs,
+    "Model Configuration: Platform and Backend")."""
+    implied = backends.platform_backend(cfg.platform)
+    if not cfg.platform and not cfg.backend:
+        why, fix = (
+            "neither 'platform' nor 'backend' is set",
+            "set platform (pytorch_libtorch, onnxruntime_onnx, tensorrt_plan) or backend (python, ...)",
+        )
+        return [_problem("platform", why, fix)]
+    known = cfg.backend in backends.BACKENDS or cfg.backend in backends.OTHER_PLATFORMS.values()
+    if cfg.platform and cfg.backend and implied != cfg.backend and known:
+        why = f"platform {cfg.platform!r} and backend {cfg.backend!r} do not go together"
+        return [_problem("backend", why, f"drop one; {cfg.platform!r} is served by backend {implied or '?'!r}")]
+    if cfg.platform and not cfg.backend and implied is None and cfg.platform != backends.ENSEMBLE:
+        fix = f"use one of {', '.join(backends.known_platforms())}, or set backend"
+        return [_problem("platform", f"unknown platform {cfg.platform!r}", fix)]
+    return []
+
+
+def _tensor_problems(cfg: mc.ModelConfig) -> list[Problem]:
+    """At least one output; inputs and outputs named uniquely, with a data type and
+    non-empty dims of ints >= 1 or -1; an empty reshape only with ``max_batch_size > 0``."""
+    out: list[Problem] = []
+    mbs = cfg.max_batch_size
+    if not cfg.output:
+        out.append(_problem("output", "no outputs are declared", "declare every output the model returns"))
+    for kind, tensors in (("input", cfg.input), ("output", cfg.output)):
+        seen: set[str] = set()
+        for i, t in enumerate(tensors):
+            ref = f"{kind}[{t.name or i}]"
+            if not t.name:
+                out.append(_problem(f"{kind}[{i}].name", "is empty", "give every tensor its name in the model"))
+            elif t.name in seen:
+                out.append(_problem(f"{ref}.name", f"{t.name!r} is declared twice", "remove the duplicate"))
+            seen.add(t.name)
+            if t.data_type == mc.TYPE_INVALID:
+                out.append(_problem(f"{ref}.data_type", "is not set", "set the tensor's data type, e.g. TYPE_FP32"))
+            if not t.dims:
+                fix = "give the shape; a scalar per sample is dims: [1] with reshape { shape: [] }"
+                out.append(_problem(f"{ref}.dims", "are empty", fix))
+            elif any(d < 1 and d != WILDCARD for d in t.dims):
+                why = f"{list(t.dims)}: each dim must be >= 1, or -1 for a variable size"
+                out.append(_problem(f"{ref}.dims", why, "fix the shape"))
+            if t.HasField("reshape") and not t.reshape.shape and mbs == 0:
+                out.append(
+                    _problem(f"{ref}.reshape", "an empty reshape needs max_batch_size > 0 (scalars are not supported)", "")
+                )
     return out
 
 

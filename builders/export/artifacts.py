@@ -59,12 +59,16 @@ class ExportResult:
 
     @property
     def size_bytes(self) -> int:
+        """The artifact file's size, bytes (external data files not counted)."""
         return self.path.stat().st_size
 
     def sha256(self) -> str:
+        """The artifact file's sha256, hex (read now, in 1 MiB chunks)."""
         return file_sha256(self.path)
 
     def to_json(self) -> dict[str, Any]:
+        """The manifest's record of the file: format, file name, size in bytes, sha256, and
+        ``extra`` and ``tracer_warnings`` when there are any."""
         return {
             "format": self.format,
             "file": self.path.name,
@@ -80,6 +84,11 @@ class ExportResult:
 
 
 def file_sha256(path: Path) -> str:
+    """The sha256 of a file's bytes, hex, read in 1 MiB chunks.
+
+    Raises:
+        OSError: the file cannot be read.
+    """
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):

@@ -58,7 +58,6 @@ def wrap_served(inner: Any, precision: str, output_dtypes: Sequence[str] | None 
     """Wrap an already cast ``inner`` (an ``nn.Module`` or ``ScriptModule``): floating
     inputs cast to ``precision`` on entry, outputs flattened (when ``flatten``) and floating
     outputs cast to ``output_dtypes`` (default float32) on exit."""
-
     dtype = precisions.get(precision).data_type.to_torch() if precision != "fp32" else None
     out_dtypes = [dtypes.from_name(d).to_torch() for d in output_dtypes] if output_dtypes else None
     served = _Served(inner, dtype, out_dtypes, flatten)

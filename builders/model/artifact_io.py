@@ -82,10 +82,13 @@ class ArtifactIO:
     device_constants: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
+        """The JSON form: every field, tensors as ``{"name", "data_type", "shape"}``."""
         return dataclasses.asdict(self)
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> ArtifactIO:
+        """Inverse of :meth:`to_json`; ``inputs``/``outputs`` may be ``None`` (not read)."""
+
         def tensors(ts: list[dict[str, Any]] | None) -> tuple[TensorIO, ...] | None:
             if ts is None:
                 return None

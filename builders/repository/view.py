@@ -213,6 +213,7 @@ class Repository:
 
     @property
     def index_path(self) -> Path:
+        """``<repository>/index.json`` (:data:`builders.repository.records.INDEX_FILE`)."""
         return self.path / INDEX_FILE
 
     @property

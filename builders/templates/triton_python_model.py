@@ -34,7 +34,19 @@ import triton_python_backend_utils as pb_utils  # noqa: E402
 
 
 class TritonPythonModel:
+    """The python-backend model Triton instantiates once per model instance (see the module docstring)."""
+
     def initialize(self, args):
+        """Load the artifact this instance serves, on its device, with its thread count.
+
+        Args:
+            args: Triton's arguments: ``model_config`` (the config as JSON), ``model_repository``,
+                ``model_version``, ``model_instance_kind`` and ``model_instance_device_id``.
+
+        Raises:
+            pb_utils.TritonModelException: numpy 2 in the environment, no
+                ``TRITON_TOOLKIT_SITE_PACKAGES``, or config outputs that are not the recorded ones.
+        """
         if int(np.__version__.split(".")[0]) >= 2:
             # the bundled python backend (Triton 24.10) was built against numpy 1.x: with numpy 2
             # it answers with empty output tensors and no error, so refuse to load instead
@@ -73,6 +85,19 @@ class TritonPythonModel:
         self.run = load_runner(params["artifact_format"], path, self.input_names, self.output_names, threads, device)
 
     def execute(self, requests):
+        """Answer ``requests``, one response each, in order.
+
+        Requests that can be merged (batched config, one per-sample shape per input) run as one
+        forward pass and are split back; when the merged outputs differ from the config's
+        declarations, every request gets that error. Otherwise, or when the merged run raises,
+        each request runs alone, so one bad request never fails the others.
+
+        Args:
+            requests: Triton's ``InferenceRequest`` objects of this call.
+
+        Returns:
+            One ``InferenceResponse`` per request: the outputs, or an error saying why.
+        """
         arrays = [{n: pb_utils.get_input_tensor_by_name(r, n).as_numpy() for n in self.input_names} for r in requests]
         if len(arrays) == 1:  # nothing to merge: the request's arrays go to the runner as they are
             return [self._response(self._run_one(arrays[0]))]

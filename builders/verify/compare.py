@@ -37,6 +37,7 @@ class OutputComparison:
     problem: str | None = None
 
     def to_json(self) -> dict[str, Any]:
+        """The manifest's record of this comparison: every field."""
         return dataclasses.asdict(self)
 
 

@@ -55,7 +55,7 @@ def output_tolerances(
 
 @contextlib.contextmanager
 def no_tf32() -> Iterator[None]:
-    """torch's TF32 switches off (cuBLAS matmul and cuDNN convolutions), restored on exit."""
+    """Turn torch's TF32 switches off (cuBLAS matmul and cuDNN convolutions), restored on exit."""
     import torch
 
     saved = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32)
@@ -180,8 +180,13 @@ def verify_export(
     by :func:`verify_plan`.
 
     Args:
-        result, module, spec, max_batch_size, rtol, sample: As for :func:`verify_artifact`.
+        result: The export to check (``tracer_warnings`` explain a mismatch).
+        module: The eager model (the reference).
+        spec: The I/O signature, outputs filled in.
+        max_batch_size: Largest batch verified.
+        rtol: Per-output relative tolerance overrides.
         devices: ``"cpu"`` and/or ``"cuda"``: where the export's variants run (KIND_CPU / KIND_GPU).
+        sample: The user's own inputs (name -> ``[batch, ...]`` array), or ``None``.
 
     Returns:
         ``[{"verified_on": verified_on(...), "status", "reason", "verify_s", "points",

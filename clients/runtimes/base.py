@@ -44,7 +44,7 @@ TRITON_DEFAULT_PORTS = Ports(http=8000, grpc=8001, metrics=8002)
 
 
 def server_args(opts: ServerOptions, ports: Ports, repository: str, *, bind_address: bool = True) -> list[str]:
-    """tritonserver flags common to every runtime (Triton docs, ``tritonserver --help``).
+    """The tritonserver flags common to every runtime (Triton docs, ``tritonserver --help``).
 
     Args:
         opts: The launch options (model control, models to load, log level, metrics

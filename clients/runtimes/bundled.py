@@ -116,6 +116,11 @@ class BundledRuntime(Runtime):
         return self._server
 
     def command(self, ports: Ports) -> list[str]:
+        """The bundled binary with its backend directory, on ``ports`` and the resolved repository.
+
+        Raises:
+            ServerError: the bundled server is not installed (:meth:`check`).
+        """
         b = self._found()
         return [
             str(b.binary),
@@ -124,6 +129,7 @@ class BundledRuntime(Runtime):
         ]
 
     def environment(self) -> dict[str, str]:
+        """``LD_LIBRARY_PATH`` and the python backend's site-packages for the bundled binary."""
         return self._found().env()
 
 

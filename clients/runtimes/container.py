@@ -110,6 +110,7 @@ class ContainerRuntime(Runtime):
 
     @classmethod
     def detect(cls, opts: ServerOptions) -> str | None:
+        """Why ``auto`` may pick a container: ``docker`` and ``nvidia-smi`` are on PATH and the Docker engine answers."""
         if shutil.which("docker") and shutil.which("nvidia-smi") and docker_engine_up():
             return "a Docker engine and an NVIDIA GPU are available"
         return None
@@ -128,10 +129,13 @@ class ContainerRuntime(Runtime):
         return _shm().shm_failure_hint(text, self.shm_size())
 
     def command(self, ports: Ports) -> list[str]:
+        """``docker run`` of the serving image (:func:`container_command`), the repository
+        mounted at ``/models``; names the container ``tritonserver-<pid>-<http port>``."""
         self.container_name = f"tritonserver-{os.getpid()}-{ports.http}"
         return container_command(self.opts, ports, self.args(ports, "/models"), self.container_name)
 
     def before_start(self) -> None:
+        """Start the guardian that removes the container when this process dies."""
         if self.container_name:
             self._guardian = start_container_guardian(self.container_name)
 

@@ -34,6 +34,7 @@ class LocalRuntime(Runtime):
 
     @classmethod
     def detect(cls, opts: ServerOptions) -> str | None:
+        """Why ``auto`` may pick the local runtime: a tritonserver binary was found."""
         found = local_binary(opts.binary)
         return f"a tritonserver binary was found at {found}" if found else None
 
@@ -57,8 +58,14 @@ class LocalRuntime(Runtime):
         return found
 
     def command(self, ports: Ports) -> list[str]:
+        """The local binary on ``ports`` and the resolved repository.
+
+        Raises:
+            ServerError: no local binary (:meth:`binary`).
+        """
         return [self.binary(), *self.args(ports, str(Path(self.opts.repository).resolve()))]
 
     def environment(self) -> dict[str, str]:
+        """The toolkit's site-packages for python-backend variants, unless already set."""
         # python-backend variants (--serving python) read this; native ones ignore it
         return {SITE_ENV: site_packages()} if SITE_ENV not in os.environ else {}

@@ -78,6 +78,7 @@ class Endpoint:
 
     @property
     def ports(self) -> Ports:
+        """The HTTP, gRPC and metrics ports of the three endpoints."""
         return Ports(*(int(u.split("/")[0].rsplit(":", 1)[1]) for u in (self.http_url, self.grpc_url, self.metrics_url)))
 
 
@@ -161,16 +162,20 @@ class RemoteRuntime(Runtime):
         self.explicit: bool | None = None
 
     def host(self) -> str:
+        """The host of the ``--url`` endpoint."""
         return self.endpoint.host
 
     def fixed_ports(self) -> Ports:
+        """The endpoint's ports: the server chose them, not the toolkit."""
         return self.endpoint.ports
 
     def endpoints(self, ports: Ports) -> tuple[str, str, str]:
+        """The endpoint's HTTP, gRPC and metrics addresses (``ports`` is not used)."""
         e = self.endpoint
         return e.http_url, e.grpc_url, e.metrics_url
 
     def command(self, ports: Ports) -> list[str]:
+        """No command: nothing is launched."""
         return []
 
     def unloads(self) -> bool:

@@ -172,14 +172,18 @@ class ServingPlan:
 
     @property
     def labels(self) -> dict[str, str]:
+        """The labels every object of the deployment carries (Kubernetes' recommended
+        ``app.kubernetes.io/name`` and ``app.kubernetes.io/instance``)."""
         return {"app.kubernetes.io/name": "tritonserver", "app.kubernetes.io/instance": self.name}
 
     @property
     def claim(self) -> str:
+        """The PersistentVolumeClaim's name: ``<name>-models``."""
         return f"{self.name}-models"
 
     @property
     def loader(self) -> str:
+        """The name of the Pod that copies the repository into the claim: ``<name>-loader``."""
         return f"{self.name}-loader"
 
 
@@ -207,7 +211,7 @@ def _probe(path: str, period_s: int, failures: int) -> k8s.V1Probe:
 
 
 def server_args() -> list[str]:
-    """tritonserver's flags in the Deployment: the mounted repository, every model loaded
+    """The tritonserver flags of the Deployment: the mounted repository, every model loaded
     at start and the load/unload API off (``--model-control-mode=none``), Triton's default ports."""
     p = TRITON_DEFAULT_PORTS
     return [

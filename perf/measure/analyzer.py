@@ -99,14 +99,28 @@ def build_command(
     """One perf_analyzer command for one concurrency level.
 
     Args:
+        binary: The perf_analyzer executable (:func:`find_perf_analyzer`).
+        model: The served model (variant) name (``-m``).
         url: ``host:port`` of the endpoint for ``settings.protocol``.
+        concurrency: Outstanding requests (``--concurrency-range N:N``); ignored with ``request_rate``.
+        batch_size: Client batch size per request (``-b``).
+        csv_path: Where perf_analyzer writes its CSV (``-f``, with ``--verbose-csv``).
+        settings: The measurement settings (protocol, window or request count, stability,
+            trials, metrics, extra arguments).
+        metrics_url: ``host:port/metrics`` of the server's metrics endpoint; with
+            ``settings.collect_metrics`` perf_analyzer scrapes it (``None``: no metrics).
         input_args: ``--shape``/``--input-data`` flags (see :mod:`perf.measure.inputs`).
         interval_scale: Multiplier on the measurement window (retries of unstable levels).
-        stability_pct, max_trials: Overrides of ``settings`` (the last, accept-anything try).
+        stability_pct: Overrides ``settings.stability_pct`` (%, ``-s``; the last,
+            accept-anything try).
+        max_trials: Overrides ``settings.max_trials`` (``-r``).
         request_rate: Measure at this fixed request rate (requests/s,
             ``--request-rate-range R:R``) instead of at ``concurrency``.
         metrics_interval_ms: How often perf_analyzer scrapes ``metrics_url`` (ms); the
             server's ``--metrics-interval-ms`` so no refresh is missed or read twice.
+
+    Returns:
+        The command line, ``settings.extra_args`` last.
     """
     load = (
         ["--request-rate-range", f"{request_rate:g}:{request_rate:g}"]
@@ -150,6 +164,9 @@ def run_perf_analyzer(
     """Run one command, timing each output line as it arrives; parse its CSV when it wrote one.
 
     Args:
+        cmd: The command (:func:`build_command`).
+        csv_path: The CSV it writes (removed first, so an old file is never read).
+        timeout_s: How long it may run, s; it is killed after that.
         on_start: Called with perf_analyzer's process id once it runs (the host sampler
             counts its CPU time as the measurement's own).
 

@@ -12,6 +12,7 @@ from core.versions import package_versions
 
 
 def cpu_model() -> str | None:
+    """The CPU's model name from ``/proc/cpuinfo``; ``None`` where it cannot be read."""
     try:
         for line in open("/proc/cpuinfo"):
             if line.startswith("model name"):

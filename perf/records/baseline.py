@@ -109,6 +109,7 @@ class BaselinePoint:
 
     @property
     def ok(self) -> bool:
+        """Whether the point was measured: status ``ok`` and a throughput above 0 infer/s."""
         return self.status == "ok" and (self.throughput_infer_per_s or 0) > 0
 
 
@@ -185,6 +186,7 @@ class BaselineResult:
     notes: list[str] = dataclasses.field(default_factory=list)
 
     def target(self, variant: str) -> BaselineTarget | None:
+        """The baseline target of served variant ``variant``, or ``None`` when it has none."""
         return next((t for t in self.targets if t.variant == variant), None)
 
     def points_of(self, key: BaselineKey) -> list[BaselinePoint]:

@@ -236,6 +236,7 @@ class RunResult:
         return v
 
     def variant(self, name: str) -> VariantResult | None:
+        """The variant named ``name``, or ``None`` when the run has none of that name."""
         return next((v for v in self.variants if v.name == name), None)
 
     def to_json(self) -> dict[str, Any]:
