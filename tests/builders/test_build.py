@@ -29,6 +29,7 @@ def _opts(tmp_path: Path, model: str = "tiny", **kw) -> BuildOptions:
     return BuildOptions(model, repository=tmp_path / "repo", build_dir=tmp_path / "builds", **kw)
 
 
+@pytest.mark.slow  # the session's real tiny build
 def test_manifest_records_versions_signature_errors_sizes_and_hashes(tiny_build):
     m = tiny_build.manifest
     assert m["versions"]["torch"] and m["versions"]["onnx"] and m["versions"]["onnxruntime"]
@@ -46,6 +47,7 @@ def test_manifest_records_versions_signature_errors_sizes_and_hashes(tiny_build)
     assert by_fmt["onnx"]["extra"]["opset"] == 18
 
 
+@pytest.mark.slow  # the session's real tiny build
 def test_reference_data_loads_without_pickle_and_matches_the_model(tiny_build, tiny_build_dir):
     import torch
 
@@ -60,6 +62,7 @@ def test_reference_data_loads_without_pickle_and_matches_the_model(tiny_build, t
         assert all(z[k].dtype != object for k in z.files)
 
 
+@pytest.mark.slow  # real export (torch.jit.script)
 def test_unchanged_rebuild_reuses_and_any_change_rebuilds(tmp_path):
     first = build(_opts(tmp_path, formats=("torchscript",)))
     artifact = first.manifest_path.parent / "model.pt"
@@ -113,6 +116,7 @@ def user_model(tmp_path, monkeypatch):
     sys.modules.pop("ranker_pkg", None)
 
 
+@pytest.mark.slow  # real export (torch.jit.script, torch.jit.trace, torch.onnx.export, torch.export)
 def test_user_model_with_flags_spec_builds_native_configs_that_match_the_files(tmp_path, user_model):
     spec = ModelSpec.from_flags(["feats:float32:3", "ids:int64:seq:0..29"], ["score", "rank", "tokens"], ["seq=1,5,12"])
     result = build(
@@ -139,6 +143,7 @@ def test_user_model_with_flags_spec_builds_native_configs_that_match_the_files(t
     assert (onnx_dir / "1" / "model.onnx.data").is_file()
 
 
+@pytest.mark.slow  # real export (torch.jit.script, torch.jit.trace)
 def test_a_failed_verification_still_writes_the_manifest(tmp_path, monkeypatch):
     # an fp16 export of a model that overflows fp16 but not fp32: the fp32 variants are written,
     # the fp16 failure is listed (issue 19 item 4)
@@ -172,6 +177,7 @@ def test_builtin_kinds_export_and_verify_in_both_cpu_formats(tmp_path, model):
     assert len(result.variant_dirs) == 2
 
 
+@pytest.mark.slow  # real export (torch.onnx.export, torch.export)
 def test_cli_builds_a_user_model_from_flags_and_prints_the_trtexec_command(tmp_path, user_model):
     runner = CliRunner()
     res = runner.invoke(
@@ -221,6 +227,7 @@ def test_cli_builds_a_user_model_from_flags_and_prints_the_trtexec_command(tmp_p
     assert f"--plan=fp32={tmp_path / 'b' / 'make' / 'model.plan'}" in back and "--serving native" in back
 
 
+@pytest.mark.slow  # real export (torch.onnx.export, torch.export)
 def test_trt_without_gpu_is_one_clear_error_with_the_trtexec_way_out(tmp_path):
     from builders.serving.tensorrt_env import missing_requirements
 

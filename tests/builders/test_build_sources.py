@@ -19,6 +19,10 @@ from builders.model.spec import ModelSpec
 from builders.model.tensor import TensorSpec
 from core.errors import ConfigError, ModelSpecError
 
+pytestmark = (
+    pytest.mark.slow
+)  # real builds (torch.jit.script/trace, torch.onnx.export, torch.export): `make test`, not `make test-unit`
+
 GRID = VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(4,))
 SPEC = ModelSpec((TensorSpec("x", "float32", (8,)),), ())
 

@@ -16,6 +16,8 @@ from builders.config.variants import VariantGrid
 from builders.repository.records import INDEX_FILE
 from core.errors import GpuRequiredError, PartialBuildError, VerificationError
 
+pytestmark = pytest.mark.slow  # real exports (torch.jit.script, torch.onnx.export): `make test`, not `make test-unit`
+
 GRID = VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(4,))
 FLAGS = ["--instance-counts", "1", "--dynamic-batching", "off", "--max-batch-sizes", "4"]
 

@@ -94,6 +94,7 @@ def seq_variant(tmp_path_factory: pytest.TempPathFactory):
     return Repository(root / "repo").variant("pooled_ts_cpu1_nodb_mbs4")
 
 
+@pytest.mark.slow  # real export (torch.jit.script)
 def test_with_a_build_the_opt_size_and_value_range_are_used_and_said(seq_variant) -> None:
     sig = ModelSignature.from_config(
         {

@@ -180,6 +180,7 @@ def test_summary_text_header_and_notes() -> None:
 
 
 # --- wheel slimming ----------------------------------------------------------------------------
+@pytest.mark.slow  # runs pip
 def test_slim_wheel_drops_files_and_record_lines(tmp_path: Path) -> None:
     src = tmp_path / "demo_pkg-1.0-py3-none-any.whl"
     with zipfile.ZipFile(src, "w") as z:

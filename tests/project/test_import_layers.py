@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # lint-imports runs (seconds each): `make test`, not `make test-unit`
+
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("core", "builders", "clients", "perf")
 

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # ruff and mypy runs: `make test`, not `make test-unit`
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -41,8 +43,7 @@ def test_ruff_format_is_clean() -> None:
     assert result.returncode == 0, result.stdout[-5000:]
 
 
-@pytest.mark.slow  # ~40 s without a cache: in `make test`, not in the 90 s `make test-unit` tier
-@pytest.mark.timeout(600)
+@pytest.mark.timeout(600)  # mypy takes ~40 s without a cache
 def test_mypy_is_clean() -> None:
     result = _run(_tool("mypy"), timeout=600)
     assert result.returncode == 0, result.stdout[-5000:]

@@ -125,6 +125,7 @@ def test_results_file_that_is_not_json(tmp_path: Path):
 # -- manifest and index -------------------------------------------------------------------
 
 
+@pytest.mark.slow  # the session's real tiny build
 def test_a_version_1_manifest_is_migrated_with_its_recorded_tolerances(tiny_build, tmp_path: Path):
     doc = json.loads(tiny_build.manifest_path.read_text())
     assert doc["schema"] == MANIFEST_SCHEMA and doc["rtol"] == {}
@@ -210,6 +211,7 @@ def test_facade_lists_variants_by_pattern(fake_build, tmp_path: Path):
         Repository(tmp_path / "empty").names()
 
 
+@pytest.mark.slow  # real export (torch.jit.script)
 def test_a_build_records_its_rtol_and_the_facade_returns_it(tmp_path: Path):
     res = build(
         BuildOptions(
@@ -228,6 +230,7 @@ def test_a_build_records_its_rtol_and_the_facade_returns_it(tmp_path: Path):
     assert set(inputs) == {"INPUT__0"} and set(expected) == {"OUTPUT__0"}
 
 
+@pytest.mark.slow  # the session's real tiny build
 def test_a_manifest_field_the_record_does_not_know_fails_the_write(tiny_build, tmp_path: Path):
     from builders.repository.manifest import write_manifest
 

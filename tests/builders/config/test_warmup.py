@@ -62,6 +62,7 @@ def test_no_warmup_no_samples():
     assert not make_config(Variant("m", "onnx", max_batch_size=8), TINY, "native").model_warmup
 
 
+@pytest.mark.slow  # real export (torch.jit.script)
 def test_build_writes_the_count_into_every_sample_and_records_why_in_the_manifest(tmp_path):
     from builders.build import BuildOptions, build
     from builders.config.variants import VariantGrid

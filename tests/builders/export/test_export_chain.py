@@ -71,6 +71,7 @@ def test_an_error_that_is_not_a_verification_verdict_stops_the_chain():
     assert tried == ["a"]
 
 
+@pytest.mark.slow  # real export (torch.onnx.export, torch.export)
 def test_onnx_falls_back_to_the_torchscript_exporter_when_dynamo_does_not_verify(tmp_path):
     from torch import nn
 
@@ -85,6 +86,7 @@ def test_onnx_falls_back_to_the_torchscript_exporter_when_dynamo_does_not_verify
     verify_export(result, linear, spec, 4, {})  # the file on disk is the torchscript-based one, and it verifies
 
 
+@pytest.mark.slow  # real export (torch.jit.script, torch.jit.trace)
 def test_torchscript_falls_back_to_trace_when_the_scripted_export_does_not_verify(tmp_path):
     from torch import nn
 
@@ -94,6 +96,7 @@ def test_torchscript_falls_back_to_trace_when_the_scripted_export_does_not_verif
     assert [(a.strategy, a.ok, a.stage) for a in result.attempts] == [("script", False, "verify"), ("trace", True, "export")]
 
 
+@pytest.mark.slow  # real export (torch.onnx.export, torch.export)
 def test_the_issues_lstm_with_a_dynamic_sequence_axis_ends_on_the_torchscript_exporter(tmp_path):
     """The dynamo exporter's graph of a sequence-first LSTM does not serve the dynamic seq
     axis (with torch 2.13 it freezes it at the graph's input, an export-stage failure; the

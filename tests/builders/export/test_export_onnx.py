@@ -16,6 +16,8 @@ from builders.serving.runners import load_runner
 from builders.verify.verification import verify_artifact
 from core.errors import ExportError, VerificationError
 
+pytestmark = pytest.mark.slow  # real exports (torch.onnx.export): `make test`, not `make test-unit`
+
 
 class MultiIO(nn.Module):
     """float32 + int64 inputs with a dynamic ``seq`` axis; dict output of three tensors."""

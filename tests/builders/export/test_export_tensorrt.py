@@ -54,6 +54,7 @@ def test_no_gpu_or_tensorrt_is_one_error_naming_what_is_missing(tmp_path):
 # --- real builds: run where a GPU and TensorRT exist ----------------------------------
 
 
+@pytest.mark.slow  # real export on a GPU host (TensorRT/ONNX/TorchScript)
 @pytest.mark.gpu
 @needs_trt
 @pytest.mark.parametrize("model, precision", [("tiny", "fp32"), ("tiny", "fp16"), ("encoder", "fp16")])

@@ -37,6 +37,7 @@ DICT_SPEC = ModelSpec(
 )
 
 
+@pytest.mark.slow  # real export (torch.jit.script); real export (torch.jit.script, torch.jit.trace)
 @pytest.mark.parametrize("precision", ["fp32", "fp16", "bf16"])
 def test_builtin_is_scripted_and_verifies_in_every_precision(tmp_path, precision):
     b = get_builtin("tiny")
@@ -49,6 +50,7 @@ def test_builtin_is_scripted_and_verifies_in_every_precision(tmp_path, precision
     assert [(c["batch"], c["draw"]) for c in checks] == [(b, d) for b in (1, 4, 8) for d in DRAWS]
 
 
+@pytest.mark.slow  # real export (torch.jit.script, torch.jit.trace)
 def test_dict_outputs_are_flattened_and_dtypes_kept(tmp_path):
     torch.manual_seed(0)
     model = DictOut().eval()
@@ -72,6 +74,7 @@ class TupleOut(nn.Module):
         return feats * 2, ids + 1
 
 
+@pytest.mark.slow  # real export (torch.jit.script)
 def test_forward_argument_names_are_kept_for_a_scripted_model(tmp_path):
     spec = infer_outputs(TupleOut(), DICT_SPEC)
     result = export_torchscript(TupleOut(), spec, tmp_path)
@@ -97,6 +100,7 @@ class NotExportable(nn.Module):
         return x.tolist()  # Python numbers: not traceable
 
 
+@pytest.mark.slow  # real export (torch.jit.script, torch.jit.trace)
 def test_every_strategy_is_recorded_when_all_fail(tmp_path):
     spec = ModelSpec((TensorSpec("x", "float32", (3,)),), (TensorSpec("y", "float32", (3,)),))
     with pytest.raises(ExportError, match=r"script: \w+Error: .*; trace: \w+Error") as e:

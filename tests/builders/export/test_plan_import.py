@@ -129,6 +129,7 @@ def test_a_missing_or_empty_plan_is_one_clear_error(tmp_path: Path) -> None:
     assert "--print-trtexec" in e.value.hint
 
 
+@pytest.mark.slow  # real export on a GPU host (TensorRT/ONNX/TorchScript)
 @pytest.mark.gpu
 @pytest.mark.skipif(bool(missing_requirements()), reason="needs TensorRT and an NVIDIA GPU: " + "; ".join(missing_requirements()))
 def test_a_plan_built_by_the_printed_command_verifies_on_a_gpu_host(tmp_path: Path) -> None:

@@ -142,6 +142,7 @@ def test_conv_bn_relu_is_unfused_as_exported_and_fused_after_onnx_runtime(tmp_pa
         ({"training": "TRAINING", "do_constant_folding": False}, 1),  # training-mode BN: ORT cannot fold it
     ],
 )
+@pytest.mark.slow  # real export (torch.onnx.export)
 def test_a_real_conv_bn_relu_export_before_and_after_onnx_runtime(tmp_path, how, after):
     """torch's TorchScript-based exporter with constant folding off (or in training mode)
     leaves BatchNormalization after the Conv; whether ORT folds it is what the report says
@@ -195,6 +196,7 @@ class Flatten:
         return Flatten().eval()
 
 
+@pytest.mark.slow  # real export (torch.onnx.export)
 def test_the_torchscript_exporters_view_of_the_batch_size_is_named(tmp_path):
     """A real export: the TorchScript-based exporter writes `x.view(x.size(0), -1)` as
     Shape -> Gather(0) -> Unsqueeze -> Concat -> Reshape, which ONNX Runtime rewrites away."""
@@ -285,6 +287,7 @@ class _Net:
         return torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.BatchNorm2d(4), torch.nn.ReLU()).eval()
 
 
+@pytest.mark.slow  # real export (torch.jit.script)
 def test_torchscript_frozen_or_not(tmp_path):
     import torch
 
@@ -314,6 +317,7 @@ def test_a_file_that_is_not_torchscript_is_an_error(tmp_path, capsys):
 # -- folders, the build's record, the CLI ---------------------------------------------------
 
 
+@pytest.mark.slow  # the session's real tiny build
 def test_inspect_a_repository_reads_each_onnx_once_and_loads_torchscript_only_when_asked(tiny_build: BuildResult, tmp_path):
     import shutil
 
@@ -336,6 +340,7 @@ def test_inspect_a_repository_reads_each_onnx_once_and_loads_torchscript_only_wh
     assert ts_alone.health is None and "--load-artifacts" in (ts_alone.skipped or "")
 
 
+@pytest.mark.slow  # the session's real tiny build
 def test_the_build_records_graph_health_and_old_manifests_still_load(tiny_build: BuildResult):
     manifest = MANIFEST_KIND.parse(tiny_build.manifest, "manifest")
     by_format = {e.format: e.graph_health for e in manifest.exports}

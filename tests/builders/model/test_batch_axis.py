@@ -45,6 +45,7 @@ def test_the_issues_transpose_is_refused_with_batching_naming_output_and_axis(tm
         build(_opts(tmp_path, "verification_models:transposed", (0, 4)))
 
 
+@pytest.mark.slow  # real export (torch.jit.script, torch.onnx.export, torch.export)
 def test_the_issues_transpose_builds_with_max_batch_size_0_and_configs_put_the_batch_second(tmp_path):
     result = build(_opts(tmp_path, "verification_models:transposed", (0,)))
     assert {e["status"] for e in result.manifest["exports"]} == {"ok"}
@@ -89,6 +90,7 @@ def test_axes_that_change_with_the_batch_in_other_ways_are_named():
         batch_axis("y", (2, 4), (3, 4, 1), 2, 3)
 
 
+@pytest.mark.slow  # real export (torch.jit.script, torch.jit.trace)
 def test_squeeze_that_drops_the_batch_at_batch_1_fails_verification(tmp_path):
     """Own example: ``lin(x).squeeze()`` is ``[B]`` at B > 1 and ``[]`` at B = 1; the export
     does the same, so comparing it with eager PyTorch alone passed."""

@@ -130,6 +130,7 @@ def test_user_factory_errors_are_clear(user_package, target, words):
         load_model(target, None if "needs" in words else SPEC)
 
 
+@pytest.mark.slow  # real export (torch.jit.script, torch.jit.trace, torch.export)
 def test_torchscript_and_torch_export_files_are_models(tmp_path):
     b = get_builtin("tiny")
     model = b.factory()

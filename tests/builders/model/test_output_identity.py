@@ -153,6 +153,7 @@ def _swap_outputs(cfg_path: Path, *, names_only: bool) -> None:
     write_config(cfg, cfg_path)
 
 
+@pytest.mark.slow  # real export (torch.jit.script, torch.jit.trace)
 def test_validate_compares_outputs_with_the_build_record(tmp_path, heads_pkg):
     repo, name = _build_heads(tmp_path)
     cfg_path = repo / name / "config.pbtxt"

@@ -91,6 +91,7 @@ def static128(tmp_path_factory):
     return path
 
 
+@pytest.mark.slow  # real export (torch.export)
 def test_axis_range_contradicting_a_static_graph_is_refused(static128):
     with pytest.raises(ModelSpecError) as e:
         load_model(str(static128), ModelSpec.from_flags(["x:float32:seq,16"], axes=["seq=256,256,256"]))
@@ -103,6 +104,7 @@ def test_axis_range_contradicting_a_static_graph_is_refused(static128):
     )
 
 
+@pytest.mark.slow  # real export (torch.export)
 def test_axis_range_outside_a_symbolic_graph_range_is_refused(tmp_path):
     import torch
 
@@ -171,6 +173,7 @@ def test_rtol_values_that_cannot_judge_anything_are_refused(value):
     assert parse_rtols(("OUTPUT__0=1e-3", "b=0")) == {"OUTPUT__0": 1e-3, "b": 0.0}
 
 
+@pytest.mark.slow  # real export (torch.onnx.export, torch.export)
 def test_rtol_does_not_rename_the_model(tmp_path):
     """Regression: the --rtol loop once overwrote --name, naming the build after the output."""
     from click.testing import CliRunner

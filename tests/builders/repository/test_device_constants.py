@@ -66,6 +66,7 @@ def pkg(tmp_path, monkeypatch):
     sys.modules.pop("trace_only_pkg", None)
 
 
+@pytest.mark.slow  # real export (torch.jit.script, torch.jit.trace)
 def test_device_constants_are_found_in_traced_graphs_only(pkg, tmp_path):
     x = torch.randn(2, 16)
     traced = torch.jit.trace(pkg.bias(), (x,))
@@ -88,6 +89,7 @@ def test_the_rule():
     assert device_constant_problems("KIND_CPU", ["cuda:0 (aten::zeros)"], "g")  # a GPU trace served on CPU
 
 
+@pytest.mark.slow  # real export (torch.jit.script, torch.jit.trace)
 @pytest.mark.parametrize("factory,constant", [("bias", "cpu (aten::ones)"), ("positions", "cpu (aten::arange)")])
 def test_build_refuses_gpu_variants_of_a_cpu_trace(pkg, tmp_path, factory, constant):
     spec = ModelSpec.from_flags(["x:float32:16"])
@@ -111,6 +113,7 @@ def test_build_refuses_gpu_variants_of_a_cpu_trace(pkg, tmp_path, factory, const
     assert validate(tmp_path / "repo").problems == []
 
 
+@pytest.mark.slow  # real export (torch.jit.script, torch.jit.trace)
 def test_validate_reports_a_kind_gpu_config_of_a_cpu_trace(pkg, tmp_path):
     spec = ModelSpec.from_flags(["x:float32:16"])
     res = build(

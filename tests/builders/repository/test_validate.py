@@ -199,6 +199,7 @@ def test_python_backend_artifact_named_in_parameters_must_exist(tmp_path):
     assert ("1", "model file") in found(validate_repository(root))
 
 
+@pytest.mark.slow  # real export (torch.jit.script)
 def test_torchscript_module_signature_is_checked(tmp_path):
     import torch
 
@@ -257,6 +258,7 @@ def test_missing_or_empty_repository(tmp_path):
     assert found(validate_repository(tmp_path)) == {(tmp_path.name, "repository")}
 
 
+@pytest.mark.slow  # the session's real tiny build
 def test_our_builds_validate_clean_for_both_servings(tiny_repo, tiny_build, tiny_build_dir, tmp_path):
     """The shared python-serving build, and native-serving configs (not servable here) written from its artifacts."""
     assert validate_repository(tiny_repo) == []

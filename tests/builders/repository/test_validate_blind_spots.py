@@ -215,6 +215,7 @@ def test_bracketed_names_survive_the_console(tmp_path):
     assert "input[a].data_type" in r.output and "input[b].data_type" in r.output, r.output
 
 
+@pytest.mark.slow  # real export (torch.jit.script)
 def test_torchscript_is_not_loaded_in_the_toolkit_process(tmp_path, monkeypatch):
     """Validating someone else's repository must not run their TorchScript here: by default it
     is not loaded (and the skipped check says so); --load-artifacts loads it in a child process."""

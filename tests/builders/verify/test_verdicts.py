@@ -76,6 +76,7 @@ def test_overall_verdict_over_devices():
     assert overall(["not_verified_precision"]) == "not_verified_precision"
 
 
+@pytest.mark.slow  # real export (torch.jit.script, torch.jit.trace, torch.onnx.export, torch.export)
 @pytest.mark.skipif(_ort_cuda() is None, reason="this host has a GPU: onnx fp16 is verified on onnxruntime's CUDA provider")
 def test_fp16_onnx_that_overflows_is_not_ok_on_a_cpu_host(tmp_path):
     """Own example: h * h overflows fp16; onnxruntime's CPU provider computes it in fp32 and agrees."""
@@ -97,6 +98,7 @@ def test_fp16_onnx_that_overflows_is_not_ok_on_a_cpu_host(tmp_path):
         verify_export(ts, model, spec, 4, {}, ("cpu",))
 
 
+@pytest.mark.slow  # real export (torch.onnx.export, torch.export)
 def test_the_issues_layernorm_fp16_onnx_is_never_ok_on_cpu(tmp_path):
     model = vm.overflow16()
     spec = infer_outputs(model, X16)
@@ -109,6 +111,7 @@ def test_the_issues_layernorm_fp16_onnx_is_never_ok_on_cpu(tmp_path):
         assert verdict["status"] != "ok"
 
 
+@pytest.mark.slow  # real export (torch.onnx.export, torch.export)
 def test_build_records_the_verdict_and_the_summary_says_not_verified_in_fp16(tmp_path):
     res = CliRunner().invoke(
         cli,
@@ -153,6 +156,7 @@ def test_build_records_the_verdict_and_the_summary_says_not_verified_in_fp16(tmp
     assert "\x1b[" not in res.stdout
 
 
+@pytest.mark.slow  # real export (torch.jit.script, torch.jit.trace)
 def test_a_failed_build_still_prints_its_summary(tmp_path):
     res = CliRunner().invoke(
         cli,
@@ -193,6 +197,7 @@ def test_kind_gpu_variants_are_verified_on_cuda_and_cpu_ones_on_cpu():
     assert verification_devices("trt", "fp16", v) == ("cuda",)
 
 
+@pytest.mark.slow  # real export (torch.jit.script)
 @pytest.mark.skipif(_cuda() is None, reason="this host has a GPU: the GPU is used, not reported missing")
 def test_a_gpu_variant_on_a_host_without_gpu_is_not_verified_not_ok(tmp_path):
     result = build(
@@ -215,6 +220,7 @@ def test_a_gpu_variant_on_a_host_without_gpu_is_not_verified_not_ok(tmp_path):
     assert rows[0][3].startswith("torch") and "(cpu, computes in fp32)" in rows[0][3]
 
 
+@pytest.mark.slow  # real export on a GPU host (TensorRT/ONNX/TorchScript)
 @pytest.mark.gpu
 @pytest.mark.parametrize("fmt", ["torchscript", "onnx"])
 def test_kind_gpu_exports_are_verified_on_the_gpu_before_they_are_written(tmp_path, fmt):
@@ -237,6 +243,7 @@ def test_kind_gpu_exports_are_verified_on_the_gpu_before_they_are_written(tmp_pa
     assert e["verdicts"][0]["verified_on"]["tf32"] == want
 
 
+@pytest.mark.slow  # real export on a GPU host (TensorRT/ONNX/TorchScript)
 @pytest.mark.gpu
 @pytest.mark.skipif(bool(_ort_cuda()), reason=_ort_cuda() or "")
 def test_fp16_onnx_that_overflows_fails_on_the_gpu(tmp_path):

@@ -43,6 +43,7 @@ def _manifest(tmp_path, name):
     return json.loads((tmp_path / "builds" / name / "manifest.json").read_text())
 
 
+@pytest.mark.slow  # real export (torch.jit.script)
 @pytest.mark.parametrize("mbs", [1, 2, 4])
 def test_the_issues_branch_is_scripted_and_verified_on_every_draw(tmp_path, mbs):
     result = build(_opts(tmp_path, "verification_models:branch", mbs, "torchscript"))
@@ -51,6 +52,7 @@ def test_the_issues_branch_is_scripted_and_verified_on_every_draw(tmp_path, mbs)
     assert {p["draw"] for p in e["verification"]} == set(DRAWS)
 
 
+@pytest.mark.slow  # real export (torch.jit.script, torch.jit.trace)
 @pytest.mark.parametrize("mbs", [1, 2, 4])
 def test_the_issues_branch_traced_fails_saying_the_trace_froze_control_flow(tmp_path, mbs):
     progress: list[str] = []
@@ -70,6 +72,7 @@ def test_the_issues_branch_traced_fails_saying_the_trace_froze_control_flow(tmp_
     assert sum("warning(s)" in line for line in progress) == 1
 
 
+@pytest.mark.slow  # real export (torch.onnx.export, torch.export)
 def test_the_issues_branch_as_onnx_fails_the_same_way_on_the_torchscript_based_exporter(tmp_path):
     with pytest.raises(VerificationError, match="the trace froze data-dependent control flow") as e:
         build(_opts(tmp_path, "verification_models:branch", 4, "onnx"))
@@ -79,6 +82,7 @@ def test_the_issues_branch_as_onnx_fails_the_same_way_on_the_torchscript_based_e
     assert attempts[1]["tracer_warnings"]
 
 
+@pytest.mark.slow  # real export (torch.jit.script, torch.jit.trace)
 def test_a_branch_only_large_inputs_take_is_caught_by_the_scaled_draw(tmp_path):
     model = vm.normalise_large()
     spec = infer_outputs(model, X4)
@@ -107,6 +111,7 @@ def test_draws_cover_both_signs_scale_and_zeros_for_every_dtype():
         }
 
 
+@pytest.mark.slow  # real export (torch.jit.script)
 def test_a_draw_where_eager_itself_is_not_finite_is_skipped_and_recorded(tmp_path):
     from torch import nn
 
@@ -123,6 +128,7 @@ def test_a_draw_where_eager_itself_is_not_finite_is_skipped_and_recorded(tmp_pat
     assert all(p["outputs"] for p in points if p["draw"] != "zeros")
 
 
+@pytest.mark.slow  # real export (torch.jit.script, torch.jit.trace)
 def test_the_users_sample_is_verified_at_its_own_shape(tmp_path):
     np.savez(tmp_path / "sample.npz", x=-np.ones((3, 4), np.float32))
     spec = X4

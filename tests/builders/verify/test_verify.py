@@ -102,6 +102,7 @@ def _export(model, tmp_path, precision="fp32"):
     return spec, export_torchscript(model, spec, tmp_path, precision)
 
 
+@pytest.mark.slow  # real export (torch.jit.script)
 def test_a_model_that_produces_nan_fails_verification(tmp_path):
     spec, result = _export(Sqrt().eval(), tmp_path)
     with pytest.raises(VerificationError, match="eager PyTorch output") as e:
@@ -109,12 +110,14 @@ def test_a_model_that_produces_nan_fails_verification(tmp_path):
     assert "value ranges" in e.value.hint
 
 
+@pytest.mark.slow  # real export (torch.jit.script, torch.jit.trace)
 def test_reduced_precision_overflow_is_reported_as_inf(tmp_path):
     spec, result = _export(Overflow().eval(), tmp_path, "fp16")
     with pytest.raises(VerificationError, match="NaN or Inf in output"):
         verify_artifact(result, Overflow().eval(), spec, 4, {})
 
 
+@pytest.mark.slow  # real export (torch.jit.script, torch.jit.trace)
 def test_trace_that_froze_the_batch_is_named(tmp_path):
     torch.manual_seed(0)
     model = FrozenBatch().eval()
@@ -127,6 +130,7 @@ def test_trace_that_froze_the_batch_is_named(tmp_path):
     assert "froze a dynamic axis" in e.value.hint
 
 
+@pytest.mark.slow  # real export (torch.jit.script)
 def test_an_export_that_changed_a_dtype_fails(tmp_path):
     # the artifact on disk returns float64 where eager PyTorch returns float32
     model = nn.Identity()
@@ -148,6 +152,7 @@ class _Lambda(nn.Module):
         return self.fn(x)
 
 
+@pytest.mark.slow  # real export (torch.jit.script, torch.jit.trace)
 def test_tolerance_breach_says_which_rtol_would_pass(tmp_path):
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(4, 16), nn.Tanh(), nn.Linear(16, 4)).eval()
@@ -162,6 +167,7 @@ def test_tolerance_breach_says_which_rtol_would_pass(tmp_path):
     assert "max abs err" in e.value.message
 
 
+@pytest.mark.slow  # real export (torch.jit.script, torch.jit.trace)
 def test_verification_covers_batch_ends_and_dynamic_axis_ends(tmp_path):
     model = _Lambda(lambda ids: ids.float().sum(dim=1, keepdim=True))
     spec = infer_outputs(model, ModelSpec((TensorSpec("ids", "int64", ("seq",), (0, 9)),), (), {"seq": (2, 3, 7)}))

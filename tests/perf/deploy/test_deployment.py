@@ -90,6 +90,7 @@ def _by_kind(bundle_dir: Path) -> dict[str, object]:
     return {o.kind: o for o in objs}
 
 
+@pytest.mark.slow  # the session's real tiny build
 def test_the_recommended_gpu_variant_gets_manifests_that_read_back(run_dir: Path, repo: Path):
     bundle = export_deployment(run_dir)
     assert bundle.chosen.variant == GPU.name and "recommendation" in bundle.chosen.why and "peak" in bundle.chosen.why
@@ -148,6 +149,7 @@ def test_the_recommended_gpu_variant_gets_manifests_that_read_back(run_dir: Path
     assert f"kubectl cp model_repository/{GPU.name} {pod.metadata.name}:/models/{GPU.name}" in readme
 
 
+@pytest.mark.slow  # the session's real tiny build
 def test_a_python_served_cpu_variant_is_written_for_the_native_backend(run_dir: Path, repo: Path):
     (repo / CPU1 / "1" / "__pycache__").mkdir(
         exist_ok=True
@@ -174,6 +176,7 @@ def test_a_python_served_cpu_variant_is_written_for_the_native_backend(run_dir: 
     assert entry.served_spec is not None
 
 
+@pytest.mark.slow  # the session's real tiny build
 def test_the_image_is_the_runs_container_image_unless_given(run_dir: Path):
     run = results.load(run_dir)
     run.settings["server"] = {"runtime": "container", "image": "nvcr.io/nvidia/tritonserver:25.01-py3"}
@@ -182,6 +185,7 @@ def test_the_image_is_the_runs_container_image_unless_given(run_dir: Path):
     assert export_deployment(run_dir, CPU1, image="registry.local/triton:1").plan.image == "registry.local/triton:1"
 
 
+@pytest.mark.slow  # the session's real tiny build
 def test_unknown_and_failed_variants_are_refused_with_the_valid_names(run_dir: Path):
     for name, what in (("nope", "is not in run r1"), (CPU2, "was not measured in run r1 (status failed: server crashed")):
         with pytest.raises(PerfError) as e:
@@ -191,6 +195,7 @@ def test_unknown_and_failed_variants_are_refused_with_the_valid_names(run_dir: P
     assert not list(run_dir.glob("deployment-*"))  # nothing written
 
 
+@pytest.mark.slow  # the session's real tiny build
 def test_a_latency_budget_picks_the_best_level_within_it_or_refuses(run_dir: Path):
     bundle = export_deployment(run_dir, latency_budget_ms=4.5)
     assert bundle.chosen.variant == CPU1 and "p99 budget of 4.50 ms" in bundle.chosen.why
@@ -226,6 +231,7 @@ def _edit_index(repo: Path, name: str, **fields: object) -> None:
     (repo / "index.json").write_text(json.dumps(index))
 
 
+@pytest.mark.slow  # the session's real tiny build
 def test_a_variant_rebuilt_since_the_run_is_refused_and_the_previous_bundle_kept(run_dir: Path, repo: Path):
     out = run_dir / "bundle"
     export_deployment(run_dir, GPU.name, out)
@@ -237,6 +243,7 @@ def test_a_variant_rebuilt_since_the_run_is_refused_and_the_previous_bundle_kept
     assert sorted(p.name for p in run_dir.iterdir() if "bundle" in p.name) == ["bundle"]  # no partial folder left
 
 
+@pytest.mark.slow  # the session's real tiny build
 def test_a_python_served_variant_without_its_build_manifest_is_refused(run_dir: Path, repo: Path, tmp_path: Path):
     _edit_index(repo, CPU1, build=str(tmp_path / "gone"))
     with pytest.raises(PerfError, match="python-backend model.py") as e:
@@ -245,6 +252,7 @@ def test_a_python_served_variant_without_its_build_manifest_is_refused(run_dir: 
     assert not list(run_dir.glob("deployment-*"))
 
 
+@pytest.mark.slow  # the session's real tiny build
 def test_an_existing_folder_is_replaced_only_when_it_is_a_bundle(run_dir: Path, tmp_path: Path):
     out = tmp_path / "mine"
     out.mkdir()
@@ -285,6 +293,7 @@ def test_kubernetes_names():
             k8s.check_name(bad)
 
 
+@pytest.mark.slow  # the session's real tiny build
 def test_a_flagged_pick_is_exported_with_a_warning(run_dir: Path):
     """The demo on a loaded host deployed a host-busy pick without a word: the CLI now says the
     chosen level is flagged and what to do."""

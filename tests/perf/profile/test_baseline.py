@@ -67,6 +67,7 @@ def test_tensorrt_and_gpu_points_are_not_run_here_never_zero():
         assert all(p.reason and p.throughput_infer_per_s is None and p.latency_p50_ms is None for p in pts)
 
 
+@pytest.mark.slow  # the session's real tiny build
 def test_plan_targets_take_threads_and_batches_from_the_configs(tiny_repo: Path):
     vr = VariantResult(
         "tiny_ts_cpu2_db500_mbs8", status="ok", levels=[LevelResult(4, throughput_infer_per_s=1, avg_server_batch_size=3.2)]
@@ -80,6 +81,7 @@ def test_plan_targets_take_threads_and_batches_from_the_configs(tiny_repo: Path)
     assert target.instances == 2 and target.batch_sizes == [1, 3, 8]  # 1, formed, max_batch_size
 
 
+@pytest.mark.slow  # the session's real tiny build
 def test_perf_baseline_on_a_repository_writes_baseline_json(tiny_repo: Path, tmp_path: Path):
     out = tmp_path / "bl"
     res = CliRunner().invoke(

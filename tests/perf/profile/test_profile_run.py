@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from core.records import load_record
@@ -16,6 +17,8 @@ from perf.profile.baseline import BaselineOptions
 from perf.profile.timing import TimingSettings
 from perf.records.results import LevelResult, RunResult, VariantResult, load, save
 from perf.report.write import write_report
+
+pytestmark = pytest.mark.slow  # they use the session's real tiny build: `make test`, not `make test-unit`
 
 QUICK = TimingSettings(min_run_time_s=0.01, warmup_s=0.0, warmup_runs=1)
 VARIANTS = ("tiny_onnx_cpu1_db500_mbs8", "tiny_ts_cpu1_db500_mbs8")

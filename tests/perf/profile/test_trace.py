@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from builders.model.models import load_model
 from core import formats
 from perf.profile.trace import onnx_kernel_times, top_operators, trace_onnx, trace_torch
@@ -46,6 +48,7 @@ def test_torch_trace_of_one_batch_is_a_chrome_trace(tmp_path: Path):
     assert all(a.self_us >= b.self_us > 0 for a, b in zip(rec.top_operators, rec.top_operators[1:]))
 
 
+@pytest.mark.slow  # the session's real tiny build
 def test_onnx_runtime_profile_of_one_batch(tmp_path: Path, tiny_build_dir: Path):
     m = load_model("tiny", None)
     x = m.spec.example_inputs(4)
