@@ -11,10 +11,12 @@ setup:
 demo: setup
 	@bash scripts/demo.sh
 
+# --durations=15: the log ends with the times of the 15 slowest tests, so CI shows where the time goes
 test: setup
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest --durations=15 $(PYTEST_ARGS)
 
-# no server, no perf_analyzer, no cnn/encoder exports (under 90 s); the import-layering check included
+# the fast tier (under 90 s on 2 cores): no server, no perf_analyzer, no real export, no pip/ruff/mypy/lint-imports
+# (tests/support/fast_tier.py fails a test that does one: mark it slow)
 test-unit: setup
 	$(PY) -m pytest -m "not integration and not slow" $(PYTEST_ARGS)
 

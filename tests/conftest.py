@@ -22,65 +22,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.timeout(INTEGRATION_TIMEOUT_S))
 
 
-#: What the fast tier (``make test-unit``: ``-m "not integration and not slow"``) never runs:
-#: real exports (attribute of ``torch`` -> what it does) and tools run in a subprocess.
-FAST_TIER_REFUSED_CALLS = {
-    "jit.script": "a real TorchScript export",
-    "jit.trace": "a real TorchScript export",
-    "onnx.export": "a real ONNX export",
-    "export.export": "a real torch.export",
-}
-FAST_TIER_REFUSED_TOOLS = frozenset({"pip", "pip3", "ruff", "mypy", "lint-imports"})
-
-
-def _refused_in_fast_tier(what: str) -> None:
-    pytest.fail(
-        f"{what} in the fast tier (`make test-unit`): mark the test `@pytest.mark.slow` "
-        "(real exports, the session's tiny build, pip, ruff, mypy and lint-imports run in `make test` only)",
-        pytrace=False,
-    )
-
-
-def _tool_of(args: object) -> str | None:
-    """The refused tool a subprocess command line runs (``ruff ...``, ``python -m pip ...``), or None."""
-    argv = [str(a) for a in args] if isinstance(args, (list, tuple)) else str(args).split()
-    names = [Path(a).name for a in argv[:1]] + [b for a, b in zip(argv, argv[1:]) if a == "-m"]
-    return next((n for n in names if n in FAST_TIER_REFUSED_TOOLS), None)
-
-
 @pytest.fixture(scope="session", autouse=True)
 def fast_tier_guard(request: pytest.FixtureRequest):
-    """In a run that deselects ``slow``, a real export or a pip/lint/type run fails its test with
-    what to do, so the fast tier stays fast (under 90 s on 2 cores). Set up before any other
-    session fixture, so it catches the session's ``tiny_build`` too."""
+    """In a run that deselects ``slow`` (``make test-unit``), a real export or a pip/ruff/mypy/
+    lint-imports run fails its test, saying to mark it ``slow`` (tests/support/fast_tier.py), so
+    the fast tier stays fast. Set up before the other session fixtures: it catches ``tiny_build`` too."""
     if "not slow" not in (request.config.getoption("markexpr") or ""):
         yield
         return
-    import subprocess
+    import fast_tier
 
-    import torch
-    import torch.export
-    import torch.onnx
-
-    def refuse(what: str):
-        def refused(*args, **kwargs):
-            _refused_in_fast_tier(what)
-
-        return refused
-
-    popen_init = subprocess.Popen.__init__
-
-    def guarded_init(self, args, *rest, **kwargs):
-        tool = _tool_of(args)
-        if tool:
-            _refused_in_fast_tier(f"a {tool} run")
-        popen_init(self, args, *rest, **kwargs)
-
-    with pytest.MonkeyPatch.context() as mp:
-        for attr, what in FAST_TIER_REFUSED_CALLS.items():
-            owner, name = attr.rsplit(".", 1)
-            mp.setattr(getattr(torch, owner), name, refuse(what))
-        mp.setattr(subprocess.Popen, "__init__", guarded_init)
+    with fast_tier.guard():
         yield
 
 
