@@ -13,9 +13,10 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from factories import level_result, run_result, variant_result
 
 from core.gpu import gpu_available
-from perf.records.results import LevelResult, RunResult, VariantResult
+from perf.records.results import RunResult
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "gpu_check.sh"
@@ -106,37 +107,30 @@ def test_cost_model_arithmetic() -> None:
 
 # --- the compact table -------------------------------------------------------------------------
 def _run() -> RunResult:
-    def lv(c: int, ips: float, p99: float, **kw) -> LevelResult:
-        return LevelResult(concurrency=c, throughput_infer_per_s=ips, latency_p99_ms=p99, **kw)
-
-    mlp1 = VariantResult(
+    gpu = {"gpu_memory_used_bytes": 3 * 2**30}
+    mlp1 = variant_result(
         "mlp_ts_gpu1_nodb_mbs64",
-        {"model": "mlp", "count": 1},
-        "ok",
-        None,
         [
-            lv(1, 900.0, 1.2, gpu_utilization_pct=20.0, nvml_gpu_utilization_pct=22.5, gpu_memory_used_bytes=3 * 2**30),
-            lv(8, 5000.0, 4.0, gpu_utilization_pct=70.0, nvml_gpu_utilization_pct=68.0, gpu_memory_used_bytes=3 * 2**30),
-            lv(64, 9000.0, 25.0, stable=False),
+            level_result(1, 900.0, 1.2, gpu_utilization_pct=20.0, nvml_gpu_utilization_pct=22.5, **gpu),
+            level_result(8, 5000.0, 4.0, gpu_utilization_pct=70.0, nvml_gpu_utilization_pct=68.0, **gpu),
+            level_result(64, 9000.0, 25.0, stable=False),
         ],
+        params={"model": "mlp", "count": 1},
     )
-    mlp4 = VariantResult(
+    mlp4 = variant_result(
         "mlp_ts_gpu4_db500_mbs64",
-        {"model": "mlp", "count": 4},
-        "ok",
-        None,
-        [
-            lv(8, 7000.0, 3.5),
-            LevelResult(concurrency=64, stable=False, error="perf_analyzer failed: timeout"),
-        ],
+        [level_result(8, 7000.0, 3.5), level_result(64, stable=False, error="perf_analyzer failed: timeout")],
+        params={"model": "mlp", "count": 4},
     )
-    cnn = VariantResult("cnn_ts-fp16_gpu2_nodb_mbs64", {"model": "cnn", "count": 2}, "ok", None, [lv(1, 300.0, 12.0)])
-    broken = VariantResult("cnn_ts_gpu4_nodb_mbs64", {"model": "cnn"}, "failed", "tritonserver could not load model", [])
-    return RunResult(
-        "r1",
-        "2026-01-01T00:00:00",
+    cnn = variant_result("cnn_ts-fp16_gpu2_nodb_mbs64", [level_result(1, 300.0, 12.0)], params={"model": "cnn", "count": 2})
+    broken = variant_result(
+        "cnn_ts_gpu4_nodb_mbs64", params={"model": "cnn"}, status="failed", error="tritonserver could not load model"
+    )
+    return run_result(
+        [mlp1, mlp4, cnn, broken],
+        run_id="r1",
+        created="2026-01-01T00:00:00",
         settings={"latency_budget_ms": 5.0, "measurement_interval_ms": 300},
-        variants=[mlp1, mlp4, cnn, broken],
     )
 
 
@@ -164,9 +158,7 @@ def test_best_under_budget_per_model() -> None:
 
 
 def test_model_names_with_underscores_group_by_the_naming_rule() -> None:
-    from perf.records.results import VariantResult
-
-    v = VariantResult("my_net_ts_gpu1_nodb_mbs64", None, "ok", None, [])
+    v = variant_result("my_net_ts_gpu1_nodb_mbs64")
     assert table._model_of(v) == "my_net"
 
 

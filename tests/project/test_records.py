@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from factories import level_result, run_result, variant_result
 
 from builders.build import BuildOptions, build
 from builders.config.variants import Variant, VariantGrid
@@ -18,7 +19,7 @@ from builders.repository.writer import update_index
 from core.errors import ModelSpecError, RecordError, RepositoryError
 from core.records import load_record
 from perf.records import results
-from perf.records.results import LevelResult, RunResult, VariantResult
+from perf.records.results import RunResult
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = ModelSpec.from_json(
@@ -59,13 +60,12 @@ def test_committed_json_schemas_equal_the_generated_ones():
 
 
 def _run() -> RunResult:
-    lv = LevelResult(concurrency=2, throughput_infer_per_s=100.0, latency_p99_ms=3.0, gpu_utilization_pct=None)
-    return RunResult(
-        "r1",
-        "2026-01-01T00:00:00",
-        {"host": "h", "gpus": [], "server": {"runtime": "bundled"}, "extra_key": 1},
-        {"concurrency": [2], "measurement_interval_ms": 500, "protocol": "grpc"},
-        [VariantResult("m_onnx_cpu1_nodb_mbs8", {"model": "m", "format": "onnx"}, "ok", None, [lv])],
+    return run_result(
+        [variant_result("m_onnx_cpu1_nodb_mbs8", [level_result(2, 100.0, 3.0)], params={"model": "m", "format": "onnx"})],
+        run_id="r1",
+        created="2026-01-01T00:00:00",
+        environment={"host": "h", "gpus": [], "server": {"runtime": "bundled"}, "extra_key": 1},
+        settings={"concurrency": [2], "measurement_interval_ms": 500, "protocol": "grpc"},
     )
 
 

@@ -1,25 +1,88 @@
 """Factories of sweep records for tests: hand-made levels, variants and runs (no server).
 
-One place for them: every test that needs a ``RunResult`` builds it here (``tests/support/synthetic_runs.py``
-holds the larger synthetic grids made from a real demo run).
+One place for them: a test that needs a ``LevelResult``, ``VariantResult`` or ``RunResult``
+builds it here (``tests/support/synthetic_runs.py`` holds the larger synthetic grids made from a
+real demo run).
+
+- :func:`level_result`, :func:`variant_result`, :func:`run_result`: one record, every field by
+  keyword (the defaults are the least a record needs);
+- :func:`params`, :func:`levels`, :func:`make_run`: the canned ``mlp`` grid of the report tests.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 from perf.records.results import LevelResult, RunResult, VariantResult
 
 CONC = [1, 2, 4, 8, 16]
+#: The other latencies ``level_result(..., spread=True)`` and :func:`levels` give a level, as fractions of its p99.
+SPREAD = {"latency_p50_ms": 0.5, "latency_p90_ms": 0.8, "latency_p95_ms": 0.9, "latency_avg_ms": 0.6}
 
 
-def params(count: int, db: bool, fmt: str = "onnx") -> dict:
-    name = f"mlp_{fmt}_cpu{count}_{'db500' if db else 'nodb'}_mbs64"
+def level_result(
+    concurrency: int = 1,
+    thr: float | None = None,
+    p99: float | None = None,
+    *,
+    spread: bool = False,
+    settle: bool = False,
+    **fields: Any,
+) -> LevelResult:
+    """One level at ``concurrency``: ``thr`` infer/s and a p99 of ``p99`` ms.
+
+    Args:
+        spread: also set p50/p90/p95/mean latency as the :data:`SPREAD` fractions of ``p99``.
+        settle: apply :meth:`LevelResult.settle` (a level without throughput gets its error), as a sweep does.
+        fields: any other ``LevelResult`` field (``batch_size``, ``trial``, ``stable``, ``error``, ...);
+            an explicit latency wins over the spread.
+    """
+    if spread and p99 is not None:
+        fields = {name: p99 * f for name, f in SPREAD.items()} | fields
+    lv = LevelResult(concurrency, throughput_infer_per_s=thr, latency_p99_ms=p99, **fields)
+    return lv.settle() if settle else lv
+
+
+def variant_result(
+    name: str | None = None,
+    levels: Iterable[LevelResult] = (),
+    *,
+    params: dict[str, Any] | None = None,
+    status: str = "ok",
+    error: str | None = None,
+    **fields: Any,
+) -> VariantResult:
+    """One variant's results: ``name`` (default ``params["name"]``, else ``"v"``), its ``levels``,
+    ``status`` and ``error``; any other ``VariantResult`` field by keyword."""
+    name = name or (params or {}).get("name") or "v"
+    return VariantResult(name, params, status, error, list(levels), **fields)  # type: ignore[arg-type]
+
+
+def run_result(
+    variants: Iterable[VariantResult] = (),
+    *,
+    run_id: str = "r",
+    created: str = "now",
+    environment: dict[str, Any] | None = None,
+    settings: dict[str, Any] | None = None,
+    **fields: Any,
+) -> RunResult:
+    """One run (``results.json``) of ``variants``; any other ``RunResult`` field (``finished``,
+    ``baseline``, ``servers``, ...) by keyword."""
+    return RunResult(run_id, created, dict(environment or {}), dict(settings or {}), list(variants), **fields)  # type: ignore[arg-type]
+
+
+def params(count: int = 1, db: bool = False, fmt: str = "onnx", *, model: str = "mlp", max_batch_size: int = 64) -> dict:
+    """The variant parameters of ``<model>_<fmt>_cpu<count>_<db500|nodb>_mbs<max_batch_size>`` (fp32, KIND_CPU)."""
+    name = f"{model}_{fmt}_cpu{count}_{'db500' if db else 'nodb'}_mbs{max_batch_size}"
     return {
-        "model": "mlp",
+        "model": model,
         "format": fmt,
         "precision": "fp32",
         "kind": "cpu",
         "count": count,
-        "max_batch_size": 64,
+        "max_batch_size": max_batch_size,
         "dynamic_batching": db,
         "max_queue_delay_us": 500 if db else 0,
         "preferred_batch_sizes": [],
@@ -29,19 +92,18 @@ def params(count: int, db: bool, fmt: str = "onnx") -> dict:
 
 
 def levels(thr, p99, batch=None, gpu=None, unstable=(), trial=0) -> list[LevelResult]:
+    """Levels at concurrency 1, 2, 4, ... (:data:`CONC`) with these throughputs and p99s (the
+    other latencies spread from the p99), a server-side breakdown and CPU use that grow with them."""
     out = []
     for i, c in enumerate(CONC[: len(thr)]):
         out.append(
-            LevelResult(
+            level_result(
                 c,
-                1,
-                trial,
-                throughput_infer_per_s=thr[i],
-                latency_p50_ms=p99[i] * 0.5,
-                latency_p90_ms=p99[i] * 0.8,
-                latency_p95_ms=p99[i] * 0.9,
-                latency_p99_ms=p99[i],
-                latency_avg_ms=p99[i] * 0.6,
+                batch_size=1,
+                trial=trial,
+                thr=thr[i],
+                p99=p99[i],
+                spread=True,
                 server_queue_us=50.0 * c,
                 server_compute_input_us=10.0,
                 server_compute_infer_us=400.0 * (batch[i] if batch else 1),
@@ -53,11 +115,6 @@ def levels(thr, p99, batch=None, gpu=None, unstable=(), trial=0) -> list[LevelRe
             )
         )
     return out
-
-
-def variant(count: int, db: bool, lvls: list[LevelResult], status: str = "ok", error: str | None = None) -> VariantResult:
-    p = params(count, db)
-    return VariantResult(p["name"], p, status, error, lvls)
 
 
 def make_run(gpu: list | None = None) -> RunResult:
@@ -74,16 +131,29 @@ def make_run(gpu: list | None = None) -> RunResult:
         "server": {"runtime": "bundled", "version": "2.51.0", "command": "tritonserver ..."},
         "perf_analyzer": {"path": "/bin/perf_analyzer", "version": "2.51.0"},
     }
-    return RunResult(
-        "20240101-000000",
-        "2024-01-01T00:00:00",
-        env,
-        {"concurrency": CONC, "batch_sizes": [1], "protocol": "grpc", "measurement_interval_ms": 1000},
+    return run_result(
         [
-            variant(1, False, levels([100, 180, 200, 205, 206], [1.2, 1.5, 2.5, 5.0, 10.0], gpu=gpu)),
-            variant(1, True, levels([95, 185, 340, 600, 900], [1.8, 2.0, 2.4, 3.0, 4.0], batch=[1, 1.8, 3.5, 7, 14], gpu=gpu)),
-            variant(2, False, levels([101, 190, 360, 380, 385], [1.2, 1.3, 1.6, 3.0, 6.0], gpu=gpu, unstable=(8,))),
-            variant(2, True, levels([5000], [0.5]), "failed", "server crashed while loading: CUDA out of memory"),
+            variant_result(
+                params=params(1, False), levels=levels([100, 180, 200, 205, 206], [1.2, 1.5, 2.5, 5.0, 10.0], gpu=gpu)
+            ),
+            variant_result(
+                params=params(1, True),
+                levels=levels([95, 185, 340, 600, 900], [1.8, 2.0, 2.4, 3.0, 4.0], batch=[1, 1.8, 3.5, 7, 14], gpu=gpu),
+            ),
+            variant_result(
+                params=params(2, False),
+                levels=levels([101, 190, 360, 380, 385], [1.2, 1.3, 1.6, 3.0, 6.0], gpu=gpu, unstable=(8,)),
+            ),
+            variant_result(
+                params=params(2, True),
+                levels=levels([5000], [0.5]),
+                status="failed",
+                error="server crashed while loading: CUDA out of memory",
+            ),
         ],
+        run_id="20240101-000000",
+        created="2024-01-01T00:00:00",
+        environment=env,
+        settings={"concurrency": CONC, "batch_sizes": [1], "protocol": "grpc", "measurement_interval_ms": 1000},
         finished="2024-01-01T00:10:00",
     )

@@ -6,33 +6,27 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from factories import level_result, run_result, variant_result
 
 from clients.server import ServerOptions
 from core.errors import PerfError
 from perf.analysis.recommendation import latency_metric, recommend
 from perf.cli.main import cli
 from perf.records import results
-from perf.records.results import LevelResult, RunResult, VariantResult
+from perf.records.results import LevelResult, RunResult
 from perf.sweep.options import SweepOptions, resumed_options
 
 
 def _lv(c: int, tput: float, p95: float, p99: float) -> LevelResult:
-    return LevelResult(
-        concurrency=c,
-        batch_size=1,
-        throughput_infer_per_s=tput,
-        latency_p50_ms=p95 / 2,
-        latency_p90_ms=p95 * 0.9,
-        latency_p95_ms=p95,
-        latency_p99_ms=p99,
-    )
+    """A level whose p95 and p99 are given apart (the p50 and p90 follow the p95)."""
+    return level_result(c, tput, p99, batch_size=1, latency_p50_ms=p95 / 2, latency_p90_ms=p95 * 0.9, latency_p95_ms=p95)
 
 
 def _run(**settings) -> RunResult:
     # at c=8 the p95 is within 20 ms but the tail (p99) is not: a p95 budget admits it, a p99 budget does not
-    a = VariantResult("a", None, "ok", levels=[_lv(1, 100, 5, 6), _lv(8, 700, 18, 35)])
-    b = VariantResult("b", None, "ok", levels=[_lv(1, 90, 6, 7), _lv(8, 400, 15, 19)])
-    return RunResult("r", "now", settings=settings, variants=[a, b])
+    a = variant_result("a", [_lv(1, 100, 5, 6), _lv(8, 700, 18, 35)])
+    b = variant_result("b", [_lv(1, 90, 6, 7), _lv(8, 400, 15, 19)])
+    return run_result([a, b], settings=settings)
 
 
 def test_the_budget_is_on_the_percentile_asked_for() -> None:

@@ -15,13 +15,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from factories import level_result, run_result, variant_result
 
 from perf.analysis.recommendation import best_under_budget, rank, recommend, spread
 from perf.analysis.stats import aggregate
 from perf.measure.analyzer_output import STABILITY_WINDOWS, RunOutcome, Summary, Window, parse_output
 from perf.measure.metrics import HostSampler, MetricsSampler, in_span
-from perf.records.results import LevelResult, RunResult, VariantResult
+from perf.records.results import LevelResult
 
+#: the sweep setting a level's spread is compared with (one trial: the tolerance it failed)
+STABILITY = {"stability_pct": 10.0}
 DATA = Path(__file__).resolve().parents[2] / "data" / "perf_analyzer"
 
 
@@ -50,16 +53,19 @@ def test_a_reached_rate_has_no_delay_warning():
 
 
 def test_a_rate_level_below_its_offered_rate_is_not_achieved_and_never_recommended():
-    run = _run(
+    run = run_result(
         [
-            _variant(
+            variant_result(
                 "v_ok",
                 [
-                    _lv(1, 900, 2.0),
-                    _lv(0, 2968.78, 7.2, request_rate=20000, achieved_rate_per_s=2968.78, delayed_pct=100.0, rate_achieved=False),
+                    level_result(1, 900, 2.0),
+                    level_result(
+                        0, 2968.78, 7.2, request_rate=20000, achieved_rate_per_s=2968.78, delayed_pct=100.0, rate_achieved=False
+                    ),
                 ],
             )
-        ]
+        ],
+        settings=STABILITY,
     )
     lv = run.variants[0].level(0, request_rate=20000)
     assert lv.status == "not achieved" and lv.ok and not lv.usable
@@ -87,8 +93,12 @@ def test_zero_throughput_fails_the_run_and_window_errors_are_not_request_errors(
 def test_a_zero_or_missing_throughput_level_is_failed_and_never_best():
     zero = LevelResult(8, throughput_infer_per_s=0.0, latency_p99_ms=0.1).settle()
     assert zero.status == "failed" and zero.error == "perf_analyzer measured 0 infer/s" and not zero.ok
-    run = _run(
-        [_variant("v_a", [_lv(1, 100, 1.0)]), _variant("v_b", [LevelResult(1, throughput_infer_per_s=0.0, latency_p99_ms=0.01)])]
+    run = run_result(
+        [
+            variant_result("v_a", [level_result(1, 100, 1.0)]),
+            variant_result("v_b", [LevelResult(1, throughput_infer_per_s=0.0, latency_p99_ms=0.01)]),
+        ],
+        settings=STABILITY,
     )
     rec = recommend(run, 5.0)
     assert rec.best_peak.variant == "v_a" and rec.best_under_budget.variant == "v_a"
@@ -96,15 +106,16 @@ def test_a_zero_or_missing_throughput_level_is_failed_and_never_best():
 
 
 def test_a_variant_with_only_failed_levels_cannot_be_recommended():
-    run = _run(
+    run = run_result(
         [
-            _variant(
+            variant_result(
                 "v_x",
                 [LevelResult(1, error="perf_analyzer reported request errors: x")],
                 status="failed",
                 error="perf_analyzer reported request errors: x",
             )
-        ]
+        ],
+        settings=STABILITY,
     )
     rec = recommend(run, 10.0)
     assert rec.best_peak is None and rec.best_under_budget is None
@@ -122,7 +133,13 @@ def test_a_results_file_without_statuses_gets_them_from_its_fields():
 
 def test_a_stable_level_beats_an_unstable_one_within_its_spread():
     # unstable 1,050 vs stable 1,000: one trial, so the spread is the 10 % tolerance it failed (105)
-    run = _run([_variant("v_stable", [_lv(8, 1000, 2.0)]), _variant("v_unstable", [_lv(8, 1050, 1.5, stable=False)])])
+    run = run_result(
+        [
+            variant_result("v_stable", [level_result(8, 1000, 2.0)]),
+            variant_result("v_unstable", [level_result(8, 1050, 1.5, stable=False)]),
+        ],
+        settings=STABILITY,
+    )
     rec = recommend(run, 3.0)
     assert rec.best_peak.variant == "v_stable" and rec.best_peak.why is None
     assert rec.best_under_budget.variant == "v_stable"
@@ -130,7 +147,13 @@ def test_a_stable_level_beats_an_unstable_one_within_its_spread():
 
 
 def test_an_unstable_level_wins_only_beyond_its_spread_and_says_so():
-    run = _run([_variant("v_stable", [_lv(8, 1000, 2.0)]), _variant("v_unstable", [_lv(8, 1200, 1.5, stable=False)])])
+    run = run_result(
+        [
+            variant_result("v_stable", [level_result(8, 1000, 2.0)]),
+            variant_result("v_unstable", [level_result(8, 1200, 1.5, stable=False)]),
+        ],
+        settings=STABILITY,
+    )
     best = recommend(run).best_peak
     assert best.variant == "v_unstable" and best.status == "unstable"
     assert (
@@ -142,15 +165,15 @@ def test_an_unstable_level_wins_only_beyond_its_spread_and_says_so():
 
 def test_a_host_busy_level_ranks_after_stable_levels_by_its_measured_spread():
     # a stable-but-busy level with three trials: its spread is the min–max over them (950..1100)
-    busy = [_lv(4, t, 1.0, trial=i, host_busy=True, host_busy_pct=80.0) for i, t in enumerate((950, 1100, 1050))]
-    pts = aggregate(busy, "v_busy") + aggregate([_lv(4, 1000, 1.2)], "v_ok")
+    busy = [level_result(4, t, 1.0, trial=i, host_busy=True, host_busy_pct=80.0) for i, t in enumerate((950, 1100, 1050))]
+    pts = aggregate(busy, "v_busy") + aggregate([level_result(4, 1000, 1.2)], "v_ok")
     assert pts[0].status == "host busy" and spread(pts[0]) == 150
     best, why = rank(pts)
     assert best.variant == "v_ok" and why is None  # 1,050 - 150 is not above 1,000
 
 
 def test_with_no_stable_level_the_best_flagged_one_is_picked_in_words():
-    pts = aggregate([_lv(2, 500, 1.0, stable=False)], "v_u")
+    pts = aggregate([level_result(2, 500, 1.0, stable=False)], "v_u")
     best, why = rank(pts)
     assert best.variant == "v_u" and why.startswith("no stable level qualifies")
     assert best_under_budget(pts, 0.5) is None
@@ -218,18 +241,3 @@ def test_samplers_average_over_the_span_only():
     assert m.summary((1.5, 3.5))["cpu_utilization_pct"] == pytest.approx(30.0)
     assert m.summary()["cpu_utilization_pct"] == pytest.approx(65.0)
     assert in_span([1.0], ["a"], (5.0, 6.0)) == ["a"]  # a span without samples: all of them
-
-
-# ---------------------------------------------------------------- helpers
-
-
-def _lv(c: int, thr: float, p99: float, **kw) -> LevelResult:
-    return LevelResult(c, throughput_infer_per_s=thr, latency_p99_ms=p99, **kw).settle()
-
-
-def _variant(name: str, levels: list[LevelResult], status: str = "ok", error: str | None = None) -> VariantResult:
-    return VariantResult(name, None, status, error, levels)
-
-
-def _run(variants: list[VariantResult]) -> RunResult:
-    return RunResult("r", "2026-01-01T00:00:00", settings={"stability_pct": 10.0}, variants=variants)

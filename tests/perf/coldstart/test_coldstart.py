@@ -6,12 +6,12 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from factories import levels, make_run, params
+from factories import levels, make_run, params, variant_result
 
 from builders.config.variants import Variant
 from perf.coldstart import measure as coldstart
 from perf.records.coldstart import STEADY_RATIO, ColdStart, FirstRequests
-from perf.records.results import RESULTS_KIND, RunResult, VariantResult
+from perf.records.results import RESULTS_KIND, RunResult
 from perf.report import coldstart as coldstart_report
 
 LOG = """\
@@ -65,10 +65,10 @@ def _run() -> RunResult:
     base, warm = run.variants[0], run.variants[1]
     base.cold_start = dataclasses.replace(_cold(60.0, 6.0), variant=base.name)
     wp = {**params(1, False), "warmup": "zero", "name": "mlp_onnx_cpu1_nodb_mbs64_warm-zero"}
-    warm_v = VariantResult(wp["name"], wp, "ok", None, levels([100, 180], [1.2, 1.5]))
+    warm_v = variant_result(params=wp, levels=levels([100, 180], [1.2, 1.5]))
     warm_v.cold_start = dataclasses.replace(_cold(2.0, 2.0, load_s=2.5, warmup="zero"), variant=warm_v.name)
     trt = {**params(1, False), "format": "trt", "kind": "gpu", "name": "mlp_trt_gpu1_nodb_mbs64"}
-    trt_v = VariantResult(trt["name"], trt, "failed", "the bundled runtime has only the python backend")
+    trt_v = variant_result(params=trt, status="failed", error="the bundled runtime has only the python backend")
     trt_v.cold_start = ColdStart(trt["name"], not_measured=f"{coldstart.NOT_MEASURED_HERE}: TensorRT engines need ...")
     run.variants[1:] = [warm_v, run.variants[2], trt_v]
     assert warm.cold_start is None

@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from factories import level_result, run_result, variant_result
 from kubernetes import client as k8s_client
 from tritonclient.grpc import model_config_pb2 as mc
 
@@ -25,23 +26,10 @@ from core.errors import PerfError
 from perf.deploy import k8s
 from perf.deploy.bundle import MANIFEST_DIR, SERVER_FILE, STORAGE_FILE, choose_variant, export_deployment
 from perf.records import results
-from perf.records.results import LevelResult, RunResult, VariantResult
 
 CPU1 = "tiny_onnx_cpu1_nodb_mbs8"
 CPU2 = "tiny_ts_cpu2_db500_mbs8"
 GPU = Variant("tiny", "onnx", kind="gpu", count=2, gpus=(0, 1), max_batch_size=8)
-
-
-def _level(concurrency: int, thr: float, p99: float) -> LevelResult:
-    return LevelResult(
-        concurrency,
-        throughput_infer_per_s=thr,
-        latency_p50_ms=p99 / 2,
-        latency_p90_ms=p99 * 0.8,
-        latency_p95_ms=p99 * 0.9,
-        latency_p99_ms=p99,
-        latency_avg_ms=p99 / 2,
-    )
 
 
 @pytest.fixture
@@ -61,20 +49,28 @@ def repo(tiny_build: BuildResult, tmp_path: Path) -> Path:
 def run_dir(repo: Path, tmp_path: Path) -> Path:
     """A saved run over ``repo``: the GPU variant has the best peak, CPU1 the best p99, CPU2 failed."""
     index = Repository(repo).index.entries()
-    run = RunResult(
-        "r1",
-        "2026-01-01T00:00:00",
-        {
+    run = run_result(
+        [
+            variant_result(
+                CPU1,
+                [level_result(1, 100.0, 2.0, spread=True), level_result(2, 150.0, 4.0, spread=True)],
+                params=index[CPU1].params,
+            ),
+            variant_result(
+                GPU.name,
+                [level_result(1, 400.0, 5.0, spread=True), level_result(2, 700.0, 9.0, spread=True)],
+                params=index[GPU.name].params,
+            ),
+            variant_result(CPU2, params=index[CPU2].params, status="failed", error="server crashed while loading"),
+        ],
+        run_id="r1",
+        created="2026-01-01T00:00:00",
+        environment={
             "host": "testhost",
             "gpus": [{"name": "GPU A"}, {"name": "GPU A"}],
             "server": {"runtime": "container", "version": "2.51.0"},
         },
-        {"repository": str(repo), "concurrency": [1, 2], "batch_sizes": [1], "protocol": "grpc"},
-        [
-            VariantResult(CPU1, index[CPU1].params, "ok", None, [_level(1, 100.0, 2.0), _level(2, 150.0, 4.0)]),
-            VariantResult(GPU.name, index[GPU.name].params, "ok", None, [_level(1, 400.0, 5.0), _level(2, 700.0, 9.0)]),
-            VariantResult(CPU2, index[CPU2].params, "failed", "server crashed while loading"),
-        ],
+        settings={"repository": str(repo), "concurrency": [1, 2], "batch_sizes": [1], "protocol": "grpc"},
         finished="2026-01-01T00:01:00",
     )
     folder = tmp_path / "results" / "r1"
@@ -204,19 +200,19 @@ def test_a_latency_budget_picks_the_best_level_within_it_or_refuses(run_dir: Pat
 
 
 def test_a_shape_sweep_is_ranked_per_shape_as_the_report_ranks_it():
-    def shaped(thr: float, p99: float, shape: str) -> LevelResult:
-        lv = _level(1, thr, p99)
-        lv.shape = shape
-        return lv
-
-    run = RunResult(
-        "s",
-        "now",
-        settings={"concurrency": [1], "batch_sizes": [1], "protocol": "grpc"},
-        variants=[
-            VariantResult("a", None, "ok", None, [shaped(500.0, 2.0, "seq=16"), shaped(100.0, 20.0, "seq=128")]),
-            VariantResult("b", None, "ok", None, [_level(1, 400.0, 3.0)]),
+    run = run_result(
+        [
+            variant_result(
+                "a",
+                [
+                    level_result(1, 500.0, 2.0, spread=True, shape="seq=16"),
+                    level_result(1, 100.0, 20.0, spread=True, shape="seq=128"),
+                ],
+            ),
+            variant_result("b", [level_result(1, 400.0, 3.0, spread=True)]),
         ],
+        run_id="s",
+        settings={"concurrency": [1], "batch_sizes": [1], "protocol": "grpc"},
     )
     # merged over shapes, a's two levels would read as two trials with a median of 300 infer/s
     chosen = choose_variant(run)

@@ -6,10 +6,11 @@ import dataclasses
 from pathlib import Path
 
 import pytest
+from factories import run_result, variant_result
 
 from clients.server import ServerOptions
 from perf.analysis.stats import aggregate, knee
-from perf.records.results import LevelResult, RunResult, VariantResult
+from perf.records.results import LevelResult
 from perf.records.search import SearchDecision, SearchRecord, SearchRules
 from perf.report.search import search_lines
 from perf.search.plan import plan_levels
@@ -191,10 +192,6 @@ def test_pruning_with_a_budget_compares_with_the_best_under_it_and_drops_a_varia
     assert next_step("v", over, LADDER, True, RULES, best=top, budget=budget) == 1
 
 
-def _run(levels: dict[str, list[LevelResult]]) -> RunResult:
-    return RunResult("r", "now", variants=[VariantResult(n, levels=lvs) for n, lvs in levels.items()])
-
-
 def _plans(names, ladder_levels, **kw):
     return {
         n: plan_levels(n, 8, ladder_levels, kw.get("batch_sizes", (1,)), kw.get("rates", ()), kw.get("trials", 1)) for n in names
@@ -205,7 +202,7 @@ def test_the_driver_expands_a_concurrency_to_every_batch_size_and_trial_and_keep
     plans = _plans(["a", "b"], LADDER, batch_sizes=(1, 4), trials=2, rates=(50.0,))
     rec = SearchRecord("prune", True, RULES)
     search = Search(plans, rec, LADDER)
-    run = _run({"a": [], "b": []})
+    run = run_result([variant_result("a", status="pending"), variant_result("b", status="pending")])
     assert search.next_keys(run.variants[0], run, set()) == [
         (1, 1, 0, None, None),
         (1, 1, 1, None, None),
@@ -233,7 +230,7 @@ def test_the_driver_expands_a_concurrency_to_every_batch_size_and_trial_and_keep
 def test_a_failed_level_is_not_measured_again_in_the_same_session_but_is_on_resume():
     plans = _plans(["a"], (1, 2))
     search = Search(plans, SearchRecord("brute", True, RULES), (1, 2))
-    run = _run({"a": [lv(1, 100), LevelResult(concurrency=2, error="boom")]})
+    run = run_result([variant_result("a", [lv(1, 100), LevelResult(concurrency=2, error="boom")], status="pending")])
     a = run.variants[0]
     assert search.next_keys(a, run, set()) == [(2, 1, 0, None, None)]  # resumed: failed levels again
     assert search.next_keys(a, run, {(2, 1, 0, None, None)}) == []
@@ -244,7 +241,12 @@ def test_a_failed_level_is_not_measured_again_in_the_same_session_but_is_on_resu
 
 
 def test_the_report_section_says_why_each_variant_was_not_measured_further():
-    run = _run({"lead": [lv(c, t) for c, t in ((1, 100), (2, 200), (4, 205))], "slow": [lv(4, 20)]})
+    run = run_result(
+        [
+            variant_result("lead", [lv(c, t) for c, t in ((1, 100), (2, 200), (4, 205))], status="pending"),
+            variant_result("slow", [lv(4, 20)], status="pending"),
+        ]
+    )
     run.settings = {"concurrency": AUTO}
     assert search_lines(dataclasses.replace(run, search=SearchRecord("brute", False, RULES))) == []
     run.search = SearchRecord("prune", True, RULES, ["lead", "slow"])
@@ -295,7 +297,9 @@ def test_the_cli_takes_auto_by_default_lists_and_the_search_mode_and_prints_each
 
         def run_all(self):
             self.progress({"event": "search_decision", "variant": "b", "decision": decision, "levels_left": 6})
-            run = _run({"a": [lv(1, 100)], "b": [lv(4, 10)]})
+            run = run_result(
+                [variant_result("a", [lv(1, 100)], status="pending"), variant_result("b", [lv(4, 10)], status="pending")]
+            )
             for v in run.variants:
                 v.status = "ok"
             return run

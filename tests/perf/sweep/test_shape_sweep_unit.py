@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 import pytest
+from factories import level_result, params, run_result, variant_result
 
 from builders.model.spec import ModelSpec
 from builders.model.tensor import TensorSpec
@@ -14,7 +15,7 @@ from perf.analysis.pairs import pairs
 from perf.analysis.stats import run_points
 from perf.cli.main import parse_shapes_flag
 from perf.measure.inputs import describe_dynamic, input_args
-from perf.records.results import LevelResult, RunResult, VariantResult, parse_shape_text, series_name, shape_text, split_by_shape
+from perf.records.results import LevelResult, RunResult, parse_shape_text, series_name, shape_text, split_by_shape
 from perf.report.run import dynamic_axes_lines as _dynamic_axes_lines
 from perf.report.tables import level_tables
 from perf.search.plan import plan_levels
@@ -61,37 +62,24 @@ def test_perf_analyzer_gets_the_swept_size(tmp_path: Path) -> None:
 
 
 def _lv(c: int, shape: str | None, tput: float) -> LevelResult:
-    return LevelResult(concurrency=c, batch_size=1, shape=shape, throughput_infer_per_s=tput, latency_p99_ms=10.0 / tput * 100)
-
-
-def _params(count: int) -> dict:
-    return {
-        "name": f"m_onnx_cpu{count}_nodb_mbs8",
-        "model": "m",
-        "format": "onnx",
-        "precision": "fp32",
-        "kind": "cpu",
-        "count": count,
-        "max_batch_size": 8,
-        "dynamic_batching": False,
-        "max_queue_delay_us": 0,
-    }
+    """A level at one size of ``seq`` whose p99 falls as its throughput grows."""
+    return level_result(c, tput, 10.0 / tput * 100, batch_size=1, shape=shape)
 
 
 def _run() -> RunResult:
-    v1 = VariantResult(
-        "m_onnx_cpu1_nodb_mbs8",
-        _params(1),
-        "ok",
-        levels=[_lv(1, "seq=16", 900), _lv(2, "seq=16", 1000), _lv(1, "seq=128", 200), _lv(2, "seq=128", 210)],
+    return run_result(
+        [
+            variant_result(
+                params=params(1, model="m", max_batch_size=8),
+                levels=[_lv(1, "seq=16", 900), _lv(2, "seq=16", 1000), _lv(1, "seq=128", 200), _lv(2, "seq=128", 210)],
+            ),
+            variant_result(
+                params=params(2, model="m", max_batch_size=8),
+                levels=[_lv(1, "seq=16", 800), _lv(2, "seq=16", 1200), _lv(1, "seq=128", 150), _lv(2, "seq=128", 300)],
+            ),
+        ],
+        settings={"sweep_axes": {"seq": [16, 128]}},
     )
-    v2 = VariantResult(
-        "m_onnx_cpu2_nodb_mbs8",
-        _params(2),
-        "ok",
-        levels=[_lv(1, "seq=16", 800), _lv(2, "seq=16", 1200), _lv(1, "seq=128", 150), _lv(2, "seq=128", 300)],
-    )
-    return RunResult("r", "now", settings={"sweep_axes": {"seq": [16, 128]}}, variants=[v1, v2])
 
 
 def test_a_shape_sweep_is_reported_one_series_per_size() -> None:
@@ -118,14 +106,12 @@ def test_a_shape_sweep_is_reported_one_series_per_size() -> None:
 
 
 def test_without_a_sweep_the_report_says_which_size_every_level_used() -> None:
-    v = VariantResult(
-        "m_onnx_cpu1_nodb_mbs8",
-        _params(1),
-        "ok",
+    v = variant_result(
+        params=params(1, model="m", max_batch_size=8),
         levels=[_lv(1, None, 900)],
         dynamic_axes="seq=24 (the build's opt size of axis seq)",
     )
-    run = RunResult("r", "now", variants=[v])
+    run = run_result([v])
     assert split_by_shape(run) is run
     (line,) = _dynamic_axes_lines(run)
     assert line == (

@@ -9,11 +9,12 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from factories import level_result, run_result, variant_result
 
 from clients.server import ServerOptions
 from core.cli import EXIT_INTERRUPTED, EXIT_VARIANT_FAILED
 from perf.cli import main as perf_cli
-from perf.records.results import LevelResult, RunResult, VariantResult
+from perf.records.results import RunResult
 from perf.records.settings import MeasureSettings
 from perf.sweep.run import SweepOptions, resumed_options, server_settings
 
@@ -77,29 +78,20 @@ SAVED: dict[str, Any] = {
 }
 
 
-def _level(c: int, trial: int = 0, ok: bool = True) -> LevelResult:
-    return LevelResult(
-        concurrency=c,
-        batch_size=1,
-        trial=trial,
-        throughput_infer_per_s=100.0 if ok else None,
-        latency_p99_ms=2.0 if ok else None,
-        error=None if ok else "boom",
-    )
-
-
 def _run(*statuses: str, trials: int = 1) -> RunResult:
-    vs = [
-        VariantResult(
-            f"v{i}",
-            None,
-            s,
-            None if s == "ok" else "could not load: backend missing",
-            [_level(1, t) for t in range(trials)] if s == "ok" else [],
-        )
-        for i, s in enumerate(statuses)
-    ]
-    return RunResult("r1", "now", variants=vs)
+    """Variants ``v0``, ``v1``, ... with these statuses; an ``ok`` one measured concurrency 1 ``trials`` times."""
+    return run_result(
+        [
+            variant_result(
+                f"v{i}",
+                [level_result(1, 100.0, 2.0, batch_size=1, trial=t) for t in range(trials)] if s == "ok" else [],
+                status=s,
+                error=None if s == "ok" else "could not load: backend missing",
+            )
+            for i, s in enumerate(statuses)
+        ],
+        run_id="r1",
+    )
 
 
 @pytest.fixture
