@@ -24,10 +24,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(scope="session", autouse=True)
 def fast_tier_guard(request: pytest.FixtureRequest):
-    """In a run that deselects ``slow`` (``make test-unit``), a real export or a pip/ruff/mypy/
-    lint-imports run fails its test, saying to mark it ``slow`` (tests/support/fast_tier.py), so
-    the fast tier stays fast. Set up before the other session fixtures: it catches ``tiny_build`` too."""
-    if "not slow" not in (request.config.getoption("markexpr") or ""):
+    """In a run that deselects ``slow`` and ``integration`` (``make test-unit``), a real export or
+    a pip/ruff/mypy/lint-imports run fails its test, saying to mark it ``slow``
+    (tests/support/fast_tier.py), so the fast tier stays fast. Set up before the other session
+    fixtures: it catches ``tiny_build`` too."""
+    markexpr = request.config.getoption("markexpr") or ""
+    if "not slow" not in markexpr or "not integration" not in markexpr:
         yield
         return
     import fast_tier
