@@ -1,12 +1,12 @@
 """Records of a sweep and the results store (``results/<run-id>/``).
 
-``results.json`` (schema version 1; JSON Schema in ``docs/schemas/results.json``), units in
+``results.json`` (schema version 2; JSON Schema in ``docs/schemas/results.json``), units in
 field names:
 
 .. code-block:: text
 
     {
-      "schema": 1,
+      "schema": 2,
       "run_id": str, "created": ISO time, "finished": ISO time | null,
       "environment": {host, os, cpu, cpu_count, memory_bytes, gpus: [{name, driver, memory_bytes}],
                       versions: {...}, server: {runtime, reason, version, command}, perf_analyzer: {path, version}},
@@ -18,7 +18,11 @@ field names:
       ],
       "server_starts": [ServerStart...],
       "baseline": BaselineResult | null   (the in-process baseline, perf.records.baseline)
+      "rounds": RoundsRecord | null       (how a rounds sweep measured, perf.records.rounds)
     }
+
+Version 2 added ``rounds`` (the interleaved design: a level's ``trial`` is then its round);
+version-1 files (one variant after another) still load, with ``rounds`` null.
 
 The records are pydantic dataclasses: constructed, mutated and compared like dataclasses,
 validated when built and when :func:`load` reads a file (a wrong field is one
@@ -49,11 +53,12 @@ from perf.records.levels import HOST_BUSY as HOST_BUSY  # re-exported while othe
 from perf.records.levels import LEVEL_STATUSES as LEVEL_STATUSES  # (the same)
 from perf.records.levels import LevelResult, SkippedLevel
 from perf.records.profile import ProfileRecord
+from perf.records.rounds import Design, RoundsRecord
 from perf.records.search import SearchMode, SearchRecord
 from perf.records.servers import MeasuringServer
 from perf.records.settings import MeasureSettings
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 RESULTS_FILE = "results.json"
 FLAT_FILE = "flat.csv"
 COMMANDS_FILE = "commands.txt"
@@ -201,6 +206,12 @@ class SweepSettings(TypedDict, total=False):
     host_busy_threshold_pct: float
     #: The user's ``--shape`` values: input name -> dims of its dynamic axes' sizes.
     shapes: dict[str, list[int]]
+    #: ``rounds`` (interleaved, the default) or ``sequential`` (:mod:`perf.records.rounds`); absent: sequential.
+    design: Design
+    #: The sweep's time budget (s, ``--time-budget``); ``None``: none.
+    time_budget_s: float | None
+    #: The seed that shuffles the rounds (round ``r``: ``seed + r``).
+    seed: int
 
 
 @dataclass(config=_CONFIG)
@@ -208,7 +219,8 @@ class RunResult:
     """A whole sweep (the content of ``results.json``); ``server_starts`` lists every start of
     tritonserver, with its log file and why it was (re)started; ``servers`` the servers that
     measured (:class:`perf.records.servers.MeasuringServer`: URL, version, host, GPUs); ``search``
-    how its levels were chosen and why variants were not measured further (:mod:`perf.search.policy`)."""
+    how its levels were chosen and why variants were not measured further (:mod:`perf.search.policy`);
+    ``rounds`` how a rounds sweep measured (``None``: one variant after another)."""
 
     run_id: str
     created: str
@@ -224,6 +236,7 @@ class RunResult:
     profile: ProfileRecord | None = None
     servers: list[MeasuringServer] = dataclasses.field(default_factory=list)
     search: SearchRecord | None = None
+    rounds: RoundsRecord | None = None
 
     @field_validator("settings")
     @classmethod

@@ -1,0 +1,190 @@
+"""How a rounds sweep measured, recorded in ``results.json`` (``"rounds"``).
+
+The numbers themselves stay where every level's are: one
+:class:`~perf.records.results.LevelResult` per (variant, level, round), the round in its
+``trial`` field. This record holds what the numbers alone cannot say: the rules and seed,
+which variants were loaded together (:class:`LoadGroup`), every round's shuffled order and
+timing (:class:`RoundRecord`), the time budget's plan and what it spent
+(:class:`BudgetRecord`), what was cut for time (:class:`Cut`) and why the rounds ended.
+The verdicts are not stored: the report derives them from the per-round numbers with
+:mod:`perf.analysis.paired` (one source of truth).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Literal
+
+from pydantic import ConfigDict
+from pydantic.dataclasses import dataclass
+
+_CONFIG = ConfigDict(extra="ignore")
+
+#: ``rounds``: interleaved rounds (the default); ``sequential``: one variant after another.
+Design = Literal["rounds", "sequential"]
+DESIGNS: tuple[str, ...] = ("rounds", "sequential")
+#: What a :class:`Cut` took away: a variant never measured, ladder levels above a cap, rounds
+#: beyond the last one measured, a ladder stopped while still rising, the in-process baseline.
+CutKind = Literal["variant", "levels", "rounds", "ladder", "baseline"]
+
+
+@dataclass(frozen=True, config=_CONFIG)
+class RoundRules:
+    """The thresholds of the rounds design (:mod:`perf.search.rounds` applies them).
+
+    Attributes:
+        window_ms: Length of each of perf_analyzer's 3 merged windows in one visit (ms).
+        min_rounds: Rounds a verdict, a ladder stop or a prune needs (paired rounds of both sides).
+        max_rounds: Rounds at most, whatever the budget.
+        flat_window: Consecutive flat steps (doublings without a median gain above
+            ``min_gain_pct``) at the top of a ladder that end it.
+        first_levels: Levels of an adaptive ladder measured from the first round.
+        confidence: Of the paired rule (:mod:`perf.analysis.paired`).
+    """
+
+    window_ms: int = 500
+    min_rounds: int = 3
+    max_rounds: int = 8
+    flat_window: int = 2
+    first_levels: int = 3
+    confidence: float = 0.95
+
+
+@dataclass(frozen=True, config=_CONFIG)
+class Visit:
+    """One measurement of a round, in the order measured.
+
+    Attributes:
+        variant: Variant name.
+        concurrency: perf_analyzer concurrency (0 for a request-rate level).
+        batch_size: Client batch size.
+        request_rate: Of a request-rate level, else ``None``.
+        shape: Swept shape, else ``None``.
+        wall_s: How long the visit took, perf_analyzer's start to its exit (s).
+    """
+
+    variant: str
+    concurrency: int
+    batch_size: int = 1
+    request_rate: float | None = None
+    shape: str | None = None
+    wall_s: float | None = None
+
+
+@dataclass(config=_CONFIG)
+class RoundRecord:
+    """One round.
+
+    Attributes:
+        index: The round (0-based; the ``trial`` of its levels).
+        group: The :class:`LoadGroup` it measured.
+        seed: The seed its order was shuffled with (``random.Random(seed)``).
+        started: When it started (ISO time).
+        wall_s: Its length (s), ``None`` while it runs or when interrupted.
+        order: Its visits, in the order measured.
+    """
+
+    index: int
+    group: int
+    seed: int
+    started: str
+    wall_s: float | None = None
+    order: list[Visit] = dataclasses.field(default_factory=list)
+
+
+@dataclass(config=_CONFIG)
+class LoadGroup:
+    """Variants loaded on the server together and measured in the same rounds.
+
+    Attributes:
+        index: Its number (0-based).
+        variants: Its variants, in the order loaded.
+        reason: Why it is a group (``"every contender fits"``, the memory left after a load,
+            ``"the final: the tie sets of the groups"``, a server lane).
+        server: The HTTP URL of the server it was loaded on.
+        load_s: Time spent loading and preparing them (cold starts, warm-up), outside any window (s).
+        ended: Why its rounds ended (``"ranking decided after 4 rounds"``, ``"time budget spent"``...).
+        tie_set: What its rounds left in contention (its leader first).
+    """
+
+    index: int
+    variants: list[str]
+    reason: str
+    server: str | None = None
+    load_s: float | None = None
+    ended: str | None = None
+    tie_set: list[str] = dataclasses.field(default_factory=list)
+
+
+@dataclass(frozen=True, config=_CONFIG)
+class Cut:
+    """Something the time budget left out, and why.
+
+    Attributes:
+        kind: :data:`CutKind`.
+        reason: In words (the numbers of the estimate).
+        variant: The variant concerned, if one.
+        concurrency: The first level cut, for ``levels`` and ``ladder``.
+    """
+
+    kind: CutKind
+    reason: str
+    variant: str | None = None
+    concurrency: int | None = None
+
+
+@dataclass(config=_CONFIG)
+class BudgetRecord:
+    """The time budget: the plan made before the first round, and what was spent.
+
+    Attributes:
+        budget_s: The budget (s); ``None``: no budget (rounds until decided or ``max_rounds``).
+        visit_s: Estimated cost of one visit (s): 3 windows plus perf_analyzer's start.
+        load_s: Estimated cost of loading and preparing one variant (s).
+        estimate_s: The estimate printed before the start (s): loads plus the planned rounds.
+        planned_rounds: Rounds the plan expects to fit (at least ``min_rounds`` or cuts).
+        max_concurrency: The highest ladder level the plan keeps (``None``: the ladder's own).
+        spent_s: Real time from the first load to the end of the last round (s).
+        baseline_s: Real time of the in-process baseline (s), when measured.
+    """
+
+    budget_s: float | None
+    visit_s: float
+    load_s: float
+    estimate_s: float
+    planned_rounds: int
+    max_concurrency: int | None = None
+    spent_s: float | None = None
+    baseline_s: float | None = None
+
+
+@dataclass(config=_CONFIG)
+class RoundsRecord:
+    """How a rounds sweep measured (``RunResult.rounds``; module docstring).
+
+    Attributes:
+        seed: The run's seed (round ``r`` is shuffled with ``seed + r``).
+        rules: The thresholds applied.
+        groups: The load groups, in the order measured.
+        rounds: Every round, in order.
+        budget: The time budget's plan and spending.
+        cuts: What was cut for time.
+        ended: Why the rounds ended (``"ranking decided"``, ``"time budget spent"``...).
+    """
+
+    seed: int
+    rules: RoundRules = dataclasses.field(default_factory=RoundRules)
+    groups: list[LoadGroup] = dataclasses.field(default_factory=list)
+    rounds: list[RoundRecord] = dataclasses.field(default_factory=list)
+    budget: BudgetRecord | None = None
+    cuts: list[Cut] = dataclasses.field(default_factory=list)
+    ended: str | None = None
+
+    def cut(self, cut: Cut) -> None:
+        """Record ``cut`` once."""
+        if cut not in self.cuts:
+            self.cuts.append(cut)
+
+    def next_index(self) -> int:
+        """The index of the next round (a resumed run goes on counting)."""
+        return max((r.index for r in self.rounds), default=-1) + 1

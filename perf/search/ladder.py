@@ -1,0 +1,209 @@
+"""The concurrency ladder of one variant in a rounds sweep: which levels it measures next,
+when it ends, and which of its levels stop being measured.
+
+Pure functions over the variant's per-round numbers (:func:`perf.analysis.paired.per_round`);
+the rounds engine (:mod:`perf.search.rounds`) calls :func:`update` after every round.
+
+Rules (thresholds: :class:`~perf.records.search.SearchRules` and
+:class:`~perf.records.rounds.RoundRules`, recorded with the run):
+
+* **Start**: an adaptive ladder (``--concurrency auto``) measures its first
+  ``first_levels`` levels (1, 2, 4) from the first round; an explicit list is measured whole,
+  every level in every round, and never ends early.
+* **A step** (one level to the next, a doubling) is judged on its *paired* gains: per round in
+  which both levels were measured, ``T(high) / T(low) - 1``. It *pays* when the median gain is
+  above ``min_gain_pct`` (5 %), else it is *flat*.
+* **Growth**: the next level is added while fewer than ``flat_window`` steps at the top look
+  flat (on the rounds so far) and the top is within the latency budget.
+* **Stop** (recorded as a :class:`~perf.records.search.SearchDecision`): ``knee`` when the
+  top ``flat_window`` (2) steps are flat, each on at least ``min_rounds`` (3) paired rounds —
+  one flat step is not enough (Model Analyzer waits for 4 levels without gain; 2 doublings,
+  4x the load past the last gain, is what fits a few minutes' budget on a small host);
+  ``budget`` when the top level's latency percentile, median over at least ``min_rounds``
+  rounds, is over the budget (more load only adds latency); ``cap`` at the ladder's (or the
+  time budget's) highest level. No decision is taken on fewer rounds: a level flagged in one
+  round (host busy, unstable windows, failed) is measured again in the next ones first.
+* **Retirement**: a level with ``min_rounds`` rounds, not among the top ``flat_window + 1``
+  of a ladder still growing, that the variant's own best level beats by the paired rule (:mod:`perf.analysis.paired`), or whose
+  latency is over the budget, is no longer measured; its rounds so far stay in the results.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import statistics
+
+from perf.analysis.paired import DEFAULT_MARGIN_PCT, Adjusted, Side, compare, per_round, summary
+from perf.markdown import fmt
+from perf.records.results import VariantResult
+from perf.records.rounds import RoundRules
+from perf.records.search import SearchDecision, SearchRules
+from perf.search.plan import VariantPlan
+from perf.search.policy import Budget
+
+
+@dataclasses.dataclass
+class Ladder:
+    """The levels of one variant in a rounds sweep.
+
+    Attributes:
+        levels: Concurrencies in its ladder so far (measured or about to be), ascending.
+        active: Those measured in the next round.
+        end: Why no level is added any more (``None`` while it grows).
+        still_rising: It ended at a cap while its top step still paid (a cut, when the cap is the time budget's).
+    """
+
+    levels: list[int]
+    active: list[int]
+    end: SearchDecision | None = None
+    still_rising: bool = False
+
+
+def side(plan: VariantPlan, concurrency: int) -> Side:
+    """The search series' level of ``plan`` at ``concurrency``: smallest batch size, first swept shape."""
+    return Side(plan.name, concurrency, min(plan.batch_sizes) if plan.batch_sizes else 1, plan.shapes[0])
+
+
+def step_gains(vr: VariantResult, plan: VariantPlan, low: int, high: int) -> list[float]:
+    """Paired gains (fractions) from ``low`` to ``high`` concurrency, one per round both were measured in."""
+    a, b = per_round(vr, side(plan, low)), per_round(vr, side(plan, high))
+    return [b[r] / a[r] - 1.0 for r in sorted(set(a) & set(b))]
+
+
+def start(plan: VariantPlan, ladder: tuple[int, ...], adaptive: bool, rounds: RoundRules, cap: int | None) -> Ladder:
+    """The ladder before the first round: its first levels (adaptive) or the whole list."""
+    levels = [c for c in ladder if cap is None or c <= cap]
+    first = levels[: rounds.first_levels] if adaptive else levels
+    return Ladder(list(first), list(first))
+
+
+def resume(plan: VariantPlan, vr: VariantResult, ladder: tuple[int, ...], adaptive: bool, rounds: RoundRules, cap: int | None) -> Ladder:
+    """The ladder of a resumed run: its first levels and every concurrency already measured."""
+    fresh = start(plan, ladder, adaptive, rounds, cap)
+    seen = {lv.concurrency for lv in vr.levels if lv.request_rate is None and lv.ok}
+    levels = sorted(set(fresh.levels) | seen)
+    return Ladder(levels, list(levels))
+
+
+def _latency(vr: VariantResult, plan: VariantPlan, c: int, budget: Budget) -> tuple[float | None, int]:
+    vals = list(per_round(vr, side(plan, c), budget.metric).values())
+    return (statistics.median(vals) if vals else None), len(vals)
+
+
+def _flat_steps(vr: VariantResult, plan: VariantPlan, levels: list[int], min_gain: float, min_rounds: int) -> tuple[int, int]:
+    """``(tentative, firm)``: consecutive flat steps at the top of ``levels`` on any rounds, and
+    those of them judged on at least ``min_rounds`` rounds (counted from the top while firm)."""
+    tentative = firm = 0
+    firm_run = True
+    for low, high in reversed(list(zip(levels, levels[1:]))):
+        gains = step_gains(vr, plan, low, high)
+        if not gains or statistics.median(gains) * 100.0 > min_gain:
+            break
+        tentative += 1
+        firm_run = firm_run and len(gains) >= min_rounds
+        firm += 1 if firm_run else 0
+    return tentative, firm
+
+
+def _decision(plan: VariantPlan, vr: VariantResult, rule: str, at: int, reason: str, budget: Budget | None) -> SearchDecision:
+    s = summary(vr, side(plan, at), None, budget.metric if budget else "latency_p99_ms")
+    return SearchDecision(
+        variant=plan.name,
+        rule=rule,  # type: ignore[arg-type]
+        concurrency=at,
+        reason=reason,
+        measured=sorted({lv.concurrency for lv in vr.levels if lv.request_rate is None}),
+        throughput_infer_per_s=s.throughput_infer_per_s if s else None,
+        latency_ms=s.latency_ms if s else None,
+    )
+
+
+def update(
+    lad: Ladder,
+    plan: VariantPlan,
+    vr: VariantResult,
+    ladder: tuple[int, ...],
+    adaptive: bool,
+    rules: SearchRules,
+    rounds: RoundRules,
+    budget: Budget | None,
+    cap: int | None,
+) -> Ladder:
+    """The ladder after a round: grown, ended (module rules) and with its beaten levels retired."""
+    if not adaptive:
+        return lad
+    levels = sorted(lad.levels)
+    top = levels[-1]
+    above = [c for c in ladder if c > top and (cap is None or c <= cap)]
+    tentative, firm = _flat_steps(vr, plan, levels, rules.min_gain_pct, rounds.min_rounds)
+    lat, n = _latency(vr, plan, top, budget) if budget else (None, 0)
+    end: SearchDecision | None = None
+    if budget is not None and lat is not None and lat > budget.ms and n >= rounds.min_rounds:
+        end = _decision(
+            plan,
+            vr,
+            "budget",
+            top,
+            f"its p{budget.percentile} at concurrency {top} is {fmt(lat, 2)} ms (median of {n} rounds), over the budget "
+            f"of {fmt(budget.ms, 2)} ms: more load only adds latency",
+            budget,
+        )
+    elif firm >= rounds.flat_window:
+        low = levels[-1 - rounds.flat_window]
+        end = _decision(
+            plan,
+            vr,
+            "knee",
+            top,
+            f"its throughput gained no more than {fmt(rules.min_gain_pct)} % (median of the paired rounds) over the "
+            f"{rounds.flat_window} doublings from concurrency {low} to {top}: past the knee",
+            budget,
+        )
+    elif not above:
+        capped = cap is not None and cap < ladder[-1]
+        end = _decision(
+            plan,
+            vr,
+            "cap",
+            top,
+            f"concurrency {top} is the top of the ladder"
+            + (f" the time budget allows (the ladder goes to {ladder[-1]})" if capped else f" (max {ladder[-1]})"),
+            budget,
+        )
+        lad.still_rising = capped and tentative == 0
+    elif above and tentative < rounds.flat_window and not (budget is not None and lat is not None and lat > budget.ms):
+        levels.append(above[0])
+    lad.levels, lad.end = levels, end
+    lad.active = _active(lad, plan, vr, rounds, budget)
+    return lad
+
+
+def _active(lad: Ladder, plan: VariantPlan, vr: VariantResult, rounds: RoundRules, budget: Budget | None) -> list[int]:
+    """The levels measured in the next round (module rule "Retirement")."""
+    keep_top = set(lad.levels[-(rounds.flat_window + 1) :]) if lad.end is None else set()
+    metric = budget.metric if budget else "latency_p99_ms"
+    adjusted = Adjusted([vr])
+    stats = {c: summary(vr, side(plan, c), budget.ms if budget else None, metric, adjusted) for c in lad.levels}
+    ranked = [s for s in stats.values() if s is not None and (budget is None or (s.latency_ms or 0.0) <= budget.ms)]
+    best = max(ranked, key=lambda s: s.adjusted_infer_per_s, default=None)
+    out = []
+    for c in lad.levels:
+        s = stats[c]
+        if c in keep_top or s is None or s.rounds < rounds.min_rounds or (best is not None and c == best.side.concurrency):
+            out.append(c)
+            continue
+        if budget is not None and s.latency_ms is not None and s.latency_ms > budget.ms:
+            continue
+        if best is not None and compare(vr, best.side, vr, s.side, metric, rounds.confidence, DEFAULT_MARGIN_PCT).verdict == "a":
+            continue
+        out.append(c)
+    return out
+
+
+def climbing(lad: Ladder, plan: VariantPlan, vr: VariantResult, rules: SearchRules) -> bool:
+    """Whether the ladder may still lift the variant's best: it has not ended and its top
+    step paid (or has not been measured in a common round yet)."""
+    if lad.end is not None or len(lad.levels) < 2:
+        return lad.end is None
+    gains = step_gains(vr, plan, lad.levels[-2], lad.levels[-1])
+    return not gains or statistics.median(gains) * 100.0 > rules.min_gain_pct

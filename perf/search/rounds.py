@@ -1,0 +1,345 @@
+"""Interleaved rounds: the scheduler of a rounds sweep (the default design).
+
+The variants still in contention are loaded together (the sweep does that: :mod:`perf.sweep.rounds`)
+and measured in **rounds**: each round measures every active (variant, level) once, in an
+order shuffled with ``random.Random(seed + round)`` (recorded), each visit one short
+perf_analyzer run. Background load then falls on every variant of a round alike, and every
+comparison is *paired* within a round (:mod:`perf.analysis.paired`). After each round:
+
+1. every ladder is updated (:func:`perf.search.ladder.update`: grown, ended, levels retired);
+2. with ``--search prune``, a variant the leader beats by the paired rule, and whose ladder
+   can no longer lift it (:func:`perf.search.ladder.climbing`), is dropped; so is one whose
+   lowest level is over the latency budget on ``min_rounds`` rounds;
+3. the rounds end when the ranking is **decided** (at least ``min_rounds`` rounds; no
+   contender still climbing; the leader beats, or is equivalent to, every other contender),
+   after ``max_rounds``, or when the next round does not fit in the time budget (estimated
+   from the visits measured so far; the cut is recorded, never silent).
+
+Nothing here starts a server: the measurement is a function ``measure(variant, key)`` given
+by the caller, so the same code runs the real sweep and the simulation test.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from perf.analysis.paired import DEFAULT_MARGIN_PCT, Ranking, per_round, rank_variants
+from perf.markdown import fmt
+from perf.records.results import LevelResult, RunResult, VariantResult
+from perf.records.rounds import Cut, RoundRecord, RoundRules, RoundsRecord, Visit
+from perf.records.search import SearchDecision, SearchMode, SearchRecord, SearchRules
+from perf.search import ladder as ladders
+from perf.search.plan import LevelKey, VariantPlan
+from perf.search.policy import Budget
+
+log = logging.getLogger(__name__)
+
+#: ``measure(variant, key)``: one visit (``key``'s trial is the round); ``None`` when it was
+#: not measured (the variant failed meanwhile; the caller says why in its record).
+Measure = Callable[[str, LevelKey], "LevelResult | None"]
+Events = Callable[[dict[str, Any]], None]
+
+
+@dataclasses.dataclass(frozen=True)
+class Setup:
+    """What the scheduler works with.
+
+    Attributes:
+        plans: Variant -> its plan (batch sizes, shapes, request rates, config).
+        ladder: The concurrency ladder (:func:`perf.search.policy.ladder`).
+        adaptive: ``--concurrency auto`` (else an explicit list, measured whole every round).
+        rules: The search's thresholds.
+        rounds: The rounds' thresholds.
+        mode: ``prune`` (drop variants by the paired rule) or ``brute``.
+        budget: The latency budget, if any.
+        cap: The highest concurrency the time budget's plan keeps (``None``: the ladder's).
+    """
+
+    plans: Mapping[str, VariantPlan]
+    ladder: tuple[int, ...]
+    adaptive: bool
+    rules: SearchRules
+    rounds: RoundRules
+    mode: SearchMode = "prune"
+    budget: Budget | None = None
+    cap: int | None = None
+
+
+def now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z")
+
+
+def _place(vr: VariantResult, level: LevelResult) -> None:
+    vr.levels = sorted([lv for lv in vr.levels if lv.key != level.key] + [level], key=lambda lv: lv.key)
+
+
+class Rounds:
+    """Runs rounds over groups of variants of one run (module docstring).
+
+    Args:
+        run: The run (its ``rounds`` and ``search`` records are filled in; levels are added to its variants).
+        setup: Plans and rules.
+        visit_s: Estimated cost of one visit (s), until real visits are timed.
+        clock: Monotonic seconds (injected by the simulation).
+        deadline: ``clock()`` value at which the time budget is spent; ``None``: no budget.
+        save: Called after every visit (the sweep saves ``results.json``).
+        events: Progress events (``round_start``, ``level_start``, ``level_done``, ``search_decision``, ``round_done``).
+    """
+
+    def __init__(
+        self,
+        run: RunResult,
+        setup: Setup,
+        visit_s: float,
+        clock: Callable[[], float] = time.monotonic,
+        deadline: float | None = None,
+        save: Callable[[], None] = lambda: None,
+        events: Events = lambda _e: None,
+    ):
+        if run.rounds is None or run.search is None:
+            raise ValueError("a rounds run needs its rounds and search records")
+        self.run, self.setup, self.clock, self.deadline = run, setup, clock, deadline
+        self.record: RoundsRecord = run.rounds
+        self.search: SearchRecord = run.search
+        self.save, self.events = save, events
+        self.ladders: dict[str, ladders.Ladder] = {}
+        self._walls: list[float] = []
+        self._visit_s = visit_s
+        self._lock = threading.Lock()
+
+    # -- state ------------------------------------------------------------------------------
+    @property
+    def visit_s(self) -> float:
+        """Mean real visit time so far (s), else the estimate."""
+        return sum(self._walls) / len(self._walls) if self._walls else self._visit_s
+
+    def _vr(self, name: str) -> VariantResult:
+        vr = self.run.variant(name)
+        if vr is None:
+            raise KeyError(name)
+        return vr
+
+    def contenders(self, names: Sequence[str]) -> list[str]:
+        """``names`` not failed and not pruned."""
+        out = []
+        for n in names:
+            d = self.search.decision(n)
+            if self._vr(n).status != "failed" and not (d is not None and d.rule == "pruned"):
+                out.append(n)
+        return out
+
+    def ranking(self, names: Sequence[str]) -> Ranking:
+        """The paired ranking of ``names`` (:func:`perf.analysis.paired.rank_variants`)."""
+        b = self.setup.budget
+        return rank_variants(
+            [self._vr(n) for n in names],
+            b.ms if b else None,
+            b.metric if b else "latency_p99_ms",
+            self.setup.rounds.confidence,
+            self.setup.rules.min_gain_pct or DEFAULT_MARGIN_PCT,
+        )
+
+    def visits(self, names: Sequence[str], index: int) -> list[tuple[str, LevelKey]]:
+        """Every active (variant, level) of ``names`` in round ``index``, unshuffled."""
+        out: list[tuple[str, LevelKey]] = []
+        for n in names:
+            plan = self.setup.plans[n]
+            loads = [(c, None) for c in self.ladders[n].active]
+            loads += sorted({(0, k[3]) for k in plan.levels if k[3] is not None}, key=str)
+            out += [(n, (c, b, index, r, sh)) for c, r in loads for b in plan.batch_sizes for sh in plan.shapes]
+        return out
+
+    # -- the loop ---------------------------------------------------------------------------
+    def run_group(self, names: Sequence[str], group: int, measure: Measure) -> list[str]:
+        """Rounds over ``names`` until decided, ``max_rounds``, or the time budget; returns the
+        group's tie set (leader first; every contender when nothing could be ranked)."""
+        s = self.setup
+        for n in names:
+            if n not in self.ladders:
+                vr, plan = self._vr(n), s.plans[n]
+                self.ladders[n] = ladders.resume(plan, vr, s.ladder, s.adaptive, s.rounds, s.cap)
+        done, why = 0, ""
+        while True:
+            alive = self.contenders(names)
+            if not alive:
+                why = "no variant left in contention"
+                break
+            if done >= s.rounds.max_rounds:
+                why = f"{done} rounds, the most a group gets (max_rounds)"
+                break
+            if done >= s.rounds.min_rounds and self.decided(alive):
+                why = f"ranking decided after {done} rounds"
+                break
+            with self._lock:
+                index = self.record.next_index()
+                self.record.rounds.append(RoundRecord(index, group, self.record.seed + index, now()))
+                rr = self.record.rounds[-1]
+            todo = self.visits(alive, index)
+            cost = len(todo) * self.visit_s
+            if self.deadline is not None and self.clock() + cost > self.deadline:
+                self.record.rounds.remove(rr)
+                why = self._out_of_time(alive, done, cost, group)
+                break
+            random.Random(rr.seed).shuffle(todo)
+            self._measure(rr, todo, measure)
+            done += 1
+            self._after(alive, rr)
+        tie = self._tie_set(names)
+        self._finish_group(group, why, tie)
+        return tie
+
+    def _measure(self, rr: RoundRecord, todo: list[tuple[str, LevelKey]], measure: Measure) -> None:
+        start = self.clock()
+        self.events({"event": "round_start", "round": rr.index, "visits": len(todo)})
+        for i, (name, key) in enumerate(todo):
+            vr = self._vr(name)
+            if vr.status == "failed":
+                continue
+            c, b, t, r, sh = key
+            self.events(
+                {
+                    "event": "level_start",
+                    "variant": name,
+                    "index": i,
+                    "n_variants": len(todo),
+                    "round": rr.index,
+                    "concurrency": c,
+                    "batch_size": b,
+                    "trial": t,
+                    "request_rate": r,
+                    "shape": sh,
+                }
+            )
+            t0 = self.clock()
+            level = measure(name, key)
+            wall = self.clock() - t0
+            self._walls.append(wall)
+            rr.order.append(Visit(name, c, b, r, sh, round(wall, 3)))
+            if level is not None:
+                _place(vr, level)
+                self.events({"event": "level_done", "variant": name, "level": level, "round": rr.index})
+            self.save()
+        rr.wall_s = round(self.clock() - start, 3)
+        self.events({"event": "round_done", "round": rr.index, "wall_s": rr.wall_s})
+
+    def _after(self, alive: Sequence[str], rr: RoundRecord) -> None:
+        s = self.setup
+        for n in alive:
+            lad = ladders.update(self.ladders[n], s.plans[n], self._vr(n), s.ladder, s.adaptive, s.rules, s.rounds, s.budget, s.cap)
+            self._note(n, lad.end)
+        if s.mode == "prune":
+            self._prune(self.contenders(alive))
+        self.save()
+
+    def _note(self, name: str, decision: SearchDecision | None) -> None:
+        """Keep the ladder's decision as the variant's (never over a prune)."""
+        kept = self.search.decision(name)
+        if kept is not None and kept.rule == "pruned":
+            return
+        if decision is None:
+            self.search.decisions = [d for d in self.search.decisions if d.variant != name]
+        elif kept != decision:
+            self.search.record(decision)
+            self.events({"event": "search_decision", "variant": name, "decision": decision, "levels_left": 0})
+
+    def _prune(self, alive: Sequence[str]) -> None:
+        """Drop contenders the leader beats and that cannot climb; and those over the budget at their lowest level."""
+        s = self.setup
+        rank = self.ranking(alive)
+        for comp in rank.comparisons:
+            name = comp.b.variant
+            if comp.verdict != "a" or ladders.climbing(self.ladders[name], s.plans[name], self._vr(name), s.rules):
+                continue
+            self._drop(
+                name,
+                comp.b.concurrency,
+                f"{comp.sentence()} (paired rule: {s.rounds.confidence * 100:g} % interval of the ratio above 1)",
+                comp.a.variant,
+                comp.a.concurrency,
+            )
+        for name in alive:
+            reason = self._over_budget_everywhere(name)
+            if reason:
+                self._drop(name, self.ladders[name].levels[0], reason)
+
+    def _over_budget_everywhere(self, name: str) -> str | None:
+        b, s = self.setup.budget, self.setup
+        if b is None:
+            return None
+        low = self.ladders[name].levels[0]
+        vals = list(per_round(self._vr(name), ladders.side(s.plans[name], low), b.metric).values())
+        if len(vals) < s.rounds.min_rounds or low != s.ladder[0]:
+            return None
+        med = sorted(vals)[len(vals) // 2]
+        if med <= b.ms:
+            return None
+        return (
+            f"its p{b.percentile} at concurrency {low}, the lowest load, is {fmt(med, 2)} ms (median of {len(vals)} rounds), "
+            f"over the budget of {fmt(b.ms, 2)} ms: more load only adds latency"
+        )
+
+    def _drop(self, name: str, at: int, reason: str, best: str | None = None, best_c: int | None = None) -> None:
+        d = SearchDecision(
+            variant=name,
+            rule="pruned",
+            concurrency=at,
+            reason=reason,
+            measured=sorted({lv.concurrency for lv in self._vr(name).levels if lv.request_rate is None}),
+            best_variant=best,
+            best_concurrency=best_c,
+        )
+        self.search.record(d)
+        log.info("%s: not measured further because %s", name, reason)
+        self.events({"event": "search_decision", "variant": name, "decision": d, "levels_left": 0})
+
+    def decided(self, alive: Sequence[str]) -> bool:
+        """Whether the ranking of ``alive`` is decided (module rule 3)."""
+        s = self.setup
+        for n in alive:
+            if ladders.climbing(self.ladders[n], s.plans[n], self._vr(n), s.rules):
+                return False
+        rank = self.ranking(alive)
+        if rank.leader is None or rank.leader.rounds < s.rounds.min_rounds:
+            return False
+        return all(c.decided for c in rank.comparisons if c.b.variant in alive)
+
+    def _tie_set(self, names: Sequence[str]) -> list[str]:
+        alive = self.contenders(names)
+        rank = self.ranking(alive)
+        return rank.names if rank.leader is not None else list(alive)
+
+    def _out_of_time(self, alive: Sequence[str], done: int, cost: float, group: int) -> str:
+        left = max(0.0, (self.deadline or 0.0) - self.clock())
+        why = (
+            f"time budget spent: {fmt(left, 0)} s left, the next round ({fmt(cost, 0)} s estimated) does not fit"
+            + (f"; {done} of the {self.setup.rounds.min_rounds} rounds a verdict needs" if done < self.setup.rounds.min_rounds else "")
+        )
+        self.record.cut(Cut("rounds", f"rounds after the first {done} of group {group} not measured: {why}"))
+        s = self.setup
+        for n in alive:
+            lad = self.ladders[n]
+            if ladders.climbing(lad, s.plans[n], self._vr(n), s.rules) and lad.end is None:
+                self.record.cut(
+                    Cut("ladder", f"its ladder stopped at concurrency {lad.levels[-1]} while still rising", n, lad.levels[-1])
+                )
+        return why
+
+    def _finish_group(self, group: int, why: str, tie: list[str]) -> None:
+        s = self.setup
+        for n, lad in self.ladders.items():
+            if lad.still_rising and s.cap is not None:
+                self.record.cut(
+                    Cut("ladder", f"its throughput still rose at concurrency {s.cap}, the time budget's cap", n, s.cap)
+                )
+        for g in self.record.groups:
+            if g.index == group:
+                g.ended, g.tie_set = why, list(tie)
+        self.record.ended = why
+        log.info("rounds of group %d ended: %s; tie set %s", group, why, ", ".join(tie))
+        self.save()

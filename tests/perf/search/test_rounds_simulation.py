@@ -1,0 +1,69 @@
+"""The rounds design against the one-after-another design on a simulated host whose background
+load drifts (tests/support/simulated_host.py): known true throughputs, deterministic seeds, no
+server. The rounds side drives the sweep's own scheduler (perf.search.rounds) and verdict code
+(perf.analysis.paired) through an injected measure function."""
+
+from __future__ import annotations
+
+from simulated_host import TRUE, rounds_pick, rounds_run, sequential_pick
+
+SEEDS = range(100)
+
+
+def test_interleaved_rounds_name_the_true_best_where_one_after_another_is_often_wrong() -> None:
+    best = max(TRUE, key=lambda n: TRUE[n][0])
+    sequential_wrong = sum(sequential_pick(s) != best for s in SEEDS)
+    tie_sets = [rounds_pick(rounds_run(s)[0]) for s in SEEDS]
+    right = sum(best in tie for tie in tie_sets)
+    alone = sum(tie == [best] for tie in tie_sets)
+    print(f"sequential wrong {sequential_wrong}/{len(SEEDS)}; rounds right {right}, named alone {alone}")
+    assert sequential_wrong >= 0.30 * len(SEEDS)  # the drift decides the old design's pick
+    assert right >= 0.95 * len(SEEDS)  # first, or in the tie set
+    assert alone >= 0.25 * len(SEEDS)  # and not by calling everything a tie
+
+
+def test_a_quiet_host_separates_every_variant_in_few_rounds() -> None:
+    from simulated_host import SimHost
+
+    run, sched, tie = rounds_run(7, host=SimHost(7, amplitude=0.0, noise=0.01))
+    assert tie == ["v_best"]
+    assert run.rounds.ended.startswith("ranking decided")
+    assert len(run.rounds.rounds) <= 6
+    pruned = {d.variant for d in run.search.decisions if d.rule == "pruned"}
+    assert pruned == {"v_second", "v_third", "v_fourth"}
+    # the ladder stopped past the knee (2 flat doublings), not at the top of the ladder
+    assert max(sched.ladders["v_best"].levels) <= 32
+
+
+def test_every_round_is_recorded_shuffled_with_its_seed_and_every_visit_kept() -> None:
+    import random
+
+    run, sched, _ = rounds_run(3, mode="brute", concurrency=(1, 4))
+    rounds = run.rounds.rounds
+    assert len(rounds) >= 3 and [r.index for r in rounds] == list(range(len(rounds)))
+    for r in rounds:
+        keys = [(v.variant, v.concurrency) for v in r.order]
+        assert sorted(keys) == sorted((n, c) for n in TRUE for c in (1, 4))  # an explicit list: measured whole, every round
+        expect = [(n, (c, 1, r.index, None, None)) for n in TRUE for c in (1, 4)]
+        random.Random(r.seed).shuffle(expect)
+        assert keys == [(n, k[0]) for n, k in expect]  # the recorded seed replays the order
+        assert r.seed == run.rounds.seed + r.index and all(v.wall_s > 0 for v in r.order)
+    for v in run.variants:  # every round's number per (variant, level): the round is the trial
+        assert sorted({lv.trial for lv in v.levels if lv.concurrency == 4}) == [r.index for r in rounds]
+
+
+def test_the_time_budget_stops_the_rounds_and_lists_what_it_cut() -> None:
+    run, sched, tie = rounds_run(5, budget_s=150.0)
+    assert run.rounds.ended.startswith("time budget spent")
+    assert sched.clock() <= 150.0 + 1e-6  # the budget is respected: a round that does not fit is not started
+    kinds = {c.kind for c in run.rounds.cuts}
+    assert "rounds" in kinds
+    assert "v_best" in tie
+
+
+def test_no_verdict_before_three_rounds_even_on_a_clear_difference() -> None:
+    run, sched, tie = rounds_run(2, budget_s=(12 + 16) * 1.8 + 1)  # two rounds: 4 x 3 levels, then 4 x 4
+    assert len(run.rounds.rounds) == 2
+    assert not [d for d in run.search.decisions if d.rule == "pruned"]
+    assert set(tie) == set(TRUE)  # every comparison: too few rounds
+    assert any("of the 3 rounds a verdict needs" in c.reason for c in run.rounds.cuts)
