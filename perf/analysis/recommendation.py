@@ -14,6 +14,14 @@ Ranking rule (every pick, in the report, the CLI summary and ``scripts/gpu_check
    every ``ok`` candidate's by more than its own spread (:func:`spread`); the pick then says
    so in words (:attr:`Choice.why`). With no ``ok`` candidate at all the best flagged level
    is picked, also in words.
+
+A **rounds** sweep (``results.json`` with ``rounds``; the default design) is ranked by its
+paired rounds instead (:mod:`perf.analysis.paired`): the pick is the leader of the paired
+ranking at its operating point (under the budget: among the levels whose latency percentile,
+median over their rounds, is within it), flags or not — every variant of a round shared the
+host's state, so a flag no longer decides between them; it stays on the numbers. Where the
+leader does not beat a runner-up by the paired rule, the pick names the **tie set**
+(:attr:`Choice.tie_set`) instead of a winner by noise, and says what it beats.
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ import dataclasses
 from collections.abc import Iterable
 
 from core.errors import PerfError
+from perf.analysis.paired import DEFAULT_MARGIN_PCT, Ranking, Side, rank_variants
 from perf.analysis.stats import P99, THROUGHPUT, Point, knee, run_points
 from perf.markdown import UNSTABLE_MARK, fmt
 from perf.records.results import RunResult
@@ -65,6 +74,10 @@ class Choice:
         trials: Trials behind the medians.
         status: The level's status (``ok``, ``unstable``, ``host busy``).
         why: Why a flagged level was picked over the stable ones (None for an ``ok`` pick).
+        tie_set: In a rounds sweep, the variants the pick does not beat by the paired rule,
+            the pick first (one name: it beats every other; empty: not a rounds sweep).
+        beats: In a rounds sweep, the variants it beats by the paired rule.
+        confidence: Of the paired rule (a rounds sweep), else ``None``.
     """
 
     variant: str
@@ -76,6 +89,14 @@ class Choice:
     trials: int
     status: str = "ok"
     why: str | None = None
+    tie_set: list[str] = dataclasses.field(default_factory=list)
+    beats: list[str] = dataclasses.field(default_factory=list)
+    confidence: float | None = None
+
+    @property
+    def tied(self) -> bool:
+        """The pick could not be separated from another variant (a tie set of 2 or more)."""
+        return len(self.tie_set) > 1
 
     @classmethod
     def of(cls, p: Point, why: str | None = None) -> Choice:
@@ -92,7 +113,22 @@ class Choice:
         )
         if self.status != "ok":
             text += f" {UNSTABLE_MARK} {self.status}"
+        if self.confidence is not None:
+            text += " — " + self.verdict()
         return text + (f" — {self.why}" if self.why else "")
+
+    def verdict(self) -> str:
+        """The paired verdict in words (a rounds sweep): the tie set, or what it beats."""
+        conf = f"{(self.confidence or 0) * 100:g} %"
+        if self.tied:
+            others = ", ".join(f"`{n}`" for n in self.tie_set[1:])
+            return (
+                f"tie set: not distinguishable at this noise from {others} (paired rounds, {conf}); "
+                f"it is named first for its higher round-adjusted throughput, not as the winner"
+            )
+        if self.beats:
+            return f"beats every other ranked variant in paired rounds ({len(self.beats)}, {conf})"
+        return "the only ranked variant"
 
 
 @dataclasses.dataclass
@@ -114,6 +150,8 @@ class Recommendation:
             meets would need); None when nothing can be ranked.
         latency_percentile: The client latency percentile the budget is on (default 99).
         budget_latency_ms: That percentile's latency (ms) at :attr:`best_under_budget`.
+        ranking: A rounds sweep's paired ranking behind :attr:`best_peak` (``None`` otherwise).
+        ranking_under_budget: The same under the budget, behind :attr:`best_under_budget`.
     """
 
     latency_budget_ms: float | None
@@ -126,6 +164,8 @@ class Recommendation:
     lowest_p99: Choice | None = None
     latency_percentile: int = DEFAULT_LATENCY_PERCENTILE
     budget_latency_ms: float | None = None
+    ranking: Ranking | None = None
+    ranking_under_budget: Ranking | None = None
 
     @property
     def budget_text(self) -> str:
@@ -239,6 +279,8 @@ def recommend(run: RunResult, latency_budget_ms: float | None = None, latency_pe
     for p in cands:
         if p.status != "ok":
             flagged.append(f"{_where(p)}: {p.status}" + (f" ({'; '.join(p.notes)})" if p.notes else ""))
+    if run.rounds is not None:
+        return _paired(run, latency_budget_ms, pct, points, knees, notes, excluded, flagged, cands)
     best, why = rank(cands, tol)
     under = under_why = None
     low = min(cands, key=lambda p: p.value(P99), default=None)
@@ -263,6 +305,69 @@ def recommend(run: RunResult, latency_budget_ms: float | None = None, latency_pe
         Choice.of(low) if low else None,
         pct,
         under.get(metric) if under else None,
+    )
+
+
+def _point(c: Choice, points: dict[str, list[Point]]) -> Point:
+    return next(p for p in points[c.variant] if (p.concurrency, p.batch_size) == (c.concurrency, c.batch_size))
+
+
+def _paired_choice(ranking: Ranking, points: dict[str, list[Point]]) -> Choice | None:
+    """The :class:`Choice` of a paired ranking's leader (medians over its rounds)."""
+    op = ranking.leader
+    p = None if op is None else next((p for p in points.get(op.side.variant, []) if _at(p, op.side) and candidate(p)), None)
+    if p is None:
+        return None
+    c = Choice.of(p)
+    c.tie_set, c.beats, c.confidence = ranking.names, [x.b.variant for x in ranking.beaten()], ranking.confidence
+    return c
+
+
+def _at(p: Point, side: Side) -> bool:
+    return (p.concurrency, p.batch_size) == (side.concurrency, side.batch_size)
+
+
+def _paired(
+    run: RunResult,
+    budget_ms: float | None,
+    pct: int,
+    points: dict[str, list[Point]],
+    knees: dict[str, int | None],
+    notes: list[str],
+    excluded: list[str],
+    flagged: list[str],
+    cands: list[Point],
+) -> Recommendation:
+    """:func:`recommend` for a rounds sweep (module docstring)."""
+    metric = latency_metric(pct)
+    conf = run.rounds.rules.confidence if run.rounds is not None else 0.95
+    margin = run.search.rules.min_gain_pct if run.search is not None else DEFAULT_MARGIN_PCT
+    peak = rank_variants(run.variants, None, metric, conf, margin)
+    under = rank_variants(run.variants, budget_ms, metric, conf, margin) if budget_ms is not None else None
+    best_peak = _paired_choice(peak, points)
+    best_under = _paired_choice(under, points) if under is not None else None
+    if under is not None and best_under is None and cands:
+        lowest = min((p for p in cands if p.get(metric) is not None), key=lambda p: p.value(metric), default=None)
+        notes.append(
+            f"No level meets the p{pct} budget of {fmt(budget_ms, 2)} ms (median of its rounds)"
+            + (f"; the lowest p{pct} measured is {fmt(lowest.get(metric), 2)} ms ({_where(lowest)})." if lowest else ".")
+        )
+    if not cands:
+        notes.append("No variant has a level that can be recommended.")
+    low = min(cands, key=lambda p: p.value(P99), default=None)
+    return Recommendation(
+        budget_ms,
+        best_under,
+        best_peak,
+        knees,
+        notes,
+        excluded,
+        flagged,
+        Choice.of(low) if low else None,
+        pct,
+        _point(best_under, points).get(metric) if best_under else None,
+        peak,
+        under,
     )
 
 

@@ -77,7 +77,9 @@ def start(plan: VariantPlan, ladder: tuple[int, ...], adaptive: bool, rounds: Ro
     return Ladder(list(first), list(first))
 
 
-def resume(plan: VariantPlan, vr: VariantResult, ladder: tuple[int, ...], adaptive: bool, rounds: RoundRules, cap: int | None) -> Ladder:
+def resume(
+    plan: VariantPlan, vr: VariantResult, ladder: tuple[int, ...], adaptive: bool, rounds: RoundRules, cap: int | None
+) -> Ladder:
     """The ladder of a resumed run: its first levels and every concurrency already measured."""
     fresh = start(plan, ladder, adaptive, rounds, cap)
     seen = {lv.concurrency for lv in vr.levels if lv.request_rate is None and lv.ok}

@@ -150,7 +150,7 @@ class Rounds:
         out: list[tuple[str, LevelKey]] = []
         for n in names:
             plan = self.setup.plans[n]
-            loads = [(c, None) for c in self.ladders[n].active]
+            loads: list[tuple[int, float | None]] = [(c, None) for c in self.ladders[n].active]
             loads += sorted({(0, k[3]) for k in plan.levels if k[3] is not None}, key=str)
             out += [(n, (c, b, index, r, sh)) for c, r in loads for b in plan.batch_sizes for sh in plan.shapes]
         return out
@@ -231,7 +231,9 @@ class Rounds:
     def _after(self, alive: Sequence[str], rr: RoundRecord) -> None:
         s = self.setup
         for n in alive:
-            lad = ladders.update(self.ladders[n], s.plans[n], self._vr(n), s.ladder, s.adaptive, s.rules, s.rounds, s.budget, s.cap)
+            lad = ladders.update(
+                self.ladders[n], s.plans[n], self._vr(n), s.ladder, s.adaptive, s.rules, s.rounds, s.budget, s.cap
+            )
             self._note(n, lad.end)
         if s.mode == "prune":
             self._prune(self.contenders(alive))
@@ -316,9 +318,10 @@ class Rounds:
 
     def _out_of_time(self, alive: Sequence[str], done: int, cost: float, group: int) -> str:
         left = max(0.0, (self.deadline or 0.0) - self.clock())
-        why = (
-            f"time budget spent: {fmt(left, 0)} s left, the next round ({fmt(cost, 0)} s estimated) does not fit"
-            + (f"; {done} of the {self.setup.rounds.min_rounds} rounds a verdict needs" if done < self.setup.rounds.min_rounds else "")
+        why = f"time budget spent: {fmt(left, 0)} s left, the next round ({fmt(cost, 0)} s estimated) does not fit" + (
+            f"; {done} of the {self.setup.rounds.min_rounds} rounds a verdict needs"
+            if done < self.setup.rounds.min_rounds
+            else ""
         )
         self.record.cut(Cut("rounds", f"rounds after the first {done} of group {group} not measured: {why}"))
         s = self.setup

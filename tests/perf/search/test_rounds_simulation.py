@@ -67,3 +67,22 @@ def test_no_verdict_before_three_rounds_even_on_a_clear_difference() -> None:
     assert not [d for d in run.search.decisions if d.rule == "pruned"]
     assert set(tie) == set(TRUE)  # every comparison: too few rounds
     assert any("of the 3 rounds a verdict needs" in c.reason for c in run.rounds.cuts)
+
+
+def test_the_recommendation_names_the_pick_and_what_it_beats_or_the_tie_set() -> None:
+    from simulated_host import SimHost
+
+    from perf.analysis.recommendation import recommend
+
+    quiet, _, _ = rounds_run(7, host=SimHost(7, amplitude=0.0, noise=0.01))
+    rec = recommend(quiet)
+    assert rec.best_peak.variant == "v_best" and rec.best_peak.tie_set == ["v_best"]
+    assert sorted(rec.best_peak.beats) == ["v_fourth", "v_second", "v_third"]
+    assert "beats every other ranked variant in paired rounds (3, 95 %)" in rec.best_peak.describe()
+    tied = next(r for r in (rounds_run(s)[0] for s in SEEDS) if len(recommend(r).best_peak.tie_set) > 1)
+    choice = recommend(tied).best_peak
+    assert "v_best" in choice.tie_set and "tie set: not distinguishable at this noise" in choice.describe()
+    # under a latency budget: the pick's level meets it on the median of its rounds
+    rec = recommend(quiet, latency_budget_ms=8.0)
+    u = rec.best_under_budget
+    assert u is not None and rec.budget_latency_ms <= 8.0 and u.tie_set[0] == u.variant
