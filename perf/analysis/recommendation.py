@@ -16,7 +16,7 @@ Ranking rule (every pick, in the report, the CLI summary and ``scripts/gpu_check
    is picked, also in words.
 
 A **rounds** sweep (``results.json`` with ``rounds``; the default design) is ranked by its
-paired rounds instead (:mod:`perf.analysis.paired`): the pick is the leader of the paired
+paired rounds instead (:mod:`perf.analysis.ranking`, the rule of :mod:`perf.analysis.paired`): the pick is the leader of the paired
 ranking at its operating point (under the budget: among the levels whose latency percentile,
 median over their rounds, is within it), flags or not — every variant of a round shared the
 host's state, so a flag no longer decides between them; it stays on the numbers. Where the
@@ -30,7 +30,8 @@ import dataclasses
 from collections.abc import Iterable
 
 from core.errors import PerfError
-from perf.analysis.paired import DEFAULT_MARGIN_PCT, Ranking, Side, rank_variants
+from perf.analysis.paired import ALPHA
+from perf.analysis.ranking import Ranking, Side, rank_variants
 from perf.analysis.stats import P99, THROUGHPUT, Point, knee, run_points
 from perf.markdown import UNSTABLE_MARK, fmt
 from perf.records.results import RunResult
@@ -77,7 +78,7 @@ class Choice:
         tie_set: In a rounds sweep, the variants the pick does not beat by the paired rule,
             the pick first (one name: it beats every other; empty: not a rounds sweep).
         beats: In a rounds sweep, the variants it beats by the paired rule.
-        confidence: Of the paired rule (a rounds sweep), else ``None``.
+        confidence: ``1 - alpha`` of the paired rule (a rounds sweep), else ``None``.
     """
 
     variant: str
@@ -119,15 +120,15 @@ class Choice:
 
     def verdict(self) -> str:
         """The paired verdict in words (a rounds sweep): the tie set, or what it beats."""
-        conf = f"{(self.confidence or 0) * 100:g} %"
+        rule = f"paired rounds, sign test at {(1 - (self.confidence or 0)) * 100:g} %"
         if self.tied:
             others = ", ".join(f"`{n}`" for n in self.tie_set[1:])
             return (
-                f"tie set: not distinguishable at this noise from {others} (paired rounds, {conf}); "
+                f"tie set: not distinguishable at this noise from {others} ({rule}); "
                 f"it is named first for its higher round-adjusted throughput, not as the winner"
             )
         if self.beats:
-            return f"beats every other ranked variant in paired rounds ({len(self.beats)}, {conf})"
+            return f"beats every other ranked variant ({len(self.beats)}; {rule})"
         return "the only ranked variant"
 
 
@@ -319,7 +320,7 @@ def _paired_choice(ranking: Ranking, points: dict[str, list[Point]]) -> Choice |
     if p is None:
         return None
     c = Choice.of(p)
-    c.tie_set, c.beats, c.confidence = ranking.names, [x.b.variant for x in ranking.beaten()], ranking.confidence
+    c.tie_set, c.beats, c.confidence = ranking.names, [x.b.variant for x in ranking.beaten()], 1 - ALPHA
     return c
 
 
@@ -340,10 +341,8 @@ def _paired(
 ) -> Recommendation:
     """:func:`recommend` for a rounds sweep (module docstring)."""
     metric = latency_metric(pct)
-    conf = run.rounds.rules.confidence if run.rounds is not None else 0.95
-    margin = run.search.rules.min_gain_pct if run.search is not None else DEFAULT_MARGIN_PCT
-    peak = rank_variants(run.variants, None, metric, conf, margin)
-    under = rank_variants(run.variants, budget_ms, metric, conf, margin) if budget_ms is not None else None
+    peak = rank_variants(run.variants, None, metric)
+    under = rank_variants(run.variants, budget_ms, metric) if budget_ms is not None else None
     best_peak = _paired_choice(peak, points)
     best_under = _paired_choice(under, points) if under is not None else None
     if under is not None and best_under is None and cands:

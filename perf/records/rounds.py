@@ -34,20 +34,20 @@ class RoundRules:
 
     Attributes:
         window_ms: Length of each of perf_analyzer's 3 merged windows in one visit (ms).
-        min_rounds: Rounds a verdict, a ladder stop or a prune needs (paired rounds of both sides).
-        max_rounds: Rounds at most, whatever the budget.
+        min_rounds: Paired rounds a ladder decision needs (a stop, a retired level); a verdict
+            between variants needs what the paired rule needs (:mod:`perf.analysis.paired`: 6).
+        max_rounds: Rounds at most per group, whatever the budget (10: enough for the rule to
+            call a difference with one round against it, 9 of 10).
         flat_window: Consecutive flat steps (doublings without a median gain above
             ``min_gain_pct``) at the top of a ladder that end it.
         first_levels: Levels of an adaptive ladder measured from the first round.
-        confidence: Of the paired rule (:mod:`perf.analysis.paired`).
     """
 
     window_ms: int = 500
     min_rounds: int = 3
-    max_rounds: int = 8
+    max_rounds: int = 10
     flat_window: int = 2
-    first_levels: int = 3
-    confidence: float = 0.95
+    first_levels: int = 4
 
 
 @dataclass(frozen=True, config=_CONFIG)

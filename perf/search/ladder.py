@@ -13,8 +13,10 @@ Rules (thresholds: :class:`~perf.records.search.SearchRules` and
 * **A step** (one level to the next, a doubling) is judged on its *paired* gains: per round in
   which both levels were measured, ``T(high) / T(low) - 1``. It *pays* when the median gain is
   above ``min_gain_pct`` (5 %), else it is *flat*.
-* **Growth**: the next level is added while fewer than ``flat_window`` steps at the top look
-  flat (on the rounds so far) and the top is within the latency budget.
+* **Growth**: while fewer than ``flat_window`` steps at the top look flat (on the rounds so far)
+  and the top is within the latency budget, the next levels are added: as many as it takes to
+  see ``flat_window`` flat steps (2 after a step that paid), so that every level a verdict may
+  need is measured from an early round (the rule needs 6 rounds of both sides).
 * **Stop** (recorded as a :class:`~perf.records.search.SearchDecision`): ``knee`` when the
   top ``flat_window`` (2) steps are flat, each on at least ``min_rounds`` (3) paired rounds —
   one flat step is not enough (Model Analyzer waits for 4 levels without gain; 2 doublings,
@@ -24,8 +26,10 @@ Rules (thresholds: :class:`~perf.records.search.SearchRules` and
   time budget's) highest level. No decision is taken on fewer rounds: a level flagged in one
   round (host busy, unstable windows, failed) is measured again in the next ones first.
 * **Retirement**: a level with ``min_rounds`` rounds, not among the top ``flat_window + 1``
-  of a ladder still growing, that the variant's own best level beats by the paired rule (:mod:`perf.analysis.paired`), or whose
-  latency is over the budget, is no longer measured; its rounds so far stay in the results.
+  of a ladder still growing, is no longer measured when the variant's own best level (round-
+  adjusted, :class:`perf.analysis.ranking.Adjusted`) is ahead of it by more than
+  ``min_gain_pct`` in the median of their paired rounds, or when its latency is over the
+  budget; its rounds so far stay in the results. This only saves visits: no verdict rests on it.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from __future__ import annotations
 import dataclasses
 import statistics
 
-from perf.analysis.paired import DEFAULT_MARGIN_PCT, Adjusted, Side, compare, per_round, summary
+from perf.analysis.ranking import Adjusted, Side, per_round, summary
 from perf.markdown import fmt
 from perf.records.results import VariantResult
 from perf.records.rounds import RoundRules
@@ -174,13 +178,15 @@ def update(
         )
         lad.still_rising = capped and tentative == 0
     elif above and tentative < rounds.flat_window and not (budget is not None and lat is not None and lat > budget.ms):
-        levels.append(above[0])
+        levels += above[: rounds.flat_window - tentative]
     lad.levels, lad.end = levels, end
-    lad.active = _active(lad, plan, vr, rounds, budget)
+    lad.active = _active(lad, plan, vr, rules, rounds, budget)
     return lad
 
 
-def _active(lad: Ladder, plan: VariantPlan, vr: VariantResult, rounds: RoundRules, budget: Budget | None) -> list[int]:
+def _active(
+    lad: Ladder, plan: VariantPlan, vr: VariantResult, rules: SearchRules, rounds: RoundRules, budget: Budget | None
+) -> list[int]:
     """The levels measured in the next round (module rule "Retirement")."""
     keep_top = set(lad.levels[-(rounds.flat_window + 1) :]) if lad.end is None else set()
     metric = budget.metric if budget else "latency_p99_ms"
@@ -193,13 +199,18 @@ def _active(lad: Ladder, plan: VariantPlan, vr: VariantResult, rounds: RoundRule
         s = stats[c]
         if c in keep_top or s is None or s.rounds < rounds.min_rounds or (best is not None and c == best.side.concurrency):
             out.append(c)
+        elif budget is not None and s.latency_ms is not None and s.latency_ms > budget.ms:
             continue
-        if budget is not None and s.latency_ms is not None and s.latency_ms > budget.ms:
-            continue
-        if best is not None and compare(vr, best.side, vr, s.side, metric, rounds.confidence, DEFAULT_MARGIN_PCT).verdict == "a":
-            continue
-        out.append(c)
+        elif best is None or not _behind(vr, plan, c, best.side.concurrency, rules.min_gain_pct, rounds.min_rounds):
+            out.append(c)
     return out
+
+
+def _behind(vr: VariantResult, plan: VariantPlan, c: int, best: int, min_gain_pct: float, min_rounds: int) -> bool:
+    """Level ``c`` trails level ``best`` by more than ``min_gain_pct`` in the median of at least ``min_rounds`` paired rounds."""
+    a, b = per_round(vr, side(plan, c)), per_round(vr, side(plan, best))
+    gains = [b[r] / a[r] - 1.0 for r in set(a) & set(b)]
+    return len(gains) >= min_rounds and statistics.median(gains) * 100.0 > min_gain_pct
 
 
 def climbing(lad: Ladder, plan: VariantPlan, vr: VariantResult, rules: SearchRules) -> bool:

@@ -7,13 +7,14 @@ perf_analyzer run. Background load then falls on every variant of a round alike,
 comparison is *paired* within a round (:mod:`perf.analysis.paired`). After each round:
 
 1. every ladder is updated (:func:`perf.search.ladder.update`: grown, ended, levels retired);
-2. with ``--search prune``, a variant the leader beats by the paired rule, and whose ladder
-   can no longer lift it (:func:`perf.search.ladder.climbing`), is dropped; so is one whose
-   lowest level is over the latency budget on ``min_rounds`` rounds;
-3. the rounds end when the ranking is **decided** (at least ``min_rounds`` rounds; no
-   contender still climbing; the leader beats, or is equivalent to, every other contender),
-   after ``max_rounds``, or when the next round does not fit in the time budget (estimated
-   from the visits measured so far; the cut is recorded, never silent).
+2. with ``--search prune``, a variant the leader beats by the paired rule
+   (:mod:`perf.analysis.paired`: a sign test at 5 %, 6 rounds at least), and whose ladder can
+   no longer lift it (:func:`perf.search.ladder.climbing`), is dropped; so is one whose lowest
+   level is over the latency budget in the median of ``min_rounds`` rounds;
+3. the rounds end when the ranking is **decided** (no contender still climbing; the leader
+   beats each other contender, or the rounds left up to ``max_rounds`` could not separate
+   them: a settled tie), after ``max_rounds``, or when the next round does not fit in the
+   time budget (estimated from the visits measured so far; the cut is recorded, never silent).
 
 Nothing here starts a server: the measurement is a function ``measure(variant, key)`` given
 by the caller, so the same code runs the real sweep and the simulation test.
@@ -29,7 +30,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from perf.analysis.paired import DEFAULT_MARGIN_PCT, Ranking, per_round, rank_variants
+from perf.analysis.ranking import MIN_ROUNDS, Ranking, per_round, rank_variants
 from perf.markdown import fmt
 from perf.records.results import LevelResult, RunResult, VariantResult
 from perf.records.rounds import Cut, RoundRecord, RoundRules, RoundsRecord, Visit
@@ -137,13 +138,7 @@ class Rounds:
     def ranking(self, names: Sequence[str]) -> Ranking:
         """The paired ranking of ``names`` (:func:`perf.analysis.paired.rank_variants`)."""
         b = self.setup.budget
-        return rank_variants(
-            [self._vr(n) for n in names],
-            b.ms if b else None,
-            b.metric if b else "latency_p99_ms",
-            self.setup.rounds.confidence,
-            self.setup.rules.min_gain_pct or DEFAULT_MARGIN_PCT,
-        )
+        return rank_variants([self._vr(n) for n in names], b.ms if b else None, b.metric if b else "latency_p99_ms")
 
     def visits(self, names: Sequence[str], index: int) -> list[tuple[str, LevelKey]]:
         """Every active (variant, level) of ``names`` in round ``index``, unshuffled."""
@@ -173,8 +168,9 @@ class Rounds:
             if done >= s.rounds.max_rounds:
                 why = f"{done} rounds, the most a group gets (max_rounds)"
                 break
-            if done >= s.rounds.min_rounds and self.decided(alive):
-                why = f"ranking decided after {done} rounds"
+            settled = self.decided(alive, s.rounds.max_rounds - done) if done >= s.rounds.min_rounds else None
+            if settled:
+                why = f"{settled} (after {done} rounds)"
                 break
             with self._lock:
                 index = self.record.next_index()
@@ -261,7 +257,7 @@ class Rounds:
             self._drop(
                 name,
                 comp.b.concurrency,
-                f"{comp.sentence()} (paired rule: {s.rounds.confidence * 100:g} % interval of the ratio above 1)",
+                comp.sentence(),
                 comp.a.variant,
                 comp.a.concurrency,
             )
@@ -300,16 +296,27 @@ class Rounds:
         log.info("%s: not measured further because %s", name, reason)
         self.events({"event": "search_decision", "variant": name, "decision": d, "levels_left": 0})
 
-    def decided(self, alive: Sequence[str]) -> bool:
-        """Whether the ranking of ``alive`` is decided (module rule 3)."""
+    def decided(self, alive: Sequence[str], rounds_left: int) -> str | None:
+        """Why the ranking of ``alive`` is decided (module rule 3), ``None`` while it is not: no
+        ladder can still lift its variant, and the leader beats each other contender or
+        ``rounds_left`` more rounds could not separate them (a settled tie,
+        :meth:`perf.analysis.ranking.Comparison.can_separate`)."""
         s = self.setup
         for n in alive:
             if ladders.climbing(self.ladders[n], s.plans[n], self._vr(n), s.rules):
-                return False
+                return None
         rank = self.ranking(alive)
-        if rank.leader is None or rank.leader.rounds < s.rounds.min_rounds:
-            return False
-        return all(c.decided for c in rank.comparisons if c.b.variant in alive)
+        if rank.leader is None:
+            return None
+        comps = [c for c in rank.comparisons if c.b.variant in alive]
+        if any(c.verdict != "a" and c.can_separate(rounds_left) for c in comps):
+            return None
+        tied = [f"`{c.b.variant}`" for c in comps if c.verdict != "a"]
+        if not tied:
+            return "ranking decided"
+        return (
+            f"ranking settled: {rounds_left} more rounds could not separate `{rank.leader.side.variant}` from {', '.join(tied)}"
+        )
 
     def _tie_set(self, names: Sequence[str]) -> list[str]:
         alive = self.contenders(names)
@@ -319,9 +326,7 @@ class Rounds:
     def _out_of_time(self, alive: Sequence[str], done: int, cost: float, group: int) -> str:
         left = max(0.0, (self.deadline or 0.0) - self.clock())
         why = f"time budget spent: {fmt(left, 0)} s left, the next round ({fmt(cost, 0)} s estimated) does not fit" + (
-            f"; {done} of the {self.setup.rounds.min_rounds} rounds a verdict needs"
-            if done < self.setup.rounds.min_rounds
-            else ""
+            f"; {done} of the {MIN_ROUNDS} rounds a verdict needs" if done < MIN_ROUNDS else ""
         )
         self.record.cut(Cut("rounds", f"rounds after the first {done} of group {group} not measured: {why}"))
         s = self.setup

@@ -12,7 +12,7 @@ import dataclasses
 import math
 import random
 
-from perf.analysis.paired import rank_variants
+from perf.analysis.ranking import rank_variants
 from perf.records.results import LevelResult, RunResult, VariantResult
 from perf.records.rounds import RoundRules, RoundsRecord
 from perf.records.search import SearchRecord, SearchRules

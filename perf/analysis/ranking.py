@@ -1,0 +1,286 @@
+"""The paired ranking of a rounds sweep: each variant's operating point, the leader, what it
+beats and its tie set, every verdict by the one paired rule (:func:`perf.analysis.paired.paired`).
+
+A rounds sweep (:mod:`perf.search.rounds`) measures every (variant, level) still in contention
+once per round, in a shuffled order; :attr:`perf.records.levels.LevelResult.trial` is the round.
+Two levels measured in the same round saw the same stretch of the host's background load, so
+their throughput *ratio* in that round is free of whatever the host did between rounds, and the
+shuffle spreads what it did within a round over every variant alike.
+
+**Comparisons** (:func:`compare`): A (a variant at a level) against B over the rounds in which
+both have numbers: the ratio ``T_A / T_B`` per round (T: infer/s) judged by the project's one
+paired rule, an exact two-sided sign test at 5 % (:mod:`perf.analysis.paired`: at least 6
+rounds, all agreeing, before anything is called), reported with the median ratio, its min–max,
+the rounds won, the p-value, and the median per-round difference of the latency percentile
+the budget is on (ms). A pair still "not distinguishable" is *settled* as a tie when even
+winning every round left (up to ``max_rounds``) could not reach 5 % (:meth:`Comparison.can_separate`).
+
+**Round-adjusted throughput** (:class:`Adjusted`): levels are not all measured in the same
+rounds (a ladder grows, levels retire, variants are dropped), so their plain medians would
+again mix in the host's moment. The rounds are the blocks of a randomised block design: log
+throughput = level effect + round effect, fitted by Tukey's median polish over every level of
+the ranked variants; ``exp(level effect)`` is the level's throughput in the median round. It
+only *orders* levels and variants; every verdict is the paired rule.
+
+**Operating point** (:func:`operating_point`): per variant, the concurrency level with the
+highest round-adjusted throughput; under a latency budget, among the levels whose latency
+percentile, median over their rounds, is within the budget (the report also says in how many
+of its rounds the pick was within it). **Ranking** (:func:`rank_variants`): the leader is the
+variant with the highest round-adjusted throughput at its operating point that no other
+variant beats by the rule; the **tie set** is the leader and every variant it does not beat.
+A pick is named alone only when the tie set has one member.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import statistics
+from collections.abc import Iterable
+
+from perf.analysis.paired import ALPHA, Paired, min_rounds, paired, sign_test_p
+from perf.analysis.stats import THROUGHPUT
+from perf.records.results import VariantResult
+
+#: Paired rounds the rule needs before it can call a difference (6 at 5 %).
+MIN_ROUNDS = min_rounds(ALPHA)
+
+
+@dataclasses.dataclass(frozen=True)
+class Side:
+    """One side of a comparison: a variant at one concurrency level (client batch size, shape)."""
+
+    variant: str
+    concurrency: int
+    batch_size: int = 1
+    shape: str | None = None
+
+    def describe(self) -> str:
+        """```mlp_onnx_cpu1_db500_mbs64` at concurrency 8``."""
+        return (
+            f"`{self.variant}` at concurrency {self.concurrency}"
+            + (f" (batch {self.batch_size})" if self.batch_size != 1 else "")
+            + (f" [{self.shape}]" if self.shape else "")
+        )
+
+
+def per_round(vr: VariantResult, side: Side, metric: str = THROUGHPUT) -> dict[int, float]:
+    """Round -> ``metric`` of ``side``'s level in that round (levels with numbers only)."""
+    out = {}
+    for lv in vr.levels:
+        if (lv.request_rate, lv.concurrency, lv.batch_size, lv.shape) != (None, side.concurrency, side.batch_size, side.shape):
+            continue
+        v = getattr(lv, metric)
+        if lv.ok and v is not None and (metric != THROUGHPUT or v > 0):
+            out[lv.trial] = float(v)
+    return out
+
+
+@dataclasses.dataclass(frozen=True)
+class Comparison:
+    """A paired comparison of ``a`` and ``b`` over the rounds both were measured in.
+
+    Attributes:
+        a, b: The two sides.
+        rounds: The rounds used (both sides have numbers).
+        result: The paired rule's result on the throughput ratios ``a / b`` (``None``: no common round).
+        latency_diffs_ms: Latency percentile ``a - b`` per round (ms), where both have one.
+    """
+
+    a: Side
+    b: Side
+    rounds: tuple[int, ...]
+    result: Paired | None
+    latency_diffs_ms: tuple[float, ...] = ()
+
+    @property
+    def verdict(self) -> str:
+        """``"a"`` (a beats b), ``"b"`` (b beats a) or ``"not distinguishable"``."""
+        if self.result is None:
+            return "not distinguishable"
+        return {"higher": "a", "lower": "b"}.get(self.result.verdict, "not distinguishable")
+
+    @property
+    def median_ratio(self) -> float | None:
+        return self.result.median if self.result else None
+
+    @property
+    def median_latency_diff_ms(self) -> float | None:
+        return statistics.median(self.latency_diffs_ms) if self.latency_diffs_ms else None
+
+    def can_separate(self, rounds_left: int) -> bool:
+        """Whether ``rounds_left`` more rounds, all going one way, could still reach the rule's level."""
+        if self.verdict != "not distinguishable":
+            return False
+        w, lo = (self.result.wins, self.result.losses) if self.result else (0, 0)
+        return min(sign_test_p(w + rounds_left, lo), sign_test_p(w, lo + rounds_left)) <= ALPHA
+
+    def verdict_words(self) -> str:
+        """``"`A` beats `B`"``, ``"`B` beats `A`"`` or ``"not distinguishable at this noise"``
+        (with the rounds it had, when fewer than the rule needs)."""
+        if self.verdict == "a":
+            return f"`{self.a.variant}` beats `{self.b.variant}`"
+        if self.verdict == "b":
+            return f"`{self.b.variant}` beats `{self.a.variant}`"
+        n = len(self.rounds)
+        return "not distinguishable at this noise" + (f" ({n} rounds; a verdict needs {MIN_ROUNDS})" if n < MIN_ROUNDS else "")
+
+    def sentence(self) -> str:
+        """The comparison in one sentence, every number from the rounds."""
+        r = self.result
+        if r is None:
+            return f"{self.a.describe()} vs {self.b.describe()}: never measured in the same round."
+        text = f"{self.a.describe()} vs {self.b.describe()}: throughput ratio {r.spread_text()}"
+        if self.latency_diffs_ms:
+            text += f"; latency difference {self.median_latency_diff_ms:+.2f} ms median"
+        return text + f": {self.verdict_words()}."
+
+
+def compare(va: VariantResult, a: Side, vb: VariantResult, b: Side, latency_metric: str = "latency_p99_ms") -> Comparison:
+    """Compare ``a`` (a level of ``va``) with ``b`` (a level of ``vb``) by the paired rule."""
+    ta, tb = per_round(va, a), per_round(vb, b)
+    rounds = tuple(sorted(set(ta) & set(tb)))
+    la, lb = per_round(va, a, latency_metric), per_round(vb, b, latency_metric)
+    diffs = tuple(la[r] - lb[r] for r in rounds if r in la and r in lb)
+    result = paired([ta[r] for r in rounds], [tb[r] for r in rounds]) if rounds else None
+    return Comparison(a, b, rounds, result, diffs)
+
+
+class Adjusted:
+    """Round-adjusted throughput of every level of some variants (module docstring).
+
+    Args:
+        variants: The variants whose levels are fitted together (one round effect per round).
+        iterations: Median-polish sweeps (each: round effects, then level effects).
+    """
+
+    def __init__(self, variants: Iterable[VariantResult], iterations: int = 10):
+        cells: dict[tuple[str, Side], dict[int, float]] = {}
+        for vr in variants:
+            for s in levels_of(vr):
+                vals = per_round(vr, s)
+                if vals:
+                    cells[(vr.name, s)] = {r: math.log(v) for r, v in vals.items()}
+        rounds = sorted({r for per in cells.values() for r in per})
+        self.round_effect = {r: 0.0 for r in rounds}
+        self.effect = {u: statistics.median(per.values()) for u, per in cells.items()}
+        for _ in range(iterations):
+            for r in rounds:
+                res = [per[r] - self.effect[u] for u, per in cells.items() if r in per]
+                self.round_effect[r] = statistics.median(res)
+            mid = statistics.median(self.round_effect.values()) if rounds else 0.0
+            self.round_effect = {r: e - mid for r, e in self.round_effect.items()}
+            self.effect = {u: statistics.median(v - self.round_effect[r] for r, v in per.items()) for u, per in cells.items()}
+
+    def of(self, side: Side) -> float | None:
+        """``side``'s throughput in the median round (infer/s); ``None`` when it has none."""
+        e = self.effect.get((side.variant, side))
+        return None if e is None else math.exp(e)
+
+
+@dataclasses.dataclass(frozen=True)
+class Operating:
+    """A variant's operating point (module docstring).
+
+    Attributes:
+        side: The variant and level.
+        throughput_infer_per_s: Median throughput over its rounds.
+        latency_ms: Median latency on the budget's percentile (ms), ``None`` when not measured.
+        rounds: Rounds with numbers at this level.
+        within_budget: Rounds whose latency was within the budget (``None`` without a budget).
+        adjusted_infer_per_s: Round-adjusted throughput (:class:`Adjusted`; the median when not adjusted).
+    """
+
+    side: Side
+    throughput_infer_per_s: float
+    latency_ms: float | None
+    rounds: int
+    within_budget: int | None = None
+    adjusted_infer_per_s: float = 0.0
+
+
+def levels_of(vr: VariantResult) -> list[Side]:
+    """Every concurrency level of ``vr`` with numbers (request-rate levels are another load model)."""
+    keys = {(lv.concurrency, lv.batch_size, lv.shape) for lv in vr.levels if lv.request_rate is None and lv.ok}
+    return [Side(vr.name, c, b, sh) for c, b, sh in sorted(keys, key=lambda k: (k[1], k[2] or "", k[0]))]
+
+
+def summary(
+    vr: VariantResult, side: Side, budget_ms: float | None, latency_metric: str, adjusted: Adjusted | None = None
+) -> Operating | None:
+    """Medians over ``side``'s rounds (and its round-adjusted throughput); ``None`` when it has no throughput."""
+    thr = per_round(vr, side)
+    if not thr:
+        return None
+    lat = per_round(vr, side, latency_metric)
+    within = None if budget_ms is None else sum(1 for v in lat.values() if v <= budget_ms)
+    med = statistics.median(thr.values())
+    adj = adjusted.of(side) if adjusted is not None else None
+    return Operating(side, med, statistics.median(lat.values()) if lat else None, len(thr), within, med if adj is None else adj)
+
+
+def operating_point(
+    vr: VariantResult, budget_ms: float | None = None, latency_metric: str = "latency_p99_ms", adjusted: Adjusted | None = None
+) -> Operating | None:
+    """The variant's operating point (module docstring); ``None`` when no level qualifies.
+    ``adjusted``: the fit to order levels by (default: one over this variant alone)."""
+    adjusted = adjusted or Adjusted([vr])
+    cands = [s for s in (summary(vr, side, budget_ms, latency_metric, adjusted) for side in levels_of(vr)) if s is not None]
+    if budget_ms is not None:
+        cands = [s for s in cands if s.latency_ms is not None and s.latency_ms <= budget_ms]
+    return max(cands, key=lambda s: (s.adjusted_infer_per_s, -(s.latency_ms or 0.0)), default=None)
+
+
+@dataclasses.dataclass
+class Ranking:
+    """The paired ranking of a rounds sweep.
+
+    Attributes:
+        leader: The leader's operating point (module rule), ``None`` when no variant has one.
+        tie_set: The leader and every variant it does not beat, leader first.
+        comparisons: The leader vs each other ranked variant, by round-adjusted throughput.
+        unranked: Variants without an operating point.
+    """
+
+    leader: Operating | None
+    tie_set: list[Operating]
+    comparisons: list[Comparison]
+    unranked: list[str] = dataclasses.field(default_factory=list)
+
+    @property
+    def names(self) -> list[str]:
+        """Tie-set variant names, leader first."""
+        return [o.side.variant for o in self.tie_set]
+
+    def beaten(self) -> list[Comparison]:
+        """The comparisons the leader won."""
+        return [c for c in self.comparisons if c.verdict == "a"]
+
+
+def rank_variants(
+    variants: Iterable[VariantResult], budget_ms: float | None = None, latency_metric: str = "latency_p99_ms"
+) -> Ranking:
+    """The paired ranking of ``variants`` (module docstring). Failed variants are left out."""
+    by_name = {v.name: v for v in variants if v.status != "failed"}
+    adjusted = Adjusted(by_name.values())
+    ops: list[Operating] = []
+    unranked = []
+    for v in by_name.values():
+        op = operating_point(v, budget_ms, latency_metric, adjusted)
+        if op is None:
+            unranked.append(v.name)
+        else:
+            ops.append(op)
+    ops.sort(key=lambda o: -o.adjusted_infer_per_s)
+
+    def cmp(x: Operating, y: Operating) -> Comparison:
+        return compare(by_name[x.side.variant], x.side, by_name[y.side.variant], y.side, latency_metric)
+
+    leader = next((o for o in ops if not any(cmp(other, o).verdict == "a" for other in ops if other is not o)), None)
+    if leader is None and ops:  # every one is beaten by another (a cycle): the highest median leads
+        leader = ops[0]
+    if leader is None:
+        return Ranking(None, [], [], unranked)
+    comparisons = [cmp(leader, o) for o in ops if o is not leader]
+    ties = [leader] + [o for o, c in zip([o for o in ops if o is not leader], comparisons) if c.verdict != "a"]
+    return Ranking(leader, ties, comparisons, unranked)

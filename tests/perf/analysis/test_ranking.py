@@ -1,0 +1,58 @@
+"""The paired ranking (perf.analysis.ranking): comparisons by the sign-test rule, round-adjusted
+ordering, operating points under a budget, tie sets."""
+
+from __future__ import annotations
+
+import pytest
+
+from perf.analysis.ranking import MIN_ROUNDS, Adjusted, Side, compare, operating_point, rank_variants
+from perf.records.levels import LevelResult
+from perf.records.results import VariantResult
+
+
+def _vr(name: str, thr: dict[tuple[int, int], float], p99: float = 5.0) -> VariantResult:
+    """``thr``: (concurrency, round) -> infer/s; p99 grows with concurrency."""
+    lv = [LevelResult(c, 1, r, throughput_infer_per_s=t, latency_p99_ms=p99 * c) for (c, r), t in thr.items()]
+    return VariantResult(name, status="ok", levels=lv)
+
+
+def test_a_comparison_pairs_rounds_and_cancels_what_the_host_did_between_them() -> None:
+    load = [1.0, 0.5, 0.8, 0.3, 0.9, 0.4]  # the host's capacity left per round: it changes 3x between rounds
+    a = _vr("a", {(4, r): 1100 * f for r, f in enumerate(load)})
+    b = _vr("b", {(4, r): 1000 * f for r, f in enumerate(load)})
+    c = compare(a, Side("a", 4), b, Side("b", 4))
+    assert MIN_ROUNDS == 6 and c.verdict == "a" and c.rounds == tuple(range(6))
+    assert c.median_ratio == pytest.approx(1.1) and c.median_latency_diff_ms == 0.0
+    assert "`a` beats `b`" in c.sentence() and "ahead in 6 of 6" in c.sentence()
+    # unpaired the numbers say little: b's quiet rounds beat most of a's
+    assert sum(1000 * load[0] > 1100 * f for f in load) == 5
+    five = compare(
+        _vr("a", {(4, r): 1100.0 for r in range(5)}), Side("a", 4), _vr("b", {(4, r): 1000.0 for r in range(5)}), Side("b", 4)
+    )
+    assert five.verdict == "not distinguishable" and "5 rounds; a verdict needs 6" in five.verdict_words()
+    assert five.can_separate(1) and not five.can_separate(0)
+
+
+def test_levels_measured_in_different_rounds_are_ordered_on_the_round_adjusted_scale() -> None:
+    # round 0 quiet, rounds 1-3 busy (x0.5); truly c=2: 600, c=8: 500 infer/s. c=8 was measured in
+    # rounds 0 and 1 only: its plain median (375) beats c=2's (300), an artefact of when it ran.
+    load = [1.0, 0.5, 0.5, 0.5]
+    v = _vr("v", {**{(2, r): 600 * load[r] for r in range(4)}, **{(8, r): 500 * load[r] for r in (0, 1)}})
+    adj = Adjusted([v])
+    assert adj.of(Side("v", 2)) == pytest.approx(300) and adj.of(Side("v", 8)) == pytest.approx(250)  # the median round's scale
+    assert operating_point(v).side.concurrency == 2
+
+
+def test_the_tie_set_holds_what_the_leader_does_not_beat_and_a_budget_picks_the_level() -> None:
+    a = _vr("a", {(4, r): 1000.0 + r for r in range(6)})
+    b = _vr("b", {(4, r): x for r, x in enumerate([990, 1020, 985, 1010, 1001, 999])})
+    c = _vr("c", {(4, r): 500.0 + r for r in range(6)})
+    rank = rank_variants([a, b, c])
+    assert rank.names[0] in ("a", "b") and set(rank.names) == {"a", "b"}
+    assert [x.verdict for x in rank.comparisons if x.b.variant == "c"] == ["a"] and rank.beaten()[0].b.variant == "c"
+    # a budget of 25 ms: c=4 (p99 20 ms) qualifies, c=8 (40 ms) does not
+    d = _vr("d", {**{(4, r): 700.0 for r in range(3)}, **{(8, r): 900.0 for r in range(3)}})
+    assert operating_point(d, 25.0).side.concurrency == 4 and operating_point(d).side.concurrency == 8
+    assert operating_point(d, 25.0).within_budget == 3
+    assert operating_point(d, 1.0) is None
+    assert rank_variants([d], 1.0).leader is None and rank_variants([d], 1.0).unranked == ["d"]
