@@ -9,18 +9,101 @@ through the repository API and unloaded afterwards; one that cannot be loaded fa
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from builders.repository.view import Repository, RepositoryVariant
-from clients.infer import CheckResult, check_variant
+from builders.verify.compare import compare_outputs
+from builders.verify.verdicts import kernel_precision
+from clients.infer import infer
 from clients.server import ServerOptions, TritonServer, unload_and_wait
-from core.errors import ServerError, ToolkitError
+from core import precision as precisions
+from core.errors import ClientError, ServerError, ToolkitError
 
 log = logging.getLogger(__name__)
 
 Progress = Callable[[str], None]
+
+
+@dataclasses.dataclass
+class CheckResult:
+    """A served variant's outputs compared with the PyTorch reference."""
+
+    variant: str
+    protocol: str
+    passed: bool
+    outputs: list[dict[str, Any]]
+    error: str | None = None
+    #: Why a pass does not vouch for the variant's precision: the server's kernels compute it in
+    #: another one (:func:`precision_not_exercised`); ``None`` when they compute in it.
+    not_exercised: str | None = None
+
+
+def precision_not_exercised(variant: RepositoryVariant) -> str | None:
+    """Why outputs of ``variant`` that match the reference say nothing about its precision.
+
+    The served kernels are the ones of the variant's format on its instance kind (KIND_CPU ->
+    cpu, KIND_GPU -> cuda); where they compute a reduced precision in another one
+    (:data:`builders.verify.verdicts.KERNEL_PRECISION`: a fp16 ONNX on onnxruntime's CPU provider runs
+    in fp32), a match is real but its rounding was never exercised - the same words the build
+    gives its "not verified in fp16 on this host" verdict.
+
+    Returns:
+        ``None`` when the kernels compute in the variant's precision (or nothing is known of
+        the variant's parameters), else the reason in words.
+    """
+    params = variant.params
+    if params is None:
+        return None
+    device = "cuda" if params.kind == "gpu" else "cpu"
+    kernels = kernel_precision(params.format, params.precision, device)
+    if kernels.computes_in == params.precision:
+        return None
+    return f"{params.precision} not exercised: on {device} the server computes it in {kernels.computes_in} ({kernels.why})"
+
+
+def check_variant(url: str, protocol: str, variant: RepositoryVariant) -> CheckResult:
+    """Send the build's saved reference inputs and compare served outputs, output by output.
+
+    Tensors are matched by identity: each reference input is sent under its served name,
+    and each served output is compared with the reference output it is bound to
+    (:attr:`builders.repository.view.RepositoryVariant.outputs`), with the tolerance recorded at
+    build time (:attr:`~builders.repository.view.RepositoryVariant.tolerances`: the build's
+    ``--rtol``, else the precision's default).
+
+    Args:
+        url: ``host:port`` for ``protocol``.
+        protocol: ``"http"`` or ``"grpc"``.
+        variant: The variant, as read from its repository.
+
+    Returns:
+        The result; each output's record carries the ``rtol`` it was compared with.
+    """
+    try:  # the reference data and the build record: a broken one fails this check, not the others
+        inputs, expected = variant.reference()
+        in_names = {b.name: b.served for b in variant.inputs}
+        out_names = {b.name: b.served for b in variant.outputs}
+        tolerances = variant.tolerances or precisions.get(variant.params.precision if variant.params else "fp32").rtol
+    except ToolkitError as e:
+        return CheckResult(variant.name, protocol, False, [], str(e))
+    try:
+        served = infer(
+            url,
+            protocol,
+            variant.name,
+            {in_names.get(k, k): v for k, v in inputs.items()},
+            [out_names.get(k, k) for k in expected],
+        )
+    except (ClientError, ValueError) as e:  # tritonclient raises ValueError on malformed responses
+        return CheckResult(variant.name, protocol, False, [], str(e))
+    actual = {k: served[out_names.get(k, k)] for k in expected}
+    comps = compare_outputs(actual, expected, tolerances)
+    passed = all(c.passed for c in comps)
+    caveat = precision_not_exercised(variant) if passed else None
+    return CheckResult(variant.name, protocol, passed, [c.to_json() for c in comps], not_exercised=caveat)
 
 
 def repository_variants(repository: Path, only: Sequence[str] = ()) -> list[RepositoryVariant]:

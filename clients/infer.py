@@ -1,22 +1,17 @@
-"""Inference requests over HTTP and gRPC (tritonclient), and checks against PyTorch."""
+"""Inference requests over HTTP and gRPC (tritonclient): one, or many at a concurrency."""
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
 import logging
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-import tenacity
 
-from builders.repository.view import RepositoryVariant
-from builders.verify.compare import compare_outputs
-from builders.verify.verdicts import kernel_precision
-from clients.inputs import ModelSignature, validate_inputs
-from core import precision as precisions
-from core.errors import ClientError, ToolkitError
+from clients.inputs import ModelSignature, infer_input, request_inputs, validate_inputs
+from clients.shared_memory import Regions, shared_memory_module
+from core.errors import ClientError
 
 log = logging.getLogger(__name__)
 
@@ -160,6 +155,8 @@ class RequestStats:
         latencies_ms: Client-side latency of each successful request, in ms.
         wall_s: Wall-clock time of the whole run, in s.
         failures: Error message of each failed request.
+        batch_size: Inferences per request as perf_analyzer counts them: the batch size (the
+            inputs' leading dim) for a batching model, 1 for a ``max_batch_size: 0`` model.
     """
 
     outputs: dict[str, np.ndarray]
@@ -168,11 +165,18 @@ class RequestStats:
     latencies_ms: list[float]
     wall_s: float
     failures: list[str] = dataclasses.field(default_factory=list)
+    batch_size: int = 1
+
+    @property
+    def requests_per_s(self) -> float:
+        """Successful requests per second of wall time."""
+        return len(self.latencies_ms) / self.wall_s if self.wall_s > 0 else 0.0
 
     @property
     def throughput_infer_per_s(self) -> float:
-        """Successful requests per second of wall time."""
-        return len(self.latencies_ms) / self.wall_s if self.wall_s > 0 else 0.0
+        """Inferences per second: successful requests x :attr:`batch_size` per second of wall
+        time (perf_analyzer's "Inferences/Second", so the two read alike for the same traffic)."""
+        return self.requests_per_s * self.batch_size
 
     def latency_percentile_ms(self, q: float) -> float:
         """The ``q``-th percentile (0-100) of the request latencies, in ms (NaN if none)."""
@@ -259,7 +263,8 @@ def run_requests(
         raise errors[0]
     if failures:
         log.warning("%d of %d requests to %s failed; first: %s", len(failures), requests, model, failures[0])
-    return RequestStats(dict(last), requests, concurrency, latencies, wall, failures)
+    rows = next(iter(inputs.values())).shape[0] if sig.max_batch_size > 0 and inputs else 1
+    return RequestStats(dict(last), requests, concurrency, latencies, wall, failures, batch_size=int(rows))
 
 
 class _Worker:
@@ -278,37 +283,31 @@ class _Worker:
         self.url, self.protocol, self.sig, self.names = url, protocol, sig, names
         self.m = _module(protocol)
         self.client = make_client(url, protocol)
-        self.shm_handles: list[Any] = []
-        self.regions: list[str] = []
+        self.regions = Regions(self.client, url, index)
         self.out_regions: dict[str, Any] = {}
         self.inputs = inputs
         self.shared_memory = shared_memory
-        self.index = index
 
     def __enter__(self) -> _Worker:
-        from tritonclient.utils import np_to_triton_dtype
-
         try:
-            self.req = []
-            for name, arr in self.inputs.items():
-                t = self.m.InferInput(name, list(arr.shape), np_to_triton_dtype(arr.dtype))
-                if self.shared_memory:
-                    region, handle = self._region(f"in_{name}", arr.nbytes)
-                    shm = shared_memory_module()
-                    shm.set_shared_memory_region(handle, [arr])
+            if not self.shared_memory:
+                self.req = request_inputs(self.m, self.inputs)
+            else:
+                self.req = []
+                for name, arr in self.inputs.items():
+                    t = infer_input(self.m, name, arr)
+                    region, handle = self.regions.create(name, arr.nbytes)
+                    shared_memory_module().set_shared_memory_region(handle, [arr])
                     t.set_shared_memory(region, arr.nbytes)
-                else:
-                    t.set_data_from_numpy(arr)
-                self.req.append(t)
+                    self.req.append(t)
             batch = next(iter(self.inputs.values())).shape[0] if self.sig.max_batch_size > 0 and self.inputs else None
             self.outs = []
             for name in self.names:
                 o = self.m.InferRequestedOutput(name)
                 info = next(t for t in self.sig.outputs if t.name == name)
                 if self.shared_memory and -1 not in info.dims:
-                    shape = self.sig.full_shape(info, batch)
-                    nbytes = int(np.prod(shape)) * np.dtype(info.dtype).itemsize
-                    region, handle = self._region(f"out_{name}", nbytes)
+                    nbytes = int(np.prod(self.sig.full_shape(info, batch))) * np.dtype(info.dtype).itemsize
+                    region, handle = self.regions.create(name, nbytes)
                     o.set_shared_memory(region, nbytes)
                     self.out_regions[name] = (handle, info.dtype)
                 self.outs.append(o)
@@ -316,27 +315,6 @@ class _Worker:
             self.close()
             raise
         return self
-
-    def _region(self, what: str, nbytes: int) -> tuple[str, Any]:
-        import os
-        import uuid
-
-        from tritonclient.utils import InferenceServerException
-
-        shm = shared_memory_module()
-        region = f"tmk_{os.getpid()}_{self.index}_{uuid.uuid4().hex[:8]}_{what}"
-        key = "/" + region
-        handle = shm.create_shared_memory_region(region, key, max(nbytes, 1))
-        self.shm_handles.append(handle)
-        try:
-            self.client.register_system_shared_memory(region, key, max(nbytes, 1))
-        except InferenceServerException as e:
-            raise ClientError(
-                f"the server refused the shared-memory region for {what[3:] if what.startswith('in_') else what[4:]!r}: {e.message()}",
-                hint="system shared memory works only with a server on the same host (for a container: --ipc=host); drop --shared-memory",
-            ) from e
-        self.regions.append(region)
-        return region, handle
 
     def infer(self) -> dict[str, np.ndarray]:
         from tritonclient.utils import InferenceServerException
@@ -350,29 +328,16 @@ class _Worker:
         out = {}
         for name in self.names:
             if name in self.out_regions:
-                shm = shared_memory_module()
                 handle, dtype = self.out_regions[name]
                 o = result.get_output(name)
                 shape = o["shape"] if isinstance(o, dict) else list(o.shape)
-                out[name] = np.array(shm.get_contents_as_numpy(handle, np.dtype(dtype), shape))
+                out[name] = np.array(shared_memory_module().get_contents_as_numpy(handle, np.dtype(dtype), shape))
             else:
                 out[name] = result.as_numpy(name)
         return out
 
     def close(self) -> None:
-        for region in self.regions:
-            try:  # a transient error (a busy server) gets two more tries; a region left registered is logged
-                tenacity.Retrying(stop=tenacity.stop_after_attempt(3), wait=tenacity.wait_fixed(0.2), reraise=True)(
-                    self.client.unregister_system_shared_memory, region
-                )
-            except Exception as e:
-                log.warning("shared-memory region %s could not be unregistered from %s: %s", region, self.url, e)
-        if self.shm_handles:
-            shm = shared_memory_module()
-            for handle in self.shm_handles:
-                with contextlib.suppress(Exception):
-                    shm.destroy_shared_memory_region(handle)
-        self.regions, self.shm_handles = [], []
+        self.regions.close()
         with contextlib.suppress(Exception):
             self.client.close()  # an open HTTP connection would hold the server's shutdown
 
@@ -380,113 +345,8 @@ class _Worker:
         self.close()
 
 
-def shared_memory_module() -> Any:
-    """``tritonclient.utils.shared_memory``, importable without ``pkg_resources``.
-
-    tritonclient 2.51 finds its ``libcshm.so`` with ``pkg_resources.resource_filename``;
-    setuptools 81+ no longer ships ``pkg_resources``. When it is missing, a minimal stand-in
-    offering only ``resource_filename`` (via importlib) is registered before the import.
-    """
-    import importlib.util
-    import sys
-    import types
-
-    if "pkg_resources" not in sys.modules and importlib.util.find_spec("pkg_resources") is None:
-
-        def resource_filename(package: str, resource: str) -> str:
-            spec = importlib.util.find_spec(package)
-            assert spec is not None and spec.submodule_search_locations
-            return str(Path(list(spec.submodule_search_locations)[0]) / resource)
-
-        shim = types.ModuleType("pkg_resources")
-        shim.resource_filename = resource_filename  # type: ignore[attr-defined]
-        sys.modules["pkg_resources"] = shim
-        log.debug("pkg_resources is not installed; using a resource_filename stand-in for tritonclient's shared memory")
-    import tritonclient.utils.shared_memory as shm
-
-    return shm
-
-
 def _hint(message: str) -> str | None:
     m = message.lower()
     if "received message larger than max" in m or "resource_exhausted" in m:
         return f"the response exceeds the gRPC message limit; make_client raises it to {GRPC_MAX_MESSAGE_BYTES} bytes, use HTTP or smaller batches"
     return None
-
-
-@dataclasses.dataclass
-class CheckResult:
-    """A served variant's outputs compared with the PyTorch reference."""
-
-    variant: str
-    protocol: str
-    passed: bool
-    outputs: list[dict[str, Any]]
-    error: str | None = None
-    #: Why a pass does not vouch for the variant's precision: the server's kernels compute it in
-    #: another one (:func:`precision_not_exercised`); ``None`` when they compute in it.
-    not_exercised: str | None = None
-
-
-def precision_not_exercised(variant: RepositoryVariant) -> str | None:
-    """Why outputs of ``variant`` that match the reference say nothing about its precision.
-
-    The served kernels are the ones of the variant's format on its instance kind (KIND_CPU ->
-    cpu, KIND_GPU -> cuda); where they compute a reduced precision in another one
-    (:data:`builders.verify.verdicts.KERNEL_PRECISION`: a fp16 ONNX on onnxruntime's CPU provider runs
-    in fp32), a match is real but its rounding was never exercised - the same words the build
-    gives its "not verified in fp16 on this host" verdict.
-
-    Returns:
-        ``None`` when the kernels compute in the variant's precision (or nothing is known of
-        the variant's parameters), else the reason in words.
-    """
-    params = variant.params
-    if params is None:
-        return None
-    device = "cuda" if params.kind == "gpu" else "cpu"
-    kernels = kernel_precision(params.format, params.precision, device)
-    if kernels.computes_in == params.precision:
-        return None
-    return f"{params.precision} not exercised: on {device} the server computes it in {kernels.computes_in} ({kernels.why})"
-
-
-def check_variant(url: str, protocol: str, variant: RepositoryVariant) -> CheckResult:
-    """Send the build's saved reference inputs and compare served outputs, output by output.
-
-    Tensors are matched by identity: each reference input is sent under its served name,
-    and each served output is compared with the reference output it is bound to
-    (:attr:`builders.repository.view.RepositoryVariant.outputs`), with the tolerance recorded at
-    build time (:attr:`~builders.repository.view.RepositoryVariant.tolerances`: the build's
-    ``--rtol``, else the precision's default).
-
-    Args:
-        url: ``host:port`` for ``protocol``.
-        protocol: ``"http"`` or ``"grpc"``.
-        variant: The variant, as read from its repository.
-
-    Returns:
-        The result; each output's record carries the ``rtol`` it was compared with.
-    """
-    try:  # the reference data and the build record: a broken one fails this check, not the others
-        inputs, expected = variant.reference()
-        in_names = {b.name: b.served for b in variant.inputs}
-        out_names = {b.name: b.served for b in variant.outputs}
-        tolerances = variant.tolerances or precisions.get(variant.params.precision if variant.params else "fp32").rtol
-    except ToolkitError as e:
-        return CheckResult(variant.name, protocol, False, [], str(e))
-    try:
-        served = infer(
-            url,
-            protocol,
-            variant.name,
-            {in_names.get(k, k): v for k, v in inputs.items()},
-            [out_names.get(k, k) for k in expected],
-        )
-    except (ClientError, ValueError) as e:  # tritonclient raises ValueError on malformed responses
-        return CheckResult(variant.name, protocol, False, [], str(e))
-    actual = {k: served[out_names.get(k, k)] for k in expected}
-    comps = compare_outputs(actual, expected, tolerances)
-    passed = all(c.passed for c in comps)
-    caveat = precision_not_exercised(variant) if passed else None
-    return CheckResult(variant.name, protocol, passed, [c.to_json() for c in comps], not_exercised=caveat)

@@ -13,31 +13,30 @@ another integer type when every value fits, each with a logged note; every other
 with ``cast=False``) is refused with a :class:`~core.errors.ClientError` naming the input.
 
 Generated inputs: floats are N(0, 1); integers (token ids and the like) are uniform in the
-input's ``value_range`` from the build's input spec (read through
-:class:`builders.repository.view.Repository`) when there is one, else in :data:`DEFAULT_INT_RANGE` ``[0, 100]`` (the same
-default as :meth:`builders.model.spec.ModelSpec.example_inputs`); bools are True. A dynamic
-dimension takes the manifest's ``opt`` size of its named axis, else :data:`DEFAULT_DYNAMIC_DIM`.
+input's ``value_range`` from the build's spec (:func:`spec_for`) when there is one, else in
+:data:`DEFAULT_INT_RANGE` ``[0, 100]`` (the same default as
+:meth:`builders.model.spec.ModelSpec.example_inputs`); bools are True. Dynamic dims are sized
+by :mod:`clients.shapes` (``--shape``, else the build's ``opt`` size, else an error naming the
+input). Requests are built here too (:func:`request_inputs`), wire dtypes from :mod:`core.dtypes`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from builders.model.spec import DEFAULT_INT_RANGE
-from builders.repository.view import Repository, RepositoryVariant
+from builders.model.spec import DEFAULT_INT_RANGE, ModelSpec
+from builders.repository.view import Repository
+from clients import shapes as shp
 from core import dtypes
 from core.errors import ClientError, DataTypeError, RecordError, RepositoryError
 
 log = logging.getLogger(__name__)
-
-#: Size of a dynamic (``-1``) dimension when the manifest gives no ``opt`` size.
-DEFAULT_DYNAMIC_DIM = 16
 
 
 @dataclasses.dataclass(frozen=True)
@@ -166,16 +165,14 @@ def _convert(model: str, name: str, arr: np.ndarray, t: TensorInfo, cast: bool) 
     raise refuse
 
 
-def variant_for(repository: Path | None, model: str) -> RepositoryVariant | None:
-    """``model`` as its repository records it (input spec, served names), if the
-    repository is a toolkit repository that lists it; ``None`` otherwise (an unreadable
-    index or manifest is logged)."""
+def spec_for(repository: Path | None, model: str) -> ModelSpec | None:
+    """The build's spec of ``model`` under its served names (named axes, ``opt`` sizes,
+    verified ranges, value ranges), if ``repository`` is a toolkit repository that lists it;
+    ``None`` otherwise (an unreadable index or manifest is logged)."""
     if repository is None:
         return None
     try:
-        variant = Repository(repository).variant(model)
-        variant.spec  # noqa: B018 - reads the manifest now, so that a broken one is logged here
-        return variant
+        return Repository(repository).variant(model).served_spec
     except RepositoryError:
         return None
     except RecordError as e:
@@ -193,6 +190,7 @@ class InputChoice:
         dtype: numpy dtype name.
         values: How values are drawn (``"N(0, 1)"``, ``"integers uniform in [0, 999] (...)"``).
         dims: How each dynamic (``-1``) dimension got its size, ``""`` when there is none.
+        value_range: Inclusive range of an integer input's values.
     """
 
     name: str
@@ -200,117 +198,65 @@ class InputChoice:
     dtype: str
     values: str
     dims: str = ""
+    value_range: tuple[int, int] = DEFAULT_INT_RANGE
 
     def describe(self) -> str:
         """``"input_ids [1, 64] int64: integers uniform in [0, 999] (...); seq=64 (...)"``."""
         return f"{self.name} {list(self.shape)} {self.dtype}: {self.values}" + (f"; {self.dims}" if self.dims else "")
 
 
-def parse_shape_flag(text: str) -> tuple[str, tuple[int, ...]]:
-    """``--shape NAME:D1,D2`` (per-sample dims, no batch axis; perf_analyzer's form) -> ``(NAME, (D1, D2))``.
-
-    Raises:
-        ClientError: not ``NAME:dims`` with positive integers.
-    """
-    name, sep, dims = text.rpartition(":")
-    try:
-        shape = tuple(int(d) for d in dims.split(",") if d.strip())
-    except ValueError:
-        shape = ()
-    if not sep or not name or not shape or min(shape) < 1:
-        raise ClientError(
-            f"--shape {text!r} is not NAME:dims",
-            hint="give the per-sample dims without the batch axis, e.g. --shape input_ids:64",
-        )
-    return name, shape
-
-
 def plan_inputs(
     sig: ModelSignature,
     batch_size: int = 1,
-    variant: RepositoryVariant | None = None,
-    shapes: dict[str, tuple[int, ...]] | None = None,
+    spec: ModelSpec | None = None,
+    shapes: Mapping[str, Sequence[int]] | None = None,
 ) -> list[InputChoice]:
     """The shape, dtype and value distribution of each generated input, and why.
 
-    A dynamic (``-1``) dimension takes, in order: the size ``shapes`` gives (``--shape``),
-    the build's ``opt`` size of its named axis, else :data:`DEFAULT_DYNAMIC_DIM`. Integer
-    inputs are uniform in the build's ``value_range``, else :data:`DEFAULT_INT_RANGE`.
+    Dynamic dims are sized by :func:`clients.shapes.resolve` (``--shape``, else the build's
+    ``opt`` size, else an error). Integer inputs are uniform in the build's ``value_range``,
+    else :data:`DEFAULT_INT_RANGE`.
 
     Args:
         sig: The served model's signature.
-        batch_size: Leading batch size (ignored for a model with ``max_batch_size 0``).
-        variant: The variant as its repository records it (:func:`variant_for`).
-        shapes: Per-sample dims by input name (``--shape NAME:dims``), replacing the dynamic
-            dims; the fixed ones must match.
+        batch_size: Leading batch size (rows per request; 1 for a model with ``max_batch_size 0``).
+        spec: The build's spec under served names (:func:`spec_for`), or ``None``.
+        shapes: Dims by input name (``--shape NAME:dims``, no batch axis).
 
     Raises:
-        ClientError: ``batch_size`` outside ``1..max_batch_size``, or a ``--shape`` that names
-            no input or contradicts the config (rank or a fixed dim).
+        ClientError: a batch size the model cannot take (:func:`clients.shapes.check_batch_size`),
+            or a shape :func:`clients.shapes.resolve` refuses or cannot size.
     """
-    if sig.max_batch_size > 0 and not 1 <= batch_size <= sig.max_batch_size:
-        raise ClientError(f"{sig.name}: batch size {batch_size} is outside 1..{sig.max_batch_size} (max_batch_size)")
-    shapes = dict(shapes or {})
-    unknown = sorted(set(shapes) - {t.name for t in sig.inputs})
-    if unknown:
-        raise ClientError(
-            f"{sig.name}: --shape names {unknown}, which the model does not take",
-            hint=f"its inputs: {', '.join(t.name for t in sig.inputs)}",
-        )
-    spec = variant.spec if variant else None
-    specs = {b.served: b.spec for b in variant.inputs} if variant else {}
-    axes = spec.axis_sizes("opt") if spec else {}
+    shp.check_batch_size(sig.name, sig.max_batch_size, batch_size)
+    resolved = shp.resolve(sig.name, [(t.name, t.dims) for t in sig.inputs], sig.max_batch_size, spec, shapes)
+    specs = {t.name: t for t in spec.inputs} if spec else {}
     out = []
     for t in sig.inputs:
-        s = specs.get(t.name)
-        named = list(s.shape) if s is not None and len(s.shape) == len(t.dims) else [None] * len(t.dims)
-        given = shapes.get(t.name)
-        if given is not None and (len(given) != len(t.dims) or any(d != -1 and d != g for d, g in zip(t.dims, given))):
-            raise ClientError(
-                f"{sig.name}: --shape {t.name}:{','.join(map(str, given))} does not fit its config dims "
-                f"{list(t.dims)} (-1 = dynamic)",
-                hint="give every per-sample dim, the fixed ones as they are",
-            )
-        dims, why = [], []
-        for i, (d, n) in enumerate(zip(t.dims, named)):
-            if d != -1:
-                dims.append(d)
-                continue
-            label = n if isinstance(n, str) else f"dim {i + 1}"
-            if given is not None:
-                dims.append(given[i])
-                why.append(f"{label}={given[i]} (--shape)")
-            elif isinstance(n, str) and n in axes:
-                dims.append(axes[n])
-                why.append(f"{label}={axes[n]} (the build's opt size of axis {n}; --shape {t.name}:... to change)")
-            else:
-                dims.append(DEFAULT_DYNAMIC_DIM)
-                why.append(
-                    f"{label}={DEFAULT_DYNAMIC_DIM} (no size recorded for this dynamic dim: the default; "
-                    f"--shape {t.name}:... to choose)"
-                )
-        shape = (batch_size, *dims) if sig.max_batch_size > 0 else tuple(dims)
+        r, s = resolved[t.name], specs.get(t.name)
+        shape = (batch_size, *r.dims) if sig.max_batch_size > 0 else r.dims
+        value_range = DEFAULT_INT_RANGE
         if t.dtype.startswith("float"):
             values = "N(0, 1)"
         elif t.dtype == "bool":
             values = "all true"
         elif s is not None and s.value_range:
-            values = f"integers uniform in [{s.value_range[0]}, {s.value_range[1]}] (the build's value_range)"
+            value_range = s.value_range
+            values = f"integers uniform in [{value_range[0]}, {value_range[1]}] (the build's value_range)"
         else:
-            lo, hi = DEFAULT_INT_RANGE
             values = (
-                f"integers uniform in [{lo}, {hi}] (no value range recorded: the default; --input-data FILE sends real values)"
+                f"integers uniform in [{value_range[0]}, {value_range[1]}] "
+                "(no value range recorded: the default; --input-data FILE sends real values)"
             )
-        out.append(InputChoice(t.name, tuple(shape), t.dtype, values, "; ".join(why)))
+        out.append(InputChoice(t.name, tuple(shape), t.dtype, values, r.describe(), value_range))
     return out
 
 
 def generate_inputs(
     sig: ModelSignature,
     batch_size: int = 1,
-    variant: RepositoryVariant | None = None,
+    spec: ModelSpec | None = None,
     seed: int = 0,
-    shapes: dict[str, tuple[int, ...]] | None = None,
+    shapes: Mapping[str, Sequence[int]] | None = None,
 ) -> dict[str, np.ndarray]:
     """Random inputs for ``sig``, made as :func:`plan_inputs` says: shape ``[batch_size, *dims]``
     (``dims`` when not batching); floats N(0, 1), booleans true, integers uniform in the
@@ -319,86 +265,46 @@ def generate_inputs(
     Raises:
         ClientError: see :func:`plan_inputs`.
     """
-    specs = {b.served: b.spec for b in variant.inputs} if variant else {}
     rng = np.random.default_rng(seed)
     out: dict[str, np.ndarray] = {}
-    for c in plan_inputs(sig, batch_size, variant, shapes):
+    for c in plan_inputs(sig, batch_size, spec, shapes):
         if c.dtype.startswith("float"):
             out[c.name] = rng.standard_normal(c.shape).astype(c.dtype)
         elif c.dtype == "bool":
             out[c.name] = np.ones(c.shape, dtype=bool)
         else:
-            s = specs.get(c.name)
-            lo, hi = (s.value_range if s is not None else None) or DEFAULT_INT_RANGE
+            lo, hi = c.value_range
             out[c.name] = rng.integers(int(lo), int(hi) + 1, size=c.shape).astype(c.dtype)
     return out
 
 
-def load_input_file(path: Path, sig: ModelSignature, batch_size: int = 1) -> dict[str, np.ndarray]:
-    """Read inputs from ``.npz`` (one array per input name, or ``input:<name>`` keys as in a
-    build's ``reference.npz``), ``.npy`` (a model with exactly one input) or ``.json`` in
-    perf_analyzer's ``--input-data`` form (the same file serves both tools). No pickles.
+def infer_input(module: Any, name: str, arr: np.ndarray) -> Any:
+    """A tritonclient ``InferInput`` for ``arr`` (no data set yet), its wire datatype from
+    :mod:`core.dtypes` (``"FP32"``, ``"BYTES"``...).
+
+    Args:
+        module: ``tritonclient.http`` or ``tritonclient.grpc``.
+        name: Input name.
+        arr: The array to send (its shape and dtype).
 
     Raises:
-        ClientError: unreadable file, a pickled array, or a ``.npy`` for a multi-input model.
-    """
-    path = Path(path)
-    if path.suffix == ".json":
-        return _load_perf_analyzer_json(path, sig, batch_size)
-    try:
-        loaded = np.load(path, allow_pickle=False)
-    except (OSError, ValueError) as e:
-        raise ClientError(
-            f"could not read inputs from {path}: {e}", hint="give a .npy or .npz written by numpy (no pickled objects)"
-        ) from e
-    if isinstance(loaded, np.ndarray):
-        if len(sig.inputs) != 1:
-            raise ClientError(
-                f"{path} holds one array but {sig.name} takes {len(sig.inputs)} inputs {[t.name for t in sig.inputs]}",
-                hint="save them in one .npz with one key per input name",
-            )
-        return {sig.inputs[0].name: loaded}
-    with loaded as z:
-        arrays = {k: z[k] for k in z.files}
-    if any(k.startswith("input:") for k in arrays):
-        arrays = {k.split(":", 1)[1]: v for k, v in arrays.items() if k.startswith("input:")}
-    return arrays
-
-
-def _load_perf_analyzer_json(path: Path, sig: ModelSignature, batch_size: int) -> dict[str, np.ndarray]:
-    """Inputs from perf_analyzer's input-data JSON (perf_analyzer docs, "Input Data"):
-    ``{"data": [{NAME: {"content": [...], "shape": [...]} | [...]}, ...]}``, one entry per
-    sample (no batch axis). A batching model gets ``batch_size`` entries, cycling through them.
-
-    Raises:
-        ClientError: not that form, or an entry that misses an input.
+        ClientError: a dtype with no wire type (e.g. complex).
     """
     try:
-        entries = json.loads(path.read_text())["data"]
-        assert isinstance(entries, list) and entries
-    except (OSError, ValueError, KeyError, TypeError, AssertionError) as e:
-        raise ClientError(
-            f"{path} is not perf_analyzer input data ({type(e).__name__}: {e})",
-            hint='expected {"data": [{"NAME": {"content": [...], "shape": [...]}}, ...]}',
-        ) from None
-    known = {t.name: t for t in sig.inputs}
-    n = batch_size if sig.max_batch_size > 0 else 1
-    out: dict[str, np.ndarray] = {}
-    for name, t in known.items():
-        samples = []
-        for i in range(n):
-            entry = entries[i % len(entries)]
-            if name not in entry:
-                raise ClientError(
-                    f"{path}: entry {i % len(entries)} has no input {name!r}", hint=f"the model takes {sorted(known)}"
-                )
-            item = entry[name]
-            content, shape = (item.get("content"), item.get("shape")) if isinstance(item, dict) else (item, None)
-            if shape is None and list(t.dims).count(-1) > 1:
-                raise ClientError(f'{path}: input {name!r} has several dynamic dims {list(t.dims)}: its entries need a "shape"')
-            samples.append(np.asarray(content, dtype=t.dtype).reshape(shape if shape is not None else t.dims))
-        out[name] = np.stack(samples) if sig.max_batch_size > 0 else samples[0]
-    return out
+        wire = dtypes.from_numpy(arr.dtype).client
+    except DataTypeError as e:
+        raise ClientError(f"input {name!r}: {e.message}", hint=e.hint) from None
+    return module.InferInput(name, list(arr.shape), wire)
+
+
+def request_inputs(module: Any, inputs: Mapping[str, np.ndarray]) -> list[Any]:
+    """One tritonclient ``InferInput`` per array, data set (:func:`infer_input`)."""
+    request = []
+    for name, arr in inputs.items():
+        t = infer_input(module, name, arr)
+        t.set_data_from_numpy(arr)
+        request.append(t)
+    return request
 
 
 def summarize(outputs: dict[str, np.ndarray]) -> list[dict[str, Any]]:

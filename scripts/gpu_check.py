@@ -95,10 +95,9 @@ def check_served(repository: Path, groups: dict[str, list[str]], runtime: str, o
     faster than loading them one by one, which a sweep does anyway.
 
     Returns:
-        :class:`clients.infer.CheckResult` per variant and protocol (HTTP and gRPC).
+        :class:`clients.check.CheckResult` per variant and protocol (HTTP and gRPC).
     """
-    from clients.check import check_running
-    from clients.infer import CheckResult
+    from clients.check import CheckResult, check_running
     from clients.server import ServerOptions, TritonServer
     from core.errors import ServerError
 

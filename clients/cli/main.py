@@ -53,9 +53,17 @@ cli.add_command(serve_command("serve"))
     multiple=True,
     metavar="NAME:DIMS",
     help="Per-sample dims of an input with dynamic dims, without the batch axis, e.g. --shape input_ids:128 "
-    "(repeatable) [default: the build's opt size of the axis, else 16].",
+    "(repeatable; inputs sharing an axis take its size; within the build's verified range) "
+    "[default: the build's opt size of the axis; required without a build].",
 )
-@click.option("-b", "--batch-size", type=click.IntRange(1), default=1, show_default=True, help="Batch size of generated inputs.")
+@click.option(
+    "-b",
+    "--batch-size",
+    type=click.IntRange(1),
+    default=1,
+    show_default=True,
+    help="Batch size of generated inputs (1 for a model with max_batch_size 0).",
+)
 @click.option("--requests", type=click.IntRange(1), default=1, show_default=True, help="Number of requests to send.")
 @click.option("--concurrency", type=click.IntRange(1), default=1, show_default=True, help="Requests in flight at once (threads).")
 @click.option("--shared-memory", is_flag=True, help="Pass tensors through system shared memory (server on this host).")
@@ -100,7 +108,9 @@ def infer(
     from rich.table import Table
 
     from clients.infer import model_signature, run_requests
-    from clients.inputs import generate_inputs, load_input_file, parse_shape_flag, plan_inputs, summarize, variant_for
+    from clients.input_files import load_input_file
+    from clients.inputs import generate_inputs, plan_inputs, spec_for, summarize
+    from clients.shapes import parse_shapes
 
     if url and "://" in url:
         scheme, _, url = url.partition("://")
@@ -114,13 +124,12 @@ def infer(
             raise click.UsageError(
                 "--shape sets the size of generated inputs; --input-data gives the inputs themselves: pass one"
             )
-        inputs = load_input_file(input_path, sig, batch_size)
+        inputs = load_input_file(input_path, sig, batch_size, spec_for(repository, model))
         how = [f"{k} {list(v.shape)} {v.dtype}: from {input_path}" for k, v in inputs.items()]
     else:
-        variant = variant_for(repository, model)
-        given = dict(parse_shape_flag(x) for x in shapes)
-        inputs = generate_inputs(sig, batch_size, variant, seed, given)
-        how = [c.describe() for c in plan_inputs(sig, batch_size, variant, given)]
+        spec, given = spec_for(repository, model), parse_shapes(shapes)
+        inputs = generate_inputs(sig, batch_size, spec, seed, given)
+        how = [c.describe() for c in plan_inputs(sig, batch_size, spec, given)]
     for line in how:
         click.echo(f"input {line}")
     stats = run_requests(url, protocol, model, inputs, requests, concurrency, list(outputs) or None, not no_cast, shared_memory)
@@ -138,7 +147,7 @@ def infer(
         click.echo(
             f"requests: {requests} (concurrency {stats.concurrency}), failed: {len(stats.failures)}, "
             f"latency p50 {stats.latency_percentile_ms(50):.2f} ms, p99 {stats.latency_percentile_ms(99):.2f} ms, "
-            f"throughput {stats.throughput_infer_per_s:.1f} infer/s"
+            f"throughput {stats.throughput_infer_per_s:.1f} infer/s ({stats.requests_per_s:.1f} requests/s of batch {stats.batch_size})"
         )
     if save_outputs:
         np.savez(save_outputs, **stats.outputs)

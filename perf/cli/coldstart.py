@@ -68,14 +68,14 @@ def coldstart(
     cannot run them."""
     from builders.repository.view import Repository
     from clients.server import TritonServer
+    from clients.shapes import parse_shapes
     from perf.coldstart import measure as cs
     from perf.measure import environment
-    from perf.measure.inputs import parse_shape
     from perf.records import results
     from perf.report import coldstart as report
     from perf.sweep.server import now
 
-    dims = dict(parse_shape(s) for s in shapes)
+    dims = parse_shapes(shapes)
     repo = Repository(repository)
     run = results.load(into) if into else results.RunResult(report.STANDALONE_RUN, now())
     names = repo.names(variants or ([v.name for v in run.variants] if into else ()), indexed=False)

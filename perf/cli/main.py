@@ -336,6 +336,7 @@ def sweep(
     from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from clients.shapes import parse_shapes
     from perf.sweep.run import Sweep
 
     if resume and run_id and run_id != resume:
@@ -364,7 +365,7 @@ def sweep(
         resume=resume is not None,
         perf_analyzer=pa,
         input_data=input_data,
-        shapes=shape_flags(shapes),
+        shapes=parse_shapes(shapes),
         latency_budget_ms=latency_budget_ms,
         latency_percentile=int(latency_percentile or DEFAULT_LATENCY_PERCENTILE),
         host_busy_threshold_pct=host_busy,
@@ -453,21 +454,6 @@ def sweep(
                 err=True,
             )
             ctx.exit(EXIT_VARIANT_FAILED)
-
-
-def shape_flags(values: tuple[str, ...]) -> dict[str, tuple[int, ...]]:
-    """``--shape NAME:dims`` flags -> ``{NAME: dims}``; one flag per input."""
-    from perf.measure.inputs import parse_shape
-
-    shapes: dict[str, tuple[int, ...]] = {}
-    for text in values:
-        name, dims = parse_shape(text)
-        if name in shapes and shapes[name] != dims:
-            raise click.BadParameter(
-                f"--shape {name} given twice ({','.join(map(str, shapes[name]))} and {','.join(map(str, dims))})"
-            )
-        shapes[name] = dims
-    return shapes
 
 
 def skipped_summary(run: Any) -> list[str]:

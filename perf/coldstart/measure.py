@@ -38,12 +38,11 @@ from builders.config.variants import Variant
 from builders.model.spec import ModelSpec
 from builders.repository.view import RepositoryVariant
 from clients.infer import make_client, model_io
-from clients.inputs import ModelSignature, generate_inputs
+from clients.inputs import ModelSignature, generate_inputs, request_inputs
 from clients.server import TritonServer
 from core import gpu
 from core.errors import ServerError, ToolkitError
 from perf.analysis.pairs import variant_of
-from perf.measure.inputs import resolve_shapes
 from perf.records.coldstart import ColdStart, FirstRequests
 from perf.records.results import VariantResult
 
@@ -149,8 +148,7 @@ def first_requests(
             continue
         record.first.append(fr)
         try:
-            dims = resolve_shapes(config, spec_at(served, shape) if spec_at else served, shapes or {})
-            inputs = generate_inputs(sig, fr.batch_size, variant, shapes={k: tuple(v) for k, v in dims.items()})
+            inputs = generate_inputs(sig, fr.batch_size, spec_at(served, shape) if spec_at else served, shapes=shapes)
             fr.latencies_ms = send(url, protocol, vr.name, inputs)
         except Exception as e:  # ToolkitError, tritonclient's InferenceServerException, transport errors: recorded
             fr.error = _why(e)
@@ -163,19 +161,13 @@ def send(url: str, protocol: str, model: str, inputs: dict[str, np.ndarray]) -> 
     """Send the same request one at a time, :data:`MIN_REQUESTS` to :data:`MAX_REQUESTS`
     times (:data:`POINT_BUDGET_S`), on one tritonclient connection opened before the first
     (a liveness call, not timed); returns each request's latency in ms, in order."""
-    from tritonclient.utils import np_to_triton_dtype
-
     if protocol == "grpc":
         import tritonclient.grpc as m
     else:
         import tritonclient.http as m
     with contextlib.closing(make_client(url, protocol)) as client:
         client.is_server_live()
-        request = []
-        for name, arr in inputs.items():
-            t = m.InferInput(name, list(arr.shape), np_to_triton_dtype(arr.dtype))
-            t.set_data_from_numpy(arr)
-            request.append(t)
+        request = request_inputs(m, inputs)
         out: list[float] = []
         start = time.perf_counter()
         while len(out) < MAX_REQUESTS and (len(out) < MIN_REQUESTS or time.perf_counter() - start < POINT_BUDGET_S):

@@ -2,10 +2,10 @@
 
 perf_analyzer makes random data itself for fixed-shape inputs. It needs help for:
 
-- dynamic dims (``-1`` in ``config.pbtxt``): ``--shape NAME:d1,d2`` with a concrete size.
-  The size comes from the user's ``--shape`` for that input, else from the build's spec
-  (the ``opt`` size of the named axis). A dynamic dim neither gives is an error naming the
-  input and the axis: a guessed size would measure another workload than the user's.
+- dynamic dims (``-1`` in ``config.pbtxt``): ``--shape NAME:d1,d2`` with a concrete size,
+  by the one rule of :mod:`clients.shapes` (the user's ``--shape``, else the build's ``opt``
+  size of the named axis, else an error naming the input and the axis: a guessed size would
+  measure another workload than the user's), checked against the build's verified ranges.
 - integer inputs with a valid range (token ids, masks): random data would be out of range,
   so a ``--input-data`` JSON file is written (perf_analyzer docs, "Input Data": one entry
   per step, per-input ``content`` and ``shape``). Once a file is given perf_analyzer wants
@@ -26,9 +26,10 @@ from typing import Any
 
 import numpy as np
 
-from builders.model.spec import DEFAULT_INT_RANGE, ModelSpec
+from builders.model.spec import BATCH_AXIS, DEFAULT_INT_RANGE, ModelSpec
+from clients import shapes as shp
 from core import dtypes
-from core.errors import DataTypeError, PerfError
+from core.errors import ClientError, DataTypeError, PerfError
 
 log = logging.getLogger(__name__)
 
@@ -38,22 +39,9 @@ log = logging.getLogger(__name__)
 B64_TYPES = frozenset({"TYPE_FP16", "TYPE_BF16"})
 
 
-def parse_shape(text: str) -> tuple[str, tuple[int, ...]]:
-    """``"NAME:d1,d2"`` (perf_analyzer's ``--shape`` form) -> ``(NAME, (d1, d2))``.
-
-    Raises:
-        PerfError: not ``NAME:dims`` with positive integer dims.
-    """
-    name, sep, dims = text.rpartition(":")
-    try:
-        shape = tuple(int(d) for d in dims.split(","))
-    except ValueError:
-        shape = ()
-    if not sep or not name or not shape or min(shape) < 1:
-        raise PerfError(
-            f"--shape {text!r} is not NAME:dims", hint="e.g. --shape input_ids:128 (dims without the batch axis, >= 1)"
-        )
-    return name, shape
+def config_inputs(config: dict[str, Any]) -> list[tuple[str, list[int]]]:
+    """``(name, dims)`` of each input of a served config (gRPC's ``as_json`` gives int64 dims as strings)."""
+    return [(i["name"], [int(d) for d in i.get("dims", [])]) for i in config.get("input", [])]
 
 
 def resolve_shapes(
@@ -61,65 +49,28 @@ def resolve_shapes(
 ) -> dict[str, list[int]]:
     """The concrete shape of every input perf_analyzer sends (per request, without the batch
     axis of a batching model; with a leading 1 for a ``max_batch_size: 0`` model whose spec
-    has a batch axis).
+    has a batch axis), by :func:`clients.shapes.resolve`'s rule.
 
     Args:
         config: The served model config as JSON (``input`` with ``name``, ``dims``).
-        spec: The build's spec (named axes and their ``opt`` sizes), or ``None`` for a
-            repository without the toolkit's build manifest.
+        spec: The build's spec under served names (named axes, ``opt`` sizes, verified
+            ranges), or ``None`` for a repository without the toolkit's build manifest.
         shapes: The user's ``--shape`` values: input name -> dims (win over the spec).
 
     Raises:
-        PerfError: a ``--shape`` names no input, has another rank than ``config.pbtxt``, or
-            changes a fixed dim; a dynamic dim has neither a ``--shape`` nor a spec size (the
-            message names the input and the axis).
+        PerfError: what :func:`clients.shapes.resolve` refuses: a ``--shape`` that names no
+            input, does not fit its config dims or leaves the build's verified range; a
+            dynamic dim that nothing sizes (the message names the input and the axis).
     """
-    inputs = config.get("input", [])
-    names = [i["name"] for i in inputs]
-    unknown = sorted(set(shapes) - set(names))
-    if unknown:
-        raise PerfError(
-            f"--shape names {unknown}, which {config.get('name', 'the model')} does not take",
-            hint=f"its inputs: {', '.join(names)}",
-        )
-    by_name = {t.name: t for t in spec.inputs} if spec else {}
-    sizes = spec.axis_sizes("opt") if spec else {}
-    unbatched = int(config.get("max_batch_size", 0)) == 0
-    out: dict[str, list[int]] = {}
-    for inp in inputs:
-        name = inp["name"]
-        dims = [int(d) for d in inp.get("dims", [])]
-        if name in shapes:
-            given = [int(d) for d in shapes[name]]
-            if len(given) != len(dims) or any(d >= 0 and g != d for d, g in zip(dims, given)):
-                raise PerfError(
-                    f"--shape {name}:{','.join(map(str, given))} does not fit {name}'s dims {dims} in config.pbtxt",
-                    hint="give every dim (without the batch axis of a batching model); -1 dims are free, the others fixed",
-                )
-            out[name] = given
-            continue
-        t = by_name.get(name)
-        shape: list[int | str] = list(t.shape) if t else []
-        if unbatched and len(dims) == len(shape) + 1:
-            shape = [1, *shape]  # max_batch_size 0: the leading -1 is the batch axis; one sample per request
-        concrete = []
-        for i, d in enumerate(dims):
-            axis = shape[i] if i < len(shape) else None
-            if d >= 0:
-                concrete.append(d)
-            elif isinstance(axis, int):
-                concrete.append(axis)
-            elif axis in sizes:
-                concrete.append(sizes[axis])
-            else:
-                example = ",".join("N" if x < 0 else str(x) for x in dims)
-                raise PerfError(
-                    f"input {name!r} axis {i} is dynamic (-1 in config.pbtxt dims {dims}) and nothing gives its size"
-                    + ("" if spec else " (the repository has no toolkit build manifest for this model)"),
-                    hint=f"pass --shape {name}:{example} with N the size to measure (perf_analyzer's --shape)",
-                )
-        out[name] = concrete
-    return out
+    return {name: list(r.dims) for name, r in _resolve(config, spec, shapes).items()}
+
+
+def _resolve(config: dict[str, Any], spec: ModelSpec | None, shapes: Mapping[str, Sequence[int]]) -> dict[str, shp.ResolvedInput]:
+    mbs = int(config.get("max_batch_size", 0) or 0)
+    try:
+        return shp.resolve(config.get("name", "the model"), config_inputs(config), mbs, spec, shapes)
+    except ClientError as e:
+        raise PerfError(e.message, hint=e.hint) from None
 
 
 def input_args(
@@ -143,7 +94,12 @@ def input_args(
     Raises:
         PerfError: see :func:`resolve_shapes`; an input type perf_analyzer cannot be given.
     """
-    if user_data is not None:  # its shapes are the file's (perf_analyzer); the user's --shape flags go along
+    if user_data is not None:  # its shapes are the file's (perf_analyzer); the user's --shape flags go along, checked
+        try:
+            mbs = int(config.get("max_batch_size", 0) or 0)
+            shp.check_sizes(config.get("name", "the model"), config_inputs(config), mbs, spec, shapes)
+        except ClientError as e:
+            raise PerfError(e.message, hint=e.hint) from None
         given = [a for n, dims in shapes.items() for a in ("--shape", f"{n}:{','.join(map(str, dims))}")]
         return [*given, "--input-data", str(user_data)]
     concrete = resolve_shapes(config, spec, shapes)
@@ -216,20 +172,15 @@ def describe_dynamic(config: dict[str, Any], spec: ModelSpec | None, shapes: Map
     ``"ids [12] (--shape)"``; ``None`` when no input has a dynamic dim or a size is missing
     (the sweep has refused to start then, :func:`resolve_shapes`)."""
     try:
-        concrete = resolve_shapes(config, spec, shapes)
+        resolved = _resolve(config, spec, shapes)
     except PerfError:
         return None
-    by_name = {t.name: t for t in spec.inputs} if spec else {}
-    sizes = spec.axis_sizes("opt") if spec else {}
     said: dict[str, str] = {}
-    for inp in config.get("input", []):
-        name, dims = inp["name"], [int(d) for d in inp.get("dims", [])]
-        if not any(d < 0 for d in dims):
+    for name, r in resolved.items():
+        if r.given and r.sizes:
+            said[name] = f"{name} {list(r.dims)} (--shape)"
             continue
-        if name in shapes:
-            said[name] = f"{name} {concrete[name]} (--shape)"
-            continue
-        t = by_name.get(name)
-        for axis in (a for a in (t.shape if t else ()) if isinstance(a, str) and a in sizes):
-            said.setdefault(axis, f"{axis}={sizes[axis]} (the build's opt size of axis {axis})")
+        for s in r.sizes:
+            if s.label != BATCH_AXIS:  # a max_batch_size 0 model's one sample per request: no choice to report
+                said.setdefault(s.label, s.describe())
     return "; ".join(said.values()) or None

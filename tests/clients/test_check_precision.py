@@ -11,8 +11,8 @@ from click.testing import CliRunner
 
 from builders.cli.main import cli as builders_cli
 from builders.config.variants import Variant
+from clients.check import precision_not_exercised
 from clients.cli.main import cli as clients_cli
-from clients.infer import precision_not_exercised
 
 
 def _variant(**params):

@@ -13,15 +13,8 @@ import pytest
 from builders.config.variants import Variant
 from builders.model.spec import ModelSpec
 from builders.model.tensor import DEFAULT_INT_RANGE
-from clients.inputs import (
-    DEFAULT_DYNAMIC_DIM,
-    ModelSignature,
-    generate_inputs,
-    load_input_file,
-    summarize,
-    validate_inputs,
-    variant_for,
-)
+from clients.input_files import load_input_file
+from clients.inputs import ModelSignature, generate_inputs, spec_for, summarize, validate_inputs
 from core.errors import ClientError
 
 CFG = {
@@ -102,17 +95,19 @@ SPEC = ModelSpec.from_json(
 
 def test_generated_inputs_use_the_build_spec_or_the_defaults(sig: ModelSignature, fake_build) -> None:
     repo = fake_build(SPEC, Variant("lm", "onnx", max_batch_size=8))
-    a = generate_inputs(sig, 3, variant_for(repo, "lm_onnx_cpu1_nodb_mbs8"))
+    a = generate_inputs(sig, 3, spec_for(repo, "lm_onnx_cpu1_nodb_mbs8"))
     assert a["ids"].shape == (3, 12) and a["ids"].dtype == np.int32
     assert a["ids"].min() >= 5 and a["ids"].max() <= 7 and set(np.unique(a["ids"])) == {5, 6, 7}
     assert a["x"].shape == (3, 4) and a["x"].dtype == np.float32
-    b = generate_inputs(sig, 2)
-    assert b["ids"].shape == (2, DEFAULT_DYNAMIC_DIM)
+    b = generate_inputs(sig, 2, shapes={"ids": (9,)})  # no build: the dynamic dim needs --shape (no guessed size)
+    assert b["ids"].shape == (2, 9)
     assert DEFAULT_INT_RANGE[0] <= b["ids"].min() and b["ids"].max() <= DEFAULT_INT_RANGE[1]
     with pytest.raises(ClientError, match="batch size 9 is outside 1..8"):
-        generate_inputs(sig, 9)
+        generate_inputs(sig, 9, shapes={"ids": (9,)})
     unbatched = ModelSignature.from_config({**CFG, "max_batch_size": 0})
-    assert generate_inputs(unbatched, 5)["x"].shape == (4,)
+    assert generate_inputs(unbatched, 1, shapes={"ids": (3,)})["x"].shape == (4,)
+    with pytest.raises(ClientError, match=r"does not batch \(max_batch_size 0\): batch size 5 cannot be sent"):
+        generate_inputs(unbatched, 5, shapes={"ids": (3,)})
 
 
 def test_generated_inputs_match_the_spec_by_served_name(fake_build) -> None:
@@ -122,19 +117,18 @@ def test_generated_inputs_match_the_spec_by_served_name(fake_build) -> None:
     served = ModelSignature.from_config(
         {**CFG, "input": [{**CFG["input"][0], "name": "INPUT__0"}, {**CFG["input"][1], "name": "INPUT__1"}]}
     )
-    a = generate_inputs(served, 2, variant_for(repo, "lm_ts_cpu1_nodb_mbs8"))
+    a = generate_inputs(served, 2, spec_for(repo, "lm_ts_cpu1_nodb_mbs8"))
     assert a["INPUT__0"].shape == (2, 12) and set(np.unique(a["INPUT__0"])) <= {5, 6, 7}
 
 
-def test_variant_found_through_the_repository_index(fake_build, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_spec_found_through_the_repository_index(fake_build, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     repo = fake_build(SPEC, Variant("lm", "onnx", max_batch_size=8))
-    v = variant_for(repo, "lm_onnx_cpu1_nodb_mbs8")
-    assert v is not None and v.spec == SPEC and v.build_dir == tmp_path / "builds" / "lm"
-    assert variant_for(repo, "other") is None and variant_for(None, "lm_onnx_cpu1_nodb_mbs8") is None
-    assert variant_for(tmp_path / "nowhere", "lm_onnx_cpu1_nodb_mbs8") is None
+    assert spec_for(repo, "lm_onnx_cpu1_nodb_mbs8") == SPEC
+    assert spec_for(repo, "other") is None and spec_for(None, "lm_onnx_cpu1_nodb_mbs8") is None
+    assert spec_for(tmp_path / "nowhere", "lm_onnx_cpu1_nodb_mbs8") is None
     (tmp_path / "builds" / "lm" / "manifest.json").write_text(json.dumps({"schema": 2, "model": "lm"}))
     with caplog.at_level(logging.WARNING):
-        assert variant_for(repo, "lm_onnx_cpu1_nodb_mbs8") is None  # a broken manifest is logged, not fatal for infer
+        assert spec_for(repo, "lm_onnx_cpu1_nodb_mbs8") is None  # a broken manifest is logged, not fatal for infer
     assert "is not a valid build manifest" in caplog.text and "source: required field is missing" in caplog.text
 
 

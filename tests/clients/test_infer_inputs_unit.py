@@ -15,14 +15,9 @@ from builders.config.variants import VariantGrid
 from builders.model.spec import ModelSpec
 from builders.model.tensor import DEFAULT_INT_RANGE, TensorSpec
 from builders.repository.view import Repository
-from clients.inputs import (
-    DEFAULT_DYNAMIC_DIM,
-    ModelSignature,
-    generate_inputs,
-    load_input_file,
-    parse_shape_flag,
-    plan_inputs,
-)
+from clients.input_files import load_input_file
+from clients.inputs import ModelSignature, generate_inputs, plan_inputs
+from clients.shapes import parse_shape
 from core.errors import ClientError
 
 SEQ_CONFIG = {
@@ -36,32 +31,35 @@ SEQ_CONFIG = {
 }
 
 
-def test_without_a_build_the_defaults_are_named_as_defaults() -> None:
+def test_without_a_build_a_dynamic_dim_needs_shape_and_the_value_default_is_named() -> None:
     sig = ModelSignature.from_config(SEQ_CONFIG)
-    ids, feats = plan_inputs(sig, 2)
-    assert ids.shape == (2, DEFAULT_DYNAMIC_DIM) and ids.dtype == "int64"
+    with pytest.raises(ClientError, match=r"input 'ids' axis 0 is dynamic .* no toolkit build manifest") as e:
+        plan_inputs(sig, 2)  # the old code sent a silent 16 here
+    assert "--shape ids:N" in (e.value.hint or "")
+    ids, feats = plan_inputs(sig, 2, shapes={"ids": (16,), "feats": (5, 3)})
+    assert ids.shape == (2, 16) and ids.dtype == "int64"
     assert (
         f"integers uniform in [{DEFAULT_INT_RANGE[0]}, {DEFAULT_INT_RANGE[1]}] (no value range recorded: the default"
         in ids.values
     )
-    assert f"dim 1={DEFAULT_DYNAMIC_DIM} (no size recorded for this dynamic dim: the default" in ids.dims
-    assert feats.shape == (2, DEFAULT_DYNAMIC_DIM, 3) and feats.values == "N(0, 1)"
+    assert ids.dims == "axis 0=16 (--shape)"
+    assert feats.shape == (2, 5, 3) and feats.values == "N(0, 1)"
     assert ids.describe().startswith("ids [2, 16] int64: integers uniform in [0, 100]")
 
 
 def test_shape_flags_set_dynamic_dims_and_are_checked() -> None:
     sig = ModelSignature.from_config(SEQ_CONFIG)
-    shapes = dict([parse_shape_flag("ids:40"), parse_shape_flag("feats:7,3")])
+    shapes = dict([parse_shape("ids:40"), parse_shape("feats:7,3")])
     x = generate_inputs(sig, 3, shapes=shapes)
     assert x["ids"].shape == (3, 40) and x["feats"].shape == (3, 7, 3)
-    assert "dim 1=40 (--shape)" in plan_inputs(sig, 3, shapes=shapes)[0].dims
+    assert "axis 0=40 (--shape)" in plan_inputs(sig, 3, shapes=shapes)[0].dims
     with pytest.raises(ClientError, match=r"--shape feats:7,4 does not fit its config dims \[-1, 3\]"):
         plan_inputs(sig, 1, shapes={"feats": (7, 4)})
     with pytest.raises(ClientError, match=r"--shape names \['nope'\]"):
         plan_inputs(sig, 1, shapes={"nope": (2,)})
     for bad in ("ids", "ids:", "ids:0", ":4", "ids:a"):
         with pytest.raises(ClientError, match="is not NAME:dims"):
-            parse_shape_flag(bad)
+            parse_shape(bad)
 
 
 class Pooled(__import__("torch").nn.Module):
@@ -104,14 +102,17 @@ def test_with_a_build_the_opt_size_and_value_range_are_used_and_said(seq_variant
             "output": [],
         }
     )
-    (c,) = plan_inputs(sig, 2, seq_variant)
+    spec = seq_variant.served_spec
+    (c,) = plan_inputs(sig, 2, spec)
     assert c.shape == (2, 24)
     assert c.values == "integers uniform in [0, 49] (the build's value_range)"
     assert c.dims.startswith("seq=24 (the build's opt size of axis seq")
-    x = generate_inputs(sig, 2, seq_variant, seed=3)["ids"]
+    x = generate_inputs(sig, 2, spec, seed=3)["ids"]
     assert x.shape == (2, 24) and 0 <= x.min() and x.max() <= 49
-    (c,) = plan_inputs(sig, 1, seq_variant, {"ids": (5,)})
+    (c,) = plan_inputs(sig, 1, spec, {"ids": (5,)})
     assert c.shape == (1, 5) and c.dims == "seq=5 (--shape)"
+    with pytest.raises(ClientError, match=r"sets axis seq to 33, outside the build's verified range 1..32"):
+        plan_inputs(sig, 1, spec, {"ids": (33,)})
 
 
 def test_perf_analyzer_json_input_data_is_read_and_batched(tmp_path: Path) -> None:

@@ -101,8 +101,8 @@ def test_results_table_of_clients_check_keeps_output_names():
 
     from rich.console import Console
 
+    from clients.check import CheckResult
     from clients.cli.main import results_table
-    from clients.infer import CheckResult
     from core.cli import print_table
 
     r = CheckResult(

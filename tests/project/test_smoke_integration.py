@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from builders.repository.view import Repository
-from clients.infer import check_variant
+from clients.check import check_variant
 
 pytestmark = pytest.mark.integration
 

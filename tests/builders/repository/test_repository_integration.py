@@ -37,7 +37,7 @@ VARIANTS = [
 
 
 def test_more_variants_load_on_the_bundled_server(tiny_build, tiny_build_dir, tmp_path):
-    from clients.infer import check_variant
+    from clients.check import check_variant
     from clients.server import ServerOptions, TritonServer
 
     spec = ModelSpec.from_json(tiny_build.manifest["spec"])

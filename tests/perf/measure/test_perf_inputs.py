@@ -126,17 +126,17 @@ def test_a_dynamic_dim_without_a_spec_or_shape_is_an_error_naming_input_and_axis
 def test_a_shape_flag_must_fit_the_config(tmp_path: Path):
     import pytest
 
-    from core.errors import PerfError
-    from perf.measure.inputs import parse_shape
+    from clients.shapes import parse_shape
+    from core.errors import ClientError, PerfError
 
     assert parse_shape("input_ids:1,128") == ("input_ids", (1, 128))
     assert parse_shape("ns:x:4") == ("ns:x", (4,))
-    for bad in ("x", "x:", "x:0", "x:a,b", ":3"):
-        with pytest.raises(PerfError, match="is not NAME:dims"):
+    for bad in ("x", "x:", "x:0", "x:a,b", ":3", "x:4,"):
+        with pytest.raises(ClientError, match="is not NAME:dims"):
             parse_shape(bad)
     with pytest.raises(PerfError, match=r"names \['nope'\]"):
         input_args(_cfg(8, True), SPEC, tmp_path, shapes={"nope": (3,)})
-    with pytest.raises(PerfError, match="does not fit scale's dims"):
+    with pytest.raises(PerfError, match=r"--shape scale:5 does not fit its config dims \[4\]"):
         input_args(_cfg(8, True), SPEC, tmp_path, shapes={"scale": (5,)})
     # a given shape wins over the spec's opt size
     args = input_args(_cfg(8, True), SPEC, tmp_path, shapes={"input_ids": (64,)})

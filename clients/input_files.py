@@ -1,0 +1,109 @@
+"""Request inputs read from a file: ``.npz``/``.npy`` arrays or perf_analyzer's ``--input-data`` JSON.
+
+The same file serves ``clients infer --input-data`` and perf_analyzer. Arrays are checked
+against the build's verified ranges (:func:`clients.shapes.check_sizes`) as they are read;
+names, ranks, dims and dtypes against the served config when they are sent
+(:func:`clients.inputs.validate_inputs`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from builders.model.spec import ModelSpec
+from clients import shapes as shp
+from clients.inputs import ModelSignature
+from core.errors import ClientError
+
+
+def load_input_file(path: Path, sig: ModelSignature, batch_size: int = 1, spec: ModelSpec | None = None) -> dict[str, np.ndarray]:
+    """Read inputs from ``.npz`` (one array per input name, or ``input:<name>`` keys as in a
+    build's ``reference.npz``), ``.npy`` (a model with exactly one input) or ``.json`` in
+    perf_analyzer's ``--input-data`` form (the same file serves both tools). No pickles.
+    Their dynamic dims are checked against the build's verified ranges
+    (:func:`clients.shapes.check_sizes`) before anything is sent.
+
+    Args:
+        path: The file.
+        sig: The served model's signature.
+        batch_size: Samples per request taken from a ``.json`` file (cycling through its entries).
+        spec: The build's spec under served names, or ``None``.
+
+    Raises:
+        ClientError: unreadable file, a pickled array, a ``.npy`` for a multi-input model, a
+            batch size the model cannot take, or a size outside its axis's verified range.
+    """
+    shp.check_batch_size(sig.name, sig.max_batch_size, batch_size)
+    arrays = _read(Path(path), sig, batch_size)
+    dims = {k: np.shape(v)[1:] if sig.max_batch_size > 0 else np.shape(v) for k, v in arrays.items()}
+    shp.check_sizes(sig.name, [(t.name, t.dims) for t in sig.inputs], sig.max_batch_size, spec, dims, str(path))
+    return arrays
+
+
+def _read(path: Path, sig: ModelSignature, batch_size: int) -> dict[str, np.ndarray]:
+    path = Path(path)
+    if path.suffix == ".json":
+        return _load_perf_analyzer_json(path, sig, batch_size)
+    try:
+        loaded = np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as e:
+        raise ClientError(
+            f"could not read inputs from {path}: {e}", hint="give a .npy or .npz written by numpy (no pickled objects)"
+        ) from e
+    if isinstance(loaded, np.ndarray):
+        if len(sig.inputs) != 1:
+            raise ClientError(
+                f"{path} holds one array but {sig.name} takes {len(sig.inputs)} inputs {[t.name for t in sig.inputs]}",
+                hint="save them in one .npz with one key per input name",
+            )
+        return {sig.inputs[0].name: loaded}
+    with loaded as z:
+        arrays = {k: z[k] for k in z.files}
+    if any(k.startswith("input:") for k in arrays):
+        arrays = {k.split(":", 1)[1]: v for k, v in arrays.items() if k.startswith("input:")}
+    return arrays
+
+
+def _load_perf_analyzer_json(path: Path, sig: ModelSignature, batch_size: int) -> dict[str, np.ndarray]:
+    """Inputs from perf_analyzer's input-data JSON (perf_analyzer docs, "Input Data"):
+    ``{"data": [{NAME: {"content": [...], "shape": [...]} | [...]}, ...]}``, one entry per
+    sample (no batch axis). A batching model gets ``batch_size`` entries, cycling through them.
+
+    Raises:
+        ClientError: not that form, or an entry that misses an input.
+    """
+    try:
+        entries = json.loads(path.read_text())["data"]
+        assert isinstance(entries, list) and entries
+    except (OSError, ValueError, KeyError, TypeError, AssertionError) as e:
+        raise ClientError(
+            f"{path} is not perf_analyzer input data ({type(e).__name__}: {e})",
+            hint='expected {"data": [{"NAME": {"content": [...], "shape": [...]}}, ...]}',
+        ) from None
+    known = {t.name: t for t in sig.inputs}
+    n = batch_size if sig.max_batch_size > 0 else 1
+    out: dict[str, np.ndarray] = {}
+    for name, t in known.items():
+        samples = []
+        for i in range(n):
+            entry = entries[i % len(entries)]
+            if name not in entry:
+                raise ClientError(
+                    f"{path}: entry {i % len(entries)} has no input {name!r}", hint=f"the model takes {sorted(known)}"
+                )
+            item = entry[name]
+            content, shape = (item.get("content"), item.get("shape")) if isinstance(item, dict) else (item, None)
+            if shape is None and list(t.dims).count(-1) > 1:
+                raise ClientError(f'{path}: input {name!r} has several dynamic dims {list(t.dims)}: its entries need a "shape"')
+            samples.append(np.asarray(content, dtype=t.dtype).reshape(shape if shape is not None else t.dims))
+        try:
+            out[name] = np.stack(samples) if sig.max_batch_size > 0 else samples[0]
+        except ValueError:
+            raise ClientError(
+                f"{path}: the entries of input {name!r} have different shapes {sorted({x.shape for x in samples})}",
+                hint="one request batches samples of one shape: give its entries one shape, or use -b 1",
+            ) from None
+    return out

@@ -1,0 +1,280 @@
+"""The ``--shape NAME:dims`` grammar and the one rule that sizes each dynamic dim of a request.
+
+``clients infer``, the sweep's perf_analyzer flags (:mod:`perf.measure.inputs`) and the
+cold-start requests (:mod:`perf.coldstart.measure`) all size inputs here, so the same flags
+send the same shapes everywhere.
+
+The rule, for each ``-1`` in an input's ``config.pbtxt`` dims (Triton docs, "Model
+Configuration: Inputs and Outputs"), in order:
+
+1. the user's ``--shape NAME:dims`` for that input: the per-request dims without the batch
+   axis of a batching model (perf_analyzer's ``--shape`` form);
+2. where the build's spec names the dim's axis (``"seq"``): the size another input's
+   ``--shape`` gave that axis (inputs that share an axis, ``input_ids`` and
+   ``attention_mask``, share its size), else the axis's ``opt`` size
+   (:attr:`builders.model.spec.ModelSpec.dynamic_axes`);
+3. the leading batch axis of a ``max_batch_size: 0`` model: 1 (one sample per request, as
+   perf_analyzer sends it);
+4. else one error naming the input, the axis and the ``--shape`` to give: never a guess, which
+   would send (and measure) another workload than the user's.
+
+Sizes given by ``--shape`` or carried by an input file are checked against the build's
+verified range of their axis before any request is sent (:func:`check_sizes`): the ``(min,
+max)`` of :attr:`~builders.model.spec.ModelSpec.dynamic_axes`, at both ends of which the build
+compared the export's outputs with PyTorch's
+(:func:`builders.verify.verification.verification_points`) and which bounds a TensorRT
+engine's optimisation profile. A size outside is refused, as ``triton-perf sweep --shapes``
+refuses it; two sizes for one shared axis are refused too.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping, Sequence
+
+from builders.model.spec import BATCH_AXIS, Dim, ModelSpec, TensorSpec
+from core.errors import ClientError
+
+#: One input's config dims: ``(name, dims)``, ``-1`` for a dynamic dim.
+ConfigInput = tuple[str, Sequence[int]]
+
+
+def parse_shape(text: str) -> tuple[str, tuple[int, ...]]:
+    """``--shape NAME:D1,D2`` (perf_analyzer's form; dims without the batch axis) -> ``(NAME, (D1, D2))``.
+
+    The last ``:`` splits the name from the dims (``ns:x:4`` names ``ns:x``).
+
+    Raises:
+        ClientError: not ``NAME:dims`` with integer dims >= 1.
+    """
+    name, sep, dims = text.rpartition(":")
+    try:
+        shape = tuple(int(d) for d in dims.split(","))
+    except ValueError:
+        shape = ()
+    if not sep or not name or not shape or min(shape) < 1:
+        raise ClientError(
+            f"--shape {text!r} is not NAME:dims",
+            hint="give the dims without the batch axis, each >= 1, e.g. --shape input_ids:128 (perf_analyzer's --shape)",
+        )
+    return name, shape
+
+
+def parse_shapes(values: Iterable[str]) -> dict[str, tuple[int, ...]]:
+    """Every ``--shape`` flag -> ``{NAME: dims}``; one shape per input.
+
+    Raises:
+        ClientError: a flag that does not parse (:func:`parse_shape`), or one input given two shapes.
+    """
+    shapes: dict[str, tuple[int, ...]] = {}
+    for text in values:
+        name, dims = parse_shape(text)
+        if shapes.get(name, dims) != dims:
+            raise ClientError(f"--shape {name} given twice ({_text(shapes[name])} and {_text(dims)})", hint="give it once")
+        shapes[name] = dims
+    return shapes
+
+
+@dataclasses.dataclass(frozen=True)
+class DimSize:
+    """How one dynamic dim got its size.
+
+    Attributes:
+        label: The spec's axis name (``"seq"``, ``"batch"`` for the leading batch axis of a
+            ``max_batch_size: 0`` model), or ``"axis I"`` (its index in the config dims).
+        size: The size sent.
+        source: Why, in words: ``"--shape"``, ``"--shape ids:12"`` (another input's, for a
+            shared axis), ``"the build's opt size of axis seq"``...
+    """
+
+    label: str
+    size: int
+    source: str
+
+    def describe(self) -> str:
+        """``"seq=64 (the build's opt size of axis seq)"``."""
+        return f"{self.label}={self.size} ({self.source})"
+
+
+@dataclasses.dataclass(frozen=True)
+class ResolvedInput:
+    """One input's concrete dims and how its dynamic dims got their sizes.
+
+    Attributes:
+        name: Input name (as served).
+        dims: The config dims with every ``-1`` made concrete (no batch axis for a batching
+            model; the leading batch axis of a ``max_batch_size: 0`` model included).
+        given: Whether the dims came from the user's ``--shape``.
+        sizes: One entry per dynamic dim, in order.
+    """
+
+    name: str
+    dims: tuple[int, ...]
+    given: bool
+    sizes: tuple[DimSize, ...]
+
+    def describe(self) -> str:
+        """How its dynamic dims were sized, ``"; "``-joined (``""`` when it has none)."""
+        return "; ".join(s.describe() for s in self.sizes)
+
+
+def labels(dims: Sequence[int], tensor: TensorSpec | None, max_batch_size: int) -> list[Dim | None]:
+    """What the build's spec calls each config dim of one input: an axis name (``"seq"``,
+    :data:`~builders.model.spec.BATCH_AXIS` for the leading batch axis of a ``max_batch_size:
+    0`` model), a fixed size, or ``None`` when the spec does not describe it."""
+    if tensor is None:
+        return [None] * len(dims)
+    shape = list(tensor.shape)
+    if max_batch_size == 0 and len(dims) == len(shape) + 1:
+        shape = list(tensor.full_shape())  # the config's leading -1 is the batch axis
+    return shape if len(shape) == len(dims) else [None] * len(dims)
+
+
+def check_sizes(
+    model: str,
+    inputs: Sequence[ConfigInput],
+    max_batch_size: int,
+    spec: ModelSpec | None,
+    sizes: Mapping[str, Sequence[int]],
+    source: str | None = None,
+) -> dict[str, tuple[int, str]]:
+    """Check user-given dims against the config and the build's verified ranges; bind the axes they size.
+
+    Args:
+        model: Model (variant) name, for messages.
+        inputs: The config's inputs, ``(name, dims)``.
+        max_batch_size: The config's ``max_batch_size``.
+        spec: The build's spec under served names, or ``None`` (nothing to check ranges against).
+        sizes: Input name -> dims without the batch axis of a batching model.
+        source: Where ``sizes`` come from, for messages: ``None`` for ``--shape`` flags, else
+            e.g. an input file's path (then inputs of another rank are left to
+            :func:`clients.inputs.validate_inputs`).
+
+    Returns:
+        Each spec axis the dims size: ``axis -> (size, what gave it)``.
+
+    Raises:
+        ClientError: a ``--shape`` names no input or does not fit its config dims; a size
+            outside its axis's verified ``min..max``; two sizes for one axis.
+    """
+    config = {n: [int(d) for d in dims] for n, dims in inputs}
+    unknown = sorted(set(sizes) - set(config))
+    if unknown and source is None:
+        raise ClientError(f"--shape names {unknown}, which {model} does not take", hint=f"its inputs: {', '.join(config)}")
+    tensors = {t.name: t for t in spec.inputs} if spec else {}
+    ranges = spec.dynamic_axes if spec else {}
+    bound: dict[str, tuple[int, str]] = {}
+    for name, given in sizes.items():
+        dims, given = config.get(name, []), tuple(int(d) for d in given)
+        if len(given) != len(dims) or any(d >= 0 and g != d for d, g in zip(dims, given)):
+            if source is not None:
+                continue
+            raise ClientError(
+                f"--shape {name}:{_text(given)} does not fit its config dims {dims} (-1 = dynamic)",
+                hint="give every dim, without the batch axis of a batching model; -1 dims are free, the others fixed",
+            )
+        what = f"--shape {name}:{_text(given)}" if source is None else f"input {name!r} of {source}"
+        for axis, size in zip(labels(dims, tensors.get(name), max_batch_size), given):
+            if not isinstance(axis, str) or axis == BATCH_AXIS:
+                continue
+            if axis in ranges and not ranges[axis][0] <= size <= ranges[axis][2]:
+                lo, opt, hi = ranges[axis]
+                raise ClientError(
+                    f"{model}: {what} sets axis {axis} to {size}, outside the build's verified range {lo}..{hi}",
+                    hint=f"give {axis} within {lo}..{hi} (the sizes the build checked the outputs at); to serve {size}, "
+                    f"rebuild with a wider range (builders build --dynamic-axis {axis}={lo},{opt},{max(size, hi)})",
+                )
+            if bound.get(axis, (size, ""))[0] != size:
+                raise ClientError(
+                    f"{model}: {bound[axis][1]} and {what} give axis {axis} two sizes ({bound[axis][0]} and {size})",
+                    hint=f"inputs that share axis {axis} take one size: give them the same",
+                )
+            bound.setdefault(axis, (size, what))
+    return bound
+
+
+def resolve(
+    model: str,
+    inputs: Sequence[ConfigInput],
+    max_batch_size: int,
+    spec: ModelSpec | None,
+    shapes: Mapping[str, Sequence[int]] | None = None,
+) -> dict[str, ResolvedInput]:
+    """The concrete dims of every input, by the module's rule.
+
+    Args:
+        model: Model (variant) name, for messages.
+        inputs: The config's inputs, ``(name, dims)`` (``-1`` dynamic).
+        max_batch_size: The config's ``max_batch_size``.
+        spec: The build's spec under served names (named axes, ``opt`` sizes, verified
+            ranges), or ``None`` for a repository without the toolkit's build manifest.
+        shapes: The user's ``--shape`` values: input name -> dims (win over the spec).
+
+    Returns:
+        Input name -> its resolved dims, in config order.
+
+    Raises:
+        ClientError: see :func:`check_sizes`; a dynamic dim that nothing sizes (the message
+            names the input and the axis, the hint the ``--shape`` to give).
+    """
+    shapes = {k: tuple(int(d) for d in v) for k, v in (shapes or {}).items()}
+    bound = check_sizes(model, inputs, max_batch_size, spec, shapes)
+    tensors = {t.name: t for t in spec.inputs} if spec else {}
+    opt = spec.axis_sizes("opt") if spec else {}
+    out: dict[str, ResolvedInput] = {}
+    for name, config_dims in inputs:
+        dims = [int(d) for d in config_dims]
+        given = shapes.get(name)
+        concrete: list[int] = []
+        said: list[DimSize] = []
+        for i, (d, axis) in enumerate(zip(dims, labels(dims, tensors.get(name), max_batch_size))):
+            label = axis if isinstance(axis, str) else f"axis {i}"
+            if d >= 0:
+                concrete.append(d)
+                continue
+            if given is not None:
+                size = DimSize(label, given[i], "--shape")
+            elif axis == BATCH_AXIS:
+                size = DimSize(label, 1, "max_batch_size 0: one sample per request")
+            elif isinstance(axis, int):
+                size = DimSize(label, axis, "the build's spec")
+            elif isinstance(axis, str) and axis in bound:
+                size = DimSize(label, bound[axis][0], f"as {bound[axis][1]} gives it")
+            elif isinstance(axis, str) and axis in opt:
+                size = DimSize(label, opt[axis], f"the build's opt size of axis {axis}")
+            else:
+                example = ",".join("N" if x < 0 else str(x) for x in dims)
+                raise ClientError(
+                    f"input {name!r} axis {i} is dynamic (-1 in config.pbtxt dims {dims}) and nothing gives its size"
+                    + ("" if spec else " (the repository has no toolkit build manifest for this model)"),
+                    hint=f"pass --shape {name}:{example} with N the size to send (perf_analyzer's --shape)",
+                )
+            concrete.append(size.size)
+            said.append(size)
+        out[name] = ResolvedInput(name, tuple(concrete), given is not None, tuple(said))
+    return out
+
+
+def check_batch_size(model: str, max_batch_size: int, batch_size: int) -> None:
+    """Refuse a batch size the model cannot take (the same rule as perf_analyzer's ``-b``).
+
+    Raises:
+        ClientError: ``batch_size`` outside ``1..max_batch_size``, or above 1 for a model
+            that does not batch (``max_batch_size: 0``: Triton takes each request as one
+            sample, so perf_analyzer refuses ``-b`` above 1 there too).
+    """
+    if max_batch_size > 0 and not 1 <= batch_size <= max_batch_size:
+        raise ClientError(
+            f"{model}: batch size {batch_size} is outside 1..{max_batch_size} (max_batch_size)",
+            hint="split the request or use a variant with a larger max_batch_size",
+        )
+    if max_batch_size == 0 and batch_size != 1:
+        raise ClientError(
+            f"{model} does not batch (max_batch_size 0): batch size {batch_size} cannot be sent",
+            hint="use -b 1 (one sample per request; perf_analyzer refuses -b above 1 for it too), "
+            "or a variant with max_batch_size > 0",
+        )
+
+
+def _text(dims: Sequence[int]) -> str:
+    return ",".join(map(str, dims))
