@@ -124,7 +124,7 @@ def labels(dims: Sequence[int], tensor: TensorSpec | None, max_batch_size: int) 
     0`` model), a fixed size, or ``None`` when the spec does not describe it."""
     if tensor is None:
         return [None] * len(dims)
-    shape = list(tensor.shape)
+    shape: list[Dim | None] = list(tensor.shape)
     if max_batch_size == 0 and len(dims) == len(shape) + 1:
         shape = list(tensor.full_shape())  # the config's leading -1 is the batch axis
     return shape if len(shape) == len(dims) else [None] * len(dims)

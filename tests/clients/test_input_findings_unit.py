@@ -1,0 +1,205 @@
+"""The input findings of issue 26 ("Units and counts") and issue 23 (one ``--shape`` rule), each
+through the commands' own entry points with the server faked: shapes are checked against the
+build's verified ranges before any request is sent, inputs that share an axis share its size,
+no dynamic dim is sized by a silent default, ``-b`` above 1 is refused for a model that does not
+batch, and "infer/s" counts inferences (batch rows) as perf_analyzer does."""
+
+from __future__ import annotations
+
+import json
+import re
+import types
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from builders.config.variants import Variant
+from builders.model.spec import ModelSpec, TensorSpec
+from clients.cli.main import cli
+from clients.inputs import ModelSignature
+from core.errors import PerfError
+from perf.measure.inputs import input_args
+
+#: An encoder's two token inputs share the axis seq, verified for 1..128 (the issue's example).
+ENCODER = ModelSpec(
+    inputs=(TensorSpec("input_ids", "int64", ("seq",), (0, 999)), TensorSpec("attention_mask", "int64", ("seq",), (0, 1))),
+    outputs=(TensorSpec("pooled", "float32", (8,)),),
+    dynamic_axes={"seq": (1, 64, 128)},
+)
+#: An image with two dynamic axes beside a static input: one model of this file's own.
+IMAGE = ModelSpec(
+    inputs=(TensorSpec("img", "float32", (3, "h", "w")), TensorSpec("scale", "float32", (4,))),
+    outputs=(TensorSpec("y", "float32", (4,)),),
+    dynamic_axes={"h": (32, 64, 128), "w": (32, 96, 256)},
+)
+
+
+def _config(spec: ModelSpec, name: str, mbs: int) -> dict[str, Any]:
+    lead = [] if mbs > 0 else [-1]  # max_batch_size 0: the batch axis is in the dims
+    tensors = lambda ts: [  # noqa: E731
+        {"name": t.name, "data_type": t.triton_dtype, "dims": [*lead, *t.triton_dims()]} for t in ts
+    ]
+    return {"name": name, "max_batch_size": mbs, "input": tensors(spec.inputs), "output": tensors(spec.outputs)}
+
+
+class _Sent:
+    """Stands in for the server: the model config it serves, and the inputs of each request."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, config: dict[str, Any]):
+        import clients.infer
+
+        self.inputs: list[dict[str, np.ndarray]] = []
+
+        def signature(url: str, protocol: str, model: str) -> ModelSignature:
+            return ModelSignature.from_config(config)
+
+        def run_requests(url: str, protocol: str, model: str, inputs: dict[str, np.ndarray], *args: Any) -> Any:
+            self.inputs.append(inputs)
+            return types.SimpleNamespace(outputs={}, failures=[], concurrency=1)
+
+        monkeypatch.setattr(clients.infer, "model_signature", signature)
+        monkeypatch.setattr(clients.infer, "run_requests", run_requests)
+
+    def shapes(self) -> dict[str, tuple[int, ...]]:
+        (sent,) = self.inputs
+        return {k: v.shape for k, v in sent.items()}
+
+
+def _infer(model: str, repo: Path | None, *args: str) -> Any:
+    base = ["infer", model, "--url", "localhost:1"] + (["-r", str(repo)] if repo else ["-r", "/nonexistent"])
+    return CliRunner().invoke(cli, [*base, *args])
+
+
+def _message(res: Any) -> str:
+    return " ".join((str(res.exception) + " " + res.output).split())
+
+
+@pytest.fixture
+def encoder(fake_build, monkeypatch: pytest.MonkeyPatch) -> tuple[str, Path, _Sent]:
+    v = Variant("enc", "onnx", max_batch_size=8)
+    return v.name, fake_build(ENCODER, v), _Sent(monkeypatch, _config(ENCODER, v.name, 8))
+
+
+def test_a_shape_beyond_the_verified_maximum_is_refused_before_any_request(encoder) -> None:
+    name, repo, sent = encoder
+    res = _infer(name, repo, "--shape", "input_ids:500")
+    assert res.exit_code != 0 and sent.inputs == []  # nothing sent
+    msg = _message(res)
+    assert "sets axis seq to 500, outside the build's verified range 1..128" in msg
+    assert "--dynamic-axis seq=1,64,500" in msg  # what to do to serve it
+    assert _infer(name, repo, "--shape", "input_ids:128").exit_code == 0  # the verified maximum itself is fine
+
+
+def test_a_shape_for_one_of_two_inputs_sizes_the_other_through_their_shared_axis(encoder) -> None:
+    name, repo, sent = encoder
+    res = _infer(name, repo, "--shape", "input_ids:100", "-b", "2")
+    assert res.exit_code == 0, _message(res)
+    assert sent.shapes() == {"input_ids": (2, 100), "attention_mask": (2, 100)}  # not mask at the opt size 64
+    assert "attention_mask [2, 100] int64: integers uniform in [0, 1]" in _message(res)
+    assert "seq=100 (as --shape input_ids:100 gives it)" in _message(res)
+    res = _infer(name, repo, "--shape", "input_ids:100", "--shape", "attention_mask:90")
+    assert res.exit_code != 0 and len(sent.inputs) == 1  # refused: nothing more sent
+    assert "give axis seq two sizes (100 and 90)" in _message(res)
+
+
+def test_a_non_batching_model_refuses_b_above_1_and_sends_one_sample(fake_build, monkeypatch) -> None:
+    v = Variant("enc", "onnx", max_batch_size=0)
+    repo, sent = fake_build(ENCODER, v), _Sent(monkeypatch, _config(ENCODER, v.name, 0))
+    res = _infer(v.name, repo, "-b", "2")
+    assert res.exit_code != 0 and sent.inputs == []
+    assert f"{v.name} does not batch (max_batch_size 0): batch size 2 cannot be sent" in _message(res)
+    res = _infer(v.name, repo)
+    assert res.exit_code == 0, _message(res)
+    assert sent.shapes() == {"input_ids": (1, 64), "attention_mask": (1, 64)}  # one sample at opt, not 16 x 16
+
+
+def test_without_a_build_a_dynamic_dim_is_an_error_naming_input_axis_and_flag(monkeypatch) -> None:
+    sent = _Sent(monkeypatch, _config(ENCODER, "bare", 8))
+    res = _infer("bare", None)
+    assert res.exit_code != 0 and sent.inputs == []  # no silent size 16
+    msg = _message(res)
+    assert "input 'input_ids' axis 0 is dynamic" in msg and "--shape input_ids:N" in msg
+    assert _infer("bare", None, "--shape", "input_ids:7", "--shape", "attention_mask:7").exit_code == 0
+    assert sent.shapes() == {"input_ids": (1, 7), "attention_mask": (1, 7)}
+
+
+def test_an_input_file_beyond_the_verified_range_is_refused_too(encoder, tmp_path: Path) -> None:
+    name, repo, sent = encoder
+    data = tmp_path / "long.json"
+    data.write_text(json.dumps({"data": [{"input_ids": [1] * 200, "attention_mask": [1] * 200}]}))
+    res = _infer(name, repo, "--input-data", str(data))
+    assert res.exit_code != 0 and sent.inputs == []
+    assert "sets axis seq to 200, outside the build's verified range 1..128" in _message(res)
+
+
+def test_two_dynamic_axes_beside_a_static_input(fake_build, monkeypatch) -> None:
+    v = Variant("img", "onnx", max_batch_size=4)
+    repo, sent = fake_build(IMAGE, v), _Sent(monkeypatch, _config(IMAGE, v.name, 4))
+    assert _infer(v.name, repo).exit_code == 0
+    assert sent.shapes() == {"img": (1, 3, 64, 96), "scale": (1, 4)}
+    res = _infer(v.name, repo, "--shape", "img:3,100,300")
+    assert res.exit_code != 0 and "sets axis w to 300, outside the build's verified range 32..256" in _message(res)
+    res = _infer(v.name, repo, "--shape", "img:4,100,200")
+    assert res.exit_code != 0 and "does not fit its config dims [3, -1, -1]" in _message(res)
+
+
+def test_perf_analyzer_flags_follow_the_same_rule(tmp_path: Path) -> None:
+    cfg = _config(ENCODER, "enc", 8)
+    with pytest.raises(PerfError, match=r"sets axis seq to 500, outside the build's verified range 1\.\.128"):
+        input_args(cfg, ENCODER, tmp_path, shapes={"input_ids": (500,)})
+    with pytest.raises(PerfError, match="outside the build's verified range"):  # a user's data file beside it
+        input_args(cfg, ENCODER, tmp_path, user_data=tmp_path / "mine.json", shapes={"input_ids": (500,)})
+    args = input_args(cfg, ENCODER, tmp_path, shapes={"input_ids": (100,)})
+    assert "input_ids:100" in args and "attention_mask:100" in args  # one size for the shared axis
+    step = json.loads(Path(args[args.index("--input-data") + 1]).read_text())["data"][0]
+    assert step["input_ids"]["shape"] == step["attention_mask"]["shape"] == [100]
+    img = input_args(_config(IMAGE, "img", 4), IMAGE, tmp_path, shapes={"img": (3, 100, 200)})
+    assert "img:3,100,200" in img and not any(a.startswith("scale:") for a in img)  # the static input needs no flag
+    with pytest.raises(PerfError, match="sets axis h to 20, outside the build's verified range 32..128"):
+        input_args(_config(IMAGE, "img", 4), IMAGE, tmp_path, shapes={"img": (3, 20, 200)})
+
+
+class _Worker:
+    """A stand-in for one request thread of :func:`clients.infer.run_requests`: 2 ms a request."""
+
+    def __init__(self, *args: Any) -> None:
+        pass
+
+    def __enter__(self) -> _Worker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+    def infer(self) -> dict[str, np.ndarray]:
+        import time
+
+        time.sleep(0.002)
+        return {"y": np.zeros((4, 2), np.float32)}
+
+
+def test_infer_per_s_counts_batch_rows_as_perf_analyzer_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    import clients.infer
+
+    config = {
+        "name": "m",
+        "max_batch_size": 8,
+        "input": [{"name": "x", "data_type": "TYPE_FP32", "dims": [16]}],
+        "output": [{"name": "y", "data_type": "TYPE_FP32", "dims": [2]}],
+    }
+    client = types.SimpleNamespace(close=lambda: None)
+    monkeypatch.setattr(clients.infer, "make_client", lambda url, protocol: client)
+    monkeypatch.setattr(clients.infer, "_connect", lambda *a: None)
+    monkeypatch.setattr(clients.infer, "model_io", lambda *a: config)
+    monkeypatch.setattr(clients.infer, "_Worker", _Worker)
+    stats = clients.infer.run_requests("h:1", "http", "m", {"x": np.zeros((4, 16), np.float32)}, requests=10)
+    per_request = len(stats.latencies_ms) / stats.wall_s
+    assert stats.throughput_infer_per_s == pytest.approx(4 * per_request)  # 4 rows per request: 4 inferences
+    monkeypatch.setattr(clients.infer, "model_signature", lambda *a: ModelSignature.from_config(config))
+    res = CliRunner().invoke(cli, ["infer", "m", "--url", "h:1", "-r", "/nonexistent", "-b", "4", "--requests", "10"])
+    assert res.exit_code == 0, res.output
+    line = re.search(r"throughput ([\d.]+) infer/s \(([\d.]+) requests/s of batch 4\)", res.output)
+    assert line and float(line[1]) == pytest.approx(4 * float(line[2]), rel=0.01)

@@ -1,0 +1,148 @@
+"""The ``--shape NAME:dims`` grammar and the one rule that sizes dynamic dims (clients.shapes),
+and request building with wire dtypes from core.dtypes only."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from builders.model.spec import ModelSpec, TensorSpec
+from clients import shapes
+from clients.inputs import infer_input, request_inputs
+from core import dtypes
+from core.errors import ClientError
+
+SPEC = ModelSpec(
+    inputs=(
+        TensorSpec("ids", "int64", ("seq",), (0, 9)),
+        TensorSpec("mask", "int64", ("seq",), (0, 1)),
+        TensorSpec("img", "float32", (3, "h", "w")),
+        TensorSpec("scale", "float32", (4,)),
+    ),
+    outputs=(),
+    dynamic_axes={"seq": (1, 16, 64), "h": (8, 32, 64), "w": (8, 48, 96)},
+)
+INPUTS = [("ids", [-1]), ("mask", [-1]), ("img", [3, -1, -1]), ("scale", [4])]
+
+
+def test_the_grammar() -> None:
+    assert shapes.parse_shape("input_ids:1,128") == ("input_ids", (1, 128))
+    assert shapes.parse_shape("ns:x:4") == ("ns:x", (4,))  # the last colon splits
+    assert shapes.parse_shape("x: 4 , 5") == ("x", (4, 5))
+    for bad in ("x", "x:", "x:0", "x:-1", "x:a", "x:4,", ":3", "x:4.5"):
+        with pytest.raises(ClientError, match="is not NAME:dims") as e:
+            shapes.parse_shape(bad)
+        assert "--shape input_ids:128" in (e.value.hint or "")
+    assert shapes.parse_shapes(["a:1", "b:2,3", "a:1"]) == {"a": (1,), "b": (2, 3)}  # repeated alike: fine
+    with pytest.raises(ClientError, match=r"--shape a given twice \(1 and 2\)"):
+        shapes.parse_shapes(["a:1", "a:2"])
+
+
+def test_opt_sizes_fixed_dims_and_reasons() -> None:
+    r = shapes.resolve("m", INPUTS, 8, SPEC)
+    assert {k: v.dims for k, v in r.items()} == {"ids": (16,), "mask": (16,), "img": (3, 32, 48), "scale": (4,)}
+    assert r["img"].describe() == "h=32 (the build's opt size of axis h); w=48 (the build's opt size of axis w)"
+    assert r["scale"].describe() == "" and not r["scale"].given and list(r) == ["ids", "mask", "img", "scale"]
+
+
+def test_a_given_shape_sizes_its_axes_for_every_input_that_shares_them() -> None:
+    r = shapes.resolve("m", INPUTS, 8, SPEC, {"mask": (40,), "img": (3, 8, 96)})
+    assert r["ids"].dims == (40,) and r["mask"].dims == (40,) and r["img"].dims == (3, 8, 96)
+    assert r["ids"].describe() == "seq=40 (as --shape mask:40 gives it)" and r["mask"].describe() == "seq=40 (--shape)"
+    assert r["mask"].given and not r["ids"].given
+    with pytest.raises(ClientError, match=r"--shape ids:40 and --shape mask:41 give axis seq two sizes \(40 and 41\)"):
+        shapes.resolve("m", INPUTS, 8, SPEC, {"ids": (40,), "mask": (41,)})
+
+
+@pytest.mark.parametrize(
+    "given, said",
+    [
+        ({"ids": (65,)}, "sets axis seq to 65, outside the build's verified range 1..64"),
+        ({"img": (3, 7, 48)}, "sets axis h to 7, outside the build's verified range 8..64"),
+        ({"img": (3, 32, 97)}, "sets axis w to 97, outside the build's verified range 8..96"),
+    ],
+)
+def test_sizes_outside_the_verified_range_are_refused(given: dict, said: str) -> None:
+    with pytest.raises(ClientError, match=said) as e:
+        shapes.resolve("m", INPUTS, 8, SPEC, given)
+    assert "rebuild with a wider range (builders build --dynamic-axis" in (e.value.hint or "")
+
+
+def test_shapes_that_do_not_fit_the_config() -> None:
+    with pytest.raises(ClientError, match=r"--shape names \['nope'\], which m does not take"):
+        shapes.resolve("m", INPUTS, 8, SPEC, {"nope": (1,)})
+    with pytest.raises(ClientError, match=r"--shape img:4,32,48 does not fit its config dims \[3, -1, -1\]"):
+        shapes.resolve("m", INPUTS, 8, SPEC, {"img": (4, 32, 48)})
+    with pytest.raises(ClientError, match=r"--shape ids:8,8 does not fit"):
+        shapes.resolve("m", INPUTS, 8, SPEC, {"ids": (8, 8)})
+
+
+def test_without_a_spec_every_dynamic_dim_needs_a_shape() -> None:
+    with pytest.raises(ClientError, match=r"input 'img' axis 1 is dynamic \(-1 in config.pbtxt dims \[3, -1, -1\]\)") as e:
+        shapes.resolve("m", [("img", [3, -1, -1])], 8, None)
+    assert "no toolkit build manifest" in e.value.message and "--shape img:3,N,N" in (e.value.hint or "")
+    r = shapes.resolve("m", [("img", [3, -1, -1])], 8, None, {"img": (3, 5, 1000)})  # no range to check against
+    assert r["img"].dims == (3, 5, 1000) and r["img"].describe() == "axis 1=5 (--shape); axis 2=1000 (--shape)"
+
+
+def test_a_spec_that_does_not_describe_an_input_leaves_it_to_shape() -> None:
+    other = ModelSpec((TensorSpec("ids", "int64", ("seq", 2)),), (), {"seq": (1, 4, 8)})
+    with pytest.raises(ClientError, match=r"input 'ids' axis 0 is dynamic") as e:  # config rank 1, spec rank 2
+        shapes.resolve("m", [("ids", [-1])], 8, other)
+    assert "no toolkit build manifest" not in e.value.message
+    fixed_in_spec = shapes.resolve("m", [("ids", [-1, -1])], 8, other)  # the spec fixes what the config leaves free
+    assert fixed_in_spec["ids"].dims == (4, 2) and "axis 1=2 (the build's spec)" in fixed_in_spec["ids"].describe()
+
+
+def test_the_batch_axis_of_a_model_that_does_not_batch_is_one_sample() -> None:
+    r = shapes.resolve("m", [("ids", [-1, -1]), ("scale", [-1, 4])], 0, SPEC)
+    assert r["ids"].dims == (1, 16) and r["scale"].dims == (1, 4)
+    assert r["ids"].describe() == "batch=1 (max_batch_size 0: one sample per request); seq=16 (the build's opt size of axis seq)"
+    assert shapes.resolve("m", [("ids", [-1, -1]), ("scale", [-1, 4])], 0, SPEC, {"ids": (2, 20)})["ids"].dims == (2, 20)
+
+
+def test_batch_sizes() -> None:
+    shapes.check_batch_size("m", 8, 8)
+    shapes.check_batch_size("m", 0, 1)
+    with pytest.raises(ClientError, match=r"m: batch size 9 is outside 1..8 \(max_batch_size\)"):
+        shapes.check_batch_size("m", 8, 9)
+    with pytest.raises(ClientError, match=r"m does not batch \(max_batch_size 0\): batch size 2 cannot be sent") as e:
+        shapes.check_batch_size("m", 0, 2)
+    assert "perf_analyzer refuses -b above 1" in (e.value.hint or "")
+
+
+def test_sizes_read_from_a_file_are_checked_where_their_rank_fits() -> None:
+    bound = shapes.check_sizes("m", INPUTS, 8, SPEC, {"ids": (10,), "mask": (10,), "img": (3, 9, 9)}, "in.json")
+    assert bound == {
+        "seq": (10, "input 'ids' of in.json"),
+        "h": (9, "input 'img' of in.json"),
+        "w": (9, "input 'img' of in.json"),
+    }
+    with pytest.raises(ClientError, match=r"input 'ids' of in.json and input 'mask' of in.json give axis seq two sizes"):
+        shapes.check_sizes("m", INPUTS, 8, SPEC, {"ids": (10,), "mask": (11,)}, "in.json")
+    assert shapes.check_sizes("m", INPUTS, 8, SPEC, {"ids": (10, 2), "extra": (1,)}, "in.json") == {}  # left to validate_inputs
+
+
+class _Input:
+    def __init__(self, name: str, shape: list[int], datatype: str):
+        self.name, self.shape, self.datatype, self.data = name, shape, datatype, None
+
+    def set_data_from_numpy(self, arr: np.ndarray) -> None:
+        self.data = arr
+
+
+def test_requests_take_their_wire_dtypes_from_core_dtypes() -> None:
+    from tritonclient.utils import np_to_triton_dtype
+
+    module = type("M", (), {"InferInput": _Input})
+    for t in dtypes.DATA_TYPES:
+        if t.numpy is None:
+            continue
+        arr = np.zeros((2, 3), dtype=t.to_numpy())
+        got = infer_input(module, "x", arr)
+        assert (got.name, got.shape, got.datatype) == ("x", [2, 3], t.client)
+        assert got.datatype == np_to_triton_dtype(arr.dtype)  # the same word tritonclient would have used
+    (sent,) = request_inputs(module, {"s": np.array([b"a", b"bc"], dtype=object)})
+    assert sent.datatype == "BYTES" and sent.data is not None
+    with pytest.raises(ClientError, match="input 'c': numpy dtype 'complex64' is not supported"):
+        infer_input(module, "c", np.zeros(2, np.complex64))
