@@ -30,7 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from builders.model.spec import DEFAULT_INT_RANGE, ModelSpec
+from builders.model.spec import ModelSpec
+from builders.model.tensor import DEFAULT_INT_RANGE
 from builders.repository.view import Repository
 from clients import shapes as shp
 from core import dtypes

@@ -32,7 +32,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 
-from builders.model.spec import BATCH_AXIS, Dim, ModelSpec, TensorSpec
+from builders.model.spec import ModelSpec
+from builders.model.tensor import BATCH_AXIS, Dim, TensorSpec
 from core.errors import ClientError
 
 #: One input's config dims: ``(name, dims)``, ``-1`` for a dynamic dim.

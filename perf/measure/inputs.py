@@ -26,7 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from builders.model.spec import BATCH_AXIS, DEFAULT_INT_RANGE, ModelSpec
+from builders.model.spec import ModelSpec
+from builders.model.tensor import BATCH_AXIS, DEFAULT_INT_RANGE
 from clients import shapes as shp
 from core import dtypes
 from core.errors import ClientError, DataTypeError, PerfError

@@ -17,7 +17,8 @@ import pytest
 from click.testing import CliRunner
 
 from builders.config.variants import Variant
-from builders.model.spec import ModelSpec, TensorSpec
+from builders.model.spec import ModelSpec
+from builders.model.tensor import TensorSpec
 from clients.cli.main import cli
 from clients.inputs import ModelSignature
 from core.errors import PerfError
