@@ -129,12 +129,9 @@ def check_served(repository: Path, groups: dict[str, list[str]], runtime: str, o
     return results
 
 
-def run(args: argparse.Namespace) -> int:
-    started = args.started_at or time.time()
-    deadline = started + args.budget_s
-    run_dir = Path(args.results_dir) / time.strftime("gpu-check-%Y%m%d-%H%M%S")
-    run_dir.mkdir(parents=True, exist_ok=True)
-    kind = args.kind
+def _environment(kind: str, run_dir: Path) -> dict[str, Any] | None:
+    """Record the host (``environment.json``) and say what it has; ``None`` (after a message on
+    stderr) when a GPU run finds no GPU PyTorch can use."""
     if kind == "cpu":
         _say("CPU DRY RUN: KIND_CPU variants on the CPU; these numbers are not GPU results")
     env = environment_info(kind)
@@ -146,26 +143,21 @@ def run(args: argparse.Namespace) -> int:
             "(nvidia-smi must list a GPU and torch.cuda.is_available() must be True)",
             file=sys.stderr,
         )
-        return 3
+        return None
     _say(
         f"GPU: {env.get('cuda_device') or ', '.join(env['gpus']) or 'none'}; torch {env.get('torch')} "
         f"(CUDA {env.get('torch_cuda')}); onnxruntime {env.get('onnxruntime')} {env.get('ort_providers')}; "
         f"tensorrt {'yes' if env['tensorrt'] else 'no'}"
     )
+    return env
 
-    runtime = args.runtime
-    serving = "native" if runtime in ("container", "local") else "python"  # the bundled server has the python backend only
-    formats = _csv(args.formats)
-    if env["tensorrt"] and kind == "gpu" and "trt" not in formats and not args.no_trt:
-        formats.append("trt")
-    notes: list[str] = []
-    build_root = ROOT / "builds" / "gpu-check"
+
+def _build_models(args: argparse.Namespace, formats: list[str], serving: str, build_root: Path, run_dir: Path) -> bool:
+    """Build every ``--models`` model into ``build_root/model_repository`` (the Python API:
+    :func:`builders.build.build`), each logged to ``run_dir/build-<model>.log``; ``False``
+    (after a message on stderr) when one fails."""
+    kind = args.kind
     repo = build_root / "model_repository"
-    if repo.exists():
-        import shutil
-
-        shutil.rmtree(repo)
-    # 1. build (the Python API: builders.build.build)
     from builders.build import BuildOptions, build
     from builders.config.variants import VariantGrid, parse_queue_delays
     from core.cli import int_list
@@ -204,8 +196,13 @@ def run(args: argparse.Namespace) -> int:
             except ToolkitError as e:
                 log_file.write(f"error ({e.stage}): {e}\n")
                 print(f"gpu_check: building {model} failed: {e}\n  (log: {log_path})", file=sys.stderr)
-                return 1
-    # 2. what can be served
+                return False
+    return True
+
+
+def _served_variants(repo: Path, kind: str, serving: str, env: dict[str, Any], notes: list[str]) -> dict[str, Any]:
+    """The built variants of ``kind`` this host can serve, by name (their index parameters);
+    a note in ``notes`` when ONNX variants cannot be served on the GPU here."""
     from builders.repository.view import Repository
 
     built = {v.name: v.params for v in Repository(repo).variants() if v.params is not None}
@@ -227,6 +224,39 @@ def run(args: argparse.Namespace) -> int:
             "(install onnxruntime-gpu to serve them on the GPU with the bundled server)"
         )
         _say(notes[-1])
+    return served
+
+
+def run(args: argparse.Namespace) -> int:
+    """The whole pipeline within the time budget: environment, build, check, sweep, table.
+
+    Returns:
+        The exit status: 0 when every step passed, 1 when a build, check or variant failed
+        (or nothing could be swept), 3 when a GPU run finds no usable GPU.
+    """
+    started = args.started_at or time.time()
+    deadline = started + args.budget_s
+    run_dir = Path(args.results_dir) / time.strftime("gpu-check-%Y%m%d-%H%M%S")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    kind = args.kind
+    env = _environment(kind, run_dir)
+    if env is None:
+        return 3
+    runtime = args.runtime
+    serving = "native" if runtime in ("container", "local") else "python"  # the bundled server has the python backend only
+    formats = _csv(args.formats)
+    if env["tensorrt"] and kind == "gpu" and "trt" not in formats and not args.no_trt:
+        formats.append("trt")
+    notes: list[str] = []
+    build_root = ROOT / "builds" / "gpu-check"
+    repo = build_root / "model_repository"
+    if repo.exists():
+        import shutil
+
+        shutil.rmtree(repo)
+    if not _build_models(args, formats, serving, build_root, run_dir):
+        return 1
+    served = _served_variants(repo, kind, serving, env, notes)
     if "trt" in formats and serving == "python":
         notes.append("TensorRT plans built and verified, not served: the bundled server has no tensorrt_plan backend")
     from core.formats import FORMAT_NAMES
