@@ -203,9 +203,16 @@ def run_requests(
     destroys them at the end; outputs with dynamic dims come back in the response body.
 
     Args:
+        url: ``host:port`` of the HTTP or gRPC endpoint.
+        protocol: ``"http"`` or ``"grpc"``.
+        model: Model (variant) name.
+        inputs: Input name -> array, shape ``[batch, *dims]`` for batching models.
         requests: Number of requests (>= 1).
         concurrency: Worker threads, each with its own client (>= 1, at most ``requests``).
-        Other args: as :func:`infer`.
+        output_names: Outputs to request (default: all in the model config).
+        cast: Dtype policy of :func:`clients.inputs.validate_inputs` (``False`` refuses a
+            dtype other than the config's).
+        shared_memory: Pass tensors through system shared memory (same host only).
 
     Raises:
         ClientError: as :func:`infer`; also when every request failed (the first error is

@@ -94,6 +94,7 @@ def model_state(client: Any, model: str) -> str | None:
 
     Args:
         client: A tritonclient HTTP or gRPC ``InferenceServerClient``.
+        model: The model (variant) name.
 
     Raises:
         Exception: whatever the client raises (the server is unreachable).

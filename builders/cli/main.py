@@ -738,6 +738,7 @@ cli.add_command(inspect)
 
 
 def main() -> None:
+    """The ``builders`` console script: run the command group with the toolkit's error handling."""
     run_cli(cli)
 
 

@@ -5,7 +5,7 @@ An output's identity is its *key*: its path through the dicts (keys) and tuples/
 (positions) that ``forward`` returns, e.g. ``("logits",)`` or ``(1, "feat")``. Exports
 flatten outputs in key order (dicts in insertion order); names given by the user are tied
 to keys (:func:`infer_outputs`), and the key is recorded with each output
-(:attr:`builders.model.spec.TensorSpec.key`).
+(:attr:`builders.model.tensor.TensorSpec.key`).
 """
 
 from __future__ import annotations

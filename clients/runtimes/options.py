@@ -78,7 +78,7 @@ class ServerOptions:
         remote_repository: The remote server's own model repository as it sees it, holding the
             same variant folders: variants are loaded from it by name instead of uploaded.
         max_upload_bytes: Largest load request sent to a remote server (default: the
-            protocol's limit, :func:`clients.runtimes.remote.upload_limit_bytes`).
+            protocol's limit, :func:`clients.runtimes.upload.upload_limit_bytes`).
         deploy: Load each variant on the remote server (``True``), or only use models it
             already serves (``False``, ``--no-deploy``).
     """

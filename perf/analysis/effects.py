@@ -191,6 +191,7 @@ class MainEffect:
 
     @property
     def concurrencies(self) -> list[int]:
+        """The concurrency levels of the pairs behind this effect, sorted (level-less pairs left out)."""
         return sorted({p.concurrency for p in self.pairs if p.concurrency is not None})
 
 

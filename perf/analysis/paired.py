@@ -82,10 +82,12 @@ class Paired:
 
     @property
     def rounds(self) -> int:
+        """The rounds compared (those where both targets were measured)."""
         return len(self.ratios)
 
     @property
     def significant(self) -> bool:
+        """Whether the sign test told A and B apart (the verdict is not ``not distinguishable``)."""
         return self.verdict != "not distinguishable"
 
     def spread_text(self) -> str:
@@ -107,8 +109,9 @@ def paired(a: Sequence[float | None], b: Sequence[float | None], alpha: float = 
     """Compare ``a`` with ``b`` round by round (see the module docstring).
 
     Args:
-        a, b: One value per round of each target (same length, same round order; a round
-            where either is missing or not positive is left out).
+        a: One value per round of target A (a round where either target is missing or not
+            positive is left out).
+        b: One value per round of target B: same length, same round order as ``a``.
         alpha: Two-sided level of the sign test.
 
     Returns:

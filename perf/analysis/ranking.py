@@ -102,10 +102,12 @@ class Comparison:
 
     @property
     def median_ratio(self) -> float | None:
+        """The median throughput ratio ``a / b`` over the rounds; ``None`` without a common round."""
         return self.result.median if self.result else None
 
     @property
     def median_latency_diff_ms(self) -> float | None:
+        """The median latency percentile difference ``a - b``, ms; ``None`` without one."""
         return statistics.median(self.latency_diffs_ms) if self.latency_diffs_ms else None
 
     def can_separate(self, rounds_left: int) -> bool:

@@ -44,7 +44,7 @@ DEFAULT_LATENCY_PERCENTILE = 99
 
 
 def latency_metric(percentile: int) -> str:
-    """The :class:`perf.records.results.LevelResult` field of a client latency percentile: 95 -> ``latency_p95_ms``.
+    """The :class:`perf.records.levels.LevelResult` field of a client latency percentile: 95 -> ``latency_p95_ms``.
 
     Raises:
         PerfError: not one of :data:`LATENCY_PERCENTILES`.

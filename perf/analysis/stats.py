@@ -7,7 +7,7 @@ recommendation built on them in :mod:`perf.analysis.recommendation`); the report
 imports none of them.
 
 A *level* (one variant at one concurrency and client batch size) may be measured in
-several trials (:attr:`perf.records.results.LevelResult.trial` 0..N-1). :func:`aggregate` folds
+several trials (:attr:`perf.records.levels.LevelResult.trial` 0..N-1). :func:`aggregate` folds
 them into one :class:`Point`: the median of every metric and its spread (min–max over
 the trials; with 2–5 trials an interquartile range says nothing more than min–max).
 
@@ -26,9 +26,10 @@ import statistics
 from collections.abc import Iterable, Sequence
 
 from perf.markdown import fmt
-from perf.records.results import LEVEL_STATUSES, LevelResult, RunResult
+from perf.records.levels import LEVEL_STATUSES, LevelResult
+from perf.records.results import RunResult
 
-#: Metric names (:class:`perf.records.results.LevelResult` fields) the analysis ranks by.
+#: Metric names (:class:`perf.records.levels.LevelResult` fields) the analysis ranks by.
 THROUGHPUT, P99 = "throughput_infer_per_s", "latency_p99_ms"
 #: GPU utilisation fields, in order of preference: Triton's metric, then local NVML.
 GPU_METRICS = ("gpu_utilization_pct", "nvml_gpu_utilization_pct")
@@ -58,7 +59,7 @@ class Point:
         low, high: Min and max over trials per metric.
         stable: Every trial reached perf_analyzer's stability criterion.
         errors: Errors of the trials that produced no numbers.
-        status: The worst :attr:`perf.records.results.LevelResult.status` of the trials with numbers
+        status: The worst :attr:`perf.records.levels.LevelResult.status` of the trials with numbers
             (``"failed"`` when none has numbers).
         notes: Their notes (why a trial is not ``ok``), without repeats.
     """

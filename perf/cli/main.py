@@ -556,6 +556,7 @@ cli.add_command(coldstart)
 
 
 def main() -> None:
+    """The ``triton-perf`` console script: run the command group with the toolkit's error handling."""
     run_cli(cli)
 
 

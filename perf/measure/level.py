@@ -3,8 +3,8 @@
 One level is one variant at one load (concurrency, or a fixed request rate), client batch
 size and trial. :func:`measure_level` runs perf_analyzer (retrying an unstable level with
 longer windows, then accepting any variation and flagging it), samples the server's metrics,
-local GPUs and the host's CPU while it runs, and returns a :class:`~perf.records.results.LevelResult`
-whose :attr:`~perf.records.results.LevelResult.status` says how far its numbers can be trusted:
+local GPUs and the host's CPU while it runs, and returns a :class:`~perf.records.levels.LevelResult`
+whose :attr:`~perf.records.levels.LevelResult.status` says how far its numbers can be trusted:
 
 - ``failed``: perf_analyzer exited with an error, printed request errors (whatever its exit
   status) or completed no inference;
@@ -38,7 +38,7 @@ from core.errors import PerfError
 from perf.measure import analyzer
 from perf.measure.analyzer_output import RunOutcome
 from perf.measure.metrics import HOST_BUSY_THRESHOLD_PCT, HostSampler, MetricsSampler, NvmlSampler
-from perf.records.results import LevelResult
+from perf.records.levels import LevelResult
 from perf.records.settings import MeasureSettings
 
 log = logging.getLogger(__name__)
@@ -115,7 +115,7 @@ def measure_level(
         host: The busy-host rule.
 
     Returns:
-        The level, its :attr:`~perf.records.results.LevelResult.status` settled.
+        The level, its :attr:`~perf.records.levels.LevelResult.status` settled.
     """
     level = _measure_once(pa, srv, load, in_args, settings, run_dir, record_command)
     first = level.host_busy_pct

@@ -105,6 +105,16 @@ def place_labels(
 
 
 def finish(fig, ax_list, path: Path) -> Drawn:
+    """Add legends and grids, save the figure to ``path`` (PNG, 110 dpi) and close it.
+
+    Args:
+        fig: The matplotlib figure.
+        ax_list: Its panels.
+        path: The PNG file written.
+
+    Returns:
+        What was drawn, read back from the axes: panel title -> series label -> its ``(x, y)`` values.
+    """
     from matplotlib.container import ErrorbarContainer
 
     drawn: Drawn = {}

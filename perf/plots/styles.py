@@ -42,6 +42,7 @@ class Style:
 
     @property
     def key(self) -> tuple[str, str, str]:
+        """``(colour, marker, linestyle)``: equal keys look the same."""
         return (self.colour, self.marker, self.linestyle)
 
 

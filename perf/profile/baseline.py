@@ -264,6 +264,8 @@ def baseline_for_run(run_dir: Path, opts: BaselineOptions | None = None, progres
     Args:
         run_dir: A run folder.
         opts: Options; ``repository`` and ``run`` are taken from the run (default options otherwise).
+        progress: Called with one event dict per measured point (``{"event": "baseline_point",
+            ...}``); ``None``: silent.
 
     Raises:
         PerfError: no ``results.json``, or the run's repository is gone.

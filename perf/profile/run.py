@@ -168,7 +168,7 @@ def _study(rv: Any, key: BaselineKey, batch: int, precisions: Sequence[str], min
 
 @contextlib.contextmanager
 def _torch_threads(threads: int | None) -> Iterator[None]:
-    """torch's intra-op threads set to ``threads`` (when given), restored afterwards."""
+    """Set torch's intra-op threads to ``threads`` (when given), restored afterwards."""
     import torch
 
     before = torch.get_num_threads()

@@ -49,8 +49,6 @@ from core.errors import PerfError
 from core.records import RecordKind, load_record, problems, write_record
 from perf.records.baseline import BaselineResult
 from perf.records.coldstart import ColdStart
-from perf.records.levels import HOST_BUSY as HOST_BUSY  # re-exported while other modules import it from here
-from perf.records.levels import LEVEL_STATUSES as LEVEL_STATUSES  # (the same)
 from perf.records.levels import LevelResult, SkippedLevel
 from perf.records.profile import ProfileRecord
 from perf.records.rounds import Design, RoundsRecord

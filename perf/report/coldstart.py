@@ -21,7 +21,8 @@ from builders.config.variants import Variant
 from perf.analysis.pairs import differing, variant_of
 from perf.markdown import APPENDIX_FILE, TOP_N, Align, fmt, table
 from perf.records.coldstart import STEADY_RATIO, ColdStart, FirstRequests
-from perf.records.results import LevelResult, RunResult
+from perf.records.levels import LevelResult
+from perf.records.results import RunResult
 from perf.report.phrases import Facts, say
 
 #: The run id of ``triton-perf coldstart``'s own records (no sweep behind them).
@@ -131,11 +132,14 @@ class WarmupPair:
 
     @property
     def load_added_s(self) -> float | None:
+        """Load time the warmup adds (warm minus cold), s; ``None`` when either was not measured."""
         a, b = self.cold.cold.load_s, self.warm.cold.load_s
         return None if a is None or b is None else b - a
 
     @property
     def first_saved_ms(self) -> float | None:
+        """First-request latency the warmup saves (cold minus warm), ms; ``None`` when either was
+        not measured."""
         a, b = self.cold.cold.first_request, self.warm.cold.first_request
         if a is None or b is None or a.first_ms is None or b.first_ms is None:
             return None

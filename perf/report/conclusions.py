@@ -36,7 +36,8 @@ from perf.analysis.stats import (
     spread_unknown,
 )
 from perf.markdown import CPU_MEASURES, fmt
-from perf.records.results import HOST_BUSY, RunResult, VariantResult
+from perf.records.levels import HOST_BUSY
+from perf.records.results import RunResult, VariantResult
 from perf.report.phrases import Facts, say
 from perf.report.servers import measured_elsewhere
 

@@ -25,7 +25,8 @@ from perf.analysis.recommendation import Recommendation, candidate, recommend
 from perf.analysis.stats import KNEE_GAIN_PCT, P99, THROUGHPUT, Point, curve, peak, run_points
 from perf.markdown import APPENDIX_FILE, TOP_N, UNSTABLE_MARK, capped, fmt
 from perf.plots import figures as plots
-from perf.records.results import HOST_BUSY, RunResult, load, split_by_shape
+from perf.records.levels import HOST_BUSY
+from perf.records.results import RunResult, load, split_by_shape
 from perf.report import coldstart as coldstart_report
 from perf.report import conclusions
 from perf.report import html as report_html

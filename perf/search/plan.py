@@ -20,7 +20,8 @@ from google.protobuf import json_format
 
 from builders.config.pbtxt import read_config
 from core.errors import ToolkitError
-from perf.records.results import LevelResult, SkippedLevel, VariantResult
+from perf.records.levels import LevelResult, SkippedLevel
+from perf.records.results import VariantResult
 
 #: (concurrency, batch_size, trial, request_rate or None, shape or None): the arguments of
 #: :meth:`perf.records.results.VariantResult.level`.

@@ -44,7 +44,8 @@ from typing import Any
 from perf.analysis.recommendation import DEFAULT_TOLERANCE_PCT, best_under_budget, candidate, latency_metric, rank, spread
 from perf.analysis.stats import THROUGHPUT, Point, aggregate
 from perf.markdown import fmt
-from perf.records.results import HOST_BUSY, LevelResult, RunResult, VariantResult
+from perf.records.levels import HOST_BUSY, LevelResult
+from perf.records.results import RunResult, VariantResult
 from perf.records.search import SearchDecision, SearchMode, SearchRecord, SearchRules
 from perf.search.plan import LevelKey, VariantPlan, needs_measuring
 
@@ -61,6 +62,7 @@ class Budget:
 
     @property
     def metric(self) -> str:
+        """The :class:`perf.records.levels.LevelResult` field of the budget's percentile (``latency_p99_ms``...)."""
         return latency_metric(self.percentile)
 
     def over(self, p: Point) -> bool:

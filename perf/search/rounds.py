@@ -32,7 +32,8 @@ from typing import Any
 
 from perf.analysis.ranking import MIN_ROUNDS, Ranking, per_round, rank_variants
 from perf.markdown import fmt
-from perf.records.results import LevelResult, RunResult, VariantResult
+from perf.records.levels import LevelResult
+from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import Cut, RoundRecord, RoundRules, RoundsRecord, Visit
 from perf.records.search import SearchDecision, SearchMode, SearchRecord, SearchRules
 from perf.search import ladder as ladders
@@ -73,6 +74,7 @@ class Setup:
 
 
 def now() -> str:
+    """The local time as ISO 8601 with its UTC offset (``2025-01-31T14:05:09+0100``)."""
     return time.strftime("%Y-%m-%dT%H:%M:%S%z")
 
 

@@ -60,7 +60,7 @@ class SweepOptions:
             starts (:func:`perf.measure.inputs.resolve_shapes`).
         sweep_axes: Named dynamic axes of the build's spec swept as a level dimension, axis ->
             sizes (``{"seq": (16, 64, 128)}``; ``--shapes seq=16,64,128``): every level is
-            measured at each combination (:attr:`perf.records.results.LevelResult.shape`); default
+            measured at each combination (:attr:`perf.records.levels.LevelResult.shape`); default
             none (each axis at its ``opt`` size).
         warmup_requests: Requests sent before measuring each variant (default 20).
         latency_budget_ms: Latency budget (ms) for the report's recommendation.

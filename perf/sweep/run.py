@@ -34,7 +34,8 @@ from perf.measure.inputs import describe_dynamic, input_args, resolve_shapes
 from perf.measure.level import HostCheck, Load, measure_level
 from perf.profile.baseline import measure_after_sweep
 from perf.records import results
-from perf.records.results import Environment, LevelResult, RunResult, SweepSettings, VariantResult
+from perf.records.levels import LevelResult
+from perf.records.results import Environment, RunResult, SweepSettings, VariantResult
 from perf.records.search import SearchRecord
 from perf.search.plan import LevelKey, VariantPlan, plan_variant, to_measure
 from perf.search.policy import AUTO, Budget, Search, ladder, resolve_mode

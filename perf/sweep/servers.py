@@ -153,21 +153,28 @@ class ServerPool:
     # -- the SweepServer interface, per thread ------------------------------------------------
     @property
     def current(self) -> TritonServer | None:
+        """This thread's lane's running server, or ``None``."""
         return self._lane().current
 
     def get(self) -> TritonServer:
+        """This thread's lane's server, started (again) when needed (:meth:`perf.sweep.server.SweepServer.get`)."""
         return self._lane().get()
 
     def log_name(self) -> str:
+        """This thread's lane's server log, as errors name it."""
         return self._lane().log_name()
 
     def died(self, reason: str) -> None:
+        """Record why this thread's lane's server is gone (its next start says so)."""
         self._lane().died(reason)
 
     def restart_before_next(self, reason: str) -> None:
+        """Stop this thread's lane's server; the next :meth:`get` starts a fresh one, recorded with ``reason``."""
         self._lane().restart_before_next(reason)
 
     def unload(self, model: str, timeout_s: float) -> bool:
+        """Unload ``model`` from this thread's lane's server within ``timeout_s`` (s); returns whether it
+        was gone (:meth:`perf.sweep.server.SweepServer.unload`)."""
         return self._lane().unload(model, timeout_s)
 
     def stop(self) -> None:

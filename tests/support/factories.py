@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from perf.records.results import LevelResult, RunResult, VariantResult
+from perf.records.levels import LevelResult
+from perf.records.results import RunResult, VariantResult
 
 CONC = [1, 2, 4, 8, 16]
 #: The other latencies ``level_result(..., spread=True)`` and :func:`levels` give a level, as fractions of its p99.

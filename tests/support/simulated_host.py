@@ -13,7 +13,8 @@ import math
 import random
 
 from perf.analysis.ranking import rank_variants
-from perf.records.results import LevelResult, RunResult, VariantResult
+from perf.records.levels import LevelResult
+from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import RoundRules, RoundsRecord
 from perf.records.search import SearchRecord, SearchRules
 from perf.search.plan import LevelKey, plan_levels

@@ -19,7 +19,8 @@ from pathlib import Path
 
 from builders.config.variants import Variant
 from perf.records.baseline import BaselineKey, BaselinePoint, BaselineResult, BaselineSettings, BaselineTarget
-from perf.records.results import LevelResult, RunResult, VariantResult, load
+from perf.records.levels import LevelResult
+from perf.records.results import RunResult, VariantResult, load
 
 DEMO_RUN = Path(__file__).resolve().parents[1] / "data" / "demo_run"
 #: The 200-variant grid: 2 formats x 4 instance counts x 5 batching settings x 5 max_batch_sizes.

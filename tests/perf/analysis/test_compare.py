@@ -8,7 +8,8 @@ import pytest
 
 from core.errors import PerfError
 from perf.analysis.compare import compare_runs, matched_points
-from perf.records.results import LevelResult, RunResult, VariantResult, save
+from perf.records.levels import LevelResult
+from perf.records.results import RunResult, VariantResult, save
 
 
 def lv(c: int, thr: float, p99: float, trial: int = 0, stable: bool = True) -> LevelResult:

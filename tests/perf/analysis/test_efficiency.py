@@ -11,7 +11,8 @@ from perf.analysis.efficiency import efficiency_row, efficiency_rows, in_process
 from perf.analysis.stats import aggregate
 from perf.records import results
 from perf.records.baseline import NOT_RUN, BaselineKey, BaselinePoint, BaselineResult, BaselineSettings, BaselineTarget
-from perf.records.results import LevelResult, RunResult, VariantResult
+from perf.records.levels import LevelResult
+from perf.records.results import RunResult, VariantResult
 from perf.report.efficiency import PHRASES, OverheadFacts, efficiency_section, ratio_text
 from perf.report.write import write_report
 

@@ -13,7 +13,8 @@ from core.errors import PerfError
 from perf.analysis.recommendation import latency_metric, recommend
 from perf.cli.main import cli
 from perf.records import results
-from perf.records.results import LevelResult, RunResult
+from perf.records.levels import LevelResult
+from perf.records.results import RunResult
 from perf.sweep.options import SweepOptions, resumed_options
 
 

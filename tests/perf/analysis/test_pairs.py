@@ -11,7 +11,8 @@ from perf.analysis.effects import interactions, main_effects
 from perf.analysis.pairs import BATCHING, pairs
 from perf.analysis.recommendation import recommend
 from perf.analysis.stats import run_points
-from perf.records.results import LevelResult, RunResult, VariantResult
+from perf.records.levels import LevelResult
+from perf.records.results import RunResult, VariantResult
 from perf.report.appendix import appendix_lines
 
 BASE = Variant("mlp", "onnx")  # cpu x1, no batching, mbs 64, fp32

@@ -21,7 +21,7 @@ from perf.analysis.recommendation import best_under_budget, rank, recommend, spr
 from perf.analysis.stats import aggregate
 from perf.measure.analyzer_output import STABILITY_WINDOWS, RunOutcome, Summary, Window, parse_output
 from perf.measure.metrics import HostSampler, MetricsSampler, in_span
-from perf.records.results import LevelResult
+from perf.records.levels import LevelResult
 
 #: the sweep setting a level's spread is compared with (one trial: the tolerance it failed)
 STABILITY = {"stability_pct": 10.0}

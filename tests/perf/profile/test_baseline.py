@@ -17,7 +17,8 @@ from perf.cli.main import cli
 from perf.profile.baseline import BaselineOptions, formed_batches, measure_key, plan_targets
 from perf.profile.timing import MIN_SINGLE_RUNS, TimingSettings, time_call
 from perf.records.baseline import NOT_RUN, BaselineKey
-from perf.records.results import LevelResult, RunResult, VariantResult
+from perf.records.levels import LevelResult
+from perf.records.results import RunResult, VariantResult
 
 QUICK = TimingSettings(min_run_time_s=0.01, warmup_s=0.0, warmup_runs=1)
 

@@ -15,7 +15,8 @@ from perf.cli.main import cli
 from perf.profile import run as profile_run
 from perf.profile.baseline import BaselineOptions
 from perf.profile.timing import TimingSettings
-from perf.records.results import LevelResult, RunResult, VariantResult, load, save
+from perf.records.levels import LevelResult
+from perf.records.results import RunResult, VariantResult, load, save
 from perf.report.write import write_report
 
 pytestmark = pytest.mark.slow  # they use the session's real tiny build: `make test`, not `make test-unit`

@@ -19,7 +19,8 @@ from perf.analysis.recommendation import recommend
 from perf.analysis.stats import aggregate, run_points
 from perf.plots import figures as plots
 from perf.plots.styles import MAX_STYLES, highlighted, style, styles
-from perf.records.results import LevelResult, RunResult, VariantResult, save
+from perf.records.levels import LevelResult
+from perf.records.results import RunResult, VariantResult, save
 from perf.report.write import summary_table, write_report
 
 #: The report's bound at 200 variants x 8 levels (issue 18: "under about 250 lines").

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from perf.records.results import LevelResult, RunResult, VariantResult
+from perf.records.levels import LevelResult
+from perf.records.results import RunResult, VariantResult
 from perf.search.plan import describe_skipped, plan_levels, plan_variant, to_measure
 
 

@@ -10,7 +10,7 @@ from factories import run_result, variant_result
 
 from clients.server import ServerOptions
 from perf.analysis.stats import aggregate, knee
-from perf.records.results import LevelResult
+from perf.records.levels import LevelResult
 from perf.records.search import SearchDecision, SearchRecord, SearchRules
 from perf.report.search import search_lines
 from perf.search.plan import plan_levels
