@@ -12,8 +12,30 @@ from typing import Literal
 
 from tabulate import tabulate
 
-#: Mark of a level where perf_analyzer did not reach its stability criterion.
+#: Mark of a flagged number: a level where perf_analyzer did not reach its stability criterion,
+#: or any measurement taken while other processes used the host (:func:`flag_mark`).
 UNSTABLE_MARK = "†"
+#: Statuses whose numbers carry no mark.
+UNFLAGGED = ("ok", "measured")
+
+
+def flag_mark(status: str | None, words: bool = True) -> str:
+    """The mark a number carries for its status, in every table, plot and sentence alike.
+
+    Args:
+        status: The record's status (a level's ``status``, a baseline point's or a precision
+            row's :func:`perf.records.load.load_status`); ``"ok"``/``"measured"`` (and ``None``)
+            carry no mark.
+        words: ``" † host busy"`` (the mark and the status, for tables, legends and text);
+            ``False``: ``"†"`` alone (a plot's point label, ``c=8†``).
+
+    Returns:
+        ``""`` for an unflagged number, else the mark.
+    """
+    if status is None or status in UNFLAGGED:
+        return ""
+    return f" {UNSTABLE_MARK} {status}" if words else UNSTABLE_MARK
+
 
 Align = Literal["left", "right", "center"]
 

@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Literal
 
 from core.errors import PerfError
+from perf.analysis.fair import unfair
 from perf.analysis.stats import MIN_TRIALS_FOR_SPREAD, P99, THROUGHPUT, Delta, Point, delta, fmt_spread, run_points
-from perf.markdown import UNSTABLE_MARK, table
+from perf.markdown import UNSTABLE_MARK, flag_mark, table
 from perf.records.results import RunResult, load, split_by_shape
 
 log = logging.getLogger(__name__)
@@ -36,9 +37,13 @@ def _env_line(run: RunResult) -> dict[str, str]:
     }
 
 
-def _sig(d: Delta | None) -> str:
+def _sig(d: Delta | None, why: str | None = None) -> str:
+    """``yes``/``no``/``spread unknown (...)``, or ``not measured fairly (host busy)`` where a side
+    was measured on a busy host (:func:`perf.analysis.fair.unfair`)."""
     if d is None:
         return "—"
+    if why:
+        return "not measured fairly (host busy)"
     return d.unknown_note if d.significant is None else ("yes" if d.significant else "no")
 
 
@@ -75,20 +80,22 @@ def compare_markdown(a: RunResult, b: RunResult, label_a: str = "A", label_b: st
         "Changes are (B − A) / A. Matched by variant name and (concurrency, batch size); "
         "values are medians over trials. **Significant** means both runs measured the level in at least "
         f"{MIN_TRIALS_FOR_SPREAD} trials and the change exceeds both min–max trial spreads; with fewer trials "
-        f"the spread is unknown and no noise level is assumed. {UNSTABLE_MARK} = perf_analyzer did not reach "
-        "a stable measurement.",
+        f"the spread is unknown and no noise level is assumed. A level measured while other processes used the "
+        "host (host busy) is marked, and a change involving it is *not measured fairly*: the two runs may differ "
+        f"by the host's load, not by what changed. {UNSTABLE_MARK} unstable: perf_analyzer did not reach a stable "
+        f"measurement; {UNSTABLE_MARK} host busy: other processes used the host's CPU during it.",
         "",
     ]
     rows: dict[str, list[list[object]]] = {}
-    counts = {THROUGHPUT: [0, 0, 0, 0], P99: [0, 0, 0, 0]}  # up, down, not significant, unknown
+    counts = {THROUGHPUT: [0, 0, 0, 0, 0], P99: [0, 0, 0, 0, 0]}  # up, down, not significant, unknown, unfair
     for name, p, q in matched_points(a, b):
         dt, dl = delta(p, q, THROUGHPUT), delta(p, q, P99)
+        why = unfair(p, q)
         for d in (dt, dl):
             if d is not None:
                 c = counts[d.metric]
-                c[3 if d.significant is None else 2 if not d.significant else (0 if d.b > d.a else 1)] += 1
-        mark_a = "" if p.stable else UNSTABLE_MARK
-        mark_b = "" if q.stable else UNSTABLE_MARK
+                c[4 if why else 3 if d.significant is None else 2 if not d.significant else (0 if d.b > d.a else 1)] += 1
+        mark_a, mark_b = flag_mark(p.status), flag_mark(q.status)
         rows.setdefault(name, []).append(
             [
                 p.concurrency,
@@ -96,11 +103,11 @@ def compare_markdown(a: RunResult, b: RunResult, label_a: str = "A", label_b: st
                 f"{fmt_spread(p, THROUGHPUT)}{mark_a}",
                 f"{fmt_spread(q, THROUGHPUT)}{mark_b}",
                 _pct(dt),
-                _sig(dt),
+                _sig(dt, why),
                 fmt_spread(p, P99, 2),
                 fmt_spread(q, P99, 2),
                 _pct(dl),
-                _sig(dl),
+                _sig(dl, why),
             ]
         )
     t, l99 = counts[THROUGHPUT], counts[P99]
@@ -109,9 +116,9 @@ def compare_markdown(a: RunResult, b: RunResult, label_a: str = "A", label_b: st
         "",
         f"- Matched levels: {sum(t)} in {len(rows)} variant(s).",
         f"- Throughput: {t[0]} significantly higher in B, {t[1]} significantly lower, {t[2]} not significant, "
-        f"{t[3]} with unknown spread.",
+        f"{t[3]} with unknown spread, {t[4]} not measured fairly (a side host busy).",
         f"- p99 latency: {l99[1]} significantly lower in B, {l99[0]} significantly higher, {l99[2]} not significant, "
-        f"{l99[3]} with unknown spread.",
+        f"{l99[3]} with unknown spread, {l99[4]} not measured fairly (a side host busy).",
     ]
     if t[3] or l99[3]:
         lines.append(

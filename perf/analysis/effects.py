@@ -11,8 +11,12 @@ at ``r`` and one at ``v``. Each pair gives two paired differences, in %:
 * **peak throughput**: each variant's highest-throughput level (its smallest client batch size);
 * **p99 at a common load**: both at the pair's highest common concurrency.
 
-The effect is the median of the paired differences with their spread: min–max with fewer
-than :data:`IQR_FROM` pairs, else the interquartile range. It is *not significant* where
+Before a pair counts, it must be evidence (:mod:`perf.analysis.fair`): a pair whose compared
+levels include a ``host busy`` one is *not measured fairly*, and an instance-count or
+batching pair measured where the setting cannot act (one request in flight, or no batch
+formed) *cannot act at this load*; such pairs are left out of the effect, which says why
+when none is left. The effect is the median of the paired differences with their spread:
+min–max with fewer than :data:`IQR_FROM` pairs, else the interquartile range. It is *not significant* where
 the spread covers zero; with a single pair, the pair's own trial spread decides
 (:func:`perf.analysis.stats.delta`; unknown with one trial). An *interaction* is named only where
 it changes the sign: grouping an effect's pairs by another factor's value gives group
@@ -27,15 +31,13 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from builders.config.variants import Variant
+from perf.analysis.fair import cannot_act, unfair
 from perf.analysis.pairs import BATCHING, VARIANT_FIELDS, variant_of
 from perf.analysis.stats import P99, THROUGHPUT, Point, common_level, curve, delta, spread_unknown
-from perf.markdown import APPENDIX_FILE, name_then_numbers, table
 from perf.records.results import RunResult, VariantResult
 
 #: With at least this many pairs the spread is the interquartile range, else min–max.
 IQR_FROM = 4
-#: Interactions the report lists (the appendix has every one).
-INTERACTION_LINES = 6
 
 
 @dataclasses.dataclass(frozen=True)
@@ -160,6 +162,8 @@ class PairDiff:
         p99_pct: p99 change at the highest common concurrency (%); None without one.
         concurrency: That concurrency.
         throughput_sig, p99_sig: The noise-rule verdict of each single difference.
+        throughput_note, p99_note: Why the difference is no evidence (:mod:`perf.analysis.fair`:
+            "not measured fairly: ...", "cannot act at this load: ..."); ``None`` when it is.
     """
 
     reference: str
@@ -171,11 +175,17 @@ class PairDiff:
     concurrency: int | None
     throughput_sig: bool | None = None
     p99_sig: bool | None = None
+    throughput_note: str | None = None
+    p99_note: str | None = None
 
 
 @dataclasses.dataclass(frozen=True)
 class MainEffect:
-    """The effect of changing ``factor`` from ``reference`` to ``value``, over its pairs."""
+    """The effect of changing ``factor`` from ``reference`` to ``value``, over its pairs.
+
+    ``throughput`` and ``p99`` summarise the pairs that are evidence; where none is,
+    they are ``None`` and :meth:`note` says why.
+    """
 
     factor: Factor
     reference: Any
@@ -183,6 +193,18 @@ class MainEffect:
     pairs: tuple[PairDiff, ...]
     throughput: Spread | None
     p99: Spread | None
+
+    def note(self, metric: str) -> str | None:
+        """Why ``metric``'s pairs were left out (each distinct reason, ``; ``-joined), when every
+        pair that measured it was; ``None`` when at least one counts or none measured it."""
+        notes = [getattr(d, f"{metric}_note") for d in self.pairs if getattr(d, f"{metric}_pct") is not None]
+        if not notes or any(n is None for n in notes):
+            return None
+        return "; ".join(dict.fromkeys(n for n in notes if n))
+
+    def left_out(self, metric: str) -> int:
+        """Pairs of ``metric`` left out as no evidence."""
+        return sum(1 for d in self.pairs if getattr(d, f"{metric}_pct") is not None and getattr(d, f"{metric}_note"))
 
     @property
     def change(self) -> str:
@@ -195,7 +217,15 @@ class MainEffect:
         return sorted({p.concurrency for p in self.pairs if p.concurrency is not None})
 
 
-def _pair(a: VariantResult, b: VariantResult, ta: Variant, tb: Variant, pts: dict[str, list[Point]]) -> PairDiff | None:
+def _note(factor: str, a: Point, b: Point, ta: Variant, tb: Variant) -> str | None:
+    """Why comparing ``a`` (variant ``ta``) with ``b`` (``tb``) is no evidence for ``factor``."""
+    on = tuple(p for p, t in ((a, ta), (b, tb)) if t.dynamic_batching)
+    return unfair(a, b) or cannot_act(factor, a, b, batching_on=on)
+
+
+def _pair(
+    a: VariantResult, b: VariantResult, ta: Variant, tb: Variant, pts: dict[str, list[Point]], factor: str = ""
+) -> PairDiff | None:
     ca, cb = curve(pts[a.name]), curve(pts[b.name])
     if not ca or not cb or ca[0].batch_size != cb[0].batch_size:
         return None
@@ -214,11 +244,19 @@ def _pair(a: VariantResult, b: VariantResult, ta: Variant, tb: Variant, pts: dic
         common[0].concurrency if common else None,
         dt.significant if dt else None,
         dp.significant if dp else None,
+        _note(factor, pa, pb, ta, tb),
+        _note(factor, *common, ta, tb) if common else None,
     )
 
 
 def _spread(diffs: Sequence[PairDiff], metric: str) -> Spread | None:
-    vals = [(v, s) for d in diffs if (v := getattr(d, f"{metric}_pct")) is not None for s in [getattr(d, f"{metric}_sig")]]
+    """:func:`summarise` of the pairs of ``metric`` that are evidence (no note)."""
+    vals = [
+        (v, s)
+        for d in diffs
+        if (v := getattr(d, f"{metric}_pct")) is not None and not getattr(d, f"{metric}_note")
+        for s in [getattr(d, f"{metric}_sig")]
+    ]
     return summarise([v for v, _ in vals], vals[0][1] if len(vals) == 1 else None) if vals else None
 
 
@@ -255,7 +293,7 @@ def main_effects(run: RunResult, points: dict[str, list[Point]]) -> list[MainEff
                 for a, ta, va in g
                 if va == ref
                 for b, tb, vb in g
-                if vb == value and (d := _pair(a, b, ta, tb, points)) is not None
+                if vb == value and (d := _pair(a, b, ta, tb, points, f.key)) is not None
             ]
             if diffs:
                 out.append(MainEffect(f, ref, value, tuple(diffs), _spread(diffs, "throughput"), _spread(diffs, "p99")))
@@ -304,61 +342,3 @@ def interactions(effects: Sequence[MainEffect]) -> list[Interaction]:
                     groups = {v: spreads[v] for v in spreads if v in (hi, lo)}
                     out.append(Interaction(e, metric, g, groups))
     return sorted(out, key=lambda i: -max(abs(s.median) for s in i.groups.values()))
-
-
-def _cell(s: Spread | None) -> str:
-    return "—" if s is None else s.describe()
-
-
-def effects_table(effects: Sequence[MainEffect]) -> list[str]:
-    """One row per effect: factor, change, pairs, peak throughput and p99 at the common load."""
-    rows = []
-    for e in effects:
-        cs = e.concurrencies
-        load = "—" if not cs else f"c={cs[0]}" if len(cs) == 1 else f"c={cs[0]}–{cs[-1]}"
-        rows.append([e.factor.label, e.change, len(e.pairs), _cell(e.throughput), load, _cell(e.p99)])
-    headers = ["factor", "change", "pairs", "peak throughput", "common load", "p99 at that load"]
-    return table(headers, rows, ["left", "left", *name_then_numbers(4)[1:]])
-
-
-def effects_section(effects: Sequence[MainEffect], inters: Sequence[Interaction]) -> list[str]:
-    """The report's "Main effects" section (markdown lines)."""
-    lines = ["## Main effects", ""]
-    if not effects:
-        return lines + ["No two comparable variants differ in one factor only, so no effect can be estimated."]
-    lines += [
-        "What changing one factor does, over every pair of variants that differ only in that factor (all other "
-        "variant parameters equal): the median of the paired changes, in %, with their spread (min–max, or the "
-        f"interquartile range (IQR) from {IQR_FROM} pairs); *not significant* where the spread covers zero. Peak "
-        "throughput: each variant's best level; p99: both at the pair's highest common concurrency. Every pair "
-        f"is listed in [{APPENDIX_FILE}]({APPENDIX_FILE}).",
-        "",
-        *effects_table(effects),
-    ]
-    if inters:
-        lines += ["", "**Interactions** (only where the effect changes sign with another factor):", ""]
-        lines += [f"- {i.describe()}." for i in inters[:INTERACTION_LINES]]
-        if len(inters) > INTERACTION_LINES:
-            lines.append(f"- {len(inters) - INTERACTION_LINES} more in [{APPENDIX_FILE}]({APPENDIX_FILE}).")
-    return lines
-
-
-def effects_sentences(effects: Sequence[MainEffect]) -> str:
-    """The main effects in one paragraph for the conclusions' numbers (significant ones named
-    with their size, the rest listed as not significant or unknown)."""
-    if not effects:
-        return ""
-    clear = [e for e in effects if e.throughput is not None and e.throughput.significant]
-    rest = [e for e in effects if e not in clear]
-    text = "**Main effects** (median over the pairs that differ only in that factor; table above): "
-    if clear:
-        text += "; ".join(
-            f"{e.change}: peak throughput {e.throughput.median:+.1f} %"  # type: ignore[union-attr]
-            + (f", p99 {e.p99.median:+.1f} %" if e.p99 is not None else "")
-            for e in clear
-        )
-    else:
-        text += "no change of one factor moved peak throughput beyond its spread"
-    if rest:
-        text += f". Not significant or of unknown spread on peak throughput: {', '.join(e.change for e in rest)}"
-    return text + "."

@@ -12,12 +12,20 @@ says which. Then
 
 - **efficiency** = served infer/s ÷ in-process infer/s at ``B`` (``B`` / per-call time). It
   compares with one instance running alone: a variant with several instances runs several
-  batches at once and may exceed 1.
+  batches at once and may exceed 1 (never more than its instances).
 - **serving overhead** per request = the server's compute-infer time (per request, which
   Triton counts as the whole execution of the batch the request was in) − the in-process time
   of a call at ``B``: what the serving path adds around the same computation (python-backend
-  IPC, tensor copies and conversions, scheduling). It may be negative (the served run had
-  other threads or caches) and is then shown as it is.
+  IPC, tensor copies and conversions, scheduling).
+
+Physical sense and fairness first (:func:`verdict`): the served path runs the same call plus
+work of its own, so a served execution *faster* than the same call in-process at the same
+threads (negative overhead, or more than one instance's in-process throughput per instance)
+is no evidence of efficiency: the two were measured under different load or contention
+(:data:`SERVED_FASTER`); a served level or an in-process point flagged ``host busy`` makes the
+ratio *not measured fairly*; an overhead within the two measurements' noise is *not
+significant* (:func:`overhead_noise_us`). Such a row keeps its numbers in the record but the
+report shows no efficiency for it, only why.
 - the rest of a request's time, from perf_analyzer: client send and receive, network and
   protocol (``network_server_us``), server queue, compute input and output.
 
@@ -29,7 +37,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+from perf.analysis.fair import unfair
 from perf.analysis.stats import THROUGHPUT, Point, aggregate
+from perf.markdown import fmt
 from perf.records.baseline import BaselinePoint, BaselineResult, BaselineTarget
 from perf.records.results import RunResult
 
@@ -55,6 +65,7 @@ class InProcessAt:
         throughput_infer_per_s: ``batch / latency_ms`` x 1000.
         how: ``"measured"``, ``"interpolated"`` or ``"nearest"``.
         batches: The measured batch sizes used (one or two).
+        points: The baseline points used (their load and round spread travel with the figures).
     """
 
     batch: float
@@ -62,6 +73,17 @@ class InProcessAt:
     throughput_infer_per_s: float
     how: str
     batches: tuple[int, ...]
+    points: tuple[BaselinePoint, ...] = ()
+
+    @property
+    def host_busy_pct(self) -> float | None:
+        """Other processes' CPU during the points used (% of one core, the most); ``None`` unsampled."""
+        return max((p.host_busy_pct for p in self.points if p.host_busy_pct is not None), default=None)
+
+    @property
+    def host_busy(self) -> bool:
+        """Whether any point used was flagged host busy."""
+        return any(p.host_busy for p in self.points)
 
     @property
     def how_text(self) -> str:
@@ -81,14 +103,14 @@ def in_process_at(points: Sequence[BaselinePoint], batch: float) -> InProcessAt 
     hi = [p for p in ok if p.batch_size >= batch]
     if lo and lo[-1].batch_size == batch:
         p = lo[-1]
-        return InProcessAt(batch, _ms(p), batch / _ms(p) * 1e3, "measured", (p.batch_size,))
+        return InProcessAt(batch, _ms(p), batch / _ms(p) * 1e3, "measured", (p.batch_size,), (p,))
     if lo and hi:
         a, b = lo[-1], hi[0]
         frac = (batch - a.batch_size) / (b.batch_size - a.batch_size)
         latency = _ms(a) + (_ms(b) - _ms(a)) * frac
-        return InProcessAt(batch, latency, batch / latency * 1e3, "interpolated", (a.batch_size, b.batch_size))
+        return InProcessAt(batch, latency, batch / latency * 1e3, "interpolated", (a.batch_size, b.batch_size), (a, b))
     p = hi[0] if hi else lo[-1]
-    return InProcessAt(batch, _ms(p), p.batch_size / _ms(p) * 1e3, "nearest", (p.batch_size,))
+    return InProcessAt(batch, _ms(p), p.batch_size / _ms(p) * 1e3, "nearest", (p.batch_size,), (p,))
 
 
 def _ms(p: BaselinePoint) -> float:
@@ -112,6 +134,9 @@ class EfficiencyRow:
         overhead_us: ``compute_infer_us - in_process_us``.
         overhead_pct: ``overhead_us`` in % of ``compute_infer_us``.
         components: perf_analyzer's other per-request times (:data:`COMPONENTS` fields, µs; None: not measured).
+        note: Why the ratio is no evidence (:func:`verdict`), ``None`` when it is.
+        overhead_significant: ``overhead_us`` beyond the noise of both measurements
+            (:func:`overhead_noise_us`); ``None`` when the noise is unknown.
     """
 
     variant: str
@@ -126,6 +151,63 @@ class EfficiencyRow:
     overhead_us: float | None
     overhead_pct: float | None
     components: dict[str, float | None]
+    note: str | None = None
+    overhead_significant: bool | None = None
+
+    @property
+    def evidence(self) -> bool:
+        """Whether :attr:`ratio` may be shown as an efficiency (a ratio, and no :attr:`note`)."""
+        return self.ratio is not None and self.note is None
+
+    @property
+    def served_faster(self) -> bool:
+        """Whether the served run beat the same call in-process (:data:`SERVED_FASTER`)."""
+        return self.note == SERVED_FASTER
+
+
+#: The verdict of a row whose served execution beat the same call in-process.
+SERVED_FASTER = "served faster than in-process: not evidence; measured under different load / contention"
+
+
+def served_faster(ratio: float | None, overhead_us: float | None, instances: int) -> bool:
+    """Whether the served run beat the same call in-process at the same threads: a negative
+    overhead (compute infer per execution below the in-process call), or served throughput
+    above ``instances`` times one instance's in-process throughput."""
+    return (overhead_us is not None and overhead_us < 0) or (ratio is not None and ratio > max(1, instances))
+
+
+def verdict(point: Point, inp: InProcessAt | None, ratio: float | None, overhead_us: float | None, instances: int) -> str | None:
+    """Why a row's ratio is no evidence, or ``None`` (see the module docstring): served faster
+    than in-process first (physics), then a host-busy served level or in-process point."""
+    if served_faster(ratio, overhead_us, instances):
+        return SERVED_FASTER
+    served = unfair(point)
+    if served:
+        return served.replace("not measured fairly: ", "not measured fairly: the served level ", 1)
+    if inp is not None and inp.host_busy:
+        return (
+            f"not measured fairly: the in-process run was measured while other processes used "
+            f"{fmt(inp.host_busy_pct, 0)} % of a core (host busy)"
+        )
+    return None
+
+
+def overhead_noise_us(point: Point, inp: InProcessAt | None) -> float | None:
+    """The noise an overhead must exceed (µs): the in-process points' spread over rounds (max −
+    min of their per-round medians, in % of the call time) plus the served level's (its
+    min–max over trials, else perf_analyzer's window spread, in % of throughput), each applied
+    to its own time; ``None`` when neither spread is known."""
+    compute = point.get("server_compute_infer_us")
+    if inp is None or compute is None:
+        return None
+    spreads = [p.round_spread_pct for p in inp.points if p.round_spread_pct is not None]
+    inproc = max(spreads) / 100.0 * inp.latency_ms * 1e3 if spreads else None
+    trial = point.spread(THROUGHPUT)
+    served_pct = 100.0 * trial / point.value(THROUGHPUT) if trial is not None else point.get("throughput_window_spread_pct")
+    served = served_pct / 100.0 * compute if served_pct is not None else None
+    if inproc is None and served is None:
+        return None
+    return (inproc or 0.0) + (served or 0.0)
 
 
 def efficiency_row(variant: str, target: BaselineTarget, point: Point, baseline: BaselineResult) -> EfficiencyRow:
@@ -136,6 +218,8 @@ def efficiency_row(variant: str, target: BaselineTarget, point: Point, baseline:
     compute = point.get("server_compute_infer_us")
     inp_us = inp.latency_ms * 1e3 if inp else None
     overhead = compute - inp_us if compute is not None and inp_us is not None else None
+    ratio = served / inp.throughput_infer_per_s if inp else None
+    noise = overhead_noise_us(point, inp)
     return EfficiencyRow(
         variant=variant,
         target=target,
@@ -143,12 +227,14 @@ def efficiency_row(variant: str, target: BaselineTarget, point: Point, baseline:
         server_batch=batch,
         served_infer_per_s=served,
         in_process=inp,
-        ratio=served / inp.throughput_infer_per_s if inp else None,
+        ratio=ratio,
         compute_infer_us=compute,
         in_process_us=inp_us,
         overhead_us=overhead,
         overhead_pct=100.0 * overhead / compute if overhead is not None and compute else None,
         components={f: point.get(f) for f, _ in COMPONENTS},
+        note=verdict(point, inp, ratio, overhead, target.instances) if inp else None,
+        overhead_significant=None if overhead is None or noise is None else abs(overhead) > noise,
     )
 
 
@@ -189,7 +275,8 @@ def other_shapes(run: RunResult) -> list[str]:
 
 
 def best_rows(rows: Sequence[EfficiencyRow]) -> dict[str, EfficiencyRow]:
-    """Each variant's row at its highest served throughput that has a ratio."""
+    """Each variant's row at its highest served throughput that has a ratio (evidence or not:
+    :attr:`EfficiencyRow.note` says)."""
     out: dict[str, EfficiencyRow] = {}
     for r in rows:
         if r.ratio is not None and (r.variant not in out or r.served_infer_per_s > out[r.variant].served_infer_per_s):

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 
 from perf.analysis.recommendation import Recommendation, candidate, rank
 from perf.analysis.stats import P99, THROUGHPUT, Point
-from perf.markdown import APPENDIX_FILE, UNSTABLE_MARK, fmt, name_then_numbers, table
+from perf.markdown import APPENDIX_FILE, UNSTABLE_MARK, flag_mark, fmt, name_then_numbers, table
 
 #: Frontier rows the report shows; the appendix lists every one.
 FRONTIER_ROWS = 10
@@ -113,7 +113,7 @@ def frontier_rows(front: list[Point], rec: Recommendation | None) -> list[list[o
             for m, c in (("best under budget", rec and rec.best_under_budget), ("best peak", rec and rec.best_peak))
             if _is(p, c)
         ]
-        flag = "" if p.status == "ok" else f" {UNSTABLE_MARK} {p.status}"
+        flag = flag_mark(p.status)
         rows.append([f"`{p.variant}`{flag}", _level(p), fmt(p.get(THROUGHPUT)), fmt(p.get(P99), 2), ", ".join(marks)])
     return rows
 

@@ -38,7 +38,19 @@ METRICS: tuple[str, ...] = tuple(
     f.name
     for f in dataclasses.fields(LevelResult)
     if f.name
-    not in ("concurrency", "batch_size", "trial", "stable", "attempts", "error", "csv", "rate_achieved", "host_busy", "notes")
+    not in (
+        "concurrency",
+        "batch_size",
+        "trial",
+        "stable",
+        "attempts",
+        "error",
+        "csv",
+        "rate_achieved",
+        "host_busy",
+        "host_not_sampled",
+        "notes",
+    )
 )
 #: Trials a point needs on each side before a difference can be called significant.
 MIN_TRIALS_FOR_SPREAD = 2
@@ -293,6 +305,56 @@ def _as_points(levels: Sequence[LevelResult | Point]) -> list[Point]:
     return aggregate([x for x in levels if isinstance(x, LevelResult)])
 
 
+@dataclasses.dataclass(frozen=True)
+class Interference:
+    """Throughput that fell as load rose: the curve's best level before the fall and the
+    level it fell most to.
+
+    Attributes:
+        before: The highest-throughput level at a lower concurrency.
+        after: The level whose throughput fell furthest below it.
+        drop_pct: How far (% of ``before``'s throughput).
+    """
+
+    before: Point
+    after: Point
+    drop_pct: float
+
+    def describe(self) -> str:
+        """``"throughput fell 20 % from c=2 (300.0 infer/s) to c=4 (240.0 infer/s) as load rose: interference, not a knee"``."""
+        return (
+            f"throughput fell {self.drop_pct:.0f} % from c={self.before.concurrency} ({fmt(self.before.get(THROUGHPUT))} "
+            f"infer/s) to c={self.after.concurrency} ({fmt(self.after.get(THROUGHPUT))} infer/s) as load rose: "
+            "interference (the load competing with the server for the host, or other work), not a knee"
+        )
+
+
+def interference(
+    levels: Sequence[LevelResult | Point], batch_size: int | None = None, gain_pct: float = KNEE_GAIN_PCT
+) -> Interference | None:
+    """Where throughput *fell* as load rose, which saturation cannot do (a saturated server
+    queues the extra requests at the same throughput).
+
+    Rule: a level whose throughput is more than ``gain_pct`` below the best level at a lower
+    concurrency, and not known to be within the trial spread (:func:`delta`: significant, or
+    spread unknown); the largest such fall.
+
+    Returns:
+        The fall, or ``None``.
+    """
+    best: Point | None = None
+    worst: Interference | None = None
+    for p in curve(_as_points(levels), batch_size):
+        if best is not None:
+            drop = (1.0 - p.value(THROUGHPUT) / best.value(THROUGHPUT)) * 100.0
+            d = delta(best, p, THROUGHPUT)
+            if drop > gain_pct and (d is None or d.significant is not False) and (worst is None or drop > worst.drop_pct):
+                worst = Interference(best, p, drop)
+        if best is None or p.value(THROUGHPUT) > best.value(THROUGHPUT):
+            best = p
+    return worst
+
+
 def knee(levels: Sequence[LevelResult | Point], batch_size: int | None = None, gain_pct: float = KNEE_GAIN_PCT) -> int | None:
     """Saturation point of one variant: the concurrency after which more load stops paying.
 
@@ -301,7 +363,8 @@ def knee(levels: Sequence[LevelResult | Point], batch_size: int | None = None, g
     less than ``gain_pct`` throughput over it (``T_j < T_i * (1 + gain_pct/100)`` for all
     ``j > i``) while its p99 is higher (``P_j > P_i`` for all ``j > i``). Past the knee,
     extra concurrent requests only wait in a queue. A curve still growing at its last level
-    has no knee within the swept range.
+    has no knee within the swept range; a curve whose throughput *fell* as load rose
+    (:func:`interference`) has none either: that is interference, not saturation.
 
     Args:
         levels: One variant's levels (raw trials or :class:`Point`).
@@ -311,6 +374,8 @@ def knee(levels: Sequence[LevelResult | Point], batch_size: int | None = None, g
     Returns:
         The knee's concurrency, or None (fewer than 2 levels, or no knee).
     """
+    if interference(levels, batch_size, gain_pct) is not None:
+        return None
     pts = [p for p in curve(_as_points(levels), batch_size) if p.get(P99) is not None]
     for i, p in enumerate(pts[:-1]):
         later = pts[i + 1 :]

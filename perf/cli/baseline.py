@@ -16,9 +16,10 @@ import click
 
 from core.cli import ToolkitCommand, list_option, print_table, verbosity_option
 from core.precision import PRECISION_NAMES
-from perf.markdown import fmt
+from perf.markdown import UNSTABLE_MARK, flag_mark, fmt
 from perf.profile.timing import TimingSettings
 from perf.records.baseline import BaselineResult
+from perf.report.efficiency import point_status
 from perf.report.profile import profile_section
 
 if TYPE_CHECKING:  # rich is imported only when a table is drawn
@@ -137,7 +138,7 @@ def describe_point(e: dict[str, Any]) -> str:
     p = e["point"]
     k = p.key
     what = f"{k.model} {k.format} {k.precision} {k.device} threads={k.threads or 'default'} b={p.batch_size}"
-    note = f"{fmt(p.throughput_infer_per_s)} infer/s" if p.ok else f"{p.status}: {p.reason}"
+    note = f"{fmt(p.throughput_infer_per_s)} infer/s{flag_mark(p.flag)}" if p.ok else f"{p.status}: {p.reason}"
     return f"[{e['done']}/{e['total']}] {what}: {note}"
 
 
@@ -154,7 +155,9 @@ def baseline_table(result: BaselineResult) -> Table:
 
     view = Table(
         title="In-process baseline",
-        caption=f"{result.settings.timer}; min_run_time {result.settings.min_run_time_s:g} s per point",
+        caption=f"{result.settings.timer}; min_run_time {result.settings.min_run_time_s:g} s per point; "
+        f"{UNSTABLE_MARK} host busy: other processes used more than {fmt(result.settings.host_busy_threshold_pct, 0)} % "
+        "of a core during the point's rounds",
     )
     for col in ("model", "format", "precision", "device", "threads", "batch", "status"):
         view.add_column(col, no_wrap=True)
@@ -169,7 +172,7 @@ def baseline_table(result: BaselineResult) -> Table:
             k.device,
             str(k.threads or "default"),
             str(p.batch_size),
-            p.status if p.ok else f"{p.status}: {p.reason}",
+            point_status(p),
             fmt(p.latency_p50_ms, 3),
             fmt(p.latency_p99_ms, 3),
             fmt(p.latency_median_ms, 3),

@@ -14,6 +14,8 @@ own (:func:`measure`):
   followed by a few more at the same size so that the first can be compared with a median
   (:class:`perf.records.coldstart.FirstRequests`). A few seconds per variant at most:
   :data:`MAX_REQUESTS` requests or :data:`POINT_BUDGET_S` per size, whichever ends first.
+  The host's load is sampled while they are sent, as during a sweep level
+  (:mod:`perf.records.load`).
 
 Where the server cannot show a backend's cold start (TensorRT engines deserialised at load
 and built per shape on first request, onnxruntime's TensorRT accelerator building engines
@@ -43,6 +45,7 @@ from clients.server import TritonServer
 from core import gpu
 from core.errors import ServerError, ToolkitError
 from perf.analysis.pairs import variant_of
+from perf.measure.host import HOST_BUSY_THRESHOLD_PCT, HostLoad, HostSampler, own_roots
 from perf.records.coldstart import ColdStart, FirstRequests
 from perf.records.results import VariantResult
 
@@ -111,6 +114,7 @@ def first_requests(
     protocol: str = "http",
     shapes: Mapping[str, Sequence[int]] | None = None,
     spec_at: Callable[[ModelSpec | None, str | None], ModelSpec | None] | None = None,
+    host_busy_threshold_pct: float = HOST_BUSY_THRESHOLD_PCT,
 ) -> ColdStart:
     """Send the first requests to the just-loaded ``vr`` at batch 1, then at each of ``points``
     (``(batch size, swept shape)``, in the sweep's order) and record them in ``vr.cold_start``.
@@ -125,6 +129,9 @@ def first_requests(
         protocol: ``"http"`` or ``"grpc"``.
         shapes: The user's ``--shape`` values (input name -> dims).
         spec_at: The served spec at a swept shape (the sweep's own rule); default: unchanged.
+        host_busy_threshold_pct: Other processes' CPU (% of one core) above which the
+            requests of a size are flagged host busy (:func:`perf.measure.host.is_host_busy`;
+            sampled as a sweep level is: :func:`perf.measure.host.own_roots`).
     """
     record = vr.cold_start or ColdStart(variant=vr.name)
     vr.cold_start = record
@@ -142,6 +149,7 @@ def first_requests(
         served = variant.served_spec
     except ToolkitError:  # an unreadable build record: sizes from --shape only
         served = None
+    roots, not_sampled = own_roots(srv)
     for batch, shape in todo:
         fr = FirstRequests(batch_size=batch if sig.max_batch_size > 0 else 1, shape=shape)
         if record.at(fr.batch_size, shape) is not None:
@@ -149,7 +157,10 @@ def first_requests(
         record.first.append(fr)
         try:
             inputs = generate_inputs(sig, fr.batch_size, spec_at(served, shape) if spec_at else served, shapes=shapes)
-            fr.latencies_ms = send(url, protocol, vr.name, inputs)
+            with HostSampler(roots or []) as hosts:
+                fr.latencies_ms = send(url, protocol, vr.name, inputs)
+            load = hosts.load(None, host_busy_threshold_pct) if roots else HostLoad.of(None, why_not=not_sampled)
+            load.fill(fr)
         except Exception as e:  # ToolkitError, tritonclient's InferenceServerException, transport errors: recorded
             fr.error = _why(e)
         if fr.error:

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import os
 import shlex
 import time
 from collections.abc import Callable
@@ -37,7 +36,8 @@ from clients.server import TritonServer
 from core.errors import PerfError
 from perf.measure import analyzer
 from perf.measure.analyzer_output import RunOutcome
-from perf.measure.metrics import HOST_BUSY_THRESHOLD_PCT, HostSampler, MetricsSampler, NvmlSampler
+from perf.measure.host import HOST_BUSY_THRESHOLD_PCT, HostSampler, is_host_busy, own_roots
+from perf.measure.metrics import MetricsSampler, NvmlSampler
 from perf.records.levels import LevelResult
 from perf.records.settings import MeasureSettings
 
@@ -119,7 +119,7 @@ def measure_level(
     """
     level = _measure_once(pa, srv, load, in_args, settings, run_dir, record_command)
     first = level.host_busy_pct
-    if level.ok and first is not None and first > host.threshold_pct:
+    if level.ok and is_host_busy(first, host.threshold_pct):
         log.warning(
             "%s %s: other processes used %.0f %% of a core during the measurement (threshold %g %%); measuring again in %g s",
             load.model,
@@ -139,7 +139,7 @@ def measure_level(
                 f"other processes used {first:.0f} % of a core during the level (threshold "
                 f"{host.threshold_pct:g} %); the re-measurement failed: {again.error}"
             )
-        elif busy is not None and busy > host.threshold_pct:
+        elif is_host_busy(busy, host.threshold_pct):
             level = again
             level.host_busy = True
             level.notes.append(
@@ -155,15 +155,6 @@ def measure_level(
     return level.settle()
 
 
-def _own_roots(srv: TritonServer) -> list[int] | None:
-    """Process ids whose trees are the measurement's own: this process and the server;
-    ``None`` when the server's processes are not this host's children (a container, a server
-    the toolkit did not start): other CPU use cannot be told from the server's there."""
-    if srv.container_name or srv.pid is None:
-        return None
-    return [os.getpid(), srv.pid]
-
-
 def _measure_once(
     pa: Path, srv: TritonServer, load: Load, in_args: list[str], m: MeasureSettings, run_dir: Path, record_command: Recorder
 ) -> LevelResult:
@@ -175,7 +166,7 @@ def _measure_once(
     csv = run_dir / "raw" / f"{load.model}_b{load.batch_size}_{tag}{shape}_t{load.trial}.csv"
     attempts = m.unstable_retries + 2
     last_error = "perf_analyzer produced no measurement"
-    roots = _own_roots(srv)
+    roots, not_sampled = own_roots(srv)  # a server on another host: its load is not this host's
     for attempt in range(attempts):
         final = attempt == attempts - 1
         scale = 2 ** min(attempt, m.unstable_retries)
@@ -223,7 +214,8 @@ def _measure_once(
                 attempts=attempt + 1,
                 csv=str(csv.relative_to(run_dir)),
             )
-            _fill(level, outcome, m, sampler, nvml, hosts if roots else None, srv.pid)
+            _fill(level, outcome, m, sampler, nvml, hosts if roots else None, roots[1] if roots else None)
+            level.host_not_sampled = not_sampled
             level.settle()
             if final:
                 log.warning(

@@ -8,11 +8,9 @@
 - :class:`NvmlSampler` samples local GPU utilisation and memory through NVML
   (``nvidia-ml-py``), over the GPUs in ``CUDA_VISIBLE_DEVICES``; it records nothing where
   there is no local GPU.
-- :class:`HostSampler` samples the host's CPU use through ``psutil`` and splits it: the
-  server's own processes (tritonserver and its children, e.g. python-backend stubs: Triton's
-  ``nv_cpu_utilization`` is the whole host's, perf_analyzer included), the rest of the
-  measurement (perf_analyzer, this process), and other work on the host, which makes a
-  level's numbers untrustworthy.
+- :class:`perf.measure.host.HostSampler` samples the host's CPU use through
+  ``psutil`` and splits it: the server's own processes, the rest of the measurement, and other
+  work on the host, which makes a measurement's numbers untrustworthy.
 - :func:`batch_stats` reads inference/execution counts from the statistics API: their
   ratio over a level is the batch size the dynamic batcher actually formed.
 
@@ -30,7 +28,7 @@ import statistics
 import threading
 import time
 import urllib.request
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from core.gpu import visible_gpu_indices
@@ -189,136 +187,6 @@ class NvmlSampler:
         """Peak device memory used (bytes, summed over the sampled GPUs) in ``span``."""
         vals = in_span(self.times, self.memory, span)
         return max(vals) if vals else None
-
-
-#: Default threshold of other processes' CPU use during a level (% of one core, mean).
-HOST_BUSY_THRESHOLD_PCT = 10.0
-
-
-class HostSampler:
-    """CPU used on this host by processes other than the measurement's own, every ``period_s``.
-
-    Host CPU is ``psutil.cpu_times()`` summed over cores: user + nice + system + steal
-    (steal: time a hypervisor gave to other guests, a busy neighbour too); idle, iowait and
-    interrupt time are not counted (interrupts for loopback traffic are the measurement's
-    own). The measurement's own processes are ``roots`` and their descendants, read each
-    sample (user + system of each process): the server and its python-backend stubs,
-    perf_analyzer (added by :meth:`add_root` once it runs) and this process (its threads
-    only, not its children). What remains is other work competing for the same cores.
-
-    Args:
-        roots: Process ids whose trees are the measurement's own.
-        period_s: Sampling period (default 0.2 s; psutil's CPU times tick every 10 ms).
-    """
-
-    def __init__(self, roots: Iterable[int], period_s: float = 0.2):
-        self.roots = set(roots)
-        self.period_s = period_s
-        self.samples: list[tuple[float, float, dict[int, float]]] = []  # (t, host busy s, {pid: cpu s})
-        self.tree: dict[int, int] = {}  # pid -> the root it descends from
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, daemon=True)
-
-    def add_root(self, pid: int) -> None:
-        """Count ``pid`` (and its descendants) as the measurement's own from now on; sampled at once."""
-        with self._lock:
-            self.roots.add(pid)
-        self._sample()
-
-    @staticmethod
-    def _host_busy_s() -> float:
-        import psutil
-
-        t = psutil.cpu_times()
-        return t.user + t.nice + t.system + getattr(t, "steal", 0.0)
-
-    def _own(self) -> dict[int, float]:
-        import psutil
-
-        me = psutil.Process().pid
-        out: dict[int, float] = {}
-        with self._lock:
-            roots = list(self.roots)
-        for root in roots:
-            try:
-                proc = psutil.Process(root)
-                procs = [proc] + ([] if root == me else proc.children(recursive=True))
-            except (psutil.NoSuchProcess, psutil.AccessDenied):
-                continue
-            for q in procs:
-                with contextlib.suppress(psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
-                    c = q.cpu_times()
-                    out[q.pid] = c.user + c.system
-                    with self._lock:
-                        self.tree.setdefault(q.pid, root)
-        return out
-
-    def _sample(self) -> None:
-        try:
-            own, busy = self._own(), self._host_busy_s()
-        except Exception as e:  # psutil missing or /proc unreadable: nothing is recorded (null)
-            log.debug("host CPU sample failed: %s", e)
-            return
-        with self._lock:
-            self.samples.append((time.monotonic(), busy, own))
-
-    def _loop(self) -> None:
-        while not self._stop.is_set():
-            self._sample()
-            self._stop.wait(self.period_s)
-
-    def __enter__(self) -> HostSampler:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join(5)
-        self._sample()
-
-    def _deltas(self, span: tuple[float, float] | None) -> tuple[float, float, dict[int, float]] | None:
-        """``(wall s, host busy CPU s, {pid: CPU s})`` between the samples around ``span``
-        (all sampled when None); None with fewer than two samples. A process of the
-        measurement that started inside counts from zero; one that ended inside, up to its
-        last sample."""
-        with self._lock:
-            samples = list(self.samples)
-        if len(samples) < 2:
-            return None
-        lo, hi = 0, len(samples) - 1
-        if span is not None:
-            lo = max([i for i, s in enumerate(samples) if s[0] <= span[0]], default=0)
-            hi = min([i for i, s in enumerate(samples) if s[0] >= span[1]], default=len(samples) - 1)
-        if hi <= lo:
-            return None
-        (t0, busy0, own0), (t1, busy1, _) = samples[lo], samples[hi]
-        last: dict[int, float] = {}
-        for _, _, own in samples[lo : hi + 1]:
-            last.update(own)
-        return t1 - t0, busy1 - busy0, {pid: max(0.0, v - own0.get(pid, 0.0)) for pid, v in last.items()}
-
-    def other_pct(self, span: tuple[float, float] | None = None) -> float | None:
-        """Mean CPU of other processes over ``span`` (monotonic s; default: all sampled), in
-        % of one core; ``None`` with fewer than two samples. The span is widened to the
-        samples just outside it."""
-        d = self._deltas(span)
-        if d is None:
-            return None
-        wall, busy, own = d
-        return max(0.0, busy - sum(own.values())) / wall * 100.0
-
-    def cores(self, root: int | None, span: tuple[float, float] | None = None) -> float | None:
-        """Mean cores used by ``root`` and its descendants over ``span`` (CPU s per wall s:
-        1.0 = one core fully busy); ``None`` for an unknown root, one never read, or fewer
-        than two samples."""
-        d = self._deltas(span)
-        if root is None or d is None:
-            return None
-        wall, _, own = d
-        with self._lock:
-            mine = [v for pid, v in own.items() if self.tree.get(pid) == root]
-        return sum(mine) / wall if mine else None
 
 
 def in_span(times: Sequence[float], values: Sequence[Any], span: tuple[float, float] | None) -> list[Any]:

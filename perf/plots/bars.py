@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from perf.analysis.stats import Point, curve
-from perf.markdown import UNSTABLE_MARK
+from perf.markdown import flag_mark
 from perf.plots.canvas import Drawn, finish, pyplot
 from perf.plots.styles import style
 from perf.records.results import RunResult
@@ -59,8 +59,7 @@ def plot_breakdown(
     ax.set_yticks(
         range(len(chosen)),
         [
-            f"{p.variant} (c={p.concurrency}, b={p.batch_size}{'' if p.stable else ' ' + UNSTABLE_MARK})"
-            f"{' (failed)' if p.variant in failed else ''}"
+            f"{p.variant} (c={p.concurrency}, b={p.batch_size}{flag_mark(p.status)}){' (failed)' if p.variant in failed else ''}"
             for p in chosen
         ],
         fontsize=8,

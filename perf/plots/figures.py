@@ -28,7 +28,7 @@ from pathlib import Path
 
 from perf.analysis.recommendation import Choice, Recommendation, recommend
 from perf.analysis.stats import P99, THROUGHPUT, Point, curve, gpu_metric, run_points
-from perf.markdown import CPU_MEASURES, TOP_N, UNSTABLE_MARK, fmt
+from perf.markdown import CPU_MEASURES, TOP_N, UNSTABLE_MARK, flag_mark, fmt
 from perf.plots import bars as plot_bars
 from perf.plots import frontier as plot_frontier
 from perf.plots.canvas import Drawn, batch_sizes, finish, log_scale_if_wide, panel_title, panels, place_labels
@@ -94,7 +94,7 @@ def _draw_curves(
         )
         bad = [(x, y) for x, y, p in series if p.status != "ok"]  # unstable or host busy
         if x_metric is not None and len(points) <= ALL_DISTINCT:  # a trade-off curve: say which concurrency each point is
-            labels += [(x, y, f"c={p.concurrency}" + ("" if p.stable else UNSTABLE_MARK)) for x, y, p in series]
+            labels += [(x, y, f"c={p.concurrency}" + flag_mark(p.status, words=False)) for x, y, p in series]
         if bad:
             many = len(looks) > ALL_DISTINCT  # smaller rings, or they hide the curves
             ax.scatter(
@@ -165,7 +165,7 @@ def _mark_choices(
             mfc="none",
             mec="black",
             mew=1.3,
-            label=f"{what}: {p.variant} c={p.concurrency}{'' if p.stable else ' ' + UNSTABLE_MARK}",
+            label=f"{what}: {p.variant} c={p.concurrency}{flag_mark(p.status)}",
         )
 
 
@@ -198,7 +198,8 @@ def plot_metric(
     ``failed`` variants say so in the legend; a p99 budget (ms) is drawn as a dotted line on a p99
     axis; ``rec``'s recommended levels are starred in their batch size's panel (and the
     lowest p99 marked when nothing meets the budget). Trade-off plots label each point
-    ``c=N`` (``†`` when unstable) without overlapping labels.
+    ``c=N`` (``†`` when flagged, :func:`perf.markdown.flag_mark`: the tables' mark) without
+    overlapping labels.
     """
     sizes = batch_sizes(points)
     fig, axes = panels(len(sizes))

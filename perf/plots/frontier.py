@@ -23,7 +23,7 @@ from perf.analysis.frontier import operating_frontier
 from perf.analysis.pairs import variant_of
 from perf.analysis.recommendation import Recommendation, candidate
 from perf.analysis.stats import P99, THROUGHPUT, Point, curve
-from perf.markdown import UNSTABLE_MARK
+from perf.markdown import flag_mark
 from perf.plots.canvas import Drawn, finish, log_scale_if_wide, panels, place_labels, pyplot, xy
 from perf.plots.styles import GREY, style
 from perf.records.results import RunResult
@@ -96,12 +96,12 @@ def plot_frontier(
                     mec="black",
                     mew=1.4,
                     zorder=4,
-                    label=f"{what}: {choice.variant} c={choice.concurrency}{'' if choice.stable else ' ' + UNSTABLE_MARK}",
+                    label=f"{what}: {choice.variant} c={choice.concurrency}{flag_mark(choice.status)}",
                 )
     ax.set_xlabel("client p99 latency (ms)")
     ax.set_ylabel("throughput (infer/s)")
     labels = [
-        (p.value(P99), p.value(THROUGHPUT), f"{p.variant} c={p.concurrency}" + ("" if p.stable else UNSTABLE_MARK)) for p in front
+        (p.value(P99), p.value(THROUGHPUT), f"{p.variant} c={p.concurrency}" + flag_mark(p.status, words=False)) for p in front
     ]
     picks = [c for c in (rec.best_under_budget, rec.best_peak) if c is not None] if rec is not None else []
     _, left_out = place_labels(ax, labels, 6.5, [(c.latency_p99_ms, c.throughput_infer_per_s, 14.0) for c in picks])

@@ -6,7 +6,8 @@ the intra-op threads one of its served instances gets (the backend's rule,
 :meth:`builders.backends.base.BackendConfig.instance_threads`) on its device, beside the
 build's eager PyTorch model under the same threads, at batch 1, at the batch sizes the
 sweep's dynamic batcher formed (each level's ``avg_server_batch_size``, rounded, deduplicated)
-and at max_batch_size. Each point is timed by :func:`perf.profile.timing.time_call`;
+and at max_batch_size. The points of one model are timed together, interleaved in rounds
+(:func:`perf.profile.timing.time_interleaved`), with the host's load recorded on each;
 :mod:`perf.profile.runners` says what runs. A point this host cannot run (TensorRT or a
 KIND_GPU variant without a GPU) is recorded "not run on this host" with the reason.
 
@@ -34,8 +35,9 @@ from builders.repository.view import Repository, RepositoryVariant
 from core.errors import PerfError, ToolkitError
 from core.records import RecordKind, write_record
 from core.versions import package_versions
+from perf.measure.host import HOST_BUSY_THRESHOLD_PCT, HostSampler
 from perf.profile.runners import NotRunHere, artifact_call, batch_inputs, cannot_run, eager_call, reference_axes
-from perf.profile.timing import TimingSettings, time_call
+from perf.profile.timing import ORDER_SEED, Timing, TimingSettings, time_interleaved
 from perf.records import results
 from perf.records.baseline import (
     EAGER,
@@ -77,6 +79,8 @@ class BaselineOptions:
         eager: Also measure the build's eager model beside each artifact (default True).
         cpu_count: The server host's cores, for the python backend's thread rule (default
             this host's: the bundled and local servers run here).
+        host_busy_threshold_pct: Other processes' CPU (% of one core) above which a point is
+            flagged host busy (the run's ``host_busy_threshold_pct`` when a run is given).
     """
 
     repository: Path
@@ -86,6 +90,7 @@ class BaselineOptions:
     timing: TimingSettings = dataclasses.field(default_factory=TimingSettings)
     eager: bool = True
     cpu_count: int | None = dataclasses.field(default_factory=os.cpu_count)
+    host_busy_threshold_pct: float = HOST_BUSY_THRESHOLD_PCT
 
 
 def formed_batches(run: RunResult | None, variant: str) -> list[int]:
@@ -148,8 +153,12 @@ def plan_targets(opts: BaselineOptions) -> tuple[list[tuple[BaselineTarget, Repo
 def run_baseline(opts: BaselineOptions, progress: Progress | None = None) -> BaselineResult:
     """Measure every planned key at its batch sizes; returns the record (not saved).
 
-    Points that cannot run here are recorded "not run on this host"; a point whose runner
-    fails is recorded "failed" with the error, and the others are still measured.
+    The points of one model (its eager module and every artifact, at every batch size) are
+    timed together, interleaved in rounds (:func:`perf.profile.timing.time_interleaved`), with
+    the host's load sampled over them (:class:`perf.measure.host.HostSampler`) and judged by the
+    sweep's busy-host rule (:func:`perf.measure.host.is_host_busy`). Points that cannot run here
+    are recorded "not run on this host"; a point whose runner fails is recorded "failed" with
+    the error, and the others are still measured.
 
     Raises:
         RepositoryError: unknown variants.
@@ -162,9 +171,11 @@ def run_baseline(opts: BaselineOptions, progress: Progress | None = None) -> Bas
             jobs.setdefault(key, (rv, file, set()))[2].update(target.batch_sizes)
     total = sum(len(b) for *_, b in jobs.values())
     points: list[BaselinePoint] = []
+    models = list(dict.fromkeys(k.model for k in jobs))
     with _torch_threads_kept():
-        for key, (rv, file, batches) in jobs.items():
-            for p in measure_key(key, rv, file, sorted(batches), opts.timing):
+        for model in models:
+            group = {k: (rv, file, sorted(b)) for k, (rv, file, b) in jobs.items() if k.model == model}
+            for p in measure_keys(group, opts.timing, busy_threshold(opts)):
                 points.append(p)
                 if progress:
                     progress({"event": "baseline_point", "point": p, "done": len(points), "total": total})
@@ -177,11 +188,19 @@ def run_baseline(opts: BaselineOptions, progress: Progress | None = None) -> Bas
     )
 
 
+def busy_threshold(opts: BaselineOptions) -> float:
+    """The busy-host threshold: the run's (``host_busy_threshold_pct``), else the options'."""
+    if opts.run is not None and opts.run.settings.get("host_busy_threshold_pct") is not None:
+        return float(opts.run.settings["host_busy_threshold_pct"])
+    return opts.host_busy_threshold_pct
+
+
 def baseline_settings(opts: BaselineOptions) -> BaselineSettings:
     """The settings record of ``opts`` (timer, durations, thread rule, library versions)."""
     t = opts.timing
     return BaselineSettings(
-        timer="torch.utils.benchmark: Timer.timeit(1) per call (p50, p99; throughput = batch / p50) and Timer.blocked_autorange (median and IQR of blocks)",
+        timer="torch.utils.benchmark, each model's points interleaved in rounds (shuffled order): Timer.timeit(1) per "
+        "call (p50, p99; throughput = batch / p50) and Timer.timeit(N) blocks (median and IQR)",
         min_run_time_s=t.min_run_time_s,
         warmup_s=t.warmup_s,
         warmup_runs=t.warmup_runs,
@@ -191,6 +210,9 @@ def baseline_settings(opts: BaselineOptions) -> BaselineSettings:
         threads_rule="each variant's backend rule for one instance: the python backend's intra_op_threads, else "
         f"cores ({opts.cpu_count}) / instances; a native backend's thread parameter, else the library default",
         versions=package_versions(("torch", "onnxruntime", "numpy", "tensorrt")),
+        rounds=t.rounds,
+        order_seed=ORDER_SEED,
+        host_busy_threshold_pct=busy_threshold(opts),
     )
 
 
@@ -202,47 +224,85 @@ def _load(key: BaselineKey, rv: RepositoryVariant, file: str) -> tuple[Callable[
     return call, inputs
 
 
-def measure_key(
-    key: BaselineKey, rv: RepositoryVariant, file: str, batches: list[int], timing: TimingSettings
-) -> Iterator[BaselinePoint]:
-    """The points of ``key`` at ``batches``: timed, or all "not run on this host" / "failed" with the reason."""
+def _prepare(
+    key: BaselineKey, rv: RepositoryVariant, file: str
+) -> tuple[Callable[[dict[str, Any]], Any] | None, Any, str, str | None]:
+    """``(call, reference inputs, status, reason)``: the loaded call, or why there is none."""
     status, reason = NOT_RUN, cannot_run(key)
     if reason is None:
         try:
             call, reference = _load(key, rv, file)
+            return call, reference, "ok", None
         except NotRunHere as e:
             reason = str(e)
         except ToolkitError as e:
             status, reason = "failed", e.message
         except Exception as e:  # onnxruntime / torch / a user's factory: recorded, the other keys still run
             status, reason = "failed", f"{type(e).__name__}: {str(e)[:300]}"
-    if reason is not None:
+    return None, None, status, reason
+
+
+def measure_keys(
+    group: dict[BaselineKey, tuple[RepositoryVariant, str, list[int]]],
+    timing: TimingSettings,
+    threshold_pct: float = HOST_BUSY_THRESHOLD_PCT,
+) -> list[BaselinePoint]:
+    """The points of ``group`` (keys of one model, each with a variant serving it, its artifact
+    file and batch sizes), timed interleaved in rounds; a key that cannot run gives "not run on
+    this host" / "failed" points with the reason. Each timed point carries the host's load
+    over the rounds.
+    """
+    out: dict[tuple[BaselineKey, int], BaselinePoint] = {}
+    todo: list[tuple[BaselineKey, int, Callable[[], Any]]] = []
+    for key, (rv, file, batches) in group.items():
+        call, reference, status, reason = _prepare(key, rv, file)
         for b in batches:
-            yield BaselinePoint(key, b, status=status, reason=reason)  # type: ignore[arg-type]
-        return
-    for b in batches:
-        inputs = batch_inputs(reference, b)
-        try:
-            t = time_call(functools.partial(call, inputs), key.threads, timing)
-        except Exception as e:
-            yield BaselinePoint(key, b, status="failed", reason=f"{type(e).__name__}: {str(e)[:300]}")
-            continue
-        yield BaselinePoint(
-            key,
-            b,
-            latency_p50_ms=t.p50_s * 1e3,
-            latency_p99_ms=t.p99_s * 1e3,
-            latency_median_ms=t.median_s * 1e3,
-            latency_iqr_ms=t.iqr_s * 1e3,
-            throughput_infer_per_s=b / t.p50_s,
-            spread_pct=100.0 * t.iqr_s / t.median_s,
-            warmup_runs=t.warmup_runs,
-            warmup_s=t.warmup_s,
-            blocks=t.blocks,
-            runs_per_block=t.runs_per_block,
-            runs=t.runs,
-            measured_s=t.measured_s,
-        )
+            if call is None:
+                out[(key, b)] = BaselinePoint(key, b, status=status, reason=reason)  # type: ignore[arg-type]
+                continue
+            fn = functools.partial(call, batch_inputs(reference, b))
+            try:
+                fn()  # a point whose call fails is recorded, the others are still timed
+            except Exception as e:
+                out[(key, b)] = BaselinePoint(key, b, status="failed", reason=f"{type(e).__name__}: {str(e)[:300]}")
+                continue
+            todo.append((key, b, fn))
+    if todo:
+        with HostSampler([os.getpid()]) as hosts:
+            timings = time_interleaved([fn for *_, fn in todo], [k.threads for k, *_ in todo], timing)
+        load = hosts.load(timings[0].span, threshold_pct)
+        for (key, b, _), t in zip(todo, timings):
+            p = _point(key, b, t)
+            load.fill(p)
+            out[(key, b)] = p
+    return [out[(k, b)] for k, (_, _, batches) in group.items() for b in batches]
+
+
+def measure_key(
+    key: BaselineKey, rv: RepositoryVariant, file: str, batches: list[int], timing: TimingSettings
+) -> Iterator[BaselinePoint]:
+    """The points of one ``key`` at ``batches`` (:func:`measure_keys` of that key alone)."""
+    yield from measure_keys({key: (rv, file, batches)}, timing)
+
+
+def _point(key: BaselineKey, b: int, t: Timing) -> BaselinePoint:
+    return BaselinePoint(
+        key,
+        b,
+        latency_p50_ms=t.p50_s * 1e3,
+        latency_p99_ms=t.p99_s * 1e3,
+        latency_median_ms=t.median_s * 1e3,
+        latency_iqr_ms=t.iqr_s * 1e3,
+        throughput_infer_per_s=b / t.p50_s,
+        spread_pct=100.0 * t.iqr_s / t.median_s,
+        warmup_runs=t.warmup_runs,
+        warmup_s=t.warmup_s,
+        blocks=t.blocks,
+        runs_per_block=t.runs_per_block,
+        runs=t.runs,
+        measured_s=t.measured_s,
+        rounds_ms=[round(x * 1e3, 6) for x in t.round_p50_s],
+    )
 
 
 @contextlib.contextmanager

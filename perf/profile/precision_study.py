@@ -7,8 +7,14 @@ floating weights and inputs in the precision, outputs cast back to their spec dt
 - run on the same inputs as the fp32 reference (eager PyTorch on the CPU, fp32): max abs and
   max relative error (:func:`builders.verify.compare.compare_outputs`), within the precision's default
   tolerance or not (:mod:`core.precision`);
-- timed with ``torch.utils.benchmark.Timer.blocked_autorange`` (median and IQR of one call,
-  with the thread count given).
+- timed with ``torch.utils.benchmark`` (median and IQR of one call over blocks, with the
+  thread count given), every precision of one device *interleaved* in rounds
+  (:func:`perf.profile.timing.time_interleaved`: each round times fp32, fp16, bf16 once, in a
+  shuffled order), with the host's load sampled over the rounds and flagged by the sweep's
+  busy-host rule. The speed-up against fp32 is paired round by round
+  (:func:`perf.analysis.paired.paired`): its median over rounds, min–max and a verdict —
+  ``faster``, ``slower`` or ``not distinguishable at this noise`` — so that a speed-up is never
+  the ratio of two numbers measured minutes apart under different loads.
 
 On a GPU, TF32 is off while it runs (:func:`builders.verify.verification.no_tf32`): fp32 is fp32, as
 verification runs it (:mod:`core.precision`).
@@ -22,7 +28,8 @@ of that dtype for one of the model's operators on that device.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -32,7 +39,10 @@ from builders.verify.compare import compare_outputs
 from builders.verify.verdicts import kernel_precision
 from builders.verify.verification import no_tf32
 from core import precision as precisions
-from perf.records.profile import PrecisionRow
+from perf.analysis.paired import paired
+from perf.measure.host import HOST_BUSY_THRESHOLD_PCT, HostSampler
+from perf.profile.timing import ROUNDS, Timing, TimingSettings, time_interleaved
+from perf.records.profile import NOT_DISTINGUISHABLE, PrecisionRow
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +50,7 @@ RUNTIME = "eager PyTorch"
 METHOD = "weights and floating inputs cast, outputs cast back (builders.export.precision.prepare_module)"
 #: The format whose row of KERNEL_PRECISION says what torch's kernels compute in.
 TORCH_KERNELS = "torchscript"
-#: Minimum timed run per row (s) (``blocked_autorange``).
+#: Timed run per row over all rounds (s).
 MIN_RUN_TIME_S = 0.5
 
 
@@ -61,8 +71,10 @@ def precision_study(
     devices: Sequence[str] = ("cpu", "cuda"),
     min_run_time_s: float = MIN_RUN_TIME_S,
     inputs: dict[str, np.ndarray] | None = None,
+    rounds: int = ROUNDS,
+    host_busy_threshold_pct: float = HOST_BUSY_THRESHOLD_PCT,
 ) -> list[PrecisionRow]:
-    """One row per (device, precision).
+    """One row per (device, precision); the rows of one device timed interleaved in rounds.
 
     Args:
         module: The eager ``nn.Module`` (not modified).
@@ -72,8 +84,13 @@ def precision_study(
         batch_size: Samples per call.
         threads: ``torch`` intra-op threads for the timing (``None``: torch's default).
         devices: Devices to report; those this host lacks are ``not run on this host``.
-        min_run_time_s: Minimum timed run per row (s).
+        min_run_time_s: Timed run per row over all rounds (s), half in blocks, half in single calls.
         inputs: Input name -> array ``[batch_size, ...]`` (default: the spec's example inputs).
+        rounds: Rounds the precisions of one device are interleaved in (each round times each
+            once, in a shuffled order): the speed-up is paired round by round
+            (:func:`perf.analysis.paired.paired`).
+        host_busy_threshold_pct: Other processes' CPU (% of one core) above which the rows are
+            flagged host busy (:func:`perf.measure.host.is_host_busy`).
 
     Returns:
         Rows, devices in the given order, precisions in :data:`core.precision.PRECISIONS` order.
@@ -90,18 +107,42 @@ def precision_study(
     with torch.inference_mode():
         reference = _outputs(prepare_module(module, "fp32", spec), inputs, "cpu", spec)
     here = host_devices()
+    settings = TimingSettings(min_run_time_s=min_run_time_s / 2, rounds=rounds)
     rows: list[PrecisionRow] = []
     for device in devices:
-        fp32_ms: float | None = None
-        for name in wanted:
-            with no_tf32():  # fp32 on a GPU is fp32, not TF32, as verification runs it (core.precision)
-                row = _row(module, spec, name, device, inputs, reference, here, batch_size, threads, min_run_time_s)
-            if name == "fp32":
-                fp32_ms = row.latency_median_ms
-            elif fp32_ms and row.latency_median_ms:
-                row.speedup_vs_fp32 = round(fp32_ms / row.latency_median_ms, 3)
-            rows.append(row)
+        with no_tf32():  # fp32 on a GPU is fp32, not TF32, as verification runs it (core.precision)
+            made = [_row(module, spec, name, device, inputs, reference, here, batch_size, threads) for name in wanted]
+            timed = [(row, call) for row, call in made if call is not None]
+            if timed:
+                with HostSampler([os.getpid()]) as hosts:
+                    timings = time_interleaved([c for _, c in timed], [threads] * len(timed), settings)
+                load = hosts.load(timings[0].span, host_busy_threshold_pct)
+                for (row, _), t in zip(timed, timings):
+                    _fill(row, t, batch_size)
+                    load.fill(row)
+        _speedups([row for row, _ in made])
+        rows += [row for row, _ in made]
     return rows
+
+
+def _fill(row: PrecisionRow, t: Timing, batch_size: int) -> None:
+    row.latency_median_ms = round(t.median_s * 1e3, 6)
+    row.latency_iqr_ms = round(t.iqr_s * 1e3, 6)
+    row.throughput_samples_per_s = round(batch_size / t.median_s, 3)
+    row.rounds_ms = [round(x * 1e3, 6) for x in t.round_median_s]
+
+
+def _speedups(rows: Sequence[PrecisionRow]) -> None:
+    """Each reduced precision against fp32 of the same device, paired round by round."""
+    fp32 = next((r for r in rows if r.precision == "fp32" and r.rounds_ms), None)
+    for r in rows:
+        if fp32 is None or r is fp32 or not r.rounds_ms or len(r.rounds_ms) != len(fp32.rounds_ms):
+            continue
+        pr = paired(fp32.rounds_ms, r.rounds_ms)  # fp32's time over this one's: > 1 = faster
+        if pr is not None:
+            r.speedup_vs_fp32, r.speedup_low, r.speedup_high = round(pr.median, 3), round(pr.low, 3), round(pr.high, 3)
+            r.speedup_p_value = round(pr.p_value, 4)
+            r.speedup_verdict = {"higher": "faster", "lower": "slower"}.get(pr.verdict, NOT_DISTINGUISHABLE)
 
 
 def _row(
@@ -114,10 +155,10 @@ def _row(
     here: Sequence[str],
     batch_size: int,
     threads: int | None,
-    min_run_time_s: float,
-) -> PrecisionRow:
+) -> tuple[PrecisionRow, Callable[[], None] | None]:
+    """The row of ``name`` on ``device`` with its errors filled in, and the call to time
+    (``None``: not run, the row says why)."""
     import torch
-    import torch.utils.benchmark as benchmark
 
     fact = kernel_precision(TORCH_KERNELS, name, device)
     row = PrecisionRow(
@@ -131,18 +172,18 @@ def _row(
         rtol=precisions.get(name).rtol,
     )
     if device not in here:
-        return _not_run(row, f"no {device.upper()} device on this host")
+        return _not_run(row, f"no {device.upper()} device on this host"), None
     if fact.computes_in != name:
-        return _not_run(row, f"{fact.why} (computes in {fact.computes_in})")
+        return _not_run(row, f"{fact.why} (computes in {fact.computes_in})"), None
     try:
         with torch.inference_mode():
             cast = prepare_module(module, name, spec).to(device)
             outputs = _outputs(cast, inputs, device, spec)
     except (RuntimeError, NotImplementedError) as e:
         if "not implemented for" in str(e):  # torch has no kernel of this dtype on this device
-            return _not_run(row, f"torch has no {name} kernel for an operator on {device}: {str(e).splitlines()[0]}")
+            return _not_run(row, f"torch has no {name} kernel for an operator on {device}: {str(e).splitlines()[0]}"), None
         row.status, row.reason = "failed", f"{type(e).__name__}: {str(e).splitlines()[0]}"
-        return row
+        return row, None
     cmp = compare_outputs(outputs, reference, row.rtol or precisions.get(name).rtol)
     row.max_abs_err = max(c.max_abs_err for c in cmp)
     row.max_rel_err = max(c.max_rel_err for c in cmp)
@@ -155,12 +196,7 @@ def _row(
             cast(*args)
         sync()
 
-    timer = benchmark.Timer(stmt="call()", globals={"call": call}, num_threads=threads or torch.get_num_threads())
-    m = timer.blocked_autorange(min_run_time=min_run_time_s)
-    row.latency_median_ms = round(m.median * 1e3, 6)
-    row.latency_iqr_ms = round(m.iqr * 1e3, 6)
-    row.throughput_samples_per_s = round(batch_size / m.median, 3)
-    return row
+    return row, call
 
 
 def _not_run(row: PrecisionRow, reason: str) -> PrecisionRow:

@@ -26,7 +26,7 @@ from typing import Any
 
 from core.errors import PerfError, ToolkitError
 from core.records import RecordKind, write_record
-from perf.profile.baseline import BaselineOptions, formed_batches, plan_targets
+from perf.profile.baseline import BaselineOptions, busy_threshold, formed_batches, plan_targets
 from perf.profile.precision_study import precision_study
 from perf.profile.runners import NotRunHere, artifact_call, batch_inputs, cannot_run, eager_call, eager_module, version_file
 from perf.profile.trace import trace_onnx, trace_torch
@@ -78,7 +78,7 @@ def profile_variants(
             record.traces.append(_trace(k, rv, file, batch, out_dir))
         if precisions and key.model not in studied:
             studied.add(key.model)
-            record.precision += _study(rv, key, batch, precisions, opts.timing.min_run_time_s)
+            record.precision += _study(rv, key, batch, precisions, opts)
     return record
 
 
@@ -148,7 +148,7 @@ def _trace(key: BaselineKey, rv: Any, file: str, batch: int, out_dir: Path) -> T
     return done
 
 
-def _study(rv: Any, key: BaselineKey, batch: int, precisions: Sequence[str], min_run_time_s: float) -> list[PrecisionRow]:
+def _study(rv: Any, key: BaselineKey, batch: int, precisions: Sequence[str], opts: BaselineOptions) -> list[PrecisionRow]:
     """The precision study of ``rv``'s eager model (one row saying why when it cannot load)."""
     try:
         module = eager_module(rv)
@@ -162,7 +162,9 @@ def _study(rv: Any, key: BaselineKey, batch: int, precisions: Sequence[str], min
             batch_size=batch,
             threads=key.threads,
             inputs=batch_inputs(rv.reference()[0], batch),
-            min_run_time_s=min_run_time_s,
+            min_run_time_s=opts.timing.min_run_time_s,
+            rounds=opts.timing.rounds,
+            host_busy_threshold_pct=busy_threshold(opts),
         )
 
 

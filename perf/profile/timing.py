@@ -1,14 +1,25 @@
-"""Timing one in-process call with ``torch.utils.benchmark`` (the baseline's stopwatch).
+"""Timing in-process calls with ``torch.utils.benchmark``, interleaved in rounds (the baseline's
+and the precision study's stopwatch).
 
-:func:`time_call` warms a call up, then measures it twice:
+:func:`time_interleaved` measures several calls (the targets) *together*: each is warmed up,
+then ``rounds`` rounds follow, and each round times every target once, in a shuffled order
+(a seeded :class:`random.Random`, recorded). Whatever else the host does during a round then
+falls on every target of that round alike, so a comparison of two targets round by round
+(:func:`perf.analysis.paired.paired`) is fair even on a busy host, where timing one target
+after the other would confound the host's moment with the target. In its turn a target:
 
-1. ``Timer.blocked_autorange(min_run_time)``: blocks of calls sized so that timer overhead is
-   negligible; the median and IQR of the per-call time over the blocks give the spread (PyTorch docs, "torch.utils.benchmark").
-2. single calls timed one by one with ``Timer.timeit(1)`` for ``min_run_time`` (at least
-   :data:`MIN_SINGLE_RUNS`, at most ``max_runs``): the p50 and p99 of one call, which block
-   averages hide. The baseline's throughput is ``batch / p50``: on a shared host a block that
-   other processes preempted moves the block median, a preempted single call one sample only.
+1. sets its torch intra-op threads and makes one untimed call (a changed thread count
+   re-spawns torch's pool on the next call, which must not be timed);
+2. times blocks of calls with ``Timer.timeit(number)`` for ``min_run_time / rounds`` s (at
+   least one block; ``number`` is sized during the warm-up so that a block lasts at least
+   :data:`BLOCK_S`): the median and IQR of the per-call time over all blocks give the spread
+   (PyTorch docs, "torch.utils.benchmark");
+3. times single calls one by one with ``Timer.timeit(1)`` for ``min_run_time / rounds`` s (at
+   least :data:`MIN_SINGLE_RUNS` over all rounds): the p50 and p99 of one call, which block
+   averages hide; on a shared host a preempted single call moves one sample only.
 
+Per round it keeps the median single call and the median block (:attr:`Timing.round_p50_s`,
+:attr:`Timing.round_median_s`): the values a paired comparison uses.
 ``torch.utils.benchmark.Timer(num_threads=N)`` sets torch's intra-op threads while it times;
 onnxruntime sessions carry their own thread count (set when the session is made).
 """
@@ -16,14 +27,26 @@ onnxruntime sessions carry their own thread count (set when the session is made)
 from __future__ import annotations
 
 import dataclasses
+import math
+import random
+import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-#: Fewest single calls timed for the percentiles (a p99 of fewer calls is the max).
+#: Fewest single calls timed for the percentiles over all rounds (a p99 of fewer calls is the max).
 MIN_SINGLE_RUNS = 20
+#: Fewest single calls timed per round (a round's median needs a few).
+MIN_ROUND_RUNS = 3
+#: Shortest block (s): calls per block are chosen so that timer overhead is negligible.
+BLOCK_S = 0.002
+#: Rounds of :func:`time_interleaved` (default): with 8, a paired sign test
+#: (:mod:`perf.analysis.paired`) calls a difference when every round agrees (p = 0.008), not at 7 of 8 (p = 0.07).
+ROUNDS = 8
+#: The seed of the rounds' shuffled order (recorded with the settings).
+ORDER_SEED = 0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -31,22 +54,37 @@ class TimingSettings:
     """How long to time one call.
 
     Attributes:
-        min_run_time_s: ``blocked_autorange(min_run_time=...)`` and the time given to the
-            single-call runs (s; default 0.2).
+        min_run_time_s: Time given to the blocks and again to the single calls of each target,
+            over all rounds (s; default 0.2).
         warmup_s: Warm-up time before timing (s; default 0.05), at least ``warmup_runs`` calls.
         warmup_runs: The fewest warm-up calls (default 3).
         max_runs: Most single calls timed for the percentiles (default 2000).
+        rounds: Rounds the targets are interleaved in (default :data:`ROUNDS`).
     """
 
     min_run_time_s: float = 0.2
     warmup_s: float = 0.05
     warmup_runs: int = 3
     max_runs: int = 2000
+    rounds: int = ROUNDS
 
 
 @dataclasses.dataclass(frozen=True)
 class Timing:
-    """What :func:`time_call` measured; times in seconds per call."""
+    """What :func:`time_interleaved` measured of one target; times in seconds per call.
+
+    Attributes:
+        median_s, iqr_s: Median and IQR of the per-call time over every block of every round.
+        p50_s, p99_s: Percentiles of every single call of every round.
+        blocks, runs_per_block: Blocks timed (all rounds) and calls per block.
+        runs: Single calls timed (all rounds).
+        warmup_runs, warmup_s: The warm-up's calls and time.
+        measured_s: Wall time spent on this target, warm-up included.
+        round_p50_s: Median single call per round, in round order.
+        round_median_s: Median block per round, in round order.
+        span: ``(start, end)`` of the rounds on the monotonic clock (shared by the targets
+            timed together).
+    """
 
     median_s: float
     iqr_s: float
@@ -58,49 +96,134 @@ class Timing:
     warmup_runs: int
     warmup_s: float
     measured_s: float
+    round_p50_s: tuple[float, ...] = ()
+    round_median_s: tuple[float, ...] = ()
+    span: tuple[float, float] = (0.0, 0.0)
 
 
-def time_call(fn: Callable[[], Any], threads: int | None, settings: TimingSettings = TimingSettings()) -> Timing:
-    """Warm ``fn`` up, then time it (see the module docstring).
+@dataclasses.dataclass
+class _State:
+    fn: Callable[[], Any]
+    threads: int | None
+    timer: Any = None
+    number: int = 1
+    warmup_runs: int = 0
+    warmup_s: float = 0.0
+    spent_s: float = 0.0
+    blocks: list[float] = dataclasses.field(default_factory=list)
+    singles: list[float] = dataclasses.field(default_factory=list)
+    round_p50: list[float] = dataclasses.field(default_factory=list)
+    round_median: list[float] = dataclasses.field(default_factory=list)
 
-    Args:
-        fn: The call to time (no arguments; its result is discarded).
-        threads: torch intra-op threads while timing, set here and left set (``None``: torch's
-            current setting; the caller restores its own).
-        settings: How long.
 
-    Returns:
-        The per-call times.
-    """
+def _set_threads(threads: int | None) -> None:
+    import torch
+
+    if threads and torch.get_num_threads() != threads:
+        torch.set_num_threads(threads)
+
+
+def _warm(s: _State, settings: TimingSettings) -> None:
+    """Warm up, make the timer and size a block (calls per :data:`BLOCK_S`)."""
     import torch
     from torch.utils.benchmark import Timer
 
-    if threads:  # set once, before warm-up: Timer sets it around every block and restores the previous
-        torch.set_num_threads(threads)  # value, and a changed count re-spawns the pool on the next call
+    _set_threads(s.threads)
     start = time.perf_counter()
-    warm = 0
-    while warm < settings.warmup_runs or time.perf_counter() - start < settings.warmup_s:
-        fn()
-        warm += 1
-    warmup_s = time.perf_counter() - start
-    timer = Timer(stmt="fn()", globals={"fn": fn}, num_threads=torch.get_num_threads())
-    m = timer.blocked_autorange(min_run_time=settings.min_run_time_s)
+    times: list[float] = []
+    while len(times) < settings.warmup_runs or time.perf_counter() - start < settings.warmup_s:
+        t0 = time.perf_counter()
+        s.fn()
+        times.append(time.perf_counter() - t0)
+    s.warmup_runs, s.warmup_s = len(times), time.perf_counter() - start
+    s.spent_s += s.warmup_s
+    s.timer = Timer(stmt="fn()", globals={"fn": s.fn}, num_threads=torch.get_num_threads())
+    s.number = max(1, math.ceil(BLOCK_S / max(statistics.median(times), 1e-9)))
+
+
+def _turn(s: _State, budget_s: float, min_singles: int, max_singles: int) -> None:
+    """One round's turn of one target (see the module docstring)."""
+    start = time.perf_counter()
+    _set_threads(s.threads)
+    s.fn()  # untimed: a changed thread count re-spawns the pool here
+    blocks: list[float] = []
+    t0 = time.perf_counter()
+    while not blocks or time.perf_counter() - t0 < budget_s:
+        blocks.append(s.timer.timeit(s.number).times[0])
     singles: list[float] = []
     t0 = time.perf_counter()
-    while len(singles) < settings.max_runs and (
-        len(singles) < MIN_SINGLE_RUNS or time.perf_counter() - t0 < settings.min_run_time_s
-    ):
-        singles.append(timer.timeit(1).times[0])
-    p50, p99 = np.percentile(singles, [50, 99])
-    return Timing(
-        median_s=float(m.median),
-        iqr_s=float(m.iqr),
-        p50_s=float(p50),
-        p99_s=float(p99),
-        blocks=len(m.times),
-        runs_per_block=int(m.number_per_run),
-        runs=len(singles),
-        warmup_runs=warm,
-        warmup_s=warmup_s,
-        measured_s=time.perf_counter() - start,
-    )
+    while len(singles) < max_singles and (len(singles) < min_singles or time.perf_counter() - t0 < budget_s):
+        singles.append(s.timer.timeit(1).times[0])
+    s.blocks += blocks
+    s.singles += singles
+    s.round_median.append(statistics.median(blocks))
+    s.round_p50.append(statistics.median(singles))
+    s.spent_s += time.perf_counter() - start
+
+
+def time_interleaved(
+    calls: Sequence[Callable[[], Any]],
+    threads: Sequence[int | None],
+    settings: TimingSettings = TimingSettings(),
+    seed: int = ORDER_SEED,
+) -> list[Timing]:
+    """Warm up every call, then time them interleaved in ``settings.rounds`` rounds (see the
+    module docstring).
+
+    Args:
+        calls: The targets (no arguments; results discarded).
+        threads: torch intra-op threads of each target (``None``: torch's current setting),
+            set before each of its turns and left set (the caller restores its own).
+        settings: How long.
+        seed: Seed of the shuffled order of each round.
+
+    Returns:
+        One :class:`Timing` per call, in the order given.
+
+    Raises:
+        ValueError: ``calls`` and ``threads`` differ in length.
+    """
+    if len(calls) != len(threads):
+        raise ValueError(f"{len(calls)} calls but {len(threads)} thread counts")
+    states = [_State(fn, th) for fn, th in zip(calls, threads)]
+    for s in states:
+        _warm(s, settings)
+    rounds = max(1, settings.rounds)
+    budget = settings.min_run_time_s / rounds
+    min_singles = max(MIN_ROUND_RUNS, math.ceil(MIN_SINGLE_RUNS / rounds))
+    max_singles = max(min_singles, settings.max_runs // rounds)
+    rng = random.Random(seed)
+    order = list(range(len(states)))
+    begin = time.monotonic()
+    for _ in range(rounds):
+        rng.shuffle(order)
+        for i in order:
+            _turn(states[i], budget, min_singles, max_singles)
+    span = (begin, time.monotonic())
+    out = []
+    for s in states:
+        q1, q3 = np.percentile(s.blocks, [25, 75])  # Measurement.times: per call already
+        p50, p99 = np.percentile(s.singles, [50, 99])
+        out.append(
+            Timing(
+                median_s=float(statistics.median(s.blocks)),
+                iqr_s=float(q3 - q1),
+                p50_s=float(p50),
+                p99_s=float(p99),
+                blocks=len(s.blocks),
+                runs_per_block=s.number,
+                runs=len(s.singles),
+                warmup_runs=s.warmup_runs,
+                warmup_s=s.warmup_s,
+                measured_s=s.spent_s,
+                round_p50_s=tuple(s.round_p50),
+                round_median_s=tuple(s.round_median),
+                span=span,
+            )
+        )
+    return out
+
+
+def time_call(fn: Callable[[], Any], threads: int | None, settings: TimingSettings = TimingSettings()) -> Timing:
+    """Time one call on its own (:func:`time_interleaved` of one target)."""
+    return time_interleaved([fn], [threads], settings)[0]

@@ -22,10 +22,13 @@ host cannot run (TensorRT without a GPU) has ``status`` ``"not run on this host"
 from __future__ import annotations
 
 import dataclasses
+import statistics
 from typing import Literal, get_args
 
 from pydantic import ConfigDict
 from pydantic.dataclasses import dataclass
+
+from perf.records.load import load_status
 
 _CONFIG = ConfigDict(extra="ignore")
 
@@ -65,11 +68,12 @@ class BaselineKey:
 class BaselinePoint:
     """One in-process measurement: one :class:`BaselineKey` at one batch size.
 
-    Timing (:mod:`perf.profile.timing`): after warm-up, ``torch.utils.benchmark``'s
-    ``Timer.blocked_autorange`` gives the median and IQR of the per-call time over blocks of
-    ``runs_per_block`` calls; then single calls are timed one by one (``runs`` of them) for
-    the p50/p99 of one call. A call takes numpy inputs and returns numpy outputs, as the
-    python-backend model's runner does.
+    Timing (:mod:`perf.profile.timing`): every point of one model is timed *interleaved* with
+    the others (eager and artifacts, every batch size) in rounds, each round timing each point
+    once in a shuffled order; in its turn, blocks of ``runs_per_block`` calls give the median
+    and IQR of the per-call time, then single calls are timed one by one for the p50/p99 of one
+    call. A call takes numpy inputs and returns numpy outputs, as the python-backend model's
+    runner does. The host's load over the rounds is recorded (:mod:`perf.records.load`).
 
     Attributes:
         key: What ran.
@@ -88,6 +92,11 @@ class BaselinePoint:
         blocks, runs_per_block: ``blocked_autorange``'s blocks and calls per block.
         runs: Single calls timed for the percentiles.
         measured_s: Wall time of the whole point, warm-up included (s).
+        rounds_ms: The median single call of each round (ms), in round order: the values a
+            paired comparison with another point of the same model uses (same rounds).
+        host_busy_pct, host_busy, host_not_sampled: Other processes' CPU during the rounds
+            (% of one core), whether that flags the point, why it was not sampled
+            (:mod:`perf.records.load`).
     """
 
     key: BaselineKey
@@ -106,11 +115,28 @@ class BaselinePoint:
     runs_per_block: int | None = None
     runs: int | None = None
     measured_s: float | None = None
+    rounds_ms: list[float] = dataclasses.field(default_factory=list)
+    host_busy_pct: float | None = None
+    host_busy: bool = False
+    host_not_sampled: str | None = None
 
     @property
     def ok(self) -> bool:
         """Whether the point was measured: status ``ok`` and a throughput above 0 infer/s."""
         return self.status == "ok" and (self.throughput_infer_per_s or 0) > 0
+
+    @property
+    def flag(self) -> str:
+        """The status its numbers are marked with (``host busy`` for a measured point on a busy host)."""
+        return load_status(self.status, self.host_busy)
+
+    @property
+    def round_spread_pct(self) -> float | None:
+        """Max - min of :attr:`rounds_ms` in % of their median; ``None`` with fewer than 2 rounds."""
+        if len(self.rounds_ms) < 2:
+            return None
+        mid = statistics.median(self.rounds_ms)
+        return 100.0 * (max(self.rounds_ms) - min(self.rounds_ms)) / mid if mid else None
 
 
 @dataclass(config=_CONFIG)
@@ -154,6 +180,10 @@ class BaselineSettings:
         cpu_count: Cores of this host (``os.cpu_count()``): the python-backend thread rule's input.
         threads_rule: How each target's threads were chosen, in words.
         versions: Library versions (python, torch, onnxruntime, numpy, tensorrt).
+        rounds: Rounds each model's points were interleaved in (0: one after another, older records).
+        order_seed: Seed of each round's shuffled order.
+        host_busy_threshold_pct: Other processes' CPU above which a point is flagged host busy
+            (% of one core; the sweep's setting).
     """
 
     timer: str
@@ -165,6 +195,9 @@ class BaselineSettings:
     cpu_count: int | None = None
     threads_rule: str = ""
     versions: dict[str, str | None] = dataclasses.field(default_factory=dict)
+    rounds: int = 0
+    order_seed: int | None = None
+    host_busy_threshold_pct: float | None = None
 
 
 @dataclass(config=_CONFIG)

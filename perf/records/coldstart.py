@@ -21,6 +21,8 @@ import statistics
 from pydantic import ConfigDict
 from pydantic.dataclasses import dataclass
 
+from perf.records.load import load_status
+
 #: A request is "steady" when its latency is at most this many times the median of the
 #: requests measured at its batch size and shape (the median is robust to the slow first ones).
 STEADY_RATIO = 1.5
@@ -39,12 +41,22 @@ class FirstRequests:
         latencies_ms: Client latency of each request in the order sent (tritonclient, the
             sweep's protocol), in ms; the first is the first request at this size.
         error: Why there are no latencies, when there are none.
+        host_busy_pct, host_busy, host_not_sampled: Other processes' CPU while they were sent
+            (% of one core), whether that flags them, why not sampled (:mod:`perf.records.load`).
     """
 
     batch_size: int
     shape: str | None = None
     latencies_ms: list[float] = dataclasses.field(default_factory=list)
     error: str | None = None
+    host_busy_pct: float | None = None
+    host_busy: bool = False
+    host_not_sampled: str | None = None
+
+    @property
+    def flag(self) -> str:
+        """The status its numbers are marked with: ``host busy``, ``failed`` or ``ok``."""
+        return load_status("failed" if self.error else "ok", self.host_busy)
 
     @property
     def first_ms(self) -> float | None:

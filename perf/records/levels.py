@@ -14,14 +14,16 @@ from typing import Any, Literal, get_args
 from pydantic import ConfigDict, TypeAdapter, computed_field
 from pydantic.dataclasses import dataclass
 
+from perf.records.load import HOST_BUSY as _HOST_BUSY
+
 #: Status of a level (:meth:`LevelResult.settle`), worst first.
 LevelStatus = Literal["failed", "not achieved", "host busy", "unstable", "ok"]
 LEVEL_STATUSES: tuple[str, ...] = get_args(LevelStatus)
 #: Statuses whose numbers may back a recommendation (flagged unless ``ok``); a ``not
 #: achieved`` or ``failed`` level never does.
 USABLE_STATUSES = ("ok", "unstable", "host busy")
-#: The status of a level other processes' CPU moved (perf.measure.metrics.HostSampler): never evidence on its own.
-HOST_BUSY: LevelStatus = "host busy"
+#: The status of a level other processes' CPU moved (perf.measure.host.HostSampler): never evidence on its own.
+HOST_BUSY: LevelStatus = _HOST_BUSY  # defined once with the other records' load fields (perf.records.load)
 
 _CONFIG = ConfigDict(extra="ignore")
 
@@ -78,6 +80,8 @@ class LevelResult:
             sweep during the merged windows, in % of one core (mean); ``None`` when not sampled.
         host_busy: ``host_busy_pct`` stayed above the threshold (``host_busy_threshold_pct``
             in the run's settings) after one re-measurement.
+        host_not_sampled: Why ``host_busy_pct`` is ``None`` (the server on another host:
+            :data:`perf.records.load.NOT_SAMPLED_ELSEWHERE`); ``None`` when sampled.
         windows_span_s: Length of the span the server and host samples were averaged
             over: perf_analyzer's merged windows, timed from its per-window lines; ``None``
             when those were not seen and the whole run was used.
@@ -124,6 +128,7 @@ class LevelResult:
     rate_achieved: bool | None = None
     host_busy_pct: float | None = None
     host_busy: bool = False
+    host_not_sampled: str | None = None
     windows_span_s: float | None = None
     throughput_window_spread_pct: float | None = None
     notes: list[str] = dataclasses.field(default_factory=list)

@@ -13,10 +13,14 @@ from typing import Literal
 from pydantic import ConfigDict
 from pydantic.dataclasses import dataclass
 
+from perf.records.load import load_status
+
 _CONFIG = ConfigDict(extra="ignore")
 
 #: Whether a row was measured here, or why not.
 RunStatus = Literal["measured", "not run on this host", "failed"]
+#: A speed-up's verdict when the paired rule calls no difference (:mod:`perf.analysis.paired`).
+NOT_DISTINGUISHABLE = "not distinguishable at this noise"
 
 
 @dataclass(config=_CONFIG)
@@ -81,14 +85,21 @@ class PrecisionRow:
         batch_size: Samples per timed call.
         threads: Intra-op threads.
         latency_median_ms, latency_iqr_ms: ``torch.utils.benchmark`` median and
-            interquartile range of one call (ms).
+            interquartile range of one call over blocks (ms), all rounds.
         throughput_samples_per_s: ``batch_size`` / median latency.
-        speedup_vs_fp32: fp32's median on the same device / this median; ``None`` without
-            both.
+        rounds_ms: The median block of each round (ms), in round order; the rows of one
+            device were timed in the same rounds (interleaved).
+        speedup_vs_fp32: fp32's time on the same device / this one's, the median over rounds
+            of the paired ratios; ``None`` without both.
+        speedup_low, speedup_high: The min and max of those ratios over rounds.
+        speedup_p_value: The paired sign test's two-sided p-value (:mod:`perf.analysis.paired`).
+        speedup_verdict: ``"faster"``, ``"slower"`` or :data:`NOT_DISTINGUISHABLE` by that rule.
         max_abs_err: max |out - fp32 eager| over every output element.
         max_rel_err: max |out - ref| / max |ref| (:func:`builders.verify.compare.compare_outputs`).
         rtol: The precision's default tolerance (:mod:`core.precision`).
         within_rtol: ``max_rel_err <= rtol`` with no NaN/Inf.
+        host_busy_pct, host_busy, host_not_sampled: Other processes' CPU during the rounds
+            (% of one core), whether that flags the row, why not sampled (:mod:`perf.records.load`).
     """
 
     runtime: str
@@ -108,6 +119,19 @@ class PrecisionRow:
     max_rel_err: float | None = None
     rtol: float | None = None
     within_rtol: bool | None = None
+    rounds_ms: list[float] = dataclasses.field(default_factory=list)
+    speedup_low: float | None = None
+    speedup_high: float | None = None
+    speedup_p_value: float | None = None
+    speedup_verdict: str | None = None
+    host_busy_pct: float | None = None
+    host_busy: bool = False
+    host_not_sampled: str | None = None
+
+    @property
+    def flag(self) -> str:
+        """The status its numbers are marked with (``host busy`` for a measured row on a busy host)."""
+        return load_status(self.status, self.host_busy)
 
 
 @dataclass(config=_CONFIG)

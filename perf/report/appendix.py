@@ -1,7 +1,7 @@
 """``appendix.md``: everything the report leaves out to stay readable at 50–200 variants.
 
 Every variant's parameters, the whole Pareto frontier, every pair behind each main effect
-and every interaction, every fair pair of :func:`perf.report.conclusions.pair_bullets`, each
+and every interaction, every fair pair of :func:`perf.report.pairs.pair_bullets`, each
 variant's knee, and the full lists of flagged, excluded and failed variants and levels,
 skipped levels and server starts. ``report.md`` links here wherever it cut a list.
 """
@@ -14,11 +14,12 @@ from pathlib import Path
 from perf.analysis.effects import Interaction, MainEffect
 from perf.analysis.frontier import FRONTIER_HEADERS, frontier_rows, operating_frontier, per_level_lines
 from perf.analysis.recommendation import Recommendation
-from perf.analysis.stats import Point, curve
+from perf.analysis.stats import Point
 from perf.markdown import APPENDIX_FILE, name_then_numbers, table
 from perf.records.results import RunResult
 from perf.report import coldstart as coldstart_report
-from perf.report.conclusions import pair_bullets
+from perf.report.knees import knee_text
+from perf.report.pairs import pair_bullets
 from perf.report.run import variant_table
 from perf.search.plan import describe_skipped
 
@@ -28,10 +29,14 @@ def _pct(v: float | None) -> str:
 
 
 def effect_pairs(e: MainEffect) -> list[str]:
-    """One bullet per pair behind a main effect: both names and the two paired changes."""
+    """One bullet per pair behind a main effect: both names and the two paired changes, with why
+    a change was left out of the effect (:mod:`perf.analysis.fair`)."""
     return [
-        f"- `{d.changed}` vs `{d.reference}`: peak throughput {_pct(d.throughput_pct)}, "
-        f"p99 {_pct(d.p99_pct)}" + (f" at c={d.concurrency}" if d.concurrency is not None else "")
+        f"- `{d.changed}` vs `{d.reference}`: peak throughput {_pct(d.throughput_pct)}"
+        + (f" (left out: {d.throughput_note})" if d.throughput_note else "")
+        + f", p99 {_pct(d.p99_pct)}"
+        + (f" at c={d.concurrency}" if d.concurrency is not None else "")
+        + (f" (left out: {d.p99_note})" if d.p99_note else "")
         for d in e.pairs
     ]
 
@@ -69,14 +74,7 @@ def appendix_lines(
     lines += coldstart_report.appendix_lines(run)
     lines += ["## Knees", ""]
     for n, k in rec.knees.items():
-        what = (
-            f"concurrency {k}"
-            if k is not None
-            else "no knee within the swept range"
-            if len(curve(points[n])) > 1
-            else "fewer than 2 levels measured"
-        )
-        lines.append(f"- `{n}`: {what}")
+        lines.append(f"- `{n}`: {knee_text(points[n], k)}")
     lines.append("")
     for title, items in (
         ("Ranked after the stable levels", rec.flagged),

@@ -19,9 +19,9 @@ from typing import Any
 
 from builders.config.variants import Variant
 from perf.analysis.pairs import differing, variant_of
-from perf.markdown import APPENDIX_FILE, TOP_N, Align, fmt, table
+from perf.markdown import APPENDIX_FILE, TOP_N, UNSTABLE_MARK, Align, flag_mark, fmt, table
 from perf.records.coldstart import STEADY_RATIO, ColdStart, FirstRequests
-from perf.records.levels import LevelResult
+from perf.records.levels import HOST_BUSY, LevelResult
 from perf.records.results import RunResult
 from perf.report.phrases import Facts, say
 
@@ -116,9 +116,13 @@ def table_lines(items: list[Entry]) -> list[str]:
         if c.not_measured or first is None:
             rows.append([*head, c.not_measured or "not measured: no request answered"])
             continue
-        later = "; ".join(f"{_size(f)} {_ratio_text(f, e.levels)}" for f in c.first if f is not first) or "(no other size swept)"
+        later = (
+            "; ".join(f"{_size(f)} {_ratio_text(f, e.levels)}{flag_mark(f.flag, words=False)}" for f in c.first if f is not first)
+            or "(no other size swept)"
+        )
         steady = c.requests_to_steady
-        rows.append([*head, fmt(first.first_ms, 1), _ratio_text(first, e.levels), later, "—" if steady is None else str(steady)])
+        first_ms = fmt(first.first_ms, 1) + flag_mark(first.flag)
+        rows.append([*head, first_ms, _ratio_text(first, e.levels), later, "—" if steady is None else str(steady)])
     align: list[Align] = ["left", "left", "right", "right", "right", "right", "left", "right"]
     return table(headers, rows, align)
 
@@ -243,8 +247,10 @@ def _numbers(measured: list[Entry]) -> str:
     firsts = [(r, e) for e in cold if (r := _first_ratios(e)[0]) is not None]
     if firsts:
         r, e = max(firsts, key=lambda x: x[0])
-        ms = e.cold.first_request.first_ms if e.cold.first_request else None
-        text += f" The first request at batch 1 took up to {fmt(ms, 1)} ms ({r:,.1f}× its steady latency, `{e.name}`)"
+        fr = e.cold.first_request
+        ms = fr.first_ms if fr else None
+        mark = flag_mark(fr.flag) if fr else ""
+        text += f" The first request at batch 1 was up to {r:,.1f}× its steady latency (`{e.name}`: {fmt(ms, 1)} ms{mark})"
         if len(firsts) > 1:
             text += f"; the median over {len(firsts)} variants {which}is {statistics.median(x[0] for x in firsts):,.1f}×"
         text += "."
@@ -262,6 +268,13 @@ def _numbers(measured: list[Entry]) -> str:
         )
     elif not pairs:
         text += " The grid has no variants differing only in warmup, so warmup on vs off is not compared here."
+    busy = [f for e in measured for f in e.cold.first if f.flag == HOST_BUSY]
+    if busy:
+        most = max((f.host_busy_pct or 0.0) for f in busy)
+        text += (
+            f" {len(busy)} size(s) were sent while other processes used up to {fmt(most, 0)} % of a core (marked"
+            f"{flag_mark(HOST_BUSY)}): their first requests and ratios may be the host's, not the variant's."
+        )
     return text.strip()
 
 
@@ -321,6 +334,8 @@ def _notes(lines: list[str]) -> list[str]:
             f"{OWN_MARK} the sweep measured no level at concurrency 1 at that size: compared with the median of "
             "the requests that followed the first one.",
         ]
+    if any(UNSTABLE_MARK in ln for ln in lines):
+        out += ["", f"{UNSTABLE_MARK} host busy: other processes used the host's CPU while those requests were sent."]
     return [
         *out,
         "",

@@ -7,9 +7,9 @@ conditions under which it holds. Every explanatory phrase comes from :mod:`perf.
 chosen by the sign and size of the numbers it explains. The numbers compare the best peak
 with the 1-instance, no-batching baseline and the runner-up, then summarise the grid by its
 main effects (:mod:`perf.analysis.effects`); the conditions name the interactions that change an
-effect's sign. :func:`pair_bullets` lists every fair pair (batching on vs off at the same
-instance count; N vs 1 instances; each format vs the first one — equal in every other
-variant parameter, :mod:`perf.analysis.pairs`) at the pair's highest common concurrency: the report's appendix.
+effect's sign. A comparison with a host-busy level says it was not measured fairly
+(:mod:`perf.analysis.fair`, :func:`perf.report.pairs.change_text`); every fair pair is listed
+in the appendix by :func:`perf.report.pairs.pair_bullets`.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import statistics
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from perf.analysis.effects import Interaction, MainEffect, effects_sentences, interactions, main_effects, value_order
-from perf.analysis.pairs import baseline, pairs, variant_of
+from perf.analysis.effects import Interaction, MainEffect, interactions, main_effects, value_order
+from perf.analysis.pairs import baseline, variant_of
 from perf.analysis.recommendation import Recommendation, candidate
 from perf.analysis.stats import (
     KNEE_GAIN_PCT,
@@ -30,23 +30,17 @@ from perf.analysis.stats import (
     Point,
     common_level,
     curve,
-    delta,
     gpu_metric,
+    interference,
     run_points,
-    spread_unknown,
 )
-from perf.markdown import CPU_MEASURES, fmt
+from perf.markdown import CPU_MEASURES, flag_mark, fmt
 from perf.records.levels import HOST_BUSY
 from perf.records.results import RunResult, VariantResult
+from perf.report.effects import effects_sentences
+from perf.report.pairs import change_text, once
 from perf.report.phrases import Facts, say
 from perf.report.servers import measured_elsewhere
-
-
-def _change(a: Point, b: Point, metric: str, note_unknown: bool = True) -> str:
-    """The change with its significance; ``note_unknown=False`` leaves "spread unknown" out (a
-    single-trial run says it once, in :func:`_numbers`)."""
-    d = delta(a, b, metric)
-    return "—" if d is None else d.describe(note_unknown)
 
 
 def _list(items: Iterable[Any]) -> str:
@@ -108,14 +102,14 @@ def _numbers(
     if base is not None and base.name != best.variant and curve(pts[base.name], bs):
         bb = max(curve(pts[base.name], bs), key=lambda p: p.value(THROUGHPUT))
         head.append(
-            f"That is {_change(bb, bp, THROUGHPUT, mixed)} over the 1-instance, no-batching baseline `{base.name}` "
+            f"That is {change_text(bb, bp, THROUGHPUT, mixed)} over the 1-instance, no-batching baseline `{base.name}` "
             f"(peak {fmt(bb.get(THROUGHPUT))} infer/s at concurrency {bb.concurrency})."
         )
     second = _runner_up(ok, best.variant, bs, pts)
     if second is not None and (base is None or second.variant != base.name):
         head.append(
             f"The runner-up, `{second.variant}`, peaked at {fmt(second.get(THROUGHPUT))} infer/s "
-            f"(concurrency {second.concurrency}): {_change(bp, second, THROUGHPUT, mixed)} against the best"
+            f"(concurrency {second.concurrency}): {change_text(bp, second, THROUGHPUT, mixed)} against the best"
             + (
                 f", at a {second.status} level that does not lead the best stable level by more than its own spread, "
                 "so it is not ranked above the pick."
@@ -151,71 +145,15 @@ def _numbers(
             )
         )
     if not mixed:
-        head.append(_once(measured) + ".")
+        head.append(once(measured) + ".")
     lines = [" ".join(head)]
     if effects:
         lines += ["", effects_sentences(effects)]
     return lines
 
 
-def pair_bullets(run: RunResult) -> list[str]:
-    """One markdown bullet per fair pair (:func:`perf.analysis.pairs.pairs`: batching on vs off, N vs 1
-    instances, format vs format) at the pair's highest common concurrency: throughput and p99
-    change with their significance; batching pairs add the p99 change at the lowest level and
-    its explanation. The report's appendix lists them; the main effects summarise them."""
-    pts = run_points(run)
-    ok = [v for v in run.variants if v.status != "failed" and curve(pts[v.name])]
-    measured = [p for v in ok for p in pts[v.name] if p.ok]
-    mixed = any(p.trials >= MIN_TRIALS_FOR_SPREAD for p in measured)
-    bullets = []
-    for pr in pairs(ok):
-        a, b = pr.reference, pr.changed
-        pair = common_level(pts[a.name], pts[b.name])
-        if pair is None:
-            continue
-        pa, pb = pair
-        ta, tb = pr.reference_params, pr.changed_params
-        what = {
-            "batching": f"`{b.name}` vs `{a.name}`",
-            "instances": f"{tb.count} vs 1 instance (`{b.name}` vs `{a.name}`)",
-            "format": f"{tb.format} vs {ta.format} (`{b.name}` vs `{a.name}`)",
-        }[pr.kind]
-        text = (
-            f"- {pr.label}: {what} at concurrency {pa.concurrency}: throughput {_change(pa, pb, THROUGHPUT, mixed)}, "
-            f"p99 {_change(pa, pb, P99, mixed)}"
-        )
-        first = curve(pts[a.name])[0]
-        low = next((p for p in curve(pts[b.name]) if p.concurrency == first.concurrency), None)
-        if pr.kind == "batching" and low is not None and first.concurrency != pa.concurrency:
-            text += f"; at concurrency {first.concurrency} p99 {_change(first, low, P99, mixed)}"
-            why = say("light_load", _light_load_facts(first, low))
-            text += f" ({why})" if why else ""
-        bullets.append(text + ".")
-    return bullets
-
-
 def _at_batch(batch_size: int) -> str:
     return f", client batch size {batch_size}" if batch_size != 1 else ""
-
-
-def _light_load_facts(off: Point, on: Point) -> Facts:
-    """p99 and queue of batching off (``off``) vs on (``on``) at one light level."""
-    d = delta(off, on, P99)
-    return Facts(
-        change_pct=d.change_pct if d else None,
-        significant=d.significant if d else None,
-        queue_a_us=off.get("server_queue_us"),
-        queue_b_us=on.get("server_queue_us"),
-    )
-
-
-def _once(points: Sequence[Point]) -> str:
-    """The sentence for a run with single-trial levels: spread unknown, suggest ``--trials``."""
-    some = "Every level was" if max(p.trials for p in points) < MIN_TRIALS_FOR_SPREAD else "Some levels were"
-    return (
-        f"{some} measured once: {spread_unknown(1)}, so no difference involving such a level is called "
-        "significant, and none is assumed to be noise; run the sweep with `--trials 3` (or more) to measure it"
-    )
 
 
 def _runner_up(ok: list[VariantResult], best: str, batch_size: int, pts: dict[str, list[Point]]) -> Point | None:
@@ -329,9 +267,14 @@ def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]
         hi = max(p.concurrency for p in allp)
         failed = {v.name for v in run.variants if v.status == "failed"}
         live = [n for n in rec.knees if n not in failed]
-        open_ = [n for n in live if rec.knees[n] is None and len(curve(pts[n])) > 1]
+        falls = {n: f for n in live if rec.knees[n] is None and (f := interference(pts[n])) is not None}
+        open_ = [n for n in live if rec.knees[n] is None and len(curve(pts[n])) > 1 and n not in falls]
         short = [n for n in live if len(curve(pts[n])) < 2]
         text = f"Load was swept up to concurrency {hi}"
+        if falls:
+            said = [f"`{n}` ({f.describe()})" for n, f in list(falls.items())[:NAMED]]
+            said += [f"{len(falls) - NAMED} more"] if len(falls) > NAMED else []
+            text += f"; in {_list(said)} throughput fell as load rose, so the level before the fall is that variant's best"
         if open_:
             reasons = [f"`{n}` ({_no_knee_reason(pts[n])})" if _no_knee_reason(pts[n]) else f"`{n}`" for n in open_[:NAMED]]
             reasons += [f"{len(open_) - NAMED} more"] if len(open_) > NAMED else []
@@ -339,7 +282,7 @@ def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]
                 f"; {_list(reasons)} had no knee (a knee needs every later level to gain under {KNEE_GAIN_PCT:g} % "
                 "throughput while p99 rises), so the ranking beyond that is unknown"
             )
-        elif not short:
+        elif not short and not falls:
             text += "; every variant reached its knee"
         if short:
             text += f"; {len(short)} variant(s) have fewer than 2 measured levels, so no saturation point ({_some(f'`{n}`' for n in short)})"
@@ -357,6 +300,16 @@ def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]
         parts.append(
             f"{len(unstable)} level(s) did not reach a stable measurement ({_some(unstable)}); their numbers are less certain."
         )
+    busy = [
+        f"`{p.variant}` c={p.concurrency}" + (f" b={p.batch_size}" if p.batch_size != 1 else "")
+        for p in allp
+        if p.status == HOST_BUSY
+    ]
+    if busy:
+        parts.append(
+            f"{len(busy)} level(s) were measured while other processes used the host ({_some(busy)}; marked "
+            f"{flag_mark(HOST_BUSY).strip()}): a comparison with them is not measured fairly and says so."
+        )
     if inters:
         parts.append(
             f"{len(inters)} effect(s) change sign with another factor, so they hold only where that factor is set as "
@@ -373,7 +326,7 @@ def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]
             "only when it exceeds both levels' spreads."
         )
     elif allp and max(p.trials for p in allp) >= MIN_TRIALS_FOR_SPREAD:  # a single-trial run says so in _numbers
-        parts.append(_once(allp) + ".")
+        parts.append(once(allp) + ".")
     return " ".join(parts)
 
 

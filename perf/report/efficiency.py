@@ -16,9 +16,11 @@ import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from perf.analysis.efficiency import COMPONENTS, EfficiencyRow, best_rows, efficiency_rows, other_shapes
-from perf.markdown import TOP_N, Align, fmt, name_then_numbers, table
-from perf.records.baseline import BaselineResult
+from perf.analysis.efficiency import EfficiencyRow, best_rows, efficiency_rows, other_shapes
+from perf.markdown import TOP_N, Align, flag_mark, fmt, name_then_numbers, table
+from perf.plots.efficiency import write_plot
+from perf.records.baseline import BaselinePoint, BaselineResult
+from perf.records.levels import HOST_BUSY
 from perf.records.results import RunResult
 
 log = logging.getLogger(__name__)
@@ -103,10 +105,10 @@ def efficiency_section(run: RunResult, run_dir: Path) -> list[str]:
     rows = efficiency_rows(run)
     lines += [*conclusion(run, rows), ""]
     shown, table_rows, note = top_rows(rows)
-    png = write_plot(shown, run_dir / PLOT_FILE)
-    if png is not None:
-        lines += [f"![Serving efficiency]({png.name})", ""]
-    lines += ["### Served vs in-process, per level", "", *([note, ""] if note else []), *efficiency_table(table_rows), ""]
+    if write_plot(shown, run_dir / PLOT_FILE) is not None:
+        lines += [f"![Serving efficiency]({PLOT_FILE})", ""]
+    lines += ["### Served vs in-process, per level", "", *([note, ""] if note else []), *efficiency_table(table_rows)]
+    lines += [*not_evidence_lines(table_rows), ""]
     left_out = other_shapes(run)
     if left_out:
         lines += [
@@ -163,10 +165,10 @@ def efficiency_table(rows: Sequence[EfficiencyRow]) -> list[str]:
                 fmt(r.server_batch, 2),
                 fmt(r.served_infer_per_s),
                 fmt(r.in_process.throughput_infer_per_s if r.in_process else None),
-                ratio_text(r.ratio),
+                ratio_cell(r),
                 fmt(r.compute_infer_us, 0),
                 fmt(r.in_process_us, 0),
-                fmt(r.overhead_us, 0) + (f" ({r.overhead_pct:+.0f} %)" if r.overhead_pct is not None else ""),
+                overhead_cell(r),
                 fmt(c["server_queue_us"], 0),
                 fmt(sum(x for x in outside if x is not None) if any(x is not None for x in outside) else None, 0),
                 r.in_process.how_text if r.in_process else "no in-process point",
@@ -175,15 +177,54 @@ def efficiency_table(rows: Sequence[EfficiencyRow]) -> list[str]:
     return table(headers, body, [*name_then_numbers(len(headers) - 1), "left"])
 
 
+def ratio_cell(r: EfficiencyRow) -> str:
+    """The efficiency of a row: the ratio; never a number for a served run that beat the same
+    call in-process; the tables' mark where a side was host busy."""
+    if r.served_faster:
+        return "— (served faster than in-process: not evidence)"
+    return ratio_text(r.ratio) + (flag_mark(HOST_BUSY) if r.note else "")
+
+
+def overhead_cell(r: EfficiencyRow) -> str:
+    """The overhead (µs, % of compute infer), "not significant" within the noise of both measurements."""
+    if r.served_faster and (r.overhead_us or 0.0) < 0:
+        return fmt(r.overhead_us, 0) + " (served faster: not evidence)"
+    text = fmt(r.overhead_us, 0) + (f" ({r.overhead_pct:+.0f} %)" if r.overhead_pct is not None else "")
+    return text + ("; not significant" if r.overhead_significant is False else "")
+
+
+def not_evidence_lines(rows: Sequence[EfficiencyRow]) -> list[str]:
+    """Below the table: each reason a ratio is no evidence, with the rows it holds for."""
+    why: dict[str, list[str]] = {}
+    for r in rows:
+        if r.note:
+            why.setdefault(r.note, []).append(f"`{r.variant}` c={r.point.concurrency}")
+    lines = [
+        f"- {note}: {', '.join(names[:5])}" + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        for note, names in why.items()
+    ]
+    if any(r.overhead_significant is False for r in rows):
+        lines.append(
+            "- *not significant*: the overhead is within the two measurements' noise (the in-process points' spread "
+            "over rounds plus the served level's spread over trials, else over perf_analyzer's windows)."
+        )
+    return ["", *lines] if lines else []
+
+
 def baseline_lines(baseline: BaselineResult) -> list[str]:
     """The settings in one paragraph, then one row per in-process point (a point not run
     says why in its status cell)."""
     s = baseline.settings
     versions = ", ".join(f"{k} {v}" for k, v in s.versions.items() if v)
+    rounds = (
+        f" over {s.rounds} interleaved rounds (each round times every point of a model once, in a shuffled order)"
+        if s.rounds
+        else ""
+    )
     lines = [
         f"Timed with {s.timer}; warm-up ≥ {s.warmup_runs} calls and {s.warmup_s:g} s, then {s.min_run_time_s:g} s "
-        f"of blocks and {s.min_run_time_s:g} s (≤ {s.max_runs}) of single calls per point. Inputs: {s.inputs}. "
-        f"Threads: {s.threads_rule}. Versions: {versions}. Measured {baseline.created}.",
+        f"of blocks and {s.min_run_time_s:g} s (≤ {s.max_runs}) of single calls per point{rounds}. Inputs: {s.inputs}. "
+        f"Threads: {s.threads_rule}. Versions: {versions}. Measured {baseline.created}. {load_sentence(baseline)}",
         "",
     ]
     headers = [
@@ -197,6 +238,7 @@ def baseline_lines(baseline: BaselineResult) -> list[str]:
         "p99 ms",
         "median ms",
         "spread %",
+        "rounds spread %",
         "infer/s",
         "status",
     ]
@@ -212,17 +254,42 @@ def baseline_lines(baseline: BaselineResult) -> list[str]:
             fmt(p.latency_p99_ms, 3),
             fmt(p.latency_median_ms, 3),
             fmt(p.spread_pct),
+            fmt(p.round_spread_pct),
             fmt(p.throughput_infer_per_s),
-            p.status if p.status == "ok" else f"{p.status}: {p.reason}",
+            point_status(p),
         ]
         for p in baseline.points
     ]
     left: list[Align] = ["left"]
     right: list[Align] = ["right"]
-    align = left * 4 + right * 7 + left
+    align = left * 4 + right * 8 + left
     lines += table(headers, body, align)
     lines += [f"- {n}" for n in baseline.notes]
     return lines
+
+
+def point_status(p: BaselinePoint) -> str:
+    """A baseline point's status cell: ``ok``, ``† host busy (55 % of a core)``, or why not run."""
+    if not p.ok:
+        return f"{p.status}: {p.reason}"
+    mark = flag_mark(p.flag).strip()
+    return f"{mark} ({fmt(p.host_busy_pct, 0)} % of a core)" if mark else "ok"
+
+
+def load_sentence(baseline: BaselineResult) -> str:
+    """Other processes' load during the in-process points, by the sweep's busy-host rule."""
+    sampled = [p for p in baseline.points if p.ok and p.host_busy_pct is not None]
+    if not sampled:
+        return "Other processes' load was not sampled (a record from before the load was recorded)."
+    busy = [p for p in sampled if p.host_busy]
+    limit = baseline.settings.host_busy_threshold_pct
+    most = max(p.host_busy_pct or 0.0 for p in sampled)
+    if not busy:
+        return f"Other processes used at most {fmt(most, 0)} % of a core meanwhile (under the {fmt(limit, 0)} % threshold)."
+    return (
+        f"{len(busy)} of {len(sampled)} points were measured while other processes used up to {fmt(most, 0)} % of a core "
+        f"(over the {fmt(limit, 0)} % threshold; marked{flag_mark(HOST_BUSY)}): their ratios below are not measured fairly."
+    )
 
 
 def conclusion(run: RunResult, rows: Sequence[EfficiencyRow]) -> list[str]:
@@ -233,7 +300,8 @@ def conclusion(run: RunResult, rows: Sequence[EfficiencyRow]) -> list[str]:
     top = max(best.values(), key=lambda r: r.served_infer_per_s)
     assert top.in_process is not None and top.ratio is not None
     k = top.target.key
-    ratios = sorted(best.values(), key=lambda r: r.ratio or 0.0)
+    ratios = sorted((r for r in best.values() if r.evidence), key=lambda r: r.ratio or 0.0)
+    void = [r for r in best.values() if not r.evidence]
     lines = [
         f"**What was compared.** Each variant's served throughput against the same {k.format} artifact run in this "
         "process without a server (the runner the python-backend model calls), with one served instance's "
@@ -241,16 +309,33 @@ def conclusion(run: RunResult, rows: Sequence[EfficiencyRow]) -> list[str]:
         "measured at that batch, else interpolated between the measured batches around it).",
         "",
         f"**The numbers.** The highest served throughput, `{top.variant}` at concurrency {top.point.concurrency}, is "
-        f"{fmt(top.served_infer_per_s)} infer/s in batches of {fmt(top.server_batch, 2)}: {ratio_text(top.ratio)} the "
-        f"in-process {fmt(top.in_process.throughput_infer_per_s)} infer/s at that batch ({top.in_process.how_text}, "
-        f"{k.threads or 'default'} threads). Over the variants, at each one's highest throughput, served ÷ in-process "
-        f"ranges from {ratio_text(ratios[0].ratio)} (`{ratios[0].variant}`) to {ratio_text(ratios[-1].ratio)} (`{ratios[-1].variant}`).",
+        f"{fmt(top.served_infer_per_s)} infer/s in batches of {fmt(top.server_batch, 2)}, against the in-process "
+        f"{fmt(top.in_process.throughput_infer_per_s)} infer/s at that batch ({top.in_process.how_text}, "
+        f"{k.threads or 'default'} threads): "
+        + (f"{ratio_text(top.ratio)}{flag_mark(HOST_BUSY) if top.note else ''}" if not top.served_faster else "no ratio")
+        + (f" ({top.note})" if top.note else "")
+        + "."
+        + _range(ratios, void),
         "",
         _mechanism(top),
         "",
         _boundary(run, rows, top),
     ]
     return lines
+
+
+def _range(ratios: Sequence[EfficiencyRow], void: Sequence[EfficiencyRow]) -> str:
+    """The ratios over the variants that are evidence, and how many are not."""
+    text = ""
+    if len(ratios) > 1:
+        text += (
+            f" Over the variants, at each one's highest throughput, served ÷ in-process ranges from "
+            f"{ratio_text(ratios[0].ratio)} (`{ratios[0].variant}`) to {ratio_text(ratios[-1].ratio)} (`{ratios[-1].variant}`)"
+            + (" where measured fairly." if void else ".")
+        )
+    if void:
+        text += f" {len(void)} variant(s) have no ratio that is evidence at their highest throughput (below the table: why)."
+    return text
 
 
 def _mechanism(r: EfficiencyRow) -> str:
@@ -282,71 +367,18 @@ def _boundary(run: RunResult, rows: Sequence[EfficiencyRow], top: EfficiencyRow)
     text += (
         f" On this host ({env.get('cpu_count', '?')} cores, {top.target.instances} instance(s) of "
         f"{top.target.key.threads or 'default'} threads); the in-process run ran after the server stopped, without "
-        "perf_analyzer beside it, the served one shared the host with perf_analyzer; other processes' load was not "
-        "checked for the in-process run. Another model size, thread count or host moves the ratio."
+        "perf_analyzer beside it, the served one shared the host with perf_analyzer; "
+        + _loads(top)
+        + " Another model size, thread count or host moves the ratio."
     )
     return text
 
 
-def write_plot(rows: Sequence[EfficiencyRow], path: Path) -> Path | None:
-    """Two panels: served ÷ in-process vs concurrency per variant; and per variant, at its
-    highest served throughput, where a request's time went (stacked µs; compute infer split
-    into the in-process time and the serving overhead). ``None`` without rows or matplotlib."""
-    best = best_rows(rows)
-    if not best:
-        return None
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        log.warning("matplotlib is not installed: no serving-efficiency plot")
-        return None
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 0.5 * len(best) + 4.5))
-    for name in best:
-        pts = [r for r in rows if r.variant == name and r.ratio is not None and r.point.batch_size == 1]
-        if pts:
-            ax1.plot([r.point.concurrency for r in pts], [r.ratio for r in pts], marker="o", label=name)
-    ax1.axhline(1.0, color="grey", linestyle=":", linewidth=1)
-    ax1.set_xscale("log", base=2)
-    ax1.set_xlabel("concurrency")
-    ax1.set_ylabel("served ÷ in-process throughput")
-    ax1.set_title("Serving efficiency (at the batch the server formed)")
-    ax1.legend(fontsize=7)
-    segments = [
-        ("client_send_us", "client send"),
-        ("network_server_us", "network + protocol"),
-        ("server_queue_us", "server queue"),
-        ("server_compute_input_us", "compute input"),
-        ("in_process", "compute: in-process time"),
-        ("overhead", "compute: serving overhead"),
-        ("server_compute_output_us", "compute output"),
-        ("client_recv_us", "client recv"),
-    ]
-    names = list(best)
-    left = [0.0] * len(names)
-    for field, label in segments:
-        widths = [_segment(best[n], field) for n in names]
-        ax2.barh(names, widths, left=left, label=label)
-        left = [a + b for a, b in zip(left, widths)]
-    ax2.set_xlabel("µs per request (at each variant's highest throughput)")
-    ax2.set_title("Where a request's time went")
-    ax2.invert_yaxis()
-    ax2.tick_params(axis="y", labelsize=7)
-    ax2.legend(fontsize=7, loc="lower right")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
-
-
-def _segment(r: EfficiencyRow, field: str) -> float:
-    """A segment of the stacked bar (µs): a perf_analyzer component, or compute infer split
-    into in-process time and overhead (a negative overhead draws compute infer whole as in-process)."""
-    if field == "in_process":
-        return min(r.in_process_us or 0.0, r.compute_infer_us or 0.0)
-    if field == "overhead":
-        return max(r.overhead_us or 0.0, 0.0)
-    assert field in dict(COMPONENTS)
-    return r.components.get(field) or 0.0
+def _loads(r: EfficiencyRow) -> str:
+    """Other processes' load on both sides of ``r``, as sampled."""
+    served = r.point.get("host_busy_pct")
+    inproc = r.in_process.host_busy_pct if r.in_process else None
+    return (
+        f"other processes used {fmt(served, 0) + ' %' if served is not None else 'an unsampled share'} of a core during the "
+        f"served level and {fmt(inproc, 0) + ' %' if inproc is not None else 'an unsampled share'} during the in-process points."
+    )

@@ -17,14 +17,13 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
+from perf.analysis.fair import BATCHED
 from perf.analysis.stats import KNEE_GAIN_PCT
 from perf.markdown import fmt
 from perf.records.coldstart import STEADY_RATIO
 
 #: Queue share of server time (%) at or above which requests mostly wait for an instance.
 QUEUE_BOUND_PCT = 50.0
-#: Inferences per execution at or above which the dynamic batcher formed batches.
-BATCHED = 1.1
 #: Host CPU utilisation (%) at or above which the cores count as saturated.
 CPU_BUSY_PCT = 90.0
 #: Host CPU utilisation (%) below which the cores had capacity left.

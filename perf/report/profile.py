@@ -6,8 +6,10 @@ host did not run says so with its reason (never a number of 0).
 
 from __future__ import annotations
 
-from perf.markdown import fmt, table
-from perf.records.profile import PrecisionRow, ProfileRecord, TraceRecord
+from perf.analysis.paired import RULE
+from perf.markdown import flag_mark, fmt, table
+from perf.records.load import HOST_BUSY
+from perf.records.profile import NOT_DISTINGUISHABLE, PrecisionRow, ProfileRecord, TraceRecord
 
 
 def profile_section(profile: ProfileRecord | None) -> list[str]:
@@ -41,8 +43,49 @@ def trace_lines(traces: list[TraceRecord]) -> list[str]:
     return lines
 
 
+def speedup_cell(r: PrecisionRow) -> str:
+    """``"1.75× faster (1.61–1.90)"``, ``"1.02× not distinguishable at this noise (0.95–1.08)"``, or ``—``."""
+    if r.speedup_vs_fp32 is None:
+        return "—"
+    spread = f" ({r.speedup_low:.3g}–{r.speedup_high:.3g})" if r.speedup_low is not None and r.speedup_high is not None else ""
+    return f"{r.speedup_vs_fp32:.3g}× {r.speedup_verdict or ''}".rstrip() + spread
+
+
+def speedup_sentences(rows: list[PrecisionRow]) -> list[str]:
+    """One bullet per reduced precision with a speed-up: the paired verdict with its numbers,
+    and the host's load where it flagged the rows."""
+    out = []
+    for r in rows:
+        if r.speedup_vs_fp32 is None or r.precision == "fp32":
+            continue
+        if r.speedup_p_value is None or r.speedup_low is None or r.speedup_high is None:
+            out.append(
+                f"- On {r.device}, {r.precision}: {r.speedup_vs_fp32:.3g}× fp32's speed, not measured fairly (an older "
+                "record: fp32 and this precision were timed one after the other, not paired in rounds)."
+            )
+            continue
+        n = len(r.rounds_ms)
+        verdict = r.speedup_verdict or NOT_DISTINGUISHABLE
+        if verdict == NOT_DISTINGUISHABLE:
+            what = f"{r.precision} against fp32: {r.speedup_vs_fp32:.3g}× fp32's speed, {NOT_DISTINGUISHABLE}"
+        else:
+            what = f"{r.precision} is {verdict} than fp32: {r.speedup_vs_fp32:.3g}× fp32's speed"
+        text = (
+            f"- On {r.device}, {what} (median of the paired ratios over {n} interleaved rounds, min–max "
+            f"{r.speedup_low:.3g}–{r.speedup_high:.3g}, sign test p = {r.speedup_p_value:.2g})"
+        )
+        if r.flag == HOST_BUSY:
+            text += (
+                f"; measured while other processes used {fmt(r.host_busy_pct, 0)} % of a core{flag_mark(HOST_BUSY)}: "
+                "fp32 and this precision shared that load round by round, but the times themselves are the loaded host's"
+            )
+        out.append(text + ".")
+    return out
+
+
 def precision_lines(rows: list[PrecisionRow]) -> list[str]:
-    """``## Precision study``: one table, against fp32 eager PyTorch on the CPU."""
+    """``## Precision study``: one table, against fp32 eager PyTorch on the CPU, then the paired
+    speed-ups in words (:mod:`perf.analysis.paired`'s rule)."""
     if not rows:
         return []
     first = rows[0]
@@ -52,7 +95,8 @@ def precision_lines(rows: list[PrecisionRow]) -> list[str]:
         f"{first.runtime}, batch {first.batch_size}"
         + (f", {first.threads} threads" if first.threads else "")
         + f"; {first.method}. Errors against fp32 eager PyTorch on the CPU; latency: median (IQR) of one call "
-        '(`torch.utils.benchmark`). "computes in": what the kernels really run in (builders.verify.verdicts.KERNEL_PRECISION).',
+        '(`torch.utils.benchmark`). "computes in": what the kernels really run in (builders.verify.verdicts.KERNEL_PRECISION). '
+        f"The precisions of one device are timed interleaved in rounds; vs fp32: {RULE}.",
         "",
     ]
     body = []
@@ -65,10 +109,10 @@ def precision_lines(rows: list[PrecisionRow]) -> list[str]:
                 r.device,
                 r.precision,
                 r.computes_in or "—",
-                "measured",
+                "measured" + flag_mark(r.flag),
                 f"{fmt(r.latency_median_ms, 3)} ({fmt(r.latency_iqr_ms, 3)})",
                 fmt(r.throughput_samples_per_s, 0),
-                "—" if r.speedup_vs_fp32 is None else f"{r.speedup_vs_fp32:.3g}×",
+                speedup_cell(r),
                 "—" if r.max_abs_err is None else f"{r.max_abs_err:.3g}",
                 "—" if r.max_rel_err is None else f"{r.max_rel_err:.3g}",
                 "—" if r.within_rtol is None else (f"yes (rtol {r.rtol:g})" if r.within_rtol else f"no (rtol {r.rtol:g})"),
@@ -77,4 +121,5 @@ def precision_lines(rows: list[PrecisionRow]) -> list[str]:
     headers = ["device", "precision", "computes in", "status", "ms median (IQR)", "samples/s", "vs fp32", "max abs err"]
     headers += ["max rel err", "within rtol"]
     lines += table(headers, body, ["left", "left", "left", "left", "right", "right", "right", "right", "right", "left"])
-    return lines + [""]
+    said = speedup_sentences(rows)
+    return lines + ([""] + said if said else []) + [""]

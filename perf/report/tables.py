@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from perf.analysis.stats import P99, THROUGHPUT, Point, fmt_spread, gpu_metric, has_metric
-from perf.markdown import CPU_MEASURES, TOP_N, UNSTABLE_MARK, fmt, name_then_numbers, table
+from perf.markdown import CPU_MEASURES, TOP_N, UNSTABLE_MARK, flag_mark, fmt, name_then_numbers, table
 from perf.records.results import FLAT_FILE, RESULTS_FILE, RunResult
 
 
@@ -89,7 +89,7 @@ def level_tables(
             if p.get(THROUGHPUT) == top and name not in failed:
                 cells[0] = f"**{cells[0]}**"
             mark = (
-                ("" if p.status == "ok" else f" {UNSTABLE_MARK} {p.status}")
+                flag_mark(p.status)
                 + (" (variant failed later)" if name in failed else "")
                 + (" (baseline)" if name == baseline and len(here) > top_n else "")
             )
@@ -116,7 +116,7 @@ def request_rate_table(run: RunResult) -> list[str]:
             )
             continue
         late = fmt(lv.delayed_pct, 0) if lv.delayed_pct is not None else "≤ 1"
-        status = lv.status if lv.status == "ok" else f"{UNSTABLE_MARK} {lv.status}"
+        status = flag_mark(lv.status).strip() or lv.status
         body.append(
             [
                 f"`{name}`",

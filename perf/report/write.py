@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.errors import PerfError
-from perf.analysis.effects import effects_section, interactions, main_effects
+from perf.analysis.effects import interactions, main_effects
 from perf.analysis.frontier import frontier_section, frontier_summary
 from perf.analysis.pairs import baseline
 from perf.analysis.recommendation import Recommendation, candidate, recommend
-from perf.analysis.stats import KNEE_GAIN_PCT, P99, THROUGHPUT, Point, curve, peak, run_points
-from perf.markdown import APPENDIX_FILE, TOP_N, UNSTABLE_MARK, capped, fmt
+from perf.analysis.stats import KNEE_GAIN_PCT, P99, THROUGHPUT, Point, peak, run_points
+from perf.markdown import APPENDIX_FILE, TOP_N, UNSTABLE_MARK, capped, flag_mark, fmt
 from perf.plots import figures as plots
 from perf.records.levels import HOST_BUSY
 from perf.records.results import RunResult, load, split_by_shape
@@ -31,7 +31,9 @@ from perf.report import coldstart as coldstart_report
 from perf.report import conclusions
 from perf.report import html as report_html
 from perf.report.appendix import write_appendix
+from perf.report.effects import effects_section
 from perf.report.efficiency import efficiency_section
+from perf.report.knees import knee_lines
 from perf.report.profile import profile_section
 from perf.report.run import what_was_run
 from perf.report.search import search_lines
@@ -98,15 +100,15 @@ def summary_table(
         marks = []
         u = rec.best_under_budget
         if u and u.variant == v.name:  # the † goes with the level it marks
-            marks.append(f"best under budget ({_level_label(u.concurrency, u.batch_size, u.stable and u.status == 'ok')})")
+            marks.append(f"best under budget ({_level_label(u.concurrency, u.batch_size, u.status)})")
         if rec.best_peak and rec.best_peak.variant == v.name:
             marks.append("best peak")
         if p is not None and p.status not in ("ok", "unstable"):  # unstable: the † on the level
-            marks.append(f"{UNSTABLE_MARK} {p.status}")
+            marks.append(flag_mark(p.status).strip())
         if v.status != "ok":
             marks.append(v.status + (f": {v.error.splitlines()[0][:80]}" if v.error else ""))
         k = rec.knees.get(v.name)
-        at = _level_label(p.concurrency, p.batch_size, p.stable and p.status == "ok").removeprefix("c=") if p else "—"
+        at = _level_label(p.concurrency, p.batch_size, p.status).removeprefix("c=") if p else "—"
         view.add_row(
             escape(v.name),
             fmt(p.get(THROUGHPUT)) if p else "—",
@@ -119,9 +121,10 @@ def summary_table(
     return view
 
 
-def _level_label(concurrency: int, batch_size: int, stable: bool) -> str:
-    """``"c=8"``, ``"c=8, b=4"``, with `` †`` when that level was unstable."""
-    return f"c={concurrency}" + (f", b={batch_size}" if batch_size != 1 else "") + ("" if stable else f" {UNSTABLE_MARK}")
+def _level_label(concurrency: int, batch_size: int, status: str) -> str:
+    """``"c=8"``, ``"c=8, b=4"``, with `` †`` when that level is flagged (:func:`perf.markdown.flag_mark`)."""
+    mark = flag_mark(status, words=False)
+    return f"c={concurrency}" + (f", b={batch_size}" if batch_size != 1 else "") + (f" {mark}" if mark else "")
 
 
 # ---------------------------------------------------------------- markdown
@@ -171,28 +174,6 @@ def recommendation_section(rec: Recommendation, points: dict[str, list[Point]], 
     if rec.excluded:
         lines += [f"- **Excluded from the recommendation** ({len(rec.excluded)}):"] + capped(rec.excluded, indent="  ")
     return lines
-
-
-def _knee_text(name: str, k: int | None, points: dict[str, list[Point]]) -> str:
-    if k is not None:
-        return f"concurrency {k}"
-    return "no knee within the swept range" if len(curve(points[name])) > 1 else "fewer than 2 levels measured"
-
-
-def knee_lines(rec: Recommendation, points: dict[str, list[Point]]) -> list[str]:
-    """One bullet per variant, or for more than :data:`perf.markdown.TOP_N` variants one bullet
-    counting the variants per knee (each variant's in the appendix)."""
-    if len(rec.knees) <= TOP_N:
-        return [f"  - `{n}`: {_knee_text(n, k, points)}" for n, k in rec.knees.items()]
-    groups: dict[str, list[str]] = {}
-    for n, k in rec.knees.items():
-        groups.setdefault(_knee_text(n, k, points), []).append(n)
-    ranked = sorted(groups.items(), key=lambda g: -len(g[1]))
-    return [
-        "  - "
-        + "; ".join(f"{what}: {len(names)} variant(s)" for what, names in ranked)
-        + f" (per variant: [{APPENDIX_FILE}]({APPENDIX_FILE}))."
-    ]
 
 
 def plot_lines(run: RunResult, run_dir: Path, rec: Recommendation, breakdown_concurrency: int | None, html: bool) -> list[str]:

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from clients.server import UNLOAD_WAIT_S, ServerOptions
+from perf.measure.host import HOST_BUSY_THRESHOLD_PCT
 from perf.measure.level import HOST_BUSY_PAUSE_S
-from perf.measure.metrics import HOST_BUSY_THRESHOLD_PCT
 from perf.records.search import SearchRules
 from perf.records.settings import MeasureSettings
 from perf.search.policy import AUTO, ladder

@@ -318,6 +318,7 @@ class Sweep:
                 self.opts.measure.protocol,
                 self.opts.shapes,
                 self._spec_at,
+                self.opts.host_busy_threshold_pct,
             )
             self._warmup(srv, vr.name, next(iter(args_by_shape.values())))
             while keys:  # the search's next concurrency (every batch size, shape, trial), until it says done

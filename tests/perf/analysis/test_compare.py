@@ -85,13 +85,16 @@ def test_compare_significance(runs: tuple[Path, Path]):
     assert r1[2] == "100.0 [95.0–105.0]" and r1[3] == "104.0 [100.0–108.0]"
     assert r1[4:6] == ["+4.0", "no"]
     r4 = row(text, "trials", 4)
-    assert r4[4:6] == ["+30.0", "yes"] and r4[3].endswith("†")  # one unstable trial flags the level
+    assert r4[4:6] == ["+30.0", "yes"] and r4[3].endswith("† unstable")  # one unstable trial flags the level
     assert row(text, "mixed", 1)[4:6] == ["+54.0", "spread unknown (1 trial)"]
     assert row(text, "mixed", 4)[4:6] == ["+20.0", "no"]
     assert not [r for r in text.splitlines() if r.startswith("|") and cells(r)[:2] == ["8", "1"]]  # only measured in B
     assert "Only in A: gone." in text and "Only in B: new." in text
     assert ["host (differs)", "hostA", "hostB"] in [cells(r) for r in text.splitlines() if r.startswith("|")]
-    assert "Throughput: 1 significantly higher in B, 0 significantly lower, 2 not significant, 3 with unknown spread." in text
+    assert (
+        "Throughput: 1 significantly higher in B, 0 significantly lower, 2 not significant, 3 with unknown spread, "
+        "0 not measured fairly (a side host busy)." in text
+    )
     assert "run both sweeps with `--trials 3`" in text
     assert "5 %" not in text and "default" not in text
 

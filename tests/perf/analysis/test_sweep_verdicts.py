@@ -20,7 +20,8 @@ from factories import level_result, run_result, variant_result
 from perf.analysis.recommendation import best_under_budget, rank, recommend, spread
 from perf.analysis.stats import aggregate
 from perf.measure.analyzer_output import STABILITY_WINDOWS, RunOutcome, Summary, Window, parse_output
-from perf.measure.metrics import HostSampler, MetricsSampler, in_span
+from perf.measure.host import HostSampler
+from perf.measure.metrics import MetricsSampler, in_span
 from perf.records.levels import LevelResult
 
 #: the sweep setting a level's spread is compared with (one trial: the tolerance it failed)

@@ -1,4 +1,4 @@
-"""perf.measure.metrics.HostSampler.cores: the server's own CPU (its process and children), not the host's."""
+"""perf.measure.host.HostSampler.cores: the server's own CPU (its process and children), not the host's."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from perf.measure.metrics import HostSampler
+from perf.measure.host import HostSampler
 
 # a parent that starts a busy child (like tritonserver starting python-backend stubs) and idles itself
 _PARENT = """

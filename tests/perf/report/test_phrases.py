@@ -8,7 +8,8 @@ import pytest
 from factories import levels, make_run
 
 from perf.analysis.recommendation import recommend
-from perf.report.conclusions import conclusions, pair_bullets
+from perf.report.conclusions import conclusions
+from perf.report.pairs import pair_bullets
 from perf.report.phrases import FAMILIES, PHRASES, Facts, choose, say
 
 F = Facts

@@ -12,11 +12,12 @@ from factories import CONC, levels, make_run
 
 from core.errors import PerfError
 from perf.analysis.recommendation import recommend
-from perf.analysis.stats import aggregate, delta, knee, run_points
+from perf.analysis.stats import aggregate, delta, interference, knee, run_points
 from perf.plots import bars as plot_bars
 from perf.plots import figures as plots
 from perf.records.results import RunResult, save
-from perf.report.conclusions import conclusions, pair_bullets
+from perf.report.conclusions import conclusions
+from perf.report.pairs import pair_bullets
 from perf.report.tables import level_tables
 from perf.report.write import summary_table, write_report
 
@@ -37,8 +38,17 @@ def test_knee_rule():
     assert knee(run.variants[1].levels) is None  # still scaling
     assert knee(run.variants[2].levels) == 4
     assert knee(run.variants[3].levels) is None  # a single level has no knee
-    # throughput falls after the peak (overload): the knee is the peak
-    assert knee(levels([100, 300, 250, 240], [1, 2, 3, 4])) == 2
+    # throughput that falls as load rises is interference, not a knee (issue 24)
+    falling = levels([100, 300, 250, 240], [1, 2, 3, 4])
+    assert knee(falling) is None
+    fall = interference(falling)
+    assert (fall.before.concurrency, fall.after.concurrency, round(fall.drop_pct)) == (2, 8, 20)
+    assert fall.describe().startswith("throughput fell 20 % from c=2 (300.0 infer/s) to c=8 (240.0 infer/s)")
+    assert "not a knee" in fall.describe()
+    # a small dip past saturation (within 10 %) is still a knee
+    assert (
+        knee(levels([100, 300, 290, 285], [1, 2, 3, 4])) == 2 and interference(levels([100, 300, 290, 285], [1, 2, 3, 4])) is None
+    )
     # flat throughput but p99 not rising is not saturation
     assert knee(levels([100, 102, 103], [1.0, 1.0, 1.0])) is None
 

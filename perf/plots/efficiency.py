@@ -1,0 +1,135 @@
+"""The serving-efficiency plot (``serving_efficiency.png``; the report's section is
+:mod:`perf.report.efficiency`).
+
+Two panels: served ÷ in-process against concurrency per variant (at the batch the server
+formed), and per variant, at its highest served throughput, where a request's time went
+(stacked µs; compute infer split into the in-process time and the serving overhead). What the
+tables say of a row, the plot says too (:mod:`perf.analysis.efficiency`): a row whose served run
+beat the same call in-process is no evidence and is not drawn as an efficiency (the legend
+counts it); a host-busy row is ringed and its legend entry carries the tables' mark
+(:func:`perf.markdown.flag_mark`); a negative overhead is not drawn as a bar and the legend says
+so. The right panel's time components use their own colours (never a variant's).
+
+:func:`write_plot` returns what it drew, read back from the artists:
+``{panel title: {label: (xs, ys)}}`` (:data:`perf.plots.canvas.Drawn`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+
+from perf.analysis.efficiency import COMPONENTS, EfficiencyRow, best_rows
+from perf.markdown import flag_mark
+from perf.plots.canvas import Drawn, xy
+from perf.records.levels import HOST_BUSY
+
+log = logging.getLogger(__name__)
+
+RATIO_TITLE = "Serving efficiency (at the batch the server formed)"
+TIME_TITLE = "Where a request's time went"
+#: The stacked segments of the right panel, with their colours (a grey-blue scale of their own:
+#: the left panel's variants use matplotlib's tab10 cycle).
+SEGMENTS = (
+    ("client_send_us", "client send", "#c6dbef"),
+    ("network_server_us", "network + protocol", "#9ecae1"),
+    ("server_queue_us", "server queue", "#fdd0a2"),
+    ("server_compute_input_us", "compute input", "#d9d9d9"),
+    ("in_process", "compute: in-process time", "#636363"),
+    ("overhead", "compute: serving overhead", "#e6550d"),
+    ("server_compute_output_us", "compute output", "#bdbdbd"),
+    ("client_recv_us", "client recv", "#6baed6"),
+)
+
+
+def write_plot(rows: Sequence[EfficiencyRow], path: Path) -> Drawn | None:
+    """Draw ``rows`` into ``path`` (see the module docstring). ``None`` (no file) without rows
+    or matplotlib."""
+    best = best_rows(rows)
+    if not best:
+        return None
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        log.warning("matplotlib is not installed: no serving-efficiency plot")
+        return None
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 0.5 * len(best) + 4.5))
+    drawn: Drawn = {RATIO_TITLE: {}, TIME_TITLE: {}}
+    _ratio_panel(ax1, rows, list(best), drawn[RATIO_TITLE])
+    _time_panel(ax2, best, drawn[TIME_TITLE])
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return drawn
+
+
+def _ratio_panel(ax, rows: Sequence[EfficiencyRow], names: list[str], drawn: dict) -> None:
+    shown = [r for r in rows if r.ratio is not None and r.point.batch_size == 1 and not r.served_faster]
+    faster = [r for r in rows if r.ratio is not None and r.point.batch_size == 1 and r.served_faster]
+    for i, name in enumerate(names):
+        pts = [r for r in shown if r.variant == name]
+        if not pts:
+            continue
+        (line,) = ax.plot([r.point.concurrency for r in pts], [r.ratio for r in pts], marker="o", color=f"C{i % 10}", label=name)
+        drawn[name] = xy(line)
+    busy = [r for r in shown if r.note is not None]  # host busy on one side: ringed, marked as in the tables
+    if busy:
+        rings = ax.scatter(
+            [r.point.concurrency for r in busy],
+            [r.ratio for r in busy],
+            s=110,
+            facecolors="none",
+            edgecolors="black",
+            linewidths=1.3,
+            zorder=3,
+            label=f"not measured fairly{flag_mark(HOST_BUSY)} (served or in-process)",
+        )
+        drawn[str(rings.get_label())] = ([float(r.point.concurrency) for r in busy], [float(r.ratio or 0) for r in busy])
+    if faster:  # never drawn as an efficiency above 1: counted in the legend
+        label = f"{len(faster)} level(s) left out: served faster than in-process (not evidence; measured under different load)"
+        ax.plot([], [], ls="none", label=label)
+        drawn[label] = ([], [])
+    ax.axhline(1.0, color="grey", linestyle=":", linewidth=1)
+    ticks = sorted({r.point.concurrency for r in shown}) or sorted({r.point.concurrency for r in rows})
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(ticks, [str(t) for t in ticks])  # the measured levels only (no "2^-1" for a one-level run)
+    ax.minorticks_off()
+    ax.set_xlabel("concurrency")
+    ax.set_ylabel("served ÷ in-process throughput")
+    ax.set_title(RATIO_TITLE)
+    ax.legend(fontsize=7)
+
+
+def _time_panel(ax, best: dict[str, EfficiencyRow], drawn: dict) -> None:
+    names = list(best)
+    left = [0.0] * len(names)
+    for field, label, colour in SEGMENTS:
+        widths = [_segment(best[n], field) for n in names]
+        ax.barh(names, widths, left=left, label=label, color=colour)
+        drawn[label] = ([float(i) for i in range(len(names))], [float(w) for w in widths])
+        left = [a + b for a, b in zip(left, widths)]
+    negative = [n for n in names if (best[n].overhead_us or 0.0) < 0]
+    if negative:
+        label = f"{len(negative)} variant(s) with a negative overhead: compute infer drawn whole as in-process (served faster)"
+        ax.barh([], [], label=label, color="white")
+        drawn[label] = ([], [])
+    ax.set_xlabel("µs per request (at each variant's highest throughput)")
+    ax.set_title(TIME_TITLE)
+    ax.invert_yaxis()
+    ax.tick_params(axis="y", labelsize=7)
+    ax.legend(fontsize=7, loc="lower right")
+
+
+def _segment(r: EfficiencyRow, field: str) -> float:
+    """A segment of the stacked bar (µs): a perf_analyzer component, or compute infer split
+    into in-process time and overhead (a negative overhead draws compute infer whole as in-process)."""
+    if field == "in_process":
+        return min(r.in_process_us or 0.0, r.compute_infer_us or 0.0)
+    if field == "overhead":
+        return max(r.overhead_us or 0.0, 0.0)
+    assert field in dict(COMPONENTS)
+    return r.components.get(field) or 0.0

@@ -1,0 +1,24 @@
+"""A cold start's first requests carry the host's load like a sweep level (issue 24 item 3): a
+host-busy size is marked in the cold-start table and named in the conclusion. Hand-made records."""
+
+from __future__ import annotations
+
+from factories import make_run
+
+from perf.records.coldstart import ColdStart, FirstRequests
+from perf.report import coldstart as coldstart_report
+
+
+def test_a_host_busy_first_request_is_marked_in_the_table_and_the_sentence():
+    run = make_run()
+    v = run.variants[0]
+    busy = FirstRequests(1, latencies_ms=[60.0, 3.0, 0.9, 1.0, 1.0, 1.1], host_busy_pct=72.0, host_busy=True)
+    quiet = FirstRequests(8, latencies_ms=[6.0, 2, 2, 2], host_busy_pct=3.0)
+    v.cold_start = ColdStart(v.name, load_s=2.0, first=[busy, quiet])
+    assert busy.flag == "host busy" and quiet.flag == "ok"
+    lines = coldstart_report.section(run)
+    row = [c.strip() for c in next(ln for ln in lines if f"`{v.name}`" in ln).split("|")[1:-1]]
+    assert row[4] == "60.0 † host busy" and "†" not in row[6]  # the busy size marked, the quiet one not
+    text = "\n".join(lines)
+    assert "1 size(s) were sent while other processes used up to 72 % of a core (marked † host busy)" in text
+    assert "† host busy: other processes used the host's CPU while those requests were sent." in text
