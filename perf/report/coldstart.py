@@ -262,9 +262,17 @@ def _numbers(measured: list[Entry]) -> str:
     added = [a for p in pairs if (a := p.load_added_s) is not None]
     saved = [s for p in pairs if (s := p.first_saved_ms) is not None]
     if added and saved:
+        busy_pairs = [p for p in pairs if HOST_BUSY in (_flag(p.cold), _flag(p.warm))]
         text += (
             f" With warmup ({len(pairs)} pair(s) differing only in it), load time changed by a median "
-            f"{statistics.median(added):+.2f} s and the first request at batch 1 by {0.0 - statistics.median(saved):+.1f} ms."
+            f"{statistics.median(added):+.2f} s and the first request at batch 1 by {0.0 - statistics.median(saved):+.1f} ms"
+            + (
+                f" (not measured fairly: in {len(busy_pairs)} pair(s) a first request was sent while other processes "
+                "used the host (host busy))"
+                if busy_pairs
+                else ""
+            )
+            + "."
         )
     elif not pairs:
         text += " The grid has no variants differing only in warmup, so warmup on vs off is not compared here."
@@ -276,6 +284,12 @@ def _numbers(measured: list[Entry]) -> str:
             f"{flag_mark(HOST_BUSY)}): their first requests and ratios may be the host's, not the variant's."
         )
     return text.strip()
+
+
+def _flag(e: Entry) -> str:
+    """The mark status of ``e``'s very first request (``host busy`` when sent on a busy host)."""
+    fr = e.cold.first_request
+    return fr.flag if fr is not None else "ok"
 
 
 def _facts(measured: list[Entry]) -> Facts:

@@ -20,7 +20,7 @@ from core.errors import PerfError
 from perf.analysis.frontier import operating_frontier
 from perf.analysis.recommendation import Recommendation, candidate
 from perf.analysis.stats import P99, THROUGHPUT, Point, curve, run_points
-from perf.markdown import fmt
+from perf.markdown import flag_mark, fmt
 from perf.plots.styles import highlighted
 from perf.records.results import RunResult
 
@@ -41,7 +41,10 @@ HOVER_PARAMS = (
 
 
 def _hover(params: dict[str, Any] | None, p: Point) -> str:
-    lines = [f"<b>{html.escape(p.variant)}</b>", f"concurrency {p.concurrency}, batch {p.batch_size} ({p.status})"]
+    lines = [
+        f"<b>{html.escape(p.variant)}</b>",
+        f"concurrency {p.concurrency}, batch {p.batch_size} ({flag_mark(p.status).strip() or p.status})",
+    ]
     lines.append(f"{fmt(p.get(THROUGHPUT))} infer/s, p99 {fmt(p.get(P99), 2)} ms")
     lines += [f"{k}: {html.escape(str(params[k]))}" for k in HOVER_PARAMS if params and k in params]
     return "<br>".join(lines)

@@ -22,3 +22,20 @@ def test_a_host_busy_first_request_is_marked_in_the_table_and_the_sentence():
     text = "\n".join(lines)
     assert "1 size(s) were sent while other processes used up to 72 % of a core (marked † host busy)" in text
     assert "† host busy: other processes used the host's CPU while those requests were sent." in text
+
+
+def test_a_warmup_pair_with_a_host_busy_first_request_is_not_measured_fairly():
+    from factories import levels, params
+
+    from perf.records.results import VariantResult
+
+    run = make_run()
+    base = run.variants[0]
+    base.cold_start = ColdStart(base.name, load_s=2.0, first=[FirstRequests(1, latencies_ms=[60.0, 3.0, 0.9, 1.0, 1.0])])
+    wp = {**params(1, False), "warmup": "zero", "name": "mlp_onnx_cpu1_nodb_mbs64_warm-zero"}
+    warm = VariantResult(wp["name"], wp, "ok", None, levels([100, 180], [1.2, 1.5]))
+    first = FirstRequests(1, latencies_ms=[2.0, 1.0, 0.9, 1.0, 1.0], host_busy_pct=40.0, host_busy=True)
+    warm.cold_start = ColdStart(warm.name, "zero", load_s=2.5, first=[first])
+    run.variants.append(warm)
+    text = coldstart_report.section(run)[-2]
+    assert "the first request at batch 1 by -58.0 ms (not measured fairly: in 1 pair(s) a first request was sent" in text
