@@ -87,3 +87,18 @@ def test_run_comparison_with_a_host_busy_side_is_not_measured_fairly():
     row = next(r for r in rows if r[:2] == ["2", "1"])
     assert row[3] == "120.0 † host busy" and row[5] == row[9] == "not measured fairly (host busy)"
     assert "1 not measured fairly (a side host busy)" in text
+
+
+def test_throughput_that_falls_as_load_rises_is_interference_in_the_reports_words():
+    from perf.analysis.recommendation import recommend
+    from perf.report.knees import INTERFERENCE, knee_lines, knee_text
+
+    run = _run({(1, False): [100.0, 300.0, 240.0], (2, False): [100.0, 190.0, 200.0]})
+    pts = run_points(run)
+    rec = recommend(run, None)
+    falling, flat = run.variants[0].name, run.variants[1].name
+    assert rec.knees[falling] is None and rec.knees[flat] == 2
+    text = "\n".join(knee_lines(rec, pts))
+    assert f"`{falling}`: throughput fell 20 % from c=2 (300.0 infer/s) to c=4 (240.0 infer/s) as load rose" in text
+    assert "not a knee" in text and f"`{flat}`: concurrency 2" in text
+    assert knee_text(pts[falling], None, short=True) == INTERFERENCE
