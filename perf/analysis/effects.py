@@ -195,12 +195,18 @@ class MainEffect:
     p99: Spread | None
 
     def note(self, metric: str) -> str | None:
-        """Why ``metric``'s pairs were left out (each distinct reason, ``; ``-joined), when every
-        pair that measured it was; ``None`` when at least one counts or none measured it."""
+        """Why ``metric``'s pairs were left out, when every pair that measured it was (``None``
+        when at least one counts or none measured it): "cannot act at this load: ..." (each
+        distinct reason) and "not measured fairly: 3 of 4 pair(s) include a host-busy level"
+        (the appendix names the levels of each pair)."""
         notes = [getattr(d, f"{metric}_note") for d in self.pairs if getattr(d, f"{metric}_pct") is not None]
         if not notes or any(n is None for n in notes):
             return None
-        return "; ".join(dict.fromkeys(n for n in notes if n))
+        unfair = [n for n in notes if n.startswith("not measured fairly")]
+        parts = list(dict.fromkeys(n for n in notes if n not in unfair))
+        if unfair:
+            parts.append(f"not measured fairly: {len(unfair)} of {len(notes)} pair(s) include a host-busy level")
+        return "; ".join(parts)
 
     def left_out(self, metric: str) -> int:
         """Pairs of ``metric`` left out as no evidence."""

@@ -75,10 +75,14 @@ def effects_sentences(effects: Sequence[MainEffect]) -> str:
             + (f", p99 {e.p99.median:+.1f} %" if e.p99 is not None else "")
             for e in clear
         )
-    else:
+    elif rest:
         text += "no change of one factor moved peak throughput beyond its spread"
+    else:
+        text += "none is evidence here"
     if void:
-        text += ". No evidence on peak throughput: " + "; ".join(f"{e.change} ({e.note('throughput')})" for e in void)
+        text += (". No evidence on peak throughput: " if clear or rest else ": ") + "; ".join(
+            f"{e.change} ({e.note('throughput')})" for e in void
+        )
     if rest:
         text += f". Not significant or of unknown spread on peak throughput: {', '.join(e.change for e in rest)}"
     return text + "."

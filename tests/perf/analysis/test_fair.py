@@ -58,7 +58,8 @@ def test_a_pair_with_a_host_busy_level_is_not_measured_fairly():
     busy.host_busy, busy.host_busy_pct = True, 63.0
     (e,) = main_effects(run, run_points(run))
     assert e.throughput is None
-    assert e.note("throughput") == (
+    assert e.note("throughput") == "not measured fairly: 1 of 1 pair(s) include a host-busy level"
+    assert e.pairs[0].throughput_note == (
         "not measured fairly: `mlp_onnx_cpu2_nodb_mbs64` c=4 was measured while other processes used 63 % of a core (host busy)"
     )
     assert "+95.0" not in "\n".join(effects_section([e], []))
