@@ -9,11 +9,8 @@ from pathlib import Path
 
 from clients.runtimes.base import Ports, Runtime
 from clients.runtimes.bundled import SITE_ENV, site_packages
-from clients.runtimes.options import ServerOptions
+from clients.runtimes.options import LOCAL_ENV, ServerOptions
 from core.errors import ServerError
-
-#: Environment variable naming a local tritonserver binary.
-LOCAL_ENV = "TRITONSERVER"
 
 
 def local_binary(binary: Path | None = None) -> str | None:

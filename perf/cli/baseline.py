@@ -1,5 +1,5 @@
 """``triton-perf baseline RUN_DIR|REPOSITORY``: the in-process baseline (a thin shell over
-:mod:`perf.profile.baseline`), and the sweep's ``--no-baseline`` flag.
+:mod:`perf.profile.baseline`).
 
 Given a run folder it measures the run's variants at the batch sizes the run's dynamic
 batcher formed and stores the result in the run's ``results.json`` (``triton-perf report RUN_DIR``
@@ -26,16 +26,6 @@ if TYPE_CHECKING:  # rich is imported only when a table is drawn
     from rich.table import Table
 
 _T = TimingSettings()
-
-
-def no_baseline_option(fn: Any) -> Any:
-    """``--no-baseline``: the sweep skips the in-process baseline at its end."""
-    return click.option(
-        "--no-baseline",
-        is_flag=True,
-        help="Do not measure the in-process baseline at the end (each format run without a server at the batch sizes "
-        "the server formed; `triton-perf baseline RUN_DIR` measures it later).",
-    )(fn)
 
 
 @click.command("baseline", cls=ToolkitCommand)

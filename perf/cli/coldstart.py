@@ -8,23 +8,14 @@ from typing import Any
 
 import click
 
-from builders.repository.view import DEFAULT_REPOSITORY
 from clients.cli.options import server_options
 from core.cli import CONTEXT_SETTINGS, ToolkitCommand, list_option, verbosity_option
+from core.options import option
+from perf.sweep.options import SweepOptions
 
 
 @click.command("coldstart", cls=ToolkitCommand, context_settings=CONTEXT_SETTINGS)
-@click.option(
-    "--repository",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=DEFAULT_REPOSITORY,
-    help="Model repository (written by `builders build`).",
-)
-@list_option(
-    "--variants",
-    metavar="NAME|PATTERN[,...]",
-    help="Variant names or shell patterns such as 'mlp_*' [default: every model in the repository].",
-)
+@option(SweepOptions, "variants")
 @list_option(
     "--batch-sizes",
     item=click.IntRange(1),
@@ -50,10 +41,9 @@ from core.cli import CONTEXT_SETTINGS, ToolkitCommand, list_option, verbosity_op
     help="A sweep's run folder: the records replace its variants' cold starts in results.json (ratios then use its "
     "levels; `triton-perf report RUN` shows them).",
 )
-@server_options(repository_flag=False, omit=("model_control", "load_models"))
+@server_options(omit=("model_control", "load_models"))
 @verbosity_option
 def coldstart(
-    repository: Path,
     variants: tuple[str, ...],
     batch_sizes: tuple[int, ...],
     protocol: str,
@@ -76,7 +66,7 @@ def coldstart(
     from perf.sweep.server import now
 
     dims = parse_shapes(shapes)
-    repo = Repository(repository)
+    repo = Repository(server_opts.repository)
     run = results.load(into) if into else results.RunResult(report.STANDALONE_RUN, now())
     names = repo.names(variants or ([v.name for v in run.variants] if into else ()), indexed=False)
     absent = [n for n in names if into and run.variant(n) is None]

@@ -6,7 +6,10 @@ from pathlib import Path
 
 import click
 
+from clients.runtimes.options import ServerOptions
 from core.cli import CONTEXT_SETTINGS, ToolkitCommand, verbosity_option
+from core.options import option
+from perf.sweep.options import SweepOptions
 
 
 @click.command("export-deployment", cls=ToolkitCommand, context_settings=CONTEXT_SETTINGS)
@@ -24,10 +27,11 @@ from core.cli import CONTEXT_SETTINGS, ToolkitCommand, verbosity_option
     default=None,
     help="Bundle folder; a previous bundle there is replaced [default: RUN/deployment-VARIANT].",
 )
-@click.option(
-    "--repository",
-    type=click.Path(exists=True, file_okay=False, path_type=Path),
+@option(
+    ServerOptions,
+    "repository",
     default=None,
+    path={"file_okay": False, "exists": True},
     help="Repository holding the variant [default: the one the run swept].",
 )
 @click.option("--name", default=None, help="Kubernetes name of the Deployment and Service [default: triton-VARIANT].")
@@ -37,10 +41,9 @@ from core.cli import CONTEXT_SETTINGS, ToolkitCommand, verbosity_option
     help="tritonserver image [default: the image the run's container runtime used, else NVIDIA's image of the "
     "toolkit's default release].",
 )
-@click.option(
-    "--latency-budget-ms",
-    type=click.FloatRange(0, min_open=True),
-    default=None,
+@option(
+    SweepOptions,
+    "latency_budget_ms",
     help="Budget for the recommendation when --variant is not given (ms) [default: the run's own].",
 )
 @verbosity_option

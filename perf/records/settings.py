@@ -1,11 +1,22 @@
-"""perf_analyzer's measurement options, stored with every run (``results.json`` ``settings``)."""
+"""perf_analyzer's measurement options, stored with every run (``results.json`` ``settings``);
+its fields are ``triton-perf sweep``'s measurement flags (:mod:`core.options`; the flags' ranges
+are click types, so a record is read as leniently as before)."""
 
 from __future__ import annotations
 
-import dataclasses
+from typing import Annotated
+
+import click
+from pydantic import Field
+from pydantic.dataclasses import dataclass
+
+from core.options import NOT_A_FLAG, Flag
+
+#: The help panel of the measurement flags.
+MEASURE_PANEL = "perf_analyzer measurement"
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclass(frozen=True)
 class MeasureSettings:
     """perf_analyzer's measurement options (perf_analyzer docs, "Measurement Modes").
 
@@ -23,12 +34,37 @@ class MeasureSettings:
             command (``--perf-analyzer-arg``), e.g. ``("--max-threads=16",)``.
     """
 
-    protocol: str = "grpc"
-    measurement_mode: str = "time_windows"
-    measurement_interval_ms: int = 2000
-    measurement_request_count: int = 50
-    stability_pct: float = 10.0
-    max_trials: int = 10
-    unstable_retries: int = 1
-    collect_metrics: bool = True
-    extra_args: tuple[str, ...] = ()
+    protocol: Annotated[str, Flag(choices=("grpc", "http"), panel=MEASURE_PANEL)] = Field(
+        "grpc", description="Protocol perf_analyzer measures with."
+    )
+    measurement_mode: Annotated[str, Flag(choices=("time_windows", "count_windows"), panel=MEASURE_PANEL)] = Field(
+        "time_windows",
+        description="perf_analyzer's window kind: fixed time (--measurement-interval) or fixed request count "
+        "(--measurement-request-count).",
+    )
+    measurement_interval_ms: Annotated[
+        int, Flag(decls=("--measurement-interval",), type=click.IntRange(1), panel=MEASURE_PANEL)
+    ] = Field(2000, description="Window length, ms (time_windows).")
+    measurement_request_count: Annotated[int, Flag(type=click.IntRange(1), panel=MEASURE_PANEL)] = Field(
+        50, description="Requests per window (count_windows)."
+    )
+    stability_pct: Annotated[
+        float, Flag(decls=("--stability-percentage",), type=click.FloatRange(0, min_open=True), panel=MEASURE_PANEL)
+    ] = Field(
+        10.0,
+        description="A level is stable when throughput and latency of the last 3 windows differ by less than this (%).",
+    )
+    max_trials: Annotated[int, Flag(type=click.IntRange(3), panel=MEASURE_PANEL)] = Field(
+        10, description="perf_analyzer windows before a level counts as unstable."
+    )
+    unstable_retries: Annotated[int, Flag(type=click.IntRange(0), panel=MEASURE_PANEL)] = Field(
+        1, description="Retries of an unstable level with a doubled window before it is kept and flagged."
+    )
+    collect_metrics: Annotated[bool, NOT_A_FLAG] = True
+    extra_args: Annotated[
+        tuple[str, ...], Flag(decls=("--perf-analyzer-arg",), repeat=True, metavar="FLAG", panel=MEASURE_PANEL)
+    ] = Field(
+        (),
+        description="Extra perf_analyzer flag passed through verbatim to every measurement (repeatable), "
+        "e.g. --perf-analyzer-arg=--max-threads=16.",
+    )

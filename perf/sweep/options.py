@@ -1,21 +1,31 @@
-"""What a sweep is asked to do (:class:`SweepOptions`), and what a resumed run takes back
-from the saved one (:func:`resumed_options`): every setting it started with, so that it goes
-on exactly as it started."""
+"""What a sweep is asked to do (:class:`SweepOptions`, whose fields are ``triton-perf sweep``'s
+flags: :mod:`core.options`), what a run saves of it (:func:`run_settings`), and what a resumed
+run takes back from the saved one (:func:`resumed_options`): every setting it started with, so
+that it goes on exactly as it started."""
 
 from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from clients.server import UNLOAD_WAIT_S, ServerOptions
+import click
+from pydantic import ConfigDict, Field
+from pydantic.dataclasses import dataclass
+
+from clients.runtimes.options import SERVER_PANEL, ServerOptions
+from clients.server import UNLOAD_WAIT_S
+from clients.shapes import parse_shapes
+from core.options import NOT_A_FLAG, Flag, fields
+from perf.analysis.recommendation import DEFAULT_LATENCY_PERCENTILE, LATENCY_PERCENTILES
 from perf.measure.host import HOST_BUSY_THRESHOLD_PCT
 from perf.measure.level import HOST_BUSY_PAUSE_S
-from perf.records.search import SearchRules
-from perf.records.settings import MeasureSettings
+from perf.records.search import SEARCH_MODES, SearchRules
+from perf.records.settings import MEASURE_PANEL, MeasureSettings
 from perf.search.policy import AUTO, ladder
+from perf.sweep.flags import concurrency_item, concurrency_setting, positive_rate, sweep_axes_flags
 
 log = logging.getLogger(__name__)
 
@@ -24,11 +34,27 @@ log = logging.getLogger(__name__)
 DEFAULT_CONCURRENCY = ladder(AUTO, SearchRules())[0]
 DEFAULT_BATCH_SIZES = (1,)
 Progress = Callable[[dict[str, Any]], None]
+#: The help panels of ``triton-perf sweep``.
+WHAT_PANEL = "What to sweep"
+RUN_PANEL = "Run folder"
+REPORT_PANEL = "Report and exit"
+#: Server settings the sweep sets itself (explicit model control, one variant loaded at a time,
+#: the log in the run folder): not offered as flags, not saved.
+SWEEP_SETS = ("model_control", "load_models", "log_file")
+#: ServerOptions fields a run records and a resumed run takes back.
+SERVER_SETTINGS = tuple(f.name for f in dataclasses.fields(ServerOptions) if f.name not in ("repository", *SWEEP_SETS))
+#: SweepOptions flags that say how this invocation runs, not what the run measures: not saved.
+RUN_FLAGS = ("results_dir", "run_id", "baseline", "allow_shared_host")
+#: Settings a passed value replaces on resume (they only affect the report).
+REPORT_SETTINGS = ("latency_budget_ms", "latency_percentile")
+#: What a run saved before a setting was recorded measured with (other missing settings keep
+#: the value passed now).
+_BEFORE_RECORDED: dict[str, Any] = {"search": "brute", "request_rates": (), "shapes": {}, "sweep_axes": {}}
 
 
-@dataclasses.dataclass
+@dataclass(config=ConfigDict(arbitrary_types_allowed=True))
 class SweepOptions:
-    """A sweep.
+    """A sweep; its fields (and those of ``server`` and ``measure``) are ``triton-perf sweep``'s flags.
 
     Attributes:
         server: How to launch tritonserver (its ``repository`` is the one swept; model
@@ -72,6 +98,7 @@ class SweepOptions:
         given: With ``resume``: the settings the caller set on purpose (names of these
             fields, ``"measure"`` or ``"server"`` for any of theirs); a resumed run reports
             only those as ignored. ``None``: every value that differs from the default.
+            The CLI takes them from click's ``ParameterSource`` (:func:`core.options.given_fields`).
         host_busy_threshold_pct: Other processes' mean CPU use during a level (% of one
             core) above which the level is measured again, then flagged "host busy"
             (default 10; :mod:`perf.measure.level`).
@@ -82,106 +109,170 @@ class SweepOptions:
             that share a host or GPU (:mod:`perf.sweep.servers`; refused by default).
     """
 
-    server: ServerOptions
-    variants: Sequence[str] = ()
-    concurrency: Sequence[int] | str = AUTO
-    search: str | None = None
-    search_rules: SearchRules = dataclasses.field(default_factory=SearchRules)
-    batch_sizes: Sequence[int] = DEFAULT_BATCH_SIZES
-    request_rates: Sequence[float] = ()
-    measure: MeasureSettings = dataclasses.field(default_factory=MeasureSettings)
-    trials: int = 1
-    results_dir: Path = Path("results")
-    run_id: str | None = None
-    resume: bool = False
-    perf_analyzer: Path | None = None
-    input_data: Path | None = None
-    shapes: Mapping[str, Sequence[int]] = dataclasses.field(default_factory=dict)
-    sweep_axes: Mapping[str, Sequence[int]] = dataclasses.field(default_factory=dict)
-    warmup_requests: int = 20
-    latency_budget_ms: float | None = None
-    latency_percentile: int = 99
-    unload_timeout_s: float = UNLOAD_WAIT_S
-    given: frozenset[str] | None = None
-    host_busy_threshold_pct: float = HOST_BUSY_THRESHOLD_PCT
-    host_busy_pause_s: float = HOST_BUSY_PAUSE_S
-    baseline: bool = True
-    allow_shared_host: bool = False
-
-
-#: ServerOptions fields a run records and a resumed run takes back (not model control,
-#: models to load or the log file: the sweep sets those itself).
-SERVER_SETTINGS = (
-    "runtime",
-    "http_port",
-    "grpc_port",
-    "metrics_port",
-    "address",
-    "log_verbose",
-    "metrics_interval_ms",
-    "extra_args",
-    "start_timeout_s",
-    "exit_timeout_s",
-    "image",
-    "gpus",
-    "shm_size",
-    "binary",
-    "urls",
-    "metrics_urls",
-    "remote_repository",
-    "max_upload_bytes",
-    "deploy",
-)
+    server: Annotated[ServerOptions, Flag(nested=True, panel=WHAT_PANEL)]
+    variants: Annotated[tuple[str, ...], Flag(metavar="NAME|PATTERN[,...]", panel=WHAT_PANEL)] = Field(
+        (), description="Variant names or shell patterns such as 'mlp_*' [default: every model in the repository]."
+    )
+    concurrency: Annotated[
+        tuple[int, ...] | str,
+        Flag(item=concurrency_item, parse=concurrency_setting, metavar="auto|N|START:END[:STEP][,...]", panel=WHAT_PANEL),
+    ] = Field(
+        AUTO,
+        description="Concurrency levels: auto (grow 1, 2, 4 ... while throughput still rises by more than the noise and "
+        "the latency stays under the budget), or a list 1,2,4 and/or perf_analyzer's range start:end[:step], measured whole.",
+    )
+    search: Annotated[str | None, Flag(choices=SEARCH_MODES, panel=WHAT_PANEL)] = Field(
+        None,
+        description="brute: every variant at every level; prune: measure every variant at the best level so far first "
+        "and drop those that cannot win (each decision recorded and shown in the report) [default: prune above 4 variants].",
+    )
+    search_rules: Annotated[SearchRules, NOT_A_FLAG] = Field(default_factory=SearchRules)
+    batch_sizes: Annotated[tuple[int, ...], Flag(item=click.IntRange(1), metavar="N[,N...]", panel=WHAT_PANEL)] = Field(
+        DEFAULT_BATCH_SIZES, description="Client batch sizes (-b); above a variant's max_batch_size they are skipped."
+    )
+    request_rates: Annotated[tuple[float, ...], Flag(item=positive_rate, metavar="R[,R...]", panel=WHAT_PANEL)] = Field(
+        (), description="Also measure at these fixed request rates (requests/s), e.g. 100,200 [default: none]."
+    )
+    measure: Annotated[MeasureSettings, Flag(nested=True, panel=MEASURE_PANEL)] = Field(default_factory=MeasureSettings)
+    trials: Annotated[int, Flag(panel=MEASURE_PANEL)] = Field(
+        1, ge=1, description="Repeat each level N times (median and spread reported)."
+    )
+    results_dir: Annotated[Path, Flag(path={"file_okay": False}, panel=RUN_PANEL)] = Field(
+        Path("results"), description="Parent folder of run folders: the run is written to RESULTS_DIR/RUN_ID."
+    )
+    run_id: Annotated[str | None, Flag(panel=RUN_PANEL)] = Field(None, description="Run folder name [default: a timestamp].")
+    resume: Annotated[bool, NOT_A_FLAG] = False
+    perf_analyzer: Annotated[Path | None, Flag(path={"dir_okay": False}, panel=MEASURE_PANEL)] = Field(
+        None, description="perf_analyzer binary [default: $PERF_ANALYZER, the venv, PATH]."
+    )
+    input_data: Annotated[Path | None, Flag(panel=MEASURE_PANEL)] = Field(
+        None,
+        description="Your perf_analyzer --input-data (JSON file, folder, random or zero) [default: generated from the "
+        "model's signature].",
+    )
+    shapes: Annotated[
+        dict[str, tuple[int, ...]],
+        Flag(decls=("--shape",), repeat=True, metavar="NAME:DIMS", parse=parse_shapes, panel=MEASURE_PANEL),
+    ] = Field(
+        default_factory=dict,
+        description="Size of an input's dynamic dims, as perf_analyzer's --shape (dims without the batch axis, e.g. "
+        "input_ids:128; repeatable). Needed where the build's spec gives none (a repository without the toolkit's manifest).",
+    )
+    sweep_axes: Annotated[
+        dict[str, tuple[int, ...]],
+        Flag(decls=("--shapes",), repeat=True, metavar="AXIS=SIZE[,SIZE...]", parse=sweep_axes_flags, panel=WHAT_PANEL),
+    ] = Field(
+        default_factory=dict,
+        description="Sweep a dynamic axis of the build's spec as a level dimension, e.g. --shapes seq=16,64,128 (repeat "
+        "for more axes: every combination); the report lists each size like a concurrency level "
+        "[default: each axis at the build's opt size, said in the report].",
+    )
+    warmup_requests: Annotated[int, NOT_A_FLAG] = 20
+    latency_budget_ms: Annotated[float | None, Flag(panel=REPORT_PANEL)] = Field(
+        None,
+        gt=0,
+        description="Client latency budget for the recommendation (ms), on the --latency-percentile (p99 by default) "
+        "[default: none].",
+    )
+    latency_percentile: Annotated[int, Flag(choices=LATENCY_PERCENTILES, show_default=False, panel=REPORT_PANEL)] = Field(
+        DEFAULT_LATENCY_PERCENTILE,
+        description="Client latency percentile the budget is on, as Model Analyzer's perf_latency_p9x constraints "
+        f"[default: the run's, else {DEFAULT_LATENCY_PERCENTILE}].",
+    )
+    unload_timeout_s: Annotated[float, NOT_A_FLAG] = UNLOAD_WAIT_S
+    given: Annotated[frozenset[str] | None, NOT_A_FLAG] = None
+    host_busy_threshold_pct: Annotated[float, Flag(decls=("--host-busy-threshold",), panel=MEASURE_PANEL)] = Field(
+        HOST_BUSY_THRESHOLD_PCT,
+        ge=0,
+        description="Other processes' mean CPU use during a level (% of one core) above which the level is measured "
+        "again after a pause, then flagged 'host busy'.",
+    )
+    host_busy_pause_s: Annotated[float, NOT_A_FLAG] = HOST_BUSY_PAUSE_S
+    baseline: Annotated[bool, Flag(decls=("--no-baseline",), panel=REPORT_PANEL)] = Field(
+        True,
+        description="Do not measure the in-process baseline at the end (each format run without a server at the batch "
+        "sizes the server formed; `triton-perf baseline RUN_DIR` measures it later).",
+    )
+    allow_shared_host: Annotated[bool, Flag(panel=SERVER_PANEL)] = Field(
+        False,
+        description="With several --url servers: measure in parallel even on servers that share a host or GPU (refused "
+        "by default: they compete, so their numbers include each other's load).",
+    )
 
 
 def server_settings(server: ServerOptions) -> dict[str, Any]:
     """The :data:`SERVER_SETTINGS` of ``server`` as JSON values (paths as strings, tuples as lists)."""
-    out: dict[str, Any] = {}
-    for k in SERVER_SETTINGS:
-        v = getattr(server, k)
-        out[k] = str(v) if isinstance(v, Path) else list(v) if isinstance(v, (tuple, list)) else v
+    return {k: _json(getattr(server, k)) for k in SERVER_SETTINGS}
+
+
+def run_settings(opts: SweepOptions, variants: list[str], search: str) -> dict[str, Any]:
+    """What a run saves of its options (``results.json`` ``settings``; :func:`resumed_options`
+    takes it back): every flag of :class:`SweepOptions` but :data:`RUN_FLAGS`, the measurement
+    settings flat beside them, the server's :data:`SERVER_SETTINGS` under ``"server"``.
+
+    Args:
+        opts: The sweep's options.
+        variants: The variant names the patterns matched.
+        search: The search mode used (``opts.search`` resolved).
+    """
+    out: dict[str, Any] = {"repository": str(Path(opts.server.repository).resolve())}
+    for f in fields(SweepOptions):
+        if not (f.flag.skip or f.flag.nested or f.name in RUN_FLAGS):
+            out[f.name] = _json(getattr(opts, f.name))
+    out.update(variants=list(variants), search=search, **_json(dataclasses.asdict(opts.measure)))
+    out["server"] = server_settings(opts.server)
     return out
 
 
+def _json(v: Any) -> Any:
+    """``v`` as JSON values: paths as strings, tuples as lists (in dicts too)."""
+    if isinstance(v, Path):
+        return str(v)
+    if isinstance(v, (tuple, list)):
+        return [_json(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _json(x) for k, x in v.items()}
+    return v
+
+
 def resumed_options(opts: SweepOptions, settings: dict[str, Any]) -> SweepOptions:
-    """``opts`` with every setting of the saved run: repository, variants, levels, trials,
-    measurement (perf_analyzer pass-through flags included), the server launch (runtime,
-    image, ports...), the perf_analyzer binary and input data. A resumed run goes on exactly
-    as it started. A setting the caller gave (``opts.given``; when ``None``: one that differs
-    from the default) and that differs from the saved one is ignored with a warning; a
-    latency budget passed now replaces the saved one (it only affects the report)."""
+    """``opts`` with every setting of the saved run (:func:`run_settings`): repository,
+    variants, levels, trials, measurement (perf_analyzer pass-through flags included), the
+    server launch (runtime, image, ports...), the perf_analyzer binary and input data. A
+    resumed run goes on exactly as it started. A setting the caller gave (``opts.given``; when
+    ``None``: one that differs from the default) and that differs from the saved one is
+    ignored with a warning; a latency budget or percentile passed now replaces the saved one
+    (:data:`REPORT_SETTINGS`: they only affect the report). A run saved before a setting was
+    recorded keeps the value passed now, or what it measured with (:data:`_BEFORE_RECORDED`).
+    """
     defaults = SweepOptions(server=ServerOptions(repository=opts.server.repository))
     measure_fields = [f.name for f in dataclasses.fields(MeasureSettings)]
     saved_server = settings.get("server") or {}
     server = dataclasses.replace(
         opts.server,
         repository=Path(settings["repository"]),
-        **{k: _server_value(k, saved_server[k]) for k in SERVER_SETTINGS if k in saved_server},
+        # a run saved before the tag was recorded: its image says it all
+        **{**({"tag": None} if saved_server else {}), **{k: v for k, v in saved_server.items() if k in SERVER_SETTINGS}},
     )
-    measure = {k: settings[k] for k in measure_fields if k in settings}
-    if "extra_args" in measure:
-        measure["extra_args"] = tuple(measure["extra_args"])
+    taken = [
+        f.name
+        for f in fields(SweepOptions)
+        if not (f.flag.skip or f.flag.nested or f.name in RUN_FLAGS or f.name in REPORT_SETTINGS)
+    ]
+    back = {k: settings[k] if k in settings else _BEFORE_RECORDED.get(k, getattr(opts, k)) for k in taken}
+    back["search"] = back["search"] or "brute"  # a run saved before the search measured every level
+    given = opts.given if opts.given is not None else frozenset()
     resumed = dataclasses.replace(
         opts,
         server=server,
-        variants=tuple(settings["variants"]),
-        concurrency=AUTO if settings["concurrency"] == AUTO else tuple(settings["concurrency"]),
-        search=settings.get("search") or "brute",  # a run saved before the search measured every level
-        batch_sizes=tuple(settings["batch_sizes"]),
-        request_rates=tuple(settings.get("request_rates", ())),
-        trials=int(settings["trials"]),
-        measure=MeasureSettings(**measure),
-        perf_analyzer=_saved_path(settings, "perf_analyzer", opts.perf_analyzer),
-        input_data=_saved_path(settings, "input_data", opts.input_data),
-        shapes={k: tuple(v) for k, v in (settings.get("shapes") or {}).items()},
-        sweep_axes={k: tuple(v) for k, v in (settings.get("sweep_axes") or {}).items()},
+        measure=MeasureSettings(**{k: settings[k] for k in measure_fields if k in settings}),
         latency_budget_ms=opts.latency_budget_ms if opts.latency_budget_ms is not None else settings.get("latency_budget_ms"),
         latency_percentile=(
             opts.latency_percentile
-            if opts.given is not None and "latency_percentile" in opts.given
+            if "latency_percentile" in given
             else int(settings.get("latency_percentile") or opts.latency_percentile)
         ),
-        host_busy_threshold_pct=float(settings.get("host_busy_threshold_pct", opts.host_busy_threshold_pct)),
+        **back,
     )
 
     def said(field: str, given: Any, kept: Any, default: Any) -> bool:
@@ -189,65 +280,34 @@ def resumed_options(opts: SweepOptions, settings: dict[str, Any]) -> SweepOption
             return field in opts.given and _as_tuple(given) != _as_tuple(kept)
         return _as_tuple(given) not in (_as_tuple(kept), _as_tuple(default))
 
-    for field in (
-        "variants",
-        "concurrency",
-        "search",
-        "batch_sizes",
-        "request_rates",
-        "trials",
-        "perf_analyzer",
-        "input_data",
-        "host_busy_threshold_pct",
-        "shapes",
-        "sweep_axes",
-    ):
-        given, kept, default = getattr(opts, field), getattr(resumed, field), getattr(defaults, field)
-        if said(field, given, kept, default):
-            log.warning("resume: %s %s ignored; the run continues with its saved %s", field, given, kept)
+    for field in taken:
+        given_v, kept, default = getattr(opts, field), getattr(resumed, field), getattr(defaults, field)
+        if said(field, given_v, kept, default):
+            log.warning("resume: %s %s ignored; the run continues with its saved %s", field, given_v, kept)
     if opts.given is None or "measure" in opts.given:  # one line per measurement flag the user set, not the whole object
         for f in measure_fields:
-            given, kept, default = getattr(opts.measure, f), getattr(resumed.measure, f), getattr(defaults.measure, f)
-            if _as_tuple(given) != _as_tuple(kept) and _as_tuple(given) != _as_tuple(default):
-                log.warning("resume: %s=%s ignored; the run continues with its saved %s=%s", f, given, f, kept)
-    given_server, kept_server = server_settings(opts.server), server_settings(resumed.server)
-    default_server = server_settings(defaults.server)
-    changed = [
-        k
-        for k in SERVER_SETTINGS
-        if saved_server
-        and given_server[k] != kept_server[k]
-        and (k in saved_server)
-        and (opts.given is None or "server" in opts.given)
-        and given_server[k] != default_server[k]
-    ]
-    if changed:
-        log.warning(
-            "resume: server setting(s) %s ignored; the run continues with its saved %s",
-            ", ".join(f"{k}={given_server[k]}" for k in changed),
-            ", ".join(f"{k}={kept_server[k]}" for k in changed),
-        )
+            given_v, kept, default = getattr(opts.measure, f), getattr(resumed.measure, f), getattr(defaults.measure, f)
+            if _as_tuple(given_v) != _as_tuple(kept) and _as_tuple(given_v) != _as_tuple(default):
+                log.warning("resume: %s=%s ignored; the run continues with its saved %s=%s", f, given_v, f, kept)
+    _warn_server(opts, resumed, defaults, saved_server)
     if opts.given is None or "repository" in opts.given:
         if Path(opts.server.repository).resolve() != Path(settings["repository"]).resolve():
             log.warning("resume: repository %s ignored; the run continues on %s", opts.server.repository, settings["repository"])
     return resumed
 
 
-def _saved_path(settings: dict[str, Any], key: str, fallback: Path | None) -> Path | None:
-    """A path setting of the saved run (``None`` when it had none); ``fallback`` for a run
-    saved before the setting was recorded."""
-    if key not in settings:
-        return fallback
-    return Path(settings[key]) if settings[key] else None
-
-
-def _server_value(key: str, value: Any) -> Any:
-    """A saved server setting back in :class:`ServerOptions` types."""
-    if key == "binary":
-        return Path(value) if value else None
-    if key in ("extra_args", "urls", "metrics_urls"):
-        return tuple(value)
-    return value
+def _warn_server(opts: SweepOptions, resumed: SweepOptions, defaults: SweepOptions, saved: dict[str, Any]) -> None:
+    """Warn once about the server settings the caller passed that the saved run overrides."""
+    if not saved or (opts.given is not None and "server" not in opts.given):
+        return
+    given, kept, default = server_settings(opts.server), server_settings(resumed.server), server_settings(defaults.server)
+    changed = [k for k in SERVER_SETTINGS if k in saved and given[k] != kept[k] and given[k] != default[k]]
+    if changed:
+        log.warning(
+            "resume: server setting(s) %s ignored; the run continues with its saved %s",
+            ", ".join(f"{k}={given[k]}" for k in changed),
+            ", ".join(f"{k}={kept[k]}" for k in changed),
+        )
 
 
 def _as_tuple(value: Any) -> Any:

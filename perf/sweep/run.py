@@ -39,7 +39,7 @@ from perf.records.results import Environment, RunResult, SweepSettings, VariantR
 from perf.records.search import SearchRecord
 from perf.search.plan import LevelKey, VariantPlan, plan_variant, to_measure
 from perf.search.policy import AUTO, Budget, Search, ladder, resolve_mode
-from perf.sweep.options import DEFAULT_CONCURRENCY, Progress, SweepOptions, resumed_options, server_settings
+from perf.sweep.options import DEFAULT_CONCURRENCY, Progress, SweepOptions, resumed_options, run_settings, server_settings
 from perf.sweep.server import now
 from perf.sweep.servers import ServerPool
 
@@ -222,24 +222,7 @@ class Sweep:
         o = self.opts
         env: dict[str, Any] = {**environment.collect(), "perf_analyzer": {"path": str(self.pa), "version": self.pa_version}}
         self.run.environment.update(cast(Environment, env))
-        settings: dict[str, Any] = {
-            "repository": str(Path(o.server.repository).resolve()),
-            "variants": self.names,
-            "concurrency": AUTO if isinstance(o.concurrency, str) else list(o.concurrency),
-            "search": self.search.record.mode,
-            "batch_sizes": list(o.batch_sizes),
-            "request_rates": list(o.request_rates),
-            "trials": o.trials,
-            "latency_budget_ms": o.latency_budget_ms,
-            "latency_percentile": o.latency_percentile,
-            "host_busy_threshold_pct": o.host_busy_threshold_pct,
-            "shapes": {k: list(v) for k, v in o.shapes.items()},
-            "sweep_axes": {k: list(v) for k, v in o.sweep_axes.items()},
-            **{k: v for k, v in dataclasses.asdict(o.measure).items()},
-            "server": server_settings(o.server),
-            "perf_analyzer": str(o.perf_analyzer) if o.perf_analyzer else None,
-            "input_data": str(o.input_data) if o.input_data else None,
-        }
+        settings = run_settings(o, self.names, self.search.record.mode)
         self.run.settings = cast(SweepSettings, settings)
         for name in self.names:
             if self.run.variant(name) is None:

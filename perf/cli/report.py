@@ -1,0 +1,71 @@
+"""``triton-perf report RUN_DIR`` and ``triton-perf compare RUN_A RUN_B`` (thin shells over
+:mod:`perf.report.write` and :mod:`perf.analysis.compare`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from core.cli import CONTEXT_SETTINGS, ToolkitCommand, print_table, verbosity_option
+from core.options import option
+from perf.analysis.recommendation import DEFAULT_LATENCY_PERCENTILE
+from perf.markdown import TOP_N
+from perf.sweep.options import SweepOptions
+
+
+def print_report(
+    run_dir: Path, budget: float | None, percentile: int | None = None, top: int = TOP_N, html: bool = False
+) -> None:
+    """Write the run's report (:func:`perf.report.write.write_report`) and print its summary table."""
+    from perf.records import results
+    from perf.report.write import summary_table, write_report
+
+    path = write_report(run_dir, budget, latency_percentile=percentile, top_n=top, html=html)
+    print_table(summary_table(results.load(run_dir), budget, percentile, top))
+    click.echo(f"report: {path}")
+
+
+@click.command("report", cls=ToolkitCommand, context_settings=CONTEXT_SETTINGS)
+@click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@option(
+    SweepOptions,
+    "latency_budget_ms",
+    help="Client latency budget for the recommendation (ms) [default: the run's own, if it had one].",
+)
+@option(
+    SweepOptions,
+    "latency_percentile",
+    default=None,
+    help="Client latency percentile the budget is on, as Model Analyzer's perf_latency_p9x constraints "
+    f"[default: the run's, else {DEFAULT_LATENCY_PERCENTILE}].",
+)
+@click.option(
+    "--top",
+    type=click.IntRange(1),
+    default=TOP_N,
+    show_default=True,
+    help="Variants per level table (plus the baseline) and highlighted in the plots of a run of more than 10.",
+)
+@click.option("--html", is_flag=True, help="Also write report.html: one self-contained interactive page (plotly, opens offline).")
+@verbosity_option
+def report(run_dir: Path, latency_budget_ms: float | None, latency_percentile: int | None, top: int, html: bool) -> None:
+    """Write RUN_DIR/report.md, appendix.md and the plots from results.json, and print the summary."""
+    print_report(run_dir, latency_budget_ms, latency_percentile, top, html)
+
+
+@click.command("compare", cls=ToolkitCommand, context_settings=CONTEXT_SETTINGS)
+@click.argument("run_a", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("run_b", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Where to write the comparison [default: RUN_B/compare_<RUN_A id>.md].",
+)
+@verbosity_option
+def compare(run_a: Path, run_b: Path, out: Path | None) -> None:
+    """Compare two runs (before/after, or two machines) level by level."""
+    from perf.analysis.compare import compare_runs
+
+    click.echo(f"comparison: {compare_runs(run_a, run_b, out)}")

@@ -1,0 +1,97 @@
+"""The values of ``triton-perf sweep``'s flags that are more than a click type:
+``--concurrency`` (levels, ranges, ``auto``), ``--request-rates`` and ``--shapes`` (``--shape``
+is :func:`clients.shapes.parse_shapes`)
+(:class:`perf.sweep.options.SweepOptions` names them as its fields' parsers)."""
+
+from __future__ import annotations
+
+import click
+
+from core.cli import CommaList
+from perf.search.policy import AUTO
+
+
+def concurrency_item(text: str) -> list[int] | list[str]:
+    """One part of ``--concurrency``: ``auto`` (the adaptive ladder, :mod:`perf.search.policy`), a
+    level ``4``, or perf_analyzer's linear range ``start:end[:step]`` (``1:8:2`` -> 1, 3, 5, 7).
+
+    Raises:
+        ValueError: not ``auto``, an integer >= 1 or a valid range.
+    """
+    if text.strip().lower() == AUTO:
+        return [AUTO]
+    if ":" in text:
+        try:
+            parts = [int(x) for x in text.split(":")]
+        except ValueError:
+            raise ValueError("a range is start:end[:step] with integers") from None
+        if len(parts) not in (2, 3) or parts[0] < 1 or parts[1] < parts[0] or (len(parts) == 3 and parts[2] < 1):
+            raise ValueError("a range is start:end[:step] with 1 <= start <= end and step >= 1")
+        return list(range(parts[0], parts[1] + 1, parts[2] if len(parts) == 3 else 1))
+    try:
+        level = int(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is not auto, a level (an integer >= 1) or a range start:end[:step]") from None
+    if level < 1:
+        raise ValueError("concurrency levels are >= 1")
+    return [level]
+
+
+def concurrency_list(text: str) -> tuple[int, ...]:
+    """``"1,2,4"`` (a list) or ``"start:end[:step]"`` (perf_analyzer's linear range), or both mixed.
+
+    Raises:
+        click.BadParameter: a part is neither.
+    """
+    levels = CommaList(concurrency_item).convert(text, None, None)
+    if not levels:
+        raise click.BadParameter("--concurrency needs at least one level, e.g. 1,2,4")
+    return levels
+
+
+def concurrency_setting(levels: tuple[int | str, ...]) -> tuple[int, ...] | str:
+    """The ``--concurrency`` values as :attr:`SweepOptions.concurrency`: ``"auto"`` alone, or the levels.
+
+    Raises:
+        click.BadParameter: ``auto`` mixed with levels.
+    """
+    if AUTO in levels:
+        if len(levels) > 1:
+            raise click.BadParameter(
+                f"--concurrency auto grows its own levels; got it with {list(levels)}: pass one or the other"
+            )
+        return AUTO
+    return tuple(int(c) for c in levels)
+
+
+def parse_shapes_flag(text: str) -> tuple[str, tuple[int, ...]]:
+    """``--shapes seq=16,64,128`` -> ``("seq", (16, 64, 128))``.
+
+    Raises:
+        click.BadParameter: not ``AXIS=SIZE[,SIZE...]`` with sizes >= 1.
+    """
+    axis, sep, sizes = text.partition("=")
+    try:
+        values = tuple(dict.fromkeys(int(x) for x in sizes.split(",") if x.strip()))
+    except ValueError:
+        values = ()
+    if not sep or not axis.strip() or not values or min(values) < 1:
+        raise click.BadParameter(f"--shapes {text!r} is not AXIS=SIZE[,SIZE...], e.g. seq=16,64,128")
+    return axis.strip(), values
+
+
+def sweep_axes_flags(values: tuple[str, ...]) -> dict[str, tuple[int, ...]]:
+    """``--shapes`` flags -> ``{axis: sizes}`` (:func:`parse_shapes_flag`)."""
+    return dict(parse_shapes_flag(x) for x in values)
+
+
+def positive_rate(text: str) -> float:
+    """One ``--request-rates`` item (requests/s).
+
+    Raises:
+        ValueError: not a number > 0.
+    """
+    rate = float(text)
+    if not rate > 0:
+        raise ValueError("request rates are > 0 requests/s")
+    return rate
