@@ -13,29 +13,46 @@ Servers listen on 127.0.0.1 unless another address is asked for.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import dataclasses
-import itertools
 import logging
 import os
-import re
 import shlex
 import signal
-import socket
 import subprocess
 import time
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn
 
 import tenacity
 
 from clients.runtimes.base import Ports, Runtime
 from clients.runtimes.choose import resolve_runtime
-from clients.runtimes.options import KEEP_SERVER_LOGS, MODEL_CONTROL_MODES, ServerOptions, server_log_dir
+from clients.runtimes.host import (
+    default_log_path,
+    die_with_parent,
+    free_port,
+    free_ports,
+    log_since,
+    log_tail,
+    port_in_use,
+    prune_server_logs,
+)
+from clients.runtimes.models import (
+    PRESENT_STATES,
+    READY_POLL_S,
+    UNLOAD_WAIT_S,
+    check_servable,
+    expand_model_patterns,
+    model_state,
+    unload_and_wait,
+)
+from clients.runtimes.options import MODEL_CONTROL_MODES, ServerOptions
 from core.errors import ServerError
 
 __all__ = [
+    "PRESENT_STATES",
+    "READY_POLL_S",
+    "UNLOAD_WAIT_S",
     "ServerOptions",
     "TritonServer",
     "default_log_path",
@@ -44,164 +61,11 @@ __all__ = [
     "free_ports",
     "model_state",
     "port_in_use",
+    "prune_server_logs",
     "unload_and_wait",
 ]
 
 log = logging.getLogger(__name__)
-
-#: Error lines tritonserver logs on every start without a GPU (shared/RUNTIME.md): harmless.
-_HARMLESS = ("CudaDriverHelper has not been initialized", "Failed to initialize NVML", "DCGM unable to start")
-#: Readiness is asked this often while the server starts (s).
-READY_POLL_S = 0.25
-#: How long :meth:`TritonServer.unload` waits for a model to be gone (s).
-UNLOAD_WAIT_S = 30.0
-
-
-def free_ports(n: int, address: str = "127.0.0.1") -> list[int]:
-    """``n`` distinct TCP ports free now on ``address`` (all sockets held until every port is
-    chosen, so the OS cannot hand out the same port twice)."""
-    with contextlib.ExitStack() as stack:
-        socks = [stack.enter_context(socket.socket()) for _ in range(n)]
-        for s in socks:
-            s.bind((address, 0))
-        return [s.getsockname()[1] for s in socks]
-
-
-def free_port(address: str = "127.0.0.1") -> int:
-    """A TCP port that is free now on ``address``."""
-    return free_ports(1, address)[0]
-
-
-def port_in_use(port: int, address: str = "127.0.0.1") -> bool:
-    """Whether ``port`` on ``address`` cannot be bound now."""
-    with socket.socket() as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            s.bind((address, port))
-        except OSError:
-            return True
-    return False
-
-
-#: Repository-index states of a model that still holds its instances (Triton's
-#: ``ModelReadyState``: a model being unloaded is no longer ready but still runs).
-PRESENT_STATES = ("READY", "LOADING", "UNLOADING")
-
-
-def model_state(client: Any, model: str) -> str | None:
-    """The state of ``model`` in the server's repository index (``READY``, ``LOADING``,
-    ``UNLOADING``, ``UNAVAILABLE``), ``None`` when the index does not list it.
-
-    Args:
-        client: A tritonclient HTTP or gRPC ``InferenceServerClient``.
-        model: The model (variant) name.
-
-    Raises:
-        Exception: whatever the client raises (the server is unreachable).
-    """
-    if "grpc" in type(client).__module__:
-        entries = client.get_model_repository_index(as_json=True).get("models", [])
-    else:
-        entries = client.get_model_repository_index()
-    states = [e.get("state") for e in entries if e.get("name") == model]
-    return next((st for st in states if st in PRESENT_STATES), states[0] if states else None)
-
-
-def unload_and_wait(client: Any, model: str, timeout_s: float = UNLOAD_WAIT_S) -> bool:
-    """Ask the server to unload ``model`` and poll until it is gone.
-
-    Triton's unload request returns before the model is gone, and the model stops being
-    *ready* as soon as unloading starts, while its instances still run (a python model's
-    ``finalize()``, in-flight requests): it is gone only when the repository index no longer
-    says ``READY``, ``LOADING`` or ``UNLOADING`` (:data:`PRESENT_STATES`). Whoever loads the
-    next model or checks the state waits here.
-
-    Args:
-        client: A tritonclient HTTP or gRPC ``InferenceServerClient``.
-        model: The model name.
-        timeout_s: How long to wait for it to be gone (default 30 s), polled every
-            :data:`READY_POLL_S`.
-
-    Returns:
-        Whether it was gone in time (a warning naming its state is logged when not).
-
-    Raises:
-        Exception: whatever the client raises (the server refused or is unreachable).
-    """
-    client.unload_model(model)
-
-    def gone() -> bool:
-        return not client.is_model_ready(model) and model_state(client, model) not in PRESENT_STATES
-
-    def still_there(state: tenacity.RetryCallState) -> bool:
-        now = "READY" if client.is_model_ready(model) else model_state(client, model)
-        log.warning("%s still %s %g s after its unload request", model, now or "listed", timeout_s)
-        return False
-
-    return bool(
-        tenacity.Retrying(
-            stop=tenacity.stop_after_delay(timeout_s),
-            wait=tenacity.wait_fixed(READY_POLL_S),
-            retry=tenacity.retry_if_result(lambda done: not done),
-            retry_error_callback=still_there,
-        )(gone)
-    )
-
-
-_log_seq = itertools.count(1)
-
-
-def default_log_path(folder: Path | None = None) -> Path:
-    """Where a server launched without ``--log-file`` logs: ``tritonserver-<time>-<pid>-<n>.log``
-    in ``folder`` (default :func:`clients.runtimes.options.server_log_dir`). Nothing is
-    created here (``--print-cmd`` writes nothing); :func:`prune_server_logs` runs at start."""
-    folder = Path(folder) if folder is not None else server_log_dir()
-    return folder / f"tritonserver-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{next(_log_seq)}.log"
-
-
-def prune_server_logs(folder: Path, keep: int = KEEP_SERVER_LOGS) -> None:
-    """Remove the oldest ``tritonserver-*.log`` in ``folder`` so that a new one makes at most ``keep``."""
-    try:
-        old = sorted(folder.glob("tritonserver-*.log"), key=lambda p: p.stat().st_mtime)
-    except OSError:
-        return
-    for p in old[: max(0, len(old) - keep + 1)]:
-        with contextlib.suppress(OSError):
-            p.unlink()
-
-
-def expand_model_patterns(repository: Path, patterns: Sequence[str]) -> tuple[str, ...]:
-    """Model names for ``--load-model`` values: names or shell patterns (``mlp_*``, ``*``)
-    matched against the repository's model folders, by the rule ``--variants`` follows
-    (:meth:`builders.repository.view.Repository.names`).
-
-    Raises:
-        ServerError: a pattern matches no model folder (the message lists them).
-    """
-    from builders.repository.view import Repository
-    from core.errors import RepositoryError
-
-    try:
-        return tuple(Repository(repository).names(patterns, indexed=False))
-    except RepositoryError as e:
-        raise ServerError(f"--load-model {' '.join(patterns)}: {e.message}", hint=e.hint) from None
-
-
-def _die_with_parent(parent_pid: int):
-    """A preexec_fn: SIGKILL this child when the launcher dies (Linux ``PR_SET_PDEATHSIG``).
-
-    The signal follows the death of the launcher *thread* that started the child (prctl(2)),
-    so start servers from a thread that lives as long as the server (normally the main one).
-    A launcher that died between fork and prctl is caught by comparing the parent's pid.
-    """
-
-    def preexec() -> None:
-        with contextlib.suppress(Exception):
-            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-        if os.getppid() != parent_pid:
-            os._exit(1)
-
-    return preexec
 
 
 class TritonServer:
@@ -328,7 +192,7 @@ class TritonServer:
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
                 env={**os.environ, **self._env},
-                preexec_fn=_die_with_parent(os.getpid()),
+                preexec_fn=die_with_parent(os.getpid()),
                 start_new_session=True,
             )
         except OSError as e:
@@ -396,52 +260,16 @@ class TritonServer:
         return self._proc.wait() if self._proc is not None else None
 
     def log_tail(self, lines: int = 30) -> str:
-        """The last ``lines`` lines of the server log (``"(no log)"`` when unreadable).
-
-        Error lines logged earlier (glog ``E<mmdd> ...`` lines, e.g. why a model failed to
-        load, which Triton prints above its long option table) are put first, at most 10.
-        """
-        try:
-            all_lines = self.log_path.read_text(errors="replace").splitlines()
-        except OSError:
-            return "(no log)"
-        tail = all_lines[-lines:]
-        errors = [ln for ln in all_lines[:-lines] if re.match(r"^E\d{4} ", ln) and not any(h in ln for h in _HARMLESS)][-10:]
-        return "\n".join([*errors, *(["..."] if errors else []), *tail])
+        """The server log's last ``lines`` lines, earlier error lines first (:func:`clients.runtimes.host.log_tail`)."""
+        return log_tail(self.log_path, lines)
 
     def check_servable(self, model: str) -> None:
-        """Refuse, before asking the server, a model whose backend this runtime's server lacks
-        (a ``--serving native`` variant on the bundled server, which has the python backend
-        only), naming the runtimes that serve it. Models without a readable config are left
-        to the server.
+        """Refuse a model whose backend this runtime's server lacks (:func:`clients.runtimes.models.check_servable`).
 
         Raises:
             ServerError: the model's ``config.pbtxt`` names a backend the runtime does not have.
         """
-        have = self.runtime_impl.backends
-        path = Path(self.opts.repository) / model / "config.pbtxt"
-        if have is None or not path.is_file():
-            return
-        from builders.backends import model_backend
-        from builders.config.pbtxt import read_config
-        from core.errors import ConfigError
-
-        try:
-            cfg = read_config(path)
-        except ConfigError:
-            return  # the server says what is wrong with it
-        backend = model_backend(cfg)
-        if not backend or backend in have:
-            return
-        how = f"platform {cfg.platform}" if cfg.platform else f"backend {cfg.backend}"
-        why = "" if self.runtime_reason == "asked for" else f" (chosen by --runtime auto: {self.runtime_reason})"
-        raise ServerError(
-            f"model {model!r} needs Triton's {backend!r} backend ({how} in its config.pbtxt, a --serving native build); "
-            f"the {self.runtime} runtime{why} has only the {', '.join(have)} backend",
-            hint="serve it with --runtime local (a tritonserver on PATH or $TRITONSERVER, e.g. inside NVIDIA's "
-            "nvcr.io/nvidia/tritonserver image) or --runtime container (that image through Docker); or rebuild with "
-            "`builders build --serving python` for the bundled CPU server",
-        )
+        check_servable(self.runtime_impl, self.runtime_reason, Path(self.opts.repository), model)
 
     def load(self, model: str, timeout_s: float | None = None) -> None:
         """Load (or reload) ``model`` through the repository API (explicit model control)
@@ -503,16 +331,8 @@ class TritonServer:
             return 0
 
     def log_since(self, offset: int, lines: int = 20) -> str:
-        """The last ``lines`` lines the server logged after byte ``offset`` of its log
-        (harmless start-up noise left out); ``"(nothing logged)"`` when none."""
-        try:
-            with open(self.log_path, "rb") as f:
-                f.seek(offset)
-                text = f.read().decode(errors="replace")
-        except OSError:
-            return "(no log)"
-        kept = [ln for ln in text.splitlines() if ln.strip() and not any(h in ln for h in _HARMLESS)]
-        return "\n".join(kept[-lines:]) or "(nothing logged)"
+        """What the server logged after byte ``offset`` (:func:`clients.runtimes.host.log_since`)."""
+        return log_since(self.log_path, offset, lines)
 
     def unload(self, model: str, timeout_s: float = UNLOAD_WAIT_S) -> bool:
         """Unload ``model`` and wait up to ``timeout_s`` until it is gone (:func:`unload_and_wait`).

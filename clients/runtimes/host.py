@@ -1,0 +1,113 @@
+"""What launching a server process on this host needs, whatever the runtime: free ports (all
+held until chosen), the server's log file (one folder, the newest kept) and a child process
+tied to its launcher (``PR_SET_PDEATHSIG``)."""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import itertools
+import os
+import re
+import signal
+import socket
+import time
+from pathlib import Path
+
+from clients.runtimes.options import KEEP_SERVER_LOGS, server_log_dir
+
+#: Error lines tritonserver logs on every start without a GPU (shared/RUNTIME.md): harmless.
+_HARMLESS = ("CudaDriverHelper has not been initialized", "Failed to initialize NVML", "DCGM unable to start")
+
+
+def free_ports(n: int, address: str = "127.0.0.1") -> list[int]:
+    """``n`` distinct TCP ports free now on ``address`` (all sockets held until every port is
+    chosen, so the OS cannot hand out the same port twice)."""
+    with contextlib.ExitStack() as stack:
+        socks = [stack.enter_context(socket.socket()) for _ in range(n)]
+        for s in socks:
+            s.bind((address, 0))
+        return [s.getsockname()[1] for s in socks]
+
+
+def free_port(address: str = "127.0.0.1") -> int:
+    """A TCP port that is free now on ``address``."""
+    return free_ports(1, address)[0]
+
+
+def port_in_use(port: int, address: str = "127.0.0.1") -> bool:
+    """Whether ``port`` on ``address`` cannot be bound now."""
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((address, port))
+        except OSError:
+            return True
+    return False
+
+
+_log_seq = itertools.count(1)
+
+
+def default_log_path(folder: Path | None = None) -> Path:
+    """Where a server launched without ``--log-file`` logs: ``tritonserver-<time>-<pid>-<n>.log``
+    in ``folder`` (default :func:`clients.runtimes.options.server_log_dir`). Nothing is
+    created here (``--print-cmd`` writes nothing); :func:`prune_server_logs` runs at start."""
+    folder = Path(folder) if folder is not None else server_log_dir()
+    return folder / f"tritonserver-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{next(_log_seq)}.log"
+
+
+def prune_server_logs(folder: Path, keep: int = KEEP_SERVER_LOGS) -> None:
+    """Remove the oldest ``tritonserver-*.log`` in ``folder`` so that a new one makes at most ``keep``."""
+    try:
+        old = sorted(folder.glob("tritonserver-*.log"), key=lambda p: p.stat().st_mtime)
+    except OSError:
+        return
+    for p in old[: max(0, len(old) - keep + 1)]:
+        with contextlib.suppress(OSError):
+            p.unlink()
+
+
+def die_with_parent(parent_pid: int):
+    """A preexec_fn: SIGKILL this child when the launcher dies (Linux ``PR_SET_PDEATHSIG``).
+
+    The signal follows the death of the launcher *thread* that started the child (prctl(2)),
+    so start servers from a thread that lives as long as the server (normally the main one).
+    A launcher that died between fork and prctl is caught by comparing the parent's pid.
+    """
+
+    def preexec() -> None:
+        with contextlib.suppress(Exception):
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        if os.getppid() != parent_pid:
+            os._exit(1)
+
+    return preexec
+
+
+def log_tail(path: Path, lines: int = 30) -> str:
+    """The last ``lines`` lines of the server log at ``path`` (``"(no log)"`` when unreadable).
+
+    Error lines logged earlier (glog ``E<mmdd> ...`` lines, e.g. why a model failed to
+    load, which Triton prints above its long option table) are put first, at most 10.
+    """
+    try:
+        all_lines = Path(path).read_text(errors="replace").splitlines()
+    except OSError:
+        return "(no log)"
+    tail = all_lines[-lines:]
+    errors = [ln for ln in all_lines[:-lines] if re.match(r"^E\d{4} ", ln) and not any(h in ln for h in _HARMLESS)][-10:]
+    return "\n".join([*errors, *(["..."] if errors else []), *tail])
+
+
+def log_since(path: Path, offset: int, lines: int = 20) -> str:
+    """The last ``lines`` lines the server logged at ``path`` after byte ``offset`` (harmless
+    start-up noise left out); ``"(nothing logged)"`` when none."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(offset)
+            text = f.read().decode(errors="replace")
+    except OSError:
+        return "(no log)"
+    kept = [ln for ln in text.splitlines() if ln.strip() and not any(h in ln for h in _HARMLESS)]
+    return "\n".join(kept[-lines:]) or "(nothing logged)"

@@ -1,0 +1,143 @@
+"""A served model's state in the repository index, unloading and waiting until it is gone,
+and the ``--load-model`` patterns matched against a repository's model folders."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import tenacity
+
+from core.errors import ServerError
+
+log = logging.getLogger(__name__)
+
+#: Readiness is asked this often while the server starts (s).
+READY_POLL_S = 0.25
+#: How long :meth:`TritonServer.unload` waits for a model to be gone (s).
+UNLOAD_WAIT_S = 30.0
+
+
+#: Repository-index states of a model that still holds its instances (Triton's
+#: ``ModelReadyState``: a model being unloaded is no longer ready but still runs).
+PRESENT_STATES = ("READY", "LOADING", "UNLOADING")
+
+
+def model_state(client: Any, model: str) -> str | None:
+    """The state of ``model`` in the server's repository index (``READY``, ``LOADING``,
+    ``UNLOADING``, ``UNAVAILABLE``), ``None`` when the index does not list it.
+
+    Args:
+        client: A tritonclient HTTP or gRPC ``InferenceServerClient``.
+        model: The model (variant) name.
+
+    Raises:
+        Exception: whatever the client raises (the server is unreachable).
+    """
+    if "grpc" in type(client).__module__:
+        entries = client.get_model_repository_index(as_json=True).get("models", [])
+    else:
+        entries = client.get_model_repository_index()
+    states = [e.get("state") for e in entries if e.get("name") == model]
+    return next((st for st in states if st in PRESENT_STATES), states[0] if states else None)
+
+
+def unload_and_wait(client: Any, model: str, timeout_s: float = UNLOAD_WAIT_S) -> bool:
+    """Ask the server to unload ``model`` and poll until it is gone.
+
+    Triton's unload request returns before the model is gone, and the model stops being
+    *ready* as soon as unloading starts, while its instances still run (a python model's
+    ``finalize()``, in-flight requests): it is gone only when the repository index no longer
+    says ``READY``, ``LOADING`` or ``UNLOADING`` (:data:`PRESENT_STATES`). Whoever loads the
+    next model or checks the state waits here.
+
+    Args:
+        client: A tritonclient HTTP or gRPC ``InferenceServerClient``.
+        model: The model name.
+        timeout_s: How long to wait for it to be gone (default 30 s), polled every
+            :data:`READY_POLL_S`.
+
+    Returns:
+        Whether it was gone in time (a warning naming its state is logged when not).
+
+    Raises:
+        Exception: whatever the client raises (the server refused or is unreachable).
+    """
+    client.unload_model(model)
+
+    def gone() -> bool:
+        return not client.is_model_ready(model) and model_state(client, model) not in PRESENT_STATES
+
+    def still_there(state: tenacity.RetryCallState) -> bool:
+        now = "READY" if client.is_model_ready(model) else model_state(client, model)
+        log.warning("%s still %s %g s after its unload request", model, now or "listed", timeout_s)
+        return False
+
+    return bool(
+        tenacity.Retrying(
+            stop=tenacity.stop_after_delay(timeout_s),
+            wait=tenacity.wait_fixed(READY_POLL_S),
+            retry=tenacity.retry_if_result(lambda done: not done),
+            retry_error_callback=still_there,
+        )(gone)
+    )
+
+
+def expand_model_patterns(repository: Path, patterns: Sequence[str]) -> tuple[str, ...]:
+    """Model names for ``--load-model`` values: names or shell patterns (``mlp_*``, ``*``)
+    matched against the repository's model folders, by the rule ``--variants`` follows
+    (:meth:`builders.repository.view.Repository.names`).
+
+    Raises:
+        ServerError: a pattern matches no model folder (the message lists them).
+    """
+    from builders.repository.view import Repository
+    from core.errors import RepositoryError
+
+    try:
+        return tuple(Repository(repository).names(patterns, indexed=False))
+    except RepositoryError as e:
+        raise ServerError(f"--load-model {' '.join(patterns)}: {e.message}", hint=e.hint) from None
+
+
+def check_servable(runtime: Any, reason: str, repository: Path, model: str) -> None:
+    """Refuse, before asking the server, a model whose backend this runtime's server lacks
+    (a ``--serving native`` variant on the bundled server, which has the python backend
+    only), naming the runtimes that serve it. Models without a readable config are left
+    to the server.
+
+    Args:
+        runtime: The :class:`clients.runtimes.base.Runtime` serving it (its ``backends``).
+        reason: Why that runtime (``"asked for"``, or what ``auto`` found).
+        repository: The model repository.
+        model: The model name.
+
+    Raises:
+        ServerError: the model's ``config.pbtxt`` names a backend the runtime does not have.
+    """
+    have = runtime.backends
+    path = Path(repository) / model / "config.pbtxt"
+    if have is None or not path.is_file():
+        return
+    from builders.backends import model_backend
+    from builders.config.pbtxt import read_config
+    from core.errors import ConfigError
+
+    try:
+        cfg = read_config(path)
+    except ConfigError:
+        return  # the server says what is wrong with it
+    backend = model_backend(cfg)
+    if not backend or backend in have:
+        return
+    how = f"platform {cfg.platform}" if cfg.platform else f"backend {cfg.backend}"
+    why = "" if reason == "asked for" else f" (chosen by --runtime auto: {reason})"
+    raise ServerError(
+        f"model {model!r} needs Triton's {backend!r} backend ({how} in its config.pbtxt, a --serving native build); "
+        f"the {runtime.name} runtime{why} has only the {', '.join(have)} backend",
+        hint="serve it with --runtime local (a tritonserver on PATH or $TRITONSERVER, e.g. inside NVIDIA's "
+        "nvcr.io/nvidia/tritonserver image) or --runtime container (that image through Docker); or rebuild with "
+        "`builders build --serving python` for the bundled CPU server",
+    )
