@@ -9,6 +9,8 @@ from typing import Any
 
 from builders.backends import DEFAULT_SERVING
 from builders.config.variants import VariantGrid
+from builders.export.onnx import DEFAULT_OPSET
+from builders.export.tensorrt import DEFAULT_WORKSPACE_BYTES
 from builders.model.spec import ModelSpec
 from builders.repository.view import DEFAULT_REPOSITORY
 
@@ -68,11 +70,11 @@ class BuildOptions:
     serving: str = DEFAULT_SERVING
     repository: Path = DEFAULT_REPOSITORY
     build_dir: Path = Path("builds")
-    opset: int = 18
+    opset: int = DEFAULT_OPSET
     rtol: dict[str, float] = dataclasses.field(default_factory=dict)
     force: bool = False
     spec: ModelSpec | None = None
-    workspace_bytes: int = 4 << 30
+    workspace_bytes: int = DEFAULT_WORKSPACE_BYTES
     timing_cache: Path | None = None
     external_data_threshold_bytes: int = int(1.8 * 2**30)
     name: str | None = None

@@ -3,7 +3,9 @@ console, comma lists, tables.
 
 Every command group is made with :func:`group` (``-h``, defaults shown, subcommand
 listings not cut off, a single-value flag given twice refused); every list flag with
-:func:`list_option` (``--x a,b`` and ``--x a --x b`` mean the same); every command that logs
+:func:`list_option` (``--x a,b`` and ``--x a --x b`` mean the same); the flags of an options
+object are generated from its fields (:mod:`core.options`), hand-written ones for a help panel
+made with :func:`flag`; every command that logs
 with :func:`verbosity_option`; every line drawn for the user goes through :func:`console`
 (one timestamp style, source file:line only with ``-v``) and every table through
 :func:`print_table` (whole, not cut at 80 columns, when the output is not a terminal).
@@ -24,6 +26,8 @@ from core.errors import ToolkitError
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+    from core.options import OptionSpec
 
 #: Exit codes of every command (one table). ``EXIT_USAGE`` is click's own.
 EXIT_OK = 0
@@ -214,12 +218,24 @@ def _flatten(_ctx: click.Context, _param: click.Parameter, value: Sequence[Seque
 
 
 def list_option(
-    *decls: str, item: Any = str, default: Sequence[Any] = (), metavar: str | None = None, **kwargs: Any
-) -> Callable[..., Any]:
+    *decls: str, item: Any = str, default: Sequence[Any] = (), metavar: str | None = None, panel: str | None = None, **kwargs: Any
+) -> OptionSpec:
     """A list flag: ``--flag a,b``, ``--flag a --flag b`` and ``--flag a,b --flag c`` are all
     accepted; the command gets a tuple (in order, repeats dropped). ``-h`` shows the default
-    (``[default: 1, 2]``)."""
-    return click.option(*decls, multiple=True, type=CommaList(item, metavar), default=tuple(default), callback=_flatten, **kwargs)
+    (``[default: 1, 2]``). A decorator, or an option for :func:`core.options.panel` (listed
+    under ``panel``)."""
+    from core.options import OptionSpec
+
+    attrs = {"multiple": True, "type": CommaList(item, metavar), "default": tuple(default), "callback": _flatten, **kwargs}
+    return OptionSpec(decls, attrs, panel)
+
+
+def flag(*decls: str, panel: str | None = None, **attrs: Any) -> OptionSpec:
+    """A hand-written click option (``click.option``'s arguments) for :func:`core.options.panel`,
+    listed under ``panel``; also a decorator."""
+    from core.options import OptionSpec
+
+    return OptionSpec(decls, attrs, panel)
 
 
 def int_list(text: str, what: str) -> tuple[int, ...]:

@@ -11,11 +11,12 @@ from typing import Any
 
 import click
 
-from builders.repository.view import DEFAULT_REPOSITORY
 from clients.cli.launch import serve_command
 from clients.cli.options import server_options
+from clients.runtimes.options import ServerOptions
 from core.cli import console as make_console
 from core.cli import group, list_option, print_table, run_cli, verbosity_option
+from core.options import option
 
 DEFAULT_PORTS = {"http": 8000, "grpc": 8001}
 
@@ -67,12 +68,9 @@ cli.add_command(serve_command("serve"))
 @click.option("--requests", type=click.IntRange(1), default=1, show_default=True, help="Number of requests to send.")
 @click.option("--concurrency", type=click.IntRange(1), default=1, show_default=True, help="Requests in flight at once (threads).")
 @click.option("--shared-memory", is_flag=True, help="Pass tensors through system shared memory (server on this host).")
-@click.option(
-    "-r",
-    "--repository",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=DEFAULT_REPOSITORY,
-    show_default=True,
+@option(
+    ServerOptions,
+    "repository",
     help="Repository whose index.json leads to the build manifest (integer input value ranges, dynamic axis sizes).",
 )
 @click.option("--output", "outputs", multiple=True, metavar="NAME", help="Output to request (repeatable; default all).")

@@ -1,0 +1,341 @@
+"""``builders build``: export a model, verify every export against eager PyTorch, and write
+the variant grid (a thin shell over :func:`builders.build.build`). The flags that are
+:class:`builders.build.BuildOptions` fields take their type and default from it."""
+
+from __future__ import annotations
+
+import math
+import shlex
+from pathlib import Path
+from typing import Any
+
+import click
+
+from builders import build as build_api
+from builders.build import BuildOptions
+from builders.cli.flags import EXPORT_PANEL, FORMAT_FLAGS, GRID_FLAGS, SERVING_FLAGS, formats_of, with_grid, with_serving
+from builders.cli.summary import print_build_summary
+from builders.config.warmup import DEFAULT_WARMUP_COUNT
+from builders.export.tensorrt import CONTAINER_BUILD_DIR, trtexec_docker_command
+from builders.model.spec import ModelSpec
+from builders.repository.records import MANIFEST_FILE, MANIFEST_KIND
+from builders.triton.releases import DEFAULT_RELEASE, release
+from core.cli import CONTEXT_SETTINGS, ToolkitCommand, flag, verbosity_option
+from core.cli import console as make_console
+from core.errors import PartialBuildError, ToolkitError
+from core.options import REPOSITORY, option, panel
+from core.precision import PRECISION_NAMES
+from core.records import load_record
+
+MODEL_PANEL = "Model"
+TRT_PANEL = "TensorRT"
+OUT_PANEL = "Where it goes"
+
+
+def parse_rtols(items: tuple[str, ...]) -> dict[str, float]:
+    """``--rtol OUTPUT=VALUE`` flags -> ``{output: rtol}``.
+
+    Raises:
+        click.BadParameter: not ``OUTPUT=VALUE``, or a value that is not a finite number >= 0
+            (NaN would make every comparison pass, a negative one every comparison fail).
+    """
+    out: dict[str, float] = {}
+    for item in items:
+        output, sep, text = item.partition("=")
+        try:
+            value = float(text)
+        except ValueError:
+            sep = ""
+        if not sep or not output:
+            raise click.BadParameter(f"--rtol expects OUTPUT=VALUE such as OUTPUT__0=1e-3, got {item!r}")
+        if not math.isfinite(value) or value < 0:
+            raise click.BadParameter(f"--rtol {item!r}: the tolerance must be a finite number >= 0, such as 1e-3")
+        out[output] = value
+    return out
+
+
+#: The flags of ``builders build``, by help panel.
+BUILD_FLAGS = (
+    flag(
+        "--model",
+        "model",
+        default="mlp",
+        panel=MODEL_PANEL,
+        help="Built-in model (mlp, cnn, encoder, tiny), package.module:factory returning an nn.Module, "
+        "or a model file: .pt (TorchScript) or .pt2 (torch.export). User models need --spec or --input. "
+        "The current directory is importable (as with python -m): --model mymodel:make finds ./mymodel.py.",
+    ),
+    option(
+        BuildOptions,
+        "name",
+        show_default=False,
+        panel=MODEL_PANEL,
+        help="Model name: the build folder BUILD_DIR/NAME and the first part of every variant name "
+        "[default: the built-in's name, the factory's function name, or the model file's stem].",
+    ),
+    option(
+        BuildOptions,
+        "spec_path",
+        decls=("--spec",),
+        path={"dir_okay": False},
+        panel=MODEL_PANEL,
+        help="JSON input spec: input names, per-sample shapes with named dynamic axes, dtypes, value ranges "
+        "(`builders spec --example` prints one).",
+    ),
+    flag(
+        "--input",
+        "inputs",
+        multiple=True,
+        metavar="NAME:DTYPE:SHAPE[:LOW..HIGH]",
+        panel=MODEL_PANEL,
+        help="One model input, in forward() order (repeat), e.g. input_ids:int64:seq:0..30521 or pixels:float32:3,224,224.",
+    ),
+    flag(
+        "--output",
+        "outputs",
+        multiple=True,
+        metavar="NAME",
+        panel=MODEL_PANEL,
+        help="Output names in the order forward() returns them, tuple/dict outputs flattened (repeat).",
+    ),
+    flag(
+        "--dynamic-axis",
+        "axes",
+        multiple=True,
+        metavar="AXIS=MIN,OPT,MAX",
+        panel=MODEL_PANEL,
+        help="Range of a named dynamic axis used in --input shapes, e.g. seq=1,64,128 (repeat).",
+    ),
+    *FORMAT_FLAGS,
+    option(BuildOptions, "opset", panel=EXPORT_PANEL, help="ONNX opset version."),
+    option(
+        BuildOptions,
+        "rtol",
+        decls=("--rtol",),
+        repeat=True,
+        metavar="OUTPUT=VALUE",
+        parse=parse_rtols,
+        panel=EXPORT_PANEL,
+        help="Relative tolerance of one output, e.g. logits=1e-3 (repeat) [default: by precision: fp32 1e-4, fp16/bf16 1e-2].",
+    ),
+    option(
+        BuildOptions,
+        "sample_path",
+        decls=("--sample",),
+        path={"dir_okay": False, "exists": True},
+        panel=EXPORT_PANEL,
+        help="Your own inputs (.npz, one array per input name, batch axis first), verified beside the generated draws.",
+    ),
+    option(
+        BuildOptions,
+        "force",
+        panel=EXPORT_PANEL,
+        help="Re-export even when an identical build exists, and replace a build of the same name made from another source.",
+    ),
+    *GRID_FLAGS,
+    *SERVING_FLAGS,
+    option(
+        BuildOptions,
+        "warmup_count",
+        type=click.IntRange(1),
+        panel=GRID_FLAGS[0].panel,
+        help="Runs of each model_warmup sample of the --warmup variants: the count `triton-perf coldstart` (or a sweep) "
+        f"measured and printed [default: {DEFAULT_WARMUP_COUNT}, recorded as a default, not measured].",
+    ),
+    option(
+        BuildOptions,
+        "warmup_count_reason",
+        metavar="TEXT",
+        panel=GRID_FLAGS[0].panel,
+        help="Why --warmup-count is that number (the measurement triton-perf coldstart printed); kept in the build manifest.",
+    ),
+    option(
+        BuildOptions,
+        "workspace_bytes",
+        decls=("--workspace-mib",),
+        scale=2**20,
+        type=click.INT,
+        panel=TRT_PANEL,
+        help="TensorRT builder workspace limit (MiB).",
+    ),
+    option(
+        BuildOptions,
+        "timing_cache",
+        path={"dir_okay": False},
+        panel=TRT_PANEL,
+        help="TensorRT timing cache file, reused across builds [default: BUILD_DIR/<model>/trt_timing.cache].",
+    ),
+    flag(
+        "--print-trtexec",
+        is_flag=True,
+        panel=TRT_PANEL,
+        help="Build the ONNX export, then print, per --precision, the whole `docker run` (NVIDIA's TensorRT image of the "
+        "--target-triton release, the build folder mounted, paths as seen inside) that builds the TensorRT plan, "
+        "and the `--plan` command that takes the plans back.",
+    ),
+    flag(
+        "--target-triton",
+        metavar="RELEASE",
+        default=DEFAULT_RELEASE,
+        panel=TRT_PANEL,
+        help="Triton release (yy.mm) the plans are for: the TensorRT image tag --print-trtexec uses.",
+    ),
+    flag(
+        "--plan",
+        "plans",
+        multiple=True,
+        metavar="[PRECISION=]PATH",
+        panel=TRT_PANEL,
+        help="A TensorRT plan built elsewhere (by the --print-trtexec command) for the trt export of PRECISION "
+        "[default: the one --precision]; verified where TensorRT and a GPU are, else marked not verified here (repeat).",
+    ),
+    option(
+        BuildOptions,
+        "repository",
+        flag=REPOSITORY,
+        panel=OUT_PANEL,
+        help="Model repository the variants are written to (one folder per variant, plus index.json).",
+    ),
+    option(
+        BuildOptions,
+        "build_dir",
+        path={"file_okay": False},
+        panel=OUT_PANEL,
+        help="Artifacts, manifest.json and reference.npz go to BUILD_DIR/<model>.",
+    ),
+)
+
+
+@click.command("build", cls=ToolkitCommand, context_settings=CONTEXT_SETTINGS)
+@panel(*BUILD_FLAGS)
+@verbosity_option
+@with_grid
+@with_serving
+def build(
+    model: str,
+    name: str | None,
+    spec_path: Path | None,
+    inputs: tuple[str, ...],
+    outputs: tuple[str, ...],
+    axes: tuple[str, ...],
+    formats: tuple[str, ...],
+    precisions: tuple[str, ...],
+    grid: Any,
+    serving: str,
+    repository: Path,
+    build_dir: Path,
+    opset: int,
+    rtol: dict[str, float],
+    sample_path: Path | None,
+    workspace_bytes: int,
+    timing_cache: Path | None,
+    print_trtexec: bool,
+    target_triton: str,
+    plans: tuple[str, ...],
+    warmup_count: int | None,
+    warmup_count_reason: str | None,
+    force: bool,
+) -> None:
+    """Export MODEL, verify every export against eager PyTorch, and write the variant grid."""
+    from rich.markup import escape
+
+    spec = None
+    if inputs:
+        if spec_path:
+            raise click.BadParameter("give the input spec either as --spec FILE or as --input flags, not both")
+        spec = ModelSpec.from_flags(list(inputs), list(outputs), list(axes))
+    elif outputs or axes:
+        raise click.BadParameter("--output and --dynamic-axis describe a spec given with --input flags")
+    fmts = formats_of(formats)
+    build_precisions = precisions
+    plan_files = _plan_flags(plans, precisions)
+    if plan_files:
+        if print_trtexec:
+            raise click.UsageError("--print-trtexec prints how to build the plans; --plan takes built ones back: pass one")
+        fmts = fmts if "trt" in fmts else (*fmts, "trt")
+        build_precisions = tuple(dict.fromkeys((*precisions, *plan_files)))
+    if print_trtexec:
+        release(target_triton)  # a release the toolkit knows, or one clear error
+    if print_trtexec:  # build what the plans are built from (the fp32 ONNX), not the plans
+        fmts = tuple(f for f in fmts if f != "trt") or ("onnx",)
+        fmts = fmts if "onnx" in fmts else (*fmts, "onnx")
+        build_precisions = tuple(dict.fromkeys(("fp32", *precisions)))
+    console = make_console()
+    opts = build_api.BuildOptions(
+        model=model,
+        spec_path=spec_path,
+        formats=fmts,
+        precisions=build_precisions,
+        grid=grid,
+        serving=serving,
+        repository=repository,
+        build_dir=build_dir,
+        opset=opset,
+        rtol=rtol,
+        force=force,
+        spec=spec,
+        workspace_bytes=workspace_bytes,
+        timing_cache=timing_cache,
+        name=name,
+        sample_path=sample_path,
+        plans=plan_files,
+        warmup_count=warmup_count,
+        warmup_count_reason=warmup_count_reason,
+    )
+    with console.status("building...") as status:
+
+        def progress(msg: str) -> None:
+            status.update(escape(msg))
+            console.log(escape(msg))
+
+        try:
+            result = build_api.build(opts, progress)
+        except ToolkitError as e:  # the manifest written before the error says what was verified
+            if e.log_path and Path(e.log_path).name == MANIFEST_FILE and Path(e.log_path).is_file():
+                status.stop()
+                print_build_summary(load_record(Path(e.log_path), MANIFEST_KIND))
+            if isinstance(e, PartialBuildError) and isinstance(e.result, build_api.BuildResult):  # what passed was written: where
+                click.echo(f"manifest: {e.result.manifest_path}")
+                click.echo(f"repository: {repository} ({len(e.result.variant_dirs)} variants)")
+            raise
+    print_build_summary(MANIFEST_KIND.parse(result.manifest, str(result.manifest_path)))
+    click.echo(f"manifest: {result.manifest_path}")
+    click.echo(f"repository: {repository} ({len(result.variant_dirs)} variants)")
+    if print_trtexec:
+        built = ModelSpec.from_json(result.manifest["spec"])
+        folder = result.manifest_path.parent  # plans of every precision are built from its fp32 model.onnx
+        mbs = result.manifest["max_batch_size"]
+        click.echo(
+            f"\nBuild the TensorRT plan(s) on a host with the serving GPU and Docker (NVIDIA's TensorRT {target_triton} "
+            f"image carries the TensorRT of Triton {target_triton}); {folder.resolve()} is mounted at {CONTAINER_BUILD_DIR}:"
+        )
+        for precision in precisions:
+            click.echo("  " + trtexec_docker_command(folder, precision, built, mbs, target_triton, workspace_bytes, timing_cache))
+        back = [f"--plan={p}={folder / ('model.plan' if p == 'fp32' else f'{p}/model.plan')}" for p in precisions]
+        click.echo(
+            "then take them back (variants written; verified where TensorRT and a GPU are, else marked not verified here):"
+        )
+        again = ["builders", "build", "--model", str(model), "--name", result.manifest["model"], "--build-dir", str(build_dir)]
+        again += ["--repository", str(repository), "--format", "trt", "--serving", "native", "--instance-kind", "gpu"]
+        click.echo("  " + shlex.join([*again, "--server-gpu", *back]) + " [same --input/--spec and grid flags]")
+
+
+def _plan_flags(values: tuple[str, ...], precisions: tuple[str, ...]) -> dict[str, Path]:
+    """``--plan [PRECISION=]PATH`` flags -> ``{precision: path}``; a bare path is for the one ``--precision``.
+
+    Raises:
+        click.BadParameter: a bare path with several precisions, or one precision twice.
+    """
+    out: dict[str, Path] = {}
+    for v in values:
+        head, sep, tail = v.partition("=")
+        if sep and head in PRECISION_NAMES:
+            precision, path = head, tail
+        elif len(precisions) == 1:
+            precision, path = precisions[0], v
+        else:
+            raise click.BadParameter(f"--plan {v!r}: say which precision it is, e.g. --plan fp16={v}")
+        if precision in out:
+            raise click.BadParameter(f"--plan: two plans for {precision}")
+        out[precision] = Path(path)
+    return out

@@ -1,0 +1,89 @@
+"""The table ``builders build`` prints: one row per export and device it was verified on,
+why any verdict is not ``ok``, and the graph health of each export."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from builders.graph.facts import build_summary_lines
+from builders.repository.records import BuildManifest, FailedExport
+from builders.verify.verdicts import describe
+from core.cli import console as make_console
+
+SUMMARY_COLUMNS = ("format", "precision", "strategy", "verified on", "worst error per output", "status")
+
+
+def summary_rows(manifest: BuildManifest) -> list[list[str]]:
+    """One row per export and device it was verified on (:data:`SUMMARY_COLUMNS`); a failed
+    export gets one row with each strategy's failed stage."""
+    rows = []
+    for e in manifest.exports:
+        if isinstance(e, FailedExport):
+            tried = (
+                "; ".join(
+                    f"{a.strategy}: {'verification' if a.stage == 'verify' else 'export'} failed" for a in e.attempts if not a.ok
+                )
+                or "-"
+            )
+            rows.append([e.format, e.precision, tried, "-", "-", f"failed ({e.failed})"])
+            continue
+        verdicts = e.verdicts or []
+        if not verdicts:  # a manifest from before verdicts
+            rows.append([e.format, e.precision, e.strategy, "-", _errors(e.errors), "unknown (older build)"])
+        for v in verdicts:
+            on = f"{v.verified_on.runner} ({v.verified_on.device}, computes in {v.verified_on.computes_in})"
+            if v.status == "not_verified_device":  # nothing ran: name what would have, not a place it ran
+                on = f"nothing (would be {v.verified_on.runner} on {v.verified_on.device})"
+            rows.append(
+                [
+                    e.format,
+                    e.precision,
+                    e.strategy,
+                    on,
+                    _errors(v.errors) if v.errors else "-",
+                    describe(v.status, e.precision, v.verified_on.device),
+                ]
+            )
+    return rows
+
+
+def _errors(errors: dict[str, Any]) -> str:
+    return "\n".join(f"{name}: abs {o.max_abs_err:.2e}, rel {o.max_rel_err:.2e} (rtol {o.rtol:g})" for name, o in errors.items())
+
+
+def print_build_summary(manifest: BuildManifest) -> None:
+    """Print the build's one-table summary to stdout: a rich table on a terminal, plain text
+    otherwise; then why any verdict is not ``ok`` (the reasons recorded in the manifest) and one
+    graph-health line per export (:func:`builders.graph.facts.build_summary_lines`)."""
+    from rich.markup import escape
+    from rich.table import Table
+    from tabulate import tabulate
+
+    rows = summary_rows(manifest)
+    reasons = dict.fromkeys(
+        f"{e.format} {e.precision}: {describe(v.status, e.precision, v.verified_on.device)}: {v.reason}"
+        for e in manifest.exports
+        if not isinstance(e, FailedExport)
+        for v in e.verdicts
+        if v.reason
+    )
+    reasons.update(dict.fromkeys(build_summary_lines(manifest)))
+    console = make_console(stderr=False)
+    if console.is_terminal:
+        table = Table(title=f"build of {escape(manifest.model)}")
+        for col in SUMMARY_COLUMNS:
+            table.add_column(col, overflow="fold", no_wrap=col in ("format", "precision"))
+        for row in rows:
+            table.add_row(*(escape(c) for c in row))
+        console.print(table)
+        for r in reasons:
+            console.print(escape(r), highlight=False)
+    else:
+        click.echo(tabulate(rows, headers=SUMMARY_COLUMNS, tablefmt="simple"))
+        for r in reasons:
+            click.echo(r)
+    if manifest.warmup_count is not None:
+        w = manifest.warmup_count
+        click.echo(f"model_warmup: each sample runs {w.count}x ({w.reason})")

@@ -1,0 +1,103 @@
+"""``builders validate PATH`` (every problem of a model repository, and the checks not run) and
+``builders spec`` (an input spec as JSON)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from builders.model.builtin import get_builtin
+from builders.repository.validate import relative, summary
+from builders.repository.validate import validate as validate_run
+from builders.triton.releases import release
+from core.cli import CONTEXT_SETTINGS, ToolkitCommand, print_table, verbosity_option
+
+
+@click.command("validate", cls=ToolkitCommand, context_settings=CONTEXT_SETTINGS)
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option(
+    "--server-gpu/--no-server-gpu",
+    "server_gpu",
+    default=None,
+    help="Whether the server has a GPU: --no-server-gpu reports KIND_GPU instance groups (default: not checked).",
+)
+@click.option("--no-artifacts", is_flag=True, help="Do not open model files to compare their inputs and outputs with the config.")
+@click.option(
+    "--load-artifacts",
+    is_flag=True,
+    help="Also load TorchScript archives and TensorRT plans (in a separate process): loading them can run code "
+    "from the file, so by default only ONNX graphs (plain protobuf) are read.",
+)
+@click.option(
+    "--target-triton",
+    metavar="RELEASE",
+    default=None,
+    help="The Triton release that will serve the repository: container tag (24.10) or, where the table has it, server version (2.56.0). "
+    "Checks ONNX IR version/opset against its ONNX Runtime and TensorRT plans against its TensorRT; "
+    "a check whose version is not confirmed for that release is listed as not run.",
+)
+@verbosity_option
+def validate(path: Path, server_gpu: bool | None, no_artifacts: bool, load_artifacts: bool, target_triton: str | None) -> None:
+    """Check a Triton model repository (or one model folder) and report every problem.
+
+    Checks that each config.pbtxt parses, its name equals its folder, version folders are
+    integers, the model file the platform expects exists, inputs/outputs match the artifact
+    (ONNX graph and its external data; TorchScript module and TensorRT engine with
+    --load-artifacts), outputs match what the build recorded, Triton's batching rules hold
+    and, with --target-triton, the artifacts fit that release. Checks that did not run are
+    listed. Exits 1 when there is any problem.
+    """
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    target = release(target_triton) if target_triton is not None else None
+    result = validate_run(
+        path, server_gpu=server_gpu, check_artifacts=not no_artifacts, load_artifacts=load_artifacts, target=target
+    )
+    console = Console()
+    for title, rows, style in ((f"problems in {path}", result.problems, "red"), ("checks not run", result.skipped, "yellow")):
+        if not rows:
+            continue
+        table = Table(title=escape(title), show_lines=True, title_style=style)
+        for col in (
+            "file",
+            "check" if rows is result.skipped else "field",
+            "why" if rows is result.skipped else "problem",
+            "what to do",
+        ):
+            table.add_column(col, overflow="fold")
+        for p in rows:
+            table.add_row(*(escape(x) for x in (relative(p.file, path), p.field, p.problem, p.fix)))
+        print_table(table, console)
+    for note in result.notes:
+        console.print(escape(note))
+    console.print(
+        escape(summary(result.problems, path))
+        + (f" ({len(result.skipped)} check(s) not run, listed above)" if result.skipped else "")
+    )
+    if result.problems:
+        click.get_current_context().exit(1)
+
+
+@click.command("spec", cls=ToolkitCommand, context_settings=CONTEXT_SETTINGS)
+@click.option(
+    "--example",
+    is_flag=True,
+    help="Print a complete example spec (two int64 inputs with value ranges, a dynamic seq axis, two outputs).",
+)
+@click.option("--model", "model", metavar="NAME", help="Print the spec of a built-in model (mlp, cnn, encoder, tiny).")
+def spec(example: bool, model: str | None) -> None:
+    """Print an input spec as JSON: the format `builders build --spec FILE` reads.
+
+    Keys: "inputs" (in forward() order) and "outputs" (in the order forward() returns them,
+    tuple/dict outputs flattened; bare names are allowed, dtype and shape are then taken from
+    the eager model), each with "name", "dtype" (float32, int64, ...), "shape" (per sample,
+    without the batch axis; ints or the name of a dynamic axis) and, for integer inputs,
+    "value_range" [low, high] inclusive; "dynamic_axes" maps each axis name to [min, opt, max].
+    """
+    if example == bool(model):
+        raise click.UsageError("give exactly one of --example or --model NAME")
+    click.echo(json.dumps(get_builtin(model or "encoder").spec.to_json(), indent=2))
