@@ -23,11 +23,10 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from core.errors import ToolkitError
+from core.options import CommaList, OptionSpec
 
 if TYPE_CHECKING:
     from rich.console import Console
-
-    from core.options import OptionSpec
 
 #: Exit codes of every command (one table). ``EXIT_USAGE`` is click's own.
 EXIT_OK = 0
@@ -166,52 +165,6 @@ def verbosity_option(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-class CommaList(click.ParamType):
-    """A comma-separated list, one part per item: ``"1,2,4"``. Used by :func:`list_option`,
-    which also accepts the flag repeated.
-
-    Args:
-        item: Converts one part (a click type such as ``int`` or ``click.Choice``, or a
-            callable ``str -> value`` or ``str -> list of values`` raising ``ValueError``).
-        metavar: Shown in ``-h`` (default ``A[,B...]`` from the item type).
-    """
-
-    name = "list"
-
-    def __init__(self, item: Any = str, metavar: str | None = None):
-        self.item = click.types.convert_type(item) if isinstance(item, (type, click.ParamType)) else item
-        self._metavar = metavar
-
-    def get_metavar(self, param: click.Parameter, *args: Any, **kwargs: Any) -> str:
-        """The metavar shown in ``--help``: the given one, the choices as ``[a|b][,...]``, or ``LIST``."""
-        if self._metavar:
-            return self._metavar
-        if isinstance(self.item, click.Choice):
-            return "[" + "|".join(self.item.choices) + "][,...]"
-        return "LIST"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> tuple[Any, ...]:
-        """Split a comma-separated value into a tuple of items, each converted by the item type.
-
-        Raises:
-            click.BadParameter: an item does not convert (the message names it).
-        """
-        if isinstance(value, (tuple, list)):
-            return tuple(value)
-        out: list[Any] = []
-        for part in (p.strip() for p in str(value).split(",")):
-            if not part:
-                continue
-            try:
-                got = self.item(part, param, ctx) if isinstance(self.item, click.ParamType) else self.item(part)
-            except click.BadParameter as e:
-                self.fail(f"{part!r}: {e.message}", param, ctx)
-            except ValueError as e:
-                self.fail(f"{part!r} in {value!r}: {e}", param, ctx)
-            out.extend(got if isinstance(got, list) else [got])
-        return tuple(out)
-
-
 def _flatten(_ctx: click.Context, _param: click.Parameter, value: Sequence[Sequence[Any]]) -> tuple[Any, ...]:
     """The values of every occurrence of a list flag, in order, repeats dropped."""
     return tuple(dict.fromkeys(x for part in value for x in (part if isinstance(part, (tuple, list)) else (part,))))
@@ -224,8 +177,6 @@ def list_option(
     accepted; the command gets a tuple (in order, repeats dropped). ``-h`` shows the default
     (``[default: 1, 2]``). A decorator, or an option for :func:`core.options.panel` (listed
     under ``panel``)."""
-    from core.options import OptionSpec
-
     attrs = {"multiple": True, "type": CommaList(item, metavar), "default": tuple(default), "callback": _flatten, **kwargs}
     return OptionSpec(decls, attrs, panel)
 
@@ -233,8 +184,6 @@ def list_option(
 def flag(*decls: str, panel: str | None = None, **attrs: Any) -> OptionSpec:
     """A hand-written click option (``click.option``'s arguments) for :func:`core.options.panel`,
     listed under ``panel``; also a decorator."""
-    from core.options import OptionSpec
-
     return OptionSpec(decls, attrs, panel)
 
 

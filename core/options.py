@@ -188,6 +188,52 @@ def click_type(ann: Any, flag: Flag = Flag(), constraints: Mapping[str, Any] | N
     return click.STRING
 
 
+class CommaList(click.ParamType):
+    """A comma-separated list, one part per item: ``"1,2,4"``. Used by :func:`core.cli.list_option`,
+    which also accepts the flag repeated.
+
+    Args:
+        item: Converts one part (a click type such as ``int`` or ``click.Choice``, or a
+            callable ``str -> value`` or ``str -> list of values`` raising ``ValueError``).
+        metavar: Shown in ``-h`` (default ``A[,B...]`` from the item type).
+    """
+
+    name = "list"
+
+    def __init__(self, item: Any = str, metavar: str | None = None):
+        self.item = click.types.convert_type(item) if isinstance(item, (type, click.ParamType)) else item
+        self._metavar = metavar
+
+    def get_metavar(self, param: click.Parameter, *args: Any, **kwargs: Any) -> str:
+        """The metavar shown in ``--help``: the given one, the choices as ``[a|b][,...]``, or ``LIST``."""
+        if self._metavar:
+            return self._metavar
+        if isinstance(self.item, click.Choice):
+            return "[" + "|".join(self.item.choices) + "][,...]"
+        return "LIST"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> tuple[Any, ...]:
+        """Split a comma-separated value into a tuple of items, each converted by the item type.
+
+        Raises:
+            click.BadParameter: an item does not convert (the message names it).
+        """
+        if isinstance(value, (tuple, list)):
+            return tuple(value)
+        out: list[Any] = []
+        for part in (p.strip() for p in str(value).split(",")):
+            if not part:
+                continue
+            try:
+                got = self.item(part, param, ctx) if isinstance(self.item, click.ParamType) else self.item(part)
+            except click.BadParameter as e:
+                self.fail(f"{part!r}: {e.message}", param, ctx)
+            except ValueError as e:
+                self.fail(f"{part!r} in {value!r}: {e}", param, ctx)
+            out.extend(got if isinstance(got, list) else [got])
+        return tuple(out)
+
+
 class OptionSpec:
     """A click option not yet attached: a decorator (``@spec``), or attached inside a help
     panel by :func:`panel`."""
@@ -263,8 +309,6 @@ def _spec(f: FieldInfo, flag: Flag, prefix: str, help_text: str | None, default:
         default = default / flag.scale
         default = int(default) if float(default).is_integer() else default
     if flag.repeat or flag.item is not None or (_is_list(f.annotation) and flag.type is None):
-        from core.cli import CommaList
-
         item = flag.item if flag.item is not None else click_type(_item_type(f.annotation), flag, f.constraints)
         attrs.update(
             multiple=True,
@@ -398,6 +442,7 @@ __all__ = [
     "NOT_A_FLAG",
     "REPOSITORY",
     "Flag",
+    "CommaList",
     "OptionSpec",
     "build",
     "click_type",

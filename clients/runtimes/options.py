@@ -101,76 +101,90 @@ class ServerOptions:
     """
 
     repository: Annotated[Path, REPOSITORY] = Field(
-        DEFAULT_REPOSITORY, description="Model repository (one folder per variant, written by `builders build`)."
+        default=DEFAULT_REPOSITORY, description="Model repository (one folder per variant, written by `builders build`)."
     )
     runtime: Annotated[str, Flag(choices="clients.runtimes.choose:RUNTIMES", panel=SERVER_PANEL)] = Field(
-        "auto",
+        default="auto",
         description="Which tritonserver: container (NVIDIA image, GPU), local (binary on PATH or $TRITONSERVER), "
         "bundled (nvidia-pytriton wheel, python backend, CPU), remote (a running server at --url), "
         "auto (the best available; says why; remote when --url is given).",
     )
-    http_port: Annotated[int, Flag(panel=SERVER_PANEL)] = Field(0, ge=0, le=65535, description="HTTP port (0 = a free one).")
-    grpc_port: Annotated[int, Flag(panel=SERVER_PANEL)] = Field(0, ge=0, le=65535, description="gRPC port (0 = a free one).")
+    http_port: Annotated[int, Flag(panel=SERVER_PANEL)] = Field(
+        default=0, ge=0, le=65535, description="HTTP port (0 = a free one)."
+    )
+    grpc_port: Annotated[int, Flag(panel=SERVER_PANEL)] = Field(
+        default=0, ge=0, le=65535, description="gRPC port (0 = a free one)."
+    )
     metrics_port: Annotated[int, Flag(panel=SERVER_PANEL)] = Field(
-        0, ge=0, le=65535, description="Prometheus metrics port (0 = a free one)."
+        default=0, ge=0, le=65535, description="Prometheus metrics port (0 = a free one)."
     )
     address: Annotated[str, Flag(panel=SERVER_PANEL)] = Field(
-        "127.0.0.1", description="Listen address; 0.0.0.0 exposes the server to the network."
+        default="127.0.0.1", description="Listen address; 0.0.0.0 exposes the server to the network."
     )
     model_control: Annotated[str, Flag(choices=MODEL_CONTROL_MODES, panel=SERVER_PANEL)] = Field(
-        "explicit", description="--model-control-mode: explicit (load/unload on request; sweeps), none (load all), poll."
+        default="explicit", description="--model-control-mode: explicit (load/unload on request; sweeps), none (load all), poll."
     )
     load_models: Annotated[
         tuple[str, ...], Flag(decls=("--load-model",), repeat=True, metavar="NAME|PATTERN", panel=SERVER_PANEL)
     ] = Field(
-        (),
+        default=(),
         description="Model(s) to load at start (explicit mode; repeatable): a name or a shell pattern such as "
         "'mlp_*', as --variants takes them; '*' loads all.",
     )
     log_file: Annotated[Path | None, Flag(path={"dir_okay": False}, panel=SERVER_PANEL)] = Field(
-        None,
+        default=None,
         description=f"Server log file [default: {server_log_dir()}/tritonserver-<time>.log; "
         f"the newest {KEEP_SERVER_LOGS} are kept; ${SERVER_LOG_DIR_ENV} moves the folder].",
     )
-    log_verbose: Annotated[int, Flag(panel=SERVER_PANEL)] = Field(0, ge=0, description="tritonserver --log-verbose level.")
+    log_verbose: Annotated[int, Flag(panel=SERVER_PANEL)] = Field(
+        default=0, ge=0, description="tritonserver --log-verbose level."
+    )
     metrics_interval_ms: Annotated[int, Flag(panel=SERVER_PANEL)] = Field(
-        500, ge=1, description="How often the server refreshes utilisation gauges (ms)."
+        default=500, ge=1, description="How often the server refreshes utilisation gauges (ms)."
     )
     extra_args: Annotated[tuple[str, ...], Flag(decls=("--server-arg",), repeat=True, metavar="FLAG", panel=SERVER_PANEL)] = (
-        Field((), description="Extra tritonserver flag passed through verbatim (repeatable), e.g. --server-arg=--log-info=false.")
+        Field(
+            default=(),
+            description="Extra tritonserver flag passed through verbatim (repeatable), e.g. --server-arg=--log-info=false.",
+        )
     )
     start_timeout_s: Annotated[float, Flag(decls=("--start-timeout",), panel=SERVER_PANEL)] = Field(
-        120.0, ge=1, description="Seconds to wait for the server to become ready."
+        default=120.0, ge=1, description="Seconds to wait for the server to become ready."
     )
     exit_timeout_s: Annotated[int, NOT_A_FLAG] = 15
     tag: Annotated[str | None, Flag(panel=CONTAINER_PANEL, default_text=DEFAULT_TAG.removesuffix("-py3"))] = Field(
-        None, description=f"Container release tag: image {DEFAULT_IMAGE}:<tag>-py3."
+        default=None, description=f"Container release tag: image {DEFAULT_IMAGE}:<tag>-py3."
     )
     image: Annotated[str, Flag(panel=CONTAINER_PANEL, default_text="from --tag")] = Field(
-        f"{DEFAULT_IMAGE}:{DEFAULT_TAG}", description="Full container image reference."
+        default=f"{DEFAULT_IMAGE}:{DEFAULT_TAG}", description="Full container image reference."
     )
-    gpus: Annotated[str, Flag(panel=CONTAINER_PANEL)] = Field("all", description="docker run --gpus value (container runtime).")
+    gpus: Annotated[str, Flag(panel=CONTAINER_PANEL)] = Field(
+        default="all", description="docker run --gpus value (container runtime)."
+    )
     shm_size: Annotated[str | None, Flag(metavar="SIZE", panel=CONTAINER_PANEL)] = Field(
-        None,
+        default=None,
         description="docker run --shm-size (container runtime), e.g. 2g [default: computed from the repository's "
         "python-backend models (instances x tensor sizes), at least 1g].",
     )
     binary: Annotated[Path | None, Flag(decls=("--tritonserver",), path={"dir_okay": False}, panel=CONTAINER_PANEL)] = Field(
-        None, description=f"Local tritonserver binary (local runtime) [default: ${LOCAL_ENV}, else PATH]."
+        default=None, description=f"Local tritonserver binary (local runtime) [default: ${LOCAL_ENV}, else PATH]."
     )
     urls: Annotated[tuple[str, ...], Flag(decls=("--url",), metavar="[http://|grpc://]HOST:PORT[,...]", panel=REMOTE_PANEL)] = (
         Field(
-            (),
+            default=(),
             description="A running Triton the toolkit did not start (--runtime remote): its HTTP endpoint (or grpc://HOST:PORT); "
             "gRPC and metrics follow Triton's layout (HTTP+1, HTTP+2: 8001, 8002 beside 8000). Several (a comma "
             "list): a sweep measures variants on them in parallel.",
         )
     )
     metrics_urls: Annotated[tuple[str, ...], Flag(decls=("--metrics-url",), metavar="HOST:PORT[,...]", panel=REMOTE_PANEL)] = (
-        Field((), description="Metrics endpoint of each --url server, in the same order [default: the same host, HTTP port + 2].")
+        Field(
+            default=(),
+            description="Metrics endpoint of each --url server, in the same order [default: the same host, HTTP port + 2].",
+        )
     )
     remote_repository: Annotated[str | None, Flag(metavar="PATH", panel=REMOTE_PANEL)] = Field(
-        None,
+        default=None,
         description="The remote server's model repository as it sees it, holding the same variant folders: variants "
         "are loaded from it by name instead of uploaded (needed above the upload limit).",
     )
@@ -178,12 +192,12 @@ class ServerOptions:
         int | None,
         Flag(decls=("--max-upload-mb",), scale=2**20, type=click.FloatRange(0, min_open=True), panel=REMOTE_PANEL),
     ] = Field(
-        None,
+        default=None,
         description="Largest load request uploaded to a remote server, MiB [default: Triton's limit: 64 MiB over HTTP "
         "(--http-max-input-size), 2 GiB over gRPC].",
     )
     deploy: Annotated[bool, Flag(decls=("--no-deploy",), panel=REMOTE_PANEL)] = Field(
-        True,
+        default=True,
         description="Remote server: load nothing, use only the models it already serves (like Model Analyzer's remote mode).",
     )
 

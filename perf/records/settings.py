@@ -35,36 +35,36 @@ class MeasureSettings:
     """
 
     protocol: Annotated[str, Flag(choices=("grpc", "http"), panel=MEASURE_PANEL)] = Field(
-        "grpc", description="Protocol perf_analyzer measures with."
+        default="grpc", description="Protocol perf_analyzer measures with."
     )
     measurement_mode: Annotated[str, Flag(choices=("time_windows", "count_windows"), panel=MEASURE_PANEL)] = Field(
-        "time_windows",
+        default="time_windows",
         description="perf_analyzer's window kind: fixed time (--measurement-interval) or fixed request count "
         "(--measurement-request-count).",
     )
     measurement_interval_ms: Annotated[
         int, Flag(decls=("--measurement-interval",), type=click.IntRange(1), panel=MEASURE_PANEL)
-    ] = Field(2000, description="Window length, ms (time_windows).")
+    ] = Field(default=2000, description="Window length, ms (time_windows).")
     measurement_request_count: Annotated[int, Flag(type=click.IntRange(1), panel=MEASURE_PANEL)] = Field(
-        50, description="Requests per window (count_windows)."
+        default=50, description="Requests per window (count_windows)."
     )
     stability_pct: Annotated[
         float, Flag(decls=("--stability-percentage",), type=click.FloatRange(0, min_open=True), panel=MEASURE_PANEL)
     ] = Field(
-        10.0,
+        default=10.0,
         description="A level is stable when throughput and latency of the last 3 windows differ by less than this (%).",
     )
     max_trials: Annotated[int, Flag(type=click.IntRange(3), panel=MEASURE_PANEL)] = Field(
-        10, description="perf_analyzer windows before a level counts as unstable."
+        default=10, description="perf_analyzer windows before a level counts as unstable."
     )
     unstable_retries: Annotated[int, Flag(type=click.IntRange(0), panel=MEASURE_PANEL)] = Field(
-        1, description="Retries of an unstable level with a doubled window before it is kept and flagged."
+        default=1, description="Retries of an unstable level with a doubled window before it is kept and flagged."
     )
     collect_metrics: Annotated[bool, NOT_A_FLAG] = True
     extra_args: Annotated[
         tuple[str, ...], Flag(decls=("--perf-analyzer-arg",), repeat=True, metavar="FLAG", panel=MEASURE_PANEL)
     ] = Field(
-        (),
+        default=(),
         description="Extra perf_analyzer flag passed through verbatim to every measurement (repeatable), "
         "e.g. --perf-analyzer-arg=--max-threads=16.",
     )

@@ -111,42 +111,44 @@ class SweepOptions:
 
     server: Annotated[ServerOptions, Flag(nested=True, panel=WHAT_PANEL)]
     variants: Annotated[tuple[str, ...], Flag(metavar="NAME|PATTERN[,...]", panel=WHAT_PANEL)] = Field(
-        (), description="Variant names or shell patterns such as 'mlp_*' [default: every model in the repository]."
+        default=(), description="Variant names or shell patterns such as 'mlp_*' [default: every model in the repository]."
     )
     concurrency: Annotated[
         tuple[int, ...] | str,
         Flag(item=concurrency_item, parse=concurrency_setting, metavar="auto|N|START:END[:STEP][,...]", panel=WHAT_PANEL),
     ] = Field(
-        AUTO,
+        default=AUTO,
         description="Concurrency levels: auto (grow 1, 2, 4 ... while throughput still rises by more than the noise and "
         "the latency stays under the budget), or a list 1,2,4 and/or perf_analyzer's range start:end[:step], measured whole.",
     )
     search: Annotated[str | None, Flag(choices=SEARCH_MODES, panel=WHAT_PANEL)] = Field(
-        None,
+        default=None,
         description="brute: every variant at every level; prune: measure every variant at the best level so far first "
         "and drop those that cannot win (each decision recorded and shown in the report) [default: prune above 4 variants].",
     )
     search_rules: Annotated[SearchRules, NOT_A_FLAG] = Field(default_factory=SearchRules)
     batch_sizes: Annotated[tuple[int, ...], Flag(item=click.IntRange(1), metavar="N[,N...]", panel=WHAT_PANEL)] = Field(
-        DEFAULT_BATCH_SIZES, description="Client batch sizes (-b); above a variant's max_batch_size they are skipped."
+        default=DEFAULT_BATCH_SIZES, description="Client batch sizes (-b); above a variant's max_batch_size they are skipped."
     )
     request_rates: Annotated[tuple[float, ...], Flag(item=positive_rate, metavar="R[,R...]", panel=WHAT_PANEL)] = Field(
-        (), description="Also measure at these fixed request rates (requests/s), e.g. 100,200 [default: none]."
+        default=(), description="Also measure at these fixed request rates (requests/s), e.g. 100,200 [default: none]."
     )
     measure: Annotated[MeasureSettings, Flag(nested=True, panel=MEASURE_PANEL)] = Field(default_factory=MeasureSettings)
     trials: Annotated[int, Flag(panel=MEASURE_PANEL)] = Field(
-        1, ge=1, description="Repeat each level N times (median and spread reported)."
+        default=1, ge=1, description="Repeat each level N times (median and spread reported)."
     )
     results_dir: Annotated[Path, Flag(path={"file_okay": False}, panel=RUN_PANEL)] = Field(
-        Path("results"), description="Parent folder of run folders: the run is written to RESULTS_DIR/RUN_ID."
+        default=Path("results"), description="Parent folder of run folders: the run is written to RESULTS_DIR/RUN_ID."
     )
-    run_id: Annotated[str | None, Flag(panel=RUN_PANEL)] = Field(None, description="Run folder name [default: a timestamp].")
+    run_id: Annotated[str | None, Flag(panel=RUN_PANEL)] = Field(
+        default=None, description="Run folder name [default: a timestamp]."
+    )
     resume: Annotated[bool, NOT_A_FLAG] = False
     perf_analyzer: Annotated[Path | None, Flag(path={"dir_okay": False}, panel=MEASURE_PANEL)] = Field(
-        None, description="perf_analyzer binary [default: $PERF_ANALYZER, the venv, PATH]."
+        default=None, description="perf_analyzer binary [default: $PERF_ANALYZER, the venv, PATH]."
     )
     input_data: Annotated[Path | None, Flag(panel=MEASURE_PANEL)] = Field(
-        None,
+        default=None,
         description="Your perf_analyzer --input-data (JSON file, folder, random or zero) [default: generated from the "
         "model's signature].",
     )
@@ -169,32 +171,32 @@ class SweepOptions:
     )
     warmup_requests: Annotated[int, NOT_A_FLAG] = 20
     latency_budget_ms: Annotated[float | None, Flag(panel=REPORT_PANEL)] = Field(
-        None,
+        default=None,
         gt=0,
         description="Client latency budget for the recommendation (ms), on the --latency-percentile (p99 by default) "
         "[default: none].",
     )
     latency_percentile: Annotated[int, Flag(choices=LATENCY_PERCENTILES, show_default=False, panel=REPORT_PANEL)] = Field(
-        DEFAULT_LATENCY_PERCENTILE,
+        default=DEFAULT_LATENCY_PERCENTILE,
         description="Client latency percentile the budget is on, as Model Analyzer's perf_latency_p9x constraints "
         f"[default: the run's, else {DEFAULT_LATENCY_PERCENTILE}].",
     )
     unload_timeout_s: Annotated[float, NOT_A_FLAG] = UNLOAD_WAIT_S
     given: Annotated[frozenset[str] | None, NOT_A_FLAG] = None
     host_busy_threshold_pct: Annotated[float, Flag(decls=("--host-busy-threshold",), panel=MEASURE_PANEL)] = Field(
-        HOST_BUSY_THRESHOLD_PCT,
+        default=HOST_BUSY_THRESHOLD_PCT,
         ge=0,
         description="Other processes' mean CPU use during a level (% of one core) above which the level is measured "
         "again after a pause, then flagged 'host busy'.",
     )
     host_busy_pause_s: Annotated[float, NOT_A_FLAG] = HOST_BUSY_PAUSE_S
     baseline: Annotated[bool, Flag(decls=("--no-baseline",), panel=REPORT_PANEL)] = Field(
-        True,
+        default=True,
         description="Do not measure the in-process baseline at the end (each format run without a server at the batch "
         "sizes the server formed; `triton-perf baseline RUN_DIR` measures it later).",
     )
     allow_shared_host: Annotated[bool, Flag(panel=SERVER_PANEL)] = Field(
-        False,
+        default=False,
         description="With several --url servers: measure in parallel even on servers that share a host or GPU (refused "
         "by default: they compete, so their numbers include each other's load).",
     )
