@@ -32,6 +32,8 @@ from typing import Any
 
 import click
 
+from core.cli import CommaList, OptionSpec, panel
+
 #: click ``ParameterSource`` values that mean "not given by the user".
 _NOT_GIVEN = (click.core.ParameterSource.DEFAULT, None)
 
@@ -188,72 +190,6 @@ def click_type(ann: Any, flag: Flag = Flag(), constraints: Mapping[str, Any] | N
     return click.STRING
 
 
-class CommaList(click.ParamType):
-    """A comma-separated list, one part per item: ``"1,2,4"``. Used by :func:`core.cli.list_option`,
-    which also accepts the flag repeated.
-
-    Args:
-        item: Converts one part (a click type such as ``int`` or ``click.Choice``, or a
-            callable ``str -> value`` or ``str -> list of values`` raising ``ValueError``).
-        metavar: Shown in ``-h`` (default ``A[,B...]`` from the item type).
-    """
-
-    name = "list"
-
-    def __init__(self, item: Any = str, metavar: str | None = None):
-        self.item = click.types.convert_type(item) if isinstance(item, (type, click.ParamType)) else item
-        self._metavar = metavar
-
-    def get_metavar(self, param: click.Parameter, *args: Any, **kwargs: Any) -> str:
-        """The metavar shown in ``--help``: the given one, the choices as ``[a|b][,...]``, or ``LIST``."""
-        if self._metavar:
-            return self._metavar
-        if isinstance(self.item, click.Choice):
-            return "[" + "|".join(self.item.choices) + "][,...]"
-        return "LIST"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> tuple[Any, ...]:
-        """Split a comma-separated value into a tuple of items, each converted by the item type.
-
-        Raises:
-            click.BadParameter: an item does not convert (the message names it).
-        """
-        if isinstance(value, (tuple, list)):
-            return tuple(value)
-        out: list[Any] = []
-        for part in (p.strip() for p in str(value).split(",")):
-            if not part:
-                continue
-            try:
-                got = self.item(part, param, ctx) if isinstance(self.item, click.ParamType) else self.item(part)
-            except click.BadParameter as e:
-                self.fail(f"{part!r}: {e.message}", param, ctx)
-            except ValueError as e:
-                self.fail(f"{part!r} in {value!r}: {e}", param, ctx)
-            out.extend(got if isinstance(got, list) else [got])
-        return tuple(out)
-
-
-class OptionSpec:
-    """A click option not yet attached: a decorator (``@spec``), or attached inside a help
-    panel by :func:`panel`."""
-
-    def __init__(self, decls: Sequence[str], attrs: dict[str, Any], panel: str | None = None):
-        self.decls, self.attrs, self.panel = tuple(decls), attrs, panel
-
-    @property
-    def name(self) -> str:
-        """The parameter name (the keyword the command gets)."""
-        return next(d for d in self.decls if d.isidentifier())
-
-    def __call__(self, fn: Any) -> Any:
-        return click.option(*self.decls, **self.attrs)(fn)
-
-    def grouped(self, group: Any) -> Callable[[Any], Any]:
-        """The decorator that attaches this option inside a click-option-group ``OptionGroup``."""
-        return group.option(*self.decls, **self.attrs)
-
-
 def _callback(parse: Callable[[Any], Any] | None, scale: int | None, many: str | None = None) -> Any:
     """The click callback of a flag: a list flag's values as one tuple (``many="comma"``: every
     occurrence's items in order, repeats dropped; ``"repeat"``: as given), scaled, parsed."""
@@ -353,25 +289,6 @@ def specs(owner: Any, *, omit: Sequence[str] = (), prefix: str = "", panel: str 
     return out
 
 
-def panel(*option_specs: OptionSpec, title: str | None = None) -> Callable[[Any], Any]:
-    """Attach options to a command, each listed in ``-h`` under its panel's title (options
-    of one panel together, panels in the order they first appear; ``title`` for those without)."""
-    from click_option_group import OptionGroup
-
-    order: dict[str | None, list[OptionSpec]] = {}
-    for s in option_specs:
-        order.setdefault(s.panel or title, []).append(s)
-
-    def decorate(fn: Any) -> Any:
-        for name, group_specs in reversed(order.items()):
-            group = OptionGroup(name) if name else None
-            for s in reversed(group_specs):
-                fn = s.grouped(group)(fn) if group is not None else s(fn)
-        return fn
-
-    return decorate
-
-
 def options(owner: Any, *, omit: Sequence[str] = (), prefix: str = "", title: str | None = None) -> Callable[[Any], Any]:
     """A decorator adding a flag for every flag field of ``owner`` (:func:`specs`), in help panels."""
     return panel(*specs(owner, omit=omit, prefix=prefix), title=title)
@@ -442,7 +359,6 @@ __all__ = [
     "NOT_A_FLAG",
     "REPOSITORY",
     "Flag",
-    "CommaList",
     "OptionSpec",
     "build",
     "click_type",
