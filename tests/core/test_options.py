@@ -1,13 +1,12 @@
 """Flags generated from options objects (core.options, issue 23 item 2): a flag's help, default
 and type are its field's; a field added to the server options is a flag that reaches
 ServerOptions with no other edit; which flags were given comes from click's ParameterSource;
-long commands group their help into titled panels; ``--help`` imports no heavy library."""
+long commands group their help into titled panels (``--help`` importing no heavy library:
+tests/project/test_cli_imports.py)."""
 
 from __future__ import annotations
 
 import dataclasses
-import subprocess
-import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -22,8 +21,6 @@ from clients.runtimes.options import SERVER_PANEL, ServerOptions
 from core.options import Flag, build, fields, given_fields, option, options
 from perf.records.settings import MeasureSettings
 from perf.sweep.options import SERVER_SETTINGS, SWEEP_SETS, SweepOptions
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _param(spec: Any) -> click.Option:
@@ -140,28 +137,3 @@ def test_long_commands_group_their_help_into_panels() -> None:
     build = CliRunner().invoke(builders_cli, ["build", "--help"]).output
     for title in ("Model:", "Exports:", "Variant grid", "TensorRT:"):
         assert title in build
-
-
-HEAVY = ("torch", "onnx", "onnxruntime", "tensorrt", "matplotlib")
-
-
-@pytest.mark.parametrize(
-    "root,commands",
-    [
-        ("builders.cli.main", ["build", "variants", "validate", "inspect"]),
-        ("clients.cli.main", ["serve", "check", "infer"]),
-        ("perf.cli.main", ["sweep", "report", "baseline", "coldstart", "export-deployment"]),
-    ],
-)
-def test_help_imports_no_heavy_library(root: str, commands: list[str]) -> None:
-    code = (
-        "import sys\nfrom click.testing import CliRunner\n"
-        f"from {root} import cli\n"
-        f"for c in {commands!r}:\n"
-        "    r = CliRunner().invoke(cli, [c, '--help'])\n"
-        "    assert r.exit_code == 0, r.output\n"
-        f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "[]", f"{root} --help imported {out.stdout.strip()}"
