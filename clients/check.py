@@ -19,7 +19,8 @@ from builders.repository.view import Repository, RepositoryVariant
 from builders.verify.compare import compare_outputs
 from builders.verify.verdicts import kernel_precision
 from clients.infer import infer
-from clients.server import ServerOptions, TritonServer, unload_and_wait
+from clients.runtimes.models import unload_and_wait
+from clients.server import ServerOptions, TritonServer
 from core import precision as precisions
 from core.errors import ClientError, ServerError, ToolkitError
 

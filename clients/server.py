@@ -30,7 +30,6 @@ from clients.runtimes.choose import resolve_runtime
 from clients.runtimes.host import (
     default_log_path,
     die_with_parent,
-    free_port,
     free_ports,
     log_since,
     log_tail,
@@ -38,7 +37,6 @@ from clients.runtimes.host import (
     prune_server_logs,
 )
 from clients.runtimes.models import (
-    PRESENT_STATES,
     READY_POLL_S,
     UNLOAD_WAIT_S,
     check_servable,
@@ -49,21 +47,7 @@ from clients.runtimes.models import (
 from clients.runtimes.options import MODEL_CONTROL_MODES, ServerOptions
 from core.errors import ServerError
 
-__all__ = [
-    "PRESENT_STATES",
-    "READY_POLL_S",
-    "UNLOAD_WAIT_S",
-    "ServerOptions",
-    "TritonServer",
-    "default_log_path",
-    "expand_model_patterns",
-    "free_port",
-    "free_ports",
-    "model_state",
-    "port_in_use",
-    "prune_server_logs",
-    "unload_and_wait",
-]
+__all__ = ["ServerOptions", "TritonServer"]
 
 log = logging.getLogger(__name__)
 

@@ -223,6 +223,7 @@ class OptionSpec:
         return next(d for d in self.decls if d.isidentifier())
 
     def __call__(self, fn: Any) -> Any:
+        """Attach the option to ``fn`` (as ``@click.option`` would)."""
         return click.option(*self.decls, **self.attrs)(fn)
 
     def grouped(self, group: Any) -> Callable[[Any], Any]:

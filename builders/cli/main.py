@@ -8,14 +8,13 @@ One module per command (or family) in this package: :mod:`builders.cli.build`,
 
 from __future__ import annotations
 
-from builders.cli.build import build, parse_rtols
+from builders.cli.build import build
 from builders.cli.inspect import inspect
-from builders.cli.summary import SUMMARY_COLUMNS, print_build_summary, summary_rows
 from builders.cli.validate import spec, validate
 from builders.cli.variants import variants
 from core.cli import group, run_cli
 
-__all__ = ["SUMMARY_COLUMNS", "cli", "main", "parse_rtols", "print_build_summary", "summary_rows"]
+__all__ = ["cli", "main"]
 
 
 @group()

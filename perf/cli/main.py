@@ -13,19 +13,9 @@ from perf.cli.baseline import baseline
 from perf.cli.coldstart import coldstart
 from perf.cli.deploy import export_deployment
 from perf.cli.report import compare, report
-from perf.cli.sweep import resume_command, skipped_summary, sweep
-from perf.sweep.flags import concurrency_item, concurrency_list, concurrency_setting, parse_shapes_flag
+from perf.cli.sweep import sweep
 
-__all__ = [
-    "cli",
-    "concurrency_item",
-    "concurrency_list",
-    "concurrency_setting",
-    "main",
-    "parse_shapes_flag",
-    "resume_command",
-    "skipped_summary",
-]
+__all__ = ["cli", "main"]
 
 
 @group()

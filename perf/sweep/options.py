@@ -15,8 +15,8 @@ import click
 from pydantic import ConfigDict, Field
 from pydantic.dataclasses import dataclass
 
+from clients.runtimes.models import UNLOAD_WAIT_S
 from clients.runtimes.options import SERVER_PANEL, ServerOptions
-from clients.server import UNLOAD_WAIT_S
 from clients.shapes import parse_shapes
 from core.options import NOT_A_FLAG, Flag, fields
 from perf.analysis.recommendation import DEFAULT_LATENCY_PERCENTILE, LATENCY_PERCENTILES
@@ -94,7 +94,7 @@ class SweepOptions:
             99; default 99), as Model Analyzer's ``perf_latency_p9x`` constraints.
         unload_timeout_s: How long a variant may take to be gone after its unload request
             before the server is restarted for the next one (default
-            :data:`clients.server.UNLOAD_WAIT_S`).
+            :data:`clients.runtimes.models.UNLOAD_WAIT_S`).
         given: With ``resume``: the settings the caller set on purpose (names of these
             fields, ``"measure"`` or ``"server"`` for any of theirs); a resumed run reports
             only those as ignored. ``None``: every value that differs from the default.

@@ -7,7 +7,7 @@
 - Every start is recorded in ``results.json`` (:class:`perf.records.results.ServerStart`) with why it
   happened: the sweep or a resumed run started, the server died while measuring a level, a
   variant was not gone in time after its unload request.
-- A variant is unloaded and checked gone (repository index, :func:`clients.server.unload_and_wait`);
+- A variant is unloaded and checked gone (repository index, :func:`clients.runtimes.models.unload_and_wait`);
   one still loaded after the timeout gets the server stopped, and the next variant starts a
   fresh one, so that no variant is measured beside a leftover.
 """

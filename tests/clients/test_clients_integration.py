@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from clients.cli.main import cli
 from clients.infer import GRPC_MAX_MESSAGE_BYTES, infer, make_client, model_signature, run_requests
-from clients.server import free_port
+from clients.runtimes.host import free_port
 from core.errors import ClientError
 
 pytestmark = pytest.mark.integration

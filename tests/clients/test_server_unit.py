@@ -13,7 +13,9 @@ from click.testing import CliRunner
 
 from clients.cli.options import server_options
 from clients.runtimes.base import Ports, Runtime
-from clients.server import ServerOptions, TritonServer, free_ports, unload_and_wait
+from clients.runtimes.host import free_ports
+from clients.runtimes.models import unload_and_wait
+from clients.server import ServerOptions, TritonServer
 from core.errors import ServerError
 
 

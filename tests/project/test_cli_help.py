@@ -125,7 +125,7 @@ def test_a_bad_list_item_is_named() -> None:
 
 
 def test_concurrency_mixes_lists_and_ranges() -> None:
-    t = CommaList(__import__("perf.cli.main", fromlist=["concurrency_item"]).concurrency_item)
+    t = CommaList(__import__("perf.sweep.flags", fromlist=["concurrency_item"]).concurrency_item)
     assert t.convert("1,4:8:2,16", None, None) == (1, 4, 6, 8, 16)
 
 

@@ -12,7 +12,8 @@ from click.testing import CliRunner
 
 from builders.build import BuildOptions, build
 from builders.build_exports import verification_devices
-from builders.cli.main import SUMMARY_COLUMNS, cli
+from builders.cli.main import cli
+from builders.cli.summary import SUMMARY_COLUMNS
 from builders.config.variants import Variant, VariantGrid
 from builders.export.onnx import export_onnx
 from builders.export.torchscript import export_torchscript
@@ -212,7 +213,7 @@ def test_a_gpu_variant_on_a_host_without_gpu_is_not_verified_not_ok(tmp_path):
     e = result.manifest["exports"][0]
     assert [v["status"] for v in e["verdicts"]] == ["ok", "not_verified_device"]
     assert e["status"] == "not_verified_device" and "no CUDA device" in e["verdicts"][1]["reason"]
-    from builders.cli.main import summary_rows
+    from builders.cli.summary import summary_rows
     from builders.repository.records import BuildManifest
 
     rows = summary_rows(BuildManifest.model_validate(result.manifest))

@@ -22,7 +22,8 @@ import pytest
 from clients.infer import infer
 from clients.runtimes.base import Ports, Runtime
 from clients.runtimes.bundled import write_local_wrapper
-from clients.server import ServerOptions, TritonServer, free_port
+from clients.runtimes.host import free_port
+from clients.server import ServerOptions, TritonServer
 from core.errors import ServerError
 
 pytestmark = pytest.mark.integration

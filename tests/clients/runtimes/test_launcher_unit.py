@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from clients.cli.launch import ready_text
-from clients.server import ServerOptions, TritonServer, default_log_path, expand_model_patterns, prune_server_logs
+from clients.runtimes.host import default_log_path, prune_server_logs
+from clients.runtimes.models import expand_model_patterns
+from clients.server import ServerOptions, TritonServer
 from core.errors import ServerError
 
 

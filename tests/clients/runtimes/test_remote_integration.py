@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from clients.check import check_with_server
-from clients.server import ServerOptions, TritonServer, port_in_use
+from clients.runtimes.host import port_in_use
+from clients.server import ServerOptions, TritonServer
 from perf.records import results
 from perf.report.servers import servers_section
 

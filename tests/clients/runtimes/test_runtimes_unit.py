@@ -19,9 +19,10 @@ from clients.runtimes.base import Ports, server_args
 from clients.runtimes.bundled import BundledRuntime
 from clients.runtimes.choose import AUTO_ORDER, RUNTIME_CLASSES, RUNTIMES, resolve_runtime
 from clients.runtimes.container import ContainerRuntime
+from clients.runtimes.host import free_port, free_ports
 from clients.runtimes.local import LocalRuntime
 from clients.runtimes.options import ServerOptions, image_for_tag
-from clients.server import TritonServer, free_port, free_ports
+from clients.server import TritonServer
 from core.errors import ServerError
 
 PORTS = Ports(18000, 18001, 18002)

@@ -9,10 +9,10 @@ import click
 import pytest
 
 from core.errors import PerfError
-from perf.cli.main import concurrency_list
 from perf.measure.analyzer import build_command, find_perf_analyzer
 from perf.measure.analyzer_output import parse_csv
 from perf.records.settings import MeasureSettings
+from perf.sweep.flags import concurrency_list
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 

@@ -119,7 +119,7 @@ def _hand_made_repo(root: Path, names: list[str], mbs: int) -> Path:
 
 def test_the_progress_total_counts_planned_levels_only_and_the_summary_lists_the_rest(tmp_path: Path):
     from clients.server import ServerOptions
-    from perf.cli.main import skipped_summary
+    from perf.cli.sweep import skipped_summary
     from perf.sweep.run import Sweep, SweepOptions
 
     repo = _hand_made_repo(tmp_path / "repo", ["a_mbs8", "b_mbs8"], 8)

@@ -13,13 +13,13 @@ from builders.model.spec import ModelSpec
 from builders.model.tensor import TensorSpec
 from perf.analysis.pairs import pairs
 from perf.analysis.stats import run_points
-from perf.cli.main import parse_shapes_flag
 from perf.measure.inputs import describe_dynamic, input_args
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, parse_shape_text, series_name, shape_text, split_by_shape
 from perf.report.run import dynamic_axes_lines as _dynamic_axes_lines
 from perf.report.tables import level_tables
 from perf.search.plan import plan_levels
+from perf.sweep.flags import parse_shapes_flag
 
 SPEC = ModelSpec((TensorSpec("ids", "int64", ("seq",), (0, 49)),), (), {"seq": (1, 24, 128)})
 CONFIG = {"name": "m", "max_batch_size": 8, "input": [{"name": "ids", "data_type": "TYPE_INT64", "dims": [-1]}]}
