@@ -3,7 +3,13 @@
 :func:`build` runs named steps, in this order: load the model, infer its outputs, claim the
 build folder, plan the variants (before any export, so a grid that cannot be served fails at
 once), save the reference data, export each format (:mod:`builders.build_exports`: export,
-verify, record), write the repository, write the manifest.
+verify, record), check every variant's config, move the exports in, write the repository,
+write the manifest (merged with the earlier build's records of exports not redone).
+
+Nothing in the build folder is replaced until the build goes on to write its variants: the
+exports and reference data are staged (:class:`builders.repository.build_folder.Staging`), so
+a build that fails as a whole leaves the artifacts, ``reference.npz``, ``manifest.json`` and
+the repository as they were, and records what it tried in ``manifest.failed.json``.
 """
 
 from __future__ import annotations
@@ -16,18 +22,21 @@ from typing import Any
 from builders.backends import servable
 from builders.build_exports import ExportStep, Failure, device_refusal, export_each_format, export_tasks
 from builders.build_options import BuildOptions, BuildResult, Progress
-from builders.config.variants import GridPlan, Skipped
+from builders.config.pbtxt import make_config
+from builders.config.variants import GridPlan, Skipped, Variant
 from builders.config.warmup import WarmupCount, warmup_count
 from builders.export.artifacts import ExportResult
+from builders.model.artifact_io import ArtifactIO, read_artifact_io
 from builders.model.models import LoadedModel, load_model
 from builders.model.outputs import infer_outputs, require_batch_first
 from builders.model.spec import ModelSpec
+from builders.repository.build_folder import Staging, earlier_records, earlier_variants, remove_failed, same_source
 from builders.repository.manifest import MANIFEST, library_versions, read_manifest, weights_hash, write_manifest
-from builders.repository.records import BuildManifest, IndexEntry, served_names
+from builders.repository.records import FAILED_MANIFEST_FILE, BuildManifest, IndexEntry, served_names
 from builders.repository.writer import link_or_copy, update_index, write_variant
 from builders.verify.input_draws import load_sample
 from builders.verify.verification import save_reference
-from core.errors import ConfigError, PartialBuildError
+from core.errors import ConfigError, PartialBuildError, ToolkitError
 from core.naming import check_name
 
 __all__ = ["BuildOptions", "BuildResult", "Progress", "build"]
@@ -43,6 +52,14 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
     ``manifest.json`` (versions, I/O signature, per export: strategy and attempts, export
     time in s, size in bytes, sha256, verification records and worst errors per output);
     then one folder per variant in ``opts.repository`` and its index.
+
+    The manifest keeps the earlier build's records of exports this build did not redo (or
+    redid and failed), marked ``kept``, when that build was of the same model, spec and
+    settings and their files are unchanged
+    (:func:`builders.repository.build_folder.earlier_records`); a build of one format after
+    another keeps both. A build that fails as a whole (its only export failed, every export
+    failed, or a variant's config breaks a rule) changes nothing in the build folder or the
+    repository: what it tried is in ``manifest.failed.json``, which the error names.
 
     An export whose inputs are unchanged (weights, model source or file, spec, format,
     precision, opset, tolerances, max batch size, library versions, GPU for TensorRT) and
@@ -82,20 +99,42 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
     warm = warmup_count(opts.warmup_count, opts.warmup_count_reason)  # refused before anything is exported
     manifest = _new_manifest(opts, name, loaded, spec, versions, weights)
     mpath = out / MANIFEST
-    ref_batch = min(4, max(1, max(opts.grid.max_batch_sizes)))  # reference data at batch min(4, max_batch_size)
-    save_reference(out, loaded.module, spec, spec.example_inputs(ref_batch, seed=1234))
-    sample = load_sample(opts.sample_path, spec) if opts.sample_path else None
-    step = ExportStep(
-        opts, say, loaded.module, spec, weights + loaded.fingerprint, versions, out, old, plan, sample, manifest, mpath
-    )
     tasks = export_tasks(opts.formats, opts.precisions, tuple(opts.plans))
-    exported, failures = export_each_format(step, tasks)
-    _refuse_empty_build(opts, exported, failures, mpath)
-    variant_dirs, entries = _write_repository(opts, plan, exported, spec, out, warm.count, say)
-    saved = _finish_manifest(opts, manifest, mpath, plan, entries, warm)
+    staging = Staging(out)
+    try:
+        ref_batch = min(4, max(1, max(opts.grid.max_batch_sizes)))  # reference data at batch min(4, max_batch_size)
+        save_reference(staging.root, loaded.module, spec, spec.example_inputs(ref_batch, seed=1234))
+        sample = load_sample(opts.sample_path, spec) if opts.sample_path else None
+        step = ExportStep(
+            opts, say, loaded.module, spec, weights + loaded.fingerprint, versions, out, old, plan, sample, manifest, staging
+        )
+        exported, failures = export_each_format(step, tasks)
+        try:
+            _refuse_empty_build(opts, exported, failures, out, say)
+        except ToolkitError:  # what passed and replaces no recorded file stays (the ONNX a plan is built from)
+            for path in staging.keep_new(exported.values(), old):
+                say(f"{path.name} passed its verification and stays in {out} (it replaces no file the manifest records)")
+            raise
+        writes = _check_variants(opts, plan, exported, spec, warm.count, say)
+    except BaseException:
+        staging.discard()  # the build folder, its manifest and the repository stay as they were
+        raise
+    staging.commit(exported.values())
+    variant_dirs: list[Path] = []
+    entries: list[IndexEntry] = []
+    try:
+        _write_repository(opts, writes, out, warm.count, variant_dirs, entries)
+    finally:  # the exports were moved in: the manifest describes them, with the variants written
+        failed = [(f, p) for f, p, _ in failures]
+        saved = _finish_manifest(opts, manifest, mpath, plan, entries, warm, _Earlier(old, tasks, failed), say)
+        update_index(opts.repository, entries, skipped=plan.skipped)
+        remove_failed(out)
     say(f"wrote {len(variant_dirs)} variant{'' if len(variant_dirs) == 1 else 's'} to {opts.repository}")
     built = BuildResult(saved, mpath, variant_dirs)
     if failures:
+        for _f, _p, e in failures:
+            if e.log_path == str(out / FAILED_MANIFEST_FILE):
+                e.log_path = str(mpath)  # the failures are in the manifest now
         raise PartialBuildError(
             f"{len(failures)} of {len(tasks)} exports failed: {_failure_lines(failures)}; the {len(variant_dirs)} variants "
             f"of the {len(exported)} that passed ({', '.join(f'{f} {p}' for f, p in exported)}) were written to {opts.repository}",
@@ -146,13 +185,14 @@ def _claim_build_folder(opts: BuildOptions, out: Path, name: str, loaded: Loaded
             ``opts.force`` is off.
     """
     old = read_manifest(out)
-    if old is not None and not _same_source(old.source, loaded.source) and not opts.force:
+    if old is not None and not same_source(old.source, loaded.source) and not opts.force:
         raise ConfigError(
             f"{out} holds the build of model {name!r} from {old.source}; this build's model comes from {loaded.source}",
             hint=f"pass --name to build it under another name (e.g. --name {name}_{loaded.kind}), or --force to replace "
             f"the build of {old.source} (its variants in the repository are overwritten too)",
         )
     out.mkdir(parents=True, exist_ok=True)
+    remove_failed(out)  # manifest.failed.json says what the latest build that failed tried
     return old
 
 
@@ -200,7 +240,7 @@ def _new_manifest(
 
 
 def _refuse_empty_build(
-    opts: BuildOptions, exported: dict[tuple[str, str], ExportResult], failures: list[Failure], mpath: Path
+    opts: BuildOptions, exported: dict[tuple[str, str], ExportResult], failures: list[Failure], out: Path, say: Progress
 ) -> None:
     """Stop when nothing asked for was built (an ONNX export made only for TensorRT does not count).
 
@@ -210,71 +250,110 @@ def _refuse_empty_build(
     """
     if not failures or any(f in opts.formats for f, _ in exported):
         return
+    say(f"nothing written: {MANIFEST} and the repository are left as they were; this build's records: {FAILED_MANIFEST_FILE}")
     if len(failures) == 1:
         raise failures[0][2]
     raise PartialBuildError(
         f"every export failed: {_failure_lines(failures)}",
         failed=failures,
-        log_path=str(mpath),
-        hint="nothing was written to the repository; fix the first error above",
+        log_path=str(out / FAILED_MANIFEST_FILE),
+        hint=f"nothing was written to the repository and {out / MANIFEST} is left as it was; fix the first error above",
     )
 
 
-def _write_repository(
+#: One variant folder to write: the variant, its export, its served spec and the artifact's I/O.
+_Write = tuple[Variant, ExportResult, ModelSpec, ArtifactIO | None]
+
+
+def _check_variants(
     opts: BuildOptions,
     plan: GridPlan,
     exported: dict[tuple[str, str], ExportResult],
     spec: ModelSpec,
-    out: Path,
     warmup: int,
     say: Progress,
-) -> tuple[list[Path], list[IndexEntry]]:
-    """Write-repository step: one folder per planned variant of each passed export, and the index.
+) -> list[_Write]:
+    """Check-variants step: the config of every planned variant of each passed export, checked
+    against Triton's rules before anything is written (:func:`builders.config.pbtxt.make_config`).
 
     A variant whose device the export cannot be served on (a device constant frozen into
     its TorchScript graph) is skipped and added to ``plan.skipped``; a TensorRT export gets no
-    python-backend variant. ONNX external data files are linked beside the graph.
+    python-backend variant.
 
-    Args:
-        opts: What was built (repository, serving).
-        plan: The planned variants; refused ones are appended to its ``skipped``.
-        exported: The exports that passed, by ``(format, precision)``.
-        spec: The model's I/O signature (renamed per variant to its served names).
-        out: The build folder (recorded in each index entry).
-        warmup: Runs of each ``model_warmup`` sample.
-        say: The progress callback.
-
-    Returns:
-        The variant folders written and their index entries.
+    Raises:
+        ConfigError: a variant's config breaks a rule for its artifact (nothing is written).
     """
-    variant_dirs, entries = [], []
+    writes: list[_Write] = []
     for fmt, precision in exported:
         if not servable(fmt, opts.serving):
             say("trt: the python backend cannot serve TensorRT plans; no variants written for it (use --serving native)")
             continue
         result = exported[(fmt, precision)]
         vspec = spec.renamed(served_names(result.format, opts.serving, result.extra))  # the served tensor names
+        io = read_artifact_io(result.format, result.path)
         for v in (v for v in plan.variants if (v.format, v.precision) == (fmt, precision)):
             refusal = device_refusal(result, "cuda" if v.kind == "gpu" else "cpu")
             if refusal:
                 plan.skipped.append(Skipped(v.name, refusal))
                 say(f"skipped {v.name}: {refusal}")
                 continue
-            vdir = write_variant(opts.repository, v, result.path, vspec, opts.serving, warmup_count=warmup)
-            for data in result.extra.get("external_data", []):  # ONNX weights stored beside the graph
-                link_or_copy(result.path.parent / data["file"], vdir / "1" / data["file"])
-            variant_dirs.append(vdir)
-            entries.append(IndexEntry.of(v, opts.serving, str(out.resolve())))
-    update_index(opts.repository, entries, skipped=plan.skipped)
-    return variant_dirs, entries
+            make_config(v, vspec, opts.serving, io=io, warmup_count=warmup)
+            writes.append((v, result, vspec, io))
+    return writes
+
+
+def _write_repository(
+    opts: BuildOptions, writes: list[_Write], out: Path, warmup: int, variant_dirs: list[Path], entries: list[IndexEntry]
+) -> None:
+    """Write-repository step: one folder per checked variant (:func:`_check_variants`), its
+    export moved into the build folder; ONNX external data files are linked beside the graph.
+
+    Args:
+        opts: What was built (repository, serving).
+        writes: The variants to write.
+        out: The build folder (recorded in each index entry).
+        warmup: Runs of each ``model_warmup`` sample.
+        variant_dirs: Filled with the variant folders written.
+        entries: Filled with their index entries (also when a later one fails to be written).
+    """
+    for v, result, vspec, io in writes:
+        vdir = write_variant(opts.repository, v, result.path, vspec, opts.serving, io=io, warmup_count=warmup)
+        for data in result.extra.get("external_data", []):  # ONNX weights stored beside the graph
+            link_or_copy(result.path.parent / data["file"], vdir / "1" / data["file"])
+        variant_dirs.append(vdir)
+        entries.append(IndexEntry.of(v, opts.serving, str(out.resolve())))
+
+
+@dataclasses.dataclass(frozen=True)
+class _Earlier:
+    """What the manifest merges from the earlier build: its manifest (``None``: none), the
+    (format, precision) exports this build attempted, and those that failed."""
+
+    old: BuildManifest | None
+    redone: list[tuple[str, str]]
+    failed: list[tuple[str, str]]
 
 
 def _finish_manifest(
-    opts: BuildOptions, manifest: dict[str, Any], mpath: Path, plan: GridPlan, entries: list[IndexEntry], warm: WarmupCount
+    opts: BuildOptions,
+    manifest: dict[str, Any],
+    mpath: Path,
+    plan: GridPlan,
+    entries: list[IndexEntry],
+    warm: WarmupCount,
+    earlier: _Earlier,
+    say: Progress,
 ) -> dict[str, Any]:
-    """Write-manifest step: the variants written and skipped, the repository, the warmup
-    count (when a variant has warmup), then the file; returns the manifest as saved."""
-    manifest["variants"] = [e.name for e in entries]
+    """Write-manifest step: the earlier build's records of exports not redone (kept when their
+    files are unchanged), the variants written (and the earlier ones of kept exports still in
+    the repository) and skipped, the repository, the warmup count (when a variant has
+    warmup), then the file; returns the manifest as saved."""
+    kept, lines = earlier_records(earlier.old, manifest, earlier.redone, earlier.failed, mpath.parent)
+    for line in lines:
+        say(line)
+    manifest["exports"] = sorted([*manifest["exports"], *kept], key=_export_order)
+    written = [e.name for e in entries]
+    manifest["variants"] = written + earlier_variants(earlier.old, kept, written, opts.repository)
     manifest["skipped_variants"] = [dataclasses.asdict(sk) for sk in plan.skipped]
     manifest["repository"] = str(opts.repository.resolve())
     if any(v.warmup for v in plan.variants):
@@ -282,22 +361,13 @@ def _finish_manifest(
     return write_manifest(mpath, manifest)
 
 
+def _export_order(record: dict[str, Any]) -> tuple[int, int]:
+    """Manifest order of an export record: by precision, then TorchScript, ONNX, TensorRT
+    (the build order, :func:`builders.build_exports.export_tasks`)."""
+    precision = {"fp32": 0, "fp16": 1, "bf16": 2}.get(record["precision"], 3)
+    return precision, {"torchscript": 0, "onnx": 1, "trt": 2}.get(record["format"], 3)
+
+
 def _failure_lines(failures: list[Failure]) -> str:
     """``"onnx bf16 (export): <first line of the error>; ..."``."""
     return "; ".join(f"{f} {p} ({e.stage}): {e.message.splitlines()[0]}" for f, p, e in failures)
-
-
-def _same_source(recorded: str, current: str) -> bool:
-    """Whether a build folder's recorded ``source`` is the model being built now.
-
-    A model file is recorded by its absolute path; a manifest written before that recorded
-    the path as given, which is taken to be the same file when it resolves to it or has its
-    name.
-    """
-    if recorded == current:
-        return True
-    cur = Path(current)
-    if not cur.is_absolute():
-        return False
-    rec = Path(recorded)
-    return rec.resolve() == cur or (not rec.is_absolute() and rec.name == cur.name)

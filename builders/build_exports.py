@@ -4,7 +4,9 @@ Exports run in the order of :func:`export_tasks`. An export whose reuse key
 (:func:`builders.repository.manifest.export_key`) and files are unchanged is taken back with
 its recorded verification; any other is exported through its strategies, each verified
 against the eager model (:func:`builders.verify.verification.verify_export`) until one
-passes. A failed export is recorded in the manifest and the others go on.
+passes. Fresh exports are written to the build folder's staging folder
+(:class:`builders.repository.build_folder.Staging`), moved in only when the build writes its
+manifest. A failed export is recorded in the manifest and the others go on.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from builders.export.tensorrt import TIMING_CACHE_FILE, export_tensorrt, import_
 from builders.export.torchscript import export_torchscript
 from builders.graph.inspect import export_health
 from builders.model.spec import ModelSpec
-from builders.repository.manifest import export_key, reusable_export, write_manifest
+from builders.repository.build_folder import Staging, write_failed
+from builders.repository.manifest import export_key, reusable_export
 from builders.repository.records import BuildManifest, ExportRecord
 from builders.verify.input_draws import DRAWS
 from builders.verify.verdicts import describe, overall
@@ -52,7 +55,7 @@ class ExportStep:
         plan: The variant grid, planned before any export.
         sample: The user's own inputs by input name (``--sample``); ``None`` without them.
         manifest: The manifest being filled in; each export adds a record to its ``exports``.
-        manifest_path: Where it is written (``<out>/manifest.json``), also after a failed export.
+        staging: Where fresh exports are written (moved into ``out`` when the build succeeds).
     """
 
     opts: BuildOptions
@@ -66,7 +69,7 @@ class ExportStep:
     plan: GridPlan
     sample: dict[str, Any] | None
     manifest: dict[str, Any]
-    manifest_path: Path
+    staging: Staging
 
     @property
     def max_batch_size(self) -> int:
@@ -80,8 +83,10 @@ def export_each_format(
     """Export and verify every (format, precision) of ``tasks``, in order.
 
     Each export is recorded in ``step.manifest["exports"]`` (with its reuse key and graph
-    health), or, when it fails, its error (the manifest is then written at once); the others
-    go on. A TensorRT plan whose fp32 ONNX export failed is not built.
+    health), or, when it fails, its error (what the build tried is then written aside, to
+    ``manifest.failed.json``: ``manifest.json`` is written only by a build that goes on to
+    write its variants); the others go on. A TensorRT plan whose fp32 ONNX export failed is
+    not built. Fresh exports are written to ``step.staging``.
 
     Args:
         step: The build's inputs and manifest.
@@ -106,7 +111,8 @@ def export_each_format(
         else:
             verdicts: list[dict[str, Any]] = []
             try:
-                result = _export(step, fmt, precision, pdir, exported, _verifier(step, fmt, precision, devices, verdicts))
+                verify = _verifier(step, fmt, precision, devices, verdicts)
+                result = _export(step, fmt, precision, step.staging.folder(precision), exported, verify)
             except ToolkitError as e:
                 failures.append(_record_failure(step, fmt, precision, e))
                 continue
@@ -212,7 +218,7 @@ def _reuse(step: ExportStep, fmt: str, precision: str, pdir: Path, reused: Expor
         reused.extra,
         list(reused.tracer_warnings),
     )
-    return result, reused.model_copy(update={"reused": True}).model_dump(mode="json")
+    return result, reused.model_copy(update={"reused": True, "kept": False}).model_dump(mode="json")
 
 
 def _verifier(step: ExportStep, fmt: str, precision: str, devices: tuple[str, ...], verdicts: list[dict[str, Any]]) -> Verify:
@@ -275,7 +281,8 @@ def _export(
 
 
 def _record_failure(step: ExportStep, fmt: str, precision: str, e: ToolkitError) -> Failure:
-    """Record a failed export in the manifest and write it; the error points at the manifest."""
+    """Record a failed export in the manifest and write it aside (``manifest.failed.json``);
+    the error points at that file."""
     step.manifest["exports"].append(
         {
             "format": fmt,
@@ -285,8 +292,8 @@ def _record_failure(step: ExportStep, fmt: str, precision: str, e: ToolkitError)
             "attempts": [dataclasses.asdict(a) for a in attempts_of(e)],
         }
     )
-    write_manifest(step.manifest_path, step.manifest)
-    e.log_path = e.log_path or str(step.manifest_path)
+    failed = write_failed(step.out, step.manifest)
+    e.log_path = e.log_path or str(failed)
     step.say(f"{fmt} {precision}: FAILED ({e.stage}): {e.message.splitlines()[0]}")
     return fmt, precision, e
 

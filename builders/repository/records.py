@@ -17,7 +17,9 @@ Schema history:
   input ``draw`` and ``device``; attempts their ``stage``; failed exports their attempts.
   Older exports read with ``status`` null (verified before verdicts existed; never reused).
   Later, in version 3: an optional ``graph_health`` per export (:mod:`builders.repository.graph_records`;
-  null in manifests written before it).
+  null in manifests written before it); per export ``kept`` (carried over from an earlier build,
+  false in manifests written before it); ``draws`` (what each verification draw gives each
+  input, empty before it).
 - index 1: ``{"schema": 1, "variants": [...], "skipped": [...]}`` (files without ``schema``
   are version 1).
 """
@@ -42,10 +44,19 @@ from core.records import Record, RecordKind
 
 #: The manifest's file name in a build folder.
 MANIFEST_FILE = "manifest.json"
+#: Where a build that failed as a whole records what it tried (a manifest), beside the
+#: manifest it leaves as it was.
+FAILED_MANIFEST_FILE = "manifest.failed.json"
 #: The index's file name in a model repository.
 INDEX_FILE = "index.json"
 MANIFEST_SCHEMA = 3
 INDEX_SCHEMA = 2
+
+
+KEPT_DESCRIPTION = (
+    "not redone by the latest build: carried over from an earlier build of the same model, spec and settings "
+    "(builders.repository.build_folder), its files checked unchanged"
+)
 
 
 class OutputError(Record):
@@ -122,6 +133,7 @@ class ExportRecord(Record):
     graph_health: GraphHealth | None = Field(
         None, description="graph facts (builders.graph.onnx_health; null: TensorRT, or a build before graph health)"
     )
+    kept: bool = Field(False, description=KEPT_DESCRIPTION)
 
     def served_names(self, serving: str) -> dict[str, dict[str, str]] | None:
         """See :func:`served_names`."""
@@ -136,6 +148,7 @@ class FailedExport(Record):
     failed: str = Field(description="the stage that failed (export, verify...)")
     error: str
     attempts: list[Attempt] = Field([], description="every strategy tried, with its stage and error")
+    kept: bool = Field(False, description=KEPT_DESCRIPTION)
 
 
 def _export_tag(d: Any) -> str:

@@ -1,0 +1,268 @@
+"""The build folder as a build changes it: nothing replaced until the build succeeds, and
+nothing of an earlier build dropped that this one did not redo.
+
+- :class:`Staging`: every export and the reference data are written under ``<out>/.staging``
+  and moved into place only when the build goes on to write its manifest
+  (:meth:`Staging.commit`); a build that fails as a whole discards them
+  (:meth:`Staging.discard`), so the artifacts, ``reference.npz`` and ``manifest.json`` stay
+  as they were. What the failed build tried is written aside, to
+  :data:`builders.repository.records.FAILED_MANIFEST_FILE` (:func:`write_failed`).
+- :func:`earlier_records`: the records of the earlier build's exports that this build did not
+  redo (or redid and failed) are kept, marked ``kept``, when the earlier build was of the
+  same model, spec and settings and each export's files still have their recorded sha256;
+  the others are dropped, each with a line saying why.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from builders.export.artifacts import ExportResult, file_sha256
+from builders.model.spec import ModelSpec
+from builders.repository.manifest import write_manifest
+from builders.repository.records import (
+    FAILED_MANIFEST_FILE,
+    INDEX_FILE,
+    INDEX_KIND,
+    BuildManifest,
+    ExportRecord,
+    FailedExport,
+)
+from builders.verify.verification import REFERENCE
+from core import formats
+from core.errors import RecordError
+from core.records import load_record
+
+#: The folder, inside the build folder, that a build writes its exports into before they are moved in.
+STAGING = ".staging"
+#: Manifest fields that must be equal for an earlier build's export records to be kept: the
+#: model (source, weights, source fingerprint), its spec, the largest max_batch_size the exports
+#: are verified up to, the tolerances and the library versions (every part of an export's reuse
+#: key that is not the export's own).
+IDENTITY_FIELDS = ("source", "weights_sha256_16", "source_sha256_16", "spec", "max_batch_size", "rtol", "versions")
+
+#: A (format, precision) pair.
+Pair = tuple[str, str]
+
+
+class Staging:
+    """``<out>/.staging``: where this build writes its exports and reference data.
+
+    Created empty (what an interrupted build left there is removed).
+
+    Args:
+        out: The build folder.
+    """
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self.root = out / STAGING
+        shutil.rmtree(self.root, ignore_errors=True)
+        self.root.mkdir(parents=True)
+
+    def folder(self, precision: str) -> Path:
+        """Where an export of ``precision`` is staged (``fp32`` at the root, others in ``<precision>/``,
+        as in the build folder)."""
+        return self.root if precision == "fp32" else self.root / precision
+
+    def commit(self, results: Iterable[ExportResult]) -> None:
+        """Move each staged export (its file and ONNX external data files) and the reference data
+        into the build folder, replacing what is there; each result's ``path`` then points there.
+
+        A file is moved with :func:`os.replace`: a repository variant that hard-links the earlier
+        file keeps it (a variant folder serves what it was written with).
+        """
+        self._move(results, frozenset())
+        if (self.root / REFERENCE).is_file():
+            os.replace(self.root / REFERENCE, self.out / REFERENCE)
+        self.discard()
+
+    def keep_new(self, results: Iterable[ExportResult], old: BuildManifest | None) -> list[Path]:
+        """After a build that failed as a whole: move in the exports that passed whose files
+        replace nothing the earlier manifest records (the fp32 ONNX a plan is built from
+        elsewhere, say), discard the rest; returns the files moved in.
+
+        The manifest, the files it records and the reference data stay as they were.
+        """
+        moved = self._move(results, recorded_files(old, self.out))
+        self.discard()
+        return moved
+
+    def _move(self, results: Iterable[ExportResult], keep: frozenset[Path]) -> list[Path]:
+        moved = []
+        for r in results:
+            if not r.path.is_relative_to(self.root):
+                continue  # reused: already in place
+            dest = self.out / r.path.parent.relative_to(self.root)
+            names = [r.path.name, *(d["file"] for d in r.extra.get("external_data", []))]
+            if any(dest / n in keep for n in names):
+                continue
+            dest.mkdir(parents=True, exist_ok=True)
+            for data in r.extra.get("external_data", []):
+                os.replace(r.path.parent / data["file"], dest / data["file"])
+            os.replace(r.path, dest / r.path.name)
+            r.path = dest / r.path.name
+            moved.append(r.path)
+        return moved
+
+    def discard(self) -> None:
+        """Remove the staging folder and everything in it."""
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def recorded_files(old: BuildManifest | None, out: Path) -> frozenset[Path]:
+    """The files in build folder ``out`` that the manifest ``old`` records (artifacts and ONNX
+    external data of its successful exports)."""
+    files = set()
+    for e in old.exports if old else []:
+        if isinstance(e, ExportRecord):
+            folder = out if e.precision == "fp32" else out / e.precision
+            files |= {folder / e.file, *(folder / d["file"] for d in e.extra.get("external_data", []))}
+    return frozenset(files)
+
+
+def write_failed(out: Path, manifest: dict[str, Any]) -> Path:
+    """Write what a build tried to ``<out>/manifest.failed.json`` (a manifest; ``manifest.json``
+    is not touched); returns its path."""
+    path = out / FAILED_MANIFEST_FILE
+    write_manifest(path, manifest)
+    return path
+
+
+def remove_failed(out: Path) -> None:
+    """Remove an earlier failed build's ``manifest.failed.json`` (a build that wrote its manifest
+    supersedes it)."""
+    (out / FAILED_MANIFEST_FILE).unlink(missing_ok=True)
+
+
+def same_source(recorded: str, current: str) -> bool:
+    """Whether a build folder's recorded ``source`` is the model being built now.
+
+    A model file is recorded by its absolute path; a manifest written before that recorded
+    the path as given, which is taken to be the same file when it resolves to it or has its
+    name.
+    """
+    if recorded == current:
+        return True
+    cur = Path(current)
+    if not cur.is_absolute():
+        return False
+    rec = Path(recorded)
+    return rec.resolve() == cur or (not rec.is_absolute() and rec.name == cur.name)
+
+
+def identity_differences(old: BuildManifest, new: dict[str, Any]) -> list[str]:
+    """The :data:`IDENTITY_FIELDS` in which the earlier build ``old`` differs from the manifest
+    ``new`` being written (``"weights_sha256_16"``...); empty when its exports may be kept."""
+    then: dict[str, Any] = {
+        "source": old.source,
+        "weights_sha256_16": old.weights_sha256_16,
+        "source_sha256_16": old.source_sha256_16,
+        "spec": old.spec.to_spec().to_json(),
+        "max_batch_size": old.max_batch_size,
+        "rtol": dict(old.rtol),
+        "versions": dict(old.versions),
+    }
+    now = {**{f: new.get(f) for f in IDENTITY_FIELDS}, "spec": ModelSpec.from_json(new["spec"]).to_json()}
+    out = [f for f in IDENTITY_FIELDS if f != "source" and then[f] != now[f]]
+    if not same_source(old.source, str(new["source"])):
+        out.insert(0, "source")
+    return out
+
+
+def files_unchanged(record: ExportRecord, out: Path) -> str | None:
+    """Why an earlier export's files in build folder ``out`` are not the ones it recorded, or
+    ``None`` when the artifact and each external data file have their recorded sha256."""
+    folder = out if record.precision == "fp32" else out / record.precision
+    files = [(folder / record.file, record.sha256)]
+    files += [(folder / d["file"], d.get("sha256")) for d in record.extra.get("external_data", [])]
+    for path, sha in files:
+        if not path.is_file():
+            return f"{path.name} is gone"
+        if file_sha256(path) != sha:
+            return f"{path.name} changed since it was recorded (sha256 differs)"
+    return None
+
+
+def earlier_records(
+    old: BuildManifest | None, new: dict[str, Any], redone: Iterable[Pair], failed: Iterable[Pair], out: Path
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """The earlier build's export records this build keeps, and one line per decision.
+
+    Kept (marked ``kept``): the record of an export this build did not redo, or redid and
+    failed (the earlier export is still in the folder: a failed export is staged and
+    discarded), when the earlier build was of the same model, spec and settings
+    (:func:`identity_differences`) and, for a successful export, its files are unchanged
+    (:func:`files_unchanged`). A failed earlier export this build did not redo is kept as a
+    failure. Everything else of the earlier build is dropped, and the lines say why.
+
+    Args:
+        old: The manifest found in the build folder (``None``: none).
+        new: The manifest being written (its identity fields filled in).
+        redone: The (format, precision) exports this build attempted.
+        failed: Those of them that failed.
+        out: The build folder.
+
+    Returns:
+        The kept records (JSON form, in the earlier manifest's order) and the lines.
+    """
+    if old is None:
+        return [], []
+    redone, failed = set(redone), set(failed)
+    candidates = [
+        e
+        for e in old.exports
+        if (e.format, e.precision) not in redone or (isinstance(e, ExportRecord) and (e.format, e.precision) in failed)
+    ]
+    if not candidates:
+        return [], []
+    differs = identity_differences(old, new)
+    if differs:
+        what = ", ".join(dict.fromkeys(f"{e.format} {e.precision}" for e in candidates))
+        return [], [
+            f"earlier records dropped ({what}): the earlier build differs in {', '.join(differs)}; "
+            f"rebuild those formats to serve this model"
+        ]
+    kept: list[dict[str, Any]] = []
+    lines: list[str] = []
+    for e in candidates:
+        pair = f"{e.format} {e.precision}"
+        if isinstance(e, FailedExport):
+            kept.append({**e.model_dump(mode="json"), "kept": True})
+            continue
+        why = files_unchanged(e, out)
+        if why:
+            lines.append(f"{pair}: the earlier record is dropped: {why}")
+            continue
+        kept.append({**e.model_dump(mode="json"), "kept": True})
+        again = " (this build's attempt failed; its variants serve the earlier one)" if (e.format, e.precision) in failed else ""
+        lines.append(f"{pair}: kept from the earlier build ({formats.get(e.format).file} unchanged){again}")
+    return kept, lines
+
+
+def earlier_variants(
+    old: BuildManifest | None, kept: list[dict[str, Any]], written: Iterable[str], repository: Path
+) -> list[str]:
+    """The earlier build's variants that serve a kept export and are still in ``repository``
+    (the same repository, listed in its index, not rewritten by this build)."""
+    if old is None or not old.repository or Path(old.repository) != repository.resolve():
+        return []
+    pairs = {(e["format"], e["precision"]) for e in kept if not e.get("failed")}
+    try:
+        entries = load_record(repository / INDEX_FILE, INDEX_KIND).entries() if (repository / INDEX_FILE).is_file() else {}
+    except RecordError:
+        return []
+    done = set(written)
+    out = []
+    for name in old.variants:
+        entry = entries.get(name)
+        if name in done or entry is None or not (repository / name).is_dir():
+            continue
+        v = entry.variant
+        if (v.format, v.precision) in pairs:
+            out.append(name)
+    return out
