@@ -18,7 +18,7 @@ from builders.cli.summary import print_build_summary
 from builders.config.warmup import DEFAULT_WARMUP_COUNT
 from builders.export.tensorrt import CONTAINER_BUILD_DIR, trtexec_docker_command
 from builders.model.spec import ModelSpec
-from builders.repository.records import MANIFEST_FILE, MANIFEST_KIND
+from builders.repository.records import FAILED_MANIFEST_FILE, MANIFEST_FILE, MANIFEST_KIND
 from builders.triton.releases import DEFAULT_RELEASE, release
 from core.cli import CONTEXT_SETTINGS, ToolkitCommand, flag, verbosity_option
 from core.cli import console as make_console
@@ -291,7 +291,7 @@ def build(
         try:
             result = build_api.build(opts, progress)
         except ToolkitError as e:  # the manifest written before the error says what was verified
-            if e.log_path and Path(e.log_path).name == MANIFEST_FILE and Path(e.log_path).is_file():
+            if e.log_path and Path(e.log_path).name in (MANIFEST_FILE, FAILED_MANIFEST_FILE) and Path(e.log_path).is_file():
                 status.stop()
                 print_build_summary(load_record(Path(e.log_path), MANIFEST_KIND))
             if isinstance(e, PartialBuildError) and isinstance(e.result, build_api.BuildResult):  # what passed was written: where

@@ -1,0 +1,163 @@
+"""A build never drops the records of exports it did not redo, and a build that fails as a
+whole leaves the build folder and the repository as they were (issue 25, item 5).
+
+The issue's case: after the demo (TorchScript and ONNX), ``builders build --format trt`` on a
+host without a GPU failed, as it should, and rewrote ``manifest.json`` with only the ONNX and
+TensorRT entries: the TorchScript record the ``*_ts_*`` variants depend on was gone, so
+``triton-perf export-deployment`` refused them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+import torch
+from click.testing import CliRunner
+
+from builders.build import BuildOptions, build
+from builders.cli.main import cli
+from builders.config.variants import VariantGrid
+from builders.model.spec import ModelSpec
+from builders.repository.records import FAILED_MANIFEST_FILE, MANIFEST_FILE
+from builders.repository.view import Repository
+from core.errors import ExportError, GpuRequiredError, PartialBuildError, VerificationError
+from perf.deploy.bundle import source_variant
+
+pytestmark = pytest.mark.slow  # real exports
+
+GRID = VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(4,))
+FLAGS = ["--instance-counts", "1", "--dynamic-batching", "off", "--max-batch-sizes", "4"]
+
+
+def _opts(tmp_path: Path, model="tiny", formats=("torchscript", "onnx"), **kw) -> BuildOptions:
+    return BuildOptions(model, formats=formats, grid=GRID, repository=tmp_path / "repo", build_dir=tmp_path / "builds", **kw)
+
+
+def _digests(folder: Path) -> dict[str, str]:
+    """Every file of a folder (recursively, staging aside) -> its sha256."""
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and ".staging" not in p.parts
+    }
+
+
+def _exports(manifest_path: Path) -> list[tuple[str, str, bool, bool]]:
+    """(format, precision, failed, kept) per export record of a manifest file."""
+    m = json.loads(manifest_path.read_text())
+    return [(e["format"], e["precision"], bool(e.get("failed")), bool(e.get("kept"))) for e in m["exports"]]
+
+
+def test_the_issues_sequence_keeps_the_torchscript_record(tmp_path, monkeypatch):
+    from builders.serving.tensorrt_env import missing_requirements
+
+    if not missing_requirements():
+        pytest.skip("this machine builds TensorRT plans: the trt build does not fail here")
+    monkeypatch.chdir(tmp_path)
+    first = CliRunner().invoke(cli, ["build", "--model", "tiny", "--format", "torchscript", "--format", "onnx", *FLAGS])
+    assert first.exit_code == 0, first.output
+    folder, repo = tmp_path / "builds" / "tiny", tmp_path / "model_repository"
+    before, repo_before = _digests(folder), _digests(repo)
+    res = CliRunner(env={"COLUMNS": "250"}).invoke(cli, ["build", "--model", "tiny", "--format", "trt", *FLAGS])
+    assert res.exit_code != 0 and isinstance(res.exception, GpuRequiredError)
+    assert _digests(folder) == {**before, FAILED_MANIFEST_FILE: _digests(folder)[FAILED_MANIFEST_FILE]}  # nothing replaced
+    assert _digests(repo) == repo_before
+    assert ("trt", "fp32", True, False) in _exports(folder / FAILED_MANIFEST_FILE)  # what it tried, aside
+    assert "left as they were" in res.output and "failed (gpu)" in res.output  # the summary of the attempt is printed
+    assert _exports(folder / MANIFEST_FILE) == [("torchscript", "fp32", False, False), ("onnx", "fp32", False, False)]
+    ts = Repository(repo).variant("tiny_ts_cpu1_nodb_mbs4")
+    assert ts.export is not None and ts.export.file == "model.pt"
+    assert source_variant(repo, "tiny_ts_cpu1_nodb_mbs4").export is not None  # what export-deployment needs
+    # a later build that succeeds supersedes the failed attempt's record
+    again = CliRunner(env={"COLUMNS": "250"}).invoke(cli, ["build", "--model", "tiny", "--format", "onnx", *FLAGS])
+    assert again.exit_code == 0, again.output
+    assert not (folder / FAILED_MANIFEST_FILE).exists()
+    assert ("torchscript", "fp32", False, True) in _exports(folder / MANIFEST_FILE)
+    assert "torchscript fp32: kept from the earlier build (model.pt unchanged)" in again.output
+
+
+def test_a_second_build_that_fails_verification_changes_nothing(tmp_path):
+    """My own model: its branch on x.mean() scripts (TorchScript passes) but no ONNX exporter
+    keeps it (dynamo refuses, the traced one fails verification)."""
+    spec = {"spec": ModelSpec.from_flags(["x:float32:4"])}
+    build(_opts(tmp_path, "verification_models:branch", ("torchscript",), **spec))
+    folder = tmp_path / "builds" / "branch"
+    before, repo_before = _digests(folder), _digests(tmp_path / "repo")
+    with pytest.raises(VerificationError):
+        build(_opts(tmp_path, "verification_models:branch", ("onnx",), **spec))
+    after = _digests(folder)
+    assert after.pop(FAILED_MANIFEST_FILE) and after == before  # no model.onnx, manifest and reference untouched
+    assert _digests(tmp_path / "repo") == repo_before
+    assert _exports(folder / FAILED_MANIFEST_FILE) == [("onnx", "fp32", True, False)]
+    # both at once: TorchScript reused, ONNX fails again -> a partial build that writes the manifest
+    with pytest.raises(PartialBuildError) as e:
+        build(_opts(tmp_path, "verification_models:branch", ("torchscript", "onnx"), **spec))
+    assert e.value.log_path == str(folder / MANIFEST_FILE) and not (folder / FAILED_MANIFEST_FILE).exists()
+    assert _exports(folder / MANIFEST_FILE) == [("torchscript", "fp32", False, False), ("onnx", "fp32", True, False)]
+
+
+def test_one_format_after_another_keeps_both(tmp_path):
+    lines: list[str] = []
+    build(_opts(tmp_path, formats=("onnx",)))
+    result = build(_opts(tmp_path, formats=("torchscript",)), lines.append)
+    folder = tmp_path / "builds" / "tiny"
+    assert _exports(folder / MANIFEST_FILE) == [("torchscript", "fp32", False, False), ("onnx", "fp32", False, True)]
+    assert result.manifest["variants"] == ["tiny_ts_cpu1_nodb_mbs4", "tiny_onnx_cpu1_nodb_mbs4"]
+    assert "onnx fp32: kept from the earlier build (model.onnx unchanged)" in lines
+    for name in result.manifest["variants"]:
+        assert Repository(tmp_path / "repo").variant(name).export is not None
+    # and the other way round: ONNX rebuilt (reused), TorchScript kept
+    result = build(_opts(tmp_path, formats=("onnx",)))
+    assert _exports(folder / MANIFEST_FILE) == [("torchscript", "fp32", False, True), ("onnx", "fp32", False, False)]
+    assert sorted(result.manifest["variants"]) == ["tiny_onnx_cpu1_nodb_mbs4", "tiny_ts_cpu1_nodb_mbs4"]
+
+
+def test_a_changed_artifact_is_not_kept(tmp_path):
+    build(_opts(tmp_path))
+    folder = tmp_path / "builds" / "tiny"
+    (folder / "model.pt").write_bytes(b"someone else's file")
+    lines: list[str] = []
+    build(_opts(tmp_path, formats=("onnx",)), lines.append)
+    assert _exports(folder / MANIFEST_FILE) == [("onnx", "fp32", False, False)]
+    assert "torchscript fp32: the earlier record is dropped: model.pt changed since it was recorded (sha256 differs)" in lines
+
+
+def test_other_weights_drop_the_earlier_records_and_say_why(tmp_path):
+    """My own nn.Module, built twice under one name with other weights: the first build's
+    TorchScript record describes another model, so it is not kept."""
+
+    def mlp(seed: int) -> torch.nn.Module:
+        torch.manual_seed(seed)
+        return torch.nn.Sequential(torch.nn.Linear(6, 3)).eval()
+
+    x = torch.randn(2, 6)
+    build(_opts(tmp_path, mlp(0), name="mine", example_inputs=x))
+    lines: list[str] = []
+    build(_opts(tmp_path, mlp(1), formats=("onnx",), name="mine", example_inputs=x), lines.append)
+    assert _exports(tmp_path / "builds" / "mine" / MANIFEST_FILE) == [("onnx", "fp32", False, False)]
+    assert any(ln.startswith("earlier records dropped (torchscript fp32)") and "weights_sha256_16" in ln for ln in lines)
+
+
+def test_a_redone_export_that_fails_keeps_the_earlier_one(tmp_path, monkeypatch):
+    """ONNX redone and failing in a partial build: the earlier (unchanged) ONNX export stays
+    recorded, marked kept, beside the failure; its variant still serves it."""
+    build(_opts(tmp_path))
+    folder = tmp_path / "builds" / "tiny"
+    onnx_before = (folder / "model.onnx").read_bytes()
+
+    def broken(*_a, **_k):
+        raise ExportError("onnx export failed with every strategy: dynamo: simulated")
+
+    monkeypatch.setattr("builders.build_exports.export_onnx", broken)
+    with pytest.raises(PartialBuildError):
+        build(_opts(tmp_path, force=True))
+    assert (folder / "model.onnx").read_bytes() == onnx_before
+    assert _exports(folder / MANIFEST_FILE) == [
+        ("torchscript", "fp32", False, False),
+        ("onnx", "fp32", True, False),
+        ("onnx", "fp32", False, True),
+    ]
+    assert Repository(tmp_path / "repo").variant("tiny_onnx_cpu1_nodb_mbs4").export is not None
