@@ -23,6 +23,7 @@ from typing import Any
 from builders.export.artifacts import file_sha256
 from builders.graph.onnx_health import onnx_health
 from builders.graph.torchscript import torchscript_file_health, torchscript_health
+from builders.model.torchscript_archive import read_archive
 from builders.repository.graph_records import OnnxHealth, TorchScriptHealth
 from builders.repository.manifest import MANIFEST, read_manifest
 from builders.repository.records import ExportRecord
@@ -134,6 +135,7 @@ def _inspect(path: Path, fmt: str, *, load: bool, optimize: bool) -> Inspected:
         if fmt == "onnx":
             return Inspected(path, fmt, onnx_health(path, optimize=optimize), how="parsed here")
         if not load:
+            read_archive(path)  # its structure, nothing unpickled: a torch.save pickle is an error here already
             return Inspected(
                 path,
                 fmt,

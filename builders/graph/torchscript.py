@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from builders.model.torchscript_archive import read_archive
 from builders.repository.graph_records import TorchScriptHealth
 from core.errors import ConfigError
 
@@ -67,6 +68,7 @@ def torchscript_file_health(path: str | Path, timeout_s: float = 300.0) -> Torch
 def _load_torchscript(path: Path) -> Any:
     import torch
 
+    read_archive(path)  # a torch.save pickle is named as such (ConfigError), never unpickled
     try:
         return torch.jit.load(str(path), map_location="cpu")
     except Exception as e:  # RuntimeError for anything that is not a TorchScript archive

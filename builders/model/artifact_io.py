@@ -9,9 +9,12 @@ Data types go through the one :mod:`core.dtypes` table.
 Safety: an ONNX file is a protobuf and is parsed without running anything (its external
 data is not loaded, only named). A TorchScript archive or a TensorRT plan can run code when
 deserialised (pickled objects, plugins), so :func:`inspect_artifact` (what ``builders
-validate`` uses on repositories it did not write) reads them only when asked
+validate`` uses on repositories it did not write) deserialises them only when asked
 (``--load-artifacts``), and then in a separate Python process (``python -m
-builders.model.artifact_io FORMAT PATH``), never in the toolkit's own.
+builders.model.artifact_io FORMAT PATH``), never in the toolkit's own. Without that, a
+TorchScript file is still read from its structure (:mod:`builders.model.torchscript_archive`:
+zip entries, the ``forward`` signature in its code text; nothing unpickled): a ``torch.save``
+pickle under that name is refused, and the names and output count are checked.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from builders.model.artifact_signature import ArtifactIO, TensorIO
+from builders.model.torchscript_archive import read_archive, static_torchscript_io
 from core import dtypes, formats
 from core.errors import ConfigError, DataTypeError
 
@@ -35,94 +40,23 @@ WILDCARD = -1
 
 
 @dataclasses.dataclass(frozen=True)
-class TensorIO:
-    """One input or output as the exported artifact declares it.
-
-    Attributes:
-        name: Tensor name in the artifact (ONNX graph / TensorRT engine / forward argument).
-        data_type: Triton ``DataType`` name (``"TYPE_FP32"``); ``None`` = the artifact does not say.
-        shape: Full shape *with* the batch axis when the artifact has one; ``-1`` marks a
-            dynamic dim; ``None`` = unknown.
-    """
-
-    name: str
-    data_type: str | None = None
-    shape: tuple[int, ...] | None = None
-
-
-@dataclasses.dataclass(frozen=True)
-class ArtifactIO:
-    """The I/O signature read from an exported file (see :func:`builders.repository.validate.read_artifact_io`).
-
-    Attributes:
-        format: ``"torchscript"``, ``"onnx"`` or ``"trt"``.
-        inputs: Inputs in the artifact's order.
-        outputs: Outputs in order; ``None`` when the artifact does not tell (TorchScript
-            returning a dict or list).
-        positional: TorchScript: tensors are matched by position, the names are forward
-            argument names (Triton's PyTorch backend also accepts ``<name>__<index>``).
-        max_batch_size: TensorRT: the largest batch of optimisation profile 0.
-        external_data: ONNX: files the graph's initializers name as external data
-            (relative to the graph's folder), e.g. ``("model.onnx.data",)``.
-        ir_version: ONNX: ``ModelProto.ir_version``.
-        opset: ONNX: the default-domain (``ai.onnx``) opset the graph imports.
-        device_constants: TorchScript: devices frozen into the graph as constants (a trace
-            of ``torch.ones(..., device=x.device)`` records the trace device), each as
-            ``"cpu (aten::ones)"``; see :func:`device_constants`.
-    """
-
-    format: str
-    inputs: tuple[TensorIO, ...]
-    outputs: tuple[TensorIO, ...] | None
-    positional: bool = False
-    max_batch_size: int | None = None
-    external_data: tuple[str, ...] = ()
-    ir_version: int | None = None
-    opset: int | None = None
-    device_constants: tuple[str, ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        """The JSON form: every field, tensors as ``{"name", "data_type", "shape"}``."""
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> ArtifactIO:
-        """Inverse of :meth:`to_json`; ``inputs``/``outputs`` may be ``None`` (not read)."""
-
-        def tensors(ts: list[dict[str, Any]] | None) -> tuple[TensorIO, ...] | None:
-            if ts is None:
-                return None
-            return tuple(
-                TensorIO(t["name"], t.get("data_type"), tuple(t["shape"]) if t.get("shape") is not None else None) for t in ts
-            )
-
-        return cls(
-            d["format"],
-            tensors(d["inputs"]) or (),
-            tensors(d.get("outputs")),
-            bool(d.get("positional")),
-            d.get("max_batch_size"),
-            tuple(d.get("external_data") or ()),
-            d.get("ir_version"),
-            d.get("opset"),
-            tuple(d.get("device_constants") or ()),
-        )
-
-
-@dataclasses.dataclass(frozen=True)
 class ArtifactRead:
     """What :func:`inspect_artifact` learnt: the I/O, or why the file was not read here.
 
     Attributes:
         io: The artifact's I/O signature; ``None`` when it was not read.
         skipped: Why it was not read (``None`` when it was), for the list of skipped checks.
-        how: How it was read: ``"parsed in this process"`` (ONNX protobuf) or ``"loaded in a
-            separate process"`` (TorchScript, TensorRT with ``load=True``); ``""`` if not read.
+        how: How it was read: ``"parsed in this process"`` (ONNX protobuf), ``"read from its
+            code text"`` (TorchScript without ``load``) or ``"loaded in a separate process"``
+            (TorchScript, TensorRT with ``load=True``); ``""`` if not read.
+        unchecked: What reading it this way could not check (a TorchScript archive read from
+            its code text was not deserialised), for the list of skipped checks.
     """
 
     io: ArtifactIO | None
     skipped: str | None = None
     how: str = ""
+    unchecked: str | None = None
 
 
 class _NotReadableHere(Exception):
@@ -162,9 +96,10 @@ def inspect_artifact(fmt: str, path: str | Path, *, load: bool = False, timeout_
     """Read an artifact of a repository someone else may have written, safely.
 
     ONNX graphs are parsed here (protobuf only; nothing runs). TorchScript archives and
-    TensorRT plans can run code when deserialised: without ``load`` they are not opened
-    (the result says so); with ``load`` they are read by ``python -m builders.model.artifact_io``
-    in a separate process, so nothing of theirs runs in this one.
+    TensorRT plans can run code when deserialised: without ``load`` a TorchScript archive is
+    read from its structure and code text (:func:`static_torchscript_io`) and a plan is not
+    opened (the result says so); with ``load`` they are read by ``python -m
+    builders.model.artifact_io`` in a separate process, so nothing of theirs runs in this one.
 
     Args:
         fmt: ``"onnx"``, ``"torchscript"`` or ``"trt"``.
@@ -174,10 +109,19 @@ def inspect_artifact(fmt: str, path: str | Path, *, load: bool = False, timeout_
 
     Raises:
         ConfigError: the file is not a valid artifact of that format (as
-            :func:`read_artifact_io`; from the child process too), or the child failed.
+            :func:`read_artifact_io`; from the child process too; a ``torch.save`` pickle
+            under a TorchScript name), or the child failed.
     """
     if fmt == "onnx":
         return ArtifactRead(read_artifact_io(fmt, path), how="parsed in this process")
+    if fmt == "torchscript" and not load:
+        return ArtifactRead(
+            static_torchscript_io(Path(path)),
+            how="read from its code text",
+            unchecked="TorchScript archive read from its structure and code text, not deserialised: whether "
+            "libtorch loads it (its operators, its version) was not checked; pass --load-artifacts to load it "
+            "in a separate process",
+        )
     what = {"torchscript": "TorchScript archive", "trt": "TensorRT plan"}.get(fmt, fmt)
     if not load:
         return ArtifactRead(
@@ -258,10 +202,12 @@ def _onnx_io(path: Path) -> ArtifactIO:
             shape = tuple(d.dim_value if d.HasField("dim_value") and d.dim_value > 0 else WILDCARD for d in tt.shape.dim)
         return TensorIO(vi.name, dtype, shape)  # type: ignore[attr-defined]
 
+    from onnx.external_data_helper import _get_all_tensors  # initializers, attributes and subgraphs alike
+
     external = []
-    for init in graph.initializer:
-        if init.data_location == onnx.TensorProto.EXTERNAL:
-            loc = next((e.value for e in init.external_data if e.key == "location"), None)
+    for t in _get_all_tensors(model):
+        if t.data_location == onnx.TensorProto.EXTERNAL:
+            loc = next((e.value for e in t.external_data if e.key == "location"), None)
             if loc and loc not in external:
                 external.append(loc)
     opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), None)
@@ -278,6 +224,7 @@ def _onnx_io(path: Path) -> ArtifactIO:
 def _torchscript_io(path: Path) -> ArtifactIO:
     import torch
 
+    read_archive(path)  # a torch.save pickle is named as such, not loaded
     try:
         module = torch.jit.load(str(path), map_location="cpu")
     except Exception as e:  # RuntimeError for anything that is not a TorchScript archive

@@ -19,7 +19,8 @@ from typing import Any
 
 from builders.model.builtin import BUILTINS, get_builtin
 from builders.model.spec import ModelSpec
-from core.errors import ModelSpecError
+from builders.model.torchscript_archive import read_archive
+from core.errors import ConfigError, ModelSpecError
 
 log = logging.getLogger(__name__)
 
@@ -107,6 +108,8 @@ def load_model(source: Any, spec: ModelSpec | None, example_inputs: Any = None) 
                 f"model file {path} does not exist", hint="pass an existing .pt (TorchScript) or .pt2 (torch.export) file"
             )
         spec = _require_spec(source, spec)
+        if not source.endswith(EXPORT_SUFFIXES):
+            _require_torchscript(path)
         try:
             if source.endswith(EXPORT_SUFFIXES):
                 program = torch.export.load(str(path))
@@ -292,3 +295,20 @@ def _source_hash(module: Any, factory: Any = None) -> str:
                     module_sources[cls.__module__] = ""
                 h.update(module_sources[cls.__module__].encode())
     return h.hexdigest()[:16]
+
+
+def _require_torchscript(path: Path) -> None:
+    """A ``.pt`` model file must be a TorchScript archive, told by its structure before loading it.
+
+    Raises:
+        ModelSpecError: it is a ``torch.save`` pickle (either format) or something else
+            (:func:`builders.model.torchscript_archive.read_archive`).
+    """
+    try:
+        read_archive(path)
+    except ConfigError as e:
+        raise ModelSpecError(
+            f"could not load {path}: {e.message}",
+            hint=f"{e.hint}; a model saved with torch.save is built from the code that defines it: "
+            "--model package.module:factory (a function returning the nn.Module with its weights loaded) and --spec",
+        ) from None

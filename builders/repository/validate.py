@@ -16,10 +16,13 @@ wrong and what to do. Checks, per model folder (Triton docs, "Model Repository" 
   model's ``artifact_format``);
 - inputs and outputs against the artifact (:func:`builders.config.checks.artifact_problems`,
   with the artifact read by :func:`builders.model.artifact_io.inspect_artifact`): the ONNX graph
-  (parsed as protobuf in this process) and the external data files it names; the TorchScript
-  module's ``forward`` signature and device constants, and the TensorRT engine, only with
-  ``load_artifacts`` (``--load-artifacts``) and then in a separate process, because
-  deserialising them can run code from the file;
+  (parsed as protobuf in this process) and the external data files it names, which must be
+  inside the version folder (:mod:`builders.repository.external_data`); a TorchScript file's
+  structure (a ``torch.save`` pickle under that name is a problem) and its ``forward``
+  signature and device constants from its code text, without deserialising anything
+  (:mod:`builders.model.torchscript_archive`); with ``load_artifacts`` (``--load-artifacts``)
+  TorchScript archives and TensorRT engines are also deserialised, in a separate process,
+  because that can run code from the file;
 - with a target release (``--target-triton 24.10``, :mod:`builders.triton.releases`): an ONNX
   graph's IR version and opset against that release's ONNX Runtime (native onnxruntime
   serving), a TensorRT plan's recorded TensorRT version against the release's; where the
@@ -43,7 +46,8 @@ from tritonclient.grpc import model_config_pb2 as mc
 from builders.backends import model_backend, model_filename, served_artifact
 from builders.config.checks import artifact_problems, config_problems, device_constant_problems, recorded_output_problems
 from builders.config.pbtxt import parse_config
-from builders.model.artifact_io import ArtifactIO, inspect_artifact, read_artifact_io
+from builders.model.artifact_io import inspect_artifact, read_artifact_io
+from builders.repository.external_data import external_data_problems
 from builders.repository.release_checks import check_onnx_limits, check_tensorrt_version
 from builders.repository.view import Repository
 from builders.triton.releases import TritonRelease
@@ -152,7 +156,8 @@ def validate(
             + (
                 "TorchScript and TensorRT files loaded in a separate process"
                 if load_artifacts
-                else "TorchScript and TensorRT files not loaded (--load-artifacts)"
+                else "TorchScript archives read from their structure and code text, not deserialised; "
+                "TensorRT files not loaded (--load-artifacts)"
             )
         )
     else:
@@ -279,7 +284,9 @@ def _check_model(model_dir: Path, opts: _Options, result: Validation) -> None:
             )
             continue
         out += [p.at(cfg_path) for p in artifact_problems(cfg, read.io)]
-        out += _external_data_problems(artifact, read.io)
+        out += external_data_problems(artifact, read.io.external_data)
+        if read.unchecked:
+            result.skipped.append(Problem(str(artifact), f"{fmt} load", read.unchecked, "pass --load-artifacts"))
         check_onnx_limits(cfg, fmt, artifact, read.io, opts.target, result.problems, result.skipped)
 
 
@@ -312,23 +319,6 @@ def _recorded_checks(model_dir: Path, cfg: mc.ModelConfig, cfg_path: Path, resul
     for i, g in enumerate(cfg.instance_group):
         kind = mc.ModelInstanceGroup.Kind.Name(g.kind)
         result.problems.extend(p.at(cfg_path) for p in device_constant_problems(kind, constants, f"instance_group[{i}]"))
-
-
-def _external_data_problems(artifact: Path, io: ArtifactIO) -> list[Problem]:
-    """Every external data file an ONNX graph names must be beside it (Triton loads the
-    graph with its external data from the version folder; ONNX docs, "External Data")."""
-    out = []
-    for name in io.external_data:
-        if not (artifact.parent / name).is_file():
-            out.append(
-                Problem(
-                    str(artifact),
-                    "external data",
-                    f"{artifact.name} keeps weights in {name!r}, which is missing from {artifact.parent.name}/",
-                    f"copy {name} from the build folder into {artifact.parent}",
-                )
-            )
-    return out
 
 
 def _version_folders(model_dir: Path, out: list[Problem]) -> dict[int, Path]:

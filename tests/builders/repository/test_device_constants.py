@@ -155,6 +155,7 @@ def test_validate_reports_a_kind_gpu_config_of_a_cpu_trace(pkg, tmp_path):
     cfg = read_config(folder / "config.pbtxt")
     cfg.instance_group[0].kind = cfg.instance_group[0].KIND_GPU
     write_config(cfg, folder / "config.pbtxt")
-    assert validate(tmp_path / "native").problems == []  # not loaded by default (listed as skipped)
+    found = validate(tmp_path / "native").problems  # from the archive's code text, nothing loaded (issue 25, item 6)
+    assert [p.field for p in found] == ["instance_group[0].kind"] and "cpu (aten::ones)" in found[0].problem
     loaded = validate(tmp_path / "native", load_artifacts=True).problems
     assert [p.field for p in loaded] == ["instance_group[0].kind"]
