@@ -34,7 +34,7 @@ from builders.repository.build_folder import Staging, earlier_records, earlier_v
 from builders.repository.manifest import MANIFEST, library_versions, read_manifest, weights_hash, write_manifest
 from builders.repository.records import FAILED_MANIFEST_FILE, BuildManifest, IndexEntry, served_names
 from builders.repository.writer import link_or_copy, update_index, write_variant
-from builders.verify.input_draws import load_sample
+from builders.verify.input_draws import describe_draws, load_sample
 from builders.verify.verification import save_reference
 from core.errors import ConfigError, PartialBuildError, ToolkitError
 from core.naming import check_name
@@ -105,6 +105,7 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
         ref_batch = min(4, max(1, max(opts.grid.max_batch_sizes)))  # reference data at batch min(4, max_batch_size)
         save_reference(staging.root, loaded.module, spec, spec.example_inputs(ref_batch, seed=1234))
         sample = load_sample(opts.sample_path, spec) if opts.sample_path else None
+        manifest["draws"] = describe_draws(spec, sample is not None)
         step = ExportStep(
             opts, say, loaded.module, spec, weights + loaded.fingerprint, versions, out, old, plan, sample, manifest, staging
         )

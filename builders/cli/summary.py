@@ -9,6 +9,7 @@ import click
 
 from builders.graph.facts import build_summary_lines
 from builders.repository.records import BuildManifest, FailedExport
+from builders.verify.explain import rejection_line
 from builders.verify.verdicts import describe
 from core.cli import console as make_console
 
@@ -53,6 +54,18 @@ def _errors(errors: dict[str, Any]) -> str:
     return "\n".join(f"{name}: abs {o.max_abs_err:.2e}, rel {o.max_rel_err:.2e} (rtol {o.rtol:g})" for name, o in errors.items())
 
 
+def rejected_strategies(manifest: BuildManifest) -> list[str]:
+    """One line per rejected export strategy of every export in the manifest, saying why
+    (:func:`builders.verify.explain.rejection_line`)."""
+    spec = manifest.spec.to_spec()
+    return [
+        rejection_line(e.format, e.precision, a.strategy, a.stage, a.error, manifest.draws, spec)
+        for e in manifest.exports
+        for a in e.attempts
+        if not a.ok
+    ]
+
+
 def print_build_summary(manifest: BuildManifest) -> None:
     """Print the build's one-table summary to stdout: a rich table on a terminal, plain text
     otherwise; then why any verdict is not ``ok`` (the reasons recorded in the manifest) and one
@@ -69,6 +82,7 @@ def print_build_summary(manifest: BuildManifest) -> None:
         for v in e.verdicts
         if v.reason
     )
+    reasons.update(dict.fromkeys(rejected_strategies(manifest)))
     reasons.update(dict.fromkeys(build_summary_lines(manifest)))
     console = make_console(stderr=False)
     if console.is_terminal:

@@ -226,13 +226,13 @@ BUILTINS: dict[str, BuiltinModel] = {
     ),
     "encoder": BuiltinModel(
         "encoder",
-        "BERT-style Transformer encoder (int64 input_ids, attention_mask [batch, seq] -> "
+        "BERT-style Transformer encoder (int64 input_ids, attention_mask (a padding mask) [batch, seq] -> "
         "last_hidden_state [batch, seq, 64], embeddings [batch, 64]); seq dynamic 1..128",
         _encoder,
         ModelSpec(
             inputs=(
                 TensorSpec("input_ids", "int64", ("seq",), (0, ENCODER_VOCAB - 1)),
-                TensorSpec("attention_mask", "int64", ("seq",), (0, 1)),
+                TensorSpec("attention_mask", "int64", ("seq",), (0, 1), domain="mask"),
             ),
             outputs=(
                 TensorSpec("last_hidden_state", "float32", ("seq", ENCODER_HIDDEN)),

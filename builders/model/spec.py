@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 from pydantic import Field, StrictStr
 
+from builders.model.domains import domain_values, looks_like_mask
 from builders.model.spec_flags import parse_axis_flag, parse_input_flag
 from builders.model.tensor import BATCH_AXIS, DEFAULT_INT_RANGE, TensorSpec, TensorSpecRecord, output_placeholder, validate_json
 from core import dtypes
@@ -107,14 +108,18 @@ class ModelSpec:
         """Random inputs of shape ``[batch, *per_sample_shape]``.
 
         Floating inputs are N(0, 1) in their dtype; integer inputs are uniform within
-        ``value_range`` (default :data:`DEFAULT_INT_RANGE`); bool inputs are all True.
+        ``value_range`` (default :data:`DEFAULT_INT_RANGE`); bool inputs are all True; an
+        input with a ``domain`` respects it (a ``mask``: a padding mask, at least one 1 per
+        row; :func:`builders.model.domains.domain_values`).
         """
         sizes = axis_sizes if axis_sizes is not None else self.axis_sizes("opt")
         rng = np.random.default_rng(seed)
         out: dict[str, np.ndarray] = {}
         for t in self.inputs:
             shape = (batch, *t.concrete_shape(sizes))
-            if dtypes.from_name(t.dtype).is_floating:
+            if t.domain is not None:
+                out[t.name] = domain_values(t.domain, t.dtype, shape, "random", rng)
+            elif dtypes.from_name(t.dtype).is_floating:
                 out[t.name] = rng.standard_normal(shape).astype(t.dtype)
             elif t.dtype == "bool":
                 out[t.name] = np.ones(shape, dtype=bool)
@@ -206,7 +211,9 @@ class ModelSpec:
     def from_example(cls, example: Any, names: Sequence[str] = ()) -> ModelSpec:
         """A spec from example inputs (the Python API's ``example_inputs``), as Model
         Navigator takes a sample batch: every axis after the first (batch) axis is static at
-        the example's size; integer inputs take the example's ``[min, max]`` as value range.
+        the example's size; integer inputs take the example's ``[min, max]`` as value range; an
+        integer or bool input named ``...mask`` holding only 0s and 1s with a 1 in every row gets
+        the ``mask`` domain (:func:`builders.model.domains.looks_like_mask`).
 
         Args:
             example: One batch: a tensor/array (a single input), a tuple/list in ``forward()``
@@ -235,8 +242,10 @@ class ModelSpec:
                     f"example input {name!r} is a scalar; it needs a batch axis first",
                     hint="pass one batch, e.g. torch.randn(4, 16) for 4 samples of 16 features",
                 )
-            rng = (int(arr.min()), int(arr.max())) if dt.is_integer and arr.size else None
-            tensors.append(TensorSpec(name, dt.name, tuple(int(d) for d in arr.shape[1:]), rng))
+            mask = (dt.is_integer or dt.name == "bool") and looks_like_mask(name, arr)
+            rng = (int(arr.min()), int(arr.max())) if dt.is_integer and arr.size and not mask else None
+            shape = tuple(int(d) for d in arr.shape[1:])
+            tensors.append(TensorSpec(name, dt.name, shape, rng, domain="mask" if mask else None))
         if not tensors:
             raise ModelSpecError("example_inputs holds no tensor")
         return cls(tuple(tensors), ())
@@ -246,11 +255,12 @@ class ModelSpec:
         """Build a spec from command-line flags.
 
         Args:
-            inputs: One ``NAME:DTYPE:SHAPE[:LOW..HIGH]`` per input, in ``forward`` order.
+            inputs: One ``NAME:DTYPE:SHAPE[:LOW..HIGH|:DOMAIN]`` per input, in ``forward`` order.
                 ``SHAPE`` is the per-sample shape, comma-separated, ints or axis names
                 (``3,224,224`` or ``seq``; empty for a scalar per sample);
-                ``LOW..HIGH`` is an inclusive value range for integer inputs.
-                Example: ``input_ids:int64:seq:0..30521``.
+                ``LOW..HIGH`` is an inclusive value range for integer inputs; ``DOMAIN`` one of
+                :data:`builders.model.domains.DOMAINS`.
+                Examples: ``input_ids:int64:seq:0..30521``, ``attention_mask:int64:seq:mask``.
             outputs: Output names, in the order ``forward`` returns them (flattened).
             axes: One ``AXIS=MIN,OPT,MAX`` per dynamic axis, e.g. ``seq=1,64,128``.
 

@@ -1,14 +1,16 @@
-"""The command-line form of an input spec: ``--input NAME:DTYPE:SHAPE[:LOW..HIGH]`` and
+"""The command-line form of an input spec: ``--input NAME:DTYPE:SHAPE[:LOW..HIGH|:DOMAIN]`` and
 ``--dynamic-axis AXIS=MIN,OPT,MAX`` (:meth:`builders.model.spec.ModelSpec.from_flags`)."""
 
 from __future__ import annotations
 
+from builders.model.domains import DOMAINS
 from builders.model.tensor import Dim, TensorSpec
 from core.errors import ModelSpecError
 
 
 def parse_input_flag(text: str) -> TensorSpec:
-    """Parse ``NAME:DTYPE:SHAPE[:LOW..HIGH]`` (see :meth:`ModelSpec.from_flags`).
+    """Parse ``NAME:DTYPE:SHAPE[:LOW..HIGH|:DOMAIN]`` (see :meth:`ModelSpec.from_flags`); the
+    fourth field is a value range or a domain name (:data:`builders.model.domains.DOMAINS`).
 
     Raises:
         ModelSpecError: wrong number of fields, unknown dtype, bad shape or range.
@@ -17,13 +19,17 @@ def parse_input_flag(text: str) -> TensorSpec:
     if len(parts) not in (3, 4) or not parts[0]:
         raise ModelSpecError(
             f"--input {text!r} does not parse",
-            hint="expected NAME:DTYPE:SHAPE[:LOW..HIGH], e.g. pixels:float32:3,224,224 or input_ids:int64:seq:0..30521",
+            hint="expected NAME:DTYPE:SHAPE[:LOW..HIGH|:DOMAIN], e.g. pixels:float32:3,224,224, "
+            "input_ids:int64:seq:0..30521 or attention_mask:int64:seq:mask",
         )
     shape: list[Dim] = []
     for d in (x.strip() for x in parts[2].split(",") if x.strip()):
         shape.append(int(d) if d.lstrip("-").isdigit() else d)
     value_range = None
-    if len(parts) == 4:
+    domain = None
+    if len(parts) == 4 and parts[3] in DOMAINS:
+        domain = parts[3]
+    elif len(parts) == 4:
         lo, sep, hi = parts[3].partition("..")
         try:
             value_range = (int(lo), int(hi))
@@ -31,9 +37,10 @@ def parse_input_flag(text: str) -> TensorSpec:
             sep = ""
         if not sep:
             raise ModelSpecError(
-                f"--input {text!r}: value range {parts[3]!r} does not parse", hint="expected LOW..HIGH, e.g. 0..30521"
+                f"--input {text!r}: {parts[3]!r} is neither a value range nor a domain",
+                hint=f"expected LOW..HIGH (e.g. 0..30521) or one of the domains {sorted(DOMAINS)}",
             )
-    return TensorSpec(parts[0], parts[1], tuple(shape), value_range)
+    return TensorSpec(parts[0], parts[1], tuple(shape), value_range, domain=domain)
 
 
 def parse_axis_flag(text: str) -> tuple[str, tuple[int, int, int]]:

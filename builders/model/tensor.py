@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 import numpy as np
 from pydantic import Field, StrictInt, StrictStr, ValidationError
 
+from builders.model.domains import DOMAINS, check_domain
 from core import dtypes
 from core.errors import ModelSpecError
 from core.records import Record, describe
@@ -47,6 +48,9 @@ class TensorSpec:
             inputs), another position for an output the model returns with the batch
             elsewhere (``[4, batch]``), ``None`` for an output with no batch axis. Only 0
             can be served with ``max_batch_size > 0`` (``builders.model.outputs`` finds it).
+        domain: Inputs: what values a request can send beyond dtype and range, one of
+            :data:`builders.model.domains.DOMAINS` (``"mask"``: 0s and 1s, at least one 1
+            per row); every generated input respects it. ``None``: no constraint.
     """
 
     name: str
@@ -55,9 +59,11 @@ class TensorSpec:
     value_range: tuple[int, int] | None = None
     key: tuple[str | int, ...] | None = None
     batch_axis: int | None = 0
+    domain: str | None = None
 
     def __post_init__(self) -> None:
         dtypes.require_tensor_io(self.dtype, f"tensor {self.name!r}")
+        check_domain(self.name, self.dtype, self.domain, self.value_range)
         for d in self.shape:
             if isinstance(d, bool) or not isinstance(d, (int, str)) or (isinstance(d, int) and d <= 0) or d == "":
                 raise ModelSpecError(
@@ -107,10 +113,13 @@ class TensorSpec:
         return tuple(d if isinstance(d, int) else axis_sizes[d] for d in self.shape)
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON form (:class:`TensorSpecRecord`; ``batch_axis`` only when it is not 0)."""
+        """The JSON form (:class:`TensorSpecRecord`; ``batch_axis`` only when it is not 0,
+        ``domain`` only when there is one)."""
         d = TensorSpecRecord.from_spec(self).model_dump(mode="json")
         if d.get("batch_axis") == 0:
             del d["batch_axis"]
+        if d.get("domain") is None:
+            d.pop("domain", None)
         return d
 
     @classmethod
@@ -140,6 +149,11 @@ class TensorSpecRecord(Record):
         description="outputs: position of the batch axis in the full shape (null: none); "
         "only 0 is served with max_batch_size > 0",
     )
+    domain: str | None = Field(
+        None,
+        description="inputs: what values a request can send (builders.model.domains): "
+        + "; ".join(f"{k}: {v}" for k, v in DOMAINS.items()),
+    )
 
     @classmethod
     def from_spec(cls, t: TensorSpec) -> TensorSpecRecord:
@@ -151,6 +165,7 @@ class TensorSpecRecord(Record):
             value_range=t.value_range,
             key=list(t.key) if t.key is not None else None,
             batch_axis=t.batch_axis,
+            domain=t.domain,
         )
 
     def to_spec(self) -> TensorSpec:
@@ -166,6 +181,7 @@ class TensorSpecRecord(Record):
             self.value_range,
             tuple(self.key) if self.key is not None else None,
             self.batch_axis,
+            self.domain,
         )
 
 

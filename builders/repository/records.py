@@ -197,6 +197,11 @@ class BuildManifest(Record):
     skipped_variants: list[Skipped] = []
     repository: str | None = Field(None, description="the model repository the variants were written to")
     warmup_count: WarmupCount | None = Field(None, description="the warmup variants' model_warmup count and why; null: no warmup")
+    draws: dict[str, dict[str, str]] = Field(
+        {},
+        description="verification draw -> input -> what it gave that input (builders.verify.input_draws.describe_draws); "
+        "empty: a build before draws were named",
+    )
 
     def export(self, fmt: str, precision: str = "fp32") -> ExportRecord | None:
         """The successful export of ``fmt`` at ``precision``, if any."""

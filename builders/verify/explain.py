@@ -17,9 +17,11 @@ Causes, in the order they are recognised:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from builders.model.spec import ModelSpec
 from builders.verify.compare import ROUNDING_LIMIT, OutputComparison, passing_tolerance
 from core.errors import VerificationError
 
@@ -130,3 +132,54 @@ def load_error(fmt: str, precision: str, path: Any, device: str, e: BaseExceptio
         if precision != "fp32"
         else "the exported file is not loadable: re-export with --force, or try another --opset",
     )
+
+
+_DRAW = re.compile(r"draw '(\w+)'")
+
+
+def rejection_line(
+    fmt: str,
+    precision: str,
+    strategy: str,
+    stage: str,
+    error: str | None,
+    draws: Mapping[str, Mapping[str, str]] | None = None,
+    spec: ModelSpec | None = None,
+) -> str:
+    """One line saying why an export strategy was rejected (the build summary prints one per
+    rejected strategy, kept exports and failed ones alike).
+
+    Args:
+        fmt: The export's format.
+        precision: Its precision.
+        strategy: The rejected strategy (``"dynamo"``...).
+        stage: ``"export"`` (the exporter failed) or ``"verify"`` (the export disagreed with
+            eager PyTorch).
+        error: The attempt's error (:attr:`builders.export.artifacts.Attempt.error`).
+        draws: The manifest's ``draws`` (what each draw gave each input): the draw the error
+            names is spelled out.
+        spec: The inputs: an integer 0/1 or bool input without a domain is named, with how to
+            declare it a mask, when a verification failed.
+
+    Returns:
+        ``"onnx fp32: strategy dynamo rejected (verification failed): <error>; draw 'negative'
+        gave attention_mask: ..."``.
+    """
+    why = "verification failed" if stage == "verify" else "export failed"
+    line = f"{fmt} {precision}: strategy {strategy} rejected ({why}): {error or 'no error recorded'}"
+    m = _DRAW.search(error or "")
+    if stage == "verify" and m and draws and m.group(1) in draws:
+        line += f"; draw {m.group(1)!r} gave " + ", ".join(f"{k}: {v}" for k, v in draws[m.group(1)].items())
+    binary = [
+        t
+        for t in (spec.inputs if spec else ())
+        if t.domain is None and (t.dtype == "bool" or (t.value_range is not None and tuple(t.value_range) == (0, 1)))
+    ]
+    if stage == "verify" and binary:
+        t = binary[0]
+        line += (
+            f"; if no request sends a row of 0s in {', '.join(b.name for b in binary)}, declare it a mask "
+            f'(spec "domain": "mask", or --input {t.name}:{t.dtype}:{",".join(map(str, t.shape))}:mask) '
+            "so that no draw makes one"
+        )
+    return line

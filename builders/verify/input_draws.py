@@ -15,6 +15,13 @@ scaled     N(0, 1) x :data:`SCALE`        only the range's two ends         rand
 zeros      0                              0 (the low end if 0 is outside)   all False
 ========== ============================== ================================= ================
 
+An input with a ``domain`` (:mod:`builders.model.domains`) gets, in every draw, values of that
+domain only: a ``mask`` is a padding mask with at least one 1 per row (``random``: right
+padding of random length, ``positive``: all 1s, ``negative``: a single 1 at the end,
+``scaled``: left padding of random length, ``zeros``: a single 1 at the start), never a row
+of zeros no request sends. What each draw gave each input is named in the manifest
+(:func:`describe_draws`).
+
 The ``random`` draw is :meth:`builders.model.spec.ModelSpec.example_inputs` (the reference data
 and the served check use the same policy). A draw on which eager PyTorch itself gives NaN
 or Inf (``zeros`` into a division, say) says nothing about the export and is skipped and
@@ -27,8 +34,9 @@ from pathlib import Path
 
 import numpy as np
 
+from builders.model.domains import describe_domain, domain_values
 from builders.model.spec import ModelSpec
-from builders.model.tensor import DEFAULT_INT_RANGE
+from builders.model.tensor import DEFAULT_INT_RANGE, TensorSpec
 from core import dtypes
 from core.errors import ModelSpecError
 
@@ -68,7 +76,9 @@ def draw_inputs(spec: ModelSpec, batch: int, sizes: dict[str, int], draw: str, s
     for t in spec.inputs:
         a = base[t.name]
         kind = dtypes.from_name(t.dtype)
-        if kind.is_floating:
+        if t.domain is not None:
+            out[t.name] = domain_values(t.domain, t.dtype, a.shape, draw, rng)
+        elif kind.is_floating:
             std = np.abs(a.astype(np.float32))
             out[t.name] = {
                 "positive": std,
@@ -96,6 +106,43 @@ def draw_inputs(spec: ModelSpec, batch: int, sizes: dict[str, int], draw: str, s
                 v = np.full(a.shape, 0 if lo <= 0 <= hi else lo)
             out[t.name] = v.astype(t.dtype)
     return out
+
+
+def describe_draws(spec: ModelSpec, sample: bool = False) -> dict[str, dict[str, str]]:
+    """What each draw gives each input, in words: the manifest's ``draws``.
+
+    Args:
+        spec: The model's inputs.
+        sample: Whether the user's own inputs were verified too (``--sample``).
+
+    Returns:
+        Draw name -> input name -> e.g. ``"integers uniform in [0, 999]"`` or ``"mask: all 1s"``.
+    """
+    out: dict[str, dict[str, str]] = {}
+    for draw in DRAWS:
+        out[draw] = {t.name: _describe(t, draw) for t in spec.inputs}
+    if sample:
+        out[SAMPLE] = {t.name: "the user's own values (--sample)" for t in spec.inputs}
+    return out
+
+
+def _describe(t: TensorSpec, draw: str) -> str:
+    if t.domain is not None:
+        return describe_domain(t.domain, draw)
+    if dtypes.from_name(t.dtype).is_floating:
+        return {"random": "N(0, 1)", "positive": "|N(0, 1)|", "negative": "-|N(0, 1)|", "scaled": f"N(0, 1) x {SCALE:g}"}.get(
+            draw, "0"
+        )
+    if t.dtype == "bool":
+        return {"random": "all True", "positive": "all True", "scaled": "True or False at random"}.get(draw, "all False")
+    lo, hi = t.value_range or DEFAULT_INT_RANGE
+    mid = lo + (hi - lo) // 2
+    return {
+        "random": f"integers uniform in [{lo}, {hi}]",
+        "positive": f"integers uniform in [{mid}, {hi}] (upper half)",
+        "negative": f"integers uniform in [{lo}, {mid}] (lower half)",
+        "scaled": f"{lo} or {hi} (the range's ends)",
+    }.get(draw, str(0 if lo <= 0 <= hi else lo))
 
 
 def load_sample(path: Path, spec: ModelSpec) -> dict[str, np.ndarray]:

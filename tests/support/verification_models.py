@@ -103,6 +103,24 @@ class SeqFirstLSTM(nn.Module):
         return out.transpose(0, 1)
 
 
+class MaskedAttention(nn.Module):
+    """One attention head over token ids with a padding mask, through
+    ``scaled_dot_product_attention`` (as Hugging Face encoders run it) (issue 25, item 7):
+    eager PyTorch returns 0 for a row whose mask is all 0s, the dynamo ONNX export the plain
+    mean of the values; on every mask with a 1 per row they agree. ``ids: [B, seq]`` in
+    ``[0, 50)``, ``mask: [B, seq]`` -> ``[B, 16]``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.emb = nn.Embedding(50, 16)
+        self.qkv = nn.Linear(16, 48)
+
+    def forward(self, ids, mask):
+        q, k, v = (t.unsqueeze(1) for t in self.qkv(self.emb(ids)).chunk(3, -1))
+        keep = mask[:, None, None, :].to(torch.bool)
+        return nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=keep).squeeze(1).mean(1)
+
+
 def _seeded(cls: type[nn.Module]) -> nn.Module:
     torch.manual_seed(0)
     return cls().eval()
@@ -142,3 +160,7 @@ def squeezed() -> nn.Module:
 
 def seq_first_lstm() -> nn.Module:
     return _seeded(SeqFirstLSTM)
+
+
+def masked_attention() -> nn.Module:
+    return _seeded(MaskedAttention)
