@@ -26,7 +26,8 @@ from builders.config.pbtxt import make_config
 from builders.config.variants import GridPlan, Skipped, Variant
 from builders.config.warmup import WarmupCount, warmup_count
 from builders.export.artifacts import ExportResult
-from builders.model.artifact_io import ArtifactIO, read_artifact_io
+from builders.model.artifact_io import read_artifact_io
+from builders.model.artifact_signature import ArtifactIO
 from builders.model.models import LoadedModel, load_model
 from builders.model.outputs import infer_outputs, require_batch_first
 from builders.model.spec import ModelSpec

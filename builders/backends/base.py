@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from tritonclient.grpc import model_config_pb2 as mc
 
-from builders.model.artifact_io import ArtifactIO
+from builders.model.artifact_signature import ArtifactIO
 from builders.triton.rules import Problem
 from core import formats
 

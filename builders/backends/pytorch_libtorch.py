@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from tritonclient.grpc import model_config_pb2 as mc
 
 from builders.backends.base import NativeBackend
-from builders.model.artifact_io import ArtifactIO, TensorIO
+from builders.model.artifact_signature import ArtifactIO, TensorIO
 from builders.model.spec import ModelSpec
 from builders.triton.rules import Problem
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from tritonclient.grpc import model_config_pb2 as mc
 
 from builders.backends.base import NativeBackend
-from builders.model.artifact_io import ArtifactIO
+from builders.model.artifact_signature import ArtifactIO
 from builders.triton.rules import Problem
 
 

@@ -17,7 +17,8 @@ from collections.abc import Sequence
 from tritonclient.grpc import model_config_pb2 as mc
 
 from builders import backends
-from builders.model.artifact_io import WILDCARD, ArtifactIO, TensorIO
+from builders.model.artifact_io import WILDCARD
+from builders.model.artifact_signature import ArtifactIO, TensorIO
 from builders.model.tensor import TensorSpec
 from builders.triton import rules
 from builders.triton.rules import Problem

@@ -25,7 +25,8 @@ from builders.backends import DEFAULT_SERVING
 from builders.config.checks import artifact_problems, config_problems, has_batch_axis
 from builders.config.variants import Variant
 from builders.config.warmup import DEFAULT_WARMUP_COUNT, add_warmup
-from builders.model.artifact_io import WILDCARD, ArtifactIO, TensorIO
+from builders.model.artifact_io import WILDCARD
+from builders.model.artifact_signature import ArtifactIO, TensorIO
 from builders.model.spec import ModelSpec
 from builders.model.tensor import TensorSpec
 from builders.triton.rules import raise_problems

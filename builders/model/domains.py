@@ -122,9 +122,12 @@ def conform(domain: str | None, values: np.ndarray, rng: np.random.Generator | N
 
 
 def looks_like_mask(name: str, values: np.ndarray) -> bool:
-    """Whether an example input is a mask: its name ends in ``mask`` (``attention_mask``,
-    ``padding_mask``), it has a per-sample axis, holds only 0s and 1s, and every row has a 1.
-    (:meth:`builders.model.spec.ModelSpec.from_example` then gives it the ``mask`` domain.)"""
+    """Whether an example input is a mask.
+
+    It is when its name ends in ``mask`` (``attention_mask``, ``padding_mask``), it has a
+    per-sample axis, holds only 0s and 1s, and every row has a 1
+    (:meth:`builders.model.spec.ModelSpec.from_example` then gives it the ``mask`` domain).
+    """
     if not name.lower().endswith("mask") or values.ndim < 2 or values.size == 0:
         return False
     v = values.astype(np.float64)

@@ -13,7 +13,7 @@ from pathlib import Path
 from tritonclient.grpc import model_config_pb2 as mc
 
 from builders.backends import model_backend
-from builders.model.artifact_io import ArtifactIO
+from builders.model.artifact_signature import ArtifactIO
 from builders.repository.view import Repository
 from builders.triton.releases import NOT_CONFIRMED, TritonRelease, same_tensorrt
 from builders.triton.rules import Problem

@@ -22,7 +22,8 @@ from typing import Any
 from builders.config.pbtxt import make_config, write_config
 from builders.config.variants import Skipped, Variant
 from builders.config.warmup import DEFAULT_WARMUP_COUNT
-from builders.model.artifact_io import ArtifactIO, read_artifact_io
+from builders.model.artifact_io import read_artifact_io
+from builders.model.artifact_signature import ArtifactIO
 from builders.model.spec import ModelSpec
 from builders.repository.records import INDEX_FILE, INDEX_KIND, IndexEntry, RepositoryIndex
 from core import formats

@@ -7,7 +7,7 @@ from tritonclient.grpc import model_config_pb2 as mc
 
 from builders import backends
 from builders.backends.pytorch_libtorch import convention_index, tensor_name_problems
-from builders.model.artifact_io import ArtifactIO, TensorIO
+from builders.model.artifact_signature import ArtifactIO, TensorIO
 from core import formats
 from core.errors import ConfigError
 

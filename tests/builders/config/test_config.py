@@ -17,7 +17,7 @@ from tritonclient.grpc import model_config_pb2 as mc
 from builders.config.checks import artifact_problems
 from builders.config.pbtxt import make_config, parse_config, to_text
 from builders.config.variants import Variant
-from builders.model.artifact_io import ArtifactIO, TensorIO
+from builders.model.artifact_signature import ArtifactIO, TensorIO
 from builders.model.spec import ModelSpec
 from builders.model.tensor import TensorSpec
 from core.dtypes import TENSOR_IO_NAMES

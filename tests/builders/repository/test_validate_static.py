@@ -19,7 +19,7 @@ from onnx import TensorProto, helper, numpy_helper
 from builders.cli.main import cli
 from builders.config.pbtxt import read_config, write_config
 from builders.config.variants import Variant
-from builders.model.artifact_io import ArtifactIO, TensorIO
+from builders.model.artifact_signature import TensorIO
 from builders.model.models import load_model
 from builders.model.spec import ModelSpec
 from builders.model.tensor import TensorSpec
@@ -245,7 +245,3 @@ def test_the_escape_rule_is_what_onnxruntime_applies(tmp_path):
             assert ok
         elif ok:
             pytest.skip(f"onnxruntime {ort.__version__} still accepts {loc!r} (it refuses it from 1.24 on)")
-
-
-def test_artifact_io_keeps_its_import_path():
-    assert ArtifactIO("torchscript", (TensorIO("x"),), None).inputs[0].name == "x"
