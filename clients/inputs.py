@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from builders.model.domains import conform, describe_domain
 from builders.model.spec import ModelSpec
 from builders.model.tensor import DEFAULT_INT_RANGE
 from builders.repository.view import Repository
@@ -192,6 +193,8 @@ class InputChoice:
         values: How values are drawn (``"N(0, 1)"``, ``"integers uniform in [0, 999] (...)"``).
         dims: How each dynamic (``-1``) dimension got its size, ``""`` when there is none.
         value_range: Inclusive range of an integer input's values.
+        domain: The build's domain of the input (:mod:`builders.model.domains`: a ``mask``
+            has at least one 1 per row), which the values respect; ``None``: none.
     """
 
     name: str
@@ -200,6 +203,7 @@ class InputChoice:
     values: str
     dims: str = ""
     value_range: tuple[int, int] = DEFAULT_INT_RANGE
+    domain: str | None = None
 
     def describe(self) -> str:
         """``"input_ids [1, 64] int64: integers uniform in [0, 999] (...); seq=64 (...)"``."""
@@ -236,7 +240,9 @@ def plan_inputs(
         r, s = resolved[t.name], specs.get(t.name)
         shape = (batch_size, *r.dims) if sig.max_batch_size > 0 else r.dims
         value_range = DEFAULT_INT_RANGE
-        if t.dtype.startswith("float"):
+        if s is not None and s.domain is not None:
+            values = f"{describe_domain(s.domain, 'random')} (the build's domain)"
+        elif t.dtype.startswith("float"):
             values = "N(0, 1)"
         elif t.dtype == "bool":
             values = "all true"
@@ -248,7 +254,8 @@ def plan_inputs(
                 f"integers uniform in [{value_range[0]}, {value_range[1]}] "
                 "(no value range recorded: the default; --input-data FILE sends real values)"
             )
-        out.append(InputChoice(t.name, tuple(shape), t.dtype, values, r.describe(), value_range))
+        domain = s.domain if s is not None else None
+        out.append(InputChoice(t.name, tuple(shape), t.dtype, values, r.describe(), value_range, domain))
     return out
 
 
@@ -261,7 +268,8 @@ def generate_inputs(
 ) -> dict[str, np.ndarray]:
     """Random inputs for ``sig``, made as :func:`plan_inputs` says: shape ``[batch_size, *dims]``
     (``dims`` when not batching); floats N(0, 1), booleans true, integers uniform in the
-    build's ``value_range`` (else :data:`DEFAULT_INT_RANGE`).
+    build's ``value_range`` (else :data:`DEFAULT_INT_RANGE`); an input with a domain respects
+    it (:func:`builders.model.domains.conform`: a mask has a 1 in every row).
 
     Raises:
         ClientError: see :func:`plan_inputs`.
@@ -276,6 +284,7 @@ def generate_inputs(
         else:
             lo, hi = c.value_range
             out[c.name] = rng.integers(int(lo), int(hi) + 1, size=c.shape).astype(c.dtype)
+        out[c.name] = conform(c.domain, out[c.name] if sig.max_batch_size > 0 else out[c.name][None], rng).reshape(c.shape)
     return out
 
 

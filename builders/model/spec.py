@@ -161,8 +161,14 @@ class ModelSpec:
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form (:class:`ModelSpecRecord`, without a ``schema`` key: the manifest
-        embeds it; spec files may carry one)."""
-        return ModelSpecRecord.from_spec(self).model_dump(mode="json", exclude={"schema_version"})
+        embeds it; spec files may carry one). A tensor without a domain has no ``domain``
+        key, so a spec written before domains has the same JSON (and exports the same reuse
+        keys)."""
+        d = ModelSpecRecord.from_spec(self).model_dump(mode="json", exclude={"schema_version"})
+        for t in (*d["inputs"], *d["outputs"]):
+            if t.get("domain") is None:
+                t.pop("domain", None)
+        return d
 
     @classmethod
     def from_json(cls, d: Any, source: str = "input spec") -> ModelSpec:

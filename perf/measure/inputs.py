@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from builders.model.domains import conform
 from builders.model.spec import ModelSpec
 from builders.model.tensor import BATCH_AXIS, DEFAULT_INT_RANGE
 from clients import shapes as shp
@@ -116,7 +117,7 @@ def input_args(
         except DataTypeError as e:
             raise PerfError(f"input {inp['name']!r}: {e.message}", hint=e.hint) from None
     ints = [n for n, dt in types.items() if dt.is_integer]
-    if not ints:
+    if not ints and not any(t.domain for t in by_name.values()):
         return args  # perf_analyzer's own random data fits every other type
     for n in ints:
         t = by_name.get(n)
@@ -133,7 +134,7 @@ def input_args(
         for name, dt in types.items():
             t = by_name.get(name)
             rng = (t.value_range if t and t.value_range else DEFAULT_INT_RANGE) if dt.is_integer else None
-            entry[name] = tensor_entry(dt, concrete[name], gen, rng)
+            entry[name] = tensor_entry(dt, concrete[name], gen, rng, t.domain if t else None)
         data.append(entry)
     path = workdir / f"input_data_{config.get('name', 'model')}.json"
     path.write_text(json.dumps({"data": data}))
@@ -141,18 +142,28 @@ def input_args(
 
 
 def tensor_entry(
-    dt: dtypes.DataType, shape: list[int], gen: np.random.Generator, value_range: tuple[int, int] | None = None
+    dt: dtypes.DataType,
+    shape: list[int],
+    gen: np.random.Generator,
+    value_range: tuple[int, int] | None = None,
+    domain: str | None = None,
 ) -> dict[str, Any]:
     """One input of one ``--input-data`` step: ``{"content": [...] | {"b64": ...}, "shape": shape}``.
 
     Integers are uniform in ``value_range`` (inclusive), floats N(0, 1), booleans true,
-    strings (``TYPE_STRING``) short ASCII texts. Types in :data:`B64_TYPES` are written as
-    base64 of their little-endian bytes (bfloat16: the upper half of each float32).
+    strings (``TYPE_STRING``) short ASCII texts; an input with a ``domain`` respects it
+    (:func:`builders.model.domains.conform`: a mask has a 1 in every row). Types in
+    :data:`B64_TYPES` are written as base64 of their little-endian bytes (bfloat16: the upper
+    half of each float32).
     """
     n = int(np.prod(shape)) if shape else 1
-    if dt.is_integer:
+    if domain is not None and dt.kind != "bytes":  # one request's sample: its rows are the last axis
+        values: Any = conform(domain, np.zeros((1, *shape), "<f4"), gen).reshape(-1)
+        if dt.kind != "float" or dt.triton not in B64_TYPES:
+            values = values.astype(dt.numpy)
+    elif dt.is_integer:
         lo, hi = value_range or DEFAULT_INT_RANGE
-        values: Any = gen.integers(lo, hi + 1, size=n).astype(dt.numpy)
+        values = gen.integers(lo, hi + 1, size=n).astype(dt.numpy)
     elif dt.kind == "bool":
         values = np.ones(n, dtype=bool)
     elif dt.kind == "bytes":
