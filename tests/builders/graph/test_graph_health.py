@@ -311,7 +311,7 @@ def test_a_file_that_is_not_torchscript_is_an_error(tmp_path, capsys):
 
     (tmp_path / "bad.pt").write_bytes(b"not an archive")
     assert _main([str(tmp_path / "bad.pt")]) == 0  # what the child process prints, run here
-    assert "not a loadable TorchScript module" in json.loads(capsys.readouterr().out)["error"]
+    assert "is not a TorchScript archive: neither a zip archive nor a pickle" in json.loads(capsys.readouterr().out)["error"]
 
 
 # -- folders, the build's record, the CLI ---------------------------------------------------

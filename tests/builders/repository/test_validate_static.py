@@ -71,6 +71,7 @@ def _artifact_problem(result) -> str:
     return p.problem
 
 
+@pytest.mark.slow  # real TorchScript exports
 @pytest.mark.parametrize(
     ("save", "what"),
     [
@@ -95,6 +96,7 @@ def test_a_file_that_is_not_torchscript_is_named_by_a_default_validate(tmp_path,
     assert "is not a TorchScript archive" in problem and what in problem
 
 
+@pytest.mark.slow  # real TorchScript exports
 def test_the_issues_names_input0_and_scores_break_the_convention(tmp_path, monkeypatch):
     def rename(cfg):
         cfg.input[0].name = "INPUT0"
@@ -113,6 +115,7 @@ def test_the_issues_names_input0_and_scores_break_the_convention(tmp_path, monke
     assert r.exit_code == 1 and "input[INPUT0].name" in r.output and "output[scores].name" in r.output
 
 
+@pytest.mark.slow  # real TorchScript exports
 def test_forward_argument_names_are_valid_input_names_and_the_output_count_is_read(tmp_path, monkeypatch):
     """My own model: inputs named after forward()'s arguments are accepted (a traced archive
     too); a config that declares one of its two outputs is not."""
@@ -131,6 +134,7 @@ def test_forward_argument_names_are_valid_input_names_and_the_output_count_is_re
     assert p.field == "output" and "declares 1 outputs, the torchscript artifact has 2" in p.problem
 
 
+@pytest.mark.slow  # real TorchScript exports
 def test_the_static_signature_agrees_with_loading(tmp_path):
     for i, module in enumerate((Plain(), Masked())):
         path = tmp_path / f"m{i}.pt"
