@@ -115,8 +115,15 @@ def inspect_artifact(fmt: str, path: str | Path, *, load: bool = False, timeout_
     if fmt == "onnx":
         return ArtifactRead(read_artifact_io(fmt, path), how="parsed in this process")
     if fmt == "torchscript" and not load:
+        io = static_torchscript_io(Path(path))
+        if io is None:
+            return ArtifactRead(
+                None,
+                "TorchScript archive not loaded, and its code text does not show forward(): pass --load-artifacts "
+                "to read it in a separate process",
+            )
         return ArtifactRead(
-            static_torchscript_io(Path(path)),
+            io,
             how="read from its code text",
             unchecked="TorchScript archive read from its structure and code text, not deserialised: whether "
             "libtorch loads it (its operators, its version) was not checked; pass --load-artifacts to load it "

@@ -240,20 +240,22 @@ def _op_name(func: ast.expr) -> str:
     return name
 
 
-def static_torchscript_io(path: Path) -> ArtifactIO:
+def static_torchscript_io(path: Path) -> ArtifactIO | None:
     """The I/O of a TorchScript archive read from its structure and code text, nothing
-    deserialised (:func:`builders.model.torchscript_archive.read_archive`): ``forward``'s
-    argument names, the number of returned tensors (``None`` when the code does not say) and
-    the device constants in its code. Inputs are empty when the code text does not show
-    ``forward`` (a positional check then finds nothing to compare).
+    deserialised (:func:`read_archive`): ``forward``'s argument names, the number of returned
+    tensors (``None`` when the code does not say) and the device constants in its code.
+
+    Returns:
+        The I/O, positional as the PyTorch backend matches it; ``None`` when the code text does
+        not show the root module's ``forward`` (then only loading can tell).
 
     Raises:
         ConfigError: the file is not a TorchScript archive (a ``torch.save`` pickle, ...).
     """
     sig = read_archive(path)
-    outputs = tuple(TensorIO(f"__{i}") for i in range(sig.outputs)) if sig.outputs is not None else None
     if sig.forward_args is None:
-        return ArtifactIO("torchscript", (), None, positional=False, device_constants=sig.device_constants)
+        return None
+    outputs = tuple(TensorIO(f"__{i}") for i in range(sig.outputs)) if sig.outputs is not None else None
     return ArtifactIO(
         "torchscript",
         tuple(TensorIO(a) for a in sig.forward_args),

@@ -249,3 +249,28 @@ def test_the_escape_rule_is_what_onnxruntime_applies(tmp_path):
             assert ok
         elif ok:
             pytest.skip(f"onnxruntime {ort.__version__} still accepts {loc!r} (it refuses it from 1.24 on)")
+
+
+def test_an_archive_whose_code_does_not_show_forward_is_listed_not_guessed(tmp_path, monkeypatch):
+    """A TorchScript-shaped archive (data.pkl, code/, constants.pkl) whose root class is not in
+    its code text: no names are invented; the check is listed as not run."""
+    import zipfile
+
+    _graph_with_external(tmp_path / "src", "w.data")
+    vdir = write_variant(
+        tmp_path / "repo", Variant("m", "onnx", max_batch_size=4), tmp_path / "src" / "model.onnx", ONE, "python"
+    )
+    cfg = read_config(vdir / "config.pbtxt")
+    for p in cfg.parameters.values():  # the python model now serves a TorchScript file
+        if p.string_value == "onnx":
+            p.string_value = "torchscript"
+    cfg.parameters["artifact_file"].string_value = "model.pt"
+    write_config(cfg, vdir / "config.pbtxt")
+    with zipfile.ZipFile(vdir / "1" / "model.pt", "w") as z:
+        z.writestr("m/data.pkl", b"\x80\x02c__torch__\nMissing\nq\x00.")
+        z.writestr("m/code/__torch__/other.py", "class Other(Module):\n  def forward(self, x: Tensor) -> Tensor:\n    return x\n")
+        z.writestr("m/constants.pkl", b"\x80\x02).")
+    forbid_deserialising(monkeypatch)
+    result = validate(tmp_path / "repo")
+    assert result.problems == []
+    assert any("does not show forward()" in s.problem for s in result.skipped)
