@@ -248,7 +248,9 @@ def test_the_escape_rule_is_what_onnxruntime_applies(tmp_path):
         if not refused:
             assert ok
         elif ok:
-            pytest.skip(f"onnxruntime {ort.__version__} still accepts {loc!r} (later ones refuse it: microsoft/onnxruntime#26776)")
+            pytest.skip(
+                f"onnxruntime {ort.__version__} still accepts {loc!r} (later ones refuse it: microsoft/onnxruntime#26776)"
+            )
 
 
 def test_an_archive_whose_code_does_not_show_forward_is_listed_not_guessed(tmp_path, monkeypatch):
