@@ -23,7 +23,10 @@ def print_report(
 
     path = write_report(run_dir, budget, latency_percentile=percentile, top_n=top, html=html)
     print_table(summary_table(results.load(run_dir), budget, percentile, top))
-    click.echo(f"report: {path}")
+    if path.parent != Path(run_dir):  # perf.report.layout.what_if: written beside the run's own report
+        click.echo(f"what-if report (an option differs from the run's; its own report.md is unchanged): {path}")
+    else:
+        click.echo(f"report: {path}")
 
 
 @click.command("report", cls=ToolkitCommand, context_settings=CONTEXT_SETTINGS)
@@ -50,7 +53,12 @@ def print_report(
 @click.option("--html", is_flag=True, help="Also write report.html: one self-contained interactive page (plotly, opens offline).")
 @verbosity_option
 def report(run_dir: Path, latency_budget_ms: float | None, latency_percentile: int | None, top: int, html: bool) -> None:
-    """Write RUN_DIR/report.md, appendix.md and the plots from results.json, and print the summary."""
+    """Write RUN_DIR/report.md, appendix.md and the plots from results.json, and print the summary.
+
+    With a budget, percentile or --top other than the run's own, the report is a what-if view:
+    it goes to RUN_DIR/report-<what differs>/ (e.g. report-budget5ms/report.md with its own
+    appendix and plots), and the run's report.md stays as it is.
+    """
     print_report(run_dir, latency_budget_ms, latency_percentile, top, html)
 
 

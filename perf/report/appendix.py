@@ -47,8 +47,10 @@ def appendix_lines(
     points: dict[str, list[Point]],
     effects: Sequence[MainEffect],
     inters: Sequence[Interaction],
+    up: str = "",
 ) -> list[str]:
-    """The appendix as markdown lines (see the module docstring)."""
+    """The appendix as markdown lines (see the module docstring); ``up`` prefixes links to the
+    run folder's own files (``"../"`` from a what-if folder)."""
     failed = {v.name for v in run.variants if v.status == "failed"}
     lines = [f"# Appendix of sweep {run.run_id}", "", "The lists [report.md](report.md) shortens, in full.", ""]
     lines += ["## Every variant", "", *variant_table(run), ""]
@@ -84,7 +86,7 @@ def appendix_lines(
             [f"`{v.name}`: {(v.error or 'no error recorded').strip()}" for v in run.variants if v.name in failed],
         ),
         ("Skipped levels", [f"`{v.name}`: {d}" for v in run.variants for d in describe_skipped(v.skipped)]),
-        ("Server starts", [f"[{s.log}]({s.log}) at {s.started}: {s.reason}" for s in run.server_starts]),
+        ("Server starts", [f"[{s.log}]({up}{s.log}) at {s.started}: {s.reason}" for s in run.server_starts]),
     ):
         if items:
             lines += [f"## {title}", "", *(f"- {x}" for x in items), ""]
@@ -98,8 +100,9 @@ def write_appendix(
     points: dict[str, list[Point]],
     effects: Sequence[MainEffect],
     inters: Sequence[Interaction],
+    up: str = "",
 ) -> Path:
-    """Write :data:`perf.markdown.APPENDIX_FILE` into ``run_dir``; returns its path."""
+    """Write :data:`perf.markdown.APPENDIX_FILE` into ``run_dir`` (the report's folder); returns its path."""
     path = Path(run_dir) / APPENDIX_FILE
-    path.write_text("\n".join(appendix_lines(run, rec, points, effects, inters)) + "\n")
+    path.write_text("\n".join(appendix_lines(run, rec, points, effects, inters, up)) + "\n")
     return path

@@ -12,15 +12,16 @@ from perf.records.load import HOST_BUSY
 from perf.records.profile import NOT_DISTINGUISHABLE, PrecisionRow, ProfileRecord, TraceRecord
 
 
-def profile_section(profile: ProfileRecord | None) -> list[str]:
+def profile_section(profile: ProfileRecord | None, up: str = "") -> list[str]:
     """The traces (links and top-10 operator tables) and the precision table; empty without
-    either. Trace links are relative to the run folder, where ``report.md`` is written."""
+    either. Trace links are relative to the run folder, prefixed with ``up`` (``"../"`` from a
+    what-if folder)."""
     if profile is None:
         return []
-    return trace_lines(profile.traces) + precision_lines(profile.precision)
+    return trace_lines(profile.traces, up) + precision_lines(profile.precision)
 
 
-def trace_lines(traces: list[TraceRecord]) -> list[str]:
+def trace_lines(traces: list[TraceRecord], up: str = "") -> list[str]:
     """``## Profiler traces``: one link and one top-10 table per traced format."""
     if not traces:
         return []
@@ -37,7 +38,7 @@ def trace_lines(traces: list[TraceRecord]) -> list[str]:
         if t.status != "measured" or not t.file:
             lines += [f"- {what}: {t.status} ({t.reason or 'no reason recorded'})", ""]
             continue
-        lines += [f"**{what}** ({t.profiler}): [{t.file}]({t.file})", ""]
+        lines += [f"**{what}** ({t.profiler}): [{t.file}]({up}{t.file})", ""]
         rows = [[o.name, fmt(o.self_us, 1), o.calls, fmt(o.self_pct, 1)] for o in t.top_operators]
         lines += table(["operator", "self µs", "calls", "% self"], rows, ["left", "right", "right", "right"]) + [""]
     return lines

@@ -31,11 +31,17 @@ def grid_lines(run: RunResult) -> list[str]:
     return lines + ["", f"Every variant's parameters: [{APPENDIX_FILE}]({APPENDIX_FILE}) and `flat.csv`."]
 
 
-def what_was_run(run: RunResult, run_dir: Path) -> list[str]:
+def what_was_run(run: RunResult, run_dir: Path, up: str = "") -> list[str]:
     """The report's "What was run" section: run, host, server, perf_analyzer, versions,
     settings, the variants' parameters (a table up to :data:`VARIANT_TABLE_MAX` variants, else
     the grid's values per parameter, the table going to the appendix), failed variants,
-    skipped levels and server starts (long lists continue in the appendix)."""
+    skipped levels and server starts (long lists continue in the appendix).
+
+    Args:
+        run: The run.
+        run_dir: Its folder.
+        up: Prefix of links to the run folder's own files (``"../"`` from a what-if folder).
+    """
     env, s = run.environment, run.settings
     server, pa = env.get("server") or {}, env.get("perf_analyzer") or {}
     gpus = (
@@ -66,7 +72,7 @@ def what_was_run(run: RunResult, run_dir: Path) -> list[str]:
         lines.append("- Settings: " + ", ".join(f"{k}={v}" for k, v in s.items() if k != "variants") + ".")
     lines += dynamic_axes_lines(run)
     if (run_dir / COMMANDS_FILE).exists():
-        lines.append(f"- Every command line (server, perf_analyzer) is in [{COMMANDS_FILE}]({COMMANDS_FILE}).")
+        lines.append(f"- Every command line (server, perf_analyzer) is in [{COMMANDS_FILE}]({up}{COMMANDS_FILE}).")
     if len(run.variants) <= VARIANT_TABLE_MAX:
         lines += ["", *variant_table(run)]
     else:
@@ -81,7 +87,7 @@ def what_was_run(run: RunResult, run_dir: Path) -> list[str]:
         lines += ["", "**Skipped levels** (asked for, not measured):", "", *capped(skipped)]
     if len(run.server_starts) > 1:
         lines += ["", "**Server starts** (one log each):", ""] + capped(
-            [f"[{s.log}]({s.log}) at {s.started}: {s.reason}" for s in run.server_starts]
+            [f"[{s.log}]({up}{s.log}) at {s.started}: {s.reason}" for s in run.server_starts]
         )
     return lines
 

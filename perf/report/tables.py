@@ -23,6 +23,7 @@ def level_tables(
     failed: set[str] | frozenset[str] = frozenset(),
     top_n: int = TOP_N,
     baseline: str | None = None,
+    up: str = "",
 ) -> list[str]:
     """Markdown lines: one table per (batch size, concurrency) comparing the variants, highest
     throughput first: the ``top_n`` best (default :data:`TOP_N`) plus the ``baseline`` variant,
@@ -39,6 +40,7 @@ def level_tables(
         failed: Names of failed variants (flagged, never bold as the level's best).
         top_n: Rows per level before the baseline.
         baseline: The variant always shown (the 1-instance, no-batching one), if any.
+        up: Prefix of links to the run folder's files (``"../"`` from a what-if folder).
     """
     gpu = gpu_metric(points)
     cols = [
@@ -63,7 +65,7 @@ def level_tables(
         "",
         (
             f"The {top_n} highest-throughput variants at each level, plus the baseline (1 instance, no batching); "
-            f"every variant's numbers are in [{FLAT_FILE}]({FLAT_FILE}) and [{RESULTS_FILE}]({RESULTS_FILE}). "
+            f"every variant's numbers are in [{FLAT_FILE}]({up}{FLAT_FILE}) and [{RESULTS_FILE}]({up}{RESULTS_FILE}). "
             if many
             else ""
         )

@@ -21,7 +21,7 @@ from core.errors import PerfError
 from perf.analysis.effects import interactions, main_effects
 from perf.analysis.frontier import frontier_section, frontier_summary
 from perf.analysis.pairs import baseline
-from perf.analysis.recommendation import Recommendation, candidate, recommend
+from perf.analysis.recommendation import DEFAULT_LATENCY_PERCENTILE, Recommendation, candidate, recommend
 from perf.analysis.stats import KNEE_GAIN_PCT, P99, THROUGHPUT, Point, peak, run_points
 from perf.markdown import APPENDIX_FILE, TOP_N, UNSTABLE_MARK, capped, flag_mark, fmt
 from perf.plots import figures as plots
@@ -46,6 +46,47 @@ if TYPE_CHECKING:  # rich is imported only when a table is drawn
 log = logging.getLogger(__name__)
 
 REPORT_FILE = "report.md"
+#: Folder name prefix of a what-if report (:func:`what_if`): ``report-budget5ms/`` beside the run's ``report.md``.
+WHAT_IF_PREFIX = "report-"
+
+
+def what_if(
+    run: RunResult, latency_budget_ms: float | None, latency_percentile: int | None, top_n: int = TOP_N
+) -> list[tuple[str, str]]:
+    """How these report options differ from the run's own report (the options the sweep recorded
+    in ``results.json``, and the default ``--top``): one ``(tag, words)`` per difference, e.g.
+    ``("budget5ms", "p99 budget 5 ms instead of the run's 100 ms")``; empty for the run's own report.
+
+    A report with any difference is a *what-if* view: :func:`write_report` writes it into its own
+    folder beside the run's ``report.md`` (``report-<tags>/``), never over the run's report, whose
+    numbers ``results.json`` still backs.
+
+    Args:
+        run: The loaded run.
+        latency_budget_ms: The budget asked for (ms); ``None``: the run's.
+        latency_percentile: The percentile asked for; ``None``: the run's.
+        top_n: Variants per level table asked for.
+    """
+    own_budget = run.settings.get("latency_budget_ms")
+    own_pct = int(run.settings.get("latency_percentile") or DEFAULT_LATENCY_PERCENTILE)
+    pct = int(latency_percentile or own_pct)
+    out = []
+    if latency_budget_ms is not None and latency_budget_ms != own_budget:
+        own = f"the run's {own_budget:g} ms" if own_budget is not None else "none in the run"
+        out.append((f"budget{latency_budget_ms:g}ms", f"p{pct} budget {latency_budget_ms:g} ms instead of {own}"))
+    if pct != own_pct:
+        out.append((f"p{pct}", f"the budget on p{pct} instead of the run's p{own_pct}"))
+    if top_n != TOP_N:
+        out.append((f"top{top_n}", f"top {top_n} variants per table instead of {TOP_N}"))
+    return out
+
+
+def report_folder(run_dir: Path, differences: list[tuple[str, str]]) -> Path:
+    """Where a report goes: ``run_dir`` for the run's own, ``run_dir/report-<tags>/`` for a what-if
+    view (:func:`what_if`)."""
+    if not differences:
+        return Path(run_dir)
+    return Path(run_dir) / (WHAT_IF_PREFIX + "-".join(tag for tag, _ in differences))
 
 
 def summary_table(
@@ -218,7 +259,10 @@ def write_report(
     top_n: int = TOP_N,
     html: bool = False,
 ) -> Path:
-    """Write ``report.md``, ``appendix.md`` and the PNG plots into ``run_dir``.
+    """Write ``report.md``, ``appendix.md`` and the PNG plots into ``run_dir`` — or, when an
+    option differs from the run's own (:func:`what_if`: another budget, percentile or ``top_n``),
+    into the what-if folder ``run_dir/report-<tags>/`` (:func:`report_folder`), leaving the
+    run's report as it is.
 
     ``report.md`` stays short at any number of variants (about 250 lines at 200 variants x 8
     levels): the top ``top_n`` variants per level, the Pareto frontier and the main effects;
@@ -237,7 +281,7 @@ def write_report(
         html: Also write ``report.html``, one self-contained interactive file (plotly).
 
     Returns:
-        Path of ``report.md``.
+        Path of the ``report.md`` written (in the what-if folder for a what-if view).
 
     Raises:
         PerfError: no readable ``results.json``, a run without variants, or a bad budget;
@@ -250,6 +294,10 @@ def write_report(
             f"run {run.run_id} in {run_dir} has no variants",
             hint="the sweep stopped before its first variant; run perf/run_sweep.sh again",
         )
+    differences = what_if(run, latency_budget_ms, latency_percentile, top_n)
+    out = report_folder(run_dir, differences)
+    out.mkdir(exist_ok=True)
+    up = "../" if differences else ""  # links to the run's own files from a what-if folder
     if latency_budget_ms is None:
         latency_budget_ms = run.settings.get("latency_budget_ms")
     rec = recommend(run, latency_budget_ms, latency_percentile)
@@ -261,8 +309,15 @@ def write_report(
     base = baseline(ok, run.variant(rec.best_peak.variant) if rec.best_peak else None)
 
     lines = [f"# Sweep report: {run.run_id}", ""]
+    if differences:
+        lines += [
+            f"> **What-if view** of run `{run.run_id}`: {'; '.join(w for _, w in differences)}. The run's own report, "
+            f"from the settings it was swept with, is [{REPORT_FILE}]({up}{REPORT_FILE}) in the run folder, unchanged; "
+            "results.json is unchanged too.",
+            "",
+        ]
     lines += untrusted_warning(points)
-    lines += what_was_run(run, run_dir) + [""]
+    lines += what_was_run(run, run_dir, up) + [""]
     lines += servers_section(run)
     lines += recommendation_section(rec, points, frontier_summary(points, rec, failed)) + [""]
     lines += frontier_section(points, rec, failed) + [""]
@@ -270,15 +325,15 @@ def write_report(
     lines += effects_section(effects, inters) + [""]
     lines += ["## Conclusions", ""] + conclusions.conclusions(run, rec, effects) + [""]
     lines += coldstart_report.section(run)
-    lines += plot_lines(run, run_dir, rec, breakdown_concurrency, html)
-    lines += efficiency_section(run, run_dir)
-    lines += level_tables(points, failed, top_n, base.name if base else None)
+    lines += plot_lines(run, out, rec, breakdown_concurrency, html)
+    lines += efficiency_section(run, out)
+    lines += level_tables(points, failed, top_n, base.name if base else None, up)
     lines += request_rate_table(run)
-    lines += profile_section(run.profile)
+    lines += profile_section(run.profile, up)
     lines += ["", f"Everything left out above (every pair, variant, flagged level): [{APPENDIX_FILE}]({APPENDIX_FILE})."]
 
-    write_appendix(run, run_dir, rec, points, effects, inters)
-    path = run_dir / REPORT_FILE
+    write_appendix(run, out, rec, points, effects, inters, up)
+    path = out / REPORT_FILE
     path.write_text("\n".join(lines) + "\n")
     log.info("report written to %s", path)
     return path

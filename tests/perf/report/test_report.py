@@ -109,6 +109,7 @@ def test_one_trial_means_spread_unknown_never_significant(a_trials: int, b_trial
 
 
 def _write(run: RunResult, tmp_path: Path) -> tuple[Path, str]:
+    run.settings["latency_budget_ms"] = 3.0  # the run's own budget: its own report (another one is a what-if view)
     save(run, tmp_path)
     (tmp_path / "commands.txt").write_text("perf_analyzer -m x\n")
     path = write_report(tmp_path, latency_budget_ms=3.0)

@@ -258,6 +258,7 @@ def test_cli_report_top_and_html(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     shutil.copy(DEMO_RUN / "results.json", tmp_path / "results.json")
     out = CliRunner().invoke(cli, ["report", str(tmp_path), "--top", "3", "--html"])
     assert out.exit_code == 0, out.output
-    text = (tmp_path / "report.md").read_text()
+    view = tmp_path / "report-top3"  # --top 3 is a what-if view beside the run's report
+    text = (view / "report.md").read_text()
     assert "### Concurrency 1 (top 3 of 8)" in text and "[report.html](report.html)" in text
-    assert (tmp_path / "report.html").stat().st_size > 1_000_000  # plotly.js is inside
+    assert (view / "report.html").stat().st_size > 1_000_000  # plotly.js is inside

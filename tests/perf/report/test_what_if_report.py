@@ -1,0 +1,71 @@
+"""Issue 26: ``triton-perf report RUN --latency-budget-ms 5`` overwrote the run's report.md,
+appendix.md and plots while results.json still said 25 ms. A report whose options differ from the
+run's (budget, percentile, --top) is a what-if view written beside the run's report, never over it.
+No server; the real demo run (tests/data/demo_run)."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from synthetic_runs import DEMO_RUN
+
+from perf.cli.main import cli
+from perf.records.results import load
+from perf.report.write import REPORT_FILE, what_if, write_report
+
+
+def _digests(folder: Path) -> dict[str, str]:
+    """sha256 of every file directly in ``folder`` (report.md, appendix.md, PNGs, results.json)."""
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+@pytest.fixture
+def run_dir(tmp_path: Path) -> Path:
+    shutil.copy(DEMO_RUN / "results.json", tmp_path / "results.json")
+    write_report(tmp_path)  # the run's own report, as the sweep writes it (budget 25 ms)
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("args", "folder", "words"),
+    [
+        (["--latency-budget-ms", "5"], "report-budget5ms", "p99 budget 5 ms instead of the run's 25 ms"),
+        (["--latency-percentile", "95", "--top", "3"], "report-p95-top3", "the budget on p95 instead of the run's p99"),
+    ],
+)
+def test_a_what_if_report_is_written_beside_the_runs_report(run_dir: Path, args: list[str], folder: str, words: str):
+    before = _digests(run_dir)
+    assert {"report.md", "appendix.md", "results.json", "p99_vs_concurrency.png"} <= set(before)
+    out = CliRunner().invoke(cli, ["report", str(run_dir), *args])
+    assert out.exit_code == 0, out.output
+    assert _digests(run_dir) == before  # report.md, appendix.md, every PNG and results.json as they were
+    view = run_dir / folder
+    text = (view / REPORT_FILE).read_text()
+    assert "**What-if view**" in text and words in text
+    assert f"[{REPORT_FILE}](../{REPORT_FILE})" in text  # the run's own report, one folder up
+    assert (view / "appendix.md").exists() and (view / "p99_vs_concurrency.png").stat().st_size > 5000
+    assert "![p99 latency vs concurrency](p99_vs_concurrency.png)" in text  # its own plots, beside it
+    assert f"what-if report (an option differs from the run's; its own report.md is unchanged): {view / REPORT_FILE}" in (
+        " ".join(out.output.split())
+    )
+
+
+def test_the_runs_own_options_rewrite_the_runs_report(run_dir: Path):
+    (run_dir / REPORT_FILE).write_text("stale\n")
+    out = CliRunner().invoke(cli, ["report", str(run_dir), "--latency-budget-ms", "25", "--latency-percentile", "99"])
+    assert out.exit_code == 0, out.output
+    assert "Sweep report" in (run_dir / REPORT_FILE).read_text()
+    assert not [p for p in run_dir.iterdir() if p.name.startswith("report-")]
+    assert f"report: {run_dir / REPORT_FILE}" in " ".join(out.output.split())
+
+
+def test_what_if_names_each_difference():
+    run = load(DEMO_RUN)
+    assert what_if(run, None, None) == [] and what_if(run, 25.0, 99) == []
+    assert [t for t, _ in what_if(run, 5.0, 95, 3)] == ["budget5ms", "p95", "top3"]
+    nobudget = run.__class__(**{**run.__dict__, "settings": {**run.settings, "latency_budget_ms": None}})
+    assert what_if(nobudget, 25.0, None) == [("budget25ms", "p99 budget 25 ms instead of none in the run")]
