@@ -119,7 +119,7 @@ def baseline(
         from perf.profile import run as profile_run
 
         profile, stored = profile_run.profile_target(target, opts, out, trace=trace, precisions=precisions)
-        click.echo("\n".join(profile_section(profile)))
+        click.echo("\n".join(profile_section(profile, operators=None)))
         click.echo(f"traces and precision study: stored in {stored}")
 
 

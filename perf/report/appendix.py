@@ -48,9 +48,12 @@ def appendix_lines(
     effects: Sequence[MainEffect],
     inters: Sequence[Interaction],
     up: str = "",
+    details: Sequence[str] = (),
 ) -> list[str]:
     """The appendix as markdown lines (see the module docstring); ``up`` prefixes links to the
-    run folder's own files (``"../"`` from a what-if folder)."""
+    run folder's own files (``"../"`` from a what-if folder); ``details`` (markdown lines) are the
+    whole forms of the sections report.md shortens (every level's table, the search, the serving
+    efficiency tables, the profiler traces), written last."""
     failed = {v.name for v in run.variants if v.status == "failed"}
     lines = [f"# Appendix of sweep {run.run_id}", "", "The lists [report.md](report.md) shortens, in full.", ""]
     lines += ["## Every variant", "", *variant_table(run), ""]
@@ -90,7 +93,7 @@ def appendix_lines(
     ):
         if items:
             lines += [f"## {title}", "", *(f"- {x}" for x in items), ""]
-    return lines
+    return [*lines, *details]
 
 
 def write_appendix(
@@ -101,8 +104,10 @@ def write_appendix(
     effects: Sequence[MainEffect],
     inters: Sequence[Interaction],
     up: str = "",
+    details: Sequence[str] = (),
 ) -> Path:
-    """Write :data:`perf.markdown.APPENDIX_FILE` into ``run_dir`` (the report's folder); returns its path."""
+    """Write :data:`perf.markdown.APPENDIX_FILE` into ``run_dir`` (the report's folder); returns its
+    path (arguments as :func:`appendix_lines`)."""
     path = Path(run_dir) / APPENDIX_FILE
-    path.write_text("\n".join(appendix_lines(run, rec, points, effects, inters, up)) + "\n")
+    path.write_text("\n".join(appendix_lines(run, rec, points, effects, inters, up, details)) + "\n")
     return path

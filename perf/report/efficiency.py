@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from perf.analysis.efficiency import EfficiencyRow, best_rows, efficiency_rows, other_shapes
-from perf.markdown import TOP_N, Align, flag_mark, fmt, name_then_numbers, table
+from perf.markdown import APPENDIX_FILE, LIST_LIMIT, TOP_N, Align, capped, flag_mark, fmt, name_then_numbers, table
 from perf.plots.efficiency import write_plot
 from perf.records.baseline import BaselinePoint, BaselineResult
 from perf.records.levels import HOST_BUSY
@@ -115,24 +115,48 @@ def efficiency_section(run: RunResult, run_dir: Path) -> list[str]:
             "Not compared (swept at another shape than the baseline's reference inputs): " + ", ".join(left_out) + ".",
             "",
         ]
-    lines += ["### In-process baseline", "", *baseline_lines(run.baseline), ""]
-    return lines
+    lines += ["### In-process baseline", ""]
+    if len(run.baseline.points) > TOP_N:  # the table of every point: the appendix (efficiency_details)
+        return [*lines, *baseline_lines(run.baseline, table_rows=False), ""]
+    return [*lines, *baseline_lines(run.baseline), ""]
+
+
+def efficiency_details(run: RunResult) -> list[str]:
+    """The appendix's serving-efficiency tables: every variant at every level, and every in-process
+    point (empty without a baseline)."""
+    if run.baseline is None:
+        return []
+    rows = efficiency_rows(run)
+    return [
+        "## Serving efficiency, every level",
+        "",
+        *efficiency_table(rows),
+        *not_evidence_lines(rows, None),
+        "",
+        "## In-process baseline, every point",
+        "",
+        *baseline_lines(run.baseline),
+        "",
+    ]
 
 
 def top_rows(rows: Sequence[EfficiencyRow], top_n: int = TOP_N) -> tuple[list[EfficiencyRow], list[EfficiencyRow], str]:
-    """What a large run's plot and table show (issue 18: a report readable at 200 variants):
-    with more than ``top_n`` variants, the plot has the ``top_n`` with the highest served
-    throughput (every level) and the table each of them at that level, with a sentence
-    saying so; else every row in both (and no sentence)."""
-    best = best_rows(rows)
-    if len({r.variant for r in rows}) <= top_n:
+    """What the report's plot and table show (issue 18: a report readable at 200 variants; issue 26:
+    at any ladder size). Up to ``top_n`` rows: every row in both, no sentence. More rows: the table
+    has each variant at its highest served throughput — the ``top_n`` highest when there are more
+    variants — with a sentence saying so and where every level is; the plot has every level of
+    those variants."""
+    if len(rows) <= top_n:
         return list(rows), list(rows), ""
+    best = best_rows(rows)
     top = sorted(best, key=lambda n: -best[n].served_infer_per_s)[:top_n]
+    n = len({r.variant for r in rows})
     note = (
-        f"The {len(top)} variants with the highest served throughput, each at that level, of "
-        f"{len({r.variant for r in rows})} with a baseline (the conclusion above uses them all)."
-    )
-    return [r for r in rows if r.variant in top], [best[n] for n in top], note
+        f"The {len(top)} variants with the highest served throughput, each at that level, of {n} with a baseline"
+        if len(top) < n
+        else "Each variant at its highest served throughput"
+    ) + f" (the conclusion above uses them all; every level: [{APPENDIX_FILE}]({APPENDIX_FILE}))."
+    return [r for r in rows if r.variant in top], [best[v] for v in top], note
 
 
 def efficiency_table(rows: Sequence[EfficiencyRow]) -> list[str]:
@@ -193,16 +217,18 @@ def overhead_cell(r: EfficiencyRow) -> str:
     return text + ("; not significant" if r.overhead_significant is False else "")
 
 
-def not_evidence_lines(rows: Sequence[EfficiencyRow]) -> list[str]:
-    """Below the table: each reason a ratio is no evidence, with the rows it holds for."""
+def not_evidence_lines(rows: Sequence[EfficiencyRow], limit: int | None = LIST_LIMIT) -> list[str]:
+    """Below the table: each reason a ratio is no evidence, with the rows it holds for (the first
+    ``limit`` reasons, then how many more are in the appendix; ``None``: every one)."""
     why: dict[str, list[str]] = {}
     for r in rows:
         if r.note:
             why.setdefault(r.note, []).append(f"`{r.variant}` c={r.point.concurrency}")
-    lines = [
-        f"- {note}: {', '.join(names[:5])}" + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    reasons = [
+        f"{note}: {', '.join(names[:5])}" + (f" and {len(names) - 5} more" if len(names) > 5 else "")
         for note, names in why.items()
     ]
+    lines = capped(reasons, limit) if limit is not None else [f"- {x}" for x in reasons]
     if any(r.overhead_significant is False for r in rows):
         lines.append(
             "- *not significant*: the overhead is within the two measurements' noise (the in-process points' spread "
@@ -211,9 +237,9 @@ def not_evidence_lines(rows: Sequence[EfficiencyRow]) -> list[str]:
     return ["", *lines] if lines else []
 
 
-def baseline_lines(baseline: BaselineResult) -> list[str]:
+def baseline_lines(baseline: BaselineResult, table_rows: bool = True) -> list[str]:
     """The settings in one paragraph, then one row per in-process point (a point not run
-    says why in its status cell)."""
+    says why in its status cell); without ``table_rows`` a line saying where that table is."""
     s = baseline.settings
     versions = ", ".join(f"{k} {v}" for k, v in s.versions.items() if v)
     rounds = (
@@ -227,6 +253,8 @@ def baseline_lines(baseline: BaselineResult) -> list[str]:
         f"Threads: {s.threads_rule}. Versions: {versions}. Measured {baseline.created}. {load_sentence(baseline)}",
         "",
     ]
+    if not table_rows:
+        return [*lines, f"Every one of its {len(baseline.points)} points: [{APPENDIX_FILE}]({APPENDIX_FILE})."]
     headers = [
         "model",
         "format",

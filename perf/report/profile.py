@@ -7,22 +7,27 @@ host did not run says so with its reason (never a number of 0).
 from __future__ import annotations
 
 from perf.analysis.paired import RULE
-from perf.markdown import flag_mark, fmt, table
+from perf.markdown import APPENDIX_FILE, flag_mark, fmt, table
 from perf.records.load import HOST_BUSY
 from perf.records.profile import NOT_DISTINGUISHABLE, PrecisionRow, ProfileRecord, TraceRecord
 
+#: Operators per trace named in report.md (the appendix has each trace's top-10 table).
+TRACE_OPERATORS = 3
 
-def profile_section(profile: ProfileRecord | None, up: str = "") -> list[str]:
-    """The traces (links and top-10 operator tables) and the precision table; empty without
-    either. Trace links are relative to the run folder, prefixed with ``up`` (``"../"`` from a
-    what-if folder)."""
+
+def profile_section(profile: ProfileRecord | None, up: str = "", operators: int | None = TRACE_OPERATORS) -> list[str]:
+    """The traces (links, each with its top ``operators`` in one line: report.md; ``None``: the
+    top-10 tables, as the terminal shows them) and the precision table; empty without either.
+    Trace links are relative to the run folder, prefixed with ``up`` (``"../"`` from a what-if folder)."""
     if profile is None:
         return []
-    return trace_lines(profile.traces, up) + precision_lines(profile.precision)
+    return trace_lines(profile.traces, up, operators) + precision_lines(profile.precision)
 
 
-def trace_lines(traces: list[TraceRecord], up: str = "") -> list[str]:
-    """``## Profiler traces``: one link and one top-10 table per traced format."""
+def trace_lines(traces: list[TraceRecord], up: str = "", operators: int | None = None) -> list[str]:
+    """``## Profiler traces``: per traced format a link and its top operators by self time: with
+    ``operators`` (report.md) that many in one bullet, the tables in the appendix; ``None`` (the
+    appendix): the top-10 table."""
     if not traces:
         return []
     lines = [
@@ -30,18 +35,23 @@ def trace_lines(traces: list[TraceRecord], up: str = "") -> list[str]:
         "",
         "Open a `torch.profiler` trace in `chrome://tracing` or https://ui.perfetto.dev; ONNX Runtime's "
         "profile is a list of the same Chrome-trace events. Self time: inside the operator itself, "
-        "the operators it calls excluded; % of the batch's total self time.",
+        "the operators it calls excluded; % of the batch's total self time."
+        + (f" Each trace's top-10 operators: [{APPENDIX_FILE}]({APPENDIX_FILE})." if operators is not None else ""),
         "",
     ]
     for t in traces:
         what = f"{t.format} on {t.device}, batch {t.batch_size}" + (f", {t.threads} threads" if t.threads else "")
         if t.status != "measured" or not t.file:
-            lines += [f"- {what}: {t.status} ({t.reason or 'no reason recorded'})", ""]
+            lines += [f"- {what}: {t.status} ({t.reason or 'no reason recorded'})"]
             continue
-        lines += [f"**{what}** ({t.profiler}): [{t.file}]({up}{t.file})", ""]
+        if operators is not None:
+            top = "; ".join(f"{o.name} {fmt(o.self_pct, 1)} %" for o in t.top_operators[:operators])
+            lines.append(f"- **{what}** ({t.profiler}): [{t.file}]({up}{t.file}) — top by self time: {top or 'none recorded'}")
+            continue
+        lines += ["", f"**{what}** ({t.profiler}): [{t.file}]({up}{t.file})", ""]
         rows = [[o.name, fmt(o.self_us, 1), o.calls, fmt(o.self_pct, 1)] for o in t.top_operators]
-        lines += table(["operator", "self µs", "calls", "% self"], rows, ["left", "right", "right", "right"]) + [""]
-    return lines
+        lines += table(["operator", "self µs", "calls", "% self"], rows, ["left", "right", "right", "right"])
+    return [*lines, ""]
 
 
 def speedup_cell(r: PrecisionRow) -> str:

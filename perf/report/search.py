@@ -5,7 +5,7 @@ run's :class:`perf.records.search.SearchRecord`."""
 from __future__ import annotations
 
 from perf.analysis.stats import aggregate
-from perf.markdown import fmt, table
+from perf.markdown import APPENDIX_FILE, TOP_N, capped, fmt, table
 from perf.records.results import RunResult
 from perf.search.policy import AUTO, ladder
 
@@ -19,13 +19,19 @@ RULE_WORDS = {
 }
 
 
-def search_lines(run: RunResult) -> list[str]:
+def search_lines(run: RunResult, limit: int | None = TOP_N) -> list[str]:
     """Markdown lines of the ``## Search`` section; none for a run that measured every
     asked level of every variant (``brute`` over an explicit list, or a run saved before
     the search was recorded); a blank line ends the section.
 
     Every number is read from the run: the rules' thresholds, each decision's evidence,
     and the levels measured per variant.
+
+    Args:
+        run: The run.
+        limit: With more variants than this (report.md), the table of every variant becomes a
+            count per way their ladders ended, and the reasons are listed up to
+            :data:`perf.markdown.LIST_LIMIT`; ``None`` (the appendix): every row and reason.
     """
     rec = run.search
     if rec is None or (rec.mode == "brute" and not rec.adaptive):
@@ -67,8 +73,18 @@ def search_lines(run: RunResult) -> list[str]:
         d = rec.decision(v.name)
         cs = sorted({p.concurrency for p in aggregate(v.levels)})
         rows.append([f"`{v.name}`", ", ".join(map(str, cs)) or "—", RULE_WORDS[d.rule] if d else "every asked level"])
+    why = [f"`{d.variant}`: not measured further because {d.reason}." for d in rec.decisions if d.rule != "cap"]
+    if limit is not None and len(rows) > limit:
+        ended: dict[str, int] = {}
+        for r in rows:
+            ended[r[2]] = ended.get(r[2], 0) + 1
+        lines.append(
+            "- Ladders ended: "
+            + ", ".join(f"{words} {n}" for words, n in sorted(ended.items(), key=lambda x: -x[1]))
+            + f" (each variant's levels: [{APPENDIX_FILE}]({APPENDIX_FILE}))."
+        )
+        return [*lines, *(["", *capped(why)] if why else []), ""]
     lines += table(["variant", "concurrency measured", "levels ended"], rows, ["left", "left", "left"])
-    why = [f"- `{d.variant}`: not measured further because {d.reason}." for d in rec.decisions if d.rule != "cap"]
     if why:
-        lines += ["", *why]
+        lines += ["", *(f"- {x}" for x in why)]
     return [*lines, ""]

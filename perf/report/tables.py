@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 from perf.analysis.stats import P99, THROUGHPUT, Point, fmt_spread, gpu_metric, has_metric
-from perf.markdown import CPU_MEASURES, TOP_N, UNSTABLE_MARK, flag_mark, fmt, name_then_numbers, table
+from perf.markdown import APPENDIX_FILE, CPU_MEASURES, TOP_N, UNSTABLE_MARK, flag_mark, fmt, name_then_numbers, table
 from perf.records.results import FLAT_FILE, RESULTS_FILE, RunResult
 
 
@@ -18,30 +20,16 @@ def _top(
     return shown
 
 
-def level_tables(
-    points: dict[str, list[Point]],
-    failed: set[str] | frozenset[str] = frozenset(),
-    top_n: int = TOP_N,
-    baseline: str | None = None,
-    up: str = "",
-) -> list[str]:
-    """Markdown lines: one table per (batch size, concurrency) comparing the variants, highest
-    throughput first: the ``top_n`` best (default :data:`TOP_N`) plus the ``baseline`` variant,
-    the rest counted and left to ``flat.csv`` and ``results.json``.
+#: Lines report.md gives the per-level tables (issue 26: an auto ladder with bisection steps made a
+#: dozen levels and 161 lines): every level's table when all fit, else the levels :func:`body_levels`
+#: chooses, as many as fit; :mod:`perf.report.appendix` has every level's table.
+LEVEL_TABLE_LINES = 60
+#: Lines of the level tables' section besides the tables (heading, legend, which levels, the blank end).
+LEVEL_TABLES_INTRO = 6
 
-    Columns: throughput (infer/s), p50/p90/p95/p99 (ms), server queue and compute infer
-    (µs per request), avg server batch size, and when the run has them: host CPU (%, Triton's
-    ``nv_cpu_utilization``: every process on the host), the server's own CPU (cores: the
-    tritonserver process and its children) and GPU utilisation (%).
-    Medians over trials, with [min–max] for throughput and p99 when a level has trials.
 
-    Args:
-        points: :func:`perf.analysis.stats.run_points` of the run.
-        failed: Names of failed variants (flagged, never bold as the level's best).
-        top_n: Rows per level before the baseline.
-        baseline: The variant always shown (the 1-instance, no-batching one), if any.
-        up: Prefix of links to the run folder's files (``"../"`` from a what-if folder).
-    """
+def _columns(points: dict[str, list[Point]]) -> tuple[list[tuple[str, str, int]], list[tuple[str, str, int]]]:
+    """The level tables' columns ``(title, metric, decimals)``, and the CPU ones among them."""
     gpu = gpu_metric(points)
     cols = [
         ("throughput (infer/s)", THROUGHPUT, 1),
@@ -57,7 +45,102 @@ def level_tables(
     cols += utils
     if gpu:
         cols.append(("GPU util (%)", gpu, 1))
+    return cols, utils
+
+
+def _level_block(
+    key: tuple[int, int],
+    points: dict[str, list[Point]],
+    cols: list[tuple[str, str, int]],
+    failed: set[str] | frozenset[str],
+    top_n: int,
+    baseline: str | None,
+) -> list[str]:
+    """One level's heading and table (the ``top_n`` by throughput plus the baseline)."""
+    bs, conc = key
+    here = [(n, p) for n, pts in points.items() for p in pts if (p.batch_size, p.concurrency) == key]
+    more = f" (top {top_n} of {len(here)})" if len(here) > top_n else ""
+    lines = ["", f"### Concurrency {conc}" + (f", batch size {bs}" if bs != 1 else "") + more]
+    top = max((p.value(THROUGHPUT) for n, p in here if p.ok and n not in failed), default=None)
+    rows = []
+    for name, p in _top(here, failed, top_n, baseline):
+        if not p.ok:
+            rows.append([f"`{name}`", f"failed: {'; '.join(p.errors)[:120]}"])
+            continue
+        cells = [fmt_spread(p, m, d) if m in (THROUGHPUT, P99) else fmt(p.get(m), d) for _, m, d in cols]
+        if p.get(THROUGHPUT) == top and name not in failed:
+            cells[0] = f"**{cells[0]}**"
+        mark = (
+            flag_mark(p.status)
+            + (" (variant failed later)" if name in failed else "")
+            + (" (baseline)" if name == baseline and len(here) > top_n else "")
+        )
+        rows.append([f"`{name}`{mark}", *cells])
+    return lines + table(["variant", *(c[0] for c in cols)], rows, name_then_numbers(1 + len(cols)))
+
+
+def body_levels(
+    blocks: dict[tuple[int, int], list[str]],
+    points: dict[str, list[Point]],
+    picks: Iterable[tuple[int, int]] = (),
+    budget: int = LEVEL_TABLE_LINES,
+) -> list[tuple[int, int]]:
+    """The levels ``(batch size, concurrency)`` whose tables report.md shows: every one when all
+    ``blocks`` fit in ``budget`` lines; else, in this order and as many as fit (at least one): the
+    levels of the picks, the lowest concurrency of each batch size, then the levels most variants
+    reached (higher concurrency first on a tie)."""
+    keys = sorted(blocks)
+    if sum(len(b) for b in blocks.values()) <= budget:
+        return keys
+    reached = {k: sum(any((p.batch_size, p.concurrency) == k for p in pts) for pts in points.values()) for k in keys}
+    lowest = [min(k for k in keys if k[0] == bs) for bs in sorted({k[0] for k in keys})]
+    order = [k for k in picks if k in blocks] + lowest + sorted(keys, key=lambda k: (-reached[k], -k[1]))
+    chosen: list[tuple[int, int]] = []
+    used = 0
+    for k in dict.fromkeys(order):
+        if chosen and used + len(blocks[k]) > budget:
+            continue
+        chosen.append(k)
+        used += len(blocks[k])
+    return sorted(chosen)
+
+
+def level_tables(
+    points: dict[str, list[Point]],
+    failed: set[str] | frozenset[str] = frozenset(),
+    top_n: int = TOP_N,
+    baseline: str | None = None,
+    up: str = "",
+    picks: Iterable[tuple[int, int]] | None = None,
+    budget: int = LEVEL_TABLE_LINES,
+) -> list[str]:
+    """Markdown lines: one table per (batch size, concurrency) comparing the variants, highest
+    throughput first: the ``top_n`` best (default :data:`TOP_N`) plus the ``baseline`` variant,
+    the rest counted and left to ``flat.csv`` and ``results.json``. With ``picks`` (the report's
+    body) only the levels :func:`body_levels` chooses within :data:`LEVEL_TABLE_LINES` lines, the
+    others named with a link to the appendix; without (the appendix) every level.
+
+    Columns: throughput (infer/s), p50/p90/p95/p99 (ms), server queue and compute infer
+    (µs per request), avg server batch size, and when the run has them: host CPU (%, Triton's
+    ``nv_cpu_utilization``: every process on the host), the server's own CPU (cores: the
+    tritonserver process and its children) and GPU utilisation (%).
+    Medians over trials, with [min–max] for throughput and p99 when a level has trials.
+
+    Args:
+        points: :func:`perf.analysis.stats.run_points` of the run.
+        failed: Names of failed variants (flagged, never bold as the level's best).
+        top_n: Rows per level before the baseline.
+        baseline: The variant always shown (the 1-instance, no-batching one), if any.
+        up: Prefix of links to the run folder's files (``"../"`` from a what-if folder).
+        picks: The levels ``(batch size, concurrency)`` of the recommendation's picks, shown first
+            when not every level fits; ``None``: every level (the appendix).
+        budget: Lines the level tables may take with ``picks`` (default :data:`LEVEL_TABLE_LINES`;
+            the report gives them what its other sections leave, up to that).
+    """
+    cols, utils = _columns(points)
     keys = sorted({(p.batch_size, p.concurrency) for pts in points.values() for p in pts})
+    blocks = {k: _level_block(k, points, cols, failed, top_n, baseline) for k in keys}
+    shown = keys if picks is None else body_levels(blocks, points, picks, budget)
     multi_trial = any(p.trials > 1 for pts in points.values() for p in pts)
     many = any(len({n for n, pts in points.items() for p in pts if (p.batch_size, p.concurrency) == k}) > top_n for k in keys)
     lines = [
@@ -76,28 +159,20 @@ def level_tables(
         f"{UNSTABLE_MARK} host busy: other processes used the host's CPU during it (kept, but treat with care)."
         + "".join(f" {label}: {CPU_MEASURES[m][3]}." for label, m, _ in utils),
     ]
-    for bs, conc in keys:
-        here = [(n, p) for n, pts in points.items() for p in pts if (p.batch_size, p.concurrency) == (bs, conc)]
-        more = f" (top {top_n} of {len(here)})" if len(here) > top_n else ""
-        lines += ["", f"### Concurrency {conc}" + (f", batch size {bs}" if bs != 1 else "") + more]
-        top = max((p.value(THROUGHPUT) for n, p in here if p.ok and n not in failed), default=None)
-        shown = _top(here, failed, top_n, baseline)
-        rows = []
-        for name, p in shown:
-            if not p.ok:
-                rows.append([f"`{name}`", f"failed: {'; '.join(p.errors)[:120]}"])
-                continue
-            cells = [fmt_spread(p, m, d) if m in (THROUGHPUT, P99) else fmt(p.get(m), d) for _, m, d in cols]
-            if p.get(THROUGHPUT) == top and name not in failed:
-                cells[0] = f"**{cells[0]}**"
-            mark = (
-                flag_mark(p.status)
-                + (" (variant failed later)" if name in failed else "")
-                + (" (baseline)" if name == baseline and len(here) > top_n else "")
-            )
-            rows.append([f"`{name}`{mark}", *cells])
-        lines += table(["variant", *(c[0] for c in cols)], rows, name_then_numbers(1 + len(cols)))
-    return lines
+    if len(shown) < len(keys):
+        lines += [
+            "",
+            f"{len(shown)} of the {len(keys)} levels measured here: {_levels_text(shown)} (the picks' levels, the lowest, "
+            f"then those most variants reached); every level's table: [{APPENDIX_FILE}]({APPENDIX_FILE}).",
+        ]
+    for k in shown:
+        lines += blocks[k]
+    return [*lines, ""]
+
+
+def _levels_text(keys: Sequence[tuple[int, int]]) -> str:
+    """``"c=1, 8, 12"``; ``"c=1 b=4"`` parts where a batch size is not 1."""
+    return ", ".join(f"c={c}" + (f" b={b}" if b != 1 else "") for b, c in keys)
 
 
 def request_rate_table(run: RunResult) -> list[str]:

@@ -21,7 +21,7 @@ from core.errors import PerfError
 from perf.analysis.effects import interactions, main_effects
 from perf.analysis.frontier import frontier_section, frontier_summary
 from perf.analysis.pairs import baseline
-from perf.analysis.recommendation import DEFAULT_LATENCY_PERCENTILE, Recommendation, candidate, recommend
+from perf.analysis.recommendation import Recommendation, candidate, recommend
 from perf.analysis.stats import KNEE_GAIN_PCT, P99, THROUGHPUT, Point, peak, run_points
 from perf.markdown import APPENDIX_FILE, TOP_N, UNSTABLE_MARK, capped, flag_mark, fmt
 from perf.plots import figures as plots
@@ -32,13 +32,14 @@ from perf.report import conclusions
 from perf.report import html as report_html
 from perf.report.appendix import write_appendix
 from perf.report.effects import effects_section
-from perf.report.efficiency import efficiency_section
+from perf.report.efficiency import efficiency_details, efficiency_section
 from perf.report.knees import knee_lines
-from perf.report.profile import profile_section
+from perf.report.layout import MAX_REPORT_LINES, Part, fit, report_folder, what_if
+from perf.report.profile import profile_section, trace_lines
 from perf.report.run import what_was_run
 from perf.report.search import search_lines
 from perf.report.servers import servers_section
-from perf.report.tables import level_tables, request_rate_table
+from perf.report.tables import LEVEL_TABLE_LINES, LEVEL_TABLES_INTRO, level_tables, request_rate_table
 
 if TYPE_CHECKING:  # rich is imported only when a table is drawn
     from rich.table import Table
@@ -46,47 +47,6 @@ if TYPE_CHECKING:  # rich is imported only when a table is drawn
 log = logging.getLogger(__name__)
 
 REPORT_FILE = "report.md"
-#: Folder name prefix of a what-if report (:func:`what_if`): ``report-budget5ms/`` beside the run's ``report.md``.
-WHAT_IF_PREFIX = "report-"
-
-
-def what_if(
-    run: RunResult, latency_budget_ms: float | None, latency_percentile: int | None, top_n: int = TOP_N
-) -> list[tuple[str, str]]:
-    """How these report options differ from the run's own report (the options the sweep recorded
-    in ``results.json``, and the default ``--top``): one ``(tag, words)`` per difference, e.g.
-    ``("budget5ms", "p99 budget 5 ms instead of the run's 100 ms")``; empty for the run's own report.
-
-    A report with any difference is a *what-if* view: :func:`write_report` writes it into its own
-    folder beside the run's ``report.md`` (``report-<tags>/``), never over the run's report, whose
-    numbers ``results.json`` still backs.
-
-    Args:
-        run: The loaded run.
-        latency_budget_ms: The budget asked for (ms); ``None``: the run's.
-        latency_percentile: The percentile asked for; ``None``: the run's.
-        top_n: Variants per level table asked for.
-    """
-    own_budget = run.settings.get("latency_budget_ms")
-    own_pct = int(run.settings.get("latency_percentile") or DEFAULT_LATENCY_PERCENTILE)
-    pct = int(latency_percentile or own_pct)
-    out = []
-    if latency_budget_ms is not None and latency_budget_ms != own_budget:
-        own = f"the run's {own_budget:g} ms" if own_budget is not None else "none in the run"
-        out.append((f"budget{latency_budget_ms:g}ms", f"p{pct} budget {latency_budget_ms:g} ms instead of {own}"))
-    if pct != own_pct:
-        out.append((f"p{pct}", f"the budget on p{pct} instead of the run's p{own_pct}"))
-    if top_n != TOP_N:
-        out.append((f"top{top_n}", f"top {top_n} variants per table instead of {TOP_N}"))
-    return out
-
-
-def report_folder(run_dir: Path, differences: list[tuple[str, str]]) -> Path:
-    """Where a report goes: ``run_dir`` for the run's own, ``run_dir/report-<tags>/`` for a what-if
-    view (:func:`what_if`)."""
-    if not differences:
-        return Path(run_dir)
-    return Path(run_dir) / (WHAT_IF_PREFIX + "-".join(tag for tag, _ in differences))
 
 
 def summary_table(
@@ -264,10 +224,10 @@ def write_report(
     into the what-if folder ``run_dir/report-<tags>/`` (:func:`report_folder`), leaving the
     run's report as it is.
 
-    ``report.md`` stays short at any number of variants (about 250 lines at 200 variants x 8
-    levels): the top ``top_n`` variants per level, the Pareto frontier and the main effects;
-    every pair, variant and flagged level is in ``appendix.md``, every number in ``flat.csv``
-    and ``results.json``.
+    ``report.md`` stays within :data:`perf.report.layout.MAX_REPORT_LINES` at any grid and ladder
+    size (:func:`perf.report.layout.fit`): the top ``top_n`` variants at the levels that matter,
+    the Pareto frontier and the main effects; every level's table, every pair, variant and flagged
+    level is in ``appendix.md``, every number in ``flat.csv`` and ``results.json``.
 
     Args:
         run_dir: A run folder holding ``results.json``.
@@ -308,31 +268,46 @@ def write_report(
     ok = [v for v in run.variants if v.name not in failed]
     base = baseline(ok, run.variant(rec.best_peak.variant) if rec.best_peak else None)
 
-    lines = [f"# Sweep report: {run.run_id}", ""]
+    head = [f"# Sweep report: {run.run_id}", ""]
     if differences:
-        lines += [
+        head += [
             f"> **What-if view** of run `{run.run_id}`: {'; '.join(w for _, w in differences)}. The run's own report, "
             f"from the settings it was swept with, is [{REPORT_FILE}]({up}{REPORT_FILE}) in the run folder, unchanged; "
             "results.json is unchanged too.",
             "",
         ]
-    lines += untrusted_warning(points)
-    lines += what_was_run(run, run_dir, up) + [""]
-    lines += servers_section(run)
-    lines += recommendation_section(rec, points, frontier_summary(points, rec, failed)) + [""]
-    lines += frontier_section(points, rec, failed) + [""]
-    lines += search_lines(run)
-    lines += effects_section(effects, inters) + [""]
-    lines += ["## Conclusions", ""] + conclusions.conclusions(run, rec, effects) + [""]
-    lines += coldstart_report.section(run)
-    lines += plot_lines(run, out, rec, breakdown_concurrency, html)
-    lines += efficiency_section(run, out)
-    lines += level_tables(points, failed, top_n, base.name if base else None, up)
-    lines += request_rate_table(run)
-    lines += profile_section(run.profile, up)
-    lines += ["", f"Everything left out above (every pair, variant, flagged level): [{APPENDIX_FILE}]({APPENDIX_FILE})."]
-
-    write_appendix(run, out, rec, points, effects, inters, up)
+    head += untrusted_warning(points)
+    head += what_was_run(run, run_dir, up) + [""]
+    head += servers_section(run)
+    head += recommendation_section(rec, points, frontier_summary(points, rec, failed)) + [""]
+    head += frontier_section(points, rec, failed) + [""]
+    findings = effects_section(effects, inters) + [""]
+    findings += ["## Conclusions", ""] + conclusions.conclusions(run, rec, effects) + [""]
+    picks = [(c.batch_size, c.concurrency) for c in (rec.best_under_budget, rec.best_peak) if c is not None]
+    base_name = base.name if base else None
+    parts = [
+        Part(head),
+        Part(search_lines(run), detail=True),
+        Part(findings),
+        Part(coldstart_report.section(run), detail=True),
+        Part(plot_lines(run, out, rec, breakdown_concurrency, html)),
+        Part(efficiency_section(run, out), detail=True),
+        Part([], detail=True),  # the level tables: what the other parts leave of the report's length
+        Part(request_rate_table(run), detail=True),
+        Part(profile_section(run.profile, up), detail=True),
+        Part(["", f"Everything left out above (every pair, variant, flagged level): [{APPENDIX_FILE}]({APPENDIX_FILE})."]),
+    ]
+    room = MAX_REPORT_LINES - sum(len(p.lines) for p in parts) - LEVEL_TABLES_INTRO
+    parts[6].lines = level_tables(points, failed, top_n, base_name, up, picks, min(room, LEVEL_TABLE_LINES))
+    lines, moved = fit(parts)
+    details = [
+        *(search_lines(run, limit=None) if len(run.variants) > TOP_N else []),
+        *efficiency_details(run),
+        *level_tables(points, failed, top_n, base_name, up),
+        *(trace_lines(run.profile.traces, up) if run.profile else []),
+        *moved,
+    ]
+    write_appendix(run, out, rec, points, effects, inters, up, details)
     path = out / REPORT_FILE
     path.write_text("\n".join(lines) + "\n")
     log.info("report written to %s", path)

@@ -14,13 +14,16 @@ import dataclasses
 import itertools
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from builders.config.variants import Variant
 from perf.records.baseline import BaselineKey, BaselinePoint, BaselineResult, BaselineSettings, BaselineTarget
+from perf.records.coldstart import ColdStart, FirstRequests
 from perf.records.levels import LevelResult
+from perf.records.profile import OperatorTime, PrecisionRow, ProfileRecord, TraceRecord
 from perf.records.results import RunResult, VariantResult, load
+from perf.records.search import SearchDecision, SearchRecord, SearchRules
 
 DEMO_RUN = Path(__file__).resolve().parents[1] / "data" / "demo_run"
 #: The 200-variant grid: 2 formats x 4 instance counts x 5 batching settings x 5 max_batch_sizes.
@@ -71,12 +74,27 @@ def _extend(levels: list[LevelResult], concurrency: Sequence[int]) -> list[Level
     return out
 
 
-def synthetic_run(grid: dict = GRID_200, concurrency: Sequence[int] = CONCURRENCY_8, seed: int = 18) -> RunResult:
+def auto_ladder(rng: random.Random) -> list[int]:
+    """One variant's levels as ``--concurrency auto`` with a budget leaves them: 1, 2, 4 ... up to a
+    top that differs per variant, then one or two bisection steps below the top (the budget's edge),
+    so that a run's variants share few levels and the run has a dozen or more distinct ones."""
+    top = rng.choice((8, 16, 32, 64, 128))
+    low = top // 2
+    mid = (low + top) // 2
+    steps = {mid, rng.choice(((low + mid) // 2, (mid + top) // 2))} if rng.random() < 0.7 else {mid}
+    return sorted({c for c in CONCURRENCY_8 if c <= top} | steps)
+
+
+def synthetic_run(
+    grid: dict = GRID_200,
+    concurrency: Sequence[int] | Callable[[random.Random], Sequence[int]] = CONCURRENCY_8,
+    seed: int = 18,
+) -> RunResult:
     """A run of ``len(product(grid))`` variants built from the real demo levels (module docstring).
 
     Args:
         grid: ``formats``, ``counts``, ``delays`` (None = batching off, else µs) and ``mbs``.
-        concurrency: Levels per variant.
+        concurrency: Levels per variant, or a function giving each variant its own (:func:`auto_ladder`).
         seed: Seed of the perturbation (same seed, same run).
     """
     real = load(DEMO_RUN)
@@ -87,7 +105,8 @@ def synthetic_run(grid: dict = GRID_200, concurrency: Sequence[int] = CONCURRENC
         t = Variant(
             "mlp", fmt, count=count, max_batch_size=mbs, dynamic_batching=delay is not None, max_queue_delay_us=delay or 0
         )
-        base = _extend(levels[(fmt, min(count, 2), delay is not None)], concurrency)
+        asked = concurrency(rng) if callable(concurrency) else concurrency
+        base = _extend(levels[(fmt, min(count, 2), delay is not None)], asked)
         # effects: more instances help less and less; a longer delay adds throughput at high load
         # and latency at low load; a larger max_batch_size helps a little while batching
         effect = (1 + 0.15 * (count - min(count, 2))) * (1 + (0.04 * math.log10(1 + (delay or 0)) if delay is not None else 0))
@@ -109,7 +128,11 @@ def synthetic_run(grid: dict = GRID_200, concurrency: Sequence[int] = CONCURRENC
         f"synthetic-{len(variants)}",
         real.created,
         real.environment,
-        {**real.settings, "concurrency": list(concurrency), "variants": [v.name for v in variants]},
+        {
+            **real.settings,
+            "concurrency": "auto" if callable(concurrency) else list(concurrency),
+            "variants": [v.name for v in variants],
+        },
         variants,
         finished=real.finished,
     )
@@ -137,3 +160,36 @@ def with_baseline(run: RunResult) -> RunResult:
     ]
     settings = BaselineSettings("timer", 0.1, 0.05, 3, 100, "reference inputs", 2, "rule", {"torch": "2"})
     return dataclasses.replace(run, baseline=BaselineResult("now", settings, targets, points))
+
+
+def with_profile(run: RunResult) -> RunResult:
+    """``run`` with what ``triton-perf baseline --trace --precision fp32,fp16,bf16`` adds (``make demo``):
+    a trace of each of three formats with its top 10 operators, and a precision row per precision."""
+    ops = [OperatorTime(f"op{i}", 1000.0 / (i + 1), 4, 30.0 / (i + 1)) for i in range(10)]
+    traces = [
+        TraceRecord(f, "torch.profiler", "cpu", 64, 1, f"traces/{f}_b64.json", top_operators=ops)
+        for f in ("eager", "torchscript", "onnx")
+    ]
+    precision = [
+        PrecisionRow("eager PyTorch", "cpu", p, "cast", p, batch_size=64, latency_median_ms=2.0, throughput_samples_per_s=32000.0)
+        for p in ("fp32", "fp16", "bf16")
+    ]
+    return dataclasses.replace(run, profile=ProfileRecord(traces=traces, precision=precision))
+
+
+def with_search(run: RunResult) -> RunResult:
+    """``run`` with the record of an adaptive, pruning search: each variant's ladder ended past the
+    budget (the decision's reason in words, as the sweep writes it)."""
+    decisions = [
+        SearchDecision(v.name, "budget", max(lv.concurrency for lv in v.levels), "p99 passed the 25 ms budget")
+        for v in run.variants
+    ]
+    record = SearchRecord("prune", True, SearchRules(), [v.name for v in run.variants], decisions)
+    return dataclasses.replace(run, search=record)
+
+
+def with_cold_start(run: RunResult) -> RunResult:
+    """``run`` with a cold start for every variant (12 requests at batch 1, the first ones slow)."""
+    for i, v in enumerate(run.variants):
+        v.cold_start = ColdStart(v.name, load_s=2.0 + i % 7, first=[FirstRequests(1, latencies_ms=[80.0, 20.0] + [3.0] * 10)])
+    return run

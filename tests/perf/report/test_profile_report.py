@@ -67,7 +67,7 @@ def _profile() -> ProfileRecord:
 
 
 def test_sections_link_the_traces_and_tabulate_recorded_numbers():
-    text = "\n".join(profile_section(_profile()))
+    text = "\n".join(profile_section(_profile(), operators=None))  # the top-10 tables (terminal, appendix)
     assert "[traces/eager_b8.json](traces/eager_b8.json)" in text
     assert any(ln.split() == ["|", "aten::addmm", "|", "812.5", "|", "4", "|", "91.0", "|"] for ln in text.splitlines())
     assert "trt on cuda, batch 8: not run on this host (no CUDA device on this host)" in text
@@ -75,6 +75,9 @@ def test_sections_link_the_traces_and_tabulate_recorded_numbers():
     cuda = next(ln for ln in text.splitlines() if ln.startswith("| cuda"))
     assert "not run on this host: no CUDA device on this host" in cuda and " 0 " not in cuda
     assert profile_section(None) == [] and profile_section(ProfileRecord()) == []
+    body = "\n".join(profile_section(_profile()))  # report.md: the top operators in one line, the tables in the appendix
+    assert "[traces/eager_b8.json](traces/eager_b8.json) — top by self time: aten::addmm 91.0 %; aten::relu 2.2 %" in body
+    assert "| aten::addmm" not in body and "[appendix.md](appendix.md)" in body
 
 
 def test_the_record_is_saved_with_the_run_and_reported(tmp_path: Path):

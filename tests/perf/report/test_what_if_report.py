@@ -15,7 +15,8 @@ from synthetic_runs import DEMO_RUN
 
 from perf.cli.main import cli
 from perf.records.results import load
-from perf.report.write import REPORT_FILE, what_if, write_report
+from perf.report.layout import what_if
+from perf.report.write import REPORT_FILE, write_report
 
 
 def _digests(folder: Path) -> dict[str, str]:
