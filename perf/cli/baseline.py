@@ -19,7 +19,7 @@ from core.precision import PRECISION_NAMES
 from perf.markdown import UNSTABLE_MARK, flag_mark, fmt
 from perf.profile.timing import TimingSettings
 from perf.records.baseline import BaselineResult
-from perf.report.efficiency import point_status
+from perf.report.inprocess import point_status
 from perf.report.profile import profile_section
 
 if TYPE_CHECKING:  # rich is imported only when a table is drawn
