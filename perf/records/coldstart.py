@@ -5,8 +5,8 @@ A cold start is what one variant costs from its load request to its first fast a
 load itself (client side, from the repository API's load request to its answer, and as the
 server log times it), then single requests at each batch size and dynamic shape the sweep
 will send, in that order, right after the load, before the sweep's own warm-up. The first
-request at a size is compared with the median of the requests that follow it
-(:attr:`FirstRequests.own_median_ms`) and, in the report, with the sweep's steady-state level.
+request at a size is compared with the sweep's steady-state level at that size and, where the
+sweep has none, with the median of the requests that follow it (:attr:`FirstRequests.own_median_ms`).
 
 The steady-state rule (:data:`STEADY_RATIO`, :meth:`FirstRequests.requests_to_steady`) is the
 one place that decides how many requests a variant needs before its latency is steady; the
@@ -23,9 +23,14 @@ from pydantic.dataclasses import dataclass
 
 from perf.records.load import load_status
 
-#: A request is "steady" when its latency is at most this many times the median of the
-#: requests measured at its batch size and shape (the median is robust to the slow first ones).
+#: A request is "steady" when its latency is at most this many times the steady latency at its
+#: batch size and shape: the sweep's p50 at concurrency 1 there, else the median of the requests
+#: that followed the first (robust to the slow first ones); :meth:`FirstRequests.requests_to_steady`.
 STEADY_RATIO = 1.5
+
+#: What a request sent by Python's tritonclient may take above perf_analyzer's p50 for the same
+#: work without being slow (ms): the two clients' own time per request differs, additively.
+CLIENT_ALLOWANCE_MS = 1.0
 
 _CONFIG = ConfigDict(extra="ignore")
 
@@ -75,15 +80,36 @@ class FirstRequests:
         med, first = self.own_median_ms, self.first_ms
         return first / med if first is not None and med else None
 
-    @property
-    def requests_to_steady(self) -> int | None:
-        """How many requests were slower than :data:`STEADY_RATIO` x the median of all of them
-        before the first one within it (0: the first request was already steady); ``None``
-        with fewer than 4 requests (no median to judge by)."""
-        if len(self.latencies_ms) < 4:
+    def requests_to_steady(self, steady_ms: float | None = None) -> int | None:
+        """How many requests were sent before the first steady one (:data:`STEADY_RATIO`).
+
+        The steady latency is ``steady_ms`` — the sweep's steady p50 at concurrency 1 at this size,
+        the same reference the report divides the first request by, plus :data:`CLIENT_ALLOWANCE_MS`
+        for the other client — else (no such level, or ``triton-perf coldstart`` alone) the median
+        of the requests after the first (:attr:`own_median_ms`). So a first request the report
+        calls ``49×`` its steady latency is never counted as steady (issue 26: "requests to steady
+        0" under twelve requests that were all slow).
+
+        Args:
+            steady_ms: The sweep's steady latency at this size (ms); ``None``: the requests' own median.
+
+        Returns:
+            0 when the first request was already steady; ``len(latencies_ms)`` when none of them was
+            (still slow after every request sent); ``None`` without a reference (fewer than 4
+            requests and no ``steady_ms``).
+        """
+        if steady_ms:  # perf_analyzer's latency: these requests' client may add its own time per request
+            limit = STEADY_RATIO * steady_ms + CLIENT_ALLOWANCE_MS
+        elif self.own_median_ms is not None:
+            limit = STEADY_RATIO * self.own_median_ms
+        else:
             return None
-        limit = STEADY_RATIO * statistics.median(self.latencies_ms)
         return next((i for i, ms in enumerate(self.latencies_ms) if ms <= limit), len(self.latencies_ms))
+
+    @property
+    def never_steady(self) -> str:
+        """The words for a count equal to every request sent: ``"none of 12"``."""
+        return f"none of {len(self.latencies_ms)}"
 
 
 @dataclass(config=_CONFIG)
@@ -123,10 +149,3 @@ class ColdStart:
     def first_request(self) -> FirstRequests | None:
         """The very first requests after the load (the first entry with latencies)."""
         return next((f for f in self.first if f.latencies_ms), None)
-
-    @property
-    def requests_to_steady(self) -> int | None:
-        """The most :attr:`FirstRequests.requests_to_steady` over every size and shape;
-        ``None`` when none could be judged."""
-        counts = [n for f in self.first if (n := f.requests_to_steady) is not None]
-        return max(counts) if counts else None

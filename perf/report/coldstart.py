@@ -20,7 +20,7 @@ from typing import Any
 from builders.config.variants import Variant
 from perf.analysis.pairs import differing, variant_of
 from perf.markdown import APPENDIX_FILE, TOP_N, UNSTABLE_MARK, Align, flag_mark, fmt, table
-from perf.records.coldstart import STEADY_RATIO, ColdStart, FirstRequests
+from perf.records.coldstart import CLIENT_ALLOWANCE_MS, STEADY_RATIO, ColdStart, FirstRequests
 from perf.records.levels import HOST_BUSY, LevelResult
 from perf.records.results import RunResult
 from perf.report.phrases import Facts, say
@@ -81,6 +81,21 @@ def ratio(fr: FirstRequests, levels: list[LevelResult]) -> tuple[float | None, b
     return fr.first_ratio, False
 
 
+def steady_count(fr: FirstRequests, levels: list[LevelResult]) -> int | None:
+    """Requests sent before the first steady one, against the same steady latency :func:`ratio`
+    divides by (:meth:`FirstRequests.requests_to_steady`)."""
+    return fr.requests_to_steady(steady_p50_ms(levels, fr.batch_size, fr.shape))
+
+
+def _count_text(e: Entry) -> str:
+    """The table's count: the most over the sizes; ``none of 12`` where a size never got steady."""
+    counts = [(n, f) for f in e.cold.first if (n := steady_count(f, e.levels)) is not None]
+    if not counts:
+        return "—"
+    n, f = max(counts, key=lambda x: x[0])
+    return f.never_steady if n == len(f.latencies_ms) else str(n)
+
+
 def _ratio_text(fr: FirstRequests, levels: list[LevelResult]) -> str:
     if fr.error:
         return f"failed: {fr.error[:80]}"
@@ -102,7 +117,7 @@ def table_lines(items: list[Entry]) -> list[str]:
         "first request, batch 1 (ms)",
         "vs steady p50",
         "first request at later sizes vs steady",
-        "requests to steady",
+        "requests before steady",
     ]
     rows: list[list[str]] = []
     for e in items:
@@ -120,9 +135,8 @@ def table_lines(items: list[Entry]) -> list[str]:
             "; ".join(f"{_size(f)} {_ratio_text(f, e.levels)}{flag_mark(f.flag, words=False)}" for f in c.first if f is not first)
             or "(no other size swept)"
         )
-        steady = c.requests_to_steady
         first_ms = fmt(first.first_ms, 1) + flag_mark(first.flag)
-        rows.append([*head, first_ms, _ratio_text(first, e.levels), later, "—" if steady is None else str(steady)])
+        rows.append([*head, first_ms, _ratio_text(first, e.levels), later, _count_text(e)])
     align: list[Align] = ["left", "left", "right", "right", "right", "right", "left", "right"]
     return table(headers, rows, align)
 
@@ -163,23 +177,29 @@ def warmup_pairs(items: list[Entry]) -> list[WarmupPair]:
 
 def measured_warmup_count(items: list[Entry], run_id: str | None = None) -> tuple[int, str] | None:
     """``(count, reason)`` for ``builders build --warmup-count``: the most requests a variant
-    without warmup needed at any size before one within :data:`STEADY_RATIO` x the median
-    (at least 1); ``None`` when no variant without warmup was measured."""
+    without warmup needed at any size before one within :data:`STEADY_RATIO` x its steady latency
+    (:func:`steady_count`; at least 1, every request sent where one size never got steady, and the
+    reason says so); ``None`` when no variant without warmup was measured."""
     judged = [
         (n, e, f)
         for e in items
         if e.cold.warmup is None and not e.cold.not_measured
         for f in e.cold.first
-        if (n := f.requests_to_steady) is not None
+        if (n := steady_count(f, e.levels)) is not None
     ]
     if not judged:
         return None
     n, e, f = max(judged, key=lambda j: j[0])
     where = f"in run {run_id}" if run_id and run_id != STANDALONE_RUN else "by triton-perf coldstart"
     at = f"batch {f.batch_size}" + (f" [{f.shape}]" if f.shape else "")
+    needed = (
+        f"was not steady within the {n} requests sent at {at} (at least {n})"
+        if n == len(f.latencies_ms)
+        else f"needed {n} request(s) at {at} before one"
+    )
     reason = (
-        f"measured {where}: {e.name} without warmup needed {n} request(s) at {at} before one within "
-        f"{STEADY_RATIO:g}x the median ({len(judged)} sizes of {len({j[1].name for j in judged})} variants judged)"
+        f"measured {where}: {e.name} without warmup {needed} within {STEADY_RATIO:g}x its steady latency "
+        f"({len(judged)} sizes of {len({j[1].name for j in judged})} variants judged)"
     )
     return max(1, n), reason
 
@@ -214,7 +234,7 @@ def conclusion(run: RunResult, items: list[Entry]) -> str:
     gpus = ", ".join(g.get("name", "?") for g in env.get("gpus") or []) or "no GPU"
     bound = (
         f"This holds for a fresh load with no concurrent traffic on `{env.get('host', '?')}` ({env.get('cpu', '?')}, "
-        f"{gpus}); 'steady' means within {STEADY_RATIO:g}× of the median"
+        f"{gpus}); 'steady' means within {STEADY_RATIO:g}× of the steady latency the ratios use"
     )
     if skipped:
         bound += f"; {len(skipped)} variant(s) not measured ({skipped[0].name}: {skipped[0].cold.not_measured or 'no answer'})"
@@ -353,10 +373,12 @@ def _notes(lines: list[str]) -> list[str]:
     return [
         *out,
         "",
-        "The first requests are sent by Python's tritonclient, whose own time per request is above perf_analyzer's: "
-        "a ratio to the sweep's p50 is an upper bound; 'requests to steady' (slower than "
-        f"{STEADY_RATIO:g}× the median of the requests at that size before the first one within it, most over the sizes) "
-        "compares requests of one client.",
+        f"'requests before steady': how many were sent before the first within {STEADY_RATIO:g}× the steady latency "
+        f"its ratio uses (the sweep's p50, plus {CLIENT_ALLOWANCE_MS:g} ms for the other client, else {OWN_MARK} the "
+        "requests' own median), the most over the sizes; 0: the "
+        "first request was already steady; 'none of N': every request sent was slower. The first requests are sent by "
+        "Python's tritonclient, whose own time per request can be above perf_analyzer's: a ratio to the sweep's p50 "
+        "and the count are upper bounds.",
     ]
 
 

@@ -38,12 +38,33 @@ def test_load_times_come_from_the_server_log_lines_of_that_model():
 def test_steady_rule_counts_the_slow_requests_before_the_first_steady_one():
     fr = FirstRequests(1, latencies_ms=[80.0, 30.0, 1.0, 1.1, 0.9, 1.0, 1.2])
     assert fr.first_ms == 80.0 and fr.own_median_ms == pytest.approx(1.05)
-    assert fr.requests_to_steady == 2 and fr.first_ratio == pytest.approx(80 / 1.05)
-    assert FirstRequests(1, latencies_ms=[1.0, 1.1, 0.9, 1.0]).requests_to_steady == 0
-    assert FirstRequests(1, latencies_ms=[1.0 * STEADY_RATIO + 0.01, 1.0, 1.0, 1.0]).requests_to_steady == 1
-    assert FirstRequests(1, latencies_ms=[5.0, 1.0]).requests_to_steady is None  # no median to judge by
+    assert fr.requests_to_steady() == 2 and fr.first_ratio == pytest.approx(80 / 1.05)
+    assert FirstRequests(1, latencies_ms=[1.0, 1.1, 0.9, 1.0]).requests_to_steady() == 0
+    assert FirstRequests(1, latencies_ms=[1.0 * STEADY_RATIO + 0.01, 1.0, 1.0, 1.0]).requests_to_steady() == 1
+    assert FirstRequests(1, latencies_ms=[5.0, 1.0]).requests_to_steady() is None  # no median to judge by
+    assert FirstRequests(1, latencies_ms=[5.0, 1.0]).requests_to_steady(1.0) == 1  # the sweep's level judges
     cs = ColdStart("m", first=[FirstRequests(8, error="refused"), fr, FirstRequests(4, latencies_ms=[9, 1, 1, 1, 1])])
-    assert cs.first_request is fr and cs.requests_to_steady == 2 and cs.at(4) is cs.first[2] and cs.at(4, "seq=8") is None
+    assert cs.first_request is fr and cs.at(4) is cs.first[2] and cs.at(4, "seq=8") is None
+
+
+def test_a_slow_first_request_is_never_counted_steady():
+    """Issue 26: the table said a first request was 49x its steady latency and "requests to steady 0":
+    the count judged against the median of 12 requests that were all slow. It now judges against the
+    steady latency the ratio uses (the sweep's p50 at concurrency 1), and says when none got there."""
+    slow = [724.9, 700.0, 690.0, 710.0, 705.0, 698.0, 702.0, 699.0, 701.0, 703.0, 697.0, 700.0]
+    fr = FirstRequests(1, latencies_ms=slow)
+    assert fr.requests_to_steady() == 0  # by the requests' own median: all alike (no sweep level to judge by)
+    assert fr.requests_to_steady(14.8) == 12 and fr.never_steady == "none of 12"  # 49x the sweep's p50
+    run = make_run()
+    v = run.variants[0]  # its c=1 p50 is 0.6 ms (make_run)
+    v.cold_start = ColdStart(v.name, first=[FirstRequests(1, latencies_ms=[30.0] * 12)])
+    row = [c.strip() for c in next(ln for ln in coldstart_report.section(run) if f"`{v.name}`" in ln).split("|")[1:-1]]
+    assert row[5] == "50.0×" and row[-1] == "none of 12"
+    n, reason = coldstart_report.measured_warmup_count(coldstart_report.entries(run), run.run_id)
+    assert n == 12 and "was not steady within the 12 requests sent at batch 1 (at least 12)" in reason
+    v.cold_start = ColdStart(v.name, first=[FirstRequests(1, latencies_ms=[30.0, 5.0, 0.8] + [0.6] * 9)])
+    row = [c.strip() for c in next(ln for ln in coldstart_report.section(run) if f"`{v.name}`" in ln).split("|")[1:-1]]
+    assert row[-1] == "2"  # 30 and 5 ms before the first within 1.5 x 0.6 ms
 
 
 def _cold(first_b1: float, first_b8: float, load_s: float = 2.0, warmup: str | None = None) -> ColdStart:

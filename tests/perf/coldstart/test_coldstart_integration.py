@@ -28,7 +28,7 @@ def test_load_time_and_first_requests_are_recorded_and_positive(bundled_server, 
     assert [(f.batch_size, f.shape) for f in record.first] == [(1, None), (8, None)]
     for f in record.first:
         assert f.error is None and coldstart.MIN_REQUESTS <= len(f.latencies_ms) <= coldstart.MAX_REQUESTS
-        assert all(ms > 0 for ms in f.latencies_ms) and f.requests_to_steady is not None
+        assert all(ms > 0 for ms in f.latencies_ms) and f.requests_to_steady() is not None
     assert bundled_server.model_state(VARIANT) != "READY"  # unloaded again
 
 
