@@ -139,8 +139,9 @@ def frontier_section(points: dict[str, list[Point]], rec: Recommendation, failed
     lines = [
         "## Pareto frontier",
         "",
-        f"The levels no other level beats on both throughput and p99 ({len(front)} level(s) of {variants} variant(s), "
-        "lowest p99 first; every other level is slower, has a higher p99, or both). "
+        f"The **operating frontier**: over every level of every variant, the levels no other level beats on both "
+        f"throughput and p99 ({len(front)} level(s) of {variants} variant(s), lowest p99 first; every other level is "
+        "slower, has a higher p99, or both). "
         + (
             f"{len(shown)} of them shown, evenly spread along it; all in [{APPENDIX_FILE}]({APPENDIX_FILE}). "
             if shown is not front
@@ -152,13 +153,29 @@ def frontier_section(points: dict[str, list[Point]], rec: Recommendation, failed
         "",
     ]
     best = best_level_frontier(points, failed)
-    lines.append(f"- **At each variant's best level**, the frontier is {_names(best, 6)} (lowest p99 first).")
+    lines.append(
+        f"- **Variant frontier** (another definition: each variant reduced to its best level, then the variants no "
+        f"other beats on both): {_names(best, 6)} (lowest p99 first)." + _why_differ(front, best)
+    )
     per = per_level_lines(points, failed)
     if len(per) <= PER_LEVEL_MAX:
-        lines += ["- **Per level** (variants measured at that level only):", *per]
+        lines += ["- **Per-level frontier** (a third: at one concurrency, among the variants measured there):", *per]
     else:
-        lines.append(f"- **Per level**: in [{APPENDIX_FILE}]({APPENDIX_FILE}) ({len(per)} levels).")
+        lines.append(
+            f"- **Per-level frontier** (at one concurrency at a time): in [{APPENDIX_FILE}]({APPENDIX_FILE}) ({len(per)} levels)."
+        )
     return lines
+
+
+def _why_differ(front: list[Point], best: list[Point]) -> str:
+    """Why the variant frontier names other variants than the operating frontier, when it does."""
+    if {p.variant for p in best} == {p.variant for p in front}:
+        return ""
+    return (
+        " It differs from the operating frontier above by definition, not by error: there a variant is on it with "
+        "any level nothing beats (often a low-concurrency level: low p99, less throughput); here only with its best "
+        "level (its highest throughput)."
+    )
 
 
 def per_level_lines(points: dict[str, list[Point]], failed: Iterable[str] = ()) -> list[str]:
@@ -173,7 +190,8 @@ def frontier_summary(points: dict[str, list[Point]], rec: Recommendation, failed
         return ""
     lo, hi = front[0], front[-1]
     text = (
-        f"**Pareto frontier** ({len(front)} level(s) of {len({p.variant for p in front})} variant(s); see the section below): "
+        f"**Pareto frontier** (the operating frontier: over every level of every variant; {len(front)} level(s) of "
+        f"{len({p.variant for p in front})} variant(s); see the section below): "
         f"from `{lo.variant}` at {_level(lo)} (lowest p99, {fmt(lo.get(P99), 2)} ms, {fmt(lo.get(THROUGHPUT))} infer/s) "
         f"to `{hi.variant}` at {_level(hi)} (highest throughput, {fmt(hi.get(THROUGHPUT))} infer/s, p99 {fmt(hi.get(P99), 2)} ms)"
     )

@@ -58,9 +58,14 @@ def appendix_lines(
     lines = [f"# Appendix of sweep {run.run_id}", "", "The lists [report.md](report.md) shortens, in full.", ""]
     lines += ["## Every variant", "", *variant_table(run), ""]
     front = operating_frontier(points, failed)
-    lines += ["## Pareto frontier, every level", ""]
+    lines += ["## Pareto frontier: the operating frontier, every level of it", ""]
     lines += [*table(FRONTIER_HEADERS, frontier_rows(front, rec), name_then_numbers(4) + ["left"]), ""] if front else ["none", ""]
-    lines += ["Per level (variants measured at that level only):", "", *(x.strip() for x in per_level_lines(points, failed)), ""]
+    lines += [
+        "Per-level frontier (at one concurrency, among the variants measured there):",
+        "",
+        *(x.strip() for x in per_level_lines(points, failed)),
+        "",
+    ]
     lines += ["## Main effects, pair by pair", ""]
     for e in effects:
         lines += [f"### {e.factor.label}: {e.change} ({len(e.pairs)} pair(s))", "", *effect_pairs(e), ""]

@@ -305,3 +305,24 @@ def test_cli_report_top_and_html(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     text = (view / "report.md").read_text()
     assert "### Concurrency 1 (top 3 of 8)" in text and "[report.html](report.html)" in text
     assert (view / "report.html").stat().st_size > 1_000_000  # plotly.js is inside
+
+
+def test_each_frontier_is_named_with_its_definition_where_it_is_used():
+    """Issue 26: the Pareto section's table (every level of every variant) and the bullet under it
+    (each variant at its best level) named different variants, both right by their own definitions,
+    read as a contradiction. Each is named with its definition, and the bullet says why they differ."""
+    from perf.analysis.frontier import frontier_section, frontier_summary
+
+    run = synthetic_run(GRID_48, (1, 2, 4, 8))
+    pts = run_points(run)
+    rec = recommend(run, 25.0)
+    ops, best = operating_frontier(pts), best_level_frontier(pts)
+    assert {p.variant for p in ops} != {p.variant for p in best}  # the case of the issue
+    text = "\n".join(frontier_section(pts, rec))
+    table_intro = text.split("| variant")[0]
+    assert "The **operating frontier**: over every level of every variant" in table_intro
+    bullet = next(ln for ln in text.splitlines() if ln.startswith("- **Variant frontier**"))
+    assert (
+        "each variant reduced to its best level" in bullet and "differs from the operating frontier above by definition" in bullet
+    )
+    assert "the operating frontier: over every level of every variant" in frontier_summary(pts, rec)
