@@ -6,6 +6,7 @@ which saves a figure and reads back what it drew, so tests can check the picture
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,6 +21,8 @@ if TYPE_CHECKING:  # matplotlib is imported lazily (pyplot)
 Drawn = dict[str, dict[str, tuple[list[float], list[float]]]]
 #: Legend entries beside a panel before the legend takes two columns.
 LEGEND_ROWS = 16
+#: Characters per line of a legend label (longer ones wrap): a legend stays narrower than its panel.
+LEGEND_WRAP = 48
 #: A latency axis spanning more than this ratio (max / min) is drawn on a log scale.
 LOG_SPAN = 20.0
 #: Label positions tried around a point, in order: (dx, dy) in points, horizontal and vertical alignment.
@@ -119,12 +122,8 @@ def finish(fig, ax_list, path: Path) -> Drawn:
 
     drawn: Drawn = {}
     for ax in ax_list:
-        handles, labels = ax.get_legend_handles_labels()
-        if handles:
-            # a long legend (a large run's highlighted variants) takes two columns to stay beside its panel
-            ncol = 2 if len(handles) > LEGEND_ROWS else 1
-            ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, ncol=ncol)
-        ax.grid(True, alpha=0.3)
+        legend_beside(ax)
+        ax.grid(True, alpha=0.3, axis="y" if one_x(ax) else "both")
         drawn[ax.get_title()] = {  # errorbar() labels its container; the data line is lines[0]
             label: xy(c.lines[0])
             for c in ax.containers
@@ -140,6 +139,39 @@ def finish(fig, ax_list, path: Path) -> Drawn:
     fig.savefig(path, dpi=110, bbox_inches="tight")
     pyplot().close(fig)
     return drawn
+
+
+def series_linestyle(linestyle: str, xs: Sequence[float]) -> str:
+    """A series' line style: its own, or ``"none"`` (markers only) when it has a single x value —
+    a line through one x draws nothing but shows as a line in the legend (issue 26)."""
+    return linestyle if len(set(xs)) > 1 else "none"
+
+
+def one_x(ax) -> bool:
+    """Whether every data line of ``ax`` sits at one x value (a one-level run): its x grid line
+    would be drawn through every point as if it were a curve, so :func:`finish` leaves it out."""
+    xs = {float(x) for line in ax.get_lines() for x in np.asarray(line.get_xdata(), dtype=float)}
+    return len(xs) == 1
+
+
+def legend_beside(ax) -> None:
+    """The panel's legend to its right, never wider than the panel (issue 26: the p99 plot's legend
+    was wider than its plot): labels wrapped at :data:`LEGEND_WRAP` characters, two columns for a
+    long legend (more than :data:`LEGEND_ROWS` entries: a large run's highlighted variants), and
+    one column, then a smaller font, while it is still wider. The artists keep their labels."""
+    handles, labels = ax.get_legend_handles_labels()
+    if not handles:
+        return
+    wrapped = [textwrap.fill(label, LEGEND_WRAP, break_long_words=False, break_on_hyphens=False) for label in labels]
+    renderer = ax.figure.canvas.get_renderer()
+    width = ax.get_window_extent(renderer).width
+    tries = [(2 if len(handles) > LEGEND_ROWS else 1, 7.0), (1, 7.0), (1, 6.0), (1, 5.0)]
+    for ncol, size in dict.fromkeys(tries):
+        legend = ax.legend(
+            handles, wrapped, fontsize=size, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, ncol=ncol
+        )
+        if legend.get_window_extent(renderer).width <= width:
+            return
 
 
 def xy(line: Line2D) -> tuple[list[float], list[float]]:

@@ -31,7 +31,16 @@ from perf.analysis.stats import P99, THROUGHPUT, Point, curve, gpu_metric, run_p
 from perf.markdown import CPU_MEASURES, TOP_N, UNSTABLE_MARK, flag_mark, fmt
 from perf.plots import bars as plot_bars
 from perf.plots import frontier as plot_frontier
-from perf.plots.canvas import Drawn, batch_sizes, finish, log_scale_if_wide, panel_title, panels, place_labels
+from perf.plots.canvas import (
+    Drawn,
+    batch_sizes,
+    finish,
+    log_scale_if_wide,
+    panel_title,
+    panels,
+    place_labels,
+    series_linestyle,
+)
 from perf.plots.styles import ALL_DISTINCT, GREY, Style, style, styles
 from perf.records.results import RunResult
 
@@ -88,7 +97,7 @@ def _draw_curves(
             ms=5,
             capsize=3,
             color=look.colour,
-            ls=look.linestyle,
+            ls=series_linestyle(look.linestyle, xs),
             label=name + (" (failed)" if name in failed else ""),
             zorder=3,
         )

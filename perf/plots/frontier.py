@@ -24,7 +24,7 @@ from perf.analysis.pairs import variant_of
 from perf.analysis.recommendation import Recommendation, candidate
 from perf.analysis.stats import P99, THROUGHPUT, Point, curve
 from perf.markdown import flag_mark
-from perf.plots.canvas import Drawn, finish, log_scale_if_wide, panels, place_labels, pyplot, xy
+from perf.plots.canvas import Drawn, finish, log_scale_if_wide, panels, place_labels, pyplot, series_linestyle, xy
 from perf.plots.styles import GREY, style
 from perf.records.results import RunResult
 
@@ -173,7 +173,9 @@ def plot_small_multiples(
             xs, med, lo, hi = _median_curve(group)
             look = style(i)
             label = colour.show(c)
-            (line,) = ax.plot(xs, med, color=look.colour, marker=look.marker, ls=look.linestyle, ms=4, label=label)
+            (line,) = ax.plot(
+                xs, med, color=look.colour, marker=look.marker, ls=series_linestyle(look.linestyle, xs), ms=4, label=label
+            )
             if len(group) > 1:
                 ax.fill_between(xs, lo, hi, color=look.colour, alpha=0.07, lw=0)
             drawn[title][label] = xy(line)

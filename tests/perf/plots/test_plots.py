@@ -156,3 +156,69 @@ def test_unstable_level_named_with_its_batch_size():
     run.variants[1].levels[-2].stable = False  # db500 batch 4 c=4
     text = "\n".join(conclusions(run, recommend(run)))
     assert "(`mlp_onnx_cpu1_db500_mbs64` c=4 b=4, `mlp_onnx_cpu2_nodb_mbs64` c=8)" in text
+
+
+@pytest.fixture
+def kept_figures(monkeypatch: pytest.MonkeyPatch) -> list:
+    """The figures the plots close, kept open to be read back from their artists."""
+    real = plot_canvas.pyplot()
+    figures: list = []
+
+    class KeepOpen:
+        def __getattr__(self, name: str):
+            return getattr(real, name)
+
+        def close(self, fig) -> None:
+            figures.append(fig)
+
+    monkeypatch.setattr(plot_canvas, "pyplot", KeepOpen)
+    yield figures
+    for fig in figures:
+        real.close(fig)
+
+
+def test_a_legend_is_never_wider_than_its_panel(tmp_path: Path, kept_figures: list):
+    """Issue 26: the p99 plot's legend was wider than its plot (a long model name, two legend
+    columns, the 'no level meets the budget' entry). Read back from the artists after drawing."""
+    from synthetic_runs import GRID_200, synthetic_run
+
+    from perf.plots.styles import styles
+
+    run = synthetic_run(GRID_200, (1, 2, 4, 8))
+    for v in run.variants:
+        v.name = v.name.replace("mlp", "all_minilm_l6_v2")
+    pts = run_points(run)
+    rec = recommend(run, 1.0)  # no level meets it: the legend names the lowest p99, a long entry
+    plots.plot_metric(
+        pts, "latency_p99_ms", "ms", "p99", tmp_path / "p.png", latency_budget_ms=1.0, rec=rec, looks=styles(pts, rec)
+    )
+    (fig,) = kept_figures
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    for ax in fig.axes:
+        legend = ax.get_legend()
+        assert legend is not None
+        assert legend.get_window_extent(renderer).width <= ax.get_window_extent(renderer).width
+        assert any("no level meets the budget" in " ".join(t.get_text().split()) for t in legend.get_texts())
+
+
+def test_a_one_point_series_is_drawn_as_markers_only(tmp_path: Path, kept_figures: list):
+    """Issue 26: throughput_vs_concurrency of a one-level run drew its legend's lines, and the grid
+    line at that level, through a single x value. Read back: one-point series have no line, the
+    x grid is off where every point is at one x; a series of several points keeps its line."""
+    run = make_run()
+    one = {v.name: v for v in run.variants}
+    for v in one.values():
+        v.levels = [lv for lv in v.levels if lv.concurrency == 4]
+    plots.plot_metric(run_points(run), "throughput_infer_per_s", "infer/s", "T", tmp_path / "t.png")
+    (fig,) = kept_figures
+    (ax,) = fig.axes
+    assert ax.containers and all(c.lines[0].get_linestyle() == "None" for c in ax.containers)
+    assert all(h.get_linestyle() == "None" for h in ax.get_legend().legend_handles if hasattr(h, "get_linestyle"))
+    assert not any(g.get_visible() for g in ax.xaxis.get_gridlines()) and any(g.get_visible() for g in ax.yaxis.get_gridlines())
+    kept_figures.clear()
+    plots.plot_metric(run_points(make_run()), "throughput_infer_per_s", "infer/s", "T", tmp_path / "t2.png")
+    (ax,) = kept_figures[0].axes
+    several = [c.lines[0] for c in ax.containers if len(set(c.lines[0].get_xdata())) > 1]
+    assert several and all(line.get_linestyle() != "None" for line in several)
+    assert any(g.get_visible() for g in ax.xaxis.get_gridlines())
