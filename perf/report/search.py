@@ -76,8 +76,8 @@ def search_lines(run: RunResult, limit: int | None = TOP_N) -> list[str]:
     why = [f"`{d.variant}`: not measured further because {d.reason}." for d in rec.decisions if d.rule != "cap"]
     if limit is not None and len(rows) > limit:
         ended: dict[str, int] = {}
-        for r in rows:
-            ended[r[2]] = ended.get(r[2], 0) + 1
+        for row in rows:
+            ended[row[2]] = ended.get(row[2], 0) + 1
         lines.append(
             "- Ladders ended: "
             + ", ".join(f"{words} {n}" for words, n in sorted(ended.items(), key=lambda x: -x[1]))
