@@ -4,16 +4,17 @@
 #      (KIND_CPU x1/x2, dynamic batching off / 500 µs, max_batch_size 64) in model_repository/
 #   2. clients check: each variant loaded on a real tritonserver, the saved reference batch sent
 #      over HTTP and gRPC, served outputs compared with PyTorch's
-#   3. perf/run_sweep.sh: perf_analyzer at concurrency 1, 2, 4 ... per variant until throughput stops rising
-#      or p99 passes the budget (--concurrency auto), variants that cannot win dropped after a probe level
-#      (--search prune, 8 variants) -> results/<run-id>/
+#   3. perf/run_sweep.sh: the 8 variants loaded together and measured in interleaved, shuffled rounds
+#      (perf_analyzer at concurrency 1, 2, 4, 8 ... per variant until throughput stops rising or p99 passes the
+#      budget), compared pairwise within each round; variants the pick beats dropped (--search prune), all
+#      within a time budget (DEMO_TIME_BUDGET, 6m) -> results/<run-id>/
 #      (raw CSVs, commands.txt, results.json, flat.csv, report.md + PNG plots); summary printed.
 #   3b. triton-perf baseline --trace --precision: a profiler trace of one batch per format and the
 #      precision study of the eager model, added to the run and its report.
 #   4. triton-perf export-deployment: the recommended variant as a Kubernetes bundle in
 #      results/<run-id>/deployment-<variant>/ (model folder + manifests, docs/KUBERNETES.md).
 # Overrides: DEMO_MODEL (mlp), DEMO_CONCURRENCY (auto; or a list such as 1,2,4,8), DEMO_BUDGET_MS (p99 budget, 25),
-#            DEMO_INTERVAL_MS (1500), DEMO_MAX_TRIALS (5).
+#            DEMO_TIME_BUDGET (the sweep's time budget, 6m), DEMO_WINDOW_MS (each round visit's window, 300).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY="${VENV:-.venv}/bin/python"
@@ -27,11 +28,10 @@ echo "== 1/4 build: $MODEL -> TorchScript + ONNX, verified, variants in model_re
 echo "== 2/4 check: served outputs vs PyTorch, HTTP and gRPC, every variant"
 "$PY" -m clients.cli.main check --runtime bundled --repository model_repository --variant "${MODEL}_*"
 
-echo "== 3/4 sweep: perf_analyzer over concurrency ${DEMO_CONCURRENCY:-auto}"
+echo "== 3/4 sweep: perf_analyzer over concurrency ${DEMO_CONCURRENCY:-auto}, in rounds, within ${DEMO_TIME_BUDGET:-6m}"
 perf/run_sweep.sh --runtime bundled --repository model_repository --variants "${MODEL}_*" \
-  --concurrency "${DEMO_CONCURRENCY:-auto}" --measurement-interval "${DEMO_INTERVAL_MS:-1500}" \
-  --max-trials "${DEMO_MAX_TRIALS:-5}" --unstable-retries 0 --latency-budget-ms "${DEMO_BUDGET_MS:-25}" \
-  --run-id "$RUN_ID"
+  --concurrency "${DEMO_CONCURRENCY:-auto}" --round-window "${DEMO_WINDOW_MS:-300}" \
+  --time-budget "${DEMO_TIME_BUDGET:-6m}" --latency-budget-ms "${DEMO_BUDGET_MS:-25}" --run-id "$RUN_ID"
 
 echo "== 3b/4 traces and precision study: triton-perf baseline --trace --precision, then the report again"
 "$PY" -m perf.cli.main baseline "results/$RUN_ID" --profile-only --trace --precision fp32,fp16,bf16 --min-run-time 0.1 >/dev/null

@@ -57,8 +57,9 @@ def _ordered(option_specs: list[OptionSpec]) -> list[OptionSpec]:
 def sweep(ctx: click.Context, resume: str | None, allow_failed_variants: bool, no_report: bool, **params: Any) -> None:
     """Run perf_analyzer over every variant and concurrency level; write RESULTS_DIR/RUN_ID/.
 
-    The server is launched with explicit model control and one variant loaded at a time; its
-    log is kept in the run folder. Exit codes: 0 every variant measured, 1 an error (nothing
+    The server is launched with explicit model control; the variants in contention are loaded
+    together and measured in interleaved rounds (--design sequential: one at a time); its log
+    is kept in the run folder. Exit codes: 0 every variant measured, 1 an error (nothing
     measured), 3 some variant failed (see --allow-failed-variants), 130 interrupted (resume
     with --resume RUN_ID).
     """
@@ -149,7 +150,8 @@ class _progress:
             trial = f" t={e['trial'] + 1}/{self.trials}" if self.trials > 1 else ""
             load = f"rate={e['request_rate']:g}/s" if e.get("request_rate") else f"c={e['concurrency']}"
             load += f" {e['shape']}" if e.get("shape") else ""
-            text = f"{e['variant']} ({e['index'] + 1}/{e['n_variants']}) {load} b={e['batch_size']}{trial}{self.last}"
+            where = f"round {e['round'] + 1}: " if e.get("round") is not None else ""
+            text = f"{where}{e['variant']} ({e['index'] + 1}/{e['n_variants']}) {load} b={e['batch_size']}{trial}{self.last}"
             self.bar.update(self.task, description=escape(text))
         elif e["event"] == "level_done":
             lv = e["level"]
@@ -168,6 +170,11 @@ class _progress:
         elif e["event"] == "variant_failed":
             log(f"[red]{escape(e['variant'])} failed: {escape(e['error'])}[/red]")
             self.bar.advance(self.task, e.get("levels_left", 0))  # its planned levels that will not run now
+        elif e["event"] in ("plan", "spent"):  # the rounds' time budget: the estimate, then the real time
+            log(escape(e["text"]))
+        elif e["event"] == "round_start":  # a round says its size as it starts
+            done = self.bar.tasks[0].completed if self.bar.tasks else 0
+            self.bar.update(self.task, total=done + e["visits"])
         elif e["event"] == "baseline_point":
             log(escape("in-process baseline " + describe_point(e)))
 

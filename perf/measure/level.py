@@ -35,7 +35,7 @@ from pathlib import Path
 from clients.server import TritonServer
 from core.errors import PerfError
 from perf.measure import analyzer
-from perf.measure.analyzer_output import RunOutcome
+from perf.measure.analyzer_output import STABILITY_WINDOWS, RunOutcome
 from perf.measure.host import HOST_BUSY_THRESHOLD_PCT, HostSampler, is_host_busy, own_roots
 from perf.measure.metrics import MetricsSampler, NvmlSampler
 from perf.records.levels import LevelResult
@@ -152,6 +152,43 @@ def measure_level(
                 f"measured again: other processes used {first:.0f} % of a core during a first "
                 f"measurement (threshold {host.threshold_pct:g} %)"
             )
+    return level.settle()
+
+
+def measure_visit(
+    pa: Path,
+    srv: TritonServer,
+    load: Load,
+    in_args: list[str],
+    settings: MeasureSettings,
+    run_dir: Path,
+    record_command: Recorder,
+    host: HostCheck = HostCheck(),
+) -> LevelResult:
+    """One visit of a rounds sweep (:mod:`perf.search.rounds`).
+
+    A single perf_analyzer run of its 3 merged windows of ``settings.measurement_interval_ms``,
+    kept whatever their spread, never retried or re-measured here: the next round measures the
+    level again, and every comparison is paired within a round. ``stable`` says whether the
+    windows' throughput spread (max - min) stayed within ``stability_pct`` of their mean; ``host
+    busy`` whether other processes used the host (:func:`perf.measure.host.is_host_busy`).
+    Arguments as :func:`measure_level`.
+
+    Returns:
+        The level, its :attr:`~perf.records.levels.LevelResult.status` settled.
+    """
+    once = dataclasses.replace(settings, stability_pct=1e6, max_trials=STABILITY_WINDOWS, unstable_retries=0)
+    level = _measure_once(pa, srv, load, in_args, once, run_dir, record_command)
+    if not level.ok:
+        return level
+    spread = level.throughput_window_spread_pct
+    level.stable = spread is None or spread <= settings.stability_pct
+    if not level.stable:
+        level.notes.append(f"its 3 windows' throughput spread {spread:.0f} % (more than ±{settings.stability_pct:g} %)")
+    busy = level.host_busy_pct
+    if is_host_busy(busy, host.threshold_pct):
+        level.host_busy = True
+        level.notes.append(f"other processes used {busy:.0f} % of a core during the visit (threshold {host.threshold_pct:g} %)")
     return level.settle()
 
 

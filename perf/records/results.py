@@ -210,6 +210,8 @@ class SweepSettings(TypedDict, total=False):
     time_budget_s: float | None
     #: The seed that shuffles the rounds (round ``r``: ``seed + r``).
     seed: int
+    #: Most variants loaded on a server at once in the rounds design (``None``: as many as fit).
+    max_loaded: int | None
 
 
 @dataclass(config=_CONFIG)

@@ -43,7 +43,7 @@ class RoundRules:
         first_levels: Levels of an adaptive ladder measured from the first round.
     """
 
-    window_ms: int = 500
+    window_ms: int = 300
     min_rounds: int = 3
     max_rounds: int = 10
     flat_window: int = 2

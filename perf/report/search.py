@@ -51,7 +51,12 @@ def search_lines(run: RunResult, limit: int | None = TOP_N) -> list[str]:
         )
     else:
         how.append(f"concurrency levels {', '.join(map(str, levels))}, measured whole on every variant not pruned")
-    if rec.mode == "prune":
+    if run.rounds is not None:  # interleaved rounds: the ladder and pruning rules of perf.search.ladder / rounds
+        how = [
+            "concurrency " + ("**auto**" if rec.adaptive else ", ".join(map(str, levels))) + " in interleaved rounds "
+            "(see Paired ranking)"
+        ]
+    elif rec.mode == "prune":
         how.append(
             "**pruning**: after the first variant, each one measured first at the concurrency of the best level so far "
             "and dropped when its best throughput plus its spread stayed below the best's minus the best's spread "

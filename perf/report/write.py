@@ -36,6 +36,7 @@ from perf.report.efficiency import efficiency_details, efficiency_section
 from perf.report.knees import knee_lines
 from perf.report.layout import MAX_REPORT_LINES, Part, fit, report_folder, what_if
 from perf.report.profile import profile_section, trace_lines
+from perf.report.ranking import busy_note, ranking_lines
 from perf.report.run import what_was_run
 from perf.report.search import search_lines
 from perf.report.servers import servers_section
@@ -166,8 +167,11 @@ def recommendation_section(rec: Recommendation, points: dict[str, list[Point]], 
         stable = any(p.status == "ok" for ps in points.values() for p in ps if candidate(p))
         lines += [
             (
-                f"- **Ranked after the stable levels** ({len(rec.flagged)}; {UNSTABLE_MARK}: a flagged level wins only when "
-                "it beats every stable one by more than its spread):"
+                f"- **Flagged levels** ({len(rec.flagged)}; {UNSTABLE_MARK} on their numbers; the pick rests on paired "
+                "rounds, in which every variant shared the host's state, so a flag does not decide it):"
+                if rec.ranking is not None
+                else f"- **Ranked after the stable levels** ({len(rec.flagged)}; {UNSTABLE_MARK}: a flagged level wins only "
+                "when it beats every stable one by more than its spread):"
                 if stable
                 else f"- **Flagged levels** ({len(rec.flagged)}; {UNSTABLE_MARK}; the run has no stable level to rank first):"
             )
@@ -276,10 +280,11 @@ def write_report(
             "results.json is unchanged too.",
             "",
         ]
-    head += untrusted_warning(points)
+    head += untrusted_warning(points) if run.rounds is None else busy_note(points)
     head += what_was_run(run, run_dir, up) + [""]
     head += servers_section(run)
     head += recommendation_section(rec, points, frontier_summary(points, rec, failed)) + [""]
+    head += ranking_lines(run, rec)
     head += frontier_section(points, rec, failed) + [""]
     findings = effects_section(effects, inters) + [""]
     findings += ["## Conclusions", ""] + conclusions.conclusions(run, rec, effects) + [""]

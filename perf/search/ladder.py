@@ -55,12 +55,14 @@ class Ladder:
         active: Those measured in the next round.
         end: Why no level is added any more (``None`` while it grows).
         still_rising: It ended at a cap while its top step still paid (a cut, when the cap is the time budget's).
+        adaptive: It grows (``--concurrency auto``); an explicit list is measured whole and never climbs.
     """
 
     levels: list[int]
     active: list[int]
     end: SearchDecision | None = None
     still_rising: bool = False
+    adaptive: bool = True
 
 
 def side(plan: VariantPlan, concurrency: int) -> Side:
@@ -78,7 +80,7 @@ def start(plan: VariantPlan, ladder: tuple[int, ...], adaptive: bool, rounds: Ro
     """The ladder before the first round: its first levels (adaptive) or the whole list."""
     levels = [c for c in ladder if cap is None or c <= cap]
     first = levels[: rounds.first_levels] if adaptive else levels
-    return Ladder(list(first), list(first))
+    return Ladder(list(first), list(first), adaptive=adaptive)
 
 
 def resume(
@@ -88,7 +90,7 @@ def resume(
     fresh = start(plan, ladder, adaptive, rounds, cap)
     seen = {lv.concurrency for lv in vr.levels if lv.request_rate is None and lv.ok}
     levels = sorted(set(fresh.levels) | seen)
-    return Ladder(levels, list(levels))
+    return Ladder(levels, list(levels), adaptive=adaptive)
 
 
 def _latency(vr: VariantResult, plan: VariantPlan, c: int, budget: Budget) -> tuple[float | None, int]:
@@ -215,7 +217,9 @@ def _behind(vr: VariantResult, plan: VariantPlan, c: int, best: int, min_gain_pc
 
 def climbing(lad: Ladder, plan: VariantPlan, vr: VariantResult, rules: SearchRules) -> bool:
     """Whether the ladder may still lift the variant's best: it has not ended and its top
-    step paid (or has not been measured in a common round yet)."""
+    step paid (or has not been measured in a common round yet). An explicit list never climbs."""
+    if not lad.adaptive:
+        return False
     if lad.end is not None or len(lad.levels) < 2:
         return lad.end is None
     gains = step_gains(vr, plan, lad.levels[-2], lad.levels[-1])

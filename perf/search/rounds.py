@@ -9,8 +9,8 @@ comparison is *paired* within a round (:mod:`perf.analysis.paired`). After each 
 1. every ladder is updated (:func:`perf.search.ladder.update`: grown, ended, levels retired);
 2. with ``--search prune``, a variant the leader beats by the paired rule
    (:mod:`perf.analysis.paired`: a sign test at 5 %, 6 rounds at least), and whose ladder can
-   no longer lift it (:func:`perf.search.ladder.climbing`), is dropped; so is one whose lowest
-   level is over the latency budget in the median of ``min_rounds`` rounds;
+   no longer lift it (:func:`perf.search.ladder.climbing`), is dropped — by nothing else (the
+   ranking is under the latency budget when some variant meets it, else by peak throughput);
 3. the rounds end when the ranking is **decided** (no contender still climbing; the leader
    beats each other contender, or the rounds left up to ``max_rounds`` could not separate
    them: a settled tie), after ``max_rounds``, or when the next round does not fit in the
@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from perf.analysis.ranking import MIN_ROUNDS, Ranking, per_round, rank_variants
+from perf.analysis.ranking import MIN_ROUNDS, Ranking, rank_variants
 from perf.markdown import fmt
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
@@ -140,7 +140,12 @@ class Rounds:
     def ranking(self, names: Sequence[str]) -> Ranking:
         """The paired ranking of ``names`` (:func:`perf.analysis.paired.rank_variants`)."""
         b = self.setup.budget
-        return rank_variants([self._vr(n) for n in names], b.ms if b else None, b.metric if b else "latency_p99_ms")
+        variants = [self._vr(n) for n in names]
+        if b is not None:
+            under = rank_variants(variants, b.ms, b.metric)
+            if under.leader is not None:
+                return under
+        return rank_variants(variants, None, b.metric if b else "latency_p99_ms")
 
     def visits(self, names: Sequence[str], index: int) -> list[tuple[str, LevelKey]]:
         """Every active (variant, level) of ``names`` in round ``index``, unshuffled."""
@@ -249,7 +254,9 @@ class Rounds:
             self.events({"event": "search_decision", "variant": name, "decision": decision, "levels_left": 0})
 
     def _prune(self, alive: Sequence[str]) -> None:
-        """Drop contenders the leader beats and that cannot climb; and those over the budget at their lowest level."""
+        """Drop contenders the leader beats by the paired rule and whose ladder cannot lift them.
+        Nothing else drops a variant: a latency over the budget is an absolute number, which
+        other processes' load inflates alike for every variant, so it is never a reason here."""
         s = self.setup
         rank = self.ranking(alive)
         for comp in rank.comparisons:
@@ -263,26 +270,6 @@ class Rounds:
                 comp.a.variant,
                 comp.a.concurrency,
             )
-        for name in alive:
-            reason = self._over_budget_everywhere(name)
-            if reason:
-                self._drop(name, self.ladders[name].levels[0], reason)
-
-    def _over_budget_everywhere(self, name: str) -> str | None:
-        b, s = self.setup.budget, self.setup
-        if b is None:
-            return None
-        low = self.ladders[name].levels[0]
-        vals = list(per_round(self._vr(name), ladders.side(s.plans[name], low), b.metric).values())
-        if len(vals) < s.rounds.min_rounds or low != s.ladder[0]:
-            return None
-        med = sorted(vals)[len(vals) // 2]
-        if med <= b.ms:
-            return None
-        return (
-            f"its p{b.percentile} at concurrency {low}, the lowest load, is {fmt(med, 2)} ms (median of {len(vals)} rounds), "
-            f"over the budget of {fmt(b.ms, 2)} ms: more load only adds latency"
-        )
 
     def _drop(self, name: str, at: int, reason: str, best: str | None = None, best_c: int | None = None) -> None:
         d = SearchDecision(

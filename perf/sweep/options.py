@@ -22,8 +22,10 @@ from core.options import NOT_A_FLAG, Flag, fields
 from perf.analysis.recommendation import DEFAULT_LATENCY_PERCENTILE, LATENCY_PERCENTILES
 from perf.measure.host import HOST_BUSY_THRESHOLD_PCT
 from perf.measure.level import HOST_BUSY_PAUSE_S
+from perf.records.rounds import DESIGNS, RoundRules
 from perf.records.search import SEARCH_MODES, SearchRules
 from perf.records.settings import MEASURE_PANEL, MeasureSettings
+from perf.search.budget import parse_duration
 from perf.search.policy import AUTO, ladder
 from perf.sweep.flags import concurrency_item, concurrency_setting, positive_rate, sweep_axes_flags
 
@@ -33,6 +35,8 @@ log = logging.getLogger(__name__)
 #: ``--concurrency auto`` may reach, and the explicit list of tools that measure every level.
 DEFAULT_CONCURRENCY = ladder(AUTO, SearchRules())[0]
 DEFAULT_BATCH_SIZES = (1,)
+#: The default ``--time-budget`` (s): what keeps ``make demo`` within its README time on a 2-core host.
+DEFAULT_TIME_BUDGET_S = 360.0
 Progress = Callable[[dict[str, Any]], None]
 #: The help panels of ``triton-perf sweep``.
 WHAT_PANEL = "What to sweep"
@@ -43,8 +47,9 @@ REPORT_PANEL = "Report and exit"
 SWEEP_SETS = ("model_control", "load_models", "log_file")
 #: ServerOptions fields a run records and a resumed run takes back.
 SERVER_SETTINGS = tuple(f.name for f in dataclasses.fields(ServerOptions) if f.name not in ("repository", *SWEEP_SETS))
-#: SweepOptions flags that say how this invocation runs, not what the run measures: not saved.
-RUN_FLAGS = ("results_dir", "run_id", "baseline", "allow_shared_host")
+#: SweepOptions flags that say how this invocation runs, not what the run measures: not saved
+#: (a resumed run gets the time budget passed now: ``rounds.budget`` records each one's).
+RUN_FLAGS = ("results_dir", "run_id", "baseline", "allow_shared_host", "time_budget_s")
 #: Settings a passed value replaces on resume (they only affect the report).
 REPORT_SETTINGS = ("latency_budget_ms", "latency_percentile")
 #: What a run saved before a setting was recorded measured with (other missing settings keep
@@ -107,6 +112,17 @@ class SweepOptions:
             default True, ``--no-baseline`` turns it off).
         allow_shared_host: With several ``server.urls``: measure in parallel also on servers
             that share a host or GPU (:mod:`perf.sweep.servers`; refused by default).
+        design: ``"rounds"`` (the default: the variants in contention loaded together and
+            measured in interleaved, shuffled rounds, compared pairwise; :mod:`perf.sweep.rounds`)
+            or ``"sequential"`` (one variant after another, each level until perf_analyzer's
+            windows agree). A resumed run keeps its own.
+        time_budget_s: Wall time the sweep may spend (s), loads, rounds and the in-process
+            baseline included (:mod:`perf.search.budget`); ``None``: no budget.
+        seed: Seed of the rounds' shuffles (default: from the run id; recorded in ``rounds``).
+        round_window_ms: Window of one visit in a round (ms; ``None``: ``round_rules.window_ms``).
+        round_rules: The rounds' thresholds (rounds at least and at most, ladder...).
+        max_loaded: Most variants loaded on a server at once (``None``: as many as its memory
+            holds; :mod:`perf.sweep.rounds`).
     """
 
     server: Annotated[ServerOptions, Flag(nested=True, panel=WHAT_PANEL)]
@@ -199,6 +215,36 @@ class SweepOptions:
         default=False,
         description="With several --url servers: measure in parallel even on servers that share a host or GPU (refused "
         "by default: they compete, so their numbers include each other's load).",
+    )
+    # -- the design (perf.sweep.rounds) --
+    design: Annotated[str, Flag(choices=DESIGNS, panel=WHAT_PANEL)] = Field(
+        default="rounds",
+        description="rounds: the variants in contention loaded together and measured in interleaved, shuffled rounds, "
+        "compared pairwise within each round; sequential: one variant after another (the host's load at each moment "
+        "is then confounded with the variant).",
+    )
+    time_budget_s: Annotated[
+        float | None,
+        Flag(decls=("--time-budget",), parse=parse_duration, metavar="DURATION", default_text="6m", panel=RUN_PANEL),
+    ] = Field(
+        default=DEFAULT_TIME_BUDGET_S,
+        description="Wall time the sweep may spend, loads, rounds and the in-process baseline included (10m, 90s, 1h, or "
+        "none); the estimate is printed first, the real time at the end, and what was cut for time is listed.",
+    )
+    seed: Annotated[int | None, Flag(panel=MEASURE_PANEL)] = Field(
+        default=None, description="Seed of the rounds' shuffled order [default: from the run id; recorded]."
+    )
+    round_window_ms: Annotated[int | None, Flag(decls=("--round-window",), metavar="MS", panel=MEASURE_PANEL)] = Field(
+        default=None,
+        ge=50,
+        description=f"Length of each of the 3 perf_analyzer windows of one visit in a round (ms) [default: {RoundRules().window_ms}].",
+    )
+    round_rules: Annotated[RoundRules, NOT_A_FLAG] = Field(default_factory=RoundRules)
+    max_loaded: Annotated[int | None, Flag(metavar="N", panel=SERVER_PANEL)] = Field(
+        default=None,
+        ge=1,
+        description="Most variants loaded on the server at once in the rounds design [default: as many as the host's "
+        "memory holds].",
     )
 
 

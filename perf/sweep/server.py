@@ -1,6 +1,7 @@
 """The tritonserver of one sweep run: :class:`SweepServer`.
 
-- Explicit model control, nothing loaded at start: the sweep loads one variant at a time.
+- Explicit model control, nothing loaded at start: the sweep loads the variants it measures
+  (all the contenders of a group together in the rounds design, one at a time in the sequential one).
 - One log file per start, in the run folder, never reused: ``server.log``, then
   ``server-2.log``, ``server-3.log``... (a resumed run goes on counting), so an error that
   names a log still points at the one holding its cause.
@@ -64,7 +65,7 @@ class SweepServer:
     def __init__(self, opts: ServerOptions, run: RunResult, run_dir: Path, first_reason: str, save: Callable[[], None]):
         if opts.model_control != "explicit" or opts.load_models or opts.log_file:
             log.warning(
-                "the sweep loads one variant at a time with explicit model control and keeps the server log in "
+                "the sweep loads its variants itself with explicit model control and keeps the server log in "
                 "the run folder: ServerOptions model_control, load_models and log_file are not used"
             )
         self.opts = dataclasses.replace(opts, model_control="explicit", load_models=(), log_file=None)

@@ -58,6 +58,7 @@ def test_sweeping_a_native_repository_on_the_bundled_server_says_why_each_varian
         run_id="n",
         measure=MeasureSettings(measurement_interval_ms=300, max_trials=3),
         warmup_requests=0,
+        design="sequential",
     )
     run, _ = run_sweep(opts)
     assert run.variants and all(v.status == "failed" for v in run.variants)
@@ -78,6 +79,8 @@ def test_a_sweep_with_a_variant_that_failed_to_load_exits_3_unless_allowed(
     repo = repo_with_a_variant_that_cannot_load
     base = [
         str(SWEEP),
+        "--design",
+        "sequential",
         "--repository",
         str(repo),
         "--runtime",

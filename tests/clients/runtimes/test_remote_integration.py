@@ -27,7 +27,19 @@ ROOT = Path(__file__).resolve().parents[3]
 SWEEP = ROOT / "perf" / "run_sweep.sh"
 VARIANTS = "tiny_onnx_cpu1_nodb_mbs8,tiny_ts_cpu1_nodb_mbs8"
 #: Short windows, 3 of them, no retry: a level costs about a second.
-FAST = ["--concurrency", "1", "--measurement-interval", "300", "--max-trials", "3", "--unstable-retries", "0", "--no-baseline"]
+FAST = [
+    "--design",
+    "sequential",
+    "--concurrency",
+    "1",
+    "--measurement-interval",
+    "300",
+    "--max-trials",
+    "3",
+    "--unstable-retries",
+    "0",
+    "--no-baseline",
+]
 
 
 def triton_port_block() -> int:

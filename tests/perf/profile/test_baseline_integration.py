@@ -30,6 +30,7 @@ def test_sweep_records_the_baseline_and_the_report_computes_the_ratio(tiny_repo:
         results_dir=tmp_path,
         run_id="r",
         warmup_requests=5,
+        design="sequential",
     )
     run, run_dir = run_sweep(opts)
     bl = run.baseline

@@ -130,6 +130,7 @@ def test_the_progress_total_counts_planned_levels_only_and_the_summary_lists_the
             batch_sizes=(1, 16),
             results_dir=tmp_path / "results",
             run_id="p",
+            design="sequential",
         )
     )
     assert sw.level_counts() == (6, 0)  # not 12: batch 16 cannot run on max_batch_size 8

@@ -60,6 +60,7 @@ def test_the_adaptive_ladder_stops_past_the_knee(tiny_repo: Path, tmp_path: Path
             warmup_requests=5,
             search_rules=rules,
             **NO_BUSY_CHECK,
+            design="sequential",
         )
     )
     assert run.settings["concurrency"] == AUTO and run.settings["search"] == "brute"  # one variant: nothing to prune
@@ -92,6 +93,7 @@ def test_pruned_variants_have_reasons_resume_continues_and_the_pick_equals_brute
         run_id="prune",
         warmup_requests=5,
         **NO_BUSY_CHECK,
+        design="sequential",
     )
     run, run_dir = run_sweep(opts)
     slow10, slow20 = SLOW

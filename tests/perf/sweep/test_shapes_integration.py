@@ -90,6 +90,7 @@ def test_a_sweep_says_the_size_it_used_and_sweeps_shapes_as_levels(seq_repo: Pat
             results_dir=tmp_path,
             run_id="plain",
             warmup_requests=0,
+            design="sequential",
         )
     )
     assert run.variant(VARIANT).dynamic_axes == "seq=24 (the build's opt size of axis seq)"
@@ -102,6 +103,8 @@ def test_a_sweep_says_the_size_it_used_and_sweeps_shapes_as_levels(seq_repo: Pat
 
     cmd = [
         str(ROOT / "perf" / "run_sweep.sh"),
+        "--design",
+        "sequential",
         "--repository",
         str(seq_repo),
         "--runtime",

@@ -85,6 +85,7 @@ def test_a_model_with_fp16_and_int64_inputs_is_swept(mixed_repo: Path, tmp_path:
         results_dir=tmp_path,
         run_id="fp16",
         warmup_requests=5,
+        design="sequential",
     )
     run, run_dir = run_sweep(opts)
     v = run.variant(name)
@@ -113,6 +114,7 @@ def test_a_repository_without_manifest_needs_shape_for_a_dynamic_dim(mixed_repo:
         results_dir=tmp_path / "results",
         run_id="r",
         warmup_requests=0,
+        design="sequential",
     )
     with pytest.raises(PerfError, match=r"input 'ids' axis 0 is dynamic") as e:
         run_sweep(opts)

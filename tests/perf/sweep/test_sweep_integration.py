@@ -43,6 +43,7 @@ def test_sweep_measures_levels_survives_a_broken_variant_and_resumes(repo_with_b
         results_dir=tmp_path / "results",
         run_id="r1",
         warmup_requests=5,
+        design="sequential",
     )
     run, run_dir = run_sweep(opts)
 
@@ -88,7 +89,9 @@ def test_sweep_measures_levels_survives_a_broken_variant_and_resumes(repo_with_b
 def test_resuming_a_run_that_does_not_exist_is_refused(tiny_repo: Path, tmp_path: Path):
     from core.errors import PerfError
 
-    opts = SweepOptions(ServerOptions(tiny_repo, runtime="bundled"), results_dir=tmp_path, run_id="nosuch", resume=True)
+    opts = SweepOptions(
+        ServerOptions(tiny_repo, runtime="bundled"), results_dir=tmp_path, run_id="nosuch", resume=True, design="sequential"
+    )
     with pytest.raises(PerfError, match="no run 'nosuch' to resume"):
         run_sweep(opts)
     assert not (tmp_path / "nosuch").exists()
@@ -106,6 +109,7 @@ def test_a_variant_with_an_unreadable_config_fails_alone(tiny_repo: Path, tmp_pa
         results_dir=tmp_path,
         run_id="bad",
         warmup_requests=0,
+        design="sequential",
     )
     run, _ = run_sweep(opts)
     assert run.variant("tiny_onnx_cpu1_db500_mbs8").status == "failed"
@@ -125,6 +129,7 @@ def test_an_unstable_level_is_kept_and_flagged(tiny_repo: Path, tmp_path: Path):
         run_id="u",
         warmup_requests=0,
         host_busy_threshold_pct=1e9,
+        design="sequential",
     )  # about instability: no re-measurement for a busy host
     run, _ = run_sweep(opts)
     lv = run.variant("tiny_onnx_cpu1_db500_mbs8").level(2)
@@ -144,6 +149,7 @@ def test_request_rate_levels_are_measured_and_reported(tiny_repo: Path, tmp_path
         results_dir=tmp_path,
         run_id="rr",
         warmup_requests=0,
+        design="sequential",
     )
     run, run_dir = run_sweep(opts)
     v = run.variant("tiny_onnx_cpu1_nodb_mbs8")

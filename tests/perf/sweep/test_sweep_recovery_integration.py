@@ -77,6 +77,7 @@ def test_a_server_killed_mid_level_is_measured_again_on_resume_and_every_log_is_
         results_dir=tmp_path,
         run_id="crash",
         warmup_requests=0,
+        design="sequential",
     )
     killed: list[int] = []
 
@@ -134,6 +135,7 @@ def test_a_variant_still_unloading_gets_the_server_restarted_before_the_next(tin
         run_id="stuck",
         warmup_requests=0,
         unload_timeout_s=2,
+        design="sequential",
     )
     run, run_dir = run_sweep(opts)
     assert run.variant("slow_unload").status == "ok" and run.variant(TINY).status == "ok"

@@ -40,6 +40,7 @@ def test_an_unreachable_request_rate_is_not_achieved_and_never_recommended(tiny_
         run_id="rate",
         warmup_requests=5,
         host_busy_threshold_pct=NO_HOST_CHECK,
+        design="sequential",
     )
     run, run_dir = run_sweep(opts)
     v = run.variant(NODB)
@@ -98,6 +99,7 @@ def test_levels_with_request_errors_or_no_inference_fail_and_are_not_recommended
         perf_analyzer=fake,
         warmup_requests=0,
         host_busy_threshold_pct=NO_HOST_CHECK,
+        design="sequential",
     )
     run, run_dir = run_sweep(opts)
     v = run.variant(NODB)
@@ -124,6 +126,7 @@ def test_a_busy_host_is_detected_remeasured_and_reported(tiny_repo: Path, tmp_pa
         warmup_requests=5,
         host_busy_threshold_pct=10.0,
         host_busy_pause_s=0.5,
+        design="sequential",
     )
     burner = subprocess.Popen([sys.executable, "-c", _BURNER.format(seconds=240)])
     try:

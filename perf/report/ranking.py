@@ -1,0 +1,163 @@
+"""The report's "Paired ranking" section: how a rounds sweep measured and what its paired rounds
+show — the pick against each runner-up (median ratio, its min–max over rounds, rounds won, the
+p-value of the rule, the latency difference, the verdict), the tie set, the time budget's
+estimate and spending, and everything cut for time. Every number is read from the run
+(:mod:`perf.records.rounds`) or derived from its per-round levels (:mod:`perf.analysis.ranking`).
+A run measured one variant after another has no such section."""
+
+from __future__ import annotations
+
+from perf.analysis.paired import RULE
+from perf.analysis.ranking import MIN_ROUNDS, Comparison, Ranking
+from perf.analysis.recommendation import Recommendation, candidate
+from perf.analysis.stats import Point
+from perf.markdown import capped, fmt, table
+from perf.records.results import HOST_BUSY, RunResult
+
+#: Runner-ups shown against the pick (the others are in the appendix and results.json).
+SHOWN = 7
+#: Words for each kind of cut.
+CUT_WORDS = {
+    "variant": "variant not measured",
+    "levels": "levels not measured",
+    "rounds": "rounds not measured",
+    "ladder": "ladder stopped",
+    "baseline": "in-process baseline",
+}
+
+
+def design_lines(run: RunResult) -> list[str]:
+    """How the rounds were run: groups, rounds, order, windows, the rule (bullets)."""
+    rr = run.rounds
+    if rr is None:
+        return []
+    r = rr.rules
+    visits = sum(len(x.order) for x in rr.rounds)
+    lines = [
+        f"- **Design: interleaved rounds.** The variants in contention were loaded together and measured in "
+        f"{len(rr.rounds)} rounds ({visits} visits); each round measured every active (variant, level) once, in an "
+        f"order shuffled with seed `{rr.seed}` + the round's index (recorded per round in `results.json`), each visit "
+        f"one perf_analyzer run of 3 windows of {r.window_ms} ms. Load, cold start and warm-up happened before the "
+        "rounds, outside every window.",
+        f"- **The rule:** {RULE}. Each comparison is paired within a round: background load that changes between "
+        "rounds moves both sides together and cancels in their ratio.",
+        f"- **Levels:** an adaptive ladder starts with its first {r.first_levels} levels and adds levels while fewer "
+        f"than {r.flat_window} doublings at its top are flat (median paired gain below the search's minimum gain); it "
+        f"ends after {r.flat_window} flat doublings judged on at least {r.min_rounds} paired rounds each, never on one "
+        f"flagged visit. A level behind the variant's best in the median of {r.min_rounds} paired rounds is no longer "
+        f"measured; a variant the pick beats by the rule, and that cannot climb, is dropped (pruning). Rounds end "
+        f"when the ranking is decided, after {r.max_rounds} rounds, or when the next round would not fit the budget.",
+    ]
+    for g in rr.groups:
+        lines.append(
+            f"- Group {g.index + 1} ({', '.join(f'`{n}`' for n in g.variants)}): {g.reason}; loaded and prepared in "
+            f"{fmt(g.load_s, 1)} s" + (f"; {g.ended}" if g.ended else "") + "."
+        )
+    if len(rr.groups) > 1:
+        lines.append(
+            "- Variants of different groups never shared a round, so they are compared only through the final "
+            "group of the groups' tie sets (when one ran)."
+        )
+    return lines
+
+
+def _row(c: Comparison) -> list[str]:
+    r = c.result
+    if r is None:
+        return [f"`{c.b.variant}`", str(c.b.concurrency), "—", "—", "0", "—", "—", "never in the same round"]
+    diff = c.median_latency_diff_ms
+    return [
+        f"`{c.b.variant}`",
+        str(c.b.concurrency),
+        f"{r.median:.3f}",
+        f"{r.low:.3f}–{r.high:.3f}",
+        f"{r.wins} of {r.rounds}",
+        f"{r.p_value:.2g}",
+        "—" if diff is None else f"{diff:+.2f}",
+        {"a": "the pick beats it", "b": "it beats the pick"}.get(c.verdict, c.verdict_words()),
+    ]
+
+
+def comparison_lines(ranking: Ranking | None, what: str, percentile: int) -> list[str]:
+    """The pick against each runner-up as a table, and its tie set in words."""
+    if ranking is None or ranking.leader is None:
+        return [f"- {what}: no variant has a level to rank."]
+    lead = ranking.leader.side
+    lines = [
+        f"- **{what}:** `{lead.variant}` at concurrency {lead.concurrency} (round-adjusted "
+        f"{fmt(ranking.leader.adjusted_infer_per_s)} infer/s over {ranking.leader.rounds} rounds"
+        + (f"; within the budget in {ranking.leader.within_budget} of them" if ranking.leader.within_budget is not None else "")
+        + ").",
+    ]
+    if len(ranking.tie_set) > 1:
+        names = ", ".join(f"`{o.side.variant}`" for o in ranking.tie_set)
+        lines.append(
+            f"- **Tie set:** {names}: the pick does not beat these by the rule at this noise; any of them is as good "
+            "a choice on this evidence (more rounds, or a quieter host, may separate them)."
+        )
+    elif ranking.comparisons:
+        lines.append(f"- It beats every other ranked variant by the rule ({len(ranking.comparisons)}).")
+    if ranking.comparisons:
+        head = ["runner-up", "at c", "ratio (median)", "min–max", "pick ahead", "p", f"Δ p{percentile} ms", "verdict"]
+        rows = [_row(c) for c in ranking.comparisons[:SHOWN]]
+        lines += ["", *table(head, rows, ["left", "right", "right", "right", "right", "right", "right", "left"]), ""]
+        if len(ranking.comparisons) > SHOWN:
+            lines.append(f"- {len(ranking.comparisons) - SHOWN} more runner-ups in `results.json` (every round's number).")
+    if any(len(c.rounds) < MIN_ROUNDS for c in ranking.comparisons):
+        lines.append(
+            f"- A comparison with fewer than {MIN_ROUNDS} common rounds cannot reach the rule's 5 %: not distinguishable."
+        )
+    return lines
+
+
+def budget_lines(run: RunResult) -> list[str]:
+    """The time budget: estimate, real time, and every cut."""
+    rr = run.rounds
+    if rr is None or rr.budget is None:
+        return []
+    b = rr.budget
+    lines = [
+        "- **Time budget:** "
+        + (f"{fmt(b.budget_s, 0)} s" if b.budget_s is not None else "none")
+        + f"; estimated {fmt(b.estimate_s, 0)} s before the start ({b.planned_rounds} rounds of visits of about "
+        f"{fmt(b.visit_s, 2)} s, {fmt(b.load_s, 1)} s per variant to load)"
+        + (f"; spent {fmt(b.spent_s, 0)} s on the sweep" if b.spent_s is not None else "")
+        + (f" and {fmt(b.baseline_s, 0)} s on the in-process baseline" if b.baseline_s is not None else "")
+        + (f"; rounds ended: {rr.ended}" if rr.ended else "")
+        + ".",
+    ]
+    if rr.cuts:
+        cuts = [f"{CUT_WORDS[c.kind]}" + (f" (`{c.variant}`)" if c.variant else "") + f": {c.reason}" for c in rr.cuts]
+        lines += [f"- **Cut for time** ({len(rr.cuts)}):"] + capped(cuts, indent="  ")
+    else:
+        lines.append("- Nothing was cut for time.")
+    return lines
+
+
+def busy_note(points: dict[str, list[Point]]) -> list[str]:
+    """A note at the top of a rounds run's report when every level was flagged: its absolute
+    numbers carry the flag, its ranking does not need a quiet host (empty otherwise)."""
+    cands = [p for ps in points.values() for p in ps if candidate(p)]
+    if not cands or any(p.status == "ok" for p in cands):
+        return []
+    busy = sum(p.status == HOST_BUSY for p in cands)
+    return [
+        f"> **Every level of this run is flagged** ({busy} of {len(cands)} host busy, the others unstable): its "
+        "throughputs and latencies are what the variants did on this host under that load, marked in every table. "
+        "The ranking compares the variants within rounds in which they shared that load (Paired ranking); where it "
+        "could not separate them it names a tie set.",
+        "",
+    ]
+
+
+def ranking_lines(run: RunResult, rec: Recommendation) -> list[str]:
+    """The ``## Paired ranking`` section (module docstring); none for a sequential run."""
+    if run.rounds is None:
+        return []
+    lines = ["## Paired ranking", ""]
+    lines += design_lines(run)
+    if rec.latency_budget_ms is not None:
+        lines += comparison_lines(rec.ranking_under_budget, f"Best under the {rec.budget_text}", rec.latency_percentile)
+    lines += comparison_lines(rec.ranking, "Best peak throughput", rec.latency_percentile)
+    lines += budget_lines(run)
+    return [*lines, ""]

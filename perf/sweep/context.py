@@ -1,0 +1,339 @@
+"""The state and shared steps of one sweep run (:class:`SweepBase`): its options, plans and
+results, its servers, the preparation of a loaded variant (served config, input data, cold start,
+warm-up) and one level's measurement. The two designs build on it: interleaved rounds
+(:mod:`perf.sweep.rounds`, the default) and one variant after another
+(:mod:`perf.sweep.sequential`); :mod:`perf.sweep.run` chooses between them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import itertools
+import logging
+import threading
+from pathlib import Path
+from typing import Any
+
+from builders.repository.view import Repository
+from clients.server import TritonServer
+from core.errors import PerfError, ToolkitError
+from perf.coldstart import measure as coldstart
+from perf.measure import analyzer
+from perf.measure.inputs import describe_dynamic, input_args, resolve_shapes
+from perf.measure.level import HostCheck, Load, measure_level, measure_visit
+from perf.records import results
+from perf.records.levels import LevelResult
+from perf.records.results import RunResult, VariantResult
+from perf.records.rounds import RoundsRecord
+from perf.records.search import SearchRecord
+from perf.search.plan import LevelKey, VariantPlan, plan_variant, to_measure
+from perf.search.policy import AUTO, Budget, Search, ladder, resolve_mode
+from perf.sweep.options import Progress, SweepOptions, resumed_options
+from perf.sweep.server import now
+from perf.sweep.servers import ServerPool
+
+log = logging.getLogger(__name__)
+
+
+class SweepBase:
+    """One sweep run's state (module docstring); :class:`perf.sweep.run.Sweep` runs it."""
+
+    def __init__(self, opts: SweepOptions, progress: Progress | None = None):
+        saved: RunResult | None = None
+        if opts.resume:
+            if not opts.run_id:
+                raise PerfError(
+                    "resuming needs the id of the run to continue", hint="pass --resume RUN_ID (a folder in results/)"
+                )
+            run_dir = Path(opts.results_dir) / opts.run_id
+            if not (run_dir / results.RESULTS_FILE).is_file():
+                have = sorted(p.parent.name for p in Path(opts.results_dir).glob(f"*/{results.RESULTS_FILE}"))
+                raise PerfError(
+                    f"there is no run {opts.run_id!r} to resume in {opts.results_dir}",
+                    hint=f"runs there: {', '.join(have) or '(none)'}",
+                )
+            saved = results.load(run_dir)
+            opts = resumed_options(opts, dict(saved.settings))
+        self.opts = opts
+        self.has_listener = progress is not None
+        self.progress = progress or (lambda _e: None)
+        self.pa = analyzer.find_perf_analyzer(opts.perf_analyzer)
+        self.pa_version = analyzer.perf_analyzer_version(self.pa)
+        repo = Path(opts.server.repository)
+        if not repo.is_dir():
+            raise PerfError(f"model repository {repo} does not exist", hint="run `builders build` first")
+        self.repository = Repository(repo)
+        names = self.repository.names(opts.variants, indexed=False)  # every model folder: a hand-made repository too
+        if isinstance(opts.concurrency, str) and opts.concurrency != AUTO:
+            raise PerfError(f"concurrency {opts.concurrency!r} is neither {AUTO!r} nor a list of levels")
+        if not isinstance(opts.concurrency, str) and (any(c < 1 for c in opts.concurrency) or not opts.concurrency):
+            raise PerfError(f"concurrency levels must be >= 1, got {list(opts.concurrency)}")
+        rules = saved.search.rules if saved is not None and saved.search is not None else opts.search_rules
+        levels, adaptive = ladder(opts.concurrency, rules)
+        #: ``rounds`` or ``sequential``; a resumed run keeps its own (a run saved before rounds: sequential).
+        self.design = opts.design if saved is None else ("rounds" if saved.rounds is not None else "sequential")
+        self.levels, self.adaptive, self.names = levels, adaptive, names
+        self.run_id = opts.run_id or results.new_run_id()
+        self.run_dir = Path(opts.results_dir) / self.run_id
+        if self.run_dir.exists() and saved is None:
+            raise PerfError(f"run folder {self.run_dir} already exists", hint="pass --resume to continue it, or another --run-id")
+        self.shape_notes: dict[str, str] = {}
+        self.plans: dict[str, VariantPlan] = {
+            n: plan_variant(
+                n,
+                repo / n / "config.pbtxt",
+                levels,
+                opts.batch_sizes,
+                opts.request_rates,
+                opts.trials if self.design == "sequential" else 1,  # in rounds, a level's trials are its rounds
+                self._swept_shapes(n),
+            )
+            for n in names
+        }
+        if opts.input_data is None:
+            self._check_shapes()
+        self.run = saved or RunResult(self.run_id, now())
+        if self.run.search is None:
+            self.run.search = SearchRecord(resolve_mode(opts.search, len(names), rules), adaptive, rules)
+        if self.design == "rounds" and self.run.rounds is None:
+            self.run.rounds = RoundsRecord(
+                seed=opts.seed if opts.seed is not None else _seed(self.run_id), rules=opts.round_rules
+            )
+        self.budget = Budget(opts.latency_budget_ms, opts.latency_percentile) if opts.latency_budget_ms else None
+        self.search = Search(self.plans, self.run.search, levels, self.budget, opts.measure.stability_pct)
+        (self.run_dir / "raw").mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()  # several servers measure in parallel threads (perf.sweep.servers)
+        self.servers = ServerPool(
+            opts.server,
+            self.run,
+            self.run_dir,
+            "run resumed" if saved is not None else "sweep started",
+            self._save,
+            opts.allow_shared_host,
+        )
+
+    def _check_shapes(self) -> None:
+        """Every dynamic dim of every planned variant has a size (``--shape`` or the build's
+        spec), read from its ``config.pbtxt``: a missing one stops the sweep before it starts.
+
+        Raises:
+            PerfError: names the variant, the input and the axis.
+        """
+        for name, plan in self.plans.items():
+            if plan.config is None or not plan.levels:
+                continue
+            try:
+                spec = self.repository.variant(name).served_spec
+            except ToolkitError:  # an unreadable build record fails that variant when it is measured
+                continue
+            try:
+                resolve_shapes(plan.config, spec, self.opts.shapes)
+            except PerfError as e:
+                raise PerfError(f"{name}: {e.message}", hint=e.hint) from None
+
+    def _swept_shapes(self, name: str) -> tuple[str | None, ...]:
+        """The swept shapes (``"seq=64"``...) variant ``name`` is measured at: every combination
+        of ``opts.sweep_axes`` when its build's spec has those dynamic axes; ``(None,)`` (the
+        default sizes) when none is swept, or when it lacks an axis (noted in the results).
+
+        Raises:
+            PerfError: a swept size outside the axis's ``[min, max]`` in the build's spec.
+        """
+        if not self.opts.sweep_axes:
+            return (None,)
+        try:
+            spec = self.repository.variant(name).spec
+        except ToolkitError:
+            spec = None
+        have = dict(spec.dynamic_axes) if spec else {}
+        missing = [a for a in self.opts.sweep_axes if a not in have]
+        if missing:
+            self.shape_notes[name] = (
+                f"not swept over {', '.join(missing)}: its build has no such dynamic axis "
+                f"({', '.join(sorted(have)) or 'none'}); measured at its own shape"
+            )
+            log.warning("%s: %s", name, self.shape_notes[name])
+            return (None,)
+        for axis, sizes in self.opts.sweep_axes.items():
+            lo, _, hi = have[axis]
+            outside = [x for x in sizes if not lo <= x <= hi]
+            if outside:
+                raise PerfError(
+                    f"{name}: --shapes {axis}={','.join(map(str, sizes))}: {outside} outside the axis's range "
+                    f"[{lo}, {hi}] in the build's spec",
+                    hint=f"sweep sizes within {lo}..{hi} (what the export was verified for)",
+                )
+        axes = list(self.opts.sweep_axes)
+        return tuple(
+            results.shape_text(dict(zip(axes, sizes))) for sizes in itertools.product(*(self.opts.sweep_axes[a] for a in axes))
+        )
+
+    def _spec_at(self, spec: Any, shape: str | None) -> Any:
+        """``spec`` with the swept axes' ``opt`` size set to this level's (what :func:`input_args` sends)."""
+        if not shape or spec is None:
+            return spec
+        sizes = results.parse_shape_text(shape)
+        axes = {a: (lo, sizes.get(a, opt), hi) for a, (lo, opt, hi) in spec.dynamic_axes.items()}
+        return dataclasses.replace(spec, dynamic_axes=axes)
+
+    def level_counts(self) -> tuple[int, int]:
+        """``(planned, measured)``: the levels this run plans over every variant (skipped ones
+        not counted) and how many of them already have numbers (a resumed run); ``(0, 0)`` in
+        the rounds design, whose rounds say their size as they start."""
+        if self.design == "rounds":
+            return 0, 0
+        planned = sum(len(p.levels) for p in self.plans.values())
+        todo = sum(len(to_measure(p, self.run.variant(n) or VariantResult(n))) for n, p in self.plans.items())
+        return planned, planned - todo
+
+    # -- server ------------------------------------------------------------------------
+    @property
+    def server(self) -> TritonServer | None:
+        """The current tritonserver (it may have exited)."""
+        return self.servers.current
+
+    def _server(self) -> TritonServer:
+        return self.servers.get()
+
+    def _log_name(self) -> str:
+        return self.servers.log_name()
+
+    def _record_command(self, what: str, line: str) -> None:
+        with self._lock, open(self.run_dir / results.COMMANDS_FILE, "a") as f:
+            f.write(f"# {what}\n{line}\n")
+
+    def _save(self) -> None:
+        with self._lock:
+            results.save(self.run, self.run_dir)
+
+    def _fail(self, vr: VariantResult, error: str, levels_left: int = 0) -> None:
+        """Mark ``vr`` failed with ``error``, save, and report it once: as a ``variant_failed``
+        progress event when there is a listener (the CLI prints it; ``levels_left``: its
+        planned levels that will not be measured now, for the progress bar), else as a log
+        warning."""
+        vr.status, vr.error = "failed", error
+        self._save()
+        if self.has_listener:
+            log.info("variant %s failed: %s", vr.name, error)
+            self.progress({"event": "variant_failed", "variant": vr.name, "error": error, "levels_left": levels_left})
+        else:
+            log.warning("variant %s failed: %s", vr.name, error)
+
+    def _server_alive_after(self, vr: VariantResult, level: LevelResult) -> bool:
+        """Whether the server outlived ``level``; if not, the level is failed (whatever
+        perf_analyzer printed), the variant's error says where, and the next start is
+        recorded with that cause."""
+        if self.server and self.server.is_alive():
+            return True
+        load = f"request rate {level.request_rate:g}/s" if level.request_rate else f"concurrency {level.concurrency}"
+        died = f"tritonserver died while measuring {vr.name} at {load} batch {level.batch_size} (its log: {self._log_name()})"
+        level.error = died + (f"; perf_analyzer: {level.error}" if level.error else "")
+        level.settle()
+        vr.error = died
+        self.servers.died(died)
+        return False
+
+    def ready(self, srv: TritonServer, vr: VariantResult, keys: list[LevelKey], cold: bool = True) -> dict[str | None, list[str]]:
+        """Make a loaded variant ready to measure: read its served config, write its input data
+        (one file per swept shape), send its first requests (its cold start; ``cold=False``: a
+        variant loaded again, its cold start kept) at the batch sizes and shapes of ``keys``, and
+        warm it up. Returns perf_analyzer's input flags per shape.
+
+        Raises:
+            ToolkitError: the served config cannot be read, or inputs cannot be made.
+        """
+        from clients.infer import make_client, model_io
+
+        plan = self.plans[vr.name]
+        with contextlib.closing(make_client(srv.http_url, "http")) as c:
+            config = model_io(c, vr.name, "http")
+        served = self.repository.variant(vr.name).served_spec
+        vr.dynamic_axes = self.shape_notes.get(vr.name) or describe_dynamic(config, served, self.opts.shapes)
+        args_by_shape: dict[str | None, list[str]] = {}
+        for sh in plan.shapes:  # one generated data file per swept shape
+            workdir = self.run_dir / ("inputs_" + sh.replace("=", "").replace(",", "_") if sh else "")
+            workdir.mkdir(parents=True, exist_ok=True)
+            args_by_shape[sh] = input_args(config, self._spec_at(served, sh), workdir, self.opts.input_data, self.opts.shapes)
+        if cold:
+            coldstart.first_requests(
+                srv,
+                vr,
+                config,
+                self.repository.variant(vr.name),
+                list(dict.fromkeys((k[1], k[4]) for k in keys)),
+                self.opts.measure.protocol,
+                self.opts.shapes,
+                self._spec_at,
+                self.opts.host_busy_threshold_pct,
+            )
+        self._warmup(srv, vr.name, next(iter(args_by_shape.values())))
+        return args_by_shape
+
+    def _warmup(self, srv: TritonServer, model: str, in_args: list[str]) -> None:
+        """A short perf_analyzer run at concurrency 1 (not recorded) so the first level does
+        not pay for lazy initialisation (thread pools, allocator growth)."""
+        if self.opts.warmup_requests <= 0:
+            return
+        csv = self.run_dir / "raw" / f"warmup_{model}.csv"
+        cmd = analyzer.build_command(
+            self.pa,
+            model,
+            srv.grpc_url if self.opts.measure.protocol == "grpc" else srv.http_url,
+            1,
+            1,
+            csv,
+            dataclasses.replace(
+                self.opts.measure,
+                collect_metrics=False,
+                measurement_mode="count_windows",
+                measurement_request_count=self.opts.warmup_requests,
+            ),
+            input_args=in_args,
+            stability_pct=1e6,
+            max_trials=3,
+        )
+        with contextlib.suppress(PerfError):
+            analyzer.run_perf_analyzer(cmd, csv, timeout_s=120)
+        csv.unlink(missing_ok=True)
+
+    def _measure(
+        self,
+        model: str,
+        concurrency: int,
+        batch: int,
+        trial: int,
+        in_args: list[str],
+        request_rate: float | None = None,
+        shape: str | None = None,
+    ) -> LevelResult:
+        """One level (:func:`perf.measure.level.measure_level`); in a rounds sweep one visit
+        (:func:`perf.measure.level.measure_visit`, windows of the rounds' ``window_ms``)."""
+        o = self.opts
+        rounds = self.run.rounds
+        if rounds is not None:
+            return measure_visit(
+                self.pa,
+                self._server(),
+                Load(model, concurrency, batch, trial, request_rate, shape),
+                in_args,
+                dataclasses.replace(o.measure, measurement_interval_ms=rounds.rules.window_ms),
+                self.run_dir,
+                self._record_command,
+                HostCheck(o.host_busy_threshold_pct, o.host_busy_pause_s),
+            )
+        return measure_level(
+            self.pa,
+            self._server(),
+            Load(model, concurrency, batch, trial, request_rate, shape),
+            in_args,
+            o.measure,
+            self.run_dir,
+            self._record_command,
+            HostCheck(o.host_busy_threshold_pct, o.host_busy_pause_s),
+        )
+
+
+def _seed(run_id: str) -> int:
+    """A seed from the run id (recorded with the run, so its rounds' order can be replayed)."""
+    return sum((i + 1) * ord(ch) for i, ch in enumerate(run_id)) % 1_000_003

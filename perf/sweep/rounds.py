@@ -1,0 +1,184 @@
+"""Interleaved rounds on the server (the default design): load the contenders together, measure
+them in rounds, unload them.
+
+- **Loading**: the variants still in contention are loaded together (explicit model control),
+  each one's cold start measured at its load (:mod:`perf.coldstart.measure`), its first requests
+  and warm-up sent, all before any round and outside every measured window. A variant is added
+  to the current **group** while the server's host keeps :data:`MEMORY_RESERVE_FRACTION` of its
+  memory free after the load (a local server: read with psutil; a remote one: not checked) and
+  at most ``max_loaded`` are loaded; the others form the next group. Every group is recorded
+  (:class:`perf.records.rounds.LoadGroup`) with why it is one.
+- **Rounds**: the scheduler (:mod:`perf.search.rounds`) runs the group's rounds, every visit a
+  short perf_analyzer run (:func:`perf.measure.level.measure_visit`).
+- **Several groups**: variants of different groups were never measured in the same round, so
+  they are not compared; the tie sets of the groups then meet in a final group, loaded together
+  and measured in rounds of their own.
+- **Several servers** (``--runtime remote --url a,b``): the variants are dealt to the servers in
+  turn (most promising first) and each server runs its own groups and rounds in its own thread;
+  the tie sets of the servers then meet in a final group on the first server.
+- **A server that dies** during a visit fails the variant being measured (as in the sequential
+  design); the server is restarted, the group's other variants are loaded again (their cold
+  start is not measured twice) and the rounds go on.
+- After the rounds, every variant is unloaded and checked gone; a variant that measured no
+  usable level is failed with the reason.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+
+from core.errors import ServerError, ToolkitError
+from perf.coldstart import measure as coldstart
+from perf.records.results import LevelResult, VariantResult
+from perf.records.rounds import LoadGroup
+from perf.search.plan import LevelKey
+from perf.search.rounds import Rounds
+from perf.sweep.context import SweepBase
+
+log = logging.getLogger(__name__)
+
+#: Share of the host's memory a group leaves free: no variant is added to a group after a load
+#: that left less available (the next one starts the next group).
+MEMORY_RESERVE_FRACTION = 0.15
+
+
+def memory_left_fraction() -> float:
+    """Available / total memory of this host (psutil)."""
+    import psutil
+
+    vm = psutil.virtual_memory()
+    return vm.available / vm.total if vm.total else 1.0
+
+
+class RoundsSweep(SweepBase):
+    """The rounds design's steps, on a sweep's state (module docstring)."""
+
+    def run_rounds(self, engine: Rounds, names: Sequence[str]) -> None:
+        """Measure ``names`` (most promising first) in rounds: by group, by server lane, then a
+        final of the groups' tie sets. Every variant ends ``ok``, ``failed`` or ``skipped``."""
+        self._args: dict[str, dict[str | None, list[str]]] = {}
+        lanes = len(self.servers.lanes)
+        dealt = [list(names[i::lanes]) for i in range(lanes)] if lanes > 1 else [list(names)]
+        ties: list[list[str]] = [[] for _ in dealt]
+
+        def lane(i: int, _name: str) -> None:
+            ties[i] = self._groups(engine, dealt[i], f"server {i + 1} of {lanes}" if lanes > 1 else "")
+
+        self.servers.each([str(i) for i in range(len(dealt))], lane)
+        finalists = [n for t in ties for n in t]
+        if len(dealt) > 1 and len(finalists) > 1:
+            self._groups(engine, finalists, "the final: the tie sets of the servers, measured together")
+        for n in names:
+            self._settle(self._variant(n))
+
+    def _variant(self, name: str) -> VariantResult:
+        vr = self.run.variant(name)
+        assert vr is not None
+        return vr
+
+    def _groups(self, engine: Rounds, names: list[str], why: str) -> list[str]:
+        """Groups over ``names`` until each was measured; with several groups, a final of their
+        tie sets (itself in groups when it does not fit). Returns the last tie set."""
+        todo, ties, groups = list(names), [], 0
+        while todo:
+            loaded, todo, group = self._load_group(engine, todo, why)
+            if loaded:
+                ties += self._measure_group(engine, loaded, group)
+                groups += 1
+        if groups > 1 and 1 < len(ties) < len(names):
+            return self._groups(engine, ties, "the final: the tie sets of the groups, measured together")
+        if groups > 1 and len(ties) > 1:
+            log.warning("%s were measured in different groups and not separated within them: not compared", ", ".join(ties))
+        return ties
+
+    def _load_group(self, engine: Rounds, names: list[str], why: str) -> tuple[list[str], list[str], int]:
+        """Load variants of ``names`` until the group is full; ``(loaded, the rest, group index)``."""
+        assert self.run.rounds is not None
+        start = time.monotonic()
+        srv = self._server()
+        loaded: list[str] = []
+        said = f"{why}; " if why else ""
+        reason = why or "every contender fits on the server"
+        for i, name in enumerate(names):
+            if self.opts.max_loaded is not None and len(loaded) >= self.opts.max_loaded:
+                reason = f"{said}at most {self.opts.max_loaded} variants loaded at once (max_loaded)"
+                return loaded, names[i:], self._record_group(loaded, reason, start)
+            if self._load(engine, name):
+                loaded.append(name)
+            left = memory_left_fraction() if not srv.opts.urls else 1.0
+            if left < MEMORY_RESERVE_FRACTION and i + 1 < len(names):
+                reason = f"{said}the host had {left * 100:.0f} % of its memory left after loading `{name}`"
+                return loaded, names[i + 1 :], self._record_group(loaded, reason, start)
+        return loaded, [], self._record_group(loaded, reason, start)
+
+    def _record_group(self, loaded: list[str], reason: str, start: float) -> int:
+        """Record a group (:class:`perf.records.rounds.LoadGroup`); returns its index."""
+        assert self.run.rounds is not None
+        srv = self._server()
+        with self._lock:
+            groups = self.run.rounds.groups
+            groups.append(LoadGroup(len(groups), list(loaded), reason, srv.http_url, round(time.monotonic() - start, 2)))
+            index = groups[-1].index
+        self._save()
+        return index
+
+    def _load(self, engine: Rounds, name: str) -> bool:
+        """Load one variant and make it ready (its cold start measured the first time); ``False``
+        when it failed (recorded)."""
+        vr, plan = self._variant(name), self.plans[name]
+        srv = self._server()
+        vr.server, vr.status, vr.error = srv.http_url, "pending", None
+        first = vr.cold_start is None
+        try:
+            if first:
+                coldstart.load(srv, vr)  # srv.load(name), timed: the variant's cold start
+            else:
+                srv.load(name)
+        except ServerError as e:
+            self._fail(vr, f"{e.message.splitlines()[0]} (server log: {self._log_name()})")
+            self._server()  # restart if the failed load took the server down
+            return False
+        try:
+            keys: list[LevelKey] = [(self.levels[0], b, 0, None, sh) for b in plan.batch_sizes for sh in plan.shapes]
+            self._args[name] = self.ready(srv, vr, keys, cold=first)
+        except ToolkitError as e:
+            self._fail(vr, f"{str(e).splitlines()[0]} (server log: {self._log_name()})")
+            self.servers.unload(name, self.opts.unload_timeout_s)
+            return False
+        return True
+
+    def _measure_group(self, engine: Rounds, loaded: list[str], group: int) -> list[str]:
+        """The group's rounds, then every variant unloaded; returns its tie set."""
+        try:
+            return engine.run_group(loaded, group, lambda name, key: self._visit(engine, loaded, name, key))
+        finally:
+            for name in loaded:
+                self.servers.unload(name, self.opts.unload_timeout_s)
+            self._save()
+
+    def _visit(self, engine: Rounds, loaded: list[str], name: str, key: LevelKey) -> LevelResult | None:
+        """One visit; a server that died is restarted and the group loaded again."""
+        vr = self._variant(name)
+        c, b, t, r, sh = key
+        level = self._measure(name, c, b, t, self._args[name][sh], r, sh)
+        if self._server_alive_after(vr, level):
+            return level
+        self._fail(vr, vr.error or "tritonserver died")
+        for other in loaded:
+            if other != name and self._variant(other).status != "failed":
+                self._load(engine, other)
+        return level
+
+    def _settle(self, vr: VariantResult) -> None:
+        """A measured variant ends ``ok`` when a level can back a recommendation, else ``failed`` with why."""
+        if vr.status in ("failed", "skipped"):
+            return
+        if any(lv.usable for lv in vr.levels):
+            vr.status, vr.error = "ok", None
+            return
+        why = next(
+            (lv.error or "; ".join(lv.notes) for lv in vr.levels if lv.error or lv.notes), "no level produced a measurement"
+        )
+        self._fail(vr, why)

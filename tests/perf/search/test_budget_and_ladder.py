@@ -1,0 +1,92 @@
+"""The time budget (perf.search.budget) and the rounds ladder (perf.search.ladder) on hand-made rounds."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.errors import PerfError
+from perf.analysis.ranking import MIN_ROUNDS
+from perf.records.levels import LevelResult
+from perf.records.results import VariantResult
+from perf.records.rounds import RoundRules
+from perf.records.search import SearchRules
+from perf.search import budget, ladder
+from perf.search.plan import plan_levels
+from perf.search.policy import AUTO, Budget
+from perf.search.policy import ladder as ladder_of
+
+LADDER = ladder_of(AUTO, SearchRules())[0]  # 1, 2, 4 ... 64
+
+
+@pytest.mark.parametrize(
+    "text, seconds",
+    [("10m", 600.0), ("90s", 90.0), ("1m30s", 90.0), ("1h", 3600.0), ("300", 300.0), ("2.5m", 150.0), ("none", None)],
+)
+def test_durations(text: str, seconds: float | None) -> None:
+    assert budget.parse_duration(text) == seconds
+
+
+@pytest.mark.parametrize("text", ["10 minutes", "-5", "0", "5x", "m"])
+def test_a_bad_duration_is_one_clear_error(text: str) -> None:
+    with pytest.raises(PerfError) as e:
+        budget.parse_duration(text)
+    assert repr(text) in e.value.message and ("none" in (e.value.hint or ""))
+
+
+def test_the_estimate_follows_the_window_settings_and_the_fit_cuts_levels_before_variants() -> None:
+    names = [f"v{i}" for i in range(8)]
+    rules = RoundRules(window_ms=300)
+    assert budget.visit_s(300) == pytest.approx(3 * 0.3 + budget.VISIT_OVERHEAD_S)
+    assert budget.visit_s(600) > budget.visit_s(300)
+    free = budget.fit(names, LADDER, True, 1, rules, SearchRules(), None, True)
+    assert free.rounds == MIN_ROUNDS + 1 and not free.cuts and free.cap is None and free.variants == names
+    # a budget that the full ladder does not fit: the ladder's top comes down first, said
+    tight = budget.fit(names, LADDER, True, 1, rules, SearchRules(), free.estimate_s * 0.8, True)
+    assert tight.cap is not None and tight.cap < LADDER[-1] and tight.variants == names
+    assert tight.estimate_s <= free.estimate_s * 0.8 and tight.cuts[0].kind == "levels"
+    # a budget too small for the rounds a verdict needs: the least promising variants go, at least 2 stay
+    tiny = budget.fit(names, LADDER, True, 1, rules, SearchRules(), 60.0, True)
+    gone = [c.variant for c in tiny.cuts if c.kind == "variant"]
+    assert gone == names[len(tiny.variants) :][::-1] and len(tiny.variants) >= 2
+    assert all("rounds a verdict needs" in c.reason for c in tiny.cuts if c.kind == "variant")
+
+
+def _vr(thr: dict[int, list[float]], p99: float = 1.0) -> VariantResult:
+    """``thr``: concurrency -> throughput per round (round = index)."""
+    lv = [
+        LevelResult(c, 1, r, throughput_infer_per_s=t, latency_p99_ms=p99 * c) for c, ts in thr.items() for r, t in enumerate(ts)
+    ]
+    return VariantResult("v", status="ok", levels=lv)
+
+
+def _update(lad: ladder.Ladder, vr: VariantResult, budget_ms: float | None = None) -> ladder.Ladder:
+    plan = plan_levels("v", 8, LADDER, [1])
+    b = Budget(budget_ms) if budget_ms else None
+    return ladder.update(lad, plan, vr, LADDER, True, SearchRules(), RoundRules(), b, None)
+
+
+def test_a_ladder_grows_by_the_levels_a_knee_needs_and_stops_on_two_flat_doublings_judged_on_three_rounds() -> None:
+    plan = plan_levels("v", 8, LADDER, [1])
+    lad = ladder.start(plan, LADDER, True, RoundRules(), None)
+    assert lad.levels == [1, 2, 4, 8]
+    lad = _update(lad, _vr({1: [100], 2: [190], 4: [350], 8: [600]}))
+    assert lad.levels == [1, 2, 4, 8, 16, 32] and lad.end is None  # 4 -> 8 paid: two more levels at once
+    flat = {1: [100] * 2, 2: [190] * 2, 4: [350] * 2, 8: [600] * 2, 16: [610] * 2, 32: [605] * 2}
+    lad = _update(lad, _vr(flat))
+    assert lad.levels[-1] == 32 and lad.end is None  # two flat doublings, but on 2 rounds: not yet
+    flat3 = {c: v + v[:1] for c, v in flat.items()}
+    lad = _update(lad, _vr(flat3))
+    assert lad.end is not None and lad.end.rule == "knee" and "from concurrency 8 to 32" in lad.end.reason
+    assert 1 not in lad.active and 8 in lad.active and not ladder.climbing(lad, plan, _vr(flat3), SearchRules())
+
+
+def test_the_budget_ends_a_ladder_on_its_median_over_three_rounds_and_an_explicit_list_never_climbs() -> None:
+    plan = plan_levels("v", 8, LADDER, [1])
+    lad = ladder.Ladder([1, 2, 4, 8], [1, 2, 4, 8])
+    # p99 = c ms: c=8 is over a 5 ms budget; two rounds are not enough to end on it
+    assert _update(lad, _vr({c: [100.0 * c] * 2 for c in (1, 2, 4, 8)}), 5.0).end is None
+    lad = ladder.Ladder([1, 2, 4, 8], [1, 2, 4, 8])
+    end = _update(lad, _vr({c: [100.0 * c] * 3 for c in (1, 2, 4, 8)}), 5.0).end
+    assert end is not None and end.rule == "budget" and "median of 3 rounds" in end.reason
+    fixed = ladder.start(plan, (1, 4), False, RoundRules(), None)
+    assert fixed.levels == [1, 4] and not ladder.climbing(fixed, plan, _vr({1: [1.0]}), SearchRules())

@@ -1,0 +1,106 @@
+"""Real sweeps in rounds: the bundled tritonserver and the real perf_analyzer, the tiny model."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from clients.server import ServerOptions
+from perf.analysis.recommendation import recommend
+from perf.records import results
+from perf.records.rounds import RoundRules
+from perf.sweep.run import SweepOptions, run_sweep
+
+pytestmark = pytest.mark.integration
+
+VARIANTS = ("tiny_onnx_cpu1_nodb_mbs8", "tiny_onnx_cpu1_db500_mbs8", "tiny_ts_cpu1_nodb_mbs8")
+FAST = RoundRules(window_ms=200)
+
+
+def test_variants_are_loaded_together_measured_in_shuffled_rounds_within_the_budget(tiny_repo: Path, tmp_path: Path):
+    budget = 90.0
+    opts = SweepOptions(
+        ServerOptions(tiny_repo, runtime="bundled"),
+        variants=VARIANTS,
+        concurrency=(1, 2),
+        results_dir=tmp_path,
+        run_id="r",
+        warmup_requests=5,
+        time_budget_s=budget,
+        seed=5,
+        round_rules=FAST,
+    )
+    events: list[dict] = []
+    run, run_dir = run_sweep(opts, events.append)
+
+    rounds = run.rounds
+    assert run.settings["design"] == "rounds" and run.settings["seed"] == 5 and rounds.seed == 5
+    (group,) = rounds.groups  # all three loaded together, before any round, outside every window
+    assert group.variants == list(VARIANTS) and group.reason == "every contender fits on the server" and group.load_s > 0
+    assert len(rounds.rounds) >= 2
+    for r in rounds.rounds:  # every (variant, level) once per round, in the order its seed shuffles
+        assert sorted((v.variant, v.concurrency) for v in r.order) == sorted((n, c) for n in VARIANTS for c in (1, 2))
+        expect = [(n, (c, 1, r.index, None, None)) for n in VARIANTS for c in (1, 2)]
+        random.Random(r.seed).shuffle(expect)
+        assert [(v.variant, v.concurrency) for v in r.order] == [(n, k[0]) for n, k in expect]
+    for v in run.variants:  # every round's number kept: one level per (variant, concurrency, round)
+        assert v.status == "ok" and v.cold_start is not None and v.cold_start.load_s > 0
+        assert sorted(lv.trial for lv in v.levels if lv.concurrency == 2) == [r.index for r in rounds.rounds]
+        assert all(lv.csv and (run_dir / lv.csv).is_file() for lv in v.levels)
+
+    # the time budget: estimated first, respected, what it cut listed
+    assert rounds.budget.budget_s == budget and rounds.budget.estimate_s > 0
+    assert rounds.budget.spent_s <= budget + 5  # no round starts that the estimate says would end past it
+    plan = next(e for e in events if e["event"] == "plan")
+    assert "estimated" in plan["text"] and f"of a {budget:g} s budget" in plan["text"]
+    if len(rounds.rounds) < 10 and not rounds.ended.startswith("ranking"):
+        assert rounds.ended.startswith("time budget spent") and any(c.kind == "rounds" for c in rounds.cuts)
+
+    # the paired verdict: the pick names what it beats, or its tie set
+    rec = recommend(results.load(run_dir))
+    choice = rec.best_peak
+    assert choice is not None and choice.confidence == pytest.approx(0.95) and choice.tie_set[0] == choice.variant
+    assert rec.ranking.comparisons and all(c.rounds for c in rec.ranking.comparisons)
+    assert ("tie set" in choice.describe()) == (len(choice.tie_set) > 1)
+
+
+def test_groups_when_not_all_fit_a_final_of_their_tie_sets_and_resume_goes_on_counting(tiny_repo: Path, tmp_path: Path):
+    opts = SweepOptions(
+        ServerOptions(tiny_repo, runtime="bundled"),
+        variants=VARIANTS,
+        concurrency=(1,),
+        results_dir=tmp_path,
+        run_id="g",
+        warmup_requests=5,
+        time_budget_s=None,
+        max_loaded=2,
+        round_rules=RoundRules(window_ms=150, max_rounds=7),
+        baseline=False,
+    )
+    run, run_dir = run_sweep(opts)
+    groups = run.rounds.groups
+    assert [g.variants for g in groups[:2]] == [list(VARIANTS[:2]), [VARIANTS[2]]]
+    assert groups[0].reason == "at most 2 variants loaded at once (max_loaded)"
+    final = [g for g in groups if g.reason.startswith("the final")]
+    if len(groups[0].tie_set) + len(groups[1].tie_set) > 1:  # the groups' tie sets meet in a final when they shrank
+        if len(groups[0].tie_set) + len(groups[1].tie_set) < 3:
+            assert final and final[0].variants == groups[0].tie_set + groups[1].tie_set
+    by_group = {r.group for r in run.rounds.rounds}
+    assert by_group == {g.index for g in groups}
+    # resume: a run cut after its first round goes on with the next round index, in rounds
+    saved = results.load(run_dir)
+    first = saved.rounds.rounds[0]
+    saved.rounds.rounds = [first]
+    saved.rounds.groups = []
+    for v in saved.variants:
+        v.levels = [lv for lv in v.levels if lv.trial == first.index]
+        v.status = "pending"
+    saved.finished = None
+    results.save(saved, run_dir)
+    again, _ = run_sweep(SweepOptions(ServerOptions(tiny_repo, runtime="bundled"), results_dir=tmp_path, run_id="g", resume=True))
+    assert again.rounds is not None and again.rounds.rounds[0] == first
+    assert [r.index for r in again.rounds.rounds] == list(range(len(again.rounds.rounds)))
+    assert all(v.status == "ok" for v in again.variants)
+    assert again.rounds.groups[0].reason == "at most 2 variants loaded at once (max_loaded)"  # kept with the run
