@@ -12,7 +12,8 @@ from perf.analysis.ranking import MIN_ROUNDS, Comparison, Ranking
 from perf.analysis.recommendation import Recommendation, candidate
 from perf.analysis.stats import Point
 from perf.markdown import capped, fmt, table
-from perf.records.results import HOST_BUSY, RunResult
+from perf.records.levels import HOST_BUSY
+from perf.records.results import RunResult
 
 #: Runner-ups shown against the pick (the others are in the appendix and results.json).
 SHOWN = 7

@@ -20,7 +20,6 @@ skipped, with the reason recorded, when what is left of it would not cover its e
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import time
 from pathlib import Path
@@ -33,7 +32,6 @@ from perf.profile.baseline import measure_after_sweep
 from perf.records.results import Environment, RunResult, SweepSettings, VariantResult
 from perf.records.rounds import BudgetRecord, Cut
 from perf.search import budget as budgets
-from perf.search.policy import AUTO
 from perf.search.rounds import Rounds, Setup
 from perf.sweep.options import DEFAULT_CONCURRENCY, Progress, SweepOptions, resumed_options, run_settings, server_settings
 from perf.sweep.rounds import RoundsSweep
