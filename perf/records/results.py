@@ -206,10 +206,10 @@ class SweepSettings(TypedDict, total=False):
     shapes: dict[str, list[int]]
     #: ``rounds`` (interleaved, the default) or ``sequential`` (:mod:`perf.records.rounds`); absent: sequential.
     design: Design
-    #: The sweep's time budget (s, ``--time-budget``); ``None``: none.
-    time_budget_s: float | None
-    #: The seed that shuffles the rounds (round ``r``: ``seed + r``).
-    seed: int
+    #: The seed that shuffles the rounds (round ``r``: ``seed + r``); ``None`` in a sequential run.
+    seed: int | None
+    #: The rounds' window (ms, ``--round-window``); ``None``: the rules' (``rounds.rules.window_ms``).
+    round_window_ms: int | None
     #: Most variants loaded on a server at once in the rounds design (``None``: as many as fit).
     max_loaded: int | None
 
