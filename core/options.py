@@ -33,6 +33,7 @@ from typing import Any
 import click
 
 from core.cli import CommaList, OptionSpec, panel
+from core.errors import ToolkitError
 
 #: click ``ParameterSource`` values that mean "not given by the user".
 _NOT_GIVEN = (click.core.ParameterSource.DEFAULT, None)
@@ -206,6 +207,8 @@ def _callback(parse: Callable[[Any], Any] | None, scale: int | None, many: str |
         if parse is not None:
             try:
                 value = parse(value)
+            except ToolkitError as e:  # the parser's own message and hint: a usage error (exit 2), not a failure
+                raise click.BadParameter(str(e), ctx=ctx, param=param) from None
             except ValueError as e:
                 raise click.BadParameter(str(e), ctx=ctx, param=param) from None
         return value
@@ -253,7 +256,9 @@ def _spec(f: FieldInfo, flag: Flag, prefix: str, help_text: str | None, default:
             callback=_callback(flag.parse, None, "repeat" if flag.repeat else "comma"),
         )
         return OptionSpec(decls, attrs, flag.panel)
-    attrs.update(type=click_type(f.annotation, flag, f.constraints), default=default)
+    # a flag with its own parser gets the text as typed (``--time-budget 6m``), never the field's type first
+    text_in = flag.parse is not None and flag.type is None and flag.choices is None
+    attrs.update(type=click.STRING if text_in else click_type(f.annotation, flag, f.constraints), default=default)
     if isinstance(default, (int, float)) and not isinstance(default, bool) and isinstance(attrs["type"], click.Choice):
         attrs["default"] = str(default)
     callback = _callback(_choice_back(attrs["type"], flag, f.annotation), flag.scale)

@@ -225,7 +225,14 @@ class SweepOptions:
     )
     time_budget_s: Annotated[
         float | None,
-        Flag(decls=("--time-budget",), parse=parse_duration, metavar="DURATION", default_text="6m", panel=RUN_PANEL),
+        Flag(
+            decls=("--time-budget",),
+            type=click.STRING,
+            parse=parse_duration,
+            metavar="DURATION",
+            default_text="6m",
+            panel=RUN_PANEL,
+        ),
     ] = Field(
         default=DEFAULT_TIME_BUDGET_S,
         description="Wall time the sweep may spend, loads, rounds and the in-process baseline included (10m, 90s, 1h, or "

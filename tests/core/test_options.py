@@ -18,6 +18,7 @@ from pydantic.dataclasses import dataclass
 
 import clients.cli.options as server_flags
 from clients.runtimes.options import SERVER_PANEL, ServerOptions
+from core.errors import PerfError
 from core.options import Flag, build, fields, given_fields, option, options
 from perf.records.settings import MeasureSettings
 from perf.sweep.options import SERVER_SETTINGS, SWEEP_SETS, SweepOptions
@@ -137,3 +138,25 @@ def test_long_commands_group_their_help_into_panels() -> None:
     build = CliRunner().invoke(builders_cli, ["build", "--help"]).output
     for title in ("Model:", "Exports:", "Variant grid", "TensorRT:"):
         assert title in build
+
+
+def _every(text: str) -> float:
+    """A parser of the kind ``--time-budget`` has: its own grammar, a ToolkitError for the rest."""
+    if not text.endswith("x"):
+        raise PerfError(f"{text!r} is not N followed by x", hint="write 2x")
+    return float(text[:-1])
+
+
+@dataclass
+class _Parsed:
+    every: Annotated[float, Flag(parse=_every)] = Field(default=1.0, description="How often (Nx).")
+
+
+def test_a_flag_with_its_own_parser_gets_the_text_and_a_bad_value_is_a_usage_error() -> None:
+    """The field's type (float) must not refuse "2x" before the parser sees it (the demo's --time-budget 6m)."""
+    p = _param(option(_Parsed, "every"))
+    assert p.type is click.STRING
+    cmd = options(_Parsed)(click.Command("c", callback=lambda **kw: click.echo(repr(kw["every"]))))
+    assert CliRunner().invoke(cmd, ["--every", "2x"]).output.strip() == "2.0"
+    bad = CliRunner().invoke(cmd, ["--every", "two"])
+    assert bad.exit_code == 2 and "'two' is not N followed by x" in bad.output and "Traceback" not in bad.output

@@ -120,3 +120,23 @@ def test_a_results_file_written_before_the_newer_keys_still_resumes(tmp_path: Pa
     assert got.server.runtime == settings["server"]["runtime"] and got.server.image == settings["server"]["image"]
     assert got.server.repository == Path(settings["repository"]) and got.variants == tuple(settings["variants"])
     assert got.server.urls == () and got.server.deploy is True  # keys the old run did not save: as passed now
+
+
+@pytest.mark.parametrize(("text", "seconds"), [("6m", 360.0), ("90s", 90.0), ("1m30s", 90.0), ("300", 300.0), ("none", None)])
+def test_the_time_budget_takes_the_durations_its_help_names(fake: type[_FakeSweep], text: str, seconds: float | None) -> None:
+    """`--time-budget 6m` (the demo's) reached the parser only after click had refused it as a float."""
+    _sweep("--time-budget", text)
+    assert fake.seen[-1].time_budget_s == seconds
+
+
+def test_the_time_budget_default_is_the_help_s_6m(fake: type[_FakeSweep]) -> None:
+    _sweep()
+    assert fake.seen[-1].time_budget_s == 360.0
+
+
+@pytest.mark.parametrize("text", ["abc", "0", "5x", "-1m"])
+def test_a_bad_time_budget_is_one_usage_error(fake: type[_FakeSweep], text: str) -> None:
+    res = CliRunner().invoke(perf_cli.cli, ["sweep", "--no-report", "--time-budget", text])
+    said = " ".join(res.output.split())
+    assert res.exit_code == 2 and "--time-budget" in said and f"time budget '{text}' is not" in said
+    assert "not a valid float" not in said and "Traceback" not in said
