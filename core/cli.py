@@ -8,13 +8,15 @@ object are generated from its fields (:mod:`core.options`), hand-written ones fo
 made with :func:`flag`; every command that logs
 with :func:`verbosity_option`; every line drawn for the user goes through :func:`console`
 (one timestamp style, source file:line only with ``-v``) and every table through
-:func:`print_table` (whole, not cut at 80 columns, when the output is not a terminal).
+:func:`print_table` (at ``COLUMNS``, the terminal's width or :data:`PLAIN_WIDTH`, cells
+wrapped, never cut).
 """
 
 from __future__ import annotations
 
 import functools
 import logging
+import os
 import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -37,8 +39,9 @@ EXIT_USAGE = 2
 EXIT_VARIANT_FAILED = 3
 EXIT_INTERRUPTED = 130
 
-#: Widest table :func:`print_table` draws off a terminal (characters).
-MAX_PLAIN_WIDTH = 100_000
+#: Width :func:`print_table` draws a table at off a terminal when ``COLUMNS`` is not set
+#: (characters): wider tables wrap their cells, nothing is cut. The width of ``-h``.
+PLAIN_WIDTH = 120
 
 #: The time stamp of every log line a command prints (rich's ``[HH:MM:SS]``).
 LOG_TIME_FORMAT = "[%X]"
@@ -285,11 +288,15 @@ def int_list(text: str, what: str) -> tuple[int, ...]:
 
 
 def print_table(table: Any, out: Console | None = None) -> None:
-    """Print a rich table whole.
+    """Print a rich table whole, at the width the reader has.
 
-    On a terminal it fits the terminal, as rich does. Anywhere else (a CI log, ``| tee``, a
-    file) rich would assume 80 columns and cut cells to "OUTPU…"; there the table is drawn as
-    wide as its content needs instead, so every name and number is there to read and grep.
+    On a terminal rich fits the terminal (``COLUMNS`` where it is set). Anywhere else (a CI
+    log, ``| tee``, a file) the width is ``COLUMNS`` where it is set, else :data:`PLAIN_WIDTH`
+    (rich alone would assume 80 and cut cells). Cells of text wrap to fit it, and a word
+    longer than its column folds onto the next line: no cell is ever cut to "OUTPU…". There,
+    a column whose every cell is one word (names, files, numbers) is kept whole on one line,
+    and a table whose narrowest form is wider than that width (those columns need more) is
+    drawn at that narrowest width instead, so every name and number is there to grep.
 
     Args:
         table: A ``rich.table.Table`` (or any rich renderable).
@@ -297,10 +304,38 @@ def print_table(table: Any, out: Console | None = None) -> None:
     """
     from rich.console import Console
     from rich.measure import Measurement
+    from rich.table import Table
 
     out = out or console(stderr=False)
-    if out.is_terminal:
+    for column in table.columns if isinstance(table, Table) else ():
+        if column.overflow == "ellipsis":  # rich's default: cut; fold keeps every character
+            column.overflow = "fold"
+        if not out.is_terminal and all(_one_word(c) for c in column.cells):
+            column.no_wrap = True  # names, files and numbers: whole on one line, to grep
+    if out.is_terminal:  # rich fits the terminal (COLUMNS where set)
         out.print(table)
         return
-    need = Measurement.get(out, out.options.update_width(MAX_PLAIN_WIDTH), table).maximum
-    Console(file=out.file, width=max(out.width, need), no_color=out.no_color).print(table)
+    need = Measurement.get(out, out.options.update_width(10_000), table)
+    Console(file=out.file, width=plain_width(need.minimum, need.maximum), no_color=out.no_color).print(table)
+
+
+def _one_word(cell: Any) -> bool:
+    """Whether a table cell is one word (a name, a file, a number): no whitespace in its text."""
+    from rich.text import Text
+
+    text = cell.plain if isinstance(cell, Text) else cell if isinstance(cell, str) else None
+    return text is not None and not any(ch.isspace() for ch in text.strip())
+
+
+def plain_width(narrowest: int, widest: int) -> int:
+    """The width :func:`print_table` draws a table at off a terminal (characters): ``COLUMNS``
+    where it is set, else :data:`PLAIN_WIDTH`; never wider than the table needs, never narrower
+    than its narrowest form (its unbreakable columns side by side).
+
+    Args:
+        narrowest: The table's narrowest width (characters).
+        widest: Its width with no cell wrapped (characters).
+    """
+    columns = os.environ.get("COLUMNS", "")
+    target = int(columns) if columns.isdigit() and int(columns) > 0 else PLAIN_WIDTH
+    return max(min(target, widest), narrowest)

@@ -1,0 +1,77 @@
+"""Tables printed through :func:`core.cli.print_table` off a terminal (issue 26): at ``COLUMNS``
+where it is set, else at a sane width, cells wrapped, nothing cut."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from rich.console import Console
+from rich.table import Table
+
+from core.cli import print_table
+
+#: A sane width for a table in a CI log (characters): what `-h` uses.
+SANE_WIDTH = 120
+
+WHY = (
+    "served by the python backend, which runs its own ONNX Runtime, not the release's; "
+    "the release's limits apply to repositories written with --serving native"
+)
+
+
+def _table() -> Table:
+    t = Table(title="checks not run", show_lines=True)
+    for col in ("file", "check", "why", "what to do"):
+        t.add_column(col)
+    for i in range(3):
+        t.add_row(
+            f"model_{i}/1/model.onnx", "ONNX limits of Triton 24.10 (ONNX Runtime 1.19.2)", WHY, "verify it where it is served"
+        )
+    return t
+
+
+def _printed(monkeypatch: pytest.MonkeyPatch, columns: str | None) -> list[str]:
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    out = io.StringIO()
+    print_table(_table(), Console(file=out))
+    return out.getvalue().splitlines()
+
+
+def test_a_piped_table_wraps_to_a_sane_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    lines = _printed(monkeypatch, None)
+    assert max(len(line) for line in lines) <= SANE_WIDTH  # was ~290 characters
+    text = " ".join(lines)
+    assert "…" not in text
+    for word in WHY.split():  # every word of the longest cell is there, none cut
+        assert word in text
+
+
+def test_a_piped_table_honours_columns(monkeypatch: pytest.MonkeyPatch) -> None:
+    lines = _printed(monkeypatch, "80")
+    assert max(len(line) for line in lines) <= 80
+    assert "…" not in " ".join(lines)
+
+
+def test_a_narrow_table_is_drawn_at_its_own_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    t = Table()
+    t.add_column("a")
+    t.add_row("1")
+    out = io.StringIO()
+    monkeypatch.delenv("COLUMNS", raising=False)
+    print_table(t, Console(file=out))
+    assert max(len(line) for line in out.getvalue().splitlines()) < 10
+
+
+def test_an_unbreakable_column_is_never_cut(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "40")
+    t = Table()
+    t.add_column("variant", no_wrap=True)
+    t.add_column("note")
+    t.add_row("a_variant_name_of_fifty_characters_long_enough_xx", "wrapped as needed")
+    out = io.StringIO()
+    print_table(t, Console(file=out))
+    assert "a_variant_name_of_fifty_characters_long_enough_xx" in out.getvalue()
