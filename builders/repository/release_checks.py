@@ -14,6 +14,7 @@ from tritonclient.grpc import model_config_pb2 as mc
 
 from builders.backends import model_backend
 from builders.model.artifact_signature import ArtifactIO
+from builders.repository.records import MANIFEST_FILE
 from builders.repository.view import Repository
 from builders.triton.releases import NOT_CONFIRMED, TritonRelease, same_tensorrt
 from builders.triton.rules import Problem
@@ -26,8 +27,8 @@ def check_tensorrt_version(
 ) -> None:
     """Compare the TensorRT version a plan's build recorded with the target release's.
 
-    A plan runs only on the TensorRT that built it. The version comes from the build
-    manifest, reached through the repository index.
+    A plan runs only on the TensorRT that built it. The version is the one its export
+    recorded (:func:`plan_tensorrt`).
 
     Args:
         model_dir: The model folder (its parent is the repository).
@@ -48,29 +49,9 @@ def check_tensorrt_version(
             )
         )
         return
-    built_with = None
-    try:
-        v = Repository(model_dir.parent).variant(model_dir.name)
-        built_with = v.manifest.versions.get("tensorrt") if v.manifest else None
-    except (RecordError, RepositoryError) as e:
-        skipped.append(
-            Problem(
-                str(artifact),
-                f"TensorRT version against {target.describe()}",
-                f"the build record cannot be read: {e.message}",
-                "rebuild with `builders build`",
-            )
-        )
-        return
-    if not built_with:
-        skipped.append(
-            Problem(
-                str(artifact),
-                f"TensorRT version against {target.describe()}",
-                "no recorded TensorRT version (the repository index names no build manifest for it)",
-                "build the plan with `builders build`, or check it with trtexec in the target container",
-            )
-        )
+    built_with, why, fix = plan_tensorrt(model_dir, target)
+    if built_with is None:
+        skipped.append(Problem(str(artifact), f"TensorRT version against {target.describe()}", why, fix))
         return
     if not same_tensorrt(built_with, target.tensorrt):
         problems.append(
@@ -83,6 +64,63 @@ def check_tensorrt_version(
                 "(builders build --print-trtexec prints the command)",
             )
         )
+
+
+def plan_tensorrt(model_dir: Path, target: TritonRelease) -> tuple[str | None, str, str]:
+    """The TensorRT version that built a variant's plan, as its build recorded it.
+
+    The repository index names the variant's build folder; that folder's manifest holds the
+    record of the variant's export (format and precision), whose ``extra.tensorrt_version``
+    is the TensorRT the plan was built (or, imported with ``--plan``, deserialized) with. A
+    build from before that field gives the build host's TensorRT (``versions.tensorrt``),
+    except for an imported plan, whose host TensorRT says nothing about it.
+
+    Args:
+        model_dir: The model folder (its parent is the repository).
+        target: The release it is checked against (named in what to do).
+
+    Returns:
+        ``(version, "", "")``, or ``(None, why, what to do)``: the first link of that chain that
+        is missing, named.
+    """
+    check_there = f"check it with trtexec --loadEngine in nvcr.io/nvidia/tritonserver:{target.container}-py3"
+    try:
+        v = Repository(model_dir.parent).variant(model_dir.name)
+        manifest = v.manifest
+    except (RecordError, RepositoryError) as e:
+        return None, f"the build record cannot be read: {e.message}", "rebuild with `builders build`"
+    if v.entry is None:
+        return (
+            None,
+            f"{model_dir.name} is not listed in {model_dir.parent}/index.json",
+            f"build it with `builders build`, or {check_there}",
+        )
+    if v.build_dir is None:
+        return None, "the repository index names no build folder for it", f"rebuild it with `builders build`, or {check_there}"
+    if manifest is None:
+        return (
+            None,
+            f"the build folder the index names ({v.build_dir}) holds no {MANIFEST_FILE}",
+            f"rebuild it with `builders build`, or {check_there}",
+        )
+    export = v.export
+    if export is None:
+        p = v.params
+        what = f"{p.format} {p.precision}" if p else "this variant's"
+        return None, f"{v.build_dir / MANIFEST_FILE} has no record of the {what} export", f"rebuild it, or {check_there}"
+    imported = export.strategy == "imported"
+    built_with = export.extra.get("tensorrt_version") or (None if imported else manifest.versions.get("tensorrt"))
+    if built_with:
+        return str(built_with), "", ""
+    if imported:
+        return (
+            None,
+            f"the plan was imported with --plan from {export.extra.get('imported_from', '?')} and could not be "
+            "deserialized here (no TensorRT or GPU on the build host): the TensorRT that built it is not recorded",
+            f"build it with the command `builders build --print-trtexec --target-triton {target.container}` prints, or "
+            + check_there,
+        )
+    return None, f"{v.build_dir / MANIFEST_FILE} records no TensorRT version for it", f"rebuild it, or {check_there}"
 
 
 def check_onnx_limits(
