@@ -7,6 +7,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from pydantic import ConfigDict
+from pydantic.dataclasses import dataclass
+
 from builders.backends import DEFAULT_SERVING
 from builders.config.variants import VariantGrid
 from builders.export.onnx import DEFAULT_OPSET
@@ -18,9 +21,14 @@ from builders.repository.view import DEFAULT_REPOSITORY
 Progress = Callable[[str], None]
 
 
-@dataclasses.dataclass
+@dataclass(config=ConfigDict(arbitrary_types_allowed=True))
 class BuildOptions:
     """Everything ``builders build`` needs.
+
+    Checked when made (a pydantic dataclass): a path may be given as ``str`` or any
+    ``os.PathLike`` and becomes a ``Path``, a list where a tuple is expected becomes a tuple;
+    a value of another type raises ``pydantic.ValidationError`` naming the field, before
+    anything is built.
 
     Attributes:
         model: A built-in name (``mlp``, ``tiny``...), ``package.module:factory``, a ``.pt``

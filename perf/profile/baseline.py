@@ -29,6 +29,9 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from pydantic import ConfigDict
+from pydantic.dataclasses import dataclass
+
 from builders.backends import for_config, served_artifact
 from builders.config.pbtxt import read_config
 from builders.repository.view import Repository, RepositoryVariant
@@ -65,9 +68,12 @@ SWEEP_TIMING = TimingSettings(min_run_time_s=0.1)
 Progress = Callable[[dict[str, Any]], None]
 
 
-@dataclasses.dataclass
+@dataclass(config=ConfigDict(arbitrary_types_allowed=True))
 class BaselineOptions:
     """One in-process baseline.
+
+    Checked when made (a pydantic dataclass): ``repository`` may be a ``str`` (it becomes a
+    ``Path``); a value of the wrong type raises ``pydantic.ValidationError`` naming the field.
 
     Attributes:
         repository: The model repository whose variants are measured.
