@@ -13,10 +13,17 @@ from pydantic import ValidationError
 
 from builders.build import BuildOptions, build
 from builders.config.variants import VariantGrid
+from clients.runtimes.options import ServerOptions
 from perf.profile.baseline import BaselineOptions
+from perf.sweep.options import SweepOptions
 
 #: Each public options object with what it needs besides its path fields.
-OPTIONS: dict[type, dict[str, Any]] = {BuildOptions: {"model": "tiny"}, BaselineOptions: {}}
+OPTIONS: dict[type, dict[str, Any]] = {
+    BuildOptions: {"model": "tiny"},
+    BaselineOptions: {},
+    ServerOptions: {},
+    SweepOptions: {"server": ServerOptions()},
+}
 
 
 def path_fields(cls: type) -> dict[str, Any]:
