@@ -23,6 +23,7 @@ from clients.runtimes.models import unload_and_wait
 from clients.server import ServerOptions, TritonServer
 from core import precision as precisions
 from core.errors import ClientError, ServerError, ToolkitError
+from core.wording import count, of
 
 log = logging.getLogger(__name__)
 
@@ -210,3 +211,29 @@ def check_running(
                     with contextlib.suppress(ToolkitError, Exception):
                         unload_and_wait(client, name)
     return results
+
+
+def check_summary(results: Sequence[CheckResult]) -> str:
+    """The line under ``clients check``'s table (:mod:`core.wording`'s rule on counts).
+
+    The table has one row per output compared (variant, protocol, output), and one row for a
+    variant that got no outputs (the same error on each protocol it was checked over); a
+    check is one variant over one protocol. The line counts both, each by its name:
+    ``"16 of 16 variant × protocol checks passed: 32 of 32 outputs within tolerance (a row
+    each)"``, and says how many checks got no output and how many passes did not exercise
+    the variant's precision.
+    """
+    passed = [r for r in results if r.passed]
+    outputs = [o for r in results for o in r.outputs]
+    within = sum(1 for o in outputs if o["passed"])
+    line = f"{of(len(passed), len(results), 'variant × protocol check')} passed"
+    if outputs:
+        line += f": {of(within, len(outputs), 'output')} within tolerance (a row each)"
+    blank = [r for r in results if not r.outputs]
+    if blank:
+        rows = len({(r.variant, r.error or "") for r in blank})
+        line += f"; {count(len(blank), 'check')} got no output ({count(rows, 'row')} above, with the error)"
+    caveats = [r for r in passed if r.not_exercised]
+    if caveats:
+        line += f"; {of(len(caveats), len(passed), 'pass')} did not exercise the variant's precision (pass*: {caveats[0].not_exercised})"
+    return line

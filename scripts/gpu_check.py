@@ -259,7 +259,9 @@ def run(args: argparse.Namespace) -> int:
     served = _served_variants(repo, kind, serving, env, notes)
     if "trt" in formats and serving == "python":
         notes.append("TensorRT plans built and verified, not served: the bundled server has no tensorrt_plan backend")
+    from clients.check import check_summary
     from core.formats import FORMAT_NAMES
+    from core.wording import of
 
     order = {f: i for i, f in enumerate(FORMAT_NAMES)}
     prec = {p: i for i, p in enumerate(_csv(args.precisions))}
@@ -279,8 +281,8 @@ def run(args: argparse.Namespace) -> int:
             worst = "; ".join(f"{o['name']}: {o.get('problem') or 'failed'}" for o in r.outputs if not o["passed"])
             _say(f"check FAILED {r.variant} ({r.protocol}): {r.error or worst}")
     _say(
-        f"check: {sum(r.passed for r in results)} of {len(results)} served-output checks passed "
-        f"({len(served) - len(failed_checks)} of {len(served)} variants)"
+        f"check: {check_summary(results)} ({of(len(served) - len(failed_checks), len(served), 'variant')} passed on "
+        "every protocol)"
     )
     # 4. plan and sweep
     levels = [int(c) for c in _csv(args.concurrency)]

@@ -177,7 +177,7 @@ def check(server_opts: Any, http_url: str | None, grpc_url: str | None, protocol
     """
     from rich.markup import escape
 
-    from clients.check import check_running, check_with_server
+    from clients.check import check_running, check_summary, check_with_server
 
     console = make_console(stderr=False)
     protocols = ("http", "grpc") if protocol == "both" else (protocol,)
@@ -192,13 +192,8 @@ def check(server_opts: Any, http_url: str | None, grpc_url: str | None, protocol
     else:
         results = check_with_server(server_opts, protocols, variants, lambda m: console.log(escape(m)))
     print_table(results_table(results), console)
-    failed = [r for r in results if not r.passed]
-    caveats = [r for r in results if r.passed and r.not_exercised]
-    line = f"{len(results) - len(failed)} of {len(results)} checks passed"
-    if caveats:
-        line += f"; {len(caveats)} of them without exercising the variant's precision (pass*: {caveats[0].not_exercised})"
-    click.echo(line)
-    if failed:
+    click.echo(check_summary(results))
+    if not all(r.passed for r in results):
         raise click.exceptions.Exit(1)
 
 

@@ -166,7 +166,9 @@ def test_cli_check_against_a_running_server(bundled_server, variant, tiny_repo, 
     other = [v for v in json.loads((tiny_repo / "index.json").read_text())["variants"] if v["name"] != variant][0]["name"]
     res = CliRunner().invoke(cli, [*args, "--variant", variant, "--variant", other])
     assert res.exit_code == 0, res.output
-    assert len(re.findall(r"│ pass +│", res.output)) == 4 and "4 of 4 checks passed" in res.output
+    assert (
+        len(re.findall(r"│ pass +│", res.output)) == 4 and "4 of 4 variant × protocol checks passed: 4 of 4 outputs" in res.output
+    )
     with contextlib.closing(make_client(bundled_server.http_url, "http")) as c:
         assert not c.is_model_ready(other)
     # a reference that disagrees with the served model fails, exit 1
@@ -178,7 +180,7 @@ def test_cli_check_against_a_running_server(bundled_server, variant, tiny_repo, 
     repo = _repository_over(tiny_repo, variant, bad_build, tmp_path / "repo")
     res = CliRunner().invoke(cli, ["check", "-r", str(repo), "--http-url", bundled_server.http_url, "--protocol", "http"])
     assert res.exit_code == 1, res.output
-    assert "FAIL" in res.output and "0 of 1 checks passed" in res.output
+    assert "FAIL" in res.output and "0 of 1 variant × protocol check passed" in res.output
 
 
 def _repository_over(repo: Path, variant: str, build_dir: Path, dest: Path) -> Path:
@@ -233,7 +235,9 @@ def test_cli_check_starts_its_own_server(tiny_repo, tiny_build, tmp_path):
         ],
     )
     assert res.exit_code == 0, res.output
-    assert len(re.findall(r"│ pass +│", res.output)) == 4 and "4 of 4 checks passed" in res.output
+    assert (
+        len(re.findall(r"│ pass +│", res.output)) == 4 and "4 of 4 variant × protocol checks passed: 4 of 4 outputs" in res.output
+    )
     log = (tmp_path / "s.log").read_text()
     assert "MODE_EXPLICIT" in log and f"successfully unloaded '{names[0]}'" in log  # loaded and unloaded in turn
     res = CliRunner().invoke(cli, ["check", "-r", str(tiny_repo), "--runtime", "bundled", "--variant", "nope"])

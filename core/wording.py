@@ -1,0 +1,38 @@
+"""How a command's output words a count: one rule for every command.
+
+A count printed under a table counts what the table shows one row of, in that noun
+("32 of 32 outputs within tolerance" under one row per output); where it counts something
+else, it names that unit ("16 of 16 variant × protocol checks passed") beside the count of
+rows. Nouns agree with their number ("1 variant", "0 variants", "2 variants"), never "(s)".
+"""
+
+from __future__ import annotations
+
+
+def plural(noun: str) -> str:
+    """The plural of an English noun of this toolkit's vocabulary (``variant`` -> ``variants``,
+    ``batch`` -> ``batches``, ``check`` -> ``checks``); the last word of a phrase is the one
+    made plural (``variant × protocol check`` -> ``variant × protocol checks``)."""
+    if noun.endswith(("s", "x", "ch", "sh")):
+        return noun + "es"
+    if noun.endswith("y") and noun[-2:-1] not in "aeiou":
+        return noun[:-1] + "ies"
+    return noun + "s"
+
+
+def count(n: int, noun: str, plural_form: str | None = None) -> str:
+    """``n`` and the noun in agreement: ``count(1, "variant")`` is ``"1 variant"``,
+    ``count(0, "variant")`` ``"0 variants"``.
+
+    Args:
+        n: How many.
+        noun: The singular noun (or phrase; its last word agrees).
+        plural_form: The plural where :func:`plural` would get it wrong.
+    """
+    return f"{n} {noun if n == 1 else plural_form or plural(noun)}"
+
+
+def of(k: int, n: int, noun: str, plural_form: str | None = None) -> str:
+    """``"k of n nouns"``, the noun agreeing with ``n``: ``of(1, 1, "check")`` is
+    ``"1 of 1 check"``, ``of(15, 16, "check")`` ``"15 of 16 checks"``."""
+    return f"{k} of {count(n, noun, plural_form)}"

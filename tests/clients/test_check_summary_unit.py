@@ -1,0 +1,61 @@
+"""The line under ``clients check``'s table counts what the rows show (issue 26: "16 of 16
+checks passed" under a 32-row table), and every count agrees with its noun."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from clients.check import CheckResult, check_summary
+from clients.cli.main import results_table
+from core.cli import print_table
+from core.wording import count, of, plural
+
+
+def _output(name: str, passed: bool = True) -> dict:
+    return {"name": name, "passed": passed, "max_abs_err": 0.0, "max_rel_err": 0.0, "rtol": 1e-4, "problem": None}
+
+
+def _rows(results: list[CheckResult]) -> int:
+    out = io.StringIO()
+    print_table(results_table(results), Console(file=out))
+    return sum(1 for line in out.getvalue().splitlines() if line.startswith("│ v"))
+
+
+def test_two_outputs_per_check_are_counted_as_the_rows_show() -> None:
+    results = [CheckResult(f"v{i}", p, True, [_output("logits"), _output("hidden")]) for i in range(8) for p in ("http", "grpc")]
+    assert _rows(results) == 32
+    line = check_summary(results)
+    assert line.startswith("16 of 16 variant × protocol checks passed: 32 of 32 outputs within tolerance (a row each)")
+
+
+def test_a_variant_that_did_not_load_is_one_row_and_counted_by_name() -> None:
+    results = [
+        CheckResult("v0", "http", True, [_output("y")]),
+        CheckResult("v0", "grpc", False, [_output("y", passed=False)]),
+        CheckResult("v1", "http", False, [], "failed to load: no model.py"),
+        CheckResult("v1", "grpc", False, [], "failed to load: no model.py"),
+    ]
+    assert _rows(results) == 3
+    line = check_summary(results)
+    assert line == (
+        "1 of 4 variant × protocol checks passed: 1 of 2 outputs within tolerance (a row each); "
+        "2 checks got no output (1 row above, with the error)"
+    )
+
+
+def test_a_pass_that_did_not_exercise_the_precision_is_counted_among_the_passes() -> None:
+    results = [
+        CheckResult("v_fp16", "http", True, [_output("y")], not_exercised="CPU kernels compute fp16 in fp32"),
+        CheckResult("v_fp32", "http", True, [_output("y")]),
+    ]
+    assert check_summary(results).endswith(
+        "; 1 of 2 passes did not exercise the variant's precision (pass*: CPU kernels compute fp16 in fp32)"
+    )
+
+
+def test_nouns_agree_with_their_number() -> None:
+    assert count(1, "variant") == "1 variant" and count(0, "variant") == "0 variants"
+    assert of(1, 1, "variant × protocol check") == "1 of 1 variant × protocol check"
+    assert [plural(n) for n in ("batch", "pass", "entry", "key", "model")] == ["batches", "passes", "entries", "keys", "models"]
