@@ -39,6 +39,7 @@ from builders.verify.input_draws import describe_draws, load_sample
 from builders.verify.verification import save_reference
 from core.errors import ConfigError, PartialBuildError, ToolkitError
 from core.naming import check_name
+from core.wording import count, of
 
 __all__ = ["BuildOptions", "BuildResult", "Progress", "build"]
 
@@ -118,6 +119,10 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
                 say(f"{path.name} passed its verification and stays in {out} (it replaces no file the manifest records)")
             raise
         writes = _check_variants(opts, plan, exported, spec, warm.count, say)
+        if not writes:  # every export passed, none can be served as asked
+            for path in staging.keep_new(exported.values(), old):
+                say(f"{path.name} passed its verification and stays in {out} (it replaces no file the manifest records)")
+            raise _nothing_to_serve(opts, plan, exported)
     except BaseException:
         staging.discard()  # the build folder, its manifest and the repository stay as they were
         raise
@@ -131,14 +136,14 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
         saved = _finish_manifest(opts, manifest, mpath, plan, entries, warm, _Earlier(old, tasks, failed), say)
         update_index(opts.repository, entries, skipped=plan.skipped)
         remove_failed(out)
-    say(f"wrote {len(variant_dirs)} variant{'' if len(variant_dirs) == 1 else 's'} to {opts.repository}")
+    say(f"wrote {count(len(variant_dirs), 'variant')} to {opts.repository}")
     built = BuildResult(saved, mpath, variant_dirs)
     if failures:
         for _f, _p, e in failures:
             if e.log_path == str(out / FAILED_MANIFEST_FILE):
                 e.log_path = str(mpath)  # the failures are in the manifest now
         raise PartialBuildError(
-            f"{len(failures)} of {len(tasks)} exports failed: {_failure_lines(failures)}; the {len(variant_dirs)} variants "
+            f"{of(len(failures), len(tasks), 'export')} failed: {_failure_lines(failures)}; the {count(len(variant_dirs), 'variant')} "
             f"of the {len(exported)} that passed ({', '.join(f'{f} {p}' for f, p in exported)}) were written to {opts.repository}",
             result=built,
             failed=failures,
@@ -260,6 +265,22 @@ def _refuse_empty_build(
         failed=failures,
         log_path=str(out / FAILED_MANIFEST_FILE),
         hint=f"nothing was written to the repository and {out / MANIFEST} is left as it was; fix the first error above",
+    )
+
+
+def _nothing_to_serve(opts: BuildOptions, plan: GridPlan, exported: dict[tuple[str, str], ExportResult]) -> ConfigError:
+    """The error of a build whose exports passed but whose every variant was skipped: each
+    skipped grid point or variant with its reason, and what to change."""
+    asked = [(f, p) for f, p in exported if f in opts.formats]
+    unservable = [f"{f} {p}: the {opts.serving} backend cannot serve it" for f, p in asked if not servable(f, opts.serving)]
+    why = unservable + [f"{sk.what}: {sk.reason}" for sk in plan.skipped]
+    hint = "each reason says what to change; `builders variants` with the same grid flags lists what they give"
+    if unservable:
+        hint = "pass --serving native (Triton's tensorrt_plan backend serves plans); " + hint
+    return ConfigError(
+        f"nothing to serve: {', '.join(f'{f} {p}' for f, p in asked)} passed, but every variant was skipped "
+        f"({'; '.join(why) or 'no variant planned'}); {MANIFEST} and the repository are left as they were",
+        hint=hint,
     )
 
 

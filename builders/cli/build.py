@@ -14,7 +14,7 @@ import click
 from builders import build as build_api
 from builders.build import BuildOptions
 from builders.cli.flags import EXPORT_PANEL, FORMAT_FLAGS, GRID_FLAGS, SERVING_FLAGS, formats_of, with_grid, with_serving
-from builders.cli.summary import print_build_summary
+from builders.cli.summary import print_build_summary, repository_line
 from builders.config.warmup import DEFAULT_WARMUP_COUNT
 from builders.export.tensorrt import CONTAINER_BUILD_DIR, trtexec_docker_command
 from builders.model.spec import ModelSpec
@@ -296,11 +296,11 @@ def build(
                 print_build_summary(load_record(Path(e.log_path), MANIFEST_KIND))
             if isinstance(e, PartialBuildError) and isinstance(e.result, build_api.BuildResult):  # what passed was written: where
                 click.echo(f"manifest: {e.result.manifest_path}")
-                click.echo(f"repository: {repository} ({len(e.result.variant_dirs)} variants)")
+                click.echo(repository_line(repository, e.result.variant_dirs))
             raise
     print_build_summary(MANIFEST_KIND.parse(result.manifest, str(result.manifest_path)))
     click.echo(f"manifest: {result.manifest_path}")
-    click.echo(f"repository: {repository} ({len(result.variant_dirs)} variants)")
+    click.echo(repository_line(repository, result.variant_dirs))
     if print_trtexec:
         built = ModelSpec.from_json(result.manifest["spec"])
         folder = result.manifest_path.parent  # plans of every precision are built from its fp32 model.onnx

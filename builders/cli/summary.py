@@ -3,15 +3,20 @@ why any verdict is not ``ok``, and the graph health of each export."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import click
 
 from builders.graph.facts import build_summary_lines
 from builders.repository.records import BuildManifest, FailedExport
+from builders.repository.view import read_index
 from builders.verify.explain import rejection_line
 from builders.verify.verdicts import describe
 from core.cli import console as make_console
+from core.cli import print_table
+from core.errors import RecordError
+from core.wording import count
 
 SUMMARY_COLUMNS = ("format", "precision", "strategy", "verified on", "worst error per output", "status")
 
@@ -67,12 +72,12 @@ def rejected_strategies(manifest: BuildManifest) -> list[str]:
 
 
 def print_build_summary(manifest: BuildManifest) -> None:
-    """Print the build's one-table summary to stdout: a rich table on a terminal, plain text
-    otherwise; then why any verdict is not ``ok`` (the reasons recorded in the manifest) and one
-    graph-health line per export (:func:`builders.graph.facts.build_summary_lines`)."""
+    """Print the build's one-table summary to stdout (:func:`core.cli.print_table`: fitted to
+    the terminal, else to ``COLUMNS`` or 120 characters); then why any verdict is not ``ok``
+    (the reasons recorded in the manifest) and one graph-health line per export
+    (:func:`builders.graph.facts.build_summary_lines`), each line whole."""
     from rich.markup import escape
     from rich.table import Table
-    from tabulate import tabulate
 
     rows = summary_rows(manifest)
     reasons = dict.fromkeys(
@@ -85,19 +90,25 @@ def print_build_summary(manifest: BuildManifest) -> None:
     reasons.update(dict.fromkeys(rejected_strategies(manifest)))
     reasons.update(dict.fromkeys(build_summary_lines(manifest)))
     console = make_console(stderr=False)
-    if console.is_terminal:
-        table = Table(title=f"build of {escape(manifest.model)}")
-        for col in SUMMARY_COLUMNS:
-            table.add_column(col, overflow="fold", no_wrap=col in ("format", "precision"))
-        for row in rows:
-            table.add_row(*(escape(c) for c in row))
-        console.print(table)
-        for r in reasons:
-            console.print(escape(r), highlight=False)
-    else:
-        click.echo(tabulate(rows, headers=SUMMARY_COLUMNS, tablefmt="simple"))
-        for r in reasons:
-            click.echo(r)
+    table = Table(title=f"build of {escape(manifest.model)}")
+    for col in SUMMARY_COLUMNS:
+        table.add_column(col, overflow="fold", no_wrap=col in ("format", "precision"))
+    for row in rows:
+        table.add_row(*(escape(c) for c in row))
+    print_table(table, console)
+    for r in reasons:
+        console.print(escape(r), highlight=False, soft_wrap=not console.is_terminal)
     if manifest.warmup_count is not None:
         w = manifest.warmup_count
         click.echo(f"model_warmup: each sample runs {w.count}x ({w.reason})")
+
+
+def repository_line(repository: Path, written: list[Path]) -> str:
+    """``repository: PATH (this build wrote 2 variants; its index lists 6)``: the variants of this
+    build and of the whole repository, each counted by name (:mod:`core.wording`)."""
+    line = f"repository: {repository} (this build wrote {count(len(written), 'variant')}"
+    try:
+        listed = len(read_index(repository))
+    except RecordError:
+        return line + ")"
+    return line + (f"; its index lists {listed})" if listed != len(written) else ")")

@@ -13,6 +13,7 @@ from builders.repository.validate import relative, summary
 from builders.repository.validate import validate as validate_run
 from builders.triton.releases import release
 from core.cli import CONTEXT_SETTINGS, ToolkitCommand, print_table, verbosity_option
+from core.wording import count
 
 
 @click.command("validate", cls=ToolkitCommand, context_settings=CONTEXT_SETTINGS)
@@ -35,8 +36,10 @@ from core.cli import CONTEXT_SETTINGS, ToolkitCommand, print_table, verbosity_op
     metavar="RELEASE",
     default=None,
     help="The Triton release that will serve the repository: container tag (24.10) or, where the table has it, server version (2.56.0). "
-    "Checks ONNX IR version/opset against its ONNX Runtime and TensorRT plans against its TensorRT; "
-    "a check whose version is not confirmed for that release is listed as not run.",
+    "Checks the artifacts its own backends serve (repositories built with --serving native): ONNX IR version/opset "
+    "against its onnxruntime backend's ONNX Runtime, TensorRT plans against its TensorRT. An ONNX file served by the "
+    "python backend (the default --serving python) runs another ONNX Runtime and is listed as not run, as is a check "
+    "whose version is not confirmed for that release.",
 )
 @verbosity_option
 def validate(path: Path, server_gpu: bool | None, no_artifacts: bool, load_artifacts: bool, target_triton: str | None) -> None:
@@ -76,7 +79,7 @@ def validate(path: Path, server_gpu: bool | None, no_artifacts: bool, load_artif
         console.print(escape(note))
     console.print(
         escape(summary(result.problems, path))
-        + (f" ({len(result.skipped)} check(s) not run, listed above)" if result.skipped else "")
+        + (f" ({count(len(result.skipped), 'check')} not run, a row each above)" if result.skipped else "")
     )
     if result.problems:
         click.get_current_context().exit(1)

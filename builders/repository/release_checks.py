@@ -151,8 +151,10 @@ def check_onnx_limits(
             Problem(
                 str(artifact),
                 f"ONNX limits of {target.describe()}",
-                f"served by the {model_backend(cfg) or '?'} backend, which runs its own ONNX Runtime, not the release's",
-                "verify it where it is served",
+                f"served by the {model_backend(cfg) or '?'} backend, which runs the ONNX Runtime installed for it, not "
+                f"the release's: the release's limits apply to its onnxruntime backend (builders build --serving native)",
+                "nothing to do for this serving; to serve the graph with the release's ONNX Runtime, build with "
+                "--serving native and validate that repository",
             )
         )
         return

@@ -53,6 +53,7 @@ from builders.repository.view import Repository
 from builders.triton.releases import TritonRelease
 from builders.triton.rules import Problem
 from core.errors import ConfigError, RecordError, RepositoryError
+from core.wording import count, of
 
 log = logging.getLogger(__name__)
 
@@ -356,7 +357,8 @@ def relative(path: str, root: str | Path) -> str:
 
 
 def summary(problems: list[Problem], root: str | Path) -> str:
-    """One line: how many problems in how many model folders."""
+    """One line: how many problems (a row each in the table above it) in how many model folders
+    (:mod:`core.wording`'s rule on counts)."""
     rootp = Path(root)
     if (rootp / CONFIG).is_file():
         total = 1
@@ -367,6 +369,6 @@ def summary(problems: list[Problem], root: str | Path) -> str:
             else 0
         )
     if not problems:
-        return f"{total} model(s) checked, no problems"
+        return f"{count(total, 'model')} checked, no problems"
     models = {relative(p.file, root).split(os.sep)[0] for p in problems}
-    return f"{len(problems)} problem(s) in {len(models)} of {total} model(s)"
+    return f"{count(len(problems), 'problem')} in {of(len(models), total, 'model')}"

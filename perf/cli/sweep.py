@@ -13,6 +13,7 @@ import click
 from core.cli import CONTEXT_SETTINGS, EXIT_INTERRUPTED, EXIT_VARIANT_FAILED, ToolkitCommand, verbosity_option
 from core.cli import console as make_console
 from core.options import OptionSpec, build, given_fields, panel, specs
+from core.wording import of
 from perf.cli.baseline import describe_point
 from perf.cli.report import print_report
 from perf.records.settings import MEASURE_PANEL
@@ -113,15 +114,17 @@ def _finish(ctx: click.Context, sw: Any, run: Any, console: Any, allow_failed_va
     if not failed:
         return
     names = ", ".join(v.name for v in failed)
+    tried = [v for v in run.variants if v.status != "skipped"]  # skipped ones were never tried: listed above
+    failed_of = f"{of(len(failed), len(tried), 'variant')} failed ({names})"
     if allow_failed_variants:
         click.secho(
-            f"{len(failed)} of {len(run.variants)} variants failed ({names}); exit 0 (--allow-failed-variants)",
+            f"{failed_of}; exit 0 (--allow-failed-variants)",
             fg="yellow",
             err=True,
         )
         return
     click.secho(
-        f"{len(failed)} of {len(run.variants)} variants failed ({names}); the others are measured and reported. "
+        f"{failed_of}; the others are measured and reported. "
         f"Exit {EXIT_VARIANT_FAILED} (pass --allow-failed-variants to exit 0).",
         fg="red",
         err=True,

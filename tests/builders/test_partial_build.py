@@ -58,7 +58,7 @@ def test_the_cli_says_where_the_passed_variants_are_and_exits_1(tmp_path: Path, 
     monkeypatch.chdir(tmp_path)
     res = CliRunner().invoke(cli, ["build", "--model", "tiny", "--format", "onnx", "--precision", "fp16,bf16", *FLAGS])
     assert res.exit_code == 1
-    assert "repository: model_repository (1 variants)" in res.output and "manifest:" in res.output
+    assert "repository: model_repository (this build wrote 1 variant)" in res.output and "manifest:" in res.output
     assert isinstance(res.exception, PartialBuildError) and "onnx bf16 (verify)" in str(res.exception)
 
 

@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from builders.build import BuildOptions, build
 from builders.config.variants import VariantGrid
+from builders.serving.tensorrt_env import missing_requirements
 from clients.runtimes.options import ServerOptions
 from perf.profile.baseline import BaselineOptions
 from perf.sweep.options import SweepOptions
@@ -49,10 +50,20 @@ def test_a_wrong_type_is_refused_when_made_naming_the_field(cls: type) -> None:
         cls(**{**OPTIONS[cls], name: 3.5})
 
 
+@pytest.mark.skipif(not missing_requirements(), reason="this host deserializes plans: a fake plan is refused")
 def test_a_build_given_str_paths_runs(tmp_path: Path) -> None:
-    grid = VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(8,))
+    (tmp_path / "p.plan").write_bytes(b"\x00engine")  # an imported plan: a whole build without an export
+    grid = VariantGrid(kinds=("gpu",), counts=(1,), queue_delays_us=(None,), max_batch_sizes=(8,), server_gpu=True)
     result = build(
-        BuildOptions("tiny", formats=["onnx"], grid=grid, repository=str(tmp_path / "repo"), build_dir=str(tmp_path / "b"))
+        BuildOptions(
+            "tiny",
+            formats=["trt"],
+            grid=grid,
+            serving="native",
+            plans={"fp32": str(tmp_path / "p.plan")},
+            repository=str(tmp_path / "repo"),
+            build_dir=str(tmp_path / "b"),
+        )
     )
-    assert [d.name for d in result.variant_dirs] == ["tiny_onnx_cpu1_nodb_mbs8"]
+    assert [d.name for d in result.variant_dirs] == ["tiny_trt_gpu1_nodb_mbs8"]
     assert result.manifest_path == tmp_path / "b" / "tiny" / "manifest.json"

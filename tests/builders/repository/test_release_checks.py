@@ -9,8 +9,10 @@ import shutil
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from builders.build import BuildOptions, build
+from builders.cli.main import cli
 from builders.config.variants import VariantGrid
 from builders.repository.validate import validate
 from builders.serving.tensorrt_env import missing_requirements
@@ -19,7 +21,8 @@ from builders.triton.releases import release
 GPU_GRID = VariantGrid(kinds=("gpu",), counts=(1,), queue_delays_us=(None,), max_batch_sizes=(8,), server_gpu=True)
 VARIANT = "tiny_trt_gpu1_nodb_mbs8"
 
-pytestmark = pytest.mark.skipif(
+#: On a host with TensorRT and a GPU an imported plan is deserialized (a fake one is refused) and its version read.
+needs_no_tensorrt = pytest.mark.skipif(
     not missing_requirements(), reason="this host runs TensorRT plans: an imported plan is deserialized and its version read"
 )
 
@@ -61,6 +64,7 @@ def _tensorrt_rows(tmp_path: Path) -> tuple[list[str], list[str]]:
     return pick, skip
 
 
+@needs_no_tensorrt
 def test_an_imported_plan_is_named_as_imported_not_as_a_missing_manifest(imported: Path) -> None:
     problems, skipped = _tensorrt_rows(imported)
     assert problems == [] and len(skipped) == 1
@@ -76,6 +80,7 @@ def _edit_manifest(tmp_path: Path, edit) -> None:
     path.write_text(json.dumps(data))
 
 
+@needs_no_tensorrt
 def test_the_version_the_export_recorded_is_compared(imported: Path) -> None:
     def record(data: dict) -> None:
         (trt,) = [e for e in data["exports"] if e["format"] == "trt"]
@@ -87,6 +92,7 @@ def test_the_version_the_export_recorded_is_compared(imported: Path) -> None:
     assert "built with TensorRT 10.3.0.26" in problems[0] and "10.5.0.18" in problems[0]
 
 
+@needs_no_tensorrt
 def test_each_missing_link_is_named(imported: Path) -> None:
     _edit_manifest(imported, lambda data: data.update(exports=[]))
     (why,) = _tensorrt_rows(imported)[1]
@@ -103,3 +109,14 @@ def test_each_missing_link_is_named(imported: Path) -> None:
     index.unlink()
     (why,) = _tensorrt_rows(imported)[1]
     assert f"{VARIANT} is not listed in" in why
+
+
+@pytest.mark.slow  # a real ONNX export
+def test_a_python_served_onnx_is_not_checked_against_the_release_and_says_which_serving_is(tmp_path: Path) -> None:
+    grid = VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(4,))
+    build(BuildOptions("tiny", formats=("onnx",), grid=grid, repository=tmp_path / "repo", build_dir=tmp_path / "b"))
+    result = validate(tmp_path / "repo", target=release("24.05"))
+    (row,) = [s for s in result.skipped if s.field.startswith("ONNX limits")]
+    assert "python backend" in row.problem and "--serving native" in row.problem and "--serving native" in row.fix
+    res = CliRunner().invoke(cli, ["validate", "-h"])
+    assert "--serving native" in " ".join(res.output.split())  # -h says which repositories the release checks apply to

@@ -236,7 +236,7 @@ def test_every_problem_is_reported_at_once_and_the_cli_exits_non_zero(repo):
     assert len(validate_repository(repo)) == 3
     r = CliRunner(env={"COLUMNS": "250"}).invoke(cli, ["validate", str(repo)])
     assert r.exit_code == 1
-    for text in ("what to do", "preferred_batch_size", "version folder", "3 problem(s) in 1 of 1 model(s)"):
+    for text in ("what to do", "preferred_batch_size", "version folder", "3 problems in 1 of 1 model"):
         assert text in r.output
     # the installed entry point (run_cli, not click's standalone mode) must exit 1 as well
     import subprocess
@@ -250,7 +250,7 @@ def test_cli_on_a_valid_repository_exits_zero(repo):
     r = CliRunner().invoke(cli, ["validate", str(repo)])
     assert r.exit_code == 0 and "no problems" in r.output
     r = CliRunner().invoke(cli, ["validate", str(repo / NAME)])  # one model folder
-    assert r.exit_code == 0 and "1 model(s) checked" in r.output
+    assert r.exit_code == 0 and "1 model checked, no problems" in r.output
 
 
 def test_missing_or_empty_repository(tmp_path):

@@ -124,6 +124,12 @@ def test_a_failed_variant_makes_a_distinct_exit_code(fake) -> None:
     assert res.exit_code == 1 and "no variant was measured" in str(res.exception)
 
 
+def test_the_failed_count_is_out_of_the_variants_tried_not_the_skipped_ones(fake) -> None:
+    fake.run_result = _run("ok", "failed", "skipped", "skipped")  # issue 26: "1 of 4 variants failed"
+    res = _sweep("--allow-failed-variants")
+    assert res.exit_code == 0 and "1 of 2 variants failed (v1); exit 0" in res.output, res.output
+
+
 def test_ctrl_c_hint_names_the_results_dir(fake, tmp_path: Path) -> None:
     fake.run_result = _run("ok")
     fake.interrupt = True

@@ -1,0 +1,26 @@
+"""Reading a rich table back from a command's output: tables wrap their text cells to
+``COLUMNS`` or 120 characters off a terminal (:func:`core.cli.print_table`), so a phrase of
+a long cell may span lines; :func:`column_text` joins each column's lines again."""
+
+from __future__ import annotations
+
+BARS = "│┃"
+
+
+def column_text(output: str, header: str) -> str:
+    """The text of column ``header`` of the (first) rich table in ``output``, every line of it
+    joined by one space (a wrapped cell reads as one phrase again)."""
+    lines = output.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("┃") and header in line)
+    bars = [j for j, ch in enumerate(lines[head]) if ch in BARS]
+    col = next(k for k in range(len(bars) - 1) if header in lines[head][bars[k] : bars[k + 1]])
+    left, right = bars[col] + 1, bars[col + 1]
+    parts = []
+    for line in lines[head + 1 :]:
+        if not line or line[0] not in BARS + "┡├└":
+            if line and line[0] not in " ":
+                break
+            continue
+        if line[0] in BARS:
+            parts.append(line[left:right].strip())
+    return " ".join(p for p in parts if p)
