@@ -61,10 +61,16 @@ def _errors(errors: dict[str, Any]) -> str:
 
 def rejected_strategies(manifest: BuildManifest) -> list[str]:
     """One line per rejected export strategy of every export in the manifest, saying why
-    (:func:`builders.verify.explain.rejection_line`)."""
+    (:func:`builders.verify.explain.rejection_line`) and, where the exporter printed something
+    (a "Torch IR graph at exception" dump), that it is kept in the attempt's record."""
     spec = manifest.spec.to_spec()
     return [
         rejection_line(e.format, e.precision, a.strategy, a.stage, a.error, manifest.draws, spec)
+        + (
+            f" (what the exporter printed, {count(a.output.count(chr(10)) + 1, 'line')}: the attempt's output in the manifest)"
+            if a.output
+            else ""
+        )
         for e in manifest.exports
         for a in e.attempts
         if not a.ok

@@ -21,6 +21,9 @@ class Attempt:
         stage: Where it failed: ``"export"`` (the exporter raised or its graph check
             failed) or ``"verify"`` (the export ran but disagreed with eager PyTorch).
         tracer_warnings: What ``torch.jit``'s tracer warned while making this export.
+        output: What native code wrote to stderr while it ran (the TorchScript-based ONNX
+            exporter's "Torch IR graph at exception" dump, onnxruntime's log lines), captured
+            instead of printed (:func:`builders.export.capture.native_stderr`); ``None``: nothing.
     """
 
     strategy: str
@@ -29,6 +32,7 @@ class Attempt:
     seconds: float = 0.0
     stage: str = "export"
     tracer_warnings: list[str] = dataclasses.field(default_factory=list)
+    output: str | None = None
 
 
 @dataclasses.dataclass

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from builders.export.artifacts import Attempt, ExportResult
+from builders.export.capture import native_output
 from core.errors import ExportError, VerificationError
 
 log = logging.getLogger(__name__)
@@ -59,22 +60,34 @@ def first_verified(fmt: str, strategies: Sequence[Strategy], verify: Verify | No
     failed: VerificationError | None = None
     for name, make in strategies:
         t0 = time.perf_counter()
-        try:
-            result = make()
-        except Exception as e:  # any failure of one strategy moves on to the next
-            attempts.append(Attempt(name, False, summarize_error(e), time.perf_counter() - t0))
+        made: ExportResult | None = None
+        problem: Exception | None = None
+        with native_output() as native:  # C++ dumps go to the attempt's record, not the console
+            try:
+                made = make()
+            except Exception as e:  # any failure of one strategy moves on to the next
+                problem = e
+        if made is None:
+            error_line = summarize_error(problem) if problem else "no export"
+            attempts.append(Attempt(name, False, error_line, time.perf_counter() - t0, output=native.text or None))
             log.info("%s %s failed: %s", fmt, name, attempts[-1].error)
             continue
+        result = made
         dt = time.perf_counter() - t0
-        if verify is not None:
+        rejected: VerificationError | None = None
+        with native_output() as checked:
             try:
-                verify(result)
+                if verify is not None:
+                    verify(result)
             except VerificationError as e:
-                attempts.append(Attempt(name, False, summarize_error(e), dt, "verify", list(result.tracer_warnings)))
-                log.info("%s %s exported but failed verification: %s", fmt, name, attempts[-1].error)
-                failed = e
-                continue
-        attempts.append(Attempt(name, True, None, dt, "export", list(result.tracer_warnings)))
+                rejected = e
+        output = "\n".join(t for t in (native.text, checked.text) if t) or None
+        if rejected is not None:
+            attempts.append(Attempt(name, False, summarize_error(rejected), dt, "verify", list(result.tracer_warnings), output))
+            log.info("%s %s exported but failed verification: %s", fmt, name, attempts[-1].error)
+            failed = rejected
+            continue
+        attempts.append(Attempt(name, True, None, dt, "export", list(result.tracer_warnings), output))
         log.info("%s export via %s in %.2f s", fmt, name, dt)
         result.attempts = attempts
         return result
