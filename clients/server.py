@@ -27,6 +27,7 @@ import tenacity
 
 from clients.runtimes.base import Ports, Runtime
 from clients.runtimes.choose import resolve_runtime
+from clients.runtimes.diagnosis import failed_hint, not_ready_hint, read_log
 from clients.runtimes.host import (
     default_log_path,
     die_with_parent,
@@ -197,8 +198,11 @@ class TritonServer:
             tail = self.log_tail()
             raise ServerError(
                 f"tritonserver exited with code {self._proc.returncode} during start-up; last lines of its log:\n{tail}",
-                hint=self.runtime_impl.explain(tail)
-                or "read the log above; a model that fails to load, a busy port or a missing library are the usual causes",
+                hint=failed_hint(
+                    read_log(self.log_path),
+                    self.runtime_impl.explain(tail),
+                    "read the log above; a model that fails to load, a busy port or a missing library are the usual causes",
+                ),
                 log_path=str(self.log_path),
             )
         return self.is_ready()
@@ -207,7 +211,7 @@ class TritonServer:
         tail = self.log_tail()
         raise ServerError(
             f"tritonserver was not ready within {self.opts.start_timeout_s:g} s; last lines of its log:\n{tail}",
-            hint=self.runtime_impl.explain(tail) or "raise --start-timeout or check the log",
+            hint=not_ready_hint(read_log(self.log_path), self.runtime_impl.explain(tail), self.opts.start_timeout_s),
             log_path=str(self.log_path),
         )
 
@@ -289,22 +293,28 @@ class TritonServer:
             raise ServerError(
                 f"tritonserver could not load model {model!r}: {why}",
                 log_path=str(self.log_path),
-                hint=self.runtime_impl.explain(why + "\n" + self.log_since(offset)),
+                hint=failed_hint(
+                    why + "\n" + read_log(self.log_path, offset),
+                    self.runtime_impl.explain(why + "\n" + self.log_since(offset)),
+                    "",
+                )
+                or None,
             ) from e
         except Exception as e:  # a timeout, or connection refused/reset: the load took the server down
             since = self.log_since(offset)
             if self.is_alive() and time.monotonic() - started >= 0.9 * timeout_s:
                 raise ServerError(
                     f"model {model!r} was not ready within {timeout_s:g} s (--start-timeout); server log since the load request:\n{since}",
-                    hint=self.runtime_impl.explain(since)
-                    or "if it is only slow, raise --start-timeout; else the log lines above show where it stops",
+                    hint=not_ready_hint(
+                        read_log(self.log_path, offset), self.runtime_impl.explain(since), timeout_s, server_started=True
+                    ),
                     log_path=str(self.log_path),
                 ) from e
             state = "still running" if self.is_alive() else "no longer running"
             raise ServerError(
                 f"loading model {model!r} failed: {type(e).__name__}: {e} (tritonserver is {state}); "
                 f"server log since the load request:\n{since}",
-                hint=self.runtime_impl.explain(since) or "read the server log",
+                hint=failed_hint(read_log(self.log_path, offset), self.runtime_impl.explain(since), "read the server log"),
                 log_path=str(self.log_path),
             ) from e
 

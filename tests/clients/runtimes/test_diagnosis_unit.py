@@ -1,0 +1,87 @@
+"""The not-started and not-loaded messages read the server log for known causes first (issue
+26: the launcher suggested raising --start-timeout when its own log showed model.py missing);
+raising the timeout is suggested only when the log shows a model still loading or the server
+still starting."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from clients.runtimes.diagnosis import known_causes, not_ready_hint, still_loading
+from clients.server import ServerOptions, TritonServer
+from core.errors import ServerError
+
+LOADING = 'I1201 16:38:08.255885 3866 model_lifecycle.cc:472] "loading: tiny_onnx_cpu1_nodb_mbs4:1"'
+NO_MODEL_PY = (
+    "I1201 16:38:08.291115 3874 pb_stub.cc:2105]  Failed to preinitialize Python stub: Python model file not found in "
+    "'/repo/tiny_onnx_cpu1_nodb_mbs4/1/model.py'"
+)
+STARTED = 'I1201 16:38:09.000000 3866 http_server.cc:4700] "Started HTTPService at 127.0.0.1:8000"'
+HARMLESS = 'E1201 16:38:08.253627 3866 server.cc:241] "CudaDriverHelper has not been initialized."'
+
+
+def test_a_missing_model_py_is_named_and_waiting_longer_is_not_suggested() -> None:
+    hint = not_ready_hint("\n".join([HARMLESS, LOADING, NO_MODEL_PY]), None, 120)
+    assert "/repo/tiny_onnx_cpu1_nodb_mbs4/1/model.py is missing" in hint and "builders build" in hint
+    assert "--start-timeout" not in hint
+
+
+@pytest.mark.parametrize(
+    "line,named",
+    [
+        (
+            "E1201 10:00:00.0 1 model_lifecycle.cc:654] \"failed to load 'm' version 1: Invalid argument: model 'm', "
+            'tensor \'y\': the model expects 2 dimensions (shape [-1,4]) but the model configuration specifies 3"',
+            "model 'm' failed to load: Invalid argument: model 'm', tensor 'y': the model expects 2 dimensions",
+        ),
+        (
+            "E1201 10:00:00.0 1 main.cc:1] failed to start HTTP service: Unavailable - Socket '127.0.0.1:8000' already in use",
+            "HTTP port is already in use (127.0.0.1:8000)",
+        ),
+        (
+            "E1201 10:00:00.0 1 model_lifecycle.cc:654] \"failed to load 'm' version 1: Invalid argument: unable to find "
+            "backend library for backend 'onnxruntime', try specifying runtime on the model configuration.\"",
+            "this tritonserver has no 'onnxruntime' backend",
+        ),
+        (
+            "E1201 10:00:00.0 1 pb_stub.cc:1] ModuleNotFoundError: No module named 'sentencepiece'",
+            "could not import a module (No module named 'sentencepiece')",
+        ),
+    ],
+)
+def test_known_causes_are_named_with_what_to_do(line: str, named: str) -> None:
+    (cause,) = known_causes(line)
+    assert named in cause
+    assert "--start-timeout" not in not_ready_hint(line, None, 120)
+
+
+def test_the_timeout_is_suggested_only_while_loading_or_starting() -> None:
+    hint = not_ready_hint("\n".join([HARMLESS, STARTED, LOADING]), None, 120)
+    assert hint.startswith("tiny_onnx_cpu1_nodb_mbs4 was still loading when the 120 s ran out") and "--start-timeout" in hint
+    assert "raise --start-timeout" in not_ready_hint("pulling image layers...", None, 60)  # not started yet, no error
+    loaded = LOADING + "\nI1201 16:38:10.0 3866 model_lifecycle.cc:839] \"successfully loaded 'tiny_onnx_cpu1_nodb_mbs4'\""
+    assert still_loading(loaded) == []
+    assert "--start-timeout" not in not_ready_hint(STARTED + "\n" + loaded, None, 60)
+    unknown = "E1201 10:00:00.0 1 server.cc:1] something this toolkit has never seen"
+    assert "does not recognise" in not_ready_hint(unknown + "\n" + LOADING, None, 60)
+    assert "--start-timeout" not in not_ready_hint(unknown + "\n" + LOADING, None, 60)
+    assert not_ready_hint(LOADING, "the container's /dev/shm is too small: --shm-size 1g", 60).startswith("the container's")
+
+
+def test_the_launcher_reads_its_own_log_before_suggesting_a_longer_wait(tmp_path: Path) -> None:
+    exe = tmp_path / "fake-tritonserver"
+    (tmp_path / "lines").write_text(f"{LOADING}\n{NO_MODEL_PY}\n")
+    exe.write_text(f"#!/bin/sh\ncat {tmp_path / 'lines'}\nexec sleep 60\n")
+    exe.chmod(0o755)
+    (tmp_path / "repo").mkdir()
+    srv = TritonServer(
+        ServerOptions(tmp_path / "repo", runtime="local", binary=exe, start_timeout_s=1, log_file=tmp_path / "s.log")
+    )
+    t0 = time.monotonic()
+    with pytest.raises(ServerError, match="not ready within 1 s") as e:
+        srv.start()
+    assert time.monotonic() - t0 < 15
+    assert "model.py is missing" in (e.value.hint or "") and "--start-timeout" not in (e.value.hint or "")
