@@ -34,7 +34,7 @@ def test_a_missing_model_py_is_named_and_waiting_longer_is_not_suggested() -> No
     [
         (
             "E1201 10:00:00.0 1 model_lifecycle.cc:654] \"failed to load 'm' version 1: Invalid argument: model 'm', "
-            'tensor \'y\': the model expects 2 dimensions (shape [-1,4]) but the model configuration specifies 3"',
+            "tensor 'y': the model expects 2 dimensions (shape [-1,4]) but the model configuration specifies 3\"",
             "model 'm' failed to load: Invalid argument: model 'm', tensor 'y': the model expects 2 dimensions",
         ),
         (
