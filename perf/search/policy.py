@@ -1,10 +1,7 @@
-"""The search policy of a sweep: which concurrency to measure next on a variant, when its
-levels end, which variants are dropped, and in which order variants are measured.
-
-Pure functions over recorded levels (:class:`perf.analysis.stats.Point`, medians over trials) and
-the thresholds of :class:`perf.records.search.SearchRules`; nothing here starts a server, so
-every rule is unit-tested on hand-made levels. :class:`Search` is the small driver the sweep
-loop asks "what next on this variant?".
+"""The search policy of the sequential design (``--design sequential``; the rounds design has its
+own: :mod:`perf.search.rounds`, :mod:`perf.search.ladder`): which concurrency to measure next on a
+variant, when its levels end, which variants are dropped, and in which order they are measured: pure
+functions over recorded levels and :class:`perf.records.search.SearchRules`; :class:`Search` drives it.
 
 Rules (thresholds in :class:`~perf.records.search.SearchRules`, recorded with the run):
 

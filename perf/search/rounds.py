@@ -250,8 +250,9 @@ class Rounds:
         if decision is None:
             self.search.decisions = [d for d in self.search.decisions if d.variant != name]
         elif kept != decision:
-            self.search.record(decision)
-            self.events({"event": "search_decision", "variant": name, "decision": decision, "levels_left": 0})
+            self.search.record(decision)  # its numbers follow the rounds; said again only when the rule or level changes
+            if kept is None or (kept.rule, kept.concurrency) != (decision.rule, decision.concurrency):
+                self.events({"event": "search_decision", "variant": name, "decision": decision, "levels_left": 0})
 
     def _prune(self, alive: Sequence[str]) -> None:
         """Drop contenders the leader beats by the paired rule and whose ladder cannot lift them.

@@ -74,6 +74,8 @@ class SweepBase:
         #: ``rounds`` or ``sequential``; a resumed run keeps its own (a run saved before rounds: sequential).
         self.design = opts.design if saved is None else ("rounds" if saved.rounds is not None else "sequential")
         self.levels, self.adaptive, self.names = levels, adaptive, names
+        if self.design == "rounds" and opts.trials > 1:
+            log.warning("--trials %d is not used in the rounds design: every round measures each level once", opts.trials)
         self.run_id = opts.run_id or results.new_run_id()
         self.run_dir = Path(opts.results_dir) / self.run_id
         if self.run_dir.exists() and saved is None:
