@@ -14,6 +14,8 @@ Cost model (each number is the setting it comes from, or a constant measured on 
   its first rounds and about ``flat_window + 1`` once the levels behind the best retire; the
   paired rule needs :data:`perf.analysis.ranking.MIN_ROUNDS` rounds (6) before anything can be
   called, so the plan sizes one more round than that;
+* **unloading** each variant after its rounds: :data:`UNLOAD_S` (the scheduler keeps that much
+  of the budget for it: no round starts that would leave less);
 * the in-process **baseline**: :data:`BASELINE_S` per variant it measures (its targets' model
   loads and timing points: 58 s for 6 and 106 s for 8 demo variants on the loaded VM).
 
@@ -43,6 +45,9 @@ VISIT_OVERHEAD_S = 0.35
 LOAD_S = 5.0
 #: The in-process baseline, per variant measured (s).
 BASELINE_S = 10.0
+#: Unloading one variant after its rounds and checking it is gone (s; 3.4 s each for the demo's
+#: 7 variants under two CPU burners, where the server's python-backend stubs exit slowly).
+UNLOAD_S = 3.0
 #: Windows perf_analyzer merges in one visit.
 WINDOWS = 3
 
@@ -123,7 +128,7 @@ def estimate(
 ) -> float:
     """Estimated wall time (s) of ``rounds`` rounds over ``n_variants`` variants (module cost model)."""
     v = visit_s(rules.window_ms)
-    total = n_variants * LOAD_S + (n_variants * BASELINE_S if baseline else 0.0)
+    total = n_variants * (LOAD_S + UNLOAD_S) + (n_variants * BASELINE_S if baseline else 0.0)
     for r in range(rounds):
         per_variant = _levels_per_round(ladder, adaptive, rules, r < rules.min_rounds)
         total += n_variants * per_variant * keys_per_level * v

@@ -158,9 +158,10 @@ class Rounds:
         return out
 
     # -- the loop ---------------------------------------------------------------------------
-    def run_group(self, names: Sequence[str], group: int, measure: Measure) -> list[str]:
+    def run_group(self, names: Sequence[str], group: int, measure: Measure, reserve_s: float = 0.0) -> list[str]:
         """Rounds over ``names`` until decided, ``max_rounds``, or the time budget; returns the
-        group's tie set (leader first; every contender when nothing could be ranked)."""
+        group's tie set (leader first; every contender when nothing could be ranked).
+        ``reserve_s``: budget kept for what follows the rounds (unloading the group)."""
         s = self.setup
         for n in names:
             if n not in self.ladders:
@@ -185,9 +186,9 @@ class Rounds:
                 rr = self.record.rounds[-1]
             todo = self.visits(alive, index)
             cost = len(todo) * self.visit_s
-            if self.deadline is not None and self.clock() + cost > self.deadline:
+            if self.deadline is not None and self.clock() + cost > self.deadline - reserve_s:
                 self.record.rounds.remove(rr)
-                why = self._out_of_time(alive, done, cost, group)
+                why = self._out_of_time(alive, done, cost + reserve_s, group)
                 break
             random.Random(rr.seed).shuffle(todo)
             self._measure(rr, todo, measure)
@@ -315,8 +316,9 @@ class Rounds:
 
     def _out_of_time(self, alive: Sequence[str], done: int, cost: float, group: int) -> str:
         left = max(0.0, (self.deadline or 0.0) - self.clock())
-        why = f"time budget spent: {fmt(left, 0)} s left, the next round ({fmt(cost, 0)} s estimated) does not fit" + (
-            f"; {done} of the {MIN_ROUNDS} rounds a verdict needs" if done < MIN_ROUNDS else ""
+        why = (
+            f"time budget spent: {fmt(left, 0)} s left, the next round and the unloads ({fmt(cost, 0)} s estimated) do not fit"
+            + (f"; {done} of the {MIN_ROUNDS} rounds a verdict needs" if done < MIN_ROUNDS else "")
         )
         self.record.cut(Cut("rounds", f"rounds after the first {done} of group {group} not measured: {why}"))
         s = self.setup

@@ -33,6 +33,7 @@ from core.errors import ServerError, ToolkitError
 from perf.coldstart import measure as coldstart
 from perf.records.results import LevelResult, VariantResult
 from perf.records.rounds import LoadGroup
+from perf.search.budget import UNLOAD_S
 from perf.search.plan import LevelKey
 from perf.search.rounds import Rounds
 from perf.sweep.context import SweepBase
@@ -152,7 +153,11 @@ class RoundsSweep(SweepBase):
     def _measure_group(self, engine: Rounds, loaded: list[str], group: int) -> list[str]:
         """The group's rounds, then every variant unloaded; returns its tie set."""
         try:
-            return engine.run_group(loaded, group, lambda name, key: self._visit(engine, loaded, name, key))
+
+            def visit(name: str, key: LevelKey) -> LevelResult | None:
+                return self._visit(engine, loaded, name, key)
+
+            return engine.run_group(loaded, group, visit, reserve_s=len(loaded) * UNLOAD_S)
         finally:
             for name in loaded:
                 self.servers.unload(name, self.opts.unload_timeout_s)
