@@ -64,6 +64,9 @@ def sweep(ctx: click.Context, resume: str | None, allow_failed_variants: bool, n
     measured), 3 some variant failed (see --allow-failed-variants), 130 interrupted (resume
     with --resume RUN_ID).
     """
+    from rich.markup import escape
+
+    from perf.sweep.opening import opening_lines
     from perf.sweep.run import Sweep
 
     run_id = params.pop("run_id")
@@ -75,6 +78,8 @@ def sweep(ctx: click.Context, resume: str | None, allow_failed_variants: bool, n
     progress = _progress(console)
     sw = Sweep(opts, progress.on_event)
     o = sw.opts  # after --resume these are the run's saved settings
+    for line in opening_lines(sw, given):
+        console.print(escape(line))
     progress.trials = o.trials
     total, done = sw.level_counts()  # planned levels only: skipped ones are listed at the end
     with progress.bar:
@@ -84,8 +89,6 @@ def sweep(ctx: click.Context, resume: str | None, allow_failed_variants: bool, n
         try:
             run = sw.run_all()
         except KeyboardInterrupt:
-            from rich.markup import escape
-
             console.print(
                 f"[yellow]interrupted: measurements so far are kept in {escape(str(sw.run_dir))}; continue with "
                 f"{escape(resume_command(o.results_dir, sw.run_id))}[/yellow]"

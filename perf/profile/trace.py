@@ -8,7 +8,8 @@
 
 Each batch is run ``warmup`` times untraced (ONNX Runtime: traced, and only the last run's
 events are counted), then once traced. The ten operators with the most self time
-(children excluded) are kept as :class:`~perf.records.profile.OperatorTime` rows.
+(children excluded) are kept as :class:`~perf.records.profile.OperatorTime` rows. What the
+profilers print themselves goes to :data:`PROFILER_LOG` beside the trace, not to the console.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from core.native_log import native_output_to
 from perf.records.profile import OperatorTime, TraceRecord
 
 log = logging.getLogger(__name__)
@@ -29,6 +31,8 @@ log = logging.getLogger(__name__)
 TOP_N = 10
 #: Untraced runs before the traced one.
 WARMUP_RUNS = 3
+#: The profilers' own console output (libkineto's ``USDT ... profiler_start`` lines), beside the traces.
+PROFILER_LOG = "profiler.log"
 
 
 def top_operators(totals: Mapping[str, tuple[float, int]], n: int = TOP_N) -> list[OperatorTime]:
@@ -82,12 +86,13 @@ def trace_torch(
     if cuda:
         torch.cuda.synchronize()
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
-    with profile(activities=activities) as prof:
-        fn()
-        if cuda:
-            torch.cuda.synchronize()
     out.parent.mkdir(parents=True, exist_ok=True)
-    prof.export_chrome_trace(str(out))
+    with native_output_to(out.parent / PROFILER_LOG):  # libkineto's USDT profiler_start/stop lines
+        with profile(activities=activities) as prof:
+            fn()
+            if cuda:
+                torch.cuda.synchronize()
+        prof.export_chrome_trace(str(out))
     totals: dict[str, tuple[float, int]] = {}
     for e in prof.key_averages():
         self_us = float(getattr(e, "self_device_time_total", 0.0) if cuda else e.self_cpu_time_total)
@@ -145,12 +150,13 @@ def trace_onnx(
     if device.startswith("cuda"):
         dev_id = int(device.split(":")[1]) if ":" in device else 0
         providers = [("CUDAExecutionProvider", {"device_id": dev_id})]
-    session = ort.InferenceSession(str(path), opts, providers=providers)
-    names = {i.name for i in session.get_inputs()}
-    feed = {k: v for k, v in inputs.items() if k in names}
-    for _ in range(warmup + 1):
-        session.run(None, feed)
-    Path(session.end_profiling()).replace(out)
+    with native_output_to(out.parent / PROFILER_LOG):  # what the runtime prints while profiling
+        session = ort.InferenceSession(str(path), opts, providers=providers)
+        names = {i.name for i in session.get_inputs()}
+        feed = {k: v for k, v in inputs.items() if k in names}
+        for _ in range(warmup + 1):
+            session.run(None, feed)
+        Path(session.end_profiling()).replace(out)
     return TraceRecord(
         format="onnx",
         profiler="onnxruntime",

@@ -47,11 +47,14 @@ REPORT_PANEL = "Report and exit"
 SWEEP_SETS = ("model_control", "load_models", "log_file")
 #: ServerOptions fields a run records and a resumed run takes back.
 SERVER_SETTINGS = tuple(f.name for f in dataclasses.fields(ServerOptions) if f.name not in ("repository", *SWEEP_SETS))
-#: SweepOptions flags that say how this invocation runs, not what the run measures: not saved
-#: (a resumed run gets the time budget passed now: ``rounds.budget`` records each one's).
-RUN_FLAGS = ("results_dir", "run_id", "baseline", "allow_shared_host", "time_budget_s")
-#: Settings a passed value replaces on resume (they only affect the report).
-REPORT_SETTINGS = ("latency_budget_ms", "latency_percentile")
+#: SweepOptions flags that name the run folder or say how this invocation runs: not saved (a
+#: resumed run gets the time budget passed now: ``rounds.budget`` records each one's).
+RUN_FLAGS = ("results_dir", "run_id", "time_budget_s")
+#: Saved settings a flag given again replaces on resume: what the report says and what runs
+#: around the levels (the in-process baseline, permission to share a host), never what a level
+#: measures; not given again, the saved value holds (issue 26: a resumed ``--no-baseline`` run
+#: measured the baseline).
+REPORT_SETTINGS = ("latency_budget_ms", "latency_percentile", "baseline", "allow_shared_host")
 #: What a run saved before a setting was recorded measured with (other missing settings keep
 #: the value passed now).
 _BEFORE_RECORDED: dict[str, Any] = {"search": "brute", "request_rates": (), "shapes": {}, "sweep_axes": {}}
@@ -296,8 +299,9 @@ def resumed_options(opts: SweepOptions, settings: dict[str, Any]) -> SweepOption
     server launch (runtime, image, ports...), the perf_analyzer binary and input data. A
     resumed run goes on exactly as it started. A setting the caller gave (``opts.given``; when
     ``None``: one that differs from the default) and that differs from the saved one is
-    ignored with a warning; a latency budget or percentile passed now replaces the saved one
-    (:data:`REPORT_SETTINGS`: they only affect the report). A run saved before a setting was
+    ignored with a warning; a latency budget or percentile, ``--no-baseline`` or
+    ``--allow-shared-host`` given again replaces the saved one (:data:`REPORT_SETTINGS`: never what
+    a level measures), and holds as saved when not given. A run saved before a setting was
     recorded keeps the value passed now, or what it measured with (:data:`_BEFORE_RECORDED`).
     """
     defaults = SweepOptions(server=ServerOptions(repository=opts.server.repository))
@@ -316,17 +320,11 @@ def resumed_options(opts: SweepOptions, settings: dict[str, Any]) -> SweepOption
     ]
     back = {k: settings[k] if k in settings else _BEFORE_RECORDED.get(k, getattr(opts, k)) for k in taken}
     back["search"] = back["search"] or "brute"  # a run saved before the search measured every level
-    given = opts.given if opts.given is not None else frozenset()
     resumed = dataclasses.replace(
         opts,
         server=server,
         measure=MeasureSettings(**{k: settings[k] for k in measure_fields if k in settings}),
-        latency_budget_ms=opts.latency_budget_ms if opts.latency_budget_ms is not None else settings.get("latency_budget_ms"),
-        latency_percentile=(
-            opts.latency_percentile
-            if "latency_percentile" in given
-            else int(settings.get("latency_percentile") or opts.latency_percentile)
-        ),
+        **{k: _given_again(opts, defaults, settings, k) for k in REPORT_SETTINGS},
         **back,
     )
 
@@ -349,6 +347,17 @@ def resumed_options(opts: SweepOptions, settings: dict[str, Any]) -> SweepOption
         if Path(opts.server.repository).resolve() != Path(settings["repository"]).resolve():
             log.warning("resume: repository %s ignored; the run continues on %s", opts.server.repository, settings["repository"])
     return resumed
+
+
+def _given_again(opts: SweepOptions, defaults: SweepOptions, settings: dict[str, Any], key: str) -> Any:
+    """A :data:`REPORT_SETTINGS` value on resume: the one passed now when its flag was given again
+    (``opts.given``; when ``None``: a value other than the default), else the saved one, else (a run
+    saved before it was recorded) the one passed now."""
+    passed = getattr(opts, key)
+    given = key in opts.given if opts.given is not None else passed != getattr(defaults, key)
+    if given or settings.get(key) is None:
+        return passed
+    return settings[key]
 
 
 def _warn_server(opts: SweepOptions, resumed: SweepOptions, defaults: SweepOptions, saved: dict[str, Any]) -> None:

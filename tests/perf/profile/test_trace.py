@@ -10,7 +10,7 @@ import pytest
 
 from builders.model.models import load_model
 from core import formats
-from perf.profile.trace import onnx_kernel_times, top_operators, trace_onnx, trace_torch
+from perf.profile.trace import PROFILER_LOG, onnx_kernel_times, top_operators, trace_onnx, trace_torch
 
 
 def test_top_operators_rank_by_self_time_and_share_of_the_whole():
@@ -34,12 +34,15 @@ def test_onnx_kernel_times_count_the_last_run_only():
     assert onnx_kernel_times(events) == {"Gemm": (60.0, 2), "Relu": (5.0, 1)}
 
 
-def test_torch_trace_of_one_batch_is_a_chrome_trace(tmp_path: Path):
+def test_torch_trace_of_one_batch_is_a_chrome_trace(tmp_path: Path, capfd: pytest.CaptureFixture[str]):
     import torch
 
     m = load_model("tiny", None)
     x = [torch.from_numpy(a) for a in m.spec.example_inputs(4).values()]
     rec = trace_torch(lambda: m.module(*x), tmp_path / "eager.json", fmt="eager", device="cpu", batch_size=4, threads=1)
+    # issue 26: libkineto's USDT profiler_start/stop lines reached make demo's console; they go to the log
+    out, err = capfd.readouterr()
+    assert "USDT" not in out + err and "profiler_start" in (tmp_path / PROFILER_LOG).read_text()
     trace = json.loads((tmp_path / "eager.json").read_text())
     assert trace["traceEvents"]
     assert rec.status == "measured" and rec.profiler == "torch.profiler" and rec.batch_size == 4
@@ -58,3 +61,20 @@ def test_onnx_runtime_profile_of_one_batch(tmp_path: Path, tiny_build_dir: Path)
     assert not list(tmp_path.glob("run/onnx_*.json"))  # moved, not left beside it
     assert rec.profiler == "onnxruntime" and {o.name for o in rec.top_operators} >= {"Gemm"}
     assert rec.top_operators[0].self_us > 0
+
+
+def test_native_output_goes_to_the_log_not_the_console(tmp_path: Path, capfd: pytest.CaptureFixture[str]):
+    import os
+    import sys
+
+    from core.native_log import native_output_to
+
+    print("before", flush=True)
+    with native_output_to(tmp_path / "logs" / "native.log") as log:
+        os.write(2, b"USDT: profiler_start\n")  # as a C++ library writes: to the descriptor, not sys.stderr
+        os.write(1, b"native stdout\n")
+    print("after", flush=True)
+    sys.stderr.write("stderr after\n")
+    out, err = capfd.readouterr()
+    assert out == "before\nafter\n" and err == "stderr after\n"
+    assert log.read_text() == "USDT: profiler_start\nnative stdout\n"

@@ -40,6 +40,7 @@ def _options(tmp_path: Path) -> SweepOptions:
         latency_budget_ms=20.0,
         latency_percentile=95,
         host_busy_threshold_pct=25.0,
+        baseline=False,
     )
 
 
@@ -68,6 +69,7 @@ class _FakeSweep:
         self.opts, self.run_id = opts, opts.run_id or "r1"
         self.run_dir = Path(opts.results_dir) / self.run_id
         self.run = RunResult("r1", "now", variants=[VariantResult("v", None, "ok", None, [])])
+        self.plans: dict[str, Any] = {}
 
     def level_counts(self) -> tuple[int, int]:
         return 0, 0
@@ -140,3 +142,40 @@ def test_a_bad_time_budget_is_one_usage_error(fake: type[_FakeSweep], text: str)
     said = " ".join(res.output.split())
     assert res.exit_code == 2 and "--time-budget" in said and f"time budget '{text}' is not" in said
     assert "not a valid float" not in said and "Traceback" not in said
+
+
+def test_resume_honours_a_saved_no_baseline_unless_given_again(fake: type[_FakeSweep]) -> None:
+    """Issue 26: a run started with --no-baseline measured the in-process baseline when resumed."""
+    assert fake.saved["baseline"] is False  # saved with the run
+    res = _sweep("--resume", "r1")
+    assert fake.seen[-1].baseline is False
+    assert "no in-process baseline (--no-baseline)" in " ".join(res.output.split())
+    fake.saved = {**fake.saved, "baseline": True}
+    _sweep("--resume", "r1", "--no-baseline")  # given again: it replaces the saved value
+    assert fake.seen[-1].baseline is False
+    _sweep("--resume", "r1")
+    assert fake.seen[-1].baseline is True
+
+
+def test_resume_says_what_it_kept_and_what_it_will_measure(fake: type[_FakeSweep]) -> None:
+    """Issue 26: a resumed run printed no line saying what it kept and what it would measure."""
+    from factories import level_result
+
+    from perf.search.plan import VariantPlan
+
+    class Resumed(_FakeSweep):
+        def __init__(self, opts: SweepOptions, progress: Any = None):
+            super().__init__(opts, progress)
+            done = [level_result(c, 100.0, 2.0) for c in (1, 2)]
+            self.run = RunResult("r1", "now", variants=[VariantResult("m_a", None, "ok", None, done)])
+            self.plans = {"m_a": VariantPlan("m_a", [(c, 1, 0, None, None) for c in (1, 2, 4, 8)])}
+            self.repository = None  # no config in the plan: no inputs line
+
+    import perf.sweep.run
+
+    perf.sweep.run.Sweep = Resumed  # the fixture's monkeypatch puts the original back
+    said = " ".join(_sweep("--resume", "r1", "--latency-budget-ms", "9").output.split())
+    line = next(x for x in said.split("resume r1 — ")[1:])
+    assert line.startswith("kept: its settings (concurrency 1,4, batch 1,8, 2 trial(s), 700 ms windows, at most 10")
+    assert "and 2 measured level(s) of 1 variant(s); given again: latency_budget_ms; will measure: up to 2 level(s) of 1" in line
+    assert "no in-process baseline (--no-baseline)" in line

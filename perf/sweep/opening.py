@@ -1,0 +1,131 @@
+"""What a sweep says before its first level (issue 26): the inputs it will send, and for a resumed
+run what it kept and what it will measure. The CLI prints these lines; they are computed from the
+sweep's plan (:class:`perf.search.plan.VariantPlan`), its options after resume and the saved run,
+so they say what the sweep will do, not what was asked."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core import dtypes
+from core.errors import ToolkitError
+from perf.measure.inputs import describe_dynamic, resolve_shapes
+from perf.records.results import RunResult, VariantResult
+from perf.search.plan import VariantPlan, to_measure
+from perf.sweep.options import REPORT_SETTINGS, SweepOptions
+
+#: Variant names a line lists before "and N more".
+NAMES_SHOWN = 3
+
+
+def _names(names: list[str], total: int) -> str:
+    if len(names) == total:
+        return "every variant" if total > 1 else names[0]
+    shown = ", ".join(names[:NAMES_SHOWN])
+    return shown + (f" and {len(names) - NAMES_SHOWN} more" if len(names) > NAMES_SHOWN else "")
+
+
+def inputs_text(plan: VariantPlan, spec: Any, opts: SweepOptions) -> str | None:
+    """The inputs one variant is sent, per request and without the batch axis of a batching
+    model: ``"input_ids [64] int64, attention_mask [64] int64 (seq=64: the build's opt size of
+    axis seq)"``; swept axes and a user's ``--input-data`` are named. ``None`` without a config."""
+    if plan.config is None:
+        return None
+    if opts.input_data is not None:
+        return f"your --input-data {opts.input_data} (its shapes and values)"
+    try:
+        shapes = resolve_shapes(plan.config, spec, opts.shapes)
+    except ToolkitError:  # the sweep refused to start then (Sweep._check_shapes); nothing to say here
+        return None
+    parts = []
+    for inp in plan.config.get("input", []):
+        name = inp["name"]
+        try:
+            dt = dtypes.from_triton(inp.get("data_type", "")).name
+        except ToolkitError:
+            dt = inp.get("data_type", "?")
+        parts.append(f"{name} {list(shapes.get(name, []))} {dt}")
+    text = ", ".join(parts) or "no inputs"
+    swept = [s for s in plan.shapes if s]
+    if swept:
+        return text + f" at the default sizes; swept (--shapes): {', '.join(swept)}, each a level of its own"
+    how = describe_dynamic(plan.config, spec, opts.shapes)
+    return text + (f" — {how}" if how else "")
+
+
+def input_lines(plans: dict[str, VariantPlan], specs: dict[str, Any], opts: SweepOptions) -> list[str]:
+    """One line per distinct input description, naming the variants it holds for (grouped)."""
+    groups: dict[str, list[str]] = {}
+    for name, plan in plans.items():
+        if not plan.levels:
+            continue
+        text = inputs_text(plan, specs.get(name), opts)
+        if text is not None:
+            groups.setdefault(text, []).append(name)
+    total = sum(len(n) for n in groups.values())
+    return [f"inputs sent per request ({_names(names, total)}): {text}" for text, names in groups.items()]
+
+
+def settings_text(opts: SweepOptions) -> str:
+    """The settings that decide what a level measures, in one phrase."""
+    m = opts.measure
+    window = (
+        f"{m.measurement_interval_ms} ms windows"
+        if m.measurement_mode == "time_windows"
+        else f"{m.measurement_request_count}-request windows"
+    )
+    conc = opts.concurrency if isinstance(opts.concurrency, str) else ",".join(map(str, opts.concurrency))
+    return (
+        f"concurrency {conc}, batch {','.join(map(str, opts.batch_sizes))}, {opts.trials} trial(s), {window}, "
+        f"at most {m.max_trials} windows a level, {m.unstable_retries} retries of an unstable level, {m.protocol}, "
+        f"search {opts.search}, "
+        f"{opts.server.runtime} server"
+        + (f", p{opts.latency_percentile} budget {opts.latency_budget_ms:g} ms" if opts.latency_budget_ms else "")
+    )
+
+
+def resume_line(run: RunResult, plans: dict[str, VariantPlan], opts: SweepOptions, given: frozenset[str] = frozenset()) -> str:
+    """``kept: ...; will measure: ...`` for a resumed run: the saved settings it goes on with and the
+    levels already measured; the levels still to measure (at most: a search may stop a ladder
+    early) and over how many variants, and what runs after them. ``given``: the flags given again
+    that replace a saved value (:data:`perf.sweep.options.REPORT_SETTINGS`)."""
+    measured = sum(1 for v in run.variants for lv in v.levels if lv.ok)
+    done = sum(1 for v in run.variants if any(lv.ok for lv in v.levels))
+    todo = {n: len(to_measure(p, run.variant(n) or VariantResult(n))) for n, p in plans.items()}
+    left = sum(todo.values())
+    again = sorted(given)
+    will = (
+        f"up to {left} level(s) of {sum(1 for n in todo.values() if n)} variant(s)"
+        if left
+        else "no level (every planned level has numbers)"
+    )
+    return (
+        f"resume {run.run_id} — kept: its settings ({settings_text(opts)}) and {measured} measured level(s) of "
+        f"{done} variant(s)"
+        + (f"; given again: {', '.join(again)}" if again else "")
+        + f"; will measure: {will}"
+        + (", then the in-process baseline" if opts.baseline else "; no in-process baseline (--no-baseline)")
+    )
+
+
+def opening_lines(sweep: Any, given: frozenset[str] | None = None) -> list[str]:
+    """The lines a sweep's CLI prints before the first level: for a resumed run
+    :func:`resume_line`, then :func:`input_lines`.
+
+    Args:
+        sweep: A :class:`perf.sweep.run.Sweep` (its ``opts`` after resume, ``plans``, ``run``
+            and ``repository``).
+        given: The flags given on the command line (:func:`core.options.given_fields`).
+    """
+    specs = {}
+    for name, plan in sweep.plans.items():
+        if plan.config is None:  # unreadable config.pbtxt: the variant fails when measured, said then
+            continue
+        try:
+            specs[name] = sweep.repository.variant(name).served_spec
+        except ToolkitError:  # no build record: the config's own dims (and --shape) size the inputs
+            specs[name] = None
+    lines = []
+    if sweep.opts.resume:
+        lines.append(resume_line(sweep.run, sweep.plans, sweep.opts, frozenset(given or ()) & frozenset(REPORT_SETTINGS)))
+    return lines + input_lines(sweep.plans, specs, sweep.opts)

@@ -1,0 +1,89 @@
+"""What a sweep prints before its first level (issue 26): the inputs it will send — seq=64 was
+said only in report.md — grouped over the variants, from the plan the sweep measures. No server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from builders.model.spec import ModelSpec
+from builders.model.tensor import TensorSpec
+from clients.runtimes.options import ServerOptions
+from core.errors import RepositoryError
+from perf.cli import main as perf_cli
+from perf.records.results import RunResult
+from perf.search.plan import VariantPlan
+from perf.sweep.opening import input_lines
+from perf.sweep.options import SweepOptions
+
+SPEC = ModelSpec(
+    (TensorSpec("input_ids", "int64", ("seq",), (0, 999)), TensorSpec("attention_mask", "int64", ("seq",), (0, 1))),
+    (),
+    {"seq": (1, 64, 128)},
+)
+DYNAMIC = [{"name": n, "data_type": "TYPE_INT64", "dims": [-1]} for n in ("input_ids", "attention_mask")]
+CONFIG = {"name": "enc", "max_batch_size": 8, "input": DYNAMIC}
+FIXED = {"name": "mlp", "max_batch_size": 64, "input": [{"name": "INPUT__0", "data_type": "TYPE_FP32", "dims": [512]}]}
+LEVELS = [(1, 1, 0, None, None)]
+
+
+def _opts(**kw: Any) -> SweepOptions:
+    return SweepOptions(ServerOptions(Path("model_repository")), **kw)
+
+
+def test_the_inputs_are_said_per_group_of_variants():
+    plans = {n: VariantPlan(n, LEVELS, config=CONFIG) for n in ("enc_onnx_cpu1", "enc_ts_cpu1")}
+    plans["mlp_onnx_cpu1"] = VariantPlan("mlp_onnx_cpu1", LEVELS, config=FIXED)
+    plans["enc_skipped"] = VariantPlan("enc_skipped", [], config=CONFIG)  # nothing planned: not said
+    specs = {n: SPEC for n in plans if n.startswith("enc")}
+    lines = input_lines(plans, specs, _opts())
+    assert lines == [
+        "inputs sent per request (enc_onnx_cpu1, enc_ts_cpu1): input_ids [64] int64, attention_mask [64] int64"
+        " — seq=64 (the build's opt size of axis seq)",
+        "inputs sent per request (mlp_onnx_cpu1): INPUT__0 [512] float32",
+    ]
+    given = input_lines(
+        {"e": VariantPlan("e", LEVELS, config=CONFIG)}, {"e": None}, _opts(shapes={"input_ids": (16,), "attention_mask": (16,)})
+    )
+    assert given == [
+        "inputs sent per request (e): input_ids [16] int64, attention_mask [16] int64 — input_ids [16] (--shape); attention_mask [16] (--shape)"
+    ]
+    swept = input_lines({"e": VariantPlan("e", LEVELS, config=CONFIG, shapes=("seq=16", "seq=128"))}, {"e": SPEC}, _opts())
+    assert swept[0].endswith("at the default sizes; swept (--shapes): seq=16, seq=128, each a level of its own")
+    data = input_lines({"e": VariantPlan("e", LEVELS, config=CONFIG)}, {"e": SPEC}, _opts(input_data=Path("d.json")))
+    assert data == ["inputs sent per request (e): your --input-data d.json (its shapes and values)"]
+
+
+class _Repository:
+    def variant(self, name: str) -> Any:
+        if name != "enc_onnx_cpu1":
+            raise RepositoryError(f"{name}: no build record")
+        return type("V", (), {"served_spec": SPEC})()
+
+
+class _FakeSweep:
+    def __init__(self, opts: SweepOptions, progress: Any = None):
+        self.opts, self.run_id, self.run_dir = opts, "r1", Path("results") / "r1"
+        self.plans = {"enc_onnx_cpu1": VariantPlan("enc_onnx_cpu1", LEVELS, config=CONFIG)}
+        self.repository = _Repository()
+        self.run = RunResult("r1", "now")
+
+    def level_counts(self) -> tuple[int, int]:
+        return 1, 0
+
+    def run_all(self) -> RunResult:
+        raise KeyboardInterrupt  # stop before any level: the opening is what this test reads
+
+
+def test_the_sweep_opens_with_the_inputs_it_will_send(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    import perf.sweep.run
+
+    monkeypatch.setattr(perf.sweep.run, "Sweep", _FakeSweep)
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(perf_cli.cli, ["sweep", "--no-report"])
+    said = " ".join(res.output.split())
+    assert "inputs sent per request (enc_onnx_cpu1): input_ids [64] int64, attention_mask [64] int64 — seq=64" in said
+    assert said.index("inputs sent per request") < said.index("interrupted")
