@@ -291,6 +291,7 @@ def test_the_cli_takes_auto_by_default_lists_and_the_search_mode_and_prints_each
             seen.append(opts)
             self.opts, self.progress, self.run_id = opts, progress, "r"
             self.run_dir = tmp_path / "r"
+            self.plans: dict = {}  # no plan: no inputs line in the sweep's opening
 
         def level_counts(self):
             return 14, 0

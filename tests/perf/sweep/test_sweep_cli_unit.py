@@ -35,6 +35,7 @@ class FakeSweep:
         self.names = [v.name for v in self.run.variants]
         self.run_id = opts.run_id or "r1"
         self.run_dir = Path(opts.results_dir) / self.run_id
+        self.plans: dict[str, Any] = {}  # no plan: the opening says no inputs (tests/perf/sweep/test_sweep_opening_unit.py)
 
     def level_counts(self) -> tuple[int, int]:
         n = sum(len(v.levels) for v in self.run.variants)
