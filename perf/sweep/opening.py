@@ -67,42 +67,52 @@ def input_lines(plans: dict[str, VariantPlan], specs: dict[str, Any], opts: Swee
 
 
 def settings_text(opts: SweepOptions) -> str:
-    """The settings that decide what a level measures, in one phrase."""
+    """The settings that decide what a level measures, in one phrase (per design)."""
     m = opts.measure
-    window = (
-        f"{m.measurement_interval_ms} ms windows"
-        if m.measurement_mode == "time_windows"
-        else f"{m.measurement_request_count}-request windows"
-    )
     conc = opts.concurrency if isinstance(opts.concurrency, str) else ",".join(map(str, opts.concurrency))
+    if opts.design == "rounds":
+        how = f"design rounds, {opts.round_window_ms or opts.round_rules.window_ms} ms round windows"
+    else:
+        window = (
+            f"{m.measurement_interval_ms} ms windows"
+            if m.measurement_mode == "time_windows"
+            else f"{m.measurement_request_count}-request windows"
+        )
+        how = (
+            f"design sequential, {window}, at most {m.max_trials} windows a level, {m.unstable_retries} retries of "
+            f"an unstable level, search {opts.search}"
+        )
     return (
-        f"concurrency {conc}, batch {','.join(map(str, opts.batch_sizes))}, {opts.trials} trial(s), {window}, "
-        f"at most {m.max_trials} windows a level, {m.unstable_retries} retries of an unstable level, {m.protocol}, "
-        f"search {opts.search}, "
-        f"{opts.server.runtime} server"
+        f"concurrency {conc}, batch {','.join(map(str, opts.batch_sizes))}, {opts.trials} trial(s), {how}, "
+        f"{m.protocol}, {opts.server.runtime} server"
         + (f", p{opts.latency_percentile} budget {opts.latency_budget_ms:g} ms" if opts.latency_budget_ms else "")
     )
 
 
 def resume_line(run: RunResult, plans: dict[str, VariantPlan], opts: SweepOptions, given: frozenset[str] = frozenset()) -> str:
-    """``kept: ...; will measure: ...`` for a resumed run: the saved settings it goes on with and the
-    levels already measured; the levels still to measure (at most: a search may stop a ladder
-    early) and over how many variants, and what runs after them. ``given``: the flags given again
-    that replace a saved value (:data:`perf.sweep.options.REPORT_SETTINGS`)."""
-    measured = sum(1 for v in run.variants for lv in v.levels if lv.ok)
+    """``kept: ...; will measure: ...`` for a resumed run: the saved settings it goes on with and
+    what was measured; what it will measure (a sequential run: the planned levels still without
+    numbers, at most, since a search may stop a ladder early; a rounds run: more rounds, as its
+    estimate says next), and what runs after. ``given``: the flags given again that replace a
+    saved value (:data:`perf.sweep.options.REPORT_SETTINGS`)."""
     done = sum(1 for v in run.variants if any(lv.ok for lv in v.levels))
-    todo = {n: len(to_measure(p, run.variant(n) or VariantResult(n))) for n, p in plans.items()}
-    left = sum(todo.values())
-    again = sorted(given)
-    will = (
-        f"up to {left} level(s) of {sum(1 for n in todo.values() if n)} variant(s)"
-        if left
-        else "no level (every planned level has numbers)"
-    )
+    if opts.design == "rounds" and run.rounds is not None:
+        visits = sum(len(r.order) for r in run.rounds.rounds)
+        measured = f"{len(run.rounds.rounds)} round(s) ({visits} visits) of {done} variant(s)"
+        will = "more rounds where the paired ranking is not decided, within this invocation's time budget (estimate below)"
+    else:
+        levels = sum(1 for v in run.variants for lv in v.levels if lv.ok)
+        measured = f"{levels} measured level(s) of {done} variant(s)"
+        todo = {n: len(to_measure(p, run.variant(n) or VariantResult(n))) for n, p in plans.items()}
+        left = sum(todo.values())
+        will = (
+            f"up to {left} level(s) of {sum(1 for n in todo.values() if n)} variant(s)"
+            if left
+            else "no level (every planned level has numbers)"
+        )
     return (
-        f"resume {run.run_id} — kept: its settings ({settings_text(opts)}) and {measured} measured level(s) of "
-        f"{done} variant(s)"
-        + (f"; given again: {', '.join(again)}" if again else "")
+        f"resume {run.run_id} — kept: its settings ({settings_text(opts)}) and {measured}"
+        + (f"; given again: {', '.join(sorted(given))}" if given else "")
         + f"; will measure: {will}"
         + (", then the in-process baseline" if opts.baseline else "; no in-process baseline (--no-baseline)")
     )

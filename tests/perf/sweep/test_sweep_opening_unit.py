@@ -87,3 +87,21 @@ def test_the_sweep_opens_with_the_inputs_it_will_send(monkeypatch: pytest.Monkey
     said = " ".join(res.output.split())
     assert "inputs sent per request (enc_onnx_cpu1): input_ids [64] int64, attention_mask [64] int64 — seq=64" in said
     assert said.index("inputs sent per request") < said.index("interrupted")
+
+
+def test_a_resumed_rounds_run_says_its_rounds_and_that_more_follow():
+    from factories import level_result
+
+    from perf.records.results import VariantResult
+    from perf.records.rounds import RoundRecord, RoundsRecord, Visit
+    from perf.sweep.opening import resume_line
+
+    rounds = [RoundRecord(i, 0, 7 + i, "now", order=[Visit("a", 1), Visit("b", 1)]) for i in range(3)]
+    run = RunResult("r9", "now", variants=[VariantResult(n, None, "ok", None, [level_result(1, 10.0, 1.0)]) for n in "ab"])
+    run.rounds = RoundsRecord(seed=7, rounds=rounds)
+    line = resume_line(run, {}, _opts(baseline=True))
+    assert "design rounds, 300 ms round windows" in line and "and 3 round(s) (6 visits) of 2 variant(s)" in line
+    assert line.endswith(
+        "will measure: more rounds where the paired ranking is not decided, within this invocation's time budget "
+        "(estimate below), then the in-process baseline"
+    )
