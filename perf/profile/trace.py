@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from core.native_log import native_output_to
+from builders.export.capture import native_output
 from perf.records.profile import OperatorTime, TraceRecord
 
 log = logging.getLogger(__name__)
@@ -51,6 +51,15 @@ def top_operators(totals: Mapping[str, tuple[float, int]], n: int = TOP_N) -> li
         OperatorTime(name=k, self_us=round(t, 3), calls=c, self_pct=round(100.0 * t / whole, 2) if whole > 0 else 0.0)
         for k, (t, c) in ranked
     ]
+
+
+def keep_log(text: str, trace: Path) -> None:
+    """Append what a profiler printed natively while tracing ``trace`` to :data:`PROFILER_LOG`
+    beside it (captured by :func:`builders.export.capture.native_output`, the toolkit's one rule
+    for native output: kept out of the console, kept in a file)."""
+    if text:
+        with open(trace.parent / PROFILER_LOG, "a") as f:
+            f.write(f"# {trace.name}\n{text}\n")
 
 
 def trace_torch(
@@ -87,12 +96,13 @@ def trace_torch(
         torch.cuda.synchronize()
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
     out.parent.mkdir(parents=True, exist_ok=True)
-    with native_output_to(out.parent / PROFILER_LOG):  # libkineto's USDT profiler_start/stop lines
+    with native_output() as said:  # libkineto's USDT profiler_start/stop lines
         with profile(activities=activities) as prof:
             fn()
             if cuda:
                 torch.cuda.synchronize()
         prof.export_chrome_trace(str(out))
+    keep_log(said.text, out)
     totals: dict[str, tuple[float, int]] = {}
     for e in prof.key_averages():
         self_us = float(getattr(e, "self_device_time_total", 0.0) if cuda else e.self_cpu_time_total)
@@ -150,13 +160,14 @@ def trace_onnx(
     if device.startswith("cuda"):
         dev_id = int(device.split(":")[1]) if ":" in device else 0
         providers = [("CUDAExecutionProvider", {"device_id": dev_id})]
-    with native_output_to(out.parent / PROFILER_LOG):  # what the runtime prints while profiling
+    with native_output() as said:  # what the runtime prints while profiling
         session = ort.InferenceSession(str(path), opts, providers=providers)
         names = {i.name for i in session.get_inputs()}
         feed = {k: v for k, v in inputs.items() if k in names}
         for _ in range(warmup + 1):
             session.run(None, feed)
         Path(session.end_profiling()).replace(out)
+    keep_log(said.text, out)
     return TraceRecord(
         format="onnx",
         profiler="onnxruntime",

@@ -61,20 +61,3 @@ def test_onnx_runtime_profile_of_one_batch(tmp_path: Path, tiny_build_dir: Path)
     assert not list(tmp_path.glob("run/onnx_*.json"))  # moved, not left beside it
     assert rec.profiler == "onnxruntime" and {o.name for o in rec.top_operators} >= {"Gemm"}
     assert rec.top_operators[0].self_us > 0
-
-
-def test_native_output_goes_to_the_log_not_the_console(tmp_path: Path, capfd: pytest.CaptureFixture[str]):
-    import os
-    import sys
-
-    from core.native_log import native_output_to
-
-    print("before", flush=True)
-    with native_output_to(tmp_path / "logs" / "native.log") as log:
-        os.write(2, b"USDT: profiler_start\n")  # as a C++ library writes: to the descriptor, not sys.stderr
-        os.write(1, b"native stdout\n")
-    print("after", flush=True)
-    sys.stderr.write("stderr after\n")
-    out, err = capfd.readouterr()
-    assert out == "before\nafter\n" and err == "stderr after\n"
-    assert log.read_text() == "USDT: profiler_start\nnative stdout\n"
