@@ -18,8 +18,9 @@ from perf.sweep.options import SweepOptions
     "--variant",
     default=None,
     metavar="NAME",
-    help="The measured variant to deploy [default: the run's recommendation: best level within its latency budget, "
-    "else best peak].",
+    help="The measured variant to deploy [default: the run's recommendation: the best level within its latency "
+    "budget (when no level meets it, nothing is deployed unasked: the message names the --variant of the lowest p99 "
+    "and of the best peak); the best peak for a run without a budget].",
 )
 @click.option(
     "--out",

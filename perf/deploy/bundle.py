@@ -35,11 +35,10 @@ from builders.repository.writer import update_index
 from clients.runtimes.options import DEFAULT_TAG, image_for_tag
 from core import formats
 from core.errors import PerfError
-from perf.analysis.recommendation import Choice, rank, recommend
-from perf.analysis.stats import run_points
 from perf.deploy import k8s
+from perf.deploy.choose import Chosen, choose_variant
 from perf.records import results
-from perf.records.results import RunResult, series_name, split_by_shape
+from perf.records.results import RunResult
 
 log = logging.getLogger(__name__)
 
@@ -48,21 +47,6 @@ MANIFEST_DIR = "kubernetes"
 STORAGE_FILE = "storage.yaml"
 SERVER_FILE = "triton.yaml"
 README_FILE = "README.md"
-
-
-@dataclasses.dataclass(frozen=True)
-class Chosen:
-    """The variant a bundle deploys and its best measured level.
-
-    Attributes:
-        variant: Variant (model) name.
-        why: How it was chosen, in words.
-        level: Its best level by the recommendation's rule (medians over trials).
-    """
-
-    variant: str
-    why: str
-    level: Choice
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,62 +67,6 @@ class Bundle:
     plan: k8s.ServingPlan
     serving_note: str | None
     files: tuple[Path, ...]
-
-
-def choose_variant(run: RunResult, variant: str | None = None, latency_budget_ms: float | None = None) -> Chosen:
-    """The variant to deploy: ``variant``, else the run's recommendation. A run that swept
-    shapes (``--shapes``) is ranked as the report ranks it, one series per variant and shape;
-    the chosen level names its shape.
-
-    Args:
-        run: A loaded sweep.
-        variant: A variant the run measured (status ``ok``); ``None``: the recommendation.
-        latency_budget_ms: Budget for the recommendation (ms) [default: the run's own].
-
-    Raises:
-        PerfError: ``variant`` is not in the run or was not measured (the message lists the
-            valid names), or nothing can be recommended (none measured, or no level within
-            the budget).
-    """
-    valid = [v.name for v in run.variants if v.status == "ok"]
-    hint = f"valid variants of run {run.run_id}: {', '.join(valid) or '(none measured)'}"
-    budget = latency_budget_ms if latency_budget_ms is not None else run.settings.get("latency_budget_ms")
-    view = split_by_shape(run)  # as the report ranks them: one series per variant and swept shape
-    of_series = {series_name(v.name, lv.shape): v.name for v in run.variants for lv in v.levels}
-    of_series.update({v.name: v.name for v in run.variants})
-    if variant is not None:
-        found = run.variant(variant)
-        if found is None:
-            raise PerfError(f"variant {variant!r} is not in run {run.run_id}", hint=hint)
-        if found.status != "ok":
-            reason = f": {found.error.splitlines()[0]}" if found.error else ""
-            raise PerfError(
-                f"variant {variant!r} was not measured in run {run.run_id} (status {found.status}{reason})", hint=hint
-            )
-        best, why = rank([p for name, pts in run_points(view).items() if of_series[name] == variant for p in pts])
-        if best is None:
-            raise PerfError(f"variant {variant!r} has no level that can be ranked in run {run.run_id}", hint=hint)
-        return Chosen(variant, "named with --variant", Choice.of(best, why))
-    rec = recommend(view, budget)
-    if budget is not None:
-        if rec.best_under_budget is None:
-            raise PerfError(
-                f"nothing to deploy: no level of run {run.run_id} meets its {rec.budget_text}"
-                + (f" ({' '.join(rec.notes)})" if rec.notes else ""),
-                hint=f"choose one with --variant NAME, or pass a larger --latency-budget-ms; {hint}",
-            )
-        return Chosen(
-            of_series[rec.best_under_budget.variant],
-            f"the run's recommendation: the best level within the {rec.budget_text}",
-            rec.best_under_budget,
-        )
-    if rec.best_peak is None:
-        raise PerfError(f"nothing to deploy: run {run.run_id} has no level that can be recommended", hint=hint)
-    return Chosen(
-        of_series[rec.best_peak.variant],
-        "the run's recommendation: the best peak throughput (the run has no latency budget)",
-        rec.best_peak,
-    )
 
 
 def _check_same(rv: RepositoryVariant, measured: dict | None) -> None:

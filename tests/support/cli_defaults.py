@@ -29,11 +29,12 @@ GROUPS: dict[str, click.Group] = {"builders": builders_cli, "clients": clients_c
 _STATED = re.compile(r"\[default: ([^\]]*)\]|\(default:? ([^)]*)\)|; default ([^);]+)\)")
 
 
-def stated_defaults() -> dict[tuple[str, str, str], tuple[str, str | None]]:
+def stated_defaults(groups: dict[str, click.Group] | None = None) -> dict[tuple[str, str, str], tuple[str, str | None]]:
     """``(group, command, parameter) -> (the default -h states, click's rendering of the
-    declared default or None)`` for every option whose help states one."""
+    declared default or None)`` for every option whose help states one (``groups``: default
+    :data:`GROUPS`; ``triton-perf``'s are checked in tests/perf/cli/test_help_defaults.py)."""
     out: dict[tuple[str, str, str], tuple[str, str | None]] = {}
-    for gname, group in GROUPS.items():
+    for gname, group in (groups or GROUPS).items():
         parent = click.Context(group, info_name=gname, **group.context_settings)  # as -h renders: the group's settings
         for cname, cmd in group.commands.items():
             ctx = cmd.context_class(cmd, info_name=cname, parent=parent, **cmd.context_settings)
@@ -50,6 +51,13 @@ def stated_defaults() -> dict[tuple[str, str, str], tuple[str, str | None]]:
     return out
 
 
+def _perf_cli() -> click.Group:
+    """The ``triton-perf`` group (its defaults: tests/perf/cli/test_help_defaults.py)."""
+    from perf.cli.main import cli
+
+    return cli
+
+
 class _Stop(Exception):
     """Raised by a recorder in place of the work below the CLI."""
 
@@ -63,7 +71,7 @@ def run_recorded(monkeypatch: pytest.MonkeyPatch, target: Any, attr: str, group:
         raise _Stop
 
     monkeypatch.setattr(target, attr, recorder)
-    res = CliRunner().invoke(GROUPS[group], args)
+    res = CliRunner().invoke(GROUPS[group] if group in GROUPS else _perf_cli(), args)
     assert isinstance(res.exception, _Stop), res.output
     return seen
 

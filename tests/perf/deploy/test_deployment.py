@@ -24,7 +24,8 @@ from clients.runtimes.options import DEFAULT_TAG, image_for_tag
 from core import formats
 from core.errors import PerfError
 from perf.deploy import k8s
-from perf.deploy.bundle import MANIFEST_DIR, SERVER_FILE, STORAGE_FILE, choose_variant, export_deployment
+from perf.deploy.bundle import MANIFEST_DIR, SERVER_FILE, STORAGE_FILE, export_deployment
+from perf.deploy.choose import choose_variant
 from perf.records import results
 
 CPU1 = "tiny_onnx_cpu1_nodb_mbs8"

@@ -1,0 +1,110 @@
+"""Which measured variant a deployment bundle deploys (:func:`choose_variant`): the one named, or
+the run's recommendation — the best level within the run's latency budget, or the best peak for a
+run without one. A run whose levels all miss the budget gets no bundle unasked: a bundle is what
+gets deployed, so deploying over the budget takes naming the variant (the refusal names the
+lowest-latency and best-peak ones), as the report's "best under the budget: none" says too."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+from core.errors import PerfError
+from perf.analysis.recommendation import Choice, Recommendation, rank, recommend
+from perf.analysis.stats import run_points
+from perf.markdown import fmt
+from perf.records.results import RunResult, series_name, split_by_shape
+
+
+@dataclasses.dataclass(frozen=True)
+class Chosen:
+    """The variant a bundle deploys and its best measured level.
+
+    Attributes:
+        variant: Variant (model) name.
+        why: How it was chosen, in words.
+        level: Its best level by the recommendation's rule (medians over trials).
+    """
+
+    variant: str
+    why: str
+    level: Choice
+
+
+def choose_variant(run: RunResult, variant: str | None = None, latency_budget_ms: float | None = None) -> Chosen:
+    """The variant to deploy: ``variant``, else the run's recommendation. A run that swept
+    shapes (``--shapes``) is ranked as the report ranks it, one series per variant and shape;
+    the chosen level names its shape.
+
+    Args:
+        run: A loaded sweep.
+        variant: A variant the run measured (status ``ok``); ``None``: the recommendation.
+        latency_budget_ms: Budget for the recommendation (ms) [default: the run's own].
+
+    Raises:
+        PerfError: ``variant`` is not in the run or was not measured (the message lists the
+            valid names), or nothing can be recommended: none measured, or no level within the
+            budget — a bundle is what gets deployed, so none is chosen over the budget; the hint
+            names the ``--variant`` of the lowest p99 and of the best peak to deploy one on purpose.
+    """
+    valid = [v.name for v in run.variants if v.status == "ok"]
+    hint = f"valid variants of run {run.run_id}: {', '.join(valid) or '(none measured)'}"
+    budget = latency_budget_ms if latency_budget_ms is not None else run.settings.get("latency_budget_ms")
+    view = split_by_shape(run)  # as the report ranks them: one series per variant and swept shape
+    of_series = {series_name(v.name, lv.shape): v.name for v in run.variants for lv in v.levels}
+    of_series.update({v.name: v.name for v in run.variants})
+    if variant is not None:
+        found = run.variant(variant)
+        if found is None:
+            raise PerfError(f"variant {variant!r} is not in run {run.run_id}", hint=hint)
+        if found.status != "ok":
+            reason = f": {found.error.splitlines()[0]}" if found.error else ""
+            raise PerfError(
+                f"variant {variant!r} was not measured in run {run.run_id} (status {found.status}{reason})", hint=hint
+            )
+        best, why = rank([p for name, pts in run_points(view).items() if of_series[name] == variant for p in pts])
+        if best is None:
+            raise PerfError(f"variant {variant!r} has no level that can be ranked in run {run.run_id}", hint=hint)
+        return Chosen(variant, "named with --variant", Choice.of(best, why))
+    rec = recommend(view, budget)
+    if budget is not None:
+        if rec.best_under_budget is None:
+            raise PerfError(
+                f"nothing to deploy: no level of run {run.run_id} meets its {rec.budget_text}"
+                + (f" ({' '.join(rec.notes)})" if rec.notes else "")
+                + "; a bundle is what gets deployed, so none is written over the budget without being asked for",
+                hint=_over_budget_hint(rec, of_series) or f"choose one with --variant NAME; {hint}",
+            )
+        return Chosen(
+            of_series[rec.best_under_budget.variant],
+            f"the run's recommendation: the best level within the {rec.budget_text}",
+            rec.best_under_budget,
+        )
+    if rec.best_peak is None:
+        raise PerfError(f"nothing to deploy: run {run.run_id} has no level that can be recommended", hint=hint)
+    return Chosen(
+        of_series[rec.best_peak.variant],
+        "the run's recommendation: the best peak throughput (the run has no latency budget)",
+        rec.best_peak,
+    )
+
+
+def _over_budget_hint(rec: Recommendation, of_series: dict[str, str]) -> str | None:
+    """The commands that deploy over the budget on purpose: the lowest latency reached, the best
+    peak, or the budget that the lowest latency would meet."""
+    options = []
+    if rec.lowest_p99 is not None:
+        low = rec.lowest_p99
+        options.append(
+            f"--variant {of_series[low.variant]} (the lowest p99, {fmt(low.latency_p99_ms, 2)} ms at c={low.concurrency})"
+        )
+    if rec.best_peak is not None and (rec.lowest_p99 is None or rec.best_peak.variant != rec.lowest_p99.variant):
+        peak = rec.best_peak
+        options.append(
+            f"--variant {of_series[peak.variant]} (the best peak, {fmt(peak.throughput_infer_per_s)} infer/s at p99 "
+            f"{fmt(peak.latency_p99_ms, 2)} ms)"
+        )
+    if not options:
+        return None
+    larger = f"; or --latency-budget-ms {math.ceil(rec.lowest_p99.latency_p99_ms)}" if rec.lowest_p99 is not None else ""
+    return "deploy one over the budget by naming it: " + " or ".join(options) + larger
