@@ -41,6 +41,7 @@ from perf.report.effects import effects_sentences
 from perf.report.pairs import change_text, once
 from perf.report.phrases import Facts, say
 from perf.report.servers import measured_elsewhere
+from core.wording import count, plural
 
 
 def _list(items: Iterable[Any]) -> str:
@@ -68,7 +69,7 @@ def _what(run: RunResult, ok: list[VariantResult], pts: dict[str, list[Point]]) 
         else f"on (max_queue_delay {_list(delays)} µs)"
     )
     concs = sorted({p.concurrency for v in ok for p in pts[v.name] if p.ok})
-    trials = max((lv.trial + 1 for v in run.variants for lv in v.levels), default=0)
+    counts = sorted({p.trials for v in ok for p in pts[v.name] if p.ok})
     gpus = _list([g.get("name", "?") for g in env.get("gpus") or []]) or "no GPU"
     text = (
         f"**What was compared.** {len(run.variants)} variants of model `{_list(uniq('model')) or '?'}` "
@@ -77,10 +78,21 @@ def _what(run: RunResult, ok: list[VariantResult], pts: dict[str, list[Point]]) 
         f"({env.get('cpu', '?')}, {env.get('cpu_count', '?')} cores, {gpus}), served by the "
         f"{server.get('runtime', '?')} tritonserver {server.get('version', '?')} and measured by perf_analyzer "
         f"{(env.get('perf_analyzer') or {}).get('version', '?')} "
-        + (f"at concurrency {concs[0]}–{concs[-1]}, {trials} trial(s) per level." if concs else "(no level was measured).")
+        + (
+            f"at concurrency {concs[0]}–{concs[-1]}, {_per_level(counts, 'round' if run.rounds else 'trial')} per level."
+            if concs
+            else "(no level was measured)."
+        )
     )
     failed = [v.name for v in run.variants if v.status == "failed"]
     return text + (f" {len(failed)} variant(s) failed and are left out: {_some(failed)}." if failed else "")
+
+
+def _per_level(counts: list[int], noun: str) -> str:
+    """``"3 rounds"``, ``"3–7 rounds"``: what each measured level got (``counts`` sorted)."""
+    if not counts or counts[0] == counts[-1]:
+        return count(counts[0] if counts else 0, noun)
+    return f"{counts[0]}–{counts[-1]} {plural(noun)}"
 
 
 def _numbers(
@@ -96,20 +108,20 @@ def _numbers(
     bp = next(p for p in pts[best.variant] if (p.concurrency, p.batch_size) == (best.concurrency, bs))
     head = [
         f"**The numbers.** The best peak is {fmt(best.throughput_infer_per_s)} infer/s (`{best.variant}`, "
-        f"concurrency {best.concurrency}{at_bs}, p99 {fmt(best.latency_p99_ms, 2)} ms)."
+        f"concurrency {best.concurrency}{at_bs}, p99 {fmt(best.latency_p99_ms, 2)} ms{flag_mark(best.status)})."
     ]
     base = baseline(ok, run.variant(best.variant))
     if base is not None and base.name != best.variant and curve(pts[base.name], bs):
         bb = max(curve(pts[base.name], bs), key=lambda p: p.value(THROUGHPUT))
         head.append(
             f"That is {change_text(bb, bp, THROUGHPUT, mixed)} over the 1-instance, no-batching baseline `{base.name}` "
-            f"(peak {fmt(bb.get(THROUGHPUT))} infer/s at concurrency {bb.concurrency})."
+            f"(peak {fmt(bb.get(THROUGHPUT))} infer/s at concurrency {bb.concurrency}{flag_mark(bb.status)})."
         )
     second = _runner_up(ok, best.variant, bs, pts)
     if second is not None and (base is None or second.variant != base.name):
         head.append(
             f"The runner-up, `{second.variant}`, peaked at {fmt(second.get(THROUGHPUT))} infer/s "
-            f"(concurrency {second.concurrency}): {change_text(bp, second, THROUGHPUT, mixed)} against the best"
+            f"(concurrency {second.concurrency}{flag_mark(second.status)}): {change_text(bp, second, THROUGHPUT, mixed)} against the best"
             + (
                 f", at a {second.status} level that does not lead the best stable level by more than its own spread, "
                 "so it is not ranked above the pick."
@@ -132,11 +144,12 @@ def _numbers(
             f"Under the {rec.budget_text} the best is "
             + (
                 f"`{u.variant}` at concurrency {u.concurrency}{_at_batch(u.batch_size)} with "
-                f"{fmt(u.throughput_infer_per_s)} infer/s."
+                f"{fmt(u.throughput_infer_per_s)} infer/s{flag_mark(u.status)}."
                 if u
                 else "nothing: no level meets it"
                 + (
-                    f"; the lowest p99 reached is {fmt(rec.lowest_p99.latency_p99_ms, 2)} ms, by "
+                    f"; the lowest p99 reached is {fmt(rec.lowest_p99.latency_p99_ms, 2)} ms"
+                    f"{flag_mark(rec.lowest_p99.status)}, by "
                     f"`{rec.lowest_p99.variant}` at concurrency {rec.lowest_p99.concurrency}"
                     f"{_at_batch(rec.lowest_p99.batch_size)}."
                     if rec.lowest_p99
@@ -181,7 +194,7 @@ def _per_inference_us(p: Point) -> float | None:
 def _explain(name: str, p: Point, gpu: str | None) -> str:
     share = _share(p)
     text = (
-        f"`{name}` spent {fmt(p.get('server_queue_us'), 0)} µs per request queued and "
+        f"`{name}`{flag_mark(p.status)} spent {fmt(p.get('server_queue_us'), 0)} µs per request queued and "
         f"{fmt(p.get('server_compute_infer_us'), 0)} µs in compute infer"
     )
     if share is not None:
@@ -322,7 +335,7 @@ def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]
     if fewest >= MIN_TRIALS_FOR_SPREAD and rel:
         parts.append(
             f"Each level was measured {fewest} times or more; throughput varied by a median "
-            f"{statistics.median(rel):.1f} % (min–max) between trials, and a difference is called significant "
+            f"{statistics.median(rel):.1f} % (min–max) between {'rounds' if run.rounds else 'trials'}, and a difference is called significant "
             "only when it exceeds both levels' spreads."
         )
     elif allp and max(p.trials for p in allp) >= MIN_TRIALS_FOR_SPREAD:  # a single-trial run says so in _numbers
