@@ -187,8 +187,8 @@ def efficiency_table(rows: Sequence[EfficiencyRow]) -> list[str]:
                 r.variant,
                 r.point.concurrency if r.point.batch_size == 1 else f"{r.point.concurrency} (b={r.point.batch_size})",
                 fmt(r.server_batch, 2),
-                fmt(r.served_infer_per_s),
-                fmt(r.in_process.throughput_infer_per_s if r.in_process else None),
+                fmt(r.served_infer_per_s) + flag_mark(r.point.status),
+                fmt(r.in_process.throughput_infer_per_s if r.in_process else None) + _in_process_mark(r),
                 ratio_cell(r),
                 fmt(r.compute_infer_us, 0),
                 fmt(r.in_process_us, 0),
@@ -199,6 +199,11 @@ def efficiency_table(rows: Sequence[EfficiencyRow]) -> list[str]:
             ]
         )
     return table(headers, body, [*name_then_numbers(len(headers) - 1), "left"])
+
+
+def _in_process_mark(r: EfficiencyRow) -> str:
+    """The mark of the in-process figures a row uses: host busy when any point behind them was."""
+    return flag_mark(HOST_BUSY) if r.in_process is not None and r.in_process.host_busy else ""
 
 
 def ratio_cell(r: EfficiencyRow) -> str:
@@ -254,8 +259,8 @@ def conclusion(run: RunResult, rows: Sequence[EfficiencyRow]) -> list[str]:
         "measured at that batch, else interpolated between the measured batches around it).",
         "",
         f"**The numbers.** The highest served throughput, `{top.variant}` at concurrency {top.point.concurrency}, is "
-        f"{fmt(top.served_infer_per_s)} infer/s in batches of {fmt(top.server_batch, 2)}, against the in-process "
-        f"{fmt(top.in_process.throughput_infer_per_s)} infer/s at that batch ({top.in_process.how_text}, "
+        f"{fmt(top.served_infer_per_s)} infer/s{flag_mark(top.point.status)} in batches of {fmt(top.server_batch, 2)}, "
+        f"against the in-process {fmt(top.in_process.throughput_infer_per_s)} infer/s{_in_process_mark(top)} at that batch ({top.in_process.how_text}, "
         f"{k.threads or 'default'} threads): "
         + (f"{ratio_text(top.ratio)}{flag_mark(HOST_BUSY) if top.note else ''}" if not top.served_faster else "no ratio")
         + (f" ({top.note})" if top.note else "")
@@ -288,8 +293,8 @@ def _mechanism(r: EfficiencyRow) -> str:
     why = say(OverheadFacts(r.overhead_pct, r.ratio, r.target.instances))
     outside = sum(v for f in ("client_send_us", "network_server_us", "client_recv_us") if (v := c[f]) is not None)
     return (
-        f"**Why.** Per request at that level, compute infer took {fmt(r.compute_infer_us, 0)} µs against "
-        f"{fmt(r.in_process_us, 0)} µs for the same batch in-process: {fmt(r.overhead_us, 0)} µs of serving overhead "
+        f"**Why.** Per request at that level, compute infer took {fmt(r.compute_infer_us, 0)} µs{flag_mark(r.point.status)} "
+        f"against {fmt(r.in_process_us, 0)} µs{_in_process_mark(r)} for the same batch in-process: {fmt(r.overhead_us, 0)} µs of serving overhead "
         "(python-backend IPC, tensor copies and conversions, scheduling)"
         + (f"; {why}" if why else "")
         + f". Requests also waited {fmt(c['server_queue_us'], 0)} µs in the server queue and spent "

@@ -90,3 +90,16 @@ def test_an_overhead_inside_the_noise_is_not_significant(tmp_path: Path):
     # a clear overhead is significant
     run = _run([_level(2, 50.0, 20_000.0, spread=4.0)], [_point(1, 10.0, rounds=[9.5, 10.5, 10.0, 9.8, 10.2, 10.1, 9.9, 10.0])])
     assert efficiency_rows(run)[0].overhead_significant is True
+
+
+def test_a_host_busy_served_level_marks_its_numbers_in_the_sentence_and_the_table(tmp_path: Path):
+    busy = _level(4, 80.0, 12_500.0)
+    busy.host_busy, busy.host_busy_pct = True, 121.0
+    run = _run([_level(1, 50.0, 12_000.0), busy], [_point(1, 10.0)])
+    text = "\n".join(efficiency_section(run, tmp_path))
+    assert "is 80.0 infer/s † host busy in batches of" in text  # the numbers: the served level's mark
+    assert "compute infer took 12,500 µs † host busy against 10,000 µs for" in text  # the why: only that side
+    (row,) = [line for line in text.splitlines() if line.startswith(f"| {VARIANT}") and "|   4 |" in line]
+    assert "80.0 † host busy" in row and "100.0 † host busy" not in row  # served marked, in-process quiet
+    (quiet,) = [line for line in text.splitlines() if line.startswith(f"| {VARIANT}") and "|   1 |" in line]
+    assert "†" not in quiet.split("|")[4]  # the unflagged level's served cell
