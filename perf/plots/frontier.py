@@ -18,6 +18,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
+from core.wording import count
 from perf.analysis.effects import FACTORS, Factor, value_order
 from perf.analysis.frontier import operating_frontier
 from perf.analysis.pairs import variant_of
@@ -57,17 +58,24 @@ def plot_frontier(
     fig, (ax,) = panels(1, 6.5)
     title = "Pareto frontier: throughput vs p99, every level of every variant"
     ax.set_title(title)
-    ax.plot(
-        [p.value(P99) for p in every],
-        [p.value(THROUGHPUT) for p in every],
-        ls="none",
-        marker="o",
-        ms=3.5,
-        color=GREY,
-        alpha=0.6,
-        label=f"every level ({len(every)}; {len({p.variant for p in every})} variants)",
-        zorder=1,
-    )
+    by_status: dict[str, list[Point]] = {}
+    for p in every:
+        by_status.setdefault(p.status, []).append(p)
+    for status, group in sorted(by_status.items(), key=lambda kv: (flag_mark(kv[0]) != "", kv[0])):
+        flagged = flag_mark(status) != ""
+        ax.plot(  # the tables' mark on each status's grey points; a flagged level drawn hollow
+            [p.value(P99) for p in group],
+            [p.value(THROUGHPUT) for p in group],
+            ls="none",
+            marker="o",
+            ms=3.5,
+            color=GREY,
+            mfc="none" if flagged else GREY,
+            alpha=0.6,
+            label=f"{'every level' if len(by_status) == 1 else 'levels'} ({len(group)}; "
+            f"{count(len({p.variant for p in group}), 'variant')}){flag_mark(status)}",
+            zorder=1,
+        )
     ax.plot(
         [p.value(P99) for p in front],
         [p.value(THROUGHPUT) for p in front],

@@ -68,3 +68,24 @@ def test_a_host_busy_level_carries_the_tables_mark_in_every_plot(tmp_path: Path,
     assert busy and all(f"{p.variant} c={p.concurrency}†" in texts for p in busy)
     rows = frontier_rows(front, rec)
     assert any(str(r[0]).endswith("† host busy") for r in rows)
+
+
+def test_the_pareto_plots_grey_points_carry_their_levels_mark(tmp_path: Path):
+    """Every level of the Pareto plot in grey: the flagged ones in a series of their own whose
+    legend carries the mark, read back from the artists; with every level host busy, one marked series."""
+    run = _busy_run()
+    points = run_points(run)
+    failed = frozenset({"mlp_onnx_cpu2_db500_mbs64"})
+    drawn = plot_frontier.plot_frontier(points, tmp_path / "f.png", recommend(run, None), failed)
+    assert drawn is not None
+    (panel,) = drawn.values()
+    busy = [k for k in panel if k.startswith("levels (1; 1 variant) † host busy")]
+    assert len(busy) == 1 and panel[busy[0]] == ([4.0], [900.0])  # the db500 c=16 level
+    assert any(k.startswith("levels (") and "†" not in k for k in panel)  # the others, unmarked
+    for v in run.variants:
+        for lv in v.levels:
+            lv.host_busy, lv.host_busy_pct = True, 90.0
+    drawn = plot_frontier.plot_frontier(run_points(run), tmp_path / "g.png", recommend(run, None), failed)
+    assert drawn is not None
+    (panel,) = drawn.values()
+    assert [k for k in panel if k.startswith("every level")] == ["every level (15; 3 variants) † host busy"]
