@@ -30,6 +30,7 @@ import dataclasses
 from collections.abc import Iterable
 
 from core.errors import PerfError
+from perf.analysis.notes import notes_text
 from perf.analysis.paired import ALPHA
 from perf.analysis.ranking import Ranking, Side, rank_variants
 from perf.analysis.stats import P99, THROUGHPUT, Point, knee, run_points
@@ -220,7 +221,7 @@ def rank(points: Iterable[Point], tolerance_pct: float = DEFAULT_TOLERANCE_PCT) 
             return None, None
         return best, (
             f"no stable level qualifies, so this {best.status} level is the best there is"
-            + (f" ({'; '.join(best.notes)})" if best.notes else "")
+            + (f" ({notes_text(best.notes)})" if best.notes else "")
         )
     beat = [p for p in flagged if p.value(THROUGHPUT) - spread(p, tolerance_pct) > best_ok.value(THROUGHPUT)]
     best = max(beat, key=key, default=None)
@@ -279,7 +280,8 @@ def recommend(run: RunResult, latency_budget_ms: float | None = None, latency_pe
     cands = [p for v in run.variants if v.status != "failed" for p in points[v.name] if candidate(p)]
     for p in cands:
         if p.status != "ok":
-            flagged.append(f"{_where(p)}: {p.status}" + (f" ({'; '.join(p.notes)})" if p.notes else ""))
+            said = notes_text(p.notes, "round" if run.rounds is not None else "trial")
+            flagged.append(f"{_where(p)}: {p.status}" + (f" ({said})" if said else ""))
     if run.rounds is not None:
         return _paired(run, latency_budget_ms, pct, points, knees, notes, excluded, flagged, cands)
     best, why = rank(cands, tol)
@@ -380,7 +382,7 @@ def _excluded(run: RunResult, points: dict[str, list[Point]]) -> list[str]:
             continue
         for p in points[v.name]:
             if not candidate(p):
-                why = "; ".join(p.errors or p.notes) or ("no p99" if p.ok else "no throughput")
+                why = "; ".join(p.errors) or notes_text(p.notes) or ("no p99" if p.ok else "no throughput")
                 out.append(f"{_where(p)}: {p.status if p.status != 'ok' else 'not rankable'} ({why}).")
         rate = [lv for lv in v.levels if lv.request_rate is not None]
         if rate:

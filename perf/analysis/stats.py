@@ -73,7 +73,8 @@ class Point:
         errors: Errors of the trials that produced no numbers.
         status: The worst :attr:`perf.records.levels.LevelResult.status` of the trials with numbers
             (``"failed"`` when none has numbers).
-        notes: Their notes (why a trial is not ``ok``), without repeats.
+        notes: Their notes (why a trial is not ``ok``), one per trial or round that gave it
+            (:func:`perf.analysis.notes.notes_text` says each once).
     """
 
     variant: str
@@ -169,7 +170,7 @@ def aggregate(levels: Iterable[LevelResult], variant: str = "") -> list[Point]:
             hi[m] = max(vals) if vals else None
         errors = [lv.error or "no throughput" for lv in lvs if not lv.ok]
         status = min((lv.status or "ok" for lv in good), key=LEVEL_STATUSES.index, default="failed")
-        notes = list(dict.fromkeys(n for lv in good for n in lv.notes))
+        notes = [n for lv in good for n in lv.notes]  # one per trial or round: said once by perf.analysis.notes
         out.append(Point(variant, conc, bs, len(good), med, lo, hi, all(lv.stable for lv in good), errors, status, notes))
     return out
 

@@ -70,9 +70,16 @@ def export_deployment(
     click.echo(f"variant: {c.variant} ({c.why})")
     click.echo(f"best measured level: {c.level.describe()}")
     if c.level.status != "ok":
+        from perf.records import results
+
+        more = (
+            "with --trials 3"
+            if results.load(run_dir).rounds is None
+            else "with a longer --time-budget, for more rounds per level"
+        )
         click.secho(
             f"the chosen level is {c.level.status}: its numbers are flagged, not a measurement to deploy on; "
-            "sweep again on a quiet host (or with --trials 3) before relying on this choice",
+            f"sweep again on a quiet host (or {more}) before relying on this choice",
             fg="yellow",
             err=True,
         )

@@ -220,8 +220,15 @@ def conclusion(run: RunResult, items: list[Entry]) -> str:
     skipped = [e for e in items if e not in measured]
     sizes = sorted({_size(f) for e in measured for f in e.cold.first}, key=lambda s: (len(s), s))
     parts = [
-        f"**Cold start.** {len(items)} variant(s) were each loaded alone on the {server.get('runtime', '?')} tritonserver "
-        f"and sent single requests right after the load, before any other traffic, at {', '.join(sizes) or 'no size'}; "
+        f"**Cold start.** {len(items)} variant(s) were "
+        + (
+            "each loaded alone on the "
+            if run.rounds is None  # a rounds sweep loads its group one after another, before any round
+            else "loaded one after another on the same "
+        )
+        + f"{server.get('runtime', '?')} tritonserver"
+        + (" (those loaded before a variant stayed loaded, idle)" if run.rounds is not None else "")
+        + f" and sent single requests right after the load, before any other traffic, at {', '.join(sizes) or 'no size'}; "
         f"each first request is compared with the sweep's steady p50 at concurrency 1 at that size "
         f"(else, marked {OWN_MARK}, with the median of the requests that followed it)."
     ]

@@ -19,6 +19,7 @@ import statistics
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from core.wording import count, plural
 from perf.analysis.effects import Interaction, MainEffect, interactions, main_effects, value_order
 from perf.analysis.pairs import baseline, variant_of
 from perf.analysis.recommendation import Recommendation, candidate
@@ -41,7 +42,6 @@ from perf.report.effects import effects_sentences
 from perf.report.pairs import change_text, once
 from perf.report.phrases import Facts, say
 from perf.report.servers import measured_elsewhere
-from core.wording import count, plural
 
 
 def _list(items: Iterable[Any]) -> str:

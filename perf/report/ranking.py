@@ -7,6 +7,7 @@ A run measured one variant after another has no such section."""
 
 from __future__ import annotations
 
+from core.wording import count
 from perf.analysis.paired import RULE
 from perf.analysis.ranking import MIN_ROUNDS, Comparison, Ranking
 from perf.analysis.recommendation import Recommendation, candidate
@@ -86,7 +87,7 @@ def comparison_lines(ranking: Ranking | None, what: str, percentile: int) -> lis
     lead = ranking.leader.side
     lines = [
         f"- **{what}:** `{lead.variant}` at concurrency {lead.concurrency} (round-adjusted "
-        f"{fmt(ranking.leader.adjusted_infer_per_s)} infer/s over {ranking.leader.rounds} rounds"
+        f"{fmt(ranking.leader.adjusted_infer_per_s)} infer/s over {count(ranking.leader.rounds, 'round')}"
         + (f"; within the budget in {ranking.leader.within_budget} of them" if ranking.leader.within_budget is not None else "")
         + ").",
     ]
@@ -120,7 +121,7 @@ def budget_lines(run: RunResult) -> list[str]:
     lines = [
         "- **Time budget:** "
         + (f"{fmt(b.budget_s, 0)} s" if b.budget_s is not None else "none")
-        + f"; estimated {fmt(b.estimate_s, 0)} s before the start ({b.planned_rounds} rounds of visits of about "
+        + f"; estimated {fmt(b.estimate_s, 0)} s before the start ({count(b.planned_rounds, 'round')} of visits of about "
         f"{fmt(b.visit_s, 2)} s, {fmt(b.load_s, 1)} s per variant to load)"
         + (f"; spent {fmt(b.spent_s, 0)} s on the sweep" if b.spent_s is not None else "")
         + (f" and {fmt(b.baseline_s, 0)} s on the in-process baseline" if b.baseline_s is not None else "")
@@ -135,15 +136,24 @@ def budget_lines(run: RunResult) -> list[str]:
     return lines
 
 
+def flagged_counts(cands: list[Point]) -> str:
+    """``"32 of 32 host busy"``, ``"30 of 32 host busy, 2 unstable"``: the flagged levels by status,
+    each status named only when some level has it."""
+    busy = sum(p.status == HOST_BUSY for p in cands)
+    rest = len(cands) - busy
+    if not busy:
+        return f"{rest} of {len(cands)} unstable"
+    return f"{busy} of {len(cands)} host busy" + (f", {rest} unstable" if rest else "")
+
+
 def busy_note(points: dict[str, list[Point]]) -> list[str]:
     """A note at the top of a rounds run's report when every level was flagged: its absolute
     numbers carry the flag, its ranking does not need a quiet host (empty otherwise)."""
     cands = [p for ps in points.values() for p in ps if candidate(p)]
     if not cands or any(p.status == "ok" for p in cands):
         return []
-    busy = sum(p.status == HOST_BUSY for p in cands)
     return [
-        f"> **Every level of this run is flagged** ({busy} of {len(cands)} host busy, the others unstable): its "
+        f"> **Every level of this run is flagged** ({flagged_counts(cands)}): its "
         "throughputs and latencies are what the variants did on this host under that load, marked in every table. "
         "The ranking compares the variants within rounds in which they shared that load (Paired ranking); where it "
         "could not separate them it names a tie set.",

@@ -78,7 +78,7 @@ def search_lines(run: RunResult, limit: int | None = TOP_N) -> list[str]:
         d = rec.decision(v.name)
         cs = sorted({p.concurrency for p in aggregate(v.levels)})
         rows.append([f"`{v.name}`", ", ".join(map(str, cs)) or "—", RULE_WORDS[d.rule] if d else "every asked level"])
-    why = [f"`{d.variant}`: not measured further because {d.reason}." for d in rec.decisions if d.rule != "cap"]
+    why = [f"`{d.variant}`: not measured further because {d.reason.rstrip('.')}." for d in rec.decisions if d.rule != "cap"]
     if limit is not None and len(rows) > limit:
         ended: dict[str, int] = {}
         for row in rows:

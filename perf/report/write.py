@@ -25,7 +25,6 @@ from perf.analysis.recommendation import Recommendation, candidate, recommend
 from perf.analysis.stats import KNEE_GAIN_PCT, P99, THROUGHPUT, Point, peak, run_points
 from perf.markdown import APPENDIX_FILE, TOP_N, UNSTABLE_MARK, capped, flag_mark, fmt
 from perf.plots import figures as plots
-from perf.records.levels import HOST_BUSY
 from perf.records.results import RunResult, load, split_by_shape
 from perf.report import coldstart as coldstart_report
 from perf.report import conclusions
@@ -36,7 +35,7 @@ from perf.report.efficiency import efficiency_details, efficiency_section
 from perf.report.knees import knee_lines
 from perf.report.layout import MAX_REPORT_LINES, Part, fit, report_folder, what_if
 from perf.report.profile import profile_section, trace_lines
-from perf.report.ranking import busy_note, ranking_lines
+from perf.report.ranking import busy_note, flagged_counts, ranking_lines
 from perf.report.run import what_was_run
 from perf.report.search import search_lines
 from perf.report.servers import servers_section
@@ -205,9 +204,8 @@ def untrusted_warning(points: dict[str, list[Point]]) -> list[str]:
     cands = [p for ps in points.values() for p in ps if candidate(p)]
     if not cands or any(p.status == "ok" for p in cands):
         return []
-    busy = sum(p.status == HOST_BUSY for p in cands)
     return [
-        f"> **No level of this run is stable** ({busy} of {len(cands)} host busy, the others unstable): the pick, "
+        f"> **No level of this run is stable** ({flagged_counts(cands)}): the pick, "
         "the effects and every comparison below come from flagged numbers and may reflect the host, not the "
         "variants. Sweep again on a quiet host (a new run: `--resume` keeps flagged levels as they are), "
         "with `--trials 3` to measure the spread.",

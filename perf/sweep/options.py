@@ -137,8 +137,10 @@ class SweepOptions:
         Flag(item=concurrency_item, parse=concurrency_setting, metavar="auto|N|START:END[:STEP][,...]", panel=WHAT_PANEL),
     ] = Field(
         default=AUTO,
-        description="Concurrency levels: auto (grow 1, 2, 4 ... while throughput still rises by more than the noise and "
-        "the latency stays under the budget), or a list 1,2,4 and/or perf_analyzer's range start:end[:step], measured whole.",
+        description="Concurrency levels: auto (each variant's ladder 1, 2, 4 ... measured in the interleaved rounds, "
+        "grown while a doubling at its top still gains more than the minimum gain in the median over paired rounds; it "
+        "ends after 2 flat doublings, at a p99 over the latency budget, or at the time budget's cap), or a list 1,2,4 "
+        "and/or perf_analyzer's range start:end[:step], measured whole in every round.",
     )
     search: Annotated[str | None, Flag(choices=SEARCH_MODES, panel=WHAT_PANEL)] = Field(
         default=None,
@@ -205,8 +207,10 @@ class SweepOptions:
     host_busy_threshold_pct: Annotated[float, Flag(decls=("--host-busy-threshold",), panel=MEASURE_PANEL)] = Field(
         default=HOST_BUSY_THRESHOLD_PCT,
         ge=0,
-        description="Other processes' mean CPU use during a level (% of one core) above which the level is measured "
-        "again after a pause, then flagged 'host busy'.",
+        description="Other processes' mean CPU use during a visit (% of one core) above which it is flagged 'host "
+        "busy': in the rounds design the visit is kept (the ranking pairs the variants within each round, so the load "
+        "falls on all alike) and its level is measured again in the next rounds; a level with a flagged visit carries "
+        "the mark; in --design sequential the level is measured again after a pause, then flagged.",
     )
     host_busy_pause_s: Annotated[float, NOT_A_FLAG] = HOST_BUSY_PAUSE_S
     baseline: Annotated[bool, Flag(decls=("--no-baseline",), panel=REPORT_PANEL)] = Field(

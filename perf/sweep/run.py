@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from core.errors import ToolkitError
+from core.wording import count
 from perf.markdown import fmt
 from perf.measure import environment
 from perf.profile.baseline import measure_after_sweep
@@ -135,9 +136,10 @@ class Sweep(Sequential, RoundsSweep):
             rounds.cut(cut)
             if cut.kind == "variant" and cut.variant:
                 vr = self._variant(cut.variant)
-                vr.status, vr.error = "skipped", f"not measured for time: {cut.reason}"
+                # the cut's reason already says "not measured: ..."; the status says skipped
+                vr.status, vr.error = "skipped", f"cut for time: {cut.reason.removeprefix('not measured: ')}"
         text = (
-            f"rounds: {len(fit.variants)} variants, about {fit.rounds} rounds of {fmt(fit.visit_s, 2)} s visits: "
+            f"rounds: {count(len(fit.variants), 'variant')}, about {count(fit.rounds, 'round')} of {fmt(fit.visit_s, 2)} s visits: "
             f"estimated {fmt(fit.estimate_s, 0)} s"
             + (f" of a {fmt(o.time_budget_s, 0)} s budget" if o.time_budget_s is not None else " (no time budget)")
             + (f"; cut for time: {'; '.join(c.reason for c in fit.cuts)}" if fit.cuts else "")

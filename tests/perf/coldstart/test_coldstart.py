@@ -177,3 +177,18 @@ def test_many_variants_show_the_slowest_first_requests_and_the_appendix_has_them
     assert any("The 1 slowest first requests of 3 variants" in ln for ln in lines)
     assert lines[-2].startswith("**Cold start.** 3 variant(s)")  # the conclusion still covers every variant
     assert len([ln for ln in coldstart_report.appendix_lines(run) if ln.startswith("| `")]) == 3
+
+
+def test_a_rounds_run_says_its_variants_were_loaded_one_after_another_not_alone():
+    """The rounds design loads its group on one server before any round: "each loaded alone" is the
+    sequential design's sentence."""
+    from perf.records.rounds import RoundsRecord
+
+    run = _run()
+    run.rounds = RoundsRecord(seed=1)
+    text = coldstart_report.section(run)[-2]
+    assert "each loaded alone" not in text
+    assert text.startswith(
+        "**Cold start.** 3 variant(s) were loaded one after another on the same bundled tritonserver (those loaded "
+        "before a variant stayed loaded, idle) and sent single requests"
+    )

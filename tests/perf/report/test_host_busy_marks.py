@@ -50,3 +50,35 @@ def test_an_unflagged_run_carries_no_mark():
     run = make_run()
     text = "\n".join(conclusions(run, recommend(run, None)))
     assert MARK not in _paragraph(text, "**The numbers.**") and MARK not in _paragraph(text, "**Why.**")
+
+
+def test_a_rounds_run_says_the_rounds_each_level_got():
+    """'7 trial(s) per level' was the highest round index: the levels got 1 to 3 rounds here."""
+    import dataclasses
+
+    from perf.records.rounds import RoundsRecord
+
+    run = make_run()
+    rec = recommend(run, None)
+    v = run.variants[0]
+    v.levels += [dataclasses.replace(lv, trial=t) for lv in v.levels[:1] for t in (1, 2)]
+    run.rounds = RoundsRecord(seed=1)
+    what = _paragraph("\n".join(conclusions(run, rec)), "**What was compared.**")
+    assert "at concurrency 1–16, 1–3 rounds per level." in what and "trial" not in what
+    run.rounds = None
+    what = _paragraph("\n".join(conclusions(run, rec)), "**What was compared.**")
+    assert "1–3 trials per level." in what
+
+
+def test_the_flagged_banner_names_only_the_statuses_it_counts():
+    from perf.analysis.stats import run_points
+    from perf.report.ranking import flagged_counts
+
+    run = _busy_run()
+    cands = [p for ps in run_points(run).values() for p in ps]
+    assert flagged_counts(cands) == f"{len(cands)} of {len(cands)} host busy"  # no "the others unstable"
+    cands[0].status = "unstable"
+    assert flagged_counts(cands) == f"{len(cands) - 1} of {len(cands)} host busy, 1 unstable"
+    for p in cands:
+        p.status = "unstable"
+    assert flagged_counts(cands) == f"{len(cands)} of {len(cands)} unstable"

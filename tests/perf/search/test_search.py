@@ -257,6 +257,9 @@ def test_the_report_section_says_why_each_variant_was_not_measured_further():
     text = " ".join("\n".join(search_lines(run)).split(" "))
     flat = " ".join(text.split())
     assert "## Search" in text and "`slow`: not measured further because at concurrency 4" in text
+    # a paired verdict's reason ends in its own period (perf.analysis.paired): the sentence keeps one
+    run.search.decisions.append(SearchDecision("slow", "pruned", 4, "`lead` beats `slow`."))
+    assert "because `lead` beats `slow`." in "\n".join(search_lines(run)) and ".." not in "\n".join(search_lines(run))
     assert "`lead`: not measured further because from concurrency 2 to 4" in text
     assert "| `slow` | 4 | pruned |" in flat and "budget" not in text and "Measured 4 concurrency levels over 2 variants" in text
 
