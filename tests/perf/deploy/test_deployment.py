@@ -306,3 +306,22 @@ def test_a_flagged_pick_is_exported_with_a_warning(run_dir: Path):
     res = CliRunner().invoke(cli, ["export-deployment", str(run_dir), "--out", str(run_dir / "bundle")])
     assert res.exit_code == 0, res.output
     assert "the chosen level is host busy" in res.output and "quiet host" in res.output
+    assert "--trials 3" in res.output and "--time-budget" not in res.output  # a sequential run's repetitions
+
+
+def test_a_flagged_pick_of_a_rounds_run_is_advised_a_longer_time_budget_not_trials(run_dir: Path):
+    """--trials is the sequential design's flag: a rounds run gets more rounds from a longer --time-budget."""
+    from click.testing import CliRunner
+
+    from perf.cli.main import cli
+    from perf.records.rounds import RoundsRecord
+
+    run = results.load(run_dir)
+    for v in run.variants:
+        for lv in v.levels:
+            lv.host_busy = True
+    run.rounds = RoundsRecord(seed=1)
+    results.save(run, run_dir)
+    res = CliRunner().invoke(cli, ["export-deployment", str(run_dir), "--out", str(run_dir / "bundle")])
+    assert res.exit_code == 0, res.output
+    assert "with a longer --time-budget, for more rounds per level" in res.output and "--trials" not in res.output
