@@ -309,6 +309,7 @@ def test_a_flagged_pick_is_exported_with_a_warning(run_dir: Path):
     assert "--trials 3" in res.output and "--time-budget" not in res.output  # a sequential run's repetitions
 
 
+@pytest.mark.slow  # the session's real tiny build
 def test_a_flagged_pick_of_a_rounds_run_is_advised_a_longer_time_budget_not_trials(run_dir: Path):
     """--trials is the sequential design's flag: a rounds run gets more rounds from a longer --time-budget."""
     from click.testing import CliRunner
