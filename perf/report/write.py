@@ -272,10 +272,14 @@ def write_report(
 
     head = [f"# Sweep report: {run.run_id}", ""]
     if differences:
+        own = (
+            f"is [{REPORT_FILE}]({up}{REPORT_FILE}) in the run folder, unchanged"
+            if (run_dir / REPORT_FILE).exists()
+            else f"goes to {REPORT_FILE} in the run folder (`triton-perf report {run_dir}` writes it)"
+        )
         head += [
             f"> **What-if view** of run `{run.run_id}`: {'; '.join(w for _, w in differences)}. The run's own report, "
-            f"from the settings it was swept with, is [{REPORT_FILE}]({up}{REPORT_FILE}) in the run folder, unchanged; "
-            "results.json is unchanged too.",
+            f"from the settings it was swept with, {own}; results.json is unchanged.",
             "",
         ]
     head += untrusted_warning(points) if run.rounds is None else busy_note(points)

@@ -70,3 +70,13 @@ def test_what_if_names_each_difference():
     assert [t for t, _ in what_if(run, 5.0, 95, 3)] == ["budget5ms", "p95", "top3"]
     nobudget = run.__class__(**{**run.__dict__, "settings": {**run.settings, "latency_budget_ms": None}})
     assert what_if(nobudget, 25.0, None) == [("budget25ms", "p99 budget 25 ms instead of none in the run")]
+
+
+def test_a_what_if_of_a_run_without_its_own_report_says_where_that_goes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    from perf.plots import figures as plots
+
+    monkeypatch.setattr(plots, "write_plots", lambda *a, **k: {})
+    shutil.copy(DEMO_RUN / "results.json", tmp_path / "results.json")  # a sweep run with --no-report
+    text = write_report(tmp_path, latency_budget_ms=5.0).read_text()
+    assert not (tmp_path / REPORT_FILE).exists()
+    assert f"goes to report.md in the run folder (`triton-perf report {tmp_path}` writes it)" in text
