@@ -141,7 +141,8 @@ class BudgetRecord:
         budget_s: The budget (s); ``None``: no budget (rounds until decided or ``max_rounds``).
         visit_s: Estimated cost of one visit (s): 3 windows plus perf_analyzer's start.
         load_s: Estimated cost of loading and preparing one variant (s).
-        estimate_s: The estimate printed before the start (s): loads plus the planned rounds.
+        estimate_s: The estimate printed before the start (s): loads, the planned rounds and
+            unloads (the in-process baseline after them is estimated apart, run if time is left).
         planned_rounds: Rounds the plan expects to fit (at least ``min_rounds`` or cuts).
         max_concurrency: The highest ladder level the plan keeps (``None``: the ladder's own).
         spent_s: Real time from the first load to the end of the last round (s).

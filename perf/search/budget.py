@@ -17,11 +17,13 @@ Cost model (each number is the setting it comes from, or a constant measured on 
 * **unloading** each variant after its rounds: :data:`UNLOAD_S` (the scheduler keeps that much
   of the budget for it: no round starts that would leave less);
 * the in-process **baseline**: :data:`BASELINE_S` per variant it measures (its targets' model
-  loads and timing points: 58 s for 6 and 106 s for 8 demo variants on the loaded VM).
+  loads and timing points: 58 s for 6, then 106 s and 172 s for 8 demo variants on the VM as
+  other jobs loaded it more and more; the baseline is not this module's to stop once started).
 
 :func:`fit` first lowers the ladder's top (fewer levels per round) until the planned rounds
 fit, then, only when not even the rounds a verdict needs fit, drops the least promising
-variants (at least 2 stay); each cut is returned as a
+variants (at least 2 stay); the baseline yields to the sweep (it is in the estimate, but no
+level or variant is cut for it: it is skipped when what is left would not cover it); each cut is returned as a
 :class:`~perf.records.rounds.Cut` (the sweep records them, the report lists them). While it
 runs, the scheduler re-estimates from the visits it has timed and starts no round that would
 end past the budget (:mod:`perf.search.rounds`).
@@ -44,7 +46,7 @@ VISIT_OVERHEAD_S = 0.35
 #: Loading and preparing one variant: load, first requests, warm-up (s).
 LOAD_S = 5.0
 #: The in-process baseline, per variant measured (s).
-BASELINE_S = 10.0
+BASELINE_S = 15.0
 #: Unloading one variant after its rounds and checking it is gone (s; 3.4 s each for the demo's
 #: 7 variants under two CPU burners, where the server's python-backend stubs exit slowly).
 UNLOAD_S = 3.0
@@ -93,12 +95,13 @@ class Fit:
     """What :func:`fit` planned.
 
     Attributes:
-        estimate_s: Estimated wall time of the sweep (s): loads, the planned rounds, the baseline.
+        estimate_s: Estimated wall time of the sweep (s): loads, the planned rounds, unloads.
         rounds: Rounds the plan expects.
         cap: The highest concurrency kept (``None``: the ladder's own top).
         variants: The variants kept, in the given (most promising first) order.
         cuts: What was cut to fit.
         visit_s, load_s: The costs used.
+        baseline_s: Estimated in-process baseline after the sweep (s; run when the budget has it left).
     """
 
     estimate_s: float
@@ -108,6 +111,7 @@ class Fit:
     cuts: list[Cut]
     visit_s: float
     load_s: float
+    baseline_s: float = 0.0
 
 
 def _levels_per_round(ladder: Sequence[int], adaptive: bool, rules: RoundRules, early: bool) -> int:
@@ -160,8 +164,8 @@ def fit(
     want = min(rules.max_rounds, MIN_ROUNDS + 1)
     kept, levels, cuts = list(names), list(ladder), []
 
-    def cost(n: int, lv: Sequence[int], rounds: int) -> float:
-        return estimate(n, lv, adaptive, keys_per_level, rules, rounds, baseline)
+    def cost(n: int, lv: Sequence[int], rounds: int) -> float:  # the sweep's own: the baseline yields to it
+        return estimate(n, lv, adaptive, keys_per_level, rules, rounds, False)
 
     if budget_s is not None and adaptive:
         while cost(len(kept), levels, want) > budget_s and len(levels) > rules.first_levels:
@@ -193,4 +197,5 @@ def fit(
     if budget_s is not None:
         while rounds > 1 and cost(len(kept), levels, rounds) > budget_s:
             rounds -= 1
-    return Fit(cost(len(kept), levels, rounds), rounds, cap, kept, cuts, visit_s(rules.window_ms), LOAD_S)
+    after = len(kept) * BASELINE_S if baseline else 0.0
+    return Fit(cost(len(kept), levels, rounds), rounds, cap, kept, cuts, visit_s(rules.window_ms), LOAD_S, after)

@@ -142,6 +142,11 @@ class Sweep(Sequential, RoundsSweep):
             f"rounds: {count(len(fit.variants), 'variant')}, about {count(fit.rounds, 'round')} of {fmt(fit.visit_s, 2)} s visits: "
             f"estimated {fmt(fit.estimate_s, 0)} s"
             + (f" of a {fmt(o.time_budget_s, 0)} s budget" if o.time_budget_s is not None else " (no time budget)")
+            + (
+                f", then about {fmt(fit.baseline_s, 0)} s of in-process baseline if the budget has it left"
+                if fit.baseline_s
+                else ""
+            )
             + (f"; cut for time: {'; '.join(c.reason for c in fit.cuts)}" if fit.cuts else "")
         )
         log.info("%s", text)
