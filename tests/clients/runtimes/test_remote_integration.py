@@ -28,8 +28,6 @@ SWEEP = ROOT / "perf" / "run_sweep.sh"
 VARIANTS = "tiny_onnx_cpu1_nodb_mbs8,tiny_ts_cpu1_nodb_mbs8"
 #: Short windows, 3 of them, no retry: a level costs about a second.
 FAST = [
-    "--design",
-    "sequential",
     "--concurrency",
     "1",
     "--measurement-interval",
@@ -84,6 +82,7 @@ def sweep(repo: Path, out: Path, run_id: str, *args: str) -> subprocess.Complete
             "--run-id",
             run_id,
             *FAST,
+            *(() if "--design" in args else ("--design", "sequential")),  # the tests of remote servers, one design
             *args,
         ],
         capture_output=True,
@@ -189,3 +188,21 @@ def test_clients_check_on_a_remote_server(servers, tiny_repo: Path):
     checked = check_with_server(opts, ("http", "grpc"), ["tiny_onnx_cpu1_nodb_mbs8"])
     assert [r.passed for r in checked] == [True, True]
     assert loaded(srv) == []
+
+
+def test_rounds_on_two_servers_run_per_server_then_a_final_of_their_tie_sets(servers, tiny_repo: Path, tmp_path: Path):
+    a, b = servers
+    urls = f"{url(a)},{url(b)}"
+    rounds = ["--design", "rounds", "--round-window", "150", "--time-budget", "none", "--no-report"]
+    done = sweep(tiny_repo, tmp_path, "lanes", "--url", urls, "--allow-shared-host", *rounds)
+    assert done.returncode == 0, done.stderr[-3000:]
+    run = results.load(tmp_path / "lanes")
+    assert run.rounds is not None and all(v.status == "ok" for v in run.variants)
+    groups = run.rounds.groups
+    lanes = [g for g in groups if g.reason.startswith("server ")]
+    assert sorted(g.server for g in lanes) == sorted([url(a), url(b)])  # one variant dealt to each server
+    assert sorted(n for g in lanes for n in g.variants) == sorted(VARIANTS.split(","))
+    final = [g for g in groups if g.reason.startswith("the final")]
+    assert final and sorted(final[0].variants) == sorted(VARIANTS.split(",")) and final[0].server == url(a)
+    assert {r.group for r in run.rounds.rounds} == {g.index for g in groups}
+    assert loaded(a) == [] and loaded(b) == []
