@@ -149,7 +149,9 @@ def check_with_server(
     variants = repository_variants(server_opts.repository, only)
     opts = dataclasses.replace(server_opts, model_control="explicit", load_models=())
     results: list[CheckResult] = []
-    with TritonServer(opts) as srv:
+    server = TritonServer(opts)
+    server.refuse_plans([v.name for v in variants])  # TensorRT plans against the serving release, before it starts
+    with server as srv:
         say(f"server ready ({srv.runtime}): http {srv.http_url}, grpc {srv.grpc_url}")
         urls = {"http": srv.http_url, "grpc": srv.grpc_url}
         urls = {p: urls[p] for p in protocols}

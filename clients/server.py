@@ -20,6 +20,7 @@ import shlex
 import signal
 import subprocess
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
@@ -28,24 +29,21 @@ import tenacity
 from clients.runtimes.base import Ports, Runtime
 from clients.runtimes.choose import resolve_runtime
 from clients.runtimes.diagnosis import failed_hint, not_ready_hint, read_log
-from clients.runtimes.host import (
-    default_log_path,
-    die_with_parent,
-    free_ports,
-    log_since,
-    log_tail,
-    port_in_use,
-    prune_server_logs,
-)
+from clients.runtimes.health import not_live
+from clients.runtimes.host import choose_ports, default_log_path, die_with_parent, log_since, log_tail, prune_server_logs
 from clients.runtimes.models import (
     READY_POLL_S,
     UNLOAD_WAIT_S,
     check_servable,
     expand_model_patterns,
     model_state,
+    models_at_start,
     unload_and_wait,
 )
 from clients.runtimes.options import MODEL_CONTROL_MODES, ServerOptions
+from clients.runtimes.plans import refuse_plans
+from clients.runtimes.served import Loaded, ServedModel
+from clients.runtimes.tenancy import Tenancy
 from core.errors import ServerError
 
 __all__ = ["ServerOptions", "TritonServer"]
@@ -110,9 +108,9 @@ class TritonServer:
             if opts.load_models:
                 self.opts = opts = dataclasses.replace(opts, load_models=expand_model_patterns(repo, opts.load_models))
                 runtime.opts = opts  # the command names the models the patterns matched
-                for m in opts.load_models:
-                    self.check_servable(m)
-            ports = self._ports(opts)
+            for m in models_at_start(opts.model_control, opts.load_models, repo):
+                self.check_servable(m)
+            ports = Ports(*choose_ports(opts.http_port, opts.grpc_port, opts.metrics_port, opts.address))
         runtime.check()
         self.http_port, self.grpc_port, self.metrics_port = ports.http, ports.grpc, ports.metrics
         self.http_url, self.grpc_url, self.metrics_url = runtime.endpoints(ports)
@@ -121,19 +119,14 @@ class TritonServer:
         self._own_log = not opts.log_file
         self.log_path = Path(opts.log_file) if opts.log_file else default_log_path()
         self._proc: subprocess.Popen | None = None
+        #: Whose models are on the server, recorded once it answers (:mod:`clients.runtimes.tenancy`).
+        self.tenancy: Tenancy | None = None
+        #: What :meth:`stop` could not put back on a server the toolkit did not start, in words.
+        self.left_differently: list[str] = []
 
-    @staticmethod
-    def _ports(opts: ServerOptions) -> Ports:
-        """The asked ports (refused when in use), free ones for those given as 0."""
-        asked = {"http": opts.http_port, "grpc": opts.grpc_port, "metrics": opts.metrics_port}
-        for what, port in asked.items():
-            if port and port_in_use(port, opts.address):
-                raise ServerError(
-                    f"{what} port {port} on {opts.address} is already in use",
-                    hint="stop whatever listens there, pick another port, or pass 0 for a free one",
-                )
-        free = iter(free_ports(sum(1 for v in asked.values() if not v), opts.address))
-        return Ports(**{k: v or next(free) for k, v in asked.items()})
+    def refuse_plans(self, models: Sequence[str]) -> dict[str, str]:
+        """Check the plans among ``models`` before it starts (:func:`clients.runtimes.plans.refuse_plans`)."""
+        return refuse_plans(Path(self.opts.repository), models, self.runtime_impl.serving_release())
 
     @property
     def container_name(self) -> str | None:
@@ -161,6 +154,7 @@ class TritonServer:
         if not self.runtime_impl.launches:
             log.info("using tritonserver at %s (%s: %s)", self.http_url, self.runtime, self.runtime_reason)
             self._wait_ready()
+            self.tenancy = Tenancy.of_server(self.http_url, self.opts, self.runtime_impl)
             return self
         log.info("starting tritonserver (%s: %s): %s", self.runtime, self.runtime_reason, self.command_line)
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -187,6 +181,7 @@ class TritonServer:
             logf.close()
         try:
             self._wait_ready()
+            self.tenancy = Tenancy.of_server(self.http_url, self.opts, self.runtime_impl)
         except BaseException:  # not ready, or Ctrl-C while waiting: leave nothing running
             self.stop()
             raise
@@ -205,9 +200,11 @@ class TritonServer:
                 ),
                 log_path=str(self.log_path),
             )
-        return self.is_ready()
+        return self.is_ready("ready" if self.runtime_impl.launches else "live")
 
     def _not_ready_in_time(self, state: tenacity.RetryCallState) -> NoReturn:
+        if not self.runtime_impl.launches:
+            raise not_live(self.http_url, self.opts.start_timeout_s)
         tail = self.log_tail()
         raise ServerError(
             f"tritonserver was not ready within {self.opts.start_timeout_s:g} s; last lines of its log:\n{tail}",
@@ -217,7 +214,8 @@ class TritonServer:
 
     def _wait_ready(self) -> None:
         """Poll ``/v2/health/ready`` every :data:`READY_POLL_S` until ready, the process exits
-        (its error raised at once) or ``start_timeout_s`` passes."""
+        (its error raised at once) or ``start_timeout_s`` passes; a server this launcher did not
+        start: ``/v2/health/live`` (:mod:`clients.runtimes.health`: not its readiness)."""
         tenacity.Retrying(
             stop=tenacity.stop_after_delay(self.opts.start_timeout_s),
             wait=tenacity.wait_fixed(READY_POLL_S),
@@ -226,21 +224,20 @@ class TritonServer:
         )(self._ready_or_exited)
         log.info("tritonserver ready at http=%s grpc=%s metrics=%s", self.http_url, self.grpc_url, self.metrics_url)
 
-    def is_ready(self) -> bool:
-        """``GET /v2/health/ready`` answered true."""
+    def is_ready(self, what: str = "ready") -> bool:
+        """``GET /v2/health/ready`` (``what="live"``: ``/v2/health/live``) answered true."""
         import tritonclient.http as th
 
         try:
             with contextlib.closing(th.InferenceServerClient(self.http_url, connection_timeout=2, network_timeout=2)) as c:
-                return bool(c.is_server_ready())
+                return bool(c.is_server_ready() if what == "ready" else c.is_server_live())
         except Exception:  # connection refused while starting
             return False
 
     def is_alive(self) -> bool:
-        """The server process is running (it may not be ready yet); for a server this
-        launcher did not start: it answers as live."""
+        """The server process runs; for a server this launcher did not start: it is live (:mod:`clients.runtimes.health`)."""
         if not self.runtime_impl.launches:
-            return self.is_ready()
+            return self.is_ready("live")
         return self._proc is not None and self._proc.poll() is None
 
     def wait(self) -> int | None:
@@ -252,29 +249,27 @@ class TritonServer:
         return log_tail(self.log_path, lines)
 
     def check_servable(self, model: str) -> None:
-        """Refuse a model whose backend this runtime's server lacks (:func:`clients.runtimes.models.check_servable`).
-
-        Raises:
-            ServerError: the model's ``config.pbtxt`` names a backend the runtime does not have.
-        """
+        """Refuse (ServerError) a model whose backend this runtime's server lacks, or a TensorRT
+        plan its release cannot load (:func:`clients.runtimes.models.check_servable`)."""
         check_servable(self.runtime_impl, self.runtime_reason, Path(self.opts.repository), model)
 
-    def load(self, model: str, timeout_s: float | None = None) -> None:
-        """Load (or reload) ``model`` through the repository API (explicit model control)
-        and wait until it is ready.
+    def load(self, model: str, timeout_s: float | None = None) -> Loaded:
+        """Load ``model`` (repository API, explicit model control), wait until it is ready, and check
+        the server runs the variant (:meth:`clients.runtimes.tenancy.Tenancy.load`).
 
         Args:
             model: The model name.
             timeout_s: How long it may take to become ready (default: the launcher's
                 ``start_timeout_s``, ``--start-timeout``).
 
+        Returns:
+            What the server runs for it (the measurement's stamp), and the load request's time.
+
         Raises:
-            ServerError: the runtime's server lacks the model's backend (:meth:`check_servable`),
-                Triton refused to load it (the message holds Triton's reason), it was not
-                ready in time (the message holds the server log lines written since the load
-                request), or the server stopped answering while loading it (it may have
-                crashed). The hint is the runtime's fix where it recognises the failure (a
-                container's shared memory).
+            ServerError: not servable here (:meth:`check_servable`), someone else's name, Triton
+                refused it (its reason), not ready in time or the server stopped answering (the
+                log lines since the request), or it serves something else than the variant (the
+                fields named); the hint is the runtime's fix where it knows one (a container's shm).
         """
         import tritonclient.http as th
         from tritonclient.utils import InferenceServerException
@@ -283,10 +278,15 @@ class TritonServer:
         timeout_s = self.opts.start_timeout_s if timeout_s is None else timeout_s
         offset = self._log_size()
         started = time.monotonic()
+        if self.tenancy is None:
+            raise ServerError("the server was not started (TritonServer.start) before loading a model")
+        tenancy, impl = self.tenancy, self.runtime_impl
         try:
             with contextlib.closing(th.InferenceServerClient(self.http_url, network_timeout=timeout_s)) as c:
-                self.runtime_impl.load_model(c, model)
-        except ServerError:  # the runtime's own refusal (a remote upload above the limit), already worded
+                return tenancy.load(
+                    c, model, lambda: impl.load_model(c, model), lambda m: unload_and_wait(c, m), impl.mismatch_hint()
+                )
+        except ServerError:  # the runtime's or the tenancy's own refusal, already worded
             raise
         except InferenceServerException as e:
             why = e.message()
@@ -334,19 +334,25 @@ class TritonServer:
         Returns:
             Whether it is gone; ``False`` also when the request failed (logged, not raised:
             the caller decides, e.g. the sweep restarts the server). ``True`` without a
-            request where the runtime leaves models loaded (a remote server's own, ``--no-deploy``).
+            request for a model the toolkit did not load: never unloaded.
         """
         import tritonclient.http as th
 
-        if not self.runtime_impl.unloads():
+        if self.tenancy is None or not self.tenancy.may_unload(model):
             return True
-
         try:
             with contextlib.closing(th.InferenceServerClient(self.http_url, network_timeout=60)) as c:
-                return unload_and_wait(c, model, timeout_s)
+                gone = unload_and_wait(c, model, timeout_s)
         except Exception as e:  # an unload failure must not end a sweep
             log.warning("unloading %s failed: %s", model, e)
             return False
+        if gone:
+            self.tenancy.unloaded(model)
+        return gone
+
+    def served(self, model: str) -> ServedModel:
+        """What the server runs for ``model`` now (:meth:`clients.runtimes.tenancy.Tenancy.read_at`: ServerError when not known)."""
+        return (self.tenancy or Tenancy({}, url=self.http_url)).read_at(self.http_url, model)
 
     def model_state(self, model: str) -> str | None:
         """:func:`model_state` of ``model`` on this server; ``None`` also when it does not answer."""
@@ -367,6 +373,9 @@ class TritonServer:
         """
         if timeout_s is None:
             timeout_s = self.opts.exit_timeout_s + 5
+        if not self.runtime_impl.launches and self.tenancy is not None:  # left with the models it was found with
+            tenancy, self.tenancy = self.tenancy, None
+            self.left_differently = tenancy.leave(self.http_url)
         p = self._proc
         if p is not None and p.poll() is None:
             log.info("stopping tritonserver (pid %d)", p.pid)

@@ -104,14 +104,24 @@ class NativeBackend(BackendConfig):
         f = formats.get(self.format)
         self.backend, self.platform, self.default_file = f.backend, f.platform, f.file
 
+    #: Extra parameters written beside :attr:`threads_parameter` when a thread count is given
+    #: (what the toolkit's python model sets besides its intra-op threads).
+    threads_companions: dict[str, str] = {}  # noqa: RUF012 - read-only class table
+
     def configure(
         self, cfg: mc.ModelConfig, fmt: str, *, trt_accelerator: str | None = None, intra_op_threads: int | None = None
     ) -> None:
-        """Set ``platform`` and the format's file as ``default_model_filename``.
+        """Set ``platform`` and the format's file as ``default_model_filename``; with
+        ``intra_op_threads``, the backend's thread parameter (:attr:`threads_parameter`, and
+        :attr:`threads_companions`): the threads one instance ran with where it was measured.
 
-        A native backend takes no accelerator or thread count here (see :meth:`BackendConfig.configure`)."""
+        A native backend takes no accelerator here (see :meth:`BackendConfig.configure`)."""
         cfg.platform = self.platform
         cfg.default_model_filename = self.default_file
+        if intra_op_threads and self.threads_parameter:
+            cfg.parameters[self.threads_parameter].string_value = str(intra_op_threads)
+            for k, v in self.threads_companions.items():
+                cfg.parameters[k].string_value = v
 
     def served_artifact(self, cfg: mc.ModelConfig) -> tuple[str, str] | None:
         """The native format and :meth:`model_file`: the file Triton loads is the export itself."""

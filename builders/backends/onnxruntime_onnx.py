@@ -16,6 +16,11 @@ from builders.backends.base import NativeBackend
 
 #: Default TensorRT workspace for the onnxruntime accelerator, bytes (1 GiB).
 TRT_WORKSPACE_BYTES = 1 << 30
+#: Where onnxruntime keeps the TensorRT engines it built (``trt_engine_cache_path``; inside the
+#: server's container or host): a reload of the model, or its next instance, reads them
+#: instead of building them again (onnxruntime_backend README, "ONNX Runtime with TensorRT
+#: optimization": ``trt_engine_cache_enable``, ``trt_engine_cache_path``).
+TRT_ENGINE_CACHE_PATH = "/tmp/triton_ort_trt_engines"
 
 
 class OnnxRuntimeBackend(NativeBackend):
@@ -25,19 +30,27 @@ class OnnxRuntimeBackend(NativeBackend):
     #: onnxruntime_backend README, "Model Config Options": ``intra_op_thread_count`` (0 or
     #: absent: onnxruntime's default, one thread per physical core).
     threads_parameter = "intra_op_thread_count"
+    #: ``inter_op_thread_count`` 1: what the toolkit's python model sets beside its intra-op
+    #: threads (``builders.serving.runners``; onnxruntime_backend README, "Model Config Options").
+    threads_companions = {"inter_op_thread_count": "1"}  # noqa: RUF012 - read-only class table
 
     def configure(
         self, cfg: mc.ModelConfig, fmt: str, *, trt_accelerator: str | None = None, intra_op_threads: int | None = None
     ) -> None:
-        """The native ONNX fields, plus onnxruntime's TensorRT accelerator block when
-        ``trt_accelerator`` names its ``precision_mode`` (:func:`add_ort_trt_accelerator`)."""
-        super().configure(cfg, fmt)
+        """The native ONNX fields (threads as :meth:`NativeBackend.configure` writes them), plus
+        onnxruntime's TensorRT accelerator block when ``trt_accelerator`` names its
+        ``precision_mode`` (:func:`add_ort_trt_accelerator`)."""
+        super().configure(cfg, fmt, intra_op_threads=intra_op_threads)
         if trt_accelerator:
             add_ort_trt_accelerator(cfg, trt_accelerator)
 
 
 def add_ort_trt_accelerator(cfg: mc.ModelConfig, precision: str) -> None:
-    """Add onnxruntime's TensorRT execution accelerator to ``cfg``.
+    """Add onnxruntime's TensorRT execution accelerator to ``cfg``, its engine cache on.
+
+    The engines are built at the first request of each shape; the variant's ``model_warmup``
+    (:data:`builders.triton.rules.ORT_TRT_WARMUP`) sends those requests at load, and the cache
+    (:data:`TRT_ENGINE_CACHE_PATH`) keeps the engines for the next load.
 
     Args:
         cfg: The config.
@@ -47,3 +60,5 @@ def add_ort_trt_accelerator(cfg: mc.ModelConfig, precision: str) -> None:
     acc = cfg.optimization.execution_accelerators.gpu_execution_accelerator.add(name="tensorrt")
     acc.parameters["precision_mode"] = precision.upper()
     acc.parameters["max_workspace_size_bytes"] = str(TRT_WORKSPACE_BYTES)
+    acc.parameters["trt_engine_cache_enable"] = "1"
+    acc.parameters["trt_engine_cache_path"] = TRT_ENGINE_CACHE_PATH

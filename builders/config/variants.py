@@ -318,6 +318,8 @@ class VariantGrid:
                 if served:
                     skipped.append(Skipped(f"TensorRT accelerator {acc}", served[0].reason()))
                     continue
+            if acc is not None and warm is None:
+                warm = rules.ORT_TRT_WARMUP  # engines are built at load, not on the first requests
             pref: tuple[int, ...] = ()
             if delay is not None:
                 pref = tuple(p for p in self.preferred_batch_sizes if not rules.preferred_batch_sizes(mbs, (p,)))
@@ -340,6 +342,8 @@ class VariantGrid:
                     trt_accelerator=acc,
                 )
             )
+        seen: set[str] = set()  # an ORT-TRT variant once, whether the warmup axis said off or zero
+        out = [v for v in out if v.trt_accelerator is None or not (v.name in seen or seen.add(v.name))]  # type: ignore[func-returns-value]
         names = [v.name for v in out]
         dup = {n for n in names if names.count(n) > 1}
         if dup:

@@ -220,6 +220,14 @@ def ort_trt_accelerator(backend: str, gpu_instances: bool, where: str = ACCELERA
     return out
 
 
+#: The ``model_warmup`` every ORT-TRT variant gets (``zero`` data at each batch size and shape
+#: it will see, :func:`builders.config.warmup.add_warmup`): onnxruntime builds a TensorRT
+#: engine at the first request of each shape, which takes seconds to minutes, so without
+#: warmup the first requests of a sweep or of production traffic time out (Triton docs,
+#: "Model Configuration: Model Warmup"; onnxruntime's TensorRT execution provider docs, "TensorRT EP Caches").
+ORT_TRT_WARMUP = "zero"
+
+
 def ort_trt_precision_mode(mode: str | None, where: str = ACCELERATORS) -> list[Problem]:
     """The accelerator's ``precision_mode`` parameter is FP32, FP16 or INT8 when given
     (Triton docs, "Optimization: ONNX with TensorRT Optimization (ORT-TRT)")."""

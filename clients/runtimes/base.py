@@ -26,7 +26,9 @@ import abc
 import dataclasses
 from typing import Any, ClassVar
 
+from clients.runtimes.identity import found_artifact
 from clients.runtimes.options import ServerOptions
+from clients.runtimes.served import Delivery
 
 
 @dataclasses.dataclass(frozen=True)
@@ -135,13 +137,36 @@ class Runtime(abc.ABC):
         host = self.host()
         return f"{host}:{ports.http}", f"{host}:{ports.grpc}", f"{host}:{ports.metrics}/metrics"
 
-    def load_model(self, client: Any, model: str) -> None:
-        """Ask the server behind ``client`` (tritonclient HTTP) to load ``model`` from its repository."""
+    def load_model(self, client: Any, model: str) -> Delivery | None:
+        """Ask the server behind ``client`` (tritonclient HTTP) to load ``model`` from its
+        repository; returns what it was asked to load (the model folder's files, by size and mtime)."""
+        from pathlib import Path
+
         client.load_model(model)
+        return Delivery(found_artifact(Path(self.opts.repository) / model))
 
     def unloads(self) -> bool:
-        """Whether models are unloaded after use (a remote server's own models are left)."""
+        """Whether the toolkit loads models there and unloads them after use (not with
+        ``--no-deploy``: those models are the server's own and stay)."""
         return True
+
+    def serving_release(self) -> str | None:
+        """The Triton release its server is, as :func:`builders.triton.releases.release` reads it
+        (a container image or tag, a server version); ``None`` when not known before it runs."""
+        return None
+
+    def on_this_host(self) -> bool:
+        """Whether the server runs on this machine (its cores are this host's)."""
+        return True
+
+    def mismatch_hint(self) -> str:
+        """What to do when the server runs a variant with other settings than its
+        ``config.pbtxt`` (the hint of :meth:`clients.runtimes.tenancy.Tenancy.load`'s error)."""
+        return (
+            "the server changed the config when it loaded it (Triton's auto-complete fills in fields a config leaves "
+            "out): state the field in the variant's config.pbtxt, or start the server with "
+            "--server-arg=--disable-auto-complete-config"
+        )
 
     def args(self, ports: Ports, repository: str) -> list[str]:
         """:func:`server_args` for this runtime (address bound or not)."""

@@ -67,7 +67,7 @@ def container_command(opts: ServerOptions, ports: Ports, args: list[str], name: 
     cmd = ["docker", "run", "--rm", "--init"]
     if name:
         cmd.append(f"--name={name}")
-    cmd.append(f"--shm-size={opts.shm_size or _shm().default_shm_size(Path(opts.repository))}")
+    cmd.append(f"--shm-size={opts.shm_size or _shm().default_shm_size(Path(opts.repository), opts.image)}")
     if opts.gpus:
         cmd.append(f"--gpus={opts.gpus}")
     for port in (ports.http, ports.grpc, ports.metrics):
@@ -118,11 +118,15 @@ class ContainerRuntime(Runtime):
     def check(self) -> None:
         """Refuse a ``--shm-size`` docker would not take or below the repository's need."""
         if self.opts.shm_size:
-            _shm().check_shm_size(self.opts.shm_size, Path(self.opts.repository))
+            _shm().check_shm_size(self.opts.shm_size, Path(self.opts.repository), self.opts.image)
+
+    def serving_release(self) -> str | None:
+        """The image (``nvcr.io/nvidia/tritonserver:24.10-py3``): its tag names the release."""
+        return self.opts.image
 
     def shm_size(self) -> str:
         """The ``--shm-size`` passed: the given one, else the repository's computed default."""
-        return self.opts.shm_size or _shm().default_shm_size(Path(self.opts.repository))
+        return self.opts.shm_size or _shm().default_shm_size(Path(self.opts.repository), self.opts.image)
 
     def explain(self, text: str) -> str | None:
         """The fix when a python-backend model failed for shared memory (:func:`clients.runtimes.shm.shm_failure_hint`)."""

@@ -35,6 +35,31 @@ def free_port(address: str = "127.0.0.1") -> int:
     return free_ports(1, address)[0]
 
 
+def choose_ports(http: int, grpc: int, metrics: int, address: str = "127.0.0.1") -> tuple[int, int, int]:
+    """The ports a server is started on: the asked ones (refused when in use), free ones for
+    those given as 0. With only ``http`` given, gRPC and metrics follow Triton's layout at
+    ``http + 1`` and ``http + 2`` (what ``--url HOST:PORT`` assumes of a server:
+    :mod:`clients.runtimes.remote`).
+
+    Raises:
+        ServerError: an asked port is in use.
+    """
+    from core.errors import ServerError
+
+    layout = bool(http) and not grpc and not metrics
+    asked = {"http": http, "grpc": http + 1 if layout else grpc, "metrics": http + 2 if layout else metrics}
+    for what, port in asked.items():
+        if port and port_in_use(port, address):
+            why = f" (HTTP port {http} + {port - http}: Triton's layout)" if layout and what != "http" else ""
+            raise ServerError(
+                f"{what} port {port}{why} on {address} is already in use",
+                hint="stop whatever listens there, pick another port, or pass 0 for a free one"
+                + (" (--grpc-port/--metrics-port set them apart from --http-port)" if why else ""),
+            )
+    free = iter(free_ports(sum(1 for v in asked.values() if not v), address))
+    return asked["http"] or next(free), asked["grpc"] or next(free), asked["metrics"] or next(free)
+
+
 def port_in_use(port: int, address: str = "127.0.0.1") -> bool:
     """Whether ``port`` on ``address`` cannot be bound now."""
     with socket.socket() as s:

@@ -102,6 +102,14 @@ def expand_model_patterns(repository: Path, patterns: Sequence[str]) -> tuple[st
         raise ServerError(f"--load-model {' '.join(patterns)}: {e.message}", hint=e.hint) from None
 
 
+def models_at_start(model_control: str, load_models: Sequence[str], repository: Path) -> list[str]:
+    """The models a server loads at start: ``load_models`` in explicit model control, every
+    model folder of ``repository`` in modes ``none`` and ``poll``; sorted."""
+    if model_control == "explicit":
+        return sorted(load_models)
+    return sorted(p.parent.name for p in Path(repository).glob("*/config.pbtxt"))
+
+
 def check_servable(runtime: Any, reason: str, repository: Path, model: str) -> None:
     """Refuse, before asking the server, a model whose backend this runtime's server lacks
     (a ``--serving native`` variant on the bundled server, which has the python backend
@@ -115,8 +123,15 @@ def check_servable(runtime: Any, reason: str, repository: Path, model: str) -> N
         model: The model name.
 
     Raises:
-        ServerError: the model's ``config.pbtxt`` names a backend the runtime does not have.
+        ServerError: the model's ``config.pbtxt`` names a backend the runtime does not have,
+            or it is a TensorRT plan built with another TensorRT than the server's release
+            has (:func:`clients.runtimes.plans.plan_problem`).
     """
+    from clients.runtimes.plans import plan_problem
+
+    wrong_plan = plan_problem(Path(repository), model, runtime.serving_release())
+    if wrong_plan:
+        raise ServerError(wrong_plan, hint="nothing was sent to the server")
     have = runtime.backends
     path = Path(repository) / model / "config.pbtxt"
     if have is None or not path.is_file():

@@ -98,6 +98,10 @@ class ServerOptions:
             MiB; default: the protocol's limit, :func:`clients.runtimes.upload.upload_limit_bytes`).
         deploy: Load each variant on the remote server (``True``), or only use models it
             already serves (``False``, ``--no-deploy``).
+        replace_models: Let the toolkit load a variant whose name a model already loaded on a
+            server it did not start has (``--replace-models``); that model is loaded again from
+            the server's own repository afterwards. Default ``False``: refused
+            (:meth:`clients.runtimes.tenancy.Tenancy.claim`).
     """
 
     repository: Annotated[Path, REPOSITORY] = Field(
@@ -199,6 +203,11 @@ class ServerOptions:
     deploy: Annotated[bool, Flag(decls=("--no-deploy",), panel=REMOTE_PANEL)] = Field(
         default=True,
         description="Remote server: load nothing, use only the models it already serves (like Model Analyzer's remote mode).",
+    )
+    replace_models: Annotated[bool, Flag(panel=REMOTE_PANEL)] = Field(
+        default=False,
+        description="Remote server: load a variant even where a model of that name, loaded by someone else, is served "
+        "(it is loaded again from the server's own repository afterwards) [default: refused].",
     )
 
     def __post_init__(self) -> None:

@@ -38,8 +38,10 @@ from pathlib import Path
 from typing import Any
 
 from clients.runtimes.base import Ports, Runtime
+from clients.runtimes.identity import found_artifact, uploaded_artifact, with_upload_token
 from clients.runtimes.options import ServerOptions
-from clients.runtimes.upload import config_differences, deploy_payload, limit_source, mib, request_bytes, upload_limit_bytes
+from clients.runtimes.served import Delivery
+from clients.runtimes.upload import deploy_payload, limit_source, mib, request_bytes, upload_limit_bytes
 from core.errors import ServerError
 
 log = logging.getLogger(__name__)
@@ -179,9 +181,28 @@ class RemoteRuntime(Runtime):
         return []
 
     def unloads(self) -> bool:
-        """Whether the toolkit unloads what it measured: not with ``--no-deploy`` (those models
-        were loaded by someone else and stay)."""
+        """Whether the toolkit loads and unloads models there: not with ``--no-deploy`` (those
+        models were loaded by someone else and stay)."""
         return self.opts.deploy
+
+    def serving_release(self) -> str | None:
+        """The server's version from its metadata (known once :meth:`check` ran)."""
+        return self.version
+
+    def on_this_host(self) -> bool:
+        """Whether ``--url`` names this machine (:func:`host_key`)."""
+        return host_key(self.endpoint.host) == "this host"
+
+    def mismatch_hint(self) -> str:
+        """What to do when the served model is not the local variant, by how it got there."""
+        if not self.opts.deploy:
+            return "load the local variant there, or drop --no-deploy so that the toolkit deploys it"
+        if self.opts.remote_repository:
+            return (
+                f"the copy in the server's repository ({self.opts.remote_repository}) is not the local variant: copy "
+                f"{self.opts.repository}/<variant> there again, or drop --remote-repository to upload it"
+            )
+        return super().mismatch_hint()
 
     def check(self) -> None:
         """Ask the server whether it is live; read its metadata; with deploying on, check it can
@@ -260,18 +281,24 @@ class RemoteRuntime(Runtime):
         except Exception:  # noqa: BLE001 - not there
             return False
 
-    def load_model(self, client: Any, model: str) -> None:
+    def load_model(self, client: Any, model: str) -> Delivery | None:
         """Deploy ``model`` (a variant of the local repository) on the server.
 
         - ``--no-deploy``: nothing is sent; the model must already be ready there.
         - ``--remote-repository PATH``: loaded by name from the server's own repository
           (which the user says is PATH, holding the same variant folders).
-        - otherwise: its ``config.pbtxt`` (as protobuf JSON) and the files of its version
+        - otherwise: its ``config.pbtxt`` (as protobuf JSON, with a one-time upload token:
+          :func:`clients.runtimes.served.with_upload_token`) and the files of its version
           folders are sent in the load request, over gRPC when that endpoint answers.
 
+        Returns:
+            What was sent or found: an upload's files by SHA-256 and its token; for a load by
+            name the files at PATH when PATH is readable here (a server on this host), else
+            nothing known; nothing for ``--no-deploy``.
+
         Raises:
-            ServerError: not loaded (``--no-deploy``); the upload is above the limit; the
-                server refused (its message).
+            ServerError: not loaded (``--no-deploy``); not in the server's repository (load by
+                name); the upload is above the limit.
             Exception: what tritonclient raises when the server refuses or does not answer
                 (the caller, :meth:`clients.server.TritonServer.load`, words it).
         """
@@ -282,14 +309,7 @@ class RemoteRuntime(Runtime):
                     "it already serves)",
                     hint="load it there first, or drop --no-deploy so that the toolkit deploys it",
                 )
-            differ = config_differences(Path(self.opts.repository) / model / "config.pbtxt", client.get_model_config(model))
-            if differ:
-                raise ServerError(
-                    f"the server at {self.endpoint.http_url} serves {model} with another config than the local repository's "
-                    f"({'; '.join(differ)}): its numbers would be recorded under the local variant's settings",
-                    hint="load the local variant there, or drop --no-deploy so that the toolkit deploys it",
-                )
-            return
+            return None
         if self.opts.remote_repository:
             listed = {m.get("name") for m in client.get_model_repository_index()}
             if model not in listed:
@@ -300,8 +320,12 @@ class RemoteRuntime(Runtime):
                     "server runs (the server must have been started on that repository)",
                 )
             client.load_model(model)
-            return
-        config, files = deploy_payload(Path(self.opts.repository) / model)
+            there = Path(self.opts.remote_repository) / model
+            return Delivery(found_artifact(there) if self.on_this_host() and there.is_dir() else None)
+        folder = Path(self.opts.repository) / model
+        config, files = deploy_payload(folder)
+        artifact = uploaded_artifact(folder, files)
+        config, token = with_upload_token(config, artifact)
         protocol = "grpc" if self.grpc_answers() else "http"
         size = request_bytes(config, files, protocol)
         limit = self.opts.max_upload_bytes or upload_limit_bytes(protocol)
@@ -313,7 +337,7 @@ class RemoteRuntime(Runtime):
                 "as the server sees it): variants are then loaded by name",
                 hint="or raise the server's limit (tritonserver --http-max-input-size) and --max-upload-mb",
             )
-        log.info("%s: uploading %d file(s), %s, over %s", model, len(files), mib(size), protocol)
+        log.info("%s: uploading %d file(s), %s, over %s (token %s)", model, len(files), mib(size), protocol, token)
         if protocol == "grpc":
             import tritonclient.grpc as tg
 
@@ -321,3 +345,4 @@ class RemoteRuntime(Runtime):
                 g.load_model(model, config=config, files=files, client_timeout=self.opts.start_timeout_s)
         else:
             client.load_model(model, config=config, files=files)
+        return Delivery(artifact, token)

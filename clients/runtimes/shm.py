@@ -5,13 +5,18 @@ Inside a container ``/dev/shm`` is a tmpfs of ``--shm-size`` (docker's default 6
 Triton's python backend passes every tensor between the server and each model instance's
 stub through a shared-memory region in it: 1 MiB per instance to start
 (``shm-default-byte-size``), grown in 1 MiB steps (``shm-growth-byte-size``) as tensors
-need (python_backend README, "Managing Shared Memory"). A region that cannot grow fails the
-model with "Failed to increase the shared memory pool size ... use '--shm-size'".
+need (python_backend README, "Managing Shared Memory"), in releases from 23.09 on; releases
+before 23.09 start each instance at 64 MiB and grow it in 64 MiB steps (the same README as
+it stood then: "Python backend, by default, allocates 64 MBs for each model instance"), so
+the region per instance depends on the image's tag (:func:`region_bytes`; a tag that is not
+``yy.mm``: 64 MiB, the larger). A region that cannot grow fails the model with "Failed to
+increase the shared memory pool size ... use '--shm-size'".
 
 The formula (:func:`shm_need_bytes`), over every python-backend model of the repository
 (all of them may be loaded at once, as ``--model-control none`` does)::
 
-    need    = sum over models, over instances of (1 MiB + max_batch x bytes of one sample's inputs and outputs)
+    need    = sum over models, over instances of (region + max_batch x bytes of one sample's inputs and outputs)
+    region  = 1 MiB from 23.09 on, 64 MiB before (:func:`region_bytes`)
     default = max(SHM_FLOOR_BYTES, SHM_HEADROOM x need), rounded up to a MiB
 
 Instances are the ``instance_group`` counts (a ``KIND_GPU`` group with ``gpus`` listed:
@@ -37,8 +42,13 @@ from core.errors import DataTypeError, ServerError, ToolkitError
 log = logging.getLogger(__name__)
 
 MIB = 1 << 20
-#: The python backend's shared-memory region per model instance at start (``shm-default-byte-size``).
+#: The python backend's shared-memory region per model instance at start (``shm-default-byte-size``),
+#: from release 23.09 on; :data:`OLD_PY_REGION_BYTES` before.
 PY_REGION_BYTES = 1 * MIB
+OLD_PY_REGION_BYTES = 64 * MIB
+#: The first release whose python backend starts regions at :data:`PY_REGION_BYTES`.
+SMALL_REGIONS_SINCE = (23, 9)
+_TAG = re.compile(r":(\d{2})\.(\d{2})(?:-|$)")
 #: The computed default never goes below this: what the container runtime always passed
 #: before it was computed (enough for the toolkit's demo and tests).
 SHM_FLOOR_BYTES = 1 << 30
@@ -90,12 +100,35 @@ def _element_bytes(triton_type: str) -> int:
     return int(dt.to_numpy().itemsize)
 
 
-def shm_need_bytes(repository: Path) -> tuple[int, list[str]]:
+def region_bytes(image: str | None) -> tuple[int, str]:
+    """The python backend's shared-memory region per instance at start in ``image``
+    (``nvcr.io/nvidia/tritonserver:<yy.mm>-py3``), and why, in words (module docstring).
+
+    Args:
+        image: The container image; ``None``: a current release (1 MiB).
+    """
+    if image is None:
+        return PY_REGION_BYTES, "1 MiB per instance"
+    m = _TAG.search(image)
+    if m is None:
+        return OLD_PY_REGION_BYTES, f"64 MiB per instance (the release of {image} is not known: the larger region)"
+    tag = (int(m.group(1)), int(m.group(2)))
+    if tag < SMALL_REGIONS_SINCE:
+        return OLD_PY_REGION_BYTES, f"64 MiB per instance (release {m.group(1)}.{m.group(2)}, before 23.09)"
+    return PY_REGION_BYTES, f"1 MiB per instance (release {m.group(1)}.{m.group(2)})"
+
+
+def shm_need_bytes(repository: Path, image: str | None = None) -> tuple[int, list[str]]:
     """What the repository's python-backend models need in ``/dev/shm`` at once (the
     module's formula), and one line per model saying how its share was counted.
 
     Models whose ``config.pbtxt`` cannot be read are left out (``builders validate`` names them).
+
+    Args:
+        repository: The model repository.
+        image: The container image, whose release sets the region per instance (:func:`region_bytes`).
     """
+    region, _ = region_bytes(image)
     repository = Path(repository)
     repo = Repository(repository)
     total, lines = 0, []
@@ -128,34 +161,37 @@ def shm_need_bytes(repository: Path) -> tuple[int, list[str]]:
                 continue
         instances = sum(max(1, g.count) * (max(1, len(g.gpus)) if g.kind == g.KIND_GPU else 1) for g in cfg.instance_group) or 1
         batch = max(1, cfg.max_batch_size)
-        share = instances * (PY_REGION_BYTES + batch * sample)
+        share = instances * (region + batch * sample)
         total += share
         lines.append(
-            f"{cfg.name or cfg_path.parent.name}: {instances} instance(s) x (1 MiB + {batch} x {sample} B) = {format_docker_size(share)}"
+            f"{cfg.name or cfg_path.parent.name}: {instances} instance(s) x ({region // MIB} MiB + {batch} x {sample} B) "
+            f"= {format_docker_size(share)}"
         )
     return total, lines
 
 
-def default_shm_size(repository: Path) -> str:
+def default_shm_size(repository: Path, image: str | None = None) -> str:
     """The container's ``--shm-size`` when none is given: ``max(SHM_FLOOR_BYTES,
-    SHM_HEADROOM x need)`` (module docstring)."""
-    need, _ = shm_need_bytes(repository)
+    SHM_HEADROOM x need)`` (module docstring) for ``image``'s release."""
+    need, _ = shm_need_bytes(repository, image)
     return format_docker_size(max(SHM_FLOOR_BYTES, SHM_HEADROOM * need))
 
 
-def check_shm_size(given: str, repository: Path) -> None:
-    """Refuse a ``--shm-size`` docker would not take, or below the repository's need.
+def check_shm_size(given: str, repository: Path, image: str | None = None) -> None:
+    """Refuse a ``--shm-size`` docker would not take, or below the repository's need in ``image``.
 
     Raises:
         ServerError: names the value, the need and how it was counted, and what to pass.
     """
     size = parse_docker_size(given)
-    need, lines = shm_need_bytes(repository)
+    need, lines = shm_need_bytes(repository, image)
     if size < need:
         raise ServerError(
             f"--shm-size {given} is below what the python-backend models of {repository} need in /dev/shm: "
-            f"{format_docker_size(need)} ({'; '.join(lines[:5])}{'; ...' if len(lines) > 5 else ''})",
-            hint=f"pass --shm-size {default_shm_size(repository)} (the default computed for this repository), or leave it out",
+            f"{format_docker_size(need)}, regions of {region_bytes(image)[1]} "
+            f"({'; '.join(lines[:5])}{'; ...' if len(lines) > 5 else ''})",
+            hint=f"pass --shm-size {default_shm_size(repository, image)} (the default computed for this repository and "
+            "image), or leave it out",
         )
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from core.errors import ServerError
 
@@ -36,40 +35,6 @@ def upload_limit_bytes(protocol: str) -> int:
 def mib(n: float) -> str:
     """A byte count in MiB, with enough digits to tell small ones apart (``0.0123 MiB``)."""
     return f"{n / 2**20:.3g} MiB"
-
-
-def _settings(config: dict[str, Any]) -> dict[str, Any]:
-    """The settings a variant's name and results stand for, from a config as JSON (either
-    protobuf JSON of a ``config.pbtxt`` or what Triton serves at ``/v2/models/NAME/config``)."""
-    db = config.get("dynamic_batching")
-    return {
-        "backend/platform": config.get("backend") or config.get("platform") or None,
-        "max_batch_size": int(config.get("max_batch_size") or 0),
-        "instance_group": sorted(
-            (g.get("kind", "KIND_AUTO"), int(g.get("count", 1))) for g in config.get("instance_group") or []
-        ),
-        "dynamic_batching": None if db is None else int(db.get("max_queue_delay_microseconds") or 0),
-    }
-
-
-def config_differences(local: Path, served: dict[str, Any]) -> list[str]:
-    """How the config Triton serves differs from the local ``config.pbtxt`` in what the
-    variant stands for (backend, max_batch_size, instance groups, dynamic batching and its
-    queue delay), as ``"field: local X, served Y"``; empty when they agree or the local one is
-    unreadable (the sweep fails that variant on its own)."""
-    from google.protobuf import json_format
-
-    from builders.config.pbtxt import read_config
-    from core.errors import ConfigError
-
-    try:
-        mine = json_format.MessageToDict(read_config(local), preserving_proto_field_name=True)
-    except ConfigError:
-        return []
-    a, b = _settings(mine), _settings(served)
-    if not a["instance_group"]:
-        b["instance_group"] = []  # none asked: the server chose (Triton fills one group in)
-    return [f"{k}: local {a[k]}, served {b[k]}" for k in a if a[k] != b[k]]
 
 
 def limit_source(protocol: str, asked: int | None) -> str:

@@ -41,6 +41,7 @@ from builders.model.spec import ModelSpec
 from builders.repository.view import RepositoryVariant
 from clients.infer import make_client, model_io
 from clients.inputs import ModelSignature, generate_inputs, request_inputs
+from clients.runtimes.served import Loaded
 from clients.server import TritonServer
 from core import gpu
 from core.errors import ServerError, ToolkitError
@@ -84,9 +85,13 @@ def engine_note(params: Variant | None, srv: TritonServer | None) -> str | None:
     return None
 
 
-def load(srv: TritonServer, vr: VariantResult) -> None:
-    """Load ``vr`` through the repository API (:meth:`TritonServer.load`) and record how long
-    it took in ``vr.cold_start`` (client side and from the server log).
+def load(srv: TritonServer, vr: VariantResult) -> Loaded:
+    """Load ``vr`` through the repository API (:meth:`TritonServer.load`: checked to be the
+    variant) and record how long the load request took in ``vr.cold_start`` (client side and
+    from the server log).
+
+    Returns:
+        What the server runs for it (the caller stamps the measurement with it).
 
     Raises:
         ServerError: the load failed (recorded first: the record says why nothing was measured).
@@ -95,14 +100,15 @@ def load(srv: TritonServer, vr: VariantResult) -> None:
     record = ColdStart(variant=vr.name, warmup=params.warmup if params else None)
     vr.cold_start = record
     offset = _size(srv.log_path)
-    started = time.perf_counter()
     try:
-        srv.load(vr.name)
+        loaded = srv.load(vr.name)
     except ServerError as e:
         record.not_measured = engine_note(params, srv) or f"not measured: the load failed ({e.message.splitlines()[0]})"
         raise
-    record.load_s = time.perf_counter() - started
+    record.load_s = loaded.request_s
+    record.others_loaded = list(loaded.served.others_loaded)  # "loaded alone" only when it was
     record.load_log_s, record.instances_log_s = log_load_times(_read_from(srv.log_path, offset), vr.name)
+    return loaded
 
 
 def first_requests(

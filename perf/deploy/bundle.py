@@ -33,19 +33,18 @@ from builders.model.artifact_io import read_artifact_io
 from builders.repository.view import Repository, RepositoryVariant
 from builders.repository.writer import update_index
 from clients.runtimes.options import DEFAULT_TAG, image_for_tag
+from clients.runtimes.served import ServedSettings
 from core import formats
 from core.errors import PerfError
 from perf.deploy import k8s
 from perf.deploy.choose import Chosen, choose_variant
+from perf.deploy.measured import Measured, check_as_measured, cpu_request_cores, difference_lines, measured
+from perf.deploy.readme import BUNDLE_REPOSITORY, MANIFEST_DIR, SERVER_FILE, STORAGE_FILE, readme
 from perf.records import results
 from perf.records.results import RunResult
 
 log = logging.getLogger(__name__)
 
-BUNDLE_REPOSITORY = "model_repository"
-MANIFEST_DIR = "kubernetes"
-STORAGE_FILE = "storage.yaml"
-SERVER_FILE = "triton.yaml"
 README_FILE = "README.md"
 
 
@@ -60,6 +59,8 @@ class Bundle:
         serving_note: Set when the served config differs from the measured one (python
             backend -> native backend), in words.
         files: Every manifest file written.
+        measured: What the run measured of it (threads, server CPU; :mod:`perf.deploy.measured`).
+        differences: README lines: what differs between what was measured and the bundle's config.
     """
 
     folder: Path
@@ -67,6 +68,8 @@ class Bundle:
     plan: k8s.ServingPlan
     serving_note: str | None
     files: tuple[Path, ...]
+    measured: Measured | None = None
+    differences: tuple[str, ...] = ()
 
 
 def _check_same(rv: RepositoryVariant, measured: dict | None) -> None:
@@ -110,25 +113,32 @@ def source_variant(repository: Path, name: str, measured: dict | None = None) ->
     return rv
 
 
-def copy_variant(rv: RepositoryVariant, dest: Path) -> str | None:
+def copy_variant(rv: RepositoryVariant, dest: Path, threads: int | None = None) -> str | None:
     """Copy a variant (:func:`source_variant`) into the repository folder ``dest`` (files
     copied, not linked), natively served, with its index entry (``serving: native``, the
     same build folder); returns a note when its serving was changed.
+
+    Args:
+        rv: The variant.
+        dest: The bundle's repository folder.
+        threads: Intra-op threads per instance it was measured with (written into a native
+            config made from a python-served variant); ``None``: not known, none written.
 
     Raises:
         ConfigError: its native config breaks a Triton rule.
     """
     target = Path(dest) / rv.name
     shutil.copytree(rv.folder, target, ignore=shutil.ignore_patterns("__pycache__"))  # python-backend byte code
-    note = _to_native(rv, target) if rv.serving == "python" else None
+    note = _to_native(rv, target, threads) if rv.serving == "python" else None
     if rv.entry is not None:  # the bundle's repository is one the toolkit reads (clients check --repository)
         update_index(Path(dest), [rv.entry.model_copy(update={"serving": "native"})])
     return note
 
 
-def _to_native(rv: RepositoryVariant, folder: Path) -> str:
+def _to_native(rv: RepositoryVariant, folder: Path, threads: int | None) -> str:
     """Rewrite a python-served variant folder for the format's native backend: drop
-    ``model.py``, write the native config of the same :class:`builders.config.variants.Variant`."""
+    ``model.py``, write the native config of the same :class:`builders.config.variants.Variant`
+    with the threads per instance it was measured with (the backend's thread parameter)."""
     params, spec, export = rv.params, rv.spec, rv.export
     assert params is not None and spec is not None and export is not None  # source_variant checked them
     fmt = formats.get(params.format)
@@ -137,7 +147,7 @@ def _to_native(rv: RepositoryVariant, folder: Path) -> str:
         (v / "model.py").unlink(missing_ok=True)
     io = read_artifact_io(params.format, versions[-1] / fmt.file) if versions else None
     served = spec.renamed(export.served_names("native"))
-    write_config(make_config(params, served, "native", io=io), folder / "config.pbtxt")
+    write_config(make_config(params, served, "native", threads, io=io), folder / "config.pbtxt")
     return (
         f"The run measured this variant through the toolkit's python-backend model (what the bundled server runs); "
         f"NVIDIA's image serves it with the native `{fmt.platform}` backend (same artifact and instance group, config "
@@ -207,23 +217,24 @@ def export_deployment(
     except ValueError as e:
         raise PerfError(f"--name: {e}") from None
     out = Path(out) if out else Path(run_dir) / f"deployment-{chosen.variant}"
-    measured = run.variant(chosen.variant)
-    rv = source_variant(repo, chosen.variant, measured.params if measured else None)
+    vr = run.variant(chosen.variant)
+    rv = source_variant(repo, chosen.variant, vr.params if vr else None)
+    m = measured(run, chosen.variant, chosen.level)
     _check_out(out)
     # written beside ``out`` and moved there at the end: a failure leaves any previous bundle as it was
     tmp = out.parent / f".{out.name}.partial"
     shutil.rmtree(tmp, ignore_errors=True)
     try:
-        note = copy_variant(rv, tmp / BUNDLE_REPOSITORY)
+        note = copy_variant(rv, tmp / BUNDLE_REPOSITORY, m.threads)
         config = read_config(tmp / BUNDLE_REPOSITORY / chosen.variant / "config.pbtxt")
-        plan = k8s.ServingPlan(
-            kname, chosen.variant, _image(run, image), k8s.resources(config), _tree_bytes(tmp / BUNDLE_REPOSITORY)
-        )
+        check_as_measured(m, ServedSettings.of(config), chosen.variant)
+        res = k8s.resources(config, cpu_request_cores(m), m.level)
+        plan = k8s.ServingPlan(kname, chosen.variant, _image(run, image), res, _tree_bytes(tmp / BUNDLE_REPOSITORY))
         (tmp / MANIFEST_DIR).mkdir()
         (tmp / MANIFEST_DIR / STORAGE_FILE).write_text(k8s.to_yaml([k8s.claim(plan), k8s.loader_pod(plan)]))
         (tmp / MANIFEST_DIR / SERVER_FILE).write_text(k8s.to_yaml([k8s.deployment(plan), k8s.service(plan)]))
         files = (out / MANIFEST_DIR / STORAGE_FILE, out / MANIFEST_DIR / SERVER_FILE)
-        bundle = Bundle(out, chosen, plan, note, files)
+        bundle = Bundle(out, chosen, plan, note, files, m, tuple(difference_lines(m, ServedSettings.of(config))))
         (tmp / README_FILE).write_text("\n".join(readme(bundle, run, repo)) + "\n")
         shutil.rmtree(out, ignore_errors=True)
         tmp.rename(out)
@@ -231,81 +242,3 @@ def export_deployment(
         shutil.rmtree(tmp, ignore_errors=True)
     log.info("deployment bundle for %s written to %s", chosen.variant, out)
     return bundle
-
-
-def _measured_on(run: RunResult) -> str:
-    """``"host h, bundled tritonserver 2.51.0, no GPU"`` from the run's environment."""
-    env = run.environment
-    server = env.get("server") or {}
-    gpus = [g.get("name") or "GPU" for g in env.get("gpus") or []]
-    return (
-        f"host {env.get('host') or 'unknown'}, {server.get('runtime') or 'unknown'} tritonserver "
-        f"{server.get('version') or '(version not recorded)'}, " + (", ".join(gpus) if gpus else "no GPU")
-    )
-
-
-def readme(bundle: Bundle, run: RunResult, repository: Path) -> list[str]:
-    """The bundle's README.md: which variant and why, its best measured level, what the
-    manifests ask for and why, and the commands that deploy it (docs/KUBERNETES.md)."""
-    p, c = bundle.plan, bundle.chosen
-    model_dir = f"{BUNDLE_REPOSITORY}/{c.variant}"
-    repo_abs = (bundle.folder / BUNDLE_REPOSITORY).resolve()
-    size = k8s.storage_request(p.storage_bytes)
-    lines = [
-        f"# Deployment bundle: `{c.variant}`",
-        "",
-        f"Written by `triton-perf export-deployment` from run `{run.run_id}` (repository `{repository}`).",
-        "",
-        "## Why this variant",
-        "",
-        f"{c.why[:1].upper()}{c.why[1:]}. Its best measured level: {c.level.describe()}.",
-        f"Measured on {_measured_on(run)}; a cluster node differs, so measure it there too (below).",
-    ]
-    if bundle.serving_note:
-        lines += ["", bundle.serving_note]
-    lines += [
-        "",
-        "## What is here",
-        "",
-        "| path | what |",
-        "|---|---|",
-        f"| `{model_dir}/` | the model folder, named as the model (`config.pbtxt`, version folder) |",
-        f"| `{MANIFEST_DIR}/{STORAGE_FILE}` | PersistentVolumeClaim `{p.claim}` ({size}; the repository is "
-        f"{p.storage_bytes:,} bytes) and the loader Pod `{p.loader}` that fills it |",
-        f"| `{MANIFEST_DIR}/{SERVER_FILE}` | Deployment and Service `{p.name}`: `{p.image}`, "
-        f"`{' '.join(k8s.server_args())}`, probes on `{k8s.READY_PATH}` and `{k8s.LIVE_PATH}`, metrics port "
-        "annotated for Prometheus |",
-        "",
-        "## Resources (from the variant's instance_group)",
-        "",
-        *[f"- {w}" for w in p.resources.why],
-        "",
-        "## Deploy",
-        "",
-        "In this folder:",
-        "",
-        "```bash",
-        f"kubectl apply -f {MANIFEST_DIR}/{STORAGE_FILE}",
-        f"kubectl wait --for=condition=Ready pod/{p.loader} --timeout=15m",
-        f"kubectl cp {model_dir} {p.loader}:{k8s.MODELS_PATH}/{c.variant}",
-        f"kubectl delete pod {p.loader}",
-        f"kubectl apply -f {MANIFEST_DIR}/{SERVER_FILE}",
-        f"kubectl rollout status deployment/{p.name} --timeout=15m",
-        "```",
-        "",
-        "Then, from the toolkit's folder, check and measure it where it runs:",
-        "",
-        "```bash",
-        f"kubectl port-forward service/{p.name} 8000:8000 8001:8001 8002:8002 &",
-        "curl -fsS localhost:8000/v2/health/ready && echo ready",
-        f".venv/bin/clients check --runtime remote --url localhost:8000 --repository {repo_abs} --variant {c.variant}",
-        f"perf/run_sweep.sh --runtime remote --url localhost:8000 --no-deploy --repository {repo_abs} --variants {c.variant}",
-        "```",
-        "",
-        "The server runs with `--model-control-mode=none`: it loads the repository once at start and refuses "
-        "load/unload requests, so these commands check its served outputs against the build's reference (while "
-        "the build folder the bundle's `index.json` names is on this machine) and sweep the loaded model as it is "
-        "(`--no-deploy`). "
-        "See docs/KUBERNETES.md for the whole path.",
-    ]
-    return lines

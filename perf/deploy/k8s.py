@@ -68,39 +68,51 @@ class Resources:
 
     Attributes:
         gpus: ``nvidia.com/gpu`` limit (whole GPUs), ``None`` for a model without KIND_GPU instances.
-        cpu_cores: CPU request in cores, ``None`` for none.
+        cpu_cores: CPU request in cores (tenths), ``None`` for none.
         why: One sentence per number.
     """
 
     gpus: int | None
-    cpu_cores: int | None
+    cpu_cores: float | None
     why: tuple[str, ...]
+
+    @property
+    def cpu_quantity(self) -> str | None:
+        """The CPU request as Kubernetes writes it: whole cores (``"2"``) or millicores (``"1600m"``)."""
+        if not self.cpu_cores:
+            return None
+        if float(self.cpu_cores).is_integer():
+            return str(int(self.cpu_cores))
+        return f"{round(self.cpu_cores * 1000)}m"
 
     def requirements(self) -> k8s.V1ResourceRequirements:
         """The container's ``resources``: GPUs as a limit (Kubernetes takes extended resources
         from limits; the request equals it), CPU as a request without a limit (a CPU limit
         throttles the server under load and shows as tail latency)."""
         return k8s.V1ResourceRequirements(
-            requests={"cpu": str(self.cpu_cores)} if self.cpu_cores else None,
+            requests={"cpu": self.cpu_quantity} if self.cpu_cores else None,
             limits={GPU_RESOURCE: str(self.gpus)} if self.gpus else None,
         )
 
 
-def resources(config: mc.ModelConfig) -> Resources:
+def resources(config: mc.ModelConfig, measured_cpu_cores: float | None = None, where: str = "") -> Resources:
     """Container resources from the model's ``instance_group`` (Triton docs, "Model
-    Configuration: Instance Groups").
+    Configuration: Instance Groups") and, for CPU, what the server used where it was measured.
 
     - ``KIND_GPU``: ``count`` instances on each GPU listed in ``gpus``, or on every GPU the
       server sees when none is listed. The pod needs GPUs ``0..max(gpus)`` visible
       (``max(gpus) + 1``), or one GPU when none is listed (instances then go on every GPU the
       pod gets: raise the limit to spread them).
     - ``KIND_CPU`` and ``KIND_AUTO`` (taken as CPU here: a pod without a GPU runs it there):
-      one core requested per instance, summed over groups; an instance runs one execution
-      at a time.
+      the server CPU measured at the deployed level (``measured_cpu_cores``: the server's
+      own processes, in cores), rounded up to a tenth of a core; when it was not measured, one
+      core per instance, summed over groups (an instance runs one execution at a time).
     - ``KIND_MODEL``: the model picks its devices; nothing is requested for it.
 
     Args:
         config: The served ``config.pbtxt``.
+        measured_cpu_cores: The CPU request from the measurement (already rounded), or ``None``.
+        where: The measured level, in words (for the reason).
 
     Returns:
         GPUs (``None`` without KIND_GPU groups), CPU cores (``None`` without CPU groups), reasons.
@@ -117,13 +129,21 @@ def resources(config: mc.ModelConfig) -> Resources:
             why.append(f"KIND_GPU x{count} on {where}: {GPU_RESOURCE} limit {need}")
         elif g.kind in (mc.ModelInstanceGroup.KIND_CPU, mc.ModelInstanceGroup.KIND_AUTO):
             cores += count
-            kind = mc.ModelInstanceGroup.Kind.Name(g.kind)
-            why.append(f"{kind} x{count}: {count} CPU core(s) requested, one per instance")
+            why.append(f"{mc.ModelInstanceGroup.Kind.Name(g.kind)} x{count}")
         else:
             why.append(f"{mc.ModelInstanceGroup.Kind.Name(g.kind)}: the model chooses its devices, nothing requested")
     if not config.instance_group:
         cores = 1
         why.append("no instance_group: Triton's default is one instance (on a GPU where there is one); 1 CPU core requested")
+    if cores and measured_cpu_cores:
+        why = [w for w in why if "CPU core(s) requested" not in w and "1 CPU core requested" not in w]
+        why.append(
+            f"{measured_cpu_cores:g} CPU core(s) requested: the server's own CPU measured at {where or 'the deployed level'} "
+            "(tritonserver and its backend processes), rounded up to a tenth of a core, not one core per instance"
+        )
+        return Resources(gpus, measured_cpu_cores, tuple(why))
+    if cores:
+        why.append(f"{cores} CPU core(s) requested, one per instance: the server's CPU was not measured at the deployed level")
     return Resources(gpus, cores or None, tuple(why))
 
 

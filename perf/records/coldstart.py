@@ -132,6 +132,8 @@ class ColdStart:
         not_measured: Why the first requests were not measured (the load failed, the server
             cannot show this backend's behaviour), ``None`` when they were.
         protocol: The protocol the requests were sent with (``http``/``grpc``).
+        others_loaded: The other models loaded on the server when it was loaded (its stamp,
+            :class:`clients.runtimes.served.ServedModel`); ``None``: not recorded (older runs).
     """
 
     variant: str
@@ -142,6 +144,7 @@ class ColdStart:
     first: list[FirstRequests] = dataclasses.field(default_factory=list)
     not_measured: str | None = None
     protocol: str = "http"
+    others_loaded: list[str] | None = None
 
     def at(self, batch_size: int, shape: str | None = None) -> FirstRequests | None:
         """The first requests at ``batch_size`` and ``shape``, if measured."""

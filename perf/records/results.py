@@ -1,12 +1,12 @@
 """Records of a sweep and the results store (``results/<run-id>/``).
 
-``results.json`` (schema version 2; JSON Schema in ``docs/schemas/results.json``), units in
+``results.json`` (schema version 3; JSON Schema in ``docs/schemas/results.json``), units in
 field names:
 
 .. code-block:: text
 
     {
-      "schema": 2,
+      "schema": 3,
       "run_id": str, "created": ISO time, "finished": ISO time | null,
       "environment": {host, os, cpu, cpu_count, memory_bytes, gpus: [{name, driver, memory_bytes}],
                       versions: {...}, server: {runtime, reason, version, command}, perf_analyzer: {path, version}},
@@ -14,7 +14,8 @@ field names:
       "variants": [
         {"name": str, "params": {...index entry: Variant fields, runtime, build...} | null,
          "status": "ok"|"failed"|"pending"|"skipped", "error": str | null,
-         "levels": [LevelResult...], "skipped": [SkippedLevel...]}   (perf.records.levels)
+         "levels": [LevelResult...], "skipped": [SkippedLevel...],   (perf.records.levels)
+         "served": [ServedModel...]}   (what the server ran: clients.runtimes.served)
       ],
       "server_starts": [ServerStart...],
       "baseline": BaselineResult | null   (the in-process baseline, perf.records.baseline)
@@ -22,7 +23,11 @@ field names:
     }
 
 Version 2 added ``rounds`` (the interleaved design: a level's ``trial`` is then its round);
-version-1 files (one variant after another) still load, with ``rounds`` null.
+version-1 files (one variant after another) still load, with ``rounds`` null. Version 3 added
+each variant's ``served`` stamps (the served config read back, threads per instance, the
+artifact's identity, the other models loaded beside it; read after its load and after its last
+level) and each server's ``models_found`` and ``left_differently``; older files load with
+these empty.
 
 The records are pydantic dataclasses: constructed, mutated and compared like dataclasses,
 validated when built and when :func:`load` reads a file (a wrong field is one
@@ -45,6 +50,7 @@ from pydantic import ConfigDict, TypeAdapter, ValidationError, field_validator
 from pydantic.dataclasses import dataclass
 from typing_extensions import TypedDict
 
+from clients.runtimes.served import ServedModel
 from core.errors import PerfError
 from core.records import RecordKind, load_record, problems, write_record
 from perf.records.baseline import BaselineResult
@@ -56,7 +62,7 @@ from perf.records.search import SearchMode, SearchRecord
 from perf.records.servers import MeasuringServer
 from perf.records.settings import MeasureSettings
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 RESULTS_FILE = "results.json"
 FLAT_FILE = "flat.csv"
 COMMANDS_FILE = "commands.txt"
@@ -100,6 +106,9 @@ class VariantResult:
             loaded it (:mod:`perf.coldstart.measure`); ``None`` when not measured (older runs).
         server: The HTTP URL of the server that measured it (:attr:`RunResult.servers`);
             ``None`` in runs saved before servers were recorded.
+        served: What the server ran for it (:class:`clients.runtimes.served.ServedModel`), read
+            right after each load and again after its last level (``moment``); the variant
+            failed when either differed from it. Empty in runs saved before schema 3.
     """
 
     name: str
@@ -111,6 +120,13 @@ class VariantResult:
     dynamic_axes: str | None = None
     cold_start: ColdStart | None = None
     server: str | None = None
+    served: list[ServedModel] = dataclasses.field(default_factory=list)
+
+    @property
+    def threads_per_instance(self) -> int | None:
+        """Intra-op threads per instance the server ran it with (its first stamp), ``None`` when
+        not known (the backend's library default, or the server host's cores not known here)."""
+        return self.served[0].threads_per_instance if self.served else None
 
     def level(
         self, concurrency: int, batch_size: int = 1, trial: int = 0, request_rate: float | None = None, shape: str | None = None

@@ -38,6 +38,12 @@ class MeasuringServer:
         remote_repository: ``--remote-repository`` as the server sees it, when variants were loaded by name.
         shares_with: URLs of other servers of the run on the same host or GPU, measured in
             parallel with it (only with ``--allow-shared-host``): their numbers compete.
+        models_found: Models loaded on it when the toolkit reached it (someone else's: never
+            unloaded, reloaded or replaced without ``--replace-models``); they ran beside every
+            variant measured there.
+        left_differently: What differed from the model set it was found with when the toolkit
+            was done (empty: left as found); ``None`` before the run ended or for a server the
+            toolkit started.
     """
 
     url: str
@@ -51,3 +57,5 @@ class MeasuringServer:
     deploy: DeployMode = "started on the repository"
     remote_repository: str | None = None
     shares_with: list[str] = dataclasses.field(default_factory=list)
+    models_found: list[str] = dataclasses.field(default_factory=list)
+    left_differently: list[str] | None = None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from perf.markdown import table
 from perf.records.results import RunResult
+from perf.records.servers import MeasuringServer
 
 
 def _gib(n: float | None) -> str:
@@ -50,6 +51,8 @@ def servers_section(run: RunResult) -> list[str]:
             "The servers were not started by the toolkit: the host CPU figures of the environment lines are the "
             "client's, the server's own CPU is not measured, and GPU figures come from each server's metrics endpoint."
         )
+    for s in servers:
+        notes += _tenancy_notes(s)
     if len(by_url) > 1:
         notes.append(
             "Variants were measured on different servers in parallel: a comparison across servers includes their "
@@ -66,6 +69,20 @@ def servers_section(run: RunResult) -> list[str]:
     if notes:
         lines += ["", *(f"- {n}" for n in notes)]
     return [*lines, ""]
+
+
+def _tenancy_notes(s: MeasuringServer) -> list[str]:
+    """What the run found on a server it did not start and how it left it."""
+    out = []
+    if s.models_found:
+        names = ", ".join(f"`{m}`" for m in s.models_found)
+        out.append(
+            f"`{s.url}` already had {len(s.models_found)} model(s) loaded ({names}): they were left as they were and "
+            "ran beside every variant measured there, so their traffic, if any, is in those numbers."
+        )
+    if s.left_differently:
+        out.append(f"`{s.url}` was not left as it was found: {'; '.join(s.left_differently)}.")
+    return out
 
 
 def measured_elsewhere(run: RunResult) -> str | None:

@@ -113,6 +113,7 @@ class SweepBase:
             "run resumed" if saved is not None else "sweep started",
             self._save,
             opts.allow_shared_host,
+            names,
         )
 
     def _check_shapes(self) -> None:

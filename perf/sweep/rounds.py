@@ -37,6 +37,7 @@ from perf.search.budget import UNLOAD_S
 from perf.search.plan import LevelKey
 from perf.search.rounds import Rounds
 from perf.sweep.context import SweepBase
+from perf.sweep.server import stamp_after, stamp_loaded
 
 log = logging.getLogger(__name__)
 
@@ -132,11 +133,8 @@ class RoundsSweep(SweepBase):
         srv = self._server()
         vr.server, vr.status, vr.error = srv.http_url, "pending", None
         first = vr.cold_start is None
-        try:
-            if first:
-                coldstart.load(srv, vr)  # srv.load(name), timed: the variant's cold start
-            else:
-                srv.load(name)
+        try:  # checked to be the variant, and stamped with what the server runs
+            stamp_loaded(vr, coldstart.load(srv, vr) if first else srv.load(name))  # first: timed, its cold start
         except ServerError as e:
             self._fail(vr, f"{e.message.splitlines()[0]} (server log: {self._log_name()})")
             self._server()  # restart if the failed load took the server down
@@ -159,7 +157,12 @@ class RoundsSweep(SweepBase):
 
             return engine.run_group(loaded, group, visit, reserve_s=len(loaded) * UNLOAD_S)
         finally:
+            srv = self._server()
             for name in loaded:
+                vr = self._variant(name)
+                wrong = stamp_after(srv, vr) if vr.status not in ("failed", "skipped") else None
+                if wrong:  # the server ran something else by the end of the rounds: not filed under its name
+                    self._fail(vr, wrong)
                 self.servers.unload(name, self.opts.unload_timeout_s)
             self._save()
 

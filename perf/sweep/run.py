@@ -93,7 +93,8 @@ class Sweep(Sequential, RoundsSweep):
             self.run.finished = now()
         finally:
             self._save()
-            self.servers.stop()
+            self.servers.stop()  # a server the toolkit did not start: left with the models it was found with
+            self._save()
         self._baseline(deadline)
         return self.run
 

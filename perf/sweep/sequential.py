@@ -19,6 +19,7 @@ from perf.coldstart import measure as coldstart
 from perf.records.results import VariantResult
 from perf.search.plan import LevelKey, to_measure
 from perf.sweep.context import SweepBase
+from perf.sweep.server import stamp_after, stamp_loaded
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +60,8 @@ class Sequential(SweepBase):
         srv = self._server()
         vr.server = srv.http_url
         try:
-            coldstart.load(srv, vr)  # srv.load(vr.name), timed: the variant's cold start (perf.coldstart.measure)
+            # srv.load(vr.name), timed: the variant's cold start (perf.coldstart.measure); checked to be the variant
+            stamp_loaded(vr, coldstart.load(srv, vr))
         except ServerError as e:
             self._fail(vr, f"{e.message.splitlines()[0]} (server log: {self._log_name()})", levels_left=self._left(vr, tried))
             self._server()  # restart if the failed load took the server down
@@ -93,7 +95,10 @@ class Sequential(SweepBase):
                         return
                 keys = self._next_keys(vr, tried)
             self._search_done(vr, tried)
-            if any(lv.usable for lv in vr.levels):
+            wrong = stamp_after(srv, vr)  # what the server ran, read again after the last level
+            if wrong:
+                self._fail(vr, wrong)
+            elif any(lv.usable for lv in vr.levels):
                 vr.status = "ok"
             else:  # no level can back a recommendation: say why
                 self._fail(

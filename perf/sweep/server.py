@@ -11,6 +11,12 @@
 - A variant is unloaded and checked gone (repository index, :func:`clients.runtimes.models.unload_and_wait`);
   one still loaded after the timeout gets the server stopped, and the next variant starts a
   fresh one, so that no variant is measured beside a leftover.
+- Every measurement is stamped with what the server ran (:func:`stamp_loaded` after the load,
+  :func:`stamp_after` after the last level: the served config, threads per instance, the
+  artifact's identity, the other models loaded): a server that ran something else than the
+  variant, or changed it between the two readings, fails the variant, naming the fields.
+- A server the toolkit did not start is left with the models it was found with
+  (:meth:`clients.server.TritonServer.stop`); what differed is recorded with the server.
 """
 
 from __future__ import annotations
@@ -19,13 +25,15 @@ import contextlib
 import dataclasses
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from clients.runtimes.remote import RemoteRuntime
+from clients.runtimes.served import Loaded, changed_since, name_differences
 from clients.server import ServerOptions, TritonServer
+from core.errors import ServerError
 from perf.records import results
-from perf.records.results import RunResult, ServerStart
+from perf.records.results import RunResult, ServerStart, VariantResult
 
 log = logging.getLogger(__name__)
 
@@ -60,9 +68,19 @@ class SweepServer:
         run_dir: The run folder (logs, ``commands.txt``).
         first_reason: Why the first start happens (``"sweep started"``, ``"run resumed"``).
         save: Saves the run (called after each recorded start).
+        models: The variants it will load: their TensorRT plans are checked against the
+            server's release before it is started (:meth:`clients.server.TritonServer.refuse_plans`).
     """
 
-    def __init__(self, opts: ServerOptions, run: RunResult, run_dir: Path, first_reason: str, save: Callable[[], None]):
+    def __init__(
+        self,
+        opts: ServerOptions,
+        run: RunResult,
+        run_dir: Path,
+        first_reason: str,
+        save: Callable[[], None],
+        models: Sequence[str] = (),
+    ):
         if opts.model_control != "explicit" or opts.load_models or opts.log_file:
             log.warning(
                 "the sweep loads its variants itself with explicit model control and keeps the server log in "
@@ -70,6 +88,7 @@ class SweepServer:
             )
         self.opts = dataclasses.replace(opts, model_control="explicit", load_models=(), log_file=None)
         self.run, self.run_dir, self._save = run, run_dir, save
+        self.models = tuple(models)
         self.current: TritonServer | None = None
         self._version: str | None = None
         #: Why the next start happens; ``None``: the server exited on its own.
@@ -102,6 +121,7 @@ class SweepServer:
             return self._reach()
         log_file = next_log(self.run_dir)
         srv = TritonServer(dataclasses.replace(self.opts, log_file=log_file))
+        srv.refuse_plans(self.models)
         with open(self.run_dir / results.COMMANDS_FILE, "a") as f:
             f.write(f"# tritonserver (log {log_file.name})\n{srv.command_line}\n")
         reason = self._reason or f"tritonserver exited (its log: {self.log_name()})"
@@ -124,6 +144,7 @@ class SweepServer:
         model control) and waited for until ready; nothing is started, so no log and no
         :class:`ServerStart` (``RunResult.servers`` records it)."""
         srv = TritonServer(self.opts)
+        srv.refuse_plans(self.models)
         with open(self.run_dir / results.COMMANDS_FILE, "a") as f:
             f.write(f"# tritonserver at http://{srv.http_url} (--runtime remote: not started by the toolkit)\n")
         self._reason = None
@@ -174,9 +195,45 @@ class SweepServer:
         return False
 
     def stop(self) -> None:
-        """Stop the server, if one runs."""
-        if self.current is not None:
-            self.current.stop()
+        """Stop the server, if one runs (a remote one is left with the models it was found
+        with); what differed is recorded in its :class:`perf.records.servers.MeasuringServer`."""
+        if self.current is None:
+            return
+        srv = self.current
+        srv.stop()
+        if not srv.runtime_impl.launches:
+            for rec in self.run.servers:
+                if rec.url == srv.http_url:
+                    rec.left_differently = list(srv.left_differently)
+
+
+def stamp_loaded(vr: VariantResult, loaded: Loaded) -> None:
+    """Record what the server runs for ``vr`` right after its load (checked against the
+    variant by :meth:`clients.server.TritonServer.load`) in ``vr.served``."""
+    vr.served.append(dataclasses.replace(loaded.served, moment="after load"))
+
+
+def stamp_after(srv: TritonServer, vr: VariantResult) -> str | None:
+    """Read again what the server runs for ``vr`` after its last level, record it in
+    ``vr.served`` and compare it with the reading after the load and with the variant's name.
+
+    Returns:
+        Why the variant's numbers cannot be filed under its name (the differing fields), or
+        ``None`` when the server ran the variant throughout.
+    """
+    first = next((s for s in reversed(vr.served) if s.moment == "after load"), None)
+    try:
+        now = dataclasses.replace(srv.served(vr.name), moment="after the last level")
+    except ServerError as e:
+        return f"{e.message}: what it ran during the measurement cannot be confirmed"
+    vr.served.append(now)
+    wrong = (changed_since(first, now) if first is not None else []) + name_differences(vr.name, now.settings)
+    if not wrong:
+        return None
+    return (
+        f"the server at {srv.http_url} ran {vr.name} with other settings by the end of its measurement "
+        f"({'; '.join(wrong)}): its numbers cannot be filed under the variant"
+    )
 
 
 def _server_version(http_url: str) -> str | None:

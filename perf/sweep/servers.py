@@ -82,6 +82,7 @@ def identify(srv: TritonServer, version: str | None) -> MeasuringServer:
         cpu_memory_total_bytes=memory,
         deploy=deploy_mode(srv.opts, remote),
         remote_repository=srv.opts.remote_repository if remote and srv.opts.deploy else None,
+        models_found=list(srv.tenancy.found) if srv.tenancy is not None else [],
     )
 
 
@@ -109,6 +110,7 @@ class ServerPool:
         opts: The launch options; ``opts.urls``: one lane per URL (remote), else one lane.
         run, run_dir, first_reason, save: As :class:`SweepServer` takes them.
         allow_shared_host: Measure in parallel on servers that share a host or GPU.
+        models: The variants the sweep will load (:class:`perf.sweep.server.SweepServer`).
     """
 
     def __init__(
@@ -119,6 +121,7 @@ class ServerPool:
         first_reason: str,
         save: Callable[[], None],
         allow_shared_host: bool = False,
+        models: Sequence[str] = (),
     ):
         urls: list[str | None] = [*opts.urls] or [None]
         metrics = list(opts.metrics_urls)
@@ -140,6 +143,7 @@ class ServerPool:
                 run_dir,
                 first_reason,
                 save,
+                models,
             )
             for i, u in enumerate(urls)
         ]

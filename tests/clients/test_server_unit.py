@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from clients.cli.options import server_options
 from clients.runtimes.base import Ports, Runtime
-from clients.runtimes.host import free_ports
+from clients.runtimes.host import free_ports, port_in_use
 from clients.runtimes.models import unload_and_wait
 from clients.server import ServerOptions, TritonServer
 from core.errors import ServerError
@@ -174,8 +174,8 @@ def test_a_runtime_that_launches_nothing_is_only_waited_for(tmp_path: Path) -> N
     opts = ServerOptions(tmp_path / "not-here", http_port=1, grpc_port=2, metrics_port=3, start_timeout_s=1)
     srv = TritonServer(opts, runtime=_Elsewhere(opts))  # no repository check, no port check, no command
     assert (srv.runtime, srv.command, srv.http_url, srv.metrics_url) == ("elsewhere", [], "127.0.0.1:1", "127.0.0.1:3/metrics")
-    with pytest.raises(ServerError, match="not ready within 1 s"):
-        srv.start()
+    with pytest.raises(ServerError, match=r"was not live within 1 s \(--start-timeout\); it answered: no answer"):
+        srv.start()  # liveness is waited on, never the server's readiness
     srv.stop()  # nothing to stop
     assert srv.pid is None and srv.wait() is None
 
@@ -228,3 +228,17 @@ def test_a_model_that_is_not_ready_but_still_unloading_is_not_gone(caplog: pytes
     stuck = _FakeClient(ready_polls=0, unloading_polls=10**6)
     assert unload_and_wait(stuck, "m", timeout_s=0.5) is False
     assert "m still UNLOADING 0.5 s after its unload request" in caplog.text
+
+
+def test_only_an_http_port_puts_grpc_and_metrics_at_triton_layout(tmp_path: Path) -> None:
+    p = next(q for q in range(21000, 60000, 7) if not any(port_in_use(q + i) for i in range(3)))
+    opts = ServerOptions(tmp_path, runtime="bundled", http_port=p)
+    srv = TritonServer(opts)
+    assert (srv.http_port, srv.grpc_port, srv.metrics_port) == (p, p + 1, p + 2)  # what --url HOST:P assumes
+    assert f"--grpc-port={p + 1}" in srv.command and f"--metrics-port={p + 2}" in srv.command
+    apart = TritonServer(ServerOptions(tmp_path, runtime="bundled", http_port=p, grpc_port=p + 5))
+    assert apart.grpc_port == p + 5 and apart.metrics_port not in (0, p + 2)  # given apart: a free one for the rest
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", p + 1))
+        with pytest.raises(ServerError, match=rf"grpc port {p + 1} \(HTTP port {p} \+ 1: Triton's layout\) .* in use"):
+            TritonServer(opts)

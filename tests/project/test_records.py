@@ -73,7 +73,7 @@ def test_results_round_trip_and_version_1_files_load(tmp_path: Path):
     run = _run()
     path = results.save(run, tmp_path)
     saved = json.loads(path.read_text())
-    assert saved["schema"] == 2 and saved["environment"]["extra_key"] == 1  # unknown environment keys are kept
+    assert saved["schema"] == 3 and saved["environment"]["extra_key"] == 1  # unknown environment keys are kept
     assert results.load(tmp_path) == run
     # a version-1 file written before the records were typed (no defaults written, an unknown level key)
     old = {
@@ -85,7 +85,17 @@ def test_results_round_trip_and_version_1_files_load(tmp_path: Path):
     (tmp_path / "results.json").write_text(json.dumps(old))
     loaded = results.load(tmp_path)
     assert loaded.variants[0].status == "pending" and loaded.variants[0].levels[0].ok and loaded.finished is None
-    assert loaded.rounds is None and loaded.schema == 2  # a version-1 run: one variant after another
+    assert loaded.rounds is None and loaded.schema == 3  # a version-1 run: one variant after another
+    assert loaded.variants[0].served == [] and loaded.variants[0].threads_per_instance is None  # no stamps before version 3
+    # a version-2 file (before the stamps and the servers' model census)
+    v2 = {
+        **old,
+        "schema": 2,
+        "servers": [{"url": "h:8000", "grpc_url": "h:8001", "metrics_url": "h:8002/metrics", "runtime": "remote"}],
+    }
+    (tmp_path / "results.json").write_text(json.dumps(v2))
+    loaded = results.load(tmp_path)
+    assert loaded.servers[0].models_found == [] and loaded.servers[0].left_differently is None
 
 
 @pytest.mark.parametrize(
@@ -104,7 +114,7 @@ def test_results_round_trip_and_version_1_files_load(tmp_path: Path):
             lambda d: d["settings"].update(measurement_interval_ms="long"),
             r"settings: expected valid perf_analyzer measurement settings \(measurement_interval_ms: expected a valid integer.*found 'long'\)\n",
         ),
-        (lambda d: d.update(schema=7), r"schema version 7 is newer than this toolkit reads \(up to 2\)"),
+        (lambda d: d.update(schema=7), r"schema version 7 is newer than this toolkit reads \(up to 3\)"),
         (lambda d: d.update(schema="1"), r"expected an integer schema version, found '1'"),
     ],
 )

@@ -6,6 +6,7 @@ real demo run).
 
 - :func:`level_result`, :func:`variant_result`, :func:`run_result`: one record, every field by
   keyword (the defaults are the least a record needs);
+- :func:`served_model`: what a server ran for a variant (the stamp a measurement is filed with);
 - :func:`params`, :func:`levels`, :func:`make_run`: the canned ``mlp`` grid of the report tests.
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from clients.runtimes.served import ServedModel, ServedSettings
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
 
@@ -43,6 +45,24 @@ def level_result(
         fields = {name: p99 * f for name, f in SPREAD.items()} | fields
     lv = LevelResult(concurrency, throughput_infer_per_s=thr, latency_p99_ms=p99, **fields)
     return lv.settle() if settle else lv
+
+
+def served_model(
+    name: str = "v",
+    *,
+    count: int = 1,
+    kind: str = "KIND_CPU",
+    backend: str = "python",
+    max_batch_size: int = 64,
+    dynamic_batching: str | None = None,
+    parameters: dict[str, str] | None = None,
+    **fields: Any,
+) -> ServedModel:
+    """What a server ran for ``name``: one instance group (``kind`` x ``count``), the given
+    batching and parameters; any other ``ServedModel`` field (``threads_per_instance``,
+    ``others_loaded``, ``moment``, ...) by keyword."""
+    settings = ServedSettings(backend, max_batch_size, [f"{kind} x{count}"], dynamic_batching, dict(parameters or {}))
+    return ServedModel(name, "now", settings, **fields)
 
 
 def variant_result(

@@ -66,7 +66,27 @@ def test_onnxruntime_builder_writes_the_ort_trt_block():
     cfg = mc.ModelConfig()
     backends.for_serving("native", "onnx").configure(cfg, "onnx", trt_accelerator="fp16")
     (acc,) = cfg.optimization.execution_accelerators.gpu_execution_accelerator
-    assert acc.name == "tensorrt" and dict(acc.parameters) == {"precision_mode": "FP16", "max_workspace_size_bytes": str(1 << 30)}
+    assert acc.name == "tensorrt" and dict(acc.parameters) == {
+        "precision_mode": "FP16",
+        "max_workspace_size_bytes": str(1 << 30),
+        "trt_engine_cache_enable": "1",  # engines kept for the next load (onnxruntime_backend README)
+        "trt_engine_cache_path": "/tmp/triton_ort_trt_engines",
+    }
+
+
+def test_native_backends_write_the_threads_they_are_given():
+    ort = mc.ModelConfig()
+    backends.for_serving("native", "onnx").configure(ort, "onnx", intra_op_threads=3)
+    assert dict(ort.parameters) == {
+        "intra_op_thread_count": mc.ModelParameter(string_value="3"),
+        "inter_op_thread_count": mc.ModelParameter(string_value="1"),
+    }
+    ts = mc.ModelConfig()
+    backends.for_serving("native", "torchscript").configure(ts, "torchscript", intra_op_threads=2)
+    assert dict(ts.parameters) == {"INTRA_OP_THREAD_COUNT": mc.ModelParameter(string_value="2")}
+    plain = mc.ModelConfig()
+    backends.for_serving("native", "onnx").configure(plain, "onnx")
+    assert not plain.parameters  # none given: the library's default, no number made up
 
 
 def test_pytorch_naming_convention():

@@ -114,8 +114,12 @@ def test_trt_accelerator_only_multiplies_onnx_gpu_variants_and_not_with_python_s
         "m_ts_gpu1_nodb_mbs64",
         "m_onnx_cpu1_nodb_mbs64",
         "m_onnx_gpu1_nodb_mbs64",
-        "m_onnx_gpu1_nodb_mbs64_ortrt-fp16",
+        "m_onnx_gpu1_nodb_mbs64_ortrt-fp16_warm-zero",  # engines built at load: model_warmup always
     ]
+    both = VariantGrid(kinds=("gpu",), counts=(1,), queue_delays_us=(None,), warmups=(None, "zero"), trt_accelerators=("fp16",))
+    assert [v.name for v in both.variants("m", ("onnx",), serving="native", server_gpu=True)] == [
+        "m_onnx_gpu1_nodb_mbs64_ortrt-fp16_warm-zero"
+    ]  # off and zero are the same ORT-TRT variant: once
     bundled = grid.plan("m", ("onnx",), serving="python")
     assert all(v.trt_accelerator is None for v in bundled.variants)
     assert [s.what for s in bundled.skipped] == ["TensorRT accelerator fp16"]

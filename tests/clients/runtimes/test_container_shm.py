@@ -149,3 +149,26 @@ def test_a_server_that_exits_for_shared_memory_says_so(tmp_path: Path):
     with pytest.raises(ServerError, match="exited with code 1 during start-up") as e:
         srv._ready_or_exited()
     assert "ran out of shared memory" in e.value.hint and "--shm-size" in e.value.hint
+
+
+def test_releases_before_23_09_need_64_mib_per_python_instance(tmp_path: Path):
+    from clients.runtimes.options import image_for_tag
+    from clients.runtimes.shm import region_bytes
+
+    repo = tmp_path / "repo"
+    _model(repo, "m", count=8, mbs=32, dims="[ 1024 ]")  # 8 instances
+    assert region_bytes(image_for_tag("23.05")) == (64 * MIB, "64 MiB per instance (release 23.05, before 23.09)")
+    assert region_bytes(image_for_tag("23.09"))[0] == MIB and region_bytes(image_for_tag("24.10"))[0] == MIB
+    assert region_bytes("registry.example/triton:custom")[0] == 64 * MIB  # release not known: the larger region
+    old, _ = shm_need_bytes(repo, image_for_tag("23.05"))
+    new, _ = shm_need_bytes(repo)
+    assert old - new == 8 * 63 * MIB
+    # what is fine for 24.10 is refused for 23.05, before any container starts
+    TritonServer(ServerOptions(repo, runtime="container", shm_size="16m"))
+    with pytest.raises(
+        ServerError, match=r"--shm-size 16m is below .*: 514m, regions of 64 MiB per instance \(release 23.05"
+    ) as e:
+        TritonServer(ServerOptions(repo, runtime="container", shm_size="16m", image=image_for_tag("23.05")))
+    assert "pass --shm-size 1027m" in (e.value.hint or "")
+    cmd = ContainerRuntime(ServerOptions(repo, runtime="container", image=image_for_tag("23.05"))).command(_ports())
+    assert "--shm-size=1027m" in cmd  # 2 x 514m (rounded up to a MiB), above the 1g floor

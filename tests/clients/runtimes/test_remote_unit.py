@@ -10,12 +10,14 @@ import threading
 from pathlib import Path
 
 import pytest
+from fake_triton import FakeTriton
 from google.protobuf import json_format
 
 from builders.config.pbtxt import read_config
 from clients.runtimes.choose import resolve_runtime
 from clients.runtimes.options import ServerOptions
 from clients.runtimes.remote import RemoteRuntime, host_key, parse_endpoint
+from clients.runtimes.tenancy import Tenancy
 from clients.runtimes.upload import (
     GRPC_UPLOAD_LIMIT_BYTES,
     HTTP_UPLOAD_LIMIT_BYTES,
@@ -275,14 +277,17 @@ def test_no_deploy_measures_only_a_loaded_model_with_the_local_settings(variant_
     with pytest.raises(ServerError, match="is not loaded on the server"):
         rt.load_model(FakeClient(ready=False), "m")
     c = FakeClient(ready=True, served=SERVED)
-    rt.load_model(c, "m")
+    assert rt.load_model(c, "m") is None  # nothing loaded, nothing known of its files
     assert c.loads == []  # nothing sent
-    other = {**SERVED, "instance_group": [{"kind": "KIND_CPU", "count": 4}], "dynamic_batching": None}
+    other = {**SERVED, "instance_group": [{"kind": "KIND_CPU", "count": 4}]}
     other.pop("dynamic_batching")
-    with pytest.raises(
-        ServerError, match=r"another config .*instance_group: local \[\('KIND_CPU', 2\)\], served \[\('KIND_CPU', 4\)\]"
-    ):
-        rt.load_model(FakeClient(ready=True, served=other), "m")
+    server = FakeTriton(loaded={"m": other})
+    tenancy = Tenancy.snapshot(server, url="h:8000", repository=variant_repo, loads=rt.unloads())
+    with pytest.raises(ServerError, match=r"instance_group: variant \['KIND_CPU x2'\], served \['KIND_CPU x4'\]") as e:
+        tenancy.load(server, "m", lambda: rt.load_model(server, "m"), lambda m: not server.unload_model(m), rt.mismatch_hint())
+    assert "dynamic_batching: variant max_queue_delay 500 µs, served off" in e.value.message
+    assert "drop --no-deploy" in (e.value.hint or "")
+    assert server.calls == [] and "m" in server.loaded  # theirs: neither claimed nor unloaded
 
 
 def test_no_deploy_is_refused_on_several_servers(tmp_path: Path) -> None:

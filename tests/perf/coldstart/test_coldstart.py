@@ -96,6 +96,17 @@ def _run() -> RunResult:
     return run
 
 
+def test_the_conclusion_never_says_alone_when_other_models_were_loaded():
+    run = _run()
+    assert (
+        "were each loaded (whether other models were loaded beside them was not recorded) on" in coldstart_report.section(run)[-2]
+    )  # a run saved before the stamps: not claimed
+    run.variants[0].cold_start.others_loaded = ["their_model"]
+    text = coldstart_report.section(run)[-2]
+    assert "loaded beside other models loaded on the server (`their_model`), not alone on the bundled" in text
+    assert "loaded alone" not in text
+
+
 def test_report_table_compares_first_requests_with_the_sweeps_levels_and_says_when_none():
     run = _run()
     lines = coldstart_report.section(run)
@@ -114,6 +125,9 @@ def test_report_table_compares_first_requests_with_the_sweeps_levels_and_says_wh
 
 def test_conclusion_has_the_four_parts_and_the_warmup_pair_numbers():
     run = _run()
+    for v in run.variants:
+        if v.cold_start is not None:
+            v.cold_start.others_loaded = []  # nothing else was loaded beside any of them
     text = coldstart_report.section(run)[-2]
     assert text.startswith("**Cold start.** 3 variant(s) were each loaded alone on the bundled tritonserver")
     assert "The first request at batch 1 was up to 100.0× its steady latency (`mlp_onnx_cpu1_nodb_mbs64`: 60.0 ms)" in text
@@ -192,3 +206,18 @@ def test_a_rounds_run_says_its_variants_were_loaded_one_after_another_not_alone(
         "**Cold start.** 3 variant(s) were loaded one after another on the same bundled tritonserver (those loaded "
         "before a variant stayed loaded, idle) and sent single requests"
     )
+
+
+def test_a_rounds_sentence_names_models_that_are_not_the_runs():
+    from perf.records.rounds import RoundsRecord
+
+    run = _run()
+    run.rounds = RoundsRecord(seed=1)
+    names = [v.name for v in run.variants]
+    for i, v in enumerate(run.variants):
+        if v.cold_start is not None:
+            v.cold_start.others_loaded = names[:i]  # the group loaded one after another
+    text = coldstart_report.section(run)[-2]
+    assert "stayed loaded, idle)" in text and "other models were loaded there too" not in text
+    run.variants[1].cold_start.others_loaded = [names[0], "their_model"]
+    assert "idle; other models were loaded there too: `their_model`)" in coldstart_report.section(run)[-2]

@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from factories import level_result, run_result, variant_result
+from factories import level_result, run_result, served_model, variant_result
 from kubernetes import client as k8s_client
 from tritonclient.grpc import model_config_pb2 as mc
 
@@ -326,3 +326,82 @@ def test_a_flagged_pick_of_a_rounds_run_is_advised_a_longer_time_budget_not_tria
     res = CliRunner().invoke(cli, ["export-deployment", str(run_dir), "--out", str(run_dir / "bundle")])
     assert res.exit_code == 0, res.output
     assert "with a longer --time-budget, for more rounds per level" in res.output and "--trials" not in res.output
+
+
+def _stamped_run(repo: Path, tmp_path: Path, name: str, served, cpu: float | None) -> Path:
+    """A saved run of one variant, stamped with what the server ran (``served``) and the
+    server's own CPU at its one level (``cpu`` cores)."""
+    index = Repository(repo).index.entries()
+    v = variant_result(name, [level_result(1, 100.0, 2.0, spread=True, server_cpu_cores=cpu)], params=index[name].params)
+    v.served = [served]
+    run = run_result([v], run_id="s", environment={"host": "h"}, settings={"repository": str(repo)}, finished="x")
+    folder = tmp_path / "results" / "s"
+    folder.mkdir(parents=True)
+    results.save(run, folder)
+    return folder
+
+
+@pytest.mark.slow  # the session's real tiny build
+def test_the_bundle_deploys_the_threads_cpu_and_groups_that_were_measured(repo: Path, tmp_path: Path):
+    # the issue's case: 2 python-backend instances on 2 cores ran 1 intra-op thread each, the
+    # level measured 1.52 cores of server CPU
+    name = "tiny_onnx_cpu2_nodb_mbs8"
+    ran = served_model(
+        name,
+        count=2,
+        max_batch_size=8,
+        parameters={"artifact_file": "model.onnx", "artifact_format": "onnx", "artifact_outputs": '["OUTPUT__0"]'},
+        threads_per_instance=1,
+        threads_rule="the server host's 2 cores / 2 instance(s) (the toolkit's model.py)",
+    )
+    bundle = export_deployment(_stamped_run(repo, tmp_path, name, ran, 1.52), name)
+    cfg = read_config(bundle.folder / "model_repository" / name / "config.pbtxt")
+    assert cfg.parameters["intra_op_thread_count"].string_value == "1"  # not ONNX Runtime's every-core default
+    assert cfg.parameters["inter_op_thread_count"].string_value == "1"
+    assert [(g.kind, g.count) for g in cfg.instance_group] == [(mc.ModelInstanceGroup.KIND_CPU, 2)]
+    (c,) = _by_kind(bundle.folder)["Deployment"].spec.template.spec.containers
+    assert c.resources.requests == {"cpu": "1600m"}  # the measured 1.52 cores, not 1 per instance
+    readme = " ".join((bundle.folder / "README.md").read_text().split())
+    assert "Measured with 1 intra-op thread(s) per instance (the server host's 2 cores / 2 instance(s)" in readme
+    assert "backend: measured python, bundle onnxruntime" in readme
+    assert "parameters[intra_op_thread_count]: measured (none), bundle '1'" in readme
+    assert "parameters[artifact_file]: measured 'model.onnx', bundle (none)" in readme
+    assert "1.6 CPU core(s) requested: the server's own CPU measured at concurrency 1, batch 1" in readme
+    assert "--no-deploy --repository" in readme  # the check reads the served config back against the bundle's
+
+
+@pytest.mark.slow  # the session's real tiny build
+def test_a_torchscript_bundle_gets_libtorch_threads_and_unknown_threads_are_not_invented(repo: Path, tmp_path: Path):
+    name = "tiny_ts_cpu1_nodb_mbs8"
+    ran = served_model(name, max_batch_size=8, threads_per_instance=2, threads_rule="the server host's 2 cores / 1 instance(s)")
+    bundle = export_deployment(_stamped_run(repo, tmp_path / "a", name, ran, None), name)
+    cfg = read_config(bundle.folder / "model_repository" / name / "config.pbtxt")
+    assert cfg.platform == "pytorch_libtorch" and cfg.parameters["INTRA_OP_THREAD_COUNT"].string_value == "2"
+    (c,) = _by_kind(bundle.folder)["Deployment"].spec.template.spec.containers
+    assert c.resources.requests == {"cpu": "1"}  # not measured: one core per instance, said
+    assert "one per instance: the server's CPU was not measured" in (bundle.folder / "README.md").read_text()
+    elsewhere = served_model(name, max_batch_size=8, threads_rule="the server host's cores / instances; not known here")
+    bundle = export_deployment(_stamped_run(repo, tmp_path / "b", name, elsewhere, 0.4), name)
+    cfg = read_config(bundle.folder / "model_repository" / name / "config.pbtxt")
+    assert "INTRA_OP_THREAD_COUNT" not in cfg.parameters  # not known: no number made up
+    assert (
+        "threads per instance: the server host's cores / instances; not known here" in (bundle.folder / "README.md").read_text()
+    )
+
+
+@pytest.mark.slow  # the session's real tiny build
+def test_a_bundle_that_would_differ_from_what_ran_is_refused(repo: Path, tmp_path: Path):
+    ran = served_model(CPU1, count=2, max_batch_size=8, dynamic_batching="max_queue_delay 100 µs")
+    with pytest.raises(PerfError, match=r"would differ from what the run measured \(instance_group: measured \['KIND_CPU x2'\]"):
+        export_deployment(_stamped_run(repo, tmp_path, CPU1, ran, 1.0), CPU1)
+
+
+def test_cpu_requests_round_up_the_measured_server_cpu():
+    from perf.deploy.measured import Measured, cpu_request_cores
+
+    assert [cpu_request_cores(Measured(None, c, "")) for c in (1.52, 1.5, 0.01, None)] == [1.6, 1.5, 0.1, None]
+    c = mc.ModelConfig(name="m")
+    c.instance_group.add(kind=mc.ModelInstanceGroup.KIND_CPU, count=4)
+    r = k8s.resources(c, 1.6, "concurrency 8, batch 1")
+    assert r.cpu_quantity == "1600m" and r.requirements().requests == {"cpu": "1600m"}
+    assert k8s.resources(c).cpu_quantity == "4"

@@ -4,6 +4,7 @@ then ``triton-perf export-deployment`` of its recommendation; the manifests read
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 from builders.config.pbtxt import read_config
 from perf.deploy import k8s
 from perf.deploy.bundle import MANIFEST_DIR, SERVER_FILE, STORAGE_FILE
+from perf.deploy.measured import Measured, cpu_request_cores
 from perf.records import results
 
 pytestmark = pytest.mark.integration
@@ -55,7 +57,19 @@ def test_the_winner_of_a_real_sweep_becomes_a_bundle(tiny_repo: Path, tmp_path: 
     (c,) = objs["Deployment"].spec.template.spec.containers
     assert (c.readiness_probe.http_get.path, c.liveness_probe.http_get.path) == ("/v2/health/ready", "/v2/health/live")
     assert {p.name: p.container_port for p in c.ports} == {"http": 8000, "grpc": 8001, "metrics": 8002}
-    assert c.resources.requests == {"cpu": "1"} and not c.resources.limits  # KIND_CPU x1: no GPU
+    run = results.load(run_dir)
+    cores = run.variant(VARIANT).levels[0].server_cpu_cores
+    assert cores is not None and cores > 0  # the server's own CPU, measured here
+    request = k8s.Resources(None, cpu_request_cores(Measured(None, cores, "")), ()).cpu_quantity
+    assert c.resources.requests == {"cpu": request}  # the measured server CPU, rounded up to a tenth of a core
+    assert not c.resources.limits  # KIND_CPU x1: no GPU
+    # what was measured is what is deployed: the python model's threads on this host, written for onnxruntime
+    threads = run.variant(VARIANT).threads_per_instance
+    assert threads == os.cpu_count()  # one instance: every core of this host (the python model's rule)
+    cfg = read_config(bundle / "model_repository" / VARIANT / "config.pbtxt")
+    assert cfg.parameters["intra_op_thread_count"].string_value == str(threads)
+    readme = " ".join((bundle / "README.md").read_text().split())
+    assert f"Measured with {threads} intra-op thread(s) per instance" in readme and "backend: measured python" in readme
     assert [p.port for p in objs["Service"].spec.ports] == [8000, 8001, 8002]
 
     refused = _cli("export-deployment", str(run_dir), "--variant", "nope")
