@@ -6,7 +6,6 @@ version) is not refused."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -27,14 +26,10 @@ CONFIG = f'name: "{PLAN.name}"\nplatform: "tensorrt_plan"\nmax_batch_size: 8\nin
 @pytest.fixture
 def plan_repo(fake_build, tmp_path: Path) -> Path:
     """A repository with one plan variant whose build recorded TensorRT 10.8.0.43 (Triton 25.01's)."""
-    repo = fake_build(SPEC, PLAN, serving="native")
+    repo = fake_build(SPEC, PLAN, serving="native", extra={"tensorrt_version": "10.8.0.43"})  # the export's record
     (repo / PLAN.name / "config.pbtxt").write_text(CONFIG)
     (repo / PLAN.name / "1").mkdir()
     (repo / PLAN.name / "1" / "model.plan").write_bytes(b"engine")
-    manifest = tmp_path / "builds" / "m" / "manifest.json"
-    data = json.loads(manifest.read_text())
-    data["versions"] = {"tensorrt": "10.8.0.43"}
-    manifest.write_text(json.dumps(data))
     return repo
 
 
