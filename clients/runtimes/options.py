@@ -206,8 +206,8 @@ class ServerOptions:
     )
     replace_models: Annotated[bool, Flag(panel=REMOTE_PANEL)] = Field(
         default=False,
-        description="Remote server: load a variant even where a model of that name, loaded by someone else, is served "
-        "(it is loaded again from the server's own repository afterwards) [default: refused].",
+        description="Remote server: load a variant even where a model of that name, loaded by someone else, is served, "
+        "instead of refusing it; that model is loaded again from the server's own repository afterwards.",
     )
 
     def __post_init__(self) -> None:
