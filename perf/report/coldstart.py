@@ -24,6 +24,7 @@ from perf.records.coldstart import CLIENT_ALLOWANCE_MS, STEADY_RATIO, ColdStart,
 from perf.records.levels import HOST_BUSY, LevelResult
 from perf.records.results import RunResult
 from perf.report.phrases import Facts, say
+from perf.report.servers import how_loaded
 
 #: The run id of ``triton-perf coldstart``'s own records (no sweep behind them).
 STANDALONE_RUN = "perf-coldstart"
@@ -213,36 +214,6 @@ def next_step(items: list[Entry], run_id: str | None = None) -> str | None:
     return f"--warmup-count {n} --warmup-count-reason {shlex.quote(reason)}"
 
 
-def _beside(run: RunResult, items: list[Entry], foreign: bool = False) -> list[str] | None:
-    """The models loaded on the server at these variants' cold-start loads besides each
-    (``ColdStart.others_loaded``, from the load's stamp); ``foreign``: only those that are not
-    the run's variants. ``None`` when no record says (runs saved before it was recorded)."""
-    said = [e.cold.others_loaded for e in items if e.cold.others_loaded is not None]
-    if not said:
-        return None
-    own = {v.name for v in run.variants} if foreign else set()
-    return sorted({m for others in said for m in others} - own)
-
-
-def _names(models: list[str]) -> str:
-    return ", ".join(f"`{m}`" for m in models[:5]) + (f" and {len(models) - 5} more" if len(models) > 5 else "")
-
-
-def loaded_beside(run: RunResult, items: list[Entry]) -> str:
-    """How a sequential sweep loaded these variants: ``"alone"`` when no other model was loaded on
-    the server at any of their loads, else beside which; not claimed for a run saved before the stamps."""
-    others = _beside(run, items)
-    if others is None:
-        return "(whether other models were loaded beside them was not recorded)"
-    return f"beside other models loaded on the server ({_names(others)}), not alone" if others else "alone"
-
-
-def _foreign(run: RunResult, items: list[Entry]) -> str:
-    """For a rounds sweep's sentence: the models on the server that are not the run's variants, if any."""
-    others = _beside(run, items, foreign=True)
-    return f"; other models were loaded there too: {_names(others)}" if others else ""
-
-
 def conclusion(run: RunResult, items: list[Entry]) -> str:
     """The written cold-start conclusion: comparison, numbers, mechanism, boundary."""
     server = run.environment.get("server") or {}
@@ -251,13 +222,7 @@ def conclusion(run: RunResult, items: list[Entry]) -> str:
     sizes = sorted({_size(f) for e in measured for f in e.cold.first}, key=lambda s: (len(s), s))
     parts = [
         f"**Cold start.** {len(items)} variant(s) were "
-        + (
-            f"each loaded {loaded_beside(run, items)} on the "
-            if run.rounds is None  # a rounds sweep loads its group one after another, before any round
-            else "loaded one after another on the same "
-        )
-        + f"{server.get('runtime', '?')} tritonserver"
-        + (f" (those loaded before a variant stayed loaded, idle{_foreign(run, items)})" if run.rounds is not None else "")
+        + how_loaded(run, [e.cold.others_loaded for e in items], server.get("runtime", "?"))
         + f" and sent single requests right after the load, before any other traffic, at {', '.join(sizes) or 'no size'}; "
         f"each first request is compared with the sweep's steady p50 at concurrency 1 at that size "
         f"(else, marked {OWN_MARK}, with the median of the requests that followed it)."

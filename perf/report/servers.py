@@ -99,3 +99,30 @@ def measured_elsewhere(run: RunResult) -> str | None:
         for s in run.servers
     ]
     return f"the server{'s' if len(said) > 1 else ''} at {', '.join(said)}"
+
+
+def _names(models: list[str]) -> str:
+    return ", ".join(f"`{m}`" for m in models[:5]) + (f" and {len(models) - 5} more" if len(models) > 5 else "")
+
+
+def how_loaded(run: RunResult, others: list[list[str] | None], runtime: str) -> str:
+    """How the variants of a cold-start sentence were loaded, as a clause (``"each loaded alone
+    on the bundled tritonserver"``): never "alone" unless their loads' stamps say nothing else
+    was loaded on the server (``ColdStart.others_loaded``; not claimed when no record says).
+
+    Args:
+        run: The run (its design: a rounds sweep loads its group one after another).
+        others: Each variant's ``others_loaded`` (``None``: not recorded).
+        runtime: The server's runtime, for the words.
+    """
+    said = [o for o in others if o is not None]
+    if run.rounds is not None:  # the group loaded one after another, before any round
+        foreign = sorted({m for o in said for m in o} - {v.name for v in run.variants})
+        also = f"; other models were loaded there too: {_names(foreign)}" if foreign else ""
+        return f"loaded one after another on the same {runtime} tritonserver (those loaded before a variant stayed loaded, idle{also})"
+    beside = sorted({m for o in said for m in o})
+    if not said:
+        how = "(whether other models were loaded beside them was not recorded)"
+    else:
+        how = f"beside other models loaded on the server ({_names(beside)}), not alone" if beside else "alone"
+    return f"each loaded {how} on the {runtime} tritonserver"
