@@ -142,14 +142,14 @@ def test_build_records_the_verdict_and_the_summary_says_not_verified_in_fp16(tmp
         catch_exceptions=False,
     )
     assert res.exit_code == 0, res.output
-    header = next(line for line in res.stdout.splitlines() if line.startswith("format"))
-    assert header.split() == " ".join(SUMMARY_COLUMNS).split()  # plain text when stdout is not a terminal
-    rows = {tuple(line.split()[:3]): line for line in res.stdout.splitlines() if line.startswith("onnx")}
+    header, table = _summary_table(res.stdout)
+    assert header == list(SUMMARY_COLUMNS)  # the whole table, no colour, when stdout is not a terminal
+    rows = {tuple(r[:3]): r for r in table if r[0] == "onnx"}
     gpu = _ort_cuda() is None
-    fp16 = rows[("onnx", "fp16", "dynamo")]
-    assert fp16.rstrip().endswith("ok" if gpu else "not verified in fp16 on this host")
-    assert rows[("onnx", "fp32", "dynamo")].rstrip().endswith(" ok")
-    assert "OUTPUT__0: abs" in fp16 and "onnxruntime CPUExecutionProvider" in rows[("onnx", "fp32", "dynamo")]
+    fp16, fp32 = rows[("onnx", "fp16", "dynamo")], rows[("onnx", "fp32", "dynamo")]
+    assert fp16[5] == ("ok" if gpu else "not verified in fp16 on this host")
+    assert fp32[5] == "ok"
+    assert "OUTPUT__0: abs" in fp16[4] and "onnxruntime CPUExecutionProvider" in fp32[3]
     m = json.loads((tmp_path / "b" / "square16" / "manifest.json").read_text())
     e16 = next(e for e in m["exports"] if e["precision"] == "fp16")
     assert e16["status"] == ("ok" if gpu else "not_verified_precision")
@@ -182,8 +182,30 @@ def test_a_failed_build_still_prints_its_summary(tmp_path):
         ],
     )
     assert res.exit_code != 0 and isinstance(res.exception, VerificationError)
-    row = next(line for line in res.stdout.splitlines() if line.startswith("torchscript"))
-    assert "script: export failed" in row and "trace: verification failed" in row and row.rstrip().endswith("failed (verify)")
+    _, table = _summary_table(res.stdout)
+    row = next(r for r in table if r[0] == "torchscript")
+    assert "script: export failed" in row[2] and "trace: verification failed" in row[2] and row[5] == "failed (verify)"
+
+
+def _summary_table(output: str) -> tuple[list[str], list[list[str]]]:
+    """The build summary's header and rows read back from the drawn table (a wrapped cell joined again)."""
+
+    def cells(line: str, bar: str) -> list[str]:
+        return [c.strip() for c in line.strip().strip(bar).split(bar)]
+
+    def joined(lines: list[list[str]]) -> list[str]:
+        return [" ".join(x for x in col if x) for col in zip(*lines)]
+
+    header = joined([cells(line, "┃") for line in output.splitlines() if line.startswith("┃")])
+    rows: list[list[list[str]]] = []
+    for line in output.splitlines():
+        if line.startswith("│"):
+            c = cells(line, "│")
+            if c[0] or not rows:
+                rows.append([c])
+            else:
+                rows[-1].append(c)
+    return header, [joined(r) for r in rows]
 
 
 def test_kind_gpu_variants_are_verified_on_cuda_and_cpu_ones_on_cpu():
