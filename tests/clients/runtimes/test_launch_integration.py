@@ -126,7 +126,8 @@ def test_local_runtime_does_not_outlive_a_killed_launcher(tiny_repo, tiny_build,
         err = proc.stderr.read()
         assert f"runtime: local (a tritonserver binary was found at {wrapper})" in err
         assert _gone(pid), f"tritonserver {pid} outlived its launcher"
-        assert all(_gone(s) for s in stubs)
+        # a python-backend stub notices its server's death by its own periodic parent check: slower on a loaded host
+        assert all(_gone(s, timeout_s=60) for s in stubs)
     finally:
         if proc.poll() is None:
             proc.kill()
