@@ -80,8 +80,13 @@ def ladder(concurrency: Sequence[int] | str, rules: SearchRules) -> tuple[tuple[
     return tuple(sorted(set(concurrency))), False
 
 
-def resolve_mode(asked: str | None, n_variants: int, rules: SearchRules) -> SearchMode:
-    """The search mode: the one asked, else ``prune`` for more than ``prune_above_variants`` variants."""
+def resolve_mode(asked: str | None, n_variants: int, rules: SearchRules, adaptive: bool = True) -> SearchMode:
+    """The search mode: ``brute`` for an explicit concurrency list (``adaptive`` false: the
+    levels a user names are measured whole, for every variant, in every design and whatever
+    ``--search`` says); else the one asked, else ``prune`` for more than
+    ``prune_above_variants`` variants. Pruning applies to the ``auto`` ladder only."""
+    if not adaptive:
+        return "brute"
     if asked in ("brute", "prune"):
         return asked  # type: ignore[return-value]
     return "prune" if n_variants > rules.prune_above_variants else "brute"

@@ -97,7 +97,10 @@ class SweepBase:
             self._check_shapes()
         self.run = saved or RunResult(self.run_id, now())
         if self.run.search is None:
-            self.run.search = SearchRecord(resolve_mode(opts.search, len(names), rules), adaptive, rules)
+            mode = resolve_mode(opts.search, len(names), rules, adaptive)
+            if opts.search == "prune" and mode != "prune":
+                log.warning("--search prune applies to --concurrency auto only: the explicit levels are measured whole")
+            self.run.search = SearchRecord(mode, adaptive, rules)
         if self.design == "rounds" and self.run.rounds is None:
             self.run.rounds = RoundsRecord(
                 seed=opts.seed if opts.seed is not None else _seed(self.run_id), rules=opts.round_rules

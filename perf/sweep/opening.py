@@ -80,8 +80,12 @@ def settings_text(opts: SweepOptions) -> str:
         )
         how = (
             f"design sequential, {window}, at most {m.max_trials} windows a level, {m.unstable_retries} retries of "
-            f"an unstable level, search {opts.search}"
+            f"an unstable level"
         )
+    if isinstance(opts.concurrency, str):  # the auto ladder: the search may stop ladders and prune variants
+        how += f", search {opts.search or 'prune above 4 variants'}"
+    else:
+        how += ", the levels given measured whole for every variant (no pruning)"
     return (
         f"concurrency {conc}, batch {','.join(map(str, opts.batch_sizes))}, {opts.trials} trial(s), {how}, "
         f"{m.protocol}, {opts.server.runtime} server"

@@ -145,7 +145,8 @@ class SweepOptions:
     search: Annotated[str | None, Flag(choices=SEARCH_MODES, panel=WHAT_PANEL)] = Field(
         default=None,
         description="brute: every variant at every level; prune: measure every variant at the best level so far first "
-        "and drop those that cannot win (each decision recorded and shown in the report) [default: prune above 4 variants].",
+        "and drop those that cannot win (each decision recorded and shown in the report); pruning applies to --concurrency "
+        "auto only: an explicit list is measured whole for every variant [default: prune above 4 variants].",
     )
     search_rules: Annotated[SearchRules, NOT_A_FLAG] = Field(default_factory=SearchRules)
     batch_sizes: Annotated[tuple[int, ...], Flag(item=click.IntRange(1), metavar="N[,N...]", panel=WHAT_PANEL)] = Field(

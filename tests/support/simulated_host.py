@@ -18,7 +18,7 @@ from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import RoundRules, RoundsRecord
 from perf.records.search import SearchRecord, SearchRules
 from perf.search.plan import LevelKey, plan_levels
-from perf.search.policy import AUTO, Budget, ladder
+from perf.search.policy import AUTO, Budget, ladder, resolve_mode
 from perf.search.rounds import Rounds, Setup
 
 #: Variant -> (peak infer/s, saturation concurrency): throughput ``peak * (1 - exp(-c / s))``.
@@ -81,7 +81,7 @@ class SimHost:
 
 def rounds_run(
     seed: int,
-    mode: str = "prune",
+    mode: str | None = "prune",
     budget_s: float | None = None,
     concurrency: tuple[int, ...] | str = AUTO,
     latency_ms: float | None = None,
@@ -91,6 +91,7 @@ def rounds_run(
     """One rounds sweep of :data:`TRUE` on a simulated host: ``(run, scheduler, tie set)``."""
     host = host or SimHost(seed)
     levels, adaptive = ladder(concurrency, SearchRules())
+    mode = resolve_mode(mode, len(TRUE), SearchRules(), adaptive)  # as the sweep resolves it (perf.sweep.context)
     plans = {n: plan_levels(n, 8, levels, [1]) for n in TRUE}
     run = RunResult("sim", "now", variants=[VariantResult(n) for n in TRUE])
     run.search = SearchRecord(mode, adaptive)  # type: ignore[arg-type]

@@ -92,3 +92,16 @@ def test_the_recommendation_names_the_pick_and_what_it_beats_or_the_tie_set() ->
     rec = recommend(quiet, latency_budget_ms=8.0)
     u = rec.best_under_budget
     assert u is not None and rec.budget_latency_ms <= 8.0 and u.tie_set[0] == u.variant
+
+
+def test_an_explicit_concurrency_list_is_measured_whole_even_when_prune_is_asked() -> None:
+    """Issue 25: the levels a user names are measured for every variant in every round; pruning
+    is for the auto ladder only (perf.search.policy.resolve_mode), in both designs."""
+    from simulated_host import SimHost
+
+    levels = (1, 2, 4, 8)
+    run, _, _ = rounds_run(7, mode="prune", concurrency=levels, host=SimHost(7, amplitude=0.0, noise=0.01))
+    assert run.search is not None and run.search.mode == "brute"
+    assert not [d for d in run.search.decisions if d.rule == "pruned"]
+    for rnd in run.rounds.rounds:  # every (variant, level) in every round: no variant dropped on the way
+        assert {(v.variant, v.concurrency) for v in rnd.order} == {(n, c) for n in TRUE for c in levels}

@@ -319,3 +319,9 @@ def test_the_cli_takes_auto_by_default_lists_and_the_search_mode_and_prints_each
     res = CliRunner().invoke(perf_cli.cli, ["sweep", "--no-report", "--concurrency", "auto,4"])
     assert res.exit_code == 2 and "--concurrency auto grows its own levels" in res.output
     assert CliRunner().invoke(perf_cli.cli, ["sweep", "--search", "smart"]).exit_code == 2
+
+
+def test_pruning_applies_to_the_auto_ladder_only() -> None:
+    for asked in (None, "prune", "brute"):
+        assert resolve_mode(asked, 16, RULES, adaptive=False) == "brute"
+    assert resolve_mode("prune", 2, RULES, adaptive=True) == "prune"
