@@ -81,10 +81,8 @@ def ladder(concurrency: Sequence[int] | str, rules: SearchRules) -> tuple[tuple[
 
 
 def resolve_mode(asked: str | None, n_variants: int, rules: SearchRules, adaptive: bool = True) -> SearchMode:
-    """The search mode: ``brute`` for an explicit concurrency list (``adaptive`` false: the
-    levels a user names are measured whole, for every variant, in every design and whatever
-    ``--search`` says); else the one asked, else ``prune`` for more than
-    ``prune_above_variants`` variants. Pruning applies to the ``auto`` ladder only."""
+    """``brute`` for an explicit level list (``adaptive`` false: measured whole, whatever ``--search``
+    says); else the mode asked, else ``prune`` above ``prune_above_variants`` variants."""
     if not adaptive:
         return "brute"
     if asked in ("brute", "prune"):
