@@ -81,12 +81,9 @@ def ladder(concurrency: Sequence[int] | str, rules: SearchRules) -> tuple[tuple[
 
 
 def resolve_mode(asked: str | None, n_variants: int, rules: SearchRules, adaptive: bool = True) -> SearchMode:
-    """``brute`` for an explicit level list (``adaptive`` false: measured whole, whatever ``--search``
-    says); else the mode asked, else ``prune`` above ``prune_above_variants`` variants."""
-    if not adaptive:
-        return "brute"
-    if asked in ("brute", "prune"):
-        return asked  # type: ignore[return-value]
+    """``brute`` for an explicit level list (measured whole), else the mode asked, else ``prune`` above the rule's count."""
+    if not adaptive or asked in ("brute", "prune"):
+        return "brute" if not adaptive else asked  # type: ignore[return-value]
     return "prune" if n_variants > rules.prune_above_variants else "brute"
 
 
