@@ -86,8 +86,8 @@ def test_pruned_variants_have_reasons_resume_continues_and_the_pick_equals_brute
     opts = SweepOptions(
         ServerOptions(repo, runtime="bundled"),
         variants=(*SLOW, FAST_DB),
-        concurrency=(1, 2),
-        search="prune",
+        search="prune",  # the auto ladder (an explicit level list is measured whole: brute)
+        search_rules=SearchRules(max_concurrency=2),
         measure=WIDE,
         results_dir=tmp_path / "results",
         run_id="prune",
@@ -99,7 +99,7 @@ def test_pruned_variants_have_reasons_resume_continues_and_the_pick_equals_brute
     slow10, slow20 = SLOW
     assert run.search is not None and run.search.mode == "prune"
     assert run.search.order == [FAST_DB, slow10, slow20]  # the shortest queue delay first
-    assert [lv.concurrency for lv in run.variant(FAST_DB).levels] == [1, 2]  # the first variant: its whole list
+    assert [lv.concurrency for lv in run.variant(FAST_DB).levels] == [1, 2]  # the first variant: its whole ladder
     best = recommend(run).best_peak
     assert best is not None and best.variant == FAST_DB
     for name in SLOW:  # probed at the best level so far, then dropped with the evidence
@@ -112,7 +112,8 @@ def test_pruned_variants_have_reasons_resume_continues_and_the_pick_equals_brute
         assert f"`{name}`: not measured further because at concurrency {best.concurrency} its throughput" in report
 
     brute, _ = run_sweep(dataclasses.replace(opts, search="brute", run_id="brute"))
-    assert all(len(v.levels) == 2 for v in brute.variants) and brute.search.decisions == []
+    assert all(len(v.levels) == 2 for v in brute.variants)  # every variant's whole ladder (1, 2)
+    assert brute.search.decisions and all(d.rule != "pruned" for d in brute.search.decisions)
     wanted = recommend(brute).best_peak
     assert wanted is not None and wanted.variant == best.variant
 
@@ -125,7 +126,7 @@ def test_pruned_variants_have_reasons_resume_continues_and_the_pick_equals_brute
     saved.finished = None
     results.save(saved, run_dir)
     resumed, _ = run_sweep(dataclasses.replace(opts, search="brute", concurrency=(1, 2, 4), resume=True))
-    assert resumed.settings["search"] == "prune" and resumed.settings["concurrency"] == [1, 2]
+    assert resumed.settings["search"] == "prune" and resumed.settings["concurrency"] == AUTO
     assert {n: [dataclasses.asdict(lv) for lv in resumed.variant(n).levels] for n in (FAST_DB, slow10)} == before
     assert [lv.concurrency for lv in resumed.variant(slow20).levels] == [best.concurrency]
     assert resumed.search.decision(slow10).rule == "pruned" and resumed.search.decision(slow20).rule == "pruned"
