@@ -29,6 +29,13 @@ of its rounds the pick was within it). **Ranking** (:func:`rank_variants`): the 
 variant with the highest round-adjusted throughput at its operating point that no other
 variant beats by the rule; the **tie set** is the leader and every variant it does not beat.
 A pick is named alone only when the tie set has one member.
+
+**Dropped by the search** (``--search prune``, :mod:`perf.search.rounds`): a variant the
+search stopped measuring because a ranked variant beat it by the rule, at the levels the
+search compared, and no ladder could lift it, stays beaten: its comparison is that one,
+re-computed on the recorded rounds (``dropped``), so the tie set never holds a variant the
+console said was beaten. Only when the recorded rounds no longer back the drop does it rank
+by its operating point like any other.
 """
 
 from __future__ import annotations
@@ -36,11 +43,12 @@ from __future__ import annotations
 import dataclasses
 import math
 import statistics
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from perf.analysis.paired import ALPHA, Paired, min_rounds, paired, sign_test_p
 from perf.analysis.stats import THROUGHPUT
 from perf.records.results import VariantResult
+from perf.records.search import SearchDecision
 
 #: Paired rounds the rule needs before it can call a difference (6 at 5 %).
 MIN_ROUNDS = min_rounds(ALPHA)
@@ -260,9 +268,20 @@ class Ranking:
 
 
 def rank_variants(
-    variants: Iterable[VariantResult], budget_ms: float | None = None, latency_metric: str = "latency_p99_ms"
+    variants: Iterable[VariantResult],
+    budget_ms: float | None = None,
+    latency_metric: str = "latency_p99_ms",
+    dropped: Mapping[str, tuple[str, int, int]] | None = None,
 ) -> Ranking:
-    """The paired ranking of ``variants`` (module docstring). Failed variants are left out."""
+    """The paired ranking of ``variants`` (module docstring). Failed variants are left out.
+
+    Args:
+        variants: The sweep's variants (levels per round).
+        budget_ms: Latency budget on ``latency_metric`` (ms); ``None``: best peak.
+        latency_metric: The latency percentile field the budget is on.
+        dropped: Variants the search dropped: name -> (the variant that beat it, its level,
+            the dropped variant's level) (:func:`dropped_by_search`).
+    """
     by_name = {v.name: v for v in variants if v.status != "failed"}
     adjusted = Adjusted(by_name.values())
     ops: list[Operating] = []
@@ -283,6 +302,31 @@ def rank_variants(
         leader = ops[0]
     if leader is None:
         return Ranking(None, [], [], unranked)
-    comparisons = [cmp(leader, o) for o in ops if o is not leader]
+    comparisons = [_as_dropped(cmp(leader, o), by_name, dropped or {}, latency_metric) for o in ops if o is not leader]
     ties = [leader] + [o for o, c in zip([o for o in ops if o is not leader], comparisons) if c.verdict != "a"]
     return Ranking(leader, ties, comparisons, unranked)
+
+
+def _as_dropped(
+    c: Comparison, by_name: Mapping[str, VariantResult], dropped: Mapping[str, tuple[str, int, int]], latency_metric: str
+) -> Comparison:
+    """``c``, or the comparison that dropped ``c.b`` in the search when it still holds (module docstring)."""
+    if c.verdict == "a" or c.b.variant not in dropped:
+        return c
+    by, at_by, at = dropped[c.b.variant]
+    va, vb = by_name.get(by), by_name.get(c.b.variant)
+    a = next((s for s in levels_of(va) if s.concurrency == at_by), None) if va else None
+    b = next((s for s in levels_of(vb) if s.concurrency == at), None) if vb else None
+    if va is None or vb is None or a is None or b is None:
+        return c
+    search = compare(va, a, vb, b, latency_metric)
+    return search if search.verdict == "a" else c
+
+
+def dropped_by_search(decisions: Iterable[SearchDecision]) -> dict[str, tuple[str, int, int]]:
+    """The ``dropped`` argument of :func:`rank_variants` from a run's search decisions (``pruned`` ones)."""
+    return {
+        d.variant: (d.best_variant, d.best_concurrency, d.concurrency)
+        for d in decisions
+        if d.rule == "pruned" and d.best_variant is not None and d.best_concurrency is not None
+    }

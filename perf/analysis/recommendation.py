@@ -32,7 +32,7 @@ from collections.abc import Iterable
 from core.errors import PerfError
 from perf.analysis.notes import notes_text
 from perf.analysis.paired import ALPHA
-from perf.analysis.ranking import Ranking, Side, rank_variants
+from perf.analysis.ranking import Ranking, Side, dropped_by_search, rank_variants
 from perf.analysis.stats import P99, THROUGHPUT, Point, knee, run_points
 from perf.markdown import UNSTABLE_MARK, fmt
 from perf.records.results import RunResult
@@ -343,8 +343,9 @@ def _paired(
 ) -> Recommendation:
     """:func:`recommend` for a rounds sweep (module docstring)."""
     metric = latency_metric(pct)
-    peak = rank_variants(run.variants, None, metric)
-    under = rank_variants(run.variants, budget_ms, metric) if budget_ms is not None else None
+    dropped = dropped_by_search(run.search.decisions) if run.search is not None else None
+    peak = rank_variants(run.variants, None, metric, dropped)
+    under = rank_variants(run.variants, budget_ms, metric, dropped) if budget_ms is not None else None
     best_peak = _paired_choice(peak, points)
     best_under = _paired_choice(under, points) if under is not None else None
     if under is not None and best_under is None and cands:

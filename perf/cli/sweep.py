@@ -170,8 +170,17 @@ class _progress:
             log(escape(f"{e['variant']} {load} b={lv.batch_size}{trial}: {note}{flag}"))
             self.bar.advance(self.task)
         elif e["event"] == "search_decision":
-            if e["decision"] is not None:
-                log(escape(f"{e['variant']}: not measured further because {e['decision'].reason}"))
+            d = e["decision"]
+            if d is not None and e.get("provisional"):  # a rounds ladder: judged again after every round
+                log(
+                    escape(
+                        f"{e['variant']}: its ladder stops at concurrency {d.concurrency} for now (re-judged each round): {d.reason}"
+                    )
+                )
+            elif d is not None:
+                log(escape(f"{e['variant']}: not measured further because {d.reason}"))
+            elif e.get("reopened"):
+                log(escape(f"{e['variant']}: its ladder climbs again: the latest rounds no longer back its stop"))
             self.bar.advance(self.task, e.get("levels_left", 0))  # its planned levels the search left out
         elif e["event"] == "variant_failed":
             log(f"[red]{escape(e['variant'])} failed: {escape(e['error'])}[/red]")

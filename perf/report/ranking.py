@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from core.wording import count
 from perf.analysis.paired import RULE
-from perf.analysis.ranking import MIN_ROUNDS, Comparison, Ranking
+from perf.analysis.ranking import MIN_ROUNDS, Comparison, Ranking, Side
 from perf.analysis.recommendation import Recommendation, candidate
 from perf.analysis.stats import Point
 from perf.markdown import capped, fmt, table
@@ -63,7 +63,7 @@ def design_lines(run: RunResult) -> list[str]:
     return lines
 
 
-def _row(c: Comparison) -> list[str]:
+def _row(c: Comparison, lead: Side) -> list[str]:
     r = c.result
     if r is None:
         return [f"`{c.b.variant}`", str(c.b.concurrency), "—", "—", "0", "—", "—", "never in the same round"]
@@ -76,8 +76,16 @@ def _row(c: Comparison) -> list[str]:
         f"{r.wins} of {r.rounds}",
         f"{r.p_value:.2g}",
         "—" if diff is None else f"{diff:+.2f}",
-        {"a": "the pick beats it", "b": "it beats the pick"}.get(c.verdict, c.verdict_words()),
+        _verdict(c, lead),
     ]
+
+
+def _verdict(c: Comparison, lead: Side) -> str:
+    """The row's verdict; a comparison the search dropped the runner-up on names its sides."""
+    if c.verdict == "a" and c.a != lead:
+        who = "the pick" if c.a.variant == lead.variant else f"`{c.a.variant}`"
+        return f"{who} at c={c.a.concurrency} beats it (the search dropped it)"
+    return {"a": "the pick beats it", "b": "it beats the pick"}.get(c.verdict, c.verdict_words())
 
 
 def comparison_lines(ranking: Ranking | None, what: str, percentile: int) -> list[str]:
@@ -101,7 +109,7 @@ def comparison_lines(ranking: Ranking | None, what: str, percentile: int) -> lis
         lines.append(f"- It beats every other ranked variant by the rule ({len(ranking.comparisons)}).")
     if ranking.comparisons:
         head = ["runner-up", "at c", "ratio (median)", "min–max", "pick ahead", "p", f"Δ p{percentile} ms", "verdict"]
-        rows = [_row(c) for c in ranking.comparisons[:SHOWN]]
+        rows = [_row(c, lead) for c in ranking.comparisons[:SHOWN]]
         lines += ["", *table(head, rows, ["left", "right", "right", "right", "right", "right", "right", "left"]), ""]
         if len(ranking.comparisons) > SHOWN:
             lines.append(f"- {len(ranking.comparisons) - SHOWN} more runner-ups in `results.json` (every round's number).")

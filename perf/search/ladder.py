@@ -22,7 +22,7 @@ Rules (thresholds: :class:`~perf.records.search.SearchRules` and
   one flat step is not enough (Model Analyzer waits for 4 levels without gain; 2 doublings,
   4x the load past the last gain, is what fits a few minutes' budget on a small host);
   ``budget`` when the top level's latency percentile, median over at least ``min_rounds``
-  rounds, is over the budget (more load only adds latency); ``cap`` at the ladder's (or the
+  rounds, is over the budget (a higher level only queues more requests); ``cap`` at the ladder's (or the
   time budget's) highest level. No decision is taken on fewer rounds: a level flagged in one
   round (host busy, unstable windows, failed) is measured again in the next ones first.
 * **Retirement**: a level with ``min_rounds`` rounds, not among the top ``flat_window + 1``
@@ -44,6 +44,7 @@ from perf.records.rounds import RoundRules
 from perf.records.search import SearchDecision, SearchRules
 from perf.search.plan import VariantPlan
 from perf.search.policy import Budget
+from perf.search.stops import OVER_BUDGET, still_rose
 
 
 @dataclasses.dataclass
@@ -113,6 +114,14 @@ def _flat_steps(vr: VariantResult, plan: VariantPlan, levels: list[int], min_gai
     return tentative, firm
 
 
+def _still_rose(vr: VariantResult, plan: VariantPlan, levels: list[int]) -> str:
+    """:func:`perf.search.policy.still_rose` on the top step's paired gains (median)."""
+    if len(levels) < 2:
+        return ""
+    gains = step_gains(vr, plan, levels[-2], levels[-1])
+    return still_rose(statistics.median(gains) * 100.0 if gains else None, levels[-2])
+
+
 def _decision(plan: VariantPlan, vr: VariantResult, rule: str, at: int, reason: str, budget: Budget | None) -> SearchDecision:
     s = summary(vr, side(plan, at), None, budget.metric if budget else "latency_p99_ms")
     return SearchDecision(
@@ -153,7 +162,7 @@ def update(
             "budget",
             top,
             f"its p{budget.percentile} at concurrency {top} is {fmt(lat, 2)} ms (median of {n} rounds), over the budget "
-            f"of {fmt(budget.ms, 2)} ms: more load only adds latency",
+            f"of {fmt(budget.ms, 2)} ms: {OVER_BUDGET}" + _still_rose(vr, plan, levels),
             budget,
         )
     elif firm >= rounds.flat_window:

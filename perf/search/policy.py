@@ -13,8 +13,7 @@ Rules (thresholds in :class:`~perf.records.search.SearchRules`, recorded with th
   one level past the knee (:func:`perf.analysis.stats.knee` then finds it). With a latency budget
   the ladder also ends at the first level over the budget, and up to ``refine_steps``
   bisection levels look for the highest concurrency under it. A failed level ends the
-  ladder (a resumed run measures it again). An explicit ``--concurrency`` list is measured
-  whole.
+  ladder (a resumed run measures it again). An explicit ``--concurrency`` list: measured whole.
 * **Pruning** (``--search prune``, the default above ``prune_above_variants`` variants): the
   first variant measures its ladder; every later one is first measured at the *probe
   level*, the concurrency of the best level so far (the best under the budget when one is
@@ -22,8 +21,8 @@ Rules (thresholds in :class:`~perf.records.search.SearchRules`, recorded with th
   spread is below the best so far minus the best's spread: the search assumes that a
   variant behind at the best's own concurrency stays behind at the others (the successive
   halving model). A variant still climbing when compared (its last step up paid) is not
-  dropped. With a budget, a variant whose latency is over it already at the ladder's lowest
-  level is dropped too (more load only adds latency). The others go on with their ladder.
+  dropped. With a budget, a variant over it already at the ladder's lowest level is dropped
+  too (:data:`perf.search.stops.OVER_BUDGET`). The others go on with their ladder.
 * **Order**: dynamic batching on before off, fewer instances first on KIND_CPU (more first on
   KIND_GPU), larger ``max_batch_size`` first, shorter queue delay first; so an interrupted
   sweep already holds a useful recommendation.
@@ -45,6 +44,7 @@ from perf.records.levels import HOST_BUSY, LevelResult
 from perf.records.results import RunResult, VariantResult
 from perf.records.search import SearchDecision, SearchMode, SearchRecord, SearchRules
 from perf.search.plan import LevelKey, VariantPlan, needs_measuring
+from perf.search.stops import OVER_BUDGET, gain_pct, still_rose
 
 #: ``--concurrency auto``: the adaptive ladder.
 AUTO = "auto"
@@ -198,7 +198,8 @@ def _adaptive(
             top,
             own,
             f"its p{budget.percentile} at concurrency {top.concurrency} is {fmt(top.get(budget.metric), 2)} ms, over the "
-            f"budget of {fmt(budget.ms, 2)} ms: more load only adds latency"
+            f"budget of {fmt(budget.ms, 2)} ms: {OVER_BUDGET}"
+            + (still_rose(gain_pct(prev, top), prev.concurrency) if prev is not None else "")
             + (
                 " (measured while other processes kept the host busy: rerun on a quiet host to trust this stop)"
                 if top.status == HOST_BUSY
@@ -207,7 +208,7 @@ def _adaptive(
             budget,
         )
     elif prev is not None and not (step := rising(prev, top, rules, tol))[0]:
-        gain = (top.value(THROUGHPUT) - prev.value(THROUGHPUT)) / prev.value(THROUGHPUT) * 100.0
+        gain = gain_pct(prev, top)
         end = _decision(
             variant,
             "knee",
@@ -276,7 +277,7 @@ def _pruned(
             ok[0],
             own,
             f"its p{budget.percentile} at concurrency {ok[0].concurrency} is already {fmt(ok[0].get(budget.metric), 2)} ms, "
-            f"over the budget of {fmt(budget.ms, 2)} ms at the lowest load: more load only adds latency",
+            f"over the budget of {fmt(budget.ms, 2)} ms at the lowest load: {OVER_BUDGET}",
             budget,
             best,
             tol,

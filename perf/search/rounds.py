@@ -250,10 +250,13 @@ class Rounds:
             return
         if decision is None:
             self.search.decisions = [d for d in self.search.decisions if d.variant != name]
+            if kept is not None:  # the stop said on the console is taken back
+                self.events({"event": "search_decision", "variant": name, "decision": None, "reopened": True})
         elif kept != decision:
             self.search.record(decision)  # its numbers follow the rounds; said again only when the rule or level changes
             if kept is None or (kept.rule, kept.concurrency) != (decision.rule, decision.concurrency):
-                self.events({"event": "search_decision", "variant": name, "decision": decision, "levels_left": 0})
+                event = {"event": "search_decision", "variant": name, "decision": decision, "levels_left": 0}
+                self.events({**event, "provisional": True})
 
     def _prune(self, alive: Sequence[str]) -> None:
         """Drop contenders the leader beats by the paired rule and whose ladder cannot lift them.

@@ -3,11 +3,14 @@ ordering, operating points under a budget, tie sets."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
-from perf.analysis.ranking import MIN_ROUNDS, Adjusted, Side, compare, operating_point, rank_variants
+from perf.analysis.ranking import MIN_ROUNDS, Adjusted, Side, compare, dropped_by_search, operating_point, rank_variants
 from perf.records.levels import LevelResult
 from perf.records.results import VariantResult
+from perf.records.search import SearchDecision
 
 
 def _vr(name: str, thr: dict[tuple[int, int], float], p99: float = 5.0) -> VariantResult:
@@ -56,3 +59,24 @@ def test_the_tie_set_holds_what_the_leader_does_not_beat_and_a_budget_picks_the_
     assert operating_point(d, 25.0).within_budget == 3
     assert operating_point(d, 1.0) is None
     assert rank_variants([d], 1.0).leader is None and rank_variants([d], 1.0).unranked == ["d"]
+
+
+def test_a_variant_the_search_dropped_stays_beaten_when_the_leader_climbed_past_the_compared_level() -> None:
+    # the search compared a and b at c=4 over rounds 0-5 (a ahead in all six) and dropped b; a's ladder
+    # then climbed to c=8 (rounds 3-8). a's operating point is c=8, which shares only 3 rounds with b:
+    # on operating points alone b would sit in the tie set although the console said a beats it.
+    a = _vr("a", {**{(4, r): 1000.0 + r for r in range(6)}, **{(8, r): 1500.0 + r for r in range(3, 9)}})
+    b = _vr("b", {(4, r): 800.0 + r for r in range(6)})
+    plain = rank_variants([a, b])
+    assert plain.leader.side == Side("a", 8) and plain.names == ["a", "b"]  # the contradiction this rule removes
+    rank = rank_variants([a, b], dropped=dropped_by_search([_pruned("b", "a", 4, 4)]))
+    assert rank.names == ["a"] and rank.comparisons[0].a == Side("a", 4) and rank.comparisons[0].verdict == "a"
+    # a drop the recorded rounds no longer back (b ahead in two rounds) ranks like any other variant
+    b2 = _vr("b", {(4, r): (800.0 if r > 1 else 1100.0) + r for r in range(6)})
+    assert rank_variants([a, b2], dropped=dropped_by_search([_pruned("b", "a", 4, 4)])).names == ["a", "b"]
+    # only pruned decisions count; a knee is no drop
+    assert dropped_by_search([dataclasses.replace(_pruned("b", "a", 4, 4), rule="knee")]) == {}
+
+
+def _pruned(name: str, by: str, at: int, at_by: int) -> SearchDecision:
+    return SearchDecision(variant=name, rule="pruned", concurrency=at, reason="", best_variant=by, best_concurrency=at_by)
