@@ -52,10 +52,11 @@ CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "show
 _verbosity = {"level": 0}
 
 
-def run_cli(group: click.Command) -> None:
-    """Run a click command or group; a :class:`ToolkitError` becomes one message and :data:`EXIT_ERROR`."""
+def run_cli(group: click.Command, prog_name: str | None = None) -> None:
+    """Run a click command or group; a :class:`ToolkitError` becomes one message and :data:`EXIT_ERROR`.
+    ``prog_name``: the name usage lines and errors show (default: click's, from ``sys.argv``)."""
     try:
-        code = group.main(standalone_mode=False)
+        code = group.main(standalone_mode=False, prog_name=prog_name)
         if isinstance(code, int) and code:  # ctx.exit(N) returns N when standalone_mode is off
             sys.exit(code)
     except click.exceptions.Abort:
@@ -69,6 +70,25 @@ def run_cli(group: click.Command) -> None:
     except ToolkitError as e:
         click.secho(f"error ({e.stage}): {e}", fg="red", err=True)
         sys.exit(EXIT_ERROR)
+
+
+def parse_flag(
+    parse: Callable[[Any], Any],
+    value: Any,
+    ctx: click.Context | None = None,
+    param: click.Parameter | None = None,
+    hint: str | None = None,
+) -> Any:
+    """``parse(value)`` for a flag; the parser's :class:`ToolkitError` or ``ValueError`` (its own
+    message and hint) becomes a usage error (:data:`EXIT_USAGE`), not a failure.
+
+    Raises:
+        click.BadParameter: naming ``param`` (or ``hint``, e.g. ``"--shape"``).
+    """
+    try:
+        return parse(value)
+    except (ToolkitError, ValueError) as e:
+        raise click.BadParameter(str(e), ctx=ctx, param=param, param_hint=hint) from None
 
 
 class ToolkitCommand(click.Command):

@@ -32,8 +32,7 @@ from typing import Any
 
 import click
 
-from core.cli import CommaList, OptionSpec, panel
-from core.errors import ToolkitError
+from core.cli import CommaList, OptionSpec, panel, parse_flag
 
 #: click ``ParameterSource`` values that mean "not given by the user".
 _NOT_GIVEN = (click.core.ParameterSource.DEFAULT, None)
@@ -204,13 +203,8 @@ def _callback(parse: Callable[[Any], Any] | None, scale: int | None, many: str |
             value = tuple(value)
         if scale is not None and value is not None:
             value = int(value * scale)
-        if parse is not None:
-            try:
-                value = parse(value)
-            except ToolkitError as e:  # the parser's own message and hint: a usage error (exit 2), not a failure
-                raise click.BadParameter(str(e), ctx=ctx, param=param) from None
-            except ValueError as e:
-                raise click.BadParameter(str(e), ctx=ctx, param=param) from None
+        if parse is not None:  # the parser's own message and hint: a usage error (exit 2), not a failure
+            value = parse_flag(parse, value, ctx, param)
         return value
 
     return callback

@@ -6,4 +6,5 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 PY="${VENV:-$ROOT/.venv}/bin/python"
 [ -x "$PY" ] || { echo "run_sweep: $PY not found; run 'make setup' first" >&2; exit 1; }
-exec "$PY" -m perf.cli.main sweep "$@"
+# the sweep command alone: its usage lines and errors name this script (perf.cli.main.sweep_script)
+exec "$PY" -c 'from perf.cli.main import sweep_script; sweep_script()' "$@"

@@ -244,9 +244,14 @@ class Repository:
             indexed: Choose among the index's variants (default), else among the model folders.
 
         Raises:
-            RepositoryError: the repository has none to choose from, or a pattern matches nothing
+            RepositoryError: the repository does not exist or has none to choose from, or a pattern matches nothing
                 (the message lists the known names).
         """
+        if not self.path.is_dir():
+            raise RepositoryError(
+                f"model repository {self.path} does not exist" if not self.path.exists() else f"{self.path} is not a folder",
+                hint="pass --repository with the folder `builders build` wrote (default model_repository)",
+            )
         known = sorted(self.index.entries()) if indexed else self.model_folders()
         where = f"{self.path}/{INDEX_FILE}" if indexed else str(self.path)
         if not known:

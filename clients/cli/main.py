@@ -15,7 +15,7 @@ from clients.cli.launch import serve_command
 from clients.cli.options import server_options
 from clients.runtimes.options import ServerOptions
 from core.cli import console as make_console
-from core.cli import group, list_option, print_table, run_cli, verbosity_option
+from core.cli import group, list_option, parse_flag, print_table, run_cli, verbosity_option
 from core.options import option
 
 DEFAULT_PORTS = {"http": 8000, "grpc": 8001}
@@ -116,16 +116,15 @@ def infer(
             raise click.BadParameter(f"{scheme}:// is not a protocol the server speaks: http:// or grpc://", param_hint="--url")
         protocol = scheme
     url = url or f"localhost:{DEFAULT_PORTS[protocol]}"
+    if input_path and shapes:
+        raise click.UsageError("--shape sets the size of generated inputs; --input-data gives the inputs themselves: pass one")
+    given = parse_flag(parse_shapes, shapes, hint="--shape")  # a usage error before the server is asked anything
     sig = model_signature(url, protocol, model)
     if input_path:
-        if shapes:
-            raise click.UsageError(
-                "--shape sets the size of generated inputs; --input-data gives the inputs themselves: pass one"
-            )
         inputs = load_input_file(input_path, sig, batch_size, spec_for(repository, model))
         how = [f"{k} {list(v.shape)} {v.dtype}: from {input_path}" for k, v in inputs.items()]
     else:
-        spec, given = spec_for(repository, model), parse_shapes(shapes)
+        spec = spec_for(repository, model)
         inputs = generate_inputs(sig, batch_size, spec, seed, given)
         how = [c.describe() for c in plan_inputs(sig, batch_size, spec, given)]
     for line in how:

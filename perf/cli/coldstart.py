@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from clients.cli.options import server_options
-from core.cli import CONTEXT_SETTINGS, ToolkitCommand, list_option, verbosity_option
+from core.cli import CONTEXT_SETTINGS, ToolkitCommand, list_option, parse_flag, verbosity_option
 from core.options import option
 from perf.sweep.options import SweepOptions
 
@@ -65,7 +65,7 @@ def coldstart(
     from perf.report import coldstart as report
     from perf.sweep.server import now
 
-    dims = parse_shapes(shapes)
+    dims = parse_flag(parse_shapes, shapes, hint="--shape")
     repo = Repository(server_opts.repository)
     run = results.load(into) if into else results.RunResult(report.STANDALONE_RUN, now())
     names = repo.names(variants or ([v.name for v in run.variants] if into else ()), indexed=False)

@@ -15,7 +15,7 @@ from perf.cli.deploy import export_deployment
 from perf.cli.report import compare, report
 from perf.cli.sweep import sweep
 
-__all__ = ["cli", "main"]
+__all__ = ["cli", "main", "sweep_script"]
 
 
 @group()
@@ -30,6 +30,11 @@ for command in (sweep, report, compare, export_deployment, baseline, coldstart):
 def main() -> None:
     """Entry point of ``triton-perf`` (and ``python -m perf``)."""
     run_cli(cli)
+
+
+def sweep_script() -> None:
+    """Entry point of ``perf/run_sweep.sh``: the sweep command alone, its usage lines named for the script."""
+    run_cli(sweep, prog_name="perf/run_sweep.sh")
 
 
 if __name__ == "__main__":

@@ -145,7 +145,7 @@ class BudgetRecord:
             unloads (the in-process baseline after them is estimated apart, run if time is left).
         planned_rounds: Rounds the plan expects to fit (at least ``min_rounds`` or cuts).
         max_concurrency: The highest ladder level the plan keeps (``None``: the ladder's own).
-        spent_s: Real time from the first load to the end of the last round (s).
+        spent_s: Real time from the first load to the end of the last round (s), summed over a resumed run's sessions.
         baseline_s: Real time of the in-process baseline (s), when measured.
     """
 

@@ -96,6 +96,8 @@ class SweepBase:
         if opts.input_data is None:
             self._check_shapes()
         self.run = saved or RunResult(self.run_id, now())
+        #: A resumed rounds run that had finished its rounds: its ranking is decided, nothing more is measured into it.
+        self.rounds_done = saved is not None and saved.rounds is not None and saved.finished is not None
         if self.run.search is None:
             mode = resolve_mode(opts.search, len(names), rules, adaptive)
             if opts.search == "prune" and mode != "prune":

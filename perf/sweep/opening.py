@@ -100,10 +100,15 @@ def resume_line(run: RunResult, plans: dict[str, VariantPlan], opts: SweepOption
     estimate says next), and what runs after. ``given``: the flags given again that replace a
     saved value (:data:`perf.sweep.options.REPORT_SETTINGS`)."""
     done = sum(1 for v in run.variants if any(lv.ok for lv in v.levels))
+    after = ", then the in-process baseline" if opts.baseline else "; no in-process baseline (--no-baseline)"
     if opts.design == "rounds" and run.rounds is not None:
         visits = sum(len(r.order) for r in run.rounds.rounds)
         measured = f"{len(run.rounds.rounds)} round(s) ({visits} visits) of {done} variant(s)"
         will = "more rounds where the paired ranking is not decided, within this invocation's time budget (estimate below)"
+        if run.finished is not None:  # perf.sweep.run.Sweep._finished_before
+            will = "no round (its rounds had ended: a new --run-id measures again)"
+            missing = run.baseline is None and not any(c.kind == "baseline" for c in run.rounds.cuts)
+            after = ("; then its missing in-process baseline" if missing else "") if opts.baseline else after
     else:
         levels = sum(1 for v in run.variants for lv in v.levels if lv.ok)
         measured = f"{levels} measured level(s) of {done} variant(s)"
@@ -117,8 +122,7 @@ def resume_line(run: RunResult, plans: dict[str, VariantPlan], opts: SweepOption
     return (
         f"resume {run.run_id} — kept: its settings ({settings_text(opts)}) and {measured}"
         + (f"; given again: {', '.join(sorted(given))}" if given else "")
-        + f"; will measure: {will}"
-        + (", then the in-process baseline" if opts.baseline else "; no in-process baseline (--no-baseline)")
+        + f"; will measure: {will}{after}"
     )
 
 

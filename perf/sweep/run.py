@@ -78,6 +78,9 @@ class Sweep(Sequential, RoundsSweep):
                 log.info("%s: %d asked levels skipped (%s)", name, len(plan.skipped), plan.skipped[0].reason)
         self.search.record.order = self.search.order()
         self._save()
+        if self.rounds_done:
+            self._finished_before()
+            return self.run
         try:
             try:
                 self.servers.start_all()
@@ -97,6 +100,23 @@ class Sweep(Sequential, RoundsSweep):
             self._save()
         self._baseline(deadline)
         return self.run
+
+    def _finished_before(self) -> None:
+        """A resumed rounds run whose rounds had ended: no round is added to a decided ranking
+        (its verdicts rest on the rounds it had); only an in-process baseline it was stopped
+        before is measured."""
+        assert self.run.rounds is not None
+        text = (
+            f"run {self.run_id} finished its rounds at {self.run.finished}"
+            + (f" ({self.run.rounds.ended})" if self.run.rounds.ended else "")
+            + ": nothing more is measured into it (a new --run-id measures again)"
+        )
+        cut = any(c.kind == "baseline" for c in self.run.rounds.cuts)
+        missing = self.opts.baseline and self.run.baseline is None and not cut
+        log.info("%s", text + ("; its in-process baseline is measured now" if missing else ""))
+        self.progress({"event": "plan", "text": text, "estimate_s": 0.0})
+        if missing:
+            self._baseline(None)
 
     def _measurable(self) -> list[str]:
         """The variants the rounds measure, most promising first; the others are failed (an
@@ -130,6 +150,7 @@ class Sweep(Sequential, RoundsSweep):
         fit = budgets.fit(
             names, self.levels, self.adaptive, per_level + rates, rounds.rules, self.run.search.rules, left, o.baseline
         )
+        before = rounds.budget.spent_s if rounds.budget is not None else None  # a resumed run's earlier sessions
         rounds.budget = BudgetRecord(
             o.time_budget_s, round(fit.visit_s, 3), fit.load_s, round(fit.estimate_s, 1), fit.rounds, fit.cap
         )
@@ -166,13 +187,11 @@ class Sweep(Sequential, RoundsSweep):
         try:
             self.run_rounds(engine, fit.variants)
         finally:
-            rounds.budget.spent_s = round(time.monotonic() - started, 1)
-            self.progress(
-                {
-                    "event": "spent",
-                    "text": f"rounds: {fmt(rounds.budget.spent_s, 0)} s spent (estimated {fmt(fit.estimate_s, 0)} s)",
-                }
-            )
+            now_s = time.monotonic() - started
+            rounds.budget.spent_s = round(now_s + (before or 0.0), 1)
+            earlier = f"; {fmt(before, 0)} s before this resume" if before else ""
+            text = f"rounds: {fmt(now_s, 0)} s spent (estimated {fmt(fit.estimate_s, 0)} s{earlier})"
+            self.progress({"event": "spent", "text": text})
 
     def _baseline(self, deadline: float | None) -> None:
         """The in-process baseline, inside the time budget (module docstring)."""

@@ -125,3 +125,42 @@ def test_results_table_of_clients_check_keeps_output_names():
     out = io.StringIO()
     print_table(results_table([r]), Console(file=out, width=80))
     assert "OUTPUT__0_with_a_long_served_name" in out.getvalue() and "OUTPU…" not in out.getvalue()
+
+
+@pytest.mark.parametrize(
+    "cli, args",
+    [
+        (clients_cli, ["infer", "some_model", "--shape", "input_ids"]),  # no dims: before any server is asked
+        (perf_cli, ["coldstart", "--shape", "x:0"]),
+        (perf_cli, ["sweep", "--shape", "x:a,b"]),
+    ],
+)
+def test_a_malformed_shape_flag_is_a_usage_error_in_every_command(cli, args, monkeypatch, capsys):
+    from core.cli import EXIT_USAGE, run_cli
+
+    monkeypatch.setattr("sys.argv", ["prog", *args])
+    with pytest.raises(SystemExit) as exit_:
+        run_cli(cli)
+    err = capsys.readouterr().err
+    assert exit_.value.code == EXIT_USAGE and "is not NAME:dims" in err and "--shape" in err, err
+
+
+def test_run_sweep_sh_names_itself_in_its_usage_errors():
+    import subprocess
+
+    root = Path(__file__).resolve().parents[2]
+    res = subprocess.run([str(root / "perf/run_sweep.sh"), "--no-such-flag"], capture_output=True, text=True, cwd=root)
+    assert res.returncode == 2 and res.stderr.startswith("Usage: perf/run_sweep.sh [OPTIONS]"), res.stderr
+    assert "perf.cli.main" not in res.stderr
+
+
+def test_a_repository_that_does_not_exist_is_named_so(tmp_path: Path):
+    from builders.repository.view import Repository
+    from core.errors import RepositoryError
+
+    for indexed in (True, False):
+        with pytest.raises(RepositoryError, match="does not exist") as err:
+            Repository(tmp_path / "nowhere").names(indexed=indexed)
+        assert "index.json" not in str(err.value)
+    res = CliRunner().invoke(clients_cli, ["check", "--repository", str(tmp_path / "nowhere")])
+    assert "does not exist" in str(res.exception) and "index.json" not in str(res.exception)

@@ -104,3 +104,8 @@ def test_groups_when_not_all_fit_a_final_of_their_tie_sets_and_resume_goes_on_co
     assert [r.index for r in again.rounds.rounds] == list(range(len(again.rounds.rounds)))
     assert all(v.status == "ok" for v in again.variants)
     assert again.rounds.groups[0].reason == "at most 2 variants loaded at once (max_loaded)"  # kept with the run
+    assert again.rounds.budget.spent_s > run.rounds.budget.spent_s  # the earlier session's time is kept in the sum
+    # a finished run resumed: no round is added to its decided ranking, its times and verdicts stay
+    done, _ = run_sweep(SweepOptions(ServerOptions(tiny_repo, runtime="bundled"), results_dir=tmp_path, run_id="g", resume=True))
+    assert done.rounds.rounds == again.rounds.rounds and done.finished == again.finished
+    assert done.rounds.budget == again.rounds.budget and [v.levels for v in done.variants] == [v.levels for v in again.variants]
