@@ -5,7 +5,8 @@
 
 The schemas are generated from the pydantic records (one source of truth): the build
 manifest and repository index (:mod:`builders.repository.records`), the input spec
-(:class:`builders.model.spec.ModelSpecRecord`) the sweep results (:mod:`perf.records.results`) and a repository's in-process baseline (:mod:`perf.profile.baseline`).
+(:class:`builders.model.spec.ModelSpecRecord`) the sweep results (:mod:`perf.records.results`) a repository's in-process baseline (:mod:`perf.profile.baseline`) and a co-location run
+(:mod:`perf.records.colocation`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from builders.model.spec import SPEC_SCHEMA, ModelSpecRecord  # noqa: E402
 from builders.repository.records import INDEX_KIND, MANIFEST_KIND  # noqa: E402
 from core.records import RecordKind  # noqa: E402
 from perf.profile.baseline import BASELINE_KIND  # noqa: E402
+from perf.records.colocation import COLOCATION_KIND  # noqa: E402
 from perf.records.results import RESULTS_KIND  # noqa: E402
 
 SCHEMA_DIR = ROOT / "docs" / "schemas"
@@ -34,6 +36,7 @@ KINDS: dict[str, RecordKind[Any]] = {
     "results.json": RESULTS_KIND,
     "input_spec.json": SPEC_KIND,
     "baseline.json": BASELINE_KIND,
+    "colocation.json": COLOCATION_KIND,
 }
 
 

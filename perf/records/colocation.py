@@ -1,0 +1,275 @@
+"""A co-location run: several models served by one server, measured together, recorded in
+``colocation.json`` in the run folder (beside ``commands.txt`` and the server logs).
+
+A **combination** is one variant of each model, loaded together on one server and loaded with
+traffic at the same time (one perf_analyzer per model, started together). The coordinate search
+(:mod:`perf.colocate.search`) moves one model's variant at a time while the others are held;
+this record keeps what it needs to be checked afterwards:
+
+- the models, their variants and the traffic mix (:class:`ColocatedModel`: per-model
+  concurrency and weight);
+- every visit of every round (:class:`ColocationVisit`: a combination, or one variant *alone*
+  on the same server), each model's throughput, p99, queue and compute time
+  (:class:`ModelSample`);
+- every step of the search (:class:`SearchStep`: which model moved, what was held, its rounds)
+  and every decision with its reason and the paired numbers behind it (:class:`MoveDecision`);
+- the pick, why, and what was cut for time.
+
+The verdicts are re-derivable from the per-round samples with the one paired rule
+(:mod:`perf.analysis.paired`); the decisions store the numbers they were made on, as the
+single-model search does (:class:`perf.records.search.SearchDecision`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Literal
+
+from pydantic import ConfigDict
+from pydantic.dataclasses import dataclass
+
+from core.records import RecordKind, load_record, write_record
+
+_CONFIG = ConfigDict(extra="ignore")
+
+#: The file, in the run folder.
+COLOCATION_FILE = "colocation.json"
+#: Schema version written (and read).
+COLOCATION_SCHEMA = 1
+#: What a step measured: every variant alone (the start), the moves of one model, the pick
+#: with each of its variants alone (what its neighbours cost it).
+StepKind = Literal["alone", "move", "final"]
+
+
+@dataclass(frozen=True, config=_CONFIG)
+class ColocatedModel:
+    """One model of the combination and its traffic.
+
+    Attributes:
+        name: The model's name in the run (``--model NAME=PATTERN``).
+        variants: The variants (model folders of the repository) it may be served as, in order.
+        concurrency: Outstanding requests perf_analyzer keeps for it (``--mix NAME=N``; default 1).
+        weight: Its weight in the weighted throughput (default 1.0).
+        start: The variant the search started from.
+        start_reason: Why that one (best alone, given, or the first variant).
+    """
+
+    name: str
+    variants: list[str]
+    concurrency: int = 1
+    weight: float = 1.0
+    start: str | None = None
+    start_reason: str | None = None
+
+
+@dataclass(config=_CONFIG)
+class ModelSample:
+    """One model's numbers in one visit (perf_analyzer's merged windows).
+
+    Attributes:
+        model: The model (:attr:`ColocatedModel.name`).
+        variant: The variant served.
+        throughput_infer_per_s: Inferences per second.
+        latency_p99_ms: Client p99 latency (ms).
+        server_queue_us: Time in the server's queue per request (µs).
+        server_compute_us: Compute time per request: input + infer + output (µs).
+        error: Why it has no numbers, when it has none.
+    """
+
+    model: str
+    variant: str
+    throughput_infer_per_s: float | None = None
+    latency_p99_ms: float | None = None
+    server_queue_us: float | None = None
+    server_compute_us: float | None = None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """It has a throughput above zero."""
+        return self.error is None and bool(self.throughput_infer_per_s)
+
+
+@dataclass(config=_CONFIG)
+class ColocationVisit:
+    """One visit of a round: a combination (every model at once), or one variant alone.
+
+    Attributes:
+        step: The :class:`SearchStep` it belongs to.
+        round: The round within that step (0-based).
+        order: Its place in the round's shuffled order.
+        combination: Model -> variant loaded with traffic in this visit (one entry: alone).
+        samples: One per model of ``combination``.
+        wall_s: First perf_analyzer start to last exit (s).
+        host_busy_pct: Other processes' CPU during the visit (% of one core; the server and
+            every perf_analyzer of the visit are its own); ``None`` when not sampled.
+        host_busy: Over the busy-host threshold (:func:`perf.measure.host.is_host_busy`).
+    """
+
+    step: int
+    round: int
+    order: int
+    combination: dict[str, str]
+    samples: list[ModelSample] = dataclasses.field(default_factory=list)
+    wall_s: float | None = None
+    host_busy_pct: float | None = None
+    host_busy: bool = False
+
+    @property
+    def alone(self) -> bool:
+        """One model only."""
+        return len(self.combination) == 1
+
+
+@dataclass(frozen=True, config=_CONFIG)
+class MoveDecision:
+    """One candidate of a step, judged against the held combination.
+
+    Attributes:
+        step: The step.
+        model: The model that would move.
+        held: The combination held (the current one).
+        candidate: The variant the model would move to.
+        ratio: Median over rounds of candidate / held weighted throughput; ``None`` unmeasured.
+        low, high: Its min–max over rounds.
+        wins, rounds: Rounds where the candidate was ahead, rounds compared.
+        p_value: The sign test's two-sided p (:func:`perf.analysis.paired.sign_test_p`).
+        verdict: ``"higher"``, ``"lower"`` or ``"not distinguishable"``.
+        within_budget: Every model's median p99 within its budget in the candidate combination.
+        accepted: The move was made.
+        reason: The sentence the report and console show.
+    """
+
+    step: int
+    model: str
+    held: dict[str, str]
+    candidate: str
+    ratio: float | None
+    low: float | None
+    high: float | None
+    wins: int
+    rounds: int
+    p_value: float | None
+    verdict: str
+    within_budget: bool
+    accepted: bool
+    reason: str
+
+
+@dataclass(config=_CONFIG)
+class SearchStep:
+    """One step of the search: its targets measured in rounds.
+
+    Attributes:
+        index: The step (0-based).
+        kind: ``alone``, ``move`` or ``final`` (:data:`StepKind`).
+        model: The model whose variants were tried (a ``move`` step), else ``None``.
+        held: The combination held during the step.
+        targets: What each round measured (each a combination; one entry: alone).
+        rounds: Rounds measured.
+        loaded: The variants loaded on the server during the step.
+        outcome: What the step concluded, in words.
+    """
+
+    index: int
+    kind: StepKind
+    model: str | None
+    held: dict[str, str]
+    targets: list[dict[str, str]]
+    rounds: int = 0
+    loaded: list[str] = dataclasses.field(default_factory=list)
+    outcome: str = ""
+
+
+@dataclass(config=_CONFIG)
+class ColocationRecord:
+    """A co-location run (module docstring).
+
+    Attributes:
+        run_id: The run folder's name.
+        created: ISO time the run started.
+        repository: The model repository served.
+        models: The models and their traffic.
+        latency_budget_ms: Each model's p99 budget (ms); ``None``: none.
+        min_rounds: Rounds per step at least (the paired rule's 6).
+        max_rounds: Rounds per step at most (more only while a promising move is undecided).
+        window_ms: Each of perf_analyzer's 3 windows in one visit (ms).
+        seed: Seed of the rounds' shuffles (``random.Random(seed + step * 1000 + round)``).
+        kind: The instance kind of the variants (``KIND_CPU``; a GPU combination is refused).
+        steps: Every step, in order.
+        visits: Every visit, in order.
+        decisions: Every candidate judged, in order.
+        pick: The chosen combination (model -> variant); ``None`` when none could be chosen.
+        pick_reason: Why (or why none).
+        cuts: What was not measured for time, in words.
+        combinations_measured: Distinct combinations measured (of :attr:`combinations_total`).
+        combinations_total: The product of the models' variant counts.
+        time_budget_s: The wall time allowed (s); ``None``: none.
+        spent_s: Wall time spent (s).
+        finished: ISO time the run ended; ``None`` while it runs.
+        environment: Server runtime, versions, host.
+        schema: The schema version (:data:`COLOCATION_SCHEMA`).
+    """
+
+    run_id: str
+    created: str
+    repository: str
+    models: list[ColocatedModel]
+    latency_budget_ms: float | None = None
+    min_rounds: int = 6
+    max_rounds: int = 10
+    window_ms: int = 300
+    seed: int = 0
+    kind: str = "KIND_CPU"
+    steps: list[SearchStep] = dataclasses.field(default_factory=list)
+    visits: list[ColocationVisit] = dataclasses.field(default_factory=list)
+    decisions: list[MoveDecision] = dataclasses.field(default_factory=list)
+    pick: dict[str, str] | None = None
+    pick_reason: str = ""
+    cuts: list[str] = dataclasses.field(default_factory=list)
+    combinations_measured: int = 0
+    combinations_total: int = 0
+    time_budget_s: float | None = None
+    spent_s: float | None = None
+    finished: str | None = None
+    environment: dict[str, object] = dataclasses.field(default_factory=dict)
+    schema: int = COLOCATION_SCHEMA
+
+    def model(self, name: str) -> ColocatedModel:
+        """The model named ``name``.
+
+        Raises:
+            KeyError: no such model in the run.
+        """
+        for m in self.models:
+            if m.name == name:
+                return m
+        raise KeyError(name)
+
+
+COLOCATION_KIND: RecordKind[ColocationRecord] = RecordKind(
+    "co-location record",
+    ColocationRecord,
+    COLOCATION_SCHEMA,
+    hint="run `triton-perf colocate` again; the run folder's colocation.json is written by it",
+)
+
+
+def save(record: ColocationRecord, run_dir: Path) -> Path:
+    """Write ``run_dir/colocation.json`` atomically; returns its path."""
+    return write_record(Path(run_dir) / COLOCATION_FILE, COLOCATION_KIND, record)
+
+
+def load(run_dir: Path) -> ColocationRecord:
+    """Read ``run_dir/colocation.json``.
+
+    Raises:
+        RecordError: missing, not JSON, or a field that does not validate (named).
+    """
+    return load_record(Path(run_dir) / COLOCATION_FILE, COLOCATION_KIND)
+
+
+def find(run_dir: Path) -> ColocationRecord | None:
+    """The run's co-location record, or ``None`` when it has none."""
+    return load(run_dir) if (Path(run_dir) / COLOCATION_FILE).is_file() else None

@@ -1,0 +1,112 @@
+"""The coordinate search over combinations (perf.colocate.search) on a synthetic co-location host
+(tests/support/colocation_source.py): 3 models x 4 variants that interfere with each other, a
+drifting background load and noise, a simulated clock. No server."""
+
+from __future__ import annotations
+
+import colocation_source as cs
+import pytest
+
+from perf.colocate.search import CoordinateSearch
+from perf.records.colocation import ColocatedModel, ColocationRecord
+
+SEEDS = range(20)
+
+
+def _search(seed: int, **kw):
+    src = cs.SynthSource(seed)
+    rec = cs.record(seed)
+    pick = CoordinateSearch(rec, src, clock=src.clock, **kw).run()
+    return pick, rec, src
+
+
+def test_the_space_has_one_clear_best_that_the_best_alone_variants_miss() -> None:
+    best = cs.true_best()
+    feasible = sorted((c for c in cs.combinations() if cs.within_budget(c)), key=cs.true_weighted, reverse=True)
+    assert len(cs.combinations()) == 64 and feasible[0] == best
+    assert cs.true_weighted(feasible[0]) > 1.1 * cs.true_weighted(feasible[1])  # clear of the runner-up
+    _pick, rec, _src = _search(0)
+    starts = {m.name: m.start for m in rec.models}
+    assert starts != best  # each model's best alone is not the best together: the neighbours matter
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_the_search_finds_the_best_combination_measuring_at_most_a_third_of_them(seed: int) -> None:
+    pick, rec, src = _search(seed)
+    assert pick == cs.true_best(), rec.pick_reason
+    assert rec.combinations_total == 64
+    assert rec.combinations_measured <= 64 // 3
+    # every step in paired rounds (at least the rule's 6), every visit recorded, every candidate decided with a reason
+    assert all(step.rounds >= 6 for step in rec.steps)
+    assert len(rec.visits) == src.visits
+    moves = [s for s in rec.steps if s.kind == "move"]
+    assert sum(len(s.targets) - 1 for s in moves) == len(rec.decisions)
+    assert all(d.reason for d in rec.decisions)
+    assert rec.steps[0].kind == "alone" and rec.steps[-1].kind == "final"
+
+
+def test_brute_force_over_the_same_source_agrees_at_twice_the_visits_or_more() -> None:
+    pick, rec, src = _search(3)
+    brute, brute_visits = cs.brute_force(cs.SynthSource(3), rounds=6, seed=3)
+    assert brute == pick == cs.true_best()
+    print(f"search: {rec.combinations_measured} of 64 combinations, {src.visits} visits; brute force: {brute_visits} visits")
+    assert src.visits <= brute_visits / 2  # alone visits (one model each) included
+
+
+def test_every_accepted_move_is_higher_by_the_paired_rule_and_within_budget() -> None:
+    _pick, rec, _src = _search(5)
+    accepted = [d for d in rec.decisions if d.accepted]
+    assert accepted
+    for d in accepted:
+        if not d.within_budget:  # held and every candidate over the budget: the one nearest it
+            assert "nearest" in d.reason
+        elif "the held combination is over the budget" not in d.reason:
+            assert d.verdict == "higher" and d.rounds >= 6 and d.p_value is not None and d.p_value <= 0.05
+    assert any(d.within_budget and d.verdict == "higher" for d in accepted)
+    # the search ends on a settled combination: each model was last tried beside the pick's other variants
+    last = {}
+    for step in rec.steps:
+        if step.kind == "move":
+            last[step.model] = step
+    assert set(last) == set(cs.MODELS)
+    for model, step in last.items():
+        assert {m: v for m, v in step.held.items() if m != model} == {m: v for m, v in rec.pick.items() if m != model}
+
+
+def test_a_time_budget_cuts_the_search_and_says_so() -> None:
+    pick, rec, _src = _search(1, time_budget_s=120.0)
+    assert rec.cuts and "not measured" in rec.cuts[0]
+    assert rec.pick_reason.startswith("the time budget ended the search")
+    assert rec.spent_s is not None and rec.spent_s <= 120.0 + 30.0
+
+
+def test_given_starts_skip_the_alone_step() -> None:
+    src = cs.SynthSource(2)
+    rec = cs.record(2)
+    best = cs.true_best()
+    pick = CoordinateSearch(rec, src, clock=src.clock, starts=best).run()
+    assert pick == best
+    assert rec.steps[0].kind == "move"
+    assert all(m.start_reason == "given (--start)" for m in rec.models)
+
+
+def test_no_combination_within_the_budget_is_no_pick() -> None:
+    src = cs.SynthSource(4)
+    rec = cs.record(4)
+    rec.latency_budget_ms = 0.5  # below every p99
+    pick = CoordinateSearch(rec, src, clock=src.clock).run()
+    assert pick is None and rec.pick is None
+    assert "no combination found within every model's budget" in rec.pick_reason
+
+
+def test_a_model_with_one_variant_is_held() -> None:
+    src = cs.SynthSource(6)
+    models = [
+        ColocatedModel("big", ["big_x1"], weight=cs.WEIGHTS["big"]),
+        ColocatedModel("small", list(cs.VARIANTS["small"]), weight=cs.WEIGHTS["small"]),
+    ]
+    rec = ColocationRecord("s", "2026-12-01T00:00:00", "synthetic", models, latency_budget_ms=cs.BUDGET_MS, seed=6)
+    pick = CoordinateSearch(rec, src, clock=src.clock).run()
+    assert pick is not None and pick["big"] == "big_x1"
+    assert {s.model for s in rec.steps if s.kind == "move"} == {"small"}
+    assert rec.combinations_total == 4
