@@ -167,7 +167,9 @@ class Rounds:
             if n not in self.ladders:
                 vr, plan = self._vr(n), s.plans[n]
                 self.ladders[n] = ladders.resume(plan, vr, s.ladder, s.adaptive, s.rounds, s.cap)
-        done, why = 0, ""
+        together = set(self.contenders(names))  # a resumed group: the rounds it already had count towards max_rounds
+        done = sum(1 for r in self.record.rounds if together and together <= {v.variant for v in r.order})
+        why = ""
         while True:
             alive = self.contenders(names)
             if not alive:

@@ -105,3 +105,22 @@ def test_an_explicit_concurrency_list_is_measured_whole_even_when_prune_is_asked
     assert not [d for d in run.search.decisions if d.rule == "pruned"]
     for rnd in run.rounds.rounds:  # every (variant, level) in every round: no variant dropped on the way
         assert {(v.variant, v.concurrency) for v in rnd.order} == {(n, c) for n in TRUE for c in levels}
+
+
+def test_a_resumed_group_counts_the_rounds_it_already_had() -> None:
+    from simulated_host import VISIT_S, SimHost
+
+    from perf.search.rounds import Rounds
+
+    host = SimHost(11, amplitude=0.0, noise=0.01)  # quiet: every pair is called after the 6 rounds the rule needs
+    run, sched, _ = rounds_run(11, mode="brute", concurrency=(1, 4), host=host)
+    assert len(run.rounds.rounds) == 6 and run.rounds.ended == "ranking decided (after 6 rounds)"
+    # interrupted after 5 of them: the resumed scheduler (a new Rounds on the saved run) goes on from 5, not from 0
+    kept = run.rounds.rounds[:5]
+    run.rounds.rounds = list(kept)
+    for v in run.variants:
+        v.levels = [lv for lv in v.levels if lv.trial < 5]
+    again = Rounds(run, sched.setup, VISIT_S, host.clock, None)
+    again.run_group(list(TRUE), 0, host.measure)
+    assert len(run.rounds.rounds) == 6 and run.rounds.rounds[:5] == kept
+    assert run.rounds.ended == "ranking decided (after 6 rounds)"
