@@ -218,8 +218,11 @@ def test_facade_lists_variants_by_pattern(fake_build, tmp_path: Path):
     assert hand.params is None and hand.spec is None and hand.tolerances == {} and hand.outputs == ()
     with pytest.raises(RepositoryError, match="has no variant 'nope'"):
         r.variant("nope")
+    (tmp_path / "empty").mkdir()
     with pytest.raises(RepositoryError, match="has no index.json"):
         Repository(tmp_path / "empty").names()
+    with pytest.raises(RepositoryError, match="does not exist"):
+        Repository(tmp_path / "nowhere").names()
 
 
 @pytest.mark.slow  # real export (torch.jit.script)
