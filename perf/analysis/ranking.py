@@ -30,6 +30,14 @@ variant with the highest round-adjusted throughput at its operating point that n
 variant beats by the rule; the **tie set** is the leader and every variant it does not beat.
 A pick is named alone only when the tie set has one member.
 
+**The pick's other levels**: levels join a ladder in different rounds, so the leader's
+operating point and a runner-up's may share fewer rounds than the rule needs even when a wide
+gap separates them. The leader's *variant* beats a runner-up also when another of its levels
+(within the budget, under one) beats the runner-up's operating point by the rule and none of
+its levels loses to it: the runner-up's best is below what the pick's variant does there. Each
+such comparison still needs the rule's 6 rounds; looking at several of the pick's levels makes
+a tie set a little more likely to shrink than one comparison's 5 % says.
+
 **Dropped by the search** (``--search prune``, :mod:`perf.search.rounds`): a variant the
 search stopped measuring because a ranked variant beat it by the rule, at the levels the
 search compared, and no ladder could lift it, stays beaten: its comparison is that one,
@@ -302,9 +310,38 @@ def rank_variants(
         leader = ops[0]
     if leader is None:
         return Ranking(None, [], [], unranked)
-    comparisons = [_as_dropped(cmp(leader, o), by_name, dropped or {}, latency_metric) for o in ops if o is not leader]
+    lead_v = by_name[leader.side.variant]
+    others = [s for s in levels_of(lead_v) if s != leader.side and _within(lead_v, s, budget_ms, latency_metric)]
+    comparisons = [
+        _as_dropped(
+            _other_levels(cmp(leader, o), lead_v, others, by_name, latency_metric), by_name, dropped or {}, latency_metric
+        )
+        for o in ops
+        if o is not leader
+    ]
     ties = [leader] + [o for o, c in zip([o for o in ops if o is not leader], comparisons) if c.verdict != "a"]
     return Ranking(leader, ties, comparisons, unranked)
+
+
+def _within(vr: VariantResult, side: Side, budget_ms: float | None, latency_metric: str) -> bool:
+    """``side``'s latency percentile, median over its rounds, is within ``budget_ms`` (always, without one)."""
+    if budget_ms is None:
+        return True
+    lat = per_round(vr, side, latency_metric)
+    return bool(lat) and statistics.median(lat.values()) <= budget_ms
+
+
+def _other_levels(
+    c: Comparison, lead: VariantResult, others: list[Side], by_name: Mapping[str, VariantResult], latency_metric: str
+) -> Comparison:
+    """``c``, or the leader's variant at another level beating ``c.b`` (module docstring, "The pick's other levels")."""
+    if c.verdict == "a" or not others:
+        return c
+    alt = [compare(lead, s, by_name[c.b.variant], c.b, latency_metric) for s in others]
+    if c.verdict == "b" or any(x.verdict == "b" for x in alt):
+        return c
+    won = [x for x in alt if x.verdict == "a"]
+    return max(won, key=lambda x: (len(x.rounds), -(x.result.p_value if x.result else 1.0))) if won else c
 
 
 def _as_dropped(

@@ -82,9 +82,10 @@ def _row(c: Comparison, lead: Side) -> list[str]:
 
 def _verdict(c: Comparison, lead: Side) -> str:
     """The row's verdict; a comparison the search dropped the runner-up on names its sides."""
+    if c.verdict == "a" and c.a.variant == lead.variant and c.a != lead:  # perf.analysis.ranking: the pick's other levels
+        return f"the pick at c={c.a.concurrency} beats it"
     if c.verdict == "a" and c.a != lead:
-        who = "the pick" if c.a.variant == lead.variant else f"`{c.a.variant}`"
-        return f"{who} at c={c.a.concurrency} beats it (the search dropped it)"
+        return f"`{c.a.variant}` at c={c.a.concurrency} beats it (the search dropped it)"
     return {"a": "the pick beats it", "b": "it beats the pick"}.get(c.verdict, c.verdict_words())
 
 

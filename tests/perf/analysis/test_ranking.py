@@ -62,21 +62,43 @@ def test_the_tie_set_holds_what_the_leader_does_not_beat_and_a_budget_picks_the_
 
 
 def test_a_variant_the_search_dropped_stays_beaten_when_the_leader_climbed_past_the_compared_level() -> None:
-    # the search compared a and b at c=4 over rounds 0-5 (a ahead in all six) and dropped b; a's ladder
-    # then climbed to c=8 (rounds 3-8). a's operating point is c=8, which shares only 3 rounds with b:
-    # on operating points alone b would sit in the tie set although the console said a beats it.
-    a = _vr("a", {**{(4, r): 1000.0 + r for r in range(6)}, **{(8, r): 1500.0 + r for r in range(3, 9)}})
+    # the search compared x and b at c=4 over rounds 0-5 (x ahead in all six) and dropped b; the leader a
+    # joined late at c=16 (rounds 3-8), sharing only 3 rounds with b (and with x): on operating points
+    # alone b would sit in the tie set although the console said x beats it.
+    a = _vr("a", {(16, r): 1500.0 + r for r in range(3, 9)})
+    x = _vr("x", {(4, r): 1000.0 + r for r in range(6)})
     b = _vr("b", {(4, r): 800.0 + r for r in range(6)})
-    plain = rank_variants([a, b])
-    assert plain.leader.side == Side("a", 8) and plain.names == ["a", "b"]  # the contradiction this rule removes
-    rank = rank_variants([a, b], dropped=dropped_by_search([_pruned("b", "a", 4, 4)]))
-    assert rank.names == ["a"] and rank.comparisons[0].a == Side("a", 4) and rank.comparisons[0].verdict == "a"
+    plain = rank_variants([a, x, b])
+    assert plain.leader.side == Side("a", 16) and plain.names == ["a", "x", "b"]  # the contradiction this rule removes
+    rank = rank_variants([a, x, b], dropped=dropped_by_search([_pruned("b", "x", 4, 4)]))
+    assert rank.names == ["a", "x"]
+    dropped = next(c for c in rank.comparisons if c.b.variant == "b")
+    assert dropped.a == Side("x", 4) and dropped.verdict == "a"
     # a drop the recorded rounds no longer back (b ahead in two rounds) ranks like any other variant
     b2 = _vr("b", {(4, r): (800.0 if r > 1 else 1100.0) + r for r in range(6)})
-    assert rank_variants([a, b2], dropped=dropped_by_search([_pruned("b", "a", 4, 4)])).names == ["a", "b"]
+    assert rank_variants([a, x, b2], dropped=dropped_by_search([_pruned("b", "x", 4, 4)])).names == ["a", "x", "b"]
     # only pruned decisions count; a knee is no drop
-    assert dropped_by_search([dataclasses.replace(_pruned("b", "a", 4, 4), rule="knee")]) == {}
+    assert dropped_by_search([dataclasses.replace(_pruned("b", "x", 4, 4), rule="knee")]) == {}
 
 
 def _pruned(name: str, by: str, at: int, at_by: int) -> SearchDecision:
     return SearchDecision(variant=name, rule="pruned", concurrency=at, reason="", best_variant=by, best_concurrency=at_by)
+
+
+def test_the_picks_other_levels_separate_a_runner_up_its_operating_point_shares_too_few_rounds_with() -> None:
+    # the demo's case: the pick's ladder reached c=16 late (3 rounds), a 5x slower runner-up sits at c=2
+    a = _vr("a", {**{(2, r): 900.0 + r for r in range(8)}, **{(16, r): 2800.0 + r for r in range(5, 8)}})
+    b = _vr("b", {(2, r): 500.0 + r for r in range(8)})
+    rank = rank_variants([a, b])
+    assert rank.leader.side == Side("a", 16) and rank.names == ["a"]
+    c = rank.comparisons[0]
+    assert c.a == Side("a", 2) and c.verdict == "a" and len(c.rounds) == 8
+    # a runner-up that beats one of the pick's levels stays in the tie set
+    b_fast = _vr("b", {(2, r): 950.0 + r for r in range(8)})
+    assert rank_variants([a, b_fast]).names == ["a", "b"]
+    # under a budget only the pick's levels within it count (p99 = 5 ms x c: c=2 is 10 ms, over a 5 ms budget)
+    assert rank_variants([a, b], budget_ms=5.0).leader is None
+    a_fast = _vr("a", {**{(1, r): 700.0 + r for r in range(8)}, **{(2, r): 900.0 + r for r in range(5, 8)}})
+    b1 = _vr("b", {(1, r): 400.0 + r for r in range(8)})
+    assert rank_variants([a_fast, b1], budget_ms=10.0).names == ["a"]  # a@1 (5 ms) beats b@1 over 8 rounds
+    assert rank_variants([a_fast, b1], budget_ms=7.0).names[0] == "a"  # a@2 (10 ms) over 7 ms: a's op is c=1
