@@ -23,7 +23,9 @@ the ranked variants; ``exp(level effect)`` is the level's throughput in the medi
 only *orders* levels and variants; every verdict is the paired rule.
 
 **Operating point** (:func:`operating_point`): per variant, the concurrency level with the
-highest round-adjusted throughput; under a latency budget, among the levels whose latency
+highest round-adjusted throughput, among its levels with the rounds a verdict needs (6) when it
+has any (a level retired or reached after a few rounds cannot back a comparison; a variant
+with none such is ranked on all its levels); under a latency budget, among the levels whose latency
 percentile, median over their rounds, is within the budget (the report also says in how many
 of its rounds the pick was within it). **Ranking** (:func:`rank_variants`): the leader is the
 variant with the highest round-adjusted throughput at its operating point that no other
@@ -246,7 +248,8 @@ def operating_point(
     cands = [s for s in (summary(vr, side, budget_ms, latency_metric, adjusted) for side in levels_of(vr)) if s is not None]
     if budget_ms is not None:
         cands = [s for s in cands if s.latency_ms is not None and s.latency_ms <= budget_ms]
-    return max(cands, key=lambda s: (s.adjusted_infer_per_s, -(s.latency_ms or 0.0)), default=None)
+    backed = [s for s in cands if s.rounds >= MIN_ROUNDS]  # levels a verdict can rest on, when it has any
+    return max(backed or cands, key=lambda s: (s.adjusted_infer_per_s, -(s.latency_ms or 0.0)), default=None)
 
 
 @dataclasses.dataclass

@@ -86,15 +86,16 @@ def _pruned(name: str, by: str, at: int, at_by: int) -> SearchDecision:
 
 
 def test_the_picks_other_levels_separate_a_runner_up_its_operating_point_shares_too_few_rounds_with() -> None:
-    # the demo's case: the pick's ladder reached c=16 late (3 rounds), a 5x slower runner-up sits at c=2
-    a = _vr("a", {**{(2, r): 900.0 + r for r in range(8)}, **{(16, r): 2800.0 + r for r in range(5, 8)}})
-    b = _vr("b", {(2, r): 500.0 + r for r in range(8)})
+    # the pick's ladder reached c=16 in round 4; a 5x slower runner-up's c=2 retired after round 5: 2 common rounds
+    a = _vr("a", {**{(2, r): 900.0 + r for r in range(10)}, **{(16, r): 2800.0 + r for r in range(4, 10)}})
+    b = _vr("b", {(2, r): 500.0 + r for r in range(6)})
+    assert len(compare(a, Side("a", 16), b, Side("b", 2)).rounds) == 2
     rank = rank_variants([a, b])
     assert rank.leader.side == Side("a", 16) and rank.names == ["a"]
     c = rank.comparisons[0]
-    assert c.a == Side("a", 2) and c.verdict == "a" and len(c.rounds) == 8
+    assert c.a == Side("a", 2) and c.verdict == "a" and len(c.rounds) == 6
     # a runner-up that beats one of the pick's levels stays in the tie set
-    b_fast = _vr("b", {(2, r): 950.0 + r for r in range(8)})
+    b_fast = _vr("b", {(2, r): 950.0 + r for r in range(6)})
     assert rank_variants([a, b_fast]).names == ["a", "b"]
     # under a budget only the pick's levels within it count (p99 = 5 ms x c: c=2 is 10 ms, over a 5 ms budget)
     assert rank_variants([a, b], budget_ms=5.0).leader is None
@@ -102,3 +103,12 @@ def test_the_picks_other_levels_separate_a_runner_up_its_operating_point_shares_
     b1 = _vr("b", {(1, r): 400.0 + r for r in range(8)})
     assert rank_variants([a_fast, b1], budget_ms=10.0).names == ["a"]  # a@1 (5 ms) beats b@1 over 8 rounds
     assert rank_variants([a_fast, b1], budget_ms=7.0).names[0] == "a"  # a@2 (10 ms) over 7 ms: a's op is c=1
+
+
+def test_an_operating_point_is_a_level_with_the_rounds_a_verdict_needs_when_the_variant_has_one() -> None:
+    # c=2 looks best on 3 rounds (retired early); c=4 has 8 rounds: the comparison can rest on c=4 only
+    v = _vr("v", {**{(2, r): 450.0 for r in range(3)}, **{(4, r): 400.0 for r in range(8)}})
+    assert operating_point(v).side.concurrency == 4
+    # a variant without such a level is ranked on all its levels
+    w = _vr("w", {**{(2, r): 450.0 for r in range(3)}, **{(4, r): 400.0 for r in range(5)}})
+    assert operating_point(w).side.concurrency == 2
