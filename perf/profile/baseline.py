@@ -85,6 +85,8 @@ class BaselineOptions:
         eager: Also measure the build's eager model beside each artifact (default True).
         cpu_count: The server host's cores, for the python backend's thread rule (default
             this host's: the bundled and local servers run here).
+        deadline: ``time.monotonic()`` of a sweep's time budget: no model's timing starts
+            after it, and a model's rounds stop there (at least one; noted). ``None``: none.
         host_busy_threshold_pct: Other processes' CPU (% of one core) above which a point is
             flagged host busy (the run's ``host_busy_threshold_pct`` when a run is given).
     """
@@ -97,6 +99,7 @@ class BaselineOptions:
     eager: bool = True
     cpu_count: int | None = dataclasses.field(default_factory=os.cpu_count)
     host_busy_threshold_pct: float = HOST_BUSY_THRESHOLD_PCT
+    deadline: float | None = None
 
 
 def formed_batches(run: RunResult | None, variant: str) -> list[int]:
@@ -180,8 +183,15 @@ def run_baseline(opts: BaselineOptions, progress: Progress | None = None) -> Bas
     models = list(dict.fromkeys(k.model for k in jobs))
     with _torch_threads_kept():
         for model in models:
+            if opts.deadline is not None and time.monotonic() >= opts.deadline:
+                notes.append(f"`{model}`: not measured: the sweep's time budget was spent before it")
+                continue
             group = {k: (rv, file, sorted(b)) for k, (rv, file, b) in jobs.items() if k.model == model}
-            for p in measure_keys(group, opts.timing, busy_threshold(opts)):
+            timed = measure_keys(group, opts.timing, busy_threshold(opts), opts.deadline)
+            rounds = max((len(p.rounds_ms) for p in timed if p.rounds_ms), default=opts.timing.rounds)
+            if rounds < opts.timing.rounds:
+                notes.append(f"`{model}`: timed in {rounds} of {opts.timing.rounds} rounds: the sweep's time budget ran out")
+            for p in timed:
                 points.append(p)
                 if progress:
                     progress({"event": "baseline_point", "point": p, "done": len(points), "total": total})
@@ -252,6 +262,7 @@ def measure_keys(
     group: dict[BaselineKey, tuple[RepositoryVariant, str, list[int]]],
     timing: TimingSettings,
     threshold_pct: float = HOST_BUSY_THRESHOLD_PCT,
+    deadline: float | None = None,
 ) -> list[BaselinePoint]:
     """The points of ``group`` (keys of one model, each with a variant serving it, its artifact
     file and batch sizes), timed interleaved in rounds; a key that cannot run gives "not run on
@@ -275,7 +286,7 @@ def measure_keys(
             todo.append((key, b, fn))
     if todo:
         with HostSampler([os.getpid()]) as hosts:
-            timings = time_interleaved([fn for *_, fn in todo], [k.threads for k, *_ in todo], timing)
+            timings = time_interleaved([fn for *_, fn in todo], [k.threads for k, *_ in todo], timing, deadline=deadline)
         load = hosts.load(timings[0].span, threshold_pct)
         for (key, b, _), t in zip(todo, timings):
             p = _point(key, b, t)
@@ -352,15 +363,18 @@ def write_baseline(result: BaselineResult, out_dir: Path) -> Path:
     return write_record(Path(out_dir) / BASELINE_FILE, BASELINE_KIND, result)
 
 
-def measure_after_sweep(run: RunResult, run_dir: Path, repository: Path, progress: Progress | None = None) -> None:
+def measure_after_sweep(
+    run: RunResult, run_dir: Path, repository: Path, progress: Progress | None = None, deadline: float | None = None
+) -> None:
     """The sweep's hook (after its last level, the server stopped): measure the baseline of
-    the run's measured variants and save it in ``results.json``. A problem is logged and
+    the run's measured variants, within the sweep's time budget (``deadline``,
+    :attr:`BaselineOptions.deadline`), and save it in ``results.json``. A problem is logged and
     left in the run's notes, never failing the finished sweep."""
     if not any(v.status == "ok" for v in run.variants):
         return
     log.info("measuring the in-process baseline (triton-perf baseline; --no-baseline skips it)")
     try:
-        run.baseline = run_baseline(BaselineOptions(repository, run=run, timing=SWEEP_TIMING), progress)
+        run.baseline = run_baseline(BaselineOptions(repository, run=run, timing=SWEEP_TIMING, deadline=deadline), progress)
     except ToolkitError as e:
         log.warning("in-process baseline not measured: %s", e.message)
         return

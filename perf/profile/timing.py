@@ -166,9 +166,10 @@ def time_interleaved(
     threads: Sequence[int | None],
     settings: TimingSettings = TimingSettings(),
     seed: int = ORDER_SEED,
+    deadline: float | None = None,
 ) -> list[Timing]:
     """Warm up every call, then time them interleaved in ``settings.rounds`` rounds (see the
-    module docstring).
+    module docstring); fewer when ``deadline`` passes.
 
     Args:
         calls: The targets (no arguments; results discarded).
@@ -176,6 +177,8 @@ def time_interleaved(
             set before each of its turns and left set (the caller restores its own).
         settings: How long.
         seed: Seed of the shuffled order of each round.
+        deadline: ``time.monotonic()`` after which no further round starts (a sweep's time
+            budget; at least one round is timed); ``None``: every round.
 
     Returns:
         One :class:`Timing` per call, in the order given.
@@ -195,7 +198,9 @@ def time_interleaved(
     rng = random.Random(seed)
     order = list(range(len(states)))
     begin = time.monotonic()
-    for _ in range(rounds):
+    for r in range(rounds):
+        if r and deadline is not None and time.monotonic() >= deadline:
+            break
         rng.shuffle(order)
         for i in order:
             _turn(states[i], budget, min_singles, max_singles)

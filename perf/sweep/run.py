@@ -211,7 +211,7 @@ class Sweep(Sequential, RoundsSweep):
             self._save()
             return
         start = time.monotonic()
-        measure_after_sweep(self.run, self.run_dir, Path(o.server.repository), self.progress)
+        measure_after_sweep(self.run, self.run_dir, Path(o.server.repository), self.progress, deadline)
         if self.run.rounds is not None and self.run.rounds.budget is not None:
             self.run.rounds.budget.baseline_s = round(time.monotonic() - start, 1)
             self._save()
