@@ -41,13 +41,21 @@ def unfair(*points: Point) -> str | None:
     busy = [p for p in points if p.status == HOST_BUSY]
     if not busy:
         return None
-    load = max((v for p in busy if (v := p.get("host_busy_pct")) is not None), default=None)
+    load = busy_load(*busy)
     names = ", ".join(
         dict.fromkeys(f"`{p.variant}` c={p.concurrency}" + (f" b={p.batch_size}" if p.batch_size != 1 else "") for p in busy)
     )
     used = f"{load:.0f} % of a core" if load is not None else "the host's CPU"
     verb = "was" if len(busy) == 1 else "were"
     return f"not measured fairly: {names} {verb} measured while other processes used {used} (host busy)"
+
+
+def busy_load(*points: Point) -> float | None:
+    """Other processes' CPU (% of one core) at the ``host busy`` ones of ``points``: the most any
+    of their rounds (trials) saw, since one busy round flags a point and its median may hide it;
+    ``None`` when none is flagged or none was sampled."""
+    vals = [p.high.get("host_busy_pct", p.get("host_busy_pct")) for p in points if p.status == HOST_BUSY]
+    return max((v for v in vals if v is not None), default=None)
 
 
 def requests_per_execution(p: Point) -> float | None:

@@ -21,6 +21,7 @@ from typing import Any
 
 from core.wording import count, plural
 from perf.analysis.effects import Interaction, MainEffect, interactions, main_effects, value_order
+from perf.analysis.fair import busy_load
 from perf.analysis.pairs import baseline, variant_of
 from perf.analysis.recommendation import Recommendation, candidate
 from perf.analysis.stats import (
@@ -211,8 +212,7 @@ def _explain(name: str, p: Point, gpu: str | None) -> str:
 
 def _contrast(best: Point, other: Point | None) -> str:
     """Why ``best`` differs from ``other`` at the same load, from :mod:`perf.report.phrases`."""
-    busy = [p for p in (best, other) if p is not None and p.status == HOST_BUSY]
-    others = max((v for p in busy if (v := p.get("host_busy_pct")) is not None), default=None) if busy else None
+    others = busy_load(*(p for p in (best, other) if p is not None))
     facts = Facts(host_cpu_pct=best.get("cpu_utilization_pct"), others_cpu_pct=others)
     if other is not None:
         facts = dataclasses.replace(

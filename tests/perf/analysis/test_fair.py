@@ -103,3 +103,16 @@ def test_throughput_that_falls_as_load_rises_is_interference_in_the_reports_word
     assert f"`{falling}`: throughput fell 20 % from c=2 (300.0 infer/s) to c=4 (240.0 infer/s) as load rose" in text
     assert "not a knee" in text and f"`{flat}`: concurrency 2" in text
     assert knee_text(pts[falling], None, short=True) == INTERFERENCE
+
+
+def test_a_point_flagged_in_one_round_says_the_load_that_round_saw_not_its_median():
+    # the demo: c=16 flagged host busy in one of 6 rounds (26 % of a core), median over rounds 0 %
+    from perf.analysis.fair import busy_load
+    from perf.records.levels import LevelResult
+
+    lv = [LevelResult(16, 1, r, throughput_infer_per_s=2800.0, latency_p99_ms=16.0, host_busy_pct=0.0) for r in range(5)]
+    lv.append(LevelResult(16, 1, 5, throughput_infer_per_s=2100.0, latency_p99_ms=20.0, host_busy_pct=26.0, host_busy=True))
+    (p,) = aggregate(lv, "v")
+    assert p.status == "host busy" and p.get("host_busy_pct") == 0.0
+    assert busy_load(p) == 26.0
+    assert unfair(p) == "not measured fairly: `v` c=16 was measured while other processes used 26 % of a core (host busy)"
