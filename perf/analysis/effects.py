@@ -11,7 +11,10 @@ at ``r`` and one at ``v``. Each pair gives two paired differences, in %:
 * **peak throughput**: each variant's highest-throughput level (its smallest client batch size);
 * **p99 at a common load**: both at the pair's highest common concurrency.
 
-Before a pair counts, it must be evidence (:mod:`perf.analysis.fair`): a pair whose compared
+In a rounds sweep each pair's differences are paired over the rounds both variants shared
+(:mod:`perf.analysis.effects_rounds`: per-round ratios by the one paired rule), so a busy round
+falls on both sides and does not disqualify the pair. Otherwise (one variant after another),
+before a pair counts it must be evidence (:mod:`perf.analysis.fair`): a pair whose compared
 levels include a ``host busy`` one is *not measured fairly*, and an instance-count or
 batching pair measured where the setting cannot act (one request in flight, or no batch
 formed) *cannot act at this load*; such pairs are left out of the effect, which says why
@@ -31,6 +34,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from builders.config.variants import Variant
+from perf.analysis.effects_rounds import is_rounds, paired_change
 from perf.analysis.fair import cannot_act, unfair
 from perf.analysis.pairs import BATCHING, VARIANT_FIELDS, variant_of
 from perf.analysis.stats import P99, THROUGHPUT, Point, common_level, curve, delta, spread_unknown
@@ -230,15 +234,31 @@ def _note(factor: str, a: Point, b: Point, ta: Variant, tb: Variant) -> str | No
 
 
 def _pair(
-    a: VariantResult, b: VariantResult, ta: Variant, tb: Variant, pts: dict[str, list[Point]], factor: str = ""
+    a: VariantResult,
+    b: VariantResult,
+    ta: Variant,
+    tb: Variant,
+    pts: dict[str, list[Point]],
+    factor: str = "",
+    rounds: bool = False,
 ) -> PairDiff | None:
     ca, cb = curve(pts[a.name]), curve(pts[b.name])
     if not ca or not cb or ca[0].batch_size != cb[0].batch_size:
         return None
     pa = max(ca, key=lambda p: p.value(THROUGHPUT))
     pb = max(cb, key=lambda p: p.value(THROUGHPUT))
-    dt = delta(pa, pb, THROUGHPUT)
     common = common_level(ca, cb)
+    if rounds:  # paired over the rounds both shared (perf.analysis.effects_rounds)
+        t_pct, t_sig, t_note = paired_change(a, pa, b, pb)
+        p_pct, p_sig, p_note = paired_change(a, common[0], b, common[1], P99) if common else (None, None, None)
+        on = tuple(p for p, t in ((pa, ta), (pb, tb)) if t.dynamic_batching)
+        t_note = t_note or cannot_act(factor, pa, pb, batching_on=on)
+        if common:
+            on = tuple(p for p, t in ((common[0], ta), (common[1], tb)) if t.dynamic_batching)
+            p_note = p_note or cannot_act(factor, *common, batching_on=on)
+        c = common[0].concurrency if common else None
+        return PairDiff(a.name, b.name, ta, tb, t_pct, p_pct, c, t_sig, p_sig, t_note, p_note)
+    dt = delta(pa, pb, THROUGHPUT)
     dp = delta(*common, P99) if common else None
     return PairDiff(
         a.name,
@@ -280,6 +300,7 @@ def main_effects(run: RunResult, points: dict[str, list[Point]]) -> list[MainEff
         if v.status != "failed" and curve(points.get(v.name, [])) and (t := variant_of(v)) is not None
     ]
     out = []
+    rounds = run.rounds is not None and is_rounds([v for v, _ in typed])
     for f in FACTORS:
         rest = [x for x in VARIANT_FIELDS if x not in f.fields]
         groups: dict[tuple, list[tuple[VariantResult, Variant, Any]]] = {}
@@ -299,7 +320,7 @@ def main_effects(run: RunResult, points: dict[str, list[Point]]) -> list[MainEff
                 for a, ta, va in g
                 if va == ref
                 for b, tb, vb in g
-                if vb == value and (d := _pair(a, b, ta, tb, points, f.key)) is not None
+                if vb == value and (d := _pair(a, b, ta, tb, points, f.key, rounds)) is not None
             ]
             if diffs:
                 out.append(MainEffect(f, ref, value, tuple(diffs), _spread(diffs, "throughput"), _spread(diffs, "p99")))

@@ -35,8 +35,9 @@ def effects_table(effects: Sequence[MainEffect]) -> list[str]:
     return table(headers, rows, ["left", "left", *name_then_numbers(4)[1:]])
 
 
-def effects_section(effects: Sequence[MainEffect], inters: Sequence[Interaction]) -> list[str]:
-    """The report's "Main effects" section (markdown lines)."""
+def effects_section(effects: Sequence[MainEffect], inters: Sequence[Interaction], rounds: bool = False) -> list[str]:
+    """The report's "Main effects" section (markdown lines); ``rounds``: the pairs are paired
+    over rounds (:mod:`perf.analysis.effects_rounds`)."""
     lines = ["## Main effects", ""]
     if not effects:
         return lines + ["No two comparable variants differ in one factor only, so no effect can be estimated."]
@@ -44,10 +45,17 @@ def effects_section(effects: Sequence[MainEffect], inters: Sequence[Interaction]
         "What changing one factor does, over every pair of variants that differ only in that factor (all other "
         "variant parameters equal): the median of the paired changes, in %, with their spread (min–max, or the "
         f"interquartile range (IQR) from {IQR_FROM} pairs); *not significant* where the spread covers zero. Peak "
-        "throughput: each variant's best level; p99: both at the pair's highest common concurrency. A pair is left "
-        "out when it is no evidence: *not measured fairly* (a level of it host busy) or *cannot act at this load* "
-        "(instance count or batching with one request in flight, or no batch formed). Every pair is listed in "
-        f"[{APPENDIX_FILE}]({APPENDIX_FILE}).",
+        "throughput: each variant's best level; p99: both at the pair's highest common concurrency. "
+        + (
+            "Each pair's change is the median, over the rounds both variants shared, of their per-round ratio, "
+            "significant by the paired rule (sign test at 5 %, at least 6 rounds): a busy round falls on both. "
+            if rounds
+            else ""
+        )
+        + "A pair is left out when it is no evidence: *not measured fairly* "
+        + ("(its two levels never shared a round)" if rounds else "(a level of it host busy)")
+        + " or *cannot act at this load* (instance count or batching with one request in flight, or no batch formed). "
+        f"Every pair is listed in [{APPENDIX_FILE}]({APPENDIX_FILE}).",
         "",
         *effects_table(effects),
     ]

@@ -288,7 +288,7 @@ def write_report(
     head += recommendation_section(rec, points, frontier_summary(points, rec, failed)) + [""]
     head += ranking_lines(run, rec)
     head += frontier_section(points, rec, failed) + [""]
-    findings = effects_section(effects, inters) + [""]
+    findings = effects_section(effects, inters, run.rounds is not None) + [""]
     findings += ["## Conclusions", ""] + conclusions.conclusions(run, rec, effects) + [""]
     picks = [(c.batch_size, c.concurrency) for c in (rec.best_under_budget, rec.best_peak) if c is not None]
     base_name = base.name if base else None

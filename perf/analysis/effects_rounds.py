@@ -1,0 +1,45 @@
+"""Main-effect pairs of a rounds sweep, from paired rounds (:mod:`perf.analysis.effects`).
+
+In the rounds design (:mod:`perf.search.rounds`) the two variants of a pair were measured in
+the same rounds, each round in a shuffled order, so background load that changes between
+rounds falls on both alike and cancels in their per-round ratio. A pair's change is then the
+median over their common rounds of ``metric(changed) / metric(reference) - 1`` (%), at the
+levels :mod:`perf.analysis.effects` compares (each one's peak; both at the highest common
+concurrency for p99), judged by the project's one paired rule
+(:func:`perf.analysis.paired.paired`: an exact sign test at 5 %, at least 6 rounds): a flag
+on one of the rounds does not make the pair unfair, which a one-after-another design cannot
+say. Pairs that never shared a round are "not measured fairly". Where a setting cannot act
+(:func:`perf.analysis.fair.cannot_act`) the pair is still no evidence.
+"""
+
+from __future__ import annotations
+
+from perf.analysis.paired import paired
+from perf.analysis.ranking import Side, per_round
+from perf.analysis.stats import P99, THROUGHPUT, Point
+from perf.records.results import VariantResult
+
+#: Why a pair is no evidence when its two levels never shared a round.
+NEVER_TOGETHER = "not measured fairly: the two levels were never measured in the same round"
+
+
+def is_rounds(variants: list[VariantResult]) -> bool:
+    """The levels are rounds of one rounds sweep: no level has a shape (the search series)."""
+    return all(lv.shape is None for v in variants for lv in v.levels)
+
+
+def paired_change(
+    ref: VariantResult, a: Point, changed: VariantResult, b: Point, metric: str = THROUGHPUT
+) -> tuple[float | None, bool | None, str | None]:
+    """``(change %, significant, note)`` of ``metric`` from ``a`` (a level of ``ref``) to ``b``
+    (a level of ``changed``) over their common rounds (module docstring)."""
+    field = {THROUGHPUT: THROUGHPUT, P99: "latency_p99_ms"}.get(metric, metric)
+    ra = per_round(ref, Side(ref.name, a.concurrency, a.batch_size), field)
+    rb = per_round(changed, Side(changed.name, b.concurrency, b.batch_size), field)
+    common = sorted(set(ra) & set(rb))
+    if not common:
+        return None, None, NEVER_TOGETHER
+    res = paired([rb[r] for r in common], [ra[r] for r in common])
+    if res is None:
+        return None, None, NEVER_TOGETHER
+    return (res.median - 1.0) * 100.0, res.verdict != "not distinguishable", None

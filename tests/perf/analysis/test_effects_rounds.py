@@ -1,0 +1,59 @@
+"""Main effects of a rounds sweep are paired over the rounds both variants shared
+(perf.analysis.effects_rounds): a busy round falls on both sides and does not disqualify a pair."""
+
+from __future__ import annotations
+
+from factories import params
+
+from perf.analysis.effects import main_effects
+from perf.analysis.effects_rounds import NEVER_TOGETHER
+from perf.analysis.stats import run_points
+from perf.records.levels import LevelResult
+from perf.records.results import RunResult, VariantResult
+from perf.records.rounds import RoundsRecord
+
+#: The host's capacity left per round: it swings 3x between rounds; rounds 2 and 4 are flagged busy.
+LOAD = [1.0, 0.8, 0.35, 0.9, 0.4, 0.95]
+
+
+def _variant(count: int, thr: float, rounds=range(6)) -> VariantResult:
+    p = params(count, True)
+    lv = [
+        LevelResult(
+            8, 1, r, throughput_infer_per_s=thr * LOAD[r], latency_p99_ms=8000.0 / (thr * LOAD[r]),
+            avg_server_batch_size=4.0, host_busy=LOAD[r] < 0.5, host_busy_pct=60.0 if LOAD[r] < 0.5 else 0.0,
+        )  # fmt: skip
+        for r in rounds
+    ]
+    return VariantResult(p["name"], p, "ok", None, lv)
+
+
+def _run(*variants: VariantResult) -> RunResult:
+    run = RunResult("r", "now", {}, {}, list(variants))
+    run.rounds = RoundsRecord(seed=1)
+    return run
+
+
+def test_a_rounds_sweep_pairs_each_effect_over_shared_rounds_despite_busy_ones() -> None:
+    run = _run(_variant(1, 1000.0), _variant(2, 1300.0))
+    (effect,) = [e for e in main_effects(run, run_points(run)) if e.factor.key == "count"]
+    (pair,) = effect.pairs
+    assert pair.throughput_note is None and pair.throughput_sig is True
+    assert abs(pair.throughput_pct - 30.0) < 1e-6  # the per-round ratio, whatever the round's load
+    assert pair.p99_sig is True and abs(pair.p99_pct - (1000.0 / 1300.0 - 1) * 100) < 1e-6
+    # the same numbers measured one after another: the busy levels make the pair no evidence
+    run.rounds = None
+    (seq,) = [e for e in main_effects(run, run_points(run)) if e.factor.key == "count"]
+    assert seq.pairs[0].throughput_note.startswith("not measured fairly")
+
+
+def test_a_pair_that_never_shared_a_round_is_not_measured_fairly() -> None:
+    run = _run(_variant(1, 1000.0, rounds=range(3)), _variant(2, 1300.0, rounds=range(3, 6)))
+    (effect,) = [e for e in main_effects(run, run_points(run)) if e.factor.key == "count"]
+    assert effect.pairs[0].throughput_note == NEVER_TOGETHER and effect.throughput is None
+
+
+def test_five_shared_rounds_are_not_significant_by_the_paired_rule() -> None:
+    run = _run(_variant(1, 1000.0, rounds=range(5)), _variant(2, 1300.0, rounds=range(5)))
+    (effect,) = [e for e in main_effects(run, run_points(run)) if e.factor.key == "count"]
+    assert effect.pairs[0].throughput_sig is False and effect.pairs[0].throughput_note is None
