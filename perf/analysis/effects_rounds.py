@@ -33,13 +33,27 @@ def paired_change(
 ) -> tuple[float | None, bool | None, str | None]:
     """``(change %, significant, note)`` of ``metric`` from ``a`` (a level of ``ref``) to ``b``
     (a level of ``changed``) over their common rounds (module docstring)."""
+    pct, sig, note, _ = paired_change_n(ref, a, changed, b, metric)
+    return pct, sig, note
+
+
+def paired_text(ref: VariantResult, a: Point, changed: VariantResult, b: Point, metric: str = THROUGHPUT) -> str:
+    """The change in words: ``"+31.7 % (paired over 6 rounds)"``, ``"... : not significant"``, or the note."""
+    pct, sig, note, n = paired_change_n(ref, a, changed, b, metric)
+    if pct is None:
+        return note or "—"
+    return f"{pct:+.1f} % (paired over {n} round{'s' if n != 1 else ''}{'' if sig else ': not significant'})"
+
+
+def paired_change_n(
+    ref: VariantResult, a: Point, changed: VariantResult, b: Point, metric: str = THROUGHPUT
+) -> tuple[float | None, bool | None, str | None, int]:
+    """:func:`paired_change` and the number of common rounds."""
     field = {THROUGHPUT: THROUGHPUT, P99: "latency_p99_ms"}.get(metric, metric)
     ra = per_round(ref, Side(ref.name, a.concurrency, a.batch_size), field)
     rb = per_round(changed, Side(changed.name, b.concurrency, b.batch_size), field)
     common = sorted(set(ra) & set(rb))
-    if not common:
-        return None, None, NEVER_TOGETHER
-    res = paired([rb[r] for r in common], [ra[r] for r in common])
+    res = paired([rb[r] for r in common], [ra[r] for r in common]) if common else None
     if res is None:
-        return None, None, NEVER_TOGETHER
-    return (res.median - 1.0) * 100.0, res.verdict != "not distinguishable", None
+        return None, None, NEVER_TOGETHER, 0
+    return (res.median - 1.0) * 100.0, res.verdict != "not distinguishable", None, len(res.ratios)

@@ -25,7 +25,8 @@ only *orders* levels and variants; every verdict is the paired rule.
 **Operating point** (:func:`operating_point`): per variant, the concurrency level with the
 highest round-adjusted throughput, among its levels with the rounds a verdict needs (6) when it
 has any (a level retired or reached after a few rounds cannot back a comparison; a variant
-with none such is ranked on all its levels); under a latency budget, among the levels whose latency
+with none such is ranked on all its levels); the leader is named at its best level whatever
+its rounds (its peak), and compared through its levels that have them; under a latency budget, among the levels whose latency
 percentile, median over their rounds, is within the budget (the report also says in how many
 of its rounds the pick was within it). **Ranking** (:func:`rank_variants`): the leader is the
 variant with the highest round-adjusted throughput at its operating point that no other
@@ -240,16 +241,21 @@ def summary(
 
 
 def operating_point(
-    vr: VariantResult, budget_ms: float | None = None, latency_metric: str = "latency_p99_ms", adjusted: Adjusted | None = None
+    vr: VariantResult,
+    budget_ms: float | None = None,
+    latency_metric: str = "latency_p99_ms",
+    adjusted: Adjusted | None = None,
+    backed: bool = True,
 ) -> Operating | None:
     """The variant's operating point (module docstring); ``None`` when no level qualifies.
-    ``adjusted``: the fit to order levels by (default: one over this variant alone)."""
+    ``adjusted``: the fit to order levels by (default: one over this variant alone);
+    ``backed=False``: its best level whatever its rounds (the leader's peak)."""
     adjusted = adjusted or Adjusted([vr])
     cands = [s for s in (summary(vr, side, budget_ms, latency_metric, adjusted) for side in levels_of(vr)) if s is not None]
     if budget_ms is not None:
         cands = [s for s in cands if s.latency_ms is not None and s.latency_ms <= budget_ms]
-    backed = [s for s in cands if s.rounds >= MIN_ROUNDS]  # levels a verdict can rest on, when it has any
-    return max(backed or cands, key=lambda s: (s.adjusted_infer_per_s, -(s.latency_ms or 0.0)), default=None)
+    enough = [s for s in cands if s.rounds >= MIN_ROUNDS] if backed else []  # levels a verdict can rest on
+    return max(enough or cands, key=lambda s: (s.adjusted_infer_per_s, -(s.latency_ms or 0.0)), default=None)
 
 
 @dataclasses.dataclass
@@ -296,6 +302,7 @@ def rank_variants(
     by_name = {v.name: v for v in variants if v.status != "failed"}
     adjusted = Adjusted(by_name.values())
     ops: list[Operating] = []
+    peaks: dict[str, Operating] = {}  # each variant's best level whatever its rounds: a leader is named at it
     unranked = []
     for v in by_name.values():
         op = operating_point(v, budget_ms, latency_metric, adjusted)
@@ -303,7 +310,8 @@ def rank_variants(
             unranked.append(v.name)
         else:
             ops.append(op)
-    ops.sort(key=lambda o: -o.adjusted_infer_per_s)
+            peaks[v.name] = operating_point(v, budget_ms, latency_metric, adjusted, backed=False) or op
+    ops.sort(key=lambda o: -peaks[o.side.variant].adjusted_infer_per_s)
 
     def cmp(x: Operating, y: Operating) -> Comparison:
         return compare(by_name[x.side.variant], x.side, by_name[y.side.variant], y.side, latency_metric)
@@ -313,6 +321,7 @@ def rank_variants(
         leader = ops[0]
     if leader is None:
         return Ranking(None, [], [], unranked)
+    leader = peaks[leader.side.variant]
     lead_v = by_name[leader.side.variant]
     others = [s for s in levels_of(lead_v) if s != leader.side and _within(lead_v, s, budget_ms, latency_metric)]
     comparisons = [
@@ -320,9 +329,10 @@ def rank_variants(
             _other_levels(cmp(leader, o), lead_v, others, by_name, latency_metric), by_name, dropped or {}, latency_metric
         )
         for o in ops
-        if o is not leader
+        if o.side.variant != leader.side.variant
     ]
-    ties = [leader] + [o for o, c in zip([o for o in ops if o is not leader], comparisons) if c.verdict != "a"]
+    rest = [o for o in ops if o.side.variant != leader.side.variant]
+    ties = [leader] + [o for o, c in zip(rest, comparisons) if c.verdict != "a"]
     return Ranking(leader, ties, comparisons, unranked)
 
 

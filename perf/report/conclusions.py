@@ -115,14 +115,14 @@ def _numbers(
     if base is not None and base.name != best.variant and curve(pts[base.name], bs):
         bb = max(curve(pts[base.name], bs), key=lambda p: p.value(THROUGHPUT))
         head.append(
-            f"That is {change_text(bb, bp, THROUGHPUT, mixed)} over the 1-instance, no-batching baseline `{base.name}` "
+            f"That is {change_text(bb, bp, THROUGHPUT, mixed, run)} over the 1-instance, no-batching baseline `{base.name}` "
             f"(peak {fmt(bb.get(THROUGHPUT))} infer/s at concurrency {bb.concurrency}{flag_mark(bb.status)})."
         )
     second = _runner_up(ok, best.variant, bs, pts)
     if second is not None and (base is None or second.variant != base.name):
         head.append(
             f"The runner-up, `{second.variant}`, peaked at {fmt(second.get(THROUGHPUT))} infer/s "
-            f"(concurrency {second.concurrency}{flag_mark(second.status)}): {change_text(bp, second, THROUGHPUT, mixed)} against the best"
+            f"(concurrency {second.concurrency}{flag_mark(second.status)}): {change_text(bp, second, THROUGHPUT, mixed, run)} against the best"
             + (
                 f", at a {second.status} level that does not lead the best stable level by more than its own spread, "
                 "so it is not ranked above the pick."

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from perf.analysis.effects_rounds import is_rounds, paired_text
 from perf.analysis.fair import cannot_act, unfair
 from perf.analysis.pairs import pairs
 from perf.analysis.stats import (
@@ -33,10 +34,14 @@ from perf.report.phrases import Facts, say
 _FACTOR = {"batching": "batching", "instances": "count", "format": "format"}
 
 
-def change_text(a: Point, b: Point, metric: str, note_unknown: bool = True) -> str:
+def change_text(a: Point, b: Point, metric: str, note_unknown: bool = True, run: RunResult | None = None) -> str:
     """The change from ``a`` to ``b`` with its significance (``note_unknown=False`` leaves
     "spread unknown" out: a single-trial run says it once), and "not measured fairly" with why
-    where a level of the two was host busy."""
+    where a level of the two was host busy. In a rounds sweep (``run`` given, with rounds) the
+    change is paired over the rounds both shared (:func:`perf.analysis.effects_rounds.paired_text`)."""
+    va, vb = (run.variant(a.variant), run.variant(b.variant)) if run is not None and run.rounds is not None else (None, None)
+    if va is not None and vb is not None and is_rounds([va, vb]):
+        return paired_text(va, a, vb, b, metric)
     d = delta(a, b, metric)
     if d is None:
         return "—"
@@ -66,7 +71,7 @@ def pair_bullets(run: RunResult) -> list[str]:
             "instances": f"{tb.count} vs 1 instance (`{b.name}` vs `{a.name}`)",
             "format": f"{tb.format} vs {ta.format} (`{b.name}` vs `{a.name}`)",
         }[pr.kind]
-        changes = f"throughput {change_text(pa, pb, THROUGHPUT, mixed)}, p99 {change_text(pa, pb, P99, mixed)}"
+        changes = f"throughput {change_text(pa, pb, THROUGHPUT, mixed, run)}, p99 {change_text(pa, pb, P99, mixed, run)}"
         on = tuple(p for p, t in ((pa, ta), (pb, tb)) if t.dynamic_batching)
         void = cannot_act(_FACTOR[pr.kind], pa, pb, batching_on=on)
         text = f"- {pr.label}: {what} at concurrency {pa.concurrency}: " + (
@@ -75,7 +80,7 @@ def pair_bullets(run: RunResult) -> list[str]:
         first = curve(pts[a.name])[0]
         low = next((p for p in curve(pts[b.name]) if p.concurrency == first.concurrency), None)
         if pr.kind == "batching" and low is not None and first.concurrency != pa.concurrency:
-            text += f"; at concurrency {first.concurrency} p99 {change_text(first, low, P99, mixed)}"
+            text += f"; at concurrency {first.concurrency} p99 {change_text(first, low, P99, mixed, run)}"
             why = say("light_load", _light_load_facts(first, low))
             text += f" ({why})" if why else ""
         bullets.append(text + ".")

@@ -112,3 +112,12 @@ def test_an_operating_point_is_a_level_with_the_rounds_a_verdict_needs_when_the_
     # a variant without such a level is ranked on all its levels
     w = _vr("w", {**{(2, r): 450.0 for r in range(3)}, **{(4, r): 400.0 for r in range(5)}})
     assert operating_point(w).side.concurrency == 2
+
+
+def test_the_leader_is_named_at_its_peak_even_when_that_level_joined_late() -> None:
+    # c=16 reached in round 5 (3 rounds, the highest throughput); c=4 measured in all 8 rounds
+    a = _vr("a", {**{(4, r): 1000.0 + r for r in range(8)}, **{(16, r): 1900.0 + r for r in range(5, 8)}})
+    b = _vr("b", {(4, r): 500.0 + r for r in range(8)})
+    rank = rank_variants([a, b])
+    assert rank.leader.side == Side("a", 16) and rank.names == ["a"]
+    assert rank.comparisons[0].a == Side("a", 4)  # beaten through the pick's level with the rounds
