@@ -20,12 +20,14 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
+import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from core.errors import PerfError, ToolkitError
 from core.records import RecordKind, write_record
+from perf.measure.host import HostSampler
 from perf.profile.baseline import BaselineOptions, busy_threshold, formed_batches, plan_targets
 from perf.profile.precision_study import precision_study
 from perf.profile.runners import NotRunHere, artifact_call, batch_inputs, cannot_run, eager_call, eager_module, version_file
@@ -75,7 +77,7 @@ def profile_variants(
             if (k.model, k.format, k.device) in traced:
                 continue
             traced.add((k.model, k.format, k.device))
-            record.traces.append(_trace(k, rv, file, batch, out_dir))
+            record.traces.append(_trace(k, rv, file, batch, out_dir, busy_threshold(opts)))
         if precisions and key.model not in studied:
             studied.add(key.model)
             record.precision += _study(rv, key, batch, precisions, opts)
@@ -116,8 +118,9 @@ def save_profile(record: ProfileRecord, out_dir: Path) -> Path:
     return write_record(out_dir / PROFILE_FILE, PROFILE_KIND, record)
 
 
-def _trace(key: BaselineKey, rv: Any, file: str, batch: int, out_dir: Path) -> TraceRecord:
-    """One batch of ``key`` traced, or the record of why not."""
+def _trace(key: BaselineKey, rv: Any, file: str, batch: int, out_dir: Path, threshold_pct: float) -> TraceRecord:
+    """One batch of ``key`` traced, with other processes' load while it ran (:mod:`perf.records.load`),
+    or the record of why not."""
     profiler = "onnxruntime" if key.format == "onnx" else "torch.profiler"
     rec = TraceRecord(format=key.format, profiler=profiler, device=key.device, batch_size=batch, threads=key.threads)
     reason = cannot_run(key)
@@ -127,16 +130,17 @@ def _trace(key: BaselineKey, rv: Any, file: str, batch: int, out_dir: Path) -> T
     out = out_dir / TRACES_DIR / f"{key.model}_{key.format}_{key.precision}_{key.device}_b{batch}.json"
     try:
         inputs = batch_inputs(rv.reference()[0], batch)
-        if key.format == "onnx":
-            done = trace_onnx(
-                version_file(rv.folder, file), inputs, out, batch_size=batch, threads=key.threads, device=key.device
-            )
-        else:
-            call = eager_call(rv, key.device) if key.format == EAGER else artifact_call(rv, key.format, file, key)
-            with _torch_threads(key.threads):
-                done = trace_torch(
-                    lambda: call(inputs), out, fmt=key.format, device=key.device, batch_size=batch, threads=key.threads
+        with HostSampler([os.getpid()]) as sampler:
+            if key.format == "onnx":
+                done = trace_onnx(
+                    version_file(rv.folder, file), inputs, out, batch_size=batch, threads=key.threads, device=key.device
                 )
+            else:
+                call = eager_call(rv, key.device) if key.format == EAGER else artifact_call(rv, key.format, file, key)
+                with _torch_threads(key.threads):
+                    done = trace_torch(
+                        lambda: call(inputs), out, fmt=key.format, device=key.device, batch_size=batch, threads=key.threads
+                    )
     except NotRunHere as e:
         rec.status, rec.reason = "not run on this host", str(e)
         return rec
@@ -144,6 +148,7 @@ def _trace(key: BaselineKey, rv: Any, file: str, batch: int, out_dir: Path) -> T
         rec.status, rec.reason = "failed", f"{type(e).__name__}: {str(e).splitlines()[0][:300]}"
         log.warning("trace of %s %s failed: %s", key.model, key.format, rec.reason)
         return rec
+    sampler.load(threshold_pct=threshold_pct).fill(done)
     done.file = str(out.relative_to(out_dir))
     return done
 

@@ -55,6 +55,8 @@ class TraceRecord:
         status: ``measured``, ``not run on this host`` (``reason`` says why), ``failed``.
         reason: Why there is no trace.
         top_operators: The ten operators with the most self time, most first.
+        host_busy_pct, host_busy, host_not_sampled: Other processes' CPU while the batch was
+            traced (% of one core), whether that flags the trace, why not sampled (:mod:`perf.records.load`).
     """
 
     format: str
@@ -66,6 +68,14 @@ class TraceRecord:
     status: RunStatus = "measured"
     reason: str | None = None
     top_operators: list[OperatorTime] = dataclasses.field(default_factory=list)
+    host_busy_pct: float | None = None
+    host_busy: bool = False
+    host_not_sampled: str | None = None
+
+    @property
+    def flag(self) -> str:
+        """The status its numbers are marked with (``host busy`` for a trace taken on a busy host)."""
+        return load_status(self.status, self.host_busy)
 
 
 @dataclass(config=_CONFIG)

@@ -44,11 +44,19 @@ def trace_lines(traces: list[TraceRecord], up: str = "", operators: int | None =
         if t.status != "measured" or not t.file:
             lines += [f"- {what}: {t.status} ({t.reason or 'no reason recorded'})"]
             continue
+        busy = (
+            f"{flag_mark(t.flag)} (traced while other processes used {fmt(t.host_busy_pct, 0)} % of a core: the shares "
+            "may be the host's, not the model's)"
+            if t.flag == HOST_BUSY
+            else ""
+        )
         if operators is not None:
             top = "; ".join(f"{o.name} {fmt(o.self_pct, 1)} %" for o in t.top_operators[:operators])
-            lines.append(f"- **{what}** ({t.profiler}): [{t.file}]({up}{t.file}) — top by self time: {top or 'none recorded'}")
+            lines.append(
+                f"- **{what}** ({t.profiler}): [{t.file}]({up}{t.file}) — top by self time: {top or 'none recorded'}{busy}"
+            )
             continue
-        lines += ["", f"**{what}** ({t.profiler}): [{t.file}]({up}{t.file})", ""]
+        lines += ["", f"**{what}** ({t.profiler}): [{t.file}]({up}{t.file}){busy}", ""]
         rows = [[o.name, fmt(o.self_us, 1), o.calls, fmt(o.self_pct, 1)] for o in t.top_operators]
         lines += table(["operator", "self µs", "calls", "% self"], rows, ["left", "right", "right", "right"])
     return [*lines, ""]

@@ -32,6 +32,7 @@ def _check_traces(record, folder: Path, batch: int) -> None:
         data = json.loads((folder / t.file).read_text())
         assert data["traceEvents"] if isinstance(data, dict) else data  # a Chrome trace / ORT's event list
         assert 0 < len(t.top_operators) <= 10 and t.top_operators[0].self_us > 0
+        assert t.host_busy_pct is not None and t.host_busy == (t.host_busy_pct > 10.0)  # the load it was traced under
 
 
 def test_a_run_gets_traces_and_the_study_in_results_json_and_the_report(tiny_repo: Path, tmp_path: Path):
