@@ -124,7 +124,9 @@ def _numbers(
             f"The runner-up, `{second.variant}`, peaked at {fmt(second.get(THROUGHPUT))} infer/s "
             f"(concurrency {second.concurrency}{flag_mark(second.status)}): {change_text(bp, second, THROUGHPUT, mixed, run)} against the best"
             + (
-                f", at a {second.status} level that does not lead the best stable level by more than its own spread, "
+                "; the paired ranking over the rounds they shared does not put it ahead (see **Paired ranking**)."
+                if second.value(THROUGHPUT) > bp.value(THROUGHPUT) and run.rounds is not None
+                else f", at a {second.status} level that does not lead the best stable level by more than its own spread, "
                 "so it is not ranked above the pick."
                 if second.value(THROUGHPUT) > bp.value(THROUGHPUT)
                 else "."
@@ -132,7 +134,13 @@ def _numbers(
         )
     higher = [p for v in ok for p in curve(pts[v.name], bs) if candidate(p) and p.value(THROUGHPUT) > bp.value(THROUGHPUT)]
     top = max(higher, key=lambda p: p.value(THROUGHPUT), default=None)
-    if top is not None and (second is None or top.variant != second.variant):
+    if top is not None and (second is None or top.variant != second.variant) and run.rounds is not None:
+        head.append(  # the rounds design ranks by paired rounds, not by a level's own spread
+            f"{len(higher)} level(s) measured more in their own rounds, up to {fmt(top.get(THROUGHPUT))} infer/s "
+            f"(`{top.variant}` at concurrency {top.concurrency}{flag_mark(top.status)}), but the paired ranking over "
+            "the rounds they shared does not put them ahead (see **Paired ranking**)."
+        )
+    elif top is not None and (second is None or top.variant != second.variant):
         # a flagged level measured more, but its spread covers its lead (perf.analysis.recommendation's rule)
         head.append(
             f"{len(higher)} flagged level(s) measured more, up to {fmt(top.get(THROUGHPUT))} infer/s (`{top.variant}` "
