@@ -2,7 +2,7 @@
 
 One module per command (or family) in this package: :mod:`perf.cli.sweep`,
 :mod:`perf.cli.report` (report, compare), :mod:`perf.cli.baseline`, :mod:`perf.cli.coldstart`,
-:mod:`perf.cli.deploy`; this one makes the group (``triton-perf``, ``python -m perf``,
+:mod:`perf.cli.deploy`, :mod:`perf.cli.colocate`; this one makes the group (``triton-perf``, ``python -m perf``,
 ``python -m perf.cli.main``).
 """
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 from core.cli import group, run_cli
 from perf.cli.baseline import baseline
 from perf.cli.coldstart import coldstart
+from perf.cli.colocate import colocate
 from perf.cli.deploy import export_deployment
 from perf.cli.report import compare, report
 from perf.cli.sweep import sweep
@@ -23,7 +24,7 @@ def cli() -> None:
     """Sweep request concurrency over Triton config variants and compare them."""
 
 
-for command in (sweep, report, compare, export_deployment, baseline, coldstart):
+for command in (sweep, report, compare, export_deployment, baseline, coldstart, colocate):
     cli.add_command(command)
 
 

@@ -18,9 +18,14 @@ def print_report(
     run_dir: Path, budget: float | None, percentile: int | None = None, top: int = TOP_N, html: bool = False
 ) -> None:
     """Write the run's report (:func:`perf.report.write.write_report`) and print its summary table."""
-    from perf.records import results
+    from perf.records import colocation, results
     from perf.report.write import summary_table, write_report
 
+    if not (Path(run_dir) / results.RESULTS_FILE).is_file() and (Path(run_dir) / colocation.COLOCATION_FILE).is_file():
+        from perf.report.colocation import write_report as write_colocation_report
+
+        click.echo(f"report: {write_colocation_report(run_dir)}")  # a co-location run (triton-perf colocate)
+        return
     path = write_report(run_dir, budget, latency_percentile=percentile, top_n=top, html=html)
     print_table(summary_table(results.load(run_dir), budget, percentile, top))
     if path.parent != Path(run_dir):  # perf.report.layout.what_if: written beside the run's own report

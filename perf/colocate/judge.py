@@ -12,11 +12,12 @@ rounds is at most the latency budget.
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 from collections.abc import Mapping, Sequence
 
 from perf.analysis.paired import Paired, paired
-from perf.records.colocation import ColocatedModel, ColocationVisit
+from perf.records.colocation import ColocatedModel, ColocationRecord, ColocationVisit
 
 Combination = Mapping[str, str]
 
@@ -119,3 +120,97 @@ def compare(
     """Candidate against held weighted throughput, paired over the step's rounds; ``None`` when
     no round measured both."""
     return paired(series(visits, step, candidate, rounds, models), series(visits, step, held, rounds, models))
+
+
+@dataclasses.dataclass(frozen=True)
+class Neighbours:
+    """What its neighbours cost one model of the pick: medians over the final step's rounds, the
+    pick and the variant alone measured in the same rounds.
+
+    Attributes:
+        model, variant: The model and its variant in the pick.
+        alone, together: Median throughput alone and co-located (infer/s).
+        paired: Co-located against alone, round by round (``None``: not measured in the same rounds).
+        p99_ms, queue_us, compute_us: Co-located medians: p99 (ms), queue and compute time per request (µs).
+    """
+
+    model: str
+    variant: str
+    alone: float | None
+    together: float | None
+    paired: Paired | None
+    p99_ms: float | None
+    queue_us: float | None
+    compute_us: float | None
+
+
+def neighbour_cost(record: ColocationRecord) -> list[Neighbours]:
+    """One row per model of the pick, from the run's ``final`` step; empty without a pick or that step."""
+    final = next((s for s in reversed(record.steps) if s.kind == "final"), None)
+    if record.pick is None or final is None or final.rounds == 0:
+        return []
+    rows = []
+    for m, v in record.pick.items():
+
+        def together(field: str, m: str = m) -> list[float | None]:
+            assert record.pick is not None
+            return model_series(record.visits, final.index, record.pick, final.rounds, m, field)
+
+        alone = model_series(record.visits, final.index, {m: v}, final.rounds, m, "throughput_infer_per_s")
+        thr = together("throughput_infer_per_s")
+        rows.append(
+            Neighbours(
+                m,
+                v,
+                median(alone),
+                median(thr),
+                paired(thr, alone),
+                median(together("latency_p99_ms")),
+                median(together("server_queue_us")),
+                median(together("server_compute_us")),
+            )
+        )
+    return rows
+
+
+@dataclasses.dataclass(frozen=True)
+class Measured:
+    """One combination as last measured: the step, its rounds' medians.
+
+    Attributes:
+        combination: Model -> variant.
+        step: The last step that measured it.
+        weighted: Median weighted throughput (infer/s).
+        throughput: Model -> median throughput (infer/s).
+        p99_ms: Model -> median p99 (ms).
+        over: The models over the budget, in words (empty: within).
+    """
+
+    combination: dict[str, str]
+    step: int
+    weighted: float | None
+    throughput: dict[str, float | None]
+    p99_ms: dict[str, float | None]
+    over: list[str]
+
+
+def measured_combinations(record: ColocationRecord) -> list[Measured]:
+    """Every combination (of every model) the run measured, by its last step, best weighted first."""
+    last: dict[tuple[tuple[str, str], ...], tuple[dict[str, str], int, int]] = {}
+    for step in record.steps:
+        for t in step.targets:
+            if len(t) == len(record.models) and step.rounds:
+                last[key(t)] = (t, step.index, step.rounds)
+    out = []
+    for combo, step, rounds in last.values():
+        out.append(
+            Measured(
+                dict(combo),
+                step,
+                median(series(record.visits, step, combo, rounds, record.models)),
+                {m: median(model_series(record.visits, step, combo, rounds, m, "throughput_infer_per_s")) for m in combo},
+                {m: median(model_series(record.visits, step, combo, rounds, m, "latency_p99_ms")) for m in combo},
+                over_budget(record.visits, step, combo, rounds, record.latency_budget_ms),
+            )
+        )
+    return sorted(out, key=lambda r: -(r.weighted or 0.0))

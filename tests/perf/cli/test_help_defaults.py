@@ -77,6 +77,13 @@ def _baseline_opts(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Any:
     return run_recorded(monkeypatch, perf.profile.baseline, "run_baseline", GROUP, ["baseline", str(tmp_path)])["args"][0]
 
 
+def _colocate_opts(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The :class:`perf.colocate.options.ColocateOptions` ``triton-perf colocate`` builds without flags."""
+    import perf.colocate.run
+
+    return run_recorded(monkeypatch, perf.colocate.run, "Colocate", GROUP, ["colocate"])["args"][0]
+
+
 def _field(path: str) -> Callable[[Any], Any]:
     """``"server.http_port"`` -> a reader of that attribute path."""
 
@@ -127,6 +134,21 @@ DECLARED: dict[tuple[str, str], tuple[Callable[..., Any], Callable[[Any], Any], 
     ("coldstart", "metrics_interval_ms"): (_coldstart, lambda c: c["server"].metrics_interval_ms, 500),
     ("coldstart", "start_timeout_s"): (_coldstart, lambda c: c["server"].start_timeout_s, 120.0),
     ("coldstart", "gpus"): (_coldstart, lambda c: c["server"].gpus, "all"),
+    ("colocate", "server_repository"): (_colocate_opts, _field("server.repository"), Path("model_repository")),
+    ("colocate", "min_rounds"): (_colocate_opts, _field("min_rounds"), 6),
+    ("colocate", "max_rounds"): (_colocate_opts, _field("max_rounds"), 10),
+    ("colocate", "window_ms"): (_colocate_opts, _field("window_ms"), 300),
+    ("colocate", "protocol"): (_colocate_opts, _field("protocol"), "grpc"),
+    ("colocate", "results_dir"): (_colocate_opts, _field("results_dir"), Path("results")),
+    ("colocate", "server_runtime"): (_colocate_opts, _field("server.runtime"), "auto"),
+    ("colocate", "server_http_port"): (_colocate_opts, _field("server.http_port"), 0),
+    ("colocate", "server_grpc_port"): (_colocate_opts, _field("server.grpc_port"), 0),
+    ("colocate", "server_metrics_port"): (_colocate_opts, _field("server.metrics_port"), 0),
+    ("colocate", "server_address"): (_colocate_opts, _field("server.address"), "127.0.0.1"),
+    ("colocate", "server_log_verbose"): (_colocate_opts, _field("server.log_verbose"), 0),
+    ("colocate", "server_metrics_interval_ms"): (_colocate_opts, _field("server.metrics_interval_ms"), 500),
+    ("colocate", "server_start_timeout_s"): (_colocate_opts, _field("server.start_timeout_s"), 120.0),
+    ("colocate", "server_gpus"): (_colocate_opts, _field("server.gpus"), "all"),
 }
 #: Declared defaults whose run needs its own set-up (the baseline's target folder).
 BASELINE_DECLARED = {("baseline", "min_run_time"): 0.2, ("baseline", "warmup"): 0.05}
@@ -406,6 +428,44 @@ def coldstart_shapes(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     sweep_axes(monkeypatch, tmp_path)  # the same rule (clients.shapes) as the sweep's
 
 
+def colocate_words(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """colocate --mix, --weight [default: 1 each], --start [default: its best variant alone, measured
+    first in the same run], --latency-budget-ms [default: none], --time-budget [default: (10m)],
+    --run-id [default: colocate- and a timestamp], --perf-analyzer, --seed [default: from the run id;
+    recorded], and the server flags the perf commands pass on unset."""
+    import re
+
+    import colocation_source as cs
+
+    from clients.runtimes.options import ServerOptions
+    from perf.colocate.run import Colocate
+    from perf.colocate.search import CoordinateSearch
+
+    opts = _colocate_opts(monkeypatch)
+    assert opts.mix == {} and opts.weights == {} and opts.starts == {} and opts.latency_budget_ms is None
+    assert opts.time_budget_s == 600.0 and opts.run_id is None and opts.perf_analyzer is None and opts.seed is None
+    server = opts.server
+    assert server.tag is None and server.image == "nvcr.io/nvidia/tritonserver:24.10-py3"
+    assert server.shm_size is None and server.binary is None and server.metrics_urls == ()
+    assert server.max_upload_bytes is None
+    monkeypatch.undo()
+    for name in ("a1", "b1"):
+        (tmp_path / "repo" / name).mkdir(parents=True)
+        (tmp_path / "repo" / name / "config.pbtxt").write_text(f'name: "{name}"\n')
+    fake = tmp_path / "perf_analyzer"
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PERF_ANALYZER", str(fake))  # the same finder as the sweep's (perf_analyzer above)
+    base = type(opts)(server=ServerOptions(tmp_path / "repo"), models={"a": ("a1",), "b": ("b1",)}, results_dir=tmp_path)
+    run = Colocate(base)
+    assert [(m.concurrency, m.weight) for m in run.record.models] == [(1, 1.0), (1, 1.0)]
+    assert re.fullmatch(r"colocate-\d{8}-\d{6}", run.run_id) and run.record.seed == Colocate(base).record.seed
+    src = cs.SynthSource(0)
+    rec = cs.record(0)
+    CoordinateSearch(rec, src, clock=src.clock).run()
+    assert rec.steps[0].kind == "alone" and all(m.start_reason.startswith("best alone") for m in rec.models)
+
+
 #: ``(command, parameter) -> check`` of every default stated in words.
 PROSE: dict[tuple[str, str], Callable[..., None]] = {
     ("sweep", "variants"): sweep_variants,
@@ -439,6 +499,20 @@ PROSE: dict[tuple[str, str], Callable[..., None]] = {
     ("baseline", "variants"): baseline_words,
     ("baseline", "out"): baseline_words,
     ("coldstart", "shapes"): coldstart_shapes,
+    **{
+        ("colocate", k): colocate_words
+        for k in (
+            "mix",
+            "weights",
+            "starts",
+            "latency_budget_ms",
+            "time_budget_s",
+            "run_id",
+            "perf_analyzer",
+            "seed",
+            *(f"server_{x}" for x in ("tag", "image", "shm_size", "binary", "metrics_urls", "max_upload_bytes")),
+        )
+    },
 }
 
 

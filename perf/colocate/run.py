@@ -1,0 +1,269 @@
+"""A co-location run on a real server: the models' variants resolved and checked, the server
+started with explicit model control, the coordinate search (:mod:`perf.colocate.search`) run
+with a :class:`ServerSource`, everything recorded in ``RESULTS_DIR/RUN_ID/colocation.json``.
+
+- **Loading**: before each step the variants its targets need are loaded together (the others
+  unloaded), each one's inputs prepared and warmed up with a short perf_analyzer run; all of it
+  outside every measured window (:meth:`ServerSource.prepare`).
+- **Visits**: one perf_analyzer per model of the target, started together
+  (:func:`perf.colocate.measure.measure_together`); a target of one variant is that variant
+  alone on the same server, measured in the same rounds.
+- **GPU**: KIND_GPU instance groups sharing one device (per-model GPU memory, one device's
+  SMs shared) are not measured here: such a variant is refused before the server starts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import datetime
+import logging
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from builders.config.pbtxt import read_config
+from builders.repository.view import Repository
+from clients.server import TritonServer
+from core.errors import PerfError, ServerError
+from perf.colocate.measure import ModelLoad, measure_together
+from perf.colocate.options import ColocateOptions
+from perf.colocate.search import CoordinateSearch, Events
+from perf.measure import analyzer
+from perf.measure.inputs import input_args
+from perf.records import colocation
+from perf.records.colocation import ColocatedModel, ColocationRecord, ColocationVisit, SearchStep
+
+log = logging.getLogger(__name__)
+
+#: The raw perf_analyzer CSVs of the visits, in the run folder.
+RAW_DIR = "raw"
+
+
+def now() -> str:
+    """The time now, ISO 8601 to the second."""
+    return datetime.datetime.now().isoformat(timespec="seconds")
+
+
+def resolve_models(opts: ColocateOptions, repo: Repository) -> list[ColocatedModel]:
+    """The run's models with their variants, traffic and weights.
+
+    Raises:
+        PerfError: fewer than two models, a variant claimed by two models, a mix, weight or
+            start naming an unknown model, a start that is not one of its variants, or a
+            KIND_GPU variant (not measured here).
+    """
+    if len(opts.models) < 2:
+        raise PerfError(
+            f"co-location needs two models at least; got {len(opts.models)}",
+            hint="pass --model NAME=PATTERN once per model, e.g. --model mlp='mlp_onnx_*' --model tiny='tiny_onnx_*'",
+        )
+    for flag, given in (("--mix", opts.mix), ("--weight", opts.weights), ("--start", opts.starts)):
+        unknown = sorted(set(given) - set(opts.models))
+        if unknown:
+            raise PerfError(
+                f"{flag} names {', '.join(unknown)}, not a --model of this run", hint=f"models: {', '.join(opts.models)}"
+            )
+    owner: dict[str, str] = {}
+    out = []
+    for name, patterns in opts.models.items():
+        variants = repo.names(patterns, indexed=False)
+        for v in variants:
+            if v in owner:
+                raise PerfError(
+                    f"variant {v} is matched by both --model {owner[v]} and --model {name}",
+                    hint="give each model its own patterns",
+                )
+            owner[v] = name
+        start = opts.starts.get(name)
+        if start is not None and start not in variants:
+            raise PerfError(f"--start {name}={start}: not one of its variants", hint=f"its variants: {', '.join(variants)}")
+        out.append(ColocatedModel(name, variants, opts.mix.get(name, 1), opts.weights.get(name, 1.0)))
+    refuse_gpu(repo.path, [v for m in out for v in m.variants])
+    return out
+
+
+def refuse_gpu(repository: Path, variants: list[str]) -> None:
+    """Refuse variants with a KIND_GPU instance group: GPU co-location is not measured here.
+
+    Raises:
+        PerfError: naming them.
+    """
+    import tritonclient.grpc.model_config_pb2 as mc
+
+    gpu = []
+    for v in variants:
+        with contextlib.suppress(Exception):  # an unreadable config fails at its load, with the server's reason
+            cfg = read_config(Path(repository) / v / "config.pbtxt")
+            if any(g.kind == mc.ModelInstanceGroup.KIND_GPU for g in cfg.instance_group):
+                gpu.append(v)
+    if gpu:
+        raise PerfError(
+            f"{', '.join(gpu)} {'has' if len(gpu) == 1 else 'have'} KIND_GPU instance groups: co-locating models on one "
+            "GPU (device sharing, per-model GPU memory) is not measured by this toolkit yet",
+            hint="co-locate KIND_CPU variants (builders build --kinds cpu), or measure each GPU variant with triton-perf sweep",
+        )
+
+
+class ServerSource:
+    """The search's measurement on a real server (module docstring).
+
+    Args:
+        opts: The run's options.
+        record: The run's record (models, their concurrency).
+        srv: The started server.
+        pa: perf_analyzer.
+        run_dir: The run folder.
+        repo: The repository view (the build's input spec).
+    """
+
+    def __init__(
+        self, opts: ColocateOptions, record: ColocationRecord, srv: TritonServer, pa: Path, run_dir: Path, repo: Repository
+    ):
+        self.opts, self.record, self.srv, self.pa, self.run_dir, self.repo = opts, record, srv, pa, run_dir, repo
+        self.loaded: set[str] = set()
+        self.args: dict[str, tuple[str, ...]] = {}
+
+    def record_command(self, what: str, line: str) -> None:
+        """Append a command to the run's ``commands.txt``."""
+        with open(self.run_dir / "commands.txt", "a") as f:
+            f.write(f"# {what}\n{line}\n")
+
+    def prepare(self, step: SearchStep) -> None:
+        """Load what the step's targets need (others unloaded), inputs made and warmed up.
+
+        Raises:
+            ServerError: a variant does not load (Triton's reason and the server log's lines).
+        """
+        needed = {v for t in step.targets for v in t.values()}
+        for v in sorted(self.loaded - needed):
+            self.srv.unload(v)
+            self.loaded.discard(v)
+        for v in sorted(needed - self.loaded):
+            self.srv.load(v)
+            self.loaded.add(v)
+            if v not in self.args:
+                self.args[v] = tuple(self._inputs(v))
+            self._warmup(v)
+        step.loaded = sorted(self.loaded)
+
+    def _inputs(self, variant: str) -> list[str]:
+        from clients.infer import make_client, model_io
+
+        with contextlib.closing(make_client(self.srv.http_url, "http")) as c:
+            config = model_io(c, variant, "http")
+        workdir = self.run_dir / "inputs"
+        workdir.mkdir(parents=True, exist_ok=True)
+        return input_args(config, self.repo.variant(variant).served_spec, workdir)
+
+    def _warmup(self, variant: str) -> None:
+        """A short perf_analyzer run at concurrency 1 (not recorded): lazy initialisation outside the windows."""
+        if self.opts.warmup_requests <= 0:
+            return
+        csv = self.run_dir / RAW_DIR / f"warmup_{variant}.csv"
+        settings = dataclasses.replace(
+            self.opts.measure_settings(),
+            collect_metrics=False,
+            measurement_mode="count_windows",
+            measurement_request_count=self.opts.warmup_requests,
+        )
+        url = self.srv.grpc_url if self.opts.protocol == "grpc" else self.srv.http_url
+        cmd = analyzer.build_command(
+            self.pa, variant, url, 1, 1, csv, settings, None, self.args[variant], stability_pct=1e6, max_trials=3
+        )
+        with contextlib.suppress(PerfError):
+            analyzer.run_perf_analyzer(cmd, csv, timeout_s=120)
+        csv.unlink(missing_ok=True)
+
+    def visit(self, step: int, round_index: int, order: int, combination: Mapping[str, str]) -> ColocationVisit:
+        """Measure ``combination`` once: one perf_analyzer per model, started together."""
+        loads = [ModelLoad(m, v, self.record.model(m).concurrency, self.args[v]) for m, v in combination.items()]
+        got = measure_together(
+            self.pa,
+            self.srv,
+            loads,
+            self.opts.measure_settings(),
+            self.run_dir / RAW_DIR,
+            f"s{step}_r{round_index}_o{order}",
+            self.record_command,
+            self.opts.host_busy_threshold_pct,
+        )
+        return ColocationVisit(
+            step, round_index, order, dict(combination), got.samples, got.wall_s, got.host_busy_pct, got.host_busy
+        )
+
+
+class Colocate:
+    """One co-location run (module docstring): checked and prepared here, measured by :meth:`run`.
+
+    Args:
+        opts: The run's options.
+        events: Progress events (:data:`perf.colocate.search.Events`).
+
+    Raises:
+        PerfError: bad models or options (:func:`resolve_models`), an existing run folder, no perf_analyzer.
+    """
+
+    def __init__(self, opts: ColocateOptions, events: Events | None = None):
+        self.opts = opts
+        self.events: Events = events or (lambda _e: None)
+        self.repo = Repository(Path(opts.server.repository))
+        models = resolve_models(opts, self.repo)
+        self.pa = analyzer.find_perf_analyzer(opts.perf_analyzer)
+        self.run_id = opts.run_id or "colocate-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+        self.run_dir = Path(opts.results_dir) / self.run_id
+        if self.run_dir.exists():
+            raise PerfError(f"run folder {self.run_dir} already exists", hint="pass another --run-id")
+        seed = opts.seed if opts.seed is not None else sum((i + 1) * ord(ch) for i, ch in enumerate(self.run_id)) % 1_000_003
+        self.record = ColocationRecord(
+            run_id=self.run_id,
+            created=now(),
+            repository=str(Path(opts.server.repository).resolve()),
+            models=models,
+            latency_budget_ms=opts.latency_budget_ms,
+            min_rounds=opts.min_rounds,
+            max_rounds=max(opts.min_rounds, opts.max_rounds),
+            window_ms=opts.window_ms,
+            seed=seed,
+            time_budget_s=opts.time_budget_s,
+        )
+
+    def save(self) -> None:
+        """Write the record."""
+        colocation.save(self.record, self.run_dir)
+
+    def run(self, start_server: Callable[[ColocateOptions, Path], TritonServer] | None = None) -> ColocationRecord:
+        """Start the server, run the search, stop the server; returns the record (also saved).
+
+        Raises:
+            ServerError: the server does not start, or a variant does not load.
+        """
+        (self.run_dir / RAW_DIR).mkdir(parents=True, exist_ok=True)
+        started = time.monotonic()
+        self.save()
+        server_opts = dataclasses.replace(
+            self.opts.server, model_control="explicit", load_models=(), log_file=self.run_dir / "tritonserver.log"
+        )
+        srv = start_server(self.opts, self.run_dir) if start_server else TritonServer(server_opts)
+        with open(self.run_dir / "commands.txt", "a") as f:
+            f.write(f"# tritonserver\n{srv.command_line}\n")
+        try:
+            srv.start()
+            self.record.environment = {
+                "server": {"runtime": srv.runtime, "command": srv.command_line},
+                "perf_analyzer": str(self.pa),
+            }
+            source = ServerSource(self.opts, self.record, srv, self.pa, self.run_dir, self.repo)
+            budget = None if self.opts.time_budget_s is None else self.opts.time_budget_s - (time.monotonic() - started)
+            search = CoordinateSearch(self.record, source, budget, self.opts.starts, self.save, self.events)
+            search.run()
+        except ServerError:
+            self.record.pick_reason = self.record.pick_reason or "the server failed (see its log in the run folder)"
+            raise
+        finally:
+            with contextlib.suppress(Exception):
+                srv.stop()
+            self.record.finished = now()
+            self.record.spent_s = round(time.monotonic() - started, 2)
+            self.save()
+        return self.record

@@ -1,0 +1,184 @@
+"""triton-perf colocate without a server: one perf_analyzer per model started together (a fake
+perf_analyzer), the flags, the refusals, and the report written from a searched record."""
+
+from __future__ import annotations
+
+import json
+import stat
+import sys
+import types
+from pathlib import Path
+
+import colocation_source as cs
+import pytest
+from click.testing import CliRunner
+
+from core.errors import PerfError
+from perf.cli.main import cli
+from perf.colocate import judge
+from perf.colocate.measure import ModelLoad, measure_together
+from perf.colocate.options import ColocateOptions
+from perf.colocate.run import Colocate, refuse_gpu
+from perf.colocate.search import CoordinateSearch
+from perf.records import colocation
+from perf.records.settings import MeasureSettings
+from perf.report.colocation import report_lines, write_report
+
+_FAKE = """#!{python}
+import sys, time
+args = sys.argv[1:]
+csv = args[args.index("-f") + 1]
+model = args[args.index("-m") + 1]
+with open({log!r}, "a") as f:
+    f.write(f"{{model}} start {{time.time()}}\\n")
+time.sleep(0.4)
+with open(csv, "w") as f:
+    f.write("Concurrency,Inferences/Second,Client Send,Network+Server Send/Recv,Server Queue,Server Compute Input,"
+            "Server Compute Infer,Server Compute Output,Client Recv,p50 latency,p90 latency,p95 latency,p99 latency,"
+            "Avg latency\\n")
+    thr = 900 if "big" in model else 3000
+    f.write(f"2,{{thr}},2,700,120,10,300,50,1,1000,2000,3000,4000,1500\\n")
+print("Request concurrency: 2")
+sys.exit(3 if "broken" in model else 0)
+"""
+
+
+def _fake_pa(tmp_path: Path) -> tuple[Path, Path]:
+    log = tmp_path / "starts.log"
+    pa = tmp_path / "perf_analyzer"
+    pa.write_text(_FAKE.format(python=sys.executable, log=str(log)))
+    pa.chmod(pa.stat().st_mode | stat.S_IEXEC)
+    return pa, log
+
+
+def _srv() -> types.SimpleNamespace:  # a server on another host: its load is not sampled here
+    runtime = types.SimpleNamespace(host=lambda: "203.0.113.9")
+    return types.SimpleNamespace(
+        grpc_url="203.0.113.9:8001", http_url="203.0.113.9:8000", container_name=None, pid=None, runtime_impl=runtime
+    )
+
+
+def test_one_perf_analyzer_per_model_started_together_with_the_same_windows(tmp_path: Path) -> None:
+    pa, log = _fake_pa(tmp_path)
+    commands: list[tuple[str, str]] = []
+    loads = [ModelLoad("big", "big_x2", 2, ("--shape", "x:4")), ModelLoad("small", "small_x1", 4)]
+    got = measure_together(
+        pa,
+        _srv(),
+        loads,
+        MeasureSettings(measurement_interval_ms=250),
+        tmp_path / "raw",
+        "s1_r0_o0",
+        lambda w, c: commands.append((w, c)),
+        10.0,
+    )
+    starts = [float(line.split()[-1]) for line in log.read_text().splitlines()]
+    assert len(starts) == 2 and max(starts) - min(starts) < 0.3  # both ran at once (each sleeps 0.4 s)
+    assert got.wall_s < 0.8 + 0.5  # not one after the other
+    big, small = got.samples
+    assert (big.model, big.variant, big.throughput_infer_per_s, big.latency_p99_ms) == ("big", "big_x2", 900.0, 4.0)
+    assert big.server_queue_us == 120.0 and big.server_compute_us == 360.0  # input + infer + output
+    assert small.throughput_infer_per_s == 3000.0
+    assert got.host_busy_pct is None and not got.host_busy  # a server elsewhere: not sampled
+    lines = [c for _w, c in commands]
+    assert all("--measurement-interval 250" in c for c in lines)  # the same window settings
+    assert "--concurrency-range 2:2" in lines[0] and "--concurrency-range 4:4" in lines[1]
+    assert "--shape x:4" in lines[0]
+
+
+def test_a_failing_perf_analyzer_fails_its_model_only(tmp_path: Path) -> None:
+    pa, _log = _fake_pa(tmp_path)
+    loads = [ModelLoad("big", "big_broken", 1), ModelLoad("small", "small_x1", 1)]
+    got = measure_together(
+        pa, _srv(), loads, MeasureSettings(measurement_interval_ms=100), tmp_path, "t", lambda w, c: None, 10.0
+    )
+    assert got.samples[0].error and not got.samples[0].ok
+    assert got.samples[1].ok
+
+
+def _repo(tmp_path: Path, kinds: dict[str, str]) -> Path:
+    repo = tmp_path / "repo"
+    for name, kind in kinds.items():
+        (repo / name / "1").mkdir(parents=True)
+        (repo / name / "config.pbtxt").write_text(
+            f'name: "{name}"\nbackend: "onnxruntime"\nmax_batch_size: 8\ninstance_group {{ count: 1 kind: {kind} }}\n'
+        )
+    return repo
+
+
+def test_gpu_groups_are_refused_with_a_reason(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, {"a_cpu": "KIND_CPU", "b_gpu": "KIND_GPU"})
+    refuse_gpu(repo, ["a_cpu"])
+    with pytest.raises(PerfError, match="b_gpu has KIND_GPU instance groups.*not measured by this toolkit"):
+        refuse_gpu(repo, ["a_cpu", "b_gpu"])
+
+
+def _invoke(args: list[str]):
+    return CliRunner().invoke(cli, ["colocate", *args])
+
+
+def test_bad_flags_are_one_clear_usage_error(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, {"a1": "KIND_CPU", "a2": "KIND_CPU", "b1": "KIND_CPU"})
+    r = _invoke(["-r", str(repo), "--model", "a"])
+    assert r.exit_code == 2 and "'a' is not NAME=PATTERN[,PATTERN]" in r.output
+    r = _invoke(["-r", str(repo), "--model", "a=a*", "--mix", "a=0"])
+    assert r.exit_code == 2 and "'a=0': '0' is not a CONCURRENCY" in r.output
+    r = _invoke(["-r", str(repo), "--model", "a=a*", "--model", "a=b*"])
+    assert r.exit_code == 2 and "a is given twice" in r.output
+
+
+@pytest.mark.parametrize(
+    ("models", "extra", "message"),
+    [
+        ({"a": ("a*",)}, {}, "co-location needs two models at least"),
+        ({"a": ("a*",), "b": ("b*",)}, {"mix": {"c": 2}}, "--mix names c, not a --model of this run"),
+        ({"a": ("a*",), "b": ("*1",)}, {}, "variant a1 is matched by both --model a and --model b"),
+        ({"a": ("a*",), "b": ("b*",)}, {"starts": {"a": "b1"}}, "--start a=b1: not one of its variants"),
+    ],
+)
+def test_bad_models_are_refused_before_anything_starts(tmp_path: Path, models, extra, message) -> None:
+    from clients.runtimes.options import ServerOptions
+
+    repo = _repo(tmp_path, {"a1": "KIND_CPU", "a2": "KIND_CPU", "b1": "KIND_CPU"})
+    opts = ColocateOptions(server=ServerOptions(repository=repo), models=models, results_dir=tmp_path / "results", **extra)
+    with pytest.raises(PerfError, match=message.replace("*", r"\*")):
+        Colocate(opts)
+
+
+def _searched(tmp_path: Path) -> colocation.ColocationRecord:
+    src = cs.SynthSource(0)
+    rec = cs.record(0)
+    CoordinateSearch(rec, src, clock=src.clock, save=lambda: colocation.save(rec, tmp_path)).run()
+    return rec
+
+
+def test_the_report_explains_the_pick_in_four_parts(tmp_path: Path) -> None:
+    rec = _searched(tmp_path)
+    path = write_report(tmp_path)
+    text = path.read_text()
+    assert "**What**: " + judge.describe(rec.pick) in text
+    assert "**Why**: " + rec.pick_reason in text
+    assert "**The numbers**" in text and "co-located / alone" in text
+    assert "**What it beats**" in text and "- beats " in text
+    assert "## Every combination measured" in text and "(the pick)" in text
+    assert f"{rec.combinations_measured} of 64 combinations measured" in text
+    for row in judge.neighbour_cost(rec):  # alone vs co-located, measured in the same rounds
+        assert row.paired is not None and row.paired.rounds >= 6
+        assert row.together < row.alone  # the neighbours cost each model throughput
+
+
+def test_report_command_writes_a_colocation_runs_report(tmp_path: Path) -> None:
+    _searched(tmp_path)
+    r = CliRunner().invoke(cli, ["report", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "report.md").is_file() and "report:" in r.output
+
+
+def test_no_pick_is_said_in_the_report(tmp_path: Path) -> None:
+    src = cs.SynthSource(4)
+    rec = cs.record(4)
+    rec.latency_budget_ms = 0.5
+    CoordinateSearch(rec, src, clock=src.clock).run()
+    text = "\n".join(report_lines(rec))
+    assert "**None.** no combination found within every model's budget" in text
+    assert json.loads(json.dumps(colocation.COLOCATION_KIND.dump(rec)))["pick"] is None
