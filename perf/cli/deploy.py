@@ -61,10 +61,15 @@ def export_deployment(
     (PersistentVolumeClaim, loader Pod, Deployment, Service) for NVIDIA's tritonserver image.
 
     Without --variant the run's recommendation is deployed, and the output says so. See the
-    bundle's README.md and docs/KUBERNETES.md for the kubectl steps.
+    bundle's README.md and docs/KUBERNETES.md for the kubectl steps. On a `triton-perf colocate`
+    run, the bundle is its combination: one repository with each model's chosen variant (no
+    Kubernetes manifests).
     """
     from perf.deploy.bundle import export_deployment as export
 
+    if _is_colocation_run(run_dir):
+        _export_combination(run_dir, out, repository, variant, name, image, latency_budget_ms)
+        return
     bundle = export(run_dir, variant, out, repository=repository, name=name, image=image, latency_budget_ms=latency_budget_ms)
     c = bundle.chosen
     click.echo(f"variant: {c.variant} ({c.why})")
@@ -89,3 +94,39 @@ def export_deployment(
         click.echo(f"resources: {why}")
     click.echo(f"image: {bundle.plan.image}")
     click.echo(f"bundle: {bundle.folder} (README.md says how to deploy it)")
+
+
+def _is_colocation_run(run_dir: Path) -> bool:
+    """A ``triton-perf colocate`` run folder (its ``colocation.json``, no sweep ``results.json``)."""
+    from perf.records import colocation, results
+
+    return not (run_dir / results.RESULTS_FILE).is_file() and (run_dir / colocation.COLOCATION_FILE).is_file()
+
+
+def _export_combination(
+    run_dir: Path,
+    out: Path | None,
+    repository: Path | None,
+    variant: str | None,
+    name: str | None,
+    image: str | None,
+    latency_budget_ms: float | None,
+) -> None:
+    """The bundle of a co-location run's combination (:mod:`perf.deploy.combination`)."""
+    from perf.colocate.judge import describe
+    from perf.deploy.combination import export_combination
+
+    given = [
+        f
+        for f, v in (("--variant", variant), ("--name", name), ("--image", image), ("--latency-budget-ms", latency_budget_ms))
+        if v
+    ]
+    if given:
+        raise click.UsageError(
+            f"{run_dir} is a co-location run: its bundle is the run's combination; {', '.join(given)} apply to a sweep's run"
+        )
+    bundle = export_combination(run_dir, out, repository)
+    click.echo(f"combination: {describe(bundle.pick)}")
+    for note in bundle.notes:
+        click.secho(note, fg="yellow", err=True)
+    click.echo(f"bundle: {bundle.folder} (README.md says how to serve it; no Kubernetes manifests for a combination)")

@@ -182,3 +182,43 @@ def test_no_pick_is_said_in_the_report(tmp_path: Path) -> None:
     text = "\n".join(report_lines(rec))
     assert "**None.** no combination found within every model's budget" in text
     assert json.loads(json.dumps(colocation.COLOCATION_KIND.dump(rec)))["pick"] is None
+
+
+def _picked_run(tmp_path: Path, pick: dict[str, str] | None) -> Path:
+    """A co-location run folder over a hand-made repository whose record picked ``pick``."""
+    repo = _repo(tmp_path, {"a1": "KIND_CPU", "b1": "KIND_CPU"})
+    (repo / "a1" / "1" / "model.onnx").write_bytes(b"onnx")
+    run_dir = tmp_path / "run"
+    rec = colocation.ColocationRecord(
+        "run",
+        "2026-12-01T00:00:00",
+        str(repo),
+        [colocation.ColocatedModel("a", ["a1"]), colocation.ColocatedModel("b", ["b1"])],
+        pick=pick,
+        pick_reason="no move of any model raised the weighted throughput" if pick else "no combination found",
+    )
+    colocation.save(rec, run_dir)
+    return run_dir
+
+
+def test_export_deployment_of_a_colocation_run_writes_one_repository_with_each_models_variant(tmp_path: Path) -> None:
+    run_dir = _picked_run(tmp_path, {"a": "a1", "b": "b1"})
+    r = CliRunner().invoke(cli, ["export-deployment", str(run_dir)])
+    assert r.exit_code == 0, r.output
+    bundle = run_dir / "deployment-combination"
+    assert "combination: a=a1, b=b1" in r.output and str(bundle) in r.output
+    assert (bundle / "model_repository" / "a1" / "1" / "model.onnx").read_bytes() == b"onnx"
+    assert (bundle / "model_repository" / "b1" / "config.pbtxt").is_file()
+    readme = (bundle / "README.md").read_text()
+    assert "a=a1, b=b1" in readme and "--model-control-mode=none" in readme and "No Kubernetes manifests" in readme
+    again = CliRunner().invoke(cli, ["export-deployment", str(run_dir)])  # a previous bundle is replaced
+    assert again.exit_code == 0, again.output
+    wrong = CliRunner().invoke(cli, ["export-deployment", str(run_dir), "--variant", "a1"])
+    assert wrong.exit_code == 2 and "is a co-location run" in wrong.output
+
+
+def test_a_run_without_a_pick_deploys_nothing(tmp_path: Path) -> None:
+    run_dir = _picked_run(tmp_path, None)
+    r = CliRunner().invoke(cli, ["export-deployment", str(run_dir)])
+    assert isinstance(r.exception, PerfError) and "picked no combination: no combination found" in str(r.exception)
+    assert not (run_dir / "deployment-combination").exists()
