@@ -97,6 +97,8 @@ class ColocateOptions:
         perf_analyzer: Path of perf_analyzer.
         seed: Seed of the rounds' shuffles (default: from the run id).
         host_busy_threshold_pct: Other processes' CPU above which a visit is flagged (% of one core).
+        brute: Measure every combination instead of the coordinate search (:mod:`perf.colocate.brute`;
+            the benchmark's comparison, not a flag).
     """
 
     server: Annotated[ServerOptions, Flag(nested=True, panel=WHAT_PANEL)]
@@ -185,6 +187,7 @@ class ColocateOptions:
         default=None, description="Seed of the rounds' shuffled order [default: from the run id; recorded]."
     )
     host_busy_threshold_pct: Annotated[float, NOT_A_FLAG] = HOST_BUSY_THRESHOLD_PCT
+    brute: Annotated[bool, NOT_A_FLAG] = False
 
     def measure_settings(self) -> MeasureSettings:
         """perf_analyzer's window settings for every visit."""

@@ -256,7 +256,12 @@ class Colocate:
             source = ServerSource(self.opts, self.record, srv, self.pa, self.run_dir, self.repo)
             budget = None if self.opts.time_budget_s is None else self.opts.time_budget_s - (time.monotonic() - started)
             search = CoordinateSearch(self.record, source, budget, self.opts.starts, self.save, self.events)
-            search.run()
+            if self.opts.brute:
+                from perf.colocate.brute import run_brute
+
+                run_brute(search)
+            else:
+                search.run()
         except ServerError:
             self.record.pick_reason = self.record.pick_reason or "the server failed (see its log in the run folder)"
             raise

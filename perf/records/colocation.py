@@ -38,8 +38,8 @@ COLOCATION_FILE = "colocation.json"
 #: Schema version written (and read).
 COLOCATION_SCHEMA = 1
 #: What a step measured: every variant alone (the start), the moves of one model, the pick
-#: with each of its variants alone (what its neighbours cost it).
-StepKind = Literal["alone", "move", "final"]
+#: with each of its variants alone (what its neighbours cost it), or every combination (brute force).
+StepKind = Literal["alone", "move", "final", "brute"]
 
 
 @dataclass(frozen=True, config=_CONFIG)
@@ -163,7 +163,7 @@ class SearchStep:
 
     Attributes:
         index: The step (0-based).
-        kind: ``alone``, ``move`` or ``final`` (:data:`StepKind`).
+        kind: ``alone``, ``move``, ``final`` or ``brute`` (:data:`StepKind`).
         model: The model whose variants were tried (a ``move`` step), else ``None``.
         held: The combination held during the step.
         targets: What each round measured (each a combination; one entry: alone).

@@ -110,3 +110,15 @@ def test_a_model_with_one_variant_is_held() -> None:
     assert pick is not None and pick["big"] == "big_x1"
     assert {s.model for s in rec.steps if s.kind == "move"} == {"small"}
     assert rec.combinations_total == 4
+
+
+def test_brute_force_in_the_toolkit_measures_every_combination_and_agrees() -> None:
+    from perf.colocate.brute import run_brute
+
+    src = cs.SynthSource(8)
+    rec = cs.record(8)
+    pick = run_brute(CoordinateSearch(rec, src, clock=src.clock))
+    assert pick == cs.true_best()
+    assert rec.combinations_measured == 64 and [s.kind for s in rec.steps] == ["brute", "final"]
+    assert rec.steps[0].rounds == 6 and len(rec.steps[0].targets) == 64
+    assert rec.pick_reason.startswith("brute force:")
