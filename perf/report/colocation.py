@@ -15,6 +15,7 @@ from pathlib import Path
 from perf.analysis.paired import RULE
 from perf.colocate import judge
 from perf.markdown import fmt, table
+from perf.plots.colocation import TRADEOFF_FILE, plot_tradeoff
 from perf.records import colocation
 from perf.records.colocation import ColocationRecord
 
@@ -29,7 +30,11 @@ def write_report(run_dir: Path) -> Path:
     """
     record = colocation.load(run_dir)
     path = Path(run_dir) / REPORT_FILE
-    path.write_text("\n".join(report_lines(record)) + "\n")
+    drawn = plot_tradeoff(record, Path(run_dir) / TRADEOFF_FILE)
+    plot = ["## The trade-off", "", f"![weighted throughput vs the slowest model's p99]({TRADEOFF_FILE})", ""] if drawn else []
+    lines = report_lines(record)
+    at = next((i for i, ln in enumerate(lines) if ln == "## Every combination measured"), len(lines))
+    path.write_text("\n".join([*lines[:at], *plot, *lines[at:]]) + "\n")
     return path
 
 

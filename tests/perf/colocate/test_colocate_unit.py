@@ -162,6 +162,8 @@ def test_the_report_explains_the_pick_in_four_parts(tmp_path: Path) -> None:
     assert "**What it beats**" in text and "- beats " in text
     assert "## Every combination measured" in text and "(the pick)" in text
     assert f"{rec.combinations_measured} of 64 combinations measured" in text
+    assert "![weighted throughput vs the slowest model's p99](colocation_tradeoff.png)" in text
+    assert (tmp_path / "colocation_tradeoff.png").stat().st_size > 0
     for row in judge.neighbour_cost(rec):  # alone vs co-located, measured in the same rounds
         assert row.paired is not None and row.paired.rounds >= 6
         assert row.together < row.alone  # the neighbours cost each model throughput
@@ -222,3 +224,14 @@ def test_a_run_without_a_pick_deploys_nothing(tmp_path: Path) -> None:
     r = CliRunner().invoke(cli, ["export-deployment", str(run_dir)])
     assert isinstance(r.exception, PerfError) and "picked no combination: no combination found" in str(r.exception)
     assert not (run_dir / "deployment-combination").exists()
+
+
+def test_the_tradeoff_plot_draws_every_combination_and_marks_the_pick(tmp_path: Path) -> None:
+    from perf.plots.colocation import plot_tradeoff
+
+    rec = _searched(tmp_path)
+    drawn = plot_tradeoff(rec, tmp_path / "t.png")
+    (panel,) = drawn.values()
+    assert len(panel["the pick"][0]) == 1
+    points = len(panel.get("within every model's budget", ([], []))[0]) + len(panel.get("a model over its budget", ([], []))[0])
+    assert points == rec.combinations_measured

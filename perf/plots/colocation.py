@@ -1,0 +1,52 @@
+"""The trade-off plot of a co-location run: every combination measured, its weighted throughput
+against its slowest model's p99 (medians over the rounds of the last step that measured it), the
+pick marked, the p99 budget drawn, each point labelled with its variants."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from perf.colocate import judge
+from perf.plots.canvas import Drawn, finish, panels, place_labels
+from perf.plots.styles import GREY
+from perf.records.colocation import ColocationRecord
+
+#: The plot's file name in the run folder.
+TRADEOFF_FILE = "colocation_tradeoff.png"
+
+
+def plot_tradeoff(record: ColocationRecord, path: Path) -> Drawn | None:
+    """Draw the trade-off (module docstring) to ``path`` (PNG); ``None`` (no file) without a
+    combination that has numbers for every model."""
+    rows = []
+    for c in judge.measured_combinations(record):
+        p99s = [p for p in c.p99_ms.values() if p is not None]
+        if c.weighted is not None and len(p99s) == len(c.combination):
+            rows.append((max(p99s), c.weighted, c))
+    if not rows:
+        return None
+    fig, (ax,) = panels(1, 5.5)
+    ax.set_title("co-located combinations: weighted throughput vs the slowest model's p99")
+    within = [(x, y) for x, y, c in rows if not c.over]
+    over = [(x, y) for x, y, c in rows if c.over]
+    if within:
+        ax.plot([x for x, _ in within], [y for _, y in within], "o", color="tab:blue", label="within every model's budget")
+    if over:
+        ax.plot([x for x, _ in over], [y for _, y in over], "x", color=GREY, label="a model over its budget")
+    pick = next(((x, y) for x, y, c in rows if record.pick and judge.key(c.combination) == judge.key(record.pick)), None)
+    if pick is not None:
+        ax.plot([pick[0]], [pick[1]], "*", markersize=16, color="tab:red", label="the pick")
+    if record.latency_budget_ms:
+        ax.axvline(
+            record.latency_budget_ms,
+            color="tab:red",
+            linestyle="--",
+            linewidth=1,
+            label=f"p99 budget {record.latency_budget_ms:g} ms",
+        )
+    ax.set_xlabel("slowest model's p99 (ms, median over rounds)")
+    ax.set_ylabel("weighted throughput (infer/s, median over rounds)")
+    place_labels(
+        ax, [(x, y, " ".join(c.combination[m.name] for m in record.models if m.name in c.combination)) for x, y, c in rows]
+    )
+    return finish(fig, [ax], path)
