@@ -38,7 +38,7 @@ from typing import Any, Protocol
 from perf.analysis.paired import ALPHA, sign_test_p
 from perf.colocate import judge
 from perf.colocate.judge import Combination
-from perf.records.colocation import ColocationRecord, ColocationVisit, MoveDecision, SearchStep
+from perf.records.colocation import ColocationRecord, ColocationVisit, MoveDecision, SearchStep, StepKind
 
 log = logging.getLogger(__name__)
 
@@ -275,10 +275,10 @@ class CoordinateSearch:
     # -- rounds ------------------------------------------------------------------------------
 
     def _step(
-        self, kind: str, model: str | None, held: Mapping[str, str], targets: list[dict[str, str]], extend: bool = True
+        self, kind: StepKind, model: str | None, held: Mapping[str, str], targets: list[dict[str, str]], extend: bool = True
     ) -> SearchStep:
         """Measure ``targets`` in rounds as one step (appended to the record)."""
-        step = SearchStep(index=len(self.record.steps), kind=kind, model=model, held=dict(held), targets=targets)  # type: ignore[arg-type]
+        step = SearchStep(index=len(self.record.steps), kind=kind, model=model, held=dict(held), targets=targets)
         self.record.steps.append(step)
         self.source.prepare(step)
         self.events({"event": "step", "step": step})
