@@ -122,3 +122,13 @@ def test_brute_force_in_the_toolkit_measures_every_combination_and_agrees() -> N
     assert rec.combinations_measured == 64 and [s.kind for s in rec.steps] == ["brute", "final"]
     assert rec.steps[0].rounds == 6 and len(rec.steps[0].targets) == 64
     assert rec.pick_reason.startswith("brute force:")
+
+
+def test_an_undecided_promising_move_gets_more_rounds_up_to_the_most() -> None:
+    src = cs.SynthSource(7, noise=0.05)
+    rec = cs.record(7)
+    pick = CoordinateSearch(rec, src, clock=src.clock).run()
+    assert pick == cs.true_best()
+    extended = [s for s in rec.steps if s.rounds > rec.min_rounds]
+    assert extended and all(s.kind == "move" and s.rounds <= rec.max_rounds for s in extended)
+    assert all(s.rounds == rec.min_rounds for s in rec.steps if s.kind != "move")
