@@ -101,7 +101,7 @@ def refuse_gpu(repository: Path, variants: list[str]) -> None:
         raise PerfError(
             f"{', '.join(gpu)} {'has' if len(gpu) == 1 else 'have'} KIND_GPU instance groups: co-locating models on one "
             "GPU (device sharing, per-model GPU memory) is not measured by this toolkit yet",
-            hint="co-locate KIND_CPU variants (builders build --kinds cpu), or measure each GPU variant with triton-perf sweep",
+            hint="co-locate KIND_CPU variants (builders build --instance-kind cpu), or measure each GPU variant with triton-perf sweep",
         )
 
 
