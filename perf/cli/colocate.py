@@ -90,7 +90,7 @@ def _events(console: Any) -> Any:
         elif e["event"] == "visit":
             v = e["visit"]
             parts = [
-                f"{s.model} {s.throughput_infer_per_s:,.0f} infer/s p99 {s.latency_p99_ms:.2f} ms"
+                f"{s.model} {s.throughput_infer_per_s:,.0f} infer/s p99 {_num(s.latency_p99_ms, '.2f')} ms"
                 if s.ok
                 else f"{s.model} error: {s.error}"
                 for s in v.samples
@@ -103,13 +103,14 @@ def _events(console: Any) -> Any:
 
 def _finish(run: Any, console: Any, no_report: bool) -> None:
     """Print the pick and its neighbours' cost, write the report, exit 1 without a pick."""
+    from rich.markup import escape
     from rich.table import Table
 
     from perf.colocate.judge import describe, neighbour_cost
 
     rec = run.record
     for cut in rec.cuts:
-        console.print(f"cut for time: {cut}")
+        console.print(escape(f"cut for time: {cut}"))
     click.echo(
         f"combinations measured: {rec.combinations_measured} of {rec.combinations_total}; {len(rec.visits)} visits in {rec.spent_s:.0f} s"
     )
