@@ -25,13 +25,13 @@ from perf.records.settings import MeasureSettings
 from perf.report.colocation import report_lines, write_report
 
 _FAKE = """#!{python}
-import sys, time
+import os, sys, time
 args = sys.argv[1:]
 csv = args[args.index("-f") + 1]
 model = args[args.index("-m") + 1]
 with open({log!r}, "a") as f:
     f.write(f"{{model}} start {{time.time()}}\\n")
-time.sleep(0.4)
+time.sleep(float(os.environ.get("FAKE_PA_SLEEP_S", "0.4")))
 with open(csv, "w") as f:
     f.write("Concurrency,Inferences/Second,Client Send,Network+Server Send/Recv,Server Queue,Server Compute Input,"
             "Server Compute Infer,Server Compute Output,Client Recv,p50 latency,p90 latency,p95 latency,p99 latency,"
@@ -235,3 +235,66 @@ def test_the_tradeoff_plot_draws_every_combination_and_marks_the_pick(tmp_path: 
     assert len(panel["the pick"][0]) == 1
     points = len(panel.get("within every model's budget", ([], []))[0]) + len(panel.get("a model over its budget", ([], []))[0])
     assert points == rec.combinations_measured
+
+
+class _FakeServer:
+    """What ServerSource and measure_together use of a TritonServer (another host's: not sampled)."""
+
+    def __init__(self) -> None:
+        self.grpc_url, self.http_url, self.container_name, self.pid = "203.0.113.9:8001", "203.0.113.9:8000", None, None
+        self.runtime_impl = types.SimpleNamespace(host=lambda: "203.0.113.9")
+        self.runtime, self.command_line = "fake", "tritonserver --fake"
+        self.loaded: list[str] = []
+        self.events: list[str] = []
+
+    def start(self) -> _FakeServer:
+        self.events.append("start")
+        return self
+
+    def stop(self) -> None:
+        self.events.append("stop")
+
+    def load(self, name: str) -> None:
+        self.loaded.append(name)
+        self.events.append(f"load {name}")
+
+    def unload(self, name: str) -> bool:
+        self.loaded.remove(name)
+        self.events.append(f"unload {name}")
+        return True
+
+
+def test_a_run_loads_what_each_step_needs_and_measures_the_pick_alone_and_together(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from clients.runtimes.options import ServerOptions
+    from perf.colocate.run import ServerSource
+
+    pa, _log = _fake_pa(tmp_path)
+    repo = _repo(tmp_path, {"big_x1": "KIND_CPU", "big_x2": "KIND_CPU", "small_x1": "KIND_CPU", "small_x2": "KIND_CPU"})
+    monkeypatch.setattr(ServerSource, "_inputs", lambda self, v: ["--shape", f"x:{len(v)}"])
+    monkeypatch.setenv("FAKE_PA_SLEEP_S", "0")
+    opts = ColocateOptions(
+        server=ServerOptions(repository=repo),
+        models={"big": ("big_*",), "small": ("small_*",)},
+        mix={"big": 3},
+        window_ms=50,
+        warmup_requests=0,
+        perf_analyzer=pa,
+        results_dir=tmp_path / "results",
+        run_id="r",
+        time_budget_s=None,
+    )
+    srv = _FakeServer()
+    rec = Colocate(opts).run(start_server=lambda o, d: srv)
+    assert srv.events[0] == "start" and srv.events[-1] == "stop"
+    assert [s.kind for s in rec.steps][0] == "alone" and rec.steps[-1].kind == "final"
+    assert rec.steps[0].loaded == ["big_x1", "big_x2", "small_x1", "small_x2"]  # every variant alone, loaded together
+    assert rec.pick is not None and set(rec.pick) == {"big", "small"}
+    assert set(rec.steps[-1].loaded) == set(rec.pick.values())  # the final step: only the pick loaded
+    final = [v for v in rec.visits if v.step == rec.steps[-1].index]
+    assert sorted(len(v.combination) for v in final[:3]) == [1, 1, 2] and len(final) == 3 * rec.steps[-1].rounds
+    commands = (tmp_path / "results" / "r" / "commands.txt").read_text()
+    assert "tritonserver --fake" in commands and "--concurrency-range 3:3" in commands and "--shape x:6" in commands
+    assert colocation.load(tmp_path / "results" / "r").finished is not None
+    assert judge.neighbour_cost(rec)  # alone vs co-located from the same final rounds
