@@ -202,15 +202,15 @@ def measured_combinations(record: ColocationRecord) -> list[Measured]:
             if len(t) == len(record.models) and step.rounds:
                 last[key(t)] = (t, step.index, step.rounds)
     out = []
-    for combo, step, rounds in last.values():
+    for combo, at, rounds in last.values():
         out.append(
             Measured(
                 dict(combo),
-                step,
-                median(series(record.visits, step, combo, rounds, record.models)),
-                {m: median(model_series(record.visits, step, combo, rounds, m, "throughput_infer_per_s")) for m in combo},
-                {m: median(model_series(record.visits, step, combo, rounds, m, "latency_p99_ms")) for m in combo},
-                over_budget(record.visits, step, combo, rounds, record.latency_budget_ms),
+                at,
+                median(series(record.visits, at, combo, rounds, record.models)),
+                {m: median(model_series(record.visits, at, combo, rounds, m, "throughput_infer_per_s")) for m in combo},
+                {m: median(model_series(record.visits, at, combo, rounds, m, "latency_p99_ms")) for m in combo},
+                over_budget(record.visits, at, combo, rounds, record.latency_budget_ms),
             )
         )
     return sorted(out, key=lambda r: -(r.weighted or 0.0))

@@ -14,12 +14,13 @@ from pathlib import Path
 
 from perf.analysis.paired import RULE
 from perf.colocate import judge
-from perf.markdown import fmt, table
+from perf.markdown import Align, fmt, table
 from perf.plots.colocation import TRADEOFF_FILE, plot_tradeoff
 from perf.records import colocation
 from perf.records.colocation import ColocationRecord
 
 REPORT_FILE = "report.md"
+RIGHT: Align = "right"
 
 
 def write_report(run_dir: Path) -> Path:
@@ -113,7 +114,7 @@ def pick_section(record: ColocationRecord) -> list[str]:
                     ]
                     for r in rows
                 ],
-                ["left", "left", *(["right"] * 6)],
+                ["left", "left", *([RIGHT] * 6)],
             ),
             "",
         ]
@@ -207,7 +208,7 @@ def combinations_section(record: ColocationRecord) -> list[str]:
         *table(
             ["combination", "step", "weighted infer/s", *names, "budget"],
             rows,
-            ["left", "right", "right", *(["right"] * len(names)), "left"],
+            ["left", "right", "right", *([RIGHT] * len(names)), "left"],
         ),
         "",
     ]
