@@ -42,7 +42,14 @@ def _write_schemas_module():
 def test_committed_json_schemas_equal_the_generated_ones():
     mod = _write_schemas_module()
     generated = mod.schemas()
-    assert set(generated) == {"build_manifest.json", "repository_index.json", "results.json", "input_spec.json", "baseline.json", "colocation.json"}
+    assert set(generated) == {
+        "build_manifest.json",
+        "repository_index.json",
+        "results.json",
+        "input_spec.json",
+        "baseline.json",
+        "colocation.json",
+    }
     for name, text in generated.items():
         path = ROOT / "docs" / "schemas" / name
         assert path.is_file() and path.read_text() == text, f"{path} is stale: run python scripts/write_schemas.py"
