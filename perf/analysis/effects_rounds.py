@@ -24,8 +24,13 @@ NEVER_TOGETHER = "not measured fairly: the two levels were never measured in the
 
 
 def is_rounds(variants: list[VariantResult]) -> bool:
-    """The levels are rounds of one rounds sweep: no level has a shape (the search series)."""
-    return all(lv.shape is None for v in variants for lv in v.levels)
+    """Each variant's levels are one series (one swept shape at most: a shape sweep is split
+    into one series per shape first, :func:`perf.records.results.split_by_shape`)."""
+    return all(len({lv.shape for lv in v.levels}) <= 1 for v in variants)
+
+
+def _shape(v: VariantResult) -> str | None:
+    return next((lv.shape for lv in v.levels), None)
 
 
 def paired_change(
@@ -50,8 +55,8 @@ def paired_change_n(
 ) -> tuple[float | None, bool | None, str | None, int]:
     """:func:`paired_change` and the number of common rounds."""
     field = {THROUGHPUT: THROUGHPUT, P99: "latency_p99_ms"}.get(metric, metric)
-    ra = per_round(ref, Side(ref.name, a.concurrency, a.batch_size), field)
-    rb = per_round(changed, Side(changed.name, b.concurrency, b.batch_size), field)
+    ra = per_round(ref, Side(ref.name, a.concurrency, a.batch_size, _shape(ref)), field)
+    rb = per_round(changed, Side(changed.name, b.concurrency, b.batch_size, _shape(changed)), field)
     common = sorted(set(ra) & set(rb))
     res = paired([rb[r] for r in common], [ra[r] for r in common]) if common else None
     if res is None:

@@ -50,6 +50,8 @@ METRICS: tuple[str, ...] = tuple(
         "host_busy",
         "host_not_sampled",
         "notes",
+        "shape",  # a key of the level (one series per shape: perf.records.results.split_by_shape), never a median
+        "request_rate",
     )
 )
 #: Trials a point needs on each side before a difference can be called significant.

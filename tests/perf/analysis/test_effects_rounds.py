@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from factories import params
 
 from perf.analysis.effects import main_effects
@@ -20,8 +22,14 @@ def _variant(count: int, thr: float, rounds=range(6)) -> VariantResult:
     p = params(count, True)
     lv = [
         LevelResult(
-            8, 1, r, throughput_infer_per_s=thr * LOAD[r], latency_p99_ms=8000.0 / (thr * LOAD[r]),
-            avg_server_batch_size=4.0, host_busy=LOAD[r] < 0.5, host_busy_pct=60.0 if LOAD[r] < 0.5 else 0.0,
+            8,
+            1,
+            r,
+            throughput_infer_per_s=thr * LOAD[r],
+            latency_p99_ms=8000.0 / (thr * LOAD[r]),
+            avg_server_batch_size=4.0,
+            host_busy=LOAD[r] < 0.5,
+            host_busy_pct=60.0 if LOAD[r] < 0.5 else 0.0,
         )  # fmt: skip
         for r in rounds
     ]
@@ -57,3 +65,21 @@ def test_five_shared_rounds_are_not_significant_by_the_paired_rule() -> None:
     run = _run(_variant(1, 1000.0, rounds=range(5)), _variant(2, 1300.0, rounds=range(5)))
     (effect,) = [e for e in main_effects(run, run_points(run)) if e.factor.key == "count"]
     assert effect.pairs[0].throughput_sig is False and effect.pairs[0].throughput_note is None
+
+
+def test_a_shape_sweep_in_rounds_folds_its_rounds_and_pairs_within_one_shape() -> None:
+    # the trial's crash: `--shapes seq=8,64` in rounds; the shape string went into the medians
+    from perf.analysis.recommendation import recommend
+    from perf.analysis.stats import aggregate
+    from perf.records.results import split_by_shape
+
+    lv = [LevelResult(2, 1, r, throughput_infer_per_s=100.0 + r, latency_p99_ms=2.0, shape="seq=8") for r in range(2)]
+    (p,) = aggregate(lv, "v")
+    assert p.trials == 2 and "shape" not in p.median
+    a, b = _variant(1, 1000.0), _variant(2, 1300.0)
+    for v in (a, b):
+        v.levels = [dataclasses.replace(x, shape=s) for x in v.levels for s in ("seq=8", "seq=64")]
+    run = split_by_shape(_run(a, b))
+    assert recommend(run).best_peak is not None
+    (effect,) = [e for e in main_effects(run, run_points(run)) if e.factor.key == "count"]
+    assert len(effect.pairs) == 2 and all(d.throughput_sig and abs(d.throughput_pct - 30.0) < 1e-6 for d in effect.pairs)

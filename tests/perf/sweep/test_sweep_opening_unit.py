@@ -107,5 +107,7 @@ def test_a_resumed_rounds_run_says_its_rounds_and_that_more_follow():
     )
     run.finished = "then"  # its rounds had ended (perf.sweep.run.Sweep._finished_before)
     line = resume_line(run, {}, _opts(baseline=True))
-    assert line.endswith("will measure: no round (its rounds had ended: a new --run-id measures again); then its missing in-process baseline")
+    assert line.endswith(
+        "will measure: no round (its rounds had ended: a new --run-id measures again); then its missing in-process baseline"
+    )
     assert resume_line(run, {}, _opts(baseline=False)).endswith("measures again); no in-process baseline (--no-baseline)")
