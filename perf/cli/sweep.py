@@ -108,9 +108,12 @@ def _finish(ctx: click.Context, sw: Any, run: Any, console: Any, allow_failed_va
     if not any(v.status == "ok" for v in run.variants):
         from core.errors import PerfError
 
+        timed_out = run.rounds is not None and all(v.status == "skipped" for v in run.variants if not v.levels)
         raise PerfError(
             f"no variant was measured: {'; '.join(f'{v.name}: {v.error}' for v in run.variants)[:600]}",
-            hint=f"see {sw.run_dir / 'results.json'} and the server log there",
+            hint="give a longer --time-budget (the plan's estimate is printed at the start)"
+            if timed_out and any(c.kind == "rounds" for c in run.rounds.cuts)  # type: ignore[union-attr]
+            else f"see {sw.run_dir / 'results.json'} and the server log there",
         )
     if not no_report:
         print_report(sw.run_dir, sw.opts.latency_budget_ms, sw.opts.latency_percentile)

@@ -329,7 +329,8 @@ class Rounds:
         s = self.setup
         for n in alive:
             lad = self.ladders[n]
-            if ladders.climbing(lad, s.plans[n], self._vr(n), s.rules) and lad.end is None:
+            measured = any(lv.ok for lv in self._vr(n).levels)  # a ladder never measured is not "still rising"
+            if measured and ladders.climbing(lad, s.plans[n], self._vr(n), s.rules) and lad.end is None:
                 self.record.cut(
                     Cut("ladder", f"its ladder stopped at concurrency {lad.levels[-1]} while still rising", n, lad.levels[-1])
                 )

@@ -186,6 +186,12 @@ class RoundsSweep(SweepBase):
         if any(lv.usable for lv in vr.levels):
             vr.status, vr.error = "ok", None
             return
+        rr = self.run.rounds
+        if not vr.levels and rr is not None and any(c.kind == "rounds" for c in rr.cuts):  # no round fitted the budget
+            vr.status = "skipped"
+            vr.error = "not measured: the time budget ended before its first round (a longer --time-budget measures it)"
+            log.warning("%s: %s", vr.name, vr.error)
+            return
         why = next(
             (lv.error or "; ".join(lv.notes) for lv in vr.levels if lv.error or lv.notes), "no level produced a measurement"
         )

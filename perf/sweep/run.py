@@ -202,6 +202,8 @@ class Sweep(Sequential, RoundsSweep):
             log.info("in-process baseline not measured: the servers ran on another host than this one")
             return
         measured = sum(1 for v in self.run.variants if v.status == "ok")
+        if not measured:  # nothing to compare with: no cut to list
+            return
         need = measured * budgets.BASELINE_S
         left = None if deadline is None else deadline - time.monotonic()
         if left is not None and left < need and self.run.rounds is not None:

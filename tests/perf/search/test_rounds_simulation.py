@@ -124,3 +124,9 @@ def test_a_resumed_group_counts_the_rounds_it_already_had() -> None:
     again.run_group(list(TRUE), 0, host.measure)
     assert len(run.rounds.rounds) == 6 and run.rounds.rounds[:5] == kept
     assert run.rounds.ended == "ranking decided (after 6 rounds)"
+
+
+def test_a_budget_too_small_for_one_round_cuts_the_rounds_and_claims_no_ladder_was_rising() -> None:
+    run, sched, _ = rounds_run(5, budget_s=1.0)
+    assert run.rounds.rounds == [] and run.rounds.ended.startswith("time budget spent")
+    assert [c.kind for c in run.rounds.cuts] == ["rounds"]  # no "still rising" for a ladder never measured
