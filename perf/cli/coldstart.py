@@ -56,11 +56,15 @@ def coldstart(
     after it. Prints a table and the --warmup-count to build with (measured on the variants
     without warmup). TensorRT variants are "not measured on this host" where the server
     cannot run them."""
+    from google.protobuf import json_format
+
+    from builders.config.pbtxt import read_config
     from builders.repository.view import Repository
     from clients.server import TritonServer
     from clients.shapes import parse_shapes
     from perf.coldstart import measure as cs
     from perf.measure import environment
+    from perf.measure.inputs import check_variant_shapes
     from perf.records import results
     from perf.report import coldstart as report
     from perf.sweep.server import now
@@ -72,6 +76,9 @@ def coldstart(
     absent = [n for n in names if into and run.variant(n) is None]
     if absent:
         raise click.BadParameter(f"{', '.join(absent)} not in the run {into}: --into records only the run's own variants")
+    for name in names:  # a --shape the build's verified range refuses: said before any server starts
+        cfg = json_format.MessageToDict(read_config(repo.path / name / "config.pbtxt"), preserving_proto_field_name=True)
+        check_variant_shapes(name, cfg, repo.variant(name).served_spec, dims)
     opts = dataclasses.replace(server_opts, model_control="explicit", load_models=())
     records = []
     with TritonServer(opts) as srv:

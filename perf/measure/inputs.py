@@ -67,6 +67,22 @@ def resolve_shapes(
     return {name: list(r.dims) for name, r in _resolve(config, spec, shapes).items()}
 
 
+def check_variant_shapes(
+    variant: str, config: dict[str, Any], spec: ModelSpec | None, shapes: Mapping[str, Sequence[int]] = {}
+) -> None:
+    """:func:`resolve_shapes` for one variant before anything is sent: a refusal names the
+    variant once (the sweep and ``triton-perf coldstart`` check every variant this way).
+
+    Raises:
+        PerfError: ``"<variant>: <why>"`` (:func:`resolve_shapes`'s refusals).
+    """
+    try:
+        resolve_shapes(config, spec, shapes)
+    except PerfError as e:
+        said = e.message if e.message.startswith(f"{variant}:") else f"{variant}: {e.message}"
+        raise PerfError(said, hint=e.hint) from None
+
+
 def _resolve(config: dict[str, Any], spec: ModelSpec | None, shapes: Mapping[str, Sequence[int]]) -> dict[str, shp.ResolvedInput]:
     mbs = int(config.get("max_batch_size", 0) or 0)
     try:

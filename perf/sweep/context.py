@@ -20,7 +20,7 @@ from clients.server import TritonServer
 from core.errors import PerfError, ToolkitError
 from perf.coldstart import measure as coldstart
 from perf.measure import analyzer
-from perf.measure.inputs import describe_dynamic, input_args, resolve_shapes
+from perf.measure.inputs import check_variant_shapes, describe_dynamic, input_args
 from perf.measure.level import HostCheck, Load, measure_level, measure_visit
 from perf.records import results
 from perf.records.levels import LevelResult
@@ -135,10 +135,7 @@ class SweepBase:
                 spec = self.repository.variant(name).served_spec
             except ToolkitError:  # an unreadable build record fails that variant when it is measured
                 continue
-            try:
-                resolve_shapes(plan.config, spec, self.opts.shapes)
-            except PerfError as e:
-                raise PerfError(f"{name}: {e.message}", hint=e.hint) from None
+            check_variant_shapes(name, plan.config, spec, self.opts.shapes)
 
     def _swept_shapes(self, name: str) -> tuple[str | None, ...]:
         """The swept shapes (``"seq=64"``...) variant ``name`` is measured at: every combination

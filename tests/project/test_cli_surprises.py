@@ -164,3 +164,36 @@ def test_a_repository_that_does_not_exist_is_named_so(tmp_path: Path):
         assert "index.json" not in str(err.value)
     res = CliRunner().invoke(clients_cli, ["check", "--repository", str(tmp_path / "nowhere")])
     assert "does not exist" in str(res.exception) and "index.json" not in str(res.exception)
+
+
+def test_a_shape_outside_the_verified_range_is_refused_before_anything_is_sent(tmp_path: Path, monkeypatch):
+    # the trial: `triton-perf coldstart --shape input_ids:999` started a server, warned, and exited 0
+    from builders.model.spec import ModelSpec
+    from builders.model.tensor import TensorSpec
+    from core.errors import PerfError
+    from perf.measure.inputs import check_variant_shapes
+
+    spec = ModelSpec((TensorSpec("ids", "int64", ("seq",), (0, 9)),), (), {"seq": (1, 24, 64)})
+    config = {"name": "m_onnx", "max_batch_size": 8, "input": [{"name": "ids", "data_type": "TYPE_INT64", "dims": [-1]}]}
+    check_variant_shapes("m_onnx", config, spec, {"ids": (32,)})
+    with pytest.raises(PerfError) as err:
+        check_variant_shapes("m_onnx", config, spec, {"ids": (999,)})
+    assert err.value.message.count("m_onnx") == 1 and "999" in err.value.message  # the variant named once
+    # coldstart checks every variant before its server starts
+    import perf.cli.coldstart as cold
+    from builders.repository.view import Repository
+
+    started = []
+    monkeypatch.setattr("clients.server.TritonServer.__enter__", lambda self: started.append(1) or self)
+    monkeypatch.setattr(Repository, "names", lambda self, *a, **k: ["m_onnx"])
+    monkeypatch.setattr("builders.config.pbtxt.read_config", lambda path: _config_proto(config))
+    monkeypatch.setattr(Repository, "variant", lambda self, n: type("V", (), {"served_spec": spec})())
+    res = CliRunner().invoke(cold.coldstart, ["--repository", str(tmp_path), "--shape", "ids:999"])
+    assert isinstance(res.exception, PerfError) and "999" in str(res.exception) and not started
+
+
+def _config_proto(config: dict):
+    from google.protobuf import json_format
+    from tritonclient.grpc import model_config_pb2 as mc
+
+    return json_format.ParseDict(config, mc.ModelConfig())
