@@ -219,7 +219,10 @@ class HostSampler:
         if d is None:
             return None
         wall, busy, own = d
-        return max(0.0, busy - sum(own.values())) / wall * 100.0
+        import psutil
+
+        cores = psutil.cpu_count() or 1  # CPU times tick in 10 ms steps: a short span can read above the host's cores
+        return min(max(0.0, busy - sum(own.values())) / wall * 100.0, cores * 100.0)
 
     def load(self, span: tuple[float, float] | None = None, threshold_pct: float = HOST_BUSY_THRESHOLD_PCT) -> HostLoad:
         """:class:`HostLoad` over ``span`` (:meth:`other_pct`, :func:`is_host_busy`)."""

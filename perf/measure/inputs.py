@@ -137,7 +137,7 @@ def input_args(
         return args  # perf_analyzer's own random data fits every other type
     for n in ints:
         t = by_name.get(n)
-        if not (t and t.value_range):
+        if not (t and (t.value_range or t.domain)):  # a domain (a mask: 0s and 1s) says what values are sent
             log.warning(
                 "input %s: no value range in the build's spec; generated values are in %s (pass --input-data for your own)",
                 n,

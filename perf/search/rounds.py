@@ -30,6 +30,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from core.wording import count
 from perf.analysis.ranking import MIN_ROUNDS, Ranking, rank_variants
 from perf.markdown import fmt
 from perf.records.levels import LevelResult
@@ -311,7 +312,8 @@ class Rounds:
         if not tied:
             return "ranking decided"
         return (
-            f"ranking settled: {rounds_left} more rounds could not separate `{rank.leader.side.variant}` from {', '.join(tied)}"
+            f"ranking settled: {count(rounds_left, 'more round')} could not separate `{rank.leader.side.variant}` "
+            f"from {', '.join(tied)}"
         )
 
     def _tie_set(self, names: Sequence[str]) -> list[str]:

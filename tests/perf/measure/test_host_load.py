@@ -49,3 +49,14 @@ def test_a_remote_server_on_another_host_is_not_sampled(monkeypatch: pytest.Monk
     monkeypatch.setattr("clients.runtimes.remote.socket.gethostbyname", lambda h: "10.254.0.7")
     assert own_roots(_srv("gpu-node.example", 8000)) == (None, NOT_SAMPLED_ELSEWHERE)
     assert NOT_SAMPLED_ELSEWHERE == "not sampled (server on another host)"
+
+
+def test_other_processes_never_read_above_the_hosts_cores_on_a_short_span() -> None:
+    # the trial: a one-batch trace "used 249 % of a core" on a 2-core host (10 ms CPU-time ticks over a short span)
+    import psutil
+
+    from perf.measure.host import HostSampler
+
+    h = HostSampler([])
+    h.samples = [(0.0, 0.0, {}), (0.01, 0.05, {})]  # 50 ms of CPU time read over 10 ms of wall time
+    assert h.other_pct() == (psutil.cpu_count() or 1) * 100.0

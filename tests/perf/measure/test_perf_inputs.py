@@ -141,3 +141,25 @@ def test_a_shape_flag_must_fit_the_config(tmp_path: Path):
     # a given shape wins over the spec's opt size
     args = input_args(_cfg(8, True), SPEC, tmp_path, shapes={"input_ids": (64,)})
     assert args[args.index("--shape") + 1] == "input_ids:64"
+
+
+def test_a_mask_input_is_not_warned_about_as_having_no_value_range(tmp_path: Path, caplog):
+    # the trial: "input attention_mask: no value range in the build's spec; generated values are in [0, 100]",
+    # for a mask the domain decides (0s and 1s, a 1 in every row)
+    import logging
+
+    spec = ModelSpec(
+        inputs=(TensorSpec("ids", "int64", ("seq",), (0, 99)), TensorSpec("attention_mask", "int64", ("seq",), domain="mask")),
+        outputs=(),
+        dynamic_axes={"seq": (1, 8, 16)},
+    )
+    cfg = {
+        "name": "m",
+        "max_batch_size": 8,
+        "input": [{"name": n, "data_type": "TYPE_INT64", "dims": [-1]} for n in ("ids", "attention_mask")],
+    }
+    with caplog.at_level(logging.WARNING):
+        args = input_args(cfg, spec, tmp_path)
+    assert "no value range" not in caplog.text
+    masks = [step["attention_mask"]["content"] for step in _data(args)["data"]]
+    assert all(set(m) <= {0, 1} and 1 in m for m in masks)
