@@ -115,7 +115,9 @@ class Spread:
         median: Their median (%).
         low, high: The spread: min–max, or the interquartile range from :data:`IQR_FROM` pairs.
         significant: The spread does not cover zero (n >= 2); with one pair, the pair's
-            trial-spread verdict (None: unknown, one trial).
+            trial-spread verdict (None: unknown, one trial). Paired over rounds: also every
+            pair significant by the paired rule (:mod:`perf.analysis.effects_rounds`).
+        paired: The pairs were paired over rounds (a rounds sweep).
     """
 
     values: tuple[float, ...]
@@ -123,6 +125,7 @@ class Spread:
     low: float
     high: float
     significant: bool | None
+    paired: bool = False
 
     @property
     def sign(self) -> int:
@@ -136,6 +139,8 @@ class Spread:
         or for one pair ``"+8.0 % (1 pair; spread unknown (1 trial))"``."""
         text = f"{self.median:+.1f} %"
         n = len(self.values)
+        if n == 1 and self.paired:
+            return text + f" (1 pair; {'significant' if self.significant else 'not significant'} by the paired rule)"
         if n == 1:
             why = {True: "beyond its trial spread", False: "not significant: within its trial spread", None: spread_unknown(1)}
             return text + f" (1 pair; {why[self.significant]})"
@@ -143,8 +148,9 @@ class Spread:
         return text + f" ({kind} {self.low:+.1f} to {self.high:+.1f}" + ("" if self.significant else ": not significant") + ")"
 
 
-def summarise(values: Sequence[float], single: bool | None = None) -> Spread:
-    """:class:`Spread` of ``values``; ``single`` is the significance of a lone pair."""
+def summarise(values: Sequence[float], single: bool | None = None, paired: Sequence[bool | None] | None = None) -> Spread:
+    """:class:`Spread` of ``values``; ``single`` is the significance of a lone pair; ``paired``:
+    each pair's verdict by the paired rule (a rounds sweep): all must be significant too."""
     vals = tuple(values)
     if len(vals) >= IQR_FROM:
         q1, _, q3 = statistics.quantiles(vals, n=4, method="inclusive")
@@ -152,7 +158,9 @@ def summarise(values: Sequence[float], single: bool | None = None) -> Spread:
     else:
         low, high = min(vals), max(vals)
     sig = single if len(vals) == 1 else not (low <= 0 <= high)
-    return Spread(vals, statistics.median(vals), low, high, sig)
+    if paired is not None:
+        sig = bool(sig) and all(paired)
+    return Spread(vals, statistics.median(vals), low, high, sig, paired is not None)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -168,6 +176,7 @@ class PairDiff:
         throughput_sig, p99_sig: The noise-rule verdict of each single difference.
         throughput_note, p99_note: Why the difference is no evidence (:mod:`perf.analysis.fair`:
             "not measured fairly: ...", "cannot act at this load: ..."); ``None`` when it is.
+        paired: The differences are paired over rounds (the ``*_sig`` are the paired rule's).
     """
 
     reference: str
@@ -181,6 +190,7 @@ class PairDiff:
     p99_sig: bool | None = None
     throughput_note: str | None = None
     p99_note: str | None = None
+    paired: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -257,7 +267,7 @@ def _pair(
             on = tuple(p for p, t in ((common[0], ta), (common[1], tb)) if t.dynamic_batching)
             p_note = p_note or cannot_act(factor, *common, batching_on=on)
         c = common[0].concurrency if common else None
-        return PairDiff(a.name, b.name, ta, tb, t_pct, p_pct, c, t_sig, p_sig, t_note, p_note)
+        return PairDiff(a.name, b.name, ta, tb, t_pct, p_pct, c, t_sig, p_sig, t_note, p_note, paired=True)
     dt = delta(pa, pb, THROUGHPUT)
     dp = delta(*common, P99) if common else None
     return PairDiff(
@@ -283,7 +293,10 @@ def _spread(diffs: Sequence[PairDiff], metric: str) -> Spread | None:
         if (v := getattr(d, f"{metric}_pct")) is not None and not getattr(d, f"{metric}_note")
         for s in [getattr(d, f"{metric}_sig")]
     ]
-    return summarise([v for v, _ in vals], vals[0][1] if len(vals) == 1 else None) if vals else None
+    if not vals:
+        return None
+    paired = [sig for _, sig in vals] if all(d.paired for d in diffs) else None
+    return summarise([v for v, _ in vals], vals[0][1] if len(vals) == 1 else None, paired)
 
 
 def main_effects(run: RunResult, points: dict[str, list[Point]]) -> list[MainEffect]:

@@ -329,7 +329,12 @@ def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]
     if busy:
         parts.append(
             f"{len(busy)} level(s) were measured while other processes used the host ({_some(busy)}; marked "
-            f"{flag_mark(HOST_BUSY).strip()}): a comparison with them is not measured fairly and says so."
+            f"{flag_mark(HOST_BUSY).strip()})"
+            + (
+                ": each comparison pairs rounds in which both sides shared that load (see **Paired ranking**)."
+                if run.rounds is not None
+                else ": a comparison with them is not measured fairly and says so."
+            )
         )
     if inters:
         parts.append(
@@ -343,8 +348,12 @@ def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]
     if fewest >= MIN_TRIALS_FOR_SPREAD and rel:
         parts.append(
             f"Each level was measured {fewest} times or more; throughput varied by a median "
-            f"{statistics.median(rel):.1f} % (min–max) between {'rounds' if run.rounds else 'trials'}, and a difference is called significant "
-            "only when it exceeds both levels' spreads."
+            f"{statistics.median(rel):.1f} % (min–max) between {'rounds' if run.rounds else 'trials'}, and a difference is called "
+            + (
+                "only by the paired rule over the rounds both sides shared (sign test at 5 %, at least 6 rounds)."
+                if run.rounds is not None
+                else "significant only when it exceeds both levels' spreads."
+            )
         )
     elif allp and max(p.trials for p in allp) >= MIN_TRIALS_FOR_SPREAD:  # a single-trial run says so in _numbers
         parts.append(once(allp) + ".")

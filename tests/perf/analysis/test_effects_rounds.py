@@ -83,3 +83,15 @@ def test_a_shape_sweep_in_rounds_folds_its_rounds_and_pairs_within_one_shape() -
     assert recommend(run).best_peak is not None
     (effect,) = [e for e in main_effects(run, run_points(run)) if e.factor.key == "count"]
     assert len(effect.pairs) == 2 and all(d.throughput_sig and abs(d.throughput_pct - 30.0) < 1e-6 for d in effect.pairs)
+
+
+def test_an_effect_over_pairs_is_significant_only_when_every_pair_is_by_the_paired_rule() -> None:
+    # the trial: "+26.1 % (min–max +19.0 to +33.2)" unqualified while both pairs were "not significant"
+    from perf.analysis.effects import summarise
+
+    assert summarise([19.0, 33.2]).significant is True  # one after another: the spread over pairs decides
+    s = summarise([19.0, 33.2], paired=[False, False])
+    assert s.significant is False and s.describe().endswith(": not significant)")
+    assert summarise([19.0, 33.2], paired=[True, True]).significant is True
+    one = summarise([30.0], True, paired=[True])
+    assert one.describe() == "+30.0 % (1 pair; significant by the paired rule)"  # not "beyond its trial spread"
