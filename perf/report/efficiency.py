@@ -95,11 +95,14 @@ def efficiency_section(run: RunResult, run_dir: Path) -> list[str]:
     lines = ["## Serving efficiency", ""]
     if run.baseline is None:
         elsewhere = [s.url for s in run.servers if s.host != "this host"]
+        cut = next((c.reason for c in (run.rounds.cuts if run.rounds else []) if c.kind == "baseline"), None)
+        then = f"`triton-perf baseline {run_dir}` measures it and `triton-perf report {run_dir}` then shows this section"
         why = (
             f"the servers ran on another host ({', '.join(elsewhere)}): an in-process run here would measure this host"
             if elsewhere
-            else f"swept with `--no-baseline`, or before it existed: `triton-perf baseline {run_dir}` measures it and "
-            f"`triton-perf report {run_dir}` then shows this section"
+            else f"the time budget: {cut}; {then}"
+            if cut
+            else f"swept with `--no-baseline`, or before it existed: {then}"
         )
         return lines + [f"No in-process baseline in this run ({why}).", ""]
     rows = efficiency_rows(run)

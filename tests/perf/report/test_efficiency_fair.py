@@ -103,3 +103,15 @@ def test_a_host_busy_served_level_marks_its_numbers_in_the_sentence_and_the_tabl
     assert "80.0 † host busy" in row and "100.0 † host busy" not in row  # served marked, in-process quiet
     (quiet,) = [line for line in text.splitlines() if line.startswith(f"| {VARIANT}") and "|   1 |" in line]
     assert "†" not in quiet.split("|")[4]  # the unflagged level's served cell
+
+
+def test_a_baseline_cut_for_time_says_so_not_no_baseline(tmp_path: Path):
+    # the trial: "swept with --no-baseline, or before it existed" for a baseline the time budget skipped
+    from perf.records.results import RunResult
+    from perf.records.rounds import Cut, RoundsRecord
+    from perf.report.efficiency import efficiency_section
+
+    run = RunResult("r", "now")
+    run.rounds = RoundsRecord(seed=1, cuts=[Cut("baseline", "skipped: 42 s of the time budget left, it needs about 45 s")])
+    text = "\n".join(efficiency_section(run, tmp_path))
+    assert "the time budget: skipped: 42 s of the time budget left" in text and "--no-baseline" not in text
