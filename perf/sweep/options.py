@@ -341,7 +341,9 @@ def resumed_options(opts: SweepOptions, settings: dict[str, Any]) -> SweepOption
     for field in taken:
         given_v, kept, default = getattr(opts, field), getattr(resumed, field), getattr(defaults, field)
         if said(field, given_v, kept, default):
-            log.warning("resume: %s %s ignored; the run continues with its saved %s", field, given_v, kept)
+            # a saved None means the default took effect: say the value it stood for
+            shown = resumed.round_rules.window_ms if field == "round_window_ms" and kept is None else kept
+            log.warning("resume: %s %s ignored; the run continues with its saved %s", field, given_v, shown)
     if opts.given is None or "measure" in opts.given:  # one line per measurement flag the user set, not the whole object
         for f in measure_fields:
             given_v, kept, default = getattr(opts.measure, f), getattr(resumed.measure, f), getattr(defaults.measure, f)

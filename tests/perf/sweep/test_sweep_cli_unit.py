@@ -197,3 +197,18 @@ def test_resume_warns_per_measurement_flag_the_user_set(caplog: pytest.LogCaptur
     assert got.measure.measurement_interval_ms == 300
     assert any("measurement_interval_ms=900 ignored" in m and "saved measurement_interval_ms=300" in m for m in messages)
     assert not any("MeasureSettings(" in m for m in messages)
+
+
+def test_resume_names_the_round_window_that_took_effect_not_none(caplog: pytest.LogCaptureFixture) -> None:
+    # the trial: "round_window_ms 100 ignored; the run continues with its saved None"
+    saved = {**SAVED, "round_window_ms": None}
+    opts = SweepOptions(
+        server=ServerOptions(Path("/somewhere/model_repository")),
+        round_window_ms=100,
+        resume=True,
+        given=frozenset({"round_window_ms"}),
+    )
+    with caplog.at_level("WARNING"):
+        resumed_options(opts, saved)
+    msg = " ".join(r.getMessage() for r in caplog.records)
+    assert "round_window_ms 100 ignored; the run continues with its saved 300" in msg and "saved None" not in msg
