@@ -16,10 +16,9 @@ Ranking rule (every pick, in the report, the CLI summary and ``scripts/gpu_check
    is picked, also in words.
 
 A **rounds** sweep (``results.json`` with ``rounds``; the default design) is ranked by its
-paired rounds instead (:mod:`perf.analysis.ranking`, the rule of :mod:`perf.analysis.paired`): the pick is the leader of the paired
-ranking at its operating point (under the budget: among the levels whose latency percentile,
-median over their rounds, is within it), flags or not — every variant of a round shared the
-host's state, so a flag no longer decides between them; it stays on the numbers. Where the
+paired rounds instead (:mod:`perf.analysis.ranking`, :mod:`perf.analysis.paired`): the pick is the paired
+ranking's leader at its operating point (under the budget: among the levels whose latency percentile,
+median over their rounds, is within it), flags or not (a round's variants shared the host's state; the flag stays). Where the
 leader does not beat a runner-up by the paired rule, the pick names the **tie set**
 (:attr:`Choice.tie_set`) instead of a winner by noise, and says what it beats.
 """
@@ -356,6 +355,11 @@ def _paired(
         )
     if not cands:
         notes.append("No variant has a level that can be recommended.")
+    if cut := [f"`{c.variant}`" for c in (run.rounds.cuts if run.rounds else []) if c.kind == "variant" and c.variant]:
+        notes.append(
+            f"{len(cut)} of the {len(run.variants)} variants were not measured (cut for time: {', '.join(cut)}): the "
+            "pick is the best of the measured ones only; a longer `--time-budget` measures them."
+        )
     low = min(cands, key=lambda p: p.value(P99), default=None)
     return Recommendation(
         budget_ms,

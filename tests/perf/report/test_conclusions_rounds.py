@@ -29,3 +29,14 @@ def test_a_higher_level_measured_in_few_rounds_is_explained_by_the_paired_rankin
     assert "peaked at 1,204.5 infer/s (concurrency 8): +19.9 % (paired over 2 rounds: not significant)" in text
     assert "the paired ranking over the rounds they shared does not put it ahead" in text
     assert "its own spread" not in text
+
+
+def test_a_pick_among_a_grid_partly_cut_for_time_says_so() -> None:
+    from perf.records.rounds import Cut
+
+    a = VariantResult(params(1, True)["name"], params(1, True), "ok", None, _levels(4, 1000.0, range(6)))
+    b = VariantResult(params(2, True)["name"], params(2, True), "skipped", "cut for time")
+    run = RunResult("r", "now", {}, {}, [a, b])
+    run.rounds = RoundsRecord(seed=1, cuts=[Cut("variant", "not measured: ...", b.name)])
+    notes = " ".join(recommend(run).notes)
+    assert f"1 of the 2 variants were not measured (cut for time: `{b.name}`)" in notes
