@@ -53,7 +53,12 @@ def parse_shape(text: str) -> tuple[str, tuple[int, ...]]:
         shape = tuple(int(d) for d in dims.split(","))
     except ValueError:
         shape = ()
-    if not sep or not name or not shape or min(shape) < 1:
+    if sep and name and shape and min(shape) < 1:
+        raise ClientError(
+            f"--shape {text!r}: every dim must be an integer >= 1",
+            hint="give the dims without the batch axis, e.g. --shape input_ids:128 (perf_analyzer's --shape)",
+        )
+    if not sep or not name or not shape:
         raise ClientError(
             f"--shape {text!r} is not NAME:dims",
             hint="give the dims without the batch axis, each >= 1, e.g. --shape input_ids:128 (perf_analyzer's --shape)",

@@ -31,7 +31,7 @@ def test_the_grammar() -> None:
     assert shapes.parse_shape("ns:x:4") == ("ns:x", (4,))  # the last colon splits
     assert shapes.parse_shape("x: 4 , 5") == ("x", (4, 5))
     for bad in ("x", "x:", "x:0", "x:-1", "x:a", "x:4,", ":3", "x:4.5"):
-        with pytest.raises(ClientError, match="is not NAME:dims") as e:
+        with pytest.raises(ClientError, match="is not NAME:dims|every dim must be an integer >= 1") as e:
             shapes.parse_shape(bad)
         assert "--shape input_ids:128" in (e.value.hint or "")
     assert shapes.parse_shapes(["a:1", "b:2,3", "a:1"]) == {"a": (1,), "b": (2, 3)}  # repeated alike: fine
@@ -147,3 +147,9 @@ def test_requests_take_their_wire_dtypes_from_core_dtypes() -> None:
     assert sent.datatype == "BYTES" and sent.data is not None
     with pytest.raises(ClientError, match="input 'c': numpy dtype 'complex64' is not supported"):
         infer_input(module, "c", np.zeros(2, np.complex64))
+
+
+def test_a_zero_or_negative_dim_is_named_as_such() -> None:
+    for bad in ("x:0", "x:4,-1"):
+        with pytest.raises(ClientError, match="every dim must be an integer >= 1"):
+            shapes.parse_shape(bad)
