@@ -169,7 +169,11 @@ class Sweep(Sequential, RoundsSweep):
                 if fit.baseline_s
                 else ""
             )
-            + (f"; cut for time: {'; '.join(c.reason for c in fit.cuts)}" if fit.cuts else "")
+            + (
+                f"; cut for time: {'; '.join((f'{c.variant} ' if c.variant else '') + c.reason for c in fit.cuts)}"
+                if fit.cuts
+                else ""
+            )
         )
         log.info("%s", text)
         self.progress({"event": "plan", "text": text, "estimate_s": fit.estimate_s})
