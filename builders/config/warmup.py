@@ -13,21 +13,43 @@ variant's latency is steady. That is measured by ``triton-perf coldstart`` (and 
 variant without warmup, which prints the ``--warmup-count`` to build with and why; a build
 before any measurement uses :data:`DEFAULT_WARMUP_COUNT` and records that it is a default,
 not a measurement (:func:`warmup_count`, kept in the build manifest).
+
+Warmup requests are ones a client could send: each input's data stays within its domain
+(:meth:`builders.model.tensor.TensorSpec.draw`), or the warmup does not exercise what is
+served (a fully masked sequence can give NaN or a degenerate path; token ids out of the
+vocabulary fail). Triton's ``zero_data`` is used where zeros are within the domain and
+``random_data`` (random bytes) only for floating inputs without a domain; every other input
+reads its values from ``input_data_file``, a file of raw row-major values in the model
+folder's ``warmup/`` subfolder (Triton docs, "Model Configuration: Model Warmup";
+:func:`warmup_files` gives the files, :func:`write_warmup_files` writes them). ``zero``
+warmup sends each input's value nearest to zero within its domain (a mask: all ones, no
+padding); ``random`` warmup a seeded draw within it.
 """
 
 from __future__ import annotations
 
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
 from pydantic import Field
 from tritonclient.grpc import model_config_pb2 as mc
 
 from builders.model.artifact_io import WILDCARD
 from builders.model.spec import ModelSpec
+from builders.model.tensor import TensorSpec
+from builders.triton.rules import Problem
+from core import dtypes
 from core.errors import ConfigError
 from core.records import Record
 
 #: Runs of each warmup sample when nothing was measured (a stated default, not a
 #: measurement: ``triton-perf coldstart`` measures how many requests a variant needs).
 DEFAULT_WARMUP_COUNT = 3
+#: The model-folder subfolder Triton reads ``input_data_file`` from (Triton docs, "Model
+#: Configuration: Model Warmup"; ``kWarmupDataFolder`` in Triton's core).
+WARMUP_FOLDER = "warmup"
 
 
 class WarmupCount(Record):
@@ -99,9 +121,10 @@ def add_warmup(cfg: mc.ModelConfig, spec: ModelSpec, data: str, count: int = DEF
     """Add ``model_warmup`` samples at every :func:`warmup_points` point, each run ``count``
     times (Triton docs, "Model Configuration: Model Warmup").
 
-    A non-batching model's leading ``-1`` is its batch axis and becomes 1. ``random`` data is
-    ``random_data: true`` except for integer inputs with a ``value_range`` (token ids...),
-    which get zeros: Triton's random integers are not bounded and would index out of range.
+    A non-batching model's leading ``-1`` is its batch axis and becomes 1. Each input's data
+    stays within its domain (module docstring): ``zero_data`` where zeros are within it,
+    ``random_data`` for a floating input without a domain under ``random``, else an
+    ``input_data_file`` (:func:`warmup_values`), which :func:`write_warmup_files` writes.
 
     Args:
         cfg: The config, with inputs, ``max_batch_size`` and dynamic batching already set.
@@ -122,12 +145,84 @@ def add_warmup(cfg: mc.ModelConfig, spec: ModelSpec, data: str, count: int = DEF
             w = sample.inputs[inp.name]
             w.data_type = inp.data_type
             w.dims.extend(_concrete_dims(cfg, inp, list(by_name[inp.name].shape), sizes))
-            t = by_name[inp.name]
-            bounded = t.value_range is not None and not t.dtype.startswith(("float", "bool"))
-            if data == "zero" or bounded:  # random integers would break e.g. token ids (Triton draws any value)
+            source = _source(by_name[inp.name], data)
+            if source == "zero_data":
                 w.zero_data = True
-            else:
+            elif source == "random_data":
                 w.random_data = True
+            else:
+                w.input_data_file = data_file_name(inp.name, data, list(w.dims))
+
+
+def _source(t: TensorSpec, data: str) -> str:
+    """Where a warmup sample of ``data`` takes input ``t``'s values from: ``"zero_data"``,
+    ``"random_data"`` or ``"input_data_file"`` (module docstring)."""
+    if t.dtype == "bytes":
+        return "zero_data"  # Triton sends empty strings for random_data too
+    if data == "zero":
+        return "zero_data" if _zero_value(t) == 0 else "input_data_file"
+    if t.domain is None and dtypes.from_name(t.dtype).is_floating:
+        return "random_data"  # Triton's random bytes: any float, as the input takes
+    return "input_data_file"  # random bytes are outside a range, a domain, a bool's 0/1
+
+
+def _zero_value(t: TensorSpec) -> int:
+    """The value nearest to zero within ``t``'s domain: 1 for a mask (all ones, no padding),
+    zero clipped into ``value_range``, else 0."""
+    if t.domain == "mask":
+        return 1
+    lo, hi = t.value_range or (0, 0)
+    return min(max(0, lo), hi)
+
+
+def data_file_name(name: str, data: str, dims: list[int]) -> str:
+    """``input_data_file`` of input ``name`` for ``data`` at per-request ``dims``, within the
+    model's ``warmup/`` folder: ``"attention_mask.zero.32.bin"`` (samples of one shape share it)."""
+    safe = re.sub(r"[^A-Za-z0-9_-]", "_", name)
+    return f"{safe}.{data}.{'x'.join(str(d) for d in dims)}.bin"
+
+
+def warmup_values(t: TensorSpec, data: str, dims: list[int], data_type: int) -> np.ndarray:
+    """The values one warmup request sends for input ``t``: ``dims`` (one request's dims,
+    without a batch axis when the model batches) in the config's ``data_type``. ``zero``:
+    :func:`_zero_value` everywhere; ``random``: :meth:`TensorSpec.draw` seeded with 0 (a mask
+    row along the last axis)."""
+    numpy_dtype = dtypes.from_triton(mc.DataType.Name(data_type)).to_numpy()
+    if data == "zero":
+        return np.full(dims, _zero_value(t), dtype=numpy_dtype)
+    return t.draw((1, *dims), np.random.default_rng(0)).reshape(dims).astype(numpy_dtype)
+
+
+def warmup_files(cfg: mc.ModelConfig, spec: ModelSpec, data: str | None) -> dict[str, bytes]:
+    """Every ``input_data_file`` ``cfg``'s warmup reads, ``{file name: raw row-major bytes}``
+    (what :func:`add_warmup` named; Triton reads at least dims x element size bytes).
+
+    Args:
+        cfg: A config made with :func:`add_warmup` (or without warmup: ``{}``).
+        spec: The spec it was made from (served names).
+        data: The variant's warmup (``"random"``, ``"zero"``, ``None``).
+    """
+    if not data:
+        return {}
+    by_name = {t.name: t for t in spec.inputs}
+    out: dict[str, bytes] = {}
+    for sample in cfg.model_warmup:
+        for name, w in sample.inputs.items():
+            if w.WhichOneof("input_data_type") == "input_data_file" and w.input_data_file not in out:
+                out[w.input_data_file] = warmup_values(by_name[name], data, list(w.dims), w.data_type).tobytes(order="C")
+    return out
+
+
+def write_warmup_files(cfg: mc.ModelConfig, spec: ModelSpec, data: str | None, folder: Path) -> None:
+    """Write :func:`warmup_files` into ``folder/warmup/`` (replaced; removed when there are none)."""
+    target = Path(folder) / WARMUP_FOLDER
+    if target.exists():
+        shutil.rmtree(target)
+    files = warmup_files(cfg, spec, data)
+    if files:
+        target.mkdir(parents=True)
+        for name, content in files.items():
+            (target / name).write_bytes(content)
 
 
 def _concrete_dims(cfg: mc.ModelConfig, inp: mc.ModelInput, shape: list[int | str], sizes: dict[str, int]) -> list[int]:
@@ -152,4 +247,67 @@ def _concrete_dims(cfg: mc.ModelConfig, inp: mc.ModelInput, shape: list[int | st
                 hint="name the axis in the input spec with a (min, opt, max) range, or build without --warmup",
             )
         out.append(size)
+    return out
+
+
+def warmup_domain_problems(cfg: mc.ModelConfig, spec: ModelSpec) -> list[Problem]:
+    """Warmup inputs whose data is outside the input's domain (module docstring): ``zero_data``
+    where zeros are not within it (a mask, a ``value_range`` without 0), ``random_data``
+    (random bytes) for anything but a floating input without a domain.
+
+    Args:
+        cfg: A config (read back from a repository, or made here).
+        spec: The served spec of its artifact (the build's record); inputs it does not name
+            are not checked.
+    """
+    by_name = {t.name: t for t in spec.inputs}
+    out: list[Problem] = []
+    for i, sample in enumerate(cfg.model_warmup):
+        for name, w in sample.inputs.items():
+            t = by_name.get(name)
+            given = w.WhichOneof("input_data_type")
+            if t is None or given not in ("zero_data", "random_data") or t.dtype == "bytes":
+                continue  # Triton sends empty strings for both
+            if given == "zero_data" and _source(t, "zero") == "zero_data":
+                continue
+            if given == "random_data" and _source(t, "random") == "random_data":
+                continue
+            what = f"a {t.domain} of zeros" if t.domain else f"zeros outside value_range {list(t.value_range or ())}"
+            if given == "random_data":
+                what = "random bytes, outside " + (f"its {t.domain} domain" if t.domain else f"the {t.dtype} input's range")
+            out.append(
+                Problem(
+                    "",
+                    f"model_warmup[{sample.name or i}].inputs[{name}].{given}",
+                    f"sends {what}: no request sends that, so the warmup does not exercise what is served",
+                    "rebuild with `builders build` (warmup data files within each input's domain)",
+                )
+            )
+    return out
+
+
+def warmup_file_problems(cfg: mc.ModelConfig, folder: Path) -> list[Problem]:
+    """``input_data_file`` entries of ``cfg``'s warmup that ``folder/warmup/`` lacks or holds
+    too few bytes for (Triton then fails the load: "warmup setting expects N bytes")."""
+    out: list[Problem] = []
+    for i, sample in enumerate(cfg.model_warmup):
+        for name, w in sample.inputs.items():
+            if w.WhichOneof("input_data_type") != "input_data_file":
+                continue
+            path = Path(folder) / WARMUP_FOLDER / w.input_data_file
+            field = f"model_warmup[{sample.name or i}].inputs[{name}].input_data_file"
+            if not path.is_file():
+                out.append(Problem(str(folder), field, f"{path} is missing", "rebuild the variant with `builders build`"))
+                continue
+            kind = dtypes.from_triton(mc.DataType.Name(w.data_type))
+            need = int(np.prod(list(w.dims))) * (kind.to_numpy().itemsize if kind.numpy else 0)
+            if kind.name != "bytes" and path.stat().st_size < need:
+                out.append(
+                    Problem(
+                        str(path),
+                        field,
+                        f"holds {path.stat().st_size} bytes, dims {list(w.dims)} need {need}",
+                        "rebuild the variant with `builders build`",
+                    )
+                )
     return out

@@ -20,9 +20,9 @@ from typing import Any
 import numpy as np
 from pydantic import Field, StrictStr
 
-from builders.model.domains import domain_values, looks_like_mask
+from builders.model.domains import looks_like_mask
 from builders.model.spec_flags import parse_axis_flag, parse_input_flag
-from builders.model.tensor import BATCH_AXIS, DEFAULT_INT_RANGE, TensorSpec, TensorSpecRecord, output_placeholder, validate_json
+from builders.model.tensor import BATCH_AXIS, TensorSpec, TensorSpecRecord, output_placeholder, validate_json
 from core import dtypes
 from core.errors import ModelSpecError
 from core.records import Record
@@ -107,25 +107,15 @@ class ModelSpec:
     def example_inputs(self, batch: int, axis_sizes: dict[str, int] | None = None, seed: int = 0) -> dict[str, np.ndarray]:
         """Random inputs of shape ``[batch, *per_sample_shape]``.
 
-        Floating inputs are N(0, 1) in their dtype; integer inputs are uniform within
-        ``value_range`` (default :data:`DEFAULT_INT_RANGE`); bool inputs are all True; an
-        input with a ``domain`` respects it (a ``mask``: a padding mask, at least one 1 per
-        row; :func:`builders.model.domains.domain_values`).
+        Each input's values follow :meth:`builders.model.tensor.TensorSpec.draw` (N(0, 1) floats,
+        integers within ``value_range``, its domain respected), drawn in input order from one
+        generator seeded with ``seed``.
         """
         sizes = axis_sizes if axis_sizes is not None else self.axis_sizes("opt")
         rng = np.random.default_rng(seed)
         out: dict[str, np.ndarray] = {}
         for t in self.inputs:
-            shape = (batch, *t.concrete_shape(sizes))
-            if t.domain is not None:
-                out[t.name] = domain_values(t.domain, t.dtype, shape, "random", rng)
-            elif dtypes.from_name(t.dtype).is_floating:
-                out[t.name] = rng.standard_normal(shape).astype(t.dtype)
-            elif t.dtype == "bool":
-                out[t.name] = np.ones(shape, dtype=bool)
-            else:
-                lo, hi = t.value_range or DEFAULT_INT_RANGE
-                out[t.name] = rng.integers(lo, hi + 1, size=shape).astype(t.dtype)
+            out[t.name] = t.draw((batch, *t.concrete_shape(sizes)), rng)
         return out
 
     def require_outputs(self, names: Iterable[str], flag: str) -> None:

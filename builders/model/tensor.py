@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 import numpy as np
 from pydantic import Field, StrictInt, StrictStr, ValidationError
 
-from builders.model.domains import DOMAINS, check_domain
+from builders.model.domains import DOMAINS, check_domain, domain_values
 from core import dtypes
 from core.errors import ModelSpecError
 from core.records import Record, describe
@@ -111,6 +111,24 @@ class TensorSpec:
     def concrete_shape(self, axis_sizes: dict[str, int]) -> tuple[int, ...]:
         """Per-sample shape with every named axis replaced by ``axis_sizes[name]``."""
         return tuple(d if isinstance(d, int) else axis_sizes[d] for d in self.shape)
+
+    def draw(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+        """Random values of this input, of ``shape`` (batch axis first), within its domain: the
+        one rule for every generated input (export examples, reference data, warmup data).
+
+        Floating inputs are N(0, 1) in their dtype; integer inputs are uniform within
+        ``value_range`` (default :data:`DEFAULT_INT_RANGE`); bool inputs are all True; an
+        input with a ``domain`` respects it (a ``mask``: a padding mask, at least one 1 per
+        row; :func:`builders.model.domains.domain_values`).
+        """
+        if self.domain is not None:
+            return domain_values(self.domain, self.dtype, shape, "random", rng)
+        if dtypes.from_name(self.dtype).is_floating:
+            return rng.standard_normal(shape).astype(self.dtype)
+        if self.dtype == "bool":
+            return np.ones(shape, dtype=bool)
+        lo, hi = self.value_range or DEFAULT_INT_RANGE
+        return rng.integers(lo, hi + 1, size=shape).astype(self.dtype)
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form (:class:`TensorSpecRecord`; ``batch_axis`` only when it is not 0,

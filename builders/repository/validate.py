@@ -14,6 +14,9 @@ wrong and what to do. Checks, per model folder (Triton docs, "Model Repository" 
 - the config's own rules (:func:`builders.config.checks.config_problems`, which applies
   :mod:`builders.triton.rules` and the serving backend's rules, e.g. our python-backend
   model's ``artifact_format``);
+- ``model_warmup`` data: every ``input_data_file`` is in the folder's ``warmup/`` with enough
+  bytes, and, against the build's record, no warmup sends data outside an input's domain
+  (:mod:`builders.config.warmup`: zeros into a mask, random bytes into token ids);
 - inputs and outputs against the artifact (:func:`builders.config.checks.artifact_problems`,
   with the artifact read by :func:`builders.model.artifact_io.inspect_artifact`): the ONNX graph
   (parsed as protobuf in this process) and the external data files it names, which must be
@@ -46,6 +49,7 @@ from tritonclient.grpc import model_config_pb2 as mc
 from builders.backends import model_backend, model_filename, served_artifact
 from builders.config.checks import artifact_problems, config_problems, device_constant_problems, recorded_output_problems
 from builders.config.pbtxt import parse_config
+from builders.config.warmup import WARMUP_FOLDER, warmup_domain_problems, warmup_file_problems
 from builders.model.artifact_io import inspect_artifact, read_artifact_io
 from builders.repository.external_data import external_data_problems
 from builders.repository.release_checks import check_onnx_limits, check_tensorrt_version
@@ -60,6 +64,9 @@ log = logging.getLogger(__name__)
 CONFIG = "config.pbtxt"
 #: Folders Triton's repository scan never treats as models or versions.
 _IGNORED = {"__pycache__"}
+#: Model-folder subfolders Triton reads for other purposes, never as versions (``VersionsToLoad``
+#: in Triton's core: ``kWarmupDataFolder``, ``kInitialStateFolder``, ``kModelConfigFolder``).
+_NOT_VERSIONS = {WARMUP_FOLDER, "initial_state", "configs"}
 
 __all__ = ["Problem", "Validation", "read_artifact_io", "validate", "validate_model", "validate_repository"]
 
@@ -234,6 +241,7 @@ def _check_model(model_dir: Path, opts: _Options, result: Validation) -> None:
                     f"create them or list only {sorted(versions)}",
                 )
             )
+    out += warmup_file_problems(cfg, model_dir)
     _recorded_checks(model_dir, cfg, cfg_path, result)
     filename = model_filename(cfg)
     served = served_artifact(cfg)
@@ -316,6 +324,7 @@ def _recorded_checks(model_dir: Path, cfg: mc.ModelConfig, cfg_path: Path, resul
         )
         return
     result.problems.extend(p.at(cfg_path) for p in recorded_output_problems(cfg, recorded.outputs))
+    result.problems.extend(p.at(cfg_path) for p in warmup_domain_problems(cfg, recorded))
     constants = v.export.extra.get("device_constants", ()) if v.export else ()
     for i, g in enumerate(cfg.instance_group):
         kind = mc.ModelInstanceGroup.Kind.Name(g.kind)
@@ -326,7 +335,7 @@ def _version_folders(model_dir: Path, out: list[Problem]) -> dict[int, Path]:
     """Version number -> folder; problems for folders Triton would ignore, or none at all."""
     versions: dict[int, Path] = {}
     for d in sorted(model_dir.iterdir()):
-        if not d.is_dir() or d.name.startswith(".") or d.name in _IGNORED:
+        if not d.is_dir() or d.name.startswith(".") or d.name in _IGNORED | _NOT_VERSIONS:
             continue
         if d.name.isdigit() and not d.name.startswith("0"):
             versions[int(d.name)] = d

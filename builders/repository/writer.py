@@ -3,8 +3,10 @@
 Layout (Triton docs, "Model Repository"):
 ``<repo>/<variant>/config.pbtxt`` and ``<repo>/<variant>/<version>/<model file>`` with an
 integer version folder (default ``1``); for python-backend serving also ``<version>/model.py``
-(the python-backend model). The exported file is hard-linked from the build folder where
-the filesystem allows (one file on disk shared by every variant), else copied.
+(the python-backend model), and ``<repo>/<variant>/warmup/`` with the warmup's input data
+files when it has any (:func:`builders.config.warmup.write_warmup_files`). The exported file
+is hard-linked from the build folder where the filesystem allows (one file on disk shared by
+every variant), else copied.
 ``<repo>/index.json`` lists every variant, its parameters and the build it came from
 (:class:`builders.repository.records.RepositoryIndex`); :mod:`builders.repository.view` reads
 them back.
@@ -21,7 +23,7 @@ from typing import Any
 
 from builders.config.pbtxt import make_config, write_config
 from builders.config.variants import Skipped, Variant
-from builders.config.warmup import DEFAULT_WARMUP_COUNT
+from builders.config.warmup import DEFAULT_WARMUP_COUNT, write_warmup_files
 from builders.model.artifact_io import read_artifact_io
 from builders.model.artifact_signature import ArtifactIO
 from builders.model.spec import ModelSpec
@@ -85,6 +87,7 @@ def write_variant(
         shutil.rmtree(vdir)
     (vdir / str(version)).mkdir(parents=True)
     write_config(cfg, vdir / "config.pbtxt")
+    write_warmup_files(cfg, spec, variant.warmup, vdir)  # warmup data within each input's domain
     link_or_copy(Path(artifact), vdir / str(version) / formats.get(variant.format).file)
     if serving == "python":
         shutil.copyfile(PYTHON_MODEL_TEMPLATE, vdir / str(version) / "model.py")

@@ -49,7 +49,9 @@ def limit_source(protocol: str, asked: int | None) -> str:
 def deploy_payload(folder: Path) -> tuple[str, dict[str, bytes]]:
     """What a load request carries for the model in ``folder``: its ``config.pbtxt`` as the
     JSON Triton takes (protobuf JSON, field names as in the pbtxt) and every file of its
-    numeric version folders as ``{"file:<version>/<path>": bytes}``.
+    numeric version folders as ``{"file:<version>/<path>": bytes}``, with the warmup's input
+    data files (``{"file:warmup/<name>": bytes}``, which its ``model_warmup`` reads; Triton docs,
+    "Model Configuration: Model Warmup").
 
     Raises:
         ConfigError: the config cannot be read (:func:`builders.config.pbtxt.read_config`).
@@ -58,6 +60,7 @@ def deploy_payload(folder: Path) -> tuple[str, dict[str, bytes]]:
     from google.protobuf import json_format
 
     from builders.config.pbtxt import read_config
+    from builders.config.warmup import WARMUP_FOLDER
 
     config = json_format.MessageToJson(read_config(folder / "config.pbtxt"), preserving_proto_field_name=True, indent=None)
     files = {
@@ -71,6 +74,11 @@ def deploy_payload(folder: Path) -> tuple[str, dict[str, bytes]]:
         raise ServerError(
             f"{folder.name}: no files in a version folder ({folder}/<version>/) to upload",
             hint="pass a repository written by `builders build`",
+        )
+    warmup = folder / WARMUP_FOLDER
+    if warmup.is_dir():
+        files.update(
+            {f"file:{p.relative_to(folder).as_posix()}": p.read_bytes() for p in sorted(warmup.rglob("*")) if p.is_file()}
         )
     return config, files
 

@@ -29,6 +29,7 @@ import shutil
 from pathlib import Path
 
 from builders.config.pbtxt import make_config, read_config, write_config
+from builders.config.warmup import write_warmup_files
 from builders.model.artifact_io import read_artifact_io
 from builders.repository.view import Repository, RepositoryVariant
 from builders.repository.writer import update_index
@@ -147,7 +148,9 @@ def _to_native(rv: RepositoryVariant, folder: Path, threads: int | None) -> str:
         (v / "model.py").unlink(missing_ok=True)
     io = read_artifact_io(params.format, versions[-1] / fmt.file) if versions else None
     served = spec.renamed(export.served_names("native"))
-    write_config(make_config(params, served, "native", threads, io=io), folder / "config.pbtxt")
+    cfg = make_config(params, served, "native", threads, io=io)
+    write_config(cfg, folder / "config.pbtxt")
+    write_warmup_files(cfg, served, params.warmup, folder)  # the native input names' data files
     return (
         f"The run measured this variant through the toolkit's python-backend model (what the bundled server runs); "
         f"NVIDIA's image serves it with the native `{fmt.platform}` backend (same artifact and instance group, config "

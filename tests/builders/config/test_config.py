@@ -165,7 +165,7 @@ def test_warmup_uses_concrete_sizes_from_the_spec():
     assert [(w.name, w.batch_size) for w in cfg.model_warmup][:2] == [("random_batch1", 1), ("random_batch16", 16)]
     ids = cfg.model_warmup[0].inputs["input_ids"]
     assert list(ids.dims) == [32] and ids.data_type == mc.TYPE_INT64
-    assert ids.zero_data and not ids.random_data  # bounded token ids: random integers would be out of range
+    assert ids.input_data_file and not ids.random_data  # bounded token ids: Triton's random bytes would be out of range
     floats = make_config(Variant("m", "onnx", max_batch_size=4, warmup="random"), TINY, "native")
     assert floats.model_warmup[0].inputs["INPUT__0"].random_data
     unbatched = make_config(Variant("m", "onnx", max_batch_size=0, warmup="zero"), SEQ, "native", io=SEQ_ONNX)
