@@ -34,7 +34,7 @@ from builders.model.spec import ModelSpec
 from builders.repository.build_folder import Staging, earlier_records, earlier_variants, remove_failed, same_source
 from builders.repository.manifest import MANIFEST, library_versions, read_manifest, weights_hash, write_manifest
 from builders.repository.records import FAILED_MANIFEST_FILE, BuildManifest, IndexEntry, served_names
-from builders.repository.writer import link_or_copy, update_index, write_variant
+from builders.repository.writer import drop_stale_variants, link_or_copy, update_index, write_variant
 from builders.verify.input_draws import describe_draws, load_sample
 from builders.verify.verification import save_reference
 from core.errors import ConfigError, PartialBuildError, ToolkitError
@@ -59,9 +59,11 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
     redid and failed), marked ``kept``, when that build was of the same model, spec and
     settings and their files are unchanged
     (:func:`builders.repository.build_folder.earlier_records`); a build of one format after
-    another keeps both. A build that fails as a whole (its only export failed, every export
-    failed, or a variant's config breaks a rule) changes nothing in the build folder or the
-    repository: what it tried is in ``manifest.failed.json``, which the error names.
+    another keeps both; the earlier variants of an export it redid and did not rewrite are
+    removed (:func:`builders.repository.writer.drop_stale_variants`). A build that fails as a
+    whole (its only export failed, every export failed, or a variant's config breaks a rule)
+    changes nothing in the build folder or the repository: what it tried is in
+    ``manifest.failed.json``, which the error names.
 
     An export whose inputs are unchanged (weights, model source or file, spec, format,
     precision, opset, tolerances, max batch size, library versions, GPU for TensorRT) and
@@ -134,6 +136,9 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
     finally:  # the exports were moved in: the manifest describes them, with the variants written
         failed = [(f, p) for f, p, _ in failures]
         saved = _finish_manifest(opts, manifest, mpath, plan, entries, warm, _Earlier(old, tasks, failed), say)
+        written = [e.name for e in entries]  # variants of a redone export not rewritten serve the earlier file
+        for line in drop_stale_variants(opts.repository, out, exported.values(), written, old.repository if old else None):
+            say(line)
         update_index(opts.repository, entries, skipped=plan.skipped)
         remove_failed(out)
     say(f"wrote {count(len(variant_dirs), 'variant')} to {opts.repository}")
@@ -217,10 +222,9 @@ def _plan_variants(opts: BuildOptions, name: str, say: Progress) -> GridPlan:
     for skip in plan.skipped:
         say(f"skipped {skip.what}: {skip.reason}")
     if served_formats and not plan.variants:
+        why = "; ".join(dict.fromkeys(f"{sk.what}: {sk.reason}" for sk in plan.skipped))
         raise ConfigError(
-            "the variant grid is empty: every grid point was skipped ("
-            + "; ".join(dict.fromkeys(f"{sk.what}: {sk.reason}" for sk in plan.skipped))
-            + ")",
+            f"the variant grid is empty: every grid point was skipped ({why})",
             hint="widen the grid, e.g. add --dynamic-batching off or a max_batch_size > 0 (see `builders variants`)",
         )
     return plan

@@ -17,13 +17,14 @@ from __future__ import annotations
 import logging
 import os
 import shutil
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from builders.config.pbtxt import make_config, write_config
 from builders.config.variants import Skipped, Variant
 from builders.config.warmup import DEFAULT_WARMUP_COUNT, write_warmup_files
+from builders.export.artifacts import ExportResult, file_sha256
 from builders.model.artifact_io import read_artifact_io
 from builders.model.artifact_signature import ArtifactIO
 from builders.model.spec import ModelSpec
@@ -134,3 +135,77 @@ def update_index(repo: Path, entries: Sequence[IndexEntry | dict[str, Any]], *, 
     return write_record(
         path, INDEX_KIND, RepositoryIndex(variants=kept, skipped=list(skipped if skipped is not None else old.skipped))
     )
+
+
+def stale_variants(repo: Path, build: Path, exports: Iterable[ExportResult], written: Iterable[str]) -> dict[str, str]:
+    """The variants of ``repo``'s index that build folder ``build`` wrote from an export this
+    build redid, that this build did not rewrite, and whose folder serves another file than the
+    redone export (the earlier one: an export is moved in with :func:`os.replace`, so a variant
+    keeps the file it was written with). No record describes what they serve any more: the
+    manifest now records the redone export. Entries of other builds, of exports not redone, and
+    of a redone export that gave the same files (reused, or re-exported identically) are not stale.
+
+    Args:
+        repo: The model repository.
+        build: The build folder (the index entries' ``build``).
+        exports: The exports this build made or reused (the new files, in the build folder).
+        written: The variants this build wrote.
+
+    Returns:
+        ``{variant: why}``, sorted by name; empty when the index cannot be read.
+    """
+    path = repo / INDEX_FILE
+    try:
+        entries = load_record(path, INDEX_KIND).entries() if path.is_file() else {}
+    except RecordError:
+        return {}
+    here = Path(build).resolve()
+    by_pair = {(r.format, r.precision): r for r in exports}
+    done = set(written)
+    out: dict[str, str] = {}
+    for name, entry in sorted(entries.items()):
+        if name in done or not entry.build or Path(entry.build).resolve() != here or not (repo / name).is_dir():
+            continue
+        v = entry.variant
+        new = by_pair.get((v.format, v.precision))
+        if new is None:
+            continue
+        files = [new.path.name, *(d["file"] for d in new.extra.get("external_data", []))]
+        differ = [f for f in files if not _same_file(repo / name / VERSION / f, new.path.parent / f)]
+        if differ:
+            out[name] = (
+                f"its {v.format} {v.precision} export was redone and it was not rewritten: its {differ[0]} is the earlier one"
+            )
+    return out
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether ``a`` and ``b`` both exist with the same content (one file hard-linked, or equal sha256)."""
+    if not (a.is_file() and b.is_file()):
+        return False
+    if os.path.samefile(a, b):
+        return True
+    return a.stat().st_size == b.stat().st_size and file_sha256(a) == file_sha256(b)
+
+
+def drop_stale_variants(
+    repo: Path, build: Path, exports: Iterable[ExportResult], written: Iterable[str], earlier_repo: str | None = None
+) -> list[str]:
+    """Remove the :func:`stale_variants` of ``repo`` (folder and index entry), and those of the
+    repository the build folder's earlier build wrote (``earlier_repo``, when another one that
+    still exists): their index entries name this build folder, whose manifest no longer records
+    what they serve. Returns one line per variant removed, saying why.
+    """
+    lines: list[str] = []
+    exports = list(exports)  # read once per repository
+    repos = [(Path(repo), list(written))]
+    if earlier_repo and Path(earlier_repo).is_dir() and Path(earlier_repo).resolve() != Path(repo).resolve():
+        repos.append((Path(earlier_repo), []))
+    for folder, done in repos:
+        stale = stale_variants(folder, build, exports, done)
+        for name, why in stale.items():
+            shutil.rmtree(folder / name)
+            lines.append(f"removed {folder / name}: {why}")
+        if stale:
+            update_index(folder, [])
+    return lines

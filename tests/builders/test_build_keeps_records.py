@@ -161,3 +161,33 @@ def test_a_redone_export_that_fails_keeps_the_earlier_one(tmp_path, monkeypatch)
         ("onnx", "fp32", False, True),
     ]
     assert Repository(tmp_path / "repo").variant("tiny_onnx_cpu1_nodb_mbs4").export is not None
+
+
+def test_a_redone_export_drops_exactly_its_variants_it_did_not_rewrite(tmp_path):
+    """ONNX redone at another opset with a smaller grid: the mbs8 ONNX variant, which served the
+    earlier model.onnx under the new record, is gone from the folder and the index; the ONNX
+    variant rewritten and the TorchScript ones (not redone) stay (issue 25, left over)."""
+    wide = VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(4, 8))
+    build(
+        BuildOptions(
+            "tiny", formats=("torchscript", "onnx"), grid=wide, repository=tmp_path / "repo", build_dir=tmp_path / "builds"
+        )
+    )
+    repo = tmp_path / "repo"
+    assert sorted(Repository(repo).index.entries()) == [
+        "tiny_onnx_cpu1_nodb_mbs4",
+        "tiny_onnx_cpu1_nodb_mbs8",
+        "tiny_ts_cpu1_nodb_mbs4",
+        "tiny_ts_cpu1_nodb_mbs8",
+    ]
+    lines: list[str] = []
+    build(_opts(tmp_path, formats=("onnx",), opset=17), lines.append)
+    assert sorted(Repository(repo).index.entries()) == [
+        "tiny_onnx_cpu1_nodb_mbs4",
+        "tiny_ts_cpu1_nodb_mbs4",
+        "tiny_ts_cpu1_nodb_mbs8",
+    ]
+    assert not (repo / "tiny_onnx_cpu1_nodb_mbs8").exists()
+    assert any(ln.startswith(f"removed {repo / 'tiny_onnx_cpu1_nodb_mbs8'}: its onnx fp32 export was redone") for ln in lines)
+    folder = tmp_path / "builds" / "tiny"
+    assert (repo / "tiny_onnx_cpu1_nodb_mbs4" / "1" / "model.onnx").read_bytes() == (folder / "model.onnx").read_bytes()
