@@ -3,7 +3,10 @@
 Either a server started here (explicit model control, nothing loaded at start; each variant
 is loaded, checked over the asked protocols and unloaded in turn, so that variants do not
 compete), or a running server given by URL (a variant that is not ready there is loaded
-through the repository API and unloaded afterwards; one that cannot be loaded fails).
+through the repository API and unloaded afterwards; one that cannot be loaded fails). Either
+way a variant is checked only when the server runs its config: a served config that differs
+from the variant's ``config.pbtxt`` or name fails the variant, naming the fields
+(:func:`clients.runtimes.served.variant_differences`).
 """
 
 from __future__ import annotations
@@ -175,6 +178,9 @@ def check_running(
 ) -> list[CheckResult]:
     """Check each variant of ``repository`` on a running server.
 
+    A variant whose served config differs from its ``config.pbtxt`` (the server's repository
+    holds another copy, say) fails, the differing fields named, and its outputs are not checked.
+
     Args:
         repository: Local repository whose ``index.json`` lists variants and their builds
             (the server may serve a copy of it).
@@ -207,12 +213,38 @@ def check_running(
                     results += [CheckResult(name, p, False, [], f"not ready and could not be loaded: {msg}") for p in urls]
                     continue
             try:
+                wrong = _served_differences(client, proto, repository, name)
+                if wrong:
+                    say(f"{name}: {wrong}")
+                    results += [CheckResult(name, p, False, [], wrong) for p in urls]
+                    continue
                 results += _check_one(v, urls)
             finally:
                 if loaded_here:
                     with contextlib.suppress(ToolkitError, Exception):
                         unload_and_wait(client, name)
     return results
+
+
+def _served_differences(client: Any, protocol: str, repository: Path, name: str) -> str | None:
+    """Why the served model ``name`` is not the variant of that name in ``repository``: the
+    fields in which its served config differs from the variant's ``config.pbtxt`` and name
+    (:func:`clients.runtimes.served.variant_differences`, the comparison the sweep refuses a
+    variant on), or that its config could not be read; ``None`` when they agree."""
+    from clients.infer import model_io
+    from clients.runtimes.served import settings_of_json, variant_differences
+
+    try:
+        have = settings_of_json(model_io(client, name, protocol))
+    except ClientError as e:
+        return f"failed: the served config could not be read, so what the server runs is not known ({e.message})"
+    wrong = variant_differences(repository, name, have)
+    if not wrong:
+        return None
+    return (
+        f"failed: the server runs another config than {name}'s config.pbtxt ({'; '.join(wrong)}); its outputs would "
+        "not be the variant's, so they were not checked"
+    )
 
 
 def check_summary(results: Sequence[CheckResult]) -> str:

@@ -4,7 +4,8 @@ A measurement is only worth the name it is filed under when the server ran that 
 module reads back what the server runs (:func:`read_served`: the served config from Triton's
 model-configuration endpoint, the threads per instance that config implies, the identity of
 the artifact the toolkit uploaded or found, the other models loaded beside it) and compares
-it field by field with the variant (:func:`differences`, :func:`name_differences`): backend,
+it field by field with the variant (:func:`variant_differences`: its local ``config.pbtxt`` and
+its name, :func:`differences`, :func:`name_differences`): backend,
 ``max_batch_size``, instance groups, dynamic batching, ``parameters`` (threads among them),
 ``model_warmup`` and execution accelerators.
 
@@ -14,9 +15,11 @@ loaded the new files (:mod:`clients.runtimes.identity`).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import time
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ConfigDict
@@ -232,6 +235,29 @@ def name_differences(name: str, have: ServedSettings) -> list[str]:
             db += f", preferred sizes {sorted(p.preferred_batch_sizes)}"
     want = dataclasses.replace(have, max_batch_size=p.max_batch_size, instance_groups=[group], dynamic_batching=db)
     return differences(want, have, what="its name says")
+
+
+def variant_differences(repository: str | Path | None, model: str, have: ServedSettings) -> list[str]:
+    """How the served settings ``have`` differ from variant ``model``: from its local
+    ``config.pbtxt`` in ``repository`` (when given and readable, :func:`differences`) and from
+    what its name says (:func:`name_differences`), field by field, a field the config already
+    names not repeated. The one comparison every load by the toolkit (the sweep, ``clients
+    check`` on a server it starts or is given) refuses a variant on.
+
+    Args:
+        repository: The local repository holding the variant's folder; ``None``: its name only.
+        model: The variant (model) name.
+        have: What the server runs for it (:func:`read_served`, :func:`settings_of_json`).
+    """
+    from builders.config.pbtxt import read_config
+    from core.errors import ConfigError
+
+    out: list[str] = []
+    if repository is not None:
+        with contextlib.suppress(ConfigError, OSError):
+            out += differences(ServedSettings.of(read_config(Path(repository) / model / "config.pbtxt")), have)
+    named = {o.split(":")[0] for o in out}
+    return out + [d for d in name_differences(model, have) if d.split(":")[0] not in named]
 
 
 def instance_threads(cfg: mc.ModelConfig, cpu_count: int | None) -> tuple[int | None, str]:

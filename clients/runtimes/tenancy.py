@@ -27,7 +27,7 @@ from typing import Any
 
 from clients.runtimes.identity import upload_problem
 from clients.runtimes.models import PRESENT_STATES
-from clients.runtimes.served import Delivery, Loaded, ServedModel, ServedSettings, differences, name_differences, read_served
+from clients.runtimes.served import Delivery, Loaded, ServedModel, read_served, variant_differences
 from core.errors import ServerError
 
 log = logging.getLogger(__name__)
@@ -204,18 +204,9 @@ class Tenancy:
 
     def problems(self, model: str, served: ServedModel) -> list[str]:
         """How ``served`` differs from the variant: its local ``config.pbtxt`` (when readable)
-        and its name (when it is a variant name), field by field."""
-        from builders.config.pbtxt import read_config
-        from core.errors import ConfigError
-
-        out = []
-        if self.repository is not None:
-            path = Path(self.repository) / model / "config.pbtxt"
-            with contextlib.suppress(ConfigError, OSError):
-                out += differences(ServedSettings.of(read_config(path)), served.settings)
-        return out + [
-            d for d in name_differences(model, served.settings) if d.split(":")[0] not in {o.split(":")[0] for o in out}
-        ]
+        and its name (when it is a variant name), field by field
+        (:func:`clients.runtimes.served.variant_differences`)."""
+        return variant_differences(self.repository, model, served.settings)
 
     def others(self, client: Any, model: str) -> list[str]:
         """Models loaded beside ``model`` now (``[]`` when the server does not answer)."""

@@ -184,6 +184,33 @@ def test_cli_check_against_a_running_server(bundled_server, variant, tiny_repo, 
     assert "FAIL" in res.output and "0 of 1 variant × protocol check passed" in res.output
 
 
+def test_check_on_a_running_server_refuses_a_served_config_other_than_the_variants(bundled_server, tiny_repo, tmp_path):
+    """The server's own copy (``tiny_repo``: 500 µs queue delay) loaded by name, the local variant's
+    config.pbtxt says 100 µs: the check fails naming the field, sends nothing to compare, and
+    leaves the model as it found it (issue 25, left over)."""
+    from builders.config.pbtxt import read_config, write_config
+    from clients.check import check_running
+
+    index = json.loads((tiny_repo / "index.json").read_text())
+    name = next(e["name"] for e in index["variants"] if "_db500_" in e["name"])
+    local = tmp_path / "local"
+    shutil.copytree(tiny_repo / name, local / name)
+    (local / "index.json").write_text(json.dumps({**index, "variants": [e for e in index["variants"] if e["name"] == name]}))
+    cfg = read_config(local / name / "config.pbtxt")
+    cfg.dynamic_batching.max_queue_delay_microseconds = 100
+    write_config(cfg, local / name / "config.pbtxt")
+    with contextlib.closing(make_client(bundled_server.http_url, "http")) as c:
+        before = c.is_model_ready(name)
+    results = check_running(local, urls(bundled_server))
+    assert [r.protocol for r in results] == ["http", "grpc"] and not any(r.passed or r.outputs for r in results)
+    said = results[0].error or ""
+    assert said.startswith(f"failed: the server runs another config than {name}'s config.pbtxt"), said
+    assert "dynamic_batching: variant max_queue_delay 100 µs, served max_queue_delay 500 µs" in said
+    with contextlib.closing(make_client(bundled_server.http_url, "http")) as c:
+        assert c.is_model_ready(name) == before
+    assert check_running(tiny_repo, urls(bundled_server), [name])[0].passed  # the server's own copy is that variant
+
+
 def _repository_over(repo: Path, variant: str, build_dir: Path, dest: Path) -> Path:
     """A repository folder whose index lists ``variant`` of ``repo`` with its build in
     ``build_dir`` (the server keeps serving ``repo``; clients check reads this index)."""
