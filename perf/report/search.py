@@ -69,7 +69,8 @@ def search_lines(run: RunResult, limit: int | None = TOP_N) -> list[str]:
         "",
         "- Levels chosen by the search: " + "; ".join(how) + ".",
         f"- Order (most promising first): {', '.join(f'`{n}`' for n in rec.order)}.",
-        f"- Measured {measured} concurrency levels over {len(run.variants)} variants"
+        f"- Measured {measured} concurrency levels over "
+        f"{sum(1 for v in run.variants if v.levels)} of the {len(run.variants)} variants"
         + (f" (brute force over the same ladder: {planned})." if planned else "."),
         "",
     ]
@@ -77,7 +78,8 @@ def search_lines(run: RunResult, limit: int | None = TOP_N) -> list[str]:
     for v in run.variants:
         d = rec.decision(v.name)
         cs = sorted({p.concurrency for p in aggregate(v.levels)})
-        rows.append([f"`{v.name}`", ", ".join(map(str, cs)) or "—", RULE_WORDS[d.rule] if d else "every asked level"])
+        ended = RULE_WORDS[d.rule] if d else "every asked level" if cs else f"not measured ({v.error or v.status})"
+        rows.append([f"`{v.name}`", ", ".join(map(str, cs)) or "—", ended])
     why = [f"`{d.variant}`: not measured further because {d.reason.rstrip('.')}." for d in rec.decisions if d.rule != "cap"]
     if limit is not None and len(rows) > limit:
         ended: dict[str, int] = {}

@@ -261,7 +261,11 @@ def test_the_report_section_says_why_each_variant_was_not_measured_further():
     run.search.decisions.append(SearchDecision("slow", "pruned", 4, "`lead` beats `slow`."))
     assert "because `lead` beats `slow`." in "\n".join(search_lines(run)) and ".." not in "\n".join(search_lines(run))
     assert "`lead`: not measured further because from concurrency 2 to 4" in text
-    assert "| `slow` | 4 | pruned |" in flat and "budget" not in text and "Measured 4 concurrency levels over 2 variants" in text
+    assert (
+        "| `slow` | 4 | pruned |" in flat
+        and "budget" not in text
+        and "Measured 4 concurrency levels over 2 of the 2 variants" in text
+    )
 
 
 def test_a_resumed_run_keeps_auto_and_its_search_mode(tmp_path: Path):
