@@ -10,6 +10,7 @@ import click
 
 from clients.cli.options import server_options
 from core.cli import CONTEXT_SETTINGS, ToolkitCommand, list_option, parse_flag, verbosity_option
+from core.errors import ToolkitError
 from core.options import option
 from perf.sweep.options import SweepOptions
 
@@ -77,8 +78,12 @@ def coldstart(
     if absent:
         raise click.BadParameter(f"{', '.join(absent)} not in the run {into}: --into records only the run's own variants")
     for name in names:  # a --shape the build's verified range refuses: said before any server starts
-        cfg = json_format.MessageToDict(read_config(repo.path / name / "config.pbtxt"), preserving_proto_field_name=True)
-        check_variant_shapes(name, cfg, repo.variant(name).served_spec, dims)
+        try:
+            cfg = json_format.MessageToDict(read_config(repo.path / name / "config.pbtxt"), preserving_proto_field_name=True)
+            spec = repo.variant(name).served_spec
+        except ToolkitError:  # an unreadable config or build record fails that variant when it is measured
+            continue
+        check_variant_shapes(name, cfg, spec, dims)
     opts = dataclasses.replace(server_opts, model_control="explicit", load_models=())
     records = []
     with TritonServer(opts) as srv:
