@@ -15,8 +15,10 @@ colocate``'s coordinate search, then brute force (every combination measured in 
 
 Printed and saved: each model's throughput alone and co-located in the search's pick (medians of the
 same final rounds, with the paired ratio), each run's pick, its combinations measured of the total,
-its visits and its wall time, and whether the search's pick is brute force's. The timings are this
-machine at this moment (shared and noisy); nothing here asserts a speed or a pick.
+its visits and its wall time, whether the search's pick is brute force's, and when not, the two
+compared by the paired rule in brute force's rounds (a difference, or the search's pick in brute
+force's tie set). The run folders are kept beside ``--out``. The timings are this machine at this
+moment (shared and noisy); nothing here asserts a speed or a pick.
 """
 
 from __future__ import annotations
@@ -31,6 +33,27 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+
+_RECORDS: dict[str, Any] = {}
+
+
+def _versus(brute: Any, other: dict[str, str] | None) -> str:
+    """Brute force's pick against ``other`` in brute force's own rounds, by the paired rule."""
+    from perf.colocate import judge
+
+    if brute.pick is None or other is None:
+        return "no pick to compare"
+    if judge.key(brute.pick) == judge.key(other):
+        return "the same combination"
+    step = brute.steps[0]
+    p = judge.compare(brute.visits, step.index, brute.pick, other, step.rounds, brute.models)
+    if p is None:
+        return "not measured in the same rounds"
+    word = {"higher": "brute force's pick is ahead", "lower": "the search's pick is ahead"}.get(
+        p.verdict, "not distinguishable at this noise (the search's pick is in brute force's tie set)"
+    )
+    return f"{word}: brute / search weighted throughput {p.spread_text()}"
 
 
 def _build(root: Path, delays: tuple[int | None, ...]) -> Path:
@@ -65,6 +88,7 @@ def _run(repo: Path, results: Path, run_id: str, args: argparse.Namespace, brute
     start = time.monotonic()
     rec = Colocate(opts).run()
     wall = time.monotonic() - start
+    _RECORDS[run_id] = rec
     rows = [
         {
             "model": r.model,
@@ -101,12 +125,13 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=Path("results/bench_colocation.json"))
     args = parser.parse_args()
     delays = tuple(None if d == "none" else int(d) for d in args.queue_delays.split(","))
+    runs = args.out.with_name(args.out.stem + "_runs") / time.strftime("%Y%m%d-%H%M%S")
     with tempfile.TemporaryDirectory(prefix="bench_colocation_") as tmp:
-        root = Path(tmp)
-        repo = _build(root, delays)
-        search = _run(repo, root / "results", "search", args, brute=False)
-        brute = _run(repo, root / "results", "brute", args, brute=True)
+        repo = _build(Path(tmp), delays)
+        search = _run(repo, runs, "search", args, brute=False)
+        brute = _run(repo, runs, "brute", args, brute=True)
     same = search["pick"] == brute["pick"]
+    versus = _versus(_RECORDS["brute"], search["pick"])
     print(f"host: {platform.node()} ({platform.processor() or platform.machine()})")
     print("each model alone vs co-located (the search's pick, medians of the same final rounds):")
     for r in search["neighbours"]:
@@ -121,6 +146,8 @@ def main() -> int:
             f"{r['visits']} visits ({r['combination_visits']} of them combinations), {r['wall_s']:.0f} s"
         )
     print(f"search / brute force wall time: {search['wall_s'] / brute['wall_s']:.2f}; same pick: {same}")
+    print(f"brute force's pick against the search's, in brute force's rounds: {versus}")
+    print(f"run folders (colocation.json, report.md, raw CSVs): {runs}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(
         json.dumps(
