@@ -112,7 +112,7 @@ def _finish(ctx: click.Context, sw: Any, run: Any, console: Any, allow_failed_va
         raise PerfError(
             f"no variant was measured: {'; '.join(f'{v.name}: {v.error}' for v in run.variants)[:600]}",
             hint="give a longer --time-budget (the plan's estimate is printed at the start)"
-            if timed_out and any(c.kind == "rounds" for c in run.rounds.cuts)  # type: ignore[union-attr]
+            if timed_out and run.rounds is not None and any(c.kind == "rounds" for c in run.rounds.cuts)
             else f"see {sw.run_dir / 'results.json'} and the server log there",
         )
     if not no_report:
