@@ -78,8 +78,8 @@ def search_lines(run: RunResult, limit: int | None = TOP_N) -> list[str]:
     for v in run.variants:
         d = rec.decision(v.name)
         cs = sorted({p.concurrency for p in aggregate(v.levels)})
-        why = "cut for time" if (v.error or "").startswith("cut for time") else v.status
-        stop = RULE_WORDS[d.rule] if d else "every asked level" if cs else f"not measured ({why})"
+        cause = "cut for time" if (v.error or "").startswith("cut for time") else v.status
+        stop = RULE_WORDS[d.rule] if d else "every asked level" if cs else f"not measured ({cause})"
         rows.append([f"`{v.name}`", ", ".join(map(str, cs)) or "—", stop])
     why = [f"`{d.variant}`: not measured further because {d.reason.rstrip('.')}." for d in rec.decisions if d.rule != "cap"]
     if limit is not None and len(rows) > limit:
