@@ -84,7 +84,13 @@ def sweep(ctx: click.Context, resume: str | None, allow_failed_variants: bool, n
     total, done = sw.level_counts()  # planned levels only: skipped ones are listed at the end
     with progress.bar:
         progress.task = progress.bar.add_task(
-            "reaching tritonserver" if o.server.urls else "starting tritonserver", total=total, completed=done
+            "nothing to measure"
+            if getattr(sw, "rounds_done", False)
+            else "reaching tritonserver"
+            if o.server.urls
+            else "starting tritonserver",
+            total=total,
+            completed=done,
         )
         try:
             run = sw.run_all()
