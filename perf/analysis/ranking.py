@@ -31,7 +31,9 @@ percentile, median over their rounds, is within the budget (the report also says
 of its rounds the pick was within it). **Ranking** (:func:`rank_variants`): the leader is the
 variant with the highest round-adjusted throughput at its operating point that no other
 variant beats by the rule; the **tie set** is the leader and every variant it does not beat.
-A pick is named alone only when the tie set has one member.
+A pick is named alone only when the tie set has one member. In a shape sweep (``--shapes``: one
+series per variant and size) the leader is compared with the series of its own size only: an
+input size is the client's, not a setting to pick.
 
 **The pick's other levels**: levels join a ladder in different rounds, so the leader's
 operating point and a runner-up's may share fewer rounds than the rule needs even when a wide
@@ -267,12 +269,14 @@ class Ranking:
         tie_set: The leader and every variant it does not beat, leader first.
         comparisons: The leader vs each other ranked variant, by round-adjusted throughput.
         unranked: Variants without an operating point.
+        other_sizes: Series of a shape sweep at another input size than the leader's (not compared).
     """
 
     leader: Operating | None
     tie_set: list[Operating]
     comparisons: list[Comparison]
     unranked: list[str] = dataclasses.field(default_factory=list)
+    other_sizes: list[str] = dataclasses.field(default_factory=list)
 
     @property
     def names(self) -> list[str]:
@@ -322,6 +326,8 @@ def rank_variants(
     if leader is None:
         return Ranking(None, [], [], unranked)
     leader = peaks[leader.side.variant]
+    other_sizes = [o.side.variant for o in ops if o.side.shape != leader.side.shape]
+    ops = [o for o in ops if o.side.shape == leader.side.shape]  # a shape sweep: series of one size compared only
     lead_v = by_name[leader.side.variant]
     others = [s for s in levels_of(lead_v) if s != leader.side and _within(lead_v, s, budget_ms, latency_metric)]
     comparisons = [
@@ -333,7 +339,7 @@ def rank_variants(
     ]
     rest = [o for o in ops if o.side.variant != leader.side.variant]
     ties = [leader] + [o for o, c in zip(rest, comparisons) if c.verdict != "a"]
-    return Ranking(leader, ties, comparisons, unranked)
+    return Ranking(leader, ties, comparisons, unranked, other_sizes)
 
 
 def _within(vr: VariantResult, side: Side, budget_ms: float | None, latency_metric: str) -> bool:

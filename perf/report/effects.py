@@ -44,7 +44,9 @@ def effects_section(effects: Sequence[MainEffect], inters: Sequence[Interaction]
     lines += [
         "What changing one factor does, over every pair of variants that differ only in that factor (all other "
         "variant parameters equal): the median of the paired changes, in %, with their spread (min–max, or the "
-        f"interquartile range (IQR) from {IQR_FROM} pairs); *not significant* where the spread covers zero. Peak "
+        f"interquartile range (IQR) from {IQR_FROM} pairs); *not significant* where the spread covers zero"
+        + (" or a pair is not significant by the paired rule" if rounds else "")
+        + ". Peak "
         "throughput: each variant's best level; p99: both at the pair's highest common concurrency. "
         + (
             "Each pair's change is the median, over the rounds both variants shared, of their per-round ratio, "

@@ -114,6 +114,12 @@ def comparison_lines(ranking: Ranking | None, what: str, percentile: int) -> lis
         lines += ["", *table(head, rows, ["left", "right", "right", "right", "right", "right", "right", "left"]), ""]
         if len(ranking.comparisons) > SHOWN:
             lines.append(f"- {len(ranking.comparisons) - SHOWN} more runner-ups in `results.json` (every round's number).")
+    if ranking.other_sizes:
+        lines.append(
+            f"- Shape sweep: the pick is compared only with series of its own size ({lead.shape}); "
+            f"{count(len(ranking.other_sizes), 'series', 'series')} at other sizes are not its rivals "
+            "(an input size is the client's, not a setting to pick)."
+        )
     if any(len(c.rounds) < MIN_ROUNDS for c in ranking.comparisons):
         lines.append(
             f"- A comparison with fewer than {MIN_ROUNDS} common rounds cannot reach the rule's 5 %: not distinguishable."

@@ -108,6 +108,7 @@ def resume_line(run: RunResult, plans: dict[str, VariantPlan], opts: SweepOption
         if run.finished is not None:  # perf.sweep.run.Sweep._finished_before
             will = "no round (its rounds had ended: a new --run-id measures again)"
             missing = run.baseline is None and not any(c.kind == "baseline" for c in run.rounds.cuts)
+            missing = missing and any(v.status == "ok" for v in run.variants)  # nothing measured: nothing to compare with
             after = ("; then its missing in-process baseline" if missing else "") if opts.baseline else after
     else:
         levels = sum(1 for v in run.variants for lv in v.levels if lv.ok)

@@ -112,7 +112,8 @@ class Sweep(Sequential, RoundsSweep):
             + ": nothing more is measured into it (a new --run-id measures again)"
         )
         cut = any(c.kind == "baseline" for c in self.run.rounds.cuts)
-        missing = self.opts.baseline and self.run.baseline is None and not cut
+        measured = any(v.status == "ok" for v in self.run.variants)
+        missing = self.opts.baseline and self.run.baseline is None and not cut and measured
         log.info("%s", text + ("; its in-process baseline is measured now" if missing else ""))
         self.progress({"event": "plan", "text": text, "estimate_s": 0.0})
         if missing:

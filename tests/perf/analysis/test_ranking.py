@@ -121,3 +121,13 @@ def test_the_leader_is_named_at_its_peak_even_when_that_level_joined_late() -> N
     rank = rank_variants([a, b])
     assert rank.leader.side == Side("a", 16) and rank.names == ["a"]
     assert rank.comparisons[0].a == Side("a", 4)  # beaten through the pick's level with the rounds
+
+
+def test_a_shape_sweep_compares_the_leader_with_series_of_its_own_size_only() -> None:
+    def series(name: str, shape: str, thr: float) -> VariantResult:
+        lv = [LevelResult(4, 1, r, throughput_infer_per_s=thr + r, latency_p99_ms=2.0, shape=shape) for r in range(3)]
+        return VariantResult(f"{name} [{shape}]", status="ok", levels=lv)
+
+    rank = rank_variants([series("a", "side=16", 3000.0), series("a", "side=64", 900.0), series("b", "side=16", 2900.0)])
+    assert rank.names == ["a [side=16]", "b [side=16]"]  # a at side=64 is another input size, not a rival
+    assert all(c.b.shape == "side=16" for c in rank.comparisons)
