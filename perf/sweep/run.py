@@ -178,6 +178,15 @@ class Sweep(Sequential, RoundsSweep):
         )
         log.info("%s", text)
         self.progress({"event": "plan", "text": text, "estimate_s": fit.estimate_s})
+        if left is not None and fit.rounds <= 1 and fit.estimate_s > left:  # not one round fits: nothing is loaded
+            why = f"the time budget ({fmt(left, 0)} s left) does not fit one round (estimated {fmt(fit.estimate_s, 0)} s)"
+            rounds.cut(Cut("rounds", f"no round measured: {why}"))
+            rounds.ended = f"time budget spent: {why}"
+            for n in fit.variants:
+                vr = self._variant(n)
+                vr.status, vr.error = "skipped", f"not measured: {why} (a longer --time-budget measures it)"
+            log.warning("no round measured: %s", why)
+            return
         setup = Setup(
             self.plans,
             self.levels,
