@@ -89,6 +89,20 @@ def _what(run: RunResult, ok: list[VariantResult], pts: dict[str, list[Point]]) 
     return text + (f" {len(failed)} variant(s) failed and are left out: {_some(failed)}." if failed else "")
 
 
+def _ranked(rec: Recommendation, name: str, of_pick: bool = True) -> str | None:
+    """The paired ranking's comparison of the pick with ``name`` in words (a rounds sweep; the
+    same numbers the Paired ranking section shows): the pick's change over ``name``, or
+    (``of_pick=False``) ``name``'s against the pick; ``None`` when it has none."""
+    c = next((c for c in (rec.ranking.comparisons if rec.ranking else []) if c.b.variant == name), None)
+    if c is None or c.result is None:
+        return None
+    ratio = c.result.median if of_pick else 1.0 / c.result.median
+    return (
+        f"{(ratio - 1.0) * 100.0:+.1f} % (paired over {count(len(c.rounds), 'round')}, the pick at c={c.a.concurrency} "
+        f"vs c={c.b.concurrency}: {'the pick beats it' if c.verdict == 'a' else c.verdict_words()})"
+    )
+
+
 def _per_level(counts: list[int], noun: str) -> str:
     """``"3 rounds"``, ``"3–7 rounds"``: what each measured level got (``counts`` sorted)."""
     if not counts or counts[0] == counts[-1]:
@@ -115,14 +129,15 @@ def _numbers(
     if base is not None and base.name != best.variant and curve(pts[base.name], bs):
         bb = max(curve(pts[base.name], bs), key=lambda p: p.value(THROUGHPUT))
         head.append(
-            f"That is {change_text(bb, bp, THROUGHPUT, mixed, run)} over the 1-instance, no-batching baseline `{base.name}` "
+            f"That is {_ranked(rec, base.name) or change_text(bb, bp, THROUGHPUT, mixed, run)} over the 1-instance, "
+            f"no-batching baseline `{base.name}` "
             f"(peak {fmt(bb.get(THROUGHPUT))} infer/s at concurrency {bb.concurrency}{flag_mark(bb.status)})."
         )
     second = _runner_up(ok, best.variant, bs, pts)
     if second is not None and (base is None or second.variant != base.name):
         head.append(
             f"The runner-up, `{second.variant}`, peaked at {fmt(second.get(THROUGHPUT))} infer/s "
-            f"(concurrency {second.concurrency}{flag_mark(second.status)}): {change_text(bp, second, THROUGHPUT, mixed, run)} against the best"
+            f"(concurrency {second.concurrency}{flag_mark(second.status)}): {_ranked(rec, second.variant, of_pick=False) or change_text(bp, second, THROUGHPUT, mixed, run)} against the best"
             + (
                 "; the paired ranking over the rounds they shared does not put it ahead (see **Paired ranking**)."
                 if second.value(THROUGHPUT) > bp.value(THROUGHPUT) and run.rounds is not None
