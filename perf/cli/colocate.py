@@ -106,7 +106,7 @@ def _finish(run: Any, console: Any, no_report: bool) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    from perf.colocate.judge import describe, neighbour_cost
+    from perf.colocate.judge import NEIGHBOUR_COLUMNS, describe, neighbour_cost
 
     rec = run.record
     for cut in rec.cuts:
@@ -120,16 +120,7 @@ def _finish(run: Any, console: Any, no_report: bool) -> None:
     rows = neighbour_cost(rec)
     if rows:
         table = Table(title="each model alone and co-located (medians over the same rounds)")
-        for col in (
-            "model",
-            "variant",
-            "alone infer/s",
-            "co-located infer/s",
-            "co-located / alone",
-            "p99 ms",
-            "queue µs",
-            "compute µs",
-        ):
+        for col in NEIGHBOUR_COLUMNS:
             table.add_column(col)
         for r in rows:
             table.add_row(

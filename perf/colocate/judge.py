@@ -144,6 +144,19 @@ class Neighbours:
     compute_us: float | None
 
 
+#: The columns of the "alone vs co-located" table, in the console and in the report.
+NEIGHBOUR_COLUMNS = (
+    "model",
+    "variant",
+    "alone infer/s",
+    "co-located infer/s",
+    "co-located / alone",
+    "p99 ms",
+    "queue µs",
+    "compute µs",
+)
+
+
 def neighbour_cost(record: ColocationRecord) -> list[Neighbours]:
     """One row per model of the pick, from the run's ``final`` step; empty without a pick or that step."""
     final = next((s for s in reversed(record.steps) if s.kind == "final"), None)

@@ -91,16 +91,7 @@ def pick_section(record: ColocationRecord) -> list[str]:
             "rounds: what its neighbours cost it):",
             "",
             *table(
-                [
-                    "model",
-                    "variant",
-                    "alone infer/s",
-                    "co-located infer/s",
-                    "co-located / alone",
-                    "p99 ms",
-                    "queue µs",
-                    "compute µs",
-                ],
+                list(judge.NEIGHBOUR_COLUMNS),
                 [
                     [
                         r.model,
