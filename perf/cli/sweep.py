@@ -85,7 +85,7 @@ def sweep(ctx: click.Context, resume: str | None, allow_failed_variants: bool, n
     with progress.bar:
         progress.task = progress.bar.add_task(
             "nothing to measure"
-            if getattr(sw, "rounds_done", False)
+            if sw.rounds_done
             else "reaching tritonserver"
             if o.server.urls
             else "starting tritonserver",

@@ -147,6 +147,6 @@ def opening_lines(sweep: Any, given: frozenset[str] | None = None) -> list[str]:
     lines = []
     if sweep.opts.resume:
         lines.append(resume_line(sweep.run, sweep.plans, sweep.opts, frozenset(given or ()) & frozenset(REPORT_SETTINGS)))
-    if getattr(sweep, "rounds_done", False):  # a finished rounds run: nothing is sent, no inputs to describe
+    if sweep.rounds_done:  # a finished rounds run: nothing is sent, no inputs to describe
         return lines
     return lines + input_lines(sweep.plans, specs, sweep.opts)

@@ -22,6 +22,8 @@ from perf.sweep.run import SweepOptions, resumed_options, server_settings
 class FakeSweep:
     """Stands in for perf.sweep.run.Sweep: records its options, returns a prepared run."""
 
+    rounds_done = False  # perf.sweep.context.SweepBase.rounds_done: a fresh or unfinished run
+
     run_result: RunResult
     interrupt = False
     seen: list[SweepOptions] = []

@@ -65,6 +65,8 @@ class _Repository:
 
 
 class _FakeSweep:
+    rounds_done = False  # perf.sweep.context.SweepBase.rounds_done: a fresh or unfinished run
+
     def __init__(self, opts: SweepOptions, progress: Any = None):
         self.opts, self.run_id, self.run_dir = opts, "r1", Path("results") / "r1"
         self.plans = {"enc_onnx_cpu1": VariantPlan("enc_onnx_cpu1", LEVELS, config=CONFIG)}
