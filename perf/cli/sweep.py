@@ -84,11 +84,7 @@ def sweep(ctx: click.Context, resume: str | None, allow_failed_variants: bool, n
     total, done = sw.level_counts()  # planned levels only: skipped ones are listed at the end
     with progress.bar:
         progress.task = progress.bar.add_task(
-            "nothing to measure"
-            if sw.rounds_done
-            else "reaching tritonserver"
-            if o.server.urls
-            else "starting tritonserver",
+            "nothing to measure" if sw.rounds_done else "reaching tritonserver" if o.server.urls else "starting tritonserver",
             total=total,
             completed=done,
         )
