@@ -99,9 +99,17 @@ def die_with_parent(parent_pid: int):
     The signal follows the death of the launcher *thread* that started the child (prctl(2)),
     so start servers from a thread that lives as long as the server (normally the main one).
     A launcher that died between fork and prctl is caught by comparing the parent's pid.
+
+    SIGINT and SIGTERM are set back to their default action in the child: a launcher started
+    in the background of a non-interactive shell (``cmd &``, CI runners, ``nohup``) has
+    SIGINT ignored, and an ignored signal stays ignored across exec, so the graceful stop
+    (:meth:`clients.server.TritonServer.stop` sends SIGINT) would only end in a kill after
+    the exit timeout. tritonserver installs its own handlers over the defaults.
     """
 
     def preexec() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
         with contextlib.suppress(Exception):
             ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
         if os.getppid() != parent_pid:

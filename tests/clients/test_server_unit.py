@@ -3,6 +3,7 @@ shared click options, start-up failures of fake servers, and a runtime that laun
 
 from __future__ import annotations
 
+import signal
 import socket
 import time
 from pathlib import Path
@@ -155,6 +156,22 @@ def test_a_server_that_never_gets_ready_times_out_and_is_stopped(repo: Path, tmp
         srv.start()
     assert 1 <= time.monotonic() - t0 < 15
     assert "--start-timeout" in e.value.hint and not srv.is_alive()
+
+
+def test_a_launcher_with_sigint_ignored_still_stops_its_server_gracefully(repo: Path, tmp_path: Path) -> None:
+    """A launcher in the background of a non-interactive shell (``cmd &``, CI) inherits SIGINT
+    ignored; the server it starts must not, or the graceful stop waits out the exit timeout."""
+    exe = _fake_server(tmp_path, "echo 'pretending to start'\nexec sleep 60\n")
+    srv = TritonServer(ServerOptions(repo, runtime="local", binary=exe, start_timeout_s=1, log_file=tmp_path / "s.log"))
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        t0 = time.monotonic()
+        with pytest.raises(ServerError, match="not ready within 1 s"):
+            srv.start()
+        took = time.monotonic() - t0
+    finally:
+        signal.signal(signal.SIGINT, old)
+    assert took < ServerOptions(repo).exit_timeout_s and not srv.is_alive()
 
 
 class _Elsewhere(Runtime):
