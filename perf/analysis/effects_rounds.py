@@ -6,7 +6,7 @@ rounds falls on both alike and cancels in their per-round ratio. A pair's change
 median over their common rounds of ``metric(changed) / metric(reference) - 1`` (%), at the
 levels :mod:`perf.analysis.effects` compares (each one's peak; both at the highest common
 concurrency for p99), judged by the project's one paired rule
-(:func:`perf.analysis.paired.paired`: an exact sign test at 5 %, at least 6 rounds): a flag
+(:func:`perf.analysis.paired.paired`: :data:`~perf.analysis.paired.RULE_SHORT`): a flag
 on one of the rounds does not make the pair unfair, which a one-after-another design cannot
 say. Pairs that never shared a round are "not measured fairly". Where a setting cannot act
 (:func:`perf.analysis.fair.cannot_act`) the pair is still no evidence.

@@ -9,8 +9,9 @@ shuffle spreads what it did within a round over every variant alike.
 
 **Comparisons** (:func:`compare`): A (a variant at a level) against B over the rounds in which
 both have numbers: the ratio ``T_A / T_B`` per round (T: infer/s) judged by the project's one
-paired rule, an exact two-sided sign test at 5 % (:mod:`perf.analysis.paired`: at least 6
-rounds, all agreeing, before anything is called), reported with the median ratio, its min–max,
+paired rule (:mod:`perf.analysis.paired`: an exact two-sided sign test at 5 %, at least 6
+rounds; or a large gap, at least 3 rounds all agreeing by 1.1x or more, by a t-test on the log
+ratios at 0.5 %), reported with the median ratio, its min–max,
 the rounds won, the p-value, and the median per-round difference of the latency percentile
 the budget is on (ms). A pair still "not distinguishable" is *settled* as a tie when even
 winning every round left (up to ``max_rounds``) could not reach 5 % (:meth:`Comparison.can_separate`).
@@ -58,7 +59,7 @@ import math
 import statistics
 from collections.abc import Iterable, Mapping
 
-from perf.analysis.paired import ALPHA, Paired, min_rounds, paired, sign_test_p
+from perf.analysis.paired import ALPHA, GAP_ROUNDS, Paired, min_rounds, paired, sign_test_p
 from perf.analysis.stats import THROUGHPUT
 from perf.records.results import VariantResult
 from perf.records.search import SearchDecision
@@ -132,10 +133,13 @@ class Comparison:
         return statistics.median(self.latency_diffs_ms) if self.latency_diffs_ms else None
 
     def can_separate(self, rounds_left: int) -> bool:
-        """Whether ``rounds_left`` more rounds, all going one way, could still reach the rule's level."""
+        """Whether ``rounds_left`` more rounds, all going one way, could still reach the rule's level
+        (the sign test, or the large-gap tier while every round so far agrees)."""
         if self.verdict != "not distinguishable":
             return False
         w, lo = (self.result.wins, self.result.losses) if self.result else (0, 0)
+        if min(w, lo) == 0 and w + lo + rounds_left >= GAP_ROUNDS and rounds_left > 0:
+            return True
         return min(sign_test_p(w + rounds_left, lo), sign_test_p(w, lo + rounds_left)) <= ALPHA
 
     def verdict_words(self) -> str:
@@ -146,7 +150,13 @@ class Comparison:
         if self.verdict == "b":
             return f"`{self.b.variant}` beats `{self.a.variant}`"
         n = len(self.rounds)
-        return "not distinguishable at this noise" + (f" ({n} rounds; a verdict needs {MIN_ROUNDS})" if n < MIN_ROUNDS else "")
+        if n < GAP_ROUNDS:
+            return (
+                f"not distinguishable at this noise ({n} rounds; a verdict needs {GAP_ROUNDS} on a large gap, else {MIN_ROUNDS})"
+            )
+        return "not distinguishable at this noise" + (
+            f" ({n} rounds; a verdict needs {MIN_ROUNDS} unless the gap is large)" if n < MIN_ROUNDS else ""
+        )
 
     def sentence(self) -> str:
         """The comparison in one sentence, every number from the rounds."""

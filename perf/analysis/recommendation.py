@@ -120,7 +120,7 @@ class Choice:
 
     def verdict(self) -> str:
         """The paired verdict in words (a rounds sweep): the tie set, or what it beats."""
-        rule = f"paired rounds, sign test at {(1 - (self.confidence or 0)) * 100:g} %"
+        rule = f"paired rounds at {(1 - (self.confidence or 0)) * 100:g} %"
         if self.tied:
             others = ", ".join(f"`{n}`" for n in self.tie_set[1:])
             return (

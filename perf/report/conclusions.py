@@ -22,6 +22,7 @@ from typing import Any
 from core.wording import count, plural
 from perf.analysis.effects import Interaction, MainEffect, interactions, main_effects, value_order
 from perf.analysis.fair import busy_load
+from perf.analysis.paired import RULE_SHORT
 from perf.analysis.pairs import baseline, variant_of
 from perf.analysis.recommendation import Recommendation, candidate
 from perf.analysis.stats import (
@@ -365,7 +366,7 @@ def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]
             f"Each level was measured {fewest} times or more; throughput varied by a median "
             f"{statistics.median(rel):.1f} % (min–max) between {'rounds' if run.rounds else 'trials'}, and a difference is called "
             + (
-                "only by the paired rule over the rounds both sides shared (sign test at 5 %, at least 6 rounds)."
+                f"only by the paired rule over the rounds both sides shared ({RULE_SHORT})."
                 if run.rounds is not None
                 else "significant only when it exceeds both levels' spreads."
             )

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from perf.analysis.effects import IQR_FROM, Interaction, MainEffect, Spread
+from perf.analysis.paired import RULE_SHORT
 from perf.markdown import APPENDIX_FILE, name_then_numbers, table
 
 #: Interactions the report lists (the appendix has every one).
@@ -50,7 +51,7 @@ def effects_section(effects: Sequence[MainEffect], inters: Sequence[Interaction]
         "throughput: each variant's best level; p99: both at the pair's highest common concurrency. "
         + (
             "Each pair's change is the median, over the rounds both variants shared, of their per-round ratio, "
-            "significant by the paired rule (sign test at 5 %, at least 6 rounds): a busy round falls on both. "
+            f"significant by the paired rule ({RULE_SHORT}): a busy round falls on both. "
             if rounds
             else ""
         )

@@ -8,7 +8,7 @@ A run measured one variant after another has no such section."""
 from __future__ import annotations
 
 from core.wording import count
-from perf.analysis.paired import RULE
+from perf.analysis.paired import GAP_MIN, GAP_ROUNDS, RULE
 from perf.analysis.ranking import MIN_ROUNDS, Comparison, Ranking, Side
 from perf.analysis.recommendation import Recommendation, candidate
 from perf.analysis.stats import Point
@@ -120,9 +120,10 @@ def comparison_lines(ranking: Ranking | None, what: str, percentile: int) -> lis
             f"{count(len(ranking.other_sizes), 'series', 'series')} at other sizes are not its rivals "
             "(an input size is the client's, not a setting to pick)."
         )
-    if any(len(c.rounds) < MIN_ROUNDS for c in ranking.comparisons):
+    if any(len(c.rounds) < MIN_ROUNDS and c.verdict == "not distinguishable" for c in ranking.comparisons):
         lines.append(
-            f"- A comparison with fewer than {MIN_ROUNDS} common rounds cannot reach the rule's 5 %: not distinguishable."
+            f"- A comparison with fewer than {MIN_ROUNDS} common rounds is called only on a large, consistent gap "
+            f"({GAP_ROUNDS} rounds or more, every one {GAP_MIN:g}× or more the same way): else not distinguishable."
         )
     return lines
 

@@ -16,7 +16,7 @@ Rules (thresholds: :class:`~perf.records.search.SearchRules` and
 * **Growth**: while fewer than ``flat_window`` steps at the top look flat (on the rounds so far)
   and the top is within the latency budget, the next levels are added: as many as it takes to
   see ``flat_window`` flat steps (2 after a step that paid), so that every level a verdict may
-  need is measured from an early round (the rule needs 6 rounds of both sides).
+  need is measured from an early round (the rule needs 6 rounds of both sides, 3 for a large gap).
 * **Stop** (recorded as a :class:`~perf.records.search.SearchDecision`): ``knee`` when the
   top ``flat_window`` (2) steps are flat, each on at least ``min_rounds`` (3) paired rounds —
   one flat step is not enough (Model Analyzer waits for 4 levels without gain; 2 doublings,

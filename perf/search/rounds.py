@@ -8,7 +8,8 @@ comparison is *paired* within a round (:mod:`perf.analysis.paired`). After each 
 
 1. every ladder is updated (:func:`perf.search.ladder.update`: grown, ended, levels retired);
 2. with ``--search prune``, a variant the leader beats by the paired rule
-   (:mod:`perf.analysis.paired`: a sign test at 5 %, 6 rounds at least), and whose ladder can
+   (:mod:`perf.analysis.paired`: a sign test at 5 % over 6 rounds, or a large gap every one
+   of 3 rounds or more agrees on), and whose ladder can
    no longer lift it (:func:`perf.search.ladder.climbing`), is dropped — by nothing else (the
    ranking is under the latency budget when some variant meets it, else by peak throughput);
 3. the rounds end when the ranking is **decided** (no contender still climbing; the leader

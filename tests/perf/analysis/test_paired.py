@@ -36,8 +36,50 @@ def test_noise_larger_than_the_difference_is_not_distinguishable():
 
 
 def test_too_few_rounds_cannot_be_significant_even_when_all_agree():
-    p = paired([2.0] * 5, [1.0] * 5)
-    assert p is not None and p.wins == 5 and p.verdict == "not distinguishable"
+    p = paired([2.0] * 2, [1.0] * 2)  # a 2x gap, but 2 rounds: neither tier can call it
+    assert p is not None and p.wins == 2 and p.verdict == "not distinguishable" and p.gap_p_value is None
+    # 5 rounds all agreeing, but by a small or ragged gap: the sign test needs 6, the gap tier does not fire
+    small = paired([1.05, 1.04, 1.06, 1.05, 1.05], [1.0] * 5)
+    ragged = paired([1.12, 1.9, 1.15, 2.6, 1.11], [1.0] * 5)
+    assert small.verdict == "not distinguishable" and small.gap_p_value is None
+    assert ragged.verdict == "not distinguishable" and ragged.gap_p_value is not None and ragged.gap_p_value > 0.005
+
+
+def test_a_large_consistent_gap_is_called_from_three_rounds():
+    p = paired([2.0, 1.8, 2.2], [1.0, 1.0, 1.0])
+    assert p.verdict == "higher" and p.by_gap and p.p_value == 0.25 and p.gap_p_value < 0.005
+    assert "large consistent gap, t-test p = " in p.spread_text()
+    low = paired([1.0, 1.0, 1.0], [2.0, 1.8, 2.2])
+    assert low.verdict == "lower" and low.by_gap
+    # one round against: the gap tier never fires, whatever the size
+    assert paired([2.0, 1.8, 0.9, 2.2], [1.0] * 4).verdict == "not distinguishable"
+    # six rounds all agreeing: the sign test calls it, not the gap tier
+    six = paired([1.05] * 6, [1.0] * 6)
+    assert six.verdict == "higher" and not six.by_gap
+
+
+def test_both_tiers_looked_at_after_every_round_rarely_call_equal_targets_different():
+    """Equal targets, noisy rounds (log-normal, and heavy-tailed Student t with 2 degrees of
+    freedom), the rule applied after every round 3..10 as the rounds engine does: the chance
+    of calling a difference stays close to the sign test's own (module docstring)."""
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+
+    def false_calls(noise, trials: int = 3000) -> float:
+        bad = 0
+        for _ in range(trials):
+            logs = noise(10)
+            for n in range(3, 11):
+                p = paired([float(np.exp(v)) for v in logs[:n]], [1.0] * n)
+                if p.significant:
+                    bad += 1
+                    break
+        return bad / trials
+
+    normal = false_calls(lambda n: rng.normal(0.0, 0.2, n))
+    heavy = false_calls(lambda n: rng.standard_t(2, n) * 0.2)
+    assert normal <= 0.08 and heavy <= 0.08, (normal, heavy)
 
 
 def test_missing_rounds_are_left_out_and_mismatched_rounds_refused():

@@ -30,10 +30,19 @@ def test_a_comparison_pairs_rounds_and_cancels_what_the_host_did_between_them() 
     # unpaired the numbers say little: b's quiet rounds beat most of a's
     assert sum(1000 * load[0] > 1100 * f for f in load) == 5
     five = compare(
-        _vr("a", {(4, r): 1100.0 for r in range(5)}), Side("a", 4), _vr("b", {(4, r): 1000.0 for r in range(5)}), Side("b", 4)
-    )
-    assert five.verdict == "not distinguishable" and "5 rounds; a verdict needs 6" in five.verdict_words()
+        _vr("a", {(4, r): 1050.0 for r in range(5)}), Side("a", 4), _vr("b", {(4, r): 1000.0 for r in range(5)}), Side("b", 4)
+    )  # a 5 % gap: too small for the large-gap tier, too few rounds for the sign test
+    assert five.verdict == "not distinguishable" and "5 rounds; a verdict needs 6 unless the gap is large" in five.verdict_words()
     assert five.can_separate(1) and not five.can_separate(0)
+    # a 2x gap over 3 rounds, every one agreeing: the large-gap tier calls it; over 2 it cannot yet
+    a2, b2 = _vr("a", {(4, r): 2000.0 + 90 * r for r in range(3)}), _vr("b", {(4, r): 1000.0 for r in range(3)})
+    three = compare(a2, Side("a", 4), b2, Side("b", 4))
+    assert three.verdict == "a" and three.result.by_gap and "large consistent gap, t-test p = " in three.sentence()
+    two = compare(
+        _vr("a", {(4, r): 2000.0 for r in range(2)}), Side("a", 4), _vr("b", {(4, r): 1000.0 for r in range(2)}), Side("b", 4)
+    )
+    assert two.verdict == "not distinguishable" and "a verdict needs 3 on a large gap, else 6" in two.verdict_words()
+    assert two.can_separate(1)  # one more round agreeing could reach the large-gap tier
 
 
 def test_levels_measured_in_different_rounds_are_ordered_on_the_round_adjusted_scale() -> None:
@@ -63,9 +72,9 @@ def test_the_tie_set_holds_what_the_leader_does_not_beat_and_a_budget_picks_the_
 
 def test_a_variant_the_search_dropped_stays_beaten_when_the_leader_climbed_past_the_compared_level() -> None:
     # the search compared x and b at c=4 over rounds 0-5 (x ahead in all six) and dropped b; the leader a
-    # joined late at c=16 (rounds 3-8), sharing only 3 rounds with b (and with x): on operating points
+    # joined late at c=16 (rounds 4-9), sharing only 2 rounds with b (and with x): on operating points
     # alone b would sit in the tie set although the console said x beats it.
-    a = _vr("a", {(16, r): 1500.0 + r for r in range(3, 9)})
+    a = _vr("a", {(16, r): 1500.0 + r for r in range(4, 10)})
     x = _vr("x", {(4, r): 1000.0 + r for r in range(6)})
     b = _vr("b", {(4, r): 800.0 + r for r in range(6)})
     plain = rank_variants([a, x, b])
@@ -115,8 +124,8 @@ def test_an_operating_point_is_a_level_with_the_rounds_a_verdict_needs_when_the_
 
 
 def test_the_leader_is_named_at_its_peak_even_when_that_level_joined_late() -> None:
-    # c=16 reached in round 5 (3 rounds, the highest throughput); c=4 measured in all 8 rounds
-    a = _vr("a", {**{(4, r): 1000.0 + r for r in range(8)}, **{(16, r): 1900.0 + r for r in range(5, 8)}})
+    # c=16 reached in round 6 (2 rounds, the highest throughput); c=4 measured in all 8 rounds
+    a = _vr("a", {**{(4, r): 1000.0 + r for r in range(8)}, **{(16, r): 1900.0 + r for r in range(6, 8)}})
     b = _vr("b", {(4, r): 500.0 + r for r in range(8)})
     rank = rank_variants([a, b])
     assert rank.leader.side == Side("a", 16) and rank.names == ["a"]
