@@ -310,7 +310,9 @@ def int_list(text: str, what: str) -> tuple[int, ...]:
 def print_table(table: Any, out: Console | None = None) -> None:
     """Print a rich table whole, at the width the reader has.
 
-    On a terminal rich fits the terminal (``COLUMNS`` where it is set). Anywhere else (a CI
+    On a terminal rich fits the terminal (``COLUMNS`` where it is set); a table too wide for it
+    wraps every column, those otherwise kept on one line too, since rich would crop them and drop
+    the last columns (a narrow terminal lost the baseline table's numbers). Anywhere else (a CI
     log, ``| tee``, a file) the width is ``COLUMNS`` where it is set, else :data:`PLAIN_WIDTH`
     (rich alone would assume 80 and cut cells). Cells of text wrap to fit it, and a word
     longer than its column folds onto the next line: no cell is ever cut to "OUTPU…". There,
@@ -327,15 +329,19 @@ def print_table(table: Any, out: Console | None = None) -> None:
     from rich.table import Table
 
     out = out or console(stderr=False)
-    for column in table.columns if isinstance(table, Table) else ():
+    columns = table.columns if isinstance(table, Table) else []
+    for column in columns:
         if column.overflow == "ellipsis":  # rich's default: cut; fold keeps every character
             column.overflow = "fold"
         if not out.is_terminal and all(_one_word(c) for c in column.cells):
             column.no_wrap = True  # names, files and numbers: whole on one line, to grep
+    need = Measurement.get(out, out.options.update_width(10_000), table)
     if out.is_terminal:  # rich fits the terminal (COLUMNS where set)
+        if need.minimum > out.width:  # rich would crop the columns kept on one line, and drop the last ones
+            for column in columns:
+                column.no_wrap = False
         out.print(table)
         return
-    need = Measurement.get(out, out.options.update_width(10_000), table)
     Console(file=out.file, width=plain_width(need.minimum, need.maximum), no_color=out.no_color).print(table)
 
 

@@ -106,3 +106,9 @@ def capped(items: Sequence[str], limit: int = LIST_LIMIT, indent: str = "") -> l
     if len(items) > limit:
         lines.append(f"{indent}- … {len(items) - limit} more in [{APPENDIX_FILE}]({APPENDIX_FILE}).")
     return lines
+
+
+def errors_text(*errors: str | None) -> str:
+    """Errors for a table cell or a line: each one's first line, whole (a sentence cut at a
+    character count read as a different error), each distinct one once, joined with ``; ``."""
+    return "; ".join(dict.fromkeys(e.strip().splitlines()[0] for e in errors if e and e.strip()))

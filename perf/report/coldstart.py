@@ -19,7 +19,7 @@ from typing import Any
 
 from builders.config.variants import Variant
 from perf.analysis.pairs import differing, variant_of
-from perf.markdown import APPENDIX_FILE, TOP_N, UNSTABLE_MARK, Align, flag_mark, fmt, table
+from perf.markdown import APPENDIX_FILE, TOP_N, UNSTABLE_MARK, Align, errors_text, flag_mark, fmt, table
 from perf.records.coldstart import CLIENT_ALLOWANCE_MS, STEADY_RATIO, ColdStart, FirstRequests
 from perf.records.levels import HOST_BUSY, LevelResult
 from perf.records.results import RunResult
@@ -99,7 +99,7 @@ def _count_text(e: Entry) -> str:
 
 def _ratio_text(fr: FirstRequests, levels: list[LevelResult]) -> str:
     if fr.error:
-        return f"failed: {fr.error[:80]}"
+        return f"failed: {errors_text(fr.error)}"
     r, from_level = ratio(fr, levels)
     return "—" if r is None else f"{r:,.1f}×" + ("" if from_level else OWN_MARK)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from perf.analysis.stats import P99, THROUGHPUT, Point, fmt_spread, gpu_metric, has_metric
-from perf.markdown import APPENDIX_FILE, CPU_MEASURES, TOP_N, UNSTABLE_MARK, flag_mark, fmt, name_then_numbers, table
+from perf.markdown import APPENDIX_FILE, CPU_MEASURES, TOP_N, UNSTABLE_MARK, errors_text, flag_mark, fmt, name_then_numbers, table
 from perf.records.results import FLAT_FILE, RESULTS_FILE, RunResult
 
 
@@ -65,7 +65,7 @@ def _level_block(
     rows = []
     for name, p in _top(here, failed, top_n, baseline):
         if not p.ok:
-            rows.append([f"`{name}`", f"failed: {'; '.join(p.errors)[:120]}"])
+            rows.append([f"`{name}`", f"failed: {errors_text(*p.errors)}"])
             continue
         cells = [fmt_spread(p, m, d) if m in (THROUGHPUT, P99) else fmt(p.get(m), d) for _, m, d in cols]
         if p.get(THROUGHPUT) == top and name not in failed:
@@ -189,7 +189,7 @@ def request_rate_table(run: RunResult) -> list[str]:
     for name, lv in sorted(rows, key=lambda r: (r[0], r[1].batch_size, r[1].request_rate, r[1].trial)):
         if not lv.ok:
             body.append(
-                [f"`{name}`", f"{lv.request_rate:g}", "—", "—", f"failed: {(lv.error or '')[:100]}", lv.batch_size, lv.trial]
+                [f"`{name}`", f"{lv.request_rate:g}", "—", "—", f"failed: {errors_text(lv.error)}", lv.batch_size, lv.trial]
             )
             continue
         late = fmt(lv.delayed_pct, 0) if lv.delayed_pct is not None else "≤ 1"

@@ -23,7 +23,7 @@ from perf.analysis.frontier import frontier_section, frontier_summary
 from perf.analysis.pairs import baseline
 from perf.analysis.recommendation import Recommendation, candidate, recommend
 from perf.analysis.stats import KNEE_GAIN_PCT, P99, THROUGHPUT, Point, peak, run_points
-from perf.markdown import APPENDIX_FILE, TOP_N, UNSTABLE_MARK, capped, flag_mark, fmt
+from perf.markdown import APPENDIX_FILE, TOP_N, UNSTABLE_MARK, capped, errors_text, flag_mark, fmt
 from perf.plots import figures as plots
 from perf.records.results import RunResult, load, split_by_shape
 from perf.report import coldstart as coldstart_report
@@ -107,7 +107,7 @@ def summary_table(
         if p is not None and p.status not in ("ok", "unstable"):  # unstable: the † on the level
             marks.append(flag_mark(p.status).strip())
         if v.status != "ok":
-            marks.append(v.status + (f": {v.error.splitlines()[0][:80]}" if v.error else ""))
+            marks.append(v.status + (f": {errors_text(v.error)}" if v.error else ""))
         k = rec.knees.get(v.name)
         at = _level_label(p.concurrency, p.batch_size, p.status).removeprefix("c=") if p else "—"
         view.add_row(

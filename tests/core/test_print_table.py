@@ -4,6 +4,7 @@ where it is set, else at a sane width, cells wrapped, nothing cut."""
 from __future__ import annotations
 
 import io
+import re
 
 import pytest
 from rich.console import Console
@@ -75,3 +76,23 @@ def test_an_unbreakable_column_is_never_cut(monkeypatch: pytest.MonkeyPatch) -> 
     out = io.StringIO()
     print_table(t, Console(file=out))
     assert "a_variant_name_of_fifty_characters_long_enough_xx" in out.getvalue()
+
+
+def test_a_table_too_wide_for_the_terminal_wraps_and_loses_no_column() -> None:
+    """On a narrow terminal rich cropped the one-line columns and dropped the last ones (the
+    baseline table's numbers, the summary's note): every column wraps instead."""
+    t = Table()
+    t.add_column("variant", no_wrap=True)
+    for col in ("peak infer/s", "p99 ms"):
+        t.add_column(col, justify="right", no_wrap=True)
+    t.add_column("note")
+    cells = ["mlp_onnx_cpu1_db500_mbs64", "1,234.5", "12.34", "best under budget; failed: the server died"]
+    t.add_row(*cells)
+    out = io.StringIO()
+    print_table(t, Console(file=out, width=40, force_terminal=True, color_system=None))
+    lines = re.sub(r"\x1b\[[0-9;]*m", "", out.getvalue()).splitlines()
+    assert max(len(line) for line in lines) <= 40
+    body = [line.strip("│").split("│") for line in lines if line.startswith("│")]
+    assert len(body[0]) == 4  # no column dropped
+    for i, cell in enumerate(cells):  # each cell whole, read down its column
+        assert "".join(row[i].strip() for row in body) == cell.replace(" ", "")
