@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from core.errors import ToolkitError
+from core.errors import FlagError, ToolkitError
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -117,6 +117,18 @@ class ToolkitCommand(click.Command):
                     ctx,
                 )
         return super().parse_args(ctx, args)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the command; a :class:`~core.errors.FlagError` (a flag naming what the inputs
+        lack, found once they are read) becomes a usage error of that flag (:data:`EXIT_USAGE`).
+
+        Raises:
+            click.BadParameter: from a :class:`~core.errors.FlagError`.
+        """
+        try:
+            return super().invoke(ctx)
+        except FlagError as e:
+            raise click.BadParameter(str(e), ctx=ctx, param_hint=e.flag) from None
 
 
 def repeated_options(command: click.Command, ctx: click.Context, args: list[str]) -> list[tuple[click.Option, int]]:

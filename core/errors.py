@@ -39,6 +39,24 @@ class ToolkitError(Exception):
         return text
 
 
+class FlagError(ToolkitError):
+    """A flag's value that is well formed but names something the inputs do not have (an axis
+    no variant has), found once the command reads them: a usage error (exit 2, turned into
+    click's by :class:`core.cli.ToolkitCommand`), not a failure.
+
+    Args:
+        message: What was wrong, and what the inputs have.
+        flag: The flag, e.g. ``"--shapes"``.
+        hint: What to do about it.
+    """
+
+    stage = "usage"
+
+    def __init__(self, message: str, *, flag: str, hint: str | None = None):
+        self.flag = flag
+        super().__init__(message, hint=hint)
+
+
 class ModelSpecError(ToolkitError):
     """A model or its input specification could not be loaded or is inconsistent."""
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from builders.repository.view import Repository
 from clients.server import TritonServer
-from core.errors import PerfError, ToolkitError
+from core.errors import FlagError, PerfError, ToolkitError
 from perf.coldstart import measure as coldstart
 from perf.measure import analyzer
 from perf.measure.inputs import check_variant_shapes, describe_dynamic, input_args
@@ -80,6 +80,7 @@ class SweepBase:
         self.run_dir = Path(opts.results_dir) / self.run_id
         if self.run_dir.exists() and saved is None:
             raise PerfError(f"run folder {self.run_dir} already exists", hint="pass --resume to continue it, or another --run-id")
+        self._check_axes()
         self.shape_notes: dict[str, str] = {}
         self.plans: dict[str, VariantPlan] = {
             n: plan_variant(
@@ -105,7 +106,7 @@ class SweepBase:
             self.run.search = SearchRecord(mode, adaptive, rules)
         if self.design == "rounds" and self.run.rounds is None:
             self.run.rounds = RoundsRecord(
-                seed=opts.seed if opts.seed is not None else _seed(self.run_id), rules=opts.round_rules
+                seed=opts.seed if opts.seed is not None else _seed(self.run_id), rules=opts.rounds_rules
             )
         self.budget = Budget(opts.latency_budget_ms, opts.latency_percentile) if opts.latency_budget_ms else None
         self.search = Search(self.plans, self.run.search, levels, self.budget, opts.measure.stability_pct)
@@ -136,6 +137,30 @@ class SweepBase:
             except ToolkitError:  # an unreadable build record fails that variant when it is measured
                 continue
             check_variant_shapes(name, plan.config, spec, self.opts.shapes)
+
+    def _check_axes(self) -> None:
+        """Every ``--shapes`` axis is a dynamic axis of some variant's build (a variant without it
+        is measured at its own shape, noted); an axis none has is a mistake in the flag.
+
+        Raises:
+            FlagError: names the axis and the axes the builds have.
+        """
+        known: set[str] = set()
+        for name in self.names if self.opts.sweep_axes else ():
+            try:
+                spec = self.repository.variant(name).spec
+            except ToolkitError:
+                continue
+            known |= set(spec.dynamic_axes if spec else ())
+        unknown = [a for a in self.opts.sweep_axes if a not in known]
+        if unknown:
+            have = ", ".join(sorted(known)) or "none (no build's spec names a dynamic axis)"
+            raise FlagError(
+                f"{', '.join(unknown)}: no variant of this sweep has a dynamic axis of that name; the axes its builds "
+                f"have: {have}",
+                flag="--shapes",
+                hint="name an axis the builds have (as in --shapes seq=16,64), or drop --shapes",
+            )
 
     def _swept_shapes(self, name: str) -> tuple[str | None, ...]:
         """The swept shapes (``"seq=64"``...) variant ``name`` is measured at: every combination

@@ -71,7 +71,7 @@ def settings_text(opts: SweepOptions) -> str:
     m = opts.measure
     conc = opts.concurrency if isinstance(opts.concurrency, str) else ",".join(map(str, opts.concurrency))
     if opts.design == "rounds":
-        how = f"design rounds, {opts.round_window_ms or opts.round_rules.window_ms} ms round windows"
+        how = f"design rounds, {opts.rounds_rules.window_ms} ms round windows"
     else:
         window = (
             f"{m.measurement_interval_ms} ms windows"

@@ -262,6 +262,15 @@ class SweepOptions:
         "memory holds].",
     )
 
+    @property
+    def rounds_rules(self) -> RoundRules:
+        """The rounds' thresholds with ``--round-window`` applied: the window each visit measures."""
+        return (
+            self.round_rules
+            if self.round_window_ms is None
+            else dataclasses.replace(self.round_rules, window_ms=self.round_window_ms)
+        )
+
 
 def server_settings(server: ServerOptions) -> dict[str, Any]:
     """The :data:`SERVER_SETTINGS` of ``server`` as JSON values (paths as strings, tuples as lists)."""
@@ -342,7 +351,7 @@ def resumed_options(opts: SweepOptions, settings: dict[str, Any]) -> SweepOption
         given_v, kept, default = getattr(opts, field), getattr(resumed, field), getattr(defaults, field)
         if said(field, given_v, kept, default):
             # a saved None means the default took effect: say the value it stood for
-            shown = resumed.round_rules.window_ms if field == "round_window_ms" and kept is None else kept
+            shown = resumed.rounds_rules.window_ms if field == "round_window_ms" and kept is None else kept
             log.warning("resume: %s %s ignored; the run continues with its saved %s", field, given_v, shown)
     if opts.given is None or "measure" in opts.given:  # one line per measurement flag the user set, not the whole object
         for f in measure_fields:
