@@ -1,10 +1,23 @@
 """Run-to-run comparison: two sweeps (before/after, or two machines) level by level.
 
 Levels are matched by variant name and (concurrency, batch size); each side is the median
-over its trials (:func:`perf.analysis.stats.aggregate`), and a change is *significant* under
-:mod:`perf.analysis.stats`'s noise rule: only when both runs measured the level in at least 2
-trials and the change exceeds both min–max trial spreads. A level measured once on either
-side has an unknown spread; the comparison says so and suggests ``--trials``.
+over its trials, or over its rounds in a rounds run (:func:`perf.analysis.stats.aggregate`).
+Which rule calls a change depends on how the two runs measured (:func:`rule_text` says it in
+the comparison):
+
+- **two rounds runs**: their rounds ran at different times and cannot be paired round by round,
+  so each run's paired rule (:mod:`perf.analysis.paired`) does not apply across them; an exact
+  rank-sum test on the two runs' per-round values does (:mod:`perf.analysis.unpaired`): a change
+  is "higher"/"lower" at p <= 5 %, else *not distinguishable at this noise*, and with too few
+  rounds on a side *too few rounds to tell*.
+- **otherwise** (a sequential run on either side): :mod:`perf.analysis.stats`'s noise rule, a
+  rounds run's rounds standing as its trials: *significant* only when both runs measured the
+  level in at least 2 trials and the change exceeds both min–max spreads; a level measured once
+  on either side has an unknown spread, and the comparison suggests ``--trials``.
+
+Either way a level measured on a busy host is not compared (:func:`perf.analysis.fair.unfair`),
+and a variant a run never measured (cut for time, failed, skipped) is listed as such, never as
+a result of that run alone.
 """
 
 from __future__ import annotations
@@ -14,12 +27,31 @@ from pathlib import Path
 from typing import Literal
 
 from core.errors import PerfError
+from core.wording import count
 from perf.analysis.fair import unfair
 from perf.analysis.stats import MIN_TRIALS_FOR_SPREAD, P99, THROUGHPUT, Delta, Point, delta, fmt_spread, run_points
-from perf.markdown import UNSTABLE_MARK, flag_mark, table
+from perf.analysis.unpaired import RULE as RANK_SUM_RULE
+from perf.analysis.unpaired import rank_sum
+from perf.markdown import UNSTABLE_MARK, errors_text, flag_mark, table
 from perf.records.results import RunResult, load, split_by_shape
 
 log = logging.getLogger(__name__)
+
+#: Counters of one metric's verdicts: B higher, B lower, no call, no rule applies, not fair.
+HIGHER, LOWER, NO_CALL, UNKNOWN, UNFAIR = range(5)
+
+
+def _measurement(run: RunResult) -> str:
+    """How ``run`` measured a level, in its design's own terms."""
+    if run.rounds is not None:
+        return f"rounds design: {count(len(run.rounds.rounds), 'round')}, visits of {run.rounds.rules.window_ms} ms windows"
+    s = run.settings
+    window = (
+        f"{s.get('measurement_request_count', '?')}-request windows"
+        if s.get("measurement_mode") == "count_windows"
+        else f"{s.get('measurement_interval_ms', '?')} ms windows"
+    )
+    return f"sequential design: {window}, {count(int(s.get('trials') or 1), 'trial')}"
 
 
 def _env_line(run: RunResult) -> dict[str, str]:
@@ -33,8 +65,31 @@ def _env_line(run: RunResult) -> dict[str, str]:
         "server runtime": f"{server.get('runtime', '?')} {server.get('version') or ''}".strip(),
         "perf_analyzer": str((env.get("perf_analyzer") or {}).get("version", "?")),
         "protocol": str(run.settings.get("protocol", "?")),
-        "measurement_interval_ms": str(run.settings.get("measurement_interval_ms", "?")),
+        "measurement": _measurement(run),
     }
+
+
+def both_rounds(a: RunResult, b: RunResult) -> bool:
+    """Whether both runs measured in interleaved rounds (the rank-sum rule applies)."""
+    return a.rounds is not None and b.rounds is not None
+
+
+def rule_text(a: RunResult, b: RunResult, label_a: str = "A", label_b: str = "B") -> str:
+    """The rule the comparison of ``a`` and ``b`` calls a change by, in words (module docstring)."""
+    if both_rounds(a, b):
+        return f"Both runs measured in interleaved rounds: {RANK_SUM_RULE}."
+    rounds = [label for label, run in ((label_a, a), (label_b, b)) if run.rounds is not None]
+    stand = (
+        f" {rounds[0]} measured in rounds and the other one level after another: its rounds stand as its trials "
+        "(rounds cannot be paired with another run's trials)."
+        if rounds
+        else ""
+    )
+    return (
+        f"Values are medians over trials [min–max].{stand} **Significant** means both runs measured the level in at "
+        f"least {MIN_TRIALS_FOR_SPREAD} trials and the change exceeds both min–max trial spreads; with fewer trials "
+        "the spread is unknown and no noise level is assumed."
+    )
 
 
 def _sig(d: Delta | None, why: str | None = None) -> str:
@@ -51,6 +106,148 @@ def _pct(d: Delta | None) -> str:
     return "—" if d is None or d.change_pct is None else f"{d.change_pct:+.1f}"
 
 
+def _round_values(run: RunResult, p: Point, metric: str) -> list[float]:
+    """``metric`` of ``p``'s level in every round (trial) that measured it."""
+    v = run.variant(p.variant)
+    return [
+        x
+        for lv in (v.levels if v else [])
+        if lv.request_rate is None and (lv.concurrency, lv.batch_size) == (p.concurrency, p.batch_size) and lv.ok
+        if (x := getattr(lv, metric)) is not None
+    ]
+
+
+def judge(a: RunResult, b: RunResult, p: Point, q: Point, metric: str) -> tuple[str, str, int | None]:
+    """One metric of one matched level: the change in % (B − A) / A, the verdict's cell and its
+    counter (:data:`HIGHER`... ; ``None`` when a side lacks the metric), by :func:`rule_text`'s rule."""
+    d = delta(p, q, metric)
+    if d is None:
+        return "—", "—", None
+    why = unfair(p, q)
+    up = HIGHER if d.b > d.a else LOWER
+    if both_rounds(a, b):
+        r = rank_sum(_round_values(a, p, metric), _round_values(b, q, metric))
+        if r is None:
+            return _pct(d), "—", None
+        if why:
+            return _pct(d), "not measured fairly (host busy)", UNFAIR
+        if not r.callable:
+            return _pct(d), r.describe(), UNKNOWN
+        return _pct(d), r.describe(), NO_CALL if r.verdict == "not distinguishable" else up
+    kind = UNFAIR if why else UNKNOWN if d.significant is None else up if d.significant else NO_CALL
+    return _pct(d), _sig(d, why), kind
+
+
+def measured(run: RunResult) -> list[str]:
+    """The variants ``run`` has numbers for (at least one level with a throughput), in its order."""
+    pts = run_points(run)
+    return [n for n in pts if any(p.ok for p in pts[n])]
+
+
+def not_measured(run: RunResult) -> dict[str, list[str]]:
+    """The variants ``run`` lists but has no numbers for, by why (cut for time, failed, skipped,
+    not reached): a variant never measured is not a result of that run."""
+    have = set(measured(run))
+    out: dict[str, list[str]] = {}
+    for v in run.variants:
+        if v.name not in have:
+            why = errors_text(v.error) or ("not reached: the run stopped before it" if v.status == "pending" else v.status)
+            out.setdefault(why, []).append(v.name)
+    return out
+
+
+def _summary(a: RunResult, b: RunResult, counts: dict[str, list[int]], label_a: str, label_b: str) -> list[str]:
+    """The summary's counts per metric, what the unknown ones need, and the variants not in both."""
+    t, l99 = counts[THROUGHPUT], counts[P99]
+    lines = []
+    if both_rounds(a, b):
+        more, no, unknown = "", "not distinguishable at this noise", "too few rounds to tell"
+        if t[UNKNOWN] or l99[UNKNOWN]:
+            lines.append(
+                "- Levels with too few rounds to tell have fewer than 4 rounds in a run (or 3 against fewer than 5): "
+                "levels a run's ladder retired early, or rounds its time budget ended; no difference at such round "
+                "counts can reach 5 %."
+            )
+    else:
+        more, no, unknown = "significantly ", "not significant", "with unknown spread"
+        if t[UNKNOWN] or l99[UNKNOWN]:
+            who = "both sweeps" if a.rounds is None and b.rounds is None else "the sequential sweep"
+            lines.append(
+                f"- Levels with unknown spread were measured in fewer than {MIN_TRIALS_FOR_SPREAD} trials in A or B: "
+                f"run {who} with `--trials 3` (or more) to tell a change from run-to-run variation."
+            )
+    head = [
+        f"- Throughput: {t[HIGHER]} {more}higher in B, {t[LOWER]} {more}lower, {t[NO_CALL]} {no}, {t[UNKNOWN]} "
+        f"{unknown}, {t[UNFAIR]} not measured fairly (a side host busy).",
+        f"- p99 latency: {l99[LOWER]} {more}lower in B, {l99[HIGHER]} {more}higher, {l99[NO_CALL]} {no}, "
+        f"{l99[UNKNOWN]} {unknown}, {l99[UNFAIR]} not measured fairly (a side host busy).",
+    ]
+    ma, mb = measured(a), measured(b)
+    for label, mine, other in ((label_a, ma, mb), (label_b, mb, ma)):
+        only = [n for n in mine if n not in other]
+        if only:
+            lines.append(f"- Only in {label}: {', '.join(only)}.")
+    for label, run in ((label_a, a), (label_b, b)):
+        for why, names in not_measured(run).items():
+            lines.append(f"- Not measured in {label} ({why}): {', '.join(names)}.")
+    return head + lines
+
+
+def compare_markdown(a: RunResult, b: RunResult, label_a: str = "A", label_b: str = "B") -> str:
+    """The comparison report as markdown (see :func:`compare_runs`)."""
+    lines = [f"# Comparison: {a.run_id} ({label_a}) → {b.run_id} ({label_b})", ""]
+    ea, eb = _env_line(a), _env_line(b)
+    lines += table(
+        ["", f"{label_a}: {a.run_id}", f"{label_b}: {b.run_id}"],
+        [[f"{k}{' (differs)' if ea[k] != eb[k] else ''}", ea[k], eb[k]] for k in ea],
+        ["left"] * 3,
+    )
+    lines += [
+        "",
+        "Changes are (B − A) / A. Matched by variant name and (concurrency, batch size). "
+        + rule_text(a, b, label_a, label_b)
+        + " A level measured while other processes used the host (host busy) is marked, and a change involving it "
+        "is *not measured fairly*: the two runs may differ by the host's load, not by what changed. "
+        f"{UNSTABLE_MARK} unstable: perf_analyzer did not reach a stable measurement; {UNSTABLE_MARK} host busy: "
+        "other processes used the host's CPU during it.",
+        "",
+    ]
+    rows: dict[str, list[list[object]]] = {}
+    counts = {THROUGHPUT: [0] * 5, P99: [0] * 5}
+    for name, p, q in matched_points(a, b):
+        cells: list[object] = [p.concurrency, p.batch_size]
+        for metric, digits in ((THROUGHPUT, 1), (P99, 2)):
+            pct, sig, kind = judge(a, b, p, q, metric)
+            if kind is not None:
+                counts[metric][kind] += 1
+            cells += [
+                f"{fmt_spread(p, metric, digits)}{flag_mark(p.status)}",
+                f"{fmt_spread(q, metric, digits)}{flag_mark(q.status)}",
+                pct,
+                sig,
+            ]
+        rows.setdefault(name, []).append(cells)
+    lines += ["## Summary", "", f"- Matched levels: {sum(len(r) for r in rows.values())} in {len(rows)} variant(s)."]
+    lines += _summary(a, b, counts, label_a, label_b)
+    verdict = "verdict" if both_rounds(a, b) else "significant"
+    headers = [
+        "concurrency",
+        "batch",
+        f"throughput {label_a} (infer/s)",
+        f"throughput {label_b} (infer/s)",
+        "Δ %",
+        verdict,
+        f"p99 {label_a} (ms)",
+        f"p99 {label_b} (ms)",
+        "Δ %",
+        verdict,
+    ]
+    align: list[Literal["left", "right", "center"]] = ["right"] * 5 + ["center"] + ["right"] * 3 + ["center"]
+    for name, body in rows.items():
+        lines += ["", f"## {name}", "", *table(headers, body, align)]
+    return "\n".join(lines) + "\n"
+
+
 def matched_points(a: RunResult, b: RunResult) -> list[tuple[str, Point, Point]]:
     """(variant, point in a, point in b) for every level measured in both runs, matched by
     variant name and (concurrency, batch size), in ``a``'s order."""
@@ -65,107 +262,13 @@ def matched_points(a: RunResult, b: RunResult) -> list[tuple[str, Point, Point]]
     return out
 
 
-def compare_markdown(a: RunResult, b: RunResult, label_a: str = "A", label_b: str = "B") -> str:
-    """The comparison report as markdown (see :func:`compare_runs`)."""
-    pa, pb = run_points(a), run_points(b)
-    lines = [f"# Comparison: {a.run_id} ({label_a}) → {b.run_id} ({label_b})", ""]
-    ea, eb = _env_line(a), _env_line(b)
-    lines += table(
-        ["", f"{label_a}: {a.run_id}", f"{label_b}: {b.run_id}"],
-        [[f"{k}{' (differs)' if ea[k] != eb[k] else ''}", ea[k], eb[k]] for k in ea],
-        ["left"] * 3,
-    )
-    lines += [
-        "",
-        "Changes are (B − A) / A. Matched by variant name and (concurrency, batch size); "
-        "values are medians over trials. **Significant** means both runs measured the level in at least "
-        f"{MIN_TRIALS_FOR_SPREAD} trials and the change exceeds both min–max trial spreads; with fewer trials "
-        f"the spread is unknown and no noise level is assumed. A level measured while other processes used the "
-        "host (host busy) is marked, and a change involving it is *not measured fairly*: the two runs may differ "
-        f"by the host's load, not by what changed. {UNSTABLE_MARK} unstable: perf_analyzer did not reach a stable "
-        f"measurement; {UNSTABLE_MARK} host busy: other processes used the host's CPU during it.",
-        "",
-    ]
-    rows: dict[str, list[list[object]]] = {}
-    counts = {THROUGHPUT: [0, 0, 0, 0, 0], P99: [0, 0, 0, 0, 0]}  # up, down, not significant, unknown, unfair
-    for name, p, q in matched_points(a, b):
-        dt, dl = delta(p, q, THROUGHPUT), delta(p, q, P99)
-        why = unfair(p, q)
-        for d in (dt, dl):
-            if d is not None:
-                c = counts[d.metric]
-                c[4 if why else 3 if d.significant is None else 2 if not d.significant else (0 if d.b > d.a else 1)] += 1
-        mark_a, mark_b = flag_mark(p.status), flag_mark(q.status)
-        rows.setdefault(name, []).append(
-            [
-                p.concurrency,
-                p.batch_size,
-                f"{fmt_spread(p, THROUGHPUT)}{mark_a}",
-                f"{fmt_spread(q, THROUGHPUT)}{mark_b}",
-                _pct(dt),
-                _sig(dt, why),
-                fmt_spread(p, P99, 2),
-                fmt_spread(q, P99, 2),
-                _pct(dl),
-                _sig(dl, why),
-            ]
-        )
-    t, l99 = counts[THROUGHPUT], counts[P99]
-    lines += [
-        "## Summary",
-        "",
-        f"- Matched levels: {sum(t)} in {len(rows)} variant(s).",
-        f"- Throughput: {t[0]} significantly higher in B, {t[1]} significantly lower, {t[2]} not significant, "
-        f"{t[3]} with unknown spread, {t[4]} not measured fairly (a side host busy).",
-        f"- p99 latency: {l99[1]} significantly lower in B, {l99[0]} significantly higher, {l99[2]} not significant, "
-        f"{l99[3]} with unknown spread, {l99[4]} not measured fairly (a side host busy).",
-    ]
-    if t[3] or l99[3]:
-        lines.append(
-            f"- Levels with unknown spread were measured in fewer than {MIN_TRIALS_FOR_SPREAD} trials in A or B: "
-            f"run both sweeps with `--trials 3` (or more) to tell a change from run-to-run variation."
-        )
-    only_a, only_b = [n for n in pa if n not in pb], [n for n in pb if n not in pa]
-    if only_a:
-        lines.append(f"- Only in {label_a}: {', '.join(only_a)}.")
-    if only_b:
-        lines.append(f"- Only in {label_b}: {', '.join(only_b)}.")
-    headers = [
-        "concurrency",
-        "batch",
-        f"throughput {label_a} (infer/s)",
-        f"throughput {label_b} (infer/s)",
-        "Δ %",
-        "significant",
-        f"p99 {label_a} (ms)",
-        f"p99 {label_b} (ms)",
-        "Δ %",
-        "significant",
-    ]
-    align: list[Literal["left", "right", "center"]] = [
-        "right",
-        "right",
-        "right",
-        "right",
-        "right",
-        "center",
-        "right",
-        "right",
-        "right",
-        "center",
-    ]
-    for name, body in rows.items():
-        lines += ["", f"## {name}", "", *table(headers, body, align)]
-    return "\n".join(lines) + "\n"
-
-
 def compare_runs(run_a: Path, run_b: Path, out: Path | None = None) -> Path:
     """Compare two sweeps (before/after, or two machines) and write a markdown report.
 
     Per variant (matched by name) and level (matched by concurrency and batch size): the
-    throughput (infer/s) and p99 latency (ms) of each run, the change in %, and whether it
-    is significant under :mod:`perf.analysis.stats`'s noise rule (both runs >= 2 trials and the
-    change exceeds both trial spreads; otherwise "spread unknown").
+    throughput (infer/s) and p99 latency (ms) of each run, the change in %, and the verdict of
+    the rule that fits how the runs measured (:func:`rule_text`: a rank-sum test over two rounds
+    runs' rounds, else the trial-spread rule).
 
     Args:
         run_a: Run folder of the baseline ("before") sweep.

@@ -128,3 +128,83 @@ def test_compare_errors(runs: tuple[Path, Path], tmp_path: Path):
     shutil.copytree(runs[0], tmp_path / "copy")
     with pytest.raises(PerfError, match="one is a copy of the other"):
         compare_runs(runs[0], tmp_path / "copy")
+
+
+# ---------------------------------------------------------------- two rounds runs (issue 26)
+
+
+def rounds_run(run_id: str, variants: dict[str, list[LevelResult]], *, cut: dict[str, str] | None = None) -> RunResult:
+    """A rounds run: each level's ``trial`` is its round; ``cut``: variants listed but never measured."""
+    from perf.records.rounds import RoundRecord, RoundRules, RoundsRecord
+
+    out = run(run_id, "hostA", variants)
+    out.settings = {"protocol": "grpc", "measurement_interval_ms": 5000, "design": "rounds"}  # 5000: the sequential flag's
+    n = max((lv.trial for ls in variants.values() for lv in ls), default=-1) + 1
+    out.rounds = RoundsRecord(1, RoundRules(window_ms=300), rounds=[RoundRecord(i, 0, 1 + i, "t") for i in range(n)])
+    for name, why in (cut or {}).items():
+        out.variants.append(VariantResult(name, None, "skipped", f"cut for time: {why}", []))
+    return out
+
+
+def per_round(c: int, thr: list[float], p99: float = 2.0, busy: int | None = None) -> list[LevelResult]:
+    return [
+        LevelResult(c, 1, r, throughput_infer_per_s=t, latency_p99_ms=p99 + r / 100, host_busy=r == busy)
+        for r, t in enumerate(thr)
+    ]
+
+
+@pytest.fixture()
+def two_rounds_runs(tmp_path: Path) -> str:
+    a = rounds_run(
+        "before",
+        {
+            "faster": per_round(1, [100, 102, 98, 101, 99, 100]),
+            "same": per_round(1, [100, 110, 90, 105, 95, 100]),
+            "short": per_round(1, [100, 101, 99]),
+            "busy": per_round(1, [100, 101, 99, 100, 100, 100], busy=2),
+        },
+        cut={"never": "5 variants need about 400 s for the 6 rounds a verdict needs"},
+    )
+    b = rounds_run(
+        "after",
+        {
+            "faster": per_round(1, [120, 125, 118, 122, 121, 119]),
+            "same": per_round(1, [104, 96, 108, 92, 101, 99]),
+            "short": per_round(1, [150, 151, 149]),  # +50 % in every round, but 3 and 3 rounds
+            "busy": per_round(1, [130, 131, 129, 130, 130, 130]),
+        },
+    )
+    save(a, tmp_path / "a")
+    save(b, tmp_path / "b")
+    return compare_runs(tmp_path / "a", tmp_path / "b").read_text()
+
+
+def test_two_rounds_runs_are_compared_by_an_unpaired_rule_over_their_rounds(two_rounds_runs: str):
+    text = two_rounds_runs
+    assert "cannot be paired round by round" in text and "rank-sum" in text
+    assert "trial spread" not in text and "`--trials 3`" not in text  # the sequential design's rule and advice
+    assert row(text, "faster", 1)[4:6] == ["+20.5", "higher (p = 0.0022)"]  # medians 100 -> 120.5
+    assert row(text, "same", 1)[5].startswith("not distinguishable (p = ")
+    # every round +50 %, yet 3 rounds against 3 cannot reach 5 % (p = 0.1): no call either way
+    assert row(text, "short", 1)[4:6] == ["+50.0", "too few rounds to tell (3 and 3)"]
+    assert "- Throughput: 1 higher in B, 0 lower, 1 not distinguishable at this noise, 1 too few rounds to tell, 1 " in text
+
+
+def test_a_rounds_runs_measurement_is_its_rounds_not_the_sequential_window(two_rounds_runs: str):
+    env = {cells(r)[0]: cells(r)[1:] for r in two_rounds_runs.splitlines() if r.startswith("|")}
+    assert env["measurement"] == ["rounds design: 6 rounds, visits of 300 ms windows"] * 2
+    assert "5000" not in two_rounds_runs and "measurement_interval_ms" not in two_rounds_runs
+
+
+def test_a_variant_never_measured_is_not_a_result_of_one_run(two_rounds_runs: str):
+    assert "Only in A" not in two_rounds_runs
+    assert (
+        "- Not measured in A (cut for time: 5 variants need about 400 s for the 6 rounds a verdict needs): never."
+        in two_rounds_runs
+    )
+
+
+def test_a_host_busy_level_is_marked_in_the_p99_cells_too(two_rounds_runs: str):
+    r = row(two_rounds_runs, "busy", 1)
+    assert r[2].endswith("† host busy") and r[6].endswith("† host busy")  # throughput and p99 of A's level
+    assert r[5] == r[9] == "not measured fairly (host busy)"
