@@ -81,21 +81,21 @@ def sweep(ctx: click.Context, resume: str | None, allow_failed_variants: bool, n
     for line in opening_lines(sw, given):
         console.print(escape(line))
     progress.trials = o.trials
-    total, done = sw.level_counts()  # planned levels only: skipped ones are listed at the end
-    with progress.bar:
-        progress.task = progress.bar.add_task(
-            "nothing to measure" if sw.rounds_done else "reaching tritonserver" if o.server.urls else "starting tritonserver",
-            total=total,
-            completed=done,
-        )
-        try:
+    try:
+        if sw.nothing_to_measure:  # nothing is sent: no bar (only a missing in-process baseline is measured)
             run = sw.run_all()
-        except KeyboardInterrupt:
-            console.print(
-                f"[yellow]interrupted: measurements so far are kept in {escape(str(sw.run_dir))}; continue with "
-                f"{escape(resume_command(o.results_dir, sw.run_id))}[/yellow]"
-            )
-            raise SystemExit(EXIT_INTERRUPTED) from None
+        else:
+            total, done = sw.level_counts()  # planned levels only: skipped ones are listed at the end
+            with progress.bar:
+                what = "reaching tritonserver" if o.server.urls else "starting tritonserver"
+                progress.task = progress.bar.add_task(what, total=total, completed=done)
+                run = sw.run_all()
+    except KeyboardInterrupt:
+        console.print(
+            f"[yellow]interrupted: measurements so far are kept in {escape(str(sw.run_dir))}; continue with "
+            f"{escape(resume_command(o.results_dir, sw.run_id))}[/yellow]"
+        )
+        raise SystemExit(EXIT_INTERRUPTED) from None
     _finish(ctx, sw, run, console, allow_failed_variants, no_report)
 
 

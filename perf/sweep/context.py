@@ -207,6 +207,18 @@ class SweepBase:
         axes = {a: (lo, sizes.get(a, opt), hi) for a, (lo, opt, hi) in spec.dynamic_axes.items()}
         return dataclasses.replace(spec, dynamic_axes=axes)
 
+    @property
+    def nothing_to_measure(self) -> bool:
+        """A resumed run with nothing left to send: a rounds run whose rounds had ended (its
+        ranking is decided: :attr:`rounds_done`), or a sequential run whose every planned level
+        has numbers. Such a run starts no server; only a missing in-process baseline is measured."""
+        if self.rounds_done:
+            return True
+        if not self.opts.resume or self.design != "sequential":
+            return False
+        planned, done = self.level_counts()
+        return planned == done
+
     def level_counts(self) -> tuple[int, int]:
         """``(planned, measured)``: the levels this run plans over every variant (skipped ones
         not counted) and how many of them already have numbers (a resumed run); ``(0, 0)`` in
@@ -367,3 +379,10 @@ class SweepBase:
 def _seed(run_id: str) -> int:
     """A seed from the run id (recorded with the run, so its rounds' order can be replayed)."""
     return sum((i + 1) * ord(ch) for i, ch in enumerate(run_id)) % 1_000_003
+
+
+def baseline_missing(run: RunResult, opts: SweepOptions) -> bool:
+    """Whether a resumed run with nothing left to measure still owes its in-process baseline: asked
+    for, never measured nor cut for time, and some variant measured (else nothing to compare with)."""
+    cut = run.rounds is not None and any(c.kind == "baseline" for c in run.rounds.cuts)
+    return opts.baseline and run.baseline is None and not cut and any(v.status == "ok" for v in run.variants)

@@ -12,6 +12,7 @@ from core.errors import ToolkitError
 from perf.measure.inputs import describe_dynamic, resolve_shapes
 from perf.records.results import RunResult, VariantResult
 from perf.search.plan import VariantPlan, to_measure
+from perf.sweep.context import baseline_missing
 from perf.sweep.options import REPORT_SETTINGS, SweepOptions
 
 #: Variant names a line lists before "and N more".
@@ -105,21 +106,22 @@ def resume_line(run: RunResult, plans: dict[str, VariantPlan], opts: SweepOption
         visits = sum(len(r.order) for r in run.rounds.rounds)
         measured = f"{len(run.rounds.rounds)} round(s) ({visits} visits) of {done} variant(s)"
         will = "more rounds where the paired ranking is not decided, within this invocation's time budget (estimate below)"
-        if run.finished is not None:  # perf.sweep.run.Sweep._finished_before
+        nothing = run.finished is not None  # perf.sweep.run.Sweep._finished_before
+        if nothing:
             will = "no round (its rounds had ended: a new --run-id measures again)"
-            missing = run.baseline is None and not any(c.kind == "baseline" for c in run.rounds.cuts)
-            missing = missing and any(v.status == "ok" for v in run.variants)  # nothing measured: nothing to compare with
-            after = ("; then its missing in-process baseline" if missing else "") if opts.baseline else after
     else:
         levels = sum(1 for v in run.variants for lv in v.levels if lv.ok)
         measured = f"{levels} measured level(s) of {done} variant(s)"
         todo = {n: len(to_measure(p, run.variant(n) or VariantResult(n))) for n, p in plans.items()}
         left = sum(todo.values())
+        nothing = not left
         will = (
             f"up to {left} level(s) of {sum(1 for n in todo.values() if n)} variant(s)"
             if left
-            else "no level (every planned level has numbers)"
+            else "no level (every planned level has numbers: a new --run-id measures again)"
         )
+    if nothing:  # nothing is sent: only a baseline the run still owes
+        after = ("; then its missing in-process baseline" if baseline_missing(run, opts) else "") if opts.baseline else after
     return (
         f"resume {run.run_id} — kept: its settings ({settings_text(opts)}) and {measured}"
         + (f"; given again: {', '.join(sorted(given))}" if given else "")
@@ -147,6 +149,6 @@ def opening_lines(sweep: Any, given: frozenset[str] | None = None) -> list[str]:
     lines = []
     if sweep.opts.resume:
         lines.append(resume_line(sweep.run, sweep.plans, sweep.opts, frozenset(given or ()) & frozenset(REPORT_SETTINGS)))
-    if sweep.rounds_done:  # a finished rounds run: nothing is sent, no inputs to describe
+    if sweep.nothing_to_measure:  # nothing is sent: no inputs to describe
         return lines
     return lines + input_lines(sweep.plans, specs, sweep.opts)

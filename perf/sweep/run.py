@@ -34,6 +34,7 @@ from perf.records.results import Environment, RunResult, SweepSettings, VariantR
 from perf.records.rounds import BudgetRecord, Cut
 from perf.search import budget as budgets
 from perf.search.rounds import Rounds, Setup
+from perf.sweep.context import baseline_missing
 from perf.sweep.options import DEFAULT_CONCURRENCY, Progress, SweepOptions, resumed_options, run_settings, server_settings
 from perf.sweep.rounds import RoundsSweep
 from perf.sweep.sequential import Sequential
@@ -78,7 +79,7 @@ class Sweep(Sequential, RoundsSweep):
                 log.info("%s: %d asked levels skipped (%s)", name, len(plan.skipped), plan.skipped[0].reason)
         self.search.record.order = self.search.order()
         self._save()
-        if self.rounds_done:
+        if self.nothing_to_measure:
             self._finished_before()
             return self.run
         try:
@@ -102,18 +103,19 @@ class Sweep(Sequential, RoundsSweep):
         return self.run
 
     def _finished_before(self) -> None:
-        """A resumed rounds run whose rounds had ended: no round is added to a decided ranking
-        (its verdicts rest on the rounds it had); only an in-process baseline it was stopped
-        before is measured."""
-        assert self.run.rounds is not None
-        text = (
-            f"run {self.run_id} finished its rounds at {self.run.finished}"
-            + (f" ({self.run.rounds.ended})" if self.run.rounds.ended else "")
-            + ": nothing more is measured into it (a new --run-id measures again)"
-        )
-        cut = any(c.kind == "baseline" for c in self.run.rounds.cuts)
-        measured = any(v.status == "ok" for v in self.run.variants)
-        missing = self.opts.baseline and self.run.baseline is None and not cut and measured
+        """A resumed run with nothing left to measure (:attr:`nothing_to_measure`): no server is
+        started, no round is added to a decided ranking (its verdicts rest on the rounds it had);
+        only an in-process baseline it was stopped before is measured."""
+        if self.run.rounds is not None:
+            done = f"finished its rounds at {self.run.finished}" + (
+                f" ({self.run.rounds.ended})" if self.run.rounds.ended else ""
+            )
+        else:
+            done = "has numbers for every planned level"
+            self.run.finished = self.run.finished or now()
+            self._save()
+        missing = baseline_missing(self.run, self.opts)
+        text = f"run {self.run_id} {done}: nothing more is measured into it (a new --run-id measures again)"
         log.info("%s", text + ("; its in-process baseline is measured now" if missing else ""))
         self.progress({"event": "plan", "text": text, "estimate_s": 0.0})
         if missing:

@@ -294,7 +294,7 @@ def test_the_cli_takes_auto_by_default_lists_and_the_search_mode_and_prints_each
     decision = SearchDecision("b", "pruned", 4, "at concurrency 4 it is behind")
 
     class Fake:
-        rounds_done = False  # as perf.sweep.context.SweepBase has it
+        nothing_to_measure = False  # as perf.sweep.context.SweepBase has it
 
         def __init__(self, opts: SweepOptions, progress=None):
             seen.append(opts)

@@ -22,7 +22,7 @@ from perf.sweep.run import SweepOptions, resumed_options, server_settings
 class FakeSweep:
     """Stands in for perf.sweep.run.Sweep: records its options, returns a prepared run."""
 
-    rounds_done = False  # perf.sweep.context.SweepBase.rounds_done: a fresh or unfinished run
+    nothing_to_measure = False  # perf.sweep.context.SweepBase.nothing_to_measure: a fresh or unfinished run
 
     run_result: RunResult
     interrupt = False

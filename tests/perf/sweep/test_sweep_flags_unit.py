@@ -50,7 +50,9 @@ def test_the_round_window_is_the_window_the_rounds_measure(built: Path, tmp_path
 
 
 def test_a_shapes_axis_no_build_has_is_a_usage_error(built: Path, tmp_path: Path) -> None:
-    with pytest.raises(FlagError, match=r"sq: no variant of this sweep has a dynamic axis of that name; the axes its builds have: seq"):
+    with pytest.raises(
+        FlagError, match=r"sq: no variant of this sweep has a dynamic axis of that name; the axes its builds have: seq"
+    ):
         Sweep(_opts(built, tmp_path, sweep_axes={"sq": (16, 64)}, run_id="s"))
     sw = Sweep(_opts(built, tmp_path, sweep_axes={"seq": (16, 64)}, run_id="ok"))  # a known axis: swept
     assert sw.plans["enc_a"].shapes == ("seq=16", "seq=64")

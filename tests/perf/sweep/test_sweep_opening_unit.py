@@ -3,6 +3,7 @@ said only in report.md — grouped over the variants, from the plan the sweep me
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ from builders.model.tensor import TensorSpec
 from clients.runtimes.options import ServerOptions
 from core.errors import RepositoryError
 from perf.cli import main as perf_cli
-from perf.records.results import RunResult
+from perf.records.results import RunResult, VariantResult
 from perf.search.plan import VariantPlan
 from perf.sweep.opening import input_lines
 from perf.sweep.options import SweepOptions
@@ -65,7 +66,7 @@ class _Repository:
 
 
 class _FakeSweep:
-    rounds_done = False  # perf.sweep.context.SweepBase.rounds_done: a fresh or unfinished run
+    nothing_to_measure = False  # perf.sweep.context.SweepBase.nothing_to_measure: a fresh or unfinished run
 
     def __init__(self, opts: SweepOptions, progress: Any = None):
         self.opts, self.run_id, self.run_dir = opts, "r1", Path("results") / "r1"
@@ -113,3 +114,52 @@ def test_a_resumed_rounds_run_says_its_rounds_and_that_more_follow():
         "will measure: no round (its rounds had ended: a new --run-id measures again); then its missing in-process baseline"
     )
     assert resume_line(run, {}, _opts(baseline=False)).endswith("measures again); no in-process baseline (--no-baseline)")
+
+
+def _finished(tmp_path: Path, design: str) -> Path:
+    """A finished run of two hand-made variants, every planned level measured; its results dir."""
+    from factories import level_result
+
+    from clients.server import ServerOptions as Server
+    from perf.records import results
+    from perf.sweep.run import Sweep
+
+    repo = tmp_path / "repo"
+    for n in ("a_mbs8", "b_mbs8"):
+        (repo / n).mkdir(parents=True)
+        (repo / n / "config.pbtxt").write_text(
+            f'name: "{n}"\nbackend: "python"\nmax_batch_size: 8\n'
+            'input [ { name: "x" data_type: TYPE_FP32 dims: [ 4 ] } ]\noutput [ { name: "y" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
+        )
+    opts = SweepOptions(Server(repo, runtime="bundled"), concurrency=(1, 2), results_dir=tmp_path / "results", run_id="done")
+    sw = Sweep(dataclasses.replace(opts, design=design))
+    run = sw.run
+    run.settings = sw._settings()  # type: ignore[typeddict-item]
+    run.variants = [VariantResult(n, None, "ok", None, [level_result(c, 100.0 * c, 1.0) for c in (1, 2)]) for n in sw.names]
+    run.finished = "then"
+    results.save(run, sw.run_dir)
+    return tmp_path / "results"
+
+
+@pytest.mark.parametrize("design", ["rounds", "sequential"])
+def test_a_resumed_finished_run_says_it_measures_nothing_and_draws_no_bar(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, design: str
+):
+    """It printed the inputs line (sequential) and an empty progress bar ('nothing to measure
+    0/0'; sequential: '4/4' after starting a server), though nothing is sent."""
+    from perf.sweep.servers import ServerPool
+
+    results_dir = _finished(tmp_path, design)
+
+    def no_server(self: Any) -> None:
+        raise AssertionError("a server was started for a run with nothing to measure")
+
+    monkeypatch.setattr(ServerPool, "start_all", no_server)
+    res = CliRunner().invoke(
+        perf_cli.cli, ["sweep", "--resume", "done", "--results-dir", str(results_dir), "--no-baseline", "--no-report"]
+    )
+    said = " ".join(res.output.split())
+    assert res.exit_code == 0, res.output
+    assert "will measure: no " in said and "nothing more is measured into it" in said
+    assert "inputs sent per request" not in said
+    assert not any(bar in said for bar in ("0/0", "4/4", "tritonserver", "nothing to measure"))

@@ -59,7 +59,7 @@ def test_the_saved_options_come_back_whole(tmp_path: Path) -> None:
 class _FakeSweep:
     """Stands in for perf.sweep.run.Sweep: resumes from ``saved``, records the options."""
 
-    rounds_done = False  # perf.sweep.context.SweepBase.rounds_done: a fresh or unfinished run
+    nothing_to_measure = False  # perf.sweep.context.SweepBase.nothing_to_measure: a fresh or unfinished run
 
     saved: dict[str, Any] = {}
     seen: list[SweepOptions] = []
