@@ -13,9 +13,9 @@ from pathlib import Path
 
 from perf.analysis.effects import Interaction, MainEffect
 from perf.analysis.frontier import FRONTIER_HEADERS, frontier_rows, operating_frontier, per_level_lines
-from perf.analysis.recommendation import Recommendation
+from perf.analysis.recommendation import Recommendation, candidate
 from perf.analysis.stats import Point
-from perf.markdown import APPENDIX_FILE, name_then_numbers, table
+from perf.markdown import APPENDIX_FILE, UNSTABLE_MARK, name_then_numbers, table
 from perf.records.results import RunResult
 from perf.report import coldstart as coldstart_report
 from perf.report.knees import knee_text
@@ -39,6 +39,20 @@ def effect_pairs(e: MainEffect) -> list[str]:
         + (f" (left out: {d.p99_note})" if d.p99_note else "")
         for d in e.pairs
     ]
+
+
+def flagged_note(rec: Recommendation, points: dict[str, list[Point]]) -> str:
+    """What the flagged levels (:attr:`Recommendation.flagged`) mean for the pick, after their count
+    and mark: in a rounds run the paired rounds decide, in a sequential one a flagged level ranks
+    after the stable ones (or stands alone when there is none)."""
+    if rec.ranking is not None:
+        return (
+            f"{UNSTABLE_MARK} on their numbers; the pick rests on paired rounds, in which every variant shared the "
+            "host's state, so a flag does not decide it"
+        )
+    if any(p.status == "ok" for ps in points.values() for p in ps if candidate(p)):
+        return f"{UNSTABLE_MARK}; ranked after the stable levels: a flagged level wins only when it beats every stable one by more than its spread"
+    return f"{UNSTABLE_MARK}; the run has no stable level to rank first"
 
 
 def appendix_lines(
@@ -86,8 +100,10 @@ def appendix_lines(
     for n, k in rec.knees.items():
         lines.append(f"- `{n}`: {knee_text(points[n], k)}")
     lines.append("")
+    if rec.flagged:
+        lines += ["## Flagged levels", "", f"{len(rec.flagged)}; {flagged_note(rec, points)}.", ""]
+        lines += [*(f"- {x}" for x in rec.flagged), ""]
     for title, items in (
-        ("Ranked after the stable levels", rec.flagged),
         ("Excluded from the recommendation", rec.excluded),
         (
             "Failed variants",

@@ -29,7 +29,7 @@ from perf.records.results import RunResult, load, split_by_shape
 from perf.report import coldstart as coldstart_report
 from perf.report import conclusions
 from perf.report import html as report_html
-from perf.report.appendix import write_appendix
+from perf.report.appendix import flagged_note, write_appendix
 from perf.report.effects import effects_section
 from perf.report.efficiency import efficiency_details, efficiency_section
 from perf.report.knees import knee_lines
@@ -163,18 +163,7 @@ def recommendation_section(rec: Recommendation, points: dict[str, list[Point]], 
     lines += knee_lines(rec, points)
     lines += [f"- {n}" for n in rec.notes]
     if rec.flagged:
-        stable = any(p.status == "ok" for ps in points.values() for p in ps if candidate(p))
-        lines += [
-            (
-                f"- **Flagged levels** ({len(rec.flagged)}; {UNSTABLE_MARK} on their numbers; the pick rests on paired "
-                "rounds, in which every variant shared the host's state, so a flag does not decide it):"
-                if rec.ranking is not None
-                else f"- **Ranked after the stable levels** ({len(rec.flagged)}; {UNSTABLE_MARK}: a flagged level wins only "
-                "when it beats every stable one by more than its spread):"
-                if stable
-                else f"- **Flagged levels** ({len(rec.flagged)}; {UNSTABLE_MARK}; the run has no stable level to rank first):"
-            )
-        ] + capped(rec.flagged, indent="  ")
+        lines += [f"- **Flagged levels** ({len(rec.flagged)}; {flagged_note(rec, points)}):"] + capped(rec.flagged, indent="  ")
     if rec.excluded:
         lines += [f"- **Excluded from the recommendation** ({len(rec.excluded)}):"] + capped(rec.excluded, indent="  ")
     return lines

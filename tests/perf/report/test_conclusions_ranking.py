@@ -63,7 +63,9 @@ def test_a_run_without_a_stable_level_says_so_at_the_top_of_the_report(tmp_path)
     text = write_report(run_dir).read_text()
     head = text.split("## ", 1)[0]
     assert "**No level of this run is stable**" in head and "host busy" in head
-    assert "Ranked after the stable levels" not in text and "the run has no stable level to rank first" in text
+    assert "ranked after the stable levels" not in text and "the run has no stable level to rank first" in text
+    appendix = (run_dir / "appendix.md").read_text()
+    assert "## Flagged levels" in appendix and "## Ranked after" not in appendix
     # the demo run as it was (some stable levels): no such warning
     assert "No level of this run is stable" not in write_report(_copy(tmp_path)).read_text()
 
