@@ -186,7 +186,7 @@ def _numbers(
         head.append(once(measured) + ".")
     lines = [" ".join(head)]
     if effects:
-        lines += ["", effects_sentences(effects)]
+        lines += ["", effects_sentences(effects, rounds=run.rounds is not None)]
     return lines
 
 

@@ -70,10 +70,11 @@ def effects_section(effects: Sequence[MainEffect], inters: Sequence[Interaction]
     return lines
 
 
-def effects_sentences(effects: Sequence[MainEffect]) -> str:
+def effects_sentences(effects: Sequence[MainEffect], rounds: bool = False) -> str:
     """The main effects in one paragraph for the conclusions' numbers: significant ones named
     with their size; those that are no evidence with why; the rest listed as not significant
-    or of unknown spread."""
+    (or of unknown spread: a sequential run's single trials); ``rounds``: the pairs are paired
+    over rounds (:func:`effects_section`), so "not significant" is by that rule."""
     if not effects:
         return ""
     clear = [e for e in effects if e.throughput is not None and e.throughput.significant]
@@ -87,7 +88,11 @@ def effects_sentences(effects: Sequence[MainEffect]) -> str:
             for e in clear
         )
     elif rest:
-        text += "no change of one factor moved peak throughput beyond its spread"
+        text += (
+            "no change of one factor is significant on peak throughput by the paired rule"
+            if rounds
+            else "no change of one factor moved peak throughput beyond its spread"
+        )
     else:
         text += "none is evidence here"
     if void:
@@ -95,5 +100,10 @@ def effects_sentences(effects: Sequence[MainEffect]) -> str:
             f"{e.change} ({e.note('throughput')})" for e in void
         )
     if rest:
-        text += f". Not significant or of unknown spread on peak throughput: {', '.join(e.change for e in rest)}"
+        why = (
+            "not significant (its spread over pairs covers zero, or a pair is not significant by the paired rule)"
+            if rounds
+            else "not significant or of unknown spread"
+        )
+        text += f". {why[0].upper()}{why[1:]} on peak throughput: {', '.join(e.change for e in rest)}"
     return text + "."

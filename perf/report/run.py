@@ -9,6 +9,7 @@ from perf.analysis.pairs import variant_of
 from perf.analysis.stats import aggregate
 from perf.markdown import APPENDIX_FILE, capped, fmt, table
 from perf.records.results import COMMANDS_FILE, RunResult
+from perf.records.rounds import NOT_IN_ROUNDS
 from perf.search.plan import describe_skipped
 
 #: Runs with more variants list the grid's values instead of a table of every variant.
@@ -29,6 +30,17 @@ def grid_lines(run: RunResult) -> list[str]:
         statuses[v.status] = statuses.get(v.status, 0) + 1
     lines.append("- status: " + ", ".join(f"{n} {s}" for s, n in statuses.items()))
     return lines + ["", f"Every variant's parameters: [{APPENDIX_FILE}]({APPENDIX_FILE}) and `flat.csv`."]
+
+
+def settings_shown(run: RunResult) -> dict[str, object]:
+    """The run's settings as the report lists them (``variants`` has its own table): in a rounds
+    run without the ones the design does not use (:data:`perf.records.rounds.NOT_IN_ROUNDS`),
+    and with the round window that took effect."""
+    s: dict[str, object] = {k: v for k, v in run.settings.items() if k != "variants"}
+    if run.rounds is not None:
+        s = {k: v for k, v in s.items() if k not in NOT_IN_ROUNDS}
+        s["round_window_ms"] = run.rounds.rules.window_ms
+    return s
 
 
 def what_was_run(run: RunResult, run_dir: Path, up: str = "") -> list[str]:
@@ -69,7 +81,7 @@ def what_was_run(run: RunResult, run_dir: Path, up: str = "") -> list[str]:
     if versions:
         lines.append("- Versions: " + ", ".join(f"{k} {v}" for k, v in versions.items()) + ".")
     if s:
-        lines.append("- Settings: " + ", ".join(f"{k}={v}" for k, v in s.items() if k != "variants") + ".")
+        lines.append("- Settings: " + ", ".join(f"{k}={v}" for k, v in settings_shown(run).items()) + ".")
     lines += dynamic_axes_lines(run)
     if (run_dir / COMMANDS_FILE).exists():
         lines.append(f"- Every command line (server, perf_analyzer) is in [{COMMANDS_FILE}]({up}{COMMANDS_FILE}).")

@@ -113,6 +113,7 @@ def level_tables(
     up: str = "",
     picks: Iterable[tuple[int, int]] | None = None,
     budget: int = LEVEL_TABLE_LINES,
+    rounds: bool = False,
 ) -> list[str]:
     """Markdown lines: one table per (batch size, concurrency) comparing the variants, highest
     throughput first: the ``top_n`` best (default :data:`TOP_N`) plus the ``baseline`` variant,
@@ -136,12 +137,14 @@ def level_tables(
             when not every level fits; ``None``: every level (the appendix).
         budget: Lines the level tables may take with ``picks`` (default :data:`LEVEL_TABLE_LINES`;
             the report gives them what its other sections leave, up to that).
+        rounds: The run measured in rounds: a level's medians are over its rounds.
     """
     cols, utils = _columns(points)
     keys = sorted({(p.batch_size, p.concurrency) for pts in points.values() for p in pts})
     blocks = {k: _level_block(k, points, cols, failed, top_n, baseline) for k in keys}
     shown = keys if picks is None else body_levels(blocks, points, picks, budget)
     multi_trial = any(p.trials > 1 for pts in points.values() for p in pts)
+    over = "rounds" if rounds else "trials"
     many = any(len({n for n, pts in points.items() for p in pts if (p.batch_size, p.concurrency) == k}) > top_n for k in keys)
     lines = [
         "## Results per concurrency level",
@@ -152,8 +155,8 @@ def level_tables(
             if many
             else ""
         )
-        + "Medians over trials"
-        + (", with the [min–max] spread over trials for throughput and p99" if multi_trial else "")
+        + f"Medians over {over}"
+        + (f", with the [min–max] spread over {over} for throughput and p99" if multi_trial else "")
         + f". **Bold**: highest throughput at the level. `—`: not measured on this host. "
         f"{UNSTABLE_MARK} unstable: perf_analyzer did not reach a stable measurement at this level; "
         f"{UNSTABLE_MARK} host busy: other processes used the host's CPU during it (kept, but treat with care)."

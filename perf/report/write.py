@@ -294,12 +294,14 @@ def write_report(
         Part(["", f"Everything left out above (every pair, variant, flagged level): [{APPENDIX_FILE}]({APPENDIX_FILE})."]),
     ]
     room = MAX_REPORT_LINES - sum(len(p.lines) for p in parts) - LEVEL_TABLES_INTRO
-    parts[6].lines = level_tables(points, failed, top_n, base_name, up, picks, min(room, LEVEL_TABLE_LINES))
+    parts[6].lines = level_tables(
+        points, failed, top_n, base_name, up, picks, min(room, LEVEL_TABLE_LINES), rounds=run.rounds is not None
+    )
     lines, moved = fit(parts)
     details = [
         *(search_lines(run, limit=None) if len(run.variants) > TOP_N else []),
         *efficiency_details(run),
-        *level_tables(points, failed, top_n, base_name, up),
+        *level_tables(points, failed, top_n, base_name, up, rounds=run.rounds is not None),
         *(trace_lines(run.profile.traces, up) if run.profile else []),
         *moved,
     ]
