@@ -33,11 +33,15 @@ OVERHEAD_DOMINATES_PCT = 50.0
 @dataclasses.dataclass(frozen=True)
 class OverheadFacts:
     """The numbers an overhead phrase explains: overhead share of compute infer (%), the
-    ratio served ÷ in-process, and the variant's instances."""
+    ratio served ÷ in-process, the variant's instances, and whether the overhead is beyond the
+    noise of both measurements (:attr:`perf.analysis.efficiency.EfficiencyRow.overhead_significant`;
+    ``None``: the noise is not known). A phrase never names a share the noise covers as what
+    dominates."""
 
     overhead_pct: float | None
     ratio: float | None
     instances: int
+    significant: bool | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,13 +56,21 @@ class Phrase:
 PHRASES: tuple[Phrase, ...] = (
     Phrase(
         "overhead_dominates",
-        lambda f: f.overhead_pct is not None and f.overhead_pct >= OVERHEAD_DOMINATES_PCT,
+        lambda f: f.overhead_pct is not None and f.overhead_pct >= OVERHEAD_DOMINATES_PCT and f.significant is not False,
         lambda f: f"the serving path's own per-execution work is {fmt(f.overhead_pct, 0)} % of compute infer: it dominates",
     ),
     Phrase(
         "compute_dominates",
-        lambda f: f.overhead_pct is not None and 0 <= f.overhead_pct < OVERHEAD_DOMINATES_PCT,
+        lambda f: f.overhead_pct is not None and 0 <= f.overhead_pct < OVERHEAD_DOMINATES_PCT and f.significant is not False,
         lambda f: f"the model's own computation dominates; the serving path adds {fmt(f.overhead_pct, 0)} % of compute infer",
+    ),
+    Phrase(
+        "overhead_within_noise",
+        lambda f: f.overhead_pct is not None and f.overhead_pct >= 0 and f.significant is False,
+        lambda f: (
+            f"the serving path's share, {fmt(f.overhead_pct, 0)} % of compute infer, is within the two measurements' "
+            "noise (not significant): it cannot be said whether it or the model's own computation dominates"
+        ),
     ),
     Phrase(
         "served_faster",
@@ -293,7 +305,7 @@ def _range(ratios: Sequence[EfficiencyRow], void: Sequence[EfficiencyRow]) -> st
 
 def _mechanism(r: EfficiencyRow) -> str:
     c = r.components
-    why = say(OverheadFacts(r.overhead_pct, r.ratio, r.target.instances))
+    why = say(OverheadFacts(r.overhead_pct, r.ratio, r.target.instances, r.overhead_significant))
     outside = sum(v for f in ("client_send_us", "network_server_us", "client_recv_us") if (v := c[f]) is not None)
     return (
         f"**Why.** Per request at that level, compute infer took {fmt(r.compute_infer_us, 0)} µs{flag_mark(r.point.status)} "

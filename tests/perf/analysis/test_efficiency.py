@@ -124,6 +124,10 @@ def test_round_trip_and_report_without_baseline(tmp_path: Path):
         (OverheadFacts(-5.0, 1.2, 1), ["served_faster"]),
         (OverheadFacts(20.0, 1.4, 2), ["compute_dominates", "parallel_instances"]),
         (OverheadFacts(None, None, 2), []),
+        # within the noise: neither "it dominates" nor "the computation dominates" beside "not significant"
+        (OverheadFacts(80.0, 0.3, 1, significant=False), ["overhead_within_noise"]),
+        (OverheadFacts(10.0, 0.9, 1, significant=False), ["overhead_within_noise"]),
+        (OverheadFacts(80.0, 0.3, 1, significant=True), ["overhead_dominates"]),
     ],
 )
 def test_phrases_follow_the_numbers(facts: OverheadFacts, chosen: list[str]):

@@ -87,6 +87,10 @@ def test_an_overhead_inside_the_noise_is_not_significant(tmp_path: Path):
     assert r.overhead_significant is False and r.note is None
     text = "\n".join(efficiency_section(run, tmp_path))
     assert "300 (+3 %); not significant" in text
+    # the conclusion's words agree: no "dominates" beside a share the noise covers
+    why = next(line for line in text.splitlines() if line.startswith("**Why.**"))
+    assert "computation dominates;" not in why and ": it dominates" not in why
+    assert "is within the two measurements' noise (not significant)" in why
     # a clear overhead is significant
     run = _run([_level(2, 50.0, 20_000.0, spread=4.0)], [_point(1, 10.0, rounds=[9.5, 10.5, 10.0, 9.8, 10.2, 10.1, 9.9, 10.0])])
     assert efficiency_rows(run)[0].overhead_significant is True
