@@ -183,7 +183,7 @@ def _numbers(
             )
         )
     if not mixed:
-        head.append(once(measured) + ".")
+        head.append(once(measured, rounds=run.rounds is not None) + ".")
     lines = [" ".join(head)]
     if effects:
         lines += ["", effects_sentences(effects, rounds=run.rounds is not None)]
@@ -372,7 +372,7 @@ def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]
             )
         )
     elif allp and max(p.trials for p in allp) >= MIN_TRIALS_FOR_SPREAD:  # a single-trial run says so in _numbers
-        parts.append(once(allp) + ".")
+        parts.append(once(allp, rounds=run.rounds is not None) + ".")
     return " ".join(parts)
 
 

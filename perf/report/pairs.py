@@ -98,9 +98,16 @@ def _light_load_facts(off: Point, on: Point) -> Facts:
     )
 
 
-def once(points: Sequence[Point]) -> str:
-    """The sentence for a run with single-trial levels: spread unknown, suggest ``--trials``."""
+def once(points: Sequence[Point], rounds: bool = False) -> str:
+    """The sentence for a run with single-trial levels: spread unknown, and what measures it
+    (``--trials`` in a sequential run; in a rounds run, where a level's trials are its rounds,
+    a longer ``--time-budget``)."""
     some = "Every level was" if max(p.trials for p in points) < MIN_TRIALS_FOR_SPREAD else "Some levels were"
+    if rounds:
+        return (
+            f"{some} measured in one round only: no difference involving such a level can be called, and none is "
+            "assumed to be noise; a longer `--time-budget` gives more rounds (a verdict needs 6)"
+        )
     return (
         f"{some} measured once: {spread_unknown(1)}, so no difference involving such a level is called "
         "significant, and none is assumed to be noise; run the sweep with `--trials 3` (or more) to measure it"

@@ -51,3 +51,12 @@ def test_a_sequential_report_keeps_its_trials(tmp_path: Path) -> None:
     save(make_run(), tmp_path)
     text = write_report(tmp_path).read_text()
     assert "Medians over trials" in text and "measurement_interval_ms=1000" in text
+
+
+def test_a_rounds_run_of_one_round_asks_for_rounds_not_trials(tmp_path: Path) -> None:
+    run = make_run()  # one measurement per level, as a rounds run that fitted one round
+    run.settings |= {"design": "rounds"}
+    run.rounds = RoundsRecord(seed=1)
+    save(run, tmp_path)
+    text = write_report(tmp_path).read_text()
+    assert "--trials" not in text and "measured in one round only" in text and "a longer `--time-budget`" in text
