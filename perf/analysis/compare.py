@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Literal
 
 from core.errors import PerfError
 from core.wording import count
@@ -32,7 +31,7 @@ from perf.analysis.fair import unfair
 from perf.analysis.stats import MIN_TRIALS_FOR_SPREAD, P99, THROUGHPUT, Delta, Point, delta, fmt_spread, run_points
 from perf.analysis.unpaired import RULE as RANK_SUM_RULE
 from perf.analysis.unpaired import rank_sum
-from perf.markdown import UNSTABLE_MARK, errors_text, flag_mark, table
+from perf.markdown import UNSTABLE_MARK, Align, errors_text, flag_mark, table
 from perf.records.results import RunResult, load, split_by_shape
 
 log = logging.getLogger(__name__)
@@ -242,7 +241,8 @@ def compare_markdown(a: RunResult, b: RunResult, label_a: str = "A", label_b: st
         "Δ %",
         verdict,
     ]
-    align: list[Literal["left", "right", "center"]] = ["right"] * 5 + ["center"] + ["right"] * 3 + ["center"]
+    right: Align = "right"
+    align: list[Align] = [right, right, right, right, right, "center", right, right, right, "center"]
     for name, body in rows.items():
         lines += ["", f"## {name}", "", *table(headers, body, align)]
     return "\n".join(lines) + "\n"
