@@ -42,6 +42,7 @@ def colocate(no_report: bool, **params: Any) -> None:
     """
     from rich.markup import escape
 
+    from perf.colocate.judge import budget_words
     from perf.colocate.run import Colocate
 
     opts = build(ColocateOptions, params, omit=OMIT)
@@ -60,7 +61,7 @@ def colocate(no_report: bool, **params: Any) -> None:
     console.print(
         escape(
             f"{total} combinations; coordinate search in rounds of {rec.min_rounds} to {rec.max_rounds}, windows of "
-            f"{rec.window_ms} ms; p99 budget {opts.latency_budget_ms or 'none'} ms; time budget {budget}"
+            f"{rec.window_ms} ms; p99 budget {budget_words(rec)}; time budget {budget}"
         )
     )
     try:

@@ -30,7 +30,7 @@ def run_brute(search: CoordinateSearch) -> dict[str, str] | None:
         within = [
             (judge.median(judge.series(rec.visits, step.index, t, step.rounds, rec.models)), t)
             for t in targets
-            if not judge.over_budget(rec.visits, step.index, t, step.rounds, rec.latency_budget_ms)
+            if not judge.over_budget(rec.visits, step.index, t, step.rounds, rec.models)
         ]
         scored = [(w, t) for w, t in within if w is not None]
         best = max(scored, key=lambda x: x[0])[1] if scored else None

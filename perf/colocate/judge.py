@@ -7,7 +7,7 @@ visit has no numbers. A move is judged with the project's one paired rule
 (:func:`perf.analysis.paired.paired`: exact two-sided sign test at 5 % over the rounds, at
 least 6 rounds): the candidate's weighted throughput against the held combination's, round
 by round. A combination is *within budget* when every model's median p99 over the step's
-rounds is at most the latency budget.
+rounds is at most that model's own latency budget (``--latency-budget-ms``, per model).
 """
 
 from __future__ import annotations
@@ -77,35 +77,59 @@ def median(values: Sequence[float | None]) -> float | None:
     return statistics.median(got) if got else None
 
 
+def _budgets(models: Sequence[ColocatedModel]) -> dict[str, float | None]:
+    return {m.name: m.latency_budget_ms for m in models}
+
+
+def budget_words(record: ColocationRecord) -> str:
+    """The p99 budgets in words: ``"none"``, ``"25 ms (each model's p99)"`` when one for all,
+    else ``"each model's own p99 budget (mlp 25 ms, tiny 10 ms)"``."""
+    budgets = record.budgets
+    given = {k: v for k, v in budgets.items() if v is not None}
+    if not given:
+        return "none"
+    if len(set(given.values())) == 1 and len(given) == len(budgets):
+        return f"{next(iter(given.values())):g} ms (each model's p99)"
+    return (
+        "each model's own p99 budget ("
+        + ", ".join(f"{k} {'none' if v is None else f'{v:g} ms'}" for k, v in budgets.items())
+        + ")"
+    )
+
+
 def over_budget(
-    visits: Sequence[ColocationVisit], step: int, combination: Combination, rounds: int, budget_ms: float | None
+    visits: Sequence[ColocationVisit], step: int, combination: Combination, rounds: int, models: Sequence[ColocatedModel]
 ) -> list[str]:
-    """The models of ``combination`` whose median p99 over the step's rounds exceeds ``budget_ms``,
-    in words (``"mlp p99 12.3 ms > 10 ms"``); a model without numbers counts as over. Empty:
-    within budget (always, without a budget, when every model has numbers)."""
+    """The models of ``combination`` whose median p99 over the step's rounds exceeds their own
+    budget (:attr:`ColocatedModel.latency_budget_ms`), in words (``"mlp p99 12.3 ms > 10 ms"``);
+    a model without numbers counts as over. Empty: within budget (always, for models without a
+    budget, when every model has numbers)."""
+    budgets = _budgets(models)
     out = []
     for model in sorted(combination):
         p99 = median(model_series(visits, step, combination, rounds, model, "latency_p99_ms"))
+        budget = budgets.get(model)
         if p99 is None:
             out.append(f"{model} has no numbers")
-        elif budget_ms is not None and p99 > budget_ms:
-            out.append(f"{model} p99 {p99:.3g} ms > {budget_ms:g} ms")
+        elif budget is not None and p99 > budget:
+            out.append(f"{model} p99 {p99:.3g} ms > {budget:g} ms")
     return out
 
 
 def worst_ratio(
-    visits: Sequence[ColocationVisit], step: int, combination: Combination, rounds: int, budget_ms: float | None
+    visits: Sequence[ColocationVisit], step: int, combination: Combination, rounds: int, models: Sequence[ColocatedModel]
 ) -> float | None:
-    """The largest median p99 / budget over the models of ``combination`` (above 1: over budget);
-    ``None`` without a budget or when a model has no numbers."""
-    if budget_ms is None:
-        return None
-    worst = 0.0
+    """The largest median p99 / own budget over the models of ``combination`` that have one
+    (above 1: over budget); ``None`` when none has a budget or a model has no numbers."""
+    budgets = _budgets(models)
+    worst: float | None = None
     for model in combination:
         p99 = median(model_series(visits, step, combination, rounds, model, "latency_p99_ms"))
         if p99 is None:
             return None
-        worst = max(worst, p99 / budget_ms)
+        budget = budgets.get(model)
+        if budget is not None:
+            worst = max(worst or 0.0, p99 / budget)
     return worst
 
 
@@ -223,7 +247,7 @@ def measured_combinations(record: ColocationRecord) -> list[Measured]:
                 median(series(record.visits, at, combo, rounds, record.models)),
                 {m: median(model_series(record.visits, at, combo, rounds, m, "throughput_infer_per_s")) for m in combo},
                 {m: median(model_series(record.visits, at, combo, rounds, m, "latency_p99_ms")) for m in combo},
-                over_budget(record.visits, at, combo, rounds, record.latency_budget_ms),
+                over_budget(record.visits, at, combo, rounds, record.models),
             )
         )
     return sorted(out, key=lambda r: -(r.weighted or 0.0))

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import click
-from pydantic import ConfigDict, Field
+from pydantic import BeforeValidator, ConfigDict, Field
 from pydantic.dataclasses import dataclass
 
 from clients.runtimes.options import ServerOptions
@@ -50,6 +50,51 @@ def _pairs(kind: str, convert: Callable[[str], Any]) -> Callable[[tuple[str, ...
 
 
 _EXAMPLES = {"PATTERN[,PATTERN]": "'mlp_onnx_*'", "CONCURRENCY": "4", "WEIGHT": "2", "VARIANT": "mlp_onnx_cpu2_nodb_mbs64"}
+#: The key of a per-model value given without a model name: every model not named.
+EVERY_MODEL = "*"
+
+
+def per_model(kind: str, example: str) -> Callable[[tuple[str, ...]], dict[str, float]]:
+    """A parser of a per-model number flag: ``25`` (every model), ``mlp=25,tiny=10``, or both
+    (``25,tiny=10``: tiny 10, every other model 25), repeatable; each value above zero. The
+    result maps a model to its value, :data:`EVERY_MODEL` to the value of models not named."""
+
+    def parse(values: tuple[str, ...]) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for item in (p.strip() for v in values for p in v.split(",")):
+            if not item:
+                continue
+            name, sep, text = item.rpartition("=")
+            name = name.strip() if sep else EVERY_MODEL
+            if sep and not name:
+                raise ValueError(f"{item!r} is not NAME={kind} or {kind} (e.g. {example})")
+            if name in out:
+                said = "a value for every model" if name == EVERY_MODEL else name
+                raise ValueError(f"{said} is given twice; give each model one {kind}")
+            try:
+                value = float(text)
+            except ValueError:
+                raise ValueError(f"{item!r} is not NAME={kind} or {kind} (e.g. {example})") from None
+            if not value > 0 or value == float("inf"):
+                raise ValueError(f"{item!r}: a {kind} must be a number above 0")
+            out[name] = value
+        return out
+
+    return parse
+
+
+def _every_model(value: Any) -> Any:
+    """A single number given through the Python API stands for every model."""
+    if value is None:
+        return {}
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return {EVERY_MODEL: float(value)}
+    return value
+
+
+def for_model(values: dict[str, float], model: str) -> float | None:
+    """A model's own value of a per-model flag, else the value for every model, else ``None``."""
+    return values.get(model, values.get(EVERY_MODEL))
 
 
 def _patterns(value: str) -> tuple[str, ...]:
@@ -85,7 +130,9 @@ class ColocateOptions:
             default 1.0).
         starts: Model name -> the variant the search starts from (``--start``; default: its
             best variant alone, measured first).
-        latency_budget_ms: Each model's p99 budget (ms); ``None``: none.
+        latency_budget_ms: Model -> its p99 budget (ms); :data:`EVERY_MODEL` for every model
+            not named (``--latency-budget-ms 25`` or ``mlp=25,tiny=10``; a number through the
+            Python API is every model's); a model without one has no budget.
         time_budget_s: Wall time the run may spend (s); ``None``: no budget.
         min_rounds: Rounds per step at least (default: the paired rule's fewest, 6).
         max_rounds: Rounds per step at most (default 10).
@@ -139,10 +186,15 @@ class ColocateOptions:
         default_factory=dict,
         description="The variant a model's search starts from [default: its best variant alone, measured first in the same run].",
     )
-    latency_budget_ms: Annotated[float | None, Flag(panel=WHAT_PANEL)] = Field(
-        default=None,
-        gt=0,
-        description="Each model's p99 budget (ms): a combination is kept only when every model meets it [default: none].",
+    latency_budget_ms: Annotated[
+        dict[str, float],
+        BeforeValidator(_every_model),
+        Flag(repeat=True, metavar="[NAME=]MS[,...]", parse=per_model("MS", "25 or mlp=25,tiny=10"), panel=WHAT_PANEL),
+    ] = Field(
+        default_factory=dict,
+        description="The p99 budget (ms): one number for every model (--latency-budget-ms 25) or one per model "
+        "(--latency-budget-ms mlp=25,tiny=10; 25,tiny=10: tiny 10, the others 25); a combination is kept only when every "
+        "model meets its own [default: none].",
     )
     time_budget_s: Annotated[
         float | None,

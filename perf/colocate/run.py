@@ -27,7 +27,7 @@ from builders.repository.view import Repository
 from clients.server import TritonServer
 from core.errors import PerfError, ServerError
 from perf.colocate.measure import ModelLoad, measure_together
-from perf.colocate.options import ColocateOptions
+from perf.colocate.options import EVERY_MODEL, ColocateOptions, for_model
 from perf.colocate.search import CoordinateSearch, Events
 from perf.measure import analyzer
 from perf.measure.inputs import input_args
@@ -49,8 +49,8 @@ def resolve_models(opts: ColocateOptions, repo: Repository) -> list[ColocatedMod
     """The run's models with their variants, traffic and weights.
 
     Raises:
-        PerfError: fewer than two models, a variant claimed by two models, a mix, weight or
-            start naming an unknown model, a start that is not one of its variants, or a
+        PerfError: fewer than two models, a variant claimed by two models, a mix, weight,
+            start or latency budget naming an unknown model, a start that is not one of its variants, or a
             KIND_GPU variant (not measured here).
     """
     if len(opts.models) < 2:
@@ -58,7 +58,13 @@ def resolve_models(opts: ColocateOptions, repo: Repository) -> list[ColocatedMod
             f"co-location needs two models at least; got {len(opts.models)}",
             hint="pass --model NAME=PATTERN once per model, e.g. --model mlp='mlp_onnx_*' --model tiny='tiny_onnx_*'",
         )
-    for flag, given in (("--mix", opts.mix), ("--weight", opts.weights), ("--start", opts.starts)):
+    named = (
+        ("--mix", opts.mix),
+        ("--weight", opts.weights),
+        ("--start", opts.starts),
+        ("--latency-budget-ms", {k: v for k, v in opts.latency_budget_ms.items() if k != EVERY_MODEL}),
+    )
+    for flag, given in named:
         unknown = sorted(set(given) - set(opts.models))
         if unknown:
             raise PerfError(
@@ -78,7 +84,15 @@ def resolve_models(opts: ColocateOptions, repo: Repository) -> list[ColocatedMod
         start = opts.starts.get(name)
         if start is not None and start not in variants:
             raise PerfError(f"--start {name}={start}: not one of its variants", hint=f"its variants: {', '.join(variants)}")
-        out.append(ColocatedModel(name, variants, opts.mix.get(name, 1), opts.weights.get(name, 1.0)))
+        out.append(
+            ColocatedModel(
+                name,
+                variants,
+                opts.mix.get(name, 1),
+                opts.weights.get(name, 1.0),
+                latency_budget_ms=for_model(opts.latency_budget_ms, name),
+            )
+        )
     refuse_gpu(repo.path, [v for m in out for v in m.variants])
     return out
 
@@ -220,7 +234,6 @@ class Colocate:
             created=now(),
             repository=str(Path(opts.server.repository).resolve()),
             models=models,
-            latency_budget_ms=opts.latency_budget_ms,
             min_rounds=opts.min_rounds,
             max_rounds=max(opts.min_rounds, opts.max_rounds),
             window_ms=opts.window_ms,

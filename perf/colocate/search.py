@@ -141,7 +141,7 @@ class CoordinateSearch:
             )
             p99 = judge.median(judge.model_series(self.record.visits, step.index, combo, step.rounds, model, "latency_p99_ms"))
             rows.append((v, thr, p99))
-        budget = self.record.latency_budget_ms
+        budget = self.record.model(model).latency_budget_ms
         ok = [r for r in rows if r[1] is not None and r[2] is not None and (budget is None or r[2] <= budget)]
         if ok:
             v, thr, p99 = max(ok, key=lambda r: r[1] or 0.0)
@@ -184,8 +184,8 @@ class CoordinateSearch:
 
     def _judge(self, step: SearchStep, held: dict[str, str], model: str, variants: list[str]) -> list[MoveDecision]:
         """One decision per candidate of the step (module docstring's rule)."""
-        visits, n, budget = self.record.visits, step.rounds, self.record.latency_budget_ms
-        held_over = judge.over_budget(visits, step.index, held, n, budget)
+        visits, n, models = self.record.visits, step.rounds, self.record.models
+        held_over = judge.over_budget(visits, step.index, held, n, models)
         rows = []
         for v in variants:
             if v == held[model]:
@@ -195,7 +195,7 @@ class CoordinateSearch:
                 (
                     v,
                     judge.compare(visits, step.index, cand, held, n, self.record.models),
-                    judge.over_budget(visits, step.index, cand, n, budget),
+                    judge.over_budget(visits, step.index, cand, n, models),
                 )
             )
         if held_over:
@@ -231,9 +231,9 @@ class CoordinateSearch:
     def _closer(self, step: SearchStep, held: dict[str, str], model: str, variants: list[str]) -> str | None:
         """With the held combination and every candidate over the budget: the candidate whose
         worst model is nearest its budget, when nearer than the held one's (``None``: none)."""
-        visits, n, budget = self.record.visits, step.rounds, self.record.latency_budget_ms
-        start = judge.worst_ratio(visits, step.index, held, n, budget)
-        scored = [(judge.worst_ratio(visits, step.index, {**held, model: v}, n, budget), v) for v in variants if v != held[model]]
+        visits, n, models = self.record.visits, step.rounds, self.record.models
+        start = judge.worst_ratio(visits, step.index, held, n, models)
+        scored = [(judge.worst_ratio(visits, step.index, {**held, model: v}, n, models), v) for v in variants if v != held[model]]
         best = min(((r, v) for r, v in scored if r is not None), default=None)
         return best[1] if best is not None and start is not None and best[0] < start else None
 
@@ -258,7 +258,7 @@ class CoordinateSearch:
         if last is None:
             rec.pick, rec.pick_reason = None, rec.pick_reason + "no combination was measured"
             return
-        over = judge.over_budget(rec.visits, last.index, current, last.rounds, rec.latency_budget_ms)
+        over = judge.over_budget(rec.visits, last.index, current, last.rounds, rec.models)
         if over:
             rec.pick = None
             rec.pick_reason += (
@@ -329,7 +329,7 @@ class CoordinateSearch:
             p = judge.compare(visits, step.index, target, step.held, n, self.record.models)
             if p is None or p.significant or p.median <= 1.0:
                 continue
-            if judge.over_budget(visits, step.index, target, n, self.record.latency_budget_ms):
+            if judge.over_budget(visits, step.index, target, n, self.record.models):
                 continue
             if sign_test_p(p.wins + left, p.losses) <= ALPHA:
                 return True

@@ -98,6 +98,8 @@ def readme_lines(rec: ColocationRecord, notes: tuple[str, ...]) -> list[str]:
         "",
         f"Why: {rec.pick_reason}.",
         "",
+        f"p99 budget: {judge.budget_words(rec)}.",
+        "",
     ]
     for r in judge.neighbour_cost(rec):
         paired = r.paired.spread_text() if r.paired else "not measured in the same rounds"

@@ -1,6 +1,7 @@
 """The trade-off plot of a co-location run: every combination measured, its weighted throughput
 against its slowest model's p99 (medians over the rounds of the last step that measured it), the
-pick marked, the p99 budget drawn, each point labelled with its variants."""
+pick marked, the p99 budget drawn, each point labelled with its variants. When the models have
+different budgets, the x axis is the largest p99 / its own model's budget (1: at the budget)."""
 
 from __future__ import annotations
 
@@ -18,10 +19,20 @@ TRADEOFF_FILE = "colocation_tradeoff.png"
 def plot_tradeoff(record: ColocationRecord, path: Path) -> Drawn | None:
     """Draw the trade-off (module docstring) to ``path`` (PNG); ``None`` (no file) without a
     combination that has numbers for every model."""
+    budgets = {k: v for k, v in record.budgets.items() if v is not None}
+    values = set(budgets.values())
+    one_budget = next(iter(values)) if len(values) == 1 and len(budgets) == len(record.models) else None
+    relative = bool(budgets) and one_budget is None  # budgets differ: each p99 against its own
     rows = []
     for c in judge.measured_combinations(record):
         p99s = [p for p in c.p99_ms.values() if p is not None]
-        if c.weighted is not None and len(p99s) == len(c.combination):
+        if c.weighted is None or len(p99s) != len(c.combination):
+            continue
+        if relative:
+            x = max((p / budgets[m] for m, p in c.p99_ms.items() if p is not None and m in budgets), default=None)
+            if x is not None:
+                rows.append((x, c.weighted, c))
+        else:
             rows.append((max(p99s), c.weighted, c))
     if not rows:
         return None
@@ -36,15 +47,15 @@ def plot_tradeoff(record: ColocationRecord, path: Path) -> Drawn | None:
     pick = next(((x, y) for x, y, c in rows if record.pick and judge.key(c.combination) == judge.key(record.pick)), None)
     if pick is not None:
         ax.plot([pick[0]], [pick[1]], "*", markersize=16, color="tab:red", label="the pick")
-    if record.latency_budget_ms:
-        ax.axvline(
-            record.latency_budget_ms,
-            color="tab:red",
-            linestyle="--",
-            linewidth=1,
-            label=f"p99 budget {record.latency_budget_ms:g} ms",
-        )
-    ax.set_xlabel("slowest model's p99 (ms, median over rounds)")
+    if one_budget is not None:
+        ax.axvline(one_budget, color="tab:red", linestyle="--", linewidth=1, label=f"p99 budget {one_budget:g} ms")
+    elif relative:
+        ax.axvline(1.0, color="tab:red", linestyle="--", linewidth=1, label="p99 at its model's budget")
+    ax.set_xlabel(
+        "the largest p99 / its model's budget (median over rounds; models without a budget left out)"
+        if relative
+        else "slowest model's p99 (ms, median over rounds)"
+    )
     ax.set_ylabel("weighted throughput (infer/s, median over rounds)")
     place_labels(
         ax, [(x, y, " ".join(c.combination[m.name] for m in record.models if m.name in c.combination)) for x, y, c in rows]

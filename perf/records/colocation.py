@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import ConfigDict
 from pydantic.dataclasses import dataclass
@@ -35,8 +35,9 @@ _CONFIG = ConfigDict(extra="ignore")
 
 #: The file, in the run folder.
 COLOCATION_FILE = "colocation.json"
-#: Schema version written (and read).
-COLOCATION_SCHEMA = 1
+#: Schema version written (and read). 2: the p99 budget is each model's
+#: (:attr:`ColocatedModel.latency_budget_ms`), no longer one for the run.
+COLOCATION_SCHEMA = 2
 #: What a step measured: every variant alone (the start), the moves of one model, the pick
 #: with each of its variants alone (what its neighbours cost it), or every combination (brute force).
 StepKind = Literal["alone", "move", "final", "brute"]
@@ -53,6 +54,7 @@ class ColocatedModel:
         weight: Its weight in the weighted throughput (default 1.0).
         start: The variant the search started from.
         start_reason: Why that one (best alone, given, or the first variant).
+        latency_budget_ms: Its p99 budget (ms; ``--latency-budget-ms``); ``None``: none.
     """
 
     name: str
@@ -61,6 +63,7 @@ class ColocatedModel:
     weight: float = 1.0
     start: str | None = None
     start_reason: str | None = None
+    latency_budget_ms: float | None = None
 
 
 @dataclass(config=_CONFIG)
@@ -190,8 +193,7 @@ class ColocationRecord:
         run_id: The run folder's name.
         created: ISO time the run started.
         repository: The model repository served.
-        models: The models and their traffic.
-        latency_budget_ms: Each model's p99 budget (ms); ``None``: none.
+        models: The models, their traffic and their budgets.
         min_rounds: Rounds per step at least (the paired rule's 6).
         max_rounds: Rounds per step at most (more only while a promising move is undecided).
         window_ms: Each of perf_analyzer's 3 windows in one visit (ms).
@@ -216,7 +218,6 @@ class ColocationRecord:
     created: str
     repository: str
     models: list[ColocatedModel]
-    latency_budget_ms: float | None = None
     min_rounds: int = 6
     max_rounds: int = 10
     window_ms: int = 300
@@ -247,12 +248,26 @@ class ColocationRecord:
                 return m
         raise KeyError(name)
 
+    @property
+    def budgets(self) -> dict[str, float | None]:
+        """Model -> its p99 budget (ms; ``None``: none)."""
+        return {m.name: m.latency_budget_ms for m in self.models}
+
+
+def _migrate(data: dict[str, Any], found: int) -> dict[str, Any]:
+    """Schema 1 -> 2: the run's one p99 budget becomes each model's."""
+    if found < 2:
+        budget = data.pop("latency_budget_ms", None)
+        data["models"] = [{"latency_budget_ms": budget, **m} if isinstance(m, dict) else m for m in data.get("models", [])]
+    return data
+
 
 COLOCATION_KIND: RecordKind[ColocationRecord] = RecordKind(
     "co-location record",
     ColocationRecord,
     COLOCATION_SCHEMA,
     hint="run `triton-perf colocate` again; the run folder's colocation.json is written by it",
+    migrate=_migrate,
 )
 
 

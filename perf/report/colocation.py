@@ -54,10 +54,18 @@ def report_lines(record: ColocationRecord) -> list[str]:
 def what_was_run(record: ColocationRecord) -> list[str]:
     """The models, their variants and traffic, the budgets and the rule."""
     rows = [
-        [m.name, ", ".join(m.variants), m.concurrency, f"{m.weight:g}", m.start or "—", m.start_reason or "—"]
+        [
+            m.name,
+            ", ".join(m.variants),
+            m.concurrency,
+            f"{m.weight:g}",
+            "—" if m.latency_budget_ms is None else f"{m.latency_budget_ms:g}",
+            m.start or "—",
+            m.start_reason or "—",
+        ]
         for m in record.models
     ]
-    budget = f"{record.latency_budget_ms:g} ms (each model's p99)" if record.latency_budget_ms else "none"
+    budget = judge.budget_words(record)
     time_budget = f"{record.time_budget_s:g} s" if record.time_budget_s else "none"
     return [
         "## What was run",
@@ -68,9 +76,9 @@ def what_was_run(record: ColocationRecord) -> list[str]:
         f"rounds. Latency budget: {budget}; time budget: {time_budget}; spent: {fmt(record.spent_s, 0)} s.",
         "",
         *table(
-            ["model", "variants", "concurrency", "weight", "search started from", "why"],
+            ["model", "variants", "concurrency", "weight", "p99 budget ms", "search started from", "why"],
             rows,
-            ["left", "left", "right", "right", "left", "left"],
+            ["left", "left", "right", "right", "right", "left", "left"],
         ),
         "",
         f"Weighted throughput = sum of weight × infer/s. A move is kept by the paired rule: {RULE}.",

@@ -49,7 +49,7 @@ def test_two_models_of_different_cost_are_co_located_and_the_combination_named(t
         "--mix",
         "tiny=2",
         "--latency-budget-ms",
-        "500",
+        "500,tiny=400",
         "--time-budget",
         "10m",
         "--max-rounds",
@@ -69,6 +69,7 @@ def test_two_models_of_different_cost_are_co_located_and_the_combination_named(t
     rec = colocation.load(tmp_path / "colo")
     assert [m.name for m in rec.models] == ["mlp", "tiny"]
     assert rec.models[0].variants == list(MLP) and rec.models[1].variants == list(TINY)
+    assert rec.budgets == {"mlp": 500.0, "tiny": 400.0}  # one for every model, tiny its own
     assert rec.pick is not None and set(rec.pick) == {"mlp", "tiny"}
     # the run names the combination, each model alone vs co-located, and the decisions
     assert f"combination: {judge.describe(rec.pick)}" in out

@@ -92,8 +92,7 @@ def test_given_starts_skip_the_alone_step() -> None:
 
 def test_no_combination_within_the_budget_is_no_pick() -> None:
     src = cs.SynthSource(4)
-    rec = cs.record(4)
-    rec.latency_budget_ms = 0.5  # below every p99
+    rec = cs.with_budgets(cs.record(4), dict.fromkeys(cs.MODELS, 0.5))  # below every p99
     pick = CoordinateSearch(rec, src, clock=src.clock).run()
     assert pick is None and rec.pick is None
     assert "no combination found within every model's budget" in rec.pick_reason
@@ -102,10 +101,10 @@ def test_no_combination_within_the_budget_is_no_pick() -> None:
 def test_a_model_with_one_variant_is_held() -> None:
     src = cs.SynthSource(6)
     models = [
-        ColocatedModel("big", ["big_x1"], weight=cs.WEIGHTS["big"]),
-        ColocatedModel("small", list(cs.VARIANTS["small"]), weight=cs.WEIGHTS["small"]),
+        ColocatedModel("big", ["big_x1"], weight=cs.WEIGHTS["big"], latency_budget_ms=cs.BUDGET_MS),
+        ColocatedModel("small", list(cs.VARIANTS["small"]), weight=cs.WEIGHTS["small"], latency_budget_ms=cs.BUDGET_MS),
     ]
-    rec = ColocationRecord("s", "2026-12-01T00:00:00", "synthetic", models, latency_budget_ms=cs.BUDGET_MS, seed=6)
+    rec = ColocationRecord("s", "2026-12-01T00:00:00", "synthetic", models, seed=6)
     pick = CoordinateSearch(rec, src, clock=src.clock).run()
     assert pick is not None and pick["big"] == "big_x1"
     assert {s.model for s in rec.steps if s.kind == "move"} == {"small"}
@@ -132,3 +131,20 @@ def test_an_undecided_promising_move_gets_more_rounds_up_to_the_most() -> None:
     extended = [s for s in rec.steps if s.rounds > rec.min_rounds]
     assert extended and all(s.kind == "move" and s.rounds <= rec.max_rounds for s in extended)
     assert all(s.rounds == rec.min_rounds for s in rec.steps if s.kind != "move")
+
+
+def test_each_model_is_held_to_its_own_latency_budget() -> None:
+    budgets = {"small": 3.0}  # small is latency-bound; big and mid keep the 20 ms budget
+    best = cs.true_best(budgets)
+    assert best != cs.true_best() and best["small"] == "small_x2"
+    src = cs.SynthSource(9)
+    rec = cs.with_budgets(cs.record(9), budgets)
+    pick = CoordinateSearch(rec, src, clock=src.clock).run()
+    assert pick == best, rec.pick_reason
+    assert rec.combinations_measured <= 64 // 3
+    over = [d for d in rec.decisions if not d.within_budget]
+    assert over and all("small p99" in d.reason and "> 3 ms" in d.reason for d in over if "small p99" in d.reason)
+    # the same 3 ms for every model fits no combination: mid's p99 alone is above it
+    uniform = cs.with_budgets(cs.record(9), dict.fromkeys(cs.MODELS, 3.0))
+    src = cs.SynthSource(9)
+    assert CoordinateSearch(uniform, src, clock=src.clock).run() is None

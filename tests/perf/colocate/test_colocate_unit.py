@@ -4,6 +4,7 @@ perf_analyzer), the flags, the refusals, and the report written from a searched 
 from __future__ import annotations
 
 import json
+import re
 import stat
 import sys
 import types
@@ -178,8 +179,7 @@ def test_report_command_writes_a_colocation_runs_report(tmp_path: Path) -> None:
 
 def test_no_pick_is_said_in_the_report(tmp_path: Path) -> None:
     src = cs.SynthSource(4)
-    rec = cs.record(4)
-    rec.latency_budget_ms = 0.5
+    rec = cs.with_budgets(cs.record(4), dict.fromkeys(cs.MODELS, 0.5))
     CoordinateSearch(rec, src, clock=src.clock).run()
     text = "\n".join(report_lines(rec))
     assert "**None.** no combination found within every model's budget" in text
@@ -298,3 +298,99 @@ def test_a_run_loads_what_each_step_needs_and_measures_the_pick_alone_and_togeth
     assert "tritonserver --fake" in commands and "--concurrency-range 3:3" in commands and "--shape x:6" in commands
     assert colocation.load(tmp_path / "results" / "r").finished is not None
     assert judge.neighbour_cost(rec)  # alone vs co-located from the same final rounds
+
+
+@pytest.mark.parametrize(
+    ("flags", "budgets"),
+    [
+        (["--latency-budget-ms", "25"], {"a": 25.0, "b": 25.0}),
+        (["--latency-budget-ms", "a=25,b=10"], {"a": 25.0, "b": 10.0}),
+        (["--latency-budget-ms", "25,b=10"], {"a": 25.0, "b": 10.0}),
+        (["--latency-budget-ms", "a=25", "--latency-budget-ms", "b=10.5"], {"a": 25.0, "b": 10.5}),
+        (["--latency-budget-ms", "b=10"], {"a": None, "b": 10.0}),
+        ([], {"a": None, "b": None}),
+    ],
+)
+def test_latency_budgets_are_one_for_every_model_or_one_per_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flags: list[str], budgets: dict[str, float | None]
+) -> None:
+    repo = _repo(tmp_path, {"a1": "KIND_CPU", "b1": "KIND_CPU"})
+    seen: dict[str, float | None] = {}
+    import perf.colocate.run as run_module
+
+    original = run_module.resolve_models
+
+    def resolved(opts: ColocateOptions, repo_view: object) -> list:
+        models = original(opts, repo_view)
+        seen.update({m.name: m.latency_budget_ms for m in models})
+        raise SystemExit(0)
+
+    monkeypatch.setattr(run_module, "resolve_models", resolved)
+    r = _invoke(["-r", str(repo), "--model", "a=a*", "--model", "b=b*", *flags])
+    assert r.exit_code == 0, r.output
+    assert seen == budgets
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("a=fast", "'a=fast' is not NAME=MS or MS"),
+        ("a=0", "'a=0': a MS must be a number above 0"),
+        ("-3", "a MS must be a number above 0"),
+        ("a=5,a=6", "a is given twice"),
+        ("5,6", "a value for every model is given twice"),
+        ("=5", "'=5' is not NAME=MS or MS"),
+    ],
+)
+def test_a_bad_latency_budget_is_one_clear_usage_error(tmp_path: Path, value: str, message: str) -> None:
+    repo = _repo(tmp_path, {"a1": "KIND_CPU", "b1": "KIND_CPU"})
+    r = _invoke(["-r", str(repo), "--model", "a=a*", "--model", "b=b*", "--latency-budget-ms", value])
+    assert r.exit_code == 2 and message in r.output, r.output
+    assert "Traceback" not in r.output
+
+
+def test_a_latency_budget_for_a_model_not_in_the_run_is_refused(tmp_path: Path) -> None:
+    from clients.runtimes.options import ServerOptions
+
+    repo = _repo(tmp_path, {"a1": "KIND_CPU", "b1": "KIND_CPU"})
+    opts = ColocateOptions(
+        server=ServerOptions(repository=repo),
+        models={"a": ("a*",), "b": ("b*",)},
+        latency_budget_ms={"c": 5.0},
+        results_dir=tmp_path / "results",
+    )
+    with pytest.raises(PerfError, match="--latency-budget-ms names c, not a --model of this run"):
+        Colocate(opts)
+    # a number through the Python API is every model's budget
+    one = ColocateOptions(server=ServerOptions(repository=repo), models={"a": ("a*",), "b": ("b*",)}, latency_budget_ms=7)
+    assert one.latency_budget_ms == {"*": 7.0}
+
+
+def test_a_schema_1_record_gets_its_one_budget_on_every_model(tmp_path: Path) -> None:
+    rec = _searched(tmp_path)
+    data = colocation.COLOCATION_KIND.dump(rec)
+    data["schema"] = 1
+    data["latency_budget_ms"] = 12.5
+    for m in data["models"]:
+        del m["latency_budget_ms"]
+    (tmp_path / colocation.COLOCATION_FILE).write_text(json.dumps(data))
+    back = colocation.load(tmp_path)
+    assert back.budgets == dict.fromkeys(cs.MODELS, 12.5)
+
+
+def test_the_report_and_the_bundle_give_each_models_own_budget(tmp_path: Path) -> None:
+    from perf.deploy.combination import readme_lines
+
+    src = cs.SynthSource(9)
+    rec = cs.with_budgets(cs.record(9), {"small": 3.0})
+    CoordinateSearch(rec, src, clock=src.clock).run()
+    text = "\n".join(report_lines(rec))
+    assert "Latency budget: each model's own p99 budget (big 20 ms, mid 20 ms, small 3 ms)" in text
+    assert re.search(r"\| model +\| variants +\| +concurrency \| +weight \| +p99 budget ms \|", text)
+    assert re.search(
+        r"\| small +\| small_x1, small_x2, small_x3, small_x4 +\| +4 \| +4 \| +3 \| small_x2 +\| best alone: .* \(within 3 ms\)",
+        text,
+    )
+    assert "p99 budget: each model's own p99 budget (big 20 ms, mid 20 ms, small 3 ms)." in readme_lines(rec, ())
+    uniform = cs.record(0)
+    assert judge.budget_words(uniform) == "20 ms (each model's p99)"
