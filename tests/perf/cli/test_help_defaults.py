@@ -443,7 +443,7 @@ def colocate_words(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from perf.colocate.search import CoordinateSearch
 
     opts = _colocate_opts(monkeypatch)
-    assert opts.mix == {} and opts.weights == {} and opts.starts == {} and opts.latency_budget_ms is None
+    assert opts.mix == {} and opts.weights == {} and opts.starts == {} and opts.latency_budget_ms == {}
     assert opts.time_budget_s == 600.0 and opts.run_id is None and opts.perf_analyzer is None and opts.seed is None
     server = opts.server
     assert server.tag is None and server.image == "nvcr.io/nvidia/tritonserver:24.10-py3"
@@ -459,7 +459,7 @@ def colocate_words(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("PERF_ANALYZER", str(fake))  # the same finder as the sweep's (perf_analyzer above)
     base = type(opts)(server=ServerOptions(tmp_path / "repo"), models={"a": ("a1",), "b": ("b1",)}, results_dir=tmp_path)
     run = Colocate(base)
-    assert [(m.concurrency, m.weight) for m in run.record.models] == [(1, 1.0), (1, 1.0)]
+    assert [(m.concurrency, m.weight, m.latency_budget_ms) for m in run.record.models] == [(1, 1.0, None), (1, 1.0, None)]
     assert re.fullmatch(r"colocate-\d{8}-\d{6}", run.run_id) and run.record.seed == Colocate(base).record.seed
     src = cs.SynthSource(0)
     rec = cs.record(0)
