@@ -30,19 +30,20 @@ def _ordered(option_specs: list[Any]) -> list[Any]:
 @verbosity_option
 def colocate(no_report: bool, **params: Any) -> None:
     """Serve several models from one server and find the combination of their variants with the
-    highest weighted throughput within every model's p99 budget.
+    highest weighted throughput (or, with --objective fewest-instances, the fewest instances in
+    all) that meets every model's p99 budget and required throughput.
 
     Each model's variants are first measured alone; the search starts from each model's best
     alone, then moves one model's variant at a time while the others are held, and keeps a move
     only when the paired rule (sign test at 5 % over at least 6 interleaved rounds) says the
-    weighted throughput rose and every model is within its budget. Every combination is measured
+    weighted throughput rose (or it needs fewer instances) and every model meets its targets. Every combination is measured
     with one perf_analyzer per model started together; the pick is measured alone and together in
     the same rounds (what its neighbours cost each model). Writes RESULTS_DIR/RUN_ID/colocation.json
-    and report.md. Exit codes: 0 a pick, 1 an error or no combination within the budget.
+    and report.md. Exit codes: 0 a pick, 1 an error or no combination that meets every target.
     """
     from rich.markup import escape
 
-    from perf.colocate.judge import budget_words
+    from perf.colocate.judge import budget_words, required_words
     from perf.colocate.run import Colocate
 
     opts = build(ColocateOptions, params, omit=OMIT)
@@ -54,14 +55,16 @@ def colocate(no_report: bool, **params: Any) -> None:
         total *= len(m.variants)
         console.print(
             escape(
-                f"{m.name}: {len(m.variants)} variant(s) ({', '.join(m.variants)}), concurrency {m.concurrency}, weight {m.weight:g}"
+                f"{m.name}: {len(m.variants)} variant(s) ({', '.join(f'{v} x{m.instances_of(v)}' for v in m.variants)}), "
+                f"concurrency {m.concurrency}, weight {m.weight:g}"
             )
         )
     budget = f"{opts.time_budget_s:g} s" if opts.time_budget_s is not None else "none"
     console.print(
         escape(
             f"{total} combinations; coordinate search in rounds of {rec.min_rounds} to {rec.max_rounds}, windows of "
-            f"{rec.window_ms} ms; p99 budget {budget_words(rec)}; time budget {budget}"
+            f"{rec.window_ms} ms; p99 budget {budget_words(rec)}; required throughput {required_words(rec)}; "
+            f"objective {rec.objective}; time budget {budget}"
         )
     )
     try:
@@ -116,7 +119,10 @@ def _finish(run: Any, console: Any, no_report: bool) -> None:
         f"combinations measured: {rec.combinations_measured} of {rec.combinations_total}; {len(rec.visits)} visits in {rec.spent_s:.0f} s"
     )
     if rec.pick is not None:
-        click.echo(f"combination: {describe(rec.pick)}")
+        count = f" ({rec.instances(rec.pick)} instances in all)" if rec.objective == "fewest-instances" else ""
+        click.echo(f"combination: {describe(rec.pick)}{count}")
+    else:
+        click.echo("combination: not achieved")
     click.echo(f"why: {rec.pick_reason}")
     rows = neighbour_cost(rec)
     if rows:

@@ -4,8 +4,9 @@ coordinate search (:mod:`perf.colocate.search`) avoids, for comparing its cost a
 (``benchmarks/bench_colocation.py``).
 
 One ``brute`` step measures every combination once per round (``min_rounds`` rounds, shuffled
-as the search's rounds are); then the pick and each of its variants alone are measured in a
-``final`` step, as the search's pick is.
+as the search's rounds are); of those that meet every model's targets, the highest median
+weighted throughput (``fewest-instances``: the fewest instances, then the highest median); then
+the pick and each of its variants alone are measured in a ``final`` step, as the search's pick is.
 """
 
 from __future__ import annotations
@@ -30,15 +31,21 @@ def run_brute(search: CoordinateSearch) -> dict[str, str] | None:
         within = [
             (judge.median(judge.series(rec.visits, step.index, t, step.rounds, rec.models)), t)
             for t in targets
-            if not judge.over_budget(rec.visits, step.index, t, step.rounds, rec.models)
+            if not judge.misses(rec.visits, step.index, t, step.rounds, rec.models)
         ]
         scored = [(w, t) for w, t in within if w is not None]
-        best = max(scored, key=lambda x: x[0])[1] if scored else None
-        step.outcome = f"best within budget: {judge.describe(best)}" if best else "no combination within every model's budget"
+        fewest = rec.objective == "fewest-instances"
+        best = max(scored, key=lambda x: (-rec.instances(x[1]) if fewest else 0, x[0]))[1] if scored else None
+        targets_met = judge.targets_words(rec)
+        step.outcome = f"best within {targets_met}: {judge.describe(best)}" if best else f"no combination within {targets_met}"
         search.save()
         if best is not None:
             search._final(best)
-        rec.pick_reason = "brute force: the highest median weighted throughput of every combination within every model's budget; "
+        rec.pick_reason = (
+            f"brute force: of every combination within {judge.targets_words(rec)}, "
+            + ("the fewest instances, then " if fewest else "")
+            + "the highest median weighted throughput; "
+        )
     except CutForTime as cut:
         rec.cuts.append(str(cut))
         rec.pick_reason = f"the time budget ended brute force: {cut}; "

@@ -6,8 +6,9 @@ models (infer/s; weights from the traffic mix, 1.0 by default), ``None`` when an
 visit has no numbers. A move is judged with the project's one paired rule
 (:func:`perf.analysis.paired.paired`: exact two-sided sign test at 5 % over the rounds, at
 least 6 rounds): the candidate's weighted throughput against the held combination's, round
-by round. A combination is *within budget* when every model's median p99 over the step's
-rounds is at most that model's own latency budget (``--latency-budget-ms``, per model).
+by round. A combination *meets its targets* when every model's median p99 over the step's
+rounds is at most that model's own latency budget (``--latency-budget-ms``, per model) and its
+median throughput at least its required throughput (``--required-throughput``, where given).
 """
 
 from __future__ import annotations
@@ -77,59 +78,73 @@ def median(values: Sequence[float | None]) -> float | None:
     return statistics.median(got) if got else None
 
 
-def _budgets(models: Sequence[ColocatedModel]) -> dict[str, float | None]:
-    return {m.name: m.latency_budget_ms for m in models}
-
-
 def budget_words(record: ColocationRecord) -> str:
     """The p99 budgets in words: ``"none"``, ``"25 ms (each model's p99)"`` when one for all,
     else ``"each model's own p99 budget (mlp 25 ms, tiny 10 ms)"``."""
-    budgets = record.budgets
-    given = {k: v for k, v in budgets.items() if v is not None}
+    return _per_model_words(record.budgets, "ms", "each model's p99", "each model's own p99 budget")
+
+
+def required_words(record: ColocationRecord) -> str:
+    """The required throughputs in words, as :func:`budget_words` says the budgets."""
+    return _per_model_words(record.required, "infer/s", "each model", "each model's own")
+
+
+def _per_model_words(values: dict[str, float | None], unit: str, each: str, own: str) -> str:
+    given = {k: v for k, v in values.items() if v is not None}
     if not given:
         return "none"
-    if len(set(given.values())) == 1 and len(given) == len(budgets):
-        return f"{next(iter(given.values())):g} ms (each model's p99)"
-    return (
-        "each model's own p99 budget ("
-        + ", ".join(f"{k} {'none' if v is None else f'{v:g} ms'}" for k, v in budgets.items())
-        + ")"
-    )
+    if len(set(given.values())) == 1 and len(given) == len(values):
+        return f"{next(iter(given.values())):g} {unit} ({each})"
+    return f"{own} (" + ", ".join(f"{k} {'none' if v is None else f'{v:g} {unit}'}" for k, v in values.items()) + ")"
 
 
-def over_budget(
+def targets_words(record: ColocationRecord) -> str:
+    """What every model must meet: ``"every model's budget"``, with ``" and required throughput"``
+    when a model has one."""
+    return "every model's budget" + (" and required throughput" if any(record.required.values()) else "")
+
+
+def misses(
     visits: Sequence[ColocationVisit], step: int, combination: Combination, rounds: int, models: Sequence[ColocatedModel]
 ) -> list[str]:
-    """The models of ``combination`` whose median p99 over the step's rounds exceeds their own
-    budget (:attr:`ColocatedModel.latency_budget_ms`), in words (``"mlp p99 12.3 ms > 10 ms"``);
-    a model without numbers counts as over. Empty: within budget (always, for models without a
-    budget, when every model has numbers)."""
-    budgets = _budgets(models)
+    """The targets the models of ``combination`` miss over the step's rounds, in words: a median
+    p99 above the model's own budget (``"mlp p99 12.3 ms > 10 ms"``), a median throughput below
+    its required one (``"tiny 180 infer/s < 200 required"``); a model without numbers misses.
+    Empty: every model meets its targets."""
+    targets = {m.name: m for m in models}
     out = []
     for model in sorted(combination):
         p99 = median(model_series(visits, step, combination, rounds, model, "latency_p99_ms"))
-        budget = budgets.get(model)
-        if p99 is None:
+        thr = median(model_series(visits, step, combination, rounds, model, "throughput_infer_per_s"))
+        m = targets.get(model)
+        if p99 is None or thr is None:
             out.append(f"{model} has no numbers")
-        elif budget is not None and p99 > budget:
-            out.append(f"{model} p99 {p99:.3g} ms > {budget:g} ms")
+            continue
+        if m is not None and m.latency_budget_ms is not None and p99 > m.latency_budget_ms:
+            out.append(f"{model} p99 {p99:.3g} ms > {m.latency_budget_ms:g} ms")
+        if m is not None and m.required_throughput is not None and thr < m.required_throughput:
+            out.append(f"{model} {thr:,.0f} infer/s < {m.required_throughput:,.6g} required")
     return out
 
 
 def worst_ratio(
     visits: Sequence[ColocationVisit], step: int, combination: Combination, rounds: int, models: Sequence[ColocatedModel]
 ) -> float | None:
-    """The largest median p99 / own budget over the models of ``combination`` that have one
-    (above 1: over budget); ``None`` when none has a budget or a model has no numbers."""
-    budgets = _budgets(models)
+    """How far the combination is from its targets: the largest, over its models, of median p99 /
+    own budget and required / median throughput (at most 1: every target met); ``None`` when no
+    model has a target or a model has no numbers."""
+    targets = {m.name: m for m in models}
     worst: float | None = None
     for model in combination:
         p99 = median(model_series(visits, step, combination, rounds, model, "latency_p99_ms"))
-        if p99 is None:
+        thr = median(model_series(visits, step, combination, rounds, model, "throughput_infer_per_s"))
+        if p99 is None or not thr:
             return None
-        budget = budgets.get(model)
-        if budget is not None:
-            worst = max(worst or 0.0, p99 / budget)
+        m = targets.get(model)
+        if m is not None and m.latency_budget_ms is not None:
+            worst = max(worst or 0.0, p99 / m.latency_budget_ms)
+        if m is not None and m.required_throughput is not None:
+            worst = max(worst or 0.0, m.required_throughput / thr)
     return worst
 
 
@@ -220,7 +235,9 @@ class Measured:
         weighted: Median weighted throughput (infer/s).
         throughput: Model -> median throughput (infer/s).
         p99_ms: Model -> median p99 (ms).
-        over: The models over the budget, in words (empty: within).
+        over: The targets missed, in words (:func:`misses`; empty: every one met).
+        instances: Its instances in all (:meth:`ColocationRecord.instances`).
+        worst: How far from its targets (:func:`worst_ratio`; ``None``: no target or no numbers).
     """
 
     combination: dict[str, str]
@@ -229,6 +246,8 @@ class Measured:
     throughput: dict[str, float | None]
     p99_ms: dict[str, float | None]
     over: list[str]
+    instances: int = 0
+    worst: float | None = None
 
 
 def measured_combinations(record: ColocationRecord) -> list[Measured]:
@@ -247,7 +266,16 @@ def measured_combinations(record: ColocationRecord) -> list[Measured]:
                 median(series(record.visits, at, combo, rounds, record.models)),
                 {m: median(model_series(record.visits, at, combo, rounds, m, "throughput_infer_per_s")) for m in combo},
                 {m: median(model_series(record.visits, at, combo, rounds, m, "latency_p99_ms")) for m in combo},
-                over_budget(record.visits, at, combo, rounds, record.models),
+                misses(record.visits, at, combo, rounds, record.models),
+                record.instances(combo),
+                worst_ratio(record.visits, at, combo, rounds, record.models),
             )
         )
     return sorted(out, key=lambda r: -(r.weighted or 0.0))
+
+
+def closest(record: ColocationRecord) -> Measured | None:
+    """Of the combinations measured that miss a target, the nearest to its targets (the lowest
+    :func:`worst_ratio`); ``None`` when none was measured with numbers."""
+    missing = [c for c in measured_combinations(record) if c.over and c.worst is not None]
+    return min(missing, key=lambda c: (c.worst or 0.0, c.instances), default=None)

@@ -15,6 +15,7 @@ from clients.runtimes.options import ServerOptions
 from core.options import NOT_A_FLAG, Flag
 from perf.analysis.paired import min_rounds as fewest_rounds
 from perf.measure.host import HOST_BUSY_THRESHOLD_PCT
+from perf.records.colocation import Objective
 from perf.records.settings import MeasureSettings
 from perf.search.budget import parse_duration
 
@@ -133,6 +134,11 @@ class ColocateOptions:
         latency_budget_ms: Model -> its p99 budget (ms); :data:`EVERY_MODEL` for every model
             not named (``--latency-budget-ms 25`` or ``mlp=25,tiny=10``; a number through the
             Python API is every model's); a model without one has no budget.
+        required_throughput: Model -> the throughput it must reach (infer/s, median over a step's
+            rounds at its ``--mix`` concurrency), as ``latency_budget_ms`` is given
+            (``--required-throughput mlp=500,tiny=200``); a model without one has none.
+        objective: ``throughput`` (the highest weighted throughput) or ``fewest-instances`` (the
+            fewest instances in all; needs a required throughput), every target met either way.
         time_budget_s: Wall time the run may spend (s); ``None``: no budget.
         min_rounds: Rounds per step at least (default: the paired rule's fewest, 6).
         max_rounds: Rounds per step at most (default 10).
@@ -195,6 +201,26 @@ class ColocateOptions:
         description="The p99 budget (ms): one number for every model (--latency-budget-ms 25) or one per model "
         "(--latency-budget-ms mlp=25,tiny=10; 25,tiny=10: tiny 10, the others 25); a combination is kept only when every "
         "model meets its own [default: none].",
+    )
+    required_throughput: Annotated[
+        dict[str, float],
+        BeforeValidator(_every_model),
+        Flag(
+            repeat=True,
+            metavar="[NAME=]INFER/S[,...]",
+            parse=per_model("INFER/S", "500 or mlp=500,tiny=200"),
+            panel=WHAT_PANEL,
+        ),
+    ] = Field(
+        default_factory=dict,
+        description="The throughput a model must reach (infer/s, the median over a step's rounds at its --mix "
+        "concurrency), given as --latency-budget-ms is: --required-throughput mlp=500,tiny=200 [default: none].",
+    )
+    objective: Annotated[Objective, Flag(panel=WHAT_PANEL)] = Field(
+        default="throughput",
+        description="What the search optimises, every model's budget and required throughput met: throughput (the "
+        "highest weighted throughput) or fewest-instances (the fewest instances in all, e.g. CPU cores or GPU "
+        "instances; needs --required-throughput).",
     )
     time_budget_s: Annotated[
         float | None,

@@ -26,6 +26,7 @@ from builders.config.pbtxt import read_config
 from builders.repository.view import Repository
 from clients.server import TritonServer
 from core.errors import PerfError, ServerError
+from perf.colocate.groups import groups_of
 from perf.colocate.measure import ModelLoad, measure_together
 from perf.colocate.options import EVERY_MODEL, ColocateOptions, for_model
 from perf.colocate.search import CoordinateSearch, Events
@@ -50,8 +51,9 @@ def resolve_models(opts: ColocateOptions, repo: Repository) -> list[ColocatedMod
 
     Raises:
         PerfError: fewer than two models, a variant claimed by two models, a mix, weight,
-            start or latency budget naming an unknown model, a start that is not one of its variants, or a
-            KIND_GPU variant (not measured here).
+            start, latency budget or required throughput naming an unknown model, the
+            fewest-instances objective without a required throughput, a start that is not one
+            of its variants, or a KIND_GPU variant (not measured here).
     """
     if len(opts.models) < 2:
         raise PerfError(
@@ -63,6 +65,7 @@ def resolve_models(opts: ColocateOptions, repo: Repository) -> list[ColocatedMod
         ("--weight", opts.weights),
         ("--start", opts.starts),
         ("--latency-budget-ms", {k: v for k, v in opts.latency_budget_ms.items() if k != EVERY_MODEL}),
+        ("--required-throughput", {k: v for k, v in opts.required_throughput.items() if k != EVERY_MODEL}),
     )
     for flag, given in named:
         unknown = sorted(set(given) - set(opts.models))
@@ -70,6 +73,11 @@ def resolve_models(opts: ColocateOptions, repo: Repository) -> list[ColocatedMod
             raise PerfError(
                 f"{flag} names {', '.join(unknown)}, not a --model of this run", hint=f"models: {', '.join(opts.models)}"
             )
+    if opts.objective == "fewest-instances" and not opts.required_throughput:
+        raise PerfError(
+            "--objective fewest-instances needs a required throughput: without one, one instance of each model is the answer",
+            hint="add --required-throughput NAME=INFER/S per model (e.g. --required-throughput mlp=500,tiny=200)",
+        )
     owner: dict[str, str] = {}
     out = []
     for name, patterns in opts.models.items():
@@ -91,6 +99,8 @@ def resolve_models(opts: ColocateOptions, repo: Repository) -> list[ColocatedMod
                 opts.mix.get(name, 1),
                 opts.weights.get(name, 1.0),
                 latency_budget_ms=for_model(opts.latency_budget_ms, name),
+                required_throughput=for_model(opts.required_throughput, name),
+                instances={v: groups_of(repo.path, v).instances for v in variants},
             )
         )
     refuse_gpu(repo.path, [v for m in out for v in m.variants])
@@ -234,6 +244,7 @@ class Colocate:
             created=now(),
             repository=str(Path(opts.server.repository).resolve()),
             models=models,
+            objective=opts.objective,
             min_rounds=opts.min_rounds,
             max_rounds=max(opts.min_rounds, opts.max_rounds),
             window_ms=opts.window_ms,

@@ -98,13 +98,19 @@ def readme_lines(rec: ColocationRecord, notes: tuple[str, ...]) -> list[str]:
         "",
         f"Why: {rec.pick_reason}.",
         "",
-        f"p99 budget: {judge.budget_words(rec)}.",
+        f"p99 budget: {judge.budget_words(rec)}; required throughput: {judge.required_words(rec)}; "
+        + (
+            f"objective: the fewest instances ({rec.instances(rec.pick)} in all)."
+            if rec.objective == "fewest-instances"
+            else "objective: the highest weighted throughput."
+        ),
         "",
     ]
     for r in judge.neighbour_cost(rec):
         paired = r.paired.spread_text() if r.paired else "not measured in the same rounds"
         lines.append(
-            f"- {r.model} = `{r.variant}`: {fmt(r.together, 0)} infer/s co-located, {fmt(r.alone, 0)} alone "
+            f"- {r.model} = `{r.variant}` ({rec.model(r.model).instances_of(r.variant)} instance(s)): "
+            f"{fmt(r.together, 0)} infer/s co-located, {fmt(r.alone, 0)} alone "
             f"(co-located / alone {paired}), p99 {'—' if r.p99_ms is None else f'{r.p99_ms:.3g}'} ms"
         )
     lines += [

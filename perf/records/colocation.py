@@ -41,6 +41,9 @@ COLOCATION_SCHEMA = 2
 #: What a step measured: every variant alone (the start), the moves of one model, the pick
 #: with each of its variants alone (what its neighbours cost it), or every combination (brute force).
 StepKind = Literal["alone", "move", "final", "brute"]
+#: What the search optimises: the highest weighted throughput, or the fewest instances in all
+#: (``--objective``); either way every model must meet its targets (budget, required throughput).
+Objective = Literal["throughput", "fewest-instances"]
 
 
 @dataclass(frozen=True, config=_CONFIG)
@@ -55,6 +58,11 @@ class ColocatedModel:
         start: The variant the search started from.
         start_reason: Why that one (best alone, given, or the first variant).
         latency_budget_ms: Its p99 budget (ms; ``--latency-budget-ms``); ``None``: none.
+        required_throughput: The throughput it must reach (infer/s, the median over a step's
+            rounds at its concurrency; ``--required-throughput``); ``None``: none.
+        instances: Variant -> its instances in all, from its ``config.pbtxt``: the sum over
+            instance groups of ``count`` (KIND_GPU: times the GPUs it lists, or the server's
+            GPUs when it lists none); a variant missing here is counted as 1.
     """
 
     name: str
@@ -64,6 +72,12 @@ class ColocatedModel:
     start: str | None = None
     start_reason: str | None = None
     latency_budget_ms: float | None = None
+    required_throughput: float | None = None
+    instances: dict[str, int] = dataclasses.field(default_factory=dict)
+
+    def instances_of(self, variant: str) -> int:
+        """The variant's instances in all (:attr:`instances`; 1 when not known)."""
+        return self.instances.get(variant, 1)
 
 
 @dataclass(config=_CONFIG)
@@ -139,9 +153,12 @@ class MoveDecision:
         wins, rounds: Rounds where the candidate was ahead, rounds compared.
         p_value: The sign test's two-sided p (:func:`perf.analysis.paired.sign_test_p`).
         verdict: ``"higher"``, ``"lower"`` or ``"not distinguishable"``.
-        within_budget: Every model's median p99 within its budget in the candidate combination.
+        within_budget: Every model meets its targets in the candidate combination: its
+            median p99 within its budget and, where one is required, its median throughput
+            at least the required one.
         accepted: The move was made.
         reason: The sentence the report and console show.
+        instances: The candidate combination's instances in all (every model's variant).
     """
 
     step: int
@@ -158,6 +175,7 @@ class MoveDecision:
     within_budget: bool
     accepted: bool
     reason: str
+    instances: int | None = None
 
 
 @dataclass(config=_CONFIG)
@@ -193,7 +211,8 @@ class ColocationRecord:
         run_id: The run folder's name.
         created: ISO time the run started.
         repository: The model repository served.
-        models: The models, their traffic and their budgets.
+        models: The models, their traffic and their targets (budget, required throughput).
+        objective: What the search optimises (:data:`Objective`).
         min_rounds: Rounds per step at least (the paired rule's 6).
         max_rounds: Rounds per step at most (more only while a promising move is undecided).
         window_ms: Each of perf_analyzer's 3 windows in one visit (ms).
@@ -218,6 +237,7 @@ class ColocationRecord:
     created: str
     repository: str
     models: list[ColocatedModel]
+    objective: Objective = "throughput"
     min_rounds: int = 6
     max_rounds: int = 10
     window_ms: int = 300
@@ -252,6 +272,15 @@ class ColocationRecord:
     def budgets(self) -> dict[str, float | None]:
         """Model -> its p99 budget (ms; ``None``: none)."""
         return {m.name: m.latency_budget_ms for m in self.models}
+
+    @property
+    def required(self) -> dict[str, float | None]:
+        """Model -> its required throughput (infer/s; ``None``: none)."""
+        return {m.name: m.required_throughput for m in self.models}
+
+    def instances(self, combination: dict[str, str]) -> int:
+        """The combination's instances in all: each model's variant's (:meth:`ColocatedModel.instances_of`)."""
+        return sum(self.model(m).instances_of(v) for m, v in combination.items())
 
 
 def _migrate(data: dict[str, Any], found: int) -> dict[str, Any]:

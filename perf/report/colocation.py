@@ -1,11 +1,13 @@
 """The report of a co-location run (``triton-perf colocate``): ``report.md`` from ``colocation.json``.
 
-Sections: what was run (models, variants, traffic mix, budgets, the rule); the pick in the
-four-part form — **what** (the combination), **why** (the search's reason), **the numbers**
-(each model alone and co-located, measured in the same rounds, with p99, queue and compute
-time) and **what it beats** (the candidates of each model's last step beside the pick: beaten,
-over budget, or not distinguishable: its tie set); the search's steps and every decision; every
-combination measured; what was cut for time.
+Sections: what was run (models, variants and their instances, traffic mix, each model's budget
+and required throughput, the objective, the rule); the pick in the four-part form — **what**
+(the combination), **why** (the search's reason), **the numbers** (each model alone and
+co-located, measured in the same rounds, with p99, queue and compute time, against its targets)
+and **what it beats** (the candidates of each model's last step beside the pick: beaten, missing
+a target, or not distinguishable: its tie set) — or, when nothing met every target, "not
+achieved" with the closest combination, why it misses, and its numbers; the search's steps and
+every decision; every combination measured; what was cut for time.
 """
 
 from __future__ import annotations
@@ -52,20 +54,20 @@ def report_lines(record: ColocationRecord) -> list[str]:
 
 
 def what_was_run(record: ColocationRecord) -> list[str]:
-    """The models, their variants and traffic, the budgets and the rule."""
+    """The models, their variants and traffic, the targets, the objective and the rule."""
     rows = [
         [
             m.name,
-            ", ".join(m.variants),
+            ", ".join(f"{v} ({m.instances_of(v)})" for v in m.variants),
             m.concurrency,
             f"{m.weight:g}",
             "—" if m.latency_budget_ms is None else f"{m.latency_budget_ms:g}",
+            "—" if m.required_throughput is None else f"{m.required_throughput:,.6g}",
             m.start or "—",
             m.start_reason or "—",
         ]
         for m in record.models
     ]
-    budget = judge.budget_words(record)
     time_budget = f"{record.time_budget_s:g} s" if record.time_budget_s else "none"
     return [
         "## What was run",
@@ -73,12 +75,24 @@ def what_was_run(record: ColocationRecord) -> list[str]:
         f"Repository `{record.repository}`; {len(record.models)} models served by one server, one variant of each loaded "
         "together; every combination measured with one perf_analyzer per model started together (the same "
         f"{record.window_ms} ms windows), in rounds of shuffled order; the variants alone on the same server in the same "
-        f"rounds. Latency budget: {budget}; time budget: {time_budget}; spent: {fmt(record.spent_s, 0)} s.",
+        f"rounds. Latency budget: {judge.budget_words(record)}; required throughput: {judge.required_words(record)}; "
+        f"time budget: {time_budget}; spent: {fmt(record.spent_s, 0)} s.",
+        "",
+        f"Objective: {objective_words(record)}.",
         "",
         *table(
-            ["model", "variants", "concurrency", "weight", "p99 budget ms", "search started from", "why"],
+            [
+                "model",
+                "variants (instances)",
+                "concurrency",
+                "weight",
+                "p99 budget ms",
+                "required infer/s",
+                "search started from",
+                "why",
+            ],
             rows,
-            ["left", "left", "right", "right", "right", "left", "left"],
+            ["left", "left", "right", "right", "right", "right", "left", "left"],
         ),
         "",
         f"Weighted throughput = sum of weight × infer/s. A move is kept by the paired rule: {RULE}.",
@@ -86,12 +100,25 @@ def what_was_run(record: ColocationRecord) -> list[str]:
     ]
 
 
+def objective_words(record: ColocationRecord) -> str:
+    """What the search optimised, in words."""
+    targets = judge.targets_words(record)
+    if record.objective == "fewest-instances":
+        return (
+            f"the fewest instances in all (the sum of every model's instance count) that meet {targets}; among as many "
+            "instances, the higher weighted throughput by the paired rule"
+        )
+    return f"the highest weighted throughput that meets {targets}"
+
+
 def pick_section(record: ColocationRecord) -> list[str]:
-    """The pick in four parts: what, why, the numbers, what it beats."""
+    """The pick in four parts: what, why, the numbers, what it beats (or, without a pick, the
+    closest combination in the same four parts)."""
     lines = ["## The pick", ""]
     if record.pick is None:
-        return [*lines, f"**None.** {record.pick_reason}.", ""]
-    lines += [f"**What**: {judge.describe(record.pick)}.", "", f"**Why**: {record.pick_reason}.", ""]
+        return [*lines, *not_achieved(record), ""]
+    count = f" ({record.instances(record.pick)} instances in all)" if record.objective == "fewest-instances" else ""
+    lines += [f"**What**: {judge.describe(record.pick)}{count}.", "", f"**Why**: {record.pick_reason}.", ""]
     rows = judge.neighbour_cost(record)
     if rows:
         lines += [
@@ -116,15 +143,75 @@ def pick_section(record: ColocationRecord) -> list[str]:
                 ["left", "left", *([RIGHT] * 6)],
             ),
             "",
+            *targets_lines(record, rows),
         ]
     else:
         lines += ["**The numbers**: the final rounds (the pick alone and together) were not measured: see the cuts below.", ""]
     return [*lines, *beats_lines(record), ""]
 
 
+def targets_lines(record: ColocationRecord, rows: list[judge.Neighbours]) -> list[str]:
+    """Each model's co-located numbers against its targets (nothing when no model has one)."""
+    parts = []
+    for r in rows:
+        m = record.model(r.model)
+        said = []
+        if m.latency_budget_ms is not None:
+            said.append(f"p99 {fmt(r.p99_ms, 2)} ms of {m.latency_budget_ms:g} ms")
+        if m.required_throughput is not None:
+            said.append(f"{fmt(r.together, 0)} infer/s of {m.required_throughput:,.6g} required")
+        if said:
+            parts.append(f"{r.model} {', '.join(said)}")
+    return [f"Targets, co-located: {'; '.join(parts)}.", ""] if parts else []
+
+
+def not_achieved(record: ColocationRecord) -> list[str]:
+    """Without a pick: what was asked was not achieved; the closest combination measured, why it
+    misses, and its numbers."""
+    head = "**What**: not achieved" + (
+        f": the fewest instances that meet {judge.targets_words(record)} were not found"
+        if record.objective == "fewest-instances"
+        else ""
+    )
+    lines = [f"{head}.", "", f"**Why**: {record.pick_reason}.", ""]
+    near = judge.closest(record)
+    if near is None:
+        return [*lines, "**The numbers**: no combination was measured with numbers for every model."]
+    names = [m.name for m in record.models]
+    rows = [
+        [
+            n,
+            near.combination[n],
+            fmt(near.throughput[n], 0),
+            "—" if record.model(n).required_throughput is None else f"{record.model(n).required_throughput:,.6g}",
+            fmt(near.p99_ms[n], 2),
+            "—" if record.model(n).latency_budget_ms is None else f"{record.model(n).latency_budget_ms:g}",
+        ]
+        for n in names
+        if n in near.combination
+    ]
+    return [
+        *lines,
+        f"**The closest** measured: {judge.describe(near.combination)} ({near.instances} instances in all), step "
+        f"{near.step + 1}: it misses {'; '.join(near.over)}.",
+        "",
+        "**The numbers** (its medians over that step's rounds):",
+        "",
+        *table(
+            ["model", "variant", "infer/s", "required infer/s", "p99 ms", "p99 budget ms"],
+            rows,
+            ["left", "left", RIGHT, RIGHT, RIGHT, RIGHT],
+        ),
+        "",
+        "**What it beats**: nothing: no combination measured meets every target (every combination measured is listed below).",
+    ]
+
+
 def beats_lines(record: ColocationRecord) -> list[str]:
     """What the pick beats, and its tie set: each model's last step held beside the pick."""
     assert record.pick is not None
+    fewest = record.objective == "fewest-instances"
+    own = record.instances(record.pick)
     beaten, tied, over = [], [], []
     for d in record.decisions:
         if d.held != record.pick:
@@ -136,7 +223,9 @@ def beats_lines(record: ColocationRecord) -> list[str]:
             else ""
         )
         if not d.within_budget:
-            over.append(f"{name}: over the budget")
+            over.append(f"{name}: misses a target" + (f" ({d.instances} instances)" if fewest else ""))
+        elif fewest and d.instances is not None and d.instances > own:
+            beaten.append(f"{name}: {d.instances} instances, the pick {own}")
         elif d.verdict == "lower":
             beaten.append(f"{name}: {ratio} of the pick's weighted throughput")
         else:
@@ -195,7 +284,14 @@ def combinations_section(record: ColocationRecord) -> list[str]:
         mark = " (the pick)" if record.pick is not None and judge.key(c.combination) == judge.key(record.pick) else ""
         per_model = [f"{fmt(c.throughput[n], 0)} / {fmt(c.p99_ms[n], 2)}" for n in names]
         rows.append(
-            [judge.describe(c.combination) + mark, c.step + 1, fmt(c.weighted, 0), *per_model, "; ".join(c.over) or "within"]
+            [
+                judge.describe(c.combination) + mark,
+                c.step + 1,
+                c.instances,
+                fmt(c.weighted, 0),
+                *per_model,
+                "; ".join(c.over) or "every one met",
+            ]
         )
     if not rows:
         return []
@@ -205,9 +301,9 @@ def combinations_section(record: ColocationRecord) -> list[str]:
         "Medians over the rounds of the last step that measured each; per model: infer/s / p99 ms.",
         "",
         *table(
-            ["combination", "step", "weighted infer/s", *names, "budget"],
+            ["combination", "step", "instances", "weighted infer/s", *names, "targets"],
             rows,
-            ["left", "right", "right", *([RIGHT] * len(names)), "left"],
+            ["left", "right", "right", "right", *([RIGHT] * len(names)), "left"],
         ),
         "",
     ]

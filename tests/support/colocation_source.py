@@ -70,9 +70,67 @@ def true_best(budgets: Mapping[str, float] | None = None) -> dict[str, str]:
     return max((c for c in combinations() if within_budget(c, budgets)), key=true_weighted)
 
 
-def record(seed: int = 0) -> ColocationRecord:
-    models = [ColocatedModel(m, list(VARIANTS[m]), concurrency=4, weight=WEIGHTS[m], latency_budget_ms=BUDGET_MS) for m in MODELS]
-    return ColocationRecord("synthetic", "2026-12-01T00:00:00", "synthetic", models, seed=seed)
+def record(seed: int = 0, required: Mapping[str, float] | None = None, objective: str = "throughput") -> ColocationRecord:
+    """The synthetic run's record: each variant's instances from its name, the 20 ms budget each,
+    ``required`` throughputs (infer/s) and the ``objective``."""
+    models = [
+        ColocatedModel(
+            m,
+            list(VARIANTS[m]),
+            concurrency=4,
+            weight=WEIGHTS[m],
+            latency_budget_ms=BUDGET_MS,
+            required_throughput=(required or {}).get(m),
+            instances={v: instances(v) for v in VARIANTS[m]},
+        )
+        for m in MODELS
+    ]
+    return ColocationRecord("synthetic", "2026-12-01T00:00:00", "synthetic", models, seed=seed, objective=objective)  # type: ignore[arg-type]
+
+
+def feasible(combination: Mapping[str, str], required: Mapping[str, float], slow: float = 1.0) -> bool:
+    """Every model within the 20 ms budget and at its required throughput without noise, its
+    throughput divided by ``slow`` (the drift's worst is 1.25)."""
+    return all(p <= BUDGET_MS and t / slow >= required.get(m, 0.0) for m, (t, p) in true_numbers(combination).items())
+
+
+def total_instances(combination: Mapping[str, str]) -> int:
+    return sum(instances(v) for v in combination.values())
+
+
+def fewest_best(required: Mapping[str, float]) -> dict[str, str]:
+    """The fewest instances that meet every target even at the drift's slowest, then the highest weighted throughput."""
+    ok = [c for c in combinations() if feasible(c, required, slow=1.3)]
+    return min(ok, key=lambda c: (total_instances(c), -true_weighted(c)))
+
+
+@dataclasses.dataclass
+class TableSource:
+    """Models that do not interfere: each variant's throughput and p99 from ``table``, lognormal
+    noise (``noise`` sigma) per model per visit; time advances 1 s per visit."""
+
+    table: Mapping[str, tuple[float, float]]
+    seed: int = 0
+    noise: float = 0.02
+    t: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.rng = random.Random(self.seed)
+
+    def clock(self) -> float:
+        return self.t
+
+    def prepare(self, step: SearchStep) -> None:
+        self.t += 1.0
+
+    def visit(self, step: int, round_index: int, order: int, combination: Mapping[str, str]) -> ColocationVisit:
+        samples = []
+        for m, v in combination.items():
+            thr, p99 = self.table[v]
+            noise = math.exp(self.rng.gauss(0, self.noise))
+            samples.append(ModelSample(m, v, thr * noise, p99 / noise, 10.0, 100.0))
+        self.t += 1.0
+        return ColocationVisit(step, round_index, order, dict(combination), samples, wall_s=1.0)
 
 
 def with_budgets(rec: ColocationRecord, budgets: Mapping[str, float | None]) -> ColocationRecord:

@@ -137,6 +137,7 @@ DECLARED: dict[tuple[str, str], tuple[Callable[..., Any], Callable[[Any], Any], 
     ("coldstart", "gpus"): (_coldstart, lambda c: c["server"].gpus, "all"),
     ("colocate", "server_repository"): (_colocate_opts, _field("server.repository"), Path("model_repository")),
     ("colocate", "min_rounds"): (_colocate_opts, _field("min_rounds"), 6),
+    ("colocate", "objective"): (_colocate_opts, _field("objective"), "throughput"),
     ("colocate", "max_rounds"): (_colocate_opts, _field("max_rounds"), 10),
     ("colocate", "window_ms"): (_colocate_opts, _field("window_ms"), 300),
     ("colocate", "protocol"): (_colocate_opts, _field("protocol"), "grpc"),
@@ -431,7 +432,7 @@ def coldstart_shapes(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 def colocate_words(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """colocate --mix, --weight [default: 1 each], --start [default: its best variant alone, measured
-    first in the same run], --latency-budget-ms [default: none], --time-budget [default: (10m)],
+    first in the same run], --latency-budget-ms and --required-throughput [default: none], --time-budget [default: (10m)],
     --run-id [default: colocate- and a timestamp], --perf-analyzer, --seed [default: from the run id;
     recorded], and the server flags the perf commands pass on unset."""
     import re
@@ -444,6 +445,7 @@ def colocate_words(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
     opts = _colocate_opts(monkeypatch)
     assert opts.mix == {} and opts.weights == {} and opts.starts == {} and opts.latency_budget_ms == {}
+    assert opts.required_throughput == {}
     assert opts.time_budget_s == 600.0 and opts.run_id is None and opts.perf_analyzer is None and opts.seed is None
     server = opts.server
     assert server.tag is None and server.image == "nvcr.io/nvidia/tritonserver:24.10-py3"
@@ -459,7 +461,8 @@ def colocate_words(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("PERF_ANALYZER", str(fake))  # the same finder as the sweep's (perf_analyzer above)
     base = type(opts)(server=ServerOptions(tmp_path / "repo"), models={"a": ("a1",), "b": ("b1",)}, results_dir=tmp_path)
     run = Colocate(base)
-    assert [(m.concurrency, m.weight, m.latency_budget_ms) for m in run.record.models] == [(1, 1.0, None), (1, 1.0, None)]
+    got = [(m.concurrency, m.weight, m.latency_budget_ms, m.required_throughput) for m in run.record.models]
+    assert got == [(1, 1.0, None, None), (1, 1.0, None, None)]
     assert re.fullmatch(r"colocate-\d{8}-\d{6}", run.run_id) and run.record.seed == Colocate(base).record.seed
     src = cs.SynthSource(0)
     rec = cs.record(0)
@@ -507,6 +510,7 @@ PROSE: dict[tuple[str, str], Callable[..., None]] = {
             "weights",
             "starts",
             "latency_budget_ms",
+            "required_throughput",
             "time_budget_s",
             "run_id",
             "perf_analyzer",

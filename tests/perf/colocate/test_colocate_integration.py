@@ -96,3 +96,52 @@ def test_two_models_of_different_cost_are_co_located_and_the_combination_named(t
     assert {r.model for r in rows} == {"mlp", "tiny"}
     assert all(r.paired is not None and r.paired.rounds == rec.steps[-1].rounds for r in rows)
     assert rec.combinations_total == 4 and 1 <= rec.combinations_measured <= 4
+
+
+def test_the_fewest_instances_that_meet_each_models_required_throughput(two_models: Path, tmp_path: Path) -> None:
+    """From two instances of each model, the fewest-instances objective moves each to one when
+    one still serves its required throughput within its budget (real server, both models loaded)."""
+    args = [
+        "colocate",
+        "-r",
+        str(two_models),
+        "--runtime",
+        "bundled",
+        "--model",
+        f"mlp={','.join(MLP)}",
+        "--model",
+        f"tiny={','.join(TINY)}",
+        "--start",
+        f"mlp={MLP[1]}",
+        "--start",
+        f"tiny={TINY[1]}",
+        "--objective",
+        "fewest-instances",
+        "--required-throughput",
+        "mlp=40,tiny=60",
+        "--latency-budget-ms",
+        "500",
+        "--max-rounds",
+        "6",
+        "--round-window",
+        "200",
+        "--results-dir",
+        str(tmp_path),
+        "--run-id",
+        "fewest",
+        "--seed",
+        "5",
+        "--no-report",
+    ]
+    res = CliRunner().invoke(cli, args)
+    assert res.exit_code == 0, res.output
+    rec = colocation.load(tmp_path / "fewest")
+    assert rec.objective == "fewest-instances" and rec.required == {"mlp": 40.0, "tiny": 60.0}
+    assert rec.model("mlp").instances == {MLP[0]: 1, MLP[1]: 2}
+    assert rec.pick == {"mlp": MLP[0], "tiny": TINY[0]}, rec.pick_reason
+    assert f"combination: {judge.describe(rec.pick)} (2 instances in all)" in res.output
+    assert rec.pick_reason.startswith("the fewest instances found that meet every model's budget and required throughput (2:")
+    moves = [d for d in rec.decisions if d.accepted]
+    assert len(moves) == 2 and all("fewer instances" in d.reason for d in moves)
+    assert [s.kind for s in rec.steps] == ["move", "move", "final"]
+    assert all(not m for m in (judge.misses(rec.visits, rec.steps[-1].index, rec.pick, rec.steps[-1].rounds, rec.models),))

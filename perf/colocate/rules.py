@@ -1,0 +1,259 @@
+"""The decisions of the co-location search, for both objectives (``--objective``): which variant a
+model starts from, which candidate of a move step is taken, and what the pick is, each with its
+reason in words. The numbers come from :mod:`perf.colocate.judge`; this module only decides.
+
+Every model must meet its **targets** in the combination: its median p99 within its own budget
+and its median throughput at least its required throughput (where given). Then:
+
+- **throughput** (the default): the highest weighted throughput. A candidate replaces the held
+  combination when the paired rule (:func:`perf.analysis.paired.paired`: sign test at 5 % over at
+  least 6 rounds) says its weighted throughput is higher and it meets every target; of several,
+  the one with the highest median ratio.
+- **fewest-instances**: the fewest instances in all (the sum of every model's variant's instance
+  count, :meth:`perf.records.colocation.ColocationRecord.instances`). A candidate that meets every
+  target replaces the held combination when it has fewer instances, or as many and a weighted
+  throughput higher by the paired rule; of several, the fewest instances, and among as many the
+  highest median ratio against the held one (the others of that count are said tied with it, or
+  beaten, by the paired rule over the same rounds).
+
+Either way a held combination that misses a target gives way to the best candidate that meets
+every one; when none does, to the candidate nearest its targets (:func:`perf.colocate.judge.worst_ratio`)
+if nearer than the held one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+
+from perf.analysis.paired import Paired, paired
+from perf.colocate import judge
+from perf.records.colocation import ColocatedModel, ColocationRecord, MoveDecision, SearchStep
+
+
+@dataclasses.dataclass(frozen=True)
+class Candidate:
+    """One candidate of a move step against the held combination.
+
+    Attributes:
+        variant: The model's variant it moves to.
+        paired: Its weighted throughput against the held one's, paired over the step's rounds.
+        misses: The targets it misses, in words (empty: meets every one).
+        instances: Its instances in all.
+    """
+
+    variant: str
+    paired: Paired | None
+    misses: list[str]
+    instances: int
+
+    @property
+    def meets(self) -> bool:
+        """Every target met, with numbers to say so."""
+        return not self.misses and self.paired is not None
+
+
+def best_alone(record: ColocationRecord, step: SearchStep, model: ColocatedModel) -> tuple[str, str]:
+    """A model's start from its variants alone: of those that meet its targets, the highest median
+    throughput (``fewest-instances``: the fewest instances, then the highest throughput); none:
+    the one nearest its targets (lowest p99 without targets); none measured: the first."""
+    rows = []
+    for v in model.variants:
+        combo = {model.name: v}
+        thr = judge.median(
+            judge.model_series(record.visits, step.index, combo, step.rounds, model.name, "throughput_infer_per_s")
+        )
+        p99 = judge.median(judge.model_series(record.visits, step.index, combo, step.rounds, model.name, "latency_p99_ms"))
+        missed = judge.misses(record.visits, step.index, combo, step.rounds, [model])
+        rows.append((v, thr, p99, missed, judge.worst_ratio(record.visits, step.index, combo, step.rounds, [model])))
+    ok = [r for r in rows if r[1] is not None and r[2] is not None and not r[3]]
+    fewest = record.objective == "fewest-instances"
+    if ok:
+        v, thr, p99, _m, _w = max(ok, key=lambda r: (-model.instances_of(r[0]) if fewest else 0, r[1] or 0.0))
+        said = f"{thr:,.0f} infer/s median, p99 {p99:.3g} ms" + _met_words(model)
+        if fewest:
+            return v, f"the fewest instances alone that meet its targets ({model.instances_of(v)}): {said}"
+        return v, f"best alone: {said}"
+    near = [r for r in rows if r[4] is not None]
+    if near:
+        v, _thr, _p99, missed, _w = min(near, key=lambda r: r[4] or 0.0)
+        return v, f"no variant meets its targets alone; the nearest alone ({'; '.join(missed)})"
+    measured = [r for r in rows if r[2] is not None]
+    if measured:
+        v, _thr, p99, _m, _w = min(measured, key=lambda r: r[2] or 0.0)
+        return v, f"no variant within the budget alone; the lowest p99 alone ({p99:.3g} ms)"
+    return model.variants[0], "no variant measured alone; the first variant"
+
+
+def _met_words(model: ColocatedModel) -> str:
+    parts = []
+    if model.latency_budget_ms is not None:
+        parts.append(f"within {model.latency_budget_ms:g} ms")
+    if model.required_throughput is not None:
+        parts.append(f"at least {model.required_throughput:,.6g} infer/s")
+    return f" ({', '.join(parts)})" if parts else ""
+
+
+def candidates(record: ColocationRecord, step: SearchStep, held: Mapping[str, str], model: str) -> list[Candidate]:
+    """Every variant of ``model`` but the held one, against the held combination in ``step``."""
+    out = []
+    for v in record.model(model).variants:
+        if v == held[model]:
+            continue
+        cand = {**held, model: v}
+        out.append(
+            Candidate(
+                v,
+                judge.compare(record.visits, step.index, cand, held, step.rounds, record.models),
+                judge.misses(record.visits, step.index, cand, step.rounds, record.models),
+                record.instances(cand),
+            )
+        )
+    return out
+
+
+def choose(
+    record: ColocationRecord, held: Mapping[str, str], held_misses: list[str], rows: Sequence[Candidate]
+) -> Candidate | None:
+    """The candidate the objective takes (module docstring), ``None``: none (the closer rule aside)."""
+    if record.objective == "fewest-instances":
+        held_n = record.instances(dict(held))
+        eligible = [
+            c
+            for c in rows
+            if c.meets
+            and (
+                held_misses
+                or c.instances < held_n
+                or (c.instances == held_n and c.paired is not None and c.paired.verdict == "higher")
+            )
+        ]
+        fewest = min((c.instances for c in eligible), default=None)
+        eligible = [c for c in eligible if c.instances == fewest]
+    else:
+        eligible = [c for c in rows if c.meets and (held_misses or (c.paired is not None and c.paired.verdict == "higher"))]
+    return max(eligible, key=lambda c: c.paired.median if c.paired else 0.0, default=None)
+
+
+def closer(record: ColocationRecord, step: SearchStep, held: Mapping[str, str], model: str) -> str | None:
+    """With the held combination and every candidate missing a target: the candidate nearest its
+    targets, when nearer than the held one (``None``: none)."""
+    visits, n = record.visits, step.rounds
+    start = judge.worst_ratio(visits, step.index, held, n, record.models)
+    scored = [
+        (judge.worst_ratio(visits, step.index, {**held, model: v}, n, record.models), v)
+        for v in record.model(model).variants
+        if v != held[model]
+    ]
+    best = min(((r, v) for r, v in scored if r is not None), default=None)
+    return best[1] if best is not None and start is not None and best[0] < start else None
+
+
+def decide(record: ColocationRecord, step: SearchStep, held: dict[str, str], model: str) -> list[MoveDecision]:
+    """One decision per candidate of a move step (module docstring's rule)."""
+    held_misses = judge.misses(record.visits, step.index, held, step.rounds, record.models)
+    rows = candidates(record, step, held, model)
+    best = choose(record, held, held_misses, rows)
+    near = None if best is not None or not held_misses else closer(record, step, held, model)
+    taken = best.variant if best is not None else near
+    out = []
+    for c in rows:
+        p = c.paired
+        out.append(
+            MoveDecision(
+                step=step.index,
+                model=model,
+                held=dict(held),
+                candidate=c.variant,
+                ratio=None if p is None else round(p.median, 4),
+                low=None if p is None else round(p.low, 4),
+                high=None if p is None else round(p.high, 4),
+                wins=0 if p is None else p.wins,
+                rounds=0 if p is None else p.rounds,
+                p_value=None if p is None else round(p.p_value, 4),
+                verdict="not measured" if p is None else p.verdict,
+                within_budget=not c.misses,
+                accepted=c.variant == taken,
+                reason=reason(record, step, held, c, held_misses, c.variant == taken, best),
+                instances=c.instances,
+            )
+        )
+    return out
+
+
+def reason(
+    record: ColocationRecord,
+    step: SearchStep,
+    held: Mapping[str, str],
+    c: Candidate,
+    held_misses: list[str],
+    accepted: bool,
+    best: Candidate | None,
+) -> str:
+    """The sentence of one decision."""
+    v, p = c.variant, c.paired
+    if p is None:
+        return f"{v}: not measured in the same rounds as the held combination"
+    said = p.describe("higher weighted throughput", "lower weighted throughput")
+    fewest = record.objective == "fewest-instances"
+    count = f" ({c.instances} instances in all, the held {record.instances(dict(held))})" if fewest else ""
+    if c.misses and accepted:
+        return f"moved to {v}: every candidate misses a target and this one is nearest them ({'; '.join(c.misses)}); {said}"
+    if c.misses:
+        return f"{v}: misses a target ({'; '.join(c.misses)}){count}; {said}"
+    if accepted and held_misses:
+        return f"moved to {v}: the held combination misses a target ({'; '.join(held_misses)}) and this one meets every one{count}; {said}"
+    if accepted and fewest and c.instances < record.instances(dict(held)):
+        return f"moved to {v}: fewer instances{count}, every model at its targets; {said}"
+    if accepted:
+        return f"moved to {v}: {said}, every model at its targets{count}"
+    if best is not None and fewest and c.instances > best.instances:
+        return f"{v}: meets every target but {best.variant} needs fewer instances{count}; {said}"
+    if best is not None and fewest and c.instances == best.instances:
+        return f"{v}: as many instances as {best.variant}{count}; " + _versus(record, step, held, c, best)
+    if fewest and c.instances > record.instances(dict(held)) and not held_misses:
+        return f"{v}: kept the held variant: more instances{count}; {said}"
+    if best is not None and p.verdict == "higher":
+        return f"{v}: {said}, but {best.variant} gained more"
+    return f"{v}: kept the held variant: {said}{count}"
+
+
+def _versus(record: ColocationRecord, step: SearchStep, held: Mapping[str, str], c: Candidate, best: Candidate) -> str:
+    """``c`` against ``best`` (two candidates of the same step) by the paired rule: the tie rule."""
+    model = step.model or ""
+    p = paired(
+        judge.series(record.visits, step.index, {**held, model: c.variant}, step.rounds, record.models),
+        judge.series(record.visits, step.index, {**held, model: best.variant}, step.rounds, record.models),
+    )
+    if p is None:
+        return f"not measured in the same rounds as {best.variant}"
+    if p.verdict == "lower":
+        return f"{best.variant}'s weighted throughput is higher by the paired rule: {p.spread_text()}"
+    if p.verdict == "higher":
+        return f"higher than {best.variant} by the paired rule ({p.spread_text()}), but its gain over the held one is smaller"
+    return f"tied with {best.variant} (not distinguishable at this noise: {p.spread_text()}); {best.variant} kept for its higher median"
+
+
+def pick_reason(record: ColocationRecord, current: dict[str, str], missed: list[str]) -> tuple[dict[str, str] | None, str]:
+    """The pick and why, from the combination the search ended on and the targets it misses."""
+    targets = judge.targets_words(record)
+    if missed:
+        near = judge.closest(record)
+        closest = (
+            f"; the closest measured: {judge.describe(near.combination)} ({'; '.join(near.over)})"
+            if near is not None and judge.key(near.combination) != judge.key(current)
+            else ""
+        )
+        word = "not achieved: " if record.objective == "fewest-instances" else ""
+        return None, (
+            f"{word}no combination found within {targets} (the last held: {judge.describe(current)}: {'; '.join(missed)}){closest}"
+        )
+    if record.cuts:
+        return dict(current), "the combination held when the search stopped"
+    if record.objective == "fewest-instances":
+        per = ", ".join(f"{m} {record.model(m).instances_of(v)}" for m, v in current.items())
+        return dict(current), (
+            f"the fewest instances found that meet {targets} ({record.instances(current)}: {per}): no move of one model to "
+            "fewer instances kept every model at its targets, and none with as many raised the weighted throughput by the paired rule"
+        )
+    return dict(current), f"no move of any model raised the weighted throughput by the paired rule with {targets} met"
