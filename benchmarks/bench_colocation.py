@@ -70,14 +70,14 @@ def _build(root: Path, delays: tuple[int | None, ...]) -> Path:
 def _run(repo: Path, results: Path, run_id: str, args: argparse.Namespace, brute: bool) -> dict[str, Any]:
     from clients.runtimes.options import ServerOptions
     from perf.colocate.judge import describe, neighbour_cost
-    from perf.colocate.options import ColocateOptions
+    from perf.colocate.options import EVERY_MODEL, ColocateOptions
     from perf.colocate.run import Colocate
 
     opts = ColocateOptions(
         server=ServerOptions(repo, runtime="bundled"),
         models={"mlp": ("mlp_onnx_*",), "tiny": ("tiny_onnx_*",)},
         mix={"mlp": args.mix, "tiny": args.mix},
-        latency_budget_ms=args.latency_budget_ms,
+        latency_budget_ms={EVERY_MODEL: args.latency_budget_ms} if args.latency_budget_ms else {},
         time_budget_s=None,
         window_ms=args.window_ms,
         results_dir=results,

@@ -4,7 +4,9 @@ Run by ``scripts/gpu_check.sh`` on a GPU host, inside the private environment th
 makes from the offline bundle (``scripts/prepare_gpu_bundle.sh``). Sub-commands:
 
 - ``run``: the whole pipeline within a time budget (default 480 s, counted from
-  ``--started-at``, so the shell's install time is included). Results land in
+  ``--started-at``, so the shell's install time is included), ending with two models' variants
+  sharing the GPU (``triton-perf colocate``: each one's GPU memory, the GPU's utilisation per
+  round; ``--colocate-s``, 100 s of the budget by default; ``gpu_check_colocate.py``). Results land in
   ``results/gpu-check-<time>/``: ``summary.txt`` (the compact table), ``check.json``,
   ``plan.json``, ``environment.json``, build logs, and the sweep's run folder
   ``sweep/`` (``results.json``, ``flat.csv``, raw perf_analyzer CSVs, ``commands.txt``,
@@ -35,6 +37,7 @@ for _path in (ROOT, Path(__file__).resolve().parent):  # builders/clients/perf, 
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
+from gpu_check_colocate import DEFAULT_COLOCATE_S, colocate_within, colocation_variants  # noqa: E402
 from gpu_check_plan import SweepPlan, plan_sweep  # noqa: E402
 from gpu_check_table import compact_table  # noqa: E402
 from slim_wheel import slim_wheel  # noqa: E402
@@ -292,7 +295,13 @@ def run(args: argparse.Namespace) -> int:
     if not groups:
         print("gpu_check: no variant passed its check; nothing to sweep", file=sys.stderr)
         return 1
-    sweep_budget = deadline - time.time() - RESERVE_S
+    picks = colocation_variants(
+        served, failed_checks, _csv(args.models), [f for f in FORMAT_NAMES if f in formats], _csv(args.precisions)
+    )
+    colocate_s = args.colocate_s if picks else 0.0
+    if args.colocate_s and not picks:
+        notes.append("co-location step skipped: it needs two models with two checked variants each (--models a,b)")
+    sweep_budget = deadline - time.time() - RESERVE_S - colocate_s
     plan = plan_sweep(groups, len(levels), sweep_budget, interval_ms=args.interval_ms, keep_all=args.sweep_all)
     (run_dir / "plan.json").write_text(json.dumps(plan.to_json(), indent=2) + "\n")
     _say(
@@ -302,7 +311,9 @@ def run(args: argparse.Namespace) -> int:
     )
     if plan.dropped:
         notes.append(f"not swept to stay within {args.budget_s:.0f} s (built and checked): {', '.join(plan.dropped)}")
-    sweep_rc = sweep_within(repo, runtime, plan, levels, args, run_dir, timeout_s=max(30.0, deadline - time.time() - RESERVE_S))
+    sweep_rc = sweep_within(
+        repo, runtime, plan, levels, args, run_dir, timeout_s=max(30.0, deadline - time.time() - RESERVE_S - colocate_s)
+    )
     if sweep_rc not in (0, 130):
         rc = 1
     # 5. the table
@@ -315,6 +326,10 @@ def run(args: argparse.Namespace) -> int:
     sweep_run = perf_results.load(sweep_dir)
     if sweep_rc == 130:
         notes.append("the sweep was cut at the time budget; the levels measured so far are shown")
+    if picks:  # 6. two models sharing the GPU (triton-perf colocate's GPU path), in the time kept for it
+        left = deadline - time.time() - RESERVE_S
+        _say(f"co-location: {picks} within {left:.0f} s")
+        notes += colocate_within(repo, runtime, picks, run_dir, left) if left > 30 else ["co-location: not run, no time left"]
     text = summary_text(sweep_run, args.p99_budget_ms, env, notes, failed_checks, time.time() - started)
     (run_dir / "summary.txt").write_text(text + "\n")
     print("\n" + text)
@@ -461,6 +476,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     r.add_argument("--interval-ms", type=int, default=None, help="fixed perf_analyzer window (default: fitted to the budget)")
     r.add_argument("--stability-pct", type=float, default=20.0)
     r.add_argument("--sweep-all", action="store_true", help="sweep every checked variant even past the time budget")
+    r.add_argument(
+        "--colocate-s",
+        type=float,
+        default=DEFAULT_COLOCATE_S,
+        help="seconds of the budget kept for co-locating two models on the GPU (0: skip)",
+    )
     r.add_argument("--results-dir", default=str(ROOT / "results"))
     t = sub.add_parser("table", help="print the compact table of a sweep run folder")
     t.add_argument("run_dir")

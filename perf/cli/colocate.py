@@ -35,8 +35,9 @@ def colocate(no_report: bool, **params: Any) -> None:
 
     Each model's variants are first measured alone; the search starts from each model's best
     alone, then moves one model's variant at a time while the others are held, and keeps a move
-    only when the paired rule (sign test at 5 % over at least 6 interleaved rounds) says the
-    weighted throughput rose (or it needs fewer instances) and every model meets its targets. Every combination is measured
+    only when the paired rule over interleaved rounds (a sign test at 5 % over at least 6 rounds,
+    or a large, consistent gap sooner) says the weighted throughput rose (or it needs fewer
+    instances) and every model meets its targets. Every combination is measured
     with one perf_analyzer per model started together; the pick is measured alone and together in
     the same rounds (what its neighbours cost each model). Writes RESULTS_DIR/RUN_ID/colocation.json
     and report.md. Exit codes: 0 a pick, 1 an error or no combination that meets every target.
@@ -100,6 +101,8 @@ def _events(console: Any) -> Any:
                 for s in v.samples
             ]
             flag = " [host busy]" if v.host_busy else ""
+            if v.gpu_utilization_pct is not None:
+                flag = f"; GPU {v.gpu_utilization_pct:.0f} %" + flag
             console.log(escape(f"round {v.round + 1}: {judge.describe(v.combination)}: {'; '.join(parts)}{flag}"), style="dim")
 
     return on_event
@@ -141,6 +144,9 @@ def _finish(run: Any, console: Any, no_report: bool) -> None:
                 _num(r.compute_us),
             )
         print_table(table)
+    for g in rec.gpu_memory:
+        mib = "no reading" if g.delta_bytes is None else f"{g.delta_bytes / 2**20:,.0f} MiB"
+        click.echo(f"GPU memory of {g.variant} ({g.model}), at its load: {mib} ({g.source})")
     click.echo(f"results: {run.run_dir}")
     if not no_report:
         from perf.report.colocation import write_report

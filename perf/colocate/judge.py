@@ -4,8 +4,8 @@ throughput, each model's median p99 against its budget, and the paired verdict o
 Weighted throughput of a combination in one round: ``sum(weight_m * throughput_m)`` over its
 models (infer/s; weights from the traffic mix, 1.0 by default), ``None`` when any model of the
 visit has no numbers. A move is judged with the project's one paired rule
-(:func:`perf.analysis.paired.paired`: exact two-sided sign test at 5 % over the rounds, at
-least 6 rounds): the candidate's weighted throughput against the held combination's, round
+(:func:`perf.analysis.paired.paired`: a sign test at 5 % over at least 6 rounds, or a large,
+consistent gap sooner): the candidate's weighted throughput against the held combination's, round
 by round. A combination *meets its targets* when every model's median p99 over the step's
 rounds is at most that model's own latency budget (``--latency-budget-ms``, per model) and its
 median throughput at least its required throughput (``--required-throughput``, where given).
@@ -70,6 +70,13 @@ def model_series(
         sample = None if v is None else next((s for s in v.samples if s.model == model and s.ok), None)
         out.append(None if sample is None else getattr(sample, field))
     return out
+
+
+def visit_series(
+    visits: Sequence[ColocationVisit], step: int, combination: Combination, rounds: int, field: str
+) -> list[float | None]:
+    """A visit-level ``field`` (``gpu_utilization_pct``, ``gpu_memory_used_bytes``) per round of ``combination`` in ``step``."""
+    return [None if v is None else getattr(v, field) for v in by_round(visits, step, combination, rounds)]
 
 
 def median(values: Sequence[float | None]) -> float | None:
@@ -238,6 +245,8 @@ class Measured:
         over: The targets missed, in words (:func:`misses`; empty: every one met).
         instances: Its instances in all (:meth:`ColocationRecord.instances`).
         worst: How far from its targets (:func:`worst_ratio`; ``None``: no target or no numbers).
+        gpu_utilization_pct, gpu_memory_used_bytes: Medians over the rounds of the visits' GPU
+            utilisation (%) and peak GPU memory (bytes); ``None`` without GPU readings.
     """
 
     combination: dict[str, str]
@@ -248,6 +257,8 @@ class Measured:
     over: list[str]
     instances: int = 0
     worst: float | None = None
+    gpu_utilization_pct: float | None = None
+    gpu_memory_used_bytes: float | None = None
 
 
 def measured_combinations(record: ColocationRecord) -> list[Measured]:
@@ -269,6 +280,8 @@ def measured_combinations(record: ColocationRecord) -> list[Measured]:
                 misses(record.visits, at, combo, rounds, record.models),
                 record.instances(combo),
                 worst_ratio(record.visits, at, combo, rounds, record.models),
+                median(visit_series(record.visits, at, combo, rounds, "gpu_utilization_pct")),
+                median(visit_series(record.visits, at, combo, rounds, "gpu_memory_used_bytes")),
             )
         )
     return sorted(out, key=lambda r: -(r.weighted or 0.0))

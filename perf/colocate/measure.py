@@ -7,11 +7,13 @@ processes at once, so that the measured windows overlap (each run is one perf_an
 Each model's numbers are perf_analyzer's over its merged windows: throughput, p99, the
 server's queue time and its compute time (input + infer + output) per request. The host's other
 load is sampled over the span of all the windows (the server and every perf_analyzer of the
-visit are its own; :class:`perf.measure.host.HostSampler`).
+visit are its own; :class:`perf.measure.host.HostSampler`); with GPU variants, so are the GPUs'
+utilisation and memory (:class:`perf.colocate.gpu.GpuSampler`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import shlex
@@ -22,6 +24,7 @@ from pathlib import Path
 
 from clients.server import TritonServer
 from core.errors import PerfError
+from perf.colocate.gpu import GpuProbe, GpuSampler
 from perf.measure import analyzer
 from perf.measure.analyzer_output import STABILITY_WINDOWS, RunOutcome
 from perf.measure.host import HostSampler, is_host_busy, own_roots
@@ -59,12 +62,16 @@ class Together:
         wall_s: First perf_analyzer start to last exit (s).
         host_busy_pct: Other processes' CPU over the windows (% of one core); ``None``: not sampled.
         host_busy: Over the threshold.
+        gpu_utilization_pct: The GPUs' mean utilisation over the windows (%); ``None``: not sampled.
+        gpu_memory_used_bytes: Their peak memory used over the windows (bytes); ``None``: not sampled.
     """
 
     samples: list[ModelSample]
     wall_s: float
     host_busy_pct: float | None
     host_busy: bool
+    gpu_utilization_pct: float | None = None
+    gpu_memory_used_bytes: float | None = None
 
 
 def measure_together(
@@ -76,6 +83,7 @@ def measure_together(
     tag: str,
     record_command: Recorder,
     host_threshold_pct: float,
+    gpu: GpuProbe | None = None,
 ) -> Together:
     """Run one perf_analyzer per load at the same time (module docstring).
 
@@ -88,9 +96,10 @@ def measure_together(
         tag: The visit's name in file names (``s2_r3_o1``).
         record_command: ``(what, command line)`` -> written to ``commands.txt``.
         host_threshold_pct: The busy-host threshold (% of one core).
+        gpu: The server's GPUs, sampled over the windows when given (:mod:`perf.colocate.gpu`).
 
     Returns:
-        Each model's numbers, the visit's wall time and the host's other load.
+        Each model's numbers, the visit's wall time, the host's other load and the GPUs' use.
     """
     once = dataclasses.replace(
         settings, stability_pct=1e6, max_trials=STABILITY_WINDOWS, unstable_retries=0, collect_metrics=False
@@ -118,7 +127,8 @@ def measure_together(
             outcomes[i] = str(e).splitlines()[0]
 
     start = time.monotonic()
-    with hosts:
+    gpus = gpu.sampler() if gpu is not None else contextlib.nullcontext()
+    with hosts, gpus:
         threads = [threading.Thread(target=one, args=(i,), daemon=True) for i in range(len(loads))]
         for t in threads:
             t.start()
@@ -129,7 +139,10 @@ def measure_together(
     span = (min(s[0] for s in spans), max(s[1] for s in spans)) if spans else None
     busy = hosts.other_pct(span) if roots else None
     samples = [_sample(ld, o) for ld, o in zip(loads, outcomes)]
-    return Together(samples, round(wall, 3), None if busy is None else round(busy, 2), is_host_busy(busy, host_threshold_pct))
+    util, memory = gpus.summary(span) if isinstance(gpus, GpuSampler) else (None, None)
+    return Together(
+        samples, round(wall, 3), None if busy is None else round(busy, 2), is_host_busy(busy, host_threshold_pct), util, memory
+    )
 
 
 def _sample(ld: ModelLoad, outcome: RunOutcome | str) -> ModelSample:

@@ -6,8 +6,8 @@ Every model must meet its **targets** in the combination: its median p99 within 
 and its median throughput at least its required throughput (where given). Then:
 
 - **throughput** (the default): the highest weighted throughput. A candidate replaces the held
-  combination when the paired rule (:func:`perf.analysis.paired.paired`: sign test at 5 % over at
-  least 6 rounds) says its weighted throughput is higher and it meets every target; of several,
+  combination when the paired rule (:func:`perf.analysis.paired.paired`: a sign test at 5 % over at
+  least 6 rounds, or a large, consistent gap sooner) says its weighted throughput is higher and it meets every target; of several,
   the one with the highest median ratio.
 - **fewest-instances**: the fewest instances in all (the sum of every model's variant's instance
   count, :meth:`perf.records.colocation.ColocationRecord.instances`). A candidate that meets every

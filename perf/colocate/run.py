@@ -8,8 +8,11 @@ with a :class:`ServerSource`, everything recorded in ``RESULTS_DIR/RUN_ID/coloca
 - **Visits**: one perf_analyzer per model of the target, started together
   (:func:`perf.colocate.measure.measure_together`); a target of one variant is that variant
   alone on the same server, measured in the same rounds.
-- **GPU**: KIND_GPU instance groups sharing one device (per-model GPU memory, one device's
-  SMs shared) are not measured here: such a variant is refused before the server starts.
+- **GPU** (:mod:`perf.colocate.gpu`): KIND_GPU variants of several models share the devices their
+  instance groups name (recorded per variant); each one's GPU memory is measured at its first
+  load (device memory after minus before, and what its backend reports), and every visit samples
+  the GPUs' utilisation and memory. No GPU where the server runs: refused, never measured on
+  the CPU instead.
 """
 
 from __future__ import annotations
@@ -22,10 +25,10 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from builders.config.pbtxt import read_config
 from builders.repository.view import Repository
 from clients.server import TritonServer
 from core.errors import PerfError, ServerError
+from perf.colocate.gpu import GpuProbe, check_devices
 from perf.colocate.groups import groups_of
 from perf.colocate.measure import ModelLoad, measure_together
 from perf.colocate.options import EVERY_MODEL, ColocateOptions, for_model
@@ -46,6 +49,18 @@ def now() -> str:
     return datetime.datetime.now().isoformat(timespec="seconds")
 
 
+def remote_server(opts: ColocateOptions) -> bool:
+    """The server runs elsewhere (``--runtime remote`` or ``--url``): this host's GPUs are not its own."""
+    return opts.server.runtime == "remote" or bool(opts.server.urls)
+
+
+def local_gpus() -> int:
+    """GPUs this host shows a server it starts (NVML, ``CUDA_VISIBLE_DEVICES`` applied)."""
+    from core.gpu import detect, visible_gpu_indices
+
+    return len(visible_gpu_indices(len(detect()))) if detect() else 0
+
+
 def resolve_models(opts: ColocateOptions, repo: Repository) -> list[ColocatedModel]:
     """The run's models with their variants, traffic and weights.
 
@@ -53,7 +68,8 @@ def resolve_models(opts: ColocateOptions, repo: Repository) -> list[ColocatedMod
         PerfError: fewer than two models, a variant claimed by two models, a mix, weight,
             start, latency budget or required throughput naming an unknown model, the
             fewest-instances objective without a required throughput, a start that is not one
-            of its variants, or a KIND_GPU variant (not measured here).
+            of its variants, or KIND_GPU variants on a host without a GPU (or naming device ids
+            it does not have: :func:`perf.colocate.gpu.check_devices`).
     """
     if len(opts.models) < 2:
         raise PerfError(
@@ -80,6 +96,8 @@ def resolve_models(opts: ColocateOptions, repo: Repository) -> list[ColocatedMod
         )
     owner: dict[str, str] = {}
     out = []
+    remote = remote_server(opts)
+    visible = 1 if remote else local_gpus()
     for name, patterns in opts.models.items():
         variants = repo.names(patterns, indexed=False)
         for v in variants:
@@ -92,6 +110,7 @@ def resolve_models(opts: ColocateOptions, repo: Repository) -> list[ColocatedMod
         start = opts.starts.get(name)
         if start is not None and start not in variants:
             raise PerfError(f"--start {name}={start}: not one of its variants", hint=f"its variants: {', '.join(variants)}")
+        groups = {v: groups_of(repo.path, v, max(1, visible)) for v in variants}
         out.append(
             ColocatedModel(
                 name,
@@ -100,33 +119,13 @@ def resolve_models(opts: ColocateOptions, repo: Repository) -> list[ColocatedMod
                 opts.weights.get(name, 1.0),
                 latency_budget_ms=for_model(opts.latency_budget_ms, name),
                 required_throughput=for_model(opts.required_throughput, name),
-                instances={v: groups_of(repo.path, v).instances for v in variants},
+                instances={v: g.instances for v, g in groups.items()},
+                gpus={v: list(g.gpu_ids) for v, g in groups.items() if g.gpu},
             )
         )
-    refuse_gpu(repo.path, [v for m in out for v in m.variants])
+    if not remote:  # a remote server's GPUs are checked once it answers (Colocate.run)
+        check_devices({v: tuple(ids) for m in out for v, ids in m.gpus.items()}, True, visible)
     return out
-
-
-def refuse_gpu(repository: Path, variants: list[str]) -> None:
-    """Refuse variants with a KIND_GPU instance group: GPU co-location is not measured here.
-
-    Raises:
-        PerfError: naming them.
-    """
-    import tritonclient.grpc.model_config_pb2 as mc
-
-    gpu = []
-    for v in variants:
-        with contextlib.suppress(Exception):  # an unreadable config fails at its load, with the server's reason
-            cfg = read_config(Path(repository) / v / "config.pbtxt")
-            if any(g.kind == mc.ModelInstanceGroup.KIND_GPU for g in cfg.instance_group):
-                gpu.append(v)
-    if gpu:
-        raise PerfError(
-            f"{', '.join(gpu)} {'has' if len(gpu) == 1 else 'have'} KIND_GPU instance groups: co-locating models on one "
-            "GPU (device sharing, per-model GPU memory) is not measured by this toolkit yet",
-            hint="co-locate KIND_CPU variants (builders build --instance-kind cpu), or measure each GPU variant with triton-perf sweep",
-        )
 
 
 class ServerSource:
@@ -147,6 +146,8 @@ class ServerSource:
         self.opts, self.record, self.srv, self.pa, self.run_dir, self.repo = opts, record, srv, pa, run_dir, repo
         self.loaded: set[str] = set()
         self.args: dict[str, tuple[str, ...]] = {}
+        #: The server's GPUs (set by the run when a variant has a KIND_GPU group).
+        self.gpu: GpuProbe | None = None
 
     def record_command(self, what: str, line: str) -> None:
         """Append a command to the run's ``commands.txt``."""
@@ -164,12 +165,22 @@ class ServerSource:
             self.srv.unload(v)
             self.loaded.discard(v)
         for v in sorted(needed - self.loaded):
-            self.srv.load(v)
+            self._load(v)
             self.loaded.add(v)
             if v not in self.args:
                 self.args[v] = tuple(self._inputs(v))
             self._warmup(v)
         step.loaded = sorted(self.loaded)
+
+    def _load(self, variant: str) -> None:
+        """Load ``variant``; a KIND_GPU variant's first load also measures its GPU memory."""
+        owner = next(m for m in self.record.models if variant in m.variants)
+        measured = {g.variant for g in self.record.gpu_memory}
+        if self.gpu is None or variant not in owner.gpus or variant in measured:
+            self.srv.load(variant)
+            return
+        got = self.gpu.model_memory(owner.name, variant, owner.gpus[variant], sorted(self.loaded), lambda: self.srv.load(variant))
+        self.record.gpu_memory.append(got)
 
     def _inputs(self, variant: str) -> list[str]:
         from clients.infer import make_client, model_io
@@ -211,9 +222,19 @@ class ServerSource:
             f"s{step}_r{round_index}_o{order}",
             self.record_command,
             self.opts.host_busy_threshold_pct,
+            self.gpu,
         )
         return ColocationVisit(
-            step, round_index, order, dict(combination), got.samples, got.wall_s, got.host_busy_pct, got.host_busy
+            step,
+            round_index,
+            order,
+            dict(combination),
+            got.samples,
+            got.wall_s,
+            got.host_busy_pct,
+            got.host_busy,
+            got.gpu_utilization_pct,
+            got.gpu_memory_used_bytes,
         )
 
 
@@ -245,12 +266,27 @@ class Colocate:
             repository=str(Path(opts.server.repository).resolve()),
             models=models,
             objective=opts.objective,
+            kind="KIND_GPU" if any(m.gpus for m in models) else "KIND_CPU",
             min_rounds=opts.min_rounds,
             max_rounds=max(opts.min_rounds, opts.max_rounds),
             window_ms=opts.window_ms,
             seed=seed,
             time_budget_s=opts.time_budget_s,
         )
+
+    def _gpu(self, srv: TritonServer) -> GpuProbe | None:
+        """With KIND_GPU variants: the server's GPUs, recorded and checked (a remote server that
+        reports none is refused here, before anything is measured); ``None`` without any."""
+        gpu_variants = {v: tuple(ids) for m in self.record.models for v, ids in m.gpus.items()}
+        if not gpu_variants:
+            return None
+        remote = remote_server(self.opts)
+        probe = GpuProbe(srv.metrics_url, srv.http_url, srv.opts.metrics_interval_ms / 1000, local=not remote)
+        self.record.gpu_devices = probe.devices()
+        if remote:
+            check_devices(gpu_variants, False, 0, self.record.gpu_devices)
+        self.save()
+        return probe
 
     def save(self) -> None:
         """Write the record."""
@@ -278,6 +314,7 @@ class Colocate:
                 "perf_analyzer": str(self.pa),
             }
             source = ServerSource(self.opts, self.record, srv, self.pa, self.run_dir, self.repo)
+            source.gpu = self._gpu(srv)
             budget = None if self.opts.time_budget_s is None else self.opts.time_budget_s - (time.monotonic() - started)
             search = CoordinateSearch(self.record, source, budget, self.opts.starts, self.save, self.events)
             if self.opts.brute:

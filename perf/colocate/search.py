@@ -10,7 +10,7 @@ every target of a round alike and every comparison is paired within a round):
 2. **move** steps: one model's variants are tried while the others are held (the *held*
    combination is one of the targets). A move is accepted by the objective's rule
    (:mod:`perf.colocate.rules`): a weighted throughput higher by the paired rule
-   (:mod:`perf.analysis.paired`: sign test at 5 %, at least 6 rounds), or fewer instances, with
+   (:mod:`perf.analysis.paired`), or fewer instances, with
    every model still at its targets (p99 within its own budget, throughput at least the
    required). A held combination that misses a target gives way to the best candidate that
    meets every one. A model is tried again only after another model moved (its neighbours

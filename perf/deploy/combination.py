@@ -106,12 +106,19 @@ def readme_lines(rec: ColocationRecord, notes: tuple[str, ...]) -> list[str]:
         ),
         "",
     ]
+    memory = {g.variant: g for g in rec.gpu_memory}
     for r in judge.neighbour_cost(rec):
         paired = r.paired.spread_text() if r.paired else "not measured in the same rounds"
+        on_gpu = rec.model(r.model).gpus.get(r.variant)
+        gpu = ""
+        if on_gpu is not None:
+            g = memory.get(r.variant)
+            mib = "not measured" if g is None or g.delta_bytes is None else f"{g.delta_bytes / 2**20:,.0f} MiB at load"
+            gpu = f"; KIND_GPU on {'GPU ' + ', '.join(map(str, on_gpu)) if on_gpu else 'every GPU'}, GPU memory {mib}"
         lines.append(
             f"- {r.model} = `{r.variant}` ({rec.model(r.model).instances_of(r.variant)} instance(s)): "
             f"{fmt(r.together, 0)} infer/s co-located, {fmt(r.alone, 0)} alone "
-            f"(co-located / alone {paired}), p99 {'—' if r.p99_ms is None else f'{r.p99_ms:.3g}'} ms"
+            f"(co-located / alone {paired}), p99 {'—' if r.p99_ms is None else f'{r.p99_ms:.3g}'} ms{gpu}"
         )
     lines += [
         "",

@@ -63,6 +63,8 @@ class ColocatedModel:
         instances: Variant -> its instances in all, from its ``config.pbtxt``: the sum over
             instance groups of ``count`` (KIND_GPU: times the GPUs it lists, or the server's
             GPUs when it lists none); a variant missing here is counted as 1.
+        gpus: KIND_GPU variant -> the device ids its groups list (empty: every GPU the server
+            sees); a variant missing here has no KIND_GPU group.
     """
 
     name: str
@@ -74,6 +76,7 @@ class ColocatedModel:
     latency_budget_ms: float | None = None
     required_throughput: float | None = None
     instances: dict[str, int] = dataclasses.field(default_factory=dict)
+    gpus: dict[str, list[int]] = dataclasses.field(default_factory=dict)
 
     def instances_of(self, variant: str) -> int:
         """The variant's instances in all (:attr:`instances`; 1 when not known)."""
@@ -122,6 +125,9 @@ class ColocationVisit:
         host_busy_pct: Other processes' CPU during the visit (% of one core; the server and
             every perf_analyzer of the visit are its own); ``None`` when not sampled.
         host_busy: Over the busy-host threshold (:func:`perf.measure.host.is_host_busy`).
+        gpu_utilization_pct: The GPUs' mean utilisation over the visit's windows (%, mean over
+            the server's GPUs; :mod:`perf.colocate.gpu`); ``None``: a run without GPU variants.
+        gpu_memory_used_bytes: The GPUs' peak memory used over the windows (bytes, summed).
     """
 
     step: int
@@ -132,11 +138,40 @@ class ColocationVisit:
     wall_s: float | None = None
     host_busy_pct: float | None = None
     host_busy: bool = False
+    gpu_utilization_pct: float | None = None
+    gpu_memory_used_bytes: float | None = None
 
     @property
     def alone(self) -> bool:
         """One model only."""
         return len(self.combination) == 1
+
+
+@dataclass(frozen=True, config=_CONFIG)
+class GpuMemory:
+    """One KIND_GPU variant's GPU memory, measured at its first load (:mod:`perf.colocate.gpu`).
+
+    Attributes:
+        model, variant: Whose.
+        device_ids: The device ids its groups list (empty: every GPU the server sees).
+        before_bytes, after_bytes: Device -> memory used just before and just after its load (bytes).
+        delta_bytes: After minus before, summed over the devices (bytes): the model's GPU
+            memory; ``None`` without a reading.
+        reported_bytes: What its backend reports in the statistics' ``memory_usage`` (GPU,
+            bytes); ``None`` when it reports none.
+        loaded_with: The variants already loaded when it was (their memory is in ``before``).
+        source: Where the readings come from (Triton's per-GPU metrics, or NVML on this host).
+    """
+
+    model: str
+    variant: str
+    device_ids: list[int]
+    before_bytes: dict[str, float]
+    after_bytes: dict[str, float]
+    delta_bytes: float | None
+    reported_bytes: float | None
+    loaded_with: list[str]
+    source: str
 
 
 @dataclass(frozen=True, config=_CONFIG)
@@ -217,7 +252,9 @@ class ColocationRecord:
         max_rounds: Rounds per step at most (more only while a promising move is undecided).
         window_ms: Each of perf_analyzer's 3 windows in one visit (ms).
         seed: Seed of the rounds' shuffles (``random.Random(seed + step * 1000 + round)``).
-        kind: The instance kind of the variants (``KIND_CPU``; a GPU combination is refused).
+        kind: ``KIND_GPU`` when a variant has a KIND_GPU group, else ``KIND_CPU``.
+        gpu_devices: The GPUs the server reported (or NVML saw) when it started; empty: none.
+        gpu_memory: Each KIND_GPU variant's GPU memory (:class:`GpuMemory`), in load order.
         steps: Every step, in order.
         visits: Every visit, in order.
         decisions: Every candidate judged, in order.
@@ -243,6 +280,8 @@ class ColocationRecord:
     window_ms: int = 300
     seed: int = 0
     kind: str = "KIND_CPU"
+    gpu_devices: list[str] = dataclasses.field(default_factory=list)
+    gpu_memory: list[GpuMemory] = dataclasses.field(default_factory=list)
     steps: list[SearchStep] = dataclasses.field(default_factory=list)
     visits: list[ColocationVisit] = dataclasses.field(default_factory=list)
     decisions: list[MoveDecision] = dataclasses.field(default_factory=list)

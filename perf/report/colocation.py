@@ -6,8 +6,9 @@ and required throughput, the objective, the rule); the pick in the four-part for
 co-located, measured in the same rounds, with p99, queue and compute time, against its targets)
 and **what it beats** (the candidates of each model's last step beside the pick: beaten, missing
 a target, or not distinguishable: its tie set) — or, when nothing met every target, "not
-achieved" with the closest combination, why it misses, and its numbers; the search's steps and
-every decision; every combination measured; what was cut for time.
+achieved" with the closest combination, why it misses, and its numbers; with KIND_GPU variants,
+the GPUs, each variant's device ids and GPU memory and the GPUs' use in the pick's rounds; the
+search's steps and every decision; every combination measured; what was cut for time.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ def report_lines(record: ColocationRecord) -> list[str]:
         "",
         *what_was_run(record),
         *pick_section(record),
+        *gpu_section(record),
         *search_section(record),
         *combinations_section(record),
     ]
@@ -239,6 +241,65 @@ def beats_lines(record: ColocationRecord) -> list[str]:
     return lines
 
 
+def _mib(value: float | None) -> str:
+    return "—" if value is None else f"{value / 2**20:,.0f}"
+
+
+def gpu_section(record: ColocationRecord) -> list[str]:
+    """With KIND_GPU variants: the devices, each variant's device ids and GPU memory (module
+    :mod:`perf.colocate.gpu` says what the numbers are), and the GPUs' use in the pick's rounds."""
+    if record.kind != "KIND_GPU":
+        return []
+    from perf.colocate.gpu import shared_devices
+
+    sources = sorted({g.source for g in record.gpu_memory})
+    rows = [
+        [
+            g.model,
+            g.variant,
+            ", ".join(map(str, g.device_ids)) or "every GPU",
+            _mib(g.delta_bytes),
+            _mib(g.reported_bytes) if g.reported_bytes is not None else "not reported",
+            ", ".join(g.loaded_with) or "nothing",
+        ]
+        for g in record.gpu_memory
+    ]
+    lines = [
+        "## GPU",
+        "",
+        f"GPUs of the server: {', '.join(record.gpu_devices) or 'none reported'}. A KIND_GPU variant runs on the device ids "
+        "its instance groups list (every GPU the server sees when they list none).",
+        "",
+        "GPU memory of each variant, at its first load: the device memory used just after its load minus just before it, "
+        "the variants loaded beside it staying loaded (Triton reports memory per GPU, not per model); 'reported' is what "
+        f"its backend reports in the statistics' memory_usage. Source: {'; '.join(sources) or 'no reading'}.",
+        "",
+        *table(
+            ["model", "variant", "device ids", "GPU memory at load MiB", "reported MiB", "loaded beside it"],
+            rows,
+            ["left", "left", "left", RIGHT, RIGHT, "left"],
+        ),
+        "",
+    ]
+    final = next((s for s in reversed(record.steps) if s.kind == "final"), None)
+    if record.pick is None or final is None or not final.rounds:
+        return lines
+    ids = {m.name: (tuple(m.gpus[v]) if v in m.gpus else None) for m in record.models if (v := record.pick.get(m.name))}
+
+    def util(combo: dict[str, str]) -> str:
+        value = judge.median(judge.visit_series(record.visits, final.index, combo, final.rounds, "gpu_utilization_pct"))
+        return "—" if value is None else f"{value:.0f} %"
+
+    alone = ", ".join(f"{m} {util({m: v})}" for m, v in record.pick.items())
+    peak = judge.median(judge.visit_series(record.visits, final.index, record.pick, final.rounds, "gpu_memory_used_bytes"))
+    return [
+        *lines,
+        f"The pick on the GPU: {shared_devices(ids)}. GPU utilisation (medians over the final rounds, every round recorded "
+        f"in colocation.json): {util(record.pick)} together; alone: {alone}; peak GPU memory together {_mib(peak)} MiB.",
+        "",
+    ]
+
+
 def search_section(record: ColocationRecord) -> list[str]:
     """The steps, the decisions and the search's cost."""
     cost = (
@@ -283,6 +344,7 @@ def combinations_section(record: ColocationRecord) -> list[str]:
     for c in judge.measured_combinations(record):
         mark = " (the pick)" if record.pick is not None and judge.key(c.combination) == judge.key(record.pick) else ""
         per_model = [f"{fmt(c.throughput[n], 0)} / {fmt(c.p99_ms[n], 2)}" for n in names]
+        gpu = [fmt(c.gpu_utilization_pct, 0)] if record.kind == "KIND_GPU" else []
         rows.append(
             [
                 judge.describe(c.combination) + mark,
@@ -290,20 +352,22 @@ def combinations_section(record: ColocationRecord) -> list[str]:
                 c.instances,
                 fmt(c.weighted, 0),
                 *per_model,
+                *gpu,
                 "; ".join(c.over) or "every one met",
             ]
         )
     if not rows:
         return []
+    gpu_head = ["GPU %"] if record.kind == "KIND_GPU" else []
     return [
         "## Every combination measured",
         "",
         "Medians over the rounds of the last step that measured each; per model: infer/s / p99 ms.",
         "",
         *table(
-            ["combination", "step", "instances", "weighted infer/s", *names, "targets"],
+            ["combination", "step", "instances", "weighted infer/s", *names, *gpu_head, "targets"],
             rows,
-            ["left", "right", "right", "right", *([RIGHT] * len(names)), "left"],
+            ["left", "right", "right", "right", *([RIGHT] * (len(names) + len(gpu_head))), "left"],
         ),
         "",
     ]

@@ -32,7 +32,8 @@ def _load_module():
 
 
 gc = _load_module()
-import gpu_check_plan as planner  # noqa: E402 - importable once gpu_check put scripts/ on sys.path
+import gpu_check_colocate as colocate_step  # noqa: E402 - importable once gpu_check put scripts/ on sys.path
+import gpu_check_plan as planner  # noqa: E402
 import gpu_check_table as table  # noqa: E402
 import slim_wheel as slim  # noqa: E402
 
@@ -202,6 +203,43 @@ def test_slim_wheel_drops_files_and_record_lines(tmp_path: Path) -> None:
     )
     assert pip.returncode == 0, pip.stderr
     assert (target / "demo_pkg" / "__init__.py").read_text() == "X = 1\n"
+
+
+# --- the co-location step ---------------------------------------------------------------------
+def _params(model: str, fmt: str, prec: str, count: int, db: bool = False) -> object:
+    import types
+
+    return types.SimpleNamespace(model=model, format=fmt, precision=prec, count=count, dynamic_batching=db)
+
+
+def test_the_colocation_step_takes_two_models_two_checked_variants_each() -> None:
+    served = {
+        "mlp_ts_gpu4_nodb": _params("mlp", "torchscript", "fp32", 4),
+        "mlp_ts_gpu2_nodb": _params("mlp", "torchscript", "fp32", 2),
+        "mlp_ts_gpu1_nodb": _params("mlp", "torchscript", "fp32", 1),
+        "mlp_ts_gpu1_db500": _params("mlp", "torchscript", "fp32", 1, db=True),
+        "mlp_ts16_gpu1_nodb": _params("mlp", "torchscript", "fp16", 1),
+        "cnn_ts_gpu1_nodb": _params("cnn", "torchscript", "fp32", 1),
+        "cnn_ts_gpu2_nodb": _params("cnn", "torchscript", "fp32", 2),
+        "cnn_ts_gpu4_nodb": _params("cnn", "torchscript", "fp32", 4),
+    }
+    order = (["mlp", "cnn"], ["torchscript", "onnx"], ["fp32", "fp16"])
+    got = colocate_step.colocation_variants(served, [], *order)
+    assert got == {"mlp": ["mlp_ts_gpu1_nodb", "mlp_ts_gpu2_nodb"], "cnn": ["cnn_ts_gpu1_nodb", "cnn_ts_gpu2_nodb"]}
+    # a failed check leaves a variant out; one model alone is no co-location
+    assert colocate_step.colocation_variants(served, ["cnn_ts_gpu1_nodb"], *order)["cnn"] == [
+        "cnn_ts_gpu2_nodb",
+        "cnn_ts_gpu4_nodb",
+    ]
+    assert colocate_step.colocation_variants(served, [], ["mlp"], *order[1:]) == {}
+    assert colocate_step.colocation_variants(served, ["cnn_ts_gpu1_nodb", "cnn_ts_gpu2_nodb"], *order) == {}
+
+
+def test_the_colocation_step_is_a_flag_with_its_share_of_the_budget(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        gc.main(["run", "-h"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--colocate-s COLOCATE_S seconds of the budget kept for co-locating two models on the GPU (0: skip)" in text
 
 
 # --- the pipeline ------------------------------------------------------------------------------
