@@ -62,8 +62,9 @@ def export_deployment(
 
     Without --variant the run's recommendation is deployed, and the output says so. See the
     bundle's README.md and docs/KUBERNETES.md for the kubectl steps. On a `triton-perf colocate`
-    run, the bundle is its combination: one repository with each model's chosen variant (no
-    Kubernetes manifests).
+    run, the bundle is its combination: one repository with each model's chosen variant and the
+    manifests of one server loading them all (--name [default: triton-colocate-RUN_ID] and --image
+    [default: NVIDIA's image of the toolkit's default release] apply; --variant does not).
     """
     from perf.deploy.bundle import export_deployment as export
 
@@ -116,17 +117,15 @@ def _export_combination(
     from perf.colocate.judge import describe
     from perf.deploy.combination import export_combination
 
-    given = [
-        f
-        for f, v in (("--variant", variant), ("--name", name), ("--image", image), ("--latency-budget-ms", latency_budget_ms))
-        if v
-    ]
+    given = [f for f, v in (("--variant", variant), ("--latency-budget-ms", latency_budget_ms)) if v]
     if given:
         raise click.UsageError(
             f"{run_dir} is a co-location run: its bundle is the run's combination; {', '.join(given)} apply to a sweep's run"
         )
-    bundle = export_combination(run_dir, out, repository)
+    bundle = export_combination(run_dir, out, repository, name=name, image=image)
     click.echo(f"combination: {describe(bundle.pick)}")
     for note in bundle.notes:
         click.secho(note, fg="yellow", err=True)
-    click.echo(f"bundle: {bundle.folder} (README.md says how to serve it; no Kubernetes manifests for a combination)")
+    click.echo(f"bundle: {bundle.folder} (README.md says how to serve and deploy it)")
+    for f in bundle.files:
+        click.echo(f"  {f}")

@@ -7,11 +7,14 @@ Layout (default folder ``<run>/deployment-combination/``):
 
     README.md                      the combination, why, what each model measured alone and co-located
     model_repository/<variant>/    one folder per model of the pick (copied, natively served)
+    kubernetes/storage.yaml        PersistentVolumeClaim + loader Pod (filled with kubectl cp)
+    kubernetes/triton.yaml         Deployment + Service: one server loading every model at start
 
 Each variant is copied as :func:`perf.deploy.bundle.copy_variant` copies a single-model bundle's
-(a python-served one rewritten for its native backend, and the README says so). Kubernetes
-manifests are not written for a combination: the single-model manifests size one model's
-instance group, not several sharing a pod.
+(a python-served one rewritten for its native backend, and the README says so). The manifests are
+the single-model bundle's (:mod:`perf.deploy.k8s`: the same claim, loader, Deployment and
+Service), for one pod serving every model of the pick; its resources add up the models'
+(:func:`combined_resources`).
 """
 
 from __future__ import annotations
@@ -21,10 +24,15 @@ import logging
 import shutil
 from pathlib import Path
 
+from tritonclient.grpc import model_config_pb2 as mc
+
+from builders.config.pbtxt import read_config
+from clients.runtimes.options import DEFAULT_TAG, image_for_tag
 from core.errors import PerfError
 from perf.colocate import judge
+from perf.deploy import k8s
 from perf.deploy.bundle import README_FILE, copy_variant, source_variant
-from perf.deploy.readme import BUNDLE_REPOSITORY
+from perf.deploy.readme import BUNDLE_REPOSITORY, MANIFEST_DIR, SERVER_FILE, STORAGE_FILE
 from perf.markdown import fmt
 from perf.records import colocation
 from perf.records.colocation import ColocationRecord
@@ -43,23 +51,54 @@ class CombinationBundle:
         folder: The bundle folder.
         pick: Model -> the variant deployed.
         notes: One per variant whose serving changed (python backend -> native), in words.
+        plan: The names, image and resources of the manifests.
+        files: The manifests written.
     """
 
     folder: Path
     pick: dict[str, str]
     notes: tuple[str, ...]
+    plan: k8s.ServingPlan
+    files: tuple[Path, ...]
 
 
-def export_combination(run_dir: Path, out: Path | None = None, repository: Path | None = None) -> CombinationBundle:
+def combined_resources(configs: dict[str, mc.ModelConfig]) -> k8s.Resources:
+    """One pod serving every variant of ``configs`` (variant -> its served ``ModelConfig``): each
+    one's resources (:func:`perf.deploy.k8s.resources`, one CPU core per KIND_CPU instance: a
+    co-location run does not measure each model's server CPU), the CPU requests added up, the
+    GPU limit the largest any of them needs (the models share the pod's GPUs, as they shared the
+    server's in the run)."""
+    parts = {v: k8s.resources(cfg) for v, cfg in configs.items()}
+    gpus = max((r.gpus for r in parts.values() if r.gpus), default=None)
+    cores = sum(r.cpu_cores or 0.0 for r in parts.values()) or None
+    why = [f"{v}: {w}" for v, r in parts.items() for w in r.why]
+    if cores:
+        why.append(f"{cores:g} CPU core(s) requested in all: the sum over the models (one server process serves them)")
+    if gpus:
+        why.append(f"{k8s.GPU_RESOURCE} limit {gpus}: the most any model needs; the models share the pod's GPUs")
+    return k8s.Resources(gpus, cores, tuple(why))
+
+
+def export_combination(
+    run_dir: Path,
+    out: Path | None = None,
+    repository: Path | None = None,
+    *,
+    name: str | None = None,
+    image: str | None = None,
+) -> CombinationBundle:
     """Write the bundle of the run's pick (module docstring).
 
     Args:
         run_dir: A co-location run folder (``colocation.json``).
         out: Bundle folder [default: ``<run_dir>/deployment-combination``]; a previous one there is replaced.
         repository: The repository holding the variants [default: the one the run served].
+        name: Kubernetes name of the Deployment and Service [default: ``triton-colocate-<run id>``].
+        image: Server image [default: NVIDIA's image of the toolkit's default release].
 
     Raises:
-        PerfError: the run picked no combination, or ``out`` holds something that is not a bundle.
+        PerfError: the run picked no combination, ``out`` holds something that is not a bundle,
+            or a bad ``name``.
         RepositoryError: a variant is not in the repository.
     """
     rec = colocation.load(run_dir)
@@ -69,6 +108,10 @@ def export_combination(run_dir: Path, out: Path | None = None, repository: Path 
             hint="run triton-perf colocate again with a larger --latency-budget-ms or --time-budget",
         )
     repo = Path(repository) if repository else Path(rec.repository)
+    try:
+        kname = k8s.check_name(name) if name else k8s.k8s_name(f"colocate-{rec.run_id}")
+    except ValueError as e:
+        raise PerfError(f"--name: {e}") from None
     out = Path(out) if out else Path(run_dir) / COMBINATION_DIR
     if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / README_FILE).is_file())):
         raise PerfError(
@@ -79,13 +122,53 @@ def export_combination(run_dir: Path, out: Path | None = None, repository: Path 
     shutil.rmtree(tmp, ignore_errors=True)
     try:
         notes = tuple(n for rv in variants if (n := copy_variant(rv, tmp / BUNDLE_REPOSITORY)) is not None)
-        (tmp / README_FILE).write_text("\n".join(readme_lines(rec, notes)) + "\n")
+        configs = {v: read_config(tmp / BUNDLE_REPOSITORY / v / "config.pbtxt") for v in rec.pick.values()}
+        size = sum(p.stat().st_size for p in (tmp / BUNDLE_REPOSITORY).rglob("*") if p.is_file())
+        plan = k8s.ServingPlan(
+            kname, ", ".join(rec.pick.values()), image or image_for_tag(DEFAULT_TAG), combined_resources(configs), size
+        )
+        (tmp / MANIFEST_DIR).mkdir()
+        (tmp / MANIFEST_DIR / STORAGE_FILE).write_text(k8s.to_yaml([k8s.claim(plan), k8s.loader_pod(plan)]))
+        (tmp / MANIFEST_DIR / SERVER_FILE).write_text(k8s.to_yaml([k8s.deployment(plan), k8s.service(plan)]))
+        (tmp / README_FILE).write_text("\n".join([*readme_lines(rec, notes), *kubernetes_lines(rec, plan)]) + "\n")
         shutil.rmtree(out, ignore_errors=True)
         tmp.rename(out)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     log.info("combination bundle written to %s", out)
-    return CombinationBundle(out, dict(rec.pick), notes)
+    files = (out / MANIFEST_DIR / STORAGE_FILE, out / MANIFEST_DIR / SERVER_FILE)
+    return CombinationBundle(out, dict(rec.pick), notes, plan, files)
+
+
+def kubernetes_lines(rec: ColocationRecord, plan: k8s.ServingPlan) -> list[str]:
+    """The README's Kubernetes part: the files, the resources and why, the kubectl steps."""
+    assert rec.pick is not None
+    copies = [f"kubectl cp {BUNDLE_REPOSITORY}/{v} {plan.loader}:{k8s.MODELS_PATH}/{v}" for v in rec.pick.values()]
+    return [
+        "",
+        "## Kubernetes",
+        "",
+        f"`{MANIFEST_DIR}/{STORAGE_FILE}`: PersistentVolumeClaim `{plan.claim}` ({k8s.storage_request(plan.storage_bytes)}; "
+        f"the repository is {plan.storage_bytes:,} bytes) and the loader Pod `{plan.loader}` that fills it. "
+        f"`{MANIFEST_DIR}/{SERVER_FILE}`: Deployment and Service `{plan.name}`: one `{plan.image}` server loading every "
+        f"model at start (`{' '.join(k8s.server_args())}`), as the run served them together.",
+        "",
+        "Resources (from each variant's instance_group):",
+        "",
+        *[f"- {w}" for w in plan.resources.why],
+        "",
+        "```bash",
+        f"kubectl apply -f {MANIFEST_DIR}/{STORAGE_FILE}",
+        f"kubectl wait --for=condition=Ready pod/{plan.loader} --timeout=15m",
+        *copies,
+        f"kubectl delete pod {plan.loader}",
+        f"kubectl apply -f {MANIFEST_DIR}/{SERVER_FILE}",
+        f"kubectl rollout status deployment/{plan.name} --timeout=15m",
+        "```",
+        "",
+        "The numbers above were measured on the run's host; a cluster node differs. `kubectl port-forward "
+        f"service/{plan.name} 8000:8000 8001:8001 8002:8002` reaches the server (docs/KUBERNETES.md).",
+    ]
 
 
 def readme_lines(rec: ColocationRecord, notes: tuple[str, ...]) -> list[str]:
@@ -128,8 +211,7 @@ def readme_lines(rec: ColocationRecord, notes: tuple[str, ...]) -> list[str]:
         f"tritonserver --model-repository=$PWD/{BUNDLE_REPOSITORY} --model-control-mode=none",
         "```",
         "",
-        "No Kubernetes manifests are written for a combination (the single-model bundle's manifests size one model's "
-        "instance group); the measured numbers above hold for the traffic mix the run sent: "
+        "The measured numbers above hold for the traffic mix the run sent: "
         + ", ".join(f"{m.name} at concurrency {m.concurrency}" for m in rec.models)
         + ".",
     ]

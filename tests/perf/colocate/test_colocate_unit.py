@@ -206,11 +206,51 @@ def test_export_deployment_of_a_colocation_run_writes_one_repository_with_each_m
     assert (bundle / "model_repository" / "a1" / "1" / "model.onnx").read_bytes() == b"onnx"
     assert (bundle / "model_repository" / "b1" / "config.pbtxt").is_file()
     readme = (bundle / "README.md").read_text()
-    assert "a=a1, b=b1" in readme and "--model-control-mode=none" in readme and "No Kubernetes manifests" in readme
+    assert "a=a1, b=b1" in readme and "--model-control-mode=none" in readme and "## Kubernetes" in readme
     again = CliRunner().invoke(cli, ["export-deployment", str(run_dir)])  # a previous bundle is replaced
     assert again.exit_code == 0, again.output
     wrong = CliRunner().invoke(cli, ["export-deployment", str(run_dir), "--variant", "a1"])
     assert wrong.exit_code == 2 and "is a co-location run" in wrong.output
+
+
+def test_a_combination_bundle_has_the_manifests_of_one_server_serving_every_model(tmp_path: Path) -> None:
+    """The single-model bundle's manifests (perf.deploy.k8s), for one pod loading every model of
+    the pick: the resources add up, the loader copies each model's folder."""
+    from perf.deploy.k8s import GPU_RESOURCE, read_manifests
+
+    repo = tmp_path / "repo"
+    groups = {"a1": "count: 2 kind: KIND_CPU", "b1": "count: 1 kind: KIND_GPU gpus: [0]", "c1": "count: 3 kind: KIND_CPU"}
+    for name, group in groups.items():
+        (repo / name / "1").mkdir(parents=True)
+        (repo / name / "1" / "model.onnx").write_bytes(b"x" * 10)
+        (repo / name / "config.pbtxt").write_text(
+            f'name: "{name}"\nbackend: "onnxruntime"\nmax_batch_size: 8\ninstance_group {{ {group} }}\n'
+        )
+    run_dir = tmp_path / "run"
+    models = [colocation.ColocatedModel(m, [f"{m}1"]) for m in ("a", "b", "c")]
+    rec = colocation.ColocationRecord(
+        "r7", "2026-12-01T00:00:00", str(repo), models, pick={"a": "a1", "b": "b1", "c": "c1"}, pick_reason="the pick"
+    )
+    colocation.save(rec, run_dir)
+    r = CliRunner().invoke(cli, ["export-deployment", str(run_dir), "--name", "triton-shop", "--image", "my/triton:1"])
+    assert r.exit_code == 0, r.output
+    bundle = run_dir / "deployment-combination"
+    assert str(bundle / "kubernetes" / "triton.yaml") in r.output
+    objects = {o.kind: o for o in read_manifests(bundle / "kubernetes" / "triton.yaml")}
+    objects |= {o.kind: o for o in read_manifests(bundle / "kubernetes" / "storage.yaml")}
+    assert set(objects) == {"Deployment", "Service", "PersistentVolumeClaim", "Pod"}
+    container = objects["Deployment"].spec.template.spec.containers[0]
+    assert container.image == "my/triton:1" and "--model-control-mode=none" in container.args
+    assert container.resources.requests == {"cpu": "5"}  # 2 + 3 KIND_CPU instances, one core each
+    assert container.resources.limits == {GPU_RESOURCE: "1"}  # b1 on GPU 0
+    assert objects["Deployment"].metadata.name == "triton-shop" and objects["Pod"].metadata.name == "triton-shop-loader"
+    readme = (bundle / "README.md").read_text()
+    for v in ("a1", "b1", "c1"):
+        assert f"kubectl cp model_repository/{v} triton-shop-loader:/models/{v}" in readme
+    assert "5 CPU core(s) requested in all: the sum over the models" in readme
+    assert f"{GPU_RESOURCE} limit 1: the most any model needs" in readme
+    bad = CliRunner().invoke(cli, ["export-deployment", str(run_dir), "--name", "Not_A_Name"])
+    assert isinstance(bad.exception, PerfError) and "--name: 'Not_A_Name' is not a Kubernetes service name" in str(bad.exception)
 
 
 def test_a_run_without_a_pick_deploys_nothing(tmp_path: Path) -> None:
