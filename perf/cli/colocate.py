@@ -51,6 +51,19 @@ def colocate(no_report: bool, **params: Any) -> None:
     console = make_console()
     run = Colocate(opts, _events(console))
     rec = run.record
+    if run.previous is not None:
+        from perf.colocate.resume import complete_rounds
+
+        console.print(
+            escape(
+                f"resuming run {rec.run_id}: {len(run.previous.visits)} visits recorded, "
+                f"{len(complete_rounds(run.previous))} of them in complete rounds (not measured again)"
+            )
+        )
+    if run.nothing_left is not None:
+        click.echo(run.nothing_left)
+        _finish(run, console, no_report)
+        return
     total = 1
     for m in rec.models:
         total *= len(m.variants)

@@ -148,6 +148,7 @@ class ColocateOptions:
         results_dir: Parent of run folders.
         run_id: Run folder name (default: ``colocate-`` and a timestamp).
         perf_analyzer: Path of perf_analyzer.
+        resume: Continue the interrupted run ``run_id`` (:mod:`perf.colocate.resume`).
         seed: Seed of the rounds' shuffles (default: from the run id).
         host_busy_threshold_pct: Other processes' CPU above which a visit is flagged (% of one core).
         brute: Measure every combination instead of the coordinate search (:mod:`perf.colocate.brute`;
@@ -260,6 +261,11 @@ class ColocateOptions:
     )
     perf_analyzer: Annotated[Path | None, Flag(path={"dir_okay": False}, panel=RUN_PANEL)] = Field(
         default=None, description="perf_analyzer binary [default: $PERF_ANALYZER, the venv, PATH]."
+    )
+    resume: Annotated[bool, Flag(panel=RUN_PANEL)] = Field(
+        default=False,
+        description="Continue the interrupted run --run-id: its models, traffic, targets, objective and seed as recorded; "
+        "its complete rounds are not measured again; --time-budget is what this session may spend.",
     )
     seed: Annotated[int | None, Flag(panel=RUN_PANEL)] = Field(
         default=None, description="Seed of the rounds' shuffled order [default: from the run id; recorded]."

@@ -18,6 +18,7 @@ with a :class:`ServerSource`, everything recorded in ``RESULTS_DIR/RUN_ID/coloca
 from __future__ import annotations
 
 import contextlib
+import copy
 import dataclasses
 import datetime
 import logging
@@ -28,10 +29,12 @@ from pathlib import Path
 from builders.repository.view import Repository
 from clients.server import TritonServer
 from core.errors import PerfError, ServerError
+from perf.colocate import resume
 from perf.colocate.gpu import GpuProbe, check_devices
 from perf.colocate.groups import groups_of
 from perf.colocate.measure import ModelLoad, measure_together
 from perf.colocate.options import EVERY_MODEL, ColocateOptions, for_model
+from perf.colocate.resume import SERVER_FAILED, ReplaySource
 from perf.colocate.search import CoordinateSearch, Events
 from perf.measure import analyzer
 from perf.measure.inputs import input_args
@@ -253,6 +256,13 @@ class Colocate:
         self.opts = opts
         self.events: Events = events or (lambda _e: None)
         self.repo = Repository(Path(opts.server.repository))
+        #: The interrupted run's record (``--resume``), as saved; ``None`` for a new run.
+        self.previous: ColocationRecord | None = None
+        #: Why a resumed run measures nothing (it had ended), else ``None``.
+        self.nothing_left: str | None = None
+        if opts.resume:
+            self._resume()
+            return
         models = resolve_models(opts, self.repo)
         self.pa = analyzer.find_perf_analyzer(opts.perf_analyzer)
         self.run_id = opts.run_id or "colocate-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -273,6 +283,16 @@ class Colocate:
             seed=seed,
             time_budget_s=opts.time_budget_s,
         )
+
+    def _resume(self) -> None:
+        """Take the run to resume (:mod:`perf.colocate.resume`): its record, folder and checks."""
+        self.previous = resume.previous_run(self.opts)
+        self.record = copy.deepcopy(self.previous)
+        self.run_id, self.run_dir = self.record.run_id, Path(self.opts.results_dir) / self.record.run_id
+        self.nothing_left = resume.nothing_left(self.previous)
+        self.pa = analyzer.find_perf_analyzer(self.opts.perf_analyzer)
+        if not remote_server(self.opts):
+            check_devices({v: tuple(ids) for m in self.record.models for v, ids in m.gpus.items()}, True, local_gpus())
 
     def _gpu(self, srv: TritonServer) -> GpuProbe | None:
         """With KIND_GPU variants: the server's GPUs, recorded and checked (a remote server that
@@ -298,25 +318,38 @@ class Colocate:
         Raises:
             ServerError: the server does not start, or a variant does not load.
         """
+        if self.nothing_left is not None:
+            return self.record
         (self.run_dir / RAW_DIR).mkdir(parents=True, exist_ok=True)
         started = time.monotonic()
+        before_s = (self.previous.spent_s or 0.0) if self.previous is not None else 0.0
+        starts = dict(self.opts.starts)
+        if self.previous is not None:
+            starts = resume.restart(self.record)
+            if self.opts.time_budget_s is not None:  # on --resume, the time this session may spend
+                self.record.time_budget_s = round(before_s + self.opts.time_budget_s, 2)
         self.save()
+        log_name = f"tritonserver-{len(self.record.resumed) + 2}.log" if self.previous is not None else "tritonserver.log"
         server_opts = dataclasses.replace(
-            self.opts.server, model_control="explicit", load_models=(), log_file=self.run_dir / "tritonserver.log"
+            self.opts.server, model_control="explicit", load_models=(), log_file=self.run_dir / log_name
         )
         srv = start_server(self.opts, self.run_dir) if start_server else TritonServer(server_opts)
         with open(self.run_dir / "commands.txt", "a") as f:
             f.write(f"# tritonserver\n{srv.command_line}\n")
+        source: ServerSource | ReplaySource | None = None
         try:
             srv.start()
             self.record.environment = {
                 "server": {"runtime": srv.runtime, "command": srv.command_line},
                 "perf_analyzer": str(self.pa),
             }
-            source = ServerSource(self.opts, self.record, srv, self.pa, self.run_dir, self.repo)
-            source.gpu = self._gpu(srv)
+            server = ServerSource(self.opts, self.record, srv, self.pa, self.run_dir, self.repo)
+            server.gpu = self._gpu(srv)
+            source = server
+            if self.previous is not None:
+                source = ReplaySource(server, self.previous)
             budget = None if self.opts.time_budget_s is None else self.opts.time_budget_s - (time.monotonic() - started)
-            search = CoordinateSearch(self.record, source, budget, self.opts.starts, self.save, self.events)
+            search = CoordinateSearch(self.record, source, budget, starts, self.save, self.events)
             if self.opts.brute:
                 from perf.colocate.brute import run_brute
 
@@ -324,12 +357,16 @@ class Colocate:
             else:
                 search.run()
         except ServerError:
-            self.record.pick_reason = self.record.pick_reason or "the server failed (see its log in the run folder)"
+            self.record.pick_reason = self.record.pick_reason or SERVER_FAILED
             raise
         finally:
             with contextlib.suppress(Exception):
                 srv.stop()
             self.record.finished = now()
-            self.record.spent_s = round(time.monotonic() - started, 2)
+            self.record.spent_s = round(before_s + time.monotonic() - started, 2)
+            if isinstance(source, ReplaySource):
+                self.record.resumed.append(
+                    f"{now()}: {source.replayed} visits of complete rounds replayed, {source.measured} measured"
+                )
             self.save()
         return self.record

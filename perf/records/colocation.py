@@ -266,6 +266,7 @@ class ColocationRecord:
         time_budget_s: The wall time allowed (s); ``None``: none.
         spent_s: Wall time spent (s).
         finished: ISO time the run ended; ``None`` while it runs.
+        resumed: ISO times it was resumed (``--resume``), each with the visits it replayed.
         environment: Server runtime, versions, host.
         schema: The schema version (:data:`COLOCATION_SCHEMA`).
     """
@@ -293,6 +294,7 @@ class ColocationRecord:
     time_budget_s: float | None = None
     spent_s: float | None = None
     finished: str | None = None
+    resumed: list[str] = dataclasses.field(default_factory=list)
     environment: dict[str, object] = dataclasses.field(default_factory=dict)
     schema: int = COLOCATION_SCHEMA
 

@@ -1,0 +1,147 @@
+"""Resuming an interrupted co-location run (``triton-perf colocate --resume --run-id ID``).
+
+The search is deterministic given its visits: each step's targets, each round's shuffled order
+(seeded by the run's seed, the step and the round) and every decision follow from the numbers
+measured before. So a resumed run runs the search again from the start, with the same record
+(models, targets, objective, seed, rounds), and a :class:`ReplaySource` answers each visit the
+first session measured from its record instead of measuring it again; the first visit it cannot
+answer is measured on the server, and from there the search goes on as it would have.
+
+Only **complete rounds** are replayed (every target of the round measured): the visits of a round
+the interruption cut are measured again, all of them, so that a round's targets are compared
+within one session (the paired rule's premise: a round's background load fell on each alike).
+A step the replayed search would measure differently from the first session (it cannot happen
+with the same code and record; a record edited by hand could) ends the replay: everything from
+there is measured. Each variant's GPU memory, measured at its first load, is kept. The time
+budget left is the run's minus what the first sessions spent.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from core.errors import PerfError
+from perf.colocate import judge
+from perf.colocate.judge import Combination
+from perf.colocate.options import ColocateOptions
+from perf.colocate.search import Source
+from perf.records import colocation
+from perf.records.colocation import ColocationRecord, ColocationVisit, SearchStep
+
+log = logging.getLogger(__name__)
+
+
+def complete_rounds(record: ColocationRecord) -> dict[tuple[int, int, tuple[tuple[str, str], ...]], ColocationVisit]:
+    """``(step, round, combination key) -> visit`` of every round whose targets were all measured."""
+    out = {}
+    for step in record.steps:
+        for r in range(step.rounds + 1):  # the round after the last counted one may be complete too (saved mid-step)
+            got = {judge.key(v.combination): v for v in record.visits if v.step == step.index and v.round == r}
+            if got and all(judge.key(t) in got for t in step.targets):
+                out.update({(step.index, r, k): v for k, v in got.items()})
+    return out
+
+
+class ReplaySource:
+    """A :class:`perf.colocate.search.Source` that answers from a previous session's complete
+    rounds and measures with ``inner`` from the first visit it cannot answer (module docstring).
+
+    Args:
+        inner: The real measurement.
+        previous: The interrupted run's record, as it was saved.
+    """
+
+    def __init__(self, inner: Source, previous: ColocationRecord):
+        self.inner = inner
+        self.done = complete_rounds(previous)
+        self.old = {s.index: s for s in previous.steps}
+        self.replaying = True
+        self.pending: SearchStep | None = None
+        self.prepared: set[int] = set()
+        self.replayed = 0
+        self.measured = 0
+
+    def prepare(self, step: SearchStep) -> None:
+        """Note the step; the server is prepared only when a visit of it must be measured."""
+        old = self.old.get(step.index)
+        same = old is not None and (old.kind, old.model, old.held, old.targets) == (step.kind, step.model, step.held, step.targets)
+        if self.replaying and not same and old is not None:
+            log.warning("step %d differs from the first session's: measured from here on", step.index + 1)
+        self.replaying = self.replaying and same
+        if self.replaying and old is not None:
+            step.loaded = list(old.loaded)
+        self.pending = step
+
+    def visit(self, step: int, round_index: int, order: int, combination: Combination) -> ColocationVisit:
+        """The previous session's visit of this round when it has the whole round, else a measurement."""
+        got = self.done.get((step, round_index, judge.key(combination))) if self.replaying else None
+        if got is not None:
+            self.replayed += 1
+            return got
+        self.replaying = False  # from the first measurement on, nothing is replayed
+        if step not in self.prepared and self.pending is not None:
+            self.inner.prepare(self.pending)
+            self.prepared.add(step)
+        self.measured += 1
+        return self.inner.visit(step, round_index, order, combination)
+
+
+def restart(record: ColocationRecord) -> dict[str, str]:
+    """Clear what the resumed search recomputes (steps, visits, decisions, pick, cuts, the
+    starts it found) and return the starts the first session was given (``--start``)."""
+    given = {m.name: m.start for m in record.models if m.start and m.start_reason == "given (--start)"}
+    record.steps, record.visits, record.decisions, record.cuts = [], [], [], []
+    record.pick, record.pick_reason, record.finished = None, "", None
+    return {k: v for k, v in given.items() if v is not None}
+
+
+#: What a resumed run takes from its record, not from the command line: (flag, given?).
+RECORDED = ("--model", "--mix", "--weight", "--start", "--latency-budget-ms", "--required-throughput", "--objective", "--seed")
+
+
+def previous_run(opts: ColocateOptions) -> ColocationRecord:
+    """The record of the run ``opts`` resumes.
+
+    Raises:
+        PerfError: no ``--run-id``, no such run, a flag the record sets given again, or a
+            record that cannot be read (its reason).
+    """
+    if not opts.run_id:
+        raise PerfError("--resume needs the --run-id of the run to continue", hint="e.g. --resume --run-id colocate-20261201-2130")
+    given = [
+        flag
+        for flag, value in zip(
+            RECORDED,
+            (opts.models, opts.mix, opts.weights, opts.starts, opts.latency_budget_ms, opts.required_throughput),
+        )
+        if value
+    ]
+    given += ["--objective"] if opts.objective != "throughput" else []
+    given += ["--seed"] if opts.seed is not None else []
+    if given:
+        raise PerfError(
+            f"--resume continues run {opts.run_id} as recorded: {', '.join(given)} cannot change it",
+            hint="drop them (the run's models, traffic, targets, objective and seed are in its colocation.json), "
+            "or start a new run with another --run-id",
+        )
+    run_dir = Path(opts.results_dir) / opts.run_id
+    if not (run_dir / colocation.COLOCATION_FILE).is_file():
+        raise PerfError(
+            f"no co-location run {opts.run_id} in {opts.results_dir} ({run_dir / colocation.COLOCATION_FILE} is missing)",
+            hint="pass the --results-dir and --run-id of the interrupted run",
+        )
+    return colocation.load(run_dir)
+
+
+#: The pick's reason when the server failed (the run can be resumed).
+SERVER_FAILED = "the server failed (see its log in the run folder)"
+
+
+def nothing_left(previous: ColocationRecord) -> str | None:
+    """Why a resumed run has nothing to measure: its search ended (a pick's reason is set),
+    neither cut for time nor stopped by a server failure; else ``None`` (it was interrupted)."""
+    if not previous.pick_reason or previous.cuts or previous.pick_reason.startswith(SERVER_FAILED):
+        return None
+    said = f"with {judge.describe(previous.pick)}" if previous.pick else "without a pick"
+    return f"run {previous.run_id} ended {said} ({previous.pick_reason}): nothing to resume"

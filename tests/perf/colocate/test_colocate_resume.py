@@ -1,0 +1,188 @@
+"""Resuming an interrupted co-location run (perf.colocate.resume): the complete rounds are replayed,
+not measured again, and the search goes on as it would have. No server: the synthetic host, made
+deterministic per visit so that an interrupted-then-resumed run can be compared with one that ran
+through; then the command with a fake server and perf_analyzer."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import random
+import zlib
+from collections.abc import Mapping
+from pathlib import Path
+
+import colocation_source as cs
+import pytest
+from click.testing import CliRunner
+
+from perf.cli.main import cli
+from perf.colocate import judge
+from perf.colocate.resume import ReplaySource, complete_rounds, nothing_left, restart
+from perf.colocate.search import CoordinateSearch
+from perf.records import colocation
+from perf.records.colocation import ColocationVisit, ModelSample, SearchStep
+
+
+@dataclasses.dataclass
+class FixedSource:
+    """The synthetic host's numbers with noise that depends only on (step, round, combination):
+    the same visit measures the same, whichever session measures it. ``stop_after`` visits, it
+    is interrupted (KeyboardInterrupt, as Ctrl-C)."""
+
+    stop_after: int | None = None
+    t: float = 0.0
+    visits: int = 0
+    prepared: list[int] = dataclasses.field(default_factory=list)
+
+    def clock(self) -> float:
+        return self.t
+
+    def prepare(self, step: SearchStep) -> None:
+        self.prepared.append(step.index)
+
+    def visit(self, step: int, round_index: int, order: int, combination: Mapping[str, str]) -> ColocationVisit:
+        if self.stop_after is not None and self.visits >= self.stop_after:
+            raise KeyboardInterrupt
+        rng = random.Random(zlib.crc32(f"{step}/{round_index}/{judge.describe(combination)}".encode()))
+        samples = []
+        for m, (thr, p99) in cs.true_numbers(combination).items():
+            noise = math.exp(rng.gauss(0, 0.03))
+            samples.append(ModelSample(m, combination[m], thr * noise, p99 / noise, 10.0, 100.0))
+        self.t += cs.VISIT_S
+        self.visits += 1
+        return ColocationVisit(step, round_index, order, dict(combination), samples, wall_s=cs.VISIT_S)
+
+
+def _through(seed: int = 3) -> colocation.ColocationRecord:
+    rec = cs.record(seed)
+    src = FixedSource()
+    CoordinateSearch(rec, src, clock=src.clock).run()
+    return rec
+
+
+def _interrupted(seed: int, after: int) -> colocation.ColocationRecord:
+    rec = cs.record(seed)
+    src = FixedSource(stop_after=after)
+    with pytest.raises(KeyboardInterrupt):
+        CoordinateSearch(rec, src, clock=src.clock).run()
+    return rec
+
+
+@pytest.mark.parametrize("after", [5, 40, 101, 150])
+def test_a_resumed_run_replays_its_complete_rounds_and_ends_as_one_that_ran_through(after: int) -> None:
+    whole = _through()
+    cut = _interrupted(3, after)
+    assert cut.pick is None and not cut.pick_reason
+    kept = complete_rounds(cut)
+    assert len(kept) <= after and all(len(k) == 3 for k in kept)
+    record = colocation.ColocationRecord(**{f.name: getattr(cut, f.name) for f in dataclasses.fields(cut)})
+    starts = restart(record)
+    assert starts == {} and record.steps == [] and record.visits == []
+    inner = FixedSource()
+    source = ReplaySource(inner, cut)
+    CoordinateSearch(record, source, starts=starts, clock=inner.clock).run()
+    assert source.replayed == len(kept) and inner.visits == len(whole.visits) - len(kept)
+    # the same steps, decisions and pick as the run that was never interrupted
+    assert [(s.kind, s.model, s.held, s.rounds) for s in record.steps] == [
+        (s.kind, s.model, s.held, s.rounds) for s in whole.steps
+    ]
+    assert record.decisions == whole.decisions and record.pick == whole.pick
+    # the server is prepared only for the steps something is measured in
+    assert inner.prepared == sorted({v.step for v in record.visits if (v.step, v.round, judge.key(v.combination)) not in kept})
+
+
+def test_a_round_the_interruption_cut_is_measured_again_whole() -> None:
+    cut = _interrupted(3, 30)  # the alone step measures 12 targets a round: round 3 is cut after 6 of them
+    partial = [v for v in cut.visits if v.round == 2]
+    assert 0 < len(partial) < 12  # in the record as measured (the command saves it on Ctrl-C)
+    assert {r for (_s, r, _k) in complete_rounds(cut)} == {0, 1}
+
+
+def test_a_run_that_ended_has_nothing_to_resume_one_cut_or_stopped_has() -> None:
+    whole = _through()
+    assert "nothing to resume" in (nothing_left(whole) or "")
+    assert nothing_left(_interrupted(3, 40)) is None
+    cut_for_time = cs.record(1)
+    src = cs.SynthSource(1)
+    CoordinateSearch(cut_for_time, src, time_budget_s=60.0, clock=src.clock).run()
+    assert cut_for_time.cuts and nothing_left(cut_for_time) is None
+
+
+class _FakeServer:
+    def __init__(self) -> None:
+        self.grpc_url, self.http_url, self.metrics_url = "203.0.113.9:8001", "203.0.113.9:8000", "203.0.113.9:8002/metrics"
+        self.container_name, self.pid = None, None
+        self.runtime_impl = type("R", (), {"host": staticmethod(lambda: "203.0.113.9")})()
+        self.runtime, self.command_line = "fake", "tritonserver --fake"
+
+    def start(self) -> _FakeServer:
+        return self
+
+    def stop(self) -> None:
+        pass
+
+    def load(self, name: str) -> None:
+        pass
+
+    def unload(self, name: str) -> bool:
+        return True
+
+
+def test_colocate_resume_continues_an_interrupted_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import perf.colocate.run as run_module
+    from perf.colocate.run import ServerSource
+
+    repo = tmp_path / "repo"
+    for name in ("big_x1", "big_x2", "small_x1", "small_x2"):
+        (repo / name / "1").mkdir(parents=True)
+        count = name[-1]
+        (repo / name / "config.pbtxt").write_text(
+            f'name: "{name}"\nbackend: "onnxruntime"\nmax_batch_size: 8\ninstance_group {{ count: {count} kind: KIND_CPU }}\n'
+        )
+    pa = tmp_path / "perf_analyzer"
+    pa.write_text("#!/bin/sh\n")
+    pa.chmod(0o755)
+    measured: list[tuple[int, int, str]] = []
+    stop = {"after": 20}
+
+    def fake_visit(self, step, round_index, order, combination):  # type: ignore[no-untyped-def]
+        if len(measured) >= stop["after"]:
+            raise KeyboardInterrupt
+        measured.append((step, round_index, judge.describe(combination)))
+        return FixedSource().visit(step, round_index, order, combination)
+
+    def synthetic(combination: Mapping[str, str]) -> dict[str, tuple[float, float]]:
+        return {m: ((1000.0 if m == "big" else 3000.0) * int(v[-1]) ** 0.5, 5.0) for m, v in combination.items()}
+
+    monkeypatch.setattr(cs, "true_numbers", synthetic)
+    monkeypatch.setattr(ServerSource, "visit", fake_visit)
+    monkeypatch.setattr(ServerSource, "_inputs", lambda self, v: [])
+    monkeypatch.setattr(ServerSource, "_warmup", lambda self, v: None)
+    logs: list[Path] = []
+    monkeypatch.setattr(
+        run_module.TritonServer, "__new__", lambda cls, opts, *a, **k: (logs.append(opts.log_file), _FakeServer())[1]
+    )
+    monkeypatch.setattr(run_module.TritonServer, "__init__", lambda self, *a, **k: None)
+    base = ["colocate", "-r", str(repo), "--results-dir", str(tmp_path / "results"), "--run-id", "r", "--perf-analyzer", str(pa)]
+    first = CliRunner().invoke(cli, [*base, "--model", "big=big_*", "--model", "small=small_*", "--no-report"])
+    assert first.exit_code == 130, first.output
+    assert "interrupted: what was measured is in" in first.output
+    saved = colocation.load(tmp_path / "results" / "r")
+    kept = len(complete_rounds(saved))
+    assert 0 < kept <= 20 and saved.pick is None
+    again = CliRunner().invoke(cli, [*base, "--model", "big=big_*", "--resume"])
+    assert again.exit_code == 1 and "--resume continues run r as recorded: --model cannot change it" in str(again.exception)
+    stop["after"] = 10_000
+    measured.clear()
+    resumed = CliRunner().invoke(cli, [*base, "--resume"])
+    assert resumed.exit_code == 0, resumed.output
+    assert f"resuming run r: {len(saved.visits)} visits recorded, {kept} of them in complete rounds" in resumed.output
+    rec = colocation.load(tmp_path / "results" / "r")
+    assert rec.pick is not None and rec.steps[-1].kind == "final"
+    assert len(rec.visits) == kept + len(measured)  # the complete rounds were not measured again
+    assert len(rec.resumed) == 1 and f"{kept} visits of complete rounds replayed, {len(measured)} measured" in rec.resumed[0]
+    assert rec.spent_s is not None and saved.spent_s is not None and rec.spent_s >= saved.spent_s
+    assert [p.name for p in logs] == ["tritonserver.log", "tritonserver-2.log"]  # each session's server log its own
+    done = CliRunner().invoke(cli, [*base, "--resume", "--no-report"])
+    assert done.exit_code == 0 and "nothing to resume" in done.output
