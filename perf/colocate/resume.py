@@ -65,7 +65,12 @@ class ReplaySource:
     def prepare(self, step: SearchStep) -> None:
         """Note the step; the server is prepared only when a visit of it must be measured."""
         old = self.old.get(step.index)
-        same = old is not None and (old.kind, old.model, old.held, old.targets) == (step.kind, step.model, step.held, step.targets)
+        same = old is not None and (old.kind, old.model, old.held, old.targets) == (
+            step.kind,
+            step.model,
+            step.held,
+            step.targets,
+        )
         if self.replaying and not same and old is not None:
             log.warning("step %d differs from the first session's: measured from here on", step.index + 1)
         self.replaying = self.replaying and same
@@ -108,7 +113,9 @@ def previous_run(opts: ColocateOptions) -> ColocationRecord:
             record that cannot be read (its reason).
     """
     if not opts.run_id:
-        raise PerfError("--resume needs the --run-id of the run to continue", hint="e.g. --resume --run-id colocate-20261201-2130")
+        raise PerfError(
+            "--resume needs the --run-id of the run to continue", hint="e.g. --resume --run-id colocate-20261201-2130"
+        )
     given = [
         flag
         for flag, value in zip(

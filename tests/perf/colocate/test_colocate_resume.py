@@ -160,10 +160,7 @@ def test_colocate_resume_continues_an_interrupted_run(tmp_path: Path, monkeypatc
     monkeypatch.setattr(ServerSource, "_inputs", lambda self, v: [])
     monkeypatch.setattr(ServerSource, "_warmup", lambda self, v: None)
     logs: list[Path] = []
-    monkeypatch.setattr(
-        run_module.TritonServer, "__new__", lambda cls, opts, *a, **k: (logs.append(opts.log_file), _FakeServer())[1]
-    )
-    monkeypatch.setattr(run_module.TritonServer, "__init__", lambda self, *a, **k: None)
+    monkeypatch.setattr(run_module, "TritonServer", lambda opts: (logs.append(opts.log_file), _FakeServer())[1])
     base = ["colocate", "-r", str(repo), "--results-dir", str(tmp_path / "results"), "--run-id", "r", "--perf-analyzer", str(pa)]
     first = CliRunner().invoke(cli, [*base, "--model", "big=big_*", "--model", "small=small_*", "--no-report"])
     assert first.exit_code == 130, first.output
