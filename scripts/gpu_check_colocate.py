@@ -97,10 +97,11 @@ def colocate_within(repo: Path, runtime: str, picks: Mapping[str, list[str]], ru
         told = "" if g.reported_bytes is None else f", backend reports {g.reported_bytes / 2**20:,.0f} MiB"
         lines.append(f"  GPU memory of {g.variant} at its load: {mib}{told} (beside: {', '.join(g.loaded_with) or 'nothing'})")
     utils = [v.gpu_utilization_pct for v in rec.visits if v.gpu_utilization_pct is not None]
-    lines.append(
-        f"  GPU utilisation per visit: {min(utils):.0f}-{max(utils):.0f} % over {len(utils)} visits"
-        if utils
-        else "  GPU utilisation per visit: no reading (neither the server's metrics nor NVML gave one)"
-    )
+    if rec.kind != "KIND_GPU":
+        lines.append("  GPU: not used (KIND_CPU variants: a CPU dry run)")
+    elif utils:
+        lines.append(f"  GPU utilisation per visit: {min(utils):.0f}-{max(utils):.0f} % over {len(utils)} visits")
+    else:
+        lines.append("  GPU utilisation per visit: no reading (neither the server's metrics nor NVML gave one)")
     lines += [f"  cut for time: {c}" for c in rec.cuts]
     return lines
