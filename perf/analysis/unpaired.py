@@ -21,8 +21,6 @@ two runs is part of the difference it measures.
 from __future__ import annotations
 
 import dataclasses
-import functools
-import math
 import statistics
 from collections.abc import Sequence
 
@@ -40,33 +38,21 @@ RULE = (
 )
 
 
-@functools.cache
-def _arrangements(m: int, n: int, u: int) -> int:
-    """Orderings of ``m`` values of one sample and ``n`` of another (no ties) whose U statistic
-    (pairs where the first sample's value is the larger) is exactly ``u``."""
-    if u < 0 or u > m * n:
-        return 0
-    if m == 0 or n == 0:
-        return 1 if u == 0 else 0
-    # the largest value belongs to the first sample (it beats all n) or to the second
-    return _arrangements(m - 1, n, u - n) + _arrangements(m, n - 1, u)
-
-
-def rank_sum_p(u: float, m: int, n: int) -> float:
-    """Exact two-sided p-value of the U statistic ``u`` of samples of sizes ``m`` and ``n``:
-    ``min(1, 2 * P(U >= max(u, m*n - u)))`` under the null of one distribution; a tie (a half
-    in ``u``) is rounded towards the centre, so the p-value never flatters."""
-    if m == 0 or n == 0:
+def rank_sum_p(a: Sequence[float], b: Sequence[float]) -> float:
+    """Exact two-sided p-value of the rank-sum test of ``b`` against ``a`` (scipy's
+    ``mannwhitneyu``, ``method="exact"``: the U statistic's distribution over every relabelling
+    of the pooled values); 1.0 when either is empty."""
+    if not a or not b:
         return 1.0
-    k = math.floor(max(u, m * n - u))
-    tail = sum(_arrangements(m, n, x) for x in range(k, m * n + 1)) / math.comb(m + n, m)
-    return min(1.0, 2.0 * tail)
+    from scipy import stats  # imported here: only a comparison of two rounds runs needs it
+
+    return float(stats.mannwhitneyu(b, a, alternative="two-sided", method="exact").pvalue)
 
 
 def can_call(m: int, n: int, alpha: float = ALPHA) -> bool:
     """Whether samples of ``m`` and ``n`` rounds can reach ``alpha`` at all (every value of one
     beyond every value of the other: p = 2 / C(m + n, m))."""
-    return m > 0 and n > 0 and rank_sum_p(m * n, m, n) <= alpha
+    return m > 0 and n > 0 and rank_sum_p(range(m), range(m, m + n)) <= alpha
 
 
 @dataclasses.dataclass(frozen=True)
@@ -114,6 +100,6 @@ def rank_sum(a: Sequence[float], b: Sequence[float], alpha: float = ALPHA) -> Ra
         return None
     u = sum(1.0 if y > x else 0.5 if y == x else 0.0 for x in a for y in b)  # pairs where B is the larger
     m, n = len(a), len(b)
-    p = rank_sum_p(u, m, n)
+    p = rank_sum_p(a, b)
     verdict: Verdict = "not distinguishable" if p > alpha else "higher" if u > m * n / 2 else "lower"
     return RankSum(tuple(a), tuple(b), p, verdict, can_call(m, n, alpha))
