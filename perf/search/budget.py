@@ -139,6 +139,13 @@ def estimate(
     return total
 
 
+def left_text(left_s: float) -> str:
+    """``"the 119 s left of the time budget"``: the time :func:`fit` plans in, named as what it is
+    (the budget less what the sweep spent before the plan), so a line never calls it the budget
+    beside the budget's own number."""
+    return f"the {fmt(left_s, 0)} s left of the time budget"
+
+
 def fit(
     names: Sequence[str],
     ladder: Sequence[int],
@@ -158,7 +165,8 @@ def fit(
         keys_per_level: Visits per concurrency level (batch sizes x swept shapes, plus request rates).
         rules: The rounds' thresholds.
         search: The search's thresholds (the ladder's start).
-        budget_s: The budget (s), ``None`` for none.
+        budget_s: The time the plan may take (s): the budget less what the sweep spent before it
+            (:func:`left_text` names it), ``None`` for no budget.
         baseline: The in-process baseline is measured after the rounds.
     """
     want = min(rules.max_rounds, MIN_ROUNDS + 1)
@@ -178,7 +186,7 @@ def fit(
                 Cut(
                     "variant",
                     f"not measured: {len(kept) + 1} variants need about {need} s for the {MIN_ROUNDS} rounds a verdict "
-                    f"needs, over the budget of {fmt(budget_s, 0)} s (the least promising go first)",
+                    f"needs, over {left_text(budget_s)} (the least promising go first)",
                     gone,
                 )
             )
@@ -189,7 +197,7 @@ def fit(
             Cut(
                 "levels",
                 f"concurrency above {cap} not measured: the ladder up to {ladder[-1]} would not leave time for "
-                f"{want} rounds within the budget of {fmt(budget_s, 0)} s",
+                f"{want} rounds within {left_text(budget_s)}",
                 concurrency=levels[-1] * search.growth,
             ),
         )

@@ -166,7 +166,7 @@ class Sweep(Sequential, RoundsSweep):
         text = (
             f"rounds: {count(len(fit.variants), 'variant')}, about {count(fit.rounds, 'round')} of {fmt(fit.visit_s, 2)} s visits: "
             f"estimated {fmt(fit.estimate_s, 0)} s"
-            + (f" of a {fmt(o.time_budget_s, 0)} s budget" if o.time_budget_s is not None else " (no time budget)")
+            + _of_budget(o.time_budget_s, left)
             + (
                 f", then about {fmt(fit.baseline_s, 0)} s of in-process baseline if the budget has it left"
                 if fit.baseline_s
@@ -246,3 +246,13 @@ def run_sweep(opts: SweepOptions, progress: Progress | None = None) -> tuple[Run
     sweep = Sweep(opts, progress)
     run = sweep.run_all()
     return run, sweep.run_dir
+
+
+def _of_budget(budget_s: float | None, left_s: float | None) -> str:
+    """How the estimate stands to the budget: ``" of a 120 s budget"``, or, when set-up took a
+    second or more of it, ``" of the 119 s left of a 120 s budget"`` (the time :func:`perf.search.budget.fit`
+    planned in, the number its cuts give)."""
+    if budget_s is None or left_s is None:
+        return " (no time budget)"
+    whole = f"a {fmt(budget_s, 0)} s budget"
+    return f" of {whole}" if fmt(left_s, 0) == fmt(budget_s, 0) else f" of the {fmt(left_s, 0)} s left of {whole}"
