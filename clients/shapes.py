@@ -67,18 +67,27 @@ def parse_shape(text: str) -> tuple[str, tuple[int, ...]]:
 
 
 def parse_shapes(values: Iterable[str]) -> dict[str, tuple[int, ...]]:
-    """Every ``--shape`` flag -> ``{NAME: dims}``; one shape per input.
+    """Every ``--shape`` flag -> ``{NAME: dims}``; one flag per input, holding all its dims.
 
     Raises:
-        ClientError: a flag that does not parse (:func:`parse_shape`), or one input given two shapes.
+        ClientError: a flag that does not parse (:func:`parse_shape`), or one input named by two
+            flags (each read as one dim of a two-dim input, or as two sizes, it would be neither).
     """
-    shapes: dict[str, tuple[int, ...]] = {}
+    given: dict[str, list[tuple[int, ...]]] = {}
     for text in values:
         name, dims = parse_shape(text)
-        if shapes.get(name, dims) != dims:
-            raise ClientError(f"--shape {name} given twice ({_text(shapes[name])} and {_text(dims)})", hint="give it once")
-        shapes[name] = dims
-    return shapes
+        given.setdefault(name, []).append(dims)
+    twice = {name: all_dims for name, all_dims in given.items() if len(all_dims) > 1}
+    if twice:
+        name, all_dims = next(iter(twice.items()))
+        raise ClientError(
+            "; ".join(f"--shape {n} given {len(d)} times ({', '.join(_text(x) for x in d)})" for n, d in twice.items())
+            + ": one flag gives every dim of an input",
+            hint=f"give its dims in one flag, comma-separated, without the batch axis: --shape {name}:"
+            + ",".join(str(x) for dims in all_dims for x in dims)
+            + " (a model with two dims), or the one size you meant",
+        )
+    return {name: all_dims[0] for name, all_dims in given.items()}
 
 
 @dataclasses.dataclass(frozen=True)

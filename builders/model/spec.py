@@ -261,13 +261,19 @@ class ModelSpec:
             axes: One ``AXIS=MIN,OPT,MAX`` per dynamic axis, e.g. ``seq=1,64,128``.
 
         Raises:
-            ModelSpecError: a flag does not parse (the message shows the expected form).
+            ModelSpecError: a flag does not parse (the message shows the expected form), or one
+                axis is given twice (the first would be silently replaced).
         """
-        return cls(
-            tuple(parse_input_flag(f) for f in inputs),
-            tuple(output_placeholder(n) for n in outputs),
-            dict(parse_axis_flag(a) for a in axes),
-        )
+        sizes: dict[str, tuple[int, int, int]] = {}
+        for text in axes:
+            name, bounds = parse_axis_flag(text)
+            if name in sizes:
+                raise ModelSpecError(
+                    f"--dynamic-axis {name} given twice ({','.join(map(str, sizes[name]))} and {','.join(map(str, bounds))})",
+                    hint=f"give each axis once: --dynamic-axis {name}=MIN,OPT,MAX",
+                )
+            sizes[name] = bounds
+        return cls(tuple(parse_input_flag(f) for f in inputs), tuple(output_placeholder(n) for n in outputs), sizes)
 
 
 class ModelSpecRecord(Record):

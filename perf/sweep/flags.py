@@ -81,8 +81,23 @@ def parse_shapes_flag(text: str) -> tuple[str, tuple[int, ...]]:
 
 
 def sweep_axes_flags(values: tuple[str, ...]) -> dict[str, tuple[int, ...]]:
-    """``--shapes`` flags -> ``{axis: sizes}`` (:func:`parse_shapes_flag`)."""
-    return dict(parse_shapes_flag(x) for x in values)
+    """``--shapes`` flags -> ``{axis: sizes}`` (:func:`parse_shapes_flag`); one flag per axis.
+
+    Raises:
+        click.BadParameter: a flag that does not parse, or an axis named by two flags (the
+            first was silently replaced by the second).
+    """
+    out: dict[str, tuple[int, ...]] = {}
+    for text in values:
+        axis, sizes = parse_shapes_flag(text)
+        if axis in out:
+            every = ",".join(str(x) for x in dict.fromkeys((*out[axis], *sizes)))
+            raise click.BadParameter(
+                f"--shapes {axis} given twice ({','.join(map(str, out[axis]))} and {','.join(map(str, sizes))}): one "
+                f"flag gives every size of an axis, e.g. --shapes {axis}={every}"
+            )
+        out[axis] = sizes
+    return out
 
 
 def positive_rate(text: str) -> float:

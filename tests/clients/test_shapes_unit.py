@@ -34,9 +34,12 @@ def test_the_grammar() -> None:
         with pytest.raises(ClientError, match="is not NAME:dims|every dim must be an integer >= 1") as e:
             shapes.parse_shape(bad)
         assert "--shape input_ids:128" in (e.value.hint or "")
-    assert shapes.parse_shapes(["a:1", "b:2,3", "a:1"]) == {"a": (1,), "b": (2, 3)}  # repeated alike: fine
-    with pytest.raises(ClientError, match=r"--shape a given twice \(1 and 2\)"):
-        shapes.parse_shapes(["a:1", "a:2"])
+    assert shapes.parse_shapes(["a:1", "b:2,3"]) == {"a": (1,), "b": (2, 3)}
+    # one input named twice, as if each flag gave one dim of a two-dim input: refused, with the one-flag form
+    for twice in (["a:32", "a:48"], ["a:32", "b:2", "a:32"]):
+        with pytest.raises(ClientError, match=r"--shape a given 2 times \(32, (48|32)\): one flag gives every dim") as e:
+            shapes.parse_shapes(twice)
+        assert "--shape a:32," in (e.value.hint or "")
 
 
 def test_opt_sizes_fixed_dims_and_reasons() -> None:
@@ -153,3 +156,14 @@ def test_a_zero_or_negative_dim_is_named_as_such() -> None:
     for bad in ("x:0", "x:4,-1"):
         with pytest.raises(ClientError, match="every dim must be an integer >= 1"):
             shapes.parse_shape(bad)
+
+
+def test_one_input_named_by_two_shape_flags_is_a_usage_error_before_any_request() -> None:
+    from click.testing import CliRunner
+
+    from clients.cli.main import cli
+
+    res = CliRunner().invoke(cli, ["infer", "m", "--url", "localhost:1", "--shape", "img:32", "--shape", "img:48"])
+    assert res.exit_code == 2, res.output
+    assert "--shape img given 2 times (32, 48): one flag gives every dim of an input" in res.output
+    assert "--shape img:32,48" in res.output and "Traceback" not in res.output

@@ -66,6 +66,9 @@ def test_undeclared_or_inconsistent_axes_are_refused():
         ModelSpec.from_flags(["x:float32:4"], axes=["batch=1,2,3"])
     with pytest.raises(ModelSpecError, match="unique"):
         ModelSpec.from_flags(["x:float32:4", "x:float32:4"])
+    # one axis twice: the first was silently replaced by the second (issue 26)
+    with pytest.raises(ModelSpecError, match=r"--dynamic-axis seq given twice \(1,2,4 and 1,8,16\)"):
+        ModelSpec.from_flags(["ids:int64:seq"], axes=["seq=1,2,4", "seq=1,8,16"])
 
 
 def test_malformed_spec_file_is_one_clear_error(tmp_path):

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -63,3 +64,12 @@ def test_a_shapes_axis_no_build_has_is_a_usage_error(built: Path, tmp_path: Path
     assert res.exit_code == 2, res.output
     assert "Invalid value for --shapes: sq: " in res.output and "the axes its builds have: seq" in res.output
     assert "Traceback" not in res.output
+
+
+def test_one_axis_named_by_two_shapes_flags_is_a_usage_error() -> None:
+    """``--shapes seq=16 --shapes seq=64`` swept 64 only: the first flag was silently replaced."""
+    from perf.sweep.flags import sweep_axes_flags
+
+    assert sweep_axes_flags(("seq=16,64", "img=32")) == {"seq": (16, 64), "img": (32,)}
+    with pytest.raises(click.BadParameter, match=r"--shapes seq given twice \(16 and 64\).*--shapes seq=16,64"):
+        sweep_axes_flags(("seq=16", "seq=64"))
