@@ -57,7 +57,9 @@ def servers_section(run: RunResult) -> list[str]:
         notes.append(
             "Variants were measured on different servers in parallel: a comparison across servers includes their "
             "hardware differences, not only the variants' settings; to check, sweep one variant again on the "
-            "other server (`--url` of it, `--trials 2` for a spread) and compare the runs with `triton-perf compare`."
+            "other server (`--url` of it"
+            + ("" if run.rounds is not None else ", `--trials 2` for a spread")
+            + ") and compare the runs with `triton-perf compare`."
         )
     shared = sorted({(min(s.url, o), max(s.url, o)) for s in servers for o in s.shares_with})
     if shared:

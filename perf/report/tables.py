@@ -220,7 +220,7 @@ def request_rate_table(run: RunResult) -> list[str]:
         "sent late (%)",
         "status",
         "batch",
-        "trial",
+        "round" if run.rounds is not None else "trial",  # a rounds run's levels: trial = round
         "throughput (infer/s)",
         "p50 (ms)",
         "p99 (ms)",

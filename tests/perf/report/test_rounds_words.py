@@ -60,3 +60,20 @@ def test_a_rounds_run_of_one_round_asks_for_rounds_not_trials(tmp_path: Path) ->
     save(run, tmp_path)
     text = write_report(tmp_path).read_text()
     assert "--trials" not in text and "measured in one round only" in text and "a longer `--time-budget`" in text
+
+
+def test_a_rounds_runs_request_rate_rows_and_server_note_speak_of_rounds(tmp_path: Path) -> None:
+    from factories import level_result
+
+    from perf.records.servers import MeasuringServer
+    from perf.report.servers import servers_section
+    from perf.report.tables import request_rate_table
+
+    run = _rounds_run()
+    run.variants[0].levels.append(level_result(0, 90.0, 2.0, request_rate=100.0, trial=2))
+    header = next(line for line in request_rate_table(run) if line.startswith("| variant"))
+    assert "|   round |" in header and "trial" not in header
+    run.servers = [MeasuringServer(u, u, u + "/metrics", "bundled") for u in ("h:1", "h:2")]
+    run.variants[0].server, run.variants[1].server = "h:1", "h:2"
+    note = " ".join(servers_section(run))
+    assert "compare the runs with `triton-perf compare`" in note and "--trials" not in note
