@@ -191,7 +191,7 @@ def fit(
                 )
             )
     cap = levels[-1] if levels and levels[-1] != ladder[-1] else None
-    if cap is not None:
+    if cap is not None and budget_s is not None:  # only a budget lowers the ladder's top
         cuts.insert(
             0,
             Cut(
