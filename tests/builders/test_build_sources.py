@@ -180,3 +180,25 @@ def test_the_readmes_python_example_runs_as_written(tmp_path: Path, monkeypatch:
     exec(compile(code, "README.md", "exec"), {})
     printed = capsys.readouterr().out
     assert "mynet_ts_cpu1_nodb_mbs64" in printed and (tmp_path / "model_repository" / "mynet_onnx_cpu2_db500_mbs64").is_dir()
+
+
+def test_the_readmes_factory_example_builds_the_model_it_names(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's `--model mymodel:make` built a model named `make` (the factory's name) without
+    a word: its example now names the model it builds, and the build names it so."""
+    import re
+    import sys
+
+    from builders.model.models import load_model
+
+    readme = " ".join((Path(__file__).resolve().parents[2] / "README.md").read_text().split())
+    said = re.search(r"`--model (\w+):(\w+)` finds `def (\w+)\(\)` in `\./(\w+)\.py` and builds the model `(\w+)`", readme)
+    assert said, "the README's factory example says which model it builds"
+    module, factory, defined, file, name = said.groups()
+    assert (module, factory) == (file, defined)
+    (tmp_path / f"{module}.py").write_text(f"import torch\n\ndef {factory}():\n    return torch.nn.Linear(8, 2)\n")
+    monkeypatch.chdir(tmp_path)
+    try:
+        assert load_model(f"{module}:{factory}", SPEC).name == name
+    finally:
+        sys.modules.pop(module, None)
+    assert "a factory called `make` names the model `make`" in readme  # the rule said where a newcomer reads it
