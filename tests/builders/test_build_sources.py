@@ -197,6 +197,7 @@ def test_the_readmes_factory_example_builds_the_model_it_names(tmp_path: Path, m
     assert (module, factory) == (file, defined)
     (tmp_path / f"{module}.py").write_text(f"import torch\n\ndef {factory}():\n    return torch.nn.Linear(8, 2)\n")
     monkeypatch.chdir(tmp_path)
+    sys.modules.pop(module, None)  # another test's `mymodel` (its own file)
     try:
         assert load_model(f"{module}:{factory}", SPEC).name == name
     finally:
