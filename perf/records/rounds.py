@@ -47,13 +47,16 @@ class RoundRules:
         flat_window: Consecutive flat steps (doublings without a median gain above
             ``min_gain_pct``) at the top of a ladder that end it.
         first_levels: Levels of an adaptive ladder measured from the first round.
+        first_step: Doublings per step of an adaptive ladder's first pass (2: 1, 4, 16, 64 and
+            the top); the levels between are added next to a variant's best once it is known.
     """
 
     window_ms: int = 300
     min_rounds: int = 3
     max_rounds: int = 10
     flat_window: int = 2
-    first_levels: int = 4
+    first_levels: int = 3
+    first_step: int = 2
 
 
 @dataclass(frozen=True, config=_CONFIG)

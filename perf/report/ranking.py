@@ -43,10 +43,11 @@ def design_lines(run: RunResult) -> list[str]:
         "rounds, outside every window.",
         f"- **The rule:** {RULE}. Each comparison is paired within a round: background load that changes between "
         "rounds moves both sides together and cancels in their ratio.",
-        f"- **Levels:** an adaptive ladder starts with its first {r.first_levels} levels and adds levels while fewer "
+        f"- **Levels:** an adaptive ladder starts with its first {r.first_levels} coarse levels ("
+        f"{_nth(r.first_step)}) and adds coarse levels while fewer "
         f"than {r.flat_window} doublings at its top are flat (median paired gain below the search's minimum gain); it "
         f"ends after {r.flat_window} flat doublings judged on at least {r.min_rounds} paired rounds each, never on one "
-        f"flagged visit. A level behind the variant's best in the median of {r.min_rounds} paired rounds is no longer "
+        f"flagged visit; the doubling levels next to a variant's best join once it has {r.min_rounds} rounds. A level behind the variant's best in the median of {r.min_rounds} paired rounds is no longer "
         f"measured; a variant the pick beats by the rule, and that cannot climb, is dropped (pruning). Rounds end "
         f"when the ranking is decided, after {r.max_rounds} rounds, or when the next round would not fit the budget.",
     ]
@@ -126,6 +127,11 @@ def comparison_lines(ranking: Ranking | None, what: str, percentile: int) -> lis
             f"({GAP_ROUNDS} rounds or more, every one {GAP_MIN:g}× or more the same way): else not distinguishable."
         )
     return lines
+
+
+def _nth(step: int) -> str:
+    """``"every doubling"`` (1), ``"every other doubling"`` (2), ``"every 3th doubling"``... ."""
+    return "every doubling" if step <= 1 else "every other doubling" if step == 2 else f"every {step}th doubling"
 
 
 def budget_lines(run: RunResult) -> list[str]:

@@ -10,8 +10,9 @@ Cost model (each number is the setting it comes from, or a constant measured on 
 * one **variant's preparation** = :data:`LOAD_S` (the load request until ready, ~2.2 s for a
   python-backend model on a quiet VM, its first requests and the warm-up run; 7.4 s each for
   the demo's 8 variants while other jobs loaded it);
-* the **rounds**: an adaptive ladder measures ``first_levels + flat_window`` levels per variant in
-  its first rounds and about ``flat_window + 1`` once the levels behind the best retire; the
+* the **rounds**: an adaptive ladder measures at most ``first_levels + flat_window`` levels per
+  variant in its first rounds (coarse levels, then those next to its best: an upper bound) and
+  about ``flat_window + 1`` once the levels behind the best retire; the
   paired rule needs :data:`perf.analysis.ranking.MIN_ROUNDS` rounds (6) before anything can be
   called, so the plan sizes one more round than that;
 * **unloading** each variant after its rounds: :data:`UNLOAD_S` (the scheduler keeps that much

@@ -7,20 +7,27 @@ the rounds engine (:mod:`perf.search.rounds`) calls :func:`update` after every r
 Rules (thresholds: :class:`~perf.records.search.SearchRules` and
 :class:`~perf.records.rounds.RoundRules`, recorded with the run):
 
-* **Start**: an adaptive ladder (``--concurrency auto``) measures its first
-  ``first_levels`` levels (1, 2, 4) from the first round; an explicit list is measured whole,
+* **Start, coarse first**: an adaptive ladder (``--concurrency auto``) first walks every
+  ``first_step``-th level of the doubling ladder (``first_step`` 2: 1, 4, 16, 64, and always the
+  ladder's top), its first ``first_levels`` such levels from the first round. Four levels then
+  span 1 to 64, so the first rounds already show where each variant peaks, at the cost of
+  three levels in a ladder capped at 16 instead of five. An explicit list is measured whole,
   every level in every round, and never ends early.
-* **A step** (one level to the next, a doubling) is judged on its *paired* gains: per round in
-  which both levels were measured, ``T(high) / T(low) - 1``. It *pays* when the median gain is
-  above ``min_gain_pct`` (5 %), else it is *flat*.
-* **Growth**: while fewer than ``flat_window`` steps at the top look flat (on the rounds so far)
-  and the top is within the latency budget, the next levels are added: as many as it takes to
-  see ``flat_window`` flat steps (2 after a step that paid), so that every level a verdict may
-  need is measured from an early round (the rule needs 6 rounds of both sides, 3 for a large gap).
+* **A step** (one level to the next) is judged on its *paired* gains: per round in which both
+  levels were measured, ``T(high) / T(low) - 1``. It *pays* when the median gain is above
+  ``min_gain_pct`` (5 %), else it is *flat*; a flat step counts as many doublings as it spans.
+* **Growth**: while fewer than ``flat_window`` doublings at the top look flat (on the rounds so
+  far) and the top is within the latency budget, the next coarse levels are added: as many as
+  it takes to see ``flat_window`` flat doublings, so that every level a verdict may need is
+  measured from an early round (the rule needs 6 rounds of both sides, 3 for a large gap).
+* **Refinement**: once a variant's best level (round-adjusted, within the budget) has
+  ``min_rounds`` rounds, the doubling-ladder levels next to it (half and double, not above
+  the ladder's top, not at or above a level whose latency is over the budget) join it, so the
+  operating point is found at the doubling ladder's resolution; again around a new best.
 * **Stop** (recorded as a :class:`~perf.records.search.SearchDecision`): ``knee`` when the
-  top ``flat_window`` (2) steps are flat, each on at least ``min_rounds`` (3) paired rounds —
-  one flat step is not enough (Model Analyzer waits for 4 levels without gain; 2 doublings,
-  4x the load past the last gain, is what fits a few minutes' budget on a small host);
+  top ``flat_window`` (2) doublings are flat, each step on at least ``min_rounds`` (3) paired
+  rounds — one flat doubling is not enough (Model Analyzer waits for 4 levels without gain; 2
+  doublings, 4x the load past the last gain, is what fits a few minutes' budget on a small host);
   ``budget`` when the top level's latency percentile, median over at least ``min_rounds``
   rounds, is over the budget (a higher level only queues more requests); ``cap`` at the ladder's (or the
   time budget's) highest level. No decision is taken on fewer rounds: a level flagged in one
@@ -35,9 +42,10 @@ Rules (thresholds: :class:`~perf.records.search.SearchRules` and
 from __future__ import annotations
 
 import dataclasses
+import math
 import statistics
 
-from perf.analysis.ranking import Adjusted, Side, per_round, summary
+from perf.analysis.ranking import Adjusted, Operating, Side, per_round, summary
 from perf.markdown import fmt
 from perf.records.results import VariantResult
 from perf.records.rounds import RoundRules
@@ -77,10 +85,21 @@ def step_gains(vr: VariantResult, plan: VariantPlan, low: int, high: int) -> lis
     return [b[r] / a[r] - 1.0 for r in sorted(set(a) & set(b))]
 
 
+def full(ladder: tuple[int, ...], cap: int | None) -> list[int]:
+    """The doubling ladder up to ``cap``."""
+    return [c for c in ladder if cap is None or c <= cap]
+
+
+def coarse(ladder: tuple[int, ...], rounds: RoundRules, cap: int | None) -> list[int]:
+    """The first pass's levels: every ``first_step``-th level of the ladder and its top (module rule "Start")."""
+    levels = full(ladder, cap)
+    out = levels[:: max(1, rounds.first_step)]
+    return out + [levels[-1]] if levels and levels[-1] not in out else out
+
+
 def start(plan: VariantPlan, ladder: tuple[int, ...], adaptive: bool, rounds: RoundRules, cap: int | None) -> Ladder:
-    """The ladder before the first round: its first levels (adaptive) or the whole list."""
-    levels = [c for c in ladder if cap is None or c <= cap]
-    first = levels[: rounds.first_levels] if adaptive else levels
+    """The ladder before the first round: its first coarse levels (adaptive) or the whole list."""
+    first = coarse(ladder, rounds, cap)[: rounds.first_levels] if adaptive else full(ladder, cap)
     return Ladder(list(first), list(first), adaptive=adaptive)
 
 
@@ -99,19 +118,24 @@ def _latency(vr: VariantResult, plan: VariantPlan, c: int, budget: Budget) -> tu
     return (statistics.median(vals) if vals else None), len(vals)
 
 
-def _flat_steps(vr: VariantResult, plan: VariantPlan, levels: list[int], min_gain: float, min_rounds: int) -> tuple[int, int]:
-    """``(tentative, firm)``: consecutive flat steps at the top of ``levels`` on any rounds, and
-    those of them judged on at least ``min_rounds`` rounds (counted from the top while firm)."""
+def _flat_steps(
+    vr: VariantResult, plan: VariantPlan, levels: list[int], min_gain: float, min_rounds: int
+) -> tuple[int, int, int]:
+    """``(tentative, firm, low)``: the doublings spanned by consecutive flat steps at the top of
+    ``levels`` on any rounds, those of them judged on at least ``min_rounds`` rounds (counted
+    from the top while firm), and the lowest level of the firm ones."""
     tentative = firm = 0
-    firm_run = True
+    firm_run, low_firm = True, levels[-1] if levels else 0
     for low, high in reversed(list(zip(levels, levels[1:]))):
         gains = step_gains(vr, plan, low, high)
         if not gains or statistics.median(gains) * 100.0 > min_gain:
             break
-        tentative += 1
+        span = max(1, round(math.log2(high / low)))
+        tentative += span
         firm_run = firm_run and len(gains) >= min_rounds
-        firm += 1 if firm_run else 0
-    return tentative, firm
+        if firm_run:
+            firm, low_firm = firm + span, low
+    return tentative, firm, low_firm
 
 
 def _still_rose(vr: VariantResult, plan: VariantPlan, levels: list[int]) -> str:
@@ -151,8 +175,8 @@ def update(
         return lad
     levels = sorted(lad.levels)
     top = levels[-1]
-    above = [c for c in ladder if c > top and (cap is None or c <= cap)]
-    tentative, firm = _flat_steps(vr, plan, levels, rules.min_gain_pct, rounds.min_rounds)
+    above = [c for c in coarse(ladder, rounds, cap) if c > top]
+    tentative, firm, low = _flat_steps(vr, plan, levels, rules.min_gain_pct, rounds.min_rounds)
     lat, n = _latency(vr, plan, top, budget) if budget else (None, 0)
     end: SearchDecision | None = None
     if budget is not None and lat is not None and lat > budget.ms and n >= rounds.min_rounds:
@@ -166,14 +190,13 @@ def update(
             budget,
         )
     elif firm >= rounds.flat_window:
-        low = levels[-1 - rounds.flat_window]
         end = _decision(
             plan,
             vr,
             "knee",
             top,
             f"its throughput gained no more than {fmt(rules.min_gain_pct)} % (median of the paired rounds) over the "
-            f"{rounds.flat_window} doublings from concurrency {low} to {top}: past the knee",
+            f"{firm} doublings from concurrency {low} to {top}: past the knee",
             budget,
         )
     elif not above:
@@ -189,10 +212,37 @@ def update(
         )
         lad.still_rising = capped and tentative == 0
     elif above and tentative < rounds.flat_window and not (budget is not None and lat is not None and lat > budget.ms):
-        levels += above[: rounds.flat_window - tentative]
+        levels += above[: math.ceil((rounds.flat_window - tentative) / max(1, rounds.first_step))]
     lad.levels, lad.end = levels, end
+    lad.levels = sorted(set(lad.levels) | set(_refined(lad, plan, vr, full(ladder, cap), rounds, budget)))
     lad.active = _active(lad, plan, vr, rules, rounds, budget)
     return lad
+
+
+def _best(
+    vr: VariantResult, plan: VariantPlan, levels: list[int], budget: Budget | None, min_rounds: int = 0
+) -> Operating | None:
+    """The best of ``levels`` by round-adjusted throughput, among those within the budget and
+    with ``min_rounds`` rounds when any has them (a level just added is not yet its best)."""
+    metric = budget.metric if budget else "latency_p99_ms"
+    adjusted = Adjusted([vr])
+    stats = [summary(vr, side(plan, c), budget.ms if budget else None, metric, adjusted) for c in levels]
+    ranked = [s for s in stats if s is not None and (budget is None or (s.latency_ms or 0.0) <= budget.ms)]
+    ranked = [s for s in ranked if s.rounds >= min_rounds] or ranked
+    return max(ranked, key=lambda s: s.adjusted_infer_per_s, default=None)
+
+
+def _refined(
+    lad: Ladder, plan: VariantPlan, vr: VariantResult, doubling: list[int], rounds: RoundRules, budget: Budget | None
+) -> list[int]:
+    """The doubling-ladder levels next to the variant's best (module rule "Refinement")."""
+    best = _best(vr, plan, lad.levels, budget)
+    if best is None or best.rounds < rounds.min_rounds:
+        return []
+    c = best.side.concurrency
+    over = [x for x in lad.levels if budget is not None and (_latency(vr, plan, x, budget)[0] or 0.0) > budget.ms]
+    ceiling = min(over, default=max(lad.levels) + 1)
+    return [n for n in (c // 2, c * 2) if n in doubling and n <= max(lad.levels) and n < ceiling and n not in lad.levels]
 
 
 def _active(
@@ -203,8 +253,7 @@ def _active(
     metric = budget.metric if budget else "latency_p99_ms"
     adjusted = Adjusted([vr])
     stats = {c: summary(vr, side(plan, c), budget.ms if budget else None, metric, adjusted) for c in lad.levels}
-    ranked = [s for s in stats.values() if s is not None and (budget is None or (s.latency_ms or 0.0) <= budget.ms)]
-    best = max(ranked, key=lambda s: s.adjusted_infer_per_s, default=None)
+    best = _best(vr, plan, lad.levels, budget, rounds.min_rounds)
     out = []
     for c in lad.levels:
         s = stats[c]
@@ -222,6 +271,12 @@ def _behind(vr: VariantResult, plan: VariantPlan, c: int, best: int, min_gain_pc
     a, b = per_round(vr, side(plan, c)), per_round(vr, side(plan, best))
     gains = [b[r] / a[r] - 1.0 for r in set(a) & set(b)]
     return len(gains) >= min_rounds and statistics.median(gains) * 100.0 > min_gain_pct
+
+
+def exploring(lad: Ladder, plan: VariantPlan, vr: VariantResult, rounds: RoundRules) -> bool:
+    """Whether an adaptive ladder still measures a level that has fewer than ``min_rounds``
+    rounds with numbers (one just added, e.g. by refinement): its ranking may still move."""
+    return lad.adaptive and any(len(per_round(vr, side(plan, c))) < rounds.min_rounds for c in lad.active)
 
 
 def climbing(lad: Ladder, plan: VariantPlan, vr: VariantResult, rules: SearchRules) -> bool:

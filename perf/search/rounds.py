@@ -177,12 +177,12 @@ class Rounds:
             if not alive:
                 why = "no variant left in contention"
                 break
+            settled = self.decided(alive, max(0, s.rounds.max_rounds - done)) if done >= s.rounds.min_rounds else None
+            if settled:  # said first: a ranking decided by the last round allowed is decided, not cut
+                why = f"{settled} (after {done} rounds)"
+                break
             if done >= s.rounds.max_rounds:
                 why = f"{done} rounds, the most a group gets (max_rounds)"
-                break
-            settled = self.decided(alive, s.rounds.max_rounds - done) if done >= s.rounds.min_rounds else None
-            if settled:
-                why = f"{settled} (after {done} rounds)"
                 break
             with self._lock:
                 index = self.record.next_index()
@@ -296,7 +296,9 @@ class Rounds:
 
     def decided(self, alive: Sequence[str], rounds_left: int) -> str | None:
         """Why the ranking of ``alive`` is decided (module rule 3), ``None`` while it is not: no
-        ladder can still lift its variant, and the leader beats each other contender or
+        ladder can still lift its variant, no member of the tie set measures a level with fewer than
+        ``min_rounds`` rounds (:func:`perf.search.ladder.exploring`: its operating point may still
+        move), and the leader beats each other contender or
         ``rounds_left`` more rounds could not separate them (a settled tie,
         :meth:`perf.analysis.ranking.Comparison.can_separate`)."""
         s = self.setup
@@ -305,6 +307,8 @@ class Rounds:
                 return None
         rank = self.ranking(alive)
         if rank.leader is None:
+            return None
+        if any(ladders.exploring(self.ladders[n], s.plans[n], self._vr(n), s.rounds) for n in rank.names if n in alive):
             return None
         comps = [c for c in rank.comparisons if c.b.variant in alive]
         if any(c.verdict != "a" and c.can_separate(rounds_left) for c in comps):

@@ -73,25 +73,37 @@ def _vr(thr: dict[int, list[float]], p99: float = 1.0) -> VariantResult:
     return VariantResult("v", status="ok", levels=lv)
 
 
-def _update(lad: ladder.Ladder, vr: VariantResult, budget_ms: float | None = None) -> ladder.Ladder:
-    plan = plan_levels("v", 8, LADDER, [1])
+def _update(
+    lad: ladder.Ladder, vr: VariantResult, budget_ms: float | None = None, levels: tuple[int, ...] = LADDER
+) -> ladder.Ladder:
+    plan = plan_levels("v", 8, levels, [1])
     b = Budget(budget_ms) if budget_ms else None
-    return ladder.update(lad, plan, vr, LADDER, True, SearchRules(), RoundRules(), b, None)
+    return ladder.update(lad, plan, vr, levels, True, SearchRules(), RoundRules(), b, None)
 
 
-def test_a_ladder_grows_by_the_levels_a_knee_needs_and_stops_on_two_flat_doublings_judged_on_three_rounds() -> None:
-    plan = plan_levels("v", 8, LADDER, [1])
-    lad = ladder.start(plan, LADDER, True, RoundRules(), None)
-    assert lad.levels == [1, 2, 4, 8]
-    lad = _update(lad, _vr({1: [100], 2: [190], 4: [350], 8: [600]}))
-    assert lad.levels == [1, 2, 4, 8, 16, 32] and lad.end is None  # 4 -> 8 paid: two more levels at once
-    flat = {1: [100] * 2, 2: [190] * 2, 4: [350] * 2, 8: [600] * 2, 16: [610] * 2, 32: [605] * 2}
-    lad = _update(lad, _vr(flat))
-    assert lad.levels[-1] == 32 and lad.end is None  # two flat doublings, but on 2 rounds: not yet
+def test_a_ladder_walks_coarse_levels_first_stops_on_two_flat_doublings_judged_on_three_rounds_then_refines() -> None:
+    tall = ladder_of(AUTO, SearchRules(max_concurrency=256))[0]  # 1, 2, 4 ... 256
+    plan = plan_levels("v", 8, tall, [1])
+    lad = ladder.start(plan, tall, True, RoundRules(), None)
+    assert lad.levels == [1, 4, 16]  # every other doubling: 1 to 16 in three visits
+    assert ladder.coarse(LADDER, RoundRules(), 32) == [1, 4, 16, 32]  # a cap's top is always in
+    lad = _update(lad, _vr({1: [100], 4: [350], 16: [600]}), levels=tall)
+    assert lad.levels == [1, 4, 16, 64] and lad.end is None  # 4 -> 16 paid: the next coarse level
+    flat = {1: [100] * 2, 4: [350] * 2, 16: [600] * 2, 64: [610] * 2}
+    lad = _update(lad, _vr(flat), levels=tall)
+    assert lad.levels[-1] == 64 and lad.end is None  # two flat doublings, but on 2 rounds: not yet
     flat3 = {c: v + v[:1] for c, v in flat.items()}
-    lad = _update(lad, _vr(flat3))
-    assert lad.end is not None and lad.end.rule == "knee" and "from concurrency 8 to 32" in lad.end.reason
-    assert 1 not in lad.active and 8 in lad.active and not ladder.climbing(lad, plan, _vr(flat3), SearchRules())
+    lad = _update(lad, _vr(flat3), levels=tall)
+    assert lad.end is not None and lad.end.rule == "knee" and "2 doublings from concurrency 16 to 64" in lad.end.reason
+    assert not ladder.climbing(lad, plan, _vr(flat3), SearchRules())
+    # the best level (64, by a hair over 16) has 3 rounds: its doubling neighbour 32 joins; 1 retires
+    assert lad.levels == [1, 4, 16, 32, 64] and 32 in lad.active and 1 not in lad.active
+    assert ladder.exploring(lad, plan, _vr(flat3), RoundRules())  # 32 has no round yet
+    # a 5 ms budget (p99 = c ms here): the best within it is 4; 2 and 8 join (8 is below c=16, the
+    # lowest level over the budget, so it may be within), nothing at or above 16
+    lad = ladder.Ladder([1, 4, 16], [1, 4, 16])
+    lad = _update(lad, _vr({c: [100.0 * c] * 3 for c in (1, 4, 16)}), 5.0)
+    assert lad.levels == [1, 2, 4, 8, 16] and lad.end is not None and lad.end.rule == "budget"
 
 
 def test_the_budget_ends_a_ladder_on_its_median_over_three_rounds_and_an_explicit_list_never_climbs() -> None:
