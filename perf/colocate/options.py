@@ -13,6 +13,7 @@ from pydantic.dataclasses import dataclass
 
 from clients.runtimes.options import ServerOptions
 from core.options import NOT_A_FLAG, Flag
+from perf.analysis.paired import GAP_ROUNDS
 from perf.analysis.paired import min_rounds as fewest_rounds
 from perf.measure.host import HOST_BUSY_THRESHOLD_PCT
 from perf.records.colocation import Objective
@@ -140,7 +141,8 @@ class ColocateOptions:
         objective: ``throughput`` (the highest weighted throughput) or ``fewest-instances`` (the
             fewest instances in all; needs a required throughput), every target met either way.
         time_budget_s: Wall time the run may spend (s); ``None``: no budget.
-        min_rounds: Rounds per step at least (default: the paired rule's fewest, 6).
+        min_rounds: Rounds per search step at least (default 3, the paired rule's large-gap tier; the
+            final and brute-force steps measure at least 6).
         max_rounds: Rounds per step at most (default 10).
         window_ms: Each of perf_analyzer's 3 windows in one visit (ms).
         protocol: The protocol perf_analyzer measures with.
@@ -239,7 +241,10 @@ class ColocateOptions:
         "the cut is listed.",
     )
     min_rounds: Annotated[int, Flag(metavar="N", panel=RUN_PANEL)] = Field(
-        default=fewest_rounds(), ge=fewest_rounds(), description="Rounds per step at least (the paired rule needs 6)."
+        default=GAP_ROUNDS,
+        ge=GAP_ROUNDS,
+        description="Rounds per search step at least (a large gap is called from 3; a closer call extends the step up to "
+        "--max-rounds; the final step measures at least 6).",
     )
     max_rounds: Annotated[int, Flag(metavar="N", panel=RUN_PANEL)] = Field(
         default=10,

@@ -19,7 +19,8 @@ every target of a round alike and every comparison is paired within a round):
 3. **final**: the pick and each of its variants alone, in the same rounds: what its neighbours
    cost each model.
 
-A step measures ``min_rounds`` rounds, and more (up to ``max_rounds``) only while a candidate
+A step measures ``min_rounds`` rounds (3 by default: the paired rule calls a large, consistent
+gap from 3; the final and brute-force steps at least 6, the sign test's fewest), and more (up to ``max_rounds``) only while a candidate
 that meets every target is ahead in the median but not yet called, and could still be called in the rounds
 left. Before each round the time it will take is estimated from the visits so far; a round that
 does not fit in the time budget is not measured, and the cut is recorded (never silent).
@@ -37,6 +38,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from perf.analysis.paired import ALPHA, sign_test_p
+from perf.analysis.paired import min_rounds as fewest_rounds
 from perf.colocate import judge, rules
 from perf.colocate.judge import Combination
 from perf.records.colocation import ColocationRecord, ColocationVisit, SearchStep, StepKind
@@ -198,11 +200,16 @@ class CoordinateSearch:
         self.source.prepare(step)
         self.events({"event": "step", "step": step})
         while step.rounds < self.record.max_rounds:
-            if step.rounds >= self.record.min_rounds and not (extend and self._undecided(step)):
+            if step.rounds >= self._min_rounds(kind) and not (extend and self._undecided(step)):
                 break
             self._fit(step, len(targets))
             self._round(step)
         return step
+
+    def _min_rounds(self, kind: StepKind) -> int:
+        """``min_rounds`` for the search's own steps (alone, move); the final and brute-force
+        steps, whose numbers the report states as verdicts, at least the sign test's 6."""
+        return self.record.min_rounds if kind in ("alone", "move") else max(self.record.min_rounds, fewest_rounds())
 
     def _round(self, step: SearchStep) -> None:
         order = list(range(len(step.targets)))

@@ -148,3 +148,20 @@ def test_each_model_is_held_to_its_own_latency_budget() -> None:
     uniform = cs.with_budgets(cs.record(9), dict.fromkeys(cs.MODELS, 3.0))
     src = cs.SynthSource(9)
     assert CoordinateSearch(uniform, src, clock=src.clock).run() is None
+
+
+def test_three_round_moves_by_the_large_gap_tier_find_the_same_best_for_fewer_visits() -> None:
+    """The command's default (``--min-rounds 3``): a move's clear gaps are called in 3 rounds,
+    closer calls extend the step; the final step keeps the sign test's 6."""
+    from perf.colocate.options import ColocateOptions
+
+    assert ColocateOptions.__dataclass_fields__["min_rounds"].default.default == 3  # pydantic Field in a dataclass
+    for seed in SEEDS:
+        src6, rec6 = cs.SynthSource(seed), cs.record(seed)
+        assert CoordinateSearch(rec6, src6, clock=src6.clock).run() == cs.true_best()
+        src3, rec3 = cs.SynthSource(seed), cs.record(seed)
+        rec3.min_rounds = 3
+        assert CoordinateSearch(rec3, src3, clock=src3.clock).run() == cs.true_best(), rec3.pick_reason
+        assert src3.visits < src6.visits
+        assert rec3.steps[-1].kind == "final" and rec3.steps[-1].rounds >= 6
+        assert any(s.kind == "move" and s.rounds < 6 for s in rec3.steps)
