@@ -24,8 +24,8 @@ the ranked variants; ``exp(level effect)`` is the level's throughput in the medi
 only *orders* levels and variants; every verdict is the paired rule.
 
 **Operating point** (:func:`operating_point`): per variant, the concurrency level with the
-highest round-adjusted throughput, among its levels with the rounds a verdict needs (6) when it
-has any (a level retired or reached after a few rounds cannot back a comparison; a variant
+highest round-adjusted throughput, among its levels with the rounds the earliest verdict needs
+(3, a large gap's) when it has any (a level retired or reached after a few rounds cannot back a comparison; a variant
 with none such is ranked on all its levels); the leader is named at its best level whatever
 its rounds (its peak), and compared through its levels that have them; under a latency budget, among the levels whose latency
 percentile, median over their rounds, is within the budget (the report also says in how many
@@ -49,7 +49,9 @@ search stopped measuring because a ranked variant beat it by the rule, at the le
 search compared, and no ladder could lift it, stays beaten: its comparison is that one,
 re-computed on the recorded rounds (``dropped``), so the tie set never holds a variant the
 console said was beaten. Only when the recorded rounds no longer back the drop does it rank
-by its operating point like any other.
+by its operating point like any other. A drop holds in the ranking it was made in only (the
+caller passes ``dropped`` to it: :mod:`perf.analysis.recommendation`): one made under the
+sweep's latency budget is no verdict on peaks, nor under another budget.
 """
 
 from __future__ import annotations
@@ -266,7 +268,7 @@ def operating_point(
     cands = [s for s in (summary(vr, side, budget_ms, latency_metric, adjusted) for side in levels_of(vr)) if s is not None]
     if budget_ms is not None:
         cands = [s for s in cands if s.latency_ms is not None and s.latency_ms <= budget_ms]
-    enough = [s for s in cands if s.rounds >= MIN_ROUNDS] if backed else []  # levels a verdict can rest on
+    enough = [s for s in cands if s.rounds >= GAP_ROUNDS] if backed else []  # levels a verdict can rest on (a large gap's)
     return max(enough or cands, key=lambda s: (s.adjusted_infer_per_s, -(s.latency_ms or 0.0)), default=None)
 
 

@@ -342,9 +342,9 @@ def _paired(
 ) -> Recommendation:
     """:func:`recommend` for a rounds sweep (module docstring)."""
     metric = latency_metric(pct)
-    dropped = dropped_by_search(run.search.decisions) if run.search is not None else None
-    peak = rank_variants(run.variants, None, metric, dropped)
-    under = rank_variants(run.variants, budget_ms, metric, dropped) if budget_ms is not None else None
+    own, drops = run.settings.get("latency_budget_ms"), dropped_by_search(run.search.decisions) if run.search else None
+    peak = rank_variants(run.variants, None, metric, drops if own is None else None)  # a drop holds in its own ranking only
+    under = rank_variants(run.variants, budget_ms, metric, drops if own == budget_ms else None) if budget_ms else None
     best_peak = _paired_choice(peak, points)
     best_under = _paired_choice(under, points) if under is not None else None
     if under is not None and best_under is None and cands:

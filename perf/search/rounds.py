@@ -263,15 +263,17 @@ class Rounds:
                 self.events({**event, "provisional": True})
 
     def _prune(self, alive: Sequence[str]) -> None:
-        """Drop contenders the leader beats by the paired rule and whose ladder cannot lift them.
+        """Drop contenders the leader beats by the paired rule and whose ladder cannot lift them (not
+        climbing, no level with fewer than ``min_rounds`` rounds).
         Nothing else drops a variant: a latency over the budget is an absolute number, which
         other processes' load inflates alike for every variant, so it is never a reason here."""
         s = self.setup
         rank = self.ranking(alive)
         for comp in rank.comparisons:
             name = comp.b.variant
-            if comp.verdict != "a" or ladders.climbing(self.ladders[name], s.plans[name], self._vr(name), s.rules):
-                continue
+            lad, plan, vr = self.ladders[name], s.plans[name], self._vr(name)
+            if comp.verdict != "a" or ladders.climbing(lad, plan, vr, s.rules) or ladders.exploring(lad, plan, vr, s.rounds):
+                continue  # a ladder still climbing, or a level it just added (refinement), may lift it
             self._drop(
                 name,
                 comp.b.concurrency,

@@ -115,11 +115,14 @@ def test_the_picks_other_levels_separate_a_runner_up_its_operating_point_shares_
 
 
 def test_an_operating_point_is_a_level_with_the_rounds_a_verdict_needs_when_the_variant_has_one() -> None:
-    # c=2 looks best on 3 rounds (retired early); c=4 has 8 rounds: the comparison can rest on c=4 only
-    v = _vr("v", {**{(2, r): 450.0 for r in range(3)}, **{(4, r): 400.0 for r in range(8)}})
+    # c=2 looks best on 2 rounds (retired early); c=4 has 8 rounds: the comparison can rest on c=4 only
+    v = _vr("v", {**{(2, r): 450.0 for r in range(2)}, **{(4, r): 400.0 for r in range(8)}})
     assert operating_point(v).side.concurrency == 4
+    # 3 rounds are enough (a large gap is called from 3): a variant pruned early is compared at its best level
+    u = _vr("u", {**{(16, r): 1500.0 for r in range(3)}, **{(1, r): 400.0 for r in range(8)}})
+    assert operating_point(u).side.concurrency == 16
     # a variant without such a level is ranked on all its levels
-    w = _vr("w", {**{(2, r): 450.0 for r in range(3)}, **{(4, r): 400.0 for r in range(5)}})
+    w = _vr("w", {**{(2, r): 450.0 for r in range(2)}, **{(4, r): 400.0 for r in range(2)}})
     assert operating_point(w).side.concurrency == 2
 
 

@@ -9,7 +9,7 @@ from perf.analysis.ranking import MIN_ROUNDS
 from perf.records.levels import LevelResult
 from perf.records.results import VariantResult
 from perf.records.rounds import RoundRules
-from perf.records.search import SearchRules
+from perf.records.search import SearchDecision, SearchRules
 from perf.search import budget, ladder
 from perf.search.plan import plan_levels
 from perf.search.policy import AUTO, Budget
@@ -116,3 +116,30 @@ def test_the_budget_ends_a_ladder_on_its_median_over_three_rounds_and_an_explici
     assert end is not None and end.rule == "budget" and "median of 3 rounds" in end.reason
     fixed = ladder.start(plan, (1, 4), False, RoundRules(), None)
     assert fixed.levels == [1, 4] and not ladder.climbing(fixed, plan, _vr({1: [1.0]}), SearchRules())
+
+
+def test_a_variant_whose_ladder_just_added_a_level_is_not_pruned_on_its_older_levels() -> None:
+    """The trial's case: under a budget a variant was dropped on its c=1 while c=2 (its best's
+    neighbour, just added) had no rounds yet and would have lifted it."""
+    from perf.records.results import RunResult
+    from perf.records.rounds import RoundsRecord
+    from perf.records.search import SearchRecord
+    from perf.search.rounds import Rounds, Setup
+
+    a = VariantResult(
+        "a", status="ok", levels=[LevelResult(1, 1, r, throughput_infer_per_s=1000.0 + r, latency_p99_ms=1.0) for r in range(6)]
+    )
+    b = VariantResult(
+        "b", status="ok", levels=[LevelResult(1, 1, r, throughput_infer_per_s=300.0 + r, latency_p99_ms=1.0) for r in range(6)]
+    )
+    run = RunResult("r", "now", variants=[a, b])
+    run.search, run.rounds = SearchRecord("prune", True), RoundsRecord(seed=1)
+    plans = {n: plan_levels(n, 8, LADDER, [1]) for n in ("a", "b")}
+    sched = Rounds(run, Setup(plans, LADDER, True, SearchRules(), RoundRules()), 1.0)
+    end = SearchDecision(variant="b", rule="cap", concurrency=4, reason="")
+    sched.ladders = {"a": ladder.Ladder([1], [1], end=end), "b": ladder.Ladder([1, 2], [1, 2], end=end)}
+    sched._prune(["a", "b"])
+    assert run.search.decision("b") is None  # c=2 has no round yet: it may lift b
+    sched.ladders["b"] = ladder.Ladder([1], [1], end=end)
+    sched._prune(["a", "b"])
+    assert run.search.decision("b").rule == "pruned"  # nothing left to lift it: a beats it on 6 rounds

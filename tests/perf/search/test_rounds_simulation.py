@@ -30,7 +30,7 @@ def test_a_quiet_host_separates_every_variant_in_seven_rounds() -> None:
     assert run.rounds.ended.startswith("ranking decided (after ")
     assert len(run.rounds.rounds) <= 7  # coarse levels from round 1, the best's neighbours 3 rounds after
     pruned = {d.variant for d in run.search.decisions if d.rule == "pruned"}
-    assert pruned == {"v_second", "v_third", "v_fourth"}
+    assert "v_fourth" in pruned and pruned <= {"v_second", "v_third", "v_fourth"}  # not while a new level may lift one
     # the pick's operating point is found at the doubling ladder's resolution: a neighbour of its
     # best coarse level joined, and the low levels retired
     best = sched.ladders["v_best"]
