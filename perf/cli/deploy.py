@@ -95,6 +95,8 @@ def export_deployment(
         click.echo(f"resources: {why}")
     click.echo(f"image: {bundle.plan.image}")
     click.echo(f"bundle: {bundle.folder} (README.md says how to deploy it)")
+    if bundle.previous is not None:
+        click.echo(f"the previous bundle there is kept as {bundle.previous}")
 
 
 def _is_colocation_run(run_dir: Path) -> bool:

@@ -62,6 +62,7 @@ class Bundle:
         files: Every manifest file written.
         measured: What the run measured of it (threads, server CPU; :mod:`perf.deploy.measured`).
         differences: README lines: what differs between what was measured and the bundle's config.
+        previous: Where a previous bundle at ``folder`` was kept (:func:`move_in`), else ``None``.
     """
 
     folder: Path
@@ -71,6 +72,7 @@ class Bundle:
     files: tuple[Path, ...]
     measured: Measured | None = None
     differences: tuple[str, ...] = ()
+    previous: Path | None = None
 
 
 def _check_same(rv: RepositoryVariant, measured: dict | None) -> None:
@@ -182,6 +184,21 @@ def _check_out(out: Path) -> None:
         )
 
 
+def move_in(tmp: Path, out: Path) -> Path | None:
+    """Move the finished bundle ``tmp`` to ``out``; a previous bundle there is kept beside it as
+    ``<out>.previous-N`` (the lowest free N, returned; ``None`` when there was none), so that a
+    second export never loses what a user added to or changed in the first one."""
+    kept = None
+    if out.exists():
+        n = 1
+        while (kept := out.parent / f"{out.name}.previous-{n}").exists():
+            n += 1
+        out.rename(kept)
+        log.warning("a previous bundle was at %s: kept as %s", out, kept)
+    tmp.rename(out)
+    return kept
+
+
 def export_deployment(
     run_dir: Path,
     variant: str | None = None,
@@ -198,7 +215,7 @@ def export_deployment(
         run_dir: The run folder (``results.json``).
         variant: The variant; ``None``: the run's recommendation (:func:`choose_variant`).
         out: Bundle folder [default: ``<run_dir>/deployment-<variant>``]; a previous bundle
-            there is replaced.
+            there is kept beside it as ``<out>.previous-N`` (:func:`move_in`).
         repository: The repository holding the variant [default: the one the run swept].
         name: Kubernetes name of the Deployment and Service [default: :func:`perf.deploy.k8s.k8s_name`].
         image: Server image [default: the run's container image, else NVIDIA's image of
@@ -239,8 +256,7 @@ def export_deployment(
         files = (out / MANIFEST_DIR / STORAGE_FILE, out / MANIFEST_DIR / SERVER_FILE)
         bundle = Bundle(out, chosen, plan, note, files, m, tuple(difference_lines(m, ServedSettings.of(config))))
         (tmp / README_FILE).write_text("\n".join(readme(bundle, run, repo)) + "\n")
-        shutil.rmtree(out, ignore_errors=True)
-        tmp.rename(out)
+        bundle = dataclasses.replace(bundle, previous=move_in(tmp, out))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     log.info("deployment bundle for %s written to %s", chosen.variant, out)

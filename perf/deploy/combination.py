@@ -31,7 +31,7 @@ from clients.runtimes.options import DEFAULT_TAG, image_for_tag
 from core.errors import PerfError
 from perf.colocate import judge
 from perf.deploy import k8s
-from perf.deploy.bundle import README_FILE, copy_variant, source_variant
+from perf.deploy.bundle import README_FILE, copy_variant, move_in, source_variant
 from perf.deploy.readme import BUNDLE_REPOSITORY, MANIFEST_DIR, SERVER_FILE, STORAGE_FILE
 from perf.markdown import fmt
 from perf.records import colocation
@@ -131,8 +131,7 @@ def export_combination(
         (tmp / MANIFEST_DIR / STORAGE_FILE).write_text(k8s.to_yaml([k8s.claim(plan), k8s.loader_pod(plan)]))
         (tmp / MANIFEST_DIR / SERVER_FILE).write_text(k8s.to_yaml([k8s.deployment(plan), k8s.service(plan)]))
         (tmp / README_FILE).write_text("\n".join([*readme_lines(rec, notes), *kubernetes_lines(rec, plan)]) + "\n")
-        shutil.rmtree(out, ignore_errors=True)
-        tmp.rename(out)
+        move_in(tmp, out)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     log.info("combination bundle written to %s", out)

@@ -258,8 +258,13 @@ def test_an_existing_folder_is_replaced_only_when_it_is_a_bundle(run_dir: Path, 
         export_deployment(run_dir, CPU1, out)
     assert (out / "notes.txt").read_text() == "keep me"
     first = export_deployment(run_dir, CPU1, tmp_path / "bundle")
+    (first.folder / "MYNOTES.txt").write_text("my edits")  # what a user adds to a bundle is never lost
     again = export_deployment(run_dir, GPU.name, tmp_path / "bundle")
     assert not (first.folder / "model_repository" / CPU1).exists() and (again.folder / "model_repository" / GPU.name).is_dir()
+    assert first.previous is None and again.previous == tmp_path / "bundle.previous-1"
+    assert (again.previous / "MYNOTES.txt").read_text() == "my edits" and (again.previous / "model_repository" / CPU1).is_dir()
+    third = export_deployment(run_dir, CPU1, tmp_path / "bundle")
+    assert third.previous == tmp_path / "bundle.previous-2"
 
 
 def test_resources_from_each_instance_kind():
