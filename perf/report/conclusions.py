@@ -204,10 +204,10 @@ def _runner_up(ok: list[VariantResult], best: str, batch_size: int, pts: dict[st
     return max(peaks, key=lambda p: p.value(THROUGHPUT), default=None)
 
 
-def _share(p: Point) -> float | None:
-    q = p.get("server_queue_us")
-    comp = sum(p.get(m) or 0 for m in ("server_compute_input_us", "server_compute_infer_us", "server_compute_output_us"))
-    return None if q is None or q + comp == 0 else 100.0 * q / (q + comp)
+def _share(p: Point) -> tuple[float | None, float]:
+    """(queue % of server time, compute µs: input + infer + output)."""
+    q, comp = p.get("server_queue_us"), sum(p.get(f"server_compute_{k}_us") or 0 for k in ("input", "infer", "output"))
+    return (None if q is None or q + comp == 0 else 100.0 * q / (q + comp)), comp
 
 
 def _per_inference_us(p: Point) -> float | None:
@@ -217,10 +217,10 @@ def _per_inference_us(p: Point) -> float | None:
 
 
 def _explain(name: str, p: Point, gpu: str | None) -> str:
-    share = _share(p)
-    text = (
+    share, comp = _share(p)
+    text = (  # the compute the queue's share is of: input + infer + output (_share's own sum)
         f"`{name}`{flag_mark(p.status)} spent {fmt(p.get('server_queue_us'), 0)} µs per request queued and "
-        f"{fmt(p.get('server_compute_infer_us'), 0)} µs in compute infer"
+        f"{fmt(comp, 0)} µs in compute (input + infer + output; {fmt(p.get('server_compute_infer_us'), 0)} µs infer)"
     )
     if share is not None:
         text += f" (queue = {share:.0f} % of server time: {say('server_time', Facts(queue_share_pct=share))})"

@@ -172,8 +172,8 @@ def test_report_content_cpu_only(tmp_path: Path):
     )
     assert "executions held 14.00 inferences on average (≈400 µs of compute per inference)" in text
     assert (
-        "`mlp_onnx_cpu1_nodb_mbs64` spent 800 µs per request queued and 400 µs in compute infer (queue = 66 % of server time: requests mostly waited for a busy instance)"
-        in text
+        "`mlp_onnx_cpu1_nodb_mbs64` spent 800 µs per request queued and 418 µs in compute (input + infer + output; 400 µs "
+        "infer) (queue = 66 % of server time: requests mostly waited for a busy instance)" in text
     )
     assert "1 level(s) did not reach a stable measurement (`mlp_onnx_cpu2_nodb_mbs64` c=8)" in text
     assert not re.search(r"\bnan\b", text, re.I)
