@@ -188,13 +188,14 @@ def move_in(tmp: Path, out: Path) -> Path | None:
     """Move the finished bundle ``tmp`` to ``out``; a previous bundle there is kept beside it as
     ``<out>.previous-N`` (the lowest free N, returned; ``None`` when there was none), so that a
     second export never loses what a user added to or changed in the first one."""
-    kept = None
-    if out.exists():
-        n = 1
-        while (kept := out.parent / f"{out.name}.previous-{n}").exists():
-            n += 1
-        out.rename(kept)
-        log.warning("a previous bundle was at %s: kept as %s", out, kept)
+    if not out.exists():
+        tmp.rename(out)
+        return None
+    n = 1
+    while (kept := out.parent / f"{out.name}.previous-{n}").exists():
+        n += 1
+    out.rename(kept)
+    log.warning("a previous bundle was at %s: kept as %s", out, kept)
     tmp.rename(out)
     return kept
 
