@@ -156,8 +156,7 @@ def _numbers(
             f"(`{top.variant}` at concurrency {top.concurrency}{flag_mark(top.status)}), but the paired ranking over "
             "the rounds they shared does not put them ahead (see **Paired ranking**)."
         )
-    elif top is not None and (second is None or top.variant != second.variant):
-        # a flagged level measured more, but its spread covers its lead (perf.analysis.recommendation's rule)
+    elif top is not None and (second is None or top.variant != second.variant):  # its spread covers its lead (recommendation)
         head.append(
             f"{len(higher)} flagged level(s) measured more, up to {fmt(top.get(THROUGHPUT))} infer/s (`{top.variant}` "
             f"at concurrency {top.concurrency}, {top.status}), but none leads the best stable level by more than "
@@ -195,11 +194,12 @@ def _at_batch(batch_size: int) -> str:
 
 
 def _runner_up(ok: list[VariantResult], best: str, batch_size: int, pts: dict[str, list[Point]]) -> Point | None:
-    """Peak point of the variant with the second-highest peak throughput at ``batch_size``."""
+    """Peak point of the second-highest peak at ``batch_size`` among series of the best's input size."""
+    size = {v.name: (v.params or {}).get("shape") for v in ok}
     peaks = [
         max(curve(pts[v.name], batch_size), key=lambda p: p.value(THROUGHPUT))
         for v in ok
-        if v.name != best and curve(pts[v.name], batch_size)
+        if v.name != best and curve(pts[v.name], batch_size) and size[v.name] == size.get(best)
     ]
     return max(peaks, key=lambda p: p.value(THROUGHPUT), default=None)
 

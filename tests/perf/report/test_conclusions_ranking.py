@@ -76,3 +76,18 @@ def _copy(tmp_path):
     d = tmp_path / "plain"
     shutil.copytree(DEMO_RUN, d)
     return d
+
+
+def test_a_shape_sweeps_runner_up_is_a_series_of_the_picks_own_size():
+    """The new-user trial: `--shapes seq=8,128` named the pick's own variant at seq=128 "the
+    runner-up ... -17.3 % against the best"; an input size is the client's, not a rival."""
+    run = results.load(DEMO_RUN)
+    rec = recommend(run, None)
+    best = rec.best_peak.variant
+    for v in run.variants:
+        v.params = {**(v.params or {}), "shape": "seq=8" if v.name == best else "seq=128"}
+    text = "\n".join(conclusions(run, rec))
+    assert "The runner-up" not in text
+    second = next(v for v in run.variants if v.name != best and v.status == "ok")
+    second.params["shape"] = "seq=8"  # the one series of the pick's size: it is the runner-up
+    assert f"The runner-up, `{second.name}`" in "\n".join(conclusions(run, recommend(run, None)))
