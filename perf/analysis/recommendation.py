@@ -344,7 +344,7 @@ def _paired(
     metric = latency_metric(pct)
     own, drops = run.settings.get("latency_budget_ms"), dropped_by_search(run.search.decisions) if run.search else None
     peak = rank_variants(run.variants, None, metric, drops if own is None else None)  # a drop holds in its own ranking only
-    under = rank_variants(run.variants, budget_ms, metric, drops if own == budget_ms else None) if budget_ms else None
+    under = rank_variants(run.variants, budget_ms, metric, drops if own == budget_ms else None) if budget_ms is not None else None
     best_peak = _paired_choice(peak, points)
     best_under = _paired_choice(under, points) if under is not None else None
     if under is not None and best_under is None and cands:
