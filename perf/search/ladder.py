@@ -23,7 +23,11 @@ Rules (thresholds: :class:`~perf.records.search.SearchRules` and
 * **Refinement**: once a variant's best level (round-adjusted, within the budget) has
   ``min_rounds`` rounds, the doubling-ladder levels next to it (half and double, not above
   the ladder's top, not at or above a level whose latency is over the budget) join it, so the
-  operating point is found at the doubling ladder's resolution; again around a new best.
+  operating point is found at the doubling ladder's resolution; again around a new best. Not
+  the half below a best that is the ladder's top while the step into it still pays (median
+  paired gain above ``min_gain_pct``): throughput is still rising there, and in a closed loop
+  (perf_analyzer's concurrency mode) it does not fall as concurrency rises until past its peak,
+  so the level below cannot be the operating point; its visits would only delay the verdicts.
 * **Stop** (recorded as a :class:`~perf.records.search.SearchDecision`): ``knee`` when the
   top ``flat_window`` (2) doublings are flat, each step on at least ``min_rounds`` (3) paired
   rounds — one flat doubling is not enough (Model Analyzer waits for 4 levels without gain; 2
@@ -214,7 +218,7 @@ def update(
     elif above and tentative < rounds.flat_window and not (budget is not None and lat is not None and lat > budget.ms):
         levels += above[: math.ceil((rounds.flat_window - tentative) / max(1, rounds.first_step))]
     lad.levels, lad.end = levels, end
-    lad.levels = sorted(set(lad.levels) | set(_refined(lad, plan, vr, full(ladder, cap), rounds, budget)))
+    lad.levels = sorted(set(lad.levels) | set(_refined(lad, plan, vr, full(ladder, cap), rules, rounds, budget)))
     lad.active = _active(lad, plan, vr, rules, rounds, budget)
     return lad
 
@@ -233,7 +237,13 @@ def _best(
 
 
 def _refined(
-    lad: Ladder, plan: VariantPlan, vr: VariantResult, doubling: list[int], rounds: RoundRules, budget: Budget | None
+    lad: Ladder,
+    plan: VariantPlan,
+    vr: VariantResult,
+    doubling: list[int],
+    rules: SearchRules,
+    rounds: RoundRules,
+    budget: Budget | None,
 ) -> list[int]:
     """The doubling-ladder levels next to the variant's best (module rule "Refinement")."""
     best = _best(vr, plan, lad.levels, budget)
@@ -242,7 +252,17 @@ def _refined(
     c = best.side.concurrency
     over = [x for x in lad.levels if budget is not None and (_latency(vr, plan, x, budget)[0] or 0.0) > budget.ms]
     ceiling = min(over, default=max(lad.levels) + 1)
-    return [n for n in (c // 2, c * 2) if n in doubling and n <= max(lad.levels) and n < ceiling and n not in lad.levels]
+    near = [n for n in (c // 2, c * 2) if n in doubling and n <= max(lad.levels) and n < ceiling and n not in lad.levels]
+    return [n for n in near if not (n < c and _rising_top(lad, plan, vr, c, rules))]
+
+
+def _rising_top(lad: Ladder, plan: VariantPlan, vr: VariantResult, c: int, rules: SearchRules) -> bool:
+    """``c`` is the ladder's top and the step into it still pays (module rule "Refinement")."""
+    levels = sorted(lad.levels)
+    if c != levels[-1] or len(levels) < 2:
+        return False
+    gains = step_gains(vr, plan, levels[-2], c)
+    return bool(gains) and statistics.median(gains) * 100.0 > rules.min_gain_pct
 
 
 def _active(

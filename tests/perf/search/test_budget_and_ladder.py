@@ -143,3 +143,18 @@ def test_a_variant_whose_ladder_just_added_a_level_is_not_pruned_on_its_older_le
     sched.ladders["b"] = ladder.Ladder([1], [1], end=end)
     sched._prune(["a", "b"])
     assert run.search.decision("b").rule == "pruned"  # nothing left to lift it: a beats it on 6 rounds
+
+
+def test_no_level_joins_below_a_best_at_the_top_of_the_ladder_while_the_step_into_it_still_pays() -> None:
+    """bench_search's case: every variant rose from 4 to 16, the cap; refining 8 under a rising
+    top cost three rounds per variant and blocked every prune until they were measured."""
+    capped = (1, 2, 4, 8, 16)
+    rising = _vr({1: [100.0] * 3, 4: [350.0] * 3, 16: [700.0] * 3})
+    lad = _update(ladder.Ladder([1, 4, 16], [1, 4, 16]), rising, levels=capped)
+    assert lad.end is not None and lad.end.rule == "cap" and lad.levels == [1, 4, 16]
+    # the same top reached on a flat step (past the knee): the half below may be the peak, it joins
+    flat = _vr({1: [100.0] * 3, 4: [650.0] * 3, 16: [660.0] * 3})
+    assert _update(ladder.Ladder([1, 4, 16], [1, 4, 16]), flat, levels=capped).levels == [1, 4, 8, 16]
+    # a best inside the ladder still gets both neighbours
+    inside = _vr({1: [100.0] * 3, 4: [700.0] * 3, 16: [400.0] * 3})
+    assert _update(ladder.Ladder([1, 4, 16], [1, 4, 16]), inside, levels=capped).levels == [1, 2, 4, 8, 16]
