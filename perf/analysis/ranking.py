@@ -9,12 +9,11 @@ shuffle spreads what it did within a round over every variant alike.
 
 **Comparisons** (:func:`compare`): A (a variant at a level) against B over the rounds in which
 both have numbers: the ratio ``T_A / T_B`` per round (T: infer/s) judged by the project's one
-paired rule (:mod:`perf.analysis.paired`: an exact two-sided sign test at 5 %, at least 6
-rounds; or a large gap, at least 3 rounds all agreeing by 1.1x or more, by a t-test on the log
-ratios at 0.5 %), reported with the median ratio, its min–max,
-the rounds won, the p-value, and the median per-round difference of the latency percentile
-the budget is on (ms). A pair still "not distinguishable" is *settled* as a tie when even
-winning every round left (up to ``max_rounds``) could not reach 5 % (:meth:`Comparison.can_separate`).
+paired rule (:mod:`perf.analysis.paired`: a sign test over 6 rounds, or a large gap over 3),
+reported with the median ratio, its min–max, the rounds won, the p-value, and the median
+per-round difference of the budget's latency percentile (ms). A pair still "not
+distinguishable" is *settled* as a tie when even winning every round left (up to
+``max_rounds``) could not reach the rule (:meth:`Comparison.can_separate`).
 
 **Round-adjusted throughput** (:class:`Adjusted`): levels are not all measured in the same
 rounds (a ladder grows, levels retire, variants are dropped), so their plain medians would
@@ -25,32 +24,30 @@ only *orders* levels and variants; every verdict is the paired rule.
 
 **Operating point** (:func:`operating_point`): per variant, the concurrency level with the
 highest round-adjusted throughput, among its levels with the rounds the earliest verdict needs
-(3, a large gap's) when it has any (a level retired or reached after a few rounds cannot back a comparison; a variant
-with none such is ranked on all its levels); the leader is named at its best level whatever
-its rounds (its peak), and compared through its levels that have them; under a latency budget, among the levels whose latency
-percentile, median over their rounds, is within the budget (the report also says in how many
-of its rounds the pick was within it). **Ranking** (:func:`rank_variants`): the leader is the
-variant with the highest round-adjusted throughput at its operating point that no other
-variant beats by the rule; the **tie set** is the leader and every variant it does not beat.
+(3, a large gap's) when it has any (else all its levels); the leader is named at its best level
+whatever its rounds (its peak), and compared through its levels that have them; under a latency
+budget, among the levels whose latency percentile as the budget judges it
+(:mod:`perf.analysis.budget_latency`: the median over its rounds, its quieter rounds where some
+were host busy) is within the budget (the report also says in how many of its rounds).
+**Ranking** (:func:`rank_variants`): the leader has the highest round-adjusted throughput at its
+operating point of the variants no other beats by the rule; the **tie set** is the leader and
+every variant it does not beat.
 A pick is named alone only when the tie set has one member. In a shape sweep (``--shapes``: one
 series per variant and size) the leader is compared with the series of its own size only: an
 input size is the client's, not a setting to pick.
 
-**The pick's other levels**: levels join a ladder in different rounds, so the leader's
-operating point and a runner-up's may share fewer rounds than the rule needs even when a wide
-gap separates them. The leader's *variant* beats a runner-up also when another of its levels
-(within the budget, under one) beats the runner-up's operating point by the rule and none of
-its levels loses to it: the runner-up's best is below what the pick's variant does there. Each
-such comparison still needs the rule's 6 rounds; looking at several of the pick's levels makes
-a tie set a little more likely to shrink than one comparison's 5 % says.
+**The pick's other levels**: the leader's operating point and a runner-up's may share fewer
+rounds than the rule needs (levels join a ladder in different rounds). The leader's *variant*
+beats a runner-up also when another of its levels (within the budget, under one) beats the
+runner-up's operating point by the rule and none of its levels loses to it. Looking at several
+of the pick's levels makes a tie set a little more likely to shrink than one comparison's 5 % says.
 
 **Dropped by the search** (``--search prune``, :mod:`perf.search.rounds`): a variant the
 search stopped measuring because a ranked variant beat it by the rule, at the levels the
-search compared, and no ladder could lift it, stays beaten: its comparison is that one,
-re-computed on the recorded rounds (``dropped``), so the tie set never holds a variant the
-console said was beaten. Only when the recorded rounds no longer back the drop does it rank
-by its operating point like any other. A drop holds in the ranking it was made in only (the
-caller passes ``dropped`` to it: :mod:`perf.analysis.recommendation`): one made under the
+search compared, stays beaten: its comparison is that one, re-computed on the recorded rounds
+(``dropped``), so the tie set never holds a variant the console said was beaten; when the
+rounds no longer back the drop, it ranks like any other. A drop holds in the ranking it was
+made in only (:mod:`perf.analysis.recommendation` passes ``dropped``): one made under the
 sweep's latency budget is no verdict on peaks, nor under another budget.
 """
 
@@ -61,8 +58,10 @@ import math
 import statistics
 from collections.abc import Iterable, Mapping
 
+from perf.analysis.budget_latency import Judged, judged
 from perf.analysis.paired import ALPHA, GAP_ROUNDS, Paired, min_rounds, paired, sign_test_p
 from perf.analysis.stats import THROUGHPUT
+from perf.records.levels import LevelResult
 from perf.records.results import VariantResult
 from perf.records.search import SearchDecision
 
@@ -88,12 +87,16 @@ class Side:
         )
 
 
+def records(vr: VariantResult, side: Side) -> list[LevelResult]:
+    """``side``'s level's records, one per round (concurrency levels only)."""
+    key = (None, side.concurrency, side.batch_size, side.shape)
+    return [lv for lv in vr.levels if (lv.request_rate, lv.concurrency, lv.batch_size, lv.shape) == key]
+
+
 def per_round(vr: VariantResult, side: Side, metric: str = THROUGHPUT) -> dict[int, float]:
     """Round -> ``metric`` of ``side``'s level in that round (levels with numbers only)."""
     out = {}
-    for lv in vr.levels:
-        if (lv.request_rate, lv.concurrency, lv.batch_size, lv.shape) != (None, side.concurrency, side.batch_size, side.shape):
-            continue
+    for lv in records(vr, side):
         v = getattr(lv, metric)
         if lv.ok and v is not None and (metric != THROUGHPUT or v > 0):
             out[lv.trial] = float(v)
@@ -151,11 +154,8 @@ class Comparison:
             return f"`{self.a.variant}` beats `{self.b.variant}`"
         if self.verdict == "b":
             return f"`{self.b.variant}` beats `{self.a.variant}`"
-        n = len(self.rounds)
-        if n < GAP_ROUNDS:
-            return (
-                f"not distinguishable at this noise ({n} rounds; a verdict needs {GAP_ROUNDS} on a large gap, else {MIN_ROUNDS})"
-            )
+        if (n := len(self.rounds)) < GAP_ROUNDS:
+            return f"not distinguishable at this noise ({n} rounds; a verdict needs {GAP_ROUNDS} on a large gap, else {MIN_ROUNDS})"  # fmt: skip
         return "not distinguishable at this noise" + (
             f" ({n} rounds; a verdict needs {MIN_ROUNDS} unless the gap is large)" if n < MIN_ROUNDS else ""
         )
@@ -220,10 +220,11 @@ class Operating:
     Attributes:
         side: The variant and level.
         throughput_infer_per_s: Median throughput over its rounds.
-        latency_ms: Median latency on the budget's percentile (ms), ``None`` when not measured.
+        latency_ms: The budget's latency percentile as the budget judges it (ms, :attr:`latency`), ``None`` when not measured.
         rounds: Rounds with numbers at this level.
         within_budget: Rounds whose latency was within the budget (``None`` without a budget).
         adjusted_infer_per_s: Round-adjusted throughput (:class:`Adjusted`; the median when not adjusted).
+        latency: How :attr:`latency_ms` was taken (:mod:`perf.analysis.budget_latency`; ``None``: not measured).
     """
 
     side: Side
@@ -232,6 +233,7 @@ class Operating:
     rounds: int
     within_budget: int | None = None
     adjusted_infer_per_s: float = 0.0
+    latency: Judged | None = None
 
 
 def levels_of(vr: VariantResult) -> list[Side]:
@@ -247,11 +249,11 @@ def summary(
     thr = per_round(vr, side)
     if not thr:
         return None
-    lat = per_round(vr, side, latency_metric)
+    lat, judge = per_round(vr, side, latency_metric), judged(records(vr, side), latency_metric)
     within = None if budget_ms is None else sum(1 for v in lat.values() if v <= budget_ms)
     med = statistics.median(thr.values())
     adj = adjusted.of(side) if adjusted is not None else None
-    return Operating(side, med, statistics.median(lat.values()) if lat else None, len(thr), within, med if adj is None else adj)
+    return Operating(side, med, judge.ms if judge else None, len(thr), within, med if adj is None else adj, judge)
 
 
 def operating_point(
@@ -355,11 +357,9 @@ def rank_variants(
 
 
 def _within(vr: VariantResult, side: Side, budget_ms: float | None, latency_metric: str) -> bool:
-    """``side``'s latency percentile, median over its rounds, is within ``budget_ms`` (always, without one)."""
-    if budget_ms is None:
-        return True
-    lat = per_round(vr, side, latency_metric)
-    return bool(lat) and statistics.median(lat.values()) <= budget_ms
+    """``side``'s latency percentile as the budget judges it is within ``budget_ms`` (always, without one)."""
+    judge = judged(records(vr, side), latency_metric)
+    return budget_ms is None or (judge is not None and judge.ms <= budget_ms)
 
 
 def _other_levels(

@@ -16,11 +16,10 @@ Ranking rule (every pick, in the report, the CLI summary and ``scripts/gpu_check
    is picked, also in words.
 
 A **rounds** sweep (``results.json`` with ``rounds``; the default design) is ranked by its
-paired rounds instead (:mod:`perf.analysis.ranking`, :mod:`perf.analysis.paired`): the pick is the paired
-ranking's leader at its operating point (under the budget: among the levels whose latency percentile,
-median over their rounds, is within it), flags or not (a round's variants shared the host's state; the flag stays). Where the
-leader does not beat a runner-up by the paired rule, the pick names the **tie set**
-(:attr:`Choice.tie_set`) instead of a winner by noise, and says what it beats.
+paired rounds instead (:mod:`perf.analysis.ranking`): the pick is the paired ranking's leader at
+its operating point (under the budget: as :mod:`perf.analysis.budget_latency` judges it), flags or
+not (a round's variants shared the host's state; the flag stays). Where the leader does not beat a
+runner-up by the rule, the pick names the **tie set** (:attr:`Choice.tie_set`), and what it beats.
 """
 
 from __future__ import annotations
@@ -310,10 +309,6 @@ def recommend(run: RunResult, latency_budget_ms: float | None = None, latency_pe
     )
 
 
-def _point(c: Choice, points: dict[str, list[Point]]) -> Point:
-    return next(p for p in points[c.variant] if (p.concurrency, p.batch_size) == (c.concurrency, c.batch_size))
-
-
 def _paired_choice(ranking: Ranking, points: dict[str, list[Point]]) -> Choice | None:
     """The :class:`Choice` of a paired ranking's leader (medians over its rounds)."""
     op = ranking.leader
@@ -347,10 +342,13 @@ def _paired(
     under = rank_variants(run.variants, budget_ms, metric, drops if own == budget_ms else None) if budget_ms is not None else None
     best_peak = _paired_choice(peak, points)
     best_under = _paired_choice(under, points) if under is not None else None
+    lead = under.leader if under is not None and best_under is not None else None
+    if best_under is not None and lead is not None and lead.latency is not None:
+        best_under.why = lead.latency.picked_on(pct)  # a host-busy pick: on which rounds the budget was judged
     if under is not None and best_under is None and cands:
         lowest = min((p for p in cands if p.get(metric) is not None), key=lambda p: p.value(metric), default=None)
         notes.append(
-            f"No level meets the p{pct} budget of {fmt(budget_ms, 2)} ms (median of its rounds)"
+            f"No level meets the p{pct} budget of {fmt(budget_ms, 2)} ms (median of its rounds, its quieter half where some were host busy)"
             + (f"; the lowest p{pct} measured is {fmt(lowest.get(metric), 2)} ms ({_where(lowest)})." if lowest else ".")
         )
     if not cands:
@@ -371,7 +369,7 @@ def _paired(
         flagged,
         Choice.of(low) if low else None,
         pct,
-        _point(best_under, points).get(metric) if best_under else None,
+        lead.latency_ms if lead is not None else None,
         peak,
         under,
     )

@@ -7,7 +7,8 @@ visit has no numbers. A move is judged with the project's one paired rule
 (:func:`perf.analysis.paired.paired`: a sign test at 5 % over at least 6 rounds, or a large,
 consistent gap sooner): the candidate's weighted throughput against the held combination's, round
 by round. A combination *meets its targets* when every model's median p99 over the step's
-rounds is at most that model's own latency budget (``--latency-budget-ms``, per model) and its
+rounds (its quieter rounds where some were host busy: :mod:`perf.analysis.budget_latency`) is at
+most that model's own latency budget (``--latency-budget-ms``, per model) and its
 median throughput at least its required throughput (``--required-throughput``, where given).
 """
 
@@ -17,6 +18,7 @@ import dataclasses
 import statistics
 from collections.abc import Mapping, Sequence
 
+from perf.analysis.budget_latency import judge
 from perf.analysis.paired import Paired, paired
 from perf.records.colocation import ColocatedModel, ColocationRecord, ColocationVisit
 
@@ -79,6 +81,16 @@ def visit_series(
     return [None if v is None else getattr(v, field) for v in by_round(visits, step, combination, rounds)]
 
 
+def budget_p99(visits: Sequence[ColocationVisit], step: int, combination: Combination, rounds: int, model: str) -> float | None:
+    """One model's p99 over the step's rounds as a latency budget judges it (its median; over the
+    quieter rounds where some were host busy: :mod:`perf.analysis.budget_latency`)."""
+    p99 = model_series(visits, step, combination, rounds, model, "latency_p99_ms")
+    load = visit_series(visits, step, combination, rounds, "host_busy_pct")
+    busy = visit_series(visits, step, combination, rounds, "host_busy")
+    j = judge((v, pct, bool(b)) for v, pct, b in zip(p99, load, busy))
+    return None if j is None else j.ms
+
+
 def median(values: Sequence[float | None]) -> float | None:
     """Median of the measured values; ``None`` without any."""
     got = [v for v in values if v is not None]
@@ -121,7 +133,7 @@ def misses(
     targets = {m.name: m for m in models}
     out = []
     for model in sorted(combination):
-        p99 = median(model_series(visits, step, combination, rounds, model, "latency_p99_ms"))
+        p99 = budget_p99(visits, step, combination, rounds, model)
         thr = median(model_series(visits, step, combination, rounds, model, "throughput_infer_per_s"))
         m = targets.get(model)
         if p99 is None or thr is None:
@@ -143,7 +155,7 @@ def worst_ratio(
     targets = {m.name: m for m in models}
     worst: float | None = None
     for model in combination:
-        p99 = median(model_series(visits, step, combination, rounds, model, "latency_p99_ms"))
+        p99 = budget_p99(visits, step, combination, rounds, model)
         thr = median(model_series(visits, step, combination, rounds, model, "throughput_infer_per_s"))
         if p99 is None or not thr:
             return None
@@ -177,7 +189,8 @@ class Neighbours:
         model, variant: The model and its variant in the pick.
         alone, together: Median throughput alone and co-located (infer/s).
         paired: Co-located against alone, round by round (``None``: not measured in the same rounds).
-        p99_ms, queue_us, compute_us: Co-located medians: p99 (ms), queue and compute time per request (µs).
+        p99_ms, queue_us, compute_us: Co-located: p99 as the budget judges it (ms, :func:`budget_p99`),
+            median queue and compute time per request (µs).
     """
 
     model: str
@@ -224,7 +237,7 @@ def neighbour_cost(record: ColocationRecord) -> list[Neighbours]:
                 median(alone),
                 median(thr),
                 paired(thr, alone),
-                median(together("latency_p99_ms")),
+                budget_p99(record.visits, final.index, record.pick, final.rounds, m),
                 median(together("server_queue_us")),
                 median(together("server_compute_us")),
             )
@@ -241,7 +254,7 @@ class Measured:
         step: The last step that measured it.
         weighted: Median weighted throughput (infer/s).
         throughput: Model -> median throughput (infer/s).
-        p99_ms: Model -> median p99 (ms).
+        p99_ms: Model -> p99 as the budget judges it (ms, :func:`budget_p99`).
         over: The targets missed, in words (:func:`misses`; empty: every one met).
         instances: Its instances in all (:meth:`ColocationRecord.instances`).
         worst: How far from its targets (:func:`worst_ratio`; ``None``: no target or no numbers).
@@ -276,7 +289,7 @@ def measured_combinations(record: ColocationRecord) -> list[Measured]:
                 at,
                 median(series(record.visits, at, combo, rounds, record.models)),
                 {m: median(model_series(record.visits, at, combo, rounds, m, "throughput_infer_per_s")) for m in combo},
-                {m: median(model_series(record.visits, at, combo, rounds, m, "latency_p99_ms")) for m in combo},
+                {m: budget_p99(record.visits, at, combo, rounds, m) for m in combo},
                 misses(record.visits, at, combo, rounds, record.models),
                 record.instances(combo),
                 worst_ratio(record.visits, at, combo, rounds, record.models),

@@ -362,7 +362,8 @@ def combinations_section(record: ColocationRecord) -> list[str]:
     return [
         "## Every combination measured",
         "",
-        "Medians over the rounds of the last step that measured each; per model: infer/s / p99 ms.",
+        "Medians over the rounds of the last step that measured each (p99: over its quieter rounds where some were host "
+        "busy, as the budget judges it); per model: infer/s / p99 ms.",
         "",
         *table(
             ["combination", "step", "instances", "weighted infer/s", *names, *gpu_head, "targets"],

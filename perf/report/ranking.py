@@ -8,6 +8,7 @@ A run measured one variant after another has no such section."""
 from __future__ import annotations
 
 from core.wording import count
+from perf.analysis.budget_latency import Judged
 from perf.analysis.paired import GAP_MIN, GAP_ROUNDS, RULE
 from perf.analysis.ranking import MIN_ROUNDS, Comparison, Ranking, Side
 from perf.analysis.recommendation import Recommendation, candidate
@@ -90,6 +91,11 @@ def _verdict(c: Comparison, lead: Side) -> str:
     return {"a": "the pick beats it", "b": "it beats the pick"}.get(c.verdict, c.verdict_words())
 
 
+def _judged(lat: Judged | None, percentile: int) -> str:
+    """How the pick's latency was judged against the budget, when not on every round (:mod:`perf.analysis.budget_latency`)."""
+    return f"; judged on p{percentile} {fmt(lat.ms, 2)} ms, the {lat.basis()}" if lat is not None and lat.quieter else ""
+
+
 def comparison_lines(ranking: Ranking | None, what: str, percentile: int) -> list[str]:
     """The pick against each runner-up as a table, and its tie set in words."""
     if ranking is None or ranking.leader is None:
@@ -99,6 +105,7 @@ def comparison_lines(ranking: Ranking | None, what: str, percentile: int) -> lis
         f"- **{what}:** `{lead.variant}` at concurrency {lead.concurrency} (round-adjusted "
         f"{fmt(ranking.leader.adjusted_infer_per_s)} infer/s over {count(ranking.leader.rounds, 'round')}"
         + (f"; within the budget in {ranking.leader.within_budget} of them" if ranking.leader.within_budget is not None else "")
+        + (_judged(ranking.leader.latency, percentile) if ranking.leader.within_budget is not None else "")
         + ").",
     ]
     if len(ranking.tie_set) > 1:

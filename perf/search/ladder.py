@@ -32,9 +32,10 @@ Rules (thresholds: :class:`~perf.records.search.SearchRules` and
   top ``flat_window`` (2) doublings are flat, each step on at least ``min_rounds`` (3) paired
   rounds — one flat doubling is not enough (Model Analyzer waits for 4 levels without gain; 2
   doublings, 4x the load past the last gain, is what fits a few minutes' budget on a small host);
-  ``budget`` when the top level's latency percentile, median over at least ``min_rounds``
-  rounds, is over the budget (a higher level only queues more requests); ``cap`` at the ladder's (or the
-  time budget's) highest level. No decision is taken on fewer rounds: a level flagged in one
+  ``budget`` when the top level's latency percentile, as the budget judges it
+  (:mod:`perf.analysis.budget_latency`) on at least ``min_rounds`` rounds, is over the budget
+  (a higher level only queues more requests); ``cap`` at the ladder's (or the time budget's)
+  highest level. No decision is taken on fewer rounds: a level flagged in one
   round (host busy, unstable windows, failed) is measured again in the next ones first.
 * **Retirement**: a level with ``min_rounds`` rounds, not among the top ``flat_window + 1``
   of a ladder still growing, is no longer measured when the variant's own best level (round-
@@ -49,7 +50,8 @@ import dataclasses
 import math
 import statistics
 
-from perf.analysis.ranking import Adjusted, Operating, Side, per_round, summary
+from perf.analysis.budget_latency import judged
+from perf.analysis.ranking import Adjusted, Operating, Side, per_round, records, summary
 from perf.markdown import fmt
 from perf.records.results import VariantResult
 from perf.records.rounds import RoundRules
@@ -117,9 +119,13 @@ def resume(
     return Ladder(levels, list(levels), adaptive=adaptive)
 
 
-def _latency(vr: VariantResult, plan: VariantPlan, c: int, budget: Budget) -> tuple[float | None, int]:
-    vals = list(per_round(vr, side(plan, c), budget.metric).values())
-    return (statistics.median(vals) if vals else None), len(vals)
+def _latency(vr: VariantResult, plan: VariantPlan, c: int, budget: Budget) -> tuple[float | None, int, str]:
+    """The level's latency as the budget judges it (:mod:`perf.analysis.budget_latency`), its
+    rounds, and how it was taken in words."""
+    j = judged(records(vr, side(plan, c)), budget.metric)
+    if j is None:
+        return None, 0, ""
+    return j.ms, j.all_rounds, j.basis()
 
 
 def _flat_steps(
@@ -181,7 +187,7 @@ def update(
     top = levels[-1]
     above = [c for c in coarse(ladder, rounds, cap) if c > top]
     tentative, firm, low = _flat_steps(vr, plan, levels, rules.min_gain_pct, rounds.min_rounds)
-    lat, n = _latency(vr, plan, top, budget) if budget else (None, 0)
+    lat, n, basis = _latency(vr, plan, top, budget) if budget else (None, 0, "")
     end: SearchDecision | None = None
     if budget is not None and lat is not None and lat > budget.ms and n >= rounds.min_rounds:
         end = _decision(
@@ -189,7 +195,7 @@ def update(
             vr,
             "budget",
             top,
-            f"its p{budget.percentile} at concurrency {top} is {fmt(lat, 2)} ms (median of {n} rounds), over the budget "
+            f"its p{budget.percentile} at concurrency {top} is {fmt(lat, 2)} ms ({basis}), over the budget "
             f"of {fmt(budget.ms, 2)} ms: {OVER_BUDGET}" + _still_rose(vr, plan, levels),
             budget,
         )

@@ -1,0 +1,101 @@
+"""The latency a level is judged on against a latency budget, with the host's load as its covariate.
+
+A latency budget is an absolute number: other processes' CPU on the host inflates every
+latency of the round they ran in, and unlike throughput (compared as paired ratios within a
+round, :mod:`perf.analysis.ranking`) an absolute percentile cannot be paired away. The budget
+is a property of the variant on the host it will be deployed on, not of this host's other
+jobs; load only ever adds latency. So the budget is judged on the level's **quieter rounds**:
+
+* when none of the level's rounds was flagged host busy
+  (:attr:`perf.records.levels.LevelResult.host_busy`), on the median over all its rounds (a
+  quiet host: nothing changes);
+* when some were, on the median over the rounds whose other-process CPU
+  (:attr:`~perf.records.levels.LevelResult.host_busy_pct`) was at or below the median of its
+  rounds' (the quieter half, at least half of them): the rounds closest to the deployment host;
+* when the load was not sampled in every round (a server on another host), on all rounds.
+
+The number always carries how it was taken (:meth:`Judged.basis`): the quieter-round median
+is shown beside the median over every round, and the level keeps its host-busy flag. Under
+a load that lasted through every round the quieter half is loaded too: the verdict is then the
+loaded host's, and the flag says so.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import statistics
+from collections.abc import Iterable
+
+from core.wording import count
+from perf.markdown import fmt
+from perf.records.levels import LevelResult
+
+
+@dataclasses.dataclass(frozen=True)
+class Judged:
+    """A level's latency percentile as the budget judges it (module rule).
+
+    Attributes:
+        ms: The value judged (ms): median over :attr:`rounds` rounds.
+        rounds: Rounds it rests on (the quieter ones when :attr:`quieter`).
+        all_ms: Median over every round with a value (ms).
+        all_rounds: Rounds with a value.
+        busy_rounds: Of those, rounds flagged host busy.
+    """
+
+    ms: float
+    rounds: int
+    all_ms: float
+    all_rounds: int
+    busy_rounds: int
+
+    @property
+    def quieter(self) -> bool:
+        """Judged on fewer rounds than it has: the quieter ones."""
+        return self.rounds < self.all_rounds
+
+    def basis(self) -> str:
+        """How :attr:`ms` was taken: ``"median of 6 rounds"``, or ``"median of its 3 rounds with the
+        least other load of 6 (2 host busy; 27.10 ms over all 6)"``."""
+        if not self.quieter:
+            return f"median of {count(self.all_rounds, 'round')}"
+        return (
+            f"median of its {count(self.rounds, 'round')} with the least other load of {self.all_rounds} "
+            f"({self.busy_rounds} host busy; {fmt(self.all_ms, 2)} ms over all {self.all_rounds})"
+        )
+
+    def picked_on(self, percentile: int) -> str | None:
+        """Why a pick judged on its quieter rounds is within the budget, in words; ``None`` when judged on all."""
+        if not self.quieter:
+            return None
+        return f"within the budget on its quieter rounds: p{percentile} {fmt(self.ms, 2)} ms, {self.basis()}"
+
+
+def judged(levels: Iterable[LevelResult], metric: str) -> Judged | None:
+    """The budget's latency of one level (module rule) from its rounds' records.
+
+    Args:
+        levels: One (variant, concurrency, batch size, shape) level's records, one per round.
+        metric: The latency percentile field (``latency_p99_ms``).
+
+    Returns:
+        ``None`` when no round has a value.
+    """
+    return judge([(getattr(lv, metric), lv.host_busy_pct, lv.host_busy) for lv in levels if lv.ok])
+
+
+def judge(rounds: Iterable[tuple[float | None, float | None, bool]]) -> Judged | None:
+    """The module rule on ``(latency ms, other processes' CPU %, host busy)`` per round (a
+    co-location step's model, :mod:`perf.colocate.judge`, or a level's records); rounds without a
+    latency are left out; ``None`` when none has one."""
+    rows = [(float(v), pct, busy) for v, pct, busy in rounds if v is not None]
+    if not rows:
+        return None
+    every = statistics.median(v for v, _, _ in rows)
+    busy = sum(1 for _, _, b in rows if b)
+    loads = [pct for _, pct, _ in rows]
+    if busy == 0 or any(x is None for x in loads):
+        return Judged(every, len(rows), every, len(rows), busy)
+    cut = statistics.median(x for x in loads if x is not None)
+    quiet = [v for v, pct, _ in rows if (pct or 0.0) <= cut]
+    return Judged(statistics.median(quiet), len(quiet), every, len(rows), busy)

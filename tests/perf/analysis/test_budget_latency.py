@@ -1,0 +1,99 @@
+"""The latency a budget is judged on (perf.analysis.budget_latency): the quieter rounds where
+some were host busy, every round on a quiet host, and the pick and report saying which."""
+
+from __future__ import annotations
+
+from perf.analysis.budget_latency import judged
+from perf.analysis.ranking import rank_variants
+from perf.analysis.recommendation import recommend
+from perf.records.levels import LevelResult
+from perf.records.results import RunResult, VariantResult
+from perf.records.rounds import RoundsRecord
+from perf.report.ranking import comparison_lines
+
+BUSY = {0, 1, 2}  # rounds in which another process took ~1.8 cores: every latency doubles
+
+
+def _lv(c: int, r: int, thr: float, p99: float, busy: bool | None = True) -> LevelResult:
+    loaded = busy is not False and r in BUSY
+    return LevelResult(
+        c,
+        1,
+        r,
+        throughput_infer_per_s=thr * (0.6 if loaded else 1.0),
+        latency_p99_ms=p99 * (2.0 if loaded else 1.0),
+        host_busy_pct=None if busy is None else (180.0 if loaded else 15.0 + r),
+        host_busy=loaded,
+    )
+
+
+def _run(busy: bool | None = True) -> RunResult:
+    a = {2: (800.0, 8.0), 8: (1500.0, 20.0)}  # quiet p99 at c=8: 20 ms; 40 ms in the busy rounds
+    b = {2: (600.0, 5.0), 8: (1000.0, 10.0)}
+    run = RunResult("r", "now", variants=[])
+    for name, levels in (("a", a), ("b", b)):
+        lv = [_lv(c, r, t, p, busy) for c, (t, p) in levels.items() for r in range(6)]
+        run.variants.append(VariantResult(name, status="ok", levels=lv))
+    run.rounds = RoundsRecord(seed=1)
+    return run
+
+
+def test_a_level_is_judged_on_its_quieter_rounds_when_some_were_host_busy_and_on_all_on_a_quiet_host() -> None:
+    run = _run()
+    a8 = [lv for lv in run.variant("a").levels if lv.concurrency == 8]
+    j = judged(a8, "latency_p99_ms")
+    assert j is not None and j.quieter and (j.ms, j.rounds, j.all_rounds, j.busy_rounds) == (20.0, 3, 6, 3)
+    assert j.all_ms == 30.0 and "median of its 3 rounds with the least other load of 6 (3 host busy; 30" in j.basis()
+    quiet = [LevelResult(8, 1, r, throughput_infer_per_s=1.0, latency_p99_ms=20.0 + r, host_busy_pct=5.0) for r in range(4)]
+    jq = judged(quiet, "latency_p99_ms")
+    assert jq is not None and not jq.quieter and jq.ms == 21.5 and jq.basis() == "median of 4 rounds"
+    unsampled = [lv for lv in _run(busy=None).variant("a").levels if lv.concurrency == 8]
+    assert not judged(unsampled, "latency_p99_ms").quieter  # load not sampled: every round counts
+
+
+def test_a_pick_over_the_budget_only_in_the_busy_rounds_is_within_it_and_says_on_which_rounds() -> None:
+    """bench_busy_host's case: under load every p99 passed the budget at c>=4, and a variant
+    without batching at c=2 became the pick; the quiet host's pick was a batching one at c=4."""
+    run = _run()
+    under = rank_variants(run.variants, 25.0)
+    assert under.leader is not None and (under.leader.side.variant, under.leader.side.concurrency) == ("a", 8)
+    rec = recommend(run, 25.0)
+    pick = rec.best_under_budget
+    assert pick is not None and pick.variant == "a" and pick.concurrency == 8
+    assert pick.why is not None and "within the budget on its quieter rounds: p99 20.00 ms" in pick.why
+    assert rec.budget_latency_ms == 20.0
+    lines = "\n".join(comparison_lines(rec.ranking_under_budget, "Best under the budget", 99))
+    assert "judged on p99 20.00 ms, the median of its 3 rounds with the least other load of 6" in lines
+    # the same numbers with no round flagged: every round counts, and c=8 is over the budget
+    flat = _run()
+    for v in flat.variants:
+        for lv in v.levels:
+            lv.host_busy = False
+    lead = rank_variants(flat.variants, 25.0).leader
+    assert lead is not None and (lead.side.variant, lead.side.concurrency) == ("b", 8)  # a at c=8 is out: 30 ms
+    assert recommend(flat, 25.0).best_under_budget.why is None
+
+
+def test_a_colocated_model_is_judged_against_its_budget_by_the_same_rule() -> None:
+    from perf.colocate.judge import misses
+    from perf.records.colocation import ColocatedModel, ColocationVisit, ModelSample
+
+    combo = {"mlp": "mlp_a"}
+    visits = [
+        ColocationVisit(
+            0,
+            r,
+            0,
+            dict(combo),
+            [ModelSample("mlp", "mlp_a", 1000.0, 40.0 if r in BUSY else 20.0)],
+            wall_s=1.0,
+            host_busy_pct=180.0 if r in BUSY else 10.0,
+            host_busy=r in BUSY,
+        )
+        for r in range(6)
+    ]
+    models = [ColocatedModel("mlp", ["mlp_a"], latency_budget_ms=25.0)]
+    assert misses(visits, 0, combo, 6, models) == []  # 20 ms on its quieter rounds; 30 ms over all six
+    for v in visits:
+        v.host_busy = False
+    assert misses(visits, 0, combo, 6, models) == ["mlp p99 30 ms > 25 ms"]
