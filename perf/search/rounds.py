@@ -315,13 +315,13 @@ class Rounds:
         comps = [c for c in rank.comparisons if c.b.variant in alive]
         if any(c.verdict != "a" and c.can_separate(rounds_left) for c in comps):
             return None
-        tied = [f"`{c.b.variant}`" for c in comps if c.verdict != "a"]
+        tied = [c.b.variant for c in comps if c.verdict != "a"]
         if not tied:
             return "ranking decided"
-        return (
-            f"ranking settled: {count(rounds_left, 'more round')} could not separate `{rank.leader.side.variant}` "
-            f"from {', '.join(tied)}"
-        )
+        # named as a set, not leader first: the report's pick ranks every variant (dropped ones too) and may
+        # name another member of the same tie set first
+        names = ", ".join(f"`{n}`" for n in sorted([rank.leader.side.variant, *tied]))
+        return f"ranking settled: {count(rounds_left, 'more round')} could not separate the tie set {names}"
 
     def _tie_set(self, names: Sequence[str]) -> list[str]:
         alive = self.contenders(names)

@@ -158,3 +158,30 @@ def test_no_level_joins_below_a_best_at_the_top_of_the_ladder_while_the_step_int
     # a best inside the ladder still gets both neighbours
     inside = _vr({1: [100.0] * 3, 4: [700.0] * 3, 16: [400.0] * 3})
     assert _update(ladder.Ladder([1, 4, 16], [1, 4, 16]), inside, levels=capped).levels == [1, 2, 4, 8, 16]
+
+
+def test_a_settled_tie_is_said_as_a_set_not_leader_first() -> None:
+    """The rounds' "ended" line named the engine's leader first while the report, which ranks
+    every variant, named another member of the same tie set the pick."""
+    from perf.records.results import RunResult
+    from perf.records.rounds import RoundsRecord
+    from perf.records.search import SearchRecord
+    from perf.search.rounds import Rounds, Setup
+
+    wobble = [1000.0, 990.0, 1010.0, 1005.0, 995.0, 1002.0]
+    zb = VariantResult(
+        "zb", status="ok", levels=[LevelResult(1, 1, r, throughput_infer_per_s=1003.0, latency_p99_ms=1.0) for r in range(6)]
+    )
+    aa = VariantResult(
+        "aa",
+        status="ok",
+        levels=[LevelResult(1, 1, r, throughput_infer_per_s=t, latency_p99_ms=1.0) for r, t in enumerate(wobble)],
+    )
+    run = RunResult("r", "now", variants=[zb, aa])
+    run.search, run.rounds = SearchRecord("prune", True), RoundsRecord(seed=1)
+    plans = {n: plan_levels(n, 8, LADDER, [1]) for n in ("zb", "aa")}
+    sched = Rounds(run, Setup(plans, LADDER, True, SearchRules(), RoundRules()), 1.0)
+    end = SearchDecision(variant="x", rule="cap", concurrency=1, reason="")
+    sched.ladders = {n: ladder.Ladder([1], [1], end=end) for n in ("zb", "aa")}
+    said = sched.decided(["zb", "aa"], 0)
+    assert said == "ranking settled: 0 more rounds could not separate the tie set `aa`, `zb`"
