@@ -5,8 +5,8 @@ readiness polled with a timeout, the log kept in a file, the repository API (loa
 clean stop (SIGINT, wait, SIGKILL) and an error carrying the log's tail when the server fails
 to start. What differs per runtime (command line, environment, what runs beside the server)
 comes from a :class:`clients.runtimes.base.Runtime` (``bundled``, ``local``, ``container``,
-``auto``: :mod:`clients.runtimes`). The server process is tied to its launcher with
-``PR_SET_PDEATHSIG`` so it never outlives it, also when the launcher is killed with SIGKILL.
+``auto``: :mod:`clients.runtimes`). Neither the server nor what it starts (python-backend stubs)
+outlives it or its launcher, SIGKILL included: :mod:`core.processes` (PDEATHSIG, process group).
 Servers listen on 127.0.0.1 unless another address is asked for.
 """
 
@@ -17,7 +17,6 @@ import dataclasses
 import logging
 import os
 import shlex
-import signal
 import subprocess
 import time
 from collections.abc import Sequence
@@ -30,7 +29,7 @@ from clients.runtimes.base import Ports, Runtime
 from clients.runtimes.choose import resolve_runtime
 from clients.runtimes.diagnosis import failed_hint, not_ready_hint, read_log
 from clients.runtimes.health import not_live
-from clients.runtimes.host import choose_ports, default_log_path, die_with_parent, log_since, log_tail, prune_server_logs
+from clients.runtimes.host import choose_ports, default_log_path, log_since, log_tail, prune_server_logs
 from clients.runtimes.models import (
     READY_POLL_S,
     UNLOAD_WAIT_S,
@@ -45,6 +44,7 @@ from clients.runtimes.plans import refuse_plans
 from clients.runtimes.served import Loaded, ServedModel
 from clients.runtimes.tenancy import Tenancy
 from core.errors import ServerError
+from core.processes import ProcessGroup, die_with_parent, interrupt_then_kill
 
 __all__ = ["ServerOptions", "TritonServer"]
 
@@ -119,6 +119,7 @@ class TritonServer:
         self._own_log = not opts.log_file
         self.log_path = Path(opts.log_file) if opts.log_file else default_log_path()
         self._proc: subprocess.Popen | None = None
+        self._group: ProcessGroup | None = None  # the server's process group (its stubs), guarded
         #: Whose models are on the server, recorded once it answers (:mod:`clients.runtimes.tenancy`).
         self.tenancy: Tenancy | None = None
         #: What :meth:`stop` could not put back on a server the toolkit did not start, in words.
@@ -164,7 +165,7 @@ class TritonServer:
         self.runtime_impl.before_start()
         try:
             # own session: a terminal's Ctrl-C reaches the launcher only, which then stops the
-            # server once, cleanly (stop()); PDEATHSIG covers a launcher that dies instead.
+            # server once, cleanly (stop()); PDEATHSIG and the group's guardian cover a launcher that dies.
             self._proc = subprocess.Popen(
                 self.command,
                 stdout=logf,
@@ -180,6 +181,7 @@ class TritonServer:
         finally:
             logf.close()
         try:
+            self._group = ProcessGroup(self._proc.pid)
             self._wait_ready()
             self.tenancy = Tenancy.of_server(self.http_url, self.opts, self.runtime_impl)
         except BaseException:  # not ready, or Ctrl-C while waiting: leave nothing running
@@ -363,8 +365,8 @@ class TritonServer:
         return None
 
     def stop(self, timeout_s: float | None = None) -> None:
-        """SIGINT, wait ``timeout_s``, then SIGKILL; then the runtime's clean-up (a container's
-        ``docker rm -f``). A server this launcher did not start is left running.
+        """SIGINT, wait ``timeout_s``, then SIGKILL; then SIGKILL what it left in its process group (a stub
+        that missed its exit), and the runtime's clean-up (``docker rm -f``). A server the launcher did not start is left.
 
         SIGINT is tritonserver's graceful shutdown: it stops accepting requests, waits up to
         ``--exit-timeout-secs`` (``opts.exit_timeout_s``) for in-flight ones and unloads the
@@ -376,16 +378,11 @@ class TritonServer:
         if not self.runtime_impl.launches and self.tenancy is not None:  # left with the models it was found with
             tenancy, self.tenancy = self.tenancy, None
             self.left_differently = tenancy.leave(self.http_url)
-        p = self._proc
-        if p is not None and p.poll() is None:
-            log.info("stopping tritonserver (pid %d)", p.pid)
-            p.send_signal(signal.SIGINT)
-            try:
-                p.wait(timeout_s)
-            except subprocess.TimeoutExpired:
-                log.warning("tritonserver did not stop within %.0f s; killing it", timeout_s)
-                p.kill()
-                p.wait()
+        if self._proc is not None:
+            interrupt_then_kill(self._proc, timeout_s, "tritonserver")
+        group, self._group = self._group, None
+        if group is not None:  # what the server started and left behind: python-backend stubs
+            group.close(f"tritonserver (pid {self.pid})")
         self.runtime_impl.after_stop()
 
     def __enter__(self) -> TritonServer:

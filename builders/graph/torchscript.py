@@ -10,6 +10,7 @@ it is loaded at all (:mod:`builders.graph.inspect`).
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import Any
 from builders.model.torchscript_archive import read_archive
 from builders.repository.graph_records import TorchScriptHealth
 from core.errors import ConfigError
+from core.processes import die_with_parent
 
 
 def torchscript_health(module: Any) -> TorchScriptHealth:
@@ -46,7 +48,9 @@ def torchscript_file_health(path: str | Path, timeout_s: float = 300.0) -> Torch
     """
     cmd = [sys.executable, "-m", "builders.graph.torchscript", str(path)]
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, check=False)
+        p = subprocess.run(
+            cmd, capture_output=True, text=True, timeout=timeout_s, check=False, preexec_fn=die_with_parent(os.getpid())
+        )
     except subprocess.TimeoutExpired:
         raise ConfigError(
             f"loading {Path(path).name} took longer than {timeout_s:.0f} s (in a separate process)",

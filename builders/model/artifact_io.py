@@ -23,6 +23,7 @@ import dataclasses
 import functools
 import json
 import logging
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -32,6 +33,7 @@ from builders.model.artifact_signature import ArtifactIO, TensorIO
 from builders.model.torchscript_archive import read_archive, static_torchscript_io
 from core import dtypes, formats
 from core.errors import ConfigError, DataTypeError
+from core.processes import die_with_parent
 
 log = logging.getLogger(__name__)
 
@@ -138,7 +140,9 @@ def inspect_artifact(fmt: str, path: str | Path, *, load: bool = False, timeout_
         )
     cmd = [sys.executable, "-m", "builders.model.artifact_io", fmt, str(path)]
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, check=False)
+        p = subprocess.run(
+            cmd, capture_output=True, text=True, timeout=timeout_s, check=False, preexec_fn=die_with_parent(os.getpid())
+        )
     except subprocess.TimeoutExpired:
         raise ConfigError(
             f"reading {Path(path).name} took longer than {timeout_s:.0f} s (in a separate process)",

@@ -8,16 +8,15 @@ gone, SIGKILL included.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from types import ModuleType
 
 from clients.runtimes.base import Ports, Runtime
 from clients.runtimes.options import ServerOptions
+from core.processes import end_guardian, start_guardian
 
 #: Run by the container guardian: wait until the launcher closes our stdin (it exited or
 #: was killed), then remove the container by name.
@@ -30,19 +29,14 @@ _GUARDIAN = (
 
 
 def start_container_guardian(name: str) -> subprocess.Popen:
-    """Start a process that runs ``docker rm -f <name>`` once its stdin pipe closes.
+    """Start a process that runs ``docker rm -f <name>`` once its stdin pipe closes
+    (:func:`core.processes.start_guardian`).
 
     The launcher keeps the pipe's write end; when the launcher exits for any reason
     (SIGKILL included) the kernel closes it, so the container never outlives the launcher.
     :meth:`ContainerRuntime.after_stop` closes it too, after the graceful stop.
     """
-    return subprocess.Popen(
-        [sys.executable, "-c", _GUARDIAN, name],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    return start_guardian(_GUARDIAN, name)
 
 
 def container_command(opts: ServerOptions, ports: Ports, args: list[str], name: str | None = None) -> list[str]:
@@ -146,12 +140,5 @@ class ContainerRuntime(Runtime):
     def after_stop(self) -> None:
         """Close the guardian's pipe: it removes the container (if any is left) and exits."""
         g, self._guardian = self._guardian, None
-        if g is None:
-            return
-        with contextlib.suppress(OSError):
-            if g.stdin:
-                g.stdin.close()
-        try:
-            g.wait(30)
-        except subprocess.TimeoutExpired:
-            g.kill()
+        if g is not None:
+            end_guardian(g, run=True)

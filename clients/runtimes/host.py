@@ -1,15 +1,13 @@
 """What launching a server process on this host needs, whatever the runtime: free ports (all
-held until chosen), the server's log file (one folder, the newest kept) and a child process
-tied to its launcher (``PR_SET_PDEATHSIG``)."""
+held until chosen) and the server's log file (one folder, the newest kept). The process itself
+is tied to its launcher by :mod:`core.processes` (``PR_SET_PDEATHSIG``, its process group)."""
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import itertools
 import os
 import re
-import signal
 import socket
 import time
 from pathlib import Path
@@ -91,31 +89,6 @@ def prune_server_logs(folder: Path, keep: int = KEEP_SERVER_LOGS) -> None:
     for p in old[: max(0, len(old) - keep + 1)]:
         with contextlib.suppress(OSError):
             p.unlink()
-
-
-def die_with_parent(parent_pid: int):
-    """A preexec_fn: SIGKILL this child when the launcher dies (Linux ``PR_SET_PDEATHSIG``).
-
-    The signal follows the death of the launcher *thread* that started the child (prctl(2)),
-    so start servers from a thread that lives as long as the server (normally the main one).
-    A launcher that died between fork and prctl is caught by comparing the parent's pid.
-
-    SIGINT and SIGTERM are set back to their default action in the child: a launcher started
-    in the background of a non-interactive shell (``cmd &``, CI runners, ``nohup``) has
-    SIGINT ignored, and an ignored signal stays ignored across exec, so the graceful stop
-    (:meth:`clients.server.TritonServer.stop` sends SIGINT) would only end in a kill after
-    the exit timeout. tritonserver installs its own handlers over the defaults.
-    """
-
-    def preexec() -> None:
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        with contextlib.suppress(Exception):
-            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-        if os.getppid() != parent_pid:
-            os._exit(1)
-
-    return preexec
 
 
 def log_tail(path: Path, lines: int = 30) -> str:

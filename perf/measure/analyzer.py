@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from core.errors import PerfError
+from core.processes import die_with_parent
 from perf.measure.analyzer_output import RunOutcome, parse_run
 from perf.records.settings import MeasureSettings
 
@@ -178,7 +179,15 @@ def run_perf_analyzer(
     lines: list[tuple[float, str]] = []
     started = time.monotonic()
     try:
-        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=perf_analyzer_env())
+        # tied to this thread's life (it waits for it), so a killed sweep leaves no perf_analyzer running
+        p = subprocess.Popen(
+            cmd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=perf_analyzer_env(),
+            preexec_fn=die_with_parent(os.getpid()),
+        )
     except OSError as e:
         raise PerfError(f"could not run perf_analyzer: {e}", hint=INSTALL_HINT) from e
     if on_start:

@@ -1,0 +1,204 @@
+"""Child processes that never outlive the toolkit (Linux).
+
+- :func:`die_with_parent`: a child is SIGKILLed when its launcher dies (``PR_SET_PDEATHSIG``).
+  Every process the toolkit starts and waits for uses it (tritonserver, perf_analyzer, the
+  separate processes that load a model file).
+- :class:`ProcessGroup`: what a server started goes with it. ``PR_SET_PDEATHSIG`` is not
+  inherited across ``fork``, so it ties the server to the launcher but not the processes the
+  server starts. tritonserver's python backend starts one ``triton_python_backend_stub`` per
+  model instance (``fork`` + ``bash -c "exec stub ..."``: python_backend ``src/stub_launcher.cc``),
+  in the server's process group. A stub is meant to exit when its server dies (a thread checks
+  ``kill(parent_pid, 0)`` every 300 ms: python_backend ``src/pb_stub.cc``), but one whose server
+  died while the stub waited for it (after sending a response, holding the GIL) logs
+  "Non-graceful termination detected" and then deadlocks in its own exit (``~Stub`` waits for the
+  GIL): it sleeps for ever and ignores SIGINT and SIGTERM (seen with the bundled Triton 2.51).
+  A server started in its own session heads a process group that holds its stubs and whatever
+  else it starts; :meth:`ProcessGroup.close` SIGKILLs what is left of the group once the server
+  has exited, and a guardian process (:func:`start_guardian`) does the same when the launcher
+  dies without running any code (SIGKILL).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import logging
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+#: ``prctl(2)`` option that sets the signal a process gets when its parent dies.
+_PR_SET_PDEATHSIG = 1
+
+#: Run by a process group's guardian: wait until the launcher closes our stdin (it exited or was
+#: killed), then SIGKILL the group (the server, if still there, and everything it started).
+_GROUP_GUARDIAN = (
+    "import os, signal, sys\n"
+    "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+    "sys.stdin.buffer.read()\n"
+    "try:\n"
+    "    os.killpg(int(sys.argv[1]), signal.SIGKILL)\n"
+    "except OSError:\n"
+    "    pass\n"
+)
+
+
+def die_with_parent(parent_pid: int) -> Callable[[], None]:
+    """A ``preexec_fn``: SIGKILL this child when the launcher dies (Linux ``PR_SET_PDEATHSIG``).
+
+    The signal follows the death of the launcher *thread* that started the child (prctl(2)),
+    so start a child from a thread that lives as long as the child (the one that waits for it).
+    A launcher that died between fork and prctl is caught by comparing the parent's pid.
+    ``prctl`` is looked up here, in the launcher, so the child between fork and exec only calls it.
+
+    SIGINT and SIGTERM are set back to their default action in the child: a launcher started
+    in the background of a non-interactive shell (``cmd &``, CI runners, ``nohup``) has
+    SIGINT ignored, and an ignored signal stays ignored across exec, so a graceful stop by
+    SIGINT (:meth:`clients.server.TritonServer.stop`) would only end in a kill after the exit
+    timeout. tritonserver and perf_analyzer install their own handlers over the defaults.
+
+    Args:
+        parent_pid: The launcher's pid (``os.getpid()``).
+    """
+    prctl: Callable[..., int] | None = None
+    with contextlib.suppress(OSError, AttributeError):
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+
+    def preexec() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        if prctl is not None:
+            prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL))
+        if os.getppid() != parent_pid:
+            os._exit(1)
+
+    return preexec
+
+
+def interrupt_then_kill(proc: subprocess.Popen, timeout_s: float, name: str) -> None:
+    """Stop ``proc`` gracefully if it still runs: SIGINT, wait up to ``timeout_s`` (s), then SIGKILL.
+
+    Args:
+        proc: The child.
+        timeout_s: How long it may take to exit after SIGINT.
+        name: What it is, for the log (``"tritonserver"``).
+    """
+    if proc.poll() is not None:
+        return
+    log.info("stopping %s (pid %d)", name, proc.pid)
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(timeout_s)
+    except subprocess.TimeoutExpired:
+        log.warning("%s did not stop within %.0f s; killing it", name, timeout_s)
+        proc.kill()
+        proc.wait()
+
+
+def start_guardian(script: str, *args: str) -> subprocess.Popen:
+    """Start ``python -c script *args`` as a guardian: a process that outlives its launcher on
+    purpose (its own session, no ``PR_SET_PDEATHSIG``) to clean up after it.
+
+    The script reads its stdin to the end: the launcher keeps the pipe's write end (the only
+    one: it is not inherited by other children), so the read returns when the launcher exits
+    for any reason, SIGKILL included, or closes it. Used for a server's process group
+    (:class:`ProcessGroup`) and a container (:mod:`clients.runtimes.container`).
+    """
+    return subprocess.Popen(
+        [sys.executable, "-I", "-S", "-c", script, *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+
+
+def end_guardian(guardian: subprocess.Popen, *, run: bool, timeout_s: float = 30) -> None:
+    """End a guardian: let it do its clean-up (``run``: close its stdin, wait up to ``timeout_s``)
+    or stop it without (SIGKILL); killed too when it does not exit in time."""
+    with contextlib.suppress(OSError):
+        if not run:
+            guardian.kill()
+        if guardian.stdin:
+            guardian.stdin.close()
+    try:
+        guardian.wait(timeout_s)
+    except subprocess.TimeoutExpired:
+        guardian.kill()
+        guardian.wait()
+
+
+def group_members(pgid: int) -> dict[int, str]:
+    """The live processes (zombies left out) of process group ``pgid``: pid -> name (``comm``)."""
+    found: dict[int, str] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = Path(entry.path, "stat").read_text()
+        except OSError:
+            continue  # exited meanwhile
+        name = stat[stat.find("(") + 1 : stat.rfind(")")]
+        state, _ppid, pgrp = stat[stat.rfind(")") + 2 :].split()[:3]
+        if int(pgrp) == pgid and state not in ("Z", "X"):
+            found[int(entry.name)] = name
+    return found
+
+
+class ProcessGroup:
+    """The process group of a child started in its own session (``start_new_session=True``):
+    the child and everything it starts that stays in its group (module docstring).
+
+    A guardian (:func:`start_guardian`) SIGKILLs the group if the launcher dies first.
+
+    Args:
+        pgid: The group's id: the child's pid.
+
+    Raises:
+        ValueError: ``pgid`` is the launcher's own group or not a real one (<= 1).
+    """
+
+    def __init__(self, pgid: int) -> None:
+        if pgid <= 1 or pgid == os.getpgrp():
+            raise ValueError(f"process group {pgid} is not a child's own group")
+        self.pgid = pgid
+        self._guardian: subprocess.Popen | None = start_guardian(_GROUP_GUARDIAN, str(pgid))
+
+    def kill(self, timeout_s: float = 10) -> dict[int, str]:
+        """SIGKILL every live process of the group and wait up to ``timeout_s`` until none is left.
+
+        Returns:
+            What was killed: pid -> name.
+        """
+        left = group_members(self.pgid)
+        if not left:
+            return {}
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.pgid, signal.SIGKILL)
+        deadline = time.monotonic() + timeout_s
+        while group_members(self.pgid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return left
+
+    def close(self, what: str) -> dict[int, str]:
+        """After ``what`` (the group's leader, e.g. ``"tritonserver (pid 123)"``) has exited: kill
+        what it left running (logged as a warning, by pid and name) and end the guardian.
+        Safe to call more than once.
+
+        Returns:
+            What was killed: pid -> name.
+        """
+        left = self.kill()
+        if left:
+            names = ", ".join(f"{pid} ({name})" for pid, name in sorted(left.items()))
+            log.warning("%s left %d process(es) running after it exited: %s; killed them", what, len(left), names)
+        guardian, self._guardian = self._guardian, None
+        if guardian is not None:
+            end_guardian(guardian, run=False)
+        return left
