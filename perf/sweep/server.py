@@ -114,6 +114,8 @@ class SweepServer:
             return self.current
         if self.current is not None and self._reason is None:
             log.warning("tritonserver is gone (see %s); restarting it", self.current.log_path)
+        if self.current is not None and self.current.runtime_impl.launches:  # what it left (its stubs) goes with it
+            self.current.stop()
         return self._start()
 
     def _start(self) -> TritonServer:

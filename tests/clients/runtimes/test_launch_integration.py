@@ -133,6 +133,82 @@ def test_local_runtime_does_not_outlive_a_killed_launcher(tiny_repo, tiny_build,
             proc.kill()
 
 
+#: A python-backend model whose execute() marks its start and end in files (env STUCK_MARK) and
+#: sleeps between them (the toolkit's site-packages come in TRITON_TOOLKIT_SITE_PACKAGES).
+_STUCK_MODEL = """
+import os, sys, time
+for p in os.environ.get("TRITON_TOOLKIT_SITE_PACKAGES", "").split(os.pathsep):
+    if p and p not in sys.path:
+        sys.path.append(p)
+import triton_python_backend_utils as pb_utils
+
+
+class TritonPythonModel:
+    def execute(self, requests):
+        mark = os.environ["STUCK_MARK"]
+        open(mark + ".started", "w").close()
+        time.sleep(1.0)
+        out = [pb_utils.InferenceResponse([pb_utils.Tensor("Y", pb_utils.get_input_tensor_by_name(r, "X").as_numpy())])
+               for r in requests]
+        open(mark + ".done", "w").close()
+        return out
+"""
+
+
+def _wait_for(path: Path, timeout_s: float = 60) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not path.exists():
+        assert time.monotonic() < deadline, f"{path.name} not written within {timeout_s:g} s"
+        time.sleep(0.05)
+
+
+def test_a_stub_stuck_after_its_server_died_goes_with_the_killed_launcher(tmp_path):
+    # A stub whose server dies while the stub waits for it (a response sent, not yet taken) detects
+    # the death, logs "Non-graceful termination detected" and deadlocks in its own exit (Triton 2.51):
+    # made certain here by stopping the server (SIGSTOP) during execute(), then killing the launcher.
+    repo = tmp_path / "repo"
+    (repo / "stuck" / "1").mkdir(parents=True)
+    (repo / "stuck" / "config.pbtxt").write_text(
+        'name: "stuck"\nbackend: "python"\nmax_batch_size: 0\n'
+        'input [ { name: "X" data_type: TYPE_FP32 dims: [ 1 ] } ]\n'
+        'output [ { name: "Y" data_type: TYPE_FP32 dims: [ 1 ] } ]\n'
+        "instance_group [ { kind: KIND_CPU count: 1 } ]\n"
+    )
+    (repo / "stuck" / "1" / "model.py").write_text(_STUCK_MODEL)
+    mark = tmp_path / "execute"
+    proc = _launch(["-r", str(repo), "--runtime", "bundled", "--load-model", "stuck"], env={"STUCK_MARK": str(mark)})
+    stubs: list[int] = []
+    try:
+        ep = _read_endpoints(proc)
+        pid = int(ep["pid"])
+        stubs = _children(pid)
+        assert stubs, "expected a python backend stub process"
+        threading.Thread(target=_infer_quietly, args=(ep["http"],), daemon=True).start()
+        _wait_for(mark.with_suffix(".started"))
+        os.kill(pid, signal.SIGSTOP)  # the server takes no response from now on
+        _wait_for(mark.with_suffix(".done"))
+        time.sleep(1.0)  # the stub sends its response and waits for the server to take it
+        proc.kill()  # SIGKILL: no clean-up code runs in the launcher; PDEATHSIG kills the stopped server
+        proc.wait(10)
+        assert _gone(pid), f"tritonserver {pid} outlived its launcher"
+        assert all(_gone(s, timeout_s=30) for s in stubs), "a python-backend stub outlived its server and launcher"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        for s in stubs:
+            if not _gone(s, timeout_s=0):
+                os.kill(s, signal.SIGKILL)
+
+
+def _infer_quietly(http: str) -> None:
+    import tritonclient.http as th
+
+    with contextlib.suppress(Exception), contextlib.closing(th.InferenceServerClient(http, network_timeout=120)) as c:
+        x = th.InferInput("X", [1], "FP32")
+        x.set_data_from_numpy(np.ones(1, np.float32))
+        c.infer("stuck", [x])
+
+
 def test_start_failures_carry_the_log_and_leave_nothing_running(tmp_path):
     empty = tmp_path / "repo"
     (empty / "broken").mkdir(parents=True)  # a model folder without a version folder: Triton cannot load it
