@@ -14,7 +14,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from fake_tritonserver import gone, write_fake_tritonserver
+from fake_tritonserver import write_fake_tritonserver
+from process_checks import gone
 
 from clients.server import ServerOptions, TritonServer
 from core.processes import ProcessGroup, group_members

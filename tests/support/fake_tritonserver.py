@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import stat
 import sys
-import time
 from pathlib import Path
 
 _SCRIPT = """#!{python}
@@ -73,18 +72,3 @@ def write_fake_tritonserver(path: Path, pid_file: Path) -> Path:
     path.write_text(_SCRIPT.format(python=sys.executable, stub=_STUB, pid_file=str(pid_file)))
     path.chmod(path.stat().st_mode | stat.S_IXUSR)
     return path
-
-
-def gone(pid: int, timeout_s: float = 15) -> bool:
-    """Whether process ``pid`` exits (or is a zombie waiting for its reaper) within ``timeout_s``."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            return True
-        if state in ("Z", "X"):
-            return True
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.1)

@@ -14,6 +14,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from process_checks import gone
 
 from clients.server import ServerOptions
 from perf.records.settings import MeasureSettings
@@ -84,7 +85,7 @@ def test_a_server_killed_mid_level_is_measured_again_on_resume_and_every_log_is_
     stubs: list[int] = []
 
     def kill(pid: int) -> None:
-        stubs.extend(_children(pid))  # its python-backend stubs outlive a SIGKILL: ended below
+        stubs.extend(_children(pid))  # its python-backend stubs may outlive a SIGKILL: the sweep ends them
         os.kill(pid, signal.SIGKILL)
 
     def kill_during_concurrency_2(e: dict) -> None:
@@ -95,9 +96,10 @@ def test_a_server_killed_mid_level_is_measured_again_on_resume_and_every_log_is_
     sw = Sweep(opts, kill_during_concurrency_2)
     try:
         run = sw.run_all()
+        assert stubs and all(gone(pid, timeout_s=5) for pid in stubs), "the killed server's stubs outlived the sweep"
     finally:
         for pid in stubs:
-            with contextlib.suppress(OSError):
+            if not gone(pid, timeout_s=0):
                 os.kill(pid, signal.SIGKILL)
     run_dir = sw.run_dir
     v = run.variant(TINY)

@@ -9,7 +9,8 @@ import signal
 from pathlib import Path
 
 from factories import run_result
-from fake_tritonserver import gone, write_fake_tritonserver
+from fake_tritonserver import write_fake_tritonserver
+from process_checks import gone
 
 from clients.server import ServerOptions
 from perf.sweep.server import SweepServer
