@@ -126,8 +126,9 @@ def test_local_runtime_does_not_outlive_a_killed_launcher(tiny_repo, tiny_build,
         err = proc.stderr.read()
         assert f"runtime: local (a tritonserver binary was found at {wrapper})" in err
         assert _gone(pid), f"tritonserver {pid} outlived its launcher"
-        # a python-backend stub notices its server's death by its own periodic parent check: slower on a loaded host
-        assert all(_gone(s, timeout_s=60) for s in stubs)
+        # the stubs go with the server's process group (its guardian), not by their own parent check,
+        # which a stub can miss for good (test_a_stub_stuck_after_its_server_died_goes_with_the_killed_launcher)
+        assert all(_gone(s, timeout_s=30) for s in stubs)
     finally:
         if proc.poll() is None:
             proc.kill()
