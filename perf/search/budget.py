@@ -10,9 +10,9 @@ Cost model (each number is the setting it comes from, or a constant measured on 
 * one **variant's preparation** = :data:`LOAD_S` (the load request until ready, ~2.2 s for a
   python-backend model on a quiet VM, its first requests and the warm-up run; 7.4 s each for
   the demo's 8 variants while other jobs loaded it);
-* the **rounds**: an adaptive ladder measures at most ``first_levels + flat_window`` levels per
-  variant in its first rounds (coarse levels, then those next to its best: an upper bound) and
-  about ``flat_window + 1`` once the levels behind the best retire; the
+* the **rounds**: each variant's levels per round as its ladder walks them
+  (:func:`levels_by_round`: :mod:`perf.search.ladder`'s own start and growth over its coarse
+  levels, 1, 4, 16, 64; an explicit list whole); the
   paired rule needs :data:`perf.analysis.ranking.MIN_ROUNDS` rounds (6) before anything can be
   called, so the plan sizes one more round than that;
 * **unloading** each variant after its rounds: :data:`UNLOAD_S` (the scheduler keeps that much
@@ -27,7 +27,11 @@ variants (at least 2 stay); the baseline yields to the sweep (it is in the estim
 level or variant is cut for it: it is skipped when what is left would not cover it); each cut is returned as a
 :class:`~perf.records.rounds.Cut` (the sweep records them, the report lists them). While it
 runs, the scheduler re-estimates from the visits it has timed and starts no round that would
-end past the budget (:mod:`perf.search.rounds`).
+end past the budget (:mod:`perf.search.rounds`). The plan's estimate is a bound (every
+variant planned for 7 rounds, the cost model's constants), so the rounds often end early:
+:func:`late` then re-makes the plan for the cut variants from what the rounds measured (visit
+and load times, the tie set's visits) and the sweep measures those the time left fits in a
+final group with the tie set (:mod:`perf.sweep.rounds`); the others' cuts give those numbers.
 """
 
 from __future__ import annotations
@@ -37,10 +41,14 @@ import re
 from collections.abc import Sequence
 
 from core.errors import PerfError
+from core.wording import count
 from perf.analysis.ranking import MIN_ROUNDS
 from perf.markdown import fmt
+from perf.records.results import VariantResult
 from perf.records.rounds import Cut, RoundRules
 from perf.records.search import SearchRules
+from perf.search import ladder as ladders
+from perf.search.plan import plan_levels
 
 #: perf_analyzer's start, connection and exit around a visit's windows (s).
 VISIT_OVERHEAD_S = 0.35
@@ -103,6 +111,8 @@ class Fit:
         cuts: What was cut to fit.
         visit_s, load_s: The costs used.
         baseline_s: Estimated in-process baseline after the sweep (s; run when the budget has it left).
+        visits: Visits of one variant in each round of its own (:func:`levels_by_round` times the
+            visits per level), up to ``max_rounds``: what :func:`late` plans a cut variant with.
     """
 
     estimate_s: float
@@ -113,13 +123,40 @@ class Fit:
     visit_s: float
     load_s: float
     baseline_s: float = 0.0
+    visits: list[int] = dataclasses.field(default_factory=list)
+
+    @property
+    def cut_variants(self) -> list[str]:
+        """The variants cut, most promising first."""
+        return [c.variant for c in self.cuts if c.kind == "variant" and c.variant][::-1]
 
 
-def _levels_per_round(ladder: Sequence[int], adaptive: bool, rules: RoundRules, early: bool) -> int:
-    if not adaptive:
-        return len(ladder)
-    n = rules.first_levels + rules.flat_window if early else rules.flat_window + 1
-    return min(len(ladder), n)
+def levels_by_round(
+    ladder: Sequence[int], adaptive: bool, rules: RoundRules, rounds: int, search: SearchRules | None = None
+) -> list[int]:
+    """Levels one variant measures in each of its first ``rounds`` rounds, the estimate's count.
+
+    An explicit list is measured whole every round. An adaptive ladder is walked by
+    :mod:`perf.search.ladder` itself, as it walks a variant with no step measured flat yet:
+    :func:`~perf.search.ladder.start` (its first coarse levels), then
+    :func:`~perf.search.ladder.update` after each round, which adds the next coarse levels
+    until the ladder's top (``ladder`` is the ladder up to the plan's cap). From the
+    ``min_rounds``-th round on, refinement adds at most the two doubling levels next to a
+    variant's best while retirement drops the levels behind it, so the coarse count stands
+    for both (simulated ladders, ``tests/support/simulated_host.py``: 3, 4, 4 levels in the
+    first rounds, then 2-6, about 4, on the 1...64 ladder, whose count here is 3, 4, 4, 4...).
+    """
+    top = tuple(ladder)
+    if not adaptive or not top:
+        return [len(top)] * rounds
+    plan = plan_levels("estimate", 1, top, [1])
+    vr, search = VariantResult("estimate"), search or SearchRules()
+    lad = ladders.start(plan, top, True, rules, None)
+    out = []
+    for _ in range(rounds):
+        out.append(len(lad.active))
+        lad = ladders.update(lad, plan, vr, top, True, search, rules, None, None)
+    return out
 
 
 def estimate(
@@ -134,8 +171,7 @@ def estimate(
     """Estimated wall time (s) of ``rounds`` rounds over ``n_variants`` variants (module cost model)."""
     v = visit_s(rules.window_ms)
     total = n_variants * (LOAD_S + UNLOAD_S) + (n_variants * BASELINE_S if baseline else 0.0)
-    for r in range(rounds):
-        per_variant = _levels_per_round(ladder, adaptive, rules, r < rules.min_rounds)
+    for per_variant in levels_by_round(ladder, adaptive, rules, rounds):
         total += n_variants * per_variant * keys_per_level * v
     return total
 
@@ -187,7 +223,8 @@ def fit(
                 Cut(
                     "variant",
                     f"not measured: {len(kept) + 1} variants need about {need} s for the {MIN_ROUNDS} rounds a verdict "
-                    f"needs, over {left_text(budget_s)} (the least promising go first)",
+                    f"needs, over {left_text(budget_s)} (the least promising go first; measured after the rounds "
+                    "if the time they leave fits it)",
                     gone,
                 )
             )
@@ -207,4 +244,80 @@ def fit(
         while rounds > 1 and cost(len(kept), levels, rounds) > budget_s:
             rounds -= 1
     after = len(kept) * BASELINE_S if baseline else 0.0
-    return Fit(cost(len(kept), levels, rounds), rounds, cap, kept, cuts, visit_s(rules.window_ms), LOAD_S, after)
+    visits = [n * keys_per_level for n in levels_by_round(levels, adaptive, rules, max(rules.max_rounds, MIN_ROUNDS), search)]
+    return Fit(cost(len(kept), levels, rounds), rounds, cap, kept, cuts, visit_s(rules.window_ms), LOAD_S, after, visits)
+
+
+@dataclasses.dataclass
+class Late:
+    """What the time left after the rounds fits of the variants the plan cut (:func:`late`).
+
+    Attributes:
+        variants: The cut variants measured now, most promising first (with the tie set, in a final group).
+        estimate_s: Estimated wall time of that final group (s; 0 when none fits).
+        reason: Why the final group is one (recorded with it), ``""`` when none fits.
+        cuts: The variants still cut, each with the real numbers it was judged on.
+    """
+
+    variants: list[str]
+    estimate_s: float
+    reason: str
+    cuts: list[Cut]
+
+
+def late(
+    cut: Sequence[str], tie: Sequence[str], tie_visits: int, visits: Sequence[int], load_s: float, visit_s: float, left_s: float
+) -> Late:
+    """The plan re-made after the rounds, from what they measured: the cut variants (most
+    promising first) that fit the time left, measured in a final group with the rounds' tie set
+    (their verdicts against it then rest on rounds measured together).
+
+    A final with ``k`` of them is estimated as every member loaded (``load_s``, measured: a
+    group's load time per variant), the :data:`~perf.analysis.ranking.MIN_ROUNDS` rounds a
+    verdict needs (each cut variant's ``visits`` per round, :attr:`Fit.visits`, and the tie
+    set's ``tie_visits``, the visits its ladders make next, at ``visit_s``, the mean measured
+    visit) and every member unloaded (:data:`UNLOAD_S`); the largest ``k`` whose estimate fits
+    ``left_s`` is taken. Nothing is started that the estimate says would end past the budget.
+
+    Args:
+        cut: The variants the plan cut, most promising first.
+        tie: The tie set the rounds left (leader first).
+        tie_visits: Visits of one round over ``tie``.
+        visits: Visits of one cut variant in each of its rounds.
+        load_s: Measured load and preparation time per variant (s).
+        visit_s: Measured mean visit time (s).
+        left_s: Time left of the budget (s).
+    """
+
+    def cost(k: int) -> float:
+        total = (k + len(tie)) * (load_s + UNLOAD_S)
+        for r in range(MIN_ROUNDS):
+            total += (k * (visits[min(r, len(visits) - 1)] if visits else 1) + tie_visits) * visit_s
+        return total
+
+    k = len(cut)
+    while k and cost(k) > left_s:
+        k -= 1
+    measured = f"measured: {fmt(visit_s, 2)} s a visit, {fmt(load_s, 1)} s a load"
+    tie_set = f"the tie set {', '.join(f'`{n}`' for n in tie)}" if tie else ""
+    left = f"{fmt(max(left_s, 0.0), 0)} s of the time budget"
+    cuts = [
+        Cut(
+            "variant",
+            f"not measured: after the rounds {left} were left; measuring it"
+            + " and ".join([""] + ([count(i, "more promising cut variant")] if i else []) + ([tie_set] if tie else []))
+            .replace(" and ", " with ", 1)
+            + f" in a final group needs about {fmt(cost(i + 1), 0)} s for the {MIN_ROUNDS} rounds a verdict needs ({measured})",
+            name,
+        )
+        for i, name in enumerate(cut)
+        if i >= k
+    ]
+    if not k:
+        return Late([], 0.0, "", cuts)
+    names = ", ".join(f"`{n}`" for n in cut[:k])
+    reason = (
+        f"after the rounds: {left} left fit {names} (cut by the plan)" + (f" with {tie_set}" if tie else "") + ": about "
+        f"{fmt(cost(k), 0)} s for the {MIN_ROUNDS} rounds a verdict needs ({measured})"
+    )
+    return Late(list(cut[:k]), cost(k), reason, cuts)

@@ -16,6 +16,10 @@ them in rounds, unload them.
 - **Several servers** (``--runtime remote --url a,b``): the variants are dealt to the servers in
   turn (most promising first) and each server runs its own groups and rounds in its own thread;
   the tie sets of the servers then meet in a final group on the first server.
+- **Variants cut for time** (the plan's cut, :func:`perf.search.budget.fit`): when the rounds
+  end with time left, the plan is re-made from what they measured (:func:`perf.search.budget.late`)
+  and the cut variants that fit (most promising first) meet the tie set in a final group,
+  measured in rounds of its own; those still cut say the real numbers.
 - **A server that dies** during a visit fails the variant being measured (as in the sequential
   design); the server is restarted, the group's other variants are loaded again (their cold
   start is not measured twice) and the rounds go on.
@@ -33,7 +37,8 @@ from core.errors import ServerError, ToolkitError
 from perf.coldstart import measure as coldstart
 from perf.records.results import LevelResult, VariantResult
 from perf.records.rounds import LoadGroup
-from perf.search.budget import UNLOAD_S
+from perf.search import budget as budgets
+from perf.search.budget import UNLOAD_S, Fit
 from perf.search.plan import LevelKey
 from perf.search.rounds import Rounds
 from perf.sweep.context import SweepBase
@@ -57,9 +62,10 @@ def memory_left_fraction() -> float:
 class RoundsSweep(SweepBase):
     """The rounds design's steps, on a sweep's state (module docstring)."""
 
-    def run_rounds(self, engine: Rounds, names: Sequence[str]) -> None:
+    def run_rounds(self, engine: Rounds, names: Sequence[str], fit: Fit | None = None) -> None:
         """Measure ``names`` (most promising first) in rounds: by group, by server lane, then a
-        final of the groups' tie sets. Every variant ends ``ok``, ``failed`` or ``skipped``."""
+        final of the groups' tie sets; then the variants ``fit`` cut, those the time left fits
+        (:meth:`_late`). Every variant ends ``ok``, ``failed`` or ``skipped``."""
         self._args: dict[str, dict[str | None, list[str]]] = {}
         lanes = len(self.servers.lanes)
         dealt = [list(names[i::lanes]) for i in range(lanes)] if lanes > 1 else [list(names)]
@@ -69,11 +75,39 @@ class RoundsSweep(SweepBase):
             ties[i] = self._groups(engine, dealt[i], f"server {i + 1} of {lanes}" if lanes > 1 else "")
 
         self.servers.each([str(i) for i in range(len(dealt))], lane)
-        finalists = [n for t in ties for n in t]
-        if len(dealt) > 1 and len(finalists) > 1:
-            self._groups(engine, finalists, "the final: the tie sets of the servers, measured together")
-        for n in names:
+        tie = [n for t in ties for n in t]
+        if len(dealt) > 1 and len(tie) > 1:
+            tie = self._groups(engine, tie, "the final: the tie sets of the servers, measured together")
+        late = self._late(engine, tie, fit) if fit is not None else []
+        for n in [*names, *late]:
             self._settle(self._variant(n))
+
+    def _late(self, engine: Rounds, tie: list[str], fit: Fit) -> list[str]:
+        """The variants ``fit`` cut that the time the rounds left fits, measured in a final group
+        with their tie set (:func:`perf.search.budget.late`: the plan re-made from the measured
+        visits and loads); the others' cuts say the real numbers. Returns those measured."""
+        rr, cut = self.run.rounds, fit.cut_variants
+        if rr is None or not cut or engine.deadline is None:
+            return []
+        groups = [g for g in rr.groups if g.load_s is not None and g.variants]
+        loaded = sum(len(g.variants) for g in groups)
+        load_s = sum(g.load_s or 0.0 for g in groups) / loaded if loaded else fit.load_s
+        tie = engine.contenders(tie)
+        left = engine.deadline - engine.clock()
+        late = budgets.late(cut, tie, len(engine.visits(tie, 0)), fit.visits, load_s, engine.visit_s, left)
+        with self._lock:
+            rr.cuts = [c for c in rr.cuts if not (c.kind == "variant" and c.variant in cut)]
+        for c in late.cuts:
+            rr.cut(c)
+            self._variant(c.variant or "").error = f"cut for time: {c.reason.removeprefix('not measured: ')}"
+        self._save()
+        if not late.variants:
+            log.info("no variant the plan cut fits the %.0f s left: %s", left, late.cuts[0].reason if late.cuts else "")
+            return []
+        log.info("%s", late.reason)
+        self.progress({"event": "plan", "text": f"rounds: {late.reason}", "estimate_s": late.estimate_s})
+        self._groups(engine, [*tie, *late.variants], late.reason)
+        return late.variants
 
     def _variant(self, name: str) -> VariantResult:
         vr = self.run.variant(name)

@@ -201,7 +201,7 @@ class Sweep(Sequential, RoundsSweep):
         )
         engine = Rounds(self.run, setup, fit.visit_s, time.monotonic, deadline, self._save, self.progress)
         try:
-            self.run_rounds(engine, fit.variants)
+            self.run_rounds(engine, fit.variants, fit)
         finally:
             now_s = time.monotonic() - started
             rounds.budget.spent_s = round(now_s + (before or 0.0), 1)
