@@ -304,10 +304,8 @@ def late(
     cuts = [
         Cut(
             "variant",
-            f"not measured: after the rounds {left} were left; measuring it"
-            + " and ".join([""] + ([count(i, "more promising cut variant")] if i else []) + ([tie_set] if tie else []))
-            .replace(" and ", " with ", 1)
-            + f" in a final group needs about {fmt(cost(i + 1), 0)} s for the {MIN_ROUNDS} rounds a verdict needs ({measured})",
+            f"not measured: after the rounds {left} were left; measuring it{_with(i, tie_set)} in a final group "
+            f"needs about {fmt(cost(i + 1), 0)} s for the {MIN_ROUNDS} rounds a verdict needs ({measured})",
             name,
         )
         for i, name in enumerate(cut)
@@ -321,3 +319,9 @@ def late(
         f"{fmt(cost(k), 0)} s for the {MIN_ROUNDS} rounds a verdict needs ({measured})"
     )
     return Late(list(cut[:k]), cost(k), reason, cuts)
+
+
+def _with(before: int, tie_set: str) -> str:
+    """``" with 2 more promising cut variants and the tie set `a`"``: who a cut variant's final would hold."""
+    parts = ([count(before, "more promising cut variant")] if before else []) + ([tie_set] if tie_set else [])
+    return f" with {' and '.join(parts)}" if parts else ""
