@@ -266,7 +266,14 @@ class Late:
 
 
 def late(
-    cut: Sequence[str], tie: Sequence[str], tie_visits: int, visits: Sequence[int], load_s: float, visit_s: float, left_s: float
+    cut: Sequence[str],
+    tie: Sequence[str],
+    tie_visits: int,
+    visits: Sequence[int],
+    load_s: float,
+    visit_s: float,
+    left_s: float,
+    unload_s: float = UNLOAD_S,
 ) -> Late:
     """The plan re-made after the rounds, from what they measured: the cut variants (most
     promising first) that fit the time left, measured in a final group with the rounds' tie set
@@ -276,7 +283,8 @@ def late(
     group's load time per variant), the :data:`~perf.analysis.ranking.MIN_ROUNDS` rounds a
     verdict needs (each cut variant's ``visits`` per round, :attr:`Fit.visits`, and the tie
     set's ``tie_visits``, the visits its ladders make next, at ``visit_s``, the mean measured
-    visit) and every member unloaded (:data:`UNLOAD_S`); the largest ``k`` whose estimate fits
+    visit) and every member unloaded (``unload_s``, measured, at least :data:`UNLOAD_S`, what
+    the scheduler keeps for it); the largest ``k`` whose estimate fits
     ``left_s`` is taken. Nothing is started that the estimate says would end past the budget.
 
     Args:
@@ -287,10 +295,12 @@ def late(
         load_s: Measured load and preparation time per variant (s).
         visit_s: Measured mean visit time (s).
         left_s: Time left of the budget (s).
+        unload_s: Measured unload time per variant (s).
     """
+    unload_s = max(unload_s, UNLOAD_S)  # the scheduler keeps UNLOAD_S a variant for it whatever
 
     def cost(k: int) -> float:
-        total = (k + len(tie)) * (load_s + UNLOAD_S)
+        total = (k + len(tie)) * (load_s + unload_s)
         for r in range(MIN_ROUNDS):
             total += (k * (visits[min(r, len(visits) - 1)] if visits else 1) + tie_visits) * visit_s
         return total
@@ -298,7 +308,7 @@ def late(
     k = len(cut)
     while k and cost(k) > left_s:
         k -= 1
-    measured = f"measured: {fmt(visit_s, 2)} s a visit, {fmt(load_s, 1)} s a load"
+    measured = f"measured: {fmt(visit_s, 2)} s a visit, {fmt(load_s, 1)} s a load, {fmt(unload_s, 1)} s an unload"
     tie_set = f"the tie set {', '.join(f'`{n}`' for n in tie)}" if tie else ""
     left = f"{fmt(max(left_s, 0.0), 0)} s of the time budget"
     cuts = [

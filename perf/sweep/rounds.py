@@ -67,6 +67,7 @@ class RoundsSweep(SweepBase):
         final of the groups' tie sets; then the variants ``fit`` cut, those the time left fits
         (:meth:`_late`). Every variant ends ``ok``, ``failed`` or ``skipped``."""
         self._args: dict[str, dict[str | None, list[str]]] = {}
+        self._unloads: list[tuple[int, float]] = []  # (variants, seconds) of each group's unloads
         lanes = len(self.servers.lanes)
         dealt = [list(names[i::lanes]) for i in range(lanes)] if lanes > 1 else [list(names)]
         ties: list[list[str]] = [[] for _ in dealt]
@@ -94,7 +95,9 @@ class RoundsSweep(SweepBase):
         load_s = sum(g.load_s or 0.0 for g in groups) / loaded if loaded else fit.load_s
         tie = engine.contenders(tie)
         left = engine.deadline - engine.clock()
-        late = budgets.late(cut, tie, len(engine.visits(tie, 0)), fit.visits, load_s, engine.visit_s, left)
+        n, unload_s = sum(k for k, _ in self._unloads), sum(s for _, s in self._unloads)
+        unload = unload_s / n if n else budgets.UNLOAD_S
+        late = budgets.late(cut, tie, len(engine.visits(tie, 0)), fit.visits, load_s, engine.visit_s, left, unload)
         with self._lock:
             rr.cuts = [c for c in rr.cuts if not (c.kind == "variant" and c.variant in cut)]
         for c in late.cuts:
@@ -191,13 +194,14 @@ class RoundsSweep(SweepBase):
 
             return engine.run_group(loaded, group, visit, reserve_s=len(loaded) * UNLOAD_S)
         finally:
-            srv = self._server()
+            srv, start = self._server(), time.monotonic()
             for name in loaded:
                 vr = self._variant(name)
                 wrong = stamp_after(srv, vr) if vr.status not in ("failed", "skipped") else None
                 if wrong:  # the server ran something else by the end of the rounds: not filed under its name
                     self._fail(vr, wrong)
                 self.servers.unload(name, self.opts.unload_timeout_s)
+            self._unloads.append((len(loaded), time.monotonic() - start))
             self._save()
 
     def _visit(self, engine: Rounds, loaded: list[str], name: str, key: LevelKey) -> LevelResult | None:
