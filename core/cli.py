@@ -15,19 +15,21 @@ wrapped, never cut).
 from __future__ import annotations
 
 import functools
-import logging
 import os
 import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
+from core.console import LOG_TIME_FORMAT as LOG_TIME_FORMAT
+from core.console import PLAIN_WIDTH as PLAIN_WIDTH
+from core.console import console as console
+from core.console import plain_width as plain_width
+from core.console import print_table as print_table
+from core.console import setup_logging as setup_logging
 from core.errors import FlagError, ToolkitError
-
-if TYPE_CHECKING:
-    from rich.console import Console
 
 #: Exit codes of every command (one table). ``EXIT_USAGE`` is click's own.
 EXIT_OK = 0
@@ -39,22 +41,31 @@ EXIT_USAGE = 2
 EXIT_VARIANT_FAILED = 3
 EXIT_INTERRUPTED = 130
 
-#: Width :func:`print_table` draws a table at off a terminal when ``COLUMNS`` is not set
-#: (characters): wider tables wrap their cells, nothing is cut. The width of ``-h``.
-PLAIN_WIDTH = 120
-
-#: The time stamp of every log line a command prints (rich's ``[HH:MM:SS]``).
-LOG_TIME_FORMAT = "[%X]"
-
 #: click context settings of every command: ``-h``, every default shown, room for long help.
 CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "show_default": True, "max_content_width": 120}
-
-_verbosity = {"level": 0}
 
 
 def run_cli(group: click.Command, prog_name: str | None = None) -> None:
     """Run a click command or group; a :class:`ToolkitError` becomes one message and :data:`EXIT_ERROR`.
-    ``prog_name``: the name usage lines and errors show (default: click's, from ``sys.argv``)."""
+    ``prog_name``: the name usage lines and errors show (default: click's, from ``sys.argv``).
+
+    A reader that closed stdout (``| head`` read what it wanted) ends the command quietly with
+    :data:`EXIT_OK`, as other Unix tools end: click and rich would exit 1 there."""
+    try:
+        _run(group, prog_name)
+    except BrokenPipeError:
+        if not _stdout_closed():
+            raise
+        _quiet_stdout()
+        sys.exit(EXIT_OK)
+    except SystemExit as e:
+        if e.code not in (None, EXIT_OK, EXIT_INTERRUPTED) and _stdout_closed():  # click's exit 1 on EPIPE
+            _quiet_stdout()
+            sys.exit(EXIT_OK)
+        raise
+
+
+def _run(group: click.Command, prog_name: str | None) -> None:
     try:
         code = group.main(standalone_mode=False, prog_name=prog_name)
         if isinstance(code, int) and code:  # ctx.exit(N) returns N when standalone_mode is off
@@ -70,6 +81,28 @@ def run_cli(group: click.Command, prog_name: str | None = None) -> None:
     except ToolkitError as e:
         click.secho(f"error ({e.stage}): {e}", fg="red", err=True)
         sys.exit(EXIT_ERROR)
+
+
+def _stdout_closed() -> bool:
+    """Whether the reader of stdout is gone (a pipe whose other end closed: ``| head``)."""
+    import select
+
+    try:
+        poll = select.poll()
+        poll.register(sys.stdout.fileno(), select.POLLERR)
+        return any(ev & select.POLLERR for _, ev in poll.poll(0))
+    except (AttributeError, OSError, ValueError):  # no poll, or stdout is no file
+        return False
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so that Python's flush at exit has nowhere to fail (the
+    recipe of Python's signal docs, "Note on SIGPIPE")."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (AttributeError, OSError, ValueError):
+        pass
 
 
 def parse_flag(
@@ -165,24 +198,6 @@ class ToolkitGroup(click.Group):
 def group(**kwargs: Any) -> Callable[[Callable[..., Any]], ToolkitGroup]:
     """``@click.group`` with :class:`ToolkitGroup` and :data:`CONTEXT_SETTINGS`."""
     return click.group(cls=ToolkitGroup, context_settings=CONTEXT_SETTINGS, **kwargs)
-
-
-def console(stderr: bool = True, **kwargs: Any) -> Console:
-    """A rich console for what a command draws: log lines stamped :data:`LOG_TIME_FORMAT`,
-    with the source file:line only at ``-v`` or more."""
-    from rich.console import Console
-
-    return Console(stderr=stderr, log_path=_verbosity["level"] > 0, log_time_format=LOG_TIME_FORMAT, **kwargs)
-
-
-def setup_logging(verbose: int) -> None:
-    """Route the library's logging to :func:`console`: warnings at 0, info at 1, debug at 2+."""
-    from rich.logging import RichHandler
-
-    _verbosity["level"] = verbose
-    level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
-    handler = RichHandler(console=console(), show_path=verbose > 0, log_time_format=LOG_TIME_FORMAT, markup=False)
-    logging.basicConfig(level=level, format="%(message)s", handlers=[handler], force=True)
 
 
 def verbosity_option(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -317,63 +332,3 @@ def int_list(text: str, what: str) -> tuple[int, ...]:
         return tuple(int(x) for x in text.split(",") if x.strip())
     except ValueError:
         raise click.BadParameter(f"{what}: expected comma-separated integers such as 1,2,4, got {text!r}") from None
-
-
-def print_table(table: Any, out: Console | None = None) -> None:
-    """Print a rich table whole, at the width the reader has.
-
-    On a terminal rich fits the terminal (``COLUMNS`` where it is set); a table too wide for it
-    wraps every column, those otherwise kept on one line too, since rich would crop them and drop
-    the last columns (a narrow terminal lost the baseline table's numbers). Anywhere else (a CI
-    log, ``| tee``, a file) the width is ``COLUMNS`` where it is set, else :data:`PLAIN_WIDTH`
-    (rich alone would assume 80 and cut cells). Cells of text wrap to fit it, and a word
-    longer than its column folds onto the next line: no cell is ever cut to "OUTPU…". There,
-    a column whose every cell is one word (names, files, numbers) is kept whole on one line,
-    and a table whose narrowest form is wider than that width (those columns need more) is
-    drawn at that narrowest width instead, so every name and number is there to grep.
-
-    Args:
-        table: A ``rich.table.Table`` (or any rich renderable).
-        out: Where to print (default: :func:`console` on stdout).
-    """
-    from rich.console import Console
-    from rich.measure import Measurement
-    from rich.table import Table
-
-    out = out or console(stderr=False)
-    columns = table.columns if isinstance(table, Table) else []
-    for column in columns:
-        if column.overflow == "ellipsis":  # rich's default: cut; fold keeps every character
-            column.overflow = "fold"
-        if not out.is_terminal and all(_one_word(c) for c in column.cells):
-            column.no_wrap = True  # names, files and numbers: whole on one line, to grep
-    need = Measurement.get(out, out.options.update_width(10_000), table)
-    if out.is_terminal:  # rich fits the terminal (COLUMNS where set)
-        if need.minimum > out.width:  # rich would crop the columns kept on one line, and drop the last ones
-            for column in columns:
-                column.no_wrap = False
-        out.print(table)
-        return
-    Console(file=out.file, width=plain_width(need.minimum, need.maximum), no_color=out.no_color).print(table)
-
-
-def _one_word(cell: Any) -> bool:
-    """Whether a table cell is one word (a name, a file, a number): no whitespace in its text."""
-    from rich.text import Text
-
-    text = cell.plain if isinstance(cell, Text) else cell if isinstance(cell, str) else None
-    return text is not None and not any(ch.isspace() for ch in text.strip())
-
-
-def plain_width(narrowest: int, widest: int) -> int:
-    """The width :func:`print_table` draws a table at off a terminal (characters): ``COLUMNS``
-    where it is set, else :data:`PLAIN_WIDTH`; never wider than the table needs, never narrower
-    than its narrowest form (its unbreakable columns side by side).
-
-    Args:
-        narrowest: The table's narrowest width (characters).
-        widest: Its width with no cell wrapped (characters).
-    """
-    columns = os.environ.get("COLUMNS", "")
-    target = int(columns) if columns.isdigit() and int(columns) > 0 else PLAIN_WIDTH
-    return max(min(target, widest), narrowest)

@@ -12,6 +12,7 @@ import click
 from builders.graph.facts import facts
 from builders.graph.inspect import Inspected, inspect_path
 from core.cli import CONTEXT_SETTINGS, ToolkitCommand, print_table, verbosity_option
+from core.cli import console as make_console
 
 
 @click.command("inspect", cls=ToolkitCommand, context_settings=CONTEXT_SETTINGS)
@@ -61,11 +62,10 @@ def _json(i: Inspected, root: Path) -> dict[str, object]:
 
 
 def _print(found: list[Inspected], root: Path) -> None:
-    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
-    console = Console()
+    console = make_console(stderr=False)
     for i in found:
         title = _rel(i.path, root) + (f" (same file at {len(i.copies)} more path(s))" if i.copies else "")
         if i.health is None:

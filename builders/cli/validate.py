@@ -13,6 +13,7 @@ from builders.repository.validate import relative, summary
 from builders.repository.validate import validate as validate_run
 from builders.triton.releases import release
 from core.cli import CONTEXT_SETTINGS, ToolkitCommand, print_table, verbosity_option
+from core.cli import console as make_console
 from core.wording import count
 
 
@@ -52,7 +53,6 @@ def validate(path: Path, server_gpu: bool | None, no_artifacts: bool, load_artif
     and, with --target-triton, the artifacts fit that release. Checks that did not run are
     listed. Exits 1 when there is any problem.
     """
-    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
@@ -60,7 +60,7 @@ def validate(path: Path, server_gpu: bool | None, no_artifacts: bool, load_artif
     result = validate_run(
         path, server_gpu=server_gpu, check_artifacts=not no_artifacts, load_artifacts=load_artifacts, target=target
     )
-    console = Console()
+    console = make_console(stderr=False)
     for title, rows, style in ((f"problems in {path}", result.problems, "red"), ("checks not run", result.skipped, "yellow")):
         if not rows:
             continue

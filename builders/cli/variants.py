@@ -9,6 +9,7 @@ import click
 from builders.backends import servable
 from builders.cli.flags import formats_of, grid_options
 from core.cli import CONTEXT_SETTINGS, ToolkitCommand, print_table
+from core.cli import console as make_console
 from core.errors import ConfigError
 
 
@@ -17,7 +18,6 @@ from core.errors import ConfigError
 @grid_options
 def variants(model: str, formats: tuple[str, ...], precisions: tuple[str, ...], grid: Any, serving: str) -> None:
     """Print the variant grid as a table, without building anything; skipped grid points are listed with why."""
-    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
@@ -50,7 +50,7 @@ def variants(model: str, formats: tuple[str, ...], precisions: tuple[str, ...], 
                 )
             )
         )
-    console = Console()
+    console = make_console(stderr=False)
     print_table(table, console)
     if not servable("trt", serving) and "trt" in formats_of(formats):
         console.print("skipped trt: the python backend cannot serve TensorRT plans (use --serving native)")

@@ -1,0 +1,176 @@
+"""The console every CLI draws on: log lines, printed lines and tables (rich), made in one place.
+
+:func:`console` makes every rich console a command prints through, and :func:`setup_logging`
+the one ``RichHandler`` the library's logging goes to; :func:`print_table` draws every table.
+The rules they keep, for output read in terminals and in CI logs alike:
+
+- On a terminal, rich fits the terminal (``COLUMNS`` where it is set).
+- Anywhere else (stdout or stderr redirected to a file, ``| tee``, a CI log) a line is never
+  wrapped: a log line, its status tag (``[host busy]``) and a printed line stay on one line, so
+  ``grep`` finds them (rich alone wraps at 80 columns there). Tables are drawn whole
+  (:func:`print_table`).
+- A reader that closes the pipe (``| head``) ends the command quietly: rich's own reaction (exit 1)
+  becomes a :class:`BrokenPipeError`, which :func:`core.cli.run_cli` ends with exit 0.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+#: Width :func:`print_table` draws a table at off a terminal when ``COLUMNS`` is not set
+#: (characters): wider tables wrap their cells, nothing is cut. The width of ``-h``.
+PLAIN_WIDTH = 120
+
+#: The width of a console that does not write to a terminal (characters): wide enough that no
+#: line is ever wrapped there (log lines are drawn at their own width, not padded to this).
+UNWRAPPED_WIDTH = 100_000
+
+#: The time stamp of every log line a command prints (rich's ``[HH:MM:SS]``).
+LOG_TIME_FORMAT = "[%X]"
+
+_verbosity = {"level": 0}
+
+
+@functools.cache
+def _console_class() -> type[Console]:
+    """The rich console class of every console made here (rich is imported only when one is)."""
+    from rich.console import Console
+
+    class ToolkitConsole(Console):
+        """A rich console whose closed pipe raises :class:`BrokenPipeError` (rich exits 1)."""
+
+        def on_broken_pipe(self) -> None:
+            """The reader closed the pipe: print nothing more, and let the command end quietly.
+
+            Raises:
+                BrokenPipeError: always (:func:`core.cli.run_cli` exits 0 on it).
+            """
+            self.quiet = True
+            raise BrokenPipeError("the reader closed the output pipe")
+
+    return ToolkitConsole
+
+
+class _OneLine:
+    """A rich log renderer (``LogRender``) whose lines are drawn at their own width, not
+    stretched to the console's: with :data:`UNWRAPPED_WIDTH` a log line is then never wrapped
+    and never padded."""
+
+    def __init__(self, render: Any):
+        self.render = render
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        table = self.render(*args, **kwargs)
+        table.expand = False
+        return table
+
+
+def unwrapped(c: Console, handler: Any = None) -> Console:
+    """``c`` (and the log handler on it) set never to wrap a line when it does not write to a
+    terminal; as it was on a terminal."""
+    if not c.is_terminal:
+        c.width = UNWRAPPED_WIDTH
+        c._log_render = _OneLine(c._log_render)  # rich's LogRender: expands each line to the width
+        if handler is not None:
+            handler._log_render = _OneLine(handler._log_render)
+    return c
+
+
+def console(stderr: bool = True, **kwargs: Any) -> Console:
+    """The rich console a command draws on (module rules): log lines stamped
+    :data:`LOG_TIME_FORMAT`, with the source file:line only at ``-v`` or more; off a terminal
+    no line is wrapped. Every console a CLI prints through is made here.
+
+    Args:
+        stderr: Write to stderr (default; progress and log lines), else stdout (tables, results).
+        **kwargs: More ``rich.console.Console`` arguments (``file=``, ``width=``: a given
+            width is kept, wrapping there).
+    """
+    c = _console_class()(stderr=stderr, log_path=_verbosity["level"] > 0, log_time_format=LOG_TIME_FORMAT, **kwargs)
+    return c if "width" in kwargs else unwrapped(c)
+
+
+def setup_logging(verbose: int) -> None:
+    """Route the library's logging to :func:`console`: warnings at 0, info at 1, debug at 2+."""
+    from rich.logging import RichHandler
+
+    _verbosity["level"] = verbose
+    level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
+    out = console()
+    handler = RichHandler(console=out, show_path=verbose > 0, log_time_format=LOG_TIME_FORMAT, markup=False)
+    unwrapped(out, handler)
+    logging.basicConfig(level=level, format="%(message)s", handlers=[handler], force=True)
+
+
+def print_table(table: Any, out: Console | None = None) -> None:
+    """Print a rich table whole, at the width the reader has.
+
+    On a terminal rich fits the terminal (``COLUMNS`` where it is set); a table too wide for it
+    wraps every column, those otherwise kept on one line too, since rich would crop them and drop
+    the last columns (a narrow terminal lost the baseline table's numbers). Anywhere else (a CI
+    log, ``| tee``, a file) the width is ``COLUMNS`` where it is set, else :data:`PLAIN_WIDTH`
+    (rich alone would assume 80 and cut cells). Cells of text wrap to fit it, and a word
+    longer than its column folds onto the next line: no cell is ever cut to "OUTPU…". There,
+    a column whose every cell is one word (names, files, numbers) is kept whole on one line,
+    and a table whose narrowest form is wider than that width (those columns need more) is
+    drawn at that narrowest width instead: every column kept on one line at its full width and
+    every other column wide enough for its longest word (never squeezed to nothing, as at
+    ``COLUMNS=60`` the summary's note column was), so every name and number is there to grep.
+
+    Args:
+        table: A ``rich.table.Table`` (or any rich renderable).
+        out: Where to print (default: :func:`console` on stdout).
+    """
+    from rich.measure import Measurement
+    from rich.table import Table
+
+    out = out or console(stderr=False)
+    columns = table.columns if isinstance(table, Table) else []
+    for column in columns:
+        if column.overflow == "ellipsis":  # rich's default: cut; fold keeps every character
+            column.overflow = "fold"
+        if not out.is_terminal and all(_one_word(c) for c in column.cells):
+            column.no_wrap = True  # names, files and numbers: whole on one line, to grep
+    options = out.options.update_width(10_000)
+    need = Measurement.get(out, options, table)
+    if out.is_terminal:  # rich fits the terminal (COLUMNS where set)
+        if need.minimum > out.width:  # rich would crop the columns kept on one line, and drop the last ones
+            for column in columns:
+                column.no_wrap = False
+        out.print(table)
+        return
+    narrowest = need.minimum
+    for column in columns:  # rich draws a column kept on one line at its full width, taken from the others
+        if column.no_wrap:
+            m = table._measure_column(out, options, column)
+            narrowest += m.maximum - m.minimum
+    plain = _console_class()(file=out.file, width=plain_width(narrowest, max(narrowest, need.maximum)), no_color=out.no_color)
+    plain.print(table)
+
+
+def _one_word(cell: Any) -> bool:
+    """Whether a table cell is one word (a name, a file, a number): no whitespace in its text."""
+    from rich.text import Text
+
+    text = cell.plain if isinstance(cell, Text) else cell if isinstance(cell, str) else None
+    return text is not None and not any(ch.isspace() for ch in text.strip())
+
+
+def plain_width(narrowest: int, widest: int) -> int:
+    """The width :func:`print_table` draws a table at off a terminal (characters): ``COLUMNS``
+    where it is set, else :data:`PLAIN_WIDTH`; never wider than the table needs, never narrower
+    than its narrowest form (its unbreakable columns side by side).
+
+    Args:
+        narrowest: The table's narrowest width (characters).
+        widest: Its width with no cell wrapped (characters).
+    """
+    columns = os.environ.get("COLUMNS", "")
+    target = int(columns) if columns.isdigit() and int(columns) > 0 else PLAIN_WIDTH
+    return max(min(target, widest), narrowest)
