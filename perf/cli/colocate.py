@@ -162,9 +162,9 @@ def _finish(run: Any, console: Any, no_report: bool) -> None:
         click.echo(f"GPU memory of {g.variant} ({g.model}), at its load: {mib} ({g.source})")
     click.echo(f"results: {run.run_dir}")
     if not no_report:
-        from perf.report.colocation import write_report
+        from perf.cli.report import print_report
 
-        click.echo(f"report: {write_report(run.run_dir)}")
+        print_report(run.run_dir, None)
     if rec.pick is None:
         from core.errors import PerfError
 

@@ -17,21 +17,45 @@ from perf.sweep.options import SweepOptions
 def print_report(
     run_dir: Path, budget: float | None, percentile: int | None = None, top: int = TOP_N, html: bool = False
 ) -> None:
-    """Write the run's report (:func:`perf.report.write.write_report`) and print its summary table."""
+    """Write the run's report (:func:`perf.report.write.write_report`), print its summary table
+    and every file it wrote (report.md, appendix.md, the plots, report.html with ``html``)."""
     from perf.records import colocation, results
     from perf.report.write import summary_table, write_report
 
     if not (Path(run_dir) / results.RESULTS_FILE).is_file() and (Path(run_dir) / colocation.COLOCATION_FILE).is_file():
         from perf.report.colocation import write_report as write_colocation_report
 
-        click.echo(f"report: {write_colocation_report(run_dir)}")  # a co-location run (triton-perf colocate)
+        before = _files(Path(run_dir))
+        path = write_colocation_report(run_dir)  # a co-location run (triton-perf colocate)
+        click.echo(f"report: {path}")
+        echo_written(path, before)
         return
+    before = {d: _files(d) for d in (Path(run_dir), *Path(run_dir).glob("report-*/"))}
     path = write_report(run_dir, budget, latency_percentile=percentile, top_n=top, html=html)
     print_table(summary_table(results.load(run_dir), budget, percentile, top))
     if path.parent != Path(run_dir):  # perf.report.layout.what_if: written beside the run's own report
         click.echo(f"what-if report (an option differs from the run's; its own report.md is unchanged): {path}")
     else:
         click.echo(f"report: {path}")
+    echo_written(path, before.get(path.parent, {}))
+
+
+def _files(folder: Path) -> dict[str, tuple[int, int]]:
+    """Each file of ``folder`` (not below it): name -> (modification time in ns, size)."""
+    if not folder.is_dir():
+        return {}
+    return {p.name: (p.stat().st_mtime_ns, p.stat().st_size) for p in folder.iterdir() if p.is_file()}
+
+
+def echo_written(report: Path, before: dict[str, tuple[int, int]]) -> None:
+    """Print the files a report wrote beside ``report`` (new or changed since ``before``,
+    :func:`_files` of its folder), ``report`` first: one line, the folder once."""
+    now = _files(report.parent)
+    written = sorted(
+        (n for n, v in now.items() if before.get(n) != v and n != report.name), key=lambda n: (n.endswith(".png"), n)
+    )
+    if written:
+        click.echo(f"also written in {report.parent}: {', '.join(written)}")
 
 
 @click.command("report", cls=ToolkitCommand, context_settings=CONTEXT_SETTINGS)
