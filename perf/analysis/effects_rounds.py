@@ -43,11 +43,13 @@ def paired_change(
 
 
 def paired_text(ref: VariantResult, a: Point, changed: VariantResult, b: Point, metric: str = THROUGHPUT) -> str:
-    """The change in words: ``"+31.7 % (paired over 6 rounds)"``, ``"... : not significant"``, or the note."""
+    """The change in words: ``"+31.7 % (median of the paired per-round ratios over 6 rounds)"``,
+    ``"...: not significant"``, or the note: the median of per-round ratios, said as such (it is
+    not the ratio of the two levels' medians)."""
     pct, sig, note, n = paired_change_n(ref, a, changed, b, metric)
     if pct is None:
         return note or "—"
-    return f"{pct:+.1f} % (paired over {n} round{'s' if n != 1 else ''}{'' if sig else ': not significant'})"
+    return f"{pct:+.1f} % (median of the paired per-round ratios over {n} round{'s' if n != 1 else ''}{'' if sig else ': not significant'})"
 
 
 def paired_change_n(

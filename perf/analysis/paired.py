@@ -126,11 +126,13 @@ class Paired:
         return self.verdict != "not distinguishable"
 
     def spread_text(self) -> str:
-        """``"1.75× (min–max 1.61–1.90 over 8 rounds, ahead in 8 of 8; p = 0.008)"``; a call of
-        the large-gap tier adds its test: ``"...; p = 0.25; large consistent gap, t-test p = 0.0013)"``."""
+        """``"1.75× median of the per-round ratios (min–max 1.61–1.90 over 8 rounds, ahead in 8 of 8;
+        p = 0.008)"``: said as what it is, since beside two medians (whose own ratio differs) a bare
+        "1.75×" reads as their ratio; a call of the large-gap tier adds its test:
+        ``"...; p = 0.25; large consistent gap, t-test p = 0.0013)"``."""
         gap = f"; large consistent gap, t-test p = {self.gap_p_value:.2g}" if self.by_gap and self.gap_p_value is not None else ""
         return (
-            f"{self.median:.3g}× (min–max {self.low:.3g}–{self.high:.3g} over {self.rounds} rounds, ahead in "
+            f"{self.median:.3g}× median of the per-round ratios (min–max {self.low:.3g}–{self.high:.3g} over {self.rounds} rounds, ahead in "
             f"{self.wins} of {self.rounds}; p = {self.p_value:.2g}{gap})"
         )
 

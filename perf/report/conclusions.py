@@ -41,7 +41,7 @@ from perf.markdown import CPU_MEASURES, flag_mark, fmt
 from perf.records.levels import HOST_BUSY
 from perf.records.results import RunResult, VariantResult
 from perf.report.effects import effects_sentences
-from perf.report.pairs import change_text, once
+from perf.report.pairs import change_text, once, ranked_text
 from perf.report.phrases import Facts, say
 from perf.report.servers import measured_elsewhere
 
@@ -90,20 +90,6 @@ def _what(run: RunResult, ok: list[VariantResult], pts: dict[str, list[Point]]) 
     return text + (f" {len(failed)} variant(s) failed and are left out: {_some(failed)}." if failed else "")
 
 
-def _ranked(rec: Recommendation, name: str, of_pick: bool = True) -> str | None:
-    """The paired ranking's comparison of the pick with ``name`` in words (a rounds sweep; the
-    same numbers the Paired ranking section shows): the pick's change over ``name``, or
-    (``of_pick=False``) ``name``'s against the pick; ``None`` when it has none."""
-    c = next((c for c in (rec.ranking.comparisons if rec.ranking else []) if c.b.variant == name), None)
-    if c is None or c.result is None:
-        return None
-    ratio = c.result.median if of_pick else 1.0 / c.result.median
-    return (
-        f"{(ratio - 1.0) * 100.0:+.1f} % (paired over {count(len(c.rounds), 'round')}, the pick at c={c.a.concurrency} "
-        f"vs c={c.b.concurrency}: {'the pick beats it' if c.verdict == 'a' else c.verdict_words()})"
-    )
-
-
 def _per_level(counts: list[int], noun: str) -> str:
     """``"3 rounds"``, ``"3–7 rounds"``: what each measured level got (``counts`` sorted)."""
     if not counts or counts[0] == counts[-1]:
@@ -129,16 +115,23 @@ def _numbers(
     base = baseline(ok, run.variant(best.variant))
     if base is not None and base.name != best.variant and curve(pts[base.name], bs):
         bb = max(curve(pts[base.name], bs), key=lambda p: p.value(THROUGHPUT))
+        own = f"`{base.name}` (peak {fmt(bb.get(THROUGHPUT))} infer/s at concurrency {bb.concurrency}{flag_mark(bb.status)})"
+        ranked = ranked_text(run, rec, base.name)
         head.append(
-            f"That is {_ranked(rec, base.name) or change_text(bb, bp, THROUGHPUT, mixed, run)} over the 1-instance, "
-            f"no-batching baseline `{base.name}` "
-            f"(peak {fmt(bb.get(THROUGHPUT))} infer/s at concurrency {bb.concurrency}{flag_mark(bb.status)})."
+            f"Against the 1-instance, no-batching baseline {own}: {ranked}."
+            if ranked
+            else f"That is {change_text(bb, bp, THROUGHPUT, mixed, run)} over the 1-instance, no-batching baseline {own}."
         )
     second = _runner_up(ok, best.variant, bs, pts)
     if second is not None and (base is None or second.variant != base.name):
         head.append(
             f"The runner-up, `{second.variant}`, peaked at {fmt(second.get(THROUGHPUT))} infer/s "
-            f"(concurrency {second.concurrency}{flag_mark(second.status)}): {_ranked(rec, second.variant, of_pick=False) or change_text(bp, second, THROUGHPUT, mixed, run)} against the best"
+            f"(concurrency {second.concurrency}{flag_mark(second.status)}): "
+            + (
+                f"against the best, {ranked}"
+                if (ranked := ranked_text(run, rec, second.variant, of_pick=False))
+                else f"{change_text(bp, second, THROUGHPUT, mixed, run)} against the best"
+            )
             + (
                 "; the paired ranking over the rounds they shared does not put it ahead (see **Paired ranking**)."
                 if second.value(THROUGHPUT) > bp.value(THROUGHPUT) and run.rounds is not None

@@ -27,7 +27,14 @@ def test_a_higher_level_measured_in_few_rounds_is_explained_by_the_paired_rankin
     assert rec.best_peak is not None and rec.best_peak.variant == a.name
     text = " ".join(conclusions.conclusions(run, rec, main_effects(run, run_points(run))))
     # the change is the Paired ranking's own comparison (the same pair, levels and rounds), not a second one
-    assert "peaked at 1,204.5 infer/s (concurrency 8): -39.9 % (paired over 6 rounds, the pick at c=4 vs c=4: the pick" in text
+    # the % is the median of the per-round ratios, said as such, with the levels it compares and their
+    # medians (the trial read "+8.4 %" beside two peaks 2.4 % apart: the peak at c=8 is another level)
+    assert (
+        "peaked at 1,204.5 infer/s (concurrency 8): against the best, the median of the paired per-round ratios is "
+        "-39.9 % over 6 rounds (it at c=4 vs the pick at c=4; their medians over those rounds 602.5 vs 1,002.5 infer/s): "
+        "the pick beats it" in text
+    )
+    assert "(paired over" not in text
     assert "the paired ranking over the rounds they shared does not put it ahead" in text
     assert "its own spread" not in text
 
@@ -41,3 +48,26 @@ def test_a_pick_among_a_grid_partly_cut_for_time_says_so() -> None:
     run.rounds = RoundsRecord(seed=1, cuts=[Cut("variant", "not measured: ...", b.name)])
     notes = " ".join(recommend(run).notes)
     assert f"1 of the 2 variants were not measured (cut for time: `{b.name}`)" in notes
+
+
+def test_the_baseline_sentence_says_what_its_percentage_is_and_shows_the_medians_it_compares() -> None:
+    a = VariantResult(params(2, True)["name"], params(2, True), "ok", None, _levels(4, 1000.0, range(6)))
+    base_levels = _levels(1, 900.0, range(6)) + _levels(4, 800.0, range(6))
+    base = VariantResult(params(1, False)["name"], params(1, False), "ok", None, base_levels)
+    run = RunResult("r", "now", {}, {}, [a, base])
+    run.rounds = RoundsRecord(seed=1)
+    rec = recommend(run)
+    text = " ".join(conclusions.conclusions(run, rec, main_effects(run, run_points(run))))
+    assert f"Against the 1-instance, no-batching baseline `{base.name}` (peak 902.5 infer/s at concurrency 1)" in text
+    assert "the median of the paired per-round ratios is +11.1 % over 6 rounds (the pick at c=4 vs it at c=1; " in text
+    assert "their medians over those rounds 1,002.5 vs 902.5 infer/s): the pick beats it." in text
+    assert "That is +" not in text  # a bare % beside two peaks read as their ratio
+
+
+def test_a_paired_ratio_shown_beside_two_medians_says_it_is_the_median_of_the_per_round_ratios() -> None:
+    """The co-location table and the deployment README put ``spread_text`` beside the alone and
+    co-located medians; a bare "1.2×" read as their ratio."""
+    from perf.analysis.paired import paired
+
+    r = paired([120.0, 100.0, 130.0, 90.0], [100.0, 100.0, 100.0, 100.0])
+    assert r is not None and r.spread_text().startswith(f"{r.median:.3g}× median of the per-round ratios (min–max")
