@@ -153,7 +153,7 @@ def _still_rose(vr: VariantResult, plan: VariantPlan, levels: list[int]) -> str:
     if len(levels) < 2:
         return ""
     gains = step_gains(vr, plan, levels[-2], levels[-1])
-    return still_rose(statistics.median(gains) * 100.0 if gains else None, levels[-2])
+    return still_rose(statistics.median(gains) * 100.0 if gains else None, levels[-2], levels[-1], len(gains))
 
 
 def _decision(plan: VariantPlan, vr: VariantResult, rule: str, at: int, reason: str, budget: Budget | None) -> SearchDecision:

@@ -199,7 +199,7 @@ def _adaptive(
             own,
             f"its p{budget.percentile} at concurrency {top.concurrency} is {fmt(top.get(budget.metric), 2)} ms, over the "
             f"budget of {fmt(budget.ms, 2)} ms: {OVER_BUDGET}"
-            + (still_rose(gain_pct(prev, top), prev.concurrency) if prev is not None else "")
+            + (still_rose(gain_pct(prev, top), prev.concurrency, top.concurrency) if prev is not None else "")
             + (
                 " (measured while other processes kept the host busy: rerun on a quiet host to trust this stop)"
                 if top.status == HOST_BUSY

@@ -10,12 +10,35 @@ from perf.markdown import fmt
 OVER_BUDGET = "a higher concurrency queues more requests, so no level above it can meet the budget"
 
 
-def still_rose(gain_pct: float | None, low: int) -> str:
+def still_rose(gain_pct: float | None, low: int, high: int | None = None, rounds: int | None = None) -> str:
     """The clause a budget stop adds when its last step still raised throughput: the best peak
-    may lie above the stop and was not measured (``""`` otherwise)."""
+    may lie above the stop and was not measured (``""`` otherwise).
+
+    The gain is over that one step, from ``low`` to ``high`` concurrency, and says what it rests
+    on (``rounds``: the paired rounds its median is of, in the rounds design). By Little's law
+    throughput is concurrency / latency, so a step from ``low`` to ``high`` raises it by at most
+    ``high / low - 1`` unless latency fell as load rose: a larger gain (the trial's "still rose
+    413.8 %" over one doubling, from a single round whose concurrency-2 level ran on a busy host at
+    p99 291 ms) is a disturbed measurement, and the clause says so instead of offering it as the gain.
+
+    Args:
+        gain_pct: Throughput gain of the step (% of the lower level's), or ``None``.
+        low: The step's lower concurrency.
+        high: Its upper concurrency (the stop's level; default: not named).
+        rounds: The paired rounds the gain's median is of (default: not said).
+    """
     if gain_pct is None or gain_pct <= 0:
         return ""
-    return f"; its throughput still rose {fmt(gain_pct)} % from concurrency {low}, so its peak above it was not measured"
+    step = f"from concurrency {low}" + (f" to {high}" if high is not None else "")
+    basis = f", the median of {rounds} paired round{'s' if rounds != 1 else ''}" if rounds is not None else ""
+    bound = (high / low - 1.0) * 100.0 if high is not None and low > 0 else None
+    if bound is not None and gain_pct > bound * 1.05:  # 5 %: a window's own noise
+        return (
+            f"; its throughput still rose {step} ({fmt(gain_pct)} %{basis}: more than the +{fmt(bound)} % that step can "
+            "give at equal latency: a level of it was slowed by something else (see its flags), so this is not what "
+            "the added concurrency gave), so its peak above it was not measured"
+        )
+    return f"; its throughput still rose {fmt(gain_pct)} % {step}{basis}, so its peak above it was not measured"
 
 
 def gain_pct(low: Point, high: Point) -> float:
