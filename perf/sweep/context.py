@@ -29,6 +29,7 @@ from perf.records.rounds import RoundsRecord
 from perf.records.search import SearchRecord
 from perf.search.plan import LevelKey, VariantPlan, plan_variant, to_measure
 from perf.search.policy import AUTO, Budget, Search, ladder, resolve_mode
+from perf.sweep.flags import design_ignores
 from perf.sweep.options import Progress, SweepOptions, resumed_options
 from perf.sweep.server import now
 from perf.sweep.servers import ServerPool
@@ -74,8 +75,8 @@ class SweepBase:
         #: ``rounds`` or ``sequential``; a resumed run keeps its own (a run saved before rounds: sequential).
         self.design = opts.design if saved is None else ("rounds" if saved.rounds is not None else "sequential")
         self.levels, self.adaptive, self.names = levels, adaptive, names
-        if self.design == "rounds" and opts.trials > 1:
-            log.warning("--trials %d is not used in the rounds design: every round measures each level once", opts.trials)
+        for line in design_ignores(opts, self.design) if saved is None else []:  # a resumed run warned at its start
+            log.warning("%s", line)
         self.run_id = opts.run_id or results.new_run_id()
         self.run_dir = Path(opts.results_dir) / self.run_id
         if self.run_dir.exists() and saved is None:

@@ -5,6 +5,8 @@ is :func:`clients.shapes.parse_shapes`)
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from core.cli import CommaList
@@ -110,3 +112,43 @@ def positive_rate(text: str) -> float:
     if not rate > 0:
         raise ValueError("request rates are > 0 requests/s")
     return rate
+
+
+#: Flags one design uses and the other ignores: option field (``measure.x`` for a measurement
+#: setting) -> (the flag, the design that uses it, what the other design does instead).
+DESIGN_ONLY: dict[str, tuple[str, str, str]] = {
+    "trials": ("--trials", "sequential", "every round measures each level once: a level's repeats are its rounds"),
+    "measure.measurement_interval_ms": ("--measurement-interval", "sequential", "its visits' windows are --round-window long"),
+    "measure.max_trials": ("--max-trials", "sequential", "each visit is one perf_analyzer run of 3 windows, never retried"),
+    "measure.unstable_retries": ("--unstable-retries", "sequential", "each visit is one perf_analyzer run, never retried"),
+    "round_window_ms": ("--round-window", "rounds", "each level is measured until perf_analyzer's windows agree"),
+    "max_loaded": ("--max-loaded", "rounds", "one variant is loaded at a time"),
+    "seed": ("--seed", "rounds", "it has no shuffled rounds"),
+}
+
+
+def design_ignores(opts: Any, design: str) -> list[str]:
+    """One line per flag set to a value other than its default that ``design`` ignores
+    (:data:`DESIGN_ONLY`): the flag and its value, the design, what it does instead, and what to do.
+
+    Args:
+        opts: The sweep's :class:`perf.sweep.options.SweepOptions`.
+        design: ``"rounds"`` or ``"sequential"``: the design the sweep runs.
+    """
+    defaults = type(opts)(server=opts.server)
+    lines = []
+    for field, (flag, used_by, instead) in DESIGN_ONLY.items():
+        if used_by == design:
+            continue
+        value, default = (_get(opts, field), _get(defaults, field))
+        if value != default:
+            lines.append(
+                f"{flag} {value} is ignored by the {design} design ({instead}): drop it, or pass --design {used_by} to use it"
+            )
+    return lines
+
+
+def _get(opts: Any, field: str) -> Any:
+    for part in field.split("."):
+        opts = getattr(opts, part)
+    return opts

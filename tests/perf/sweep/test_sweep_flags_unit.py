@@ -73,3 +73,48 @@ def test_one_axis_named_by_two_shapes_flags_is_a_usage_error() -> None:
     assert sweep_axes_flags(("seq=16,64", "img=32")) == {"seq": (16, 64), "img": (32,)}
     with pytest.raises(click.BadParameter, match=r"--shapes seq given twice \(16 and 64\).*--shapes seq=16,64"):
         sweep_axes_flags(("seq=16", "seq=64"))
+
+
+def test_a_flag_the_design_ignores_is_warned_about_in_one_line(
+    built: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The README's remote example passed --max-trials 4 --unstable-retries 0 (sequential-only) to a
+    rounds sweep without a word; --round-window to a sequential one is the mirror case."""
+    from perf.records.settings import MeasureSettings
+
+    caplog.set_level("WARNING")
+    Sweep(_opts(built, tmp_path, measure=MeasureSettings(max_trials=4, unstable_retries=0), run_id="r"))
+    lines = [r.getMessage() for r in caplog.records]
+    assert (
+        "--max-trials 4 is ignored by the rounds design (each visit is one perf_analyzer run of 3 windows, never "
+        "retried): drop it, or pass --design sequential to use it" in lines
+    )
+    assert any(ln.startswith("--unstable-retries 0 is ignored by the rounds design") for ln in lines)
+    caplog.clear()
+    Sweep(_opts(built, tmp_path, design="sequential", round_window_ms=150, run_id="s"))
+    assert [r.getMessage() for r in caplog.records] == [
+        "--round-window 150 is ignored by the sequential design (each level is measured until perf_analyzer's windows "
+        "agree): drop it, or pass --design rounds to use it"
+    ]
+    caplog.clear()
+    Sweep(_opts(built, tmp_path, run_id="d"))  # defaults: nothing to say
+    assert not caplog.records
+
+
+def test_the_readme_passes_no_flag_its_design_ignores() -> None:
+    import re
+    import shlex
+
+    from perf.sweep.flags import DESIGN_ONLY
+
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
+    blocks = re.findall(r"```bash\n(.*?)```", readme, re.S)
+    found = []
+    for block in blocks:
+        for cmd in re.split(r"\n(?=\S)", block.replace("\\\n", " ")):
+            if "run_sweep.sh" not in cmd and "perf sweep" not in cmd:
+                continue
+            words = shlex.split(cmd, comments=True)
+            design = words[words.index("--design") + 1] if "--design" in words else "rounds"
+            found += [w for flag, used_by, _ in DESIGN_ONLY.values() if used_by != design for w in words if w == flag]
+    assert not found, f"README sweeps pass flags their design ignores: {found}"
