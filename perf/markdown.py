@@ -7,6 +7,7 @@ ready strings: this module never re-parses a formatted number.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Literal
 
@@ -112,3 +113,22 @@ def errors_text(*errors: str | None) -> str:
     """Errors for a table cell or a line: each one's first line, whole (a sentence cut at a
     character count read as a different error), each distinct one once, joined with ``; ``."""
     return "; ".join(dict.fromkeys(e.strip().splitlines()[0] for e in errors if e and e.strip()))
+
+
+#: Characters of an error message a report or console line shows (perf_analyzer's messages can run
+#: to pages); the whole message stays in ``results.json`` and ``flat.csv``.
+ERROR_CHARS = 240
+
+
+def short_error(*errors: str | None) -> str:
+    """:func:`errors_text`, cut at :data:`ERROR_CHARS` on a word, saying where the rest is."""
+    text = errors_text(*errors)
+    if len(text) <= ERROR_CHARS:
+        return text
+    return text[:ERROR_CHARS].rsplit(" ", 1)[0] + " … (cut; the whole message is in results.json)"
+
+
+def md_text(text: str) -> str:
+    """``text`` (a program's message) safe in a markdown line: every character markdown would
+    read as markup (emphasis, code, links, HTML, a table's ``|``) escaped with a backslash."""
+    return re.sub(r"([\\`*_\[\]<>|#~])", r"\\\1", text)

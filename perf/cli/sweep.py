@@ -16,6 +16,7 @@ from core.options import OptionSpec, build, given_fields, panel, specs
 from core.wording import of
 from perf.cli.baseline import describe_point
 from perf.cli.report import print_report
+from perf.markdown import short_error
 from perf.records.settings import MEASURE_PANEL
 from perf.sweep.options import REPORT_PANEL, RUN_PANEL, SWEEP_SETS, WHAT_PANEL, SweepOptions
 
@@ -103,8 +104,12 @@ def _finish(ctx: click.Context, sw: Any, run: Any, console: Any, allow_failed_va
     """List what was skipped, write the report, and exit by what failed."""
     from rich.markup import escape
 
+    from perf.report.tables import failed_measurements
+
     for line in skipped_summary(run):
         console.print(escape(line))
+    for where, message in failed_measurements(run):  # said again at the end: not only in results.json
+        console.print(f"[red]failed measurement[/red]: {escape(where)}: {escape(message)}")
     click.echo(f"results: {sw.run_dir}")
     failed = [v for v in run.variants if v.status not in ("ok", "skipped")]  # skipped ones are listed above
     if not any(v.status == "ok" for v in run.variants):
@@ -168,7 +173,11 @@ class _progress:
             lv = e["level"]
             trial = f" t={lv.trial + 1}/{self.trials}" if self.trials > 1 else ""
             self.last = f" | last {lv.throughput_infer_per_s:.0f} infer/s" if lv.ok else ""
-            note = f"{lv.throughput_infer_per_s:.0f} infer/s, p99 {lv.latency_p99_ms:.2f} ms" if lv.ok else f"error: {lv.error}"
+            note = (
+                f"{lv.throughput_infer_per_s:.0f} infer/s, p99 {lv.latency_p99_ms:.2f} ms"
+                if lv.ok
+                else f"failed: {short_error(lv.error or 'perf_analyzer measured no throughput')}"
+            )
             flag = "" if lv.status in ("ok", "failed") else f" [{lv.status}]"
             load = f"rate={lv.request_rate:g}/s" if lv.request_rate else f"c={lv.concurrency}"
             load += f" {lv.shape}" if lv.shape else ""

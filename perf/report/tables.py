@@ -5,7 +5,22 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from perf.analysis.stats import P99, THROUGHPUT, Point, fmt_spread, gpu_metric, has_metric
-from perf.markdown import APPENDIX_FILE, CPU_MEASURES, TOP_N, UNSTABLE_MARK, errors_text, flag_mark, fmt, name_then_numbers, table
+from perf.markdown import (
+    APPENDIX_FILE,
+    CPU_MEASURES,
+    LIST_LIMIT,
+    TOP_N,
+    UNSTABLE_MARK,
+    capped,
+    errors_text,
+    flag_mark,
+    fmt,
+    md_text,
+    name_then_numbers,
+    short_error,
+    table,
+)
+from perf.records.levels import LevelResult
 from perf.records.results import FLAT_FILE, RESULTS_FILE, RunResult
 
 
@@ -228,3 +243,39 @@ def request_rate_table(run: RunResult) -> list[str]:
         "compute infer (µs)",
     ]
     return ["", "## Request-rate levels", "", *table(headers, body, name_then_numbers(len(headers)))]
+
+
+def failed_measurements(run: RunResult) -> list[tuple[str, str]]:
+    """``(where, message)`` per level with a failed measurement (a visit of a rounds run, a trial of
+    a sequential one): the variant, the level and which rounds or trials, and perf_analyzer's
+    message(s), shortened (:func:`perf.markdown.short_error`). A rounds level keeps its other rounds'
+    numbers, so without this a failed visit showed only in ``results.json`` and ``flat.csv``."""
+    groups: dict[tuple[str, str], list[LevelResult]] = {}
+    for v in run.variants:
+        for lv in v.levels:
+            if lv.ok:
+                continue
+            load = f"rate={lv.request_rate:g}/s" if lv.request_rate is not None else f"c={lv.concurrency}"
+            groups.setdefault((v.name, f"{load} b={lv.batch_size}" + (f" {lv.shape}" if lv.shape else "")), []).append(lv)
+    noun = "round" if run.rounds is not None else "trial"
+    out = []
+    for (name, where), lvs in groups.items():
+        which = ", ".join(str(lv.trial + 1) for lv in sorted(lvs, key=lambda lv: lv.trial))
+        message = short_error(*(lv.error or "perf_analyzer measured no throughput" for lv in lvs))
+        out.append((f"{name} {where}, {noun}{'s' if len(lvs) > 1 else ''} {which}", message))
+    return out
+
+
+def failed_lines(run: RunResult, limit: int | None = LIST_LIMIT) -> list[str]:
+    """The report's bullets of :func:`failed_measurements`: the first ``limit`` (``None``: all,
+    for the appendix), then how many more the appendix lists."""
+    failed = failed_measurements(run)
+    if not failed:
+        return []
+    kept = "; the level's other rounds are kept" if run.rounds is not None else ""
+    items = [f"`{where.split(' ', 1)[0]}` {md_text(where.split(' ', 1)[1])}: {md_text(msg)}" for where, msg in failed]
+    return [
+        f"- **Failed measurements** ({len(failed)}; perf_analyzer's message{kept}):",
+        *capped(items, limit or len(items), indent="  "),
+        "",
+    ]

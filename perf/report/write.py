@@ -23,7 +23,7 @@ from perf.analysis.frontier import frontier_section, frontier_summary
 from perf.analysis.pairs import baseline
 from perf.analysis.recommendation import Recommendation, candidate, recommend
 from perf.analysis.stats import KNEE_GAIN_PCT, P99, THROUGHPUT, Point, peak, run_points
-from perf.markdown import APPENDIX_FILE, TOP_N, UNSTABLE_MARK, capped, errors_text, flag_mark, fmt
+from perf.markdown import APPENDIX_FILE, LIST_LIMIT, TOP_N, UNSTABLE_MARK, capped, errors_text, flag_mark, fmt
 from perf.plots import figures as plots
 from perf.records.results import RunResult, load, split_by_shape
 from perf.report import coldstart as coldstart_report
@@ -39,7 +39,14 @@ from perf.report.ranking import busy_note, flagged_counts, ranking_lines
 from perf.report.run import what_was_run
 from perf.report.search import search_lines
 from perf.report.servers import servers_section
-from perf.report.tables import LEVEL_TABLE_LINES, LEVEL_TABLES_INTRO, level_tables, request_rate_table
+from perf.report.tables import (
+    LEVEL_TABLE_LINES,
+    LEVEL_TABLES_INTRO,
+    failed_lines,
+    failed_measurements,
+    level_tables,
+    request_rate_table,
+)
 
 if TYPE_CHECKING:  # rich is imported only when a table is drawn
     from rich.table import Table
@@ -275,6 +282,7 @@ def write_report(
     head += what_was_run(run, run_dir, up) + [""]
     head += servers_section(run)
     head += recommendation_section(rec, points, frontier_summary(points, rec, failed)) + [""]
+    head += failed_lines(run)
     head += ranking_lines(run, rec)
     head += frontier_section(points, rec, failed) + [""]
     findings = effects_section(effects, inters, run.rounds is not None) + [""]
@@ -303,6 +311,7 @@ def write_report(
         *efficiency_details(run),
         *level_tables(points, failed, top_n, base_name, up, rounds=run.rounds is not None),
         *(trace_lines(run.profile.traces, up) if run.profile else []),
+        *(failed_lines(run, limit=None) if len(failed_measurements(run)) > LIST_LIMIT else []),
         *moved,
     ]
     write_appendix(run, out, rec, points, effects, inters, up, details)

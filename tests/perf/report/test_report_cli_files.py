@@ -20,3 +20,26 @@ def test_report_prints_every_file_it_wrote(tmp_path: Path) -> None:
     assert {"report.md", "appendix.md", "report.html"} <= written and any(n.endswith(".png") for n in written)
     missing = [n for n in written if n not in out.output]
     assert not missing, f"written but not printed: {missing}\n{out.output}"
+
+
+def test_a_failed_visit_of_a_rounds_run_is_in_report_md_with_its_message(tmp_path: Path) -> None:
+    """The trial: one perf_analyzer error of a rounds run showed only in results.json and flat.csv
+    (the level's other rounds had numbers, so its tables and ranking showed nothing wrong)."""
+    from factories import level_result, params, variant_result
+
+    from perf.records.results import RunResult
+    from perf.records.rounds import RoundsRecord
+    from perf.report.write import write_report
+
+    error = "Pass [2] cb::Error: No valid requests recorded within time interval. Please use a *larger* time window."
+    levels = [level_result(c, 100.0 * c + r, 2.0 * c, trial=r) for c in (1, 2) for r in range(4)]
+    levels.append(level_result(2, None, None, trial=4, error=error))
+    run = RunResult("r", "now", {}, {}, [variant_result(params(1, True)["name"], levels)])
+    run.rounds = RoundsRecord(seed=1)
+    save(run, tmp_path)
+    text = write_report(tmp_path).read_text()
+    assert "- **Failed measurements** (1; perf_analyzer's message; the level's other rounds are kept):" in text
+    assert (
+        f"`{params(1, True)['name']}` c=2 b=1, round 5: Pass \\[2\\] cb::Error: No valid requests recorded within time "
+        "interval. Please use a \\*larger\\* time window." in text
+    )

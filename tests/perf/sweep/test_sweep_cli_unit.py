@@ -214,3 +214,19 @@ def test_resume_names_the_round_window_that_took_effect_not_none(caplog: pytest.
         resumed_options(opts, saved)
     msg = " ".join(r.getMessage() for r in caplog.records)
     assert "round_window_ms 100 ignored; the run continues with its saved 300" in msg and "saved None" not in msg
+
+
+PA_ERROR = "Pass [2] cb::Error: No valid requests recorded within time interval. Please use a larger time window."
+
+
+def test_a_failed_measurement_is_said_on_the_console_with_perf_analyzers_message(fake) -> None:
+    """The trial: a rounds visit that failed showed only in results.json and flat.csv."""
+    run = _run("ok", trials=2)
+    run.variants[0].levels.append(level_result(2, None, None, batch_size=1, trial=1, error=PA_ERROR + " [/x]" + " word" * 80))
+    fake.run_result = run
+    res = _sweep()
+    lines = res.output.splitlines()
+    said = [ln for ln in lines if "v0 c=2 b=1" in ln and "failed: Pass [2] cb::Error: No valid requests" in ln]
+    assert said, res.output  # as it happened, escaped (the [2] and [/x] are text, not rich markup)
+    assert "(cut; the whole message is in results.json)" in said[0] and len(said[0]) < 400
+    assert any(ln.startswith("failed measurement: v0 c=2 b=1, trial 2: Pass [2] cb::Error") for ln in lines), res.output
