@@ -21,11 +21,12 @@ skipped, with the reason recorded, when what is left of it would not cover its e
 from __future__ import annotations
 
 import logging
+import math
 import time
 from pathlib import Path
 from typing import Any, cast
 
-from core.errors import ToolkitError
+from core.errors import FlagError, ToolkitError
 from core.wording import count
 from perf.markdown import fmt
 from perf.measure import environment
@@ -78,6 +79,7 @@ class Sweep(Sequential, RoundsSweep):
             if plan.skipped:
                 log.info("%s: %d asked levels skipped (%s)", name, len(plan.skipped), plan.skipped[0].reason)
         self.search.record.order = self.search.order()
+        self._refuse_unfit(started)
         self._save()
         if self.nothing_to_measure:
             self._finished_before()
@@ -142,17 +144,57 @@ class Sweep(Sequential, RoundsSweep):
                 out.append(name)
         return out
 
+    def _fit(self, names: list[str], left: float | None) -> budgets.Fit:
+        """:func:`perf.search.budget.fit` of the rounds of ``names`` into ``left`` seconds."""
+        assert self.run.rounds is not None and self.run.search is not None
+        per_level = max(len(p.batch_sizes) * len(p.shapes) for p in self.plans.values()) if self.plans else 1
+        rates = max((len({k[3] for k in p.levels if k[3] is not None}) for p in self.plans.values()), default=0)
+        return budgets.fit(
+            names,
+            self.levels,
+            self.adaptive,
+            per_level + rates,
+            self.run.rounds.rules,
+            self.run.search.rules,
+            left,
+            self.opts.baseline,
+        )
+
+    def _refuse_unfit(self, started: float) -> None:
+        """A new rounds run whose time budget does not fit one round is refused before anything
+        is started or written: its run folder (made empty by :class:`~perf.sweep.context.SweepBase`)
+        is taken away again, rather than left with a server log and a results.json of skipped variants.
+
+        Raises:
+            FlagError: ``--time-budget``, with the estimate and what to give instead.
+        """
+        o = self.opts
+        if self.design != "rounds" or o.resume or o.time_budget_s is None or self.run.search is None:
+            return
+        names = [n for n in self.run.search.order if not self.plans[n].error and self.plans[n].levels]
+        left = max(0.0, o.time_budget_s - (time.monotonic() - started))
+        fit = self._fit(names, left)
+        if not names or fit.rounds > 1 or fit.estimate_s <= left:
+            return
+        raw = self.run_dir / "raw"
+        for folder in (raw, self.run_dir):  # only what the sweep made, and only while it is empty
+            if folder.is_dir() and not any(folder.iterdir()):
+                folder.rmdir()
+        gone = "no run folder was left" if not self.run_dir.exists() else f"{self.run_dir} is kept (it was not empty)"
+        raise FlagError(
+            f"the time budget of {fmt(o.time_budget_s, 0)} s does not fit one round of {count(len(names), 'variant')} "
+            f"(estimated {fmt(fit.estimate_s, 0)} s, loads included): nothing was started or measured, and {gone}",
+            flag="--time-budget",
+            hint=f"give --time-budget {math.ceil(fit.estimate_s)}s or more (or none), or fewer --variants",
+        )
+
     def _rounds(self, started: float, deadline: float | None) -> None:
         """The rounds design: fit the budget, report the estimate, run the rounds, record the time."""
         o, rounds = self.opts, self.run.rounds
         assert rounds is not None and self.run.search is not None
         names = self._measurable()
-        per_level = max(len(p.batch_sizes) * len(p.shapes) for p in self.plans.values()) if self.plans else 1
-        rates = max((len({k[3] for k in p.levels if k[3] is not None}) for p in self.plans.values()), default=0)
         left = None if deadline is None else max(0.0, deadline - time.monotonic())
-        fit = budgets.fit(
-            names, self.levels, self.adaptive, per_level + rates, rounds.rules, self.run.search.rules, left, o.baseline
-        )
+        fit = self._fit(names, left)
         before = rounds.budget.spent_s if rounds.budget is not None else None  # a resumed run's earlier sessions
         rounds.budget = BudgetRecord(
             o.time_budget_s, round(fit.visit_s, 3), fit.load_s, round(fit.estimate_s, 1), fit.rounds, fit.cap

@@ -36,7 +36,7 @@ def _repo(root: Path, names: list[str]) -> Path:
 @pytest.fixture()
 def built(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """Two variants whose builds' specs have the dynamic axis ``seq``."""
-    monkeypatch.setattr(Repository, "variant", lambda self, name: type("V", (), {"spec": SPEC, "served_spec": SPEC})())
+    monkeypatch.setattr(Repository, "variant", lambda self, name: type("V", (), {"spec": SPEC, "served_spec": SPEC, "entry": None})())
     return _repo(tmp_path / "repo", ["enc_a", "enc_b"])
 
 
@@ -118,3 +118,27 @@ def test_the_readme_passes_no_flag_its_design_ignores() -> None:
             design = words[words.index("--design") + 1] if "--design" in words else "rounds"
             found += [w for flag, used_by, _ in DESIGN_ONLY.values() if used_by != design for w in words if w == flag]
     assert not found, f"README sweeps pass flags their design ignores: {found}"
+
+
+def test_a_time_budget_that_fits_no_round_is_refused_without_leaving_a_run_folder(built: Path, tmp_path: Path) -> None:
+    """The trial's `--time-budget 5s`: a server was started, nothing measured, and results/tiny5 was
+    left behind with a server log and a results.json of skipped variants."""
+    sw = Sweep(_opts(built, tmp_path, time_budget_s=5.0, run_id="tiny5"))
+    started: list[bool] = []
+    sw.servers.start_all = lambda: started.append(True)  # type: ignore[method-assign]
+    with pytest.raises(FlagError, match=r"the time budget of 5 s does not fit one round of 2 variants \(estimated \d+ s") as e:
+        sw.run_all()
+    assert "no run folder was left" in str(e.value) and e.value.flag == "--time-budget"
+    assert e.value.hint is not None and e.value.hint.startswith("give --time-budget ")
+    assert not started and not (tmp_path / "results" / "tiny5").exists()
+
+
+def test_the_refusal_is_a_usage_error_of_the_time_budget_flag(built: Path, tmp_path: Path) -> None:
+    res = CliRunner().invoke(
+        perf_cli.cli,
+        ["sweep", "--repository", str(built), "--runtime", "bundled", "--concurrency", "1", "--time-budget", "5s"]
+        + ["--results-dir", str(tmp_path / "results"), "--run-id", "tiny5", "--no-report"],
+    )
+    assert res.exit_code == 2, res.output
+    assert "--time-budget" in res.output and "does not fit one round" in res.output and "give --time-budget" in res.output
+    assert not (tmp_path / "results" / "tiny5").exists()
