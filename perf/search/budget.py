@@ -45,7 +45,7 @@ from core.wording import count
 from perf.analysis.ranking import MIN_ROUNDS
 from perf.markdown import fmt
 from perf.records.results import VariantResult
-from perf.records.rounds import Cut, RoundRules
+from perf.records.rounds import BudgetRecord, Cut, RoundRules
 from perf.records.search import SearchRules
 from perf.search import ladder as ladders
 from perf.search.plan import plan_levels
@@ -335,3 +335,30 @@ def _with(before: int, tie_set: str) -> str:
     """``" with 2 more promising cut variants and the tie set `a`"``: who a cut variant's final would hold."""
     parts = ([count(before, "more promising cut variant")] if before else []) + ([tie_set] if tie_set else [])
     return f" with {' and '.join(parts)}" if parts else ""
+
+
+def resumed_budget(
+    passed_s: float | None, given_again: bool, saved: BudgetRecord | None
+) -> tuple[float | None, float | None, str]:
+    """The time budget a resumed run plans against: what is left of the run's own budget
+    (its recorded ``budget_s`` less the rounds and baseline time its sessions spent), unless a
+    new one is given (``given_again``: ``--time-budget`` on the resume command). A resume of a
+    120 s run planned against the default 6 minutes and spent 128 s more.
+
+    Returns:
+        ``(budget of this invocation in s, the run's budget to record in s, the words that say which)``;
+        ``None``: no budget.
+    """
+    if given_again or saved is None:
+        own = "" if given_again else " (the run recorded no time budget of its own)"
+        return passed_s, passed_s, ("no time budget" if passed_s is None else f"a time budget of {fmt(passed_s, 0)} s") + own
+    if saved.budget_s is None:
+        return None, None, "no time budget, as the run had none (--time-budget gives one)"
+    spent = (saved.spent_s or 0.0) + (saved.baseline_s or 0.0)
+    left = max(0.0, saved.budget_s - spent)
+    return (
+        left,
+        saved.budget_s,
+        f"what is left of the run's own {fmt(saved.budget_s, 0)} s time budget: {fmt(left, 0)} s after the "
+        f"{fmt(spent, 0)} s it spent (--time-budget gives a new one)",
+    )

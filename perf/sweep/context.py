@@ -27,10 +27,11 @@ from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import RoundsRecord
 from perf.records.search import SearchRecord
+from perf.search.budget import resumed_budget
 from perf.search.plan import LevelKey, VariantPlan, plan_variant, to_measure
 from perf.search.policy import AUTO, Budget, Search, ladder, resolve_mode
 from perf.sweep.flags import design_ignores
-from perf.sweep.options import Progress, SweepOptions, resumed_options
+from perf.sweep.options import DEFAULT_TIME_BUDGET_S, Progress, SweepOptions, resumed_options
 from perf.sweep.server import now
 from perf.sweep.servers import ServerPool
 
@@ -56,6 +57,14 @@ class SweepBase:
                 )
             saved = results.load(run_dir)
             opts = resumed_options(opts, dict(saved.settings))
+        #: The budget to record (a resumed run's own total), and for a resumed run which one it plans against.
+        self.recorded_budget_s, self.budget_note = opts.time_budget_s, None
+        if saved is not None:
+            again = "time_budget_s" in opts.given if opts.given is not None else opts.time_budget_s != DEFAULT_TIME_BUDGET_S
+            left, self.recorded_budget_s, self.budget_note = resumed_budget(
+                opts.time_budget_s, again, saved.rounds and saved.rounds.budget
+            )
+            opts = dataclasses.replace(opts, time_budget_s=left)
         self.opts = opts
         self.has_listener = progress is not None
         self.progress = progress or (lambda _e: None)

@@ -94,18 +94,25 @@ def settings_text(opts: SweepOptions) -> str:
     )
 
 
-def resume_line(run: RunResult, plans: dict[str, VariantPlan], opts: SweepOptions, given: frozenset[str] = frozenset()) -> str:
+def resume_line(
+    run: RunResult,
+    plans: dict[str, VariantPlan],
+    opts: SweepOptions,
+    given: frozenset[str] = frozenset(),
+    budget: str | None = None,
+) -> str:
     """``kept: ...; will measure: ...`` for a resumed run: the saved settings it goes on with and
     what was measured; what it will measure (a sequential run: the planned levels still without
     numbers, at most, since a search may stop a ladder early; a rounds run: more rounds, as its
     estimate says next), and what runs after. ``given``: the flags given again that replace a
-    saved value (:data:`perf.sweep.options.REPORT_SETTINGS`)."""
+    saved value (:data:`perf.sweep.options.REPORT_SETTINGS`); ``budget``: which time budget the rounds
+    plan against (:func:`perf.search.budget.resumed_budget`)."""
     done = sum(1 for v in run.variants if any(lv.ok for lv in v.levels))
     after = ", then the in-process baseline" if opts.baseline else "; no in-process baseline (--no-baseline)"
     if opts.design == "rounds" and run.rounds is not None:
         visits = sum(len(r.order) for r in run.rounds.rounds)
         measured = f"{len(run.rounds.rounds)} round(s) ({visits} visits) of {done} variant(s)"
-        will = "more rounds where the paired ranking is not decided, within this invocation's time budget (estimate below)"
+        will = f"more rounds where the paired ranking is not decided, within {budget or 'the time budget'} (estimate below)"
         nothing = run.finished is not None  # perf.sweep.run.Sweep._finished_before
         if nothing:
             will = "no round (its rounds had ended: a new --run-id measures again)"
@@ -148,7 +155,8 @@ def opening_lines(sweep: Any, given: frozenset[str] | None = None) -> list[str]:
             specs[name] = None
     lines = []
     if sweep.opts.resume:
-        lines.append(resume_line(sweep.run, sweep.plans, sweep.opts, frozenset(given or ()) & frozenset(REPORT_SETTINGS)))
+        again = frozenset(given or ()) & frozenset(REPORT_SETTINGS)
+        lines.append(resume_line(sweep.run, sweep.plans, sweep.opts, again, getattr(sweep, "budget_note", None)))
     if sweep.nothing_to_measure:  # nothing is sent: no inputs to describe
         return lines
     return lines + input_lines(sweep.plans, specs, sweep.opts)

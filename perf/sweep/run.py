@@ -197,7 +197,7 @@ class Sweep(Sequential, RoundsSweep):
         fit = self._fit(names, left)
         before = rounds.budget.spent_s if rounds.budget is not None else None  # a resumed run's earlier sessions
         rounds.budget = BudgetRecord(
-            o.time_budget_s, round(fit.visit_s, 3), fit.load_s, round(fit.estimate_s, 1), fit.rounds, fit.cap
+            self.recorded_budget_s, round(fit.visit_s, 3), fit.load_s, round(fit.estimate_s, 1), fit.rounds, fit.cap
         )
         for cut in fit.cuts:
             rounds.cut(cut)

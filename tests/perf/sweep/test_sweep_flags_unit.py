@@ -142,3 +142,28 @@ def test_the_refusal_is_a_usage_error_of_the_time_budget_flag(built: Path, tmp_p
     assert res.exit_code == 2, res.output
     assert "--time-budget" in res.output and "does not fit one round" in res.output and "give --time-budget" in res.output
     assert not (tmp_path / "results" / "tiny5").exists()
+
+
+def _saved_run(built: Path, tmp_path: Path, budget_s: float | None, spent_s: float) -> None:
+    from perf.records.rounds import BudgetRecord
+
+    sw = Sweep(_opts(built, tmp_path, time_budget_s=budget_s, run_id="r120"))
+    sw.run.settings = sw._settings()  # type: ignore[assignment]
+    assert sw.run.rounds is not None
+    sw.run.rounds.budget = BudgetRecord(budget_s, 1.2, 2.0, 100.0, 7, spent_s=spent_s, baseline_s=None)
+    sw._save()
+
+
+def test_a_resume_plans_against_what_is_left_of_the_runs_own_budget(built: Path, tmp_path: Path) -> None:
+    """The trial: a 120 s run resumed planned against the default 6 minutes and spent 128 s more."""
+    from perf.sweep.opening import opening_lines
+
+    _saved_run(built, tmp_path, 120.0, 80.0)
+    sw = Sweep(_opts(built, tmp_path, run_id="r120", resume=True, given=frozenset()))
+    assert sw.opts.time_budget_s == 40.0 and sw.recorded_budget_s == 120.0
+    said = " ".join(opening_lines(sw, frozenset()))
+    assert "within what is left of the run's own 120 s time budget: 40 s after the 80 s it spent (--time-budget gives a new one)" in said
+    again = Sweep(_opts(built, tmp_path, run_id="r120", resume=True, time_budget_s=300.0, given=frozenset({"time_budget_s"})))
+    assert again.opts.time_budget_s == 300.0 and "within a time budget of 300 s (estimate below)" in " ".join(
+        opening_lines(again, frozenset({"time_budget_s"}))
+    )

@@ -105,7 +105,7 @@ def test_a_resumed_rounds_run_says_its_rounds_and_that_more_follow():
     line = resume_line(run, {}, _opts(baseline=True))
     assert "design rounds, 300 ms round windows" in line and "and 3 round(s) (6 visits) of 2 variant(s)" in line
     assert line.endswith(
-        "will measure: more rounds where the paired ranking is not decided, within this invocation's time budget "
+        "will measure: more rounds where the paired ranking is not decided, within the time budget "
         "(estimate below), then the in-process baseline"
     )
     run.finished = "then"  # its rounds had ended (perf.sweep.run.Sweep._finished_before)
