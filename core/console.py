@@ -76,7 +76,7 @@ def unwrapped(c: Console, handler: Any = None) -> Console:
     terminal; as it was on a terminal."""
     if not c.is_terminal:
         c.width = UNWRAPPED_WIDTH
-        c._log_render = _OneLine(c._log_render)  # rich's LogRender: expands each line to the width
+        c._log_render = _OneLine(c._log_render)  # type: ignore[assignment]  # rich's LogRender expands each line
         if handler is not None:
             handler._log_render = _OneLine(handler._log_render)
     return c

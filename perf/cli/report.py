@@ -30,14 +30,14 @@ def print_report(
         click.echo(f"report: {path}")
         echo_written(path, before)
         return
-    before = {d: _files(d) for d in (Path(run_dir), *Path(run_dir).glob("report-*/"))}
+    folders = {d: _files(d) for d in (Path(run_dir), *Path(run_dir).glob("report-*/"))}
     path = write_report(run_dir, budget, latency_percentile=percentile, top_n=top, html=html)
     print_table(summary_table(results.load(run_dir), budget, percentile, top))
     if path.parent != Path(run_dir):  # perf.report.layout.what_if: written beside the run's own report
         click.echo(f"what-if report (an option differs from the run's; its own report.md is unchanged): {path}")
     else:
         click.echo(f"report: {path}")
-    echo_written(path, before.get(path.parent, {}))
+    echo_written(path, folders.get(path.parent, {}))
 
 
 def _files(folder: Path) -> dict[str, tuple[int, int]]:

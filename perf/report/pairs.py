@@ -144,6 +144,9 @@ def ranked_text(run: RunResult, rec: Recommendation, name: str, of_pick: bool = 
 
 def median_over(run: RunResult, side: Side, rounds: Sequence[int]) -> float | None:
     """The median throughput (infer/s) of ``side``'s level over ``rounds`` (``None`` without one)."""
-    vals = per_round(run.variant(side.variant), side)
+    vr = run.variant(side.variant)
+    if vr is None:
+        return None
+    vals = per_round(vr, side)
     got = [vals[r] for r in rounds if r in vals]
     return statistics.median(got) if got else None

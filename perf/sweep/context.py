@@ -62,7 +62,7 @@ class SweepBase:
         if saved is not None:
             again = "time_budget_s" in opts.given if opts.given is not None else opts.time_budget_s != DEFAULT_TIME_BUDGET_S
             left, self.recorded_budget_s, self.budget_note = resumed_budget(
-                opts.time_budget_s, again, saved.rounds and saved.rounds.budget
+                opts.time_budget_s, again, saved.rounds.budget if saved.rounds else None
             )
             opts = dataclasses.replace(opts, time_budget_s=left)
         self.opts = opts

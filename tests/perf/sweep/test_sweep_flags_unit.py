@@ -36,7 +36,9 @@ def _repo(root: Path, names: list[str]) -> Path:
 @pytest.fixture()
 def built(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """Two variants whose builds' specs have the dynamic axis ``seq``."""
-    monkeypatch.setattr(Repository, "variant", lambda self, name: type("V", (), {"spec": SPEC, "served_spec": SPEC, "entry": None})())
+    monkeypatch.setattr(
+        Repository, "variant", lambda self, name: type("V", (), {"spec": SPEC, "served_spec": SPEC, "entry": None})()
+    )
     return _repo(tmp_path / "repo", ["enc_a", "enc_b"])
 
 
@@ -162,7 +164,10 @@ def test_a_resume_plans_against_what_is_left_of_the_runs_own_budget(built: Path,
     sw = Sweep(_opts(built, tmp_path, run_id="r120", resume=True, given=frozenset()))
     assert sw.opts.time_budget_s == 40.0 and sw.recorded_budget_s == 120.0
     said = " ".join(opening_lines(sw, frozenset()))
-    assert "within what is left of the run's own 120 s time budget: 40 s after the 80 s it spent (--time-budget gives a new one)" in said
+    assert (
+        "within what is left of the run's own 120 s time budget: 40 s after the 80 s it spent (--time-budget gives a new one)"
+        in said
+    )
     again = Sweep(_opts(built, tmp_path, run_id="r120", resume=True, time_budget_s=300.0, given=frozenset({"time_budget_s"})))
     assert again.opts.time_budget_s == 300.0 and "within a time budget of 300 s (estimate below)" in " ".join(
         opening_lines(again, frozenset({"time_budget_s"}))
