@@ -95,9 +95,7 @@ class RoundsSweep(SweepBase):
         load_s = sum(g.load_s or 0.0 for g in groups) / loaded if loaded else fit.load_s
         tie = engine.contenders(tie)
         left = engine.deadline - engine.clock()
-        n, unload_s = sum(k for k, _ in self._unloads), sum(s for _, s in self._unloads)
-        unload = unload_s / n if n else budgets.UNLOAD_S
-        late = budgets.late(cut, tie, len(engine.visits(tie, 0)), fit.visits, load_s, engine.visit_s, left, unload)
+        late = budgets.late(cut, tie, len(engine.visits(tie, 0)), fit.visits, load_s, engine.visit_s, left, self._unload_s())
         with self._lock:
             rr.cuts = [c for c in rr.cuts if not (c.kind == "variant" and c.variant in cut)]
         for c in late.cuts:
@@ -111,6 +109,12 @@ class RoundsSweep(SweepBase):
         self.progress({"event": "plan", "text": f"rounds: {late.reason}", "estimate_s": late.estimate_s})
         self._groups(engine, [*tie, *late.variants], late.reason)
         return late.variants
+
+    def _unload_s(self) -> float:
+        """Time to unload one variant (s): the mean of the groups unloaded so far, at least
+        :data:`perf.search.budget.UNLOAD_S` (the scheduler keeps that much a variant for it)."""
+        n, spent = sum(k for k, _ in self._unloads), sum(s for _, s in self._unloads)
+        return max(UNLOAD_S, spent / n if n else 0.0)
 
     def _variant(self, name: str) -> VariantResult:
         vr = self.run.variant(name)
@@ -192,7 +196,7 @@ class RoundsSweep(SweepBase):
             def visit(name: str, key: LevelKey) -> LevelResult | None:
                 return self._visit(engine, loaded, name, key)
 
-            return engine.run_group(loaded, group, visit, reserve_s=len(loaded) * UNLOAD_S)
+            return engine.run_group(loaded, group, visit, reserve_s=len(loaded) * self._unload_s())
         finally:
             srv, start = self._server(), time.monotonic()
             for name in loaded:
