@@ -4,7 +4,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: setup demo test test-unit clean
+.PHONY: setup demo test test-unit clean clean-results
 setup:
 	@bash scripts/setup.sh
 
@@ -20,5 +20,10 @@ test: setup
 test-unit: setup
 	$(PY) -m pytest -m "not integration and not slow" $(PYTEST_ARGS)
 
+# clean: what `builders build` made (build folders, the repository's variants and index.json);
+# sweep results (results/) are yours and stay: `make clean-results` deletes them
 clean:
-	rm -rf builds results model_repository/*/ model_repository/index.json
+	rm -rf builds model_repository/*/ model_repository/index.json
+
+clean-results:
+	rm -rf results
