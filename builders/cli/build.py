@@ -61,9 +61,10 @@ BUILD_FLAGS = (
         "model",
         default="mlp",
         panel=MODEL_PANEL,
-        help="Built-in model (mlp, cnn, encoder, tiny), package.module:factory returning an nn.Module, "
-        "or a model file: .pt (TorchScript) or .pt2 (torch.export). User models need --spec or --input. "
-        "The current directory is importable (as with python -m): --model mymodel:make finds ./mymodel.py.",
+        help="Built-in model (mlp, cnn, encoder, tiny), path/to/file.py:factory or package.module:factory (a "
+        "function returning the nn.Module), or a model file: .pt (TorchScript) or .pt2 (torch.export). User models "
+        "need --spec or --input. The current directory is importable (as with python -m): --model mymodel:make and "
+        "--model mymodel.py:make both call make() in ./mymodel.py.",
     ),
     option(
         BuildOptions,

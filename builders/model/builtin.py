@@ -255,5 +255,6 @@ def get_builtin(name: str) -> BuiltinModel:
     except KeyError:
         raise ModelSpecError(
             f"unknown built-in model {name!r}",
-            hint=f"choose one of {', '.join(sorted(BUILTINS))}, or pass --model package.module:factory with --spec",
+            hint=f"choose one of {', '.join(sorted(BUILTINS))}, or pass your own model as --model path/to/file.py:factory or "
+            "package.module:factory (a function returning the nn.Module) with --spec or --input, e.g. --model seqnet.py:make",
         ) from None

@@ -5,19 +5,16 @@ torch is imported lazily so that ``--help`` stays fast.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import hashlib
-import importlib
 import inspect
 import logging
-import os
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from builders.model.builtin import BUILTINS, get_builtin
+from builders.model.factory import FACTORY_FORMS, file_without_factory, import_factory, looks_like_python_file
 from builders.model.spec import ModelSpec
 from builders.model.torchscript_archive import read_archive
 from core.errors import ConfigError, ModelSpecError
@@ -66,11 +63,13 @@ def load_model(source: Any, spec: ModelSpec | None, example_inputs: Any = None) 
     ``torch.export.load`` (both read files the user named; nothing else is unpickled).
 
     A factory's module is imported with the current directory first on ``sys.path`` (as
-    ``python -m`` does), so ``--model mymodel:make`` finds ``./mymodel.py``.
+    ``python -m`` does), so ``--model mymodel:make`` finds ``./mymodel.py``; a file is
+    imported from its path (``--model path/to/mymodel.py:make``,
+    :func:`builders.model.factory.import_factory`).
 
     Args:
-        source: ``mlp`` / ``cnn`` / ``encoder`` / ``tiny``, ``pkg.mod:factory`` (a callable
-            returning an ``nn.Module``), a path ending in ``.pt`` (TorchScript) or
+        source: ``mlp`` / ``cnn`` / ``encoder`` / ``tiny``, ``pkg.mod:factory`` or
+            ``path/to/file.py:factory`` (a callable returning an ``nn.Module``), a path ending in ``.pt`` (TorchScript) or
             ``.pt2`` (``torch.export``), or an ``nn.Module`` (named after its class, in
             lower case, unless the caller names it).
         spec: The input spec; required except for built-ins (whose own spec is the default)
@@ -79,8 +78,9 @@ def load_model(source: Any, spec: ModelSpec | None, example_inputs: Any = None) 
             (:meth:`builders.model.spec.ModelSpec.from_example`; names from ``forward()``).
 
     Raises:
-        ModelSpecError: unknown built-in, missing file, factory that cannot be imported or
-            called or that returns no ``nn.Module``, or a user model without a spec.
+        ModelSpecError: unknown built-in, missing file, a Python file without ``:factory``,
+            factory that cannot be imported or called or that returns no ``nn.Module``, or a
+            user model without a spec.
     """
     import torch
 
@@ -100,7 +100,7 @@ def load_model(source: Any, spec: ModelSpec | None, example_inputs: Any = None) 
             f"{cls.__module__}.{cls.__qualname__} (nn.Module object)",
         )
     if not isinstance(source, str):
-        raise ModelSpecError(f"model {source!r} is neither a name, a file, package.module:factory nor an nn.Module")
+        raise ModelSpecError(f"model {source!r} is neither a name, a file, {FACTORY_FORMS} nor an nn.Module")
     path = Path(source)
     if source.endswith(TORCHSCRIPT_SUFFIXES + EXPORT_SUFFIXES):
         if not path.is_file():
@@ -126,16 +126,7 @@ def load_model(source: Any, spec: ModelSpec | None, example_inputs: Any = None) 
         return LoadedModel(path.stem, _eval(module), spec, kind, _file_hash(path), str(path.resolve()))
     if ":" in source:
         spec = _require_spec(source, spec)
-        mod_name, _, fn_name = source.partition(":")
-        try:
-            with _cwd_importable():
-                factory = getattr(importlib.import_module(mod_name), fn_name)
-        except (ImportError, AttributeError) as e:
-            raise ModelSpecError(
-                f"cannot import {fn_name!r} from {mod_name!r}: {type(e).__name__}: {e}",
-                hint="--model takes package.module:factory; the module must be importable from the current directory "
-                f"({os.getcwd()}), PYTHONPATH or an installed package",
-            ) from e
+        fn_name, factory = import_factory(source)
         try:
             module = factory()
         except Exception as e:
@@ -146,6 +137,8 @@ def load_model(source: Any, spec: ModelSpec | None, example_inputs: Any = None) 
                 hint="the factory must return the model (an nn.Module), e.g. `def make(): return MyNet().eval()`",
             )
         return LoadedModel(fn_name, _eval(module), spec, "factory", _source_hash(module, factory), source)
+    if source not in BUILTIN_NAMES and looks_like_python_file(source):
+        raise file_without_factory(source)
     b = get_builtin(source)
     module = b.factory()
     return LoadedModel(b.name, module, spec or b.spec, "builtin", _source_hash(module, b.factory), b.name)
@@ -217,20 +210,6 @@ def _dim_contradiction(g: Any, d: int | str, spec: ModelSpec, bounds: dict[str, 
     except (TypeError, ValueError):  # unbounded: sympy's oo
         inside = glo is None or int(glo) <= lo
     return None if inside else f"{what} is outside the graph's range [{glo}, {ghi}] for that dim"
-
-
-@contextlib.contextmanager
-def _cwd_importable() -> Iterator[None]:
-    """The current directory first on ``sys.path`` while a user's factory is imported."""
-    cwd = os.getcwd()
-    added = cwd not in sys.path
-    if added:
-        sys.path.insert(0, cwd)
-    try:
-        yield
-    finally:
-        if added and cwd in sys.path:
-            sys.path.remove(cwd)
 
 
 def _forward_names(module: Any) -> list[str]:
@@ -310,5 +289,5 @@ def _require_torchscript(path: Path) -> None:
         raise ModelSpecError(
             f"could not load {path}: {e.message}",
             hint=f"{e.hint}; a model saved with torch.save is built from the code that defines it: "
-            "--model package.module:factory (a function returning the nn.Module with its weights loaded) and --spec",
+            f"--model {FACTORY_FORMS} (a function returning the nn.Module with its weights loaded) and --spec",
         ) from None

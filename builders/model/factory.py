@@ -1,0 +1,159 @@
+"""``--model`` given as a factory: ``path/to/file.py:factory`` or ``package.module:factory``.
+
+The factory is a callable that returns the ``nn.Module`` with its weights loaded. A module
+is imported with the current directory first on ``sys.path`` (as ``python -m`` does); a file
+is imported from its path, with its own folder first on ``sys.path`` (so it can import the
+files beside it). User code runs only here, and only when ``--model`` names it.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import importlib
+import importlib.util
+import os
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from core.errors import ModelSpecError
+
+#: The two forms of a factory, and an example of each (one wording for every message and help).
+FACTORY_FORMS = "path/to/file.py:factory or package.module:factory"
+FACTORY_EXAMPLE = "--model seqnet.py:make (calls make() in ./seqnet.py) or --model mypackage.models:make"
+
+
+def looks_like_python_file(source: str) -> bool:
+    """Whether ``--model`` names a Python file or folder rather than a built-in name: it ends in
+    ``.py``, holds a path separator, or is an existing path."""
+    return (
+        source.endswith(".py") or os.sep in source or "/" in source or Path(source).exists() or _module_file(source) is not None
+    )
+
+
+def _module_file(source: str) -> Path | None:
+    """``./NAME.py`` when ``--model NAME`` names a file of the current directory, else ``None``."""
+    path = Path(f"{source}.py")
+    return path if source.isidentifier() and path.is_file() else None
+
+
+def file_without_factory(source: str) -> ModelSpecError:
+    """The error for ``--model seqnet.py``: a Python file without the factory to call in it.
+
+    The file is read as text (its top-level ``def`` names suggested as factories), never run.
+    """
+    path = _module_file(source) or Path(source)
+    names = _top_level_functions(path) if path.is_file() else []
+    found = f"; top-level functions in {path}: {', '.join(names)}" if names else ""
+    example = f"--model {source}:{names[0] if names else 'make'}"
+    what = "is a Python file" if path.is_file() else "is a path"
+    if path != Path(source):
+        what = f"names ./{path}"
+    return ModelSpecError(
+        f"--model {source!r} {what} without the factory to call in it (and is not a built-in model){found}",
+        hint=f"--model takes {FACTORY_FORMS} (a function returning the nn.Module with its weights loaded), "
+        f"with --spec or --input, e.g. {example}",
+    )
+
+
+def split_factory(source: str) -> tuple[str, str]:
+    """``("path/to/file.py" or "package.module", "factory")`` from ``--model``'s text (split at
+    the last ``:``).
+
+    Raises:
+        ModelSpecError: either side is empty.
+    """
+    where, _, fn_name = source.rpartition(":")
+    if not where or not fn_name or not fn_name.isidentifier():
+        raise ModelSpecError(
+            f"--model {source!r} is not {FACTORY_FORMS}",
+            hint=f"name the module or file and the function that returns the model, e.g. {FACTORY_EXAMPLE}",
+        )
+    return where, fn_name
+
+
+def import_factory(source: str) -> tuple[str, Callable[[], Any]]:
+    """The factory ``--model`` names, imported (its module's top level runs here).
+
+    Args:
+        source: ``path/to/file.py:factory`` or ``package.module:factory``.
+
+    Returns:
+        The factory's name and the callable.
+
+    Raises:
+        ModelSpecError: the form is wrong, the file is missing, or the module or the name in it
+            cannot be imported (the message says which, what was expected and how to fix it).
+    """
+    where, fn_name = split_factory(source)
+    is_file = where.endswith(".py") or os.sep in where or "/" in where
+    if is_file and (not Path(where).is_file() or not where.endswith(".py")):
+        raise ModelSpecError(
+            f"--model {source!r}: {where} {'is not a .py file' if Path(where).is_file() else 'does not exist'}",
+            hint=f"--model takes {FACTORY_FORMS}, e.g. {FACTORY_EXAMPLE}",
+        )
+    try:
+        if is_file:
+            module = _import_file(Path(where))
+        else:
+            with cwd_importable(os.getcwd()):
+                module = importlib.import_module(where)
+        factory = getattr(module, fn_name)
+    except Exception as e:  # noqa: BLE001 - the user's module may raise anything at import
+        place = (
+            f"the file {where}"
+            if is_file
+            else f"the module {where!r} (importable from the current directory {os.getcwd()}, PYTHONPATH or an installed package)"
+        )
+        raise ModelSpecError(
+            f"cannot import {fn_name!r} from {where!r}: {type(e).__name__}: {e}",
+            hint=f"--model takes {FACTORY_FORMS}; {fn_name!r} must be a top-level function of {place}, e.g. {FACTORY_EXAMPLE}",
+        ) from e
+    if not callable(factory):
+        raise ModelSpecError(
+            f"{fn_name!r} in {where!r} is a {type(factory).__name__}, not a function",
+            hint=f"--model takes {FACTORY_FORMS}: name a function that returns the nn.Module",
+        )
+    return fn_name, factory
+
+
+def _import_file(path: Path) -> Any:
+    """Import a Python file as a module named after its stem (registered in ``sys.modules``,
+    so its classes' source can be read, as TorchScript's scripting does)."""
+    spec = importlib.util.spec_from_file_location(path.stem, path.resolve())
+    if spec is None or spec.loader is None:
+        raise ImportError(f"{path} cannot be imported as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[path.stem] = module
+    with cwd_importable(str(path.resolve().parent)):
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            sys.modules.pop(path.stem, None)
+            raise
+    return module
+
+
+def _top_level_functions(path: Path) -> list[str]:
+    """The names of the top-level ``def``s of a Python file, read as text (nothing runs)."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, SyntaxError, ValueError):
+        return []
+    return [n.name for n in tree.body if isinstance(n, ast.FunctionDef) and not n.name.startswith("_")]
+
+
+@contextlib.contextmanager
+def cwd_importable(folder: str) -> Iterator[None]:
+    """``folder`` first on ``sys.path`` while a user's factory is imported."""
+    added = folder not in sys.path
+    if added:
+        sys.path.insert(0, folder)
+    try:
+        yield
+    finally:
+        if added:
+            with contextlib.suppress(ValueError):
+                sys.path.remove(folder)
