@@ -35,6 +35,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from builders.model.spec import ModelSpec
 from builders.model.tensor import BATCH_AXIS, Dim, TensorSpec
 from core.errors import ClientError
+from core.names import require_known
 
 #: One input's config dims: ``(name, dims)``, ``-1`` for a dynamic dim.
 ConfigInput = tuple[str, Sequence[int]]
@@ -173,9 +174,8 @@ def check_sizes(
             outside its axis's verified ``min..max``; two sizes for one axis.
     """
     config = {n: [int(d) for d in dims] for n, dims in inputs}
-    unknown = sorted(set(sizes) - set(config))
-    if unknown and source is None:
-        raise ClientError(f"--shape names {unknown}, which {model} does not take", hint=f"its inputs: {', '.join(config)}")
+    if source is None:
+        require_known("--shape", sizes, config, kind="input", owner=model, error=ClientError)
     tensors = {t.name: t for t in spec.inputs} if spec else {}
     ranges = spec.dynamic_axes if spec else {}
     bound: dict[str, tuple[int, str]] = {}

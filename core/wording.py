@@ -12,7 +12,10 @@ from __future__ import annotations
 def plural(noun: str) -> str:
     """The plural of an English noun of this toolkit's vocabulary (``variant`` -> ``variants``,
     ``batch`` -> ``batches``, ``check`` -> ``checks``); the last word of a phrase is the one
-    made plural (``variant × protocol check`` -> ``variant × protocol checks``)."""
+    made plural (``variant × protocol check`` -> ``variant × protocol checks``; ``dynamic axis``
+    -> ``dynamic axes``)."""
+    if noun.endswith("axis"):
+        return noun[:-4] + "axes"
     if noun.endswith(("s", "x", "ch", "sh")):
         return noun + "es"
     if noun.endswith("y") and noun[-2:-1] not in "aeiou":

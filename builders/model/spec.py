@@ -25,6 +25,7 @@ from builders.model.spec_flags import parse_axis_flag, parse_input_flag
 from builders.model.tensor import BATCH_AXIS, TensorSpec, TensorSpecRecord, output_placeholder, validate_json
 from core import dtypes
 from core.errors import ModelSpecError
+from core.names import require_known
 from core.records import Record
 
 #: Batch size of the example inputs used to trace/export (not 1: torch.export specialises
@@ -58,10 +59,19 @@ class ModelSpec:
             raise ModelSpecError(f"tensor names must be unique; repeated: {sorted(dup)}")
         used = {d for t in self.inputs for d in t.shape if isinstance(d, str)}
         missing = used - set(self.dynamic_axes)
-        if missing:
+        if BATCH_AXIS in self.dynamic_axes:
             raise ModelSpecError(
-                f"inputs use dynamic axes {sorted(missing)} with no declared range",
-                hint='declare them, e.g. dynamic_axes={"seq": (1, 64, 128)} (min, opt, max)',
+                f"{BATCH_AXIS!r} cannot be declared in dynamic_axes: its range is always (1, opt, max_batch_size)",
+                hint="set the batch range with --max-batch-sizes",
+            )
+        self._require_used_axes(used)
+        if missing:
+            users = [t.name for t in self.inputs if set(t.shape) & missing]
+            axis = sorted(missing)[0]
+            raise ModelSpecError(
+                f"inputs {users} use dynamic axes {sorted(missing)} with no declared range",
+                hint=f"declare each (min, opt, max): --dynamic-axis {axis}=1,64,128, or in a spec file "
+                f'"dynamic_axes": {{"{axis}": [1, 64, 128]}}',
             )
         moved = [t for t in self.inputs if t.batch_axis != 0]
         if moved:
@@ -71,23 +81,34 @@ class ModelSpec:
                 hint="drop batch_axis from inputs (it is an output fact, found from the model), or permute the "
                 "input inside forward() and build with the batch first",
             )
-        if BATCH_AXIS in self.dynamic_axes:
-            raise ModelSpecError(
-                f"{BATCH_AXIS!r} cannot be declared in dynamic_axes: its range is always (1, opt, max_batch_size)",
-                hint="set the batch range with --max-batch-sizes",
-            )
         for axis, rng in self.dynamic_axes.items():
             if len(rng) != 3:
                 raise ModelSpecError(f"dynamic axis {axis!r}: range {rng} must be (min, opt, max)")
             lo, opt, hi = rng
             if not (1 <= lo <= opt <= hi):
                 raise ModelSpecError(f"dynamic axis {axis!r}: range {rng} must satisfy 1 <= min <= opt <= max")
-        unused = sorted(set(self.dynamic_axes) - used - {d for t in self.outputs for d in t.shape if isinstance(d, str)})
-        if unused:
-            raise ModelSpecError(
-                f"dynamic axes {unused} are declared but no input uses them (the inputs use {sorted(used) or 'no named axis'})",
-                hint="name the axis in an input's shape (e.g. --input input_ids:int64:seq), or drop the declaration",
-            )
+
+    def _require_used_axes(self, used: set[str]) -> None:
+        """Every declared dynamic axis (``--dynamic-axis``, the spec's ``dynamic_axes``) is one an
+        input (or output) names: a typo is named, with the axes the inputs use
+        (:func:`core.names.require_known`, the check of every flag that names inputs or axes).
+
+        Raises:
+            ModelSpecError: the unknown axis, the closest used one and every used one.
+        """
+        named = used | {d for t in self.outputs for d in t.shape if isinstance(d, str)}
+        undeclared = sorted(used - set(self.dynamic_axes))
+        example = undeclared[0] if undeclared else "seq"
+        require_known(
+            "--dynamic-axis",
+            (a for a in self.dynamic_axes if a not in named),
+            sorted(used),
+            kind="dynamic axis",
+            owner="the model's inputs",
+            error=ModelSpecError,
+            hint=f"give --dynamic-axis (or the spec's dynamic_axes) for an axis an input's shape names, e.g. "
+            f"--dynamic-axis {example}=1,64,128, or name the axis in an input's shape (--input input_ids:int64:seq)",
+        )
 
     def axis_sizes(self, which: str = "opt") -> dict[str, int]:
         """Each dynamic axis at its ``"min"``, ``"opt"`` or ``"max"`` size."""
@@ -124,13 +145,7 @@ class ModelSpec:
         Raises:
             ModelSpecError: names that match no output; the message lists the outputs.
         """
-        valid = [t.name for t in self.outputs]
-        unknown = [n for n in names if n not in valid]
-        if unknown:
-            raise ModelSpecError(
-                f"{flag} names {unknown}, which are not outputs of the model (its outputs: {valid})",
-                hint=f"use the output names above with {flag}",
-            )
+        require_known(flag, names, [t.name for t in self.outputs], kind="output", owner="the model", error=ModelSpecError)
 
     def with_outputs(self, outputs: tuple[TensorSpec, ...]) -> ModelSpec:
         """This spec with ``outputs`` in place of its outputs (inputs and dynamic axes kept)."""

@@ -17,7 +17,8 @@ from typing import Any
 
 from builders.repository.view import Repository
 from clients.server import TritonServer
-from core.errors import FlagError, PerfError, ToolkitError
+from core.errors import PerfError, ToolkitError
+from core.names import require_known
 from perf.coldstart import measure as coldstart
 from perf.measure import analyzer
 from perf.measure.inputs import check_variant_shapes, describe_dynamic, input_args
@@ -162,15 +163,14 @@ class SweepBase:
             except ToolkitError:
                 continue
             known |= set(spec.dynamic_axes if spec else ())
-        unknown = [a for a in self.opts.sweep_axes if a not in known]
-        if unknown:
-            have = ", ".join(sorted(known)) or "none (no build's spec names a dynamic axis)"
-            raise FlagError(
-                f"{', '.join(unknown)}: no variant of this sweep has a dynamic axis of that name; the axes its builds "
-                f"have: {have}",
-                flag="--shapes",
-                hint="name an axis the builds have (as in --shapes seq=16,64), or drop --shapes",
-            )
+        require_known(
+            "--shapes",
+            self.opts.sweep_axes,
+            sorted(known),
+            kind="dynamic axis",
+            owner="the builds of this sweep's variants",
+            hint="name an axis the builds have (as in --shapes seq=16,64), or drop --shapes",
+        )
 
     def _swept_shapes(self, name: str) -> tuple[str | None, ...]:
         """The swept shapes (``"seq=64"``...) variant ``name`` is measured at: every combination

@@ -54,7 +54,9 @@ def test_the_round_window_is_the_window_the_rounds_measure(built: Path, tmp_path
 
 def test_a_shapes_axis_no_build_has_is_a_usage_error(built: Path, tmp_path: Path) -> None:
     with pytest.raises(
-        FlagError, match=r"sq: no variant of this sweep has a dynamic axis of that name; the axes its builds have: seq"
+        FlagError,
+        match=r"^'sq' \(did you mean 'seq'\?\) names no dynamic axis of the builds of this sweep's variants; "
+        r"the dynamic axes of the builds of this sweep's variants: seq",
     ):
         Sweep(_opts(built, tmp_path, sweep_axes={"sq": (16, 64)}, run_id="s"))
     sw = Sweep(_opts(built, tmp_path, sweep_axes={"seq": (16, 64)}, run_id="ok"))  # a known axis: swept
@@ -64,7 +66,9 @@ def test_a_shapes_axis_no_build_has_is_a_usage_error(built: Path, tmp_path: Path
         ["sweep", "--repository", str(built), "--shapes", "sq=16,64", "--results-dir", str(tmp_path / "r"), "--no-report"],
     )
     assert res.exit_code == 2, res.output
-    assert "Invalid value for --shapes: sq: " in res.output and "the axes its builds have: seq" in res.output
+    text = " ".join(res.output.split())
+    assert "Invalid value for --shapes: 'sq' (did you mean 'seq'?) names no dynamic axis" in text
+    assert "the dynamic axes of the builds of this sweep's variants: seq" in text
     assert "Traceback" not in res.output
 
 

@@ -1,0 +1,79 @@
+"""One check for every flag that names a model's inputs, outputs or axes.
+
+``builders build --dynamic-axis`` / ``--rtol``, ``clients infer --shape``, ``triton-perf sweep
+--shape`` / ``--shapes`` and ``triton-perf coldstart --shape`` name things the model has; a name
+it does not have (a typo) is one error that names it, the closest valid name ("did you mean"),
+and every valid one, never a message about something else or a silently ignored flag.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+from core.errors import FlagError, ToolkitError
+from core.wording import plural
+
+
+def unknown_names_error(
+    flag: str,
+    given: Iterable[str],
+    valid: Iterable[str],
+    *,
+    kind: str,
+    owner: str,
+    error: type[ToolkitError] = FlagError,
+    hint: str | None = None,
+) -> ToolkitError | None:
+    """The error for the names given with ``flag`` that are not among ``valid``, or ``None``.
+
+    Args:
+        flag: The flag as typed, e.g. ``"--dynamic-axis"``.
+        given: The names the flag gave, in order.
+        valid: The names the model has, in its order.
+        kind: What a name is, singular: ``"input"``, ``"dynamic axis"``, ``"output"``.
+        owner: Whose names they are, for the message: ``"the model's inputs"``, ``"mlp_onnx_cpu1_nodb_mbs64"``.
+        error: The exception class (a :class:`~core.errors.FlagError` gets ``flag``).
+        hint: What to do [default: name one of the valid ones with the flag].
+
+    Returns:
+        ``error("--dynamic-axis 'sq' (did you mean 'seq'?) names no dynamic axis of the model's
+        inputs; the dynamic axes of the model's inputs: seq")``, or ``None`` when every name is valid.
+    """
+    valid = list(dict.fromkeys(valid))
+    unknown = [n for n in dict.fromkeys(given) if n not in valid]
+    if not unknown:
+        return None
+    close = {n: difflib.get_close_matches(n, valid, n=1) for n in unknown}
+    named = ", ".join(f"{n!r}" + (f" (did you mean {close[n][0]!r}?)" if close[n] else "") for n in unknown)
+    kinds = plural(kind)
+    one = len(unknown) == 1
+    message = (
+        f"{flag} {named} {'names' if one else 'name'} no {kind if one else kinds} of {owner}; "
+        f"the {kinds} of {owner}: {', '.join(valid) if valid else 'none'}"
+    )
+    hint = hint or (f"name one of those {kinds} with {flag}" if valid else f"drop {flag}: {owner} has no {kinds}")
+    if issubclass(error, FlagError):  # shown as click's "Invalid value for --shapes: ...": the flag once
+        return FlagError(message.removeprefix(f"{flag} "), flag=flag, hint=hint)
+    return error(message, hint=hint)
+
+
+def require_known(
+    flag: str,
+    given: Iterable[str],
+    valid: Iterable[str],
+    *,
+    kind: str,
+    owner: str,
+    error: type[ToolkitError] = FlagError,
+    hint: str | None = None,
+) -> None:
+    """Raise :func:`unknown_names_error` when ``flag`` names something ``owner`` does not have.
+
+    Raises:
+        ToolkitError: of class ``error``, naming each unknown name, the closest valid one and
+            every valid one.
+    """
+    problem = unknown_names_error(flag, given, valid, kind=kind, owner=owner, error=error, hint=hint)
+    if problem is not None:
+        raise problem

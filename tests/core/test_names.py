@@ -1,0 +1,53 @@
+"""A flag that names an input or axis the model does not have is one error naming it, the
+closest valid name and every valid one, from one check (core.names) in builders, clients and
+perf (new-user trial: a typo'd --dynamic-axis was reported as "inputs use dynamic axes ['seq']
+with no declared range", the typo never named)."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from builders.cli.main import cli as builders_cli
+from builders.model.spec import ModelSpec
+from builders.model.tensor import TensorSpec
+from clients import shapes
+from core.errors import ClientError, FlagError, ModelSpecError
+from core.names import require_known, unknown_names_error
+
+
+def test_a_typo_d_dynamic_axis_is_named_with_the_axes_the_inputs_use(tmp_path):
+    r = CliRunner().invoke(
+        builders_cli,
+        ["build", "--model", "tiny", "--input", "INPUT__0:float32:seq", "--dynamic-axis", "sq=1,8,16"]
+        + ["--build-dir", str(tmp_path / "b"), "--repository", str(tmp_path / "r")],
+    )
+    assert isinstance(r.exception, ModelSpecError), r.output
+    text = str(r.exception)
+    assert "--dynamic-axis 'sq' (did you mean 'seq'?) names no dynamic axis of the model's inputs" in text
+    assert "the dynamic axes of the model's inputs: seq" in text and "--dynamic-axis seq=1,64,128" in text
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_spec_file_s_unknown_axis_is_named_too():
+    with pytest.raises(ModelSpecError, match=r"'seqq' \(did you mean 'seq'\?\) names no dynamic axis"):
+        ModelSpec.from_json(
+            {"inputs": [{"name": "ids", "dtype": "int64", "shape": ["seq"]}], "dynamic_axes": {"seqq": [1, 8, 16]}}
+        )
+
+
+def test_a_typo_d_shape_input_is_named_with_the_model_s_inputs():
+    spec = ModelSpec(inputs=(TensorSpec("input_ids", "int64", ("seq",)),), outputs=(), dynamic_axes={"seq": (1, 8, 16)})
+    with pytest.raises(ClientError) as e:  # clients infer, triton-perf sweep and coldstart --shape: one rule
+        shapes.resolve("m", [("input_ids", [-1])], 8, spec, {"input_idz": (8,)})
+    assert e.value.message == "--shape 'input_idz' (did you mean 'input_ids'?) names no input of m; the inputs of m: input_ids"
+
+
+def test_the_shared_check_names_every_unknown_and_refuses_nothing_valid():
+    assert unknown_names_error("--shape", ["a"], ["a", "b"], kind="input", owner="m") is None
+    err = unknown_names_error("--shapes", ["x", "y"], [], kind="dynamic axis", owner="the builds")
+    assert isinstance(err, FlagError) and err.flag == "--shapes"
+    assert err.message == "'x', 'y' name no dynamic axes of the builds; the dynamic axes of the builds: none"
+    assert (err.hint or "").startswith("drop --shapes")
+    with pytest.raises(ModelSpecError, match="--rtol 'logit' \\(did you mean 'logits'\\?\\)"):
+        require_known("--rtol", ["logit"], ["logits"], kind="output", owner="the model", error=ModelSpecError)
