@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from builders.model.index_ranges import diagnose
 from builders.model.spec import EXAMPLE_BATCH, ModelSpec
 from builders.model.tensor import TensorSpec
 from core import dtypes
@@ -108,10 +109,19 @@ def run_eager(module: Any, spec: ModelSpec, inputs: dict[str, Any]) -> list[Any]
 
 
 def _run_keyed(module: Any, spec: ModelSpec, inputs: dict[str, Any]) -> list[tuple[Key, Any]]:
+    """Run the eager model; an integer value past a table it indexes (torch's bare
+    ``IndexError``) becomes one :class:`ModelSpecError` naming the input and the range it
+    accepts (:func:`builders.model.index_ranges.diagnose`); other failures propagate."""
     import torch
 
-    with torch.no_grad():
-        return flatten_with_keys(module(*(torch.from_numpy(inputs[t.name]) for t in spec.inputs)))
+    try:
+        with torch.no_grad():
+            return flatten_with_keys(module(*(torch.from_numpy(inputs[t.name]) for t in spec.inputs)))
+    except Exception as e:
+        clear = diagnose(module, spec, inputs, e)
+        if clear is None:
+            raise
+        raise clear from e
 
 
 def infer_outputs(module: Any, spec: ModelSpec) -> ModelSpec:
@@ -152,6 +162,8 @@ def infer_outputs(module: Any, spec: ModelSpec) -> ModelSpec:
     for batch, sizes in points:
         try:
             runs.append(run(batch, sizes))
+        except ModelSpecError:
+            raise
         except Exception as e:
             at = ", ".join([f"batch {batch}", *(f"{a}={n} (range {list(spec.dynamic_axes[a])})" for a, n in sizes.items())])
             raise ModelSpecError(

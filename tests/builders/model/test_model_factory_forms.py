@@ -44,6 +44,7 @@ def seqnet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "models" / "seqnet.py").write_text(SEQNET)
     (tmp_path / "seqnet.py").write_text(SEQNET)
     monkeypatch.chdir(tmp_path)
+    sys.modules.pop("seqnet", None)  # another test's file of that name
     yield tmp_path
     sys.modules.pop("seqnet", None)
 
