@@ -21,7 +21,7 @@ from typing import Any
 from builders.repository.view import Repository, RepositoryVariant
 from builders.verify.compare import compare_outputs
 from builders.verify.verdicts import kernel_precision
-from clients.infer import infer
+from clients.infer import infer, make_client
 from clients.runtimes.models import unload_and_wait
 from clients.server import ServerOptions, TritonServer
 from core import precision as precisions
@@ -111,6 +111,16 @@ def check_variant(url: str, protocol: str, variant: RepositoryVariant) -> CheckR
     return CheckResult(variant.name, protocol, passed, [c.to_json() for c in comps], not_exercised=caveat)
 
 
+def _loaded_before(server: TritonServer, opts: ServerOptions) -> set[str]:
+    """The models ready on a server the toolkit did not start when it first reached it (a
+    launcher's ``--load-model``, say): checked where they are, as ``--http-url`` checks them,
+    never reloaded; empty for a server started here or with ``--replace-models`` (which asks
+    for the variant to be loaded over it)."""
+    if server.runtime_impl.launches or server.tenancy is None or opts.replace_models:
+        return set()
+    return {m for m, state in server.tenancy.found.items() if state == "READY"}
+
+
 def repository_variants(repository: Path, only: Sequence[str] = ()) -> list[RepositoryVariant]:
     """The variants of ``repository`` to check (:meth:`builders.repository.view.Repository.variants`).
 
@@ -158,7 +168,16 @@ def check_with_server(
         say(f"server ready ({srv.runtime}): http {srv.http_url}, grpc {srv.grpc_url}")
         urls = {"http": srv.http_url, "grpc": srv.grpc_url}
         urls = {p: urls[p] for p in protocols}
+        found = _loaded_before(srv, opts)
         for v in variants:
+            if v.name in found:
+                say(
+                    f"{v.name}: already loaded on the server at {srv.http_url} before this check (by whoever started "
+                    "it): checked as it is served, once its served config is the variant's; not reloaded or unloaded"
+                )
+                with contextlib.closing(make_client(srv.http_url, "http")) as client:
+                    results += _check_as_served(client, "http", opts.repository, v, urls, say)
+                continue
             say(f"{v.name}: loading")
             try:
                 srv.load(v.name)  # waits at most the launcher's --start-timeout
@@ -171,6 +190,47 @@ def check_with_server(
             finally:
                 srv.unload(v.name)
     return results
+
+
+@dataclasses.dataclass(frozen=True)
+class RunningUrls:
+    """The endpoints ``clients check`` uses on a running server.
+
+    Attributes:
+        urls: Protocol -> ``host:port``, one per protocol checked, in ``("http", "grpc")`` order.
+        derived: One line per endpoint that was not given but follows Triton's layout.
+    """
+
+    urls: dict[str, str]
+    derived: tuple[str, ...] = ()
+
+
+def running_urls(http_url: str | None, grpc_url: str | None, protocols: Sequence[str]) -> RunningUrls:
+    """The endpoints of each protocol in ``protocols`` from ``--http-url`` / ``--grpc-url``: the
+    one not given follows Triton's default layout (gRPC = HTTP port + 1, as ``--url`` takes it,
+    :func:`clients.runtimes.remote.parse_endpoint`), and a line says so.
+
+    Raises:
+        ServerError: a URL that is not ``HOST:PORT``.
+    """
+    from clients.runtimes.remote import parse_endpoint
+
+    given = {"http": http_url, "grpc": grpc_url}
+    other = {"http": "grpc", "grpc": "http"}
+    urls: dict[str, str] = {}
+    derived: list[str] = []
+    for p in protocols:
+        if given[p]:
+            urls[p] = str(given[p])
+            continue
+        source = other[p]
+        end = parse_endpoint(f"{source}://{given[source]}")
+        urls[p] = end.grpc_url if p == "grpc" else end.http_url
+        derived.append(
+            f"{p} endpoint: {urls[p]} (--{source}-url's port {'+' if p == 'grpc' else '-'} 1, Triton's default layout; "
+            f"--{p}-url sets it, --protocol {source} checks over {source.upper() if source == 'http' else 'gRPC'} only)"
+        )
+    return RunningUrls({p: urls[p] for p in ("http", "grpc") if p in urls}, tuple(derived))
 
 
 def check_running(
@@ -192,10 +252,13 @@ def check_running(
         ClientError: no server answers.
         RepositoryError: the repository lists no variants.
     """
-    from clients.infer import _connect, make_client
+    from clients.infer import _connect
 
     say = progress or (lambda _m: None)
     variants = repository_variants(repository, only)
+    for p, u in list(urls.items())[1:]:  # every endpoint answers (one may follow Triton's layout) before any check
+        with contextlib.closing(make_client(u, p)) as other:
+            _connect(other, u, p)
     proto, url = next(iter(urls.items()))
     results: list[CheckResult] = []
     with contextlib.closing(make_client(url, proto)) as client:
@@ -213,17 +276,24 @@ def check_running(
                     results += [CheckResult(name, p, False, [], f"not ready and could not be loaded: {msg}") for p in urls]
                     continue
             try:
-                wrong = _served_differences(client, proto, repository, name)
-                if wrong:
-                    say(f"{name}: {wrong}")
-                    results += [CheckResult(name, p, False, [], wrong) for p in urls]
-                    continue
-                results += _check_one(v, urls)
+                results += _check_as_served(client, proto, repository, v, urls, say)
             finally:
                 if loaded_here:
                     with contextlib.suppress(ToolkitError, Exception):
                         unload_and_wait(client, name)
     return results
+
+
+def _check_as_served(
+    client: Any, protocol: str, repository: Path, variant: RepositoryVariant, urls: dict[str, str], say: Progress
+) -> list[CheckResult]:
+    """Check ``variant`` as the server serves it now, when its served config is the variant's;
+    else one failed result per protocol naming the fields that differ (nothing is sent)."""
+    wrong = _served_differences(client, protocol, repository, variant.name)
+    if wrong:
+        say(f"{variant.name}: {wrong}")
+        return [CheckResult(variant.name, p, False, [], wrong) for p in urls]
+    return _check_one(variant, urls)
 
 
 def _served_differences(client: Any, protocol: str, repository: Path, name: str) -> str | None:
@@ -248,26 +318,38 @@ def _served_differences(client: Any, protocol: str, repository: Path, name: str)
 
 
 def check_summary(results: Sequence[CheckResult]) -> str:
-    """The line under ``clients check``'s table (:mod:`core.wording`'s rule on counts).
+    """The line under ``clients check``'s table (:mod:`core.wording`'s rule on counts: the rows shown).
 
     The table has one row per output compared (variant, protocol, output), and one row for a
-    variant that got no outputs (the same error on each protocol it was checked over); a
-    check is one variant over one protocol. The line counts both, each by its name:
-    ``"16 of 16 variant × protocol checks passed: 32 of 32 outputs within tolerance (a row
-    each)"``, and says how many checks got no output and how many passes did not exercise
-    the variant's precision.
+    variant that got no output (the same error on each protocol it was checked over). The line
+    counts those rows first, then the variants, each by its name: ``"32 of 32 rows passed (every
+    output within tolerance); 8 of 8 variants passed over http and grpc"``, ``"0 of 2 rows
+    passed: 2 variants got no output (a row each, with the error); 0 of 2 variants passed over
+    http and grpc"``; and how many passes did not exercise the variant's precision.
     """
-    passed = [r for r in results if r.passed]
     outputs = [o for r in results for o in r.outputs]
     within = sum(1 for o in outputs if o["passed"])
-    line = f"{of(len(passed), len(results), 'variant × protocol check')} passed"
-    if outputs:
-        line += f": {of(within, len(outputs), 'output')} within tolerance (a row each)"
-    blank = [r for r in results if not r.outputs]
-    if blank:
-        rows = len({(r.variant, r.error or "") for r in blank})
-        line += f"; {count(len(blank), 'check')} got no output ({count(rows, 'row')} above, with the error)"
+    blank_rows = len({(r.variant, r.error or "") for r in results if not r.outputs})
+    rows = len(outputs) + blank_rows
+    line = f"{of(within, rows, 'row')} passed"
+    if blank_rows:
+        failed_outputs = len(outputs) - within
+        line += f": {count(blank_rows, 'variant')} got no output (a row each, with the error)"
+        if failed_outputs:
+            line += f", {count(failed_outputs, 'output')} out of tolerance"
+    elif within == rows:
+        line += " (every output within tolerance)"
+    else:
+        line += f": {count(rows - within, 'output')} out of tolerance"
+    variants = list(dict.fromkeys(r.variant for r in results))
+    good = [v for v in variants if all(r.passed for r in results if r.variant == v)]
+    protocols = " and ".join(dict.fromkeys(r.protocol for r in results))
+    line += f"; {of(len(good), len(variants), 'variant')} passed" + (f" over {protocols}" if protocols else "")
+    passed = [r for r in results if r.passed]
     caveats = [r for r in passed if r.not_exercised]
     if caveats:
-        line += f"; {of(len(caveats), len(passed), 'pass')} did not exercise the variant's precision (pass*: {caveats[0].not_exercised})"
+        starred = sum(len(r.outputs) for r in caveats)
+        line += (
+            f"; {of(starred, within, 'passing row')} did not exercise the variant's precision (pass*: {caveats[0].not_exercised})"
+        )
     return line

@@ -155,8 +155,18 @@ def infer(
 
 @cli.command()
 @server_options
-@click.option("--http-url", default=None, help="Check on a running server at this HTTP host:port instead of starting one.")
-@click.option("--grpc-url", default=None, help="Check on a running server at this gRPC host:port instead of starting one.")
+@click.option(
+    "--http-url",
+    default=None,
+    help="Check on a running server at this HTTP host:port instead of starting one; with --protocol both and no "
+    "--grpc-url, gRPC is its port + 1 (Triton's layout: 8001 beside 8000), said in a line.",
+)
+@click.option(
+    "--grpc-url",
+    default=None,
+    help="Check on a running server at this gRPC host:port instead of starting one; with --protocol both and no "
+    "--http-url, HTTP is its port - 1 (Triton's layout), said in a line.",
+)
 @click.option(
     "--protocol", type=click.Choice(["http", "grpc", "both"]), default="both", help="Protocol(s) the outputs are checked over."
 )
@@ -172,22 +182,21 @@ def check(server_opts: Any, http_url: str | None, grpc_url: str | None, protocol
     """Send each variant's saved reference inputs and compare served outputs with PyTorch's.
 
     Without --http-url/--grpc-url a server is started on the repository (explicit model
-    control) and each variant is loaded, checked and unloaded in turn. Exit 1 if any fails.
+    control) and each variant is loaded, checked and unloaded in turn; with --runtime remote
+    --url, a variant already loaded there is checked as it is served (its served config
+    compared with the variant's first), never reloaded. Exit 1 if any fails.
     """
     from rich.markup import escape
 
-    from clients.check import check_running, check_summary, check_with_server
+    from clients.check import check_running, check_summary, check_with_server, running_urls
 
     console = make_console(stderr=False)
     protocols = ("http", "grpc") if protocol == "both" else (protocol,)
     if http_url or grpc_url:
-        given = {"http": http_url, "grpc": grpc_url}
-        missing = [p for p in protocols if not given[p]]
-        if missing:
-            raise click.UsageError(f"--protocol {protocol} needs --{missing[0]}-url for a running server")
-        results = check_running(
-            server_opts.repository, {p: str(given[p]) for p in protocols}, variants, lambda m: console.log(escape(m))
-        )
+        urls = running_urls(http_url, grpc_url, protocols)
+        for line in urls.derived:
+            console.print(escape(line), highlight=False, soft_wrap=not console.is_terminal)
+        results = check_running(server_opts.repository, urls.urls, variants, lambda m: console.log(escape(m)))
     else:
         results = check_with_server(server_opts, protocols, variants, lambda m: console.log(escape(m)))
     print_table(results_table(results), console)

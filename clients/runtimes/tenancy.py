@@ -230,7 +230,7 @@ class Tenancy:
             raise ServerError(
                 f"a model named {model} is already {state} on the server at {self.url}, loaded by someone else: the "
                 "toolkit does not replace, reload or unload models it did not load, so this variant was not loaded "
-                f"and nothing was measured ({REPLACE_FLAG} allows it)",
+                f"and nothing was measured or checked on it ({REPLACE_FLAG} allows it)",
                 hint=f"measure the served model as it is with --no-deploy, ask its owner to unload it, or pass "
                 f"{REPLACE_FLAG} to replace it for the measurement (it is loaded again from the server's own "
                 "repository afterwards)",

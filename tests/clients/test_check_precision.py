@@ -60,6 +60,6 @@ def test_cli_check_marks_a_fp16_onnx_pass_on_cpu_as_not_exercised(tmp_path):
     assert fp16 and all("pass*" in r for r in fp16), res.output
     assert fp32 and all(re.search(r"│ pass +│", r) for r in fp32), res.output
     assert (
-        "2 of 2 variant × protocol checks passed: 2 of 2 outputs within tolerance (a row each); 1 of 2 passes did not exercise the variant's precision"
-        in res.output
+        "2 of 2 rows passed (every output within tolerance); 2 of 2 variants passed over http; "
+        "1 of 2 passing rows did not exercise the variant's precision" in res.output
     )

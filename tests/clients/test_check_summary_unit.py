@@ -1,5 +1,6 @@
-"""The line under ``clients check``'s table counts what the rows show (issue 26: "16 of 16
-checks passed" under a 32-row table), and every count agrees with its noun."""
+"""The line under ``clients check``'s table counts the rows shown, then the variants (issue 26:
+"16 of 16 checks passed" under a 32-row table; "4 checks" over 2 rows), and every count agrees
+with its noun."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ def test_two_outputs_per_check_are_counted_as_the_rows_show() -> None:
     results = [CheckResult(f"v{i}", p, True, [_output("logits"), _output("hidden")]) for i in range(8) for p in ("http", "grpc")]
     assert _rows(results) == 32
     line = check_summary(results)
-    assert line.startswith("16 of 16 variant × protocol checks passed: 32 of 32 outputs within tolerance (a row each)")
+    assert line == "32 of 32 rows passed (every output within tolerance); 8 of 8 variants passed over http and grpc"
 
 
 def test_a_variant_that_did_not_load_is_one_row_and_counted_by_name() -> None:
@@ -40,8 +41,8 @@ def test_a_variant_that_did_not_load_is_one_row_and_counted_by_name() -> None:
     assert _rows(results) == 3
     line = check_summary(results)
     assert line == (
-        "1 of 4 variant × protocol checks passed: 1 of 2 outputs within tolerance (a row each); "
-        "2 checks got no output (1 row above, with the error)"
+        "1 of 3 rows passed: 1 variant got no output (a row each, with the error), 1 output out of tolerance; "
+        "0 of 2 variants passed over http and grpc"
     )
 
 
@@ -51,7 +52,16 @@ def test_a_pass_that_did_not_exercise_the_precision_is_counted_among_the_passes(
         CheckResult("v_fp32", "http", True, [_output("y")]),
     ]
     assert check_summary(results).endswith(
-        "; 1 of 2 passes did not exercise the variant's precision (pass*: CPU kernels compute fp16 in fp32)"
+        "; 1 of 2 passing rows did not exercise the variant's precision (pass*: CPU kernels compute fp16 in fp32)"
+    )
+
+
+def test_two_variants_that_did_not_load_are_two_rows_and_counted_as_two(  # new-user trial: "4 checks" over 2 rows
+) -> None:
+    results = [CheckResult(v, p, False, [], f"{v}: load failed") for v in ("va", "vb") for p in ("http", "grpc")]
+    assert _rows(results) == 2
+    assert check_summary(results) == (
+        "0 of 2 rows passed: 2 variants got no output (a row each, with the error); 0 of 2 variants passed over http and grpc"
     )
 
 

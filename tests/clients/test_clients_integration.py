@@ -168,7 +168,8 @@ def test_cli_check_against_a_running_server(bundled_server, variant, tiny_repo, 
     res = CliRunner().invoke(cli, [*args, "--variant", variant, "--variant", other])
     assert res.exit_code == 0, res.output
     assert (
-        len(re.findall(r"│ pass +│", res.output)) == 4 and "4 of 4 variant × protocol checks passed: 4 of 4 outputs" in res.output
+        len(re.findall(r"│ pass +│", res.output)) == 4
+        and "4 of 4 rows passed (every output within tolerance); 2 of 2 variants passed over http and grpc" in res.output
     )
     with contextlib.closing(make_client(bundled_server.http_url, "http")) as c:
         assert not c.is_model_ready(other)
@@ -181,7 +182,24 @@ def test_cli_check_against_a_running_server(bundled_server, variant, tiny_repo, 
     repo = _repository_over(tiny_repo, variant, bad_build, tmp_path / "repo")
     res = CliRunner().invoke(cli, ["check", "-r", str(repo), "--http-url", bundled_server.http_url, "--protocol", "http"])
     assert res.exit_code == 1, res.output
-    assert "FAIL" in res.output and "0 of 1 variant × protocol check passed" in res.output
+    assert "FAIL" in res.output and "0 of 1 row passed: 1 output out of tolerance; 0 of 1 variant passed over http" in res.output
+
+
+def test_remote_check_of_a_model_loaded_before_it_checks_it_where_it_is(bundled_server, variant, tiny_repo):
+    """``clients check --runtime remote --url`` of a variant the server already serves (a
+    launcher's ``--load-model``) checks it as served, never reloads or unloads it, and counts the
+    rows shown (new-user trial: "loaded by someone else ... nothing was measured", "4 checks"
+    over 2 rows)."""
+    res = CliRunner().invoke(
+        cli, ["check", "-r", str(tiny_repo), "--runtime", "remote", "--url", bundled_server.http_url, "--variant", variant]
+    )
+    text = " ".join(res.output.split())
+    assert res.exit_code == 0, res.output
+    assert f"{variant}: already loaded on the server at {bundled_server.http_url} before this check" in text
+    assert "nothing was measured" not in text and len(re.findall(r"│ pass +│", res.output)) == 2
+    assert "2 of 2 rows passed (every output within tolerance); 1 of 1 variant passed over http and grpc" in text
+    with contextlib.closing(make_client(bundled_server.http_url, "http")) as c:
+        assert c.is_model_ready(variant)  # left as it was found
 
 
 def test_check_on_a_running_server_refuses_a_served_config_other_than_the_variants(bundled_server, tiny_repo, tmp_path):
@@ -264,7 +282,8 @@ def test_cli_check_starts_its_own_server(tiny_repo, tiny_build, tmp_path):
     )
     assert res.exit_code == 0, res.output
     assert (
-        len(re.findall(r"│ pass +│", res.output)) == 4 and "4 of 4 variant × protocol checks passed: 4 of 4 outputs" in res.output
+        len(re.findall(r"│ pass +│", res.output)) == 4
+        and "4 of 4 rows passed (every output within tolerance); 2 of 2 variants passed over http and grpc" in res.output
     )
     log = (tmp_path / "s.log").read_text()
     assert "MODE_EXPLICIT" in log and f"successfully unloaded '{names[0]}'" in log  # loaded and unloaded in turn

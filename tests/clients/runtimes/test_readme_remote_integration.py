@@ -79,5 +79,5 @@ def test_the_readme_remote_block_runs_as_written(tiny_repo: Path, tmp_path: Path
     [server] = run.servers
     assert server.url == f"localhost:{p}" and server.grpc_url == f"localhost:{p + 1}"
     assert server.models_found == [] and server.left_differently == []
-    assert re.search(r"\b4 of 4 [^\n]*checks passed", out), out[-2000:]  # 2 variants x 2 protocols
+    assert re.search(r"\b4 of 4 rows passed[^\n]*2 of 2 variants passed over http and grpc", out), out[-2000:]
     assert not port_in_use(p)  # `kill $server` stopped the launcher and its server
