@@ -324,8 +324,8 @@ def check_summary(results: Sequence[CheckResult]) -> str:
     variant that got no output (the same error on each protocol it was checked over). The line
     counts those rows first, then the variants, each by its name: ``"32 of 32 rows passed (every
     output within tolerance); 8 of 8 variants passed over http and grpc"``, ``"0 of 2 rows
-    passed: 2 variants got no output (a row each, with the error); 0 of 2 variants passed over
-    http and grpc"``; and how many passes did not exercise the variant's precision.
+    passed: 2 rows got no output (the error in the row); 0 of 2 variants passed over http and
+    grpc"``; and how many passes did not exercise the variant's precision.
     """
     outputs = [o for r in results for o in r.outputs]
     within = sum(1 for o in outputs if o["passed"])
@@ -334,7 +334,7 @@ def check_summary(results: Sequence[CheckResult]) -> str:
     line = f"{of(within, rows, 'row')} passed"
     if blank_rows:
         failed_outputs = len(outputs) - within
-        line += f": {count(blank_rows, 'variant')} got no output (a row each, with the error)"
+        line += f": {count(blank_rows, 'row')} got no output (the error in the row)"
         if failed_outputs:
             line += f", {count(failed_outputs, 'output')} out of tolerance"
     elif within == rows:

@@ -41,7 +41,7 @@ def test_a_variant_that_did_not_load_is_one_row_and_counted_by_name() -> None:
     assert _rows(results) == 3
     line = check_summary(results)
     assert line == (
-        "1 of 3 rows passed: 1 variant got no output (a row each, with the error), 1 output out of tolerance; "
+        "1 of 3 rows passed: 1 row got no output (the error in the row), 1 output out of tolerance; "
         "0 of 2 variants passed over http and grpc"
     )
 
@@ -61,7 +61,7 @@ def test_two_variants_that_did_not_load_are_two_rows_and_counted_as_two(  # new-
     results = [CheckResult(v, p, False, [], f"{v}: load failed") for v in ("va", "vb") for p in ("http", "grpc")]
     assert _rows(results) == 2
     assert check_summary(results) == (
-        "0 of 2 rows passed: 2 variants got no output (a row each, with the error); 0 of 2 variants passed over http and grpc"
+        "0 of 2 rows passed: 2 rows got no output (the error in the row); 0 of 2 variants passed over http and grpc"
     )
 
 
