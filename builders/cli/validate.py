@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -42,8 +43,16 @@ from core.wording import count
     "python backend (the default --serving python) runs another ONNX Runtime and is listed as not run, as is a check "
     "whose version is not confirmed for that release.",
 )
+@click.option(
+    "--details",
+    is_flag=True,
+    help="One row per file for every problem and check not run (default: one row per kind, its files counted and "
+    "the first named).",
+)
 @verbosity_option
-def validate(path: Path, server_gpu: bool | None, no_artifacts: bool, load_artifacts: bool, target_triton: str | None) -> None:
+def validate(
+    path: Path, server_gpu: bool | None, no_artifacts: bool, load_artifacts: bool, target_triton: str | None, details: bool
+) -> None:
     """Check a Triton model repository (or one model folder) and report every problem.
 
     Checks that each config.pbtxt parses, its name equals its folder, version folders are
@@ -51,7 +60,8 @@ def validate(path: Path, server_gpu: bool | None, no_artifacts: bool, load_artif
     (ONNX graph and its external data; TorchScript module and TensorRT engine with
     --load-artifacts), outputs match what the build recorded, Triton's batching rules hold
     and, with --target-triton, the artifacts fit that release. Checks that did not run are
-    listed. Exits 1 when there is any problem.
+    listed. The tables hold one row per kind (the same field, problem and fix; its files
+    counted), --details one row per file. Exits 1 when there is any problem.
     """
     from rich.markup import escape
     from rich.table import Table
@@ -61,28 +71,62 @@ def validate(path: Path, server_gpu: bool | None, no_artifacts: bool, load_artif
         path, server_gpu=server_gpu, check_artifacts=not no_artifacts, load_artifacts=load_artifacts, target=target
     )
     console = make_console(stderr=False)
+    shown: dict[str, int] = {}
     for title, rows, style in ((f"problems in {path}", result.problems, "red"), ("checks not run", result.skipped, "yellow")):
         if not rows:
             continue
         table = Table(title=escape(title), show_lines=True, title_style=style)
         for col in (
-            "file",
+            "file" if details else "files",
             "check" if rows is result.skipped else "field",
             "why" if rows is result.skipped else "problem",
             "what to do",
         ):
             table.add_column(col, overflow="fold")
-        for p in rows:
-            table.add_row(*(escape(x) for x in (relative(p.file, path), p.field, p.problem, p.fix)))
+        grouped = table_rows(rows, path, details)
+        shown[title] = len(grouped)
+        for row in grouped:
+            table.add_row(*(escape(x) for x in row))
         print_table(table, console)
     for note in result.notes:
         console.print(escape(note))
-    console.print(
-        escape(summary(result.problems, path))
-        + (f" ({count(len(result.skipped), 'check')} not run, a row each above)" if result.skipped else "")
-    )
+    line = summary(result.problems, path)
+    if result.problems and shown.get(f"problems in {path}", 0) != len(result.problems):
+        line += f" ({count(shown[f'problems in {path}'], 'row')} above, one per kind; --details: a row each)"
+    if result.skipped:
+        rows_note = (
+            "a row each above"
+            if shown["checks not run"] == len(result.skipped)
+            else f"{count(shown['checks not run'], 'row')} above, one per kind; --details: a row each"
+        )
+        line += f" ({count(len(result.skipped), 'check')} not run, {rows_note})"
+    console.print(escape(line))
     if result.problems:
         click.get_current_context().exit(1)
+
+
+def table_rows(rows: list[Any], path: Path, details: bool) -> list[tuple[str, str, str, str]]:
+    """The rows of one of validate's tables: one per problem or check not run with ``details``,
+    else one per kind (the same field, text and fix), its files counted and the first named.
+
+    Args:
+        rows: The problems or checks not run (``file``, ``field``, ``problem``, ``fix``).
+        path: The repository validated (files are shown relative to it).
+        details: One row per file.
+
+    Returns:
+        ``(files, field, problem, fix)`` per row, in the order the kinds were first found.
+    """
+    if details:
+        return [(relative(p.file, path), p.field, p.problem, p.fix) for p in rows]
+    kinds: dict[tuple[str, str, str], list[str]] = {}
+    for p in rows:
+        kinds.setdefault((p.field, p.problem, p.fix), []).append(relative(p.file, path))
+    out = []
+    for (field, problem, fix), files in kinds.items():
+        where = files[0] if len(files) == 1 else f"{count(len(files), 'file')}: {files[0]} and {len(files) - 1} more"
+        out.append((where, field, problem, fix))
+    return out
 
 
 @click.command("spec", cls=ToolkitCommand, context_settings=CONTEXT_SETTINGS)
