@@ -329,7 +329,7 @@ class _Worker:
         try:
             result = self.client.infer(self.sig.name, self.req, outputs=self.outs)
         except InferenceServerException as e:
-            raise ClientError(f"{self.sig.name}: request refused: {e.message()}", hint=_hint(e.message())) from e
+            raise _refusal(self.sig.name, e.message(), self.inputs) from e
         except Exception as e:  # connection dropped mid-request
             raise ClientError(f"{self.sig.name}: request to {self.url} ({self.protocol}) failed: {e}") from e
         out = {}
@@ -350,6 +350,24 @@ class _Worker:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _refusal(model: str, message: str, inputs: dict[str, np.ndarray]) -> ClientError:
+    """The error for a request the server refused: its message, or, for an integer value past a
+    table the model indexes (torch's ``index out of range in self``, under a TorchScript
+    traceback), one line naming the integer inputs' values sent and what to send instead."""
+    if "index out of range" not in message.lower():
+        return ClientError(f"{model}: request refused: {message}", hint=_hint(message))
+    sent = "; ".join(
+        f"{k!r} {int(v.min())}..{int(v.max())}" for k, v in inputs.items() if np.issubdtype(v.dtype, np.integer) and v.size
+    )
+    last = next((ln.strip() for ln in reversed(message.strip().splitlines()) if ln.strip()), message)
+    return ClientError(
+        f"{model}: request refused: an integer input holds an index past a table the model indexes (an embedding's "
+        f"num_embeddings): integer inputs sent: {sent or 'none'} (the server: {last})",
+        hint="send values the model accepts (token ids 0..num_embeddings-1); the build's value_range of each input, which "
+        "its verification used, is what `clients infer -r REPOSITORY` draws from without --input-data",
+    )
 
 
 def _hint(message: str) -> str | None:

@@ -109,6 +109,7 @@ def infer(
     from clients.input_files import load_input_file
     from clients.inputs import generate_inputs, plan_inputs, spec_for, summarize
     from clients.shapes import parse_shapes
+    from core.errors import ClientError
 
     if url and "://" in url:
         scheme, _, url = url.partition("://")
@@ -129,7 +130,16 @@ def infer(
         how = [c.describe() for c in plan_inputs(sig, batch_size, spec, given)]
     for line in how:
         click.echo(f"input {line}")
-    stats = run_requests(url, protocol, model, inputs, requests, concurrency, list(outputs) or None, not no_cast, shared_memory)
+    try:
+        stats = run_requests(
+            url, protocol, model, inputs, requests, concurrency, list(outputs) or None, not no_cast, shared_memory
+        )
+    except ClientError as e:
+        spec = spec_for(repository, model)
+        ranges = [f"{t.name!r} {t.value_range[0]}..{t.value_range[1]}" for t in (spec.inputs if spec else ()) if t.value_range]
+        if ranges and "index past a table" in e.message:
+            e.hint = f"send values the model accepts; the build verified {', '.join(ranges)} (its value_range)"
+        raise
     console = make_console(stderr=False)
     table = Table(title=escape(f"{model} ({protocol}, {url})"))
     for col in ("output", "shape", "dtype", "min", "max", "mean"):
