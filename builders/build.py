@@ -137,7 +137,7 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
         failed = [(f, p) for f, p, _ in failures]
         saved = _finish_manifest(opts, manifest, mpath, plan, entries, warm, _Earlier(old, tasks, failed), say)
         written = [e.name for e in entries]  # variants of a redone export not rewritten serve the earlier file
-        for line in drop_stale_variants(opts.repository, out, exported.values(), written, old.repository if old else None):
+        for line in drop_stale_variants(opts.repository, out, exported.values(), written, old, saved):
             say(line)
         update_index(opts.repository, entries, skipped=plan.skipped)
         remove_failed(out)

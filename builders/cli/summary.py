@@ -110,11 +110,26 @@ def print_build_summary(manifest: BuildManifest) -> None:
 
 
 def repository_line(repository: Path, written: list[Path]) -> str:
-    """``repository: PATH (this build wrote 2 variants; its index lists 6)``: the variants of this
-    build and of the whole repository, each counted by name (:mod:`core.wording`)."""
+    """``repository: PATH (this build wrote 2 variants; its index lists 6: the 2 written now and
+    4 kept from before: make torchscript fp32 ×4)``: the variants of this build and of the whole
+    repository, each counted by name (:mod:`core.wording`), the ones it did not write grouped
+    by model, format and precision, so the words match what the repository holds after it."""
     line = f"repository: {repository} (this build wrote {count(len(written), 'variant')}"
     try:
-        listed = len(read_index(repository))
+        index = read_index(repository)
     except RecordError:
         return line + ")"
-    return line + (f"; its index lists {listed})" if listed != len(written) else ")")
+    names = {p.name for p in written}
+    kept: dict[str, int] = {}
+    for name, entry in index.items():
+        if name not in names:
+            v = entry.variant
+            key = f"{v.model} {v.format} {v.precision}"
+            kept[key] = kept.get(key, 0) + 1
+    if not kept:
+        return line + ")"
+    groups = ", ".join(f"{k} ×{n}" for k, n in sorted(kept.items()))
+    return (
+        line
+        + f"; its index lists {len(index)}: the {len(names)} written now and {sum(kept.values())} kept from before: {groups})"
+    )

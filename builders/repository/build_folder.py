@@ -44,6 +44,9 @@ STAGING = ".staging"
 #: are verified up to, the tolerances and the library versions (every part of an export's reuse
 #: key that is not the export's own).
 IDENTITY_FIELDS = ("source", "weights_sha256_16", "source_sha256_16", "spec", "max_batch_size", "rtol", "versions")
+#: The :data:`IDENTITY_FIELDS` that say what the model is (the others are build settings): an
+#: earlier build that differs in one was of another model, and its exports' variants are stale.
+MODEL_FIELDS = ("source", "weights_sha256_16", "source_sha256_16", "spec")
 
 #: A (format, precision) pair.
 Pair = tuple[str, str]
@@ -223,9 +226,17 @@ def earlier_records(
     differs = identity_differences(old, new)
     if differs:
         what = ", ".join(dict.fromkeys(f"{e.format} {e.precision}" for e in candidates))
+        again = f"build --format {','.join(dict.fromkeys(e.format for e in candidates))} again"
+        if set(differs) & set(MODEL_FIELDS):
+            return [], [
+                f"earlier records dropped ({what}): the earlier build differs in {', '.join(differs)}, so those exports "
+                f"are of another model; their variants in the repository are removed (below); {again} to serve this "
+                "model in them"
+            ]
         return [], [
-            f"earlier records dropped ({what}): the earlier build differs in {', '.join(differs)}; "
-            f"rebuild those formats to serve this model"
+            f"earlier records dropped ({what}): the earlier build differs in {', '.join(differs)} (build settings, "
+            f"not the model), so they are not this build's; their variants in the repository are kept (below), "
+            f"serving the earlier export; {again} to verify and record it under these settings"
         ]
     kept: list[dict[str, Any]] = []
     lines: list[str] = []

@@ -28,7 +28,8 @@ from builders.export.artifacts import ExportResult, file_sha256
 from builders.model.artifact_io import read_artifact_io
 from builders.model.artifact_signature import ArtifactIO
 from builders.model.spec import ModelSpec
-from builders.repository.records import INDEX_FILE, INDEX_KIND, IndexEntry, RepositoryIndex
+from builders.repository.build_folder import MODEL_FIELDS, identity_differences
+from builders.repository.records import INDEX_FILE, INDEX_KIND, BuildManifest, IndexEntry, RepositoryIndex
 from core import formats
 from core.errors import ConfigError, RecordError
 from core.records import load_record, write_record
@@ -137,19 +138,30 @@ def update_index(repo: Path, entries: Sequence[IndexEntry | dict[str, Any]], *, 
     )
 
 
-def stale_variants(repo: Path, build: Path, exports: Iterable[ExportResult], written: Iterable[str]) -> dict[str, str]:
+def stale_variants(
+    repo: Path,
+    build: Path,
+    exports: Iterable[ExportResult],
+    written: Iterable[str],
+    recorded: Iterable[tuple[str, str]] | None = None,
+) -> dict[str, str]:
     """The variants of ``repo``'s index that build folder ``build`` wrote from an export this
     build redid, that this build did not rewrite, and whose folder serves another file than the
     redone export (the earlier one: an export is moved in with :func:`os.replace`, so a variant
     keeps the file it was written with). No record describes what they serve any more: the
-    manifest now records the redone export. Entries of other builds, of exports not redone, and
-    of a redone export that gave the same files (reused, or re-exported identically) are not stale.
+    manifest now records the redone export. With ``recorded``, a variant of this build folder
+    whose (format, precision) the manifest no longer records at all (an earlier export whose
+    record this build dropped: another model, spec or settings, or changed files) is stale too.
+    Entries of other builds, of exports kept or not redone, and of a redone export that gave
+    the same files (reused, or re-exported identically) are not stale.
 
     Args:
         repo: The model repository.
         build: The build folder (the index entries' ``build``).
         exports: The exports this build made or reused (the new files, in the build folder).
         written: The variants this build wrote.
+        recorded: The (format, precision) of every export the saved manifest records as built
+            (``None``: not checked).
 
     Returns:
         ``{variant: why}``, sorted by name; empty when the index cannot be read.
@@ -169,6 +181,11 @@ def stale_variants(repo: Path, build: Path, exports: Iterable[ExportResult], wri
         v = entry.variant
         new = by_pair.get((v.format, v.precision))
         if new is None:
+            if recorded is not None and (v.format, v.precision) not in set(recorded):
+                out[name] = (
+                    f"the build's manifest no longer records its {v.format} {v.precision} export (its earlier record "
+                    "was dropped, above): it served the earlier build"
+                )
             continue
         files = [new.path.name, *(d["file"] for d in new.extra.get("external_data", []))]
         differ = [f for f in files if not _same_file(repo / name / VERSION / f, new.path.parent / f)]
@@ -177,6 +194,39 @@ def stale_variants(repo: Path, build: Path, exports: Iterable[ExportResult], wri
                 f"its {v.format} {v.precision} export was redone and it was not rewritten: its {differ[0]} is the earlier one"
             )
     return out
+
+
+def _kept_unrecorded(
+    repo: Path, build: Path, recorded: set[tuple[str, str]], written: list[str], differs: list[str]
+) -> list[str]:
+    """One line per variant of build folder ``build`` kept in ``repo`` although the manifest no
+    longer records its export (the earlier build differs only in build settings)."""
+    try:
+        entries = read_index_entries(repo)
+    except RecordError:
+        return []
+    here, done = Path(build).resolve(), set(written)
+    out = []
+    for name, entry in sorted(entries.items()):
+        v = entry.variant
+        if name in done or not entry.build or Path(entry.build).resolve() != here or (v.format, v.precision) in recorded:
+            continue
+        why = f"the build differs in {', '.join(differs)}" if differs else "its earlier record was dropped, above"
+        out.append(
+            f"kept {repo / name}: it serves the earlier build's {v.format} {v.precision} export of this model, no longer "
+            f"recorded ({why}); build --format {v.format} again to record it"
+        )
+    return out
+
+
+def read_index_entries(repo: Path) -> dict[str, IndexEntry]:
+    """``repo``'s index entries by variant name (empty without an index).
+
+    Raises:
+        RecordError: the index cannot be read.
+    """
+    path = repo / INDEX_FILE
+    return load_record(path, INDEX_KIND).entries() if path.is_file() else {}
 
 
 def _same_file(a: Path, b: Path) -> bool:
@@ -189,20 +239,37 @@ def _same_file(a: Path, b: Path) -> bool:
 
 
 def drop_stale_variants(
-    repo: Path, build: Path, exports: Iterable[ExportResult], written: Iterable[str], earlier_repo: str | None = None
+    repo: Path,
+    build: Path,
+    exports: Iterable[ExportResult],
+    written: Iterable[str],
+    old: BuildManifest | None = None,
+    manifest: dict[str, Any] | None = None,
 ) -> list[str]:
     """Remove the :func:`stale_variants` of ``repo`` (folder and index entry), and those of the
-    repository the build folder's earlier build wrote (``earlier_repo``, when another one that
-    still exists): their index entries name this build folder, whose manifest no longer records
-    what they serve. Returns one line per variant removed, saying why.
+    repository the build folder's earlier build ``old`` wrote (when another one that still
+    exists): their index entries name this build folder, whose manifest (``manifest``, as saved)
+    no longer records what they serve. A variant of an export whose earlier record was dropped
+    is removed when ``old`` was of another model (:data:`~builders.repository.build_folder.MODEL_FIELDS`
+    differ), and kept, said in a line, when only build settings differ. Returns one line per
+    variant removed or kept that way, so the build's words match what the repository holds after it.
     """
     lines: list[str] = []
     exports = list(exports)  # read once per repository
+    earlier_repo = old.repository if old else None
+    recorded: set[tuple[str, str]] | None = None
+    other_model = False
+    if manifest is not None and old is not None:
+        recorded = {(e["format"], e["precision"]) for e in manifest.get("exports", []) if not e.get("failed")}
+        differs = identity_differences(old, manifest)
+        other_model = bool(set(differs) & set(MODEL_FIELDS))
+        if not other_model:
+            lines += _kept_unrecorded(Path(repo), build, recorded, list(written), differs)
     repos = [(Path(repo), list(written))]
     if earlier_repo and Path(earlier_repo).is_dir() and Path(earlier_repo).resolve() != Path(repo).resolve():
         repos.append((Path(earlier_repo), []))
     for folder, done in repos:
-        stale = stale_variants(folder, build, exports, done)
+        stale = stale_variants(folder, build, exports, done, recorded if other_model else None)
         for name, why in stale.items():
             shutil.rmtree(folder / name)
             lines.append(f"removed {folder / name}: {why}")

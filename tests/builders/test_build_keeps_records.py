@@ -123,6 +123,8 @@ def test_a_changed_artifact_is_not_kept(tmp_path):
     build(_opts(tmp_path, formats=("onnx",)), lines.append)
     assert _exports(folder / MANIFEST_FILE) == [("onnx", "fp32", False, False)]
     assert "torchscript fp32: the earlier record is dropped: model.pt changed since it was recorded (sha256 differs)" in lines
+    ts = tmp_path / "repo" / "tiny_ts_cpu1_nodb_mbs4"  # kept (the same model), and said so
+    assert ts.is_dir() and any(ln.startswith(f"kept {ts}: it serves the earlier build's torchscript fp32 export") for ln in lines)
 
 
 def test_other_weights_drop_the_earlier_records_and_say_why(tmp_path):
@@ -139,6 +141,15 @@ def test_other_weights_drop_the_earlier_records_and_say_why(tmp_path):
     build(_opts(tmp_path, mlp(1), formats=("onnx",), name="mine", example_inputs=x), lines.append)
     assert _exports(tmp_path / "builds" / "mine" / MANIFEST_FILE) == [("onnx", "fp32", False, False)]
     assert any(ln.startswith("earlier records dropped (torchscript fp32)") and "weights_sha256_16" in ln for ln in lines)
+    # the words match what the repository holds after it (new-user trial: "earlier records dropped"
+    # while the earlier weights' TorchScript variants were still served): they are removed, and said so
+    repo = tmp_path / "repo"
+    assert f"removed {repo / 'mine_ts_cpu1_nodb_mbs4'}: the build's manifest no longer records its torchscript fp32 export" in (
+        " ".join(lines)
+    )
+    assert sorted(p.name for p in repo.iterdir() if p.is_dir()) == ["mine_onnx_cpu1_nodb_mbs4"]
+    assert list(json.loads((repo / "index.json").read_text())["variants"][0].values())[0] == "mine_onnx_cpu1_nodb_mbs4"
+    assert len(json.loads((repo / "index.json").read_text())["variants"]) == 1
 
 
 def test_a_redone_export_that_fails_keeps_the_earlier_one(tmp_path, monkeypatch):
@@ -189,5 +200,11 @@ def test_a_redone_export_drops_exactly_its_variants_it_did_not_rewrite(tmp_path)
     ]
     assert not (repo / "tiny_onnx_cpu1_nodb_mbs8").exists()
     assert any(ln.startswith(f"removed {repo / 'tiny_onnx_cpu1_nodb_mbs8'}: its onnx fp32 export was redone") for ln in lines)
+    # the TorchScript record is dropped (max_batch_size 8 -> 4: a build setting, not the model): its variants are
+    # kept, and the words say so (new-user trial: "earlier records dropped" beside variants still served)
+    dropped = next(ln for ln in lines if ln.startswith("earlier records dropped (torchscript fp32)"))
+    assert "max_batch_size (build settings, not the model)" in dropped and "their variants in the repository are kept" in dropped
+    for name in ("tiny_ts_cpu1_nodb_mbs4", "tiny_ts_cpu1_nodb_mbs8"):
+        assert f"kept {repo / name}: it serves the earlier build's torchscript fp32 export of this model" in " ".join(lines)
     folder = tmp_path / "builds" / "tiny"
     assert (repo / "tiny_onnx_cpu1_nodb_mbs4" / "1" / "model.onnx").read_bytes() == (folder / "model.onnx").read_bytes()

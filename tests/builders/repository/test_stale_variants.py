@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from types import SimpleNamespace
 
 from builders.config.variants import Variant
 from builders.export.artifacts import ExportResult
@@ -88,7 +89,8 @@ def test_the_earlier_builds_repository_is_cleaned_too(tmp_path: Path):
     new_repo = tmp_path / "repo2"
     new = _export(build, b"onnx opset 18")
     _write(new_repo, build, MBS4)
-    lines = drop_stale_variants(new_repo, build, [new], [MBS4.name], earlier_repo=str(repo))
+    earlier = SimpleNamespace(repository=str(repo))  # the earlier build's manifest: only where it wrote is read here
+    lines = drop_stale_variants(new_repo, build, [new], [MBS4.name], earlier)
     # in the earlier repository both ONNX variants serve the earlier file; TorchScript was not redone
     assert sorted(lines) == sorted(
         f"removed {repo / n}: its onnx fp32 export was redone and it was not rewritten: its model.onnx is the earlier one"
