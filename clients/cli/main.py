@@ -110,6 +110,7 @@ def infer(
     from clients.inputs import generate_inputs, plan_inputs, spec_for, summarize
     from clients.shapes import parse_shapes
     from core.errors import ClientError
+    from core.names import require_known
 
     if url and "://" in url:
         scheme, _, url = url.partition("://")
@@ -121,6 +122,7 @@ def infer(
         raise click.UsageError("--shape sets the size of generated inputs; --input-data gives the inputs themselves: pass one")
     given = parse_flag(parse_shapes, shapes, hint="--shape")  # a usage error before the server is asked anything
     sig = model_signature(url, protocol, model)
+    require_known("--output", outputs, [t.name for t in sig.outputs], kind="output", owner=model, error=ClientError)
     if input_path:
         inputs = load_input_file(input_path, sig, batch_size, spec_for(repository, model))
         how = [f"{k} {list(v.shape)} {v.dtype}: from {input_path}" for k, v in inputs.items()]

@@ -51,3 +51,17 @@ def test_the_shared_check_names_every_unknown_and_refuses_nothing_valid():
     assert (err.hint or "").startswith("drop --shapes")
     with pytest.raises(ModelSpecError, match="--rtol 'logit' \\(did you mean 'logits'\\?\\)"):
         require_known("--rtol", ["logit"], ["logits"], kind="output", owner="the model", error=ModelSpecError)
+
+
+def test_clients_infer_names_an_output_the_model_does_not_have(monkeypatch, tmp_path):
+    import clients.infer
+    from clients.cli.main import cli as clients_cli
+    from clients.inputs import ModelSignature, TensorInfo
+
+    sig = ModelSignature(
+        "m", (TensorInfo("x", "float32", "TYPE_FP32", (4,)),), (TensorInfo("logits", "float32", "TYPE_FP32", (2,)),), 8
+    )
+    monkeypatch.setattr(clients.infer, "model_signature", lambda *_a: sig)
+    res = CliRunner().invoke(clients_cli, ["infer", "m", "-r", str(tmp_path), "--output", "logit"])
+    assert isinstance(res.exception, ClientError), res.output  # before any request is sent
+    assert res.exception.message == "--output 'logit' (did you mean 'logits'?) names no output of m; the outputs of m: logits"
