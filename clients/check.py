@@ -21,7 +21,7 @@ from typing import Any
 from builders.repository.view import Repository, RepositoryVariant
 from builders.verify.compare import compare_outputs
 from builders.verify.verdicts import kernel_precision
-from clients.infer import infer, make_client
+from clients.infer import infer
 from clients.runtimes.models import unload_and_wait
 from clients.server import ServerOptions, TritonServer
 from core import precision as precisions
@@ -175,6 +175,8 @@ def check_with_server(
                     f"{v.name}: already loaded on the server at {srv.http_url} before this check (by whoever started "
                     "it): checked as it is served, once its served config is the variant's; not reloaded or unloaded"
                 )
+                from clients.infer import make_client
+
                 with contextlib.closing(make_client(srv.http_url, "http")) as client:
                     results += _check_as_served(client, "http", opts.repository, v, urls, say)
                 continue
@@ -252,7 +254,7 @@ def check_running(
         ClientError: no server answers.
         RepositoryError: the repository lists no variants.
     """
-    from clients.infer import _connect
+    from clients.infer import _connect, make_client
 
     say = progress or (lambda _m: None)
     variants = repository_variants(repository, only)

@@ -46,7 +46,7 @@ from core.wording import count
 @click.option(
     "--details",
     is_flag=True,
-    help="One row per file for every problem and check not run (default: one row per kind, its files counted and "
+    help="One row per file for every problem and check not run, instead of one row per kind (its files counted, "
     "the first named).",
 )
 @verbosity_option
