@@ -207,7 +207,7 @@ def check(server_opts: Any, http_url: str | None, grpc_url: str | None, protocol
     if http_url or grpc_url:
         urls = running_urls(http_url, grpc_url, protocols)
         for line in urls.derived:
-            console.print(escape(line), highlight=False, soft_wrap=not console.is_terminal)
+            console.print(escape(line), highlight=False)
         results = check_running(server_opts.repository, urls.urls, variants, lambda m: console.log(escape(m)))
     else:
         results = check_with_server(server_opts, protocols, variants, lambda m: console.log(escape(m)))
