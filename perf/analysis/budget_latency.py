@@ -64,9 +64,10 @@ class Judged:
             f"({self.busy_rounds} host busy; {fmt(self.all_ms, 2)} ms over all {self.all_rounds})"
         )
 
-    def picked_on(self, percentile: int) -> str | None:
-        """Why a pick judged on its quieter rounds is within the budget, in words; ``None`` when judged on all."""
-        if not self.quieter:
+    def picked_on(self, percentile: int, budget_ms: float) -> str | None:
+        """Why a level is within ``budget_ms`` (ms) only on its quieter rounds, in words; ``None``
+        when its median over every round is within it too (the basis changed nothing)."""
+        if not self.quieter or self.all_ms <= budget_ms:
             return None
         return f"within the budget on its quieter rounds: p{percentile} {fmt(self.ms, 2)} ms, {self.basis()}"
 

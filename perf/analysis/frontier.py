@@ -108,11 +108,9 @@ def frontier_rows(front: list[Point], rec: Recommendation | None) -> list[list[o
     """Table rows of frontier levels: variant, level, throughput, p99, what the recommendation made of it."""
     rows: list[list[object]] = []
     for p in front:
-        marks = [
-            m
-            for m, c in (("best under budget", rec and rec.best_under_budget), ("best peak", rec and rec.best_peak))
-            if _is(p, c)
-        ]
+        under = rec and rec.best_under_budget
+        quieter = " (within it on its quieter rounds: see Recommendation)" if under and under.judged_on else ""
+        marks = [m for m, c in ((f"best under budget{quieter}", under), ("best peak", rec and rec.best_peak)) if _is(p, c)]
         flag = flag_mark(p.status)
         rows.append([f"`{p.variant}`{flag}", _level(p), fmt(p.get(THROUGHPUT)), fmt(p.get(P99), 2), ", ".join(marks)])
     return rows

@@ -4,10 +4,9 @@
 Ranking rule (every pick, in the report, the CLI summary and ``scripts/gpu_check.py``):
 
 1. **Candidates** are the concurrency levels (medians over trials, :class:`perf.analysis.stats.Point`)
-   of variants that did not fail, with a throughput above 0 and a p99. Never candidates, and
-   listed in :attr:`Recommendation.excluded` with the reason: failed variants, failed levels
-   (errors, 0 infer/s), ``not achieved`` levels (a request rate that was not reached), and
-   request-rate levels (a fixed arrival rate is another load model than concurrency).
+   of variants that did not fail, with a throughput above 0 and a p99; the others are listed
+   in :attr:`Recommendation.excluded` with the reason (failed variants or levels, ``not
+   achieved`` request rates, request-rate levels: a fixed arrival rate is another load model).
 2. **Stable levels rank first**: the pick is the highest-throughput level with status
    ``ok`` (ties to the lower p99).
 3. A **flagged** level (``unstable``, ``host busy``) wins only when its throughput beats
@@ -78,6 +77,8 @@ class Choice:
             the pick first (one name: it beats every other; empty: not a rounds sweep).
         beats: In a rounds sweep, the variants it beats by the paired rule.
         confidence: ``1 - alpha`` of the paired rule (a rounds sweep), else ``None``.
+        judged_on: A pick under the budget within it only on its quieter rounds, in words
+            (:meth:`perf.analysis.budget_latency.Judged.picked_on`), else ``None``.
     """
 
     variant: str
@@ -92,6 +93,7 @@ class Choice:
     tie_set: list[str] = dataclasses.field(default_factory=list)
     beats: list[str] = dataclasses.field(default_factory=list)
     confidence: float | None = None
+    judged_on: str | None = None
 
     @property
     def tied(self) -> bool:
@@ -115,7 +117,7 @@ class Choice:
             text += f" {UNSTABLE_MARK} {self.status}"
         if self.confidence is not None:
             text += " — " + self.verdict()
-        return text + (f" — {self.why}" if self.why else "")
+        return text + "".join(f" — {w}" for w in (self.judged_on, self.why) if w)
 
     def verdict(self) -> str:
         """The paired verdict in words (a rounds sweep): the tie set, or what it beats."""
@@ -343,8 +345,8 @@ def _paired(
     best_peak = _paired_choice(peak, points)
     best_under = _paired_choice(under, points) if under is not None else None
     lead = under.leader if under is not None and best_under is not None else None
-    if best_under is not None and lead is not None and lead.latency is not None:
-        best_under.why = lead.latency.picked_on(pct)  # a host-busy pick: on which rounds the budget was judged
+    if best_under is not None and lead is not None and lead.latency is not None and budget_ms is not None:
+        best_under.judged_on = lead.latency.picked_on(pct, budget_ms)
     if under is not None and best_under is None and cands:
         lowest = min((p for p in cands if p.get(metric) is not None), key=lambda p: p.value(metric), default=None)
         notes.append(

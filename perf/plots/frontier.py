@@ -104,7 +104,8 @@ def plot_frontier(
                     mec="black",
                     mew=1.4,
                     zorder=4,
-                    label=f"{what}: {choice.variant} c={choice.concurrency}{flag_mark(choice.status)}",
+                    label=f"{what}: {choice.variant} c={choice.concurrency}{flag_mark(choice.status)}"
+                    + (" (within the budget on its quieter rounds)" if choice.judged_on else ""),
                 )
     ax.set_xlabel("client p99 latency (ms)")
     ax.set_ylabel("throughput (infer/s)")

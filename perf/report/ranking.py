@@ -7,6 +7,8 @@ A run measured one variant after another has no such section."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from core.wording import count
 from perf.analysis.budget_latency import Judged
 from perf.analysis.paired import GAP_MIN, GAP_ROUNDS, RULE
@@ -91,13 +93,49 @@ def _verdict(c: Comparison, lead: Side) -> str:
     return {"a": "the pick beats it", "b": "it beats the pick"}.get(c.verdict, c.verdict_words())
 
 
-def _judged(lat: Judged | None, percentile: int) -> str:
-    """How the pick's latency was judged against the budget, when not on every round (:mod:`perf.analysis.budget_latency`)."""
-    return f"; judged on p{percentile} {fmt(lat.ms, 2)} ms, the {lat.basis()}" if lat is not None and lat.quieter else ""
+def _judged(lat: Judged | None, percentile: int, budget_ms: float | None) -> str:
+    """How the pick's latency was judged against the budget, when only its quieter rounds are
+    within it (:mod:`perf.analysis.budget_latency`)."""
+    said = lat.picked_on(percentile, budget_ms) if lat is not None and budget_ms is not None else None
+    return f"; {said}" if said else ""
 
 
-def comparison_lines(ranking: Ranking | None, what: str, percentile: int) -> list[str]:
-    """The pick against each runner-up as a table, and its tie set in words."""
+def tie_set_words(ranking: Ranking, pruned: Collection[str] = ()) -> str:
+    """The tie set in words: the members that shared the rule's rounds with the pick are as good a
+    choice on this evidence; those that shared fewer (a large gap aside) are *not separated for
+    lack of rounds*, which is no evidence that they are as good (``pruned``: variants the search
+    stopped measuring, whose early rounds are all this ranking has)."""
+    names = ", ".join(f"`{o.side.variant}`" for o in ranking.tie_set)
+    tied = [c for c in ranking.comparisons if c.b.variant in ranking.names[1:]]
+    short = [c for c in tied if len(c.rounds) < MIN_ROUNDS]
+    full = [f"`{c.b.variant}`" for c in tied if len(c.rounds) >= MIN_ROUNDS]
+    text = f"- **Tie set:** {names}: the pick does not beat these by the rule at this noise."
+    if full:
+        text += (
+            f" {', '.join(full)} shared at least {MIN_ROUNDS} rounds with it: as good a choice on this evidence (more "
+            "rounds, or a quieter host, may separate them)."
+        )
+    if short:
+        said = ", ".join(
+            f"`{c.b.variant}` ({count(len(c.rounds), 'round') if c.rounds else 'never in the same round'})" for c in short
+        )
+        dropped = [f"`{c.b.variant}`" for c in short if c.b.variant in pruned]
+        text += (
+            f" {said} shared too few rounds with it to tell: no evidence that they are as good"
+            + (
+                f"; the search stopped measuring {', '.join(dropped)}, so this ranking has only their early rounds"
+                if dropped
+                else ""
+            )
+            + "."
+        )
+    return text
+
+
+def comparison_lines(
+    ranking: Ranking | None, what: str, percentile: int, budget_ms: float | None = None, pruned: Collection[str] = ()
+) -> list[str]:
+    """The pick against each runner-up as a table, and its tie set in words (:func:`tie_set_words`)."""
     if ranking is None or ranking.leader is None:
         return [f"- {what}: no variant has a level to rank."]
     lead = ranking.leader.side
@@ -105,15 +143,11 @@ def comparison_lines(ranking: Ranking | None, what: str, percentile: int) -> lis
         f"- **{what}:** `{lead.variant}` at concurrency {lead.concurrency} (round-adjusted "
         f"{fmt(ranking.leader.adjusted_infer_per_s)} infer/s over {count(ranking.leader.rounds, 'round')}"
         + (f"; within the budget in {ranking.leader.within_budget} of them" if ranking.leader.within_budget is not None else "")
-        + (_judged(ranking.leader.latency, percentile) if ranking.leader.within_budget is not None else "")
+        + (_judged(ranking.leader.latency, percentile, budget_ms) if ranking.leader.within_budget is not None else "")
         + ").",
     ]
     if len(ranking.tie_set) > 1:
-        names = ", ".join(f"`{o.side.variant}`" for o in ranking.tie_set)
-        lines.append(
-            f"- **Tie set:** {names}: the pick does not beat these by the rule at this noise; any of them is as good "
-            "a choice on this evidence (more rounds, or a quieter host, may separate them)."
-        )
+        lines.append(tie_set_words(ranking, pruned))
     elif ranking.comparisons:
         lines.append(f"- It beats every other ranked variant by the rule ({len(ranking.comparisons)}).")
     if ranking.comparisons:
@@ -196,8 +230,10 @@ def ranking_lines(run: RunResult, rec: Recommendation) -> list[str]:
         return []
     lines = ["## Paired ranking", ""]
     lines += design_lines(run)
+    pruned = {d.variant for d in run.search.decisions if d.rule == "pruned"} if run.search else set()
     if rec.latency_budget_ms is not None:
-        lines += comparison_lines(rec.ranking_under_budget, f"Best under the {rec.budget_text}", rec.latency_percentile)
-    lines += comparison_lines(rec.ranking, "Best peak throughput", rec.latency_percentile)
+        under = f"Best under the {rec.budget_text}"
+        lines += comparison_lines(rec.ranking_under_budget, under, rec.latency_percentile, rec.latency_budget_ms, pruned)
+    lines += comparison_lines(rec.ranking, "Best peak throughput", rec.latency_percentile, pruned=pruned)
     lines += budget_lines(run)
     return [*lines, ""]
