@@ -27,6 +27,7 @@ import dataclasses
 from collections.abc import Iterable
 
 from core.errors import PerfError
+from perf.analysis.cuts import cut_notes
 from perf.analysis.notes import notes_text
 from perf.analysis.paired import ALPHA
 from perf.analysis.ranking import Ranking, Side, dropped_by_search, rank_variants
@@ -355,11 +356,7 @@ def _paired(
         )
     if not cands:
         notes.append("No variant has a level that can be recommended.")
-    if cut := [f"`{c.variant}`" for c in (run.rounds.cuts if run.rounds else []) if c.kind == "variant" and c.variant]:
-        notes.append(
-            f"{len(cut)} of the {len(run.variants)} variants were not measured (cut for time: {', '.join(cut)}): the "
-            "pick is the best of the measured ones only; a longer `--time-budget` measures them."
-        )
+    notes += cut_notes(run)  # "not measured" only for a cut variant without numbers
     low = min(cands, key=lambda p: p.value(P99), default=None)
     return Recommendation(
         budget_ms,

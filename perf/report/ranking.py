@@ -11,6 +11,7 @@ from collections.abc import Collection
 
 from core.wording import count
 from perf.analysis.budget_latency import Judged
+from perf.analysis.cuts import has_numbers
 from perf.analysis.paired import GAP_MIN, GAP_ROUNDS, RULE
 from perf.analysis.ranking import MIN_ROUNDS, Comparison, Ranking, Side
 from perf.analysis.recommendation import Recommendation, candidate
@@ -18,6 +19,8 @@ from perf.analysis.stats import Point
 from perf.markdown import capped, fmt, table
 from perf.records.levels import HOST_BUSY
 from perf.records.results import RunResult
+from perf.records.rounds import Cut
+from perf.search.budget import not_measured
 
 #: Runner-ups shown against the pick (the others are in the appendix and results.json).
 SHOWN = 7
@@ -192,11 +195,20 @@ def budget_lines(run: RunResult) -> list[str]:
         + ".",
     ]
     if rr.cuts:
-        cuts = [f"{CUT_WORDS[c.kind]}" + (f" (`{c.variant}`)" if c.variant else "") + f": {c.reason}" for c in rr.cuts]
+        cuts = [_cut_line(run, c) for c in rr.cuts]
         lines += [f"- **Cut for time** ({len(rr.cuts)}):"] + capped(cuts, indent="  ")
     else:
         lines.append("- Nothing was cut for time.")
     return lines
+
+
+def _cut_line(run: RunResult, c: Cut) -> str:
+    """One cut in words; a variant with numbers (from an earlier session) is "not measured
+    further in this session", in the label and in a reason recorded before that wording."""
+    if c.kind == "variant" and c.variant and has_numbers(run, c.variant):
+        further = not_measured(True)
+        return f"variant {further} (`{c.variant}`): {further}: {c.reason.removeprefix(further + ': ').removeprefix('not measured: ')}"
+    return f"{CUT_WORDS[c.kind]}" + (f" (`{c.variant}`)" if c.variant else "") + f": {c.reason}"
 
 
 def flagged_counts(cands: list[Point]) -> str:

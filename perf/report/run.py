@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from perf.analysis.cuts import has_numbers
 from perf.analysis.effects import FACTORS, value_order
 from perf.analysis.pairs import variant_of
 from perf.analysis.stats import aggregate
@@ -157,7 +158,7 @@ def variant_table(run: RunResult) -> list[str]:
                 f"{t.kind} x{t.count}" if t else "? x?",
                 t.max_batch_size if t else "?",
                 db,
-                v.status,
+                "not measured further" if v.status == "skipped" and has_numbers(run, v.name) else v.status,  # an older record
                 sum(1 for q in aggregate(v.levels) if q.ok),
             ]
         )

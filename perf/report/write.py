@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.errors import PerfError
+from perf.analysis.cuts import cut_variants
 from perf.analysis.effects import interactions, main_effects
 from perf.analysis.frontier import frontier_section, frontier_summary
 from perf.analysis.pairs import baseline
@@ -47,6 +48,7 @@ from perf.report.tables import (
     level_tables,
     request_rate_table,
 )
+from perf.search.budget import not_measured
 
 if TYPE_CHECKING:  # rich is imported only when a table is drawn
     from rich.table import Table
@@ -103,6 +105,7 @@ def summary_table(
     for col in ("peak infer/s", "at c", "p99 ms", "knee c"):
         view.add_column(col, justify="right", no_wrap=True)
     view.add_column("note")
+    before = set(cut_variants(run)[1])
     for v in shown:
         p = peak(points[v.name])
         marks = []
@@ -113,7 +116,9 @@ def summary_table(
             marks.append("best peak")
         if p is not None and p.status not in ("ok", "unstable"):  # unstable: the † on the level
             marks.append(flag_mark(p.status).strip())
-        if v.status != "ok":
+        if v.name in before:  # cut in this session, with numbers from an earlier one: they stand
+            marks.append(f"{not_measured(True)} (cut for time)")
+        elif v.status != "ok":
             marks.append(v.status + (f": {errors_text(v.error)}" if v.error else ""))
         k = rec.knees.get(v.name)
         at = _level_label(p.concurrency, p.batch_size, p.status).removeprefix("c=") if p else "—"

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from core.errors import PerfError
 from core.wording import count
@@ -49,6 +49,7 @@ from perf.records.rounds import BudgetRecord, Cut, RoundRules
 from perf.records.search import SearchRules
 from perf.search import ladder as ladders
 from perf.search.plan import plan_levels
+from perf.search.promise import RULE
 
 #: perf_analyzer's start, connection and exit around a visit's windows (s).
 VISIT_OVERHEAD_S = 0.35
@@ -177,6 +178,13 @@ def estimate(
     return total
 
 
+def not_measured(before: bool) -> str:
+    """How a cut begins: ``"not measured"``, or for a variant with numbers from an earlier
+    session of the run (``before``), ``"not measured further in this session"``: its numbers
+    stand, and it is no "variant not measured"."""
+    return "not measured further in this session" if before else "not measured"
+
+
 def left_text(left_s: float) -> str:
     """``"the 119 s left of the time budget"``: the time :func:`fit` plans in, named as what it is
     (the budget less what the sweep spent before the plan), so a line never calls it the budget
@@ -193,11 +201,13 @@ def fit(
     search: SearchRules,
     budget_s: float | None,
     baseline: bool,
+    measured: Collection[str] = (),
 ) -> Fit:
     """Fit the sweep to ``budget_s`` (module docstring); with no budget, the plan as asked.
 
     Args:
-        names: Variants, most promising first (the last ones are cut first).
+        names: Variants, most promising first (the last ones are cut first): in the order of
+            :func:`perf.search.promise.by_measurements`, whose rule the cut reasons name.
         ladder: The concurrency ladder (or the explicit list).
         adaptive: ``--concurrency auto``.
         keys_per_level: Visits per concurrency level (batch sizes x swept shapes, plus request rates).
@@ -206,6 +216,8 @@ def fit(
         budget_s: The time the plan may take (s): the budget less what the sweep spent before it
             (:func:`left_text` names it), ``None`` for no budget.
         baseline: The in-process baseline is measured after the rounds.
+        measured: Variants the run has numbers for from before (a resumed run): a cut says
+            "not measured further in this session", never "not measured".
     """
     want = min(rules.max_rounds, MIN_ROUNDS + 1)
     kept, levels, cuts = list(names), list(ladder), []
@@ -223,9 +235,9 @@ def fit(
             cuts.append(
                 Cut(
                     "variant",
-                    f"not measured: {len(kept) + 1} variants need about {need} s for the {MIN_ROUNDS} rounds a verdict "
-                    f"needs, over {left_text(budget_s)} (the least promising go first; measured after the rounds "
-                    "if the time they leave fits it)",
+                    f"{not_measured(gone in measured)}: {len(kept) + 1} variants need about {need} s for the {MIN_ROUNDS} "
+                    f"rounds a verdict needs, over {left_text(budget_s)} (the least promising go first: {RULE}; "
+                    "measured after the rounds if the time they leave fits it)",
                     gone,
                 )
             )
@@ -275,6 +287,7 @@ def late(
     visit_s: float,
     left_s: float,
     unload_s: float = UNLOAD_S,
+    measured: Collection[str] = (),
 ) -> Late:
     """The plan re-made after the rounds, from what they measured: the cut variants (most
     promising first) that fit the time left, measured in a final group with the rounds' tie set
@@ -297,6 +310,7 @@ def late(
         visit_s: Measured mean visit time (s).
         left_s: Time left of the budget (s).
         unload_s: Measured unload time per variant (s).
+        measured: Cut variants with numbers from an earlier session (:func:`not_measured`).
     """
     unload_s = max(unload_s, UNLOAD_S)  # the scheduler keeps UNLOAD_S a variant for it whatever
 
@@ -309,14 +323,14 @@ def late(
     k = len(cut)
     while k and cost(k) > left_s:
         k -= 1
-    measured = f"measured: {fmt(visit_s, 2)} s a visit, {fmt(load_s, 1)} s a load, {fmt(unload_s, 1)} s an unload"
+    costs = f"measured: {fmt(visit_s, 2)} s a visit, {fmt(load_s, 1)} s a load, {fmt(unload_s, 1)} s an unload"
     tie_set = f"the tie set {', '.join(f'`{n}`' for n in tie)}" if tie else ""
     left = f"{fmt(max(left_s, 0.0), 0)} s of the time budget"
     cuts = [
         Cut(
             "variant",
-            f"not measured: after the rounds {left} were left; measuring it{_with(i, tie_set)} in a final group "
-            f"needs about {fmt(cost(i + 1), 0)} s for the {MIN_ROUNDS} rounds a verdict needs ({measured})",
+            f"{not_measured(name in measured)}: after the rounds {left} were left; measuring it{_with(i, tie_set)} in a final group "
+            f"needs about {fmt(cost(i + 1), 0)} s for the {MIN_ROUNDS} rounds a verdict needs ({costs})",
             name,
         )
         for i, name in enumerate(cut)
@@ -327,7 +341,7 @@ def late(
     names = ", ".join(f"`{n}`" for n in cut[:k])
     reason = (
         f"after the rounds: {left} left fit {names} (cut by the plan)" + (f" with {tie_set}" if tie else "") + ": about "
-        f"{fmt(cost(k), 0)} s for the {MIN_ROUNDS} rounds a verdict needs ({measured})"
+        f"{fmt(cost(k), 0)} s for the {MIN_ROUNDS} rounds a verdict needs ({costs})"
     )
     return Late(list(cut[:k]), cost(k), reason, cuts)
 

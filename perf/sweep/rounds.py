@@ -38,6 +38,7 @@ from perf.coldstart import measure as coldstart
 from perf.records.results import LevelResult, VariantResult
 from perf.records.rounds import LoadGroup
 from perf.search import budget as budgets
+from perf.search import promise
 from perf.search.budget import UNLOAD_S, Fit
 from perf.search.plan import LevelKey
 from perf.search.rounds import Rounds
@@ -95,12 +96,16 @@ class RoundsSweep(SweepBase):
         load_s = sum(g.load_s or 0.0 for g in groups) / loaded if loaded else fit.load_s
         tie = engine.contenders(tie)
         left = engine.deadline - engine.clock()
-        late = budgets.late(cut, tie, len(engine.visits(tie, 0)), fit.visits, load_s, engine.visit_s, left, self._unload_s())
+        before = {n for n in cut if promise.has_numbers(self.run, n)}  # a resume's earlier numbers: not "not measured"
+        late = budgets.late(
+            cut, tie, len(engine.visits(tie, 0)), fit.visits, load_s, engine.visit_s, left, self._unload_s(), before
+        )
         with self._lock:
             rr.cuts = [c for c in rr.cuts if not (c.kind == "variant" and c.variant in cut)]
         for c in late.cuts:
             rr.cut(c)
-            self._variant(c.variant or "").error = f"cut for time: {c.reason.removeprefix('not measured: ')}"
+            if c.variant not in before:  # one with numbers keeps the status they give it
+                self._variant(c.variant or "").error = f"cut for time: {c.reason.removeprefix('not measured: ')}"
         self._save()
         if not late.variants:
             log.info("no variant the plan cut fits the %.0f s left: %s", left, late.cuts[0].reason if late.cuts else "")

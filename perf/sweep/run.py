@@ -34,6 +34,7 @@ from perf.profile.baseline import measure_after_sweep
 from perf.records.results import Environment, RunResult, SweepSettings, VariantResult
 from perf.records.rounds import BudgetRecord, Cut
 from perf.search import budget as budgets
+from perf.search import promise
 from perf.search.rounds import Rounds, Setup
 from perf.sweep.context import baseline_missing
 from perf.sweep.options import DEFAULT_CONCURRENCY, Progress, SweepOptions, resumed_options, run_settings, server_settings
@@ -145,12 +146,13 @@ class Sweep(Sequential, RoundsSweep):
         return out
 
     def _fit(self, names: list[str], left: float | None) -> budgets.Fit:
-        """:func:`perf.search.budget.fit` of the rounds of ``names`` into ``left`` seconds."""
+        """:func:`perf.search.budget.fit` of the rounds of ``names`` into ``left`` seconds, in the
+        order of :func:`perf.search.promise.by_measurements` (what the run measured before first)."""
         assert self.run.rounds is not None and self.run.search is not None
         per_level = max(len(p.batch_sizes) * len(p.shapes) for p in self.plans.values()) if self.plans else 1
         rates = max((len({k[3] for k in p.levels if k[3] is not None}) for p in self.plans.values()), default=0)
         return budgets.fit(
-            names,
+            promise.by_measurements(names, self.run, self.budget),
             self.levels,
             self.adaptive,
             per_level + rates,
@@ -158,6 +160,7 @@ class Sweep(Sequential, RoundsSweep):
             self.run.search.rules,
             left,
             self.opts.baseline,
+            {n for n in names if promise.has_numbers(self.run, n)},
         )
 
     def _refuse_unfit(self, started: float) -> None:
@@ -201,10 +204,14 @@ class Sweep(Sequential, RoundsSweep):
         )
         for cut in fit.cuts:
             rounds.cut(cut)
-            if cut.kind == "variant" and cut.variant:
+            if cut.kind == "variant" and cut.variant and not promise.has_numbers(self.run, cut.variant):
                 vr = self._variant(cut.variant)
                 # the cut's reason already says "not measured: ..."; the status says skipped
                 vr.status, vr.error = "skipped", f"cut for time: {cut.reason.removeprefix('not measured: ')}"
+            elif cut.kind == "variant" and cut.variant:  # numbers from before: they stand, its status from them
+                vr = self._variant(cut.variant)
+                vr.status, vr.error = "pending", None
+                self._settle(vr)
         text = (
             f"rounds: {count(len(fit.variants), 'variant')}, about {count(fit.rounds, 'round')} of {fmt(fit.visit_s, 2)} s visits: "
             f"estimated {fmt(fit.estimate_s, 0)} s"
