@@ -22,7 +22,8 @@ Cost model (each number is the setting it comes from, or a constant measured on 
   other jobs loaded it more and more; the baseline is not this module's to stop once started).
 
 :func:`fit` first lowers the ladder's top (fewer levels per round) until the planned rounds
-fit, then, only when not even the rounds a verdict needs fit, drops the least promising
+fit, then, only when not even the rounds a verdict needs fit, drops the least promising (by
+:func:`perf.search.promise.by_measurements`: what the run measured before, then the configuration order)
 variants (at least 2 stay); the baseline yields to the sweep (it is in the estimate, but no
 level or variant is cut for it: it is skipped when what is left would not cover it); each cut is returned as a
 :class:`~perf.records.rounds.Cut` (the sweep records them, the report lists them). While it
