@@ -10,6 +10,7 @@ import dataclasses
 import math
 
 from core.errors import PerfError
+from perf.analysis.cuts import cut_variants
 from perf.analysis.recommendation import Choice, Recommendation, rank, recommend
 from perf.analysis.stats import run_points
 from perf.markdown import fmt
@@ -47,7 +48,8 @@ def choose_variant(run: RunResult, variant: str | None = None, latency_budget_ms
             budget — a bundle is what gets deployed, so none is chosen over the budget; the hint
             names the ``--variant`` of the lowest p99 and of the best peak to deploy one on purpose.
     """
-    valid = [v.name for v in run.variants if v.status == "ok"]
+    before = set(cut_variants(run)[1])  # an older record's "skipped" cut with numbers from an earlier session: measured
+    valid = [v.name for v in run.variants if v.status == "ok" or (v.status == "skipped" and v.name in before)]
     hint = f"valid variants of run {run.run_id}: {', '.join(valid) or '(none measured)'}"
     budget = latency_budget_ms if latency_budget_ms is not None else run.settings.get("latency_budget_ms")
     view = split_by_shape(run)  # as the report ranks them: one series per variant and swept shape
@@ -57,7 +59,7 @@ def choose_variant(run: RunResult, variant: str | None = None, latency_budget_ms
         found = run.variant(variant)
         if found is None:
             raise PerfError(f"variant {variant!r} is not in run {run.run_id}", hint=hint)
-        if found.status != "ok":
+        if variant not in valid:
             reason = f": {found.error.splitlines()[0]}" if found.error else ""
             raise PerfError(
                 f"variant {variant!r} was not measured in run {run.run_id} (status {found.status}{reason})", hint=hint

@@ -116,3 +116,14 @@ def test_the_late_re_plan_words_a_cut_variant_with_numbers_as_not_measured_furth
     reasons = {c.variant: c.reason for c in late.cuts}
     assert reasons["cpu2_nodb"].startswith("not measured further in this session: after the rounds")
     assert reasons["new_a"].startswith("not measured: after the rounds")
+
+
+def test_a_pick_recorded_as_skipped_with_numbers_can_be_deployed_by_name() -> None:
+    """An older record (main da40c7c) left the pick "skipped": --variant named it "not measured"."""
+    from perf.deploy.choose import choose_variant
+
+    run = _run()
+    run.rounds.cut(budgets.Cut("variant", "not measured: 4 variants need about 122 s", "cpu2_nodb"))  # type: ignore[union-attr]
+    for v in run.variants:
+        v.status = "skipped" if v.name == "cpu2_nodb" else "ok"
+    assert choose_variant(run, "cpu2_nodb").variant == "cpu2_nodb"
