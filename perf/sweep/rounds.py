@@ -23,8 +23,8 @@ them in rounds, unload them.
 - **A server that dies** during a visit fails the variant being measured (as in the sequential
   design); the server is restarted, the group's other variants are loaded again (their cold
   start is not measured twice) and the rounds go on.
-- After the rounds, every variant is unloaded and checked gone; a variant that measured no
-  usable level is failed with the reason.
+- After the rounds, every variant is unloaded (the requests sent at once) and checked gone; a
+  variant that measured no usable level is failed with the reason.
 """
 
 from __future__ import annotations
@@ -209,7 +209,7 @@ class RoundsSweep(SweepBase):
                 wrong = stamp_after(srv, vr) if vr.status not in ("failed", "skipped") else None
                 if wrong:  # the server ran something else by the end of the rounds: not filed under its name
                     self._fail(vr, wrong)
-                self.servers.unload(name, self.opts.unload_timeout_s)
+            self.servers.unload_all(loaded, self.opts.unload_timeout_s)  # at once: each mostly waits for its backend
             self._unloads.append((len(loaded), time.monotonic() - start))
             self._save()
 

@@ -21,6 +21,7 @@ import queue
 import threading
 import urllib.request
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from clients.runtimes.remote import RemoteRuntime, host_key
@@ -29,6 +30,9 @@ from core.errors import PerfError
 from perf.records.results import RunResult
 from perf.records.servers import DeployMode, MeasuringServer
 from perf.sweep.server import SweepServer
+
+#: Unload requests sent at once at the end of a group (:meth:`Servers.unload_all`).
+MAX_PARALLEL_UNLOADS = 8
 
 log = logging.getLogger(__name__)
 
@@ -180,6 +184,17 @@ class ServerPool:
         """Unload ``model`` from this thread's lane's server within ``timeout_s`` (s); returns whether it
         was gone (:meth:`perf.sweep.server.SweepServer.unload`)."""
         return self._lane().unload(model, timeout_s)
+
+    def unload_all(self, models: Sequence[str], timeout_s: float) -> list[bool]:
+        """Unload ``models`` from this thread's lane's server at once (one request each, in
+        threads: Triton unloads models independently, and each unload mostly waits for the
+        model's backend, e.g. a python-backend stub, to exit) and check each is gone within
+        ``timeout_s`` (s); returns whether each was gone (:meth:`unload`)."""
+        lane = self._lane()
+        if len(models) < 2:
+            return [lane.unload(m, timeout_s) for m in models]
+        with ThreadPoolExecutor(max_workers=min(MAX_PARALLEL_UNLOADS, len(models)), thread_name_prefix="unload") as pool:
+            return list(pool.map(lambda m: lane.unload(m, timeout_s), models))
 
     def stop(self) -> None:
         """Stop every server the toolkit started (remote ones are left running)."""
