@@ -33,6 +33,7 @@ from perf.analysis.unpaired import RULE as RANK_SUM_RULE
 from perf.analysis.unpaired import rank_sum
 from perf.markdown import UNSTABLE_MARK, Align, errors_text, flag_mark, table
 from perf.records.results import RunResult, load, split_by_shape
+from perf.records.unfinished import unfinished_text
 
 log = logging.getLogger(__name__)
 
@@ -195,6 +196,9 @@ def _summary(a: RunResult, b: RunResult, counts: dict[str, list[int]], label_a: 
 def compare_markdown(a: RunResult, b: RunResult, label_a: str = "A", label_b: str = "B") -> str:
     """The comparison report as markdown (see :func:`compare_runs`)."""
     lines = [f"# Comparison: {a.run_id} ({label_a}) → {b.run_id} ({label_b})", ""]
+    for label, run in ((label_a, a), (label_b, b)):  # an interrupted run is said first, not found in a table
+        if (stopped := unfinished_text(run, f"**{label}** (run `{run.run_id}`)")) is not None:
+            lines += [f"> {stopped}.", ""]
     ea, eb = _env_line(a), _env_line(b)
     lines += table(
         ["", f"{label_a}: {a.run_id}", f"{label_b}: {b.run_id}"],

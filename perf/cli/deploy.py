@@ -47,6 +47,12 @@ from perf.sweep.options import SweepOptions
     "latency_budget_ms",
     help="Budget for the recommendation when --variant is not given (ms) [default: the run's own].",
 )
+@click.option(
+    "--allow-unfinished",
+    is_flag=True,
+    help="Deploy the recommendation of a run that did not finish (interrupted): from what it measured before it "
+    "stopped [default: refused; resume the run, or name --variant].",
+)
 @verbosity_option
 def export_deployment(
     run_dir: Path,
@@ -56,6 +62,7 @@ def export_deployment(
     name: str | None,
     image: str | None,
     latency_budget_ms: float | None,
+    allow_unfinished: bool,
 ) -> None:
     """Write a deployment bundle for one variant of RUN: its model folder and Kubernetes manifests
     (PersistentVolumeClaim, loader Pod, Deployment, Service) for NVIDIA's tritonserver image.
@@ -71,9 +78,20 @@ def export_deployment(
     if _is_colocation_run(run_dir):
         _export_combination(run_dir, out, repository, variant, name, image, latency_budget_ms)
         return
-    bundle = export(run_dir, variant, out, repository=repository, name=name, image=image, latency_budget_ms=latency_budget_ms)
+    bundle = export(
+        run_dir,
+        variant,
+        out,
+        repository=repository,
+        name=name,
+        image=image,
+        latency_budget_ms=latency_budget_ms,
+        allow_unfinished=allow_unfinished,
+    )
     c = bundle.chosen
     click.echo(f"variant: {c.variant} ({c.why})")
+    if c.unfinished:
+        click.secho(c.unfinished, fg="yellow", err=True)
     click.echo(f"best measured level: {c.level.describe()}")
     if c.level.status != "ok":
         from perf.records import results

@@ -20,6 +20,7 @@ def print_report(
     """Write the run's report (:func:`perf.report.write.write_report`), print its summary table
     and every file it wrote (report.md, appendix.md, the plots, report.html with ``html``)."""
     from perf.records import colocation, results
+    from perf.records.unfinished import unfinished_text
     from perf.report.write import summary_table, write_report
 
     if not (Path(run_dir) / results.RESULTS_FILE).is_file() and (Path(run_dir) / colocation.COLOCATION_FILE).is_file():
@@ -32,7 +33,10 @@ def print_report(
         return
     folders = {d: _files(d) for d in (Path(run_dir), *Path(run_dir).glob("report-*/"))}
     path = write_report(run_dir, budget, latency_percentile=percentile, top_n=top, html=html)
-    print_table(summary_table(results.load(run_dir), budget, percentile, top))
+    run = results.load(run_dir)
+    print_table(summary_table(run, budget, percentile, top))
+    if (stopped := unfinished_text(run)) is not None:
+        click.secho(stopped, fg="yellow", err=True)
     if path.parent != Path(run_dir):  # perf.report.layout.what_if: written beside the run's own report
         click.echo(f"what-if report (an option differs from the run's; its own report.md is unchanged): {path}")
     else:
@@ -104,5 +108,10 @@ def report(run_dir: Path, latency_budget_ms: float | None, latency_percentile: i
 def compare(run_a: Path, run_b: Path, out: Path | None) -> None:
     """Compare two runs (before/after, or two machines) level by level."""
     from perf.analysis.compare import compare_runs
+    from perf.records import results
+    from perf.records.unfinished import unfinished_text
 
     click.echo(f"comparison: {compare_runs(run_a, run_b, out)}")
+    for run in (run_a, run_b):
+        if (stopped := unfinished_text(results.load(run))) is not None:
+            click.secho(stopped, fg="yellow", err=True)

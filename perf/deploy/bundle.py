@@ -209,6 +209,7 @@ def export_deployment(
     name: str | None = None,
     image: str | None = None,
     latency_budget_ms: float | None = None,
+    allow_unfinished: bool = False,
 ) -> Bundle:
     """Write a deployment bundle (module docstring) for one variant of a run.
 
@@ -222,6 +223,7 @@ def export_deployment(
         image: Server image [default: the run's container image, else NVIDIA's image of
             :data:`builders.triton.releases.DEFAULT_RELEASE`].
         latency_budget_ms: Budget for the recommendation (ms) [default: the run's own].
+        allow_unfinished: Recommend from a run that did not finish (:func:`choose_variant`).
 
     Raises:
         PerfError: no results, an unknown or failed variant, nothing to recommend, a
@@ -229,7 +231,7 @@ def export_deployment(
         RepositoryError: the repository has no such variant.
     """
     run = results.load(run_dir)
-    chosen = choose_variant(run, variant, latency_budget_ms)
+    chosen = choose_variant(run, variant, latency_budget_ms, allow_unfinished)
     repo = Path(repository) if repository else Path(run.settings.get("repository") or "")
     if not repository and not run.settings.get("repository"):
         raise PerfError(f"run {run.run_id} does not record its repository", hint="pass --repository")

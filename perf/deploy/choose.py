@@ -2,7 +2,10 @@
 the run's recommendation — the best level within the run's latency budget, or the best peak for a
 run without one. A run whose levels all miss the budget gets no bundle unasked: a bundle is what
 gets deployed, so deploying over the budget takes naming the variant (the refusal names the
-lowest-latency and best-peak ones), as the report's "best under the budget: none" says too."""
+lowest-latency and best-peak ones), as the report's "best under the budget: none" says too. A run
+that did not finish (interrupted) gets no bundle of its recommendation unasked either: its pick is
+of what it measured before it stopped (:func:`perf.records.unfinished.unfinished_text`), so it
+takes ``--allow-unfinished`` or naming the variant, and the bundle says so."""
 
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ from perf.analysis.recommendation import Choice, Recommendation, rank, recommend
 from perf.analysis.stats import run_points
 from perf.markdown import fmt
 from perf.records.results import RunResult, series_name, split_by_shape
+from perf.records.unfinished import resume_hint, unfinished_text
 
 
 @dataclasses.dataclass(frozen=True)
@@ -25,14 +29,18 @@ class Chosen:
         variant: Variant (model) name.
         why: How it was chosen, in words.
         level: Its best level by the recommendation's rule (medians over trials).
+        unfinished: What the run holds when it did not finish (:func:`unfinished_text`), else ``None``.
     """
 
     variant: str
     why: str
     level: Choice
+    unfinished: str | None = None
 
 
-def choose_variant(run: RunResult, variant: str | None = None, latency_budget_ms: float | None = None) -> Chosen:
+def choose_variant(
+    run: RunResult, variant: str | None = None, latency_budget_ms: float | None = None, allow_unfinished: bool = False
+) -> Chosen:
     """The variant to deploy: ``variant``, else the run's recommendation. A run that swept
     shapes (``--shapes``) is ranked as the report ranks it, one series per variant and shape;
     the chosen level names its shape.
@@ -41,15 +49,29 @@ def choose_variant(run: RunResult, variant: str | None = None, latency_budget_ms
         run: A loaded sweep.
         variant: A variant the run measured (status ``ok``); ``None``: the recommendation.
         latency_budget_ms: Budget for the recommendation (ms) [default: the run's own].
+        allow_unfinished: Recommend from a run that did not finish (else refused, as over a budget).
 
     Raises:
         PerfError: ``variant`` is not in the run or was not measured (the message lists the
             valid names), or nothing can be recommended: none measured, or no level within the
             budget — a bundle is what gets deployed, so none is chosen over the budget; the hint
-            names the ``--variant`` of the lowest p99 and of the best peak to deploy one on purpose.
+            names the ``--variant`` of the lowest p99 and of the best peak to deploy one on purpose;
+            or the run did not finish and neither ``variant`` nor ``allow_unfinished`` is given.
     """
+    stopped = unfinished_text(run)
+    chosen = _choose(run, variant, latency_budget_ms, stopped is None or allow_unfinished or variant is not None)
+    return dataclasses.replace(chosen, unfinished=stopped)
+
+
+def _choose(run: RunResult, variant: str | None, latency_budget_ms: float | None, unfinished_ok: bool) -> Chosen:
+    """:func:`choose_variant` without the unfinished note (``unfinished_ok``: the run finished or was allowed)."""
+    stopped = run.finished is None
     before = set(cut_variants(run)[1])  # an older record's "skipped" cut with numbers from an earlier session: measured
-    valid = [v.name for v in run.variants if v.status == "ok" or (v.status == "skipped" and v.name in before)]
+    valid = [
+        v.name
+        for v in run.variants
+        if v.status == "ok" or (v.status == "skipped" and v.name in before) or (stopped and any(lv.ok for lv in v.levels))
+    ]
     hint = f"valid variants of run {run.run_id}: {', '.join(valid) or '(none measured)'}"
     budget = latency_budget_ms if latency_budget_ms is not None else run.settings.get("latency_budget_ms")
     view = split_by_shape(run)  # as the report ranks them: one series per variant and swept shape
@@ -68,6 +90,13 @@ def choose_variant(run: RunResult, variant: str | None = None, latency_budget_ms
         if best is None:
             raise PerfError(f"variant {variant!r} has no level that can be ranked in run {run.run_id}", hint=hint)
         return Chosen(variant, "named with --variant", Choice.of(best, why))
+    if not unfinished_ok:
+        raise PerfError(
+            f"nothing deployed unasked: {unfinished_text(run)}; a bundle is what gets deployed, so none is written "
+            "from an unfinished run's recommendation without being asked for",
+            hint=f"finish it first with {resume_hint(run)}; or deploy from what it holds with --allow-unfinished, "
+            "or name a variant with --variant NAME",
+        )
     rec = recommend(view, budget)
     if budget is not None:
         if rec.best_under_budget is None:

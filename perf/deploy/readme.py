@@ -43,6 +43,8 @@ def readme(bundle: Any, run: RunResult, repository: Path) -> list[str]:
         f"{c.why[:1].upper()}{c.why[1:]}. Its best measured level: {c.level.describe()}.",
         f"Measured on {_measured_on(run)}; a cluster node differs, so measure it there too (below).",
     ]
+    if c.unfinished:
+        lines += ["", f"**Not a finished run's pick**: {c.unfinished}."]
     if bundle.serving_note:
         lines += ["", bundle.serving_note]
     lines += ["", "## What was measured and what the bundle runs", "", *bundle.differences]

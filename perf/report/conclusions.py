@@ -40,6 +40,7 @@ from perf.analysis.stats import (
 from perf.markdown import CPU_MEASURES, flag_mark, fmt
 from perf.records.levels import HOST_BUSY
 from perf.records.results import RunResult, VariantResult
+from perf.records.unfinished import unfinished_text
 from perf.report.effects import effects_sentences
 from perf.report.pairs import change_text, once, ranked_text
 from perf.report.phrases import Facts, say
@@ -317,12 +318,8 @@ def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]
         if short:
             text += f"; {len(short)} variant(s) have fewer than 2 measured levels, so no saturation point ({_some(f'`{n}`' for n in short)})"
         parts.append(text + ".")
-    if run.finished is None:
-        pending = [v.name for v in run.variants if v.status == "pending"]
-        parts.append(
-            f"The run did not finish ({len(pending)} variant(s) still pending), so comparisons with those "
-            "variants use only the levels measured before it stopped."
-        )
+    if (stopped := unfinished_text(run)) is not None:
+        parts.append(f"{stopped[:1].upper()}{stopped[1:]}: comparisons use only the levels measured before it stopped.")
     unstable = [
         f"`{p.variant}` c={p.concurrency}" + (f" b={p.batch_size}" if p.batch_size != 1 else "") for p in allp if not p.stable
     ]

@@ -68,7 +68,8 @@ def what_was_run(run: RunResult, run_dir: Path, up: str = "") -> list[str]:
     lines = [
         "## What was run",
         "",
-        f"- Run `{run.run_id}`, started {run.created}, finished {run.finished or 'not finished (interrupted?)'}.",
+        f"- Run `{run.run_id}`, started {run.created}, "
+        + (f"finished {run.finished}." if run.finished else "**did not finish** (see the note at the top)."),
         f"- Host `{env.get('host', '?')}`: {env.get('os', '?')}; CPU {env.get('cpu', '?')}, "
         f"{env.get('cpu_count', '?')} cores; memory {fmt(mem / 2**30) if mem else '?'} GiB; GPUs: {gpus}.",
         f"- Server runtime: **{server.get('runtime', '?')}** (tritonserver {server.get('version', '?')})"

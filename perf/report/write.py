@@ -27,6 +27,7 @@ from perf.analysis.stats import KNEE_GAIN_PCT, P99, THROUGHPUT, Point, peak, run
 from perf.markdown import APPENDIX_FILE, LIST_LIMIT, TOP_N, UNSTABLE_MARK, capped, errors_text, flag_mark, fmt
 from perf.plots import figures as plots
 from perf.records.results import RunResult, load, split_by_shape
+from perf.records.unfinished import unfinished_text
 from perf.report import coldstart as coldstart_report
 from perf.report import conclusions
 from perf.report import html as report_html
@@ -143,12 +144,17 @@ def _level_label(concurrency: int, batch_size: int, status: str) -> str:
 # ---------------------------------------------------------------- markdown
 
 
-def recommendation_section(rec: Recommendation, points: dict[str, list[Point]], front: str = "") -> list[str]:
+def recommendation_section(
+    rec: Recommendation, points: dict[str, list[Point]], front: str = "", unfinished: str | None = None
+) -> list[str]:
     """The report's "Recommendation" section: best under the budget, best peak, the Pareto
     frontier's ends (``front``, :func:`perf.analysis.frontier.frontier_summary`), knees (grouped by
     concurrency when there are more than :data:`perf.markdown.TOP_N` variants), notes,
-    flagged and excluded levels (the first :data:`perf.markdown.LIST_LIMIT`; the rest in the appendix)."""
+    flagged and excluded levels (the first :data:`perf.markdown.LIST_LIMIT`; the rest in the appendix).
+    ``unfinished``: :func:`perf.records.unfinished.unfinished_text` of a run that did not finish, said first."""
     lines = ["## Recommendation", ""]
+    if unfinished:
+        lines.append(f"- **Not a finished run's pick**: {unfinished}.")
     if rec.latency_budget_ms is not None:
         lines.append(
             f"- **Best under the {rec.budget_text}:** "
@@ -283,10 +289,12 @@ def write_report(
             f"from the settings it was swept with, {own}; results.json is unchanged.",
             "",
         ]
+    if (banner := unfinished_text(run, "**This run**")) is not None:
+        head += [f"> {banner}.", ""]
     head += untrusted_warning(points) if run.rounds is None else busy_note(points)
     head += what_was_run(run, run_dir, up) + [""]
     head += servers_section(run)
-    head += recommendation_section(rec, points, frontier_summary(points, rec, failed)) + [""]
+    head += recommendation_section(rec, points, frontier_summary(points, rec, failed), unfinished_text(run)) + [""]
     head += failed_lines(run)
     head += ranking_lines(run, rec)
     head += frontier_section(points, rec, failed) + [""]

@@ -291,6 +291,20 @@ def sweep_percentile(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     assert resumed_options(fresh, {**saved, "latency_percentile": 95}).latency_percentile == 95
 
 
+def deploy_unfinished(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """--allow-unfinished [default: refused; resume the run, or name --variant]"""
+    from core.errors import PerfError
+    from perf.deploy.choose import choose_variant
+
+    call = _deploy_call(monkeypatch)
+    assert call["kwargs"]["allow_unfinished"] is False
+    run = run_result([variant_result("a", [level_result(1, 100.0, 2.0)], status="pending")], run_id="k")
+    with pytest.raises(PerfError, match="did not finish") as refused:
+        choose_variant(run)
+    assert "--resume k" in (refused.value.hint or "")
+    assert choose_variant(run, "a").variant == "a"
+
+
 def failed_exit(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """--allow-failed-variants [default: exit 3]"""
     from core.cli import EXIT_VARIANT_FAILED
@@ -360,6 +374,7 @@ def deploy_variant(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
             variant_result("peak", [level_result(1, 400.0, 5.0), level_result(2, 700.0, 9.0)]),
         ],
         settings={"latency_budget_ms": 4.5},
+        finished="2026-01-01T00:01:00",
     )
     assert choose_variant(run).variant == "low" and "within the p99 budget of 4.50 ms" in choose_variant(run).why
     assert choose_variant(run, latency_budget_ms=6.0).variant == "peak"  # 400 infer/s at 5 ms
@@ -498,6 +513,7 @@ PROSE: dict[tuple[str, str], Callable[..., None]] = {
     ("report", "latency_percentile"): report_budget,
     ("compare", "out"): compare_out,
     ("export-deployment", "variant"): deploy_variant,
+    ("export-deployment", "allow_unfinished"): deploy_unfinished,
     ("export-deployment", "latency_budget_ms"): deploy_variant,
     **{("export-deployment", k): deploy_paths for k in ("out", "repository", "name", "image")},
     ("baseline", "variants"): baseline_words,

@@ -214,12 +214,35 @@ def test_a_shape_sweep_is_ranked_per_shape_as_the_report_ranks_it():
         ],
         run_id="s",
         settings={"concurrency": [1], "batch_sizes": [1], "protocol": "grpc"},
+        finished="2026-01-01T00:01:00",
     )
     # merged over shapes, a's two levels would read as two trials with a median of 300 infer/s
     chosen = choose_variant(run)
     assert chosen.variant == "a" and chosen.level.variant == "a [seq=16]" and chosen.level.throughput_infer_per_s == 500.0
     assert choose_variant(run, "a").level.variant == "a [seq=16]"
     assert choose_variant(run, latency_budget_ms=2.5).level.variant == "a [seq=16]"
+
+
+def test_an_unfinished_runs_recommendation_is_refused_unless_asked_and_said_when_given():
+    # the trial: a run Ctrl-C'd after 1 visit, 3 of 4 variants pending, exported "the only ranked variant" and exit 0
+    run = run_result(
+        [
+            variant_result("a", [level_result(1, 400.0, 3.0, spread=True)], status="pending"),
+            *(variant_result(n, status="pending") for n in ("b", "c", "d")),
+        ],
+        run_id="k",
+        settings={"concurrency": [1, 2], "batch_sizes": [1], "protocol": "grpc"},
+    )
+    with pytest.raises(PerfError) as e:
+        choose_variant(run)
+    assert "run `k` did not finish" in e.value.message
+    assert "numbers for 1 of 4 variants (1 of them part-measured: `a`), 3 not measured (`b`, `c`, `d`)" in e.value.message
+    assert "--resume k" in (e.value.hint or "") and "--allow-unfinished" in (e.value.hint or "")
+    for chosen in (choose_variant(run, allow_unfinished=True), choose_variant(run, "a")):
+        assert chosen.variant == "a" and chosen.unfinished is not None and "did not finish" in chosen.unfinished
+    run.finished = "2026-01-01T00:01:00"
+    run.variants[0].status = "ok"
+    assert choose_variant(run).unfinished is None
 
 
 def _edit_index(repo: Path, name: str, **fields: object) -> None:

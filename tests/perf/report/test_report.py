@@ -279,7 +279,11 @@ def test_knee_uses_trial_medians_and_interrupted_run():
     run.finished = None
     run.variants[2].status, run.variants[2].levels = "pending", run.variants[2].levels[:1]
     text = "\n".join(conclusions(run, recommend(run)))
-    assert "The run did not finish (1 variant(s) still pending)" in text
+    assert (
+        "Run `20240101-000000` did not finish (interrupted, or still running): it holds 12 measured levels; numbers "
+        "for 4 of 4 variants (1 of them part-measured: `mlp_onnx_cpu2_nodb_mbs64`); its ranking and pick are of that "
+        "only; continue it with `triton-perf sweep --resume 20240101-000000`"
+    ) in text
     assert "1 variant(s) have fewer than 2 measured levels, so no saturation point (`mlp_onnx_cpu2_nodb_mbs64`)" in text
 
 
@@ -310,3 +314,23 @@ def test_server_cpu_in_tables_plots_and_why(tmp_path: Path):
     server = "Server CPU (cores) — tritonserver and its child processes (python-backend stubs); 1.00 = one core busy — client batch size 1"
     assert list(drawn) == [HOST_CPU_PANEL, server]
     assert drawn[server]["mlp_onnx_cpu1_nodb_mbs64"][1] == pytest.approx([0.45 * c**0.5 for c in CONC])
+
+
+def test_an_unfinished_run_says_so_at_the_top_in_its_recommendation_and_in_a_comparison(tmp_path: Path):
+    # the trial: line 7 read "finished not finished (interrupted?)" and nothing else said the run had stopped
+    from perf.analysis.compare import compare_markdown
+
+    run = make_run()
+    run.finished = None
+    run.variants[2].status, run.variants[2].levels = "pending", []
+    _, text = _write(run, tmp_path)
+    lines = text.splitlines()
+    said = "did not finish (interrupted, or still running): it holds "
+    assert lines[2].startswith("> **This run** " + said) and "1 not measured (`mlp_onnx_cpu2_nodb_mbs64`)" in lines[2]
+    assert "--resume 20240101-000000" in lines[2]
+    assert "not finished (interrupted?)" not in text and "**did not finish** (see the note at the top)" in text
+    rec = text.split("## Recommendation")[1].split("\n## ")[0]
+    assert "- **Not a finished run's pick**: run `20240101-000000` " + said in rec
+    done = make_run()
+    compared = compare_markdown(done, run)
+    assert "> **B** (run `20240101-000000`) " + said in compared and "**A**" not in compared

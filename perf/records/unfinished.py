@@ -1,0 +1,62 @@
+"""What a run that did not finish holds, in words: one sentence for every place that uses a run
+(report.md's opening and Recommendation, ``triton-perf compare``, ``export-deployment`` and its
+bundle's README), so that an interrupted run is never read as a finished one.
+
+A run has not finished when its ``results.json`` has no ``finished`` time: it was interrupted
+(Ctrl-C, a killed process, a lost server) or is still running. Its numbers are what was measured
+before it stopped; ``triton-perf sweep --resume RUN_ID`` goes on from there (README, "Resume").
+"""
+
+from __future__ import annotations
+
+from core.wording import count, of
+from perf.records.results import RunResult
+
+#: How many names a sentence lists before counting the rest.
+NAMED = 4
+
+
+def _names(names: list[str]) -> str:
+    shown = [f"`{n}`" for n in names[:NAMED]]
+    return ", ".join(shown) + (f" and {len(names) - NAMED} more" if len(names) > NAMED else "")
+
+
+def holds_text(run: RunResult) -> str:
+    """What the run measured: ``"1 visit in 1 round; numbers for 1 of 4 variants, 3 not measured
+    (`a`, `b`, `c`)"`` (a sequential run counts its measured levels instead of visits)."""
+    if run.rounds is not None:
+        visits = sum(len(r.order) for r in run.rounds.rounds)
+        done = f"{count(visits, 'visit')} in {count(len(run.rounds.rounds), 'round')}"
+    else:
+        done = count(sum(1 for v in run.variants for lv in v.levels if lv.ok), "measured level")
+    have = [v.name for v in run.variants if any(lv.ok for lv in v.levels)]
+    left = [v.name for v in run.variants if v.status == "pending" and v.name not in have]
+    text = f"{done}; numbers for {of(len(have), len(run.variants), 'variant')}"
+    part = [v.name for v in run.variants if v.status == "pending" and v.name in have]
+    if part:
+        text += f" ({len(part)} of them part-measured: {_names(part)})"
+    if left:
+        text += f", {len(left)} not measured ({_names(left)})"
+    return text
+
+
+def resume_hint(run: RunResult) -> str:
+    """The command that goes on with the run (with ``--results-dir`` when not ``results``)."""
+    return f"`triton-perf sweep --resume {run.run_id}` (with `--results-dir DIR` when the run is not under results/)"
+
+
+def unfinished_text(run: RunResult, subject: str | None = None) -> str | None:
+    """``None`` for a finished run; else the sentence every use of the run says first: that it did
+    not finish, what it holds (:func:`holds_text`) and how to go on (:func:`resume_hint`).
+    ``subject``: who did not finish [default: ``run `RUN_ID```].
+
+    Example: ``"run `th` did not finish (interrupted, or still running): it holds 1 visit in
+    1 round; numbers for 1 of 4 variants, 3 not measured (...); its ranking and pick are of
+    that only; continue it with `triton-perf sweep --resume th` ..."``.
+    """
+    if run.finished is not None:
+        return None
+    return (
+        f"{subject or f'run `{run.run_id}`'} did not finish (interrupted, or still running): it holds {holds_text(run)}; "
+        f"its ranking and pick are of that only; continue it with {resume_hint(run)}"
+    )
