@@ -42,7 +42,7 @@ from perf.records.levels import HOST_BUSY
 from perf.records.results import RunResult, VariantResult
 from perf.records.unfinished import unfinished_text
 from perf.report.effects import effects_sentences
-from perf.report.pairs import change_text, once, ranked_text
+from perf.report.pairs import change_clause, once, ranked_text
 from perf.report.phrases import Facts, say
 from perf.report.servers import measured_elsewhere
 
@@ -98,6 +98,11 @@ def _per_level(counts: list[int], noun: str) -> str:
     return f"{counts[0]}–{counts[-1]} {plural(noun)}"
 
 
+def _sentence(clause: str) -> str:
+    """``"That is +12.0 % over X."`` for a measured change, ``"Its change over X is ..."`` otherwise."""
+    return f"That is {clause}." if not clause.startswith("its change") else f"I{clause[1:]}."
+
+
 def _numbers(
     run: RunResult, ok: list[VariantResult], rec: Recommendation, pts: dict[str, list[Point]], effects: Sequence[MainEffect]
 ) -> list[str]:
@@ -121,7 +126,7 @@ def _numbers(
         head.append(
             f"Against the 1-instance, no-batching baseline {own}: {ranked}."
             if ranked
-            else f"That is {change_text(bb, bp, THROUGHPUT, mixed, run)} over the 1-instance, no-batching baseline {own}."
+            else _sentence(change_clause(bb, bp, THROUGHPUT, mixed, run, f"over the 1-instance, no-batching baseline {own}"))
         )
     second = _runner_up(ok, best.variant, bs, pts)
     if second is not None and (base is None or second.variant != base.name):
@@ -131,7 +136,7 @@ def _numbers(
             + (
                 f"against the best, {ranked}"
                 if (ranked := ranked_text(run, rec, second.variant, of_pick=False))
-                else f"{change_text(bp, second, THROUGHPUT, mixed, run)} against the best"
+                else change_clause(bp, second, THROUGHPUT, mixed, run, "against the best")
             )
             + (
                 "; the paired ranking over the rounds they shared does not put it ahead (see **Paired ranking**)."

@@ -54,6 +54,19 @@ def change_text(a: Point, b: Point, metric: str, note_unknown: bool = True, run:
     return d.describe(note_unknown) + (f" ({why})" if why else "")
 
 
+def change_clause(a: Point, b: Point, metric: str, note_unknown: bool, run: RunResult | None, against: str) -> str:
+    """``"+12.0 % (...) {against}"`` when :func:`change_text` measured a change, else a clause that
+    reads right on its own: ``"its change {against} is not measured fairly: ..."`` or ``"its change
+    {against} cannot be computed (no common level)"`` (was: "That is not measured fairly: ... over
+    the baseline")."""
+    text = change_text(a, b, metric, note_unknown, run)
+    if text == "—":
+        return f"its change {against} cannot be computed (no common level)"
+    if text[:1] in "+-" or text[:1].isdigit():
+        return f"{text} {against}"
+    return f"its change {against} is {text}"
+
+
 def pair_bullets(run: RunResult) -> list[str]:
     """One markdown bullet per fair pair (:func:`perf.analysis.pairs.pairs`: batching on vs off, N vs 1
     instances, format vs format) at the pair's highest common concurrency: throughput and p99

@@ -15,7 +15,7 @@ from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import RoundsRecord
 
 #: The host's capacity left per round: it swings 3x between rounds; rounds 2 and 4 are flagged busy.
-LOAD = [1.0, 0.8, 0.35, 0.9, 0.4, 0.95]
+LOAD = [1.0, 0.8, 0.35, 0.9, 0.4, 0.95, 1.0, 0.9, 1.0]
 
 
 def _variant(count: int, thr: float, rounds=range(6)) -> VariantResult:
@@ -96,3 +96,20 @@ def test_an_effect_over_pairs_is_significant_only_when_every_pair_is_by_the_pair
     assert summarise([19.0, 33.2], paired=[True, True]).significant is True
     one = summarise([30.0], True, paired=[True])
     assert one.describe() == "+30.0 % (1 pair; significant by the paired rule)"  # not "beyond its trial spread"
+
+
+def test_the_conclusions_say_a_change_never_measured_together_in_a_sentence_that_reads_right() -> None:
+    # the demo: "That is not measured fairly: the two levels were never measured in the same round over the
+    # 1-instance, no-batching baseline ..."
+    from perf.analysis.recommendation import recommend
+    from perf.report.conclusions import conclusions
+
+    base = _variant(1, 1000.0, rounds=range(3))
+    base.params = params(1, False)
+    base.name = base.params["name"]
+    run = _run(base, _variant(2, 1300.0, rounds=range(3, 6)), _variant(1, 900.0, rounds=range(6, 9)))
+    text = "\n".join(conclusions(run, recommend(run, None)))
+    assert "That is not measured fairly" not in text
+    assert f"Its change over the 1-instance, no-batching baseline `{base.name}` (peak " in text
+    assert f") is {NEVER_TOGETHER}." in text
+    assert f"its change against the best is {NEVER_TOGETHER}." in text  # the runner-up
