@@ -24,6 +24,8 @@ LEVEL_STATUSES: tuple[str, ...] = get_args(LevelStatus)
 USABLE_STATUSES = ("ok", "unstable", "host busy")
 #: The status of a level other processes' CPU moved (perf.measure.host.HostSampler): never evidence on its own.
 HOST_BUSY: LevelStatus = _HOST_BUSY  # defined once with the other records' load fields (perf.records.load)
+#: The status of a level whose perf_analyzer windows never agreed within the stability tolerance.
+UNSTABLE: LevelStatus = "unstable"
 
 _CONFIG = ConfigDict(extra="ignore")
 
@@ -146,7 +148,7 @@ class LevelResult:
             return "not achieved"
         if self.host_busy:
             return "host busy"
-        return "ok" if self.stable else "unstable"
+        return "ok" if self.stable else UNSTABLE
 
     def settle(self) -> LevelResult:
         """Give a level without throughput the error that says so (``status`` is then

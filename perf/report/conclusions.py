@@ -38,7 +38,7 @@ from perf.analysis.stats import (
     run_points,
 )
 from perf.markdown import CPU_MEASURES, flag_mark, fmt
-from perf.records.levels import HOST_BUSY
+from perf.records.levels import HOST_BUSY, UNSTABLE
 from perf.records.results import RunResult, VariantResult
 from perf.records.unfinished import unfinished_text
 from perf.report.effects import effects_sentences
@@ -96,6 +96,15 @@ def _per_level(counts: list[int], noun: str) -> str:
     if not counts or counts[0] == counts[-1]:
         return count(counts[0] if counts else 0, noun)
     return f"{counts[0]}–{counts[-1]} {plural(noun)}"
+
+
+def _with_status(points: Iterable[Point], status: str) -> list[str]:
+    """The levels whose status (what every table marks, :func:`perf.markdown.flag_mark`) is ``status``."""
+    return [
+        f"`{p.variant}` c={p.concurrency}" + (f" b={p.batch_size}" if p.batch_size != 1 else "")
+        for p in points
+        if p.status == status
+    ]
 
 
 def _sentence(clause: str) -> str:
@@ -325,18 +334,14 @@ def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]
         parts.append(text + ".")
     if (stopped := unfinished_text(run)) is not None:
         parts.append(f"{stopped[:1].upper()}{stopped[1:]}: comparisons use only the levels measured before it stopped.")
-    unstable = [
-        f"`{p.variant}` c={p.concurrency}" + (f" b={p.batch_size}" if p.batch_size != 1 else "") for p in allp if not p.stable
-    ]
+    # by the status the tables mark (flag_mark): a host-busy level that was also unstable is marked host busy
+    unstable = _with_status(allp, UNSTABLE)
     if unstable:
         parts.append(
-            f"{len(unstable)} level(s) did not reach a stable measurement ({_some(unstable)}); their numbers are less certain."
+            f"{len(unstable)} level(s) did not reach a stable measurement ({_some(unstable)}; marked "
+            f"{flag_mark(UNSTABLE).strip()}); their numbers are less certain."
         )
-    busy = [
-        f"`{p.variant}` c={p.concurrency}" + (f" b={p.batch_size}" if p.batch_size != 1 else "")
-        for p in allp
-        if p.status == HOST_BUSY
-    ]
+    busy = _with_status(allp, HOST_BUSY)
     if busy:
         parts.append(
             f"{len(busy)} level(s) were measured while other processes used the host ({_some(busy)}; marked "

@@ -175,7 +175,7 @@ def test_report_content_cpu_only(tmp_path: Path):
         "`mlp_onnx_cpu1_nodb_mbs64` spent 800 µs per request queued and 418 µs in compute (input + infer + output; 400 µs "
         "infer) (queue = 66 % of server time: requests mostly waited for a busy instance)" in text
     )
-    assert "1 level(s) did not reach a stable measurement (`mlp_onnx_cpu2_nodb_mbs64` c=8)" in text
+    assert "1 level(s) did not reach a stable measurement (`mlp_onnx_cpu2_nodb_mbs64` c=8; marked † unstable)" in text
     assert not re.search(r"\bnan\b", text, re.I)
 
 
@@ -334,3 +334,14 @@ def test_an_unfinished_run_says_so_at_the_top_in_its_recommendation_and_in_a_com
     done = make_run()
     compared = compare_markdown(done, run)
     assert "> **B** (run `20240101-000000`) " + said in compared and "**A**" not in compared
+
+
+def test_the_conclusions_name_a_levels_status_as_the_tables_mark_it():
+    # the trial: "32 level(s) did not reach a stable measurement" while every table marked only "† host busy"
+    run = make_run()
+    for v in run.variants:
+        for lv in v.levels:
+            lv.stable, lv.host_busy, lv.host_busy_pct = False, True, 80.0
+    text = "\n".join(conclusions(run, recommend(run)))
+    assert "did not reach a stable measurement" not in text
+    assert "level(s) were measured while other processes used the host" in text and "marked † host busy" in text
