@@ -38,6 +38,7 @@ final group with the tie set (:mod:`perf.sweep.rounds`); the others' cuts give t
 from __future__ import annotations
 
 import dataclasses
+import logging
 import re
 from collections.abc import Collection, Sequence
 
@@ -51,6 +52,8 @@ from perf.records.search import SearchRules
 from perf.search import ladder as ladders
 from perf.search.plan import plan_levels
 from perf.search.promise import RULE
+
+log = logging.getLogger(__name__)
 
 #: perf_analyzer's start, connection and exit around a visit's windows (s).
 VISIT_OVERHEAD_S = 0.35
@@ -70,13 +73,15 @@ _UNITS = {"h": 3600.0, "m": 60.0, "s": 1.0}
 
 def parse_duration(text: str | float | None) -> float | None:
     """``"10m"``, ``"90s"``, ``"1h"``, ``"1m30s"`` or plain seconds (``"300"``) -> seconds;
-    ``"none"`` -> ``None`` (no budget).
+    ``"none"`` -> ``None`` (no budget). A typed number without a unit is read as seconds and
+    said so in a warning (``--time-budget 3`` ran as 3 s without a word).
 
     Raises:
         PerfError: anything else, or a duration that is not positive.
     """
     if text is None:
         return None
+    given_as_number = isinstance(text, (int, float))  # a saved budget (s), not typed
     if isinstance(text, (int, float)):
         text = f"{text:g}"
     t = text.strip().lower()
@@ -84,6 +89,8 @@ def parse_duration(text: str | float | None) -> float | None:
         return None
     if re.fullmatch(r"\d+(\.\d+)?", t):
         total = float(t)
+        if not given_as_number:  # typed without a unit: said, not silently taken as seconds
+            log.warning("time budget %r has no unit: read as %s s (write %ss, %sm or %sh)", text, t, t, t, t)
     else:
         parts = re.findall(r"(\d+(?:\.\d+)?)([hms])", t)
         if not parts or "".join(n + u for n, u in parts) != t:

@@ -26,6 +26,17 @@ def test_durations(text: str, seconds: float | None) -> None:
     assert budget.parse_duration(text) == seconds
 
 
+def test_a_typed_number_without_a_unit_is_said_to_be_seconds(caplog: pytest.LogCaptureFixture) -> None:
+    # the trial: --time-budget 3 ran as 3 s without a word
+    with caplog.at_level("WARNING"):
+        assert budget.parse_duration("3") == 3.0
+    assert "time budget '3' has no unit: read as 3 s (write 3s, 3m or 3h)" in caplog.text
+    caplog.clear()
+    with caplog.at_level("WARNING"):
+        assert budget.parse_duration("3m") == 180.0 and budget.parse_duration(120.0) == 120.0  # a saved budget
+    assert not caplog.text
+
+
 @pytest.mark.parametrize("text", ["10 minutes", "-5", "0", "5x", "m"])
 def test_a_bad_duration_is_one_clear_error(text: str) -> None:
     with pytest.raises(PerfError) as e:
