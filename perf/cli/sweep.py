@@ -90,7 +90,10 @@ def sweep(ctx: click.Context, resume: str | None, allow_failed_variants: bool, n
             with progress.bar:
                 what = "reaching tritonserver" if o.server.urls else "starting tritonserver"
                 progress.task = progress.bar.add_task(what, total=total, completed=done)
-                run = sw.run_all()
+                try:
+                    run = sw.run_all()
+                finally:
+                    progress.drop_if_idle()
     except KeyboardInterrupt:
         console.print(
             f"[yellow]interrupted: measurements so far are kept in {escape(str(sw.run_dir))}; continue with "
@@ -151,12 +154,25 @@ class _progress:
     def __init__(self, console: Any):
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-        self.bar = Progress(
-            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
+        self.bar = Progress(  # off a terminal no bar: the log lines say each step (a log file got its last frame)
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            disable=not console.is_terminal,
         )
         self.task: Any = None
         self.trials = 1
         self.last = ""  # the last measured throughput, shown on the progress bar
+
+    def drop_if_idle(self) -> None:
+        """Remove the bar before it is drawn for the last time when nothing moved it (no level
+        planned, none measured: e.g. a resume whose rounds were all cut, or an interrupt while
+        the server started): its "starting tritonserver 0/0" said nothing true."""
+        task = next((t for t in self.bar.tasks if t.id == self.task), None)
+        if task is not None and not task.completed and not task.total:
+            self.bar.remove_task(self.task)
 
     def on_event(self, e: dict[str, Any]) -> None:
         from rich.markup import escape
@@ -204,6 +220,10 @@ class _progress:
         elif e["event"] == "round_start":  # a round says its size as it starts
             done = self.bar.tasks[0].completed if self.bar.tasks else 0
             self.bar.update(self.task, total=done + e["visits"])
+        elif e["event"] == "variant_loading":  # a load takes seconds: the bar says what it waits for
+            self.bar.update(self.task, description=escape(f"loading {e['variant']}"))
+        elif e["event"] == "variant_loaded":  # one line per variant loaded, in a log file too
+            log(escape(f"loaded {e['variant']} in {e['seconds']:.1f} s"))
         elif e["event"] == "baseline_point":
             log(escape("in-process baseline " + describe_point(e)))
 

@@ -179,8 +179,11 @@ class RoundsSweep(SweepBase):
         srv = self._server()
         vr.server, vr.status, vr.error = srv.http_url, "pending", None
         first = vr.cold_start is None
+        self.progress({"event": "variant_loading", "variant": name})
+        start = time.monotonic()
         try:  # checked to be the variant, and stamped with what the server runs
             stamp_loaded(vr, coldstart.load(srv, vr) if first else srv.load(name))  # first: timed, its cold start
+            self.progress({"event": "variant_loaded", "variant": name, "seconds": time.monotonic() - start})
         except ServerError as e:
             self._fail(vr, f"{e.message.splitlines()[0]} (server log: {self._log_name()})")
             self._server()  # restart if the failed load took the server down

@@ -13,6 +13,7 @@ confounded with the variant: the rounds design (:mod:`perf.sweep.rounds`) is the
 from __future__ import annotations
 
 import logging
+import time
 
 from core.errors import ServerError, ToolkitError
 from perf.coldstart import measure as coldstart
@@ -59,9 +60,12 @@ class Sequential(SweepBase):
         vr.status, vr.error = "pending", None
         srv = self._server()
         vr.server = srv.http_url
+        self.progress({"event": "variant_loading", "variant": vr.name})
+        start = time.monotonic()
         try:
             # srv.load(vr.name), timed: the variant's cold start (perf.coldstart.measure); checked to be the variant
             stamp_loaded(vr, coldstart.load(srv, vr))
+            self.progress({"event": "variant_loaded", "variant": vr.name, "seconds": time.monotonic() - start})
         except ServerError as e:
             self._fail(vr, f"{e.message.splitlines()[0]} (server log: {self._log_name()})", levels_left=self._left(vr, tried))
             self._server()  # restart if the failed load took the server down

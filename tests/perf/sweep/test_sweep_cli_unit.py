@@ -47,6 +47,9 @@ class FakeSweep:
         if self.interrupt:
             raise KeyboardInterrupt
         for i, v in enumerate(self.run.variants):
+            if v.levels:
+                self.progress({"event": "variant_loading", "variant": v.name})
+                self.progress({"event": "variant_loaded", "variant": v.name, "seconds": 9.25})
             for lv in v.levels:
                 self.progress(
                     {
@@ -230,3 +233,31 @@ def test_a_failed_measurement_is_said_on_the_console_with_perf_analyzers_message
     assert said, res.output  # as it happened, escaped (the [2] and [/x] are text, not rich markup)
     assert "(cut; the whole message is in results.json)" in said[0] and len(said[0]) < 400
     assert any(ln.startswith("failed measurement: v0 c=2 b=1, trial 2: Pass [2] cb::Error") for ln in lines), res.output
+
+
+def test_a_redirected_log_says_each_load_and_draws_no_idle_bar(fake) -> None:
+    # the trial: 74 s of silence while 8 variants loaded, and "starting tritonserver ━━ 0/0" where no server started
+    fake.run_result = _run("ok", "ok")
+    out = _sweep().output
+    assert "loaded v0 in 9.2 s" in out and "loaded v1 in 9.2 s" in out
+    assert "━" not in out and "starting tritonserver" not in out  # off a terminal: log lines, no bar frames
+    fake.run_result, fake.interrupt = _run("failed"), True
+    out = _sweep().output
+    assert "0/0" not in out and "starting tritonserver" not in out
+
+
+def test_on_a_terminal_a_bar_nothing_moved_is_not_drawn() -> None:
+    import io
+
+    from rich.console import Console
+
+    from perf.cli.sweep import _progress
+
+    for total, drawn in ((0, False), (3, True)):
+        buf = io.StringIO()
+        progress = _progress(Console(file=buf, force_terminal=True, width=100))
+        with progress.bar:
+            progress.task = progress.bar.add_task("starting tritonserver", total=total)
+            progress.drop_if_idle()
+        last = buf.getvalue().rsplit("\r\x1b[2K", 1)[-1]  # what stays on the screen: the last frame
+        assert ("starting tritonserver" in last) is drawn
