@@ -143,15 +143,49 @@ def _first_sentence(text: str) -> str:
 
 
 def summarize_error(e: BaseException, limit: int = 500) -> str:
-    """One line for an attempt record: the exception type, its first non-empty line, and
-    the first line of its cause (exporters wrap the informative error in a generic one)."""
+    """One line for an attempt record: the exception type, its first non-empty line with the
+    detail the lines below it hold (:func:`error_detail`: the op, what it expected, where in the
+    model's source), and the first line of its cause (exporters wrap the informative error in a
+    generic one). TorchScript's "Arguments for call are not valid." named no call before."""
 
     def first(x: BaseException) -> str:
         text = x.message if isinstance(x, VerificationError) else str(x)
         lines = [ln.strip() for ln in _ANSI.sub("", text).splitlines() if ln.strip()]
-        return f"{type(x).__name__}: {lines[0] if lines else ''}".rstrip(": ")
+        detail = error_detail(lines[1:])
+        return f"{type(x).__name__}: {lines[0] if lines else ''}".rstrip(": ") + (f" ({detail})" if detail else "")
 
     text = first(e)
     if e.__cause__ is not None:
         text += f" <- {first(e.__cause__)}"
-    return text[:limit]
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+_WHERE = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
+_OP = re.compile(r"^(?P<op>[\w.]+::[\w.]+)\(")
+
+
+def error_detail(lines: Sequence[str], width: int = 160) -> str:
+    """What the lines after an exporter error's first say, in one short phrase: the op of the
+    first schema listed (``aten::cat``), the first "Expected ..." line, and the source line a
+    TorchScript error points at (``at model.py:4: torch.cat(x, 1, 2)``); else the next line
+    (each part cut at ``width`` characters). ``""`` when there is nothing more.
+
+    Args:
+        lines: The message's non-empty lines after the first, stripped.
+        width: The longest part kept (characters).
+    """
+    parts: list[str] = []
+    op = next((m["op"] for ln in lines if (m := _OP.match(ln))), None)
+    expected = next((ln for ln in lines if ln.startswith("Expected ")), None)
+    if op:
+        parts.append(op)
+    if expected:
+        parts.append(expected)
+    here = next((i for i, ln in enumerate(lines) if ln.endswith("<--- HERE")), None)
+    if here is not None and here > 0:
+        where = next((m for ln in reversed(lines[:here]) if (m := _WHERE.search(ln))), None)
+        at = f"{where['file'].rsplit('/', 1)[-1]}:{where['line']}: " if where else ""
+        parts.append(f"at {at}{lines[here - 1]}")
+    if not parts and lines:
+        parts.append(lines[0])
+    return "; ".join(p if len(p) <= width else p[: width - 1] + "…" for p in parts)

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+import torch
 
 from builders.build import BuildOptions, build
 from builders.config.variants import VariantGrid
@@ -120,3 +121,22 @@ def test_the_issues_lstm_with_a_dynamic_sequence_axis_ends_on_the_torchscript_ex
     assert {p["axes"]["seq"] for p in e["verification"]} == {1, 8, 16}
     saved = json.loads(result.manifest_path.read_text())
     assert saved["exports"][0]["attempts"][0]["stage"] == e["attempts"][0]["stage"]
+
+
+class _BadCall(torch.nn.Module):
+    def forward(self, x):
+        return torch.cat(x, 1, 2)  # three positional arguments: no aten::cat schema takes them
+
+
+def test_a_torchscript_error_keeps_the_call_it_names_not_only_its_first_line():
+    # the trial: "strategy script rejected (export failed): RuntimeError: Arguments for call are not valid." (which call?)
+    def script() -> ExportResult:
+        torch.jit.script(_BadCall())
+        raise AssertionError("scripted")
+
+    with pytest.raises(ExportError) as e:
+        first_verified("torchscript", [("script", script)], _reject())
+    (attempt,) = attempts_of(e.value)
+    assert attempt.error.startswith("RuntimeError: Arguments for call are not valid. (aten::cat; Expected a value of type")
+    assert "at test_export_chain.py:" in attempt.error and ": return torch.cat(x, 1, 2)" in attempt.error
+    assert len(attempt.error) <= 500 and "\n" not in attempt.error
