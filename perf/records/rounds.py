@@ -156,6 +156,9 @@ class BudgetRecord:
         max_concurrency: The highest ladder level the plan keeps (``None``: the ladder's own).
         spent_s: Real time from the first load to the end of the last round (s), summed over a resumed run's sessions.
         baseline_s: Real time of the in-process baseline (s), when measured.
+        sessions: How many sessions measured rounds (a resume adds one).
+        session_budget_s: The budget the last session planned against (s; ``None``: none).
+        session_spent_s: What the last session spent on its rounds (s).
     """
 
     budget_s: float | None
@@ -166,6 +169,9 @@ class BudgetRecord:
     max_concurrency: int | None = None
     spent_s: float | None = None
     baseline_s: float | None = None
+    sessions: int = 1
+    session_budget_s: float | None = None
+    session_spent_s: float | None = None
 
 
 @dataclass(config=_CONFIG)

@@ -19,7 +19,7 @@ from perf.analysis.stats import Point
 from perf.markdown import capped, fmt, table
 from perf.records.levels import HOST_BUSY
 from perf.records.results import RunResult
-from perf.records.rounds import Cut
+from perf.records.rounds import BudgetRecord, Cut
 from perf.search.budget import not_measured
 
 #: Runner-ups shown against the pick (the others are in the appendix and results.json).
@@ -186,10 +186,11 @@ def budget_lines(run: RunResult) -> list[str]:
     b = rr.budget
     lines = [
         "- **Time budget:** "
-        + (f"{fmt(b.budget_s, 0)} s" if b.budget_s is not None else "none")
+        + (_session_words(b) if b.sessions > 1 else f"{fmt(b.budget_s, 0)} s" if b.budget_s is not None else "none")
         + f"; estimated {fmt(b.estimate_s, 0)} s before the start ({count(b.planned_rounds, 'round')} of visits of about "
         f"{fmt(b.visit_s, 2)} s, {fmt(b.load_s, 1)} s per variant to load)"
-        + (f"; spent {fmt(b.spent_s, 0)} s on the sweep" if b.spent_s is not None else "")
+        + (f"; spent {fmt(b.spent_s, 0)} s on the sweep" if b.spent_s is not None and b.sessions == 1 else "")
+        + (f"; the run in all: {fmt(b.spent_s, 0)} s over {count(b.sessions, 'session')}" if b.sessions > 1 else "")
         + (f" and {fmt(b.baseline_s, 0)} s on the in-process baseline" if b.baseline_s is not None else "")
         + (f"; rounds ended: {rr.ended}" if rr.ended else "")
         + ".",
@@ -209,6 +210,20 @@ def _cut_line(run: RunResult, c: Cut) -> str:
         further = not_measured(True)
         return f"variant {further} (`{c.variant}`): {further}: {c.reason.removeprefix(further + ': ').removeprefix('not measured: ')}"
     return f"{CUT_WORDS[c.kind]}" + (f" (`{c.variant}`)" if c.variant else "") + f": {c.reason}"
+
+
+def _session_words(b: BudgetRecord) -> str:
+    """A resumed run's last session apart from the run: ``"this session: 75 s budget, 41 s spent"``
+    (and the run's own budget when it differs), then the caller's ``"the run in all: 111 s over 2
+    sessions"`` (the sum beside one session's budget read as overspent: "75 s ... spent 76 s")."""
+    budget = f"{fmt(b.session_budget_s, 0)} s budget" if b.session_budget_s is not None else "no budget"
+    spent = f", {fmt(b.session_spent_s, 0)} s spent" if b.session_spent_s is not None else ""
+    own = (
+        f" (the run's own: {fmt(b.budget_s, 0)} s)"
+        if b.budget_s is not None and b.session_budget_s is not None and round(b.budget_s) != round(b.session_budget_s)
+        else ""
+    )
+    return f"this session: {budget}{spent}{own}"
 
 
 def flagged_counts(cands: list[Point]) -> str:

@@ -199,9 +199,11 @@ class Sweep(Sequential, RoundsSweep):
         left = None if deadline is None else max(0.0, deadline - time.monotonic())
         fit = self._fit(names, left)
         before = rounds.budget.spent_s if rounds.budget is not None else None  # a resumed run's earlier sessions
+        sessions = (rounds.budget.sessions + 1) if rounds.budget is not None and before is not None else 1
         rounds.budget = BudgetRecord(
             self.recorded_budget_s, round(fit.visit_s, 3), fit.load_s, round(fit.estimate_s, 1), fit.rounds, fit.cap
         )
+        rounds.budget.sessions, rounds.budget.session_budget_s = sessions, o.time_budget_s
         for cut in fit.cuts:
             rounds.cut(cut)
             if cut.kind == "variant" and cut.variant and not promise.has_numbers(self.run, cut.variant):
@@ -254,6 +256,7 @@ class Sweep(Sequential, RoundsSweep):
         finally:
             now_s = time.monotonic() - started
             rounds.budget.spent_s = round(now_s + (before or 0.0), 1)
+            rounds.budget.session_spent_s = round(now_s, 1)
             earlier = f"; {fmt(before, 0)} s before this resume" if before else ""
             text = f"rounds: {fmt(now_s, 0)} s spent (estimated {fmt(fit.estimate_s, 0)} s{earlier})"
             self.progress({"event": "spent", "text": text})
