@@ -125,15 +125,25 @@ class Paired:
         """Whether the sign test told A and B apart (the verdict is not ``not distinguishable``)."""
         return self.verdict != "not distinguishable"
 
+    @property
+    def decided_p(self) -> float:
+        """The p-value of the tier that decided: the large-gap t-test's when it called the
+        difference (:attr:`by_gap`), else the sign test's (what every verdict is shown beside)."""
+        return self.gap_p_value if self.by_gap and self.gap_p_value is not None else self.p_value
+
+    @property
+    def tier(self) -> str:
+        """``"gap"`` when the large-gap tier called the difference, else ``"sign"``."""
+        return "gap" if self.by_gap and self.gap_p_value is not None else "sign"
+
     def spread_text(self) -> str:
         """``"1.75× median of the per-round ratios (min–max 1.61–1.90 over 8 rounds, ahead in 8 of 8;
-        p = 0.008)"``: said as what it is, since beside two medians (whose own ratio differs) a bare
-        "1.75×" reads as their ratio; a call of the large-gap tier adds its test:
-        ``"...; p = 0.25; large consistent gap, t-test p = 0.0013)"``."""
-        gap = f"; large consistent gap, t-test p = {self.gap_p_value:.2g}" if self.by_gap and self.gap_p_value is not None else ""
+        p = 0.008, sign test)"``: said as what it is, since beside two medians (whose own ratio differs) a bare
+        "1.75×" reads as their ratio; a call of the large-gap tier shows its test's p
+        (:func:`p_words`: ``"...; p = 0.0013, large consistent gap t-test)"``), not the sign test's."""
         return (
             f"{self.median:.3g}× median of the per-round ratios (min–max {self.low:.3g}–{self.high:.3g} over {self.rounds} rounds, ahead in "
-            f"{self.wins} of {self.rounds}; p = {self.p_value:.2g}{gap})"
+            f"{self.wins} of {self.rounds}; {p_words(self.decided_p, self.tier)})"
         )
 
     def describe(self, higher: str = "higher", lower: str = "lower") -> str:
@@ -142,6 +152,18 @@ class Paired:
         for A above and below B)."""
         word = {"higher": higher, "lower": lower}.get(self.verdict, "not distinguishable at this noise")
         return f"{word}: {self.spread_text()}"
+
+
+def p_words(p: float, tier: str = "sign") -> str:
+    """A p-value beside a verdict, with the tier that decided (the trial read the sign test's
+    p = 0.25 beside a verdict the large-gap t-test made at p = 0.0015): ``"p = 0.0015, large
+    consistent gap t-test"`` (``tier`` ``"gap"``) or ``"p = 0.25, sign test"``."""
+    return f"p = {p:.2g}, " + ("large consistent gap t-test" if tier == "gap" else "sign test")
+
+
+def p_cell(p: float, tier: str = "sign") -> str:
+    """:func:`p_words` for a table cell: ``"0.0015 (gap)"`` or ``"0.25 (sign)"``."""
+    return f"{p:.2g} ({'gap' if tier == 'gap' else 'sign'})"
 
 
 def paired(a: Sequence[float | None], b: Sequence[float | None], alpha: float = ALPHA) -> Paired | None:

@@ -141,7 +141,7 @@ def _speedups(rows: Sequence[PrecisionRow]) -> None:
         pr = paired(fp32.rounds_ms, r.rounds_ms)  # fp32's time over this one's: > 1 = faster
         if pr is not None:
             r.speedup_vs_fp32, r.speedup_low, r.speedup_high = round(pr.median, 3), round(pr.low, 3), round(pr.high, 3)
-            r.speedup_p_value = round(pr.p_value, 4)
+            r.speedup_p_value, r.speedup_p_tier = round(pr.decided_p, 6), pr.tier
             r.speedup_verdict = {"higher": "faster", "lower": "slower"}.get(pr.verdict, NOT_DISTINGUISHABLE)
 
 

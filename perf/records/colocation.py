@@ -186,7 +186,8 @@ class MoveDecision:
         ratio: Median over rounds of candidate / held weighted throughput; ``None`` unmeasured.
         low, high: Its min–max over rounds.
         wins, rounds: Rounds where the candidate was ahead, rounds compared.
-        p_value: The sign test's two-sided p (:func:`perf.analysis.paired.sign_test_p`).
+        p_value: The p of the tier that decided (:attr:`perf.analysis.paired.Paired.decided_p`).
+        p_tier: That tier: ``"sign"`` (the sign test) or ``"gap"`` (the large-gap t-test).
         verdict: ``"higher"``, ``"lower"`` or ``"not distinguishable"``.
         within_budget: Every model meets its targets in the candidate combination: its
             median p99 within its budget and, where one is required, its median throughput
@@ -211,6 +212,7 @@ class MoveDecision:
     accepted: bool
     reason: str
     instances: int | None = None
+    p_tier: str = "sign"
 
 
 @dataclass(config=_CONFIG)

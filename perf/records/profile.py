@@ -102,7 +102,8 @@ class PrecisionRow:
         speedup_vs_fp32: fp32's time on the same device / this one's, the median over rounds
             of the paired ratios; ``None`` without both.
         speedup_low, speedup_high: The min and max of those ratios over rounds.
-        speedup_p_value: The paired sign test's two-sided p-value (:mod:`perf.analysis.paired`).
+        speedup_p_value: The p of the paired rule's tier that decided (:mod:`perf.analysis.paired`).
+        speedup_p_tier: That tier: ``"sign"`` (the sign test) or ``"gap"`` (the large-gap t-test).
         speedup_verdict: ``"faster"``, ``"slower"`` or :data:`NOT_DISTINGUISHABLE` by that rule.
         max_abs_err: max |out - fp32 eager| over every output element.
         max_rel_err: max |out - ref| / max |ref| (:func:`builders.verify.compare.compare_outputs`).
@@ -134,6 +135,7 @@ class PrecisionRow:
     speedup_high: float | None = None
     speedup_p_value: float | None = None
     speedup_verdict: str | None = None
+    speedup_p_tier: str = "sign"
     host_busy_pct: float | None = None
     host_busy: bool = False
     host_not_sampled: str | None = None

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from perf.analysis.paired import RULE
+from perf.analysis.paired import RULE, p_words
 from perf.colocate import judge
 from perf.markdown import Align, fmt, table
 from perf.plots.colocation import TRADEOFF_FILE, plot_tradeoff
@@ -220,7 +220,7 @@ def beats_lines(record: ColocationRecord) -> list[str]:
             continue
         name = judge.describe({**d.held, d.model: d.candidate})
         ratio = (
-            f"{d.ratio:.3g}× (min–max {d.low:.3g}–{d.high:.3g}, ahead in {d.wins} of {d.rounds}; p = {d.p_value:.2g})"
+            f"{d.ratio:.3g}× (min–max {d.low:.3g}–{d.high:.3g}, ahead in {d.wins} of {d.rounds}; {p_words(d.p_value or 0.0, d.p_tier)})"
             if d.ratio
             else ""
         )

@@ -6,7 +6,7 @@ host did not run says so with its reason (never a number of 0).
 
 from __future__ import annotations
 
-from perf.analysis.paired import RULE
+from perf.analysis.paired import RULE, p_words
 from perf.markdown import APPENDIX_FILE, flag_mark, fmt, table
 from perf.records.load import HOST_BUSY
 from perf.records.profile import NOT_DISTINGUISHABLE, PrecisionRow, ProfileRecord, TraceRecord
@@ -91,7 +91,7 @@ def speedup_sentences(rows: list[PrecisionRow]) -> list[str]:
             what = f"{r.precision} is {verdict} than fp32: {r.speedup_vs_fp32:.3g}× fp32's speed"
         text = (
             f"- On {r.device}, {what} (median of the paired ratios over {n} interleaved rounds, min–max "
-            f"{r.speedup_low:.3g}–{r.speedup_high:.3g}, sign test p = {r.speedup_p_value:.2g})"
+            f"{r.speedup_low:.3g}–{r.speedup_high:.3g}, {p_words(r.speedup_p_value, r.speedup_p_tier)})"
         )
         if r.flag == HOST_BUSY:
             text += (

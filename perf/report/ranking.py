@@ -12,7 +12,7 @@ from collections.abc import Collection
 from core.wording import count
 from perf.analysis.budget_latency import Judged
 from perf.analysis.cuts import has_numbers
-from perf.analysis.paired import GAP_MIN, GAP_ROUNDS, RULE
+from perf.analysis.paired import GAP_MIN, GAP_ROUNDS, RULE, p_cell
 from perf.analysis.ranking import MIN_ROUNDS, Comparison, Ranking, Side
 from perf.analysis.recommendation import Recommendation, candidate
 from perf.analysis.stats import Point
@@ -81,7 +81,7 @@ def _row(c: Comparison, lead: Side) -> list[str]:
         f"{r.median:.3f}",
         f"{r.low:.3f}–{r.high:.3f}",
         f"{r.wins} of {r.rounds}",
-        f"{r.p_value:.2g}",
+        p_cell(r.decided_p, r.tier),
         "—" if diff is None else f"{diff:+.2f}",
         _verdict(c, lead),
     ]

@@ -37,7 +37,7 @@ def test_a_comparison_pairs_rounds_and_cancels_what_the_host_did_between_them() 
     # a 2x gap over 3 rounds, every one agreeing: the large-gap tier calls it; over 2 it cannot yet
     a2, b2 = _vr("a", {(4, r): 2000.0 + 90 * r for r in range(3)}), _vr("b", {(4, r): 1000.0 for r in range(3)})
     three = compare(a2, Side("a", 4), b2, Side("b", 4))
-    assert three.verdict == "a" and three.result.by_gap and "large consistent gap, t-test p = " in three.sentence()
+    assert three.verdict == "a" and three.result.by_gap and "large consistent gap t-test)" in three.sentence()
     two = compare(
         _vr("a", {(4, r): 2000.0 for r in range(2)}), Side("a", 4), _vr("b", {(4, r): 1000.0 for r in range(2)}), Side("b", 4)
     )
@@ -143,3 +143,16 @@ def test_a_shape_sweep_compares_the_leader_with_series_of_its_own_size_only() ->
     rank = rank_variants([series("a", "side=16", 3000.0), series("a", "side=64", 900.0), series("b", "side=16", 2900.0)])
     assert rank.names == ["a [side=16]", "b [side=16]"]  # a at side=64 is another input size, not a rival
     assert all(c.b.shape == "side=16" for c in rank.comparisons)
+
+
+def test_the_ranking_tables_p_is_the_p_of_the_tier_that_decided() -> None:
+    # the trial: the table's p column showed the sign test's 0.25 beside "the pick beats it", decided by the gap t-test
+    from perf.report.ranking import comparison_lines
+
+    a2, b2 = _vr("a", {(4, r): 2000.0 + 90 * r for r in range(3)}), _vr("b", {(4, r): 1000.0 for r in range(3)})
+    ranking = rank_variants([a2, b2])
+    (c,) = ranking.comparisons
+    rows = [[x.strip() for x in ln.strip("|").split("|")] for ln in comparison_lines(ranking, "Pick", 99) if ln.startswith("|")]
+    head, row = rows[0], rows[2]
+    assert row[head.index("verdict")] == "the pick beats it"
+    assert row[head.index("p")] == f"{c.result.gap_p_value:.2g} (gap)" and c.result.p_value == 0.25
