@@ -150,8 +150,30 @@ def print_table(table: Any, out: Console | None = None) -> None:
         if column.no_wrap:
             m = table._measure_column(out, options, column)
             narrowest += m.maximum - m.minimum
-    plain = _console_class()(file=out.file, width=plain_width(narrowest, max(narrowest, need.maximum)), no_color=out.no_color)
+    width = plain_width(narrowest, max(narrowest, need.maximum))
+    if isinstance(table, Table):
+        _fit_words(table, out, options, width)
+    plain = _console_class()(file=out.file, width=width, no_color=out.no_color)
     plain.print(table)
+
+
+def _fit_words(table: Any, out: Console, options: Any, width: int) -> None:
+    """Give each wrapping column of ``table`` at least its longest word, and the rest of ``width``
+    in proportion to what its cells need beyond that. Rich narrows the widest columns first,
+    below their longest word, so a path or a flag was folded mid-word
+    (``--load-artifac``/``ts`` at ``COLUMNS=60``) while other columns kept room to spare.
+    A table that fits at its full width, or whose narrowest form does not fit, is left to rich."""
+    columns = table.columns
+    ranges = [table._measure_column(out, options, c) for c in columns]  # padding included
+    wrap = [i for i, c in enumerate(columns) if not c.no_wrap and c.width is None]
+    fixed = sum(r.maximum for i, r in enumerate(ranges) if i not in wrap)
+    room = width - table._extra_width - fixed - sum(ranges[i].minimum for i in wrap)
+    slack = {i: ranges[i].maximum - ranges[i].minimum for i in wrap}
+    if not wrap or room < 0 or sum(slack.values()) <= room:
+        return
+    total = sum(slack.values())
+    for i in wrap:
+        columns[i].width = ranges[i].minimum + room * slack[i] // total - table._get_padding_width(i)
 
 
 def _one_word(cell: Any) -> bool:

@@ -96,3 +96,22 @@ def test_a_table_too_wide_for_the_terminal_wraps_and_loses_no_column() -> None:
     assert len(body[0]) == 4  # no column dropped
     for i, cell in enumerate(cells):  # each cell whole, read down its column
         assert "".join(row[i].strip() for row in body) == cell.replace(" ", "")
+
+
+def test_a_piped_table_folds_no_word_while_its_longest_words_fit(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the trial: builders validate at COLUMNS=60 folded a flag (`--load-artifac`/`ts`) and a path mid-word
+    monkeypatch.setenv("COLUMNS", "60")
+    path = "mlp_ts_cpu1_db500_mbs64/1/model.pt"
+    t = Table(title="checks not run")
+    for col in ("files", "check", "why", "what to do"):
+        t.add_column(col)
+    t.add_row(
+        f"8 files: {path} and 7 more", "torchscript load", WHY + "; pass --load-artifacts to load it", "pass --load-artifacts"
+    )
+    t.add_row(".", "target server limits", WHY, "pass --target-triton with the serving container tag (e.g. 24.10)")
+    out = io.StringIO()
+    print_table(t, Console(file=out))
+    lines = out.getvalue().splitlines()
+    words = {w for line in lines for w in re.split(r"[\s│┃]+", line)}
+    assert path in words and "--load-artifacts" in words and "--target-triton" in words  # each on one line, whole
+    assert max(len(line) for line in lines) <= len(path) + 3 * len("--load-artifacts") + 20  # still narrow
