@@ -155,7 +155,7 @@ def test_unstable_level_named_with_its_batch_size():
     run = run_with_batch4()
     run.variants[1].levels[-2].stable = False  # db500 batch 4 c=4
     text = "\n".join(conclusions(run, recommend(run)))
-    assert "(`mlp_onnx_cpu1_db500_mbs64` c=4 b=4, `mlp_onnx_cpu2_nodb_mbs64` c=8)" in text
+    assert "(`mlp_onnx_cpu1_db500_mbs64` c=4 b=4, `mlp_onnx_cpu2_nodb_mbs64` c=8; marked † unstable)" in text
 
 
 @pytest.fixture
