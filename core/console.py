@@ -158,22 +158,25 @@ def print_table(table: Any, out: Console | None = None) -> None:
 
 
 def _fit_words(table: Any, out: Console, options: Any, width: int) -> None:
-    """Give each wrapping column of ``table`` at least its longest word, and the rest of ``width``
-    in proportion to what its cells need beyond that. Rich narrows the widest columns first,
-    below their longest word, so a path or a flag was folded mid-word
-    (``--load-artifac``/``ts`` at ``COLUMNS=60``) while other columns kept room to spare.
-    A table that fits at its full width, or whose narrowest form does not fit, is left to rich."""
+    """Narrow the widest wrapping columns of ``table`` first, as rich does, but never below their
+    longest word: each column gets ``min(its full width, max(a common cap, its longest word))``,
+    the cap the largest that fits ``width``. Rich alone narrowed columns below their words, so a
+    path or a flag was folded mid-word (``--load-artifac``/``ts`` at ``COLUMNS=60``) while other
+    columns kept room to spare. A table that fits at full width, or whose narrowest form does not
+    fit, is left to rich."""
     columns = table.columns
     ranges = [table._measure_column(out, options, c) for c in columns]  # padding included
     wrap = [i for i, c in enumerate(columns) if not c.no_wrap and c.width is None]
-    fixed = sum(r.maximum for i, r in enumerate(ranges) if i not in wrap)
-    room = width - table._extra_width - fixed - sum(ranges[i].minimum for i in wrap)
-    slack = {i: ranges[i].maximum - ranges[i].minimum for i in wrap}
-    if not wrap or room < 0 or sum(slack.values()) <= room:
+    room = width - table._extra_width - sum(r.maximum for i, r in enumerate(ranges) if i not in wrap)
+
+    def used(cap: int) -> int:
+        return sum(min(ranges[i].maximum, max(cap, ranges[i].minimum)) for i in wrap)
+
+    if not wrap or used(0) > room or used(max(ranges[i].maximum for i in wrap)) <= room:
         return
-    total = sum(slack.values())
+    cap = max(c for c in range(max(ranges[i].maximum for i in wrap) + 1) if used(c) <= room)
     for i in wrap:
-        columns[i].width = ranges[i].minimum + room * slack[i] // total - table._get_padding_width(i)
+        columns[i].width = min(ranges[i].maximum, max(cap, ranges[i].minimum)) - table._get_padding_width(i)
 
 
 def _one_word(cell: Any) -> bool:
