@@ -68,6 +68,8 @@ def summary(run: Any, budget_ms: float | None, wall_s: float) -> dict[str, Any]:
         "tie_set": choice.tie_set if choice else [],
         "beats": choice.beats if choice else [],
         "confidence": choice.verdict() if choice and choice.confidence is not None else None,
+        # within the budget only on its quieter rounds (perf.analysis.budget_latency), else None
+        "judged_on": choice.judged_on if choice else None,
         "rounds": len(rr.rounds) if rr else None,
         "ended": rr.ended if rr else None,
         "cuts": [f"{c.kind}: {c.reason}" for c in rr.cuts] if rr else [],
