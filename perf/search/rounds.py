@@ -321,6 +321,8 @@ class Rounds:
         # named as a set, not leader first: the report's pick ranks every variant (dropped ones too) and may
         # name another member of the same tie set first
         names = ", ".join(f"`{n}`" for n in sorted([rank.leader.side.variant, *tied]))
+        if rounds_left == 0:  # the last round allowed: "0 more rounds could not ..." read as nonsense
+            return f"ranking settled: the rule did not separate the tie set {names} in the most rounds a group gets"
         return f"ranking settled: {count(rounds_left, 'more round')} could not separate the tie set {names}"
 
     def _tie_set(self, names: Sequence[str]) -> list[str]:

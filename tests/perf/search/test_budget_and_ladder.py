@@ -195,4 +195,5 @@ def test_a_settled_tie_is_said_as_a_set_not_leader_first() -> None:
     end = SearchDecision(variant="x", rule="cap", concurrency=1, reason="")
     sched.ladders = {n: ladder.Ladder([1], [1], end=end) for n in ("zb", "aa")}
     said = sched.decided(["zb", "aa"], 0)
-    assert said == "ranking settled: 0 more rounds could not separate the tie set `aa`, `zb`"
+    assert said == "ranking settled: the rule did not separate the tie set `aa`, `zb` in the most rounds a group gets"
+    assert sched.decided(["zb", "aa"], 1) == "ranking settled: 1 more round could not separate the tie set `aa`, `zb`"
