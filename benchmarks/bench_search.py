@@ -28,6 +28,7 @@ import dataclasses
 import json
 import os
 import platform
+import shutil
 import sys
 import tempfile
 import time
@@ -77,6 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--top", type=int, default=16, help="top concurrency of both sweeps (default 16)")
     p.add_argument("--latency-budget-ms", type=float, default=None, help="p99 budget for both sweeps (default none)")
     p.add_argument("--out", type=Path, default=Path("results/bench_search.json"), help="JSON output file")
+    p.add_argument("--keep", type=Path, default=None, help="copy both run folders (results.json, CSVs) here (default: not kept)")
     args = p.parse_args(argv)
 
     from rich.table import Table
@@ -143,6 +145,8 @@ def main(argv: list[str] | None = None) -> int:
                     if lv.throughput_window_spread_pct is not None
                 ),
             }
+        if args.keep is not None:
+            shutil.copytree(root / "results", args.keep, dirs_exist_ok=True)
     brute, search = sweeps["brute force"], sweeps["default search"]
     ratio = search["wall_s"] / brute["wall_s"]
     agree = _agree(search["pick"], brute["pick"])

@@ -23,7 +23,11 @@ Rules (thresholds: :class:`~perf.records.search.SearchRules` and
 * **Refinement**: once a variant's best level (round-adjusted, within the budget) has
   ``min_rounds`` rounds, the doubling-ladder levels next to it (half and double, not above
   the ladder's top, not at or above a level whose latency is over the budget) join it, so the
-  operating point is found at the doubling ladder's resolution; again around a new best. Not
+  operating point is found at the doubling ladder's resolution; again around a new best. When
+  the levels below the best are flat up to it (each behind it by no more than ``min_gain_pct``
+  in the median of ``min_rounds`` paired rounds: a plateau, on which the best is whichever level
+  the noise favoured), only the half below the plateau's lowest level joins: the levels between
+  are on the plateau already, and only how low it reaches is open. Not
   the half below a best that is the ladder's top while the step into it still pays (median
   paired gain above ``min_gain_pct``): throughput is still rising there, and in a closed loop
   (perf_analyzer's concurrency mode) it does not fall as concurrency rises until past its peak,
@@ -41,7 +45,10 @@ Rules (thresholds: :class:`~perf.records.search.SearchRules` and
   of a ladder still growing, is no longer measured when the variant's own best level (round-
   adjusted, :class:`perf.analysis.ranking.Adjusted`) is ahead of it by more than
   ``min_gain_pct`` in the median of their paired rounds, or when its latency is over the
-  budget; its rounds so far stay in the results. This only saves visits: no verdict rests on it.
+  budget; its rounds so far stay in the results. A level :data:`RETIRE_GAP` (2) times or more
+  behind the best in every round both had stops at once, from its first round: a gap far beyond
+  one visit's noise (perf_analyzer's window spread is 5-30 % on a busy 2-core host). This only
+  saves visits: no verdict rests on it, and a retired level comes back when the best moves.
 """
 
 from __future__ import annotations
@@ -59,6 +66,10 @@ from perf.records.search import SearchDecision, SearchRules
 from perf.search.plan import VariantPlan
 from perf.search.policy import Budget
 from perf.search.stops import OVER_BUDGET, still_rose
+
+#: A level this many times behind its variant's best level in every round both had (one or more)
+#: stops being measured at once (module rule "Retirement"): far beyond a visit's noise.
+RETIRE_GAP = 2.0
 
 
 @dataclasses.dataclass
@@ -256,10 +267,27 @@ def _refined(
     if best is None or best.rounds < rounds.min_rounds:
         return []
     c = best.side.concurrency
+    low = _plateau_low(vr, plan, lad.levels, c, rules.min_gain_pct, rounds.min_rounds)
+    if low < c:  # a flat stretch up to the best: only whether it reaches lower is open
+        return [n for n in (low // 2,) if n in doubling and n not in lad.levels]
     over = [x for x in lad.levels if budget is not None and (_latency(vr, plan, x, budget)[0] or 0.0) > budget.ms]
     ceiling = min(over, default=max(lad.levels) + 1)
     near = [n for n in (c // 2, c * 2) if n in doubling and n <= max(lad.levels) and n < ceiling and n not in lad.levels]
     return [n for n in near if not (n < c and _rising_top(lad, plan, vr, c, rules))]
+
+
+def _plateau_low(vr: VariantResult, plan: VariantPlan, levels: list[int], best: int, min_gain_pct: float, min_rounds: int) -> int:
+    """The lowest level of the flat stretch ending at ``best``: walking down ``levels`` from it while
+    each is behind ``best`` by no more than ``min_gain_pct`` (median of at least ``min_rounds``
+    paired rounds); ``best`` itself when the level below it is behind."""
+    low = best
+    for c in sorted((x for x in levels if x < best), reverse=True):
+        a, b = per_round(vr, side(plan, c)), per_round(vr, side(plan, best))
+        gains = [b[r] / a[r] - 1.0 for r in set(a) & set(b)]
+        if len(gains) < min_rounds or statistics.median(gains) * 100.0 > min_gain_pct:
+            break
+        low = c
+    return low
 
 
 def _rising_top(lad: Ladder, plan: VariantPlan, vr: VariantResult, c: int, rules: SearchRules) -> bool:
@@ -283,6 +311,13 @@ def _active(
     out = []
     for c in lad.levels:
         s = stats[c]
+        if (
+            best is not None
+            and c != best.side.concurrency
+            and c not in keep_top
+            and _far_behind(vr, plan, c, best.side.concurrency)
+        ):
+            continue
         if c in keep_top or s is None or s.rounds < rounds.min_rounds or (best is not None and c == best.side.concurrency):
             out.append(c)
         elif budget is not None and s.latency_ms is not None and s.latency_ms > budget.ms:
@@ -290,6 +325,13 @@ def _active(
         elif best is None or not _behind(vr, plan, c, best.side.concurrency, rules.min_gain_pct, rounds.min_rounds):
             out.append(c)
     return out
+
+
+def _far_behind(vr: VariantResult, plan: VariantPlan, c: int, best: int) -> bool:
+    """Level ``c`` trails level ``best`` by :data:`RETIRE_GAP` or more in every round both were measured in (one or more)."""
+    a, b = per_round(vr, side(plan, c)), per_round(vr, side(plan, best))
+    shared = set(a) & set(b)
+    return bool(shared) and all(b[r] >= RETIRE_GAP * a[r] for r in shared)
 
 
 def _behind(vr: VariantResult, plan: VariantPlan, c: int, best: int, min_gain_pct: float, min_rounds: int) -> bool:

@@ -10,8 +10,11 @@ comparison is *paired* within a round (:mod:`perf.analysis.paired`). After each 
 2. with ``--search prune``, a variant the leader beats by the paired rule
    (:mod:`perf.analysis.paired`: a sign test at 5 % over 6 rounds, or a large gap every one
    of 3 rounds or more agrees on), and whose ladder can
-   no longer lift it (:func:`perf.search.ladder.climbing`), is dropped — by nothing else (the
-   ranking is under the latency budget when some variant meets it, else by peak throughput);
+   no longer lift it (:func:`perf.search.ladder.climbing`; a level it just added does not
+   protect one the leader is more than 2x ahead of in every round: :data:`perf.search.focus.FAR_GAP`), is dropped — by nothing else (the
+   ranking is under the latency budget when some variant meets it, else by peak throughput); then
+   the next round is narrowed (:mod:`perf.search.focus`): a settled tie rests while its leader
+   leads, a variant far behind is measured at its compared level only;
 3. the rounds end when the ranking is **decided** (no contender still climbing; the leader
    beats each other contender, or the rounds left up to ``max_rounds`` could not separate
    them: a settled tie), after ``max_rounds``, or when the next round does not fit in the
@@ -39,6 +42,7 @@ from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import Cut, RoundRecord, RoundRules, RoundsRecord, Visit
 from perf.records.search import SearchDecision, SearchMode, SearchRecord, SearchRules
 from perf.search import ladder as ladders
+from perf.search.focus import far_behind, focus
 from perf.search.plan import LevelKey, VariantPlan
 from perf.search.policy import Budget
 
@@ -197,7 +201,7 @@ class Rounds:
             random.Random(rr.seed).shuffle(todo)
             self._measure(rr, todo, measure)
             done += 1
-            self._after(alive, rr)
+            self._after(alive, rr, max(0, s.rounds.max_rounds - done))
         tie = self._tie_set(names)
         self._finish_group(group, why, tie)
         return tie
@@ -236,7 +240,7 @@ class Rounds:
         rr.wall_s = round(self.clock() - start, 3)
         self.events({"event": "round_done", "round": rr.index, "wall_s": rr.wall_s})
 
-    def _after(self, alive: Sequence[str], rr: RoundRecord) -> None:
+    def _after(self, alive: Sequence[str], rr: RoundRecord, rounds_left: int) -> None:
         s = self.setup
         for n in alive:
             lad = ladders.update(
@@ -245,6 +249,10 @@ class Rounds:
             self._note(n, lad.end)
         if s.mode == "prune":
             self._prune(self.contenders(alive))
+            left = self.contenders(alive)
+            variants = {n: self._vr(n) for n in left}
+            for n, levels in focus(self.ranking(left), self.ladders, s.plans, variants, s.rules, s.rounds, rounds_left).items():
+                self.ladders[n].active = levels  # a settled tie rests; one far behind: its compared level only
         self.save()
 
     def _note(self, name: str, decision: SearchDecision | None) -> None:
@@ -272,8 +280,12 @@ class Rounds:
         for comp in rank.comparisons:
             name = comp.b.variant
             lad, plan, vr = self.ladders[name], s.plans[name], self._vr(name)
-            if comp.verdict != "a" or ladders.climbing(lad, plan, vr, s.rules) or ladders.exploring(lad, plan, vr, s.rounds):
-                continue  # a ladder still climbing, or a level it just added (refinement), may lift it
+            if (
+                comp.verdict != "a"
+                or ladders.climbing(lad, plan, vr, s.rules)
+                or (ladders.exploring(lad, plan, vr, s.rounds) and not far_behind(comp))
+            ):
+                continue  # a ladder still climbing, or a level it just added (refinement) next to levels it has, may lift it
             self._drop(
                 name,
                 comp.b.concurrency,

@@ -107,8 +107,9 @@ def test_a_ladder_walks_coarse_levels_first_stops_on_two_flat_doublings_judged_o
     lad = _update(lad, _vr(flat3), levels=tall)
     assert lad.end is not None and lad.end.rule == "knee" and "2 doublings from concurrency 16 to 64" in lad.end.reason
     assert not ladder.climbing(lad, plan, _vr(flat3), SearchRules())
-    # the best level (64, by a hair over 16) has 3 rounds: its doubling neighbour 32 joins; 1 retires
-    assert lad.levels == [1, 4, 16, 32, 64] and 32 in lad.active and 1 not in lad.active
+    # the best level (64, by a hair over 16) has 3 rounds, on a plateau from 16 (flat on 3 rounds): only the
+    # half below the plateau, 8, joins (32 lies on it); 1 retires
+    assert lad.levels == [1, 4, 8, 16, 64] and 8 in lad.active and 1 not in lad.active
     assert ladder.exploring(lad, plan, _vr(flat3), RoundRules())  # 32 has no round yet
     # a 5 ms budget (p99 = c ms here): the best within it is 4; 2 and 8 join (8 is below c=16, the
     # lowest level over the budget, so it may be within), nothing at or above 16
@@ -141,7 +142,7 @@ def test_a_variant_whose_ladder_just_added_a_level_is_not_pruned_on_its_older_le
         "a", status="ok", levels=[LevelResult(1, 1, r, throughput_infer_per_s=1000.0 + r, latency_p99_ms=1.0) for r in range(6)]
     )
     b = VariantResult(
-        "b", status="ok", levels=[LevelResult(1, 1, r, throughput_infer_per_s=300.0 + r, latency_p99_ms=1.0) for r in range(6)]
+        "b", status="ok", levels=[LevelResult(1, 1, r, throughput_infer_per_s=600.0 + r, latency_p99_ms=1.0) for r in range(6)]
     )
     run = RunResult("r", "now", variants=[a, b])
     run.search, run.rounds = SearchRecord("prune", True), RoundsRecord(seed=1)
@@ -150,10 +151,17 @@ def test_a_variant_whose_ladder_just_added_a_level_is_not_pruned_on_its_older_le
     end = SearchDecision(variant="b", rule="cap", concurrency=4, reason="")
     sched.ladders = {"a": ladder.Ladder([1], [1], end=end), "b": ladder.Ladder([1, 2], [1, 2], end=end)}
     sched._prune(["a", "b"])
-    assert run.search.decision("b") is None  # c=2 has no round yet: it may lift b
+    assert run.search.decision("b") is None  # c=2 has no round yet: it may lift b (up to 2x its c=1)
     sched.ladders["b"] = ladder.Ladder([1], [1], end=end)
     sched._prune(["a", "b"])
     assert run.search.decision("b").rule == "pruned"  # nothing left to lift it: a beats it on 6 rounds
+    # more than 2x behind in every round: doubling its concurrency cannot lift it that far (Little's law)
+    run.search.decisions = []
+    for lv in b.levels:
+        lv.throughput_infer_per_s = 400.0 + lv.trial
+    sched.ladders["b"] = ladder.Ladder([1, 2], [1, 2], end=end)
+    sched._prune(["a", "b"])
+    assert run.search.decision("b").rule == "pruned"
 
 
 def test_no_level_joins_below_a_best_at_the_top_of_the_ladder_while_the_step_into_it_still_pays() -> None:
@@ -163,9 +171,13 @@ def test_no_level_joins_below_a_best_at_the_top_of_the_ladder_while_the_step_int
     rising = _vr({1: [100.0] * 3, 4: [350.0] * 3, 16: [700.0] * 3})
     lad = _update(ladder.Ladder([1, 4, 16], [1, 4, 16]), rising, levels=capped)
     assert lad.end is not None and lad.end.rule == "cap" and lad.levels == [1, 4, 16]
-    # the same top reached on a flat step (past the knee): the half below may be the peak, it joins
+    # the same top reached on a flat step (past the knee): the plateau reaches down to 4, and only whether
+    # it reaches lower is open: the half below it joins (8 lies on the plateau)
     flat = _vr({1: [100.0] * 3, 4: [650.0] * 3, 16: [660.0] * 3})
-    assert _update(ladder.Ladder([1, 4, 16], [1, 4, 16]), flat, levels=capped).levels == [1, 4, 8, 16]
+    assert _update(ladder.Ladder([1, 4, 16], [1, 4, 16]), flat, levels=capped).levels == [1, 2, 4, 16]
+    # the best past the plateau's top (16 ahead of 4 by 15 %): both neighbours of the best, as before
+    peak = _vr({1: [100.0] * 3, 4: [600.0] * 3, 16: [690.0] * 3, 64: [680.0] * 3})
+    assert _update(ladder.Ladder([1, 4, 16, 64], [1, 4, 16, 64]), peak).levels == [1, 4, 8, 16, 32, 64]
     # a best inside the ladder still gets both neighbours
     inside = _vr({1: [100.0] * 3, 4: [700.0] * 3, 16: [400.0] * 3})
     assert _update(ladder.Ladder([1, 4, 16], [1, 4, 16]), inside, levels=capped).levels == [1, 2, 4, 8, 16]
@@ -197,3 +209,23 @@ def test_a_settled_tie_is_said_as_a_set_not_leader_first() -> None:
     said = sched.decided(["zb", "aa"], 0)
     assert said == "ranking settled: the rule did not separate the tie set `aa`, `zb` in the most rounds a group gets"
     assert sched.decided(["zb", "aa"], 1) == "ranking settled: 1 more round could not separate the tie set `aa`, `zb`"
+
+
+def test_a_level_far_behind_its_best_in_every_round_stops_being_measured_after_one_round() -> None:
+    plan = plan_levels("v", 8, LADDER, [1])
+    lad = ladder.Ladder([4, 16], [4, 16])
+    lad = ladder.update(lad, plan, _vr({4: [300.0], 16: [700.0]}), LADDER, True, SearchRules(), RoundRules(), None, 16)
+    assert lad.end is not None and lad.end.rule == "cap" and lad.active == [16]  # 2.3x behind in its one round
+    close = ladder.Ladder([4, 16], [4, 16])
+    close = ladder.update(close, plan, _vr({4: [400.0], 16: [700.0]}), LADDER, True, SearchRules(), RoundRules(), None, 16)
+    assert close.active == [4, 16]  # 1.75x: within what a few rounds must judge
+    mixed = ladder.Ladder([4, 16], [4, 16])
+    mixed = ladder.update(
+        mixed, plan, _vr({4: [300.0, 500.0], 16: [700.0, 700.0]}), LADDER, True, SearchRules(), RoundRules(), None, 16
+    )
+    assert mixed.active == [4, 16]  # not far behind in every round
+    # with a 5 ms budget (p99 = c ms here) 8 and 16 are over it: the best within it is 4, far behind
+    # 16 but not retired; 1 is 4x behind 4 and is
+    lad = ladder.Ladder([1, 2, 4, 8, 16], [1, 2, 4, 8, 16])
+    lad = _update(lad, _vr({1: [100.0], 2: [250.0], 4: [400.0], 8: [800.0], 16: [1600.0]}), 5.0)
+    assert 4 in lad.active and 2 in lad.active and 1 not in lad.active

@@ -70,7 +70,7 @@ def test_a_large_gap_is_called_after_three_rounds_and_nothing_before() -> None:
     from perf.records.rounds import RoundRules
 
     # quiet host: every runner-up trails v_best by 12 % or more in every round (the large-gap tier)
-    run, sched, tie = rounds_run(2, host=SimHost(2, amplitude=0.0, noise=0.01), rules=RoundRules(max_rounds=6))
+    run, sched, tie = rounds_run(2, host=SimHost(2, amplitude=0.0, noise=0.01), rules=RoundRules(max_rounds=8))
     n = len(run.rounds.rounds)  # the pick's refined levels get their 3 rounds before the ranking is decided
     assert run.rounds.ended == f"ranking decided (after {n} rounds)" and tie == ["v_best"]
     comps = rank_variants(run.variants).comparisons

@@ -1,0 +1,80 @@
+"""Which levels of each contender the next round measures, beyond its own ladder: the search
+(``--search prune``) spends no visit on a question the rounds have already answered. The rounds
+engine (:mod:`perf.search.rounds`) applies it after every round, once the ladders are updated and
+the beaten variants dropped; brute force (``--search brute``) measures every level every round.
+
+Rules (on the paired ranking of the contenders, :func:`perf.analysis.ranking.rank_variants`):
+
+* **A settled tie rests.** A contender whose comparison with the leader is "not
+  distinguishable" on at least :data:`~perf.analysis.ranking.MIN_ROUNDS` shared rounds (what
+  the sign test needs to call anything, so the tie-set words stay "as good a choice"), and
+  which the rounds left could not separate even all going one way
+  (:meth:`perf.analysis.ranking.Comparison.can_separate`), is not measured while that variant
+  leads: more rounds cannot change its verdict (a futility stop, as group-sequential trials and
+  racing designs stop sampling an arm whose outcome is settled). Its rounds stay in the
+  results; it is measured again when another variant takes the lead. Not while its ladder may
+  still move its operating point (climbing, or a level with too few rounds).
+* **Far behind: only the level it is compared at.** A contender the leader is ahead of by more
+  than :data:`FAR_GAP` (2x) in every shared round, not yet called by the rule, is measured at
+  its compared level only until the rule calls it (then it is dropped; :mod:`perf.search.rounds`
+  drops it even while its ladder adds a level): the levels its ladder adds next to its best
+  cannot lift it that far. Not while its ladder still climbs (its top step paid: its coarse
+  ladder's next level, 4x the concurrency, may).
+
+The leader is always measured at every active level of its ladder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from perf.analysis.ranking import MIN_ROUNDS, Comparison, Ranking
+from perf.records.results import VariantResult
+from perf.records.rounds import RoundRules
+from perf.records.search import SearchRules
+from perf.search import ladder as ladders
+from perf.search.plan import VariantPlan
+
+#: A contender behind the leader by more than this in every shared round cannot be lifted to it
+#: by the doubling level next to its best: in a closed loop (perf_analyzer's concurrency mode)
+#: doubling the concurrency N at most doubles the throughput X, since X = N / R (Little's law) and
+#: the mean response time R does not fall as N rises (closed queueing networks; mean value analysis).
+FAR_GAP = 2.0
+
+
+def far_behind(comp: Comparison) -> bool:
+    """The leader is ahead of ``comp``'s other side by more than :data:`FAR_GAP` in every shared round."""
+    return comp.result is not None and comp.result.low > FAR_GAP
+
+
+def focus(
+    rank: Ranking,
+    lads: Mapping[str, ladders.Ladder],
+    plans: Mapping[str, VariantPlan],
+    variants: Mapping[str, VariantResult],
+    rules: SearchRules,
+    rounds: RoundRules,
+    rounds_left: int,
+) -> dict[str, list[int]]:
+    """The contenders whose next round is narrowed (module rules): name -> the levels it measures
+    (``[]``: it rests). Contenders not named measure their ladder's active levels."""
+    out: dict[str, list[int]] = {}
+    if rank.leader is None:
+        return out
+    for comp in rank.comparisons:
+        name = comp.b.variant
+        lad, plan, vr = lads.get(name), plans.get(name), variants.get(name)
+        if lad is None or plan is None or vr is None or comp.verdict == "a" or comp.result is None:
+            continue
+        if ladders.climbing(lad, plan, vr, rules):
+            continue
+        if comp.verdict != "b" and far_behind(comp) and comp.b.concurrency in lad.levels:
+            out[name] = [comp.b.concurrency]
+        elif (
+            comp.verdict == "not distinguishable"
+            and len(comp.rounds) >= MIN_ROUNDS
+            and not comp.can_separate(rounds_left)
+            and not ladders.exploring(lad, plan, vr, rounds)
+        ):
+            out[name] = []
+    return out
