@@ -29,9 +29,10 @@ whatever its rounds (its peak), and compared through its levels that have them; 
 budget, among the levels whose latency percentile as the budget judges it
 (:mod:`perf.analysis.budget_latency`: the median over its rounds, its quieter rounds where some
 were host busy) is within the budget (the report also says in how many of its rounds).
-**Ranking** (:func:`rank_variants`): the leader has the highest round-adjusted throughput at its
-operating point of the variants no other beats by the rule; the **tie set** is the leader and
-every variant it does not beat.
+**Ranking** (:func:`rank_variants`): the leader is, of the variants no other beats by the rule,
+the one with the highest round-adjusted throughput at its operating point unless another is ahead
+of it in the median of their shared rounds (:mod:`perf.analysis.leader`); the **tie set** is the
+leader and every variant it does not beat.
 A pick is named alone only when the tie set has one member. In a shape sweep (``--shapes``: one
 series per variant and size) the leader is compared with the series of its own size only: an
 input size is the client's, not a setting to pick.
@@ -59,6 +60,7 @@ import statistics
 from collections.abc import Iterable, Mapping
 
 from perf.analysis.budget_latency import Judged, judged
+from perf.analysis.leader import choose
 from perf.analysis.paired import ALPHA, GAP_ROUNDS, Paired, min_rounds, paired, sign_test_p
 from perf.analysis.stats import THROUGHPUT
 from perf.records.levels import LevelResult
@@ -334,9 +336,7 @@ def rank_variants(
     def cmp(x: Operating, y: Operating) -> Comparison:
         return compare(by_name[x.side.variant], x.side, by_name[y.side.variant], y.side, latency_metric)
 
-    leader = next((o for o in ops if not any(cmp(other, o).verdict == "a" for other in ops if other is not o)), None)
-    if leader is None and ops:  # every one is beaten by another (a cycle): the highest median leads
-        leader = ops[0]
+    leader = choose(ops, cmp)
     if leader is None:
         return Ranking(None, [], [], unranked)
     leader = peaks[leader.side.variant]

@@ -127,7 +127,8 @@ class Choice:
             others = ", ".join(f"`{n}`" for n in self.tie_set[1:])
             return (
                 f"tie set: not distinguishable at this noise from {others} ({rule}); "
-                f"it is named first for its higher round-adjusted throughput, not as the winner"
+                "it is named first by throughput (the median of the rounds it shared with each; round-adjusted "
+                "where those disagree), not as the winner"
             )
         if self.beats:
             return f"beats every other ranked variant ({len(self.beats)}; {rule})"
