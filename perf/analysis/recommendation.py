@@ -27,10 +27,13 @@ import dataclasses
 from collections.abc import Iterable
 
 from core.errors import PerfError
+from core.wording import count
 from perf.analysis.cuts import cut_notes
+from perf.analysis.excluded import candidate, excluded_levels, where
 from perf.analysis.notes import notes_text
 from perf.analysis.paired import ALPHA
 from perf.analysis.ranking import Ranking, Side, dropped_by_search, rank_variants
+from perf.analysis.standing import others_words, tie_words
 from perf.analysis.stats import P99, THROUGHPUT, Point, knee, run_points
 from perf.markdown import UNSTABLE_MARK, fmt
 from perf.records.results import RunResult
@@ -80,6 +83,7 @@ class Choice:
         confidence: ``1 - alpha`` of the paired rule (a rounds sweep), else ``None``.
         judged_on: A pick under the budget within it only on its quieter rounds, in words
             (:meth:`perf.analysis.budget_latency.Judged.picked_on`), else ``None``.
+        against: The others in words (:mod:`perf.analysis.standing`): the tie set, or what it beats of how many.
     """
 
     variant: str
@@ -95,6 +99,7 @@ class Choice:
     beats: list[str] = dataclasses.field(default_factory=list)
     confidence: float | None = None
     judged_on: str | None = None
+    against: str = ""
 
     @property
     def tied(self) -> bool:
@@ -124,14 +129,14 @@ class Choice:
         """The paired verdict in words (a rounds sweep): the tie set, or what it beats."""
         rule = f"paired rounds at {(1 - (self.confidence or 0)) * 100:g} %"
         if self.tied:
-            others = ", ".join(f"`{n}`" for n in self.tie_set[1:])
+            others = self.against or "not distinguishable at this noise from " + ", ".join(f"`{n}`" for n in self.tie_set[1:])
             return (
-                f"tie set: not distinguishable at this noise from {others} ({rule}); "
+                f"the rule ({rule}) did not separate it from {count(len(self.tie_set) - 1, 'other')}: {others}; "
                 "it is named first by throughput (the median of the rounds it shared with each; round-adjusted "
                 "where those disagree), not as the winner"
             )
         if self.beats:
-            return f"beats every other ranked variant ({len(self.beats)}; {rule})"
+            return f"beats every other ranked variant ({self.against or len(self.beats)}; {rule})"
         return "the only ranked variant"
 
 
@@ -196,10 +201,6 @@ def _pct(pct: float | None, of: float) -> float | None:
     return None if pct is None else pct / 100.0 * of
 
 
-def _where(p: Point) -> str:
-    return f"`{p.variant}` at concurrency {p.concurrency}" + (f" (batch {p.batch_size})" if p.batch_size != 1 else "")
-
-
 def rank(points: Iterable[Point], tolerance_pct: float = DEFAULT_TOLERANCE_PCT) -> tuple[Point | None, str | None]:
     """The best candidate of ``points`` by the module's rule, and the words when it is flagged.
 
@@ -231,15 +232,10 @@ def rank(points: Iterable[Point], tolerance_pct: float = DEFAULT_TOLERANCE_PCT) 
         return best_ok, None
     lead, margin = best.value(THROUGHPUT) - best_ok.value(THROUGHPUT), spread(best, tolerance_pct)
     return best, (
-        f"picked although {best.status}: it beats the best stable level ({_where(best_ok)}, "
+        f"picked although {best.status}: it beats the best stable level ({where(best_ok)}, "
         f"{fmt(best_ok.get(THROUGHPUT))} infer/s) by {fmt(lead)} infer/s, more than its spread of "
         f"{fmt(margin)} infer/s"
     )
-
-
-def candidate(p: Point) -> bool:
-    """Whether a point may be ranked: numbers (throughput > 0, a p99) and a usable status."""
-    return p.ok and p.get(P99) is not None and p.status in ("ok", "unstable", "host busy")
 
 
 def best_under_budget(
@@ -278,12 +274,12 @@ def recommend(run: RunResult, latency_budget_ms: float | None = None, latency_pe
     points = run_points(run)
     knees = {v.name: knee(points[v.name]) for v in run.variants}
     notes: list[str] = []
-    excluded, flagged = _excluded(run, points), []
+    excluded, flagged = excluded_levels(run, points), []
     cands = [p for v in run.variants if v.status != "failed" for p in points[v.name] if candidate(p)]
     for p in cands:
         if p.status != "ok":
             said = notes_text(p.notes, "round" if run.rounds is not None else "trial")
-            flagged.append(f"{_where(p)}: {p.status}" + (f" ({said})" if said else ""))
+            flagged.append(f"{where(p)}: {p.status}" + (f" ({said})" if said else ""))
     if run.rounds is not None:
         return _paired(run, latency_budget_ms, pct, points, knees, notes, excluded, flagged, cands)
     best, why = rank(cands, tol)
@@ -295,7 +291,7 @@ def recommend(run: RunResult, latency_budget_ms: float | None = None, latency_pe
         if under is None and lowest is not None:
             notes.append(
                 f"No level meets the p{pct} budget of {fmt(latency_budget_ms, 2)} ms; the lowest p{pct} measured "
-                f"is {fmt(lowest.get(metric), 2)} ms ({_where(lowest)})."
+                f"is {fmt(lowest.get(metric), 2)} ms ({where(lowest)})."
             )
     if not cands:
         notes.append("No variant has a level that can be recommended.")
@@ -313,14 +309,15 @@ def recommend(run: RunResult, latency_budget_ms: float | None = None, latency_pe
     )
 
 
-def _paired_choice(ranking: Ranking, points: dict[str, list[Point]]) -> Choice | None:
-    """The :class:`Choice` of a paired ranking's leader (medians over its rounds)."""
+def _paired_choice(ranking: Ranking, points: dict[str, list[Point]], run: RunResult, under: bool) -> Choice | None:
+    """The :class:`Choice` of a paired ranking's leader (medians over its rounds; ``under``: a budget's)."""
     op = ranking.leader
     p = None if op is None else next((p for p in points.get(op.side.variant, []) if _at(p, op.side) and candidate(p)), None)
     if p is None:
         return None
     c = Choice.of(p)
     c.tie_set, c.beats, c.confidence = ranking.names, [x.b.variant for x in ranking.beaten()], 1 - ALPHA
+    c.against = tie_words(ranking) if c.tied else others_words(ranking, run, under)
     return c
 
 
@@ -344,8 +341,8 @@ def _paired(
     own, drops = run.settings.get("latency_budget_ms"), dropped_by_search(run.search.decisions) if run.search else None
     peak = rank_variants(run.variants, None, metric, drops if own is None else None)  # a drop holds in its own ranking only
     under = rank_variants(run.variants, budget_ms, metric, drops if own == budget_ms else None) if budget_ms is not None else None
-    best_peak = _paired_choice(peak, points)
-    best_under = _paired_choice(under, points) if under is not None else None
+    best_peak = _paired_choice(peak, points, run, False)
+    best_under = _paired_choice(under, points, run, True) if under is not None else None
     lead = under.leader if under is not None and best_under is not None else None
     if best_under is not None and lead is not None and lead.latency is not None and budget_ms is not None:
         best_under.judged_on = lead.latency.picked_on(pct, budget_ms)
@@ -353,7 +350,7 @@ def _paired(
         lowest = min((p for p in cands if p.get(metric) is not None), key=lambda p: p.value(metric), default=None)
         notes.append(
             f"No level meets the p{pct} budget of {fmt(budget_ms, 2)} ms (median of its rounds, its quieter half where some were host busy)"
-            + (f"; the lowest p{pct} measured is {fmt(lowest.get(metric), 2)} ms ({_where(lowest)})." if lowest else ".")
+            + (f"; the lowest p{pct} measured is {fmt(lowest.get(metric), 2)} ms ({where(lowest)})." if lowest else ".")
         )
     if not cands:
         notes.append("No variant has a level that can be recommended.")
@@ -373,26 +370,3 @@ def _paired(
         peak,
         under,
     )
-
-
-def _excluded(run: RunResult, points: dict[str, list[Point]]) -> list[str]:
-    """Sentences for everything left out of the ranking: failed variants, failed and not
-    achieved levels, request-rate levels."""
-    out: list[str] = []
-    for v in run.variants:
-        if v.status == "failed":
-            out.append(f"`{v.name}`: the variant failed ({(v.error or 'no error recorded').splitlines()[0]}).")
-            continue
-        for p in points[v.name]:
-            if not candidate(p):
-                why = "; ".join(p.errors) or notes_text(p.notes) or ("no p99" if p.ok else "no throughput")
-                out.append(f"{_where(p)}: {p.status if p.status != 'ok' else 'not rankable'} ({why}).")
-        rate = [lv for lv in v.levels if lv.request_rate is not None]
-        if rate:
-            missed = [lv for lv in rate if lv.status in ("not achieved", "failed")]
-            detail = "; ".join(f"{lv.request_rate:g}/s {lv.status}: {'; '.join(lv.notes) or lv.error}" for lv in missed)
-            out.append(
-                f"`{v.name}`: {len(rate)} request-rate level(s), not ranked (a fixed arrival rate is another "
-                f"load model)" + (f"; {detail}" if detail else "") + "."
-            )
-    return out

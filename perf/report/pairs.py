@@ -20,6 +20,7 @@ from perf.analysis.fair import cannot_act, unfair
 from perf.analysis.pairs import pairs
 from perf.analysis.ranking import Side, per_round
 from perf.analysis.recommendation import Recommendation
+from perf.analysis.standing import member_words
 from perf.analysis.stats import (
     MIN_TRIALS_FOR_SPREAD,
     P99,
@@ -148,7 +149,7 @@ def ranked_text(run: RunResult, rec: Recommendation, name: str, of_pick: bool = 
     if not of_pick:
         first, second = second, first
     medians = f"; their medians over those rounds {fmt(first[1])} vs {fmt(second[1])} infer/s" if pick and other else ""
-    verdict = {"a": "the pick beats it", "b": "it beats the pick"}.get(c.verdict, c.verdict_words())
+    verdict = {"a": "the pick beats it", "b": "it beats the pick"}.get(c.verdict) or member_words(c)
     return (
         f"the median of the paired per-round ratios is {(ratio - 1.0) * 100.0:+.1f} % over "
         f"{count(len(c.rounds), 'round')} ({first[0]} vs {second[0]}{medians}): {verdict}"

@@ -15,6 +15,7 @@ from perf.analysis.cuts import has_numbers
 from perf.analysis.paired import GAP_MIN, GAP_ROUNDS, RULE, p_cell
 from perf.analysis.ranking import MIN_ROUNDS, Comparison, Ranking, Side
 from perf.analysis.recommendation import Recommendation, candidate
+from perf.analysis.standing import member_words, others_words, tie_words
 from perf.analysis.stats import Point
 from perf.markdown import capped, fmt, table
 from perf.records.levels import HOST_BUSY
@@ -93,7 +94,7 @@ def _verdict(c: Comparison, lead: Side) -> str:
         return f"the pick at c={c.a.concurrency} beats it"
     if c.verdict == "a" and c.a != lead:
         return f"`{c.a.variant}` at c={c.a.concurrency} beats it (the search dropped it)"
-    return {"a": "the pick beats it", "b": "it beats the pick"}.get(c.verdict, c.verdict_words())
+    return {"a": "the pick beats it", "b": "it beats the pick"}.get(c.verdict) or member_words(c, with_ratios=False)
 
 
 def _judged(lat: Judged | None, percentile: int, budget_ms: float | None) -> str:
@@ -104,27 +105,24 @@ def _judged(lat: Judged | None, percentile: int, budget_ms: float | None) -> str
 
 
 def tie_set_words(ranking: Ranking, pruned: Collection[str] = ()) -> str:
-    """The tie set in words: the members that shared the rule's rounds with the pick are as good a
-    choice on this evidence; those that shared fewer (a large gap aside) are *not separated for
-    lack of rounds*, which is no evidence that they are as good (``pruned``: variants the search
-    stopped measuring, whose early rounds are all this ranking has)."""
-    names = ", ".join(f"`{o.side.variant}`" for o in ranking.tie_set)
+    """The tie set in words (:func:`perf.analysis.standing.tie_words`, the recommendation line's
+    words): the members that shared the rule's rounds with the pick are as good a choice on this
+    evidence; those that shared fewer (a large gap aside) are *not separated for lack of rounds*,
+    which is no evidence that they are as good (``pruned``: variants the search stopped measuring,
+    whose early rounds are all this ranking has)."""
     tied = [c for c in ranking.comparisons if c.b.variant in ranking.names[1:]]
     short = [c for c in tied if len(c.rounds) < MIN_ROUNDS]
     full = [f"`{c.b.variant}`" for c in tied if len(c.rounds) >= MIN_ROUNDS]
-    text = f"- **Tie set:** {names}: the pick does not beat these by the rule at this noise."
+    text = f"- **Tie set** (what the pick does not beat by the rule): {tie_words(ranking)}."
     if full:
         text += (
             f" {', '.join(full)} shared at least {MIN_ROUNDS} rounds with it: as good a choice on this evidence (more "
             "rounds, or a quieter host, may separate them)."
         )
     if short:
-        said = ", ".join(
-            f"`{c.b.variant}` ({count(len(c.rounds), 'round') if c.rounds else 'never in the same round'})" for c in short
-        )
         dropped = [f"`{c.b.variant}`" for c in short if c.b.variant in pruned]
         text += (
-            f" {said} shared too few rounds with it to tell: no evidence that they are as good"
+            f" {'That is' if len(short) == 1 else 'Those are'} no evidence that {'it is' if len(short) == 1 else 'they are'} as good"
             + (
                 f"; the search stopped measuring {', '.join(dropped)}, so this ranking has only their early rounds"
                 if dropped
@@ -136,9 +134,15 @@ def tie_set_words(ranking: Ranking, pruned: Collection[str] = ()) -> str:
 
 
 def comparison_lines(
-    ranking: Ranking | None, what: str, percentile: int, budget_ms: float | None = None, pruned: Collection[str] = ()
+    ranking: Ranking | None,
+    what: str,
+    percentile: int,
+    budget_ms: float | None = None,
+    pruned: Collection[str] = (),
+    run: RunResult | None = None,
 ) -> list[str]:
-    """The pick against each runner-up as a table, and its tie set in words (:func:`tie_set_words`)."""
+    """The pick against each runner-up as a table, and its tie set in words (:func:`tie_set_words`);
+    what it beats is counted against ``run``'s variants (:func:`perf.analysis.standing.others_words`)."""
     if ranking is None or ranking.leader is None:
         return [f"- {what}: no variant has a level to rank."]
     lead = ranking.leader.side
@@ -152,7 +156,7 @@ def comparison_lines(
     if len(ranking.tie_set) > 1:
         lines.append(tie_set_words(ranking, pruned))
     elif ranking.comparisons:
-        lines.append(f"- It beats every other ranked variant by the rule ({len(ranking.comparisons)}).")
+        lines.append(f"- It beats every other ranked variant by the rule ({others_words(ranking, run, budget_ms is not None)}).")
     if ranking.comparisons:
         head = ["runner-up", "at c", "ratio (median)", "min–max", "pick ahead", "p", f"Δ p{percentile} ms", "verdict"]
         rows = [_row(c, lead) for c in ranking.comparisons[:SHOWN]]
@@ -260,7 +264,7 @@ def ranking_lines(run: RunResult, rec: Recommendation) -> list[str]:
     pruned = {d.variant for d in run.search.decisions if d.rule == "pruned"} if run.search else set()
     if rec.latency_budget_ms is not None:
         under = f"Best under the {rec.budget_text}"
-        lines += comparison_lines(rec.ranking_under_budget, under, rec.latency_percentile, rec.latency_budget_ms, pruned)
-    lines += comparison_lines(rec.ranking, "Best peak throughput", rec.latency_percentile, pruned=pruned)
+        lines += comparison_lines(rec.ranking_under_budget, under, rec.latency_percentile, rec.latency_budget_ms, pruned, run)
+    lines += comparison_lines(rec.ranking, "Best peak throughput", rec.latency_percentile, pruned=pruned, run=run)
     lines += budget_lines(run)
     return [*lines, ""]

@@ -1,0 +1,43 @@
+"""What a recommendation leaves out, and the level words it uses: which levels may be ranked
+(:func:`candidate`), where a level is (:func:`where`), and one sentence per level or variant left
+out of the ranking, with why (:func:`excluded_levels`; :attr:`perf.analysis.recommendation.
+Recommendation.excluded`)."""
+
+from __future__ import annotations
+
+from perf.analysis.notes import notes_text
+from perf.analysis.stats import P99, Point
+from perf.records.results import RunResult
+
+
+def candidate(p: Point) -> bool:
+    """Whether a point may be ranked: numbers (throughput > 0, a p99) and a usable status."""
+    return p.ok and p.get(P99) is not None and p.status in ("ok", "unstable", "host busy")
+
+
+def where(p: Point) -> str:
+    """``"`v` at concurrency 4"`` (with its batch when not 1)."""
+    return f"`{p.variant}` at concurrency {p.concurrency}" + (f" (batch {p.batch_size})" if p.batch_size != 1 else "")
+
+
+def excluded_levels(run: RunResult, points: dict[str, list[Point]]) -> list[str]:
+    """Sentences for everything left out of the ranking: failed variants, failed and not
+    achieved levels, request-rate levels."""
+    out: list[str] = []
+    for v in run.variants:
+        if v.status == "failed":
+            out.append(f"`{v.name}`: the variant failed ({(v.error or 'no error recorded').splitlines()[0]}).")
+            continue
+        for p in points[v.name]:
+            if not candidate(p):
+                why = "; ".join(p.errors) or notes_text(p.notes) or ("no p99" if p.ok else "no throughput")
+                out.append(f"{where(p)}: {p.status if p.status != 'ok' else 'not rankable'} ({why}).")
+        rate = [lv for lv in v.levels if lv.request_rate is not None]
+        if rate:
+            missed = [lv for lv in rate if lv.status in ("not achieved", "failed")]
+            detail = "; ".join(f"{lv.request_rate:g}/s {lv.status}: {'; '.join(lv.notes) or lv.error}" for lv in missed)
+            out.append(
+                f"`{v.name}`: {len(rate)} request-rate level(s), not ranked (a fixed arrival rate is another "
+                f"load model)" + (f"; {detail}" if detail else "") + "."
+            )
+    return out
