@@ -93,7 +93,7 @@ def test_the_recommendation_names_the_pick_and_what_it_beats_or_the_tie_set() ->
     assert "beats every other ranked variant (3; paired rounds at 5 %)" in rec.best_peak.describe()
     tied = next(r for r in (rounds_run(s)[0] for s in SEEDS) if len(recommend(r).best_peak.tie_set) > 1)
     choice = recommend(tied).best_peak
-    assert "v_best" in choice.tie_set and "tie set: not distinguishable at this noise" in choice.describe()
+    assert "v_best" in choice.tie_set and "the rule (paired rounds at 5 %) did not separate it from" in choice.describe()
     # under a latency budget: the pick's level meets it on the median of its rounds
     rec = recommend(quiet, latency_budget_ms=8.0)
     u = rec.best_under_budget

@@ -1,0 +1,56 @@
+"""The pick's standing in words (perf.analysis.standing), read back from the written report: a
+tie-set member behind the pick in every one of its few rounds is said so with its ratios, never
+"not distinguishable at this noise" (trial 6: 3.5-17.8x slower in every round, listed as a tie of
+the pick); "beats every other ranked variant" says what the others were (trial 6: "(5; ...)" with 8
+variants, 2 without a level within the budget, and in a short budget 5 never measured)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from factories import level_result, run_result, variant_result
+
+from perf.records import results
+from perf.records.rounds import Cut, RoundsRecord
+from perf.report.write import write_report
+
+
+def _variant(name: str, thr: list[float], p99: float):
+    return variant_result(name, [level_result(4, t, p99, trial=r, spread=True) for r, t in enumerate(thr)])
+
+
+def _run(tmp_path: Path) -> Path:
+    variants = [
+        _variant("lead", [1000, 1010, 990], 5.0),
+        _variant("half", [500, 505, 495], 5.0),  # 2x behind, every round alike: the large-gap tier calls it
+        _variant("slow", [120, 360, 115], 50.0),  # 2.8-8.6x behind in every round, too uneven for that tier
+        _variant("over", [480, 520, 500], 50.0),  # no level within the 10 ms budget
+        variant_result("cut"),  # never measured
+    ]
+    rounds = RoundsRecord(seed=1, cuts=[Cut("variant", "not measured: 5 variants need about 200 s", "cut")])
+    run = run_result(variants, settings={"latency_budget_ms": 10.0, "design": "rounds"}, rounds=rounds)
+    results.save(run, tmp_path)
+    return tmp_path
+
+
+def test_a_member_behind_in_every_one_of_its_few_rounds_is_not_called_a_tie(tmp_path: Path) -> None:
+    text = write_report(_run(tmp_path)).read_text()
+    peak = next(ln for ln in text.splitlines() if ln.startswith("- **Best peak throughput:** `lead`"))
+    assert "did not separate it from 1 other: behind it in every round it shared, too few for the rule to call: " in peak
+    assert "`slow` (3 rounds, 2.81–8.61 times)" in peak
+    assert "not distinguishable" not in peak
+    tie = next(ln for ln in text.splitlines() if ln.startswith("- **Tie set**"))
+    assert "`slow` (3 rounds, 2.81–8.61 times)" in tie and "not distinguishable" not in tie
+    ranking = text.split("## Paired ranking", 1)[1]
+    row = next(ln for ln in ranking.splitlines() if ln.startswith("| `slow`"))
+    assert "behind the pick in every one of its 3 rounds; too few rounds for the rule to call it" in row
+
+
+def test_beats_every_other_says_what_the_others_were(tmp_path: Path) -> None:
+    text = write_report(_run(tmp_path)).read_text()
+    under = next(ln for ln in text.splitlines() if ln.startswith("- **Best under the p99 budget of 10.00 ms:**"))
+    assert (
+        "beats every other ranked variant (1 of the 4 others; 2 have no level within the budget: `slow`, `over`; "
+        "1 was not measured: cut for time: `cut`; paired rounds at 5 %)"
+    ) in under
+    assert "(1 of the 4 others; 2 have no level within the budget" in text.split("## Paired ranking", 1)[1]
