@@ -117,6 +117,7 @@ def export_each_format(
                 failures.append(_record_failure(step, fmt, precision, e))
                 continue
             record = _verified_record(result, verdicts)
+            _say_replaced(step, fmt, precision, record)
         record["key"] = key
         record["graph_health"] = record.get("graph_health") or export_health(fmt, result.path)
         step.manifest["exports"].append(record)
@@ -219,6 +220,26 @@ def _reuse(step: ExportStep, fmt: str, precision: str, pdir: Path, reused: Expor
         list(reused.tracer_warnings),
     )
     return result, reused.model_copy(update={"reused": True, "kept": False}).model_dump(mode="json")
+
+
+def _say_replaced(step: ExportStep, fmt: str, precision: str, record: dict[str, Any]) -> None:
+    """One line when a fresh export replaces the earlier build's export of the same format and
+    precision with other content: the variants serving it run another model from now on, and runs
+    that measured the earlier one refuse them (:mod:`perf.records.measured_files`)."""
+    old = next(
+        (
+            e
+            for e in (step.old.exports if step.old else [])
+            if isinstance(e, ExportRecord) and (e.format, e.precision) == (fmt, precision)
+        ),
+        None,
+    )
+    if old is not None and old.sha256 != record.get("sha256"):
+        step.say(
+            f"{fmt} {precision}: replaces the earlier export of another content ({old.file} sha256 {old.sha256[:12]} -> "
+            f"{str(record.get('sha256'))[:12]}): its variants serve this one now, and runs that measured the earlier "
+            "one no longer match them"
+        )
 
 
 def _verifier(step: ExportStep, fmt: str, precision: str, devices: tuple[str, ...], verdicts: list[dict[str, Any]]) -> Verify:

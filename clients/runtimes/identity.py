@@ -1,6 +1,9 @@
-"""The identity of what the toolkit asked a server to load: the files of a variant, uploaded
-(by SHA-256) or found in a repository the server reads (by size and mtime), and the one-time
-upload token that proves a served config is the upload's (:mod:`clients.runtimes.served`).
+"""The identity of what the toolkit asked a server to load: the files of a variant, uploaded or
+found in a repository the server reads (each by size and SHA-256; runs saved before the content
+hash recorded a found file by size and mtime), the one-time upload token that proves a served
+config is the upload's (:mod:`clients.runtimes.served`), and :func:`compare_files`: whether the
+files in a folder now are the ones an identity recorded (what a command acting on a measured
+variant checks before it uses the folder: "measure exactly what is named", issue 26).
 
 Triton 2.51 answers a load request whose config equals the loaded model's with success
 without loading anything (checked on the bundled server: a corrupt ``model.onnx`` uploaded
@@ -11,8 +14,10 @@ makes it load the files, and the served config then carries the token
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
+import os
 import uuid
 from collections.abc import Mapping
 from pathlib import Path
@@ -30,8 +35,8 @@ _CONFIG = ConfigDict(extra="ignore")
 @dataclass(config=_CONFIG)
 class ArtifactFile:
     """One file of a model's version folders: its path in the model folder (``1/model.onnx``),
-    size, and either its SHA-256 (an upload: the bytes sent) or its modification time in ns
-    (a file found in a repository: size + mtime, not read)."""
+    size, its SHA-256 (the bytes sent, or read in the folder; ``None`` in runs saved before a
+    found file was hashed) and, for a file found in a repository, its modification time in ns."""
 
     path: str
     size_bytes: int
@@ -45,7 +50,7 @@ class ArtifactIdentity:
 
     Attributes:
         source: ``uploaded`` (the bytes sent in the load request) or ``found`` (the files of
-            the repository folder the server reads, by size and mtime).
+            the repository folder the server reads).
         where: The folder (``found``) or the local folder the upload was read from.
         files: Every file of its version folders.
     """
@@ -60,12 +65,28 @@ class ArtifactIdentity:
         return sum(f.size_bytes for f in self.files)
 
 
+#: SHA-256 of files already read in this process, by (device, inode, size, mtime in ns): the
+#: variants of one export share its file (hard links), which is then read once.
+_HASHED: dict[tuple[int, int, int, int], str] = {}
+
+
+def _sha256(path: Path, st: os.stat_result) -> str:
+    key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    if key not in _HASHED:
+        h = hashlib.sha256()
+        with open(path, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+        _HASHED[key] = h.hexdigest()
+    return _HASHED[key]
+
+
 def found_artifact(folder: Path) -> ArtifactIdentity | None:
-    """The files of ``folder``'s version folders by size and mtime (not read); ``None`` when
+    """The files of ``folder``'s version folders by size, SHA-256 and mtime; ``None`` when
     the folder is not readable here."""
     try:
         files = [
-            ArtifactFile(p.relative_to(folder).as_posix(), st.st_size, mtime_ns=st.st_mtime_ns)
+            ArtifactFile(p.relative_to(folder).as_posix(), st.st_size, sha256=_sha256(p, st), mtime_ns=st.st_mtime_ns)
             for version in sorted(folder.iterdir())
             if version.is_dir() and version.name.isdigit()
             for p in sorted(version.rglob("*"))
@@ -110,3 +131,58 @@ def upload_problem(model: str, sent: str | None, served: str | None) -> str | No
         f"the server did not load the files uploaded for {model}: it serves {what} instead of this upload "
         f"({sent}); the load request was answered without loading them"
     )
+
+
+@dataclasses.dataclass(frozen=True)
+class FilesNow:
+    """How the files of a folder now stand to an identity recorded earlier (:func:`compare_files`).
+
+    Attributes:
+        changed: One line per file that differs: ``"1/model.onnx: measured 167,474 bytes (sha256
+            1646b388d0e1), now 167,776 bytes (sha256 d1c8da2f33aa)"``, a file gone or one added.
+        unverified: Files the record holds no content hash of (runs saved before it was
+            recorded) whose size and mtime are unchanged: the same file as far as can be told,
+            but not verified here.
+    """
+
+    changed: tuple[str, ...] = ()
+    unverified: tuple[str, ...] = ()
+
+
+def _describe(f: ArtifactFile) -> str:
+    return f"{f.size_bytes:,} bytes" + (f" (sha256 {f.sha256[:12]})" if f.sha256 else "")
+
+
+def compare_files(recorded: ArtifactIdentity, now: ArtifactIdentity | None, then: str = "measured") -> FilesNow:
+    """Whether the files ``now`` (:func:`found_artifact` of a folder) are the ones ``recorded``.
+
+    A file with a recorded SHA-256 must have the same content; one recorded by size and mtime
+    only (runs saved before the hash) differs when either differs, and is otherwise "not
+    verified here", never a match.
+
+    Args:
+        recorded: The identity recorded when the files were used (a run's stamp).
+        now: The folder's files now; ``None``: the folder is gone or unreadable.
+        then: The word for when they were recorded (``"measured"``).
+    """
+    if now is None:
+        return FilesNow(changed=(f"{recorded.where}: the model folder is gone or not readable",))
+    have = {f.path: f for f in now.files}
+    changed, unverified = [], []
+    for f in recorded.files:
+        n = have.pop(f.path, None)
+        if n is None:
+            changed.append(f"{f.path}: {then} {_describe(f)}, now gone")
+        elif f.sha256 is not None:
+            if f.sha256 != n.sha256:
+                changed.append(f"{f.path}: {then} {_describe(f)}, now {_describe(n)}")
+        elif f.size_bytes != n.size_bytes:
+            changed.append(f"{f.path}: {then} {f.size_bytes:,} bytes, now {n.size_bytes:,} bytes")
+        elif f.mtime_ns is not None and f.mtime_ns != n.mtime_ns:
+            changed.append(
+                f"{f.path}: rewritten since it was {then} (modification time differs; its content was not hashed then)"
+            )
+        else:
+            unverified.append(f.path)
+    changed += [f"{path}: not there when {then}, now {_describe(n)}" for path, n in sorted(have.items())]
+    return FilesNow(tuple(changed), tuple(unverified))

@@ -53,6 +53,12 @@ from perf.sweep.options import SweepOptions
     help="Deploy the recommendation of a run that did not finish (interrupted): from what it measured before it "
     "stopped [default: refused; resume the run, or name --variant].",
 )
+@click.option(
+    "--allow-changed-model",
+    is_flag=True,
+    help="Bundle the variant's model files as they are now when they are not the ones the run measured (a rebuild "
+    "replaced them) [default: refused, naming the files; the bundle's README says when they were not measured].",
+)
 @verbosity_option
 def export_deployment(
     run_dir: Path,
@@ -63,6 +69,7 @@ def export_deployment(
     image: str | None,
     latency_budget_ms: float | None,
     allow_unfinished: bool,
+    allow_changed_model: bool,
 ) -> None:
     """Write a deployment bundle for one variant of RUN: its model folder and Kubernetes manifests
     (PersistentVolumeClaim, loader Pod, Deployment, Service) for NVIDIA's tritonserver image.
@@ -87,6 +94,7 @@ def export_deployment(
         image=image,
         latency_budget_ms=latency_budget_ms,
         allow_unfinished=allow_unfinished,
+        allow_changed_model=allow_changed_model,
     )
     c = bundle.chosen
     click.echo(f"variant: {c.variant} ({c.why})")
@@ -107,6 +115,9 @@ def export_deployment(
             fg="yellow",
             err=True,
         )
+    if bundle.files_check is not None:
+        same = bundle.files_check.verdict == "same"
+        click.secho(f"model files: {bundle.files_check.text()}", fg=None if same else "yellow", err=not same)
     if bundle.serving_note:
         click.secho(bundle.serving_note, fg="yellow", err=True)
     for why in bundle.plan.resources.why:

@@ -14,7 +14,9 @@ The variant is the one ``--variant`` names, else the run's recommendation
 (:func:`perf.analysis.recommendation.recommend`: the best level under the run's latency budget, or the
 best peak without a budget). Its folder comes from the repository the run swept
 (``settings["repository"]``), read through :class:`builders.repository.view.Repository`; the
-index entry must still be the one measured. A variant the build wrote for python-backend
+index entry must still be the one measured, and its files the ones measured
+(:func:`perf.records.measured_files.refuse_changed`: a rebuild with other weights is refused
+unless ``allow_changed_model``, and the README says which). A variant the build wrote for python-backend
 serving (the toolkit's ``model.py``, which needs the toolkit's own Python environment) is
 written with its format's native backend instead (same variant, same artifact, the config
 from :func:`builders.config.pbtxt.make_config`), and the bundle says that its numbers were measured
@@ -42,6 +44,7 @@ from perf.deploy.choose import Chosen, choose_variant
 from perf.deploy.measured import Measured, check_as_measured, cpu_request_cores, difference_lines, measured
 from perf.deploy.readme import BUNDLE_REPOSITORY, MANIFEST_DIR, SERVER_FILE, STORAGE_FILE, readme
 from perf.records import results
+from perf.records.measured_files import FilesCheck, check_files, refuse_changed
 from perf.records.results import RunResult
 
 log = logging.getLogger(__name__)
@@ -63,6 +66,8 @@ class Bundle:
         measured: What the run measured of it (threads, server CPU; :mod:`perf.deploy.measured`).
         differences: README lines: what differs between what was measured and the bundle's config.
         previous: Where a previous bundle at ``folder`` was kept (:func:`move_in`), else ``None``.
+        files_check: Whether its model files are the ones the run measured
+            (:func:`perf.records.measured_files.check_files`); ``None``: not checked.
     """
 
     folder: Path
@@ -73,6 +78,7 @@ class Bundle:
     measured: Measured | None = None
     differences: tuple[str, ...] = ()
     previous: Path | None = None
+    files_check: FilesCheck | None = None
 
 
 def _check_same(rv: RepositoryVariant, measured: dict | None) -> None:
@@ -210,6 +216,7 @@ def export_deployment(
     image: str | None = None,
     latency_budget_ms: float | None = None,
     allow_unfinished: bool = False,
+    allow_changed_model: bool = False,
 ) -> Bundle:
     """Write a deployment bundle (module docstring) for one variant of a run.
 
@@ -224,10 +231,12 @@ def export_deployment(
             :data:`builders.triton.releases.DEFAULT_RELEASE`].
         latency_budget_ms: Budget for the recommendation (ms) [default: the run's own].
         allow_unfinished: Recommend from a run that did not finish (:func:`choose_variant`).
+        allow_changed_model: Bundle the variant's files as they are now when they are not the
+            ones the run measured (else refused); the README says so.
 
     Raises:
         PerfError: no results, an unknown or failed variant, nothing to recommend, a
-            changed variant, ``out`` is a folder that is not a bundle, a bad ``name``.
+            changed variant or model files, ``out`` is a folder that is not a bundle, a bad ``name``.
         RepositoryError: the repository has no such variant.
     """
     run = results.load(run_dir)
@@ -242,6 +251,9 @@ def export_deployment(
     out = Path(out) if out else Path(run_dir) / f"deployment-{chosen.variant}"
     vr = run.variant(chosen.variant)
     rv = source_variant(repo, chosen.variant, vr.params if vr else None)
+    if not allow_changed_model:
+        refuse_changed(run, [chosen.variant], repo, "bundle", "--allow-changed-model")
+    files_check = check_files(run, chosen.variant, repo)
     m = measured(run, chosen.variant, chosen.level)
     _check_out(out)
     # written beside ``out`` and moved there at the end: a failure leaves any previous bundle as it was
@@ -257,7 +269,8 @@ def export_deployment(
         (tmp / MANIFEST_DIR / STORAGE_FILE).write_text(k8s.to_yaml([k8s.claim(plan), k8s.loader_pod(plan)]))
         (tmp / MANIFEST_DIR / SERVER_FILE).write_text(k8s.to_yaml([k8s.deployment(plan), k8s.service(plan)]))
         files = (out / MANIFEST_DIR / STORAGE_FILE, out / MANIFEST_DIR / SERVER_FILE)
-        bundle = Bundle(out, chosen, plan, note, files, m, tuple(difference_lines(m, ServedSettings.of(config))))
+        differences = tuple(difference_lines(m, ServedSettings.of(config)))
+        bundle = Bundle(out, chosen, plan, note, files, m, differences, files_check=files_check)
         (tmp / README_FILE).write_text("\n".join(readme(bundle, run, repo)) + "\n")
         bundle = dataclasses.replace(bundle, previous=move_in(tmp, out))
     finally:

@@ -27,6 +27,19 @@ def _measured_on(run: RunResult) -> str:
     )
 
 
+def _files_lines(check: Any) -> list[str]:
+    """The README's line on the model files (a :class:`perf.records.measured_files.FilesCheck`)."""
+    if check is None:
+        return []
+    text = f"{check.text()[:1].upper()}{check.text()[1:]}."
+    if check.verdict == "changed":
+        text = (
+            f"**Model files not measured** (exported with `--allow-changed-model`): {text} The run's numbers are "
+            "not this bundle's: measure it (below) before relying on them."
+        )
+    return [text, ""]
+
+
 def readme(bundle: Any, run: RunResult, repository: Path) -> list[str]:
     """The bundle's README.md (module docstring) of ``bundle``, a :class:`perf.deploy.bundle.Bundle`."""
     p, c = bundle.plan, bundle.chosen
@@ -47,7 +60,7 @@ def readme(bundle: Any, run: RunResult, repository: Path) -> list[str]:
         lines += ["", f"**Not a finished run's pick**: {c.unfinished}."]
     if bundle.serving_note:
         lines += ["", bundle.serving_note]
-    lines += ["", "## What was measured and what the bundle runs", "", *bundle.differences]
+    lines += ["", "## What was measured and what the bundle runs", "", *_files_lines(bundle.files_check), *bundle.differences]
     lines += [
         "",
         "## What is here",

@@ -31,6 +31,7 @@ from core.wording import count
 from perf.markdown import fmt
 from perf.measure import environment
 from perf.profile.baseline import measure_after_sweep
+from perf.records.measured_files import refuse_changed
 from perf.records.results import Environment, RunResult, SweepSettings, VariantResult
 from perf.records.rounds import BudgetRecord, Cut
 from perf.search import budget as budgets
@@ -66,6 +67,8 @@ class Sweep(Sequential, RoundsSweep):
             PerfError / ServerError: when the server cannot be started at all.
         """
         o = self.opts
+        if o.resume:  # what it measures further must be the files its earlier sessions measured
+            refuse_changed(self.run, self.names, self.repository.path, "resumed measurement")
         started = time.monotonic()
         deadline = None if o.time_budget_s is None else started + o.time_budget_s
         env: dict[str, Any] = {**environment.collect(), "perf_analyzer": {"path": str(self.pa), "version": self.pa_version}}

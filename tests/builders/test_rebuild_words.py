@@ -4,9 +4,15 @@ dropped" beside TorchScript variants that were still served)."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
+import pytest
+
+from builders.build import BuildOptions, build
 from builders.cli.summary import repository_line
+from builders.config.variants import VariantGrid
+from builders.model.spec import ModelSpec
 from builders.repository.writer import update_index
 
 
@@ -45,3 +51,41 @@ def test_the_repository_line_names_what_was_kept(tmp_path: Path):
         repository_line(tmp_path, [tmp_path / n for n, _m, _f in names])
         == f"repository: {tmp_path} (this build wrote 4 variants)"
     )
+
+
+WEIGHTS_MODEL = """
+import torch
+from torch import nn
+
+
+def make():
+    torch.manual_seed(SEED)
+    return nn.Sequential(nn.Linear(4, 3)).eval()
+"""
+
+
+@pytest.mark.slow  # two real TorchScript exports
+def test_a_rebuild_with_other_weights_says_it_replaced_the_earlier_export(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    # trial 6: the weights edited in place and rebuilt under the same name; the build said nothing
+    # of the earlier export it replaced, which a run had measured
+    monkeypatch.syspath_prepend(str(tmp_path))
+    grid = VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(4,))
+    opts = BuildOptions(
+        "w_pkg:make",
+        repository=tmp_path / "repo",
+        build_dir=tmp_path / "builds",
+        grid=grid,
+        formats=("torchscript",),
+        spec=ModelSpec.from_flags(["x:float32:4"], ["y"]),
+    )
+    lines: list[str] = []
+    for seed in (0, 0, 1):
+        (tmp_path / "w_pkg.py").write_text(WEIGHTS_MODEL.replace("SEED", str(seed)))
+        sys.modules.pop("w_pkg", None)
+        lines.clear()
+        build(opts, lines.append)
+        if seed == 0:
+            assert not any("replaces" in x for x in lines), lines  # the first build, then an unchanged one (reused)
+    (said,) = [x for x in lines if "replaces the earlier export" in x]
+    assert said.startswith("torchscript fp32: replaces the earlier export of another content (model.pt sha256 ")
+    sys.modules.pop("w_pkg", None)

@@ -4,7 +4,9 @@ then ``triton-perf export-deployment`` of its recommendation; the manifests read
 
 from __future__ import annotations
 
+import hashlib
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -78,3 +80,31 @@ def test_the_winner_of_a_real_sweep_becomes_a_bundle(tiny_repo: Path, tmp_path: 
     assert refused.returncode == 1
     assert "error (perf): variant 'nope' is not in run r" in refused.stderr
     assert f"valid variants of run r: {VARIANT}" in refused.stderr
+
+
+def test_a_rebuild_after_a_real_sweep_is_refused_by_export_and_resume(tiny_repo: Path, tmp_path: Path):
+    # issue 26: the sweep stamps each file it measured by content; after other weights are written
+    # under the same variant name, neither a bundle nor a resumed run uses them
+    repo = tmp_path / "repo"
+    shutil.copytree(tiny_repo, repo)
+    args = ["--runtime=bundled", f"--repository={repo}", f"--results-dir={tmp_path}", "--run-id=r", "--no-report"]
+    sweep = _cli("sweep", *args, f"--variants={VARIANT}", "--concurrency=1", "--round-window=300", "--no-baseline")
+    assert sweep.returncode == 0, sweep.stderr[-2000:]
+    (stamp,) = [s for s in results.load(tmp_path / "r").variant(VARIANT).served if s.moment == "after load"]
+    assert stamp.artifact is not None and {f.path for f in stamp.artifact.files} == {"1/model.onnx", "1/model.py"}
+    model = repo / VARIANT / "1" / "model.onnx"
+    measured = next(f for f in stamp.artifact.files if f.path == "1/model.onnx")
+    assert measured.sha256 == hashlib.sha256(model.read_bytes()).hexdigest()
+    data = bytearray(model.read_bytes())
+    data[-20] ^= 0xFF  # other weights, same graph: what a rebuild after editing the model writes
+    model.unlink()
+    model.write_bytes(bytes(data))
+    before = (tmp_path / "r" / results.RESULTS_FILE).read_bytes()
+
+    out = _cli("export-deployment", str(tmp_path / "r"))
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert f"are not the ones run r measured ({VARIANT}: 1/model.onnx: measured" in " ".join(out.stderr.split())
+    assert not (tmp_path / "r" / f"deployment-{VARIANT}").exists()
+    resumed = _cli("sweep", "--resume=r", f"--results-dir={tmp_path}", "--no-report")
+    assert resumed.returncode == 1 and "a resumed measurement of them" in " ".join(resumed.stderr.split())
+    assert (tmp_path / "r" / results.RESULTS_FILE).read_bytes() == before and not (tmp_path / "r" / "server-2.log").exists()

@@ -1,0 +1,99 @@
+"""A bundle is the model the run measured (issue 26, "measure exactly what is named"): the variant's
+files are compared with the identity the sweep stamped after its load; a rebuild with other
+weights is refused, naming the file measured vs now, unless ``--allow-changed-model`` (then the
+README says the files were not measured); a run that recorded no content hash is "not verified
+here", never a match. The same check guards the commands that file more numbers under a run."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from factories import level_result, run_result, served_model, variant_result
+
+from builders.build import BuildResult
+from builders.repository.view import Repository
+from clients.runtimes.identity import ArtifactFile, ArtifactIdentity, found_artifact
+from core.errors import PerfError
+from perf.cli.main import cli
+from perf.deploy.bundle import export_deployment
+from perf.profile.baseline import baseline_for_run
+from perf.records import results
+
+NAME = "tiny_onnx_cpu1_nodb_mbs8"
+
+pytestmark = pytest.mark.slow  # the session's real tiny build
+
+
+@pytest.fixture
+def repo(tiny_build: BuildResult, tmp_path: Path) -> Path:
+    repo = tmp_path / "repo"
+    shutil.copytree(Path(tiny_build.manifest["repository"]), repo)
+    return repo
+
+
+def _run(repo: Path, tmp_path: Path, artifact: ArtifactIdentity | None) -> Path:
+    """A finished run of NAME whose stamp after its load recorded ``artifact``."""
+    params = Repository(repo).index.entries()[NAME].params
+    v = variant_result(NAME, [level_result(1, 100.0, 2.0, spread=True)], params=params)
+    v.served = [served_model(NAME, max_batch_size=8, artifact=artifact)]
+    run = run_result([v], run_id="m", environment={"host": "h"}, settings={"repository": str(repo)}, finished="x")
+    folder = tmp_path / "results" / "m"
+    folder.mkdir(parents=True, exist_ok=True)
+    results.save(run, folder)
+    return folder
+
+
+def _other_weights(repo: Path) -> None:
+    """What a rebuild with other weights does to the variant's model file (same graph, other bytes)."""
+    path = repo / NAME / "1" / "model.onnx"
+    data = bytearray(path.read_bytes())
+    data[-20] ^= 0xFF  # inside the last initializer's raw data
+    st = path.stat()
+    path.unlink()  # a new file, as the builders write one
+    path.write_bytes(bytes(data))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+
+
+def test_the_measured_files_are_bundled_and_said_to_be_the_measured_ones(repo: Path, tmp_path: Path):
+    bundle = export_deployment(_run(repo, tmp_path, found_artifact(repo / NAME)), NAME, tmp_path / "b")
+    assert bundle.files_check is not None and bundle.files_check.verdict == "same"
+    assert f"The model files of {NAME} are the ones the run measured (same SHA-256)." in (bundle.folder / "README.md").read_text()
+
+
+def test_a_rebuild_with_other_weights_is_refused_naming_the_file_unless_allowed_and_then_said(repo: Path, tmp_path: Path):
+    run_dir = _run(repo, tmp_path, found_artifact(repo / NAME))
+    _other_weights(repo)
+    with pytest.raises(PerfError, match=r"1/model\.onnx: measured [\d,]+ bytes \(sha256 [0-9a-f]{12}\), now [\d,]+ bytes") as e:
+        export_deployment(run_dir, NAME, tmp_path / "b")
+    assert "--allow-changed-model" in (e.value.hint or "") and not (tmp_path / "b").exists()
+    res = CliRunner().invoke(cli, ["export-deployment", str(run_dir), "--variant", NAME, "--out", str(tmp_path / "b")])
+    assert res.exit_code == 1 and "are not the ones run m measured" in str(res.exception)  # main() prints it, no traceback
+    res = CliRunner().invoke(
+        cli, ["export-deployment", str(run_dir), "--variant", NAME, "--out", str(tmp_path / "b"), "--allow-changed-model"]
+    )
+    assert res.exit_code == 0, res.output
+    assert f"model files: the model files of {NAME} are not the ones the run measured: 1/model.onnx" in res.output
+    readme = (tmp_path / "b" / "README.md").read_text()
+    assert "**Model files not measured** (exported with `--allow-changed-model`)" in readme
+    with pytest.raises(PerfError, match="not the ones run m measured"):  # nor filed under the run by the baseline
+        baseline_for_run(run_dir)
+
+
+def test_a_run_without_a_content_hash_is_not_verified_here_or_refused_when_the_file_was_rewritten(repo: Path, tmp_path: Path):
+    files = [ArtifactFile(f.path, f.size_bytes, mtime_ns=f.mtime_ns) for f in found_artifact(repo / NAME).files]
+    old = ArtifactIdentity("found", str(repo / NAME), files)  # as runs saved before the hash recorded them
+    bundle = export_deployment(_run(repo, tmp_path / "a", old), NAME, tmp_path / "b")
+    assert bundle.files_check is not None and bundle.files_check.verdict == "not verified"
+    assert (
+        "are not verified here: the run recorded 1/model.onnx, 1/model.py by size and modification time only"
+        in (bundle.folder / "README.md").read_text()
+    )
+    _other_weights(repo)
+    with pytest.raises(PerfError, match=r"1/model\.onnx: rewritten since it was measured"):
+        export_deployment(_run(repo, tmp_path / "c", old), NAME, tmp_path / "d")
+    nothing = export_deployment(_run(repo, tmp_path / "e", None), NAME, tmp_path / "f")  # a run saved before stamps
+    assert nothing.files_check is not None and nothing.files_check.verdict == "not verified"
