@@ -5,7 +5,9 @@ wrong and what to do. Checks, per model folder (Triton docs, "Model Repository" 
 "Model Configuration"):
 
 - ``config.pbtxt`` exists and parses as a ``ModelConfig`` (``text_format``, as the server);
-- the folder name equals ``name``;
+- the folder name equals ``name``, and a variant name (``mlp_onnx_cpu2_db500_mbs64``) says what
+  the config states (:func:`builders.config.settings.name_differences`, the rule the sweep and
+  ``clients check`` refuse a served model by);
 - version folders are positive integers without leading zeros (Triton ignores others),
   at least one exists, and ``version_policy.specific`` names existing ones;
 - each version folder holds the model file the platform/backend expects
@@ -49,6 +51,7 @@ from tritonclient.grpc import model_config_pb2 as mc
 from builders.backends import model_backend, model_filename, served_artifact
 from builders.config.checks import artifact_problems, config_problems, device_constant_problems, recorded_output_problems
 from builders.config.pbtxt import parse_config
+from builders.config.settings import name_problems
 from builders.config.warmup import WARMUP_FOLDER, warmup_domain_problems, warmup_file_problems
 from builders.model.artifact_io import inspect_artifact, read_artifact_io
 from builders.repository.external_data import external_data_problems
@@ -229,6 +232,7 @@ def _check_model(model_dir: Path, opts: _Options, result: Validation) -> None:
             )
         )
     out += [p.at(cfg_path) for p in config_problems(cfg, server_gpu=server_gpu)]
+    out += [p.at(cfg_path) for p in name_problems(model_dir.name, cfg)]
     policy = cfg.version_policy
     if policy.WhichOneof("policy_choice") == "specific":
         absent = [v for v in policy.specific.versions if v not in versions]

@@ -26,9 +26,11 @@ from typing import Literal
 from pydantic import ConfigDict
 from pydantic.dataclasses import dataclass
 
+from builders.config import settings
+
 #: The config parameter an uploaded variant carries its one-time token in; the served config
 #: must carry the same token, else the server did not load the uploaded files.
-UPLOAD_PARAMETER = "triton_toolkit_upload"
+UPLOAD_PARAMETER = settings.UPLOAD_PARAMETER
 _CONFIG = ConfigDict(extra="ignore")
 
 

@@ -5,7 +5,8 @@ module reads back what the server runs (:func:`read_served`: the served config f
 model-configuration endpoint, the threads per instance that config implies, the identity of
 the artifact the toolkit uploaded or found, the other models loaded beside it) and compares
 it field by field with the variant (:func:`variant_differences`: its local ``config.pbtxt`` and
-its name, :func:`differences`, :func:`name_differences`): backend,
+its name, :func:`builders.config.settings.differences` and ``name_differences``, re-exported
+here): backend,
 ``max_batch_size``, instance groups, dynamic batching, ``parameters`` (threads among them),
 ``model_warmup`` and execution accelerators.
 
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ConfigDict
 from pydantic.dataclasses import dataclass
 
+from builders.config.settings import ServedSettings, differences, name_differences
 from clients.runtimes.identity import UPLOAD_PARAMETER, ArtifactIdentity
 
 if TYPE_CHECKING:  # tritonclient is imported where it is used: a CLI's --help stays fast
@@ -32,64 +34,7 @@ if TYPE_CHECKING:  # tritonclient is imported where it is used: a CLI's --help s
 
 _CONFIG = ConfigDict(extra="ignore")
 
-
-@dataclass(config=_CONFIG)
-class ServedSettings:
-    """The settings a variant stands for, as one config states them (local or served).
-
-    Attributes:
-        backend: Triton's backend (``python``, ``onnxruntime``, ``pytorch``, ``tensorrt``); a
-            ``platform`` is read as the backend it implies.
-        max_batch_size: ``max_batch_size`` (0: no batch axis).
-        instance_groups: ``"KIND_CPU x2"`` (``" on GPUs [0, 1]"`` added when listed), one per group.
-        dynamic_batching: ``None`` when off, else ``"max_queue_delay 500 µs"`` plus the
-            preferred batch sizes when set.
-        parameters: ``parameters`` as text (the upload token left out).
-        warmup: Names of the ``model_warmup`` samples.
-        accelerators: Execution accelerators, ``"gpu:tensorrt(precision_mode=FP16, ...)"``.
-    """
-
-    backend: str
-    max_batch_size: int
-    instance_groups: list[str]
-    dynamic_batching: str | None
-    parameters: dict[str, str]
-    warmup: list[str] = dataclasses.field(default_factory=list)
-    accelerators: list[str] = dataclasses.field(default_factory=list)
-
-    @classmethod
-    def of(cls, cfg: mc.ModelConfig) -> ServedSettings:
-        """The settings ``cfg`` states (Triton's defaults filled in: a ``count`` of 0 is 1)."""
-        from tritonclient.grpc import model_config_pb2 as mc
-
-        from builders.backends import model_backend
-
-        groups = []
-        for g in cfg.instance_group:
-            text = f"{mc.ModelInstanceGroup.Kind.Name(g.kind)} x{g.count or 1}"
-            groups.append(text + (f" on GPUs {sorted(g.gpus)}" if g.gpus else ""))
-        db = None
-        if cfg.HasField("dynamic_batching"):
-            d = cfg.dynamic_batching
-            db = f"max_queue_delay {d.max_queue_delay_microseconds} µs"
-            # Triton serves "no preferred size" as [max_batch_size] (seen on the bundled 2.51): the same batches
-            if d.preferred_batch_size and sorted(d.preferred_batch_size) != [cfg.max_batch_size]:
-                db += f", preferred sizes {sorted(d.preferred_batch_size)}"
-        acc = cfg.optimization.execution_accelerators
-        accelerators = [
-            f"{where}:{a.name}({', '.join(f'{k}={v}' for k, v in sorted(a.parameters.items()))})"
-            for where, group in (("gpu", acc.gpu_execution_accelerator), ("cpu", acc.cpu_execution_accelerator))
-            for a in group
-        ]
-        return cls(
-            backend=model_backend(cfg),
-            max_batch_size=cfg.max_batch_size,
-            instance_groups=groups,
-            dynamic_batching=db,
-            parameters={k: v.string_value for k, v in sorted(cfg.parameters.items()) if k != UPLOAD_PARAMETER},
-            warmup=[w.name for w in cfg.model_warmup],
-            accelerators=accelerators,
-        )
+__all__ = ["ServedSettings", "differences", "name_differences"]
 
 
 @dataclass(config=_CONFIG)
@@ -160,81 +105,6 @@ def config_from_json(config: Mapping[str, Any]) -> mc.ModelConfig:
     from tritonclient.grpc import model_config_pb2 as mc
 
     return json_format.ParseDict(dict(config), mc.ModelConfig(), ignore_unknown_fields=True)
-
-
-def _groups_differ(want: list[str], have: list[str]) -> bool:
-    """Whether served groups ``have`` differ from the asked ``want``: none asked means the
-    server chose; ``KIND_AUTO`` is resolved by the server to CPU or GPU; GPUs not listed are
-    the server's choice."""
-    if not want:
-        return False
-    if len(want) != len(have):
-        return True
-    for w, h in zip(sorted(want), sorted(have)):
-        wk, _, wrest = w.partition(" ")
-        hk, _, hrest = h.partition(" ")
-        if wk != hk and not (wk == "KIND_AUTO" and hk in ("KIND_CPU", "KIND_GPU")):
-            return True
-        if wrest.split(" on ")[0] != hrest.split(" on ")[0] or (" on " in wrest and wrest != hrest):
-            return True
-    return False
-
-
-def differences(want: ServedSettings, have: ServedSettings, what: str = "variant", have_what: str = "served") -> list[str]:
-    """How the served settings ``have`` differ from the asked ``want``, field by field, as
-    ``"instance_group: variant [KIND_CPU x1], served [KIND_CPU x2]"``; empty when they agree.
-
-    Triton's own choices are not differences: instance groups when none were asked
-    (:func:`_groups_differ`).
-
-    Args:
-        want: The variant's settings (its local ``config.pbtxt``).
-        have: What the server runs.
-        what: How ``want`` is named in the text.
-        have_what: How ``have`` is named in the text.
-    """
-    out = []
-
-    def diff(field: str, a: object, b: object) -> None:
-        out.append(f"{field}: {what} {a}, {have_what} {b}")
-
-    if want.backend != have.backend:
-        diff("backend", want.backend or "(none)", have.backend or "(none)")
-    if want.max_batch_size != have.max_batch_size:
-        diff("max_batch_size", want.max_batch_size, have.max_batch_size)
-    if _groups_differ(want.instance_groups, have.instance_groups):
-        diff("instance_group", want.instance_groups, have.instance_groups)
-    if want.dynamic_batching != have.dynamic_batching:
-        diff("dynamic_batching", want.dynamic_batching or "off", have.dynamic_batching or "off")
-    for key in sorted(set(want.parameters) | set(have.parameters)):
-        a, b = want.parameters.get(key), have.parameters.get(key)
-        if a != b:
-            diff(f"parameters[{key}]", "(none)" if a is None else repr(a), "(none)" if b is None else repr(b))
-    if want.warmup != have.warmup:
-        diff("model_warmup", want.warmup or "none", have.warmup or "none")
-    if want.accelerators != have.accelerators:
-        diff("execution_accelerators", want.accelerators or "none", have.accelerators or "none")
-    return out
-
-
-def name_differences(name: str, have: ServedSettings) -> list[str]:
-    """How the served settings differ from what the variant's name says
-    (:func:`core.naming.parse_variant_name`: instance kind and count, GPUs, max_batch_size,
-    dynamic batching and its queue delay, preferred sizes); empty for a name that is not a
-    variant name."""
-    from core.naming import parse_variant_name
-
-    p = parse_variant_name(name)
-    if p is None:
-        return []
-    group = f"KIND_{p.kind.upper()} x{p.count}" + (f" on GPUs {sorted(p.gpus)}" if p.gpus else "")
-    db = None
-    if p.dynamic_batching:
-        db = f"max_queue_delay {p.max_queue_delay_us} µs"
-        if p.preferred_batch_sizes and sorted(p.preferred_batch_sizes) != [p.max_batch_size]:
-            db += f", preferred sizes {sorted(p.preferred_batch_sizes)}"
-    want = dataclasses.replace(have, max_batch_size=p.max_batch_size, instance_groups=[group], dynamic_batching=db)
-    return differences(want, have, what="its name says")
 
 
 def variant_differences(repository: str | Path | None, model: str, have: ServedSettings) -> list[str]:

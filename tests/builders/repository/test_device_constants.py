@@ -132,7 +132,8 @@ def test_validate_reports_a_kind_gpu_config_of_a_cpu_trace(pkg, tmp_path):
     cfg.instance_group[0].kind = cfg.instance_group[0].KIND_GPU
     write_config(cfg, cfg_path)
     problems = validate(tmp_path / "repo").problems  # from the build record, nothing loaded
-    assert [p.field for p in problems] == ["instance_group[0].kind"] and "cpu (aten::ones)" in problems[0].problem
+    assert [p.field for p in problems] == ["instance_group", "instance_group[0].kind"]  # the name says cpu1 too
+    assert "cpu (aten::ones)" in problems[1].problem
     # a repository without a build record: found in the graph with --load-artifacts (in a child process)
     torch.jit.trace(pkg.bias(), (torch.randn(2, 16),)).save(str(tmp_path / "model.pt"))
     v = Variant("bias", "torchscript", kind="gpu", max_batch_size=4)
@@ -156,6 +157,6 @@ def test_validate_reports_a_kind_gpu_config_of_a_cpu_trace(pkg, tmp_path):
     cfg.instance_group[0].kind = cfg.instance_group[0].KIND_GPU
     write_config(cfg, folder / "config.pbtxt")
     found = validate(tmp_path / "native").problems  # from the archive's code text, nothing loaded (issue 25, item 6)
-    assert [p.field for p in found] == ["instance_group[0].kind"] and "cpu (aten::ones)" in found[0].problem
+    assert [p.field for p in found] == ["instance_group", "instance_group[0].kind"] and "cpu (aten::ones)" in found[1].problem
     loaded = validate(tmp_path / "native", load_artifacts=True).problems
-    assert [p.field for p in loaded] == ["instance_group[0].kind"]
+    assert [p.field for p in loaded] == ["instance_group", "instance_group[0].kind"]

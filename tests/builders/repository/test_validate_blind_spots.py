@@ -249,3 +249,23 @@ def test_torchscript_is_not_loaded_in_the_toolkit_process(tmp_path, monkeypatch)
     assert any("separate process" in n for n in loaded.notes)
     out = CliRunner(env={"COLUMNS": "300"}).invoke(cli, ["validate", str(tmp_path / "repo")]).output
     assert "checks not run" in out and "--load-artifacts" in out
+
+
+def test_a_config_edited_away_from_its_variant_name_is_a_problem_as_the_sweep_refuses_it(tmp_path):
+    # trial 6: `sed -i 's/count: 2/count: 1/' <variant>/config.pbtxt` passed validate ("no problems")
+    # while the sweep and clients check refused the variant by its name
+    art = onnx_with_weights(tmp_path / "model.onnx")
+    root = tmp_path / "repo"
+    vdir = write_variant(root, Variant("m", "onnx", count=2, dynamic_batching=True, max_queue_delay_us=500, max_batch_size=8), art, SPEC, "native")
+    assert validate_repository(root) == []
+    cfg = read_config(vdir / "config.pbtxt")
+    cfg.instance_group[0].count = 1
+    cfg.dynamic_batching.max_queue_delay_microseconds = 100
+    write_config(cfg, vdir / "config.pbtxt")
+    problems = validate_repository(root)
+    assert found(problems) == {("config.pbtxt", "instance_group"), ("config.pbtxt", "dynamic_batching")}
+    by_field = {p.field: p.problem for p in problems}
+    assert by_field["instance_group"] == "its name says ['KIND_CPU x2'], its config.pbtxt ['KIND_CPU x1']"
+    assert by_field["dynamic_batching"] == "its name says max_queue_delay 500 µs, its config.pbtxt max_queue_delay 100 µs"
+    res = CliRunner().invoke(cli, ["validate", str(root)])
+    assert res.exit_code == 1 and "no problems" not in res.output
