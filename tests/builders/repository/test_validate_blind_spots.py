@@ -256,7 +256,9 @@ def test_a_config_edited_away_from_its_variant_name_is_a_problem_as_the_sweep_re
     # while the sweep and clients check refused the variant by its name
     art = onnx_with_weights(tmp_path / "model.onnx")
     root = tmp_path / "repo"
-    vdir = write_variant(root, Variant("m", "onnx", count=2, dynamic_batching=True, max_queue_delay_us=500, max_batch_size=8), art, SPEC, "native")
+    vdir = write_variant(
+        root, Variant("m", "onnx", count=2, dynamic_batching=True, max_queue_delay_us=500, max_batch_size=8), art, SPEC, "native"
+    )
     assert validate_repository(root) == []
     cfg = read_config(vdir / "config.pbtxt")
     cfg.instance_group[0].count = 1
