@@ -13,16 +13,30 @@ def _gib(n: float | None) -> str:
     return "-" if n is None else f"{n / 2**30:.1f} GiB"
 
 
+def variants_by_server(run: RunResult) -> dict[str, tuple[list[str], list[str]]]:
+    """Per server URL: the variants measured there (a level with numbers) and those that
+    reached it but were not (refused, failed to load, cut before a level): the one place every
+    line listing variants per server takes them from (trial 6: a variant refused by a server's
+    tenant was listed as "measured" there)."""
+    out: dict[str, tuple[list[str], list[str]]] = {}
+    for v in run.variants:
+        if v.server:
+            measured, not_measured = out.setdefault(v.server, ([], []))
+            (measured if any(lv.ok for lv in v.levels) else not_measured).append(v.name)
+    return out
+
+
+def _names_or_dash(names: list[str]) -> str:
+    return ", ".join(f"`{n}`" for n in names) or "-"
+
+
 def servers_section(run: RunResult) -> list[str]:
     """Markdown lines of the section; none for a run with one server the toolkit started
     (the environment lines already say which) or a run saved before servers were recorded."""
     servers = run.servers
     if not servers or (len(servers) == 1 and servers[0].runtime != "remote"):
         return []
-    by_url: dict[str, list[str]] = {}
-    for v in run.variants:
-        if v.server:
-            by_url.setdefault(v.server, []).append(v.name)
+    by_url = variants_by_server(run)
     rows = [
         [
             f"`{s.url}`",
@@ -32,7 +46,8 @@ def servers_section(run: RunResult) -> list[str]:
             ", ".join(s.gpu_uuids) or "none reported",
             _gib(s.cpu_memory_total_bytes),
             s.deploy + (f" (`{s.remote_repository}`)" if s.remote_repository else ""),
-            ", ".join(f"`{n}`" for n in by_url.get(s.url, [])) or "-",
+            _names_or_dash(by_url.get(s.url, ([], []))[0]),
+            _names_or_dash(by_url.get(s.url, ([], []))[1]),
         ]
         for s in servers
     ]
@@ -40,9 +55,19 @@ def servers_section(run: RunResult) -> list[str]:
         "## Servers",
         "",
         *table(
-            ["server (HTTP)", "runtime", "Triton", "host", "GPUs (metrics)", "CPU memory", "variants reached it by", "measured"],
+            [
+                "server (HTTP)",
+                "runtime",
+                "Triton",
+                "host",
+                "GPUs (metrics)",
+                "CPU memory",
+                "variants reached it by",
+                "measured",
+                "not measured (see the variant's error)",
+            ],
             rows,
-            ["left"] * 8,
+            ["left"] * 9,
         ),
     ]
     notes = []
@@ -53,7 +78,7 @@ def servers_section(run: RunResult) -> list[str]:
         )
     for s in servers:
         notes += _tenancy_notes(s)
-    if len(by_url) > 1:
+    if sum(1 for measured, _ in by_url.values() if measured) > 1:
         notes.append(
             "Variants were measured on different servers in parallel: a comparison across servers includes their "
             "hardware differences, not only the variants' settings; to check, sweep one variant again on the "

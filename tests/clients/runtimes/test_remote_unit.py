@@ -10,6 +10,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from factories import level_result
 from fake_triton import FakeTriton
 from google.protobuf import json_format
 
@@ -198,10 +199,19 @@ def test_the_servers_section_names_who_measured_what_and_warns() -> None:
     a, b = _server("a:8000", "this host"), _server("b:8000", "this host", ["GPU-1"])
     a.shares_with, b.shares_with = ["b:8000"], ["a:8000"]
     run.servers = [a, b]
-    run.variants = [VariantResult("v1", server="a:8000"), VariantResult("v2", server="b:8000")]
+    run.variants = [
+        VariantResult("v1", server="a:8000", levels=[level_result(1, 100.0, 2.0)]),
+        VariantResult("v2", server="b:8000", levels=[level_result(1, 90.0, 2.0)]),
+    ]
     text = " ".join("\n".join(servers_section(run)).split())
     assert "## Servers" in text and "`v1`" in text and "`v2`" in text and "GPU-1" in text
     assert "hardware differences" in text and "Measured in parallel on shared hardware" in text
+    # trial 6: a variant the server's tenant refused reached it but was not measured there
+    run.variants.append(VariantResult("v3", status="failed", error="already READY on the server", server="a:8000"))
+    rows = [line for line in servers_section(run) if line.startswith("| `a:8000`")]
+    assert rows and rows[0].split("|")[-3].strip() == "`v1`" and rows[0].split("|")[-2].strip() == "`v3`"
+    run.variants[1] = VariantResult("v2", status="failed", error="refused", server="b:8000")
+    assert "hardware differences" not in " ".join(servers_section(run))  # measured on one server only
     # one server the toolkit started: nothing to add
     run.servers = [MeasuringServer("h:1", "h:2", "h:3/metrics", "bundled")]
     assert servers_section(run) == []
