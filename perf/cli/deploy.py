@@ -101,6 +101,8 @@ def export_deployment(
     if c.unfinished:
         click.secho(c.unfinished, fg="yellow", err=True)
     click.echo(f"best measured level: {c.level.describe()}")
+    for caveat in c.caveats:
+        click.secho(f"note: {caveat}", fg="yellow", err=True)
     if c.level.status != "ok":
         from perf.records import results
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import statistics
 
 from core.errors import PerfError
 from perf.analysis.cuts import cut_variants
@@ -30,12 +31,15 @@ class Chosen:
         why: How it was chosen, in words.
         level: Its best level by the recommendation's rule (medians over trials).
         unfinished: What the run holds when it did not finish (:func:`unfinished_text`), else ``None``.
+        caveats: What the level's numbers rest on when a reader would assume more, in words
+            (:func:`level_caveats`): rounds that failed, a named variant's level over the run's budget.
     """
 
     variant: str
     why: str
     level: Choice
     unfinished: str | None = None
+    caveats: tuple[str, ...] = ()
 
 
 def choose_variant(
@@ -60,7 +64,61 @@ def choose_variant(
     """
     stopped = unfinished_text(run)
     chosen = _choose(run, variant, latency_budget_ms, stopped is None or allow_unfinished or variant is not None)
-    return dataclasses.replace(chosen, unfinished=stopped)
+    budget = latency_budget_ms if latency_budget_ms is not None else run.settings.get("latency_budget_ms")
+    whose = "the run's" if latency_budget_ms is None else "the given"
+    caveats = level_caveats(run, chosen.variant, chosen.level, budget if variant is not None else None, whose)
+    return dataclasses.replace(chosen, unfinished=stopped, caveats=caveats)
+
+
+def level_caveats(
+    run: RunResult, variant: str, level: Choice, budget_ms: float | None, whose: str = "the run's"
+) -> tuple[str, ...]:
+    """What a bundle's level rests on, when less than a reader assumes (trial 6: a named variant's
+    "best measured level" at 684.4 infer/s came from 1 of its 3 rounds, the other 2 failed, and
+    was 4x over the run's 10 ms budget, and neither was said).
+
+    Args:
+        run: The run.
+        variant: The variant deployed.
+        level: Its chosen level.
+        budget_ms: The latency budget to state the level against (a variant named with
+            ``--variant``: the run's own, or the one given); ``None``: not stated.
+        whose: Whose budget it is, in words (``"the run's"``, ``"the given"``).
+
+    Returns:
+        Sentences: how many of the rounds (trials) that measured the level have numbers, and
+        why the others failed; where the level stands to the budget (the run's percentile).
+    """
+    vr = run.variant(variant)
+    shape = level.variant[len(variant) :].strip().strip("[]") or None
+    same = [
+        lv
+        for lv in (vr.levels if vr else [])
+        if (lv.concurrency, lv.batch_size, lv.shape or None) == (level.concurrency, level.batch_size, shape)
+    ]
+    ok = [lv for lv in same if lv.ok]
+    unit = "round" if run.rounds is not None else "trial"
+    out = []
+    failed = [lv for lv in same if not lv.ok]
+    if failed:
+        which = ", ".join(str(lv.trial + 1) for lv in failed)
+        error = next((lv.error.splitlines()[0][:160] for lv in failed if lv.error), "no numbers")
+        out.append(
+            f"its numbers rest on {len(ok)} of the {len(same)} {unit}s that measured this level: {unit}"
+            f"{'s' if len(failed) > 1 else ''} {which} failed ({error})"
+        )
+    if budget_ms is not None and ok:
+        pct = int(run.settings.get("latency_percentile") or 99)
+        values = [v for lv in ok if (v := getattr(lv, f"latency_p{pct}_ms", None)) is not None]
+        if values:
+            at = statistics.median(values)
+            where = (
+                f"over {whose} p{pct} budget of {fmt(budget_ms, 2)} ms: p{pct} {fmt(at, 2)} ms, {at / budget_ms:.1f}x the budget"
+                if at > budget_ms
+                else f"within {whose} p{pct} budget of {fmt(budget_ms, 2)} ms (p{pct} {fmt(at, 2)} ms)"
+            )
+            out.append(f"this level is {where}")
+    return tuple(out)
 
 
 def _choose(run: RunResult, variant: str | None, latency_budget_ms: float | None, unfinished_ok: bool) -> Chosen:

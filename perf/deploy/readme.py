@@ -53,7 +53,9 @@ def readme(bundle: Any, run: RunResult, repository: Path) -> list[str]:
         "",
         "## Why this variant",
         "",
-        f"{c.why[:1].upper()}{c.why[1:]}. Its best measured level: {c.level.describe()}.",
+        f"{c.why[:1].upper()}{c.why[1:]}. Its best measured level: {c.level.describe()}"
+        + "".join(f"; {caveat}" for caveat in c.caveats)
+        + ".",
         f"Measured on {_measured_on(run)}; a cluster node differs, so measure it there too (below).",
     ]
     if c.unfinished:

@@ -97,3 +97,20 @@ def test_a_run_without_a_content_hash_is_not_verified_here_or_refused_when_the_f
         export_deployment(_run(repo, tmp_path / "c", old), NAME, tmp_path / "d")
     nothing = export_deployment(_run(repo, tmp_path / "e", None), NAME, tmp_path / "f")  # a run saved before stamps
     assert nothing.files_check is not None and nothing.files_check.verdict == "not verified"
+
+
+def test_the_levels_caveats_are_in_the_output_and_the_readme(repo: Path, tmp_path: Path):
+    # trial 6: a named variant's level from 1 of its 3 rounds, 4x over the run's budget, said nowhere
+    run_dir = _run(repo, tmp_path, found_artifact(repo / NAME))
+    run = results.load(run_dir)
+    run.settings["latency_budget_ms"] = 1.0
+    fail = "cb::Error: No valid requests recorded within time interval."
+    run.variants[0].levels += [level_result(1, None, None, trial=t, error=fail, settle=True) for t in (1, 2)]
+    results.save(run, run_dir)
+    res = CliRunner().invoke(cli, ["export-deployment", str(run_dir), "--variant", NAME, "--out", str(tmp_path / "b")])
+    assert res.exit_code == 0, res.output
+    rests = "its numbers rest on 1 of the 3 trials that measured this level: trials 2, 3 failed"
+    over = "this level is over the run's p99 budget of 1.00 ms: p99 2.00 ms, 2.0x the budget"
+    assert f"note: {rests}" in res.output and f"note: {over}" in res.output
+    readme = " ".join((tmp_path / "b" / "README.md").read_text().split())
+    assert rests in readme and over in readme
