@@ -148,7 +148,9 @@ class Tenancy:
         served = self.read(client, model, delivery)
         kept = upload_problem(model, delivery.token, served.upload_token)
         if kept:
-            raise ServerError(f"{kept}; nothing was measured", hint="upload it again (a corrupt or partial file fails to load)")
+            raise ServerError(
+                f"{kept}; nothing was measured or checked on it", hint="upload it again (a corrupt or partial file fails to load)"
+            )
         if self.loads:
             self.loaded(model)
         wrong = self.problems(model, served)
@@ -156,8 +158,8 @@ class Tenancy:
             if self.loads and unload(model):
                 self.unloaded(model)
             raise ServerError(
-                f"the server at {self.url} runs {model} with other settings than the variant ({'; '.join(wrong)}): its "
-                "numbers would be filed under settings it did not run, so nothing was measured",
+                f"the server at {self.url} runs {model} with other settings than the variant ({'; '.join(wrong)}): a "
+                "result under the variant's name would not be the variant's, so nothing was measured or checked on it",
                 hint=hint,
             )
         return Loaded(served, request_s)
