@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from cli_defaults import run_recorded, stated_defaults
-from factories import level_result, run_result, variant_result
+from factories import level_result, run_result, served_model, variant_result
 from synthetic_runs import DEMO_RUN
 
 from perf.cli.main import cli as perf_cli
@@ -305,6 +305,25 @@ def deploy_unfinished(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     assert choose_variant(run, "a").variant == "a"
 
 
+def deploy_changed_model(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """--allow-changed-model [default: refused, naming the files; the bundle's README says when they were not measured]"""
+    from clients.runtimes.identity import found_artifact
+    from core.errors import PerfError
+    from perf.records.measured_files import refuse_changed
+
+    assert _deploy_call(monkeypatch)["kwargs"]["allow_changed_model"] is False
+    (tmp_path / "a" / "1").mkdir(parents=True)
+    (tmp_path / "a" / "1" / "model.onnx").write_bytes(b"measured")
+    v = variant_result("a", [level_result(1, 100.0, 2.0)])
+    v.served = [served_model("a", artifact=found_artifact(tmp_path / "a"))]
+    run = run_result([v], run_id="k")
+    (tmp_path / "a" / "1" / "model.onnx").unlink()
+    (tmp_path / "a" / "1" / "model.onnx").write_bytes(b"rebuilt, other weights")
+    with pytest.raises(PerfError, match=r"1/model\.onnx: measured 8 bytes") as refused:
+        refuse_changed(run, ["a"], tmp_path, "bundle", "--allow-changed-model")
+    assert "--allow-changed-model" in (refused.value.hint or "")
+
+
 def failed_exit(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """--allow-failed-variants [default: exit 3]"""
     from core.cli import EXIT_VARIANT_FAILED
@@ -514,6 +533,7 @@ PROSE: dict[tuple[str, str], Callable[..., None]] = {
     ("compare", "out"): compare_out,
     ("export-deployment", "variant"): deploy_variant,
     ("export-deployment", "allow_unfinished"): deploy_unfinished,
+    ("export-deployment", "allow_changed_model"): deploy_changed_model,
     ("export-deployment", "latency_budget_ms"): deploy_variant,
     **{("export-deployment", k): deploy_paths for k in ("out", "repository", "name", "image")},
     ("baseline", "variants"): baseline_words,
