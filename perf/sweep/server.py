@@ -28,11 +28,13 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from clients.runtimes.identity import compare_files
 from clients.runtimes.remote import RemoteRuntime
 from clients.runtimes.served import Loaded, changed_since, name_differences
 from clients.server import ServerOptions, TritonServer
-from core.errors import ServerError
+from core.errors import PerfError, ServerError
 from perf.records import results
+from perf.records.measured_files import measured_artifact
 from perf.records.results import RunResult, ServerStart, VariantResult
 
 log = logging.getLogger(__name__)
@@ -211,7 +213,21 @@ class SweepServer:
 
 def stamp_loaded(vr: VariantResult, loaded: Loaded) -> None:
     """Record what the server runs for ``vr`` right after its load (checked against the
-    variant by :meth:`clients.server.TritonServer.load`) in ``vr.served``."""
+    variant by :meth:`clients.server.TritonServer.load`) in ``vr.served``.
+
+    Raises:
+        PerfError: the files loaded are not the ones an earlier load of this run measured (a
+            rebuild while the run went on, or between its sessions): numbers of two models would
+            be filed under one variant, so the sweep stops, keeping what it measured.
+    """
+    earlier, now = measured_artifact(vr), loaded.served.artifact
+    changed = compare_files(earlier, now).changed if earlier is not None and now is not None else ()
+    if changed:
+        raise PerfError(
+            f"the model files of {vr.name} are not the ones an earlier load of this run measured ({'; '.join(changed)}): "
+            "numbers of two models would be filed under one variant, so the sweep stops here (what it measured is kept)",
+            hint="sweep the rebuilt variants in a new run (--run-id NEW)",
+        )
     vr.served.append(dataclasses.replace(loaded.served, moment="after load"))
 
 
