@@ -36,6 +36,8 @@ from core.cli import CommaList, OptionSpec, panel, parse_flag
 
 #: click ``ParameterSource`` values that mean "not given by the user".
 _NOT_GIVEN = (click.core.ParameterSource.DEFAULT, None)
+#: :func:`_callback` without a field default to return as is (list flags parse theirs).
+_NO_DEFAULT = object()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -190,13 +192,20 @@ def click_type(ann: Any, flag: Flag = Flag(), constraints: Mapping[str, Any] | N
     return click.STRING
 
 
-def _callback(parse: Callable[[Any], Any] | None, scale: int | None, many: str | None = None) -> Any:
+def _callback(
+    parse: Callable[[Any], Any] | None, scale: int | None, many: str | None = None, default: Any = _NO_DEFAULT
+) -> Any:
     """The click callback of a flag: a list flag's values as one tuple (``many="comma"``: every
-    occurrence's items in order, repeats dropped; ``"repeat"``: as given), scaled, parsed."""
+    occurrence's items in order, repeats dropped; ``"repeat"``: as given), scaled, parsed. A
+    single-valued flag not given (click's ``ParameterSource``) is ``default``, the field's own
+    value, never parsed as if typed: ``--time-budget``'s 360 s default read back as the text
+    ``'360.0'`` was warned about as a number without a unit (issue 26)."""
     if parse is None and scale is None and many is None:
         return None
 
     def callback(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+        if default is not _NO_DEFAULT and param.name and ctx.get_parameter_source(param.name) in _NOT_GIVEN:
+            return default
         if many == "comma":
             value = tuple(dict.fromkeys(x for part in value for x in (part if isinstance(part, (tuple, list)) else (part,))))
         elif many == "repeat":
@@ -238,6 +247,7 @@ def _spec(f: FieldInfo, flag: Flag, prefix: str, help_text: str | None, default:
         if default:  # a field that is on unless a --no-... flag turns it off
             attrs.update(flag_value=False, show_default=False)
         return OptionSpec(decls, attrs, flag.panel)
+    field_default = default
     if flag.scale is not None and default is not None:
         default = default / flag.scale
         default = int(default) if float(default).is_integer() else default
@@ -255,7 +265,7 @@ def _spec(f: FieldInfo, flag: Flag, prefix: str, help_text: str | None, default:
     attrs.update(type=click.STRING if text_in else click_type(f.annotation, flag, f.constraints), default=default)
     if isinstance(default, (int, float)) and not isinstance(default, bool) and isinstance(attrs["type"], click.Choice):
         attrs["default"] = str(default)
-    callback = _callback(_choice_back(attrs["type"], flag, f.annotation), flag.scale)
+    callback = _callback(_choice_back(attrs["type"], flag, f.annotation), flag.scale, default=field_default)
     if callback is not None:
         attrs["callback"] = callback
     return OptionSpec(decls, attrs, flag.panel)
