@@ -161,6 +161,7 @@ class TritonServer:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         if self._own_log:
             prune_server_logs(self.log_path.parent)
+        self.runtime_impl.check_can_start()
         logf = open(self.log_path, "wb")
         self.runtime_impl.before_start()
         try:
@@ -193,13 +194,14 @@ class TritonServer:
         """One readiness probe; raises when the server process has already exited."""
         if self._proc is not None and self._proc.poll() is not None:
             tail = self.log_tail()
+            launcher = self.runtime_impl.exited(self._proc.returncode)  # docker run's own failure, not tritonserver's
+            what, otherwise = launcher or (
+                f"tritonserver exited with code {self._proc.returncode}",
+                "read the log above; a model that fails to load, a busy port or a missing library are the usual causes",
+            )
             raise ServerError(
-                f"tritonserver exited with code {self._proc.returncode} during start-up; last lines of its log:\n{tail}",
-                hint=failed_hint(
-                    read_log(self.log_path),
-                    self.runtime_impl.explain(tail),
-                    "read the log above; a model that fails to load, a busy port or a missing library are the usual causes",
-                ),
+                f"{what} during start-up; last lines of its log:\n{tail}",
+                hint=otherwise if launcher else failed_hint(read_log(self.log_path), self.runtime_impl.explain(tail), otherwise),
                 log_path=str(self.log_path),
             )
         return self.is_ready("ready" if self.runtime_impl.launches else "live")

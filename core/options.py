@@ -192,9 +192,7 @@ def click_type(ann: Any, flag: Flag = Flag(), constraints: Mapping[str, Any] | N
     return click.STRING
 
 
-def _callback(
-    parse: Callable[[Any], Any] | None, scale: int | None, many: str | None = None, default: Any = _NO_DEFAULT
-) -> Any:
+def _callback(parse: Callable[[Any], Any] | None, scale: int | None, many: str | None = None, default: Any = _NO_DEFAULT) -> Any:
     """The click callback of a flag: a list flag's values as one tuple (``many="comma"``: every
     occurrence's items in order, repeats dropped; ``"repeat"``: as given), scaled, parsed. A
     single-valued flag not given (click's ``ParameterSource``) is ``default``, the field's own

@@ -103,6 +103,16 @@ class Runtime(abc.ABC):
     def check(self) -> None:  # noqa: B027 - an optional hook: a runtime with nothing to check keeps it
         """Raise :class:`core.errors.ServerError` (with what to install) when the server is not available."""
 
+    def check_can_start(self) -> None:  # noqa: B027 - an optional hook
+        """Raise :class:`core.errors.ServerError` when the server cannot be started now (a container
+        engine that does not answer); :meth:`check` alone decides what ``--print-cmd`` prints."""
+
+    def exited(self, code: int) -> tuple[str, str] | None:
+        """``(what exited, what to do)`` when exit ``code`` during start-up is the launcher's own,
+        not tritonserver's (``docker run``'s 125: docker could not start the container); ``None``:
+        tritonserver's."""
+        return None
+
     @abc.abstractmethod
     def command(self, ports: Ports) -> list[str]:
         """The exact command line that starts the server on ``ports``."""

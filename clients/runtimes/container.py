@@ -16,6 +16,7 @@ from types import ModuleType
 
 from clients.runtimes.base import Ports, Runtime
 from clients.runtimes.options import ServerOptions
+from core.errors import ServerError
 from core.processes import end_guardian, start_guardian
 
 #: Run by the container guardian: wait until the launcher closes our stdin (it exited or
@@ -70,12 +71,32 @@ def container_command(opts: ServerOptions, ports: Ports, args: list[str], name: 
     return cmd + args
 
 
+#: ``docker run``'s own exit codes (Docker's reference, "Exit status"): the container never ran.
+DOCKER_RUN_FAILED = {
+    125: "docker could not start the container",
+    126: "the container's command could not be invoked",
+    127: "the container's command was not found",
+}
+
+
+def docker_engine_problem() -> str | None:
+    """Why no container can be started now: no ``docker`` client, or ``docker info`` fails (the
+    engine is not running or not reachable; its first line of error said); ``None``: it answers."""
+    try:
+        done = subprocess.run(["docker", "info"], capture_output=True, text=True, timeout=10)
+    except FileNotFoundError:
+        return "no docker client on PATH"
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"`docker info` did not answer ({e})"
+    if done.returncode == 0:
+        return None
+    said = next((line.strip() for line in (done.stderr or done.stdout or "").splitlines() if line.strip()), "")
+    return f"`docker info` fails (exit {done.returncode}" + (f": {said}" if said else "") + ")"
+
+
 def docker_engine_up() -> bool:
     """``docker info`` answers (a client alone is not enough)."""
-    try:
-        return subprocess.run(["docker", "info"], capture_output=True, timeout=10).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        return False
+    return docker_engine_problem() is None
 
 
 def _shm() -> ModuleType:
@@ -113,6 +134,31 @@ class ContainerRuntime(Runtime):
         """Refuse a ``--shm-size`` docker would not take or below the repository's need."""
         if self.opts.shm_size:
             _shm().check_shm_size(self.opts.shm_size, Path(self.opts.repository), self.opts.image)
+
+    def check_can_start(self) -> None:
+        """The Docker engine answers (``docker info``): with it down, ``docker run`` exits 125 and
+        the failure read as tritonserver's (issue 26).
+
+        Raises:
+            ServerError: the container engine is not running or not reachable.
+        """
+        problem = docker_engine_problem()
+        if problem:
+            raise ServerError(
+                f"the container engine is not running: {problem}; no container can be started",
+                hint="start Docker (e.g. `sudo systemctl start docker`) and check `docker info` answers, or use "
+                "--runtime bundled (the CPU server, no Docker) or --runtime local (a tritonserver on this host)",
+            )
+
+    def exited(self, code: int) -> tuple[str, str] | None:
+        """``docker run``'s own exit codes (:data:`DOCKER_RUN_FAILED`): docker, not tritonserver, failed."""
+        if code not in DOCKER_RUN_FAILED:
+            return None
+        return (
+            f"docker run exited with code {code}: {DOCKER_RUN_FAILED[code]} (tritonserver never ran)",
+            "read docker's message above: the container engine, the image "
+            f"({self.opts.image}), a port already allocated or the --gpus request are the usual causes",
+        )
 
     def serving_release(self) -> str | None:
         """The image (``nvcr.io/nvidia/tritonserver:24.10-py3``): its tag names the release."""

@@ -18,7 +18,6 @@ from typing import Any
 from builders.repository.view import Repository
 from clients.server import TritonServer
 from core.errors import PerfError, ToolkitError
-from core.names import require_known
 from perf.coldstart import measure as coldstart
 from perf.measure import analyzer
 from perf.measure.inputs import check_variant_shapes, describe_dynamic, input_args
@@ -33,6 +32,7 @@ from perf.search.plan import LevelKey, VariantPlan, plan_variant, to_measure
 from perf.search.policy import AUTO, Budget, Search, ladder, resolve_mode
 from perf.sweep.flags import design_ignores
 from perf.sweep.options import DEFAULT_TIME_BUDGET_S, Progress, SweepOptions, resumed_options
+from perf.sweep.preflight import check_axes, check_runtime, require_plannable, take_again
 from perf.sweep.server import now
 from perf.sweep.servers import ServerPool
 
@@ -89,9 +89,7 @@ class SweepBase:
             log.warning("%s", line)
         self.run_id = opts.run_id or results.new_run_id()
         self.run_dir = Path(opts.results_dir) / self.run_id
-        if self.run_dir.exists() and saved is None:
-            raise PerfError(f"run folder {self.run_dir} already exists", hint="pass --resume to continue it, or another --run-id")
-        self._check_axes()
+        check_axes(self.repository, names, opts.sweep_axes)
         self.shape_notes: dict[str, str] = {}
         self.plans: dict[str, VariantPlan] = {
             n: plan_variant(
@@ -107,6 +105,11 @@ class SweepBase:
         }
         if opts.input_data is None:
             self._check_shapes()
+        if saved is None:  # nothing is started or written for a sweep that cannot measure anything
+            require_plannable(self.plans, opts.batch_sizes)
+        check_runtime(opts.server, resumed=saved is not None)
+        if self.run_dir.exists() and saved is None:
+            take_again(self.run_dir)
         self.run = saved or RunResult(self.run_id, now())
         #: A resumed rounds run that had finished its rounds: its ranking is decided, nothing more is measured into it.
         self.rounds_done = saved is not None and saved.rounds is not None and saved.finished is not None
@@ -148,29 +151,6 @@ class SweepBase:
             except ToolkitError:  # an unreadable build record fails that variant when it is measured
                 continue
             check_variant_shapes(name, plan.config, spec, self.opts.shapes)
-
-    def _check_axes(self) -> None:
-        """Every ``--shapes`` axis is a dynamic axis of some variant's build (a variant without it
-        is measured at its own shape, noted); an axis none has is a mistake in the flag.
-
-        Raises:
-            FlagError: names the axis and the axes the builds have.
-        """
-        known: set[str] = set()
-        for name in self.names if self.opts.sweep_axes else ():
-            try:
-                spec = self.repository.variant(name).spec
-            except ToolkitError:
-                continue
-            known |= set(spec.dynamic_axes if spec else ())
-        require_known(
-            "--shapes",
-            self.opts.sweep_axes,
-            sorted(known),
-            kind="dynamic axis",
-            owner="the builds of this sweep's variants",
-            hint="name an axis the builds have (as in --shapes seq=16,64), or drop --shapes",
-        )
 
     def _swept_shapes(self, name: str) -> tuple[str | None, ...]:
         """The swept shapes (``"seq=64"``...) variant ``name`` is measured at: every combination

@@ -95,6 +95,10 @@ class Sweep(Sequential, RoundsSweep):
                 for vr in self.run.variants:
                     if vr.status == "pending" and not vr.levels:
                         vr.status, vr.error = "skipped", f"not measured: the server did not start ({e.message})"
+                if not o.resume:  # its log stays for the reason; the same command takes the folder again
+                    e.hint = (f"{e.hint}; " if e.hint else "") + (
+                        f"nothing was measured: {self.run_dir} keeps the server log, and the same --run-id starts over in it"
+                    )
                 raise
             if self.design == "rounds":
                 self._rounds(started, deadline)

@@ -59,9 +59,17 @@ def test_the_container_is_never_started_for_a_plan_it_cannot_load(plan_repo: Pat
     TritonServer(ServerOptions(plan_repo, runtime="container", image=image_for_tag("25.01"), load_models=(PLAN.name,)))
 
 
-def test_a_sweep_refuses_the_plan_before_starting_its_container(plan_repo: Path, tmp_path: Path) -> None:
+def test_a_sweep_refuses_the_plan_before_starting_its_container(
+    plan_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from perf.records import results
     from perf.sweep.run import Sweep, SweepOptions
+
+    bindir = tmp_path / "bin"  # a Docker engine that answers `docker info` (the sweep checks it first)
+    bindir.mkdir()
+    (bindir / "docker").write_text("#!/bin/sh\nexit 0\n")
+    (bindir / "docker").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bindir}:/usr/bin:/bin")
 
     opts = SweepOptions(
         ServerOptions(plan_repo, runtime="container", image=image_for_tag("24.10")),

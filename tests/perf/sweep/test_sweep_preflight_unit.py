@@ -1,0 +1,148 @@
+"""A sweep that cannot measure anything fails before a server starts and leaves no run folder
+(issue 26, perf.sweep.preflight): ``--runtime local`` with no tritonserver left a folder that
+neither ``--resume`` (which keeps the run's runtime) nor the same ``--run-id`` could use;
+``--batch-sizes 128`` above every variant's max_batch_size started a server to measure nothing;
+the container runtime with its engine down. No server starts here."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clients.server import ServerOptions
+from core.errors import FlagError, PerfError, ServerError
+from perf.records import results
+from perf.records.levels import LevelResult
+from perf.records.results import RunResult, VariantResult
+from perf.sweep.preflight import unmeasured_folder
+from perf.sweep.run import Sweep, SweepOptions
+
+
+@pytest.fixture()
+def repo(tmp_path: Path) -> Path:
+    for name, mbs in (("v_mbs8", 8), ("v_mbs16", 16)):
+        (tmp_path / "repo" / name).mkdir(parents=True)
+        (tmp_path / "repo" / name / "config.pbtxt").write_text(
+            f'name: "{name}"\nbackend: "python"\nmax_batch_size: {mbs}\n'
+            'input [ { name: "x" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
+            'output [ { name: "y" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
+        )
+    return tmp_path / "repo"
+
+
+def _opts(repo: Path, tmp_path: Path, **kw: Any) -> SweepOptions:
+    server = kw.pop("server", ServerOptions(repo, runtime="bundled"))
+    return SweepOptions(server, concurrency=(1,), results_dir=tmp_path / "results", run_id="r", **kw)
+
+
+def test_batch_sizes_above_every_variants_limit_are_one_usage_error_before_anything(repo: Path, tmp_path: Path) -> None:
+    with pytest.raises(FlagError) as e:
+        Sweep(_opts(repo, tmp_path, batch_sizes=(128,)))
+    assert e.value.flag == "--batch-sizes"
+    assert e.value.message.startswith(
+        "batch size 128 is above the max_batch_size of every variant of this sweep (v_mbs16 16, v_mbs8 8)"
+    )
+    assert "--batch-sizes 16 or less" in (e.value.hint or "")
+    assert not (tmp_path / "results").exists()
+    Sweep(_opts(repo, tmp_path, batch_sizes=(8, 128)))  # one fits: 128 is skipped for both and listed, as before
+
+
+def test_a_runtime_whose_server_is_not_there_is_refused_before_the_run_folder(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TRITONSERVER", raising=False)
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    local = ServerOptions(repo, runtime="local", binary=tmp_path / "none")
+    with pytest.raises(ServerError, match="no local tritonserver found") as e:
+        Sweep(_opts(repo, tmp_path, server=local))
+    assert "--runtime bundled" in (e.value.hint or "") and not (tmp_path / "results").exists()
+    # the advice followed: the same --run-id with --runtime bundled is a new run, not "already exists"
+    assert Sweep(_opts(repo, tmp_path)).run_dir == tmp_path / "results" / "r"
+
+
+def test_a_resumed_runs_runtime_is_its_own_and_its_refusal_says_so(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--resume keeps the run's saved runtime (its numbers and the new ones are ranked together):
+    the runtime's "use --runtime bundled" would be ignored there, so the refusal names a new run."""
+    sw = Sweep(_opts(repo, tmp_path))
+    sw.run.settings = sw._settings()  # type: ignore[assignment]
+    sw.run.settings["server"]["runtime"] = "local"
+    sw._save()
+    monkeypatch.delenv("TRITONSERVER", raising=False)
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    resume = dataclasses.replace(_opts(repo, tmp_path), resume=True, given=frozenset({"server"}))
+    with pytest.raises(ServerError, match="no local tritonserver found") as e:
+        Sweep(resume)
+    assert "--resume keeps the run's --runtime local" in (e.value.hint or "")
+    assert "another --run-id" in (e.value.hint or "")
+
+
+def test_a_folder_that_holds_no_measurement_is_taken_again_by_a_plain_rerun(repo: Path, tmp_path: Path) -> None:
+    run_dir = tmp_path / "results" / "r"
+    run_dir.mkdir(parents=True)
+    failed = RunResult("r", "2026-12-02T05:00:00", variants=[VariantResult("v_mbs8", None, status="skipped")])
+    results.save(failed, run_dir)
+    (run_dir / "server.log").write_text("the start that failed\n")
+    assert unmeasured_folder(run_dir)
+    Sweep(_opts(repo, tmp_path))  # a new run in the same folder
+    assert not (run_dir / "server.log").exists()
+    measured = RunResult("r", "2026-12-02T05:00:00", variants=[VariantResult("v_mbs8", None, status="ok")])
+    measured.variants[0].levels.append(LevelResult(concurrency=1, batch_size=1, throughput_infer_per_s=10.0))
+    results.save(measured, run_dir)
+    assert not unmeasured_folder(run_dir)
+    with pytest.raises(PerfError, match="already exists"):
+        Sweep(_opts(repo, tmp_path))
+    (tmp_path / "results" / "mine").mkdir()  # not a run folder: never taken
+    with pytest.raises(PerfError, match="already exists"):
+        Sweep(dataclasses.replace(_opts(repo, tmp_path), run_id="mine"))
+
+
+def test_a_container_engine_that_is_down_is_refused_before_the_run_folder(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "docker").write_text("#!/bin/sh\necho 'Cannot connect to the Docker daemon' >&2\nexit 1\n")
+    (bindir / "docker").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bindir}:/usr/bin:/bin")
+    container = ServerOptions(repo, runtime="container", shm_size="1g")
+    with pytest.raises(ServerError, match=r"^the container engine is not running: `docker info` fails \(exit 1: Cannot"):
+        Sweep(_opts(repo, tmp_path, server=container))
+    assert not (tmp_path / "results").exists()
+
+
+def test_resume_says_which_wins_when_a_server_setting_changes(
+    repo: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The run's saved server settings win over the flags on --resume; the warning says why and the way out."""
+    sw = Sweep(_opts(repo, tmp_path))
+    sw.run.settings = sw._settings()  # type: ignore[assignment]
+    sw._save()
+    again = ServerOptions(repo, runtime="local")
+    resume = dataclasses.replace(_opts(repo, tmp_path, server=again), resume=True, given=frozenset({"server"}))
+    with caplog.at_level("WARNING"):
+        assert Sweep(resume).opts.server.runtime == "bundled"
+    assert "server setting(s) runtime=local ignored; the run continues with its saved runtime=bundled" in caplog.text
+    assert "a new --run-id measures with yours" in caplog.text
+
+
+def test_a_server_that_fails_at_its_start_leaves_a_folder_the_same_run_id_takes_again(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from perf.sweep.servers import ServerPool
+
+    def crash(self: ServerPool) -> None:
+        (tmp_path / "results" / "r" / "server.log").write_text("E1202 failed to load\n")
+        raise ServerError("tritonserver exited with code 1 during start-up", hint="read the log above")
+
+    monkeypatch.setattr(ServerPool, "start_all", crash)
+    with pytest.raises(ServerError) as e:
+        Sweep(_opts(repo, tmp_path)).run_all()
+    assert "nothing was measured: " in (e.value.hint or "") and "the same --run-id starts over in it" in (e.value.hint or "")
+    assert (tmp_path / "results" / "r" / "server.log").is_file()  # the reason stays until the rerun
+    assert unmeasured_folder(tmp_path / "results" / "r")
+    Sweep(_opts(repo, tmp_path))  # the rerun: not "already exists"
