@@ -35,7 +35,7 @@ def print_report(
     path = write_report(run_dir, budget, latency_percentile=percentile, top_n=top, html=html)
     run = results.load(run_dir)
     print_table(summary_table(run, budget, percentile, top))
-    if (stopped := unfinished_text(run)) is not None:
+    if (stopped := unfinished_text(run, results_dir=Path(run_dir).parent)) is not None:
         click.secho(stopped, fg="yellow", err=True)
     if path.parent != Path(run_dir):  # perf.report.layout.what_if: written beside the run's own report
         click.echo(f"what-if report (an option differs from the run's; its own report.md is unchanged): {path}")
@@ -113,5 +113,5 @@ def compare(run_a: Path, run_b: Path, out: Path | None) -> None:
 
     click.echo(f"comparison: {compare_runs(run_a, run_b, out)}")
     for run in (run_a, run_b):
-        if (stopped := unfinished_text(results.load(run))) is not None:
+        if (stopped := unfinished_text(results.load(run), results_dir=Path(run).parent)) is not None:
             click.secho(stopped, fg="yellow", err=True)

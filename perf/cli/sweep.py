@@ -4,8 +4,6 @@
 
 from __future__ import annotations
 
-import shlex
-from pathlib import Path
 from typing import Any
 
 import click
@@ -18,6 +16,7 @@ from perf.cli.baseline import describe_point
 from perf.cli.report import print_report
 from perf.markdown import short_error
 from perf.records.settings import MEASURE_PANEL
+from perf.records.unfinished import resume_command
 from perf.sweep.options import REPORT_PANEL, RUN_PANEL, SWEEP_SETS, WHAT_PANEL, SweepOptions
 
 #: The order of the sweep's help panels (the server's own panels come last).
@@ -97,7 +96,7 @@ def sweep(ctx: click.Context, resume: str | None, allow_failed_variants: bool, n
     except KeyboardInterrupt:
         console.print(
             f"[yellow]interrupted: measurements so far are kept in {escape(str(sw.run_dir))}; continue with "
-            f"{escape(resume_command(o.results_dir, sw.run_id))}[/yellow]"
+            f"{escape(resume_command(sw.run_id, o.results_dir))}[/yellow]"
         )
         raise SystemExit(EXIT_INTERRUPTED) from None
     _finish(ctx, sw, run, console, allow_failed_variants, no_report)
@@ -237,8 +236,3 @@ def skipped_summary(run: Any) -> list[str]:
         lines += [f"skipped {v.name}: {d}" for d in describe_skipped(v.skipped)]
     n = sum(len(v.skipped) for v in run.variants)
     return ([f"{n} asked level(s) skipped (not measured, not in the progress count):"] + lines) if n else []
-
-
-def resume_command(results_dir: Path, run_id: str) -> str:
-    """The command that continues run ``run_id`` (every other setting comes from the run)."""
-    return shlex.join(["perf/run_sweep.sh", "--resume", run_id, "--results-dir", str(results_dir)])

@@ -240,7 +240,7 @@ def export_deployment(
         RepositoryError: the repository has no such variant.
     """
     run = results.load(run_dir)
-    chosen = choose_variant(run, variant, latency_budget_ms, allow_unfinished)
+    chosen = choose_variant(run, variant, latency_budget_ms, allow_unfinished, Path(run_dir).parent)
     repo = Path(repository) if repository else Path(run.settings.get("repository") or "")
     if not repository and not run.settings.get("repository"):
         raise PerfError(f"run {run.run_id} does not record its repository", hint="pass --repository")

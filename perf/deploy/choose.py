@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import statistics
+from pathlib import Path
 
 from core.errors import PerfError
 from perf.analysis.cuts import cut_variants
@@ -43,7 +44,11 @@ class Chosen:
 
 
 def choose_variant(
-    run: RunResult, variant: str | None = None, latency_budget_ms: float | None = None, allow_unfinished: bool = False
+    run: RunResult,
+    variant: str | None = None,
+    latency_budget_ms: float | None = None,
+    allow_unfinished: bool = False,
+    results_dir: Path | None = None,
 ) -> Chosen:
     """The variant to deploy: ``variant``, else the run's recommendation. A run that swept
     shapes (``--shapes``) is ranked as the report ranks it, one series per variant and shape;
@@ -54,6 +59,7 @@ def choose_variant(
         variant: A variant the run measured (status ``ok``); ``None``: the recommendation.
         latency_budget_ms: Budget for the recommendation (ms) [default: the run's own].
         allow_unfinished: Recommend from a run that did not finish (else refused, as over a budget).
+        results_dir: The run's parent folder, named in the command that continues it (:func:`resume_hint`).
 
     Raises:
         PerfError: ``variant`` is not in the run or was not measured (the message lists the
@@ -62,8 +68,8 @@ def choose_variant(
             names the ``--variant`` of the lowest p99 and of the best peak to deploy one on purpose;
             or the run did not finish and neither ``variant`` nor ``allow_unfinished`` is given.
     """
-    stopped = unfinished_text(run)
-    chosen = _choose(run, variant, latency_budget_ms, stopped is None or allow_unfinished or variant is not None)
+    stopped = unfinished_text(run, results_dir=results_dir)
+    chosen = _choose(run, variant, latency_budget_ms, stopped is None or allow_unfinished or variant is not None, results_dir)
     budget = latency_budget_ms if latency_budget_ms is not None else run.settings.get("latency_budget_ms")
     whose = "the run's" if latency_budget_ms is None else "the given"
     caveats = level_caveats(run, chosen.variant, chosen.level, budget if variant is not None else None, whose)
@@ -121,7 +127,9 @@ def level_caveats(
     return tuple(out)
 
 
-def _choose(run: RunResult, variant: str | None, latency_budget_ms: float | None, unfinished_ok: bool) -> Chosen:
+def _choose(
+    run: RunResult, variant: str | None, latency_budget_ms: float | None, unfinished_ok: bool, results_dir: Path | None = None
+) -> Chosen:
     """:func:`choose_variant` without the unfinished note (``unfinished_ok``: the run finished or was allowed)."""
     stopped = run.finished is None
     before = set(cut_variants(run)[1])  # an older record's "skipped" cut with numbers from an earlier session: measured
@@ -150,9 +158,9 @@ def _choose(run: RunResult, variant: str | None, latency_budget_ms: float | None
         return Chosen(variant, "named with --variant", Choice.of(best, why))
     if not unfinished_ok:
         raise PerfError(
-            f"nothing deployed unasked: {unfinished_text(run)}; a bundle is what gets deployed, so none is written "
+            f"nothing deployed unasked: {unfinished_text(run, results_dir=results_dir)}; a bundle is what gets deployed, so none is written "
             "from an unfinished run's recommendation without being asked for",
-            hint=f"finish it first with {resume_hint(run)}; or deploy from what it holds with --allow-unfinished, "
+            hint=f"finish it first with {resume_hint(run, results_dir)}; or deploy from what it holds with --allow-unfinished, "
             "or name a variant with --variant NAME",
         )
     rec = recommend(view, budget)

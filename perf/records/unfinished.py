@@ -4,10 +4,13 @@ bundle's README), so that an interrupted run is never read as a finished one.
 
 A run has not finished when its ``results.json`` has no ``finished`` time: it was interrupted
 (Ctrl-C, a killed process, a lost server) or is still running. Its numbers are what was measured
-before it stopped; ``triton-perf sweep --resume RUN_ID`` goes on from there (README, "Resume").
+before it stopped; :func:`resume_command` goes on from there (README, "Resume").
 """
 
 from __future__ import annotations
+
+import shlex
+from pathlib import Path
 
 from core.wording import count, of
 from perf.records.results import RunResult
@@ -40,23 +43,33 @@ def holds_text(run: RunResult) -> str:
     return text
 
 
-def resume_hint(run: RunResult) -> str:
-    """The command that goes on with the run (with ``--results-dir`` when not ``results``)."""
-    return f"`triton-perf sweep --resume {run.run_id}` (with `--results-dir DIR` when the run is not under results/)"
+def resume_command(run_id: str, results_dir: Path | str | None = None) -> str:
+    """The command that continues sweep ``run_id``, spelled one way wherever it is said (the
+    sweep's Ctrl-C line, report.md, ``compare``, ``export-deployment``'s refusal; issue 26 found
+    two): ``perf/run_sweep.sh --resume RUN_ID --results-dir DIR``, without ``--results-dir`` where
+    the run's parent folder is not known (the default, ``results``, then applies)."""
+    args = ["perf/run_sweep.sh", "--resume", run_id]
+    return shlex.join(args + (["--results-dir", str(results_dir)] if results_dir is not None else []))
 
 
-def unfinished_text(run: RunResult, subject: str | None = None) -> str | None:
+def resume_hint(run: RunResult, results_dir: Path | str | None = None) -> str:
+    """:func:`resume_command` of ``run``, quoted as code."""
+    return f"`{resume_command(run.run_id, results_dir)}`"
+
+
+def unfinished_text(run: RunResult, subject: str | None = None, results_dir: Path | str | None = None) -> str | None:
     """``None`` for a finished run; else the sentence every use of the run says first: that it did
     not finish, what it holds (:func:`holds_text`) and how to go on (:func:`resume_hint`).
     ``subject``: who did not finish [default: ``run `RUN_ID```].
 
     Example: ``"run `th` did not finish (interrupted, or still running): it holds 1 visit in
     1 round; numbers for 1 of 4 variants, 3 not measured (...); its ranking and pick are of
-    that only; continue it with `triton-perf sweep --resume th` ..."``.
+    that only; continue it with `perf/run_sweep.sh --resume th`"``. ``results_dir``: the run's
+    parent folder, when known (:func:`resume_command`).
     """
     if run.finished is not None:
         return None
     return (
         f"{subject or f'run `{run.run_id}`'} did not finish (interrupted, or still running): it holds {holds_text(run)}; "
-        f"its ranking and pick are of that only; continue it with {resume_hint(run)}"
+        f"its ranking and pick are of that only; continue it with {resume_hint(run, results_dir)}"
     )

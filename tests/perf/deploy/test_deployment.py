@@ -238,6 +238,11 @@ def test_an_unfinished_runs_recommendation_is_refused_unless_asked_and_said_when
     assert "run `k` did not finish" in e.value.message
     assert "numbers for 1 of 4 variants (1 of them part-measured: `a`), 3 not measured (`b`, `c`, `d`)" in e.value.message
     assert "--resume k" in (e.value.hint or "") and "--allow-unfinished" in (e.value.hint or "")
+    # issue 26: the Ctrl-C line said `perf/run_sweep.sh --resume kwint --results-dir results`, this refusal
+    # `triton-perf sweep --resume kwint`: one function spells it (perf.records.unfinished.resume_command)
+    with pytest.raises(PerfError) as e:
+        choose_variant(run, results_dir=Path("results"))
+    assert "finish it first with `perf/run_sweep.sh --resume k --results-dir results`" in (e.value.hint or "")
     for chosen in (choose_variant(run, allow_unfinished=True), choose_variant(run, "a")):
         assert chosen.variant == "a" and chosen.unfinished is not None and "did not finish" in chosen.unfinished
     run.finished = "2026-01-01T00:01:00"
