@@ -183,6 +183,29 @@ class ToolkitGroup(click.Group):
     command_class = ToolkitCommand
     group_class = type  # subgroups are ToolkitGroups too
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """Parse the group's own options; one that belongs to a subcommand, given before its name
+        (``builders --model x build``), is refused naming the subcommands that take it, not with
+        click's bare "No such option" (issue 26).
+
+        Raises:
+            click.NoSuchOption: with the subcommands that take the option, when some do.
+        """
+        try:
+            return super().parse_args(ctx, args)
+        except click.NoSuchOption as e:
+            takers = [n for n in self.list_commands(ctx) if _takes(self.get_command(ctx, n), e.option_name)]
+            if not takers:
+                raise
+            where = ", ".join(f"`{ctx.command_path} {n}`" for n in takers)
+            named = next((a for a in args if a in takers), takers[0])  # the subcommand given after it
+            raise click.NoSuchOption(
+                e.option_name,
+                message=f"{e.option_name} is an option of {where}, not of `{ctx.command_path}` itself: put it after "
+                f"the command's name (`{ctx.command_path} {named} {e.option_name} ...`)",
+                ctx=ctx,
+            ) from None
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """Write the command list with each command's whole short help (not cut at 45 characters)."""
         rows = []
@@ -193,6 +216,11 @@ class ToolkitGroup(click.Group):
         if rows:
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
+
+
+def _takes(command: click.Command | None, option: str) -> bool:
+    """Whether ``command`` has the option ``option`` (``--model``)."""
+    return command is not None and any(option in (*p.opts, *p.secondary_opts) for p in command.params)
 
 
 def group(**kwargs: Any) -> Callable[[Callable[..., Any]], ToolkitGroup]:

@@ -14,13 +14,26 @@ from core.errors import ConfigError
 
 
 @click.command("variants", cls=ToolkitCommand, context_settings=CONTEXT_SETTINGS)
-@click.option("--model", default="mlp", help="Model name used in variant names.")
+@click.option(
+    "--model",
+    default="mlp",
+    metavar="NAME",
+    help="The model's name as variant names start with it (mlp, or the name `builders build` gave yours, e.g. "
+    "kwspot); not the file:factory that `builders build --model` takes.",
+)
 @grid_options
 def variants(model: str, formats: tuple[str, ...], precisions: tuple[str, ...], grid: Any, serving: str) -> None:
     """Print the variant grid as a table, without building anything; skipped grid points are listed with why."""
     from rich.markup import escape
     from rich.table import Table
 
+    if ":" in model or model.endswith(".py"):  # builders build's --model, given to this --model
+        name = model.rsplit(":", 1)[-1].removesuffix(".py").rsplit("/", 1)[-1] or "mymodel"
+        raise click.BadParameter(
+            f"{model!r} is a model file or factory: `builders variants --model` takes the model's name, as variant "
+            f"names start with it (e.g. --model {name}; `builders build` names a build after its factory or --name)",
+            param_hint="--model",
+        )
     fmts = formats_of(formats)
     fmts = tuple(f for f in fmts if servable(f, serving))
     plan = grid.plan(model, fmts, precisions, serving=serving)

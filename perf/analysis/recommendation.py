@@ -35,7 +35,7 @@ from perf.analysis.paired import ALPHA
 from perf.analysis.ranking import Ranking, Side, dropped_by_search, rank_variants
 from perf.analysis.standing import others_words, tie_words
 from perf.analysis.stats import P99, THROUGHPUT, Point, knee, run_points
-from perf.markdown import UNSTABLE_MARK, fmt
+from perf.markdown import UNSTABLE_MARK, fmt, fmt_given
 from perf.records.results import RunResult
 from perf.records.settings import MeasureSettings
 
@@ -181,7 +181,7 @@ class Recommendation:
         """``"p95 budget of 20.00 ms"`` (empty without a budget)."""
         if self.latency_budget_ms is None:
             return ""
-        return f"p{self.latency_percentile} budget of {fmt(self.latency_budget_ms, 2)} ms"
+        return f"p{self.latency_percentile} budget of {fmt_given(self.latency_budget_ms)} ms"
 
 
 def spread(p: Point, tolerance_pct: float = DEFAULT_TOLERANCE_PCT) -> float:
@@ -290,7 +290,7 @@ def recommend(run: RunResult, latency_budget_ms: float | None = None, latency_pe
         lowest = min((p for p in cands if p.get(metric) is not None), key=lambda p: p.value(metric), default=None)
         if under is None and lowest is not None:
             notes.append(
-                f"No level meets the p{pct} budget of {fmt(latency_budget_ms, 2)} ms; the lowest p{pct} measured "
+                f"No level meets the p{pct} budget of {fmt_given(latency_budget_ms)} ms; the lowest p{pct} measured "
                 f"is {fmt(lowest.get(metric), 2)} ms ({where(lowest)})."
             )
     if not cands:
@@ -349,7 +349,7 @@ def _paired(
     if under is not None and best_under is None and cands:
         lowest = min((p for p in cands if p.get(metric) is not None), key=lambda p: p.value(metric), default=None)
         notes.append(
-            f"No level meets the p{pct} budget of {fmt(budget_ms, 2)} ms (median of its rounds, its quieter half where some were host busy)"
+            f"No level meets the p{pct} budget of {fmt_given(budget_ms)} ms (median of its rounds, its quieter half where some were host busy)"
             + (f"; the lowest p{pct} measured is {fmt(lowest.get(metric), 2)} ms ({where(lowest)})." if lowest else ".")
         )
     if not cands:

@@ -167,7 +167,9 @@ def _choose(
     if budget is not None:
         if rec.best_under_budget is None:
             raise PerfError(
-                f"nothing to deploy: no level of run {run.run_id} meets its {rec.budget_text}"
+                f"nothing to deploy: no level of run {run.run_id} meets "
+                + ("its " if latency_budget_ms is None else "the given ")  # --latency-budget-ms is not the run's
+                + rec.budget_text
                 + (f" ({' '.join(rec.notes)})" if rec.notes else "")
                 + "; a bundle is what gets deployed, so none is written over the budget without being asked for",
                 hint=_over_budget_hint(rec, of_series) or f"choose one with --variant NAME; {hint}",

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from perf.analysis.recommendation import Choice, Recommendation, recommend
 from perf.analysis.stats import P99, THROUGHPUT, Point, curve, gpu_metric, run_points
-from perf.markdown import CPU_MEASURES, TOP_N, UNSTABLE_MARK, flag_mark, fmt
+from perf.markdown import CPU_MEASURES, TOP_N, UNSTABLE_MARK, flag_mark, fmt, fmt_given
 from perf.plots import bars as plot_bars
 from perf.plots import frontier as plot_frontier
 from perf.plots.canvas import (
@@ -143,7 +143,7 @@ def _mark_choices(
     if rec is None:
         return
     marks = [
-        (rec.best_under_budget, "*", 16, f"best under p{rec.latency_percentile} budget {fmt(rec.latency_budget_ms, 2)} ms"),
+        (rec.best_under_budget, "*", 16, f"best under p{rec.latency_percentile} budget {fmt_given(rec.latency_budget_ms)} ms"),
         (rec.best_peak, "P", 11, "best peak throughput"),
     ]
     unmet = rec.latency_budget_ms is not None and rec.best_under_budget is None
@@ -154,7 +154,7 @@ def _mark_choices(
                 "X",
                 11,
                 f"lowest p99 reached {fmt(rec.lowest_p99.latency_p99_ms, 2) if rec.lowest_p99 else ''} ms"
-                f" — no level meets the budget of {fmt(rec.latency_budget_ms, 2)} ms",
+                f" — no level meets the budget of {fmt_given(rec.latency_budget_ms)} ms",
             )
         )
     for choice, marker, size, what in marks:

@@ -59,7 +59,7 @@ import statistics
 
 from perf.analysis.budget_latency import judged
 from perf.analysis.ranking import Adjusted, Operating, Side, per_round, records, summary
-from perf.markdown import fmt
+from perf.markdown import fmt, fmt_given
 from perf.records.results import VariantResult
 from perf.records.rounds import RoundRules
 from perf.records.search import SearchDecision, SearchRules
@@ -207,7 +207,7 @@ def update(
             "budget",
             top,
             f"its p{budget.percentile} at concurrency {top} is {fmt(lat, 2)} ms ({basis}), over the budget "
-            f"of {fmt(budget.ms, 2)} ms: {OVER_BUDGET}" + _still_rose(vr, plan, levels),
+            f"of {fmt_given(budget.ms)} ms: {OVER_BUDGET}" + _still_rose(vr, plan, levels),
             budget,
         )
     elif firm >= rounds.flat_window:

@@ -39,7 +39,7 @@ from typing import Any
 
 from perf.analysis.recommendation import DEFAULT_TOLERANCE_PCT, best_under_budget, candidate, latency_metric, rank, spread
 from perf.analysis.stats import THROUGHPUT, Point, aggregate
-from perf.markdown import fmt
+from perf.markdown import fmt, fmt_given
 from perf.records.levels import HOST_BUSY, LevelResult
 from perf.records.results import RunResult, VariantResult
 from perf.records.search import SearchDecision, SearchMode, SearchRecord, SearchRules
@@ -198,7 +198,7 @@ def _adaptive(
             top,
             own,
             f"its p{budget.percentile} at concurrency {top.concurrency} is {fmt(top.get(budget.metric), 2)} ms, over the "
-            f"budget of {fmt(budget.ms, 2)} ms: {OVER_BUDGET}"
+            f"budget of {fmt_given(budget.ms)} ms: {OVER_BUDGET}"
             + (still_rose(gain_pct(prev, top), prev.concurrency, top.concurrency) if prev is not None else "")
             + (
                 " (measured while other processes kept the host busy: rerun on a quiet host to trust this stop)"
@@ -277,7 +277,7 @@ def _pruned(
             ok[0],
             own,
             f"its p{budget.percentile} at concurrency {ok[0].concurrency} is already {fmt(ok[0].get(budget.metric), 2)} ms, "
-            f"over the budget of {fmt(budget.ms, 2)} ms at the lowest load: {OVER_BUDGET}",
+            f"over the budget of {fmt_given(budget.ms)} ms at the lowest load: {OVER_BUDGET}",
             budget,
             best,
             tol,

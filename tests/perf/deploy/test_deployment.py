@@ -23,6 +23,7 @@ from clients.runtimes.base import TRITON_DEFAULT_PORTS
 from clients.runtimes.options import DEFAULT_TAG, image_for_tag
 from core import formats
 from core.errors import PerfError
+from perf.analysis.recommendation import recommend
 from perf.deploy import k8s
 from perf.deploy.bundle import MANIFEST_DIR, SERVER_FILE, STORAGE_FILE, export_deployment
 from perf.deploy.choose import choose_variant
@@ -196,7 +197,7 @@ def test_unknown_and_failed_variants_are_refused_with_the_valid_names(run_dir: P
 def test_a_latency_budget_picks_the_best_level_within_it_or_refuses(run_dir: Path):
     bundle = export_deployment(run_dir, latency_budget_ms=4.5)
     assert bundle.chosen.variant == CPU1 and "p99 budget of 4.50 ms" in bundle.chosen.why
-    with pytest.raises(PerfError, match="no level of run r1 meets its p99 budget of 1.00 ms"):
+    with pytest.raises(PerfError, match="no level of run r1 meets the given p99 budget of 1.00 ms"):
         export_deployment(run_dir, latency_budget_ms=1.0)
 
 
@@ -438,3 +439,18 @@ def test_cpu_requests_round_up_the_measured_server_cpu():
     r = k8s.resources(c, 1.6, "concurrency 8, batch 1")
     assert r.cpu_quantity == "1600m" and r.requirements().requests == {"cpu": "1600m"}
     assert k8s.resources(c).cpu_quantity == "4"
+
+
+def test_a_given_budget_is_said_with_its_digits_and_as_the_given_one_not_the_runs():
+    """Issue 26: `--latency-budget-ms 0.025` read "the p99 budget of 0.03 ms" and "its p99 budget" (the run's was 10 ms)."""
+    run = run_result(
+        [variant_result("a", [level_result(1, 400.0, 3.0)])],
+        run_id="k",
+        settings={"latency_budget_ms": 10.0},
+        finished="2026-12-02T05:00:00",
+    )
+    with pytest.raises(PerfError, match=r"no level of run k meets the given p99 budget of 0\.025 ms"):
+        choose_variant(run, latency_budget_ms=0.025)
+    assert recommend(run, 0.025).budget_text == "p99 budget of 0.025 ms"
+    assert recommend(run, 25.0).budget_text == "p99 budget of 25.00 ms"  # a round number keeps its 2 decimals
+    assert choose_variant(run).why.endswith("the best level within the p99 budget of 10.00 ms")
