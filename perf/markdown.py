@@ -63,10 +63,12 @@ def fmt(value: float | None, digits: int = 1) -> str:
     return "—" if value is None else f"{value:,.{digits}f}"
 
 
-def fmt_given(value: float, digits: int = 2) -> str:
+def fmt_given(value: float | None, digits: int = 2) -> str:
     """A number the user gave (a latency budget): :func:`fmt` with ``digits`` decimals, more where
     it needs them to stay the number given (up to 6): a 0.025 ms budget printed as "0.03 ms" read
     as another budget (issue 26)."""
+    if value is None:
+        return fmt(value)
     more = next((d for d in range(digits, 7) if round(value, d) == value), 6)
     return fmt(value, more)
 
