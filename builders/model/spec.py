@@ -35,6 +35,18 @@ EXAMPLE_BATCH = 2
 SPEC_SCHEMA = 1
 
 
+class UnknownAxisError(ModelSpecError):
+    """A declared dynamic axis no input's shape names (:meth:`ModelSpec._require_used_axes`), said
+    as ``--dynamic-axis``'s; :meth:`ModelSpec.from_json` says it as the spec's ``dynamic_axes``
+    field when the axis came from a spec file (issue 26: the message named a flag never passed).
+
+    Attributes:
+        example: An axis an input names without a range (the one to declare), or ``"seq"``.
+    """
+
+    example = "seq"
+
+
 @dataclasses.dataclass(frozen=True)
 class ModelSpec:
     """The I/O signature of a model.
@@ -99,16 +111,20 @@ class ModelSpec:
         named = used | {d for t in self.outputs for d in t.shape if isinstance(d, str)}
         undeclared = sorted(used - set(self.dynamic_axes))
         example = undeclared[0] if undeclared else "seq"
-        require_known(
-            "--dynamic-axis",
-            (a for a in self.dynamic_axes if a not in named),
-            sorted(used),
-            kind="dynamic axis",
-            owner="the model's inputs",
-            error=ModelSpecError,
-            hint=f"give --dynamic-axis (or the spec's dynamic_axes) for an axis an input's shape names, e.g. "
-            f"--dynamic-axis {example}=1,64,128, or name the axis in an input's shape (--input input_ids:int64:seq)",
-        )
+        try:
+            require_known(
+                "--dynamic-axis",
+                (a for a in self.dynamic_axes if a not in named),
+                sorted(used),
+                kind="dynamic axis",
+                owner="the model's inputs",
+                error=UnknownAxisError,
+                hint=f"give --dynamic-axis (or the spec's dynamic_axes) for an axis an input's shape names, e.g. "
+                f"--dynamic-axis {example}=1,64,128, or name the axis in an input's shape (--input input_ids:int64:seq)",
+            )
+        except UnknownAxisError as e:
+            e.example = example
+            raise
 
     def axis_sizes(self, which: str = "opt") -> dict[str, int]:
         """Each dynamic axis at its ``"min"``, ``"opt"`` or ``"max"`` size."""
@@ -189,7 +205,15 @@ class ModelSpec:
                 expected and what was found), an unsupported ``schema`` version, or an
                 inconsistent spec.
         """
-        return validate_json(ModelSpecRecord, d, source).to_spec()
+        record = validate_json(ModelSpecRecord, d, source)
+        try:
+            return record.to_spec()
+        except UnknownAxisError as e:  # the axis came from the spec's field, not from a flag
+            raise ModelSpecError(
+                f"{source}: dynamic_axes {e.message.removeprefix('--dynamic-axis ')}",
+                hint=f"key each range in the dynamic_axes of {source} by an axis an input's shape names, e.g. "
+                f'"dynamic_axes": {{"{e.example}": [1, 64, 128]}}, or name the axis in an input\'s shape',
+            ) from None
 
     @classmethod
     def from_file(cls, path: str | Path) -> ModelSpec:

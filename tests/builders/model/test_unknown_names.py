@@ -26,6 +26,23 @@ def test_dynamic_axis_no_input_uses_is_refused():
         ModelSpec.from_json({"inputs": [{"name": "x", "dtype": "float32", "shape": [4]}], "dynamic_axes": {"batch": [1, 2, 3]}})
 
 
+def test_a_spec_files_dynamic_axes_naming_no_input_axis_names_the_files_field_not_a_flag(tmp_path):
+    """Issue 26: a spec file whose dynamic_axes said "seq" while the shape names "frames" was
+    reported as "--dynamic-axis 'seq' ...", a flag never passed."""
+    spec = tmp_path / "spec_badaxis.json"
+    spec.write_text(
+        '{"inputs": [{"name": "mels", "dtype": "float32", "shape": ["frames", 40]}], "outputs": ["logits"], '
+        '"dynamic_axes": {"seq": [1, 49, 98]}}'
+    )
+    with pytest.raises(ModelSpecError) as e:
+        ModelSpec.from_file(spec)
+    assert e.value.message == (
+        f"spec file {spec}: dynamic_axes 'seq' names no dynamic axis of the model's inputs; "
+        "the dynamic axes of the model's inputs: frames"
+    )
+    assert "--dynamic-axis" not in str(e.value) and '"dynamic_axes": {"frames": [1, 64, 128]}' in (e.value.hint or "")
+
+
 def test_dynamic_axis_flag_is_an_error_on_the_cli(tmp_path):
     r = CliRunner().invoke(
         cli,
