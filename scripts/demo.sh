@@ -13,23 +13,27 @@
 #      precision study of the eager model, added to the run and its report.
 #   4. triton-perf export-deployment: the recommended variant as a Kubernetes bundle in
 #      results/<run-id>/deployment-<variant>/ (model folder + manifests, docs/KUBERNETES.md).
-# Overrides: DEMO_MODEL (mlp), DEMO_CONCURRENCY (auto; or a list such as 1,2,4,8), DEMO_BUDGET_MS (p99 budget, 25),
-#            DEMO_TIME_BUDGET (the sweep's time budget, 6m), DEMO_WINDOW_MS (each round visit's window, 300).
+# Overrides: DEMO_MODEL (mlp; a built-in name, or your file.py:factory with DEMO_SPEC), DEMO_SPEC (its input spec
+#            file, passed as --spec), DEMO_CONCURRENCY (auto; or a list such as 1,2,4,8), DEMO_BUDGET_MS (p99
+#            budget, 25), DEMO_TIME_BUDGET (the sweep's time budget, 6m), DEMO_WINDOW_MS (each round visit's window, 300).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY="${VENV:-.venv}/bin/python"
 MODEL=${DEMO_MODEL:-mlp}
+NAME=${MODEL##*:} # a file.py:factory build is named after its factory (builders build), a built-in after itself
+SPEC=()
+if [ -n "${DEMO_SPEC:-}" ]; then SPEC=(--spec "$DEMO_SPEC"); fi
 RUN_ID=demo-$(date +%Y%m%d-%H%M%S)
 
 echo "== 1/4 build: $MODEL -> TorchScript + ONNX, verified, variants in model_repository/"
-"$PY" -m builders.cli.main build --model "$MODEL" --format torchscript --format onnx \
+"$PY" -m builders.cli.main build --model "$MODEL" ${SPEC[@]+"${SPEC[@]}"} --format torchscript --format onnx \
   --instance-counts 1,2 --dynamic-batching off,500 --max-batch-sizes 64
 
 echo "== 2/4 check: served outputs vs PyTorch, HTTP and gRPC, every variant"
-"$PY" -m clients.cli.main check --runtime bundled --repository model_repository --variant "${MODEL}_*"
+"$PY" -m clients.cli.main check --runtime bundled --repository model_repository --variant "${NAME}_*"
 
 echo "== 3/4 sweep: perf_analyzer over concurrency ${DEMO_CONCURRENCY:-auto}, in rounds, within ${DEMO_TIME_BUDGET:-6m}"
-perf/run_sweep.sh --runtime bundled --repository model_repository --variants "${MODEL}_*" \
+perf/run_sweep.sh --runtime bundled --repository model_repository --variants "${NAME}_*" \
   --concurrency "${DEMO_CONCURRENCY:-auto}" --round-window "${DEMO_WINDOW_MS:-300}" \
   --time-budget "${DEMO_TIME_BUDGET:-6m}" --latency-budget-ms "${DEMO_BUDGET_MS:-25}" --run-id "$RUN_ID"
 

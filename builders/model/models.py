@@ -226,7 +226,8 @@ def _require_spec(source: str, spec: ModelSpec | None) -> ModelSpec:
         raise ModelSpecError(
             f"--model {source} needs an input spec",
             hint="pass --spec spec.json, or --input NAME:DTYPE:SHAPE[:LOW..HIGH] (repeat) with --dynamic-axis AXIS=MIN,OPT,MAX; "
-            "in Python: BuildOptions(spec=ModelSpec(...)) or BuildOptions(example_inputs=one_batch)",
+            "in Python: BuildOptions(spec=ModelSpec(...)) or BuildOptions(example_inputs=one_batch); "
+            "make demo: DEMO_SPEC=spec.json",
         )
     return spec
 
