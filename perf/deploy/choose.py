@@ -18,7 +18,7 @@ from core.errors import PerfError
 from perf.analysis.cuts import cut_variants
 from perf.analysis.recommendation import Choice, Recommendation, rank, recommend
 from perf.analysis.stats import run_points
-from perf.markdown import fmt
+from perf.markdown import fmt, fmt_given
 from perf.records.results import RunResult, series_name, split_by_shape
 from perf.records.unfinished import resume_hint, unfinished_text
 
@@ -119,9 +119,9 @@ def level_caveats(
         if values:
             at = statistics.median(values)
             where = (
-                f"over {whose} p{pct} budget of {fmt(budget_ms, 2)} ms: p{pct} {fmt(at, 2)} ms, {at / budget_ms:.1f}x the budget"
+                f"over {whose} p{pct} budget of {fmt_given(budget_ms)} ms: p{pct} {fmt(at, 2)} ms, {at / budget_ms:.1f}x the budget"
                 if at > budget_ms
-                else f"within {whose} p{pct} budget of {fmt(budget_ms, 2)} ms (p{pct} {fmt(at, 2)} ms)"
+                else f"within {whose} p{pct} budget of {fmt_given(budget_ms)} ms (p{pct} {fmt(at, 2)} ms)"
             )
             out.append(f"this level is {where}")
     return tuple(out)
