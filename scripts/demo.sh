@@ -5,8 +5,9 @@
 #   2. clients check: each variant loaded on a real tritonserver, the saved reference batch sent
 #      over HTTP and gRPC, served outputs compared with PyTorch's
 #   3. perf/run_sweep.sh: the 8 variants loaded together and measured in interleaved, shuffled rounds
-#      (perf_analyzer at concurrency 1, 2, 4, 8 ... per variant until throughput stops rising or p99 passes the
-#      budget), compared pairwise within each round; variants the pick beats dropped (--search prune), all
+#      (perf_analyzer at the coarse levels 1, 4, 16 ... per variant, then the levels next to each one's best,
+#      until throughput stops rising or p99 passes the budget), compared pairwise within each round; variants the
+#      pick beats dropped (--search prune), all
 #      within a time budget (DEMO_TIME_BUDGET, 6m) -> results/<run-id>/
 #      (raw CSVs, commands.txt, results.json, flat.csv, report.md + PNG plots); summary printed.
 #   3b. triton-perf baseline --trace --precision: a profiler trace of one batch per format and the
