@@ -218,6 +218,8 @@ def plot_metric(
         ax.set_ylabel(ylabel)
         if x_metric is None:
             _concurrency_axis(ax, points, bs)
+            if metric == P99:  # one overloaded level would otherwise squash the budget's region
+                log_scale_if_wide(ax, [y for pts in points.values() for _, y, _ in _series(pts, metric, None, bs)], "y")
         else:
             log_scale_if_wide(ax, [x for pts in points.values() for x, _, _ in _series(pts, metric, x_metric, bs)])
         ax.set_xlabel(xlabel or ax.get_xlabel())

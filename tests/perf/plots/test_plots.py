@@ -222,3 +222,25 @@ def test_a_one_point_series_is_drawn_as_markers_only(tmp_path: Path, kept_figure
     several = [c.lines[0] for c in ax.containers if len(set(c.lines[0].get_xdata())) > 1]
     assert several and all(line.get_linestyle() != "None" for line in several)
     assert any(g.get_visible() for g in ax.xaxis.get_gridlines())
+
+
+def test_a_p99_axis_one_outlier_widens_goes_log_with_plain_number_ticks(tmp_path: Path, kept_figures: list):
+    """Trial 6: p99_vs_concurrency on a linear axis up to 250 ms for one outlier squeezed the 10 ms
+    budget and the 5-30 ms region where the decision lies; the log axis of throughput_vs_p99 was
+    labelled only 10^1 and 10^2. Read back: a log y axis whose tick labels are plain numbers 1, 2, 5 per decade."""
+    run = make_run()
+    slow = run.variants[0]
+    for lv in slow.levels:
+        if lv.concurrency == max(x.concurrency for x in slow.levels):
+            lv.latency_p99_ms = 250.0
+    plots.plot_metric(run_points(run), "latency_p99_ms", "ms", "p99", tmp_path / "p.png", latency_budget_ms=10.0)
+    (fig,) = kept_figures
+    (ax,) = fig.axes
+    assert ax.get_yscale() == "log"
+    fig.canvas.draw()
+    labels = [t.get_text() for t in ax.get_yticklabels() if t.get_text()]
+    assert labels and all("^" not in t and "$" not in t for t in labels) and {"10", "20", "50"} & set(labels)
+    kept_figures.clear()
+    plots.plot_metric(run_points(make_run()), "latency_p99_ms", "ms", "p99", tmp_path / "q.png")
+    (ax,) = kept_figures[0].axes
+    assert ax.get_yscale() == "linear"  # no outlier: a linear axis, as before
