@@ -30,17 +30,21 @@ log = logging.getLogger(__name__)
 RATIO_TITLE = "Serving efficiency (at the batch the server formed)"
 TIME_TITLE = "Where a request's time went"
 #: The stacked segments of the right panel, with their colours (a grey-blue scale of their own:
-#: the left panel's variants use matplotlib's tab10 cycle).
+#: the left panel's variants use matplotlib's tab10 cycle; no two alike, :data:`MIN_COLOUR_DISTANCE`).
 SEGMENTS = (
-    ("client_send_us", "client send", "#c6dbef"),
-    ("network_server_us", "network + protocol", "#9ecae1"),
+    ("client_send_us", "client send", "#9ecae1"),
+    ("network_server_us", "network + protocol", "#2171b5"),
     ("server_queue_us", "server queue", "#fdd0a2"),
-    ("server_compute_input_us", "compute input", "#d9d9d9"),
-    ("in_process", "compute: in-process time", "#636363"),
+    ("server_compute_input_us", "compute input", "#d4d4d4"),
+    ("in_process", "compute: in-process time", "#252525"),
     ("overhead", "compute: serving overhead", "#e6550d"),
-    ("server_compute_output_us", "compute output", "#bdbdbd"),
-    ("client_recv_us", "client recv", "#6baed6"),
+    ("server_compute_output_us", "compute output", "#8c8c8c"),
+    ("client_recv_us", "client recv", "#08306b"),
 )
+#: Least RGB distance (0-1 per channel, Euclidean) between two segments' colours (trial 6: "network +
+#: protocol" and "client recv" were two near-identical blues, #9ecae1 and #6baed6, 0.19 apart); none as
+#: close to the white background.
+MIN_COLOUR_DISTANCE = 0.2
 
 
 def write_plot(rows: Sequence[EfficiencyRow], path: Path) -> Drawn | None:
