@@ -35,8 +35,9 @@ CUT_WORDS = {
 }
 
 
-def design_lines(run: RunResult) -> list[str]:
-    """How the rounds were run: groups, rounds, order, windows, the rule (bullets)."""
+def design_lines(run: RunResult, rec: Recommendation | None = None) -> list[str]:
+    """How the rounds were run: groups, rounds, order, windows, the rule (bullets); each group's
+    end as :func:`ended_words` says it (``rec``: which ranking it decided)."""
     rr = run.rounds
     if rr is None:
         return []
@@ -58,12 +59,19 @@ def design_lines(run: RunResult) -> list[str]:
         f"measured; a variant the pick beats by the rule, and that cannot climb, is dropped (pruning). Rounds end "
         f"when the ranking is decided, after {r.max_rounds} rounds, or when the next round would not fit the budget.",
     ]
+    seen: dict[frozenset[str], int] = {}
     for g in rr.groups:
-        lines.append(
-            f"- Group {g.index + 1} ({', '.join(f'`{n}`' for n in g.variants)}): {g.reason}; loaded and prepared in "
-            f"{fmt(g.load_s, 1)} s" + (f"; {g.ended}" if g.ended else "") + "."
+        same = seen.setdefault(frozenset(g.variants), g.index)
+        who = (
+            f"the same {count(len(g.variants), 'variant')} as group {same + 1}, in a later session of the run"
+            if same != g.index
+            else ", ".join(f"`{n}`" for n in g.variants)
         )
-    if len(rr.groups) > 1:
+        lines.append(
+            f"- Group {g.index + 1} ({who}): {g.reason}; loaded and prepared in "
+            f"{fmt(g.load_s, 1)} s" + (f"; {ended_words(run, rec, g.ended)}" if g.ended else "") + "."
+        )
+    if len(seen) > 1:  # groups of other variants (a resumed run's sessions of the same ones share their rounds)
         lines.append(
             "- Variants of different groups never shared a round, so they are compared only through the final "
             "group of the groups' tie sets (when one ran)."
@@ -182,8 +190,32 @@ def _nth(step: int) -> str:
     return "every doubling" if step <= 1 else "every other doubling" if step == 2 else f"every {step}th doubling"
 
 
-def budget_lines(run: RunResult) -> list[str]:
-    """The time budget: estimate, real time, and every cut."""
+def ended_words(run: RunResult, rec: Recommendation | None, ended: str, whole: bool = False) -> str:
+    """Why the rounds ended, saying which ranking was decided: with the run's own latency budget the
+    search decides the ranking under it (:meth:`perf.search.rounds.Scheduler.ranking`), not the peak
+    ranking; ``whole`` (the run's end): also that the peak ranking was not decided, and the time
+    budget left unused (trial 6: "ranking decided" beside 7 peak runner-ups not distinguishable and 48 s
+    of the budget unused)."""
+    own = run.settings.get("latency_budget_ms")
+    if own is None or not ended.startswith(("ranking decided", "ranking settled")):
+        return ended
+    pct = run.settings.get("latency_percentile") or 99
+    text = f"the ranking under the p{pct} budget of {fmt(float(own), 2)} ms {ended.removeprefix('ranking ')}"
+    peak = rec.ranking if rec is not None else None
+    if whole and peak is not None and len(peak.tie_set) > 1:
+        text += (
+            f"; the peak ranking was not decided (its pick not separated by the rule from "
+            f"{count(len(peak.tie_set) - 1, 'other')}: Best peak throughput below)"
+        )
+        b = run.rounds.budget if run.rounds else None
+        left = None if b is None or b.budget_s is None or b.spent_s is None else b.budget_s - b.spent_s - (b.baseline_s or 0.0)
+        if b is not None and left is not None and left >= 0.1 * (b.budget_s or 0.0):
+            text += f", with {fmt(left, 0)} s of the {fmt(b.budget_s, 0)} s time budget unused"
+    return text
+
+
+def budget_lines(run: RunResult, rec: Recommendation | None = None) -> list[str]:
+    """The time budget: estimate, real time, and every cut (``rec``: for :func:`ended_words`)."""
     rr = run.rounds
     if rr is None or rr.budget is None:
         return []
@@ -196,7 +228,7 @@ def budget_lines(run: RunResult) -> list[str]:
         + (f"; spent {fmt(b.spent_s, 0)} s on the sweep" if b.spent_s is not None and b.sessions == 1 else "")
         + (f"; the run in all: {fmt(b.spent_s, 0)} s over {count(b.sessions, 'session')}" if b.sessions > 1 else "")
         + (f" and {fmt(b.baseline_s, 0)} s on the in-process baseline" if b.baseline_s is not None else "")
-        + (f"; rounds ended: {rr.ended}" if rr.ended else "")
+        + (f"; rounds ended: {ended_words(run, rec, rr.ended, whole=True)}" if rr.ended else "")
         + ".",
     ]
     if rr.cuts:
@@ -260,11 +292,11 @@ def ranking_lines(run: RunResult, rec: Recommendation) -> list[str]:
     if run.rounds is None:
         return []
     lines = ["## Paired ranking", ""]
-    lines += design_lines(run)
+    lines += design_lines(run, rec)
     pruned = {d.variant for d in run.search.decisions if d.rule == "pruned"} if run.search else set()
     if rec.latency_budget_ms is not None:
         under = f"Best under the {rec.budget_text}"
         lines += comparison_lines(rec.ranking_under_budget, under, rec.latency_percentile, rec.latency_budget_ms, pruned, run)
     lines += comparison_lines(rec.ranking, "Best peak throughput", rec.latency_percentile, pruned=pruned, run=run)
-    lines += budget_lines(run)
+    lines += budget_lines(run, rec)
     return [*lines, ""]

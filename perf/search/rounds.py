@@ -183,7 +183,7 @@ class Rounds:
                 break
             settled = self.decided(alive, max(0, s.rounds.max_rounds - done)) if done >= s.rounds.min_rounds else None
             if settled:  # said first: a ranking decided by the last round allowed is decided, not cut
-                why = f"{settled} (after {done} rounds)"
+                why = f"{settled} (after {_rounds_words(self.record, alive, done)})"
                 break
             if done >= s.rounds.max_rounds:
                 why = f"{done} rounds, the most a group gets (max_rounds)"
@@ -372,3 +372,10 @@ class Rounds:
         self.record.ended = why
         log.info("rounds of group %d ended: %s; tie set %s", group, why, ", ".join(tie))
         self.save()
+
+
+def _rounds_words(record: RoundsRecord, alive: Sequence[str], done: int) -> str:
+    """``"6 rounds"``; of a resumed group whose rounds were not all whole: ``"8 rounds in which all
+    of them were measured, of 9"`` (the report's "measured in 9 rounds" is every round)."""
+    some = sum(1 for r in record.rounds if set(alive) & {v.variant for v in r.order})
+    return count(done, "round") + (f" in which all of them were measured, of {some}" if some > done else "")

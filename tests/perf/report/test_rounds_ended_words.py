@@ -1,0 +1,56 @@
+"""The Paired ranking section says which ranking the rounds decided and which groups really held
+other variants (trial 6: "ranking decided (after 3 rounds)" beside a peak ranking of 7 runner-ups
+not distinguishable and 48 s of the budget unused; a resumed run's two sessions of the same 4
+variants called groups that "never shared a round")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from factories import level_result, run_result, variant_result
+
+from perf.records import results
+from perf.records.rounds import BudgetRecord, LoadGroup, RoundRecord, RoundsRecord, Visit
+from perf.report.write import write_report
+
+NAMES = ("lead", "close", "far")
+THR = {"lead": [1000, 1010, 990], "close": [1001, 1000, 995], "far": [500, 505, 495]}
+
+
+def _run(tmp_path: Path, groups: list[LoadGroup], ended: str, budget: BudgetRecord | None = None) -> str:
+    variants = [
+        variant_result(n, [level_result(4, t, 5.0 if n != "close" else 50.0, trial=r, spread=True) for r, t in enumerate(THR[n])])
+        for n in NAMES
+    ]
+    rounds = [RoundRecord(r, 0 if r == 0 else len(groups) - 1, r, "now", 1.0, [Visit(n, 4) for n in NAMES]) for r in range(3)]
+    rec = RoundsRecord(seed=1, groups=groups, rounds=rounds, budget=budget, ended=ended)
+    run = run_result(variants, settings={"latency_budget_ms": 10.0, "design": "rounds"}, rounds=rec)
+    results.save(run, tmp_path)
+    return write_report(tmp_path).read_text().split("## Paired ranking", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_decided_ranking_is_named_and_an_undecided_peak_ranking_said(tmp_path: Path) -> None:
+    budget = BudgetRecord(180.0, 1.25, 5.0, 160.0, 6, spent_s=132.0)
+    text = _run(
+        tmp_path,
+        [LoadGroup(0, list(NAMES), "every contender fits", ended="ranking decided (after 3 rounds)")],
+        "ranking decided (after 3 rounds)",
+        budget,
+    )
+    assert "; the ranking under the p99 budget of 10.00 ms decided (after 3 rounds)." in text
+    line = next(ln for ln in text.splitlines() if ln.startswith("- **Time budget:**"))
+    assert (
+        "rounds ended: the ranking under the p99 budget of 10.00 ms decided (after 3 rounds); the peak ranking was not decided"
+        in line
+    )
+    assert "with 48 s of the 180 s time budget unused" in line
+    assert "rounds ended: ranking decided" not in text
+
+
+def test_two_sessions_of_the_same_variants_are_not_called_groups_that_never_shared_a_round(tmp_path: Path) -> None:
+    same = [LoadGroup(0, list(NAMES), "every contender fits"), LoadGroup(1, list(reversed(NAMES)), "every contender fits")]
+    text = _run(tmp_path / "a", same, "time budget spent")
+    assert "- Group 2 (the same 3 variants as group 1, in a later session of the run)" in text
+    assert "never shared a round" not in text
+    other = [LoadGroup(0, ["lead", "far"], "fits"), LoadGroup(1, ["close", "lead"], "the final")]
+    assert "never shared a round" in _run(tmp_path / "b", other, "time budget spent")
