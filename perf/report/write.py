@@ -22,7 +22,7 @@ from perf.analysis.cuts import cut_variants
 from perf.analysis.effects import interactions, main_effects
 from perf.analysis.frontier import frontier_section, frontier_summary
 from perf.analysis.pairs import baseline
-from perf.analysis.recommendation import Recommendation, candidate, recommend
+from perf.analysis.recommendation import Recommendation, candidate, latency_metric, recommend
 from perf.analysis.stats import KNEE_GAIN_PCT, P99, THROUGHPUT, Point, peak, run_points
 from perf.markdown import APPENDIX_FILE, LIST_LIMIT, TOP_N, UNSTABLE_MARK, capped, errors_text, flag_mark, fmt
 from perf.plots import figures as plots
@@ -91,9 +91,11 @@ def summary_table(
         keep = set(sorted(peaks, key=lambda n: -peaks[n])[:top_n])
         keep |= {c.variant for c in (rec.best_under_budget, rec.best_peak) if c is not None}
         shown = [v for v in run.variants if v.name in keep]
+    pct = rec.latency_percentile
+    other = pct != 99 and latency_budget_ms is not None  # the budget's percentile beside the p99
     view = Table(
         title=escape(title),
-        caption=f"c: concurrency, b: client batch size; p99 at the peak level; knee: "
+        caption=f"c: concurrency, b: client batch size; p99{f' and p{pct}' if other else ''} at the peak level; knee: "
         f"saturation concurrency (report.md); {UNSTABLE_MARK}: that level is flagged (unstable: no stable "
         "perf_analyzer windows; host busy: other processes used the CPU)"
         + (
@@ -103,7 +105,7 @@ def summary_table(
         ),
     )
     view.add_column("variant", no_wrap=True)
-    for col in ("peak infer/s", "at c", "p99 ms", "knee c"):
+    for col in ("peak infer/s", "at c", "p99 ms", *([f"p{pct} ms"] if other else []), "knee c"):
         view.add_column(col, justify="right", no_wrap=True)
     view.add_column("note")
     before = set(cut_variants(run)[1])
@@ -112,7 +114,8 @@ def summary_table(
         marks = []
         u = rec.best_under_budget
         if u and u.variant == v.name:  # the † goes with the level it marks
-            marks.append(f"best under budget ({_level_label(u.concurrency, u.batch_size, u.status)})")
+            at_budget = f", p{pct} {fmt(rec.budget_latency_ms, 2)} ms" if other and rec.budget_latency_ms is not None else ""
+            marks.append(f"best under budget ({_level_label(u.concurrency, u.batch_size, u.status)}{at_budget})")
         if rec.best_peak and rec.best_peak.variant == v.name:
             marks.append("best peak")
         if p is not None and p.status not in ("ok", "unstable"):  # unstable: the † on the level
@@ -128,6 +131,7 @@ def summary_table(
             fmt(p.get(THROUGHPUT)) if p else "—",
             at,
             fmt(p.get(P99), 2) if p else "—",
+            *([fmt(p.get(latency_metric(pct)), 2) if p else "—"] if other else []),
             "—" if k is None else str(k),
             escape("; ".join(marks)),
             style="dim" if v.status == "failed" else None,
@@ -160,7 +164,7 @@ def recommendation_section(
             f"- **Best under the {rec.budget_text}:** "
             + (rec.best_under_budget.describe() if rec.best_under_budget else "none")
             + (
-                f" (p{rec.latency_percentile} {fmt(rec.budget_latency_ms, 2)} ms)"
+                f" (p{rec.latency_percentile} {fmt(rec.budget_latency_ms, 2)} ms{_basis(rec)})"
                 if rec.best_under_budget and rec.latency_percentile != 99
                 else ""
             )
@@ -185,6 +189,15 @@ def recommendation_section(
     if rec.excluded:
         lines += [f"- **Excluded from the recommendation** ({len(rec.excluded)}):"] + capped(rec.excluded, indent="  ")
     return lines
+
+
+def _basis(rec: Recommendation) -> str:
+    """``", median of its 2 rounds with the least other load of 3 (...; 3.86 ms over all 3)"``: how
+    the pick's budget latency was taken when it is not the median over every round (the table's
+    number), so both numbers stand beside each other (:mod:`perf.analysis.budget_latency`)."""
+    r = rec.ranking_under_budget
+    lat = r.leader.latency if r is not None and r.leader is not None else None
+    return f", {lat.basis()}" if lat is not None and lat.quieter else ""
 
 
 def plot_lines(run: RunResult, run_dir: Path, rec: Recommendation, breakdown_concurrency: int | None, html: bool) -> list[str]:
