@@ -62,6 +62,11 @@ def search_lines(run: RunResult, limit: int | None = TOP_N) -> list[str]:
             "and dropped when its best throughput plus its spread stayed below the best's minus the best's spread "
             "(the search assumes a variant behind at the best's concurrency stays behind at the others)"
         )
+    b = run.rounds.budget if run.rounds is not None else None
+    cap = b.max_concurrency if b is not None and b.max_concurrency and levels and b.max_concurrency < max(levels) else None
+    if cap is not None:  # the time budget capped the ladder: brute force over what it left
+        levels = tuple(c for c in levels if c <= cap)
+    capped_words = f"cut for time at c={cap}" if cap is not None else ""
     planned = len(levels) * len(run.variants)
     measured = sum(len({p.concurrency for p in aggregate(v.levels)}) for v in run.variants)
     lines = [
@@ -71,7 +76,7 @@ def search_lines(run: RunResult, limit: int | None = TOP_N) -> list[str]:
         f"- Order (most promising first): {', '.join(f'`{n}`' for n in rec.order)}.",
         f"- Measured {measured} concurrency levels over "
         f"{sum(1 for v in run.variants if v.levels)} of the {len(run.variants)} variants"
-        + (f" (brute force over the same ladder: {planned})." if planned else "."),
+        + (f" (brute force over the same ladder{', ' + capped_words if cap else ''}: {planned})." if planned else "."),
         "",
     ]
     rows = []
@@ -80,6 +85,8 @@ def search_lines(run: RunResult, limit: int | None = TOP_N) -> list[str]:
         cs = sorted({p.concurrency for p in aggregate(v.levels)})
         cause = "cut for time" if (v.error or "").startswith("cut for time") else v.status
         stop = RULE_WORDS[d.rule] if d else "every asked level" if cs else f"not measured ({cause})"
+        if cap is not None and cs and max(cs) >= cap and (d is None or d.rule == "cap"):
+            stop = capped_words  # not the ladder's own top: its peak above the cap was not measured
         rows.append([f"`{v.name}`", ", ".join(map(str, cs)) or "—", stop])
     why = [f"`{d.variant}`: not measured further because {d.reason.rstrip('.')}." for d in rec.decisions if d.rule != "cap"]
     if limit is not None and len(rows) > limit:
