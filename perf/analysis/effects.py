@@ -118,6 +118,7 @@ class Spread:
             trial-spread verdict (None: unknown, one trial). Paired over rounds: also every
             pair significant by the paired rule (:mod:`perf.analysis.effects_rounds`).
         paired: The pairs were paired over rounds (a rounds sweep).
+        unseparated: Of those, the pairs the paired rule did not separate.
     """
 
     values: tuple[float, ...]
@@ -126,6 +127,7 @@ class Spread:
     high: float
     significant: bool | None
     paired: bool = False
+    unseparated: int = 0
 
     @property
     def sign(self) -> int:
@@ -145,7 +147,11 @@ class Spread:
             why = {True: "beyond its trial spread", False: "not significant: within its trial spread", None: spread_unknown(1)}
             return text + f" (1 pair; {why[self.significant]})"
         kind = "IQR" if n >= IQR_FROM else "min–max"
-        return text + f" ({kind} {self.low:+.1f} to {self.high:+.1f}" + ("" if self.significant else ": not significant") + ")"
+        if not self.significant and self.unseparated and not self.low <= 0 <= self.high:  # the spread alone is clear of zero
+            why = f"; not significant: {self.unseparated} of {n} pairs not separated by the paired rule"
+        else:
+            why = "" if self.significant else ": not significant"
+        return text + f" ({kind} {self.low:+.1f} to {self.high:+.1f}{why})"
 
 
 def summarise(values: Sequence[float], single: bool | None = None, paired: Sequence[bool | None] | None = None) -> Spread:
@@ -160,7 +166,7 @@ def summarise(values: Sequence[float], single: bool | None = None, paired: Seque
     sig = single if len(vals) == 1 else not (low <= 0 <= high)
     if paired is not None:
         sig = bool(sig) and all(paired)
-    return Spread(vals, statistics.median(vals), low, high, sig, paired is not None)
+    return Spread(vals, statistics.median(vals), low, high, sig, paired is not None, sum(not p for p in paired or ()))
 
 
 @dataclasses.dataclass(frozen=True)
