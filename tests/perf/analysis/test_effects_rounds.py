@@ -92,7 +92,7 @@ def test_an_effect_over_pairs_is_significant_only_when_every_pair_is_by_the_pair
 
     assert summarise([19.0, 33.2]).significant is True  # one after another: the spread over pairs decides
     s = summarise([19.0, 33.2], paired=[False, False])
-    assert s.significant is False and s.describe().endswith(": not significant)")
+    assert s.significant is False and s.describe().endswith("; not significant: 2 of 2 pairs not separated by the paired rule)")
     assert summarise([19.0, 33.2], paired=[True, True]).significant is True
     one = summarise([30.0], True, paired=[True])
     assert one.describe() == "+30.0 % (1 pair; significant by the paired rule)"  # not "beyond its trial spread"
