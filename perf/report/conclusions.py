@@ -14,14 +14,12 @@ in the appendix by :func:`perf.report.pairs.pair_bullets`.
 
 from __future__ import annotations
 
-import dataclasses
 import statistics
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from core.wording import count, plural
 from perf.analysis.effects import Interaction, MainEffect, interactions, main_effects, value_order
-from perf.analysis.fair import busy_load
 from perf.analysis.paired import RULE_SHORT
 from perf.analysis.pairs import baseline, variant_of
 from perf.analysis.recommendation import Recommendation, candidate
@@ -31,13 +29,11 @@ from perf.analysis.stats import (
     P99,
     THROUGHPUT,
     Point,
-    common_level,
     curve,
-    gpu_metric,
     interference,
     run_points,
 )
-from perf.markdown import CPU_MEASURES, flag_mark, fmt
+from perf.markdown import flag_mark, fmt
 from perf.records.levels import HOST_BUSY, UNSTABLE
 from perf.records.results import RunResult, VariantResult
 from perf.records.unfinished import unfinished_text
@@ -45,6 +41,7 @@ from perf.report.effects import effects_sentences
 from perf.report.pairs import change_clause, once, ranked_text
 from perf.report.phrases import Facts, say
 from perf.report.servers import measured_elsewhere
+from perf.report.why import mechanism, runner_up
 
 
 def _list(items: Iterable[Any]) -> str:
@@ -137,7 +134,7 @@ def _numbers(
             if ranked
             else _sentence(change_clause(bb, bp, THROUGHPUT, mixed, run, f"over the 1-instance, no-batching baseline {own}"))
         )
-    second = _runner_up(ok, best.variant, bs, pts)
+    second = runner_up(ok, best.variant, bs, pts)
     if second is not None and (base is None or second.variant != base.name):
         head.append(
             f"The runner-up, `{second.variant}`, peaked at {fmt(second.get(THROUGHPUT))} infer/s "
@@ -199,82 +196,6 @@ def _numbers(
 
 def _at_batch(batch_size: int) -> str:
     return f", client batch size {batch_size}" if batch_size != 1 else ""
-
-
-def _runner_up(ok: list[VariantResult], best: str, batch_size: int, pts: dict[str, list[Point]]) -> Point | None:
-    """Peak point of the second-highest peak at ``batch_size`` among series of the best's input size."""
-    size = {v.name: (v.params or {}).get("shape") for v in ok}
-    peaks = [
-        max(curve(pts[v.name], batch_size), key=lambda p: p.value(THROUGHPUT))
-        for v in ok
-        if v.name != best and curve(pts[v.name], batch_size) and size[v.name] == size.get(best)
-    ]
-    return max(peaks, key=lambda p: p.value(THROUGHPUT), default=None)
-
-
-def _share(p: Point) -> tuple[float | None, float]:
-    """(queue % of server time, compute µs: input + infer + output)."""
-    q, comp = p.get("server_queue_us"), sum(p.get(f"server_compute_{k}_us") or 0 for k in ("input", "infer", "output"))
-    return (None if q is None or q + comp == 0 else 100.0 * q / (q + comp)), comp
-
-
-def _per_inference_us(p: Point) -> float | None:
-    """Compute infer time of one execution divided by the inferences it held (µs)."""
-    comp, bsz = p.get("server_compute_infer_us"), p.get("avg_server_batch_size")
-    return None if comp is None or not bsz else comp / bsz
-
-
-def _explain(name: str, p: Point, gpu: str | None) -> str:
-    share, comp = _share(p)
-    text = (  # the compute the queue's share is of: input + infer + output (_share's own sum)
-        f"`{name}`{flag_mark(p.status)} spent {fmt(p.get('server_queue_us'), 0)} µs per request queued and "
-        f"{fmt(comp, 0)} µs in compute (input + infer + output; {fmt(p.get('server_compute_infer_us'), 0)} µs infer)"
-    )
-    if share is not None:
-        text += f" (queue = {share:.0f} % of server time: {say('server_time', Facts(queue_share_pct=share))})"
-    bsz = p.get("avg_server_batch_size")
-    if bsz is not None:
-        text += f"; executions held {bsz:.2f} inferences on average"
-        if bsz > 1 and _per_inference_us(p) is not None:
-            text += f" (≈{fmt(_per_inference_us(p), 0)} µs of compute per inference)"
-    measures = [(m, label, unit, d) for m, (label, unit, d, _) in CPU_MEASURES.items()] + [(gpu, "GPU", "%", 1)]
-    utils = [f"{label} {fmt(p.get(m), d)} {unit}" for m, label, unit, d in measures if m and p.get(m) is not None]
-    return text + (f"; {', '.join(utils)}" if utils else "")
-
-
-def _contrast(best: Point, other: Point | None) -> str:
-    """Why ``best`` differs from ``other`` at the same load, from :mod:`perf.report.phrases`."""
-    others = busy_load(*(p for p in (best, other) if p is not None))
-    facts = Facts(host_cpu_pct=best.get("cpu_utilization_pct"), others_cpu_pct=others)
-    if other is not None:
-        facts = dataclasses.replace(
-            facts,
-            batch_a=other.get("avg_server_batch_size"),
-            batch_b=best.get("avg_server_batch_size"),
-            compute_per_inference_a_us=_per_inference_us(other),
-            compute_per_inference_b_us=_per_inference_us(best),
-        )
-    why = say("contrast", facts)
-    return f" Here {why}." if why else ""
-
-
-def _mechanism(run: RunResult, ok: list[VariantResult], rec: Recommendation, pts: dict[str, list[Point]]) -> str:
-    best = rec.best_peak
-    if best is None:
-        return "**Why.** Nothing was measured, so there is nothing to explain."
-    gpu = gpu_metric(pts)
-    base = baseline(ok, run.variant(best.variant))
-    if base is None or base.name == best.variant:  # explain the best against the runner-up instead
-        second = _runner_up(ok, best.variant, best.batch_size, pts)
-        base = run.variant(second.variant) if second else None
-    pair = common_level(pts[best.variant], pts[base.name], best.batch_size) if base else None
-    if pair is not None and base is not None:
-        return (
-            f"**Why.** At concurrency {pair[0].concurrency}, {_explain(best.variant, pair[0], gpu)}. "
-            f"At the same load, {_explain(base.name, pair[1], gpu)}."
-        ) + _contrast(pair[0], pair[1])
-    top = curve(pts[best.variant], best.batch_size)[-1]
-    return f"**Why.** At concurrency {top.concurrency}, {_explain(best.variant, top, gpu)}." + _contrast(top, None)
 
 
 def _no_knee_reason(points: list[Point]) -> str:
@@ -394,7 +315,7 @@ def conclusions(run: RunResult, rec: Recommendation, effects: Sequence[MainEffec
         "",
         *_numbers(run, ok, rec, pts, effects),
         "",
-        _mechanism(run, ok, rec, pts),
+        mechanism(run, ok, rec, pts),
         "",
         _conditions(run, rec, pts, interactions(effects)),
     ]

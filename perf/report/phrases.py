@@ -54,6 +54,8 @@ class Facts:
             steady-state median (the largest over the sizes after the first).
         warmup_load_added_s: Load time of a variant with warmup minus its twin without (s).
         warmup_first_saved_ms: First request of the twin without warmup minus the one with (ms).
+        together: What else differs between a and b besides dynamic batching, in words
+            (``"instance count 1 vs 2"``), so that a contrast does not credit batching alone.
     """
 
     change_pct: float | None = None
@@ -73,6 +75,7 @@ class Facts:
     new_size_ratio: float | None = None
     warmup_load_added_s: float | None = None
     warmup_first_saved_ms: float | None = None
+    together: str | None = None
 
 
 def rose(f: Facts) -> bool:
@@ -144,7 +147,8 @@ PHRASES: tuple[Phrase, ...] = (
         "batching_paid",
         lambda f: (c := _batched_compute(f)) is not None and c[1] < c[0],
         lambda f: (
-            f"dynamic batching paid: executions of {f.batch_b:.2f} inferences cost ≈"
+            f"dynamic batching{f' together with {f.together}' if f.together else ''} paid: executions of {f.batch_b:.2f} "
+            "inferences cost ≈"
             f"{fmt(f.compute_per_inference_b_us, 0)} µs of compute per inference against "
             f"{fmt(f.compute_per_inference_a_us, 0)} µs unbatched"
         ),

@@ -1,0 +1,137 @@
+"""The Conclusions' "Why" paragraph: the pick's server-side numbers at one load beside a
+variant's that differs from it in one setting where the grid has one (dynamic batching only, else
+instance count only), else the baseline's or the runner-up's with every setting they differ in
+named (trial 6: a pick with 2 instances and batching against a 1-instance unbatched baseline read
+"Here dynamic batching paid"). The contrast's words are :mod:`perf.report.phrases`'."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from perf.analysis.fair import busy_load
+from perf.analysis.pairs import BATCHING, baseline, differing, variant_of
+from perf.analysis.recommendation import Recommendation
+from perf.analysis.stats import THROUGHPUT, Point, common_level, curve, gpu_metric
+from perf.markdown import CPU_MEASURES, flag_mark, fmt
+from perf.records.results import RunResult, VariantResult
+from perf.report.phrases import Facts, say
+
+#: A differing field's name in words (the others: the field's name).
+FIELD_WORDS = {"count": "instance count", "kind": "instance kind", "format": "format", "precision": "precision"}
+
+
+def runner_up(ok: list[VariantResult], best: str, batch_size: int, pts: dict[str, list[Point]]) -> Point | None:
+    """Peak point of the second-highest peak at ``batch_size`` among series of the best's input size."""
+    size = {v.name: (v.params or {}).get("shape") for v in ok}
+    peaks = [
+        max(curve(pts[v.name], batch_size), key=lambda p: p.value(THROUGHPUT))
+        for v in ok
+        if v.name != best and curve(pts[v.name], batch_size) and size[v.name] == size.get(best)
+    ]
+    return max(peaks, key=lambda p: p.value(THROUGHPUT), default=None)
+
+
+def _share(p: Point) -> tuple[float | None, float]:
+    """(queue % of server time, compute µs: input + infer + output)."""
+    q, comp = p.get("server_queue_us"), sum(p.get(f"server_compute_{k}_us") or 0 for k in ("input", "infer", "output"))
+    return (None if q is None or q + comp == 0 else 100.0 * q / (q + comp)), comp
+
+
+def _per_inference_us(p: Point) -> float | None:
+    """Compute infer time of one execution divided by the inferences it held (µs)."""
+    comp, bsz = p.get("server_compute_infer_us"), p.get("avg_server_batch_size")
+    return None if comp is None or not bsz else comp / bsz
+
+
+def _explain(name: str, p: Point, gpu: str | None) -> str:
+    share, comp = _share(p)
+    text = (  # the compute the queue's share is of: input + infer + output (_share's own sum)
+        f"`{name}`{flag_mark(p.status)} spent {fmt(p.get('server_queue_us'), 0)} µs per request queued and "
+        f"{fmt(comp, 0)} µs in compute (input + infer + output; {fmt(p.get('server_compute_infer_us'), 0)} µs infer)"
+    )
+    if share is not None:
+        text += f" (queue = {share:.0f} % of server time: {say('server_time', Facts(queue_share_pct=share))})"
+    bsz = p.get("avg_server_batch_size")
+    if bsz is not None:
+        text += f"; executions held {bsz:.2f} inferences on average"
+        if bsz > 1 and _per_inference_us(p) is not None:
+            text += f" (≈{fmt(_per_inference_us(p), 0)} µs of compute per inference)"
+    measures = [(m, label, unit, d) for m, (label, unit, d, _) in CPU_MEASURES.items()] + [(gpu, "GPU", "%", 1)]
+    utils = [f"{label} {fmt(p.get(m), d)} {unit}" for m, label, unit, d in measures if m and p.get(m) is not None]
+    return text + (f"; {', '.join(utils)}" if utils else "")
+
+
+def _contrast(best: Point, other: Point | None, together: str | None = None) -> str:
+    """Why ``best`` differs from ``other`` at the same load, from :mod:`perf.report.phrases`."""
+    others = busy_load(*(p for p in (best, other) if p is not None))
+    facts = Facts(host_cpu_pct=best.get("cpu_utilization_pct"), others_cpu_pct=others)
+    if other is not None:
+        facts = dataclasses.replace(
+            facts,
+            batch_a=other.get("avg_server_batch_size"),
+            batch_b=best.get("avg_server_batch_size"),
+            compute_per_inference_a_us=_per_inference_us(other),
+            compute_per_inference_b_us=_per_inference_us(best),
+            together=together,
+        )
+    why = say("contrast", facts)
+    return f" Here {why}." if why else ""
+
+
+def _differences(ref: VariantResult, other: VariantResult) -> tuple[bool, str | None]:
+    """``(batching differs, the other differences in words)`` between two variants, e.g.
+    ``(True, "instance count 2 vs 1")``; ``(False, None)`` without parameters to compare."""
+    a, b = variant_of(ref), variant_of(other)
+    if a is None or b is None:
+        return False, None
+    fields = differing(a, b)
+    rest = [f"{FIELD_WORDS.get(f, f.replace('_', ' '))} {getattr(a, f)} vs {getattr(b, f)}" for f in fields if f not in BATCHING]
+    return any(f in BATCHING for f in fields), ", ".join(rest) or None
+
+
+def _one_setting_apart(
+    ok: list[VariantResult], best: VariantResult, batch_size: int, pts: dict[str, list[Point]]
+) -> VariantResult | None:
+    """A variant differing from ``best`` in dynamic batching only, else in instance count only,
+    with a level in common at ``batch_size`` (the first in report order)."""
+    ref = variant_of(best)
+    if ref is None:
+        return None
+    for only in (set(BATCHING), {"count"}):
+        for v in ok:
+            t = variant_of(v) if v.name != best.name else None
+            if (
+                t is not None
+                and (d := set(differing(ref, t)))
+                and d <= only
+                and common_level(pts[best.name], pts[v.name], batch_size)
+            ):
+                return v
+    return None
+
+
+def mechanism(run: RunResult, ok: list[VariantResult], rec: Recommendation, pts: dict[str, list[Point]]) -> str:
+    """The "Why" paragraph (module docstring)."""
+    best = rec.best_peak
+    if best is None:
+        return "**Why.** Nothing was measured, so there is nothing to explain."
+    gpu = gpu_metric(pts)
+    best_v = run.variant(best.variant)
+    base = _one_setting_apart(ok, best_v, best.batch_size, pts) if best_v is not None else None
+    if base is None:
+        base = baseline(ok, best_v)
+    if base is None or base.name == best.variant:  # explain the best against the runner-up instead
+        second = runner_up(ok, best.variant, best.batch_size, pts)
+        base = run.variant(second.variant) if second else None
+    pair = common_level(pts[best.variant], pts[base.name], best.batch_size) if base else None
+    if pair is not None and base is not None and best_v is not None:
+        batching, rest = _differences(best_v, base)
+        differs = (
+            f" (it differs from the pick in {', '.join(x for x in ('dynamic batching' if batching else '', rest or '') if x)})"
+        )
+        return (
+            f"**Why.** At concurrency {pair[0].concurrency}, {_explain(best.variant, pair[0], gpu)}. "
+            f"At the same load, {_explain(base.name, pair[1], gpu)}{differs if batching or rest else ''}."
+        ) + _contrast(pair[0], pair[1], rest if batching else None)
+    top = curve(pts[best.variant], best.batch_size)[-1]
+    return f"**Why.** At concurrency {top.concurrency}, {_explain(best.variant, top, gpu)}." + _contrast(top, None)
