@@ -132,11 +132,24 @@ def describe_point(e: dict[str, Any]) -> str:
     return f"[{e['done']}/{e['total']}] {what}: {note}"
 
 
+def describe_rounds(e: dict[str, Any]) -> str:
+    """One line for a ``baseline_rounds`` event: ``mlp: round 2 of 5 of 40 points timed together
+    (each point's line follows the last round)``."""
+    return f"{e['model']}: round {e['round'] + 1} of {e['rounds']} of its {e['points']} points timed together" + (
+        " (each point's line follows the last round)" if e["round"] == 0 else ""
+    )
+
+
+def describe_event(e: dict[str, Any]) -> str:
+    """A baseline progress event in one line (:func:`describe_point`, :func:`describe_rounds`)."""
+    return describe_rounds(e) if e["event"] == "baseline_rounds" else describe_point(e)
+
+
 def _progress() -> Any:
     from core.cli import console
 
     out = console()
-    return lambda e: out.log(describe_point(e), markup=False)
+    return lambda e: out.log(describe_event(e), markup=False)
 
 
 def baseline_table(result: BaselineResult) -> Table:

@@ -12,7 +12,7 @@ from core.cli import CONTEXT_SETTINGS, EXIT_INTERRUPTED, EXIT_VARIANT_FAILED, To
 from core.cli import console as make_console
 from core.options import OptionSpec, build, given_fields, panel, specs
 from core.wording import of
-from perf.cli.baseline import describe_point
+from perf.cli.baseline import describe_event
 from perf.cli.report import print_report
 from perf.markdown import short_error
 from perf.records.settings import MEASURE_PANEL
@@ -223,8 +223,8 @@ class _progress:
             self.bar.update(self.task, description=escape(f"loading {e['variant']}"))
         elif e["event"] == "variant_loaded":  # one line per variant loaded, in a log file too
             log(escape(f"loaded {e['variant']} in {e['seconds']:.1f} s"))
-        elif e["event"] == "baseline_point":
-            log(escape("in-process baseline " + describe_point(e)))
+        elif e["event"] in ("baseline_point", "baseline_rounds"):
+            log(escape("in-process baseline " + describe_event(e)))
 
 
 def skipped_summary(run: Any) -> list[str]:

@@ -65,7 +65,8 @@ BASELINE_KIND: RecordKind[BaselineResult] = RecordKind(
 #: it adds about half a minute to the demo's sweep (29 points); the settings are recorded
 #: either way. Tests shorten it further, as they shorten perf_analyzer's windows.
 SWEEP_TIMING = TimingSettings(min_run_time_s=0.1)
-#: Called with one event per point: ``{"event": "baseline_point", "point": BaselinePoint, "done": i, "total": n}``.
+#: Called with one event per point: ``{"event": "baseline_point", "point": BaselinePoint, "done": i, "total": n}``,
+#: and as each round of a model's interleaved timing starts: ``{"event": "baseline_rounds", ...}``.
 Progress = Callable[[dict[str, Any]], None]
 
 
@@ -188,7 +189,8 @@ def run_baseline(opts: BaselineOptions, progress: Progress | None = None) -> Bas
                 notes.append(f"`{model}`: not measured: the sweep's time budget was spent before it")
                 continue
             group = {k: (rv, file, sorted(b)) for k, (rv, file, b) in jobs.items() if k.model == model}
-            timed = measure_keys(group, opts.timing, busy_threshold(opts), opts.deadline)
+            tell = None if progress is None else _rounds_event(progress, model, len(points), total)
+            timed = measure_keys(group, opts.timing, busy_threshold(opts), opts.deadline, tell)
             rounds = max((len(p.rounds_ms) for p in timed if p.rounds_ms), default=opts.timing.rounds)
             if rounds < opts.timing.rounds:
                 notes.append(f"`{model}`: timed in {rounds} of {opts.timing.rounds} rounds: the sweep's time budget ran out")
@@ -202,6 +204,14 @@ def run_baseline(opts: BaselineOptions, progress: Progress | None = None) -> Bas
         targets=[t for t, *_ in planned],
         points=points,
         notes=notes,
+    )
+
+
+def _rounds_event(progress: Progress, model: str, done: int, total: int) -> Callable[[int, int, int], None]:
+    """A :func:`measure_keys` ``on_round`` that says each round as a ``baseline_rounds`` event:
+    the points of a model are timed together, so their own events come after its last round."""
+    return lambda r, n, k: progress(
+        {"event": "baseline_rounds", "model": model, "round": r, "rounds": n, "points": k, "done": done, "total": total}
     )
 
 
@@ -264,11 +274,12 @@ def measure_keys(
     timing: TimingSettings,
     threshold_pct: float = HOST_BUSY_THRESHOLD_PCT,
     deadline: float | None = None,
+    on_round: Callable[[int, int, int], None] | None = None,
 ) -> list[BaselinePoint]:
     """The points of ``group`` (keys of one model, each with a variant serving it, its artifact
     file and batch sizes), timed interleaved in rounds; a key that cannot run gives "not run on
     this host" / "failed" points with the reason. Each timed point carries the host's load
-    over the rounds.
+    over the rounds. ``on_round(round, rounds, points)``: as each round starts (0-based).
     """
     out: dict[tuple[BaselineKey, int], BaselinePoint] = {}
     todo: list[tuple[BaselineKey, int, Callable[[], Any]]] = []
@@ -287,7 +298,13 @@ def measure_keys(
             todo.append((key, b, fn))
     if todo:
         with HostSampler([os.getpid()]) as hosts:
-            timings = time_interleaved([fn for *_, fn in todo], [k.threads for k, *_ in todo], timing, deadline=deadline)
+            timings = time_interleaved(
+                [fn for *_, fn in todo],
+                [k.threads for k, *_ in todo],
+                timing,
+                deadline=deadline,
+                on_round=None if on_round is None else lambda r, n: on_round(r, n, len(todo)),
+            )
         load = hosts.load(timings[0].span, threshold_pct)
         for (key, b, _), t in zip(todo, timings):
             p = _point(key, b, t)

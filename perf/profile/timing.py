@@ -167,9 +167,11 @@ def time_interleaved(
     settings: TimingSettings = TimingSettings(),
     seed: int = ORDER_SEED,
     deadline: float | None = None,
+    on_round: Callable[[int, int], None] | None = None,
 ) -> list[Timing]:
     """Warm up every call, then time them interleaved in ``settings.rounds`` rounds (see the
-    module docstring); fewer when ``deadline`` passes.
+    module docstring); fewer when ``deadline`` passes. ``on_round(round, rounds)`` is called as
+    each round starts (0-based, after the warm-up): no call has a number before the last ends.
 
     Args:
         calls: The targets (no arguments; results discarded).
@@ -179,6 +181,7 @@ def time_interleaved(
         seed: Seed of the shuffled order of each round.
         deadline: ``time.monotonic()`` after which no further round starts (a sweep's time
             budget; at least one round is timed); ``None``: every round.
+        on_round: Called with ``(round, rounds)`` as each round starts (progress; ``None``: none).
 
     Returns:
         One :class:`Timing` per call, in the order given.
@@ -201,6 +204,8 @@ def time_interleaved(
     for r in range(rounds):
         if r and deadline is not None and time.monotonic() >= deadline:
             break
+        if on_round is not None:
+            on_round(r, rounds)
         rng.shuffle(order)
         for i in order:
             _turn(states[i], budget, min_singles, max_singles)

@@ -69,7 +69,7 @@ def what_was_run(run: RunResult, run_dir: Path, up: str = "") -> list[str]:
         "## What was run",
         "",
         f"- Run `{run.run_id}`, started {run.created}, "
-        + (f"finished {run.finished}." if run.finished else "**did not finish** (see the note at the top)."),
+        + (f"finished {_finished(run)}." if run.finished else "**did not finish** (see the note at the top)."),
         f"- Host `{env.get('host', '?')}`: {env.get('os', '?')}; CPU {env.get('cpu', '?')}, "
         f"{env.get('cpu_count', '?')} cores; memory {fmt(mem / 2**30) if mem else '?'} GiB; GPUs: {gpus}.",
         f"- Server runtime: **{server.get('runtime', '?')}** (tritonserver {server.get('version', '?')})"
@@ -170,3 +170,14 @@ def variant_table(run: RunResult) -> list[str]:
             ["left", "left", "left", "left", "right", "left", "left", "right"],
         ),
     ]
+
+
+def _finished(run: RunResult) -> str:
+    """``"2026-12-02T04:50:12+0000"``, or with the in-process baseline measured after it
+    ``"... (the measurements; the in-process baseline after them until ...)"``: a run's
+    ``finished`` is the end of its levels, not of the baseline (trial 6: 2 minutes apart)."""
+    b = run.baseline
+    after = b is not None and b.created and run.finished and b.created > run.finished
+    return f"{run.finished}" + (
+        f" (the measurements; the in-process baseline after them until {b.created})" if after and b else ""
+    )
