@@ -112,6 +112,9 @@ def efficiency_section(run: RunResult, run_dir: Path) -> list[str]:
         why = (
             f"the servers ran on another host ({', '.join(elsewhere)}): an in-process run here would measure this host"
             if elsewhere
+            else "the sweep sent only its swept sizes (`--shapes`), and the baseline times the build's reference "
+            "inputs, which no level sent: no level would have a point to compare with"
+            if run.variants and all(lv.shape for v in run.variants for lv in v.levels)
             else f"the time budget: {cut}; {then}"
             if cut
             else f"swept with `--no-baseline`, or before it existed: {then}"

@@ -12,8 +12,10 @@ and :mod:`perf.analysis.recommendation`; tables are markdown written by :func:`p
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import logging
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,7 +28,7 @@ from perf.analysis.recommendation import Recommendation, candidate, latency_metr
 from perf.analysis.stats import KNEE_GAIN_PCT, P99, THROUGHPUT, Point, peak, run_points
 from perf.markdown import APPENDIX_FILE, LIST_LIMIT, TOP_N, UNSTABLE_MARK, capped, errors_text, flag_mark, fmt
 from perf.plots import figures as plots
-from perf.records.results import RunResult, load, split_by_shape
+from perf.records.results import RunResult, VariantResult, load, split_by_shape
 from perf.records.unfinished import unfinished_text
 from perf.report import coldstart as coldstart_report
 from perf.report import conclusions
@@ -149,13 +151,18 @@ def _level_label(concurrency: int, batch_size: int, status: str) -> str:
 
 
 def recommendation_section(
-    rec: Recommendation, points: dict[str, list[Point]], front: str = "", unfinished: str | None = None
+    rec: Recommendation,
+    points: dict[str, list[Point]],
+    front: str = "",
+    unfinished: str | None = None,
+    sizes: Sequence[str] = (),
 ) -> list[str]:
     """The report's "Recommendation" section: best under the budget, best peak, the Pareto
     frontier's ends (``front``, :func:`perf.analysis.frontier.frontier_summary`), knees (grouped by
     concurrency when there are more than :data:`perf.markdown.TOP_N` variants), notes,
     flagged and excluded levels (the first :data:`perf.markdown.LIST_LIMIT`; the rest in the appendix).
-    ``unfinished``: :func:`perf.records.unfinished.unfinished_text` of a run that did not finish, said first."""
+    ``unfinished``: :func:`perf.records.unfinished.unfinished_text` of a run that did not finish, said first;
+    ``sizes``: a shape sweep's picks at its other sizes (:func:`size_lines`), after the picks."""
     lines = ["## Recommendation", ""]
     if unfinished:
         lines.append(f"- **Not a finished run's pick**: {unfinished}.")
@@ -176,6 +183,7 @@ def recommendation_section(
             "for a best-under-budget pick)."
         )
     lines.append("- **Best peak throughput:** " + (rec.best_peak.describe() if rec.best_peak else "none") + ".")
+    lines += sizes
     if front:
         lines.append(f"- {front}")
     lines.append(
@@ -188,6 +196,35 @@ def recommendation_section(
         lines += [f"- **Flagged levels** ({len(rec.flagged)}; {flagged_note(rec, points)}):"] + capped(rec.flagged, indent="  ")
     if rec.excluded:
         lines += [f"- **Excluded from the recommendation** ({len(rec.excluded)}):"] + capped(rec.excluded, indent="  ")
+    return lines
+
+
+def size_lines(run: RunResult, rec: Recommendation) -> list[str]:
+    """A shape sweep's picks at each swept size: the picks above are for the size of their series
+    (an input size is the client's, not a setting to pick: :mod:`perf.analysis.ranking` compares
+    series of one size only), so every other size gets its own, by the same rule (trial 6: one pick
+    at frames=16 for a run that also swept frames=98). Empty for a run of one size."""
+    sizes: dict[str, list[VariantResult]] = {}
+    for v in run.variants:
+        if (shape := next((lv.shape for lv in v.levels if lv.shape), None)) is not None:
+            sizes.setdefault(shape, []).append(v)
+    pick = rec.best_under_budget or rec.best_peak
+    own = run.variant(pick.variant) if pick is not None else None
+    at = next((lv.shape for lv in own.levels if lv.shape), None) if own is not None else None
+    if len(sizes) < 2 or at is None:
+        return []
+    lines = [
+        f"- **Shape sweep:** the picks above are for clients sending {at} (a size is the client's, not a setting to pick); at the other sizes:"
+    ]
+    for shape, series in sizes.items():
+        if shape == at:
+            continue
+        sub = recommend(dataclasses.replace(run, variants=series), rec.latency_budget_ms, rec.latency_percentile)
+        said = [f"best under the budget: {sub.best_under_budget.describe() if sub.best_under_budget else 'none'}"]
+        said = (said if rec.latency_budget_ms is not None else []) + [
+            f"best peak: {sub.best_peak.describe() if sub.best_peak else 'none'}"
+        ]
+        lines.append(f"  - {shape}: " + "; ".join(said) + ".")
     return lines
 
 
@@ -307,7 +344,8 @@ def write_report(
     head += untrusted_warning(points) if run.rounds is None else busy_note(points)
     head += what_was_run(run, run_dir, up) + [""]
     head += servers_section(run)
-    head += recommendation_section(rec, points, frontier_summary(points, rec, failed), unfinished_text(run)) + [""]
+    head += recommendation_section(rec, points, frontier_summary(points, rec, failed), unfinished_text(run), size_lines(run, rec))
+    head += [""]
     head += failed_lines(run)
     head += ranking_lines(run, rec)
     head += frontier_section(points, rec, failed) + [""]

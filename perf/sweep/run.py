@@ -32,7 +32,7 @@ from perf.markdown import fmt
 from perf.measure import environment
 from perf.profile.baseline import measure_after_sweep
 from perf.records.measured_files import refuse_changed
-from perf.records.results import Environment, RunResult, SweepSettings, VariantResult
+from perf.records.results import Environment, RunResult, SweepSettings, VariantResult, parse_shape_text
 from perf.records.rounds import BudgetRecord, Cut
 from perf.search import budget as budgets
 from perf.search import promise
@@ -166,8 +166,29 @@ class Sweep(Sequential, RoundsSweep):
             self.run.rounds.rules,
             self.run.search.rules,
             left,
-            self.opts.baseline,
+            self.opts.baseline and self._baseline_unusable() is None,
             {n for n in names if promise.has_numbers(self.run, n)},
+        )
+
+    def _baseline_unusable(self) -> str | None:
+        """Why an in-process baseline would compare with no level: a shape sweep (``--shapes``) whose
+        swept sizes leave out the build's reference size (the spec's ``opt``), which the baseline
+        times its inputs at (trial 6: frames=16,98 swept, the baseline timed at frames=49, the
+        report's efficiency then "no ratio to give"); ``None`` otherwise."""
+        if not self.opts.sweep_axes:
+            return None
+        for name, plan in self.plans.items():
+            try:
+                spec = self.repository.variant(name).spec
+            except ToolkitError:
+                return None
+            opt = {a: mid for a, (_, mid, _) in (spec.dynamic_axes.items() if spec else ())}
+            if any(s is None or all(opt.get(a) == x for a, x in parse_shape_text(s).items()) for s in plan.shapes):
+                return None
+        sizes = ", ".join(f"{a}={','.join(map(str, v))}" for a, v in self.opts.sweep_axes.items())
+        return (
+            f"the sweep sends only its swept sizes ({sizes}); the baseline times the build's reference inputs, "
+            "a size no level sends, so no level would have a point to compare with"
         )
 
     def _refuse_unfit(self, started: float) -> None:
@@ -228,6 +249,8 @@ class Sweep(Sequential, RoundsSweep):
             + (
                 f", then about {fmt(fit.baseline_s, 0)} s of in-process baseline if the budget has it left"
                 if fit.baseline_s
+                else f"; no in-process baseline: {why}"
+                if o.baseline and (why := self._baseline_unusable())
                 else ""
             )
             + (
@@ -275,6 +298,9 @@ class Sweep(Sequential, RoundsSweep):
             return
         if any(s.host != "this host" for s in self.run.servers):
             log.info("in-process baseline not measured: the servers ran on another host than this one")
+            return
+        if why := self._baseline_unusable():
+            log.warning("in-process baseline not measured: %s", why)
             return
         measured = sum(1 for v in self.run.variants if v.status == "ok")
         if not measured:  # nothing to compare with: no cut to list

@@ -1,0 +1,50 @@
+"""A shape sweep whose swept sizes leave out the build's reference size measures no in-process
+baseline, and says why up front (trial 6: `--shapes frames=16,98`, the baseline timed at frames=49,
+which no level sent, inside the time budget; the report then said "no ratio to give"). The report
+gives a pick at every swept size, not one for the first size only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+from factories import level_result, run_result, variant_result
+
+from perf.records import results
+from perf.records.rounds import RoundsRecord
+from perf.report.write import write_report
+from perf.search.plan import VariantPlan
+from perf.sweep.run import Sweep
+
+
+def _sweep(shapes: tuple[str, ...]) -> SimpleNamespace:
+    spec = SimpleNamespace(dynamic_axes={"frames": (1, 49, 98)})
+    repo = SimpleNamespace(variant=lambda name: SimpleNamespace(spec=spec))
+    plans = {"v": VariantPlan("v", [], shapes=shapes)}
+    return SimpleNamespace(opts=SimpleNamespace(sweep_axes={"frames": (16, 98)}), plans=plans, repository=repo)
+
+
+def test_a_shape_sweep_without_the_reference_size_skips_the_baseline_with_the_reason() -> None:
+    why = Sweep._baseline_unusable(_sweep(("frames=16", "frames=98")))  # type: ignore[arg-type]
+    assert why is not None and "swept sizes (frames=16,98)" in why and "no level would have a point" in why
+    assert Sweep._baseline_unusable(_sweep(("frames=16", "frames=49"))) is None  # type: ignore[arg-type]
+
+
+def test_the_report_gives_a_pick_at_every_swept_size(tmp_path: Path) -> None:
+    def series(thr: float, shape: str) -> list:
+        return [level_result(4, thr * f, 5.0, trial=r, shape=shape) for r, f in enumerate((1.0, 1.01, 0.99))]
+
+    run = run_result(
+        [
+            variant_result("a", series(1000, "frames=16") + series(600, "frames=98")),
+            variant_result("b", series(500, "frames=16") + series(700, "frames=98")),
+        ],
+        settings={"latency_budget_ms": 10.0, "design": "rounds"},
+        rounds=RoundsRecord(seed=1),
+    )
+    results.save(run, tmp_path)
+    text = write_report(tmp_path).read_text()
+    assert "- **Shape sweep:** the picks above are for clients sending frames=16" in text
+    line = next(ln for ln in text.splitlines() if ln.startswith("  - frames=98: "))
+    assert "best under the budget: `b [frames=98]` at concurrency 4" in line and "best peak: `b [frames=98]`" in line
+    assert "No in-process baseline in this run (the sweep sent only its swept sizes" in text
