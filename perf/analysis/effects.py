@@ -148,10 +148,10 @@ class Spread:
             return text + f" (1 pair; {why[self.significant]})"
         kind = "IQR" if n >= IQR_FROM else "min–max"
         if not self.significant and self.unseparated and not self.low <= 0 <= self.high:  # the spread alone is clear of zero
-            why = f"; not significant: {self.unseparated} of {n} pairs not separated by the paired rule"
+            said = f"; not significant: {self.unseparated} of {n} pairs not separated by the paired rule"
         else:
-            why = "" if self.significant else ": not significant"
-        return text + f" ({kind} {self.low:+.1f} to {self.high:+.1f}{why})"
+            said = "" if self.significant else ": not significant"
+        return text + f" ({kind} {self.low:+.1f} to {self.high:+.1f}{said})"
 
 
 def summarise(values: Sequence[float], single: bool | None = None, paired: Sequence[bool | None] | None = None) -> Spread:

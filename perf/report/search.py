@@ -63,9 +63,10 @@ def search_lines(run: RunResult, limit: int | None = TOP_N) -> list[str]:
             "(the search assumes a variant behind at the best's concurrency stays behind at the others)"
         )
     b = run.rounds.budget if run.rounds is not None else None
-    cap = b.max_concurrency if b is not None and b.max_concurrency and levels and b.max_concurrency < max(levels) else None
+    ints = [c for c in levels if isinstance(c, int)]
+    cap = b.max_concurrency if b is not None and b.max_concurrency and ints and b.max_concurrency < max(ints) else None
     if cap is not None:  # the time budget capped the ladder: brute force over what it left
-        levels = tuple(c for c in levels if c <= cap)
+        levels = tuple(c for c in ints if c <= cap)
     capped_words = f"cut for time at c={cap}" if cap is not None else ""
     planned = len(levels) * len(run.variants)
     measured = sum(len({p.concurrency for p in aggregate(v.levels)}) for v in run.variants)
