@@ -38,6 +38,8 @@ def check_runtime(server: ServerOptions, resumed: bool = False) -> None:
     Raises:
         ServerError: the runtime's server is not there (the runtime's message and hint).
     """
+    if server.urls:  # servers the toolkit does not start: the sweep's server pool connects to each (one or several)
+        return
     try:
         runtime, _ = resolve_runtime(server)
         if runtime.launches:

@@ -146,3 +146,13 @@ def test_a_server_that_fails_at_its_start_leaves_a_folder_the_same_run_id_takes_
     assert (tmp_path / "results" / "r" / "server.log").is_file()  # the reason stays until the rerun
     assert unmeasured_folder(tmp_path / "results" / "r")
     Sweep(_opts(repo, tmp_path))  # the rerun: not "already exists"
+
+
+def test_servers_the_toolkit_does_not_start_pass_the_runtime_check_one_or_several() -> None:
+    """The pre-start check built the remote runtime, which talks to one server, and so refused every
+    `--url a,b` sweep (the server pool connects to each): caught by the two-server integration tests."""
+    from perf.sweep.preflight import check_runtime
+
+    for urls in (("127.0.0.1:1",), ("127.0.0.1:1", "127.0.0.1:2")):
+        check_runtime(ServerOptions(Path("."), runtime="remote", urls=urls))  # nothing connects here: no error
+        check_runtime(ServerOptions(Path("."), urls=urls))  # --runtime auto with --url
