@@ -1,7 +1,9 @@
 """Which levels of each contender the next round measures, beyond its own ladder: the search
 (``--search prune``) spends no visit on a question the rounds have already answered. The rounds
 engine (:mod:`perf.search.rounds`) applies it after every round, once the ladders are updated and
-the beaten variants dropped; brute force (``--search brute``) measures every level every round.
+the beaten variants dropped; brute force (``--search brute``) narrows no round (its ladders still
+retire the levels behind each variant's best, :mod:`perf.search.ladder`; an explicit level list is
+measured whole every round).
 
 Rules (on the paired ranking of the contenders, :func:`perf.analysis.ranking.rank_variants`):
 
