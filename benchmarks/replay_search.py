@@ -93,9 +93,7 @@ def main(argv: list[str] | None = None) -> int:
             "replay_s": round(time.perf_counter() - t0, 2),
             "pruned": {d.variant: d.concurrency for d in run.search.decisions if d.rule == "pruned"},
             "visits_by_round": [len(r.order) for r in run.rounds.rounds],
-            "levels_by_round": [
-                sorted(f"{v.variant.replace('mlp_onnx_', '')}@{v.concurrency}" for v in r.order) for r in run.rounds.rounds
-            ],
+            "levels_by_round": [sorted(f"{v.variant}@{v.concurrency}" for v in r.order) for r in run.rounds.rounds],
         }
 
     real_visits = sum(len(r.order) for r in brute.rounds.rounds)

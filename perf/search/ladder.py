@@ -47,7 +47,7 @@ Rules (thresholds: :class:`~perf.records.search.SearchRules` and
   ``min_gain_pct`` in the median of their paired rounds, or when its latency is over the
   budget; its rounds so far stay in the results. A level :data:`RETIRE_GAP` (2) times or more
   behind the best in every round both had stops at once, from its first round: a gap far beyond
-  one visit's noise (perf_analyzer's window spread is 5-30 % on a busy 2-core host). This only
+  one visit's noise (the median perf_analyzer window spread was 19-36 % in bench_search's runs on a busy 2-core host). This only
   saves visits: no verdict rests on it, and a retired level comes back when the best moves.
 """
 
@@ -282,8 +282,7 @@ def _plateau_low(vr: VariantResult, plan: VariantPlan, levels: list[int], best: 
     paired rounds); ``best`` itself when the level below it is behind."""
     low = best
     for c in sorted((x for x in levels if x < best), reverse=True):
-        a, b = per_round(vr, side(plan, c)), per_round(vr, side(plan, best))
-        gains = [b[r] / a[r] - 1.0 for r in set(a) & set(b)]
+        gains = step_gains(vr, plan, c, best)
         if len(gains) < min_rounds or statistics.median(gains) * 100.0 > min_gain_pct:
             break
         low = c
@@ -329,15 +328,13 @@ def _active(
 
 def _far_behind(vr: VariantResult, plan: VariantPlan, c: int, best: int) -> bool:
     """Level ``c`` trails level ``best`` by :data:`RETIRE_GAP` or more in every round both were measured in (one or more)."""
-    a, b = per_round(vr, side(plan, c)), per_round(vr, side(plan, best))
-    shared = set(a) & set(b)
-    return bool(shared) and all(b[r] >= RETIRE_GAP * a[r] for r in shared)
+    gains = step_gains(vr, plan, c, best)
+    return bool(gains) and all(g >= RETIRE_GAP - 1.0 for g in gains)
 
 
 def _behind(vr: VariantResult, plan: VariantPlan, c: int, best: int, min_gain_pct: float, min_rounds: int) -> bool:
     """Level ``c`` trails level ``best`` by more than ``min_gain_pct`` in the median of at least ``min_rounds`` paired rounds."""
-    a, b = per_round(vr, side(plan, c)), per_round(vr, side(plan, best))
-    gains = [b[r] / a[r] - 1.0 for r in set(a) & set(b)]
+    gains = step_gains(vr, plan, c, best)
     return len(gains) >= min_rounds and statistics.median(gains) * 100.0 > min_gain_pct
 
 
