@@ -7,6 +7,7 @@ ready strings: this module never re-parses a formatted number.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from typing import Literal
@@ -40,6 +41,9 @@ def flag_mark(status: str | None, words: bool = True) -> str:
 
 Align = Literal["left", "right", "center"]
 
+#: Significant digits :func:`fmt_given` shows of a number that has more.
+GIVEN_SIGNIFICANT = 6
+
 #: The CPU measures of a level, for tables, plots and prose: LevelResult field ->
 #: (label, unit, decimals, what it counts). Host CPU is not the server's own use.
 CPU_MEASURES: dict[str, tuple[str, str, int, str]] = {
@@ -64,12 +68,16 @@ def fmt(value: float | None, digits: int = 1) -> str:
 
 
 def fmt_given(value: float | None, digits: int = 2) -> str:
-    """A number the user gave (a latency budget): :func:`fmt` with ``digits`` decimals, more where
-    it needs them to stay the number given (up to 6): a 0.025 ms budget printed as "0.03 ms" read
-    as another budget (issue 26)."""
+    """A number the user gave (a latency budget, a request rate): :func:`fmt` with ``digits``
+    decimals, more where it needs them to stay the number given: a 0.025 ms budget printed as
+    "0.03 ms" read as another budget (issue 26), and a 1e-7 one as "0.000000" read as none
+    (session 6). Up to :data:`GIVEN_SIGNIFICANT` significant digits; never scientific notation,
+    and a number that is not zero never reads as zero."""
     if value is None:
         return fmt(value)
-    more = next((d for d in range(digits, 7) if round(value, d) == value), 6)
+    lead = -math.floor(math.log10(abs(value))) if value and math.isfinite(value) else 0  # 1e-7: the 7th decimal
+    most = max(digits, lead + GIVEN_SIGNIFICANT - 1)
+    more = next((d for d in range(digits, most + 1) if round(value, d) == value), most)
     return fmt(value, more)
 
 

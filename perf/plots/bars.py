@@ -11,7 +11,9 @@ from pathlib import Path
 from perf.analysis.stats import Point, curve
 from perf.markdown import flag_mark
 from perf.plots.canvas import Drawn, finish, pyplot
+from perf.plots.palette import ALERT, COMPONENT_COLOURS, REFERENCE
 from perf.plots.styles import style
+from perf.plots.ticks import save
 from perf.records.results import RunResult
 
 BREAKDOWN = (
@@ -52,7 +54,13 @@ def plot_breakdown(
         rows = [(i, w) for i, p in enumerate(chosen) if (w := p.get(metric)) is not None]
         if not rows:
             continue
-        ax.barh([i for i, _ in rows], [w for _, w in rows], left=[left[i] for i, _ in rows], label=label)
+        ax.barh(
+            [i for i, _ in rows],
+            [w for _, w in rows],
+            left=[left[i] for i, _ in rows],
+            label=label,
+            color=COMPONENT_COLOURS[metric],
+        )
         drawn[label] = ([float(i) for i, _ in rows], [float(w) for _, w in rows])
         for i, w in rows:
             left[i] += w
@@ -68,7 +76,7 @@ def plot_breakdown(
     ax.set_xlabel("µs per request (Triton statistics via perf_analyzer)")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     ax.grid(True, axis="x", alpha=0.3)
-    fig.savefig(path, dpi=110, bbox_inches="tight")
+    save(fig, path)
     plt.close(fig)
     return {title: drawn}
 
@@ -92,7 +100,7 @@ def plot_request_rates(run: RunResult, path: Path) -> Drawn | None:
     fig, ax = plt.subplots(figsize=(10, 5))
     ax.set_title("Achieved vs offered request rate")
     top = max(r for s in series.values() for r, _, _ in s)
-    ax.plot([0, top], [0, top], color="grey", ls=":", lw=1, label="achieved = offered")
+    ax.plot([0, top], [0, top], color=REFERENCE, ls=":", lw=1, label="achieved = offered")
     crossed = False
     for i, (name, pts) in enumerate(series.items()):
         look = style(i)
@@ -112,7 +120,7 @@ def plot_request_rates(run: RunResult, path: Path) -> Drawn | None:
                 [a for _, a in missed],
                 marker="x",
                 s=120,
-                color="red",
+                color=ALERT,
                 zorder=3,
                 label=None if crossed else "not achieved (never recommended)",
             )

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from perf.analysis.stats import Point
+from perf.plots.ticks import save
 
 if TYPE_CHECKING:  # matplotlib is imported lazily (pyplot)
     from matplotlib.lines import Line2D
@@ -136,7 +137,7 @@ def finish(fig, ax_list, path: Path) -> Drawn:
                 if not m.get_label().startswith("_") and m.get_marker() not in (None, "None", "")
             }
         )
-    fig.savefig(path, dpi=110, bbox_inches="tight")
+    save(fig, path)
     pyplot().close(fig)
     return drawn
 
@@ -190,14 +191,7 @@ def panels(n: int, height: float = 4.5):
 def log_scale_if_wide(ax, values: Sequence[float], axis: str = "x") -> None:
     """Put ``axis`` on a log scale when ``values`` (all > 0) span more than :data:`LOG_SPAN`:
     a few overloaded levels at seconds would otherwise squash every other point into one edge.
-    Its ticks are 1, 2 and 5 per decade, in plain numbers."""
+    Its ticks are plain numbers, set when the figure is saved (:mod:`perf.plots.ticks`)."""
     vals = [v for v in values if v > 0]
     if vals and max(vals) / min(vals) > LOG_SPAN:
-        from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
-
         (ax.set_xscale if axis == "x" else ax.set_yscale)("log")
-        scale = ax.xaxis if axis == "x" else ax.yaxis
-        # 1, 2, 5 per decade in plain numbers: "10^1, 10^2" alone left a reader to guess 30 ms from 50 ms
-        scale.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-        scale.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
-        scale.set_minor_formatter(NullFormatter())

@@ -8,8 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from perf.colocate import judge
+from perf.markdown import fmt_given
 from perf.plots.canvas import Drawn, finish, panels, place_labels
-from perf.plots.styles import GREY
+from perf.plots.palette import ALERT, CONTEXT, REFERENCE, SERIES
 from perf.records.colocation import ColocationRecord
 
 #: The plot's file name in the run folder.
@@ -41,16 +42,16 @@ def plot_tradeoff(record: ColocationRecord, path: Path) -> Drawn | None:
     within = [(x, y) for x, y, c in rows if not c.over]
     over = [(x, y) for x, y, c in rows if c.over]
     if within:
-        ax.plot([x for x, _ in within], [y for _, y in within], "o", color="tab:blue", label="within every model's budget")
+        ax.plot([x for x, _ in within], [y for _, y in within], "o", color=SERIES[0], label="within every model's budget")
     if over:
-        ax.plot([x for x, _ in over], [y for _, y in over], "x", color=GREY, label="a model over its budget")
+        ax.plot([x for x, _ in over], [y for _, y in over], "x", color=CONTEXT, label="a model over its budget")
     pick = next(((x, y) for x, y, c in rows if record.pick and judge.key(c.combination) == judge.key(record.pick)), None)
     if pick is not None:
-        ax.plot([pick[0]], [pick[1]], "*", markersize=16, color="tab:red", label="the pick")
+        ax.plot([pick[0]], [pick[1]], "*", markersize=16, color=ALERT, label="the pick")
     if one_budget is not None:
-        ax.axvline(one_budget, color="tab:red", linestyle="--", linewidth=1, label=f"p99 budget {one_budget:g} ms")
+        ax.axvline(one_budget, color=REFERENCE, linestyle="--", linewidth=1, label=f"p99 budget {fmt_given(one_budget, 0)} ms")
     elif relative:
-        ax.axvline(1.0, color="tab:red", linestyle="--", linewidth=1, label="p99 at its model's budget")
+        ax.axvline(1.0, color=REFERENCE, linestyle="--", linewidth=1, label="p99 at its model's budget")
     ax.set_xlabel(
         "the largest p99 / its model's budget (median over rounds; models without a budget left out)"
         if relative

@@ -8,7 +8,7 @@ tables say of a row, the plot says too (:mod:`perf.analysis.efficiency`): a row 
 beat the same call in-process is no evidence and is not drawn as an efficiency (the legend
 counts it); a host-busy row is ringed and its legend entry carries the tables' mark
 (:func:`perf.markdown.flag_mark`); a negative overhead is not drawn as a bar and the legend says
-so. The right panel's time components use their own colours (never a variant's).
+so. The right panel's time components use their own colours (:data:`perf.plots.palette.COMPONENT_COLOURS`).
 
 :func:`write_plot` returns what it drew, read back from the artists:
 ``{panel title: {label: (xs, ys)}}`` (:data:`perf.plots.canvas.Drawn`).
@@ -22,29 +22,30 @@ from pathlib import Path
 
 from perf.analysis.efficiency import COMPONENTS, EfficiencyRow, best_rows
 from perf.markdown import flag_mark
-from perf.plots.canvas import Drawn, xy
+from perf.plots.canvas import Drawn, pyplot, xy
+from perf.plots.palette import BLACK, COMPONENT_COLOURS, REFERENCE, WHITE, series_colour
+from perf.plots.ticks import concurrency_axis, save
 from perf.records.levels import HOST_BUSY
 
 log = logging.getLogger(__name__)
 
 RATIO_TITLE = "Serving efficiency (at the batch the server formed)"
 TIME_TITLE = "Where a request's time went"
-#: The stacked segments of the right panel, with their colours (a grey-blue scale of their own:
-#: the left panel's variants use matplotlib's tab10 cycle; no two alike, :data:`MIN_COLOUR_DISTANCE`).
-SEGMENTS = (
-    ("client_send_us", "client send", "#9ecae1"),
-    ("network_server_us", "network + protocol", "#2171b5"),
-    ("server_queue_us", "server queue", "#fdd0a2"),
-    ("server_compute_input_us", "compute input", "#d4d4d4"),
-    ("in_process", "compute: in-process time", "#252525"),
-    ("overhead", "compute: serving overhead", "#e6550d"),
-    ("server_compute_output_us", "compute output", "#8c8c8c"),
-    ("client_recv_us", "client recv", "#08306b"),
+#: The stacked segments of the right panel, with their colours (:data:`perf.plots.palette.COMPONENT_COLOURS`:
+#: no two alike, none near-black or near-white, :func:`perf.plots.palette.clashes`).
+SEGMENTS = tuple(
+    (field, label, COMPONENT_COLOURS[field])
+    for field, label in (
+        ("client_send_us", "client send"),
+        ("network_server_us", "network + protocol"),
+        ("server_queue_us", "server queue"),
+        ("server_compute_input_us", "compute input"),
+        ("in_process", "compute: in-process time"),
+        ("overhead", "compute: serving overhead"),
+        ("server_compute_output_us", "compute output"),
+        ("client_recv_us", "client recv"),
+    )
 )
-#: Least RGB distance (0-1 per channel, Euclidean) between two segments' colours (trial 6: "network +
-#: protocol" and "client recv" were two near-identical blues, #9ecae1 and #6baed6, 0.19 apart); none as
-#: close to the white background.
-MIN_COLOUR_DISTANCE = 0.2
 
 
 def write_plot(rows: Sequence[EfficiencyRow], path: Path) -> Drawn | None:
@@ -54,10 +55,7 @@ def write_plot(rows: Sequence[EfficiencyRow], path: Path) -> Drawn | None:
     if not best:
         return None
     try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        plt = pyplot()
     except ImportError:
         log.warning("matplotlib is not installed: no serving-efficiency plot")
         return None
@@ -66,7 +64,7 @@ def write_plot(rows: Sequence[EfficiencyRow], path: Path) -> Drawn | None:
     _ratio_panel(ax1, rows, list(best), drawn[RATIO_TITLE])
     _time_panel(ax2, best, drawn[TIME_TITLE])
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save(fig, path, tight=False)
     plt.close(fig)
     return drawn
 
@@ -78,7 +76,9 @@ def _ratio_panel(ax, rows: Sequence[EfficiencyRow], names: list[str], drawn: dic
         pts = [r for r in shown if r.variant == name]
         if not pts:
             continue
-        (line,) = ax.plot([r.point.concurrency for r in pts], [r.ratio for r in pts], marker="o", color=f"C{i % 10}", label=name)
+        (line,) = ax.plot(
+            [r.point.concurrency for r in pts], [r.ratio for r in pts], marker="o", color=series_colour(i), label=name
+        )
         drawn[name] = xy(line)
     busy = [r for r in shown if r.note is not None]  # host busy on one side: ringed, marked as in the tables
     if busy:
@@ -87,7 +87,7 @@ def _ratio_panel(ax, rows: Sequence[EfficiencyRow], names: list[str], drawn: dic
             [r.ratio for r in busy],
             s=110,
             facecolors="none",
-            edgecolors="black",
+            edgecolors=BLACK,
             linewidths=1.3,
             zorder=3,
             label=f"not measured fairly{flag_mark(HOST_BUSY)} (served or in-process)",
@@ -97,12 +97,8 @@ def _ratio_panel(ax, rows: Sequence[EfficiencyRow], names: list[str], drawn: dic
         label = f"{len(faster)} level(s) left out: served faster than in-process (not evidence; measured under different load)"
         ax.plot([], [], ls="none", label=label)
         drawn[label] = ([], [])
-    ax.axhline(1.0, color="grey", linestyle=":", linewidth=1)
-    ticks = sorted({r.point.concurrency for r in shown}) or sorted({r.point.concurrency for r in rows})
-    ax.set_xscale("log", base=2)
-    ax.set_xticks(ticks, [str(t) for t in ticks])  # the measured levels only (no "2^-1" for a one-level run)
-    ax.minorticks_off()
-    ax.set_xlabel("concurrency")
+    ax.axhline(1.0, color=REFERENCE, linestyle=":", linewidth=1)
+    concurrency_axis(ax, {r.point.concurrency for r in shown} or {r.point.concurrency for r in rows})
     ax.set_ylabel("served ÷ in-process throughput")
     ax.set_title(RATIO_TITLE)
     ax.legend(fontsize=7)
@@ -119,7 +115,7 @@ def _time_panel(ax, best: dict[str, EfficiencyRow], drawn: dict) -> None:
     negative = [n for n in names if (best[n].overhead_us or 0.0) < 0]
     if negative:
         label = f"{len(negative)} variant(s) with a negative overhead: compute infer drawn whole as in-process (served faster)"
-        ax.barh([], [], label=label, color="white")
+        ax.barh([], [], label=label, color=WHITE)
         drawn[label] = ([], [])
     ax.set_xlabel("µs per request (at each variant's highest throughput)")
     ax.set_title(TIME_TITLE)

@@ -41,7 +41,9 @@ from perf.plots.canvas import (
     place_labels,
     series_linestyle,
 )
+from perf.plots.palette import BLACK, REFERENCE
 from perf.plots.styles import ALL_DISTINCT, GREY, Style, style, styles
+from perf.plots.ticks import concurrency_axis
 from perf.records.results import RunResult
 
 log = logging.getLogger(__name__)
@@ -172,18 +174,15 @@ def _mark_choices(
             marker=marker,
             ms=size,
             mfc="none",
-            mec="black",
+            mec=BLACK,
             mew=1.3,
             label=f"{what}: {p.variant} c={p.concurrency}{flag_mark(p.status)}",
         )
 
 
 def _concurrency_axis(ax, points: dict[str, list[Point]], batch_size: int) -> None:
-    ticks = sorted({p.concurrency for pts in points.values() for p in curve(pts, batch_size)})
-    ax.set_xscale("log", base=2)
-    ax.set_xticks(ticks, [str(t) for t in ticks])
-    ax.minorticks_off()
-    ax.set_xlabel("concurrency (outstanding requests)")
+    levels = {p.concurrency for pts in points.values() for p in curve(pts, batch_size)}
+    concurrency_axis(ax, levels, "concurrency (outstanding requests)")
 
 
 def plot_metric(
@@ -225,7 +224,7 @@ def plot_metric(
         ax.set_xlabel(xlabel or ax.get_xlabel())
         if latency_budget_ms is not None and P99 in (metric, x_metric):
             draw = ax.axvline if x_metric == P99 else ax.axhline
-            draw(latency_budget_ms, color="grey", ls=":", lw=1.2, label=f"p99 budget {latency_budget_ms:g} ms")
+            draw(latency_budget_ms, color=REFERENCE, ls=":", lw=1.2, label=f"p99 budget {fmt_given(latency_budget_ms, 0)} ms")
         _mark_choices(ax, points, rec, metric, x_metric, bs)
         if labels:
             _, left_out = place_labels(ax, labels)

@@ -24,9 +24,11 @@ from perf.analysis.frontier import operating_frontier
 from perf.analysis.pairs import variant_of
 from perf.analysis.recommendation import Recommendation, candidate
 from perf.analysis.stats import P99, THROUGHPUT, Point, curve
-from perf.markdown import flag_mark
+from perf.markdown import flag_mark, fmt_given
 from perf.plots.canvas import Drawn, finish, log_scale_if_wide, panels, place_labels, pyplot, series_linestyle, xy
+from perf.plots.palette import BLACK, REFERENCE, SERIES
 from perf.plots.styles import GREY, style
+from perf.plots.ticks import concurrency_axis, save
 from perf.records.results import RunResult
 
 #: Facet factors in order of preference (keys of :data:`perf.analysis.effects.FACTORS`).
@@ -82,7 +84,7 @@ def plot_frontier(
         marker="o",
         ms=6,
         lw=2,
-        color="C3",
+        color=SERIES[3],
         drawstyle="steps-post",  # the best throughput reachable within a p99 is a step function
         label=f"Pareto frontier ({len(front)} levels): nothing beats them on both",
         zorder=3,
@@ -90,7 +92,13 @@ def plot_frontier(
     log_scale_if_wide(ax, [p.value(P99) for p in every])
     if rec is not None:
         if rec.latency_budget_ms is not None and rec.latency_percentile == 99:
-            ax.axvline(rec.latency_budget_ms, color="grey", ls=":", lw=1.2, label=f"p99 budget {rec.latency_budget_ms:g} ms")
+            ax.axvline(
+                rec.latency_budget_ms,
+                color=REFERENCE,
+                ls=":",
+                lw=1.2,
+                label=f"p99 budget {fmt_given(rec.latency_budget_ms, 0)} ms",
+            )
         marks = ((rec.best_under_budget, "*", 17, "best under budget"), (rec.best_peak, "P", 12, "best peak throughput"))
         for choice, marker, size, what in marks:
             if choice is not None:
@@ -101,7 +109,7 @@ def plot_frontier(
                     marker=marker,
                     ms=size,
                     mfc="none",
-                    mec="black",
+                    mec=BLACK,
                     mew=1.4,
                     zorder=4,
                     label=f"{what}: {choice.variant} c={choice.concurrency}{flag_mark(choice.status)}"
@@ -188,12 +196,8 @@ def plot_small_multiples(
             if len(group) > 1:
                 ax.fill_between(xs, lo, hi, color=look.colour, alpha=0.07, lw=0)
             drawn[title][label] = xy(line)
-        ax.set_xscale("log", base=2)
-        ticks = sorted({p.concurrency for n in names for p in curve(points[n], bs)})
-        ax.set_xticks(ticks, [str(t) for t in ticks])
-        ax.minorticks_off()
+        concurrency_axis(ax, {p.concurrency for n in names for p in curve(points[n], bs)})
         ax.grid(True, alpha=0.3)
-        ax.set_xlabel("concurrency")
     for ax in axes.flat[len(panel_values) :]:
         ax.set_visible(False)
     axes[0, 0].set_ylabel("throughput (infer/s)")
@@ -204,6 +208,6 @@ def plot_small_multiples(
         f"sharing both, band = their min–max" + (f"; client batch size {bs}" if bs != 1 else ""),
         fontsize=10,
     )
-    fig.savefig(path, dpi=110, bbox_inches="tight")
+    save(fig, path)
     plt.close(fig)
     return drawn

@@ -5,7 +5,7 @@ plots highlight the top N by peak throughput (the recommendation's rule,
 :func:`perf.analysis.frontier.best_levels`), the variants on the Pareto frontier and the recommended
 ones; the others are faint grey context without a legend entry each.
 
-A :class:`Style` is a colour (matplotlib's ``tab10`` cycle), a marker and a line style;
+A :class:`Style` is a colour (:data:`perf.plots.palette.SERIES`), a marker and a line style;
 :func:`style` gives series ``i`` a combination no other ``i < MAX_STYLES`` has: the colour
 cycles fastest, the marker shifts by one every ten series, the line style every ten too, so
 neighbours in the legend differ in colour and (past ten) in marker and dash.
@@ -20,16 +20,17 @@ from perf.analysis.frontier import best_level_frontier, best_levels, operating_f
 from perf.analysis.recommendation import Recommendation
 from perf.analysis.stats import THROUGHPUT, Point
 from perf.markdown import TOP_N
+from perf.plots.palette import CONTEXT, SERIES
 
 #: Variants drawn each in its own style without selection.
 ALL_DISTINCT = 10
-COLOURS = tuple(f"C{i}" for i in range(10))
+COLOURS = SERIES
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h")
 LINESTYLES = ("-", "--", "-.", ":")
 #: Series that get pairwise-distinct styles (colour x marker pairs).
 MAX_STYLES = len(COLOURS) * len(MARKERS)
 #: The look of context series (not highlighted).
-GREY = "#b0b0b0"
+GREY = CONTEXT
 
 
 @dataclasses.dataclass(frozen=True)

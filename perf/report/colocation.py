@@ -17,7 +17,7 @@ from pathlib import Path
 
 from perf.analysis.paired import RULE, p_words
 from perf.colocate import judge
-from perf.markdown import Align, fmt, table
+from perf.markdown import Align, fmt, fmt_given, table
 from perf.plots.colocation import TRADEOFF_FILE, plot_tradeoff
 from perf.records import colocation
 from perf.records.colocation import ColocationRecord
@@ -62,9 +62,9 @@ def what_was_run(record: ColocationRecord) -> list[str]:
             m.name,
             ", ".join(f"{v} ({m.instances_of(v)})" for v in m.variants),
             m.concurrency,
-            f"{m.weight:g}",
-            "—" if m.latency_budget_ms is None else f"{m.latency_budget_ms:g}",
-            "—" if m.required_throughput is None else f"{m.required_throughput:,.6g}",
+            fmt_given(m.weight, 0),
+            "—" if m.latency_budget_ms is None else fmt_given(m.latency_budget_ms, 0),
+            "—" if m.required_throughput is None else fmt_given(m.required_throughput, 0),
             m.start or "—",
             m.start_reason or "—",
         ]
@@ -159,9 +159,9 @@ def targets_lines(record: ColocationRecord, rows: list[judge.Neighbours]) -> lis
         m = record.model(r.model)
         said = []
         if m.latency_budget_ms is not None:
-            said.append(f"p99 {fmt(r.p99_ms, 2)} ms of {m.latency_budget_ms:g} ms")
+            said.append(f"p99 {fmt(r.p99_ms, 2)} ms of {fmt_given(m.latency_budget_ms, 0)} ms")
         if m.required_throughput is not None:
-            said.append(f"{fmt(r.together, 0)} infer/s of {m.required_throughput:,.6g} required")
+            said.append(f"{fmt(r.together, 0)} infer/s of {fmt_given(m.required_throughput, 0)} required")
         if said:
             parts.append(f"{r.model} {', '.join(said)}")
     return [f"Targets, co-located: {'; '.join(parts)}.", ""] if parts else []
@@ -185,9 +185,9 @@ def not_achieved(record: ColocationRecord) -> list[str]:
             n,
             near.combination[n],
             fmt(near.throughput[n], 0),
-            "—" if record.model(n).required_throughput is None else f"{record.model(n).required_throughput:,.6g}",
+            "—" if record.model(n).required_throughput is None else fmt_given(record.model(n).required_throughput, 0),
             fmt(near.p99_ms[n], 2),
-            "—" if record.model(n).latency_budget_ms is None else f"{record.model(n).latency_budget_ms:g}",
+            "—" if record.model(n).latency_budget_ms is None else fmt_given(record.model(n).latency_budget_ms, 0),
         ]
         for n in names
         if n in near.combination

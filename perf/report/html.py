@@ -20,7 +20,7 @@ from core.errors import PerfError
 from perf.analysis.frontier import operating_frontier
 from perf.analysis.recommendation import Recommendation, candidate
 from perf.analysis.stats import P99, THROUGHPUT, Point, curve, run_points
-from perf.markdown import flag_mark, fmt
+from perf.markdown import flag_mark, fmt, fmt_given
 from perf.plots.styles import highlighted
 from perf.records.results import RunResult
 
@@ -100,7 +100,9 @@ def figures(run: RunResult, rec: Recommendation) -> list[Any]:
                 )
             )
     if rec.latency_budget_ms is not None and rec.latency_percentile == 99:
-        trade.add_vline(x=rec.latency_budget_ms, line_dash="dot", annotation_text=f"p99 budget {rec.latency_budget_ms:g} ms")
+        trade.add_vline(
+            x=rec.latency_budget_ms, line_dash="dot", annotation_text=f"p99 budget {fmt_given(rec.latency_budget_ms, 0)} ms"
+        )
     trade.update_layout(
         title="Throughput vs p99, every level (hover for the variant's parameters)",
         xaxis_title="client p99 latency (ms)",

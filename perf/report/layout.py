@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from perf.analysis.recommendation import DEFAULT_LATENCY_PERCENTILE
-from perf.markdown import APPENDIX_FILE, TOP_N
+from perf.markdown import APPENDIX_FILE, TOP_N, fmt_given
 from perf.records.results import RunResult
 
 #: report.md's length at any grid and ladder size, in lines (issue 18: "about 250 lines at 200
@@ -47,8 +47,8 @@ def what_if(
     pct = int(latency_percentile or own_pct)
     out = []
     if latency_budget_ms is not None and latency_budget_ms != own_budget:
-        own = f"the run's {own_budget:g} ms" if own_budget is not None else "none in the run"
-        out.append((f"budget{latency_budget_ms:g}ms", f"p{pct} budget {latency_budget_ms:g} ms instead of {own}"))
+        own = f"the run's {fmt_given(own_budget, 0)} ms" if own_budget is not None else "none in the run"
+        out.append((f"budget{latency_budget_ms:g}ms", f"p{pct} budget {fmt_given(latency_budget_ms, 0)} ms instead of {own}"))
     if pct != own_pct:
         out.append((f"p{pct}", f"the budget on p{pct} instead of the run's p{own_pct}"))
     if top_n != TOP_N:

@@ -15,6 +15,7 @@ from perf.markdown import (
     errors_text,
     flag_mark,
     fmt,
+    fmt_given,
     md_text,
     name_then_numbers,
     short_error,
@@ -207,7 +208,15 @@ def request_rate_table(run: RunResult) -> list[str]:
     for name, lv in sorted(rows, key=lambda r: (r[0], r[1].batch_size, r[1].request_rate, r[1].trial)):
         if not lv.ok:
             body.append(
-                [f"`{name}`", f"{lv.request_rate:g}", "—", "—", f"failed: {errors_text(lv.error)}", lv.batch_size, lv.trial]
+                [
+                    f"`{name}`",
+                    fmt_given(lv.request_rate, 0),
+                    "—",
+                    "—",
+                    f"failed: {errors_text(lv.error)}",
+                    lv.batch_size,
+                    lv.trial,
+                ]
             )
             continue
         late = fmt(lv.delayed_pct, 0) if lv.delayed_pct is not None else "≤ 1"
@@ -215,7 +224,7 @@ def request_rate_table(run: RunResult) -> list[str]:
         body.append(
             [
                 f"`{name}`",
-                f"{lv.request_rate:g}",
+                fmt_given(lv.request_rate, 0),
                 fmt(lv.achieved_rate_per_s, 1),
                 late,
                 status,
@@ -255,7 +264,7 @@ def failed_measurements(run: RunResult) -> list[tuple[str, str]]:
         for lv in v.levels:
             if lv.ok:
                 continue
-            load = f"rate={lv.request_rate:g}/s" if lv.request_rate is not None else f"c={lv.concurrency}"
+            load = f"rate={fmt_given(lv.request_rate, 0)}/s" if lv.request_rate is not None else f"c={lv.concurrency}"
             groups.setdefault((v.name, f"{load} b={lv.batch_size}" + (f" {lv.shape}" if lv.shape else "")), []).append(lv)
     noun = "round" if run.rounds is not None else "trial"
     out = []

@@ -244,15 +244,3 @@ def test_a_p99_axis_one_outlier_widens_goes_log_with_plain_number_ticks(tmp_path
     plots.plot_metric(run_points(make_run()), "latency_p99_ms", "ms", "p99", tmp_path / "q.png")
     (ax,) = kept_figures[0].axes
     assert ax.get_yscale() == "linear"  # no outlier: a linear axis, as before
-
-
-def test_no_two_time_segments_of_the_efficiency_plot_share_a_look_alike_colour():
-    import itertools as it
-
-    from matplotlib.colors import to_rgb
-
-    from perf.plots.efficiency import MIN_COLOUR_DISTANCE, SEGMENTS
-
-    for (_, a, ca), (_, b, cb) in it.combinations([*SEGMENTS, ("", "the background", "#ffffff")], 2):
-        d = sum((x - y) ** 2 for x, y in zip(to_rgb(ca), to_rgb(cb))) ** 0.5
-        assert d >= MIN_COLOUR_DISTANCE, (a, b, round(d, 3))

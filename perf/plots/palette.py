@@ -1,0 +1,107 @@
+"""Every colour the plots draw with, and the one rule they keep (:func:`clashes`).
+
+Each palette (:data:`PALETTES`) is a set of colours a reader must tell apart in one picture: the
+variants' series (with the grey of the context lines), the stacked time components, the marks.
+The rule, on the CIE 1976 L*a*b* distance (ΔE*ab: Euclidean in a space made to follow what the
+eye sees, from sRGB with the D65 white, IEC 61966-2-1):
+
+* every two colours of one palette are at least :data:`MIN_DELTA_E` apart;
+* every colour is that far from the white background too;
+* no colour is near-black (L* below :data:`MIN_LIGHTNESS`): black draws the markers' edges,
+  the rings of flagged levels and the text, and two dark fills read alike however far apart
+  their channels are (reviewer, session 6: the efficiency plot's in-process #252525 and client
+  recv #08306b were both near-black, 0.30 apart in RGB; trial 6 before that: two blues 0.19 apart).
+
+Plot modules take colours from here only (a test checks that no other plot module names one).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable
+
+#: The background.
+WHITE = "#ffffff"
+#: Ink: markers' edges, rings, text (not a palette member: the colour the others keep away from).
+BLACK = "#000000"
+#: Reference lines (the latency budget, achieved = offered, efficiency 1).
+REFERENCE = "#808080"
+#: Context series (variants not highlighted), drawn faint.
+CONTEXT = "#b0b0b0"
+#: Marks that call for attention: the pick, a request rate not achieved.
+ALERT = "#d62728"
+#: The variants' series: matplotlib's tab10 with its grey (#7f7f7f, a variant that looked like
+#: the grey context and the grey budget line) replaced by an olive green.
+SERIES = (
+    "#1f77b4",
+    "#ff7f0e",
+    "#2ca02c",
+    "#d62728",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#637939",
+    "#bcbd22",
+    "#17becf",
+)
+#: The time components of a request, one colour each in every plot that stacks them (the
+#: efficiency plot splits compute infer into in-process time and serving overhead; the
+#: breakdown bars keep it whole).
+COMPONENT_COLOURS = {
+    "client_send_us": "#9ecae1",
+    "network_server_us": "#2171b5",
+    "server_queue_us": "#fdd0a2",
+    "server_compute_input_us": "#c994c7",
+    "server_compute_infer_us": "#a1d99b",
+    "in_process": "#31a354",
+    "overhead": "#e6550d",
+    "server_compute_output_us": "#737373",
+    "client_recv_us": "#756bb1",
+}
+#: Palettes whose colours are seen together: name -> colours.
+PALETTES: dict[str, tuple[str, ...]] = {
+    "series": (*SERIES, CONTEXT),
+    "components": tuple(COMPONENT_COLOURS.values()),
+    "marks": (REFERENCE, ALERT),
+}
+#: Least ΔE*ab between two colours of a palette, and from the background (the trial-6 blues were 15.3 apart).
+MIN_DELTA_E = 20.0
+#: Least CIE L* (0 black - 100 white) of a palette colour: darker is near-black (#252525 is 15, #08306b 21).
+MIN_LIGHTNESS = 30.0
+
+
+def series_colour(i: int) -> str:
+    """The colour of series ``i`` (0-based), cycling through :data:`SERIES`."""
+    return SERIES[i % len(SERIES)]
+
+
+def lab(colour: str) -> tuple[float, float, float]:
+    """``colour`` (any matplotlib colour) in CIE L*a*b* (D65): sRGB decoded to linear light, to XYZ, to L*a*b*."""
+    from matplotlib.colors import to_rgb
+
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in to_rgb(colour)]
+    r, g, b = linear
+    xyz = (
+        (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047,
+        0.2126 * r + 0.7152 * g + 0.0722 * b,
+        (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883,
+    )
+    fx, fy, fz = (t ** (1 / 3) if t > (6 / 29) ** 3 else t / (3 * (6 / 29) ** 2) + 4 / 29 for t in xyz)
+    return 116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)
+
+
+def delta_e(a: str, b: str) -> float:
+    """ΔE*ab (CIE 1976) between two colours."""
+    return sum((x - y) ** 2 for x, y in zip(lab(a), lab(b))) ** 0.5
+
+
+def clashes(colours: Iterable[str]) -> list[str]:
+    """What breaks the module rule in one palette, in words; empty when nothing does."""
+    palette = list(colours)
+    out = [
+        f"{a} and {b} are {delta_e(a, b):.1f} apart (ΔE*ab; at least {MIN_DELTA_E:g})"
+        for a, b in itertools.combinations([*palette, WHITE], 2)
+        if delta_e(a, b) < MIN_DELTA_E
+    ]
+    out += [f"{c} is near-black (L* {lab(c)[0]:.0f}, at least {MIN_LIGHTNESS:g})" for c in palette if lab(c)[0] < MIN_LIGHTNESS]
+    return out

@@ -1,0 +1,70 @@
+"""Plot colours (reviewer, session 6): the efficiency plot's in-process (#252525) and client recv
+(#08306b) were both near-black; the rule (two colours of a picture apart, and from white) held for
+one palette only and on RGB distance, which passed them (0.30 apart). Now one rule over every
+palette (:mod:`perf.plots.palette`), read back from the artists too."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from factories import make_run
+from matplotlib.colors import to_hex
+
+from perf.analysis.stats import run_points
+from perf.plots import bars as plot_bars
+from perf.plots import canvas as plot_canvas
+from perf.plots.efficiency import SEGMENTS
+from perf.plots.palette import PALETTES, clashes
+
+#: A colour named in code: a hex string, matplotlib's "C3" / "tab:red", or a CSS name.
+COLOUR_LITERAL = re.compile(r"""["'](#[0-9a-fA-F]{3,8}|C\d|tab:\w+|grey|gray|black|white|red|blue|green|orange)["']""")
+
+
+@pytest.mark.parametrize("name", sorted(PALETTES))
+def test_every_palette_keeps_the_rule(name: str) -> None:
+    assert clashes(PALETTES[name]) == []
+
+
+@pytest.mark.parametrize(
+    ("colours", "why"),
+    [
+        (("#252525", "#08306b"), "near-black"),  # the reviewer's pair
+        (("#9ecae1", "#6baed6"), "apart"),  # trial 6's two blues
+        (("#d4d4d4",), "apart"),  # too close to the white background
+    ],
+)
+def test_the_rule_catches_what_readers_could_not_tell_apart(colours: tuple[str, ...], why: str) -> None:
+    found = clashes(colours)
+    assert found and any(why in c for c in found), found
+
+
+def test_the_efficiency_plot_segments_keep_the_rule() -> None:
+    assert clashes([c for _, _, c in SEGMENTS]) == []
+
+
+def test_the_breakdown_bars_draw_the_components_colours_read_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = plot_canvas.pyplot()
+    figures: list = []
+
+    class KeepOpen:
+        def __getattr__(self, name: str):
+            return getattr(real, name)
+
+        def close(self, fig) -> None:
+            figures.append(fig)
+
+    monkeypatch.setattr(plot_bars, "pyplot", KeepOpen)
+    plot_bars.plot_breakdown(run_points(make_run()), tmp_path / "b.png")
+    (fig,) = figures
+    colours = [to_hex(c.patches[0].get_facecolor()) for ax in fig.axes for c in ax.containers if c.patches]
+    real.close(fig)
+    assert len(colours) == 4 and clashes(colours) == []
+
+
+def test_no_plot_module_names_a_colour_of_its_own() -> None:
+    """Every colour comes from the palette module, so the rule covers every plot."""
+    root = Path(__file__).resolve().parents[3] / "perf" / "plots"
+    named = {p.name: COLOUR_LITERAL.findall(p.read_text()) for p in root.glob("*.py") if p.name != "palette.py"}
+    assert {k: v for k, v in named.items() if v} == {}
