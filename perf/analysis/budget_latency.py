@@ -14,6 +14,12 @@ jobs; load only ever adds latency. So the budget is judged on the level's **quie
   rounds' (the quieter half, at least half of them): the rounds closest to the deployment host;
 * when the load was not sampled in every round (a server on another host), on all rounds.
 
+A sequential (trials) run is ranked on each level's median over its trials
+(:class:`perf.analysis.stats.Point`): its trials are not paired, so no quieter half is taken
+(:func:`level_judged` with ``paired=False``). Whether a level is within the budget is
+:func:`within` of that number, everywhere: the ranking, the recommendation and the
+deployment's caveat (session 6: the caveat judged a rounds run's level on every round).
+
 The number always carries how it was taken (:meth:`Judged.basis`): the quieter-round median
 is shown beside the median over every round, and the level keeps its host-busy flag. Under
 a load that lasted through every round the quieter half is loaded too: the verdict is then the
@@ -70,6 +76,25 @@ class Judged:
         if not self.quieter or self.all_ms <= budget_ms:
             return None
         return f"within the budget on its quieter rounds: p{percentile} {fmt(self.ms, 2)} ms, {self.basis()}"
+
+
+def within(judge: Judged | None, budget_ms: float | None) -> bool:
+    """Whether a level is within ``budget_ms`` (ms) as the budget judges it (module rule): always
+    without a budget, never without a latency."""
+    return budget_ms is None or (judge is not None and judge.ms <= budget_ms)
+
+
+def level_judged(levels: Iterable[LevelResult], metric: str, paired: bool) -> Judged | None:
+    """The budget's latency of one level (module rule) by the run's design.
+
+    Args:
+        levels: The level's records, one per round or trial.
+        metric: The latency percentile field (``latency_p99_ms``).
+        paired: A rounds run (:func:`judged`); ``False``: a sequential run, the median over its trials.
+    """
+    if paired:
+        return judged(levels, metric)
+    return judge([(getattr(lv, metric), None, False) for lv in levels if lv.ok])
 
 
 def judged(levels: Iterable[LevelResult], metric: str) -> Judged | None:

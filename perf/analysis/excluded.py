@@ -5,8 +5,9 @@ Recommendation.excluded`)."""
 
 from __future__ import annotations
 
-from perf.analysis.notes import notes_text
+from perf.analysis.notes import notes_text, repeat_noun
 from perf.analysis.stats import P99, Point
+from perf.markdown import fmt_given
 from perf.records.results import RunResult
 
 
@@ -30,12 +31,14 @@ def excluded_levels(run: RunResult, points: dict[str, list[Point]]) -> list[str]
             continue
         for p in points[v.name]:
             if not candidate(p):
-                why = "; ".join(p.errors) or notes_text(p.notes) or ("no p99" if p.ok else "no throughput")
+                why = "; ".join(p.errors) or notes_text(p.notes, repeat_noun(run)) or ("no p99" if p.ok else "no throughput")
                 out.append(f"{where(p)}: {p.status if p.status != 'ok' else 'not rankable'} ({why}).")
         rate = [lv for lv in v.levels if lv.request_rate is not None]
         if rate:
             missed = [lv for lv in rate if lv.status in ("not achieved", "failed")]
-            detail = "; ".join(f"{lv.request_rate:g}/s {lv.status}: {'; '.join(lv.notes) or lv.error}" for lv in missed)
+            detail = "; ".join(
+                f"{fmt_given(lv.request_rate, 0)}/s {lv.status}: {'; '.join(lv.notes) or lv.error}" for lv in missed
+            )
             out.append(
                 f"`{v.name}`: {len(rate)} request-rate level(s), not ranked (a fixed arrival rate is another "
                 f"load model)" + (f"; {detail}" if detail else "") + "."

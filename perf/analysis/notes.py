@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 
 from core.wording import count
+from perf.records.results import RunResult
 
 #: A number as the notes write it: ``92``, ``1,234``, ``-3.5``.
 _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
@@ -19,6 +20,12 @@ _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
 
 def _value(text: str) -> float:
     return float(text.replace(",", ""))
+
+
+def repeat_noun(run: RunResult) -> str:
+    """What one repetition of a level is called in ``run``'s design: ``"round"`` (a rounds run),
+    else ``"trial"`` (a sequential run's ``--trials``); a rounds run's words never say trials."""
+    return "round" if run.rounds is not None else "trial"
 
 
 def notes_text(notes: Sequence[str], noun: str = "trial") -> str:

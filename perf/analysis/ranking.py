@@ -59,7 +59,7 @@ import math
 import statistics
 from collections.abc import Iterable, Mapping
 
-from perf.analysis.budget_latency import Judged, judged
+from perf.analysis.budget_latency import Judged, judged, within
 from perf.analysis.leader import choose
 from perf.analysis.paired import ALPHA, GAP_ROUNDS, Paired, min_rounds, paired, sign_test_p
 from perf.analysis.stats import THROUGHPUT
@@ -271,7 +271,7 @@ def operating_point(
     adjusted = adjusted or Adjusted([vr])
     cands = [s for s in (summary(vr, side, budget_ms, latency_metric, adjusted) for side in levels_of(vr)) if s is not None]
     if budget_ms is not None:
-        cands = [s for s in cands if s.latency_ms is not None and s.latency_ms <= budget_ms]
+        cands = [s for s in cands if within(s.latency, budget_ms)]
     enough = [s for s in cands if s.rounds >= GAP_ROUNDS] if backed else []  # levels a verdict can rest on (a large gap's)
     return max(enough or cands, key=lambda s: (s.adjusted_infer_per_s, -(s.latency_ms or 0.0)), default=None)
 
@@ -358,8 +358,7 @@ def rank_variants(
 
 def _within(vr: VariantResult, side: Side, budget_ms: float | None, latency_metric: str) -> bool:
     """``side``'s latency percentile as the budget judges it is within ``budget_ms`` (always, without one)."""
-    judge = judged(records(vr, side), latency_metric)
-    return budget_ms is None or (judge is not None and judge.ms <= budget_ms)
+    return within(judged(records(vr, side), latency_metric), budget_ms)
 
 
 def _other_levels(

@@ -30,7 +30,7 @@ from core.errors import PerfError
 from core.wording import count
 from perf.analysis.cuts import cut_notes
 from perf.analysis.excluded import candidate, excluded_levels, where
-from perf.analysis.notes import notes_text
+from perf.analysis.notes import notes_text, repeat_noun
 from perf.analysis.paired import ALPHA
 from perf.analysis.ranking import Ranking, Side, dropped_by_search, rank_variants
 from perf.analysis.standing import others_words, tie_words
@@ -250,6 +250,8 @@ def best_under_budget(
 
 
 def _under(points: Iterable[Point], budget_ms: float, metric: str = P99) -> list[Point]:
+    """The sequential design's :func:`perf.analysis.budget_latency.within`: a point's median over its
+    trials is :func:`~perf.analysis.budget_latency.level_judged` of its trials (``paired=False``)."""
     return [p for p in points if (lat := p.get(metric)) is not None and lat <= budget_ms]
 
 
@@ -278,7 +280,7 @@ def recommend(run: RunResult, latency_budget_ms: float | None = None, latency_pe
     cands = [p for v in run.variants if v.status != "failed" for p in points[v.name] if candidate(p)]
     for p in cands:
         if p.status != "ok":
-            said = notes_text(p.notes, "round" if run.rounds is not None else "trial")
+            said = notes_text(p.notes, repeat_noun(run))
             flagged.append(f"{where(p)}: {p.status}" + (f" ({said})" if said else ""))
     if run.rounds is not None:
         return _paired(run, latency_budget_ms, pct, points, knees, notes, excluded, flagged, cands)

@@ -1,8 +1,11 @@
 """Which measured variant a deployment bundle deploys (:func:`choose_variant`): the one named, or
 the run's recommendation — the best level within the run's latency budget, or the best peak for a
-run without one. A run whose levels all miss the budget gets no bundle unasked: a bundle is what
-gets deployed, so deploying over the budget takes naming the variant (the refusal names the
-lowest-latency and best-peak ones), as the report's "best under the budget: none" says too. A run
+run without one. A named variant's level is chosen by the same rule over that variant alone
+(:func:`perf.analysis.recommendation.recommend`): its best level within the budget, and its best
+peak, said to be over the budget, only when none of its levels is within it. A run whose levels
+all miss the budget gets no bundle unasked: a bundle is what gets deployed, so deploying over the
+budget takes naming the variant (the refusal names the lowest-latency and best-peak ones), as the
+report's "best under the budget: none" says too. A run
 that did not finish (interrupted) gets no bundle of its recommendation unasked either: its pick is
 of what it measured before it stopped (:func:`perf.records.unfinished.unfinished_text`), so it
 takes ``--allow-unfinished`` or naming the variant, and the bundle says so."""
@@ -11,13 +14,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import statistics
 from pathlib import Path
 
 from core.errors import PerfError
+from perf.analysis.budget_latency import level_judged, within
 from perf.analysis.cuts import cut_variants
-from perf.analysis.recommendation import Choice, Recommendation, rank, recommend
-from perf.analysis.stats import run_points
+from perf.analysis.notes import repeat_noun
+from perf.analysis.recommendation import Choice, Recommendation, latency_metric, recommend
 from perf.markdown import fmt, fmt_given
 from perf.records.results import RunResult, series_name, split_by_shape
 from perf.records.unfinished import resume_hint, unfinished_text
@@ -30,7 +33,7 @@ class Chosen:
     Attributes:
         variant: Variant (model) name.
         why: How it was chosen, in words.
-        level: Its best level by the recommendation's rule (medians over trials).
+        level: Its best level by the recommendation's rule (medians over its rounds or trials).
         unfinished: What the run holds when it did not finish (:func:`unfinished_text`), else ``None``.
         caveats: What the level's numbers rest on when a reader would assume more, in words
             (:func:`level_caveats`): rounds that failed, a named variant's level over the run's budget.
@@ -81,7 +84,9 @@ def level_caveats(
 ) -> tuple[str, ...]:
     """What a bundle's level rests on, when less than a reader assumes (trial 6: a named variant's
     "best measured level" at 684.4 infer/s came from 1 of its 3 rounds, the other 2 failed, and
-    was 4x over the run's 10 ms budget, and neither was said).
+    was 4x over the run's 10 ms budget, and neither was said). Where it stands to the budget is
+    judged as the ranking judges it (:func:`perf.analysis.budget_latency.within`: a rounds run's
+    quieter rounds where some were host busy), in the run's words (rounds or trials).
 
     Args:
         run: The run.
@@ -92,7 +97,7 @@ def level_caveats(
         whose: Whose budget it is, in words (``"the run's"``, ``"the given"``).
 
     Returns:
-        Sentences: how many of the rounds (trials) that measured the level have numbers, and
+        Sentences: how many of the rounds (or trials) that measured the level have numbers, and
         why the others failed; where the level stands to the budget (the run's percentile).
     """
     vr = run.variant(variant)
@@ -103,7 +108,7 @@ def level_caveats(
         if (lv.concurrency, lv.batch_size, lv.shape or None) == (level.concurrency, level.batch_size, shape)
     ]
     ok = [lv for lv in same if lv.ok]
-    unit = "round" if run.rounds is not None else "trial"
+    unit = repeat_noun(run)
     out = []
     failed = [lv for lv in same if not lv.ok]
     if failed:
@@ -115,13 +120,14 @@ def level_caveats(
         )
     if budget_ms is not None and ok:
         pct = int(run.settings.get("latency_percentile") or 99)
-        values = [v for lv in ok if (v := getattr(lv, f"latency_p{pct}_ms", None)) is not None]
-        if values:
-            at = statistics.median(values)
+        judged = level_judged(ok, latency_metric(pct), run.rounds is not None)
+        if judged is not None:
+            at, limit = judged.ms, f"{whose} p{pct} budget of {fmt_given(budget_ms)} ms"
+            basis = f"; {judged.basis()}" if judged.quieter else ""
             where = (
-                f"over {whose} p{pct} budget of {fmt_given(budget_ms)} ms: p{pct} {fmt(at, 2)} ms, {at / budget_ms:.1f}x the budget"
-                if at > budget_ms
-                else f"within {whose} p{pct} budget of {fmt_given(budget_ms)} ms (p{pct} {fmt(at, 2)} ms)"
+                f"within {limit} (p{pct} {fmt(at, 2)} ms{basis})"
+                if within(judged, budget_ms)
+                else f"over {limit}: p{pct} {fmt(at, 2)} ms, {at / budget_ms:.1f}x the budget{basis}"
             )
             out.append(f"this level is {where}")
     return tuple(out)
@@ -152,10 +158,7 @@ def _choose(
             raise PerfError(
                 f"variant {variant!r} was not measured in run {run.run_id} (status {found.status}{reason})", hint=hint
             )
-        best, why = rank([p for name, pts in run_points(view).items() if of_series[name] == variant for p in pts])
-        if best is None:
-            raise PerfError(f"variant {variant!r} has no level that can be ranked in run {run.run_id}", hint=hint)
-        return Chosen(variant, "named with --variant", Choice.of(best, why))
+        return _named(view, variant, of_series, budget, hint, run.run_id)
     if not unfinished_ok:
         raise PerfError(
             f"nothing deployed unasked: {unfinished_text(run, results_dir=results_dir)}; a bundle is what gets deployed, so none is written "
@@ -186,6 +189,25 @@ def _choose(
         "the run's recommendation: the best peak throughput (the run has no latency budget)",
         rec.best_peak,
     )
+
+
+def _named(view: RunResult, variant: str, of_series: dict[str, str], budget: float | None, hint: str, run_id: str) -> Chosen:
+    """The level of a named (and measured) ``variant``: the recommendation's rule over its series
+    alone (module docstring); its status is not ranked against, it was named."""
+    own = [dataclasses.replace(v, status="ok") for v in view.variants if of_series[v.name] == variant]
+    rec = recommend(dataclasses.replace(view, variants=own), budget)
+    pick, why = rec.best_under_budget, f"named with --variant: its best level within the {rec.budget_text}"
+    if pick is None:
+        pick = rec.best_peak
+        why = (
+            f"named with --variant: none of its levels is within the {rec.budget_text}, so its best peak"
+            if budget is not None
+            else "named with --variant: its best peak throughput (no latency budget)"
+        )
+    if pick is None:
+        raise PerfError(f"variant {variant!r} has no level that can be ranked in run {run_id}", hint=hint)
+    # one variant ranked alone: no verdict against others to state
+    return Chosen(variant, why, dataclasses.replace(pick, tie_set=[], beats=[], confidence=None, against=""))
 
 
 def _over_budget_hint(rec: Recommendation, of_series: dict[str, str]) -> str | None:

@@ -154,7 +154,7 @@ def test_a_python_served_cpu_variant_is_written_for_the_native_backend(run_dir: 
     )  # what the python backend leaves after serving it (already there when an earlier test served the tiny repository)
     (repo / CPU1 / "1" / "__pycache__" / "model.cpython-311.pyc").write_bytes(b"\0")
     bundle = export_deployment(run_dir, CPU1, run_dir / "b")
-    assert bundle.chosen.variant == CPU1 and bundle.chosen.why == "named with --variant"
+    assert bundle.chosen.variant == CPU1 and bundle.chosen.why.startswith("named with --variant")
     assert bundle.chosen.level.throughput_infer_per_s == 150.0  # its best level, by the recommendation's rule
     folder = bundle.folder / "model_repository" / CPU1
     cfg = read_config(folder / "config.pbtxt")
