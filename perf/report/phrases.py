@@ -56,6 +56,9 @@ class Facts:
         warmup_first_saved_ms: First request of the twin without warmup minus the one with (ms).
         together: What else differs between a and b besides dynamic batching, in words
             (``"instance count 1 vs 2"``), so that a contrast does not credit batching alone.
+        setting: The batching setting credited when b formed batches and a did not: dynamic
+            batching on vs off, or between two batching variants what differs
+            (``"queue delay 500 vs 100 µs"``).
     """
 
     change_pct: float | None = None
@@ -76,6 +79,7 @@ class Facts:
     warmup_load_added_s: float | None = None
     warmup_first_saved_ms: float | None = None
     together: str | None = None
+    setting: str = "dynamic batching"
 
 
 def rose(f: Facts) -> bool:
@@ -147,7 +151,7 @@ PHRASES: tuple[Phrase, ...] = (
         "batching_paid",
         lambda f: (c := _batched_compute(f)) is not None and c[1] < c[0],
         lambda f: (
-            f"dynamic batching{f' together with {f.together}' if f.together else ''} paid: executions of {f.batch_b:.2f} "
+            f"{f.setting}{f' together with {f.together}' if f.together else ''} paid: executions of {f.batch_b:.2f} "
             "inferences cost ≈"
             f"{fmt(f.compute_per_inference_b_us, 0)} µs of compute per inference against "
             f"{fmt(f.compute_per_inference_a_us, 0)} µs unbatched"

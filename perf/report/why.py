@@ -1,13 +1,17 @@
 """The Conclusions' "Why" paragraph: the pick's server-side numbers at one load beside a
-variant's that differs from it in one setting where the grid has one (dynamic batching only, else
-instance count only), else the baseline's or the runner-up's with every setting they differ in
-named (trial 6: a pick with 2 instances and batching against a 1-instance unbatched baseline read
-"Here dynamic batching paid"). The contrast's words are :mod:`perf.report.phrases`'."""
+variant's that differs from it in one setting where the grid has one (the most telling first,
+:data:`ONE_SETTING`: dynamic batching on vs off, instance count, queue delay, preferred batch
+sizes), else the baseline's or the runner-up's, with every setting they differ in named exactly
+(:func:`setting_words`; trial 6: a pick with 2 instances and batching against a 1-instance
+unbatched baseline read "Here dynamic batching paid"; session 6: a db500 pick against db100 read
+"differs in dynamic batching", where only the queue delay did). The contrast's words are
+:mod:`perf.report.phrases`'."""
 
 from __future__ import annotations
 
 import dataclasses
 
+from builders.config.variants import Variant
 from perf.analysis.fair import busy_load
 from perf.analysis.pairs import BATCHING, baseline, differing, variant_of
 from perf.analysis.recommendation import Recommendation
@@ -17,7 +21,25 @@ from perf.records.results import RunResult, VariantResult
 from perf.report.phrases import Facts, say
 
 #: A differing field's name in words (the others: the field's name).
-FIELD_WORDS = {"count": "instance count", "kind": "instance kind", "format": "format", "precision": "precision"}
+FIELD_WORDS = {
+    "count": "instance count",
+    "kind": "instance kind",
+    "format": "format",
+    "precision": "precision",
+    "max_queue_delay_us": "queue delay",
+    "preferred_batch_sizes": "preferred batch sizes",
+}
+#: Units said after a field's two values.
+FIELD_UNITS = {"max_queue_delay_us": " µs"}
+#: The one setting a contrast may differ in, most telling first: batching on vs off (its queue
+#: delay and preferred sizes go with it), then the instance count, then a batching variant's queue
+#: delay, then its preferred batch sizes. Each: the fields that may differ, the field that must.
+ONE_SETTING: tuple[tuple[frozenset[str], str], ...] = (
+    (frozenset(BATCHING), "dynamic_batching"),
+    (frozenset({"count"}), "count"),
+    (frozenset({"max_queue_delay_us"}), "max_queue_delay_us"),
+    (frozenset({"preferred_batch_sizes"}), "preferred_batch_sizes"),
+)
 
 
 def runner_up(ok: list[VariantResult], best: str, batch_size: int, pts: dict[str, list[Point]]) -> Point | None:
@@ -61,7 +83,7 @@ def _explain(name: str, p: Point, gpu: str | None) -> str:
     return text + (f"; {', '.join(utils)}" if utils else "")
 
 
-def _contrast(best: Point, other: Point | None, together: str | None = None) -> str:
+def _contrast(best: Point, other: Point | None, together: str | None = None, setting: str = "dynamic batching") -> str:
     """Why ``best`` differs from ``other`` at the same load, from :mod:`perf.report.phrases`."""
     others = busy_load(*(p for p in (best, other) if p is not None))
     facts = Facts(host_cpu_pct=best.get("cpu_utilization_pct"), others_cpu_pct=others)
@@ -73,39 +95,54 @@ def _contrast(best: Point, other: Point | None, together: str | None = None) -> 
             compute_per_inference_a_us=_per_inference_us(other),
             compute_per_inference_b_us=_per_inference_us(best),
             together=together,
+            setting=setting,
         )
     why = say("contrast", facts)
     return f" Here {why}." if why else ""
 
 
-def _differences(ref: VariantResult, other: VariantResult) -> tuple[bool, str | None]:
-    """``(batching differs, the other differences in words)`` between two variants, e.g.
-    ``(True, "instance count 2 vs 1")``; ``(False, None)`` without parameters to compare."""
-    a, b = variant_of(ref), variant_of(other)
-    if a is None or b is None:
-        return False, None
+def _value(field: str, v: Variant) -> str:
+    value = getattr(v, field)
+    if field == "preferred_batch_sizes":
+        return "[" + ", ".join(map(str, value)) + "]" if value else "none"
+    return str(value)
+
+
+def setting_words(a: Variant, b: Variant) -> tuple[str | None, list[str]]:
+    """What differs between ``a`` (the pick) and ``b``, exactly: ``(batching on vs off in words, or
+    None; every other difference in words)``, e.g. ``("dynamic batching on (queue delay 500 µs) vs
+    off", ["instance count 2 vs 1"])`` or ``(None, ["queue delay 500 vs 100 µs"])``. A batching
+    variant's queue delay and preferred sizes go with "on" when the other has batching off."""
     fields = differing(a, b)
-    rest = [f"{FIELD_WORDS.get(f, f.replace('_', ' '))} {getattr(a, f)} vs {getattr(b, f)}" for f in fields if f not in BATCHING]
-    return any(f in BATCHING for f in fields), ", ".join(rest) or None
+    onoff = None
+    if "dynamic_batching" in fields:
+        on = a if a.dynamic_batching else b
+        detail = f"queue delay {on.max_queue_delay_us} µs" + (
+            f", preferred batch sizes {_value('preferred_batch_sizes', on)}" if on.preferred_batch_sizes else ""
+        )
+        onoff = f"dynamic batching {'on' if a.dynamic_batching else 'off'}" + (f" ({detail})" if a.dynamic_batching else "")
+        onoff += f" vs {'on' if b.dynamic_batching else 'off'}" + (f" ({detail})" if b.dynamic_batching else "")
+    rest = [
+        f"{FIELD_WORDS.get(f, f.replace('_', ' '))} {_value(f, a)} vs {_value(f, b)}{FIELD_UNITS.get(f, '')}"
+        for f in fields
+        if not (onoff and f in BATCHING)
+    ]
+    return onoff, rest
 
 
 def _one_setting_apart(
     ok: list[VariantResult], best: VariantResult, batch_size: int, pts: dict[str, list[Point]]
 ) -> VariantResult | None:
-    """A variant differing from ``best`` in dynamic batching only, else in instance count only,
-    with a level in common at ``batch_size`` (the first in report order)."""
+    """A variant differing from ``best`` in one setting of :data:`ONE_SETTING` (the most telling
+    the grid has), with a level in common at ``batch_size`` (the first in report order)."""
     ref = variant_of(best)
     if ref is None:
         return None
-    for only in (set(BATCHING), {"count"}):
-        for v in ok:
-            t = variant_of(v) if v.name != best.name else None
-            if (
-                t is not None
-                and (d := set(differing(ref, t)))
-                and d <= only
-                and common_level(pts[best.name], pts[v.name], batch_size)
-            ):
+    typed = [(v, t) for v in ok if v.name != best.name and (t := variant_of(v)) is not None]
+    for allowed, must in ONE_SETTING:
+        for v, t in typed:
+            d = set(differing(ref, t))
+            if must in d and d <= allowed and common_level(pts[best.name], pts[v.name], batch_size):
                 return v
     return None
 
@@ -125,13 +162,17 @@ def mechanism(run: RunResult, ok: list[VariantResult], rec: Recommendation, pts:
         base = run.variant(second.variant) if second else None
     pair = common_level(pts[best.variant], pts[base.name], best.batch_size) if base else None
     if pair is not None and base is not None and best_v is not None:
-        batching, rest = _differences(best_v, base)
-        differs = (
-            f" (it differs from the pick in {', '.join(x for x in ('dynamic batching' if batching else '', rest or '') if x)})"
+        a, b = variant_of(best_v), variant_of(base)
+        onoff, rest = setting_words(a, b) if a is not None and b is not None else (None, [])
+        words = [w for w in (onoff, *rest) if w]
+        differs = f" (it differs from the pick in {', '.join(words)})" if words else ""
+        # what formed the batches: batching on vs off (with what else differs), else what differs
+        setting, together = (
+            ("dynamic batching", ", ".join(rest) or None) if onoff else (", ".join(rest) or "dynamic batching", None)
         )
         return (
             f"**Why.** At concurrency {pair[0].concurrency}, {_explain(best.variant, pair[0], gpu)}. "
-            f"At the same load, {_explain(base.name, pair[1], gpu)}{differs if batching or rest else ''}."
-        ) + _contrast(pair[0], pair[1], rest if batching else None)
+            f"At the same load, {_explain(base.name, pair[1], gpu)}{differs}."
+        ) + _contrast(pair[0], pair[1], together, setting)
     top = curve(pts[best.variant], best.batch_size)[-1]
     return f"**Why.** At concurrency {top.concurrency}, {_explain(best.variant, top, gpu)}." + _contrast(top, None)
