@@ -35,8 +35,54 @@ def _ops(counts: dict[str, int]) -> str:
 
 
 def chain_text(c: BatchShapeChain) -> str:
-    """``"x: Shape -> Gather -> Concat -> Reshape (node_3)"``."""
-    return f"{c.source}: {' -> '.join(c.path)} ({c.consumer})"
+    """``"x: Shape -> Gather -> Concat -> Reshape (node_3)"``; ``"... (node_3, into GRU initial_h)"``
+    when the graph says what the consumer's output is."""
+    return f"{c.source}: {' -> '.join(c.path)} ({c.consumer}" + (f", into {c.feeds})" if c.feeds else ")")
+
+
+#: What a chain into a ``Reshape`` usually is, and what avoids it.
+RESHAPE_WORDS = (
+    "the graph reads the batch size at run time to build a shape (typically `x.view(x.size(0), -1)` or "
+    "`x.view(b, s, heads, -1)`): small shape operators on every call, and TensorRT must treat the shape as a "
+    "run-time value; `x.flatten(1)` or `reshape(-1, ...)` usually avoids it"
+)
+
+
+def chain_meaning(chains: list[BatchShapeChain], left: int | None) -> str:
+    """What the batch-size chains usually mean, by what each feeds (session 6: a model with
+    ``nn.GRU`` was advised ``x.flatten(1)`` for the zero initial state nn.GRU makes when given no
+    ``h0``, which no reshape can remove): a recurrent layer's initial state, a ``Reshape``
+    (the flatten advice), or something the graph does not explain (no advice).
+
+    Args:
+        chains: The export's chains.
+        left: How many ONNX Runtime's optimised graph still has (``None``: not measured).
+    """
+    if not chains:
+        return "no shape is read from the batch axis at run time"
+    rnn = [c for c in chains if c.feeds]
+    reshape = [c for c in chains if not c.feeds and c.consumer_op == "Reshape"]
+    other = [c for c in chains if not c.feeds and c.consumer_op != "Reshape"]
+    parts = []
+    if rnn:
+        states = ", ".join(sorted({c.feeds for c in rnn if c.feeds}))
+        parts.append(
+            f"{len(rnn)} build{'s' if len(rnn) == 1 else ''} the zero initial state a recurrent layer (nn.GRU, nn.LSTM, "
+            f"nn.RNN) makes when forward gets no h0 ({states}): its shape must follow the batch size, so no reshape "
+            "removes it; a few shape operators per call, normal for an RNN (passing h0 as an input moves it to the client)"
+        )
+    if reshape:
+        parts.append((f"{len(reshape)} into a Reshape: " if rnn or other else "") + RESHAPE_WORDS)
+    if other:
+        ops = ", ".join(sorted({c.consumer_op for c in other}))
+        parts.append(
+            f"{len(other)} into {ops}: a tensor sized by the batch at run time (e.g. `torch.zeros(x.size(0), ...)` or "
+            "`expand`); the graph does not say which code made it, so no rewrite is suggested"
+        )
+    meaning = "; ".join(parts)
+    if left == 0:
+        meaning += "; ONNX Runtime rewrote them away here, other runtimes may not"
+    return meaning
 
 
 def onnx_facts(h: OnnxHealth) -> list[Fact]:
@@ -91,16 +137,7 @@ def onnx_facts(h: OnnxHealth) -> list[Fact]:
     listed = "; ".join(chain_text(c) for c in chains[:SHOWN]) + (
         f"; ... ({len(chains) - SHOWN} more)" if len(chains) > SHOWN else ""
     )
-    if not chains:
-        meaning = "no shape is read from the batch axis at run time"
-    else:
-        meaning = (
-            "the graph reads the batch size at run time to build a shape (typically `x.view(x.size(0), -1)` or "
-            "`x.view(b, s, heads, -1)`): small shape operators on every call, and TensorRT must treat the shape as a "
-            "run-time value; `x.flatten(1)` or `reshape(-1, ...)` usually avoids it"
-        )
-        if left == 0:
-            meaning += "; ONNX Runtime rewrote them away here, other runtimes may not"
+    meaning = chain_meaning(chains, left)
     rows.append(
         Fact(
             "shapes computed from the batch size",

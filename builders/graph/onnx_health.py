@@ -52,6 +52,16 @@ SHAPE_ARITHMETIC = frozenset(
         *("Mul", "Add", "Sub", "Div", "Mod", "Max", "Min", "Neg", "Abs", "Floor", "Ceil", "Where", "Sum"),
     }
 )
+#: Recurrent operators and their initial-state inputs (position -> name): ``nn.GRU``/``nn.LSTM``/
+#: ``nn.RNN`` called without ``h0`` export a zero state of shape [layers, batch, hidden] built from
+#: the batch size (ONNX operators GRU, LSTM, RNN: inputs 5 ``initial_h`` and, for LSTM, 6 ``initial_c``).
+RNN_STATE_INPUTS: dict[str, dict[int, str]] = {
+    "GRU": {5: "initial_h"},
+    "RNN": {5: "initial_h"},
+    "LSTM": {5: "initial_h", 6: "initial_c"},
+}
+#: Operators a tensor passes through unchanged in meaning on its way to what uses it.
+PASS_THROUGH = frozenset({"Cast", "Identity", "Unsqueeze", "Squeeze", "Reshape", "Transpose", "Expand", "Slice", "Split"})
 #: Convolutions, ONNX's and ONNX Runtime's own (``com.microsoft.FusedConv``, ``com.microsoft.nchwc.Conv``).
 CONV_OPS = frozenset({"Conv", "FusedConv"})
 #: Nodes that only move data between layouts (ONNX Runtime's NCHWc reorders), passed through
@@ -329,11 +339,34 @@ def _follow(
         if pos in SHAPE_INPUTS.get(user.op_type, ()):
             if key not in seen:
                 seen.add(key)
-                found.append(BatchShapeChain(source=source, path=[*path, user.op_type], consumer=key, consumer_op=user.op_type))
+                found.append(
+                    BatchShapeChain(
+                        source=source,
+                        path=[*path, user.op_type],
+                        consumer=key,
+                        consumer_op=user.op_type,
+                        feeds=_feeds(user, users),
+                    )
+                )
         elif user.op_type in SHAPE_ARITHMETIC and user.domain in _DEFAULT_DOMAINS:
             for out in user.output:
                 found += _follow(out, [*path, user.op_type], source, users, seen, depth + 1)
     return found
+
+
+def _feeds(node: Any, users: dict[str, list[tuple[Any, int]]], depth: int = 0) -> str | None:
+    """What ``node``'s output is, when the graph says (:data:`RNN_STATE_INPUTS`): a recurrent
+    operator's initial state, reached through :data:`PASS_THROUGH` operators; else ``None``."""
+    if depth > 8:
+        return None
+    for out in node.output:
+        for user, pos in users.get(out, []):
+            state = RNN_STATE_INPUTS.get(user.op_type, {}).get(pos) if user.domain in _DEFAULT_DOMAINS else None
+            if state is not None:
+                return f"{user.op_type} {state}"
+            if user.op_type in PASS_THROUGH and (found := _feeds(user, users, depth + 1)) is not None:
+                return found
+    return None
 
 
 def dynamic_dims(graph: Any) -> list[DynamicDim]:

@@ -39,6 +39,11 @@ class BatchShapeChain(Record):
     path: list[str] = Field(description="operator types from the Shape to the consumer, e.g. [Shape, Gather, Concat, Reshape]")
     consumer: str = Field(description="the node that takes the shape (its name, or its first output)")
     consumer_op: str = Field(description="its operator type (Reshape, Expand, Tile, ...)")
+    feeds: str | None = Field(
+        None,
+        description="what the tensor the consumer makes is, when the graph says: a recurrent layer's initial state "
+        "(`GRU initial_h`, `LSTM initial_c`); null: the graph does not say",
+    )
 
 
 class DynamicDim(Record):
