@@ -70,7 +70,7 @@ def test_an_unreachable_request_rate_is_not_achieved_and_never_recommended(tiny_
     assert rec.best_peak.concurrency == 1  # a concurrency level, never the unreached rate
     text = write_report(run_dir).read_text()
     assert "† not achieved" in text.split("## Request-rate levels")[1]
-    assert "20000/s not achieved" in text.split("## Recommendation")[1].split("## Conclusions")[0]
+    assert "20,000/s not achieved" in text.split("## Recommendation")[1].split("## Conclusions")[0]
     assert (run_dir / "request_rates.png").is_file()
 
 
