@@ -52,7 +52,7 @@ def make_config(
 
     Inputs and outputs take their names from ``spec`` and their dtypes and dims from the
     exported artifact (``io``) where it declares them, from ``spec`` otherwise (TorchScript
-    declares neither). With ``max_batch_size > 0`` dims leave out the batch axis; with 0 they
+    declares neither); a dim the artifact leaves dynamic but the spec fixes is the spec's. With ``max_batch_size > 0`` dims leave out the batch axis; with 0 they
     are the full shape (Triton docs, "Model Configuration: Maximum Batch Size"). A tensor
     with no per-sample dims is written as ``dims: [1]`` with ``reshape { shape: [] }``.
 
@@ -133,7 +133,20 @@ def _artifact_tensors(io: ArtifactIO | None, kind: str, tensors: tuple[TensorSpe
 
 
 def _dtype_dims(kind: str, t: TensorSpec, a: TensorIO | None, mbs: int) -> tuple[str, list[int]]:
-    """``(Triton dtype, config dims)`` of one tensor: the artifact's where it says, else the spec's."""
+    """``(Triton dtype, config dims)`` of one tensor: the artifact's where it says, else the spec's;
+    a dim the artifact leaves dynamic (an exporter's symbolic dim, e.g. of ``F.normalize``) but
+    the spec fixes (the build ran the model at several sizes and it did not change) is the spec's:
+    one served signature for every format, the one ``builders validate`` checks against the
+    build's record (a model dim of -1 accepts any config dim: Triton docs, "Model
+    Configuration: Inputs and Outputs")."""
+    dtype, dims = _artifact_dtype_dims(kind, t, a, mbs)
+    spec = t.triton_dims() if mbs > 0 else [d if isinstance(d, int) else WILDCARD for d in t.full_shape()]
+    if len(spec) != len(dims):
+        return dtype, dims
+    return dtype, [s if d == WILDCARD and s != WILDCARD else d for d, s in zip(dims, spec)]
+
+
+def _artifact_dtype_dims(kind: str, t: TensorSpec, a: TensorIO | None, mbs: int) -> tuple[str, list[int]]:
     dtype = t.triton_dtype
     if a is not None and a.data_type:
         if a.data_type != dtype:

@@ -114,6 +114,29 @@ def test_dtypes_and_dims_come_from_the_artifact_not_the_spec():
     assert cfg.input[0].data_type == mc.TYPE_FP16 and cfg.output[0].data_type == mc.TYPE_FP16
 
 
+def test_a_dim_the_artifact_leaves_dynamic_but_the_spec_fixes_is_the_specs():
+    """Trial 7: an exporter's symbolic dim (``F.normalize`` in the ONNX graph) made the ONNX
+    variants serve ``embedding`` as ``dims: [-1]`` while the TorchScript ones said ``[64]``, and
+    ``builders validate`` refused the repository the build had just written."""
+    spec = ModelSpec(
+        (TensorSpec("ids", "int64", ("n",), (0, 9)),),
+        (TensorSpec("logits", "float32", (5,)), TensorSpec("embedding", "float32", (64,))),
+        {"n": (1, 8, 32)},
+    )
+    io = ArtifactIO(
+        "onnx",
+        (TensorIO("ids", "TYPE_INT64", (-1, -1)),),
+        (TensorIO("logits", "TYPE_FP32", (-1, 5)), TensorIO("embedding", "TYPE_FP32", (-1, -1))),
+    )
+    batched = make_config(Variant("m", "onnx", max_batch_size=8), spec, "native", io=io)
+    assert list(batched.output[1].dims) == [64] and list(batched.input[0].dims) == [-1]  # a dynamic axis stays -1
+    full = make_config(Variant("m", "onnx", max_batch_size=0), spec, "native", io=io)
+    assert list(full.output[1].dims) == [-1, 64] and list(full.input[0].dims) == [-1, -1]
+    ts = make_config(Variant("m", "torchscript", max_batch_size=8), spec, "native")
+    assert list(ts.output[1].dims) == list(batched.output[1].dims)  # one served signature for every format
+    assert artifact_problems(batched, io) == []
+
+
 def test_artifact_without_batch_axis_rejects_batching_naming_the_field():
     io = ArtifactIO("onnx", (TensorIO("INPUT__0", "TYPE_FP32", (4, 16)),), (TensorIO("OUTPUT__0", "TYPE_FP32", (4, 8)),))
     with pytest.raises(ConfigError, match="max_batch_size"):
