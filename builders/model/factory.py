@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import difflib
 import importlib
 import importlib.util
+import inspect
 import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from builders.model.user_frame import user_frame
 from core.errors import ModelSpecError
 
 #: The two forms of a factory, and an example of each (one wording for every message and help).
@@ -100,17 +103,28 @@ def import_factory(source: str) -> tuple[str, Callable[[], Any]]:
         else:
             with cwd_importable(os.getcwd()):
                 module = importlib.import_module(where)
-        factory = getattr(module, fn_name)
     except Exception as e:  # noqa: BLE001 - the user's module may raise anything at import
         place = (
             f"the file {where}"
             if is_file
             else f"the module {where!r} (importable from the current directory {os.getcwd()}, PYTHONPATH or an installed package)"
         )
+        at = user_frame(e)
         raise ModelSpecError(
-            f"cannot import {fn_name!r} from {where!r}: {type(e).__name__}: {e}",
+            f"cannot import {fn_name!r} from {where!r}: {type(e).__name__}: {e}" + (f"\n  raised at {at}" if at else ""),
             hint=f"--model takes {FACTORY_FORMS}; {fn_name!r} must be a top-level function of {place}, e.g. {FACTORY_EXAMPLE}",
         ) from e
+    factory = getattr(module, fn_name, None)
+    if factory is None:
+        names = sorted(n for n, v in vars(module).items() if inspect.isfunction(v) and v.__module__ == module.__name__)
+        close = difflib.get_close_matches(fn_name, names, n=1)
+        raise ModelSpecError(
+            f"{where} has no {fn_name!r}"
+            + (f"; its top-level functions: {', '.join(names)}" if names else "; it defines no top-level function"),
+            hint=f"did you mean --model {where}:{close[0]}?"
+            if close
+            else f"--model takes {FACTORY_FORMS}: name a function of {where} that returns the nn.Module",
+        )
     if not callable(factory):
         raise ModelSpecError(
             f"{fn_name!r} in {where!r} is a {type(factory).__name__}, not a function",

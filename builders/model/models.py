@@ -17,6 +17,7 @@ from builders.model.builtin import BUILTINS, get_builtin
 from builders.model.factory import FACTORY_FORMS, file_without_factory, import_factory, looks_like_python_file
 from builders.model.spec import ModelSpec
 from builders.model.torchscript_archive import read_archive
+from builders.model.user_frame import user_frame
 from core.errors import ConfigError, ModelSpecError
 
 log = logging.getLogger(__name__)
@@ -130,7 +131,10 @@ def load_model(source: Any, spec: ModelSpec | None, example_inputs: Any = None) 
         try:
             module = factory()
         except Exception as e:
-            raise ModelSpecError(f"calling {source} failed: {type(e).__name__}: {e}") from e
+            where = user_frame(e)
+            raise ModelSpecError(
+                f"calling {source} failed: {type(e).__name__}: {e}" + (f"\n  raised at {where}" if where else "")
+            ) from e
         if not isinstance(module, torch.nn.Module):
             raise ModelSpecError(
                 f"{source} returned {type(module).__name__}, expected a torch.nn.Module",

@@ -15,6 +15,7 @@ from typing import Any
 from builders.model.index_ranges import diagnose
 from builders.model.spec import EXAMPLE_BATCH, ModelSpec
 from builders.model.tensor import TensorSpec
+from builders.model.user_frame import user_frame
 from core import dtypes
 from core.errors import ModelSpecError
 
@@ -166,10 +167,13 @@ def infer_outputs(module: Any, spec: ModelSpec) -> ModelSpec:
             raise
         except Exception as e:
             at = ", ".join([f"batch {batch}", *(f"{a}={n} (range {list(spec.dynamic_axes[a])})" for a, n in sizes.items())])
+            where = user_frame(e)
             raise ModelSpecError(
-                f"the model does not run on inputs made from the spec at {at}: {type(e).__name__}: {str(e)[:300]}",
+                f"the model does not run on inputs made from the spec at {at}: {type(e).__name__}: {str(e)[:300]}"
+                + (f"\n  raised at {where}" if where else ""),
                 hint="check the input names' order, per-sample shapes, dtypes, value ranges and dynamic axis ranges "
-                "against forward()",
+                "against forward()"
+                + (", or fix the line above if the spec is right (a bug in the model itself)" if where else ""),
             ) from e
     ka, ka2, kb = runs
     keys = [k for k, _t in ka]

@@ -227,7 +227,12 @@ class ModelSpec:
         try:
             data = json.loads(p.read_text())
         except FileNotFoundError as e:
-            raise ModelSpecError(f"spec file {p} does not exist") from e
+            near = sorted(x.name for x in (p.parent if p.parent.is_dir() else Path(".")).glob("*.json"))
+            raise ModelSpecError(
+                f"spec file {p} does not exist" + (f" (JSON files in {p.parent}: {', '.join(near[:5])})" if near else ""),
+                hint="check the path (a relative one is from the current directory, "
+                f"{Path.cwd()}); `builders spec --example` prints a spec to start from",
+            ) from e
         except json.JSONDecodeError as e:
             raise ModelSpecError(f"spec file {p} is not valid JSON: {e}") from e
         unknown = unknown_spec_keys(data)

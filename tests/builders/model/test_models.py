@@ -90,6 +90,15 @@ def not_a_module():
 
 def broken():
     raise RuntimeError("no weights file")
+
+
+class Buggy(nn.Module):
+    def forward(self, x):
+        return torch.cat((x, x[:, :3]), dim=0)  # a bug: dim=1 meant
+
+
+def buggy():
+    return Buggy()
 """
 
 
@@ -119,7 +128,7 @@ def test_user_factory_runs_only_when_named(user_package):
     "target, words",
     [
         ("usermodels_pkg.nets:make", "needs an input spec"),
-        ("usermodels_pkg.nets:missing", "cannot import"),
+        ("usermodels_pkg.nets:missing", "has no 'missing'; its top-level functions: broken, buggy, make, not_a_module"),
         ("usermodels_pkg.nope:make", "cannot import"),
         ("usermodels_pkg.nets:not_a_module", "returned int"),
         ("usermodels_pkg.nets:broken", "no weights file"),
@@ -128,6 +137,33 @@ def test_user_factory_runs_only_when_named(user_package):
 def test_user_factory_errors_are_clear(user_package, target, words):
     with pytest.raises(ModelSpecError, match=words):
         load_model(target, None if "needs" in words else SPEC)
+
+
+def test_a_bug_in_the_users_model_names_its_line_not_only_the_spec(user_package):
+    """Trial 7: a bug in forward() (torch.cat on the wrong dim) read as a wrong spec: the error's
+    only advice was to check the spec, with no line of the model file."""
+    loaded = load_model(f"{user_package}:buggy", SPEC)
+    with pytest.raises(ModelSpecError) as e:
+        infer_outputs(loaded.module, SPEC)
+    assert "raised at " in e.value.message and "nets.py:" in e.value.message
+    assert "in forward: return torch.cat((x, x[:, :3]), dim=0)" in e.value.message
+    assert "a bug in the model itself" in (e.value.hint or "")
+    with pytest.raises(ModelSpecError) as f:  # a factory that raises: the same
+        load_model(f"{user_package}:broken", SPEC)
+    assert "nets.py:" in f.value.message and "in broken: raise RuntimeError" in f.value.message
+
+
+def test_a_typo_in_the_factory_name_lists_the_files_functions(user_package):
+    with pytest.raises(ModelSpecError) as e:
+        load_model(f"{user_package}:mkae", SPEC)
+    assert "its top-level functions: broken, buggy, make, not_a_module" in e.value.message
+    assert e.value.hint == f"did you mean --model {user_package}:make?"
+
+
+def test_a_failure_inside_torch_alone_names_no_line():
+    with pytest.raises(ModelSpecError) as e:  # nn.Linear(5, 2) on 4 features: every frame is torch's or the toolkit's
+        infer_outputs(torch.nn.Linear(5, 2), SPEC)
+    assert "raised at" not in e.value.message and "a bug in the model" not in (e.value.hint or "")
 
 
 @pytest.mark.slow  # real export (torch.jit.script, torch.jit.trace, torch.export)

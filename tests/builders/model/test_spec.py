@@ -79,8 +79,9 @@ def test_malformed_spec_file_is_one_clear_error(tmp_path):
     path.write_text("{not json")
     with pytest.raises(ModelSpecError, match="not valid JSON"):
         ModelSpec.from_file(path)
-    with pytest.raises(ModelSpecError, match="does not exist"):
+    with pytest.raises(ModelSpecError, match="does not exist") as e:
         ModelSpec.from_file(tmp_path / "missing.json")
+    assert f"JSON files in {tmp_path}: " in e.value.message and "builders spec --example" in (e.value.hint or "")
 
 
 def test_export_sizes_avoid_size_one_examples():
