@@ -5,13 +5,16 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
+import urllib.parse
 from typing import Any
 
 import numpy as np
 
 from clients.inputs import ModelSignature, infer_input, request_inputs, validate_inputs
+from clients.runtimes.remote import host_key
 from clients.shared_memory import Regions, shared_memory_module
 from core.errors import ClientError
+from core.host_load import HostLoad, HostSampler, listening_pid
 
 log = logging.getLogger(__name__)
 
@@ -157,6 +160,8 @@ class RequestStats:
         failures: Error message of each failed request.
         batch_size: Inferences per request as perf_analyzer counts them: the batch size (the
             inputs' leading dim) for a batching model, 1 for a ``max_batch_size: 0`` model.
+        host_load: Other processes' CPU while the requests ran (:mod:`core.host_load`: the
+            busy-host rule of every measurement); not sampled for a server on another host.
     """
 
     outputs: dict[str, np.ndarray]
@@ -166,6 +171,17 @@ class RequestStats:
     wall_s: float
     failures: list[str] = dataclasses.field(default_factory=list)
     batch_size: int = 1
+    host_load: HostLoad = dataclasses.field(default_factory=HostLoad)
+
+    def load_note(self) -> str:
+        """``""`` on a quiet host; else what makes the numbers untrustworthy or unchecked
+        (``" [host busy: other processes used 143 % of a core]"``)."""
+        h = self.host_load
+        if h.host_busy:
+            return f" [host busy: other processes used {h.host_busy_pct:,.0f} % of a core; not a measurement to compare]"
+        if h.host_not_sampled:
+            return f" [host load {h.host_not_sampled}]"
+        return ""
 
     @property
     def requests_per_s(self) -> float:
@@ -258,20 +274,38 @@ def run_requests(
                     last.clear()
                     last.update(out)
 
-    t0 = time.perf_counter()
-    if concurrency == 1:
-        worker(0, requests)
-    else:
-        with concurrent.futures.ThreadPoolExecutor(concurrency) as pool:
-            for f in [pool.submit(worker, i, n) for i, n in enumerate(counts)]:
-                f.result()
-    wall = time.perf_counter() - t0
+    roots, why_not = _own_processes(url)
+    with contextlib.ExitStack() as stack:
+        sampler = stack.enter_context(HostSampler(roots)) if roots else None
+        t0 = time.perf_counter()
+        if concurrency == 1:
+            worker(0, requests)
+        else:
+            with concurrent.futures.ThreadPoolExecutor(concurrency) as pool:
+                for f in [pool.submit(worker, i, n) for i, n in enumerate(counts)]:
+                    f.result()
+        wall = time.perf_counter() - t0
+    load = sampler.load() if sampler else HostLoad.of(None, why_not=why_not)
     if not latencies:
         raise errors[0]
     if failures:
         log.warning("%d of %d requests to %s failed; first: %s", len(failures), requests, model, failures[0])
     rows = next(iter(inputs.values())).shape[0] if sig.max_batch_size > 0 and inputs else 1
-    return RequestStats(dict(last), requests, concurrency, latencies, wall, failures, batch_size=int(rows))
+    return RequestStats(dict(last), requests, concurrency, latencies, wall, failures, batch_size=int(rows), host_load=load)
+
+
+def _own_processes(url: str) -> tuple[list[int] | None, str | None]:
+    """This process and the server's (found by the port it listens on) when the server is on this
+    host; else ``None`` and why the host's load is not sampled."""
+    import os
+
+    parts = urllib.parse.urlsplit(f"//{url}")
+    if host_key(parts.hostname or "localhost") != "this host":
+        return None, "not sampled (the server is on another host)"
+    server = listening_pid(parts.port) if parts.port else None
+    if server is None:
+        return None, f"not sampled (no process of this host is seen listening on port {parts.port})"
+    return [os.getpid(), server], None
 
 
 class _Worker:

@@ -157,6 +157,7 @@ def infer(
             f"requests: {requests} (concurrency {stats.concurrency}), failed: {len(stats.failures)}, "
             f"latency p50 {stats.latency_percentile_ms(50):.2f} ms, p99 {stats.latency_percentile_ms(99):.2f} ms, "
             f"throughput {stats.throughput_infer_per_s:.1f} infer/s ({stats.requests_per_s:.1f} requests/s of batch {stats.batch_size})"
+            + stats.load_note()
         )
     if save_outputs:
         np.savez(save_outputs, **stats.outputs)

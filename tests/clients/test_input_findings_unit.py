@@ -7,6 +7,7 @@ batch, and "infer/s" counts inferences (batch rows) as perf_analyzer does."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import types
 from pathlib import Path
@@ -204,3 +205,49 @@ def test_infer_per_s_counts_batch_rows_as_perf_analyzer_does(monkeypatch: pytest
     assert res.exit_code == 0, res.output
     line = re.search(r"throughput ([\d.]+) infer/s \(([\d.]+) requests/s of batch 4\)", res.output)
     assert line and float(line[1]) == pytest.approx(4 * float(line[2]), rel=0.01)
+
+
+def test_infer_numbers_carry_the_host_load_they_were_taken_under(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 7: `clients infer --requests` printed p99 and infer/s taken while other processes used
+    the CPU with no flag, where every sweep number of the same minutes was marked host busy."""
+    import clients.infer
+    from core.host_load import HostLoad, HostSampler
+
+    config = {
+        "name": "m",
+        "max_batch_size": 8,
+        "input": [{"name": "x", "data_type": "TYPE_FP32", "dims": [16]}],
+        "output": [{"name": "y", "data_type": "TYPE_FP32", "dims": [2]}],
+    }
+    client = types.SimpleNamespace(close=lambda: None)
+    monkeypatch.setattr(clients.infer, "make_client", lambda url, protocol: client)
+    monkeypatch.setattr(clients.infer, "_connect", lambda *a: None)
+    monkeypatch.setattr(clients.infer, "model_io", lambda *a: config)
+    monkeypatch.setattr(clients.infer, "_Worker", _Worker)
+    monkeypatch.setattr(clients.infer, "model_signature", lambda *a: ModelSignature.from_config(config))
+    args = ["infer", "m", "--url", "localhost:1", "-r", "/nonexistent", "-b", "4", "--requests", "10"]
+    monkeypatch.setattr(clients.infer, "_own_processes", lambda url: ([os.getpid()], None))
+    monkeypatch.setattr(HostSampler, "load", lambda self, *a, **k: HostLoad.of(143.0))
+    res = CliRunner().invoke(cli, args)
+    assert res.exit_code == 0, res.output
+    assert "requests/s of batch 4) [host busy: other processes used 143 % of a core; not a measurement to compare]" in res.output
+    monkeypatch.setattr(HostSampler, "load", lambda self, *a, **k: HostLoad.of(2.0))
+    assert "[host" not in CliRunner().invoke(cli, args).output  # a quiet host: the numbers as they are
+    monkeypatch.setattr(clients.infer, "_own_processes", lambda url: (None, "not sampled (the server is on another host)"))
+    assert (
+        "requests/s of batch 4) [host load not sampled (the server is on another host)]" in CliRunner().invoke(cli, args).output
+    )
+
+
+def test_the_server_of_a_local_url_is_found_by_its_port() -> None:
+    import socket
+
+    import clients.infer
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        assert clients.infer._own_processes(f"127.0.0.1:{port}") == ([os.getpid(), os.getpid()], None)
+    roots, why = clients.infer._own_processes("192.0.2.1:8000")  # TEST-NET-1: never this host
+    assert roots is None and why == "not sampled (the server is on another host)"
