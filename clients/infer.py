@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import difflib
 import logging
 import urllib.parse
 from typing import Any
@@ -58,12 +59,43 @@ def _connect(client: Any, url: str, protocol: str) -> None:
     try:
         live = client.is_server_live()
     except Exception as e:  # connection refused, DNS, TLS...: all mean "nobody there"
+        other = "grpc" if protocol == "http" else "http"
+        if _answers(url, other):
+            raise ClientError(
+                f"the Triton server at {url} speaks {other}, not {protocol}",
+                hint=f"pass --protocol {other} (or --url {other}://{url}), or the server's {protocol} port",
+            ) from e
         raise ClientError(
             f"no Triton server answers at {url} ({protocol})",
             hint="start one with scripts/launch_tritonserver.sh, or check the address and port",
         ) from e
     if not live:
         raise ClientError(f"the Triton server at {url} is not live", hint="check its log")
+
+
+def _answers(url: str, protocol: str) -> bool:
+    """Whether a live Triton server answers at ``url`` over ``protocol`` (one short probe, for
+    the error of a port given with the other protocol: 8001 is gRPC beside HTTP's 8000)."""
+    try:
+        m = _module(protocol)
+        with contextlib.closing(
+            m.InferenceServerClient(url, client_timeout=2)
+            if protocol == "grpc"
+            else m.InferenceServerClient(url, network_timeout=2)
+        ) as probe:
+            return bool(probe.is_server_live())
+    except Exception:  # noqa: BLE001 - nobody there either way
+        return False
+
+
+def _repository_names(client: Any, protocol: str) -> list[str]:
+    """The models the server's repository index lists (``[]`` where it cannot be read)."""
+    try:
+        idx = client.get_model_repository_index(as_json=True) if protocol == "grpc" else client.get_model_repository_index()
+    except Exception:  # noqa: BLE001 - older servers or restricted APIs: no names then
+        return []
+    models = idx.get("models", []) if isinstance(idx, dict) else idx
+    return sorted(str(m.get("name")) for m in models if m.get("name"))
 
 
 def _repository_state(client: Any, model: str, protocol: str) -> dict[str, Any] | None:
@@ -89,8 +121,9 @@ def model_io(client: Any, model: str, protocol: str) -> dict[str, Any]:
         if not client.is_model_ready(model):
             entry = _repository_state(client, model, protocol)
             if entry is None:
+                close = difflib.get_close_matches(model, _repository_names(client, protocol), n=1)
                 raise ClientError(
-                    f"model {model!r} is unknown to the server",
+                    f"model {model!r} is unknown to the server" + (f" (did you mean {close[0]!r}?)" if close else ""),
                     hint="check the name (clients check lists the repository's variants) and the server's --model-repository",
                 )
             why = f" ({entry.get('reason')})" if entry.get("reason") else ""

@@ -260,7 +260,7 @@ def resolve(
             else:
                 example = ",".join("N" if x < 0 else str(x) for x in dims)
                 raise ClientError(
-                    f"input {name!r} axis {i} is dynamic (-1 in config.pbtxt dims {dims}) and nothing gives its size"
+                    f"input {name!r} dims[{i}] is dynamic (-1 in config.pbtxt dims {dims}) and nothing gives its size"
                     + ("" if spec else " (the repository has no toolkit build manifest for this model)"),
                     hint=f"pass --shape {name}:{example} with N the size to send (perf_analyzer's --shape)",
                 )

@@ -128,7 +128,15 @@ def infer(
         how = [f"{k} {list(v.shape)} {v.dtype}: from {input_path}" for k, v in inputs.items()]
     else:
         spec = spec_for(repository, model)
-        inputs = generate_inputs(sig, batch_size, spec, seed, given)
+        try:
+            inputs = generate_inputs(sig, batch_size, spec, seed, given)
+        except ClientError as e:
+            if spec is None and "nothing gives its size" in e.message:  # say where it looked, and the other way out
+                e.message = e.message.replace("the repository has no", f"the repository {repository} has no")
+                e.hint = (
+                    f"pass -r with the repository builders build wrote for {model} (its manifest gives the sizes), or {e.hint}"
+                )
+            raise
         how = [c.describe() for c in plan_inputs(sig, batch_size, spec, given)]
     for line in how:
         click.echo(f"input {line}")

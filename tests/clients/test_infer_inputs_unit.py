@@ -33,7 +33,7 @@ SEQ_CONFIG = {
 
 def test_without_a_build_a_dynamic_dim_needs_shape_and_the_value_default_is_named() -> None:
     sig = ModelSignature.from_config(SEQ_CONFIG)
-    with pytest.raises(ClientError, match=r"input 'ids' axis 0 is dynamic .* no toolkit build manifest") as e:
+    with pytest.raises(ClientError, match=r"input 'ids' dims\[0\] is dynamic .* no toolkit build manifest") as e:
         plan_inputs(sig, 2)  # the old code sent a silent 16 here
     assert "--shape ids:N" in (e.value.hint or "")
     ids, feats = plan_inputs(sig, 2, shapes={"ids": (16,), "feats": (5, 3)})

@@ -22,7 +22,7 @@ from builders.model.spec import ModelSpec
 from builders.model.tensor import TensorSpec
 from clients.cli.main import cli
 from clients.inputs import ModelSignature
-from core.errors import PerfError
+from core.errors import ClientError, PerfError
 from perf.measure.inputs import input_args
 
 #: An encoder's two token inputs share the axis seq, verified for 1..128 (the issue's example).
@@ -123,7 +123,7 @@ def test_without_a_build_a_dynamic_dim_is_an_error_naming_input_axis_and_flag(mo
     res = _infer("bare", None)
     assert res.exit_code != 0 and sent.inputs == []  # no silent size 16
     msg = _message(res)
-    assert "input 'input_ids' axis 0 is dynamic" in msg and "--shape input_ids:N" in msg
+    assert "input 'input_ids' dims[0] is dynamic" in msg and "--shape input_ids:N" in msg
     assert _infer("bare", None, "--shape", "input_ids:7", "--shape", "attention_mask:7").exit_code == 0
     assert sent.shapes() == {"input_ids": (1, 7), "attention_mask": (1, 7)}
 
@@ -251,3 +251,42 @@ def test_the_server_of_a_local_url_is_found_by_its_port() -> None:
         assert clients.infer._own_processes(f"127.0.0.1:{port}") == ([os.getpid(), os.getpid()], None)
     roots, why = clients.infer._own_processes("192.0.2.1:8000")  # TEST-NET-1: never this host
     assert roots is None and why == "not sampled (the server is on another host)"
+
+
+def test_a_newcomers_client_mistakes_get_the_way_out(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    """Trial 7: a forgotten -r, a typo in the variant's name, and the gRPC port given for HTTP."""
+    import clients.infer
+
+    seq = {
+        "name": "m",
+        "max_batch_size": 4,
+        "input": [{"name": "ids", "data_type": "TYPE_INT64", "dims": [-1]}],
+        "output": [{"name": "y", "data_type": "TYPE_FP32", "dims": [2]}],
+    }
+    monkeypatch.setattr(clients.infer, "model_signature", lambda *a: ModelSignature.from_config(seq))
+    res = CliRunner().invoke(cli, ["infer", "m", "--url", "localhost:1", "-r", str(tmp_path)])
+    said = str(res.exception)  # the console entry point prints a ToolkitError as this text, no traceback
+    assert f"the repository {tmp_path} has no toolkit build manifest" in said
+    assert "pass -r with the repository builders build wrote for m" in said
+
+    class Client:
+        def is_model_ready(self, model: str) -> bool:
+            return False
+
+        def get_model_repository_index(self, **kw: object) -> list[dict[str, str]]:
+            return [{"name": "tabular_onnx_cpu1_db500_mbs64"}, {"name": "tabular_ts_cpu1_db500_mbs64"}]
+
+    with pytest.raises(ClientError, match=r"unknown to the server \(did you mean 'tabular_onnx_cpu1_db500_mbs64'\?\)"):
+        clients.infer.model_io(Client(), "tabular_onx_cpu1_db500_mbs64", "http")
+
+    class Dead:
+        def is_server_live(self) -> bool:
+            raise ConnectionError("refused")
+
+    monkeypatch.setattr(clients.infer, "_answers", lambda url, protocol: protocol == "grpc")
+    with pytest.raises(ClientError, match="speaks grpc, not http") as e:
+        clients.infer._connect(Dead(), "localhost:8001", "http")
+    assert "--protocol grpc" in (e.value.hint or "")
+    monkeypatch.setattr(clients.infer, "_answers", lambda url, protocol: False)
+    with pytest.raises(ClientError, match="no Triton server answers at localhost:8001"):
+        clients.infer._connect(Dead(), "localhost:8001", "http")

@@ -82,7 +82,7 @@ def test_shapes_that_do_not_fit_the_config() -> None:
 
 
 def test_without_a_spec_every_dynamic_dim_needs_a_shape() -> None:
-    with pytest.raises(ClientError, match=r"input 'img' axis 1 is dynamic \(-1 in config.pbtxt dims \[3, -1, -1\]\)") as e:
+    with pytest.raises(ClientError, match=r"input 'img' dims\[1\] is dynamic \(-1 in config.pbtxt dims \[3, -1, -1\]\)") as e:
         shapes.resolve("m", [("img", [3, -1, -1])], 8, None)
     assert "no toolkit build manifest" in e.value.message and "--shape img:3,N,N" in (e.value.hint or "")
     r = shapes.resolve("m", [("img", [3, -1, -1])], 8, None, {"img": (3, 5, 1000)})  # no range to check against
@@ -91,7 +91,7 @@ def test_without_a_spec_every_dynamic_dim_needs_a_shape() -> None:
 
 def test_a_spec_that_does_not_describe_an_input_leaves_it_to_shape() -> None:
     other = ModelSpec((TensorSpec("ids", "int64", ("seq", 2)),), (), {"seq": (1, 4, 8)})
-    with pytest.raises(ClientError, match=r"input 'ids' axis 0 is dynamic") as e:  # config rank 1, spec rank 2
+    with pytest.raises(ClientError, match=r"input 'ids' dims\[0\] is dynamic") as e:  # config rank 1, spec rank 2
         shapes.resolve("m", [("ids", [-1])], 8, other)
     assert "no toolkit build manifest" not in e.value.message
     fixed_in_spec = shapes.resolve("m", [("ids", [-1, -1])], 8, other)  # the spec fixes what the config leaves free

@@ -112,10 +112,10 @@ def test_a_dynamic_dim_without_a_spec_or_shape_is_an_error_naming_input_and_axis
             {"name": "feats", "data_type": "TYPE_FP32", "dims": [3, -1]},
         ],
     }
-    with pytest.raises(PerfError, match=r"input 'tokens' axis 0 is dynamic .* no toolkit build manifest") as e:
+    with pytest.raises(PerfError, match=r"input 'tokens' dims\[0\] is dynamic .* no toolkit build manifest") as e:
         input_args(cfg, None, tmp_path)
     assert "--shape tokens:N" in e.value.hint
-    with pytest.raises(PerfError, match=r"input 'feats' axis 1 is dynamic") as e:
+    with pytest.raises(PerfError, match=r"input 'feats' dims\[1\] is dynamic") as e:
         input_args(cfg, None, tmp_path, shapes={"tokens": (12,)})
     assert "--shape feats:3,N" in e.value.hint
     args = input_args(cfg, None, tmp_path, shapes={"tokens": (12,), "feats": (3, 5)})

@@ -116,7 +116,7 @@ def test_a_repository_without_manifest_needs_shape_for_a_dynamic_dim(mixed_repo:
         warmup_requests=0,
         design="sequential",
     )
-    with pytest.raises(PerfError, match=r"input 'ids' axis 0 is dynamic") as e:
+    with pytest.raises(PerfError, match=r"input 'ids' dims\[0\] is dynamic") as e:
         run_sweep(opts)
     assert "--shape ids:N" in e.value.hint and not (tmp_path / "results" / "r").exists()  # stopped before anything ran
     run, run_dir = run_sweep(dataclasses.replace(opts, shapes={"ids": (7,)}))
