@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import logging
+import re
 from typing import Any
 
 from builders import backends
@@ -49,9 +50,22 @@ def parse_queue_delays(text: str) -> tuple[int | None, ...]:
             delays.append(int(part))
         else:
             raise ConfigError(
-                f"dynamic batching setting {part!r} is neither 'off' nor a queue delay in µs", hint="e.g. off,100,500"
+                f"dynamic batching setting {part!r} is neither 'off' nor a queue delay in µs",
+                hint=_delay_hint(part) or "e.g. off,100,500",
             )
     return tuple(dict.fromkeys(delays))
+
+
+def _delay_hint(part: str) -> str | None:
+    """``"write 500 (the delays are in µs: off,100,500)"`` for a delay given with a unit (``500us``,
+    ``0.5ms``); ``None`` for anything else."""
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)\s*(us|µs|ms|s)", part)
+    if not m:
+        return None
+    us = float(m[1]) * {"us": 1, "µs": 1, "ms": 1e3, "s": 1e6}[m[2]]
+    if us != int(us):
+        return f"the delays are whole µs without a unit: {m[1]} {m[2]} is {us:g} µs, which is not whole"
+    return f"write {int(us)} (the delays are in µs, without a unit: off,100,500)"
 
 
 @dataclasses.dataclass(frozen=True)

@@ -169,3 +169,21 @@ def test_variants_command_refuses_gpu_only_without_a_gpu():
 def test_variants_command_rejects_unknown_warmup():
     r = CliRunner().invoke(cli, ["variants", "--warmup", "ones"])
     assert r.exit_code == 2 and "--warmup" in r.output
+
+
+@pytest.mark.parametrize(
+    "text, hint",
+    [
+        ("off,500us", "write 500 (the delays are in µs, without a unit: off,100,500)"),
+        ("0.5ms", "write 500 (the delays are in µs, without a unit: off,100,500)"),
+        ("100µs,off", "write 100 (the delays are in µs, without a unit: off,100,500)"),
+        ("0.0005ms", "the delays are whole µs without a unit: 0.0005 ms is 0.5 µs, which is not whole"),
+        ("fast", "e.g. off,100,500"),
+    ],
+)
+def test_a_queue_delay_with_a_unit_says_what_to_write(text: str, hint: str) -> None:
+    from builders.config.variants import parse_queue_delays
+
+    with pytest.raises(ConfigError, match="neither 'off' nor a queue delay in µs") as e:
+        parse_queue_delays(text)
+    assert e.value.hint == hint
