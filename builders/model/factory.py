@@ -116,7 +116,11 @@ def import_factory(source: str) -> tuple[str, Callable[[], Any]]:
         ) from e
     factory = getattr(module, fn_name, None)
     if factory is None:
-        names = sorted(n for n, v in vars(module).items() if inspect.isfunction(v) and v.__module__ == module.__name__)
+        names = sorted(
+            n
+            for n, v in vars(module).items()
+            if inspect.isfunction(v) and v.__module__ == module.__name__ and not n.startswith("_")
+        )
         close = difflib.get_close_matches(fn_name, names, n=1)
         raise ModelSpecError(
             f"{where} has no {fn_name!r}"

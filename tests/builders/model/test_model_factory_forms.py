@@ -66,7 +66,7 @@ def test_a_python_file_without_factory_names_the_forms_on_the_cli(seqnet: Path):
         ("models/seqnet.py", "'models/seqnet.py' is a Python file without the factory"),
         ("seqnet", "'seqnet' names ./seqnet.py without the factory"),
         ("nosuch.py:make", "nosuch.py does not exist"),
-        ("seqnet.py:nope", "'nope' must be a top-level function of the file seqnet.py"),
+        ("seqnet.py:nope", "seqnet.py has no 'nope'; its top-level functions: make -> --model takes"),
         ("seqnet.py:", "is not path/to/file.py:factory or package.module:factory"),
         ("bogus", "--model path/to/file.py:factory or package.module:factory"),
     ],
