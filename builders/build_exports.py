@@ -296,6 +296,7 @@ def _export(
             mbs,
             opts.workspace_bytes,
             opts.timing_cache or step.out / TIMING_CACHE_FILE,
+            onnx_kept_in=step.out,  # the staging folder is gone by the time the user runs the way out
         )
     verify(plan)
     return plan

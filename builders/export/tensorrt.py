@@ -215,6 +215,7 @@ def export_tensorrt(
     max_batch_size: int = 64,
     workspace_bytes: int = DEFAULT_WORKSPACE_BYTES,
     timing_cache: Path | None = None,
+    onnx_kept_in: Path | None = None,
 ) -> ExportResult:
     """Build ``out_dir/model.plan`` from ``onnx_path``.
 
@@ -228,6 +229,9 @@ def export_tensorrt(
         workspace_bytes: Builder workspace memory-pool limit, bytes (default 4 GiB).
         timing_cache: Timing cache file, loaded when present and saved after the build so
             that rebuilds skip kernel timing (default ``out_dir/trt_timing.cache``).
+        onnx_kept_in: The folder the verified ONNX is kept in after the build (the build
+            folder: ``onnx_path`` may be in a staging folder the build removes), which the
+            ``docker run`` way out mounts; default ``onnx_path``'s folder.
 
     Returns:
         The result; ``extra`` records TensorRT version, GPU name, compute capability,
@@ -242,7 +246,7 @@ def export_tensorrt(
     cache_path = timing_cache or out_dir / TIMING_CACHE_FILE
     command = trtexec_command(onnx_path, spec, max_batch_size, precision, path, workspace_bytes, cache_path)
     elsewhere = trtexec_docker_command(
-        onnx_path.parent, precision, spec, max_batch_size, DEFAULT_RELEASE, workspace_bytes, cache_path
+        onnx_kept_in or onnx_path.parent, precision, spec, max_batch_size, DEFAULT_RELEASE, workspace_bytes, cache_path
     )
     trt = require_tensorrt("building a TensorRT plan", elsewhere)
     t0 = time.perf_counter()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 import textwrap
 from pathlib import Path
@@ -238,6 +239,9 @@ def test_trt_without_gpu_is_one_clear_error_with_the_trtexec_way_out(tmp_path):
     assert "tensorrt" in e.value.message or "GPU" in e.value.message
     assert "trtexec --onnx=" in e.value.hint
     assert (tmp_path / "builds" / "tiny" / "model.onnx").is_file()  # the ONNX it needs is built
+    # trial 7: the docker way out mounted the staging folder, gone by the time the user runs it
+    mount = re.search(r"-v (\S+):/build ", e.value.hint)
+    assert mount and Path(mount[1]) == tmp_path / "builds" / "tiny" and (Path(mount[1]) / "model.onnx").is_file()
 
 
 def test_plans_of_every_precision_are_built_from_the_fp32_onnx():
