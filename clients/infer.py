@@ -193,6 +193,7 @@ class RequestStats:
         failures: Error message of each failed request.
         batch_size: Inferences per request as perf_analyzer counts them: the batch size (the
             inputs' leading dim) for a batching model, 1 for a ``max_batch_size: 0`` model.
+        sent: Input name -> (shape, dtype) as sent, after the cast to the config's dtypes.
         host_load: Other processes' CPU while the requests ran (:mod:`core.host_load`: the
             busy-host rule of every measurement); not sampled for a server on another host.
     """
@@ -205,6 +206,7 @@ class RequestStats:
     failures: list[str] = dataclasses.field(default_factory=list)
     batch_size: int = 1
     host_load: HostLoad = dataclasses.field(default_factory=HostLoad)
+    sent: dict[str, tuple[list[int], str]] = dataclasses.field(default_factory=dict)
 
     def load_note(self) -> str:
         """``""`` on a quiet host; else what makes the numbers untrustworthy or unchecked
@@ -278,6 +280,7 @@ def run_requests(
         _connect(client, url, protocol)
         sig = ModelSignature.from_config(model_io(client, model, protocol))
     inputs = validate_inputs(sig, inputs, cast=cast)
+    sent = {k: (list(v.shape), str(v.dtype)) for k, v in inputs.items()}
     known_out = [o.name for o in sig.outputs]
     names = output_names or known_out
     bad = [n for n in names if n not in known_out]
@@ -324,7 +327,9 @@ def run_requests(
     if failures:
         log.warning("%d of %d requests to %s failed; first: %s", len(failures), requests, model, failures[0])
     rows = next(iter(inputs.values())).shape[0] if sig.max_batch_size > 0 and inputs else 1
-    return RequestStats(dict(last), requests, concurrency, latencies, wall, failures, batch_size=int(rows), host_load=load)
+    return RequestStats(
+        dict(last), requests, concurrency, latencies, wall, failures, batch_size=int(rows), host_load=load, sent=sent
+    )
 
 
 def _own_processes(url: str) -> tuple[list[int] | None, str | None]:

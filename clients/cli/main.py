@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
 from clients.cli.launch import serve_command
 from clients.cli.options import server_options
@@ -124,7 +125,8 @@ def infer(
     sig = model_signature(url, protocol, model)
     require_known("--output", outputs, [t.name for t in sig.outputs], kind="output", owner=model, error=ClientError)
     if input_path:
-        inputs = load_input_file(input_path, sig, batch_size, spec_for(repository, model))
+        given_b = click.get_current_context().get_parameter_source("batch_size") is ParameterSource.COMMANDLINE
+        inputs = load_input_file(input_path, sig, batch_size, spec_for(repository, model), batch_given=given_b)
         how = [f"{k} {list(v.shape)} {v.dtype}: from {input_path}" for k, v in inputs.items()]
     else:
         spec = spec_for(repository, model)
@@ -158,7 +160,7 @@ def infer(
     for row in summarize(stats.outputs):
         table.add_row(escape(row["name"]), str(row["shape"]), row["dtype"], fmt(row["min"]), fmt(row["max"]), fmt(row["mean"]))
     print_table(table, console)
-    sent = ", ".join(f"{k} {list(v.shape)} {v.dtype}" for k, v in inputs.items())
+    sent = ", ".join(f"{k} {shape} {dtype}" for k, (shape, dtype) in stats.sent.items())  # after the cast
     click.echo(f"inputs: {sent}")
     if requests > 1:
         click.echo(

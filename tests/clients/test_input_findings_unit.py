@@ -60,7 +60,8 @@ class _Sent:
 
         def run_requests(url: str, protocol: str, model: str, inputs: dict[str, np.ndarray], *args: Any) -> Any:
             self.inputs.append(inputs)
-            return types.SimpleNamespace(outputs={}, failures=[], concurrency=1)
+            sent = {k: (list(v.shape), str(v.dtype)) for k, v in inputs.items()}
+            return types.SimpleNamespace(outputs={}, failures=[], concurrency=1, sent=sent)
 
         monkeypatch.setattr(clients.infer, "model_signature", signature)
         monkeypatch.setattr(clients.infer, "run_requests", run_requests)
@@ -290,3 +291,46 @@ def test_a_newcomers_client_mistakes_get_the_way_out(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(clients.infer, "_answers", lambda url, protocol: False)
     with pytest.raises(ClientError, match="no Triton server answers at localhost:8001"):
         clients.infer._connect(Dead(), "localhost:8001", "http")
+
+
+def test_an_input_file_is_sent_as_it_says_or_refused_with_the_reason(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    """Trial 7: `--input-data` with `-b 4` silently sent the file's 2 rows; float64/int32 arrays
+    were cast (a warning said so) but the summary said they were sent as float64/int32; ids past
+    the build's value_range reached the server and came back as an ONNX Runtime dump."""
+    import clients.infer
+    from builders.model.spec import ModelSpec
+    from clients.input_files import load_input_file
+
+    config = {
+        "name": "m",
+        "max_batch_size": 8,
+        "input": [
+            {"name": "x", "data_type": "TYPE_FP32", "dims": [16]},
+            {"name": "ids", "data_type": "TYPE_INT64", "dims": [-1]},
+        ],
+        "output": [{"name": "y", "data_type": "TYPE_FP32", "dims": [2]}],
+    }
+    sig = ModelSignature.from_config(config)
+    spec = ModelSpec.from_flags(["x:float32:16", "ids:int64:n:0..4999"], ["y"], ["n=1,8,32"])
+    ok = tmp_path / "ok.npz"
+    np.savez(ok, x=np.zeros((2, 16), np.float64), ids=np.arange(16, dtype=np.int32).reshape(2, 8))
+    with pytest.raises(ClientError, match=r"-b 4 asks for 4 rows per request, but .*ok.npz holds 2") as e:
+        load_input_file(ok, sig, 4, spec, batch_given=True)
+    assert e.value.hint == "drop -b to send the file's rows, or save 4 rows per input"
+    assert load_input_file(ok, sig, 1, spec)["x"].shape == (2, 16)  # -b not given: the file's rows are the batch
+    far = tmp_path / "far.npz"
+    np.savez(far, x=np.zeros((2, 16), np.float32), ids=np.full((2, 8), 7250, np.int64))
+    with pytest.raises(
+        ClientError, match=r"input 'ids' from .*far.npz holds values 7250..7250, outside the build's value_range 0..4999"
+    ):
+        load_input_file(far, sig, 1, spec)
+
+    client = types.SimpleNamespace(close=lambda: None)
+    monkeypatch.setattr(clients.infer, "make_client", lambda url, protocol: client)
+    monkeypatch.setattr(clients.infer, "_connect", lambda *a: None)
+    monkeypatch.setattr(clients.infer, "model_io", lambda *a: config)
+    monkeypatch.setattr(clients.infer, "_Worker", _Worker)
+    monkeypatch.setattr(clients.infer, "model_signature", lambda *a: sig)
+    res = CliRunner().invoke(cli, ["infer", "m", "--url", "h:1", "-r", str(tmp_path), "--input-data", str(ok)])
+    assert res.exit_code == 0, res.output
+    assert "inputs: x [2, 16] float32, ids [2, 8] int64" in res.output  # as sent, after the cast
