@@ -40,6 +40,9 @@ log = logging.getLogger(__name__)
 VERSION = "1"
 #: The python-backend model copied into every variant served by the python backend.
 PYTHON_MODEL_TEMPLATE = Path(__file__).resolve().parents[1] / "templates" / "triton_python_model.py"
+#: Its file name in each version folder (the python backend's default model file); a bundle for
+#: NVIDIA's image drops it (the native backend serves the artifact itself).
+PYTHON_MODEL_FILE = "model.py"
 
 
 def write_variant(
@@ -92,7 +95,7 @@ def write_variant(
     write_warmup_files(cfg, spec, variant.warmup, vdir)  # warmup data within each input's domain
     link_or_copy(Path(artifact), vdir / str(version) / formats.get(variant.format).file)
     if serving == "python":
-        shutil.copyfile(PYTHON_MODEL_TEMPLATE, vdir / str(version) / "model.py")
+        shutil.copyfile(PYTHON_MODEL_TEMPLATE, vdir / str(version) / PYTHON_MODEL_FILE)
     log.debug("wrote %s", vdir)
     return vdir
 

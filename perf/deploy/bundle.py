@@ -34,7 +34,7 @@ from builders.config.pbtxt import make_config, read_config, write_config
 from builders.config.warmup import write_warmup_files
 from builders.model.artifact_io import read_artifact_io
 from builders.repository.view import Repository, RepositoryVariant
-from builders.repository.writer import update_index
+from builders.repository.writer import PYTHON_MODEL_FILE, update_index
 from clients.runtimes.options import DEFAULT_TAG, image_for_tag
 from clients.runtimes.served import ServedSettings
 from core import formats
@@ -44,7 +44,7 @@ from perf.deploy.choose import Chosen, choose_variant
 from perf.deploy.measured import Measured, check_as_measured, cpu_request_cores, difference_lines, measured
 from perf.deploy.readme import BUNDLE_REPOSITORY, MANIFEST_DIR, SERVER_FILE, STORAGE_FILE, readme
 from perf.records import results
-from perf.records.measured_files import FilesCheck, check_files, refuse_changed
+from perf.records.measured_files import SHIPPED, FilesCheck, check_files, refuse_changed
 from perf.records.results import RunResult
 
 log = logging.getLogger(__name__)
@@ -153,7 +153,7 @@ def _to_native(rv: RepositoryVariant, folder: Path, threads: int | None) -> str:
     fmt = formats.get(params.format)
     versions = sorted(d for d in folder.iterdir() if d.is_dir() and d.name.isdigit())
     for v in versions:
-        (v / "model.py").unlink(missing_ok=True)
+        (v / PYTHON_MODEL_FILE).unlink(missing_ok=True)  # what measured_files.SHIPPED leaves out
     io = read_artifact_io(params.format, versions[-1] / fmt.file) if versions else None
     served = spec.renamed(export.served_names("native"))
     cfg = make_config(params, served, "native", threads, io=io)
@@ -252,8 +252,8 @@ def export_deployment(
     vr = run.variant(chosen.variant)
     rv = source_variant(repo, chosen.variant, vr.params if vr else None)
     if not allow_changed_model:
-        refuse_changed(run, [chosen.variant], repo, "bundle", "--allow-changed-model")
-    files_check = check_files(run, chosen.variant, repo)
+        refuse_changed(run, [chosen.variant], repo, "bundle", SHIPPED, "--allow-changed-model")
+    files_check = check_files(run, chosen.variant, repo, SHIPPED)
     m = measured(run, chosen.variant, chosen.level)
     _check_out(out)
     # written beside ``out`` and moved there at the end: a failure leaves any previous bundle as it was

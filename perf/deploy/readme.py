@@ -27,7 +27,7 @@ def _measured_on(run: RunResult) -> str:
     )
 
 
-def _files_lines(check: Any) -> list[str]:
+def files_lines(check: Any) -> list[str]:
     """The README's line on the model files (a :class:`perf.records.measured_files.FilesCheck`)."""
     if check is None:
         return []
@@ -62,7 +62,7 @@ def readme(bundle: Any, run: RunResult, repository: Path) -> list[str]:
         lines += ["", f"**Not a finished run's pick**: {c.unfinished}."]
     if bundle.serving_note:
         lines += ["", bundle.serving_note]
-    lines += ["", "## What was measured and what the bundle runs", "", *_files_lines(bundle.files_check), *bundle.differences]
+    lines += ["", "## What was measured and what the bundle runs", "", *files_lines(bundle.files_check), *bundle.differences]
     lines += [
         "",
         "## What is here",

@@ -51,7 +51,7 @@ from perf.records.baseline import (
     BaselineSettings,
     BaselineTarget,
 )
-from perf.records.measured_files import refuse_changed
+from perf.records.measured_files import LOADED, refuse_changed
 from perf.records.results import RunResult
 
 log = logging.getLogger(__name__)
@@ -370,7 +370,7 @@ def baseline_for_run(run_dir: Path, opts: BaselineOptions | None = None, progres
     repo = Path(run.settings.get("repository") or "")
     if not repo.is_dir():
         raise PerfError(f"the run's repository {repo} does not exist", hint="the baseline runs the repository's artifacts")
-    refuse_changed(run, [v.name for v in run.variants], repo, "baseline filed under the run")
+    refuse_changed(run, [v.name for v in run.variants], repo, "baseline filed under the run", LOADED)
     opts = dataclasses.replace(opts or BaselineOptions(repo), repository=repo, run=run)
     run.baseline = run_baseline(opts, progress)
     results.save(run, run_dir)

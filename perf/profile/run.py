@@ -34,7 +34,7 @@ from perf.profile.runners import NotRunHere, artifact_call, batch_inputs, cannot
 from perf.profile.trace import trace_onnx, trace_torch
 from perf.records import results
 from perf.records.baseline import EAGER, BaselineKey
-from perf.records.measured_files import refuse_changed
+from perf.records.measured_files import LOADED, refuse_changed
 from perf.records.profile import PrecisionRow, ProfileRecord, TraceRecord
 
 log = logging.getLogger(__name__)
@@ -101,7 +101,7 @@ def profile_target(
         repo = Path(run.settings.get("repository") or "")
         if not repo.is_dir():
             raise PerfError(f"the run's repository {repo} does not exist", hint="the traces run the repository's artifacts")
-        refuse_changed(run, [v.name for v in run.variants], repo, "trace filed under the run")
+        refuse_changed(run, [v.name for v in run.variants], repo, "trace filed under the run", LOADED)
         opts, out_dir = dataclasses.replace(opts, repository=repo, run=run), target
     if out_dir is None:
         raise PerfError("no folder for the traces", hint="pass --out")

@@ -29,6 +29,7 @@ from typing import Any, Literal
 from pydantic import ConfigDict
 from pydantic.dataclasses import dataclass
 
+from clients.runtimes.identity import ArtifactIdentity
 from core.records import RecordKind, load_record, write_record
 
 _CONFIG = ConfigDict(extra="ignore")
@@ -257,6 +258,9 @@ class ColocationRecord:
         kind: ``KIND_GPU`` when a variant has a KIND_GPU group, else ``KIND_CPU``.
         gpu_devices: The GPUs the server reported (or NVML saw) when it started; empty: none.
         gpu_memory: Each KIND_GPU variant's GPU memory (:class:`GpuMemory`), in load order.
+        artifacts: Each variant loaded -> the files its first load sent or found (by size and SHA-256;
+            ``None``: not readable here), what a bundle of the pick or a resume checks
+            (:mod:`perf.records.measured_files`); a later load of other files stops the run.
         steps: Every step, in order.
         visits: Every visit, in order.
         decisions: Every candidate judged, in order.
@@ -285,6 +289,7 @@ class ColocationRecord:
     kind: str = "KIND_CPU"
     gpu_devices: list[str] = dataclasses.field(default_factory=list)
     gpu_memory: list[GpuMemory] = dataclasses.field(default_factory=list)
+    artifacts: dict[str, ArtifactIdentity | None] = dataclasses.field(default_factory=dict)
     steps: list[SearchStep] = dataclasses.field(default_factory=list)
     visits: list[ColocationVisit] = dataclasses.field(default_factory=list)
     decisions: list[MoveDecision] = dataclasses.field(default_factory=list)

@@ -1,14 +1,22 @@
 """Whether a run's variants are still the files it measured: the check every command that acts on
-a measured variant by name runs first (``triton-perf export-deployment``, a resumed sweep, the
-in-process baseline and traces of a run), so that what is deployed or measured further is exactly
-what the run's numbers are filed under ("measure exactly what is named", issue 26).
+a measured variant by name runs first (``triton-perf export-deployment`` of a sweep or of a
+co-location run, a resumed sweep or co-location run, the in-process baseline and traces of a run),
+so that what is deployed or measured further is exactly what the run's numbers are filed under
+("measure exactly what is named", issue 26).
 
 The run's record of the files is the variant's stamp after its load
-(:attr:`perf.records.results.VariantResult.served`, :class:`clients.runtimes.identity.ArtifactIdentity`):
-each file by size and SHA-256 (runs saved before the content hash: by size and mtime). A rebuild
-of the model with other weights writes other files under the same variant names; these commands
-refuse them with one error naming the files, measured vs now (:func:`refuse_changed`), instead of
-using a model the run never measured.
+(:attr:`perf.records.results.VariantResult.served`; a co-location run's
+:attr:`perf.records.colocation.ColocationRecord.artifacts`), an
+:class:`clients.runtimes.identity.ArtifactIdentity`: each file by size and SHA-256 (runs saved
+before the content hash: by size and mtime). A rebuild of the model with other weights writes
+other files under the same variant names; these commands refuse them with one error naming the
+files, measured vs now (:func:`refuse_changed`), instead of using a model the run never measured.
+
+Each command checks the files **it** uses (:class:`FileSet`): a resumed run every file that
+affects what the server measures (:data:`SERVED`, the toolkit's python-backend ``model.py``
+included), a bundle the files it ships (:data:`SHIPPED`: NVIDIA's image serves the artifact with
+its native backend, the ``model.py`` is dropped), the baseline and traces the artifact they load in
+this process (:data:`LOADED`). An edit of a file a command does not use never refuses it.
 """
 
 from __future__ import annotations
@@ -18,9 +26,54 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
 
+from builders.repository.view import Repository
+from builders.repository.writer import PYTHON_MODEL_FILE
 from clients.runtimes.identity import ArtifactIdentity, compare_files, found_artifact
-from core.errors import PerfError
+from core.errors import PerfError, ToolkitError
+from perf.records.colocation import ColocationRecord
 from perf.records.results import RunResult, VariantResult
+
+#: A record of what a run measured: a sweep's results or a co-location run's record.
+Measured = RunResult | ColocationRecord
+
+
+@dataclasses.dataclass(frozen=True)
+class FileSet:
+    """Which files of a variant's version folders a command uses: the only ones it compares with
+    what the run measured.
+
+    Attributes:
+        what: The files in words (``"the files the bundle ships"``), for its messages.
+        wrapper: Whether the toolkit's python-backend model (``<version>/model.py`` of a variant
+            the index says is python-served) is among them.
+        why_not: Why the wrapper is not, in words (said when it is left out of a comparison).
+    """
+
+    what: str
+    wrapper: bool
+    why_not: str = ""
+
+    def uses(self, path: str, serving: str | None) -> bool:
+        """Whether the file at ``path`` (in the model folder: ``1/model.py``) of a variant served
+        ``serving`` (``"python"``, ``"native"``, ``None``: not indexed) is one of these."""
+        return self.wrapper or serving != "python" or path.partition("/")[2] != PYTHON_MODEL_FILE
+
+
+#: A resumed sweep or co-location run: every file that affects what the server measures.
+SERVED = FileSet("every file the server loads", wrapper=True)
+#: ``export-deployment``: what the bundle ships (a python-served variant is written for its native backend).
+SHIPPED = FileSet(
+    "the files the bundle ships",
+    wrapper=False,
+    why_not="the toolkit's python-backend model, which the bundle does not ship (NVIDIA's image serves the artifact "
+    "with its native backend)",
+)
+#: ``triton-perf baseline`` and traces of a run: the artifact they load in this process.
+LOADED = FileSet(
+    "the artifact files it loads in-process",
+    wrapper=False,
+    why_not="the toolkit's python-backend model, which the in-process measurement does not run",
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -29,22 +82,26 @@ class FilesCheck:
 
     Attributes:
         variant: The variant.
-        verdict: ``"same"`` (every file has the measured SHA-256), ``"changed"``, or ``"not
+        verdict: ``"same"`` (every file compared has the measured SHA-256), ``"changed"``, or ``"not
             verified"`` (the run recorded no content hash, or no files at all).
         lines: The differing files (``changed``), or why it is not verified.
+        left_out: Files the run measured that were not compared (the command does not use them), with why.
     """
 
     variant: str
     verdict: Literal["same", "changed", "not verified"]
     lines: tuple[str, ...] = ()
+    left_out: str = ""
 
     def text(self) -> str:
         """The verdict in one sentence, for a console line or a bundle's README."""
         if self.verdict == "same":
-            return f"the model files of {self.variant} are the ones the run measured (same SHA-256)"
-        if self.verdict == "changed":
-            return f"the model files of {self.variant} are not the ones the run measured: {'; '.join(self.lines)}"
-        return f"the model files of {self.variant} are not verified here: {'; '.join(self.lines)}"
+            said = f"the model files of {self.variant} are the ones the run measured (same SHA-256)"
+        elif self.verdict == "changed":
+            said = f"the model files of {self.variant} are not the ones the run measured: {'; '.join(self.lines)}"
+        else:
+            said = f"the model files of {self.variant} are not verified here: {'; '.join(self.lines)}"
+        return said + (f"; not compared: {self.left_out}" if self.left_out else "")
 
 
 def measured_artifact(vr: VariantResult | None) -> ArtifactIdentity | None:
@@ -54,14 +111,48 @@ def measured_artifact(vr: VariantResult | None) -> ArtifactIdentity | None:
     return stamps[-1] if stamps else None
 
 
-def check_files(run: RunResult, variant: str, repository: Path) -> FilesCheck:
-    """Compare ``repository/variant``'s version folders now with what ``run`` measured."""
-    recorded = measured_artifact(run.variant(variant))
+def stamped(record: Measured) -> dict[str, ArtifactIdentity | None]:
+    """Every variant ``record`` loaded, with the files it measured (``None``: none recorded).
+    A variant it never loaded is not in it (the commands say so themselves)."""
+    if isinstance(record, ColocationRecord):
+        return dict(record.artifacts)
+    return {v.name: measured_artifact(v) for v in record.variants if v.served}
+
+
+def _serving(repository: Path, variant: str) -> str | None:
+    """How the repository's index says ``variant`` is served (``None``: not indexed)."""
+    try:
+        return Repository(repository).variant(variant).serving
+    except ToolkitError:
+        return None
+
+
+def _only(identity: ArtifactIdentity | None, files: FileSet, serving: str | None) -> ArtifactIdentity | None:
+    if identity is None:
+        return None
+    return dataclasses.replace(identity, files=[f for f in identity.files if files.uses(f.path, serving)])
+
+
+def check_files(record: Measured, variant: str, repository: Path, files: FileSet) -> FilesCheck:
+    """Compare ``files`` of ``repository/variant``'s version folders now with what ``record`` measured.
+
+    Args:
+        record: The run (a sweep's results or a co-location record).
+        variant: The variant.
+        repository: The repository folder the command reads it from.
+        files: The files the command uses (:data:`SERVED`, :data:`SHIPPED`, :data:`LOADED`).
+    """
+    recorded = stamped(record).get(variant)
     if recorded is None:
         return FilesCheck(variant, "not verified", ("the run recorded no identity of the files it measured",))
-    now = compare_files(recorded, found_artifact(Path(repository) / variant))
+    serving = _serving(Path(repository), variant)
+    kept = _only(recorded, files, serving)
+    assert kept is not None
+    skipped = sorted({f.path for f in recorded.files} - {f.path for f in kept.files})
+    left_out = f"{', '.join(skipped)}, {files.why_not}" if skipped else ""
+    now = compare_files(kept, _only(found_artifact(Path(repository) / variant), files, serving))
     if now.changed:
-        return FilesCheck(variant, "changed", now.changed)
+        return FilesCheck(variant, "changed", now.changed, left_out)
     if now.unverified:
         return FilesCheck(
             variant,
@@ -69,21 +160,23 @@ def check_files(run: RunResult, variant: str, repository: Path) -> FilesCheck:
             (
                 f"the run recorded {', '.join(now.unverified)} by size and modification time only (no content hash), both unchanged",
             ),
+            left_out,
         )
-    return FilesCheck(variant, "same")
+    return FilesCheck(variant, "same", left_out=left_out)
 
 
 def refuse_changed(
-    run: RunResult, variants: Iterable[str], repository: Path, doing: str, allow: str | None = None
+    record: Measured, variants: Iterable[str], repository: Path, doing: str, files: FileSet, allow: str | None = None
 ) -> list[FilesCheck]:
     """:func:`check_files` of each measured variant; raises when one changed.
 
     Args:
-        run: The run.
-        variants: The variants the command acts on (those the run has no stamp of, or whose folder
+        record: The run (a sweep's results or a co-location record).
+        variants: The variants the command acts on (those the run never loaded, or whose folder
             is gone, are not checked: the command says so itself).
         repository: The repository folder the command reads them from.
         doing: What the command would do with them, for the message (``"bundle"``).
+        files: The files the command uses (:class:`FileSet`): the only ones compared.
         allow: The flag that accepts changed files on purpose, named in the hint (``None``: none).
 
     Returns:
@@ -92,19 +185,39 @@ def refuse_changed(
     Raises:
         PerfError: a variant's files differ from the measured ones (each file named, measured vs now).
     """
-    checks = [
-        check_files(run, v, repository)
-        for v in variants
-        if (vr := run.variant(v)) is not None and vr.served and (Path(repository) / v).is_dir()
-    ]
+    have = stamped(record)
+    checks = [check_files(record, v, repository, files) for v in variants if v in have and (Path(repository) / v).is_dir()]
     changed = [c for c in checks if c.verdict == "changed"]
     if changed:
         what = "; ".join(f"{c.variant}: {'; '.join(c.lines)}" for c in changed)
         raise PerfError(
-            f"the model files in {repository} are not the ones run {run.run_id} measured ({what}): a {doing} of them "
+            f"the model files in {repository} are not the ones run {record.run_id} measured ({what}): a {doing} of them "
             "would not be what the run's numbers are filed under",
-            hint="a rebuild replaced them: sweep the rebuilt variants in a new run (perf/run_sweep.sh --run-id NEW), or "
+            hint="a rebuild replaced them: measure the rebuilt variants in a new run (another --run-id), or "
             "rebuild the model the run measured"
             + (f"; {allow} uses the files as they are now, said in what it writes" if allow else ""),
         )
     return checks
+
+
+def refuse_reloaded(variant: str, earlier: ArtifactIdentity | None, now: ArtifactIdentity | None, run: str) -> None:
+    """Refuse a load of ``variant`` whose files are not the ones an earlier load of the same run
+    measured (a rebuild while the run went on, or between its sessions): numbers of two models
+    would be filed under one variant.
+
+    Args:
+        variant: The variant loaded again.
+        earlier: The files its earlier load recorded (``None``: none, nothing to compare).
+        now: The files this load sent or found (``None``: not readable here).
+        run: What stops, in words (``"the sweep"``).
+
+    Raises:
+        PerfError: a file differs (each named, measured vs now).
+    """
+    changed = compare_files(earlier, now).changed if earlier is not None and now is not None else ()
+    if changed:
+        raise PerfError(
+            f"the model files of {variant} are not the ones an earlier load of this run measured ({'; '.join(changed)}): "
+            f"numbers of two models would be filed under one variant, so {run} stops here (what it measured is kept)",
+            hint="measure the rebuilt variants in a new run (--run-id NEW)",
+        )

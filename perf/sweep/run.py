@@ -31,7 +31,7 @@ from core.wording import count
 from perf.markdown import fmt
 from perf.measure import environment
 from perf.profile.baseline import measure_after_sweep
-from perf.records.measured_files import refuse_changed
+from perf.records.measured_files import SERVED, refuse_changed
 from perf.records.results import Environment, RunResult, SweepSettings, VariantResult, parse_shape_text
 from perf.records.rounds import BudgetRecord, Cut
 from perf.search import budget as budgets
@@ -68,7 +68,7 @@ class Sweep(Sequential, RoundsSweep):
         """
         o = self.opts
         if o.resume:  # what it measures further must be the files its earlier sessions measured
-            refuse_changed(self.run, self.names, self.repository.path, "resumed measurement")
+            refuse_changed(self.run, self.names, self.repository.path, "resumed measurement", SERVED)
         started = time.monotonic()
         deadline = None if o.time_budget_s is None else started + o.time_budget_s
         env: dict[str, Any] = {**environment.collect(), "perf_analyzer": {"path": str(self.pa), "version": self.pa_version}}

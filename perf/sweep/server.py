@@ -28,13 +28,12 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from clients.runtimes.identity import compare_files
 from clients.runtimes.remote import RemoteRuntime
 from clients.runtimes.served import Loaded, changed_since, name_differences
 from clients.server import ServerOptions, TritonServer
-from core.errors import PerfError, ServerError
+from core.errors import ServerError
 from perf.records import results
-from perf.records.measured_files import measured_artifact
+from perf.records.measured_files import measured_artifact, refuse_reloaded
 from perf.records.results import RunResult, ServerStart, VariantResult
 
 log = logging.getLogger(__name__)
@@ -220,14 +219,7 @@ def stamp_loaded(vr: VariantResult, loaded: Loaded) -> None:
             rebuild while the run went on, or between its sessions): numbers of two models would
             be filed under one variant, so the sweep stops, keeping what it measured.
     """
-    earlier, now = measured_artifact(vr), loaded.served.artifact
-    changed = compare_files(earlier, now).changed if earlier is not None and now is not None else ()
-    if changed:
-        raise PerfError(
-            f"the model files of {vr.name} are not the ones an earlier load of this run measured ({'; '.join(changed)}): "
-            "numbers of two models would be filed under one variant, so the sweep stops here (what it measured is kept)",
-            hint="sweep the rebuilt variants in a new run (--run-id NEW)",
-        )
+    refuse_reloaded(vr.name, measured_artifact(vr), loaded.served.artifact, "the sweep")
     vr.served.append(dataclasses.replace(loaded.served, moment="after load"))
 
 

@@ -309,7 +309,7 @@ def deploy_changed_model(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Non
     """--allow-changed-model [default: refused, naming the files; the bundle's README says when they were not measured]"""
     from clients.runtimes.identity import found_artifact
     from core.errors import PerfError
-    from perf.records.measured_files import refuse_changed
+    from perf.records.measured_files import SHIPPED, refuse_changed
 
     assert _deploy_call(monkeypatch)["kwargs"]["allow_changed_model"] is False
     (tmp_path / "a" / "1").mkdir(parents=True)
@@ -320,7 +320,7 @@ def deploy_changed_model(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Non
     (tmp_path / "a" / "1" / "model.onnx").unlink()
     (tmp_path / "a" / "1" / "model.onnx").write_bytes(b"rebuilt, other weights")
     with pytest.raises(PerfError, match=r"1/model\.onnx: measured 8 bytes") as refused:
-        refuse_changed(run, ["a"], tmp_path, "bundle", "--allow-changed-model")
+        refuse_changed(run, ["a"], tmp_path, "bundle", SHIPPED, "--allow-changed-model")
     assert "--allow-changed-model" in (refused.value.hint or "")
 
 

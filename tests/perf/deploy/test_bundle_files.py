@@ -22,6 +22,7 @@ from perf.cli.main import cli
 from perf.deploy.bundle import export_deployment
 from perf.profile.baseline import baseline_for_run
 from perf.records import results
+from perf.records.measured_files import LOADED, SERVED, refuse_changed
 
 NAME = "tiny_onnx_cpu1_nodb_mbs8"
 
@@ -61,7 +62,8 @@ def _other_weights(repo: Path) -> None:
 def test_the_measured_files_are_bundled_and_said_to_be_the_measured_ones(repo: Path, tmp_path: Path):
     bundle = export_deployment(_run(repo, tmp_path, found_artifact(repo / NAME)), NAME, tmp_path / "b")
     assert bundle.files_check is not None and bundle.files_check.verdict == "same"
-    assert f"The model files of {NAME} are the ones the run measured (same SHA-256)." in (bundle.folder / "README.md").read_text()
+    readme = " ".join((bundle.folder / "README.md").read_text().split())
+    assert f"The model files of {NAME} are the ones the run measured (same SHA-256); not compared: 1/model.py" in readme
 
 
 def test_a_rebuild_with_other_weights_is_refused_naming_the_file_unless_allowed_and_then_said(repo: Path, tmp_path: Path):
@@ -88,10 +90,9 @@ def test_a_run_without_a_content_hash_is_not_verified_here_or_refused_when_the_f
     old = ArtifactIdentity("found", str(repo / NAME), files)  # as runs saved before the hash recorded them
     bundle = export_deployment(_run(repo, tmp_path / "a", old), NAME, tmp_path / "b")
     assert bundle.files_check is not None and bundle.files_check.verdict == "not verified"
-    assert (
-        "are not verified here: the run recorded 1/model.onnx, 1/model.py by size and modification time only"
-        in (bundle.folder / "README.md").read_text()
-    )
+    readme = (bundle.folder / "README.md").read_text()
+    assert "are not verified here: the run recorded 1/model.onnx by size and modification time only" in readme
+    assert "not compared: 1/model.py, the toolkit's python-backend model, which the bundle does not ship" in readme
     _other_weights(repo)
     with pytest.raises(PerfError, match=r"1/model\.onnx: rewritten since it was measured"):
         export_deployment(_run(repo, tmp_path / "c", old), NAME, tmp_path / "d")
@@ -114,3 +115,24 @@ def test_the_levels_caveats_are_in_the_output_and_the_readme(repo: Path, tmp_pat
     assert f"note: {rests}" in res.output and f"note: {over}" in res.output
     readme = " ".join((tmp_path / "b" / "README.md").read_text().split())
     assert rests in readme and over in readme
+
+
+def test_each_command_checks_the_files_it_uses_an_edit_of_the_wrapper_refuses_only_a_resume(repo: Path, tmp_path: Path):
+    """Editing only the generated python-backend model.py made export-deployment refuse (and
+    --allow-changed-model say "not measured"), though the bundle ships model.onnx and a native
+    config.pbtxt, byte for byte what was measured. Each command checks the files it uses: the
+    bundle what it ships, the baseline and traces the artifact they load, a resumed sweep every
+    file the server loads, model.py included."""
+    run_dir = _run(repo, tmp_path, found_artifact(repo / NAME))
+    wrapper = repo / NAME / "1" / "model.py"
+    wrapper.write_text(wrapper.read_text() + "\n# edited by hand\n")
+    bundle = export_deployment(run_dir, NAME, tmp_path / "b")
+    assert bundle.files_check is not None and bundle.files_check.verdict == "same"
+    assert not (bundle.folder / "model_repository" / NAME / "1" / "model.py").exists()  # not shipped
+    readme = " ".join((bundle.folder / "README.md").read_text().split())
+    assert f"The model files of {NAME} are the ones the run measured (same SHA-256); not compared: 1/model.py" in readme
+    assert "Model files not measured" not in readme
+    run = results.load(run_dir)
+    refuse_changed(run, [NAME], repo, "baseline filed under the run", LOADED)  # the baseline does not run it
+    with pytest.raises(PerfError, match=r"1/model\.py: measured [\d,]+ bytes \(sha256 [0-9a-f]{12}\), now"):
+        refuse_changed(run, [NAME], repo, "resumed measurement", SERVED)  # a resumed sweep serves through it
