@@ -228,6 +228,9 @@ class SweepSettings(TypedDict, total=False):
     round_window_ms: int | None
     #: Most variants loaded on a server at once in the rounds design (``None``: as many as fit).
     max_loaded: int | None
+    #: The run's own time budget (s, ``--time-budget``; ``None``: none), recorded before its first
+    #: round so that a run stopped before it resumes against it; absent in runs saved before.
+    time_budget_s: float | None
 
 
 @dataclass(config=_CONFIG)

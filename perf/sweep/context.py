@@ -32,7 +32,7 @@ from perf.search.plan import LevelKey, VariantPlan, plan_variant, to_measure
 from perf.search.policy import AUTO, Budget, Search, ladder, resolve_mode
 from perf.sweep.flags import design_ignores
 from perf.sweep.options import DEFAULT_TIME_BUDGET_S, Progress, SweepOptions, resumed_options
-from perf.sweep.preflight import check_axes, check_runtime, require_plannable, take_again
+from perf.sweep.preflight import RAW_DIR, check_axes, check_runtime, nothing_to_resume, require_plannable, take_again
 from perf.sweep.server import now
 from perf.sweep.servers import ServerPool
 
@@ -51,6 +51,9 @@ class SweepBase:
                 )
             run_dir = Path(opts.results_dir) / opts.run_id
             if not (run_dir / results.RESULTS_FILE).is_file():
+                anew = f"the sweep's command with --run-id {opts.run_id} instead of --resume {opts.run_id}"
+                if (refusal := nothing_to_resume(run_dir, anew)) is not None:
+                    raise refusal
                 have = sorted(p.parent.name for p in Path(opts.results_dir).glob(f"*/{results.RESULTS_FILE}"))
                 raise PerfError(
                     f"there is no run {opts.run_id!r} to resume in {opts.results_dir}",
@@ -63,7 +66,7 @@ class SweepBase:
         if saved is not None:
             again = "time_budget_s" in opts.given if opts.given is not None else opts.time_budget_s != DEFAULT_TIME_BUDGET_S
             left, self.recorded_budget_s, self.budget_note = resumed_budget(
-                opts.time_budget_s, again, saved.rounds.budget if saved.rounds else None
+                opts.time_budget_s, again, saved.rounds.budget if saved.rounds else None, saved.settings
             )
             opts = dataclasses.replace(opts, time_budget_s=left)
         self.opts = opts
@@ -103,11 +106,15 @@ class SweepBase:
             )
             for n in names
         }
+        # the server is there and has some variant's backend; the others fail without a load
+        unservable = check_runtime(opts.server, names, resumed=saved is not None)
+        for n, why in unservable.items():
+            log.warning("%s is not measured: %s", n, why)
+            self.plans[n] = dataclasses.replace(self.plans[n], levels=[], error=why)
         if opts.input_data is None:
             self._check_shapes()
         if saved is None:  # nothing is started or written for a sweep that cannot measure anything
-            require_plannable(self.plans, opts.batch_sizes)
-        check_runtime(opts.server, resumed=saved is not None)
+            require_plannable({n: p for n, p in self.plans.items() if n not in unservable}, opts.batch_sizes)
         if self.run_dir.exists() and saved is None:
             take_again(self.run_dir)
         self.run = saved or RunResult(self.run_id, now())
@@ -124,7 +131,7 @@ class SweepBase:
             )
         self.budget = Budget(opts.latency_budget_ms, opts.latency_percentile) if opts.latency_budget_ms else None
         self.search = Search(self.plans, self.run.search, levels, self.budget, opts.measure.stability_pct)
-        (self.run_dir / "raw").mkdir(parents=True, exist_ok=True)
+        (self.run_dir / RAW_DIR).mkdir(parents=True, exist_ok=True)  # the first thing in a run folder (never_saved)
         self._lock = threading.RLock()  # several servers measure in parallel threads (perf.sweep.servers)
         self.servers = ServerPool(
             opts.server,
@@ -144,7 +151,7 @@ class SweepBase:
             PerfError: names the variant, the input and the axis.
         """
         for name, plan in self.plans.items():
-            if plan.config is None or not plan.levels:
+            if plan.config is None or not plan.levels or plan.error:
                 continue
             try:
                 spec = self.repository.variant(name).served_spec
@@ -307,7 +314,7 @@ class SweepBase:
         not pay for lazy initialisation (thread pools, allocator growth)."""
         if self.opts.warmup_requests <= 0:
             return
-        csv = self.run_dir / "raw" / f"warmup_{model}.csv"
+        csv = self.run_dir / RAW_DIR / f"warmup_{model}.csv"
         cmd = analyzer.build_command(
             self.pa,
             model,

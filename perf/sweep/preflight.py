@@ -4,11 +4,16 @@ that a failed start left holding no measurement is taken again by a plain rerun.
 
 * :func:`check_runtime`: the runtime's server is there (a local ``tritonserver``, a Docker
   engine that answers, the bundled wheel): ``--runtime local`` without one left a run folder
-  that neither ``--resume`` (which keeps the run's runtime) nor the same ``--run-id`` could use.
+  that neither ``--resume`` (which keeps the run's runtime) nor the same ``--run-id`` could use;
+  and it has each variant's backend (:func:`clients.runtimes.models.check_servable`: a
+  ``--serving native`` ONNX variant needs ``onnxruntime``, which the bundled server lacks), so a
+  sweep of nothing the server can load starts no server and writes no folder. A co-location run
+  (:mod:`perf.colocate.run`) runs the same check.
 * :func:`require_plannable`: some variant has a level to measure (``--batch-sizes 128`` above
   every variant's max_batch_size started a server to measure nothing).
 * :func:`check_axes`: every ``--shapes`` axis is a dynamic axis of some variant's build.
-* :func:`unmeasured_folder`: a run folder whose ``results.json`` holds no measurement.
+* :func:`unmeasured_folder`: a run folder whose ``results.json`` holds no measurement, or
+  that a sweep stopped before its first save left without one.
 """
 
 from __future__ import annotations
@@ -20,39 +25,83 @@ from pathlib import Path
 
 from builders.repository.view import Repository
 from clients.runtimes.choose import resolve_runtime
+from clients.runtimes.models import check_servable
 from clients.runtimes.options import ServerOptions
-from core.errors import FlagError, PerfError, ToolkitError
+from core.errors import FlagError, PerfError, ServerError, ToolkitError
 from core.names import require_known
-from perf.records import results
+from perf.records import colocation, results
 from perf.search.plan import VariantPlan
 
 log = logging.getLogger(__name__)
 
 
-def check_runtime(server: ServerOptions, resumed: bool = False) -> None:
+def check_runtime(
+    server: ServerOptions, names: Sequence[str] = (), resumed: bool = False, every: str | None = None
+) -> dict[str, str]:
     """The runtime's server is available and can start now (:meth:`clients.runtimes.base.Runtime.check`,
-    :meth:`~clients.runtimes.base.Runtime.check_can_start`), before any run folder is written. A resumed run keeps the runtime it was started with (its numbers
-    and the new ones are ranked together, so they come from one kind of server): its refusal says
-    so, since the runtime's own hint (``--runtime bundled``) would be ignored on ``--resume``.
+    :meth:`~clients.runtimes.base.Runtime.check_can_start`), and has the backend of some variant
+    of ``names`` (:func:`clients.runtimes.models.check_servable`), before any run folder is
+    written. A resumed run keeps the runtime it was started with (its numbers and the new ones are
+    ranked together, so they come from one kind of server): its refusal says so, since the
+    runtime's own hint (``--runtime bundled``) would be ignored on ``--resume``.
+
+    Args:
+        server: The server options (``server.repository`` holds ``names``).
+        names: The variants to measure.
+        resumed: A resumed run (its runtime is the saved one).
+        every: Set when the run needs every one of ``names`` (a co-location run's search): one it
+            cannot load refuses the run, and this says where they were named (``"--model"``).
+
+    Returns:
+        The variants its server cannot load, each with why (the caller fails them unloaded);
+        empty for servers the toolkit does not start (each says so at its load).
 
     Raises:
-        ServerError: the runtime's server is not there (the runtime's message and hint).
+        ServerError: the runtime's server is not there (the runtime's message and hint), or it
+            can load none of ``names`` (each one's reason).
     """
     if server.urls:  # servers the toolkit does not start: the sweep's server pool connects to each (one or several)
-        return
+        return {}
     try:
-        runtime, _ = resolve_runtime(server)
+        runtime, reason = resolve_runtime(server)
         if runtime.launches:
             runtime.check()
             runtime.check_can_start()
     except ToolkitError as e:
         if resumed:  # the runtime's own hint (``or use --runtime bundled``) would be ignored on --resume
-            e.hint = (
-                f"--resume keeps the run's --runtime {server.runtime} (its numbers and the new ones are ranked together, "
-                "so they come from one kind of server): make that server available again, or measure with another "
-                "--runtime in a new run (another --run-id)"
-            )
+            e.hint = _resumed_hint(server)
         raise
+    unservable: dict[str, str] = {}
+    hints: dict[str, None] = {}
+    for name in names:
+        try:
+            check_servable(runtime, reason, Path(server.repository), name)
+        except ServerError as e:
+            unservable[name] = e.message
+            hints[e.hint or ""] = None
+    if unservable and (every or len(unservable) == len(names)):
+        what = (
+            ", ".join(unservable)
+            if len(unservable) < len(names)
+            else "the only variant"
+            if len(names) == 1
+            else f"any of the {len(names)} variants"
+        )
+        hint = "; ".join(h for h in hints if h) + (f"; or leave them out of the {every} patterns" if every else "")
+        raise ServerError(
+            f"the {runtime.name} runtime's server cannot load {what}: {'; '.join(unservable.values())}: "
+            "nothing was started or measured, and no run folder was written",
+            hint=_resumed_hint(server) if resumed else hint.strip("; ") or None,
+        )
+    return unservable
+
+
+def _resumed_hint(server: ServerOptions) -> str:
+    return (
+        f"--resume keeps the run's --runtime {server.runtime} (its numbers and the new ones are ranked together, "
+        "so they come from one kind of server): make that server available again, or measure with another "
+        "--runtime in a new run (another --run-id)"
+    )
 
 
 def require_plannable(plans: Mapping[str, VariantPlan], batch_sizes: Sequence[int]) -> None:
@@ -106,11 +155,35 @@ def check_axes(repository: Repository, names: Sequence[str], sweep_axes: Mapping
     )
 
 
+#: The folder a sweep or co-location run makes first, before its record's first save.
+RAW_DIR = "raw"
+#: A record's temp file (:func:`core.records.write_record`): a first save cut short.
+_RECORDS = (results.RESULTS_FILE, colocation.COLOCATION_FILE)
+
+
+def never_saved(run_dir: Path) -> bool:
+    """Whether ``run_dir`` is a run folder stopped before its record's first save (Ctrl-C or a
+    crash between making the folder and writing ``results.json`` / ``colocation.json``): it has
+    the ``raw`` folder a run makes first, no record, and no file but a first save's temp file.
+    Such a folder holds no measurement (every run saves before it starts a server)."""
+    if not (run_dir / RAW_DIR).is_dir() or any((run_dir / r).exists() for r in _RECORDS):
+        return False
+    temps = {f"{r}.tmp" for r in _RECORDS}
+    return all(p.is_dir() or (p.parent == run_dir and p.name in temps) for p in run_dir.rglob("*"))
+
+
 def unmeasured_folder(run_dir: Path) -> bool:
-    """Whether ``run_dir`` is a run folder holding no measurement: its ``results.json`` reads
-    and records no level with numbers and no round (a start that failed before the first
-    level). A plain rerun with the same ``--run-id`` takes it again (:func:`take_again`)."""
+    """Whether ``run_dir`` is a run folder holding no measurement: one stopped before its first
+    save (:func:`never_saved`), a sweep's whose ``results.json`` reads and records no level with
+    numbers and no round (a start that failed before the first level), or a co-location run's
+    whose ``colocation.json`` records no visit and no GPU memory. A plain rerun with the same
+    ``--run-id`` takes it again (:func:`take_again`)."""
+    if never_saved(run_dir):
+        return True
     try:
+        if (run_dir / colocation.COLOCATION_FILE).is_file() and not (run_dir / results.RESULTS_FILE).exists():
+            rec = colocation.load(run_dir)
+            return not rec.visits and not rec.gpu_memory
         run = results.load(run_dir)
     except ToolkitError:
         return False
@@ -118,14 +191,32 @@ def unmeasured_folder(run_dir: Path) -> bool:
     return not rounds and not any(lv.ok for v in run.variants for lv in v.levels)
 
 
-def take_again(run_dir: Path) -> None:
+def take_again(run_dir: Path, resume: str = "--resume") -> None:
     """Refuse an existing run folder unless it holds no measurement (:func:`unmeasured_folder`),
     which is emptied for the new run (its server logs said why the earlier start failed).
+
+    Args:
+        run_dir: The run folder.
+        resume: The flags that continue a run, for the hint (``"--resume --run-id ID"``).
 
     Raises:
         PerfError: the folder holds measurements (or is not a run folder).
     """
     if not unmeasured_folder(run_dir):
-        raise PerfError(f"run folder {run_dir} already exists", hint="pass --resume to continue it, or another --run-id")
-    log.info("run folder %s holds no measurement (its start failed before the first level): it is started again", run_dir)
+        raise PerfError(f"run folder {run_dir} already exists", hint=f"pass {resume} to continue it, or another --run-id")
+    why = "stopped before its first save" if never_saved(run_dir) else "its start failed before the first level"
+    log.info("run folder %s holds no measurement (%s): it is started again", run_dir, why)
     shutil.rmtree(run_dir)
+
+
+def nothing_to_resume(run_dir: Path, again: str) -> PerfError | None:
+    """The refusal of ``--resume`` of a folder stopped before its first save (:func:`never_saved`):
+    it holds no measurement and no options to continue with, and ``again`` (the command without
+    ``--resume``) takes it again; ``None`` for any other folder."""
+    if not never_saved(run_dir):
+        return None
+    return PerfError(
+        f"run {run_dir.name} in {run_dir.parent} was stopped before its first save: it holds no measurement and no "
+        "record of its options, so there is nothing to resume",
+        hint=f"start it again: {again} takes the folder again",
+    )

@@ -39,6 +39,7 @@ from perf.search import promise
 from perf.search.rounds import Rounds, Setup
 from perf.sweep.context import baseline_missing
 from perf.sweep.options import DEFAULT_CONCURRENCY, Progress, SweepOptions, resumed_options, run_settings, server_settings
+from perf.sweep.preflight import RAW_DIR
 from perf.sweep.rounds import RoundsSweep
 from perf.sweep.sequential import Sequential
 from perf.sweep.server import now
@@ -55,6 +56,7 @@ class Sweep(Sequential, RoundsSweep):
         """What the run saves of its options (:func:`perf.sweep.options.run_settings`), with its design and seed."""
         out = run_settings(self.opts, self.names, self.search.record.mode)
         out["design"] = self.design
+        out["time_budget_s"] = self.recorded_budget_s  # before the first round: a resume plans against it
         if self.run.rounds is not None:
             out["seed"] = self.run.rounds.seed
         return out
@@ -207,7 +209,7 @@ class Sweep(Sequential, RoundsSweep):
         fit = self._fit(names, left)
         if not names or fit.rounds > 1 or fit.estimate_s <= left:
             return
-        raw = self.run_dir / "raw"
+        raw = self.run_dir / RAW_DIR
         for folder in (raw, self.run_dir):  # only what the sweep made, and only while it is empty
             if folder.is_dir() and not any(folder.iterdir()):
                 folder.rmdir()

@@ -7,6 +7,7 @@ the container runtime with its engine down. No server starts here."""
 from __future__ import annotations
 
 import dataclasses
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -156,3 +157,83 @@ def test_servers_the_toolkit_does_not_start_pass_the_runtime_check_one_or_severa
     for urls in (("127.0.0.1:1",), ("127.0.0.1:1", "127.0.0.1:2")):
         check_runtime(ServerOptions(Path("."), runtime="remote", urls=urls))  # nothing connects here: no error
         check_runtime(ServerOptions(Path("."), urls=urls))  # --runtime auto with --url
+
+
+def _native(repo: Path, name: str) -> None:
+    """A --serving native ONNX variant: the onnxruntime backend, which the bundled server lacks."""
+    (repo / name).mkdir(parents=True)
+    (repo / name / "config.pbtxt").write_text(
+        f'name: "{name}"\nbackend: "onnxruntime"\nmax_batch_size: 8\n'
+        'input [ { name: "x" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
+        'output [ { name: "y" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
+    )
+
+
+def test_a_sweep_of_only_variants_the_runtime_cannot_serve_starts_nothing_and_writes_no_folder(tmp_path: Path) -> None:
+    """A new user's repository held one --serving native ONNX variant and the sweep ran on the
+    bundled server: it started a server, wrote a run folder, and said "no variant was measured"."""
+    repo = tmp_path / "native"
+    _native(repo, "m_onnx_cpu1")
+    with pytest.raises(ServerError) as e:
+        Sweep(_opts(repo, tmp_path))
+    assert e.value.message.startswith("the bundled runtime's server cannot load the only variant: model 'm_onnx_cpu1' needs")
+    assert "'onnxruntime' backend" in e.value.message and "no run folder was written" in e.value.message
+    assert "--runtime local" in (e.value.hint or "") and "--serving python" in (e.value.hint or "")
+    assert not (tmp_path / "results").exists()
+
+
+def test_a_variant_the_runtime_cannot_serve_fails_unloaded_beside_the_others(repo: Path, tmp_path: Path) -> None:
+    _native(repo, "m_onnx_cpu1")
+    sw = Sweep(_opts(repo, tmp_path))
+    plan = sw.plans["m_onnx_cpu1"]
+    assert plan.levels == [] and plan.error is not None and "needs Triton's 'onnxruntime' backend" in plan.error
+    assert sw.plans["v_mbs8"].levels and sw.plans["v_mbs8"].error is None
+
+
+def test_a_folder_stopped_before_its_first_save_is_taken_again_and_its_resume_says_so(repo: Path, tmp_path: Path) -> None:
+    """Ctrl-C between the folder's creation and the first save left results/r with an empty raw/:
+    "run folder ... already exists" for the same --run-id, "no run to resume" for --resume."""
+    from perf.sweep.preflight import never_saved
+
+    run_dir = tmp_path / "results" / "r"
+    (run_dir / "raw").mkdir(parents=True)
+    (run_dir / "results.json.tmp").write_text('{"cut short')  # the first save, interrupted
+    assert never_saved(run_dir) and unmeasured_folder(run_dir)
+    with pytest.raises(PerfError) as e:
+        Sweep(dataclasses.replace(_opts(repo, tmp_path), resume=True))
+    assert e.value.message.startswith("run r in ") and "was stopped before its first save" in e.value.message
+    assert "--run-id r instead of --resume r" in (e.value.hint or "")
+    Sweep(_opts(repo, tmp_path))  # the same --run-id: a new run in that folder
+    assert not (run_dir / "results.json.tmp").exists()
+    for kept in ("raw/a_level.csv", "notes.txt"):  # a file a run writes later, or the user's: never taken
+        shutil.rmtree(run_dir)
+        (run_dir / "raw").mkdir(parents=True)
+        (run_dir / kept).write_text("x")
+        assert not never_saved(run_dir) and not unmeasured_folder(run_dir)
+        with pytest.raises(PerfError, match="already exists"):
+            Sweep(_opts(repo, tmp_path))
+        assert (run_dir / kept).is_file()
+
+
+def test_a_run_stopped_before_its_first_round_resumes_against_its_own_time_budget(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C while the server started: the run recorded no budget (the plan is made before the first
+    round), and --resume planned against the default 360 s instead of the user's --time-budget 120."""
+    from perf.sweep.options import DEFAULT_TIME_BUDGET_S
+    from perf.sweep.servers import ServerPool
+
+    def interrupted(self: ServerPool) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ServerPool, "start_all", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        Sweep(_opts(repo, tmp_path, time_budget_s=120.0)).run_all()
+    saved = results.load(tmp_path / "results" / "r")
+    assert saved.settings["time_budget_s"] == 120.0 and (saved.rounds is None or saved.rounds.budget is None)
+    assert DEFAULT_TIME_BUDGET_S != 120.0
+    resumed = Sweep(dataclasses.replace(_opts(repo, tmp_path), resume=True, given=frozenset()))
+    assert resumed.opts.time_budget_s == 120.0 and resumed.recorded_budget_s == 120.0
+    assert "the run's own 120 s time budget: all 120 s (it was stopped before its first round)" in (resumed.budget_note or "")
+    again = Sweep(dataclasses.replace(_opts(repo, tmp_path, time_budget_s=60.0), resume=True, given=frozenset({"time_budget_s"})))
+    assert again.opts.time_budget_s == 60.0  # a budget given on the resume replaces it, as before
