@@ -77,13 +77,13 @@ def export_deployment(
     Without --variant the run's recommendation is deployed, and the output says so. See the
     bundle's README.md and docs/KUBERNETES.md for the kubectl steps. On a `triton-perf colocate`
     run, the bundle is its combination: one repository with each model's chosen variant and the
-    manifests of one server loading them all (--name [default: triton-colocate-RUN_ID] and --image
+    manifests of one server loading them all (--name [default: triton-colocate-RUN_ID], --allow-changed-model and --image
     [default: NVIDIA's image of the toolkit's default release] apply; --variant does not).
     """
     from perf.deploy.bundle import export_deployment as export
 
     if _is_colocation_run(run_dir):
-        _export_combination(run_dir, out, repository, variant, name, image, latency_budget_ms)
+        _export_combination(run_dir, out, repository, variant, name, image, latency_budget_ms, allow_changed_model)
         return
     bundle = export(
         run_dir,
@@ -145,6 +145,7 @@ def _export_combination(
     name: str | None,
     image: str | None,
     latency_budget_ms: float | None,
+    allow_changed_model: bool,
 ) -> None:
     """The bundle of a co-location run's combination (:mod:`perf.deploy.combination`)."""
     from perf.colocate.judge import describe
@@ -155,8 +156,11 @@ def _export_combination(
         raise click.UsageError(
             f"{run_dir} is a co-location run: its bundle is the run's combination; {', '.join(given)} apply to a sweep's run"
         )
-    bundle = export_combination(run_dir, out, repository, name=name, image=image)
+    bundle = export_combination(run_dir, out, repository, name=name, image=image, allow_changed_model=allow_changed_model)
     click.echo(f"combination: {describe(bundle.pick)}")
+    for check in bundle.files_checks:
+        same = check.verdict == "same"
+        click.secho(f"model files: {check.text()}", fg=None if same else "yellow", err=not same)
     for note in bundle.notes:
         click.secho(note, fg="yellow", err=True)
     click.echo(f"bundle: {bundle.folder} (README.md says how to serve and deploy it)")

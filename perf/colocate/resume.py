@@ -28,6 +28,7 @@ from perf.colocate.options import ColocateOptions
 from perf.colocate.search import Source
 from perf.records import colocation
 from perf.records.colocation import ColocationRecord, ColocationVisit, SearchStep
+from perf.sweep.preflight import nothing_to_resume
 
 log = logging.getLogger(__name__)
 
@@ -133,6 +134,9 @@ def previous_run(opts: ColocateOptions) -> ColocationRecord:
             "or start a new run with another --run-id",
         )
     run_dir = Path(opts.results_dir) / opts.run_id
+    again = f"the command with --run-id {opts.run_id} and its --model flags, without --resume,"
+    if (refusal := nothing_to_resume(run_dir, again)) is not None:
+        raise refusal
     if not (run_dir / colocation.COLOCATION_FILE).is_file():
         raise PerfError(
             f"no co-location run {opts.run_id} in {opts.results_dir} ({run_dir / colocation.COLOCATION_FILE} is missing)",

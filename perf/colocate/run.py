@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from builders.repository.view import Repository
+from clients.runtimes.served import Loaded
 from clients.server import TritonServer
 from core.errors import PerfError, ServerError
 from perf.colocate import resume
@@ -40,11 +41,10 @@ from perf.measure import analyzer
 from perf.measure.inputs import input_args
 from perf.records import colocation
 from perf.records.colocation import ColocatedModel, ColocationRecord, ColocationVisit, SearchStep
+from perf.records.measured_files import SERVED, refuse_changed, refuse_reloaded
+from perf.sweep.preflight import RAW_DIR, check_runtime, take_again
 
 log = logging.getLogger(__name__)
-
-#: The raw perf_analyzer CSVs of the visits, in the run folder.
-RAW_DIR = "raw"
 
 
 def now() -> str:
@@ -176,14 +176,31 @@ class ServerSource:
         step.loaded = sorted(self.loaded)
 
     def _load(self, variant: str) -> None:
-        """Load ``variant``; a KIND_GPU variant's first load also measures its GPU memory."""
+        """Load ``variant`` and record its files (:meth:`_stamp`); a KIND_GPU variant's first load
+        also measures its GPU memory."""
         owner = next(m for m in self.record.models if variant in m.variants)
         measured = {g.variant for g in self.record.gpu_memory}
         if self.gpu is None or variant not in owner.gpus or variant in measured:
-            self.srv.load(variant)
+            self._stamp(variant, self.srv.load(variant))
             return
-        got = self.gpu.model_memory(owner.name, variant, owner.gpus[variant], sorted(self.loaded), lambda: self.srv.load(variant))
+        got = self.gpu.model_memory(
+            owner.name, variant, owner.gpus[variant], sorted(self.loaded), lambda: self._stamp(variant, self.srv.load(variant))
+        )
         self.record.gpu_memory.append(got)
+
+    def _stamp(self, variant: str, loaded: Loaded) -> None:
+        """Record the files the first load of ``variant`` sent or found (``record.artifacts``);
+        a later load (it is unloaded and loaded again between steps, and in a resumed session)
+        must load the same ones (:func:`perf.records.measured_files.refuse_reloaded`).
+
+        Raises:
+            PerfError: other files than the first load's (a rebuild while the run went on).
+        """
+        now = loaded.served.artifact
+        earlier = self.record.artifacts.get(variant)
+        refuse_reloaded(variant, earlier, now, "the co-location run")
+        if earlier is None:
+            self.record.artifacts[variant] = now
 
     def _inputs(self, variant: str) -> list[str]:
         from clients.infer import make_client, model_io
@@ -265,10 +282,12 @@ class Colocate:
             return
         models = resolve_models(opts, self.repo)
         self.pa = analyzer.find_perf_analyzer(opts.perf_analyzer)
+        # the sweep's checks before a server starts or a folder is written; the search needs every variant
+        check_runtime(opts.server, [v for m in models for v in m.variants], every="--model")
         self.run_id = opts.run_id or "colocate-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
         self.run_dir = Path(opts.results_dir) / self.run_id
-        if self.run_dir.exists():
-            raise PerfError(f"run folder {self.run_dir} already exists", hint="pass another --run-id")
+        if self.run_dir.exists():  # one that holds no measurement is taken again, as a sweep's
+            take_again(self.run_dir, f"--resume --run-id {self.run_id}")
         seed = opts.seed if opts.seed is not None else sum((i + 1) * ord(ch) for i, ch in enumerate(self.run_id)) % 1_000_003
         self.record = ColocationRecord(
             run_id=self.run_id,
@@ -291,6 +310,12 @@ class Colocate:
         self.run_id, self.run_dir = self.record.run_id, Path(self.opts.results_dir) / self.record.run_id
         self.nothing_left = resume.nothing_left(self.previous)
         self.pa = analyzer.find_perf_analyzer(self.opts.perf_analyzer)
+        if self.nothing_left is not None:
+            return
+        variants = [v for m in self.record.models for v in m.variants]
+        # what it measures further must be the files its earlier sessions measured
+        refuse_changed(self.previous, variants, self.repo.path, "resumed measurement", SERVED)
+        check_runtime(self.opts.server, variants, every="--model")
         if not remote_server(self.opts):
             check_devices({v: tuple(ids) for m in self.record.models for v, ids in m.gpus.items()}, True, local_gpus())
 

@@ -11,7 +11,10 @@ Layout (default folder ``<run>/deployment-combination/``):
     kubernetes/triton.yaml         Deployment + Service: one server loading every model at start
 
 Each variant is copied as :func:`perf.deploy.bundle.copy_variant` copies a single-model bundle's
-(a python-served one rewritten for its native backend, and the README says so). The manifests are
+(a python-served one rewritten for its native backend, and the README says so), after the same
+check of the files it ships against the ones the run loaded
+(:func:`perf.records.measured_files.refuse_changed`, :data:`~perf.records.measured_files.SHIPPED`:
+a rebuild is refused unless ``allow_changed_model``, and the README says which). The manifests are
 the single-model bundle's (:mod:`perf.deploy.k8s`: the same claim, loader, Deployment and
 Service), for one pod serving every model of the pick; its resources add up the models'
 (:func:`combined_resources`).
@@ -32,10 +35,11 @@ from core.errors import PerfError
 from perf.colocate import judge
 from perf.deploy import k8s
 from perf.deploy.bundle import README_FILE, copy_variant, move_in, source_variant
-from perf.deploy.readme import BUNDLE_REPOSITORY, MANIFEST_DIR, SERVER_FILE, STORAGE_FILE
+from perf.deploy.readme import BUNDLE_REPOSITORY, MANIFEST_DIR, SERVER_FILE, STORAGE_FILE, files_lines
 from perf.markdown import fmt
 from perf.records import colocation
 from perf.records.colocation import ColocationRecord
+from perf.records.measured_files import SHIPPED, FilesCheck, check_files, refuse_changed
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +57,8 @@ class CombinationBundle:
         notes: One per variant whose serving changed (python backend -> native), in words.
         plan: The names, image and resources of the manifests.
         files: The manifests written.
+        files_checks: Whether each variant's model files are the ones the run measured
+            (:func:`perf.records.measured_files.check_files`), in the pick's order.
     """
 
     folder: Path
@@ -60,6 +66,7 @@ class CombinationBundle:
     notes: tuple[str, ...]
     plan: k8s.ServingPlan
     files: tuple[Path, ...]
+    files_checks: tuple[FilesCheck, ...] = ()
 
 
 def combined_resources(configs: dict[str, mc.ModelConfig]) -> k8s.Resources:
@@ -86,6 +93,7 @@ def export_combination(
     *,
     name: str | None = None,
     image: str | None = None,
+    allow_changed_model: bool = False,
 ) -> CombinationBundle:
     """Write the bundle of the run's pick (module docstring).
 
@@ -95,10 +103,12 @@ def export_combination(
         repository: The repository holding the variants [default: the one the run served].
         name: Kubernetes name of the Deployment and Service [default: ``triton-colocate-<run id>``].
         image: Server image [default: NVIDIA's image of the toolkit's default release].
+        allow_changed_model: Bundle the variants' files as they are now when they are not the
+            ones the run measured (else refused); the README says so.
 
     Raises:
         PerfError: the run picked no combination, ``out`` holds something that is not a bundle,
-            or a bad ``name``.
+            a variant's model files are not the ones measured, or a bad ``name``.
         RepositoryError: a variant is not in the repository.
     """
     rec = colocation.load(run_dir)
@@ -118,6 +128,9 @@ def export_combination(
             f"{out} exists and is not a deployment bundle", hint="pass --out with a new folder or a previous bundle's"
         )
     variants = [source_variant(repo, v) for v in rec.pick.values()]  # every one checked before anything is written
+    if not allow_changed_model:
+        refuse_changed(rec, rec.pick.values(), repo, "bundle", SHIPPED, "--allow-changed-model")
+    checks = tuple(check_files(rec, v, repo, SHIPPED) for v in rec.pick.values())
     tmp = out.parent / f".{out.name}.partial"
     shutil.rmtree(tmp, ignore_errors=True)
     try:
@@ -130,13 +143,14 @@ def export_combination(
         (tmp / MANIFEST_DIR).mkdir()
         (tmp / MANIFEST_DIR / STORAGE_FILE).write_text(k8s.to_yaml([k8s.claim(plan), k8s.loader_pod(plan)]))
         (tmp / MANIFEST_DIR / SERVER_FILE).write_text(k8s.to_yaml([k8s.deployment(plan), k8s.service(plan)]))
-        (tmp / README_FILE).write_text("\n".join([*readme_lines(rec, notes), *kubernetes_lines(rec, plan)]) + "\n")
+        lines = [*readme_lines(rec, notes), "", *[line for c in checks for line in files_lines(c)], *kubernetes_lines(rec, plan)]
+        (tmp / README_FILE).write_text("\n".join(lines) + "\n")
         move_in(tmp, out)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     log.info("combination bundle written to %s", out)
     files = (out / MANIFEST_DIR / STORAGE_FILE, out / MANIFEST_DIR / SERVER_FILE)
-    return CombinationBundle(out, dict(rec.pick), notes, plan, files)
+    return CombinationBundle(out, dict(rec.pick), notes, plan, files, checks)
 
 
 def kubernetes_lines(rec: ColocationRecord, plan: k8s.ServingPlan) -> list[str]:

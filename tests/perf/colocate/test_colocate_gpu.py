@@ -17,7 +17,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from factories import served_model
 
+from clients.runtimes.served import Loaded
 from core.errors import PerfError
 from core.gpu import gpu_available
 from perf.colocate import gpu as gpu_module
@@ -128,7 +130,7 @@ def _repo(tmp_path: Path, kinds: dict[str, tuple[str, int, str]]) -> Path:
         (repo / name / "1").mkdir(parents=True)
         group = f"count: {count} kind: {kind}" + (f" gpus: [{gpus}]" if gpus else "")
         (repo / name / "config.pbtxt").write_text(
-            f'name: "{name}"\nbackend: "onnxruntime"\nmax_batch_size: 8\ninstance_group {{ {group} }}\n'
+            f'name: "{name}"\nbackend: "python"\nmax_batch_size: 8\ninstance_group {{ {group} }}\n'
         )
     return repo
 
@@ -229,8 +231,9 @@ class _GpuServer:
     def stop(self) -> None:
         pass
 
-    def load(self, name: str) -> None:
+    def load(self, name: str) -> Loaded:
         self.state["loaded"].append(name)  # type: ignore[union-attr]
+        return Loaded(served_model(name), 0.01)
 
     def unload(self, name: str) -> bool:
         self.state["loaded"].remove(name)  # type: ignore[union-attr]

@@ -132,7 +132,7 @@ def _repo(tmp_path: Path, counts: dict[str, int]) -> Path:
     for name, count in counts.items():
         (repo / name / "1").mkdir(parents=True)
         (repo / name / "config.pbtxt").write_text(
-            f'name: "{name}"\nbackend: "onnxruntime"\nmax_batch_size: 8\ninstance_group {{ count: {count} kind: KIND_CPU }}\n'
+            f'name: "{name}"\nbackend: "python"\nmax_batch_size: 8\ninstance_group {{ count: {count} kind: KIND_CPU }}\n'
         )
     return repo
 

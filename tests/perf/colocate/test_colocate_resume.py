@@ -15,7 +15,9 @@ from pathlib import Path
 import colocation_source as cs
 import pytest
 from click.testing import CliRunner
+from factories import served_model
 
+from clients.runtimes.served import Loaded
 from perf.cli.main import cli
 from perf.colocate import judge
 from perf.colocate.resume import ReplaySource, complete_rounds, nothing_left, restart
@@ -122,8 +124,8 @@ class _FakeServer:
     def stop(self) -> None:
         pass
 
-    def load(self, name: str) -> None:
-        pass
+    def load(self, name: str) -> Loaded:
+        return Loaded(served_model(name), 0.01)
 
     def unload(self, name: str) -> bool:
         return True
@@ -138,7 +140,7 @@ def test_colocate_resume_continues_an_interrupted_run(tmp_path: Path, monkeypatc
         (repo / name / "1").mkdir(parents=True)
         count = name[-1]
         (repo / name / "config.pbtxt").write_text(
-            f'name: "{name}"\nbackend: "onnxruntime"\nmax_batch_size: 8\ninstance_group {{ count: {count} kind: KIND_CPU }}\n'
+            f'name: "{name}"\nbackend: "python"\nmax_batch_size: 8\ninstance_group {{ count: {count} kind: KIND_CPU }}\n'
         )
     pa = tmp_path / "perf_analyzer"
     pa.write_text("#!/bin/sh\n")

@@ -13,7 +13,9 @@ from pathlib import Path
 import colocation_source as cs
 import pytest
 from click.testing import CliRunner
+from factories import served_model
 
+from clients.runtimes.served import Loaded
 from core.errors import PerfError
 from perf.cli.main import cli
 from perf.colocate import judge
@@ -107,8 +109,8 @@ def _repo(tmp_path: Path, kinds: dict[str, str]) -> Path:
     for name, kind in kinds.items():
         (repo / name / "1").mkdir(parents=True)
         (repo / name / "config.pbtxt").write_text(
-            f'name: "{name}"\nbackend: "onnxruntime"\nmax_batch_size: 8\ninstance_group {{ count: 1 kind: {kind} }}\n'
-        )
+            f'name: "{name}"\nbackend: "python"\nmax_batch_size: 8\ninstance_group {{ count: 1 kind: {kind} }}\n'
+        )  # a backend the bundled server has (runtime auto here): the run's pre-start checks pass
     return repo
 
 
@@ -293,9 +295,10 @@ class _FakeServer:
     def stop(self) -> None:
         self.events.append("stop")
 
-    def load(self, name: str) -> None:
+    def load(self, name: str) -> Loaded:
         self.loaded.append(name)
         self.events.append(f"load {name}")
+        return Loaded(served_model(name), 0.01)
 
     def unload(self, name: str) -> bool:
         self.loaded.remove(name)
