@@ -79,19 +79,32 @@ DOCKER_RUN_FAILED = {
 }
 
 
-def docker_engine_problem() -> str | None:
-    """Why no container can be started now: no ``docker`` client, or ``docker info`` fails (the
-    engine is not running or not reachable; its first line of error said); ``None``: it answers."""
+#: What to use instead of a container, in every refusal of one.
+_OTHER_RUNTIMES = "or use --runtime bundled (the CPU server, no Docker) or --runtime local (a tritonserver on this host)"
+
+
+def docker_engine_problem() -> tuple[str, str] | None:
+    """Why no container can be started now, and what to do: no ``docker`` client on PATH (nothing
+    to ask an engine with), or ``docker info`` fails (the engine is not running or not reachable;
+    its first line of error said); ``None``: it answers."""
     try:
         done = subprocess.run(["docker", "info"], capture_output=True, text=True, timeout=10)
     except FileNotFoundError:
-        return "no docker client on PATH"
+        return (
+            "no docker client on PATH: the container runtime runs `docker run`, and there is no `docker` command here",
+            f"install Docker (its `docker` command) or put it on PATH, {_OTHER_RUNTIMES}",
+        )
     except (OSError, subprocess.TimeoutExpired) as e:
-        return f"`docker info` did not answer ({e})"
-    if done.returncode == 0:
-        return None
-    said = next((line.strip() for line in (done.stderr or done.stdout or "").splitlines() if line.strip()), "")
-    return f"`docker info` fails (exit {done.returncode}" + (f": {said}" if said else "") + ")"
+        said = f"`docker info` did not answer ({e})"
+    else:
+        if done.returncode == 0:
+            return None
+        first = next((line.strip() for line in (done.stderr or done.stdout or "").splitlines() if line.strip()), "")
+        said = f"`docker info` fails (exit {done.returncode}" + (f": {first}" if first else "") + ")"
+    return (
+        f"the container engine is not running: {said}",
+        f"start Docker (e.g. `sudo systemctl start docker`) and check `docker info` answers, {_OTHER_RUNTIMES}",
+    )
 
 
 def docker_engine_up() -> bool:
@@ -140,15 +153,12 @@ class ContainerRuntime(Runtime):
         the failure read as tritonserver's (issue 26).
 
         Raises:
-            ServerError: the container engine is not running or not reachable.
+            ServerError: no docker client on PATH, or the container engine is not running or not
+                reachable (each said as what it is).
         """
         problem = docker_engine_problem()
         if problem:
-            raise ServerError(
-                f"the container engine is not running: {problem}; no container can be started",
-                hint="start Docker (e.g. `sudo systemctl start docker`) and check `docker info` answers, or use "
-                "--runtime bundled (the CPU server, no Docker) or --runtime local (a tritonserver on this host)",
-            )
+            raise ServerError(f"{problem[0]}; no container can be started", hint=problem[1])
 
     def exited(self, code: int) -> tuple[str, str] | None:
         """``docker run``'s own exit codes (:data:`DOCKER_RUN_FAILED`): docker, not tritonserver, failed."""

@@ -67,3 +67,18 @@ def test_docker_runs_own_exit_code_is_docker_not_tritonserver(
     )
     assert DAEMON_DOWN in e.value.message  # the log's tail: docker's own words
     assert "a model that fails to load" not in (e.value.hint or "") and "docker's message" in (e.value.hint or "")
+
+
+def test_no_docker_on_path_is_said_as_that_not_as_an_engine_that_is_down(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A trial without Docker installed read "the container engine is not running" and started a
+    daemon that was never there: no ``docker`` command is its own cause, with its own fix."""
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    with pytest.raises(ServerError) as e:
+        _server(repo, tmp_path).start()
+    assert e.value.message.startswith("no docker client on PATH: the container runtime runs `docker run`")
+    assert "not running" not in e.value.message and "systemctl start docker" not in (e.value.hint or "")
+    assert "install Docker" in (e.value.hint or "") and "--runtime bundled" in (e.value.hint or "")
