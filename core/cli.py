@@ -186,7 +186,9 @@ class ToolkitGroup(click.Group):
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         """Parse the group's own options; one that belongs to a subcommand, given before its name
         (``builders --model x build``), is refused naming the subcommands that take it, not with
-        click's bare "No such option" (issue 26).
+        click's bare "No such option" (issue 26). The fix shows the subcommand the user gave when it
+        takes the option; one that does not is said to, and none given is ``COMMAND`` (unless one
+        subcommand alone takes it): never a subcommand the user did not name.
 
         Raises:
             click.NoSuchOption: with the subcommands that take the option, when some do.
@@ -197,13 +199,16 @@ class ToolkitGroup(click.Group):
             takers = [n for n in self.list_commands(ctx) if _takes(self.get_command(ctx, n), e.option_name)]
             if not takers:
                 raise
-            where = ", ".join(f"`{ctx.command_path} {n}`" for n in takers)
-            named = next((a for a in args if a in takers), takers[0])  # the subcommand given after it
+            path, opt = ctx.command_path, e.option_name
+            where = ", ".join(f"`{path} {n}`" for n in takers)
+            given = next((a for a in args if a in self.list_commands(ctx)), None)  # the subcommand given after it
+            if given is not None and given not in takers:
+                fix = f"`{path} {given}` does not take it"
+            else:
+                named = given or (takers[0] if len(takers) == 1 else "COMMAND")
+                fix = f"put it after the command's name (`{path} {named} {opt} ...`)"
             raise click.NoSuchOption(
-                e.option_name,
-                message=f"{e.option_name} is an option of {where}, not of `{ctx.command_path}` itself: put it after "
-                f"the command's name (`{ctx.command_path} {named} {e.option_name} ...`)",
-                ctx=ctx,
+                opt, message=f"{opt} is an option of {where}, not of `{path}` itself: {fix}", ctx=ctx
             ) from None
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:

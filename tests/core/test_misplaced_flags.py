@@ -25,6 +25,20 @@ def test_a_subcommands_option_before_its_name_names_the_subcommands_that_take_it
     assert res.exit_code == 2 and "No such option '--bogus'" in _text(res)  # no subcommand takes it: click's words
 
 
+def test_the_fix_never_names_a_subcommand_the_user_did_not_give() -> None:
+    """``triton-perf --latency-budget-ms 5 coldstart``: coldstart does not take it; the hint said
+    "put it after the command's name (`triton-perf colocate --latency-budget-ms ...`)", a command
+    the user never named (the first that takes it)."""
+    res = CliRunner().invoke(perf, ["--latency-budget-ms", "5", "coldstart", "x"], prog_name="triton-perf")
+    text = _text(res)
+    assert res.exit_code == 2 and "--latency-budget-ms is an option of `triton-perf " in text
+    assert "`triton-perf coldstart` does not take it" in text
+    assert "put it after" not in text
+    res = CliRunner().invoke(perf, ["--latency-budget-ms", "5"], prog_name="triton-perf")  # no subcommand given
+    text = _text(res)
+    assert res.exit_code == 2 and "(`triton-perf COMMAND --latency-budget-ms ...`)" in text
+
+
 def test_builders_variants_model_is_the_name_and_a_factory_there_says_so() -> None:
     res = CliRunner().invoke(builders, ["variants", "--model", "kwspot.py:kwspot", "--instance-counts", "1,2"])
     assert res.exit_code == 2 and "'kwspot.py:kwspot' is a model file or factory" in _text(res)
