@@ -204,7 +204,7 @@ def _claim_build_folder(opts: BuildOptions, out: Path, name: str, loaded: Loaded
             f"the build of {old.source} (its variants in the repository are overwritten too)",
         )
     out.mkdir(parents=True, exist_ok=True)
-    remove_failed(out)  # manifest.failed.json says what the latest build that failed tried
+    # an earlier manifest.failed.json stays until replaced by this build's failure or its manifest
     return old
 
 
