@@ -101,9 +101,16 @@ def say(facts: OverheadFacts) -> str:
     return "; ".join(p.words(facts) for p in PHRASES if p.when(facts))
 
 
-def efficiency_section(run: RunResult, run_dir: Path) -> list[str]:
-    """The section's markdown lines (and ``serving_efficiency.png`` in ``run_dir`` where
-    matplotlib is installed)."""
+def efficiency_section(run: RunResult, out: Path, run_dir: Path) -> list[str]:
+    """The section's markdown lines (and ``serving_efficiency.png`` in ``out`` where
+    matplotlib is installed).
+
+    Args:
+        run: The run.
+        out: The report's folder (the run folder, or a what-if view's folder in it).
+        run_dir: The run folder: the one the commands it names act on (never a what-if folder,
+            which holds no ``results.json``).
+    """
     lines = ["## Serving efficiency", ""]
     if run.baseline is None:
         elsewhere = [s.url for s in run.servers if s.host != "this host"]
@@ -123,7 +130,7 @@ def efficiency_section(run: RunResult, run_dir: Path) -> list[str]:
     rows = efficiency_rows(run)
     lines += [*conclusion(run, rows), ""]
     shown, table_rows, note = top_rows(rows)
-    if write_plot(shown, run_dir / PLOT_FILE) is not None:
+    if write_plot(shown, out / PLOT_FILE) is not None:
         lines += [f"![Serving efficiency]({PLOT_FILE})", ""]
     lines += ["### Served vs in-process, per level", "", *([note, ""] if note else []), *efficiency_table(table_rows)]
     lines += [*not_evidence_lines(table_rows), ""]

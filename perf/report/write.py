@@ -359,7 +359,7 @@ def write_report(
         Part(findings),
         Part(coldstart_report.section(run), detail=True),
         Part(plot_lines(run, out, rec, breakdown_concurrency, html)),
-        Part(efficiency_section(run, out), detail=True),
+        Part(efficiency_section(run, out, run_dir), detail=True),
         Part([], detail=True),  # the level tables: what the other parts leave of the report's length
         Part(request_rate_table(run), detail=True),
         Part(profile_section(run.profile, up), detail=True),

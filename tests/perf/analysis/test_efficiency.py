@@ -94,7 +94,7 @@ def test_section_table_conclusion_and_not_run_rows(tmp_path: Path):
     run = make_run()
     rows = efficiency_rows(run)
     assert [(r.point.concurrency, round(r.ratio, 3)) for r in rows] == [(1, 0.4), (4, round(1000 / (2 / 1.5e-3), 3))]
-    text = "\n".join(efficiency_section(run, tmp_path))
+    text = "\n".join(efficiency_section(run, tmp_path, tmp_path))
     assert "0.75×" in text and "0.40×" in text  # 1000 / 1333.3 and 400 / 1000, from the records
     assert "compute infer took 2,000 µs against 1,500 µs" in text  # the best level's split
     assert "500 µs of serving overhead" in text

@@ -57,7 +57,7 @@ def test_served_faster_than_in_process_is_flagged_never_an_efficiency_above_1(tm
     assert all(r.served_faster and r.note == SERVED_FASTER and not r.evidence for r in rows)
     # one instance above its own in-process throughput is faster too; two instances may reach 2x
     assert served_faster(1.3, 50.0, 1) and not served_faster(1.3, 50.0, 2) and not served_faster(0.9, 50.0, 1)
-    text = "\n".join(efficiency_section(run, tmp_path))
+    text = "\n".join(efficiency_section(run, tmp_path, tmp_path))
     assert "24.14×" not in text and "4.00×" not in text
     assert "served faster than in-process: not evidence; measured under different load / contention" in text
     drawn = write_plot(rows, tmp_path / "e.png")
@@ -70,7 +70,7 @@ def test_a_host_busy_baseline_point_is_flagged_in_table_plot_and_sentence(tmp_pa
     run = _run([_level(1, 50.0, 12_000.0), _level(4, 80.0, 12_500.0)], [_point(1, 10.0, busy=64.0)])
     rows = efficiency_rows(run)
     assert all(r.note and r.note.startswith("not measured fairly: the in-process run") for r in rows)
-    text = "\n".join(efficiency_section(run, tmp_path))
+    text = "\n".join(efficiency_section(run, tmp_path, tmp_path))
     assert "0.50× † host busy" in text and "0.80× † host busy" in text  # the ratios keep their numbers, marked
     assert "† host busy (64 % of a core)" in text  # the baseline table's status cell
     assert "1 of 1 points were measured while other processes used up to 64 % of a core" in text  # the sentence
@@ -85,7 +85,7 @@ def test_an_overhead_inside_the_noise_is_not_significant(tmp_path: Path):
     run = _run([_level(2, 95.0, 10_300.0, spread=4.0)], [_point(1, 10.0, rounds=[9.5, 10.5, 10.0, 9.8, 10.2, 10.1, 9.9, 10.0])])
     (r,) = efficiency_rows(run)
     assert r.overhead_significant is False and r.note is None
-    text = "\n".join(efficiency_section(run, tmp_path))
+    text = "\n".join(efficiency_section(run, tmp_path, tmp_path))
     assert "300 (+3 %); not significant" in text
     # the conclusion's words agree: no "dominates" beside a share the noise covers
     why = next(line for line in text.splitlines() if line.startswith("**Why.**"))
@@ -100,7 +100,7 @@ def test_a_host_busy_served_level_marks_its_numbers_in_the_sentence_and_the_tabl
     busy = _level(4, 80.0, 12_500.0)
     busy.host_busy, busy.host_busy_pct = True, 121.0
     run = _run([_level(1, 50.0, 12_000.0), busy], [_point(1, 10.0)])
-    text = "\n".join(efficiency_section(run, tmp_path))
+    text = "\n".join(efficiency_section(run, tmp_path, tmp_path))
     assert "is 80.0 infer/s † host busy in batches of" in text  # the numbers: the served level's mark
     assert "compute infer took 12,500 µs † host busy against 10,000 µs for" in text  # the why: only that side
     (row,) = [line for line in text.splitlines() if line.startswith(f"| {VARIANT}") and "|   4 |" in line]
@@ -117,5 +117,5 @@ def test_a_baseline_cut_for_time_says_so_not_no_baseline(tmp_path: Path):
 
     run = RunResult("r", "now")
     run.rounds = RoundsRecord(seed=1, cuts=[Cut("baseline", "skipped: 42 s of the time budget left, it needs about 45 s")])
-    text = "\n".join(efficiency_section(run, tmp_path))
+    text = "\n".join(efficiency_section(run, tmp_path, tmp_path))
     assert "the time budget: skipped: 42 s of the time budget left" in text and "--no-baseline" not in text

@@ -80,3 +80,18 @@ def test_a_what_if_of_a_run_without_its_own_report_says_where_that_goes(tmp_path
     text = write_report(tmp_path, latency_budget_ms=5.0).read_text()
     assert not (tmp_path / REPORT_FILE).exists()
     assert f"goes to report.md in the run folder (`triton-perf report {tmp_path}` writes it)" in text
+
+
+def test_a_what_if_views_commands_name_the_run_not_its_own_folder(run_dir: Path):
+    """The view's "No in-process baseline" said `triton-perf baseline RUN/report-budget5ms`: a
+    folder without results.json, which the baseline refuses. Its commands act on the run."""
+    from perf.records.results import save
+
+    run = load(run_dir)
+    run.baseline = None
+    save(run, run_dir)
+    write_report(run_dir, latency_budget_ms=5)
+    view = run_dir / "report-budget5ms"
+    text = " ".join(((view / REPORT_FILE).read_text() + (view / "appendix.md").read_text()).split())
+    assert f"`triton-perf baseline {run_dir}` measures it" in text
+    assert "report-budget5ms`" not in text
