@@ -193,11 +193,19 @@ def _summary(a: RunResult, b: RunResult, counts: dict[str, list[int]], label_a: 
     return head + lines
 
 
-def compare_markdown(a: RunResult, b: RunResult, label_a: str = "A", label_b: str = "B") -> str:
-    """The comparison report as markdown (see :func:`compare_runs`)."""
+def compare_markdown(
+    a: RunResult,
+    b: RunResult,
+    label_a: str = "A",
+    label_b: str = "B",
+    folders: tuple[Path | None, Path | None] = (None, None),
+) -> str:
+    """The comparison report as markdown (see :func:`compare_runs`); ``folders``: the runs' folders
+    (their parents named in the command that continues an interrupted one; ``None``: not known)."""
     lines = [f"# Comparison: {a.run_id} ({label_a}) → {b.run_id} ({label_b})", ""]
-    for label, run in ((label_a, a), (label_b, b)):  # an interrupted run is said first, not found in a table
-        if (stopped := unfinished_text(run, f"**{label}** (run `{run.run_id}`)")) is not None:
+    for label, run, folder in ((label_a, a, folders[0]), (label_b, b, folders[1])):  # an interrupted run is said first
+        parent = Path(folder).parent if folder is not None else None
+        if (stopped := unfinished_text(run, f"**{label}** (run `{run.run_id}`)", parent)) is not None:
             lines += [f"> {stopped}.", ""]
     ea, eb = _env_line(a), _env_line(b)
     lines += table(
@@ -303,7 +311,7 @@ def compare_runs(run_a: Path, run_b: Path, out: Path | None = None) -> Path:
             f"runs {a.run_id} and {b.run_id} share no measured level",
             hint="compare runs that swept the same variant names at the same concurrency and batch sizes",
         )
-    text = compare_markdown(a, b)
+    text = compare_markdown(a, b, folders=(Path(run_a), Path(run_b)))
     out = Path(out) if out else Path(run_b) / f"compare_{a.run_id}.md"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text)

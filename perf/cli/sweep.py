@@ -15,6 +15,7 @@ from core.wording import of
 from perf.cli.baseline import describe_event
 from perf.cli.report import print_report
 from perf.markdown import short_error
+from perf.records.results import RESULTS_FILE
 from perf.records.settings import MEASURE_PANEL
 from perf.records.unfinished import resume_command
 from perf.sweep.options import REPORT_PANEL, RUN_PANEL, SWEEP_SETS, WHAT_PANEL, SweepOptions
@@ -94,10 +95,17 @@ def sweep(ctx: click.Context, resume: str | None, allow_failed_variants: bool, n
                 finally:
                     progress.drop_if_idle()
     except KeyboardInterrupt:
-        console.print(
-            f"[yellow]interrupted: measurements so far are kept in {escape(str(sw.run_dir))}; continue with "
-            f"{escape(resume_command(sw.run_id, o.results_dir))}[/yellow]"
-        )
+        if not (sw.run_dir / RESULTS_FILE).is_file():  # stopped before its first save: nothing to resume
+            said = (
+                f"interrupted before the run's first save: nothing was measured; the same command with --run-id "
+                f"{sw.run_id} starts it again in {sw.run_dir}"
+            )
+        else:
+            said = (
+                f"interrupted: measurements so far are kept in {sw.run_dir}; continue with "
+                f"{resume_command(sw.run_id, o.results_dir)}"
+            )
+        console.print(f"[yellow]{escape(said)}[/yellow]")
         raise SystemExit(EXIT_INTERRUPTED) from None
     _finish(ctx, sw, run, console, allow_failed_variants, no_report)
 

@@ -160,10 +160,11 @@ def _choose(
             )
         return _named(view, variant, of_series, budget, hint, run.run_id)
     if not unfinished_ok:
+        finish = resume_hint(run, results_dir) if results_dir is not None else f"the sweep's `--resume {run.run_id}`"
         raise PerfError(
             f"nothing deployed unasked: {unfinished_text(run, results_dir=results_dir)}; a bundle is what gets deployed, so none is written "
             "from an unfinished run's recommendation without being asked for",
-            hint=f"finish it first with {resume_hint(run, results_dir)}; or deploy from what it holds with --allow-unfinished, "
+            hint=f"finish it first with {finish}; or deploy from what it holds with --allow-unfinished, "
             "or name a variant with --variant NAME",
         )
     rec = recommend(view, budget)

@@ -43,16 +43,21 @@ def holds_text(run: RunResult) -> str:
     return text
 
 
-def resume_command(run_id: str, results_dir: Path | str | None = None) -> str:
+#: The sweep's entry point (README), by its absolute path: the command works pasted in any folder.
+SWEEP_SCRIPT = Path(__file__).resolve().parents[1] / "run_sweep.sh"
+
+
+def resume_command(run_id: str, results_dir: Path | str) -> str:
     """The command that continues sweep ``run_id``, spelled one way wherever it is said (the
     sweep's Ctrl-C line, report.md, ``compare``, ``export-deployment``'s refusal; issue 26 found
-    two): ``perf/run_sweep.sh --resume RUN_ID --results-dir DIR``, without ``--results-dir`` where
-    the run's parent folder is not known (the default, ``results``, then applies)."""
-    args = ["perf/run_sweep.sh", "--resume", run_id]
-    return shlex.join(args + (["--results-dir", str(results_dir)] if results_dir is not None else []))
+    two): ``/abs/perf/run_sweep.sh --resume RUN_ID --results-dir /abs/DIR``, both paths absolute
+    (a relative script or folder named a run elsewhere when pasted in another folder), the
+    results folder always given (its default, ``results``, is not where every run is)."""
+    args = [str(SWEEP_SCRIPT), "--resume", run_id, "--results-dir", str(Path(results_dir).resolve())]
+    return shlex.join(args)
 
 
-def resume_hint(run: RunResult, results_dir: Path | str | None = None) -> str:
+def resume_hint(run: RunResult, results_dir: Path | str) -> str:
     """:func:`resume_command` of ``run``, quoted as code."""
     return f"`{resume_command(run.run_id, results_dir)}`"
 
@@ -60,16 +65,21 @@ def resume_hint(run: RunResult, results_dir: Path | str | None = None) -> str:
 def unfinished_text(run: RunResult, subject: str | None = None, results_dir: Path | str | None = None) -> str | None:
     """``None`` for a finished run; else the sentence every use of the run says first: that it did
     not finish, what it holds (:func:`holds_text`) and how to go on (:func:`resume_hint`).
-    ``subject``: who did not finish [default: ``run `RUN_ID```].
+
+    Args:
+        run: The run.
+        subject: Who did not finish [default: ``run `RUN_ID```].
+        results_dir: The run's parent folder (named in :func:`resume_command`); ``None``: not
+            known here, and no command is said (one without it would name another run or none).
 
     Example: ``"run `th` did not finish (interrupted, or still running): it holds 1 visit in
     1 round; numbers for 1 of 4 variants, 3 not measured (...); its ranking and pick are of
-    that only; continue it with `perf/run_sweep.sh --resume th`"``. ``results_dir``: the run's
-    parent folder, when known (:func:`resume_command`).
+    that only; continue it with `/abs/perf/run_sweep.sh --resume th --results-dir /abs/results`"``.
     """
     if run.finished is not None:
         return None
+    go_on = f"; continue it with {resume_hint(run, results_dir)}" if results_dir is not None else ""
     return (
         f"{subject or f'run `{run.run_id}`'} did not finish (interrupted, or still running): it holds {holds_text(run)}; "
-        f"its ranking and pick are of that only; continue it with {resume_hint(run, results_dir)}"
+        f"its ranking and pick are of that only{go_on}"
     )

@@ -339,12 +339,14 @@ def write_report(
             f"from the settings it was swept with, {own}; results.json is unchanged.",
             "",
         ]
-    if (banner := unfinished_text(run, "**This run**")) is not None:
+    if (banner := unfinished_text(run, "**This run**", run_dir.parent)) is not None:
         head += [f"> {banner}.", ""]
     head += untrusted_warning(points) if run.rounds is None else busy_note(points)
     head += what_was_run(run, run_dir, up) + [""]
     head += servers_section(run)
-    head += recommendation_section(rec, points, frontier_summary(points, rec, failed), unfinished_text(run), size_lines(run, rec))
+    head += recommendation_section(
+        rec, points, frontier_summary(points, rec, failed), unfinished_text(run, results_dir=run_dir.parent), size_lines(run, rec)
+    )
     head += [""]
     head += failed_lines(run)
     head += ranking_lines(run, rec)

@@ -243,7 +243,10 @@ def test_an_unfinished_runs_recommendation_is_refused_unless_asked_and_said_when
     # `triton-perf sweep --resume kwint`: one function spells it (perf.records.unfinished.resume_command)
     with pytest.raises(PerfError) as e:
         choose_variant(run, results_dir=Path("results"))
-    assert "finish it first with `perf/run_sweep.sh --resume k --results-dir results`" in (e.value.hint or "")
+    from perf.records.unfinished import SWEEP_SCRIPT
+
+    assert SWEEP_SCRIPT.is_file()
+    assert f"finish it first with `{SWEEP_SCRIPT} --resume k --results-dir {Path('results').resolve()}`" in (e.value.hint or "")
     for chosen in (choose_variant(run, allow_unfinished=True), choose_variant(run, "a")):
         assert chosen.variant == "a" and chosen.unfinished is not None and "did not finish" in chosen.unfinished
     run.finished = "2026-01-01T00:01:00"

@@ -14,6 +14,7 @@ from factories import level_result, run_result, variant_result
 from clients.server import ServerOptions
 from core.cli import EXIT_INTERRUPTED, EXIT_VARIANT_FAILED
 from perf.cli import main as perf_cli
+from perf.records import results
 from perf.records.results import RunResult
 from perf.records.settings import MeasureSettings
 from perf.sweep.run import SweepOptions, resumed_options, server_settings
@@ -45,6 +46,8 @@ class FakeSweep:
 
     def run_all(self) -> RunResult:
         if self.interrupt:
+            if self.interrupt != "before the first save":  # a real sweep saves before its server starts
+                results.save(self.run, self.run_dir)
             raise KeyboardInterrupt
         for i, v in enumerate(self.run.variants):
             if v.levels:
@@ -137,11 +140,28 @@ def test_the_failed_count_is_out_of_the_variants_tried_not_the_skipped_ones(fake
 
 
 def test_ctrl_c_hint_names_the_results_dir(fake, tmp_path: Path) -> None:
+    """The command works pasted in any folder: the script and the results folder by their absolute
+    paths (a relative perf/run_sweep.sh, or a missing --results-dir, named no run from elsewhere)."""
     fake.run_result = _run("ok")
     fake.interrupt = True
     res = _sweep("--results-dir", "elsewhere/runs", "--run-id", "r7")
     assert res.exit_code == EXIT_INTERRUPTED
-    assert "continue with perf/run_sweep.sh --resume r7 --results-dir elsewhere/runs" in " ".join(res.output.split())
+    script = Path(perf_cli.__file__).resolve().parents[1] / "run_sweep.sh"
+    assert script.is_file()
+    said = f"continue with {script} --resume r7 --results-dir {tmp_path / 'elsewhere' / 'runs'}"
+    assert said in " ".join(res.output.split()), res.output
+
+
+def test_ctrl_c_before_the_first_save_says_to_start_again_not_to_resume(fake, tmp_path: Path) -> None:
+    """A run stopped before its first save has no results.json: --resume would find "no run to
+    resume", so the line says what works (the same --run-id starts it again)."""
+    fake.run_result = _run("ok")
+    fake.interrupt = "before the first save"
+    res = _sweep("--results-dir", "runs", "--run-id", "r8")
+    assert res.exit_code == EXIT_INTERRUPTED
+    text = " ".join(res.output.split())
+    assert "interrupted before the run's first save: nothing was measured; the same command with --run-id r8" in text
+    assert "--resume" not in text
 
 
 def test_resume_takes_every_setting_and_warns_only_about_what_was_passed(fake) -> None:
