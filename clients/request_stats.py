@@ -1,0 +1,79 @@
+"""What a run of requests measured (:class:`RequestStats`), and which processes are its own
+(:func:`own_processes`) for the host-load rule of every measurement (:mod:`core.host_load`)."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import urllib.parse
+
+import numpy as np
+
+from clients.runtimes.remote import host_key
+from core.host_load import HostLoad, listening_pid
+
+
+@dataclasses.dataclass
+class RequestStats:
+    """The outcome of :func:`run_requests`.
+
+    Attributes:
+        outputs: Output name -> array of the last successful request.
+        requests: Requests sent.
+        concurrency: Requests in flight at once (worker threads).
+        latencies_ms: Client-side latency of each successful request, in ms.
+        wall_s: Wall-clock time of the whole run, in s.
+        failures: Error message of each failed request.
+        batch_size: Inferences per request as perf_analyzer counts them: the batch size (the
+            inputs' leading dim) for a batching model, 1 for a ``max_batch_size: 0`` model.
+        sent: Input name -> (shape, dtype) as sent, after the cast to the config's dtypes.
+        host_load: Other processes' CPU while the requests ran (:mod:`core.host_load`: the
+            busy-host rule of every measurement); not sampled for a server on another host.
+    """
+
+    outputs: dict[str, np.ndarray]
+    requests: int
+    concurrency: int
+    latencies_ms: list[float]
+    wall_s: float
+    failures: list[str] = dataclasses.field(default_factory=list)
+    batch_size: int = 1
+    host_load: HostLoad = dataclasses.field(default_factory=HostLoad)
+    sent: dict[str, tuple[list[int], str]] = dataclasses.field(default_factory=dict)
+
+    def load_note(self) -> str:
+        """``""`` on a quiet host; else what makes the numbers untrustworthy or unchecked
+        (``" [host busy: other processes used 143 % of a core]"``)."""
+        h = self.host_load
+        if h.host_busy:
+            return f" [host busy: other processes used {h.host_busy_pct:,.0f} % of a core; not a measurement to compare]"
+        if h.host_not_sampled:
+            return f" [host load {h.host_not_sampled}]"
+        return ""
+
+    @property
+    def requests_per_s(self) -> float:
+        """Successful requests per second of wall time."""
+        return len(self.latencies_ms) / self.wall_s if self.wall_s > 0 else 0.0
+
+    @property
+    def throughput_infer_per_s(self) -> float:
+        """Inferences per second: successful requests x :attr:`batch_size` per second of wall
+        time (perf_analyzer's "Inferences/Second", so the two read alike for the same traffic)."""
+        return self.requests_per_s * self.batch_size
+
+    def latency_percentile_ms(self, q: float) -> float:
+        """The ``q``-th percentile (0-100) of the request latencies, in ms (NaN if none)."""
+        return float(np.percentile(self.latencies_ms, q)) if self.latencies_ms else float("nan")
+
+
+def own_processes(url: str) -> tuple[list[int] | None, str | None]:
+    """This process and the server's (found by the port it listens on) when the server is on this
+    host; else ``None`` and why the host's load is not sampled."""
+    parts = urllib.parse.urlsplit(f"//{url}")
+    if host_key(parts.hostname or "localhost") != "this host":
+        return None, "not sampled (the server is on another host)"
+    server = listening_pid(parts.port) if parts.port else None
+    if server is None:
+        return None, f"not sampled (no process of this host is seen listening on port {parts.port})"
+    return [os.getpid(), server], None
