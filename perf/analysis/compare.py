@@ -44,7 +44,7 @@ HIGHER, LOWER, NO_CALL, UNKNOWN, UNFAIR = range(5)
 def _measurement(run: RunResult) -> str:
     """How ``run`` measured a level, in its design's own terms."""
     if run.rounds is not None:
-        return f"rounds design: {count(len(run.rounds.rounds), 'round')}, visits of {run.rounds.rules.window_ms} ms windows"
+        return f"rounds design: {count(len(run.rounds.measured()), 'round')}, visits of {run.rounds.rules.window_ms} ms windows"
     s = run.settings
     window = (
         f"{s.get('measurement_request_count', '?')}-request windows"

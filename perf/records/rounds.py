@@ -204,3 +204,18 @@ class RoundsRecord:
     def next_index(self) -> int:
         """The index of the next round (a resumed run goes on counting)."""
         return max((r.index for r in self.rounds), default=-1) + 1
+
+    def measured(self) -> list[RoundRecord]:
+        """The rounds that measured something: a round with no visit (one interrupted before its
+        first, or one whose every variant failed meanwhile) is no round, and is counted nowhere."""
+        return [r for r in self.rounds if r.order]
+
+    def group_rounds(self, group: int) -> list[RoundRecord]:
+        """The rounds of group ``group`` (:meth:`measured` ones): those recorded for it, and those of
+        an earlier group that held every variant it holds (a resumed run's earlier session of the
+        same variants, before a prune or not: they were measured together then). The one count of
+        a group's rounds: ``max_rounds`` caps it, the engine's words and a resume count it."""
+        own = next((g for g in self.groups if g.index == group), None)
+        held = set(own.variants) if own is not None else set()
+        same = {group} | {g.index for g in self.groups if held and g.index < group and held <= set(g.variants)}
+        return [r for r in self.measured() if r.group in same]

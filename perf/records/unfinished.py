@@ -29,7 +29,7 @@ def holds_text(run: RunResult) -> str:
     (`a`, `b`, `c`)"`` (a sequential run counts its measured levels instead of visits)."""
     if run.rounds is not None:
         visits = sum(len(r.order) for r in run.rounds.rounds)
-        done = f"{count(visits, 'visit')} in {count(len(run.rounds.rounds), 'round')}"
+        done = f"{count(visits, 'visit')} in {count(len(run.rounds.measured()), 'round')}"
     else:
         done = count(sum(1 for v in run.variants for lv in v.levels if lv.ok), "measured level")
     have = [v.name for v in run.variants if any(lv.ok for lv in v.levels)]

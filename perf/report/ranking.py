@@ -45,7 +45,7 @@ def design_lines(run: RunResult, rec: Recommendation | None = None) -> list[str]
     visits = sum(len(x.order) for x in rr.rounds)
     lines = [
         f"- **Design: interleaved rounds.** The variants in contention were loaded together and measured in "
-        f"{len(rr.rounds)} rounds ({visits} visits); each round measured every active (variant, level) once, in an "
+        f"{count(len(rr.measured()), 'round')} ({count(visits, 'visit')}); each round measured every active (variant, level) once, in an "
         f"order shuffled with seed `{rr.seed}` + the round's index (recorded per round in `results.json`), each visit "
         f"one perf_analyzer run of 3 windows of {r.window_ms} ms. Load, cold start and warm-up happened before the "
         "rounds, outside every window.",
@@ -57,7 +57,7 @@ def design_lines(run: RunResult, rec: Recommendation | None = None) -> list[str]
         f"ends after {r.flat_window} flat doublings judged on at least {r.min_rounds} paired rounds each, never on one "
         f"flagged visit; the doubling levels next to a variant's best join once it has {r.min_rounds} rounds. A level behind the variant's best in the median of {r.min_rounds} paired rounds is no longer "
         f"measured; a variant the pick beats by the rule, and that cannot climb, is dropped (pruning). Rounds end "
-        f"when the ranking is decided, after {r.max_rounds} rounds, or when the next round would not fit the budget.",
+        f"when the ranking is decided, after {r.max_rounds} rounds of a group, or when the next round would not fit the budget.",
     ]
     seen: dict[frozenset[str], int] = {}
     for g in rr.groups:

@@ -17,8 +17,13 @@ comparison is *paired* within a round (:mod:`perf.analysis.paired`). After each 
    leads, a variant far behind is measured at its compared level only;
 3. the rounds end when the ranking is **decided** (no contender still climbing; the leader
    beats each other contender, or the rounds left up to ``max_rounds`` could not separate
-   them: a settled tie), after ``max_rounds``, or when the next round does not fit in the
-   time budget (estimated from the visits measured so far; the cut is recorded, never silent).
+   them: a settled tie), after ``max_rounds``, when no contender has a level left, or when the
+   next round does not fit in the time budget (estimated from the visits measured so far; the
+   cut is recorded, never silent).
+
+A round with no visit is no round: not kept, counted nowhere. A group's rounds are counted one way
+(:meth:`perf.records.rounds.RoundsRecord.group_rounds`, a resumed run's earlier session included):
+``max_rounds`` caps that count and the words of its end say it.
 
 Nothing here starts a server: the measurement is a function ``measure(variant, key)`` given
 by the caller, so the same code runs the real sweep and the simulation test.
@@ -136,12 +141,8 @@ class Rounds:
 
     def contenders(self, names: Sequence[str]) -> list[str]:
         """``names`` not failed and not pruned."""
-        out = []
-        for n in names:
-            d = self.search.decision(n)
-            if self._vr(n).status != "failed" and not (d is not None and d.rule == "pruned"):
-                out.append(n)
-        return out
+        pruned = {d.variant for d in self.search.decisions if d.rule == "pruned"}
+        return [n for n in names if self._vr(n).status != "failed" and n not in pruned]
 
     def ranking(self, names: Sequence[str]) -> Ranking:
         """The paired ranking of ``names`` (:func:`perf.analysis.paired.rank_variants`)."""
@@ -173,17 +174,18 @@ class Rounds:
             if n not in self.ladders:
                 vr, plan = self._vr(n), s.plans[n]
                 self.ladders[n] = ladders.resume(plan, vr, s.ladder, s.adaptive, s.rounds, s.cap)
-        together = set(self.contenders(names))  # a resumed group: the rounds it already had count towards max_rounds
-        done = sum(1 for r in self.record.rounds if together and together <= {v.variant for v in r.order})
         why = ""
         while True:
+            # the group's rounds, one count (perf.records.rounds.RoundsRecord.group_rounds): a resumed
+            # group's earlier rounds count towards max_rounds; a round that measured nothing counts nowhere
+            done = len(self.record.group_rounds(group))
             alive = self.contenders(names)
             if not alive:
                 why = "no variant left in contention"
                 break
             settled = self.decided(alive, max(0, s.rounds.max_rounds - done)) if done >= s.rounds.min_rounds else None
             if settled:  # said first: a ranking decided by the last round allowed is decided, not cut
-                why = f"{settled} (after {_rounds_words(self.record, alive, done)})"
+                why = f"{settled} (after {count(done, 'round')})"
                 break
             if done >= s.rounds.max_rounds:
                 why = f"{done} rounds, the most a group gets (max_rounds)"
@@ -194,14 +196,21 @@ class Rounds:
                 rr = self.record.rounds[-1]
             todo = self.visits(alive, index)
             cost = len(todo) * self.visit_s
-            if self.deadline is not None and self.clock() + cost > self.deadline - reserve_s:
-                self.record.rounds.remove(rr)
-                why = self._out_of_time(alive, done, cost + reserve_s, group)
+            if not todo or (self.deadline is not None and self.clock() + cost > self.deadline - reserve_s):
+                with self._lock:
+                    self.record.rounds.remove(rr)
+                if todo:
+                    why = self._out_of_time(alive, done, cost + reserve_s, group)
+                else:  # every contender's levels retired or resting: a round without a visit is no round
+                    why = f"no level left to measure (after {count(done, 'round')}): each contender's levels retired or resting"
                 break
             random.Random(rr.seed).shuffle(todo)
             self._measure(rr, todo, measure)
-            done += 1
-            self._after(alive, rr, max(0, s.rounds.max_rounds - done))
+            if not rr.order:  # every variant of it failed before its visit: no round
+                with self._lock:
+                    self.record.rounds.remove(rr)
+                continue
+            self._after(alive, rr, max(0, s.rounds.max_rounds - done - 1))
         tie = self._tie_set(names)
         self._finish_group(group, why, tie)
         return tie
@@ -372,10 +381,3 @@ class Rounds:
         self.record.ended = why
         log.info("rounds of group %d ended: %s; tie set %s", group, why, ", ".join(tie))
         self.save()
-
-
-def _rounds_words(record: RoundsRecord, alive: Sequence[str], done: int) -> str:
-    """``"6 rounds"``; of a resumed group whose rounds were not all whole: ``"8 rounds in which all
-    of them were measured, of 9"`` (the report's "measured in 9 rounds" is every round)."""
-    some = sum(1 for r in record.rounds if set(alive) & {v.variant for v in r.order})
-    return count(done, "round") + (f" in which all of them were measured, of {some}" if some > done else "")

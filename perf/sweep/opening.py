@@ -111,7 +111,7 @@ def resume_line(
     after = ", then the in-process baseline" if opts.baseline else "; no in-process baseline (--no-baseline)"
     if opts.design == "rounds" and run.rounds is not None:
         visits = sum(len(r.order) for r in run.rounds.rounds)
-        measured = f"{len(run.rounds.rounds)} round(s) ({visits} visits) of {done} variant(s)"
+        measured = f"{len(run.rounds.measured())} round(s) ({visits} visits) of {done} variant(s)"
         will = f"more rounds where the paired ranking is not decided, within {budget or 'the time budget'} (estimate below)"
         nothing = run.finished is not None  # perf.sweep.run.Sweep._finished_before
         if nothing:

@@ -187,7 +187,7 @@ def unmeasured_folder(run_dir: Path) -> bool:
         run = results.load(run_dir)
     except ToolkitError:
         return False
-    rounds = run.rounds.rounds if run.rounds is not None else []
+    rounds = run.rounds.measured() if run.rounds is not None else []
     return not rounds and not any(lv.ok for v in run.variants for lv in v.levels)
 
 

@@ -135,12 +135,14 @@ def test_compare_errors(runs: tuple[Path, Path], tmp_path: Path):
 
 def rounds_run(run_id: str, variants: dict[str, list[LevelResult]], *, cut: dict[str, str] | None = None) -> RunResult:
     """A rounds run: each level's ``trial`` is its round; ``cut``: variants listed but never measured."""
-    from perf.records.rounds import RoundRecord, RoundRules, RoundsRecord
+    from perf.records.rounds import RoundRecord, RoundRules, RoundsRecord, Visit
 
     out = run(run_id, "hostA", variants)
     out.settings = {"protocol": "grpc", "measurement_interval_ms": 5000, "design": "rounds"}  # 5000: the sequential flag's
     n = max((lv.trial for ls in variants.values() for lv in ls), default=-1) + 1
-    out.rounds = RoundsRecord(1, RoundRules(window_ms=300), rounds=[RoundRecord(i, 0, 1 + i, "t") for i in range(n)])
+    visits = [[Visit(name, lv.concurrency) for name, ls in variants.items() for lv in ls if lv.trial == i] for i in range(n)]
+    rounds = [RoundRecord(i, 0, 1 + i, "t", order=order) for i, order in enumerate(visits)]  # a round holds its visits
+    out.rounds = RoundsRecord(1, RoundRules(window_ms=300), rounds=rounds)
     for name, why in (cut or {}).items():
         out.variants.append(VariantResult(name, None, "skipped", f"cut for time: {why}", []))
     return out
