@@ -49,6 +49,12 @@ Rules (thresholds: :class:`~perf.records.search.SearchRules` and
   behind the best in every round both had stops at once, from its first round: a gap far beyond
   one visit's noise (the median perf_analyzer window spread was 19-36 % in bench_search's runs on a busy 2-core host). This only
   saves visits: no verdict rests on it, and a retired level comes back when the best moves.
+  While no variant in contention has a level within the budget, the engine ranks by peak
+  (:meth:`perf.search.rounds.Rounds.ranked`), and retirement judges the levels as that ranking
+  does: no level retires for its latency, and the variant's best is its peak level, which stays
+  measured (its ladder still ends at a level over the budget: a higher one cannot meet it). Else
+  every level of a variant over the budget retired, the peak ranking had nothing left to measure,
+  and the rounds went on without a visit.
 """
 
 from __future__ import annotations
@@ -190,8 +196,11 @@ def update(
     rounds: RoundRules,
     budget: Budget | None,
     cap: int | None,
+    peak: bool = False,
 ) -> Ladder:
-    """The ladder after a round: grown, ended (module rules) and with its beaten levels retired."""
+    """The ladder after a round: grown, ended (module rules) and with its beaten levels retired;
+    ``peak``: the engine ranks by peak, no variant in contention having a level within ``budget``
+    (module rule "Retirement")."""
     if not adaptive:
         return lad
     levels = sorted(lad.levels)
@@ -236,7 +245,7 @@ def update(
         levels += above[: math.ceil((rounds.flat_window - tentative) / max(1, rounds.first_step))]
     lad.levels, lad.end = levels, end
     lad.levels = sorted(set(lad.levels) | set(_refined(lad, plan, vr, full(ladder, cap), rules, rounds, budget)))
-    lad.active = _active(lad, plan, vr, rules, rounds, budget)
+    lad.active = _active(lad, plan, vr, rules, rounds, None if peak else budget)
     return lad
 
 

@@ -12,7 +12,8 @@ comparison is *paired* within a round (:mod:`perf.analysis.paired`). After each 
    of 3 rounds or more agrees on), and whose ladder can
    no longer lift it (:func:`perf.search.ladder.climbing`; a level it just added does not
    protect one the leader is more than 2x ahead of in every round: :data:`perf.search.focus.FAR_GAP`), is dropped — by nothing else (the
-   ranking is under the latency budget when some variant meets it, else by peak throughput); then
+   ranking is under the latency budget when a contender has a level within it, else by peak, and
+   the ladders then retire levels as the peak ranking judges them: :mod:`perf.search.ladder`); then
    the next round is narrowed (:mod:`perf.search.focus`): a settled tie rests while its leader
    leads, a variant far behind is measured at its compared level only;
 3. the rounds end when the ranking is **decided** (no contender still climbing; the leader
@@ -144,15 +145,19 @@ class Rounds:
         pruned = {d.variant for d in self.search.decisions if d.rule == "pruned"}
         return [n for n in names if self._vr(n).status != "failed" and n not in pruned]
 
-    def ranking(self, names: Sequence[str]) -> Ranking:
-        """The paired ranking of ``names`` (:func:`perf.analysis.paired.rank_variants`)."""
+    def ranked(self, names: Sequence[str]) -> tuple[Ranking, bool]:
+        """The paired ranking of ``names`` and whether it is under the latency budget (module rule 2)."""
         b = self.setup.budget
         variants = [self._vr(n) for n in names]
         if b is not None:
             under = rank_variants(variants, b.ms, b.metric)
             if under.leader is not None:
-                return under
-        return rank_variants(variants, None, b.metric if b else "latency_p99_ms")
+                return under, True
+        return rank_variants(variants, None, b.metric if b else "latency_p99_ms"), False
+
+    def ranking(self, names: Sequence[str]) -> Ranking:
+        """The paired ranking of ``names`` (:meth:`ranked`)."""
+        return self.ranked(names)[0]
 
     def visits(self, names: Sequence[str], index: int) -> list[tuple[str, LevelKey]]:
         """Every active (variant, level) of ``names`` in round ``index``, unshuffled."""
@@ -251,9 +256,10 @@ class Rounds:
 
     def _after(self, alive: Sequence[str], rr: RoundRecord, rounds_left: int) -> None:
         s = self.setup
+        peak = s.budget is not None and not self.ranked(alive)[1]  # ranked by peak: retired as that ranking judges
         for n in alive:
             lad = ladders.update(
-                self.ladders[n], s.plans[n], self._vr(n), s.ladder, s.adaptive, s.rules, s.rounds, s.budget, s.cap
+                self.ladders[n], s.plans[n], self._vr(n), s.ladder, s.adaptive, s.rules, s.rounds, s.budget, s.cap, peak
             )
             self._note(n, lad.end)
         if s.mode == "prune":

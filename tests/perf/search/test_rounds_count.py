@@ -7,7 +7,7 @@ group whose 7 other rounds were other groups'."""
 
 from __future__ import annotations
 
-from simulated_host import TRUE, VISIT_S, SimHost
+from simulated_host import TRUE, VISIT_S, SimHost, rounds_run
 
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
@@ -89,3 +89,19 @@ def test_a_final_groups_end_counts_its_own_rounds_not_the_other_groups() -> None
     assert own and len(run.rounds.rounds) > len(own)  # the groups before it had rounds of their own
     assert final.ended is not None and final.ended.endswith(f"(after {len(own)} rounds)"), final.ended
     assert run.rounds.group_rounds(2) == own
+
+
+def test_no_recorded_round_is_empty_under_a_latency_budget_no_level_meets() -> None:
+    """Every level over the budget: the engine ranks by peak (perf.search.rounds.Rounds.ranked), so
+    each variant's peak level stays measured (perf.search.ladder, rule "Retirement"), and a round
+    never goes by without a visit."""
+    for seed in range(6):
+        run, sched, tie = rounds_run(seed, latency_ms=0.125)
+        rr = run.rounds
+        assert rr.rounds and all(r.order for r in rr.rounds), (seed, [len(r.order) for r in rr.rounds])
+        n = len(rr.rounds)
+        assert rr.ended is not None and n <= rr.rules.max_rounds
+        assert rr.ended.startswith(f"{n} rounds, the most a group gets") or rr.ended.endswith(f"(after {n} rounds)"), rr.ended
+        lead = sched.ranking(sched.contenders(list(TRUE)))
+        for name in sched.contenders(list(TRUE)):  # every level over the budget, yet a level of each is measured
+            assert sched.ladders[name].active or name in lead.names[1:], (seed, name, sched.ladders[name])
