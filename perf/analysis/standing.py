@@ -14,6 +14,12 @@ A tie-set member is whatever the pick does not beat by the paired rule
   its rounds disagree too much in size) — never as a tie;
 - any other member with fewer rounds is *too few rounds to tell*.
 
+The rounds engine (:mod:`perf.search.rounds`) says why its rounds ended in the same words
+(:func:`ranked_words`, :func:`settled_words`): which ranking it decided (under the latency budget,
+or by peak when no variant in contention has a level within it), and of a tie set it settled
+because the rounds left could not separate it, which members shared too few rounds with the
+leader to tell, as the report's tie-set words say of them.
+
 What the pick beats is counted against every variant of the run, with the others said: those
 without a level to rank (under a budget: none within it), those never measured (cut for time)
 and those that failed.
@@ -25,6 +31,7 @@ from collections.abc import Collection, Sequence
 
 from core.wording import count
 from perf.analysis.ranking import MIN_ROUNDS, Comparison, Ranking
+from perf.markdown import fmt_given
 from perf.records.results import RunResult
 
 #: Names listed before the rest are only counted.
@@ -64,6 +71,42 @@ def member_words(c: Comparison, with_ratios: bool = True) -> str:
     if n >= MIN_ROUNDS:
         return "not distinguishable at this noise"
     return f"too few rounds to tell ({count(n, 'round') if n else 'never in the same round'})"
+
+
+def ranked_words(budget_ms: float | None, percentile: int, met: bool) -> str:
+    """Which ranking a rounds sweep's engine decides (:meth:`perf.search.rounds.Rounds.ranked`):
+    ``"ranking"`` without a latency budget; ``"ranking under the p99 budget of 5.125 ms"`` (the
+    budget as given) when a variant in contention has a level within it (``met``); else
+    ``"no variant in contention has a level within the p99 budget of 5.125 ms: peak ranking"``."""
+    if budget_ms is None:
+        return "ranking"
+    budget = f"p{percentile} budget of {fmt_given(budget_ms)} ms"
+    return f"ranking under the {budget}" if met else f"no variant in contention has a level within the {budget}: peak ranking"
+
+
+def settled_words(tied: Sequence[Comparison], rounds_left: int, max_rounds: int) -> str:
+    """Why a tie set is settled: the rounds left (up to ``max_rounds``) could not separate the
+    leader from ``tied`` (its comparisons, none a verdict), even all going one way
+    (:meth:`perf.analysis.ranking.Comparison.can_separate`). A member that shared fewer than
+    :data:`~perf.analysis.ranking.MIN_ROUNDS` rounds with the leader is said as the report's
+    tie-set words say it (:func:`member_words`): settled by the rounds a group gets, not by a
+    verdict. The set is named sorted, not leader first: the report ranks every variant (dropped
+    ones too) and may name another member of it first."""
+    names = ", ".join(f"`{n}`" for n in sorted({c.a.variant for c in tied} | {c.b.variant for c in tied}))
+    if rounds_left == 0:
+        text = f"the rule did not separate the tie set {names} in the {count(max_rounds, 'round')} a group gets at most"
+    else:
+        left = "the round left" if rounds_left == 1 else f"the {rounds_left} rounds left"
+        text = f"{left} could not separate the tie set {names}, even all going one way"
+    for c in tied:
+        n, way = len(c.rounds), consistent(c)
+        if way is not None:
+            side = "behind" if way == "behind" else "ahead of"
+            text += f"; `{c.b.variant}` was {side} the leader in every one of its {count(n, 'round')}: too few rounds for the rule to call it"
+        elif n < MIN_ROUNDS:
+            shared = f"shared {count(n, 'round')} with the leader" if n else "never shared a round with the leader"
+            text += f"; `{c.b.variant}` {shared}: too few rounds to tell (a verdict needs {MIN_ROUNDS})"
+    return text
 
 
 def _members(ranking: Ranking) -> list[Comparison]:

@@ -15,7 +15,7 @@ from perf.analysis.cuts import has_numbers
 from perf.analysis.paired import GAP_MIN, GAP_ROUNDS, RULE, p_cell
 from perf.analysis.ranking import MIN_ROUNDS, Comparison, Ranking, Side
 from perf.analysis.recommendation import Recommendation, candidate
-from perf.analysis.standing import member_words, others_words, tie_words
+from perf.analysis.standing import member_words, others_words, ranked_words, tie_words
 from perf.analysis.stats import Point
 from perf.markdown import capped, fmt, table
 from perf.records.levels import HOST_BUSY
@@ -191,16 +191,23 @@ def _nth(step: int) -> str:
 
 
 def ended_words(run: RunResult, rec: Recommendation | None, ended: str, whole: bool = False) -> str:
-    """Why the rounds ended, saying which ranking was decided: with the run's own latency budget the
-    search decides the ranking under it (:meth:`perf.search.rounds.Scheduler.ranking`), not the peak
-    ranking; ``whole`` (the run's end): also that the peak ranking was not decided, and the time
-    budget left unused (trial 6: "ranking decided" beside 7 peak runner-ups not distinguishable and 48 s
-    of the budget unused)."""
+    """Why the rounds ended, saying which ranking was decided (:func:`perf.analysis.standing.ranked_words`:
+    the engine names it; a run recorded before it did says "ranking decided", and with the run's own
+    latency budget that was the ranking under it, or the peak ranking where no variant has a level
+    within it, :meth:`perf.search.rounds.Rounds.ranked`); ``whole`` (the run's end): when the ranking
+    under the budget was decided, also that the peak ranking was not, and the time budget left unused
+    (trial 6: "ranking decided" beside 7 peak runner-ups not distinguishable and 48 s of the budget unused)."""
     own = run.settings.get("latency_budget_ms")
-    if own is None or not ended.startswith(("ranking decided", "ranking settled")):
+    if own is None:
         return ended
-    pct = run.settings.get("latency_percentile") or 99
-    text = f"the ranking under the p{pct} budget of {fmt(float(own), 2)} ms {ended.removeprefix('ranking ')}"
+    if ended.startswith(("ranking decided", "ranking settled")):  # recorded before the engine named its ranking
+        under = rec.ranking_under_budget if rec is not None else None
+        met = rec is None or (under is not None and under.leader is not None)
+        pct = run.settings.get("latency_percentile") or 99
+        ended = f"{ranked_words(float(own), pct, met)} {ended.removeprefix('ranking ')}"
+    if not ended.startswith("ranking under the"):
+        return ended
+    text = f"the {ended}"
     peak = rec.ranking if rec is not None else None
     if whole and peak is not None and len(peak.tie_set) > 1:
         text += (

@@ -18,9 +18,10 @@ comparison is *paired* within a round (:mod:`perf.analysis.paired`). After each 
    leads, a variant far behind is measured at its compared level only;
 3. the rounds end when the ranking is **decided** (no contender still climbing; the leader
    beats each other contender, or the rounds left up to ``max_rounds`` could not separate
-   them: a settled tie), after ``max_rounds``, when no contender has a level left, or when the
-   next round does not fit in the time budget (estimated from the visits measured so far; the
-   cut is recorded, never silent).
+   them: a settled tie, a member with fewer than 6 rounds shared with the leader said too few to
+   tell, as the report says it), after ``max_rounds``, when no contender has a level left, or when
+   the next round does not fit in the time budget (estimated from the visits measured so far; the
+   cut is recorded, never silent). The words say which ranking (:mod:`perf.analysis.standing`).
 
 A round with no visit is no round: not kept, counted nowhere. A group's rounds are counted one way
 (:meth:`perf.records.rounds.RoundsRecord.group_rounds`, a resumed run's earlier session included):
@@ -42,6 +43,7 @@ from typing import Any
 
 from core.wording import count
 from perf.analysis.ranking import MIN_ROUNDS, Ranking, rank_variants
+from perf.analysis.standing import ranked_words, settled_words
 from perf.markdown import fmt
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
@@ -329,12 +331,14 @@ class Rounds:
         ``min_rounds`` rounds (:func:`perf.search.ladder.exploring`: its operating point may still
         move), and the leader beats each other contender or
         ``rounds_left`` more rounds could not separate them (a settled tie,
-        :meth:`perf.analysis.ranking.Comparison.can_separate`)."""
+        :meth:`perf.analysis.ranking.Comparison.can_separate`). The words say which ranking
+        (:func:`perf.analysis.standing.ranked_words`) and, of a settled tie, which members shared
+        too few rounds with the leader to tell (:func:`perf.analysis.standing.settled_words`)."""
         s = self.setup
         for n in alive:
             if ladders.climbing(self.ladders[n], s.plans[n], self._vr(n), s.rules):
                 return None
-        rank = self.ranking(alive)
+        rank, met = self.ranked(alive)
         if rank.leader is None:
             return None
         if any(ladders.exploring(self.ladders[n], s.plans[n], self._vr(n), s.rounds) for n in rank.names if n in alive):
@@ -342,15 +346,12 @@ class Rounds:
         comps = [c for c in rank.comparisons if c.b.variant in alive]
         if any(c.verdict != "a" and c.can_separate(rounds_left) for c in comps):
             return None
-        tied = [c.b.variant for c in comps if c.verdict != "a"]
+        b = s.budget
+        what = ranked_words(b.ms if b else None, b.percentile if b else 99, met)
+        tied = [c for c in comps if c.verdict != "a"]
         if not tied:
-            return "ranking decided"
-        # named as a set, not leader first: the report's pick ranks every variant (dropped ones too) and may
-        # name another member of the same tie set first
-        names = ", ".join(f"`{n}`" for n in sorted([rank.leader.side.variant, *tied]))
-        if rounds_left == 0:  # the last round allowed: "0 more rounds could not ..." read as nonsense
-            return f"ranking settled: the rule did not separate the tie set {names} in the most rounds a group gets"
-        return f"ranking settled: {count(rounds_left, 'more round')} could not separate the tie set {names}"
+            return f"{what} decided"
+        return f"{what} settled: {settled_words(tied, rounds_left, s.rounds.max_rounds)}"
 
     def _tie_set(self, names: Sequence[str]) -> list[str]:
         alive = self.contenders(names)

@@ -207,8 +207,9 @@ def test_a_settled_tie_is_said_as_a_set_not_leader_first() -> None:
     end = SearchDecision(variant="x", rule="cap", concurrency=1, reason="")
     sched.ladders = {n: ladder.Ladder([1], [1], end=end) for n in ("zb", "aa")}
     said = sched.decided(["zb", "aa"], 0)
-    assert said == "ranking settled: the rule did not separate the tie set `aa`, `zb` in the most rounds a group gets"
-    assert sched.decided(["zb", "aa"], 1) == "ranking settled: 1 more round could not separate the tie set `aa`, `zb`"
+    assert said == "ranking settled: the rule did not separate the tie set `aa`, `zb` in the 10 rounds a group gets at most"
+    said = sched.decided(["zb", "aa"], 1)
+    assert said == "ranking settled: the round left could not separate the tie set `aa`, `zb`, even all going one way"
 
 
 def test_a_level_far_behind_its_best_in_every_round_stops_being_measured_after_one_round() -> None:
