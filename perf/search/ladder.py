@@ -48,7 +48,10 @@ Rules (thresholds: :class:`~perf.records.search.SearchRules` and
   budget; its rounds so far stay in the results. A level :data:`RETIRE_GAP` (2) times or more
   behind the best in every round both had stops at once, from its first round: a gap far beyond
   one visit's noise (the median perf_analyzer window spread was 19-36 % in bench_search's runs on a busy 2-core host). This only
-  saves visits: no verdict rests on it, and a retired level comes back when the best moves.
+  saves visits: no verdict rests on it, and a retired level comes back when the best moves to a
+  level it is not behind. A level sharing fewer than ``min_rounds`` rounds with the best (one
+  that joined after it retired) is judged against the other levels within the budget it shares
+  rounds with as well: one it is behind is behind the best too, so it stays retired.
   While no variant in contention has a level within the budget, the engine ranks by peak
   (:meth:`perf.search.rounds.Rounds.ranked`), and retirement judges the levels as that ranking
   does: no level retires for its latency, and the variant's best is its peak level, which stays
@@ -316,23 +319,37 @@ def _active(
     adjusted = Adjusted([vr])
     stats = {c: summary(vr, side(plan, c), budget.ms if budget else None, metric, adjusted) for c in lad.levels}
     best = _best(vr, plan, lad.levels, budget, rounds.min_rounds)
+    within = [c for c, s in stats.items() if s is not None and s.rounds >= rounds.min_rounds and _under(s, budget)]
     out = []
     for c in lad.levels:
         s = stats[c]
-        if (
-            best is not None
-            and c != best.side.concurrency
-            and c not in keep_top
-            and _far_behind(vr, plan, c, best.side.concurrency)
-        ):
+        judges = _judges(vr, plan, c, best.side.concurrency, within, rounds.min_rounds) if best is not None else []
+        if c not in keep_top and any(_far_behind(vr, plan, c, j) for j in judges):
             continue
         if c in keep_top or s is None or s.rounds < rounds.min_rounds or (best is not None and c == best.side.concurrency):
             out.append(c)
         elif budget is not None and s.latency_ms is not None and s.latency_ms > budget.ms:
             continue
-        elif best is None or not _behind(vr, plan, c, best.side.concurrency, rules.min_gain_pct, rounds.min_rounds):
+        elif not any(_behind(vr, plan, c, j, rules.min_gain_pct, rounds.min_rounds) for j in judges):
             out.append(c)
     return out
+
+
+def _under(s: Operating, budget: Budget | None) -> bool:
+    return budget is None or (s.latency_ms or 0.0) <= budget.ms
+
+
+def _judges(vr: VariantResult, plan: VariantPlan, c: int, best: int, within: list[int], min_rounds: int) -> list[int]:
+    """The levels ``c`` is judged against (module rule "Retirement"): the variant's best; when ``c``
+    shares fewer than ``min_rounds`` rounds with it (the best moved to a level that joined after
+    ``c`` retired), also the other levels ``within`` (``min_rounds`` rounds, within the budget) it
+    was measured beside: one it is behind is behind the best as well, and ``c`` stays retired.
+    None for the best itself."""
+    if c == best:
+        return []
+    if len(step_gains(vr, plan, c, best)) >= min_rounds:
+        return [best]
+    return [best, *(x for x in within if x not in (c, best))]
 
 
 def _far_behind(vr: VariantResult, plan: VariantPlan, c: int, best: int) -> bool:

@@ -15,7 +15,7 @@ comparison is *paired* within a round (:mod:`perf.analysis.paired`). After each 
    ranking is under the latency budget when a contender has a level within it, else by peak, and
    the ladders then retire levels as the peak ranking judges them: :mod:`perf.search.ladder`); then
    the next round is narrowed (:mod:`perf.search.focus`): a settled tie rests while its leader
-   leads, a variant far behind is measured at its compared level only;
+   leads (its request-rate levels too), a variant far behind is measured at its compared level only;
 3. the rounds end when the ranking is **decided** (no contender still climbing; the leader
    beats each other contender, or the rounds left up to ``max_rounds`` could not separate
    them: a settled tie, a member with fewer than 6 rounds shared with the leader said too few to
@@ -126,6 +126,7 @@ class Rounds:
         self.search: SearchRecord = run.search
         self.save, self.events = save, events
         self.ladders: dict[str, ladders.Ladder] = {}
+        self.resting: set[str] = set()  # settled tie members not measured while their leader leads (focus)
         self._walls: list[float] = []
         self._visit_s = visit_s
         self._lock = threading.Lock()
@@ -162,9 +163,12 @@ class Rounds:
         return self.ranked(names)[0]
 
     def visits(self, names: Sequence[str], index: int) -> list[tuple[str, LevelKey]]:
-        """Every active (variant, level) of ``names`` in round ``index``, unshuffled."""
+        """Every active (variant, level) of ``names`` in round ``index``, unshuffled; none of a
+        resting variant (:mod:`perf.search.focus`), its request-rate levels neither."""
         out: list[tuple[str, LevelKey]] = []
         for n in names:
+            if n in self.resting:
+                continue
             plan = self.setup.plans[n]
             loads: list[tuple[int, float | None]] = [(c, None) for c in self.ladders[n].active]
             loads += sorted({(0, k[3]) for k in plan.levels if k[3] is not None}, key=str)
@@ -264,12 +268,15 @@ class Rounds:
                 self.ladders[n], s.plans[n], self._vr(n), s.ladder, s.adaptive, s.rules, s.rounds, s.budget, s.cap, peak
             )
             self._note(n, lad.end)
+        self.resting = set()
         if s.mode == "prune":
             self._prune(self.contenders(alive))
             left = self.contenders(alive)
             variants = {n: self._vr(n) for n in left}
             for n, levels in focus(self.ranking(left), self.ladders, s.plans, variants, s.rules, s.rounds, rounds_left).items():
                 self.ladders[n].active = levels  # a settled tie rests; one far behind: its compared level only
+                if not levels:
+                    self.resting.add(n)
         self.save()
 
     def _note(self, name: str, decision: SearchDecision | None) -> None:

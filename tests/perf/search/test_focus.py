@@ -63,11 +63,13 @@ def test_a_variant_far_behind_in_every_round_is_measured_at_its_compared_level_o
 def test_a_settled_member_of_a_tie_set_rests_in_the_engines_rounds() -> None:
     """On the simulated host with its drifting load, whose tie sets the rule cannot always split: a
     variant neither pruned nor failed is left out of some rounds (the true best stays found: the
-    interleaved-rounds test in test_rounds_simulation.py holds it to 95 % of seeds)."""
+    interleaved-rounds test in test_rounds_simulation.py holds it to 95 % of seeds). Rests are rare
+    there: one seed in 20 to 60 (seed 0 before the retirement rule judged a level sharing no round
+    with its best against the levels it was measured beside, seed 26 after)."""
     from simulated_host import TRUE, rounds_run
 
     rested = 0
-    for seed in range(20):
+    for seed in range(40):
         run, _, _ = rounds_run(seed)
         names = set(TRUE)
         for r in run.rounds.rounds:
