@@ -109,7 +109,7 @@ def frontier_rows(front: list[Point], rec: Recommendation | None) -> list[list[o
     rows: list[list[object]] = []
     for p in front:
         under = rec and rec.best_under_budget
-        quieter = " (within it on its quieter rounds: see Recommendation)" if under and under.judged_on else ""
+        quieter = f" ({under.judged_note})" if under and under.judged_note else ""
         marks = [m for m, c in ((f"best under budget{quieter}", under), ("best peak", rec and rec.best_peak)) if _is(p, c)]
         flag = flag_mark(p.status)
         rows.append([f"`{p.variant}`{flag}", _level(p), fmt(p.get(THROUGHPUT)), fmt(p.get(P99), 2), ", ".join(marks)])

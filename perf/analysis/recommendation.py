@@ -83,6 +83,8 @@ class Choice:
         confidence: ``1 - alpha`` of the paired rule (a rounds sweep), else ``None``.
         judged_on: A pick under the budget within it only on its quieter rounds, in words
             (:meth:`perf.analysis.budget_latency.Judged.picked_on`), else ``None``.
+        judged_note: The same without its basis (:meth:`~perf.analysis.budget_latency.Judged.picked_note`):
+            what a table or console note beside the all-rounds number says.
         against: The others in words (:mod:`perf.analysis.standing`): the tie set, or what it beats of how many.
     """
 
@@ -100,6 +102,7 @@ class Choice:
     confidence: float | None = None
     judged_on: str | None = None
     against: str = ""
+    judged_note: str | None = None
 
     @property
     def tied(self) -> bool:
@@ -348,6 +351,7 @@ def _paired(
     lead = under.leader if under is not None and best_under is not None else None
     if best_under is not None and lead is not None and lead.latency is not None and budget_ms is not None:
         best_under.judged_on = lead.latency.picked_on(pct, budget_ms)
+        best_under.judged_note = lead.latency.picked_note(pct, budget_ms)
     if under is not None and best_under is None and cands:
         lowest = min((p for p in cands if p.get(metric) is not None), key=lambda p: p.value(metric), default=None)
         notes.append(

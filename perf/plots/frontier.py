@@ -113,7 +113,7 @@ def plot_frontier(
                     mew=1.4,
                     zorder=4,
                     label=f"{what}: {choice.variant} c={choice.concurrency}{flag_mark(choice.status)}"
-                    + (" (within the budget on its quieter rounds)" if choice.judged_on else ""),
+                    + (f" ({choice.judged_note})" if choice.judged_note else ""),
                 )
     ax.set_xlabel("client p99 latency (ms)")
     ax.set_ylabel("throughput (infer/s)")

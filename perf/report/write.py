@@ -117,6 +117,8 @@ def summary_table(
         u = rec.best_under_budget
         if u and u.variant == v.name:  # the † goes with the level it marks
             at_budget = f", p{pct} {fmt(rec.budget_latency_ms, 2)} ms" if other and rec.budget_latency_ms is not None else ""
+            if u.judged_note:  # the number the verdict used, not the column's (over every round)
+                at_budget = f"; {u.judged_note}"
             marks.append(f"best under budget ({_level_label(u.concurrency, u.batch_size, u.status)}{at_budget})")
         if rec.best_peak and rec.best_peak.variant == v.name:
             marks.append("best peak")

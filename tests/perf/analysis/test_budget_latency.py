@@ -116,4 +116,24 @@ def test_every_section_that_names_the_pick_under_the_budget_says_it_is_within_on
     assert "(within the budget on its quieter rounds: p99 20.00 ms" in conclusions
     pareto = text.split("## Pareto frontier", 1)[1].split("\n## ", 1)[0] if "## Pareto frontier" in text else ""
     appendix = (tmp_path / "appendix.md").read_text() if (tmp_path / "appendix.md").exists() else ""
-    assert "best under budget (within it on its quieter rounds" in pareto + appendix
+    assert "best under budget (within the budget on its quieter rounds: p99 20.00 ms)" in pareto + appendix
+
+
+def test_the_console_note_beside_the_all_rounds_p99_carries_the_number_the_verdict_used() -> None:
+    """Trial 7 (F14): `report --latency-budget-ms 10` printed "best under budget (c=4 †)" on a row
+    whose p99 column read 14.15 ms under the title "p99 budget of 10.00 ms", with no word; the
+    verdict used its quieter rounds' 9.36 ms. The note says that number, in the one phrase."""
+    from rich.console import Console
+
+    from perf.analysis.budget_latency import quieter_note
+    from perf.report.write import summary_table
+
+    console = Console(record=True, width=300)
+    console.print(summary_table(_run(), 25.0))
+    row = next(r for r in console.export_text().splitlines() if r.startswith("│ a "))
+    assert "30.00" in row  # the column: over every round, over the 25 ms budget
+    assert f"best under budget (c=8 †; {quieter_note(99, 20.0)})" in row
+    assert quieter_note(99, 20.0) == "within the budget on its quieter rounds: p99 20.00 ms"
+    console = Console(record=True, width=300)
+    console.print(summary_table(_run(), 35.0))  # 30 ms over all rounds is within 35 ms: nothing to add
+    assert "quieter" not in console.export_text()
