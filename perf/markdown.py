@@ -39,6 +39,19 @@ def flag_mark(status: str | None, words: bool = True) -> str:
     return f" {UNSTABLE_MARK} {status}" if words else UNSTABLE_MARK
 
 
+#: What each mark means, for a text that travels without the report's captions (a bundle's README).
+MARK_MEANINGS = {
+    UNSTABLE_MARK: "a flagged number: unstable (perf_analyzer did not reach a stable measurement) or host busy "
+    "(other processes used the host's CPU while it was measured); the words after it say which",
+}
+
+
+def mark_legend(text: str) -> list[str]:
+    """One definition line (``"†: a flagged number: ..."``) per mark of :data:`MARK_MEANINGS` that
+    ``text`` uses, so a text defines every mark it shows (trial 7: a bundle README used † undefined)."""
+    return [f"{mark}: {meaning}." for mark, meaning in MARK_MEANINGS.items() if mark in text]
+
+
 Align = Literal["left", "right", "center"]
 
 #: Significant digits :func:`fmt_given` shows of a number that has more.

@@ -36,7 +36,8 @@ class Chosen:
         level: Its best level by the recommendation's rule (medians over its rounds or trials).
         unfinished: What the run holds when it did not finish (:func:`unfinished_text`), else ``None``.
         caveats: What the level's numbers rest on when a reader would assume more, in words
-            (:func:`level_caveats`): rounds that failed, a named variant's level over the run's budget.
+            (:func:`level_caveats`): rounds that failed, a named variant's level over the run's budget,
+            a flagged level. The one list the command's output and the bundle's README both say.
     """
 
     variant: str
@@ -98,7 +99,8 @@ def level_caveats(
 
     Returns:
         Sentences: how many of the rounds (or trials) that measured the level have numbers, and
-        why the others failed; where the level stands to the budget (the run's percentile).
+        why the others failed; where the level stands to the budget (the run's percentile); that a
+        flagged level is not a measurement to deploy on (:func:`flagged_caveat`).
     """
     vr = run.variant(variant)
     shape = level.variant[len(variant) :].strip().strip("[]") or None
@@ -130,7 +132,21 @@ def level_caveats(
                 else f"over {limit}: p{pct} {fmt(at, 2)} ms, {at / budget_ms:.1f}x the budget{basis}"
             )
             out.append(f"this level is {where}")
-    return tuple(out)
+    flagged = flagged_caveat(run, level)
+    return tuple(out) + ((flagged,) if flagged else ())
+
+
+def flagged_caveat(run: RunResult, level: Choice) -> str | None:
+    """What a flagged (host busy, unstable) chosen level means for deploying it, with what to do
+    in the run's design (more trials, or more rounds); ``None`` for an ``ok`` level. Trial 7: the
+    console said it and the bundle's README, the artefact that travels, did not."""
+    if level.status == "ok":
+        return None
+    more = "with --trials 3" if run.rounds is None else "with a longer --time-budget, for more rounds per level"
+    return (
+        f"the chosen level is {level.status}: its numbers are flagged, not a measurement to deploy on; "
+        f"sweep again on a quiet host (or {more}) before relying on this choice"
+    )
 
 
 def _choose(

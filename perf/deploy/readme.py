@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from perf.deploy import k8s
+from perf.markdown import mark_legend
 from perf.records.results import RunResult
 
 BUNDLE_REPOSITORY = "model_repository"
@@ -53,11 +54,12 @@ def readme(bundle: Any, run: RunResult, repository: Path) -> list[str]:
         "",
         "## Why this variant",
         "",
-        f"{c.why[:1].upper()}{c.why[1:]}. Its best measured level: {c.level.describe()}"
-        + "".join(f"; {caveat}" for caveat in c.caveats)
-        + ".",
+        f"{c.why[:1].upper()}{c.why[1:]}. Its best measured level: {c.level.describe()}.",
         f"Measured on {_measured_on(run)}; a cluster node differs, so measure it there too (below).",
     ]
+    if c.caveats:  # the list the command printed (perf.deploy.choose.level_caveats), said the same here
+        lines += ["", *[f"- **Note:** {caveat}." for caveat in c.caveats]]
+    why_end = len(lines)
     if c.unfinished:
         lines += ["", f"**Not a finished run's pick**: {c.unfinished}."]
     if bundle.serving_note:
@@ -110,4 +112,5 @@ def readme(bundle: Any, run: RunResult, repository: Path) -> list[str]:
         "and the sweep measures it on the cluster's node: compare its numbers and `server_cpu_cores` with the run's. "
         "See docs/KUBERNETES.md for the whole path.",
     ]
-    return lines
+    legend = mark_legend("\n".join(lines))  # every mark the README uses, defined where the Why ends
+    return lines[:why_end] + (["", *legend] if legend else []) + lines[why_end:]

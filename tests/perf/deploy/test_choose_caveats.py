@@ -84,7 +84,8 @@ def test_the_caveat_judges_the_budget_as_the_ranking_does_on_the_quieter_rounds(
     assert default.level.concurrency == 2 and default.level.judged_on  # "within the budget on its quieter rounds"
     chosen = choose_variant(run, NAME)
     assert chosen.level.concurrency == 2
-    (said,) = chosen.caveats  # was "over the run's p99 budget of 10.00 ms: p99 19.00 ms" (every round)
+    said, flagged = chosen.caveats  # was "over the run's p99 budget of 10.00 ms: p99 19.00 ms" (every round)
+    assert flagged.startswith("the chosen level is host busy: its numbers are flagged, not a measurement to deploy on")
     assert said.startswith("this level is within the run's p99 budget of 10.00 ms (p99 8.00 ms; median of its 2 rounds"), said
     assert "19.00 ms over all 4" in said
 
@@ -110,3 +111,26 @@ def test_a_rounds_runs_words_never_say_trials():
     assert any("in 4 rounds, other processes used 150 % of a core" in x for x in excluded), excluded
     words = " ".join([chosen.why, chosen.level.describe(), *chosen.caveats, *excluded])
     assert "trial" not in words, words
+
+
+def test_a_flagged_level_says_it_is_no_measurement_to_deploy_on_in_the_one_caveat_list():
+    """Trial 7 (F15): the console said "not a measurement to deploy on; sweep again on a quiet
+    host" and the bundle's README, built from the caveat list, did not: the warning is in the list."""
+    run = _busy_run()
+    default = choose_variant(run)  # the recommendation's pick, host busy in 2 of its 4 rounds
+    assert default.level.status == "host busy"
+    assert default.caveats == (
+        "the chosen level is host busy: its numbers are flagged, not a measurement to deploy on; sweep again on a "
+        "quiet host (or with a longer --time-budget, for more rounds per level) before relying on this choice",
+    )
+    for lv in run.variants[0].levels:
+        lv.host_busy = False
+    assert choose_variant(run, latency_budget_ms=100.0).caveats == ()  # an ok level: nothing to warn of
+
+
+def test_a_readme_defines_every_mark_it_uses():
+    from perf.markdown import UNSTABLE_MARK, flag_mark, mark_legend
+
+    (said,) = mark_legend(f"1,190.0 infer/s, p99 14.15 ms{flag_mark('host busy')}")
+    assert said.startswith(f"{UNSTABLE_MARK}: a flagged number: unstable") and "host busy" in said
+    assert mark_legend("1,190.0 infer/s, p99 14.15 ms") == []

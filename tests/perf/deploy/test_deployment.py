@@ -344,6 +344,11 @@ def test_a_flagged_pick_is_exported_with_a_warning(run_dir: Path):
     assert res.exit_code == 0, res.output
     assert "the chosen level is host busy" in res.output and "quiet host" in res.output
     assert "--trials 3" in res.output and "--time-budget" not in res.output  # a sequential run's repetitions
+    # trial 7 (F15): the bundle's README, what travels to whoever deploys, says the same and defines its †
+    readme = " ".join((run_dir / "bundle" / "README.md").read_text().split())
+    why = readme.split("## Why this variant", 1)[1].split("## ", 1)[0]
+    assert "not a measurement to deploy on; sweep again on a quiet host (or with --trials 3)" in why
+    assert "† host busy" in why and "†: a flagged number" in why
 
 
 @pytest.mark.slow  # the session's real tiny build
