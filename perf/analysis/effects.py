@@ -38,6 +38,7 @@ from perf.analysis.effects_rounds import is_rounds, paired_change
 from perf.analysis.fair import cannot_act, unfair
 from perf.analysis.pairs import BATCHING, VARIANT_FIELDS, variant_of
 from perf.analysis.stats import P99, THROUGHPUT, Point, common_level, curve, delta, spread_unknown
+from perf.analysis.threads import COUNT, count_label, not_the_count
 from perf.records.results import RunResult, VariantResult
 
 #: With at least this many pairs the spread is the interquartile range, else min–max.
@@ -183,6 +184,7 @@ class PairDiff:
         throughput_note, p99_note: Why the difference is no evidence (:mod:`perf.analysis.fair`:
             "not measured fairly: ...", "cannot act at this load: ..."); ``None`` when it is.
         paired: The differences are paired over rounds (the ``*_sig`` are the paired rule's).
+        threads: ``(changed, reference)`` intra-op threads per instance, as recorded (:mod:`perf.analysis.threads`).
     """
 
     reference: str
@@ -197,6 +199,7 @@ class PairDiff:
     throughput_note: str | None = None
     p99_note: str | None = None
     paired: bool = False
+    threads: tuple[int | None, int | None] = (None, None)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -234,7 +237,11 @@ class MainEffect:
 
     @property
     def change(self) -> str:
-        """``"2 instances vs 1 instance"``."""
+        """``"2 instances vs 1 instance"``; an instance count with its threads per instance where they differ
+        (:func:`perf.analysis.threads.count_label`: ``"2 instances (1 thread each) vs 1 instance (2 threads each)"``)."""
+        if self.factor.key == COUNT:
+            threads = {d.threads for d in self.pairs}
+            return count_label(self.factor.show(self.value), self.factor.show(self.reference), threads)
         return f"{self.factor.show(self.value)} vs {self.factor.show(self.reference)}"
 
     @property
@@ -264,16 +271,18 @@ def _pair(
     pa = max(ca, key=lambda p: p.value(THROUGHPUT))
     pb = max(cb, key=lambda p: p.value(THROUGHPUT))
     common = common_level(ca, cb)
+    odd = not_the_count(a, b, ca, cb, rounds) if factor == COUNT else None  # a difference at c=1: not the count's
+    threads = (b.threads_per_instance, a.threads_per_instance)
     if rounds:  # paired over the rounds both shared (perf.analysis.effects_rounds)
         t_pct, t_sig, t_note = paired_change(a, pa, b, pb)
         p_pct, p_sig, p_note = paired_change(a, common[0], b, common[1], P99) if common else (None, None, None)
         on = tuple(p for p, t in ((pa, ta), (pb, tb)) if t.dynamic_batching)
-        t_note = t_note or cannot_act(factor, pa, pb, batching_on=on)
+        t_note = t_note or cannot_act(factor, pa, pb, batching_on=on) or odd
         if common:
             on = tuple(p for p, t in ((common[0], ta), (common[1], tb)) if t.dynamic_batching)
-            p_note = p_note or cannot_act(factor, *common, batching_on=on)
+            p_note = p_note or cannot_act(factor, *common, batching_on=on) or odd
         c = common[0].concurrency if common else None
-        return PairDiff(a.name, b.name, ta, tb, t_pct, p_pct, c, t_sig, p_sig, t_note, p_note, paired=True)
+        return PairDiff(a.name, b.name, ta, tb, t_pct, p_pct, c, t_sig, p_sig, t_note, p_note, True, threads)
     dt = delta(pa, pb, THROUGHPUT)
     dp = delta(*common, P99) if common else None
     return PairDiff(
@@ -286,8 +295,9 @@ def _pair(
         common[0].concurrency if common else None,
         dt.significant if dt else None,
         dp.significant if dp else None,
-        _note(factor, pa, pb, ta, tb),
-        _note(factor, *common, ta, tb) if common else None,
+        _note(factor, pa, pb, ta, tb) or odd,
+        (_note(factor, *common, ta, tb) or odd) if common else None,
+        threads=threads,
     )
 
 

@@ -57,7 +57,9 @@ def effects_section(effects: Sequence[MainEffect], inters: Sequence[Interaction]
         )
         + "A pair is left out when it is no evidence: *not measured fairly* "
         + ("(its two levels never shared a round)" if rounds else "(a level of it host busy)")
-        + " or *cannot act at this load* (instance count or batching with one request in flight, or no batch formed). "
+        + " or *cannot act at this load* (instance count or batching with one request in flight, or no batch formed), "
+        "or *cannot be the instance count* (an instance-count pair already apart at concurrency 1, where a second "
+        "instance cannot act: its threads per instance, named beside the change, or something else differs). "
         f"Every pair is listed in [{APPENDIX_FILE}]({APPENDIX_FILE}).",
         "",
         *effects_table(effects),

@@ -32,6 +32,7 @@ from perf.analysis.stats import (
     run_points,
     spread_unknown,
 )
+from perf.analysis.threads import not_the_count, threads_words
 from perf.markdown import fmt
 from perf.records.results import RunResult
 from perf.report.phrases import Facts, say
@@ -87,12 +88,22 @@ def pair_bullets(run: RunResult) -> list[str]:
         ta, tb = pr.reference_params, pr.changed_params
         what = {
             "batching": f"`{b.name}` vs `{a.name}`",
-            "instances": f"{tb.count} vs 1 instance (`{b.name}` vs `{a.name}`)",
+            "instances": f"{tb.count} vs 1 instance"
+            + (f" ({threads})" if (threads := threads_words(b, a)) else "")
+            + f" (`{b.name}` vs `{a.name}`)",
             "format": f"{tb.format} vs {ta.format} (`{b.name}` vs `{a.name}`)",
         }[pr.kind]
         changes = f"throughput {change_text(pa, pb, THROUGHPUT, mixed, run)}, p99 {change_text(pa, pb, P99, mixed, run)}"
         on = tuple(p for p, t in ((pa, ta), (pb, tb)) if t.dynamic_batching)
         void = cannot_act(_FACTOR[pr.kind], pa, pb, batching_on=on)
+        odd = (
+            not_the_count(a, b, curve(pts[a.name]), curve(pts[b.name]), run.rounds is not None)
+            if pr.kind == "instances"
+            else None
+        )
+        if odd and not void:  # its numbers at concurrency 1 (perf.analysis.threads)
+            one = (curve(pts[a.name])[0], curve(pts[b.name])[0])
+            void = f"{odd} (at concurrency 1: throughput {change_text(*one, THROUGHPUT, mixed, run)})"
         text = f"- {pr.label}: {what} at concurrency {pa.concurrency}: " + (
             f"{void} (as measured: {changes})" if void else changes
         )

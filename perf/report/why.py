@@ -16,6 +16,7 @@ from perf.analysis.fair import busy_load
 from perf.analysis.pairs import BATCHING, baseline, differing, variant_of
 from perf.analysis.recommendation import Recommendation
 from perf.analysis.stats import THROUGHPUT, Point, common_level, curve, gpu_metric
+from perf.analysis.threads import threads_words
 from perf.markdown import CPU_MEASURES, flag_mark, fmt
 from perf.records.results import RunResult, VariantResult
 from perf.report.phrases import Facts, say
@@ -164,7 +165,7 @@ def mechanism(run: RunResult, ok: list[VariantResult], rec: Recommendation, pts:
     if pair is not None and base is not None and best_v is not None:
         a, b = variant_of(best_v), variant_of(base)
         onoff, rest = setting_words(a, b) if a is not None and b is not None else (None, [])
-        words = [w for w in (onoff, *rest) if w]
+        words = [w for w in (onoff, *rest, threads_words(best_v, base)) if w]  # the threads per instance too
         differs = f" (it differs from the pick in {', '.join(words)})" if words else ""
         # what formed the batches: batching on vs off (with what else differs), else what differs
         setting, together = (
