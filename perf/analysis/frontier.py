@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from perf.analysis.peaks import peak_mark
 from perf.analysis.recommendation import Recommendation, candidate, rank
 from perf.analysis.stats import P99, THROUGHPUT, Point
 from perf.markdown import APPENDIX_FILE, UNSTABLE_MARK, flag_mark, fmt, name_then_numbers, table
@@ -110,7 +111,8 @@ def frontier_rows(front: list[Point], rec: Recommendation | None) -> list[list[o
     for p in front:
         under = rec and rec.best_under_budget
         quieter = f" ({under.judged_note})" if under and under.judged_note else ""
-        marks = [m for m, c in ((f"best under budget{quieter}", under), ("best peak", rec and rec.best_peak)) if _is(p, c)]
+        top = rec and rec.best_peak
+        marks = [m for m, c in ((f"best under budget{quieter}", under), (peak_mark(top or None), top)) if _is(p, c)]
         flag = flag_mark(p.status)
         rows.append([f"`{p.variant}`{flag}", _level(p), fmt(p.get(THROUGHPUT)), fmt(p.get(P99), 2), ", ".join(marks)])
     return rows

@@ -32,6 +32,7 @@ from perf.analysis.cuts import cut_notes
 from perf.analysis.excluded import candidate, excluded_levels, where
 from perf.analysis.notes import notes_text, repeat_noun
 from perf.analysis.paired import ALPHA
+from perf.analysis.peaks import unreached, unreached_all
 from perf.analysis.ranking import Ranking, Side, dropped_by_search, rank_variants
 from perf.analysis.standing import others_words, tie_words
 from perf.analysis.stats import P99, THROUGHPUT, Point, knee, run_points
@@ -86,6 +87,7 @@ class Choice:
         judged_note: The same without its basis (:meth:`~perf.analysis.budget_latency.Judged.picked_note`):
             what a table or console note beside the all-rounds number says.
         against: The others in words (:mod:`perf.analysis.standing`): the tie set, or what it beats of how many.
+        unreached: The best peak's level is not a measured peak: why, in words (:mod:`perf.analysis.peaks`).
     """
 
     variant: str
@@ -103,6 +105,7 @@ class Choice:
     judged_on: str | None = None
     against: str = ""
     judged_note: str | None = None
+    unreached: str | None = None
 
     @property
     def tied(self) -> bool:
@@ -164,6 +167,8 @@ class Recommendation:
         budget_latency_ms: That percentile's latency (ms) at :attr:`best_under_budget`.
         ranking: A rounds sweep's paired ranking behind :attr:`best_peak` (``None`` otherwise).
         ranking_under_budget: The same under the budget, behind :attr:`best_under_budget`.
+        unreached: Per variant whose highest measured level is not a measured peak, why
+            (:func:`perf.analysis.peaks.unreached_all`); the others have none.
     """
 
     latency_budget_ms: float | None
@@ -178,6 +183,7 @@ class Recommendation:
     budget_latency_ms: float | None = None
     ranking: Ranking | None = None
     ranking_under_budget: Ranking | None = None
+    unreached: dict[str, str] = dataclasses.field(default_factory=dict)
 
     @property
     def budget_text(self) -> str:
@@ -286,7 +292,7 @@ def recommend(run: RunResult, latency_budget_ms: float | None = None, latency_pe
             said = notes_text(p.notes, repeat_noun(run))
             flagged.append(f"{where(p)}: {p.status}" + (f" ({said})" if said else ""))
     if run.rounds is not None:
-        return _paired(run, latency_budget_ms, pct, points, knees, notes, excluded, flagged, cands)
+        return _peaks(run, points, _paired(run, latency_budget_ms, pct, points, knees, notes, excluded, flagged, cands))
     best, why = rank(cands, tol)
     under = under_why = None
     low = min(cands, key=lambda p: p.value(P99), default=None)
@@ -300,7 +306,7 @@ def recommend(run: RunResult, latency_budget_ms: float | None = None, latency_pe
             )
     if not cands:
         notes.append("No variant has a level that can be recommended.")
-    return Recommendation(
+    rec = Recommendation(
         latency_budget_ms,
         Choice.of(under, under_why) if under else None,
         Choice.of(best, why) if best else None,
@@ -312,6 +318,16 @@ def recommend(run: RunResult, latency_budget_ms: float | None = None, latency_pe
         pct,
         under.get(metric) if under else None,
     )
+    return _peaks(run, points, rec)
+
+
+def _peaks(run: RunResult, points: dict[str, list[Point]], rec: Recommendation) -> Recommendation:
+    """``rec`` with the variants whose peak was not reached, and its best peak's why (:mod:`perf.analysis.peaks`)."""
+    rec.unreached = unreached_all(run, points)
+    if (c := rec.best_peak) is not None:
+        at = next(p for p in points[c.variant] if (p.concurrency, p.batch_size) == (c.concurrency, c.batch_size))
+        c.unreached = unreached(run, points[c.variant], at)
+    return rec
 
 
 def _paired_choice(ranking: Ranking, points: dict[str, list[Point]], run: RunResult, under: bool) -> Choice | None:

@@ -20,6 +20,7 @@ from core.errors import PerfError
 from perf.analysis.budget_latency import level_judged, within
 from perf.analysis.cuts import cut_variants
 from perf.analysis.notes import repeat_noun
+from perf.analysis.peaks import peak_title
 from perf.analysis.recommendation import Choice, Recommendation, latency_metric, recommend
 from perf.markdown import fmt, fmt_given
 from perf.records.results import RunResult, series_name, split_by_shape
@@ -203,7 +204,8 @@ def _choose(
         raise PerfError(f"nothing to deploy: run {run.run_id} has no level that can be recommended", hint=hint)
     return Chosen(
         of_series[rec.best_peak.variant],
-        "the run's recommendation: the best peak throughput (the run has no latency budget)",
+        f"the run's recommendation: the {peak_title(rec.best_peak)[:1].lower()}{peak_title(rec.best_peak)[1:]} "
+        "(the run has no latency budget)",
         rec.best_peak,
     )
 

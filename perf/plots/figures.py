@@ -26,6 +26,7 @@ import logging
 from collections.abc import Sequence
 from pathlib import Path
 
+from perf.analysis.peaks import peak_title
 from perf.analysis.recommendation import Choice, Recommendation, recommend
 from perf.analysis.stats import P99, THROUGHPUT, Point, curve, gpu_metric, run_points
 from perf.markdown import CPU_MEASURES, TOP_N, UNSTABLE_MARK, flag_mark, fmt, fmt_given
@@ -146,7 +147,7 @@ def _mark_choices(
         return
     marks = [
         (rec.best_under_budget, "*", 16, f"best under p{rec.latency_percentile} budget {fmt_given(rec.latency_budget_ms)} ms"),
-        (rec.best_peak, "P", 11, "best peak throughput"),
+        (rec.best_peak, "P", 11, peak_title(rec.best_peak).split(" (")[0].lower()),
     ]
     unmet = rec.latency_budget_ms is not None and rec.best_under_budget is None
     if unmet and P99 in (metric, x_metric):

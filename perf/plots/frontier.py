@@ -22,6 +22,7 @@ from core.wording import count
 from perf.analysis.effects import FACTORS, Factor, value_order
 from perf.analysis.frontier import operating_frontier
 from perf.analysis.pairs import variant_of
+from perf.analysis.peaks import peak_title
 from perf.analysis.recommendation import Recommendation, candidate
 from perf.analysis.stats import P99, THROUGHPUT, Point, curve
 from perf.markdown import flag_mark, fmt_given
@@ -99,7 +100,10 @@ def plot_frontier(
                 lw=1.2,
                 label=f"p99 budget {fmt_given(rec.latency_budget_ms, 0)} ms",
             )
-        marks = ((rec.best_under_budget, "*", 17, "best under budget"), (rec.best_peak, "P", 12, "best peak throughput"))
+        marks = (
+            (rec.best_under_budget, "*", 17, "best under budget"),
+            (rec.best_peak, "P", 12, peak_title(rec.best_peak).split(" (")[0].lower()),
+        )
         for choice, marker, size, what in marks:
             if choice is not None:
                 ax.plot(

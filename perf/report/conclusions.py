@@ -22,6 +22,7 @@ from core.wording import count, plural
 from perf.analysis.effects import Interaction, MainEffect, interactions, main_effects, value_order
 from perf.analysis.paired import RULE_SHORT
 from perf.analysis.pairs import baseline, variant_of
+from perf.analysis.peaks import peak_noun
 from perf.analysis.recommendation import Recommendation, candidate
 from perf.analysis.stats import (
     KNEE_GAIN_PCT,
@@ -120,14 +121,16 @@ def _numbers(
     mixed = any(p.trials >= MIN_TRIALS_FOR_SPREAD for p in measured)  # else every spread is unknown: said once
     at_bs = _at_batch(bs)
     bp = next(p for p in pts[best.variant] if (p.concurrency, p.batch_size) == (best.concurrency, bs))
+    what = "The best peak is" if best.unreached is None else "The best throughput measured is"
     head = [
-        f"**The numbers.** The best peak is {fmt(best.throughput_infer_per_s)} infer/s (`{best.variant}`, "
-        f"concurrency {best.concurrency}{at_bs}, p99 {fmt(best.latency_p99_ms, 2)} ms{flag_mark(best.status)})."
+        f"**The numbers.** {what} {fmt(best.throughput_infer_per_s)} infer/s (`{best.variant}`, "
+        f"concurrency {best.concurrency}{at_bs}, p99 {fmt(best.latency_p99_ms, 2)} ms{flag_mark(best.status)})"
+        + (f"; its peak was not reached: {best.unreached}." if best.unreached else ".")
     ]
     base = baseline(ok, run.variant(best.variant))
     if base is not None and base.name != best.variant and curve(pts[base.name], bs):
         bb = max(curve(pts[base.name], bs), key=lambda p: p.value(THROUGHPUT))
-        own = f"`{base.name}` (peak {fmt(bb.get(THROUGHPUT))} infer/s at concurrency {bb.concurrency}{flag_mark(bb.status)})"
+        own = f"`{base.name}` ({peak_noun(rec.unreached.get(base.name))} {fmt(bb.get(THROUGHPUT))} infer/s at concurrency {bb.concurrency}{flag_mark(bb.status)})"
         ranked = ranked_text(run, rec, base.name)
         head.append(
             f"Against the 1-instance, no-batching baseline {own}: {ranked}."
@@ -137,7 +140,9 @@ def _numbers(
     second = runner_up(ok, best.variant, bs, pts)
     if second is not None and (base is None or second.variant != base.name):
         head.append(
-            f"The runner-up, `{second.variant}`, peaked at {fmt(second.get(THROUGHPUT))} infer/s "
+            f"The runner-up, `{second.variant}`, "
+            + ("peaked at" if second.variant not in rec.unreached else "measured at most")
+            + f" {fmt(second.get(THROUGHPUT))} infer/s "
             f"(concurrency {second.concurrency}{flag_mark(second.status)}): "
             + (
                 f"against the best, {ranked}"

@@ -18,6 +18,7 @@ from typing import Any
 
 from core.errors import PerfError
 from perf.analysis.frontier import operating_frontier
+from perf.analysis.peaks import peak_mark
 from perf.analysis.recommendation import Recommendation, candidate
 from perf.analysis.stats import P99, THROUGHPUT, Point, curve, run_points
 from perf.markdown import flag_mark, fmt, fmt_given
@@ -88,7 +89,8 @@ def figures(run: RunResult, rec: Recommendation) -> list[Any]:
             hoverinfo="text",
         )
     )
-    for choice, symbol, what in ((rec.best_under_budget, "star", "best under budget"), (rec.best_peak, "cross", "best peak")):
+    peak = (rec.best_peak, "cross", peak_mark(rec.best_peak))
+    for choice, symbol, what in ((rec.best_under_budget, "star", "best under budget"), peak):
         if choice is not None:
             trade.add_trace(
                 go.Scatter(

@@ -13,6 +13,7 @@ from core.wording import count
 from perf.analysis.budget_latency import Judged
 from perf.analysis.cuts import has_numbers
 from perf.analysis.paired import GAP_MIN, GAP_ROUNDS, RULE, p_cell
+from perf.analysis.peaks import peak_title
 from perf.analysis.ranking import MIN_ROUNDS, Comparison, Ranking, Side
 from perf.analysis.recommendation import Recommendation, candidate
 from perf.analysis.standing import member_words, others_words, ranked_words, tie_words
@@ -212,7 +213,7 @@ def ended_words(run: RunResult, rec: Recommendation | None, ended: str, whole: b
     if whole and peak is not None and len(peak.tie_set) > 1:
         text += (
             f"; the peak ranking was not decided (its pick not separated by the rule from "
-            f"{count(len(peak.tie_set) - 1, 'other')}: Best peak throughput below)"
+            f"{count(len(peak.tie_set) - 1, 'other')}: {peak_title(rec.best_peak if rec else None).split(' (')[0]} below)"
         )
         b = run.rounds.budget if run.rounds else None
         left = None if b is None or b.budget_s is None or b.spent_s is None else b.budget_s - b.spent_s - (b.baseline_s or 0.0)
@@ -304,6 +305,6 @@ def ranking_lines(run: RunResult, rec: Recommendation) -> list[str]:
     if rec.latency_budget_ms is not None:
         under = f"Best under the {rec.budget_text}"
         lines += comparison_lines(rec.ranking_under_budget, under, rec.latency_percentile, rec.latency_budget_ms, pruned, run)
-    lines += comparison_lines(rec.ranking, "Best peak throughput", rec.latency_percentile, pruned=pruned, run=run)
+    lines += comparison_lines(rec.ranking, peak_title(rec.best_peak), rec.latency_percentile, pruned=pruned, run=run)
     lines += budget_lines(run, rec)
     return [*lines, ""]

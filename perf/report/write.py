@@ -24,6 +24,7 @@ from perf.analysis.cuts import cut_variants
 from perf.analysis.effects import interactions, main_effects
 from perf.analysis.frontier import frontier_section, frontier_summary
 from perf.analysis.pairs import baseline
+from perf.analysis.peaks import peak_mark, peak_title
 from perf.analysis.recommendation import Recommendation, candidate, latency_metric, recommend
 from perf.analysis.stats import KNEE_GAIN_PCT, P99, THROUGHPUT, Point, peak, run_points
 from perf.markdown import APPENDIX_FILE, LIST_LIMIT, TOP_N, UNSTABLE_MARK, capped, errors_text, flag_mark, fmt
@@ -64,11 +65,12 @@ REPORT_FILE = "report.md"
 def summary_table(
     run: RunResult, latency_budget_ms: float | None = None, latency_percentile: int | None = None, top_n: int = TOP_N
 ) -> Table:
-    """A rich table, one row per variant: peak throughput, its concurrency and p99, knee, notes.
-    A run of more than ``top_n`` variants shows the ``top_n`` by peak throughput and the
+    """A rich table, one row per variant: highest measured throughput, its concurrency and p99, knee,
+    notes. A run of more than ``top_n`` variants shows the ``top_n`` by that throughput and the
     recommended ones, in run order, and counts the others in the caption.
 
-    Notes: ``best under budget``, ``best peak``, ``† unstable`` / ``† host busy`` (the peak level), and
+    Notes: ``best under budget``, ``best peak`` (``highest measured (peak not reached)``: :mod:`perf.analysis.peaks`),
+    ``peak not reached`` for any other such row, ``† unstable`` / ``† host busy`` (that level), and
     ``failed: <error>`` / ``pending`` for variants that did not finish.
 
     Args:
@@ -97,17 +99,18 @@ def summary_table(
     other = pct != 99 and latency_budget_ms is not None  # the budget's percentile beside the p99
     view = Table(
         title=escape(title),
-        caption=f"c: concurrency, b: client batch size; p99{f' and p{pct}' if other else ''} at the peak level; knee: "
+        caption=f"c: concurrency, b: client batch size; p99{f' and p{pct}' if other else ''} at that level; a peak only where "
+        "the note does not say 'peak not reached' (no higher level measured, throughput still rising); knee: "
         f"saturation concurrency (report.md); {UNSTABLE_MARK}: that level is flagged (unstable: no stable "
         "perf_analyzer windows; host busy: other processes used the CPU)"
         + (
-            f"; the top {top_n} by peak throughput and the picks shown, {len(run.variants) - len(shown)} more in report.md"
+            f"; the top {top_n} by highest throughput and the picks shown, {len(run.variants) - len(shown)} more in report.md"
             if len(shown) < len(run.variants)
             else ""
         ),
     )
     view.add_column("variant", no_wrap=True)
-    for col in ("peak infer/s", "at c", "p99 ms", *([f"p{pct} ms"] if other else []), "knee c"):
+    for col in ("highest infer/s", "at c", "p99 ms", *([f"p{pct} ms"] if other else []), "knee c"):
         view.add_column(col, justify="right", no_wrap=True)
     view.add_column("note")
     before = set(cut_variants(run)[1])
@@ -121,7 +124,9 @@ def summary_table(
                 at_budget = f"; {u.judged_note}"
             marks.append(f"best under budget ({_level_label(u.concurrency, u.batch_size, u.status)}{at_budget})")
         if rec.best_peak and rec.best_peak.variant == v.name:
-            marks.append("best peak")
+            marks.append(peak_mark(rec.best_peak))
+        elif v.name in rec.unreached:
+            marks.append("peak not reached")
         if p is not None and p.status not in ("ok", "unstable"):  # unstable: the † on the level
             marks.append(flag_mark(p.status).strip())
         if v.name in before:  # cut in this session, with numbers from an earlier one: they stand
@@ -184,7 +189,7 @@ def recommendation_section(
             "- No latency budget given (pass `--latency-budget-ms`, and `--latency-percentile` for p50/p90/p95, "
             "for a best-under-budget pick)."
         )
-    lines.append("- **Best peak throughput:** " + (rec.best_peak.describe() if rec.best_peak else "none") + ".")
+    lines.append(f"- **{peak_title(rec.best_peak)}:** " + (rec.best_peak.describe() if rec.best_peak else "none") + ".")
     lines += sizes
     if front:
         lines.append(f"- {front}")
@@ -224,7 +229,7 @@ def size_lines(run: RunResult, rec: Recommendation) -> list[str]:
         sub = recommend(dataclasses.replace(run, variants=series), rec.latency_budget_ms, rec.latency_percentile)
         said = [f"best under the budget: {sub.best_under_budget.describe() if sub.best_under_budget else 'none'}"]
         said = (said if rec.latency_budget_ms is not None else []) + [
-            f"best peak: {sub.best_peak.describe() if sub.best_peak else 'none'}"
+            f"{peak_mark(sub.best_peak)}: {sub.best_peak.describe() if sub.best_peak else 'none'}"
         ]
         lines.append(f"  - {shape}: " + "; ".join(said) + ".")
     return lines

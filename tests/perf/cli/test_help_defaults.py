@@ -403,7 +403,8 @@ def deploy_variant(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     assert "--variant low (the lowest p99, 2.00 ms at c=1)" in hint and "--variant peak (the best peak, 700.0" in hint
     assert "--latency-budget-ms 2" in hint
     run.settings.pop("latency_budget_ms")
-    assert choose_variant(run).variant == "peak" and "best peak" in choose_variant(run).why
+    why = choose_variant(run).why  # its c=2 still rose 75 %: the highest measured, said so (perf.analysis.peaks)
+    assert choose_variant(run).variant == "peak" and "highest measured throughput (peak not reached: " in why
 
 
 def deploy_paths(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -30,7 +30,7 @@ def test_a_higher_level_measured_in_few_rounds_is_explained_by_the_paired_rankin
     # the % is the median of the per-round ratios, said as such, with the levels it compares and their
     # medians (the trial read "+8.4 %" beside two peaks 2.4 % apart: the peak at c=8 is another level)
     assert (
-        "peaked at 1,204.5 infer/s (concurrency 8): against the best, the median of the paired per-round ratios is "
+        "measured at most 1,204.5 infer/s (concurrency 8): against the best, the median of the paired per-round ratios is "
         "-39.9 % over 6 rounds (it at c=4 vs the pick at c=4; their medians over those rounds 602.5 vs 1,002.5 infer/s): "
         "the pick beats it" in text
     )

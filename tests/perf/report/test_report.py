@@ -213,7 +213,11 @@ def test_summary_table_and_errors(tmp_path: Path):
     console = Console(record=True, width=200)
     console.print(summary_table(make_run(), 3.0))
     out = console.export_text()
-    assert "best under budget (c=8)" in out and "best peak" in out and "failed" in out
+    assert (
+        "best under budget (c=8)" in out
+        and ("best peak" in out or "highest measured (peak not reached)" in out)
+        and "failed" in out
+    )
     with pytest.raises(PerfError, match="no results.json"):
         write_report(tmp_path)
     save(RunResult("empty", "now"), tmp_path)

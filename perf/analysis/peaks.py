@@ -1,0 +1,90 @@
+"""Whether a variant's highest measured throughput is its peak, or only the highest it was measured at.
+
+"Peak" claims saturation: throughput that more load would not raise. A level is a **measured
+peak** when the sweep measured above it: a higher concurrency (same client batch size) was
+measured and was not faster, the variant has a knee (:func:`perf.analysis.stats.knee`), or it
+gains less than :data:`perf.analysis.stats.KNEE_GAIN_PCT` over the best lower level (a plateau,
+as the knee rule reads one). Otherwise,
+a level at the top of its curve whose last step still raised throughput (or the only level
+measured), its peak lies above what was measured: the **peak was not reached**, and every
+sentence, table and mark says "highest measured" with why (trial 7: "Best peak throughput:
+753.1 infer/s" and a "peak infer/s" column for a level whose ladder stopped at the p99 budget
+with throughput still rising 129 %, as the same report's Search section said).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from perf.analysis.stats import KNEE_GAIN_PCT, THROUGHPUT, Point, curve, knee, peak
+from perf.records.results import RunResult
+
+if TYPE_CHECKING:
+    from perf.analysis.recommendation import Choice
+
+#: The short mark of a pick whose peak was measured, and of one whose peak was not reached.
+PEAK_MARK, UNREACHED_MARK = "best peak", "highest measured (peak not reached)"
+
+
+def unreached(run: RunResult, points: list[Point], at: Point) -> str | None:
+    """Why ``at``, one level of a variant's ``points``, is not a measured peak (module rule), in
+    words (``"its ladder stopped at the p99 latency budget with throughput still rising, +104.2 %
+    from c=4 to c=16"``); ``None`` when it is one.
+
+    Args:
+        run: The run (its search decisions say why a ladder ended).
+        points: The variant's levels (one series: a shape sweep's variant at one size).
+        at: The level said to be its peak.
+    """
+    line = [p for p in curve(points, at.batch_size) if p.get(THROUGHPUT) is not None]
+    if any(p.concurrency > at.concurrency for p in line) or knee(line, at.batch_size) is not None:
+        return None  # measured above it and not faster, or a knee: saturation measured
+    below = [p for p in line if p.concurrency < at.concurrency]
+    if not below:
+        return f"only concurrency {at.concurrency} was measured"
+    prev = max(below, key=lambda p: p.value(THROUGHPUT))  # the best below it: a dip between is no rise
+    base = prev.value(THROUGHPUT)
+    gain = (at.value(THROUGHPUT) - base) / base * 100.0 if base > 0 else None
+    if gain is not None and gain < KNEE_GAIN_PCT:
+        return None  # flat since a lower level: a plateau
+    rising = "with throughput still rising" + (
+        f", {gain:+,.1f} % from c={prev.concurrency} to c={at.concurrency}" if gain else ""
+    )
+    decision = run.search.decision(at.variant.split("[", 1)[0].strip()) if run.search else None
+    rule = decision.rule if decision is not None else None
+    if rule == "budget":
+        pct = int(run.settings.get("latency_percentile") or 99)
+        return f"its ladder stopped at the p{pct} latency budget {rising}"
+    if rule == "cap":
+        return f"its ladder ended at concurrency {at.concurrency}, the top the search allowed, {rising}"
+    if rule == "pruned":
+        return f"the search stopped measuring it {rising}"
+    return f"c={at.concurrency} is the highest concurrency swept, {rising}"
+
+
+def unreached_all(run: RunResult, points: dict[str, list[Point]]) -> dict[str, str]:
+    """:func:`unreached` of every variant's highest-throughput level, for the variants whose peak was not reached."""
+    out: dict[str, str] = {}
+    for name, pts in points.items():
+        top = peak(pts)
+        if top is not None and (why := unreached(run, pts, top)) is not None:
+            out[name] = why
+    return out
+
+
+def peak_title(choice: Choice | None) -> str:
+    """The heading of the best-peak pick: ``"Best peak throughput"``, or ``"Highest measured
+    throughput (peak not reached: <why>)"`` (:attr:`~perf.analysis.recommendation.Choice.unreached`)."""
+    if choice is None or choice.unreached is None:
+        return "Best peak throughput"
+    return f"Highest measured throughput (peak not reached: {choice.unreached})"
+
+
+def peak_mark(choice: Choice | None) -> str:
+    """The short mark of the best-peak pick (a table note, a plot legend): :data:`PEAK_MARK` or :data:`UNREACHED_MARK`."""
+    return PEAK_MARK if choice is None or choice.unreached is None else UNREACHED_MARK
+
+
+def peak_noun(unreached_why: str | None) -> str:
+    """``"peak"``, or ``"highest measured"`` for a variant whose peak was not reached (a sentence's noun)."""
+    return "peak" if unreached_why is None else "highest measured"
