@@ -14,13 +14,17 @@ with throughput still rising 129 %, as the same report's Search section said).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from perf.analysis.stats import KNEE_GAIN_PCT, THROUGHPUT, Point, curve, knee, peak
 from perf.records.results import RunResult
 
-if TYPE_CHECKING:
-    from perf.analysis.recommendation import Choice
+
+class Choice(Protocol):
+    """A best-peak pick (:class:`perf.analysis.recommendation.Choice`, which imports this module)."""
+
+    unreached: str | None
+
 
 #: The short mark of a pick whose peak was measured, and of one whose peak was not reached.
 PEAK_MARK, UNREACHED_MARK = "best peak", "highest measured (peak not reached)"
