@@ -28,6 +28,7 @@ from core.console import PLAIN_WIDTH as PLAIN_WIDTH
 from core.console import console as console
 from core.console import plain_width as plain_width
 from core.console import print_table as print_table
+from core.console import quiet_gevent_interrupts
 from core.console import setup_logging as setup_logging
 from core.errors import FlagError, ToolkitError
 
@@ -50,7 +51,9 @@ def run_cli(group: click.Command, prog_name: str | None = None) -> None:
     ``prog_name``: the name usage lines and errors show (default: click's, from ``sys.argv``).
 
     A reader that closed stdout (``| head`` read what it wanted) ends the command quietly with
-    :data:`EXIT_OK`, as other Unix tools end: click and rich would exit 1 there."""
+    :data:`EXIT_OK`, as other Unix tools end: click and rich would exit 1 there. An interrupt is
+    said by the command's own lines only (:func:`core.console.quiet_gevent_interrupts`)."""
+    quiet_gevent_interrupts()
     try:
         _run(group, prog_name)
     except BrokenPipeError:

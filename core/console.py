@@ -11,6 +11,7 @@ The rules they keep, for output read in terminals and in CI logs alike:
   (:func:`print_table`).
 - A reader that closes the pipe (``| head``) ends the command quietly: rich's own reaction (exit 1)
   becomes a :class:`BrokenPipeError`, which :func:`core.cli.run_cli` ends with exit 0.
+- An interrupt (Ctrl-C) is said by the command's own lines only (:func:`quiet_gevent_interrupts`).
 """
 
 from __future__ import annotations
@@ -199,3 +200,24 @@ def plain_width(narrowest: int, widest: int) -> int:
     columns = os.environ.get("COLUMNS", "")
     target = int(columns) if columns.isdigit() and int(columns) > 0 else PLAIN_WIDTH
     return max(min(target, widest), narrowest)
+
+
+def quiet_gevent_interrupts() -> None:
+    """Let a Ctrl-C that lands inside gevent's event loop reach the command without gevent printing it.
+
+    tritonclient.http waits for every answer in gevent's event loop (geventhttpclient): a SIGINT
+    that arrives then (a load request, a readiness probe, a cold start's first requests) is raised
+    in gevent's hub greenlet, whose error handler prints the exception's name and a UTC ISO time
+    stamp to stderr (``gevent.hub.Hub.print_exception``: ``KeyboardInterrupt`` /
+    ``2026-12-02T11:18:57Z``) before it hands the interrupt on to the command (trial 7, F10: two
+    lines that read as a crash, in a second time-stamp style). Here ``KeyboardInterrupt`` joins the
+    hub's ``NOT_ERROR`` (not printed) and stays one of its ``SYSTEM_ERROR``: still raised where the
+    command waits, which says what happened in its own lines. Every CLI calls it
+    (:func:`core.cli.run_cli`); nothing is done where gevent is not installed.
+    """
+    try:
+        from gevent.hub import Hub
+    except ImportError:
+        return
+    if not issubclass(KeyboardInterrupt, Hub.NOT_ERROR):
+        Hub.NOT_ERROR = (*Hub.NOT_ERROR, KeyboardInterrupt)

@@ -1,0 +1,39 @@
+"""A Ctrl-C while tritonclient.http waits for a server is said by the command's own lines only (trial 7, F10)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# A command that waits for an answer the way the sweep waits for a load: tritonclient.http (gevent)
+# on a server that takes the connection and never answers; a SIGINT arrives while it waits.
+_CHILD = r"""
+import os, signal, socket, threading
+import click
+import tritonclient.http as th
+from core.cli import run_cli
+
+silent = socket.socket()
+silent.bind(("127.0.0.1", 0))
+silent.listen()
+
+@click.command()
+def wait():
+    client = th.InferenceServerClient(f"127.0.0.1:{silent.getsockname()[1]}", network_timeout=30)
+    threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT)).start()
+    client.is_server_live()
+
+run_cli(wait)
+"""
+
+
+def test_an_interrupt_inside_gevents_loop_prints_only_the_commands_lines() -> None:
+    res = subprocess.run(
+        [sys.executable, "-c", _CHILD], capture_output=True, text=True, cwd=ROOT, timeout=60, env={"PYTHONPATH": str(ROOT)}
+    )
+    assert res.returncode == 130, res.stderr
+    # gevent's hub printed "KeyboardInterrupt" and "2026-12-02T11:18:57Z" before the command's own line
+    assert res.stderr.split() == ["aborted"], res.stderr  # click adds an empty line before it
