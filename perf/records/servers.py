@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Literal
 
-from pydantic import ConfigDict
+from pydantic import ConfigDict, field_validator
 from pydantic.dataclasses import dataclass
 
 #: How variants reach a server: loaded from the repository it was started on (a server the
@@ -33,7 +33,9 @@ class MeasuringServer:
             this machine's addresses) or its resolved address.
         gpu_uuids: The GPUs its metrics endpoint reports (``gpu_uuid`` labels); empty when it
             reports none (a CPU server, or GPU metrics off).
-        cpu_memory_total_bytes: Total CPU memory its metrics report (``nv_cpu_memory_total_bytes``).
+        cpu_memory_total_bytes: Total CPU memory its metrics report (``nv_cpu_memory_total_bytes``);
+            ``None`` when not read. A 0 (the gauge before Triton's first poll, in runs saved before
+            :func:`perf.sweep.servers.metrics_identity` waited for it) is read as ``None``.
         deploy: How variants reached it (:data:`DeployMode`).
         remote_repository: ``--remote-repository`` as the server sees it, when variants were loaded by name.
         shares_with: URLs of other servers of the run on the same host or GPU, measured in
@@ -59,3 +61,8 @@ class MeasuringServer:
     shares_with: list[str] = dataclasses.field(default_factory=list)
     models_found: list[str] = dataclasses.field(default_factory=list)
     left_differently: list[str] | None = None
+
+    @field_validator("cpu_memory_total_bytes")
+    @classmethod
+    def _zero_is_not_read(cls, v: float | None) -> float | None:
+        return v or None

@@ -37,19 +37,50 @@ MAX_PARALLEL_UNLOADS = 8
 log = logging.getLogger(__name__)
 
 
-def metrics_identity(metrics_url: str, timeout_s: float = 5.0) -> tuple[list[str], float | None]:
-    """``(GPU UUIDs, total CPU memory bytes)`` from one scrape of a Triton metrics endpoint
-    (the ``gpu_uuid`` label of its ``nv_gpu_*`` metrics, ``nv_cpu_memory_total_bytes``;
-    Triton docs, "Metrics"); ``([], None)`` when it does not answer."""
-    from prometheus_client.parser import text_string_to_metric_families
+#: How long :func:`metrics_identity` waits for Triton's first metrics poll (s): a server's
+#: CPU-memory gauge reads 0 until then (``--metrics-interval-ms``, 2000 by default).
+FIRST_POLL_WAIT_S = 3.0
+#: How often it scrapes again meanwhile (s).
+FIRST_POLL_STEP_S = 0.25
 
+
+def metrics_identity(
+    metrics_url: str, timeout_s: float = 5.0, first_poll_wait_s: float = FIRST_POLL_WAIT_S
+) -> tuple[list[str], float | None]:
+    """``(GPU UUIDs, total CPU memory bytes)`` from a Triton metrics endpoint (the ``gpu_uuid``
+    label of its ``nv_gpu_*`` metrics, ``nv_cpu_memory_total_bytes``; Triton docs, "Metrics");
+    ``([], None)`` when it does not answer.
+
+    Triton's CPU gauges read 0 until its first poll, one metrics interval after the start, and
+    the sweep asks right after the server is ready: a resumed session's server read "0.0 GiB"
+    (trial 7, F12). A total of 0 is scraped again every :data:`FIRST_POLL_STEP_S` for up to
+    ``first_poll_wait_s``; still 0 is ``None`` (not recorded, never a host without memory)."""
+    import time
+
+    deadline = time.monotonic() + first_poll_wait_s
+    while True:
+        text = _scrape(metrics_url, timeout_s)
+        if text is None:
+            return [], None
+        uuids, memory = _identity(text)
+        if memory != 0 or time.monotonic() >= deadline:  # None: no such gauge (CPU metrics off), nothing to wait for
+            return uuids, memory or None
+        time.sleep(FIRST_POLL_STEP_S)
+
+
+def _scrape(metrics_url: str, timeout_s: float) -> str | None:
     url = metrics_url if metrics_url.startswith("http") else f"http://{metrics_url}"
     try:
         with urllib.request.urlopen(url, timeout=timeout_s) as r:  # noqa: S310 (the server's own metrics URL)
-            text = r.read().decode()
+            return str(r.read().decode())
     except OSError as e:
         log.warning("metrics endpoint %s did not answer (%s): its GPUs and memory are not recorded", url, e)
-        return [], None
+        return None
+
+
+def _identity(text: str) -> tuple[list[str], float | None]:
+    from prometheus_client.parser import text_string_to_metric_families
+
     uuids: dict[str, None] = {}
     memory = None
     for fam in text_string_to_metric_families(text):

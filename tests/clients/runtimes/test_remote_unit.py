@@ -333,3 +333,23 @@ def test_conclusions_name_the_servers_when_they_ran_elsewhere() -> None:
     assert measured_elsewhere(run) is None  # loopback: this host's description holds
     run.servers = [_server("10.0.0.5:8000", "10.0.0.5", ["GPU-1"])]
     assert measured_elsewhere(run) == "the server at `10.0.0.5:8000` (host 10.0.0.5, Triton 2.51.0, 1 GPU(s) reported)"
+
+
+def test_a_memory_gauge_read_before_tritons_first_poll_is_read_again_never_recorded_as_0(monkeypatch: pytest.MonkeyPatch) -> None:
+    # trial 7 F12: a resumed session's server, scraped right after it was ready, read
+    # nv_cpu_memory_total_bytes 0 (Triton's gauges before its first poll): "CPU memory 0.0 GiB"
+    import io
+    import urllib.request
+
+    import perf.sweep.servers as servers
+
+    answers = ["nv_cpu_memory_total_bytes 0\n", "nv_cpu_memory_total_bytes 0\n", "nv_cpu_memory_total_bytes 2.5e10\n"]
+    monkeypatch.setattr(servers, "FIRST_POLL_STEP_S", 0.0)
+    monkeypatch.setattr(urllib.request, "urlopen", lambda url, timeout: io.BytesIO(answers.pop(0).encode()))
+    assert metrics_identity("h:8002/metrics") == ([], 2.5e10) and not answers
+    monkeypatch.setattr(urllib.request, "urlopen", lambda url, timeout: io.BytesIO(b"nv_cpu_memory_total_bytes 0\n"))
+    assert metrics_identity("h:8002/metrics", first_poll_wait_s=0.0) == ([], None)  # never polled: not recorded
+    # a run saved with the 0 reads as not recorded: the report's Servers table says "-", not "0.0 GiB"
+    assert _server("a:8000", "this host").cpu_memory_total_bytes is None
+    zero = MeasuringServer("a:8000", "a:8001", "a:8002/metrics", "bundled", cpu_memory_total_bytes=0.0)
+    assert zero.cpu_memory_total_bytes is None
