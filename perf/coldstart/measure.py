@@ -85,10 +85,21 @@ def engine_note(params: Variant | None, srv: TritonServer | None) -> str | None:
     return None
 
 
-def load(srv: TritonServer, vr: VariantResult) -> Loaded:
+def wanted(vr: VariantResult) -> bool:
+    """Whether loading ``vr`` now should measure its cold start: it has no record, or a record
+    that is not :attr:`~perf.records.coldstart.ColdStart.complete` (a session interrupted while it
+    loaded, or before its first requests: trial 7, F11). A complete record from an earlier
+    session stands (the report says which session it is from)."""
+    return vr.cold_start is None or not vr.cold_start.complete
+
+
+def load(srv: TritonServer, vr: VariantResult, session: int | None = None) -> Loaded:
     """Load ``vr`` through the repository API (:meth:`TritonServer.load`: checked to be the
     variant) and record how long the load request took in ``vr.cold_start`` (client side and
-    from the server log).
+    from the server log), stamped with ``session`` (the run's session, 1 first).
+
+    A record this load leaves without a measurement (the load failed, or was interrupted) never
+    replaces an earlier one that has one (:attr:`~perf.records.coldstart.ColdStart.measured`).
 
     Returns:
         What the server runs for it (the caller stamps the measurement with it).
@@ -97,15 +108,19 @@ def load(srv: TritonServer, vr: VariantResult) -> Loaded:
         ServerError: the load failed (recorded first: the record says why nothing was measured).
     """
     params = variant_of(vr)
-    record = ColdStart(variant=vr.name, warmup=params.warmup if params else None)
+    earlier = vr.cold_start
+    record = ColdStart(variant=vr.name, warmup=params.warmup if params else None, session=session)
     vr.cold_start = record
     offset = _size(srv.log_path)
     try:
         loaded = srv.load(vr.name)
+        record.load_s = loaded.request_s
     except ServerError as e:
         record.not_measured = engine_note(params, srv) or f"not measured: the load failed ({e.message.splitlines()[0]})"
         raise
-    record.load_s = loaded.request_s
+    finally:  # failed or interrupted (KeyboardInterrupt too): an earlier measurement stands
+        if record.load_s is None and earlier is not None and earlier.measured:
+            vr.cold_start = earlier
     record.others_loaded = list(loaded.served.others_loaded)  # "loaded alone" only when it was
     record.load_log_s, record.instances_log_s = log_load_times(_read_from(srv.log_path, offset), vr.name)
     return loaded

@@ -134,6 +134,10 @@ class ColdStart:
         protocol: The protocol the requests were sent with (``http``/``grpc``).
         others_loaded: The other models loaded on the server when it was loaded (its stamp,
             :class:`clients.runtimes.served.ServedModel`); ``None``: not recorded (older runs).
+        session: The session of the run that measured it (``RunResult.sessions``, 1 first);
+            ``None``: not recorded (``triton-perf coldstart``, older runs). A resumed session
+            measures again a variant whose record is not :attr:`complete`, and a record without a
+            measurement never replaces one with (:func:`perf.coldstart.measure.load`).
     """
 
     variant: str
@@ -145,6 +149,33 @@ class ColdStart:
     not_measured: str | None = None
     protocol: str = "http"
     others_loaded: list[str] | None = None
+    session: int | None = None
+
+    @property
+    def measured(self) -> bool:
+        """Whether it holds a measurement: a load time or a first request answered."""
+        return self.load_s is not None or self.first_request is not None
+
+    @property
+    def complete(self) -> bool:
+        """Whether nothing is left to measure: the load timed and its first requests sent (answered
+        or not), or a reason nothing could be (:attr:`not_measured`)."""
+        return self.not_measured is not None or (self.load_s is not None and bool(self.first))
+
+    @property
+    def why_not_measured(self) -> str | None:
+        """Why it has no first request to show, in words that are true of it (trial 7, F11: a load
+        interrupted before it answered was called "no request answered"); ``None`` when it has one."""
+        if self.not_measured:
+            return self.not_measured
+        if self.first_request is not None:
+            return None
+        if self.load_s is None:
+            return "not measured: its session ended before the load answered (interrupted)"
+        errors = [f.error for f in self.first if f.error]
+        if errors:
+            return f"not measured: no request answered ({errors[0]})"
+        return "not measured: its session ended before its first requests were sent (interrupted)"
 
     def at(self, batch_size: int, shape: str | None = None) -> FirstRequests | None:
         """The first requests at ``batch_size`` and ``shape``, if measured."""

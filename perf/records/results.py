@@ -87,6 +87,21 @@ class ServerStart:
 
 
 @dataclass(config=_CONFIG)
+class Session:
+    """One session of a run: the sweep that made it, then each ``--resume``
+    (``RunResult.sessions``, in order; a record names its session by its number, 1 first).
+
+    Attributes:
+        started: When it started (ISO time).
+        ended: ``"finished"``, ``"interrupted"`` (Ctrl-C: what it measured was saved), or ``None``
+            while it runs or when it ended without a word (killed).
+    """
+
+    started: str
+    ended: Literal["finished", "interrupted"] | None = None
+
+
+@dataclass(config=_CONFIG)
 class VariantResult:
     """All levels of one variant, or the error that stopped it.
 
@@ -256,6 +271,8 @@ class RunResult:
     servers: list[MeasuringServer] = dataclasses.field(default_factory=list)
     search: SearchRecord | None = None
     rounds: RoundsRecord | None = None
+    #: Its sessions (:class:`Session`); empty in a run saved before they were recorded.
+    sessions: list[Session] = dataclasses.field(default_factory=list)
 
     @field_validator("settings")
     @classmethod

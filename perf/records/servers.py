@@ -46,6 +46,7 @@ class MeasuringServer:
         left_differently: What differed from the model set it was found with when the toolkit
             was done (empty: left as found); ``None`` before the run ended or for a server the
             toolkit started.
+        session: The session of the run it served (``RunResult.sessions``, 1 first); ``None``: not recorded.
     """
 
     url: str
@@ -61,6 +62,7 @@ class MeasuringServer:
     shares_with: list[str] = dataclasses.field(default_factory=list)
     models_found: list[str] = dataclasses.field(default_factory=list)
     left_differently: list[str] | None = None
+    session: int | None = None
 
     @field_validator("cpu_memory_total_bytes")
     @classmethod

@@ -24,7 +24,7 @@ from perf.records.coldstart import CLIENT_ALLOWANCE_MS, STEADY_RATIO, ColdStart,
 from perf.records.levels import HOST_BUSY, LevelResult
 from perf.records.results import RunResult
 from perf.report.phrases import Facts, say
-from perf.report.servers import how_loaded
+from perf.report.servers import how_loaded, session_words
 
 #: The run id of ``triton-perf coldstart``'s own records (no sweep behind them).
 STANDALONE_RUN = "perf-coldstart"
@@ -108,8 +108,10 @@ def _size(fr: FirstRequests) -> str:
     return f"b{fr.batch_size}" + (f" [{fr.shape}]" if fr.shape else "")
 
 
-def table_lines(items: list[Entry]) -> list[str]:
-    """The cold-start table (markdown lines), one row per variant."""
+def table_lines(items: list[Entry], run: RunResult | None = None) -> list[str]:
+    """The cold-start table (markdown lines), one row per variant; in a ``run`` of several
+    sessions a column says which session each cold start is from (:func:`session_words`)."""
+    sessions = run is not None and len(run.sessions) > 1
     headers = [
         "variant",
         "warmup",
@@ -127,10 +129,15 @@ def table_lines(items: list[Entry]) -> list[str]:
             fmt(c.load_s, 2),
             fmt(c.load_log_s, 2) + (f" (instances {fmt(c.instances_log_s, 2)})" if c.instances_log_s else ""),
         ]
-        head = [f"`{e.name}`", c.warmup or "off", *load]
+        head = [
+            f"`{e.name}`",
+            *([session_words(run, c.session) or "-"] if run is not None and sessions else []),
+            c.warmup or "off",
+            *load,
+        ]
         first = c.first_request
         if c.not_measured or first is None:
-            rows.append([*head, c.not_measured or "not measured: no request answered"])
+            rows.append([*head, c.why_not_measured or ""])
             continue
         later = (
             "; ".join(f"{_size(f)} {_ratio_text(f, e.levels)}{flag_mark(f.flag, words=False)}" for f in c.first if f is not first)
@@ -139,6 +146,9 @@ def table_lines(items: list[Entry]) -> list[str]:
         first_ms = fmt(first.first_ms, 1) + flag_mark(first.flag)
         rows.append([*head, first_ms, _ratio_text(first, e.levels), later, _count_text(e)])
     align: list[Align] = ["left", "left", "right", "right", "right", "right", "left", "right"]
+    if sessions:
+        headers.insert(1, "session")
+        align.insert(1, "left")
     return table(headers, rows, align)
 
 
@@ -239,8 +249,14 @@ def conclusion(run: RunResult, items: list[Entry]) -> str:
         f"{gpus}); 'steady' means within {STEADY_RATIO:g}× of the steady latency the ratios use"
     )
     if skipped:
-        bound += f"; {len(skipped)} variant(s) not measured ({skipped[0].name}: {skipped[0].cold.not_measured or 'no answer'})"
+        bound += f"; {len(skipped)} variant(s) not measured ({skipped[0].name}: {skipped[0].cold.why_not_measured})"
     parts.append(bound + ".")
+    if len(run.sessions) > 1:
+        parts.append(
+            f"The run has {len(run.sessions)} sessions (the sweep, then each `--resume`): a variant's cold start is from the "
+            "first session that measured it to the end (the table's session column); a variant loaded again in a later "
+            "session keeps it, and one whose load an interruption cut short is measured again."
+        )
     step = next_step(items, run.run_id)
     if step:
         parts.append(f"To warm up what a variant will be sent, rebuild with `--warmup random` (or `zero`) and `{step}`.")
@@ -342,7 +358,7 @@ def section(run: RunResult, limit: int = TOP_N) -> list[str]:
         slowest = sorted(items, key=lambda e: -(_first_ratios(e)[0] or 0.0))[:limit]
         shown = [e for e in items if e in slowest]
     lines: list[str] = ["## Cold start", ""]
-    lines += table_lines(shown)
+    lines += table_lines(shown, run)
     if len(shown) < len(items):
         lines += [
             "",
@@ -358,7 +374,7 @@ def appendix_lines(run: RunResult) -> list[str]:
     items = entries(run)
     if not items:
         return []
-    lines = ["## Cold start, every variant", "", *table_lines(items)]
+    lines = ["## Cold start, every variant", "", *table_lines(items, run)]
     return [*lines, *_notes(lines), ""]
 
 

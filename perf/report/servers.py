@@ -13,6 +13,21 @@ def _gib(n: float | None) -> str:
     return "-" if n is None else f"{n / 2**30:.1f} GiB"
 
 
+def session_words(run: RunResult, n: int | None) -> str | None:
+    """Which session of a run with several a record is from (``RunResult.sessions``):
+    ``"session 1, interrupted"``, ``"session 2, resumed"``; ``None`` in a run of one session, or
+    for a record that does not say."""
+    if len(run.sessions) < 2 or n is None or not 1 <= n <= len(run.sessions):
+        return None
+    ended = run.sessions[n - 1].ended
+    words = [f"session {n}", *(["resumed"] if n > 1 else [])]
+    if ended == "interrupted":
+        words.append("interrupted")
+    elif ended is None and n < len(run.sessions):
+        words.append("did not finish")
+    return ", ".join(words)
+
+
 def variants_by_server(run: RunResult) -> dict[str, tuple[list[str], list[str]]]:
     """Per server URL: the variants measured there (a level with numbers) and those that
     reached it but were not (refused, failed to load, cut before a level): the one place every
@@ -39,7 +54,7 @@ def servers_section(run: RunResult) -> list[str]:
     by_url = variants_by_server(run)
     rows = [
         [
-            f"`{s.url}`",
+            f"`{s.url}`" + (f" ({w})" if (w := session_words(run, s.session)) else ""),
             s.runtime,
             s.version or "-",
             s.host or "-",

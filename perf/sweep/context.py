@@ -24,7 +24,7 @@ from perf.measure.inputs import check_variant_shapes, describe_dynamic, input_ar
 from perf.measure.level import HostCheck, Load, measure_level, measure_visit
 from perf.records import results
 from perf.records.levels import LevelResult
-from perf.records.results import RunResult, VariantResult
+from perf.records.results import RunResult, Session, VariantResult
 from perf.records.rounds import RoundsRecord
 from perf.records.search import SearchRecord
 from perf.search.budget import resumed_budget
@@ -118,6 +118,11 @@ class SweepBase:
         if self.run_dir.exists() and saved is None:
             take_again(self.run_dir)
         self.run = saved or RunResult(self.run_id, now())
+        if saved is not None and not saved.sessions:  # saved before sessions were recorded: its earlier ones as one
+            self.run.sessions.append(Session(saved.created))
+        self.run.sessions.append(Session(now()))
+        #: This session's number (``RunResult.sessions``, 1 first): what its records are stamped with.
+        self.session = len(self.run.sessions)
         #: A resumed rounds run that had finished its rounds: its ranking is decided, nothing more is measured into it.
         self.rounds_done = saved is not None and saved.rounds is not None and saved.finished is not None
         if self.run.search is None:

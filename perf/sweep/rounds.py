@@ -173,16 +173,17 @@ class RoundsSweep(SweepBase):
         return index
 
     def _load(self, engine: Rounds, name: str) -> bool:
-        """Load one variant and make it ready (its cold start measured the first time); ``False``
+        """Load one variant and make it ready (its cold start measured the first time it is loaded
+        to the end, :func:`perf.coldstart.measure.wanted`); ``False``
         when it failed (recorded)."""
         vr, plan = self._variant(name), self.plans[name]
         srv = self._server()
         vr.server, vr.status, vr.error = srv.http_url, "pending", None
-        first = vr.cold_start is None
+        first = coldstart.wanted(vr)  # none yet, or an earlier session's left incomplete
         self.progress({"event": "variant_loading", "variant": name})
         start = time.monotonic()
         try:  # checked to be the variant, and stamped with what the server runs
-            stamp_loaded(vr, coldstart.load(srv, vr) if first else srv.load(name))  # first: timed, its cold start
+            stamp_loaded(vr, coldstart.load(srv, vr, self.session) if first else srv.load(name))  # first: timed, its cold start
             self.progress({"event": "variant_loaded", "variant": name, "seconds": time.monotonic() - start})
         except ServerError as e:
             self._fail(vr, f"{e.message.splitlines()[0]} (server log: {self._log_name()})")

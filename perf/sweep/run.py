@@ -62,12 +62,24 @@ class Sweep(Sequential, RoundsSweep):
         return out
 
     def run_all(self) -> RunResult:
-        """Sweep every variant; returns the run (also saved in ``run_dir``).
+        """Sweep every variant; returns the run (also saved in ``run_dir``), its session
+        recorded as finished or interrupted (``RunResult.sessions``).
 
         Raises:
             KeyboardInterrupt: after saving what was measured (the caller reports it).
             PerfError / ServerError: when the server cannot be started at all.
         """
+        try:
+            run = self._run_all()
+        except KeyboardInterrupt:
+            self.run.sessions[-1].ended = "interrupted"
+            self._save()
+            raise
+        self.run.sessions[-1].ended = "finished"
+        self._save()
+        return run
+
+    def _run_all(self) -> RunResult:
         o = self.opts
         if o.resume:  # what it measures further must be the files its earlier sessions measured
             refuse_changed(self.run, self.names, self.repository.path, "resumed measurement", SERVED)

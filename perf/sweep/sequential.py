@@ -62,16 +62,17 @@ class Sequential(SweepBase):
         vr.server = srv.http_url
         self.progress({"event": "variant_loading", "variant": vr.name})
         start = time.monotonic()
+        cold = coldstart.wanted(vr)  # none yet, or an earlier session's left incomplete: one rule with the rounds
         try:
             # srv.load(vr.name), timed: the variant's cold start (perf.coldstart.measure); checked to be the variant
-            stamp_loaded(vr, coldstart.load(srv, vr))
+            stamp_loaded(vr, coldstart.load(srv, vr, self.session) if cold else srv.load(vr.name))
             self.progress({"event": "variant_loaded", "variant": vr.name, "seconds": time.monotonic() - start})
         except ServerError as e:
             self._fail(vr, f"{e.message.splitlines()[0]} (server log: {self._log_name()})", levels_left=self._left(vr, tried))
             self._server()  # restart if the failed load took the server down
             return
         try:
-            args_by_shape = self.ready(srv, vr, keys)
+            args_by_shape = self.ready(srv, vr, keys, cold=cold)
             while keys:  # the search's next concurrency (every batch size, shape, trial), until it says done
                 for c, b, t, r, sh in keys:
                     self.progress(

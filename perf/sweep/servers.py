@@ -258,6 +258,8 @@ class ServerPool:
             log.warning("%s and %s share %s: measured in parallel anyway (--allow-shared-host)", a.url, b.url, why)
             a.shares_with.append(b.url)
             b.shares_with.append(a.url)
+        for s in found:
+            s.session = len(self.run.sessions) or None
         known = {s.url for s in self.run.servers}
         self.run.servers += [s for s in found if s.url not in known]
         for s in found:  # a resumed run: the server as it is now
