@@ -24,8 +24,9 @@ Cost model (each number is the setting it comes from, or a constant measured on 
 :func:`fit` first lowers the ladder's top (fewer levels per round) until the planned rounds
 fit, then, only when not even the rounds a verdict needs fit, drops the least promising (by
 :func:`perf.search.promise.by_measurements`: what the run measured before, then the configuration order)
-variants (at least 2 stay); the baseline yields to the sweep (it is in the estimate, but no
-level or variant is cut for it: it is skipped when what is left would not cover it); each cut is returned as a
+variants (at least 2 stay); the baseline yields to the sweep: no level or variant is cut for it,
+but when the rounds a verdict needs fit beside it its time is kept from the rounds up front
+(:attr:`Fit.reserve_s`), else it runs on what the rounds leave (:func:`perf.sweep.run.baseline_fits`); each cut is returned as a
 :class:`~perf.records.rounds.Cut` (the sweep records them, the report lists them). While it
 runs, the scheduler re-estimates from the visits it has timed and starts no round that would
 end past the budget (:mod:`perf.search.rounds`). The plan's estimate is a bound (every
@@ -121,7 +122,9 @@ class Fit:
         variants: The variants kept, in the given (most promising first) order.
         cuts: What was cut to fit.
         visit_s, load_s: The costs used.
-        baseline_s: Estimated in-process baseline after the sweep (s; run when the budget has it left).
+        baseline_s: Estimated in-process baseline after the sweep (s).
+        reserve_s: Budget kept for it up front (s): ``baseline_s`` when the rounds a verdict needs
+            fit beside it, else 0 (it yields to the rounds: :func:`perf.sweep.run.baseline_fits`).
         visits: Visits of one variant in each round of its own (:func:`levels_by_round` times the
             visits per level), up to ``max_rounds``: what :func:`late` plans a cut variant with.
     """
@@ -135,6 +138,7 @@ class Fit:
     load_s: float
     baseline_s: float = 0.0
     visits: list[int] = dataclasses.field(default_factory=list)
+    reserve_s: float = 0.0
 
     @property
     def cut_variants(self) -> list[str]:
@@ -261,13 +265,15 @@ def fit(
                 concurrency=levels[-1] * search.growth,
             ),
         )
+    after = len(kept) * BASELINE_S if baseline else 0.0  # kept up front when the verdict's rounds fit beside it
+    keep = after if budget_s is not None and cost(len(kept), levels, MIN_ROUNDS) + after <= budget_s else 0.0
     rounds = want
     if budget_s is not None:
-        while rounds > 1 and cost(len(kept), levels, rounds) > budget_s:
+        while rounds > 1 and cost(len(kept), levels, rounds) > budget_s - keep:
             rounds -= 1
-    after = len(kept) * BASELINE_S if baseline else 0.0
     visits = [n * keys_per_level for n in levels_by_round(levels, adaptive, rules, max(rules.max_rounds, MIN_ROUNDS), search)]
-    return Fit(cost(len(kept), levels, rounds), rounds, cap, kept, cuts, visit_s(rules.window_ms), LOAD_S, after, visits)
+    est = cost(len(kept), levels, rounds)
+    return Fit(est, rounds, cap, kept, cuts, visit_s(rules.window_ms), LOAD_S, after, visits, keep)
 
 
 @dataclasses.dataclass
