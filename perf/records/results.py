@@ -88,14 +88,9 @@ class ServerStart:
 
 @dataclass(config=_CONFIG)
 class Session:
-    """One session of a run: the sweep that made it, then each ``--resume``
-    (``RunResult.sessions``, in order; a record names its session by its number, 1 first).
-
-    Attributes:
-        started: When it started (ISO time).
-        ended: ``"finished"``, ``"interrupted"`` (Ctrl-C: what it measured was saved), or ``None``
-            while it runs or when it ended without a word (killed).
-    """
+    """One session of a run (the sweep, then each ``--resume``; ``RunResult.sessions``, 1 first): when it
+    ``started`` (ISO time) and how it ``ended``: ``"finished"``, ``"interrupted"`` (Ctrl-C: what it
+    measured was saved), ``None`` while it runs or when it ended without a word (killed)."""
 
     started: str
     ended: Literal["finished", "interrupted"] | None = None

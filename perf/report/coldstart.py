@@ -24,7 +24,7 @@ from perf.records.coldstart import CLIENT_ALLOWANCE_MS, STEADY_RATIO, ColdStart,
 from perf.records.levels import HOST_BUSY, LevelResult
 from perf.records.results import RunResult
 from perf.report.phrases import Facts, say
-from perf.report.servers import how_loaded, session_words
+from perf.report.servers import how_loaded, session_words, sessions_sentence
 
 #: The run id of ``triton-perf coldstart``'s own records (no sweep behind them).
 STANDALONE_RUN = "perf-coldstart"
@@ -111,7 +111,7 @@ def _size(fr: FirstRequests) -> str:
 def table_lines(items: list[Entry], run: RunResult | None = None) -> list[str]:
     """The cold-start table (markdown lines), one row per variant; in a ``run`` of several
     sessions a column says which session each cold start is from (:func:`session_words`)."""
-    sessions = run is not None and len(run.sessions) > 1
+    session = (lambda c: [session_words(run, c.session) or "-"]) if run is not None and len(run.sessions) > 1 else None
     headers = [
         "variant",
         "warmup",
@@ -129,12 +129,7 @@ def table_lines(items: list[Entry], run: RunResult | None = None) -> list[str]:
             fmt(c.load_s, 2),
             fmt(c.load_log_s, 2) + (f" (instances {fmt(c.instances_log_s, 2)})" if c.instances_log_s else ""),
         ]
-        head = [
-            f"`{e.name}`",
-            *([session_words(run, c.session) or "-"] if run is not None and sessions else []),
-            c.warmup or "off",
-            *load,
-        ]
+        head = [f"`{e.name}`", *(session(c) if session else []), c.warmup or "off", *load]
         first = c.first_request
         if c.not_measured or first is None:
             rows.append([*head, c.why_not_measured or ""])
@@ -146,7 +141,7 @@ def table_lines(items: list[Entry], run: RunResult | None = None) -> list[str]:
         first_ms = fmt(first.first_ms, 1) + flag_mark(first.flag)
         rows.append([*head, first_ms, _ratio_text(first, e.levels), later, _count_text(e)])
     align: list[Align] = ["left", "left", "right", "right", "right", "right", "left", "right"]
-    if sessions:
+    if session:
         headers.insert(1, "session")
         align.insert(1, "left")
     return table(headers, rows, align)
@@ -251,12 +246,7 @@ def conclusion(run: RunResult, items: list[Entry]) -> str:
     if skipped:
         bound += f"; {len(skipped)} variant(s) not measured ({skipped[0].name}: {skipped[0].cold.why_not_measured})"
     parts.append(bound + ".")
-    if len(run.sessions) > 1:
-        parts.append(
-            f"The run has {len(run.sessions)} sessions (the sweep, then each `--resume`): a variant's cold start is from the "
-            "first session that measured it to the end (the table's session column); a variant loaded again in a later "
-            "session keeps it, and one whose load an interruption cut short is measured again."
-        )
+    parts += [sessions_sentence(run)] if len(run.sessions) > 1 else []
     step = next_step(items, run.run_id)
     if step:
         parts.append(f"To warm up what a variant will be sent, rebuild with `--warmup random` (or `zero`) and `{step}`.")

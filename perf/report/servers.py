@@ -28,6 +28,15 @@ def session_words(run: RunResult, n: int | None) -> str | None:
     return ", ".join(words)
 
 
+def sessions_sentence(run: RunResult) -> str:
+    """The cold-start conclusion's words on a run of several sessions (which record a variant keeps)."""
+    return (
+        f"The run has {len(run.sessions)} sessions (the sweep, then each `--resume`): a variant's cold start is from the "
+        "first session that measured it to the end (the table's session column); a variant loaded again in a later "
+        "session keeps it, and one whose load an interruption cut short is measured again."
+    )
+
+
 def variants_by_server(run: RunResult) -> dict[str, tuple[list[str], list[str]]]:
     """Per server URL: the variants measured there (a level with numbers) and those that
     reached it but were not (refused, failed to load, cut before a level): the one place every
