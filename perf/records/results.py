@@ -88,9 +88,8 @@ class ServerStart:
 
 @dataclass(config=_CONFIG)
 class Session:
-    """One session of a run (the sweep, then each ``--resume``; ``RunResult.sessions``, 1 first): when it
-    ``started`` (ISO time) and how it ``ended``: ``"finished"``, ``"interrupted"`` (Ctrl-C: what it
-    measured was saved), ``None`` while it runs or when it ended without a word (killed)."""
+    """One session of a run (the sweep, then each ``--resume``; ``RunResult.sessions``, 1 first): ``started`` (ISO
+    time), ``ended``: ``"finished"``, ``"interrupted"`` (Ctrl-C), ``None`` while it runs or when killed."""
 
     started: str
     ended: Literal["finished", "interrupted"] | None = None
@@ -266,8 +265,7 @@ class RunResult:
     servers: list[MeasuringServer] = dataclasses.field(default_factory=list)
     search: SearchRecord | None = None
     rounds: RoundsRecord | None = None
-    #: Its sessions (:class:`Session`); empty in a run saved before they were recorded.
-    sessions: list[Session] = dataclasses.field(default_factory=list)
+    sessions: list[Session] = dataclasses.field(default_factory=list)  # empty: saved before they were recorded
 
     @field_validator("settings")
     @classmethod

@@ -122,9 +122,8 @@ class Fit:
         variants: The variants kept, in the given (most promising first) order.
         cuts: What was cut to fit.
         visit_s, load_s: The costs used.
-        baseline_s: Estimated in-process baseline after the sweep (s).
-        reserve_s: Budget kept for it up front (s): ``baseline_s`` when the rounds a verdict needs
-            fit beside it, else 0 (it yields to the rounds: :func:`perf.sweep.run.baseline_fits`).
+        baseline_s: Estimated in-process baseline after the sweep (s); ``reserve_s``: the budget kept for it
+            up front (``baseline_s`` when the rounds a verdict needs fit beside it, else 0).
         visits: Visits of one variant in each round of its own (:func:`levels_by_round` times the
             visits per level), up to ``max_rounds``: what :func:`late` plans a cut variant with.
     """
@@ -272,8 +271,7 @@ def fit(
         while rounds > 1 and cost(len(kept), levels, rounds) > budget_s - keep:
             rounds -= 1
     visits = [n * keys_per_level for n in levels_by_round(levels, adaptive, rules, max(rules.max_rounds, MIN_ROUNDS), search)]
-    est = cost(len(kept), levels, rounds)
-    return Fit(est, rounds, cap, kept, cuts, visit_s(rules.window_ms), LOAD_S, after, visits, keep)
+    return Fit(cost(len(kept), levels, rounds), rounds, cap, kept, cuts, visit_s(rules.window_ms), LOAD_S, after, visits, keep)
 
 
 @dataclasses.dataclass
