@@ -6,8 +6,11 @@
   levels marked and the p99 budget drawn.
 * :func:`plot_small_multiples`: throughput against concurrency, one panel per value of one
   factor of the grid (:func:`facets`: instance count first), one line per value of a second
-  factor (the batching setting first): the median over the variants sharing both values,
-  with their min–max as a band — the grid's shape at a glance, whatever its size.
+  factor (the batching setting first), split by every other setting its variants differ in
+  (format, model, ...; up to :data:`MAX_LINES` lines, past it the label names what a line pools):
+  the median over the variants sharing them, with their min–max as a band — the grid's shape
+  at a glance, whatever its size. Flagged levels are ringed with the tables' mark; a panel
+  missing a line the grid has says why (cut for time, failed) under its title.
 
 Both return what they drew (:data:`perf.plots.canvas.Drawn`).
 """
@@ -15,9 +18,12 @@ Both return what they drew (:data:`perf.plots.canvas.Drawn`).
 from __future__ import annotations
 
 import statistics
+import textwrap
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from builders.config.variants import Variant
 from core.wording import count
 from perf.analysis.effects import FACTORS, Factor, value_order
 from perf.analysis.frontier import operating_frontier
@@ -28,7 +34,7 @@ from perf.analysis.stats import P99, THROUGHPUT, Point, curve
 from perf.markdown import flag_mark, fmt_given
 from perf.plots.canvas import Drawn, finish, log_scale_if_wide, panels, place_labels, pyplot, series_linestyle, xy
 from perf.plots.palette import BLACK, REFERENCE, SERIES
-from perf.plots.styles import GREY, style
+from perf.plots.styles import ALL_DISTINCT, GREY, style
 from perf.plots.ticks import concurrency_axis, save
 from perf.records.results import RunResult
 
@@ -38,6 +44,8 @@ FACET_ORDER = ("count", "format", "mbs", "kind", "precision", "warmup", "preferr
 COLOUR_ORDER = ("setting", "format", "count", "mbs", "precision", "kind", "warmup", "preferred", "ortrt", "gpus")
 #: Small-multiple panels per row.
 PANEL_COLUMNS = 3
+#: Lines of a small-multiples figure: past it, a line pools the last settings of :data:`SPLIT_ORDER` (and says so).
+MAX_LINES = ALL_DISTINCT
 
 SETTING = Factor(
     "setting",
@@ -46,7 +54,11 @@ SETTING = Factor(
     lambda t: t.max_queue_delay_us if t.dynamic_batching else "off",
     lambda v: "batching off" if v == "off" else f"queue delay {v} µs",
 )
-_BY_KEY: dict[str, Factor] = {f.key: f for f in (*FACTORS, SETTING)}
+MODEL = Factor("model", "model", ("model",), lambda t: t.model, lambda v: f"model {v}")
+_BY_KEY: dict[str, Factor] = {f.key: f for f in (*FACTORS, SETTING, MODEL)}
+#: Settings a line is split by where variants sharing its panel and colour differ in them, most
+#: telling first (a median over formats or models is a number no variant had).
+SPLIT_ORDER = ("model", *COLOUR_ORDER)
 
 
 def plot_frontier(
@@ -155,63 +167,148 @@ def facets(run: RunResult, names: list[str]) -> tuple[Factor, Factor, dict[str, 
     return _BY_KEY[facet], _BY_KEY[colour], vals[facet], vals[colour]
 
 
-def _median_curve(group: list[list[Point]]) -> tuple[list[int], list[float], list[float], list[float]]:
-    by: dict[int, list[float]] = {}
+def _median_curve(group: list[list[Point]]) -> tuple[list[int], list[float], list[float], list[float], list[str]]:
+    """Each concurrency's median, min and max over ``group``'s curves, and the flag the point
+    carries: the first flagged status among the levels behind it ("ok" when none)."""
+    by: dict[int, list[Point]] = {}
     for c in group:
         for p in c:
-            by.setdefault(p.concurrency, []).append(p.value(THROUGHPUT))
+            by.setdefault(p.concurrency, []).append(p)
     xs = sorted(by)
-    return xs, [statistics.median(by[x]) for x in xs], [min(by[x]) for x in xs], [max(by[x]) for x in xs]
+    ys = {x: [p.value(THROUGHPUT) for p in by[x]] for x in xs}
+    flags = [next(iter(sorted(p.status for p in by[x] if flag_mark(p.status))), "ok") for x in xs]
+    return xs, [statistics.median(ys[x]) for x in xs], [min(ys[x]) for x in xs], [max(ys[x]) for x in xs], flags
+
+
+def _split(facet: Factor, colour: Factor, typed: dict[str, Variant]) -> tuple[list[Factor], list[Factor]]:
+    """The settings off the panels' axes that vary among variants sharing a panel and a
+    colour: those a line is split by (:data:`SPLIT_ORDER`, while the lines stay within
+    :data:`MAX_LINES`) and those a line's median still spans (its label names them)."""
+    groups: dict[tuple, list[Variant]] = {}
+    for t in typed.values():
+        groups.setdefault((facet.value(t), colour.value(t)), []).append(t)
+    varying = [
+        f
+        for k in SPLIT_ORDER
+        if k not in (facet.key, colour.key)
+        and any(len({repr((f := _BY_KEY[k]).value(t)) for t in g}) > 1 for g in groups.values())
+    ]
+    split = list(varying)
+    while split and len({_line_key(colour, split, t) for t in typed.values()}) > MAX_LINES:
+        split.pop()
+    return split, varying[len(split) :]
+
+
+def _line_key(colour: Factor, split: list[Factor], t: Variant) -> tuple:
+    return (colour.value(t), *(repr(f.value(t)) for f in split))
+
+
+def _line_label(colour: Factor, split: list[Factor], t: Variant) -> str:
+    """The colour value's words, then each split setting's (where it applies)."""
+    return " · ".join([colour.show(colour.value(t)), *(f.show(v) for f in split if (v := f.value(t)) is not None)])
+
+
+def _not_drawn(run: RunResult, names: list[str], bs: int, failed: frozenset[str]) -> dict[str, str]:
+    """Why each variant of the run without a curve at client batch size ``bs`` has none."""
+    out = {}
+    for v in run.variants:
+        if v.name in names:
+            continue
+        if (v.error or "").startswith("cut for time"):
+            out[v.name] = "cut for time"
+        elif v.name in failed or v.status == "failed":
+            out[v.name] = "failed"
+        elif v.levels:
+            out[v.name] = f"no level at client batch size {bs}"
+        else:
+            out[v.name] = "not reached" if v.status == "pending" else v.status
+    return out
 
 
 def plot_small_multiples(
     run: RunResult, points: dict[str, list[Point]], path: Path, failed: frozenset[str] = frozenset()
 ) -> Drawn | None:
     """Throughput vs concurrency faceted by one factor, coloured by another (see the module
-    docstring). None (no file) when the grid has fewer than two varying factors."""
+    docstring). None (no file) when the grid has fewer than two varying factors.
+
+    A line never pools settings off the panels' axes without saying so: it is split by them
+    (format, model, ...; :func:`_split`), or, past :data:`MAX_LINES`, its label names what its
+    median spans. A point whose levels include a flagged one is ringed, its legend entry
+    carrying the tables' mark (:func:`perf.markdown.flag_mark`); a panel without a line the
+    grid has (variants cut for time, failed) says which and why under its title.
+    """
     names = [n for n in points if n not in failed and curve(points[n])]
     picked = facets(run, names)
     if picked is None:
         return None
-    facet, colour, fv, cv = picked
+    facet, colour, fv, _ = picked
+    typed = {v.name: t for v in run.variants if (t := variant_of(v)) is not None}
+    split, spanned = _split(facet, colour, {n: typed[n] for n in names})
+    keys = {n: _line_key(colour, split, t) for n, t in typed.items()}
+    labels = {keys[n]: _line_label(colour, split, t) for n, t in typed.items()}
+    for k in {keys[n] for n in names}:  # what a line's median pools, in its label
+        spans = [f.label for f in spanned if len({repr(f.value(typed[n])) for n in names if keys[n] == k}) > 1]
+        if spans:
+            labels[k] += f" (median over {', '.join(spans)})"
+    line_keys = sorted({keys[n] for n in names}, key=lambda k: [value_order(v) for v in k])
     panel_values = sorted(set(fv.values()), key=value_order)
-    colour_values = sorted(set(cv.values()), key=value_order)
     plt = pyplot()
     cols = min(PANEL_COLUMNS, len(panel_values))
     rows = -(-len(panel_values) // cols)
     fig, axes = plt.subplots(rows, cols, figsize=(5.2 * cols, 1.2 + 3.6 * rows), squeeze=False, sharey=True, layout="constrained")
     drawn: Drawn = {}
     bs = min(curve(points[n])[0].batch_size for n in names)
+    why = _not_drawn(run, names, bs, failed)
     for ax, value in zip(axes.flat, panel_values):
         title = facet.show(value)
-        ax.set_title(title, fontsize=10)
         drawn[title] = {}
-        for i, c in enumerate(colour_values):
-            group = [curve(points[n], bs) for n in names if fv[n] == value and cv[n] == c]
-            group = [g for g in group if g]
+        rings: dict[str, list[tuple[float, float, str]]] = {}  # flagged status -> (x, y, line colour)
+        for i, k in enumerate(line_keys):
+            group = [curve(points[n], bs) for n in names if fv[n] == value and keys[n] == k]
             if not group:
                 continue
-            xs, med, lo, hi = _median_curve(group)
+            xs, med, lo, hi, flags = _median_curve(group)
             look = style(i)
-            label = colour.show(c)
             (line,) = ax.plot(
-                xs, med, color=look.colour, marker=look.marker, ls=series_linestyle(look.linestyle, xs), ms=4, label=label
+                xs, med, color=look.colour, marker=look.marker, ls=series_linestyle(look.linestyle, xs), ms=4, label=labels[k]
             )
             if len(group) > 1:
                 ax.fill_between(xs, lo, hi, color=look.colour, alpha=0.07, lw=0)
-            drawn[title][label] = xy(line)
+            drawn[title][labels[k]] = xy(line)
+            for x, y, status in zip(xs, med, flags):
+                if status != "ok":
+                    rings.setdefault(status, []).append((x, y, look.colour))
+        for status, ringed in sorted(rings.items()):
+            rx, ry, colours = (list(c) for c in zip(*ringed))
+            ring_label = f"ring: a flagged level behind the point{flag_mark(status)}"
+            ax.scatter(rx, ry, s=80, facecolors="none", edgecolors=colours, linewidths=1.3, zorder=3)
+            ax.scatter([], [], s=80, facecolors="none", edgecolors=BLACK, linewidths=1.3, label=ring_label)  # its legend entry
+            drawn[title][ring_label] = ([float(x) for x in rx], [float(y) for y in ry])
+        missing: dict[str, list[str]] = {}
+        for n, t in typed.items():
+            if facet.value(t) == value and keys[n] not in {keys[m] for m in names if fv[m] == value} and n in why:
+                missing.setdefault(labels[keys[n]], []).append(why[n])
+        notes = [
+            f"no line {lab}: " + ", ".join(f"{count(c, 'variant')} {w}" for w, c in Counter(ws).items())
+            for lab, ws in sorted(missing.items())
+        ]
+        for note in notes:
+            drawn[title][note] = ([], [])
+        ax.set_title("\n".join([title, *(textwrap.fill(n, 70) for n in notes)]), fontsize=10)
         concurrency_axis(ax, {p.concurrency for n in names for p in curve(points[n], bs)})
         ax.grid(True, alpha=0.3)
     for ax in axes.flat[len(panel_values) :]:
         ax.set_visible(False)
     axes[0, 0].set_ylabel("throughput (infer/s)")
     handles = {c: h for ax in axes.flat for h, c in zip(*ax.get_legend_handles_labels())}
-    fig.legend(list(handles.values()), list(handles), loc="outside lower center", ncol=min(6, len(handles)), fontsize=8)
-    fig.suptitle(
-        f"Throughput vs concurrency by {facet.label} (panels) and {colour.label} (lines): median over the variants "
-        f"sharing both, band = their min–max" + (f"; client batch size {bs}" if bs != 1 else ""),
-        fontsize=10,
+    fig.legend(list(handles.values()), list(handles), loc="outside lower center", ncol=min(4, len(handles)), fontsize=8)
+    title = (
+        f"Throughput vs concurrency by {facet.label} (panels) and {colour.label}"
+        + "".join(f", {f.label}" for f in split)
+        + " (lines): a line pools only the variants sharing every setting it names (median, band = their min–max)"
+        + (f"; client batch size {bs}" if bs != 1 else "")
     )
+    fig.suptitle(textwrap.fill(title, 60 * cols), fontsize=10)
     save(fig, path)
     plt.close(fig)
     return drawn
