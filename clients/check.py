@@ -24,6 +24,7 @@ from builders.verify.verdicts import kernel_precision
 from clients.infer import infer
 from clients.runtimes.models import unload_and_wait
 from clients.server import ServerOptions, TritonServer
+from clients.shapes import batch_sizes_of, batch_sizes_text
 from core import precision as precisions
 from core.errors import ClientError, ServerError, ToolkitError
 from core.wording import count, of
@@ -45,6 +46,9 @@ class CheckResult:
     #: Why a pass does not vouch for the variant's precision: the server's kernels compute it in
     #: another one (:func:`precision_not_exercised`); ``None`` when they compute in it.
     not_exercised: str | None = None
+    #: What was sent: the size of the batch and of each dynamic axis of the build's one saved
+    #: reference batch (:func:`clients.shapes.batch_sizes_of`); empty when no reference was read.
+    sizes: dict[str, int] = dataclasses.field(default_factory=dict)
 
 
 def precision_not_exercised(variant: RepositoryVariant) -> str | None:
@@ -94,6 +98,7 @@ def check_variant(url: str, protocol: str, variant: RepositoryVariant) -> CheckR
         tolerances = variant.tolerances or precisions.get(variant.params.precision if variant.params else "fp32").rtol
     except ToolkitError as e:
         return CheckResult(variant.name, protocol, False, [], str(e))
+    sizes = batch_sizes_of([b.spec for b in variant.inputs], inputs)
     try:
         served = infer(
             url,
@@ -103,12 +108,12 @@ def check_variant(url: str, protocol: str, variant: RepositoryVariant) -> CheckR
             [out_names.get(k, k) for k in expected],
         )
     except (ClientError, ValueError) as e:  # tritonclient raises ValueError on malformed responses
-        return CheckResult(variant.name, protocol, False, [], str(e))
+        return CheckResult(variant.name, protocol, False, [], str(e), sizes=sizes)
     actual = {k: served[out_names.get(k, k)] for k in expected}
     comps = compare_outputs(actual, expected, tolerances)
     passed = all(c.passed for c in comps)
     caveat = precision_not_exercised(variant) if passed else None
-    return CheckResult(variant.name, protocol, passed, [c.to_json() for c in comps], not_exercised=caveat)
+    return CheckResult(variant.name, protocol, passed, [c.to_json() for c in comps], not_exercised=caveat, sizes=sizes)
 
 
 def _loaded_before(server: TritonServer, opts: ServerOptions) -> set[str]:
@@ -319,6 +324,19 @@ def _served_differences(client: Any, protocol: str, repository: Path, name: str)
     )
 
 
+def checked_sizes(results: Sequence[CheckResult]) -> str:
+    """The batch and dynamic-axis sizes the outputs were compared at: ``"batch 4, ncat=8"``, or
+    per variant where they differ (``"batch 4, ncat=8 (2 variants); batch 2, seq=16 (1 variant)"``);
+    ``""`` when no result knows them."""
+    by: dict[str, set[str]] = {}
+    for r in results:
+        if r.sizes:
+            by.setdefault(batch_sizes_text(r.sizes), set()).add(r.variant)
+    if len(by) == 1:
+        return next(iter(by))
+    return "; ".join(f"{text} ({count(len(vs), 'variant')})" for text, vs in by.items())
+
+
 def check_summary(results: Sequence[CheckResult]) -> str:
     """The line under ``clients check``'s table (:mod:`core.wording`'s rule on counts: the rows shown).
 
@@ -327,7 +345,8 @@ def check_summary(results: Sequence[CheckResult]) -> str:
     counts those rows first, then the variants, each by its name: ``"32 of 32 rows passed (every
     output within tolerance); 8 of 8 variants passed over http and grpc"``, ``"0 of 2 rows
     passed: 2 rows got no output (the error in the row); 0 of 2 variants passed over http and
-    grpc"``; and how many passes did not exercise the variant's precision.
+    grpc"``; the batch and dynamic-axis sizes checked (:func:`checked_sizes`: one saved batch, so
+    "at batch 4, ncat=8 only"); and how many passes did not exercise the variant's precision.
     """
     outputs = [o for r in results for o in r.outputs]
     within = sum(1 for o in outputs if o["passed"])
@@ -343,6 +362,9 @@ def check_summary(results: Sequence[CheckResult]) -> str:
         line += " (every output within tolerance)"
     else:
         line += f": {count(rows - within, 'output')} out of tolerance"
+    checked = checked_sizes(results)
+    if checked:
+        line += f", at {checked} only (the build's one saved reference batch; other sizes not checked here)"
     variants = list(dict.fromkeys(r.variant for r in results))
     good = [v for v in variants if all(r.passed for r in results if r.variant == v)]
     protocols = " and ".join(dict.fromkeys(r.protocol for r in results))

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from builders.model.spec import ModelSpec
 from builders.model.tensor import BATCH_AXIS, Dim, TensorSpec
@@ -293,3 +294,31 @@ def check_batch_size(model: str, max_batch_size: int, batch_size: int) -> None:
 
 def _text(dims: Sequence[int]) -> str:
     return ",".join(map(str, dims))
+
+
+def batch_sizes_of(tensors: Sequence[TensorSpec], arrays: Mapping[str, Any]) -> dict[str, int]:
+    """The size of the batch axis and of each named dynamic axis in one batch of inputs.
+
+    Args:
+        tensors: The inputs' specs (their ``shape`` names the dynamic axes; the batch axis is first).
+        arrays: The inputs, by spec name (numpy arrays: only ``.shape`` is read).
+
+    Returns:
+        ``{"batch": 4, "ncat": 8}``: the batch first, then each axis in the order the inputs name
+        it; empty when no input of ``tensors`` is in ``arrays``.
+    """
+    out: dict[str, int] = {}
+    for t in tensors:
+        shape = getattr(arrays.get(t.name), "shape", None)
+        if shape is None or len(shape) != len(t.shape) + 1:
+            continue
+        out.setdefault(BATCH_AXIS, int(shape[0]))
+        for d, size in zip(t.shape, shape[1:]):
+            if isinstance(d, str):
+                out.setdefault(d, int(size))
+    return out
+
+
+def batch_sizes_text(sizes: Mapping[str, int]) -> str:
+    """``{"batch": 4, "ncat": 8}`` -> ``"batch 4, ncat=8"`` (``--shape``'s ``axis=size`` form for the axes)."""
+    return ", ".join(f"{BATCH_AXIS} {v}" if k == BATCH_AXIS else f"{k}={v}" for k, v in sizes.items())

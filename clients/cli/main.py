@@ -235,9 +235,16 @@ def results_table(results: list[Any]) -> Any:
     from rich.markup import escape
     from rich.table import Table
 
-    table = Table(title="served outputs vs PyTorch reference")
-    for col in ("variant", "protocol", "output", "max abs err", "max rel err", "rtol", "result"):
+    from clients.check import checked_sizes
+    from clients.shapes import batch_sizes_text
+
+    sizes = {batch_sizes_text(r.sizes) for r in results if r.sizes}
+    one_size = len(sizes) == 1  # the sizes sent, in the title; per row where variants differ
+    table = Table(title="served outputs vs PyTorch reference" + (f", at {checked_sizes(results)}" if one_size else ""))
+    columns = ["variant", "protocol", "output", "max abs err", "max rel err", "rtol", "result"]
+    for col in columns[:1] + ([] if one_size or not sizes else ["at"]) + columns[1:]:
         table.add_column(col, no_wrap=col == "variant", overflow="fold")
+    at = (lambda r: [batch_sizes_text(r.sizes)]) if sizes and not one_size else (lambda r: [])
     failed: dict[tuple[str, str], list[str]] = {}
     for r in results:
         if not r.outputs:
@@ -248,7 +255,7 @@ def results_table(results: list[Any]) -> Any:
         if not r.outputs and key not in shown:
             shown.add(key)
             table.add_row(
-                escape(r.variant), ", ".join(failed[key]), "-", "-", "-", "-", f"[red]FAIL[/red] {escape(r.error or '')}"
+                escape(r.variant), *at(r), ", ".join(failed[key]), "-", "-", "-", "-", f"[red]FAIL[/red] {escape(r.error or '')}"
             )
         for o in r.outputs:
             verdict = "[green]pass[/green]" if o["passed"] else f"[red]FAIL[/red] {escape(o.get('problem') or '')}"
@@ -256,6 +263,7 @@ def results_table(results: list[Any]) -> Any:
                 verdict = "[yellow]pass*[/yellow] (precision not exercised)"
             table.add_row(
                 escape(r.variant),
+                *at(r),
                 r.protocol,
                 escape(o["name"]),
                 f"{o['max_abs_err']:.3g}",

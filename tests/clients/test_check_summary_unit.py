@@ -69,3 +69,43 @@ def test_nouns_agree_with_their_number() -> None:
     assert count(1, "variant") == "1 variant" and count(0, "variant") == "0 variants"
     assert of(1, 1, "variant × protocol check") == "1 of 1 variant × protocol check"
     assert [plural(n) for n in ("batch", "pass", "entry", "key", "model")] == ["batches", "passes", "entries", "keys", "models"]
+
+
+def _table(results: list[CheckResult]) -> str:
+    out = io.StringIO()
+    print_table(results_table(results), Console(file=out, width=200))
+    return out.getvalue()
+
+
+def test_the_summary_and_table_say_the_one_batch_and_axis_sizes_checked() -> None:
+    """Trial 7 F17: "12 of 12 rows passed (every output within tolerance)" over one saved batch
+    (batch 4, ncat=8), without saying which: the sizes sent are read from the reference inputs."""
+    import numpy as np
+
+    from builders.model.tensor import TensorSpec
+    from clients.shapes import batch_sizes_of
+
+    specs = [TensorSpec("features", "float32", (24,)), TensorSpec("cat_ids", "int64", ("ncat",))]
+    sent = {"features": np.zeros((4, 24), np.float32), "cat_ids": np.zeros((4, 8), np.int64)}
+    sizes = batch_sizes_of(specs, sent)
+    assert sizes == {"batch": 4, "ncat": 8}
+    results = [CheckResult(f"v{i}", p, True, [_output("y")], sizes=sizes) for i in range(2) for p in ("http", "grpc")]
+    assert check_summary(results) == (
+        "4 of 4 rows passed (every output within tolerance), at batch 4, ncat=8 only (the build's one saved "
+        "reference batch; other sizes not checked here); 2 of 2 variants passed over http and grpc"
+    )
+    assert "served outputs vs PyTorch reference, at batch 4, ncat=8" in _table(results)
+    other = CheckResult("w", "http", True, [_output("y")], sizes={"batch": 2, "seq": 16})
+    assert "at batch 4, ncat=8 (2 variants); batch 2, seq=16 (1 variant) only" in check_summary([*results, other])
+    table = _table([*results, other])
+    assert "┃ at " in table and "batch 2, seq=16" in table  # a column where the variants differ
+
+
+def test_sizes_of_a_batch_without_a_dynamic_axis_is_the_batch_alone() -> None:
+    import numpy as np
+
+    from builders.model.tensor import TensorSpec
+    from clients.shapes import batch_sizes_of, batch_sizes_text
+
+    assert batch_sizes_text(batch_sizes_of([TensorSpec("x", "float32", (3,))], {"x": np.zeros((2, 3))})) == "batch 2"
+    assert batch_sizes_of([TensorSpec("x", "float32", (3,))], {}) == {}
