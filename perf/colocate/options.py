@@ -13,6 +13,7 @@ from pydantic.dataclasses import dataclass
 
 from clients.runtimes.options import ServerOptions
 from core.options import NOT_A_FLAG, Flag
+from core.units import NotAboveZero, parse_ms
 from perf.analysis.paired import GAP_ROUNDS
 from perf.analysis.paired import min_rounds as fewest_rounds
 from perf.measure.host import HOST_BUSY_THRESHOLD_PCT
@@ -56,10 +57,13 @@ _EXAMPLES = {"PATTERN[,PATTERN]": "'mlp_onnx_*'", "CONCURRENCY": "4", "WEIGHT": 
 EVERY_MODEL = "*"
 
 
-def per_model(kind: str, example: str) -> Callable[[tuple[str, ...]], dict[str, float]]:
+def per_model(
+    kind: str, example: str, number: Callable[[str], float | None] | None = None
+) -> Callable[[tuple[str, ...]], dict[str, float]]:
     """A parser of a per-model number flag: ``25`` (every model), ``mlp=25,tiny=10``, or both
     (``25,tiny=10``: tiny 10, every other model 25), repeatable; each value above zero. The
-    result maps a model to its value, :data:`EVERY_MODEL` to the value of models not named."""
+    result maps a model to its value, :data:`EVERY_MODEL` to the value of models not named.
+    ``number`` reads one value (:func:`core.units.parse_ms` for milliseconds: ``25ms`` too)."""
 
     def parse(values: tuple[str, ...]) -> dict[str, float]:
         out: dict[str, float] = {}
@@ -74,9 +78,12 @@ def per_model(kind: str, example: str) -> Callable[[tuple[str, ...]], dict[str, 
                 said = "a value for every model" if name == EVERY_MODEL else name
                 raise ValueError(f"{said} is given twice; give each model one {kind}")
             try:
-                value = float(text)
-            except ValueError:
-                raise ValueError(f"{item!r} is not NAME={kind} or {kind} (e.g. {example})") from None
+                value = float(text) if number is None else float(number(text) or 0)
+            except NotAboveZero as e:
+                raise ValueError(f"{item!r}: {e}") from None
+            except ValueError as e:
+                why = f": {e}" if number is not None else ""
+                raise ValueError(f"{item!r} is not NAME={kind} or {kind} (e.g. {example}){why}") from None
             if not value > 0 or value == float("inf"):
                 raise ValueError(f"{item!r}: a {kind} must be a number above 0")
             out[name] = value
@@ -198,7 +205,7 @@ class ColocateOptions:
     latency_budget_ms: Annotated[
         dict[str, float],
         BeforeValidator(_every_model),
-        Flag(repeat=True, metavar="[NAME=]MS[,...]", parse=per_model("MS", "25 or mlp=25,tiny=10"), panel=WHAT_PANEL),
+        Flag(repeat=True, metavar="[NAME=]MS[,...]", parse=per_model("MS", "25 or mlp=25,tiny=10", parse_ms), panel=WHAT_PANEL),
     ] = Field(
         default_factory=dict,
         description="The p99 budget (ms): one number for every model (--latency-budget-ms 25) or one per model "

@@ -19,6 +19,7 @@ from clients.runtimes.models import UNLOAD_WAIT_S
 from clients.runtimes.options import SERVER_PANEL, ServerOptions
 from clients.shapes import parse_shapes
 from core.options import NOT_A_FLAG, Flag, fields
+from core.units import parse_ms
 from perf.analysis.recommendation import DEFAULT_LATENCY_PERCENTILE, LATENCY_PERCENTILES
 from perf.measure.host import HOST_BUSY_THRESHOLD_PCT
 from perf.measure.level import HOST_BUSY_PAUSE_S
@@ -192,11 +193,11 @@ class SweepOptions:
         "[default: each axis at the build's opt size, said in the report].",
     )
     warmup_requests: Annotated[int, NOT_A_FLAG] = 20
-    latency_budget_ms: Annotated[float | None, Flag(panel=REPORT_PANEL)] = Field(
+    latency_budget_ms: Annotated[float | None, Flag(parse=parse_ms, metavar="MS", panel=REPORT_PANEL)] = Field(
         default=None,
         gt=0,
-        description="Client latency budget for the recommendation (ms), on the --latency-percentile (p99 by default) "
-        "[default: none].",
+        description="Client latency budget for the recommendation (ms: 50 or 50ms), on the --latency-percentile (p99 by "
+        "default) [default: none].",
     )
     latency_percentile: Annotated[int, Flag(choices=LATENCY_PERCENTILES, show_default=False, panel=REPORT_PANEL)] = Field(
         default=DEFAULT_LATENCY_PERCENTILE,

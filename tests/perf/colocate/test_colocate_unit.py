@@ -377,8 +377,9 @@ def test_latency_budgets_are_one_for_every_model_or_one_per_model(
     ("value", "message"),
     [
         ("a=fast", "'a=fast' is not NAME=MS or MS"),
-        ("a=0", "'a=0': a MS must be a number above 0"),
-        ("-3", "a MS must be a number above 0"),
+        ("a=0", "'a=0': latency budget '0' is not above 0 ms"),
+        ("-3", "'-3': latency budget '-3' is not above 0 ms"),
+        ("a=0.02s", "latency budget '0.02s' is in s: it is given in milliseconds (write 20 or 20ms)"),
         ("a=5,a=6", "a is given twice"),
         ("5,6", "a value for every model is given twice"),
         ("=5", "'=5' is not NAME=MS or MS"),
