@@ -16,6 +16,7 @@ import click
 
 from core.cli import ToolkitCommand, list_option, print_table, verbosity_option
 from core.precision import PRECISION_NAMES
+from perf.cli.runs import RunFolder
 from perf.markdown import UNSTABLE_MARK, flag_mark, fmt
 from perf.profile.timing import TimingSettings
 from perf.records.baseline import BaselineResult
@@ -29,7 +30,7 @@ _T = TimingSettings()
 
 
 @click.command("baseline", cls=ToolkitCommand)
-@click.argument("target", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("target", type=RunFolder(also="(or a model repository)"))
 @list_option("--variants", metavar="NAME|PATTERN[,...]", help="Variants to measure [default: the run's, else every one].")
 @list_option(
     "--batch-sizes",

@@ -12,6 +12,7 @@ from clients.cli.options import server_options
 from core.cli import CONTEXT_SETTINGS, ToolkitCommand, list_option, parse_flag, verbosity_option
 from core.errors import ToolkitError
 from core.options import option
+from perf.cli.runs import RunFolder
 from perf.sweep.options import SweepOptions
 
 
@@ -36,7 +37,7 @@ from perf.sweep.options import SweepOptions
 @click.option(
     "--into",
     "into",
-    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    type=RunFolder(),
     default=None,
     metavar="RUN",
     help="A sweep's run folder: the records replace its variants' cold starts in results.json (ratios then use its "

@@ -9,11 +9,12 @@ import click
 from clients.runtimes.options import ServerOptions
 from core.cli import CONTEXT_SETTINGS, ToolkitCommand, verbosity_option
 from core.options import option
+from perf.cli.runs import RunFolder
 from perf.sweep.options import SweepOptions
 
 
 @click.command("export-deployment", cls=ToolkitCommand, context_settings=CONTEXT_SETTINGS)
-@click.argument("run_dir", metavar="RUN", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("run_dir", metavar="RUN", type=RunFolder())
 @click.option(
     "--variant",
     default=None,

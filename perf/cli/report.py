@@ -10,6 +10,7 @@ import click
 from core.cli import CONTEXT_SETTINGS, ToolkitCommand, print_table, verbosity_option
 from core.options import option
 from perf.analysis.recommendation import DEFAULT_LATENCY_PERCENTILE
+from perf.cli.runs import RunFolder
 from perf.markdown import TOP_N
 from perf.sweep.options import SweepOptions
 
@@ -63,7 +64,7 @@ def echo_written(report: Path, before: dict[str, tuple[int, int]]) -> None:
 
 
 @click.command("report", cls=ToolkitCommand, context_settings=CONTEXT_SETTINGS)
-@click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("run_dir", type=RunFolder())
 @option(
     SweepOptions,
     "latency_budget_ms",
@@ -96,8 +97,8 @@ def report(run_dir: Path, latency_budget_ms: float | None, latency_percentile: i
 
 
 @click.command("compare", cls=ToolkitCommand, context_settings=CONTEXT_SETTINGS)
-@click.argument("run_a", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.argument("run_b", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("run_a", type=RunFolder())
+@click.argument("run_b", type=RunFolder())
 @click.option(
     "--out",
     type=click.Path(dir_okay=False, path_type=Path),

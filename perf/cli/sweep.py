@@ -8,12 +8,13 @@ from typing import Any
 
 import click
 
-from core.cli import CONTEXT_SETTINGS, EXIT_INTERRUPTED, EXIT_VARIANT_FAILED, ToolkitCommand, verbosity_option
+from core.cli import CONTEXT_SETTINGS, EXIT_INTERRUPTED, EXIT_VARIANT_FAILED, verbosity_option
 from core.cli import console as make_console
 from core.options import OptionSpec, build, given_fields, panel, specs
 from core.wording import of
 from perf.cli.baseline import describe_event
 from perf.cli.report import print_report
+from perf.cli.runs import OptionsOnlyCommand
 from perf.markdown import short_error
 from perf.records.results import RESULTS_FILE
 from perf.records.settings import MEASURE_PANEL
@@ -52,7 +53,7 @@ def _ordered(option_specs: list[OptionSpec]) -> list[OptionSpec]:
     return sorted(option_specs, key=lambda s: rank.get(s.panel or "", len(PANELS)))
 
 
-@click.command("sweep", cls=ToolkitCommand, context_settings=CONTEXT_SETTINGS)
+@click.command("sweep", cls=OptionsOnlyCommand, context_settings=CONTEXT_SETTINGS)
 @panel(*_ordered([*specs(SweepOptions, omit=OMIT), *COMMAND_FLAGS]))
 @verbosity_option
 @click.pass_context

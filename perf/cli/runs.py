@@ -1,0 +1,105 @@
+"""The run folder a command reads (``report``, ``compare``, ``export-deployment``, ``baseline``,
+``coldstart --into``): :class:`RunFolder` takes the folder (``results/t7a``) or the bare run id of
+one under the default results folder (``t7a``), and refuses anything else naming where runs live
+and the newest ones there; :func:`extra_argument_hint` is what ``perf/run_sweep.sh RUN`` (a run
+folder given to the sweep, which takes options only) hears instead of click's bare "Got
+unexpected extra argument".
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from builders.repository.records import INDEX_FILE
+from core.cli import ToolkitCommand
+from perf.records.results import RESULTS_FILE
+from perf.records.unfinished import resume_command
+
+#: Where a sweep writes its run folders unless ``--results-dir`` says otherwise (the sweep's default).
+DEFAULT_RESULTS_DIR = Path("results")
+#: Run ids a refusal lists (the newest first).
+LISTED = 5
+
+
+def runs_in(results_dir: Path) -> list[str]:
+    """The run folders (with a ``results.json``) in ``results_dir``, newest first."""
+    if not results_dir.is_dir():
+        return []
+    runs = [d for d in results_dir.iterdir() if (d / RESULTS_FILE).is_file()]
+    return [d.name for d in sorted(runs, key=lambda d: d.stat().st_mtime, reverse=True)]
+
+
+def where_runs_live(results_dir: Path = DEFAULT_RESULTS_DIR) -> str:
+    """``"a run folder is results/<run-id> (newest there: t7b, t7a)"`` (or that none is there)."""
+    runs = runs_in(results_dir)
+    there = f"newest there: {', '.join(runs[:LISTED])}" if runs else f"no run in {results_dir}/ here"
+    return f"a run folder is {results_dir}/<run-id>, or the run id alone for one in {results_dir}/ ({there})"
+
+
+class RunFolder(click.ParamType):
+    """A run folder argument: an existing folder, or the id of a run in :data:`DEFAULT_RESULTS_DIR`.
+
+    Args:
+        also: What else the argument may be, for the refusal (``"or a model repository"``).
+    """
+
+    name = "run_folder"
+
+    def __init__(self, also: str = "") -> None:
+        self.also = also
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Path:
+        """The folder ``value`` names.
+
+        Raises:
+            click.BadParameter: neither a folder nor a run id under the default results folder.
+        """
+        path = Path(value)
+        if path.is_dir():
+            return path
+        under = DEFAULT_RESULTS_DIR / path
+        if not path.is_absolute() and under.is_dir():
+            return under
+        what = "a file, not a folder" if path.exists() else "not a folder here"
+        self.fail(f"{str(value)!r} is {what}: {where_runs_live()}{(' ' + self.also) if self.also else ''}", param, ctx)
+
+
+def extra_argument_hint(args: list[str]) -> str | None:
+    """What a positional argument given to the sweep (which takes options only) was meant for:
+    a run folder -> the ``--resume`` command; a model repository -> ``--repository``; None otherwise."""
+    for a in args:
+        path = Path(a)
+        if (path / RESULTS_FILE).is_file() or (DEFAULT_RESULTS_DIR / path / RESULTS_FILE).is_file():
+            folder = path if (path / RESULTS_FILE).is_file() else DEFAULT_RESULTS_DIR / path
+            return f"{a} is a run folder; to continue that run: {resume_command(folder.name, folder.parent)}"
+        if (path / INDEX_FILE).is_file() or (path.is_dir() and any(path.glob("*/config.pbtxt"))):
+            return f"{a} is a model repository; to sweep it: --repository {a}"
+    return None
+
+
+class OptionsOnlyCommand(ToolkitCommand):
+    """A command that takes options only (the sweep): a positional argument is refused saying what
+    it looks meant for (:func:`extra_argument_hint`), not with click's bare "Got unexpected extra argument"."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """Parse ``args``, refusing positional arguments with a hint.
+
+        Raises:
+            click.UsageError: a positional argument was given.
+        """
+        if not ctx.resilient_parsing:
+            try:
+                _, extra, _ = self.make_parser(ctx).parse_args(args=list(args))
+            except click.UsageError:
+                extra = []  # click reports it with its own message when it parses for real
+            if extra:
+                hint = extra_argument_hint(extra)
+                raise click.UsageError(
+                    f"got unexpected extra argument{'s' if len(extra) > 1 else ''} ({' '.join(extra)}): "
+                    f"{ctx.command_path} takes options only" + (f"; {hint}" if hint else ""),
+                    ctx,
+                )
+        return super().parse_args(ctx, args)
