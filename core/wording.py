@@ -39,3 +39,31 @@ def of(k: int, n: int, noun: str, plural_form: str | None = None) -> str:
     """``"k of n nouns"``, the noun agreeing with ``n``: ``of(1, 1, "check")`` is
     ``"1 of 1 check"``, ``of(15, 16, "check")`` ``"15 of 16 checks"``."""
     return f"{k} of {count(n, noun, plural_form)}"
+
+
+def _tail(part: str) -> str:
+    """The parenthetical ``part`` ends with (``"(measured: 1 s a visit)"``), ``""`` when none."""
+    if not part.endswith(")"):
+        return ""
+    depth = 0
+    for i in range(len(part) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(part[i], 0)
+        if depth == 0:
+            return part[i:] if i > 0 and part[i - 1] == " " else ""
+    return ""
+
+
+def join_once(parts: list[str], sep: str = "; ") -> str:
+    """``parts`` joined, a closing parenthetical several of them share said once: after the last
+    of them, as ``(all 3: ...)`` (trial 7: a plan line repeated the same 200 characters after
+    each of its 3 cut variants)."""
+    tails = [_tail(p) for p in parts]
+    out = []
+    for i, (p, t) in enumerate(zip(parts, tails)):
+        sharing = [j for j, u in enumerate(tails) if u and u == t]
+        if len(sharing) > 1:
+            p = p[: -len(t)].rstrip()
+            if i == sharing[-1]:
+                p += f" (all {len(sharing)}: {t[1:-1]})"
+        out.append(p)
+    return sep.join(out)

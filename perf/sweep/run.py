@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from core.errors import FlagError, ToolkitError
-from core.wording import count
+from core.wording import count, join_once
 from perf.markdown import fmt
 from perf.measure import environment
 from perf.profile.baseline import measure_after_sweep
@@ -275,7 +275,7 @@ class Sweep(Sequential, RoundsSweep):
                 else ""
             )
             + (
-                f"; cut for time: {'; '.join((f'{c.variant} ' if c.variant else '') + c.reason for c in fit.cuts)}"
+                f"; cut for time: {join_once([(f'{c.variant} ' if c.variant else '') + c.reason for c in fit.cuts])}"
                 if fit.cuts
                 else ""
             )

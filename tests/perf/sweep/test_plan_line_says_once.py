@@ -1,0 +1,65 @@
+"""The plan line of a sweep that cuts several variants says their shared reason once (trial 7
+F18: a resumed run's plan line repeated the same 200-character parenthetical after each of its 3
+cut variants); each cut's own record keeps its whole reason."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+from factories import levels
+
+from core.wording import join_once
+from perf.records.results import RunResult, VariantResult
+from perf.records.rounds import BudgetRecord, RoundRules, RoundsRecord
+from perf.records.search import SearchRecord
+from perf.search.plan import plan_levels
+from perf.sweep import run as sweep_run
+
+NAMES = [f"v{i}" for i in range(6)]
+CONC = (1, 2, 4)
+
+
+class _Sweep(sweep_run.Sweep):
+    """The sweep's plan step (``_rounds``) on a run, without a server: the rounds are not run."""
+
+    def __init__(self, run: RunResult, budget_s: float):
+        self.run, self.levels, self.adaptive, self.budget = run, CONC, False, None
+        self.plans = {n: plan_levels(n, 64, CONC, [1]) for n in NAMES}
+        self.opts = SimpleNamespace(time_budget_s=budget_s, baseline=False)
+        self.recorded_budget_s, self.events, self.fit = budget_s, [], None
+        self.progress = self.events.append
+
+    def _save(self) -> None:
+        pass
+
+    def run_rounds(self, engine, names, fit=None) -> None:  # type: ignore[no-untyped-def]
+        self.fit = fit
+
+
+def test_the_plan_line_says_a_reason_its_cuts_share_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    vrs = [
+        VariantResult(n, levels=levels([100.0 + i, 200.0 + i, 300.0 + i], [4.0, 5.0, 8.0]), status="pending")
+        for i, n in enumerate(NAMES)
+    ]
+    run = RunResult("t7a", "now", variants=vrs)
+    run.search = SearchRecord("brute", False, order=list(NAMES))
+    run.rounds = RoundsRecord(seed=1, rules=RoundRules(), budget=BudgetRecord(60.0, 1.25, 5.0, 68.0, 7))
+    monkeypatch.setattr(sweep_run.time, "monotonic", lambda: 1e6 - 60.0)
+    sw = _Sweep(run, 60.0)
+    sw._rounds(0.0, 1e6)
+    assert sw.fit is not None
+    cuts = [c for c in sw.fit.cuts if c.kind == "variant"]
+    assert len(cuts) >= 3
+    shared = cuts[0].reason[cuts[0].reason.rindex(" (") + 2 : -1]  # "the least promising go first: ...; measured after ..."
+    assert all(c.reason.endswith(f"({shared})") for c in cuts)  # each record keeps its whole reason
+    (plan,) = [e["text"] for e in sw.events if e["event"] == "plan"]
+    assert plan.count(shared) == 1, plan
+    assert f"(all {len(cuts)}: {shared})" in plan
+
+
+def test_join_once_leaves_distinct_or_lone_parentheticals_alone() -> None:
+    assert join_once(["a (x)", "b (y)"]) == "a (x); b (y)"
+    assert join_once(["a (x)", "b", "c (x)"]) == "a; b; c (all 2: x)"
+    assert join_once(["f(x)", "g(x)"]) == "f(x); g(x)"  # a call, not a parenthetical
+    assert join_once(["a (x (y))", "b (x (y))"]) == "a; b (all 2: x (y))"
