@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import io
 import logging
+import re
 import time
 import warnings
 from collections.abc import Iterator
@@ -138,7 +139,13 @@ def export_onnx(
         with torch.no_grad(), _quiet(), tracer_warnings(warned):
             fn()
         # by path: works for models with external data; full_check adds type/shape inference (e.g. bf16 Conv is invalid ONNX)
-        onnx.checker.check_model(str(path), full_check=True)
+        try:
+            onnx.checker.check_model(str(path), full_check=True)
+        except onnx.checker.ValidationError as e:
+            clash = name_clash(path, str(e), in_names, out_names)
+            if clash is None:
+                raise
+            raise NameClashError(clash) from None  # one line: the ONNX message is in it
         extra: dict[str, Any] = {"opset": opset, "dynamic_dims": _check_and_name_dynamic_axes(path, spec)}
         data = external_data_files(path)
         if data:
@@ -152,6 +159,50 @@ def export_onnx(
         hint="check that the model's operators are supported by torch.onnx (try another --opset), and that "
         "forward() does not turn tensor sizes into Python numbers (that freezes dynamic axes)",
     )
+
+
+class NameClashError(ValueError):
+    """An exported graph gives one of the spec's tensor names to a value inside it too (not SSA)."""
+
+
+#: onnx.checker's message for a value name two nodes write.
+_NOT_SSA = re.compile(r"'(?P<name>[^']+)' has been used as output names multiple times")
+
+
+def name_clash(path: Path, error: str, in_names: list[str], out_names: list[str]) -> str | None:
+    """Why an exported graph is not in SSA form, when the cause is one of the spec's names: the
+    exporter named a value inside the graph after an operation (the dynamo exporter names the
+    result of ``aten::embedding`` ``embedding``), and the spec gives an output (or input) the same
+    name, so two nodes write it. ``None`` for any other checker error.
+
+    Returns:
+        ``"output name 'embedding' is also the name of a value inside the exported graph (written
+        by node_embedding (Gather)) ...; rename the output in the spec (e.g. 'embedding_out') ..."``.
+    """
+    m = _NOT_SSA.search(error)
+    if m is None or m.group("name") not in (*in_names, *out_names):
+        return None
+    name = m.group("name")
+    kind = "output" if name in out_names else "input"
+    try:
+        graph = onnx_graph(path)
+        writers = [f"{n.name} ({n.op_type})" for n in graph.node if name in n.output]
+        inner = writers[:-1] if kind == "output" else writers  # an output's own writer comes last
+    except Exception:  # noqa: BLE001 - the explanation stands without the node names
+        inner = []
+    written = f" (written by {', '.join(inner)})" if inner else ""
+    return (
+        f"{kind} name {name!r} is also the name the exporter gave a value inside the graph{written}, so two nodes "
+        f"write it and the graph is not in SSA form (onnx.checker); rename the {kind} in the spec (e.g. "
+        f"{name + '_out'!r}) for this exporter to write a valid graph"
+    )
+
+
+def onnx_graph(path: Path) -> Any:
+    """The graph of ``path`` without its external weights (node names and outputs only)."""
+    import onnx
+
+    return onnx.load(str(path), load_external_data=False).graph
 
 
 class FrozenAxisError(ValueError):
