@@ -15,6 +15,7 @@ from factories import make_run
 from core.units import parse_ms
 from perf.cli.main import cli, sweep
 from perf.records.results import save
+from perf.records.unfinished import resume_command
 
 
 @pytest.fixture
@@ -30,7 +31,7 @@ def in_results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_a_folder_given_to_the_sweep_says_how_to_resume_it(in_results: Path):
     out = CliRunner().invoke(sweep, ["results/t7a"], prog_name="perf/run_sweep.sh")
     assert out.exit_code == 2
-    assert "to continue that run: perf/run_sweep.sh --resume t7a --results-dir results" in out.output
+    assert f"to continue that run: {resume_command('t7a', 'results')}" in out.output.replace("\n", " ")
     out = CliRunner().invoke(sweep, ["repo"], prog_name="perf/run_sweep.sh")
     assert "repo is a model repository; to sweep it: --repository repo" in out.output
     out = CliRunner().invoke(sweep, ["elsewhere"], prog_name="perf/run_sweep.sh")
