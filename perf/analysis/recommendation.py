@@ -33,7 +33,7 @@ from perf.analysis.excluded import candidate, excluded_levels, where
 from perf.analysis.notes import notes_text, repeat_noun
 from perf.analysis.paired import ALPHA
 from perf.analysis.peaks import unreached, unreached_all
-from perf.analysis.ranking import Ranking, Side, dropped_by_search, rank_variants
+from perf.analysis.ranking import MIN_ROUNDS, Ranking, Side, dropped_by_search, rank_variants
 from perf.analysis.standing import others_words, tie_words
 from perf.analysis.stats import P99, THROUGHPUT, Point, knee, run_points
 from perf.markdown import UNSTABLE_MARK, fmt, fmt_given
@@ -88,6 +88,7 @@ class Choice:
             what a table or console note beside the all-rounds number says.
         against: The others in words (:mod:`perf.analysis.standing`): the tie set, or what it beats of how many.
         unreached: The best peak's level is not a measured peak: why, in words (:mod:`perf.analysis.peaks`).
+        rounds: In a rounds sweep, the rounds its level was measured in (``None``: not a rounds sweep).
     """
 
     variant: str
@@ -106,6 +107,17 @@ class Choice:
     against: str = ""
     judged_note: str | None = None
     unreached: str | None = None
+    rounds: int | None = None
+
+    @property
+    def short(self) -> str | None:
+        """``"measured in 2 rounds, fewer than the 6 a verdict needs"``: a rounds sweep's pick whose
+        level rests on fewer rounds than the paired rule needs (trial 7: a pick and a bundle on 2 of
+        6 planned rounds, said nowhere); ``None`` when it has them, or beats every other anyway (a
+        large gap: its verdict says so)."""
+        if self.rounds is None or self.rounds >= MIN_ROUNDS or (self.beats and not self.tied):
+            return None
+        return f"measured in {count(self.rounds, 'round')}, fewer than the {MIN_ROUNDS} a verdict needs"
 
     @property
     def tied(self) -> bool:
@@ -129,7 +141,7 @@ class Choice:
             text += f" {UNSTABLE_MARK} {self.status}"
         if self.confidence is not None:
             text += " — " + self.verdict()
-        return text + "".join(f" — {w}" for w in (self.judged_on, self.why) if w)
+        return text + "".join(f" — {w}" for w in (self.short, self.judged_on, self.why) if w)
 
     def verdict(self) -> str:
         """The paired verdict in words (a rounds sweep): the tie set, or what it beats."""
@@ -338,6 +350,7 @@ def _paired_choice(ranking: Ranking, points: dict[str, list[Point]], run: RunRes
         return None
     c = Choice.of(p)
     c.tie_set, c.beats, c.confidence = ranking.names, [x.b.variant for x in ranking.beaten()], 1 - ALPHA
+    c.rounds = p.trials  # a rounds sweep: one trial a round
     c.against = tie_words(ranking) if c.tied else others_words(ranking, run, under)
     return c
 

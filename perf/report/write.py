@@ -122,9 +122,10 @@ def summary_table(
             at_budget = f", p{pct} {fmt(rec.budget_latency_ms, 2)} ms" if other and rec.budget_latency_ms is not None else ""
             if u.judged_note:  # the number the verdict used, not the column's (over every round)
                 at_budget = f"; {u.judged_note}"
-            marks.append(f"best under budget ({_level_label(u.concurrency, u.batch_size, u.status)}{at_budget})")
+            short = f"; {u.short}" if u.short else ""  # a pick on too few rounds says so wherever it is named
+            marks.append(f"best under budget ({_level_label(u.concurrency, u.batch_size, u.status)}{at_budget}{short})")
         if rec.best_peak and rec.best_peak.variant == v.name:
-            marks.append(peak_mark(rec.best_peak))
+            marks.append(peak_mark(rec.best_peak) + (f" ({rec.best_peak.short})" if rec.best_peak.short else ""))
         elif v.name in rec.unreached:
             marks.append("peak not reached")
         if p is not None and p.status not in ("ok", "unstable"):  # unstable: the † on the level
