@@ -8,6 +8,10 @@ them in rounds, unload them.
   memory free after the load (a local server: read with psutil; a remote one: not checked) and
   at most ``max_loaded`` are loaded; the others form the next group. Every group is recorded
   (:class:`perf.records.rounds.LoadGroup`) with why it is one.
+- **The plan fitted again** once the first group is loaded (every variant of the plan in it, one
+  server), before its first round: :func:`perf.search.refit.refit` from the measured load time
+  (trial 7: 12.9 s a load against the plan's 5 s, 2 of 6 rounds). A variant it cuts is unloaded
+  and, like the first plan's cuts, measured after the rounds if the time they leave fits it.
 - **Rounds**: the scheduler (:mod:`perf.search.rounds`) runs the group's rounds, every visit a
   short perf_analyzer run (:func:`perf.measure.level.measure_visit`).
 - **Several groups**: variants of different groups were never measured in the same round, so
@@ -29,11 +33,13 @@ them in rounds, unload them.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from collections.abc import Sequence
 
 from core.errors import ServerError, ToolkitError
+from core.wording import count
 from perf.coldstart import measure as coldstart
 from perf.records.results import LevelResult, VariantResult
 from perf.records.rounds import LoadGroup
@@ -41,6 +47,7 @@ from perf.search import budget as budgets
 from perf.search import promise
 from perf.search.budget import UNLOAD_S, Fit
 from perf.search.plan import LevelKey
+from perf.search.refit import refit
 from perf.search.rounds import Rounds
 from perf.sweep.context import SweepBase
 from perf.sweep.server import stamp_after, stamp_loaded
@@ -69,6 +76,7 @@ class RoundsSweep(SweepBase):
         (:meth:`_late`). Every variant ends ``ok``, ``failed`` or ``skipped``."""
         self._args: dict[str, dict[str | None, list[str]]] = {}
         self._unloads: list[tuple[int, float]] = []  # (variants, seconds) of each group's unloads
+        self._plan, self._refitted = fit, False  # the time budget's plan, fitted again once (:meth:`_refit`)
         lanes = len(self.servers.lanes)
         dealt = [list(names[i::lanes]) for i in range(lanes)] if lanes > 1 else [list(names)]
         ties: list[list[str]] = [[] for _ in dealt]
@@ -80,7 +88,7 @@ class RoundsSweep(SweepBase):
         tie = [n for t in ties for n in t]
         if len(dealt) > 1 and len(tie) > 1:
             tie = self._groups(engine, tie, "the final: the tie sets of the servers, measured together")
-        late = self._late(engine, tie, fit) if fit is not None else []
+        late = self._late(engine, tie, self._plan) if self._plan is not None else []
         for n in [*names, *late]:
             self._settle(self._variant(n))
 
@@ -115,6 +123,47 @@ class RoundsSweep(SweepBase):
         self._groups(engine, [*tie, *late.variants], late.reason)
         return late.variants
 
+    def keys_per_level(self) -> int:
+        """Visits per concurrency level the plan counts: batch sizes x swept shapes, plus request rates."""
+        per_level = max(len(p.batch_sizes) * len(p.shapes) for p in self.plans.values()) if self.plans else 1
+        rates = max((len({k[3] for k in p.levels if k[3] is not None}) for p in self.plans.values()), default=0)
+        return per_level + rates
+
+    def _refit(self, engine: Rounds, loaded: list[str], group: int, whole: bool) -> list[str]:
+        """The plan fitted again to the time the loads left (module docstring), at the first group
+        only, when it holds every variant of the plan (``whole``: no group after it); its cuts
+        recorded, said and unloaded. Returns those kept."""
+        plan, rr, first = self._plan, self.run.rounds, not self._refitted
+        self._refitted = True
+        if plan is None or rr is None or not first or not whole or engine.deadline is None or len(self.servers.lanes) > 1:
+            return loaded
+        if not set(plan.variants) <= {*loaded, *(n for n in plan.variants if self._variant(n).status == "failed")}:
+            return loaded
+        load_s = (rr.groups[group].load_s or 0.0) / len(loaded)
+        left = engine.deadline - engine.clock()
+        before = {n for n in loaded if promise.has_numbers(self.run, n)}
+        s = engine.setup
+        again = refit(plan, loaded, load_s, s.ladder, s.adaptive, self.keys_per_level(), rr.rules, s.rules, left, before)
+        if again is None:
+            return loaded
+        self._plan, new = again, again.cuts[len(plan.cuts) :]
+        engine.setup = dataclasses.replace(engine.setup, cap=again.cap)
+        for c in new:
+            rr.cut(c)
+            if c.kind == "variant" and c.variant and c.variant not in before:
+                vr = self._variant(c.variant)
+                vr.status, vr.error = "skipped", f"cut for time: {c.reason.removeprefix('not measured: ')}"
+        gone = [n for n in loaded if n not in again.variants]
+        if gone:
+            self.servers.unload_all(gone, self.opts.unload_timeout_s)
+        self._save()
+        text = f"rounds: fitted again, about {count(again.rounds, 'round')}; cut for time: " + "; ".join(
+            (f"{c.variant} " if c.variant else "") + c.reason for c in new
+        )
+        log.warning("%s", text)
+        self.progress({"event": "plan", "text": text, "estimate_s": again.estimate_s})
+        return [n for n in loaded if n in again.variants]
+
     def _unload_s(self) -> float:
         """Time to unload one variant (s): the mean of the groups unloaded so far, at least
         :data:`perf.search.budget.UNLOAD_S` (the scheduler keeps that much a variant for it)."""
@@ -132,6 +181,7 @@ class RoundsSweep(SweepBase):
         todo, ties, groups = list(names), [], 0
         while todo:
             loaded, todo, group = self._load_group(engine, todo, why)
+            loaded = self._refit(engine, loaded, group, whole=not todo) if loaded else loaded
             if loaded:
                 ties += self._measure_group(engine, loaded, group)
                 groups += 1

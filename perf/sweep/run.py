@@ -170,13 +170,11 @@ class Sweep(Sequential, RoundsSweep):
         """:func:`perf.search.budget.fit` of the rounds of ``names`` into ``left`` seconds, in the
         order of :func:`perf.search.promise.by_measurements` (what the run measured before first)."""
         assert self.run.rounds is not None and self.run.search is not None
-        per_level = max(len(p.batch_sizes) * len(p.shapes) for p in self.plans.values()) if self.plans else 1
-        rates = max((len({k[3] for k in p.levels if k[3] is not None}) for p in self.plans.values()), default=0)
         return budgets.fit(
             promise.by_measurements(names, self.run, self.budget),
             self.levels,
             self.adaptive,
-            per_level + rates,
+            self.keys_per_level(),
             self.run.rounds.rules,
             self.run.search.rules,
             left,

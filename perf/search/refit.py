@@ -1,0 +1,95 @@
+"""The time budget's plan fitted again once the variants are loaded, before the first round.
+
+:func:`perf.search.budget.fit` plans with :data:`perf.search.budget.LOAD_S` a load; a model that
+loads slower leaves the rounds less time than planned (trial 7: TorchScript variants loaded in
+3.7-18.1 s, 12.9 s on average, on a busy host; 2 of the 6 planned rounds ran, and a pick and a
+bundle rested on them). So the plan is fitted again to the time the loads left, by the first
+plan's rule (:func:`perf.search.budget.fit`, on its estimate less the loads): the ladder's top
+lowered first, then the least promising variants cut, while not even the rounds a verdict needs fit. Each cut says it was made after the loads, with the
+measured and the assumed load time; a plan that still fits is kept as it is (nothing is raised
+again: the first plan's cuts stand).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Collection, Sequence
+
+from perf.analysis.ranking import MIN_ROUNDS
+from perf.markdown import fmt
+from perf.records.rounds import Cut, RoundRules
+from perf.records.search import SearchRules
+from perf.search.budget import LOAD_S, Fit, estimate, levels_by_round, not_measured
+from perf.search.promise import RULE
+
+
+def refit(
+    plan: Fit,
+    loaded: Sequence[str],
+    load_s: float,
+    ladder: Sequence[int],
+    adaptive: bool,
+    keys_per_level: int,
+    rules: RoundRules,
+    search: SearchRules,
+    left_s: float,
+    measured: Collection[str] = (),
+) -> Fit | None:
+    """``plan`` fitted again to ``left_s`` once ``loaded`` are loaded (module docstring).
+
+    Args:
+        plan: The first plan (:func:`perf.search.budget.fit`).
+        loaded: The variants loaded for the rounds.
+        load_s: The measured load time of one variant (s).
+        ladder: The concurrency ladder (the first plan's cap is applied here).
+        adaptive: ``--concurrency auto``.
+        keys_per_level: Visits per concurrency level.
+        rules: The rounds' thresholds.
+        search: The search's thresholds.
+        measured: Variants with numbers from an earlier session (their cuts say so).
+        left_s: The time budget left after the loads (s).
+
+    Returns:
+        The new plan (its ``variants`` the loaded ones kept, most promising first; ``cuts`` the
+        first plan's and the new ones; ``cap`` the ladder's new top), or ``None`` when the rounds
+        the first plan planned still fit.
+    """
+    levels = [c for c in ladder if plan.cap is None or c <= plan.cap]
+    kept = [n for n in plan.variants if n in loaded] + [n for n in loaded if n not in plan.variants]
+    budget, want, top = left_s - plan.reserve_s, min(rules.max_rounds, MIN_ROUNDS + 1), levels[-1] if levels else None
+
+    def cost(n: int, lv: Sequence[int], rounds: int) -> float:  # the first plan's estimate, the loads done
+        return estimate(n, lv, adaptive, keys_per_level, rules, rounds, False) - n * LOAD_S
+
+    after = (
+        f"after the loads took {fmt(load_s, 1)} s a variant (the plan assumed {fmt(plan.load_s, 1)} s), "
+        f"{fmt(left_s, 0)} s were left"
+    )
+    cuts = []
+    while adaptive and cost(len(kept), levels, want) > budget and len(levels) > rules.first_levels:
+        levels.pop()
+    if levels and levels[-1] != top:
+        why = f"the ladder up to {top} would not leave time for {want} rounds"
+        cuts.append(
+            Cut("levels", f"concurrency above {levels[-1]} not measured: {after}: {why}", concurrency=levels[-1] * search.growth)
+        )
+    while cost(len(kept), levels, MIN_ROUNDS) > budget and len(kept) > 2:
+        gone, need = kept.pop(), fmt(cost(len(kept) + 1, levels, MIN_ROUNDS), 0)
+        why = f"{len(kept) + 1} variants need about {need} s for the {MIN_ROUNDS} rounds a verdict needs (the least promising go first: {RULE}; measured after the rounds if the time they leave fits it)"
+        cuts.append(Cut("variant", f"{not_measured(gone in measured)}: {after}: {why}", gone))
+    if not cuts:
+        return None
+    rounds = want
+    while rounds > 1 and cost(len(kept), levels, rounds) > budget:
+        rounds -= 1
+    visits = [n * keys_per_level for n in levels_by_round(levels, adaptive, rules, max(rules.max_rounds, MIN_ROUNDS), search)]
+    return dataclasses.replace(
+        plan,
+        estimate_s=cost(len(kept), levels, rounds),
+        rounds=rounds,
+        cap=levels[-1] if levels and levels[-1] != ladder[-1] else plan.cap,
+        variants=kept,
+        cuts=[*plan.cuts, *cuts],
+        load_s=load_s,
+        visits=visits,
+    )

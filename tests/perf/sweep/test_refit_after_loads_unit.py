@@ -1,0 +1,101 @@
+"""The time budget's plan fitted again once the loads are done, before the first round (trial 7,
+F20: the plan assumed 5 s a load, the model's loads took 3.7-18.1 s, and 2 of the 6 planned
+rounds ran): the sweep's own group code on the simulated host (tests/support/simulated_host.py)."""
+
+from __future__ import annotations
+
+import threading
+from types import SimpleNamespace
+
+import pytest
+import simulated_host
+from simulated_host import SimHost
+
+from perf.analysis.ranking import MIN_ROUNDS
+from perf.records.results import RunResult, VariantResult
+from perf.records.rounds import LoadGroup, RoundRules, RoundsRecord
+from perf.records.search import SearchRecord, SearchRules
+from perf.search import budget as budgets
+from perf.search.plan import plan_levels
+from perf.search.policy import AUTO, ladder
+from perf.search.rounds import Rounds, Setup
+from perf.sweep.rounds import RoundsSweep
+
+FIVE = {"w_a": (1000.0, 2.0), "w_b": (900.0, 2.0), "w_c": (700.0, 1.5), "w_d": (600.0, 1.0), "w_e": (500.0, 1.0)}
+
+
+class SlowLoads(RoundsSweep):
+    """The rounds sweep's group code on the simulated host, each load taking ``load_s``."""
+
+    def __init__(self, run: RunResult, plans: dict, host: SimHost, events: list, load_s: float):
+        self.run, self.plans, self.host, self.load_s = run, plans, host, load_s
+        self.unloaded: list[str] = []
+        self.servers = SimpleNamespace(
+            lanes=[None],
+            each=lambda keys, f: [f(int(k), k) for k in keys],
+            unload_all=lambda names, _t: self.unloaded.extend(names),
+        )
+        self._lock = threading.Lock()
+        self.progress, self.has_listener = events.append, True
+        self.opts = SimpleNamespace(max_loaded=None, unload_timeout_s=10.0)
+
+    def _save(self) -> None:
+        pass
+
+    def _load_group(self, engine: Rounds, names: list[str], why: str) -> tuple[list[str], list[str], int]:
+        for n in names:
+            self._variant(n).status = "pending"
+        self.host.t += self.load_s * len(names)
+        groups = self.run.rounds.groups
+        groups.append(LoadGroup(len(groups), list(names), why or "every contender fits", "sim", self.load_s * len(names)))
+        return list(names), [], groups[-1].index
+
+    def _measure_group(self, engine: Rounds, loaded: list[str], group: int) -> list[str]:
+        try:
+            return engine.run_group(loaded, group, self.host.measure, reserve_s=len(loaded) * budgets.UNLOAD_S)
+        finally:
+            self.host.t += budgets.UNLOAD_S * len(loaded)
+
+
+def _sweep(monkeypatch: pytest.MonkeyPatch, budget_s: float, load_s: float):
+    for n, curve in FIVE.items():
+        monkeypatch.setitem(simulated_host.TRUE, n, curve)
+    host = SimHost(3, amplitude=0.0, noise=0.3, visit_s=1.0)
+    levels, adaptive = ladder(AUTO, SearchRules())
+    rules = RoundRules()
+    plans = {n: plan_levels(n, 8, levels, [1]) for n in FIVE}
+    run = RunResult("sim", "now", variants=[VariantResult(n) for n in FIVE])
+    run.search = SearchRecord("prune", adaptive)
+    run.rounds = RoundsRecord(seed=3, rules=rules)
+    fit = budgets.fit(list(FIVE), levels, adaptive, 1, rules, SearchRules(), budget_s, False)
+    setup = Setup(plans, levels, adaptive, SearchRules(), rules, "prune", None, fit.cap)
+    engine = Rounds(run, setup, fit.visit_s, host.clock, host.clock() + budget_s)
+    events: list = []
+    sweep = SlowLoads(run, plans, host, events, load_s)
+    sweep.run_rounds(engine, fit.variants, fit)
+    return run, fit, host, events, sweep
+
+
+def test_loads_slower_than_planned_refit_the_plan_before_the_first_round(monkeypatch: pytest.MonkeyPatch) -> None:
+    budget_s = 150.0
+    run, fit, host, events, sweep = _sweep(monkeypatch, budget_s, load_s=15.0)  # planned at 5 s a load
+    assert fit.variants == list(FIVE) and fit.rounds >= MIN_ROUNDS  # the first plan kept every variant
+    assert host.clock() <= budget_s
+    (said,) = [e["text"] for e in events if e["event"] == "plan" and e["text"].startswith("rounds: fitted again")]
+    assert "after the loads took 15.0 s a variant (the plan assumed 5.0 s)" in said  # why, with both load times
+    first = [r for r in run.rounds.rounds if r.group == 0]
+    ended = run.rounds.groups[0].ended or ""
+    assert not ended.startswith("time budget") and len(first) >= MIN_ROUNDS - 1, ended  # not cut short by the loads
+    cut = [n for n in FIVE if f"{n} not measured: after the loads" in said]
+    assert cut and cut == list(FIVE)[len(FIVE) - len(cut) :]  # the least promising go, as the first plan cuts
+    assert sweep.unloaded[: len(cut)] == cut  # unloaded before the rounds, never in one
+    assert not any(v.variant in cut for r in first for v in r.order)
+    for n in cut:  # then, as the first plan's cuts, measured after the rounds if their time fits, else said cut
+        reason = next((c.reason for c in run.rounds.cuts if c.variant == n and c.kind == "variant"), None)
+        assert run.variant(n).status == "ok" or (reason or "").startswith("not measured: after the rounds")
+
+
+def test_loads_as_fast_as_planned_keep_the_plan(monkeypatch: pytest.MonkeyPatch) -> None:
+    run, fit, _, events, sweep = _sweep(monkeypatch, 150.0, load_s=4.0)
+    assert not any("after the loads" in c.reason for c in run.rounds.cuts) and not sweep.unloaded[: len(FIVE) - 1]
+    assert not any(e["event"] == "plan" and "fitted again" in e["text"] for e in events)
