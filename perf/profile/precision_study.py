@@ -14,7 +14,9 @@ floating weights and inputs in the precision, outputs cast back to their spec dt
   busy-host rule. The speed-up against fp32 is paired round by round
   (:func:`perf.analysis.paired.paired`): its median over rounds, min–max and a verdict —
   ``faster``, ``slower`` or ``not distinguishable at this noise`` — so that a speed-up is never
-  the ratio of two numbers measured minutes apart under different loads.
+  the ratio of two numbers measured minutes apart under different loads; ratios spanning more than
+  a factor of 10 are ``not measured fairly at this load`` (no speed-up given). The row's median and
+  IQR are over the same per-round times.
 
 On a GPU, TF32 is off while it runs (:func:`builders.verify.verification.no_tf32`): fp32 is fp32, as
 verification runs it (:mod:`core.precision`).
@@ -42,7 +44,7 @@ from core import precision as precisions
 from perf.analysis.paired import paired
 from perf.measure.host import HOST_BUSY_THRESHOLD_PCT, HostSampler
 from perf.profile.timing import ROUNDS, Timing, TimingSettings, time_interleaved
-from perf.records.profile import NOT_DISTINGUISHABLE, PrecisionRow
+from perf.records.profile import NOT_DISTINGUISHABLE, UNFAIR, PrecisionRow, too_wide
 
 log = logging.getLogger(__name__)
 
@@ -126,10 +128,14 @@ def precision_study(
 
 
 def _fill(row: PrecisionRow, t: Timing, batch_size: int) -> None:
-    row.latency_median_ms = round(t.median_s * 1e3, 6)
-    row.latency_iqr_ms = round(t.iqr_s * 1e3, 6)
-    row.throughput_samples_per_s = round(batch_size / t.median_s, 3)
+    """The row's times: median and IQR over its rounds' median blocks, the numbers the speed-up pairs
+    (trial 7: a median of every block, 63.1 ms, beside a paired ratio from the rounds, 112x apart)."""
     row.rounds_ms = [round(x * 1e3, 6) for x in t.round_median_s]
+    per_round = np.asarray(t.round_median_s or [t.median_s])
+    median = float(np.median(per_round))
+    row.latency_median_ms = round(median * 1e3, 6)
+    row.latency_iqr_ms = round(float(np.subtract(*np.percentile(per_round, [75, 25]))) * 1e3, 6)
+    row.throughput_samples_per_s = round(batch_size / median, 3)
 
 
 def _speedups(rows: Sequence[PrecisionRow]) -> None:
@@ -143,6 +149,8 @@ def _speedups(rows: Sequence[PrecisionRow]) -> None:
             r.speedup_vs_fp32, r.speedup_low, r.speedup_high = round(pr.median, 3), round(pr.low, 3), round(pr.high, 3)
             r.speedup_p_value, r.speedup_p_tier = round(pr.decided_p, 6), pr.tier
             r.speedup_verdict = {"higher": "faster", "lower": "slower"}.get(pr.verdict, NOT_DISTINGUISHABLE)
+            if too_wide(pr.low, pr.high):  # no speed-up at all: the rounds did not share one load
+                r.speedup_verdict = UNFAIR
 
 
 def _row(

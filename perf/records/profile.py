@@ -21,6 +21,16 @@ _CONFIG = ConfigDict(extra="ignore")
 RunStatus = Literal["measured", "not run on this host", "failed"]
 #: A speed-up's verdict when the paired rule calls no difference (:mod:`perf.analysis.paired`).
 NOT_DISTINGUISHABLE = "not distinguishable at this noise"
+#: The verdict of paired ratios whose max / min is over :data:`UNFAIR_SPREAD`: no speed-up is given.
+UNFAIR = "not measured fairly at this load"
+#: Paired ratios spanning more than this factor (max / min) say the two precisions were not timed
+#: under one load (trial 7: bf16 against fp32 0.01-434, median 1.64x beside medians 112x apart).
+UNFAIR_SPREAD = 10.0
+
+
+def too_wide(low: float | None, high: float | None) -> bool:
+    """Whether paired ratios from ``low`` to ``high`` span more than :data:`UNFAIR_SPREAD`."""
+    return low is not None and high is not None and (low <= 0 or high / low > UNFAIR_SPREAD)
 
 
 @dataclass(config=_CONFIG)
@@ -94,8 +104,8 @@ class PrecisionRow:
         reason: Why there are no numbers.
         batch_size: Samples per timed call.
         threads: Intra-op threads.
-        latency_median_ms, latency_iqr_ms: ``torch.utils.benchmark`` median and
-            interquartile range of one call over blocks (ms), all rounds.
+        latency_median_ms, latency_iqr_ms: Median and interquartile range over the rounds of
+            ``rounds_ms`` (ms): the times the speed-up pairs (an older record: of every block).
         throughput_samples_per_s: ``batch_size`` / median latency.
         rounds_ms: The median block of each round (ms), in round order; the rows of one
             device were timed in the same rounds (interleaved).
@@ -104,7 +114,8 @@ class PrecisionRow:
         speedup_low, speedup_high: The min and max of those ratios over rounds.
         speedup_p_value: The p of the paired rule's tier that decided (:mod:`perf.analysis.paired`).
         speedup_p_tier: That tier: ``"sign"`` (the sign test) or ``"gap"`` (the large-gap t-test).
-        speedup_verdict: ``"faster"``, ``"slower"`` or :data:`NOT_DISTINGUISHABLE` by that rule.
+        speedup_verdict: ``"faster"``, ``"slower"`` or :data:`NOT_DISTINGUISHABLE` by that rule;
+            :data:`UNFAIR` when the ratios span more than :data:`UNFAIR_SPREAD`.
         max_abs_err: max |out - fp32 eager| over every output element.
         max_rel_err: max |out - ref| / max |ref| (:func:`builders.verify.compare.compare_outputs`).
         rtol: The precision's default tolerance (:mod:`core.precision`).

@@ -9,7 +9,7 @@ from __future__ import annotations
 from perf.analysis.paired import RULE, p_words
 from perf.markdown import APPENDIX_FILE, flag_mark, fmt, table
 from perf.records.load import HOST_BUSY
-from perf.records.profile import NOT_DISTINGUISHABLE, PrecisionRow, ProfileRecord, TraceRecord
+from perf.records.profile import NOT_DISTINGUISHABLE, UNFAIR, UNFAIR_SPREAD, PrecisionRow, ProfileRecord, TraceRecord, too_wide
 
 #: Operators per trace named in report.md (the appendix has each trace's top-10 table).
 TRACE_OPERATORS = 3
@@ -66,6 +66,8 @@ def speedup_cell(r: PrecisionRow) -> str:
     """``"1.75× faster (1.61–1.90)"``, ``"1.02× not distinguishable at this noise (0.95–1.08)"``, or ``—``."""
     if r.speedup_vs_fp32 is None:
         return "—"
+    if r.speedup_verdict == UNFAIR or too_wide(r.speedup_low, r.speedup_high):  # an older record too
+        return f"{UNFAIR} (paired ratios {r.speedup_low:.3g}–{r.speedup_high:.3g})"
     spread = f" ({r.speedup_low:.3g}–{r.speedup_high:.3g})" if r.speedup_low is not None and r.speedup_high is not None else ""
     return f"{r.speedup_vs_fp32:.3g}× {r.speedup_verdict or ''}".rstrip() + spread
 
@@ -85,6 +87,13 @@ def speedup_sentences(rows: list[PrecisionRow]) -> list[str]:
             continue
         n = len(r.rounds_ms)
         verdict = r.speedup_verdict or NOT_DISTINGUISHABLE
+        if verdict == UNFAIR or too_wide(r.speedup_low, r.speedup_high):
+            out.append(
+                f"- On {r.device}, {r.precision} against fp32: {UNFAIR}: its paired ratios over {n} interleaved rounds span "
+                f"{r.speedup_low:.3g}–{r.speedup_high:.3g} (more than a factor of {UNFAIR_SPREAD:g}), so no speed-up is given "
+                "and the two rows' times are not to be compared; time them again on a quiet host."
+            )
+            continue
         if verdict == NOT_DISTINGUISHABLE:
             what = f"{r.precision} against fp32: {r.speedup_vs_fp32:.3g}× fp32's speed, {NOT_DISTINGUISHABLE}"
         else:
@@ -113,9 +122,11 @@ def precision_lines(rows: list[PrecisionRow]) -> list[str]:
         "",
         f"{first.runtime}, batch {first.batch_size}"
         + (f", {first.threads} threads" if first.threads else "")
-        + f"; {first.method}. Errors against fp32 eager PyTorch on the CPU; latency: median (IQR) of one call "
-        '(`torch.utils.benchmark`). "computes in": what the kernels really run in (builders.verify.verdicts.KERNEL_PRECISION). '
-        f"The precisions of one device are timed interleaved in rounds; vs fp32: {RULE}.",
+        + f"; {first.method}. Errors against fp32 eager PyTorch on the CPU; latency: median (IQR) over the rounds of "
+        "each round's median call (`torch.utils.benchmark` blocks), samples/s from that median. "
+        '"computes in": what the kernels really run in (builders.verify.verdicts.KERNEL_PRECISION). '
+        "The precisions of one device are timed interleaved in rounds; vs fp32 (fp32's time over this one's, "
+        f"round by round, not the ratio of the two medians): {RULE}.",
         "",
     ]
     body = []

@@ -49,3 +49,24 @@ def test_an_older_unpaired_record_is_not_measured_fairly():
     old = PrecisionRow("eager PyTorch", "cpu", "fp16", "cast", latency_median_ms=2.0, speedup_vs_fp32=1.75)
     text = "\n".join(precision_lines([_row("fp32", []), old]))
     assert "fp16: 1.75× fp32's speed, not measured fairly (an older record" in text
+
+
+def test_ratios_spanning_more_than_a_factor_of_ten_are_not_measured_fairly_and_the_medians_are_the_rounds():
+    """Trial 7 (F19): "vs fp32 1.64× (0.01–434)" beside medians of 63.127 and 0.562 ms, 112× apart."""
+    from perf.profile.precision_study import _fill
+    from perf.profile.timing import Timing
+
+    fp32 = _row("fp32", [63.0, 0.5, 120.0, 0.6, 90.0, 0.55, 70.0, 0.5])
+    bf16 = _row("bf16", [0.5, 50.0, 0.6, 0.4, 0.55, 0.5, 40.0, 0.5])
+    _speedups([fp32, bf16])
+    assert bf16.speedup_verdict == "not measured fairly at this load"
+    text = "\n".join(precision_lines([fp32, bf16]))
+    row = next(line for line in text.splitlines() if line.split("|")[1:3] and line.split("|")[2].strip() == "bf16")
+    assert f"not measured fairly at this load (paired ratios {bf16.speedup_low:.3g}–{bf16.speedup_high:.3g})" in row
+    assert f"{bf16.speedup_vs_fp32:.3g}×" not in row  # no ratio in the column
+    assert "bf16 against fp32: not measured fairly at this load: its paired ratios over 8 interleaved rounds" in text
+    assert "not the ratio of the two medians" in text  # the table says which statistic its ratio is
+    t = Timing(0.063, 0.11, 0.0, 0.0, 1, 1, 1, 0, 0.0, 0.0, round_median_s=(0.004, 0.002, 0.003))
+    row32 = PrecisionRow("eager PyTorch", "cpu", "fp32", "cast")
+    _fill(row32, t, 4)  # the row's median and samples/s from the same per-round times the ratios pair
+    assert (row32.latency_median_ms, row32.throughput_samples_per_s, row32.rounds_ms) == (3.0, 1333.333, [4.0, 2.0, 3.0])
