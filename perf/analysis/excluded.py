@@ -5,9 +5,11 @@ Recommendation.excluded`)."""
 
 from __future__ import annotations
 
+from core.wording import count
 from perf.analysis.notes import notes_text, repeat_noun
 from perf.analysis.stats import P99, Point
 from perf.markdown import fmt_given
+from perf.records.levels import LEVEL_STATUSES
 from perf.records.results import RunResult
 
 
@@ -40,7 +42,24 @@ def excluded_levels(run: RunResult, points: dict[str, list[Point]]) -> list[str]
                 f"{fmt_given(lv.request_rate, 0)}/s {lv.status}: {'; '.join(lv.notes) or lv.error}" for lv in missed
             )
             out.append(
-                f"`{v.name}`: {len(rate)} request-rate level(s), not ranked (a fixed arrival rate is another "
-                f"load model)" + (f"; {detail}" if detail else "") + "."
+                f"`{v.name}`: {count(len({lv.load for lv in rate}), 'request-rate level')}, not ranked (a fixed arrival "
+                f"rate is another load model)" + (f"; {detail}" if detail else "") + "."
             )
+    return out
+
+
+def rate_statuses(run: RunResult) -> list[str]:
+    """The status of each request-rate level of the run's measured variants (one level:
+    :attr:`~perf.records.levels.LevelResult.load`), its usable visits folded as
+    :func:`perf.analysis.stats.aggregate` folds a concurrency level's: the worst of them; a level
+    with none is left out (its visits are listed as excluded)."""
+    out = []
+    for v in run.variants:
+        if v.status == "failed":
+            continue
+        levels: dict[tuple[int, int, float, str], list[str]] = {}
+        for lv in v.levels:
+            if lv.request_rate is not None and lv.usable:
+                levels.setdefault(lv.load, []).append(lv.status or "ok")
+        out += [min(st, key=LEVEL_STATUSES.index) for st in levels.values()]
     return out

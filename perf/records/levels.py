@@ -172,6 +172,13 @@ class LevelResult:
         return self.ok and self.status in USABLE_STATUSES
 
     @property
+    def load(self) -> tuple[int, int, float, str]:
+        """(concurrency, batch_size, request_rate or 0, shape or ""): the level as the report counts
+        levels, its trials or rounds folded (:attr:`key` less the trial; trial 7: 2 request rates over
+        3 rounds were "6 request-rate level(s)")."""
+        return (self.concurrency, self.batch_size, self.request_rate or 0.0, self.shape or "")
+
+    @property
     def key(self) -> tuple[int, int, int, float, str]:
         """(concurrency, batch_size, trial, request_rate or 0, shape or ""): unique within a variant."""
         return (self.concurrency, self.batch_size, self.trial, self.request_rate or 0.0, self.shape or "")

@@ -7,7 +7,7 @@ A run measured one variant after another has no such section."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 
 from core.wording import count
 from perf.analysis.budget_latency import Judged
@@ -270,24 +270,27 @@ def _session_words(b: BudgetRecord) -> str:
     return f"this session: {budget}{spent}{own}"
 
 
-def flagged_counts(cands: list[Point]) -> str:
+def flagged_counts(cands: list[Point], rates: Sequence[str] = ()) -> str:
     """``"32 of 32 host busy"``, ``"30 of 32 host busy, 2 unstable"``: the flagged levels by status,
-    each status named only when some level has it."""
-    busy = sum(p.status == HOST_BUSY for p in cands)
-    rest = len(cands) - busy
+    each status named only when some level has it; ``rates``: the statuses of the request-rate
+    levels (:func:`perf.analysis.excluded.rate_statuses`), counted with them."""
+    statuses = [p.status for p in cands] + list(rates)
+    busy = sum(s == HOST_BUSY for s in statuses)
+    rest = len(statuses) - busy
     if not busy:
-        return f"{rest} of {len(cands)} unstable"
-    return f"{busy} of {len(cands)} host busy" + (f", {rest} unstable" if rest else "")
+        return f"{rest} of {len(statuses)} unstable"
+    return f"{busy} of {len(statuses)} host busy" + (f", {rest} unstable" if rest else "")
 
 
-def busy_note(points: dict[str, list[Point]]) -> list[str]:
-    """A note at the top of a rounds run's report when every level was flagged: its absolute
-    numbers carry the flag, its ranking does not need a quiet host (empty otherwise)."""
+def busy_note(points: dict[str, list[Point]], rates: Sequence[str] = ()) -> list[str]:
+    """A note at the top of a rounds run's report when every level was flagged, the request-rate
+    levels' ``rates`` statuses among them: its absolute numbers carry the flag, its ranking does
+    not need a quiet host (empty otherwise)."""
     cands = [p for ps in points.values() for p in ps if candidate(p)]
-    if not cands or any(p.status == "ok" for p in cands):
+    if not cands or any(p.status == "ok" for p in cands) or "ok" in rates:
         return []
     return [
-        f"> **Every level of this run is flagged** ({flagged_counts(cands)}): its "
+        f"> **Every level of this run is flagged** ({flagged_counts(cands, rates)}): its "
         "throughputs and latencies are what the variants did on this host under that load, marked in every table. "
         "The ranking compares the variants within rounds in which they shared that load (Paired ranking); where it "
         "could not separate them it names a tie set.",

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from core.errors import PerfError
 from perf.analysis.cuts import cut_variants
 from perf.analysis.effects import interactions, main_effects
+from perf.analysis.excluded import rate_statuses
 from perf.analysis.frontier import frontier_section, frontier_summary
 from perf.analysis.pairs import baseline
 from perf.analysis.peaks import peak_mark, peak_title
@@ -349,7 +350,7 @@ def write_report(
         ]
     if (banner := unfinished_text(run, "**This run**", run_dir.parent)) is not None:
         head += [f"> {banner}.", ""]
-    head += untrusted_warning(points) if run.rounds is None else busy_note(points)
+    head += untrusted_warning(points) if run.rounds is None else busy_note(points, rate_statuses(run))
     head += what_was_run(run, run_dir, up) + [""]
     head += servers_section(run)
     head += recommendation_section(
