@@ -36,21 +36,34 @@ def dominates(a: Point, b: Point) -> bool:
     return ta >= tb and la <= lb and (ta > tb or la < lb)
 
 
+def size_of(p: Point) -> str:
+    """The swept input size of a shape sweep's series (``"ncat=32"`` of ``"v [ncat=32]"``,
+    :func:`perf.records.results.series_name`), ``""`` for a run without one."""
+    name = p.variant
+    return name[name.rindex(" [") + 2 : -1] if name.endswith("]") and " [" in name else ""
+
+
 def frontier(points: Iterable[Point]) -> list[Point]:
     """The non-dominated candidates of ``points``, by p99 ascending (throughput ascending too).
 
     Sort by p99 (ties: higher throughput first) and keep each point whose throughput beats
     every point kept before it: O(n log n). Two points with equal throughput and p99 are both kept.
+    Levels of different swept input sizes never dominate each other (a size is the client's, not a
+    setting to pick; trial 7: ncat=1 levels were "dominated" by ncat=32 ones): one frontier per size,
+    merged by p99.
 
     Args:
         points: Any levels; non-candidates (:func:`perf.analysis.recommendation.candidate`) are skipped.
     """
     cands = sorted((p for p in points if candidate(p)), key=lambda p: (p.value(P99), -p.value(THROUGHPUT)))
     out: list[Point] = []
+    last: dict[str, Point] = {}  # the last point kept of each size
     for p in cands:
-        if not out or p.value(THROUGHPUT) > out[-1].value(THROUGHPUT):
+        prev = last.get(size_of(p))
+        if prev is None or p.value(THROUGHPUT) > prev.value(THROUGHPUT):
             out.append(p)
-        elif p.value(THROUGHPUT) == out[-1].value(THROUGHPUT) and p.value(P99) == out[-1].value(P99):
+            last[size_of(p)] = p
+        elif p.value(THROUGHPUT) == prev.value(THROUGHPUT) and p.value(P99) == prev.value(P99):
             out.append(p)
     return out
 
@@ -188,12 +201,24 @@ def frontier_summary(points: dict[str, list[Point]], rec: Recommendation, failed
     front = operating_frontier(points, failed)
     if not front:
         return ""
-    lo, hi = front[0], front[-1]
+    sizes = sorted({size_of(p) for p in front})
+    ends = []
+    for size in sizes:
+        own = [p for p in front if size_of(p) == size]
+        lo, hi = own[0], own[-1]
+        ends.append(
+            (f"at {size}: " if size else "")
+            + f"from `{lo.variant}` at {_level(lo)} (lowest p99, {fmt(lo.get(P99), 2)} ms, {fmt(lo.get(THROUGHPUT))} infer/s) "
+            f"to `{hi.variant}` at {_level(hi)} (highest throughput, {fmt(hi.get(THROUGHPUT))} infer/s, p99 {fmt(hi.get(P99), 2)} ms)"
+        )
+    apart = (
+        "; one per input size, never compared across sizes: a size is the client's, not a setting to pick"
+        if len(sizes) > 1
+        else ""
+    )
     text = (
-        f"**Pareto frontier** (the operating frontier: over every level of every variant; {len(front)} level(s) of "
-        f"{len({p.variant for p in front})} variant(s); see the section below): "
-        f"from `{lo.variant}` at {_level(lo)} (lowest p99, {fmt(lo.get(P99), 2)} ms, {fmt(lo.get(THROUGHPUT))} infer/s) "
-        f"to `{hi.variant}` at {_level(hi)} (highest throughput, {fmt(hi.get(THROUGHPUT))} infer/s, p99 {fmt(hi.get(P99), 2)} ms)"
+        f"**Pareto frontier** (the operating frontier: over every level of every variant{apart}; {len(front)} level(s) of "
+        f"{len({p.variant for p in front})} variant(s); see the section below): " + "; ".join(ends)
     )
     off = [
         what

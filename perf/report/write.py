@@ -45,6 +45,7 @@ from perf.report.ranking import busy_note, flagged_counts, ranking_lines
 from perf.report.run import what_was_run
 from perf.report.search import search_lines
 from perf.report.servers import servers_section
+from perf.report.sizes import series_sizes, size_marks
 from perf.report.tables import (
     LEVEL_TABLE_LINES,
     LEVEL_TABLES_INTRO,
@@ -104,6 +105,7 @@ def summary_table(
         "the note does not say 'peak not reached' (no higher level measured, throughput still rising); knee: "
         f"saturation concurrency (report.md); {UNSTABLE_MARK}: that level is flagged (unstable: no stable "
         "perf_analyzer windows; host busy: other processes used the CPU)"
+        + ("; a size [..] is the client's, not a setting to pick: each size has its own picks" if series_sizes(run) else "")
         + (
             f"; the top {top_n} by highest throughput and the picks shown, {len(run.variants) - len(shown)} more in report.md"
             if len(shown) < len(run.variants)
@@ -114,18 +116,18 @@ def summary_table(
     for col in ("highest infer/s", "at c", "p99 ms", *([f"p{pct} ms"] if other else []), "knee c"):
         view.add_column(col, justify="right", no_wrap=True)
     view.add_column("note")
-    before = set(cut_variants(run)[1])
+    before, by_size = set(cut_variants(run)[1]), size_marks(run, rec)  # a shape sweep: each size's picks, named
     for v in shown:
         p = peak(points[v.name])
-        marks = []
-        u = rec.best_under_budget
+        marks = list(by_size.get(v.name, []))
+        u = None if by_size else rec.best_under_budget
         if u and u.variant == v.name:  # the † goes with the level it marks
             at_budget = f", p{pct} {fmt(rec.budget_latency_ms, 2)} ms" if other and rec.budget_latency_ms is not None else ""
             if u.judged_note:  # the number the verdict used, not the column's (over every round)
                 at_budget = f"; {u.judged_note}"
             short = f"; {u.short}" if u.short else ""  # a pick on too few rounds says so wherever it is named
             marks.append(f"best under budget ({_level_label(u.concurrency, u.batch_size, u.status)}{at_budget}{short})")
-        if rec.best_peak and rec.best_peak.variant == v.name:
+        if rec.best_peak and rec.best_peak.variant == v.name and not by_size:
             marks.append(peak_mark(rec.best_peak) + (f" ({rec.best_peak.short})" if rec.best_peak.short else ""))
         elif v.name in rec.unreached:
             marks.append("peak not reached")
