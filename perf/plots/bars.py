@@ -10,7 +10,7 @@ from pathlib import Path
 
 from perf.analysis.stats import Point, curve
 from perf.markdown import flag_mark
-from perf.plots.canvas import Drawn, finish, pyplot
+from perf.plots.canvas import Drawn, finish, pyplot, ring_flagged
 from perf.plots.palette import ALERT, COMPONENT_COLOURS, REFERENCE
 from perf.plots.styles import style
 from perf.plots.ticks import save
@@ -101,7 +101,7 @@ def plot_request_rates(run: RunResult, path: Path) -> Drawn | None:
     ax.set_title("Achieved vs offered request rate")
     top = max(r for s in series.values() for r, _, _ in s)
     ax.plot([0, top], [0, top], color=REFERENCE, ls=":", lw=1, label="achieved = offered")
-    crossed = False
+    crossed = ringed = False
     for i, (name, pts) in enumerate(series.items()):
         look = style(i)
         ax.errorbar(
@@ -113,6 +113,9 @@ def plot_request_rates(run: RunResult, path: Path) -> Drawn | None:
             ls=look.linestyle,
             label=name,
         )
+        flagged = [(r, a) for r, a, st in pts if st in ("host busy", "unstable")]  # the level plots' ring (trial 7, F24)
+        ring_flagged(ax, flagged, look.colour, None if ringed else "flagged level: unstable or host busy (ring)")
+        ringed = ringed or bool(flagged)
         missed = [(r, a) for r, a, st in pts if st == "not achieved"]
         if missed:
             ax.scatter(

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from perf.analysis.stats import Point
+from perf.plots.palette import BLACK
 from perf.plots.ticks import save
 
 if TYPE_CHECKING:  # matplotlib is imported lazily (pyplot)
@@ -195,3 +196,17 @@ def log_scale_if_wide(ax, values: Sequence[float], axis: str = "x") -> None:
     vals = [v for v in values if v > 0]
     if vals and max(vals) / min(vals) > LOG_SPAN:
         (ax.set_xscale if axis == "x" else ax.set_yscale)("log")
+
+
+def ring_flagged(ax, flagged: Sequence[tuple[float, float]], colour: str, label: str | None, many: bool = False) -> None:
+    """Ring ``flagged`` points (unstable or host busy levels) hollow in their series' ``colour``,
+    the one status mark of the level plots; ``label``: the legend entry, drawn apart in black (a
+    ring takes each series' colour, so the entry is no series': trial 7, F22), ``None`` once said.
+    ``many``: smaller rings, or they hide the curves."""
+    if not flagged:
+        return
+    size, width = (55, 1.0) if many else (110, 1.5)
+    xs, ys = [x for x, _ in flagged], [y for _, y in flagged]
+    ax.scatter(xs, ys, s=size, facecolors="none", edgecolors=colour, linewidths=width, zorder=3)
+    if label is not None:
+        ax.scatter([], [], s=size, facecolors="none", edgecolors=BLACK, linewidths=width, label=label)

@@ -40,6 +40,7 @@ from perf.plots.canvas import (
     panel_title,
     panels,
     place_labels,
+    ring_flagged,
     series_linestyle,
 )
 from perf.plots.palette import BLACK, REFERENCE
@@ -108,19 +109,8 @@ def _draw_curves(
         if x_metric is not None and len(points) <= ALL_DISTINCT:  # a trade-off curve: say which concurrency each point is
             labels += [(x, y, f"c={p.concurrency}" + flag_mark(p.status, words=False)) for x, y, p in series]
         if bad:
-            many = len(looks) > ALL_DISTINCT  # smaller rings, or they hide the curves
-            ax.scatter(
-                [b[0] for b in bad],
-                [b[1] for b in bad],
-                s=55 if many else 110,
-                facecolors="none",
-                edgecolors=line.lines[0].get_color(),
-                linewidths=1.0 if many else 1.5,
-                zorder=3,
-                label=None
-                if unstable_labelled
-                else f"flagged level: unstable or host busy (ring{', ' + UNSTABLE_MARK if x_metric else ''})",
-            )
+            said = f"flagged level: unstable or host busy (ring{', ' + UNSTABLE_MARK if x_metric else ''})"
+            ring_flagged(ax, bad, line.lines[0].get_color(), None if unstable_labelled else said, len(looks) > ALL_DISTINCT)
             unstable_labelled = True
     if context:  # one artist for all of them: 200 lines draw as fast as one
         from matplotlib.collections import LineCollection

@@ -1,0 +1,83 @@
+"""request_rates.png rings its flagged (host busy) levels with the level plots' one mark, and the
+ring's legend entry is drawn in black, not in the first series' colour (trial 7, F24 and F22);
+read back from the matplotlib artists."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from factories import make_run, run_result, variant_result
+from matplotlib.colors import to_hex
+
+from perf.analysis.stats import run_points
+from perf.plots import bars, figures
+from perf.records.levels import LevelResult
+
+NAME = "t_onnx_cpu2_db500_mbs64"
+LABEL = "flagged level: unstable or host busy (ring)"
+
+
+def _axes(monkeypatch: pytest.MonkeyPatch, module) -> list:
+    seen: list = []
+    real = module.finish
+
+    def spy(fig, axes, path):
+        seen.extend(axes)
+        return real(fig, axes, path)
+
+    monkeypatch.setattr(module, "finish", spy)
+    return seen
+
+
+def _rings(ax) -> list[tuple[list[tuple[float, float]], str]]:
+    """(points, edge colour) of each hollow scatter with points."""
+    out = []
+    for c in ax.collections:
+        offsets = np.asarray(c.get_offsets())
+        if len(offsets) and not len(c.get_facecolors()):
+            out.append(([tuple(map(float, o)) for o in offsets], to_hex(c.get_edgecolors()[0])))
+    return out
+
+
+def _legend_ring(ax) -> str:
+    legend = ax.get_legend() or ax.legend()
+    (handle,) = [h for h, t in zip(legend.legend_handles, legend.get_texts()) if t.get_text().startswith("flagged level")]
+    return to_hex(handle.get_edgecolors()[0])
+
+
+def test_request_rates_rings_its_host_busy_levels(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    levels = [
+        LevelResult(
+            0,
+            4,
+            t,
+            throughput_infer_per_s=4 * rate,
+            latency_p99_ms=8.0,
+            request_rate=rate,
+            achieved_rate_per_s=rate,
+            host_busy=busy,
+        )
+        for rate, busy in ((100.0, True), (200.0, False))
+        for t in range(3)
+    ]
+    run = run_result([variant_result(NAME, levels, params={"name": NAME})], finished="x")
+    axes = _axes(monkeypatch, bars)
+    assert bars.plot_request_rates(run, tmp_path / "request_rates.png") is not None
+    (ax,) = axes
+    rings = _rings(ax)
+    assert [set(pts) for pts, _ in rings] == [{(100.0, 100.0)}]  # the host-busy level's visits, not the quiet one's
+    assert _legend_ring(ax) == "#000000"
+
+
+def test_the_level_plots_ring_legend_entry_is_black(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    run = make_run()
+    for lv in run.variants[0].levels:
+        lv.host_busy, lv.host_busy_pct = True, 55.0
+    axes = _axes(monkeypatch, figures)
+    figures.plot_metric(run_points(run), "throughput_infer_per_s", "infer/s", "throughput", tmp_path / "t.png")
+    ax = axes[0]
+    colours = {colour for _, colour in _rings(ax)}
+    assert colours and "#000000" not in colours  # the rings: the series' colour
+    assert _legend_ring(ax) == "#000000"  # its legend entry: no series' colour
