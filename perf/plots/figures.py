@@ -167,6 +167,7 @@ def _mark_choices(
             mfc="none",
             mec=BLACK,
             mew=1.3,
+            zorder=4,  # above the curves' points and rings (zorder 3), never hidden under them
             label=f"{what}: {p.variant} c={p.concurrency}{flag_mark(p.status)}",
         )
 
@@ -251,7 +252,8 @@ def plot_utilisation(
         _draw_curves(ax, points, metric, None, failed, bs, looks)
         _concurrency_axis(ax, points, bs)
         ax.set_ylabel(ylabel)
-        ax.set_ylim(bottom=0)
+        top = max((y for line in ax.get_lines() for y in line.get_ydata() if y == y), default=0.0)
+        ax.set_ylim(bottom=0, top=max(ax.get_ylim()[1], top * 1.06))  # a point at 100 % is not cut by the frame
     return finish(fig, axes, path)
 
 

@@ -81,3 +81,25 @@ def test_the_level_plots_ring_legend_entry_is_black(monkeypatch: pytest.MonkeyPa
     colours = {colour for _, colour in _rings(ax)}
     assert colours and "#000000" not in colours  # the rings: the series' colour
     assert _legend_ring(ax) == "#000000"  # its legend entry: no series' colour
+
+
+def test_pick_markers_sit_above_the_points_and_full_utilisation_is_inside_the_frame(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Trial 7, F22: the best-peak marker hidden under the points; host CPU 100 % drawn on the top frame."""
+    from perf.analysis.recommendation import recommend
+
+    run = make_run()
+    for v in run.variants:
+        for lv in v.levels:
+            lv.cpu_utilization_pct = 100.0
+    points = run_points(run)
+    axes = _axes(monkeypatch, figures)
+    figures.plot_metric(points, "throughput_infer_per_s", "infer/s", "throughput", tmp_path / "t.png", rec=recommend(run))
+    ax = axes[0]
+    (pick,) = [ln for ln in ax.get_lines() if ln.get_label().startswith("best peak throughput")]
+    assert pick.get_zorder() > max(c.get_zorder() for c in ax.collections)  # above every point and ring
+    assert pick.get_zorder() > max(ln.get_zorder() for ln in ax.get_lines() if ln is not pick)
+    axes.clear()
+    figures.plot_utilisation(points, tmp_path / "u.png")
+    assert axes[0].get_ylim()[1] > 100.0 * 1.03  # the 100 % points sit inside the frame
