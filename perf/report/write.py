@@ -27,6 +27,7 @@ from perf.analysis.frontier import frontier_section, frontier_summary
 from perf.analysis.pairs import baseline
 from perf.analysis.peaks import peak_mark, peak_title
 from perf.analysis.recommendation import Recommendation, candidate, latency_metric, recommend
+from perf.analysis.sizes import series_sizes, size_marks
 from perf.analysis.stats import KNEE_GAIN_PCT, P99, THROUGHPUT, Point, peak, run_points
 from perf.markdown import APPENDIX_FILE, LIST_LIMIT, TOP_N, UNSTABLE_MARK, capped, errors_text, flag_mark, fmt
 from perf.plots import figures as plots
@@ -45,7 +46,6 @@ from perf.report.ranking import busy_note, flagged_counts, ranking_lines
 from perf.report.run import what_was_run
 from perf.report.search import search_lines
 from perf.report.servers import servers_section
-from perf.report.sizes import series_sizes, size_marks
 from perf.report.tables import (
     LEVEL_TABLE_LINES,
     LEVEL_TABLES_INTRO,

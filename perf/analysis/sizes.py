@@ -1,6 +1,7 @@
-"""A shape sweep's picks on the console: every swept input size gets its own (a size is the
-client's, not a setting to pick), each mark naming the size it is for (trial 7, F21: the console
-marked one size "best peak" with no word of the other size or of why)."""
+"""A shape sweep's picks at each size, for the console table (:mod:`perf.report.write`): every
+swept input size gets its own (a size is the client's, not a setting to pick), each mark naming
+the size it is for (trial 7, F21: the console marked one size "best peak" with no word of the
+other size or of why)."""
 
 from __future__ import annotations
 
