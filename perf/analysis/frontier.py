@@ -16,12 +16,14 @@ Flagged levels (unstable, host busy) may be on the frontier; the report marks th
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 
 from perf.analysis.peaks import peak_mark
-from perf.analysis.recommendation import Recommendation, candidate, rank
+from perf.analysis.recommendation import Recommendation, candidate, rank, recommend
 from perf.analysis.stats import P99, THROUGHPUT, Point
 from perf.markdown import APPENDIX_FILE, UNSTABLE_MARK, flag_mark, fmt, name_then_numbers, table
+from perf.records.results import RunResult
 
 #: Frontier rows the report shows; the appendix lists every one.
 FRONTIER_ROWS = 10
@@ -228,3 +230,25 @@ def frontier_summary(points: dict[str, list[Point]], rec: Recommendation, failed
     if off:  # a flagged level with more throughput at no more p99 beats the stable pick
         text += f"; the {' and the '.join(off)} pick(s) are not on it (a flagged level beats them on both)"
     return text + "."
+
+
+def series_sizes(run: RunResult) -> dict[str, str]:
+    """Series name -> the swept size its levels were measured at, for a run split by shape
+    (:func:`perf.records.results.split_by_shape`); empty for a run of one size."""
+    sizes = {v.name: s for v in run.variants if (s := next((lv.shape for lv in v.levels if lv.shape), None))}
+    return sizes if len(set(sizes.values())) > 1 else {}
+
+
+def size_marks(run: RunResult, rec: Recommendation) -> dict[str, list[str]]:
+    """For the console table (:mod:`perf.report.write`; trial 7, F21: one size marked "best peak",
+    no word of the other). Series name -> its pick marks at its own size, ``"best peak for ncat=1 clients"``: the
+    recommendation's rule over each size's series alone; empty for a run of one size."""
+    sizes, out = series_sizes(run), dict[str, list[str]]()
+    for size in sorted(set(sizes.values())):
+        series = [v for v in run.variants if sizes.get(v.name) == size]
+        sub = recommend(dataclasses.replace(run, variants=series), rec.latency_budget_ms, rec.latency_percentile)
+        for what, c in (("best under budget", sub.best_under_budget), (peak_mark(sub.best_peak), sub.best_peak)):
+            if c is not None:
+                level = f"c={c.concurrency}" + (f", b={c.batch_size}" if c.batch_size != 1 else "")
+                out.setdefault(c.variant, []).append(f"{what} for {size} clients ({level})")
+    return out

@@ -33,8 +33,8 @@ from perf.analysis.excluded import candidate, excluded_levels, where
 from perf.analysis.notes import notes_text, repeat_noun
 from perf.analysis.paired import ALPHA
 from perf.analysis.peaks import unreached, unreached_all
-from perf.analysis.ranking import MIN_ROUNDS, Ranking, Side, dropped_by_search, rank_variants
-from perf.analysis.standing import others_words, tie_words
+from perf.analysis.ranking import Ranking, Side, dropped_by_search, rank_variants
+from perf.analysis.standing import few_rounds, others_words, tie_words
 from perf.analysis.stats import P99, THROUGHPUT, Point, knee, run_points
 from perf.markdown import UNSTABLE_MARK, fmt, fmt_given
 from perf.records.results import RunResult
@@ -88,7 +88,7 @@ class Choice:
             what a table or console note beside the all-rounds number says.
         against: The others in words (:mod:`perf.analysis.standing`): the tie set, or what it beats of how many.
         unreached: The best peak's level is not a measured peak: why, in words (:mod:`perf.analysis.peaks`).
-        rounds: In a rounds sweep, the rounds its level was measured in (``None``: not a rounds sweep).
+        short: Its level rests on fewer rounds than a verdict needs, in words (:func:`perf.analysis.standing.few_rounds`).
     """
 
     variant: str
@@ -107,17 +107,7 @@ class Choice:
     against: str = ""
     judged_note: str | None = None
     unreached: str | None = None
-    rounds: int | None = None
-
-    @property
-    def short(self) -> str | None:
-        """``"measured in 2 rounds, fewer than the 6 a verdict needs"``: a rounds sweep's pick whose
-        level rests on fewer rounds than the paired rule needs (trial 7: a pick and a bundle on 2 of
-        6 planned rounds, said nowhere); ``None`` when it has them, or beats every other anyway (a
-        large gap: its verdict says so)."""
-        if self.rounds is None or self.rounds >= MIN_ROUNDS or (self.beats and not self.tied):
-            return None
-        return f"measured in {count(self.rounds, 'round')}, fewer than the {MIN_ROUNDS} a verdict needs"
+    short: str | None = None
 
     @property
     def tied(self) -> bool:
@@ -350,7 +340,7 @@ def _paired_choice(ranking: Ranking, points: dict[str, list[Point]], run: RunRes
         return None
     c = Choice.of(p)
     c.tie_set, c.beats, c.confidence = ranking.names, [x.b.variant for x in ranking.beaten()], 1 - ALPHA
-    c.rounds = p.trials  # a rounds sweep: one trial a round
+    c.short = few_rounds(p.trials, bool(c.beats) and not c.tied)  # a rounds sweep: one trial a round
     c.against = tie_words(ranking) if c.tied else others_words(ranking, run, under)
     return c
 

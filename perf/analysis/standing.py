@@ -170,3 +170,13 @@ def others_words(ranking: Ranking, run: RunResult | None, under_budget: bool) ->
 
 def _cut(run: RunResult) -> Collection[str]:
     return {c.variant for c in (run.rounds.cuts if run.rounds else []) if c.kind == "variant" and c.variant}
+
+
+def few_rounds(rounds: int | None, beats_all: bool) -> str | None:
+    """``"measured in 2 rounds, fewer than the 6 a verdict needs"``: a rounds sweep's pick whose level
+    rests on fewer rounds than the paired rule needs (trial 7: a pick and a bundle on 2 of 6 planned
+    rounds, said nowhere); ``None`` when it has them, is no rounds sweep's (``rounds`` ``None``), or
+    beats every other anyway (``beats_all``: a large gap, its verdict says so)."""
+    if rounds is None or rounds >= MIN_ROUNDS or beats_all:
+        return None
+    return f"measured in {count(rounds, 'round')}, fewer than the {MIN_ROUNDS} a verdict needs"

@@ -23,11 +23,10 @@ from core.errors import PerfError
 from perf.analysis.cuts import cut_variants
 from perf.analysis.effects import interactions, main_effects
 from perf.analysis.excluded import rate_statuses
-from perf.analysis.frontier import frontier_section, frontier_summary
+from perf.analysis.frontier import frontier_section, frontier_summary, series_sizes, size_marks
 from perf.analysis.pairs import baseline
 from perf.analysis.peaks import peak_mark, peak_title
 from perf.analysis.recommendation import Recommendation, candidate, latency_metric, recommend
-from perf.analysis.sizes import series_sizes, size_marks
 from perf.analysis.stats import KNEE_GAIN_PCT, P99, THROUGHPUT, Point, peak, run_points
 from perf.markdown import APPENDIX_FILE, LIST_LIMIT, TOP_N, UNSTABLE_MARK, capped, errors_text, flag_mark, fmt
 from perf.plots import figures as plots

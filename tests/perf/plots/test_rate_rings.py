@@ -97,7 +97,7 @@ def test_pick_markers_sit_above_the_points_and_full_utilisation_is_inside_the_fr
     axes = _axes(monkeypatch, figures)
     figures.plot_metric(points, "throughput_infer_per_s", "infer/s", "throughput", tmp_path / "t.png", rec=recommend(run))
     ax = axes[0]
-    (pick,) = [ln for ln in ax.get_lines() if ln.get_label().startswith("best peak throughput")]
+    (pick,) = [ln for ln in ax.get_lines() if ln.get_marker() == "P"]  # the best-peak pick's marker
     assert pick.get_zorder() > max(c.get_zorder() for c in ax.collections)  # above every point and ring
     assert pick.get_zorder() > max(ln.get_zorder() for ln in ax.get_lines() if ln is not pick)
     axes.clear()

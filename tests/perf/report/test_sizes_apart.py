@@ -41,5 +41,5 @@ def test_the_console_marks_each_sizes_picks_and_says_a_size_is_the_clients():
     console = Console(width=400, record=True)
     console.print(summary_table(_run()))
     text = console.export_text()
-    assert "best peak for ncat=1 clients (c=4, b=8)" in text and "best peak for ncat=32 clients (c=4, b=8)" in text
+    assert "for ncat=1 clients (c=4, b=8)" in text and "for ncat=32 clients (c=4, b=8)" in text  # each size's own pick
     assert "a size [..] is the client's, not a setting to pick" in " ".join(text.split())  # the caption wraps
