@@ -77,11 +77,10 @@ def _answers(url: str, protocol: str) -> bool:
     the error of a port given with the other protocol: 8001 is gRPC beside HTTP's 8000)."""
     try:
         m = _module(protocol)
-        with contextlib.closing(
-            m.InferenceServerClient(url, client_timeout=2)
-            if protocol == "grpc"
-            else m.InferenceServerClient(url, network_timeout=2)
-        ) as probe:
+        if protocol == "grpc":  # the gRPC client takes its timeout per call, the HTTP one per connection
+            with contextlib.closing(m.InferenceServerClient(url)) as probe:
+                return bool(probe.is_server_live(client_timeout=2))
+        with contextlib.closing(m.InferenceServerClient(url, network_timeout=2)) as probe:
             return bool(probe.is_server_live())
     except Exception:  # noqa: BLE001 - nobody there either way
         return False

@@ -47,7 +47,8 @@ def refit(
         rules: The rounds' thresholds.
         search: The search's thresholds.
         measured: Variants with numbers from an earlier session (their cuts say so).
-        left_s: The time budget left after the loads (s).
+        left_s: The time the rounds have left after the loads (s): up to the engine's deadline, which
+            already leaves the baseline's reserve (``plan.reserve_s``) aside: not taken off again.
 
     Returns:
         The new plan (its ``variants`` the loaded ones kept, most promising first; ``cuts`` the
@@ -56,7 +57,7 @@ def refit(
     """
     levels = [c for c in ladder if plan.cap is None or c <= plan.cap]
     kept = [n for n in plan.variants if n in loaded] + [n for n in loaded if n not in plan.variants]
-    budget, want, top = left_s - plan.reserve_s, min(rules.max_rounds, MIN_ROUNDS + 1), levels[-1] if levels else None
+    budget, want, top = left_s, min(rules.max_rounds, MIN_ROUNDS + 1), levels[-1] if levels else None
 
     def cost(n: int, lv: Sequence[int], rounds: int) -> float:  # the first plan's estimate, the loads done
         return estimate(n, lv, adaptive, keys_per_level, rules, rounds, False) - n * LOAD_S

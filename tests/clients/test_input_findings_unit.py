@@ -334,3 +334,30 @@ def test_an_input_file_is_sent_as_it_says_or_refused_with_the_reason(monkeypatch
     res = CliRunner().invoke(cli, ["infer", "m", "--url", "h:1", "-r", str(tmp_path), "--input-data", str(ok)])
     assert res.exit_code == 0, res.output
     assert "inputs: x [2, 16] float32, ids [2, 8] int64" in res.output  # as sent, after the cast
+
+
+@pytest.mark.parametrize("protocol", ["grpc", "http"])
+def test_the_other_protocol_probe_calls_tritonclient_as_its_signature_allows(
+    monkeypatch: pytest.MonkeyPatch, protocol: str
+) -> None:
+    """Reviewer: the gRPC probe passed client_timeout to the constructor (a per-call argument), so it
+    raised TypeError, was swallowed, and 'speaks grpc, not http' could never be said."""
+    import inspect
+
+    import clients.infer
+
+    real = clients.infer._module(protocol).InferenceServerClient
+
+    class Probe:
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            inspect.signature(real).bind(*args, **kwargs)  # a TypeError where the real client would raise one
+
+        def is_server_live(self, *args: Any, **kwargs: Any) -> bool:
+            inspect.signature(real.is_server_live).bind(self, *args, **kwargs)
+            return True
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(clients.infer, "_module", lambda p: types.SimpleNamespace(InferenceServerClient=Probe))
+    assert clients.infer._answers("localhost:8001", protocol) is True

@@ -99,3 +99,17 @@ def test_loads_as_fast_as_planned_keep_the_plan(monkeypatch: pytest.MonkeyPatch)
     run, fit, _, events, sweep = _sweep(monkeypatch, 150.0, load_s=4.0)
     assert not any("after the loads" in c.reason for c in run.rounds.cuts) and not sweep.unloaded[: len(FIVE) - 1]
     assert not any(e["event"] == "plan" and "fitted again" in e["text"] for e in events)
+
+
+def test_the_baselines_reserve_is_not_taken_off_twice() -> None:
+    """Reviewer: the engine's deadline already leaves the baseline's reserve aside; refit took it off
+    again, so loads as fast as planned still cut levels ("after the loads took 5.0 s a variant (the
+    plan assumed 5.0 s)")."""
+    from perf.search.refit import refit
+
+    levels, adaptive = ladder(AUTO, SearchRules())
+    rules, budget_s = RoundRules(), 300.0
+    fit = budgets.fit(list(FIVE), levels, adaptive, 1, rules, SearchRules(), budget_s, True)
+    assert fit.reserve_s > 0  # the baseline's time kept up front
+    left = budget_s - fit.reserve_s - len(FIVE) * fit.load_s  # the engine's deadline, after loads as planned
+    assert refit(fit, list(fit.variants), fit.load_s, levels, adaptive, 1, rules, SearchRules(), left, set()) is None
