@@ -33,6 +33,8 @@ def _is_users(filename: str) -> bool:
     if filename.startswith("<"):  # <frozen ...>, <string>: not a file the user can open
         return False
     path = Path(filename).resolve()
+    if {"site-packages", "dist-packages"} & set(path.parts):  # an installed package (torch...), wherever its venv is
+        return False
     root = _NOT_USERS[0]
     if path.is_relative_to(root):  # the checkout: its packages are the toolkit's, a model file beside them is the user's
         rel = path.relative_to(root).parts

@@ -245,3 +245,15 @@ def test_builtin_fingerprints_hash_what_defines_them():
     prints = {name: load_model(name, None).fingerprint for name in ("mlp", "tiny", "cnn", "encoder")}
     assert empty not in prints.values()
     assert len(set(prints.values())) == 4
+
+
+def test_an_installed_packages_frame_is_never_the_users_wherever_its_venv_is():
+    """Reviewer: a venv inside the checkout under another name (VENV=venv) made torch's frames the user's."""
+    from pathlib import Path
+
+    from builders.model import user_frame
+
+    root = Path(user_frame.__file__).resolve().parents[2]
+    assert not user_frame._is_users(str(root / "venv/lib/python3.11/site-packages/torch/nn/modules/linear.py"))
+    assert not user_frame._is_users("/opt/env/lib/python3/dist-packages/torch/functional.py")
+    assert user_frame._is_users(str(root / "my_model.py")) and not user_frame._is_users(str(root / "builders/build.py"))
