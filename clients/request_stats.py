@@ -76,4 +76,21 @@ def own_processes(url: str) -> tuple[list[int] | None, str | None]:
     server = listening_pid(parts.port) if parts.port else None
     if server is None:
         return None, f"not sampled (no process of this host is seen listening on port {parts.port})"
+    if _forwarder(server):  # the port is a container engine's proxy: the server's own processes are not its children
+        return None, "not sampled (server in a container: its processes are not told from other work)"
     return [os.getpid(), server], None
+
+
+#: Process names of container engines' port forwarders (Docker, Podman rootless, containerd's nerdctl).
+CONTAINER_FORWARDERS = ("docker-proxy", "rootlessport", "rootlesskit", "slirp4netns", "conmon")
+
+
+def _forwarder(pid: int) -> bool:
+    """Whether ``pid`` is a container engine's port forwarder (as :func:`perf.measure.host.own_roots`
+    refuses to sample a container's server, so does ``clients infer``)."""
+    import psutil
+
+    try:
+        return psutil.Process(pid).name() in CONTAINER_FORWARDERS
+    except (psutil.NoSuchProcess, psutil.AccessDenied):
+        return False

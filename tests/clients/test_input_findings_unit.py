@@ -361,3 +361,17 @@ def test_the_other_protocol_probe_calls_tritonclient_as_its_signature_allows(
 
     monkeypatch.setattr(clients.infer, "_module", lambda p: types.SimpleNamespace(InferenceServerClient=Probe))
     assert clients.infer._answers("localhost:8001", protocol) is True
+
+
+def test_a_server_behind_a_container_proxy_is_not_sampled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reviewer: the port of a container's server is held by docker-proxy, whose children are not the
+    server's processes: its CPU would count as other work (own_roots refuses that case; so does this)."""
+    import clients.request_stats as rs
+
+    monkeypatch.setattr(rs, "listening_pid", lambda port: 4242)
+    monkeypatch.setattr(rs, "_forwarder", lambda pid: pid == 4242)
+    assert rs.own_processes("localhost:8000") == (
+        None,
+        "not sampled (server in a container: its processes are not told from other work)",
+    )
+    assert rs._forwarder(os.getpid()) is False  # this Python is no forwarder
