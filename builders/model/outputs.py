@@ -158,7 +158,11 @@ def infer_outputs(module: Any, spec: ModelSpec) -> ModelSpec:
         return _run_keyed(module, spec, spec.example_inputs(batch, sizes))
 
     b1, b2 = EXAMPLE_BATCH, EXAMPLE_BATCH + 1
-    points = [(b1, spec.export_axis_sizes()), (b2, spec.export_axis_sizes()), (b2, spec.axis_sizes("max"))]
+    exp, hi, lo = spec.export_axis_sizes(), spec.axis_sizes("max"), spec.axis_sizes("min")
+    # an axis whose export size is its max is not varied by the max run: vary it at its min, so a dim
+    # is called fixed only when it kept its size while every axis changed
+    other = {a: (lo[a] if exp[a] == hi[a] else hi[a]) for a in exp}
+    points = [(b1, exp), (b2, exp), (b2, hi)] + ([(b2, other)] if other != hi else [])
     runs = []
     for batch, sizes in points:
         try:
@@ -175,13 +179,14 @@ def infer_outputs(module: Any, spec: ModelSpec) -> ModelSpec:
                 "against forward()"
                 + (", or fix the line above if the spec is right (a bug in the model itself)" if where else ""),
             ) from e
-    ka, ka2, kb = runs
+    ka, ka2, kb, *more = runs
     keys = [k for k, _t in ka]
     a, a2, b = [t for _k, t in ka], [t for _k, t in ka2], [t for _k, t in kb]
+    c = [t for _k, t in more[0]] if more else b
     names = name_outputs(keys, [t.name for t in spec.outputs])
     max_sizes = {v: k for k, v in spec.axis_sizes("max").items()}
     outs = []
-    for i, (x, x2, y) in enumerate(zip(a, a2, b)):
+    for i, (x, x2, y, z) in enumerate(zip(a, a2, b, c)):
         name = names[i]
         if not hasattr(x, "shape"):
             raise ModelSpecError(
@@ -189,10 +194,10 @@ def infer_outputs(module: Any, spec: ModelSpec) -> ModelSpec:
                 hint="return tensors (tuple/dict of tensors) from forward()",
             )
         axis = batch_axis(name, tuple(x.shape), tuple(x2.shape), b1, b2)
-        per_x, per_y = _drop(tuple(x.shape), axis), _drop(tuple(y.shape), axis)
+        per_x, per_y, per_z = _drop(tuple(x.shape), axis), _drop(tuple(y.shape), axis), _drop(tuple(z.shape), axis)
         dims: list[int | str] = []
-        for j, (dx, dy) in enumerate(zip(per_x, per_y)):
-            dims.append(dx if dx == dy else max_sizes.get(dy, f"{name}_dim{j + 1}"))
+        for j, (dx, dy, dz) in enumerate(zip(per_x, per_y, per_z)):
+            dims.append(dx if dx == dy == dz else max_sizes.get(dy, f"{name}_dim{j + 1}"))
         dtype = dtypes.from_torch(x.dtype).name
         dtypes.require_tensor_io(dtype, f"output {name!r}")
         outs.append(TensorSpec(name, dtype, tuple(dims), key=keys[i], batch_axis=axis))

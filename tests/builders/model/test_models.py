@@ -257,3 +257,13 @@ def test_an_installed_packages_frame_is_never_the_users_wherever_its_venv_is():
     assert not user_frame._is_users(str(root / "venv/lib/python3.11/site-packages/torch/nn/modules/linear.py"))
     assert not user_frame._is_users("/opt/env/lib/python3/dist-packages/torch/functional.py")
     assert user_frame._is_users(str(root / "my_model.py")) and not user_frame._is_users(str(root / "builders/build.py"))
+
+
+def test_an_output_dim_is_fixed_only_if_it_kept_its_size_while_every_axis_changed():
+    """Reviewer: with seq=1,128,128 (opt == max) the max run did not vary seq, so an output that
+    follows seq was recorded as a fixed 128, and the config then froze the exported model's -1."""
+    spec = ModelSpec.from_flags(["x:float32:seq,4"], [], ["seq=1,128,128"])
+    out = infer_outputs(_Fn(lambda x: x.sum(dim=-1, keepdim=True).expand(-1, -1, 8)), spec).outputs[0]
+    assert out.shape == ("seq", 8)
+    fixed = infer_outputs(_Fn(lambda x: x.mean(dim=1)), spec).outputs[0]
+    assert fixed.shape == (4,)  # a dim that does not follow seq stays fixed
