@@ -15,6 +15,7 @@ from builders.build import BuildOptions, build
 from builders.config.variants import VariantGrid
 from clients.cli.main import cli as clients_cli
 from clients.server import ServerOptions
+from core.errors import ServerError
 from perf.records.settings import MeasureSettings
 from perf.sweep.run import SweepOptions, run_sweep
 
@@ -60,9 +61,10 @@ def test_sweeping_a_native_repository_on_the_bundled_server_says_why_each_varian
         warmup_requests=0,
         design="sequential",
     )
-    run, _ = run_sweep(opts)
-    assert run.variants and all(v.status == "failed" for v in run.variants)
-    assert all("the bundled runtime has only the python backend" in v.error for v in run.variants)
+    with pytest.raises(ServerError) as e:  # refused before any server starts or folder is written (preflight)
+        run_sweep(opts)
+    assert "the bundled runtime has only the python backend" in e.value.message
+    assert "no run folder was written" in e.value.message and not (tmp_path / "n").exists()
 
 
 @pytest.fixture
