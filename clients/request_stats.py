@@ -10,7 +10,7 @@ import urllib.parse
 import numpy as np
 
 from clients.runtimes.remote import host_key
-from core.host_load import HostLoad, listening_pid
+from core.host_load import NOT_SAMPLED_CONTAINER, NOT_SAMPLED_ELSEWHERE, HostLoad, listening_pid
 
 
 @dataclasses.dataclass
@@ -72,12 +72,12 @@ def own_processes(url: str) -> tuple[list[int] | None, str | None]:
     host; else ``None`` and why the host's load is not sampled."""
     parts = urllib.parse.urlsplit(f"//{url}")
     if host_key(parts.hostname or "localhost") != "this host":
-        return None, "not sampled (the server is on another host)"
+        return None, NOT_SAMPLED_ELSEWHERE
     server = listening_pid(parts.port) if parts.port else None
     if server is None:
         return None, f"not sampled (no process of this host is seen listening on port {parts.port})"
     if _forwarder(server):  # the port is a container engine's proxy: the server's own processes are not its children
-        return None, "not sampled (server in a container: its processes are not told from other work)"
+        return None, NOT_SAMPLED_CONTAINER
     return [os.getpid(), server], None
 
 

@@ -27,6 +27,14 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 
+#: Why a measurement against a server on another machine has no host load: this host's load
+#: is not the server's.
+NOT_SAMPLED_ELSEWHERE = "not sampled (server on another host)"
+#: Why a measurement against a server in a container has no host load: the container's processes
+#: are not the launcher's children (a port is held by the engine's proxy), so they cannot be told
+#: from other work.
+NOT_SAMPLED_CONTAINER = "not sampled (server in a container: its processes are not told from other work)"
+
 #: Default threshold of other processes' CPU use during a measurement (% of one core, mean).
 HOST_BUSY_THRESHOLD_PCT = 10.0
 

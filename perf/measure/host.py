@@ -12,11 +12,16 @@ re-exported here.
 from __future__ import annotations
 
 import os
-import urllib.parse
 from typing import Any
 
-from core.host_load import HOST_BUSY_THRESHOLD_PCT, HostLoad, HostSampler, is_host_busy, listening_pid
-from perf.records.load import NOT_SAMPLED_ELSEWHERE
+from core.host_load import (
+    HOST_BUSY_THRESHOLD_PCT,
+    NOT_SAMPLED_CONTAINER,
+    HostLoad,
+    HostSampler,
+    is_host_busy,
+    listening_pid,
+)
 
 __all__ = ["HOST_BUSY_THRESHOLD_PCT", "HostLoad", "HostSampler", "is_host_busy", "listening_pid", "own_roots"]
 
@@ -29,20 +34,13 @@ def own_roots(srv: Any) -> tuple[list[int] | None, str | None]:
     A server the toolkit started here is its child process; a server it did not start
     (``--runtime remote``) on this host (a loopback or own address) is found by the port it
     listens on, and gets the same sampling; one on another host is
-    :data:`perf.records.load.NOT_SAMPLED_ELSEWHERE`. A container's processes cannot be told from
+    :data:`core.host_load.NOT_SAMPLED_ELSEWHERE`. A container's processes cannot be told from
     other work (they are not the launcher's children).
     """
-    from clients.runtimes.remote import host_key
+    from clients.request_stats import own_processes
 
-    me = os.getpid()
     if srv.container_name:
-        return None, "not sampled (server in a container: its processes are not told from other work)"
+        return None, NOT_SAMPLED_CONTAINER
     if srv.pid is not None:
-        return [me, srv.pid], None
-    if host_key(srv.runtime_impl.host()) != "this host":
-        return None, NOT_SAMPLED_ELSEWHERE
-    port = urllib.parse.urlsplit(f"http://{srv.http_url}").port
-    pid = listening_pid(port) if port else None
-    if pid is None:
-        return None, f"not sampled (no process of this host is seen listening on the server's port {port})"
-    return [me, pid], None
+        return [os.getpid(), srv.pid], None
+    return own_processes(srv.http_url)  # one it did not start: by the port it listens on (clients infer's rule)

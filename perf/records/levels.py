@@ -83,7 +83,7 @@ class LevelResult:
         host_busy: ``host_busy_pct`` stayed above the threshold (``host_busy_threshold_pct``
             in the run's settings) after one re-measurement.
         host_not_sampled: Why ``host_busy_pct`` is ``None`` (the server on another host:
-            :data:`perf.records.load.NOT_SAMPLED_ELSEWHERE`); ``None`` when sampled.
+            :data:`core.host_load.NOT_SAMPLED_ELSEWHERE`); ``None`` when sampled.
         windows_span_s: Length of the span the server and host samples were averaged
             over: perf_analyzer's merged windows, timed from its per-window lines; ``None``
             when those were not seen and the whole run was used.

@@ -8,7 +8,7 @@ cold start's first requests — records what other processes did on this host wh
   (mean over the measurement); ``None`` when not sampled;
 - ``host_busy``: ``host_busy_pct`` above the threshold (:func:`perf.measure.metrics.is_host_busy`:
   one rule, one threshold for all of them);
-- ``host_not_sampled``: why ``host_busy_pct`` is ``None`` (:data:`NOT_SAMPLED_ELSEWHERE`...).
+- ``host_not_sampled``: why ``host_busy_pct`` is ``None`` (:data:`core.host_load.NOT_SAMPLED_ELSEWHERE`...).
 
 A flagged number carries :data:`HOST_BUSY` as its status into every table, plot and sentence
 (:func:`perf.markdown.flag_mark`).
@@ -20,9 +20,6 @@ from typing import Literal
 
 #: The status of a number other processes' CPU moved: never evidence on its own.
 HOST_BUSY: Literal["host busy"] = "host busy"
-#: Why a measurement against a server on another machine has no host load: this host's load
-#: is not the server's.
-NOT_SAMPLED_ELSEWHERE = "not sampled (server on another host)"
 
 
 def load_status(status: str, host_busy: bool) -> str:

@@ -234,9 +234,9 @@ def test_infer_numbers_carry_the_host_load_they_were_taken_under(monkeypatch: py
     assert "requests/s of batch 4) [host busy: other processes used 143 % of a core; not a measurement to compare]" in res.output
     monkeypatch.setattr(HostSampler, "load", lambda self, *a, **k: HostLoad.of(2.0))
     assert "[host" not in CliRunner().invoke(cli, args).output  # a quiet host: the numbers as they are
-    monkeypatch.setattr(clients.infer, "_own_processes", lambda url: (None, "not sampled (the server is on another host)"))
+    monkeypatch.setattr(clients.infer, "_own_processes", lambda url: (None, "not sampled (server on another host)"))
     assert (
-        "requests/s of batch 4) [host load not sampled (the server is on another host)]" in CliRunner().invoke(cli, args).output
+        "requests/s of batch 4) [host load not sampled (server on another host)]" in CliRunner().invoke(cli, args).output
     )
 
 
@@ -251,7 +251,7 @@ def test_the_server_of_a_local_url_is_found_by_its_port() -> None:
         port = s.getsockname()[1]
         assert clients.infer._own_processes(f"127.0.0.1:{port}") == ([os.getpid(), os.getpid()], None)
     roots, why = clients.infer._own_processes("192.0.2.1:8000")  # TEST-NET-1: never this host
-    assert roots is None and why == "not sampled (the server is on another host)"
+    assert roots is None and why == "not sampled (server on another host)"
 
 
 def test_a_newcomers_client_mistakes_get_the_way_out(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:

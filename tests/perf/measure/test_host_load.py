@@ -8,8 +8,9 @@ import types
 
 import pytest
 
+from core.host_load import NOT_SAMPLED_ELSEWHERE
 from perf.measure.host import HOST_BUSY_THRESHOLD_PCT, HostLoad, is_host_busy, listening_pid, own_roots
-from perf.records.load import NOT_SAMPLED_ELSEWHERE, load_status
+from perf.records.load import load_status
 
 
 def _srv(host: str, port: int, pid: int | None = None, container: str | None = None):
