@@ -86,24 +86,15 @@ def _answers(url: str, protocol: str) -> bool:
         return False
 
 
-def _repository_names(client: Any, protocol: str) -> list[str]:
-    """The models the server's repository index lists (``[]`` where it cannot be read)."""
+def _repository_index(client: Any, protocol: str) -> list[dict[str, Any]]:
+    """The entries (``name``, ``state``, ``reason``) of the server's repository index; ``[]``
+    where it cannot be read (older servers or restricted APIs: no extra detail then)."""
     try:
         idx = client.get_model_repository_index(as_json=True) if protocol == "grpc" else client.get_model_repository_index()
-    except Exception:  # noqa: BLE001 - older servers or restricted APIs: no names then
+    except Exception:  # noqa: BLE001
         return []
     models = idx.get("models", []) if isinstance(idx, dict) else idx
-    return sorted(str(m.get("name")) for m in models if m.get("name"))
-
-
-def _repository_state(client: Any, model: str, protocol: str) -> dict[str, Any] | None:
-    """The repository-index entry (``name``, ``state``, ``reason``) of ``model``, if listed."""
-    try:
-        idx = client.get_model_repository_index(as_json=True) if protocol == "grpc" else client.get_model_repository_index()
-    except Exception:  # older servers or restricted APIs: no extra detail then
-        return None
-    models = idx.get("models", []) if isinstance(idx, dict) else idx
-    return next((m for m in models if m.get("name") == model), None)
+    return [m for m in models if m.get("name")]
 
 
 def model_io(client: Any, model: str, protocol: str) -> dict[str, Any]:
@@ -117,9 +108,10 @@ def model_io(client: Any, model: str, protocol: str) -> dict[str, Any]:
 
     try:
         if not client.is_model_ready(model):
-            entry = _repository_state(client, model, protocol)
+            index = _repository_index(client, protocol)
+            entry = next((m for m in index if m.get("name") == model), None)
             if entry is None:
-                close = difflib.get_close_matches(model, _repository_names(client, protocol), n=1)
+                close = difflib.get_close_matches(model, sorted(str(m["name"]) for m in index), n=1)
                 raise ClientError(
                     f"model {model!r} is unknown to the server" + (f" (did you mean {close[0]!r}?)" if close else ""),
                     hint="check the name (clients check lists the repository's variants) and the server's --model-repository",
