@@ -184,6 +184,17 @@ class _Worker:
         return {"y": np.zeros((4, 2), np.float32)}
 
 
+def _serve_fake(monkeypatch: pytest.MonkeyPatch, config: dict[str, Any]) -> None:
+    """run_requests against no server: ``config`` as the served model's, :class:`_Worker` as its threads."""
+    import clients.infer
+
+    client = types.SimpleNamespace(close=lambda: None)
+    monkeypatch.setattr(clients.infer, "make_client", lambda url, protocol: client)
+    monkeypatch.setattr(clients.infer, "_connect", lambda *a: None)
+    monkeypatch.setattr(clients.infer, "model_io", lambda *a: config)
+    monkeypatch.setattr(clients.infer, "_Worker", _Worker)
+
+
 def test_infer_per_s_counts_batch_rows_as_perf_analyzer_does(monkeypatch: pytest.MonkeyPatch) -> None:
     import clients.infer
 
@@ -193,11 +204,7 @@ def test_infer_per_s_counts_batch_rows_as_perf_analyzer_does(monkeypatch: pytest
         "input": [{"name": "x", "data_type": "TYPE_FP32", "dims": [16]}],
         "output": [{"name": "y", "data_type": "TYPE_FP32", "dims": [2]}],
     }
-    client = types.SimpleNamespace(close=lambda: None)
-    monkeypatch.setattr(clients.infer, "make_client", lambda url, protocol: client)
-    monkeypatch.setattr(clients.infer, "_connect", lambda *a: None)
-    monkeypatch.setattr(clients.infer, "model_io", lambda *a: config)
-    monkeypatch.setattr(clients.infer, "_Worker", _Worker)
+    _serve_fake(monkeypatch, config)
     stats = clients.infer.run_requests("h:1", "http", "m", {"x": np.zeros((4, 16), np.float32)}, requests=10)
     per_request = len(stats.latencies_ms) / stats.wall_s
     assert stats.throughput_infer_per_s == pytest.approx(4 * per_request)  # 4 rows per request: 4 inferences
@@ -220,11 +227,7 @@ def test_infer_numbers_carry_the_host_load_they_were_taken_under(monkeypatch: py
         "input": [{"name": "x", "data_type": "TYPE_FP32", "dims": [16]}],
         "output": [{"name": "y", "data_type": "TYPE_FP32", "dims": [2]}],
     }
-    client = types.SimpleNamespace(close=lambda: None)
-    monkeypatch.setattr(clients.infer, "make_client", lambda url, protocol: client)
-    monkeypatch.setattr(clients.infer, "_connect", lambda *a: None)
-    monkeypatch.setattr(clients.infer, "model_io", lambda *a: config)
-    monkeypatch.setattr(clients.infer, "_Worker", _Worker)
+    _serve_fake(monkeypatch, config)
     monkeypatch.setattr(clients.infer, "model_signature", lambda *a: ModelSignature.from_config(config))
     args = ["infer", "m", "--url", "localhost:1", "-r", "/nonexistent", "-b", "4", "--requests", "10"]
     monkeypatch.setattr(clients.infer, "_own_processes", lambda url: ([os.getpid()], None))
@@ -235,9 +238,7 @@ def test_infer_numbers_carry_the_host_load_they_were_taken_under(monkeypatch: py
     monkeypatch.setattr(HostSampler, "load", lambda self, *a, **k: HostLoad.of(2.0))
     assert "[host" not in CliRunner().invoke(cli, args).output  # a quiet host: the numbers as they are
     monkeypatch.setattr(clients.infer, "_own_processes", lambda url: (None, "not sampled (server on another host)"))
-    assert (
-        "requests/s of batch 4) [host load not sampled (server on another host)]" in CliRunner().invoke(cli, args).output
-    )
+    assert "requests/s of batch 4) [host load not sampled (server on another host)]" in CliRunner().invoke(cli, args).output
 
 
 def test_the_server_of_a_local_url_is_found_by_its_port() -> None:
@@ -325,11 +326,7 @@ def test_an_input_file_is_sent_as_it_says_or_refused_with_the_reason(monkeypatch
     ):
         load_input_file(far, sig, 1, spec)
 
-    client = types.SimpleNamespace(close=lambda: None)
-    monkeypatch.setattr(clients.infer, "make_client", lambda url, protocol: client)
-    monkeypatch.setattr(clients.infer, "_connect", lambda *a: None)
-    monkeypatch.setattr(clients.infer, "model_io", lambda *a: config)
-    monkeypatch.setattr(clients.infer, "_Worker", _Worker)
+    _serve_fake(monkeypatch, config)
     monkeypatch.setattr(clients.infer, "model_signature", lambda *a: sig)
     res = CliRunner().invoke(cli, ["infer", "m", "--url", "h:1", "-r", str(tmp_path), "--input-data", str(ok)])
     assert res.exit_code == 0, res.output
