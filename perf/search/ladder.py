@@ -260,7 +260,7 @@ def _best(
     metric = budget.metric if budget else "latency_p99_ms"
     adjusted = Adjusted([vr])
     stats = [summary(vr, side(plan, c), budget.ms if budget else None, metric, adjusted) for c in levels]
-    ranked = [s for s in stats if s is not None and (budget is None or (s.latency_ms or 0.0) <= budget.ms)]
+    ranked = [s for s in stats if s is not None and _under(s, budget)]
     ranked = [s for s in ranked if s.rounds >= min_rounds] or ranked
     return max(ranked, key=lambda s: s.adjusted_infer_per_s, default=None)
 
@@ -319,11 +319,11 @@ def _active(
     adjusted = Adjusted([vr])
     stats = {c: summary(vr, side(plan, c), budget.ms if budget else None, metric, adjusted) for c in lad.levels}
     best = _best(vr, plan, lad.levels, budget, rounds.min_rounds)
-    within = [c for c, s in stats.items() if s is not None and s.rounds >= rounds.min_rounds and _under(s, budget)]
+    inside = [c for c, s in stats.items() if s is not None and s.rounds >= rounds.min_rounds and _under(s, budget)]
     out = []
     for c in lad.levels:
         s = stats[c]
-        judges = _judges(vr, plan, c, best.side.concurrency, within, rounds.min_rounds) if best is not None else []
+        judges = _judges(vr, plan, c, best.side.concurrency, inside, rounds.min_rounds) if best is not None else []
         if c not in keep_top and any(_far_behind(vr, plan, c, j) for j in judges):
             continue
         if c in keep_top or s is None or s.rounds < rounds.min_rounds or (best is not None and c == best.side.concurrency):
@@ -336,7 +336,9 @@ def _active(
 
 
 def _under(s: Operating, budget: Budget | None) -> bool:
-    return budget is None or (s.latency_ms or 0.0) <= budget.ms
+    """Within the budget as the ranking judges it (:func:`perf.analysis.budget_latency.within`):
+    always without a budget, never without a latency."""
+    return budget is None or (s.latency_ms is not None and s.latency_ms <= budget.ms)
 
 
 def _judges(vr: VariantResult, plan: VariantPlan, c: int, best: int, within: list[int], min_rounds: int) -> list[int]:

@@ -77,3 +77,16 @@ def test_a_resting_tie_member_visits_none_of_its_levels_its_request_rates_neithe
     ]
     sched.ladders["b"].active, sched.resting = [], {"b"}
     assert [(n, k[0], k[3]) for n, k in sched.visits(["a", "b"], 7)] == [("a", 4, None), ("a", 0, 50.0)]
+
+
+def test_a_level_without_a_latency_is_never_within_the_budget() -> None:
+    """Review: the ladder counted a missing latency as 0 ms, within any budget, where the ranking
+    (perf.analysis.budget_latency.within) says never without a latency."""
+    from perf.analysis.ranking import Operating, Side
+    from perf.search.ladder import _under
+    from perf.search.policy import Budget
+
+    unknown = Operating(Side("v", 4), 100.0, None, 6)
+    assert not _under(unknown, Budget(25.0)) and _under(unknown, None)
+    assert _under(Operating(Side("v", 4), 100.0, 24.0, 6), Budget(25.0))
+    assert not _under(Operating(Side("v", 4), 100.0, 26.0, 6), Budget(25.0))
