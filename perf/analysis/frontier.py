@@ -224,7 +224,7 @@ def frontier_summary(points: dict[str, list[Point]], rec: Recommendation, failed
     )
     off = [
         what
-        for what, c in (("best under budget", rec.best_under_budget), ("best peak", rec.best_peak))
+        for what, c in (("best under budget", rec.best_under_budget), (peak_mark(rec.best_peak), rec.best_peak))
         if c is not None and not any(_is(p, c) for p in front)
     ]
     if off:  # a flagged level with more throughput at no more p99 beats the stable pick

@@ -20,7 +20,7 @@ from core.errors import PerfError
 from perf.analysis.budget_latency import level_judged, within
 from perf.analysis.cuts import cut_variants
 from perf.analysis.notes import repeat_noun
-from perf.analysis.peaks import peak_title
+from perf.analysis.peaks import peak_mark, peak_title
 from perf.analysis.recommendation import Choice, Recommendation, latency_metric, recommend
 from perf.markdown import fmt, fmt_given
 from perf.records.results import RunResult, series_name, split_by_shape
@@ -218,10 +218,11 @@ def _named(view: RunResult, variant: str, of_series: dict[str, str], budget: flo
     pick, why = rec.best_under_budget, f"named with --variant: its best level within the {rec.budget_text}"
     if pick is None:
         pick = rec.best_peak
+        best = f"its {peak_title(pick)[0].lower()}{peak_title(pick)[1:]}"  # its best peak, or its highest measured (...)
         why = (
-            f"named with --variant: none of its levels is within the {rec.budget_text}, so its best peak"
+            f"named with --variant: none of its levels is within the {rec.budget_text}, so {best}"
             if budget is not None
-            else "named with --variant: its best peak throughput (no latency budget)"
+            else f"named with --variant: {best} (no latency budget)"
         )
     if pick is None:
         raise PerfError(f"variant {variant!r} has no level that can be ranked in run {run_id}", hint=hint)
@@ -241,7 +242,7 @@ def _over_budget_hint(rec: Recommendation, of_series: dict[str, str]) -> str | N
     if rec.best_peak is not None and (rec.lowest_p99 is None or rec.best_peak.variant != rec.lowest_p99.variant):
         peak = rec.best_peak
         options.append(
-            f"--variant {of_series[peak.variant]} (the best peak, {fmt(peak.throughput_infer_per_s)} infer/s at p99 "
+            f"--variant {of_series[peak.variant]} (the {peak_mark(peak)}, {fmt(peak.throughput_infer_per_s)} infer/s at p99 "
             f"{fmt(peak.latency_p99_ms, 2)} ms)"
         )
     if not options:
