@@ -54,6 +54,7 @@ from perf.records.search import SearchRules
 from perf.search import ladder as ladders
 from perf.search.plan import plan_levels
 from perf.search.promise import RULE
+from perf.search.shrink import rounds_within, shrink
 
 log = logging.getLogger(__name__)
 
@@ -237,17 +238,14 @@ def fit(
     def cost(n: int, lv: Sequence[int], rounds: int) -> float:  # the sweep's own: the baseline yields to it
         return estimate(n, lv, adaptive, keys_per_level, rules, rounds, False)
 
-    if budget_s is not None and adaptive:
-        while cost(len(kept), levels, want) > budget_s and len(levels) > rules.first_levels:
-            levels.pop()
     if budget_s is not None:
-        while cost(len(kept), levels, MIN_ROUNDS) > budget_s and len(kept) > 2:
-            gone = kept.pop()
-            need = fmt(cost(len(kept) + 1, levels, MIN_ROUNDS), 0)
+        shrunk = shrink(kept, levels, cost, budget_s, want, rules.first_levels, adaptive)
+        levels, kept = shrunk.levels, shrunk.kept
+        for gone, n, need in shrunk.dropped:
             cuts.append(
                 Cut(
                     "variant",
-                    f"{not_measured(gone in measured)}: {len(kept) + 1} variants need about {need} s for the {MIN_ROUNDS} "
+                    f"{not_measured(gone in measured)}: {n} variants need about {fmt(need, 0)} s for the {MIN_ROUNDS} "
                     f"rounds a verdict needs, over {left_text(budget_s)} (the least promising go first: {RULE}; "
                     "measured after the rounds if the time they leave fits it)",
                     gone,
@@ -266,10 +264,7 @@ def fit(
         )
     after = len(kept) * BASELINE_S if baseline else 0.0  # kept up front when the verdict's rounds fit beside it
     keep = after if budget_s is not None and cost(len(kept), levels, MIN_ROUNDS) + after <= budget_s else 0.0
-    rounds = want
-    if budget_s is not None:
-        while rounds > 1 and cost(len(kept), levels, rounds) > budget_s - keep:
-            rounds -= 1
+    rounds = want if budget_s is None else rounds_within(cost, len(kept), levels, want, budget_s - keep)
     visits = [n * keys_per_level for n in levels_by_round(levels, adaptive, rules, max(rules.max_rounds, MIN_ROUNDS), search)]
     return Fit(cost(len(kept), levels, rounds), rounds, cap, kept, cuts, visit_s(rules.window_ms), LOAD_S, after, visits, keep)
 

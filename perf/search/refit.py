@@ -5,7 +5,8 @@ loads slower leaves the rounds less time than planned (trial 7: TorchScript vari
 3.7-18.1 s, 12.9 s on average, on a busy host; 2 of the 6 planned rounds ran, and a pick and a
 bundle rested on them). So the plan is fitted again to the time the loads left, by the first
 plan's rule (:func:`perf.search.budget.fit`, on its estimate less the loads): the ladder's top
-lowered first, then the least promising variants cut, while not even the rounds a verdict needs fit. Each cut says it was made after the loads, with the
+lowered first, then the least promising variants cut, while not even the rounds a verdict needs fit
+(:func:`perf.search.shrink.shrink`, the one rule). Each cut says it was made after the loads, with the
 measured and the assumed load time; a plan that still fits is kept as it is (nothing is raised
 again: the first plan's cuts stand).
 """
@@ -21,6 +22,7 @@ from perf.records.rounds import Cut, RoundRules
 from perf.records.search import SearchRules
 from perf.search.budget import LOAD_S, Fit, estimate, levels_by_round, not_measured
 from perf.search.promise import RULE
+from perf.search.shrink import rounds_within, shrink
 
 
 def refit(
@@ -67,22 +69,19 @@ def refit(
         f"{fmt(left_s, 0)} s were left"
     )
     cuts = []
-    while adaptive and cost(len(kept), levels, want) > budget and len(levels) > rules.first_levels:
-        levels.pop()
+    shrunk = shrink(kept, levels, cost, budget, want, rules.first_levels, adaptive)
+    levels, kept = shrunk.levels, shrunk.kept
     if levels and levels[-1] != top:
         why = f"the ladder up to {top} would not leave time for {want} rounds"
         cuts.append(
             Cut("levels", f"concurrency above {levels[-1]} not measured: {after}: {why}", concurrency=levels[-1] * search.growth)
         )
-    while cost(len(kept), levels, MIN_ROUNDS) > budget and len(kept) > 2:
-        gone, need = kept.pop(), fmt(cost(len(kept) + 1, levels, MIN_ROUNDS), 0)
-        why = f"{len(kept) + 1} variants need about {need} s for the {MIN_ROUNDS} rounds a verdict needs (the least promising go first: {RULE}; measured after the rounds if the time they leave fits it)"
+    for gone, n, need in shrunk.dropped:
+        why = f"{n} variants need about {fmt(need, 0)} s for the {MIN_ROUNDS} rounds a verdict needs (the least promising go first: {RULE}; measured after the rounds if the time they leave fits it)"
         cuts.append(Cut("variant", f"{not_measured(gone in measured)}: {after}: {why}", gone))
     if not cuts:
         return None
-    rounds = want
-    while rounds > 1 and cost(len(kept), levels, rounds) > budget:
-        rounds -= 1
+    rounds = rounds_within(cost, len(kept), levels, want, budget)
     visits = [n * keys_per_level for n in levels_by_round(levels, adaptive, rules, max(rules.max_rounds, MIN_ROUNDS), search)]
     return dataclasses.replace(
         plan,
