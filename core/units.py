@@ -9,13 +9,39 @@ from __future__ import annotations
 import math
 import re
 
-#: Units a value in another unit may carry, in ms (the refusal says the value in ms).
-_OTHER_UNITS = {"us": 1e-3, "µs": 1e-3, "s": 1e3, "sec": 1e3, "m": 60e3, "min": 60e3, "h": 3600e3}
-_NUMBER = r"([-+]?(?:\d+(?:\.\d*)?|\.\d+))"
+#: Every time unit a value may be typed in, in µs (a value in another unit than its flag's is
+#: refused, saying what it is in the flag's unit).
+_US = {"us": 1.0, "µs": 1.0, "μs": 1.0, "ms": 1e3, "s": 1e6, "sec": 1e6, "m": 60e6, "min": 60e6, "h": 3600e6}
+_NUMBER = r"([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?)"
 
 
 class NotAboveZero(ValueError):
     """A number of milliseconds that is 0 or below (a well-formed value, not a typo of one)."""
+
+
+def plain(x: float) -> str:
+    """A number as a user would type it: no exponent, no trailing zeros (``3000000``, ``0.5``)."""
+    return f"{x:.6f}".rstrip("0").rstrip(".") if x != int(x) else str(int(x))
+
+
+def parse_in(text: str, unit: str, what: str) -> float:
+    """``"500"`` or ``"500<unit>"`` (spaces allowed) -> the number, in ``unit`` (``"ms"``, ``"us"``).
+
+    Raises:
+        ValueError: a value in another time unit (the message gives it in ``unit``) or not a number.
+    """
+    t = str(text).strip().lower()
+    m = re.fullmatch(_NUMBER + r"\s*([a-zµμ]*)", t)
+    if m is None or (m.group(2) and m.group(2) not in _US):
+        raise ValueError(f"{what} {text!r} is not a number of {_NAMES[unit]} (write 50 or 50{unit})")
+    value = float(m.group(1))
+    if m.group(2) and _US[m.group(2)] != _US[unit]:
+        mine = plain(value * _US[m.group(2)] / _US[unit])
+        raise ValueError(f"{what} {text!r} is in {m.group(2)}: it is given in {_NAMES[unit]} (write {mine} or {mine}{unit})")
+    return value
+
+
+_NAMES = {"ms": "milliseconds", "us": "microseconds"}
 
 
 def parse_ms(text: str | float | None, what: str = "latency budget") -> float | None:
@@ -27,24 +53,14 @@ def parse_ms(text: str | float | None, what: str = "latency budget") -> float | 
 
     Raises:
         ValueError: another unit (``"0.05s"``: the message gives it in ms) or not a number;
-            :class:`NotAboveZero` for a number not above 0.
+            :class:`NotAboveZero` for a number not above 0 (or infinite).
     """
     if text is None:
         return None
     if isinstance(text, (int, float)) and not isinstance(text, bool):
         value = float(text)
     else:
-        t = str(text).strip().lower()
-        m = re.fullmatch(_NUMBER + r"\s*(ms)?", t)
-        if m is None:
-            other = re.fullmatch(_NUMBER + r"\s*([a-zµ]+)", t)
-            if other is not None and other.group(2) in _OTHER_UNITS:
-                in_ms = float(other.group(1)) * _OTHER_UNITS[other.group(2)]
-                raise ValueError(
-                    f"{what} {text!r} is in {other.group(2)}: it is given in milliseconds (write {in_ms:g} or {in_ms:g}ms)"
-                )
-            raise ValueError(f"{what} {text!r} is not a number of milliseconds (write 50 or 50ms)")
-        value = float(m.group(1))
+        value = parse_in(str(text), "ms", what)
     if not value > 0 or math.isinf(value):
         raise NotAboveZero(f"{what} {text!r} is not above 0 ms (write a number of milliseconds, e.g. 50 or 50ms)")
     return value

@@ -14,7 +14,6 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import logging
-import re
 from typing import Any
 
 from builders import backends
@@ -27,6 +26,7 @@ from core.gpu import detect as detect_gpus
 from core.gpu import gpu_available
 from core.naming import WARMUPS, NameParts, check_name, parse_variant_name, variant_name
 from core.precision import PRECISION_NAMES, TRT_ACCELERATOR_PRECISIONS
+from core.units import parse_in
 
 log = logging.getLogger(__name__)
 
@@ -37,35 +37,27 @@ KINDS = ("cpu", "gpu", "auto")
 
 def parse_queue_delays(text: str) -> tuple[int | None, ...]:
     """The dynamic-batching axis from ``"off,100,500"``: ``off`` (or ``none``) is batching
-    off (``None``), a number is on with that ``max_queue_delay_microseconds`` (µs).
+    off (``None``), a number (µs, with or without ``us``: :func:`core.units.parse_in`) is on
+    with that ``max_queue_delay_microseconds``.
 
     Raises:
-        ConfigError: a part is neither ``off`` nor a whole number >= 0.
+        ConfigError: a part is neither ``off`` nor a whole number of µs >= 0.
     """
     delays: list[int | None] = []
     for part in (p.strip().lower() for p in text.split(",")):
         if part in ("off", "none", ""):
             delays.append(None)
-        elif part.isdigit():
-            delays.append(int(part))
-        else:
+            continue
+        try:
+            us = parse_in(part, "us", "queue delay")  # 500, 500us; 0.5ms is refused saying 500
+        except ValueError as e:
             raise ConfigError(
-                f"dynamic batching setting {part!r} is neither 'off' nor a queue delay in µs",
-                hint=_delay_hint(part) or "e.g. off,100,500",
-            )
+                f"dynamic batching setting {part!r} is neither 'off' nor a queue delay in µs", hint=f"{e}; e.g. off,100,500"
+            ) from e
+        if us < 0 or us != int(us):
+            raise ConfigError(f"dynamic batching setting {part!r} is not a whole number of µs >= 0", hint="e.g. off,100,500")
+        delays.append(int(us))
     return tuple(dict.fromkeys(delays))
-
-
-def _delay_hint(part: str) -> str | None:
-    """``"write 500 (the delays are in µs: off,100,500)"`` for a delay given with a unit (``500us``,
-    ``0.5ms``); ``None`` for anything else."""
-    m = re.fullmatch(r"(\d+(?:\.\d+)?)\s*(us|µs|ms|s)", part)
-    if not m:
-        return None
-    us = float(m[1]) * {"us": 1, "µs": 1, "ms": 1e3, "s": 1e6}[m[2]]
-    if us != int(us):
-        return f"the delays are whole µs without a unit: {m[1]} {m[2]} is {us:g} µs, which is not whole"
-    return f"write {int(us)} (the delays are in µs, without a unit: off,100,500)"
 
 
 @dataclasses.dataclass(frozen=True)

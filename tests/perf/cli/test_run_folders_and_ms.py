@@ -119,3 +119,13 @@ class _Ctx:
 
 class _Param:
     name = "latency_budget_ms"
+
+
+def test_a_number_in_any_plain_form_is_read_and_a_hint_never_uses_an_exponent() -> None:
+    """Review: `1e2` was refused (colocate's per-model budgets took it before), and `50m` was
+    answered with "write 3e+06"."""
+    assert parse_ms("1e2") == parse_ms("5e1ms") * 2 == 100.0
+    with pytest.raises(ValueError, match=r"write 3000000 or 3000000ms"):
+        parse_ms("50m")
+    with pytest.raises(ValueError, match=r"is in μs: it is given in milliseconds \(write 0.5 or 0.5ms\)"):
+        parse_ms("500μs")  # Greek mu, as some keyboards type it
