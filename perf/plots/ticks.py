@@ -40,7 +40,7 @@ def tick_text(value: float) -> str:
     """
     if value == 0 or not math.isfinite(value):
         return "0" if value == 0 else str(value)
-    sign, v = ("-" if value < 0 else ""), abs(value)
+    sign, v = ("-" if value < 0 else ""), float(f"{abs(value):.3g}")  # rounded first: 999,999 is 1M, not 1,000k
     if v >= SHORT_FROM:
         factor, suffix = next((f, s) for f, s in SHORT_FORMS if v >= f)
         return sign + _plain(v / factor) + suffix

@@ -122,3 +122,12 @@ def test_a_given_budget_reads_as_given_in_the_plot_and_the_report_words(tmp_path
     run.settings["latency_budget_ms"] = 2_000_000.0
     ((_, words),) = what_if(run, 1e-7, None)
     assert words == "p99 budget 0.0000001 ms instead of the run's 2,000,000 ms"
+
+
+def test_a_value_rounding_up_across_a_unit_takes_the_next_unit() -> None:
+    """Review: tick_text(999999) read "1,000k" and 9999.5 read "10,000" beside 10000's "10k"."""
+    from perf.plots.ticks import tick_text
+
+    assert tick_text(999_999) == tick_text(1e6) == "1M"
+    assert tick_text(9_999.5) == tick_text(10_000) == "10k"
+    assert tick_text(-999_999) == "-1M" and tick_text(0.0015) == "0.0015" and tick_text(1_500) == "1,500"
