@@ -57,12 +57,14 @@ class RunFolder(click.ParamType):
         Raises:
             click.BadParameter: neither a folder nor a run id under the default results folder.
         """
+        if not str(value).strip():  # Path("") is ".": never a run given by accident
+            self.fail(f"an empty run folder: {where_runs_live()}", param, ctx)
         path = Path(value)
-        if path.is_dir():
-            return path
-        under = DEFAULT_RESULTS_DIR / path
-        if not path.is_absolute() and under.is_dir():
-            return under
+        places = [path] + ([DEFAULT_RESULTS_DIR / path] if not path.is_absolute() else [])
+        # a run's folder (it holds results.json) first: a run id never resolves to a local folder of that name
+        found = next((d for d in places if (d / RESULTS_FILE).is_file()), None) or next((d for d in places if d.is_dir()), None)
+        if found is not None:
+            return found
         what = "a file, not a folder" if path.exists() else "not a folder here"
         self.fail(f"{str(value)!r} is {what}: {where_runs_live()}{(' ' + self.also) if self.also else ''}", param, ctx)
 
@@ -73,7 +75,7 @@ def extra_argument_hint(args: list[str]) -> str | None:
     for a in args:
         path = Path(a)
         if (path / RESULTS_FILE).is_file() or (DEFAULT_RESULTS_DIR / path / RESULTS_FILE).is_file():
-            folder = path if (path / RESULTS_FILE).is_file() else DEFAULT_RESULTS_DIR / path
+            folder = (path if (path / RESULTS_FILE).is_file() else DEFAULT_RESULTS_DIR / path).resolve()  # "." has no name
             return f"{a} is a run folder; to continue that run: {resume_command(folder.name, folder.parent)}"
         if (path / INDEX_FILE).is_file() or (path.is_dir() and any(path.glob("*/config.pbtxt"))):
             return f"{a} is a model repository; to sweep it: --repository {a}"

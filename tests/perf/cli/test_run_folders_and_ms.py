@@ -129,3 +129,18 @@ def test_a_number_in_any_plain_form_is_read_and_a_hint_never_uses_an_exponent() 
         parse_ms("50m")
     with pytest.raises(ValueError, match=r"is in μs: it is given in milliseconds \(write 0.5 or 0.5ms\)"):
         parse_ms("500μs")  # Greek mu, as some keyboards type it
+
+
+def test_a_run_id_wins_over_a_local_folder_and_an_empty_one_is_refused(in_results: Path, monkeypatch: pytest.MonkeyPatch):
+    """Review: a local folder named like a run (here t7a beside results/) was taken for it, "" was
+    read as ".", and a sweep given "." from inside a run folder said `--resume ''`."""
+    import click
+
+    from perf.cli.runs import RunFolder, extra_argument_hint
+
+    (in_results / "t7a").mkdir()  # not a run: no results.json
+    assert RunFolder().convert("t7a", None, None) == Path("results") / "t7a"
+    with pytest.raises(click.BadParameter, match="an empty run folder"):
+        RunFolder().convert(" ", None, None)
+    monkeypatch.chdir(in_results / "results" / "t7a")
+    assert f"to continue that run: {resume_command('t7a', in_results / 'results')}" in (extra_argument_hint(["."]) or "")
