@@ -54,14 +54,15 @@ def _tail(part: str) -> str:
 
 
 def join_once(parts: list[str], sep: str = "; ") -> str:
-    """``parts`` joined, a closing parenthetical several of them share said once: after the last
-    of them, as ``(all 3: ...)`` (trial 7: a plan line repeated the same 200 characters after
+    """``parts`` joined, a closing parenthetical several neighbouring parts share said once: after
+    the last of them, as ``(all 3: ...)`` (trial 7: a plan line repeated the same 200 characters after
     each of its 3 cut variants)."""
     tails = [_tail(p) for p in parts]
     out = []
     for i, (p, t) in enumerate(zip(parts, tails)):
         sharing = [j for j, u in enumerate(tails) if u and u == t]
-        if len(sharing) > 1:
+        # said once only for neighbours: "b; c (y); d (all 3: x)" would read as b, c and d
+        if len(sharing) > 1 and sharing == list(range(sharing[0], sharing[-1] + 1)):
             p = p[: -len(t)].rstrip()
             if i == sharing[-1]:
                 p += f" (all {len(sharing)}: {t[1:-1]})"

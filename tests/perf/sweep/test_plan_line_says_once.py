@@ -63,3 +63,10 @@ def test_join_once_leaves_distinct_or_lone_parentheticals_alone() -> None:
     assert join_once(["a (x)", "b", "c (x)"]) == "a; b; c (all 2: x)"
     assert join_once(["f(x)", "g(x)"]) == "f(x); g(x)"  # a call, not a parenthetical
     assert join_once(["a (x (y))", "b (x (y))"]) == "a; b (all 2: x (y))"
+
+
+def test_join_once_says_a_shared_reason_once_only_for_neighbours() -> None:
+    """Review: "b not measured; c (y); d not measured (all 3: x)" read as b, c and d."""
+    parts = ["a not measured (x)", "b not measured (x)", "c (y)", "d not measured (x)"]
+    assert join_once(parts) == "; ".join(parts)
+    assert join_once(["a (x)", "b (x)", "c (y)"]) == "a; b (all 2: x); c (y)"
