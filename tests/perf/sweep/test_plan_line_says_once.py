@@ -60,7 +60,7 @@ def test_the_plan_line_says_a_reason_its_cuts_share_once(monkeypatch: pytest.Mon
 
 def test_join_once_leaves_distinct_or_lone_parentheticals_alone() -> None:
     assert join_once(["a (x)", "b (y)"]) == "a (x); b (y)"
-    assert join_once(["a (x)", "b", "c (x)"]) == "a; b; c (all 2: x)"
+    assert join_once(["a (x)", "b", "c (x)"]) == "a (x); b; c (x)"  # not neighbours: "all 2" would take in b
     assert join_once(["f(x)", "g(x)"]) == "f(x); g(x)"  # a call, not a parenthetical
     assert join_once(["a (x (y))", "b (x (y))"]) == "a; b (all 2: x (y))"
 
