@@ -14,7 +14,6 @@ from matplotlib.colors import to_hex
 
 from perf.analysis.stats import run_points
 from perf.plots import bars as plot_bars
-from perf.plots import canvas as plot_canvas
 from perf.plots.efficiency import SEGMENTS
 from perf.plots.palette import PALETTES, clashes
 
@@ -44,22 +43,11 @@ def test_the_efficiency_plot_segments_keep_the_rule() -> None:
     assert clashes([c for _, _, c in SEGMENTS]) == []
 
 
-def test_the_breakdown_bars_draw_the_components_colours_read_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    real = plot_canvas.pyplot()
-    figures: list = []
-
-    class KeepOpen:
-        def __getattr__(self, name: str):
-            return getattr(real, name)
-
-        def close(self, fig) -> None:
-            figures.append(fig)
-
-    monkeypatch.setattr(plot_bars, "pyplot", KeepOpen)
+def test_the_breakdown_bars_draw_the_components_colours_read_back(tmp_path: Path, keep_figures) -> None:
+    figures = keep_figures(plot_bars)
     plot_bars.plot_breakdown(run_points(make_run()), tmp_path / "b.png")
     (fig,) = figures
     colours = [to_hex(c.patches[0].get_facecolor()) for ax in fig.axes for c in ax.containers if c.patches]
-    real.close(fig)
     assert len(colours) == 4 and clashes(colours) == []
 
 

@@ -159,25 +159,6 @@ def test_unstable_level_named_with_its_batch_size():
     assert "(`mlp_onnx_cpu1_db500_mbs64` c=4 b=4, `mlp_onnx_cpu2_nodb_mbs64` c=8; marked † unstable)" in text
 
 
-@pytest.fixture
-def kept_figures(monkeypatch: pytest.MonkeyPatch) -> list:
-    """The figures the plots close, kept open to be read back from their artists."""
-    real = plot_canvas.pyplot()
-    figures: list = []
-
-    class KeepOpen:
-        def __getattr__(self, name: str):
-            return getattr(real, name)
-
-        def close(self, fig) -> None:
-            figures.append(fig)
-
-    monkeypatch.setattr(plot_canvas, "pyplot", KeepOpen)
-    yield figures
-    for fig in figures:
-        real.close(fig)
-
-
 def test_a_legend_is_never_wider_than_its_panel(tmp_path: Path, kept_figures: list):
     """Issue 26: the p99 plot's legend was wider than its plot (a long model name, two legend
     columns, the 'no level meets the budget' entry). Read back from the artists after drawing."""

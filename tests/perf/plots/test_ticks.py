@@ -11,30 +11,10 @@ from factories import level_result, make_run, params, run_result, variant_result
 
 from perf.analysis.stats import run_points
 from perf.markdown import fmt_given
-from perf.plots import canvas as plot_canvas
 from perf.plots import figures as plots
 from perf.plots.ticks import MAX_TICKS, thinned, tick_text
 
 SCIENTIFIC = re.compile(r"\de[+-]?\d|\^|\$")
-
-
-@pytest.fixture
-def kept_figures(monkeypatch: pytest.MonkeyPatch) -> list:
-    """The figures the plots close, kept open to be read back."""
-    real = plot_canvas.pyplot()
-    figures: list = []
-
-    class KeepOpen:
-        def __getattr__(self, name: str):
-            return getattr(real, name)
-
-        def close(self, fig) -> None:
-            figures.append(fig)
-
-    monkeypatch.setattr(plot_canvas, "pyplot", KeepOpen)
-    yield figures
-    for fig in figures:
-        real.close(fig)
 
 
 def _shown(ax, axis: str) -> list[str]:
