@@ -246,7 +246,8 @@ def run_requests(
                     last.clear()
                     last.update(out)
 
-    roots, why_not = _own_processes(url)
+    # one request is a check, not a measurement: no sampler thread, no socket scan (clients check sends many)
+    roots, why_not = _own_processes(url) if requests > 1 else (None, "not sampled (one request: not a measurement)")
     with contextlib.ExitStack() as stack:
         sampler = stack.enter_context(HostSampler(roots)) if roots else None
         t0 = time.perf_counter()

@@ -28,7 +28,8 @@ class RequestStats:
             inputs' leading dim) for a batching model, 1 for a ``max_batch_size: 0`` model.
         sent: Input name -> (shape, dtype) as sent, after the cast to the config's dtypes.
         host_load: Other processes' CPU while the requests ran (:mod:`core.host_load`: the
-            busy-host rule of every measurement); not sampled for a server on another host.
+            busy-host rule of every measurement); not sampled for a server on another host, or for
+            one request (a check, not a measurement).
     """
 
     outputs: dict[str, np.ndarray]

@@ -372,3 +372,23 @@ def test_a_server_behind_a_container_proxy_is_not_sampled(monkeypatch: pytest.Mo
         "not sampled (server in a container: its processes are not told from other work)",
     )
     assert rs._forwarder(os.getpid()) is False  # this Python is no forwarder
+
+
+def test_one_request_starts_no_sampler(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review: every single request (each row of `clients check`) started a sampling thread and
+    scanned the host's sockets for a load nobody reads: one request is a check, not a measurement."""
+    import clients.infer
+
+    config = {
+        "name": "m",
+        "max_batch_size": 8,
+        "input": [{"name": "x", "data_type": "TYPE_FP32", "dims": [16]}],
+        "output": [{"name": "y", "data_type": "TYPE_FP32", "dims": [2]}],
+    }
+    _serve_fake(monkeypatch, config)
+    scans: list[str] = []
+    monkeypatch.setattr(clients.infer, "_own_processes", lambda url: scans.append(url) or ([os.getpid()], None))
+    one = clients.infer.run_requests("localhost:1", "http", "m", {"x": np.zeros((1, 16), np.float32)})
+    assert scans == [] and one.host_load.host_not_sampled == "not sampled (one request: not a measurement)"
+    clients.infer.run_requests("localhost:1", "http", "m", {"x": np.zeros((1, 16), np.float32)}, requests=3)
+    assert scans == ["localhost:1"]
