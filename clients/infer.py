@@ -347,11 +347,16 @@ class _Worker:
         self.close()
 
 
+#: How runtimes say an integer input indexed past a table (torch; ONNX Runtime's Gather).
+INDEX_PAST_TABLE = ("index out of range", "out of data bounds")
+
+
 def _refusal(model: str, message: str, inputs: dict[str, np.ndarray]) -> ClientError:
     """The error for a request the server refused: its message, or, for an integer value past a
     table the model indexes (torch's ``index out of range in self``, under a TorchScript
-    traceback), one line naming the integer inputs' values sent and what to send instead."""
-    if "index out of range" not in message.lower():
+    traceback; ONNX Runtime's Gather ``indices element out of data bounds``), one line naming the
+    integer inputs' values sent and what to send instead."""
+    if not any(s in message.lower() for s in INDEX_PAST_TABLE):
         return ClientError(f"{model}: request refused: {message}", hint=_hint(message))
     sent = "; ".join(
         f"{k!r} {int(v.min())}..{int(v.max())}" for k, v in inputs.items() if np.issubdtype(v.dtype, np.integer) and v.size

@@ -26,8 +26,10 @@ def load_input_file(
     build's ``reference.npz``), ``.npy`` (a model with exactly one input) or ``.json`` in
     perf_analyzer's ``--input-data`` form (the same file serves both tools). No pickles.
     Their dynamic dims are checked against the build's verified ranges
-    (:func:`clients.shapes.check_sizes`), and integer inputs' values against the build's
-    ``value_range``, before anything is sent.
+    (:func:`clients.shapes.check_sizes`) before anything is sent. Integer values are not checked
+    against the build's ``value_range`` (the range its generated inputs are drawn from, not
+    always all the model accepts): an id past a table the model indexes is said when the server
+    refuses it (:func:`clients.infer.run_requests`).
 
     Args:
         path: The file.
@@ -39,9 +41,8 @@ def load_input_file(
 
     Raises:
         ClientError: unreadable file, a pickled array, a ``.npy`` for a multi-input model, a
-            batch size the model cannot take or that differs from the file's rows, a size
-            outside its axis's verified range, or an integer value outside the build's
-            ``value_range``.
+            batch size the model cannot take or that differs from the file's rows, or a size
+            outside its axis's verified range.
     """
     shp.check_batch_size(sig.name, sig.max_batch_size, batch_size)
     arrays = _read(Path(path), sig, batch_size)
@@ -55,24 +56,7 @@ def load_input_file(
             )
     dims = {k: np.shape(v)[1:] if sig.max_batch_size > 0 else np.shape(v) for k, v in arrays.items()}
     shp.check_sizes(sig.name, [(t.name, t.dims) for t in sig.inputs], sig.max_batch_size, spec, dims, str(path))
-    _check_values(arrays, spec, str(path))
     return arrays
-
-
-def _check_values(arrays: dict[str, np.ndarray], spec: ModelSpec | None, source: str) -> None:
-    """Refuse integer values outside the build's ``value_range`` of their input (an id past an
-    embedding table ends in the server as a runtime's internal error, not a word on the input)."""
-    for t in spec.inputs if spec else ():
-        a = arrays.get(t.name)
-        if a is None or not t.value_range or a.size == 0 or not np.issubdtype(a.dtype, np.integer):
-            continue
-        lo, hi = t.value_range
-        low, high = int(a.min()), int(a.max())
-        if low < lo or high > hi:
-            raise ClientError(
-                f"input {t.name!r} from {source} holds values {low}..{high}, outside the build's value_range {lo}..{hi}",
-                hint=f"send values in {lo}..{hi} (the range the build verified; the model may index a table with them)",
-            )
 
 
 def _read(path: Path, sig: ModelSignature, batch_size: int) -> dict[str, np.ndarray]:

@@ -297,7 +297,7 @@ def test_a_newcomers_client_mistakes_get_the_way_out(monkeypatch: pytest.MonkeyP
 def test_an_input_file_is_sent_as_it_says_or_refused_with_the_reason(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
     """Trial 7: `--input-data` with `-b 4` silently sent the file's 2 rows; float64/int32 arrays
     were cast (a warning said so) but the summary said they were sent as float64/int32; ids past
-    the build's value_range reached the server and came back as an ONNX Runtime dump."""
+    the build's value_range came back as an ONNX Runtime dump with no advice."""
     import clients.infer
     from builders.model.spec import ModelSpec
     from clients.input_files import load_input_file
@@ -321,10 +321,15 @@ def test_an_input_file_is_sent_as_it_says_or_refused_with_the_reason(monkeypatch
     assert load_input_file(ok, sig, 1, spec)["x"].shape == (2, 16)  # -b not given: the file's rows are the batch
     far = tmp_path / "far.npz"
     np.savez(far, x=np.zeros((2, 16), np.float32), ids=np.full((2, 8), 7250, np.int64))
-    with pytest.raises(
-        ClientError, match=r"input 'ids' from .*far.npz holds values 7250..7250, outside the build's value_range 0..4999"
-    ):
-        load_input_file(far, sig, 1, spec)
+    sent = load_input_file(far, sig, 1, spec)  # value_range is what generated inputs draw from: not a refusal
+    ort = (
+        "[ONNXRuntimeError] : 2 : INVALID_ARGUMENT : Non-zero status code returned while running Gather node. "
+        "Name:'/inner/emb/Gather' Status Message: indices element out of data bounds, idx=7250 must be within the "
+        "inclusive range [-5000,4999]"
+    )
+    said = clients.infer._refusal("m", ort, sent)  # what the server's answer becomes: the values sent, what to send
+    assert "an integer input holds an index past a table the model indexes" in said.message
+    assert "'ids' 7250..7250" in said.message and "send values the model accepts" in (said.hint or "")
 
     _serve_fake(monkeypatch, config)
     monkeypatch.setattr(clients.infer, "model_signature", lambda *a: sig)
