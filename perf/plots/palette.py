@@ -27,16 +27,17 @@ BLACK = "#000000"
 #: Reference lines (the latency budget, achieved = offered, efficiency 1).
 REFERENCE = "#808080"
 #: Context series (variants not highlighted), drawn faint.
-CONTEXT = "#b0b0b0"
+CONTEXT = "#bdbdbd"
 #: Marks that call for attention: the pick, a request rate not achieved.
 ALERT = "#d62728"
 #: The variants' series: matplotlib's tab10 with its grey (#7f7f7f, a variant that looked like
-#: the grey context and the grey budget line) replaced by an olive green.
+#: the grey context and the grey budget line) replaced by an olive green, and its red (the
+#: ALERT marks' red: a "not achieved" cross read as the fourth variant's) by a gold.
 SERIES = (
     "#1f77b4",
     "#ff7f0e",
     "#2ca02c",
-    "#d62728",
+    "#e7ba52",
     "#9467bd",
     "#8c564b",
     "#e377c2",
@@ -60,9 +61,8 @@ COMPONENT_COLOURS = {
 }
 #: Palettes whose colours are seen together: name -> colours.
 PALETTES: dict[str, tuple[str, ...]] = {
-    "series": (*SERIES, CONTEXT),
+    "series": (*SERIES, CONTEXT, REFERENCE, ALERT),  # the marks are drawn beside the series
     "components": tuple(COMPONENT_COLOURS.values()),
-    "marks": (REFERENCE, ALERT),
 }
 #: Least ΔE*ab between two colours of a palette, and from the background (the trial-6 blues were 15.3 apart).
 MIN_DELTA_E = 20.0

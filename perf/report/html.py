@@ -22,6 +22,7 @@ from perf.analysis.peaks import peak_mark
 from perf.analysis.recommendation import Recommendation, candidate
 from perf.analysis.stats import P99, THROUGHPUT, Point, curve, run_points
 from perf.markdown import flag_mark, fmt, fmt_given
+from perf.plots.palette import ALERT, BLACK, CONTEXT
 from perf.plots.styles import highlighted
 from perf.records.results import RunResult
 
@@ -72,7 +73,7 @@ def figures(run: RunResult, rec: Recommendation) -> list[Any]:
             x=[p.value(P99) for p in every],
             y=[p.value(THROUGHPUT) for p in every],
             mode="markers",
-            marker={"color": "#b0b0b0", "size": 6},
+            marker={"color": CONTEXT, "size": 6},
             name=f"every level ({len(every)})",
             text=[_hover(params[p.variant], p) for p in every],
             hoverinfo="text",
@@ -83,7 +84,7 @@ def figures(run: RunResult, rec: Recommendation) -> list[Any]:
             x=[p.value(P99) for p in front],
             y=[p.value(THROUGHPUT) for p in front],
             mode="lines+markers",
-            line={"color": "#d62728", "width": 2},
+            line={"color": ALERT, "width": 2},
             name=f"Pareto frontier ({len(front)})",
             text=[_hover(params[p.variant], p) for p in front],
             hoverinfo="text",
@@ -97,7 +98,7 @@ def figures(run: RunResult, rec: Recommendation) -> list[Any]:
                     x=[choice.latency_p99_ms],
                     y=[choice.throughput_infer_per_s],
                     mode="markers",
-                    marker={"symbol": symbol, "size": 16, "color": "black"},
+                    marker={"symbol": symbol, "size": 16, "color": BLACK},
                     name=f"{what}: {choice.variant} c={choice.concurrency}",
                 )
             )

@@ -51,8 +51,18 @@ def test_the_breakdown_bars_draw_the_components_colours_read_back(tmp_path: Path
     assert len(colours) == 4 and clashes(colours) == []
 
 
-def test_no_plot_module_names_a_colour_of_its_own() -> None:
-    """Every colour comes from the palette module, so the rule covers every plot."""
-    root = Path(__file__).resolve().parents[3] / "perf" / "plots"
-    named = {p.name: COLOUR_LITERAL.findall(p.read_text()) for p in root.glob("*.py") if p.name != "palette.py"}
+def test_no_module_that_draws_names_a_colour_of_its_own() -> None:
+    """Every colour comes from the palette module, so the rule covers every plot (the HTML report's
+    charts too: review, html.py named two of its own)."""
+    root = Path(__file__).resolve().parents[3] / "perf"
+    drawing = [*(root / "plots").glob("*.py"), root / "report" / "html.py"]  # what draws charts (not terminal colours)
+    named = {p.name: COLOUR_LITERAL.findall(p.read_text()) for p in drawing if p.name != "palette.py"}
     assert {k: v for k, v in named.items() if v} == {}
+
+
+def test_the_marks_keep_the_rule_beside_the_series() -> None:
+    """Review: ALERT (the pick, a rate not achieved) was the fourth series' red, and the two greys
+    (reference line, context series) were 18.3 apart: marks are seen beside the series."""
+    from perf.plots.palette import ALERT, CONTEXT, REFERENCE, SERIES
+
+    assert clashes([*SERIES, CONTEXT, REFERENCE, ALERT]) == []
