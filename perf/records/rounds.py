@@ -159,6 +159,10 @@ class BudgetRecord:
         sessions: How many sessions measured rounds (a resume adds one).
         session_budget_s: The budget the last session planned against (s; ``None``: none).
         session_spent_s: What the last session spent on its rounds (s).
+        refit_load_s: The measured load time of one variant (s) when the plan was fitted again after the
+            loads (:func:`perf.search.refit.refit`); ``None``: the first plan stood.
+        refit_rounds: The rounds the plan fitted again expects; ``None``: the first plan stood.
+        refit_estimate_s: That plan's estimate of the rounds left after the loads (s).
     """
 
     budget_s: float | None
@@ -172,6 +176,9 @@ class BudgetRecord:
     sessions: int = 1
     session_budget_s: float | None = None
     session_spent_s: float | None = None
+    refit_load_s: float | None = None
+    refit_rounds: int | None = None
+    refit_estimate_s: float | None = None
 
 
 @dataclass(config=_CONFIG)

@@ -233,6 +233,12 @@ def budget_lines(run: RunResult, rec: Recommendation | None = None) -> list[str]
         + (_session_words(b) if b.sessions > 1 else f"{fmt(b.budget_s, 0)} s" if b.budget_s is not None else "none")
         + f"; estimated {fmt(b.estimate_s, 0)} s before the start ({count(b.planned_rounds, 'round')} of visits of about "
         f"{fmt(b.visit_s, 2)} s, {fmt(b.load_s, 1)} s per variant to load)"
+        + (
+            f"; fitted again after the loads took {fmt(b.refit_load_s, 1)} s a variant: about "
+            f"{count(b.refit_rounds, 'round')}, estimated {fmt(b.refit_estimate_s, 0)} s for the rounds"
+            if b.refit_rounds is not None and b.refit_load_s is not None
+            else ""
+        )
         + (f"; spent {fmt(b.spent_s, 0)} s on the sweep" if b.spent_s is not None and b.sessions == 1 else "")
         + (f"; the run in all: {fmt(b.spent_s, 0)} s over {count(b.sessions, 'session')}" if b.sessions > 1 else "")
         + (f" and {fmt(b.baseline_s, 0)} s on the in-process baseline" if b.baseline_s is not None else "")

@@ -148,6 +148,9 @@ class RoundsSweep(SweepBase):
             return loaded
         self._plan, new = again, again.cuts[len(plan.cuts) :]
         engine.setup = dataclasses.replace(engine.setup, cap=again.cap)
+        if rr.budget is not None:  # the report's Time budget line says the plan the rounds ran under
+            rr.budget.refit_load_s, rr.budget.refit_rounds = round(load_s, 2), again.rounds
+            rr.budget.refit_estimate_s = round(again.estimate_s, 1)
         for c in new:
             rr.cut(c)
             if c.kind == "variant" and c.variant and c.variant not in before:

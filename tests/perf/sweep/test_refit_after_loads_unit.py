@@ -13,8 +13,9 @@ from simulated_host import SimHost
 
 from perf.analysis.ranking import MIN_ROUNDS
 from perf.records.results import RunResult, VariantResult
-from perf.records.rounds import LoadGroup, RoundRules, RoundsRecord
+from perf.records.rounds import BudgetRecord, LoadGroup, RoundRules, RoundsRecord
 from perf.records.search import SearchRecord, SearchRules
+from perf.report.ranking import budget_lines
 from perf.search import budget as budgets
 from perf.search.plan import plan_levels
 from perf.search.policy import AUTO, ladder
@@ -68,6 +69,7 @@ def _sweep(monkeypatch: pytest.MonkeyPatch, budget_s: float, load_s: float):
     run.search = SearchRecord("prune", adaptive)
     run.rounds = RoundsRecord(seed=3, rules=rules)
     fit = budgets.fit(list(FIVE), levels, adaptive, 1, rules, SearchRules(), budget_s, False)
+    run.rounds.budget = BudgetRecord(budget_s, fit.visit_s, fit.load_s, fit.estimate_s, fit.rounds, fit.cap)
     setup = Setup(plans, levels, adaptive, SearchRules(), rules, "prune", None, fit.cap)
     engine = Rounds(run, setup, fit.visit_s, host.clock, host.clock() + budget_s)
     events: list = []
@@ -83,6 +85,13 @@ def test_loads_slower_than_planned_refit_the_plan_before_the_first_round(monkeyp
     assert host.clock() <= budget_s
     (said,) = [e["text"] for e in events if e["event"] == "plan" and e["text"].startswith("rounds: fitted again")]
     assert "after the loads took 15.0 s a variant (the plan assumed 5.0 s)" in said  # why, with both load times
+    b = run.rounds.budget  # the report's Time budget line says the plan the rounds ran under, beside the first
+    assert (b.refit_load_s, b.refit_rounds) == (15.0, int(said.split("about ")[1].split(" round")[0]))
+    line = budget_lines(run)[0]
+    assert (
+        "5.0 s per variant to load)" in line
+        and f"fitted again after the loads took 15.0 s a variant: about {b.refit_rounds} round" in line
+    )
     first = [r for r in run.rounds.rounds if r.group == 0]
     ended = run.rounds.groups[0].ended or ""
     assert not ended.startswith("time budget") and len(first) >= MIN_ROUNDS - 1, ended  # not cut short by the loads
@@ -99,6 +108,7 @@ def test_loads_as_fast_as_planned_keep_the_plan(monkeypatch: pytest.MonkeyPatch)
     run, fit, _, events, sweep = _sweep(monkeypatch, 150.0, load_s=4.0)
     assert not any("after the loads" in c.reason for c in run.rounds.cuts) and not sweep.unloaded[: len(FIVE) - 1]
     assert not any(e["event"] == "plan" and "fitted again" in e["text"] for e in events)
+    assert run.rounds.budget.refit_rounds is None and "fitted again" not in budget_lines(run)[0]
 
 
 def test_the_baselines_reserve_is_not_taken_off_twice() -> None:
