@@ -64,7 +64,8 @@ cli.add_command(serve_command("serve"))
     type=click.IntRange(1),
     default=1,
     show_default=True,
-    help="Batch size of generated inputs (1 for a model with max_batch_size 0).",
+    help="Batch size: rows per request of generated inputs or of a .json --input-data file's entries; "
+    "a .npy/.npz file's first axis is the batch (a -b given must equal it); 1 for a model with max_batch_size 0.",
 )
 @click.option("--requests", type=click.IntRange(1), default=1, show_default=True, help="Number of requests to send.")
 @click.option("--concurrency", type=click.IntRange(1), default=1, show_default=True, help="Requests in flight at once (threads).")
