@@ -31,7 +31,7 @@ from core.wording import count, join_once
 from perf.markdown import fmt
 from perf.measure import environment
 from perf.profile.baseline import measure_after_sweep
-from perf.records.measured_files import SERVED, refuse_changed
+from perf.records.measured_files import LOADED, SERVED, refuse_changed
 from perf.records.results import Environment, RunResult, SweepSettings, VariantResult, parse_shape_text
 from perf.records.rounds import BudgetRecord, Cut
 from perf.search import budget as budgets
@@ -81,7 +81,7 @@ class Sweep(Sequential, RoundsSweep):
 
     def _run_all(self) -> RunResult:
         o = self.opts
-        if o.resume:  # what it measures further must be the files its earlier sessions measured
+        if o.resume and not self.nothing_to_measure:  # what it measures further must be the files it measured
             refuse_changed(self.run, self.names, self.repository.path, "resumed measurement", SERVED)
         started = time.monotonic()
         deadline = None if o.time_budget_s is None else started + o.time_budget_s
@@ -142,7 +142,8 @@ class Sweep(Sequential, RoundsSweep):
         text = f"run {self.run_id} {done}: nothing more is measured into it (a new --run-id measures again)"
         log.info("%s", text + ("; its in-process baseline is measured now" if missing else ""))
         self.progress({"event": "plan", "text": text, "estimate_s": 0.0})
-        if missing:
+        if missing:  # it loads the artifacts: they must be the ones the run measured
+            refuse_changed(self.run, self.names, self.repository.path, "baseline filed under the run", LOADED)
             self._baseline(None)
 
     def _measurable(self) -> list[str]:

@@ -117,9 +117,11 @@ def test_a_resumed_rounds_run_says_its_rounds_and_that_more_follow():
 
 
 def _finished(tmp_path: Path, design: str) -> Path:
-    """A finished run of two hand-made variants, every planned level measured; its results dir."""
-    from factories import level_result
+    """A finished run of two hand-made variants, every planned level measured, each stamped with
+    the files it measured (``1/model.bin``); its results dir."""
+    from factories import level_result, served_model
 
+    from clients.runtimes.identity import found_artifact
     from clients.server import ServerOptions as Server
     from perf.records import results
     from perf.sweep.run import Sweep
@@ -131,11 +133,15 @@ def _finished(tmp_path: Path, design: str) -> Path:
             f'name: "{n}"\nbackend: "python"\nmax_batch_size: 8\n'
             'input [ { name: "x" data_type: TYPE_FP32 dims: [ 4 ] } ]\noutput [ { name: "y" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
         )
+        (repo / n / "1").mkdir()
+        (repo / n / "1" / "model.bin").write_bytes(b"weights measured")
     opts = SweepOptions(Server(repo, runtime="bundled"), concurrency=(1, 2), results_dir=tmp_path / "results", run_id="done")
     sw = Sweep(dataclasses.replace(opts, design=design))
     run = sw.run
     run.settings = sw._settings()  # type: ignore[typeddict-item]
     run.variants = [VariantResult(n, None, "ok", None, [level_result(c, 100.0 * c, 1.0) for c in (1, 2)]) for n in sw.names]
+    for v in run.variants:
+        v.served = [served_model(v.name, max_batch_size=8, artifact=found_artifact(repo / v.name))]
     run.finished = "then"
     results.save(run, sw.run_dir)
     return tmp_path / "results"
@@ -163,3 +169,24 @@ def test_a_resumed_finished_run_says_it_measures_nothing_and_draws_no_bar(
     assert "will measure: no " in said and "nothing more is measured into it" in said
     assert "inputs sent per request" not in said
     assert not any(bar in said for bar in ("0/0", "4/4", "tritonserver", "nothing to measure"))
+
+
+def test_a_resumed_finished_run_with_rebuilt_files_says_nothing_is_left_and_its_baseline_refuses_them(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+):
+    """Trial 7 (F22): --resume of a finished run refused on the model files a rebuild changed
+    before saying there was nothing left to measure; nothing is served, so nothing is refused,
+    except the in-process baseline it still owes: it loads the files, which must be the measured ones."""
+    from perf.sweep.servers import ServerPool
+
+    results_dir = _finished(tmp_path, "sequential")
+    (tmp_path / "repo" / "a_mbs8" / "1" / "model.bin").write_bytes(b"weights of a rebuild")
+    monkeypatch.setattr(ServerPool, "start_all", lambda self: pytest.fail("a server was started"))
+    args = ["sweep", "--resume", "done", "--results-dir", str(results_dir), "--no-report"]
+    res = CliRunner().invoke(perf_cli.cli, args)  # its baseline was never measured: it would load the rebuilt file
+    refused = str(res.exception)
+    assert res.exit_code != 0 and "a baseline filed under the run of them" in refused, res.output
+    assert "1/model.bin: measured" in refused and "nothing more is measured into it" in " ".join(res.output.split())
+    res = CliRunner().invoke(perf_cli.cli, [*args, "--no-baseline"])
+    assert res.exit_code == 0, res.output
+    assert "nothing more is measured into it" in " ".join(res.output.split())
