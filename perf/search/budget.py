@@ -41,15 +41,14 @@ from __future__ import annotations
 import dataclasses
 import logging
 import re
-from collections.abc import Collection, Mapping, Sequence
-from typing import Any
+from collections.abc import Collection, Sequence
 
 from core.errors import PerfError
 from core.wording import count
 from perf.analysis.ranking import MIN_ROUNDS
 from perf.markdown import fmt
 from perf.records.results import VariantResult
-from perf.records.rounds import BudgetRecord, Cut, RoundRules
+from perf.records.rounds import Cut, RoundRules
 from perf.records.search import SearchRules
 from perf.search import ladder as ladders
 from perf.search.plan import plan_levels
@@ -127,6 +126,9 @@ class Fit:
             up front (``baseline_s`` when the rounds a verdict needs fit beside it, else 0).
         visits: Visits of one variant in each round of its own (:func:`levels_by_round` times the
             visits per level), up to ``max_rounds``: what :func:`late` plans a cut variant with.
+        floor: The highest concurrency the run measured before (a resume's earlier sessions; 0:
+            none): ``cap`` is never below it (:func:`perf.search.shrink.shrink`), here and when
+            fitted again (:func:`perf.search.refit.refit`).
     """
 
     estimate_s: float
@@ -139,6 +141,7 @@ class Fit:
     baseline_s: float = 0.0
     visits: list[int] = dataclasses.field(default_factory=list)
     reserve_s: float = 0.0
+    floor: int = 0
 
     @property
     def cut_variants(self) -> list[str]:
@@ -215,6 +218,7 @@ def fit(
     budget_s: float | None,
     baseline: bool,
     measured: Collection[str] = (),
+    floor: int = 0,
 ) -> Fit:
     """Fit the sweep to ``budget_s`` (module docstring); with no budget, the plan as asked.
 
@@ -231,6 +235,9 @@ def fit(
         baseline: The in-process baseline is measured after the rounds.
         measured: Variants the run has numbers for from before (a resumed run): a cut says
             "not measured further in this session", never "not measured".
+        floor: The highest concurrency the run measured before (a resume's,
+            :func:`perf.search.promise.measured_top`): the ladder's top is not lowered below it, so
+            no cut says a level with numbers was not measured and the rounds measure what the plan says.
     """
     want = min(rules.max_rounds, MIN_ROUNDS + 1)
     kept, levels, cuts = list(names), list(ladder), []
@@ -239,7 +246,7 @@ def fit(
         return estimate(n, lv, adaptive, keys_per_level, rules, rounds, False)
 
     if budget_s is not None:
-        shrunk = shrink(kept, levels, cost, budget_s, want, rules.first_levels, adaptive)
+        shrunk = shrink(kept, levels, cost, budget_s, want, rules.first_levels, adaptive, floor)
         levels, kept = shrunk.levels, shrunk.kept
         for gone, n, need in shrunk.dropped:
             cuts.append(
@@ -266,7 +273,9 @@ def fit(
     keep = after if budget_s is not None and cost(len(kept), levels, MIN_ROUNDS) + after <= budget_s else 0.0
     rounds = want if budget_s is None else rounds_within(cost, len(kept), levels, want, budget_s - keep)
     visits = [n * keys_per_level for n in levels_by_round(levels, adaptive, rules, max(rules.max_rounds, MIN_ROUNDS), search)]
-    return Fit(cost(len(kept), levels, rounds), rounds, cap, kept, cuts, visit_s(rules.window_ms), LOAD_S, after, visits, keep)
+    return Fit(
+        cost(len(kept), levels, rounds), rounds, cap, kept, cuts, visit_s(rules.window_ms), LOAD_S, after, visits, keep, floor
+    )
 
 
 @dataclasses.dataclass
@@ -358,38 +367,3 @@ def _with(before: int, tie_set: str) -> str:
     """``" with 2 more promising cut variants and the tie set `a`"``: who a cut variant's final would hold."""
     parts = ([count(before, "more promising cut variant")] if before else []) + ([tie_set] if tie_set else [])
     return f" with {' and '.join(parts)}" if parts else ""
-
-
-def resumed_budget(
-    passed_s: float | None, given_again: bool, saved: BudgetRecord | None, settings: Mapping[str, Any] | None = None
-) -> tuple[float | None, float | None, str]:
-    """The time budget a resumed run plans against: what is left of the run's own budget
-    (its recorded ``budget_s`` less the rounds and baseline time its sessions spent), unless a
-    new one is given (``given_again``: ``--time-budget`` on the resume command). A resume of a
-    120 s run planned against the default 6 minutes and spent 128 s more. A run stopped before
-    its first round has no plan (``saved``) yet: its own budget is the one its settings recorded
-    (``settings["time_budget_s"]``), nothing of it spent.
-
-    Returns:
-        ``(budget of this invocation in s, the run's budget to record in s, the words that say which)``;
-        ``None``: no budget.
-    """
-    recorded = settings is not None and "time_budget_s" in settings
-    if given_again or (saved is None and not recorded):
-        own = "" if given_again else " (the run recorded no time budget of its own)"
-        return passed_s, passed_s, ("no time budget" if passed_s is None else f"a time budget of {fmt(passed_s, 0)} s") + own
-    budget_s = saved.budget_s if saved is not None else (settings or {}).get("time_budget_s")
-    if budget_s is None:
-        return None, None, "no time budget, as the run had none (--time-budget gives one)"
-    spent = (saved.spent_s or 0.0) + (saved.baseline_s or 0.0) if saved is not None else 0.0
-    left = max(0.0, budget_s - spent)
-    after = (
-        f"{fmt(left, 0)} s after the {fmt(spent, 0)} s it spent"
-        if saved is not None
-        else f"all {fmt(left, 0)} s (it was stopped before its first round)"
-    )
-    return (
-        left,
-        float(budget_s),
-        f"what is left of the run's own {fmt(budget_s, 0)} s time budget: {after} (--time-budget gives a new one)",
-    )

@@ -132,11 +132,16 @@ def start(plan: VariantPlan, ladder: tuple[int, ...], adaptive: bool, rounds: Ro
 def resume(
     plan: VariantPlan, vr: VariantResult, ladder: tuple[int, ...], adaptive: bool, rounds: RoundRules, cap: int | None
 ) -> Ladder:
-    """The ladder of a resumed run: its first levels and every concurrency already measured."""
+    """The ladder of a resumed run: its first levels and every concurrency already measured (the
+    plan's ``cap`` is never below them: :func:`perf.search.promise.measured_top`)."""
     fresh = start(plan, ladder, adaptive, rounds, cap)
-    seen = {lv.concurrency for lv in vr.levels if lv.request_rate is None and lv.ok}
-    levels = sorted(set(fresh.levels) | seen)
+    levels = sorted(set(fresh.levels) | seen(vr))
     return Ladder(levels, list(levels), adaptive=adaptive)
+
+
+def seen(vr: VariantResult) -> set[int]:
+    """The concurrencies ``vr`` has numbers at (a resumed run's earlier sessions)."""
+    return {lv.concurrency for lv in vr.levels if lv.request_rate is None and lv.ok}
 
 
 def _latency(vr: VariantResult, plan: VariantPlan, c: int, budget: Budget) -> tuple[float | None, int, str]:

@@ -19,9 +19,10 @@ from perf.analysis.cuts import has_numbers
 from perf.analysis.recommendation import candidate
 from perf.analysis.stats import THROUGHPUT, Point, run_points
 from perf.records.results import RunResult
+from perf.search.ladder import seen
 from perf.search.policy import Budget
 
-__all__ = ["RULE", "by_measurements", "has_numbers", "measured_score"]
+__all__ = ["RULE", "by_measurements", "has_numbers", "measured_score", "measured_top"]
 
 #: The rule in words, for the plan's cut reasons (its short form).
 RULE = "measured variants by their best measured throughput, then the others in configuration order"
@@ -44,3 +45,11 @@ def by_measurements(names: Sequence[str], run: RunResult, budget: Budget | None 
     scores = {n: measured_score(pts.get(n, []), budget) for n in names}
     measured = sorted((n for n in names if scores[n] is not None), key=lambda n: scores[n], reverse=True)  # type: ignore[arg-type,return-value]
     return measured + [n for n in names if scores[n] is None]
+
+
+def measured_top(run: RunResult, names: Sequence[str]) -> int:
+    """The highest concurrency any of ``names`` has numbers at (0: none), a resumed run's earlier
+    sessions': the plan's ladder is not lowered below it (:func:`perf.search.shrink.shrink`). The
+    rounds measure those levels again (:func:`perf.search.ladder.resume`), and a cut "concurrency
+    above 4 not measured" beside numbers at 16 would be false (trial 8, F11)."""
+    return max((c for v in run.variants if v.name in names for c in seen(v)), default=0)

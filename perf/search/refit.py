@@ -5,7 +5,7 @@ loads slower leaves the rounds less time than planned (trial 7: TorchScript vari
 3.7-18.1 s, 12.9 s on average, on a busy host; 2 of the 6 planned rounds ran, and a pick and a
 bundle rested on them). So the plan is fitted again to the time the loads left, by the first
 plan's rule (:func:`perf.search.budget.fit`, on its estimate less the loads): the ladder's top
-lowered first, then the least promising variants cut, while not even the rounds a verdict needs fit
+lowered first (never below a level a resumed run measured before, ``plan.floor``), then the least promising variants cut, while not even the rounds a verdict needs fit
 (:func:`perf.search.shrink.shrink`, the one rule). Each cut says it was made after the loads, with the
 measured and the assumed load time; a plan that still fits is kept as it is (nothing is raised
 again: the first plan's cuts stand).
@@ -69,7 +69,7 @@ def refit(
         f"{fmt(left_s, 0)} s were left"
     )
     cuts = []
-    shrunk = shrink(kept, levels, cost, budget, want, rules.first_levels, adaptive)
+    shrunk = shrink(kept, levels, cost, budget, want, rules.first_levels, adaptive, plan.floor)
     levels, kept = shrunk.levels, shrunk.kept
     if levels and levels[-1] != top:
         why = f"the ladder up to {top} would not leave time for {want} rounds"

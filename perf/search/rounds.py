@@ -373,22 +373,20 @@ class Rounds:
         )
         self.record.cut(Cut("rounds", f"rounds after the first {done} of group {group} not measured: {why}"))
         s = self.setup
-        for n in alive:
-            lad = self.ladders[n]
-            measured = any(lv.ok for lv in self._vr(n).levels)  # a ladder never measured is not "still rising"
-            if measured and ladders.climbing(lad, s.plans[n], self._vr(n), s.rules) and lad.end is None:
-                self.record.cut(
-                    Cut("ladder", f"its ladder stopped at concurrency {lad.levels[-1]} while still rising", n, lad.levels[-1])
-                )
+        for n in alive:  # judged on its measured levels: one just added, never measured, is not where it stopped
+            vr, lad = self._vr(n), self.ladders[n]
+            got = dataclasses.replace(lad, levels=sorted(set(lad.levels) & ladders.seen(vr)))
+            if got.levels and ladders.climbing(got, s.plans[n], vr, s.rules) and lad.end is None:
+                top = got.levels[-1]
+                self.record.cut(Cut("ladder", f"its ladder stopped at concurrency {top} while still rising", n, top))
         return why
 
     def _finish_group(self, group: int, why: str, tie: list[str]) -> None:
         s = self.setup
         for n, lad in self.ladders.items():
-            if lad.still_rising and s.cap is not None:
-                self.record.cut(
-                    Cut("ladder", f"its throughput still rose at concurrency {s.cap}, the time budget's cap", n, s.cap)
-                )
+            if lad.still_rising and s.cap is not None:  # at its own top, the cap or a level a resume measured before
+                top = lad.levels[-1]
+                self.record.cut(Cut("ladder", f"its throughput still rose at concurrency {top}, the time budget's cap", n, top))
         for g in self.record.groups:
             if g.index == group:
                 g.ended, g.tie_set = why, list(tie)

@@ -1,7 +1,9 @@
 """The rule that shrinks a rounds plan to a time budget, one for the first plan
 (:func:`perf.search.budget.fit`) and the plan fitted again after the loads
 (:func:`perf.search.refit.refit`): the ladder's top is lowered first (``--concurrency auto``
-only, never below its first coarse levels) while the rounds wanted do not fit; then the least
+only, never below its first coarse levels nor below ``floor``, the highest level a resumed run
+measured before: those numbers stand, and a cut "concurrency above N not measured" beside them
+would be false) while the rounds wanted do not fit; then the least
 promising variants go (the last of the list, never below 2) while not even the rounds a verdict
 needs (:data:`perf.analysis.ranking.MIN_ROUNDS`) fit. Each caller words its own cuts.
 """
@@ -35,12 +37,19 @@ class Shrunk:
 
 
 def shrink(
-    names: Sequence[str], levels: Sequence[int], cost: Cost, budget_s: float, want: int, first_levels: int, adaptive: bool
+    names: Sequence[str],
+    levels: Sequence[int],
+    cost: Cost,
+    budget_s: float,
+    want: int,
+    first_levels: int,
+    adaptive: bool,
+    floor: int = 0,
 ) -> Shrunk:
     """Shrink the plan of ``names`` over ``levels`` to ``budget_s`` (module rule); ``want``: the
-    rounds the ladder's top is lowered for."""
+    rounds the ladder's top is lowered for; ``floor``: the top is not lowered below it."""
     kept, lv, dropped = list(names), list(levels), []
-    while adaptive and cost(len(kept), lv, want) > budget_s and len(lv) > first_levels:
+    while adaptive and cost(len(kept), lv, want) > budget_s and len(lv) > first_levels and lv[-1] > floor:
         lv.pop()
     while cost(len(kept), lv, MIN_ROUNDS) > budget_s and len(kept) > 2:
         dropped.append((kept[-1], len(kept), cost(len(kept), lv, MIN_ROUNDS)))

@@ -27,9 +27,9 @@ from perf.records.levels import LevelResult
 from perf.records.results import RunResult, Session, VariantResult
 from perf.records.rounds import RoundsRecord
 from perf.records.search import SearchRecord
-from perf.search.budget import resumed_budget
 from perf.search.plan import LevelKey, VariantPlan, plan_variant, to_measure
 from perf.search.policy import AUTO, Budget, Search, ladder, resolve_mode
+from perf.search.resumed import resumed_budget
 from perf.sweep.flags import design_ignores
 from perf.sweep.options import DEFAULT_TIME_BUDGET_S, Progress, SweepOptions, resumed_options
 from perf.sweep.preflight import RAW_DIR, check_axes, check_runtime, nothing_to_resume, require_plannable, take_again

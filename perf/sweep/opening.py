@@ -106,7 +106,7 @@ def resume_line(
     numbers, at most, since a search may stop a ladder early; a rounds run: more rounds, as its
     estimate says next), and what runs after. ``given``: the flags given again that replace a
     saved value (:data:`perf.sweep.options.REPORT_SETTINGS`); ``budget``: which time budget the rounds
-    plan against (:func:`perf.search.budget.resumed_budget`)."""
+    plan against (:func:`perf.search.resumed.resumed_budget`)."""
     done = sum(1 for v in run.variants if any(lv.ok for lv in v.levels))
     after = ", then the in-process baseline" if opts.baseline else "; no in-process baseline (--no-baseline)"
     if opts.design == "rounds" and run.rounds is not None:

@@ -181,6 +181,7 @@ class Sweep(Sequential, RoundsSweep):
             left,
             self.opts.baseline and self._baseline_unusable() is None,
             {n for n in names if promise.has_numbers(self.run, n)},
+            promise.measured_top(self.run, names),
         )
 
     def _baseline_unusable(self) -> str | None:

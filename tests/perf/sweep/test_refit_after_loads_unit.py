@@ -17,6 +17,7 @@ from perf.records.rounds import BudgetRecord, LoadGroup, RoundRules, RoundsRecor
 from perf.records.search import SearchRecord, SearchRules
 from perf.report.ranking import budget_lines
 from perf.search import budget as budgets
+from perf.search.ladder import seen as ladders_seen
 from perf.search.plan import plan_levels
 from perf.search.policy import AUTO, ladder
 from perf.search.rounds import Rounds, Setup
@@ -123,3 +124,63 @@ def test_the_baselines_reserve_is_not_taken_off_twice() -> None:
     assert fit.reserve_s > 0  # the baseline's time kept up front
     left = budget_s - fit.reserve_s - len(FIVE) * fit.load_s  # the engine's deadline, after loads as planned
     assert refit(fit, list(fit.variants), fit.load_s, levels, adaptive, 1, rules, SearchRules(), left, set()) is None
+
+
+def _cap_said(reason: str) -> int:
+    """N of a levels cut "concurrency above N not measured ..."."""
+    return int(reason.split("concurrency above ")[1].split(" ")[0])
+
+
+@pytest.mark.parametrize("load_s", [4.0, 12.0])  # the first plan kept; fitted again after slow loads
+def test_a_resume_plans_the_levels_it_measured_before(monkeypatch: pytest.MonkeyPatch, load_s: float) -> None:
+    """Trial 8, F11: a run stopped after its first round (levels 1, 4, 16 measured) and resumed with
+    133 s left planned "concurrency above 4 not measured", yet its rounds measured 16 again (the
+    resumed ladder keeps every level with numbers) and its report's peak was at 16. The plan's
+    ladder is not lowered below a level measured before: what is measured and what is said agree."""
+    from perf.search import promise
+
+    four = dict(list(FIVE.items())[:4])
+    for n, curve in four.items():
+        monkeypatch.setitem(simulated_host.TRUE, n, curve)
+    host = SimHost(3, amplitude=0.0, noise=0.3, visit_s=1.0)
+    levels, adaptive = ladder(AUTO, SearchRules())
+    rules = RoundRules()
+    plans = {n: plan_levels(n, 8, levels, [1]) for n in four}
+    run = RunResult("sim", "now", variants=[VariantResult(n) for n in four])
+    run.search = SearchRecord("prune", adaptive)
+    run.rounds = RoundsRecord(seed=3, rules=rules)
+    session1 = Rounds(run, Setup(plans, levels, adaptive, SearchRules(), rules, "prune", None, None), 1.0, host.clock, 20.0)
+    session1.run_group(list(four), 0, host.measure)  # one round fits its deadline: the coarse 1, 4, 16
+    assert promise.measured_top(run, list(four)) == 16
+    before = len(run.rounds.rounds)
+    left = 120.0  # without the floor: "concurrency above 4 not measured"
+    names = promise.by_measurements(list(four), run)
+    fit = budgets.fit(names, levels, adaptive, 1, rules, SearchRules(), left, False, set(names), promise.measured_top(run, names))
+    assert fit.cap is not None and fit.cap >= 16
+    run.rounds.budget = BudgetRecord(left, fit.visit_s, fit.load_s, fit.estimate_s, fit.rounds, fit.cap)
+    setup = Setup(plans, levels, adaptive, SearchRules(), rules, "prune", None, fit.cap)
+    engine = Rounds(run, setup, fit.visit_s, host.clock, host.clock() + left)
+    sweep = SlowLoads(run, plans, host, [], load_s)
+    sweep.run_rounds(engine, fit.variants, fit)
+    measured = {v.concurrency for r in run.rounds.rounds[before:] for v in r.order}
+    assert measured and max(measured) <= (engine.setup.cap or levels[-1])  # the engine measures what the plan says
+    for c in run.rounds.cuts:
+        if c.kind == "levels":  # no cut the run's own numbers contradict
+            tops = [max(ladders_seen(v)) for v in run.variants if ladders_seen(v)]
+            assert max(tops) <= _cap_said(c.reason), c.reason
+        if c.kind == "ladder":  # at the variant's own top
+            assert c.concurrency == max(ladders_seen(run.variant(c.variant or ""))), c
+
+
+def test_fitted_again_the_ladder_stays_at_the_levels_measured_before() -> None:
+    """Trial 8, F11, the plan fitted again after slow loads (:func:`perf.search.refit.refit`): the
+    one rule (:func:`perf.search.shrink.shrink`) keeps the first plan's floor, so the new cap is
+    not below a level a resume measured before; the variants go instead."""
+    from perf.search.refit import refit
+
+    levels, adaptive = ladder(AUTO, SearchRules())
+    rules, names = RoundRules(), list(FIVE)[:4]
+    fit = budgets.fit(names, levels, adaptive, 1, rules, SearchRules(), 150.0, False, set(names), 16)
+    again = refit(fit, names, 15.0, levels, adaptive, 1, rules, SearchRules(), 70.0, set(names))
+    assert again is not None and again.cap == 16 and len(again.variants) < len(names)
+    assert all(_cap_said(c.reason) >= 16 for c in again.cuts if c.kind == "levels")
