@@ -10,7 +10,7 @@
 #      pick beats dropped (--search prune), all
 #      within a time budget (DEMO_TIME_BUDGET, 6m) -> results/<run-id>/
 #      (raw CSVs, commands.txt, results.json, flat.csv, report.md + PNG plots); summary printed; then the
-#      in-process baseline when the budget leaves it time (a skip names the DEMO_TIME_BUDGET that gives it).
+#      in-process baseline when the budget leaves it time (a skip names the DEMO_TIME_BUDGET that keeps it).
 #   3b. triton-perf baseline --trace --precision: a profiler trace of one batch per format and the
 #      precision study of the eager model, added to the run and its report.
 #   4. triton-perf export-deployment: the recommended variant as a Kubernetes bundle in
@@ -39,7 +39,8 @@ perf/run_sweep.sh --runtime bundled --repository model_repository --variants "${
   --concurrency "${DEMO_CONCURRENCY:-auto}" --round-window "${DEMO_WINDOW_MS:-300}" \
   --time-budget "${DEMO_TIME_BUDGET:-6m}" --latency-budget-ms "${DEMO_BUDGET_MS:-25}" --run-id "$RUN_ID"
 
-# a skipped in-process baseline names the --time-budget that gives it: said here as this script's setting
+# a skipped in-process baseline names the --time-budget that keeps its time (the plan line's number): said
+# here as this script's setting
 "$PY" - "results/$RUN_ID" <<'EOF'
 import sys
 from pathlib import Path
@@ -49,7 +50,7 @@ from perf.records.results import load
 rounds = load(Path(sys.argv[1])).rounds
 for cut in rounds.cuts if rounds else []:
     if cut.kind == "baseline" and "--time-budget " in cut.reason:
-        said = cut.reason.replace("--time-budget ", "DEMO_TIME_BUDGET=").replace(" gives it", " make demo gives it")
+        said = cut.reason.replace("--time-budget ", "DEMO_TIME_BUDGET=").replace(" keeps it", " make demo keeps it")
         print(f"== in-process baseline {said}")
 EOF
 

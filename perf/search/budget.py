@@ -26,7 +26,7 @@ fit, then, only when not even the rounds a verdict needs fit, drops the least pr
 :func:`perf.search.promise.by_measurements`: what the run measured before, then the configuration order)
 variants (at least 2 stay); the baseline yields to the sweep: no level or variant is cut for it,
 but when the rounds a verdict needs fit beside it its time is kept from the rounds up front
-(:attr:`Fit.reserve_s`), else it runs on what the rounds leave (:func:`perf.sweep.run.baseline_fits`); each cut is returned as a
+(:attr:`Fit.reserve_s`), else it runs on what the rounds leave (:func:`perf.sweep.baseline_words.baseline_fits`); each cut is returned as a
 :class:`~perf.records.rounds.Cut` (the sweep records them, the report lists them). While it
 runs, the scheduler re-estimates from the visits it has timed and starts no round that would
 end past the budget (:mod:`perf.search.rounds`). The plan's estimate is a bound (every
@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import math
 import re
 from collections.abc import Collection, Sequence
 
@@ -276,6 +277,32 @@ def fit(
     return Fit(
         cost(len(kept), levels, rounds), rounds, cap, kept, cuts, visit_s(rules.window_ms), LOAD_S, after, visits, keep, floor
     )
+
+
+def keeps_baseline(
+    names: Sequence[str],
+    ladder: Sequence[int],
+    adaptive: bool,
+    keys_per_level: int,
+    rules: RoundRules,
+    search: SearchRules,
+    spent_s: float,
+    above_s: float,
+    measured: Collection[str] = (),
+    floor: int = 0,
+) -> int:
+    """The time budget, in whole minutes above ``above_s``, whose plan (:func:`fit`, with what this
+    invocation spent before it, ``spent_s``) keeps the in-process baseline's time from the start
+    (:attr:`Fit.reserve_s`): the one number both the plan line and a skipped baseline name (trial 8,
+    F9: "--time-budget 8m keeps it" before the rounds, "--time-budget 7m gives it" after them). At
+    the latest the budget of every variant over the whole ladder for the rounds wanted, which keeps it."""
+    want = min(rules.max_rounds, MIN_ROUNDS + 1)
+    whole = spent_s + estimate(len(names), ladder, adaptive, keys_per_level, rules, want, True)
+    first, last = int(above_s // 60) + 1, max(1, math.ceil(whole / 60))
+    for m in range(first, last):
+        if fit(names, ladder, adaptive, keys_per_level, rules, search, m * 60 - spent_s, True, measured, floor).reserve_s:
+            return m
+    return max(first, last)
 
 
 @dataclasses.dataclass

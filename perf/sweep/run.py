@@ -37,6 +37,7 @@ from perf.records.rounds import BudgetRecord, Cut
 from perf.search import budget as budgets
 from perf.search import promise
 from perf.search.rounds import Rounds, Setup
+from perf.sweep.baseline_words import baseline_fits, baseline_yields, keeps_hint
 from perf.sweep.context import baseline_missing
 from perf.sweep.options import DEFAULT_CONCURRENCY, Progress, SweepOptions, resumed_options, run_settings, server_settings
 from perf.sweep.preflight import RAW_DIR
@@ -51,6 +52,9 @@ log = logging.getLogger(__name__)
 
 class Sweep(Sequential, RoundsSweep):
     """One sweep run; :meth:`run_all` does the work (module docstring)."""
+
+    #: The time budget that keeps the in-process baseline, in the plan's words (:meth:`_keeps_baseline`).
+    baseline_keeps = ""
 
     def _settings(self) -> dict[str, Any]:
         """What the run saves of its options (:func:`perf.sweep.options.run_settings`), with its design and seed."""
@@ -184,6 +188,20 @@ class Sweep(Sequential, RoundsSweep):
             promise.measured_top(self.run, names),
         )
 
+    def _keeps_baseline(self, names: list[str], left: float | None) -> str:
+        """The plan's and a skip's one hint (:mod:`perf.sweep.baseline_words`); ``""`` without a budget or baseline."""
+        o = self.opts
+        if left is None or o.time_budget_s is None or not o.baseline or self._baseline_unusable() is not None:
+            return ""
+        assert self.run.rounds is not None and self.run.search is not None
+        names = promise.by_measurements(names, self.run, self.budget)
+        minutes = budgets.keeps_baseline(
+            *(names, self.levels, self.adaptive, self.keys_per_level(), self.run.rounds.rules, self.run.search.rules),
+            *(o.time_budget_s - left, o.time_budget_s, {n for n in names if promise.has_numbers(self.run, n)}),
+            promise.measured_top(self.run, names),
+        )
+        return keeps_hint(minutes, self.run_id, o.resume)
+
     def _baseline_unusable(self) -> str | None:
         """Why an in-process baseline would compare with no level: a shape sweep (``--shapes``) whose
         swept sizes leave out the build's reference size (the spec's ``opt``), which the baseline
@@ -240,6 +258,7 @@ class Sweep(Sequential, RoundsSweep):
         names = self._measurable()
         left = None if deadline is None else max(0.0, deadline - time.monotonic())
         fit = self._fit(names, left)
+        self.baseline_keeps = self._keeps_baseline(names, left)
         before = rounds.budget.spent_s if rounds.budget is not None else None  # a resumed run's earlier sessions
         sessions = (rounds.budget.sessions + 1) if rounds.budget is not None and before is not None else 1
         rounds.budget = BudgetRecord(
@@ -267,7 +286,7 @@ class Sweep(Sequential, RoundsSweep):
                     if left is None
                     else ", kept from the budget"
                     if fit.reserve_s
-                    else _baseline_yields(o.time_budget_s, left, fit)
+                    else baseline_yields(fit, self.baseline_keeps)
                 )
                 if fit.baseline_s
                 else f"; no in-process baseline: {why}"
@@ -330,10 +349,9 @@ class Sweep(Sequential, RoundsSweep):
         need = measured * budgets.BASELINE_S
         left = None if deadline is None else deadline - time.monotonic()
         if left is not None and not baseline_fits(left, need) and self.run.rounds is not None:
-            give = budget_for((o.time_budget_s or 0.0) - left + need)
             why = (
                 f"skipped: {fmt(max(left, 0.0), 0)} s of the time budget left, it needs about {fmt(need, 0)} s "
-                f"({measured} variants); --time-budget {give} gives it"
+                f"({measured} variants); {self.baseline_keeps or 'a longer --time-budget keeps it'}"
             )
             self.run.rounds.cut(Cut("baseline", why))
             log.warning("in-process baseline %s", why)
@@ -359,32 +377,6 @@ def run_sweep(opts: SweepOptions, progress: Progress | None = None) -> tuple[Run
     sweep = Sweep(opts, progress)
     run = sweep.run_all()
     return run, sweep.run_dir
-
-
-#: The in-process baseline starts on what the rounds left when that is at least this share of its
-#: estimate (:data:`perf.search.budget.BASELINE_S` is a loaded host's bound: 58 s for 6 variants on
-#: the quiet VM, 106-172 s for 8 under load); it stops at the budget's end, its notes naming what
-#: it did not time (trial 7, F9: skipped for 13 s with 107 s of a 360 s budget unused).
-BASELINE_START_SHARE = 0.75
-
-
-def baseline_fits(left_s: float, need_s: float) -> bool:
-    """Whether the in-process baseline starts with ``left_s`` of the budget (:data:`BASELINE_START_SHARE`)."""
-    return left_s >= BASELINE_START_SHARE * need_s
-
-
-def budget_for(total_s: float) -> str:
-    """The ``--time-budget`` that covers ``total_s``, in whole minutes: ``"7m"``."""
-    return f"{max(1, math.ceil(total_s / 60))}m"
-
-
-def _baseline_yields(budget_s: float | None, left_s: float, fit: budgets.Fit) -> str:
-    """The plan's words for a baseline whose time is not kept: it runs on what the rounds leave."""
-    total = (budget_s or 0.0) - left_s + fit.estimate_s + fit.baseline_s
-    return (
-        f" if the rounds leave it about {fmt(BASELINE_START_SHARE * fit.baseline_s, 0)} s (not kept from the budget: "
-        f"with the rounds a verdict needs it does not fit; --time-budget {budget_for(total)} keeps it)"
-    )
 
 
 def _of_budget(budget_s: float | None, left_s: float | None) -> str:

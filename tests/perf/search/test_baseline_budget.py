@@ -7,6 +7,7 @@ names the `--time-budget` that gives it."""
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -15,11 +16,12 @@ import pytest
 from perf.analysis.ranking import MIN_ROUNDS
 from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import RoundRules, RoundsRecord
-from perf.records.search import SearchRules
+from perf.records.search import SearchRecord, SearchRules
 from perf.search import budget
 from perf.search.policy import AUTO
 from perf.search.policy import ladder as ladder_of
 from perf.sweep import run as sweep_run
+from perf.sweep.baseline_words import baseline_yields, keeps_hint
 
 LADDER = ladder_of(AUTO, SearchRules())[0]
 NAMES = [f"v{i}" for i in range(8)]
@@ -39,16 +41,24 @@ def test_the_baselines_time_is_kept_from_the_rounds_when_the_verdicts_rounds_fit
 
 
 class _Sweep:
-    """What :meth:`perf.sweep.run.Sweep._baseline` reads of a sweep: 8 measured variants on this host."""
+    """What :meth:`perf.sweep.run.Sweep._baseline` and its plan's hint read of a sweep: 8 measured
+    variants on this host."""
 
-    def __init__(self) -> None:
-        self.opts = SimpleNamespace(baseline=True, time_budget_s=360.0, server=SimpleNamespace(repository="repo"))
+    def __init__(self, budget_s: float = 360.0, resume: bool = False) -> None:
+        self.opts = SimpleNamespace(
+            baseline=True, time_budget_s=budget_s, resume=resume, server=SimpleNamespace(repository="repo")
+        )
         self.run = RunResult("demo", "now", variants=[VariantResult(n, None, "ok") for n in NAMES], rounds=RoundsRecord(seed=1))
-        self.run_dir = "results/demo"
-        self.progress = None
+        self.run.search = SearchRecord("prune", True)
+        self.run_dir, self.run_id = "results/demo", "demo"
+        self.progress, self.budget, self.levels, self.adaptive = None, None, LADDER, True
+        self.baseline_keeps = ""
 
     def _baseline_unusable(self) -> None:
         return None
+
+    def keys_per_level(self) -> int:
+        return 1
 
     def _save(self) -> None:
         pass
@@ -67,13 +77,50 @@ def test_the_demos_107_s_left_of_a_120_s_estimate_runs_the_baseline(measured: li
     assert measured and sw.run.rounds is not None and not sw.run.rounds.cuts  # the old code skipped it here
 
 
-def test_a_skipped_baseline_says_which_time_budget_gives_it(measured: list[Any], caplog: pytest.LogCaptureFixture) -> None:
-    sw = _Sweep()
-    with caplog.at_level("WARNING"):
-        sweep_run.Sweep._baseline(sw, time.monotonic() + 50.0)  # type: ignore[arg-type]
-    assert not measured
+def _plan_and_skip(sw: _Sweep, left: float) -> tuple[str, str]:
+    """The plan line's baseline words (before the rounds, ``left`` of the budget) and a skip's reason."""
+    names = list(NAMES)
+    sw.baseline_keeps = sweep_run.Sweep._keeps_baseline(sw, names, left)  # type: ignore[arg-type]
+    plan = baseline_yields(budget.fit(names, LADDER, True, 1, RULES, SearchRules(), left, True), sw.baseline_keeps)
+    sweep_run.Sweep._baseline(sw, time.monotonic() + 50.0)  # type: ignore[arg-type]
     assert sw.run.rounds is not None
     (cut,) = sw.run.rounds.cuts
-    # spent 310 s of 360, needs 120: 430 s is 7.2 minutes
-    assert cut.kind == "baseline" and cut.reason.endswith("it needs about 120 s (8 variants); --time-budget 8m gives it")
-    assert "--time-budget 8m gives it" in caplog.text
+    assert cut.kind == "baseline"
+    return plan, cut.reason
+
+
+def test_the_plan_and_a_skipped_baseline_name_one_time_budget(measured: list[Any], caplog: pytest.LogCaptureFixture) -> None:
+    """Trial 8, F9: the plan said "--time-budget 8m keeps it", the skip "--time-budget 7m gives it".
+    One rule: the smallest whole-minute budget whose plan keeps the baseline's time, said by both."""
+    sw = _Sweep()
+    with caplog.at_level("WARNING"):
+        plan, reason = _plan_and_skip(sw, 355.0)  # 5 s of set-up before the plan
+    assert not measured
+    minutes = int(reason.split("--time-budget ")[1].split("m keeps it")[0])
+    assert reason.endswith(f"it needs about 120 s (8 variants); --time-budget {minutes}m keeps it")
+    assert plan.endswith(f"--time-budget {minutes}m keeps it)") and f"--time-budget {minutes}m keeps it" in caplog.text
+    assert "gives it" not in plan + reason + caplog.text
+    # the number is exact: that budget's plan keeps the baseline's time, a minute less does not
+    assert budget.fit(NAMES, LADDER, True, 1, RULES, SearchRules(), minutes * 60 - 5.0, True).reserve_s > 0
+    assert (
+        minutes - 1 <= 6 or not budget.fit(NAMES, LADDER, True, 1, RULES, SearchRules(), (minutes - 1) * 60 - 5.0, True).reserve_s
+    )
+
+
+def test_a_resumed_runs_hint_names_the_resume_command_and_a_longer_session(measured: list[Any]) -> None:
+    """Trial 8, F12: a resume given --time-budget 3m (its session's budget) was told "--time-budget 3m
+    gives it". The hint names the resume command, with a session budget above the one it had."""
+    sw = _Sweep(budget_s=180.0, resume=True)
+    plan, reason = _plan_and_skip(sw, 175.0)
+    minutes = int(reason.split("--time-budget ")[1].split("m keeps it")[0])
+    assert minutes > 3 and reason.endswith(f"; --resume demo --time-budget {minutes}m keeps it")
+    assert plan.endswith(f"; --resume demo --time-budget {minutes}m keeps it)")
+
+
+def test_the_demo_says_the_skip_as_its_own_setting() -> None:
+    """scripts/demo.sh rewrites the skip's hint as DEMO_TIME_BUDGET: the words it looks for are the ones said."""
+    demo = (Path(__file__).parents[3] / "scripts" / "demo.sh").read_text()
+    (line,) = [ln for ln in demo.splitlines() if "said = cut.reason" in ln]
+    expr = line.split("said = ", 1)[1].replace("cut.reason", "reason")
+    reason = f"skipped: 89 s of the time budget left, it needs about 120 s (8 variants); {keeps_hint(8, 'demo-x', False)}"
+    assert eval(expr, {"reason": reason}).endswith("; DEMO_TIME_BUDGET=8m make demo keeps it")

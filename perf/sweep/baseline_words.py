@@ -1,0 +1,40 @@
+"""What a rounds sweep says of its in-process baseline's time: one rule, one number (trial 8, F9
+and F12). The plan line said "--time-budget 8m keeps it" and the skip after the rounds "--time-budget
+7m gives it" (two numbers for one question), and a resumed run started with ``--time-budget 3m`` was
+told "--time-budget 3m gives it" (a resume's ``--time-budget`` is its session's budget, not the run's).
+
+The number is :func:`perf.search.budget.keeps_baseline`: the smallest whole-minute budget above this
+invocation's whose plan keeps the baseline's time from the start (it then runs whatever the rounds
+leave); the words name the command it is given to: ``--time-budget 8m`` for a new run,
+``--resume RUN --time-budget 4m`` for a resumed one (that session's budget).
+"""
+
+from __future__ import annotations
+
+from perf.markdown import fmt
+from perf.search.budget import Fit
+
+#: The baseline's share of its estimate that what the rounds leave must reach for it to start.
+BASELINE_START_SHARE = 0.75
+
+
+def keeps_hint(minutes: int, run_id: str, resume: bool) -> str:
+    """``"--time-budget 8m keeps it"``, or on a resume ``"--resume RUN --time-budget 8m keeps it"``
+    (``scripts/demo.sh`` rewrites the first as its own ``DEMO_TIME_BUDGET=8m make demo keeps it``)."""
+    return (f"--resume {run_id} " if resume else "") + f"--time-budget {minutes}m keeps it"
+
+
+def baseline_yields(fit: Fit, hint: str) -> str:
+    """The plan's words for a baseline whose time is not kept: it runs on what the rounds leave."""
+    return (
+        f" if the rounds leave it about {fmt(BASELINE_START_SHARE * fit.baseline_s, 0)} s (not kept from the budget: "
+        f"with the rounds a verdict needs it does not fit; {hint})"
+    )
+
+
+def baseline_fits(left_s: float, need_s: float) -> bool:
+    """Whether the in-process baseline starts with ``left_s`` of the budget: at least
+    :data:`BASELINE_START_SHARE` of its estimate (:data:`perf.search.budget.BASELINE_S`
+    is a loaded host's bound: 58 s for 6 variants on the quiet VM, 106-172 s for 8 under load); it stops at
+    the budget's end (trial 7, F9: skipped for 13 s with 107 s of a 360 s budget unused)."""
+    return left_s >= BASELINE_START_SHARE * need_s
