@@ -50,6 +50,7 @@ from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import Cut, RoundRecord, RoundRules, RoundsRecord, Visit
 from perf.records.search import SearchDecision, SearchMode, SearchRecord, SearchRules
 from perf.search import ladder as ladders
+from perf.search.events import log_event
 from perf.search.focus import far_behind, focus
 from perf.search.plan import LevelKey, VariantPlan
 from perf.search.policy import Budget
@@ -106,7 +107,8 @@ class Rounds:
         clock: Monotonic seconds (injected by the simulation).
         deadline: ``clock()`` value at which the time budget is spent; ``None``: no budget.
         save: Called after every visit (the sweep saves ``results.json``).
-        events: Progress events (``round_start``, ``level_start``, ``level_done``, ``search_decision``, ``round_done``).
+        events: Progress events (``round_start``, ``level_start``, ``level_done``, ``search_decision``, ``round_done``;
+            without a listener :func:`perf.search.events.log_event`: each message said once).
     """
 
     def __init__(
@@ -117,7 +119,7 @@ class Rounds:
         clock: Callable[[], float] = time.monotonic,
         deadline: float | None = None,
         save: Callable[[], None] = lambda: None,
-        events: Events = lambda _e: None,
+        events: Events = log_event,
     ):
         if run.rounds is None or run.search is None:
             raise ValueError("a rounds run needs its rounds and search records")
@@ -329,7 +331,6 @@ class Rounds:
             best_concurrency=best_c,
         )
         self.search.record(d)
-        log.info("%s: not measured further because %s", name, reason)
         self.events({"event": "search_decision", "variant": name, "decision": d, "levels_left": 0})
 
     def decided(self, alive: Sequence[str], rounds_left: int) -> str | None:

@@ -27,6 +27,7 @@ from perf.records.levels import LevelResult
 from perf.records.results import RunResult, Session, VariantResult
 from perf.records.rounds import RoundsRecord
 from perf.records.search import SearchRecord
+from perf.search.events import log_event
 from perf.search.plan import LevelKey, VariantPlan, plan_variant, to_measure
 from perf.search.policy import AUTO, Budget, Search, ladder, resolve_mode
 from perf.search.resumed import resumed_budget
@@ -70,8 +71,7 @@ class SweepBase:
             )
             opts = dataclasses.replace(opts, time_budget_s=left)
         self.opts = opts
-        self.has_listener = progress is not None
-        self.progress = progress or (lambda _e: None)
+        self.progress = progress or log_event  # each message said once (perf.search.events)
         self.pa = analyzer.find_perf_analyzer(opts.perf_analyzer)
         self.pa_version = analyzer.perf_analyzer_version(self.pa)
         repo = Path(opts.server.repository)
@@ -253,16 +253,11 @@ class SweepBase:
 
     def _fail(self, vr: VariantResult, error: str, levels_left: int = 0) -> None:
         """Mark ``vr`` failed with ``error``, save, and report it once: as a ``variant_failed``
-        progress event when there is a listener (the CLI prints it; ``levels_left``: its
-        planned levels that will not be measured now, for the progress bar), else as a log
-        warning."""
+        progress event (the CLI prints it; ``levels_left``: its planned levels that will not be
+        measured now, for the progress bar; without a listener a log warning, :mod:`perf.search.events`)."""
         vr.status, vr.error = "failed", error
         self._save()
-        if self.has_listener:
-            log.info("variant %s failed: %s", vr.name, error)
-            self.progress({"event": "variant_failed", "variant": vr.name, "error": error, "levels_left": levels_left})
-        else:
-            log.warning("variant %s failed: %s", vr.name, error)
+        self.progress({"event": "variant_failed", "variant": vr.name, "error": error, "levels_left": levels_left})
 
     def _server_alive_after(self, vr: VariantResult, level: LevelResult) -> bool:
         """Whether the server outlived ``level``; if not, the level is failed (whatever

@@ -118,8 +118,7 @@ class RoundsSweep(SweepBase):
         if not late.variants:
             log.info("no variant the plan cut fits the %.0f s left: %s", left, late.cuts[0].reason if late.cuts else "")
             return []
-        log.info("%s", late.reason)
-        self.progress({"event": "plan", "text": f"rounds: {late.reason}", "estimate_s": late.estimate_s})
+        self.progress({"event": "plan", "text": f"rounds: {late.reason}", "estimate_s": late.estimate_s})  # said once
         self._groups(engine, [*tie, *late.variants], late.reason)
         return late.variants
 
@@ -163,8 +162,7 @@ class RoundsSweep(SweepBase):
         text = f"rounds: fitted again, about {count(again.rounds, 'round')}; cut for time: " + "; ".join(
             (f"{c.variant} " if c.variant else "") + c.reason for c in new
         )
-        log.warning("%s", text)
-        self.progress({"event": "plan", "text": text, "estimate_s": again.estimate_s})
+        self.progress({"event": "plan", "text": text, "estimate_s": again.estimate_s, "warn": True})  # said once
         return [n for n in loaded if n in again.variants]
 
     def _unload_s(self) -> float:

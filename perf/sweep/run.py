@@ -144,8 +144,8 @@ class Sweep(Sequential, RoundsSweep):
             self._save()
         missing = baseline_missing(self.run, self.opts)
         text = f"run {self.run_id} {done}: nothing more is measured into it (a new --run-id measures again)"
-        log.info("%s", text + ("; its in-process baseline is measured now" if missing else ""))
-        self.progress({"event": "plan", "text": text, "estimate_s": 0.0})
+        text += "; its in-process baseline is measured now" if missing else ""
+        self.progress({"event": "plan", "text": text, "estimate_s": 0.0})  # said once (perf.search.events)
         if missing:  # it loads the artifacts: they must be the ones the run measured
             refuse_changed(self.run, self.names, self.repository.path, "baseline filed under the run", LOADED)
             self._baseline(None)
@@ -299,8 +299,7 @@ class Sweep(Sequential, RoundsSweep):
                 else ""
             )
         )
-        log.info("%s", text)
-        self.progress({"event": "plan", "text": text, "estimate_s": fit.estimate_s})
+        self.progress({"event": "plan", "text": text, "estimate_s": fit.estimate_s})  # said once (perf.search.events)
         if left is not None and fit.rounds <= 1 and fit.estimate_s > left:  # not one round fits: nothing is loaded
             why = f"the time budget ({fmt(left, 0)} s left) does not fit one round (estimated {fmt(fit.estimate_s, 0)} s)"
             rounds.cut(Cut("rounds", f"no round measured: {why}"))

@@ -135,7 +135,5 @@ class Sequential(SweepBase):
         self._save()
         decision = self.search.record.decision(vr.name)
         left = self._left(vr, tried)
-        if decision is not None:
-            log.info("%s: not measured further because %s", vr.name, decision.reason)
         if left or decision is not None:
             self.progress({"event": "search_decision", "variant": vr.name, "decision": decision, "levels_left": left})

@@ -4,6 +4,7 @@ rounds ran): the sweep's own group code on the simulated host (tests/support/sim
 
 from __future__ import annotations
 
+import logging
 import threading
 from types import SimpleNamespace
 
@@ -72,8 +73,8 @@ def _sweep(monkeypatch: pytest.MonkeyPatch, budget_s: float, load_s: float):
     fit = budgets.fit(list(FIVE), levels, adaptive, 1, rules, SearchRules(), budget_s, False)
     run.rounds.budget = BudgetRecord(budget_s, fit.visit_s, fit.load_s, fit.estimate_s, fit.rounds, fit.cap)
     setup = Setup(plans, levels, adaptive, SearchRules(), rules, "prune", None, fit.cap)
-    engine = Rounds(run, setup, fit.visit_s, host.clock, host.clock() + budget_s)
     events: list = []
+    engine = Rounds(run, setup, fit.visit_s, host.clock, host.clock() + budget_s, events=events.append)
     sweep = SlowLoads(run, plans, host, events, load_s)
     sweep.run_rounds(engine, fit.variants, fit)
     return run, fit, host, events, sweep
@@ -184,3 +185,36 @@ def test_fitted_again_the_ladder_stays_at_the_levels_measured_before() -> None:
     again = refit(fit, names, 15.0, levels, adaptive, 1, rules, SearchRules(), 70.0, set(names))
     assert again is not None and again.cap == 16 and len(again.variants) < len(names)
     assert all(_cap_said(c.reason) >= 16 for c in again.cuts if c.kind == "levels")
+
+
+def test_each_message_is_said_once(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """Trial 8, F8: "rounds: fitted again ..." was printed twice, as a WARNING log line and as the plan
+    event the CLI prints. With a listener an event's words are not logged as well (perf.search.events)."""
+    with caplog.at_level(logging.DEBUG):
+        run, _, _, events, sweep = _sweep(monkeypatch, 150.0, load_s=15.0)
+        sweep._fail(run.variants[0], "boom")
+    logged = [r.getMessage() for r in caplog.records]
+    said = [e["text"] for e in events if e["event"] in ("plan", "spent")]
+    assert any(t.startswith("rounds: fitted again") for t in said) and not set(said) & set(logged)
+    assert any(e["event"] == "search_decision" and e["decision"] is not None for e in events)
+    assert not [m for m in logged if "not measured further because" in m or "failed: boom" in m]
+
+
+def test_without_a_listener_each_message_is_logged_once(caplog: pytest.LogCaptureFixture) -> None:
+    from perf.records.search import SearchDecision
+    from perf.search.events import log_event
+
+    d = SearchDecision(variant="a", rule="pruned", concurrency=4, reason="b beats it")
+    with caplog.at_level(logging.INFO):
+        log_event({"event": "plan", "text": "rounds: fitted again, about 6 rounds", "warn": True})
+        log_event({"event": "plan", "text": "rounds: 5 variants"})
+        log_event({"event": "search_decision", "variant": "a", "decision": d, "levels_left": 0})
+        log_event({"event": "search_decision", "variant": "a", "decision": d, "provisional": True})
+        log_event({"event": "variant_failed", "variant": "a", "error": "boom", "levels_left": 0})
+        log_event({"event": "level_start", "variant": "a"})
+    assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
+        ("WARNING", "rounds: fitted again, about 6 rounds"),
+        ("INFO", "rounds: 5 variants"),
+        ("INFO", "a: not measured further because b beats it"),
+        ("WARNING", "variant a failed: boom"),
+    ]

@@ -1,0 +1,27 @@
+"""A sweep's messages said once (trial 8, F8: the demo console printed "rounds: fitted again ..."
+twice, as a ``WARNING`` log line and as the plan event the CLI prints).
+
+Rule: a message the sweep sends as a progress event (``plan``, ``spent``, ``search_decision``,
+``variant_failed``) is not logged as well: the listener (the CLI) says it. With no listener (the
+Python API, :class:`perf.search.rounds.Rounds` on its own) :func:`log_event` is the listener: it
+logs the event's words, a warning where the event says ``"warn": True`` or a variant failed.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+
+def log_event(e: Mapping[str, Any]) -> None:
+    """Log the words of a progress event ``e`` (module rule); events without words are not logged."""
+    kind = e.get("event")
+    if kind in ("plan", "spent"):
+        log.log(logging.WARNING if e.get("warn") else logging.INFO, "%s", e["text"])
+    elif kind == "search_decision" and e.get("decision") is not None and not e.get("provisional"):
+        log.info("%s: not measured further because %s", e["variant"], e["decision"].reason)
+    elif kind == "variant_failed":
+        log.warning("variant %s failed: %s", e["variant"], e["error"])
