@@ -47,9 +47,10 @@ of the pick's levels makes a tie set a little more likely to shrink than one com
 search stopped measuring because a ranked variant beat it by the rule, at the levels the
 search compared, stays beaten: its comparison is that one, re-computed on the recorded rounds
 (``dropped``), so the tie set never holds a variant the console said was beaten; when the
-rounds no longer back the drop, it ranks like any other. A drop holds in the ranking it was
-made in only (:mod:`perf.analysis.recommendation` passes ``dropped``): one made under the
-sweep's latency budget is no verdict on peaks, nor under another budget.
+rounds no longer back the drop (the verdict lost, or the level that beat it over the budget since:
+:mod:`perf.search.drops`), it ranks like any other. A drop holds in the ranking it was made in only
+(:mod:`perf.analysis.recommendation` passes ``dropped``): one made under the sweep's latency budget
+is no verdict on peaks, nor under another budget.
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ from perf.records.levels import LevelResult
 from perf.records.results import VariantResult
 from perf.records.search import SearchDecision
 
+Drops = Mapping[str, tuple[str, int, int]]  #: the search's drops: name -> (who beat it, its level, the dropped one's)
 #: Paired rounds the rule needs before it can call a difference (6 at 5 %).
 MIN_ROUNDS = min_rounds(ALPHA)
 
@@ -308,7 +310,7 @@ def rank_variants(
     variants: Iterable[VariantResult],
     budget_ms: float | None = None,
     latency_metric: str = "latency_p99_ms",
-    dropped: Mapping[str, tuple[str, int, int]] | None = None,
+    dropped: Drops | None = None,
 ) -> Ranking:
     """The paired ranking of ``variants`` (module docstring). Failed variants are left out.
 
@@ -316,8 +318,7 @@ def rank_variants(
         variants: The sweep's variants (levels per round).
         budget_ms: Latency budget on ``latency_metric`` (ms); ``None``: best peak.
         latency_metric: The latency percentile field the budget is on.
-        dropped: Variants the search dropped: name -> (the variant that beat it, its level,
-            the dropped variant's level) (:func:`dropped_by_search`).
+        dropped: The search's drops (:data:`Drops`, from :func:`dropped_by_search`).
     """
     by_name = {v.name: v for v in variants if v.status != "failed"}
     adjusted = Adjusted(by_name.values())
@@ -346,7 +347,7 @@ def rank_variants(
     others = [s for s in levels_of(lead_v) if s != leader.side and _within(lead_v, s, budget_ms, latency_metric)]
     comparisons = [
         _as_dropped(
-            _other_levels(cmp(leader, o), lead_v, others, by_name, latency_metric), by_name, dropped or {}, latency_metric
+            _other_levels(cmp(leader, o), lead_v, others, by_name, latency_metric), by_name, dropped, latency_metric, budget_ms
         )
         for o in ops
         if o.side.variant != leader.side.variant
@@ -375,18 +376,18 @@ def _other_levels(
 
 
 def _as_dropped(
-    c: Comparison, by_name: Mapping[str, VariantResult], dropped: Mapping[str, tuple[str, int, int]], latency_metric: str
+    c: Comparison, by_name: Mapping[str, VariantResult], dropped: Drops | None, metric: str, budget_ms: float | None
 ) -> Comparison:
     """``c``, or the comparison that dropped ``c.b`` in the search when it still holds (module docstring)."""
-    if c.verdict == "a" or c.b.variant not in dropped:
+    if c.verdict == "a" or dropped is None or c.b.variant not in dropped:
         return c
     by, at_by, at = dropped[c.b.variant]
     va, vb = by_name.get(by), by_name.get(c.b.variant)
     a = next((s for s in levels_of(va) if s.concurrency == at_by), None) if va else None
     b = next((s for s in levels_of(vb) if s.concurrency == at), None) if vb else None
-    if va is None or vb is None or a is None or b is None:
+    if va is None or vb is None or a is None or b is None or not _within(va, a, budget_ms, metric):
         return c
-    search = compare(va, a, vb, b, latency_metric)
+    search = compare(va, a, vb, b, metric)
     return search if search.verdict == "a" else c
 
 

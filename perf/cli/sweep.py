@@ -217,6 +217,8 @@ class _progress:
                 )
             elif d is not None:
                 log(escape(f"{e['variant']}: not measured further because {d.reason}"))
+            elif e.get("reopened") and e.get("why"):  # a drop taken back (perf.search.revive)
+                log(escape(f"{e['variant']}: measured again, no longer dropped: {e['why']}"))
             elif e.get("reopened"):
                 log(escape(f"{e['variant']}: its ladder climbs again: the latest rounds no longer back its stop"))
             self.bar.advance(self.task, e.get("levels_left", 0))  # its planned levels the search left out

@@ -141,9 +141,11 @@ def _numbers(
     if second is not None and (base is None or second.variant != base.name):
         head.append(
             f"The runner-up, `{second.variant}`, "
-            + ("peaked at" if second.variant not in rec.unreached else "measured at most")
+            + ("peaked at" if second.variant not in rec.unreached else "measured up to")
             + f" {fmt(second.get(THROUGHPUT))} infer/s "
-            f"(concurrency {second.concurrency}{flag_mark(second.status)}): "
+            f"(concurrency {second.concurrency}{flag_mark(second.status)}"
+            + (f"; the median of its {count(second.trials, 'round')}" if run.rounds is not None else "")
+            + "): "
             + (
                 f"against the best, {ranked}"
                 if (ranked := ranked_text(run, rec, second.variant, of_pick=False))

@@ -7,14 +7,15 @@ A run measured one variant after another has no such section."""
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Collection, Sequence
 
 from core.wording import count
-from perf.analysis.budget_latency import Judged
+from perf.analysis.budget_latency import Judged, judged, within
 from perf.analysis.cuts import has_numbers
 from perf.analysis.paired import GAP_MIN, GAP_ROUNDS, RULE, p_cell
 from perf.analysis.peaks import peak_title
-from perf.analysis.ranking import MIN_ROUNDS, Comparison, Ranking, Side
+from perf.analysis.ranking import MIN_ROUNDS, Comparison, Ranking, Side, levels_of, per_round, records
 from perf.analysis.recommendation import Recommendation, candidate
 from perf.analysis.standing import member_words, others_words, ranked_words, tie_words
 from perf.analysis.stats import Point
@@ -80,7 +81,31 @@ def design_lines(run: RunResult, rec: Recommendation | None = None) -> list[str]
     return lines
 
 
-def _row(c: Comparison, lead: Side) -> list[str]:
+#: Marks a row whose numbers are another level's comparison with the runner-up (a drop, the pick's other level).
+OTHER_SIDE = "‡"
+
+
+def _unranked_higher(run: RunResult | None, c: Comparison, budget_ms: float | None, metric: str) -> str:
+    """``"; its c=4, 304.5 infer/s over 2 rounds, too few to compare"`` when the runner-up measured
+    more at a level (within ``budget_ms``) with fewer rounds than a comparison rests on than at the
+    level it is ranked at (:func:`perf.analysis.ranking.operating_point`; trial 8: "the pick beats
+    it" at c=1, 4.1x, beside its 304.5 infer/s at c=4, 2.3x the pick's), else ``""``."""
+    vr = run.variant(c.b.variant) if run is not None else None
+    if vr is None:
+        return ""
+    at = statistics.median(list(per_round(vr, c.b).values()) or [0.0])
+    more = [
+        (statistics.median(vals.values()), s, len(vals))
+        for s in levels_of(vr)
+        if (vals := per_round(vr, s)) and len(vals) < GAP_ROUNDS and within(judged(records(vr, s), metric), budget_ms)
+    ]
+    best = max((m for m in more if m[0] > at), key=lambda m: m[0], default=None)
+    if best is None:
+        return ""
+    return f"; its c={best[1].concurrency}, {fmt(best[0])} infer/s over {count(best[2], 'round')}, too few to compare"
+
+
+def _row(c: Comparison, lead: Side, higher: str = "") -> list[str]:
     r = c.result
     if r is None:
         return [f"`{c.b.variant}`", str(c.b.concurrency), "—", "—", "0", "—", "—", "never in the same round"]
@@ -88,12 +113,12 @@ def _row(c: Comparison, lead: Side) -> list[str]:
     return [
         f"`{c.b.variant}`",
         str(c.b.concurrency),
-        f"{r.median:.3f}",
+        f"{r.median:.3f}" + (f" {OTHER_SIDE}" if c.a != lead else ""),
         f"{r.low:.3f}–{r.high:.3f}",
         f"{r.wins} of {r.rounds}",
         p_cell(r.decided_p, r.tier),
         "—" if diff is None else f"{diff:+.2f}",
-        _verdict(c, lead),
+        _verdict(c, lead) + higher,
     ]
 
 
@@ -168,10 +193,16 @@ def comparison_lines(
         lines.append(f"- It beats every other ranked variant by the rule ({others_words(ranking, run, budget_ms is not None)}).")
     if ranking.comparisons:
         head = ["runner-up", "at c", "ratio (median)", "min–max", "pick ahead", "p", f"Δ p{percentile} ms", "verdict"]
-        rows = [_row(c, lead) for c in ranking.comparisons[:SHOWN]]
+        metric = f"latency_p{percentile}_ms"
+        rows = [_row(c, lead, _unranked_higher(run, c, budget_ms, metric)) for c in ranking.comparisons[:SHOWN]]
         lines += ["", *table(head, rows, ["left", "right", "right", "right", "right", "right", "right", "left"]), ""]
         if len(ranking.comparisons) > SHOWN:
             lines.append(f"- {len(ranking.comparisons) - SHOWN} more runner-ups in `results.json` (every round's number).")
+        if any(c.a != lead and c.result is not None for c in ranking.comparisons[:SHOWN]):  # trial 8: read as the pick's
+            lines.append(
+                f"- {OTHER_SIDE}: this row's numbers (ratio, min–max, rounds ahead, p, Δ) are of the comparison its verdict "
+                f"names, that level against the runner-up, not of the pick at c={lead.concurrency}."
+            )
     if ranking.other_sizes:
         lines.append(
             f"- Shape sweep: the pick is compared only with series of its own size ({lead.shape}); "

@@ -49,6 +49,7 @@ from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import Cut, RoundRecord, RoundRules, RoundsRecord, Visit
 from perf.records.search import SearchDecision, SearchMode, SearchRecord, SearchRules
+from perf.search import drops
 from perf.search import ladder as ladders
 from perf.search.events import log_event
 from perf.search.focus import far_behind, focus
@@ -272,6 +273,8 @@ class Rounds:
             self._note(n, lad.end)
         self.resting = set()
         if s.mode == "prune":
+            if s.budget is not None and not peak:  # a drop on a level the budget no longer holds is taken back
+                drops.take_back(self.search, {n: self._vr(n) for n in alive}, s.budget.ms, s.budget.metric, self.events)
             self._prune(self.contenders(alive))
             left = self.contenders(alive)
             variants = {n: self._vr(n) for n in left}
@@ -312,24 +315,10 @@ class Rounds:
                 or (ladders.exploring(lad, plan, vr, s.rounds) and not far_behind(comp))
             ):
                 continue  # a ladder still climbing, or a level it just added (refinement) next to levels it has, may lift it
-            self._drop(
-                name,
-                comp.b.concurrency,
-                comp.sentence(),
-                comp.a.variant,
-                comp.a.concurrency,
-            )
+            self._drop(name, comp.b.concurrency, comp.sentence(), comp.a.variant, comp.a.concurrency)
 
     def _drop(self, name: str, at: int, reason: str, best: str | None = None, best_c: int | None = None) -> None:
-        d = SearchDecision(
-            variant=name,
-            rule="pruned",
-            concurrency=at,
-            reason=reason,
-            measured=sorted({lv.concurrency for lv in self._vr(name).levels if lv.request_rate is None}),
-            best_variant=best,
-            best_concurrency=best_c,
-        )
+        d = drops.decision(self._vr(name), at, reason, best, best_c)
         self.search.record(d)
         self.events({"event": "search_decision", "variant": name, "decision": d, "levels_left": 0})
 

@@ -14,7 +14,7 @@ from perf.profile.baseline import BaselineOptions
 from perf.profile.run import profile_target
 from perf.profile.timing import TimingSettings
 from perf.records import results
-from perf.records.profile import NOT_DISTINGUISHABLE
+from perf.records.profile import NOT_DISTINGUISHABLE, UNFAIR
 from perf.records.settings import MeasureSettings
 from perf.sweep.run import SweepOptions, run_sweep
 
@@ -58,6 +58,7 @@ def test_levels_cold_start_baseline_and_precision_rows_record_their_host_load(ti
         assert r.host_busy_pct is not None and r.host_busy is False and len(r.rounds_ms) == TimingSettings().rounds
     bf16 = cpu[1]
     assert bf16.speedup_vs_fp32 is not None and bf16.speedup_low <= bf16.speedup_vs_fp32 <= bf16.speedup_high
-    assert bf16.speedup_verdict in ("faster", "slower", NOT_DISTINGUISHABLE) and bf16.speedup_p_value is not None
+    # a >10x spread over the rounds (a busy CI host) is a verdict of its own: not measured fairly at this load
+    assert bf16.speedup_verdict in ("faster", "slower", NOT_DISTINGUISHABLE, UNFAIR) and bf16.speedup_p_value is not None
     saved = results.load(run_dir)
     assert saved.profile is not None and saved.profile.precision[1].host_busy_pct == bf16.host_busy_pct

@@ -30,13 +30,32 @@ def test_a_higher_level_measured_in_few_rounds_is_explained_by_the_paired_rankin
     # the % is the median of the per-round ratios, said as such, with the levels it compares and their
     # medians (the trial read "+8.4 %" beside two peaks 2.4 % apart: the peak at c=8 is another level)
     assert (
-        "measured at most 1,204.5 infer/s (concurrency 8): against the best, the median of the paired per-round ratios is "
+        "measured up to 1,204.5 infer/s (concurrency 8; the median of its 2 rounds): against the best, the median of the "
+        "paired per-round ratios is "
         "-39.9 % over 6 rounds (it at c=4 vs the pick at c=4; their medians over those rounds 602.5 vs 1,002.5 infer/s): "
         "the pick beats it" in text
     )
     assert "(paired over" not in text
     assert "the paired ranking over the rounds they shared does not put it ahead" in text
     assert "its own spread" not in text
+
+
+def test_a_comparison_over_two_rounds_says_the_rounds_ratios_not_an_inverted_mean() -> None:
+    """Trial 8 (F7): "measured at most 357.1 infer/s" beside "their medians 548.9 vs 674.4", and
+    "-46.1 %" (1 / the mean of two ratios, 0.822 and 2.886) beside those medians (-19 %)."""
+
+    def lv(r: int, t: float) -> LevelResult:
+        return LevelResult(8, 1, r, throughput_infer_per_s=t, latency_p99_ms=16.0)
+
+    a = VariantResult(params(1, True)["name"], params(1, True), "ok", None, [lv(0, 1000.0), lv(1, 1010.0)])
+    b = VariantResult(params(2, True)["name"], params(2, True), "ok", None, [lv(0, 1217.0), lv(1, 350.0)])
+    run = RunResult("r", "now", {}, {}, [a, b])
+    run.rounds = RoundsRecord(seed=1)
+    rec = recommend(run)
+    text = " ".join(conclusions.conclusions(run, rec, main_effects(run, run_points(run))))
+    assert f"The runner-up, `{b.name}`, " in text and "; the median of its 2 rounds)" in text, text
+    assert "the paired per-round ratios are " in text and " over 2 rounds (" in text, text
+    assert "the median of the paired per-round ratios is" not in text.split(f"The runner-up, `{b.name}`")[1].split(".")[0]
 
 
 def test_a_pick_among_a_grid_partly_cut_for_time_says_so() -> None:

@@ -1,0 +1,90 @@
+"""A drop (a prune) of the search: the decision recorded, and taken back when its grounds no longer
+hold: the level that beat the variant has left the latency budget.
+
+The search drops a variant the leader beats by the paired rule (:meth:`perf.search.rounds.Rounds._prune`).
+Under a latency budget the leader is ranked at a level within it; but whether a level is within the
+budget is an absolute latency (:mod:`perf.analysis.budget_latency`), which later rounds move
+(trial 8: ``mlp_onnx_cpu2_db500_mbs64`` at concurrency 2 beat four variants while its p99 was
+24.4 ms, within the 25 ms budget; its next round took it to 25.03 ms, and the run then
+recommended and bundled a variant it had dropped on that level's word, and listed the others as
+beaten by it). A paired throughput ratio stays what it was, so a drop rests on two facts: the
+verdict and the beating level's place within the budget; only the second can change.
+
+So after each round, while the ranking is under the budget (:meth:`perf.search.rounds.Rounds.ranked`),
+each drop whose beating level is not within the budget by the rounds so far is taken back: the
+variant is a contender again from the next round (its ladder as it was), and the console says why.
+A drop judged while the ranking was by peak (no level within the budget then) is taken back the
+same way once the ranking is under it, since that drop compared levels over the budget. If the
+leader beats it again at a level within the budget, it is dropped again, on that comparison.
+The report applies the same condition to the drops it is given (:func:`perf.analysis.ranking.rank_variants`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from perf.analysis.budget_latency import judged, within
+from perf.analysis.ranking import levels_of, records
+from perf.markdown import fmt
+from perf.records.results import VariantResult
+from perf.records.search import SearchDecision, SearchRecord
+
+log = logging.getLogger(__name__)
+
+
+def decision(vr: VariantResult, at: int, reason: str, best: str | None, best_c: int | None) -> SearchDecision:
+    """The search's decision to drop ``vr`` at concurrency ``at`` (``best`` at ``best_c`` beat it, ``reason`` in words)."""
+    measured = sorted({lv.concurrency for lv in vr.levels if lv.request_rate is None})
+    return SearchDecision(vr.name, "pruned", at, reason, measured, best_variant=best, best_concurrency=best_c)
+
+
+def take_back(
+    search: SearchRecord,
+    variants: Mapping[str, VariantResult],
+    budget_ms: float,
+    metric: str,
+    events: Callable[[dict[str, Any]], None],
+) -> list[str]:
+    """Take back every drop of :func:`stale_drops` from ``search``: each variant a contender again,
+    said (log and a ``search_decision`` event with ``reopened`` and ``why``); returns their names."""
+    stale = stale_drops(search.decisions, variants, budget_ms, metric)
+    for d, why in stale:
+        search.decisions = [x for x in search.decisions if x is not d]
+        log.info("%s: measured again, no longer dropped: %s", d.variant, why)
+        events({"event": "search_decision", "variant": d.variant, "decision": None, "reopened": True, "why": why})
+    return [d.variant for d, _ in stale]
+
+
+def stale_drops(
+    decisions: list[SearchDecision], variants: Mapping[str, VariantResult], budget_ms: float, metric: str
+) -> list[tuple[SearchDecision, str]]:
+    """The drops among ``decisions`` whose beating level is not within ``budget_ms`` now, each with
+    why in words (module docstring).
+
+    Args:
+        decisions: The search's decisions (only ``"pruned"`` ones with the level that beat them are judged).
+        variants: The variants of the group, by name (a drop of a variant not in it is left alone).
+        budget_ms: The latency budget (ms).
+        metric: The latency percentile field the budget is on (``"latency_p99_ms"``).
+    """
+    out = []
+    pct = metric.removeprefix("latency_").removesuffix("_ms")
+    for d in decisions:
+        by = variants.get(d.best_variant or "")
+        if d.rule != "pruned" or d.variant not in variants or by is None or d.best_concurrency is None:
+            continue
+        sides = [s for s in levels_of(by) if s.concurrency == d.best_concurrency]
+        judge = judged(records(by, sides[0]), metric) if sides else None
+        if within(judge, budget_ms):
+            continue
+        now = f"{pct} {fmt(judge.ms, 2)} ms ({judge.basis()})" if judge is not None else f"no {pct} measured"
+        out.append(
+            (
+                d,
+                f"`{d.best_variant}` at concurrency {d.best_concurrency}, the level that beat it, is over the "
+                f"{pct} budget of {fmt(budget_ms, 2)} ms now: {now}",
+            )
+        )
+    return out
