@@ -21,7 +21,6 @@ The report applies the same condition to the drops it is given (:func:`perf.anal
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -30,8 +29,6 @@ from perf.analysis.ranking import levels_of, records
 from perf.markdown import fmt
 from perf.records.results import VariantResult
 from perf.records.search import SearchDecision, SearchRecord
-
-log = logging.getLogger(__name__)
 
 
 def decision(vr: VariantResult, at: int, reason: str, best: str | None, best_c: int | None) -> SearchDecision:
@@ -48,12 +45,13 @@ def take_back(
     events: Callable[[dict[str, Any]], None],
 ) -> list[str]:
     """Take back every drop of :func:`stale_drops` from ``search``: each variant a contender again,
-    said (log and a ``search_decision`` event with ``reopened`` and ``why``); returns their names."""
+    said by a ``search_decision`` event with ``reopened`` and ``why``; returns their names."""
     stale = stale_drops(search.decisions, variants, budget_ms, metric)
     for d, why in stale:
         search.decisions = [x for x in search.decisions if x is not d]
-        log.info("%s: measured again, no longer dropped: %s", d.variant, why)
-        events({"event": "search_decision", "variant": d.variant, "decision": None, "reopened": True, "why": why})
+        events(  # said once: by the listener (perf.search.events.log_event without one)
+            {"event": "search_decision", "variant": d.variant, "decision": None, "reopened": True, "why": why}
+        )
     return [d.variant for d, _ in stale]
 
 

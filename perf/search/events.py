@@ -23,5 +23,7 @@ def log_event(e: Mapping[str, Any]) -> None:
         log.log(logging.WARNING if e.get("warn") else logging.INFO, "%s", e["text"])
     elif kind == "search_decision" and e.get("decision") is not None and not e.get("provisional"):
         log.info("%s: not measured further because %s", e["variant"], e["decision"].reason)
+    elif kind == "search_decision" and e.get("reopened") and e.get("why"):  # a drop taken back (perf.search.drops)
+        log.info("%s: measured again, no longer dropped: %s", e["variant"], e["why"])
     elif kind == "variant_failed":
         log.warning("variant %s failed: %s", e["variant"], e["error"])

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from perf.analysis.ranking import dropped_by_search, rank_variants
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
@@ -15,6 +17,7 @@ from perf.records.rounds import RoundRecord, RoundRules, RoundsRecord
 from perf.records.search import SearchDecision, SearchRecord, SearchRules
 from perf.report.ranking import OTHER_SIDE, comparison_lines
 from perf.search import drops, ladder
+from perf.search.events import log_event
 from perf.search.plan import plan_levels
 from perf.search.policy import AUTO, Budget
 from perf.search.policy import ladder as ladder_of
@@ -64,7 +67,9 @@ def test_the_engine_takes_a_drop_back_once_the_level_that_beat_it_is_over_the_bu
     )
 
 
-def test_a_drop_judged_while_ranking_by_peak_is_taken_back_once_a_level_is_within_the_budget() -> None:
+def test_a_drop_judged_while_ranking_by_peak_is_taken_back_once_a_level_is_within_the_budget(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     # the drop compared two levels over the budget (no level within it then); now `slow` has one
     lead = VariantResult("lead", status="ok", levels=_levels(1, [(1000.0, 40.0)] * 6))
     slow = VariantResult("slow", status="ok", levels=_levels(1, [(600.0, 20.0)] * 6))
@@ -73,6 +78,12 @@ def test_a_drop_judged_while_ranking_by_peak_is_taken_back_once_a_level_is_withi
     events: list[dict[str, Any]] = []
     back = drops.take_back(search, {"lead": lead, "slow": slow}, BUDGET, "latency_p99_ms", events.append)
     assert back == ["slow"] and search.decisions == [] and events[0]["why"].endswith("p99 40.00 ms (median of 6 rounds)")
+    search.decisions = [d]  # without a listener it is logged, once (perf.search.events)
+    with caplog.at_level("INFO"):
+        drops.take_back(search, {"lead": lead, "slow": slow}, BUDGET, "latency_p99_ms", log_event)
+    assert [r.getMessage() for r in caplog.records if "no longer dropped" in r.getMessage()] == [
+        f"slow: measured again, no longer dropped: {events[0]['why']}"
+    ]
     # a drop whose beater is within the budget, or of a variant outside the group, is left alone
     lead.levels = _levels(1, [(1000.0, 20.0)] * 6)
     search.decisions = [d, SearchDecision("gone", "pruned", 1, "", [1], best_variant="lead", best_concurrency=1)]
