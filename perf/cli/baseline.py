@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from clients.runtimes.options import ServerOptions
 from core.cli import ToolkitCommand, list_option, print_table, verbosity_option
+from core.options import option
 from core.precision import PRECISION_NAMES
 from perf.cli.runs import RunFolder
 from perf.markdown import UNSTABLE_MARK, flag_mark, fmt
@@ -67,6 +69,13 @@ _T = TimingSettings()
     default=None,
     help="For a repository: the folder baseline.json is written to [default: results/baseline-<timestamp>].",
 )
+@option(
+    ServerOptions,
+    "repository",
+    default=None,
+    path={"file_okay": False},
+    help="For a run: the repository holding its variants [default: the one the run swept].",
+)
 @click.option(
     "--profile-only",
     is_flag=True,
@@ -84,6 +93,7 @@ def baseline(
     trace: bool,
     precisions: tuple[str, ...],
     out: Path | None,
+    repository: Path | None,
     profile_only: bool,
 ) -> None:
     """Measure each format in-process (no server) with a served instance's threads.
@@ -104,11 +114,13 @@ def baseline(
     if profile_only and not (trace or precisions):
         raise click.UsageError("--profile-only keeps the baseline and adds only --trace / --precision: give one of them")
     is_run = (target / RESULTS_FILE).is_file()
+    if repository is not None and not is_run:
+        raise click.UsageError(f"-r/--repository names a run's repository: {target} is a repository itself, not a run folder")
     if not is_run:
         out = out or Path("results") / f"baseline-{new_run_id()}"
     if not profile_only:
         if is_run:
-            result = api.baseline_for_run(target, opts, _progress())
+            result = api.baseline_for_run(target, opts, _progress(), repository)
             where = f"stored in {target / RESULTS_FILE}; `triton-perf report {target}` shows the serving efficiency"
         else:
             assert out is not None
@@ -119,7 +131,7 @@ def baseline(
     if trace or precisions:
         from perf.profile import run as profile_run
 
-        profile, stored = profile_run.profile_target(target, opts, out, trace=trace, precisions=precisions)
+        profile, stored = profile_run.profile_target(target, opts, out, trace=trace, precisions=precisions, repository=repository)
         click.echo("\n".join(profile_section(profile, operators=None)))
         click.echo(f"traces and precision study: stored in {stored}")
 

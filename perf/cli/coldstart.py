@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,7 @@ import click
 
 from clients.cli.options import server_options
 from core.cli import CONTEXT_SETTINGS, ToolkitCommand, list_option, parse_flag, verbosity_option
-from core.errors import ToolkitError
+from core.errors import PerfError, ToolkitError
 from core.options import option
 from perf.cli.runs import RunFolder
 from perf.sweep.options import SweepOptions
@@ -68,12 +69,16 @@ def coldstart(
     from perf.measure import environment
     from perf.measure.inputs import check_variant_shapes
     from perf.records import results
+    from perf.records.measured_files import refuse_missing
     from perf.report import coldstart as report
     from perf.sweep.server import now
 
     dims = parse_flag(parse_shapes, shapes, hint="--shape")
     repo = Repository(server_opts.repository)
     run = results.load(into) if into else results.RunResult(report.STANDALONE_RUN, now())
+    if into:  # the run's variants it files cold starts of: all there, or nothing is measured (trial 8, F21)
+        chosen = [v.name for v in run.variants if not variants or any(fnmatch.fnmatchcase(v.name, p) for p in variants)]
+        refuse_missing(run, chosen, repo.path, "`coldstart --into`")
     names = repo.names(variants or ([v.name for v in run.variants] if into else ()), indexed=False)
     absent = [n for n in names if into and run.variant(n) is None]
     if absent:
@@ -94,6 +99,25 @@ def coldstart(
         run.environment.setdefault("server", {"runtime": srv.runtime, "reason": srv.runtime_reason, "command": srv.command_line})
     if not into:
         run.environment.update(environment.collect())  # type: ignore[typeddict-item]
+    kept = cs.file_into(run, records) if into else _standalone(run, records, repo)
+    items = [e for e in report.entries(run) if e.name in names]
+    for line in report.table_lines(items):
+        click.echo(line)
+    click.echo("")
+    click.echo(report.conclusion(run, items))
+    for line in kept:
+        click.secho(line, fg="yellow", err=True)
+    if not any(r.measured for r in records):
+        raise PerfError("no cold start was measured: the reasons are in the table", hint="fix what they name, then run it again")
+    if into:
+        results.save(run, into)
+        click.echo(f"\nrecorded in {into / results.RESULTS_FILE}; `triton-perf report {into}` writes the report with them")
+
+
+def _standalone(run: Any, records: list[Any], repo: Any) -> list[str]:
+    """Put ``records`` in the standalone ``run`` (one variant record each); nothing is kept out."""
+    from perf.records import results
+
     for rec in records:
         vr = run.variant(rec.variant)
         if vr is None:
@@ -101,11 +125,4 @@ def coldstart(
             vr = results.VariantResult(rec.variant, entry.params if entry else None)
             run.variants.append(vr)
         vr.cold_start = rec
-    items = [e for e in report.entries(run) if e.name in names]
-    for line in report.table_lines(items):
-        click.echo(line)
-    click.echo("")
-    click.echo(report.conclusion(run, items))
-    if into:
-        results.save(run, into)
-        click.echo(f"\nrecorded in {into / results.RESULTS_FILE}; `triton-perf report {into}` writes the report with them")
+    return []

@@ -44,11 +44,11 @@ from clients.inputs import ModelSignature, generate_inputs, request_inputs
 from clients.runtimes.served import Loaded
 from clients.server import TritonServer
 from core import gpu
-from core.errors import ServerError, ToolkitError
+from core.errors import PerfError, ServerError, ToolkitError
 from perf.analysis.pairs import variant_of
 from perf.measure.host import HOST_BUSY_THRESHOLD_PCT, HostLoad, HostSampler, own_roots
 from perf.records.coldstart import ColdStart, FirstRequests
-from perf.records.results import VariantResult
+from perf.records.results import RunResult, VariantResult
 
 log = logging.getLogger(__name__)
 
@@ -306,3 +306,30 @@ def _why(e: Exception) -> str:
     said = getattr(e, "message", None)
     msg = said() if callable(said) else str(e)
     return f"{type(e).__name__}: {msg}".splitlines()[0]
+
+
+def file_into(run: RunResult, records: Sequence[ColdStart]) -> list[str]:
+    """``triton-perf coldstart --into RUN``: put ``records`` in ``run`` in place of its variants' cold
+    starts, except that a record without a measurement (a failed load) never replaces one with (the
+    sweep's own rule, :func:`load`); returns a line for each record kept out.
+
+    Raises:
+        PerfError: no record holds a measurement: nothing is filed (the run keeps what it had).
+    """
+    if not any(r.measured for r in records):
+        why = "; ".join(f"{r.variant}: {r.why_not_measured}" for r in records) or "no variant"
+        raise PerfError(
+            f"no cold start was measured ({why}); run {run.run_id}'s results.json keeps what it held",
+            hint="fix what the reasons name, then run it again",
+        )
+    lines = []
+    for rec in records:
+        vr = run.variant(rec.variant)
+        if vr is None:  # the caller refuses variants that are not the run's
+            continue
+        earlier = vr.cold_start
+        if earlier is not None and earlier.measured and not rec.measured:
+            lines.append(f"{rec.variant}: the run's cold start is kept (this one was not measured: {rec.why_not_measured})")
+            continue
+        vr.cold_start = rec
+    return lines

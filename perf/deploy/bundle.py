@@ -44,7 +44,7 @@ from perf.deploy.choose import Chosen, choose_variant
 from perf.deploy.measured import Measured, check_as_measured, cpu_request_cores, difference_lines, measured
 from perf.deploy.readme import BUNDLE_REPOSITORY, MANIFEST_DIR, SERVER_FILE, STORAGE_FILE, readme
 from perf.records import results
-from perf.records.measured_files import SHIPPED, FilesCheck, check_files, refuse_changed
+from perf.records.measured_files import SHIPPED, FilesCheck, check_files, refuse_changed, refuse_missing
 from perf.records.results import RunResult
 
 log = logging.getLogger(__name__)
@@ -250,6 +250,7 @@ def export_deployment(
         raise PerfError(f"--name: {e}") from None
     out = Path(out) if out else Path(run_dir) / f"deployment-{chosen.variant}"
     vr = run.variant(chosen.variant)
+    refuse_missing(run, [chosen.variant], repo, "a bundle")
     rv = source_variant(repo, chosen.variant, vr.params if vr else None)
     if not allow_changed_model:
         refuse_changed(run, [chosen.variant], repo, "bundle", SHIPPED, "--allow-changed-model")

@@ -39,7 +39,7 @@ from perf.deploy.readme import BUNDLE_REPOSITORY, MANIFEST_DIR, SERVER_FILE, STO
 from perf.markdown import fmt
 from perf.records import colocation
 from perf.records.colocation import ColocationRecord
-from perf.records.measured_files import SHIPPED, FilesCheck, check_files, refuse_changed
+from perf.records.measured_files import SHIPPED, FilesCheck, check_files, refuse_changed, refuse_missing
 
 log = logging.getLogger(__name__)
 
@@ -127,6 +127,7 @@ def export_combination(
         raise PerfError(
             f"{out} exists and is not a deployment bundle", hint="pass --out with a new folder or a previous bundle's"
         )
+    refuse_missing(rec, rec.pick.values(), repo, "a bundle of the combination")
     variants = [source_variant(repo, v) for v in rec.pick.values()]  # every one checked before anything is written
     if not allow_changed_model:
         refuse_changed(rec, rec.pick.values(), repo, "bundle", SHIPPED, "--allow-changed-model")

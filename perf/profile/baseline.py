@@ -1,12 +1,10 @@
 """The in-process baseline: what each served artifact does without a server (``triton-perf baseline``,
 and the end of every sweep unless ``--no-baseline``).
 
-For each variant of a run (or of a repository), the same artifact runs in this process with
-the intra-op threads one of its served instances gets (the backend's rule,
-:meth:`builders.backends.base.BackendConfig.instance_threads`) on its device, beside the
-build's eager PyTorch model under the same threads, at batch 1, at the batch sizes the
-sweep's dynamic batcher formed (each level's ``avg_server_batch_size``, rounded, deduplicated)
-and at max_batch_size. The points of one model are timed together, interleaved in rounds
+For each variant of a run (or of a repository), the same artifact runs in this process with the intra-op
+threads one of its served instances gets (the backend's rule, :meth:`builders.backends.base.BackendConfig.instance_threads`)
+on its device, beside the build's eager PyTorch model under the same threads, at batch 1, at the batch sizes the
+sweep's dynamic batcher formed (each level's ``avg_server_batch_size``, rounded, deduplicated) and at max_batch_size. The points of one model are timed together, interleaved in rounds
 (:func:`perf.profile.timing.time_interleaved`), with the host's load recorded on each;
 :mod:`perf.profile.runners` says what runs. A point this host cannot run (TensorRT or a
 KIND_GPU variant without a GPU) is recorded "not run on this host" with the reason.
@@ -35,10 +33,11 @@ from pydantic.dataclasses import dataclass
 from builders.backends import for_config, served_artifact
 from builders.config.pbtxt import read_config
 from builders.repository.view import Repository, RepositoryVariant
-from core.errors import PerfError, ToolkitError
+from core.errors import ToolkitError
 from core.records import RecordKind, write_record
 from core.versions import package_versions
 from perf.measure.host import HOST_BUSY_THRESHOLD_PCT, HostSampler
+from perf.profile.checks import acted_on, refuse_nothing_measured, run_repository
 from perf.profile.runners import NotRunHere, artifact_call, batch_inputs, cannot_run, eager_call, reference_axes
 from perf.profile.timing import ORDER_SEED, Timing, TimingSettings, time_interleaved
 from perf.records import results
@@ -51,7 +50,7 @@ from perf.records.baseline import (
     BaselineSettings,
     BaselineTarget,
 )
-from perf.records.measured_files import LOADED, refuse_changed
+from perf.records.measured_files import LOADED, refuse_changed, refuse_missing
 from perf.records.results import RunResult
 
 log = logging.getLogger(__name__)
@@ -61,9 +60,8 @@ BASELINE_FILE = "baseline.json"
 BASELINE_KIND: RecordKind[BaselineResult] = RecordKind(
     "in-process baseline file", BaselineResult, 1, hint="measure it again with `triton-perf baseline`"
 )
-#: How long a sweep's baseline times each point: half of ``triton-perf baseline``'s default, so that
-#: it adds about half a minute to the demo's sweep (29 points); the settings are recorded
-#: either way. Tests shorten it further, as they shorten perf_analyzer's windows.
+#: How long a sweep's baseline times each point: half of ``triton-perf baseline``'s default (about half a
+#: minute for the demo's 29 points; the settings are recorded). Tests shorten it further.
 SWEEP_TIMING = TimingSettings(min_run_time_s=0.1)
 #: Called with one event per point: ``{"event": "baseline_point", "point": BaselinePoint, "done": i, "total": n}``,
 #: and as each round of a model's interleaved timing starts: ``{"event": "baseline_rounds", ...}``.
@@ -352,34 +350,36 @@ def _torch_threads_kept() -> Iterator[None]:
         torch.set_num_threads(before)
 
 
-def baseline_for_run(run_dir: Path, opts: BaselineOptions | None = None, progress: Progress | None = None) -> BaselineResult:
+def baseline_for_run(
+    run_dir: Path, opts: BaselineOptions | None = None, progress: Progress | None = None, repository: Path | None = None
+) -> BaselineResult:
     """Measure the baseline of the sweep in ``run_dir`` (its repository, variants and formed
     batches) and store it in its ``results.json`` (``baseline``); returns it.
 
     Args:
         run_dir: A run folder.
         opts: Options; ``repository`` and ``run`` are taken from the run (default options otherwise).
-        progress: Called with one event dict per measured point (``{"event": "baseline_point",
-            ...}``); ``None``: silent.
+        progress: Called with one event dict per measured point; ``None``: silent.
+        repository: The repository holding the run's variants [default: the one the run swept].
 
     Raises:
-        PerfError: no ``results.json``, or the run's repository is gone.
+        PerfError: its variants are not there or changed, or nothing was measured (the run is left as it was).
         RecordError: ``results.json`` cannot be read.
     """
     run = results.load(run_dir)
-    repo = Path(run.settings.get("repository") or "")
-    if not repo.is_dir():
-        raise PerfError(f"the run's repository {repo} does not exist", hint="the baseline runs the repository's artifacts")
-    refuse_changed(run, [v.name for v in run.variants], repo, "baseline filed under the run", LOADED)
+    repo = run_repository(run, repository)
     opts = dataclasses.replace(opts or BaselineOptions(repo), repository=repo, run=run)
-    run.baseline = run_baseline(opts, progress)
+    refuse_missing(run, acted_on(run, opts.variants), repo, "the in-process baseline")
+    refuse_changed(run, [v.name for v in run.variants], repo, "baseline filed under the run", LOADED)
+    kept = f"run {run.run_id}'s results.json keeps what it held"
+    run.baseline = refuse_nothing_measured(run_baseline(opts, progress), kept, "the run has no measured variant")
     results.save(run, run_dir)
     return run.baseline
 
 
 def write_baseline(result: BaselineResult, out_dir: Path) -> Path:
-    """Write ``out_dir/baseline.json`` (a repository's baseline without a run); returns the path."""
-    return write_record(Path(out_dir) / BASELINE_FILE, BASELINE_KIND, result)
+    """Write ``out_dir/baseline.json`` (a repository's baseline without a run; refused when it measured nothing)."""
+    return write_record(Path(out_dir) / BASELINE_FILE, BASELINE_KIND, refuse_nothing_measured(result, "nothing was written"))
 
 
 def measure_after_sweep(

@@ -29,12 +29,13 @@ from core.errors import PerfError, ToolkitError
 from core.records import RecordKind, write_record
 from perf.measure.host import HostSampler
 from perf.profile.baseline import BaselineOptions, busy_threshold, formed_batches, plan_targets
+from perf.profile.checks import acted_on, run_repository
 from perf.profile.precision_study import precision_study
 from perf.profile.runners import NotRunHere, artifact_call, batch_inputs, cannot_run, eager_call, eager_module, version_file
 from perf.profile.trace import trace_onnx, trace_torch
 from perf.records import results
 from perf.records.baseline import EAGER, BaselineKey
-from perf.records.measured_files import LOADED, refuse_changed
+from perf.records.measured_files import LOADED, refuse_changed, refuse_missing
 from perf.records.profile import PrecisionRow, ProfileRecord, TraceRecord
 
 log = logging.getLogger(__name__)
@@ -86,27 +87,59 @@ def profile_variants(
 
 
 def profile_target(
-    target: Path, opts: BaselineOptions, out_dir: Path | None, *, trace: bool = False, precisions: Sequence[str] = ()
+    target: Path,
+    opts: BaselineOptions,
+    out_dir: Path | None,
+    *,
+    trace: bool = False,
+    precisions: Sequence[str] = (),
+    repository: Path | None = None,
 ) -> tuple[ProfileRecord, Path]:
     """``triton-perf baseline TARGET --trace/--precision``: :func:`profile_variants` of a run folder
-    (its repository, variants and formed batches; stored in its ``results.json``) or of a
-    repository (written to ``out_dir/profile.json``); returns the record and the file.
+    (its repository, or ``repository``, its variants and formed batches; stored in its ``results.json``)
+    or of a repository (written to ``out_dir/profile.json``); returns the record and the file.
+
+    The part not asked for this time (the traces without ``trace``, the study without
+    ``precisions``) is kept from the run's earlier record, and nothing is stored when nothing was
+    traced or studied (:func:`refuse_nothing_profiled`).
 
     Raises:
-        PerfError: a run whose repository is gone, or a repository without ``out_dir``.
+        PerfError: a run whose variants are not in the repository (:func:`perf.records.measured_files.refuse_missing`)
+            or changed, a repository without ``out_dir``, nothing traced or studied.
         RepositoryError: unknown variants.
     """
+    earlier = None
     if (target / results.RESULTS_FILE).is_file():
         run = results.load(target)
-        repo = Path(run.settings.get("repository") or "")
-        if not repo.is_dir():
-            raise PerfError(f"the run's repository {repo} does not exist", hint="the traces run the repository's artifacts")
+        repo = run_repository(run, repository)
+        refuse_missing(run, acted_on(run, opts.variants), repo, "the traces and the precision study")
         refuse_changed(run, [v.name for v in run.variants], repo, "trace filed under the run", LOADED)
-        opts, out_dir = dataclasses.replace(opts, repository=repo, run=run), target
+        opts, out_dir, earlier = dataclasses.replace(opts, repository=repo, run=run), target, run.profile
     if out_dir is None:
         raise PerfError("no folder for the traces", hint="pass --out")
-    record = profile_variants(opts, out_dir, trace=trace, precisions=precisions)
+    record = refuse_nothing_profiled(profile_variants(opts, out_dir, trace=trace, precisions=precisions))
+    if earlier is not None:  # what this call was not asked for stays as the run had it
+        record.traces = record.traces if trace else earlier.traces
+        record.precision = record.precision if precisions else earlier.precision
     return record, save_profile(record, out_dir)
+
+
+def refuse_nothing_profiled(record: ProfileRecord) -> ProfileRecord:
+    """``record`` when a trace or a precision row of it was measured.
+
+    Raises:
+        PerfError: none was (every variant left out, failed or not runnable here): the reasons named,
+            nothing stored.
+    """
+    rows: list[TraceRecord | PrecisionRow] = [*record.traces, *record.precision]
+    if any(r.status == "measured" for r in rows):
+        return record
+    reasons = list(dict.fromkeys(f"{r.status}: {r.reason}" for r in rows))
+    raise PerfError(
+        f"no trace or precision row was measured ({'; '.join(reasons) or 'no variant the toolkit runs in-process'}); "
+        "nothing was stored",
+        hint="fix what the reasons name, or choose variants this host can run with --variants",
+    )
 
 
 def save_profile(record: ProfileRecord, out_dir: Path) -> Path:

@@ -17,6 +17,11 @@ affects what the server measures (:data:`SERVED`, the toolkit's python-backend `
 included), a bundle the files it ships (:data:`SHIPPED`: NVIDIA's image serves the artifact with
 its native backend, the ``model.py`` is dropped), the baseline and traces the artifact they load in
 this process (:data:`LOADED`). An edit of a file a command does not use never refuses it.
+
+Before any of that, a command refuses variants whose model folders are not in the repository at all
+(:func:`refuse_missing`: ``make clean`` deleted them, or the run swept another repository): it would
+measure or ship nothing the run's numbers are filed under, and must not store an empty result over
+what the run holds (trial 8, F21).
 """
 
 from __future__ import annotations
@@ -198,6 +203,61 @@ def refuse_changed(
             + (f"; {allow} uses the files as they are now, said in what it writes" if allow else ""),
         )
     return checks
+
+
+def refuse_missing(
+    record: Measured, variants: Iterable[str], repository: Path, doing: str, flag: str = "-r/--repository"
+) -> None:
+    """Refuse a command on variants of ``record`` whose model folders (a ``config.pbtxt``) are not in
+    ``repository``: nothing of what the run measured could be used, and nothing is written.
+
+    Args:
+        record: The run (a sweep's results or a co-location record).
+        variants: The variants the command acts on.
+        repository: The repository folder the command reads them from.
+        doing: What the command would do, for the message (``"the in-process baseline"``, ``"a bundle"``).
+        flag: The command's flag naming another repository, for the hint.
+
+    Raises:
+        PerfError: naming the missing variants, the folder looked in, and what to do.
+    """
+    repo = Path(repository)
+    names = list(dict.fromkeys(variants))
+    missing = [v for v in names if not (repo / v / "config.pbtxt").is_file()]
+    if not missing:
+        return
+    listed = ", ".join(missing)
+    if len(names) == 1:
+        which = f"its variant {listed} is not"
+    elif len(missing) == len(names):
+        which = f"none of its {len(names)} variants ({listed}) is"
+    else:
+        which = f"{len(missing)} of its {len(names)} variants ({listed}) are not"
+    if repo.is_dir():
+        where = f"{which} in {repo} (no model folder with a config.pbtxt)"
+    else:
+        where = f"{which} there: its repository {repo} does not exist"
+    raise PerfError(
+        f"run {record.run_id}: {where}: "
+        + (f"nothing the run measured is there for {doing}" if len(missing) == len(names) else f"{doing} would leave them out")
+        + "; nothing in the run was changed",
+        hint=f"rebuild {'them' if len(missing) > 1 else 'it'} with `builders build` ({_built(record, missing)}; "
+        f"`make clean` deletes variant folders), or pass {flag} with the repository that holds them",
+    )
+
+
+def _built(record: Measured, variants: list[str]) -> str:
+    """How the run's variants were built, in words (the model and build folder of each, as recorded)."""
+    if isinstance(record, ColocationRecord):
+        return "the models the run served"
+    built: dict[str, str | None] = {}
+    for v in variants:
+        vr = record.variant(v)
+        if vr is not None and vr.params and vr.params.get("model"):
+            built.setdefault(str(vr.params["model"]), vr.params.get("build"))
+    if not built:
+        return "the model the run measured"
+    return "; ".join(f"model `{m}`, built into {b}" if b else f"model `{m}`" for m, b in built.items())
 
 
 def refuse_reloaded(variant: str, earlier: ArtifactIdentity | None, now: ArtifactIdentity | None, run: str) -> None:

@@ -433,15 +433,44 @@ def deploy_paths(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         raise _Stop
 
     monkeypatch.setattr(bundle, "source_variant", source)
+    monkeypatch.setattr(bundle, "refuse_missing", lambda run, names, repository, doing: seen.update(checked=repository))
     monkeypatch.setattr(bundle, "_check_out", out)
     with pytest.raises(_Stop):
         bundle.export_deployment(tmp_path)
     run = load(tmp_path)
-    assert seen["repository"] == Path(run.settings["repository"]) and seen["out"] == tmp_path / f"deployment-{seen['variant']}"
+    assert (
+        seen["repository"] == seen["checked"] == Path(run.settings["repository"])
+        and seen["out"] == tmp_path / f"deployment-{seen['variant']}"
+    )
     assert k8s_name("mlp_onnx_cpu1_db500_mbs64") == "triton-mlp-onnx-cpu1-db500-mbs64"
     assert bundle._image(run, None) == image_for_tag(DEFAULT_TAG)  # a bundled run: NVIDIA's default image
     run.settings["server"] = {**run.settings["server"], "runtime": "container", "image": "my/triton:1"}
     assert bundle._image(run, None) == "my/triton:1"
+
+
+def baseline_repository(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """baseline -r/--repository [default: the one the run swept]."""
+    import perf.profile.baseline as api
+    from perf.records.results import RunResult, VariantResult, save
+
+    seen: list[Path] = []
+
+    def measure(opts: Any, progress: Any = None) -> None:
+        seen.append(opts.repository)
+        raise _Stop
+
+    for repo in (tmp_path / "swept", tmp_path / "other"):
+        (repo / "v").mkdir(parents=True)
+        (repo / "v" / "config.pbtxt").write_text('name: "v"\n')
+    save(
+        RunResult("r", "now", settings={"repository": str(tmp_path / "swept")}, variants=[VariantResult("v", status="ok")]),
+        tmp_path,
+    )
+    monkeypatch.setattr(api, "run_baseline", measure)
+    for given in (None, tmp_path / "other"):
+        with pytest.raises(_Stop):
+            api.baseline_for_run(tmp_path, repository=given)
+    assert seen == [tmp_path / "swept", tmp_path / "other"]
 
 
 def baseline_words(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -542,6 +571,7 @@ PROSE: dict[tuple[str, str], Callable[..., None]] = {
     **{("export-deployment", k): deploy_paths for k in ("out", "repository", "name", "image")},
     ("baseline", "variants"): baseline_words,
     ("baseline", "out"): baseline_words,
+    ("baseline", "repository"): baseline_repository,
     ("coldstart", "shapes"): coldstart_shapes,
     **{
         ("colocate", k): colocate_words

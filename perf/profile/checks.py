@@ -1,0 +1,66 @@
+"""Checks the in-process baseline and its traces run on a run's variants before they store anything
+(trial 8, F21: after ``make clean`` the baseline of a run measured nothing, exited 0 and stored an
+empty record over the run's note): which repository and variants they act on, and a refusal of a
+result that measured nothing. :func:`perf.records.measured_files.refuse_missing` refuses variants
+that are not in the repository at all."""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Sequence
+from pathlib import Path
+
+from core.errors import PerfError
+from perf.records.baseline import BaselineResult
+from perf.records.results import RunResult
+
+
+def run_repository(run: RunResult, repository: Path | None = None) -> Path:
+    """The repository a command on ``run``'s variants reads: ``repository``, else the one the run swept.
+
+    Raises:
+        PerfError: neither is known.
+    """
+    if repository is not None:
+        return Path(repository)
+    if not run.settings.get("repository"):
+        raise PerfError(f"run {run.run_id} does not record its repository", hint="pass -r/--repository")
+    return Path(run.settings["repository"])
+
+
+def acted_on(run: RunResult, patterns: Sequence[str] = ()) -> list[str]:
+    """The variants of ``run`` a baseline (or its traces) of it measures: its measured ones, or
+    those of them ``patterns`` (``--variants``) match; a plain name matching none of them is kept
+    as given (the repository is then asked for it)."""
+    ok = [v.name for v in run.variants if v.status == "ok"]
+    if not patterns:
+        return ok
+    hits = [n for n in ok if any(fnmatch.fnmatchcase(n, p) for p in patterns)]
+    return hits + [p for p in patterns if not any(c in p for c in "*?[") and p not in hits]
+
+
+def refuse_nothing_measured(result: BaselineResult, kept: str, none: str = "no variant to measure") -> BaselineResult:
+    """Refuse a baseline in which no point was measured (every variant left out, failed or not
+    runnable here): one error with the reasons, instead of an empty table stored as a result.
+
+    Args:
+        result: The baseline just measured.
+        kept: What stays as it was, in words (``"run r1's results.json keeps what it held"``).
+        none: Why, when it planned no variant at all.
+
+    Returns:
+        ``result``, when a point of it was measured.
+
+    Raises:
+        PerfError: no point of ``result`` was measured.
+    """
+    if any(p.ok for p in result.points):
+        return result
+    reasons = list(
+        dict.fromkeys([*result.notes, *(f"{p.key.model} {p.key.format}: {p.status}: {p.reason}" for p in result.points)])
+    )
+    raise PerfError(
+        f"the in-process baseline measured nothing ({'; '.join(reasons) or none}); {kept}",
+        hint="fix what the reasons name (a variant without its build record: rebuild it; a GPU variant: run it on a host "
+        "with a GPU), or choose variants this host can run with --variants",
+    )
