@@ -36,7 +36,7 @@ from typing import Any
 from builders.model.spec import ModelSpec
 from builders.model.tensor import BATCH_AXIS, Dim, TensorSpec
 from core.errors import ClientError
-from core.names import require_known
+from core.names import require_known, x_separated_dims
 
 #: One input's config dims: ``(name, dims)``, ``-1`` for a dynamic dim.
 ConfigInput = tuple[str, Sequence[int]]
@@ -51,6 +51,12 @@ def parse_shape(text: str) -> tuple[str, tuple[int, ...]]:
         ClientError: not ``NAME:dims`` with integer dims >= 1.
     """
     name, sep, dims = text.rpartition(":")
+    meant = x_separated_dims(dims)
+    if sep and name and meant:
+        raise ClientError(
+            f"--shape {text!r}: dims are comma-separated: did you mean {name}:{meant}?",
+            hint=f"--shape {name}:{meant} (the dims without the batch axis, perf_analyzer's --shape)",
+        )
     try:
         shape = tuple(int(d) for d in dims.split(","))
     except ValueError:

@@ -9,10 +9,24 @@ and every valid one, never a message about something else or a silently ignored 
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable
 
 from core.errors import FlagError, ToolkitError
 from core.wording import plural
+
+#: A shape typed with ``x`` between the dims (``3x64x64``, ``3 x 64``, ``3×64``, ``3*64``): never an axis name.
+_X_SHAPE = re.compile(r"\d+(?:\s*[xX×*]\s*\d+)+")
+
+
+def x_separated_dims(text: str) -> str | None:
+    """The comma-separated dims meant by a shape typed with ``x`` (``"3x64x64"`` -> ``"3,64,64"``), or
+    ``None`` when ``text`` is not one: the one rule for every flag and spec field that reads dims, so
+    ``3x64x64`` is refused as a typo, never taken as the name of a dynamic axis or an unparsable size."""
+    text = text.strip()
+    if not _X_SHAPE.fullmatch(text):
+        return None
+    return ",".join(re.findall(r"\d+", text))
 
 
 def unknown_names_error(

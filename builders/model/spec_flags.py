@@ -6,6 +6,7 @@ from __future__ import annotations
 from builders.model.domains import DOMAINS
 from builders.model.tensor import Dim, TensorSpec
 from core.errors import ModelSpecError
+from core.names import x_separated_dims
 
 
 def parse_input_flag(text: str) -> TensorSpec:
@@ -22,8 +23,16 @@ def parse_input_flag(text: str) -> TensorSpec:
             hint="expected NAME:DTYPE:SHAPE[:LOW..HIGH|:DOMAIN], e.g. pixels:float32:3,224,224, "
             "input_ids:int64:seq:0..30521 or attention_mask:int64:seq:mask",
         )
+    dims = [x.strip() for x in parts[2].split(",") if x.strip()]
+    if any(x_separated_dims(d) for d in dims):
+        meant = ",".join(x_separated_dims(d) or d for d in dims)
+        raise ModelSpecError(
+            f"--input {text!r}: {parts[2]!r} is a shape typed with x, not the name of a dynamic axis: "
+            f"dims are comma-separated: did you mean {meant}?",
+            hint=f"--input {':'.join([*parts[:2], meant, *parts[3:]])}",
+        )
     shape: list[Dim] = []
-    for d in (x.strip() for x in parts[2].split(",") if x.strip()):
+    for d in dims:
         shape.append(int(d) if d.lstrip("-").isdigit() else d)
     value_range = None
     domain = None
@@ -50,6 +59,12 @@ def parse_axis_flag(text: str) -> tuple[str, tuple[int, int, int]]:
         ModelSpecError: the text is not of that form.
     """
     name, sep, values = text.partition("=")
+    meant = x_separated_dims(values)
+    if sep and name and meant:
+        raise ModelSpecError(
+            f"--dynamic-axis {text!r}: the sizes are comma-separated: did you mean {name}={meant}?",
+            hint="expected AXIS=MIN,OPT,MAX, e.g. seq=1,64,128",
+        )
     try:
         lo, opt, hi = (int(v) for v in values.split(","))
     except ValueError:

@@ -18,6 +18,7 @@ from pydantic import Field, StrictInt, StrictStr, ValidationError
 from builders.model.domains import DOMAINS, check_domain, domain_values
 from core import dtypes
 from core.errors import ModelSpecError
+from core.names import x_separated_dims
 from core.records import Record, describe
 
 Dim = int | str
@@ -69,6 +70,14 @@ class TensorSpec:
                 raise ModelSpecError(
                     f"tensor {self.name!r}: dimension {d!r} must be an int > 0 or the name of a dynamic axis",
                     hint='e.g. shape [3, 224, 224] or ["seq"]',
+                )
+            meant = x_separated_dims(d) if isinstance(d, str) else None
+            if meant is not None:
+                raise ModelSpecError(
+                    f"tensor {self.name!r}: dimension {d!r} is a shape typed with x, not the name of a dynamic axis: "
+                    f"dims are comma-separated: did you mean {meant}?",
+                    hint=f"give the dims one by one: --input {self.name}:{self.dtype}:{meant}, or in a spec file "
+                    f'"shape": [{meant.replace(",", ", ")}]',
                 )
             if d == BATCH_AXIS:
                 raise ModelSpecError(

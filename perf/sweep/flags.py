@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from core.cli import CommaList
+from core.names import x_separated_dims
 from perf.search.policy import AUTO
 
 
@@ -73,6 +74,9 @@ def parse_shapes_flag(text: str) -> tuple[str, tuple[int, ...]]:
         click.BadParameter: not ``AXIS=SIZE[,SIZE...]`` with sizes >= 1.
     """
     axis, sep, sizes = text.partition("=")
+    meant = x_separated_dims(sizes)
+    if sep and axis.strip() and meant:
+        raise click.BadParameter(f"--shapes {text!r}: the sizes are comma-separated: did you mean {axis.strip()}={meant}?")
     try:
         values = tuple(dict.fromkeys(int(x) for x in sizes.split(",") if x.strip()))
     except ValueError:
