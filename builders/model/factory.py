@@ -43,11 +43,18 @@ def _module_file(source: str) -> Path | None:
 
 
 def file_without_factory(source: str) -> ModelSpecError:
-    """The error for ``--model seqnet.py``: a Python file without the factory to call in it.
+    """The error for ``--model seqnet.py``: a Python file without the factory to call in it (or,
+    first, a path that does not exist).
 
     The file is read as text (its top-level ``def`` names suggested as factories), never run.
     """
     path = _module_file(source) or Path(source)
+    if not path.exists():  # the missing file first: adding ":factory" would only lead to "does not exist"
+        return ModelSpecError(
+            f"--model {source!r}: {path} does not exist (and is not a built-in model)",
+            hint=f"--model takes {FACTORY_FORMS} (a relative path is from the current directory, {os.getcwd()}), "
+            f"e.g. {FACTORY_EXAMPLE}",
+        )
     names = _top_level_functions(path) if path.is_file() else []
     found = f"; top-level functions in {path}: {', '.join(names)}" if names else ""
     example = f"--model {source}:{names[0] if names else 'make'}"
@@ -94,7 +101,8 @@ def import_factory(source: str) -> tuple[str, Callable[[], Any]]:
     is_file = where.endswith(".py") or os.sep in where or "/" in where
     if is_file and (not Path(where).is_file() or not where.endswith(".py")):
         raise ModelSpecError(
-            f"--model {source!r}: {where} {'is not a .py file' if Path(where).is_file() else 'does not exist'}",
+            f"--model {source!r}: {where} {'is not a .py file' if Path(where).is_file() else 'does not exist'}"
+            + ("" if Path(where).is_absolute() else f" (a relative path is from the current directory, {os.getcwd()})"),
             hint=f"--model takes {FACTORY_FORMS}, e.g. {FACTORY_EXAMPLE}",
         )
     try:
@@ -104,16 +112,7 @@ def import_factory(source: str) -> tuple[str, Callable[[], Any]]:
             with cwd_importable(os.getcwd()):
                 module = importlib.import_module(where)
     except Exception as e:  # noqa: BLE001 - the user's module may raise anything at import
-        place = (
-            f"the file {where}"
-            if is_file
-            else f"the module {where!r} (importable from the current directory {os.getcwd()}, PYTHONPATH or an installed package)"
-        )
-        at = user_frame(e)
-        raise ModelSpecError(
-            f"cannot import {fn_name!r} from {where!r}: {type(e).__name__}: {e}" + (f"\n  raised at {at}" if at else ""),
-            hint=f"--model takes {FACTORY_FORMS}; {fn_name!r} must be a top-level function of {place}, e.g. {FACTORY_EXAMPLE}",
-        ) from e
+        raise _import_error(e, where, fn_name, is_file) from e
     factory = getattr(module, fn_name, None)
     if factory is None:
         names = sorted(
@@ -135,6 +134,40 @@ def import_factory(source: str) -> tuple[str, Callable[[], Any]]:
             hint=f"--model takes {FACTORY_FORMS}: name a function that returns the nn.Module",
         )
     return fn_name, factory
+
+
+def _import_error(e: Exception, where: str, fn_name: str, is_file: bool) -> ModelSpecError:
+    """The error for ``--model WHERE:FN_NAME`` whose import raised ``e``, with advice that fits the
+    cause: a syntax error names its file:line to fix; an error raised by the code of the file (its
+    imports, its top level) names the line that raised it; only a module that is not found gets
+    the advice about ``--model``'s form (the factory's name is looked up after the import)."""
+    head = f"cannot import {fn_name!r} from {where!r}"
+    if isinstance(e, SyntaxError):
+        spot = f"{e.filename}:{e.lineno}" if e.filename else where
+        code = f": {e.text.strip()}" if e.text and e.text.strip() else ""
+        return ModelSpecError(
+            f"{head}: {spot}: {type(e).__name__}: {e.msg}{code}",
+            hint=f"fix line {e.lineno} of {e.filename or where} (`python -m py_compile {e.filename or where}` checks it); "
+            f"{fn_name!r} is looked up once the file imports",
+        )
+    missing = getattr(e, "name", None) if isinstance(e, ModuleNotFoundError) else None
+    if not is_file and missing and (where == missing or where.startswith(f"{missing}.")):
+        return ModelSpecError(
+            f"{head}: {type(e).__name__}: {e}",
+            hint=f"--model takes {FACTORY_FORMS}; {where!r} must be a module importable from the current directory "
+            f"{os.getcwd()}, PYTHONPATH or an installed package, e.g. {FACTORY_EXAMPLE}",
+        )
+    at = user_frame(e)
+    line = f" at {at.split(' in ')[0]}" if at else ""  # "file.py:12 in <module>: code" -> " at file.py:12"
+    place = f"the file {where}" if is_file else f"the module {where!r}"
+    if missing:
+        hint = (
+            f"{place} imports {missing!r}, which is not installed in the toolkit's environment: install it there "
+            f"(.venv/bin/pip install ...) or fix the import{line}"
+        )
+    else:
+        hint = f"fix the error{line}: the top level of {place} runs when --model imports it"
+    return ModelSpecError(f"{head}: {type(e).__name__}: {e}" + (f"\n  raised at {at}" if at else ""), hint=hint)
 
 
 def _import_file(path: Path) -> Any:

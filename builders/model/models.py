@@ -126,8 +126,8 @@ def load_model(source: Any, spec: ModelSpec | None, example_inputs: Any = None) 
             check_spec_against_graph(program, spec, str(path))
         return LoadedModel(path.stem, _eval(module), spec, kind, _file_hash(path), str(path.resolve()))
     if ":" in source:
+        fn_name, factory = import_factory(source)  # a missing file or a broken import first: a spec would not help
         spec = _require_spec(source, spec)
-        fn_name, factory = import_factory(source)
         try:
             module = factory()
         except Exception as e:
@@ -137,8 +137,9 @@ def load_model(source: Any, spec: ModelSpec | None, example_inputs: Any = None) 
             ) from e
         if not isinstance(module, torch.nn.Module):
             raise ModelSpecError(
-                f"{source} returned {type(module).__name__}, expected a torch.nn.Module",
-                hint="the factory must return the model (an nn.Module), e.g. `def make(): return MyNet().eval()`",
+                f"{source} returned {_returned(module)}; expected a torch.nn.Module",
+                hint="the factory must return the model (an nn.Module), e.g. `def make(): return "
+                f"{module.__name__ if isinstance(module, type) else 'MyNet'}().eval()`",
             )
         return LoadedModel(fn_name, _eval(module), spec, "factory", _source_hash(module, factory), source)
     if source not in BUILTIN_NAMES and looks_like_python_file(source):
@@ -223,6 +224,18 @@ def _forward_names(module: Any) -> list[str]:
     except (TypeError, ValueError):
         return []
     return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+
+
+def _returned(value: Any) -> str:
+    """What a factory returned instead of an ``nn.Module``, said with the fix where there is one:
+    ``"the class TinyCNN, not an instance (call it: TinyCNN())"``, ``"None (no return of the model)"``."""
+    if isinstance(value, type):
+        return f"the class {value.__name__}, not an instance (call it: {value.__name__}())"
+    if inspect.isfunction(value) or inspect.ismethod(value):
+        return f"the function {value.__name__}, not what it returns (call it: {value.__name__}())"
+    if value is None:
+        return "None (the factory has no `return` of the model)"
+    return f"{type(value).__name__} ({str(value)[:60]})"
 
 
 def _require_spec(source: str, spec: ModelSpec | None) -> ModelSpec:

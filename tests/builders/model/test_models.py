@@ -267,3 +267,77 @@ def test_an_output_dim_is_fixed_only_if_it_kept_its_size_while_every_axis_change
     assert out.shape == ("seq", 8)
     fixed = infer_outputs(_Fn(lambda x: x.mean(dim=1)), spec).outputs[0]
     assert fixed.shape == (4,)  # a dim that does not follow seq stays fixed
+
+
+def test_a_missing_model_file_is_said_before_a_missing_spec(tmp_path):
+    """Trial 8 F2: a typo'd file without --spec said "needs an input spec"; with a spec added, "does not exist"."""
+    with pytest.raises(ModelSpecError, match=r"tinycn\.py does not exist"):
+        load_model(f"{tmp_path}/tinycn.py:tinycnn", None)
+
+
+def test_a_broken_import_is_said_before_a_missing_spec(tmp_path):
+    (tmp_path / "syntax_net.py").write_text("import torch\ndef broken()\n    return torch.nn.Linear(4, 2)\n")
+    with pytest.raises(ModelSpecError, match="SyntaxError"):
+        load_model(f"{tmp_path}/syntax_net.py:broken", None)
+
+
+def test_a_syntax_error_names_its_line_and_says_to_fix_it(tmp_path):
+    """Trial 8 F3: a SyntaxError got advice about naming a top-level function."""
+    path = tmp_path / "syntax_net.py"
+    path.write_text("import torch\ndef broken()\n    return torch.nn.Linear(4, 2)\n")
+    with pytest.raises(ModelSpecError) as e:
+        load_model(f"{path}:broken", SPEC)
+    assert f"{path}:2: SyntaxError: expected ':'" in e.value.message and "def broken()" in e.value.message
+    assert (e.value.hint or "").startswith(f"fix line 2 of {path}")
+    assert "top-level function" not in (e.value.hint or "") and "--model takes" not in (e.value.hint or "")
+
+
+def test_an_error_at_the_top_of_the_users_file_names_its_line(tmp_path):
+    path = tmp_path / "top_net.py"
+    path.write_text("import torch\nimport not_a_real_pkg_xyz\ndef make():\n    return torch.nn.Linear(4, 2)\n")
+    with pytest.raises(ModelSpecError) as e:
+        load_model(f"{path}:make", SPEC)
+    hint = e.value.hint or ""
+    assert "imports 'not_a_real_pkg_xyz', which is not installed" in hint and f"{path}:2" in hint
+    assert "top-level function" not in hint
+    path.write_text("import torch\nraise RuntimeError('boom')\ndef make():\n    return torch.nn.Linear(4, 2)\n")
+    with pytest.raises(ModelSpecError) as e:
+        load_model(f"{path}:make", SPEC)
+    assert (e.value.hint or "").startswith(f"fix the error at {path}:2") and "RuntimeError: boom" in e.value.message
+
+
+def test_a_module_not_found_keeps_the_form_advice():
+    with pytest.raises(ModelSpecError) as e:
+        load_model("nosuchpkg_xyz.nets:make", SPEC)
+    assert "No module named 'nosuchpkg_xyz'" in e.value.message and "--model takes" in (e.value.hint or "")
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        ("return Net", "returned the class Net, not an instance (call it: Net())"),
+        ("return helper", "returned the function helper, not what it returns (call it: helper())"),
+        ("Net()", "returned None (the factory has no `return` of the model)"),
+        ("return 3", "returned int (3)"),
+    ],
+)
+def test_a_factory_returning_no_module_says_what_it_returned(tmp_path, body, words):
+    """Trial 8 F4: a factory returning the class said "returned type"."""
+    path = tmp_path / "net.py"
+    path.write_text(
+        "import torch\nclass Net(torch.nn.Linear):\n    def __init__(self):\n        super().__init__(4, 2)\n"
+        f"def helper():\n    return Net()\ndef make():\n    {body}\n"
+    )
+    with pytest.raises(ModelSpecError) as e:
+        load_model(f"{path}:make", SPEC)
+    assert words in e.value.message
+
+
+@pytest.mark.parametrize("given", ["tinycn.py", "models/tinycn.py", "nodir/"])
+def test_a_missing_path_without_factory_says_it_does_not_exist(tmp_path, monkeypatch, given):
+    """The same order as F2: a missing file is said before the missing ':factory'."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ModelSpecError) as e:
+        load_model(given, None)
+    assert "does not exist" in e.value.message and "without the factory" not in e.value.message
+    assert str(tmp_path) in (e.value.hint or "")
