@@ -19,6 +19,10 @@ class NotAboveZero(ValueError):
     """A number of milliseconds that is 0 or below (a well-formed value, not a typo of one)."""
 
 
+class OtherUnit(ValueError):
+    """A value typed in another time unit than its flag's (the message gives it in the flag's unit)."""
+
+
 def plain(x: float) -> str:
     """A number as a user would type it: no exponent, no trailing zeros (``3000000``, ``0.5``)."""
     return f"{x:.6f}".rstrip("0").rstrip(".") if x != int(x) else str(int(x))
@@ -28,7 +32,8 @@ def parse_in(text: str, unit: str, what: str) -> float:
     """``"500"`` or ``"500<unit>"`` (spaces allowed) -> the number, in ``unit`` (``"ms"``, ``"us"``).
 
     Raises:
-        ValueError: a value in another time unit (the message gives it in ``unit``) or not a number.
+        ValueError: not a number; :class:`OtherUnit` (a ValueError) for a value in another time
+            unit (the message gives it in ``unit``).
     """
     t = str(text).strip().lower()
     m = re.fullmatch(_NUMBER + r"\s*([a-zµμ]*)", t)
@@ -37,7 +42,7 @@ def parse_in(text: str, unit: str, what: str) -> float:
     value = float(m.group(1))
     if m.group(2) and _US[m.group(2)] != _US[unit]:
         mine = plain(value * _US[m.group(2)] / _US[unit])
-        raise ValueError(f"{what} {text!r} is in {m.group(2)}: it is given in {_NAMES[unit]} (write {mine} or {mine}{unit})")
+        raise OtherUnit(f"{what} {text!r} is in {m.group(2)}: it is given in {_NAMES[unit]} (write {mine} or {mine}{unit})")
     return value
 
 

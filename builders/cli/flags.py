@@ -32,7 +32,7 @@ def _queue_delay(text: str) -> int | None:
     try:
         return parse_queue_delays(text)[0]
     except ConfigError as e:
-        raise ValueError(e.message) from None
+        raise ValueError(e.message) from None  # the message says what to write: click shows no hint here
 
 
 def off_or(convert: Callable[[str], Any]) -> Callable[[str], Any]:

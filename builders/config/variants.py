@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import logging
+import math
 from typing import Any
 
 from builders import backends
@@ -26,7 +27,7 @@ from core.gpu import detect as detect_gpus
 from core.gpu import gpu_available
 from core.naming import WARMUPS, NameParts, check_name, parse_variant_name, variant_name
 from core.precision import PRECISION_NAMES, TRT_ACCELERATOR_PRECISIONS
-from core.units import parse_in
+from core.units import OtherUnit, parse_in, plain
 
 log = logging.getLogger(__name__)
 
@@ -35,27 +36,50 @@ log = logging.getLogger(__name__)
 KINDS = ("cpu", "gpu", "auto")
 
 
+#: What to write for dynamic batching on: the default delay (the tables' "on, 500 µs") or none.
+_ON_VALUES = "500 (on, 500 µs: the default delay) or 0 (on, no delay)"
+#: Words for "on" a user may type where a delay is expected.
+_ON_WORDS = ("on", "true", "yes", "enabled", "enable")
+
+
 def parse_queue_delays(text: str) -> tuple[int | None, ...]:
     """The dynamic-batching axis from ``"off,100,500"``: ``off`` (or ``none``) is batching
-    off (``None``), a number (µs, with or without ``us``: :func:`core.units.parse_in`) is on
-    with that ``max_queue_delay_microseconds``.
+    off (``None``), a number (µs, with or without ``us``: :func:`core.units.parse_in`, the one
+    unit rule) is on with that ``max_queue_delay_microseconds``.
 
     Raises:
-        ConfigError: a part is neither ``off`` nor a whole number of µs >= 0.
+        ConfigError: a part is neither ``off`` nor a whole number of µs >= 0; the message says
+            what to write (``on`` -> 500 or 0, ``0.5ms`` -> 500, ``1.5`` -> 2).
     """
     delays: list[int | None] = []
     for part in (p.strip().lower() for p in text.split(",")):
         if part in ("off", "none", ""):
             delays.append(None)
             continue
+        if part in _ON_WORDS:
+            raise ConfigError(
+                f"dynamic batching setting {part!r} needs its queue delay in µs: write {_ON_VALUES}",
+                hint="e.g. --dynamic-batching off,500",
+            )
         try:
             us = parse_in(part, "us", "queue delay")  # 500, 500us; 0.5ms is refused saying 500
         except ValueError as e:
             raise ConfigError(
-                f"dynamic batching setting {part!r} is neither 'off' nor a queue delay in µs", hint=f"{e}; e.g. off,100,500"
+                str(e)
+                if isinstance(e, OtherUnit)
+                else f"dynamic batching setting {part!r} is neither 'off' nor a queue delay in µs: write off, or {_ON_VALUES}",
+                hint="e.g. --dynamic-batching off,500",
             ) from e
         if us < 0 or us != int(us):
-            raise ConfigError(f"dynamic batching setting {part!r} is not a whole number of µs >= 0", hint="e.g. off,100,500")
+            meant = (
+                f"write {math.floor(us)} or {math.ceil(us)}; {plain(us)} ms would be {plain(us * 1000)}"
+                if us >= 0
+                else "write 0 or a delay in µs"
+            )
+            raise ConfigError(
+                f"dynamic batching setting {part!r} is not a whole number of µs >= 0 ({meant})",
+                hint="e.g. --dynamic-batching off,500",
+            )
         delays.append(int(us))
     return tuple(dict.fromkeys(delays))
 
