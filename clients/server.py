@@ -25,6 +25,7 @@ from typing import NoReturn
 
 import tenacity
 
+from builders.repository.missing import repository_not_found
 from clients.runtimes.base import Ports, Runtime
 from clients.runtimes.choose import resolve_runtime
 from clients.runtimes.diagnosis import failed_hint, not_ready_hint, read_log
@@ -102,9 +103,7 @@ class TritonServer:
         if runtime.launches:
             repo = Path(opts.repository)
             if not repo.is_dir():
-                raise ServerError(
-                    f"model repository {repo} does not exist", hint="run `builders build` first or pass the right --repository"
-                )
+                raise repository_not_found(repo, error=ServerError)
             if opts.load_models:
                 self.opts = opts = dataclasses.replace(opts, load_models=expand_model_patterns(repo, opts.load_models))
                 runtime.opts = opts  # the command names the models the patterns matched

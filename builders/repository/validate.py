@@ -55,6 +55,7 @@ from builders.config.settings import name_problems
 from builders.config.warmup import WARMUP_FOLDER, warmup_domain_problems, warmup_file_problems
 from builders.model.artifact_io import inspect_artifact, read_artifact_io
 from builders.repository.external_data import external_data_problems
+from builders.repository.missing import not_found_parts
 from builders.repository.release_checks import check_onnx_limits, check_tensorrt_version
 from builders.repository.view import Repository
 from builders.triton.releases import TritonRelease
@@ -128,9 +129,7 @@ def validate(
     result = Validation()
     root = Path(path)
     if not root.is_dir():
-        result.problems.append(
-            Problem(str(root), "repository", "does not exist or is not a folder", "pass the model repository folder")
-        )
+        result.problems.append(Problem(str(root), "repository", *not_found_parts(root, flag="")))
         return result
     if (root / CONFIG).is_file():
         models = [root]

@@ -25,6 +25,8 @@ import numpy as np
 from builders.config.variants import Variant
 from builders.model.spec import ModelSpec
 from builders.model.tensor import TensorSpec
+from builders.repository.missing import DEFAULT_REPOSITORY as DEFAULT_REPOSITORY  # every command's default -r
+from builders.repository.missing import repository_not_found
 from builders.repository.records import (
     INDEX_FILE,
     INDEX_KIND,
@@ -39,9 +41,6 @@ from builders.verify.verification import REFERENCE, load_reference, output_toler
 from core.errors import RepositoryError
 from core.records import load_record
 
-#: The model repository folder every command reads or writes unless told another
-#: (``--repository`` / ``-r``; ``BuildOptions.repository``).
-DEFAULT_REPOSITORY = Path("model_repository")
 log = logging.getLogger(__name__)
 
 
@@ -248,10 +247,7 @@ class Repository:
                 (the message lists the known names).
         """
         if not self.path.is_dir():
-            raise RepositoryError(
-                f"model repository {self.path} does not exist" if not self.path.exists() else f"{self.path} is not a folder",
-                hint="pass --repository with the folder `builders build` wrote (default model_repository)",
-            )
+            raise repository_not_found(self.path)
         known = sorted(self.index.entries()) if indexed else self.model_folders()
         where = f"{self.path}/{INDEX_FILE}" if indexed else str(self.path)
         if not known:
@@ -288,9 +284,12 @@ class Repository:
         A model folder that the index does not list is returned without them.
 
         Raises:
-            RepositoryError: neither the index nor a model folder knows ``name``.
+            RepositoryError: the repository is not there, or neither the index nor a model folder
+                knows ``name``.
             RecordError: the index cannot be read.
         """
+        if not self.path.is_dir():
+            raise repository_not_found(self.path)
         entry = self.index.entries().get(name)
         folder = self.path / name
         if entry is None and not (folder / "config.pbtxt").is_file():

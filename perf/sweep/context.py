@@ -15,6 +15,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from builders.repository.missing import repository_not_found
 from builders.repository.view import Repository
 from clients.server import TritonServer
 from core.errors import PerfError, ToolkitError
@@ -72,11 +73,11 @@ class SweepBase:
             opts = dataclasses.replace(opts, time_budget_s=left)
         self.opts = opts
         self.progress = progress or log_event  # each message said once (perf.search.events)
+        repo = Path(opts.server.repository)
+        if not repo.is_dir():  # before perf_analyzer is looked for and run: the more basic error first
+            raise repository_not_found(repo, error=PerfError)
         self.pa = analyzer.find_perf_analyzer(opts.perf_analyzer)
         self.pa_version = analyzer.perf_analyzer_version(self.pa)
-        repo = Path(opts.server.repository)
-        if not repo.is_dir():
-            raise PerfError(f"model repository {repo} does not exist", hint="run `builders build` first")
         self.repository = Repository(repo)
         names = self.repository.names(opts.variants, indexed=False)  # every model folder: a hand-made repository too
         if isinstance(opts.concurrency, str) and opts.concurrency != AUTO:

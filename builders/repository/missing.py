@@ -1,0 +1,55 @@
+"""One message for a model repository that is not where a command looked (trial 8 F15).
+
+Every command's repository defaults to ``model_repository``, relative to the current directory;
+run from another folder (a script called by its absolute path), the default names a folder
+that does not exist. The message names the absolute path looked at and, when this checkout
+has a ``model_repository/`` of its own, the ``-r`` that reads it, so "run `builders build`
+first" is not told to a user who did.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from core.errors import RepositoryError, ToolkitError
+
+#: The model repository folder every command reads or writes unless told another
+#: (``--repository`` / ``-r``; ``BuildOptions.repository``).
+DEFAULT_REPOSITORY = Path("model_repository")
+#: This checkout's own repository (where ``make demo`` and a build run at the checkout's root write).
+CHECKOUT_REPOSITORY = Path(__file__).resolve().parents[2] / DEFAULT_REPOSITORY
+
+
+def not_found_parts(path: Path | str, flag: str = "-r") -> tuple[str, str]:
+    """``(what is wrong, what to do)`` for a repository folder that is not there.
+
+    Args:
+        path: The repository as given (or defaulted).
+        flag: The flag that names the repository, for the hint (``""``: a positional argument).
+
+    Returns:
+        E.g. ``("does not exist (looked at /home/me/model_repository: a relative path is from the
+        current directory)", "pass -r /src/toolkit/model_repository (this checkout's repository),
+        or run `builders build` here first")``.
+    """
+    p = Path(path)
+    here = p.absolute()
+    state = "does not exist" if not p.exists() else "is not a folder"
+    if not p.is_absolute():
+        state += f" (looked at {here}: a relative path is from the current directory)"
+    if CHECKOUT_REPOSITORY.is_dir() and CHECKOUT_REPOSITORY.resolve() != here.resolve():
+        hint = f"pass {flag}{' ' if flag else ''}{CHECKOUT_REPOSITORY} (this checkout's repository), or run `builders build` here first"
+    else:
+        hint = (
+            f"run `builders build` first (it writes {DEFAULT_REPOSITORY} in the current directory) or pass "
+            f"{flag + ' with ' if flag else ''}the folder it wrote"
+        )
+    return state, hint
+
+
+def repository_not_found(
+    path: Path | str, *, what: str = "model repository", flag: str = "-r", error: type[ToolkitError] = RepositoryError
+) -> ToolkitError:
+    """The error for a repository folder that is not there (:func:`not_found_parts`), of class ``error``."""
+    state, hint = not_found_parts(path, flag)
+    return error(f"{what} {path} {state}", hint=hint)
