@@ -459,7 +459,10 @@ def table(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="gpu_check.py", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
-    r = sub.add_parser("run", help="build -> check -> sweep -> table within a time budget")
+    script = os.environ.get("GPU_CHECK_SCRIPT")  # scripts/gpu_check.sh: its usage errors name the script typed
+    r = sub.add_parser(
+        "run", help="build -> check -> sweep -> table within a time budget", **({"prog": script} if script else {})
+    )
     r.add_argument("--models", default="mlp,cnn")
     r.add_argument("--formats", default="torchscript,onnx", help="trt is added when tensorrt is importable")
     r.add_argument("--no-trt", action="store_true", help="do not add trt even when tensorrt is importable")
@@ -492,7 +495,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     s.add_argument("--drop", action="append", default=[], help="shell pattern of member names to leave out (repeat)")
     s.add_argument("--build-tag", default=None)
     s.add_argument("--deflate", action="store_true", help="keep deflate compression (e.g. for pip's own wheel)")
-    a = p.parse_args(argv)
+    a, rest = p.parse_known_args(argv)
+    if rest:  # said by the subcommand's parser: its usage line (named for the script typed, GPU_CHECK_SCRIPT)
+        {"run": r, "table": t, "slim-wheel": s}.get(a.cmd, p).error(f"unrecognized arguments: {' '.join(rest)}")
     if a.cmd == "run":
         return run(a)
     if a.cmd == "table":

@@ -169,4 +169,5 @@ fi
 echo "gpu_check: install and checks done in $(( $(date +%s) - STARTED )) s; perf_analyzer $(echo "$pa" | grep -o "[0-9]*\.[0-9]*\.[0-9]*" | head -n 1)"
 args=(scripts/gpu_check.py run --started-at "$STARTED" --runtime "$RUNTIME")
 [ "$DRY" = 0 ] || args+=(--kind cpu)
-exec "$VPY" "${args[@]}" ${PASS[@]+"${PASS[@]}"}
+# GPU_CHECK_SCRIPT: usage errors of the options passed on name this script, not gpu_check.py (as perf/run_sweep.sh does)
+GPU_CHECK_SCRIPT=scripts/gpu_check.sh exec "$VPY" "${args[@]}" ${PASS[@]+"${PASS[@]}"}

@@ -3,7 +3,7 @@
 #   scripts/launch_tritonserver.sh --repository model_repository --runtime auto --load-model NAME
 #   scripts/launch_tritonserver.sh --runtime container --tag 24.10 --print-cmd
 #   scripts/launch_tritonserver.sh --help
-# All arguments go to `python -m clients.cli.launch` (flags after `--` go to tritonserver).
+# All arguments go to the launcher, clients.cli.launch (flags after `--` go to tritonserver).
 # Uses the repository's virtual environment (VENV, default .venv; `make setup` creates it).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -14,4 +14,5 @@ if [ ! -x "$py" ]; then
 fi
 # no cd: relative paths (--repository .) are the caller's
 # exec: the launcher is this process, so signals and PR_SET_PDEATHSIG work on it directly
-exec "$py" -m clients.cli.launch "$@"
+# (its usage lines and errors name this script: clients.cli.launch.script, as perf/run_sweep.sh does)
+exec "$py" -c 'from clients.cli.launch import script; script()' "$@"

@@ -1,4 +1,4 @@
-"""``python -m clients.cli.launch`` (what ``scripts/launch_tritonserver.sh`` runs; also ``clients serve``).
+"""``python -m clients.cli.launch`` (``scripts/launch_tritonserver.sh`` runs its :func:`script`; also ``clients serve``).
 
 Starts tritonserver, prints its endpoints, stays in the foreground until Ctrl-C or SIGTERM
 (or until the server dies), then stops it cleanly. ``--print-cmd`` prints the exact command
@@ -135,9 +135,18 @@ def serve_command(name: str = "serve") -> click.Command:
     return cmd
 
 
+#: The wrapper script users type; its usage lines and errors name it (as ``perf/run_sweep.sh`` names itself).
+SCRIPT = "scripts/launch_tritonserver.sh"
+
+
 def main() -> None:
     """Entry point of ``python -m clients.cli.launch``."""
     run_cli(serve_command("launch_tritonserver"))
+
+
+def script() -> None:
+    """Entry point of ``scripts/launch_tritonserver.sh``: usage lines and errors name the script, not this module."""
+    run_cli(serve_command("launch_tritonserver"), prog_name=SCRIPT)
 
 
 if __name__ == "__main__":
