@@ -459,10 +459,9 @@ def table(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="gpu_check.py", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
-    script = os.environ.get("GPU_CHECK_SCRIPT")  # scripts/gpu_check.sh: its usage errors name the script typed
-    r = sub.add_parser(
-        "run", help="build -> check -> sweep -> table within a time budget", **({"prog": script} if script else {})
-    )
+    r = sub.add_parser("run", help="build -> check -> sweep -> table within a time budget")
+    if os.environ.get("GPU_CHECK_SCRIPT"):  # scripts/gpu_check.sh: its usage errors name the script typed
+        r.prog = os.environ["GPU_CHECK_SCRIPT"]
     r.add_argument("--models", default="mlp,cnn")
     r.add_argument("--formats", default="torchscript,onnx", help="trt is added when tensorrt is importable")
     r.add_argument("--no-trt", action="store_true", help="do not add trt even when tensorrt is importable")
