@@ -27,7 +27,8 @@ from perf.sweep.options import SweepOptions
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Bundle folder; a previous bundle there is replaced [default: RUN/deployment-VARIANT].",
+    help="Bundle folder; a previous bundle there is kept beside it as OUT.previous-N (nothing you changed in it is "
+    "lost); a folder that is not a bundle is refused [default: RUN/deployment-VARIANT].",
 )
 @option(
     ServerOptions,

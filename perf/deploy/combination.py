@@ -99,7 +99,7 @@ def export_combination(
 
     Args:
         run_dir: A co-location run folder (``colocation.json``).
-        out: Bundle folder [default: ``<run_dir>/deployment-combination``]; a previous one there is replaced.
+        out: Bundle folder [default: ``<run_dir>/deployment-combination``]; a previous one there is kept beside it as ``<out>.previous-N`` (:func:`perf.deploy.bundle.move_in`).
         repository: The repository holding the variants [default: the one the run served].
         name: Kubernetes name of the Deployment and Service [default: ``triton-colocate-<run id>``].
         image: Server image [default: NVIDIA's image of the toolkit's default release].

@@ -1,0 +1,62 @@
+"""What a --help text promises about replacing or overwriting matches what the command does
+(trial 8 F10: `triton-perf export-deployment --help` said a previous bundle at --out "is
+replaced"; it is kept as OUT.previous-N, which frightened a user into copying bundles by hand)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import click
+from click.testing import CliRunner
+
+from builders.cli.main import cli as builders_cli
+from clients.cli.main import cli as clients_cli
+from perf.cli.main import cli as perf_cli
+from perf.deploy.bundle import move_in
+
+#: Every help text that says something is replaced or overwritten, with the test that checks it does.
+CHECKED = {
+    # tests/builders/test_build.py: a build of another source under the same name is refused without --force
+    ("builders build", "--force"),
+    # tests/perf/coldstart: the records of --into replace the run's cold starts (and the console names them)
+    ("triton-perf coldstart", "--into"),
+}
+
+
+def _helps() -> Iterator[tuple[str, str, str]]:
+    def walk(cmd: click.Command, path: list[str]) -> Iterator[tuple[list[str], click.Command]]:
+        if isinstance(cmd, click.Group):
+            for name, sub in cmd.commands.items():
+                yield from walk(sub, [*path, name])
+        else:
+            yield path, cmd
+
+    for root, name in ((builders_cli, "builders"), (clients_cli, "clients"), (perf_cli, "triton-perf")):
+        for path, cmd in walk(root, [name]):
+            yield " ".join(path), "(doc)", cmd.help or ""
+            for p in cmd.params:
+                yield " ".join(path), (p.opts or [p.name or ""])[0], getattr(p, "help", None) or ""
+
+
+def test_every_help_that_promises_a_replacement_is_one_checked():
+    promising = {
+        (command, flag)
+        for command, flag, text in _helps()
+        if re.search(r"\b(is|are|gets?|get) (replaced|overwritten)\b|\breplaces? (it|them|the|its|a|an)\b|\boverwrites?\b", text)
+        and "rebuild replaced" not in text
+    }
+    assert promising <= CHECKED, f"help texts promising a replacement no test checks: {sorted(promising - CHECKED)}"
+
+
+def test_export_deployment_help_says_a_previous_bundle_is_kept(tmp_path: Path):
+    res = CliRunner().invoke(perf_cli, ["export-deployment", "--help"], terminal_width=400)
+    text = " ".join(res.output.split())
+    assert "a previous bundle there is kept beside it as OUT.previous-N" in text and "is replaced" not in text
+    out = tmp_path / "bundle"  # and that is what happens: move_in keeps the previous bundle whole
+    (tmp_path / "new").mkdir()
+    out.mkdir()
+    (out / "MYNOTES.txt").write_text("my edits")
+    assert move_in(tmp_path / "new", out) == tmp_path / "bundle.previous-1"
+    assert (tmp_path / "bundle.previous-1" / "MYNOTES.txt").read_text() == "my edits" and out.is_dir()
