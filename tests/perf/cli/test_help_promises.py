@@ -18,7 +18,7 @@ from perf.deploy.bundle import move_in
 
 #: Every help text that says something is replaced or overwritten, with the test that checks it does.
 CHECKED = {
-    # tests/builders/test_build.py: a build of another source under the same name is refused without --force
+    # tests/builders/test_build_sources.py: a build of another source under the same name is refused without --force
     ("builders build", "--force"),
     # tests/perf/coldstart: the records of --into replace the run's cold starts (and the console names them)
     ("triton-perf coldstart", "--into"),
