@@ -20,10 +20,11 @@ test: setup
 test-unit: setup
 	$(PY) -m pytest -m "not integration and not slow" $(PYTEST_ARGS)
 
-# clean: what `builders build` made (build folders, the repository's variants and index.json);
-# sweep results (results/) are yours and stay: `make clean-results` deletes them
+# clean: what `builders build` made: builds/, the variant folders model_repository/index.json lists and
+# index.json; a folder there no build listed (a hand-written model) is kept and named. Sweep results
+# (results/) are yours and stay: `make clean-results` deletes them. (python3 when there is no .venv yet)
 clean:
-	rm -rf builds model_repository/*/ model_repository/index.json
+	@$(if $(wildcard $(PY)),$(PY),python3) -m builders.repository.clean
 
 clean-results:
 	rm -rf results

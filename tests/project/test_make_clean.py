@@ -3,6 +3,8 @@ deletes those; the README says so (a new user's sweep results were deleted witho
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -22,19 +24,67 @@ def _tree(tmp_path: Path) -> Path:
     return tmp_path
 
 
+def _make(tree: Path, target: str) -> str:
+    """``make -s TARGET`` in ``tree`` (a copy of the Makefile), with this checkout's code and venv."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    res = subprocess.run(
+        ["make", "-s", target, f"VENV={ROOT / '.venv'}"], cwd=tree, check=True, capture_output=True, text=True, env=env
+    )
+    return res.stdout
+
+
+def _index(tree: Path, *names: str) -> None:
+    (tree / "model_repository/index.json").write_text(json.dumps({"schema": 2, "variants": [{"name": n} for n in names]}))
+
+
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
 def test_make_clean_keeps_results_and_clean_results_deletes_them(tmp_path: Path):
     tree = _tree(tmp_path)
-    subprocess.run(["make", "-s", "clean"], cwd=tree, check=True, capture_output=True)
+    _index(tree, "mlp_onnx_cpu1_nodb_mbs64")
+    _make(tree, "clean")
     assert not (tree / "builds").exists() and not (tree / "model_repository/index.json").exists()
     assert not (tree / "model_repository/mlp_onnx_cpu1_nodb_mbs64").exists()
     assert (tree / "results/run-1/results.json").is_file(), "make clean deleted the user's sweep results"
     assert (tree / "model_repository/README.md").is_file()
-    subprocess.run(["make", "-s", "clean-results"], cwd=tree, check=True, capture_output=True)
+    _make(tree, "clean-results")
     assert not (tree / "results").exists()
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_clean_keeps_a_hand_written_model_folder_and_names_it(tmp_path: Path):
+    """Trial 8 F14: `make clean` deleted every folder in model_repository/, a hand-written model too."""
+    tree = _tree(tmp_path)
+    _index(tree, "mlp_onnx_cpu1_nodb_mbs64", "../results")  # a name that is not a plain folder is never followed
+    mine = tree / "model_repository/my_handwritten"
+    (mine / "1").mkdir(parents=True)
+    (mine / "config.pbtxt").write_text('name: "my_handwritten"\nbackend: "python"\nmax_batch_size: 0\n')
+    (mine / "1/model.py").write_text("# my model\n")
+    out = _make(tree, "clean")
+    assert (mine / "1/model.py").read_text() == "# my model\n", "make clean deleted a folder no build made"
+    assert not (tree / "model_repository/mlp_onnx_cpu1_nodb_mbs64").exists() and not (tree / "builds").exists()
+    assert not (tree / "model_repository/index.json").exists() and (tree / "results/run-1/results.json").is_file()
+    assert "kept (no build listed them in model_repository/index.json): model_repository/my_handwritten/" in out
+    assert "model_repository/mlp_onnx_cpu1_nodb_mbs64/" in out.split("\n")[0]
+    assert _make(tree, "clean").startswith("nothing a build made is left to delete")  # twice: nothing more goes
+
+
+def test_an_unreadable_index_deletes_no_model_folder(tmp_path: Path):
+    from builders.repository.clean import clean
+
+    tree = _tree(tmp_path)
+    (tree / "model_repository/index.json").write_text("{not json")
+    done = clean(tree)
+    assert (tree / "model_repository/mlp_onnx_cpu1_nodb_mbs64").is_dir() and (tree / "model_repository/index.json").is_file()
+    assert done.deleted == ["builds/"] and "cannot be read" in (done.note or "")
 
 
 def test_readme_says_what_make_clean_deletes():
     text = " ".join((ROOT / "README.md").read_text().split())
     assert "`make clean` deletes what builds made" in text and "keeps your sweep results in `results/`" in text
+    assert "the variant folders `model_repository/index.json` lists" in text and "is kept and named" in text
+    makefile = (ROOT / "Makefile").read_text()
+    assert (
+        "the variant folders model_repository/index.json lists" in makefile
+        and "rm -rf builds model_repository/*/" not in makefile
+    )
     assert "`make clean-results` deletes those" in text

@@ -1,0 +1,97 @@
+"""``make clean``: delete what builds made, keep what a user wrote (trial 8 F14).
+
+What builds made: ``builds/``, the variant folders ``model_repository/index.json`` lists and that
+index. A folder in ``model_repository/`` the index does not list (a hand-written model, which
+``builders validate`` invites and every command's default ``-r`` serves) is kept and named; so is
+every file there but the index (``README.md``). Sweep results (``results/``) are never touched
+(``make clean-results``). Standard library only: ``make clean`` works without the virtual
+environment (``python3 -m builders.repository.clean``, run from the checkout's root).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+import sys
+from pathlib import Path
+
+#: The folders a build writes, relative to where ``make`` runs (the checkout's root).
+BUILDS, REPOSITORY, INDEX = Path("builds"), Path("model_repository"), "index.json"
+
+
+@dataclasses.dataclass
+class Cleaned:
+    """What :func:`clean` did.
+
+    Attributes:
+        deleted: The folders and files deleted, as paths under ``root``.
+        kept: The model folders kept (no build listed them).
+        note: Why no variant folder was deleted, when the index could not be read (else ``None``).
+    """
+
+    deleted: list[str] = dataclasses.field(default_factory=list)
+    kept: list[str] = dataclasses.field(default_factory=list)
+    note: str | None = None
+
+
+def _listed(index: Path) -> list[str]:
+    """The variant names ``index`` lists (plain folder names only).
+
+    Raises:
+        ValueError: the index is not JSON or not the repository index's form.
+    """
+    data = json.loads(index.read_text(encoding="utf-8"))
+    names = [v.get("name") for v in data.get("variants", [])] if isinstance(data, dict) else None
+    if names is None or not all(isinstance(n, str) for n in names):
+        raise ValueError("not a repository index (no list of variants with names)")
+    return [n for n in names if n and Path(n).name == n and n not in (".", "..")]
+
+
+def clean(root: Path) -> Cleaned:
+    """Delete ``root/builds``, the variant folders ``root/model_repository/index.json`` lists and
+    the index; keep every other folder and file of the repository.
+
+    Args:
+        root: Where ``make`` runs (the checkout's root).
+
+    Returns:
+        What was deleted and kept; an unreadable index deletes no variant folder and says why.
+    """
+    out = Cleaned()
+    if (root / BUILDS).exists():
+        shutil.rmtree(root / BUILDS)
+        out.deleted.append(f"{BUILDS}/")
+    repo = root / REPOSITORY
+    index = repo / INDEX
+    listed: list[str] = []
+    if index.is_file():
+        try:
+            listed = _listed(index)
+        except (OSError, ValueError) as e:
+            out.note = f"{REPOSITORY / INDEX} cannot be read ({e}): no model folder deleted, the index kept"
+        else:
+            index.unlink()
+            out.deleted.append(str(REPOSITORY / INDEX))
+    for name in listed:
+        if (repo / name).is_dir():
+            shutil.rmtree(repo / name)
+            out.deleted.append(f"{REPOSITORY / name}/")
+    if repo.is_dir():
+        out.kept = sorted(f"{REPOSITORY / d.name}/" for d in repo.iterdir() if d.is_dir() and d.name not in listed)
+    return out
+
+
+def main() -> None:
+    """``make clean``: :func:`clean` of the current folder, saying what it deleted and kept."""
+    done = clean(Path.cwd())
+    lines = [f"deleted: {', '.join(done.deleted)}" if done.deleted else "nothing a build made is left to delete"]
+    if done.kept:
+        lines.append(f"kept (no build listed them in {REPOSITORY / INDEX}): {', '.join(done.kept)}")
+    if done.note:
+        lines.append(done.note)
+    sys.stdout.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
