@@ -41,7 +41,8 @@ from perf.sweep.options import SweepOptions
     type=RunFolder(),
     default=None,
     metavar="RUN",
-    help="A sweep's run folder: the records replace its variants' cold starts in results.json (ratios then use its "
+    help="A sweep's run folder: the records replace its variants' cold starts in results.json, each replaced one "
+    "named with when it was measured and its first request and load against the new (ratios then use its "
     "levels; `triton-perf report RUN` shows them).",
 )
 @server_options(omit=("model_control", "load_models"))
@@ -71,6 +72,7 @@ def coldstart(
     from perf.records import results
     from perf.records.measured_files import refuse_missing
     from perf.report import coldstart as report
+    from perf.report.servers import replaced_line
     from perf.sweep.server import now
 
     dims = parse_flag(parse_shapes, shapes, hint="--shape")
@@ -99,6 +101,15 @@ def coldstart(
         run.environment.setdefault("server", {"runtime": srv.runtime, "reason": srv.runtime_reason, "command": srv.command_line})
     if not into:
         run.environment.update(environment.collect())  # type: ignore[typeddict-item]
+    replaced = [  # --into: the run's own records these replace, said (trial 8 F13)
+        replaced_line(run, vr.cold_start, rec)
+        for rec in records
+        if into
+        and rec.measured
+        and (vr := run.variant(rec.variant)) is not None
+        and vr.cold_start is not None
+        and vr.cold_start.measured
+    ]
     kept = cs.file_into(run, records) if into else _standalone(run, records, repo)
     items = [e for e in report.entries(run) if e.name in names]
     for line in report.table_lines(items):
@@ -112,6 +123,8 @@ def coldstart(
     if into:
         results.save(run, into)
         click.echo(f"\nrecorded in {into / results.RESULTS_FILE}; `triton-perf report {into}` writes the report with them")
+        for line in replaced:
+            click.echo(line)
 
 
 def _standalone(run: Any, records: list[Any], repo: Any) -> list[str]:

@@ -237,8 +237,9 @@ def measure(
         left = [b for b in batch_sizes if (b, None) not in points]
         if left:
             log.warning(
-                "%s: batch size(s) %s not sent: %s",
+                "%s: %s %s not sent: %s",
                 variant.name,
+                "batch size" if len(left) == 1 else "batch sizes",
                 ", ".join(map(str, left)),
                 f"above its max_batch_size {mbs}" if mbs else "it does not batch (max_batch_size 0): batch 1 only",
             )

@@ -18,6 +18,7 @@ import statistics
 from typing import Any
 
 from builders.config.variants import Variant
+from core.wording import count
 from perf.analysis.pairs import differing, variant_of
 from perf.markdown import APPENDIX_FILE, TOP_N, UNSTABLE_MARK, Align, errors_text, flag_mark, fmt, table
 from perf.records.coldstart import CLIENT_ALLOWANCE_MS, STEADY_RATIO, ColdStart, FirstRequests
@@ -201,11 +202,11 @@ def measured_warmup_count(items: list[Entry], run_id: str | None = None) -> tupl
     needed = (
         f"was not steady within the {n} requests sent at {at} (at least {n})"
         if n == len(f.latencies_ms)
-        else f"needed {n} request(s) at {at} before one"
+        else f"needed {count(n, 'request')} at {at} before one"
     )
     reason = (
         f"measured {where}: {e.name} without warmup {needed} within {STEADY_RATIO:g}x its steady latency "
-        f"({len(judged)} sizes of {len({j[1].name for j in judged})} variants judged)"
+        f"({count(len(judged), 'size')} of {count(len({j[1].name for j in judged}), 'variant')} judged)"
     )
     return max(1, n), reason
 
@@ -226,7 +227,7 @@ def conclusion(run: RunResult, items: list[Entry]) -> str:
     skipped = [e for e in items if e not in measured]
     sizes = sorted({_size(f) for e in measured for f in e.cold.first}, key=lambda s: (len(s), s))
     parts = [
-        f"**Cold start.** {len(items)} variant(s) were "
+        f"**Cold start.** {count(len(items), 'variant')} {'was' if len(items) == 1 else 'were'} "
         + how_loaded(run, [e.cold.others_loaded for e in items], server.get("runtime", "?"))
         + f" and sent single requests right after the load, before any other traffic, at {', '.join(sizes) or 'no size'}; "
         f"each first request is compared with the sweep's steady p50 at concurrency 1 at that size "
@@ -244,7 +245,7 @@ def conclusion(run: RunResult, items: list[Entry]) -> str:
         f"{gpus}); 'steady' means within {STEADY_RATIO:g}× of the steady latency the ratios use"
     )
     if skipped:
-        bound += f"; {len(skipped)} variant(s) not measured ({skipped[0].name}: {skipped[0].cold.why_not_measured})"
+        bound += f"; {count(len(skipped), 'variant')} not measured ({skipped[0].name}: {skipped[0].cold.why_not_measured})"
     parts.append(bound + ".")
     parts += [sessions_sentence(run)] if len(run.sessions) > 1 else []
     step = next_step(items, run.run_id)
@@ -292,10 +293,10 @@ def _numbers(measured: list[Entry]) -> str:
     if added and saved:
         busy_pairs = [p for p in pairs if HOST_BUSY in (_flag(p.cold), _flag(p.warm))]
         text += (
-            f" With warmup ({len(pairs)} pair(s) differing only in it), load time changed by a median "
+            f" With warmup ({count(len(pairs), 'pair')} differing only in it), load time changed by a median "
             f"{statistics.median(added):+.2f} s and the first request at batch 1 by {0.0 - statistics.median(saved):+.1f} ms"
             + (
-                f" (not measured fairly: in {len(busy_pairs)} pair(s) a first request was sent while other processes "
+                f" (not measured fairly: in {count(len(busy_pairs), 'pair')} a first request was sent while other processes "
                 "used the host (host busy))"
                 if busy_pairs
                 else ""
@@ -308,7 +309,7 @@ def _numbers(measured: list[Entry]) -> str:
     if busy:
         most = max((f.host_busy_pct or 0.0) for f in busy)
         text += (
-            f" {len(busy)} size(s) were sent while other processes used up to {fmt(most, 0)} % of a core (marked"
+            f" {count(len(busy), 'size')} {'was' if len(busy) == 1 else 'were'} sent while other processes used up to {fmt(most, 0)} % of a core (marked"
             f"{flag_mark(HOST_BUSY)}): their first requests and ratios may be the host's, not the variant's."
         )
     return text.strip()

@@ -5,6 +5,7 @@ before comparing variants measured on different servers."""
 from __future__ import annotations
 
 from perf.markdown import table
+from perf.records.coldstart import ColdStart
 from perf.records.results import RunResult
 from perf.records.servers import MeasuringServer
 
@@ -26,6 +27,27 @@ def session_words(run: RunResult, n: int | None) -> str | None:
     elif ended is None and n < len(run.sessions):
         words.append("did not finish")
     return ", ".join(words)
+
+
+def replaced_line(run: RunResult, old: ColdStart, new: ColdStart) -> str:
+    """What ``triton-perf coldstart --into`` says for each record it replaced in ``run`` (trial 8 F13:
+    the sweep's own cold start was replaced without a word): the variant, when the old record was
+    measured, and its first request and load against the new one's."""
+    n = old.session
+    when = (
+        f"measured in session {n} of the run, started {run.sessions[n - 1].started[:19].replace('T', ' ')}"
+        if n is not None and 1 <= n <= len(run.sessions)
+        else "measured earlier"
+    )
+
+    def ms(c: ColdStart) -> str:
+        first = c.first_request
+        return "not measured" if first is None or first.first_ms is None else f"{first.first_ms:.1f} ms"
+
+    def s(c: ColdStart) -> str:
+        return "not measured" if c.load_s is None else f"{c.load_s:.2f} s"
+
+    return f"replaced the cold start of {old.variant} ({when}): first request {ms(old)} -> {ms(new)}, load {s(old)} -> {s(new)}"
 
 
 def sessions_sentence(run: RunResult) -> str:
@@ -167,13 +189,14 @@ def how_loaded(run: RunResult, others: list[list[str] | None], runtime: str) -> 
         runtime: The server's runtime, for the words.
     """
     said = [o for o in others if o is not None]
-    if run.rounds is not None:  # the group loaded one after another, before any round
+    if run.rounds is not None and len(others) > 1:  # the group loaded one after another, before any round
         foreign = sorted({m for o in said for m in o} - {v.name for v in run.variants})
         also = f"; other models were loaded there too: {_names(foreign)}" if foreign else ""
         return f"loaded one after another on the same {runtime} tritonserver (those loaded before a variant stayed loaded, idle{also})"
     beside = sorted({m for o in said for m in o})
+    one = len(others) == 1  # "1 variant was each loaded" / "loaded one after another" would not read
     if not said:
-        how = "(whether other models were loaded beside them was not recorded)"
+        how = f"(whether other models were loaded beside {'it' if one else 'them'} was not recorded)"
     else:
         how = f"beside other models loaded on the server ({_names(beside)}), not alone" if beside else "alone"
-    return f"each loaded {how} on the {runtime} tritonserver"
+    return f"{'' if one else 'each '}loaded {how} on the {runtime} tritonserver"

@@ -129,12 +129,12 @@ def test_conclusion_has_the_four_parts_and_the_warmup_pair_numbers():
         if v.cold_start is not None:
             v.cold_start.others_loaded = []  # nothing else was loaded beside any of them
     text = coldstart_report.section(run)[-2]
-    assert text.startswith("**Cold start.** 3 variant(s) were each loaded alone on the bundled tritonserver")
+    assert text.startswith("**Cold start.** 3 variants were each loaded alone on the bundled tritonserver")
     assert "The first request at batch 1 was up to 100.0× its steady latency (`mlp_onnx_cpu1_nodb_mbs64`: 60.0 ms)" in text
     assert "up to 3.0× its steady latency (`mlp_onnx_cpu1_nodb_mbs64`, b8)" in text
     assert "load time changed by a median +0.50 s and the first request at batch 1 by -58.0 ms" in text
     assert "Why: the serving process initialised lazily" in text and "warmup moved that work into the load" in text
-    assert "1 variant(s) not measured (mlp_trt_gpu1_nodb_mbs64: not measured on this host" in text
+    assert "1 variant not measured (mlp_trt_gpu1_nodb_mbs64: not measured on this host" in text
     assert "--warmup-count 2 --warmup-count-reason 'measured in run 20240101-000000: mlp_onnx_cpu1_nodb_mbs64 without" in text
 
 
@@ -189,7 +189,7 @@ def test_many_variants_show_the_slowest_first_requests_and_the_appendix_has_them
     rows = [ln for ln in lines if ln.startswith("| `")]
     assert len(rows) == 1 and "`mlp_onnx_cpu1_nodb_mbs64`" in rows[0]  # 100x at batch 1: the slowest
     assert any("The 1 slowest first requests of 3 variants" in ln for ln in lines)
-    assert lines[-2].startswith("**Cold start.** 3 variant(s)")  # the conclusion still covers every variant
+    assert lines[-2].startswith("**Cold start.** 3 variants")  # the conclusion still covers every variant
     assert len([ln for ln in coldstart_report.appendix_lines(run) if ln.startswith("| `")]) == 3
 
 
@@ -203,7 +203,7 @@ def test_a_rounds_run_says_its_variants_were_loaded_one_after_another_not_alone(
     text = coldstart_report.section(run)[-2]
     assert "each loaded alone" not in text
     assert text.startswith(
-        "**Cold start.** 3 variant(s) were loaded one after another on the same bundled tritonserver (those loaded "
+        "**Cold start.** 3 variants were loaded one after another on the same bundled tritonserver (those loaded "
         "before a variant stayed loaded, idle) and sent single requests"
     )
 
@@ -221,3 +221,58 @@ def test_a_rounds_sentence_names_models_that_are_not_the_runs():
     assert "stayed loaded, idle)" in text and "other models were loaded there too" not in text
     run.variants[1].cold_start.others_loaded = [names[0], "their_model"]
     assert "idle; other models were loaded there too: `their_model`)" in coldstart_report.section(run)[-2]
+
+
+def test_coldstart_into_names_each_record_it_replaces(tmp_path, monkeypatch):
+    """Trial 8 F13: `triton-perf coldstart --into RUN` replaced the sweep's own cold start with only
+    "recorded in results.json"; it now names the variant, when the replaced record was measured and
+    its first request and load against the new one's. One variant reads "1 variant was loaded"."""
+    import contextlib
+
+    from click.testing import CliRunner
+
+    import clients.server
+    from perf.cli.main import cli as perf_cli
+    from perf.records import results
+    from perf.records.results import Session
+    from perf.records.rounds import RoundsRecord
+
+    run = make_run()
+    run.variants = run.variants[:2]
+    run.rounds = RoundsRecord(seed=1)  # the trial's run: a rounds sweep (its group loaded one after another)
+    old_v = run.variants[0]
+    old_v.cold_start = ColdStart(
+        old_v.name, load_s=2.06, first=[FirstRequests(1, latencies_ms=[116.1, 9.0, 0.7, 0.6])], session=1
+    )
+    run.sessions = [Session("2026-12-02T14:41:02.123456")]
+    run_dir = tmp_path / "run"
+    results.save(run, run_dir)
+    repo = tmp_path / "repo"
+    (repo / old_v.name).mkdir(parents=True)
+    (repo / old_v.name / "config.pbtxt").write_text(f'name: "{old_v.name}"\nbackend: "python"\nmax_batch_size: 8\n')
+
+    class FakeServer:
+        runtime, runtime_reason, command_line = "bundled", "given", "tritonserver ..."
+
+        def __init__(self, opts):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+    new = ColdStart(old_v.name, load_s=2.01, first=[FirstRequests(1, latencies_ms=[78.3, 0.7, 0.6, 0.6])], others_loaded=[])
+    monkeypatch.setattr(clients.server, "TritonServer", FakeServer)
+    monkeypatch.setattr(coldstart, "measure", lambda *a, **k: new)
+    with contextlib.suppress(SystemExit):
+        r = CliRunner().invoke(perf_cli, ["coldstart", "--variants", old_v.name, "--into", str(run_dir), "-r", str(repo)])
+    assert r.exit_code == 0, r.output
+    assert (
+        f"replaced the cold start of {old_v.name} (measured in session 1 of the run, started 2026-12-02 14:41:02): "
+        "first request 116.1 ms -> 78.3 ms, load 2.06 s -> 2.01 s"
+    ) in r.output
+    assert "**Cold start.** 1 variant was loaded alone on the bundled tritonserver" in r.output
+    assert "variant(s)" not in r.output and "one after another" not in r.output
+    assert results.load(run_dir).variant(old_v.name).cold_start.load_s == 2.01

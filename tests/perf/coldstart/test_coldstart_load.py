@@ -20,7 +20,7 @@ def test_a_host_busy_first_request_is_marked_in_the_table_and_the_sentence():
     row = [c.strip() for c in next(ln for ln in lines if f"`{v.name}`" in ln).split("|")[1:-1]]
     assert row[4] == "60.0 † host busy" and "†" not in row[6]  # the busy size marked, the quiet one not
     text = "\n".join(lines)
-    assert "1 size(s) were sent while other processes used up to 72 % of a core (marked † host busy)" in text
+    assert "1 size was sent while other processes used up to 72 % of a core (marked † host busy)" in text
     assert "† host busy: other processes used the host's CPU while those requests were sent." in text
 
 
@@ -38,4 +38,4 @@ def test_a_warmup_pair_with_a_host_busy_first_request_is_not_measured_fairly():
     warm.cold_start = ColdStart(warm.name, "zero", load_s=2.5, first=[first])
     run.variants.append(warm)
     text = coldstart_report.section(run)[-2]
-    assert "the first request at batch 1 by -58.0 ms (not measured fairly: in 1 pair(s) a first request was sent" in text
+    assert "the first request at batch 1 by -58.0 ms (not measured fairly: in 1 pair a first request was sent" in text

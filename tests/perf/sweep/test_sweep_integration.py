@@ -160,4 +160,4 @@ def test_request_rate_levels_are_measured_and_reported(tiny_repo: Path, tmp_path
     assert v.level(1).ok and v.level(1).request_rate is None
     text = write_report(run_dir).read_text()
     assert "## Request-rate levels" in text and "### Concurrency 0" not in text
-    assert "## Cold start" in text and "**Cold start.** 1 variant(s)" in text  # numbers from this run's records
+    assert "## Cold start" in text and "**Cold start.** 1 variant was" in text  # numbers from this run's records
