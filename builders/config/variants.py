@@ -36,10 +36,8 @@ log = logging.getLogger(__name__)
 KINDS = ("cpu", "gpu", "auto")
 
 
-#: What to write for dynamic batching on: the default delay (the tables' "on, 500 µs") or none.
-_ON_VALUES = "500 (on, 500 µs: the default delay) or 0 (on, no delay)"
-#: Words for "on" a user may type where a delay is expected.
-_ON_WORDS = ("on", "true", "yes", "enabled", "enable")
+#: What to write for dynamic batching on (the tables' "on, 500 µs"), for the words that mean on.
+_ON_VALUES, _ON_WORDS = "500 (on, 500 µs: the default delay) or 0 (on, no delay)", ("on", "true", "yes", "enabled")
 
 
 def parse_queue_delays(text: str) -> tuple[int | None, ...]:
@@ -71,13 +69,10 @@ def parse_queue_delays(text: str) -> tuple[int | None, ...]:
                 hint="e.g. --dynamic-batching off,500",
             ) from e
         if us < 0 or us != int(us):
-            meant = (
-                f"write {math.floor(us)} or {math.ceil(us)}; {plain(us)} ms would be {plain(us * 1000)}"
-                if us >= 0
-                else "write 0 or a delay in µs"
-            )
+            meant = f"write {math.floor(us)} or {math.ceil(us)}; {plain(us)} ms would be {plain(us * 1000)}"
             raise ConfigError(
-                f"dynamic batching setting {part!r} is not a whole number of µs >= 0 ({meant})",
+                f"dynamic batching setting {part!r} is not a whole number of µs >= 0 "
+                f"({meant if us >= 0 else 'write 0 or a delay in µs'})",
                 hint="e.g. --dynamic-batching off,500",
             )
         delays.append(int(us))
