@@ -22,17 +22,28 @@ def cut_variants(run: RunResult) -> tuple[list[str], list[str]]:
     return [n for n in names if not has_numbers(run, n)], [n for n in names if has_numbers(run, n)]
 
 
+def unmeasured_caveat(run: RunResult) -> str | None:
+    """The one sentence every place that states ``run``'s pick says when the time budget cut variants
+    before they were ever measured (the report's Recommendation, the console summary, the
+    deployment's console and bundle README: trial 8, F22, a pick of 3 of 8 variants was deployed
+    with no word of the other 5); ``None`` when every variant has numbers or was not cut."""
+    never = cut_variants(run)[0]
+    if not never:
+        return None
+    return (
+        f"{len(never)} of the {len(run.variants)} variants were not measured (cut for time: "
+        f"{', '.join(f'`{n}`' for n in never)}): the pick is the best of the measured ones only; a longer "
+        "`--time-budget` measures them."
+    )
+
+
 def cut_notes(run: RunResult) -> list[str]:
     """The recommendation's sentences on the cut variants: the never-measured ones leave the pick
-    the best of the measured ones only; the others were measured before and are in the ranking."""
-    never, before = cut_variants(run)
-    notes = []
-    if never:
-        notes.append(
-            f"{len(never)} of the {len(run.variants)} variants were not measured (cut for time: "
-            f"{', '.join(f'`{n}`' for n in never)}): the pick is the best of the measured ones only; a longer "
-            "`--time-budget` measures them."
-        )
+    the best of the measured ones only (:func:`unmeasured_caveat`); the others were measured before
+    and are in the ranking."""
+    before = cut_variants(run)[1]
+    caveat = unmeasured_caveat(run)
+    notes = [caveat] if caveat else []
     if before:
         notes.append(
             f"Not measured further in this session (cut for time): {', '.join(f'`{n}`' for n in before)}; "

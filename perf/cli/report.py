@@ -20,6 +20,7 @@ def print_report(
 ) -> None:
     """Write the run's report (:func:`perf.report.write.write_report`), print its summary table
     and every file it wrote (report.md, appendix.md, the plots, report.html with ``html``)."""
+    from perf.analysis.cuts import unmeasured_caveat
     from perf.records import colocation, results
     from perf.records.unfinished import unfinished_text
     from perf.report.write import summary_table, write_report
@@ -36,6 +37,8 @@ def print_report(
     path = write_report(run_dir, budget, latency_percentile=percentile, top_n=top, html=html)
     run = results.load(run_dir)
     print_table(summary_table(run, budget, percentile, top))
+    if (caveat := unmeasured_caveat(run)) is not None:  # said wherever the pick is (perf.analysis.cuts)
+        click.secho(caveat, fg="yellow", err=True)
     if (stopped := unfinished_text(run, results_dir=Path(run_dir).parent)) is not None:
         click.secho(stopped, fg="yellow", err=True)
     if path.parent != Path(run_dir):  # perf.report.layout.what_if: written beside the run's own report

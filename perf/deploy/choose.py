@@ -18,7 +18,7 @@ from pathlib import Path
 
 from core.errors import PerfError
 from perf.analysis.budget_latency import level_judged, within
-from perf.analysis.cuts import cut_variants
+from perf.analysis.cuts import cut_variants, unmeasured_caveat
 from perf.analysis.notes import repeat_noun
 from perf.analysis.peaks import peak_mark, peak_title
 from perf.analysis.recommendation import Choice, Recommendation, latency_metric, recommend
@@ -38,7 +38,9 @@ class Chosen:
         unfinished: What the run holds when it did not finish (:func:`unfinished_text`), else ``None``.
         caveats: What the level's numbers rest on when a reader would assume more, in words
             (:func:`level_caveats`): rounds that failed, a named variant's level over the run's budget,
-            a flagged level. The one list the command's output and the bundle's README both say.
+            a flagged level; and, for the run's pick, the variants cut before they were measured
+            (:func:`perf.analysis.cuts.unmeasured_caveat`). The one list the command's output and the
+            bundle's README both say.
     """
 
     variant: str
@@ -78,6 +80,8 @@ def choose_variant(
     budget = latency_budget_ms if latency_budget_ms is not None else run.settings.get("latency_budget_ms")
     whose = "the run's" if latency_budget_ms is None else "the given"
     caveats = level_caveats(run, chosen.variant, chosen.level, budget if variant is not None else None, whose)
+    if variant is None and (unmeasured := unmeasured_caveat(run)):  # the run's pick, of the measured variants only
+        caveats = (unmeasured, *caveats)
     return dataclasses.replace(chosen, unfinished=stopped, caveats=caveats)
 
 

@@ -115,7 +115,7 @@ def summary_table(
     for col in ("highest infer/s", "at c", "p99 ms", *([f"p{pct} ms"] if other else []), "knee c"):
         view.add_column(col, justify="right", no_wrap=True)
     view.add_column("note")
-    before, by_size = set(cut_variants(run)[1]), size_marks(run, rec)  # a shape sweep: each size's picks, named
+    (never, before), by_size = map(set, cut_variants(run)), size_marks(run, rec)  # a shape sweep: each size's picks, named
     for v in shown:
         p = peak(points[v.name])
         marks = list(by_size.get(v.name, []))
@@ -134,6 +134,8 @@ def summary_table(
             marks.append(flag_mark(p.status).strip())
         if v.name in before:  # cut in this session, with numbers from an earlier one: they stand
             marks.append(f"{not_measured(True)} (cut for time)")
+        elif v.name in never:  # one short row; why, once: the caveat below the table, report.md's Cut for time
+            marks.append("cut for time (see report.md)")
         elif v.status != "ok":
             marks.append(v.status + (f": {errors_text(v.error)}" if v.error else ""))
         k = rec.knees.get(v.name)

@@ -1,0 +1,63 @@
+"""A pick made among only some of the variants (the others cut for time before they were measured)
+says so in every place the pick is stated, in the same sentence (perf.analysis.cuts.unmeasured_caveat):
+report.md's Recommendation, the console summary, export-deployment's console and the bundle README
+(trial 8, F22: report.md said "5 of the 8 variants were not measured", the deploy step and the
+bundle did not). A cut variant takes one short row in the console table, its long reason said
+once in report.md (trial 8: 9 wrapped lines per cut variant drowned the 3 measured rows)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+from factories import level_result, run_result, variant_result
+
+from perf.analysis.cuts import cut_notes, unmeasured_caveat
+from perf.cli.main import cli
+from perf.deploy.choose import choose_variant
+from perf.records import results
+from perf.records.rounds import Cut, RoundsRecord
+
+WHY = (
+    "cut for time: after the rounds 4 s of the time budget were left; measuring it with 1 more promising cut variant and "
+    "the tie set in a final group needs about 124 s for the 6 rounds a verdict needs (measured: 1.42 s a visit)"
+)
+CAVEAT = (
+    "2 of the 4 variants were not measured (cut for time: `cut_a`, `cut_b`): the pick is the best of the measured ones "
+    "only; a longer `--time-budget` measures them."
+)
+
+
+def _run():
+    measured = [
+        variant_result(n, [level_result(c, thr * c, 2.0 * c, trial=r, spread=True) for c in (1, 2) for r in range(3)])
+        for n, thr in (("fast", 300.0), ("slow", 100.0))
+    ]
+    cut = [variant_result(n, status="skipped", error=WHY) for n in ("cut_a", "cut_b")]
+    run = run_result([*measured, *cut], settings={"latency_budget_ms": 25.0}, finished="x")
+    run.rounds = RoundsRecord(seed=1, cuts=[Cut("variant", f"not measured: {WHY}", n) for n in ("cut_a", "cut_b")])
+    return run
+
+
+def test_the_caveat_is_one_sentence_said_by_the_report_and_the_deployment():
+    run = _run()
+    assert unmeasured_caveat(run) == CAVEAT
+    assert cut_notes(run) == [CAVEAT]  # report.md's Recommendation
+    chosen = choose_variant(run)
+    assert chosen.variant == "fast" and chosen.caveats[0] == CAVEAT  # export's console and the bundle README
+    assert CAVEAT not in choose_variant(run, "slow").caveats  # a variant named on purpose is not "the pick"
+    run.rounds = RoundsRecord(seed=1)
+    assert unmeasured_caveat(run) is None and CAVEAT not in choose_variant(run).caveats
+
+
+def test_the_console_summary_gives_a_cut_variant_one_short_row_and_says_the_caveat_once(tmp_path: Path):
+    results.save(_run(), tmp_path)
+    res = CliRunner().invoke(cli, ["report", str(tmp_path)], env={"COLUMNS": "120"})
+    assert res.exit_code == 0, res.output
+    table = res.output.split("┡", 1)[1].split("└", 1)[0].splitlines()[1:]
+    for name in ("cut_a", "cut_b"):  # one line each: no wrapped reason on a line after it
+        row = next(i for i, ln in enumerate(table) if f"│ {name} " in ln)
+        assert "cut for time (see report.md)" in table[row]
+        assert row + 1 == len(table) or table[row + 1].split("│")[1].strip()  # the next line is the next variant's
+    assert "needs about" not in res.output and "skipped" not in "".join(table)
+    assert " ".join(res.output.split()).count(CAVEAT) == 1  # below the table, once
