@@ -46,6 +46,7 @@ def colocate(no_report: bool, **params: Any) -> None:
 
     from perf.colocate.judge import budget_words, required_words
     from perf.colocate.run import Colocate
+    from perf.sweep.preflight import interrupted_text
 
     opts = build(ColocateOptions, params, omit=OMIT)
     console = make_console()
@@ -84,7 +85,9 @@ def colocate(no_report: bool, **params: Any) -> None:
     try:
         rec = run.run()
     except KeyboardInterrupt:
-        console.print(f"[yellow]interrupted: what was measured is in {escape(str(run.run_dir))}[/yellow]")
+        again = f"the same command with --run-id {run.run_id}"
+        said = interrupted_text(run.run_dir, again, f"{again} and --resume")
+        console.print(f"[yellow]{escape(said)}[/yellow]")
         raise SystemExit(130) from None
     _finish(run, console, no_report)
 

@@ -18,7 +18,7 @@ from perf.cli.runs import OptionsOnlyCommand
 from perf.markdown import short_error
 from perf.records.results import RESULTS_FILE
 from perf.records.settings import MEASURE_PANEL
-from perf.records.unfinished import resume_command
+from perf.records.unfinished import holds_text, resume_command
 from perf.sweep.options import REPORT_PANEL, RUN_PANEL, SWEEP_SETS, WHAT_PANEL, SweepOptions
 
 #: The order of the sweep's help panels (the server's own panels come last).
@@ -68,7 +68,10 @@ def sweep(ctx: click.Context, resume: str | None, allow_failed_variants: bool, n
     """
     from rich.markup import escape
 
+    from core.errors import ToolkitError
+    from perf.records import results
     from perf.sweep.opening import opening_lines
+    from perf.sweep.preflight import interrupted_text
     from perf.sweep.run import Sweep
 
     run_id = params.pop("run_id")
@@ -96,16 +99,12 @@ def sweep(ctx: click.Context, resume: str | None, allow_failed_variants: bool, n
                 finally:
                     progress.drop_if_idle()
     except KeyboardInterrupt:
-        if not (sw.run_dir / RESULTS_FILE).is_file():  # stopped before its first save: nothing to resume
-            said = (
-                f"interrupted before the run's first save: nothing was measured; the same command with --run-id "
-                f"{sw.run_id} starts it again in {sw.run_dir}"
-            )
-        else:
-            said = (
-                f"interrupted: measurements so far are kept in {sw.run_dir}; continue with "
-                f"{resume_command(sw.run_id, o.results_dir)}"
-            )
+        try:  # what the run folder holds now: its last save
+            holds = holds_text(results.load(sw.run_dir)) if (sw.run_dir / RESULTS_FILE).is_file() else None
+        except ToolkitError:
+            holds = None
+        again = f"the same command with --run-id {sw.run_id}"
+        said = interrupted_text(sw.run_dir, again, resume_command(sw.run_id, o.results_dir), holds)
         console.print(f"[yellow]{escape(said)}[/yellow]")
         raise SystemExit(EXIT_INTERRUPTED) from None
     _finish(ctx, sw, run, console, allow_failed_variants, no_report)

@@ -220,3 +220,30 @@ def nothing_to_resume(run_dir: Path, again: str) -> PerfError | None:
         "record of its options, so there is nothing to resume",
         hint=f"start it again: {again} takes the folder again",
     )
+
+
+def interrupted_text(run_dir: Path, again: str, resume: str, holds: str | None = None) -> str:
+    """The line a Ctrl-C of a sweep or co-location run prints, from the run folder as it is then
+    (trial 8, F20: a Ctrl-C during the loads said "measurements so far are kept" with no level
+    measured yet).
+
+    Args:
+        run_dir: The run folder.
+        again: The command that starts the run again in the same folder, in words.
+        resume: The command that continues it (``--resume``), in words.
+        holds: What the run holds, in words (``"1 visit in 1 round; ..."``); ``None``: not said.
+
+    Returns:
+        Nothing saved yet: only ``again`` starts it (``--resume`` finds nothing to continue). No
+        measurement yet (:func:`unmeasured_folder`): nothing measured, and either command starts it
+        again. Else: what it holds is kept there, and ``resume`` continues it.
+    """
+    where = Path(run_dir).resolve()
+    if not any((run_dir / r).is_file() for r in _RECORDS):  # never saved (or not even made)
+        return f"interrupted before the run's first save: nothing was measured; {again} starts it again in {where}"
+    if unmeasured_folder(run_dir):
+        return (
+            f"interrupted before its first measurement: nothing was measured yet (its settings are saved in {where}); "
+            f"{again} starts it again, as does {resume}"
+        )
+    return f"interrupted: {f'it holds {holds}, ' if holds else 'what it measured is '}kept in {where}; continue with {resume}"

@@ -164,6 +164,28 @@ def test_ctrl_c_before_the_first_save_says_to_start_again_not_to_resume(fake, tm
     assert "--resume" not in text
 
 
+def test_ctrl_c_before_the_first_level_says_nothing_was_measured_yet_not_kept(fake, tmp_path: Path) -> None:
+    """Trial 8, F20: a Ctrl-C during the loads (saved, no level measured) said "measurements so far
+    are kept in results/<id>"; the line says what the folder holds: nothing measured yet, and
+    both the same command and --resume start it again (perf.sweep.preflight.take_again)."""
+    fake.run_result = _run("pending", "pending")
+    fake.interrupt = True
+    res = _sweep("--results-dir", "runs", "--run-id", "r9")
+    assert res.exit_code == EXIT_INTERRUPTED
+    text = " ".join(res.output.split())
+    where = tmp_path / "runs" / "r9"
+    assert f"interrupted before its first measurement: nothing was measured yet (its settings are saved in {where})" in text
+    assert "the same command with --run-id r9 starts it again, as does " in text and "--resume r9" in text
+    assert "kept" not in text
+    fake.run_result = _run("ok", "pending")  # one level measured: what it holds is said, and kept
+    res = _sweep("--results-dir", "runs2", "--run-id", "r9")
+    text = " ".join(res.output.split())
+    assert (
+        f"interrupted: it holds 1 measured level; numbers for 1 of 2 variants, 1 not measured (`v1`), kept in {tmp_path / 'runs2' / 'r9'}"
+        in text
+    )
+
+
 def test_resume_takes_every_setting_and_warns_only_about_what_was_passed(fake) -> None:
     fake.run_result = _run("ok")
     res = _sweep("--resume", "r1")
