@@ -99,12 +99,23 @@ def test_a_rebuild_after_a_real_sweep_is_refused_by_export_and_resume(tiny_repo:
     data[-20] ^= 0xFF  # other weights, same graph: what a rebuild after editing the model writes
     model.unlink()
     model.write_bytes(bytes(data))
-    before = (tmp_path / "r" / results.RESULTS_FILE).read_bytes()
+    measured_run = (tmp_path / "r" / results.RESULTS_FILE).read_bytes()
 
     out = _cli("export-deployment", str(tmp_path / "r"))
     assert out.returncode == 1 and "Traceback" not in out.stderr
     assert f"are not the ones run r measured ({VARIANT}: 1/model.onnx: measured" in " ".join(out.stderr.split())
     assert not (tmp_path / "r" / f"deployment-{VARIANT}").exists()
+    assert (tmp_path / "r" / results.RESULTS_FILE).read_bytes() == measured_run
+    # a finished run serves nothing more: it says so, whatever the files (trial 7 F22); no server is started
+    done = _cli("sweep", "--resume=r", f"--results-dir={tmp_path}", "--no-report")
+    said = " ".join((done.stdout + done.stderr).split())
+    assert done.returncode == 0 and "nothing more is measured into it" in said, said[-2000:]
+    assert not (tmp_path / "r" / "server-2.log").exists()
+    # a run stopped before its end would measure them further: refused, the run as it was
+    run = results.load(tmp_path / "r")
+    run.finished = None
+    results.save(run, tmp_path / "r")
+    before = (tmp_path / "r" / results.RESULTS_FILE).read_bytes()
     resumed = _cli("sweep", "--resume=r", f"--results-dir={tmp_path}", "--no-report")
     assert resumed.returncode == 1 and "a resumed measurement of them" in " ".join(resumed.stderr.split())
     assert (tmp_path / "r" / results.RESULTS_FILE).read_bytes() == before and not (tmp_path / "r" / "server-2.log").exists()
