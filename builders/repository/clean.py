@@ -42,7 +42,8 @@ def _listed(index: Path) -> list[str]:
         ValueError: the index is not JSON or not the repository index's form.
     """
     data = json.loads(index.read_text(encoding="utf-8"))
-    names = [v.get("name") for v in data.get("variants", [])] if isinstance(data, dict) else None
+    entries = data.get("variants") if isinstance(data, dict) else None
+    names = [v.get("name") if isinstance(v, dict) else None for v in entries] if isinstance(entries, list) else None
     if names is None or not all(isinstance(n, str) for n in names):
         raise ValueError("not a repository index (no list of variants with names)")
     return [n for n in names if n and Path(n).name == n and n not in (".", "..")]

@@ -18,7 +18,8 @@ def has_numbers(run: RunResult, name: str) -> bool:
 
 def cut_variants(run: RunResult) -> tuple[list[str], list[str]]:
     """``(never measured, measured before)``: the variants ``run``'s time budget cut, in its cut order."""
-    names = [c.variant for c in (run.rounds.cuts if run.rounds else []) if c.kind == "variant" and c.variant]
+    cuts = run.rounds.cuts if run.rounds else []  # a variant cut in two sessions (a resume) is one variant
+    names = list(dict.fromkeys(c.variant for c in cuts if c.kind == "variant" and c.variant))
     return [n for n in names if not has_numbers(run, n)], [n for n in names if has_numbers(run, n)]
 
 
@@ -31,7 +32,7 @@ def unmeasured_caveat(run: RunResult) -> str | None:
     if not never:
         return None
     return (
-        f"{len(never)} of the {len(run.variants)} variants were not measured (cut for time: "
+        f"{len(never)} of the {len(run.variants)} variants {'was' if len(never) == 1 else 'were'} not measured (cut for time: "
         f"{', '.join(f'`{n}`' for n in never)}): the pick is the best of the measured ones only; a longer "
         "`--time-budget` measures them."
     )

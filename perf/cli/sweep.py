@@ -216,7 +216,7 @@ class _progress:
                 )
             elif d is not None:
                 log(escape(f"{e['variant']}: not measured further because {d.reason}"))
-            elif e.get("reopened") and e.get("why"):  # a drop taken back (perf.search.revive)
+            elif e.get("reopened") and e.get("why"):  # a drop taken back (perf.search.drops)
                 log(escape(f"{e['variant']}: measured again, no longer dropped: {e['why']}"))
             elif e.get("reopened"):
                 log(escape(f"{e['variant']}: its ladder climbs again: the latest rounds no longer back its stop"))

@@ -224,7 +224,7 @@ class Rounds:
                 with self._lock:
                     self.record.rounds.remove(rr)
                 continue
-            self._after(alive, rr, max(0, s.rounds.max_rounds - done - 1))
+            self._after(alive, rr, max(0, s.rounds.max_rounds - done - 1), names)
         tie = self._tie_set(names)
         self._finish_group(group, why, tie)
         return tie
@@ -263,7 +263,9 @@ class Rounds:
         rr.wall_s = round(self.clock() - start, 3)
         self.events({"event": "round_done", "round": rr.index, "wall_s": rr.wall_s})
 
-    def _after(self, alive: Sequence[str], rr: RoundRecord, rounds_left: int) -> None:
+    def _after(self, alive: Sequence[str], rr: RoundRecord, rounds_left: int, group: Sequence[str]) -> None:
+        """After a round of ``alive`` (the contenders of ``group``, the group's loaded variants; its dropped ones
+        are judged for taking back, :mod:`perf.search.drops`): ladders, drops, the next round's focus."""
         s = self.setup
         peak = s.budget is not None and not self.ranked(alive)[1]  # ranked by peak: retired as that ranking judges
         for n in alive:
@@ -273,10 +275,11 @@ class Rounds:
             self._note(n, lad.end)
         self.resting = set()
         if s.mode == "prune":
-            if s.budget is not None and not peak:  # a drop on a level the budget no longer holds is taken back
-                drops.take_back(self.search, {n: self._vr(n) for n in alive}, s.budget.ms, s.budget.metric, self.events)
-            self._prune(self.contenders(alive))
-            left = self.contenders(alive)
+            every = {n: vr for n in group if (vr := self._vr(n)).status != "failed"}  # dropped ones too: under budget?
+            if s.budget is not None and self.ranked(list(every))[1]:  # a drop on a level the budget no longer holds
+                drops.take_back(self.search, every, s.budget.ms, s.budget.metric, self.events)
+            self._prune(self.contenders(group))
+            left = self.contenders(group)
             variants = {n: self._vr(n) for n in left}
             for n, levels in focus(self.ranking(left), self.ladders, s.plans, variants, s.rules, s.rounds, rounds_left).items():
                 self.ladders[n].active = levels  # a settled tie rests; one far behind: its compared level only

@@ -49,7 +49,7 @@ def shrink(
     """Shrink the plan of ``names`` over ``levels`` to ``budget_s`` (module rule); ``want``: the
     rounds the ladder's top is lowered for; ``floor``: the top is not lowered below it."""
     kept, lv, dropped = list(names), list(levels), []
-    while adaptive and cost(len(kept), lv, want) > budget_s and len(lv) > first_levels and lv[-1] > floor:
+    while adaptive and cost(len(kept), lv, want) > budget_s and len(lv) > max(first_levels, 1) and lv[-2] >= floor:
         lv.pop()
     while cost(len(kept), lv, MIN_ROUNDS) > budget_s and len(kept) > 2:
         dropped.append((kept[-1], len(kept), cost(len(kept), lv, MIN_ROUNDS)))

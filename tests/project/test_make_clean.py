@@ -88,3 +88,16 @@ def test_readme_says_what_make_clean_deletes():
         and "rm -rf builds model_repository/*/" not in makefile
     )
     assert "`make clean-results` deletes those" in text
+
+
+@pytest.mark.parametrize("index", ['{"variants": ["a"]}', '{"variants": null}', '["a"]', '{"variants": [{"name": 3}]}'])
+def test_an_index_of_another_form_deletes_no_model_folder_and_says_so(tmp_path: Path, index: str):
+    """The reviewer's case: {"variants": ["a"]} crashed clean with an AttributeError after builds/ was gone."""
+    from builders.repository.clean import clean
+
+    (tmp_path / "builds").mkdir()
+    (tmp_path / "model_repository" / "a" / "1").mkdir(parents=True)
+    (tmp_path / "model_repository" / "index.json").write_text(index)
+    done = clean(tmp_path)
+    assert (tmp_path / "model_repository" / "a" / "1").is_dir() and (tmp_path / "model_repository" / "index.json").is_file()
+    assert done.note and "cannot be read" in done.note and "no model folder deleted" in done.note

@@ -61,3 +61,13 @@ def test_the_console_summary_gives_a_cut_variant_one_short_row_and_says_the_cave
         assert row + 1 == len(table) or table[row + 1].split("│")[1].strip()  # the next line is the next variant's
     assert "needs about" not in res.output and "skipped" not in "".join(table)
     assert " ".join(res.output.split()).count(CAVEAT) == 1  # below the table, once
+
+
+def test_a_variant_cut_in_two_sessions_is_counted_once_and_one_cut_is_said_in_the_singular():
+    """The reviewer's case: a resume cuts a variant again (its reason carries that session's numbers);
+    the caveat said "2 of the 3 variants were not measured (cut for time: `c`, `c`)"."""
+    run = _run()
+    run.rounds.cuts.append(Cut("variant", "not measured: the next session's reason", "cut_a"))
+    assert unmeasured_caveat(run) == CAVEAT
+    run.rounds.cuts = [c for c in run.rounds.cuts if c.variant == "cut_a"]
+    assert (unmeasured_caveat(run) or "").startswith("1 of the 4 variants was not measured (cut for time: `cut_a`)")

@@ -54,17 +54,52 @@ def test_the_engine_takes_a_drop_back_once_the_level_that_beat_it_is_over_the_bu
     sched._prune(["lead", "slow"])
     d = run.search.decision("slow")
     assert d is not None and d.rule == "pruned" and (d.best_variant, d.best_concurrency) == ("lead", 1)
-    sched._after(["lead", "slow"], RoundRecord(5, 0, 1, "now"), 4)  # still within: the drop stands
+    group = ["lead", "slow"]  # run_group gives the contenders (not the dropped) and the whole group
+    sched._after(sched.contenders(group), RoundRecord(5, 0, 1, "now"), 4, group)  # still within: the drop stands
     assert run.search.decision("slow") is not None and sched.contenders(["lead", "slow"]) == ["lead"]
     # the next rounds take the leader's p99 over the budget (its median of 13 rounds now 31 ms)
     lead.levels += _levels(1, [(1000.0, 31.0)] * 7, start=6)
-    sched._after(["lead", "slow"], RoundRecord(12, 0, 1, "now"), 2)
+    sched._after(sched.contenders(group), RoundRecord(12, 0, 1, "now"), 2, group)
     assert run.search.decision("slow") is None or run.search.decision("slow").best_variant != "lead"
     assert "slow" in sched.contenders(["lead", "slow"])
     (said,) = [e for e in events if e.get("reopened")]
     assert said["variant"] == "slow" and said["why"].startswith(
         "`lead` at concurrency 1, the level that beat it, is over the p99 budget of 25.00 ms now: p99 31.00 ms (median of 13 rounds)"
     )
+
+
+def test_a_real_group_of_rounds_takes_a_stale_drop_back_and_keeps_only_a_valid_one() -> None:
+    """The reviewer's case: run_group gives _after only the contenders, so a dropped variant was
+    never judged for taking back. `mid` at c=2 drops `slow`; from round 6 its p99 is 40 ms, over the
+    25 ms budget: the drop is taken back, and `slow` is dropped again only on `lead`'s comparison
+    (its level within the budget), in the same step, since `lead` beats it on the rounds they shared."""
+    names = ["lead", "slow", "mid"]
+    run = RunResult("r", "now", variants=[VariantResult(n, status="ok") for n in names])
+    run.search, run.rounds = SearchRecord("prune", True), RoundsRecord(seed=1)
+    plans = {n: plan_levels(n, 8, LADDER, [1]) for n in names}
+    events: list[dict[str, Any]] = []
+    sched = Rounds(
+        run,
+        Setup(plans, LADDER, True, SearchRules(), RoundRules(max_rounds=20), "prune", Budget(BUDGET)),
+        1.0,
+        events=events.append,
+    )
+    end = SearchDecision(variant="x", rule="cap", concurrency=1, reason="")
+    sched.ladders = {n: ladder.Ladder([1], [1], end=end) for n in names}
+
+    def measure(name: str, key: Any) -> LevelResult:
+        c, _, t, _, _ = key
+        wobble = -30.0 if t % 2 else 30.0
+        thr, p99 = {"lead": (1000.0 + t + wobble, 24.0), "mid": (1000.0 + t - wobble, 24.0 if t < 6 else 40.0)}.get(
+            name, (600.0 + t, 10.0)
+        )
+        return LevelResult(c, 1, t, throughput_infer_per_s=thr, latency_p99_ms=p99, status="ok")
+
+    sched.run_group(names, 0, measure)
+    back = [e for e in events if e.get("reopened") and e.get("why")]
+    assert back and back[0]["variant"] == "slow" and back[0]["why"].startswith("`mid` at concurrency 2, the level that beat it")
+    d = run.search.decision("slow")
+    assert d is not None and d.rule == "pruned" and d.best_variant == "lead"  # dropped again, by a level within the budget
 
 
 def test_a_drop_judged_while_ranking_by_peak_is_taken_back_once_a_level_is_within_the_budget(
@@ -146,3 +181,16 @@ def test_a_runner_up_ranked_below_a_level_with_too_few_rounds_says_that_level() 
     # under a budget its c=4 is over: nothing to add
     under = rank_variants(run.variants, 6.0, "latency_p99_ms")
     assert not any("too few to compare" in ln for ln in comparison_lines(under, "Best under", 99, 6.0, (), run))
+
+
+def test_the_resume_floor_is_never_cut_through_when_it_is_not_a_ladder_level() -> None:
+    """The reviewer's case: ladder 1..32, a run with numbers at c=12 (floor 12): the top was lowered to 8."""
+    from perf.search.shrink import shrink
+
+    def cost(n: int, lv: Any, rounds: int) -> float:
+        return float(n * len(lv) * rounds)
+
+    out = shrink(["a", "b"], [1, 2, 4, 8, 16, 32], cost, 0.0, 7, 3, True, floor=12)
+    assert out.levels == [1, 2, 4, 8, 16]  # 16 covers the 12 measured before
+    assert shrink(["a", "b"], [1, 2, 4, 8, 16, 32], cost, 0.0, 7, 3, True, floor=16).levels == [1, 2, 4, 8, 16]
+    assert shrink(["a", "b"], [1, 2, 4, 8, 16, 32], cost, 0.0, 7, 3, True).levels == [1, 2, 4]
