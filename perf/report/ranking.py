@@ -16,7 +16,7 @@ from perf.analysis.cuts import has_numbers
 from perf.analysis.paired import GAP_MIN, GAP_ROUNDS, RULE, p_cell
 from perf.analysis.peaks import peak_title
 from perf.analysis.ranking import MIN_ROUNDS, Comparison, Ranking, Side, levels_of, per_round, records
-from perf.analysis.recommendation import Recommendation, candidate
+from perf.analysis.recommendation import Recommendation, candidate, latency_metric
 from perf.analysis.standing import member_words, others_words, ranked_words, tie_words
 from perf.analysis.stats import Point
 from perf.markdown import capped, fmt, table
@@ -193,7 +193,7 @@ def comparison_lines(
         lines.append(f"- It beats every other ranked variant by the rule ({others_words(ranking, run, budget_ms is not None)}).")
     if ranking.comparisons:
         head = ["runner-up", "at c", "ratio (median)", "min–max", "pick ahead", "p", f"Δ p{percentile} ms", "verdict"]
-        metric = f"latency_p{percentile}_ms"
+        metric = latency_metric(percentile)
         rows = [_row(c, lead, _unranked_higher(run, c, budget_ms, metric)) for c in ranking.comparisons[:SHOWN]]
         lines += ["", *table(head, rows, ["left", "right", "right", "right", "right", "right", "right", "left"]), ""]
         if len(ranking.comparisons) > SHOWN:

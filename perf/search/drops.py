@@ -29,6 +29,7 @@ from perf.analysis.ranking import levels_of, records
 from perf.markdown import fmt
 from perf.records.results import VariantResult
 from perf.records.search import SearchDecision, SearchRecord
+from perf.search.policy import Budget
 
 
 def decision(vr: VariantResult, at: int, reason: str, best: str | None, best_c: int | None) -> SearchDecision:
@@ -40,13 +41,12 @@ def decision(vr: VariantResult, at: int, reason: str, best: str | None, best_c: 
 def take_back(
     search: SearchRecord,
     variants: Mapping[str, VariantResult],
-    budget_ms: float,
-    metric: str,
+    budget: Budget,
     events: Callable[[dict[str, Any]], None],
 ) -> list[str]:
     """Take back every drop of :func:`stale_drops` from ``search``: each variant a contender again,
     said by a ``search_decision`` event with ``reopened`` and ``why``; returns their names."""
-    stale = stale_drops(search.decisions, variants, budget_ms, metric)
+    stale = stale_drops(search.decisions, variants, budget)
     for d, why in stale:
         search.decisions = [x for x in search.decisions if x is not d]
         events(  # said once: by the listener (perf.search.events.log_event without one)
@@ -56,7 +56,7 @@ def take_back(
 
 
 def stale_drops(
-    decisions: list[SearchDecision], variants: Mapping[str, VariantResult], budget_ms: float, metric: str
+    decisions: list[SearchDecision], variants: Mapping[str, VariantResult], budget: Budget
 ) -> list[tuple[SearchDecision, str]]:
     """The drops among ``decisions`` whose beating level is not within ``budget_ms`` now, each with
     why in words (module docstring).
@@ -64,11 +64,10 @@ def stale_drops(
     Args:
         decisions: The search's decisions (only ``"pruned"`` ones with the level that beat them are judged).
         variants: The variants of the group, by name (a drop of a variant not in it is left alone).
-        budget_ms: The latency budget (ms).
-        metric: The latency percentile field the budget is on (``"latency_p99_ms"``).
+        budget: The latency budget (its ms and percentile).
     """
     out = []
-    pct = metric.removeprefix("latency_").removesuffix("_ms")
+    pct, budget_ms, metric = f"p{budget.percentile}", budget.ms, budget.metric
     for d in decisions:
         by = variants.get(d.best_variant or "")
         if d.rule != "pruned" or d.variant not in variants or by is None or d.best_concurrency is None:

@@ -276,8 +276,9 @@ class Rounds:
         self.resting = set()
         if s.mode == "prune":
             every = {n: vr for n in group if (vr := self._vr(n)).status != "failed"}  # dropped ones too: under budget?
-            if s.budget is not None and self.ranked(list(every))[1]:  # a drop on a level the budget no longer holds
-                drops.take_back(self.search, every, s.budget.ms, s.budget.metric, self.events)
+            dropped = any(d.rule == "pruned" and d.variant in every for d in self.search.decisions)
+            if s.budget is not None and dropped and self.ranked(list(every))[1]:  # a drop the budget no longer holds
+                drops.take_back(self.search, every, s.budget, self.events)
             self._prune(self.contenders(group))
             left = self.contenders(group)
             variants = {n: self._vr(n) for n in left}

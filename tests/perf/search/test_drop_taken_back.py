@@ -111,18 +111,18 @@ def test_a_drop_judged_while_ranking_by_peak_is_taken_back_once_a_level_is_withi
     d = SearchDecision("slow", "pruned", 1, "", [1], best_variant="lead", best_concurrency=1)
     search = SearchRecord("prune", True, decisions=[d])
     events: list[dict[str, Any]] = []
-    back = drops.take_back(search, {"lead": lead, "slow": slow}, BUDGET, "latency_p99_ms", events.append)
+    back = drops.take_back(search, {"lead": lead, "slow": slow}, Budget(BUDGET), events.append)
     assert back == ["slow"] and search.decisions == [] and events[0]["why"].endswith("p99 40.00 ms (median of 6 rounds)")
     search.decisions = [d]  # without a listener it is logged, once (perf.search.events)
     with caplog.at_level("INFO"):
-        drops.take_back(search, {"lead": lead, "slow": slow}, BUDGET, "latency_p99_ms", log_event)
+        drops.take_back(search, {"lead": lead, "slow": slow}, Budget(BUDGET), log_event)
     assert [r.getMessage() for r in caplog.records if "no longer dropped" in r.getMessage()] == [
         f"slow: measured again, no longer dropped: {events[0]['why']}"
     ]
     # a drop whose beater is within the budget, or of a variant outside the group, is left alone
     lead.levels = _levels(1, [(1000.0, 20.0)] * 6)
     search.decisions = [d, SearchDecision("gone", "pruned", 1, "", [1], best_variant="lead", best_concurrency=1)]
-    assert drops.take_back(search, {"lead": lead, "slow": slow}, BUDGET, "latency_p99_ms", events.append) == []
+    assert drops.take_back(search, {"lead": lead, "slow": slow}, Budget(BUDGET), events.append) == []
     assert len(search.decisions) == 2
 
 
