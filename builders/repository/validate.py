@@ -382,5 +382,18 @@ def summary(problems: list[Problem], root: str | Path) -> str:
         )
     if not problems:
         return f"{count(total, 'model')} checked, no problems"
-    models = {relative(p.file, root).split(os.sep)[0] for p in problems}
-    return f"{count(len(problems), 'problem')} in {of(len(models), total, 'model')}"
+    n = count(len(problems), "problem")
+    if (rootp / CONFIG).is_file():
+        return f"{n} in {of(1, 1, 'model')}"
+    # a problem of the repository itself (it does not exist, holds no model folder, its index.json)
+    # is in none of its models: counted apart, never as "1 of 0 models" (trial 8)
+    firsts = [relative(p.file, root).split(os.sep)[0] for p in problems]
+    in_models = [f for f in firsts if f not in (".", "") and (rootp / f).is_dir()]
+    own = len(problems) - len(in_models)
+    models = of(len(set(in_models)), total, "model")
+    itself = "the repository itself" + ("" if total else " (no model checked)")
+    if not own:
+        return f"{n} in {models}"
+    if not in_models:
+        return f"{n} in {itself}"
+    return f"{n}: {len(in_models)} in {models}, {own} in {itself}"

@@ -282,3 +282,22 @@ def test_our_builds_validate_clean_for_both_servings(tiny_repo, tiny_build, tiny
     # the exported file is shared between variants, not copied
     inodes = {(native / v.name / "1" / "model.onnx").stat().st_ino for v in variants if v.format == "onnx"}
     assert inodes == {(tiny_build_dir / "model.onnx").stat().st_ino}
+
+
+def test_the_summary_counts_a_problem_of_the_repository_itself_apart_from_its_models(tmp_path, repo):
+    """A problem of the repository itself is in none of its models: "1 problem in 1 of 0 models"
+    (an empty folder, a path that does not exist) counted a model that is not there."""
+    from builders.repository.validate import Problem, summary
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for root in (empty, tmp_path / "missing"):
+        r = CliRunner(env={"COLUMNS": "250"}).invoke(cli, ["validate", str(root)])
+        assert r.exit_code == 1
+        assert "1 problem in the repository itself (no model checked)" in r.output, r.output
+        assert "of 0 models" not in r.output
+    in_model = Problem(str(repo / NAME / "config.pbtxt"), "name", "x", "y")
+    index = Problem(str(repo / "index.json"), "index", "x", "y")
+    assert summary([in_model], repo) == "1 problem in 1 of 1 model"
+    assert summary([index], repo) == "1 problem in the repository itself"
+    assert summary([in_model, index], repo) == "2 problems: 1 in 1 of 1 model, 1 in the repository itself"
