@@ -369,7 +369,7 @@ def baseline_for_run(
     run = results.load(run_dir)
     repo = run_repository(run, repository)
     opts = dataclasses.replace(opts or BaselineOptions(repo), repository=repo, run=run)
-    refuse_missing(run, acted_on(run, opts.variants), repo, "the in-process baseline")
+    refuse_missing(run, acted_on(run, opts.variants, repo), repo, "the in-process baseline")
     refuse_changed(run, [v.name for v in run.variants], repo, "baseline filed under the run", LOADED)
     kept = f"run {run.run_id}'s results.json keeps what it held"
     run.baseline = refuse_nothing_measured(run_baseline(opts, progress), kept, "the run has no measured variant")

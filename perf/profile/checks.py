@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from core.errors import PerfError
+from core.names import require_known
 from perf.records.baseline import BaselineResult
 from perf.records.results import RunResult
 
@@ -28,15 +29,36 @@ def run_repository(run: RunResult, repository: Path | None = None) -> Path:
     return Path(run.settings["repository"])
 
 
-def acted_on(run: RunResult, patterns: Sequence[str] = ()) -> list[str]:
+def acted_on(run: RunResult, patterns: Sequence[str] = (), repository: Path | None = None) -> list[str]:
     """The variants of ``run`` a baseline (or its traces) of it measures: its measured ones, or
     those of them ``patterns`` (``--variants``) match; a plain name matching none of them is kept
-    as given (the repository is then asked for it)."""
+    as given (the repository is then asked for it).
+
+    Args:
+        run: The sweep.
+        patterns: ``--variants``: names or fnmatch patterns.
+        repository: The repository the command reads; a plain name that is neither a variant of
+            the run nor a model folder there is a typo (:func:`core.names.require_known`).
+
+    Raises:
+        FlagError: a plain name of ``patterns`` is neither the run's nor in ``repository`` (the
+            close name and the run's variants named; it was told to rebuild it, trial 8).
+    """
     ok = [v.name for v in run.variants if v.status == "ok"]
     if not patterns:
         return ok
     hits = [n for n in ok if any(fnmatch.fnmatchcase(n, p) for p in patterns)]
-    return hits + [p for p in patterns if not any(c in p for c in "*?[") and p not in hits]
+    plain = [p for p in patterns if not any(c in p for c in "*?[") and p not in hits]
+    if repository is not None:
+        known = [v.name for v in run.variants]
+        require_known(
+            "--variants",
+            [p for p in plain if p not in known and not (Path(repository) / p / "config.pbtxt").is_file()],
+            known,
+            kind="variant",
+            owner=f"run {run.run_id}",
+        )
+    return hits + plain
 
 
 def refuse_nothing_measured(result: BaselineResult, kept: str, none: str = "no variant to measure") -> BaselineResult:

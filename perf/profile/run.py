@@ -112,7 +112,7 @@ def profile_target(
     if (target / results.RESULTS_FILE).is_file():
         run = results.load(target)
         repo = run_repository(run, repository)
-        refuse_missing(run, acted_on(run, opts.variants), repo, "the traces and the precision study")
+        refuse_missing(run, acted_on(run, opts.variants, repo), repo, "the traces and the precision study")
         refuse_changed(run, [v.name for v in run.variants], repo, "trace filed under the run", LOADED)
         opts, out_dir, earlier = dataclasses.replace(opts, repository=repo, run=run), target, run.profile
     if out_dir is None:

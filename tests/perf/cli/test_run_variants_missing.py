@@ -121,6 +121,21 @@ def test_variants_acted_on_are_the_runs_measured_ones_that_the_patterns_match(tm
     assert acted_on(run, ["other_variant"]) == ["other_variant"]  # asked of the repository as given
 
 
+@pytest.mark.parametrize("extra", [[], ["--profile-only", "--trace"]], ids=["baseline", "traces"])
+def test_a_typo_in_variants_is_named_as_a_typo_not_told_to_rebuild(cleaned, extra):
+    """`baseline RUN --variants <typo>` said the variant "is not in" the repository and told the user to
+    rebuild it with `builders build`: a name that is neither the run's nor a folder there is a typo."""
+    run_dir, repo = cleaned
+    typo = NAMES[1].replace("_ts_", "_tss_")
+    res = CliRunner().invoke(cli, ["baseline", str(run_dir), "--variants", typo, *extra])
+    assert res.exit_code == 2, res.output
+    assert f"did you mean '{NAMES[1]}'?" in res.output and "names no variant of run t8-cnn" in res.output
+    assert "builders build" not in res.output
+    (repo / "elsewhere_model").mkdir()
+    (repo / "elsewhere_model" / "config.pbtxt").write_text('name: "elsewhere_model"\n')
+    assert acted_on(load(run_dir), ["elsewhere_model"], repo) == ["elsewhere_model"]  # in the repository: kept
+
+
 def test_traces_alone_keep_the_runs_precision_study_and_nothing_measured_stores_nothing(tmp_path, monkeypatch):
     repo = tmp_path / "repo"
     for n in NAMES:
