@@ -237,13 +237,29 @@ def refuse_missing(
         where = f"{which} in {repo} (no model folder with a config.pbtxt)"
     else:
         where = f"{which} there: its repository {repo} does not exist"
+    swept = _swept(record)
+    if swept is not None and swept.resolve() != repo.resolve() and all((swept / v / "config.pbtxt").is_file() for v in missing):
+        # the wrong repository was named (coldstart --into -r elsewhere): not a rebuild, the run's own one
+        hint = f"pass {flag} {swept} (the repository the run swept, which holds {'them' if len(missing) > 1 else 'it'})"
+    else:
+        hint = (
+            f"rebuild {'them' if len(missing) > 1 else 'it'} with `builders build` ({_built(record, missing)}; "
+            f"`make clean` deletes variant folders), or pass {flag} with the repository that holds them"
+        )
     raise PerfError(
         f"run {record.run_id}: {where}: "
         + (f"nothing the run measured is there for {doing}" if len(missing) == len(names) else f"{doing} would leave them out")
         + "; nothing in the run was changed",
-        hint=f"rebuild {'them' if len(missing) > 1 else 'it'} with `builders build` ({_built(record, missing)}; "
-        f"`make clean` deletes variant folders), or pass {flag} with the repository that holds them",
+        hint=hint,
     )
+
+
+def _swept(record: Measured) -> Path | None:
+    """The repository ``record`` says it measured, when it says one."""
+    if isinstance(record, ColocationRecord):
+        return Path(record.repository) if record.repository else None
+    given = record.settings.get("repository")
+    return Path(given) if given else None
 
 
 def _built(record: Measured, variants: list[str]) -> str:

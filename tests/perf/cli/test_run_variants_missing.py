@@ -173,3 +173,18 @@ def test_coldstart_into_keeps_a_measured_cold_start_over_a_failed_load_and_files
     assert lines == [
         f"{NAMES[0]}: the run's cold start is kept (this one was not measured: not measured: the load failed (boom))"
     ]
+
+
+def test_a_command_given_another_repository_than_the_runs_is_told_the_runs_one(tmp_path):
+    """coldstart --into RUN -r <another repository> was told to rebuild the run's variants: the run's
+    own repository holds them, and the hint names it."""
+    repo = tmp_path / "model_repository"
+    for n in NAMES:
+        (repo / n).mkdir(parents=True)
+        (repo / n / "config.pbtxt").write_text(f'name: "{n}"\n')
+    other = tmp_path / "other_repository"
+    other.mkdir()
+    run_dir = _run(tmp_path / "results" / "t9-cnn", repo)
+    text = _refused(["coldstart", "--into", str(run_dir), "-r", str(other)], run_dir)
+    assert f"pass -r/--repository {repo} (the repository the run swept, which holds them)" in text
+    assert "builders build" not in text
