@@ -36,7 +36,7 @@ from typing import Any
 from builders.model.spec import ModelSpec
 from builders.model.tensor import BATCH_AXIS, Dim, TensorSpec
 from core.errors import ClientError
-from core.names import require_known, x_separated_dims
+from core.names import require_known, x_separated_list
 
 #: One input's config dims: ``(name, dims)``, ``-1`` for a dynamic dim.
 ConfigInput = tuple[str, Sequence[int]]
@@ -51,11 +51,20 @@ def parse_shape(text: str) -> tuple[str, tuple[int, ...]]:
         ClientError: not ``NAME:dims`` with integer dims >= 1.
     """
     name, sep, dims = text.rpartition(":")
-    meant = x_separated_dims(dims)
+    meant = x_separated_list(dims)
     if sep and name and meant:
         raise ClientError(
             f"--shape {text!r}: dims are comma-separated: did you mean {name}:{meant}?",
             hint=f"--shape {name}:{meant} (the dims without the batch axis, perf_analyzer's --shape)",
+        )
+    bad = [d.strip() for d in dims.split(",") if not d.strip().lstrip("-").isdigit()]
+    if sep and name and dims.strip() and bad:  # name the part that is wrong, not the whole flag's form
+        what = ", ".join(repr(b) if b else "an empty dim" for b in dict.fromkeys(bad))
+        raise ClientError(
+            f"--shape {text!r}: {what} {'is not an integer' if len(set(bad)) == 1 else 'are not integers'}: "
+            "every dim must be an integer >= 1, the dims comma-separated",
+            hint=f"give every dim of {name} as an integer, without the batch axis (perf_analyzer's --shape), "
+            "e.g. --shape input_ids:128",
         )
     try:
         shape = tuple(int(d) for d in dims.split(","))

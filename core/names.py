@@ -29,6 +29,17 @@ def x_separated_dims(text: str) -> str | None:
     return ",".join(re.findall(r"\d+", text))
 
 
+def x_separated_list(text: str) -> str | None:
+    """The comma-separated dims meant by a list of dims some of which are typed with ``x``
+    (``"3x64,64"`` -> ``"3,64,64"``, ``"3x64x64"`` -> ``"3,64,64"``), or ``None`` when no part is one:
+    every flag that reads a comma-separated list of dims or sizes goes through it, so a shape typed
+    with ``x`` in any of its parts gets the "did you mean" with every dim, never a generic error."""
+    parts = text.split(",")
+    if not any(x_separated_dims(p) for p in parts):
+        return None
+    return ",".join(x_separated_dims(p) or p.strip() for p in parts)
+
+
 def unknown_names_error(
     flag: str,
     given: Iterable[str],

@@ -6,7 +6,7 @@ from __future__ import annotations
 from builders.model.domains import DOMAINS
 from builders.model.tensor import Dim, TensorSpec
 from core.errors import ModelSpecError
-from core.names import x_separated_dims
+from core.names import x_separated_dims, x_separated_list
 
 
 def parse_input_flag(text: str) -> TensorSpec:
@@ -59,7 +59,7 @@ def parse_axis_flag(text: str) -> tuple[str, tuple[int, int, int]]:
         ModelSpecError: the text is not of that form.
     """
     name, sep, values = text.partition("=")
-    meant = x_separated_dims(values)
+    meant = x_separated_list(values)
     if sep and name and meant:
         raise ModelSpecError(
             f"--dynamic-axis {text!r}: the sizes are comma-separated: did you mean {name}={meant}?",

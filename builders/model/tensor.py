@@ -72,7 +72,8 @@ class TensorSpec:
                     hint='e.g. shape [3, 224, 224] or ["seq"]',
                 )
             meant = x_separated_dims(d) if isinstance(d, str) else None
-            if meant is not None:
+            if meant is not None:  # the whole shape in the hint: the other dims kept, this one split
+                meant = ",".join(x_separated_dims(e) or str(e) if isinstance(e, str) else str(e) for e in self.shape)
                 raise ModelSpecError(
                     f"tensor {self.name!r}: dimension {d!r} is a shape typed with x, not the name of a dynamic axis: "
                     f"dims are comma-separated: did you mean {meant}?",

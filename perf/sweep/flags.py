@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from core.cli import CommaList
-from core.names import x_separated_dims
+from core.names import x_separated_list
 from perf.search.policy import AUTO
 
 
@@ -74,7 +74,7 @@ def parse_shapes_flag(text: str) -> tuple[str, tuple[int, ...]]:
         click.BadParameter: not ``AXIS=SIZE[,SIZE...]`` with sizes >= 1.
     """
     axis, sep, sizes = text.partition("=")
-    meant = x_separated_dims(sizes)
+    meant = x_separated_list(sizes)
     if sep and axis.strip() and meant:
         raise click.BadParameter(f"--shapes {text!r}: the sizes are comma-separated: did you mean {axis.strip()}={meant}?")
     try:

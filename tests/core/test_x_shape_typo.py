@@ -70,3 +70,30 @@ def test_clients_shape_typed_with_x_is_refused():
 def test_sweep_shapes_typed_with_x_are_refused():
     with pytest.raises(click.BadParameter, match=r"did you mean seq=16,64\?"):
         parse_shapes_flag("seq=16x64")
+
+
+@pytest.mark.parametrize(
+    ("parse", "text", "meant"),
+    [
+        (parse_shape, "image:3x64,64", "image:3,64,64"),
+        (parse_shape, "image:3,64x64", "image:3,64,64"),
+        (parse_axis_flag, "seq=1x64,128", "seq=1,64,128"),
+        (parse_shapes_flag, "seq=16x64,128", "seq=16,64,128"),
+    ],
+)
+def test_a_part_typed_with_x_in_a_comma_list_gets_every_dim_meant(parse, text, meant):
+    """`--shape in:3x64,64` got the generic "is not NAME:dims": one part typed with x is the same typo."""
+    with pytest.raises((ClientError, ModelSpecError, click.BadParameter), match=f"did you mean {meant}\\?"):
+        parse(text)
+
+
+def test_a_spec_shape_with_one_dim_typed_with_x_keeps_the_other_dims_in_the_hint():
+    with pytest.raises(ModelSpecError) as e:
+        ModelSpec.from_json({"inputs": [{"name": "image", "dtype": "float32", "shape": ["3x64", 64]}]})
+    assert '"shape": [3, 64, 64]' in str(e.value) and "image:float32:3,64,64" in str(e.value)
+
+
+@pytest.mark.parametrize(("text", "part"), [("ids:3,,4", "an empty dim"), ("ids:3,abc", "'abc'"), ("ids:seq", "'seq'")])
+def test_a_dim_that_is_not_an_integer_is_named(text, part):
+    with pytest.raises(ClientError, match=f"{part} is not an integer"):
+        parse_shape(text)
