@@ -202,7 +202,7 @@ def compare_markdown(
 ) -> str:
     """The comparison report as markdown (see :func:`compare_runs`); ``folders``: the runs' folders
     (their parents named in the command that continues an interrupted one; ``None``: not known)."""
-    lines = [f"# Comparison: {a.run_id} ({label_a}) → {b.run_id} ({label_b})", ""]
+    lines = [f"{_HEADING}{a.run_id} ({label_a}) → {b.run_id} ({label_b})", ""]
     for label, run, folder in ((label_a, a, folders[0]), (label_b, b, folders[1])):  # an interrupted run is said first
         parent = Path(folder).parent if folder is not None else None
         if (stopped := unfinished_text(run, f"**{label}** (run `{run.run_id}`)", parent)) is not None:
@@ -274,6 +274,34 @@ def matched_points(a: RunResult, b: RunResult) -> list[tuple[str, Point, Point]]
     return out
 
 
+#: The first line of every comparison :func:`compare_markdown` writes: a file that starts so is one
+#: this command wrote, and writing it again loses nothing.
+_HEADING = "# Comparison: "
+
+
+def _refuse_foreign(out: Path) -> None:
+    """Refuse to write over a file that is not a comparison (``--out results/r1/report.md`` replaced
+    the run's report): a comparison is written anew, anything else is the user's and stays.
+
+    Raises:
+        PerfError: ``out`` is a folder, or an existing file that does not start as a comparison.
+    """
+    if out.is_dir():
+        raise PerfError(f"--out {out} is a folder", hint=f"name a file, e.g. --out {out / 'compare.md'}")
+    if not out.exists():
+        return
+    try:
+        with out.open(encoding="utf-8", errors="replace") as f:
+            first = f.readline()
+    except OSError as e:
+        raise PerfError(f"--out {out} cannot be read ({e.strerror}): nothing written", hint="name a new file") from e
+    if not first.startswith(_HEADING):
+        raise PerfError(
+            f"--out {out} exists and is not a comparison (it starts {first.strip()[:60]!r}): nothing written, it is kept",
+            hint="name a new file, or delete that one first if it is yours to lose",
+        )
+
+
 def compare_runs(run_a: Path, run_b: Path, out: Path | None = None) -> Path:
     """Compare two sweeps (before/after, or two machines) and write a markdown report.
 
@@ -291,8 +319,8 @@ def compare_runs(run_a: Path, run_b: Path, out: Path | None = None) -> Path:
         The path written.
 
     Raises:
-        PerfError: the two folders are one, a run folder has no readable ``results.json``, or
-            the two runs share no measured level.
+        PerfError: the two folders are one, a run folder has no readable ``results.json``, the
+            two runs share no measured level, or ``out`` is a file other than a comparison (kept).
     """
     if Path(run_a).resolve() == Path(run_b).resolve():
         raise PerfError(
@@ -311,8 +339,9 @@ def compare_runs(run_a: Path, run_b: Path, out: Path | None = None) -> Path:
             f"runs {a.run_id} and {b.run_id} share no measured level",
             hint="compare runs that swept the same variant names at the same concurrency and batch sizes",
         )
-    text = compare_markdown(a, b, folders=(Path(run_a), Path(run_b)))
     out = Path(out) if out else Path(run_b) / f"compare_{a.run_id}.md"
+    _refuse_foreign(out)
+    text = compare_markdown(a, b, folders=(Path(run_a), Path(run_b)))
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text)
     log.info("comparison written to %s", out)

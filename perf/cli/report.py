@@ -106,7 +106,8 @@ def report(run_dir: Path, latency_budget_ms: float | None, latency_percentile: i
     "--out",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="Where to write the comparison [default: RUN_B/compare_<RUN_A id>.md].",
+    help="Where to write the comparison [default: RUN_B/compare_<RUN_A id>.md]; an existing file is "
+    "replaced only when it is an earlier comparison (any other file is kept and nothing is written).",
 )
 @verbosity_option
 def compare(run_a: Path, run_b: Path, out: Path | None) -> None:

@@ -130,6 +130,21 @@ def test_compare_errors(runs: tuple[Path, Path], tmp_path: Path):
         compare_runs(runs[0], tmp_path / "copy")
 
 
+def test_compare_out_never_writes_over_a_file_that_is_not_a_comparison(runs: tuple[Path, Path], tmp_path: Path):
+    """`compare A B --out B/report.md` replaced the run's report: only a comparison is written anew."""
+    report = runs[1] / "report.md"
+    report.write_text("# Sweep after\nthe run's own report\n")
+    for out in (report, runs[1] / "results.json"):
+        before = out.read_bytes()
+        with pytest.raises(PerfError, match="exists and is not a comparison.*nothing written, it is kept"):
+            compare_runs(runs[0], runs[1], out)
+        assert out.read_bytes() == before
+    with pytest.raises(PerfError, match="is a folder"):
+        compare_runs(runs[0], runs[1], tmp_path)
+    again = compare_runs(runs[0], runs[1])  # the default file: written, then written anew
+    assert compare_runs(runs[0], runs[1]) == again and again.read_text().startswith("# Comparison: ")
+
+
 # ---------------------------------------------------------------- two rounds runs (issue 26)
 
 

@@ -22,6 +22,8 @@ CHECKED = {
     ("builders build", "--force"),
     # tests/perf/coldstart: the records of --into replace the run's cold starts (and the console names them)
     ("triton-perf coldstart", "--into"),
+    # tests/perf/analysis/test_compare.py: only an earlier comparison is replaced, any other file kept
+    ("triton-perf compare", "--out"),
 }
 
 
