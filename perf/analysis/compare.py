@@ -15,8 +15,10 @@ the comparison):
   level in at least 2 trials and the change exceeds both min–max spreads; a level measured once
   on either side has an unknown spread, and the comparison suggests ``--trials``.
 
-Either way a level measured on a busy host is not compared (:func:`perf.analysis.fair.unfair`),
-and a variant a run never measured (cut for time, failed, skipped) is listed as such, never as
+A level flagged host busy (:func:`perf.analysis.fair.unfair`: one busy round flags it) is, between
+two rounds runs, judged by the same rank-sum test on the rounds of each run that were not busy,
+when each has enough of them; otherwise, and always in the sequential case, it is *not measured
+fairly*, and the summary says what would measure it (one sweep of both, or a quiet host). A variant a run never measured (cut for time, failed, skipped) is listed as such, never as
 a result of that run alone.
 """
 
@@ -106,15 +108,31 @@ def _pct(d: Delta | None) -> str:
     return "—" if d is None or d.change_pct is None else f"{d.change_pct:+.1f}"
 
 
-def _round_values(run: RunResult, p: Point, metric: str) -> list[float]:
-    """``metric`` of ``p``'s level in every round (trial) that measured it."""
+def _round_values(run: RunResult, p: Point, metric: str, quiet: bool = False) -> list[float]:
+    """``metric`` of ``p``'s level in every round (trial) that measured it; ``quiet``: only the
+    rounds not flagged host busy."""
     v = run.variant(p.variant)
     return [
         x
         for lv in (v.levels if v else [])
         if lv.request_rate is None and (lv.concurrency, lv.batch_size) == (p.concurrency, p.batch_size) and lv.ok
+        if not (quiet and lv.host_busy)
         if (x := getattr(lv, metric)) is not None
     ]
+
+
+def _quiet_verdict(a: RunResult, b: RunResult, p: Point, q: Point, metric: str) -> tuple[str, str, int]:
+    """A level one side of which was flagged host busy (one busy round flags it): judged again on the
+    rounds of each run that were not busy, by the same rank-sum rule, when there are enough of them
+    (a busy host flags a few rounds of most levels, and "not measured fairly" everywhere answered
+    nothing, trial 9 F24); else ``not measured fairly``, with the quiet rounds each run has."""
+    qa, qb = _round_values(a, p, metric, quiet=True), _round_values(b, q, metric, quiet=True)
+    r = rank_sum(qa, qb)
+    if r is None or not r.callable:
+        return _pct(delta(p, q, metric)), f"not measured fairly (host busy; quiet rounds {len(qa)} in A, {len(qb)} in B: too few)", UNFAIR
+    pct = "—" if r.change_pct is None else f"{r.change_pct:+.1f} q"
+    kind = NO_CALL if r.verdict == "not distinguishable" else HIGHER if r.verdict == "higher" else LOWER
+    return pct, f"{r.describe()} on its quiet rounds ({len(qa)} in A, {len(qb)} in B)", kind
 
 
 def judge(a: RunResult, b: RunResult, p: Point, q: Point, metric: str) -> tuple[str, str, int | None]:
@@ -130,7 +148,7 @@ def judge(a: RunResult, b: RunResult, p: Point, q: Point, metric: str) -> tuple[
         if r is None:
             return _pct(d), "—", None
         if why:
-            return _pct(d), "not measured fairly (host busy)", UNFAIR
+            return _quiet_verdict(a, b, p, q, metric)
         if not r.callable:
             return _pct(d), r.describe(), UNKNOWN
         return _pct(d), r.describe(), NO_CALL if r.verdict == "not distinguishable" else up
@@ -182,6 +200,13 @@ def _summary(a: RunResult, b: RunResult, counts: dict[str, list[int]], label_a: 
         f"- p99 latency: {l99[LOWER]} {more}lower in B, {l99[HIGHER]} {more}higher, {l99[NO_CALL]} {no}, "
         f"{l99[UNKNOWN]} {unknown}, {l99[UNFAIR]} not measured fairly (a side host busy).",
     ]
+    if t[UNFAIR] or l99[UNFAIR]:
+        lines.append(
+            "- Not measured fairly: other processes used the host while a side measured the level, in too many of "
+            "its rounds. Two runs' rounds cannot be paired; to compare two setups on a host others use, sweep them "
+            "in one run (its interleaved rounds measure them under the same load, and its report pairs them), or "
+            "rerun both while nothing else runs."
+        )
     ma, mb = measured(a), measured(b)
     for label, mine, other in ((label_a, ma, mb), (label_b, mb, ma)):
         only = [n for n in mine if n not in other]
@@ -217,8 +242,16 @@ def compare_markdown(
         "",
         "Changes are (B − A) / A. Matched by variant name and (concurrency, batch size). "
         + rule_text(a, b, label_a, label_b)
-        + " A level measured while other processes used the host (host busy) is marked, and a change involving it "
-        "is *not measured fairly*: the two runs may differ by the host's load, not by what changed. "
+        + (
+            " A level measured while other processes used the host (host busy) is marked; a change involving it is "
+            "judged by the same test on the rounds of each run that were not busy (its Δ % then between their "
+            "medians, marked q), and is *not measured fairly* where a run has too few of them: the two runs may "
+            "differ by the host's load, not by what changed. "
+            if both_rounds(a, b)
+            else " A level measured while other processes used the host (host busy) is marked, and a change "
+            "involving it is *not measured fairly*: the two runs may differ by the host's load, not by what changed. "
+        )
+        + 
         f"{UNSTABLE_MARK} unstable: perf_analyzer did not reach a stable measurement; {UNSTABLE_MARK} host busy: "
         "other processes used the host's CPU during it.",
         "",
