@@ -18,8 +18,9 @@ the comparison):
 A level flagged host busy (:func:`perf.analysis.fair.unfair`: one busy round flags it) is, between
 two rounds runs, judged by the same rank-sum test on the rounds of each run that were not busy,
 when each has enough of them; otherwise, and always in the sequential case, it is *not measured
-fairly*, and the summary says what would measure it (one sweep of both, or a quiet host). A variant a run never measured (cut for time, failed, skipped) is listed as such, never as
-a result of that run alone.
+fairly*, and the summary says what would measure it (one sweep of both, or a quiet host). A
+variant a run never measured (cut for time, failed, skipped) is listed as such, never as a
+result of that run alone.
 """
 
 from __future__ import annotations
