@@ -130,7 +130,11 @@ def _quiet_verdict(a: RunResult, b: RunResult, p: Point, q: Point, metric: str) 
     qa, qb = _round_values(a, p, metric, quiet=True), _round_values(b, q, metric, quiet=True)
     r = rank_sum(qa, qb)
     if r is None or not r.callable:
-        return _pct(delta(p, q, metric)), f"not measured fairly (host busy; quiet rounds {len(qa)} in A, {len(qb)} in B: too few)", UNFAIR
+        return (
+            _pct(delta(p, q, metric)),
+            f"not measured fairly (host busy; quiet rounds {len(qa)} in A, {len(qb)} in B: too few)",
+            UNFAIR,
+        )
     pct = "—" if r.change_pct is None else f"{r.change_pct:+.1f} q"
     kind = NO_CALL if r.verdict == "not distinguishable" else HIGHER if r.verdict == "higher" else LOWER
     return pct, f"{r.describe()} on its quiet rounds ({len(qa)} in A, {len(qb)} in B)", kind
@@ -252,8 +256,7 @@ def compare_markdown(
             else " A level measured while other processes used the host (host busy) is marked, and a change "
             "involving it is *not measured fairly*: the two runs may differ by the host's load, not by what changed. "
         )
-        + 
-        f"{UNSTABLE_MARK} unstable: perf_analyzer did not reach a stable measurement; {UNSTABLE_MARK} host busy: "
+        + f"{UNSTABLE_MARK} unstable: perf_analyzer did not reach a stable measurement; {UNSTABLE_MARK} host busy: "
         "other processes used the host's CPU during it.",
         "",
     ]
