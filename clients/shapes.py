@@ -34,6 +34,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from builders.model.spec import ModelSpec
+from builders.model.spec_flags import wider_range_hint
 from builders.model.tensor import BATCH_AXIS, Dim, TensorSpec
 from core.errors import ClientError
 from core.names import require_known, x_separated_list
@@ -212,8 +213,8 @@ def check_sizes(
                 lo, opt, hi = ranges[axis]
                 raise ClientError(
                     f"{model}: {what} sets axis {axis} to {size}, outside the build's verified range {lo}..{hi}",
-                    hint=f"give {axis} within {lo}..{hi} (the sizes the build checked the outputs at); to serve {size}, "
-                    f"rebuild with a wider range (builders build --dynamic-axis {axis}={lo},{opt},{max(size, hi)})",
+                    hint=f"give {axis} within {lo}..{hi} (the sizes the build checked the outputs at); "
+                    + wider_range_hint(axis, (lo, opt, hi), [size]),
                 )
             if bound.get(axis, (size, ""))[0] != size:
                 raise ClientError(

@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable
+
 from builders.model.domains import DOMAINS
 from builders.model.tensor import Dim, TensorSpec
 from core.errors import ModelSpecError
@@ -72,3 +75,44 @@ def parse_axis_flag(text: str) -> tuple[str, tuple[int, int, int]]:
     if not sep or not name:
         raise ModelSpecError(f"--dynamic-axis {text!r} does not parse", hint="expected AXIS=MIN,OPT,MAX, e.g. seq=1,64,128")
     return name, (lo, opt, hi)
+
+
+def widened_range(bounds: tuple[int, int, int], sizes: Iterable[int]) -> tuple[int, int, int]:
+    """``(min, opt, max)`` widened to hold ``sizes``: the end a size lies beyond moves out to
+    it; the other end and ``opt`` stay (``opt`` was within the old range, so it is within the
+    wider one). Sizes already within the range change nothing.
+
+    Args:
+        bounds: An axis's verified ``(min, opt, max)`` in the build's spec.
+        sizes: The sizes to serve (each ``>= 1``).
+    """
+    lo, opt, hi = bounds
+    sizes = list(sizes)
+    lo, hi = min([lo, *sizes]), max([hi, *sizes])
+    return lo, min(max(opt, lo), hi), hi
+
+
+def wider_range_hint(axis: str, bounds: tuple[int, int, int], sizes: Iterable[int], verb: str = "serve") -> str:
+    """The advice of every size refused for leaving an axis's verified range (``clients infer
+    --shape``, an input file, ``triton-perf sweep --shapes``, ``coldstart --shape``): the
+    ``--dynamic-axis`` flag (and spec-file entry) of :func:`widened_range` (trial 9, F11: a size
+    below ``min`` was told to rebuild with the range it already had).
+
+    Args:
+        axis: The dynamic axis (``"time"``).
+        bounds: Its verified ``(min, opt, max)``.
+        sizes: The refused sizes.
+        verb: What the user wants to do with them (``"serve"``, ``"sweep"``).
+
+    Returns:
+        E.g. ``'to serve 8, rebuild with a wider range: builders build ... --dynamic-axis
+        time=8,128,512 (a spec file: "dynamic_axes": {"time": [8, 128, 512]})'``.
+    """
+    sizes = sorted(set(sizes))
+    wide = widened_range(bounds, sizes)
+    said = ", ".join(map(str, sizes[:-1])) + (" and " if len(sizes) > 1 else "") + str(sizes[-1])
+    entry = json.dumps({"dynamic_axes": {axis: list(wide)}})[1:-1]
+    return (
+        f"to {verb} {said}, rebuild with a wider range: builders build ... --dynamic-axis "
+        f"{axis}={','.join(map(str, wide))} (a spec file: {entry})"
+    )

@@ -15,6 +15,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from builders.model.spec_flags import wider_range_hint
 from builders.repository.missing import repository_not_found
 from builders.repository.view import Repository
 from clients.server import TritonServer
@@ -195,7 +196,8 @@ class SweepBase:
                 raise PerfError(
                     f"{name}: --shapes {axis}={','.join(map(str, sizes))}: {outside} outside the axis's range "
                     f"[{lo}, {hi}] in the build's spec",
-                    hint=f"sweep sizes within {lo}..{hi} (what the export was verified for)",
+                    hint=f"sweep sizes within {lo}..{hi} (what the export was verified for); "
+                    + wider_range_hint(axis, have[axis], outside, verb="sweep"),
                 )
         axes = list(self.opts.sweep_axes)
         return tuple(

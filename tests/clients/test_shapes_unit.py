@@ -59,17 +59,22 @@ def test_a_given_shape_sizes_its_axes_for_every_input_that_shares_them() -> None
 
 
 @pytest.mark.parametrize(
-    "given, said",
+    "given, said, size, flag",
     [
-        ({"ids": (65,)}, "sets axis seq to 65, outside the build's verified range 1..64"),
-        ({"img": (3, 7, 48)}, "sets axis h to 7, outside the build's verified range 8..64"),
-        ({"img": (3, 32, 97)}, "sets axis w to 97, outside the build's verified range 8..96"),
+        ({"ids": (65,)}, "sets axis seq to 65, outside the build's verified range 1..64", 65, "seq=1,16,65"),
+        # below min: the left end moves (trial 9, F11: the hint repeated the range it had, h=8,32,64)
+        ({"img": (3, 7, 48)}, "sets axis h to 7, outside the build's verified range 8..64", 7, "h=7,32,64"),
+        ({"img": (3, 32, 97)}, "sets axis w to 97, outside the build's verified range 8..96", 97, "w=8,48,97"),
     ],
 )
-def test_sizes_outside_the_verified_range_are_refused(given: dict, said: str) -> None:
+def test_sizes_outside_the_verified_range_are_refused(given: dict, said: str, size: int, flag: str) -> None:
     with pytest.raises(ClientError, match=said) as e:
         shapes.resolve("m", INPUTS, 8, SPEC, given)
-    assert "rebuild with a wider range (builders build --dynamic-axis" in (e.value.hint or "")
+    assert f"to serve {size}, rebuild with a wider range: builders build ... --dynamic-axis {flag} " in (e.value.hint or "")
+    # an input file's size is told the same (clients.input_files reads through check_sizes)
+    with pytest.raises(ClientError, match=said) as e:
+        shapes.check_sizes("m", INPUTS, 8, SPEC, given, source="x.npz")
+    assert f"--dynamic-axis {flag} " in (e.value.hint or "")
 
 
 def test_shapes_that_do_not_fit_the_config() -> None:

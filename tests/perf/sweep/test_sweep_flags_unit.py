@@ -15,7 +15,7 @@ from builders.model.spec import ModelSpec
 from builders.model.tensor import TensorSpec
 from builders.repository.view import Repository
 from clients.server import ServerOptions
-from core.errors import FlagError
+from core.errors import FlagError, PerfError
 from perf.cli import main as perf_cli
 from perf.sweep.run import Sweep, SweepOptions
 
@@ -70,6 +70,20 @@ def test_a_shapes_axis_no_build_has_is_a_usage_error(built: Path, tmp_path: Path
     assert "Invalid value for --shapes: 'sq' (did you mean 'seq'?) names no dynamic axis" in text
     assert "the dynamic axes of the builds of this sweep's variants: seq" in text
     assert "Traceback" not in res.output
+
+
+def test_shapes_outside_the_range_are_told_the_range_that_holds_them(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """--shapes below min and above max: one hint, the flag widened at both ends (trial 9, F11)."""
+    spec = ModelSpec(SPEC.inputs, SPEC.outputs, {"seq": (16, 24, 128)})
+    monkeypatch.setattr(
+        Repository, "variant", lambda self, name: type("V", (), {"spec": spec, "served_spec": spec, "entry": None})()
+    )
+    repo = _repo(tmp_path / "repo", ["enc_a"])
+    with pytest.raises(PerfError, match=r"--shapes seq=8,64,200: \[8, 200\] outside the axis's range \[16, 128\]") as e:
+        Sweep(_opts(repo, tmp_path, sweep_axes={"seq": (8, 64, 200)}, run_id="s"))
+    assert "to sweep 8 and 200, rebuild with a wider range: builders build ... --dynamic-axis seq=8,24,200 " in (
+        e.value.hint or ""
+    )
 
 
 def test_one_axis_named_by_two_shapes_flags_is_a_usage_error() -> None:
