@@ -33,6 +33,7 @@ from builders.verify.verdicts import describe, overall
 from builders.verify.verification import VERIFICATION_POLICY, error_summary, verify_export
 from core import formats
 from core.errors import ExportError, ToolkitError
+from core.wording import count
 
 #: An export that failed: its format, its precision and the error.
 Failure = tuple[str, str, ToolkitError]
@@ -346,7 +347,7 @@ def _show_tracer_warnings(say: Progress, what: str, result: ExportResult) -> Non
     """Show an export's tracer warnings once (they are kept in the manifest)."""
     if result.tracer_warnings:
         say(
-            f"{what}: torch.jit traced {result.strategy} with {len(result.tracer_warnings)} warning(s), "
+            f"{what}: torch.jit traced {result.strategy} with {count(len(result.tracer_warnings), 'warning')}, "
             f"recorded in the manifest; first: {result.tracer_warnings[0]}"
         )
 

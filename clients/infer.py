@@ -221,7 +221,7 @@ def run_requests(
     names = output_names or known_out
     bad = [n for n in names if n not in known_out]
     if bad:
-        raise ClientError(f"{model}: unknown output(s) {bad}; the model has {known_out}")
+        raise ClientError(f"{model}: unknown {'output' if len(bad) == 1 else 'outputs'} {bad}; the model has {known_out}")
     lock = threading.Lock()
     latencies: list[float] = []
     failures: list[str] = []

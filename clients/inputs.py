@@ -111,12 +111,14 @@ def validate_inputs(sig: ModelSignature, inputs: dict[str, np.ndarray], cast: bo
     unknown = sorted(set(inputs) - set(known))
     if unknown:
         raise ClientError(
-            f"{sig.name}: unknown input(s) {unknown}; the model takes {sorted(known)}",
+            f"{sig.name}: unknown {'input' if len(unknown) == 1 else 'inputs'} {unknown}; the model takes {sorted(known)}",
             hint="name the arrays after the model's inputs (npz keys, or input:<name> as in reference.npz)",
         )
     missing = sorted(set(known) - set(inputs))
     if missing:
-        raise ClientError(f"{sig.name}: input(s) {missing} missing; the model takes {sorted(known)}")
+        raise ClientError(
+            f"{sig.name}: {'input' if len(missing) == 1 else 'inputs'} {missing} missing; the model takes {sorted(known)}"
+        )
     out: dict[str, np.ndarray] = {}
     batches: dict[str, int] = {}
     for name, arr in inputs.items():

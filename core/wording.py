@@ -23,16 +23,24 @@ def plural(noun: str) -> str:
     return noun + "s"
 
 
-def count(n: int, noun: str, plural_form: str | None = None) -> str:
+def count(n: float, noun: str, plural_form: str | None = None) -> str:
     """``n`` and the noun in agreement: ``count(1, "variant")`` is ``"1 variant"``,
-    ``count(0, "variant")`` ``"0 variants"``.
+    ``count(0, "variant")`` ``"0 variants"``; a float is written as ``:g`` writes it
+    (``count(1.6, "CPU core")`` is ``"1.6 CPU cores"``, ``count(1.0, "CPU core")`` ``"1 CPU core"``).
 
     Args:
         n: How many.
         noun: The singular noun (or phrase; its last word agrees).
         plural_form: The plural where :func:`plural` would get it wrong.
     """
-    return f"{n} {noun if n == 1 else plural_form or plural(noun)}"
+    number = f"{n:g}" if isinstance(n, float) else str(n)
+    return f"{number} {noun if n == 1 else plural_form or plural(noun)}"
+
+
+def agree(n: float, one: str, many: str) -> str:
+    """The word that agrees with ``n``: ``one`` for 1, ``many`` otherwise (``agree(2, "has", "have")``
+    is ``"have"``), for the verb or pronoun after a :func:`count`."""
+    return one if n == 1 else many
 
 
 def of(k: int, n: int, noun: str, plural_form: str | None = None) -> str:

@@ -307,7 +307,8 @@ def build(
         folder = result.manifest_path.parent  # plans of every precision are built from its fp32 model.onnx
         mbs = result.manifest["max_batch_size"]
         click.echo(
-            f"\nBuild the TensorRT plan(s) on a host with the serving GPU and Docker (NVIDIA's TensorRT {target_triton} "
+            f"\nBuild the TensorRT {'plan' if len(precisions) == 1 else 'plans'} on a host with the serving GPU and Docker "
+            f"(NVIDIA's TensorRT {target_triton} "
             f"image carries the TensorRT of Triton {target_triton}); {folder.resolve()} is mounted at {CONTAINER_BUILD_DIR}:"
         )
         for precision in precisions:

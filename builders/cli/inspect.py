@@ -13,6 +13,7 @@ from builders.graph.facts import facts
 from builders.graph.inspect import Inspected, inspect_path
 from core.cli import CONTEXT_SETTINGS, ToolkitCommand, print_table, verbosity_option
 from core.cli import console as make_console
+from core.wording import count
 
 
 @click.command("inspect", cls=ToolkitCommand, context_settings=CONTEXT_SETTINGS)
@@ -67,7 +68,7 @@ def _print(found: list[Inspected], root: Path) -> None:
 
     console = make_console(stderr=False)
     for i in found:
-        title = _rel(i.path, root) + (f" (same file at {len(i.copies)} more path(s))" if i.copies else "")
+        title = _rel(i.path, root) + (f" (same file at {count(len(i.copies), 'more path')})" if i.copies else "")
         if i.health is None:
             console.print(escape(f"{title}: {'not read: ' + i.error if i.error else i.skipped}"), highlight=False)
             continue

@@ -9,6 +9,7 @@ import dataclasses
 
 from builders.repository.graph_records import BatchShapeChain, OnnxHealth, TorchScriptHealth
 from builders.repository.records import BuildManifest, ExportRecord
+from core.wording import agree, count
 
 #: How many operators / chains / dims a value lists before "...".
 SHOWN = 6
@@ -154,8 +155,9 @@ def onnx_facts(h: OnnxHealth) -> list[Fact]:
         meaning = "every input and output dim is fixed: the graph serves one shape (batch size included)"
     elif unnamed:
         meaning = (
-            f"{len(unnamed)} dynamic dim(s) have no name: a runtime cannot tell which dims must agree and "
-            "guesses; name them at export (dynamic_axes / dynamic_shapes)"
+            f"{count(len(unnamed), 'dynamic dim')} {agree(len(unnamed), 'has', 'have')} no name: a runtime cannot tell "
+            f"which dims must agree and guesses; name {agree(len(unnamed), 'it', 'them')} at export "
+            "(dynamic_axes / dynamic_shapes)"
         )
     else:
         meaning = "every dynamic dim has a name: Triton's -1 dims and TensorRT profiles see which dims agree"

@@ -43,6 +43,7 @@ from clients.runtimes.options import ServerOptions
 from clients.runtimes.served import Delivery
 from clients.runtimes.upload import deploy_payload, limit_source, mib, request_bytes, upload_limit_bytes
 from core.errors import ServerError
+from core.wording import count
 
 log = logging.getLogger(__name__)
 
@@ -337,7 +338,7 @@ class RemoteRuntime(Runtime):
                 "as the server sees it): variants are then loaded by name",
                 hint="or raise the server's limit (tritonserver --http-max-input-size) and --max-upload-mb",
             )
-        log.info("%s: uploading %d file(s), %s, over %s (token %s)", model, len(files), mib(size), protocol, token)
+        log.info("%s: uploading %s, %s, over %s (token %s)", model, count(len(files), "file"), mib(size), protocol, token)
         if protocol == "grpc":
             import tritonclient.grpc as tg
 

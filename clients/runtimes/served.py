@@ -28,6 +28,7 @@ from pydantic.dataclasses import dataclass
 
 from builders.config.settings import ServedSettings, differences, name_differences
 from clients.runtimes.identity import UPLOAD_PARAMETER, ArtifactIdentity
+from core.wording import count
 
 if TYPE_CHECKING:  # tritonclient is imported where it is used: a CLI's --help stays fast
     from tritonclient.grpc import model_config_pb2 as mc
@@ -154,7 +155,7 @@ def instance_threads(cfg: mc.ModelConfig, cpu_count: int | None) -> tuple[int | 
             return None, "the server host's cores / instances (the toolkit's model.py); that host's cores are not known here"
         n = backend.instance_threads(cfg, cpu_count)
         instances = sum(g.count or 1 for g in cfg.instance_group) or 1
-        return n, f"the server host's {cpu_count} cores / {instances} instance(s) (the toolkit's model.py)"
+        return n, f"the server host's {count(cpu_count, 'core')} / {count(instances, 'instance')} (the toolkit's model.py)"
     threads = backend.instance_threads(cfg, cpu_count)
     if threads is not None:
         return threads, f"the {backend.threads_parameter} parameter"

@@ -38,6 +38,7 @@ from builders.config.pbtxt import mc, read_config
 from builders.repository.view import Repository
 from core import dtypes
 from core.errors import DataTypeError, ServerError, ToolkitError
+from core.wording import count
 
 log = logging.getLogger(__name__)
 
@@ -164,7 +165,7 @@ def shm_need_bytes(repository: Path, image: str | None = None) -> tuple[int, lis
         share = instances * (region + batch * sample)
         total += share
         lines.append(
-            f"{cfg.name or cfg_path.parent.name}: {instances} instance(s) x ({region // MIB} MiB + {batch} x {sample} B) "
+            f"{cfg.name or cfg_path.parent.name}: {count(instances, 'instance')} x ({region // MIB} MiB + {batch} x {sample} B) "
             f"= {format_docker_size(share)}"
         )
     return total, lines

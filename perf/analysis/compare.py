@@ -275,7 +275,7 @@ def compare_markdown(
                 sig,
             ]
         rows.setdefault(name, []).append(cells)
-    lines += ["## Summary", "", f"- Matched levels: {sum(len(r) for r in rows.values())} in {len(rows)} variant(s)."]
+    lines += ["## Summary", "", f"- Matched levels: {sum(len(r) for r in rows.values())} in {count(len(rows), 'variant')}."]
     lines += _summary(a, b, counts, label_a, label_b)
     verdict = "verdict" if both_rounds(a, b) else "significant"
     headers = [

@@ -34,6 +34,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from builders.config.variants import Variant
+from core.wording import agree, of
 from perf.analysis.effects_rounds import is_rounds, paired_change
 from perf.analysis.fair import cannot_act, unfair
 from perf.analysis.pairs import BATCHING, VARIANT_FIELDS, variant_of
@@ -218,17 +219,16 @@ class MainEffect:
     p99: Spread | None
 
     def note(self, metric: str) -> str | None:
-        """Why ``metric``'s pairs were left out, when every pair that measured it was (``None``
-        when at least one counts or none measured it): "cannot act at this load: ..." (each
-        distinct reason) and "not measured fairly: 3 of 4 pair(s) include a host-busy level"
-        (the appendix names the levels of each pair)."""
+        """Why ``metric``'s pairs were left out when all were (``None`` if one counts or none measured it):
+        "cannot act at this load: ..." (each reason once), "not measured fairly: 3 of 4 pairs include a host-busy level"."""
         notes = [getattr(d, f"{metric}_note") for d in self.pairs if getattr(d, f"{metric}_pct") is not None]
         if not notes or any(n is None for n in notes):
             return None
         unfair = [n for n in notes if n.startswith("not measured fairly")]
         parts = list(dict.fromkeys(n for n in notes if n not in unfair))
         if unfair:
-            parts.append(f"not measured fairly: {len(unfair)} of {len(notes)} pair(s) include a host-busy level")
+            held = f"{of(len(unfair), len(notes), 'pair')} {agree(len(unfair), 'includes', 'include')}"
+            parts.append(f"not measured fairly: {held} a host-busy level")
         return "; ".join(parts)
 
     def left_out(self, metric: str) -> int:

@@ -84,7 +84,5 @@ def cannot_act(factor: str, *points: Point, batching_on: tuple[Point, ...] = ())
     if factor in BATCHING:
         formed = [r for p in batching_on if (r := requests_per_execution(p)) is not None]
         if formed and max(formed) < BATCHED:
-            return (
-                f"cannot act at this load: executions held {max(formed):.2f} request(s) on average (the batcher formed no batch)"
-            )
+            return f"cannot act at this load: executions held {max(formed):.2f} requests on average (the batcher formed no batch)"
     return None

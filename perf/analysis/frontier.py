@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 
+from core.wording import agree, count
 from perf.analysis.peaks import peak_mark
 from perf.analysis.recommendation import Recommendation, candidate, rank, recommend
 from perf.analysis.stats import P99, THROUGHPUT, Point
@@ -155,7 +156,8 @@ def frontier_section(points: dict[str, list[Point]], rec: Recommendation, failed
         "## Pareto frontier",
         "",
         f"The **operating frontier**: over every level of every variant, the levels no other level beats on both "
-        f"throughput and p99 ({len(front)} level(s) of {variants} variant(s), lowest p99 first; every other level is "
+        f"throughput and p99 ({count(len(front), 'level')} of {count(variants, 'variant')}, lowest p99 first; "
+        "every other level is "
         "slower, has a higher p99, or both). "
         + (
             f"{len(shown)} of them shown, evenly spread along it; all in [{APPENDIX_FILE}]({APPENDIX_FILE}). "
@@ -219,8 +221,8 @@ def frontier_summary(points: dict[str, list[Point]], rec: Recommendation, failed
         else ""
     )
     text = (
-        f"**Pareto frontier** (the operating frontier: over every level of every variant{apart}; {len(front)} level(s) of "
-        f"{len({p.variant for p in front})} variant(s); see the section below): " + "; ".join(ends)
+        f"**Pareto frontier** (the operating frontier: over every level of every variant{apart}; {count(len(front), 'level')} of "
+        f"{count(len({p.variant for p in front}), 'variant')}; see the section below): " + "; ".join(ends)
     )
     off = [
         what
@@ -228,7 +230,10 @@ def frontier_summary(points: dict[str, list[Point]], rec: Recommendation, failed
         if c is not None and not any(_is(p, c) for p in front)
     ]
     if off:  # a flagged level with more throughput at no more p99 beats the stable pick
-        text += f"; the {' and the '.join(off)} pick(s) are not on it (a flagged level beats them on both)"
+        text += (
+            f"; the {' and the '.join(off)} {agree(len(off), 'pick is', 'picks are')} not on it (a flagged level "
+            f"beats {agree(len(off), 'it', 'them')} on both)"
+        )
     return text + "."
 
 

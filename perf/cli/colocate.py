@@ -12,6 +12,7 @@ import click
 from core.cli import CONTEXT_SETTINGS, ToolkitCommand, print_table, verbosity_option
 from core.cli import console as make_console
 from core.options import build, panel, specs
+from core.wording import count
 from perf.colocate.options import COLOCATE_SETS, RUN_PANEL, WHAT_PANEL, ColocateOptions
 
 #: The server fields the run sets itself, left out of its flags.
@@ -70,7 +71,7 @@ def colocate(no_report: bool, **params: Any) -> None:
         total *= len(m.variants)
         console.print(
             escape(
-                f"{m.name}: {len(m.variants)} variant(s) ({', '.join(f'{v} x{m.instances_of(v)}' for v in m.variants)}), "
+                f"{m.name}: {count(len(m.variants), 'variant')} ({', '.join(f'{v} x{m.instances_of(v)}' for v in m.variants)}), "
                 f"concurrency {m.concurrency}, weight {m.weight:g}"
             )
         )
@@ -105,7 +106,7 @@ def _events(console: Any) -> Any:
                 if s.model
                 else s.kind
             )
-            console.log(escape(f"step {s.index + 1} ({s.kind}): {what}; {len(s.targets)} target(s) per round"))
+            console.log(escape(f"step {s.index + 1} ({s.kind}): {what}; {count(len(s.targets), 'target')} per round"))
         elif e["event"] == "decision":
             console.log(escape(e["decision"].reason))
         elif e["event"] == "visit":

@@ -11,7 +11,7 @@ import click
 from core.cli import CONTEXT_SETTINGS, EXIT_INTERRUPTED, EXIT_VARIANT_FAILED, verbosity_option
 from core.cli import console as make_console
 from core.options import OptionSpec, build, given_fields, panel, specs
-from core.wording import of
+from core.wording import count, of
 from perf.cli.baseline import describe_event
 from perf.cli.report import print_report
 from perf.cli.runs import OptionsOnlyCommand
@@ -245,4 +245,4 @@ def skipped_summary(run: Any) -> list[str]:
     for v in run.variants:
         lines += [f"skipped {v.name}: {d}" for d in describe_skipped(v.skipped)]
     n = sum(len(v.skipped) for v in run.variants)
-    return ([f"{n} asked level(s) skipped (not measured, not in the progress count):"] + lines) if n else []
+    return ([f"{count(n, 'asked level')} skipped (not measured, not in the progress count):"] + lines) if n else []

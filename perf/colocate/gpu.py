@@ -39,6 +39,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from core.errors import PerfError
+from core.wording import count
 from perf.measure.metrics import in_span
 from perf.records.colocation import GpuMemory
 
@@ -285,7 +286,7 @@ def check_devices(
         if absent:
             said = "; ".join(f"{v} lists GPU {', '.join(map(str, ids))}" for v, ids in sorted(absent.items()))
             raise PerfError(
-                f"{said}: the server sees {have} GPU(s) (ids 0-{have - 1})",
+                f"{said}: the server sees {count(have, 'GPU')} (ids 0-{have - 1})",
                 hint="rebuild the variant with --gpus naming ids the server has, or set CUDA_VISIBLE_DEVICES",
             )
 

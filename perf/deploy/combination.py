@@ -32,6 +32,7 @@ from tritonclient.grpc import model_config_pb2 as mc
 from builders.config.pbtxt import read_config
 from clients.runtimes.options import DEFAULT_TAG, image_for_tag
 from core.errors import PerfError
+from core.wording import count
 from perf.colocate import judge
 from perf.deploy import k8s
 from perf.deploy.bundle import README_FILE, copy_variant, move_in, source_variant
@@ -80,7 +81,7 @@ def combined_resources(configs: dict[str, mc.ModelConfig]) -> k8s.Resources:
     cores = sum(r.cpu_cores or 0.0 for r in parts.values()) or None
     why = [f"{v}: {w}" for v, r in parts.items() for w in r.why]
     if cores:
-        why.append(f"{cores:g} CPU core(s) requested in all: the sum over the models (one server process serves them)")
+        why.append(f"{count(cores, 'CPU core')} requested in all: the sum over the models (one server process serves them)")
     if gpus:
         why.append(f"{k8s.GPU_RESOURCE} limit {gpus}: the most any model needs; the models share the pod's GPUs")
     return k8s.Resources(gpus, cores, tuple(why))
@@ -213,7 +214,7 @@ def readme_lines(rec: ColocationRecord, notes: tuple[str, ...]) -> list[str]:
             mib = "not measured" if g is None or g.delta_bytes is None else f"{g.delta_bytes / 2**20:,.0f} MiB at load"
             gpu = f"; KIND_GPU on {'GPU ' + ', '.join(map(str, on_gpu)) if on_gpu else 'every GPU'}, GPU memory {mib}"
         lines.append(
-            f"- {r.model} = `{r.variant}` ({rec.model(r.model).instances_of(r.variant)} instance(s)): "
+            f"- {r.model} = `{r.variant}` ({count(rec.model(r.model).instances_of(r.variant), 'instance')}): "
             f"{fmt(r.together, 0)} infer/s co-located, {fmt(r.alone, 0)} alone "
             f"(co-located / alone {paired}), p99 {'—' if r.p99_ms is None else f'{r.p99_ms:.3g}'} ms{gpu}"
         )

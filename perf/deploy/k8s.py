@@ -35,6 +35,7 @@ from kubernetes import client as k8s
 from tritonclient.grpc import model_config_pb2 as mc
 
 from clients.runtimes.base import TRITON_DEFAULT_PORTS
+from core import wording
 
 #: Where the repository is mounted in the server's container.
 MODELS_PATH = "/models"
@@ -132,18 +133,24 @@ def resources(config: mc.ModelConfig, measured_cpu_cores: float | None = None, w
             why.append(f"{mc.ModelInstanceGroup.Kind.Name(g.kind)} x{count}")
         else:
             why.append(f"{mc.ModelInstanceGroup.Kind.Name(g.kind)}: the model chooses its devices, nothing requested")
+    per_instance = ""  # the reason a measured CPU request replaces
     if not config.instance_group:
         cores = 1
-        why.append("no instance_group: Triton's default is one instance (on a GPU where there is one); 1 CPU core requested")
+        per_instance = "no instance_group: Triton's default is one instance (on a GPU where there is one); 1 CPU core requested"
+        why.append(per_instance)
     if cores and measured_cpu_cores:
-        why = [w for w in why if "CPU core(s) requested" not in w and "1 CPU core requested" not in w]
+        why = [w for w in why if w != per_instance]
         why.append(
-            f"{measured_cpu_cores:g} CPU core(s) requested: the server's own CPU measured at {where or 'the deployed level'} "
+            f"{wording.count(measured_cpu_cores, 'CPU core')} requested: the server's own CPU measured at "
+            f"{where or 'the deployed level'} "
             "(tritonserver and its backend processes), rounded up to a tenth of a core, not one core per instance"
         )
         return Resources(gpus, measured_cpu_cores, tuple(why))
     if cores:
-        why.append(f"{cores} CPU core(s) requested, one per instance: the server's CPU was not measured at the deployed level")
+        why.append(
+            f"{wording.count(cores, 'CPU core')} requested, one per instance: the server's CPU was not measured at the "
+            "deployed level"
+        )
     return Resources(gpus, cores or None, tuple(why))
 
 

@@ -25,6 +25,7 @@ import statistics
 
 from clients.runtimes.served import ServedModel, ServedSettings, differences
 from core.errors import PerfError
+from core.wording import count
 from perf.analysis.recommendation import Choice
 from perf.records.results import RunResult, parse_shape_text
 
@@ -106,7 +107,7 @@ def difference_lines(m: Measured, bundle: ServedSettings) -> list[str]:
         return ["What the server ran was not recorded by this run (saved before schema 3): the bundle's config is the variant's."]
     diffs = differences(m.served.settings, bundle, "measured", "bundle")
     threads = (
-        f"{m.threads} intra-op thread(s) per instance ({m.served.threads_rule})"
+        f"{count(m.threads, 'intra-op thread')} per instance ({m.served.threads_rule})"
         if m.threads is not None
         else f"threads per instance: {m.served.threads_rule}"
     )

@@ -20,6 +20,7 @@ import logging
 from collections.abc import Sequence
 from pathlib import Path
 
+from core.wording import count
 from perf.analysis.efficiency import COMPONENTS, EfficiencyRow, best_rows
 from perf.markdown import flag_mark
 from perf.plots.canvas import Drawn, pyplot, xy
@@ -94,7 +95,9 @@ def _ratio_panel(ax, rows: Sequence[EfficiencyRow], names: list[str], drawn: dic
         )
         drawn[str(rings.get_label())] = ([float(r.point.concurrency) for r in busy], [float(r.ratio or 0) for r in busy])
     if faster:  # never drawn as an efficiency above 1: counted in the legend
-        label = f"{len(faster)} level(s) left out: served faster than in-process (not evidence; measured under different load)"
+        label = (
+            f"{count(len(faster), 'level')} left out: served faster than in-process (not evidence; measured under different load)"
+        )
         ax.plot([], [], ls="none", label=label)
         drawn[label] = ([], [])
     ax.axhline(1.0, color=REFERENCE, linestyle=":", linewidth=1)
@@ -114,7 +117,9 @@ def _time_panel(ax, best: dict[str, EfficiencyRow], drawn: dict) -> None:
         left = [a + b for a, b in zip(left, widths)]
     negative = [n for n in names if (best[n].overhead_us or 0.0) < 0]
     if negative:
-        label = f"{len(negative)} variant(s) with a negative overhead: compute infer drawn whole as in-process (served faster)"
+        label = (
+            f"{count(len(negative), 'variant')} with a negative overhead: compute infer drawn whole as in-process (served faster)"
+        )
         ax.barh([], [], label=label, color=WHITE)
         drawn[label] = ([], [])
     ax.set_xlabel("µs per request (at each variant's highest throughput)")

@@ -26,6 +26,7 @@ import logging
 from collections.abc import Sequence
 from pathlib import Path
 
+from core.wording import agree, count
 from perf.analysis.peaks import peak_title
 from perf.analysis.recommendation import Choice, Recommendation, recommend
 from perf.analysis.stats import P99, THROUGHPUT, Point, curve, gpu_metric, run_points
@@ -117,7 +118,7 @@ def _draw_curves(
 
         ax.add_collection(LineCollection(context, colors=GREY, linewidths=0.8, alpha=0.45, zorder=1))
         ax.autoscale_view()
-        ax.plot([], [], color=GREY, lw=0.8, label=f"{len(context)} other variant(s), grey (report tables, flat.csv)")
+        ax.plot([], [], color=GREY, lw=0.8, label=f"{count(len(context), 'other variant')}, grey (report tables, flat.csv)")
         ax.plot([], [], ls="none", label="in colour: the top by peak throughput, then frontier and picks")
     return labels
 
@@ -225,7 +226,7 @@ def plot_metric(
                     [],
                     [],
                     ls="none",
-                    label=f"{left_out} c= label(s) left out where they would overlap (the tables list every level)",
+                    label=f"{count(left_out, 'c= label')} left out where {agree(left_out, 'it', 'they')} would overlap (the tables list every level)",
                 )
     return finish(fig, axes, path)
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from builders.config.variants import Variant
-from core.wording import count
+from core.wording import agree, count
 from perf.analysis.effects import FACTORS, Factor, value_order
 from perf.analysis.frontier import operating_frontier
 from perf.analysis.pairs import variant_of
@@ -139,7 +139,12 @@ def plot_frontier(
     picks = [c for c in (rec.best_under_budget, rec.best_peak) if c is not None] if rec is not None else []
     _, left_out = place_labels(ax, labels, 6.5, [(c.latency_p99_ms, c.throughput_infer_per_s, 14.0) for c in picks])
     if left_out:
-        ax.plot([], [], ls="none", label=f"{left_out} frontier label(s) left out where they would overlap (report table)")
+        ax.plot(
+            [],
+            [],
+            ls="none",
+            label=f"{count(left_out, 'frontier label')} left out where {agree(left_out, 'it', 'they')} would overlap (report table)",
+        )
     return finish(fig, [ax], path)
 
 

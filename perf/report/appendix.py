@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from core.wording import count
 from perf.analysis.effects import Interaction, MainEffect
 from perf.analysis.frontier import FRONTIER_HEADERS, frontier_rows, operating_frontier, per_level_lines
 from perf.analysis.recommendation import Recommendation, candidate
@@ -82,7 +83,7 @@ def appendix_lines(
     ]
     lines += ["## Main effects, pair by pair", ""]
     for e in effects:
-        lines += [f"### {e.factor.label}: {e.change} ({len(e.pairs)} pair(s))", "", *effect_pairs(e), ""]
+        lines += [f"### {e.factor.label}: {e.change} ({count(len(e.pairs), 'pair')})", "", *effect_pairs(e), ""]
     if inters:
         lines += ["## Interactions that change an effect's sign", "", *(f"- {i.describe()}." for i in inters), ""]
     bullets = pair_bullets(run)

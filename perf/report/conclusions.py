@@ -18,7 +18,7 @@ import statistics
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from core.wording import count, plural
+from core.wording import agree, count, plural
 from perf.analysis.effects import Interaction, MainEffect, interactions, main_effects, value_order
 from perf.analysis.paired import RULE_SHORT
 from perf.analysis.pairs import baseline, variant_of
@@ -86,7 +86,11 @@ def _what(run: RunResult, ok: list[VariantResult], pts: dict[str, list[Point]]) 
         )
     )
     failed = [v.name for v in run.variants if v.status == "failed"]
-    return text + (f" {len(failed)} variant(s) failed and are left out: {_some(failed)}." if failed else "")
+    return text + (
+        f" {count(len(failed), 'variant')} failed and {agree(len(failed), 'is', 'are')} left out: {_some(failed)}."
+        if failed
+        else ""
+    )
 
 
 def _per_level(counts: list[int], noun: str) -> str:
@@ -164,13 +168,14 @@ def _numbers(
     top = max(higher, key=lambda p: p.value(THROUGHPUT), default=None)
     if top is not None and (second is None or top.variant != second.variant) and run.rounds is not None:
         head.append(  # the rounds design ranks by paired rounds, not by a level's own spread
-            f"{len(higher)} level(s) measured more in their own rounds, up to {fmt(top.get(THROUGHPUT))} infer/s "
-            f"(`{top.variant}` at concurrency {top.concurrency}{flag_mark(top.status)}), but the paired ranking over "
-            "the rounds they shared does not put them ahead (see **Paired ranking**)."
+            f"{count(len(higher), 'level')} measured more in {agree(len(higher), 'its', 'their')} own rounds, up to "
+            f"{fmt(top.get(THROUGHPUT))} infer/s (`{top.variant}` at concurrency {top.concurrency}{flag_mark(top.status)}), "
+            f"but the paired ranking over the rounds {agree(len(higher), 'it', 'they')} shared does not put "
+            f"{agree(len(higher), 'it', 'them')} ahead (see **Paired ranking**)."
         )
     elif top is not None and (second is None or top.variant != second.variant):  # its spread covers its lead (recommendation)
         head.append(
-            f"{len(higher)} flagged level(s) measured more, up to {fmt(top.get(THROUGHPUT))} infer/s (`{top.variant}` "
+            f"{count(len(higher), 'flagged level')} measured more, up to {fmt(top.get(THROUGHPUT))} infer/s (`{top.variant}` "
             f"at concurrency {top.concurrency}, {top.status}), but none leads the best stable level by more than "
             "its own spread, so none is ranked above the pick."
         )
@@ -258,7 +263,10 @@ def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]
         elif not short and not falls:
             text += "; every variant reached its knee"
         if short:
-            text += f"; {len(short)} variant(s) have fewer than 2 measured levels, so no saturation point ({_some(f'`{n}`' for n in short)})"
+            text += (
+                f"; {count(len(short), 'variant')} {agree(len(short), 'has', 'have')} fewer than 2 measured levels, "
+                f"so no saturation point ({_some(f'`{n}`' for n in short)})"
+            )
         parts.append(text + ".")
     if (stopped := unfinished_text(run)) is not None:
         parts.append(f"{stopped[:1].upper()}{stopped[1:]}: comparisons use only the levels measured before it stopped.")
@@ -266,13 +274,14 @@ def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]
     unstable = _with_status(allp, UNSTABLE)
     if unstable:
         parts.append(
-            f"{len(unstable)} level(s) did not reach a stable measurement ({_some(unstable)}; marked "
-            f"{flag_mark(UNSTABLE).strip()}); their numbers are less certain."
+            f"{count(len(unstable), 'level')} did not reach a stable measurement ({_some(unstable)}; marked "
+            f"{flag_mark(UNSTABLE).strip()}); {agree(len(unstable), 'its', 'their')} numbers are less certain."
         )
     busy = _with_status(allp, HOST_BUSY)
     if busy:
         parts.append(
-            f"{len(busy)} level(s) were measured while other processes used the host ({_some(busy)}; marked "
+            f"{count(len(busy), 'level')} {agree(len(busy), 'was', 'were')} measured while other processes used the host "
+            f"({_some(busy)}; marked "
             f"{flag_mark(HOST_BUSY).strip()})"
             + (
                 ": each comparison pairs rounds in which both sides shared that load (see **Paired ranking**)."
@@ -282,7 +291,8 @@ def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]
         )
     if inters:
         parts.append(
-            f"{len(inters)} effect(s) change sign with another factor, so they hold only where that factor is set as "
+            f"{count(len(inters), 'effect')} {agree(len(inters), 'changes', 'change')} sign with another factor, so "
+            f"{agree(len(inters), 'it holds', 'they hold')} only where that factor is set as "
             f"measured: {'; '.join(i.describe() for i in inters[:2])}"
             + (f"; {len(inters) - 2} more in the Main effects section" if len(inters) > 2 else "")
             + "."

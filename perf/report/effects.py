@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from core.wording import count
 from perf.analysis.effects import IQR_FROM, Interaction, MainEffect, Spread
 from perf.analysis.paired import RULE_SHORT
 from perf.markdown import APPENDIX_FILE, name_then_numbers, table
@@ -22,7 +23,7 @@ def cell(e: MainEffect, metric: str) -> str:
     if s is None:
         return note or "—"
     out = e.left_out(metric)
-    return s.describe() + (f" ({out} pair(s) left out as no evidence)" if out else "")
+    return s.describe() + (f" ({count(out, 'pair')} left out as no evidence)" if out else "")
 
 
 def effects_table(effects: Sequence[MainEffect]) -> list[str]:

@@ -16,6 +16,7 @@ import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from core.wording import agree, count
 from perf.analysis.efficiency import EfficiencyRow, best_rows, efficiency_rows, other_shapes
 from perf.markdown import APPENDIX_FILE, LIST_LIMIT, TOP_N, capped, flag_mark, fmt, name_then_numbers, table
 from perf.plots.efficiency import write_plot
@@ -309,7 +310,10 @@ def _range(ratios: Sequence[EfficiencyRow], void: Sequence[EfficiencyRow]) -> st
             + (" where measured fairly." if void else ".")
         )
     if void:
-        text += f" {len(void)} variant(s) have no ratio that is evidence at their highest throughput (below the table: why)."
+        text += (
+            f" {count(len(void), 'variant')} {agree(len(void), 'has', 'have')} no ratio that is evidence at "
+            f"{agree(len(void), 'its', 'their')} highest throughput (below the table: why)."
+        )
     return text
 
 
@@ -339,12 +343,12 @@ def _boundary(run: RunResult, rows: Sequence[EfficiencyRow], top: EfficiencyRow)
             f"infer) in batches of {fmt(lo.server_batch, 2)} and {fmt(hi.overhead_us, 0)} µs ({hi.overhead_pct:+.0f} %) "
             f"in batches of {fmt(hi.server_batch, 2)}."
         )
+    cpus, threads = env.get("cpu_count"), top.target.key.threads
     text += (
-        f" On this host ({env.get('cpu_count', '?')} cores, {top.target.instances} instance(s) of "
-        f"{top.target.key.threads or 'default'} threads); the in-process run ran after the server stopped, without "
-        "perf_analyzer beside it, the served one shared the host with perf_analyzer; "
-        + _loads(top)
-        + " Another model size, thread count or host moves the ratio."
+        f" On this host ({count(cpus, 'core') if isinstance(cpus, int) else '? cores'}, "
+        f"{count(top.target.instances, 'instance')} of {count(threads, 'thread') if threads else 'default threads'}); "
+        "the in-process run ran after the server stopped, without perf_analyzer beside it, the served one shared the host "
+        "with perf_analyzer; " + _loads(top) + " Another model size, thread count or host moves the ratio."
     )
     return text
 

@@ -4,6 +4,7 @@ for the recommendation section, the appendix and the terminal."""
 
 from __future__ import annotations
 
+from core.wording import count
 from perf.analysis.recommendation import Recommendation
 from perf.analysis.stats import Point, curve, interference
 from perf.markdown import APPENDIX_FILE, TOP_N
@@ -34,6 +35,6 @@ def knee_lines(rec: Recommendation, points: dict[str, list[Point]]) -> list[str]
     ranked = sorted(groups.items(), key=lambda g: -len(g[1]))
     return [
         "  - "
-        + "; ".join(f"{what}: {len(names)} variant(s)" for what, names in ranked)
+        + "; ".join(f"{what}: {count(len(names), 'variant')}" for what, names in ranked)
         + f" (per variant: [{APPENDIX_FILE}]({APPENDIX_FILE}))."
     ]

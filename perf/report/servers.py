@@ -4,6 +4,7 @@ before comparing variants measured on different servers."""
 
 from __future__ import annotations
 
+from core.wording import agree, count
 from perf.markdown import table
 from perf.records.coldstart import ColdStart
 from perf.records.results import RunResult
@@ -148,10 +149,11 @@ def _tenancy_notes(s: MeasuringServer) -> list[str]:
     """What the run found on a server it did not start and how it left it."""
     out = []
     if s.models_found:
-        names = ", ".join(f"`{m}`" for m in s.models_found)
+        names, n = ", ".join(f"`{m}`" for m in s.models_found), len(s.models_found)
         out.append(
-            f"`{s.url}` already had {len(s.models_found)} model(s) loaded ({names}): they were left as they were and "
-            "ran beside every variant measured there, so their traffic, if any, is in those numbers."
+            f"`{s.url}` already had {count(n, 'model')} loaded ({names}): {agree(n, 'it was', 'they were')} left as "
+            f"{agree(n, 'it was', 'they were')} and ran beside every variant measured there, so {agree(n, 'its', 'their')} "
+            "traffic, if any, is in those numbers."
         )
     if s.left_differently:
         out.append(f"`{s.url}` was not left as it was found: {'; '.join(s.left_differently)}.")
@@ -159,7 +161,7 @@ def _tenancy_notes(s: MeasuringServer) -> list[str]:
 
 
 def measured_elsewhere(run: RunResult) -> str | None:
-    """Where a run was measured when it was not this host: ``"the server(s) at a:8000 (host
+    """Where a run was measured when it was not this host: ``"the server at a:8000 (host
     10.0.0.5, 1 GPU reported), ..."``; ``None`` when every server ran here (the conclusions
     then describe this host)."""
     away = [s for s in run.servers if s.host != "this host"]
@@ -167,7 +169,7 @@ def measured_elsewhere(run: RunResult) -> str | None:
         return None
     said = [
         f"`{s.url}` (host {s.host or '?'}, Triton {s.version or '?'}, "
-        + (f"{len(s.gpu_uuids)} GPU(s) reported" if s.gpu_uuids else "no GPU reported")
+        + (f"{count(len(s.gpu_uuids), 'GPU')} reported" if s.gpu_uuids else "no GPU reported")
         + ")"
         for s in run.servers
     ]

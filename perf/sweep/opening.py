@@ -9,6 +9,7 @@ from typing import Any
 
 from core import dtypes
 from core.errors import ToolkitError
+from core.wording import count
 from perf.measure.inputs import describe_dynamic, resolve_shapes
 from perf.records.results import RunResult, VariantResult
 from perf.search.plan import VariantPlan, to_measure
@@ -88,7 +89,7 @@ def settings_text(opts: SweepOptions) -> str:
     else:
         how += ", the levels given measured whole for every variant (no pruning)"
     return (
-        f"concurrency {conc}, batch {','.join(map(str, opts.batch_sizes))}, {opts.trials} trial(s), {how}, "
+        f"concurrency {conc}, batch {','.join(map(str, opts.batch_sizes))}, {count(opts.trials, 'trial')}, {how}, "
         f"{m.protocol}, {opts.server.runtime} server"
         + (f", p{opts.latency_percentile} budget {opts.latency_budget_ms:g} ms" if opts.latency_budget_ms else "")
     )
@@ -111,19 +112,19 @@ def resume_line(
     after = ", then the in-process baseline" if opts.baseline else "; no in-process baseline (--no-baseline)"
     if opts.design == "rounds" and run.rounds is not None:
         visits = sum(len(r.order) for r in run.rounds.rounds)
-        measured = f"{len(run.rounds.measured())} round(s) ({visits} visits) of {done} variant(s)"
+        measured = f"{count(len(run.rounds.measured()), 'round')} ({count(visits, 'visit')}) of {count(done, 'variant')}"
         will = f"more rounds where the paired ranking is not decided, within {budget or 'the time budget'} (estimate below)"
         nothing = run.finished is not None  # perf.sweep.run.Sweep._finished_before
         if nothing:
             will = "no round (its rounds had ended: a new --run-id measures again)"
     else:
         levels = sum(1 for v in run.variants for lv in v.levels if lv.ok)
-        measured = f"{levels} measured level(s) of {done} variant(s)"
+        measured = f"{count(levels, 'measured level')} of {count(done, 'variant')}"
         todo = {n: len(to_measure(p, run.variant(n) or VariantResult(n))) for n, p in plans.items()}
         left = sum(todo.values())
         nothing = not left
         will = (
-            f"up to {left} level(s) of {sum(1 for n in todo.values() if n)} variant(s)"
+            f"up to {count(left, 'level')} of {count(sum(1 for n in todo.values() if n), 'variant')}"
             if left
             else "no level (every planned level has numbers: a new --run-id measures again)"
         )

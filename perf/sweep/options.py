@@ -385,8 +385,9 @@ def _warn_server(opts: SweepOptions, resumed: SweepOptions, defaults: SweepOptio
     changed = [k for k in SERVER_SETTINGS if k in saved and given[k] != kept[k] and given[k] != default[k]]
     if changed:
         log.warning(
-            "resume: server setting(s) %s ignored; the run continues with its saved %s (its numbers and the new "
+            "resume: %s %s ignored; the run continues with its saved %s (its numbers and the new "
             "ones are ranked together, so one server set-up measures them all: a new --run-id measures with yours)",
+            "server setting" if len(changed) == 1 else "server settings",
             ", ".join(f"{k}={given[k]}" for k in changed),
             ", ".join(f"{k}={kept[k]}" for k in changed),
         )

@@ -27,6 +27,7 @@ from pathlib import Path
 from clients.runtimes.remote import RemoteRuntime, host_key
 from clients.server import ServerOptions, TritonServer
 from core.errors import PerfError
+from core.wording import count
 from perf.records.results import RunResult
 from perf.records.servers import DeployMode, MeasuringServer
 from perf.sweep.server import SweepServer
@@ -162,7 +163,7 @@ class ServerPool:
         metrics = list(opts.metrics_urls)
         if metrics and len(metrics) != len(urls):
             raise PerfError(
-                f"--metrics-url gives {len(metrics)} endpoint(s) for {len(urls)} --url server(s)",
+                f"--metrics-url gives {count(len(metrics), 'endpoint')} for {count(len(urls), '--url server')}",
                 hint="give one metrics endpoint per server, in the --url order, or none (the default layout)",
             )
         if len(urls) > 1 and not opts.deploy:

@@ -251,7 +251,7 @@ def test_dynamic_dims_with_names_and_external_data_bytes(tmp_path):
     assert h.optimized is not None, h.not_optimized  # ORT read the external data beside the graph
     rows = {f.name: f for f in facts(h)}
     assert "ids[1]=seq" in rows["dynamic dims"].value and "pooled[0]=?" in rows["dynamic dims"].value
-    assert "1 dynamic dim(s) have no name" in rows["dynamic dims"].meaning
+    assert "1 dynamic dim has no name" in rows["dynamic dims"].meaning
     assert rows["external data"].value == "64000 bytes in w.data"
     assert "dynamic dims ?, batch, seq" in summary_line(h) and "external data 64000 bytes" in summary_line(h)
 

@@ -83,7 +83,7 @@ def test_the_need_counts_python_instances_and_their_largest_request(tmp_path: Pa
     big = 4 * (MIB + 64 * (3 * 224 * 224 * 4 + 1000 * 4))
     small = 2 * (MIB + 1 * (16 * 2 + 8 * 4))
     assert need == big + small
-    assert lines[0].startswith("big: 4 instance(s) x (1 MiB + 64 x 606112 B)") and len(lines) == 2
+    assert lines[0].startswith("big: 4 instances x (1 MiB + 64 x 606112 B)") and len(lines) == 2
     assert format_docker_size(2 * need) == "308m" and default_shm_size(repo) == "1g"  # 2 x need is below the floor
 
 

@@ -332,7 +332,7 @@ def test_conclusions_name_the_servers_when_they_ran_elsewhere() -> None:
     run.servers = [_server("a:8000", "this host")]
     assert measured_elsewhere(run) is None  # loopback: this host's description holds
     run.servers = [_server("10.0.0.5:8000", "10.0.0.5", ["GPU-1"])]
-    assert measured_elsewhere(run) == "the server at `10.0.0.5:8000` (host 10.0.0.5, Triton 2.51.0, 1 GPU(s) reported)"
+    assert measured_elsewhere(run) == "the server at `10.0.0.5:8000` (host 10.0.0.5, Triton 2.51.0, 1 GPU reported)"
 
 
 def test_a_memory_gauge_read_before_tritons_first_poll_is_read_again_never_recorded_as_0(monkeypatch: pytest.MonkeyPatch) -> None:

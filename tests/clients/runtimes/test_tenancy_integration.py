@@ -152,7 +152,7 @@ def test_nothing_of_theirs_is_unloaded_or_replaced_and_a_collision_is_refused(th
     assert loaded(srv.http_url) == before  # left as found: theirs still there, with their own config, ours gone
     assert config_of(srv.http_url, COLLIDES).get("parameters", {}).get("triton_toolkit_upload") is None  # never replaced
     report = " ".join((tmp_path / "theirs" / "report.md").read_text().split())
-    assert "already had 2 model(s) loaded" in report and "loaded alone" not in report
+    assert "already had 2 models loaded (" in report and "loaded alone" not in report
 
 
 def test_a_server_copy_with_other_settings_is_refused_by_field(theirs, tiny_repo: Path, tmp_path: Path):

@@ -197,7 +197,7 @@ def test_parameters_warmup_and_accelerators_are_compared() -> None:
 
 def test_threads_per_instance_follow_each_backends_rule() -> None:
     python2 = parse_config(CONFIG.replace("count: 1", "count: 2"))
-    assert instance_threads(python2, 8) == (4, "the server host's 8 cores / 2 instance(s) (the toolkit's model.py)")
+    assert instance_threads(python2, 8) == (4, "the server host's 8 cores / 2 instances (the toolkit's model.py)")
     n, why = instance_threads(python2, None)
     assert n is None and "not known here" in why
     python2.parameters["intra_op_threads"].string_value = "3"

@@ -43,8 +43,7 @@ def test_batching_that_formed_no_batch_cannot_act_even_at_higher_concurrency():
     (e,) = main_effects(run, run_points(run))
     assert e.factor.key == "batching" and e.throughput is None
     assert (
-        e.note("throughput")
-        == "cannot act at this load: executions held 1.02 request(s) on average (the batcher formed no batch)"
+        e.note("throughput") == "cannot act at this load: executions held 1.02 requests on average (the batcher formed no batch)"
     )
     # where it formed batches, the same numbers are an effect
     run = _run({(1, False): [100.0, 150.0, 160.0], (1, True): [90.0, 120.0, 125.0]}, {True: [1.0, 1.9, 3.6]})
@@ -58,7 +57,7 @@ def test_a_pair_with_a_host_busy_level_is_not_measured_fairly():
     busy.host_busy, busy.host_busy_pct = True, 63.0
     (e,) = main_effects(run, run_points(run))
     assert e.throughput is None
-    assert e.note("throughput") == "not measured fairly: 1 of 1 pair(s) include a host-busy level"
+    assert e.note("throughput") == "not measured fairly: 1 of 1 pair includes a host-busy level"
     assert e.pairs[0].throughput_note == (
         "not measured fairly: `mlp_onnx_cpu2_nodb_mbs64` c=4 was measured while other processes used 63 % of a core (host busy)"
     )

@@ -200,4 +200,4 @@ def test_the_report_and_the_bundle_of_a_fewest_instances_pick(tmp_path: Path) ->
         "objective: the fewest instances (6 in all)." in readme
         and "required throughput: each model's own (big 100 infer/s" in readme
     )
-    assert "(3 instance(s))" in readme
+    assert "(3 instances)" in readme

@@ -254,7 +254,7 @@ def test_a_combination_bundle_has_the_manifests_of_one_server_serving_every_mode
     readme = (bundle / "README.md").read_text()
     for v in ("a1", "b1", "c1"):
         assert f"kubectl cp model_repository/{v} triton-shop-loader:/models/{v}" in readme
-    assert "5 CPU core(s) requested in all: the sum over the models" in readme
+    assert "5 CPU cores requested in all: the sum over the models" in readme
     assert f"{GPU_RESOURCE} limit 1: the most any model needs" in readme
     bad = CliRunner().invoke(cli, ["export-deployment", str(run_dir), "--name", "Not_A_Name"])
     assert isinstance(bad.exception, PerfError) and "--name: 'Not_A_Name' is not a Kubernetes service name" in str(bad.exception)

@@ -317,6 +317,20 @@ def test_resources_from_each_instance_kind():
     assert k8s.resources(mc.ModelConfig(name="m")).cpu_cores == 1
 
 
+def test_the_cpu_request_s_reason_says_its_cores_in_agreement():
+    """'1 CPU core(s) requested' read as a form; the reason the measured request replaces goes, whatever its wording."""
+    one = mc.ModelConfig(name="m")
+    one.instance_group.add(kind=mc.ModelInstanceGroup.KIND_CPU, count=1)
+    assert "1 CPU core requested, one per instance: " in k8s.resources(one).why[-1]
+    measured = k8s.resources(one, 1.0, "c=1").why
+    assert measured[0] == "KIND_CPU x1" and measured[1].startswith("1 CPU core requested: the server's own CPU measured at c=1 ")
+    none = k8s.resources(mc.ModelConfig(name="m"), 1.6, "c=8")
+    assert len(none.why) == 1 and none.why[0].startswith("1.6 CPU cores requested: the server's own CPU measured at c=8 ")
+    default = k8s.resources(mc.ModelConfig(name="m")).why
+    assert default[0] == "no instance_group: Triton's default is one instance (on a GPU where there is one); 1 CPU core requested"
+    assert default[1].startswith("1 CPU core requested, one per instance")
+
+
 def test_kubernetes_names():
     assert k8s.k8s_name("mlp_onnx_cpu2_db500_mbs64") == "triton-mlp-onnx-cpu2-db500-mbs64"
     long_a, long_b = "m" * 80 + "_a", "m" * 80 + "_b"
@@ -394,7 +408,7 @@ def test_the_bundle_deploys_the_threads_cpu_and_groups_that_were_measured(repo: 
         max_batch_size=8,
         parameters={"artifact_file": "model.onnx", "artifact_format": "onnx", "artifact_outputs": '["OUTPUT__0"]'},
         threads_per_instance=1,
-        threads_rule="the server host's 2 cores / 2 instance(s) (the toolkit's model.py)",
+        threads_rule="the server host's 2 cores / 2 instances (the toolkit's model.py)",
     )
     bundle = export_deployment(_stamped_run(repo, tmp_path, name, ran, 1.52), name)
     cfg = read_config(bundle.folder / "model_repository" / name / "config.pbtxt")
@@ -404,18 +418,18 @@ def test_the_bundle_deploys_the_threads_cpu_and_groups_that_were_measured(repo: 
     (c,) = _by_kind(bundle.folder)["Deployment"].spec.template.spec.containers
     assert c.resources.requests == {"cpu": "1600m"}  # the measured 1.52 cores, not 1 per instance
     readme = " ".join((bundle.folder / "README.md").read_text().split())
-    assert "Measured with 1 intra-op thread(s) per instance (the server host's 2 cores / 2 instance(s)" in readme
+    assert "Measured with 1 intra-op thread per instance (the server host's 2 cores / 2 instances" in readme
     assert "backend: measured python, bundle onnxruntime" in readme
     assert "parameters[intra_op_thread_count]: measured (none), bundle '1'" in readme
     assert "parameters[artifact_file]: measured 'model.onnx', bundle (none)" in readme
-    assert "1.6 CPU core(s) requested: the server's own CPU measured at concurrency 1, batch 1" in readme
+    assert "1.6 CPU cores requested: the server's own CPU measured at concurrency 1, batch 1" in readme
     assert "--no-deploy --repository" in readme  # the check reads the served config back against the bundle's
 
 
 @pytest.mark.slow  # the session's real tiny build
 def test_a_torchscript_bundle_gets_libtorch_threads_and_unknown_threads_are_not_invented(repo: Path, tmp_path: Path):
     name = "tiny_ts_cpu1_nodb_mbs8"
-    ran = served_model(name, max_batch_size=8, threads_per_instance=2, threads_rule="the server host's 2 cores / 1 instance(s)")
+    ran = served_model(name, max_batch_size=8, threads_per_instance=2, threads_rule="the server host's 2 cores / 1 instance")
     bundle = export_deployment(_stamped_run(repo, tmp_path / "a", name, ran, None), name)
     cfg = read_config(bundle.folder / "model_repository" / name / "config.pbtxt")
     assert cfg.platform == "pytorch_libtorch" and cfg.parameters["INTRA_OP_THREAD_COUNT"].string_value == "2"

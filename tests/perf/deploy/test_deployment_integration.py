@@ -73,7 +73,10 @@ def test_the_winner_of_a_real_sweep_becomes_a_bundle(tiny_repo: Path, tmp_path: 
     cfg = read_config(bundle / "model_repository" / VARIANT / "config.pbtxt")
     assert cfg.parameters["intra_op_thread_count"].string_value == str(threads)
     readme = " ".join((bundle / "README.md").read_text().split())
-    assert f"Measured with {threads} intra-op thread(s) per instance" in readme and "backend: measured python" in readme
+    assert (
+        f"Measured with {threads} intra-op thread{'' if threads == 1 else 's'} per instance" in readme
+        and "backend: measured python" in readme
+    )
     assert [p.port for p in objs["Service"].spec.ports] == [8000, 8001, 8002]
 
     refused = _cli("export-deployment", str(run_dir), "--variant", "nope")

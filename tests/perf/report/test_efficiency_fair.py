@@ -62,7 +62,7 @@ def test_served_faster_than_in_process_is_flagged_never_an_efficiency_above_1(tm
     assert "served faster than in-process: not evidence; measured under different load / contention" in text
     drawn = write_plot(rows, tmp_path / "e.png")
     assert VARIANT not in drawn[RATIO_TITLE]  # nothing drawn above 1
-    assert any(k.startswith("2 level(s) left out: served faster than in-process") for k in drawn[RATIO_TITLE])
+    assert any(k.startswith("2 levels left out: served faster than in-process") for k in drawn[RATIO_TITLE])
     assert any("negative overhead" in k for k in drawn[TIME_TITLE])
 
 

@@ -175,7 +175,7 @@ def test_report_content_cpu_only(tmp_path: Path):
         "`mlp_onnx_cpu1_nodb_mbs64` spent 800 µs per request queued and 418 µs in compute (input + infer + output; 400 µs "
         "infer) (queue = 66 % of server time: requests mostly waited for a busy instance)" in text
     )
-    assert "1 level(s) did not reach a stable measurement (`mlp_onnx_cpu2_nodb_mbs64` c=8; marked † unstable)" in text
+    assert "1 level did not reach a stable measurement (`mlp_onnx_cpu2_nodb_mbs64` c=8; marked † unstable); its numbers" in text
     assert not re.search(r"\bnan\b", text, re.I)
 
 
@@ -289,7 +289,7 @@ def test_knee_uses_trial_medians_and_interrupted_run():
         "only: comparisons use"
     ) in text  # no command where the run's folder is not known (one without --results-dir named another run)
     assert "run_sweep.sh" not in text
-    assert "1 variant(s) have fewer than 2 measured levels, so no saturation point (`mlp_onnx_cpu2_nodb_mbs64`)" in text
+    assert "1 variant has fewer than 2 measured levels, so no saturation point (`mlp_onnx_cpu2_nodb_mbs64`)" in text
 
 
 def test_report_without_matplotlib_keeps_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
@@ -349,4 +349,4 @@ def test_the_conclusions_name_a_levels_status_as_the_tables_mark_it():
             lv.stable, lv.host_busy, lv.host_busy_pct = False, True, 80.0
     text = "\n".join(conclusions(run, recommend(run)))
     assert "did not reach a stable measurement" not in text
-    assert "level(s) were measured while other processes used the host" in text and "marked † host busy" in text
+    assert "levels were measured while other processes used the host" in text and "marked † host busy" in text

@@ -146,7 +146,7 @@ def test_report_of_a_2x2_grid_names_effects_in_its_conclusions(tmp_path: Path, m
     concl = text.split("## Conclusions")[1].split("## Plots")[0]
     assert "**Main effects**" in concl and "batching on vs batching off: peak throughput +110.0 %" in concl
     when = concl.split("**When this holds.**")[1]
-    assert "1 effect(s) change sign with another factor" in when and "2 instances vs 1 instance" in when
+    assert "1 effect changes sign with another factor, so it holds only" in when and "2 instances vs 1 instance" in when
 
 
 def test_styles_are_distinct_and_large_runs_highlight_top_and_frontier():

@@ -136,7 +136,7 @@ def test_the_progress_total_counts_planned_levels_only_and_the_summary_lists_the
     assert sw.level_counts() == (6, 0)  # not 12: batch 16 cannot run on max_batch_size 8
     run = RunResult("p", "now", variants=[VariantResult(n, skipped=sw.plans[n].skipped) for n in sw.names])
     assert skipped_summary(run) == [
-        "6 asked level(s) skipped (not measured, not in the progress count):",
+        "6 asked levels skipped (not measured, not in the progress count):",
         "skipped a_mbs8: batch 16 at c=1,2,4: batch size 16 > max_batch_size 8",
         "skipped b_mbs8: batch 16 at c=1,2,4: batch size 16 > max_batch_size 8",
     ]

@@ -103,7 +103,7 @@ def test_a_resumed_rounds_run_says_its_rounds_and_that_more_follow():
     run = RunResult("r9", "now", variants=[VariantResult(n, None, "ok", None, [level_result(1, 10.0, 1.0)]) for n in "ab"])
     run.rounds = RoundsRecord(seed=7, rounds=rounds)
     line = resume_line(run, {}, _opts(baseline=True))
-    assert "design rounds, 300 ms round windows" in line and "and 3 round(s) (6 visits) of 2 variant(s)" in line
+    assert "design rounds, 300 ms round windows" in line and "and 3 rounds (6 visits) of 2 variants" in line
     assert line.endswith(
         "will measure: more rounds where the paired ranking is not decided, within the time budget "
         "(estimate below), then the in-process baseline"

@@ -179,9 +179,9 @@ def test_resume_says_what_it_kept_and_what_it_will_measure(fake: type[_FakeSweep
     fake.saved = {**fake.saved, "design": "sequential"}
     said = " ".join(_sweep("--resume", "r1", "--latency-budget-ms", "9").output.split())
     line = said.split("resume r1 — ")[1]
-    assert line.startswith("kept: its settings (concurrency 1,4, batch 1,8, 2 trial(s), design sequential, 700 ms windows")
-    assert "and 2 measured level(s) of 1 variant(s); given again: latency_budget_ms; will measure: up to 2 level(s) of 1" in line
+    assert line.startswith("kept: its settings (concurrency 1,4, batch 1,8, 2 trials, design sequential, 700 ms windows")
+    assert "and 2 measured levels of 1 variant; given again: latency_budget_ms; will measure: up to 2 levels of 1 variant" in line
     assert "no in-process baseline (--no-baseline)" in line
     fake.saved = {**fake.saved, "design": "rounds"}
     line = " ".join(_sweep("--resume", "r1").output.split()).split("resume r1 — ")[1]
-    assert line.startswith("kept: its settings (concurrency 1,4, batch 1,8, 2 trial(s), design rounds, 300 ms round windows")
+    assert line.startswith("kept: its settings (concurrency 1,4, batch 1,8, 2 trials, design rounds, 300 ms round windows")
