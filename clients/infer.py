@@ -123,10 +123,15 @@ def model_io(client: Any, model: str, protocol: str) -> dict[str, Any]:
             )
         cfg = client.get_model_config(model, as_json=True) if protocol == "grpc" else client.get_model_config(model)
     except InferenceServerException as e:
-        raise ClientError(f"could not read the config of model {model!r}: {e.message()}") from e
+        raise ClientError(
+            f"could not read the config of model {model!r}: {e.message()}",
+            hint="check that the model is loaded and ready (curl URL/v2/models/MODEL/config shows what the server gives), "
+            "or read the server log",
+        ) from e
     except (OSError, ConnectionError) as e:  # the server went away
         raise ClientError(
-            f"could not read the config of model {model!r}: the server did not answer ({type(e).__name__}: {e})"
+            f"could not read the config of model {model!r}: the server did not answer ({type(e).__name__}: {e})",
+            hint="check that the server is still running (its log says why it stopped) and start it again",
         ) from e
     return cfg.get("config", cfg)
 
@@ -210,7 +215,10 @@ def run_requests(
     import time
 
     if requests < 1 or concurrency < 1:
-        raise ClientError(f"requests ({requests}) and concurrency ({concurrency}) must be >= 1")
+        raise ClientError(
+            f"requests ({requests}) and concurrency ({concurrency}) must be >= 1",
+            hint="pass --requests N and --concurrency N of at least 1",
+        )
     concurrency = min(concurrency, requests)
     with contextlib.closing(make_client(url, protocol)) as client:
         _connect(client, url, protocol)
@@ -221,7 +229,10 @@ def run_requests(
     names = output_names or known_out
     bad = [n for n in names if n not in known_out]
     if bad:
-        raise ClientError(f"{model}: unknown {'output' if len(bad) == 1 else 'outputs'} {bad}; the model has {known_out}")
+        raise ClientError(
+            f"{model}: unknown {'output' if len(bad) == 1 else 'outputs'} {bad}; the model has {known_out}",
+            hint="name outputs of the served config (--output NAME), or leave --output out to get them all",
+        )
     lock = threading.Lock()
     latencies: list[float] = []
     failures: list[str] = []
@@ -326,7 +337,10 @@ class _Worker:
         except InferenceServerException as e:
             raise _refusal(self.sig.name, e.message(), self.inputs) from e
         except Exception as e:  # connection dropped mid-request
-            raise ClientError(f"{self.sig.name}: request to {self.url} ({self.protocol}) failed: {e}") from e
+            raise ClientError(
+                f"{self.sig.name}: request to {self.url} ({self.protocol}) failed: {e}",
+                hint="check that the server is still running (its log says why a request or the server failed), then send again",
+            ) from e
         out = {}
         for name in self.names:
             if name in self.out_regions:
@@ -357,7 +371,12 @@ def _refusal(model: str, message: str, inputs: dict[str, np.ndarray]) -> ClientE
     traceback; ONNX Runtime's Gather ``indices element out of data bounds``), one line naming the
     integer inputs' values sent and what to send instead."""
     if not any(s in message.lower() for s in INDEX_PAST_TABLE):
-        return ClientError(f"{model}: request refused: {message}", hint=_hint(message))
+        return ClientError(
+            f"{model}: request refused: {message}",
+            hint=_hint(message)
+            or "the server's words above say which input or setting it refused; without --input-data, "
+            "`clients infer` sends inputs the build verified; the server log has the rest",
+        )
     sent = "; ".join(
         f"{k!r} {int(v.min())}..{int(v.max())}" for k, v in inputs.items() if np.issubdtype(v.dtype, np.integer) and v.size
     )

@@ -113,7 +113,10 @@ def _load_perf_analyzer_json(path: Path, sig: ModelSignature, batch_size: int) -
             item = entry[name]
             content, shape = (item.get("content"), item.get("shape")) if isinstance(item, dict) else (item, None)
             if shape is None and list(t.dims).count(-1) > 1:
-                raise ClientError(f'{path}: input {name!r} has several dynamic dims {list(t.dims)}: its entries need a "shape"')
+                raise ClientError(
+                    f'{path}: input {name!r} has several dynamic dims {list(t.dims)}: its entries need a "shape"',
+                    hint=f'give each entry of {name!r} as {{"content": [...], "shape": [...]}} (perf_analyzer\'s input-data form)',
+                )
             samples.append(np.asarray(content, dtype=t.dtype).reshape(shape if shape is not None else t.dims))
         try:
             out[name] = np.stack(samples) if sig.max_batch_size > 0 else samples[0]

@@ -117,7 +117,9 @@ def validate_inputs(sig: ModelSignature, inputs: dict[str, np.ndarray], cast: bo
     missing = sorted(set(known) - set(inputs))
     if missing:
         raise ClientError(
-            f"{sig.name}: {'input' if len(missing) == 1 else 'inputs'} {missing} missing; the model takes {sorted(known)}"
+            f"{sig.name}: {'input' if len(missing) == 1 else 'inputs'} {missing} missing; the model takes {sorted(known)}",
+            hint="give every input (npz keys, or input:<name> as in reference.npz); without --input-data, "
+            "`clients infer` makes every input up from the build's spec",
         )
     out: dict[str, np.ndarray] = {}
     batches: dict[str, int] = {}
@@ -129,7 +131,9 @@ def validate_inputs(sig: ModelSignature, inputs: dict[str, np.ndarray], cast: bo
             axes = "[batch, " + ", ".join(map(str, t.dims)) + "]" if sig.max_batch_size > 0 else str(list(t.dims))
             raise ClientError(
                 f"{sig.name}: input {name!r} has shape {list(arr.shape)}, expected {axes} (-1 = any size)",
-                hint="a batching model needs the batch axis first, even for one sample" if sig.max_batch_size > 0 else None,
+                hint="a batching model needs the batch axis first, even for one sample"
+                if sig.max_batch_size > 0
+                else f"max_batch_size 0: give the config's dims as they are, {list(t.dims)} (-1: any size), no batch axis added",
             )
         if sig.max_batch_size > 0:
             b = arr.shape[0]
@@ -141,7 +145,11 @@ def validate_inputs(sig: ModelSignature, inputs: dict[str, np.ndarray], cast: bo
             batches[name] = b
         out[name] = np.ascontiguousarray(_convert(sig.name, name, arr, t, cast))
     if len(set(batches.values())) > 1:
-        raise ClientError(f"{sig.name}: inputs disagree on the batch size: {batches}")
+        raise ClientError(
+            f"{sig.name}: inputs disagree on the batch size: {batches}",
+            hint="one request carries one batch: give every input the same first (batch) dim, e.g. "
+            f"{min(batches.values())} rows of each",
+        )
     return out
 
 
@@ -162,7 +170,9 @@ def _convert(model: str, name: str, arr: np.ndarray, t: TensorInfo, cast: bool) 
         info = np.iinfo(want)
         if arr.size and (arr.min() < info.min or arr.max() > info.max):
             raise ClientError(
-                f"{model}: input {name!r} has values in [{arr.min()}, {arr.max()}] that do not fit the model's {t.dtype}"
+                f"{model}: input {name!r} has values in [{arr.min()}, {arr.max()}] that do not fit the model's {t.dtype}",
+                hint=f"send values within [{info.min}, {info.max}] ({t.dtype}, the model's {t.triton_dtype}), "
+                f"e.g. arr.astype(np.{t.dtype}) after checking none is out of range",
             )
         log.warning("input %r: casting %s to %s (the model's %s)", name, arr.dtype, t.dtype, t.triton_dtype)
         return arr.astype(want)

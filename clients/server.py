@@ -177,7 +177,11 @@ class TritonServer:
             )
         except OSError as e:
             self.runtime_impl.after_stop()
-            raise ServerError(f"could not run {self.command[0]}: {e}") from e
+            raise ServerError(
+                f"could not run {self.command[0]}: {e}",
+                hint="check that the server binary exists and is executable (scripts/setup.sh installs the bundled one), "
+                "or pick another --runtime",
+            ) from e
         finally:
             logf.close()
         try:
@@ -282,7 +286,10 @@ class TritonServer:
         offset = self._log_size()
         started = time.monotonic()
         if self.tenancy is None:
-            raise ServerError("the server was not started (TritonServer.start) before loading a model")
+            raise ServerError(
+                "the server was not started (TritonServer.start) before loading a model",
+                hint="a bug in the caller: use the server as a context manager (with TritonServer(opts) as srv) or call start()",
+            )
         tenancy, impl = self.tenancy, self.runtime_impl
         try:
             with contextlib.closing(th.InferenceServerClient(self.http_url, network_timeout=timeout_s)) as c:

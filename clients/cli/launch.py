@@ -54,7 +54,12 @@ def serve(server_opts: ServerOptions, print_cmd: bool = False, extra: tuple[str,
         click.echo("Ctrl-C or SIGTERM stops it.", err=True)
         sys.stdout.flush()
         srv.wait()  # a SIGTERM/SIGHUP (_Stop) or Ctrl-C ends the wait
-        raise ServerError(f"tritonserver exited on its own; last lines of its log:\n{srv.log_tail()}", log_path=str(srv.log_path))
+        raise ServerError(
+            f"tritonserver exited on its own; last lines of its log:\n{srv.log_tail()}",
+            hint="fix what the log's last lines name (a model that fails to load: `builders validate` the repository), "
+            "then launch it again",
+            log_path=str(srv.log_path),
+        )
     except (KeyboardInterrupt, _Stop) as e:
         click.echo(f"\nstopping tritonserver ({type(e).__name__ if isinstance(e, KeyboardInterrupt) else e})", err=True)
     finally:

@@ -104,7 +104,10 @@ class Tenancy:
                     cpu_count=os.cpu_count() if runtime.on_this_host() else None,
                 )
         except Exception as e:  # noqa: BLE001 - one message
-            raise ServerError(f"the server at {http_url} did not list its loaded models: {type(e).__name__}: {e}") from None
+            raise ServerError(
+                f"the server at {http_url} did not list its loaded models: {type(e).__name__}: {e}",
+                hint="check the address and that the server is up and answers GET /v2/repository/index (its log says why not)",
+            ) from None
 
     @classmethod
     def snapshot(cls, client: Any, **kw: Any) -> Tenancy:
@@ -144,7 +147,10 @@ class Tenancy:
         request_s = time.perf_counter() - started
         if not client.is_model_ready(model):  # the model's own readiness, never the server's
             state = loaded_models(client).get(model) or "not loaded"
-            raise ServerError(f"{model} is not ready on the server at {self.url} after its load request ({state})")
+            raise ServerError(
+                f"{model} is not ready on the server at {self.url} after its load request ({state})",
+                hint="the server's log says why the load failed; `builders validate` checks the variant's folder",
+            )
         served = self.read(client, model, delivery)
         kept = upload_problem(model, delivery.token, served.upload_token)
         if kept:
@@ -185,7 +191,10 @@ class Tenancy:
                 return self.read(c, model)
         except Exception as e:  # noqa: BLE001 - one message
             msg = e.message() if hasattr(e, "message") and callable(e.message) else str(e)
-            raise ServerError(f"could not read what the server at {http_url} runs for {model}: {msg}") from None
+            raise ServerError(
+                f"could not read what the server at {http_url} runs for {model}: {msg}",
+                hint="check that the server is still up and the model loaded (its log says why not), then run again",
+            ) from None
 
     def leave(self, http_url: str) -> list[str]:
         """:meth:`restore` over a new client of ``http_url``; never raises (a stop must not).
@@ -277,7 +286,10 @@ class Tenancy:
         for m in sorted(self.replaced):
             try:
                 if m not in repository_names(client):
-                    raise ServerError(f"{m} is not in the server's own repository (it had been uploaded)")
+                    raise ServerError(
+                        f"{m} is not in the server's own repository (it had been uploaded)",
+                        hint=f"load {m} again the way it was first loaded (its files and config, through the repository API)",
+                    )
                 client.load_model(m)
             except Exception as e:  # noqa: BLE001 - said, not raised: the run's results stand
                 problems.append(f"{m} (found loaded, replaced with {REPLACE_FLAG}) could not be loaded again: {e}")

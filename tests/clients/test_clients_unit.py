@@ -67,8 +67,22 @@ def test_valid_inputs_pass_unchanged(sig: ModelSignature) -> None:
     ],
 )
 def test_bad_inputs_get_one_error_naming_the_input(sig: ModelSignature, inputs: dict, message: str) -> None:
-    with pytest.raises(ClientError, match=message):
+    with pytest.raises(ClientError, match=message) as e:
         validate_inputs(sig, inputs)
+    assert e.value.hint and "\n  -> " in str(e.value)  # what to do, as every error of the family (trial 9, F12)
+
+
+def test_inputs_that_disagree_on_the_batch_are_told_what_to_send(sig: ModelSignature) -> None:
+    with pytest.raises(ClientError, match=r"inputs disagree on the batch size: \{'ids': 2, 'x': 3\}") as e:
+        validate_inputs(sig, {"ids": np.zeros((2, 3), np.int32), "x": np.zeros((3, 4), np.float32)})
+    assert e.value.hint == "one request carries one batch: give every input the same first (batch) dim, e.g. 2 rows of each"
+
+
+def test_a_model_without_batching_is_told_its_dims() -> None:
+    flat = ModelSignature.from_config({**CFG, "max_batch_size": 0})
+    with pytest.raises(ClientError, match=r"input 'x' has shape \[2, 4\], expected \[4\]") as e:
+        validate_inputs(flat, {"ids": np.zeros(3, np.int32), "x": np.zeros((2, 4), np.float32)})
+    assert e.value.hint == "max_batch_size 0: give the config's dims as they are, [4] (-1: any size), no batch axis added"
 
 
 def test_float64_is_cast_with_a_note_or_refused(sig: ModelSignature, caplog: pytest.LogCaptureFixture) -> None:
