@@ -128,6 +128,7 @@ class _BadCall(torch.nn.Module):
         return torch.cat(x, 1, 2)  # three positional arguments: no aten::cat schema takes them
 
 
+@pytest.mark.slow  # a real torch.jit.script
 def test_a_torchscript_error_keeps_the_call_it_names_not_only_its_first_line():
     # the trial: "strategy script rejected (export failed): RuntimeError: Arguments for call are not valid." (which call?)
     def script() -> ExportResult:
