@@ -95,10 +95,19 @@ class ModelSpec:
             )
         for axis, rng in self.dynamic_axes.items():
             if len(rng) != 3:
-                raise ModelSpecError(f"dynamic axis {axis!r}: range {rng} must be (min, opt, max)")
+                raise ModelSpecError(
+                    f"dynamic axis {axis!r}: range {rng} must be (min, opt, max)",
+                    hint=f"give three sizes: --dynamic-axis {axis}=MIN,OPT,MAX (e.g. {axis}=1,64,128), or in a spec "
+                    f'file "dynamic_axes": {{"{axis}": [1, 64, 128]}}',
+                )
             lo, opt, hi = rng
             if not (1 <= lo <= opt <= hi):
-                raise ModelSpecError(f"dynamic axis {axis!r}: range {rng} must satisfy 1 <= min <= opt <= max")
+                fixed = sorted(max(1, int(v)) for v in rng)
+                raise ModelSpecError(
+                    f"dynamic axis {axis!r}: range {rng} must satisfy 1 <= min <= opt <= max",
+                    hint=f"give the sizes smallest first: --dynamic-axis {axis}={','.join(map(str, fixed))} "
+                    "(min: the smallest size the build verifies, opt: the size a TensorRT profile tunes for, max: the largest)",
+                )
 
     def _require_used_axes(self, used: set[str]) -> None:
         """Every declared dynamic axis (``--dynamic-axis``, the spec's ``dynamic_axes``) is one an

@@ -180,3 +180,11 @@ def test_an_input_batch_axis_other_than_first_is_refused(tmp_path, axis):
     with pytest.raises(ModelSpecError) as e:
         ModelSpec.from_file(_spec_file(tmp_path, doc))
     assert "input 'x' has batch_axis" in e.value.message and "first axis" in e.value.message
+
+
+@pytest.mark.parametrize(("rng", "fixed"), [((512, 128, 16), "seq=16,128,512"), ((0, 4, 8), "seq=1,4,8")])
+def test_a_range_out_of_order_says_the_range_meant(rng, fixed):
+    """`--dynamic-axis time=512,128,16` was refused with no `->` line: the hint gives the sizes in order."""
+    with pytest.raises(ModelSpecError) as e:
+        ModelSpec.from_json({"inputs": [{"name": "x", "dtype": "float32", "shape": ["seq"]}], "dynamic_axes": {"seq": list(rng)}})
+    assert f"--dynamic-axis {fixed}" in (e.value.hint or "")
