@@ -230,8 +230,13 @@ def conclusion(run: RunResult, items: list[Entry]) -> str:
         f"**Cold start.** {count(len(items), 'variant')} {'was' if len(items) == 1 else 'were'} "
         + how_loaded(run, [e.cold.others_loaded for e in items], server.get("runtime", "?"))
         + f" and sent single requests right after the load, before any other traffic, at {', '.join(sizes) or 'no size'}; "
-        f"each first request is compared with the sweep's steady p50 at concurrency 1 at that size "
-        f"(else, marked {OWN_MARK}, with the median of the requests that followed it)."
+        + (
+            "no sweep measured these variants, so each first request is compared with the median of the requests "
+            f"that followed it (marked {OWN_MARK})."
+            if _no_sweep(run)
+            else "each first request is compared with the sweep's steady p50 at concurrency 1 at that size "
+            f"(else, marked {OWN_MARK}, with the median of the requests that followed it)."
+        )
     ]
     parts.append(_numbers(measured))
     facts = _facts(measured)
@@ -355,7 +360,7 @@ def section(run: RunResult, limit: int = TOP_N) -> list[str]:
             "",
             f"The {limit} slowest first requests of {len(items)} variants; every variant: [{APPENDIX_FILE}]({APPENDIX_FILE}).",
         ]
-    lines += _notes(lines)
+    lines += _notes(lines, run)
     lines += ["", conclusion(run, items), ""]
     return lines
 
@@ -366,17 +371,22 @@ def appendix_lines(run: RunResult) -> list[str]:
     if not items:
         return []
     lines = ["## Cold start, every variant", "", *table_lines(items, run)]
-    return [*lines, *_notes(lines), ""]
+    return [*lines, *_notes(lines, run), ""]
 
 
-def _notes(lines: list[str]) -> list[str]:
+def _no_sweep(run: RunResult) -> bool:
+    """Whether no sweep measured ``run``'s variants (``triton-perf coldstart`` alone): every ratio is
+    then to the following requests' median, and the words say so instead of naming a sweep's p50."""
+    return not any(v.levels for v in run.variants)
+
+
+def _notes(lines: list[str], run: RunResult | None = None) -> list[str]:
     out = []
     if any(OWN_MARK in ln for ln in lines):
-        out += [
-            "",
-            f"{OWN_MARK} the sweep measured no level at concurrency 1 at that size: compared with the median of "
-            "the requests that followed the first one.",
-        ]
+        why = (
+            "no sweep ran" if run is not None and _no_sweep(run) else "the sweep measured no level at concurrency 1 at that size"
+        )
+        out += ["", f"{OWN_MARK} {why}: compared with the median of the requests that followed the first one."]
     if any(UNSTABLE_MARK in ln for ln in lines):
         out += ["", f"{UNSTABLE_MARK} host busy: other processes used the host's CPU while those requests were sent."]
     return [

@@ -123,6 +123,18 @@ def test_report_table_compares_first_requests_with_the_sweeps_levels_and_says_wh
     assert "`mlp_onnx_cpu2_nodb_mbs64`" not in text  # no cold-start record: no row
 
 
+def test_a_cold_start_without_a_sweep_never_names_the_sweeps_p50():
+    """`triton-perf coldstart` alone said each first request "is compared with the sweep's steady p50" with
+    no sweep (trial 9): every ratio is to the following requests' median, and the words say so."""
+    run = _run()
+    for v in run.variants:
+        v.levels = []
+    text = "\n".join(coldstart_report.section(run))
+    assert "sweep's steady p50" not in text and "the sweep measured no level" not in text
+    assert "no sweep measured these variants, so each first request is compared with the median" in text
+    assert f"{coldstart_report.OWN_MARK} no sweep ran: compared with the median" in text
+
+
 def test_conclusion_has_the_four_parts_and_the_warmup_pair_numbers():
     run = _run()
     for v in run.variants:
