@@ -127,20 +127,28 @@ class Paired:
 
     @property
     def decided_p(self) -> float:
-        """The p-value of the tier that decided: the large-gap t-test's when it called the
-        difference (:attr:`by_gap`), else the sign test's (what every verdict is shown beside)."""
-        return self.gap_p_value if self.by_gap and self.gap_p_value is not None else self.p_value
+        """The p-value of the tier that decided (what every verdict is shown beside): the large-gap
+        t-test's when it called the difference (:attr:`by_gap`), and when it was computed but did not
+        (every round agreed by :data:`GAP_MIN`, so the sign test was not what failed: with every round
+        agreeing it calls from 6 rounds, and fewer cannot reach it; trial 9: "0.25 (sign)" beside a
+        member of 3 rounds the t-test found too uneven); else the sign test's."""
+        return self.gap_p_value if self.tier == "gap" and self.gap_p_value is not None else self.p_value
 
     @property
     def tier(self) -> str:
-        """``"gap"`` when the large-gap tier called the difference, else ``"sign"``."""
-        return "gap" if self.by_gap and self.gap_p_value is not None else "sign"
+        """``"gap"`` when the large-gap tier called the difference or was the one that could have
+        (:attr:`decided_p`), else ``"sign"``."""
+        if self.gap_p_value is None:
+            return "sign"
+        return "gap" if self.by_gap or not self.significant else "sign"
 
     def spread_text(self) -> str:
         """``"1.75× median of the per-round ratios (min–max 1.61–1.90 over 8 rounds, ahead in 8 of 8;
         p = 0.008, sign test)"``: said as what it is, since beside two medians (whose own ratio differs) a bare
         "1.75×" reads as their ratio; a call of the large-gap tier shows its test's p
         (:func:`p_words`: ``"...; p = 0.0013, large consistent gap t-test)"``), not the sign test's."""
+        if self.rounds == 1:  # one value: no median, no min–max (trial 9: "2.37–2.37")
+            return f"{self.median:.3g}× in the one round both were measured ({p_words(self.decided_p, self.tier)})"
         return (
             f"{self.median:.3g}× median of the per-round ratios (min–max {self.low:.3g}–{self.high:.3g} over {self.rounds} rounds, ahead in "
             f"{self.wins} of {self.rounds}; {p_words(self.decided_p, self.tier)})"

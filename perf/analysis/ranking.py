@@ -60,6 +60,7 @@ import math
 import statistics
 from collections.abc import Iterable, Mapping
 
+from core.wording import count
 from perf.analysis.budget_latency import Judged, judged, within
 from perf.analysis.leader import choose
 from perf.analysis.paired import ALPHA, GAP_ROUNDS, Paired, min_rounds, paired, sign_test_p
@@ -84,11 +85,8 @@ class Side:
 
     def describe(self) -> str:
         """```mlp_onnx_cpu1_db500_mbs64` at concurrency 8``."""
-        return (
-            f"`{self.variant}` at concurrency {self.concurrency}"
-            + (f" (batch {self.batch_size})" if self.batch_size != 1 else "")
-            + (f" [{self.shape}]" if self.shape else "")
-        )
+        batch = f" (batch {self.batch_size})" if self.batch_size != 1 else ""
+        return f"`{self.variant}` at concurrency {self.concurrency}{batch}" + (f" [{self.shape}]" if self.shape else "")
 
 
 def records(vr: VariantResult, side: Side) -> list[LevelResult]:
@@ -127,9 +125,7 @@ class Comparison:
     @property
     def verdict(self) -> str:
         """``"a"`` (a beats b), ``"b"`` (b beats a) or ``"not distinguishable"``."""
-        if self.result is None:
-            return "not distinguishable"
-        return {"higher": "a", "lower": "b"}.get(self.result.verdict, "not distinguishable")
+        return {"higher": "a", "lower": "b"}.get(self.result.verdict if self.result else "", "not distinguishable")
 
     @property
     def median_ratio(self) -> float | None:
@@ -147,9 +143,8 @@ class Comparison:
         if self.verdict != "not distinguishable":
             return False
         w, lo = (self.result.wins, self.result.losses) if self.result else (0, 0)
-        if min(w, lo) == 0 and w + lo + rounds_left >= GAP_ROUNDS and rounds_left > 0:
-            return True
-        return min(sign_test_p(w + rounds_left, lo), sign_test_p(w, lo + rounds_left)) <= ALPHA
+        gap = min(w, lo) == 0 and w + lo + rounds_left >= GAP_ROUNDS and rounds_left > 0  # the large-gap tier still may
+        return gap or min(sign_test_p(w + rounds_left, lo), sign_test_p(w, lo + rounds_left)) <= ALPHA
 
     def verdict_words(self) -> str:
         """``"`A` beats `B`"``, ``"`B` beats `A`"`` or ``"not distinguishable at this noise"``
@@ -159,7 +154,7 @@ class Comparison:
         if self.verdict == "b":
             return f"`{self.b.variant}` beats `{self.a.variant}`"
         if (n := len(self.rounds)) < GAP_ROUNDS:
-            return f"not distinguishable at this noise ({n} rounds; a verdict needs {GAP_ROUNDS} on a large gap, else {MIN_ROUNDS})"  # fmt: skip
+            return f"not distinguishable at this noise ({count(n, 'round')}; a verdict needs {GAP_ROUNDS} on a large gap, else {MIN_ROUNDS})"  # fmt: skip
         return "not distinguishable at this noise" + (
             f" ({n} rounds; a verdict needs {MIN_ROUNDS} unless the gap is large)" if n < MIN_ROUNDS else ""
         )
@@ -288,6 +283,7 @@ class Ranking:
         comparisons: The leader vs each other ranked variant, by round-adjusted throughput.
         unranked: Variants without an operating point.
         other_sizes: Series of a shape sweep at another input size than the leader's (not compared).
+        budget_ms, latency_metric: The latency budget it ranks under (ms; ``None``: by peak) and the percentile field it is on.
     """
 
     leader: Operating | None
@@ -295,6 +291,8 @@ class Ranking:
     comparisons: list[Comparison]
     unranked: list[str] = dataclasses.field(default_factory=list)
     other_sizes: list[str] = dataclasses.field(default_factory=list)
+    budget_ms: float | None = None
+    latency_metric: str = "latency_p99_ms"
 
     @property
     def names(self) -> list[str]:
@@ -339,7 +337,7 @@ def rank_variants(
 
     leader = choose(ops, cmp)
     if leader is None:
-        return Ranking(None, [], [], unranked)
+        return Ranking(None, [], [], unranked, budget_ms=budget_ms, latency_metric=latency_metric)
     leader = peaks[leader.side.variant]
     other_sizes = [o.side.variant for o in ops if o.side.shape != leader.side.shape]
     ops = [o for o in ops if o.side.shape == leader.side.shape]  # a shape sweep: series of one size compared only
@@ -354,7 +352,7 @@ def rank_variants(
     ]
     rest = [o for o in ops if o.side.variant != leader.side.variant]
     ties = [leader] + [o for o, c in zip(rest, comparisons) if c.verdict != "a"]
-    return Ranking(leader, ties, comparisons, unranked, other_sizes)
+    return Ranking(leader, ties, comparisons, unranked, other_sizes, budget_ms, latency_metric)
 
 
 def _within(vr: VariantResult, side: Side, budget_ms: float | None, latency_metric: str) -> bool:

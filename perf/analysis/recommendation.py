@@ -34,7 +34,7 @@ from perf.analysis.notes import notes_text, repeat_noun
 from perf.analysis.paired import ALPHA
 from perf.analysis.peaks import unreached, unreached_all
 from perf.analysis.ranking import Ranking, Side, dropped_by_search, rank_variants
-from perf.analysis.standing import few_rounds, others_words, tie_words
+from perf.analysis.standing import few_rounds, others_words, outside_words, tie_words
 from perf.analysis.stats import P99, THROUGHPUT, Point, knee, run_points
 from perf.markdown import UNSTABLE_MARK, fmt, fmt_given
 from perf.records.results import RunResult
@@ -89,6 +89,7 @@ class Choice:
         against: The others in words (:mod:`perf.analysis.standing`): the tie set, or what it beats of how many.
         unreached: The best peak's level is not a measured peak: why, in words (:mod:`perf.analysis.peaks`).
         short: Its level rests on fewer rounds than a verdict needs, in words (:func:`perf.analysis.standing.few_rounds`).
+        outside: A tie set's pick: the variants outside the tie set, in words (:func:`perf.analysis.standing.outside_words`).
     """
 
     variant: str
@@ -108,6 +109,7 @@ class Choice:
     judged_note: str | None = None
     unreached: str | None = None
     short: str | None = None
+    outside: str = ""
 
     @property
     def tied(self) -> bool:
@@ -141,7 +143,7 @@ class Choice:
             return (
                 f"the rule ({rule}) did not separate it from {count(len(self.tie_set) - 1, 'other')}: {others}; "
                 "it is named first by throughput (the median of the rounds it shared with each; round-adjusted "
-                "where those disagree), not as the winner"
+                "where those disagree), not as the winner" + (f"; {self.outside}" if self.outside else "")
             )
         if self.beats:
             return f"beats every other ranked variant ({self.against or len(self.beats)}; {rule})"
@@ -342,6 +344,7 @@ def _paired_choice(ranking: Ranking, points: dict[str, list[Point]], run: RunRes
     c.tie_set, c.beats, c.confidence = ranking.names, [x.b.variant for x in ranking.beaten()], 1 - ALPHA
     c.short = few_rounds(p.trials, bool(c.beats) and not c.tied)  # a rounds sweep: one trial a round
     c.against = tie_words(ranking) if c.tied else others_words(ranking, run, under)
+    c.outside = outside_words(ranking, run, under) if c.tied else ""
     return c
 
 

@@ -9,9 +9,11 @@ A tie-set member is whatever the pick does not beat by the paired rule
 - a member that shared the rule's rounds (:data:`perf.analysis.ranking.MIN_ROUNDS`) with the pick
   and was not separated is *not distinguishable at this noise*;
 - a member that shared fewer rounds but was behind (or ahead) in every one of them is said so,
-  with its range of ratios: "behind in every one of its 3 rounds, 3.54–9.96 times; too few rounds
-  for the rule to call it" (the large-gap tier of :mod:`perf.analysis.paired` did not call it:
-  its rounds disagree too much in size) — never as a tie;
+  with its range of ratios and why the rule did not call it (:func:`uncalled`: too few rounds for
+  the large-gap tier of :mod:`perf.analysis.paired`, a round apart by less than its 1.1×, or its
+  rounds too uneven for its t-test): "behind in every one of its 3 rounds, 3.54–9.96 times; the
+  rounds too uneven for the large-gap test, p 0.021 (over 0.005), and the sign test needs 6
+  rounds" — never as a tie;
 - any other member with fewer rounds is *too few rounds to tell*.
 
 The rounds engine (:mod:`perf.search.rounds`) says why its rounds ended in the same words
@@ -21,8 +23,9 @@ because the rounds left could not separate it, which members shared too few roun
 leader to tell, as the report's tie-set words say of them.
 
 What the pick beats is counted against every variant of the run, with the others said: those
-without a level to rank (under a budget: none within it), those never measured (cut for time)
-and those that failed.
+without a level to rank (under a budget: none within it, with the lowest latency each reached),
+those never measured (cut for time) and those that failed; a tie set's pick says the same of the
+variants outside its tie set (:func:`outside_words`), so every variant is accounted for.
 """
 
 from __future__ import annotations
@@ -30,8 +33,10 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 from core.wording import count
-from perf.analysis.ranking import MIN_ROUNDS, Comparison, Ranking
-from perf.markdown import fmt_given
+from perf.analysis.budget_latency import judged
+from perf.analysis.paired import GAP_ALPHA, GAP_MIN, GAP_ROUNDS
+from perf.analysis.ranking import MIN_ROUNDS, Comparison, Ranking, levels_of, records
+from perf.markdown import fmt, fmt_given
 from perf.records.results import RunResult
 
 #: Names listed before the rest are only counted.
@@ -50,24 +55,53 @@ def consistent(c: Comparison) -> str | None:
 
 def _times(c: Comparison, way: str) -> str:
     """``"3.54–9.96 times"``: the runner-up's range of per-round ratios, as the pick's lead
-    (``way`` ``"behind"``) or its own (``"ahead"``)."""
+    (``way`` ``"behind"``) or its own (``"ahead"``); ``"2.37 times"`` for one value."""
     r = c.result
     assert r is not None
     lo, hi = (r.low, r.high) if way == "behind" else (1 / r.high, 1 / r.low)
-    return f"{lo:.2f}–{hi:.2f} times"
+    return f"{lo:.2f} times" if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}–{hi:.2f} times"
+
+
+def every_round(n: int) -> str:
+    """``"in every one of its 3 rounds"``, ``"in its only round"`` (trial 9: "every one of its 1 round")."""
+    return "in its only round" if n == 1 else f"in every one of its {count(n, 'round')}"
+
+
+def uncalled(c: Comparison, short: bool = False) -> str:
+    """Why the rule did not call a member that was behind (or ahead of) the pick in every shared
+    round (:func:`consistent`), the true reason of :mod:`perf.analysis.paired`'s two tiers (trial 9:
+    "too few rounds" beside 3 rounds the large-gap test had, and failed on their spread): fewer rounds
+    than the large-gap tier needs; a round apart by less than its :data:`~perf.analysis.paired.GAP_MIN`;
+    or its t-test's p over :data:`~perf.analysis.paired.GAP_ALPHA` (the rounds too uneven). The sign
+    test needs :data:`~perf.analysis.ranking.MIN_ROUNDS` rounds either way. ``short``: for a list's
+    parenthesis (``"too uneven for the large-gap test, p 0.021"``)."""
+    r, n = c.result, len(c.rounds)
+    sign = f"the sign test needs {MIN_ROUNDS}"
+    if r is None or n < GAP_ROUNDS:
+        return (
+            "too few rounds"
+            if short
+            else f"too few rounds for the rule to call it (a large gap needs {GAP_ROUNDS}, else {MIN_ROUNDS})"
+        )
+    if r.gap_p_value is None:
+        gap = f"not every round apart by {GAP_MIN:g}× or more"
+        return gap if short else f"{gap}, so only the sign test could call it, and it needs {MIN_ROUNDS} rounds"
+    gap = f"too uneven for the large-gap test, p {r.gap_p_value:.2g}"
+    return gap if short else f"the rounds {gap} (over {GAP_ALPHA:g}), and {sign} rounds"
 
 
 def member_words(c: Comparison, with_ratios: bool = True) -> str:
     """A tie-set member's comparison with the pick in words (module docstring), without its name:
     ``"not distinguishable at this noise"``, ``"behind the pick in every one of its 3 rounds,
-    3.54–9.96 times; too few rounds for the rule to call it"``, ``"too few rounds to tell (2
-    rounds)"`` (``with_ratios=False``: without the times, for a table that shows them beside it)."""
+    3.54–9.96 times; the rounds too uneven for the large-gap test, p 0.021 (over 0.005), and the sign
+    test needs 6 rounds"`` (:func:`uncalled`), ``"too few rounds to tell (2 rounds)"``
+    (``with_ratios=False``: without the times, for a table that shows them beside it)."""
     way = consistent(c)
     n = len(c.rounds)
     if way is not None:
         times = f", {_times(c, way)}" if with_ratios else ""
         side = "behind the pick" if way == "behind" else "ahead of the pick"
-        return f"{side} in every one of its {count(n, 'round')}{times}; too few rounds for the rule to call it"
+        return f"{side} {every_round(n)}{times}; {uncalled(c)}"
     if n >= MIN_ROUNDS:
         return "not distinguishable at this noise"
     return f"too few rounds to tell ({count(n, 'round') if n else 'never in the same round'})"
@@ -102,7 +136,7 @@ def settled_words(tied: Sequence[Comparison], rounds_left: int, max_rounds: int)
         n, way = len(c.rounds), consistent(c)
         if way is not None:
             side = "behind" if way == "behind" else "ahead of"
-            text += f"; `{c.b.variant}` was {side} the leader in every one of its {count(n, 'round')}: too few rounds for the rule to call it"
+            text += f"; `{c.b.variant}` was {side} the leader {every_round(n)}: {uncalled(c)}"
         elif n < MIN_ROUNDS:
             shared = f"shared {count(n, 'round')} with the leader" if n else "never shared a round with the leader"
             text += f"; `{c.b.variant}` {shared}: too few rounds to tell (a verdict needs {MIN_ROUNDS})"
@@ -115,14 +149,14 @@ def _members(ranking: Ranking) -> list[Comparison]:
 
 
 def _names(names: Sequence[str]) -> str:
-    shown = ", ".join(f"`{n}`" for n in names[:NAMED])
-    return shown + (f" and {len(names) - NAMED} more" if len(names) > NAMED else "")
+    return _listed([f"`{n}`" for n in names])
 
 
 def tie_words(ranking: Ranking) -> str:
     """The tie set (without the pick) in words, grouped as the module docstring says:
-    ``"not distinguishable at this noise from `a`; behind it in every round they shared, too few
-    for the rule to call: `b` (3 rounds, 3.54–9.96 times), `c` (...); too few rounds to tell: `d` (2 rounds)"``."""
+    ``"not distinguishable at this noise from `a`; behind it in every round they shared, not called
+    by the rule: `b` (3 rounds, 3.54–9.96 times; too uneven for the large-gap test, p 0.021), `c`
+    (1 round, 2.37 times; too few rounds); too few rounds to tell: `d` (2 rounds)"``."""
     members = _members(ranking)
     full = [c.b.variant for c in members if consistent(c) is None and len(c.rounds) >= MIN_ROUNDS]
     short = [c for c in members if consistent(c) is None and len(c.rounds) < MIN_ROUNDS]
@@ -130,9 +164,11 @@ def tie_words(ranking: Ranking) -> str:
     for way, side in (("ahead", "ahead of it"), ("behind", "behind it")):
         steady = [c for c in members if consistent(c) == way]
         if steady:
-            said = [f"`{c.b.variant}` ({count(len(c.rounds), 'round')}, {_times(c, way)})" for c in steady]
+            said = [
+                f"`{c.b.variant}` ({count(len(c.rounds), 'round')}, {_times(c, way)}; {uncalled(c, short=True)})" for c in steady
+            ]
             they = "it" if len(steady) == 1 else "they"
-            parts.append(f"{side} in every round {they} shared, too few for the rule to call: {', '.join(said)}")
+            parts.append(f"{side} in every round {they} shared, not called by the rule: {', '.join(said)}")
     if short:
         said = [f"`{c.b.variant}` ({count(len(c.rounds), 'round') if c.rounds else 'never in the same round'})" for c in short]
         parts.append("too few rounds to tell: " + ", ".join(said))
@@ -141,31 +177,84 @@ def tie_words(ranking: Ranking) -> str:
 
 def others_words(ranking: Ranking, run: RunResult | None, under_budget: bool) -> str:
     """What the pick is counted against: ``"5 of the 7 others; 2 have no level within the budget:
-    `a`, `b`"`` (``"5"`` without a run, or when every other variant is ranked). The others: those
-    without an operating point (``"no level within the budget"`` under a budget, else ``"no level
-    to rank"``), the never-measured ones (``"not measured: cut for time"``) and failed ones."""
+    `a` (lowest p99 12.40 ms, at c=1), `b` (...)"`` (``"5"`` without a run, or when every other
+    variant is ranked). The others: those without an operating point (``"no level within the
+    budget"`` under a budget, with the lowest latency they reached, else ``"no level to rank"``),
+    the never-measured ones (``"not measured: cut for time"``) and failed ones (:func:`rest_parts`)."""
     beaten = len(ranking.beaten())
     if run is None:
         return str(beaten)
-    ranked = {ranking.leader.side.variant} if ranking.leader else set()
-    ranked |= {c.b.variant for c in ranking.comparisons}
+    others = len(run.variants) - 1 - len(ranking.other_sizes)
+    if others <= beaten:
+        return str(beaten)
+    return "; ".join([f"{beaten} of the {others} others", *rest_parts(ranking, run, under_budget)])
+
+
+def outside_words(ranking: Ranking, run: RunResult | None, under_budget: bool) -> str:
+    """A tie set's pick: the variants outside its tie set, each counted and said, so that every
+    variant of the run is accounted for (trial 9: a pick under a what-if budget with a tie set of
+    4, and the other 4 of 8 variants, none with a level within the budget, said nowhere):
+    ``"the 4 others outside the tie set: it beats 1 by the rule; 3 have no level within the budget:
+    `a` (lowest p99 5.45 ms, at c=1), ..."``; ``""`` when every other variant is in the tie set
+    (or without a run)."""
+    if run is None:
+        return ""
+    outside = len(run.variants) - len(ranking.tie_set) - len(ranking.other_sizes)
+    if outside <= 0:
+        return ""
+    beaten = len(ranking.beaten())
+    parts = ([f"it beats {beaten} by the rule"] if beaten else []) + rest_parts(ranking, run, under_budget)
+    return f"the {count(outside, 'other')} outside the tie set: " + "; ".join(parts)
+
+
+def rest_parts(ranking: Ranking, run: RunResult, under_budget: bool) -> list[str]:
+    """The run's variants the ranking has no operating point for, by why, each part counted and
+    named: ``"2 have no level within the budget: `a` (lowest p99 5.45 ms, at c=1), `b` (...)"``
+    (under a budget, with the lowest latency each reached as the budget judges it, :func:`lowest`),
+    ``"1 was not measured: cut for time: `c`"``, ``"1 failed: `d`"``."""
     cut = _cut(run)
     failed = [v.name for v in run.variants if v.status == "failed"]
     never = [n for n in ranking.unranked if n in cut]
     unranked = [n for n in ranking.unranked if n not in cut]
-    others = len(run.variants) - 1 - len(ranking.other_sizes)
-    if others <= beaten:
-        return str(beaten)
-    said = [f"{beaten} of the {others} others"]
-    no_level = "no level within the budget" if under_budget else "no level to rank"
+    said = []
+    if unranked and under_budget:
+        shown = [f"`{n}`" + lowest(ranking, run, n) for n in unranked]
+        said.append(f"{len(unranked)} {'has' if len(unranked) == 1 else 'have'} no level within the budget: {_listed(shown)}")
+    elif unranked:
+        said.append(f"{len(unranked)} {'has' if len(unranked) == 1 else 'have'} no level to rank: {_names(unranked)}")
     for names, one, many in (
-        (unranked, f"has {no_level}", f"have {no_level}"),
         (never, "was not measured: cut for time", "were not measured: cut for time"),
         (failed, "failed", "failed"),
     ):
         if names:
             said.append(f"{len(names)} {one if len(names) == 1 else many}: {_names(names)}")
-    return "; ".join(said)
+    return said
+
+
+def lowest(ranking: Ranking, run: RunResult, name: str) -> str:
+    """``" (lowest p99 5.45 ms, at c=1)"``: the lowest latency at the ranking's percentile any level
+    of ``name`` reached, as the budget judges it (:func:`perf.analysis.budget_latency.judged`: the
+    median of its rounds, its quieter ones where some were host busy); ``""`` without one."""
+    vr = run.variant(name)
+    if vr is None:
+        return ""
+    got = [(j.ms, s) for s in levels_of(vr) if (j := judged(records(vr, s), ranking.latency_metric)) is not None]
+    if not got:
+        return ""
+    ms, side = min(got, key=lambda x: x[0])
+    pct = ranking.latency_metric.removeprefix("latency_").removesuffix("_ms")
+    return (
+        f" (lowest {pct} {fmt(ms, 2)} ms, at c={side.concurrency}"
+        + (f", b={side.batch_size}" if side.batch_size != 1 else "")
+        + ")"
+    )
+
+
+def _listed(shown: Sequence[str]) -> str:
+    """``shown`` (already written names) joined, the first :data:`NAMED` and a count of the rest."""
+    if len(shown) <= NAMED + 1:  # "and 1 more" names no fewer than the name itself
+        return ", ".join(shown)
+    return ", ".join(shown[:NAMED]) + f" and {len(shown) - NAMED} more"
 
 
 def _cut(run: RunResult) -> Collection[str]:

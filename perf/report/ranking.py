@@ -17,7 +17,7 @@ from perf.analysis.paired import GAP_MIN, GAP_ROUNDS, RULE, p_cell
 from perf.analysis.peaks import peak_title
 from perf.analysis.ranking import MIN_ROUNDS, Comparison, Ranking, Side, levels_of, per_round, records
 from perf.analysis.recommendation import Recommendation, candidate, latency_metric
-from perf.analysis.standing import member_words, others_words, ranked_words, tie_words
+from perf.analysis.standing import member_words, others_words, outside_words, ranked_words, tie_words
 from perf.analysis.stats import Point
 from perf.markdown import capped, fmt, table
 from perf.records.levels import HOST_BUSY
@@ -114,7 +114,7 @@ def _row(c: Comparison, lead: Side, higher: str = "") -> list[str]:
         f"`{c.b.variant}`",
         str(c.b.concurrency),
         f"{r.median:.3f}" + (f" {OTHER_SIDE}" if c.a != lead else ""),
-        f"{r.low:.3f}–{r.high:.3f}",
+        f"{r.low:.3f}–{r.high:.3f}" if r.rounds > 1 else "(one round)",  # no range of one value (trial 9: "2.374–2.374")
         f"{r.wins} of {r.rounds}",
         p_cell(r.decided_p, r.tier),
         "—" if diff is None else f"{diff:+.2f}",
@@ -138,12 +138,13 @@ def _judged(lat: Judged | None, percentile: int, budget_ms: float | None) -> str
     return f"; {said}" if said else ""
 
 
-def tie_set_words(ranking: Ranking, pruned: Collection[str] = ()) -> str:
+def tie_set_words(ranking: Ranking, pruned: Collection[str] = (), run: RunResult | None = None) -> str:
     """The tie set in words (:func:`perf.analysis.standing.tie_words`, the recommendation line's
     words): the members that shared the rule's rounds with the pick are as good a choice on this
     evidence; those that shared fewer (a large gap aside) are *not separated for lack of rounds*,
     which is no evidence that they are as good (``pruned``: variants the search stopped measuring,
-    whose early rounds are all this ranking has)."""
+    whose early rounds are all this ranking has); then the variants outside the tie set
+    (:func:`perf.analysis.standing.outside_words`: every one of ``run``'s variants accounted for)."""
     tied = [c for c in ranking.comparisons if c.b.variant in ranking.names[1:]]
     short = [c for c in tied if len(c.rounds) < MIN_ROUNDS]
     full = [f"`{c.b.variant}`" for c in tied if len(c.rounds) >= MIN_ROUNDS]
@@ -164,6 +165,8 @@ def tie_set_words(ranking: Ranking, pruned: Collection[str] = ()) -> str:
             )
             + "."
         )
+    if outside := outside_words(ranking, run, ranking.budget_ms is not None):
+        text += f" {outside[:1].upper()}{outside[1:]}."
     return text
 
 
@@ -188,7 +191,7 @@ def comparison_lines(
         + ").",
     ]
     if len(ranking.tie_set) > 1:
-        lines.append(tie_set_words(ranking, pruned))
+        lines.append(tie_set_words(ranking, pruned, run))
     elif ranking.comparisons:
         lines.append(f"- It beats every other ranked variant by the rule ({others_words(ranking, run, budget_ms is not None)}).")
     if ranking.comparisons:

@@ -36,21 +36,25 @@ def _run(tmp_path: Path) -> Path:
 def test_a_member_behind_in_every_one_of_its_few_rounds_is_not_called_a_tie(tmp_path: Path) -> None:
     text = write_report(_run(tmp_path)).read_text()
     peak = next(ln for ln in text.splitlines() if ln.startswith("- **") and ":** `lead`" in ln and "peak" in ln)
-    assert "did not separate it from 1 other: behind it in every round it shared, too few for the rule to call: " in peak
-    assert "`slow` (3 rounds, 2.81–8.61 times)" in peak
+    assert "did not separate it from 1 other: behind it in every round it shared, not called by the rule: " in peak
+    assert "`slow` (3 rounds, 2.81–8.61 times; too uneven for the large-gap test, p 0.0" in peak
     assert "not distinguishable" not in peak
     tie = next(ln for ln in text.splitlines() if ln.startswith("- **Tie set**"))
-    assert "`slow` (3 rounds, 2.81–8.61 times)" in tie and "not distinguishable" not in tie
+    assert "`slow` (3 rounds, 2.81–8.61 times; too uneven" in tie and "not distinguishable" not in tie
     ranking = text.split("## Paired ranking", 1)[1]
     row = next(ln for ln in ranking.splitlines() if ln.startswith("| `slow`"))
-    assert "behind the pick in every one of its 3 rounds; too few rounds for the rule to call it" in row
+    # its 3 rounds were enough for the large-gap tier, which failed on their spread: said so, with that test's p
+    # (trial 9: "too few rounds for the rule to call it" beside "0.25 (sign)")
+    assert "behind the pick in every one of its 3 rounds; the rounds too uneven for the large-gap test, p 0.0" in row
+    assert "(over 0.005), and the sign test needs 6 rounds" in row and "too few rounds" not in row
+    assert "(gap)" in row and "(sign)" not in row
 
 
 def test_beats_every_other_says_what_the_others_were(tmp_path: Path) -> None:
     text = write_report(_run(tmp_path)).read_text()
     under = next(ln for ln in text.splitlines() if ln.startswith("- **Best under the p99 budget of 10.00 ms:**"))
     assert (
-        "beats every other ranked variant (1 of the 4 others; 2 have no level within the budget: `slow`, `over`; "
-        "1 was not measured: cut for time: `cut`; paired rounds at 5 %)"
+        "beats every other ranked variant (1 of the 4 others; 2 have no level within the budget: `slow` (lowest p99 "
+        "50.00 ms, at c=4), `over` (lowest p99 50.00 ms, at c=4); 1 was not measured: cut for time: `cut`; paired rounds at 5 %)"
     ) in under
     assert "(1 of the 4 others; 2 have no level within the budget" in text.split("## Paired ranking", 1)[1]

@@ -24,7 +24,7 @@ def test_members_with_too_few_shared_rounds_are_not_called_as_good() -> None:
     words = tie_set_words(rank, pruned={"early"})
     other = "close" if rank.names[0] == "lead" else "lead"
     assert f"`{other}` shared at least 6 rounds with it: as good a choice on this evidence" in words
-    assert "behind it in every round it shared, too few for the rule to call: `early` (3 rounds, " in words
+    assert "behind it in every round it shared, not called by the rule: `early` (3 rounds, " in words
     assert "That is no evidence that it is as good" in words
     assert "the search stopped measuring `early`, so this ranking has only their early rounds" in words
     assert "`early` shared at least" not in words and "any of them is as good" not in words
