@@ -1,12 +1,12 @@
 """Main effects of a sweep's grid: what changing one factor does, over every fair pair.
 
-For each factor of the variant grid (:data:`FACTORS`: format, precision, instance kind and
-count, dynamic batching on/off, queue delay, preferred batch sizes, max_batch_size, warmup,
-ORT-TRT accelerator, GPU ids) and each of its values ``v`` other than the reference value
-``r`` (batching off, 1 instance, no warmup, the smallest number, else the first name in
-sort order), the *pairs* are the variants that differ only in that factor (every other
-:class:`builders.config.variants.Variant` field equal, as :mod:`perf.analysis.pairs` decides fairness), one
-at ``r`` and one at ``v``. Each pair gives two paired differences, in %:
+For each factor of the variant grid (:data:`perf.analysis.pairs.FACTORS`: format, precision,
+instance kind and count, dynamic batching on/off, queue delay, preferred batch sizes,
+max_batch_size, warmup, ORT-TRT accelerator, GPU ids) and each of its values ``v`` other
+than the reference value ``r`` (batching off, 1 instance, no warmup, the smallest number,
+else the first name in sort order), the *pairs* are the variants that differ only in that
+factor (every other :class:`builders.config.variants.Variant` field equal, as
+:mod:`perf.analysis.pairs` decides fairness), one at ``r`` and one at ``v``. Each pair gives two paired differences, in %:
 
 * **peak throughput**: each variant's highest-throughput level (its smallest client batch size);
 * **p99 at a common load**: both at the pair's highest common concurrency.
@@ -30,82 +30,22 @@ from __future__ import annotations
 
 import dataclasses
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from builders.config.variants import Variant
 from core.wording import agree, of
-from perf.analysis.effects_rounds import is_rounds, paired_change
+from perf.analysis.effects_rounds import NEVER_TOGETHER, is_rounds, paired_change
 from perf.analysis.fair import cannot_act, unfair
-from perf.analysis.pairs import BATCHING, VARIANT_FIELDS, variant_of
+from perf.analysis.pairs import FACTORS, VARIANT_FIELDS, Factor, value_order, variant_of
 from perf.analysis.stats import P99, THROUGHPUT, Point, common_level, curve, delta, spread_unknown
 from perf.analysis.threads import COUNT, count_label, not_the_count
 from perf.records.results import RunResult, VariantResult
 
 #: With at least this many pairs the spread is the interquartile range, else min–max.
 IQR_FROM = 4
-
-
-@dataclasses.dataclass(frozen=True)
-class Factor:
-    """One factor of the grid.
-
-    Attributes:
-        key: Its name in tables (``"count"``).
-        label: In words (``"instance count"``).
-        fields: The :class:`Variant` fields a pair may differ in.
-        value: The factor's value for a variant; None where it does not apply (the queue
-            delay of a variant with batching off).
-        show: A value in words.
-    """
-
-    key: str
-    label: str
-    fields: tuple[str, ...]
-    value: Callable[[Variant], Any]
-    show: Callable[[Any], str] = str
-
-
-def _sizes(v: Any) -> str:
-    return "none" if not v else "[" + ", ".join(map(str, v)) + "]"
-
-
-FACTORS: tuple[Factor, ...] = (
-    Factor("format", "format", ("format",), lambda t: t.format),
-    Factor("precision", "precision", ("precision",), lambda t: t.precision),
-    Factor("kind", "instance kind", ("kind",), lambda t: t.kind),
-    Factor("count", "instance count", ("count",), lambda t: t.count, lambda v: f"{v} instance{'s' if v != 1 else ''}"),
-    Factor(
-        "batching", "dynamic batching", BATCHING, lambda t: t.dynamic_batching, lambda v: "batching on" if v else "batching off"
-    ),
-    Factor(
-        "delay",
-        "queue delay",
-        ("max_queue_delay_us",),
-        lambda t: t.max_queue_delay_us if t.dynamic_batching else None,
-        lambda v: f"delay {v} µs",
-    ),
-    Factor(
-        "preferred",
-        "preferred batch sizes",
-        ("preferred_batch_sizes",),
-        lambda t: t.preferred_batch_sizes if t.dynamic_batching else None,
-        lambda v: f"preferred {_sizes(v)}",
-    ),
-    Factor("mbs", "max_batch_size", ("max_batch_size",), lambda t: t.max_batch_size, lambda v: f"mbs {v}"),
-    Factor("warmup", "warmup", ("warmup",), lambda t: t.warmup or "none", lambda v: f"warmup {v}"),
-    Factor("ortrt", "ORT-TRT accelerator", ("trt_accelerator",), lambda t: t.trt_accelerator or "off", lambda v: f"ORT-TRT {v}"),
-    Factor("gpus", "GPU ids", ("gpus",), lambda t: t.gpus, lambda v: f"GPUs {_sizes(v) if v else 'all'}"),
-)
-
-
-def value_order(v: Any) -> tuple[int, float, str]:
-    """Sort key: "nothing" values (off, none, empty, fp32) first, then numbers, then names."""
-    if v is None or v is False or v == () or (isinstance(v, str) and v in ("none", "off", "fp32")):
-        return (0, 0.0, "")
-    if isinstance(v, (int, float)):
-        return (1, float(v), "")
-    return (2, 0.0, str(v))
+#: Why a pair that nothing made unfair still gave no number for a metric.
+NO_NUMBER = {"throughput": "no peak measured", "p99": "no concurrency in common"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -218,22 +158,52 @@ class MainEffect:
     throughput: Spread | None
     p99: Spread | None
 
+    def _why(self, d: PairDiff, metric: str) -> str | None:
+        """Why pair ``d`` is no evidence on ``metric`` (its note, or :data:`NO_NUMBER` where it has
+        neither a number nor a note); ``None`` when it counts."""
+        note = getattr(d, f"{metric}_note")
+        if note:
+            return note
+        return NO_NUMBER[metric] if getattr(d, f"{metric}_pct") is None else None
+
     def note(self, metric: str) -> str | None:
-        """Why ``metric``'s pairs were left out when all were (``None`` if one counts or none measured it):
-        "cannot act at this load: ..." (each reason once), "not measured fairly: 3 of 4 pairs include a host-busy level"."""
-        notes = [getattr(d, f"{metric}_note") for d in self.pairs if getattr(d, f"{metric}_pct") is not None]
+        """Why ``metric`` has no effect, when every pair is left out (``None`` when at least one
+        counts): each distinct reason ("cannot act at this load: ...", "not measured fairly: the
+        two levels were never measured in the same round", :data:`NO_NUMBER`), with how many of
+        the pairs it covers where there are several, and "not measured fairly: 3 of 4 pairs
+        include a host-busy level" for a sequential run's host-busy pairs (the appendix names the
+        levels of each pair). Every pair is accounted for: the counts add up to :attr:`pairs`."""
+        notes = [self._why(d, metric) for d in self.pairs]
         if not notes or any(n is None for n in notes):
             return None
-        unfair = [n for n in notes if n.startswith("not measured fairly")]
-        parts = list(dict.fromkeys(n for n in notes if n not in unfair))
-        if unfair:
-            held = f"{of(len(unfair), len(notes), 'pair')} {agree(len(unfair), 'includes', 'include')}"
+        busy = [n for n in notes if n and n.startswith("not measured fairly") and n != NEVER_TOGETHER]
+        texts: dict[str, int] = {}
+        for n in notes:
+            if n and n not in busy:
+                texts[n] = texts.get(n, 0) + 1
+        several = len(texts) + bool(busy) > 1
+        parts = [t + (f" ({of(k, len(notes), 'pair')})" if several else "") for t, k in texts.items()]
+        if busy:
+            held = f"{of(len(busy), len(notes), 'pair')} {agree(len(busy), 'includes', 'include')}"
             parts.append(f"not measured fairly: {held} a host-busy level")
         return "; ".join(parts)
 
+    def left_out_by_reason(self, metric: str) -> dict[str, int]:
+        """Pairs of ``metric`` left out as no evidence, counted by reason: the term before the
+        colon of each pair's note (``"not measured fairly"``, ``"cannot act at this load"``,
+        ``"cannot be the instance count"``) or :data:`NO_NUMBER`'s, in order of first appearance.
+        With the pairs that count they add up to every pair of the effect."""
+        out: dict[str, int] = {}
+        for d in self.pairs:
+            why = self._why(d, metric)
+            if why:
+                key = why.split(":")[0]
+                out[key] = out.get(key, 0) + 1
+        return out
+
     def left_out(self, metric: str) -> int:
-        """Pairs of ``metric`` left out as no evidence."""
-        return sum(1 for d in self.pairs if getattr(d, f"{metric}_pct") is not None and getattr(d, f"{metric}_note"))
+        """Pairs of ``metric`` left out as no evidence (:meth:`left_out_by_reason`, every reason)."""
+        return sum(self.left_out_by_reason(metric).values())
 
     @property
     def change(self) -> str:

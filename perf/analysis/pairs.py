@@ -9,13 +9,19 @@ here without any change. A variant whose params are missing or unreadable is nev
 Dynamic batching is one setting made of three fields (:data:`BATCHING`): the queue delay
 and preferred batch sizes exist only while batching is on, so "on vs off" may differ in
 all three and in nothing else.
+
+The grid's factors (:data:`FACTORS`: format, precision, instance kind and count, dynamic
+batching on/off, queue delay, preferred batch sizes, max_batch_size, warmup, ORT-TRT
+accelerator, GPU ids) name the fields a pair may differ in; :mod:`perf.analysis.effects`
+estimates what changing each one does.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from builders.config.variants import Variant
 from core.errors import ConfigError
@@ -29,6 +35,68 @@ VARIANT_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Varia
 BATCHING = ("dynamic_batching", "max_queue_delay_us", "preferred_batch_sizes")
 #: Pair kinds, in the order the report lists them, with their label.
 KINDS = {"batching": "Dynamic batching on vs off", "instances": "More instances", "format": "Format"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Factor:
+    """One factor of the grid.
+
+    Attributes:
+        key: Its name in tables (``"count"``).
+        label: In words (``"instance count"``).
+        fields: The :class:`Variant` fields a pair may differ in.
+        value: The factor's value for a variant; None where it does not apply (the queue
+            delay of a variant with batching off).
+        show: A value in words.
+    """
+
+    key: str
+    label: str
+    fields: tuple[str, ...]
+    value: Callable[[Variant], Any]
+    show: Callable[[Any], str] = str
+
+
+def _sizes(v: Any) -> str:
+    return "none" if not v else "[" + ", ".join(map(str, v)) + "]"
+
+
+FACTORS: tuple[Factor, ...] = (
+    Factor("format", "format", ("format",), lambda t: t.format),
+    Factor("precision", "precision", ("precision",), lambda t: t.precision),
+    Factor("kind", "instance kind", ("kind",), lambda t: t.kind),
+    Factor("count", "instance count", ("count",), lambda t: t.count, lambda v: f"{v} instance{'s' if v != 1 else ''}"),
+    Factor(
+        "batching", "dynamic batching", BATCHING, lambda t: t.dynamic_batching, lambda v: "batching on" if v else "batching off"
+    ),
+    Factor(
+        "delay",
+        "queue delay",
+        ("max_queue_delay_us",),
+        lambda t: t.max_queue_delay_us if t.dynamic_batching else None,
+        lambda v: f"delay {v} µs",
+    ),
+    Factor(
+        "preferred",
+        "preferred batch sizes",
+        ("preferred_batch_sizes",),
+        lambda t: t.preferred_batch_sizes if t.dynamic_batching else None,
+        lambda v: f"preferred {_sizes(v)}",
+    ),
+    Factor("mbs", "max_batch_size", ("max_batch_size",), lambda t: t.max_batch_size, lambda v: f"mbs {v}"),
+    Factor("warmup", "warmup", ("warmup",), lambda t: t.warmup or "none", lambda v: f"warmup {v}"),
+    Factor("ortrt", "ORT-TRT accelerator", ("trt_accelerator",), lambda t: t.trt_accelerator or "off", lambda v: f"ORT-TRT {v}"),
+    Factor("gpus", "GPU ids", ("gpus",), lambda t: t.gpus, lambda v: f"GPUs {_sizes(v) if v else 'all'}"),
+)
+
+
+def value_order(v: Any) -> tuple[int, float, str]:
+    """Sort key: "nothing" values (off, none, empty, fp32) first, then numbers, then names."""
+    if v is None or v is False or v == () or (isinstance(v, str) and v in ("none", "off", "fp32")):
+        return (0, 0.0, "")
+    if isinstance(v, (int, float)):
+        return (1, float(v), "")
+    return (2, 0.0, str(v))
 
 
 def variant_of(v: VariantResult) -> Variant | None:

@@ -18,7 +18,7 @@ from perf.analysis.effects_rounds import paired_change
 from perf.analysis.stats import KNEE_GAIN_PCT, THROUGHPUT, Point, delta
 from perf.records.results import VariantResult
 
-#: The instance-count factor's key (:data:`perf.analysis.effects.FACTORS`).
+#: The instance-count factor's key (:data:`perf.analysis.pairs.FACTORS`).
 COUNT = "count"
 
 

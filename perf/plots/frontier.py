@@ -25,9 +25,8 @@ from typing import Any
 
 from builders.config.variants import Variant
 from core.wording import agree, count
-from perf.analysis.effects import FACTORS, Factor, value_order
 from perf.analysis.frontier import operating_frontier
-from perf.analysis.pairs import variant_of
+from perf.analysis.pairs import FACTORS, Factor, value_order, variant_of
 from perf.analysis.peaks import peak_title
 from perf.analysis.recommendation import Recommendation, candidate
 from perf.analysis.stats import P99, THROUGHPUT, Point, curve
@@ -38,7 +37,7 @@ from perf.plots.styles import ALL_DISTINCT, GREY, style
 from perf.plots.ticks import concurrency_axis, save
 from perf.records.results import RunResult
 
-#: Facet factors in order of preference (keys of :data:`perf.analysis.effects.FACTORS`).
+#: Facet factors in order of preference (keys of :data:`perf.analysis.pairs.FACTORS`).
 FACET_ORDER = ("count", "format", "mbs", "kind", "precision", "warmup", "preferred", "ortrt", "gpus")
 #: Colour factors in order of preference; ``setting`` is the batching setting (off, or the queue delay).
 COLOUR_ORDER = ("setting", "format", "count", "mbs", "precision", "kind", "warmup", "preferred", "ortrt", "gpus")

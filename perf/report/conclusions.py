@@ -19,9 +19,9 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from core.wording import agree, count, plural
-from perf.analysis.effects import Interaction, MainEffect, interactions, main_effects, value_order
+from perf.analysis.effects import Interaction, MainEffect, interactions, main_effects
 from perf.analysis.paired import RULE_SHORT
-from perf.analysis.pairs import baseline, variant_of
+from perf.analysis.pairs import baseline, value_order, variant_of
 from perf.analysis.peaks import peak_noun
 from perf.analysis.recommendation import Recommendation, candidate
 from perf.analysis.stats import (

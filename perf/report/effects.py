@@ -17,13 +17,18 @@ INTERACTION_LINES = 6
 
 
 def cell(e: MainEffect, metric: str) -> str:
-    """The effect on ``metric`` (``"throughput"``/``"p99"``): its spread, or why there is none."""
+    """The effect on ``metric`` (``"throughput"``/``"p99"``): its spread, or why there is none; the
+    pairs left out, by reason, so that those counted and those left out add up to the table's
+    ``pairs`` column (trial 9: "3 of 3 pairs" beside 4 pairs, "1 pair ... (2 pairs left out)" beside 4)."""
     s: Spread | None = getattr(e, metric)
     note = e.note(metric)
     if s is None:
         return note or "—"
-    out = e.left_out(metric)
-    return s.describe() + (f" ({count(out, 'pair')} left out as no evidence)" if out else "")
+    out = e.left_out_by_reason(metric)
+    if not out:
+        return s.describe()
+    why = ", ".join(f"{n} *{reason}*" for reason, n in out.items())
+    return s.describe() + f"; {sum(out.values())} of the {count(len(e.pairs), 'pair')} left out as no evidence ({why})"
 
 
 def effects_table(effects: Sequence[MainEffect]) -> list[str]:

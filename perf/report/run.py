@@ -5,8 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from perf.analysis.cuts import has_numbers
-from perf.analysis.effects import FACTORS, value_order
-from perf.analysis.pairs import variant_of
+from perf.analysis.pairs import FACTORS, value_order, variant_of
 from perf.analysis.stats import aggregate
 from perf.markdown import APPENDIX_FILE, capped, fmt, table
 from perf.records.results import COMMANDS_FILE, RunResult
@@ -18,7 +17,7 @@ VARIANT_TABLE_MAX = 12
 
 
 def grid_lines(run: RunResult) -> list[str]:
-    """What the variants' parameters took, one bullet per factor of :data:`perf.analysis.effects.FACTORS`
+    """What the variants' parameters took, one bullet per factor of :data:`perf.analysis.pairs.FACTORS`
     with more than one value, and where the table of every variant is."""
     typed = [t for t in (variant_of(v) for v in run.variants) if t is not None]
     lines = [f"**{len(run.variants)} variants**; the grid's factors and their values:", ""]
