@@ -246,14 +246,15 @@ def series_sizes(run: RunResult) -> dict[str, str]:
 
 def size_marks(run: RunResult, rec: Recommendation) -> dict[str, list[str]]:
     """For the console table (:mod:`perf.report.write`; trial 7, F21: one size marked "best peak",
-    no word of the other). Series name -> its pick marks at its own size, ``"best peak for ncat=1 clients"``: the
-    recommendation's rule over each size's series alone; empty for a run of one size."""
+    no word of the other). Series name -> its pick marks at its own size, ``"best peak for ncat=1 clients (c=4 †
+    host busy)"``: the recommendation's rule over each size's series alone, a flagged level named as flagged;
+    empty for a run of one size."""
     sizes, out = series_sizes(run), dict[str, list[str]]()
     for size in sorted(set(sizes.values())):
         series = [v for v in run.variants if sizes.get(v.name) == size]
         sub = recommend(dataclasses.replace(run, variants=series), rec.latency_budget_ms, rec.latency_percentile)
         for what, c in (("best under budget", sub.best_under_budget), (peak_mark(sub.best_peak), sub.best_peak)):
             if c is not None:
-                level = f"c={c.concurrency}" + (f", b={c.batch_size}" if c.batch_size != 1 else "")
+                level = f"c={c.concurrency}" + (f", b={c.batch_size}" if c.batch_size != 1 else "") + flag_mark(c.status)
                 out.setdefault(c.variant, []).append(f"{what} for {size} clients ({level})")
     return out

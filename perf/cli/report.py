@@ -21,9 +21,10 @@ def print_report(
     """Write the run's report (:func:`perf.report.write.write_report`), print its summary table
     and every file it wrote (report.md, appendix.md, the plots, report.html with ``html``)."""
     from perf.analysis.cuts import unmeasured_caveat
+    from perf.cli.summary import summary_table
     from perf.records import colocation, results
     from perf.records.unfinished import unfinished_text
-    from perf.report.write import summary_table, write_report
+    from perf.report.write import write_report
 
     if not (Path(run_dir) / results.RESULTS_FILE).is_file() and (Path(run_dir) / colocation.COLOCATION_FILE).is_file():
         from perf.report.colocation import write_report as write_colocation_report

@@ -6,8 +6,8 @@ section calls, each section a function returning markdown lines in the module na
 what was run (:mod:`perf.report.run`), the recommendation (here), the Pareto frontier
 (:mod:`perf.analysis.frontier`), the main effects (:mod:`perf.analysis.effects`), the conclusions
 (:mod:`perf.report.conclusions`), the plots, the top-N tables per level (:mod:`perf.report.tables`).
-:func:`summary_table` is the CLI's terminal view. The numbers come from :mod:`perf.analysis.stats`
-and :mod:`perf.analysis.recommendation`; tables are markdown written by :func:`perf.markdown.table`.
+:func:`perf.cli.summary.summary_table` is the CLI's terminal view. The numbers come from
+:mod:`perf.analysis.stats` and :mod:`perf.analysis.recommendation`; tables are markdown written by :func:`perf.markdown.table`.
 """
 
 from __future__ import annotations
@@ -17,18 +17,16 @@ import importlib.util
 import logging
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from core.errors import PerfError
-from perf.analysis.cuts import cut_variants
 from perf.analysis.effects import interactions, main_effects
 from perf.analysis.excluded import rate_statuses
-from perf.analysis.frontier import frontier_section, frontier_summary, series_sizes, size_marks
+from perf.analysis.frontier import frontier_section, frontier_summary
 from perf.analysis.pairs import baseline
 from perf.analysis.peaks import peak_mark, peak_title
-from perf.analysis.recommendation import Recommendation, candidate, latency_metric, recommend
-from perf.analysis.stats import KNEE_GAIN_PCT, P99, THROUGHPUT, Point, peak, run_points
-from perf.markdown import APPENDIX_FILE, LIST_LIMIT, TOP_N, UNSTABLE_MARK, capped, errors_text, flag_mark, fmt
+from perf.analysis.recommendation import Recommendation, candidate, recommend
+from perf.analysis.stats import KNEE_GAIN_PCT, Point, run_points
+from perf.markdown import APPENDIX_FILE, LIST_LIMIT, TOP_N, capped, fmt
 from perf.plots import figures as plots
 from perf.records.results import RunResult, VariantResult, load, split_by_shape
 from perf.records.unfinished import unfinished_text
@@ -53,110 +51,10 @@ from perf.report.tables import (
     level_tables,
     request_rate_table,
 )
-from perf.search.budget import not_measured
-
-if TYPE_CHECKING:  # rich is imported only when a table is drawn
-    from rich.table import Table
 
 log = logging.getLogger(__name__)
 
 REPORT_FILE = "report.md"
-
-
-def summary_table(
-    run: RunResult, latency_budget_ms: float | None = None, latency_percentile: int | None = None, top_n: int = TOP_N
-) -> Table:
-    """A rich table, one row per variant: highest measured throughput, its concurrency and p99, knee,
-    notes. A run of more than ``top_n`` variants shows the ``top_n`` by that throughput and the
-    recommended ones, in run order, and counts the others in the caption.
-
-    Notes: ``best under budget``, ``best peak`` (``highest measured (peak not reached)``: :mod:`perf.analysis.peaks`),
-    ``peak not reached`` for any other such row, ``† unstable`` / ``† host busy`` (that level), and
-    ``failed: <error>`` / ``pending`` for variants that did not finish.
-
-    Args:
-        run: A loaded sweep.
-        latency_budget_ms: Latency budget (ms) for the "best under budget" mark (default: the
-            run's ``settings["latency_budget_ms"]`` if set, else none — as :func:`write_report`).
-        latency_percentile: The percentile the budget is on (default: the run's, else 99).
-        top_n: Rows of a larger run (default :data:`perf.markdown.TOP_N`).
-    """
-    from rich.markup import escape
-    from rich.table import Table
-
-    run = split_by_shape(run)
-    if latency_budget_ms is None:
-        latency_budget_ms = run.settings.get("latency_budget_ms")
-    rec = recommend(run, latency_budget_ms, latency_percentile)
-    points = run_points(run)
-    title = f"Sweep {run.run_id}" + (f" — {rec.budget_text}" if latency_budget_ms else "")
-    shown = run.variants
-    if len(run.variants) > top_n:
-        peaks = {v.name: p.value(THROUGHPUT) for v in run.variants if v.status != "failed" and (p := peak(points[v.name]))}
-        keep = set(sorted(peaks, key=lambda n: -peaks[n])[:top_n])
-        keep |= {c.variant for c in (rec.best_under_budget, rec.best_peak) if c is not None}
-        shown = [v for v in run.variants if v.name in keep]
-    pct = rec.latency_percentile
-    other = pct != 99 and latency_budget_ms is not None  # the budget's percentile beside the p99
-    view = Table(
-        title=escape(title),
-        caption=f"c: concurrency, b: client batch size; p99{f' and p{pct}' if other else ''} at that level; a peak only where "
-        "the note does not say 'peak not reached' (no higher level measured, throughput still rising); knee: "
-        f"saturation concurrency (report.md); {UNSTABLE_MARK}: that level is flagged (unstable: no stable "
-        "perf_analyzer windows; host busy: other processes used the CPU)"
-        + ("; a size [..] is the client's, not a setting to pick: each size has its own picks" if series_sizes(run) else "")
-        + (
-            f"; the top {top_n} by highest throughput and the picks shown, {len(run.variants) - len(shown)} more in report.md"
-            if len(shown) < len(run.variants)
-            else ""
-        ),
-    )
-    view.add_column("variant", no_wrap=True)
-    for col in ("highest infer/s", "at c", "p99 ms", *([f"p{pct} ms"] if other else []), "knee c"):
-        view.add_column(col, justify="right", no_wrap=True)
-    view.add_column("note")
-    (never, before), by_size = map(set, cut_variants(run)), size_marks(run, rec)  # a shape sweep: each size's picks, named
-    for v in shown:
-        p = peak(points[v.name])
-        marks = list(by_size.get(v.name, []))
-        u = None if by_size else rec.best_under_budget
-        if u and u.variant == v.name:  # the † goes with the level it marks
-            at_budget = f", p{pct} {fmt(rec.budget_latency_ms, 2)} ms" if other and rec.budget_latency_ms is not None else ""
-            if u.judged_note:  # the number the verdict used, not the column's (over every round)
-                at_budget = f"; {u.judged_note}"
-            short = f"; {u.short}" if u.short else ""  # a pick on too few rounds says so wherever it is named
-            marks.append(f"best under budget ({_level_label(u.concurrency, u.batch_size, u.status)}{at_budget}{short})")
-        if rec.best_peak and rec.best_peak.variant == v.name and not by_size:
-            marks.append(peak_mark(rec.best_peak) + (f" ({rec.best_peak.short})" if rec.best_peak.short else ""))
-        elif v.name in rec.unreached:
-            marks.append("peak not reached")
-        if p is not None and p.status not in ("ok", "unstable"):  # unstable: the † on the level
-            marks.append(flag_mark(p.status).strip())
-        if v.name in before:  # cut in this session, with numbers from an earlier one: they stand
-            marks.append(f"{not_measured(True)} (cut for time)")
-        elif v.name in never:  # one short row; why, once: the caveat below the table, report.md's Cut for time
-            marks.append("cut for time (see report.md)")
-        elif v.status != "ok":
-            marks.append(v.status + (f": {errors_text(v.error)}" if v.error else ""))
-        k = rec.knees.get(v.name)
-        at = _level_label(p.concurrency, p.batch_size, p.status).removeprefix("c=") if p else "—"
-        view.add_row(
-            escape(v.name),
-            fmt(p.get(THROUGHPUT)) if p else "—",
-            at,
-            fmt(p.get(P99), 2) if p else "—",
-            *([fmt(p.get(latency_metric(pct)), 2) if p else "—"] if other else []),
-            "—" if k is None else str(k),
-            escape("; ".join(marks)),
-            style="dim" if v.status == "failed" else None,
-        )
-    return view
-
-
-def _level_label(concurrency: int, batch_size: int, status: str) -> str:
-    """``"c=8"``, ``"c=8, b=4"``, with `` †`` when that level is flagged (:func:`perf.markdown.flag_mark`)."""
-    mark = flag_mark(status, words=False)
-    return f"c={concurrency}" + (f", b={batch_size}" if batch_size != 1 else "") + (f" {mark}" if mark else "")
 
 
 # ---------------------------------------------------------------- markdown

@@ -126,13 +126,13 @@ def test_the_console_note_beside_the_all_rounds_p99_carries_the_number_the_verdi
     from rich.console import Console
 
     from perf.analysis.budget_latency import quieter_note
-    from perf.report.write import summary_table
+    from perf.cli.summary import summary_table
 
     console = Console(record=True, width=300)
     console.print(summary_table(_run(), 25.0))
     row = next(r for r in console.export_text().splitlines() if r.startswith("│ a "))
     assert "30.00" in row  # the column: over every round, over the 25 ms budget
-    assert f"best under budget (c=8 †; {quieter_note(99, 20.0)})" in row
+    assert f"best under budget (c=8 † host busy; {quieter_note(99, 20.0)})" in row
     assert quieter_note(99, 20.0) == "within the budget on its quieter rounds: p99 20.00 ms"
     console = Console(record=True, width=300)
     console.print(summary_table(_run(), 35.0))  # 30 ms over all rounds is within 35 ms: nothing to add

@@ -11,9 +11,10 @@ from rich.console import Console
 from perf.analysis.peaks import UNREACHED_MARK, unreached
 from perf.analysis.recommendation import recommend
 from perf.analysis.stats import run_points
+from perf.cli.summary import summary_table
 from perf.records.search import SearchDecision, SearchRecord
 from perf.report.conclusions import conclusions
-from perf.report.write import recommendation_section, summary_table
+from perf.report.write import recommendation_section
 
 RISING, FLAT = "m_onnx_cpu2_db500_mbs64", "m_onnx_cpu1_nodb_mbs64"
 

@@ -10,10 +10,11 @@ from rich.console import Console
 from perf.analysis.ranking import MIN_ROUNDS
 from perf.analysis.recommendation import recommend
 from perf.analysis.stats import run_points
+from perf.cli.summary import summary_table
 from perf.deploy.choose import choose_variant
 from perf.records.levels import LevelResult
 from perf.records.rounds import RoundsRecord
-from perf.report.write import recommendation_section, summary_table
+from perf.report.write import recommendation_section
 
 A, B = "t_onnx_cpu2_db500_mbs64", "t_ts_cpu1_db0_mbs64"
 SHORT = f"measured in 2 rounds, fewer than the {MIN_ROUNDS} a verdict needs"

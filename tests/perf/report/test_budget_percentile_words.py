@@ -10,8 +10,9 @@ from pathlib import Path
 from factories import level_result, run_result, variant_result
 from tables import column_text
 
+from perf.cli.summary import summary_table
 from perf.records import results
-from perf.report.write import summary_table, write_report
+from perf.report.write import write_report
 
 # three rounds, every one host busy: the quieter rounds (least other CPU) have the higher p95
 P95 = [(3.0, 90.0), (6.0, 20.0), (6.2, 30.0)]
@@ -51,4 +52,4 @@ def test_the_console_table_shows_the_budgets_percentile(tmp_path: Path) -> None:
     Console(file=out, width=200).print(summary_table(run, 25.0, 95))
     text = out.getvalue()
     assert column_text(text, "p95 ms") == "6.00 6.00"
-    assert "best under budget (c=4 †, p95 6.10 ms)" in column_text(text, "note")
+    assert "best under budget (c=4 † host busy, p95 6.10 ms)" in column_text(text, "note")

@@ -13,13 +13,14 @@ from factories import CONC, levels, make_run
 from core.errors import PerfError
 from perf.analysis.recommendation import recommend
 from perf.analysis.stats import aggregate, delta, interference, knee, run_points
+from perf.cli.summary import summary_table
 from perf.plots import bars as plot_bars
 from perf.plots import figures as plots
 from perf.records.results import RunResult, save
 from perf.report.conclusions import conclusions
 from perf.report.pairs import pair_bullets
 from perf.report.tables import level_tables
-from perf.report.write import summary_table, write_report
+from perf.report.write import write_report
 
 HOST_CPU_PANEL = (
     "Host CPU (%) — every process on the host, perf_analyzer included (Triton's nv_cpu_utilization) — client batch size 1"

@@ -28,12 +28,13 @@ from perf.analysis.effects import interactions, main_effects, summarise
 from perf.analysis.frontier import best_level_frontier, dominates, frontier, level_frontiers, operating_frontier
 from perf.analysis.recommendation import recommend
 from perf.analysis.stats import aggregate, run_points
+from perf.cli.summary import summary_table
 from perf.plots import figures as plots
 from perf.plots.styles import MAX_STYLES, highlighted, style, styles
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult, save
 from perf.report.layout import MAX_REPORT_LINES, Part, fit
-from perf.report.write import summary_table, write_report
+from perf.report.write import write_report
 
 #: A loose bound on generating it (the issue's target is 15 s; benchmarks/bench_report.py
 #: measures it; the test host is shared, so this only catches an order-of-magnitude regression).

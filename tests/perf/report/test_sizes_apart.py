@@ -10,9 +10,9 @@ from rich.console import Console
 from perf.analysis.frontier import frontier_summary, operating_frontier
 from perf.analysis.recommendation import recommend
 from perf.analysis.stats import run_points
+from perf.cli.summary import summary_table
 from perf.records.levels import LevelResult
 from perf.records.results import split_by_shape
-from perf.report.write import summary_table
 
 NAME = "t_onnx_cpu2_db500_mbs64"
 

@@ -11,8 +11,9 @@ from factories import level_result, make_run
 from rich.console import Console
 
 from core.cli import print_table
+from perf.cli.summary import summary_table
 from perf.records.results import save
-from perf.report.write import summary_table, write_report
+from perf.report.write import write_report
 
 LONG = (
     "perf_analyzer exited 1: failed to create concurrency manager: the model's input INPUT__0 expects 512 values "
