@@ -66,6 +66,9 @@ class Flag:
         show_default: ``False`` hides the default (the help says it).
         nested: The field is an options object whose own fields are flags too.
         skip: Not a flag (set by the API or by the command itself).
+        key_sep: A mapping field's separator between key and value as typed
+            (``--shape NAME:DIMS``: ``":"``; default ``"="``, ``--shapes AXIS=SIZES``), for
+            :func:`core.flag_words.flag_words`.
     """
 
     decls: tuple[str, ...] = ()
@@ -83,6 +86,7 @@ class Flag:
     show_default: bool = True
     nested: bool = False
     skip: bool = False
+    key_sep: str = "="
 
 
 #: A field that is not a flag.

@@ -9,6 +9,7 @@ from typing import Any
 
 from core import dtypes
 from core.errors import ToolkitError
+from core.flag_words import flag_name
 from core.wording import count
 from perf.measure.inputs import describe_dynamic, resolve_shapes
 from perf.records.results import RunResult, VariantResult
@@ -132,7 +133,7 @@ def resume_line(
         after = ("; then its missing in-process baseline" if baseline_missing(run, opts) else "") if opts.baseline else after
     return (
         f"resume {run.run_id} — kept: its settings ({settings_text(opts)}) and {measured}"
-        + (f"; given again: {', '.join(sorted(given))}" if given else "")
+        + (f"; given again: {', '.join(flag_name(SweepOptions, g) for g in sorted(given))}" if given else "")
         + f"; will measure: {will}{after}"
     )
 

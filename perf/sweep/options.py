@@ -18,6 +18,7 @@ from pydantic.dataclasses import dataclass
 from clients.runtimes.models import UNLOAD_WAIT_S
 from clients.runtimes.options import SERVER_PANEL, ServerOptions
 from clients.shapes import parse_shapes
+from core.flag_words import flag_words
 from core.options import NOT_A_FLAG, Flag, fields
 from core.units import parse_ms
 from perf.analysis.recommendation import DEFAULT_LATENCY_PERCENTILE, LATENCY_PERCENTILES
@@ -177,7 +178,7 @@ class SweepOptions:
     )
     shapes: Annotated[
         dict[str, tuple[int, ...]],
-        Flag(decls=("--shape",), repeat=True, metavar="NAME:DIMS", parse=parse_shapes, panel=MEASURE_PANEL),
+        Flag(decls=("--shape",), repeat=True, metavar="NAME:DIMS", parse=parse_shapes, panel=MEASURE_PANEL, key_sep=":"),
     ] = Field(
         default_factory=dict,
         description="Size of an input's dynamic dims, as perf_analyzer's --shape (dims without the batch axis, e.g. "
@@ -328,11 +329,8 @@ def resumed_options(opts: SweepOptions, settings: dict[str, Any]) -> SweepOption
         # a run saved before the tag was recorded: its image says it all
         **{**({"tag": None} if saved_server else {}), **{k: v for k, v in saved_server.items() if k in SERVER_SETTINGS}},
     )
-    taken = [
-        f.name
-        for f in fields(SweepOptions)
-        if not (f.flag.skip or f.flag.nested or f.name in RUN_FLAGS or f.name in REPORT_SETTINGS)
-    ]
+    skipped = (*RUN_FLAGS, *REPORT_SETTINGS)
+    taken = [f.name for f in fields(SweepOptions) if not (f.flag.skip or f.flag.nested or f.name in skipped)]
     back = {k: settings[k] if k in settings else _BEFORE_RECORDED.get(k, getattr(opts, k)) for k in taken}
     back["search"] = back["search"] or "brute"  # a run saved before the search measured every level
     resumed = dataclasses.replace(
@@ -353,17 +351,22 @@ def resumed_options(opts: SweepOptions, settings: dict[str, Any]) -> SweepOption
         if said(field, given_v, kept, default):
             # a saved None means the default took effect: say the value it stood for
             shown = resumed.rounds_rules.window_ms if field == "round_window_ms" and kept is None else kept
-            log.warning("resume: %s %s ignored; the run continues with its saved %s", field, given_v, shown)
+            _ignored(SweepOptions, field, given_v, shown)
     if opts.given is None or "measure" in opts.given:  # one line per measurement flag the user set, not the whole object
         for f in measure_fields:
             given_v, kept, default = getattr(opts.measure, f), getattr(resumed.measure, f), getattr(defaults.measure, f)
             if _as_tuple(given_v) != _as_tuple(kept) and _as_tuple(given_v) != _as_tuple(default):
-                log.warning("resume: %s=%s ignored; the run continues with its saved %s=%s", f, given_v, f, kept)
+                _ignored(MeasureSettings, f, given_v, kept)
     _warn_server(opts, resumed, defaults, saved_server)
-    if opts.given is None or "repository" in opts.given:
-        if Path(opts.server.repository).resolve() != Path(settings["repository"]).resolve():
-            log.warning("resume: repository %s ignored; the run continues on %s", opts.server.repository, settings["repository"])
+    moved = Path(opts.server.repository).resolve() != Path(settings["repository"]).resolve()
+    if moved and (opts.given is None or "repository" in opts.given):
+        _ignored(ServerOptions, "repository", opts.server.repository, settings["repository"])
     return resumed
+
+
+def _ignored(owner: Any, field: str, given: Any, kept: Any) -> None:
+    """Warn that a flag given on resume is ignored, as typed (trial 9, F19: not "round_window_ms 200")."""
+    log.warning("resume: %s ignored; the run continues with its saved %s", *(flag_words(owner, field, v) for v in (given, kept)))
 
 
 def _given_again(opts: SweepOptions, defaults: SweepOptions, settings: dict[str, Any], key: str) -> Any:
@@ -388,8 +391,8 @@ def _warn_server(opts: SweepOptions, resumed: SweepOptions, defaults: SweepOptio
             "resume: %s %s ignored; the run continues with its saved %s (its numbers and the new "
             "ones are ranked together, so one server set-up measures them all: a new --run-id measures with yours)",
             "server setting" if len(changed) == 1 else "server settings",
-            ", ".join(f"{k}={given[k]}" for k in changed),
-            ", ".join(f"{k}={kept[k]}" for k in changed),
+            ", ".join(flag_words(ServerOptions, k, given[k]) for k in changed),
+            ", ".join(flag_words(ServerOptions, k, kept[k]) for k in changed),
         )
 
 

@@ -109,8 +109,8 @@ def test_resume_takes_back_the_saved_options_and_a_given_flag_overrides(fake: ty
     assert fake.seen[-1].given is not None and "latency_percentile" in fake.seen[-1].given
     res = _sweep("--resume", "r1", "--trials", "1", "--measurement-interval", "300")  # measured settings: the saved ones
     said = " ".join(res.output.split())
-    assert fake.seen[-1].trials == 2 and "trials 1 ignored" in said
-    assert fake.seen[-1].measure.measurement_interval_ms == 700 and "measurement_interval_ms=300 ignored" in said
+    assert fake.seen[-1].trials == 2 and "--trials 1 ignored" in said
+    assert fake.seen[-1].measure.measurement_interval_ms == 700 and "--measurement-interval 300 ignored" in said
 
 
 def test_a_results_file_written_before_the_newer_keys_still_resumes(tmp_path: Path) -> None:
@@ -180,7 +180,9 @@ def test_resume_says_what_it_kept_and_what_it_will_measure(fake: type[_FakeSweep
     said = " ".join(_sweep("--resume", "r1", "--latency-budget-ms", "9").output.split())
     line = said.split("resume r1 — ")[1]
     assert line.startswith("kept: its settings (concurrency 1,4, batch 1,8, 2 trials, design sequential, 700 ms windows")
-    assert "and 2 measured levels of 1 variant; given again: latency_budget_ms; will measure: up to 2 levels of 1 variant" in line
+    assert (
+        "and 2 measured levels of 1 variant; given again: --latency-budget-ms; will measure: up to 2 levels of 1 variant" in line
+    )
     assert "no in-process baseline (--no-baseline)" in line
     fake.saved = {**fake.saved, "design": "rounds"}
     line = " ".join(_sweep("--resume", "r1").output.split()).split("resume r1 — ")[1]

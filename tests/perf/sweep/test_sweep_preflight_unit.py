@@ -127,7 +127,7 @@ def test_resume_says_which_wins_when_a_server_setting_changes(
     resume = dataclasses.replace(_opts(repo, tmp_path, server=again), resume=True, given=frozenset({"server"}))
     with caplog.at_level("WARNING"):
         assert Sweep(resume).opts.server.runtime == "bundled"
-    assert "server setting runtime=local ignored; the run continues with its saved runtime=bundled" in caplog.text
+    assert "server setting --runtime local ignored; the run continues with its saved --runtime bundled" in caplog.text
     assert "a new --run-id measures with yours" in caplog.text
 
 
