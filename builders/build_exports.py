@@ -21,6 +21,7 @@ from builders.config.variants import GridPlan
 from builders.export.artifacts import ExportResult, file_sha256
 from builders.export.chain import Verify, attempts_of
 from builders.export.onnx import export_onnx
+from builders.export.onnx_names import renamed_line
 from builders.export.tensorrt import TIMING_CACHE_FILE, export_tensorrt, import_plan
 from builders.export.torchscript import export_torchscript
 from builders.graph.inspect import export_health
@@ -256,6 +257,9 @@ def _verifier(step: ExportStep, fmt: str, precision: str, devices: tuple[str, ..
             f"{fmt} {precision}: exported via {r.strategy} in {r.export_s:.1f} s; verifying against eager PyTorch "
             f"on {', '.join(on)} ({len(DRAWS)} input draws per point)"
         )
+        renamed = renamed_line(r.extra.get("renamed_values", []))
+        if renamed:
+            step.say(f"{fmt} {precision}: {renamed}")
         _show_tracer_warnings(step.say, f"{fmt} {precision}", r)
         verdicts[:] = verify_export(r, step.module, step.spec, step.max_batch_size, step.opts.rtol, on, step.sample)
 

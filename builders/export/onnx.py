@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import io
 import logging
-import re
 import time
 import warnings
 from collections.abc import Iterator
@@ -20,6 +19,7 @@ from typing import Any
 
 from builders.export.artifacts import ExportResult, file_sha256
 from builders.export.chain import Verify, first_verified, tracer_warnings
+from builders.export.onnx_names import NameClashError, name_clash, rename_inner_clashes
 from builders.export.precision import prepare_module
 from builders.model.spec import EXAMPLE_BATCH, ModelSpec
 from builders.model.tensor import BATCH_AXIS, TensorSpec
@@ -87,6 +87,7 @@ def export_onnx(
     in_names = [t.name for t in spec.inputs]
     out_names = [t.name for t in spec.outputs]
     external = _weights_bytes(module) > external_data_threshold_bytes
+    renamed: list[dict[str, str]] = []  # the dynamo export's inner values renamed (rename_inner_clashes)
 
     def dynamo() -> None:
         from torch.export import Dim
@@ -100,18 +101,20 @@ def export_onnx(
                 for t in spec.inputs
             )
         }
-        torch.onnx.export(
+        program = torch.onnx.export(
             model,
             args,
-            str(path),
+            None,  # saved below, once inner values no longer carry the spec's names
             dynamo=True,
             opset_version=opset,
             verbose=False,
             input_names=in_names,
             output_names=out_names,
             dynamic_shapes=shapes,
-            external_data=external,
         )
+        assert program is not None  # export returns the program it made (saved here, not by the exporter)
+        renamed[:] = rename_inner_clashes(program.model)
+        program.save(str(path), external_data=external)
         _ensure_opset(path, opset, external)
 
     def legacy() -> None:
@@ -147,6 +150,8 @@ def export_onnx(
                 raise
             raise NameClashError(clash) from None  # one line: the ONNX message is in it
         extra: dict[str, Any] = {"opset": opset, "dynamic_dims": _check_and_name_dynamic_axes(path, spec)}
+        if strategy == "dynamo" and renamed:
+            extra["renamed_values"] = list(renamed)
         data = external_data_files(path)
         if data:
             extra["external_data"] = data
@@ -159,50 +164,6 @@ def export_onnx(
         hint="check that the model's operators are supported by torch.onnx (try another --opset), and that "
         "forward() does not turn tensor sizes into Python numbers (that freezes dynamic axes)",
     )
-
-
-class NameClashError(ValueError):
-    """An exported graph gives one of the spec's tensor names to a value inside it too (not SSA)."""
-
-
-#: onnx.checker's message for a value name two nodes write.
-_NOT_SSA = re.compile(r"'(?P<name>[^']+)' has been used as output names multiple times")
-
-
-def name_clash(path: Path, error: str, in_names: list[str], out_names: list[str]) -> str | None:
-    """Why an exported graph is not in SSA form, when the cause is one of the spec's names: the
-    exporter named a value inside the graph after an operation (the dynamo exporter names the
-    result of ``aten::embedding`` ``embedding``), and the spec gives an output (or input) the same
-    name, so two nodes write it. ``None`` for any other checker error.
-
-    Returns:
-        ``"output name 'embedding' is also the name of a value inside the exported graph (written
-        by node_embedding (Gather)) ...; rename the output in the spec (e.g. 'embedding_out') ..."``.
-    """
-    m = _NOT_SSA.search(error)
-    if m is None or m.group("name") not in (*in_names, *out_names):
-        return None
-    name = m.group("name")
-    kind = "output" if name in out_names else "input"
-    try:
-        graph = onnx_graph(path)
-        writers = [f"{n.name} ({n.op_type})" for n in graph.node if name in n.output]
-        inner = writers[:-1] if kind == "output" else writers  # an output's own writer comes last
-    except Exception:  # noqa: BLE001 - the explanation stands without the node names
-        inner = []
-    written = f" (written by {', '.join(inner)})" if inner else ""
-    return (
-        f"{kind} name {name!r} is also the name the exporter gave a value inside the graph{written}, so two nodes "
-        f"write it and the graph is not in SSA form (onnx.checker); rename the {kind} in the spec (e.g. "
-        f"{name + '_out'!r}) for this exporter to write a valid graph"
-    )
-
-
-def onnx_graph(path: Path) -> Any:
-    """The graph of ``path`` without its external weights (node names and outputs only)."""
-    import onnx
-
-    return onnx.load(str(path), load_external_data=False).graph
 
 
 class FrozenAxisError(ValueError):
