@@ -20,7 +20,7 @@ from __future__ import annotations
 import base64
 import json
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +65,26 @@ def resolve_shapes(
             dynamic dim that nothing sizes (the message names the input and the axis).
     """
     return {name: list(r.dims) for name, r in _resolve(config, spec, shapes).items()}
+
+
+def shape_words(
+    config: dict[str, Any], spec: ModelSpec | None, shapes: Mapping[str, Sequence[int]] = {}, axes: Collection[str] = ()
+) -> dict[str, str]:
+    """Each input's dims as :func:`resolve_shapes` sends them, in words: ``"[4, 128]"``; a dim on one
+    of the swept ``axes`` is named by its axis, ``"[4, time]"``: its size is each level's, never the
+    default one (trial 9, F22: "series [4, 128]" was printed for a sweep of time=16,512).
+
+    Raises:
+        PerfError: see :func:`resolve_shapes`.
+    """
+    words, config_dims = {}, dict(config_inputs(config))
+    for name, r in _resolve(config, spec, shapes).items():
+        dynamic, dims = iter(r.sizes), []
+        for d, c in zip(r.dims, config_dims[name]):
+            label = next(dynamic).label if c < 0 else None  # r.sizes: one per dynamic dim, in order
+            dims.append(label if label in axes and not r.given else str(d))
+        words[name] = f"[{', '.join(dims)}]"
+    return words
 
 
 def check_variant_shapes(

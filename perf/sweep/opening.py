@@ -11,8 +11,8 @@ from core import dtypes
 from core.errors import ToolkitError
 from core.flag_words import flag_name
 from core.wording import count
-from perf.measure.inputs import describe_dynamic, resolve_shapes
-from perf.records.results import RunResult, VariantResult
+from perf.measure.inputs import describe_dynamic, shape_words
+from perf.records.results import RunResult, VariantResult, parse_shape_text
 from perf.search.plan import VariantPlan, to_measure
 from perf.sweep.context import baseline_missing
 from perf.sweep.options import REPORT_SETTINGS, SweepOptions
@@ -36,8 +36,9 @@ def inputs_text(plan: VariantPlan, spec: Any, opts: SweepOptions) -> str | None:
         return None
     if opts.input_data is not None:
         return f"your --input-data {opts.input_data} (its shapes and values)"
-    try:
-        shapes = resolve_shapes(plan.config, spec, opts.shapes)
+    swept = [s for s in plan.shapes if s]
+    try:  # a swept axis is named in the dims, never shown at a size the run does not send (trial 9, F22)
+        shapes = shape_words(plan.config, spec, opts.shapes, {a for s in swept for a in parse_shape_text(s)})
     except ToolkitError:  # the sweep refused to start then (Sweep._check_shapes); nothing to say here
         return None
     parts = []
@@ -47,11 +48,10 @@ def inputs_text(plan: VariantPlan, spec: Any, opts: SweepOptions) -> str | None:
             dt = dtypes.from_triton(inp.get("data_type", "")).name
         except ToolkitError:
             dt = inp.get("data_type", "?")
-        parts.append(f"{name} {list(shapes.get(name, []))} {dt}")
+        parts.append(f"{name} {shapes.get(name, '[]')} {dt}")
     text = ", ".join(parts) or "no inputs"
-    swept = [s for s in plan.shapes if s]
     if swept:
-        return text + f" at the default sizes; swept (--shapes): {', '.join(swept)}, each a level of its own"
+        return text + f"; swept (--shapes): {', '.join(swept)}, each a level of its own"
     how = describe_dynamic(plan.config, spec, opts.shapes)
     return text + (f" — {how}" if how else "")
 

@@ -53,7 +53,24 @@ def test_the_inputs_are_said_per_group_of_variants():
         "inputs sent per request (e): input_ids [16] int64, attention_mask [16] int64 — input_ids [16] (--shape); attention_mask [16] (--shape)"
     ]
     swept = input_lines({"e": VariantPlan("e", LEVELS, config=CONFIG, shapes=("seq=16", "seq=128"))}, {"e": SPEC}, _opts())
-    assert swept[0].endswith("at the default sizes; swept (--shapes): seq=16, seq=128, each a level of its own")
+    assert swept == [  # trial 9, F22: "[64]" first, a size the sweep never sends
+        "inputs sent per request (e): input_ids [seq] int64, attention_mask [seq] int64; swept (--shapes): seq=16, "
+        "seq=128, each a level of its own"
+    ]
+    two = ModelSpec(
+        (TensorSpec("series", "float32", (4, "time")), TensorSpec("calendar", "float32", (8,))), (), {"time": (16, 128, 512)}
+    )
+    config = {
+        "name": "f",
+        "max_batch_size": 64,
+        "input": [
+            {"name": "series", "data_type": "TYPE_FP32", "dims": [4, -1]},
+            {"name": "calendar", "data_type": "TYPE_FP32", "dims": [8]},
+        ],
+    }
+    swept = input_lines({"f": VariantPlan("f", LEVELS, config=config, shapes=("time=16", "time=512"))}, {"f": two}, _opts())
+    assert swept[0].startswith("inputs sent per request (f): series [4, time] float32, calendar [8] float32; swept")
+    assert "128" not in swept[0]
     data = input_lines({"e": VariantPlan("e", LEVELS, config=CONFIG)}, {"e": SPEC}, _opts(input_data=Path("d.json")))
     assert data == ["inputs sent per request (e): your --input-data d.json (its shapes and values)"]
 
