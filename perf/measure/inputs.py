@@ -79,9 +79,9 @@ def shape_words(
     """
     words, config_dims = {}, dict(config_inputs(config))
     for name, r in _resolve(config, spec, shapes).items():
-        dynamic, dims = iter(r.sizes), []
+        dynamic, dims = iter(r.sizes), list[str]()
         for d, c in zip(r.dims, config_dims[name]):
-            label = next(dynamic).label if c < 0 else None  # r.sizes: one per dynamic dim, in order
+            label = next(dynamic).label if c < 0 else ""  # r.sizes: one per dynamic dim, in order
             dims.append(label if label in axes and not r.given else str(d))
         words[name] = f"[{', '.join(dims)}]"
     return words
