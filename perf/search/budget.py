@@ -22,9 +22,9 @@ Cost model (each number is the setting it comes from, or a constant measured on 
   other jobs loaded it more and more; the baseline is not this module's to stop once started).
 
 :func:`fit` first lowers the ladder's top (fewer levels per round) until the planned rounds
-fit, then, only when not even the rounds a verdict needs fit, drops the least promising (by
-:func:`perf.search.promise.by_measurements`: what the run measured before, then the configuration order)
-variants (at least 2 stay); the baseline yields to the sweep: no level or variant is cut for it,
+fit, then, only when not even the rounds a verdict needs fit, drops variants from the end of
+:func:`perf.search.promise.by_measurements`'s order (at least 2 stay): those not measured yet first, spread
+so that every value of every setting keeps a variant, then the measured ones, lowest throughput first; the baseline yields to the sweep: no level or variant is cut for it,
 but when the rounds a verdict needs fit beside it its time is kept from the rounds up front
 (:attr:`Fit.reserve_s`), else it runs on what the rounds leave (:func:`perf.sweep.baseline_words.baseline_fits`); each cut is returned as a
 :class:`~perf.records.rounds.Cut` (the sweep records them, the report lists them). While it
@@ -254,7 +254,7 @@ def fit(
                 Cut(
                     "variant",
                     f"{not_measured(gone in measured)}: {n} variants need about {fmt(need, 0)} s for the {MIN_ROUNDS} "
-                    f"rounds a verdict needs, over {left_text(budget_s)} (the least promising go first: {RULE}; "
+                    f"rounds a verdict needs, over {left_text(budget_s)} (cut in this order: {RULE}; "
                     "measured after the rounds if the time they leave fits it)",
                     gone,
                 )

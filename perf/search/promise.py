@@ -1,31 +1,47 @@
 """Which variants a time budget keeps when it cannot keep them all: the order a plan cuts in
 (:func:`perf.search.budget.fit` cuts from the end), from what the run has measured.
 
-Rule (one, stated here and in the plan's cut reasons): a variant the run already has numbers
-for (a resumed run's earlier sessions) is ranked by them, ahead of every variant without:
-higher first by its best level, the median over its rounds (or trials) of that level's
-throughput, where a level that meets the latency budget (when one is set) ranks ahead of
-every level that does not; a variant with none keeps its place in the configuration order
-(:func:`perf.search.policy.order`), after the measured ones. A resume that measured the
-leader 1.4-2.1x ahead of the others then never cuts it as "least promising" on its
-configuration alone (fewer CPU instances first) while measuring the others.
+Rule (one, stated here and in the plan's cut reasons, :data:`RULE`): a variant the run already
+has numbers for (a resumed run's earlier sessions) is ranked by them, ahead of every variant
+without: higher first by its best level, the median over its rounds (or trials) of that level's
+throughput, where a level that meets the latency budget (when one is set) ranks ahead of every
+level that does not. A resume that measured the leader 1.4-2.1x ahead of the others then never
+cuts it on its configuration alone while measuring the others.
+
+The variants without numbers are cut first, and nothing measured tells them apart, so no order
+of them is a ranking: they are cut so that every value of every setting (format, precision,
+instance kind and count, batching, max_batch_size: the variant's parameters, else its
+``config.pbtxt``) keeps a variant while it can (:func:`spread`): the one cut next is the one
+whose every setting is shared by the most variants still kept (measured ones included); ties go
+to the later in the configuration order (:func:`perf.search.policy.order`). Trial 9, F26: the
+configuration order alone (batching on first) cut the 3 batching-off variants of 8 before any
+was measured, and an earlier full run had measured one of them 1.6x ahead of every other.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from perf.analysis.cuts import has_numbers
+from perf.analysis.pairs import VARIANT_FIELDS
 from perf.analysis.recommendation import candidate
 from perf.analysis.stats import THROUGHPUT, Point, run_points
 from perf.records.results import RunResult
 from perf.search.ladder import seen
 from perf.search.policy import Budget
 
-__all__ = ["RULE", "by_measurements", "has_numbers", "measured_score", "measured_top"]
+__all__ = ["RULE", "SETTINGS", "by_measurements", "has_numbers", "measured_score", "measured_top", "settings_of", "spread"]
 
-#: The rule in words, for the plan's cut reasons (its short form).
-RULE = "measured variants by their best measured throughput, then the others in configuration order"
+#: The rule in words, for the plan's cut reasons (its short form, in the order variants are cut).
+RULE = (
+    "variants not measured yet first, none ranked by a number: each time the one whose every setting — format, "
+    "precision, instances, batching, max_batch_size — the most variants kept share, so every value of a setting keeps "
+    "a variant while it can, the later in configuration order on a tie; then measured variants, lowest best measured "
+    "throughput first"
+)
+#: The parameters of :class:`builders.config.variants.Variant` a cut keeps represented (not the model's name).
+SETTINGS = tuple(f for f in VARIANT_FIELDS if f != "model")
 
 
 def measured_score(points: Sequence[Point], budget: Budget | None = None) -> tuple[bool, float] | None:
@@ -38,13 +54,69 @@ def measured_score(points: Sequence[Point], budget: Budget | None = None) -> tup
     return bool(under), max(p.value(THROUGHPUT) for p in (under or cands))
 
 
-def by_measurements(names: Sequence[str], run: RunResult, budget: Budget | None = None) -> list[str]:
-    """``names`` (in configuration order, most promising first) re-ordered by the module's rule:
-    the measured ones first, best first; the others after them in their given order."""
+def by_measurements(
+    names: Sequence[str],
+    run: RunResult,
+    budget: Budget | None = None,
+    configs: Mapping[str, Mapping[str, Any] | None] | None = None,
+) -> list[str]:
+    """``names`` (in configuration order) re-ordered by the module's rule, most kept first: the
+    measured ones best first, then the others in :func:`spread`'s order.
+
+    Args:
+        names: The variants, in configuration order (:func:`perf.search.policy.order`).
+        run: The run (its numbers; each variant's parameters, ``params``).
+        budget: The latency budget a measured level is ranked under, if any.
+        configs: Each variant's ``config.pbtxt`` (protobuf JSON form), read for the settings of a
+            variant without recorded parameters (:func:`settings_of`).
+    """
     pts = run_points(run)
     scores = {n: measured_score(pts.get(n, []), budget) for n in names}
     measured = sorted((n for n in names if scores[n] is not None), key=lambda n: scores[n], reverse=True)  # type: ignore[arg-type,return-value]
-    return measured + [n for n in names if scores[n] is None]
+    found = {n: settings_of(getattr(run.variant(n), "params", None), (configs or {}).get(n)) for n in names}
+    return measured + spread([n for n in names if scores[n] is None], found, measured)
+
+
+def settings_of(params: Mapping[str, Any] | None, config: Mapping[str, Any] | None = None) -> dict[str, str]:
+    """A variant's settings (:data:`SETTINGS` -> its value, as text), from its recorded parameters
+    (``results.json``'s ``params``, the repository's index); without them from its ``config``
+    (protobuf JSON form: format, instance groups, batching, max_batch_size); ``{}`` without either."""
+    if params:
+        return {f: repr(params.get(f)) for f in SETTINGS}
+    if not config:
+        return {}
+    wanted = (config.get("parameters") or {}).get("artifact_format") or {}
+    batcher = config.get("dynamic_batching")
+    return {
+        "format": repr(wanted.get("string_value") or config.get("platform") or config.get("backend")),
+        "instances": repr(sorted((g.get("kind", ""), int(g.get("count", 1))) for g in config.get("instance_group") or [{}])),
+        "batching": repr(
+            None if batcher is None else (batcher.get("max_queue_delay_microseconds"), batcher.get("preferred_batch_size"))
+        ),
+        "max_batch_size": repr(int(config.get("max_batch_size", 0))),
+    }
+
+
+def spread(names: Sequence[str], settings: Mapping[str, Mapping[str, str]], kept: Sequence[str] = ()) -> list[str]:
+    """``names`` (variants without numbers, in configuration order) ordered so that cutting from
+    the end keeps every value of every setting measured while it can (module rule): each step
+    cuts the one whose every setting the most variants kept share (its settings' least count over
+    ``kept`` and the names not cut yet, then their total), the later in ``names`` on a tie.
+
+    Args:
+        names: The variants to order.
+        settings: Each variant's settings (:func:`settings_of`); a variant with none shares none.
+        kept: Variants kept ahead of ``names`` whatever is cut (the measured ones): their settings count.
+
+    Returns:
+        ``names``, the one to keep longest first.
+    """
+    left, cut = list(names), []
+    while left:
+        pool = [settings.get(n, {}) for n in (*kept, *left)]
+        scores = [(*_shared(settings.get(n, {}), pool), i) for i, n in enumerate(left)]
+        cut.append(left.pop(max(scores)[2]))
+    return cut[::-1]
 
 
 def measured_top(run: RunResult, names: Sequence[str]) -> int:
@@ -53,3 +125,9 @@ def measured_top(run: RunResult, names: Sequence[str]) -> int:
     rounds measure those levels again (:func:`perf.search.ladder.resume`), and a cut "concurrency
     above 4 not measured" beside numbers at 16 would be false (trial 8, F11)."""
     return max((c for v in run.variants if v.name in names for c in seen(v)), default=0)
+
+
+def _shared(own: Mapping[str, str], pool: Sequence[Mapping[str, str]]) -> tuple[int, int]:
+    """How much of ``pool`` shares ``own``'s settings: the least count over its settings, then their total."""
+    counts = [sum(1 for s in pool if s.get(f) == v) for f, v in own.items()] or [0]
+    return min(counts), sum(counts)

@@ -5,7 +5,8 @@ loads slower leaves the rounds less time than planned (trial 7: TorchScript vari
 3.7-18.1 s, 12.9 s on average, on a busy host; 2 of the 6 planned rounds ran, and a pick and a
 bundle rested on them). So the plan is fitted again to the time the loads left, by the first
 plan's rule (:func:`perf.search.budget.fit`, on its estimate less the loads): the ladder's top
-lowered first (never below a level a resumed run measured before, ``plan.floor``), then the least promising variants cut, while not even the rounds a verdict needs fit
+lowered first (never below a level a resumed run measured before, ``plan.floor``), then variants cut
+(:func:`perf.search.promise.by_measurements`'s order), while not even the rounds a verdict needs fit
 (:func:`perf.search.shrink.shrink`, the one rule). Each cut says it was made after the loads, with the
 measured and the assumed load time; a plan that still fits is kept as it is (nothing is raised
 again: the first plan's cuts stand).
@@ -77,7 +78,7 @@ def refit(
             Cut("levels", f"concurrency above {levels[-1]} not measured: {after}: {why}", concurrency=levels[-1] * search.growth)
         )
     for gone, n, need in shrunk.dropped:
-        why = f"{n} variants need about {fmt(need, 0)} s for the {MIN_ROUNDS} rounds a verdict needs (the least promising go first: {RULE}; measured after the rounds if the time they leave fits it)"
+        why = f"{n} variants need about {fmt(need, 0)} s for the {MIN_ROUNDS} rounds a verdict needs (cut in this order: {RULE}; measured after the rounds if the time they leave fits it)"
         cuts.append(Cut("variant", f"{not_measured(gone in measured)}: {after}: {why}", gone))
     if not cuts:
         return None

@@ -3,8 +3,8 @@
 (:func:`perf.search.refit.refit`): the ladder's top is lowered first (``--concurrency auto``
 only, never below its first coarse levels nor below ``floor``, the highest level a resumed run
 measured before: those numbers stand, and a cut "concurrency above N not measured" beside them
-would be false) while the rounds wanted do not fit; then the least
-promising variants go (the last of the list, never below 2) while not even the rounds a verdict
+would be false) while the rounds wanted do not fit; then variants go from the end of the
+list (:func:`perf.search.promise.by_measurements`'s order, never below 2) while not even the rounds a verdict
 needs (:data:`perf.analysis.ranking.MIN_ROUNDS`) fit. Each caller words its own cuts.
 """
 

@@ -176,7 +176,7 @@ class Sweep(Sequential, RoundsSweep):
         order of :func:`perf.search.promise.by_measurements` (what the run measured before first)."""
         assert self.run.rounds is not None and self.run.search is not None
         return budgets.fit(
-            promise.by_measurements(names, self.run, self.budget),
+            promise.by_measurements(names, self.run, self.budget, self._configs()),
             self.levels,
             self.adaptive,
             self.keys_per_level(),
@@ -188,13 +188,17 @@ class Sweep(Sequential, RoundsSweep):
             promise.measured_top(self.run, names),
         )
 
+    def _configs(self) -> dict[str, dict | None]:
+        """Each planned variant's ``config.pbtxt`` (JSON form): the cut's settings where a variant has no recorded parameters."""
+        return {n: p.config for n, p in self.plans.items()}
+
     def _keeps_baseline(self, names: list[str], left: float | None) -> str:
         """The plan's and a skip's one hint (:mod:`perf.sweep.baseline_words`); ``""`` without a budget or baseline."""
         o = self.opts
         if left is None or o.time_budget_s is None or not o.baseline or self._baseline_unusable() is not None:
             return ""
         assert self.run.rounds is not None and self.run.search is not None
-        names = promise.by_measurements(names, self.run, self.budget)
+        names = promise.by_measurements(names, self.run, self.budget, self._configs())
         minutes = budgets.keeps_baseline(
             *(names, self.levels, self.adaptive, self.keys_per_level(), self.run.rounds.rules, self.run.search.rules),
             *(o.time_budget_s - left, o.time_budget_s, {n for n in names if promise.has_numbers(self.run, n)}),

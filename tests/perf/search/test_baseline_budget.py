@@ -57,6 +57,9 @@ class _Sweep:
     def _baseline_unusable(self) -> None:
         return None
 
+    def _configs(self) -> dict:
+        return {}  # no configs read: the cut's settings are the variants' params (none here)
+
     def keys_per_level(self) -> int:
         return 1
 
