@@ -26,15 +26,18 @@ def cut_variants(run: RunResult) -> tuple[list[str], list[str]]:
 def unmeasured_caveat(run: RunResult) -> str | None:
     """The one sentence every place that states ``run``'s pick says when the time budget cut variants
     before they were ever measured (the report's Recommendation, the console summary, the
-    deployment's console and bundle README: trial 8, F22, a pick of 3 of 8 variants was deployed
-    with no word of the other 5); ``None`` when every variant has numbers or was not cut."""
+    deployment's console and the first lines of its bundle's README: trial 8, F22, a pick of 3 of 8
+    variants was deployed with no word of the other 5; trial 9, F26, said only as a note below the
+    pick): ``"The pick is the best of 5 of the 8 variants; not measured (cut for time): `a`, `b`,
+    `c`; a longer `--time-budget` measures them."`` (5: the variants with numbers); ``None`` when
+    every variant has numbers or was not cut."""
     never = cut_variants(run)[0]
     if not never:
         return None
+    have = sum(1 for v in run.variants if has_numbers(run, v.name))
     return (
-        f"{len(never)} of the {len(run.variants)} variants {'was' if len(never) == 1 else 'were'} not measured (cut for time: "
-        f"{', '.join(f'`{n}`' for n in never)}): the pick is the best of the measured ones only; a longer "
-        "`--time-budget` measures them."
+        f"The pick is the best of {have} of the {len(run.variants)} variants; not measured (cut for time): "
+        f"{', '.join(f'`{n}`' for n in never)}; a longer `--time-budget` measures them."
     )
 
 

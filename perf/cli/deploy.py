@@ -102,6 +102,8 @@ def export_deployment(
     click.echo(f"variant: {c.variant} ({c.why})")
     if c.unfinished:
         click.secho(c.unfinished, fg="yellow", err=True)
+    if c.unmeasured:  # the pick of the measured variants only: said with it, as the README's first lines
+        click.secho(c.unmeasured, fg="yellow", err=True)
     click.echo(f"best measured level: {c.level.describe()}")
     for caveat in c.caveats:  # the README's list (perf.deploy.choose.level_caveats)
         click.secho(f"note: {caveat}", fg="yellow", err=True)

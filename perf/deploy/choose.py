@@ -38,9 +38,11 @@ class Chosen:
         unfinished: What the run holds when it did not finish (:func:`unfinished_text`), else ``None``.
         caveats: What the level's numbers rest on when a reader would assume more, in words
             (:func:`level_caveats`): rounds that failed, a named variant's level over the run's budget,
-            a flagged level; and, for the run's pick, the variants cut before they were measured
-            (:func:`perf.analysis.cuts.unmeasured_caveat`). The one list the command's output and the
-            bundle's README both say.
+            a flagged level. The one list the command's output and the bundle's README both say.
+        unmeasured: For the run's pick, that it is the best of the measured variants only, the
+            others cut for time before they were measured
+            (:func:`perf.analysis.cuts.unmeasured_caveat`), else ``None``: said, as ``unfinished`` is,
+            right below the chosen variant on the console and in the README's first lines.
     """
 
     variant: str
@@ -48,6 +50,7 @@ class Chosen:
     level: Choice
     unfinished: str | None = None
     caveats: tuple[str, ...] = ()
+    unmeasured: str | None = None
 
 
 def choose_variant(
@@ -80,9 +83,8 @@ def choose_variant(
     budget = latency_budget_ms if latency_budget_ms is not None else run.settings.get("latency_budget_ms")
     whose = "the run's" if latency_budget_ms is None else "the given"
     caveats = level_caveats(run, chosen.variant, chosen.level, budget if variant is not None else None, whose)
-    if variant is None and (unmeasured := unmeasured_caveat(run)):  # the run's pick, of the measured variants only
-        caveats = (unmeasured, *caveats)
-    return dataclasses.replace(chosen, unfinished=stopped, caveats=caveats)
+    unmeasured = unmeasured_caveat(run) if variant is None else None  # the run's pick, of the measured variants only
+    return dataclasses.replace(chosen, unfinished=stopped, caveats=caveats, unmeasured=unmeasured)
 
 
 def level_caveats(

@@ -41,6 +41,18 @@ def files_lines(check: Any) -> list[str]:
     return [text, ""]
 
 
+def first_lines(chosen: Any) -> list[str]:
+    """What a reader must know before the rest, said first (a :class:`perf.deploy.choose.Chosen`):
+    that the run did not finish, and that its pick is of only some of its variants (the others cut
+    for time before they were measured); ``[]`` for neither."""
+    lines = []
+    if chosen.unfinished:
+        lines += ["", f"**Not a finished run's pick**: {chosen.unfinished}."]
+    if chosen.unmeasured:
+        lines += ["", f"**{chosen.unmeasured}**"]
+    return lines
+
+
 def readme(bundle: Any, run: RunResult, repository: Path) -> list[str]:
     """The bundle's README.md (module docstring) of ``bundle``, a :class:`perf.deploy.bundle.Bundle`."""
     p, c = bundle.plan, bundle.chosen
@@ -51,6 +63,7 @@ def readme(bundle: Any, run: RunResult, repository: Path) -> list[str]:
         f"# Deployment bundle: `{c.variant}`",
         "",
         f"Written by `triton-perf export-deployment` from run `{run.run_id}` (repository `{repository}`).",
+        *first_lines(c),
         "",
         "## Why this variant",
         "",
@@ -60,8 +73,6 @@ def readme(bundle: Any, run: RunResult, repository: Path) -> list[str]:
     if c.caveats:  # the list the command printed (perf.deploy.choose.level_caveats), said the same here
         lines += ["", *[f"- **Note:** {caveat}." for caveat in c.caveats]]
     why_end = len(lines)
-    if c.unfinished:
-        lines += ["", f"**Not a finished run's pick**: {c.unfinished}."]
     if bundle.serving_note:
         lines += ["", bundle.serving_note]
     lines += ["", "## What was measured and what the bundle runs", "", *files_lines(bundle.files_check), *bundle.differences]

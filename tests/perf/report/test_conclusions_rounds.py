@@ -66,7 +66,7 @@ def test_a_pick_among_a_grid_partly_cut_for_time_says_so() -> None:
     run = RunResult("r", "now", {}, {}, [a, b])
     run.rounds = RoundsRecord(seed=1, cuts=[Cut("variant", "not measured: ...", b.name)])
     notes = " ".join(recommend(run).notes)
-    assert f"1 of the 2 variants was not measured (cut for time: `{b.name}`)" in notes
+    assert f"The pick is the best of 1 of the 2 variants; not measured (cut for time): `{b.name}`;" in notes
 
 
 def test_the_baseline_sentence_says_what_its_percentage_is_and_shows_the_medians_it_compares() -> None:

@@ -2,19 +2,23 @@
 says so in every place the pick is stated, in the same sentence (perf.analysis.cuts.unmeasured_caveat):
 report.md's Recommendation, the console summary, export-deployment's console and the bundle README
 (trial 8, F22: report.md said "5 of the 8 variants were not measured", the deploy step and the
-bundle did not). A cut variant takes one short row in the console table, its long reason said
+bundle did not; trial 9, F26: said only as a "note:" below the pick, and the README's note ended
+"measures them.."). A cut variant takes one short row in the console table, its long reason said
 once in report.md (trial 8: 9 wrapped lines per cut variant drowned the 3 measured rows)."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 from click.testing import CliRunner
 from factories import level_result, run_result, variant_result
 
 from perf.analysis.cuts import cut_notes, unmeasured_caveat
 from perf.cli.main import cli
+from perf.deploy import bundle as bundle_module
 from perf.deploy.choose import choose_variant
+from perf.deploy.readme import readme
 from perf.records import results
 from perf.records.rounds import Cut, RoundsRecord
 
@@ -23,8 +27,8 @@ WHY = (
     "the tie set in a final group needs about 124 s for the 6 rounds a verdict needs (measured: 1.42 s a visit)"
 )
 CAVEAT = (
-    "2 of the 4 variants were not measured (cut for time: `cut_a`, `cut_b`): the pick is the best of the measured ones "
-    "only; a longer `--time-budget` measures them."
+    "The pick is the best of 2 of the 4 variants; not measured (cut for time): `cut_a`, `cut_b`; a longer "
+    "`--time-budget` measures them."
 )
 
 
@@ -44,10 +48,36 @@ def test_the_caveat_is_one_sentence_said_by_the_report_and_the_deployment():
     assert unmeasured_caveat(run) == CAVEAT
     assert cut_notes(run) == [CAVEAT]  # report.md's Recommendation
     chosen = choose_variant(run)
-    assert chosen.variant == "fast" and chosen.caveats[0] == CAVEAT  # export's console and the bundle README
-    assert CAVEAT not in choose_variant(run, "slow").caveats  # a variant named on purpose is not "the pick"
+    assert chosen.variant == "fast" and chosen.unmeasured == CAVEAT  # export's console and the bundle README
+    assert CAVEAT not in chosen.caveats  # said once, first: not one more note below the pick
+    assert choose_variant(run, "slow").unmeasured is None  # a variant named on purpose is not "the pick"
     run.rounds = RoundsRecord(seed=1)
-    assert unmeasured_caveat(run) is None and CAVEAT not in choose_variant(run).caveats
+    assert unmeasured_caveat(run) is None and choose_variant(run).unmeasured is None
+
+
+def _bundle(chosen, folder: Path) -> SimpleNamespace:
+    """What the README and the command's output read of a bundle (perf.deploy.bundle.Bundle)."""
+    plan = SimpleNamespace(
+        name="triton-fast", claim="c", loader="l", image="img", storage_bytes=1000, resources=SimpleNamespace(why=["1 core"])
+    )
+    return SimpleNamespace(
+        plan=plan, chosen=chosen, folder=folder, files_check=None, serving_note=None, differences=[], previous=None
+    )
+
+
+def test_the_bundle_says_it_first_in_its_readme_and_right_below_the_pick_on_the_console(tmp_path: Path, monkeypatch):
+    run = _run()
+    lines = readme(_bundle(choose_variant(run), tmp_path), run, tmp_path)
+    head = lines[: lines.index("## Why this variant")]
+    assert f"**{CAVEAT}**" in head  # before the Why, not a note below it
+    assert not any(".." in ln for ln in lines if "measures them" in ln)
+    monkeypatch.setattr(bundle_module, "export_deployment", lambda *a, **k: _bundle(choose_variant(run), tmp_path))
+    results.save(run, tmp_path)
+    res = CliRunner().invoke(cli, ["export-deployment", str(tmp_path)], env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    out = [ln for ln in res.output.splitlines() if ln.strip()]
+    assert out[0].startswith("variant: fast ") and out[1] == CAVEAT  # right below the pick, not a "note:"
+    assert not any(ln.startswith("note: The pick") for ln in out)
 
 
 def test_the_console_summary_gives_a_cut_variant_one_short_row_and_says_the_caveat_once(tmp_path: Path):
@@ -70,4 +100,6 @@ def test_a_variant_cut_in_two_sessions_is_counted_once_and_one_cut_is_said_in_th
     run.rounds.cuts.append(Cut("variant", "not measured: the next session's reason", "cut_a"))
     assert unmeasured_caveat(run) == CAVEAT
     run.rounds.cuts = [c for c in run.rounds.cuts if c.variant == "cut_a"]
-    assert (unmeasured_caveat(run) or "").startswith("1 of the 4 variants was not measured (cut for time: `cut_a`)")
+    assert (unmeasured_caveat(run) or "").startswith(
+        "The pick is the best of 2 of the 4 variants; not measured (cut for time): `cut_a`;"
+    )
