@@ -126,6 +126,7 @@ class PairDiff:
             "not measured fairly: ...", "cannot act at this load: ..."); ``None`` when it is.
         paired: The differences are paired over rounds (the ``*_sig`` are the paired rule's).
         threads: ``(changed, reference)`` intra-op threads per instance, as recorded (:mod:`perf.analysis.threads`).
+        peaks: ``(reference, changed)`` concurrency of each one's peak, the levels ``throughput_pct`` compares.
     """
 
     reference: str
@@ -141,6 +142,7 @@ class PairDiff:
     p99_note: str | None = None
     paired: bool = False
     threads: tuple[int | None, int | None] = (None, None)
+    peaks: tuple[int, int] | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -243,6 +245,7 @@ def _pair(
     common = common_level(ca, cb)
     odd = not_the_count(a, b, ca, cb, rounds) if factor == COUNT else None  # a difference at c=1: not the count's
     threads = (b.threads_per_instance, a.threads_per_instance)
+    peaks = (pa.concurrency, pb.concurrency)
     if rounds:  # paired over the rounds both shared (perf.analysis.effects_rounds)
         t_pct, t_sig, t_note = paired_change(a, pa, b, pb)
         p_pct, p_sig, p_note = paired_change(a, common[0], b, common[1], P99) if common else (None, None, None)
@@ -252,7 +255,7 @@ def _pair(
             on = tuple(p for p, t in ((common[0], ta), (common[1], tb)) if t.dynamic_batching)
             p_note = p_note or cannot_act(factor, *common, batching_on=on) or odd
         c = common[0].concurrency if common else None
-        return PairDiff(a.name, b.name, ta, tb, t_pct, p_pct, c, t_sig, p_sig, t_note, p_note, True, threads)
+        return PairDiff(a.name, b.name, ta, tb, t_pct, p_pct, c, t_sig, p_sig, t_note, p_note, True, threads, peaks)
     dt = delta(pa, pb, THROUGHPUT)
     dp = delta(*common, P99) if common else None
     return PairDiff(
@@ -268,6 +271,7 @@ def _pair(
         _note(factor, pa, pb, ta, tb) or odd,
         (_note(factor, *common, ta, tb) or odd) if common else None,
         threads=threads,
+        peaks=peaks,
     )
 
 

@@ -38,7 +38,7 @@ from perf.markdown import flag_mark, fmt
 from perf.records.levels import HOST_BUSY, UNSTABLE
 from perf.records.results import RunResult, VariantResult
 from perf.records.unfinished import unfinished_text
-from perf.report.effects import effects_sentences
+from perf.report.effects import beside_recommendation, effects_sentences
 from perf.report.pairs import change_clause, once, ranked_text
 from perf.report.phrases import Facts, say
 from perf.report.servers import measured_elsewhere
@@ -202,7 +202,7 @@ def _numbers(
         head.append(once(measured, rounds=run.rounds is not None) + ".")
     lines = [" ".join(head)]
     if effects:
-        lines += ["", effects_sentences(effects, rounds=run.rounds is not None)]
+        lines += ["", effects_sentences(effects, run.rounds is not None, beside_recommendation(effects, rec))]
     return lines
 
 

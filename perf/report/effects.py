@@ -1,19 +1,31 @@
 """The report's "Main effects" section and its sentence in the conclusions (markdown), from
 :mod:`perf.analysis.effects`. A pair that is no evidence (:mod:`perf.analysis.fair`: measured on a
 busy host, or where the setting cannot act) is left out of the effect; an effect with no pair
-left says why in place of a number, never a bold percentage."""
+left says why in place of a number, never a bold percentage.
+
+An effect is judged on peak throughput (each variant at its highest-throughput level, the
+latency budget aside); the recommendation under a latency budget judges the pick against each
+variant at their best levels within the budget. Where the two disagree on the pick and its twin
+in one factor (the effect not significant while the pick beats its twin, or the other way round),
+:func:`beside_recommendation` says so and why in one sentence, in the section and in the
+conclusions (trial 9: "not significant ... batching on vs batching off" in one paragraph, "the
+pick beats" its batching-off twin 2.4x in the recommendation, and neither said what it judged)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from core.wording import count
-from perf.analysis.effects import IQR_FROM, Interaction, MainEffect, Spread
+from perf.analysis.effects import IQR_FROM, NO_NUMBER, Interaction, MainEffect, PairDiff, Spread
 from perf.analysis.paired import RULE_SHORT
+from perf.analysis.ranking import Comparison
+from perf.analysis.recommendation import Recommendation
 from perf.markdown import APPENDIX_FILE, name_then_numbers, table
 
 #: Interactions the report lists (the appendix has every one).
 INTERACTION_LINES = 6
+#: What an effect on peak throughput is judged on, said where it is stated.
+PEAK_JUDGED = "each variant at its highest-throughput level, the latency budget aside"
 
 
 def cell(e: MainEffect, metric: str) -> str:
@@ -42,9 +54,12 @@ def effects_table(effects: Sequence[MainEffect]) -> list[str]:
     return table(headers, rows, ["left", "left", *name_then_numbers(4)[1:]])
 
 
-def effects_section(effects: Sequence[MainEffect], inters: Sequence[Interaction], rounds: bool = False) -> list[str]:
+def effects_section(
+    effects: Sequence[MainEffect], inters: Sequence[Interaction], rounds: bool = False, beside: str | None = None
+) -> list[str]:
     """The report's "Main effects" section (markdown lines); ``rounds``: the pairs are paired
-    over rounds (:mod:`perf.analysis.effects_rounds`)."""
+    over rounds (:mod:`perf.analysis.effects_rounds`); ``beside``: :func:`beside_recommendation`'s
+    line, a bullet under the table."""
     lines = ["## Main effects", ""]
     if not effects:
         return lines + ["No two comparable variants differ in one factor only, so no effect can be estimated."]
@@ -53,8 +68,7 @@ def effects_section(effects: Sequence[MainEffect], inters: Sequence[Interaction]
         "variant parameters equal): the median of the paired changes, in %, with their spread (min–max, or the "
         f"interquartile range (IQR) from {IQR_FROM} pairs); *not significant* where the spread covers zero"
         + (" or a pair is not significant by the paired rule" if rounds else "")
-        + ". Peak "
-        "throughput: each variant's best level; p99: both at the pair's highest common concurrency. "
+        + f". Peak throughput: {PEAK_JUDGED}; p99: both at the pair's highest common concurrency. "
         + (
             "Each pair's change is the median, over the rounds both variants shared, of their per-round ratio, "
             f"significant by the paired rule ({RULE_SHORT}): a busy round falls on both. "
@@ -70,6 +84,8 @@ def effects_section(effects: Sequence[MainEffect], inters: Sequence[Interaction]
         "",
         *effects_table(effects),
     ]
+    if beside:
+        lines += ["", f"- {beside}"]
     if inters:
         lines += ["", "**Interactions** (only where the effect changes sign with another factor):", ""]
         lines += [f"- {i.describe()}." for i in inters[:INTERACTION_LINES]]
@@ -78,17 +94,18 @@ def effects_section(effects: Sequence[MainEffect], inters: Sequence[Interaction]
     return lines
 
 
-def effects_sentences(effects: Sequence[MainEffect], rounds: bool = False) -> str:
+def effects_sentences(effects: Sequence[MainEffect], rounds: bool = False, beside: str | None = None) -> str:
     """The main effects in one paragraph for the conclusions' numbers: significant ones named
     with their size; those that are no evidence with why; the rest listed as not significant
     (or of unknown spread: a sequential run's single trials); ``rounds``: the pairs are paired
-    over rounds (:func:`effects_section`), so "not significant" is by that rule."""
+    over rounds (:func:`effects_section`), so "not significant" is by that rule; ``beside``:
+    :func:`beside_recommendation`'s line, said after them."""
     if not effects:
         return ""
     clear = [e for e in effects if e.throughput is not None and e.throughput.significant]
     void = [e for e in effects if e.throughput is None and e.note("throughput")]
     rest = [e for e in effects if e not in clear and e not in void]
-    text = "**Main effects** (median over the pairs that differ only in that factor; table above): "
+    text = f"**Main effects** (on peak throughput: {PEAK_JUDGED}; the median over the pairs that differ only in that factor; table above): "
     if clear:
         text += "; ".join(
             f"{e.change}: peak throughput {e.throughput.median:+.1f} %"  # type: ignore[union-attr]
@@ -114,4 +131,87 @@ def effects_sentences(effects: Sequence[MainEffect], rounds: bool = False) -> st
             else "not significant or of unknown spread"
         )
         text += f". {why[0].upper()}{why[1:]} on peak throughput: {', '.join(e.change for e in rest)}"
-    return text + "."
+    return text + "." + (f" {beside}" if beside else "")
+
+
+def _effect_words(e: MainEffect) -> str:
+    """What the effect says on peak throughput, as a clause."""
+    s = e.throughput
+    if s is None:
+        return f"{e.change} is no evidence on peak throughput"
+    if not s.significant:
+        return f"{e.change} is not significant on peak throughput"
+    return f"{e.change} changes peak throughput by {s.median:+.1f} %"
+
+
+def _ranked_words(c: Comparison, twin: str) -> str:
+    """The ranking's verdict on the pick (``c.a``) and its twin (``c.b``) with its numbers."""
+    pick, other = f"the pick (c={c.a.concurrency})", f"{twin}, `{c.b.variant}` (c={c.b.concurrency}),"
+    r = c.result
+    numbers = f" ({r.median:.3f}×, the pick ahead in {r.wins} of {count(len(r.ratios), 'round')})" if r else ""
+    if c.verdict == "a":
+        return f"{pick} beats {other} by the paired rule{numbers}"
+    if c.verdict == "b":
+        return f"{other[:-1]} beats {pick} by the paired rule{numbers}"
+    return f"the paired rule does not separate {pick} from {other[:-1]}{numbers}"
+
+
+def _pct(e: MainEffect, d: PairDiff) -> str:
+    """The pair's peak-throughput change, with the value it is of: ``"+118.2 % with batching on"``."""
+    return f"{d.throughput_pct:+.1f} % with {e.factor.show(e.value)}"
+
+
+def _at_peak(e: MainEffect, d: PairDiff) -> str:
+    """How the effect treated the pick's pair ``d`` at their peaks."""
+    if d.throughput_note or d.throughput_pct is None:
+        return f"the pair is left out ({(d.throughput_note or NO_NUMBER['throughput']).split(':')[0]})"
+    if not d.throughput_sig:
+        return f"the rule does not separate them ({_pct(e, d)})"
+    s = e.throughput
+    if s is None or s.significant:
+        return f"the rule separates them ({_pct(e, d)})"
+    if s.unseparated:
+        return f"the rule separates them ({_pct(e, d)}) but not {s.unseparated} of the other {count(len(s.values) - 1, 'pair')}"
+    return f"the rule separates them ({_pct(e, d)}) but the spread over the pairs covers zero"
+
+
+def beside_recommendation(effects: Sequence[MainEffect], rec: Recommendation) -> str | None:
+    """Where the effects' verdicts on peak throughput and the paired ranking under the latency
+    budget disagree on the pick and its twin in one factor (the variant that differs from the pick
+    in that factor only: one of the effect's pairs), one line that says what each judges and how
+    the pair fared at its peaks (module docstring); ``None`` without a budget's paired ranking or
+    a disagreement.
+
+    Args:
+        effects: The run's :func:`perf.analysis.effects.main_effects`.
+        rec: Its recommendation; :attr:`~perf.analysis.recommendation.Recommendation.ranking_under_budget`
+            holds the comparisons.
+    """
+    ranking = rec.ranking_under_budget
+    if ranking is None or ranking.leader is None:
+        return None
+    pick = ranking.leader.side.variant
+    items = []
+    for e in effects:
+        for c in ranking.comparisons:
+            d = next((d for d in e.pairs if {d.reference, d.changed} == {pick, c.b.variant}), None)
+            if d is None:
+                continue
+            toward = 1 if d.changed == pick else -1  # +1: the pick holds the effect's changed value
+            ranked = {"a": toward, "b": -toward}.get(c.verdict, 0)
+            if ranked == (e.throughput.sign if e.throughput is not None else 0):
+                continue
+            twin = f"its twin with {e.factor.show(e.reference if toward > 0 else e.value)}"
+            peaks = ""
+            if d.peaks:
+                mine, its = (d.peaks[1], d.peaks[0]) if toward > 0 else d.peaks
+                peaks = f" (c={mine}, c={its})"
+            items.append(f"{_ranked_words(c, twin)}; at their peaks{peaks} {_at_peak(e, d)}: {_effect_words(e)}")
+    if not items:
+        return None
+    return (
+        f"**Beside the recommendation** (it ranks each variant at its best level within the {rec.budget_text}, "
+        f"the pick `{pick}` first; an effect takes each at its peak, the budget aside): "
+        + ". ".join(i[0].upper() + i[1:] for i in items)
+        + "."
+    )

@@ -151,7 +151,7 @@ PHRASES: tuple[Phrase, ...] = (
         "batching_paid",
         lambda f: (c := _batched_compute(f)) is not None and c[1] < c[0],
         lambda f: (
-            f"{f.setting}{f' together with {f.together}' if f.together else ''} paid: executions of {f.batch_b:.2f} "
+            f"{f.setting}{f' together with {f.together}' if f.together else ''} paid in compute at this load: executions of {f.batch_b:.2f} "
             "inferences cost ≈"
             f"{fmt(f.compute_per_inference_b_us, 0)} µs of compute per inference against "
             f"{fmt(f.compute_per_inference_a_us, 0)} µs unbatched"

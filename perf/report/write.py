@@ -34,7 +34,7 @@ from perf.report import coldstart as coldstart_report
 from perf.report import conclusions
 from perf.report import html as report_html
 from perf.report.appendix import flagged_note, write_appendix
-from perf.report.effects import effects_section
+from perf.report.effects import beside_recommendation, effects_section
 from perf.report.efficiency import efficiency_details, efficiency_section
 from perf.report.knees import knee_lines
 from perf.report.layout import MAX_REPORT_LINES, Part, fit, report_folder, what_if
@@ -261,7 +261,7 @@ def write_report(
     head += failed_lines(run)
     head += ranking_lines(run, rec)
     head += frontier_section(points, rec, failed) + [""]
-    findings = effects_section(effects, inters, run.rounds is not None) + [""]
+    findings = effects_section(effects, inters, run.rounds is not None, beside_recommendation(effects, rec)) + [""]
     findings += ["## Conclusions", ""] + conclusions.conclusions(run, rec, effects) + [""]
     picks = [(c.batch_size, c.concurrency) for c in (rec.best_under_budget, rec.best_peak) if c is not None]
     base_name = base.name if base else None
