@@ -215,7 +215,7 @@ class _progress:
                     )
                 )
             elif d is not None:
-                log(escape(f"{e['variant']}: not measured further because {d.reason}"))
+                log(escape(f"{e['variant']}: {d.words(past=False)}"))
             elif e.get("reopened") and e.get("why"):  # a drop taken back (perf.search.drops)
                 log(escape(f"{e['variant']}: measured again, no longer dropped: {e['why']}"))
             elif e.get("reopened"):

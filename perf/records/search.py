@@ -26,6 +26,10 @@ SEARCH_MODES: tuple[str, ...] = ("brute", "prune")
 #: the noise), ``budget`` (its latency went over the budget), ``cap`` (the ladder's highest
 #: concurrency), ``failed`` (a level has no numbers), ``pruned`` (it cannot win: dropped).
 DecisionRule = Literal["knee", "budget", "cap", "failed", "pruned"]
+#: The rules that end a variant's ladder, not its measuring: no level above the decision's is
+#: measured, but levels below it may still join (the neighbours of its best, the bisection toward
+#: the budget's edge). ``failed`` and ``pruned`` end the variant.
+LADDER_RULES: tuple[str, ...] = ("knee", "budget", "cap")
 
 
 @dataclass(frozen=True, config=_CONFIG)
@@ -62,8 +66,7 @@ class SearchDecision:
         rule: :data:`DecisionRule`.
         concurrency: The level the decision was taken at (its last measured one, or the
             probe level of a pruned variant).
-        reason: The decision in words, as the report shows it ("not measured further
-            because ...").
+        reason: Why, in words (the report and the console say it after :meth:`words`' lead).
         measured: Concurrencies of its search series measured when it was decided.
         throughput_infer_per_s: Its best throughput then (median over trials).
         spread_infer_per_s: That level's measured spread (:func:`perf.analysis.recommendation.spread`).
@@ -86,6 +89,16 @@ class SearchDecision:
     best_concurrency: int | None = None
     best_throughput_infer_per_s: float | None = None
     best_spread_infer_per_s: float | None = None
+
+    def words(self, past: bool = True) -> str:
+        """The decision as the console (``past=False``) and the report say it: for a rule that ends
+        the ladder (:data:`LADDER_RULES`) ``"its ladder went no higher than concurrency 16 because
+        ..."`` (trial 9: the pick "not measured further because its p99 at concurrency 16 is over the
+        budget", then measured at c=2 and c=8), else ``"not measured further because ..."``."""
+        reason = self.reason.rstrip(".")
+        if self.rule in LADDER_RULES:
+            return f"its ladder {'went' if past else 'goes'} no higher than concurrency {self.concurrency} because {reason}"
+        return f"not measured further because {reason}"
 
 
 @dataclass(config=_CONFIG)

@@ -1,6 +1,8 @@
 """The report's section on the search: how the levels were chosen, and why each variant that
-was not measured at every level was not ("not measured further because ..."), from the
-run's :class:`perf.records.search.SearchRecord`."""
+was not measured at every level was not ("not measured further because ...", or "its ladder
+went no higher than concurrency N because ..." where only its ladder ended:
+:meth:`perf.records.search.SearchDecision.words`), from the run's
+:class:`perf.records.search.SearchRecord`."""
 
 from __future__ import annotations
 
@@ -89,7 +91,7 @@ def search_lines(run: RunResult, limit: int | None = TOP_N) -> list[str]:
         if cap is not None and cs and max(cs) >= cap and (d is None or d.rule == "cap"):
             stop = capped_words  # not the ladder's own top: its peak above the cap was not measured
         rows.append([f"`{v.name}`", ", ".join(map(str, cs)) or "—", stop])
-    why = [f"`{d.variant}`: not measured further because {d.reason.rstrip('.')}." for d in rec.decisions if d.rule != "cap"]
+    why = [f"`{d.variant}`: {d.words()}." for d in rec.decisions if d.rule != "cap"]
     if limit is not None and len(rows) > limit:
         ended: dict[str, int] = {}
         for row in rows:

@@ -22,7 +22,7 @@ def log_event(e: Mapping[str, Any]) -> None:
     if kind in ("plan", "spent"):
         log.log(logging.WARNING if e.get("warn") else logging.INFO, "%s", e["text"])
     elif kind == "search_decision" and e.get("decision") is not None and not e.get("provisional"):
-        log.info("%s: not measured further because %s", e["variant"], e["decision"].reason)
+        log.info("%s: %s", e["variant"], e["decision"].words(past=False))
     elif kind == "search_decision" and e.get("reopened") and e.get("why"):  # a drop taken back (perf.search.drops)
         log.info("%s: measured again, no longer dropped: %s", e["variant"], e["why"])
     elif kind == "variant_failed":

@@ -260,7 +260,7 @@ def test_the_report_section_says_why_each_variant_was_not_measured_further():
     # a paired verdict's reason ends in its own period (perf.analysis.paired): the sentence keeps one
     run.search.decisions.append(SearchDecision("slow", "pruned", 4, "`lead` beats `slow`."))
     assert "because `lead` beats `slow`." in "\n".join(search_lines(run)) and ".." not in "\n".join(search_lines(run))
-    assert "`lead`: not measured further because from concurrency 2 to 4" in text
+    assert "`lead`: its ladder went no higher than concurrency 4 because from concurrency 2 to 4" in text  # a knee
     assert (
         "| `slow` | 4 | pruned |" in flat
         and "budget" not in text
@@ -331,3 +331,19 @@ def test_pruning_applies_to_the_auto_ladder_only() -> None:
     for asked in (None, "prune", "brute"):
         assert resolve_mode(asked, 16, RULES, adaptive=False) == "brute"
     assert resolve_mode("prune", 2, RULES, adaptive=True) == "prune"
+
+
+def test_a_decision_that_ends_a_ladder_says_the_ladder_went_no_higher_not_that_the_variant_was_not_measured() -> None:
+    # trial 9 F8: the pick read "not measured further because its p99 at concurrency 16 is ... over the budget",
+    # then was measured at c=2 and c=8 (levels below its top join later)
+    budget = SearchDecision("pick", "budget", 16, "its p99 at concurrency 16 is 29.23 ms, over the budget of 25.00 ms.")
+    assert budget.words() == (
+        "its ladder went no higher than concurrency 16 because its p99 at concurrency 16 is 29.23 ms, over the budget of 25.00 ms"
+    )
+    assert budget.words(past=False).startswith("its ladder goes no higher than concurrency 16 because ")  # the console
+    knee = SearchDecision("v", "knee", 8, "from concurrency 4 to 8 throughput rose 2 %")
+    assert knee.words().startswith("its ladder went no higher than concurrency 8 because ")
+    pruned = SearchDecision("v", "pruned", 4, "`pick` beats `v`.")
+    assert pruned.words() == "not measured further because `pick` beats `v`"  # dropped: no level of it is measured again
+    failed = SearchDecision("v", "failed", 4, "its level at concurrency 4 failed")
+    assert failed.words().startswith("not measured further because ")
