@@ -32,9 +32,29 @@ import dataclasses
 import statistics
 from collections.abc import Iterable
 
+from core.errors import PerfError
 from core.wording import count
 from perf.markdown import fmt
 from perf.records.levels import LevelResult
+
+#: Client latency percentiles a budget may be set on (``--latency-percentile``; Model
+#: Analyzer's ``perf_latency_p90``/``p95``/``p99`` constraints), and the default.
+LATENCY_PERCENTILES = (50, 90, 95, 99)
+DEFAULT_LATENCY_PERCENTILE = 99
+
+
+def latency_metric(percentile: int) -> str:
+    """The :class:`perf.records.levels.LevelResult` field of a client latency percentile: 95 -> ``latency_p95_ms``.
+
+    Raises:
+        PerfError: not one of :data:`LATENCY_PERCENTILES`.
+    """
+    if percentile not in LATENCY_PERCENTILES:
+        raise PerfError(
+            f"latency percentile {percentile} is not one perf_analyzer reports",
+            hint=f"choose one of {', '.join(map(str, LATENCY_PERCENTILES))}",
+        )
+    return f"latency_p{percentile}_ms"
 
 
 @dataclasses.dataclass(frozen=True)

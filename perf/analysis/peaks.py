@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from perf.analysis.stats import KNEE_GAIN_PCT, THROUGHPUT, Point, curve, knee, peak
+from perf.markdown import fmt
 from perf.records.results import RunResult
 
 
@@ -28,6 +29,8 @@ class Choice(Protocol):
 
 #: The short mark of a pick whose peak was measured, and of one whose peak was not reached.
 PEAK_MARK, UNREACHED_MARK = "best peak", "highest measured (peak not reached)"
+#: The short note (a table, the console) of a best under the budget that is best among the levels measured only (:func:`budget_unreached`).
+HEADROOM_NOTE = "the budget not reached: no higher c measured"
 
 
 def unreached(run: RunResult, points: list[Point], at: Point) -> str | None:
@@ -60,10 +63,31 @@ def unreached(run: RunResult, points: list[Point], at: Point) -> str | None:
         pct = int(run.settings.get("latency_percentile") or 99)
         return f"its ladder stopped at the p{pct} latency budget {rising}"
     if rule == "cap":
-        return f"its ladder ended at concurrency {at.concurrency}, the top the search allowed, {rising}"
+        b, top = run.rounds.budget if run.rounds else None, run.search.rules.max_concurrency if run.search else None
+        capped = b is not None and b.max_concurrency is not None and top is not None and b.max_concurrency < top
+        cap = f"where the time budget capped a ladder that goes to {top}" if capped else "the top the search allowed"
+        return f"its ladder ended at concurrency {at.concurrency}, {cap}, {rising}"
     if rule == "pruned":
         return f"the search stopped measuring it {rising}"
     return f"c={at.concurrency} is the highest concurrency swept, {rising}"
+
+
+def budget_unreached(run: RunResult, points: list[Point], at: Point, percentile: int, latency_ms: float | None) -> str | None:
+    """Why ``at``, the best level of a variant's ``points`` within a latency budget, is best only
+    among the levels measured: no higher concurrency of its was measured, its latency there
+    (``latency_ms`` at ``percentile``, as the budget judged it) is within the budget, and its
+    throughput still rose (:func:`unreached`), so a higher concurrency may still be within the
+    budget and serve more (trial 9: every ladder capped at c=4 by the time budget, the pick's p99
+    6.38 ms of a 10 ms budget, said "best under the budget" with no word that it never reached it);
+    ``None`` when a higher level was measured (over the budget, or not faster), or at a plateau."""
+    why = unreached(run, points, at)
+    if why is None:
+        return None
+    lat = f"p{percentile} {fmt(latency_ms, 2)} ms at c={at.concurrency}, its highest level; " if latency_ms is not None else ""
+    return (
+        f"best among the levels measured only: the budget was not reached ({lat}{why}), so a higher concurrency "
+        "may still be within it and serve more"
+    )
 
 
 def unreached_all(run: RunResult, points: dict[str, list[Point]]) -> dict[str, str]:

@@ -28,37 +28,18 @@ from collections.abc import Iterable
 
 from core.errors import PerfError
 from core.wording import count
+from perf.analysis.budget_latency import DEFAULT_LATENCY_PERCENTILE, latency_metric
 from perf.analysis.cuts import cut_notes
 from perf.analysis.excluded import candidate, excluded_levels, where
 from perf.analysis.notes import notes_text, repeat_noun
 from perf.analysis.paired import ALPHA
-from perf.analysis.peaks import unreached, unreached_all
+from perf.analysis.peaks import budget_unreached, unreached, unreached_all
 from perf.analysis.ranking import Ranking, Side, dropped_by_search, rank_variants
 from perf.analysis.standing import few_rounds, others_words, outside_words, tie_words
 from perf.analysis.stats import P99, THROUGHPUT, Point, knee, run_points
 from perf.markdown import UNSTABLE_MARK, fmt, fmt_given
 from perf.records.results import RunResult
 from perf.records.settings import MeasureSettings
-
-#: Client latency percentiles a budget may be set on (``--latency-percentile``; Model
-#: Analyzer's ``perf_latency_p90``/``p95``/``p99`` constraints), and the default.
-LATENCY_PERCENTILES = (50, 90, 95, 99)
-DEFAULT_LATENCY_PERCENTILE = 99
-
-
-def latency_metric(percentile: int) -> str:
-    """The :class:`perf.records.levels.LevelResult` field of a client latency percentile: 95 -> ``latency_p95_ms``.
-
-    Raises:
-        PerfError: not one of :data:`LATENCY_PERCENTILES`.
-    """
-    if percentile not in LATENCY_PERCENTILES:
-        raise PerfError(
-            f"latency percentile {percentile} is not one perf_analyzer reports",
-            hint=f"choose one of {', '.join(map(str, LATENCY_PERCENTILES))}",
-        )
-    return f"latency_p{percentile}_ms"
-
 
 #: Default stability tolerance (%): perf_analyzer's ``-s`` as the sweep passes it by default.
 DEFAULT_TOLERANCE_PCT = MeasureSettings().stability_pct
@@ -90,6 +71,7 @@ class Choice:
         unreached: The best peak's level is not a measured peak: why, in words (:mod:`perf.analysis.peaks`).
         short: Its level rests on fewer rounds than a verdict needs, in words (:func:`perf.analysis.standing.few_rounds`).
         outside: A tie set's pick: the variants outside the tie set, in words (:func:`perf.analysis.standing.outside_words`).
+        headroom: The best under a budget is best among the levels measured only, why (:func:`perf.analysis.peaks.budget_unreached`).
     """
 
     variant: str
@@ -110,6 +92,7 @@ class Choice:
     unreached: str | None = None
     short: str | None = None
     outside: str = ""
+    headroom: str | None = None
 
     @property
     def tied(self) -> bool:
@@ -122,18 +105,17 @@ class Choice:
         return cls(p.variant, p.concurrency, p.batch_size, p.value(THROUGHPUT), p.value(P99), p.stable, p.trials, p.status, why)
 
     def describe(self) -> str:
-        """``"`mlp_onnx_cpu2_db500_mbs64` at concurrency 8: 1,234.5 infer/s, p99 3.21 ms"``,
-        plus the flag and the reason for a flagged pick."""
+        """``"`mlp_onnx_cpu2_db500_mbs64` at concurrency 8: 1,234.5 infer/s, p99 3.21 ms"``, plus the flag,
+        the verdict, and the words of :attr:`short`, :attr:`judged_on`, :attr:`why` and :attr:`headroom`."""
         text = (
             f"`{self.variant}` at concurrency {self.concurrency}"
             + (f" (batch {self.batch_size})" if self.batch_size != 1 else "")
             + f": {fmt(self.throughput_infer_per_s)} infer/s, p99 {fmt(self.latency_p99_ms, 2)} ms"
+            + (f" {UNSTABLE_MARK} {self.status}" if self.status != "ok" else "")
         )
-        if self.status != "ok":
-            text += f" {UNSTABLE_MARK} {self.status}"
         if self.confidence is not None:
             text += " — " + self.verdict()
-        return text + "".join(f" — {w}" for w in (self.short, self.judged_on, self.why) if w)
+        return text + "".join(f" — {w}" for w in (self.short, self.judged_on, self.why, self.headroom) if w)
 
     def verdict(self) -> str:
         """The paired verdict in words (a rounds sweep): the tie set, or what it beats."""
@@ -203,15 +185,11 @@ def spread(p: Point, tolerance_pct: float = DEFAULT_TOLERANCE_PCT) -> float:
     worst trial) and, when neither is known or the point is unstable, the stability
     tolerance it was measured against (``tolerance_pct`` % of its throughput: an unstable
     level's windows disagreed by more than that)."""
-    thr = p.get(THROUGHPUT) or 0.0
-    known = [x for x in (p.spread(THROUGHPUT), _pct(p.high.get("throughput_window_spread_pct"), thr)) if x is not None]
+    thr, pct = p.get(THROUGHPUT) or 0.0, p.high.get("throughput_window_spread_pct")
+    known = [x for x in (p.spread(THROUGHPUT), None if pct is None else pct / 100.0 * thr) if x is not None]
     if not known or not p.stable:
         known.append(tolerance_pct / 100.0 * thr)
     return max(known)
-
-
-def _pct(pct: float | None, of: float) -> float | None:
-    return None if pct is None else pct / 100.0 * of
 
 
 def rank(points: Iterable[Point], tolerance_pct: float = DEFAULT_TOLERANCE_PCT) -> tuple[Point | None, str | None]:
@@ -326,11 +304,16 @@ def recommend(run: RunResult, latency_budget_ms: float | None = None, latency_pe
 
 
 def _peaks(run: RunResult, points: dict[str, list[Point]], rec: Recommendation) -> Recommendation:
-    """``rec`` with the variants whose peak was not reached, and its best peak's why (:mod:`perf.analysis.peaks`)."""
+    """``rec`` with the peaks not reached, its best peak's why and its best under the budget's headroom (:mod:`perf.analysis.peaks`)."""
     rec.unreached = unreached_all(run, points)
     if (c := rec.best_peak) is not None:
         at = next(p for p in points[c.variant] if (p.concurrency, p.batch_size) == (c.concurrency, c.batch_size))
         c.unreached = unreached(run, points[c.variant], at)
+    if (u := rec.best_under_budget) is not None:
+        at = next(p for p in points[u.variant] if (p.concurrency, p.batch_size) == (u.concurrency, u.batch_size))
+        said = rec.latency_percentile == 99 and not u.judged_note  # the number beside it: the level's own p99
+        lat = u.latency_p99_ms if said else rec.budget_latency_ms
+        u.headroom = budget_unreached(run, points[u.variant], at, rec.latency_percentile, lat)
     return rec
 
 

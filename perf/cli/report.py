@@ -9,7 +9,7 @@ import click
 
 from core.cli import CONTEXT_SETTINGS, ToolkitCommand, print_table, verbosity_option
 from core.options import option
-from perf.analysis.recommendation import DEFAULT_LATENCY_PERCENTILE
+from perf.analysis.budget_latency import DEFAULT_LATENCY_PERCENTILE
 from perf.cli.runs import RunFolder
 from perf.markdown import TOP_N
 from perf.sweep.options import SweepOptions

@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from perf.analysis.budget_latency import latency_metric
 from perf.analysis.cuts import cut_variants
 from perf.analysis.frontier import series_sizes, size_marks
-from perf.analysis.peaks import UNREACHED_MARK, peak_mark
-from perf.analysis.recommendation import Recommendation, latency_metric, recommend
+from perf.analysis.peaks import HEADROOM_NOTE, UNREACHED_MARK, peak_mark
+from perf.analysis.recommendation import Recommendation, recommend
 from perf.analysis.stats import P99, THROUGHPUT, Point, peak, run_points
 from perf.markdown import TOP_N, UNSTABLE_MARK, errors_text, flag_mark, fmt
 from perf.records.results import RunResult, VariantResult, split_by_shape
@@ -92,7 +93,7 @@ def _summary_rows(
             at_budget = f", p{pct} {fmt(rec.budget_latency_ms, 2)} ms" if other and rec.budget_latency_ms is not None else ""
             if u.judged_note:  # the number the verdict used, not the column's (over every round)
                 at_budget = f"; {u.judged_note}"
-            short = f"; {u.short}" if u.short else ""  # a pick on too few rounds says so wherever it is named
+            short = "".join(f"; {w}" for w in (u.short, u.headroom and HEADROOM_NOTE) if w)  # said wherever it is named
             marks.append(f"best under budget ({_level_label(u.concurrency, u.batch_size, u.status, True)}{at_budget}{short})")
         if rec.best_peak and rec.best_peak.variant == v.name and not by_size:
             marks.append(peak_mark(rec.best_peak) + (f" ({rec.best_peak.short})" if rec.best_peak.short else ""))

@@ -17,11 +17,11 @@ import math
 from pathlib import Path
 
 from core.errors import PerfError
-from perf.analysis.budget_latency import level_judged, within
+from perf.analysis.budget_latency import latency_metric, level_judged, within
 from perf.analysis.cuts import cut_variants, unmeasured_caveat
 from perf.analysis.notes import repeat_noun
 from perf.analysis.peaks import peak_mark, peak_title
-from perf.analysis.recommendation import Choice, Recommendation, latency_metric, recommend
+from perf.analysis.recommendation import Choice, Recommendation, recommend
 from perf.markdown import fmt, fmt_given
 from perf.records.results import RunResult, series_name, split_by_shape
 from perf.records.unfinished import resume_hint, unfinished_text

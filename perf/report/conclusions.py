@@ -185,7 +185,9 @@ def _numbers(
             f"Under the {rec.budget_text} the best is "
             + (
                 f"`{u.variant}` at concurrency {u.concurrency}{_at_batch(u.batch_size)} with "
-                f"{fmt(u.throughput_infer_per_s)} infer/s{flag_mark(u.status)}" + (f" ({u.judged_on})." if u.judged_on else ".")
+                f"{fmt(u.throughput_infer_per_s)} infer/s{flag_mark(u.status)}"
+                + (f" ({u.judged_on})" if u.judged_on else "")
+                + (f"; {u.headroom}." if u.headroom else ".")
                 if u
                 else "nothing: no level meets it"
                 + (

@@ -11,12 +11,12 @@ import statistics
 from collections.abc import Collection, Sequence
 
 from core.wording import count
-from perf.analysis.budget_latency import Judged, judged, within
+from perf.analysis.budget_latency import Judged, judged, latency_metric, within
 from perf.analysis.cuts import has_numbers
 from perf.analysis.paired import GAP_MIN, GAP_ROUNDS, RULE, p_cell
 from perf.analysis.peaks import peak_title
 from perf.analysis.ranking import MIN_ROUNDS, Comparison, Ranking, Side, levels_of, per_round, records
-from perf.analysis.recommendation import Recommendation, candidate, latency_metric
+from perf.analysis.recommendation import Recommendation, candidate
 from perf.analysis.standing import member_words, others_words, outside_words, ranked_words, tie_words
 from perf.analysis.stats import Point
 from perf.markdown import capped, fmt, table

@@ -37,7 +37,8 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from perf.analysis.recommendation import DEFAULT_TOLERANCE_PCT, best_under_budget, candidate, latency_metric, rank, spread
+from perf.analysis.budget_latency import latency_metric
+from perf.analysis.recommendation import DEFAULT_TOLERANCE_PCT, best_under_budget, candidate, rank, spread
 from perf.analysis.stats import THROUGHPUT, Point, aggregate
 from perf.markdown import fmt, fmt_given
 from perf.records.levels import HOST_BUSY, LevelResult
@@ -115,9 +116,7 @@ def best_point(points: Mapping[str, Sequence[Point]], budget: Budget | None, tol
     """The best level of ``points`` (variant -> series) by the recommendation's ranking rule
     (:func:`perf.analysis.recommendation.rank`): under ``budget`` when one is set."""
     cands = [p for pts in points.values() for p in pts if candidate(p)]
-    if budget is not None:
-        return best_under_budget(cands, budget.ms, tol, budget.percentile)
-    return rank(cands, tol)[0]
+    return best_under_budget(cands, budget.ms, tol, budget.percentile) if budget is not None else rank(cands, tol)[0]
 
 
 def rising(low: Point, high: Point, rules: SearchRules, tol: float) -> tuple[bool, float]:

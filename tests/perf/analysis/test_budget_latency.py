@@ -4,6 +4,7 @@ some were host busy, every round on a quiet host, and the pick and report saying
 from __future__ import annotations
 
 from perf.analysis.budget_latency import judged
+from perf.analysis.peaks import HEADROOM_NOTE
 from perf.analysis.ranking import rank_variants
 from perf.analysis.recommendation import recommend
 from perf.records.levels import LevelResult
@@ -132,7 +133,7 @@ def test_the_console_note_beside_the_all_rounds_p99_carries_the_number_the_verdi
     console.print(summary_table(_run(), 25.0))
     row = next(r for r in console.export_text().splitlines() if r.startswith("│ a "))
     assert "30.00" in row  # the column: over every round, over the 25 ms budget
-    assert f"best under budget (c=8 † host busy; {quieter_note(99, 20.0)})" in row
+    assert f"best under budget (c=8 † host busy; {quieter_note(99, 20.0)}; {HEADROOM_NOTE})" in row  # its ladder ended there
     assert quieter_note(99, 20.0) == "within the budget on its quieter rounds: p99 20.00 ms"
     console = Console(record=True, width=300)
     console.print(summary_table(_run(), 35.0))  # 30 ms over all rounds is within 35 ms: nothing to add

@@ -52,4 +52,6 @@ def test_the_console_table_shows_the_budgets_percentile(tmp_path: Path) -> None:
     Console(file=out, width=200).print(summary_table(run, 25.0, 95))
     text = out.getvalue()
     assert column_text(text, "p95 ms") == "6.00 6.00"
-    assert "best under budget (c=4 † host busy, p95 6.10 ms)" in column_text(text, "note")
+    assert "best under budget (c=4 † host busy, p95 6.10 ms; the budget not reached: no higher c measured)" in column_text(
+        text, "note"
+    )

@@ -37,7 +37,10 @@ def test_the_numbers_carry_the_levels_mark():
     assert f"p99 {best.latency_p99_ms:,.2f} ms{MARK})" in numbers
     assert re.search(rf"peak [\d,.]+ infer/s at concurrency \d+{re.escape(MARK)}\)", numbers)  # the baseline's peak
     u = rec.best_under_budget
-    assert u is not None and f"{u.throughput_infer_per_s:,.1f} infer/s{MARK}." in numbers
+    assert (
+        u is not None
+        and f"{u.throughput_infer_per_s:,.1f} infer/s{MARK}" + (f"; {u.headroom}." if u.headroom else ".") in numbers
+    )
 
 
 def test_the_why_paragraph_marks_each_level_it_quotes():

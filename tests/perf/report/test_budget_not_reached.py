@@ -1,0 +1,72 @@
+"""The best under a latency budget says when it is best among the levels measured only: no higher
+concurrency of its was measured and its latency at the top is within the budget, throughput still
+rising (trial 9 F13: every ladder capped at c=4 by the time budget, the pick's p99 6.38 ms of a
+10 ms budget, throughput +67.6 % from c=1, called "best under the p99 budget" with no word that the
+budget was never reached) — in report.md's Recommendation and Conclusions, the console summary and
+the deployment bundle's README (one Choice, perf.analysis.peaks.budget_unreached)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from factories import level_result, run_result, variant_result
+from rich.console import Console
+
+from perf.analysis.peaks import HEADROOM_NOTE
+from perf.analysis.recommendation import recommend
+from perf.cli.summary import summary_table
+from perf.deploy.choose import choose_variant
+from perf.records import results
+from perf.records.rounds import BudgetRecord, RoundsRecord
+from perf.records.search import SearchDecision, SearchRecord
+from perf.report.write import write_report
+
+
+def _variant(name: str, per_c: dict[int, tuple[list[float], float]]):
+    return variant_result(
+        name, [level_result(c, t, p99, trial=r, spread=True) for c, (thr, p99) in per_c.items() for r, t in enumerate(thr)]
+    )
+
+
+def _run(top_p99: float):
+    """Two variants whose ladders the time budget capped at c=4 (the ladder goes to 64); the
+    pick's p99 there is ``top_p99`` (a 10 ms budget)."""
+    variants = [
+        _variant("lead", {1: ([600, 610, 590], 2.0), 4: ([1000, 1010, 990], top_p99)}),
+        _variant("half", {1: ([300, 305, 295], 2.0), 4: ([500, 505, 495], 3.0)}),
+    ]
+    cap = "concurrency 4 is the top of the ladder the time budget allows (the ladder goes to 64)"
+    search = SearchRecord(
+        mode="prune", adaptive=True, decisions=[SearchDecision(n, "cap", 4, cap, [1, 4]) for n in ("lead", "half")]
+    )
+    rounds = RoundsRecord(seed=1, budget=BudgetRecord(180.0, 1.2, 5.0, 160.0, 6, max_concurrency=4))
+    return run_result(variants, settings={"latency_budget_ms": 10.0, "design": "rounds"}, rounds=rounds, search=search)
+
+
+def test_a_pick_at_the_top_of_a_capped_ladder_says_the_budget_was_not_reached(tmp_path: Path) -> None:
+    results.save(_run(6.0), tmp_path)
+    text = write_report(tmp_path).read_text()
+    under = next(ln for ln in text.splitlines() if ln.startswith("- **Best under the p99 budget of 10.00 ms:** `lead`"))
+    said = (
+        "best among the levels measured only: the budget was not reached (p99 6.00 ms at c=4, its highest level; its "
+        "ladder ended at concurrency 4, where the time budget capped a ladder that goes to 64, with throughput still "
+        "rising, +66.7 % from c=1 to c=4), so a higher concurrency may still be within it and serve more"
+    )
+    assert said in under
+    conclusions = next(ln for ln in text.splitlines() if ln.startswith("**The numbers.**"))
+    assert f"Under the p99 budget of 10.00 ms the best is `lead` at concurrency 4 with 1,000.0 infer/s; {said}." in conclusions
+    out = io.StringIO()
+    Console(file=out, width=400).print(summary_table(_run(6.0)))
+    assert f"best under budget (c=4; {HEADROOM_NOTE})" in out.getvalue()
+    chosen = choose_variant(_run(6.0), allow_unfinished=True)  # the deployment bundle's README says its describe()
+    assert chosen.variant == "lead" and said in chosen.level.describe()
+
+
+def test_a_pick_with_a_higher_level_over_the_budget_says_nothing_of_it() -> None:
+    run = _run(6.0)
+    lead = run.variants[0]
+    lead.levels += [level_result(8, t, 14.0, trial=r, spread=True) for r, t in enumerate([1500, 1490, 1510])]
+    rec = recommend(run, 10.0)
+    assert rec.best_under_budget is not None and rec.best_under_budget.concurrency == 4
+    assert rec.best_under_budget.headroom is None and "not reached" not in rec.best_under_budget.describe()
