@@ -23,6 +23,24 @@ def cut_variants(run: RunResult) -> tuple[list[str], list[str]]:
     return [n for n in names if not has_numbers(run, n)], [n for n in names if has_numbers(run, n)]
 
 
+def unmeasured_text(run: RunResult, name: str) -> str | None:
+    """Why variant ``name`` has no numbers, in the words every per-variant line uses (the
+    Saturation list, the appendix's knees, the search table, the conclusions): ``"not measured
+    (cut for time)"``, ``"not measured (not reached: the run stopped before it)"``, ``"not
+    measured (failed)"``...; ``None`` when it has numbers. Trial 9, F27: a variant cut for time
+    was said to have "fewer than 2 levels measured": it had none."""
+    if has_numbers(run, name):
+        return None
+    vr = run.variant(name)
+    if name in cut_variants(run)[0] or (vr is not None and (vr.error or "").startswith("cut for time")):
+        cause = "cut for time"
+    elif vr is not None and vr.status == "pending":
+        cause = "not reached: the run stopped before it"
+    else:
+        cause = vr.status if vr is not None else "not in the run"
+    return f"not measured ({cause})"
+
+
 def unmeasured_caveat(run: RunResult) -> str | None:
     """The one sentence every place that states ``run``'s pick says when the time budget cut variants
     before they were ever measured (the report's Recommendation, the console summary, the

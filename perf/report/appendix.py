@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from core.wording import count
+from perf.analysis.cuts import unmeasured_text
 from perf.analysis.effects import Interaction, MainEffect
 from perf.analysis.frontier import FRONTIER_HEADERS, frontier_rows, operating_frontier, per_level_lines
 from perf.analysis.recommendation import Recommendation, candidate
@@ -99,7 +100,7 @@ def appendix_lines(
     lines += coldstart_report.appendix_lines(run)
     lines += ["## Knees", ""]
     for n, k in rec.knees.items():
-        lines.append(f"- `{n}`: {knee_text(points[n], k)}")
+        lines.append(f"- `{n}`: {knee_text(points[n], k, unmeasured=unmeasured_text(run, n))}")
     lines.append("")
     if rec.flagged:
         lines += ["## Flagged levels", "", f"{len(rec.flagged)}; {flagged_note(rec, points)}.", ""]

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from core.wording import agree, count, plural
+from perf.analysis.cuts import unmeasured_text
 from perf.analysis.effects import Interaction, MainEffect, interactions, main_effects
 from perf.analysis.paired import RULE_SHORT
 from perf.analysis.pairs import baseline, value_order, variant_of
@@ -249,7 +250,11 @@ def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]
         live = [n for n in rec.knees if n not in failed]
         falls = {n: f for n in live if rec.knees[n] is None and (f := interference(pts[n])) is not None}
         open_ = [n for n in live if rec.knees[n] is None and len(curve(pts[n])) > 1 and n not in falls]
-        short = [n for n in live if len(curve(pts[n])) < 2]
+        short = [n for n in live if len(curve(pts[n])) == 1]
+        never: dict[str, list[str]] = {}  # why -> variants with no measured level (cut for time...): none, not "fewer than 2"
+        for n in live:
+            if not curve(pts[n]):
+                never.setdefault(unmeasured_text(run, n) or "no level measured", []).append(f"`{n}`")
         text = f"Load was swept up to concurrency {hi}"
         if falls:
             said = [f"`{n}` ({f.describe()})" for n, f in list(falls.items())[:NAMED]]
@@ -262,13 +267,15 @@ def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]
                 f"; {_list(reasons)} had no knee (a knee needs every later level to gain under {KNEE_GAIN_PCT:g} % "
                 "throughput while p99 rises), so the ranking beyond that is unknown"
             )
-        elif not short and not falls:
+        elif not short and not never and not falls:
             text += "; every variant reached its knee"
         if short:
             text += (
-                f"; {count(len(short), 'variant')} {agree(len(short), 'has', 'have')} fewer than 2 measured levels, "
+                f"; {count(len(short), 'variant')} {agree(len(short), 'has', 'have')} only 1 measured level, "
                 f"so no saturation point ({_some(f'`{n}`' for n in short)})"
             )
+        for why, names in never.items():
+            text += f"; {_some(names)} {agree(len(names), 'was', 'were')} {why}"
         parts.append(text + ".")
     if (stopped := unfinished_text(run)) is not None:
         parts.append(f"{stopped[:1].upper()}{stopped[1:]}: comparisons use only the levels measured before it stopped.")

@@ -4,6 +4,8 @@ for the recommendation section, the appendix and the terminal."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from core.wording import count
 from perf.analysis.recommendation import Recommendation
 from perf.analysis.stats import Point, curve, interference
@@ -13,25 +15,34 @@ from perf.markdown import APPENDIX_FILE, TOP_N
 INTERFERENCE = "interference: throughput fell as load rose (not a knee)"
 
 
-def knee_text(points: list[Point], k: int | None, short: bool = False) -> str:
+def knee_text(points: list[Point], k: int | None, short: bool = False, unmeasured: str | None = None) -> str:
     """``"concurrency 4"``, the interference (``short``: :data:`INTERFERENCE`), ``"no knee
-    within the swept range"`` or ``"fewer than 2 levels measured"``."""
+    within the swept range"``, ``"only 1 level measured"``, or for a variant with no measured
+    level ``unmeasured`` (:func:`perf.analysis.cuts.unmeasured_text`: ``"not measured (cut for
+    time)"``), never "fewer than 2 levels" of one that has none."""
     if k is not None:
         return f"concurrency {k}"
     fall = interference(points)
     if fall is not None:
         return INTERFERENCE if short else fall.describe()
-    return "no knee within the swept range" if len(curve(points)) > 1 else "fewer than 2 levels measured"
+    measured = len(curve(points))
+    if measured > 1:
+        return "no knee within the swept range"
+    return "only 1 level measured" if measured else unmeasured or "no level measured"
 
 
-def knee_lines(rec: Recommendation, points: dict[str, list[Point]]) -> list[str]:
+def knee_lines(
+    rec: Recommendation, points: dict[str, list[Point]], unmeasured: Mapping[str, str | None] | None = None
+) -> list[str]:
     """One bullet per variant, or for more than :data:`perf.markdown.TOP_N` variants one bullet
-    counting the variants per knee (each variant's in the appendix)."""
+    counting the variants per knee (each variant's in the appendix); ``unmeasured``: why a variant
+    has no measured level (:func:`perf.analysis.cuts.unmeasured_text`)."""
+    why = unmeasured or {}
     if len(rec.knees) <= TOP_N:
-        return [f"  - `{n}`: {knee_text(points[n], k)}" for n, k in rec.knees.items()]
+        return [f"  - `{n}`: {knee_text(points[n], k, unmeasured=why.get(n))}" for n, k in rec.knees.items()]
     groups: dict[str, list[str]] = {}
     for n, k in rec.knees.items():
-        groups.setdefault(knee_text(points[n], k, short=True), []).append(n)
+        groups.setdefault(knee_text(points[n], k, short=True, unmeasured=why.get(n)), []).append(n)
     ranked = sorted(groups.items(), key=lambda g: -len(g[1]))
     return [
         "  - "

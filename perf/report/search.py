@@ -6,6 +6,7 @@ went no higher than concurrency N because ..." where only its ladder ended:
 
 from __future__ import annotations
 
+from perf.analysis.cuts import unmeasured_text
 from perf.analysis.stats import aggregate
 from perf.markdown import APPENDIX_FILE, TOP_N, capped, fmt, table
 from perf.records.results import RunResult
@@ -86,8 +87,7 @@ def search_lines(run: RunResult, limit: int | None = TOP_N) -> list[str]:
     for v in run.variants:
         d = rec.decision(v.name)
         cs = sorted({p.concurrency for p in aggregate(v.levels)})
-        cause = "cut for time" if (v.error or "").startswith("cut for time") else v.status
-        stop = RULE_WORDS[d.rule] if d else "every asked level" if cs else f"not measured ({cause})"
+        stop = RULE_WORDS[d.rule] if d else "every asked level" if cs else unmeasured_text(run, v.name) or "no level measured"
         if cap is not None and cs and max(cs) >= cap and (d is None or d.rule == "cap"):
             stop = capped_words  # not the ladder's own top: its peak above the cap was not measured
         rows.append([f"`{v.name}`", ", ".join(map(str, cs)) or "—", stop])

@@ -15,10 +15,11 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from core.errors import PerfError
+from perf.analysis.cuts import unmeasured_text
 from perf.analysis.effects import interactions, main_effects
 from perf.analysis.excluded import rate_statuses
 from perf.analysis.frontier import frontier_section, frontier_summary
@@ -66,13 +67,15 @@ def recommendation_section(
     front: str = "",
     unfinished: str | None = None,
     sizes: Sequence[str] = (),
+    unmeasured: Mapping[str, str | None] | None = None,
 ) -> list[str]:
     """The report's "Recommendation" section: best under the budget, best peak, the Pareto
     frontier's ends (``front``, :func:`perf.analysis.frontier.frontier_summary`), knees (grouped by
     concurrency when there are more than :data:`perf.markdown.TOP_N` variants), notes,
     flagged and excluded levels (the first :data:`perf.markdown.LIST_LIMIT`; the rest in the appendix).
     ``unfinished``: :func:`perf.records.unfinished.unfinished_text` of a run that did not finish, said first;
-    ``sizes``: a shape sweep's picks at its other sizes (:func:`size_lines`), after the picks."""
+    ``sizes``: a shape sweep's picks at its other sizes (:func:`size_lines`), after the picks;
+    ``unmeasured``: why a variant has no measured level (:func:`perf.analysis.cuts.unmeasured_text`), its knee's words."""
     lines = ["## Recommendation", ""]
     if unfinished:
         lines.append(f"- **Not a finished run's pick**: {unfinished}.")
@@ -100,7 +103,7 @@ def recommendation_section(
         f"- **Saturation (knee)**: the concurrency after which throughput grows < {KNEE_GAIN_PCT:g} % "
         "at every higher level while p99 keeps rising:"
     )
-    lines += knee_lines(rec, points)
+    lines += knee_lines(rec, points, unmeasured)
     lines += [f"- {n}" for n in rec.notes]
     if rec.flagged:
         lines += [f"- **Flagged levels** ({len(rec.flagged)}; {flagged_note(rec, points)}):"] + capped(rec.flagged, indent="  ")
@@ -255,7 +258,12 @@ def write_report(
     head += what_was_run(run, run_dir, up) + [""]
     head += servers_section(run)
     head += recommendation_section(
-        rec, points, frontier_summary(points, rec, failed), unfinished_text(run, results_dir=run_dir.parent), size_lines(run, rec)
+        rec,
+        points,
+        frontier_summary(points, rec, failed),
+        unfinished_text(run, results_dir=run_dir.parent),
+        size_lines(run, rec),
+        {v.name: unmeasured_text(run, v.name) for v in run.variants},
     )
     head += [""]
     head += failed_lines(run)

@@ -290,7 +290,7 @@ def test_knee_uses_trial_medians_and_interrupted_run():
         "only: comparisons use"
     ) in text  # no command where the run's folder is not known (one without --results-dir named another run)
     assert "run_sweep.sh" not in text
-    assert "1 variant has fewer than 2 measured levels, so no saturation point (`mlp_onnx_cpu2_nodb_mbs64`)" in text
+    assert "1 variant has only 1 measured level, so no saturation point (`mlp_onnx_cpu2_nodb_mbs64`)" in text
 
 
 def test_report_without_matplotlib_keeps_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
