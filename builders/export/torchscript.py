@@ -11,9 +11,12 @@ records that map so the generated native config matches the file.
 
 from __future__ import annotations
 
+import io
 import logging
+import re
 import time
 import warnings
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -74,7 +77,7 @@ def export_torchscript(
             warnings.simplefilter("ignore", DeprecationWarning)  # torch.jit is deprecated upstream, still what Triton serves
             with tracer_warnings(warned):
                 exported = make()
-            exported.save(str(path))
+            save_archive(exported, path)
             loaded = torch.jit.load(str(path))
             extra: dict[str, Any] = {"triton_names": triton_names(spec, _forward_arg_names(loaded))}
             constants = device_constants(loaded)
@@ -99,6 +102,76 @@ def export_torchscript(
         verify,
         hint="make forward() scriptable (type annotations, no unsupported Python) or traceable (tensor inputs and outputs only)",
     )
+
+
+#: A constant of a TorchScript class as ``torch.jit.save`` prints it in the archive's code text
+#: (``  in_features : Final[int] = 4``): one line each, the class body's first lines after its
+#: attributes (``python_print.cpp``, ``PythonPrintImpl::printClass``).
+_CONSTANT_LINE = re.compile(r"^  \w+ : Final\[.*\] = .*$")
+
+
+def save_archive(module: Any, path: Path) -> None:
+    """Save a TorchScript module to ``path`` so that the same module gives the same bytes in every process.
+
+    ``torch.jit.save`` alone does not: ``torch.jit.script`` collects a module's constants
+    (``__constants__`` and ``Final`` attributes: a ``Conv1d``'s ``stride``, ``padding``, ...) in a
+    Python ``set`` and prints them in its iteration order, which follows the per-process string
+    hash seed (``PYTHONHASHSEED``); the archive's ``.data/serialization_id`` is a digest of the
+    records, so it differs too. Two builds of one model then gave two ``model.pt`` of the same
+    size and another SHA-256, and every run that measured the first refused the second as
+    another model (trial 9, F32). Constants are found by name, never by position, so their
+    order is inert: the code text is rewritten with each class's constants sorted by name, loaded
+    back and saved by torch again (the code and ``serialization_id`` then follow from the sorted
+    text). An archive whose constants are in that order already (a plain trace has none) is
+    kept as ``torch.jit.save`` wrote it.
+
+    Args:
+        module: A ``torch.jit.ScriptModule`` (scripted, traced, or loaded).
+        path: Where the archive goes (its name, ``model.pt``, is also the archive's top folder).
+    """
+    import torch
+
+    module.save(str(path))
+    canonical = _sorted_constants(path)
+    if canonical is not None:
+        torch.jit.load(io.BytesIO(canonical)).save(str(path))
+
+
+def _sorted_constants(path: Path) -> bytes | None:
+    """The archive at ``path`` with every class's constants in name order (a zip archive in
+    memory), or ``None`` when they already are."""
+    buf = io.BytesIO()
+    changed = False
+    with zipfile.ZipFile(path) as z, zipfile.ZipFile(buf, "w") as out:
+        for info in z.infolist():
+            data = z.read(info.filename)
+            if "/code/" in info.filename and info.filename.endswith(".py"):
+                text = data.decode("utf-8")
+                ordered = sort_constant_lines(text)
+                changed |= ordered != text
+                data = ordered.encode("utf-8")
+            out.writestr(info.filename, data)
+    return buf.getvalue() if changed else None
+
+
+def sort_constant_lines(code: str) -> str:
+    """``code`` (an archive's code text) with each run of consecutive constant lines in name order.
+
+    A permutation of whole lines: the text keeps its length, so the offsets the archive's
+    ``.debug_pkl`` records for the code after a run still point where they did.
+    """
+    lines = code.split("\n")
+    out: list[str] = []
+    run: list[str] = []
+    for line in lines:
+        if _CONSTANT_LINE.match(line):
+            run.append(line)
+            continue
+        out += sorted(run)
+        run = []
+        out.append(line)
+    out += sorted(run)
+    return "\n".join(out)
 
 
 def _flat(out: Any, n_outputs: int) -> bool:
