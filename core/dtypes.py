@@ -100,7 +100,10 @@ class DataType:
             DataTypeError: TensorRT has no such type.
         """
         if self.tensorrt is None:
-            raise DataTypeError(f"{self.name} ({self.triton}) has no TensorRT type")
+            raise DataTypeError(
+                f"{self.name} ({self.triton}) has no TensorRT type",
+                hint="give the tensor a dtype TensorRT takes (float32, float16, int32, int64, bool...), or build without --format trt",
+            )
         import tensorrt as trt
 
         return getattr(trt, self.tensorrt)

@@ -205,7 +205,11 @@ def parse_config(text: str, source: str = "<text>") -> mc.ModelConfig:
     try:
         return text_format.Parse(text, mc.ModelConfig())
     except text_format.ParseError as e:
-        raise ConfigError(f"{source}: not a valid Triton ModelConfig: {e}") from e
+        raise ConfigError(
+            f"{source}: not a valid Triton ModelConfig: {e}",
+            hint="fix the field at that line and column (Triton's model_config.proto names the valid fields), "
+            "or let `builders build` write the config",
+        ) from e
 
 
 def read_config(path: Path) -> mc.ModelConfig:

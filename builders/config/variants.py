@@ -113,16 +113,15 @@ class Variant(NameParts):
     def __post_init__(self) -> None:
         check_name(self.model, "model name")
         formats.get(self.format)  # raises ConfigError naming the known formats
-        if self.precision not in PRECISION_NAMES:
-            raise ConfigError(f"precision {self.precision!r} is unknown", hint=f"choose one of {', '.join(PRECISION_NAMES)}")
-        if self.kind not in ("cpu", "gpu"):
-            raise ConfigError(f"instance_group.kind: {self.kind!r} is not 'cpu' or 'gpu'")
-        if self.warmup is not None and self.warmup not in WARMUPS:
-            raise ConfigError(f"model_warmup: {self.warmup!r} is not one of {', '.join(WARMUPS)}")
-        if self.trt_accelerator is not None and self.trt_accelerator not in TRT_ACCELERATOR_PRECISIONS:
-            raise ConfigError(
-                f"{rules.ACCELERATORS}: precision {self.trt_accelerator!r} is not one of {', '.join(TRT_ACCELERATOR_PRECISIONS)}"
-            )
+        for field, value, allowed, flag in (
+            ("precision", self.precision, PRECISION_NAMES, "--precision"),
+            ("instance_group.kind", self.kind, ("cpu", "gpu"), "--instance-kind"),
+            ("model_warmup", self.warmup, (None, *WARMUPS), "--warmup"),
+            (f"{rules.ACCELERATORS}: precision", self.trt_accelerator, (None, *TRT_ACCELERATOR_PRECISIONS), "--trt-accelerator"),
+        ):
+            if value not in allowed:
+                named = ", ".join(str(a) for a in allowed if a is not None)
+                raise ConfigError(f"{field} {value!r} is not one of {named}", hint=f"pass {flag} with one of {named}")
         raise_problems(self.problems())
 
     def problems(self, backend: str | None = None, server_gpu: bool | None = None) -> list[Problem]:
@@ -232,7 +231,9 @@ class VariantGrid:
     def __post_init__(self) -> None:
         unknown = [k for k in self.kinds if k not in KINDS]
         if unknown:
-            raise ConfigError(f"instance_group.kind: {unknown} not in {', '.join(KINDS)}")
+            raise ConfigError(
+                f"instance_group.kind: {unknown} not in {', '.join(KINDS)}", hint=f"pass --instance-kind {'|'.join(KINDS)}"
+            )
         for field, values in (
             ("instance kinds", self.kinds),
             ("instance counts", self.counts),
@@ -240,7 +241,7 @@ class VariantGrid:
             ("dynamic batching settings", self.queue_delays_us),
         ):
             if not values:
-                raise ConfigError(f"the grid needs at least one of its {field}")
+                raise ConfigError(f"the grid needs at least one of its {field}", hint="give its flag a value, or leave it out")
         # a preferred size no max_batch_size of the grid allows is an error, not a skip
         top = max(self.max_batch_sizes)
         if any(d is not None for d in self.queue_delays_us):

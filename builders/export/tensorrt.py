@@ -276,7 +276,11 @@ def export_tensorrt(
     for i in range(network.num_inputs):
         name = network.get_input(i).name
         if name not in shapes:
-            raise ExportError(f"the ONNX graph has an input {name!r} that the spec does not declare")
+            raise ExportError(
+                f"the ONNX graph has an input {name!r} that the spec does not declare",
+                hint="build the plan from the ONNX export of this spec (builders build --format onnx,trt), or add the "
+                "input to the spec (--input or the spec file)",
+            )
         profile.set_shape(name, *shapes[name])
     config.add_optimization_profile(profile)
     cache = config.create_timing_cache(cache_path.read_bytes() if cache_path.is_file() else b"")

@@ -22,8 +22,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from builders.model.artifact_io import unreadable
 from builders.repository.graph_records import BatchShapeChain, ConvBatchNorm, DynamicDim, OnnxHealth, OptimizedGraph
-from core.errors import ConfigError
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +89,7 @@ def onnx_health(path: str | Path, *, optimize: bool = True) -> OnnxHealth:
     try:
         model = onnx.load(str(path), load_external_data=False)
     except Exception as e:  # DecodeError, OSError...
-        raise ConfigError(f"{path.name} is not a readable ONNX model: {type(e).__name__}: {e}") from e
+        raise unreadable(path, "a readable ONNX model", e) from e
     counts = op_counts(model)
     files, size = _external_data(model, path.parent)
     producer = " ".join(x for x in (model.producer_name, model.producer_version) if x) or None

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from builders.model.artifact_io import unreadable
 from builders.model.torchscript_archive import read_archive
 from builders.repository.graph_records import TorchScriptHealth
 from core.errors import ConfigError
@@ -76,7 +77,7 @@ def _load_torchscript(path: Path) -> Any:
     try:
         return torch.jit.load(str(path), map_location="cpu")
     except Exception as e:  # RuntimeError for anything that is not a TorchScript archive
-        raise ConfigError(f"{path.name} is not a loadable TorchScript module: {type(e).__name__}: {str(e)[:200]}") from e
+        raise unreadable(path, "a loadable TorchScript module", e) from e
 
 
 def _main(argv: list[str]) -> int:

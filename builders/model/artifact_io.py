@@ -65,6 +65,15 @@ class _NotReadableHere(Exception):
     """The file may be fine but this host cannot read it (no tensorrt, no GPU): a skipped check."""
 
 
+def unreadable(path: Path, what: str, error: Exception) -> ConfigError:
+    """The error of an artifact file that does not load (``what``: ``"a readable ONNX model"``),
+    with the loader's words (first 200 characters) and what to do: rebuild it."""
+    return ConfigError(
+        f"{path.name} is not {what}: {type(error).__name__}: {str(error)[:200]}",
+        hint="rebuild it with `builders build` (add --force to re-export), or put back the file the build wrote",
+    )
+
+
 def read_artifact_io(fmt: str, path: str | Path) -> ArtifactIO | None:
     """Read the I/O signature an exported file declares.
 
@@ -196,7 +205,7 @@ def _onnx_io(path: Path) -> ArtifactIO:
     try:
         model = onnx.load(str(path), load_external_data=False)
     except Exception as e:  # onnx raises DecodeError, OSError, ...
-        raise ConfigError(f"{path.name} is not a readable ONNX model: {type(e).__name__}: {e}") from e
+        raise unreadable(path, "a readable ONNX model", e) from e
     graph = model.graph
     inits = {i.name for i in graph.initializer}
 
@@ -239,7 +248,7 @@ def _torchscript_io(path: Path) -> ArtifactIO:
     try:
         module = torch.jit.load(str(path), map_location="cpu")
     except Exception as e:  # RuntimeError for anything that is not a TorchScript archive
-        raise ConfigError(f"{path.name} is not a loadable TorchScript module: {type(e).__name__}: {str(e)[:200]}") from e
+        raise unreadable(path, "a loadable TorchScript module", e) from e
     schema = module.forward.schema
     args = [a.name for a in schema.arguments[1:]]  # [0] is self
     outputs: tuple[TensorIO, ...] | None = None

@@ -51,7 +51,10 @@ def check_domain(name: str, dtype: str, domain: str | None, value_range: tuple[i
         )
     kind = dtypes.from_name(dtype)
     if not (kind.is_integer or kind.is_floating or dtype == "bool"):
-        raise ModelSpecError(f"tensor {name!r}: a {domain} holds 0s and 1s; dtype {dtype} cannot")
+        raise ModelSpecError(
+            f"tensor {name!r}: a {domain} holds 0s and 1s; dtype {dtype} cannot",
+            hint=f"give {name!r} an integer, floating or bool dtype, or drop its domain {domain!r}",
+        )
     if value_range is not None and tuple(value_range) != (0, 1):
         raise ModelSpecError(
             f"tensor {name!r}: a {domain} takes values 0 and 1, but value_range is {list(value_range)}",

@@ -87,7 +87,10 @@ def load_model(source: Any, spec: ModelSpec | None, example_inputs: Any = None) 
 
     if spec is None and example_inputs is not None:
         if isinstance(source, str) and source in BUILTIN_NAMES:
-            raise ModelSpecError(f"built-in model {source!r} has its own spec; example_inputs are for your own models")
+            raise ModelSpecError(
+                f"built-in model {source!r} has its own spec; example_inputs are for your own models",
+                hint=f"drop example_inputs for {source!r} (its spec is used), or pass your own nn.Module",
+            )
         spec = ModelSpec.from_example(example_inputs, _forward_names(source) if isinstance(source, torch.nn.Module) else ())
     if isinstance(source, torch.nn.Module):
         cls = type(source)
@@ -101,7 +104,10 @@ def load_model(source: Any, spec: ModelSpec | None, example_inputs: Any = None) 
             f"{cls.__module__}.{cls.__qualname__} (nn.Module object)",
         )
     if not isinstance(source, str):
-        raise ModelSpecError(f"model {source!r} is neither a name, a file, {FACTORY_FORMS} nor an nn.Module")
+        raise ModelSpecError(
+            f"model {source!r} is neither a name, a file, {FACTORY_FORMS} nor an nn.Module",
+            hint="pass a built-in model's name, a .pt/.pt2 file, path/to/file.py:factory, or an nn.Module object",
+        )
     path = Path(source)
     if source.endswith(TORCHSCRIPT_SUFFIXES + EXPORT_SUFFIXES):
         if not path.is_file():
@@ -133,7 +139,8 @@ def load_model(source: Any, spec: ModelSpec | None, example_inputs: Any = None) 
         except Exception as e:
             where = user_frame(e)
             raise ModelSpecError(
-                f"calling {source} failed: {type(e).__name__}: {e}" + (f"\n  raised at {where}" if where else "")
+                f"calling {source} failed: {type(e).__name__}: {e}" + (f"\n  raised at {where}" if where else ""),
+                hint="fix the error where it was raised: the factory is called with no arguments and returns the nn.Module",
             ) from e
         if not isinstance(module, torch.nn.Module):
             raise ModelSpecError(

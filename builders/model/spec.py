@@ -68,7 +68,10 @@ class ModelSpec:
         names = [t.name for t in (*self.inputs, *self.outputs)]
         dup = {n for n in names if names.count(n) > 1}
         if dup:
-            raise ModelSpecError(f"tensor names must be unique; repeated: {sorted(dup)}")
+            raise ModelSpecError(
+                f"tensor names must be unique; repeated: {sorted(dup)}",
+                hint="give each input and output its own name (an output may not share an input's name)",
+            )
         used = {d for t in self.inputs for d in t.shape if isinstance(d, str)}
         missing = used - set(self.dynamic_axes)
         if BATCH_AXIS in self.dynamic_axes:
@@ -243,7 +246,10 @@ class ModelSpec:
                 f"{Path.cwd()}); `builders spec --example` prints a spec to start from",
             ) from e
         except json.JSONDecodeError as e:
-            raise ModelSpecError(f"spec file {p} is not valid JSON: {e}") from e
+            raise ModelSpecError(
+                f"spec file {p} is not valid JSON: {e}",
+                hint="fix it at that line and column; `builders spec --example` prints a valid spec to start from",
+            ) from e
         unknown = unknown_spec_keys(data)
         if unknown:
             where, key, valid = unknown[0]
@@ -296,7 +302,10 @@ class ModelSpec:
             shape = tuple(int(d) for d in arr.shape[1:])
             tensors.append(TensorSpec(name, dt.name, shape, rng, domain="mask" if mask else None))
         if not tensors:
-            raise ModelSpecError("example_inputs holds no tensor")
+            raise ModelSpecError(
+                "example_inputs holds no tensor",
+                hint="pass one batch of every input, e.g. (torch.randn(4, 16),) or {'x': torch.randn(4, 16)}",
+            )
         return cls(tuple(tensors), ())
 
     @classmethod

@@ -88,7 +88,8 @@ class TensorSpec:
         if self.batch_axis is not None and not 0 <= self.batch_axis <= len(self.shape):
             raise ModelSpecError(
                 f"tensor {self.name!r}: batch_axis {self.batch_axis} is outside its shape "
-                f"(0..{len(self.shape)} for {len(self.shape)} per-sample dims)"
+                f"(0..{len(self.shape)} for {len(self.shape)} per-sample dims)",
+                hint=f"give batch_axis within 0..{len(self.shape)}, or drop it (the batch is axis 0)",
             )
         if self.value_range is not None:
             lo, hi = self.value_range
@@ -101,6 +102,7 @@ class TensorSpec:
             if not (info.min <= lo <= hi <= info.max):
                 raise ModelSpecError(
                     f"tensor {self.name!r}: value_range {list(self.value_range)} must satisfy low <= high within {self.dtype}",
+                    hint=f"give LOW..HIGH with LOW <= HIGH, both within [{info.min}, {info.max}] ({self.dtype})",
                 )
 
     @property

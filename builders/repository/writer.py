@@ -81,7 +81,10 @@ def write_variant(
             ``version`` is not >= 1.
     """
     if version < 1:
-        raise ConfigError(f"version folder: {version} must be an integer >= 1 (Triton docs, 'Model Repository')")
+        raise ConfigError(
+            f"version folder: {version} must be an integer >= 1 (Triton docs, 'Model Repository')",
+            hint="pass a version of 1 or more (the default is 1)",
+        )
     if io is None:
         io = read_artifact_io(variant.format, artifact)
     cfg = make_config(

@@ -148,7 +148,10 @@ def _torchscript_runner(
     import torch
 
     if device.startswith("cuda") and not torch.cuda.is_available():
-        raise GpuRequiredError(f"device {device!r} asked for, but torch sees no CUDA device")
+        raise GpuRequiredError(
+            f"device {device!r} asked for, but torch sees no CUDA device",
+            hint="run on a host whose GPU torch sees (a CUDA build of torch), or ask for device cpu",
+        )
     if threads:
         torch.set_num_threads(threads)
     import warnings

@@ -76,7 +76,7 @@ def raise_problems(problems: Iterable[Problem], context: str = "") -> None:
         p = found[0]
         raise ConfigError((f"{context}: " if context else "") + f"{p.field}: {p.problem}", hint=p.fix or None)
     head = f"{context} breaks Triton's rules:" if context else "Triton's rules are broken:"
-    raise ConfigError(head + "\n" + "\n".join(f"  {p.reason()}" for p in found))
+    raise ConfigError(head + "\n" + "\n".join(f"  {p.reason()}" for p in found), hint="fix each as its line says")
 
 
 def _bad(field: str, problem: str, fix: str = "") -> list[Problem]:

@@ -259,7 +259,7 @@ def recommend(run: RunResult, latency_budget_ms: float | None = None, latency_pe
         PerfError: the budget is not a positive number, or the percentile is not reported.
     """
     if latency_budget_ms is not None and not latency_budget_ms > 0:
-        raise PerfError(f"latency budget must be a positive number of ms, got {latency_budget_ms}")
+        raise PerfError(f"latency budget must be a positive number of ms, got {latency_budget_ms}", hint="give one above 0 ms")
     pct = int(latency_percentile or run.settings.get("latency_percentile") or DEFAULT_LATENCY_PERCENTILE)
     metric = latency_metric(pct)
     stored = run.settings.get("stability_pct")  # a MeasureSettings field, stored flat beside the typed keys

@@ -247,7 +247,7 @@ def export_deployment(
     try:
         kname = k8s.check_name(name) if name else k8s.k8s_name(chosen.variant)
     except ValueError as e:
-        raise PerfError(f"--name: {e}") from None
+        raise PerfError(f"--name: {e}", hint="pass --name with such a name (e.g. --name my-model), or leave it out") from None
     out = Path(out) if out else Path(run_dir) / f"deployment-{chosen.variant}"
     vr = run.variant(chosen.variant)
     refuse_missing(run, [chosen.variant], repo, "a bundle")

@@ -122,7 +122,7 @@ def export_combination(
     try:
         kname = k8s.check_name(name) if name else k8s.k8s_name(f"colocate-{rec.run_id}")
     except ValueError as e:
-        raise PerfError(f"--name: {e}") from None
+        raise PerfError(f"--name: {e}", hint="pass --name with such a name (e.g. --name my-model), or leave it out") from None
     out = Path(out) if out else Path(run_dir) / COMBINATION_DIR
     if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / README_FILE).is_file())):
         raise PerfError(

@@ -82,9 +82,15 @@ class SweepBase:
         self.repository = Repository(repo)
         names = self.repository.names(opts.variants, indexed=False)  # every model folder: a hand-made repository too
         if isinstance(opts.concurrency, str) and opts.concurrency != AUTO:
-            raise PerfError(f"concurrency {opts.concurrency!r} is neither {AUTO!r} nor a list of levels")
+            raise PerfError(
+                f"concurrency {opts.concurrency!r} is neither {AUTO!r} nor a list of levels",
+                hint=f"pass --concurrency {AUTO} or levels such as --concurrency 1,2,4,8",
+            )
         if not isinstance(opts.concurrency, str) and (any(c < 1 for c in opts.concurrency) or not opts.concurrency):
-            raise PerfError(f"concurrency levels must be >= 1, got {list(opts.concurrency)}")
+            raise PerfError(
+                f"concurrency levels must be >= 1, got {list(opts.concurrency)}",
+                hint=f"pass --concurrency {AUTO} or levels of 1 or more, such as --concurrency 1,2,4,8",
+            )
         rules = saved.search.rules if saved is not None and saved.search is not None else opts.search_rules
         levels, adaptive = ladder(opts.concurrency, rules)
         #: ``rounds`` or ``sequential``; a resumed run keeps its own (a run saved before rounds: sequential).
