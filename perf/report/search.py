@@ -10,7 +10,7 @@ from perf.analysis.cuts import unmeasured_text
 from perf.analysis.stats import aggregate
 from perf.markdown import APPENDIX_FILE, TOP_N, capped, fmt, table
 from perf.records.results import RunResult
-from perf.search.policy import AUTO, ladder
+from perf.search.policy import AUTO, ORDER_RULE, ladder
 
 #: Words for each decision rule, in the table.
 RULE_WORDS = {
@@ -77,7 +77,8 @@ def search_lines(run: RunResult, limit: int | None = TOP_N) -> list[str]:
         "## Search",
         "",
         "- Levels chosen by the search: " + "; ".join(how) + ".",
-        f"- Order (most promising first): {', '.join(f'`{n}`' for n in rec.order)}.",
+        f"- Order ({ORDER_RULE if rec.mode == 'prune' else 'as the variants were given'}): "
+        f"{', '.join(f'`{n}`' for n in rec.order)}.",
         f"- Measured {measured} concurrency levels over "
         f"{sum(1 for v in run.variants if v.levels)} of the {len(run.variants)} variants"
         + (f" (brute force over the same ladder{', ' + capped_words if cap else ''}: {planned})." if planned else "."),

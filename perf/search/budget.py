@@ -120,7 +120,7 @@ class Fit:
         estimate_s: Estimated wall time of the sweep (s): loads, the planned rounds, unloads.
         rounds: Rounds the plan expects.
         cap: The highest concurrency kept (``None``: the ladder's own top).
-        variants: The variants kept, in the given (most promising first) order.
+        variants: The variants kept, in the given order (kept longest first).
         cuts: What was cut to fit.
         visit_s, load_s: The costs used.
         baseline_s: Estimated in-process baseline after the sweep (s); ``reserve_s``: the budget kept for it
@@ -146,7 +146,7 @@ class Fit:
 
     @property
     def cut_variants(self) -> list[str]:
-        """The variants cut, most promising first."""
+        """The variants cut, the last cut first (the one the cut order kept longest)."""
         return [c.variant for c in self.cuts if c.kind == "variant" and c.variant][::-1]
 
 

@@ -88,6 +88,13 @@ def resolve_mode(asked: str | None, n_variants: int, rules: SearchRules, adaptiv
     return "prune" if n_variants > rules.prune_above_variants else "brute"
 
 
+#: The order rule in words (the report's Search section): a guess from the configs, not a ranking.
+ORDER_RULE = (
+    "dynamic batching on first, fewer instances first on KIND_CPU (more on KIND_GPU), larger max_batch_size first, "
+    "shorter queue delay first: a guess from the configs, no measurement"
+)
+
+
 def promise_key(config: Mapping[str, Any] | None) -> tuple[bool, int, int, int]:
     """Sort key of a variant's ``config.pbtxt`` (protobuf JSON form): most promising first
     (see the module's order rule)."""

@@ -51,6 +51,8 @@ def test_each_variant_without_a_level_is_not_measured_with_why_never_fewer_than_
     run.search = SearchRecord("prune", True, order=[v.name for v in run.variants])
     rows = [ln.replace(" ", "") for ln in search_lines(run, None)]
     assert "|`cut`|—|notmeasured(cutfortime)|" in rows and "|`broke`|—|notmeasured(failed)|" in rows
+    order = next(ln for ln in search_lines(run, None) if ln.startswith("- Order"))
+    assert "most promising" not in order and "a guess from the configs, no measurement" in order  # trial 9, F26's kind
 
 
 def test_the_written_report_and_appendix_say_it(tmp_path: Path) -> None:
