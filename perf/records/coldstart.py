@@ -21,6 +21,7 @@ import statistics
 from pydantic import ConfigDict
 from pydantic.dataclasses import dataclass
 
+from perf.records.levels import LevelResult
 from perf.records.load import load_status
 
 #: A request is "steady" when its latency is at most this many times the steady latency at its
@@ -185,3 +186,36 @@ class ColdStart:
     def first_request(self) -> FirstRequests | None:
         """The very first requests after the load (the first entry with latencies)."""
         return next((f for f in self.first if f.latencies_ms), None)
+
+
+def steady_p50_ms(levels: list[LevelResult], batch_size: int, shape: str | None) -> float | None:
+    """The sweep's steady-state latency at one size: the median over trials of the p50 of
+    its usable concurrency-1 levels at ``batch_size`` and ``shape`` (ms); ``None`` when the
+    sweep measured no such level."""
+    p50 = [
+        lv.latency_p50_ms
+        for lv in levels
+        if lv.usable
+        and lv.concurrency == 1
+        and lv.request_rate is None
+        and lv.batch_size == batch_size
+        and (lv.shape or None) == (shape or None)
+        and lv.latency_p50_ms
+    ]
+    return statistics.median(p50) if p50 else None
+
+
+def ratio(fr: FirstRequests, levels: list[LevelResult]) -> tuple[float | None, bool]:
+    """``(first request / steady state, whether the steady state is the sweep's level)``:
+    the level's p50 where measured, else the requests' own median (:attr:`FirstRequests.first_ratio`); the
+    report's cold-start table and conclusion (:mod:`perf.report.coldstart`) divide by it."""
+    first, level = fr.first_ms, steady_p50_ms(levels, fr.batch_size, fr.shape)
+    if first is not None and level:
+        return first / level, True
+    return fr.first_ratio, False
+
+
+def steady_count(fr: FirstRequests, levels: list[LevelResult]) -> int | None:
+    """Requests sent before the first steady one, against the same steady latency :func:`ratio`
+    divides by (:meth:`FirstRequests.requests_to_steady`)."""
+    return fr.requests_to_steady(steady_p50_ms(levels, fr.batch_size, fr.shape))

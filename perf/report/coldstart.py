@@ -15,13 +15,12 @@ from __future__ import annotations
 import dataclasses
 import shlex
 import statistics
-from typing import Any
 
 from builders.config.variants import Variant
-from core.wording import count
+from core.wording import count, of
 from perf.analysis.pairs import differing, variant_of
 from perf.markdown import APPENDIX_FILE, TOP_N, UNSTABLE_MARK, Align, errors_text, flag_mark, fmt, table
-from perf.records.coldstart import CLIENT_ALLOWANCE_MS, STEADY_RATIO, ColdStart, FirstRequests
+from perf.records.coldstart import CLIENT_ALLOWANCE_MS, STEADY_RATIO, ColdStart, FirstRequests, ratio, steady_count
 from perf.records.levels import HOST_BUSY, LevelResult
 from perf.records.results import RunResult
 from perf.report.phrases import Facts, say
@@ -55,38 +54,6 @@ def entries(run: RunResult) -> list[Entry]:
             out[name] = Entry(name, v.cold_start, variant_of(v), [])
         out[name].levels += v.levels
     return list(out.values())
-
-
-def steady_p50_ms(levels: list[LevelResult], batch_size: int, shape: str | None) -> float | None:
-    """The sweep's steady-state latency at one size: the median over trials of the p50 of
-    its usable concurrency-1 levels at ``batch_size`` and ``shape`` (ms); ``None`` when the
-    sweep measured no such level."""
-    p50 = [
-        lv.latency_p50_ms
-        for lv in levels
-        if lv.usable
-        and lv.concurrency == 1
-        and lv.request_rate is None
-        and lv.batch_size == batch_size
-        and (lv.shape or None) == (shape or None)
-        and lv.latency_p50_ms
-    ]
-    return statistics.median(p50) if p50 else None
-
-
-def ratio(fr: FirstRequests, levels: list[LevelResult]) -> tuple[float | None, bool]:
-    """``(first request / steady state, whether the steady state is the sweep's level)``:
-    the level's p50 where measured, else the requests' own median (:attr:`FirstRequests.first_ratio`)."""
-    first, level = fr.first_ms, steady_p50_ms(levels, fr.batch_size, fr.shape)
-    if first is not None and level:
-        return first / level, True
-    return fr.first_ratio, False
-
-
-def steady_count(fr: FirstRequests, levels: list[LevelResult]) -> int | None:
-    """Requests sent before the first steady one, against the same steady latency :func:`ratio`
-    divides by (:meth:`FirstRequests.requests_to_steady`)."""
-    return fr.requests_to_steady(steady_p50_ms(levels, fr.batch_size, fr.shape))
 
 
 def _count_text(e: Entry) -> str:
@@ -198,7 +165,7 @@ def measured_warmup_count(items: list[Entry], run_id: str | None = None) -> tupl
         return None
     n, e, f = max(judged, key=lambda j: j[0])
     where = f"in run {run_id}" if run_id and run_id != STANDALONE_RUN else "by triton-perf coldstart"
-    at = f"batch {f.batch_size}" + (f" [{f.shape}]" if f.shape else "")
+    at = _at(f)
     needed = (
         f"was not steady within the {n} requests sent at {at} (at least {n})"
         if n == len(f.latencies_ms)
@@ -206,9 +173,13 @@ def measured_warmup_count(items: list[Entry], run_id: str | None = None) -> tupl
     )
     reason = (
         f"measured {where}: {e.name} without warmup {needed} within {STEADY_RATIO:g}x its steady latency "
-        f"({count(len(judged), 'size')} of {count(len({j[1].name for j in judged}), 'variant')} judged)"
+        f"({count(len({j[1].name for j in judged}), 'variant')} judged at {', '.join(sorted({_at(j[2]) for j in judged}))})"
     )
     return max(1, n), reason
+
+
+def _at(f: FirstRequests) -> str:
+    return f"batch {f.batch_size}" + (f" [{f.shape}]" if f.shape else "")
 
 
 def next_step(items: list[Entry], run_id: str | None = None) -> str | None:
@@ -310,14 +281,24 @@ def _numbers(measured: list[Entry]) -> str:
         )
     elif not pairs:
         text += " The grid has no variants differing only in warmup, so warmup on vs off is not compared here."
-    busy = [f for e in measured for f in e.cold.first if f.flag == HOST_BUSY]
-    if busy:
-        most = max((f.host_busy_pct or 0.0) for f in busy)
-        text += (
-            f" {count(len(busy), 'size')} {'was' if len(busy) == 1 else 'were'} sent while other processes used up to {fmt(most, 0)} % of a core (marked"
-            f"{flag_mark(HOST_BUSY)}): their first requests and ratios may be the host's, not the variant's."
-        )
-    return text.strip()
+    return (text + _busy_words(measured)).strip()
+
+
+def _busy_words(measured: list[Entry]) -> str:
+    """Whose first requests were sent on a busy host, counted as the table shows them: variants (its rows),
+    at each size (trial 9: "4 sizes were sent" for 4 variants at one size, b1)."""
+    busy = {e.name: [f for f in e.cold.first if f.flag == HOST_BUSY] for e in measured}
+    firsts = [f for fs in busy.values() for f in fs]
+    if not firsts:
+        return ""
+    sizes = {_size(f): sum(1 for fs in busy.values() if any(_size(f) == _size(x) for x in fs)) for f in firsts}
+    at = ", ".join(f"at {size}" + (f" for {n}" if len(sizes) > 1 else "") for size, n in sizes.items())
+    most = max((f.host_busy_pct or 0.0) for f in firsts)
+    return (
+        f" The first requests of {of(sum(1 for fs in busy.values() if fs), len(measured), 'variant')} ({at}) were sent while "
+        f"other processes used up to {fmt(most, 0)} % of a core (marked{flag_mark(HOST_BUSY)}): they and their ratios may be "
+        "the host's, not the variant's."
+    )
 
 
 def _flag(e: Entry) -> str:
@@ -399,10 +380,3 @@ def _notes(lines: list[str], run: RunResult | None = None) -> list[str]:
         "Python's tritonclient, whose own time per request can be above perf_analyzer's: a ratio to the sweep's p50 "
         "and the count are upper bounds.",
     ]
-
-
-def records_json(items: list[ColdStart]) -> list[dict[str, Any]]:
-    """The records as JSON (``triton-perf coldstart --json``)."""
-    from pydantic import TypeAdapter
-
-    return TypeAdapter(list[ColdStart]).dump_python(items, mode="json")

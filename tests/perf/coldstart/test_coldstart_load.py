@@ -20,7 +20,7 @@ def test_a_host_busy_first_request_is_marked_in_the_table_and_the_sentence():
     row = [c.strip() for c in next(ln for ln in lines if f"`{v.name}`" in ln).split("|")[1:-1]]
     assert row[4] == "60.0 † host busy" and "†" not in row[6]  # the busy size marked, the quiet one not
     text = "\n".join(lines)
-    assert "1 size was sent while other processes used up to 72 % of a core (marked † host busy)" in text
+    assert "The first requests of 1 of 1 variant (at b1) were sent while other processes used up to 72 % of a core" in text
     assert "† host busy: other processes used the host's CPU while those requests were sent." in text
 
 
@@ -39,3 +39,30 @@ def test_a_warmup_pair_with_a_host_busy_first_request_is_not_measured_fairly():
     run.variants.append(warm)
     text = coldstart_report.section(run)[-2]
     assert "the first request at batch 1 by -58.0 ms (not measured fairly: in 1 pair a first request was sent" in text
+
+
+def test_the_busy_sentence_counts_variants_as_the_table_shows_them_not_sizes():
+    # trial 9 F9: "4 sizes were sent while other processes used up to 106 % of a core" beside a table of one
+    # size (b1) and 4 flagged variants
+    from factories import levels, params
+
+    from perf.records.results import VariantResult
+
+    run = make_run()
+    run.variants = []
+    for i, (count, db, fmt) in enumerate((c, d, f) for c in (1, 2) for d in (False, True) for f in ("onnx", "torchscript")):
+        p = params(count, db, fmt)
+        v = VariantResult(p["name"], p, "ok", None, levels([100, 180], [1.2, 1.5]))
+        busy = i % 2 == 0
+        first = [FirstRequests(1, latencies_ms=[9.0, 1.0, 1.0], host_busy_pct=60.0 + i * 10 if busy else 2.0, host_busy=busy)]
+        v.cold_start = ColdStart(v.name, load_s=2.0, first=first)
+        run.variants.append(v)
+    text = coldstart_report.section(run)[-2]
+    assert "The first requests of 4 of 8 variants (at b1) were sent while other processes used up to 120 % of a core" in text
+    assert "sizes were sent" not in text
+    reason = coldstart_report.measured_warmup_count(coldstart_report.entries(run), run.run_id)[1]
+    assert reason.endswith("(8 variants judged at batch 1)")  # was "(8 sizes of 8 variants judged)"
+    # a variant flagged at a second size: each size says at how many of them
+    run.variants[0].cold_start.first.append(FirstRequests(4, latencies_ms=[9.0, 1.0, 1.0], host_busy_pct=50.0, host_busy=True))
+    text = coldstart_report.section(run)[-2]
+    assert "The first requests of 4 of 8 variants (at b1 for 4, at b4 for 1) were sent" in text
