@@ -10,7 +10,8 @@ from perf.analysis.cuts import unmeasured_text
 from perf.analysis.stats import aggregate
 from perf.markdown import APPENDIX_FILE, TOP_N, capped, fmt, table
 from perf.records.results import RunResult
-from perf.search.policy import AUTO, ORDER_RULE, ladder
+from perf.search.order import ORDER_RULE
+from perf.search.policy import AUTO, ladder
 
 #: Words for each decision rule, in the table.
 RULE_WORDS = {

@@ -23,9 +23,7 @@ Rules (thresholds in :class:`~perf.records.search.SearchRules`, recorded with th
   halving model). A variant still climbing when compared (its last step up paid) is not
   dropped. With a budget, a variant over it already at the ladder's lowest level is dropped
   too (:data:`perf.search.stops.OVER_BUDGET`). The others go on with their ladder.
-* **Order**: dynamic batching on before off, fewer instances first on KIND_CPU (more first on
-  KIND_GPU), larger ``max_batch_size`` first, shorter queue delay first; so an interrupted
-  sweep already holds a useful recommendation.
+* **Order** (:mod:`perf.search.order`): so an interrupted sweep already holds a useful recommendation.
 
 The search series of a variant is its smallest client batch size at its first swept shape;
 the other batch sizes and shapes are measured at the same concurrencies.
@@ -44,6 +42,7 @@ from perf.markdown import fmt, fmt_given
 from perf.records.levels import HOST_BUSY, LevelResult
 from perf.records.results import RunResult, VariantResult
 from perf.records.search import SearchDecision, SearchMode, SearchRecord, SearchRules
+from perf.search.order import order
 from perf.search.plan import LevelKey, VariantPlan, needs_measuring
 from perf.search.stops import OVER_BUDGET, gain_pct, still_rose
 
@@ -86,30 +85,6 @@ def resolve_mode(asked: str | None, n_variants: int, rules: SearchRules, adaptiv
     if not adaptive or asked in ("brute", "prune"):
         return "brute" if not adaptive else asked  # type: ignore[return-value]
     return "prune" if n_variants > rules.prune_above_variants else "brute"
-
-
-#: The order rule in words (the report's Search section): a guess from the configs, not a ranking.
-ORDER_RULE = (
-    "dynamic batching on first, fewer instances first on KIND_CPU (more on KIND_GPU), larger max_batch_size first, "
-    "shorter queue delay first: a guess from the configs, no measurement"
-)
-
-
-def promise_key(config: Mapping[str, Any] | None) -> tuple[bool, int, int, int]:
-    """Sort key of a variant's ``config.pbtxt`` (protobuf JSON form): most promising first
-    (see the module's order rule)."""
-    cfg = config or {}
-    groups = cfg.get("instance_group") or [{}]
-    count = sum(int(g.get("count", 1)) for g in groups)
-    gpu = any(g.get("kind") == "KIND_GPU" for g in groups)
-    batcher = cfg.get("dynamic_batching")
-    delay = int((batcher or {}).get("max_queue_delay_microseconds", 0))
-    return (batcher is None, -count if gpu else count, -int(cfg.get("max_batch_size", 0)), delay)
-
-
-def order(configs: Mapping[str, Mapping[str, Any] | None]) -> list[str]:
-    """Variant names, most promising first (stable: ties keep the given order)."""
-    return sorted(configs, key=lambda n: promise_key(configs[n]))
 
 
 def series(levels: Sequence[LevelResult], variant: str, batch_size: int, shape: str | None) -> list[Point]:

@@ -13,7 +13,7 @@ of them is a ranking: they are cut so that every value of every setting (format,
 instance kind and count, batching, max_batch_size: the variant's parameters, else its
 ``config.pbtxt``) keeps a variant while it can (:func:`spread`): the one cut next is the one
 whose every setting is shared by the most variants still kept (measured ones included); ties go
-to the later in the configuration order (:func:`perf.search.policy.order`). Trial 9, F26: the
+to the later in the configuration order (:func:`perf.search.order.order`). Trial 9, F26: the
 configuration order alone (batching on first) cut the 3 batching-off variants of 8 before any
 was measured, and an earlier full run had measured one of them 1.6x ahead of every other.
 """
@@ -64,7 +64,7 @@ def by_measurements(
     measured ones best first, then the others in :func:`spread`'s order.
 
     Args:
-        names: The variants, in configuration order (:func:`perf.search.policy.order`).
+        names: The variants, in configuration order (:func:`perf.search.order.order`).
         run: The run (its numbers; each variant's parameters, ``params``).
         budget: The latency budget a measured level is ranked under, if any.
         configs: Each variant's ``config.pbtxt`` (protobuf JSON form), read for the settings of a

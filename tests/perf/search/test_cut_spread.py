@@ -12,7 +12,7 @@ from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import RoundRules
 from perf.records.search import SearchRules
 from perf.search import budget
-from perf.search.policy import order
+from perf.search.order import order
 from perf.search.promise import RULE, by_measurements, settings_of, spread
 
 LADDER = (1, 4)
