@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Iterable, Sequence
 
 from perf.analysis.stats import P99, THROUGHPUT, Point, fmt_spread, gpu_metric, has_metric
@@ -21,7 +22,7 @@ from perf.markdown import (
     short_error,
     table,
 )
-from perf.records.levels import LevelResult
+from perf.records.levels import LEVEL_STATUSES, LevelResult
 from perf.records.results import FLAT_FILE, RESULTS_FILE, RunResult
 
 
@@ -195,63 +196,78 @@ def _levels_text(keys: Sequence[tuple[int, int]]) -> str:
 
 
 def request_rate_table(run: RunResult) -> list[str]:
-    """Markdown lines for the request-rate levels (``--request-rates``), one row per trial:
-    offered and achieved rate (requests/s), the share perf_analyzer sent late (%), the
-    level's status (``not achieved`` when the achieved rate fell short of the offered one
-    by more than the stability tolerance), throughput (infer/s), p50/p99 (ms), server queue
-    and compute infer (µs). Empty when the run has none. They are not part of the
-    concurrency analysis above (a fixed arrival rate is a different load model)."""
-    rows = [(v.name, lv) for v in run.variants for lv in v.levels if lv.request_rate is not None]
-    if not rows:
+    """Markdown lines for the request-rate levels (``--request-rates``), one row per level
+    (variant, client batch size, offered rate), as the concurrency tables have: the median over
+    its rounds (or trials) of the achieved rate (requests/s), the share perf_analyzer sent late
+    (%), throughput (infer/s) and p99 (ms) with their [min–max], p50 (ms), server queue and
+    compute infer (µs); the status is the level's worst round's (``not achieved`` when the
+    achieved rate fell short of the offered one by more than the stability tolerance), and the
+    rounds column counts the rounds that measured it (a failed one named). Empty when the run
+    has none. They are not part of the concurrency analysis above (a fixed arrival rate is a
+    different load model). Trial 9 F35: one row per round, numbered from 0, no level's median."""
+    groups: dict[tuple[str, int, float], list[LevelResult]] = {}
+    for v in run.variants:
+        for lv in v.levels:
+            if lv.request_rate is not None:
+                groups.setdefault((v.name, lv.batch_size, lv.request_rate), []).append(lv)
+    if not groups:
         return []
+    unit = "rounds" if run.rounds is not None else "trials"
     body = []
-    for name, lv in sorted(rows, key=lambda r: (r[0], r[1].batch_size, r[1].request_rate, r[1].trial)):
-        if not lv.ok:
-            body.append(
-                [
-                    f"`{name}`",
-                    fmt_given(lv.request_rate, 0),
-                    "—",
-                    "—",
-                    f"failed: {errors_text(lv.error)}",
-                    lv.batch_size,
-                    lv.trial,
-                ]
-            )
+    for (name, batch, rate), lvs in sorted(groups.items()):
+        good = [lv for lv in lvs if lv.ok]
+        failed = [lv for lv in lvs if not lv.ok]
+        measured = f"{len(good)} of {len(lvs)}" if failed else str(len(lvs))
+        if failed:
+            measured += f" ({len(failed)} failed: {errors_text(failed[0].error)})"
+        if not good:
+            body.append([f"`{name}`", fmt_given(rate, 0), batch, measured, "—", "—", "failed", *["—"] * 5])
             continue
-        late = fmt(lv.delayed_pct, 0) if lv.delayed_pct is not None else "≤ 1"
-        status = flag_mark(lv.status).strip() or lv.status
+        worst = min((lv.status for lv in good), key=LEVEL_STATUSES.index)
+
+        def med(field: str, digits: int, spread: bool = False, among: list[LevelResult] = good) -> str:
+            vals = [x for lv in among if (x := getattr(lv, field)) is not None]
+            if not vals:
+                return "—"
+            text = fmt(statistics.median(vals), digits)
+            return text + (f" [{fmt(min(vals), digits)}–{fmt(max(vals), digits)}]" if spread and len(vals) > 1 else "")
+
+        late = med("delayed_pct", 0) if any(lv.delayed_pct is not None for lv in good) else "≤ 1"
         body.append(
             [
                 f"`{name}`",
-                fmt_given(lv.request_rate, 0),
-                fmt(lv.achieved_rate_per_s, 1),
+                fmt_given(rate, 0),
+                batch,
+                measured,
+                med("achieved_rate_per_s", 1, spread=True),
                 late,
-                status,
-                lv.batch_size,
-                lv.trial,
-                fmt(lv.throughput_infer_per_s, 1),
-                fmt(lv.latency_p50_ms, 2),
-                fmt(lv.latency_p99_ms, 2),
-                fmt(lv.server_queue_us, 0),
-                fmt(lv.server_compute_infer_us, 0),
+                flag_mark(worst).strip() or worst,
+                med("throughput_infer_per_s", 1, spread=True),
+                med("latency_p50_ms", 2),
+                med("latency_p99_ms", 2, spread=True),
+                med("server_queue_us", 0),
+                med("server_compute_infer_us", 0),
             ]
         )
     headers = [
         "variant",
         "offered (req/s)",
+        "batch",
+        unit,
         "achieved (req/s)",
         "sent late (%)",
         "status",
-        "batch",
-        "round" if run.rounds is not None else "trial",  # a rounds run's levels: trial = round
         "throughput (infer/s)",
         "p50 (ms)",
         "p99 (ms)",
         "queue (µs)",
         "compute infer (µs)",
     ]
-    return ["", "## Request-rate levels", "", *table(headers, body, name_then_numbers(len(headers)))]
+    note = (
+        f"Each row is one level: the median over its {unit} [min–max]; its status is its worst {unit[:-1]}'s "
+        f"({UNSTABLE_MARK} not achieved: the achieved rate fell short of the offered one)."
+    )
+    return ["", "## Request-rate levels", "", note, "", *table(headers, body, name_then_numbers(len(headers)))]
 
 
 def failed_measurements(run: RunResult) -> list[tuple[str, str]]:

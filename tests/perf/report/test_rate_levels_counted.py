@@ -42,3 +42,18 @@ def test_the_every_level_flagged_banner_counts_the_request_rate_levels():
     assert (
         busy_note(run_points(_run(rate_busy=False)), rate_statuses(_run(rate_busy=False))) == []
     )  # a quiet rate level: not every level
+
+
+def test_the_request_rate_table_has_one_row_per_level_with_its_median_over_rounds():
+    """Trial 9 F35: one row per (variant, batch, round), rounds numbered from 0, and no level's median."""
+    from perf.report.tables import request_rate_table
+
+    run = _run()
+    run.variants[0].levels[3].throughput_infer_per_s = 500.0  # rate 100, round 0: an outlier the median ignores
+    lines = request_rate_table(run)
+    rows = [ln for ln in lines if ln.startswith(f"| `{NAME}`")]
+    assert len(rows) == 2  # 2 rates over 3 rounds: 2 levels
+    cells = [c.strip() for c in rows[0].split("|")[1:-1]]
+    assert cells[1:4] == ["100", "4", "3"]  # offered, batch, rounds measured
+    assert cells[7] == "400.0 [400.0–500.0]"  # the median over the 3 rounds, [min–max]
+    assert "| round " not in lines[4] and "median over its rounds" in "\n".join(lines)

@@ -72,7 +72,7 @@ def test_a_rounds_runs_request_rate_rows_and_server_note_speak_of_rounds(tmp_pat
     run = _rounds_run()
     run.variants[0].levels.append(level_result(0, 90.0, 2.0, request_rate=100.0, trial=2))
     header = next(line for line in request_rate_table(run) if line.startswith("| variant"))
-    assert "|   round |" in header and "trial" not in header
+    assert "|   rounds |" in header and "trial" not in header  # the rounds that measured each level
     run.servers = [MeasuringServer(u, u, u + "/metrics", "bundled") for u in ("h:1", "h:2")]
     run.variants[0].server, run.variants[1].server = "h:1", "h:2"
     note = " ".join(servers_section(run))
