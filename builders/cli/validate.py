@@ -9,12 +9,14 @@ from typing import Any
 
 import click
 
-from builders.model.builtin import get_builtin
+from builders.model.builtin import BUILTINS, get_builtin
+from builders.repository.manifest import build_spec
 from builders.repository.validate import relative, summary
 from builders.repository.validate import validate as validate_run
 from builders.triton.releases import release
 from core.cli import CONTEXT_SETTINGS, ToolkitCommand, print_table, verbosity_option
 from core.cli import console as make_console
+from core.errors import ModelSpecError
 from core.wording import count
 
 
@@ -135,8 +137,22 @@ def table_rows(rows: list[Any], path: Path, details: bool) -> list[tuple[str, st
     is_flag=True,
     help="Print a complete example spec (two int64 inputs with value ranges, a dynamic seq axis, two outputs).",
 )
-@click.option("--model", "model", metavar="NAME", help="Print the spec of a built-in model (mlp, cnn, encoder, tiny).")
-def spec(example: bool, model: str | None) -> None:
+@click.option(
+    "--model",
+    "model",
+    metavar="NAME",
+    help=f"Print the spec of a built-in model ({', '.join(BUILTINS)}); your own model's spec: --build.",
+)
+@click.option(
+    "--build",
+    "build",
+    type=click.Path(path_type=Path),
+    metavar="FOLDER",
+    help="Print the spec a build recorded in its manifest: FOLDER is BUILD_DIR/<name> of `builders build` "
+    "(e.g. builds/mymodel). Your own model's spec, with its outputs filled in, to pass again as --spec "
+    "(or as the demo's DEMO_SPEC).",
+)
+def spec(example: bool, model: str | None, build: Path | None) -> None:
     """Print an input spec as JSON: the format `builders build --spec FILE` reads.
 
     Keys: "inputs" (in forward() order) and "outputs" (in the order forward() returns them,
@@ -146,6 +162,16 @@ def spec(example: bool, model: str | None) -> None:
     "value_range" [low, high] inclusive; an input's "domain" says what values a request can send
     ("mask": 0s and 1s, at least one 1 per row); "dynamic_axes" maps each axis name to [min, opt, max].
     """
-    if example == bool(model):
-        raise click.UsageError("give exactly one of --example or --model NAME")
+    if [example, model is not None, build is not None].count(True) != 1:
+        raise click.UsageError("give exactly one of --example, --model NAME or --build FOLDER")
+    if build is not None:
+        click.echo(json.dumps(build_spec(build).to_json(), indent=2))
+        return
+    if model is not None and model not in BUILTINS:
+        raise ModelSpecError(
+            f"`builders spec --model` prints a built-in model's spec, and {model!r} is not one ({', '.join(BUILTINS)})",
+            hint="your own model's spec is the one you write for `builders build --spec` (`builders spec --example` "
+            "prints a complete one to start from); once built, `builders spec --build builds/<name>` prints the "
+            "spec its build recorded",
+        )
     click.echo(json.dumps(get_builtin(model or "encoder").spec.to_json(), indent=2))

@@ -16,7 +16,7 @@ from typing import Any
 from builders.export.artifacts import file_sha256
 from builders.model.spec import ModelSpec
 from builders.repository.records import MANIFEST_FILE, MANIFEST_KIND, BuildManifest, ExportRecord
-from core.errors import RecordError
+from core.errors import RecordError, RepositoryError
 from core.gpu import gpu_names
 from core.records import dropped_keys, load_record, write_record
 from core.versions import package_versions
@@ -102,6 +102,31 @@ def read_manifest(out: Path) -> BuildManifest | None:
     except RecordError as e:
         log.warning("%s; nothing of it is reused", e.message)
         return None
+
+
+def build_spec(folder: Path) -> ModelSpec:
+    """The input spec a build was made with, read from its manifest: what ``builders spec --build``
+    prints, in the form ``builders build --spec`` (and the demo's ``DEMO_SPEC``) reads.
+
+    Args:
+        folder: A build folder (``BUILD_DIR/<name>``, e.g. ``builds/forecaster``).
+
+    Raises:
+        RepositoryError: ``folder`` holds no ``manifest.json`` (when its subfolders are builds, they are named).
+        RecordError: the manifest cannot be read (the message names the field).
+    """
+    path = folder / MANIFEST
+    if not path.is_file():
+        builds = sorted(p.parent for p in folder.glob(f"*/{MANIFEST}")) if folder.is_dir() else []
+        where = f"{folder} holds no {MANIFEST}" if folder.is_dir() else f"there is no folder {folder}"
+        hint = (
+            f"pass one of the builds in it: {', '.join(str(b) for b in builds)}"
+            if builds
+            else "pass a build folder: BUILD_DIR/<name> of `builders build` (default builds/<name>, e.g. builds/mlp)"
+        )
+        raise RepositoryError(f"{where}: not a build folder", hint=hint)
+    manifest: BuildManifest = load_record(path, MANIFEST_KIND)
+    return manifest.spec.to_spec()
 
 
 def reusable_export(old: BuildManifest | None, key: str, path: Path) -> ExportRecord | None:

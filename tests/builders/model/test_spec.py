@@ -188,3 +188,59 @@ def test_a_range_out_of_order_says_the_range_meant(rng, fixed):
     with pytest.raises(ModelSpecError) as e:
         ModelSpec.from_json({"inputs": [{"name": "x", "dtype": "float32", "shape": ["seq"]}], "dynamic_axes": {"seq": list(rng)}})
     assert f"--dynamic-axis {fixed}" in (e.value.hint or "")
+
+
+# --- `builders spec` for a user's model: the spec its build recorded (trial 9, F25) --------------
+
+
+def _user_build(tmp_path):
+    """A build folder of a user's model with two outputs (what `builders build` records)."""
+    from builders.repository.manifest import write_manifest
+
+    spec = ModelSpec(
+        (TensorSpec("series", "float32", (4, "time")), TensorSpec("calendar", "float32", (8,))),
+        (TensorSpec("mean", "float32", (12,), key=(0,)), TensorSpec("scale", "float32", (12,), key=(1,))),
+        {"time": (16, 128, 512)},
+    )
+    folder = tmp_path / "builds" / "forecaster"
+    folder.mkdir(parents=True)
+    manifest = {
+        "model": "forecaster",
+        "source": "/tmp/forecaster.py:forecaster",
+        "created": "2026-12-02T20:00:00",
+        "spec": spec.to_json(),
+        "max_batch_size": 64,
+    }
+    write_manifest(folder / "manifest.json", manifest)
+    return folder, spec
+
+
+def test_spec_build_prints_the_spec_a_build_recorded_as_a_spec_file(tmp_path):
+    from click.testing import CliRunner
+
+    from builders.cli.main import cli
+
+    folder, spec = _user_build(tmp_path)
+    out = CliRunner().invoke(cli, ["spec", "--build", str(folder)])
+    assert out.exit_code == 0, out.output
+    path = tmp_path / "spec.json"
+    path.write_text(out.output)
+    assert ModelSpec.from_file(path) == spec  # reusable as --spec / DEMO_SPEC
+    parent = CliRunner().invoke(cli, ["spec", "--build", str(folder.parent)])
+    assert parent.exit_code == 1 and "holds no manifest.json: not a build folder" in parent.exception.message
+    assert f"pass one of the builds in it: {folder}" == parent.exception.hint
+    both = CliRunner().invoke(cli, ["spec", "--build", str(folder), "--model", "tiny"])
+    assert both.exit_code == 2 and "exactly one of --example, --model NAME or --build FOLDER" in both.output
+
+
+def test_spec_model_with_a_users_model_says_where_its_spec_is_not_to_do_what_was_done():
+    from click.testing import CliRunner
+
+    from builders.cli.main import cli
+
+    out = CliRunner().invoke(cli, ["spec", "--model", "forecaster.py:forecaster"])
+    text = f"{out.exception.message} -> {out.exception.hint}"
+    assert out.exit_code == 1
+    assert "`builders spec --model` prints a built-in model's spec, and 'forecaster.py:forecaster' is not one" in text
+    assert "builders spec --build builds/<name>" in text
+    assert "pass your own model as --model" not in text  # what the user just did
