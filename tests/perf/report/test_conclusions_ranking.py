@@ -93,4 +93,16 @@ def test_a_shape_sweeps_runner_up_is_a_series_of_the_picks_own_size():
     assert "The runner-up" not in text
     second = next(v for v in run.variants if v.name != best and v.status == "ok")
     second.params["shape"] = "seq=8"  # the one series of the pick's size: it is the runner-up
-    assert f"The runner-up, `{second.name}`" in "\n".join(conclusions(run, recommend(run, None)))
+    assert re.search(rf"The runner-up by [a-z ]+, `{second.name}`", "\n".join(conclusions(run, recommend(run, None))))
+
+
+def test_the_runner_up_names_its_ranking():
+    """The runner-up is the best peak's: said so, and that it is not the budget's ranking when the
+    Recommendation ranks under one first (trial 9 F7: "The runner-up" was the variant the budget's
+    pick beats by the widest margin)."""
+    run = results.load(DEMO_RUN)
+    for budget, said in ((None, ", `"), (10.0, " (not by the ranking under the p99 budget of 10.00 ms), `")):
+        rec = recommend(run, budget)
+        assert rec.best_peak is not None
+        by = "peak throughput" if rec.best_peak.unreached is None else "highest throughput measured"
+        assert f"The runner-up by {by}{said}" in "\n".join(conclusions(run, rec))
