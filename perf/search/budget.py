@@ -17,9 +17,9 @@ Cost model (each number is the setting it comes from, or a constant measured on 
   called, so the plan sizes one more round than that;
 * **unloading** each variant after its rounds: :data:`UNLOAD_S` (the scheduler keeps that much
   of the budget for it: no round starts that would leave less);
-* the in-process **baseline**: :data:`BASELINE_S` per variant it measures (its targets' model
-  loads and timing points: 58 s for 6, then 106 s and 172 s for 8 demo variants on the VM as
-  other jobs loaded it more and more; the baseline is not this module's to stop once started).
+* the in-process **baseline**: what the caller's estimate of it says (a :data:`BaselineCost`; the
+  sweep's is :func:`perf.profile.estimate.estimate`, from the points it will time), else
+  :data:`BASELINE_S` per variant (the Python API without a repository).
 
 :func:`fit` first lowers the ladder's top (fewer levels per round) until the planned rounds
 fit, then, only when not even the rounds a verdict needs fit, drops variants from the end of
@@ -52,6 +52,7 @@ from perf.records.results import VariantResult
 from perf.records.rounds import Cut, RoundRules
 from perf.records.search import SearchRules
 from perf.search import ladder as ladders
+from perf.search.baseline_time import BASELINE_S, BaselineCost, baseline_cost
 from perf.search.plan import plan_levels
 from perf.search.promise import RULE
 from perf.search.shrink import rounds_within, shrink
@@ -62,8 +63,6 @@ log = logging.getLogger(__name__)
 VISIT_OVERHEAD_S = 0.35
 #: Loading and preparing one variant: load, first requests, warm-up (s).
 LOAD_S = 5.0
-#: The in-process baseline, per variant measured (s).
-BASELINE_S = 15.0
 #: Unloading one variant after its rounds and checking it is gone (s; 3.4 s each for the demo's
 #: 7 variants under two CPU burners, where the server's python-backend stubs exit slowly; 3.2 s
 #: each for 5 tiny variants at load 5, where 3.0 left a 2 m budget 0.5 s over). The worst seen.
@@ -217,7 +216,7 @@ def fit(
     rules: RoundRules,
     search: SearchRules,
     budget_s: float | None,
-    baseline: bool,
+    baseline: bool | BaselineCost,
     measured: Collection[str] = (),
     floor: int = 0,
 ) -> Fit:
@@ -233,7 +232,8 @@ def fit(
         search: The search's thresholds (the ladder's start).
         budget_s: The time the plan may take (s): the budget less what the sweep spent before it
             (:func:`left_text` names it), ``None`` for no budget.
-        baseline: The in-process baseline is measured after the rounds.
+        baseline: The in-process baseline is measured after the rounds: its estimate for the
+            variants kept (a :data:`BaselineCost`), or ``True`` for :data:`BASELINE_S` a variant.
         measured: Variants the run has numbers for from before (a resumed run): a cut says
             "not measured further in this session", never "not measured".
         floor: The highest concurrency the run measured before (a resume's,
@@ -270,7 +270,7 @@ def fit(
                 concurrency=levels[-1] * search.growth,
             ),
         )
-    after = len(kept) * BASELINE_S if baseline else 0.0  # kept up front when the verdict's rounds fit beside it
+    after = baseline_cost(baseline)(kept)  # kept up front when the verdict's rounds fit beside it
     keep = after if budget_s is not None and cost(len(kept), levels, MIN_ROUNDS) + after <= budget_s else 0.0
     rounds = want if budget_s is None else rounds_within(cost, len(kept), levels, want, budget_s - keep)
     visits = [n * keys_per_level for n in levels_by_round(levels, adaptive, rules, max(rules.max_rounds, MIN_ROUNDS), search)]
@@ -290,6 +290,7 @@ def keeps_baseline(
     above_s: float,
     measured: Collection[str] = (),
     floor: int = 0,
+    baseline: bool | BaselineCost = True,
 ) -> int:
     """The time budget, in whole minutes above ``above_s``, whose plan (:func:`fit`, with what this
     invocation spent before it, ``spent_s``) keeps the in-process baseline's time from the start
@@ -297,10 +298,10 @@ def keeps_baseline(
     F9: "--time-budget 8m keeps it" before the rounds, "--time-budget 7m gives it" after them). At
     the latest the budget of every variant over the whole ladder for the rounds wanted, which keeps it."""
     want = min(rules.max_rounds, MIN_ROUNDS + 1)
-    whole = spent_s + estimate(len(names), ladder, adaptive, keys_per_level, rules, want, True)
+    whole = spent_s + estimate(len(names), ladder, adaptive, keys_per_level, rules, want, False) + baseline_cost(baseline)(names)
     first, last = int(above_s // 60) + 1, max(1, math.ceil(whole / 60))
     for m in range(first, last):
-        if fit(names, ladder, adaptive, keys_per_level, rules, search, m * 60 - spent_s, True, measured, floor).reserve_s:
+        if fit(names, ladder, adaptive, keys_per_level, rules, search, m * 60 - spent_s, baseline, measured, floor).reserve_s:
             return m
     return max(first, last)
 

@@ -11,7 +11,9 @@ leave); the words name the command it is given to: ``--time-budget 8m`` for a ne
 
 from __future__ import annotations
 
+from core.wording import count
 from perf.markdown import fmt
+from perf.profile.estimate import BaselineEstimate
 from perf.search.budget import Fit
 
 #: The baseline's share of its estimate that what the rounds leave must reach for it to start.
@@ -25,16 +27,24 @@ def keeps_hint(minutes: int, run_id: str, resume: bool) -> str:
 
 
 def baseline_yields(fit: Fit, hint: str) -> str:
-    """The plan's words for a baseline whose time is not kept: it runs on what the rounds leave."""
+    """The plan's words for a baseline whose time is not kept: it runs on what the rounds leave, and
+    starts with :data:`BASELINE_START_SHARE` of its estimate (trial 9, F2: "about 120 s ... if the rounds
+    leave it about 90 s" read as a contradiction)."""
     return (
-        f" if the rounds leave it about {fmt(BASELINE_START_SHARE * fit.baseline_s, 0)} s (not kept from the budget: "
-        f"with the rounds a verdict needs it does not fit; {hint})"
+        ", not kept from the budget (beside the rounds a verdict needs it does not fit): it starts if the rounds "
+        f"leave {fmt(BASELINE_START_SHARE * fit.baseline_s, 0)} s or more and stops at the budget's end; {hint}"
     )
+
+
+def skip_counts(counted: BaselineEstimate) -> str:
+    """What a skipped baseline's estimate counted: ``"8 variants, 40 points at the batch sizes the
+    server formed"`` (the plan's estimate guessed those sizes: its number differs, and says so)."""
+    at = "guessing the batch sizes the server forms" if counted.guessed else "at the batch sizes the server formed"
+    return f"{count(counted.variants, 'variant')}, {count(counted.points, 'point')} {at}"
 
 
 def baseline_fits(left_s: float, need_s: float) -> bool:
     """Whether the in-process baseline starts with ``left_s`` of the budget: at least
-    :data:`BASELINE_START_SHARE` of its estimate (:data:`perf.search.budget.BASELINE_S`
-    is a loaded host's bound: 58 s for 6 variants on the quiet VM, 106-172 s for 8 under load); it stops at
+    :data:`BASELINE_START_SHARE` of its estimate (:func:`perf.profile.estimate.estimate`); it stops at
     the budget's end (trial 7, F9: skipped for 13 s with 107 s of a 360 s budget unused)."""
     return left_s >= BASELINE_START_SHARE * need_s

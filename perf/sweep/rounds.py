@@ -41,8 +41,9 @@ from collections.abc import Sequence
 from core.errors import ServerError, ToolkitError
 from core.wording import count
 from perf.coldstart import measure as coldstart
+from perf.markdown import fmt
 from perf.records.results import LevelResult, VariantResult
-from perf.records.rounds import LoadGroup
+from perf.records.rounds import LoadGroup, RoundsRecord
 from perf.search import budget as budgets
 from perf.search import promise
 from perf.search.budget import UNLOAD_S, Fit
@@ -298,3 +299,21 @@ class RoundsSweep(SweepBase):
             (lv.error or "; ".join(lv.notes) for lv in vr.levels if lv.error or lv.notes), "no level produced a measurement"
         )
         self._fail(vr, why)
+
+
+def spent_words(rounds: RoundsRecord, since: tuple[int, int], now_s: float, estimate_s: float, before_s: float | None) -> str:
+    """The line after a session's rounds: how many rounds and visits, in how many groups, how long
+    against the estimate, and why they ended (trial 9, F2: "rounds: 165 s spent (estimated 338 s)"
+    said neither). ``since``: the rounds and groups recorded before this session (a resume's)."""
+    done = [r for r in rounds.rounds[since[0] :] if r.order]
+    groups = rounds.groups[since[1] :]
+    visits = sum(len(r.order) for r in done)
+    ended = groups[-1].ended if groups and groups[-1].ended else None
+    return (
+        f"rounds: {count(len(done), 'round')} ({count(visits, 'visit')})"
+        + (f" in {len(groups)} groups" if len(groups) > 1 else "")
+        + f", {fmt(now_s, 0)} s (estimated {fmt(estimate_s, 0)} s"
+        + (f"; {fmt(before_s, 0)} s before this resume" if before_s else "")
+        + ")"
+        + (f"; {'the last group ' if len(groups) > 1 else ''}ended: {ended}" if ended else "")
+    )

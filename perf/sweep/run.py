@@ -23,6 +23,7 @@ from __future__ import annotations
 import logging
 import math
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -30,18 +31,20 @@ from core.errors import FlagError, ToolkitError
 from core.wording import count, join_once
 from perf.markdown import fmt
 from perf.measure import environment
-from perf.profile.baseline import measure_after_sweep
+from perf.profile.baseline import SWEEP_TIMING, BaselineOptions, measure_after_sweep
+from perf.profile.estimate import BaselineEstimate
+from perf.profile.estimate import estimate as estimate_baseline
 from perf.records.measured_files import LOADED, SERVED, refuse_changed
 from perf.records.results import Environment, RunResult, SweepSettings, VariantResult, parse_shape_text
 from perf.records.rounds import BudgetRecord, Cut
 from perf.search import budget as budgets
 from perf.search import promise
 from perf.search.rounds import Rounds, Setup
-from perf.sweep.baseline_words import baseline_fits, baseline_yields, keeps_hint
+from perf.sweep.baseline_words import BASELINE_START_SHARE, baseline_fits, baseline_yields, keeps_hint, skip_counts
 from perf.sweep.context import baseline_missing
 from perf.sweep.options import DEFAULT_CONCURRENCY, Progress, SweepOptions, resumed_options, run_settings, server_settings
 from perf.sweep.preflight import RAW_DIR
-from perf.sweep.rounds import RoundsSweep
+from perf.sweep.rounds import RoundsSweep, spent_words
 from perf.sweep.sequential import Sequential
 from perf.sweep.server import now
 
@@ -183,7 +186,7 @@ class Sweep(Sequential, RoundsSweep):
             self.run.rounds.rules,
             self.run.search.rules,
             left,
-            self.opts.baseline and self._baseline_unusable() is None,
+            self.opts.baseline and self._baseline_unusable() is None and self._baseline_s,
             {n for n in names if promise.has_numbers(self.run, n)},
             promise.measured_top(self.run, names),
         )
@@ -191,6 +194,15 @@ class Sweep(Sequential, RoundsSweep):
     def _configs(self) -> dict[str, dict | None]:
         """Each planned variant's ``config.pbtxt`` (JSON form): the cut's settings where a variant has no recorded parameters."""
         return {n: p.config for n, p in self.plans.items()}
+
+    def baseline_estimate(self, names: Sequence[str]) -> BaselineEstimate:
+        """The in-process baseline's time for ``names`` (:func:`perf.profile.estimate.estimate`): the one
+        number the plan, the budget and a skip use (trial 9, F15: 105 s, then 120 s, for 35 s)."""
+        repository = Path(self.opts.server.repository)
+        return estimate_baseline(BaselineOptions(repository, run=self.run, variants=list(names), timing=SWEEP_TIMING))
+
+    def _baseline_s(self, names: Sequence[str]) -> float:
+        return self.baseline_estimate(names).seconds
 
     def _keeps_baseline(self, names: list[str], left: float | None) -> str:
         """The plan's and a skip's one hint (:mod:`perf.sweep.baseline_words`); ``""`` without a budget or baseline."""
@@ -203,6 +215,7 @@ class Sweep(Sequential, RoundsSweep):
             *(names, self.levels, self.adaptive, self.keys_per_level(), self.run.rounds.rules, self.run.search.rules),
             *(o.time_budget_s - left, o.time_budget_s, {n for n in names if promise.has_numbers(self.run, n)}),
             promise.measured_top(self.run, names),
+            self._baseline_s,
         )
         return keeps_hint(minutes, self.run_id, o.resume)
 
@@ -284,7 +297,7 @@ class Sweep(Sequential, RoundsSweep):
             f"estimated {fmt(fit.estimate_s, 0)} s"
             + _of_budget(o.time_budget_s, left)
             + (
-                f", then about {fmt(fit.baseline_s, 0)} s of in-process baseline"
+                f", then about {fmt(fit.baseline_s, 0)} s of in-process baseline for {count(len(fit.variants), 'variant')}"
                 + (
                     ""
                     if left is None
@@ -313,27 +326,18 @@ class Sweep(Sequential, RoundsSweep):
                 vr.status, vr.error = "skipped", f"not measured: {why} (a longer --time-budget measures it)"
             log.warning("no round measured: %s", why)
             return
-        setup = Setup(
-            self.plans,
-            self.levels,
-            self.adaptive,
-            self.run.search.rules,
-            rounds.rules,
-            self.run.search.mode,
-            self.budget,
-            fit.cap,
-        )
+        search = self.run.search
+        setup = Setup(self.plans, self.levels, self.adaptive, search.rules, rounds.rules, search.mode, self.budget, fit.cap)
         rounds_end = None if deadline is None else deadline - fit.reserve_s  # the baseline's time kept (budget.fit)
         engine = Rounds(self.run, setup, fit.visit_s, time.monotonic, rounds_end, self._save, self.progress)
+        since = (len(rounds.rounds), len(rounds.groups))  # this session's rounds and groups come after
         try:
             self.run_rounds(engine, fit.variants, fit)
         finally:
             now_s = time.monotonic() - started
             rounds.budget.spent_s = round(now_s + (before or 0.0), 1)
             rounds.budget.session_spent_s = round(now_s, 1)
-            earlier = f"; {fmt(before, 0)} s before this resume" if before else ""
-            text = f"rounds: {fmt(now_s, 0)} s spent (estimated {fmt(fit.estimate_s, 0)} s{earlier})"
-            self.progress({"event": "spent", "text": text})
+            self.progress({"event": "spent", "text": spent_words(rounds, since, now_s, fit.estimate_s, before)})
 
     def _baseline(self, deadline: float | None) -> None:
         """The in-process baseline, inside the time budget (module docstring)."""
@@ -346,15 +350,17 @@ class Sweep(Sequential, RoundsSweep):
         if why := self._baseline_unusable():
             log.warning("in-process baseline not measured: %s", why)
             return
-        measured = sum(1 for v in self.run.variants if v.status == "ok")
+        measured = [v.name for v in self.run.variants if v.status == "ok"]
         if not measured:  # nothing to compare with: no cut to list
             return
-        need = measured * budgets.BASELINE_S
+        counted = self.baseline_estimate(measured)
+        need = counted.seconds
         left = None if deadline is None else deadline - time.monotonic()
         if left is not None and not baseline_fits(left, need) and self.run.rounds is not None:
             why = (
                 f"skipped: {fmt(max(left, 0.0), 0)} s of the time budget left, it needs about {fmt(need, 0)} s "
-                f"({measured} variants); {self.baseline_keeps or 'a longer --time-budget keeps it'}"
+                f"({skip_counts(counted)}) and starts with {fmt(BASELINE_START_SHARE * need, 0)} s; "
+                f"{self.baseline_keeps or 'a longer --time-budget keeps it'}"
             )
             self.run.rounds.cut(Cut("baseline", why))
             log.warning("in-process baseline %s", why)

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from perf.analysis.ranking import MIN_ROUNDS
+from perf.profile.estimate import BaselineEstimate
 from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import RoundRules, RoundsRecord
 from perf.records.search import SearchRecord, SearchRules
@@ -60,6 +61,12 @@ class _Sweep:
     def _configs(self) -> dict:
         return {}  # no configs read: the cut's settings are the variants' params (none here)
 
+    def baseline_estimate(self, names: list[str]) -> BaselineEstimate:  # 15 s a variant, as the old rule
+        return BaselineEstimate(15.0 * len(names), len(names), 5 * len(names), False)
+
+    def _baseline_s(self, names: list[str]) -> float:
+        return self.baseline_estimate(names).seconds
+
     def keys_per_level(self) -> int:
         return 1
 
@@ -100,8 +107,12 @@ def test_the_plan_and_a_skipped_baseline_name_one_time_budget(measured: list[Any
         plan, reason = _plan_and_skip(sw, 355.0)  # 5 s of set-up before the plan
     assert not measured
     minutes = int(reason.split("--time-budget ")[1].split("m keeps it")[0])
-    assert reason.endswith(f"it needs about 120 s (8 variants); --time-budget {minutes}m keeps it")
-    assert plan.endswith(f"--time-budget {minutes}m keeps it)") and f"--time-budget {minutes}m keeps it" in caplog.text
+    assert reason.endswith(
+        f"it needs about 120 s (8 variants, 40 points at the batch sizes the server formed) and starts with 90 s; "
+        f"--time-budget {minutes}m keeps it"
+    )
+    assert plan.endswith(f"--time-budget {minutes}m keeps it") and f"--time-budget {minutes}m keeps it" in caplog.text
+    assert "it starts if the rounds leave 90 s or more" in plan  # trial 9, F2: not "about 120 s ... if ... about 90 s"
     assert "gives it" not in plan + reason + caplog.text
     # the number is exact: that budget's plan keeps the baseline's time, a minute less does not
     assert budget.fit(NAMES, LADDER, True, 1, RULES, SearchRules(), minutes * 60 - 5.0, True).reserve_s > 0
@@ -117,7 +128,7 @@ def test_a_resumed_runs_hint_names_the_resume_command_and_a_longer_session(measu
     plan, reason = _plan_and_skip(sw, 175.0)
     minutes = int(reason.split("--time-budget ")[1].split("m keeps it")[0])
     assert minutes > 3 and reason.endswith(f"; --resume demo --time-budget {minutes}m keeps it")
-    assert plan.endswith(f"; --resume demo --time-budget {minutes}m keeps it)")
+    assert plan.endswith(f"; --resume demo --time-budget {minutes}m keeps it")
 
 
 def test_the_demo_says_the_skip_as_its_own_setting() -> None:

@@ -37,7 +37,11 @@ def _repo(root: Path, names: list[str]) -> Path:
 def built(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """Two variants whose builds' specs have the dynamic axis ``seq``."""
     monkeypatch.setattr(
-        Repository, "variant", lambda self, name: type("V", (), {"spec": SPEC, "served_spec": SPEC, "entry": None})()
+        Repository,
+        "variant",  # its folder: the in-process baseline's estimate reads each config there
+        lambda self, name: type(
+            "V", (), {"spec": SPEC, "served_spec": SPEC, "entry": None, "folder": tmp_path / "repo" / name}
+        )(),
     )
     return _repo(tmp_path / "repo", ["enc_a", "enc_b"])
 

@@ -1,0 +1,46 @@
+"""The in-process baseline's time is one estimate, counted in the points it times (trial 9, F15: the
+plan said 105 s for 7 variants, the skip 120 s for 8, at 15 s a variant; the demo's 8 took 35 s)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from perf.profile import estimate as est
+from perf.profile.baseline import SWEEP_TIMING, BaselineOptions
+from perf.records.baseline import BaselineKey, BaselineTarget
+from perf.records.levels import LevelResult
+from perf.records.results import RunResult, VariantResult
+
+#: The demo's 8 variants: 2 formats x 2 thread counts x batching on/off; db and nodb share a key.
+DEMO = [(f"mlp_{f}_cpu{t}_{db}_mbs64", f, t) for f in ("onnx", "ts") for t in (1, 2) for db in ("db500", "nodb")]
+
+
+@pytest.fixture
+def demo(monkeypatch: pytest.MonkeyPatch) -> None:
+    def plan(opts: BaselineOptions):
+        out = []
+        for name, fmt, threads in DEMO:
+            formed = sorted({1, 64, *([2, 3, 6, 9] if opts.run and opts.run.variants and "db500" in name else [])})
+            key = BaselineKey("mlp", "onnx" if fmt == "onnx" else "torchscript", "fp32", "cpu", threads)
+            out.append((BaselineTarget(name, key, 1, formed), None, key.format, "f"))
+        return out, []
+
+    monkeypatch.setattr(est, "plan_targets", plan)
+
+
+def test_the_demos_baseline_is_estimated_near_what_it_took(demo: None) -> None:
+    level = LevelResult(1, 1, 0, throughput_infer_per_s=100.0, latency_p99_ms=1.0)
+    run = RunResult("demo", "now", variants=[VariantResult(n, None, "ok", levels=[level]) for n, *_ in DEMO])
+    after = est.estimate(BaselineOptions(Path("repo"), run=run, timing=SWEEP_TIMING))
+    assert (after.variants, after.points, after.guessed) == (8, 36, False)  # 6 keys: 4 artifacts, 2 eager
+    assert 25.0 <= after.seconds <= 50.0  # it took 35 s (15 s a variant said 120 s)
+    before = est.estimate(BaselineOptions(Path("repo"), run=RunResult("demo", "now"), timing=SWEEP_TIMING))
+    assert before.guessed and 20.0 <= before.seconds <= 50.0  # formed sizes guessed before any level
+
+
+def test_the_skip_says_what_its_number_counts() -> None:
+    from perf.sweep.baseline_words import skip_counts
+
+    assert skip_counts(est.BaselineEstimate(43.0, 8, 40, False)) == "8 variants, 40 points at the batch sizes the server formed"

@@ -1,0 +1,33 @@
+"""The line after the rounds says how many rounds and visits, and why they ended (trial 9, F2:
+"rounds: 165 s spent (estimated 338 s)" said neither; the report said "after 6 rounds ... decided")."""
+
+from __future__ import annotations
+
+from perf.records.rounds import LoadGroup, RoundRecord, RoundsRecord, Visit
+from perf.sweep.rounds import spent_words
+
+DECIDED = "ranking under the p99 budget of 25.00 ms decided (after 6 rounds)"
+
+
+def _rounds(groups: list[int], ended: str | None = DECIDED) -> RoundsRecord:
+    rec = RoundsRecord(seed=1)
+    rec.groups = [LoadGroup(g, ["a", "b"], "fits", ended=ended) for g in sorted(set(groups))]
+    rec.rounds = [RoundRecord(i, g, i, "t", order=[Visit("a", 1)] * 15) for i, g in enumerate(groups)]
+    return rec
+
+
+def test_the_rounds_line_counts_rounds_and_visits_and_says_why_they_ended():
+    line = spent_words(_rounds([0] * 6), (0, 0), 165.0, 338.0, None)
+    assert line == f"rounds: 6 rounds (90 visits), 165 s (estimated 338 s); ended: {DECIDED}"
+    two = spent_words(_rounds([0] * 4 + [1] * 4), (0, 0), 114.0, 164.0, None)
+    assert two.startswith("rounds: 8 rounds (120 visits) in 2 groups, 114 s (estimated 164 s); the last group ended: ")
+
+
+def test_a_resumed_session_counts_its_own_rounds_and_an_interrupted_one_no_reason():
+    rec = _rounds([0] * 2 + [1] * 3)
+    line = spent_words(rec, (2, 1), 60.0, 100.0, 40.0)
+    assert line == f"rounds: 3 rounds (45 visits), 60 s (estimated 100 s; 40 s before this resume); ended: {DECIDED}"
+    assert (
+        spent_words(_rounds([0] * 2, ended=None), (0, 0), 20.0, 100.0, None)
+        == "rounds: 2 rounds (30 visits), 20 s (estimated 100 s)"
+    )
