@@ -33,6 +33,8 @@ from core.console import setup_logging as setup_logging
 from core.errors import FlagError, ToolkitError
 
 #: Exit codes of every command (one table). ``EXIT_USAGE`` is click's own.
+#: Done; also a measurement that answered "no" (a sweep in which no variant meets the budget, a
+#: co-location whose verdict is "not achieved"): an answer, written in its report, not an error.
 EXIT_OK = 0
 #: A :class:`~core.errors.ToolkitError`, or a check that found a problem.
 EXIT_ERROR = 1

@@ -41,7 +41,9 @@ def colocate(no_report: bool, **params: Any) -> None:
     instances) and every model meets its targets. Every combination is measured
     with one perf_analyzer per model started together; the pick is measured alone and together in
     the same rounds (what its neighbours cost each model). Writes RESULTS_DIR/RUN_ID/colocation.json
-    and report.md. Exit codes: 0 a pick, 1 an error or no combination that meets every target.
+    and report.md. Exit codes: 0 an answer: a pick, or "not achieved" (no combination measured meets
+    every target; report.md names the closest and what it misses), as a sweep whose variants all miss
+    the budget exits 0; 1 an error (no combination measured with numbers for every model).
     """
     from rich.markup import escape
 
@@ -126,11 +128,14 @@ def _events(console: Any) -> Any:
 
 
 def _finish(run: Any, console: Any, no_report: bool) -> None:
-    """Print the pick and its neighbours' cost, write the report, exit 1 without a pick."""
+    """Print the pick and its neighbours' cost (or "not achieved" and the closest), write the report;
+    exit 1 when no combination was measured with numbers for every model."""
     from rich.markup import escape
     from rich.table import Table
 
+    from perf.colocate.closest import closest, reason
     from perf.colocate.judge import NEIGHBOUR_COLUMNS, describe, neighbour_cost
+    from perf.report.colocation import REPORT_FILE
 
     rec = run.record
     for cut in rec.cuts:
@@ -143,7 +148,11 @@ def _finish(run: Any, console: Any, no_report: bool) -> None:
         click.echo(f"combination: {describe(rec.pick)}{count}")
     else:
         click.echo("combination: not achieved")
-    click.echo(f"why: {rec.pick_reason}")
+    click.echo(f"why: {reason(rec)}")
+    near = closest(rec) if rec.pick is None else None
+    if near is not None:
+        c = near.measured
+        click.echo(f"closest measured: {describe(c.combination)} (step {c.step + 1}: misses {'; '.join(c.over)})")
     rows = neighbour_cost(rec)
     if rows:
         table = Table(title="each model alone and co-located (medians over the same rounds)")
@@ -170,9 +179,19 @@ def _finish(run: Any, console: Any, no_report: bool) -> None:
 
         print_report(run.run_dir, None)
     if rec.pick is None:
-        from core.errors import PerfError
+        report = (
+            f"see {run.run_dir / REPORT_FILE}"
+            if not no_report
+            else f"`triton-perf report {run.run_dir}` writes {REPORT_FILE} (the why, the closest and every combination)"
+        )
+        if near is None:
+            from core.errors import PerfError
 
-        raise PerfError(f"no combination picked: {rec.pick_reason}", hint=f"see {run.run_dir / 'colocation.json'}")
+            raise PerfError(
+                f"no combination was measured with numbers for every model: {rec.pick_reason}",
+                hint=f"{report}, and the server log in {run.run_dir}",
+            )
+        click.echo(f"not achieved: no combination measured meets every target; {report}")
 
 
 def _num(v: float | None, spec: str = ",.0f") -> str:

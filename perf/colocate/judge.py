@@ -300,8 +300,18 @@ def measured_combinations(record: ColocationRecord) -> list[Measured]:
     return sorted(out, key=lambda r: -(r.weighted or 0.0))
 
 
-def closest(record: ColocationRecord) -> Measured | None:
-    """Of the combinations measured that miss a target, the nearest to its targets (the lowest
-    :func:`worst_ratio`); ``None`` when none was measured with numbers."""
-    missing = [c for c in measured_combinations(record) if c.over and c.worst is not None]
-    return min(missing, key=lambda c: (c.worst or 0.0, c.instances), default=None)
+def nearness(
+    visits: Sequence[ColocationVisit], step: int, combination: Combination, rounds: int, record: ColocationRecord
+) -> tuple[float, int] | None:
+    """How near ``combination`` is to its targets over the step's rounds, the one rule the search
+    moves by and the verdict names the closest by: its :func:`worst_ratio`, then its instances in
+    all (lower is nearer: compare the tuples); ``None`` when no model has a target or one has no
+    numbers."""
+    worst = worst_ratio(visits, step, combination, rounds, record.models)
+    return None if worst is None else (worst, record.instances(dict(combination)))
+
+
+def last_held(record: ColocationRecord) -> dict[str, str] | None:
+    """The combination the search held last (the last step's held one: the pick, or what the
+    search ended on without one); ``None`` when no step held one (brute force)."""
+    return next((dict(s.held) for s in reversed(record.steps) if s.held), None)

@@ -17,8 +17,9 @@ and its median throughput at least its required throughput (where given). Then:
   beaten, by the paired rule over the same rounds).
 
 Either way a held combination that misses a target gives way to the best candidate that meets
-every one; when none does, to the candidate nearest its targets (:func:`perf.colocate.judge.worst_ratio`)
-if nearer than the held one.
+every one; when none does, to the candidate nearest its targets (:func:`perf.colocate.judge.nearness`:
+the worst ratio of a number to its target, then fewer instances) if nearer than the held one. The
+verdict without a pick names the closest combination by the same rule (:func:`perf.colocate.closest.closest`).
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ def best_alone(record: ColocationRecord, step: SearchStep, model: ColocatedModel
         return v, f"best alone: {said}"
     near = [r for r in rows if r[4] is not None]
     if near:
-        v, _thr, _p99, missed, _w = min(near, key=lambda r: r[4] or 0.0)
+        v, _thr, _p99, missed, _w = min(near, key=lambda r: (r[4] or 0.0, model.instances_of(r[0])))
         return v, f"no variant meets its targets alone; the nearest alone ({'; '.join(missed)})"
     measured = [r for r in rows if r[2] is not None]
     if measured:
@@ -137,11 +138,12 @@ def choose(
 
 def closer(record: ColocationRecord, step: SearchStep, held: Mapping[str, str], model: str) -> str | None:
     """With the held combination and every candidate missing a target: the candidate nearest its
-    targets, when nearer than the held one (``None``: none)."""
+    targets by :func:`perf.colocate.judge.nearness` (the rule the verdict's closest is named by),
+    when nearer than the held one over the step's rounds (``None``: none)."""
     visits, n = record.visits, step.rounds
-    start = judge.worst_ratio(visits, step.index, held, n, record.models)
+    start = judge.nearness(visits, step.index, held, n, record)
     scored = [
-        (judge.worst_ratio(visits, step.index, {**held, model: v}, n, record.models), v)
+        (judge.nearness(visits, step.index, {**held, model: v}, n, record), v)
         for v in record.model(model).variants
         if v != held[model]
     ]
@@ -238,16 +240,11 @@ def _versus(record: ColocationRecord, step: SearchStep, held: Mapping[str, str],
 def pick_reason(record: ColocationRecord, current: dict[str, str], missed: list[str]) -> tuple[dict[str, str] | None, str]:
     """The pick and why, from the combination the search ended on and the targets it misses."""
     targets = judge.targets_words(record)
-    if missed:
-        near = judge.closest(record)
-        closest = (
-            f"; the closest measured: {judge.describe(near.combination)} ({'; '.join(near.over)})"
-            if near is not None and judge.key(near.combination) != judge.key(current)
-            else ""
-        )
+    if missed:  # the closest measured is said beside it, from the record (perf.colocate.closest)
         word = "not achieved: " if record.objective == "fewest-instances" else ""
-        return None, (
-            f"{word}no combination found within {targets} (the last held: {judge.describe(current)}: {'; '.join(missed)}){closest}"
+        return (
+            None,
+            f"{word}no combination found within {targets} (the last held: {judge.describe(current)}: {'; '.join(missed)})",
         )
     if record.cuts:
         return dict(current), "the combination held when the search stopped"

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from perf.analysis.paired import RULE, p_words
 from perf.colocate import judge
+from perf.colocate.closest import closest, closest_lines, reason
 from perf.markdown import Align, fmt, fmt_given, table
 from perf.plots.colocation import TRADEOFF_FILE, plot_tradeoff
 from perf.records import colocation
@@ -175,28 +176,27 @@ def not_achieved(record: ColocationRecord) -> list[str]:
         if record.objective == "fewest-instances"
         else ""
     )
-    lines = [f"{head}.", "", f"**Why**: {record.pick_reason}.", ""]
-    near = judge.closest(record)
+    lines = [f"{head}.", "", f"**Why**: {reason(record)}.", ""]
+    near = closest(record)
     if near is None:
         return [*lines, "**The numbers**: no combination was measured with numbers for every model."]
+    c = near.measured
     names = [m.name for m in record.models]
     rows = [
         [
             n,
-            near.combination[n],
-            fmt(near.throughput[n], 0),
+            c.combination[n],
+            fmt(c.throughput[n], 0),
             "—" if record.model(n).required_throughput is None else fmt_given(record.model(n).required_throughput, 0),
-            fmt(near.p99_ms[n], 2),
+            fmt(c.p99_ms[n], 2),
             "—" if record.model(n).latency_budget_ms is None else fmt_given(record.model(n).latency_budget_ms, 0),
         ]
         for n in names
-        if n in near.combination
+        if n in c.combination
     ]
     return [
         *lines,
-        f"**The closest** measured: {judge.describe(near.combination)} ({near.instances} instances in all), step "
-        f"{near.step + 1}: it misses {'; '.join(near.over)}.",
-        "",
+        *closest_lines(record, near),
         "**The numbers** (its medians over that step's rounds):",
         "",
         *table(
@@ -363,7 +363,8 @@ def combinations_section(record: ColocationRecord) -> list[str]:
         "## Every combination measured",
         "",
         "Medians over the rounds of the last step that measured each (p99: over its quieter rounds where some were host "
-        "busy, as the budget judges it); per model: infer/s / p99 ms.",
+        "busy, as the budget judges it); per model: infer/s / p99 ms. Rows of different steps were measured in different "
+        "rounds, under the host's load of their time: the search compares combinations only within a step.",
         "",
         *table(
             ["combination", "step", "instances", "weighted infer/s", *names, *gpu_head, "targets"],

@@ -16,6 +16,7 @@ from core.errors import PerfError
 from perf.cli.main import cli
 from perf.colocate import judge
 from perf.colocate.brute import run_brute
+from perf.colocate.closest import closest
 from perf.colocate.search import CoordinateSearch
 from perf.records import colocation
 from perf.records.colocation import ColocatedModel, ColocationRecord
@@ -66,14 +67,17 @@ def test_required_throughput_nobody_reaches_is_not_achieved_with_the_closest_and
     assert pick is None
     assert rec.pick_reason.startswith("not achieved: no combination found within every model's budget and required throughput")
     assert "small" in rec.pick_reason and "< 5,000 required" in rec.pick_reason
-    near = judge.closest(rec)
-    assert near is not None and any("small" in m and "required" in m for m in near.over)
+    found = closest(rec)
+    assert found is not None
+    near = found.measured
+    assert any("small" in m and "required" in m for m in near.over)
     text = "\n".join(report_lines(rec))
     assert (
         "**What**: not achieved: the fewest instances that meet every model's budget and required throughput were not found."
         in text
     )
-    assert f"**The closest** measured: {judge.describe(near.combination)} ({near.instances} instances in all)" in text
+    last = "the last held; " if near.combination == judge.last_held(rec) else ""
+    assert f"**The closest** measured: {judge.describe(near.combination)} ({last}{near.instances} instances in all)" in text
     assert "it misses " in text and "**What it beats**: nothing" in text
 
 

@@ -1,0 +1,147 @@
+"""The closest combination when none meets every target, and why it is the closest, in words.
+
+One rule names it, the one the search moves by (:func:`perf.colocate.judge.nearness`: the worst
+ratio of a number to its target, then fewer instances), judged as the search judges: only between two
+combinations a step measured in the same rounds; the numbers of different steps were measured
+under different host load (trial 9, F29: the verdict compared last-step numbers of different rounds
+and named a combination the search had set aside in the same rounds as farther).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from perf.colocate.judge import Measured, describe, key, last_held, measured_combinations, nearness
+from perf.records.colocation import ColocationRecord
+
+#: What a record written before the verdict and the search shared one rule said after the last held
+#: combination: a closest named by another rule, on numbers of different rounds. The report and the
+#: console say the closest themselves (:func:`closest_lines`), so :func:`reason` leaves it out.
+_OLD_CLOSEST = "; the closest measured: "
+
+
+def reason(record: ColocationRecord) -> str:
+    """The record's pick reason, without the closest an older record named by another rule."""
+    return record.pick_reason.split(_OLD_CLOSEST)[0]
+
+
+@dataclasses.dataclass(frozen=True)
+class Comparison:
+    """The closest combination against another one, by :func:`nearness`.
+
+    Attributes:
+        other: The other combination, with its numbers from its last step.
+        step: The step that measured both in the same rounds (the latest one), where the closest was
+            nearer; ``None``: no step did (the two were not compared).
+        ratio, other_ratio: The closest's and the other's :func:`worst_ratio` in that step; without
+            one, each one's from its last step (different rounds, where the other looks nearer).
+    """
+
+    other: Measured
+    step: int | None
+    ratio: float
+    other_ratio: float
+
+
+@dataclasses.dataclass(frozen=True)
+class Closest:
+    """The combination nearest its targets when none meets them, and why it is.
+
+    Attributes:
+        measured: Its numbers, from the last step that measured it.
+        versus: Each combination whose last-step numbers look nearer, and why it is not the closest.
+    """
+
+    measured: Measured
+    versus: list[Comparison]
+
+
+def _shared(record: ColocationRecord, a: Measured, b: Measured) -> tuple[int, tuple[float, int], tuple[float, int]] | None:
+    """``a``'s and ``b``'s :func:`nearness` on the latest step that measured both with numbers (the
+    same rounds); ``None`` when no step did."""
+    for step in reversed(record.steps):
+        keys = {key(t) for t in step.targets}
+        if not step.rounds or key(a.combination) not in keys or key(b.combination) not in keys:
+            continue
+        na = nearness(record.visits, step.index, a.combination, step.rounds, record)
+        nb = nearness(record.visits, step.index, b.combination, step.rounds, record)
+        if na is not None and nb is not None:
+            return step.index, na, nb
+    return None
+
+
+def closest(record: ColocationRecord) -> Closest | None:
+    """Of the combinations measured that miss a target, the nearest to its targets by
+    :func:`nearness` (the rule the search moves by), judged as the search judges: only between
+    two combinations a step measured in the same rounds (the numbers of different steps were
+    measured under different host load). It starts from the last held combination (where the
+    search's moves, each judged in the same rounds, ended; brute force: the nearest by its one
+    step) and is replaced by each combination nearer than it in a step that measured both, the
+    others taken nearest by their last step first. :attr:`Closest.versus` lists every combination
+    whose last-step numbers look nearer, with the comparison that decided (or none: no step
+    measured both). ``None`` when no combination missing a target was measured with numbers."""
+    missing = sorted(
+        (c for c in measured_combinations(record) if c.over and c.worst is not None),
+        key=lambda c: (c.worst or 0.0, c.instances),
+    )
+    if not missing:
+        return None
+    held = last_held(record)
+    best = next((c for c in missing if held is not None and key(c.combination) == key(held)), missing[0])
+    for c in missing:
+        same = None if c is best else _shared(record, c, best)
+        if same is not None and same[1] < same[2]:
+            best = c
+    versus = []
+    for c in missing:
+        if c is best or (c.worst or 0.0, c.instances) >= (best.worst or 0.0, best.instances):
+            continue
+        same = _shared(record, best, c)
+        if same is None:
+            versus.append(Comparison(c, None, best.worst or 0.0, c.worst or 0.0))
+        else:
+            versus.append(Comparison(c, same[0], same[1][0], same[2][0]))
+    return Closest(best, versus)
+
+
+def closest_lines(record: ColocationRecord, near: Closest) -> list[str]:
+    """The closest combination, the rule that names it (the search's), and each comparison a
+    reader of the last-step numbers would question, with the rounds it was made on."""
+    c = near.measured
+    held = last_held(record)
+    which = "the last held; " if held is not None and key(held) == key(c.combination) else ""
+    lines = [
+        f"**The closest** measured: {describe(c.combination)} ({which}{c.instances} instances in all), step "
+        f"{c.step + 1}: it misses {'; '.join(c.over)}.",
+        "",
+        "Nearest by the rule the search moves by: the lowest worst ratio to a target (the largest, over its models, of p99 ÷ "
+        "budget and required ÷ measured infer/s, medians; 1 = at the target), then fewer instances; two combinations are "
+        "compared only on the rounds of a step that measured both.",
+        "",
+    ]
+    for v in near.versus:
+        other = f"- against {describe(v.other.combination)}"
+        last_theirs, last_mine = _two(v.other.worst or 0.0, c.worst or 0.0)
+        looks = f"by each one's last step that one looks nearer ({last_theirs} at step {v.other.step + 1} against {last_mine} at step {c.step + 1})"
+        if v.step is None:
+            lines.append(
+                f"{other}: no step measured both, so the rule was not applied to them: {looks}, but those numbers were measured "
+                "in different rounds"
+                + ("; the search's moves, each judged in the same rounds, ended on this one." if which else ".")
+            )
+        else:
+            mine, theirs = _two(v.ratio, v.other_ratio)
+            lines.append(
+                f"{other}: worst ratio {mine} against {theirs} in the same rounds (step {v.step + 1}); {looks}, but those "
+                "numbers were measured in different rounds."
+            )
+    return [*lines, ""] if near.versus else lines
+
+
+def _two(a: float, b: float) -> tuple[str, str]:
+    """``a`` and ``b`` with the fewest significant digits (3 at least) that tell them apart."""
+    for digits in range(3, 7):
+        x, y = f"{a:.{digits}g}", f"{b:.{digits}g}"
+        if x != y:
+            return x, y
+    return x, y
