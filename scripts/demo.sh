@@ -55,8 +55,10 @@ for cut in rounds.cuts if rounds else []:
 EOF
 
 echo "== 3b/4 traces and precision study: triton-perf baseline --trace --precision, then the report again"
-"$PY" -m perf.cli.main baseline "results/$RUN_ID" --profile-only --trace --precision fp32,fp16,bf16 --min-run-time 0.1 >/dev/null
+# the tables go to the report; the console keeps the step's last line: what it wrote and ran, how long
+"$PY" -m perf.cli.main baseline "results/$RUN_ID" --profile-only --trace --precision fp32,fp16,bf16 --min-run-time 0.1 | tail -n 1
 "$PY" -m perf.cli.main report "results/$RUN_ID" >/dev/null
+echo "report: results/$RUN_ID/report.md (again, with its Profiler traces and Precision study sections)"
 
 echo "== 4/4 deploy: the recommended variant as a Kubernetes bundle"
 # a refusal (no level within the budget) is one of the run's outcomes, not a broken demo

@@ -9,6 +9,8 @@ batch 1, ``--batch-sizes`` and max_batch_size and writes ``baseline.json`` into 
 
 from __future__ import annotations
 
+import time
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +24,7 @@ from perf.cli.runs import RunFolder
 from perf.markdown import UNSTABLE_MARK, flag_mark, fmt
 from perf.profile.timing import TimingSettings
 from perf.records.baseline import BaselineResult
+from perf.records.profile import ProfileRecord
 from perf.report.inprocess import point_status
 from perf.report.profile import profile_section
 
@@ -131,9 +134,29 @@ def baseline(
     if trace or precisions:
         from perf.profile import run as profile_run
 
+        started = time.monotonic()
         profile, stored = profile_run.profile_target(target, opts, out, trace=trace, precisions=precisions, repository=repository)
         click.echo("\n".join(profile_section(profile, operators=None)))
-        click.echo(f"traces and precision study: stored in {stored}")
+        click.echo(profile_line(profile, stored, time.monotonic() - started, trace=trace, precision=bool(precisions)))
+
+
+def profile_line(profile: ProfileRecord, stored: Path, seconds: float, *, trace: bool, precision: bool) -> str:
+    """The last line of ``--trace``/``--precision``, all a script keeps of them (``make demo``'s step 3b
+    printed its header and nothing else: trial 9, F1): what was written, what ran, how long, where.
+    ``"traces: 3 written to RUN/traces; precision study: 3 of 6 rows measured (3 not run on this host);
+    12 s; stored in RUN/results.json"``."""
+    parts = []
+    if trace:
+        done = [t for t in profile.traces if t.status == "measured" and t.file]
+        folder = stored.parent / Path(done[0].file).parent if done else stored.parent
+        parts.append(f"traces: {len(done)} of {len(profile.traces)} written to {folder}" if done else "traces: none written")
+    if precision:
+        rows = profile.precision
+        others = Counter(r.status for r in rows if r.status != "measured")
+        left = ", ".join(f"{n} {status}" for status, n in others.items())
+        measured = sum(1 for r in rows if r.status == "measured")
+        parts.append(f"precision study: {measured} of {len(rows)} rows measured" + (f" ({left})" if left else ""))
+    return "; ".join([*parts, f"{fmt(seconds, 0)} s", f"stored in {stored}"])
 
 
 def describe_point(e: dict[str, Any]) -> str:

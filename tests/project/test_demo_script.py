@@ -36,3 +36,42 @@ def test_a_factory_model_gets_its_spec_and_its_variants_are_named_after_the_fact
 def test_the_default_demo_passes_no_spec(tmp_path: Path) -> None:
     build, check, sweep, *_ = _demo(tmp_path)
     assert "--spec" not in build and check.endswith("--variant mlp_*") and "--variants mlp_* " in sweep
+
+
+def test_the_traces_step_says_what_it_did(tmp_path: Path) -> None:
+    """Trial 9, F1: step 3b printed its header and nothing else (its output went to /dev/null); it
+    keeps the baseline command's last line (:func:`perf.cli.baseline.profile_line`) and names the report."""
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "python").write_text(
+        '#!/bin/sh\ncase "$*" in *--profile-only*) echo "table"; echo "traces: 3 of 3 written";; esac\n'
+    )
+    (venv / "bin" / "python").chmod(0o755)
+    out = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "demo.sh")],
+        env={**os.environ, "VENV": str(venv)},
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    ).stdout
+    step = out.split("== 3b/4")[1].split("== 4/4")[0]
+    assert "traces: 3 of 3 written" in step and "table" not in step and "report.md (again" in step
+
+
+def test_the_baseline_commands_last_line_says_what_it_wrote_ran_and_how_long() -> None:
+    from perf.cli.baseline import profile_line
+    from perf.records.profile import PrecisionRow, ProfileRecord, TraceRecord
+
+    traces = [TraceRecord(format=f, profiler="p", device="cpu", batch_size=1, file=f"traces/{f}.json") for f in ("onnx", "eager")]
+    rows = [
+        PrecisionRow(
+            runtime="torch", device=d, precision="fp16", method="m", status="measured" if d == "cpu" else "not run on this host"
+        )
+        for d in ("cpu", "cuda")
+    ]
+    line = profile_line(ProfileRecord(traces, rows), Path("results/r/results.json"), 12.4, trace=True, precision=True)
+    assert line == (
+        "traces: 2 of 2 written to results/r/traces; precision study: 1 of 2 rows measured (1 not run on this host); "
+        "12 s; stored in results/r/results.json"
+    )
