@@ -143,12 +143,12 @@ def baseline(
 def profile_line(profile: ProfileRecord, stored: Path, seconds: float, *, trace: bool, precision: bool) -> str:
     """The last line of ``--trace``/``--precision``, all a script keeps of them (``make demo``'s step 3b
     printed its header and nothing else: trial 9, F1): what was written, what ran, how long, where.
-    ``"traces: 3 written to RUN/traces; precision study: 3 of 6 rows measured (3 not run on this host);
+    ``"traces: 3 of 3 written to RUN/traces; precision study: 3 of 6 rows measured (3 not run on this host);
     12 s; stored in RUN/results.json"``."""
     parts = []
     if trace:
-        done = [t for t in profile.traces if t.status == "measured" and t.file]
-        folder = stored.parent / Path(done[0].file).parent if done else stored.parent
+        done = [t.file for t in profile.traces if t.status == "measured" and t.file]
+        folder = stored.parent / Path(done[0]).parent if done else stored.parent
         parts.append(f"traces: {len(done)} of {len(profile.traces)} written to {folder}" if done else "traces: none written")
     if precision:
         rows = profile.precision
