@@ -23,6 +23,7 @@ from perf.markdown import capped, fmt, table
 from perf.records.levels import HOST_BUSY
 from perf.records.results import RunResult
 from perf.records.rounds import BudgetRecord, Cut
+from perf.report.servers import group_end_words
 from perf.search.budget import not_measured
 
 #: Runner-ups shown against the pick (the others are in the appendix and results.json).
@@ -69,9 +70,11 @@ def design_lines(run: RunResult, rec: Recommendation | None = None) -> list[str]
             if same != g.index
             else ", ".join(f"`{n}`" for n in g.variants)
         )
+        end = ended_words(run, rec, g.ended) if g.ended else group_end_words(run, g.index)
         lines.append(
-            f"- Group {g.index + 1} ({who}): {g.reason}; loaded and prepared in "
-            f"{fmt(g.load_s, 1)} s" + (f"; {ended_words(run, rec, g.ended)}" if g.ended else "") + "."
+            f"- Group {g.index + 1} ({who}): {g.reason}; loaded and prepared in {fmt(g.load_s, 1)} s"
+            + (f"; {end}" if end else "")
+            + "."
         )
     if len(seen) > 1:  # groups of other variants (a resumed run's sessions of the same ones share their rounds)
         lines.append(

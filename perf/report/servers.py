@@ -4,6 +4,8 @@ before comparing variants measured on different servers."""
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from core.wording import agree, count
 from perf.markdown import table
 from perf.records.coldstart import ColdStart
@@ -28,6 +30,39 @@ def session_words(run: RunResult, n: int | None) -> str | None:
     elif ended is None and n < len(run.sessions):
         words.append("did not finish")
     return ", ".join(words)
+
+
+def session_of(run: RunResult, started: str) -> int | None:
+    """The session (1 first) of a record that started at ``started`` (ISO time): the last session
+    started by then; ``None`` for a run that recorded no sessions or a time it cannot read."""
+    try:
+        when = datetime.fromisoformat(started)
+        starts = [datetime.fromisoformat(x.started) for x in run.sessions]
+    except ValueError:
+        return None
+    return max((i + 1 for i, t in enumerate(starts) if t <= when), default=None)
+
+
+def group_end_words(run: RunResult, group: int) -> str | None:
+    """How a rounds group that recorded no end ended: its session was interrupted (Ctrl-C) or did
+    not finish, with what it had measured and where the run went on (trial 9: an interrupted
+    group's line said nothing of how it ended); ``None`` when its session is the one still running
+    or nothing says."""
+    rr = run.rounds
+    rounds = [r for r in rr.rounds if r.group == group and r.order] if rr is not None else []
+    n = session_of(run, rounds[0].started) if rounds else None
+    if n is None:
+        return None
+    ended, later = run.sessions[n - 1].ended, n < len(run.sessions)
+    if ended == "finished" or (ended is None and not later):
+        return None
+    visits = sum(len(r.order) for r in rounds)
+    how = "interrupted (Ctrl-C)" if ended == "interrupted" else "stopped (its session did not finish)"
+    return (
+        f"{how} after {count(visits, 'visit')} in {count(len(rounds), 'round')}"
+        + ("; the last one cut short" if rounds[-1].wall_s is None else "")
+        + (f"; the run went on in session {n + 1} (`--resume`)" if later else "; `--resume` continues it")
+    )
 
 
 def replaced_line(run: RunResult, old: ColdStart, new: ColdStart) -> str:
@@ -64,12 +99,20 @@ def variants_by_server(run: RunResult) -> dict[str, tuple[list[str], list[str]]]
     """Per server URL: the variants measured there (a level with numbers) and those that
     reached it but were not (refused, failed to load, cut before a level): the one place every
     line listing variants per server takes them from (trial 6: a variant refused by a server's
-    tenant was listed as "measured" there)."""
+    tenant was listed as "measured" there). In a rounds sweep a level's server is its round's
+    group's (:class:`perf.records.rounds.LoadGroup`), so a run of several sessions lists each
+    server with what it measured (trial 9: the interrupted session's server, which measured 16
+    visits of 4 variants, read "measured: -"); else it is the variant's last server."""
+    rr = run.rounds
+    groups = {g.index: g for g in rr.groups} if rr is not None else {}
+    where = {r.index: groups[r.group].server for r in rr.rounds if r.group in groups} if rr is not None else {}
     out: dict[str, tuple[list[str], list[str]]] = {}
     for v in run.variants:
-        if v.server:
-            measured, not_measured = out.setdefault(v.server, ([], []))
-            (measured if any(lv.ok for lv in v.levels) else not_measured).append(v.name)
+        measured = {where.get(lv.trial) or v.server for lv in v.levels if lv.ok}
+        reached = {v.server, *measured, *(g.server for g in groups.values() if v.name in g.variants)}
+        for url in sorted(u for u in reached if u):
+            was, was_not = out.setdefault(url, ([], []))
+            (was if url in measured else was_not).append(v.name)
     return out
 
 
@@ -125,7 +168,10 @@ def servers_section(run: RunResult) -> list[str]:
         )
     for s in servers:
         notes += _tenancy_notes(s)
-    if sum(1 for measured, _ in by_url.values() if measured) > 1:
+    sessions = [s.session for s in servers if by_url.get(s.url, ([], []))[0]]  # servers that measured, by session
+    if any(
+        sessions.count(n) > 1 for n in sessions
+    ):  # in parallel: one session's (a resumed run's sessions ran one after another)
         notes.append(
             "Variants were measured on different servers in parallel: a comparison across servers includes their "
             "hardware differences, not only the variants' settings; to check, sweep one variant again on the "
