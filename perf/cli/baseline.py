@@ -194,9 +194,13 @@ def baseline_table(result: BaselineResult) -> Table:
 
     view = Table(
         title="In-process baseline",
-        caption=f"{result.settings.timer}; min_run_time {result.settings.min_run_time_s:g} s per point; "
-        f"{UNSTABLE_MARK} host busy: other processes used more than {fmt(result.settings.host_busy_threshold_pct, 0)} % "
-        "of a core during the point's rounds",
+        caption=f"{result.settings.timer}; min_run_time {result.settings.min_run_time_s:g} s per point"
+        + (  # the legend lists only the marks the table shows (trial 9, F3's kind)
+            f"; {UNSTABLE_MARK} host busy: other processes used more than {fmt(result.settings.host_busy_threshold_pct, 0)} % "
+            "of a core during the point's rounds"
+            if any(flag_mark(p.flag) for p in result.points if p.ok)
+            else ""
+        ),
     )
     for col in ("model", "format", "precision", "device", "threads", "batch", "status"):
         view.add_column(col, no_wrap=True)

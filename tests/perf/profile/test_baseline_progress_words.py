@@ -40,3 +40,16 @@ def test_what_was_run_names_the_baselines_end(tmp_path: Path) -> None:
     assert (
         "finished 2026-12-02T04:50:12+0000 (the measurements; the in-process baseline after them until 2026-12-02T04:52:08+0000)."
     ) in text
+
+
+def test_the_baseline_tables_legend_names_the_mark_only_when_a_point_carries_it() -> None:
+    """Trial 9, F3's kind: a legend lists only what its table shows (the † host busy line was always there)."""
+    from perf.cli.baseline import baseline_table
+    from perf.records.baseline import BaselineKey, BaselinePoint
+
+    settings = BaselineSettings("timer", 0.1, 0.05, 3, 100, "inputs", 2, "rule", {}, rounds=8, host_busy_threshold_pct=10.0)
+    key = BaselineKey("m", "onnx", "fp32", "cpu", 1)
+    quiet = BaselinePoint(key, 1, latency_p50_ms=1.0, throughput_infer_per_s=1000.0, host_busy_pct=1.0)
+    busy = BaselinePoint(key, 2, latency_p50_ms=1.0, throughput_infer_per_s=2000.0, host_busy_pct=50.0, host_busy=True)
+    assert "†" not in str(baseline_table(BaselineResult("now", settings, [], [quiet])).caption)
+    assert "† host busy" in str(baseline_table(BaselineResult("now", settings, [], [quiet, busy])).caption)
