@@ -187,12 +187,15 @@ def _numbers(
     if rec.latency_budget_ms is not None:
         u = rec.best_under_budget
         head.append(
-            f"Under the {rec.budget_text} the best is "
+            f"Under the {rec.budget_text} "
+            + ("the pick, named first of a tie set (see Recommendation), is " if u and u.tied else "the best is ")
             + (
                 f"`{u.variant}` at concurrency {u.concurrency}{_at_batch(u.batch_size)} with "
                 f"{fmt(u.throughput_infer_per_s)} infer/s{flag_mark(u.status)}"
                 + (f" ({u.judged_on})" if u.judged_on else "")
-                + (f"; {u.headroom}." if u.headroom else ".")
+                + (f"; the rule did not separate it from {count(len(u.tie_set) - 1, 'other')}" if u.tied else "")
+                + "".join(f"; {w}" for w in (u.short, u.headroom) if w)
+                + "."
                 if u
                 else "nothing: no level meets it"
                 + (

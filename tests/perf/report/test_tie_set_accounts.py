@@ -51,6 +51,10 @@ def test_every_variant_outside_the_tie_set_is_accounted_for(tmp_path: Path) -> N
     assert outside in under
     tie = next(ln for ln in text.splitlines() if ln.startswith("- **Tie set**"))
     assert outside[:1].upper() + outside[1:] in tie
+    numbers = next(ln for ln in text.splitlines() if ln.startswith("**The numbers.**"))  # not "the best is" a tie's first
+    assert "Under the p99 budget of 10.00 ms the pick, named first of a tie set (see Recommendation), is `lead`" in numbers
+    assert "; the rule did not separate it from 3 others; measured in 3 rounds, fewer than the 6 a verdict needs;" in numbers
+    assert "the best is `lead`" not in numbers
 
 
 def test_each_member_says_why_the_rule_did_not_call_it(tmp_path: Path) -> None:
