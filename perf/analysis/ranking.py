@@ -114,6 +114,7 @@ class Comparison:
         rounds: The rounds used (both sides have numbers).
         result: The paired rule's result on the throughput ratios ``a / b`` (``None``: no common round).
         latency_diffs_ms: Latency percentile ``a - b`` per round (ms), where both have one.
+        rounds_left: Rounds its group could still have had (:func:`perf.analysis.standing.rounds_left`; ``None``: unknown).
     """
 
     a: Side
@@ -121,6 +122,7 @@ class Comparison:
     rounds: tuple[int, ...]
     result: Paired | None
     latency_diffs_ms: tuple[float, ...] = ()
+    rounds_left: int | None = None
 
     @property
     def verdict(self) -> str:

@@ -35,7 +35,7 @@ from perf.analysis.notes import notes_text, repeat_noun
 from perf.analysis.paired import ALPHA
 from perf.analysis.peaks import budget_unreached, unreached, unreached_all
 from perf.analysis.ranking import Ranking, Side, dropped_by_search, rank_variants
-from perf.analysis.standing import few_rounds, others_words, outside_words, tie_words
+from perf.analysis.standing import few_rounds, others_words, outside_words, rounds_left, settled, tie_words
 from perf.analysis.stats import P99, THROUGHPUT, Point, knee, run_points
 from perf.markdown import UNSTABLE_MARK, fmt, fmt_given
 from perf.records.results import RunResult
@@ -325,7 +325,8 @@ def _paired_choice(ranking: Ranking, points: dict[str, list[Point]], run: RunRes
         return None
     c = Choice.of(p)
     c.tie_set, c.beats, c.confidence = ranking.names, [x.b.variant for x in ranking.beaten()], 1 - ALPHA
-    c.short = few_rounds(p.trials, bool(c.beats) and not c.tied)  # a rounds sweep: one trial a round
+    done = c.tied and all(settled(x) for x in ranking.comparisons if x.b.variant in c.tie_set[1:])
+    c.short = None if done else few_rounds(p.trials, bool(c.beats) and not c.tied)  # a rounds sweep: one trial a round
     c.against = tie_words(ranking) if c.tied else others_words(ranking, run, under)
     c.outside = outside_words(ranking, run, under) if c.tied else ""
     return c
@@ -351,6 +352,9 @@ def _paired(
     own, drops = run.settings.get("latency_budget_ms"), dropped_by_search(run.search.decisions) if run.search else None
     peak = rank_variants(run.variants, None, metric, drops if own is None else None)  # a drop holds in its own ranking only
     under = rank_variants(run.variants, budget_ms, metric, drops if own == budget_ms else None) if budget_ms is not None else None
+    for r in (peak, under):  # what the search's settle rule saw: the rounds each pair's group could still have had
+        if r is not None:
+            r.comparisons = [dataclasses.replace(c, rounds_left=rounds_left(run, c)) for c in r.comparisons]
     best_peak = _paired_choice(peak, points, run, False)
     best_under = _paired_choice(under, points, run, True) if under is not None else None
     lead = under.leader if under is not None and best_under is not None else None

@@ -16,6 +16,12 @@ A tie-set member is whatever the pick does not beat by the paired rule
   rounds" — never as a tie;
 - any other member with fewer rounds is *too few rounds to tell*.
 
+A pair the search's settle rule left without a verdict because the rounds its group could still
+have had, all going one way, could not reach the rule (:func:`settled`) is *not distinguishable at
+this noise*, with why (:func:`settled_text`), whatever its rounds: more rounds were not what it
+lacked (trial 9, F37: a run stopped at 5 rounds because 5 more could not separate its tie set, then
+said "too few rounds to tell (a verdict needs 6)" with 327 s of its 360 s budget unused).
+
 The rounds engine (:mod:`perf.search.rounds`) says why its rounds ended in the same words
 (:func:`ranked_words`, :func:`settled_words`): which ranking it decided (under the latency budget,
 or by peak when no variant in contention has a level within it), and of a tie set it settled
@@ -30,6 +36,7 @@ variants outside its tie set (:func:`outside_words`), so every variant is accoun
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
 
 from core.wording import count
@@ -104,7 +111,44 @@ def member_words(c: Comparison, with_ratios: bool = True) -> str:
         return f"{side} {every_round(n)}{times}; {uncalled(c)}"
     if n >= MIN_ROUNDS:
         return "not distinguishable at this noise"
+    if settled(c):  # the search's settle rule: more rounds were not what it lacked
+        return settled_verdict(c)
     return f"too few rounds to tell ({count(n, 'round') if n else 'never in the same round'})"
+
+
+def rounds_left(run: RunResult, c: Comparison) -> int | None:
+    """The rounds the last group holding both of ``c``'s variants could still have had: its
+    ``max_rounds`` less the rounds it measured (:meth:`perf.records.rounds.RoundsRecord.group_rounds`,
+    the count the settle rule used); ``None`` without a rounds record or such a group."""
+    rr = run.rounds
+    if rr is None:
+        return None
+    both = [g for g in rr.groups if {c.a.variant, c.b.variant} <= set(g.variants)]
+    if not both:
+        return None
+    return max(0, rr.rules.max_rounds - len(rr.group_rounds(both[-1].index)))
+
+
+def settled(c: Comparison) -> bool:
+    """``c`` has no verdict and could not have had one: the rounds its group could still have had
+    (:attr:`~perf.analysis.ranking.Comparison.rounds_left`, at least one), all going one way, would
+    not reach the rule."""
+    k = c.rounds_left or 0
+    return k > 0 and c.verdict == "not distinguishable" and not c.can_separate(k)
+
+
+def settled_text(c: Comparison) -> str:
+    """Why a :func:`settled` pair has no verdict: ``"further rounds could not have separated them:
+    even the 5 more rounds its group could still have had, all going one way, would not reach the
+    rule"``."""
+    k = c.rounds_left or 0
+    more = "the 1 more round" if k == 1 else f"the {k} more rounds"
+    return f"further rounds could not have separated them: even {more} its group could still have had, all going one way, would not reach the rule"  # fmt: skip
+
+
+def settled_verdict(c: Comparison) -> str:
+    """A :func:`settled` pair's verdict in words: ``"not distinguishable at this noise (5 rounds; further rounds ...)"``."""
+    return f"not distinguishable at this noise ({count(len(c.rounds), 'round')}; {settled_text(c)})"
 
 
 def ranked_words(budget_ms: float | None, percentile: int, met: bool) -> str:
@@ -124,7 +168,9 @@ def settled_words(tied: Sequence[Comparison], rounds_left: int, max_rounds: int)
     (:meth:`perf.analysis.ranking.Comparison.can_separate`). A member that shared fewer than
     :data:`~perf.analysis.ranking.MIN_ROUNDS` rounds with the leader is said as the report's
     tie-set words say it (:func:`member_words`): settled by the rounds a group gets, not by a
-    verdict. The set is named sorted, not leader first: the report ranks every variant (dropped
+    verdict; when rounds were left, such a member is *not distinguishable at this noise*
+    (:func:`perf.analysis.settle.settled_text`, as the report says it), never "too few
+    rounds to tell" (trial 9). The set is named sorted, not leader first: the report ranks every variant (dropped
     ones too) and may name another member of it first."""
     names = ", ".join(f"`{n}`" for n in sorted({c.a.variant for c in tied} | {c.b.variant for c in tied}))
     if rounds_left == 0:
@@ -137,10 +183,25 @@ def settled_words(tied: Sequence[Comparison], rounds_left: int, max_rounds: int)
         if way is not None:
             side = "behind" if way == "behind" else "ahead of"
             text += f"; `{c.b.variant}` was {side} the leader {every_round(n)}: {uncalled(c)}"
+        elif 0 < n < MIN_ROUNDS and rounds_left > 0:  # the rounds left could not separate it: said above, no lack of rounds
+            text += f"; `{c.b.variant}` shared {count(n, 'round')} with the leader: not distinguishable at this noise"
         elif n < MIN_ROUNDS:
             shared = f"shared {count(n, 'round')} with the leader" if n else "never shared a round with the leader"
             text += f"; `{c.b.variant}` {shared}: too few rounds to tell (a verdict needs {MIN_ROUNDS})"
     return text
+
+
+#: What :func:`settled_words` said, before trial 9, of a member a settled tie's rounds left could not separate.
+_OLD_SETTLED = re.compile(r"shared (\d+ rounds?) with the leader: too few rounds to tell \(a verdict needs \d+\)")
+
+
+def settled_recorded(ended: str) -> str:
+    """A rounds end recorded by :func:`settled_words` (``results.json``), in today's words: a run
+    recorded before trial 9 said "too few rounds to tell" of a member the rounds left could not
+    separate (its own words said so before it); ``ended`` unchanged otherwise."""
+    if "could not separate the tie set" not in ended:
+        return ended
+    return _OLD_SETTLED.sub(r"shared \1 with the leader: not distinguishable at this noise", ended)
 
 
 def _members(ranking: Ranking) -> list[Comparison]:
@@ -156,11 +217,15 @@ def tie_words(ranking: Ranking) -> str:
     """The tie set (without the pick) in words, grouped as the module docstring says:
     ``"not distinguishable at this noise from `a`; behind it in every round they shared, not called
     by the rule: `b` (3 rounds, 3.54–9.96 times; too uneven for the large-gap test, p 0.021), `c`
-    (1 round, 2.37 times; too few rounds); too few rounds to tell: `d` (2 rounds)"``."""
+    (1 round, 2.37 times; too few rounds); too few rounds to tell: `d` (2 rounds)"``; a member with
+    fewer rounds that further rounds could not have separated (:func:`perf.analysis.settle.settled`)
+    is not distinguishable, with why."""
     members = _members(ranking)
     full = [c.b.variant for c in members if consistent(c) is None and len(c.rounds) >= MIN_ROUNDS]
-    short = [c for c in members if consistent(c) is None and len(c.rounds) < MIN_ROUNDS]
+    done = [c for c in members if consistent(c) is None and len(c.rounds) < MIN_ROUNDS and settled(c)]
+    short = [c for c in members if consistent(c) is None and len(c.rounds) < MIN_ROUNDS and not settled(c)]
     parts = [f"not distinguishable at this noise from {_names(full)}"] if full else []
+    parts += [settled_verdict(c).replace(" (", f" from `{c.b.variant}` (", 1) for c in done]
     for way, side in (("ahead", "ahead of it"), ("behind", "behind it")):
         steady = [c for c in members if consistent(c) == way]
         if steady:

@@ -17,7 +17,15 @@ from perf.analysis.paired import GAP_MIN, GAP_ROUNDS, RULE, p_cell
 from perf.analysis.peaks import peak_title
 from perf.analysis.ranking import MIN_ROUNDS, Comparison, Ranking, Side, levels_of, per_round, records
 from perf.analysis.recommendation import Recommendation, candidate
-from perf.analysis.standing import member_words, others_words, outside_words, ranked_words, tie_words
+from perf.analysis.standing import (
+    member_words,
+    others_words,
+    outside_words,
+    ranked_words,
+    settled,
+    settled_recorded,
+    tie_words,
+)
 from perf.analysis.stats import Point
 from perf.markdown import capped, fmt, table
 from perf.records.levels import HOST_BUSY
@@ -149,13 +157,19 @@ def tie_set_words(ranking: Ranking, pruned: Collection[str] = (), run: RunResult
     whose early rounds are all this ranking has); then the variants outside the tie set
     (:func:`perf.analysis.standing.outside_words`: every one of ``run``'s variants accounted for)."""
     tied = [c for c in ranking.comparisons if c.b.variant in ranking.names[1:]]
-    short = [c for c in tied if len(c.rounds) < MIN_ROUNDS]
+    short = [c for c in tied if len(c.rounds) < MIN_ROUNDS and not settled(c)]
     full = [f"`{c.b.variant}`" for c in tied if len(c.rounds) >= MIN_ROUNDS]
+    done = [f"`{c.b.variant}`" for c in tied if len(c.rounds) < MIN_ROUNDS and settled(c)]
     text = f"- **Tie set** (what the pick does not beat by the rule): {tie_words(ranking)}."
     if full:
         text += (
             f" {', '.join(full)} shared at least {MIN_ROUNDS} rounds with it: as good a choice on this evidence (more "
             "rounds, or a quieter host, may separate them)."
+        )
+    if done:  # the search stopped because more rounds could not separate them (trial 9, F37)
+        text += (
+            f" {', '.join(done)}: as good a choice on this evidence (the rounds left to the group could not have "
+            "separated them; a quieter host may)."
         )
     if short:
         dropped = [f"`{c.b.variant}`" for c in short if c.b.variant in pruned]
@@ -235,6 +249,7 @@ def ended_words(run: RunResult, rec: Recommendation | None, ended: str, whole: b
     within it, :meth:`perf.search.rounds.Rounds.ranked`); ``whole`` (the run's end): when the ranking
     under the budget was decided, also that the peak ranking was not, and the time budget left unused
     (trial 6: "ranking decided" beside 7 peak runner-ups not distinguishable and 48 s of the budget unused)."""
+    ended = settled_recorded(ended)
     own = run.settings.get("latency_budget_ms")
     if own is None:
         return ended

@@ -5,7 +5,9 @@ to tell")."""
 
 from __future__ import annotations
 
-from perf.analysis.ranking import MIN_ROUNDS, rank_variants
+import dataclasses
+
+from perf.analysis.ranking import rank_variants
 from perf.analysis.standing import tie_words
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
@@ -53,9 +55,14 @@ def test_a_tie_settled_on_fewer_rounds_than_a_verdict_needs_says_so_as_the_repor
     said = sched.decided(["a", "b"], 1)
     assert said is not None and said.startswith("ranking settled: the round left could not separate the tie set `a`, `b`")
     member = [n for n in ("a", "b") if f"`{n}` shared 4 rounds with the leader" in said]
-    assert len(member) == 1 and f"too few rounds to tell (a verdict needs {MIN_ROUNDS})" in said
-    report = tie_words(rank_variants(sched.run.variants))  # the report's tie-set words for the same rounds
-    assert f"too few rounds to tell: `{member[0]}` (4 rounds)" in report
+    # the round left could not separate it: no lack of rounds (trial 9, F37: "too few rounds to tell" after such a stop)
+    assert len(member) == 1 and f"`{member[0]}` shared 4 rounds with the leader: not distinguishable at this noise" in said
+    assert "too few rounds" not in said
+    ranking = rank_variants(sched.run.variants)  # the report's tie-set words for the same rounds and the round left
+    ranking.comparisons = [dataclasses.replace(c, rounds_left=1) for c in ranking.comparisons]
+    report = tie_words(ranking)
+    assert f"not distinguishable at this noise from `{member[0]}` (4 rounds; further rounds could not have separated" in report
+    assert "too few rounds" not in report
     # on 6 shared rounds the member is not distinguishable: nothing said of too few rounds
     six = _sched({"a": [1000.0, 990.0, 1010.0, 1000.0, 990.0, 1010.0], "b": [1003.0] * 6}, 1.0, None)
     said = six.decided(["a", "b"], 0)
