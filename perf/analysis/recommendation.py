@@ -72,6 +72,7 @@ class Choice:
         short: Its level rests on fewer rounds than a verdict needs, in words (:func:`perf.analysis.standing.few_rounds`).
         outside: A tie set's pick: the variants outside the tie set, in words (:func:`perf.analysis.standing.outside_words`).
         headroom: The best under a budget is best among the levels measured only, why (:func:`perf.analysis.peaks.budget_unreached`).
+        budget_latency: A best under a budget on another percentile than p99: that latency in words, said before the p99 (trial 9, F39).
     """
 
     variant: str
@@ -93,6 +94,7 @@ class Choice:
     short: str | None = None
     outside: str = ""
     headroom: str | None = None
+    budget_latency: str | None = None
 
     @property
     def tied(self) -> bool:
@@ -105,12 +107,14 @@ class Choice:
         return cls(p.variant, p.concurrency, p.batch_size, p.value(THROUGHPUT), p.value(P99), p.stable, p.trials, p.status, why)
 
     def describe(self) -> str:
-        """``"`mlp_onnx_cpu2_db500_mbs64` at concurrency 8: 1,234.5 infer/s, p99 3.21 ms"``, plus the flag,
+        """``"`mlp_onnx_cpu2_db500_mbs64` at concurrency 8: 1,234.5 infer/s, p99 3.21 ms"`` (a budget's
+        other percentile before the p99: :attr:`budget_latency`), plus the flag,
         the verdict, and the words of :attr:`short`, :attr:`judged_on`, :attr:`why` and :attr:`headroom`."""
         text = (
             f"`{self.variant}` at concurrency {self.concurrency}"
             + (f" (batch {self.batch_size})" if self.batch_size != 1 else "")
-            + f": {fmt(self.throughput_infer_per_s)} infer/s, p99 {fmt(self.latency_p99_ms, 2)} ms"
+            + f": {fmt(self.throughput_infer_per_s)} infer/s, {f'{self.budget_latency}, ' if self.budget_latency else ''}"
+            + f"p99 {fmt(self.latency_p99_ms, 2)} ms"
             + (f" {UNSTABLE_MARK} {self.status}" if self.status != "ok" else "")
         )
         if self.confidence is not None:
@@ -314,6 +318,11 @@ def _peaks(run: RunResult, points: dict[str, list[Point]], rec: Recommendation) 
         said = rec.latency_percentile == 99 and not u.judged_note  # the number beside it: the level's own p99
         lat = u.latency_p99_ms if said else rec.budget_latency_ms
         u.headroom = budget_unreached(run, points[u.variant], at, rec.latency_percentile, lat)
+        if rec.latency_percentile != 99 and rec.budget_latency_ms is not None:  # the budget's percentile first (F39)
+            r = rec.ranking_under_budget
+            j = r.leader.latency if r is not None and r.leader is not None else None
+            basis = f" ({j.basis()})" if j is not None and j.quieter else ""
+            u.budget_latency = f"p{rec.latency_percentile} {fmt(rec.budget_latency_ms, 2)} ms{basis}"
     return rec
 
 

@@ -27,7 +27,7 @@ from perf.analysis.pairs import baseline
 from perf.analysis.peaks import peak_mark, peak_title
 from perf.analysis.recommendation import Recommendation, candidate, recommend
 from perf.analysis.stats import KNEE_GAIN_PCT, Point, run_points
-from perf.markdown import APPENDIX_FILE, LIST_LIMIT, TOP_N, capped, fmt
+from perf.markdown import APPENDIX_FILE, LIST_LIMIT, TOP_N, capped
 from perf.plots import figures as plots
 from perf.records.results import RunResult, VariantResult, load, split_by_shape
 from perf.records.unfinished import unfinished_text
@@ -82,12 +82,7 @@ def recommendation_section(
     if rec.latency_budget_ms is not None:
         lines.append(
             f"- **Best under the {rec.budget_text}:** "
-            + (rec.best_under_budget.describe() if rec.best_under_budget else "none")
-            + (
-                f" (p{rec.latency_percentile} {fmt(rec.budget_latency_ms, 2)} ms{_basis(rec)})"
-                if rec.best_under_budget and rec.latency_percentile != 99
-                else ""
-            )
+            + (rec.best_under_budget.describe() if rec.best_under_budget else "none")  # its percentile first (F39)
             + "."
         )
     else:
@@ -139,15 +134,6 @@ def size_lines(run: RunResult, rec: Recommendation) -> list[str]:
         ]
         lines.append(f"  - {shape}: " + "; ".join(said) + ".")
     return lines
-
-
-def _basis(rec: Recommendation) -> str:
-    """``", median of its 2 rounds with the least other load of 3 (...; 3.86 ms over all 3)"``: how
-    the pick's budget latency was taken when it is not the median over every round (the table's
-    number), so both numbers stand beside each other (:mod:`perf.analysis.budget_latency`)."""
-    r = rec.ranking_under_budget
-    lat = r.leader.latency if r is not None and r.leader is not None else None
-    return f", {lat.basis()}" if lat is not None and lat.quieter else ""
 
 
 def plot_lines(run: RunResult, run_dir: Path, rec: Recommendation, breakdown_concurrency: int | None, html: bool) -> list[str]:

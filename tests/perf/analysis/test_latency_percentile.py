@@ -52,7 +52,7 @@ def test_report_and_cli_say_which_percentile(tmp_path: Path) -> None:
     res = CliRunner().invoke(cli, ["report", str(run_dir), "--latency-budget-ms", "20", "--latency-percentile", "95"])
     assert res.exit_code == 0, res.output
     text = (run_dir / "report-budget20ms-p95" / "report.md").read_text()  # a what-if view: the run's report is kept
-    assert "**Best under the p95 budget of 20.00 ms:** `a` at concurrency 8" in text and "(p95 18.00 ms)" in text
+    assert "**Best under the p95 budget of 20.00 ms:** `a` at concurrency 8" in text and "infer/s, p95 18.00 ms, p99" in text
     assert "p95 budget of 20.00 ms" in " ".join(res.output.split())  # the summary table's title
     res = CliRunner().invoke(cli, ["report", str(run_dir), "--latency-percentile", "97"])
     assert res.exit_code == 2
