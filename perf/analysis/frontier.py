@@ -17,6 +17,7 @@ Flagged levels (unstable, host busy) may be on the frontier; the report marks th
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterable
 
 from core.wording import agree, count
@@ -44,6 +45,28 @@ def size_of(p: Point) -> str:
     :func:`perf.records.results.series_name`), ``""`` for a run without one."""
     name = p.variant
     return name[name.rindex(" [") + 2 : -1] if name.endswith("]") and " [" in name else ""
+
+
+def variant_of_series(p: Point) -> str:
+    """The variant of a shape sweep's series (``"v"`` of ``"v [ncat=32]"``); the name itself for a
+    run without one."""
+    size = size_of(p)
+    return p.variant[: -len(size) - 3] if size else p.variant
+
+
+def size_order(sizes: Iterable[str]) -> list[str]:
+    """Swept sizes in their numbers' order (``time=16`` before ``time=128``), ``""`` first."""
+    return sorted(set(sizes), key=lambda s: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s)])
+
+
+def levels_words(points: Iterable[Point], sizes: bool = True) -> str:
+    """How many levels of how many variants, counted by variant (not by series: the sizes of one
+    variant are one variant, trial 9 F31), with the sizes named (``sizes``): ``"4 levels of 1
+    variant at 2 input sizes (time=16, time=512)"``, ``"8 levels of 3 variants"``."""
+    pts = list(points)
+    said = f"{count(len(pts), 'level')} of {count(len({variant_of_series(p) for p in pts}), 'variant')}"
+    named = [s for s in size_order(size_of(p) for p in pts) if s] if sizes else []
+    return said + (f" at {count(len(named), 'input size')} ({', '.join(named)})" if named else "")
 
 
 def frontier(points: Iterable[Point]) -> list[Point]:
@@ -145,20 +168,23 @@ def frontier_section(points: dict[str, list[Point]], rec: Recommendation, failed
     front = operating_frontier(points, failed)
     if not front:
         return ["## Pareto frontier", "", "No level can be ranked, so there is no frontier."]
+    sizes = size_order(size_of(p) for p in front)
+    if len(sizes) > 1:  # one frontier per size, each in p99 order (sorted is stable)
+        front = sorted(front, key=lambda p: sizes.index(size_of(p)))
     shown = front
     if len(front) > FRONTIER_ROWS:  # keep both ends and the recommended levels, spread the rest evenly
         step = (len(front) - 1) / (FRONTIER_ROWS - 1)
         keep = {round(i * step) for i in range(FRONTIER_ROWS)}
         keep |= {i for i, p in enumerate(front) if _is(p, rec.best_peak) or _is(p, rec.best_under_budget)}
         shown = [p for i, p in enumerate(front) if i in keep]
-    variants = len({p.variant for p in front})
     lines = [
         "## Pareto frontier",
         "",
-        f"The **operating frontier**: over every level of every variant, the levels no other level beats on both "
-        f"throughput and p99 ({count(len(front), 'level')} of {count(variants, 'variant')}, lowest p99 first; "
-        "every other level is "
-        "slower, has a higher p99, or both). "
+        "The **operating frontier**: over every level of every variant, the levels no other level"
+        + (" of the same input size" if len(sizes) > 1 else "")
+        + f" beats on both throughput and p99 ({levels_words(front)}"
+        + ("; one frontier per size, never compared across sizes, each" if len(sizes) > 1 else ",")
+        + " lowest p99 first; every other level is slower, has a higher p99, or both). "
         + (
             f"{len(shown)} of them shown, evenly spread along it; all in [{APPENDIX_FILE}]({APPENDIX_FILE}). "
             if shown is not front
@@ -205,7 +231,7 @@ def frontier_summary(points: dict[str, list[Point]], rec: Recommendation, failed
     front = operating_frontier(points, failed)
     if not front:
         return ""
-    sizes = sorted({size_of(p) for p in front})
+    sizes = size_order(size_of(p) for p in front)
     ends = []
     for size in sizes:
         own = [p for p in front if size_of(p) == size]
@@ -221,8 +247,8 @@ def frontier_summary(points: dict[str, list[Point]], rec: Recommendation, failed
         else ""
     )
     text = (
-        f"**Pareto frontier** (the operating frontier: over every level of every variant{apart}; {count(len(front), 'level')} of "
-        f"{count(len({p.variant for p in front}), 'variant')}; see the section below): " + "; ".join(ends)
+        f"**Pareto frontier** (the operating frontier: over every level of every variant{apart}; {levels_words(front)}; "
+        "see the section below): " + "; ".join(ends)
     )
     off = [
         what

@@ -1,5 +1,5 @@
 """The canvas of the sweep's plots: matplotlib (Agg, imported lazily), stacked panels with the
-legend to their right, labels that never overlap (:func:`place_labels`), and :func:`finish`,
+legend to their right, labels that never overlap each other or cover a point (:func:`place_labels`), and :func:`finish`,
 which saves a figure and reads back what it drew, so tests can check the picture's data:
 ``{panel title: {curve label: (xs, ys)}}``.
 """
@@ -65,18 +65,22 @@ def panel_title(title: str, batch_size: int) -> str:
 def place_labels(
     ax, items: Sequence[tuple[float, float, str]], fontsize: float = 7, avoid: Sequence[tuple[float, float, float]] = ()
 ) -> tuple[list, int]:
-    """Annotate points so that no two labels overlap (simple collision avoidance).
+    """Annotate points so that no label overlaps another label or covers a point (simple
+    collision avoidance).
 
     Each label tries :data:`LABEL_OFFSETS` around its point in turn and takes the first
-    position whose box (display coordinates) lies inside the axes and overlaps no label
-    placed before; a label that fits nowhere is left out. Call after the axes' limits are final.
+    position whose box (display coordinates) lies inside the axes, overlaps no label placed
+    before and covers no marker drawn on the axes (:func:`_markers`: every point of a line with
+    a marker, the grey context points and the picks' stars included; trial 9, F31: a grey level
+    was hidden under a frontier label); a label that fits nowhere is left out. Call after the
+    axes' limits are final and every point is drawn.
 
     Args:
         ax: Matplotlib axes.
         items: ``(x, y, text)`` in data coordinates.
         fontsize: Label size (points).
-        avoid: ``(x, y, radius)``: markers (data coordinates, radius in display pixels) no
-            label may cover, e.g. the stars of the recommended levels.
+        avoid: ``(x, y, radius)``: more markers (data coordinates, radius in display pixels) no
+            label may cover, beyond those drawn on the axes.
 
     Returns:
         The annotations placed and the number left out.
@@ -88,6 +92,7 @@ def place_labels(
 
     frame = ax.get_window_extent(renderer)
     taken: list[Bbox] = []
+    centres, radii = _markers(ax)
     for x, y, r in avoid:
         px, py = ax.transData.transform((x, y))
         taken.append(Bbox.from_extents(px - r, py - r, px + r, py + r))
@@ -99,7 +104,7 @@ def place_labels(
             )
             box = ann.get_window_extent(renderer).expanded(1.04, 1.08)
             inside = frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1
-            if inside and not any(box.overlaps(b) for b in taken):
+            if inside and not any(box.overlaps(b) for b in taken) and not _covers(box, centres, radii):
                 taken.append(box)
                 placed.append(ann)
                 break
@@ -107,6 +112,33 @@ def place_labels(
         else:
             left_out += 1
     return placed, left_out
+
+
+def _markers(ax) -> tuple[np.ndarray, np.ndarray]:
+    """Every marker drawn on ``ax``: centres ``(n, 2)`` and radii ``(n,)`` in display pixels (half
+    the marker size, at least 2 px); lines without a marker (a budget line) have none."""
+    centres, radii = [], []
+    px_per_pt = ax.figure.dpi / 72.0
+    for line in ax.get_lines():
+        if line.get_marker() in (None, "None", "", " ", "none") or not line.get_visible():
+            continue
+        xs, ys = np.asarray(line.get_xdata(), dtype=float), np.asarray(line.get_ydata(), dtype=float)
+        keep = np.isfinite(xs) & np.isfinite(ys)
+        if not keep.any():
+            continue
+        centres.append(line.get_transform().transform(np.column_stack([xs[keep], ys[keep]])))
+        radii.append(np.full(int(keep.sum()), max(2.0, line.get_markersize() * px_per_pt / 2)))
+    if not centres:
+        return np.empty((0, 2)), np.empty(0)
+    return np.concatenate(centres), np.concatenate(radii)
+
+
+def _covers(box, centres: np.ndarray, radii: np.ndarray) -> bool:
+    """Whether ``box`` (display coordinates) overlaps the square around any marker."""
+    if not len(radii):
+        return False
+    x, y = centres[:, 0], centres[:, 1]
+    return bool(np.any((x + radii > box.x0) & (x - radii < box.x1) & (y + radii > box.y0) & (y - radii < box.y1)))
 
 
 def finish(fig, ax_list, path: Path) -> Drawn:

@@ -226,7 +226,7 @@ def plot_metric(
                     [],
                     [],
                     ls="none",
-                    label=f"{count(left_out, 'c= label')} left out where {agree(left_out, 'it', 'they')} would overlap (the tables list every level)",
+                    label=f"{count(left_out, 'c= label')} left out where {agree(left_out, 'it', 'they')} would overlap a label or cover a point (the tables list every level)",
                 )
     return finish(fig, axes, path)
 

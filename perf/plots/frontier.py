@@ -2,8 +2,9 @@
 
 * :func:`plot_frontier`: throughput against p99 of every level of every variant as light
   grey dots, the Pareto frontier (:func:`perf.analysis.frontier.operating_frontier`) as a highlighted
-  line with each point labelled ``variant c=N`` (labels never overlap), the recommended
-  levels marked and the p99 budget drawn.
+  line, one per swept input size (its own colour, marker and line style: sizes are never compared),
+  with each point labelled ``variant c=N`` (labels never overlap each other or cover a point), the
+  recommended levels marked and the p99 budget drawn.
 * :func:`plot_small_multiples`: throughput against concurrency, one panel per value of one
   factor of the grid (:func:`facets`: instance count first), one line per value of a second
   factor (the batching setting first), split by every other setting its variants differ in
@@ -25,7 +26,7 @@ from typing import Any
 
 from builders.config.variants import Variant
 from core.wording import agree, count
-from perf.analysis.frontier import operating_frontier
+from perf.analysis.frontier import levels_words, operating_frontier, size_of, size_order
 from perf.analysis.pairs import FACTORS, Factor, value_order, variant_of
 from perf.analysis.peaks import peak_title
 from perf.analysis.recommendation import Recommendation, candidate
@@ -33,7 +34,7 @@ from perf.analysis.stats import P99, THROUGHPUT, Point, curve
 from perf.markdown import flag_mark, fmt_given
 from perf.plots.canvas import Drawn, finish, log_scale_if_wide, panels, place_labels, pyplot, series_linestyle, xy
 from perf.plots.palette import BLACK, REFERENCE, SERIES
-from perf.plots.styles import ALL_DISTINCT, GREY, style
+from perf.plots.styles import ALL_DISTINCT, GREY, LINESTYLES, MARKERS, style
 from perf.plots.ticks import concurrency_axis, save
 from perf.records.results import RunResult
 
@@ -86,21 +87,27 @@ def plot_frontier(
             color=GREY,
             mfc="none" if flagged else GREY,
             alpha=0.6,
-            label=f"{'every level' if len(by_status) == 1 else 'levels'} ({len(group)}; "
-            f"{count(len({p.variant for p in group}), 'variant')}){flag_mark(status)}",
+            label=f"{'every level' if len(by_status) == 1 else 'levels'} ({levels_words(group)}){flag_mark(status)}",
             zorder=1,
         )
-    ax.plot(
-        [p.value(P99) for p in front],
-        [p.value(THROUGHPUT) for p in front],
-        marker="o",
-        ms=6,
-        lw=2,
-        color=SERIES[3],
-        drawstyle="steps-post",  # the best throughput reachable within a p99 is a step function
-        label=f"Pareto frontier ({len(front)} levels): nothing beats them on both",
-        zorder=3,
-    )
+    sizes = size_order(size_of(p) for p in front)
+    colours = [SERIES[3], *(c for c in SERIES if c != SERIES[3])]
+    for i, shape in enumerate(sizes):  # one frontier per input size: sizes are never compared (the report's words)
+        own = [p for p in front if size_of(p) == shape]
+        ax.plot(
+            [p.value(P99) for p in own],
+            [p.value(THROUGHPUT) for p in own],
+            marker=MARKERS[i % len(MARKERS)],
+            ms=6,
+            lw=2,
+            ls=series_linestyle(LINESTYLES[i % len(LINESTYLES)], [p.value(P99) for p in own]),
+            color=colours[i % len(colours)],
+            drawstyle="steps-post",  # the best throughput reachable within a p99 is a step function
+            label=f"Pareto frontier at {shape} ({levels_words(own, sizes=False)}): nothing of its size beats them on both"
+            if shape
+            else f"Pareto frontier ({levels_words(own)}): nothing beats them on both",
+            zorder=3,
+        )
     log_scale_if_wide(ax, [p.value(P99) for p in every])
     if rec is not None:
         if rec.latency_budget_ms is not None and rec.latency_percentile == 99:
@@ -142,7 +149,8 @@ def plot_frontier(
             [],
             [],
             ls="none",
-            label=f"{count(left_out, 'frontier label')} left out where {agree(left_out, 'it', 'they')} would overlap (report table)",
+            label=f"{count(left_out, 'frontier label')} left out where {agree(left_out, 'it', 'they')} would overlap a label "
+            "or cover a point (report table)",
         )
     return finish(fig, [ax], path)
 

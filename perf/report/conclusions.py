@@ -74,7 +74,7 @@ def _what(run: RunResult, ok: list[VariantResult], pts: dict[str, list[Point]]) 
     counts = sorted({p.trials for v in ok for p in pts[v.name] if p.ok})
     gpus = _list([g.get("name", "?") for g in env.get("gpus") or []]) or "no GPU"
     text = (
-        f"**What was compared.** {len(run.variants)} variants of model `{_list(uniq('model')) or '?'}` "
+        f"**What was compared.** {_variants_words(run)} of model `{_list(uniq('model')) or '?'}` "
         f"(formats {_list(uniq('format')) or '?'}; {_list(uniq('kind')) or '?'} instances x{_list(uniq('count'))}; "
         f"dynamic batching {db}; max_batch_size {_list(uniq('max_batch_size'))}) on host `{env.get('host', '?')}` "
         f"({env.get('cpu', '?')}, {env.get('cpu_count', '?')} cores, {gpus}), served by the "
@@ -92,6 +92,17 @@ def _what(run: RunResult, ok: list[VariantResult], pts: dict[str, list[Point]]) 
         if failed
         else ""
     )
+
+
+def _variants_words(run: RunResult) -> str:
+    """``"4 variants"``; a shape sweep's series counted by variant, the sizes named (trial 9, F31:
+    the two sizes of one variant are one variant): ``"2 variants at 2 input sizes (time=16, time=512)"``."""
+    shapes = {v.name: (v.params or {}).get("shape") for v in run.variants}
+    sizes = [s for s in dict.fromkeys(shapes.values()) if s]
+    if not sizes:
+        return count(len(run.variants), "variant")
+    names = {v.name[: -len(f" [{shapes[v.name]}]")] if shapes[v.name] else v.name for v in run.variants}
+    return f"{count(len(names), 'variant')} at {count(len(sizes), 'input size')} ({', '.join(sizes)})"
 
 
 def _per_level(counts: list[int], noun: str) -> str:

@@ -80,7 +80,7 @@ def test_the_pareto_plots_grey_points_carry_their_levels_mark(tmp_path: Path):
     drawn = plot_frontier.plot_frontier(points, tmp_path / "f.png", recommend(run, None), failed)
     assert drawn is not None
     (panel,) = drawn.values()
-    busy = [k for k in panel if k.startswith("levels (1; 1 variant) † host busy")]
+    busy = [k for k in panel if k.startswith("levels (1 level of 1 variant) † host busy")]
     assert len(busy) == 1 and panel[busy[0]] == ([4.0], [900.0])  # the db500 c=16 level
     assert any(k.startswith("levels (") and "†" not in k for k in panel)  # the others, unmarked
     for v in run.variants:
@@ -89,4 +89,4 @@ def test_the_pareto_plots_grey_points_carry_their_levels_mark(tmp_path: Path):
     drawn = plot_frontier.plot_frontier(run_points(run), tmp_path / "g.png", recommend(run, None), failed)
     assert drawn is not None
     (panel,) = drawn.values()
-    assert [k for k in panel if k.startswith("every level")] == ["every level (15; 3 variants) † host busy"]
+    assert [k for k in panel if k.startswith("every level")] == ["every level (15 levels of 3 variants) † host busy"]
