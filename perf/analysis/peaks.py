@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from perf.analysis.stats import KNEE_GAIN_PCT, THROUGHPUT, Point, curve, knee, peak
+from perf.analysis.ranking import Adjusted, Side, compare, operating_point
+from perf.analysis.stats import KNEE_GAIN_PCT, P99, THROUGHPUT, Point, curve, knee, peak
 from perf.markdown import fmt
 from perf.records.results import RunResult
 
@@ -90,12 +91,66 @@ def budget_unreached(run: RunResult, points: list[Point], at: Point, percentile:
     )
 
 
+def best_levels(run: RunResult, points: dict[str, list[Point]]) -> dict[str, Point]:
+    """Each variant's best level, by one rule wherever one is named (the best peak pick, the console
+    table's row, the peaks not reached; trial 9, F36: the report named c=1 and the console c=2 of
+    the same variant): in a rounds sweep the paired ranking's (:func:`perf.analysis.ranking.operating_point`
+    of every level, over the round-adjusted throughput of the run's variants that did not fail, as
+    :func:`~perf.analysis.ranking.rank_variants` names its leader); else the level with the highest
+    median throughput (:func:`perf.analysis.stats.peak`). A variant without one is left out."""
+    out = {n: p for n, pts in points.items() if (p := peak(pts)) is not None}
+    if run.rounds is None:
+        return out
+    ok = [v for v in run.variants if v.status != "failed"]
+    adjusted = Adjusted(ok)
+    for v in ok:
+        op = operating_point(v, None, adjusted=adjusted, backed=False)
+        at = op and next((p for p in points.get(v.name, []) if _at(p, op.side)), None)
+        if at is not None:
+            out[v.name] = at
+    return out
+
+
+def higher_median(run: RunResult, points: list[Point], at: Point, short: bool = False) -> str | None:
+    """Why ``at``, a variant's best level (:func:`best_levels`), is named although another of its
+    levels has a higher median throughput, in numbers (``short``: for a console note); ``None``
+    when none has. In a rounds sweep the two are compared paired (:func:`perf.analysis.ranking.compare`)
+    and the round-adjusted scale (:class:`perf.analysis.ranking.Adjusted`) that named it is shown."""
+    top = peak(points)
+    if top is None or top is at or top.value(THROUGHPUT) <= at.value(THROUGHPUT) or run.rounds is None:
+        return None
+    vr = run.variant(at.variant)
+    if vr is None:
+        return None
+    a, b = Side(vr.name, at.concurrency, at.batch_size), Side(vr.name, top.concurrency, top.batch_size)
+    c, lo, hi = compare(vr, a, vr, b), f"c={at.concurrency}", f"c={top.concurrency}"
+    r = c.result
+    said = f"{hi}'s median is higher, {fmt(top.get(THROUGHPUT))} infer/s (p99 {fmt(top.get(P99), 2)} ms)"
+    if r is None:
+        return f"{said}, never measured in a round with {lo}"
+    verdict = {"a": f"{lo} beats it by the paired rule", "b": f"it beats {lo} by the paired rule"}.get(
+        c.verdict, "not distinguishable by the paired rule"
+    )
+    if short:
+        return f"{hi}'s median higher, {fmt(top.get(THROUGHPUT))}: {verdict}; {lo} ahead in {r.wins} of {r.rounds} rounds"
+    adjusted = Adjusted([v for v in run.variants if v.status != "failed"])
+    ax, bx = adjusted.of(a), adjusted.of(b)
+    scale = f"; {lo} is named by the round-adjusted scale, {fmt(ax)} vs {fmt(bx)} infer/s" if ax and bx else ""
+    return (
+        f"{said}, but {verdict}: {lo} was ahead in {r.wins} of the {r.rounds} rounds they shared "
+        f"({hi}/{lo} median ratio {1.0 / r.median:.2f}){scale}"
+    )
+
+
+def _at(p: Point, side: Side) -> bool:
+    return (p.concurrency, p.batch_size) == (side.concurrency, side.batch_size)
+
+
 def unreached_all(run: RunResult, points: dict[str, list[Point]]) -> dict[str, str]:
-    """:func:`unreached` of every variant's highest-throughput level, for the variants whose peak was not reached."""
+    """:func:`unreached` of every variant's best level (:func:`best_levels`), for the variants whose peak was not reached."""
     out: dict[str, str] = {}
-    for name, pts in points.items():
-        top = peak(pts)
-        if top is not None and (why := unreached(run, pts, top)) is not None:
+    for name, top in best_levels(run, points).items():
+        if (why := unreached(run, points[name], top)) is not None:
             out[name] = why
     return out
 

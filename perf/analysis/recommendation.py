@@ -33,7 +33,7 @@ from perf.analysis.cuts import cut_notes
 from perf.analysis.excluded import candidate, excluded_levels, where
 from perf.analysis.notes import notes_text, repeat_noun
 from perf.analysis.paired import ALPHA
-from perf.analysis.peaks import budget_unreached, unreached, unreached_all
+from perf.analysis.peaks import budget_unreached, higher_median, unreached, unreached_all
 from perf.analysis.ranking import Ranking, Side, dropped_by_search, rank_variants
 from perf.analysis.standing import few_rounds, others_words, outside_words, rounds_left, settled, tie_words
 from perf.analysis.stats import P99, THROUGHPUT, Point, knee, run_points
@@ -73,6 +73,7 @@ class Choice:
         outside: A tie set's pick: the variants outside the tie set, in words (:func:`perf.analysis.standing.outside_words`).
         headroom: The best under a budget is best among the levels measured only, why (:func:`perf.analysis.peaks.budget_unreached`).
         budget_latency: A best under a budget on another percentile than p99: that latency in words, said before the p99 (trial 9, F39).
+        level_why: Why its level is named although another of the variant's has a higher median (:func:`perf.analysis.peaks.higher_median`).
     """
 
     variant: str
@@ -95,6 +96,7 @@ class Choice:
     outside: str = ""
     headroom: str | None = None
     budget_latency: str | None = None
+    level_why: str | None = None
 
     @property
     def tied(self) -> bool:
@@ -119,7 +121,7 @@ class Choice:
         )
         if self.confidence is not None:
             text += " — " + self.verdict()
-        return text + "".join(f" — {w}" for w in (self.short, self.judged_on, self.why, self.headroom) if w)
+        return text + "".join(f" — {w}" for w in (self.short, self.level_why, self.judged_on, self.why, self.headroom) if w)
 
     def verdict(self) -> str:
         """The paired verdict in words (a rounds sweep): the tie set, or what it beats."""
@@ -312,7 +314,7 @@ def _peaks(run: RunResult, points: dict[str, list[Point]], rec: Recommendation) 
     rec.unreached = unreached_all(run, points)
     if (c := rec.best_peak) is not None:
         at = next(p for p in points[c.variant] if (p.concurrency, p.batch_size) == (c.concurrency, c.batch_size))
-        c.unreached = unreached(run, points[c.variant], at)
+        c.unreached, c.level_why = unreached(run, points[c.variant], at), higher_median(run, points[c.variant], at)
     if (u := rec.best_under_budget) is not None:
         at = next(p for p in points[u.variant] if (p.concurrency, p.batch_size) == (u.concurrency, u.batch_size))
         said = rec.latency_percentile == 99 and not u.judged_note  # the number beside it: the level's own p99

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 from perf.analysis.budget_latency import latency_metric
 from perf.analysis.cuts import cut_variants
 from perf.analysis.frontier import series_sizes, size_marks
-from perf.analysis.peaks import HEADROOM_NOTE, UNREACHED_MARK, peak_mark
+from perf.analysis.peaks import HEADROOM_NOTE, UNREACHED_MARK, best_levels, higher_median, peak_mark
 from perf.analysis.recommendation import Recommendation, recommend
-from perf.analysis.stats import P99, THROUGHPUT, Point, peak, run_points
+from perf.analysis.stats import P99, THROUGHPUT, Point, run_points
 from perf.markdown import TOP_N, UNSTABLE_MARK, errors_text, flag_mark, fmt
 from perf.records.results import RunResult, VariantResult, split_by_shape
 from perf.search.budget import not_measured
@@ -49,20 +49,27 @@ def summary_table(
         latency_budget_ms = run.settings.get("latency_budget_ms")
     rec = recommend(run, latency_budget_ms, latency_percentile)
     points = run_points(run)
+    best = best_levels(run, points)  # the level each row names: the report's, by one rule (trial 9, F36)
     title = f"Sweep {run.run_id}" + (f" — {rec.budget_text}" if latency_budget_ms else "")
     shown = run.variants
     if len(run.variants) > top_n:
-        peaks = {v.name: p.value(THROUGHPUT) for v in run.variants if v.status != "failed" and (p := peak(points[v.name]))}
+        peaks = {v.name: p.value(THROUGHPUT) for v in run.variants if v.status != "failed" and (p := best.get(v.name))}
         keep = set(sorted(peaks, key=lambda n: -peaks[n])[:top_n])
         keep |= {c.variant for c in (rec.best_under_budget, rec.best_peak) if c is not None}
         shown = [v for v in run.variants if v.name in keep]
     pct = rec.latency_percentile
     other = pct != 99 and latency_budget_ms is not None  # the budget's percentile beside the p99
-    rows = _summary_rows(run, rec, shown, points, other)
+    rows = _summary_rows(run, rec, shown, points, other, best)
     shown_text = " ".join(cell for cells, _ in rows for cell in cells[1:])  # not the names
     view = Table(title=escape(title), caption=_summary_legend(shown_text, pct, other, run, len(shown), top_n))
     view.add_column("variant", no_wrap=True)
-    for col in ("highest infer/s", "at c", *([f"p{pct} ms"] if other else []), "p99 ms", "knee c"):  # the budget's first (F39)
+    for col in (
+        "best infer/s" if run.rounds is not None else "highest infer/s",
+        "at c",
+        *([f"p{pct} ms"] if other else []),
+        "p99 ms",
+        "knee c",
+    ):  # the budget's first (F39)
         view.add_column(col, justify="right", no_wrap=True)
     view.add_column("note")
     for cells, style in rows:
@@ -78,7 +85,12 @@ FLAG_WORDS = {
 
 
 def _summary_rows(
-    run: RunResult, rec: Recommendation, shown: Sequence[VariantResult], points: dict[str, list[Point]], other: bool
+    run: RunResult,
+    rec: Recommendation,
+    shown: Sequence[VariantResult],
+    points: dict[str, list[Point]],
+    other: bool,
+    best: dict[str, Point],
 ) -> list[tuple[list[str], str | None]]:
     """The console table's rows (unescaped cells, row style): every † in a row is named in its
     note (``† unstable`` / ``† host busy``), and a mark is said once per note (trial 9, F16, F23)."""
@@ -86,7 +98,7 @@ def _summary_rows(
     (never, before), by_size = map(set, cut_variants(run)), size_marks(run, rec)  # a shape sweep: each size's picks, named
     rows = []
     for v in shown:
-        p = peak(points[v.name])
+        p = best.get(v.name)
         marks = list(by_size.get(v.name, []))
         u = None if by_size else rec.best_under_budget
         if u and u.variant == v.name:  # the † goes with the level it marks, named there
@@ -105,6 +117,8 @@ def _summary_rows(
             marks.append(peak_mark(rec.best_peak) + (f" ({rec.best_peak.short})" if rec.best_peak.short else ""))
         elif v.name in rec.unreached and not any(UNREACHED_MARK in m for m in marks):  # a size's pick said it
             marks.append("peak not reached")
+        if p is not None and (higher := higher_median(run, points[v.name], p, short=True)):
+            marks.append(higher)  # its level's median is not the variant's highest: why, in numbers
         if p is not None and flag_mark(p.status):  # the "at c" column's †, named
             marks.append(flag_mark(p.status).strip())
         if v.name in before:  # cut in this session, with numbers from an earlier one: they stand
@@ -133,6 +147,11 @@ def _summary_legend(text: str, pct: int, other: bool, run: RunResult, shown: int
     batch size" under a table with no b)."""
     flags = [f"{kind}: {words}" for kind, words in FLAG_WORDS.items() if f"{UNSTABLE_MARK} {kind}" in text]
     parts = [
+        *(
+            ["best: each variant's best level by the paired ranking (round-adjusted over the rounds, report.md)"]
+            if run.rounds is not None
+            else []
+        ),
         "c: concurrency" + (", b: client batch size" if "b=" in text else ""),
         f"{f'p{pct} (the budget is on it) and ' if other else ''}p99 at that level",
         *(
