@@ -105,7 +105,7 @@ def best_levels(run: RunResult, points: dict[str, list[Point]]) -> dict[str, Poi
     adjusted = Adjusted(ok)
     for v in ok:
         op = operating_point(v, None, adjusted=adjusted, backed=False)
-        at = op and next((p for p in points.get(v.name, []) if _at(p, op.side)), None)
+        at = next((p for p in points.get(v.name, []) if _at(p, op.side)), None) if op is not None else None
         if at is not None:
             out[v.name] = at
     return out
