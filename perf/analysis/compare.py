@@ -35,8 +35,9 @@ from perf.analysis.stats import MIN_TRIALS_FOR_SPREAD, P99, THROUGHPUT, Delta, P
 from perf.analysis.unpaired import RULE as RANK_SUM_RULE
 from perf.analysis.unpaired import rank_sum
 from perf.markdown import UNSTABLE_MARK, Align, errors_text, flag_mark, table
-from perf.records.results import RunResult, load, split_by_shape
+from perf.records.results import RunResult, load
 from perf.records.unfinished import unfinished_text
+from perf.records.workloads import split_by_workload
 
 log = logging.getLogger(__name__)
 
@@ -364,7 +365,7 @@ def compare_runs(run_a: Path, run_b: Path, out: Path | None = None) -> Path:
             f"both runs are {run_a}: a run compared with itself shows no change by construction",
             hint="give the run before the change and the run after it (two folders under results/)",
         )
-    a, b = split_by_shape(load(Path(run_a))), split_by_shape(load(Path(run_b)))
+    a, b = (split_by_workload(load(Path(r)), batches=False) for r in (run_a, run_b))
     if (a.run_id, a.created) == (b.run_id, b.created):
         raise PerfError(
             f"{run_a} and {run_b} hold the same run ({a.run_id}, started {a.created}): one is a copy of the other, "

@@ -41,6 +41,7 @@ from perf.analysis.pairs import FACTORS, VARIANT_FIELDS, Factor, value_order, va
 from perf.analysis.stats import P99, THROUGHPUT, Point, common_level, curve, delta, spread_unknown
 from perf.analysis.threads import COUNT, count_label, not_the_count
 from perf.records.results import RunResult, VariantResult
+from perf.records.workloads import workload
 
 #: With at least this many pairs the spread is the interquartile range, else min–max.
 IQR_FROM = 4
@@ -310,7 +311,7 @@ def main_effects(run: RunResult, points: dict[str, list[Point]]) -> list[MainEff
         for v, t in typed:
             val = f.value(t)
             if val is not None:
-                key = (tuple(getattr(t, x) for x in rest), (v.params or {}).get("shape"))
+                key = (tuple(getattr(t, x) for x in rest), workload(v))
                 groups.setdefault(key, []).append((v, t, val))
         values = sorted({val for g in groups.values() for _, _, val in g}, key=value_order)
         if len(values) < 2:

@@ -25,7 +25,7 @@ NEVER_TOGETHER = "not measured fairly: the two levels were never measured in the
 
 def is_rounds(variants: list[VariantResult]) -> bool:
     """Each variant's levels are one series (one swept shape at most: a shape sweep is split
-    into one series per shape first, :func:`perf.records.results.split_by_shape`)."""
+    into one series per shape first, :func:`perf.records.workloads.split_by_workload`)."""
     return all(len({lv.shape for lv in v.levels}) <= 1 for v in variants)
 
 

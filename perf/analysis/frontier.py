@@ -26,6 +26,7 @@ from perf.analysis.recommendation import Recommendation, candidate, rank, recomm
 from perf.analysis.stats import P99, THROUGHPUT, Point
 from perf.markdown import APPENDIX_FILE, UNSTABLE_MARK, flag_mark, fmt, name_then_numbers, table
 from perf.records.results import RunResult
+from perf.records.workloads import workload
 
 #: Frontier rows the report shows; the appendix lists every one.
 FRONTIER_ROWS = 10
@@ -41,8 +42,8 @@ def dominates(a: Point, b: Point) -> bool:
 
 
 def size_of(p: Point) -> str:
-    """The swept input size of a shape sweep's series (``"ncat=32"`` of ``"v [ncat=32]"``,
-    :func:`perf.records.results.series_name`), ``""`` for a run without one."""
+    """The client workload of a series of a run of several (``"ncat=32"`` of ``"v [ncat=32]"``, ``"b=8"`` of
+    ``"v [b=8]"``: :func:`perf.records.workloads.series_name`), ``""`` for a run of one."""
     name = p.variant
     return name[name.rindex(" [") + 2 : -1] if name.endswith("]") and " [" in name else ""
 
@@ -74,9 +75,9 @@ def frontier(points: Iterable[Point]) -> list[Point]:
 
     Sort by p99 (ties: higher throughput first) and keep each point whose throughput beats
     every point kept before it: O(n log n). Two points with equal throughput and p99 are both kept.
-    Levels of different swept input sizes never dominate each other (a size is the client's, not a
-    setting to pick; trial 7: ncat=1 levels were "dominated" by ncat=32 ones): one frontier per size,
-    merged by p99.
+    Levels of different client workloads (swept input sizes, client batch sizes) never dominate each
+    other (a size or a batch size is the client's, not a setting to pick; trial 7: ncat=1 levels were
+    "dominated" by ncat=32 ones; trial 9: b=1 ones by b=8 ones): one frontier per workload, merged by p99.
 
     Args:
         points: Any levels; non-candidates (:func:`perf.analysis.recommendation.candidate`) are skipped.
@@ -242,7 +243,8 @@ def frontier_summary(points: dict[str, list[Point]], rec: Recommendation, failed
             f"to `{hi.variant}` at {_level(hi)} (highest throughput, {fmt(hi.get(THROUGHPUT))} infer/s, p99 {fmt(hi.get(P99), 2)} ms)"
         )
     apart = (
-        "; one per input size, never compared across sizes: a size is the client's, not a setting to pick"
+        "; one per client workload (input size, client batch size), never compared across workloads: a size or a "
+        "batch size is the client's, not a setting to pick"
         if len(sizes) > 1
         else ""
     )
@@ -264,17 +266,18 @@ def frontier_summary(points: dict[str, list[Point]], rec: Recommendation, failed
 
 
 def series_sizes(run: RunResult) -> dict[str, str]:
-    """Series name -> the swept size its levels were measured at, for a run split by shape
-    (:func:`perf.records.results.split_by_shape`); empty for a run of one size."""
-    sizes = {v.name: s for v in run.variants if (s := next((lv.shape for lv in v.levels if lv.shape), None))}
+    """Series name -> the client workload (swept size, client batch size) its levels were measured
+    at, for a run split by workload (:func:`perf.records.workloads.split_by_workload`); empty for a
+    run of one workload."""
+    sizes = {v.name: s for v in run.variants if (s := workload(v))}
     return sizes if len(set(sizes.values())) > 1 else {}
 
 
 def size_marks(run: RunResult, rec: Recommendation) -> dict[str, list[str]]:
     """For the console table (:mod:`perf.report.write`; trial 7, F21: one size marked "best peak",
-    no word of the other). Series name -> its pick marks at its own size, ``"best peak for ncat=1 clients (c=4 †
-    host busy)"``: the recommendation's rule over each size's series alone, a flagged level named as flagged;
-    empty for a run of one size."""
+    no word of the other). Series name -> its pick marks at its own workload, ``"best peak for ncat=1 clients (c=4 †
+    host busy)"``: the recommendation's rule over each workload's series alone, a flagged level named as flagged;
+    empty for a run of one workload."""
     sizes, out = series_sizes(run), dict[str, list[str]]()
     for size in sorted(set(sizes.values())):
         series = [v for v in run.variants if sizes.get(v.name) == size]

@@ -26,6 +26,7 @@ from typing import Any
 from builders.config.variants import Variant
 from core.errors import ConfigError
 from perf.records.results import VariantResult
+from perf.records.workloads import WORKLOAD, workload
 
 log = logging.getLogger(__name__)
 
@@ -102,7 +103,7 @@ def value_order(v: Any) -> tuple[int, float, str]:
 def variant_of(v: VariantResult) -> Variant | None:
     """The typed parameters of a swept variant, or None when ``params`` is missing or
     does not make a valid :class:`Variant` (logged)."""
-    if not v.params:
+    if not v.params or v.params.keys() <= {WORKLOAD}:  # a series of a record without params (split_by_workload)
         return None
     try:
         return Variant.from_json(v.params)
@@ -177,8 +178,8 @@ def pairs(variants: Sequence[VariantResult]) -> list[Pair]:
     out = []
     for j, (b, tb) in enumerate(known):
         for i, (a, ta) in enumerate(known):
-            if a is b or (a.params or {}).get("shape") != (b.params or {}).get("shape"):
-                continue  # series of a shape sweep are compared at one shape only
+            if a is b or workload(a) != workload(b):
+                continue  # series of several client workloads are compared at one workload only
             d = differing(ta, tb)
             kind = _kind(ta, tb, d)
             if kind is not None and (kind != "format" or i < j):

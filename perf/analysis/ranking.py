@@ -33,9 +33,9 @@ were host busy) is within the budget (the report also says in how many of its ro
 the one with the highest round-adjusted throughput at its operating point unless another is ahead
 of it in the median of their shared rounds (:mod:`perf.analysis.leader`); the **tie set** is the
 leader and every variant it does not beat.
-A pick is named alone only when the tie set has one member. In a shape sweep (``--shapes``: one
-series per variant and size) the leader is compared with the series of its own size only: an
-input size is the client's, not a setting to pick.
+A pick is named alone only when the tie set has one member. With several client workloads (``--shapes``
+sizes, ``--batch-sizes``: :func:`perf.records.workloads.split_by_workload`) the leader is compared with the
+series of its own workload only: an input size or a client batch size is the client's, not a setting to pick.
 
 **The pick's other levels**: the leader's operating point and a runner-up's may share fewer
 rounds than the rule needs (levels join a ladder in different rounds). The leader's *variant*
@@ -68,6 +68,7 @@ from perf.analysis.stats import THROUGHPUT
 from perf.records.levels import LevelResult
 from perf.records.results import VariantResult
 from perf.records.search import SearchDecision
+from perf.records.workloads import workload
 
 Drops = Mapping[str, tuple[str, int, int]]  #: the search's drops: name -> (who beat it, its level, the dropped one's)
 #: Paired rounds the rule needs before it can call a difference (6 at 5 %).
@@ -284,7 +285,7 @@ class Ranking:
         tie_set: The leader and every variant it does not beat, leader first.
         comparisons: The leader vs each other ranked variant, by round-adjusted throughput.
         unranked: Variants without an operating point.
-        other_sizes: Series of a shape sweep at another input size than the leader's (not compared).
+        other_sizes: Series at another client workload (input size, client batch size) than the leader's (not compared).
         budget_ms, latency_metric: The latency budget it ranks under (ms; ``None``: by peak) and the percentile field it is on.
     """
 
@@ -341,8 +342,9 @@ def rank_variants(
     if leader is None:
         return Ranking(None, [], [], unranked, budget_ms=budget_ms, latency_metric=latency_metric)
     leader = peaks[leader.side.variant]
-    other_sizes = [o.side.variant for o in ops if o.side.shape != leader.side.shape]
-    ops = [o for o in ops if o.side.shape == leader.side.shape]  # a shape sweep: series of one size compared only
+
+    at = {o.side.variant: (o.side.shape, workload(by_name[o.side.variant])) for o in [*ops, leader]}  # client workloads
+    other_sizes, ops = [o.side.variant for o in ops if at[o.side.variant] != at[leader.side.variant]], [o for o in ops if at[o.side.variant] == at[leader.side.variant]]  # fmt: skip
     lead_v = by_name[leader.side.variant]
     others = [s for s in levels_of(lead_v) if s != leader.side and _within(lead_v, s, budget_ms, latency_metric)]
     comparisons = [

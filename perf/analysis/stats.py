@@ -50,7 +50,7 @@ METRICS: tuple[str, ...] = tuple(
         "host_busy",
         "host_not_sampled",
         "notes",
-        "shape",  # a key of the level (one series per shape: perf.records.results.split_by_shape), never a median
+        "shape",  # a key of the level (one series per workload: perf.records.workloads.split_by_workload), never a median
         "request_rate",
     )
 )

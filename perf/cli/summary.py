@@ -16,7 +16,8 @@ from perf.analysis.peaks import HEADROOM_NOTE, UNREACHED_MARK, best_levels, high
 from perf.analysis.recommendation import Recommendation, recommend
 from perf.analysis.stats import P99, THROUGHPUT, Point, run_points
 from perf.markdown import TOP_N, UNSTABLE_MARK, errors_text, flag_mark, fmt
-from perf.records.results import RunResult, VariantResult, split_by_shape
+from perf.records.results import RunResult, VariantResult
+from perf.records.workloads import split_by_workload
 from perf.search.budget import not_measured
 
 if TYPE_CHECKING:  # rich is imported only when a table is drawn
@@ -44,7 +45,7 @@ def summary_table(
     from rich.markup import escape
     from rich.table import Table
 
-    run = split_by_shape(run)
+    run = split_by_workload(run)
     if latency_budget_ms is None:
         latency_budget_ms = run.settings.get("latency_budget_ms")
     rec = recommend(run, latency_budget_ms, latency_percentile)
@@ -161,7 +162,11 @@ def _summary_legend(text: str, pct: int, other: bool, run: RunResult, shown: int
         ),
         "knee: saturation concurrency (report.md)",
         *([f"{UNSTABLE_MARK}: that level is flagged ({'; '.join(flags)})"] if flags else []),
-        *(["a size [..] is the client's, not a setting to pick: each size has its own picks"] if series_sizes(run) else []),
+        *(
+            ["a client workload [..] (size, b=batch size) is the client's, not a setting to pick: each has its own picks"]
+            if series_sizes(run)
+            else []
+        ),
         *(
             [f"the top {top_n} by highest throughput and the picks shown, {len(run.variants) - shown} more in report.md"]
             if shown < len(run.variants)

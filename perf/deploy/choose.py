@@ -23,8 +23,9 @@ from perf.analysis.notes import repeat_noun
 from perf.analysis.peaks import peak_mark, peak_title
 from perf.analysis.recommendation import Choice, Recommendation, recommend
 from perf.markdown import fmt, fmt_given
-from perf.records.results import RunResult, series_name, split_by_shape
+from perf.records.results import RunResult
 from perf.records.unfinished import resume_hint, unfinished_text
+from perf.records.workloads import series_name, split_by_workload, workload, workload_of
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,9 +61,12 @@ def choose_variant(
     allow_unfinished: bool = False,
     results_dir: Path | None = None,
 ) -> Chosen:
-    """The variant to deploy: ``variant``, else the run's recommendation. A run that swept
-    shapes (``--shapes``) is ranked as the report ranks it, one series per variant and shape;
-    the chosen level names its shape.
+    """The variant to deploy: ``variant``, else the run's recommendation. A run of several client
+    workloads (``--shapes`` sizes, several ``--batch-sizes``) is ranked as the report ranks it, one
+    series per variant and workload (a size or a batch size is the client's, not a setting to pick):
+    the recommendation deployed is the report's first pick, at the workload it names, and a named
+    variant's level is taken at that workload too (at its own best where it has none there); the
+    chosen level and ``why`` name the workload.
 
     Args:
         run: A loaded sweep.
@@ -169,8 +173,8 @@ def _choose(
     ]
     hint = f"valid variants of run {run.run_id}: {', '.join(valid) or '(none measured)'}"
     budget = latency_budget_ms if latency_budget_ms is not None else run.settings.get("latency_budget_ms")
-    view = split_by_shape(run)  # as the report ranks them: one series per variant and swept shape
-    of_series = {series_name(v.name, lv.shape): v.name for v in run.variants for lv in v.levels}
+    view = split_by_workload(run)  # as the report ranks them: one series per variant and client workload
+    of_series = {series_name(v.name, workload_of(run, lv)): v.name for v in run.variants for lv in v.levels}
     of_series.update({v.name: v.name for v in run.variants})
     if variant is not None:
         found = run.variant(variant)
@@ -181,7 +185,7 @@ def _choose(
             raise PerfError(
                 f"variant {variant!r} was not measured in run {run.run_id} (status {found.status}{reason})", hint=hint
             )
-        return _named(view, variant, of_series, budget, hint, run.run_id)
+        return _named(view, variant, of_series, budget, hint, run.run_id, _first_workload(view, budget))
     if not unfinished_ok:
         finish = resume_hint(run, results_dir) if results_dir is not None else f"the sweep's `--resume {run.run_id}`"
         raise PerfError(
@@ -203,7 +207,8 @@ def _choose(
             )
         return Chosen(
             of_series[rec.best_under_budget.variant],
-            f"the run's recommendation: the best level within the {rec.budget_text}",
+            f"the run's recommendation: the best level within the {rec.budget_text}"
+            + _for_workload(view, rec.best_under_budget.variant),
             rec.best_under_budget,
         )
     if rec.best_peak is None:
@@ -211,15 +216,41 @@ def _choose(
     return Chosen(
         of_series[rec.best_peak.variant],
         f"the run's recommendation: the {peak_title(rec.best_peak)[:1].lower()}{peak_title(rec.best_peak)[1:]} "
-        "(the run has no latency budget)",
+        "(the run has no latency budget)" + _for_workload(view, rec.best_peak.variant),
         rec.best_peak,
     )
 
 
-def _named(view: RunResult, variant: str, of_series: dict[str, str], budget: float | None, hint: str, run_id: str) -> Chosen:
+def _for_workload(view: RunResult, series: str) -> str:
+    """``" for clients sending b=8 (...)"``: the client workload of the chosen series in a run of several, else ``""``."""
+    own = view.variant(series)
+    label = workload(own) if own is not None else None
+    if not label or len({workload(v) for v in view.variants}) < 2:
+        return ""
+    return (
+        f", for clients sending {label} (the report's first pick; each client workload has its own pick in the report, "
+        "a size or a batch size is the client's, not a setting to pick)"
+    )
+
+
+def _first_workload(view: RunResult, budget: float | None) -> str | None:
+    """The client workload of the report's first pick in a run of several, else ``None``."""
+    if len({workload(v) for v in view.variants}) < 2:
+        return None
+    rec = recommend(view, budget)
+    pick = rec.best_under_budget or rec.best_peak
+    own = view.variant(pick.variant) if pick is not None else None
+    return workload(own) if own is not None else None
+
+
+def _named(
+    view: RunResult, variant: str, of_series: dict[str, str], budget: float | None, hint: str, run_id: str, at: str | None = None
+) -> Chosen:
     """The level of a named (and measured) ``variant``: the recommendation's rule over its series
-    alone (module docstring); its status is not ranked against, it was named."""
+    alone (module docstring), those at client workload ``at`` where it has any; its status is not
+    ranked against, it was named."""
     own = [dataclasses.replace(v, status="ok") for v in view.variants if of_series[v.name] == variant]
+    own = [v for v in own if workload(v) == at] or own
     rec = recommend(dataclasses.replace(view, variants=own), budget)
     pick, why = rec.best_under_budget, f"named with --variant: its best level within the {rec.budget_text}"
     if pick is None:
@@ -232,6 +263,8 @@ def _named(view: RunResult, variant: str, of_series: dict[str, str], budget: flo
         )
     if pick is None:
         raise PerfError(f"variant {variant!r} has no level that can be ranked in run {run_id}", hint=hint)
+    if (label := workload(own[0])) and len({workload(v) for v in view.variants}) > 1:
+        why += f", at {label}" + (" (the client workload of the report's first pick)" if label == at else "")
     # one variant ranked alone: no verdict against others to state
     return Chosen(variant, why, dataclasses.replace(pick, tie_set=[], beats=[], confidence=None, against=""))
 

@@ -314,43 +314,6 @@ def parse_shape_text(text: str) -> dict[str, int]:
     return {k: int(v) for k, v in (part.split("=") for part in text.split(",") if part)}
 
 
-def series_name(variant: str, shape: str | None) -> str:
-    """The name a variant's levels at one swept shape are reported under: ``"mlp_onnx_... [seq=64]"``."""
-    return f"{variant} [{shape}]" if shape else variant
-
-
-def split_by_shape(run: RunResult) -> RunResult:
-    """The run as the report shows it: a variant whose levels were measured at several swept
-    shapes (``sweep --shapes``) becomes one series per shape, named :func:`series_name`, its
-    ``params`` extended with ``"shape"`` (pairs compare series of one shape only); every
-    table, plot and recommendation then lists the shapes the way it lists concurrency levels.
-    A run without a shape sweep is returned as it is."""
-    if not any(lv.shape for v in run.variants for lv in v.levels):
-        return run
-    variants = []
-    for v in run.variants:
-        shapes = sorted({lv.shape or "" for lv in v.levels}, key=lambda t: list(parse_shape_text(t).values()))
-        if not v.levels or shapes == [""]:
-            variants.append(v)
-            continue
-        for shape in shapes:
-            levels = [lv for lv in v.levels if (lv.shape or "") == shape]
-            params = {**v.params, "shape": shape} if v.params else None
-            status = "ok" if any(lv.usable for lv in levels) else v.status if v.status != "ok" else "failed"
-            variants.append(
-                dataclasses.replace(
-                    v,
-                    name=series_name(v.name, shape),
-                    params=params,
-                    levels=levels,
-                    status=status,
-                    error=v.error if status != "ok" else None,
-                    dynamic_axes=shape or v.dynamic_axes,
-                )
-            )
-    return dataclasses.replace(run, variants=variants)
-
-
 def new_run_id() -> str:
     """``YYYYmmdd-HHMMSS`` (local time), sortable."""
     return time.strftime("%Y%m%d-%H%M%S")

@@ -31,6 +31,7 @@ from perf.markdown import capped, fmt, table
 from perf.records.levels import HOST_BUSY
 from perf.records.results import RunResult
 from perf.records.rounds import BudgetRecord, Cut
+from perf.records.workloads import workload
 from perf.report.servers import group_end_words
 from perf.search.budget import not_measured
 
@@ -225,9 +226,9 @@ def comparison_lines(
             )
     if ranking.other_sizes:
         lines.append(
-            f"- Shape sweep: the pick is compared only with series of its own size ({lead.shape}); "
-            f"{count(len(ranking.other_sizes), 'series', 'series')} at other sizes are not its rivals "
-            "(an input size is the client's, not a setting to pick)."
+            f"- Client workloads: the pick is compared only with series of its own workload ({_workload(run, lead)}); "
+            f"{count(len(ranking.other_sizes), 'series', 'series')} at other workloads are not its rivals "
+            "(an input size or a client batch size is the client's, not a setting to pick)."
         )
     if any(len(c.rounds) < MIN_ROUNDS and c.verdict == "not distinguishable" for c in ranking.comparisons):
         lines.append(
@@ -235,6 +236,12 @@ def comparison_lines(
             f"({GAP_ROUNDS} rounds or more, every one {GAP_MIN:g}× or more the same way): else not distinguishable."
         )
     return lines
+
+
+def _workload(run: RunResult | None, lead: Side) -> str:
+    """The label of the pick's client workload (its series', else its level's size)."""
+    v = run.variant(lead.variant) if run is not None else None
+    return (workload(v) if v is not None else None) or lead.shape or "workload"
 
 
 def _nth(step: int) -> str:

@@ -19,6 +19,7 @@ from perf.analysis.stats import THROUGHPUT, Point, common_level, curve, gpu_metr
 from perf.analysis.threads import threads_words
 from perf.markdown import CPU_MEASURES, flag_mark, fmt
 from perf.records.results import RunResult, VariantResult
+from perf.records.workloads import workload
 from perf.report.phrases import Facts, say
 
 #: A differing field's name in words (the others: the field's name).
@@ -44,8 +45,8 @@ ONE_SETTING: tuple[tuple[frozenset[str], str], ...] = (
 
 
 def runner_up(ok: list[VariantResult], best: str, batch_size: int, pts: dict[str, list[Point]]) -> Point | None:
-    """Peak point of the second-highest peak at ``batch_size`` among series of the best's input size."""
-    size = {v.name: (v.params or {}).get("shape") for v in ok}
+    """Peak point of the second-highest peak at ``batch_size`` among series of the best's client workload."""
+    size = {v.name: workload(v) for v in ok}
     peaks = [
         max(curve(pts[v.name], batch_size), key=lambda p: p.value(THROUGHPUT))
         for v in ok

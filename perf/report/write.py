@@ -29,8 +29,9 @@ from perf.analysis.recommendation import Recommendation, candidate, recommend
 from perf.analysis.stats import KNEE_GAIN_PCT, Point, run_points
 from perf.markdown import APPENDIX_FILE, LIST_LIMIT, TOP_N, capped
 from perf.plots import figures as plots
-from perf.records.results import RunResult, VariantResult, load, split_by_shape
+from perf.records.results import RunResult, VariantResult, load
 from perf.records.unfinished import unfinished_text
+from perf.records.workloads import split_by_workload, workload
 from perf.report import coldstart as coldstart_report
 from perf.report import conclusions
 from perf.report import html as report_html
@@ -108,21 +109,24 @@ def recommendation_section(
 
 
 def size_lines(run: RunResult, rec: Recommendation) -> list[str]:
-    """A shape sweep's picks at each swept size: the picks above are for the size of their series
-    (an input size is the client's, not a setting to pick: :mod:`perf.analysis.ranking` compares
-    series of one size only), so every other size gets its own, by the same rule (trial 6: one pick
-    at frames=16 for a run that also swept frames=98). Empty for a run of one size."""
+    """A run of several client workloads' picks at each workload (swept input size, client batch
+    size: :func:`perf.records.workloads.split_by_workload`): the picks above are for the workload of
+    their series (a size or a batch size is the client's, not a setting to pick:
+    :mod:`perf.analysis.ranking` compares series of one workload only), so every other workload gets
+    its own, by the same rule (trial 6: one pick at frames=16 for a run that also swept frames=98;
+    trial 9: one pick at b=8 for a run that also measured b=1). Empty for a run of one workload."""
     sizes: dict[str, list[VariantResult]] = {}
     for v in run.variants:
-        if (shape := next((lv.shape for lv in v.levels if lv.shape), None)) is not None:
-            sizes.setdefault(shape, []).append(v)
+        if (label := workload(v)) is not None:
+            sizes.setdefault(label, []).append(v)
     pick = rec.best_under_budget or rec.best_peak
     own = run.variant(pick.variant) if pick is not None else None
-    at = next((lv.shape for lv in own.levels if lv.shape), None) if own is not None else None
+    at = workload(own) if own is not None else None
     if len(sizes) < 2 or at is None:
         return []
     lines = [
-        f"- **Shape sweep:** the picks above are for clients sending {at} (a size is the client's, not a setting to pick); at the other sizes:"
+        f"- **Client workloads:** the picks above are for clients sending {at} (a size or a batch size is the client's, "
+        "not a setting to pick); at the other workloads:"
     ]
     for shape, series in sizes.items():
         if shape == at:
@@ -206,7 +210,7 @@ def write_report(
             ``html`` without plotly installed.
     """
     run_dir = Path(run_dir)
-    run = split_by_shape(load(run_dir))  # a shape sweep: one series per variant and shape
+    run = split_by_workload(load(run_dir))  # one series per variant and client workload (size, batch size)
     if not run.variants:
         raise PerfError(
             f"run {run.run_id} in {run_dir} has no variants",

@@ -72,7 +72,7 @@ def test_a_shape_sweep_in_rounds_folds_its_rounds_and_pairs_within_one_shape() -
     # the trial's crash: `--shapes seq=8,64` in rounds; the shape string went into the medians
     from perf.analysis.recommendation import recommend
     from perf.analysis.stats import aggregate
-    from perf.records.results import split_by_shape
+    from perf.records.workloads import split_by_workload
 
     lv = [LevelResult(2, 1, r, throughput_infer_per_s=100.0 + r, latency_p99_ms=2.0, shape="seq=8") for r in range(2)]
     (p,) = aggregate(lv, "v")
@@ -80,7 +80,7 @@ def test_a_shape_sweep_in_rounds_folds_its_rounds_and_pairs_within_one_shape() -
     a, b = _variant(1, 1000.0), _variant(2, 1300.0)
     for v in (a, b):
         v.levels = [dataclasses.replace(x, shape=s) for x in v.levels for s in ("seq=8", "seq=64")]
-    run = split_by_shape(_run(a, b))
+    run = split_by_workload(_run(a, b))
     assert recommend(run).best_peak is not None
     (effect,) = [e for e in main_effects(run, run_points(run)) if e.factor.key == "count"]
     assert len(effect.pairs) == 2 and all(d.throughput_sig and abs(d.throughput_pct - 30.0) < 1e-6 for d in effect.pairs)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from perf.analysis.recommendation import recommend
 from perf.records import results
+from perf.records.workloads import WORKLOAD
 from perf.report.conclusions import conclusions
 
 DEMO_RUN = Path(__file__).resolve().parents[2] / "data" / "demo_run"
@@ -88,11 +89,11 @@ def test_a_shape_sweeps_runner_up_is_a_series_of_the_picks_own_size():
     rec = recommend(run, None)
     best = rec.best_peak.variant
     for v in run.variants:
-        v.params = {**(v.params or {}), "shape": "seq=8" if v.name == best else "seq=128"}
+        v.params = {**(v.params or {}), WORKLOAD: "seq=8" if v.name == best else "seq=128"}
     text = "\n".join(conclusions(run, rec))
     assert "The runner-up" not in text
     second = next(v for v in run.variants if v.name != best and v.status == "ok")
-    second.params["shape"] = "seq=8"  # the one series of the pick's size: it is the runner-up
+    second.params[WORKLOAD] = "seq=8"  # the one series of the pick's size: it is the runner-up
     assert re.search(rf"The runner-up by [a-z ]+, `{second.name}`", "\n".join(conclusions(run, recommend(run, None))))
 
 

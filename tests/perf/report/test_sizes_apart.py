@@ -12,7 +12,7 @@ from perf.analysis.recommendation import recommend
 from perf.analysis.stats import run_points
 from perf.cli.summary import summary_table
 from perf.records.levels import LevelResult
-from perf.records.results import split_by_shape
+from perf.records.workloads import split_by_workload
 
 NAME = "t_onnx_cpu2_db500_mbs64"
 
@@ -28,12 +28,12 @@ def _run():
 
 
 def test_the_frontier_is_one_per_size():
-    run = split_by_shape(_run())
+    run = split_by_workload(_run())
     points = run_points(run)
     front = operating_frontier(points)
     assert {p.variant for p in front} == {f"{NAME} [ncat=1]", f"{NAME} [ncat=32]"}  # ncat=1 is not "dominated"
     said = frontier_summary(points, recommend(run))
-    assert "one per input size, never compared across sizes" in said
+    assert "one per client workload (input size, client batch size), never compared across workloads" in said
     assert "at ncat=1: from" in said and "at ncat=32: from" in said
 
 
@@ -42,4 +42,6 @@ def test_the_console_marks_each_sizes_picks_and_says_a_size_is_the_clients():
     console.print(summary_table(_run()))
     text = console.export_text()
     assert "for ncat=1 clients (c=4, b=8)" in text and "for ncat=32 clients (c=4, b=8)" in text  # each size's own pick
-    assert "a size [..] is the client's, not a setting to pick" in " ".join(text.split())  # the caption wraps
+    assert "a client workload [..] (size, b=batch size) is the client's, not a setting to pick" in " ".join(
+        text.split()
+    )  # the caption wraps

@@ -15,7 +15,8 @@ from perf.analysis.pairs import pairs
 from perf.analysis.stats import run_points
 from perf.measure.inputs import describe_dynamic, input_args
 from perf.records.levels import LevelResult
-from perf.records.results import RunResult, parse_shape_text, series_name, shape_text, split_by_shape
+from perf.records.results import RunResult, parse_shape_text, shape_text
+from perf.records.workloads import series_name, split_by_workload
 from perf.report.run import dynamic_axes_lines as _dynamic_axes_lines
 from perf.report.tables import level_tables
 from perf.search.plan import plan_levels
@@ -84,7 +85,7 @@ def _run() -> RunResult:
 
 
 def test_a_shape_sweep_is_reported_one_series_per_size() -> None:
-    run = split_by_shape(_run())
+    run = split_by_workload(_run())
     names = [v.name for v in run.variants]
     assert names == [
         "m_onnx_cpu1_nodb_mbs8 [seq=16]",
@@ -113,7 +114,7 @@ def test_without_a_sweep_the_report_says_which_size_every_level_used() -> None:
         dynamic_axes="seq=24 (the build's opt size of axis seq)",
     )
     run = run_result([v])
-    assert split_by_shape(run) is run
+    assert split_by_workload(run) is run
     (line,) = _dynamic_axes_lines(run)
     assert line == (
         "- Dynamic input dims of every variant: seq=24 (the build's opt size of axis seq), at every level; "

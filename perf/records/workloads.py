@@ -1,0 +1,83 @@
+"""Client workloads: what a run's clients send, a swept input size (``sweep --shapes``) and a client
+batch size (``--batch-sizes``). A workload is the client's, not a setting to pick: the report shows
+a variant measured at several as one series per workload (:func:`split_by_workload`), and every
+pick, pair, effect and frontier compares series of one workload only (trial 7, F21; trial 9, F34)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from perf.records.levels import LevelResult
+from perf.records.results import RunResult, VariantResult, parse_shape_text
+
+#: The ``params`` key of a series of :func:`split_by_workload`: its client workload's label (:func:`workload_text`).
+WORKLOAD = "workload"
+
+
+def series_name(variant: str, workload: str | None) -> str:
+    """The name a variant's levels at one client workload are reported under: ``"mlp_onnx_... [seq=64]"``,
+    ``"mlp_onnx_... [b=8]"``, ``"mlp_onnx_... [seq=64, b=8]"`` (:func:`workload_text`)."""
+    return f"{variant} [{workload}]" if workload else variant
+
+
+def workload_text(shape: str | None, batch_size: int | None) -> str:
+    """A client workload's label: the swept input size and the client batch size (``None``: the run
+    swept one), ``"seq=64, b=8"``; ``""`` for neither."""
+    return ", ".join([*([shape] if shape else []), *([f"b={batch_size}"] if batch_size is not None else [])])
+
+
+def batch_sizes_swept(run: RunResult) -> list[int]:
+    """The client batch sizes the run's levels were measured at (``--batch-sizes``), ascending."""
+    return sorted({lv.batch_size for v in run.variants for lv in v.levels})
+
+
+def workload_of(run: RunResult, lv: LevelResult) -> str:
+    """The label of ``lv``'s client workload in ``run`` (:func:`workload_text`): its swept size, and its
+    batch size when the run measured several."""
+    return workload_text(lv.shape, lv.batch_size if len(batch_sizes_swept(run)) > 1 else None)
+
+
+def workload(v: VariantResult) -> str | None:
+    """The client workload of a series of :func:`split_by_workload` (``None``: a run of one workload)."""
+    return (v.params or {}).get(WORKLOAD)
+
+
+def split_by_workload(run: RunResult, batches: bool = True) -> RunResult:
+    """The run as the report shows it: a variant whose levels were measured at several client
+    workloads (swept input sizes, ``sweep --shapes``, or client batch sizes, ``--batch-sizes``)
+    becomes one series per workload, named :func:`series_name`, its ``params`` extended with
+    :data:`WORKLOAD` (pairs compare series of one workload only); every table, plot and
+    recommendation then lists the workloads the way it lists concurrency levels. A size and a
+    batch size are the client's, not settings to pick: each workload has its own picks.
+    A run of one workload is returned as it is. ``batches=False``: split by swept size only (a
+    comparison of two runs, :mod:`perf.analysis.compare`, matches levels by batch size and picks nothing)."""
+    several = batches and len(batch_sizes_swept(run)) > 1
+    if not several and not any(lv.shape for v in run.variants for lv in v.levels):
+        return run
+
+    def order(key: tuple[str, int]) -> tuple[list[int], int]:
+        return list(parse_shape_text(key[0]).values()), key[1]
+
+    variants = []
+    for v in run.variants:
+        keys = sorted({(lv.shape or "", lv.batch_size) for lv in v.levels}, key=order)
+        if not v.levels or keys == [("", keys[0][1])] and not several:
+            variants.append(v)
+            continue
+        for shape, batch in keys:
+            label = workload_text(shape or None, batch if several else None)
+            levels = [lv for lv in v.levels if (lv.shape or "", lv.batch_size) == (shape, batch)]
+            params = {**(v.params or {}), WORKLOAD: label}
+            status = "ok" if any(lv.usable for lv in levels) else v.status if v.status != "ok" else "failed"
+            variants.append(
+                dataclasses.replace(
+                    v,
+                    name=series_name(v.name, label),
+                    params=params,
+                    levels=levels,
+                    status=status,
+                    error=v.error if status != "ok" else None,
+                    dynamic_axes=shape or v.dynamic_axes,
+                )
+            )
+    return dataclasses.replace(run, variants=variants)
