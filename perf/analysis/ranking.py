@@ -33,9 +33,8 @@ were host busy) is within the budget (the report also says in how many of its ro
 the one with the highest round-adjusted throughput at its operating point unless another is ahead
 of it in the median of their shared rounds (:mod:`perf.analysis.leader`); the **tie set** is the
 leader and every variant it does not beat.
-A pick is named alone only when the tie set has one member. With several client workloads (``--shapes``
-sizes, ``--batch-sizes``: :func:`perf.records.workloads.split_by_workload`) the leader is compared with the
-series of its own workload only: an input size or a client batch size is the client's, not a setting to pick.
+A pick is named alone only when the tie set has one member. The leader is compared with series of its own client
+workload only (:mod:`perf.records.workloads`): an input size or a client batch size is the client's, not a setting to pick.
 
 **The pick's other levels**: the leader's operating point and a runner-up's may share fewer
 rounds than the rule needs (levels join a ladder in different rounds). The leader's *variant*
@@ -342,7 +341,6 @@ def rank_variants(
     if leader is None:
         return Ranking(None, [], [], unranked, budget_ms=budget_ms, latency_metric=latency_metric)
     leader = peaks[leader.side.variant]
-
     at = {o.side.variant: (o.side.shape, workload(by_name[o.side.variant])) for o in [*ops, leader]}  # client workloads
     other_sizes, ops = [o.side.variant for o in ops if at[o.side.variant] != at[leader.side.variant]], [o for o in ops if at[o.side.variant] == at[leader.side.variant]]  # fmt: skip
     lead_v = by_name[leader.side.variant]
