@@ -20,13 +20,13 @@ import dataclasses
 import re
 from collections.abc import Iterable
 
-from core.wording import agree, count
+from core.wording import agree, count, plural
 from perf.analysis.peaks import peak_mark
 from perf.analysis.recommendation import Recommendation, candidate, rank, recommend
 from perf.analysis.stats import P99, THROUGHPUT, Point
 from perf.markdown import APPENDIX_FILE, UNSTABLE_MARK, flag_mark, fmt, name_then_numbers, table
 from perf.records.results import RunResult
-from perf.records.workloads import workload
+from perf.records.workloads import workload, workloads_noun
 
 #: Frontier rows the report shows; the appendix lists every one.
 FRONTIER_ROWS = 10
@@ -67,7 +67,7 @@ def levels_words(points: Iterable[Point], sizes: bool = True) -> str:
     pts = list(points)
     said = f"{count(len(pts), 'level')} of {count(len({variant_of_series(p) for p in pts}), 'variant')}"
     named = [s for s in size_order(size_of(p) for p in pts) if s] if sizes else []
-    return said + (f" at {count(len(named), 'input size')} ({', '.join(named)})" if named else "")
+    return said + (f" at {count(len(named), workloads_noun(named))} ({', '.join(named)})" if named else "")
 
 
 def frontier(points: Iterable[Point]) -> list[Point]:
@@ -182,9 +182,13 @@ def frontier_section(points: dict[str, list[Point]], rec: Recommendation, failed
         "## Pareto frontier",
         "",
         "The **operating frontier**: over every level of every variant, the levels no other level"
-        + (" of the same input size" if len(sizes) > 1 else "")
+        + (f" of the same {workloads_noun(sizes)}" if len(sizes) > 1 else "")
         + f" beats on both throughput and p99 ({levels_words(front)}"
-        + ("; one frontier per size, never compared across sizes, each" if len(sizes) > 1 else ",")
+        + (
+            f"; one frontier per {workloads_noun(sizes)}, never compared across {plural(workloads_noun(sizes))}, each"
+            if len(sizes) > 1
+            else ","
+        )  # fmt: skip
         + " lowest p99 first; every other level is slower, has a higher p99, or both). "
         + (
             f"{len(shown)} of them shown, evenly spread along it; all in [{APPENDIX_FILE}]({APPENDIX_FILE}). "

@@ -114,11 +114,11 @@ def level_caveats(
         flagged level is not a measurement to deploy on (:func:`flagged_caveat`).
     """
     vr = run.variant(variant)
-    shape = level.variant[len(variant) :].strip().strip("[]") or None
-    same = [
+    same = [  # the level's series: its variant at its client workload (series_name)
         lv
         for lv in (vr.levels if vr else [])
-        if (lv.concurrency, lv.batch_size, lv.shape or None) == (level.concurrency, level.batch_size, shape)
+        if (lv.concurrency, lv.batch_size) == (level.concurrency, level.batch_size)
+        and series_name(variant, workload_of(run, lv)) == level.variant
     ]
     ok = [lv for lv in same if lv.ok]
     unit = repeat_noun(run)

@@ -6,6 +6,7 @@ pick, pair, effect and frontier compares series of one workload only (trial 7, F
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult, parse_shape_text
@@ -81,3 +82,12 @@ def split_by_workload(run: RunResult, batches: bool = True) -> RunResult:
                 )
             )
     return dataclasses.replace(run, variants=variants)
+
+
+def workloads_noun(labels: Iterable[str]) -> str:
+    """What a run's workload labels vary in, for a count: ``"input size"`` (swept sizes only),
+    ``"client batch size"`` (batch sizes only), else ``"client workload"``."""
+    parts = [[p.startswith("b=") for p in label.split(", ")] for label in labels if label]
+    if all(not any(p) for p in parts):
+        return "input size"
+    return "client batch size" if all(p == [True] for p in parts) else "client workload"

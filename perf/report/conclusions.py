@@ -39,6 +39,7 @@ from perf.markdown import flag_mark, fmt
 from perf.records.levels import HOST_BUSY, UNSTABLE
 from perf.records.results import RunResult, VariantResult
 from perf.records.unfinished import unfinished_text
+from perf.records.workloads import workload, workloads_noun
 from perf.report.effects import beside_recommendation, effects_sentences
 from perf.report.pairs import change_clause, once, ranked_text
 from perf.report.phrases import Facts, say
@@ -97,12 +98,12 @@ def _what(run: RunResult, ok: list[VariantResult], pts: dict[str, list[Point]]) 
 def _variants_words(run: RunResult) -> str:
     """``"4 variants"``; a shape sweep's series counted by variant, the sizes named (trial 9, F31:
     the two sizes of one variant are one variant): ``"2 variants at 2 input sizes (time=16, time=512)"``."""
-    shapes = {v.name: (v.params or {}).get("shape") for v in run.variants}
+    shapes = {v.name: workload(v) for v in run.variants}
     sizes = [s for s in dict.fromkeys(shapes.values()) if s]
     if not sizes:
         return count(len(run.variants), "variant")
     names = {v.name[: -len(f" [{shapes[v.name]}]")] if shapes[v.name] else v.name for v in run.variants}
-    return f"{count(len(names), 'variant')} at {count(len(sizes), 'input size')} ({', '.join(sizes)})"
+    return f"{count(len(names), 'variant')} at {count(len(sizes), workloads_noun(sizes))} ({', '.join(sizes)})"
 
 
 def _per_level(counts: list[int], noun: str) -> str:

@@ -93,7 +93,7 @@ def test_the_frontier_text_counts_variants_by_name_and_names_the_sizes() -> None
     words = "4 levels of 1 variant at 2 input sizes (time=16, time=512)"  # before: "4 levels of 2 variants"
     assert words in frontier_summary(points, rec)
     section = "\n".join(frontier_section(points, rec))
-    assert words in section and "one frontier per size, never compared across sizes, each lowest p99 first" in section
+    assert words in section and "one frontier per input size, never compared across input sizes, each lowest p99 first" in section
     rows = [ln for ln in section.splitlines() if ln.startswith("| `")]
     assert [r.split("`")[1] for r in rows] == [f"{NODB} [time=16]"] * 2 + [f"{NODB} [time=512]"] * 2  # grouped by size
     assert len(operating_frontier(points)) == 4
@@ -101,7 +101,7 @@ def test_the_frontier_text_counts_variants_by_name_and_names_the_sizes() -> None
 
 def test_what_was_compared_counts_the_variants_not_their_sizes() -> None:
     """The same mistake in the conclusions: fc4's "4 variants of model `forecaster`" were 2 at 2 sizes."""
-    from perf.records.results import series_name, split_by_shape
+    from perf.records.workloads import series_name, split_by_workload
     from perf.report.conclusions import conclusions
 
     variants = []
@@ -112,7 +112,7 @@ def test_what_was_compared_counts_the_variants_not_their_sizes() -> None:
             for c, (p99, thr) in zip((1, 4), FC4[series_name(name, size)])
         ]
         variants.append(variant_result(name, lv, params=params(2, "db500" in name, model="forecaster")))
-    run = split_by_shape(run_result(variants))
+    run = split_by_workload(run_result(variants))
     assert len(run.variants) == 4
     text = "\n".join(conclusions(run, recommend(run, 10.0)))
     assert "**What was compared.** 2 variants at 2 input sizes (time=16, time=512) of model `forecaster`" in text

@@ -76,3 +76,19 @@ def test_export_deployments_help_says_which_workloads_pick_it_bundles() -> None:
 
     out = " ".join(CliRunner().invoke(export_deployment, ["--help"], terminal_width=400).output.split())
     assert "several --batch-sizes" in out and "deploys the report's first pick, at the workload it names" in out
+
+
+def test_the_chosen_levels_caveats_and_the_counts_are_of_its_batch_sizes_series() -> None:
+    from perf.analysis.frontier import levels_words, operating_frontier
+    from perf.analysis.stats import run_points
+    from perf.report.conclusions import conclusions
+
+    run = _run()
+    for lv in run.variants[1].levels:
+        lv.host_busy = lv.batch_size == 8 and lv.concurrency == 2  # B's pick level, at b=8 only
+    chosen = choose_variant(run)
+    assert chosen.level.batch_size == 8 and any("host busy" in c for c in chosen.caveats)
+    view = split_by_workload(run)
+    text = "\n".join(conclusions(view, recommend(view, 10.0)))
+    assert "2 variants at 2 client batch sizes (b=1, b=8)" in text
+    assert "at 2 client batch sizes (b=1, b=8)" in levels_words(operating_frontier(run_points(view)))
