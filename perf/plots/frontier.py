@@ -103,7 +103,7 @@ def plot_frontier(
             ls=series_linestyle(LINESTYLES[i % len(LINESTYLES)], [p.value(P99) for p in own]),
             color=colours[i % len(colours)],
             drawstyle="steps-post",  # the best throughput reachable within a p99 is a step function
-            label=f"Pareto frontier at {shape} ({levels_words(own, sizes=False)}): nothing of its size beats them on both"
+            label=f"Pareto frontier at {shape} ({levels_words(own, sizes=False)}): nothing at {shape} beats them on both"
             if shape
             else f"Pareto frontier ({levels_words(own)}): nothing beats them on both",
             zorder=3,

@@ -45,8 +45,8 @@ def test_one_frontier_per_input_size_each_a_staircase_of_its_own(tmp_path: Path,
     (panel,) = drawn.values()
     fronts = {k: v for k, v in panel.items() if k.startswith("Pareto frontier")}
     assert sorted(fronts) == [  # before: one "Pareto frontier (4 levels)" through both sizes
-        "Pareto frontier at time=16 (2 levels of 1 variant): nothing of its size beats them on both",
-        "Pareto frontier at time=512 (2 levels of 1 variant): nothing of its size beats them on both",
+        "Pareto frontier at time=16 (2 levels of 1 variant): nothing at time=16 beats them on both",
+        "Pareto frontier at time=512 (2 levels of 1 variant): nothing at time=512 beats them on both",
     ]
     for label, (xs, ys) in fronts.items():
         size = label.split(" ")[3]
