@@ -76,3 +76,23 @@ def join_once(parts: list[str], sep: str = "; ") -> str:
                 p += f" (all {len(sharing)}: {t[1:-1]})"
         out.append(p)
     return sep.join(out)
+
+
+#: What ends a sentence already: :func:`sentence` adds no full stop after it.
+SENTENCE_ENDS = (".", "!", "?")
+
+
+def sentence(text: str, capital: bool = False) -> str:
+    """``text`` ended by one full stop, to close a sentence with a text made elsewhere (a reason,
+    a caveat, a rule) that may end with its own: ``sentence("a longer budget measures them")`` and
+    ``sentence("a longer budget measures them.")`` both give ``"a longer budget measures them."``
+    (trial 9, F28: a bundle README said "...measures them..").
+
+    Args:
+        text: The sentence, with or without its full stop (trailing blanks are dropped).
+        capital: Upper-case its first letter (a text written to follow a colon that starts a line).
+    """
+    text = text.rstrip()
+    if capital:
+        text = text[:1].upper() + text[1:]
+    return text if text.endswith(SENTENCE_ENDS) else text + "."

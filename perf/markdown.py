@@ -14,6 +14,8 @@ from typing import Literal
 
 from tabulate import tabulate
 
+from core.wording import sentence
+
 #: Mark of a flagged number: a level where perf_analyzer did not reach its stability criterion,
 #: or any measurement taken while other processes used the host (:func:`flag_mark`).
 UNSTABLE_MARK = "†"
@@ -49,7 +51,7 @@ MARK_MEANINGS = {
 def mark_legend(text: str) -> list[str]:
     """One definition line (``"†: a flagged number: ..."``) per mark of :data:`MARK_MEANINGS` that
     ``text`` uses, so a text defines every mark it shows (trial 7: a bundle README used † undefined)."""
-    return [f"{mark}: {meaning}." for mark, meaning in MARK_MEANINGS.items() if mark in text]
+    return [f"{mark}: {sentence(meaning)}" for mark, meaning in MARK_MEANINGS.items() if mark in text]
 
 
 Align = Literal["left", "right", "center"]

@@ -142,7 +142,7 @@ def _environment(kind: str, run_dir: Path) -> dict[str, Any] | None:
     if kind == "gpu" and not env.get("cuda_available"):
         why = env.get("torch_error") or f"torch {env.get('torch')} (CUDA {env.get('torch_cuda')}) sees no CUDA device"
         print(
-            f"gpu_check: no usable GPU for PyTorch: {why}.\n  -> install a CUDA build of torch on this host "
+            f"gpu_check: no usable GPU for PyTorch: {why.rstrip('.')}.\n  -> install a CUDA build of torch on this host "
             "(nvidia-smi must list a GPU and torch.cuda.is_available() must be True)",
             file=sys.stderr,
         )

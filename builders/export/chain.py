@@ -26,6 +26,7 @@ from typing import Any
 from builders.export.artifacts import Attempt, ExportResult
 from builders.export.capture import native_output
 from core.errors import ExportError, VerificationError
+from core.wording import sentence
 
 log = logging.getLogger(__name__)
 
@@ -139,7 +140,7 @@ def _first_sentence(text: str) -> str:
     out of torch's several-sentence warning."""
     line = text.strip().splitlines()[0] if text.strip() else ""
     head, dot, _rest = line.partition(". ")
-    return head + "." if dot else line
+    return sentence(head) if dot else line
 
 
 def summarize_error(e: BaseException, limit: int = 500) -> str:

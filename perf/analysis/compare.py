@@ -29,7 +29,7 @@ import logging
 from pathlib import Path
 
 from core.errors import PerfError
-from core.wording import count
+from core.wording import count, sentence
 from perf.analysis.fair import unfair
 from perf.analysis.stats import MIN_TRIALS_FOR_SPREAD, P99, THROUGHPUT, Delta, Point, delta, fmt_spread, run_points
 from perf.analysis.unpaired import RULE as RANK_SUM_RULE
@@ -81,7 +81,7 @@ def both_rounds(a: RunResult, b: RunResult) -> bool:
 def rule_text(a: RunResult, b: RunResult, label_a: str = "A", label_b: str = "B") -> str:
     """The rule the comparison of ``a`` and ``b`` calls a change by, in words (module docstring)."""
     if both_rounds(a, b):
-        return f"Both runs measured in interleaved rounds: {RANK_SUM_RULE}."
+        return sentence(f"Both runs measured in interleaved rounds: {RANK_SUM_RULE}")
     rounds = [label for label, run in ((label_a, a), (label_b, b)) if run.rounds is not None]
     stand = (
         f" {rounds[0]} measured in rounds and the other one level after another: its rounds stand as its trials "
@@ -237,7 +237,7 @@ def compare_markdown(
     for label, run, folder in ((label_a, a, folders[0]), (label_b, b, folders[1])):  # an interrupted run is said first
         parent = Path(folder).parent if folder is not None else None
         if (stopped := unfinished_text(run, f"**{label}** (run `{run.run_id}`)", parent)) is not None:
-            lines += [f"> {stopped}.", ""]
+            lines += [f"> {sentence(stopped)}", ""]
     ea, eb = _env_line(a), _env_line(b)
     lines += table(
         ["", f"{label_a}: {a.run_id}", f"{label_b}: {b.run_id}"],

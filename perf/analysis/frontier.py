@@ -20,7 +20,7 @@ import dataclasses
 import re
 from collections.abc import Iterable
 
-from core.wording import agree, count, plural
+from core.wording import agree, count, plural, sentence
 from perf.analysis.peaks import peak_mark
 from perf.analysis.recommendation import Recommendation, candidate, rank, recommend
 from perf.analysis.stats import P99, THROUGHPUT, Point
@@ -266,7 +266,7 @@ def frontier_summary(points: dict[str, list[Point]], rec: Recommendation, failed
             f"; the {' and the '.join(off)} {agree(len(off), 'pick is', 'picks are')} not on it (a flagged level "
             f"beats {agree(len(off), 'it', 'them')} on both)"
         )
-    return text + "."
+    return sentence(text)
 
 
 def series_sizes(run: RunResult) -> dict[str, str]:

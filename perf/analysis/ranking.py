@@ -59,7 +59,7 @@ import math
 import statistics
 from collections.abc import Iterable, Mapping
 
-from core.wording import count
+from core.wording import count, sentence
 from perf.analysis.budget_latency import Judged, judged, within
 from perf.analysis.leader import choose
 from perf.analysis.paired import ALPHA, GAP_ROUNDS, Paired, min_rounds, paired, sign_test_p
@@ -169,7 +169,7 @@ class Comparison:
         text = f"{self.a.describe()} vs {self.b.describe()}: throughput ratio {r.spread_text()}"
         if self.latency_diffs_ms:
             text += f"; latency difference {self.median_latency_diff_ms:+.2f} ms median"
-        return text + f": {self.verdict_words()}."
+        return text + f": {sentence(self.verdict_words())}"
 
 
 def compare(va: VariantResult, a: Side, vb: VariantResult, b: Side, latency_metric: str = "latency_p99_ms") -> Comparison:

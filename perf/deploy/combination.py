@@ -32,7 +32,7 @@ from tritonclient.grpc import model_config_pb2 as mc
 from builders.config.pbtxt import read_config
 from clients.runtimes.options import DEFAULT_TAG, image_for_tag
 from core.errors import PerfError
-from core.wording import count
+from core.wording import count, sentence
 from perf.colocate import judge
 from perf.deploy import k8s
 from perf.deploy.bundle import README_FILE, copy_variant, move_in, source_variant
@@ -192,9 +192,9 @@ def readme_lines(rec: ColocationRecord, notes: tuple[str, ...]) -> list[str]:
     lines = [
         f"# Combination from co-location run {rec.run_id}",
         "",
-        f"One server, one variant of each model: {judge.describe(rec.pick)}.",
+        sentence(f"One server, one variant of each model: {judge.describe(rec.pick)}"),
         "",
-        f"Why: {rec.pick_reason}.",
+        f"Why: {sentence(rec.pick_reason)}",
         "",
         f"p99 budget: {judge.budget_words(rec)}; required throughput: {judge.required_words(rec)}; "
         + (

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from core.wording import sentence
 from perf.deploy import k8s
 from perf.markdown import mark_legend
 from perf.records.results import RunResult
@@ -32,7 +33,7 @@ def files_lines(check: Any) -> list[str]:
     """The README's line on the model files (a :class:`perf.records.measured_files.FilesCheck`)."""
     if check is None:
         return []
-    text = f"{check.text()[:1].upper()}{check.text()[1:]}."
+    text = sentence(check.text(), capital=True)
     if check.verdict == "changed":
         text = (
             f"**Model files not measured** (exported with `--allow-changed-model`): {text} The run's numbers are "
@@ -47,7 +48,7 @@ def first_lines(chosen: Any) -> list[str]:
     for time before they were measured); ``[]`` for neither."""
     lines = []
     if chosen.unfinished:
-        lines += ["", f"**Not a finished run's pick**: {chosen.unfinished}."]
+        lines += ["", f"**Not a finished run's pick**: {sentence(chosen.unfinished)}"]
     if chosen.unmeasured:
         lines += ["", f"**{chosen.unmeasured}**"]
     return lines
@@ -67,11 +68,11 @@ def readme(bundle: Any, run: RunResult, repository: Path) -> list[str]:
         "",
         "## Why this variant",
         "",
-        f"{c.why[:1].upper()}{c.why[1:]}. Its best measured level: {c.level.describe()}.",
+        f"{sentence(c.why, capital=True)} Its best measured level: {sentence(c.level.describe())}",
         f"Measured on {_measured_on(run)}; a cluster node differs, so measure it there too (below).",
     ]
     if c.caveats:  # the list the command printed (perf.deploy.choose.level_caveats), said the same here
-        lines += ["", *[f"- **Note:** {caveat}." for caveat in c.caveats]]
+        lines += ["", *[f"- **Note:** {sentence(caveat)}" for caveat in c.caveats]]
     why_end = len(lines)
     if bundle.serving_note:
         lines += ["", bundle.serving_note]

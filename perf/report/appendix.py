@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from core.wording import count
+from core.wording import count, sentence
 from perf.analysis.cuts import unmeasured_text
 from perf.analysis.effects import Interaction, MainEffect
 from perf.analysis.frontier import FRONTIER_HEADERS, frontier_rows, operating_frontier, per_level_lines
@@ -86,7 +86,7 @@ def appendix_lines(
     for e in effects:
         lines += [f"### {e.factor.label}: {e.change} ({count(len(e.pairs), 'pair')})", "", *effect_pairs(e), ""]
     if inters:
-        lines += ["## Interactions that change an effect's sign", "", *(f"- {i.describe()}." for i in inters), ""]
+        lines += ["## Interactions that change an effect's sign", "", *(f"- {sentence(i.describe())}" for i in inters), ""]
     bullets = pair_bullets(run)
     if bullets:
         lines += [
@@ -103,7 +103,7 @@ def appendix_lines(
         lines.append(f"- `{n}`: {knee_text(points[n], k, unmeasured=unmeasured_text(run, n))}")
     lines.append("")
     if rec.flagged:
-        lines += ["## Flagged levels", "", f"{len(rec.flagged)}; {flagged_note(rec, points)}.", ""]
+        lines += ["## Flagged levels", "", f"{len(rec.flagged)}; {sentence(flagged_note(rec, points))}", ""]
         lines += [*(f"- {x}" for x in rec.flagged), ""]
     for title, items in (
         ("Excluded from the recommendation", rec.excluded),

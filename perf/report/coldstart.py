@@ -17,7 +17,7 @@ import shlex
 import statistics
 
 from builders.config.variants import Variant
-from core.wording import count, of
+from core.wording import count, of, sentence
 from perf.analysis.pairs import differing, variant_of
 from perf.markdown import APPENDIX_FILE, TOP_N, UNSTABLE_MARK, Align, errors_text, flag_mark, fmt, table
 from perf.records.coldstart import CLIENT_ALLOWANCE_MS, STEADY_RATIO, ColdStart, FirstRequests, ratio, steady_count
@@ -213,7 +213,7 @@ def conclusion(run: RunResult, items: list[Entry]) -> str:
     facts = _facts(measured)
     mechanism = say("cold_start", facts)
     if mechanism:
-        parts.append(f"Why: {mechanism}.")
+        parts.append(f"Why: {sentence(mechanism)}")
     env = run.environment
     gpus = ", ".join(g.get("name", "?") for g in env.get("gpus") or []) or "no GPU"
     bound = (
@@ -222,7 +222,7 @@ def conclusion(run: RunResult, items: list[Entry]) -> str:
     )
     if skipped:
         bound += f"; {count(len(skipped), 'variant')} not measured ({skipped[0].name}: {skipped[0].cold.why_not_measured})"
-    parts.append(bound + ".")
+    parts.append(sentence(bound))
     parts += [sessions_sentence(run)] if len(run.sessions) > 1 else []
     step = next_step(items, run.run_id)
     if step:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from core.wording import sentence
 from perf.analysis.paired import RULE, p_words
 from perf.colocate import judge
 from perf.colocate.closest import closest, closest_lines, reason
@@ -81,7 +82,7 @@ def what_was_run(record: ColocationRecord) -> list[str]:
         f"rounds. Latency budget: {judge.budget_words(record)}; required throughput: {judge.required_words(record)}; "
         f"time budget: {time_budget}; spent: {fmt(record.spent_s, 0)} s.",
         "",
-        f"Objective: {objective_words(record)}.",
+        f"Objective: {sentence(objective_words(record))}",
         "",
         *table(
             [
@@ -98,7 +99,7 @@ def what_was_run(record: ColocationRecord) -> list[str]:
             ["left", "left", "right", "right", "right", "right", "left", "left"],
         ),
         "",
-        f"Weighted throughput = sum of weight × infer/s. A move is kept by the paired rule: {RULE}.",
+        f"Weighted throughput = sum of weight × infer/s. A move is kept by the paired rule: {sentence(RULE)}",
         "",
     ]
 
@@ -121,7 +122,7 @@ def pick_section(record: ColocationRecord) -> list[str]:
     if record.pick is None:
         return [*lines, *not_achieved(record), ""]
     count = f" ({record.instances(record.pick)} instances in all)" if record.objective == "fewest-instances" else ""
-    lines += [f"**What**: {judge.describe(record.pick)}{count}.", "", f"**Why**: {record.pick_reason}.", ""]
+    lines += [f"**What**: {sentence(judge.describe(record.pick) + count)}", "", f"**Why**: {sentence(record.pick_reason)}", ""]
     rows = judge.neighbour_cost(record)
     if rows:
         lines += [
@@ -176,7 +177,7 @@ def not_achieved(record: ColocationRecord) -> list[str]:
         if record.objective == "fewest-instances"
         else ""
     )
-    lines = [f"{head}.", "", f"**Why**: {reason(record)}.", ""]
+    lines = [sentence(head), "", f"**Why**: {sentence(reason(record))}", ""]
     near = closest(record)
     if near is None:
         return [*lines, "**The numbers**: no combination was measured with numbers for every model."]
@@ -311,7 +312,7 @@ def search_section(record: ColocationRecord) -> list[str]:
     lines = [
         "## The search",
         "",
-        f"Coordinate search: {cost}.",
+        f"Coordinate search: {sentence(cost)}",
         "",
         *table(
             ["step", "kind", "model", "rounds", "targets", "outcome"], steps, ["right", "left", "left", "right", "right", "left"]

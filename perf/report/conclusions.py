@@ -18,7 +18,7 @@ import statistics
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from core.wording import agree, count, plural
+from core.wording import agree, count, plural, sentence
 from perf.analysis.cuts import unmeasured_text
 from perf.analysis.effects import Interaction, MainEffect, interactions, main_effects
 from perf.analysis.paired import RULE_SHORT
@@ -124,7 +124,7 @@ def _with_status(points: Iterable[Point], status: str) -> list[str]:
 
 def _sentence(clause: str) -> str:
     """``"That is +12.0 % over X."`` for a measured change, ``"Its change over X is ..."`` otherwise."""
-    return f"That is {clause}." if not clause.startswith("its change") else f"I{clause[1:]}."
+    return sentence(f"That is {clause}") if not clause.startswith("its change") else sentence(f"I{clause[1:]}")
 
 
 def _numbers(
@@ -142,7 +142,7 @@ def _numbers(
     head = [
         f"**The numbers.** {what} {fmt(best.throughput_infer_per_s)} infer/s (`{best.variant}`, "
         f"concurrency {best.concurrency}{at_bs}, p99 {fmt(best.latency_p99_ms, 2)} ms{flag_mark(best.status)})"
-        + (f"; its peak was not reached: {best.unreached}." if best.unreached else ".")
+        + (f"; its peak was not reached: {sentence(best.unreached)}" if best.unreached else ".")
     ]
     base = baseline(ok, run.variant(best.variant))
     if base is not None and base.name != best.variant and curve(pts[base.name], bs):
@@ -206,8 +206,7 @@ def _numbers(
                 f"{fmt(u.throughput_infer_per_s)} infer/s{flag_mark(u.status)}"
                 + (f" ({u.judged_on})" if u.judged_on else "")
                 + (f"; the rule did not separate it from {count(len(u.tie_set) - 1, 'other')}" if u.tied else "")
-                + "".join(f"; {w}" for w in (u.short, u.headroom) if w)
-                + "."
+                + sentence("".join(f"; {w}" for w in (u.short, u.headroom) if w))
                 if u
                 else "nothing: no level meets it"
                 + (
@@ -221,7 +220,7 @@ def _numbers(
             )
         )
     if not mixed:
-        head.append(once(measured, rounds=run.rounds is not None) + ".")
+        head.append(sentence(once(measured, rounds=run.rounds is not None)))
     lines = [" ".join(head)]
     if effects:
         lines += ["", effects_sentences(effects, run.rounds is not None, beside_recommendation(effects, rec))]
@@ -295,7 +294,7 @@ def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]
             )
         for why, names in never.items():
             text += f"; {_some(names)} {agree(len(names), 'was', 'were')} {why}"
-        parts.append(text + ".")
+        parts.append(sentence(text))
     if (stopped := unfinished_text(run)) is not None:
         parts.append(f"{stopped[:1].upper()}{stopped[1:]}: comparisons use only the levels measured before it stopped.")
     # by the status the tables mark (flag_mark): a host-busy level that was also unstable is marked host busy
@@ -338,7 +337,7 @@ def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]
             )
         )
     elif allp and max(p.trials for p in allp) >= MIN_TRIALS_FOR_SPREAD:  # a single-trial run says so in _numbers
-        parts.append(once(allp, rounds=run.rounds is not None) + ".")
+        parts.append(sentence(once(allp, rounds=run.rounds is not None)))
     return " ".join(parts)
 
 

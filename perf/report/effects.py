@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from core.wording import count
+from core.wording import count, sentence
 from perf.analysis.effects import IQR_FROM, NO_NUMBER, Interaction, MainEffect, PairDiff, Spread
 from perf.analysis.paired import RULE_SHORT
 from perf.analysis.ranking import Comparison
@@ -88,7 +88,7 @@ def effects_section(
         lines += ["", f"- {beside}"]
     if inters:
         lines += ["", "**Interactions** (only where the effect changes sign with another factor):", ""]
-        lines += [f"- {i.describe()}." for i in inters[:INTERACTION_LINES]]
+        lines += [f"- {sentence(i.describe())}" for i in inters[:INTERACTION_LINES]]
         if len(inters) > INTERACTION_LINES:
             lines.append(f"- {len(inters) - INTERACTION_LINES} more in [{APPENDIX_FILE}]({APPENDIX_FILE}).")
     return lines
@@ -131,7 +131,7 @@ def effects_sentences(effects: Sequence[MainEffect], rounds: bool = False, besid
             else "not significant or of unknown spread"
         )
         text += f". {why[0].upper()}{why[1:]} on peak throughput: {', '.join(e.change for e in rest)}"
-    return text + "." + (f" {beside}" if beside else "")
+    return sentence(text) + (f" {beside}" if beside else "")
 
 
 def _effect_words(e: MainEffect) -> str:

@@ -4,6 +4,7 @@ section (:mod:`perf.report.efficiency`), its appendix and ``triton-perf baseline
 
 from __future__ import annotations
 
+from core.wording import sentence
 from perf.markdown import APPENDIX_FILE, Align, flag_mark, fmt, table
 from perf.records.baseline import BaselinePoint, BaselineResult
 from perf.records.levels import HOST_BUSY
@@ -22,7 +23,7 @@ def baseline_lines(baseline: BaselineResult, table_rows: bool = True) -> list[st
     lines = [
         f"Timed with {s.timer}; warm-up ≥ {s.warmup_runs} calls and {s.warmup_s:g} s, then {s.min_run_time_s:g} s "
         f"of blocks and {s.min_run_time_s:g} s (≤ {s.max_runs}) of single calls per point{rounds}. Inputs: {s.inputs}. "
-        f"Threads: {s.threads_rule}. Versions: {versions}. Measured {baseline.created}. {load_sentence(baseline)}",
+        f"Threads: {sentence(s.threads_rule)} Versions: {versions}. Measured {baseline.created}. {load_sentence(baseline)}",
         "",
     ]
     if not table_rows:

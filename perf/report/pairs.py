@@ -14,7 +14,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 
-from core.wording import count
+from core.wording import count, sentence
 from perf.analysis.effects_rounds import is_rounds, paired_text
 from perf.analysis.fair import cannot_act, unfair
 from perf.analysis.paired import GAP_ROUNDS
@@ -114,7 +114,7 @@ def pair_bullets(run: RunResult) -> list[str]:
             text += f"; at concurrency {first.concurrency} p99 {change_text(first, low, P99, mixed, run)}"
             why = say("light_load", _light_load_facts(first, low))
             text += f" ({why})" if why else ""
-        bullets.append(text + ".")
+        bullets.append(sentence(text))
     return bullets
 
 

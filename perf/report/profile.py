@@ -6,6 +6,7 @@ host did not run says so with its reason (never a number of 0).
 
 from __future__ import annotations
 
+from core.wording import sentence
 from perf.analysis.paired import RULE, p_words
 from perf.markdown import APPENDIX_FILE, flag_mark, fmt, table
 from perf.records.load import HOST_BUSY
@@ -107,7 +108,7 @@ def speedup_sentences(rows: list[PrecisionRow]) -> list[str]:
                 f"; measured while other processes used {fmt(r.host_busy_pct, 0)} % of a core{flag_mark(HOST_BUSY)}: "
                 "fp32 and this precision shared that load round by round, but the times themselves are the loaded host's"
             )
-        out.append(text + ".")
+        out.append(sentence(text))
     return out
 
 
@@ -122,11 +123,11 @@ def precision_lines(rows: list[PrecisionRow]) -> list[str]:
         "",
         f"{first.runtime}, batch {first.batch_size}"
         + (f", {first.threads} threads" if first.threads else "")
-        + f"; {first.method}. Errors against fp32 eager PyTorch on the CPU; latency: median (IQR) over the rounds of "
+        + f"; {sentence(first.method)} Errors against fp32 eager PyTorch on the CPU; latency: median (IQR) over the rounds of "
         "each round's median call (`torch.utils.benchmark` blocks), samples/s from that median. "
         '"computes in": what the kernels really run in (builders.verify.verdicts.KERNEL_PRECISION). '
         "The precisions of one device are timed interleaved in rounds; vs fp32 (fp32's time over this one's, "
-        f"round by round, not the ratio of the two medians): {RULE}.",
+        f"round by round, not the ratio of the two medians): {sentence(RULE)}",
         "",
     ]
     body = []

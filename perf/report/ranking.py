@@ -10,7 +10,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Collection, Sequence
 
-from core.wording import count
+from core.wording import count, sentence
 from perf.analysis.budget_latency import Judged, judged, latency_metric, within
 from perf.analysis.cuts import has_numbers
 from perf.analysis.paired import GAP_MIN, GAP_ROUNDS, RULE, p_cell
@@ -61,7 +61,7 @@ def design_lines(run: RunResult, rec: Recommendation | None = None) -> list[str]
         f"order shuffled with seed `{rr.seed}` + the round's index (recorded per round in `results.json`), each visit "
         f"one perf_analyzer run of 3 windows of {r.window_ms} ms. Load, cold start and warm-up happened before the "
         "rounds, outside every window.",
-        f"- **The rule:** {RULE}. Each comparison is paired within a round: background load that changes between "
+        f"- **The rule:** {sentence(RULE)} Each comparison is paired within a round: background load that changes between "
         "rounds moves both sides together and cancels in their ratio.",
         f"- **Levels:** an adaptive ladder starts with its first {r.first_levels} coarse levels ("
         f"{_nth(r.first_step)}) and adds coarse levels while fewer "
@@ -161,7 +161,7 @@ def tie_set_words(ranking: Ranking, pruned: Collection[str] = (), run: RunResult
     short = [c for c in tied if len(c.rounds) < MIN_ROUNDS and not settled(c)]
     full = [f"`{c.b.variant}`" for c in tied if len(c.rounds) >= MIN_ROUNDS]
     done = [f"`{c.b.variant}`" for c in tied if len(c.rounds) < MIN_ROUNDS and settled(c)]
-    text = f"- **Tie set** (what the pick does not beat by the rule): {tie_words(ranking)}."
+    text = f"- **Tie set** (what the pick does not beat by the rule): {sentence(tie_words(ranking))}"
     if full:
         text += (
             f" {', '.join(full)} shared at least {MIN_ROUNDS} rounds with it: as good a choice on this evidence (more "
@@ -184,7 +184,7 @@ def tie_set_words(ranking: Ranking, pruned: Collection[str] = (), run: RunResult
             + "."
         )
     if outside := outside_words(ranking, run, ranking.budget_ms is not None):
-        text += f" {outside[:1].upper()}{outside[1:]}."
+        text += f" {sentence(outside, capital=True)}"
     return text
 
 

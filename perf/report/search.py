@@ -6,6 +6,7 @@ went no higher than concurrency N because ..." where only its ladder ended:
 
 from __future__ import annotations
 
+from core.wording import sentence
 from perf.analysis.cuts import unmeasured_text
 from perf.analysis.stats import aggregate
 from perf.markdown import APPENDIX_FILE, TOP_N, capped, fmt, table
@@ -77,7 +78,7 @@ def search_lines(run: RunResult, limit: int | None = TOP_N) -> list[str]:
     lines = [
         "## Search",
         "",
-        "- Levels chosen by the search: " + "; ".join(how) + ".",
+        sentence("- Levels chosen by the search: " + "; ".join(how)),
         f"- Order ({ORDER_RULE if rec.mode == 'prune' else 'as the variants were given'}): "
         f"{', '.join(f'`{n}`' for n in rec.order)}.",
         f"- Measured {measured} concurrency levels over "
@@ -93,7 +94,7 @@ def search_lines(run: RunResult, limit: int | None = TOP_N) -> list[str]:
         if cap is not None and cs and max(cs) >= cap and (d is None or d.rule == "cap"):
             stop = capped_words  # not the ladder's own top: its peak above the cap was not measured
         rows.append([f"`{v.name}`", ", ".join(map(str, cs)) or "—", stop])
-    why = [f"`{d.variant}`: {d.words()}." for d in rec.decisions if d.rule != "cap"]
+    why = [f"`{d.variant}`: {sentence(d.words())}" for d in rec.decisions if d.rule != "cap"]
     if limit is not None and len(rows) > limit:
         ended: dict[str, int] = {}
         for row in rows:

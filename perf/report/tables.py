@@ -5,6 +5,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Iterable, Sequence
 
+from core.wording import sentence
 from perf.analysis.stats import P99, THROUGHPUT, Point, fmt_spread, gpu_metric, has_metric
 from perf.markdown import (
     APPENDIX_FILE,
@@ -177,7 +178,7 @@ def level_tables(
         + f". **Bold**: highest throughput at the level. `—`: not measured on this host. "
         f"{UNSTABLE_MARK} unstable: perf_analyzer did not reach a stable measurement at this level; "
         f"{UNSTABLE_MARK} host busy: other processes used the host's CPU during it (kept, but treat with care)."
-        + "".join(f" {label}: {CPU_MEASURES[m][3]}." for label, m, _ in utils),
+        + "".join(f" {label}: {sentence(CPU_MEASURES[m][3])}" for label, m, _ in utils),
     ]
     if len(shown) < len(keys):
         lines += [

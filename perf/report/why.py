@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 
 from builders.config.variants import Variant
+from core.wording import sentence
 from perf.analysis.fair import busy_load
 from perf.analysis.pairs import BATCHING, baseline, differing, variant_of
 from perf.analysis.recommendation import Recommendation
@@ -100,7 +101,7 @@ def _contrast(best: Point, other: Point | None, together: str | None = None, set
             setting=setting,
         )
     why = say("contrast", facts)
-    return f" Here {why}." if why else ""
+    return f" Here {sentence(why)}" if why else ""
 
 
 def _value(field: str, v: Variant) -> str:
@@ -173,8 +174,8 @@ def mechanism(run: RunResult, ok: list[VariantResult], rec: Recommendation, pts:
             ("dynamic batching", ", ".join(rest) or None) if onoff else (", ".join(rest) or "dynamic batching", None)
         )
         return (
-            f"**Why.** At concurrency {pair[0].concurrency}, {_explain(best.variant, pair[0], gpu)}. "
-            f"At the same load, {_explain(base.name, pair[1], gpu)}{differs}."
+            f"**Why.** At concurrency {pair[0].concurrency}, {sentence(_explain(best.variant, pair[0], gpu))} "
+            + sentence(f"At the same load, {_explain(base.name, pair[1], gpu)}{differs}")
         ) + _contrast(pair[0], pair[1], together, setting)
     top = curve(pts[best.variant], best.batch_size)[-1]
-    return f"**Why.** At concurrency {top.concurrency}, {_explain(best.variant, top, gpu)}." + _contrast(top, None)
+    return f"**Why.** At concurrency {top.concurrency}, {sentence(_explain(best.variant, top, gpu))}" + _contrast(top, None)

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from core.errors import PerfError
+from core.wording import sentence
 from perf.analysis.cuts import unmeasured_text
 from perf.analysis.effects import interactions, main_effects
 from perf.analysis.excluded import rate_statuses
@@ -79,7 +80,7 @@ def recommendation_section(
     ``unmeasured``: why a variant has no measured level (:func:`perf.analysis.cuts.unmeasured_text`), its knee's words."""
     lines = ["## Recommendation", ""]
     if unfinished:
-        lines.append(f"- **Not a finished run's pick**: {unfinished}.")
+        lines.append(f"- **Not a finished run's pick**: {sentence(unfinished)}")
     if rec.latency_budget_ms is not None:
         lines.append(
             f"- **Best under the {rec.budget_text}:** "
@@ -243,7 +244,7 @@ def write_report(
             "",
         ]
     if (banner := unfinished_text(run, "**This run**", run_dir.parent)) is not None:
-        head += [f"> {banner}.", ""]
+        head += [f"> {sentence(banner)}", ""]
     head += untrusted_warning(points) if run.rounds is None else busy_note(points, rate_statuses(run))
     head += what_was_run(run, run_dir, up) + [""]
     head += servers_section(run)
