@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from builders.model.domains import DOMAINS, domain_problem
 from builders.model.spec import ModelSpec
 from clients import shapes as shp
 from clients.inputs import ModelSignature
@@ -56,7 +57,27 @@ def load_input_file(
             )
     dims = {k: np.shape(v)[1:] if sig.max_batch_size > 0 else np.shape(v) for k, v in arrays.items()}
     shp.check_sizes(sig.name, [(t.name, t.dims) for t in sig.inputs], sig.max_batch_size, spec, dims, str(path))
+    _check_domains(path, arrays, spec)
     return arrays
+
+
+def _check_domains(path: Path, arrays: dict[str, np.ndarray], spec: ModelSpec | None) -> None:
+    """Refuse a file input that breaks its domain in the build's spec (a mask row of zeros: the
+    model's outputs for it are undefined, NaN in a real encoder) before anything is sent.
+
+    Raises:
+        ClientError: naming the input, the rows and what the domain asks.
+    """
+    for t in spec.inputs if spec is not None else ():
+        if t.domain is None or t.name not in arrays:
+            continue
+        problem = domain_problem(t.domain, np.asarray(arrays[t.name]), per_sample_axis=len(t.shape) > 0)
+        if problem is not None:
+            raise ClientError(
+                f"{path}: input {t.name!r} {problem}; the build's spec gives it the domain {t.domain!r} "
+                f"({DOMAINS[t.domain]}), and the model's outputs for such a row are undefined",
+                hint=f"give every row of {t.name!r} at least one 1 (the tokens the model reads) and only 0s and 1s",
+            )
 
 
 def _read(path: Path, sig: ModelSignature, batch_size: int) -> dict[str, np.ndarray]:

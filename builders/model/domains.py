@@ -85,6 +85,32 @@ def mask_values(shape: tuple[int, ...], draw: str, rng: np.random.Generator) -> 
     return mask.astype(np.int8)
 
 
+def domain_problem(domain: str | None, values: np.ndarray, per_sample_axis: bool = True) -> str | None:
+    """What in ``values`` (a request's input, batch axis first) breaks ``domain``, in words, or
+    ``None``: for a mask, a value other than 0 and 1, or a row (the last axis of a sample) with no 1
+    — a sequence with no token, whose attention is undefined (trial 10: an all-zero
+    ``attention_mask`` from a file gave NaN logits, printed with exit 0).
+
+    Args:
+        domain: The input's domain (``TensorSpec.domain``), or ``None``.
+        values: The values a request sends.
+        per_sample_axis: Whether a sample has an axis of its own (``False``: a mask with no per-sample
+            axis, all of whose values are one row).
+    """
+    if domain != "mask" or values.size == 0:
+        return None
+    v = np.asarray(values).astype(np.float64)
+    odd = v[~np.isin(v, (0.0, 1.0))]
+    if odd.size:
+        return f"holds {odd.size} values other than 0 and 1 (e.g. {odd.flat[0]:g})"
+    rows = v.reshape(-1, v.shape[-1]) if per_sample_axis and v.ndim >= 1 else v.reshape(-1, 1)
+    empty = np.flatnonzero(rows.max(axis=-1) < 1.0)
+    if empty.size:
+        which = ", ".join(map(str, empty[:5].tolist())) + (", ..." if empty.size > 5 else "")
+        return f"has {empty.size} of its {rows.shape[0]} rows with no 1 (row {which}): a sequence with no token attended"
+    return None
+
+
 def domain_values(domain: str, dtype: str, shape: tuple[int, ...], draw: str, rng: np.random.Generator) -> np.ndarray:
     """Values of one draw for an input with ``domain``, in ``dtype``.
 

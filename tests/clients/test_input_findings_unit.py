@@ -397,3 +397,40 @@ def test_one_request_starts_no_sampler(monkeypatch: pytest.MonkeyPatch) -> None:
     assert scans == [] and one.host_load.host_not_sampled == "not sampled (one request: not a measurement)"
     clients.infer.run_requests("localhost:1", "http", "m", {"x": np.zeros((1, 16), np.float32)}, requests=3)
     assert scans == ["localhost:1"]
+
+
+#: The same encoder with its mask declared (`"domain": "mask"`), as trial 10's own text classifier had it.
+MASKED = ModelSpec(
+    inputs=(
+        TensorSpec("input_ids", "int64", ("seq",), (0, 999)),
+        TensorSpec("attention_mask", "int64", ("seq",), (0, 1), domain="mask"),
+        TensorSpec("features", "float32", (6,)),
+    ),
+    outputs=(TensorSpec("logits", "float32", (5,)),),
+    dynamic_axes={"seq": (8, 32, 256)},
+)
+
+
+@pytest.mark.parametrize(
+    ("mask", "said"),
+    [
+        (np.zeros((2, 32), np.int64), "has 2 of its 2 rows with no 1 (row 0, 1)"),
+        (np.r_[np.ones((1, 32)), np.zeros((1, 32))].astype(np.int64), "has 1 of its 2 rows with no 1 (row 1)"),
+        (np.full((2, 32), 2, np.int64), "holds 64 values other than 0 and 1 (e.g. 2)"),
+    ],
+)
+def test_an_input_file_whose_mask_breaks_its_domain_is_refused_before_any_request(
+    fake_build, monkeypatch, tmp_path: Path, mask: np.ndarray, said: str
+) -> None:
+    """Trial 10: an all-zero attention_mask from a file was sent, the logits printed as NaN, exit 0."""
+    v = Variant("txt", "onnx", max_batch_size=8)
+    repo, sent = fake_build(MASKED, v), _Sent(monkeypatch, _config(MASKED, v.name, 8))
+    data = tmp_path / "mask.npz"
+    ids, features = np.ones((2, 32), np.int64), np.zeros((2, 6), np.float32)
+    np.savez(data, input_ids=ids, attention_mask=mask, features=features)
+    res = _infer(v.name, repo, "--input-data", str(data))
+    assert res.exit_code != 0 and sent.inputs == [], _message(res)
+    msg = _message(res)
+    assert f"input 'attention_mask' {said}" in msg and "domain 'mask'" in msg and "at least one 1" in msg
+    np.savez(data, input_ids=ids, attention_mask=np.tril(np.ones((2, 32), np.int64))[:, ::-1], features=features)
+    assert _infer(v.name, repo, "--input-data", str(data)).exit_code == 0  # every row attends to a token: sent
