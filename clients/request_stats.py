@@ -95,3 +95,23 @@ def _forwarder(pid: int) -> bool:
         return psutil.Process(pid).name() in CONTAINER_FORWARDERS
     except (psutil.NoSuchProcess, psutil.AccessDenied):
         return False
+
+
+def not_finite_lines(outputs: dict[str, np.ndarray]) -> list[str]:
+    """A line for each floating output holding NaN or infinite values: how many of how many, and
+    what commonly causes them (``clients infer`` printed ``nan`` in its table and nothing else,
+    trial 10: an attention mask with a row of zeros)."""
+    lines = []
+    for name, values in outputs.items():
+        v = np.asarray(values)
+        if not np.issubdtype(v.dtype, np.floating) or v.size == 0:
+            continue
+        nan, inf = int(np.isnan(v).sum()), int(np.isinf(v).sum())
+        if nan or inf:
+            what = " and ".join(x for x in (f"{nan} NaN" if nan else "", f"{inf} infinite" if inf else "") if x)
+            lines.append(
+                f"warning: output {name!r} holds {what} of its {v.size} values: the model returned values that are not "
+                "numbers for these inputs (an attention mask row with no 1, an input outside what the model was "
+                "trained on, or an overflow at a lower precision)"
+            )
+    return lines

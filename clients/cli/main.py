@@ -110,6 +110,7 @@ def infer(
     from clients.infer import model_signature, run_requests
     from clients.input_files import load_input_file
     from clients.inputs import generate_inputs, plan_inputs, spec_for, summarize
+    from clients.request_stats import not_finite_lines
     from clients.shapes import parse_shapes
     from core.errors import ClientError
     from core.names import require_known
@@ -161,6 +162,8 @@ def infer(
     for row in summarize(stats.outputs):
         table.add_row(escape(row["name"]), str(row["shape"]), row["dtype"], fmt(row["min"]), fmt(row["max"]), fmt(row["mean"]))
     print_table(table, console)
+    for line in not_finite_lines(stats.outputs):  # NaN printed as a number is read as an answer (trial 10)
+        click.secho(line, fg="yellow", err=True)
     sent = ", ".join(f"{k} {shape} {dtype}" for k, (shape, dtype) in stats.sent.items())  # after the cast
     click.echo(f"inputs: {sent}")
     if requests > 1:

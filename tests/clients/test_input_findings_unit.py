@@ -434,3 +434,26 @@ def test_an_input_file_whose_mask_breaks_its_domain_is_refused_before_any_reques
     assert f"input 'attention_mask' {said}" in msg and "domain 'mask'" in msg and "at least one 1" in msg
     np.savez(data, input_ids=ids, attention_mask=np.tril(np.ones((2, 32), np.int64))[:, ::-1], features=features)
     assert _infer(v.name, repo, "--input-data", str(data)).exit_code == 0  # every row attends to a token: sent
+
+
+def test_outputs_that_are_not_numbers_are_said_beside_the_table(fake_build, monkeypatch) -> None:
+    """Trial 10: `clients infer` printed `nan` in the min/max/mean columns and nothing else."""
+    import clients.infer
+    from clients.request_stats import not_finite_lines
+
+    v = Variant("txt", "onnx", max_batch_size=8)
+    repo, _ = fake_build(MASKED, v), _Sent(monkeypatch, _config(MASKED, v.name, 8))
+    logits = np.full((1, 5), np.nan, np.float32)
+    monkeypatch.setattr(
+        clients.infer,
+        "run_requests",
+        lambda *a, **k: types.SimpleNamespace(outputs={"logits": logits}, failures=[], concurrency=1, sent={}),
+    )
+    res = _infer(v.name, repo)
+    assert "warning: output 'logits' holds 5 NaN of its 5 values" in _message(res)
+    assert not_finite_lines({"x": np.array([1.0, np.inf, np.nan]), "ids": np.array([1, 2])}) == [
+        "warning: output 'x' holds 1 NaN and 1 infinite of its 3 values: the model returned values that are not numbers "
+        "for these inputs (an attention mask row with no 1, an input outside what the model was trained on, or an "
+        "overflow at a lower precision)"
+    ]
+    assert not_finite_lines({"x": np.array([1.0, 2.0])}) == []
