@@ -28,6 +28,7 @@ from core.errors import PerfError
 from core.wording import count
 from perf.analysis.recommendation import Choice
 from perf.records.results import RunResult, parse_shape_text
+from perf.records.workloads import series_name, workload_of
 
 #: Fields whose served value the bundle's config must keep: what the numbers depend on.
 AS_MEASURED = ("max_batch_size", "instance_group", "dynamic_batching")
@@ -56,18 +57,20 @@ class Measured:
 
 
 def measured(run: RunResult, variant: str, level: Choice) -> Measured:
-    """The records of ``variant`` behind ``level`` (a series name may carry its swept shape)."""
+    """The records of ``variant`` behind ``level``: its levels at the level's concurrency and client
+    workload (a series name carries its swept size and client batch size, ``"v [seq=64, b=8]"``:
+    :func:`perf.records.workloads.series_name`)."""
     vr = run.variant(variant)
-    shape = level.variant[len(variant) :].strip().strip("[]") or None
-    cores = [
-        lv.server_cpu_cores
+    levels = [
+        lv
         for lv in (vr.levels if vr else [])
         if lv.concurrency == level.concurrency
         and lv.batch_size == level.batch_size
-        and (lv.shape or None) == shape
+        and series_name(variant, workload_of(run, lv)) == level.variant
         and lv.ok
-        and lv.server_cpu_cores is not None
     ]
+    cores = [lv.server_cpu_cores for lv in levels if lv.server_cpu_cores is not None]
+    shape = levels[0].shape if levels else None
     first = next((s for s in (vr.served if vr else []) if s.moment == "after load"), None)
     where = f"concurrency {level.concurrency}, batch {level.batch_size}" + (
         f", {', '.join(f'{k}={v}' for k, v in parse_shape_text(shape).items())}" if shape else ""

@@ -476,3 +476,19 @@ def test_a_given_budget_is_said_with_its_digits_and_as_the_given_one_not_the_run
     assert recommend(run, 0.025).budget_text == "p99 budget of 0.025 ms"
     assert recommend(run, 25.0).budget_text == "p99 budget of 25.00 ms"  # a round number keeps its 2 decimals
     assert choose_variant(run).why.endswith("the best level within the p99 budget of 10.00 ms")
+
+
+def test_the_cpu_request_of_a_pick_at_a_client_batch_size_is_its_levels(tmp_path: Path):
+    # trial 10, F14: a run swept --batch-sizes 1,8 and picked `v [b=8]` at c=1; the server's CPU at
+    # c=1, b=8 was measured (1.24 cores) but the bundle said "not measured at the deployed level"
+    from perf.analysis.recommendation import Choice
+    from perf.deploy.measured import measured
+
+    levels = [level_result(1, 900.0, 5.0, batch_size=1, server_cpu_cores=0.7), level_result(1, 1900.0, 9.0, batch_size=8, server_cpu_cores=1.24)]
+    run = run_result([variant_result("v", levels)], run_id="s")
+    m = measured(run, "v", Choice("v [b=8]", 1, 8, 1900.0, 9.0, True, 1))
+    assert (m.server_cpu_cores, m.level) == (1.24, "concurrency 1, batch 8")
+    assert measured(run, "v", Choice("v [b=1]", 1, 1, 900.0, 5.0, True, 1)).server_cpu_cores == 0.7
+    shaped = [level_result(1, 900.0, 5.0, batch_size=8, shape="seq=64", server_cpu_cores=0.9), *levels]
+    m = measured(run_result([variant_result("v", shaped)], run_id="s"), "v", Choice("v [seq=64, b=8]", 1, 8, 900.0, 5.0, True, 1))
+    assert (m.server_cpu_cores, m.level) == (0.9, "concurrency 1, batch 8, seq=64")
