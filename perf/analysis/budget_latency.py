@@ -106,10 +106,20 @@ class Judged:
         return quieter_note(percentile, self.ms)
 
 
-def quieter_note(percentile: int, ms: float) -> str:
-    """The one phrase of a level within the budget only on its quieter rounds, with the number the
-    verdict used: ``"within the budget on its quieter rounds: p99 9.36 ms"``."""
-    return f"within the budget on its quieter rounds: p{percentile} {fmt(ms, 2)} ms"
+    def verdict_note(self, percentile: int, budget_ms: float) -> str | None:
+        """The phrase for a table cell beside the median over every round where the budget's verdict,
+        taken on the quieter rounds, goes the other way (trial 10, F3: a p99 of 23.91 ms shown under a
+        25 ms budget for a level ruled out on its 28.71 ms): ``"over the budget on its quieter rounds:
+        p99 28.71 ms"`` or :meth:`picked_note`'s; ``None`` when both numbers say the same."""
+        if not self.quieter or (self.all_ms <= budget_ms) == (self.ms <= budget_ms):
+            return None
+        return quieter_note(percentile, self.ms, self.ms <= budget_ms)
+
+
+def quieter_note(percentile: int, ms: float, inside: bool = True) -> str:
+    """The one phrase of a level within (``inside``) or over the budget only on its quieter rounds,
+    with the number the verdict used: ``"within the budget on its quieter rounds: p99 9.36 ms"``."""
+    return f"{'within' if inside else 'over'} the budget on its quieter rounds: p{percentile} {fmt(ms, 2)} ms"
 
 
 def within(judge: Judged | None, budget_ms: float | None) -> bool:

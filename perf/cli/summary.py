@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from perf.analysis.budget_latency import latency_metric
+from perf.analysis.budget_latency import latency_metric, level_judged
 from perf.analysis.cuts import cut_variants
 from perf.analysis.frontier import series_sizes, size_marks
 from perf.analysis.peaks import HEADROOM_NOTE, UNREACHED_MARK, best_levels, higher_median, peak_mark
@@ -120,6 +120,9 @@ def _summary_rows(
             marks.append("peak not reached")
         if p is not None and (higher := higher_median(run, points[v.name], p, short=True)):
             marks.append(higher)  # its level's median is not the variant's highest: why, in numbers
+        if p is not None and rec.latency_budget_ms is not None and (note := _verdict_note(run, v, p, pct, rec.latency_budget_ms)):
+            if not any(note in m for m in marks):  # the budget's number where it goes the other way (trial 10, F3)
+                marks.append(note)
         if p is not None and flag_mark(p.status):  # the "at c" column's †, named
             marks.append(flag_mark(p.status).strip())
         if v.name in before:  # cut in this session, with numbers from an earlier one: they stand
@@ -141,6 +144,13 @@ def _summary_rows(
         ]
         rows.append((cells, "dim" if v.status == "failed" else None))
     return rows
+
+
+def _verdict_note(run: RunResult, v: VariantResult, p: Point, pct: int, budget_ms: float) -> str | None:
+    """:meth:`perf.analysis.budget_latency.Judged.verdict_note` of the level a row shows (``p``)."""
+    levels = [lv for lv in v.levels if (lv.concurrency, lv.batch_size) == (p.concurrency, p.batch_size)]
+    j = level_judged(levels, latency_metric(pct), run.rounds is not None)
+    return j.verdict_note(pct, budget_ms) if j else None
 
 
 def _summary_legend(text: str, pct: int, other: bool, run: RunResult, shown: int, top_n: int) -> str:
