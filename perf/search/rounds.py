@@ -23,6 +23,8 @@ comparison is *paired* within a round (:mod:`perf.analysis.paired`). After each 
    the next round does not fit in the time budget (estimated from the visits measured so far; the
    cut is recorded, never silent). The words say which ranking (:mod:`perf.analysis.standing`).
 
+Several client workloads (sizes, batch sizes): each workload ranked on its own (:mod:`perf.search.by_workload`).
+
 A round with no visit is no round: not kept, counted nowhere. A group's rounds are counted one way
 (:meth:`perf.records.rounds.RoundsRecord.group_rounds`, a resumed run's earlier session included):
 ``max_rounds`` caps that count and the words of its end say it.
@@ -42,15 +44,15 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from core.wording import count
-from perf.analysis.ranking import MIN_ROUNDS, Ranking, rank_variants
-from perf.analysis.standing import ranked_words, settled_words
+from perf.analysis.ranking import MIN_ROUNDS, Comparison, Ranking, rank_variants
 from perf.markdown import fmt
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import Cut, RoundRecord, RoundRules, RoundsRecord, Visit
 from perf.records.search import SearchDecision, SearchMode, SearchRecord, SearchRules
-from perf.search import drops
+from perf.search import by_workload, drops
 from perf.search import ladder as ladders
+from perf.search.decided import decided_words
 from perf.search.events import log_event
 from perf.search.focus import far_behind, focus
 from perf.search.plan import LevelKey, VariantPlan
@@ -140,6 +142,10 @@ class Rounds:
         """Mean real visit time so far (s), else the estimate."""
         return sum(self._walls) / len(self._walls) if self._walls else self._visit_s
 
+    def run_variant(self, name: str) -> VariantResult:
+        """The run's variant ``name``."""
+        return self._vr(name)
+
     def _vr(self, name: str) -> VariantResult:
         vr = self.run.variant(name)
         if vr is None:
@@ -153,8 +159,15 @@ class Rounds:
 
     def ranked(self, names: Sequence[str]) -> tuple[Ranking, bool]:
         """The paired ranking of ``names`` and whether it is under the latency budget (module rule 2)."""
+        return self.rank_series([self._vr(n) for n in names])
+
+    def workloads(self, names: Sequence[str]) -> dict[str, list[VariantResult]] | None:
+        """The series of ``names`` per client workload, ``None`` at one (:func:`perf.search.by_workload.series`)."""
+        return by_workload.series(self.run, [self._vr(n) for n in names])
+
+    def rank_series(self, variants: list[VariantResult]) -> tuple[Ranking, bool]:
+        """The paired ranking of ``variants`` (series of one workload, or variants) and whether it is under the budget."""
         b = self.setup.budget
-        variants = [self._vr(n) for n in names]
         if b is not None:
             under = rank_variants(variants, b.ms, b.metric)
             if under.leader is not None:
@@ -282,6 +295,9 @@ class Rounds:
             self._prune(self.contenders(group))
             left = self.contenders(group)
             variants = {n: self._vr(n) for n in left}
+            if self.workloads(left) is not None:  # several client workloads: no narrowing (a variant's levels serve each)
+                self.save()
+                return
             for n, levels in focus(self.ranking(left), self.ladders, s.plans, variants, s.rules, s.rounds, rounds_left).items():
                 self.ladders[n].active = levels  # a settled tie rests; one far behind: its compared level only
                 if not levels:
@@ -308,18 +324,25 @@ class Rounds:
         climbing, no level with fewer than ``min_rounds`` rounds).
         Nothing else drops a variant: a latency over the budget is an absolute number, which
         other processes' load inflates alike for every variant, so it is never a reason here."""
+        per = self.workloads(alive)
+        if per is None:
+            for comp in self.ranking(alive).comparisons:
+                if self._beaten(comp.b.variant, comp):
+                    self._drop(comp.b.variant, comp.b.concurrency, comp.sentence(), comp.a.variant, comp.a.concurrency)
+            return
+        for drop in by_workload.drops(per, self.rank_series, self._beaten):  # like with like, beaten at every workload
+            self._drop(*drop)
+
+    def _beaten(self, name: str, comp: Comparison) -> bool:
+        """``comp`` (the leader against ``name`` or one of its series) beats it by the rule and its ladder cannot lift it."""
         s = self.setup
-        rank = self.ranking(alive)
-        for comp in rank.comparisons:
-            name = comp.b.variant
-            lad, plan, vr = self.ladders[name], s.plans[name], self._vr(name)
-            if (
-                comp.verdict != "a"
-                or ladders.climbing(lad, plan, vr, s.rules)
-                or (ladders.exploring(lad, plan, vr, s.rounds) and not far_behind(comp))
-            ):
-                continue  # a ladder still climbing, or a level it just added (refinement) next to levels it has, may lift it
-            self._drop(name, comp.b.concurrency, comp.sentence(), comp.a.variant, comp.a.concurrency)
+        lad, plan, vr = self.ladders[name], s.plans[name], self._vr(name)
+        # a ladder still climbing, or a level it just added (refinement) next to levels it has, may lift it
+        return not (
+            comp.verdict != "a"
+            or ladders.climbing(lad, plan, vr, s.rules)
+            or (ladders.exploring(lad, plan, vr, s.rounds) and not far_behind(comp))
+        )
 
     def _drop(self, name: str, at: int, reason: str, best: str | None = None, best_c: int | None = None) -> None:
         d = drops.decision(self._vr(name), at, reason, best, best_c)
@@ -327,37 +350,16 @@ class Rounds:
         self.events({"event": "search_decision", "variant": name, "decision": d, "levels_left": 0})
 
     def decided(self, alive: Sequence[str], rounds_left: int) -> str | None:
-        """Why the ranking of ``alive`` is decided (module rule 3), ``None`` while it is not: no
-        ladder can still lift its variant, no member of the tie set measures a level with fewer than
-        ``min_rounds`` rounds (:func:`perf.search.ladder.exploring`: its operating point may still
-        move), and the leader beats each other contender or
-        ``rounds_left`` more rounds could not separate them (a settled tie,
-        :meth:`perf.analysis.ranking.Comparison.can_separate`). The words say which ranking
-        (:func:`perf.analysis.standing.ranked_words`) and, of a settled tie, which members shared
-        too few rounds with the leader to tell (:func:`perf.analysis.standing.settled_words`)."""
-        s = self.setup
-        for n in alive:
-            if ladders.climbing(self.ladders[n], s.plans[n], self._vr(n), s.rules):
-                return None
-        rank, met = self.ranked(alive)
-        if rank.leader is None:
-            return None
-        if any(ladders.exploring(self.ladders[n], s.plans[n], self._vr(n), s.rounds) for n in rank.names if n in alive):
-            return None
-        comps = [c for c in rank.comparisons if c.b.variant in alive]
-        if any(c.verdict != "a" and c.can_separate(rounds_left) for c in comps):
-            return None
-        b = s.budget
-        what = ranked_words(b.ms if b else None, b.percentile if b else 99, met)
-        tied = [c for c in comps if c.verdict != "a"]
-        if not tied:
-            return f"{what} decided"
-        return f"{what} settled: {settled_words(tied, rounds_left, s.rounds.max_rounds)}"
+        """Why the ranking of ``alive`` is decided (module rule 3), ``None`` while it is not (:func:`perf.search.decided.decided_words`)."""
+        return decided_words(self, alive, rounds_left)
 
     def _tie_set(self, names: Sequence[str]) -> list[str]:
         alive = self.contenders(names)
-        rank = self.ranking(alive)
-        return rank.names if rank.leader is not None else list(alive)
+        per = self.workloads(alive)
+        if per is None:
+            rank = self.ranking(alive)
+            return rank.names if rank.leader is not None else list(alive)
+        return by_workload.tie_set(per, self.rank_series) or list(alive)
 
     def _out_of_time(self, alive: Sequence[str], done: int, cost: float, group: int) -> str:
         left = max(0.0, (self.deadline or 0.0) - self.clock())

@@ -1,0 +1,73 @@
+"""The rounds engine (:mod:`perf.search.rounds`) with several client workloads (swept input sizes,
+client batch sizes: :mod:`perf.records.workloads`): each workload's series are ranked on their own,
+as the report ranks them (trial 10, F8: a b=8 level dropped the b=1 pick on a b=8 vs b=1 ratio).
+A drop compares like with like, and a variant is dropped only when beaten at every workload it is
+measured at (one that leads at b=1 stays measured); the ranking is decided when each workload's
+is, the words naming each workload (F10); no round is narrowed (:mod:`perf.search.focus`), since
+a variant's levels serve every workload.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+
+from perf.analysis.ranking import Comparison, Ranking, levels_of
+from perf.records.results import RunResult, VariantResult
+from perf.records.workloads import split_by_workload, workload
+
+Rank = Callable[[list[VariantResult]], tuple[Ranking, bool]]
+#: A drop: (variant, its level, the reason in words, the variant that beat it, that one's level).
+Drop = tuple[str, int, str, str, int]
+
+
+def series(run: RunResult, variants: Sequence[VariantResult]) -> dict[str, list[VariantResult]] | None:
+    """The series of ``variants`` per client workload label (:func:`perf.records.workloads.split_by_workload`),
+    ``None`` when they were measured at one workload."""
+    out: dict[str, list[VariantResult]] = {}
+    for sr in split_by_workload(dataclasses.replace(run, variants=list(variants))).variants:
+        if label := workload(sr):
+            out.setdefault(label, []).append(sr)
+    return out or None
+
+
+def variant_of(name: str, label: str) -> str:
+    """The variant a series of workload ``label`` is of (:func:`perf.records.workloads.series_name`)."""
+    tail = f" [{label}]"
+    return name[: -len(tail)] if name.endswith(tail) else name
+
+
+def drops(per: dict[str, list[VariantResult]], rank: Rank, beaten: Callable[[str, Comparison], bool]) -> list[Drop]:
+    """The variants beaten at every workload they are measured at (module docstring), each with the
+    comparisons of every workload in words; ``beaten(variant, comparison)``: the rule called it and its
+    ladder cannot lift it."""
+    won: dict[str, dict[str, Comparison]] = {}
+    measured: dict[str, list[str]] = {}
+    for label, group in per.items():
+        for sr in group:
+            if levels_of(sr):
+                measured.setdefault(variant_of(sr.name, label), []).append(label)
+        for comp in rank(group)[0].comparisons:
+            if beaten(name := variant_of(comp.b.variant, label), comp):
+                won.setdefault(name, {})[label] = comp
+    out = []
+    for name, labels in measured.items():
+        got = won.get(name, {})
+        if any(label not in got for label in labels):
+            continue
+        reason = "; ".join(f"at {label}: {got[label].sentence().rstrip('.')}" for label in labels)
+        reason += f" (beaten at every client workload it is measured at: {', '.join(labels)})."
+        first = got[labels[0]]
+        out.append((name, first.b.concurrency, reason, variant_of(first.a.variant, labels[0]), first.a.concurrency))
+    return out
+
+
+def tie_set(per: dict[str, list[VariantResult]], rank: Rank) -> list[str]:
+    """Each workload's tie set (every series when nothing could be ranked), its variants once, in order."""
+    tie: list[str] = []
+    for label, group in per.items():
+        ranking = rank(group)[0]
+        for n in ranking.names if ranking.leader is not None else [sr.name for sr in group]:
+            if (v := variant_of(n, label)) not in tie:
+                tie.append(v)
+    return tie

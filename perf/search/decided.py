@@ -1,0 +1,62 @@
+"""When the ranking of a rounds sweep's contenders is decided (:mod:`perf.search.rounds`, module rule 3),
+and the words of its end; with several client workloads, each workload's ranking
+(:mod:`perf.search.by_workload`), each said with its workload (trial 10, F10)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from perf.analysis.ranking import Ranking
+from perf.analysis.standing import ranked_words, settled_words
+from perf.search import by_workload
+from perf.search import ladder as ladders
+
+if TYPE_CHECKING:
+    from perf.search.rounds import Rounds
+
+
+def decided_words(sched: Rounds, alive: Sequence[str], rounds_left: int) -> str | None:
+    """Why the ranking of ``alive`` is decided, ``None`` while it is not: no
+    ladder can still lift its variant, no member of the tie set measures a level with fewer than
+    ``min_rounds`` rounds (:func:`perf.search.ladder.exploring`: its operating point may still
+    move), and the leader beats each other contender or
+    ``rounds_left`` more rounds could not separate them (a settled tie,
+    :meth:`perf.analysis.ranking.Comparison.can_separate`). The words say which ranking
+    (:func:`perf.analysis.standing.ranked_words`) and, of a settled tie, which members shared
+    too few rounds with the leader to tell (:func:`perf.analysis.standing.settled_words`); with
+    several client workloads, each workload's ranking must be decided, each said with its workload."""
+    s = sched.setup
+    for n in alive:
+        if ladders.climbing(sched.ladders[n], s.plans[n], sched.run_variant(n), s.rules):
+            return None
+    per = sched.workloads(alive)
+    if per is None:
+        return _one(sched, sched.ranked(alive), alive, "", rounds_left)
+    said = []
+    for label, group in per.items():
+        words = _one(sched, sched.rank_series(group), [sr.name for sr in group], label, rounds_left)
+        if words is None:
+            return None
+        said.append(f"at {label}: {words}")
+    return "; ".join(said)
+
+
+def _one(sched: Rounds, ranked: tuple[Ranking, bool], alive: Sequence[str], label: str, rounds_left: int) -> str | None:
+    """:func:`decided_words` for one ranking of ``alive`` (series of workload ``label``; ``""``: variants)."""
+    s = sched.setup
+    rank, met = ranked
+    if rank.leader is None:
+        return None
+    names = [by_workload.variant_of(n, label) for n in rank.names if n in alive]
+    if any(ladders.exploring(sched.ladders[n], s.plans[n], sched.run_variant(n), s.rounds) for n in names):
+        return None
+    comps = [c for c in rank.comparisons if c.b.variant in alive]
+    if any(c.verdict != "a" and c.can_separate(rounds_left) for c in comps):
+        return None
+    b = s.budget
+    what = ranked_words(b.ms if b else None, b.percentile if b else 99, met)
+    tied = [c for c in comps if c.verdict != "a"]
+    if not tied:
+        return f"{what} decided"
+    return f"{what} settled: {settled_words(tied, rounds_left, s.rounds.max_rounds)}"
