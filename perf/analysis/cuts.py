@@ -8,6 +8,7 @@ report's budget lines, the console and the deployment's messages.
 from __future__ import annotations
 
 from perf.records.results import RunResult
+from perf.records.workloads import variant_name
 
 
 def has_numbers(run: RunResult, name: str) -> bool:
@@ -52,9 +53,9 @@ def unmeasured_caveat(run: RunResult) -> str | None:
     never = cut_variants(run)[0]
     if not never:
         return None
-    have = sum(1 for v in run.variants if has_numbers(run, v.name))
+    have = len({variant_name(v) for v in run.variants if has_numbers(run, v.name)})  # variants, their series apart
     return (
-        f"The pick is the best of {have} of the {len(run.variants)} variants; not measured (cut for time): "
+        f"The pick is the best of {have} of the {len({variant_name(v) for v in run.variants})} variants; not measured (cut for time): "
         f"{', '.join(f'`{n}`' for n in never)}; a longer `--time-budget` measures them."
     )
 

@@ -32,8 +32,7 @@ were host busy) is within the budget (the report also says in how many of its ro
 **Ranking** (:func:`rank_variants`): the leader is, of the variants no other beats by the rule,
 the one with the highest round-adjusted throughput at its operating point unless another is ahead
 of it in the median of their shared rounds (:mod:`perf.analysis.leader`); the **tie set** is the
-leader and every variant it does not beat.
-A pick is named alone only when the tie set has one member. The leader is compared with series of its own client
+leader and every variant it does not beat. A pick is named alone only when the tie set has one member. The leader is compared with series of its own client
 workload only (:mod:`perf.records.workloads`): an input size or a client batch size is the client's, not a setting to pick.
 
 **The pick's other levels**: the leader's operating point and a runner-up's may share fewer
@@ -48,8 +47,7 @@ search compared, stays beaten: its comparison is that one, re-computed on the re
 (``dropped``), so the tie set never holds a variant the console said was beaten; when the
 rounds no longer back the drop (the verdict lost, or the level that beat it over the budget since:
 :mod:`perf.search.drops`), it ranks like any other. A drop holds in the ranking it was made in only
-(:mod:`perf.analysis.recommendation` passes ``dropped``): one made under the sweep's latency budget
-is no verdict on peaks, nor under another budget.
+(:mod:`perf.analysis.recommendation` passes ``dropped``): not on peaks, nor under another budget.
 """
 
 from __future__ import annotations
@@ -343,6 +341,8 @@ def rank_variants(
     leader = peaks[leader.side.variant]
     at = {o.side.variant: (o.side.shape, workload(by_name[o.side.variant])) for o in [*ops, leader]}  # client workloads
     other_sizes, ops = [o.side.variant for o in ops if at[o.side.variant] != at[leader.side.variant]], [o for o in ops if at[o.side.variant] == at[leader.side.variant]]  # fmt: skip
+    own = workload(by_name[leader.side.variant])  # trial 10, F12: another workload's series without a level is no rival
+    other_sizes, unranked = other_sizes + [n for n in unranked if workload(by_name[n]) not in (None, own)], [n for n in unranked if workload(by_name[n]) in (None, own)]  # fmt: skip
     lead_v = by_name[leader.side.variant]
     others = [s for s in levels_of(lead_v) if s != leader.side and _within(lead_v, s, budget_ms, latency_metric)]
     comparisons = [

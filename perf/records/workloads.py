@@ -43,6 +43,14 @@ def workload(v: VariantResult) -> str | None:
     return (v.params or {}).get(WORKLOAD)
 
 
+def variant_name(v: VariantResult) -> str:
+    """The variant a series of :func:`split_by_workload` is of (``v``'s own name when not split): what
+    a count of variants counts, its series apart (trial 10, F9: 6 series of 3 variants were "6 of the 11 variants")."""
+    label, name = workload(v), v.name
+    tail = f" [{label}]"
+    return name[: -len(tail)] if label and name.endswith(tail) else name
+
+
 def split_by_workload(run: RunResult, batches: bool = True) -> RunResult:
     """The run as the report shows it: a variant whose levels were measured at several client
     workloads (swept input sizes, ``sweep --shapes``, or client batch sizes, ``--batch-sizes``)

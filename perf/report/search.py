@@ -6,11 +6,12 @@ went no higher than concurrency N because ..." where only its ladder ended:
 
 from __future__ import annotations
 
-from core.wording import sentence
+from core.wording import count, sentence
 from perf.analysis.cuts import unmeasured_text
 from perf.analysis.stats import aggregate
 from perf.markdown import APPENDIX_FILE, TOP_N, capped, fmt, table
 from perf.records.results import RunResult
+from perf.records.workloads import variant_name, workload, workloads_noun
 from perf.search.order import ORDER_RULE
 from perf.search.policy import AUTO, ladder
 
@@ -73,7 +74,10 @@ def search_lines(run: RunResult, limit: int | None = TOP_N) -> list[str]:
     if cap is not None:  # the time budget capped the ladder: brute force over what it left
         levels = tuple(c for c in ints if c <= cap)
     capped_words = f"cut for time at c={cap}" if cap is not None else ""
-    planned = len(levels) * len(run.variants)
+    names = {variant_name(v) for v in run.variants}  # variants counted by name, their series apart (trial 10, F9)
+    labels = sorted({w for v in run.variants if (w := workload(v))})
+    planned = len(levels) * len(names) * max(1, len(labels))  # each variant at each client workload
+    at = f" at {count(len(labels), workloads_noun(labels))}" if len(labels) > 1 else ""
     measured = sum(len({p.concurrency for p in aggregate(v.levels)}) for v in run.variants)
     lines = [
         "## Search",
@@ -82,7 +86,7 @@ def search_lines(run: RunResult, limit: int | None = TOP_N) -> list[str]:
         f"- Order ({ORDER_RULE if rec.mode == 'prune' else 'as the variants were given'}): "
         f"{', '.join(f'`{n}`' for n in rec.order)}.",
         f"- Measured {measured} concurrency levels over "
-        f"{sum(1 for v in run.variants if v.levels)} of the {len(run.variants)} variants"
+        f"{len({variant_name(v) for v in run.variants if v.levels})} of the {len(names)} variants{at}"
         + (f" (brute force over the same ladder{', ' + capped_words if cap else ''}: {planned})." if planned else "."),
         "",
     ]
