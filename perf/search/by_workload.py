@@ -23,12 +23,12 @@ Drop = tuple[str, int, str, str, int]
 
 def series(run: RunResult, variants: Sequence[VariantResult]) -> dict[str, list[VariantResult]] | None:
     """The series of ``variants`` per client workload label (:func:`perf.records.workloads.split_by_workload`),
-    ``None`` when they were measured at one workload."""
+    ``None`` when they were measured at one workload (its ranking is the variants' own)."""
     out: dict[str, list[VariantResult]] = {}
     for sr in split_by_workload(dataclasses.replace(run, variants=list(variants))).variants:
         if label := workload(sr):
             out.setdefault(label, []).append(sr)
-    return out or None
+    return out if len(out) > 1 else None
 
 
 def variant_of(name: str, label: str) -> str:
