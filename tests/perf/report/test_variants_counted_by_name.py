@@ -17,7 +17,8 @@ from perf.report.search import search_lines
 def _run():
     measured = [
         variant_result(
-            n, [level_result(c, thr * c * b, 2.0 * c * b, batch_size=b, trial=r) for c in (1, 2) for b in (1, 8) for r in range(3)]
+            n,
+            [level_result(c, thr * c * b, 2.0 * c * b, batch_size=b, trial=r) for c in (1, 2) for b in (1, 8) for r in range(3)],
         )
         for n, thr in (("fast", 300.0), ("slow", 100.0))
     ]
