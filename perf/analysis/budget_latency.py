@@ -36,6 +36,7 @@ from core.errors import PerfError
 from core.wording import count
 from perf.markdown import fmt
 from perf.records.levels import LevelResult
+from perf.records.results import RunResult
 
 #: Client latency percentiles a budget may be set on (``--latency-percentile``; Model
 #: Analyzer's ``perf_latency_p90``/``p95``/``p99`` constraints), and the default.
@@ -105,7 +106,6 @@ class Judged:
             return None
         return quieter_note(percentile, self.ms)
 
-
     def verdict_note(self, percentile: int, budget_ms: float) -> str | None:
         """The phrase for a table cell beside the median over every round where the budget's verdict,
         taken on the quieter rounds, goes the other way (trial 10, F3: a p99 of 23.91 ms shown under a
@@ -120,6 +120,23 @@ def quieter_note(percentile: int, ms: float, inside: bool = True) -> str:
     """The one phrase of a level within (``inside``) or over the budget only on its quieter rounds,
     with the number the verdict used: ``"within the budget on its quieter rounds: p99 9.36 ms"``."""
     return f"{'within' if inside else 'over'} the budget on its quieter rounds: p{percentile} {fmt(ms, 2)} ms"
+
+
+def verdict_notes(run: RunResult, percentile: int, budget_ms: float | None) -> dict[tuple[str, int, int], str]:
+    """:meth:`Judged.verdict_note` of every concurrency level of ``run`` (its series, as the report
+    shows them) whose budget verdict goes the other way from its median over every round, keyed
+    ``(series, batch size, concurrency)``: what a table showing that median says beside it."""
+    if budget_ms is None:
+        return {}
+    metric, notes = latency_metric(percentile), {}
+    for v in run.variants:
+        keys = {(lv.batch_size, lv.concurrency) for lv in v.levels if lv.request_rate is None}
+        for bs, c in keys:
+            levels = [lv for lv in v.levels if (lv.batch_size, lv.concurrency, lv.request_rate) == (bs, c, None)]
+            j = level_judged(levels, metric, run.rounds is not None)
+            if j is not None and (note := j.verdict_note(percentile, budget_ms)):
+                notes[(v.name, bs, c)] = note
+    return notes
 
 
 def within(judge: Judged | None, budget_ms: float | None) -> bool:

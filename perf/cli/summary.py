@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from perf.analysis.budget_latency import latency_metric, level_judged
+from core.wording import count
+from perf.analysis.budget_latency import latency_metric, verdict_notes
 from perf.analysis.cuts import cut_variants
 from perf.analysis.frontier import series_sizes, size_marks
 from perf.analysis.peaks import HEADROOM_NOTE, UNREACHED_MARK, best_levels, higher_median, peak_mark
@@ -62,7 +63,7 @@ def summary_table(
     other = pct != 99 and latency_budget_ms is not None  # the budget's percentile beside the p99
     rows = _summary_rows(run, rec, shown, points, other, best)
     shown_text = " ".join(cell for cells, _ in rows for cell in cells[1:])  # not the names
-    view = Table(title=escape(title), caption=_summary_legend(shown_text, pct, other, run, len(shown), top_n))
+    view = Table(title=escape(title), caption=_summary_legend(shown_text, pct, other, run, _left_out(run, shown, best), top_n))
     view.add_column("variant", no_wrap=True)
     for col in (
         "best infer/s" if run.rounds is not None else "highest infer/s",
@@ -97,6 +98,7 @@ def _summary_rows(
     note (``† unstable`` / ``† host busy``), and a mark is said once per note (trial 9, F16, F23)."""
     pct = rec.latency_percentile
     (never, before), by_size = map(set, cut_variants(run)), size_marks(run, rec)  # a shape sweep: each size's picks, named
+    verdicts = verdict_notes(run, pct, rec.latency_budget_ms)  # the budget's number where it goes the other way
     rows = []
     for v in shown:
         p = best.get(v.name)
@@ -120,7 +122,7 @@ def _summary_rows(
             marks.append("peak not reached")
         if p is not None and (higher := higher_median(run, points[v.name], p, short=True)):
             marks.append(higher)  # its level's median is not the variant's highest: why, in numbers
-        if p is not None and rec.latency_budget_ms is not None and (note := _verdict_note(run, v, p, pct, rec.latency_budget_ms)):
+        if p is not None and (note := verdicts.get((v.name, p.batch_size, p.concurrency))):
             if not any(note in m for m in marks):  # the budget's number where it goes the other way (trial 10, F3)
                 marks.append(note)
         if p is not None and flag_mark(p.status):  # the "at c" column's †, named
@@ -146,16 +148,19 @@ def _summary_rows(
     return rows
 
 
-def _verdict_note(run: RunResult, v: VariantResult, p: Point, pct: int, budget_ms: float) -> str | None:
-    """:meth:`perf.analysis.budget_latency.Judged.verdict_note` of the level a row shows (``p``)."""
-    levels = [lv for lv in v.levels if (lv.concurrency, lv.batch_size) == (p.concurrency, p.batch_size)]
-    j = level_judged(levels, latency_metric(pct), run.rounds is not None)
-    return j.verdict_note(pct, budget_ms) if j else None
+def _left_out(run: RunResult, shown: Sequence[VariantResult], best: dict[str, Point]) -> tuple[int, int, int]:
+    """What the table leaves out, by kind (trial 10, F11: "5 more in report.md" counted 5 variants cut
+    for time as rows): series with numbers, variants cut for time never measured, others without numbers."""
+    left = [v.name for v in run.variants if v not in shown]
+    never = set(cut_variants(run)[0])
+    measured = sum(1 for n in left if n in best)
+    cut = sum(1 for n in left if n not in best and n in never)
+    return measured, cut, len(left) - measured - cut
 
 
-def _summary_legend(text: str, pct: int, other: bool, run: RunResult, shown: int, top_n: int) -> str:
+def _summary_legend(text: str, pct: int, other: bool, run: RunResult, left: tuple[int, int, int], top_n: int) -> str:
     """The console table's legend: only what its cells (``text``) show (trial 9, F3: "b: client
-    batch size" under a table with no b)."""
+    batch size" under a table with no b); ``left``: what it leaves out (:func:`_left_out`)."""
     flags = [f"{kind}: {words}" for kind, words in FLAG_WORDS.items() if f"{UNSTABLE_MARK} {kind}" in text]
     parts = [
         *(
@@ -177,11 +182,13 @@ def _summary_legend(text: str, pct: int, other: bool, run: RunResult, shown: int
             if series_sizes(run)
             else []
         ),
+        *([f"the top {top_n} by highest throughput and the picks shown, {left[0]} more in report.md"] if left[0] else []),
         *(
-            [f"the top {top_n} by highest throughput and the picks shown, {len(run.variants) - shown} more in report.md"]
-            if shown < len(run.variants)
+            [f"not shown: {count(left[1], 'variant')} cut for time before any measurement (report.md names them)"]
+            if left[1]
             else []
         ),
+        *([f"not shown: {count(left[2], 'variant')} without numbers (report.md says why)"] if left[2] else []),
     ]
     return "; ".join(parts)
 

@@ -73,8 +73,10 @@ def _level_block(
     failed: set[str] | frozenset[str],
     top_n: int,
     baseline: str | None,
+    verdicts: dict[tuple[str, int, int], str],
 ) -> list[str]:
-    """One level's heading and table (the ``top_n`` by throughput plus the baseline)."""
+    """One level's heading and table (the ``top_n`` by throughput plus the baseline); a p99 cell
+    whose budget verdict goes the other way says the number the verdict used (``verdicts``)."""
     bs, conc = key
     here = [(n, p) for n, pts in points.items() for p in pts if (p.batch_size, p.concurrency) == key]
     more = f" (top {top_n} of {len(here)})" if len(here) > top_n else ""
@@ -86,6 +88,9 @@ def _level_block(
             rows.append([f"`{name}`", f"failed: {errors_text(*p.errors)}"])
             continue
         cells = [fmt_spread(p, m, d) if m in (THROUGHPUT, P99) else fmt(p.get(m), d) for _, m, d in cols]
+        if note := verdicts.get((name, bs, conc)):  # trial 10, F3: the median shown is not what the budget judged
+            at = next(i for i, (_, m, _) in enumerate(cols) if m == P99)
+            cells[at] += f" ({note})"
         if p.get(THROUGHPUT) == top and name not in failed:
             cells[0] = f"**{cells[0]}**"
         mark = (
@@ -132,6 +137,7 @@ def level_tables(
     picks: Iterable[tuple[int, int]] | None = None,
     budget: int = LEVEL_TABLE_LINES,
     rounds: bool = False,
+    verdicts: dict[tuple[str, int, int], str] | None = None,
 ) -> list[str]:
     """Markdown lines: one table per (batch size, concurrency) comparing the variants, highest
     throughput first: the ``top_n`` best (default :data:`TOP_N`) plus the ``baseline`` variant,
@@ -156,10 +162,12 @@ def level_tables(
         budget: Lines the level tables may take with ``picks`` (default :data:`LEVEL_TABLE_LINES`;
             the report gives them what its other sections leave, up to that).
         rounds: The run measured in rounds: a level's medians are over its rounds.
+        verdicts: :func:`perf.analysis.budget_latency.verdict_notes`: said in a level's p99 cell
+            where its budget verdict goes the other way from the median shown.
     """
     cols, utils = _columns(points)
     keys = sorted({(p.batch_size, p.concurrency) for pts in points.values() for p in pts})
-    blocks = {k: _level_block(k, points, cols, failed, top_n, baseline) for k in keys}
+    blocks = {k: _level_block(k, points, cols, failed, top_n, baseline, verdicts or {}) for k in keys}
     shown = keys if picks is None else body_levels(blocks, points, picks, budget)
     multi_trial = any(p.trials > 1 for pts in points.values() for p in pts)
     over = "rounds" if rounds else "trials"

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from core.errors import PerfError
 from core.wording import sentence
+from perf.analysis.budget_latency import verdict_notes
 from perf.analysis.cuts import unmeasured_text
 from perf.analysis.effects import interactions, main_effects
 from perf.analysis.excluded import rate_statuses
@@ -277,14 +278,23 @@ def write_report(
         Part(["", f"Everything left out above (every pair, variant, flagged level): [{APPENDIX_FILE}]({APPENDIX_FILE})."]),
     ]
     room = MAX_REPORT_LINES - sum(len(p.lines) for p in parts) - LEVEL_TABLES_INTRO
+    verdicts = verdict_notes(run, rec.latency_percentile, rec.latency_budget_ms)
     parts[6].lines = level_tables(
-        points, failed, top_n, base_name, up, picks, min(room, LEVEL_TABLE_LINES), rounds=run.rounds is not None
+        points,
+        failed,
+        top_n,
+        base_name,
+        up,
+        picks,
+        min(room, LEVEL_TABLE_LINES),
+        rounds=run.rounds is not None,
+        verdicts=verdicts,
     )
     lines, moved = fit(parts)
     details = [
         *(search_lines(run, limit=None) if len(run.variants) > TOP_N else []),
         *efficiency_details(run),
-        *level_tables(points, failed, top_n, base_name, up, rounds=run.rounds is not None),
+        *level_tables(points, failed, top_n, base_name, up, rounds=run.rounds is not None, verdicts=verdicts),
         *(trace_lines(run.profile.traces, up) if run.profile else []),
         *(failed_lines(run, limit=None) if len(failed_measurements(run)) > LIST_LIMIT else []),
         *moved,

@@ -35,3 +35,29 @@ def test_the_console_table_marks_a_level_over_the_budget_on_its_quieter_rounds()
     Console(file=out, width=250).print(summary_table(run))
     assert column_text(out.getvalue(), "p99 ms") == "30.00"
     assert "over the budget on its quieter rounds: p99 30.50 ms" in column_text(out.getvalue(), "note")
+
+
+def test_the_reports_level_table_says_the_number_the_verdict_used(tmp_path) -> None:
+    from perf.records import results
+    from perf.report.write import write_report
+
+    levels = [level_result(4, 500.0, ms, trial=r, host_busy=True, host_busy_pct=busy) for r, (ms, busy) in enumerate(P99)]
+    run = run_result([variant_result("v", levels)], settings={"latency_budget_ms": 30.2, "design": "rounds"})
+    run.rounds = RoundsRecord(seed=1)
+    results.save(run, tmp_path)
+    rows = [ln for ln in write_report(tmp_path).read_text().splitlines() if ln.startswith("| `v` ")]
+    assert any("30.00 [20.00–31.00] (over the budget on its quieter rounds: p99 30.50 ms)" in r for r in rows), rows
+
+
+def test_the_console_footer_counts_what_it_leaves_out_by_kind() -> None:
+    # trial 10, F11: 6 series with numbers shown and 5 variants cut for time before any measurement:
+    # the footer said "the top 10 by highest throughput and the picks shown, 5 more in report.md"
+    from perf.records.rounds import Cut
+
+    measured = [variant_result(f"m{i}", [level_result(1, 100.0 + i, 5.0)]) for i in range(6)]
+    cut = [variant_result(f"c{i}", [], status="skipped") for i in range(5)]
+    run = run_result([*measured, *cut])
+    run.rounds = RoundsRecord(seed=1, cuts=[Cut("variant", "time", f"c{i}") for i in range(5)])
+    caption = " ".join(str(summary_table(run).caption).split())
+    assert "more in report.md" not in caption
+    assert "not shown: 5 variants cut for time before any measurement (report.md names them)" in caption
