@@ -49,6 +49,15 @@ def of(k: int, n: int, noun: str, plural_form: str | None = None) -> str:
     return f"{k} of {count(n, noun, plural_form)}"
 
 
+def of_the(k: int, n: int, noun: str, plural_form: str | None = None) -> str:
+    """``"k of the n nouns"``, or the whole said as such: ``of_the(1, 3, "other pair")`` is ``"1 of
+    the 3 other pairs"``, ``of_the(1, 1, "other pair")`` ``"the other pair"`` (trial 10: "not 1 of the
+    other 1 pair"), ``of_the(2, 2, "other pair")`` ``"the 2 other pairs"``."""
+    if k == n:
+        return f"the {noun}" if n == 1 else f"the {count(n, noun, plural_form)}"
+    return f"{k} of the {count(n, noun, plural_form)}"
+
+
 def _tail(part: str) -> str:
     """The parenthetical ``part`` ends with (``"(measured: 1 s a visit)"``), ``""`` when none."""
     if not part.endswith(")"):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from core.wording import count, sentence
+from core.wording import count, of_the, sentence
 from perf.analysis.effects import IQR_FROM, NO_NUMBER, Interaction, MainEffect, PairDiff, Spread
 from perf.analysis.paired import RULE_SHORT
 from perf.analysis.ranking import Comparison
@@ -171,7 +171,11 @@ def _at_peak(e: MainEffect, d: PairDiff) -> str:
     if s is None or s.significant:
         return f"the rule separates them ({_pct(e, d)})"
     if s.unseparated:
-        return f"the rule separates them ({_pct(e, d)}) but not {s.unseparated} of the other {count(len(s.values) - 1, 'pair')}"
+        apart = [
+            o for o in e.pairs if o is not d and not o.throughput_note and o.throughput_pct is not None and not o.throughput_sig
+        ]
+        names = f" ({', '.join(f'{o.reference} vs {o.changed}' for o in apart)})" if len(apart) == s.unseparated <= 3 else ""
+        return f"the rule separates them ({_pct(e, d)}) but not {of_the(s.unseparated, len(s.values) - 1, 'other pair')}{names}"
     return f"the rule separates them ({_pct(e, d)}) but the spread over the pairs covers zero"
 
 
