@@ -484,7 +484,10 @@ def test_the_cpu_request_of_a_pick_at_a_client_batch_size_is_its_levels(tmp_path
     from perf.analysis.recommendation import Choice
     from perf.deploy.measured import measured
 
-    levels = [level_result(1, 900.0, 5.0, batch_size=1, server_cpu_cores=0.7), level_result(1, 1900.0, 9.0, batch_size=8, server_cpu_cores=1.24)]
+    levels = [
+        level_result(1, 900.0, 5.0, batch_size=1, server_cpu_cores=0.7),
+        level_result(1, 1900.0, 9.0, batch_size=8, server_cpu_cores=1.24),
+    ]
     run = run_result([variant_result("v", levels)], run_id="s")
     m = measured(run, "v", Choice("v [b=8]", 1, 8, 1900.0, 9.0, True, 1))
     assert (m.server_cpu_cores, m.level) == (1.24, "concurrency 1, batch 8")
