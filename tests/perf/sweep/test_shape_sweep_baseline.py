@@ -44,7 +44,7 @@ def test_the_report_gives_a_pick_at_every_swept_size(tmp_path: Path) -> None:
     )
     results.save(run, tmp_path)
     text = write_report(tmp_path).read_text()
-    assert "- **Shape sweep:** the picks above are for clients sending frames=16" in text
+    assert "- **Client workloads:** the picks above are for clients sending frames=16" in text
     line = next(ln for ln in text.splitlines() if ln.startswith("  - frames=98: "))
     assert (
         "best under the budget: `b [frames=98]` at concurrency 4" in line
