@@ -16,6 +16,10 @@ import click
 import tritonclient.http as th
 from core.cli import run_cli
 
+# a suite started in a non-interactive shell's background (`cmd &`, nohup) hands SIGINT down ignored, and
+# Python then installs no KeyboardInterrupt handler: the Ctrl-C this test sends would never arrive
+signal.signal(signal.SIGINT, signal.default_int_handler)
+
 silent = socket.socket()
 silent.bind(("127.0.0.1", 0))
 silent.listen()
