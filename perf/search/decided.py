@@ -5,15 +5,37 @@ and the words of its end; with several client workloads, each workload's ranking
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from perf.analysis.ranking import Ranking
 from perf.analysis.standing import ranked_words, settled_words
+from perf.records.results import VariantResult
 from perf.search import by_workload
 from perf.search import ladder as ladders
 
-if TYPE_CHECKING:
-    from perf.search.rounds import Rounds
+
+class Rounds(Protocol):
+    """What this module reads of a :class:`perf.search.rounds.Rounds` (a protocol: that module
+    imports this one, and the packages' modules import no cycle, the import-linter contract)."""
+
+    setup: Any
+    ladders: dict[str, ladders.Ladder]
+
+    def run_variant(self, name: str) -> VariantResult:
+        """The run's record of variant ``name``."""
+        ...
+
+    def ranked(self, names: Sequence[str]) -> tuple[Ranking, bool]:
+        """The ranking of ``names``, and whether it is under the latency budget."""
+        ...
+
+    def workloads(self, names: Sequence[str]) -> dict[str, list[VariantResult]] | None:
+        """The series of ``names`` per client workload, ``None`` at one."""
+        ...
+
+    def rank_series(self, variants: list[VariantResult]) -> tuple[Ranking, bool]:
+        """The ranking of one workload's series, and whether it is under the latency budget."""
+        ...
 
 
 def decided_words(sched: Rounds, alive: Sequence[str], rounds_left: int) -> str | None:
