@@ -204,6 +204,16 @@ def _levels_text(keys: Sequence[tuple[int, int]]) -> str:
     return ", ".join(f"c={c}" + (f" b={b}" if b != 1 else "") for b, c in keys)
 
 
+def _median_cell(levels: list[LevelResult], field: str, digits: int, spread: bool = False) -> str:
+    """``field``'s median over ``levels`` (rounds or trials of one level), ``[min–max]`` after it with
+    ``spread`` when there are several; ``"—"`` when none has it."""
+    vals = [x for lv in levels if (x := getattr(lv, field)) is not None]
+    if not vals:
+        return "—"
+    text = fmt(statistics.median(vals), digits)
+    return text + (f" [{fmt(min(vals), digits)}–{fmt(max(vals), digits)}]" if spread and len(vals) > 1 else "")
+
+
 def request_rate_table(run: RunResult) -> list[str]:
     """Markdown lines for the request-rate levels (``--request-rates``), one row per level
     (variant, client batch size, offered rate), as the concurrency tables have: the median over
@@ -234,28 +244,21 @@ def request_rate_table(run: RunResult) -> list[str]:
             continue
         worst = min((lv.status for lv in good), key=LEVEL_STATUSES.index)
 
-        def med(field: str, digits: int, spread: bool = False, among: list[LevelResult] = good) -> str:
-            vals = [x for lv in among if (x := getattr(lv, field)) is not None]
-            if not vals:
-                return "—"
-            text = fmt(statistics.median(vals), digits)
-            return text + (f" [{fmt(min(vals), digits)}–{fmt(max(vals), digits)}]" if spread and len(vals) > 1 else "")
-
-        late = med("delayed_pct", 0) if any(lv.delayed_pct is not None for lv in good) else "≤ 1"
+        late = _median_cell(good, "delayed_pct", 0) if any(lv.delayed_pct is not None for lv in good) else "≤ 1"
         body.append(
             [
                 f"`{name}`",
                 fmt_given(rate, 0),
                 batch,
                 measured,
-                med("achieved_rate_per_s", 1, spread=True),
+                _median_cell(good, "achieved_rate_per_s", 1, spread=True),
                 late,
                 flag_mark(worst).strip() or worst,
-                med("throughput_infer_per_s", 1, spread=True),
-                med("latency_p50_ms", 2),
-                med("latency_p99_ms", 2, spread=True),
-                med("server_queue_us", 0),
-                med("server_compute_infer_us", 0),
+                _median_cell(good, "throughput_infer_per_s", 1, spread=True),
+                _median_cell(good, "latency_p50_ms", 2),
+                _median_cell(good, "latency_p99_ms", 2, spread=True),
+                _median_cell(good, "server_queue_us", 0),
+                _median_cell(good, "server_compute_infer_us", 0),
             ]
         )
     headers = [
