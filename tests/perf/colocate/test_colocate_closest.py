@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from factories import served_model
+from fake_colocation_server import FakeColocationServer
 
-from clients.runtimes.served import Loaded
 from perf.cli.main import cli
 from perf.colocate import judge
 from perf.colocate.closest import closest
@@ -131,26 +130,6 @@ def test_a_report_of_an_older_record_leaves_out_the_closest_its_reason_named_by_
     assert why.endswith("(the last held: a=a1, b=b1: a p99 40 ms > 20 ms).") and "a=a2" not in why
 
 
-class _FakeServer:
-    def __init__(self) -> None:
-        self.grpc_url, self.http_url, self.metrics_url = "203.0.113.9:8001", "203.0.113.9:8000", "203.0.113.9:8002/metrics"
-        self.container_name, self.pid = None, None
-        self.runtime_impl = type("R", (), {"host": staticmethod(lambda: "203.0.113.9")})()
-        self.runtime, self.command_line = "fake", "tritonserver --fake"
-
-    def start(self) -> _FakeServer:
-        return self
-
-    def stop(self) -> None:
-        pass
-
-    def load(self, name: str) -> Loaded:
-        return Loaded(served_model(name), 0.01)
-
-    def unload(self, name: str) -> bool:
-        return True
-
-
 @pytest.mark.parametrize("numbers", [True, False])
 def test_not_achieved_is_an_answer_exit_0_pointing_at_the_report_no_numbers_an_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, numbers: bool
@@ -187,7 +166,7 @@ def test_not_achieved_is_an_answer_exit_0_pointing_at_the_report_no_numbers_an_e
     monkeypatch.setattr(ServerSource, "visit", visit)
     monkeypatch.setattr(ServerSource, "_inputs", lambda self, v: [])
     monkeypatch.setattr(ServerSource, "_warmup", lambda self, v: None)
-    monkeypatch.setattr(run_module, "TritonServer", lambda opts: _FakeServer())
+    monkeypatch.setattr(run_module, "TritonServer", lambda opts: FakeColocationServer())
     run_dir = tmp_path / "results" / "r"
     r = CliRunner().invoke(
         cli,

@@ -15,9 +15,8 @@ from pathlib import Path
 import colocation_source as cs
 import pytest
 from click.testing import CliRunner
-from factories import served_model
+from fake_colocation_server import FakeColocationServer
 
-from clients.runtimes.served import Loaded
 from perf.cli.main import cli
 from perf.colocate import judge
 from perf.colocate.resume import ReplaySource, complete_rounds, nothing_left, restart
@@ -111,26 +110,6 @@ def test_a_run_that_ended_has_nothing_to_resume_one_cut_or_stopped_has() -> None
     assert cut_for_time.cuts and nothing_left(cut_for_time) is None
 
 
-class _FakeServer:
-    def __init__(self) -> None:
-        self.grpc_url, self.http_url, self.metrics_url = "203.0.113.9:8001", "203.0.113.9:8000", "203.0.113.9:8002/metrics"
-        self.container_name, self.pid = None, None
-        self.runtime_impl = type("R", (), {"host": staticmethod(lambda: "203.0.113.9")})()
-        self.runtime, self.command_line = "fake", "tritonserver --fake"
-
-    def start(self) -> _FakeServer:
-        return self
-
-    def stop(self) -> None:
-        pass
-
-    def load(self, name: str) -> Loaded:
-        return Loaded(served_model(name), 0.01)
-
-    def unload(self, name: str) -> bool:
-        return True
-
-
 def test_colocate_resume_continues_an_interrupted_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import perf.colocate.run as run_module
     from perf.colocate.run import ServerSource
@@ -162,7 +141,7 @@ def test_colocate_resume_continues_an_interrupted_run(tmp_path: Path, monkeypatc
     monkeypatch.setattr(ServerSource, "_inputs", lambda self, v: [])
     monkeypatch.setattr(ServerSource, "_warmup", lambda self, v: None)
     logs: list[Path] = []
-    monkeypatch.setattr(run_module, "TritonServer", lambda opts: (logs.append(opts.log_file), _FakeServer())[1])
+    monkeypatch.setattr(run_module, "TritonServer", lambda opts: (logs.append(opts.log_file), FakeColocationServer())[1])
     base = ["colocate", "-r", str(repo), "--results-dir", str(tmp_path / "results"), "--run-id", "r", "--perf-analyzer", str(pa)]
     first = CliRunner().invoke(cli, [*base, "--model", "big=big_*", "--model", "small=small_*", "--no-report"])
     assert first.exit_code == 130, first.output

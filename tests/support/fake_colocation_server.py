@@ -1,0 +1,28 @@
+"""A stand-in for :class:`clients.server.TritonServer` on another host (not sampled), for the
+``perf colocate`` command's tests: it starts, loads and unloads at once, and answers nothing else."""
+
+from __future__ import annotations
+
+from factories import served_model
+
+from clients.runtimes.served import Loaded
+
+
+class FakeColocationServer:
+    def __init__(self) -> None:
+        self.grpc_url, self.http_url, self.metrics_url = "203.0.113.9:8001", "203.0.113.9:8000", "203.0.113.9:8002/metrics"
+        self.container_name, self.pid = None, None
+        self.runtime_impl = type("R", (), {"host": staticmethod(lambda: "203.0.113.9")})()
+        self.runtime, self.command_line = "fake", "tritonserver --fake"
+
+    def start(self) -> FakeColocationServer:
+        return self
+
+    def stop(self) -> None:
+        pass
+
+    def load(self, name: str) -> Loaded:
+        return Loaded(served_model(name), 0.01)
+
+    def unload(self, name: str) -> bool:
+        return True
