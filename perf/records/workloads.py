@@ -46,7 +46,12 @@ def workload(v: VariantResult) -> str | None:
 def variant_name(v: VariantResult) -> str:
     """The variant a series of :func:`split_by_workload` is of (``v``'s own name when not split): what
     a count of variants counts, its series apart (trial 10, F9: 6 series of 3 variants were "6 of the 11 variants")."""
-    label, name = workload(v), v.name
+    return variant_of(v.name, workload(v))
+
+
+def variant_of(name: str, label: str | None) -> str:
+    """The variant a series named ``name`` of workload ``label`` is of (:func:`series_name` undone;
+    ``name`` itself when ``label`` is empty or ``name`` does not end in it)."""
     tail = f" [{label}]"
     return name[: -len(tail)] if label and name.endswith(tail) else name
 

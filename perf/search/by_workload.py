@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 
 from perf.analysis.ranking import Comparison, Ranking, levels_of
 from perf.records.results import RunResult, VariantResult
-from perf.records.workloads import split_by_workload, workload
+from perf.records.workloads import split_by_workload, variant_of, workload
 
 Rank = Callable[[list[VariantResult]], tuple[Ranking, bool]]
 #: A drop: (variant, its level, the reason in words, the variant that beat it, that one's level).
@@ -29,12 +29,6 @@ def series(run: RunResult, variants: Sequence[VariantResult]) -> dict[str, list[
         if label := workload(sr):
             out.setdefault(label, []).append(sr)
     return out if len(out) > 1 else None
-
-
-def variant_of(name: str, label: str) -> str:
-    """The variant a series of workload ``label`` is of (:func:`perf.records.workloads.series_name`)."""
-    tail = f" [{label}]"
-    return name[: -len(tail)] if name.endswith(tail) else name
 
 
 def drops(per: dict[str, list[VariantResult]], rank: Rank, beaten: Callable[[str, Comparison], bool]) -> list[Drop]:

@@ -10,7 +10,7 @@ from typing import Any, Protocol
 from perf.analysis.ranking import Ranking
 from perf.analysis.standing import ranked_words, settled_words
 from perf.records.results import VariantResult
-from perf.search import by_workload
+from perf.records.workloads import variant_of
 from perf.search import ladder as ladders
 
 
@@ -70,7 +70,7 @@ def _one(sched: Rounds, ranked: tuple[Ranking, bool], alive: Sequence[str], labe
     rank, met = ranked
     if rank.leader is None:
         return None
-    names = [by_workload.variant_of(n, label) for n in rank.names if n in alive]
+    names = [variant_of(n, label) for n in rank.names if n in alive]
     if any(ladders.exploring(sched.ladders[n], s.plans[n], sched.run_variant(n), s.rounds) for n in names):
         return None
     comps = [c for c in rank.comparisons if c.b.variant in alive]
