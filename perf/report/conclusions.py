@@ -39,7 +39,7 @@ from perf.markdown import flag_mark, fmt
 from perf.records.levels import HOST_BUSY, UNSTABLE
 from perf.records.results import RunResult, VariantResult
 from perf.records.unfinished import unfinished_text
-from perf.records.workloads import workload, workloads_noun
+from perf.records.workloads import variant_name, workload, workloads_noun
 from perf.report.effects import beside_recommendation, effects_sentences
 from perf.report.pairs import change_clause, once, ranked_text
 from perf.report.phrases import Facts, say
@@ -102,7 +102,7 @@ def _variants_words(run: RunResult) -> str:
     sizes = [s for s in dict.fromkeys(shapes.values()) if s]
     if not sizes:
         return count(len(run.variants), "variant")
-    names = {v.name[: -len(f" [{shapes[v.name]}]")] if shapes[v.name] else v.name for v in run.variants}
+    names = {variant_name(v) for v in run.variants}
     return f"{count(len(names), 'variant')} at {count(len(sizes), workloads_noun(sizes))} ({', '.join(sizes)})"
 
 

@@ -116,3 +116,22 @@ def test_what_was_compared_counts_the_variants_not_their_sizes() -> None:
     assert len(run.variants) == 4
     text = "\n".join(conclusions(run, recommend(run, 10.0)))
     assert "**What was compared.** 2 variants at 2 input sizes (time=16, time=512) of model `forecaster`" in text
+
+
+def test_what_was_compared_names_variants_as_variant_name_does() -> None:
+    """The count of variants is :func:`perf.records.workloads.variant_name`'s: a series whose name
+    lacks the `` [size]`` tail keeps its whole name (the count once cut characters off it blindly,
+    and "ab" and "cd" at time=16 were "1 variant")."""
+    import dataclasses
+
+    from perf.records.workloads import split_by_workload
+    from perf.report.conclusions import conclusions
+
+    variants = [
+        variant_result(name, [level_result(1, 100.0, 5.0, spread=True, batch_size=1, shape="time=16")], params=params(2, False))
+        for name in ("ab", "cd")
+    ]
+    run = split_by_workload(run_result(variants))
+    run = dataclasses.replace(run, variants=[dataclasses.replace(v, name=n) for v, n in zip(run.variants, ("ab", "cd"))])
+    text = "\n".join(conclusions(run, recommend(run, None)))
+    assert "**What was compared.** 2 variants at 1 input size (time=16)" in text
