@@ -76,7 +76,7 @@ def _check_domains(path: Path, arrays: dict[str, np.ndarray], spec: ModelSpec | 
             raise ClientError(
                 f"{path}: input {t.name!r} {problem}; the build's spec gives it the domain {t.domain!r} "
                 f"({DOMAINS[t.domain]}), and the model's outputs for such a row are undefined",
-                hint=f"give every row of {t.name!r} at least one 1 (the tokens the model reads) and only 0s and 1s",
+                hint=f"give {t.name!r} what its domain takes: {DOMAINS[t.domain]}",
             )
 
 
