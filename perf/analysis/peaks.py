@@ -18,7 +18,7 @@ from typing import Protocol
 
 from perf.analysis.ranking import Adjusted, Side, compare, operating_point
 from perf.analysis.stats import KNEE_GAIN_PCT, P99, THROUGHPUT, Point, curve, knee, peak
-from perf.markdown import fmt
+from perf.markdown import flag_mark, fmt
 from perf.records.results import RunResult
 
 
@@ -125,14 +125,14 @@ def higher_median(run: RunResult, points: list[Point], at: Point, short: bool = 
     a, b = Side(vr.name, at.concurrency, at.batch_size), Side(vr.name, top.concurrency, top.batch_size)
     c, lo, hi = compare(vr, a, vr, b), f"c={at.concurrency}", f"c={top.concurrency}"
     r = c.result
-    said = f"{hi}'s median is higher, {fmt(top.get(THROUGHPUT))} infer/s (p99 {fmt(top.get(P99), 2)} ms)"
+    said = f"{hi}'s median is higher, {fmt(top.get(THROUGHPUT))} infer/s (p99 {fmt(top.get(P99), 2)} ms){flag_mark(top.status)}"
     if r is None:
         return f"{said}, never measured in a round with {lo}"
     verdict = {"a": f"{lo} beats it by the paired rule", "b": f"it beats {lo} by the paired rule"}.get(
         c.verdict, "not distinguishable by the paired rule"
     )
     if short:
-        return f"{hi}'s median higher, {fmt(top.get(THROUGHPUT))}: {verdict}; {lo} ahead in {r.wins} of {r.rounds} rounds"
+        return f"{hi}'s median higher, {fmt(top.get(THROUGHPUT))}{flag_mark(top.status)}: {verdict}; {lo} ahead in {r.wins} of {r.rounds} rounds"
     adjusted = Adjusted([v for v in run.variants if v.status != "failed"])
     ax, bx = adjusted.of(a), adjusted.of(b)
     scale = f"; {lo} is named by the round-adjusted scale, {fmt(ax)} vs {fmt(bx)} infer/s" if ax and bx else ""

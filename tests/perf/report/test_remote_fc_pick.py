@@ -119,7 +119,8 @@ def test_the_console_and_the_report_name_the_same_level_and_say_why_not_the_high
     peak = next(ln for ln in text.splitlines() if ln.startswith("- **Best peak throughput:**"))
     assert f"`{NODB}` at concurrency 1: 824.7 infer/s, p99 20.02 ms" in peak
     assert (
-        "c=2's median is higher, 833.6 infer/s (p99 18.07 ms), but not distinguishable by the paired rule: c=1 was ahead "
+        "c=2's median is higher, 833.6 infer/s (p99 18.07 ms) † unstable, but not distinguishable by the paired rule: "
+        "c=1 was ahead "
         "in 3 of the 5 rounds they shared (c=2/c=1 median ratio 0.90); c=1 is named by the round-adjusted scale, 930.9 vs "
     ) in peak
     out = io.StringIO()
@@ -128,5 +129,8 @@ def test_the_console_and_the_report_name_the_same_level_and_say_why_not_the_high
     row = next(ln for ln in console.splitlines() if NODB in ln)
     cells = [c.strip() for c in row.split("│")]
     assert cells[2:5] == ["824.7", "1 †", "20.02"]  # the report's level, with the report's numbers
-    assert "best peak; c=2's median higher, 833.6: not distinguishable by the paired rule; c=1 ahead in 3 of 5 rounds" in row
+    assert (
+        "best peak; c=2's median higher, 833.6 † unstable: not distinguishable by the paired rule; c=1 ahead in 3 of 5 rounds"
+        in row
+    )
     assert "best infer/s" in console and "best: each variant's best level by the paired ranking" in " ".join(console.split())
