@@ -34,10 +34,28 @@ echo "== 1/4 build: $MODEL -> TorchScript + ONNX, verified, variants in model_re
 echo "== 2/4 check: served outputs vs PyTorch, HTTP and gRPC, every variant"
 "$PY" -m clients.cli.main check --runtime bundled --repository model_repository --variant "${NAME}_*"
 
-echo "== 3/4 sweep: perf_analyzer over concurrency ${DEMO_CONCURRENCY:-auto}, in rounds, within ${DEMO_TIME_BUDGET:-6m}"
-perf/run_sweep.sh --runtime bundled --repository model_repository --variants "${NAME}_*" \
-  --concurrency "${DEMO_CONCURRENCY:-auto}" --round-window "${DEMO_WINDOW_MS:-300}" \
-  --time-budget "${DEMO_TIME_BUDGET:-6m}" --latency-budget-ms "${DEMO_BUDGET_MS:-25}" --run-id "$RUN_ID"
+# the sweep's flags this script sets, each from its DEMO_* variable (FLAG:VARIABLE:DEFAULT): one list, both
+# passed and said from it (trial 10, F5: the sweep's advice named --time-budget, which make demo cannot be given)
+KNOBS=(concurrency:DEMO_CONCURRENCY:auto round-window:DEMO_WINDOW_MS:300 time-budget:DEMO_TIME_BUDGET:6m
+  latency-budget-ms:DEMO_BUDGET_MS:25)
+SWEEP_FLAGS=()
+SAID=""
+for knob in "${KNOBS[@]}"; do
+  IFS=: read -r flag var default <<<"$knob"
+  SWEEP_FLAGS+=("--$flag" "${!var:-$default}")
+  SAID+="${SAID:+, }--$flag ${!var:-$default} is $var"
+done
+
+echo "== 3/4 sweep: perf_analyzer over the variants, in interleaved rounds"
+echo "   make demo's settings: $SAID (advice below that names one of these flags is taken as VARIABLE=VALUE make demo)"
+rc=0
+perf/run_sweep.sh --runtime bundled --repository model_repository --variants "${NAME}_*" "${SWEEP_FLAGS[@]}" \
+  --run-id "$RUN_ID" || rc=$?
+if [ "$rc" = 130 ]; then # Ctrl-C: the sweep said what it kept and how perf/run_sweep.sh continues it (trial 10, F33)
+  echo "== make demo stopped in its sweep: \`make demo\` starts a new run; to go on with this one, run the --resume" \
+    "command above, then \`$PY -m perf.cli.main report results/$RUN_ID\` writes its report"
+fi
+[ "$rc" = 0 ] || exit "$rc"
 
 # a skipped in-process baseline names the --time-budget that keeps its time (the plan line's number): said
 # here as this script's setting

@@ -75,3 +75,48 @@ def test_the_baseline_commands_last_line_says_what_it_wrote_ran_and_how_long() -
         "traces: 2 of 2 written to results/r/traces; precision study: 1 of 2 rows measured (1 not run on this host); "
         "12 s; stored in results/r/results.json"
     )
+
+
+def _run_demo(tmp_path: Path, python: str, **env: str) -> subprocess.CompletedProcess[str]:
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "python").write_text(python)
+    (venv / "bin" / "python").chmod(0o755)
+    return subprocess.run(
+        ["bash", str(ROOT / "scripts" / "demo.sh")],
+        env={**os.environ, "VENV": str(venv), **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_the_sweep_step_says_which_demo_variable_sets_each_flag_it_passes(tmp_path: Path) -> None:
+    """Trial 10, F5: the sweep's advice named `--time-budget`, which `make demo` cannot be given; the
+    step names each flag it passes with the DEMO_* variable that sets it, from the one list it passes."""
+    log = tmp_path / "calls.txt"
+    done = _run_demo(tmp_path, f'#!/bin/sh\necho "$*" >> {log}\n', DEMO_TIME_BUDGET="3m", DEMO_BUDGET_MS="40")
+    assert done.returncode == 0, done.stderr
+    sweep = next(c for c in log.read_text().splitlines() if "sweep_script" in c)
+    said = next(ln for ln in done.stdout.splitlines() if "make demo's settings" in ln)
+    for flag, var in [
+        ("--concurrency", "DEMO_CONCURRENCY"),
+        ("--round-window", "DEMO_WINDOW_MS"),
+        ("--time-budget", "DEMO_TIME_BUDGET"),
+        ("--latency-budget-ms", "DEMO_BUDGET_MS"),
+    ]:
+        value = sweep.split(f"{flag} ")[1].split()[0]
+        assert f"{flag} {value} is {var}" in said
+    assert "--time-budget 3m is DEMO_TIME_BUDGET" in said and "--latency-budget-ms 40 is DEMO_BUDGET_MS" in said
+
+
+def test_a_ctrl_c_in_the_sweep_says_what_make_demo_does_next_and_stops(tmp_path: Path) -> None:
+    """Trial 10, F33: a Ctrl-C of the demo's sweep advised the sweep's own `--run-id`; the demo says that
+    `make demo` starts a new run and how this one goes on, exits 130 and runs no later step."""
+    log = tmp_path / "calls.txt"
+    fake = f'#!/bin/sh\necho "$*" >> {log}\ncase "$*" in *sweep_script*) exit 130;; esac\n'
+    done = _run_demo(tmp_path, fake)
+    assert done.returncode == 130
+    (line,) = [ln for ln in done.stdout.splitlines() if ln.startswith("== make demo stopped")]
+    assert "`make demo` starts a new run" in line and "perf.cli.main report results/demo-" in line
+    assert not any("baseline" in c or "export-deployment" in c for c in log.read_text().splitlines())
