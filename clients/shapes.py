@@ -39,6 +39,13 @@ from builders.model.tensor import BATCH_AXIS, Dim, TensorSpec
 from core.errors import ClientError
 from core.names import require_known, x_separated_list
 
+#: How a shape that holds the batch axis is given instead (trial 10, F2: ``--shape input_ids:3x64``
+#: for a one-dim input was told "did you mean input_ids:3,64?", which fails next for its rank).
+BATCH_APART = (
+    "--shape takes the dims without the batch axis (--shape {shape}) and the batch size goes to the "
+    "command's batch flag (clients infer -b {batch}; triton-perf sweep and coldstart --batch-sizes {batch})"
+)
+
 #: One input's config dims: ``(name, dims)``, ``-1`` for a dynamic dim.
 ConfigInput = tuple[str, Sequence[int]]
 
@@ -54,9 +61,11 @@ def parse_shape(text: str) -> tuple[str, tuple[int, ...]]:
     name, sep, dims = text.rpartition(":")
     meant = x_separated_list(dims)
     if sep and name and meant:
+        first, _, rest = meant.partition(",")
         raise ClientError(
             f"--shape {text!r}: dims are comma-separated: did you mean {name}:{meant}?",
-            hint=f"--shape {name}:{meant} (the dims without the batch axis, perf_analyzer's --shape)",
+            hint=f"--shape {name}:{meant} (the dims without the batch axis, perf_analyzer's --shape)"
+            + (f"; if {first} is the batch size: {BATCH_APART.format(batch=first, shape=f'{name}:{rest}')}" if rest else ""),
         )
     bad = [d.strip() for d in dims.split(",") if not d.strip().lstrip("-").isdigit()]
     if sep and name and dims.strip() and bad:  # name the part that is wrong, not the whole flag's form
@@ -201,9 +210,13 @@ def check_sizes(
         if len(given) != len(dims) or any(d >= 0 and g != d for d, g in zip(dims, given)):
             if source is not None:
                 continue
+            batch_first = max_batch_size > 0 and len(given) == len(dims) + 1
             raise ClientError(
-                f"--shape {name}:{_text(given)} does not fit its config dims {dims} (-1 = dynamic)",
-                hint="give every dim, without the batch axis of a batching model; -1 dims are free, the others fixed",
+                f"--shape {name}:{_text(given)} does not fit its config dims {dims} (-1 = dynamic)"
+                + (f": {len(given)} dims for {len(dims)}, the first read as the batch axis" if batch_first else ""),
+                hint=BATCH_APART.format(batch=given[0], shape=f"{name}:{_text(given[1:])}")
+                if batch_first
+                else "give every dim, without the batch axis of a batching model; -1 dims are free, the others fixed",
             )
         what = f"--shape {name}:{_text(given)}" if source is None else f"input {name!r} of {source}"
         for axis, size in zip(labels(dims, tensors.get(name), max_batch_size), given):

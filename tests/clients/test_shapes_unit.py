@@ -172,3 +172,22 @@ def test_one_input_named_by_two_shape_flags_is_a_usage_error_before_any_request(
     assert res.exit_code == 2, res.output
     assert "--shape img given 2 times (32, 48): one flag gives every dim of an input" in res.output
     assert "--shape img:32,48" in res.output and "Traceback" not in res.output
+
+
+def test_a_shape_with_the_batch_axis_first_is_told_apart_from_the_dims() -> None:
+    """Trial 10, F2: ``--shape ids:3x64`` on a one-dim input was told "did you mean ids:3,64?", which
+    then failed for its rank with no word of the batch axis; both messages name the batch flag."""
+    with pytest.raises(ClientError, match=r"did you mean ids:3,64\?") as e:
+        shapes.parse_shape("ids:3x64")
+    assert "if 3 is the batch size: --shape takes the dims without the batch axis (--shape ids:64)" in (e.value.hint or "")
+    assert "clients infer -b 3" in (e.value.hint or "")
+    with pytest.raises(ClientError, match=r"ids:3,64 does not fit .*: 2 dims for 1, the first read as the batch axis") as e:
+        shapes.resolve("m", INPUTS, 8, SPEC, {"ids": (3, 64)})
+    assert "(--shape ids:64)" in (e.value.hint or "") and "-b 3" in (e.value.hint or "")
+    # a model that does not batch has no batch axis to take apart: the plain rule
+    with pytest.raises(ClientError) as e:
+        shapes.resolve("m", [("ids", [-1])], 0, None, {"ids": (3, 64)})
+    assert e.value.message.endswith("does not fit its config dims [-1] (-1 = dynamic)") and "-b" not in (e.value.hint or "")
+    with pytest.raises(ClientError) as e:  # any rank: the first dim split off
+        shapes.parse_shape("img:4x3x32x48")
+    assert "if 4 is the batch size: --shape takes the dims without the batch axis (--shape img:3,32,48)" in (e.value.hint or "")
