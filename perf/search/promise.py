@@ -23,6 +23,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from builders.backends.python import PARAM_FORMAT
+from core import formats
 from perf.analysis.cuts import has_numbers
 from perf.analysis.pairs import VARIANT_FIELDS
 from perf.analysis.recommendation import candidate
@@ -79,22 +81,40 @@ def by_measurements(
 
 def settings_of(params: Mapping[str, Any] | None, config: Mapping[str, Any] | None = None) -> dict[str, str]:
     """A variant's settings (:data:`SETTINGS` -> its value, as text), from its recorded parameters
-    (``results.json``'s ``params``, the repository's index); without them from its ``config``
-    (protobuf JSON form: format, instance groups, batching, max_batch_size); ``{}`` without either."""
+    (``results.json``'s ``params``, the repository's index); without them the same fields read from
+    its ``config`` (protobuf JSON form; those a config does not hold, such as the artifact's
+    precision, left out, so they count for no variant); ``{}`` without either. Both sources give
+    one key and one spelling per setting: a run mixing them compares like with like (the config
+    branch once keyed ``instances`` and ``batching``, which no recorded variant shared)."""
     if params:
-        return {f: repr(params.get(f)) for f in SETTINGS}
+        return {f: _text(params.get(f)) for f in SETTINGS}
     if not config:
         return {}
-    wanted = (config.get("parameters") or {}).get("artifact_format") or {}
+    return {f: _text(v) for f, v in _config_fields(config).items() if f in SETTINGS}
+
+
+def _config_fields(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The :data:`SETTINGS` fields a ``config.pbtxt`` (protobuf JSON form) holds, by their variant names."""
+    wanted = ((config.get("parameters") or {}).get(PARAM_FORMAT) or {}).get("string_value")
+    native = formats.from_platform(config.get("platform", "")) or formats.from_backend(config.get("backend", ""))
+    out: dict[str, Any] = {"format": wanted or (native.name if native else config.get("platform") or config.get("backend"))}
+    groups = config.get("instance_group") or []
+    if len(groups) == 1:  # the toolkit's variants have one group; more have no one kind and count
+        kind = str(groups[0].get("kind", "KIND_AUTO")).removeprefix("KIND_").lower()
+        out |= {"kind": kind, "count": int(groups[0].get("count", 1)), "gpus": tuple(groups[0].get("gpus") or ())}
     batcher = config.get("dynamic_batching")
-    return {
-        "format": repr(wanted.get("string_value") or config.get("platform") or config.get("backend")),
-        "instances": repr(sorted((g.get("kind", ""), int(g.get("count", 1))) for g in config.get("instance_group") or [{}])),
-        "batching": repr(
-            None if batcher is None else (batcher.get("max_queue_delay_microseconds"), batcher.get("preferred_batch_size"))
-        ),
-        "max_batch_size": repr(int(config.get("max_batch_size", 0))),
+    out |= {
+        "max_batch_size": int(config.get("max_batch_size", 0)),
+        "dynamic_batching": batcher is not None,
+        "max_queue_delay_us": int((batcher or {}).get("max_queue_delay_microseconds", 0)),
+        "preferred_batch_sizes": tuple(int(b) for b in (batcher or {}).get("preferred_batch_size") or ()),
     }
+    return out
+
+
+def _text(value: Any) -> str:
+    """One spelling of a setting's value whatever its source: a JSON list and a tuple alike."""
+    return repr(tuple(value) if isinstance(value, list) else value)
 
 
 def spread(names: Sequence[str], settings: Mapping[str, Mapping[str, str]], kept: Sequence[str] = ()) -> list[str]:

@@ -100,5 +100,19 @@ def test_settings_come_from_the_parameters_else_the_config() -> None:
     p = settings_of(_params("onnx", 2, False))
     assert p["format"] == "'onnx'" and p["count"] == "2" and p["dynamic_batching"] == "False" and "model" not in p
     c = settings_of(None, _config("ts", 2, True))
-    assert c["format"] == "'ts'" and c["batching"] != settings_of(None, _config("ts", 2, False))["batching"]
+    assert c["format"] == "'ts'" and c["dynamic_batching"] != settings_of(None, _config("ts", 2, False))["dynamic_batching"]
     assert settings_of(None, None) == {}
+
+
+def test_both_sources_give_one_key_and_one_spelling_per_setting() -> None:
+    """Review of trial 9's F26 fix: the config branch keyed ``instances``/``batching`` and the
+    parameters ``count``/``dynamic_batching``, so in a run mixing them no variant of one source
+    shared a setting with one of the other; every field a config holds now reads the same."""
+    for fmt, count, db in GRID.values():
+        from_params, from_config = settings_of(_params(fmt, count, db)), settings_of(None, _config(fmt, count, db))
+        assert from_config and all(from_params[k] == v for k, v in from_config.items()), (from_params, from_config)
+        assert "precision" not in from_config  # a config does not hold it: it counts for no variant
+    native = {"platform": "onnxruntime_onnx", "max_batch_size": 8, "instance_group": [{"kind": "KIND_GPU", "count": 2}]}
+    got = settings_of(None, native)
+    want = _params("onnx", 2, False) | {"kind": "gpu", "max_batch_size": 8, "max_queue_delay_us": 0}
+    assert got == {k: v for k, v in settings_of(want).items() if k in got} and got["format"] == "'onnx'"
