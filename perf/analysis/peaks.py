@@ -84,7 +84,11 @@ def budget_unreached(run: RunResult, points: list[Point], at: Point, percentile:
     why = unreached(run, points, at)
     if why is None:
         return None
-    lat = f"p{percentile} {fmt(latency_ms, 2)} ms at c={at.concurrency}, its highest level; " if latency_ms is not None else ""
+    lat = (
+        f"p{percentile} {fmt(latency_ms, 2)} ms{flag_mark(at.status)} at c={at.concurrency}, its highest level; "
+        if latency_ms is not None
+        else ""
+    )
     return (
         f"best among the levels measured only: the budget was not reached ({lat}{why}), so a higher concurrency "
         "may still be within it and serve more"

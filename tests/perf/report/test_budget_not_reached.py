@@ -70,3 +70,17 @@ def test_a_pick_with_a_higher_level_over_the_budget_says_nothing_of_it() -> None
     rec = recommend(run, 10.0)
     assert rec.best_under_budget is not None and rec.best_under_budget.concurrency == 4
     assert rec.best_under_budget.headroom is None and "not reached" not in rec.best_under_budget.describe()
+
+
+def test_the_unreached_budgets_latency_carries_its_levels_mark() -> None:
+    """Review of F13's fix: the latency quoted for a level flagged host busy carries its mark, as
+    every other quoted number does (perf.markdown.flag_mark)."""
+    from perf.markdown import flag_mark
+    from perf.records.levels import HOST_BUSY
+
+    run = _run(6.0)
+    for lv in run.variants[0].levels:
+        lv.host_busy, lv.host_busy_pct = True, 90.0
+    rec = recommend(run, 10.0)
+    assert rec.best_under_budget is not None and rec.best_under_budget.status == HOST_BUSY
+    assert f"(p99 6.00 ms{flag_mark(HOST_BUSY)} at c=4, its highest level; " in (rec.best_under_budget.headroom or "")
