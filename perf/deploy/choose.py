@@ -25,7 +25,14 @@ from perf.analysis.recommendation import Choice, Recommendation, recommend
 from perf.markdown import fmt, fmt_given
 from perf.records.results import RunResult
 from perf.records.unfinished import resume_hint, unfinished_text
-from perf.records.workloads import series_name, split_by_workload, workload, workload_of
+from perf.records.workloads import (
+    batch_sizes_swept,
+    series_name,
+    several_workloads,
+    split_by_workload,
+    workload,
+    workload_of,
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -174,7 +181,8 @@ def _choose(
     hint = f"valid variants of run {run.run_id}: {', '.join(valid) or '(none measured)'}"
     budget = latency_budget_ms if latency_budget_ms is not None else run.settings.get("latency_budget_ms")
     view = split_by_workload(run)  # as the report ranks them: one series per variant and client workload
-    of_series = {series_name(v.name, workload_of(run, lv)): v.name for v in run.variants for lv in v.levels}
+    batches = batch_sizes_swept(run)  # once: each level's label reads it
+    of_series = {series_name(v.name, workload_of(run, lv, batches)): v.name for v in run.variants for lv in v.levels}
     of_series.update({v.name: v.name for v in run.variants})
     if variant is not None:
         found = run.variant(variant)
@@ -225,7 +233,7 @@ def _for_workload(view: RunResult, series: str) -> str:
     """``" for clients sending b=8 (...)"``: the client workload of the chosen series in a run of several, else ``""``."""
     own = view.variant(series)
     label = workload(own) if own is not None else None
-    if not label or len({workload(v) for v in view.variants}) < 2:
+    if not label or not several_workloads(view):
         return ""
     return (
         f", for clients sending {label} (the report's first pick; each client workload has its own pick in the report, "
@@ -235,7 +243,7 @@ def _for_workload(view: RunResult, series: str) -> str:
 
 def _first_workload(view: RunResult, budget: float | None) -> str | None:
     """The client workload of the report's first pick in a run of several, else ``None``."""
-    if len({workload(v) for v in view.variants}) < 2:
+    if not several_workloads(view):
         return None
     rec = recommend(view, budget)
     pick = rec.best_under_budget or rec.best_peak
@@ -263,7 +271,7 @@ def _named(
         )
     if pick is None:
         raise PerfError(f"variant {variant!r} has no level that can be ranked in run {run_id}", hint=hint)
-    if (label := workload(own[0])) and len({workload(v) for v in view.variants}) > 1:
+    if (label := workload(own[0])) and several_workloads(view):
         why += f", at {label}" + (" (the client workload of the report's first pick)" if label == at else "")
     # one variant ranked alone: no verdict against others to state
     return Chosen(variant, why, dataclasses.replace(pick, tie_set=[], beats=[], confidence=None, against=""))

@@ -6,7 +6,7 @@ pick, pair, effect and frontier compares series of one workload only (trial 7, F
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult, parse_shape_text
@@ -32,15 +32,23 @@ def batch_sizes_swept(run: RunResult) -> list[int]:
     return sorted({lv.batch_size for v in run.variants for lv in v.levels})
 
 
-def workload_of(run: RunResult, lv: LevelResult) -> str:
+def workload_of(run: RunResult, lv: LevelResult, batches: Sequence[int] | None = None) -> str:
     """The label of ``lv``'s client workload in ``run`` (:func:`workload_text`): its swept size, and its
-    batch size when the run measured several."""
-    return workload_text(lv.shape, lv.batch_size if len(batch_sizes_swept(run)) > 1 else None)
+    batch size when the run measured several (``batches``: :func:`batch_sizes_swept` of ``run``, given
+    by a caller that labels many levels; else read here)."""
+    several = len(batch_sizes_swept(run) if batches is None else batches) > 1
+    return workload_text(lv.shape, lv.batch_size if several else None)
 
 
 def workload(v: VariantResult) -> str | None:
     """The client workload of a series of :func:`split_by_workload` (``None``: a run of one workload)."""
     return (v.params or {}).get(WORKLOAD)
+
+
+def several_workloads(view: RunResult) -> bool:
+    """Whether a run as :func:`split_by_workload` shows it holds series of more than one client workload
+    (a pick is then said per workload)."""
+    return len({workload(v) for v in view.variants}) > 1
 
 
 def variant_name(v: VariantResult) -> str:
