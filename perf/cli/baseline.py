@@ -24,6 +24,7 @@ from perf.cli.runs import RunFolder
 from perf.markdown import UNSTABLE_MARK, flag_mark, fmt
 from perf.profile.timing import TimingSettings
 from perf.records.baseline import BaselineResult
+from perf.records.levels import FLAG_MEANINGS, HOST_BUSY
 from perf.records.profile import ProfileRecord
 from perf.report.inprocess import point_status
 from perf.report.profile import profile_section
@@ -196,8 +197,8 @@ def baseline_table(result: BaselineResult) -> Table:
         title="In-process baseline",
         caption=f"{result.settings.timer}; min_run_time {result.settings.min_run_time_s:g} s per point"
         + (  # the legend lists only the marks the table shows (trial 9, F3's kind)
-            f"; {UNSTABLE_MARK} host busy: other processes used more than {fmt(result.settings.host_busy_threshold_pct, 0)} % "
-            "of a core during the point's rounds"
+            f"; {UNSTABLE_MARK} host busy: {FLAG_MEANINGS[HOST_BUSY]} (more than "
+            f"{fmt(result.settings.host_busy_threshold_pct, 0)} % of a core) during the point's rounds"
             if any(flag_mark(p.flag) for p in result.points if p.ok)
             else ""
         ),

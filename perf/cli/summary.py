@@ -17,6 +17,7 @@ from perf.analysis.peaks import HEADROOM_NOTE, UNREACHED_MARK, best_levels, high
 from perf.analysis.recommendation import Recommendation, recommend
 from perf.analysis.stats import P99, THROUGHPUT, Point, run_points
 from perf.markdown import TOP_N, UNSTABLE_MARK, errors_text, flag_mark, fmt
+from perf.records.levels import FLAG_MEANINGS
 from perf.records.results import RunResult, VariantResult
 from perf.records.workloads import split_by_workload
 from perf.search.budget import not_measured
@@ -77,13 +78,6 @@ def summary_table(
     for cells, style in rows:
         view.add_row(*(escape(c) for c in cells), style=style)
     return view
-
-
-#: What each flag a level can carry means, for the console table's legend (only the kinds it shows).
-FLAG_WORDS = {
-    "unstable": "no stable perf_analyzer windows",
-    "host busy": "other processes used the CPU",
-}
 
 
 def _summary_rows(
@@ -161,7 +155,7 @@ def _left_out(run: RunResult, shown: Sequence[VariantResult], best: dict[str, Po
 def _summary_legend(text: str, pct: int, other: bool, run: RunResult, left: tuple[int, int, int], top_n: int) -> str:
     """The console table's legend: only what its cells (``text``) show (trial 9, F3: "b: client
     batch size" under a table with no b); ``left``: what it leaves out (:func:`_left_out`)."""
-    flags = [f"{kind}: {words}" for kind, words in FLAG_WORDS.items() if f"{UNSTABLE_MARK} {kind}" in text]
+    flags = [f"{kind}: {words}" for kind, words in FLAG_MEANINGS.items() if f"{UNSTABLE_MARK} {kind}" in text]
     parts = [
         *(
             ["best: each variant's best level by the paired ranking (round-adjusted over the rounds, report.md)"]

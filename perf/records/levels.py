@@ -26,6 +26,13 @@ USABLE_STATUSES = ("ok", "unstable", "host busy")
 HOST_BUSY: LevelStatus = _HOST_BUSY  # defined once with the other records' load fields (perf.records.load)
 #: The status of a level whose perf_analyzer windows never agreed within the stability tolerance.
 UNSTABLE: LevelStatus = "unstable"
+#: What each flag a usable level can carry means, the one wording every legend starts from (each adds
+#: where it applies: "at this level", "while those requests were sent"); review of trial 9's F3: four
+#: legends worded each flag their own way ("no stable perf_analyzer windows", "other processes used the CPU").
+FLAG_MEANINGS: dict[str, str] = {
+    UNSTABLE: "perf_analyzer did not reach a stable measurement",
+    HOST_BUSY: "other processes used the host's CPU",
+}
 
 _CONFIG = ConfigDict(extra="ignore")
 

@@ -21,7 +21,7 @@ from core.wording import count, of, sentence
 from perf.analysis.pairs import differing, variant_of
 from perf.markdown import APPENDIX_FILE, TOP_N, UNSTABLE_MARK, Align, errors_text, flag_mark, fmt, table
 from perf.records.coldstart import CLIENT_ALLOWANCE_MS, STEADY_RATIO, ColdStart, FirstRequests, ratio, steady_count
-from perf.records.levels import HOST_BUSY, LevelResult
+from perf.records.levels import FLAG_MEANINGS, HOST_BUSY, LevelResult
 from perf.records.results import RunResult
 from perf.report.phrases import Facts, say
 from perf.report.servers import how_loaded, session_words, sessions_sentence
@@ -369,7 +369,7 @@ def _notes(lines: list[str], run: RunResult | None = None) -> list[str]:
         )
         out += ["", f"{OWN_MARK} {why}: compared with the median of the requests that followed the first one."]
     if any(UNSTABLE_MARK in ln for ln in lines):
-        out += ["", f"{UNSTABLE_MARK} host busy: other processes used the host's CPU while those requests were sent."]
+        out += ["", f"{UNSTABLE_MARK} host busy: {FLAG_MEANINGS[HOST_BUSY]} while those requests were sent."]
     return [
         *out,
         "",

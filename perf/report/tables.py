@@ -23,7 +23,7 @@ from perf.markdown import (
     short_error,
     table,
 )
-from perf.records.levels import LEVEL_STATUSES, LevelResult
+from perf.records.levels import FLAG_MEANINGS, HOST_BUSY, LEVEL_STATUSES, UNSTABLE, LevelResult
 from perf.records.results import FLAT_FILE, RESULTS_FILE, RunResult
 
 
@@ -184,8 +184,8 @@ def level_tables(
         + f"Medians over {over}"
         + (f", with the [min–max] spread over {over} for throughput and p99" if multi_trial else "")
         + f". **Bold**: highest throughput at the level. `—`: not measured on this host. "
-        f"{UNSTABLE_MARK} unstable: perf_analyzer did not reach a stable measurement at this level; "
-        f"{UNSTABLE_MARK} host busy: other processes used the host's CPU during it (kept, but treat with care)."
+        f"{UNSTABLE_MARK} unstable: {FLAG_MEANINGS[UNSTABLE]} at this level; "
+        f"{UNSTABLE_MARK} host busy: {FLAG_MEANINGS[HOST_BUSY]} during it (kept, but treat with care)."
         + "".join(f" {label}: {sentence(CPU_MEASURES[m][3])}" for label, m, _ in utils),
     ]
     if len(shown) < len(keys):

@@ -49,7 +49,7 @@ def test_an_unstable_level_is_named_in_its_note_and_the_legend_has_no_b():
     assert "†" not in rows["c"]
     legend = " ".join(text.split("└")[1].split())
     assert "b: client batch size" not in legend  # F3: no b in the table
-    assert "unstable: no stable perf_analyzer windows" in legend and "host busy: other processes" in legend
+    assert "unstable: perf_analyzer did not reach a stable measurement" in legend and "host busy: other processes" in legend
 
 
 def test_the_legend_names_b_only_when_a_level_shows_it_and_no_flag_kind_it_does_not_show():
