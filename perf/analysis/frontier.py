@@ -277,15 +277,44 @@ def series_sizes(run: RunResult) -> dict[str, str]:
     return sizes if len(set(sizes.values())) > 1 else {}
 
 
+def workload_recommendations(run: RunResult, rec: Recommendation) -> dict[str, Recommendation]:
+    """Each client workload's recommendation, in the run's order of workloads, for a run split by
+    workload (:func:`perf.records.workloads.split_by_workload`): a size or a batch size is the
+    client's, so each workload has its own picks. ``rec``'s picks (the report's first, which its
+    Recommendation section names) stand at their own workload; every other workload's are the
+    recommendation's rule over that workload's series alone. The one source of every workload's
+    picks: the report's "Client workloads" line, the console's marks and every plot's marks
+    (trial 11, F20: the plots starred the first workload's pick only). ``{"": rec}`` for a run of
+    one workload."""
+    sizes = series_sizes(run)
+    if not sizes:
+        return {"": rec}
+    out = {}
+    for size in dict.fromkeys(sizes.values()):
+        series = [v for v in run.variants if sizes.get(v.name) == size]
+        names = {v.name for v in series}
+        sub = recommend(dataclasses.replace(run, variants=series), rec.latency_budget_ms, rec.latency_percentile)
+        own: dict[str, object] = {}
+        if rec.best_under_budget is not None and rec.best_under_budget.variant in names:
+            own |= {"best_under_budget": rec.best_under_budget, "budget_latency_ms": rec.budget_latency_ms}
+            own["ranking_under_budget"] = rec.ranking_under_budget
+        if rec.best_peak is not None and rec.best_peak.variant in names:
+            own |= {"best_peak": rec.best_peak, "ranking": rec.ranking}
+        if rec.lowest_p99 is not None and rec.lowest_p99.variant in names:
+            own["lowest_p99"] = rec.lowest_p99
+        out[size] = dataclasses.replace(sub, **own)  # type: ignore[arg-type]
+    return out
+
+
 def size_marks(run: RunResult, rec: Recommendation) -> dict[str, list[str]]:
     """For the console table (:mod:`perf.report.write`; trial 7, F21: one size marked "best peak",
     no word of the other). Series name -> its pick marks at its own workload, ``"best peak for ncat=1 clients (c=4 †
-    host busy)"``: the recommendation's rule over each workload's series alone, a flagged level named as flagged;
+    host busy)"``: each workload's picks (:func:`workload_recommendations`), a flagged level named as flagged;
     empty for a run of one workload."""
-    sizes, out = series_sizes(run), dict[str, list[str]]()
-    for size in sorted(set(sizes.values())):
-        series = [v for v in run.variants if sizes.get(v.name) == size]
-        sub = recommend(dataclasses.replace(run, variants=series), rec.latency_budget_ms, rec.latency_percentile)
+    out = dict[str, list[str]]()
+    if not series_sizes(run):
+        return out
+    for size, sub in workload_recommendations(run, rec).items():
         for what, c in (("best under budget", sub.best_under_budget), (peak_mark(sub.best_peak), sub.best_peak)):
             if c is not None:
                 level = f"c={c.concurrency}" + (f", b={c.batch_size}" if c.batch_size != 1 else "") + flag_mark(c.status)

@@ -8,8 +8,9 @@ and line style (:mod:`perf.plots.styles`: every variant up to 10, beyond that th
 peak throughput, the Pareto frontier and the recommended ones); the others are faint grey
 context. Request-rate levels get their own plot, achieved against offered rate, with the
 ``not achieved`` ones crossed out. The recommended levels (best under the p99 budget, best
-peak) are starred; with a budget that no level meets, the lowest p99 reached is marked and
-named in the legend. ``c=`` labels of trade-off plots are placed where they overlap no other
+peak) of every client workload are starred, at the numbers the tables give them
+(:mod:`perf.plots.picks`); with a budget that no level meets, the lowest p99 reached is marked
+and named in the legend. ``c=`` labels of trade-off plots are placed where they overlap no other
 label (:func:`perf.plots.canvas.place_labels`); one that fits nowhere is left out and the
 legend says how many. A metric that is null at a level is left out of the curve at that
 level — never drawn as 0; a utilisation panel exists only for a metric the run recorded.
@@ -23,14 +24,14 @@ Every ``plot_*`` function returns what it drew, read back from the matplotlib ar
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from core.wording import agree, count
-from perf.analysis.peaks import peak_title
-from perf.analysis.recommendation import Choice, Recommendation, recommend
+from perf.analysis.frontier import workload_recommendations
+from perf.analysis.recommendation import Recommendation, recommend
 from perf.analysis.stats import P99, THROUGHPUT, Point, curve, gpu_metric, run_points
-from perf.markdown import CPU_MEASURES, TOP_N, UNSTABLE_MARK, flag_mark, fmt, fmt_given
+from perf.markdown import CPU_MEASURES, TOP_N, UNSTABLE_MARK, flag_mark, fmt_given
 from perf.plots import bars as plot_bars
 from perf.plots import frontier as plot_frontier
 from perf.plots.canvas import (
@@ -45,6 +46,7 @@ from perf.plots.canvas import (
     series_linestyle,
 )
 from perf.plots.palette import BLACK, REFERENCE
+from perf.plots.picks import LOWEST, MARKERS, UNDER, Pick, pick_points
 from perf.plots.styles import ALL_DISTINCT, GREY, Style, style, styles
 from perf.plots.ticks import concurrency_axis
 from perf.records.results import RunResult
@@ -123,54 +125,35 @@ def _draw_curves(
     return labels
 
 
-def _level_of(points: dict[str, list[Point]], choice: Choice) -> Point | None:
-    return next(
-        (p for p in points.get(choice.variant, []) if (p.concurrency, p.batch_size) == (choice.concurrency, choice.batch_size)),
-        None,
-    )
-
-
-def _mark_choices(
-    ax, points: dict[str, list[Point]], rec: Recommendation | None, metric: str, x_metric: str | None, batch_size: int
+def _mark_picks(
+    ax, points: dict[str, list[Point]], picks: Sequence[Pick], metric: str, x_metric: str | None, batch_size: int
 ) -> None:
-    """Star the recommended levels shown in this panel; with an unmet budget, mark the lowest p99."""
-    if rec is None:
-        return
-    marks = [
-        (rec.best_under_budget, "*", 16, f"best under p{rec.latency_percentile} budget {fmt_given(rec.latency_budget_ms)} ms"),
-        (rec.best_peak, "P", 11, peak_title(rec.best_peak).split(" (")[0].lower()),
-    ]
-    unmet = rec.latency_budget_ms is not None and rec.best_under_budget is None
-    if unmet and P99 in (metric, x_metric):
-        marks.append(
-            (
-                rec.lowest_p99,
-                "X",
-                11,
-                f"lowest p99 reached {fmt(rec.lowest_p99.latency_p99_ms, 2) if rec.lowest_p99 else ''} ms"
-                f" — no level meets the budget of {fmt_given(rec.latency_budget_ms)} ms",
-            )
-        )
-    for choice, marker, size, what in marks:
-        p = _level_of(points, choice) if choice is not None else None
-        if p is None or p.batch_size != batch_size:
+    """Mark the picks of this panel's batch size (:func:`perf.plots.picks.pick_points`: every client
+    workload's, at the tables' numbers); the lowest p99 on a p99 axis only. A mark at the budget's
+    quieter-rounds p99 is joined to its level's point on the curve by a thin dotted line."""
+    for pick in picks:
+        c = pick.choice
+        if c.batch_size != batch_size or c.variant not in points or (pick.kind == LOWEST and P99 not in (metric, x_metric)):
             continue
-        x = p.concurrency if x_metric is None else p.get(x_metric)
-        y = p.get(metric)
+        x, y = pick.at(x_metric), pick.at(metric)
         if x is None or y is None:
             continue
         ax.plot(
             [x],
             [y],
             ls="none",
-            marker=marker,
-            ms=size,
+            marker=MARKERS[pick.kind],
+            ms=16 if pick.kind == UNDER else 11,
             mfc="none",
             mec=BLACK,
             mew=1.3,
             zorder=4,  # above the curves' points and rings (zorder 3), never hidden under them
-            label=f"{what}: {p.variant} c={p.concurrency}{flag_mark(p.status)}",
+            label=pick.label,
         )
+        if pick.moved and P99 in (metric, x_metric):
+            curve_x = c.latency_p99_ms if x_metric == P99 else x
+            curve_y = c.latency_p99_ms if metric == P99 else y
+            ax.plot([curve_x, x], [curve_y, y], ls=":", lw=0.9, color=BLACK, zorder=4, label="_to its curve point")
 
 
 def _concurrency_axis(ax, points: dict[str, list[Point]], batch_size: int) -> None:
@@ -190,6 +173,7 @@ def plot_metric(
     latency_budget_ms: float | None = None,
     rec: Recommendation | None = None,
     looks: dict[str, Style] | None = None,
+    per_workload: Mapping[str, Recommendation] | None = None,
 ) -> Drawn:
     """One panel per client batch size, one curve per variant of ``metric`` against
     concurrency (log2 axis) or ``x_metric``.
@@ -197,12 +181,14 @@ def plot_metric(
     ``looks`` (:func:`perf.plots.styles.styles`) picks the highlighted variants and their
     style (default: every variant, each its own); the rest are grey context.
     ``failed`` variants say so in the legend; a p99 budget (ms) is drawn as a dotted line on a p99
-    axis; ``rec``'s recommended levels are starred in their batch size's panel (and the
-    lowest p99 marked when nothing meets the budget). Trade-off plots label each point
+    axis; the recommended levels of every client workload (``per_workload``,
+    :func:`perf.analysis.frontier.workload_recommendations`; default: ``rec``'s) are starred in their
+    batch size's panel (and the lowest p99 marked when nothing meets the budget), at the tables'
+    numbers (:func:`perf.plots.picks.pick_points`). Trade-off plots label each point
     ``c=N`` (``†`` when flagged, :func:`perf.markdown.flag_mark`: the tables' mark) without
     overlapping labels.
     """
-    sizes = batch_sizes(points)
+    sizes, picks = batch_sizes(points), pick_points(rec, per_workload)
     fig, axes = panels(len(sizes))
     for ax, bs in zip(axes, sizes):
         ax.set_title(panel_title(title, bs))
@@ -218,7 +204,7 @@ def plot_metric(
         if latency_budget_ms is not None and P99 in (metric, x_metric):
             draw = ax.axvline if x_metric == P99 else ax.axhline
             draw(latency_budget_ms, color=REFERENCE, ls=":", lw=1.2, label=f"p99 budget {fmt_given(latency_budget_ms, 0)} ms")
-        _mark_choices(ax, points, rec, metric, x_metric, bs)
+        _mark_picks(ax, points, picks, metric, x_metric, bs)
         if labels:
             _, left_out = place_labels(ax, labels)
             if left_out:
@@ -274,7 +260,8 @@ def write_plots(
         breakdown_concurrency: Concurrency of the breakdown bars (default: each variant's highest).
         latency_budget_ms: p99 budget (ms) drawn on the p99 plots (default: none).
         rec: The recommendation to mark (default: :func:`perf.analysis.recommendation.recommend` with
-            ``latency_budget_ms``).
+            ``latency_budget_ms``), with every other client workload's picks
+            (:func:`perf.analysis.frontier.workload_recommendations`).
         top_n: Variants highlighted by peak throughput in a run of more than
             :data:`perf.plots.styles.ALL_DISTINCT` (the frontier and the picks are added).
 
@@ -291,8 +278,9 @@ def write_plots(
         log.warning("no measured concurrency level in run %s: no curves", run.run_id)
         return made
     rec = rec if rec is not None else recommend(run, latency_budget_ms)
-    looks = styles(points, rec, failed, top_n)
-    if plot_frontier.plot_frontier(points, out_dir / "pareto_frontier.png", rec, failed) is not None:
+    per_workload = workload_recommendations(run, rec)  # every workload's picks, marked in every plot
+    looks = styles(points, rec, failed, top_n, per_workload)
+    if plot_frontier.plot_frontier(points, out_dir / "pareto_frontier.png", rec, failed, per_workload) is not None:
         made["Pareto frontier"] = out_dir / "pareto_frontier.png"
     specs = [
         ("Throughput vs concurrency", "throughput_vs_concurrency.png", THROUGHPUT, "throughput (infer/s)", None),
@@ -312,6 +300,7 @@ def write_plots(
             latency_budget_ms if rec.latency_percentile == 99 else None,  # the line belongs on a p99 axis only
             rec,
             looks,
+            per_workload,
         )
         made[title] = out_dir / file
     if plot_frontier.plot_small_multiples(run, points, out_dir / "small_multiples.png", failed) is not None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import statistics
 import textwrap
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +29,13 @@ from builders.config.variants import Variant
 from core.wording import agree, count
 from perf.analysis.frontier import levels_words, operating_frontier, size_of, size_order
 from perf.analysis.pairs import FACTORS, Factor, value_order, variant_of
-from perf.analysis.peaks import peak_title
 from perf.analysis.recommendation import Recommendation, candidate
 from perf.analysis.stats import P99, THROUGHPUT, Point, curve
 from perf.markdown import flag_mark, fmt_given
 from perf.plots.canvas import Drawn, finish, log_scale_if_wide, panels, place_labels, pyplot, series_linestyle, xy
 from perf.plots.palette import BLACK, REFERENCE, SERIES
+from perf.plots.picks import LOWEST, UNDER, pick_points
+from perf.plots.picks import MARKERS as PICK_MARKERS
 from perf.plots.styles import ALL_DISTINCT, GREY, LINESTYLES, MARKERS, style
 from perf.plots.ticks import concurrency_axis, save
 from perf.records.results import RunResult
@@ -62,10 +64,15 @@ SPLIT_ORDER = ("model", *COLOUR_ORDER)
 
 
 def plot_frontier(
-    points: dict[str, list[Point]], path: Path, rec: Recommendation | None = None, failed: frozenset[str] = frozenset()
+    points: dict[str, list[Point]],
+    path: Path,
+    rec: Recommendation | None = None,
+    failed: frozenset[str] = frozenset(),
+    per_workload: Mapping[str, Recommendation] | None = None,
 ) -> Drawn | None:
-    """Every level in grey, the frontier highlighted and labelled, the picks marked, the p99
-    budget drawn (a p99 budget only). None (no file) when no level can be ranked."""
+    """Every level in grey, the frontier highlighted and labelled, the picks of every client
+    workload marked (``per_workload``, :func:`perf.plots.picks.pick_points`; default ``rec``'s) at
+    the tables' numbers, the p99 budget drawn (a p99 budget only). None (no file) when no level can be ranked."""
     every = [p for n, pts in points.items() if n not in failed for p in pts if candidate(p)]
     front = operating_frontier(points, failed)
     if not front:
@@ -109,41 +116,35 @@ def plot_frontier(
             zorder=3,
         )
     log_scale_if_wide(ax, [p.value(P99) for p in every])
-    if rec is not None:
-        if rec.latency_budget_ms is not None and rec.latency_percentile == 99:
-            ax.axvline(
-                rec.latency_budget_ms,
-                color=REFERENCE,
-                ls=":",
-                lw=1.2,
-                label=f"p99 budget {fmt_given(rec.latency_budget_ms, 0)} ms",
-            )
-        marks = (
-            (rec.best_under_budget, "*", 17, "best under budget"),
-            (rec.best_peak, "P", 12, peak_title(rec.best_peak).split(" (")[0].lower()),
+    if rec is not None and rec.latency_budget_ms is not None and rec.latency_percentile == 99:
+        ax.axvline(
+            rec.latency_budget_ms, color=REFERENCE, ls=":", lw=1.2, label=f"p99 budget {fmt_given(rec.latency_budget_ms, 0)} ms"
         )
-        for choice, marker, size, what in marks:
-            if choice is not None:
-                ax.plot(
-                    [choice.latency_p99_ms],
-                    [choice.throughput_infer_per_s],
-                    ls="none",
-                    marker=marker,
-                    ms=size,
-                    mfc="none",
-                    mec=BLACK,
-                    mew=1.4,
-                    zorder=4,
-                    label=f"{what}: {choice.variant} c={choice.concurrency}{flag_mark(choice.status)}"
-                    + (f" ({choice.judged_note})" if choice.judged_note else ""),
-                )
+    picks = [p for p in pick_points(rec, per_workload) if p.kind != LOWEST]
+    for pick in picks:
+        ax.plot(
+            [pick.at(P99)],
+            [pick.at(THROUGHPUT)],
+            ls="none",
+            marker=PICK_MARKERS[pick.kind],
+            ms=17 if pick.kind == UNDER else 12,
+            mfc="none",
+            mec=BLACK,
+            mew=1.4,
+            zorder=4,
+            label=pick.label,
+        )
+        if pick.moved:  # at the budget's quieter-rounds p99: joined to its level's point
+            c = pick.choice
+            ax.plot(
+                [c.latency_p99_ms, pick.latency_p99_ms], [c.throughput_infer_per_s] * 2, ls=":", lw=0.9, color=BLACK, zorder=4
+            )
     ax.set_xlabel("client p99 latency (ms)")
     ax.set_ylabel("throughput (infer/s)")
     labels = [
         (p.value(P99), p.value(THROUGHPUT), f"{p.variant} c={p.concurrency}" + flag_mark(p.status, words=False)) for p in front
     ]
-    picks = [c for c in (rec.best_under_budget, rec.best_peak) if c is not None] if rec is not None else []
-    _, left_out = place_labels(ax, labels, 6.5, [(c.latency_p99_ms, c.throughput_infer_per_s, 14.0) for c in picks])
+    _, left_out = place_labels(ax, labels, 6.5, [(p.latency_p99_ms, p.choice.throughput_infer_per_s, 14.0) for p in picks])
     if left_out:
         ax.plot(
             [],

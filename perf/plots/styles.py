@@ -14,13 +14,14 @@ neighbours in the legend differ in colour and (past ten) in marker and dash.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from perf.analysis.frontier import best_level_frontier, best_levels, operating_frontier
 from perf.analysis.recommendation import Recommendation
 from perf.analysis.stats import THROUGHPUT, Point
 from perf.markdown import TOP_N
 from perf.plots.palette import CONTEXT, SERIES
+from perf.plots.picks import LOWEST, pick_points, picked_variants
 
 #: Variants drawn each in its own style without selection.
 ALL_DISTINCT = 10
@@ -65,12 +66,14 @@ def highlighted(
     rec: Recommendation | None,
     failed: Iterable[str] = (),
     top_n: int = TOP_N,
+    per_workload: Mapping[str, Recommendation] | None = None,
 ) -> list[str]:
     """The variants a plot draws in their own style, in legend order.
 
     Every variant up to :data:`ALL_DISTINCT`; beyond, the ``top_n`` by peak throughput, then
     the variants on the frontier (at their best level, and over every level) and the
-    recommended ones not among them.
+    recommended ones not among them: every client workload's (``per_workload``,
+    :func:`perf.plots.picks.pick_points`; default ``rec``'s).
     """
     names = [n for n, pts in points.items() if any(p.ok for p in pts)]
     if len(names) <= ALL_DISTINCT:
@@ -80,8 +83,7 @@ def highlighted(
     ranked = sorted(best, key=lambda n: -best[n].value(THROUGHPUT))
     chosen = ranked[:top_n]
     extra = [p.variant for p in best_level_frontier(points, failed)] + [p.variant for p in operating_frontier(points, failed)]
-    if rec is not None:
-        extra += [c.variant for c in (rec.best_under_budget, rec.best_peak) if c is not None]
+    extra += picked_variants(p for p in pick_points(rec, per_workload) if p.kind != LOWEST)
     for n in extra:
         if n not in chosen:
             chosen.append(n)
@@ -89,7 +91,11 @@ def highlighted(
 
 
 def styles(
-    points: dict[str, list[Point]], rec: Recommendation | None, failed: Iterable[str] = (), top_n: int = TOP_N
+    points: dict[str, list[Point]],
+    rec: Recommendation | None,
+    failed: Iterable[str] = (),
+    top_n: int = TOP_N,
+    per_workload: Mapping[str, Recommendation] | None = None,
 ) -> dict[str, Style]:
     """``{variant: Style}`` for :func:`highlighted` variants; every other variant is context (grey)."""
-    return {n: style(i) for i, n in enumerate(highlighted(points, rec, failed, top_n))}
+    return {n: style(i) for i, n in enumerate(highlighted(points, rec, failed, top_n, per_workload))}

@@ -3,7 +3,8 @@
 Written with `plotly <https://plotly.com/python/>`_ (imported lazily); the plotly.js library
 is embedded in the file (``include_plotlyjs=True``), so the page opens offline, with no
 network at view time. Two figures: throughput against p99 of every level (the Pareto
-frontier highlighted, the recommended levels marked, the p99 budget drawn) and throughput
+frontier highlighted, every client workload's recommended levels marked at the tables'
+numbers (:mod:`perf.plots.picks`), the p99 budget drawn) and throughput
 against concurrency, one line per variant (the highlighted ones of :mod:`perf.plots.styles`
 shown, the others one legend click away). Hovering a point shows the variant's parameters
 and the level's numbers.
@@ -17,12 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import PerfError
-from perf.analysis.frontier import operating_frontier
-from perf.analysis.peaks import peak_mark
+from perf.analysis.frontier import operating_frontier, workload_recommendations
 from perf.analysis.recommendation import Recommendation, candidate
 from perf.analysis.stats import P99, THROUGHPUT, Point, curve, run_points
 from perf.markdown import flag_mark, fmt, fmt_given
 from perf.plots.palette import ALERT, BLACK, CONTEXT
+from perf.plots.picks import LOWEST, UNDER, pick_points
 from perf.plots.styles import highlighted
 from perf.records.results import RunResult
 
@@ -90,16 +91,16 @@ def figures(run: RunResult, rec: Recommendation) -> list[Any]:
             hoverinfo="text",
         )
     )
-    peak = (rec.best_peak, "cross", peak_mark(rec.best_peak))
-    for choice, symbol, what in ((rec.best_under_budget, "star", "best under budget"), peak):
-        if choice is not None:
+    per_workload = workload_recommendations(run, rec)  # every client workload's picks, as the PNG plots mark them
+    for pick in pick_points(rec, per_workload):
+        if pick.kind != LOWEST:
             trade.add_trace(
                 go.Scatter(
-                    x=[choice.latency_p99_ms],
-                    y=[choice.throughput_infer_per_s],
+                    x=[pick.at(P99)],
+                    y=[pick.at(THROUGHPUT)],
                     mode="markers",
-                    marker={"symbol": symbol, "size": 16, "color": BLACK},
-                    name=f"{what}: {choice.variant} c={choice.concurrency}",
+                    marker={"symbol": "star" if pick.kind == UNDER else "cross", "size": 16, "color": BLACK},
+                    name=pick.label,
                 )
             )
     if rec.latency_budget_ms is not None and rec.latency_percentile == 99:
@@ -111,7 +112,7 @@ def figures(run: RunResult, rec: Recommendation) -> list[Any]:
         xaxis_title="client p99 latency (ms)",
         yaxis_title="throughput (infer/s)",
     )
-    shown = set(highlighted(points, rec, failed))
+    shown = set(highlighted(points, rec, failed, per_workload=per_workload))
     lines = go.Figure()
     for name, pts in points.items():
         c = curve(pts)

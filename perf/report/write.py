@@ -12,7 +12,6 @@ what was run (:mod:`perf.report.run`), the recommendation (here), the Pareto fro
 
 from __future__ import annotations
 
-import dataclasses
 import importlib.util
 import logging
 from collections.abc import Mapping, Sequence
@@ -24,7 +23,7 @@ from perf.analysis.budget_latency import verdict_notes
 from perf.analysis.cuts import unmeasured_text
 from perf.analysis.effects import interactions, main_effects
 from perf.analysis.excluded import rate_statuses
-from perf.analysis.frontier import frontier_section, frontier_summary
+from perf.analysis.frontier import frontier_section, frontier_summary, workload_recommendations
 from perf.analysis.pairs import baseline
 from perf.analysis.peaks import peak_mark, peak_title
 from perf.analysis.recommendation import Recommendation, candidate, recommend
@@ -130,10 +129,9 @@ def size_lines(run: RunResult, rec: Recommendation) -> list[str]:
         f"- **Client workloads:** the picks above are for clients sending {at} (a size or a batch size is the client's, "
         "not a setting to pick); at the other workloads:"
     ]
-    for shape, series in sizes.items():
+    for shape, sub in workload_recommendations(run, rec).items():  # the plots mark the same picks
         if shape == at:
             continue
-        sub = recommend(dataclasses.replace(run, variants=series), rec.latency_budget_ms, rec.latency_percentile)
         said = [f"best under the budget: {sub.best_under_budget.describe() if sub.best_under_budget else 'none'}"]
         said = (said if rec.latency_budget_ms is not None else []) + [
             f"{peak_mark(sub.best_peak)}: {sub.best_peak.describe() if sub.best_peak else 'none'}"

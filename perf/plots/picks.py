@@ -1,0 +1,104 @@
+"""The recommended levels as every plot marks them: :func:`pick_points` gives each pick's point,
+one set per client workload, at the numbers the report's tables and recommendation text give it,
+with the tables' flag mark. A plot draws these points and never looks a pick's numbers up again
+(trial 11, F20: with ``--batch-sizes 1,8`` the plots starred the first workload's pick only, at
+its p99 over every round, right of the budget line for a pick within the budget on its quieter
+rounds).
+
+The point: throughput the level's median (:attr:`perf.analysis.recommendation.Choice.throughput_infer_per_s`);
+p99 the level's median (:attr:`~perf.analysis.recommendation.Choice.latency_p99_ms`, the tables'
+column), except for a best under a p99 budget within it only on its quieter rounds
+(:mod:`perf.analysis.budget_latency`): there the number the verdict used, which the tables and
+the recommendation say beside the median (:attr:`~perf.analysis.recommendation.Choice.judged_note`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+
+from perf.analysis.peaks import peak_title
+from perf.analysis.recommendation import Choice, Recommendation
+from perf.analysis.stats import P99, THROUGHPUT
+from perf.markdown import flag_mark, fmt, fmt_given
+
+#: Kinds of pick: the best under the latency budget, the best peak, the lowest p99 when no level meets the budget.
+UNDER, PEAK, LOWEST = "under", "peak", "lowest"
+#: Each kind's matplotlib marker (a star, a bold plus, a bold cross).
+MARKERS = {UNDER: "*", PEAK: "P", LOWEST: "X"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Pick:
+    """One recommended level as a plot marks it (module docstring).
+
+    Attributes:
+        kind: :data:`UNDER`, :data:`PEAK` or :data:`LOWEST`.
+        choice: The level picked (a series of a client workload in a run of several).
+        latency_p99_ms: The p99 the mark sits at (ms; module docstring).
+        what: The pick in words: ``"best under p99 budget 10.00 ms"``, ``"best peak throughput"``, ...
+    """
+
+    kind: str
+    choice: Choice
+    latency_p99_ms: float
+    what: str
+
+    @property
+    def label(self) -> str:
+        """The legend entry: what, the series and level, the tables' flag mark, and the budget's
+        quieter-rounds note when the mark sits at that number."""
+        c = self.choice
+        note = f" ({c.judged_note})" if self.kind == UNDER and c.judged_note else ""
+        return f"{self.what}: {c.variant} c={c.concurrency}{flag_mark(c.status)}{note}"
+
+    @property
+    def moved(self) -> bool:
+        """The mark's p99 is not the level's median (the curve's point): the budget's quieter rounds."""
+        return self.latency_p99_ms != self.choice.latency_p99_ms
+
+    def at(self, metric: str | None) -> float | None:
+        """The mark's coordinate on a ``metric`` axis: throughput, p99, or the concurrency (``None``);
+        ``None`` on any other metric's axis."""
+        if metric is None:
+            return float(self.choice.concurrency)
+        return {THROUGHPUT: self.choice.throughput_infer_per_s, P99: self.latency_p99_ms}.get(metric)
+
+
+def pick_points(rec: Recommendation | None, per_workload: Mapping[str, Recommendation] | None = None) -> list[Pick]:
+    """Every pick a plot marks: each client workload's best under the budget and best peak, and
+    its lowest p99 where no level meets the budget (module docstring).
+
+    Args:
+        rec: The report's recommendation (``None``: nothing to mark).
+        per_workload: Each client workload's recommendation
+            (:func:`perf.analysis.frontier.workload_recommendations`); default: ``rec`` alone (a run of one workload).
+    """
+    recs: Iterable[Recommendation] = per_workload.values() if per_workload else [rec] if rec is not None else []
+    out: list[Pick] = []
+    for r in recs:
+        budget = f"p{r.latency_percentile} budget {fmt_given(r.latency_budget_ms)} ms"
+        low = r.lowest_p99 if r.latency_budget_ms is not None and r.best_under_budget is None else None
+        kinds = (
+            (UNDER, r.best_under_budget, f"best under {budget}"),
+            (PEAK, r.best_peak, peak_title(r.best_peak).split(" (")[0].lower()),
+            (
+                LOWEST,
+                low,
+                f"lowest p99 reached {fmt(low.latency_p99_ms, 2) if low else ''} ms — no level meets the budget of "
+                f"{fmt_given(r.latency_budget_ms)} ms",
+            ),
+        )
+        for kind, c, what in kinds:
+            if c is None:
+                continue
+            judged = kind == UNDER and c.judged_note and r.latency_percentile == 99 and r.budget_latency_ms is not None
+            pick = Pick(kind, c, r.budget_latency_ms if judged else c.latency_p99_ms, what)  # type: ignore[arg-type]
+            if pick not in out:
+                out.append(pick)
+    return out
+
+
+def picked_variants(picks: Iterable[Pick]) -> list[str]:
+    """The series the picks are of, once each, in order (a plot highlights them)."""
+    return list(dict.fromkeys(p.choice.variant for p in picks))
