@@ -57,6 +57,21 @@ class SearchRules:
     prune_above_variants: int = 4
 
 
+@dataclass(frozen=True, config=_CONFIG)
+class BeatingLevel:
+    """A level of the variant that beat a dropped one (:attr:`SearchDecision.beaten_at`).
+
+    Attributes:
+        concurrency: Its concurrency.
+        batch_size: Its client batch size. Default 1.
+        shape: Its swept input size (``"seq=64"``); ``None`` when the run swept none.
+    """
+
+    concurrency: int
+    batch_size: int = 1
+    shape: str | None = None
+
+
 @dataclass(config=_CONFIG)
 class SearchDecision:
     """Why the search measured no more levels of one variant.
@@ -75,6 +90,9 @@ class SearchDecision:
         best_concurrency: The best's level.
         best_throughput_infer_per_s: The best's throughput.
         best_spread_infer_per_s: The best's spread.
+        beaten_at: ``pruned``: the levels of ``best_variant`` that beat it, one per client workload it
+            was beaten at (a drop of a run with several stands on each of them); empty in records
+            written before it (then ``best_concurrency`` alone names the level).
     """
 
     variant: str
@@ -89,6 +107,7 @@ class SearchDecision:
     best_concurrency: int | None = None
     best_throughput_infer_per_s: float | None = None
     best_spread_infer_per_s: float | None = None
+    beaten_at: list[BeatingLevel] = dataclasses.field(default_factory=list)
 
     def words(self, past: bool = True) -> str:
         """The decision as the console (``past=False``) and the report say it: for a rule that ends

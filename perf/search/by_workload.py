@@ -12,13 +12,14 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 
-from perf.analysis.ranking import Comparison, Ranking, levels_of
+from perf.analysis.ranking import Comparison, Ranking, Side, levels_of
 from perf.records.results import RunResult, VariantResult
 from perf.records.workloads import split_by_workload, variant_of, workload
 
 Rank = Callable[[list[VariantResult]], tuple[Ranking, bool]]
-#: A drop: (variant, its level, the reason in words, the variant that beat it, that one's level).
-Drop = tuple[str, int, str, str, int]
+#: A drop: (variant, its level, the reason in words, the variant that beat it, that one's levels that
+#: beat it: one per workload, each a series' side with the series' name undone).
+Drop = tuple[str, int, str, str, list[Side]]
 
 
 def series(run: RunResult, variants: Sequence[VariantResult]) -> dict[str, list[VariantResult]] | None:
@@ -51,8 +52,9 @@ def drops(per: dict[str, list[VariantResult]], rank: Rank, beaten: Callable[[str
             continue
         reason = "; ".join(f"at {label}: {got[label].sentence().rstrip('.')}" for label in labels)
         reason += f" (beaten at every client workload it is measured at: {', '.join(labels)})."
-        first = got[labels[0]]
-        out.append((name, first.b.concurrency, reason, variant_of(first.a.variant, labels[0]), first.a.concurrency))
+        first, by = got[labels[0]], variant_of(got[labels[0]].a.variant, labels[0])
+        beating = [dataclasses.replace(got[label].a, variant=by) for label in labels]
+        out.append((name, first.b.concurrency, reason, by, beating))
     return out
 
 

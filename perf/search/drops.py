@@ -21,21 +21,24 @@ The report applies the same condition to the drops it is given (:func:`perf.anal
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from perf.analysis.budget_latency import judged, within
-from perf.analysis.ranking import levels_of, records
+from perf.analysis.ranking import Side, levels_of, records
 from perf.markdown import fmt
 from perf.records.results import VariantResult
-from perf.records.search import SearchDecision, SearchRecord
+from perf.records.search import BeatingLevel, SearchDecision, SearchRecord
 from perf.search.policy import Budget
 
 
-def decision(vr: VariantResult, at: int, reason: str, best: str | None, best_c: int | None) -> SearchDecision:
-    """The search's decision to drop ``vr`` at concurrency ``at`` (``best`` at ``best_c`` beat it, ``reason`` in words)."""
+def decision(vr: VariantResult, at: int, reason: str, best: str | None, beaten_at: Sequence[Side] = ()) -> SearchDecision:
+    """The search's decision to drop ``vr`` at concurrency ``at``: ``best``'s levels ``beaten_at`` beat it
+    (one per client workload; the first's concurrency is ``best_concurrency``), ``reason`` in words."""
     measured = sorted({lv.concurrency for lv in vr.levels if lv.request_rate is None})
-    return SearchDecision(vr.name, "pruned", at, reason, measured, best_variant=best, best_concurrency=best_c)
+    levels = [BeatingLevel(s.concurrency, s.batch_size, s.shape) for s in beaten_at]
+    first = levels[0].concurrency if levels else None
+    return SearchDecision(vr.name, "pruned", at, reason, measured, best_variant=best, best_concurrency=first, beaten_at=levels)
 
 
 def take_back(
@@ -72,16 +75,20 @@ def stale_drops(
         by = variants.get(d.best_variant or "")
         if d.rule != "pruned" or d.variant not in variants or by is None or d.best_concurrency is None:
             continue
-        sides = [s for s in levels_of(by) if s.concurrency == d.best_concurrency]
-        judge = judged(records(by, sides[0]), metric) if sides else None
-        if within(judge, budget_ms):
-            continue
-        now = f"{pct} {fmt(judge.ms, 2)} ms ({judge.basis()})" if judge is not None else f"no {pct} measured"
-        out.append(
-            (
-                d,
-                f"`{d.best_variant}` at concurrency {d.best_concurrency}, the level that beat it, is over the "
-                f"{pct} budget of {fmt(budget_ms, 2)} ms now: {now}",
-            )
-        )
+        for side in _beating_sides(d, by):  # each workload's: the drop stands on every one
+            judge = judged(records(by, side), metric) if side in levels_of(by) else None
+            if within(judge, budget_ms):
+                continue
+            now = f"{pct} {fmt(judge.ms, 2)} ms ({judge.basis()})" if judge is not None else f"no {pct} measured"
+            level = side.describe() if d.beaten_at else f"`{d.best_variant}` at concurrency {d.best_concurrency}"
+            out.append((d, f"{level}, the level that beat it, is over the {pct} budget of {fmt(budget_ms, 2)} ms now: {now}"))
+            break
     return out
+
+
+def _beating_sides(d: SearchDecision, by: VariantResult) -> list[Side]:
+    """The levels of ``by`` that beat ``d``'s variant: its recorded ones (one per client workload), else (a
+    record written before them) its first level at ``best_concurrency``."""
+    if d.beaten_at:
+        return [Side(by.name, b.concurrency, b.batch_size, b.shape) for b in d.beaten_at]
+    return [s for s in levels_of(by) if s.concurrency == d.best_concurrency][:1] or [Side(by.name, d.best_concurrency or 0)]

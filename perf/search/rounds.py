@@ -44,7 +44,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from core.wording import count
-from perf.analysis.ranking import MIN_ROUNDS, Comparison, Ranking, rank_variants
+from perf.analysis.ranking import MIN_ROUNDS, Comparison, Ranking, Side, rank_variants
 from perf.markdown import fmt
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
@@ -328,7 +328,7 @@ class Rounds:
         if per is None:
             for comp in self.ranking(alive).comparisons:
                 if self._beaten(comp.b.variant, comp):
-                    self._drop(comp.b.variant, comp.b.concurrency, comp.sentence(), comp.a.variant, comp.a.concurrency)
+                    self._drop(comp.b.variant, comp.b.concurrency, comp.sentence(), comp.a.variant, [comp.a])
             return
         for drop in by_workload.drops(per, self.rank_series, self._beaten):  # like with like, beaten at every workload
             self._drop(*drop)
@@ -344,8 +344,8 @@ class Rounds:
             or (ladders.exploring(lad, plan, vr, s.rounds) and not far_behind(comp))
         )
 
-    def _drop(self, name: str, at: int, reason: str, best: str | None = None, best_c: int | None = None) -> None:
-        d = drops.decision(self._vr(name), at, reason, best, best_c)
+    def _drop(self, name: str, at: int, reason: str, best: str | None = None, beaten_at: Sequence[Side] = ()) -> None:
+        d = drops.decision(self._vr(name), at, reason, best, beaten_at)
         self.search.record(d)
         self.events({"event": "search_decision", "variant": name, "decision": d, "levels_left": 0})
 

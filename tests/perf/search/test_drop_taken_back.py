@@ -194,3 +194,40 @@ def test_the_resume_floor_is_never_cut_through_when_it_is_not_a_ladder_level() -
     assert out.levels == [1, 2, 4, 8, 16]  # 16 covers the 12 measured before
     assert shrink(["a", "b"], [1, 2, 4, 8, 16, 32], cost, 0.0, 7, 3, True, floor=16).levels == [1, 2, 4, 8, 16]
     assert shrink(["a", "b"], [1, 2, 4, 8, 16, 32], cost, 0.0, 7, 3, True).levels == [1, 2, 4]
+
+
+def _batch_levels(c: int, b: int, rows: list[tuple[float, float]]) -> list[LevelResult]:
+    return [LevelResult(c, b, r, throughput_infer_per_s=t, latency_p99_ms=p, status="ok") for r, (t, p) in enumerate(rows)]
+
+
+def test_a_drop_at_several_client_workloads_is_taken_back_when_any_beating_level_leaves_the_budget() -> None:
+    """Review of trial 10's F8 fix: a drop at several client workloads (``--batch-sizes 1,8``) stands on
+    the leader's level at each one, but the take-back judged the leader's first level at the drop's
+    concurrency whatever its batch size: the b=8 level that beat it went over the budget, the b=1
+    level at the same concurrency stayed within it, and the drop stood."""
+    lead = VariantResult(
+        "lead",
+        status="ok",
+        levels=_batch_levels(1, 1, [(1000.0 + r, 10.0) for r in range(6)])
+        + _batch_levels(1, 8, [(4000.0 + r, 20.0) for r in range(6)]),
+    )
+    slow = VariantResult(
+        "slow",
+        status="ok",
+        levels=_batch_levels(1, 1, [(600.0 + r, 10.0) for r in range(6)])
+        + _batch_levels(1, 8, [(2000.0 + r, 20.0) for r in range(6)]),
+    )
+    run = RunResult("r", "now", variants=[lead, slow])
+    run.search, run.rounds = SearchRecord("prune", True), RoundsRecord(seed=1)
+    events: list[dict[str, Any]] = []
+    sched = _engine(run, events)
+    sched._prune(["lead", "slow"])
+    d = run.search.decision("slow")
+    assert d is not None and d.rule == "pruned" and [(b.concurrency, b.batch_size) for b in d.beaten_at] == [(1, 1), (1, 8)]
+    assert drops.take_back(run.search, {"lead": lead, "slow": slow}, Budget(BUDGET), events.append) == []  # both within
+    for lv in lead.levels:
+        if lv.batch_size == 8:
+            lv.latency_p99_ms = 31.0
+    assert drops.take_back(run.search, {"lead": lead, "slow": slow}, Budget(BUDGET), events.append) == ["slow"]
+    (said,) = [e for e in events if e.get("reopened")]
+    assert said["why"].startswith("`lead` at concurrency 1 (batch 8), the level that beat it, is over the p99 budget")
