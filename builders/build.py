@@ -243,6 +243,7 @@ def _new_manifest(
         "weights_sha256_16": weights,
         "source_sha256_16": loaded.fingerprint,
         "spec": spec.to_json(),
+        "input_binding": dict(loaded.input_binding),
         "max_batch_size": max(opts.grid.max_batch_sizes),
         "rtol": dict(opts.rtol),
         "exports": [],
@@ -353,8 +354,7 @@ def _write_repository(
 
 @dataclasses.dataclass(frozen=True)
 class _Earlier:
-    """What the manifest merges from the earlier build: its manifest (``None``: none), the
-    (format, precision) exports this build attempted, and those that failed."""
+    """For the manifest: the earlier build's (``None``: none), the exports this build attempted and those that failed."""
 
     old: BuildManifest | None
     redone: list[tuple[str, str]]

@@ -16,26 +16,18 @@ that map); :meth:`PyTorchBackend.artifact_problems` checks a config's names agai
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 
 from tritonclient.grpc import model_config_pb2 as mc
 
 from builders.backends.base import NativeBackend
 from builders.model.artifact_signature import ArtifactIO, TensorIO
+from builders.model.forward_args import convention_index
 from builders.model.spec import ModelSpec
 from builders.triton.rules import Problem
 
-#: ``<name>__<index>``: the PyTorch backend's naming convention.
-CONVENTION = re.compile(r"^(.+)__(\d+)$")
 INPUT_PREFIX = "INPUT"
 OUTPUT_PREFIX = "OUTPUT"
-
-
-def convention_index(name: str) -> int | None:
-    """The index of a ``<name>__<index>`` name (``"OUTPUT__1"`` -> 1), or ``None``."""
-    m = CONVENTION.match(name)
-    return int(m.group(2)) if m else None
 
 
 def triton_names(spec: ModelSpec, forward_args: Sequence[str]) -> dict[str, dict[str, str]]:

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from builders.graph.facts import build_summary_lines
+from builders.model.forward_args import binding_line
 from builders.repository.records import BuildManifest, FailedExport
 from builders.repository.view import read_index
 from builders.verify.explain import rejection_line
@@ -81,7 +82,9 @@ def print_build_summary(manifest: BuildManifest) -> None:
     """Print the build's one-table summary to stdout (:func:`core.cli.print_table`: fitted to
     the terminal, else to ``COLUMNS`` or 120 characters); then why any verdict is not ``ok``
     (the reasons recorded in the manifest) and one graph-health line per export
-    (:func:`builders.graph.facts.build_summary_lines`), each line whole."""
+    (:func:`builders.graph.facts.build_summary_lines`), each line whole; then, when the spec's
+    input names are not ``forward()``'s, which input is passed as which argument
+    (:func:`builders.model.forward_args.binding_line`)."""
     from rich.markup import escape
     from rich.table import Table
 
@@ -104,6 +107,8 @@ def print_build_summary(manifest: BuildManifest) -> None:
     print_table(table, console)
     for r in reasons:
         console.print(escape(r), highlight=False, soft_wrap=not console.is_terminal)
+    if manifest.input_binding:
+        click.echo(binding_line(manifest.input_binding))
     if manifest.warmup_count is not None:
         w = manifest.warmup_count
         click.echo(f"model_warmup: each sample runs {w.count}x ({w.reason})")

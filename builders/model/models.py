@@ -15,6 +15,7 @@ from typing import Any
 
 from builders.model.builtin import BUILTINS, get_builtin
 from builders.model.factory import FACTORY_FORMS, file_without_factory, import_factory, looks_like_python_file
+from builders.model.forward_args import forward_names, input_binding
 from builders.model.spec import ModelSpec
 from builders.model.torchscript_archive import read_archive
 from builders.model.user_frame import user_frame
@@ -45,6 +46,10 @@ class LoadedModel:
             built-in's name, ``package.module:factory``, the model file's absolute path, or
             ``<module>.<Class> (nn.Module object)``. Two builds of one name from different
             sources must not silently replace each other (:func:`builders.build.build`).
+        input_binding: Spec input -> the ``forward()`` argument it is passed as (by
+            position), when the spec's names differ from ``forward()``'s; empty when they
+            match or ``forward()``'s names are unknown
+            (:func:`builders.model.forward_args.input_binding`).
     """
 
     name: str
@@ -53,6 +58,7 @@ class LoadedModel:
     kind: str
     fingerprint: str
     source: str = ""
+    input_binding: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 def load_model(source: Any, spec: ModelSpec | None, example_inputs: Any = None) -> LoadedModel:
@@ -78,11 +84,28 @@ def load_model(source: Any, spec: ModelSpec | None, example_inputs: Any = None) 
         example_inputs: One batch of example inputs, used when ``spec`` is None
             (:meth:`builders.model.spec.ModelSpec.from_example`; names from ``forward()``).
 
+    Every model's spec is then checked against its ``forward()`` argument names, which get
+    the inputs by position in the spec's order (:func:`builders.model.forward_args.input_binding`:
+    another order or a likely typo is refused; other names are recorded in ``input_binding``);
+    a ``.pt2`` spec is then checked against the graph's shapes (:func:`check_spec_against_graph`).
+
     Raises:
         ModelSpecError: unknown built-in, missing file, a Python file without ``:factory``,
-            factory that cannot be imported or called or that returns no ``nn.Module``, or a
-            user model without a spec.
+            factory that cannot be imported or called or that returns no ``nn.Module``, a
+            user model without a spec, or a spec whose input names are ``forward()``'s in
+            another order or a likely typo of one.
     """
+    loaded, program = _resolve(source, spec, example_inputs)
+    where = source if isinstance(source, str) else type(source).__name__
+    binding = input_binding([t.name for t in loaded.spec.inputs], forward_names(loaded.module), where)
+    if program is not None:
+        check_spec_against_graph(program, loaded.spec, where)
+    return dataclasses.replace(loaded, input_binding=binding)
+
+
+def _resolve(source: Any, spec: ModelSpec | None, example_inputs: Any) -> tuple[LoadedModel, Any]:
+    """:func:`load_model` before its checks: the model and its spec, and the ``torch.export``
+    program of a ``.pt2`` file (``None`` for other models)."""
     import torch
 
     if spec is None and example_inputs is not None:
@@ -91,7 +114,7 @@ def load_model(source: Any, spec: ModelSpec | None, example_inputs: Any = None) 
                 f"built-in model {source!r} has its own spec; example_inputs are for your own models",
                 hint=f"drop example_inputs for {source!r} (its spec is used), or pass your own nn.Module",
             )
-        spec = ModelSpec.from_example(example_inputs, _forward_names(source) if isinstance(source, torch.nn.Module) else ())
+        spec = ModelSpec.from_example(example_inputs, forward_names(source) or ())  # a tensor or tuple: by position
     if isinstance(source, torch.nn.Module):
         cls = type(source)
         spec = _require_spec(cls.__name__, spec)
@@ -102,7 +125,7 @@ def load_model(source: Any, spec: ModelSpec | None, example_inputs: Any = None) 
             "module",
             _source_hash(source),
             f"{cls.__module__}.{cls.__qualname__} (nn.Module object)",
-        )
+        ), None
     if not isinstance(source, str):
         raise ModelSpecError(
             f"model {source!r} is neither a name, a file, {FACTORY_FORMS} nor an nn.Module",
@@ -117,6 +140,7 @@ def load_model(source: Any, spec: ModelSpec | None, example_inputs: Any = None) 
         spec = _require_spec(source, spec)
         if not source.endswith(EXPORT_SUFFIXES):
             _require_torchscript(path)
+        program = None
         try:
             if source.endswith(EXPORT_SUFFIXES):
                 program = torch.export.load(str(path))
@@ -128,9 +152,8 @@ def load_model(source: Any, spec: ModelSpec | None, example_inputs: Any = None) 
                 f"could not load {path}: {type(e).__name__}: {str(e)[:300]}",
                 hint="a .pt file must be saved with torch.jit.save, a .pt2 file with torch.export.save",
             ) from e
-        if kind == "exported_program":
-            check_spec_against_graph(program, spec, str(path))
-        return LoadedModel(path.stem, _eval(module), spec, kind, _file_hash(path), str(path.resolve()))
+        loaded = LoadedModel(path.stem, _eval(module), spec, kind, _file_hash(path), str(path.resolve()))
+        return loaded, program
     if ":" in source:
         fn_name, factory = import_factory(source)  # a missing file or a broken import first: a spec would not help
         spec = _require_spec(source, spec)
@@ -148,12 +171,12 @@ def load_model(source: Any, spec: ModelSpec | None, example_inputs: Any = None) 
                 hint="the factory must return the model (an nn.Module), e.g. `def make(): return "
                 f"{module.__name__ if isinstance(module, type) else 'MyNet'}().eval()`",
             )
-        return LoadedModel(fn_name, _eval(module), spec, "factory", _source_hash(module, factory), source)
+        return LoadedModel(fn_name, _eval(module), spec, "factory", _source_hash(module, factory), source), None
     if source not in BUILTIN_NAMES and looks_like_python_file(source):
         raise file_without_factory(source)
     b = get_builtin(source)
     module = b.factory()
-    return LoadedModel(b.name, module, spec or b.spec, "builtin", _source_hash(module, b.factory), b.name)
+    return LoadedModel(b.name, module, spec or b.spec, "builtin", _source_hash(module, b.factory), b.name), None
 
 
 def check_spec_against_graph(program: Any, spec: ModelSpec, where: str) -> None:
@@ -222,15 +245,6 @@ def _dim_contradiction(g: Any, d: int | str, spec: ModelSpec, bounds: dict[str, 
     except (TypeError, ValueError):  # unbounded: sympy's oo
         inside = glo is None or int(glo) <= lo
     return None if inside else f"{what} is outside the graph's range [{glo}, {ghi}] for that dim"
-
-
-def _forward_names(module: Any) -> list[str]:
-    """``module.forward``'s positional parameter names, in order (``[]`` when unknown)."""
-    try:
-        params = inspect.signature(module.forward).parameters.values()
-    except (TypeError, ValueError):
-        return []
-    return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
 
 
 def _returned(value: Any) -> str:

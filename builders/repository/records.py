@@ -202,6 +202,11 @@ class BuildManifest(Record):
         description="verification draw -> input -> what it gave that input (builders.verify.input_draws.describe_draws); "
         "empty: a build before draws were named",
     )
+    input_binding: dict[str, str] = Field(
+        {},
+        description="spec input -> the forward() argument it is passed as (by position), when the spec's names differ "
+        "from forward()'s (builders.model.forward_args.input_binding); empty: they match, or forward()'s names are unknown",
+    )
 
     def export(self, fmt: str, precision: str = "fp32") -> ExportRecord | None:
         """The successful export of ``fmt`` at ``precision``, if any."""
