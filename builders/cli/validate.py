@@ -13,7 +13,7 @@ from builders.model.builtin import BUILTINS, get_builtin
 from builders.repository.manifest import build_spec
 from builders.repository.validate import relative, summary
 from builders.repository.validate import validate as validate_run
-from builders.triton.releases import release
+from builders.triton.releases import coverage, release
 from core.cli import CONTEXT_SETTINGS, ToolkitCommand, print_table, verbosity_option
 from core.cli import console as make_console
 from core.errors import ModelSpecError
@@ -43,7 +43,7 @@ from core.wording import count
     "Checks the artifacts its own backends serve (repositories built with --serving native): ONNX IR version/opset "
     "against its onnxruntime backend's ONNX Runtime, TensorRT plans against its TensorRT. An ONNX file served by the "
     "python backend (the default --serving python) runs another ONNX Runtime and is listed as not run, as is a check "
-    "whose version is not confirmed for that release.",
+    f"whose version is not confirmed for that release (confirmed: {coverage()}).",
 )
 @click.option(
     "--details",

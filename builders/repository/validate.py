@@ -58,7 +58,7 @@ from builders.repository.external_data import external_data_problems
 from builders.repository.missing import not_found_parts
 from builders.repository.release_checks import check_onnx_limits, check_tensorrt_version
 from builders.repository.view import Repository
-from builders.triton.releases import TritonRelease
+from builders.triton.releases import TritonRelease, coverage
 from builders.triton.rules import Problem
 from core.errors import ConfigError, RecordError, RepositoryError
 from core.wording import count, of
@@ -155,7 +155,8 @@ def validate(
                 "target server limits",
                 "no target release: ONNX IR version and opset against its ONNX Runtime, and "
                 "TensorRT plan versions against its TensorRT, were not checked",
-                "pass --target-triton with the serving container tag (e.g. 24.10) or server version",
+                "pass --target-triton with the serving container tag or server version; versions are confirmed for "
+                f"{coverage()} (the checks apply to --serving native builds)",
             )
         )
     else:

@@ -149,6 +149,16 @@ DEFAULT_RELEASE = "24.10"
 _TAG = re.compile(r"^(?:nvcr\.io/nvidia/tritonserver:)?(\d{2}\.\d{2})(?:-py3.*)?$")
 
 
+def coverage() -> str:
+    """Which releases each target check has confirmed versions for, from :data:`RELEASES`: the one
+    text a hint or help names them by (trial 11, F6: validate's advice gave 24.10 as its example,
+    whose ONNX check is then not run): ``"the ONNX opset/IR check for 24.05, 24.06, 24.07, 24.08;
+    the TensorRT plan check for 24.10, 25.01"``."""
+    onnx = [r.container for r in RELEASES.values() if r.onnxruntime_limits is not None]
+    plans = [r.container for r in RELEASES.values() if r.tensorrt is not None]
+    return f"the ONNX opset/IR check for {', '.join(onnx) or 'none'}; the TensorRT plan check for {', '.join(plans) or 'none'}"
+
+
 def release(target: str) -> TritonRelease:
     """The release named by a container tag (``24.10``, ``24.10-py3``,
     ``nvcr.io/nvidia/tritonserver:24.10-py3``) or a server version (``2.56.0``; only where the

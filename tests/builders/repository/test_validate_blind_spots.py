@@ -271,3 +271,24 @@ def test_a_config_edited_away_from_its_variant_name_is_a_problem_as_the_sweep_re
     assert by_field["dynamic_batching"] == "its name says max_queue_delay 500 µs, its config.pbtxt max_queue_delay 100 µs"
     res = CliRunner().invoke(cli, ["validate", str(root)])
     assert res.exit_code == 1 and "no problems" not in res.output
+
+
+def test_the_target_advice_names_the_releases_each_check_is_confirmed_for(tmp_path):
+    """Trial 11, F6: the advice gave 24.10 as its example, whose ONNX opset/IR check is then listed as
+    not run; the hint, --help and the README name the releases from the table (releases.coverage)."""
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    from builders.cli.main import cli
+    from builders.triton.releases import RELEASES, coverage
+
+    root, _ = native_repo(tmp_path, onnx_with_weights(tmp_path / "model.onnx", opset=17, ir_version=8))
+    (hint,) = [s.fix for s in validate(root).skipped if s.field == "target server limits"]
+    assert coverage() in hint and "e.g. 24.10" not in hint
+    onnx = [c for c in RELEASES if RELEASES[c].onnxruntime_limits is not None]
+    assert onnx and all(c in coverage().split(";")[0] for c in onnx) and "24.10" not in coverage().split(";")[0]
+    for c in onnx:  # every release the advice names for the ONNX check runs it
+        assert "target server limits" not in {s.field for s in validate(root, target=release(c)).skipped}
+    assert " ".join(coverage().split()) in " ".join(CliRunner().invoke(cli, ["validate", "--help"]).output.split())
+    assert coverage() in (Path(__file__).resolve().parents[3] / "README.md").read_text()
