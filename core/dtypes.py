@@ -250,5 +250,25 @@ def require_tensor_io(name: str, what: str = "tensor") -> DataType:
         if t.torch is None:
             t.to_torch()  # bytes: no torch type
     except DataTypeError as e:
+        if (
+            name not in _BY["name"]
+        ):  # unknown: the names an input or output can take (trial 11, F5: the hint listed bytes and bfloat16)
+            meant = _PRECISION_NAMES.get(str(name).lower())
+            raise DataTypeError(
+                f"{what}: {e.message}" + (f": did you mean {meant}?" if meant else ""),
+                hint=f"a model's input or output dtype is one of {', '.join(TENSOR_IO_NAMES)}",
+            ) from None
         raise DataTypeError(f"{what}: {e.message}", hint=e.hint) from None
     return t
+
+
+#: Precision names typed where a dtype is wanted (``fp32`` for ``float32``).
+_PRECISION_NAMES = {
+    "fp16": "float16",
+    "fp32": "float32",
+    "fp64": "float64",
+    "half": "float16",
+    "float": "float32",
+    "int": "int64",
+    "long": "int64",
+}

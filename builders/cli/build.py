@@ -87,9 +87,9 @@ BUILD_FLAGS = (
         "--input",
         "inputs",
         multiple=True,
-        metavar="NAME:DTYPE:SHAPE[:LOW..HIGH]",
+        metavar="NAME:DTYPE:SHAPE[:LOW..HIGH|:DOMAIN]",
         panel=MODEL_PANEL,
-        help="One model input, in forward() order (repeat), e.g. input_ids:int64:seq:0..30521 or pixels:float32:3,224,224.",
+        help="One model input, in forward() order (repeat), e.g. input_ids:int64:seq:0..30521, attention_mask:int64:seq:mask (a domain) or pixels:float32:3,224,224.",
     ),
     flag(
         "--output",

@@ -153,3 +153,40 @@ def test_builders_variant_uses_the_core_naming_rule():
     assert dataclasses.fields(Variant) and {f.name for f in dataclasses.fields(Variant)} == {
         f.name for f in dataclasses.fields(naming.NameParts)
     }
+
+
+def test_an_unknown_input_dtype_names_what_an_input_can_be_and_a_precision_typed_for_it() -> None:
+    """Trial 11, F5: ``"dtype": "fp32"`` in a spec was told the known dtypes, bytes and bfloat16 among
+    them (which no input can be), while the README listed the others; the hint is the input dtypes
+    (core.dtypes.TENSOR_IO_NAMES, the README's list) and a precision name gets its dtype."""
+    from pathlib import Path
+
+    import pytest
+
+    from core import dtypes
+    from core.errors import DataTypeError
+
+    with pytest.raises(DataTypeError) as e:
+        dtypes.require_tensor_io("fp32", "tensor 'x'")
+    assert e.value.message.endswith("did you mean float32?")
+    assert e.value.hint == f"a model's input or output dtype is one of {', '.join(dtypes.TENSOR_IO_NAMES)}"
+    assert "bytes" not in e.value.hint and "bfloat16" not in e.value.hint
+    with pytest.raises(DataTypeError) as e:
+        dtypes.require_tensor_io("bfloat16")
+    assert "float32 or float16" in (e.value.hint or "")  # a known type no input can be keeps its own reason
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    assert "`dtype` is one of bool, uint8..uint64, int8..int64, float16, float32, float64." in readme
+    assert dtypes.TENSOR_IO_NAMES == (
+        "bool",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "float16",
+        "float32",
+        "float64",
+    )
