@@ -95,6 +95,13 @@ def input_binding(inputs: Sequence[str], forward: Sequence[str] | None, where: s
     if not forward:
         return {}
     shown = f"forward({', '.join(forward)}) of {where}"
+    if len(inputs) > len(forward):  # torch's TypeError later, from deep inside the first export
+        raise ModelSpecError(
+            f"the spec has {len(inputs)} inputs ({', '.join(inputs)}) and {shown} takes {len(forward)}: "
+            "inputs are passed to forward() by position, one per argument",
+            hint=f"give one --input per forward() argument, in its order ({', '.join(forward)}), or one spec file "
+            '"inputs" entry each',
+        )
     position = {n.casefold(): j for j, n in enumerate(forward)}
     for i, name in enumerate(inputs):
         idx = convention_index(name)

@@ -72,6 +72,16 @@ def test_a_name_of_another_position_is_refused_when_the_spec_has_fewer_inputs() 
     assert load_model(WithDefault(), _spec(["x:float32:3"])).input_binding == {}
 
 
+def test_more_inputs_than_forward_takes_are_refused_before_any_export() -> None:
+    """Review of F18's fix: a spec of three inputs for forward(categories, numeric) failed later, in the
+    first export, with torch's TypeError; it is refused naming both counts."""
+    with pytest.raises(ModelSpecError) as e:
+        load_model(Mixed(), _spec([*FORWARD_ORDER, "extra:float32:3"]))
+    assert e.value.message.startswith("the spec has 3 inputs (categories, numeric, extra) and forward(categories, numeric)")
+    assert "takes 2" in e.value.message and "(categories, numeric)" in (e.value.hint or "")
+    assert load_model(Varargs(), _spec([*FORWARD_ORDER, "extra:float32:3"])).input_binding == {}  # *args: not checked
+
+
 def test_a_case_changed_name_of_another_position_is_refused() -> None:
     with pytest.raises(ModelSpecError, match=r"'NUMERIC' would be passed as 'categories'"):
         load_model(Mixed(), _spec(["NUMERIC:float32:3", "CATEGORIES:float32:3"]))
