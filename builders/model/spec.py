@@ -27,6 +27,7 @@ from core import dtypes
 from core.errors import ModelSpecError
 from core.names import require_known
 from core.records import Record
+from core.wording import some_of
 
 #: Batch size of the example inputs used to trace/export (not 1: torch.export specialises
 #: dimensions of size 1, and a trace taken at batch 1 cannot show a frozen batch).
@@ -240,8 +241,9 @@ class ModelSpec:
             data = json.loads(p.read_text())
         except FileNotFoundError as e:
             near = sorted(x.name for x in (p.parent if p.parent.is_dir() else Path(".")).glob("*.json"))
+            near = difflib.get_close_matches(p.name, near, n=len(near), cutoff=0.0)  # the closest names first
             raise ModelSpecError(
-                f"spec file {p} does not exist" + (f" (JSON files in {p.parent}: {', '.join(near[:5])})" if near else ""),
+                f"spec file {p} does not exist" + (f" (JSON files in {p.parent}: {some_of(near)})" if near else ""),
                 hint="check the path (a relative one is from the current directory, "
                 f"{Path.cwd()}); `builders spec --example` prints a spec to start from",
             ) from e

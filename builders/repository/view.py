@@ -27,6 +27,7 @@ from builders.model.spec import ModelSpec
 from builders.model.tensor import TensorSpec
 from builders.repository.missing import DEFAULT_REPOSITORY as DEFAULT_REPOSITORY  # every command's default -r
 from builders.repository.missing import repository_not_found
+from builders.repository.patterns import unmatched_error
 from builders.repository.records import (
     INDEX_FILE,
     INDEX_KIND,
@@ -264,7 +265,7 @@ class Repository:
             missing += [] if hits else [pattern]
             names += [h for h in hits if h not in names]
         if missing:
-            raise RepositoryError(f"no variant in {where} matches {missing}", hint=f"known: {', '.join(known)}")
+            raise unmatched_error(where, missing, known)
         return names or known
 
     def manifest(self, build_dir: Path) -> BuildManifest | None:

@@ -146,7 +146,7 @@ def _export_combination(
     given = [f for f, v in (("--variant", variant), ("--latency-budget-ms", latency_budget_ms)) if v]
     if given:
         raise click.UsageError(
-            f"{run_dir} is a co-location run: its bundle is the run's combination; {', '.join(given)} apply to a sweep's run"
+            f"{run_dir} is a co-location run: its bundle is the run's combination; {' and '.join(given)} {'applies' if len(given) == 1 else 'apply'} to a sweep's run"
         )
     bundle = export_combination(run_dir, out, repository, name=name, image=image, allow_changed_model=allow_changed_model)
     click.echo(f"combination: {describe(bundle.pick)}")

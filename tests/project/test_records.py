@@ -218,7 +218,7 @@ def test_facade_lists_variants_by_pattern(fake_build, tmp_path: Path):
     r = Repository(repo)
     assert r.names() == ["m_onnx_cpu1_nodb_mbs8"] and r.names(["m_*"]) == ["m_onnx_cpu1_nodb_mbs8"]
     assert r.names(indexed=False) == ["handmade", "m_onnx_cpu1_nodb_mbs8"]
-    with pytest.raises(RepositoryError, match=r"no variant in .*index.json matches \['x\*'\]") as e:
+    with pytest.raises(RepositoryError, match=r"no variant in .*index.json matches 'x\*'") as e:
         r.names(["m_*", "x*"])
     assert "known: m_onnx_cpu1_nodb_mbs8" in (e.value.hint or "")
     hand = r.variant("handmade")  # a model folder the index does not list: no parameters, no spec

@@ -244,3 +244,13 @@ def test_spec_model_with_a_users_model_says_where_its_spec_is_not_to_do_what_was
     assert "`builders spec --model` prints a built-in model's spec, and 'forecaster.py:forecaster' is not one" in text
     assert "builders spec --build builds/<name>" in text
     assert "pass your own model as --model" not in text  # what the user just did
+
+
+def test_a_missing_spec_file_lists_the_closest_json_files_and_how_many_more(tmp_path):
+    """Trial 11, F15: 5 of 11 JSON files were listed, alphabetically, with no word of the 6 others."""
+    for name in ("a1", "a2", "a3", "a4", "a5", "a6", "b", "c", "specs", "spec_old", "zz"):
+        (tmp_path / f"{name}.json").write_text("{}")
+    with pytest.raises(ModelSpecError) as e:
+        ModelSpec.from_file(tmp_path / "spec.json")
+    listed = e.value.message.split(f"JSON files in {tmp_path}: ")[1]
+    assert listed.startswith("specs.json, spec_old.json") and listed.endswith(" and 6 more)")

@@ -1,0 +1,60 @@
+"""What a ``--variants``/``--variant``/``--load-model`` pattern that matches nothing is told: the
+pattern the user likely meant, and the repository's variants by model when there are many
+(trial 11, F15: ``--variants 'tabnett_*'`` was answered with all 35 variant names on one line,
+while ``clients infer`` said "did you mean" for a mistyped name)."""
+
+from __future__ import annotations
+
+import difflib
+import fnmatch
+import re
+from collections.abc import Sequence
+
+from core.errors import RepositoryError
+from core.naming import parse_variant_name
+from core.wording import count
+
+#: Up to this many known variants the hint lists them; above, it lists them by model.
+LISTED = 12
+_WILD = re.compile(r"[*?\[]")
+
+
+def meant(pattern: str, known: Sequence[str]) -> str | None:
+    """The pattern or name the user likely meant by ``pattern``, which matches none of ``known``: a
+    close variant name for a name; for a shell pattern, the pattern with its model part (what comes
+    before the first ``_``) replaced by the closest model name, when that matches something.
+    ``None`` when nothing is close."""
+    if not _WILD.search(pattern):
+        close = difflib.get_close_matches(pattern, known, n=1)
+        return close[0] if close else None
+    head, sep, rest = pattern.partition("_")
+    for model in difflib.get_close_matches(head, _models(known), n=3):
+        candidate = f"{model}{sep}{rest}"
+        if fnmatch.filter(known, candidate):
+            return candidate
+    return None
+
+
+def unmatched_error(where: str, missing: Sequence[str], known: Sequence[str]) -> RepositoryError:
+    """The error for ``missing`` patterns that match no variant of ``known`` (in ``where``): each with
+    its :func:`meant` pattern, the known variants listed (by model when there are more than
+    :data:`LISTED`)."""
+    named = ", ".join(f"{p!r}" + (f" (did you mean {m!r}?)" if (m := meant(p, known)) else "") for p in missing)
+    if len(known) <= LISTED:
+        listed = ", ".join(known)
+    else:
+        by_model: dict[str, int] = {}
+        for name in known:
+            by_model[_model(name)] = by_model.get(_model(name), 0) + 1
+        listed = ", ".join(f"{m}_* ({count(n, 'variant')})" for m, n in by_model.items())
+        listed += "; `builders variants` prints a grid's names"
+    return RepositoryError(f"no variant in {where} matches {named}", hint=f"known: {listed}")
+
+
+def _model(name: str) -> str:
+    parts = parse_variant_name(name)
+    return parts.model if parts is not None else name.partition("_")[0]
+
+
+def _models(known: Sequence[str]) -> list[str]:
+    return list(dict.fromkeys(_model(n) for n in known))

@@ -1,0 +1,32 @@
+"""A pattern that matches no variant gets the pattern meant and, in a repository of many variants,
+the variants by model (trial 11, F15: `--variants 'tabnett_*'` listed all 35 names on one line)."""
+
+from __future__ import annotations
+
+import itertools
+
+from builders.repository.patterns import LISTED, meant, unmatched_error
+from core.naming import NameParts, variant_name
+
+KNOWN = [
+    variant_name(NameParts(m, f, count=c, dynamic_batching=db, max_queue_delay_us=500 if db else 0))
+    for m, f, c, db in itertools.product(("mlp", "tabnet", "kwspot"), ("onnx", "torchscript"), (1, 2), (True, False))
+]
+
+
+def test_a_mistyped_models_pattern_is_told_the_pattern_meant() -> None:
+    assert meant("tabnett_*", KNOWN) == "tabnet_*"
+    assert meant("kwspt_onnx_*", KNOWN) == "kwspot_onnx_*"
+    assert meant("tabnet_onnx_cpu1_db50_mbs64", KNOWN) == "tabnet_onnx_cpu1_db500_mbs64"
+    assert meant("resnet_*", KNOWN) is None  # nothing close: no guess
+    assert meant("tabnet_trt_*", KNOWN) is None  # the model is right, the rest matches nothing
+
+
+def test_many_variants_are_listed_by_model_few_by_name() -> None:
+    e = unmatched_error("repo/index.json", ["tabnett_*"], KNOWN)
+    assert e.message == "no variant in repo/index.json matches 'tabnett_*' (did you mean 'tabnet_*'?)"
+    assert len(KNOWN) > LISTED and e.hint == (
+        "known: mlp_* (8 variants), tabnet_* (8 variants), kwspot_* (8 variants); `builders variants` prints a grid's names"
+    )
+    few = KNOWN[:3]
+    assert unmatched_error("r", ["x*"], few).hint == f"known: {', '.join(few)}"
