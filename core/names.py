@@ -11,9 +11,10 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable
+from pathlib import Path
 
 from core.errors import FlagError, ToolkitError
-from core.wording import plural
+from core.wording import plural, some_of
 
 #: A shape typed with ``x`` between the dims (``3x64x64``, ``3 x 64``, ``3×64``, ``3*64``): never an axis name.
 _X_SHAPE = re.compile(r"\d+(?:\s*[xX×*]\s*\d+)+")
@@ -102,3 +103,12 @@ def require_known(
     problem = unknown_names_error(flag, given, valid, kind=kind, owner=owner, error=error, hint=hint)
     if problem is not None:
         raise problem
+
+
+def closest_files(path: Path, pattern: str) -> str:
+    """The files matching ``pattern`` in ``path``'s folder (the current one when that is not a
+    folder), the closest to ``path``'s name first, as a "does not exist" message lists them:
+    ``"spec_old.json, a.json and 6 more"`` (:func:`core.wording.some_of`); ``""`` for none."""
+    folder = path.parent if path.parent.is_dir() else Path(".")
+    names = sorted(x.name for x in folder.glob(pattern))
+    return some_of(difflib.get_close_matches(path.name, names, n=len(names), cutoff=0.0)) if names else ""

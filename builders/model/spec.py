@@ -25,9 +25,8 @@ from builders.model.spec_flags import parse_axis_flag, parse_input_flag
 from builders.model.tensor import BATCH_AXIS, TensorSpec, TensorSpecRecord, output_placeholder, validate_json
 from core import dtypes
 from core.errors import ModelSpecError
-from core.names import require_known
+from core.names import closest_files, require_known
 from core.records import Record
-from core.wording import some_of
 
 #: Batch size of the example inputs used to trace/export (not 1: torch.export specialises
 #: dimensions of size 1, and a trace taken at batch 1 cannot show a frozen batch).
@@ -240,10 +239,9 @@ class ModelSpec:
         try:
             data = json.loads(p.read_text())
         except FileNotFoundError as e:
-            near = sorted(x.name for x in (p.parent if p.parent.is_dir() else Path(".")).glob("*.json"))
-            near = difflib.get_close_matches(p.name, near, n=len(near), cutoff=0.0)  # the closest names first
+            near = closest_files(p, "*.json")
             raise ModelSpecError(
-                f"spec file {p} does not exist" + (f" (JSON files in {p.parent}: {some_of(near)})" if near else ""),
+                f"spec file {p} does not exist" + (f" (JSON files in {p.parent}: {near})" if near else ""),
                 hint="check the path (a relative one is from the current directory, "
                 f"{Path.cwd()}); `builders spec --example` prints a spec to start from",
             ) from e
