@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from core.errors import PerfError
-from core.wording import sentence
+from core.wording import agree, sentence
 from perf.analysis.budget_latency import verdict_notes
 from perf.analysis.cuts import unmeasured_text
 from perf.analysis.effects import interactions, main_effects
@@ -26,11 +26,11 @@ from perf.analysis.excluded import rate_statuses
 from perf.analysis.frontier import frontier_section, frontier_summary, workload_recommendations
 from perf.analysis.pairs import baseline
 from perf.analysis.peaks import peak_mark, peak_title
-from perf.analysis.recommendation import Recommendation, candidate, recommend
+from perf.analysis.recommendation import Choice, Recommendation, candidate, recommend
 from perf.analysis.stats import KNEE_GAIN_PCT, Point, run_points
 from perf.markdown import APPENDIX_FILE, LIST_LIMIT, TOP_N, capped
 from perf.plots import figures as plots
-from perf.records.results import RunResult, VariantResult, load
+from perf.records.results import RunResult, load
 from perf.records.unfinished import unfinished_text
 from perf.records.workloads import split_by_workload, workload
 from perf.report import coldstart as coldstart_report
@@ -111,33 +111,59 @@ def recommendation_section(
 
 def size_lines(run: RunResult, rec: Recommendation) -> list[str]:
     """A run of several client workloads' picks at each workload (swept input size, client batch
-    size: :func:`perf.records.workloads.split_by_workload`): the picks above are for the workload of
-    their series (a size or a batch size is the client's, not a setting to pick:
-    :mod:`perf.analysis.ranking` compares series of one workload only), so every other workload gets
-    its own, by the same rule (trial 6: one pick at frames=16 for a run that also swept frames=98;
-    trial 9: one pick at b=8 for a run that also measured b=1). Empty for a run of one workload."""
-    sizes: dict[str, list[VariantResult]] = {}
-    for v in run.variants:
-        if (label := workload(v)) is not None:
-            sizes.setdefault(label, []).append(v)
-    pick = rec.best_under_budget or rec.best_peak
-    own = run.variant(pick.variant) if pick is not None else None
-    at = workload(own) if own is not None else None
-    if len(sizes) < 2 or at is None:
+    size: :func:`perf.records.workloads.split_by_workload`): each pick above is for the workload of its
+    own series, and when the best under the budget and the best peak stand at different workloads each
+    is said with its own (a size or a batch size is the client's, not a setting to pick:
+    :mod:`perf.analysis.ranking` compares series of one workload only); every workload gets its own
+    picks by the same rule (:func:`perf.analysis.frontier.workload_recommendations`, which the plots
+    mark too; trial 6: one pick at frames=16 for a run that also swept frames=98; trial 9: one pick at
+    b=8 for a run that also measured b=1; the best peak at b=8 was said to be for b=1 clients, the
+    workload of the best under the budget). Empty for a run of one workload."""
+    per = workload_recommendations(run, rec)
+    kinds = (["best_under_budget"] if rec.latency_budget_ms is not None else []) + ["best_peak"]
+    above = {attr: at for attr in kinds if (at := _workload_of(run, getattr(rec, attr))) is not None}
+    if len(per) < 2 or not above:
         return []
+    one = len(set(above.values())) == 1
+    said = (
+        f"the {agree(len(above), 'pick', 'picks')} above {agree(len(above), 'is', 'are')} for clients sending "
+        f"{next(iter(above.values()))}"
+        if one
+        else ", ".join(
+            f"the {_kind_words(attr, getattr(rec, attr))} above is for clients sending {at}" for attr, at in above.items()
+        )
+    )
     lines = [
-        f"- **Client workloads:** the picks above are for clients sending {at} (a size or a batch size is the client's, "
-        "not a setting to pick); at the other workloads:"
+        f"- **Client workloads:** {said} (a size or a batch size is the client's, not a setting to pick); "
+        + ("at the other workloads:" if one else "each workload's own picks:")
     ]
-    for shape, sub in workload_recommendations(run, rec).items():  # the plots mark the same picks
-        if shape == at:
-            continue
-        said = [f"best under the budget: {sub.best_under_budget.describe() if sub.best_under_budget else 'none'}"]
-        said = (said if rec.latency_budget_ms is not None else []) + [
-            f"{peak_mark(sub.best_peak)}: {sub.best_peak.describe() if sub.best_peak else 'none'}"
-        ]
-        lines.append(f"  - {shape}: " + "; ".join(said) + ".")
+    for label, sub in per.items():
+        own = {attr: getattr(sub, attr) for attr in kinds}
+        if all(c is getattr(rec, attr) for attr, c in own.items()):
+            continue  # every pick of this workload is said above
+        said = [f"{_kind_words(a, c)}: {_pick_words(c, getattr(rec, a))}" for a, c in own.items()]
+        lines.append(f"  - {label}: " + "; ".join(said) + ".")
     return lines
+
+
+def _kind_words(attr: str, choice: Choice | None) -> str:
+    """What a pick is, as the tables mark it: ``"best under the budget"``, or the best peak's
+    :func:`perf.analysis.peaks.peak_mark` (``"highest measured (peak not reached)"`` where it was not)."""
+    return "best under the budget" if attr == "best_under_budget" else peak_mark(choice)
+
+
+def _pick_words(choice: Choice | None, above: Choice | None) -> str:
+    """A workload's pick in words: ``"the one above"`` (the report's own, ``above``), ``"none"``, else
+    :meth:`~perf.analysis.recommendation.Choice.describe`."""
+    if choice is None:
+        return "none"
+    return "the one above" if choice is above else choice.describe()
+
+
+def _workload_of(run: RunResult, choice: Choice | None) -> str | None:
+    """The client workload of a pick's series (``None``: no pick, or a run of one workload)."""
+    own = run.variant(choice.variant) if choice is not None else None
+    return workload(own) if own is not None else None
 
 
 def plot_lines(run: RunResult, run_dir: Path, rec: Recommendation, breakdown_concurrency: int | None, html: bool) -> list[str]:
