@@ -5,8 +5,9 @@
   line, one per swept input size (its own colour, marker and line style: sizes are never compared),
   with each point labelled ``variant c=N`` (labels never overlap each other or cover a point), the
   recommended levels marked and the p99 budget drawn.
-* :func:`plot_small_multiples`: throughput against concurrency, one panel per value of one
-  factor of the grid (:func:`facets`: instance count first), one line per value of a second
+* :func:`plot_small_multiples`: throughput against concurrency, one row of panels per client
+  workload (:func:`workload_rows`: client batch size, swept input size; never pooled), one panel
+  per value of one factor of the grid (:func:`facets`: instance count first), one line per value of a second
   factor (the batching setting first), split by every other setting its variants differ in
   (format, model, ...; up to :data:`MAX_LINES` lines, past it the label names what a line pools):
   the median over the variants sharing them, with their min–max as a band — the grid's shape
@@ -39,6 +40,7 @@ from perf.plots.picks import MARKERS as PICK_MARKERS
 from perf.plots.styles import ALL_DISTINCT, GREY, LINESTYLES, MARKERS, style
 from perf.plots.ticks import concurrency_axis, save
 from perf.records.results import RunResult
+from perf.records.workloads import workload
 
 #: Facet factors in order of preference (keys of :data:`perf.analysis.pairs.FACTORS`).
 FACET_ORDER = ("count", "format", "mbs", "kind", "precision", "warmup", "preferred", "ortrt", "gpus")
@@ -238,11 +240,30 @@ def _not_drawn(run: RunResult, names: list[str], bs: int, failed: frozenset[str]
     return out
 
 
+def workload_rows(run: RunResult, names: list[str], points: dict[str, list[Point]]) -> list[tuple[str, int]]:
+    """The client workloads the small multiples draw, one row of panels each, in the workloads'
+    order: ``(label, client batch size)`` with the label of a run split by workload
+    (:func:`perf.records.workloads.workload`: ``"b=8"``, ``"ncat=32"``; ``""`` for a run of one),
+    and each client batch size a series has levels at (a size or a batch size is the client's: a
+    line never pools two; trial 11 review: the plot drew the lowest batch size alone, a b=8 workload
+    got no line and no word)."""
+    label = {v.name: workload(v) or "" for v in run.variants}
+    keys = {(label.get(n, ""), p.batch_size) for n in names for p in points[n] if p.ok}
+    order = size_order(k for k, _ in keys)
+    return sorted(keys, key=lambda k: (order.index(k[0]), k[1]))
+
+
+def _row_words(label: str, bs: int) -> str:
+    """A row's client workload in words: its label, else ``"client batch size 8"``."""
+    return label or f"client batch size {bs}"
+
+
 def plot_small_multiples(
     run: RunResult, points: dict[str, list[Point]], path: Path, failed: frozenset[str] = frozenset()
 ) -> Drawn | None:
     """Throughput vs concurrency faceted by one factor, coloured by another (see the module
-    docstring). None (no file) when the grid has fewer than two varying factors.
+    docstring), one row of panels per client workload (:func:`workload_rows`; a panel's title names
+    its workload when there are several). None (no file) when the grid has fewer than two varying factors.
 
     A line never pools settings off the panels' axes without saying so: it is split by them
     (format, model, ...; :func:`_split`), or, past :data:`MAX_LINES`, its label names what its
@@ -265,63 +286,82 @@ def plot_small_multiples(
             labels[k] += f" (median over {', '.join(spans)})"
     line_keys = sorted({keys[n] for n in names}, key=lambda k: [value_order(v) for v in k])
     panel_values = sorted(set(fv.values()), key=value_order)
+    rows_of = workload_rows(run, names, points)
+    of_row = {v.name: workload(v) or "" for v in run.variants}
     plt = pyplot()
     cols = min(PANEL_COLUMNS, len(panel_values))
-    rows = -(-len(panel_values) // cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(5.2 * cols, 1.2 + 3.6 * rows), squeeze=False, sharey=True, layout="constrained")
+    per_row = -(-len(panel_values) // cols)  # grid rows of one workload's panels
+    height = 1.2 + 3.6 * per_row * len(rows_of)
+    fig, axes = plt.subplots(per_row * len(rows_of), cols, figsize=(5.2 * cols, height), squeeze=False, layout="constrained")
     drawn: Drawn = {}
-    bs = min(curve(points[n])[0].batch_size for n in names)
-    why = _not_drawn(run, names, bs, failed)
-    for ax, value in zip(axes.flat, panel_values):
-        title = facet.show(value)
-        drawn[title] = {}
-        rings: dict[str, list[tuple[float, float, str]]] = {}  # flagged status -> (x, y, line colour)
-        for i, k in enumerate(line_keys):
-            group = [curve(points[n], bs) for n in names if fv[n] == value and keys[n] == k]
-            if not group:
-                continue
-            xs, med, lo, hi, flags = _median_curve(group)
-            look = style(i)
-            (line,) = ax.plot(
-                xs, med, color=look.colour, marker=look.marker, ls=series_linestyle(look.linestyle, xs), ms=4, label=labels[k]
-            )
-            if len(group) > 1:
-                ax.fill_between(xs, lo, hi, color=look.colour, alpha=0.07, lw=0)
-            drawn[title][labels[k]] = xy(line)
-            for x, y, status in zip(xs, med, flags):
-                if status != "ok":
-                    rings.setdefault(status, []).append((x, y, look.colour))
-        for status, ringed in sorted(rings.items()):
-            rx, ry, colours = (list(c) for c in zip(*ringed))
-            ring_label = f"ring: a flagged level behind the point{flag_mark(status)}"
-            ax.scatter(rx, ry, s=80, facecolors="none", edgecolors=colours, linewidths=1.3, zorder=3)
-            ax.scatter([], [], s=80, facecolors="none", edgecolors=BLACK, linewidths=1.3, label=ring_label)  # its legend entry
-            drawn[title][ring_label] = ([float(x) for x in rx], [float(y) for y in ry])
-        missing: dict[str, list[str]] = {}
-        for n, t in typed.items():
-            if facet.value(t) == value and keys[n] not in {keys[m] for m in names if fv[m] == value} and n in why:
-                missing.setdefault(labels[keys[n]], []).append(why[n])
-        notes = [
-            f"no line {lab}: " + ", ".join(f"{count(c, 'variant')} {w}" for w, c in Counter(ws).items())
-            for lab, ws in sorted(missing.items())
-        ]
-        for note in notes:
-            drawn[title][note] = ([], [])
-        ax.set_title("\n".join([title, *(textwrap.fill(n, 70) for n in notes)]), fontsize=10)
-        concurrency_axis(ax, {p.concurrency for n in names for p in curve(points[n], bs)})
-        ax.grid(True, alpha=0.3)
-    for ax in axes.flat[len(panel_values) :]:
-        ax.set_visible(False)
-    axes[0, 0].set_ylabel("throughput (infer/s)")
+    for r, (row, bs) in enumerate(rows_of):
+        own = [n for n in names if of_row.get(n, "") == row and curve(points[n], bs)]
+        why = {n: w for n, w in _not_drawn(run, own, bs, failed).items() if of_row.get(n, "") in ("", row)}
+        grid = list(axes[r * per_row : (r + 1) * per_row].flat)
+        for ax, value in zip(grid, panel_values):
+            if ax is not grid[0]:
+                ax.sharey(grid[0])  # one y scale per workload: b=8's throughput is not on b=1's scale
+            title = facet.show(value) + (f" — {_row_words(row, bs)}" if len(rows_of) > 1 else "")
+            drawn[title] = _panel(ax, [n for n in own if fv[n] == value], points, bs, line_keys, keys, labels)
+            missing: dict[str, list[str]] = {}
+            for n, t in typed.items():
+                if facet.value(t) == value and keys[n] not in {keys[m] for m in own if fv[m] == value} and n in why:
+                    missing.setdefault(labels[keys[n]], []).append(why[n])
+            notes = [
+                f"no line {lab}: " + ", ".join(f"{count(c, 'variant')} {w}" for w, c in Counter(ws).items())
+                for lab, ws in sorted(missing.items())
+            ]
+            for note in notes:
+                drawn[title][note] = ([], [])
+            ax.set_title("\n".join([title, *(textwrap.fill(n, 70) for n in notes)]), fontsize=10)
+            concurrency_axis(ax, {p.concurrency for n in own for p in curve(points[n], bs)})
+            ax.grid(True, alpha=0.3)
+        for ax in grid[len(panel_values) :]:
+            ax.set_visible(False)
+        for ax in grid[::cols]:
+            ax.set_ylabel("throughput (infer/s)" + (f"\n{_row_words(row, bs)}" if len(rows_of) > 1 else ""))
     handles = {c: h for ax in axes.flat for h, c in zip(*ax.get_legend_handles_labels())}
     fig.legend(list(handles.values()), list(handles), loc="outside lower center", ncol=min(4, len(handles)), fontsize=8)
+    sizes = {bs for _, bs in rows_of}
     title = (
         f"Throughput vs concurrency by {facet.label} (panels) and {colour.label}"
         + "".join(f", {f.label}" for f in split)
         + " (lines): a line pools only the variants sharing every setting it names (median, band = their min–max)"
-        + (f"; client batch size {bs}" if bs != 1 else "")
+        + (f"; one row of panels per client workload ({', '.join(_row_words(*k) for k in rows_of)})" if len(rows_of) > 1 else "")
+        + (f"; client batch size {next(iter(sizes))}" if sizes != {1} and len(sizes) == 1 else "")
     )
     fig.suptitle(textwrap.fill(title, 60 * cols), fontsize=10)
     save(fig, path)
     plt.close(fig)
+    return drawn
+
+
+def _panel(
+    ax, own: list[str], points: dict[str, list[Point]], bs: int, line_keys: list, keys: dict, labels: dict
+) -> dict[str, tuple[list[float], list[float]]]:
+    """One panel's lines (the median over each line's variants ``own``, its min–max band) and the
+    rings of flagged points; returns what it drew."""
+    drawn: dict[str, tuple[list[float], list[float]]] = {}
+    rings: dict[str, list[tuple[float, float, str]]] = {}  # flagged status -> (x, y, line colour)
+    for i, k in enumerate(line_keys):
+        group = [curve(points[n], bs) for n in own if keys[n] == k]
+        if not group:
+            continue
+        xs, med, lo, hi, flags = _median_curve(group)
+        look = style(i)
+        (line,) = ax.plot(
+            xs, med, color=look.colour, marker=look.marker, ls=series_linestyle(look.linestyle, xs), ms=4, label=labels[k]
+        )
+        if len(group) > 1:
+            ax.fill_between(xs, lo, hi, color=look.colour, alpha=0.07, lw=0)
+        drawn[labels[k]] = xy(line)
+        for x, y, status in zip(xs, med, flags):
+            if status != "ok":
+                rings.setdefault(status, []).append((x, y, look.colour))
+    for status, ringed in sorted(rings.items()):
+        rx, ry, colours = (list(c) for c in zip(*ringed))
+        ring_label = f"ring: a flagged level behind the point{flag_mark(status)}"
+        ax.scatter(rx, ry, s=80, facecolors="none", edgecolors=colours, linewidths=1.3, zorder=3)
+        ax.scatter([], [], s=80, facecolors="none", edgecolors=BLACK, linewidths=1.3, label=ring_label)  # its legend entry
+        drawn[ring_label] = ([float(x) for x in rx], [float(y) for y in ry])
     return drawn
