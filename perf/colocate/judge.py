@@ -18,7 +18,7 @@ import dataclasses
 import statistics
 from collections.abc import Mapping, Sequence
 
-from perf.analysis.budget_latency import judge
+from perf.analysis.budget_latency import Judged, judge
 from perf.analysis.paired import Paired, paired
 from perf.records.colocation import ColocatedModel, ColocationRecord, ColocationVisit
 
@@ -81,14 +81,29 @@ def visit_series(
     return [None if v is None else getattr(v, field) for v in by_round(visits, step, combination, rounds)]
 
 
-def budget_p99(visits: Sequence[ColocationVisit], step: int, combination: Combination, rounds: int, model: str) -> float | None:
+def judged_p99(visits: Sequence[ColocationVisit], step: int, combination: Combination, rounds: int, model: str) -> Judged | None:
     """One model's p99 over the step's rounds as a latency budget judges it (its median; over the
-    quieter rounds where some were host busy: :mod:`perf.analysis.budget_latency`)."""
+    quieter rounds where some were host busy: :mod:`perf.analysis.budget_latency`), with how it was
+    taken (:attr:`~perf.analysis.budget_latency.Judged.quieter`); ``None`` without a p99."""
     p99 = model_series(visits, step, combination, rounds, model, "latency_p99_ms")
     load = visit_series(visits, step, combination, rounds, "host_busy_pct")
     busy = visit_series(visits, step, combination, rounds, "host_busy")
-    j = judge((v, pct, bool(b)) for v, pct, b in zip(p99, load, busy))
+    return judge((v, pct, bool(b)) for v, pct, b in zip(p99, load, busy))
+
+
+def budget_p99(visits: Sequence[ColocationVisit], step: int, combination: Combination, rounds: int, model: str) -> float | None:
+    """One model's p99 as the budget judges it (ms; :func:`judged_p99`)."""
+    j = judged_p99(visits, step, combination, rounds, model)
     return None if j is None else j.ms
+
+
+def p99_words(quieter: bool) -> str:
+    """What a p99 of :func:`budget_p99` is, for a label or a table's intro: ``"median over rounds"``,
+    or, where some were taken on their quieter rounds (``quieter``), that (trial 11 review: the
+    trade-off plot's axis said "median over rounds" under a p99 taken on the quieter rounds)."""
+    return (
+        "median over the quieter rounds where some were host busy, as the budget judges it" if quieter else "median over rounds"
+    )
 
 
 def median(values: Sequence[float | None]) -> float | None:
@@ -255,6 +270,7 @@ class Measured:
         weighted: Median weighted throughput (infer/s).
         throughput: Model -> median throughput (infer/s).
         p99_ms: Model -> p99 as the budget judges it (ms, :func:`budget_p99`).
+        p99_quieter: Some model's p99 was taken on its quieter rounds (:func:`judged_p99`; :func:`p99_words`).
         over: The targets missed, in words (:func:`misses`; empty: every one met).
         instances: Its instances in all (:meth:`ColocationRecord.instances`).
         worst: How far from its targets (:func:`worst_ratio`; ``None``: no target or no numbers).
@@ -272,6 +288,7 @@ class Measured:
     worst: float | None = None
     gpu_utilization_pct: float | None = None
     gpu_memory_used_bytes: float | None = None
+    p99_quieter: bool = False
 
 
 def measured_combinations(record: ColocationRecord) -> list[Measured]:
@@ -283,18 +300,20 @@ def measured_combinations(record: ColocationRecord) -> list[Measured]:
                 last[key(t)] = (t, step.index, step.rounds)
     out = []
     for combo, at, rounds in last.values():
+        judged = {m: judged_p99(record.visits, at, combo, rounds, m) for m in combo}
         out.append(
             Measured(
                 dict(combo),
                 at,
                 median(series(record.visits, at, combo, rounds, record.models)),
                 {m: median(model_series(record.visits, at, combo, rounds, m, "throughput_infer_per_s")) for m in combo},
-                {m: budget_p99(record.visits, at, combo, rounds, m) for m in combo},
+                {m: None if j is None else j.ms for m, j in judged.items()},
                 misses(record.visits, at, combo, rounds, record.models),
                 record.instances(combo),
                 worst_ratio(record.visits, at, combo, rounds, record.models),
                 median(visit_series(record.visits, at, combo, rounds, "gpu_utilization_pct")),
                 median(visit_series(record.visits, at, combo, rounds, "gpu_memory_used_bytes")),
+                any(j is not None and j.quieter for j in judged.values()),
             )
         )
     return sorted(out, key=lambda r: -(r.weighted or 0.0))

@@ -1,5 +1,6 @@
 """The trade-off plot of a co-location run: every combination measured, its weighted throughput
-against its slowest model's p99 (medians over the rounds of the last step that measured it), the
+against its slowest model's p99 (medians over the rounds of the last step that measured it; a p99 as
+the budget judges it, :func:`perf.colocate.judge.budget_p99`, the x axis saying which), the
 pick marked, the p99 budget drawn, each point labelled with its variants. When the models have
 different budgets, the x axis is the largest p99 / its own model's budget (1: at the budget)."""
 
@@ -52,10 +53,11 @@ def plot_tradeoff(record: ColocationRecord, path: Path) -> Drawn | None:
         ax.axvline(one_budget, color=REFERENCE, linestyle="--", linewidth=1, label=f"p99 budget {fmt_given(one_budget, 0)} ms")
     elif relative:
         ax.axvline(1.0, color=REFERENCE, linestyle="--", linewidth=1, label="p99 at its model's budget")
+    said = judge.p99_words(any(c.p99_quieter for _, _, c in rows))  # what the x of every point drawn is
     ax.set_xlabel(
-        "the largest p99 / its model's budget (median over rounds; models without a budget left out)"
+        f"the largest p99 / its model's budget ({said}; models without a budget left out)"
         if relative
-        else "slowest model's p99 (ms, median over rounds)"
+        else f"slowest model's p99 (ms, {said})"
     )
     ax.set_ylabel("weighted throughput (infer/s, median over rounds)")
     place_labels(

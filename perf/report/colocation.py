@@ -342,7 +342,8 @@ def combinations_section(record: ColocationRecord) -> list[str]:
     """Every combination measured, best weighted throughput first."""
     rows = []
     names = [m.name for m in record.models]
-    for c in judge.measured_combinations(record):
+    measured = judge.measured_combinations(record)
+    for c in measured:
         mark = " (the pick)" if record.pick is not None and judge.key(c.combination) == judge.key(record.pick) else ""
         per_model = [f"{fmt(c.throughput[n], 0)} / {fmt(c.p99_ms[n], 2)}" for n in names]
         gpu = [fmt(c.gpu_utilization_pct, 0)] if record.kind == "KIND_GPU" else []
@@ -363,9 +364,10 @@ def combinations_section(record: ColocationRecord) -> list[str]:
     return [
         "## Every combination measured",
         "",
-        "Medians over the rounds of the last step that measured each (p99: over its quieter rounds where some were host "
-        "busy, as the budget judges it); per model: infer/s / p99 ms. Rows of different steps were measured in different "
-        "rounds, under the host's load of their time: the search compares combinations only within a step.",
+        "Medians over the rounds of the last step that measured each (p99: "
+        f"{judge.p99_words(any(c.p99_quieter for c in measured))}); per model: infer/s / p99 ms. Rows of different steps "
+        "were measured in different rounds, under the host's load of their time: the search compares combinations only "
+        "within a step.",
         "",
         *table(
             ["combination", "step", "instances", "weighted infer/s", *names, *gpu_head, "targets"],
