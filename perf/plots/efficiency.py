@@ -1,8 +1,8 @@
 """The serving-efficiency plot (``serving_efficiency.png``; the report's section is
 :mod:`perf.report.efficiency`).
 
-Two panels: served ÷ in-process against concurrency per variant (at the batch the server
-formed), and per variant, at its highest served throughput, where a request's time went
+Two panels: served ÷ in-process against concurrency per variant and client batch size (at the
+batch the server formed), and per variant, at its highest served throughput, where a request's time went
 (stacked µs; compute infer split into the in-process time and the serving overhead). What the
 tables say of a row, the plot says too (:mod:`perf.analysis.efficiency`): a row whose served run
 beat the same call in-process is no evidence and is not drawn as an efficiency (the legend
@@ -25,6 +25,7 @@ from perf.analysis.efficiency import COMPONENTS, EfficiencyRow, best_rows
 from perf.markdown import flag_mark
 from perf.plots.canvas import Drawn, pyplot, xy
 from perf.plots.palette import BLACK, COMPONENT_COLOURS, REFERENCE, WHITE, series_colour
+from perf.plots.styles import LINESTYLES
 from perf.plots.ticks import concurrency_axis, save
 from perf.records.levels import HOST_BUSY
 
@@ -70,16 +71,24 @@ def write_plot(rows: Sequence[EfficiencyRow], path: Path) -> Drawn | None:
 
 
 def _ratio_panel(ax, rows: Sequence[EfficiencyRow], names: list[str], drawn: dict) -> None:
-    shown = [r for r in rows if r.ratio is not None and r.point.batch_size == 1 and not r.served_faster]
-    faster = [r for r in rows if r.ratio is not None and r.point.batch_size == 1 and r.served_faster]
+    """One line per variant and client batch size (a batch size is the client's: never one line;
+    the panel drew the b=1 rows alone, a b=8 series got no line and no word)."""
+    shown = [r for r in rows if r.ratio is not None and not r.served_faster]
+    faster = [r for r in rows if r.ratio is not None and r.served_faster]
     for i, name in enumerate(names):
-        pts = [r for r in shown if r.variant == name]
-        if not pts:
-            continue
-        (line,) = ax.plot(
-            [r.point.concurrency for r in pts], [r.ratio for r in pts], marker="o", color=series_colour(i), label=name
-        )
-        drawn[name] = xy(line)
+        sizes = sorted({r.point.batch_size for r in shown if r.variant == name})
+        for j, bs in enumerate(sizes):
+            pts = [r for r in shown if r.variant == name and r.point.batch_size == bs]
+            label = name + (f" (b={bs})" if len(sizes) > 1 else "")
+            (line,) = ax.plot(
+                [r.point.concurrency for r in pts],
+                [r.ratio for r in pts],
+                marker="o",
+                ls=LINESTYLES[j % len(LINESTYLES)],
+                color=series_colour(i),
+                label=label,
+            )
+            drawn[label] = xy(line)
     busy = [r for r in shown if r.note is not None]  # host busy on one side: ringed, marked as in the tables
     if busy:
         rings = ax.scatter(
