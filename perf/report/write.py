@@ -141,8 +141,8 @@ def size_lines(run: RunResult, rec: Recommendation) -> list[str]:
         own = {attr: getattr(sub, attr) for attr in kinds}
         if all(c is getattr(rec, attr) for attr, c in own.items()):
             continue  # every pick of this workload is said above
-        said = [f"{_kind_words(a, c)}: {_pick_words(c, getattr(rec, a))}" for a, c in own.items()]
-        lines.append(f"  - {label}: " + "; ".join(said) + ".")
+        words = [f"{_kind_words(a, c)}: {_pick_words(c, getattr(rec, a))}" for a, c in own.items()]
+        lines.append(f"  - {label}: " + "; ".join(words) + ".")
     return lines
 
 
