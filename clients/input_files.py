@@ -1,9 +1,9 @@
 """Request inputs read from a file: ``.npz``/``.npy`` arrays or perf_analyzer's ``--input-data`` JSON.
 
 The same file serves ``clients infer --input-data`` and perf_analyzer. Arrays are checked
-against the build's verified ranges (:func:`clients.shapes.check_sizes`) as they are read;
-names, ranks, dims and dtypes against the served config when they are sent
-(:func:`clients.inputs.validate_inputs`).
+against the build's verified ranges (:func:`clients.shapes.check_sizes`) and their values against
+its spec (:func:`clients.input_values.check_values`) as they are read; names, ranks, dims and
+dtypes against the served config when they are sent (:func:`clients.inputs.validate_inputs`).
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from pathlib import Path
 
 import numpy as np
 
-from builders.model.domains import DOMAINS, domain_problem
 from builders.model.spec import ModelSpec
 from clients import shapes as shp
+from clients.input_values import check_values
 from clients.inputs import ModelSignature
 from core.errors import ClientError
 
@@ -27,10 +27,9 @@ def load_input_file(
     build's ``reference.npz``), ``.npy`` (a model with exactly one input) or ``.json`` in
     perf_analyzer's ``--input-data`` form (the same file serves both tools). No pickles.
     Their dynamic dims are checked against the build's verified ranges
-    (:func:`clients.shapes.check_sizes`) before anything is sent. Integer values are not checked
-    against the build's ``value_range`` (the range its generated inputs are drawn from, not
-    always all the model accepts): an id past a table the model indexes is said when the server
-    refuses it (:func:`clients.infer.run_requests`).
+    (:func:`clients.shapes.check_sizes`) and their values against the build's spec
+    (:func:`clients.input_values.check_values`: a domain break is refused; an integer value
+    outside the verified range, below or above it, is sent with a warning) before anything is sent.
 
     Args:
         path: The file.
@@ -42,8 +41,8 @@ def load_input_file(
 
     Raises:
         ClientError: unreadable file, a pickled array, a ``.npy`` for a multi-input model, a
-            batch size the model cannot take or that differs from the file's rows, or a size
-            outside its axis's verified range.
+            batch size the model cannot take or that differs from the file's rows, a size
+            outside its axis's verified range, or a value that breaks its input's domain.
     """
     shp.check_batch_size(sig.name, sig.max_batch_size, batch_size)
     arrays = _read(Path(path), sig, batch_size)
@@ -57,27 +56,8 @@ def load_input_file(
             )
     dims = {k: np.shape(v)[1:] if sig.max_batch_size > 0 else np.shape(v) for k, v in arrays.items()}
     shp.check_sizes(sig.name, [(t.name, t.dims) for t in sig.inputs], sig.max_batch_size, spec, dims, str(path))
-    _check_domains(path, arrays, spec)
+    check_values(str(path), spec, {k: [v] for k, v in arrays.items()})
     return arrays
-
-
-def _check_domains(path: Path, arrays: dict[str, np.ndarray], spec: ModelSpec | None) -> None:
-    """Refuse a file input that breaks its domain in the build's spec (a mask row of zeros: the
-    model's outputs for it are undefined, NaN in a real encoder) before anything is sent.
-
-    Raises:
-        ClientError: naming the input, the rows and what the domain asks.
-    """
-    for t in spec.inputs if spec is not None else ():
-        if t.domain is None or t.name not in arrays:
-            continue
-        problem = domain_problem(t.domain, np.asarray(arrays[t.name]), per_sample_axis=len(t.shape) > 0)
-        if problem is not None:
-            raise ClientError(
-                f"{path}: input {t.name!r} {problem}; the build's spec gives it the domain {t.domain!r} "
-                f"({DOMAINS[t.domain]}), and the model's outputs for such a row are undefined",
-                hint=f"give {t.name!r} what its domain takes: {DOMAINS[t.domain]}",
-            )
 
 
 def _read(path: Path, sig: ModelSignature, batch_size: int) -> dict[str, np.ndarray]:
@@ -112,14 +92,7 @@ def _load_perf_analyzer_json(path: Path, sig: ModelSignature, batch_size: int) -
     Raises:
         ClientError: not that form, or an entry that misses an input.
     """
-    try:
-        entries = json.loads(path.read_text())["data"]
-        assert isinstance(entries, list) and entries
-    except (OSError, ValueError, KeyError, TypeError, AssertionError) as e:
-        raise ClientError(
-            f"{path} is not perf_analyzer input data ({type(e).__name__}: {e})",
-            hint='expected {"data": [{"NAME": {"content": [...], "shape": [...]}}, ...]}',
-        ) from None
+    entries = _entries(path)
     known = {t.name: t for t in sig.inputs}
     n = batch_size if sig.max_batch_size > 0 else 1
     out: dict[str, np.ndarray] = {}
@@ -146,4 +119,46 @@ def _load_perf_analyzer_json(path: Path, sig: ModelSignature, batch_size: int) -
                 f"{path}: the entries of input {name!r} have different shapes {sorted({x.shape for x in samples})}",
                 hint="one request batches samples of one shape: give its entries one shape, or use -b 1",
             ) from None
+    return out
+
+
+def _entries(path: Path) -> list[dict]:
+    """The ``data`` entries of a perf_analyzer input-data JSON file.
+
+    Raises:
+        ClientError: an unreadable file, or not that form.
+    """
+    try:
+        entries = json.loads(path.read_text())["data"]
+        assert isinstance(entries, list) and entries and all(isinstance(e, dict) for e in entries)
+    except (OSError, ValueError, KeyError, TypeError, AssertionError) as e:
+        raise ClientError(
+            f"{path} is not perf_analyzer input data ({type(e).__name__}: {e})",
+            hint='expected {"data": [{"NAME": {"content": [...], "shape": [...]}}, ...]}',
+        ) from None
+    return entries
+
+
+def read_entries(path: Path, dtypes: dict[str, str]) -> dict[str, list[np.ndarray]]:
+    """Each input's values in a perf_analyzer input-data JSON file, one array per entry (a sample,
+    given a leading batch axis of 1), in ``dtypes`` (input name -> numpy dtype name). Inputs not
+    in ``dtypes``, and ``b64`` contents, are left out (perf_analyzer reads them).
+
+    Raises:
+        ClientError: an unreadable file, or not that form.
+    """
+    out: dict[str, list[np.ndarray]] = {}
+    for entry in _entries(path):
+        for name, item in entry.items():
+            content, shape = (item.get("content"), item.get("shape")) if isinstance(item, dict) else (item, None)
+            if name not in dtypes or not isinstance(content, list):
+                continue
+            try:
+                a = np.asarray(content, dtype=dtypes[name])
+                out.setdefault(name, []).append((a.reshape(shape) if shape is not None else a)[None])
+            except (ValueError, TypeError) as e:
+                raise ClientError(
+                    f"{path}: input {name!r} has content that is not {dtypes[name]} of its shape {shape} ({e})",
+                    hint='give each entry as {"content": [...], "shape": [...]} (perf_analyzer\'s input-data form)',
+                ) from None
     return out

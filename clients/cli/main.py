@@ -109,6 +109,7 @@ def infer(
 
     from clients.infer import model_signature, run_requests
     from clients.input_files import load_input_file
+    from clients.input_values import verified_range
     from clients.inputs import generate_inputs, plan_inputs, spec_for, summarize
     from clients.request_stats import not_finite_lines
     from clients.shapes import parse_shapes
@@ -150,9 +151,9 @@ def infer(
         )
     except ClientError as e:
         spec = spec_for(repository, model)
-        ranges = [f"{t.name!r} {t.value_range[0]}..{t.value_range[1]}" for t in (spec.inputs if spec else ()) if t.value_range]
+        ranges = [f"{t.name!r} {v[0]}..{v[1]} ({v[2]})" for t in (spec.inputs if spec else ()) if (v := verified_range(t))]
         if ranges and "index past a table" in e.message:
-            e.hint = f"send values the model accepts; the build verified {', '.join(ranges)} (its value_range)"
+            e.hint = f"send values the model accepts; the build verified {', '.join(ranges)}"
         raise
     console = make_console(stderr=False)
     table = Table(title=escape(f"{model} ({protocol}, {url})"))

@@ -12,7 +12,9 @@ perf_analyzer makes random data itself for fixed-shape inputs. It needs help for
   data for every input, written in the form its JSON reader takes for the type
   (:data:`B64_TYPES`).
 
-A user's own data file replaces the generated one (``--shape`` flags are still passed).
+A user's own data file replaces the generated one (``--shape`` flags are still passed); its values
+are checked against the build's spec as ``clients infer --input-data`` checks a file's
+(:func:`check_user_data`).
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from builders.model.domains import conform
 from builders.model.spec import ModelSpec
 from builders.model.tensor import BATCH_AXIS, DEFAULT_INT_RANGE
 from clients import shapes as shp
+from clients.input_files import read_entries
+from clients.input_values import check_values, verified_range
 from core import dtypes
 from core.errors import ClientError, DataTypeError, PerfError
 
@@ -175,6 +179,50 @@ def input_args(
     path = workdir / f"input_data_{config.get('name', 'model')}.json"
     path.write_text(json.dumps({"data": data}))
     return [*args, "--input-data", str(path)]
+
+
+def check_user_data(where: str, spec: ModelSpec | None, user_data: Path) -> None:
+    """Check the user's ``--input-data`` values against the build's spec by
+    :func:`clients.input_values.check_values`'s rule (the one ``clients infer --input-data``
+    follows): a domain break is refused, an integer value outside the verified range, below or
+    above it, is sent with a logged warning. ``zero`` is all zeros; ``random`` is perf_analyzer's
+    own values, which no range bounds (said for each integer input the build verified on a range);
+    a JSON file's entries are read by :func:`clients.input_files.read_entries`. A folder of raw
+    files is perf_analyzer's to read, not checked here.
+
+    Args:
+        where: The variant, for the messages.
+        spec: The build's spec under served names, or ``None`` (nothing to check against).
+        user_data: The ``--input-data`` value.
+
+    Raises:
+        PerfError: a value that breaks its input's domain; a JSON file that is not perf_analyzer's form.
+    """
+    if spec is None:
+        return
+    what = f"{where}'s --input-data {user_data}"
+    if str(user_data) == "random":
+        for t in spec.inputs:
+            if (verified := verified_range(t)) is not None:
+                log.warning(
+                    "%s: perf_analyzer sends its own random values for %r, not drawn from the build's verified range "
+                    "%d..%d (%s): nothing checked the answers to values outside it -> pass a JSON file of values within it, "
+                    "or leave --input-data out (generated within it)",
+                    what,
+                    t.name,
+                    *verified,
+                )
+        return
+    if str(user_data) == "zero":
+        arrays = {t.name: [np.zeros((1, *(1 for _ in t.shape)), t.dtype)] for t in spec.inputs if t.dtype != "bytes"}
+    elif user_data.suffix == ".json" and user_data.is_file():
+        try:
+            arrays = read_entries(user_data, {t.name: t.dtype for t in spec.inputs})
+        except ClientError as e:
+            raise PerfError(e.message, hint=e.hint) from None
+    else:
+        return
+    check_values(what, spec, arrays, error=PerfError)
 
 
 def tensor_entry(

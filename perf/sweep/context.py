@@ -22,7 +22,7 @@ from clients.server import TritonServer
 from core.errors import PerfError, ToolkitError
 from perf.coldstart import measure as coldstart
 from perf.measure import analyzer
-from perf.measure.inputs import check_variant_shapes, describe_dynamic, input_args
+from perf.measure.inputs import check_user_data, check_variant_shapes, describe_dynamic, input_args
 from perf.measure.level import HostCheck, Load, measure_level, measure_visit
 from perf.records import results
 from perf.records.levels import LevelResult
@@ -119,8 +119,7 @@ class SweepBase:
         for n, why in unservable.items():
             log.warning("%s is not measured: %s", n, why)
             self.plans[n] = dataclasses.replace(self.plans[n], levels=[], error=why)
-        if opts.input_data is None:
-            self._check_shapes()
+        self._check_inputs()
         if saved is None:  # nothing is started or written for a sweep that cannot measure anything
             require_plannable({n: p for n, p in self.plans.items() if n not in unservable}, opts.batch_sizes)
         if self.run_dir.exists() and saved is None:
@@ -156,13 +155,16 @@ class SweepBase:
             names,
         )
 
-    def _check_shapes(self) -> None:
-        """Every dynamic dim of every planned variant has a size (``--shape`` or the build's
-        spec), read from its ``config.pbtxt``: a missing one stops the sweep before it starts.
+    def _check_inputs(self) -> None:
+        """Before the sweep starts: every dynamic dim of every planned variant has a size
+        (``--shape`` or the build's spec, read from its ``config.pbtxt``); or the user's
+        ``--input-data`` values are checked against the build's spec (:func:`check_user_data`,
+        once per distinct spec: variants of one build say it once).
 
         Raises:
-            PerfError: names the variant, the input and the axis.
+            PerfError: names the variant, the input and the axis, or the value that breaks a domain.
         """
+        checked: set[Any] = set()
         for name, plan in self.plans.items():
             if plan.config is None or not plan.levels or plan.error:
                 continue
@@ -170,7 +172,11 @@ class SweepBase:
                 spec = self.repository.variant(name).served_spec
             except ToolkitError:  # an unreadable build record fails that variant when it is measured
                 continue
-            check_variant_shapes(name, plan.config, spec, self.opts.shapes)
+            if self.opts.input_data is None:
+                check_variant_shapes(name, plan.config, spec, self.opts.shapes)
+            elif spec is not None and spec.inputs not in checked:
+                checked.add(spec.inputs)
+                check_user_data(name, spec, self.opts.input_data)
 
     def _swept_shapes(self, name: str) -> tuple[str | None, ...]:
         """The swept shapes (``"seq=64"``...) variant ``name`` is measured at: every combination

@@ -39,7 +39,7 @@ def inputs_text(plan: VariantPlan, spec: Any, opts: SweepOptions) -> str | None:
     swept = [s for s in plan.shapes if s]
     try:  # a swept axis is named in the dims, never shown at a size the run does not send (trial 9, F22)
         shapes = shape_words(plan.config, spec, opts.shapes, {a for s in swept for a in parse_shape_text(s)})
-    except ToolkitError:  # the sweep refused to start then (Sweep._check_shapes); nothing to say here
+    except ToolkitError:  # the sweep refused to start then (Sweep._check_inputs); nothing to say here
         return None
     parts = []
     for inp in plan.config.get("input", []):

@@ -1,0 +1,149 @@
+"""A user's input values against the build's spec: one rule for every path that sends them.
+
+The build verified an integer input on values drawn from its ``value_range`` (inclusive; the
+default :data:`~builders.model.tensor.DEFAULT_INT_RANGE` when the spec gives none) and a domain
+input (a ``mask``) on values that respect it (:mod:`builders.model.domains`). A user's own values
+(``clients infer --input-data``, ``triton-perf sweep --input-data``) are checked by
+:func:`check_values`, one rule for both ends of the range:
+
+- a value outside the verified range, below it or above it, is sent with a warning naming the
+  input, the values found, the verified range and what to do. It is not refused: the range is
+  what the build drew from, not always all the model accepts (a tabular input gets the one range
+  every table it feeds accepts, trial 11 F1). An index past a table the model indexes is refused
+  by the server (:func:`clients.infer.run_requests` says so), but an index below 0 is not always:
+  ONNX Runtime's Gather reads ``-1`` as the last row where eager PyTorch refuses it (trial 11 F7);
+- a value that breaks the input's domain (a mask row with no 1) is refused: the model's outputs
+  for it are undefined.
+
+Generated inputs (``clients infer`` without a file, cold starts, perf_analyzer's generated data)
+are drawn from these ranges and domains, so they need no check.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from builders.model.domains import DOMAINS, domain_problem
+from builders.model.spec import ModelSpec
+from builders.model.tensor import DEFAULT_INT_RANGE, TensorSpec
+from core import dtypes
+from core.errors import ClientError, ToolkitError
+
+log = logging.getLogger(__name__)
+
+
+def verified_range(t: TensorSpec) -> tuple[int, int, str] | None:
+    """The inclusive range the build drew integer input ``t``'s values from and its source in
+    words, or ``None`` for an input that is not an integer or has a domain (which says its values)."""
+    if t.domain is not None or not dtypes.from_name(t.dtype).is_integer:
+        return None
+    if t.value_range is not None:
+        return (int(t.value_range[0]), int(t.value_range[1]), "its value_range")
+    return (*DEFAULT_INT_RANGE, "the default range: its spec gives none")
+
+
+@dataclasses.dataclass(frozen=True)
+class OutsideRange:
+    """An integer input's values outside the range the build verified.
+
+    Attributes:
+        name: The input (as served).
+        low: The smallest value found.
+        high: The largest value found.
+        below: How many values are below the verified range.
+        above: How many values are above it.
+        size: How many values there are.
+        verified: The verified inclusive range and its source (:func:`verified_range`).
+        flag: The ``--input`` flag that gives the input a range, with ``LOW..HIGH`` to fill in.
+    """
+
+    name: str
+    low: int
+    high: int
+    below: int
+    above: int
+    size: int
+    verified: tuple[int, int, str]
+    flag: str
+
+    def line(self, where: str) -> str:
+        """The warning: ``where`` names the values' source (a file)."""
+        lo, hi, source = self.verified
+        counts = ", ".join(f"{n} {side}" for n, side in ((self.below, f"below {lo}"), (self.above, f"above {hi}")) if n)
+        return (
+            f"input {self.name!r} from {where} holds {self.low}..{self.high}, outside the build's verified range "
+            f"{lo}..{hi} ({source}): {counts} of its {self.size} values. The build never ran the model on such values, "
+            "so nothing checked the answers to them (if the model indexes a table with them, a value below 0 is no "
+            "row: eager PyTorch refuses it and ONNX Runtime's Gather reads it from the table's end; one past the table "
+            f"is refused by the server) -> send values within {lo}..{hi}, or rebuild with the range the model accepts "
+            f'({self.flag}, or "value_range" in the spec file)'
+        )
+
+
+def outside_range(t: TensorSpec, values: Sequence[np.ndarray]) -> OutsideRange | None:
+    """What of ``values`` (one input's arrays) lies outside ``t``'s verified range, at either end;
+    ``None`` when all lie within, or for an input with no verified range (:func:`verified_range`)
+    or non-integer values (the dtype check refuses those)."""
+    verified = verified_range(t)
+    arrays = [np.asarray(v) for v in values if np.asarray(v).size and np.issubdtype(np.asarray(v).dtype, np.integer)]
+    if verified is None or not arrays:
+        return None
+    lo, hi, _ = verified
+    below = sum(int((a < lo).sum()) for a in arrays)
+    above = sum(int((a > hi).sum()) for a in arrays)
+    if not below and not above:
+        return None
+    shape = ",".join(str(d) for d in t.shape) or "''"
+    return OutsideRange(
+        t.name,
+        min(int(a.min()) for a in arrays),
+        max(int(a.max()) for a in arrays),
+        below,
+        above,
+        sum(a.size for a in arrays),
+        verified,
+        f"--input {t.name}:{t.dtype}:{shape}:LOW..HIGH",
+    )
+
+
+def check_values(
+    where: str, spec: ModelSpec | None, arrays: Mapping[str, Sequence[np.ndarray]], *, error: type[ToolkitError] = ClientError
+) -> list[OutsideRange]:
+    """Check a user's input values against the build's spec by the module's rule: refuse a
+    domain break, warn (logged) for values outside an integer input's verified range at either end.
+
+    Args:
+        where: The values' source in words (the file's path).
+        spec: The build's spec under served names; ``None``: nothing to check against.
+        arrays: Input name -> its arrays (batch axis first; several for a file of entries of
+            different shapes). Inputs the spec does not name are left to the config checks.
+        error: The error class to raise (``PerfError`` for ``triton-perf``).
+
+    Returns:
+        The inputs with values outside their verified range (each also logged as a warning).
+
+    Raises:
+        ClientError: (or ``error``) an input that breaks its domain, naming it, the rows and
+            what the domain asks.
+    """
+    found = []
+    for t in spec.inputs if spec is not None else ():
+        if t.name not in arrays:
+            continue
+        for a in arrays[t.name]:
+            problem = domain_problem(t.domain, np.asarray(a), per_sample_axis=len(t.shape) > 0)
+            if problem is not None:
+                raise error(
+                    f"{where}: input {t.name!r} {problem}; the build's spec gives it the domain {t.domain!r} "
+                    f"({DOMAINS[t.domain or '']}), and the model's outputs for such a row are undefined",
+                    hint=f"give {t.name!r} what its domain takes: {DOMAINS[t.domain or '']}",
+                )
+        outside = outside_range(t, arrays[t.name])
+        if outside is not None:
+            log.warning("%s", outside.line(where))
+            found.append(outside)
+    return found
