@@ -4,9 +4,12 @@ A model that indexes a table with an integer input (token ids into ``nn.Embeddin
 values ``0..num_embeddings-1``; a larger value makes torch raise ``IndexError: index out of
 range in self``, which names neither the input nor the range. When the eager model raises on
 inputs that hold integers, :func:`diagnose` runs it once more with a check in front of each
-``nn.Embedding`` / ``nn.EmbeddingBag`` (a forward pre-hook) and turns the failure into one
-:class:`~core.errors.ModelSpecError`: which input, the values it held, where they came from,
-the range the table accepts, and the flag to give.
+``nn.Embedding`` / ``nn.EmbeddingBag`` (a forward pre-hook that clamps what it finds, so that
+one run finds every table indexed past its rows) and turns the failure into one
+:class:`~core.errors.ModelSpecError`: each such table with the range it accepts, the values it got
+and the input (or the input's position, for a tabular input whose columns feed tables of their
+own) they came from; the range each input is drawn from; and the one range that fits every table
+an input feeds, with the flag to give.
 """
 
 from __future__ import annotations
@@ -20,14 +23,25 @@ from core.errors import ModelSpecError
 
 
 @dataclasses.dataclass
-class _OutOfRange(Exception):
-    """Raised by the pre-hook: the table ``name`` of ``rows`` rows got indices ``low..high``."""
+class _Use:
+    """One table's indexing in the probe run: ``kind`` ``name`` of ``rows`` rows got indices
+    ``low..high`` from ``source`` (an input and, for one column of it, the position on its last
+    axis), ``None`` when they could not be traced to an input."""
 
     name: str
+    kind: str
     rows: int
     low: int
     high: int
-    indices: Any
+    source: tuple[str, int | None] | None
+
+    @property
+    def past(self) -> bool:
+        """Whether an index lies outside ``0..rows-1``."""
+        return self.low < 0 or self.high >= self.rows
+
+    def table(self) -> str:
+        return f"{self.kind} {self.name!r} of {self.rows} rows (num_embeddings={self.rows})"
 
 
 def looks_like_index_error(error: BaseException) -> bool:
@@ -78,32 +92,27 @@ def diagnose(module: Any, spec: ModelSpec, inputs: dict[str, Any], error: BaseEx
         if isinstance(m, torch.nn.Embedding | torch.nn.EmbeddingBag)
     ]
     tensors = {t.name: torch.from_numpy(np.asarray(inputs[t.name])) for t in spec.inputs}
-    found = _probe(module, spec, tensors, tables)
+    uses = _probe(module, spec, tensors, tables, ints)
     values = {n: (int(tensors[n].min()), int(tensors[n].max())) for n in ints if tensors[n].numel()}
-    if found is not None:
-        where = next((n for n in ints if _same(found.indices, tensors[n])), None)
+    torch_said = f"torch raised {type(error).__name__}: {str(error)[:80]}"
+    past = [u for u in uses if u.past]
+    if len(past) == 1 and past[0].source is not None and past[0].source[1] is None:
+        found, where = past[0], past[0].source[0]
         accepts = f"0..{found.rows - 1}"
-        table = f"{type(dict(tables)[found.name]).__name__} {found.name!r} of {found.rows} rows (num_embeddings={found.rows})"
-        torch_said = f"torch raised {type(error).__name__}: {str(error)[:80]}"
-        if where is not None:
-            lo, hi, source = _range_source(spec, where)
-            if lo <= found.low <= found.high <= hi:
-                return ModelSpecError(
-                    f"input {where!r} is drawn from {lo}..{hi} ({source}), but the model indexes {table} with it, which "
-                    f"accepts {accepts}: the draws held {found.low}..{found.high} ({torch_said})",
-                    hint=f"give {where!r} the range the model accepts: {_flag(spec, where, max(0, lo), found.rows - 1)}",
-                )
+        lo, hi, source = _range_source(spec, where)
+        if lo <= found.low <= found.high <= hi:
             return ModelSpecError(
-                f"input {where!r} holds {found.low}..{found.high} in your own inputs (--sample; the spec's range is "
-                f"{lo}..{hi}), but the model indexes {table} with it, which accepts {accepts} ({torch_said})",
-                hint=f"keep {where!r} within {accepts} in the sample file: other values are not valid inputs of this model",
+                f"input {where!r} is drawn from {lo}..{hi} ({source}), but the model indexes {found.table()} with it, "
+                f"which accepts {accepts}: the draws held {found.low}..{found.high} ({torch_said})",
+                hint=f"give {where!r} the range the model accepts: {_flag(spec, where, max(0, lo), found.rows - 1)}",
             )
         return ModelSpecError(
-            f"the model indexes {table} with values {found.low}..{found.high}, which come from its integer inputs "
-            f"{_values_text(spec, values)}: it accepts {accepts}",
-            hint="give each integer input the range the model accepts: --input NAME:DTYPE:SHAPE:LOW..HIGH (or value_range "
-            "in the spec file)",
+            f"input {where!r} holds {found.low}..{found.high} in your own inputs (--sample; the spec's range is "
+            f"{lo}..{hi}), but the model indexes {found.table()} with it, which accepts {accepts} ({torch_said})",
+            hint=f"keep {where!r} within {accepts} in the sample file: other values are not valid inputs of this model",
         )
+    if past:
+        return _every_table(spec, uses, past, values, torch_said)
     sizes = ", ".join(f"{n!r} ({m.num_embeddings} rows)" for n, m in tables) or "none found (a scripted or custom model)"
     return ModelSpecError(
         f"the model raised {type(error).__name__} ({str(error)[:80]}) on its integer inputs {_values_text(spec, values)}: "
@@ -111,6 +120,59 @@ def diagnose(module: Any, spec: ModelSpec, inputs: dict[str, Any], error: BaseEx
         hint="give each integer input the range the model accepts: --input NAME:DTYPE:SHAPE:LOW..HIGH (or value_range "
         "in the spec file)",
     )
+
+
+def _every_table(
+    spec: ModelSpec, uses: list[_Use], past: list[_Use], values: dict[str, tuple[int, int]], torch_said: str
+) -> ModelSpecError:
+    """The error for tables given indices past their rows by several tables or columns of an
+    input (trial 11, F4: a tabular input feeding six tables named only the first that failed,
+    and a user who followed it failed on the next): every such table with what it accepts, what
+    it got and from where; then, per input, the one range every table it feeds accepts."""
+    said = "; ".join(
+        f"{u.kind} {u.name!r} of {u.rows} rows (accepts 0..{u.rows - 1}) got {u.low}..{u.high} from {_source_text(u.source)}"
+        for u in past
+    )
+    inputs = list(dict.fromkeys(u.source[0] for u in uses if u.source is not None))
+    drawn = "; ".join(f"{n!r} {lo}..{hi} ({source})" for n in inputs for lo, hi, source in [_range_source(spec, n)])
+    fits, flags = [], []
+    for n in inputs:
+        fed = [u for u in uses if u.source is not None and u.source[0] == n]
+        smallest = min(fed, key=lambda u: u.rows)
+        lo, hi, _ = _range_source(spec, n)
+        low, high = max(0, lo), smallest.rows - 1
+        fits.append(
+            f"{n!r} {low}..{high} (it feeds {len(fed)} table{'s' if len(fed) > 1 else ''}; the smallest, "
+            f"{smallest.name!r}, has {smallest.rows} rows)"
+        )
+        flags.append(_flag(spec, n, low, high))
+    untraced = [u for u in past if u.source is None]
+    if untraced:
+        fits.append(
+            f"the tables not traced to an input accept 0..{min(u.rows for u in untraced) - 1} together "
+            f"(the integer inputs held {_values_text(spec, values)})"
+        )
+    columns = any(u.source is not None and u.source[1] is not None for u in uses)
+    return ModelSpecError(
+        f"the model indexes {len(past)} of the {len(uses)} tables it looked up past their rows: {said} ({torch_said}). "
+        f"The indices come from draws of {drawn or 'no traced input'}. One range fits every table an input feeds: "
+        + "; ".join(fits),
+        hint="give each input that range: "
+        + ("; ".join(flags) or "--input NAME:DTYPE:SHAPE:LOW..HIGH (or value_range in the spec file)")
+        + (
+            "; one value_range covers every position of an input, so the positions that feed larger tables are verified "
+            "on their first rows only"
+            if columns
+            else ""
+        ),
+    )
+
+
+def _source_text(source: tuple[str, int | None] | None) -> str:
+    if source is None:
+        return "an integer input it was not traced to"
+    name, position = source
+    return f"input {name!r}" + (f" at position {position} of its last axis" if position is not None else "")
 
 
 def _values_text(spec: ModelSpec, values: dict[str, tuple[int, int]]) -> str:
@@ -121,36 +183,53 @@ def _values_text(spec: ModelSpec, values: dict[str, tuple[int, int]]) -> str:
     return "; ".join(parts)
 
 
-def _same(indices: Any, tensor: Any) -> bool:
+def _source(indices: Any, tensors: dict[str, Any], ints: list[str]) -> tuple[str, int | None] | None:
+    """Which integer input ``indices`` are, whole or one position of its last axis (a tabular
+    input's column), or ``None``."""
     import torch
 
-    return indices is tensor or (indices.shape == tensor.shape and bool(torch.equal(indices, tensor)))
+    for n in ints:
+        t = tensors[n]
+        if indices is t or (indices.shape == t.shape and bool(torch.equal(indices, t))):
+            return (n, None)
+    for n in ints:
+        t = tensors[n]
+        if t.dim() >= 1 and indices.shape == t.shape[:-1]:
+            for j in range(t.shape[-1]):
+                if bool(torch.equal(indices, t[..., j])):
+                    return (n, j)
+    return None
 
 
-def _probe(module: Any, spec: ModelSpec, tensors: dict[str, Any], tables: list[tuple[str, Any]]) -> _OutOfRange | None:
-    """Run the model once with a range check in front of each table; the first table given an
-    index outside ``0..rows-1``, or ``None`` (no table, or none was)."""
+def _probe(module: Any, spec: ModelSpec, tensors: dict[str, Any], tables: list[tuple[str, Any]], ints: list[str]) -> list[_Use]:
+    """Run the model once with a look in front of each table: every lookup (its table, the
+    indices' range and their input), in call order. An index outside ``0..rows-1`` is clamped
+    for the run to go on, so that every table past which the inputs index is found in one run.
+    Empty when there is no table, or the run fails for another reason."""
     import torch
 
-    def check(name: str, rows: int) -> Any:
-        def hook(_m: Any, args: tuple[Any, ...]) -> None:
+    uses: list[_Use] = []
+
+    def look(name: str, m: Any) -> Any:
+        def hook(_m: Any, args: tuple[Any, ...]) -> Any:
             idx = args[0] if args else None
-            if isinstance(idx, torch.Tensor) and idx.numel() and (int(idx.min()) < 0 or int(idx.max()) >= rows):
-                raise _OutOfRange(name, rows, int(idx.min()), int(idx.max()), idx)
+            if not isinstance(idx, torch.Tensor) or not idx.numel():
+                return None
+            rows = m.num_embeddings
+            uses.append(_Use(name, type(m).__name__, rows, int(idx.min()), int(idx.max()), _source(idx, tensors, ints)))
+            return (idx.clamp(0, rows - 1), *args[1:]) if uses[-1].past else None
 
         return hook
 
     if not tables:
-        return None
-    handles = [m.register_forward_pre_hook(check(n, m.num_embeddings)) for n, m in tables]
+        return []
+    handles = [m.register_forward_pre_hook(look(n, m)) for n, m in tables]
     try:
         with torch.no_grad():
             module(*(tensors[t.name] for t in spec.inputs))
-    except _OutOfRange as found:
-        return found
     except Exception:  # noqa: BLE001 - another failure: not this diagnosis
-        return None
+        return []
     finally:
         for h in handles:
             h.remove()
-    return None
+    return uses

@@ -86,3 +86,53 @@ def test_other_failures_are_not_mistaken_for_a_range():
 
     with pytest.raises(ModelSpecError, match="ValueError: not an index"):
         infer_outputs(Broken(), ModelSpec.from_flags(["ids:int64:4"]))
+
+
+class _Tabular(torch.nn.Module):
+    """Two category columns with tables of 6 and 4 rows, and token ids into a table of 10 rows."""
+
+    ROWS = (6, 4)
+
+    def __init__(self):
+        super().__init__()
+        self.cols = torch.nn.ModuleList([torch.nn.Embedding(r, 2) for r in self.ROWS])
+        self.tok = torch.nn.Embedding(10, 2)
+
+    def forward(self, cats, ids):
+        cols = [e(cats[:, i]) for i, e in enumerate(self.cols)]
+        return torch.cat(cols, dim=1) + self.tok(ids).sum(1).repeat(1, len(self.ROWS))
+
+
+def test_every_table_past_its_rows_is_said_at_once_with_the_range_that_fits_them_all():
+    """Trial 11, F4: a tabular input feeding six tables named only the first that failed; a user
+    who followed it failed on the next, and three ranges in one sentence read alike."""
+    spec = ModelSpec.from_flags(["cats:int64:2:0..8", "ids:int64:3:0..12"])
+    inputs = {"cats": np.array([[7, 5], [0, 1]], np.int64), "ids": np.array([[11, 0, 2], [1, 1, 1]], np.int64)}
+    with pytest.raises(ModelSpecError) as e:
+        run_eager(_Tabular(), spec, inputs)
+    said = e.value.message
+    for table, rows, got, source in (
+        ("cols.0", 6, "0..7", "input 'cats' at position 0 of its last axis"),
+        ("cols.1", 4, "1..5", "input 'cats' at position 1 of its last axis"),
+        ("tok", 10, "0..11", "input 'ids'"),
+    ):
+        assert f"Embedding {table!r} of {rows} rows (accepts 0..{rows - 1}) got {got} from {source}" in said
+    assert said.startswith("the model indexes 3 of the 3 tables it looked up past their rows:")
+    assert "The indices come from draws of 'cats' 0..8 (the range given by --input" in said
+    smallest = min(_Tabular.ROWS)
+    assert f"'cats' 0..{smallest - 1} (it feeds 2 tables; the smallest, 'cols.1', has {smallest} rows)" in said
+    assert "'ids' 0..9 (it feeds 1 table; the smallest, 'tok', has 10 rows)" in said
+    hint = e.value.hint or ""
+    assert f"--input cats:int64:2:0..{smallest - 1}" in hint and "--input ids:int64:3:0..9" in hint
+    assert "one value_range covers every position of an input" in hint
+
+
+def test_a_table_within_its_rows_still_bounds_the_range_its_input_gets():
+    """Only the larger column's table fails, but the range given back must fit the smaller one
+    too: it is the one range of the input."""
+    spec = ModelSpec.from_flags(["cats:int64:2:0..8", "ids:int64:3:0..9"])
+    inputs = {"cats": np.array([[1, 3], [8, 0]], np.int64), "ids": np.zeros((2, 3), np.int64)}
+    with pytest.raises(ModelSpecError) as e:
+        run_eager(_Tabular(), spec, inputs)
+    assert "the model indexes 1 of the 3 tables it looked up past their rows" in e.value.message
+    assert "--input cats:int64:2:0..3" in (e.value.hint or "")
