@@ -21,6 +21,15 @@ from builders.triton.rules import Problem
 from core import formats
 from core.errors import RecordError, RepositoryError
 
+#: The fields of the checks this module makes, each a prefix of its problems' field (:func:`is_release_check`).
+ONNX_IR, ONNX_OPSET, TENSORRT, ONNX_LIMITS = "ONNX IR version", "ONNX opset", "TensorRT version", "ONNX limits of"
+RELEASE_FIELDS = (ONNX_IR, ONNX_OPSET, TENSORRT, ONNX_LIMITS)
+
+
+def is_release_check(problem: Problem) -> bool:
+    """Whether ``problem`` (or a check not run) is one of this module's release checks."""
+    return problem.field.startswith(RELEASE_FIELDS)
+
 
 def check_tensorrt_version(
     model_dir: Path, artifact: Path, target: TritonRelease, problems: list[Problem], skipped: list[Problem]
@@ -42,7 +51,7 @@ def check_tensorrt_version(
         skipped.append(
             Problem(
                 str(artifact),
-                f"TensorRT version against {target.describe()}",
+                f"{TENSORRT} against {target.describe()}",
                 f"{NOT_CONFIRMED}: builders/triton/releases.py has no sourced TensorRT version for Triton {target.container}",
                 "check the plan with trtexec inside the target container, or add the "
                 "version with its source to builders/triton/releases.py",
@@ -51,13 +60,13 @@ def check_tensorrt_version(
         return
     built_with, why, fix = plan_tensorrt(model_dir, target)
     if built_with is None:
-        skipped.append(Problem(str(artifact), f"TensorRT version against {target.describe()}", why, fix))
+        skipped.append(Problem(str(artifact), f"{TENSORRT} against {target.describe()}", why, fix))
         return
     if not same_tensorrt(built_with, target.tensorrt):
         problems.append(
             Problem(
                 str(artifact),
-                "TensorRT version",
+                TENSORRT,
                 f"the plan was built with TensorRT {built_with}, Triton {target.container} serves "
                 f"TensorRT {target.tensorrt}: plans load only on the TensorRT that built them",
                 f"rebuild the plan inside nvcr.io/nvidia/tritonserver:{target.container}-py3 "
@@ -150,7 +159,7 @@ def check_onnx_limits(
         skipped.append(
             Problem(
                 str(artifact),
-                f"ONNX limits of {target.describe()}",
+                f"{ONNX_LIMITS} {target.describe()}",
                 f"served by the {model_backend(cfg) or '?'} backend, which runs the ONNX Runtime installed for it, not "
                 f"the release's: the release's limits apply to its onnxruntime backend (builders build --serving native)",
                 "nothing to do for this serving; to serve the graph with the release's ONNX Runtime, build with "
@@ -168,7 +177,7 @@ def check_onnx_limits(
         skipped.append(
             Problem(
                 str(artifact),
-                f"ONNX limits of {target.describe()}",
+                f"{ONNX_LIMITS} {target.describe()}",
                 f"{NOT_CONFIRMED}: builders/triton/releases.py has no sourced {what}",
                 "load the model with the target container's onnxruntime backend, or add the "
                 "limits with their source to builders/triton/releases.py",
@@ -179,7 +188,7 @@ def check_onnx_limits(
         problems.append(
             Problem(
                 str(artifact),
-                "ONNX IR version",
+                ONNX_IR,
                 f"{io.ir_version}, but ONNX Runtime {target.onnxruntime} of Triton {target.container} "
                 f"reads IR <= {limits.max_ir_version}",
                 "re-export with an older exporter or down-convert the model's ir_version",
@@ -189,7 +198,7 @@ def check_onnx_limits(
         problems.append(
             Problem(
                 str(artifact),
-                "ONNX opset",
+                ONNX_OPSET,
                 f"{io.opset}, but ONNX Runtime {target.onnxruntime} of Triton {target.container} "
                 f"implements opsets <= {limits.max_opset}",
                 f"re-export with --opset {limits.max_opset} or lower",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -117,9 +118,20 @@ def export_deployment(
     for why in bundle.plan.resources.why:
         click.echo(f"resources: {why}")
     click.echo(f"image: {bundle.plan.image}")
+    _said_release_check(bundle.release_check)
     click.echo(f"bundle: {bundle.folder} (README.md says how to deploy it)")
     if bundle.previous is not None:
         click.echo(f"the previous bundle there is kept as {bundle.previous}")
+
+
+def _said_release_check(checked: Any) -> None:
+    """The README's lines of the image's release checks (:class:`perf.deploy.release.ReleaseCheck`):
+    a check not run in yellow on stderr."""
+    if checked is None:
+        return
+    for line in checked.lines():
+        ran = not checked.not_run
+        click.secho(f"image check: {line.removeprefix('- ').replace('**', '')}", fg=None if ran else "yellow", err=not ran)
 
 
 def _is_colocation_run(run_dir: Path) -> bool:
@@ -155,6 +167,7 @@ def _export_combination(
         click.secho(f"model files: {check.text()}", fg=None if same else "yellow", err=not same)
     for note in bundle.notes:
         click.secho(note, fg="yellow", err=True)
+    _said_release_check(bundle.release_check)
     click.echo(f"bundle: {bundle.folder} (README.md says how to serve and deploy it)")
     for f in bundle.files:
         click.echo(f"  {f}")

@@ -43,6 +43,7 @@ from perf.deploy import k8s
 from perf.deploy.choose import Chosen, choose_variant
 from perf.deploy.measured import Measured, check_as_measured, cpu_request_cores, difference_lines, measured
 from perf.deploy.readme import BUNDLE_REPOSITORY, MANIFEST_DIR, SERVER_FILE, STORAGE_FILE, readme
+from perf.deploy.release import ReleaseCheck, check_release, refuse_unloadable
 from perf.records import results
 from perf.records.measured_files import SHIPPED, FilesCheck, check_files, refuse_changed, refuse_missing
 from perf.records.results import RunResult
@@ -68,6 +69,7 @@ class Bundle:
         previous: Where a previous bundle at ``folder`` was kept (:func:`move_in`), else ``None``.
         files_check: Whether its model files are the ones the run measured
             (:func:`perf.records.measured_files.check_files`); ``None``: not checked.
+        release_check: The image's release checks of its model files (:func:`perf.deploy.release.check_release`).
     """
 
     folder: Path
@@ -79,6 +81,7 @@ class Bundle:
     differences: tuple[str, ...] = ()
     previous: Path | None = None
     files_check: FilesCheck | None = None
+    release_check: ReleaseCheck | None = None
 
 
 def _check_same(rv: RepositoryVariant, measured: dict | None) -> None:
@@ -236,7 +239,8 @@ def export_deployment(
 
     Raises:
         PerfError: no results, an unknown or failed variant, nothing to recommend, a
-            changed variant or model files, ``out`` is a folder that is not a bundle, a bad ``name``.
+            changed variant or model files, ``out`` is a folder that is not a bundle, a bad ``name``,
+            model files the image cannot load (:func:`perf.deploy.release.refuse_unloadable`).
         RepositoryError: the repository has no such variant.
     """
     run = results.load(run_dir)
@@ -266,12 +270,14 @@ def export_deployment(
         check_as_measured(m, ServedSettings.of(config), chosen.variant)
         res = k8s.resources(config, cpu_request_cores(m), m.level)
         plan = k8s.ServingPlan(kname, chosen.variant, _image(run, image), res, _tree_bytes(tmp / BUNDLE_REPOSITORY))
+        checked = check_release(tmp / BUNDLE_REPOSITORY, plan.image)
+        refuse_unloadable(checked, plan.image)
         (tmp / MANIFEST_DIR).mkdir()
         (tmp / MANIFEST_DIR / STORAGE_FILE).write_text(k8s.to_yaml([k8s.claim(plan), k8s.loader_pod(plan)]))
         (tmp / MANIFEST_DIR / SERVER_FILE).write_text(k8s.to_yaml([k8s.deployment(plan), k8s.service(plan)]))
         files = (out / MANIFEST_DIR / STORAGE_FILE, out / MANIFEST_DIR / SERVER_FILE)
         differences = tuple(difference_lines(m, ServedSettings.of(config)))
-        bundle = Bundle(out, chosen, plan, note, files, m, differences, files_check=files_check)
+        bundle = Bundle(out, chosen, plan, note, files, m, differences, files_check=files_check, release_check=checked)
         (tmp / README_FILE).write_text("\n".join(readme(bundle, run, repo)) + "\n")
         bundle = dataclasses.replace(bundle, previous=move_in(tmp, out))
     finally:

@@ -37,6 +37,7 @@ from perf.colocate import judge
 from perf.deploy import k8s
 from perf.deploy.bundle import README_FILE, copy_variant, move_in, source_variant
 from perf.deploy.readme import BUNDLE_REPOSITORY, MANIFEST_DIR, SERVER_FILE, STORAGE_FILE, files_lines
+from perf.deploy.release import ReleaseCheck, check_release, refuse_unloadable
 from perf.markdown import fmt
 from perf.records import colocation
 from perf.records.colocation import ColocationRecord
@@ -60,6 +61,7 @@ class CombinationBundle:
         files: The manifests written.
         files_checks: Whether each variant's model files are the ones the run measured
             (:func:`perf.records.measured_files.check_files`), in the pick's order.
+        release_check: The image's release checks of the model files (:func:`perf.deploy.release.check_release`).
     """
 
     folder: Path
@@ -68,6 +70,7 @@ class CombinationBundle:
     plan: k8s.ServingPlan
     files: tuple[Path, ...]
     files_checks: tuple[FilesCheck, ...] = ()
+    release_check: ReleaseCheck | None = None
 
 
 def combined_resources(configs: dict[str, mc.ModelConfig]) -> k8s.Resources:
@@ -142,17 +145,20 @@ def export_combination(
         plan = k8s.ServingPlan(
             kname, ", ".join(rec.pick.values()), image or image_for_tag(DEFAULT_TAG), combined_resources(configs), size
         )
+        checked = check_release(tmp / BUNDLE_REPOSITORY, plan.image)
+        refuse_unloadable(checked, plan.image)
         (tmp / MANIFEST_DIR).mkdir()
         (tmp / MANIFEST_DIR / STORAGE_FILE).write_text(k8s.to_yaml([k8s.claim(plan), k8s.loader_pod(plan)]))
         (tmp / MANIFEST_DIR / SERVER_FILE).write_text(k8s.to_yaml([k8s.deployment(plan), k8s.service(plan)]))
-        lines = [*readme_lines(rec, notes), "", *[line for c in checks for line in files_lines(c)], *kubernetes_lines(rec, plan)]
+        lines = [*readme_lines(rec, notes), "", *[line for c in checks for line in files_lines(c)], *checked.lines()]
+        lines += kubernetes_lines(rec, plan)
         (tmp / README_FILE).write_text("\n".join(lines) + "\n")
         move_in(tmp, out)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     log.info("combination bundle written to %s", out)
     files = (out / MANIFEST_DIR / STORAGE_FILE, out / MANIFEST_DIR / SERVER_FILE)
-    return CombinationBundle(out, dict(rec.pick), notes, plan, files, checks)
+    return CombinationBundle(out, dict(rec.pick), notes, plan, files, checks, checked)
 
 
 def kubernetes_lines(rec: ColocationRecord, plan: k8s.ServingPlan) -> list[str]:

@@ -77,6 +77,7 @@ def readme(bundle: Any, run: RunResult, repository: Path) -> list[str]:
     if bundle.serving_note:
         lines += ["", bundle.serving_note]
     lines += ["", "## What was measured and what the bundle runs", "", *files_lines(bundle.files_check), *bundle.differences]
+    lines += bundle.release_check.lines() if bundle.release_check is not None else []
     lines += [
         "",
         "## What is here",

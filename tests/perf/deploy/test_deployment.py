@@ -495,3 +495,15 @@ def test_the_cpu_request_of_a_pick_at_a_client_batch_size_is_its_levels(tmp_path
     shaped = [level_result(1, 900.0, 5.0, batch_size=8, shape="seq=64", server_cpu_cores=0.9), *levels]
     m = measured(run_result([variant_result("v", shaped)], run_id="s"), "v", Choice("v [seq=64, b=8]", 1, 8, 900.0, 5.0, True, 1))
     assert (m.server_cpu_cores, m.level) == (0.9, "concurrency 1, batch 8, seq=64")
+
+
+@pytest.mark.slow  # the session's real tiny build
+def test_the_bundle_says_what_its_image_could_not_be_checked_for(run_dir: Path):
+    """Trial 11, F18: the default image's release (24.10) has no confirmed ONNX limits: the README and
+    the bundle say the check was not run; an image of a confirmed release says it was checked."""
+    bundle = export_deployment(run_dir, CPU1, run_dir / "b")
+    assert bundle.release_check is not None and bundle.release_check.not_run
+    text = (bundle.folder / "README.md").read_text()
+    assert all(line in text for line in bundle.release_check.lines()) and "**Not checked:** model.onnx: ONNX limits" in text
+    checked = export_deployment(run_dir, CPU1, run_dir / "c", image="nvcr.io/nvidia/tritonserver:24.05-py3").release_check
+    assert checked is not None and checked.not_run == () and "Checked against Triton 24.05" in checked.lines()[0]
