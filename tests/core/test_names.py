@@ -65,3 +65,19 @@ def test_clients_infer_names_an_output_the_model_does_not_have(monkeypatch, tmp_
     res = CliRunner().invoke(clients_cli, ["infer", "m", "-r", str(tmp_path), "--output", "logit"])
     assert isinstance(res.exception, ClientError), res.output  # before any request is sent
     assert res.exception.message == "--output 'logit' (did you mean 'logits'?) names no output of m; the outputs of m: logits"
+
+
+def test_the_readmes_full_variant_name_is_what_the_naming_rule_writes() -> None:
+    """Trial 11, F20: the README described five parts of a name; a `--warmup random` build added a
+    suffix it never mentioned. Its full example is the rule's own output, and reads back."""
+    from pathlib import Path
+
+    from core.naming import NameParts, parse_variant_name, variant_name
+
+    parts = NameParts(
+        "mlp", "onnx", precision="fp16", kind="gpu", count=2, gpus=(0, 1), dynamic_batching=True,
+        max_queue_delay_us=500, preferred_batch_sizes=(4, 8), trt_accelerator="fp16", warmup="random",
+    )  # fmt: skip
+    name = variant_name(parts)
+    assert f"`{name}`" in (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    assert parse_variant_name(name) == parts
