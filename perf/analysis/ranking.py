@@ -31,8 +31,8 @@ budget, among the levels whose latency percentile as the budget judges it
 were host busy) is within the budget (the report also says in how many of its rounds).
 **Ranking** (:func:`rank_variants`): the leader is, of the variants no other beats by the rule,
 the one with the highest round-adjusted throughput at its operating point unless another is ahead
-of it in the median of their shared rounds (:mod:`perf.analysis.leader`); the **tie set** is the
-leader and every variant it does not beat. A pick is named alone only when the tie set has one member. The leader is compared with series of its own client
+of it in the median of their shared rounds (:mod:`perf.analysis.leader`); the **tie set**: the leader and every variant
+it does not beat whose operating point shared a round with its (else *not compared*, :func:`perf.analysis.standing.kind`). A pick is named alone only when the tie set has one member and none is not compared. The leader is compared with series of its own client
 workload only (:mod:`perf.records.workloads`): an input size or a client batch size is the client's, not a setting to pick.
 
 **The pick's other levels**: the leader's operating point and a runner-up's may share fewer
@@ -279,7 +279,7 @@ class Ranking:
 
     Attributes:
         leader: The leader's operating point (module rule), ``None`` when no variant has one.
-        tie_set: The leader and every variant it does not beat, leader first.
+        tie_set: The leader and every variant it does not beat and shared a round with, leader first.
         comparisons: The leader vs each other ranked variant, by round-adjusted throughput.
         unranked: Variants without an operating point.
         other_sizes: Series at another client workload (input size, client batch size) than the leader's (not compared).
@@ -353,7 +353,7 @@ def rank_variants(
         if o.side.variant != leader.side.variant
     ]
     rest = [o for o in ops if o.side.variant != leader.side.variant]
-    ties = [leader] + [o for o, c in zip(rest, comparisons) if c.verdict != "a"]
+    ties = [leader] + [o for o, c in zip(rest, comparisons) if c.verdict != "a" and c.result is not None]
     return Ranking(leader, ties, comparisons, unranked, other_sizes, budget_ms, latency_metric)
 
 

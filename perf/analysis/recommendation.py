@@ -35,7 +35,7 @@ from perf.analysis.notes import notes_text, repeat_noun
 from perf.analysis.paired import ALPHA
 from perf.analysis.peaks import budget_unreached, higher_median, unreached, unreached_all
 from perf.analysis.ranking import Ranking, Side, dropped_by_search, rank_variants
-from perf.analysis.standing import few_rounds, others_words, outside_words, rounds_left, settled, tie_words
+from perf.analysis.standing import few_rounds, others_words, outside_words, rounds_left, settled, tie_words, uncompared
 from perf.analysis.stats import P99, THROUGHPUT, Point, knee, run_points
 from perf.markdown import UNSTABLE_MARK, fmt, fmt_given
 from perf.records.results import RunResult
@@ -59,12 +59,12 @@ class Choice:
         trials: Trials behind the medians.
         status: The level's status (``ok``, ``unstable``, ``host busy``).
         why: Why a flagged level was picked over the stable ones (None for an ``ok`` pick).
-        tie_set: In a rounds sweep, the variants the pick does not beat by the paired rule,
-            the pick first (one name: it beats every other; empty: not a rounds sweep).
+        tie_set: In a rounds sweep, the variants the pick does not beat by the paired rule and shared a round
+            with, the pick first (one name: it beats every other it was compared with; empty: not a rounds sweep).
+        uncompared: In a rounds sweep, those never in a round with the pick's level (:func:`perf.analysis.standing.uncompared`).
         beats: In a rounds sweep, the variants it beats by the paired rule.
         confidence: ``1 - alpha`` of the paired rule (a rounds sweep), else ``None``.
-        judged_on: A pick under the budget within it only on its quieter rounds, in words
-            (:meth:`perf.analysis.budget_latency.Judged.picked_on`), else ``None``.
+        judged_on: A pick under the budget within it only on its quieter rounds, in words (:meth:`~perf.analysis.budget_latency.Judged.picked_on`).
         judged_note: The same without its basis (:meth:`~perf.analysis.budget_latency.Judged.picked_note`):
             what a table or console note beside the all-rounds number says.
         against: The others in words (:mod:`perf.analysis.standing`): the tie set, or what it beats of how many.
@@ -97,6 +97,7 @@ class Choice:
     headroom: str | None = None
     budget_latency: str | None = None
     level_why: str | None = None
+    uncompared: list[str] = dataclasses.field(default_factory=list)
 
     @property
     def tied(self) -> bool:
@@ -133,6 +134,8 @@ class Choice:
                 "it is named first by throughput (the median of the rounds it shared with each; round-adjusted "
                 "where those disagree), not as the winner" + (f"; {self.outside}" if self.outside else "")
             )
+        if self.uncompared:  # neither beaten nor tied: no evidence either way (trial 11, F9)
+            return f"by the rule ({rule}) it beats {self.against}; it is named first by throughput, not as the winner"
         if self.beats:
             return f"beats every other ranked variant ({self.against or len(self.beats)}; {rule})"
         return "the only ranked variant"
@@ -144,23 +147,20 @@ class Recommendation:
 
     Attributes:
         latency_budget_ms: The latency budget applied (ms), or None for none.
-        best_under_budget: Best level whose latency at :attr:`latency_percentile` <= budget
-            (module rule); None when no budget was given or no level meets it.
+        best_under_budget: Best level whose latency at :attr:`latency_percentile` <= budget (module rule); None when no
+            budget was given or no level meets it.
         best_peak: Best level of any variant regardless of latency (module rule).
-        knees: Saturation concurrency per variant (:func:`perf.analysis.stats.knee`); None = no
-            knee within the swept range.
+        knees: Saturation concurrency per variant (:func:`perf.analysis.stats.knee`); None = no knee within the swept range.
         notes: Sentences explaining gaps (no level under budget, no level at all).
         excluded: One sentence per level or variant left out of the ranking, with why.
-        flagged: One sentence per flagged (unstable, host busy) candidate, ranked after the
-            stable ones.
-        lowest_p99: The candidate level with the lowest p99 (what a budget that nothing
-            meets would need); None when nothing can be ranked.
+        flagged: One sentence per flagged (unstable, host busy) candidate, ranked after the stable ones.
+        lowest_p99: The candidate level with the lowest p99 (what a budget that nothing meets would need); None when
+            nothing can be ranked.
         latency_percentile: The client latency percentile the budget is on (default 99).
         budget_latency_ms: That percentile's latency (ms) at :attr:`best_under_budget`.
         ranking: A rounds sweep's paired ranking behind :attr:`best_peak` (``None`` otherwise).
         ranking_under_budget: The same under the budget, behind :attr:`best_under_budget`.
-        unreached: Per variant whose highest measured level is not a measured peak, why
-            (:func:`perf.analysis.peaks.unreached_all`); the others have none.
+        unreached: Per variant whose highest measured level is not a measured peak, why (:func:`perf.analysis.peaks.unreached_all`).
     """
 
     latency_budget_ms: float | None
@@ -336,8 +336,10 @@ def _paired_choice(ranking: Ranking, points: dict[str, list[Point]], run: RunRes
         return None
     c = Choice.of(p)
     c.tie_set, c.beats, c.confidence = ranking.names, [x.b.variant for x in ranking.beaten()], 1 - ALPHA
+    c.uncompared = [x.b.variant for x in uncompared(ranking)]
     done = c.tied and all(settled(x) for x in ranking.comparisons if x.b.variant in c.tie_set[1:])
-    c.short = None if done else few_rounds(p.trials, bool(c.beats) and not c.tied)  # a rounds sweep: one trial a round
+    alone = bool(c.beats) and not (c.tied or c.uncompared)  # it beats every other
+    c.short = None if done else few_rounds(p.trials, alone)  # a rounds sweep: one trial a round
     c.against = tie_words(ranking) if c.tied else others_words(ranking, run, under)
     c.outside = outside_words(ranking, run, under) if c.tied else ""
     return c

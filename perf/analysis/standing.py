@@ -16,11 +16,19 @@ A tie-set member is whatever the pick does not beat by the paired rule
   rounds" — never as a tie;
 - any other member with fewer rounds is *too few rounds to tell*.
 
+A variant whose level never shared a round with the pick's is *not compared*
+(:func:`uncompared`): not a tie-set member, never "not
+distinguishable", never "as good a choice"; it is named beside the tie set (:func:`rest_parts`).
+One rule sorts every comparison without a verdict (:func:`kind`): the recommendation line, the
+report's tie set and table, the rounds engine's end words and the bundle's README all read it.
+
 A pair the search's settle rule left without a verdict because the rounds its group could still
 have had, all going one way, could not reach the rule (:func:`settled`) is *not distinguishable at
 this noise*, with why (:func:`settled_text`), whatever its rounds: more rounds were not what it
 lacked (trial 9, F37: a run stopped at 5 rounds because 5 more could not separate its tie set, then
-said "too few rounds to tell (a verdict needs 6)" with 327 s of its 360 s budget unused).
+said "too few rounds to tell (a verdict needs 6)" with 327 s of its 360 s budget unused). Only of a
+pair the rule could have called had every round agreed (its rounds and the rounds left reach the
+large-gap tier's): of one with no round, or too few ever to decide, more rounds *were* what it lacked.
 
 The rounds engine (:mod:`perf.search.rounds`) says why its rounds ended in the same words
 (:func:`ranked_words`, :func:`settled_words`): which ranking it decided (under the latency budget,
@@ -36,6 +44,7 @@ variants outside its tie set (:func:`outside_words`), so every variant is accoun
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Collection, Sequence
 
@@ -97,23 +106,57 @@ def uncalled(c: Comparison, short: bool = False) -> str:
     return gap if short else f"the rounds {gap} (over {GAP_ALPHA:g}), and {sign} rounds"
 
 
+#: :func:`kind` of a comparison without a verdict: never in a common round; behind (or ahead) in
+#: every shared round; the rule's rounds shared; settled by the rounds left; too few rounds to tell.
+NOT_COMPARED, STEADY, FULL, SETTLED, SHORT = "not compared", "steady", "full", "settled", "short"
+#: What a member never measured in the same round as the pick is, in words (:data:`NOT_COMPARED`).
+NOT_COMPARED_WORDS = "not compared: never measured in the same round as the pick's level"
+
+
+def kind(c: Comparison) -> str:
+    """What a comparison the rule did not call says of the pair (module docstring), the one rule
+    every tie-set sentence, table row and rounds end reads: :data:`NOT_COMPARED`, :data:`STEADY`
+    (:func:`consistent`), :data:`FULL` (the rule's rounds shared), :data:`SETTLED` (:func:`settled`)
+    or :data:`SHORT`."""
+    if c.result is None:
+        return NOT_COMPARED
+    if consistent(c) is not None:
+        return STEADY
+    if len(c.rounds) >= MIN_ROUNDS:
+        return FULL
+    return SETTLED if settled(c) else SHORT
+
+
+def uncompared(ranking: Ranking) -> list[Comparison]:
+    """The leader's comparisons whose sides never shared a round (:data:`NOT_COMPARED`): neither beaten nor tied."""
+    return [c for c in ranking.comparisons if kind(c) == NOT_COMPARED]
+
+
+def contention(ranking: Ranking) -> list[str]:
+    """What the rounds have not separated from the leader: its tie set (leader first), then the variants
+    never compared with it (:func:`uncompared`: a search keeps measuring them, a final group holds them)."""
+    return ranking.names + [c.b.variant for c in uncompared(ranking)]
+
+
 def member_words(c: Comparison, with_ratios: bool = True) -> str:
     """A tie-set member's comparison with the pick in words (module docstring), without its name:
     ``"not distinguishable at this noise"``, ``"behind the pick in every one of its 3 rounds,
     3.54–9.96 times; the rounds too uneven for the large-gap test, p 0.021 (over 0.005), and the sign
     test needs 6 rounds"`` (:func:`uncalled`), ``"too few rounds to tell (2 rounds)"``
     (``with_ratios=False``: without the times, for a table that shows them beside it)."""
-    way = consistent(c)
-    n = len(c.rounds)
-    if way is not None:
+    k, n = kind(c), len(c.rounds)
+    if k == NOT_COMPARED:
+        return NOT_COMPARED_WORDS
+    if k == STEADY:
+        way = consistent(c) or "behind"
         times = f", {_times(c, way)}" if with_ratios else ""
         side = "behind the pick" if way == "behind" else "ahead of the pick"
         return f"{side} {every_round(n)}{times}; {uncalled(c)}"
-    if n >= MIN_ROUNDS:
+    if k == FULL:
         return "not distinguishable at this noise"
-    if settled(c):  # the search's settle rule: more rounds were not what it lacked
+    if k == SETTLED:  # the search's settle rule: more rounds were not what it lacked
         return settled_verdict(c)
-    return f"too few rounds to tell ({count(n, 'round') if n else 'never in the same round'})"
+    return f"too few rounds to tell ({count(n, 'round')})"
 
 
 def rounds_left(run: RunResult, c: Comparison) -> int | None:
@@ -132,9 +175,14 @@ def rounds_left(run: RunResult, c: Comparison) -> int | None:
 def settled(c: Comparison) -> bool:
     """``c`` has no verdict and could not have had one: the rounds its group could still have had
     (:attr:`~perf.analysis.ranking.Comparison.rounds_left`, at least one), all going one way, would
-    not reach the rule."""
+    not reach the rule, although its rounds and those left reach the large-gap tier's
+    (:data:`~perf.analysis.paired.GAP_ROUNDS`): the rounds it had stood in the way, not their
+    number. Never of a pair without a common round (module docstring; trial 11, F9: "0 rounds;
+    further rounds could not have separated them")."""
     k = c.rounds_left or 0
-    return k > 0 and c.verdict == "not distinguishable" and not c.can_separate(k)
+    if c.result is None or k <= 0 or len(c.rounds) + k < GAP_ROUNDS:
+        return False
+    return c.verdict == "not distinguishable" and not c.can_separate(k)
 
 
 def settled_text(c: Comparison) -> str:
@@ -165,30 +213,42 @@ def ranked_words(budget_ms: float | None, percentile: int, met: bool) -> str:
 def settled_words(tied: Sequence[Comparison], rounds_left: int, max_rounds: int) -> str:
     """Why a tie set is settled: the rounds left (up to ``max_rounds``) could not separate the
     leader from ``tied`` (its comparisons, none a verdict), even all going one way
-    (:meth:`perf.analysis.ranking.Comparison.can_separate`). A member that shared fewer than
-    :data:`~perf.analysis.ranking.MIN_ROUNDS` rounds with the leader is said as the report's
-    tie-set words say it (:func:`member_words`): settled by the rounds a group gets, not by a
-    verdict; when rounds were left, such a member is *not distinguishable at this noise*
-    (:func:`perf.analysis.settle.settled_text`, as the report says it), never "too few
-    rounds to tell" (trial 9). The set is named sorted, not leader first: the report ranks every variant (dropped
-    ones too) and may name another member of it first."""
-    names = ", ".join(f"`{n}`" for n in sorted({c.a.variant for c in tied} | {c.b.variant for c in tied}))
-    if rounds_left == 0:
-        text = f"the rule did not separate the tie set {names} in the {count(max_rounds, 'round')} a group gets at most"
-    else:
+    (:meth:`perf.analysis.ranking.Comparison.can_separate`). Each member is said by :func:`kind`,
+    as the report's tie-set words say it (:func:`member_words`): settled by the rounds a group
+    gets, not by a verdict; when rounds were left, a member with fewer than
+    :data:`~perf.analysis.ranking.MIN_ROUNDS` rounds the rounds left could not separate is *not
+    distinguishable at this noise* (:func:`settled_text`, as the report says it), never "too few
+    rounds to tell" (trial 9); one never measured in the same round as the leader is *not
+    compared*, and not named in the tie set (trial 11, F9). The set is named sorted, not leader
+    first: the report ranks every variant (dropped ones too) and may name another member of it first."""
+    said = [dataclasses.replace(c, rounds_left=rounds_left) for c in tied]
+    apart = [c for c in said if kind(c) == NOT_COMPARED]
+    members = [c for c in said if kind(c) != NOT_COMPARED]
+    names = ", ".join(f"`{n}`" for n in sorted({c.a.variant for c in said} | {c.b.variant for c in members}))
+    parts = []
+    if members and rounds_left == 0:
+        parts.append(f"the rule did not separate the tie set {names} in the {count(max_rounds, 'round')} a group gets at most")
+    elif members:
         left = "the round left" if rounds_left == 1 else f"the {rounds_left} rounds left"
-        text = f"{left} could not separate the tie set {names}, even all going one way"
-    for c in tied:
-        n, way = len(c.rounds), consistent(c)
-        if way is not None:
-            side = "behind" if way == "behind" else "ahead of"
-            text += f"; `{c.b.variant}` was {side} the leader {every_round(n)}: {uncalled(c)}"
-        elif 0 < n < MIN_ROUNDS and rounds_left > 0:  # the rounds left could not separate it: said above, no lack of rounds
-            text += f"; `{c.b.variant}` shared {count(n, 'round')} with the leader: not distinguishable at this noise"
-        elif n < MIN_ROUNDS:
-            shared = f"shared {count(n, 'round')} with the leader" if n else "never shared a round with the leader"
-            text += f"; `{c.b.variant}` {shared}: too few rounds to tell (a verdict needs {MIN_ROUNDS})"
-    return text
+        parts.append(f"{left} could not separate the tie set {names}, even all going one way")
+    for c in members:
+        n, k = len(c.rounds), kind(c)
+        if k == STEADY:
+            side = "behind" if consistent(c) == "behind" else "ahead of"
+            parts.append(f"`{c.b.variant}` was {side} the leader {every_round(n)}: {uncalled(c)}")
+        elif k == SETTLED:  # the rounds left could not separate it: said above, no lack of rounds
+            parts.append(f"`{c.b.variant}` shared {count(n, 'round')} with the leader: not distinguishable at this noise")
+        elif k == SHORT:
+            parts.append(f"`{c.b.variant}` shared {count(n, 'round')} with the leader: too few rounds to tell (a verdict needs {MIN_ROUNDS})")  # fmt: skip
+    if apart:
+        who = _names([c.b.variant for c in apart])
+        why = (
+            f"in the {count(max_rounds, 'round')} a group gets at most"
+            if rounds_left == 0
+            else f"and {'the round left is' if rounds_left == 1 else f'the {rounds_left} rounds left are'} fewer than the {GAP_ROUNDS} a verdict needs"
+        )
+        parts.append(f"{who} never measured in the same round as the leader's level, {why}: not compared")
+    return "; ".join(parts)
 
 
 #: What :func:`settled_words` said, before trial 9, of a member a settled tie's rounds left could not separate.
@@ -221,13 +281,13 @@ def tie_words(ranking: Ranking) -> str:
     fewer rounds that further rounds could not have separated (:func:`perf.analysis.settle.settled`)
     is not distinguishable, with why."""
     members = _members(ranking)
-    full = [c.b.variant for c in members if consistent(c) is None and len(c.rounds) >= MIN_ROUNDS]
-    done = [c for c in members if consistent(c) is None and len(c.rounds) < MIN_ROUNDS and settled(c)]
-    short = [c for c in members if consistent(c) is None and len(c.rounds) < MIN_ROUNDS and not settled(c)]
+    full = [c.b.variant for c in members if kind(c) == FULL]
+    done = [c for c in members if kind(c) == SETTLED]
+    short = [c for c in members if kind(c) == SHORT]
     parts = [f"not distinguishable at this noise from {_names(full)}"] if full else []
     parts += [settled_verdict(c).replace(" (", f" from `{c.b.variant}` (", 1) for c in done]
     for way, side in (("ahead", "ahead of it"), ("behind", "behind it")):
-        steady = [c for c in members if consistent(c) == way]
+        steady = [c for c in members if kind(c) == STEADY and consistent(c) == way]
         if steady:
             said = [
                 f"`{c.b.variant}` ({count(len(c.rounds), 'round')}, {_times(c, way)}; {uncalled(c, short=True)})" for c in steady
@@ -235,7 +295,7 @@ def tie_words(ranking: Ranking) -> str:
             they = "it" if len(steady) == 1 else "they"
             parts.append(f"{side} in every round {they} shared, not called by the rule: {', '.join(said)}")
     if short:
-        said = [f"`{c.b.variant}` ({count(len(c.rounds), 'round') if c.rounds else 'never in the same round'})" for c in short]
+        said = [f"`{c.b.variant}` ({count(len(c.rounds), 'round')})" for c in short]
         parts.append("too few rounds to tell: " + ", ".join(said))
     return "; ".join(parts)
 
@@ -252,7 +312,7 @@ def others_words(ranking: Ranking, run: RunResult | None, under_budget: bool) ->
     others = len(run.variants) - 1 - len(ranking.other_sizes)
     if others <= beaten:
         return str(beaten)
-    return "; ".join([f"{beaten} of the {others} others", *rest_parts(ranking, run, under_budget)])
+    return "; ".join([f"{beaten or 'none'} of the {others} others", *rest_parts(ranking, run, under_budget)])
 
 
 def outside_words(ranking: Ranking, run: RunResult | None, under_budget: bool) -> str:
@@ -276,12 +336,15 @@ def rest_parts(ranking: Ranking, run: RunResult, under_budget: bool) -> list[str
     """The run's variants the ranking has no operating point for, by why, each part counted and
     named: ``"2 have no level within the budget: `a` (lowest p99 5.45 ms, at c=1), `b` (...)"``
     (under a budget, with the lowest latency each reached as the budget judges it, :func:`lowest`),
-    ``"1 was not measured: cut for time: `c`"``, ``"1 failed: `d`"``."""
+    ``"1 was not measured: cut for time: `c`"``, ``"1 failed: `d`"``; first those ranked but never
+    measured in the same round as the pick's level (:data:`NOT_COMPARED`): ``"1 not compared
+    (never measured in the same round as the pick's level): `e`"``."""
     cut = _cut(run)
     failed = [v.name for v in run.variants if v.status == "failed"]
     never = [n for n in ranking.unranked if n in cut]
     unranked = [n for n in ranking.unranked if n not in cut]
-    said = []
+    apart = [c.b.variant for c in uncompared(ranking)]
+    said = [f"{len(apart)} not compared (never measured in the same round as the pick's level): {_names(apart)}"] if apart else []
     if unranked and under_budget:
         shown = [f"`{n}`" + lowest(ranking, run, n) for n in unranked]
         said.append(f"{len(unranked)} {'has' if len(unranked) == 1 else 'have'} no level within the budget: {_listed(shown)}")

@@ -200,12 +200,19 @@ def _numbers(
         u = rec.best_under_budget
         head.append(
             f"Under the {rec.budget_text} "
-            + ("the pick, named first of a tie set (see Recommendation), is " if u and u.tied else "the best is ")
+            + ("the pick, named first of a tie set (see Recommendation), is " if u and u.tied else "")
+            + ("the pick, named first (see Recommendation), is " if u and u.uncompared and not u.tied else "")
+            + ("the best is " if not (u and (u.tied or u.uncompared)) else "")
             + (
                 f"`{u.variant}` at concurrency {u.concurrency}{_at_batch(u.batch_size)} with "
                 f"{fmt(u.throughput_infer_per_s)} infer/s{flag_mark(u.status)}"
                 + (f" ({u.judged_on})" if u.judged_on else "")
                 + (f"; the rule did not separate it from {count(len(u.tie_set) - 1, 'other')}" if u.tied else "")
+                + (
+                    f"; never measured in the same round as {count(len(u.uncompared), 'other')}: not compared"
+                    if u.uncompared
+                    else ""
+                )
                 + sentence("".join(f"; {w}" for w in (u.short, u.headroom) if w))
                 if u
                 else "nothing: no level meets it"

@@ -18,13 +18,19 @@ from perf.analysis.peaks import peak_title
 from perf.analysis.ranking import MIN_ROUNDS, Comparison, Ranking, Side, levels_of, per_round, records
 from perf.analysis.recommendation import Recommendation, candidate
 from perf.analysis.standing import (
+    FULL,
+    SETTLED,
+    SHORT,
+    STEADY,
+    contention,
+    kind,
     member_words,
     others_words,
     outside_words,
     ranked_words,
-    settled,
     settled_recorded,
     tie_words,
+    uncompared,
 )
 from perf.analysis.stats import Point
 from perf.markdown import capped, fmt, table
@@ -120,7 +126,7 @@ def _unranked_higher(run: RunResult | None, c: Comparison, budget_ms: float | No
 def _row(c: Comparison, lead: Side, higher: str = "") -> list[str]:
     r = c.result
     if r is None:
-        return [f"`{c.b.variant}`", str(c.b.concurrency), "—", "—", "0", "—", "—", "never in the same round"]
+        return [f"`{c.b.variant}`", str(c.b.concurrency), "—", "—", "0", "—", "—", member_words(c)]
     diff = c.median_latency_diff_ms
     return [
         f"`{c.b.variant}`",
@@ -158,9 +164,9 @@ def tie_set_words(ranking: Ranking, pruned: Collection[str] = (), run: RunResult
     whose early rounds are all this ranking has); then the variants outside the tie set
     (:func:`perf.analysis.standing.outside_words`: every one of ``run``'s variants accounted for)."""
     tied = [c for c in ranking.comparisons if c.b.variant in ranking.names[1:]]
-    short = [c for c in tied if len(c.rounds) < MIN_ROUNDS and not settled(c)]
-    full = [f"`{c.b.variant}`" for c in tied if len(c.rounds) >= MIN_ROUNDS]
-    done = [f"`{c.b.variant}`" for c in tied if len(c.rounds) < MIN_ROUNDS and settled(c)]
+    short = [c for c in tied if kind(c) in (STEADY, SHORT)]
+    full = [f"`{c.b.variant}`" for c in tied if kind(c) == FULL]
+    done = [f"`{c.b.variant}`" for c in tied if kind(c) == SETTLED]
     text = f"- **Tie set** (what the pick does not beat by the rule): {sentence(tie_words(ranking))}"
     if full:
         text += (
@@ -210,6 +216,11 @@ def comparison_lines(
     ]
     if len(ranking.tie_set) > 1:
         lines.append(tie_set_words(ranking, pruned, run))
+    elif uncompared(ranking):  # neither beaten nor tied (trial 11, F9)
+        lines.append(
+            f"- It beats {others_words(ranking, run, budget_ms is not None)} by the rule; it is named first by "
+            "throughput (round-adjusted), not as the winner."
+        )
     elif ranking.comparisons:
         lines.append(f"- It beats every other ranked variant by the rule ({others_words(ranking, run, budget_ms is not None)}).")
     if ranking.comparisons:
@@ -230,7 +241,9 @@ def comparison_lines(
             f"{count(len(ranking.other_sizes), 'series', 'series')} at other workloads are not its rivals "
             "(an input size or a client batch size is the client's, not a setting to pick)."
         )
-    if any(len(c.rounds) < MIN_ROUNDS and c.verdict == "not distinguishable" for c in ranking.comparisons):
+    if any(
+        c.result is not None and len(c.rounds) < MIN_ROUNDS and c.verdict == "not distinguishable" for c in ranking.comparisons
+    ):
         lines.append(
             f"- A comparison with fewer than {MIN_ROUNDS} common rounds is called only on a large, consistent gap "
             f"({GAP_ROUNDS} rounds or more, every one {GAP_MIN:g}× or more the same way): else not distinguishable."
@@ -269,10 +282,13 @@ def ended_words(run: RunResult, rec: Recommendation | None, ended: str, whole: b
         return ended
     text = f"the {ended}"
     peak = rec.ranking if rec is not None else None
-    if whole and peak is not None and len(peak.tie_set) > 1:
+    if whole and peak is not None and len(contention(peak)) > 1:
+        apart = len(uncompared(peak))
+        why = [f"not separated by the rule from {count(len(peak.tie_set) - 1, 'other')}"] if len(peak.tie_set) > 1 else []
+        why += [f"never compared with {count(apart, 'other')}"] if apart else []
         text += (
-            f"; the peak ranking was not decided (its pick not separated by the rule from "
-            f"{count(len(peak.tie_set) - 1, 'other')}: {peak_title(rec.best_peak if rec else None).split(' (')[0]} below)"
+            f"; the peak ranking was not decided (its pick {' and '.join(why)}: "
+            f"{peak_title(rec.best_peak if rec else None).split(' (')[0]} below)"
         )
         b = run.rounds.budget if run.rounds else None
         left = None if b is None or b.budget_s is None or b.spent_s is None else b.budget_s - b.spent_s - (b.baseline_s or 0.0)

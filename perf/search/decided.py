@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from perf.analysis.ranking import Ranking
-from perf.analysis.standing import ranked_words, settled_words
+from perf.analysis.standing import contention, ranked_words, settled_words
 from perf.records.results import VariantResult
 from perf.records.workloads import variant_of
 from perf.search import ladder as ladders
@@ -46,7 +46,8 @@ def decided_words(sched: Rounds, alive: Sequence[str], rounds_left: int) -> str 
     ``rounds_left`` more rounds could not separate them (a settled tie,
     :meth:`perf.analysis.ranking.Comparison.can_separate`). The words say which ranking
     (:func:`perf.analysis.standing.ranked_words`) and, of a settled tie, which members shared
-    too few rounds with the leader to tell (:func:`perf.analysis.standing.settled_words`); with
+    too few rounds with the leader to tell and which were never compared with it
+    (:func:`perf.analysis.standing.settled_words`); with
     several client workloads, each workload's ranking must be decided, each said with its workload."""
     s = sched.setup
     for n in alive:
@@ -70,7 +71,7 @@ def _one(sched: Rounds, ranked: tuple[Ranking, bool], alive: Sequence[str], labe
     rank, met = ranked
     if rank.leader is None:
         return None
-    names = [variant_of(n, label) for n in rank.names if n in alive]
+    names = [variant_of(n, label) for n in contention(rank) if n in alive]  # one never compared may still move too
     if any(ladders.exploring(sched.ladders[n], s.plans[n], sched.run_variant(n), s.rounds) for n in names):
         return None
     comps = [c for c in rank.comparisons if c.b.variant in alive]

@@ -45,6 +45,7 @@ from typing import Any
 
 from core.wording import count
 from perf.analysis.ranking import MIN_ROUNDS, Comparison, Ranking, Side, rank_variants
+from perf.analysis.standing import contention
 from perf.markdown import fmt
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
@@ -358,7 +359,7 @@ class Rounds:
         per = self.workloads(alive)
         if per is None:
             rank = self.ranking(alive)
-            return rank.names if rank.leader is not None else list(alive)
+            return contention(rank) if rank.leader is not None else list(alive)  # one never compared is not out
         return by_workload.tie_set(per, self.rank_series) or list(alive)
 
     def _out_of_time(self, alive: Sequence[str], done: int, cost: float, group: int) -> str:
