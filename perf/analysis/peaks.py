@@ -14,12 +14,14 @@ with throughput still rising 129 %, as the same report's Search section said).
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Protocol
 
 from perf.analysis.ranking import Adjusted, Side, compare, operating_point
-from perf.analysis.stats import KNEE_GAIN_PCT, P99, THROUGHPUT, Point, curve, knee, peak
+from perf.analysis.stats import KNEE_GAIN_PCT, P99, THROUGHPUT, Point, aggregate, curve, knee, peak
 from perf.markdown import flag_mark, fmt
 from perf.records.results import RunResult
+from perf.records.rounds import Cut
 
 
 class Choice(Protocol):
@@ -34,6 +36,73 @@ PEAK_MARK, UNREACHED_MARK = "best peak", "highest measured (peak not reached)"
 HEADROOM_NOTE = "the budget not reached: no higher c measured"
 
 
+@dataclasses.dataclass(frozen=True)
+class Rise:
+    """Throughput still rising into a level (:func:`rise`).
+
+    Attributes:
+        below: The best level below it (highest median throughput), ``None`` when it is the only level.
+        gain_pct: Its gain over ``below`` (% of ``below``'s median), ``None`` without one.
+    """
+
+    below: Point | None
+    gain_pct: float | None
+
+
+def rise(points: list[Point], at: Point) -> Rise | None:
+    """The module rule: how throughput still rose into ``at``, one level of a variant's ``points``
+    (one series), so that its peak lies above it; ``None`` when ``at`` is a measured peak: a higher
+    concurrency was measured, the curve has a knee (:func:`perf.analysis.stats.knee`), or ``at``
+    gains less than :data:`~perf.analysis.stats.KNEE_GAIN_PCT` over the best level below it (a
+    plateau, or a fall: the best below is the peak). Every "still rose" / "still rising" sentence
+    reads this one rule (trial 11, F10: "its throughput still rose at concurrency 4" of a variant
+    whose c=2 median was above its c=4 one, beside "knee at c=2")."""
+    line = [p for p in curve(points, at.batch_size) if p.get(THROUGHPUT) is not None]
+    if any(p.concurrency > at.concurrency for p in line) or knee(line, at.batch_size) is not None:
+        return None  # measured above it and not faster, or a knee: saturation measured
+    below = [p for p in line if p.concurrency < at.concurrency]
+    if not below:
+        return Rise(None, None)
+    prev = max(below, key=lambda p: p.value(THROUGHPUT))  # the best below it: a dip between is no rise
+    base = prev.value(THROUGHPUT)
+    gain = (at.value(THROUGHPUT) - base) / base * 100.0 if base > 0 else None
+    if gain is not None and gain < KNEE_GAIN_PCT:
+        return None  # flat since a lower level: a plateau
+    return Rise(prev, gain)
+
+
+#: The words of a ladder cut that claims its throughput still rose (:mod:`perf.search.rounds`), and the
+#: words of a ladder cut whose search had not ended although its throughput did not still rise.
+CAP_RISING, STOPPED_RISING, STOPPED_CLIMBING = (
+    "its throughput still rose at concurrency",
+    "while still rising",
+    "before its search ended it",
+)
+
+
+def judged_cut(run: RunResult, cut: Cut) -> Cut | None:
+    """``cut`` as :func:`rise` judges it on ``run``'s numbers: a ladder cut that says its throughput
+    still rose at its level (:data:`CAP_RISING`, :data:`STOPPED_RISING`) where the variant's medians
+    do not rise into that level (a lower level is its best, a knee, a plateau) is no cut of its peak:
+    the cap's is left out (``None``), a ladder stopped before its search ended says only that
+    (:data:`STOPPED_CLIMBING`). Runs recorded before the rule was shared (trial 11, F10: "its
+    throughput still rose at concurrency 4, the time budget's cap" of a variant whose c=2 median
+    was above its c=4 one) read right; any other cut is returned as it is."""
+    if cut.kind != "ladder" or cut.variant is None or cut.concurrency is None:
+        return cut
+    if CAP_RISING not in cut.reason and STOPPED_RISING not in cut.reason:
+        return cut
+    vr = run.variant(cut.variant)
+    pts = aggregate(vr.levels, vr.name) if vr is not None else []
+    line = curve(pts)
+    at = next((p for p in line if p.concurrency == cut.concurrency), None)
+    if at is None or rise(line, at) is not None:
+        return cut
+    if STOPPED_RISING in cut.reason:
+        return dataclasses.replace(cut, reason=cut.reason.replace(STOPPED_RISING, STOPPED_CLIMBING))
+    return None
+
+
 def unreached(run: RunResult, points: list[Point], at: Point) -> str | None:
     """Why ``at``, one level of a variant's ``points``, is not a measured peak (module rule), in
     words (``"its ladder stopped at the p99 latency budget with throughput still rising, +104.2 %
@@ -44,19 +113,13 @@ def unreached(run: RunResult, points: list[Point], at: Point) -> str | None:
         points: The variant's levels (one series: a shape sweep's variant at one size).
         at: The level said to be its peak.
     """
-    line = [p for p in curve(points, at.batch_size) if p.get(THROUGHPUT) is not None]
-    if any(p.concurrency > at.concurrency for p in line) or knee(line, at.batch_size) is not None:
-        return None  # measured above it and not faster, or a knee: saturation measured
-    below = [p for p in line if p.concurrency < at.concurrency]
-    if not below:
+    r = rise(points, at)
+    if r is None:
+        return None
+    if r.below is None:
         return f"only concurrency {at.concurrency} was measured"
-    prev = max(below, key=lambda p: p.value(THROUGHPUT))  # the best below it: a dip between is no rise
-    base = prev.value(THROUGHPUT)
-    gain = (at.value(THROUGHPUT) - base) / base * 100.0 if base > 0 else None
-    if gain is not None and gain < KNEE_GAIN_PCT:
-        return None  # flat since a lower level: a plateau
     rising = "with throughput still rising" + (
-        f", {gain:+,.1f} % from c={prev.concurrency} to c={at.concurrency}" if gain else ""
+        f", {r.gain_pct:+,.1f} % from c={r.below.concurrency} to c={at.concurrency}" if r.gain_pct else ""
     )
     decision = run.search.decision(at.variant.split("[", 1)[0].strip()) if run.search else None
     rule = decision.rule if decision is not None else None

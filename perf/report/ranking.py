@@ -14,7 +14,7 @@ from core.wording import count, sentence
 from perf.analysis.budget_latency import Judged, judged, latency_metric, within
 from perf.analysis.cuts import has_numbers
 from perf.analysis.paired import GAP_MIN, GAP_ROUNDS, RULE, p_cell
-from perf.analysis.peaks import peak_title
+from perf.analysis.peaks import judged_cut, peak_title
 from perf.analysis.ranking import MIN_ROUNDS, Comparison, Ranking, Side, levels_of, per_round, records
 from perf.analysis.recommendation import Recommendation, candidate
 from perf.analysis.standing import (
@@ -320,9 +320,10 @@ def budget_lines(run: RunResult, rec: Recommendation | None = None) -> list[str]
         + (f"; rounds ended: {ended_words(run, rec, rr.ended, whole=True)}" if rr.ended else "")
         + ".",
     ]
-    if rr.cuts:
-        cuts = [_cut_line(run, c) for c in rr.cuts]
-        lines += [f"- **Cut for time** ({len(rr.cuts)}):"] + capped(cuts, indent="  ")
+    judged = [j for c in rr.cuts if (j := judged_cut(run, c)) is not None]  # "still rose" by the one rule (peaks.rise)
+    if judged:
+        cuts = [_cut_line(run, c) for c in judged]
+        lines += [f"- **Cut for time** ({len(judged)}):"] + capped(cuts, indent="  ")
     else:
         lines.append("- Nothing was cut for time.")
     return lines

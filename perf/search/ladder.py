@@ -67,7 +67,9 @@ import math
 import statistics
 
 from perf.analysis.budget_latency import judged
+from perf.analysis.peaks import Rise, rise
 from perf.analysis.ranking import Adjusted, Operating, Side, per_round, records, summary
+from perf.analysis.stats import aggregate
 from perf.markdown import fmt, fmt_given
 from perf.records.results import VariantResult
 from perf.records.rounds import RoundRules
@@ -89,14 +91,14 @@ class Ladder:
         levels: Concurrencies in its ladder so far (measured or about to be), ascending.
         active: Those measured in the next round.
         end: Why no level is added any more (``None`` while it grows).
-        still_rising: It ended at a cap while its top step still paid (a cut, when the cap is the time budget's).
+        capped: Its top is the time budget's cap (a cut when its throughput still rose into it: :func:`rising_top`).
         adaptive: It grows (``--concurrency auto``); an explicit list is measured whole and never climbs.
     """
 
     levels: list[int]
     active: list[int]
     end: SearchDecision | None = None
-    still_rising: bool = False
+    capped: bool = False
     adaptive: bool = True
 
 
@@ -173,12 +175,21 @@ def _flat_steps(
     return tentative, firm, low_firm
 
 
+def rising_top(vr: VariantResult, plan: VariantPlan, top: int) -> Rise | None:
+    """How throughput still rose into level ``top`` of the search series (:func:`side`) by the rule of every
+    "still rose" sentence (:func:`perf.analysis.peaks.rise`, the knee's); ``None``: it did not, or no numbers."""
+    s = side(plan, top)
+    pts = aggregate([lv for lv in vr.levels if lv.request_rate is None and (lv.batch_size, lv.shape) == (s.batch_size, s.shape)], vr.name)  # fmt: skip
+    at = next((p for p in pts if p.concurrency == top and p.ok), None)
+    return rise(pts, at) if at is not None else None
+
+
 def _still_rose(vr: VariantResult, plan: VariantPlan, levels: list[int]) -> str:
-    """:func:`perf.search.policy.still_rose` on the top step's paired gains (median)."""
-    if len(levels) < 2:
-        return ""
-    gains = step_gains(vr, plan, levels[-2], levels[-1])
-    return still_rose(statistics.median(gains) * 100.0 if gains else None, levels[-2], levels[-1], len(gains))
+    """:func:`perf.search.stops.still_rose` on the paired gains (median) from the best level below the top, when :func:`rising_top`."""
+    r = rising_top(vr, plan, levels[-1]) if levels else None
+    low = r.below.concurrency if r is not None and r.below is not None else None
+    gains = step_gains(vr, plan, low, levels[-1]) if low is not None else []
+    return still_rose(statistics.median(gains) * 100.0 if gains else None, low or 0, levels[-1], len(gains))
 
 
 def _decision(plan: VariantPlan, vr: VariantResult, rule: str, at: int, reason: str, budget: Budget | None) -> SearchDecision:
@@ -248,7 +259,7 @@ def update(
             + (f" the time budget allows (the ladder goes to {ladder[-1]})" if capped else f" (max {ladder[-1]})"),
             budget,
         )
-        lad.still_rising = capped and tentative == 0
+        lad.capped = capped
     elif above and tentative < rounds.flat_window and not (budget is not None and lat is not None and lat > budget.ms):
         levels += above[: math.ceil((rounds.flat_window - tentative) / max(1, rounds.first_step))]
     lad.levels, lad.end = levels, end

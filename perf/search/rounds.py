@@ -44,6 +44,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from core.wording import count
+from perf.analysis.peaks import CAP_RISING, STOPPED_CLIMBING, STOPPED_RISING
 from perf.analysis.ranking import MIN_ROUNDS, Comparison, Ranking, Side, rank_variants
 from perf.analysis.standing import contention
 from perf.markdown import fmt
@@ -375,15 +376,17 @@ class Rounds:
             got = dataclasses.replace(lad, levels=sorted(set(lad.levels) & ladders.seen(vr)))
             if got.levels and ladders.climbing(got, s.plans[n], vr, s.rules) and lad.end is None:
                 top = got.levels[-1]
-                self.record.cut(Cut("ladder", f"its ladder stopped at concurrency {top} while still rising", n, top))
+                rising = ladders.rising_top(vr, s.plans[n], top) is not None  # the words' one rule (peaks.rise)
+                how = STOPPED_RISING if rising else STOPPED_CLIMBING
+                self.record.cut(Cut("ladder", f"its ladder stopped at concurrency {top} {how}", n, top))
         return why
 
     def _finish_group(self, group: int, why: str, tie: list[str]) -> None:
         s = self.setup
         for n, lad in self.ladders.items():
-            if lad.still_rising and s.cap is not None:  # at its own top, the cap or a level a resume measured before
-                top = lad.levels[-1]
-                self.record.cut(Cut("ladder", f"its throughput still rose at concurrency {top}, the time budget's cap", n, top))
+            top = lad.levels[-1]  # at its own top, the cap or a level a resume measured before
+            if lad.capped and s.cap is not None and ladders.rising_top(self._vr(n), s.plans[n], top) is not None:
+                self.record.cut(Cut("ladder", f"{CAP_RISING} {top}, the time budget's cap", n, top))
         for g in self.record.groups:
             if g.index == group:
                 g.ended, g.tie_set = why, list(tie)
