@@ -61,7 +61,14 @@ def _bundle(chosen, folder: Path) -> SimpleNamespace:
         name="triton-fast", claim="c", loader="l", image="img", storage_bytes=1000, resources=SimpleNamespace(why=["1 core"])
     )
     return SimpleNamespace(
-        plan=plan, chosen=chosen, folder=folder, files_check=None, serving_note=None, differences=[], previous=None
+        plan=plan,
+        chosen=chosen,
+        folder=folder,
+        files_check=None,
+        serving_note=None,
+        differences=[],
+        previous=None,
+        release_check=None,
     )
 
 
