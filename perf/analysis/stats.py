@@ -147,11 +147,25 @@ def fmt_spread(p: Point, metric: str, digits: int = 1) -> str:
     return text
 
 
-def aggregate(levels: Iterable[LevelResult], variant: str = "") -> list[Point]:
-    """Fold trials into one :class:`Point` per (concurrency, batch size), sorted by them.
+def fold(levels: Sequence[LevelResult], variant: str, concurrency: int, batch_size: int) -> Point:
+    """The trials (or rounds) ``levels`` of one level folded into a :class:`Point`: each metric's
+    median and min–max over those with numbers, the worst status, the others' errors."""
+    good = [lv for lv in levels if lv.ok]
+    med, lo, hi = {}, {}, {}
+    for m in METRICS:
+        vals = [getattr(lv, m) for lv in good if getattr(lv, m) is not None]
+        med[m], lo[m], hi[m] = (statistics.median(vals), min(vals), max(vals)) if vals else (None, None, None)
+    errors = [lv.error or "no throughput" for lv in levels if not lv.ok]
+    status = min((lv.status or "ok" for lv in good), key=LEVEL_STATUSES.index, default="failed")
+    notes = [n for lv in good for n in lv.notes]  # one per trial or round: said once by perf.analysis.notes
+    return Point(variant, concurrency, batch_size, len(good), med, lo, hi, all(lv.stable for lv in good), errors, status, notes)
 
-    Request-rate levels (``request_rate`` set) are not concurrency points and are left out;
-    the report lists them in a table of their own.
+
+def aggregate(levels: Iterable[LevelResult], variant: str = "") -> list[Point]:
+    """Fold trials into one :class:`Point` per (concurrency, batch size), sorted by them (:func:`fold`).
+
+    Request-rate levels (``request_rate`` set) are not concurrency points and are left out
+    (:func:`rate_points` folds them, for their own table and plot).
 
     Args:
         levels: Levels of one variant (any trial order).
@@ -161,20 +175,20 @@ def aggregate(levels: Iterable[LevelResult], variant: str = "") -> list[Point]:
     for lv in levels:
         if lv.request_rate is None:
             groups.setdefault((lv.batch_size, lv.concurrency), []).append(lv)
-    out = []
-    for (bs, conc), lvs in sorted(groups.items()):
-        good = [lv for lv in lvs if lv.ok]
-        med, lo, hi = {}, {}, {}
-        for m in METRICS:
-            vals = [getattr(lv, m) for lv in good if getattr(lv, m) is not None]
-            med[m] = statistics.median(vals) if vals else None
-            lo[m] = min(vals) if vals else None
-            hi[m] = max(vals) if vals else None
-        errors = [lv.error or "no throughput" for lv in lvs if not lv.ok]
-        status = min((lv.status or "ok" for lv in good), key=LEVEL_STATUSES.index, default="failed")
-        notes = [n for lv in good for n in lv.notes]  # one per trial or round: said once by perf.analysis.notes
-        out.append(Point(variant, conc, bs, len(good), med, lo, hi, all(lv.stable for lv in good), errors, status, notes))
-    return out
+    return [fold(lvs, variant, conc, bs) for (bs, conc), lvs in sorted(groups.items())]
+
+
+def rate_points(run: RunResult) -> dict[tuple[str, int, float], Point]:
+    """The request-rate levels (``--request-rates``) folded like :func:`aggregate`, sorted:
+    ``{(variant, client batch size, offered rate in requests/s): point}``, each metric's median and
+    min–max over the level's rounds (or trials). The report's table and request_rates.png both show
+    these (trial 11, F22: the plot drew every round, its line ending at the worst one)."""
+    groups: dict[tuple[str, int, float], list[LevelResult]] = {}
+    for v in run.variants:
+        for lv in v.levels:
+            if lv.request_rate is not None:
+                groups.setdefault((v.name, lv.batch_size, lv.request_rate), []).append(lv)
+    return {k: fold(lvs, k[0], lvs[0].concurrency, k[1]) for k, lvs in sorted(groups.items())}
 
 
 def run_points(run: RunResult) -> dict[str, list[Point]]:
@@ -289,11 +303,7 @@ def common_level(a: Sequence[Point], b: Sequence[Point], batch_size: int | None 
     """Both curves' points at their highest common concurrency (client ``batch_size``,
     default each curve's smallest measured), or None when they share no level."""
     cb = {p.concurrency: p for p in curve(b, batch_size)}
-    both = [
-        (p, cb[p.concurrency])
-        for p in curve(a, batch_size)
-        if p.concurrency in cb and p.batch_size == cb[p.concurrency].batch_size
-    ]
+    both = [(p, q) for p in curve(a, batch_size) if (q := cb.get(p.concurrency)) is not None and p.batch_size == q.batch_size]
     return both[-1] if both else None
 
 

@@ -8,14 +8,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from perf.analysis.stats import Point, curve
+from perf.analysis.stats import Point, curve, rate_points
 from perf.markdown import flag_mark
 from perf.plots.canvas import Drawn, finish, pyplot, ring_flagged
 from perf.plots.palette import ALERT, COMPONENT_COLOURS, REFERENCE
 from perf.plots.styles import style
 from perf.plots.ticks import save
+from perf.records.levels import HOST_BUSY, UNSTABLE
 from perf.records.results import RunResult
 
+#: The field request_rates.png draws (requests/s).
+ACHIEVED = "achieved_rate_per_s"
 BREAKDOWN = (
     ("server queue", "server_queue_us"),
     ("compute input", "server_compute_input_us"),
@@ -82,52 +85,59 @@ def plot_breakdown(
 
 
 def plot_request_rates(run: RunResult, path: Path) -> Drawn | None:
-    """Achieved against offered request rate (requests/s), one series per variant, with the
-    line where they are equal; ``not achieved`` levels are crossed out. None (no file)
-    when the run has no request-rate level with an achieved rate."""
-    series = {
-        v.name: sorted(
-            (lv.request_rate, lv.achieved_rate_per_s, lv.status)
-            for lv in v.levels
-            if lv.request_rate and lv.achieved_rate_per_s is not None
-        )
-        for v in run.variants
-    }
-    series = {n: s for n, s in series.items() if s}
+    """Achieved against offered request rate (requests/s), one series per variant and client batch
+    size, with the line where they are equal: each level at its median over its rounds (or trials)
+    with their min–max as an error bar, the numbers of the report's table
+    (:func:`perf.analysis.stats.rate_points`; trial 11, F22: the line ran through every round and
+    ended at the worst one, 828 req/s where the table said 997). A level flagged (its worst round's
+    status, as the table's) is ringed, a ``not achieved`` one crossed out. None (no file) when the
+    run has no request-rate level with an achieved rate."""
+    series: dict[tuple[str, int], list[tuple[float, Point]]] = {}  # (variant, batch size) -> (offered, level)
+    for (name, bs, rate), p in rate_points(run).items():
+        if p.get(ACHIEVED) is not None:
+            series.setdefault((name, bs), []).append((rate, p))
     if not series:
         return None
+    several = len({bs for _, bs in series}) > 1
+    unit = "rounds" if run.rounds is not None else "trials"
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(10, 5))
-    ax.set_title("Achieved vs offered request rate")
-    top = max(r for s in series.values() for r, _, _ in s)
+    ax.set_title(f"Achieved vs offered request rate (median over {unit}, bar: their min–max)")
+    top = max(r for levels in series.values() for r, _ in levels)
     ax.plot([0, top], [0, top], color=REFERENCE, ls=":", lw=1, label="achieved = offered")
     crossed = ringed = False
-    for i, (name, pts) in enumerate(series.items()):
+    for i, ((name, bs), levels) in enumerate(series.items()):
         look = style(i)
+        xs, pts = [r for r, _ in levels], [p for _, p in levels]
+        ys = [p.value(ACHIEVED) for p in pts]
+        lows, highs = zip(*(p.bounds(ACHIEVED) for p in pts))
+        yerr = [[y - lo for y, lo in zip(ys, lows)], [hi - y for y, hi in zip(ys, highs)]]
         ax.errorbar(
-            [r for r, _, _ in pts],
-            [a for _, a, _ in pts],
+            xs,
+            ys,
+            yerr=yerr if any(e > 0 for row in yerr for e in row) else None,
             marker=look.marker,
             ms=4,
+            capsize=3,
             color=look.colour,
             ls=look.linestyle,
-            label=name,
+            label=name + (f" (b={bs})" if several else ""),
         )
-        flagged = [(r, a) for r, a, st in pts if st in ("host busy", "unstable")]  # the level plots' ring (trial 7, F24)
+        flagged = [(x, y) for x, y, p in zip(xs, ys, pts) if p.status in (HOST_BUSY, UNSTABLE)]  # the level plots' ring
         ring_flagged(ax, flagged, look.colour, None if ringed else "flagged level: unstable or host busy (ring)")
         ringed = ringed or bool(flagged)
-        missed = [(r, a) for r, a, st in pts if st == "not achieved"]
+        missed = [(x, y) for x, y, p in zip(xs, ys, pts) if p.status == "not achieved"]
         if missed:
             ax.scatter(
-                [r for r, _ in missed],
-                [a for _, a in missed],
+                [x for x, _ in missed],
+                [y for _, y in missed],
                 marker="x",
                 s=120,
                 color=ALERT,
                 zorder=3,
-                label=None if crossed else "not achieved (never recommended)",
+                label=None if crossed else f"not achieved in one of its {unit} or more (never recommended)",
             )
             crossed = True
     ax.set_xlabel("offered (requests/s)")
-    ax.set_ylabel("achieved (requests/s)")
+    ax.set_ylabel(f"achieved (requests/s; median over {unit}, bar: min–max)")
     return finish(fig, [ax], path)

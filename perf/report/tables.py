@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Iterable, Sequence
 
 from core.wording import sentence
-from perf.analysis.stats import P99, THROUGHPUT, Point, fmt_spread, gpu_metric, has_metric
+from perf.analysis.stats import P99, THROUGHPUT, Point, fmt_spread, gpu_metric, has_metric, rate_points
 from perf.markdown import (
     APPENDIX_FILE,
     CPU_MEASURES,
@@ -23,7 +22,7 @@ from perf.markdown import (
     short_error,
     table,
 )
-from perf.records.levels import FLAG_MEANINGS, HOST_BUSY, LEVEL_STATUSES, UNSTABLE, LevelResult
+from perf.records.levels import FLAG_MEANINGS, HOST_BUSY, UNSTABLE, LevelResult
 from perf.records.results import FLAT_FILE, RESULTS_FILE, RunResult
 
 
@@ -204,16 +203,6 @@ def _levels_text(keys: Sequence[tuple[int, int]]) -> str:
     return ", ".join(f"c={c}" + (f" b={b}" if b != 1 else "") for b, c in keys)
 
 
-def _median_cell(levels: list[LevelResult], field: str, digits: int, spread: bool = False) -> str:
-    """``field``'s median over ``levels`` (rounds or trials of one level), ``[min–max]`` after it with
-    ``spread`` when there are several; ``"—"`` when none has it."""
-    vals = [x for lv in levels if (x := getattr(lv, field)) is not None]
-    if not vals:
-        return "—"
-    text = fmt(statistics.median(vals), digits)
-    return text + (f" [{fmt(min(vals), digits)}–{fmt(max(vals), digits)}]" if spread and len(vals) > 1 else "")
-
-
 def request_rate_table(run: RunResult) -> list[str]:
     """Markdown lines for the request-rate levels (``--request-rates``), one row per level
     (variant, client batch size, offered rate), as the concurrency tables have: the median over
@@ -224,41 +213,33 @@ def request_rate_table(run: RunResult) -> list[str]:
     rounds column counts the rounds that measured it (a failed one named). Empty when the run
     has none. They are not part of the concurrency analysis above (a fixed arrival rate is a
     different load model). Trial 9 F35: one row per round, numbered from 0, no level's median."""
-    groups: dict[tuple[str, int, float], list[LevelResult]] = {}
-    for v in run.variants:
-        for lv in v.levels:
-            if lv.request_rate is not None:
-                groups.setdefault((v.name, lv.batch_size, lv.request_rate), []).append(lv)
-    if not groups:
+    levels = rate_points(run)  # what request_rates.png draws too
+    if not levels:
         return []
     unit = "rounds" if run.rounds is not None else "trials"
     body = []
-    for (name, batch, rate), lvs in sorted(groups.items()):
-        good = [lv for lv in lvs if lv.ok]
-        failed = [lv for lv in lvs if not lv.ok]
-        measured = f"{len(good)} of {len(lvs)}" if failed else str(len(lvs))
-        if failed:
-            measured += f" ({len(failed)} failed: {errors_text(failed[0].error)})"
-        if not good:
+    for (name, batch, rate), p in levels.items():
+        measured = f"{p.trials} of {p.trials + len(p.errors)}" if p.errors else str(p.trials)
+        if p.errors:
+            measured += f" ({len(p.errors)} failed: {errors_text(p.errors[0])})"
+        if not p.trials:
             body.append([f"`{name}`", fmt_given(rate, 0), batch, measured, "—", "—", "failed", *["—"] * 5])
             continue
-        worst = min((lv.status for lv in good), key=LEVEL_STATUSES.index)
-
-        late = _median_cell(good, "delayed_pct", 0) if any(lv.delayed_pct is not None for lv in good) else "≤ 1"
+        late = fmt(p.get("delayed_pct"), 0) if p.get("delayed_pct") is not None else "≤ 1"
         body.append(
             [
                 f"`{name}`",
                 fmt_given(rate, 0),
                 batch,
                 measured,
-                _median_cell(good, "achieved_rate_per_s", 1, spread=True),
+                fmt_spread(p, "achieved_rate_per_s"),
                 late,
-                flag_mark(worst).strip() or worst,
-                _median_cell(good, "throughput_infer_per_s", 1, spread=True),
-                _median_cell(good, "latency_p50_ms", 2),
-                _median_cell(good, "latency_p99_ms", 2, spread=True),
-                _median_cell(good, "server_queue_us", 0),
-                _median_cell(good, "server_compute_infer_us", 0),
+                flag_mark(p.status).strip() or p.status,
+                fmt_spread(p, THROUGHPUT),
+                fmt(p.get("latency_p50_ms"), 2),
+                fmt_spread(p, P99, 2),
+                fmt(p.get("server_queue_us"), 0),
+                fmt(p.get("server_compute_infer_us"), 0),
             ]
         )
     headers = [
