@@ -23,6 +23,10 @@ from perf.analysis.paired import Paired, paired
 from perf.records.colocation import ColocatedModel, ColocationRecord, ColocationVisit
 
 Combination = Mapping[str, str]
+#: What a combination's weighted throughput over a step is (:attr:`Measured.weighted`), for a label
+#: or a table's intro: not the weighted sum of the models' own medians (trial 11, F24: a table's
+#: 1,010 beside mlp 338 and tabnet 644, weights 1 and 1, read as a sum that did not add up).
+WEIGHTED_WORDS = "median over the rounds of each round's weighted sum"
 
 
 def key(combination: Combination) -> tuple[tuple[str, str], ...]:
@@ -267,8 +271,8 @@ class Measured:
     Attributes:
         combination: Model -> variant.
         step: The last step that measured it.
-        weighted: Median weighted throughput (infer/s).
-        throughput: Model -> median throughput (infer/s).
+        weighted: Median over the rounds of each round's weighted throughput (infer/s; :data:`WEIGHTED_WORDS`).
+        throughput: Model -> its own median throughput over the rounds (infer/s).
         p99_ms: Model -> p99 as the budget judges it (ms, :func:`budget_p99`).
         p99_quieter: Some model's p99 was taken on its quieter rounds (:func:`judged_p99`; :func:`p99_words`).
         over: The targets missed, in words (:func:`misses`; empty: every one met).

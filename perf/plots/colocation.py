@@ -18,13 +18,30 @@ from perf.records.colocation import ColocationRecord
 TRADEOFF_FILE = "colocation_tradeoff.png"
 
 
-def plot_tradeoff(record: ColocationRecord, path: Path) -> Drawn | None:
-    """Draw the trade-off (module docstring) to ``path`` (PNG); ``None`` (no file) without a
-    combination that has numbers for every model."""
+def _budget_axis(record: ColocationRecord) -> tuple[dict[str, float], float | None, bool]:
+    """The budgets given, the one budget every model shares (``None``: not one for all), and whether
+    the x axis is each p99 over its own model's budget (budgets differ, or some models have none)."""
     budgets = {k: v for k, v in record.budgets.items() if v is not None}
     values = set(budgets.values())
     one_budget = next(iter(values)) if len(values) == 1 and len(budgets) == len(record.models) else None
-    relative = bool(budgets) and one_budget is None  # budgets differ: each p99 against its own
+    return budgets, one_budget, bool(budgets) and one_budget is None
+
+
+def x_words(record: ColocationRecord) -> str:
+    """What the x axis is: ``"the largest p99 / its model's budget"`` where budgets differ, else
+    ``"the slowest model's p99"`` (trial 11, F24: the title said the latter over the former's axis)."""
+    return "the largest p99 / its model's budget" if _budget_axis(record)[2] else "the slowest model's p99"
+
+
+def tradeoff_title(record: ColocationRecord) -> str:
+    """The plot's title, and the report's words for it: weighted throughput vs :func:`x_words`."""
+    return f"co-located combinations: weighted throughput vs {x_words(record)}"
+
+
+def plot_tradeoff(record: ColocationRecord, path: Path) -> Drawn | None:
+    """Draw the trade-off (module docstring) to ``path`` (PNG); ``None`` (no file) without a
+    combination that has numbers for every model."""
+    budgets, one_budget, relative = _budget_axis(record)  # relative: budgets differ, each p99 against its own
     rows = []
     for c in judge.measured_combinations(record):
         p99s = [p for p in c.p99_ms.values() if p is not None]
@@ -39,7 +56,7 @@ def plot_tradeoff(record: ColocationRecord, path: Path) -> Drawn | None:
     if not rows:
         return None
     fig, (ax,) = panels(1, 5.5)
-    ax.set_title("co-located combinations: weighted throughput vs the slowest model's p99")
+    ax.set_title(tradeoff_title(record))
     within = [(x, y) for x, y, c in rows if not c.over]
     over = [(x, y) for x, y, c in rows if c.over]
     if within:
@@ -55,11 +72,9 @@ def plot_tradeoff(record: ColocationRecord, path: Path) -> Drawn | None:
         ax.axvline(1.0, color=REFERENCE, linestyle="--", linewidth=1, label="p99 at its model's budget")
     said = judge.p99_words(any(c.p99_quieter for _, _, c in rows))  # what the x of every point drawn is
     ax.set_xlabel(
-        f"the largest p99 / its model's budget ({said}; models without a budget left out)"
-        if relative
-        else f"slowest model's p99 (ms, {said})"
+        f"{x_words(record)} ({said}; models without a budget left out)" if relative else f"{x_words(record)} (ms, {said})"
     )
-    ax.set_ylabel("weighted throughput (infer/s, median over rounds)")
+    ax.set_ylabel(f"weighted throughput (infer/s),\n{judge.WEIGHTED_WORDS}")
     place_labels(
         ax, [(x, y, " ".join(c.combination[m.name] for m in record.models if m.name in c.combination)) for x, y, c in rows]
     )

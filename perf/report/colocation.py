@@ -20,7 +20,7 @@ from perf.analysis.paired import RULE, p_words
 from perf.colocate import judge
 from perf.colocate.closest import closest, closest_lines, reason
 from perf.markdown import Align, fmt, fmt_given, table
-from perf.plots.colocation import TRADEOFF_FILE, plot_tradeoff
+from perf.plots.colocation import TRADEOFF_FILE, plot_tradeoff, tradeoff_title
 from perf.records import colocation
 from perf.records.colocation import ColocationRecord
 
@@ -37,7 +37,7 @@ def write_report(run_dir: Path) -> Path:
     record = colocation.load(run_dir)
     path = Path(run_dir) / REPORT_FILE
     drawn = plot_tradeoff(record, Path(run_dir) / TRADEOFF_FILE)
-    plot = ["## The trade-off", "", f"![weighted throughput vs the slowest model's p99]({TRADEOFF_FILE})", ""] if drawn else []
+    plot = ["## The trade-off", "", f"![{tradeoff_title(record)}]({TRADEOFF_FILE})", ""] if drawn else []
     lines = report_lines(record)
     at = next((i for i, ln in enumerate(lines) if ln == "## Every combination measured"), len(lines))
     path.write_text("\n".join([*lines[:at], *plot, *lines[at:]]) + "\n")
@@ -364,8 +364,10 @@ def combinations_section(record: ColocationRecord) -> list[str]:
     return [
         "## Every combination measured",
         "",
-        "Medians over the rounds of the last step that measured each (p99: "
-        f"{judge.p99_words(any(c.p99_quieter for c in measured))}); per model: infer/s / p99 ms. Rows of different steps "
+        "Over the rounds of the last step that measured each: weighted infer/s is the "
+        f"{judge.WEIGHTED_WORDS} (sum of weight × infer/s, taken round by round), so it need not equal the weighted "
+        "sum of the models' own medians beside it; per model: its own median infer/s / p99 ms (p99: "
+        f"{judge.p99_words(any(c.p99_quieter for c in measured))}). Rows of different steps "
         "were measured in different rounds, under the host's load of their time: the search compares combinations only "
         "within a step.",
         "",
