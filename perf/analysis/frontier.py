@@ -101,6 +101,15 @@ def operating_frontier(points: dict[str, list[Point]], failed: Iterable[str] = (
     return frontier(p for n, pts in points.items() if n not in gone for p in pts)
 
 
+def workload_frontiers(front: Iterable[Point]) -> dict[str, list[Point]]:
+    """A frontier (:func:`frontier`, :func:`operating_frontier`) split by client workload
+    (:func:`size_of`; ``""`` for a run of one), in the workloads' order, each by p99: the one
+    line per workload that every drawing of it draws (pareto_frontier.png, report.html; workloads are
+    never compared, so one line through all of them would step from one workload's levels to another's)."""
+    pts = list(front)
+    return {w: [p for p in pts if size_of(p) == w] for w in size_order(size_of(p) for p in pts)}
+
+
 def best_levels(points: dict[str, list[Point]], failed: Iterable[str] = ()) -> dict[str, Point]:
     """Each variant's best level by the recommendation's rule (:func:`perf.analysis.recommendation.rank`)."""
     gone = set(failed)

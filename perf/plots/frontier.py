@@ -2,7 +2,8 @@
 
 * :func:`plot_frontier`: throughput against p99 of every level of every variant as light
   grey dots, the Pareto frontier (:func:`perf.analysis.frontier.operating_frontier`) as a highlighted
-  line, one per swept input size (its own colour, marker and line style: sizes are never compared),
+  line, one per client workload (:func:`perf.analysis.frontier.workload_frontiers`: swept input size,
+  client batch size; its own colour, marker and line style: workloads are never compared),
   with each point labelled ``variant c=N`` (labels never overlap each other or cover a point), the
   recommended levels marked and the p99 budget drawn.
 * :func:`plot_small_multiples`: throughput against concurrency, one row of panels per client
@@ -28,7 +29,7 @@ from typing import Any
 
 from builders.config.variants import Variant
 from core.wording import agree, count
-from perf.analysis.frontier import levels_words, operating_frontier, size_of, size_order
+from perf.analysis.frontier import levels_words, operating_frontier, size_order, workload_frontiers
 from perf.analysis.pairs import FACTORS, Factor, value_order, variant_of
 from perf.analysis.recommendation import Recommendation, candidate
 from perf.analysis.stats import P99, THROUGHPUT, Point, curve
@@ -51,6 +52,9 @@ PANEL_COLUMNS = 3
 #: Lines of a small-multiples figure: past it, a line pools the last settings of :data:`SPLIT_ORDER` (and says so).
 MAX_LINES = ALL_DISTINCT
 
+#: The frontiers' colours, one per client workload in order (the PNG's and report.html's).
+FRONTIER_COLOURS = (SERIES[3], *(c for c in SERIES if c != SERIES[3]))
+
 SETTING = Factor(
     "setting",
     "dynamic batching",
@@ -63,6 +67,14 @@ _BY_KEY: dict[str, Factor] = {f.key: f for f in (*FACTORS, SETTING, MODEL)}
 #: Settings a line is split by where variants sharing its panel and colour differ in them, most
 #: telling first (a median over formats or models is a number no variant had).
 SPLIT_ORDER = ("model", *COLOUR_ORDER)
+
+
+def frontier_label(shape: str, own: list[Point]) -> str:
+    """A workload's frontier (:func:`perf.analysis.frontier.workload_frontiers`) in a legend, the PNG's and
+    report.html's: ``"Pareto frontier at b=8 (3 levels of 2 variants): nothing at b=8 beats them on both"``."""
+    if not shape:
+        return f"Pareto frontier ({levels_words(own)}): nothing beats them on both"
+    return f"Pareto frontier at {shape} ({levels_words(own, sizes=False)}): nothing at {shape} beats them on both"
 
 
 def plot_frontier(
@@ -99,10 +111,7 @@ def plot_frontier(
             label=f"{'every level' if len(by_status) == 1 else 'levels'} ({levels_words(group)}){flag_mark(status)}",
             zorder=1,
         )
-    sizes = size_order(size_of(p) for p in front)
-    colours = [SERIES[3], *(c for c in SERIES if c != SERIES[3])]
-    for i, shape in enumerate(sizes):  # one frontier per input size: sizes are never compared (the report's words)
-        own = [p for p in front if size_of(p) == shape]
+    for i, (shape, own) in enumerate(workload_frontiers(front).items()):  # one per workload: never compared
         ax.plot(
             [p.value(P99) for p in own],
             [p.value(THROUGHPUT) for p in own],
@@ -110,11 +119,9 @@ def plot_frontier(
             ms=6,
             lw=2,
             ls=series_linestyle(LINESTYLES[i % len(LINESTYLES)], [p.value(P99) for p in own]),
-            color=colours[i % len(colours)],
+            color=FRONTIER_COLOURS[i % len(FRONTIER_COLOURS)],
             drawstyle="steps-post",  # the best throughput reachable within a p99 is a step function
-            label=f"Pareto frontier at {shape} ({levels_words(own, sizes=False)}): nothing at {shape} beats them on both"
-            if shape
-            else f"Pareto frontier ({levels_words(own)}): nothing beats them on both",
+            label=frontier_label(shape, own),
             zorder=3,
         )
     log_scale_if_wide(ax, [p.value(P99) for p in every])

@@ -3,10 +3,11 @@
 Written with `plotly <https://plotly.com/python/>`_ (imported lazily); the plotly.js library
 is embedded in the file (``include_plotlyjs=True``), so the page opens offline, with no
 network at view time. Two figures: throughput against p99 of every level (the Pareto
-frontier highlighted, every client workload's recommended levels marked at the tables'
-numbers (:mod:`perf.plots.picks`), the p99 budget drawn) and throughput
-against concurrency, one line per variant (the highlighted ones of :mod:`perf.plots.styles`
-shown, the others one legend click away). Hovering a point shows the variant's parameters
+frontier highlighted, one line per client workload as pareto_frontier.png draws it
+(:func:`perf.analysis.frontier.workload_frontiers`), every client workload's recommended levels marked
+at the tables' numbers (:mod:`perf.plots.picks`), the p99 budget drawn) and throughput
+against concurrency, one line per variant and client batch size (the highlighted ones of
+:mod:`perf.plots.styles` shown, the others one legend click away). Hovering a point shows the variant's parameters
 and the level's numbers.
 """
 
@@ -18,11 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import PerfError
-from perf.analysis.frontier import operating_frontier, workload_recommendations
+from perf.analysis.frontier import operating_frontier, workload_frontiers, workload_recommendations
 from perf.analysis.recommendation import Recommendation, candidate
 from perf.analysis.stats import P99, THROUGHPUT, Point, curve, run_points
 from perf.markdown import flag_mark, fmt, fmt_given
-from perf.plots.palette import ALERT, BLACK, CONTEXT
+from perf.plots.frontier import FRONTIER_COLOURS, frontier_label
+from perf.plots.palette import BLACK, CONTEXT
 from perf.plots.picks import LOWEST, UNDER, pick_points
 from perf.plots.styles import highlighted
 from perf.records.results import RunResult
@@ -80,17 +82,18 @@ def figures(run: RunResult, rec: Recommendation) -> list[Any]:
             hoverinfo="text",
         )
     )
-    trade.add_trace(
-        go.Scatter(
-            x=[p.value(P99) for p in front],
-            y=[p.value(THROUGHPUT) for p in front],
-            mode="lines+markers",
-            line={"color": ALERT, "width": 2},
-            name=f"Pareto frontier ({len(front)})",
-            text=[_hover(params[p.variant], p) for p in front],
-            hoverinfo="text",
+    for i, (shape, own) in enumerate(workload_frontiers(front).items()):  # one per client workload, as the PNG
+        trade.add_trace(
+            go.Scatter(
+                x=[p.value(P99) for p in own],
+                y=[p.value(THROUGHPUT) for p in own],
+                mode="lines+markers",
+                line={"color": FRONTIER_COLOURS[i % len(FRONTIER_COLOURS)], "width": 2, "shape": "hv"},  # steps, as the PNG
+                name=frontier_label(shape, own),
+                text=[_hover(params[p.variant], p) for p in own],
+                hoverinfo="text",
+            )
         )
-    )
     per_workload = workload_recommendations(run, rec)  # every client workload's picks, as the PNG plots mark them
     for pick in pick_points(rec, per_workload):
         if pick.kind != LOWEST:
@@ -115,20 +118,20 @@ def figures(run: RunResult, rec: Recommendation) -> list[Any]:
     shown = set(highlighted(points, rec, failed, per_workload=per_workload))
     lines = go.Figure()
     for name, pts in points.items():
-        c = curve(pts)
-        if not c:
-            continue
-        lines.add_trace(
-            go.Scatter(
-                x=[p.concurrency for p in c],
-                y=[p.value(THROUGHPUT) for p in c],
-                mode="lines+markers",
-                name=name,
-                text=[_hover(params[name], p) for p in c],
-                hoverinfo="text",
-                visible=True if name in shown else "legendonly",
+        sizes = sorted({p.batch_size for p in pts if p.ok})  # every client batch size a line: none left out
+        for bs in sizes:
+            c = curve(pts, bs)
+            lines.add_trace(
+                go.Scatter(
+                    x=[p.concurrency for p in c],
+                    y=[p.value(THROUGHPUT) for p in c],
+                    mode="lines+markers",
+                    name=name + (f" (b={bs})" if len(sizes) > 1 else ""),
+                    text=[_hover(params[name], p) for p in c],
+                    hoverinfo="text",
+                    visible=True if name in shown else "legendonly",
+                )
             )
-        )
     lines.update_layout(
         title="Throughput vs concurrency (the highlighted variants shown; click a legend entry to add one)",
         xaxis={"title": "concurrency", "type": "log"},
