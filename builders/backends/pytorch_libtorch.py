@@ -10,7 +10,11 @@ README, "Naming convention"):
 - an output is named ``<name>__<index>`` (``OUTPUT__1``: index = position in the returned
   tuple); outputs have no other names.
 
-:func:`triton_names` maps a spec's names onto names the backend accepts (the export records
+The backend splits a name at its **first** ``__`` and reads the rest as the index
+(pytorch_backend ``src/libtorch.cc``: ``io_name.find("__")``, digits only).
+
+:func:`triton_names` maps a spec's names onto names the backend accepts, keeping the spec's
+name where it can (``probs`` -> ``probs__1``: a client still recognises it; the export records
 that map); :meth:`PyTorchBackend.artifact_problems` checks a config's names against a module.
 """
 
@@ -30,13 +34,31 @@ INPUT_PREFIX = "INPUT"
 OUTPUT_PREFIX = "OUTPUT"
 
 
+def indexed_name(name: str, index: int, fallback: str) -> str:
+    """``<name>__<index>`` when the backend reads ``index`` back from it, else ``<fallback>__<index>``.
+
+    The backend reads the index after the name's first ``__`` (module docstring), so a name
+    that holds ``__`` or ends with ``_`` cannot carry it (``a__b__1`` would be read as index
+    ``b__1``): such a name becomes ``INPUT__<index>`` / ``OUTPUT__<index>``.
+
+    Args:
+        name: The spec's tensor name (``"probs"``).
+        index: Its position in ``forward``'s arguments or in the returned tuple.
+        fallback: :data:`INPUT_PREFIX` or :data:`OUTPUT_PREFIX`.
+    """
+    candidate = f"{name}__{index}"
+    return candidate if name and candidate.index("__") == len(name) else f"{fallback}__{index}"
+
+
 def triton_names(spec: ModelSpec, forward_args: Sequence[str]) -> dict[str, dict[str, str]]:
-    """Names Triton's PyTorch backend accepts for each spec tensor.
+    """Names Triton's PyTorch backend accepts for each spec tensor, the spec's name kept in each.
 
     An input keeps its name when it follows ``<name>__<position>`` or equals the
-    ``forward`` argument at its position; otherwise it becomes ``INPUT__<position>``. An
-    output keeps its name when it follows ``<name>__<position>``; otherwise it becomes
-    ``OUTPUT__<position>``.
+    ``forward`` argument at its position; otherwise it becomes ``<name>__<position>``
+    (:func:`indexed_name`). An output keeps its name when it follows ``<name>__<position>``;
+    otherwise it becomes ``<name>__<position>`` (``logits`` -> ``logits__0``): outputs have no
+    other names. A client that asks for the spec's name (``probs``) must ask for the served one
+    (``probs__1``): the bundle and the build say which (:func:`builders.config.settings.tensor_name_differences`).
 
     Args:
         spec: The I/O signature.
@@ -50,10 +72,14 @@ def triton_names(spec: ModelSpec, forward_args: Sequence[str]) -> dict[str, dict
         return convention_index(name) == i
 
     inputs = {
-        t.name: t.name if follows(t.name, i) or (i < len(forward_args) and forward_args[i] == t.name) else f"{INPUT_PREFIX}__{i}"
+        t.name: t.name
+        if follows(t.name, i) or (i < len(forward_args) and forward_args[i] == t.name)
+        else indexed_name(t.name, i, INPUT_PREFIX)
         for i, t in enumerate(spec.inputs)
     }
-    outputs = {t.name: t.name if follows(t.name, i) else f"{OUTPUT_PREFIX}__{i}" for i, t in enumerate(spec.outputs)}
+    outputs = {
+        t.name: t.name if follows(t.name, i) else indexed_name(t.name, i, OUTPUT_PREFIX) for i, t in enumerate(spec.outputs)
+    }
     return {"inputs": inputs, "outputs": outputs}
 
 

@@ -133,7 +133,7 @@ def test_user_model_with_flags_spec_builds_native_configs_that_match_the_files(t
     assert ts_cfg.platform == "pytorch_libtorch" and onnx_cfg.platform == "onnxruntime_onnx"
     ts_names = next(e for e in m["exports"] if e["format"] == "torchscript")["extra"]["triton_names"]
     assert [o.name for o in ts_cfg.output] == [ts_names["outputs"][n] for n in ("score", "rank", "tokens")]
-    assert all(o.name.startswith("OUTPUT__") for o in ts_cfg.output)
+    assert [o.name for o in ts_cfg.output] == ["score__0", "rank__1", "tokens__2"]  # the spec's names, as <name>__<index>
     assert [i.name for i in onnx_cfg.input] == ["feats", "ids"] and [o.name for o in onnx_cfg.output] == [
         "score",
         "rank",

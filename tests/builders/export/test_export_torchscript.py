@@ -62,10 +62,10 @@ def test_dict_outputs_are_flattened_and_dtypes_kept(tmp_path):
     out = run(spec.example_inputs(3, {"seq": 5}))
     assert out["h"].shape == (3, 4) and out["best"].dtype.name == "int64"
     verify_artifact(result, model, spec, 4, {})
-    # the dict is flattened by a traced wrapper (forward(*args)): names follow <name>__<index>
+    # the dict is flattened by a traced wrapper (forward(*args)): names follow <name>__<index>, the spec's kept
     assert result.extra["triton_names"] == {
-        "inputs": {"feats": "INPUT__0", "ids": "INPUT__1"},
-        "outputs": {"h": "OUTPUT__0", "best": "OUTPUT__1"},
+        "inputs": {"feats": "feats__0", "ids": "ids__1"},
+        "outputs": {"h": "h__0", "best": "best__1"},
     }
 
 
@@ -81,7 +81,7 @@ def test_forward_argument_names_are_kept_for_a_scripted_model(tmp_path):
     assert result.strategy == "script"
     assert result.extra["triton_names"] == {
         "inputs": {"feats": "feats", "ids": "ids"},
-        "outputs": {"h": "OUTPUT__0", "best": "OUTPUT__1"},
+        "outputs": {"h": "h__0", "best": "best__1"},
     }
 
 
@@ -93,6 +93,32 @@ def test_triton_names_keep_conventional_names():
     names = triton_names(spec, ["a", "b"])
     assert names["inputs"] == {"INPUT__0": "INPUT__0", "x__0": "INPUT__1"}  # index must match position
     assert names["outputs"] == {"logits__0": "logits__0", "out__5": "OUTPUT__1"}
+
+
+#: Trial 11's model (F25): outputs whose names are not the PyTorch backend's convention.
+TRIAL_SPEC = ModelSpec(
+    (TensorSpec("categories", "int64", (6,), (0, 9)), TensorSpec("numeric", "float32", (10,))),
+    (TensorSpec("logits", "float32", (4,)), TensorSpec("probs", "float32", (4,))),
+)
+
+
+def test_native_pytorch_outputs_keep_the_spec_name_as_name__index():
+    names = triton_names(TRIAL_SPEC, ["categories", "numeric"])
+    assert names["outputs"] == {"logits": "logits__0", "probs": "probs__1"}  # was OUTPUT__0, OUTPUT__1
+    assert names["inputs"] == {"categories": "categories", "numeric": "numeric"}  # forward()'s names
+    traced = triton_names(TRIAL_SPEC, [])  # forward(*args): no argument names to keep
+    assert traced["inputs"] == {"categories": "categories__0", "numeric": "numeric__1"}
+
+
+def test_a_name_the_backend_would_split_elsewhere_falls_back_to_the_prefix():
+    # the backend reads the index after the FIRST "__": "a__b__1" would be index "b__1", "out___1" "_1"
+    spec = ModelSpec(
+        (TensorSpec("a__b", "float32", (2,)), TensorSpec("x_", "float32", (2,))),
+        (TensorSpec("out_", "float32", (2,)), TensorSpec("y__z", "float32", (2,)), TensorSpec("ok", "float32", (2,))),
+    )
+    names = triton_names(spec, [])
+    assert names["inputs"] == {"a__b": "INPUT__0", "x_": "INPUT__1"}
+    assert names["outputs"] == {"out_": "OUTPUT__0", "y__z": "OUTPUT__1", "ok": "ok__2"}
 
 
 class NotExportable(nn.Module):
