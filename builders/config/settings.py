@@ -4,6 +4,10 @@
 (:mod:`clients.runtimes.served`), and ``builders validate`` reports a ``config.pbtxt`` by it, so
 that a hand-edited config is found before anything is started ("measure exactly what is named",
 issue 26).
+
+The tensor names two configs serve (:func:`tensor_name_differences`) are compared apart: a
+deployment bundle's native config may rename what the measured config served (the PyTorch
+backend's ``<name>__<index>``), and a client asks for tensors by name.
 """
 
 from __future__ import annotations
@@ -179,3 +183,39 @@ def name_problems(name: str, cfg: mc.ModelConfig) -> list[Problem]:
         )
         for field, _, text in (d.partition(": ") for d in name_differences(name, ServedSettings.of(cfg), "its config.pbtxt"))
     ]
+
+
+def tensor_name_differences(
+    want: mc.ModelConfig, have: mc.ModelConfig, what: str = "variant", have_what: str = "served"
+) -> list[str]:
+    """How the input and output names of config ``have`` differ from ``want``'s, one line per
+    tensor, inputs first, as ``"output probs: measured 'probs', bundle 'probs__1' (...)"``; empty
+    when they agree.
+
+    A client asks for tensors by name: a name ``want`` serves that ``have`` does not is one that
+    client's requests fail on (Triton: "unexpected inference output"). Both configs are written
+    from one spec in its order (:func:`builders.config.pbtxt.make_config`; a native PyTorch
+    config only renames, :func:`builders.backends.pytorch_libtorch.triton_names`), so the
+    tensors are paired by position; a different count is said as the two lists.
+
+    Args:
+        want: The config clients were written against (what was measured).
+        have: The other config (a deployment bundle's).
+        what: How ``want`` is named in the text.
+        have_what: How ``have`` is named in the text.
+    """
+    out = []
+    for kind, a, b in (("input", want.input, have.input), ("output", want.output, have.output)):
+        wanted, had = [t.name for t in a], [t.name for t in b]
+        if len(wanted) != len(had):
+            out.append(f"{kind} names: {what} {wanted}, {have_what} {had}")
+            continue
+        for w, h in zip(wanted, had):
+            if w != h:
+                fails = (
+                    f"a client asking for {w!r} gets an error: ask for {h!r}"
+                    if w not in had
+                    else f"a client asking for {w!r} gets another {kind}'s tensor"
+                )
+                out.append(f"{kind} {w}: {what} {w!r}, {have_what} {h!r} ({fails})")
+    return out

@@ -113,6 +113,7 @@ def export_deployment(
     if bundle.files_check is not None:
         same = bundle.files_check.verdict == "same"
         click.secho(f"model files: {bundle.files_check.text()}", fg=None if same else "yellow", err=not same)
+    _say_renamed({c.variant: bundle.renamed})
     if bundle.serving_note:
         click.secho(bundle.serving_note, fg="yellow", err=True)
     for why in bundle.plan.resources.why:
@@ -132,6 +133,16 @@ def _said_release_check(checked: Any) -> None:
     for line in checked.lines():
         ran = not checked.not_run
         click.secho(f"image check: {line.removeprefix('- ').replace('**', '')}", fg=None if ran else "yellow", err=not ran)
+
+
+def _say_renamed(renamed: dict[str, tuple[str, ...]]) -> None:
+    """Say, per variant, the tensor names its bundle serves differently from what the run measured
+    (:func:`perf.deploy.bundle.renamed_tensors`; the README lists them first)."""
+    for variant, lines in renamed.items():
+        if lines:
+            click.secho(f"{variant}: the bundle serves other tensor names than the run measured:", fg="yellow", err=True)
+            for line in lines:
+                click.secho(f"  {line}", fg="yellow", err=True)
 
 
 def _is_colocation_run(run_dir: Path) -> bool:
@@ -165,6 +176,7 @@ def _export_combination(
     for check in bundle.files_checks:
         same = check.verdict == "same"
         click.secho(f"model files: {check.text()}", fg=None if same else "yellow", err=not same)
+    _say_renamed(bundle.renamed)
     for note in bundle.notes:
         click.secho(note, fg="yellow", err=True)
     _said_release_check(bundle.release_check)

@@ -20,7 +20,10 @@ unless ``allow_changed_model``, and the README says which). A variant the build 
 serving (the toolkit's ``model.py``, which needs the toolkit's own Python environment) is
 written with its format's native backend instead (same variant, same artifact, the config
 from :func:`builders.config.pbtxt.make_config`), and the bundle says that its numbers were measured
-through the python backend.
+through the python backend. The native backend may serve other tensor names than the measured
+config (the PyTorch backend's ``<name>__<index>``): :func:`renamed_tensors` lists them, first in the
+README's differences and on the console, since a client written against the measured server asks
+for the measured names.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import shutil
 from pathlib import Path
 
 from builders.config.pbtxt import make_config, read_config, write_config
+from builders.config.settings import tensor_name_differences
 from builders.config.warmup import write_warmup_files
 from builders.model.artifact_io import read_artifact_io
 from builders.repository.view import Repository, RepositoryVariant
@@ -66,6 +70,8 @@ class Bundle:
         files: Every manifest file written.
         measured: What the run measured of it (threads, server CPU; :mod:`perf.deploy.measured`).
         differences: README lines: what differs between what was measured and the bundle's config.
+        renamed: The tensor names the bundle serves differently from the measured config
+            (:func:`renamed_tensors`), in words; the first of :attr:`differences`.
         previous: Where a previous bundle at ``folder`` was kept (:func:`move_in`), else ``None``.
         files_check: Whether its model files are the ones the run measured
             (:func:`perf.records.measured_files.check_files`); ``None``: not checked.
@@ -82,6 +88,7 @@ class Bundle:
     previous: Path | None = None
     files_check: FilesCheck | None = None
     release_check: ReleaseCheck | None = None
+    renamed: tuple[str, ...] = ()
 
 
 def _check_same(rv: RepositoryVariant, measured: dict | None) -> None:
@@ -145,6 +152,16 @@ def copy_variant(rv: RepositoryVariant, dest: Path, threads: int | None = None) 
     if rv.entry is not None:  # the bundle's repository is one the toolkit reads (clients check --repository)
         update_index(Path(dest), [rv.entry.model_copy(update={"serving": "native"})])
     return note
+
+
+def renamed_tensors(rv: RepositoryVariant, dest: Path) -> tuple[str, ...]:
+    """How the input and output names of ``rv``'s copy in the bundle's repository ``dest``
+    (:func:`copy_variant`) differ from the ones its measured config serves (the repository's
+    ``config.pbtxt``, the one the run loaded), in words
+    (:func:`builders.config.settings.tensor_name_differences`); empty when a client of the
+    measured server asks for the same names."""
+    measured_cfg = read_config(rv.folder / "config.pbtxt")
+    return tuple(tensor_name_differences(measured_cfg, read_config(Path(dest) / rv.name / "config.pbtxt"), "measured", "bundle"))
 
 
 def _to_native(rv: RepositoryVariant, folder: Path, threads: int | None) -> str:
@@ -267,6 +284,7 @@ def export_deployment(
     try:
         note = copy_variant(rv, tmp / BUNDLE_REPOSITORY, m.threads)
         config = read_config(tmp / BUNDLE_REPOSITORY / chosen.variant / "config.pbtxt")
+        renamed = renamed_tensors(rv, tmp / BUNDLE_REPOSITORY)
         check_as_measured(m, ServedSettings.of(config), chosen.variant)
         res = k8s.resources(config, cpu_request_cores(m), m.level)
         plan = k8s.ServingPlan(kname, chosen.variant, _image(run, image), res, _tree_bytes(tmp / BUNDLE_REPOSITORY))
@@ -276,8 +294,10 @@ def export_deployment(
         (tmp / MANIFEST_DIR / STORAGE_FILE).write_text(k8s.to_yaml([k8s.claim(plan), k8s.loader_pod(plan)]))
         (tmp / MANIFEST_DIR / SERVER_FILE).write_text(k8s.to_yaml([k8s.deployment(plan), k8s.service(plan)]))
         files = (out / MANIFEST_DIR / STORAGE_FILE, out / MANIFEST_DIR / SERVER_FILE)
-        differences = tuple(difference_lines(m, ServedSettings.of(config)))
-        bundle = Bundle(out, chosen, plan, note, files, m, differences, files_check=files_check, release_check=checked)
+        differences = tuple(difference_lines(m, ServedSettings.of(config), renamed))
+        bundle = Bundle(
+            out, chosen, plan, note, files, m, differences, files_check=files_check, release_check=checked, renamed=renamed
+        )
         (tmp / README_FILE).write_text("\n".join(readme(bundle, run, repo)) + "\n")
         bundle = dataclasses.replace(bundle, previous=move_in(tmp, out))
     finally:

@@ -11,7 +11,9 @@ Layout (default folder ``<run>/deployment-combination/``):
     kubernetes/triton.yaml         Deployment + Service: one server loading every model at start
 
 Each variant is copied as :func:`perf.deploy.bundle.copy_variant` copies a single-model bundle's
-(a python-served one rewritten for its native backend, and the README says so), after the same
+(a python-served one rewritten for its native backend, and the README says so, and lists first
+the tensor names it serves differently from what the run measured:
+:func:`perf.deploy.bundle.renamed_tensors`), after the same
 check of the files it ships against the ones the run loaded
 (:func:`perf.records.measured_files.refuse_changed`, :data:`~perf.records.measured_files.SHIPPED`:
 a rebuild is refused unless ``allow_changed_model``, and the README says which). The manifests are
@@ -35,7 +37,7 @@ from core.errors import PerfError
 from core.wording import count, sentence
 from perf.colocate import judge
 from perf.deploy import k8s
-from perf.deploy.bundle import README_FILE, copy_variant, move_in, source_variant
+from perf.deploy.bundle import README_FILE, copy_variant, move_in, renamed_tensors, source_variant
 from perf.deploy.readme import BUNDLE_REPOSITORY, MANIFEST_DIR, SERVER_FILE, STORAGE_FILE, files_lines
 from perf.deploy.release import ReleaseCheck, check_release, refuse_unloadable
 from perf.markdown import fmt
@@ -62,6 +64,8 @@ class CombinationBundle:
         files_checks: Whether each variant's model files are the ones the run measured
             (:func:`perf.records.measured_files.check_files`), in the pick's order.
         release_check: The image's release checks of the model files (:func:`perf.deploy.release.check_release`).
+        renamed: Variant -> the tensor names its copy serves differently from what the run
+            measured (:func:`perf.deploy.bundle.renamed_tensors`), in words; every variant listed.
     """
 
     folder: Path
@@ -71,6 +75,7 @@ class CombinationBundle:
     files: tuple[Path, ...]
     files_checks: tuple[FilesCheck, ...] = ()
     release_check: ReleaseCheck | None = None
+    renamed: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
 
 
 def combined_resources(configs: dict[str, mc.ModelConfig]) -> k8s.Resources:
@@ -141,6 +146,7 @@ def export_combination(
     try:
         notes = tuple(n for rv in variants if (n := copy_variant(rv, tmp / BUNDLE_REPOSITORY)) is not None)
         configs = {v: read_config(tmp / BUNDLE_REPOSITORY / v / "config.pbtxt") for v in rec.pick.values()}
+        renamed = {rv.name: renamed_tensors(rv, tmp / BUNDLE_REPOSITORY) for rv in variants}
         size = sum(p.stat().st_size for p in (tmp / BUNDLE_REPOSITORY).rglob("*") if p.is_file())
         plan = k8s.ServingPlan(
             kname, ", ".join(rec.pick.values()), image or image_for_tag(DEFAULT_TAG), combined_resources(configs), size
@@ -150,7 +156,7 @@ def export_combination(
         (tmp / MANIFEST_DIR).mkdir()
         (tmp / MANIFEST_DIR / STORAGE_FILE).write_text(k8s.to_yaml([k8s.claim(plan), k8s.loader_pod(plan)]))
         (tmp / MANIFEST_DIR / SERVER_FILE).write_text(k8s.to_yaml([k8s.deployment(plan), k8s.service(plan)]))
-        lines = [*readme_lines(rec, notes), "", *[line for c in checks for line in files_lines(c)], *checked.lines()]
+        lines = [*readme_lines(rec, notes, renamed), "", *[line for c in checks for line in files_lines(c)], *checked.lines()]
         lines += kubernetes_lines(rec, plan)
         (tmp / README_FILE).write_text("\n".join(lines) + "\n")
         move_in(tmp, out)
@@ -158,7 +164,7 @@ def export_combination(
         shutil.rmtree(tmp, ignore_errors=True)
     log.info("combination bundle written to %s", out)
     files = (out / MANIFEST_DIR / STORAGE_FILE, out / MANIFEST_DIR / SERVER_FILE)
-    return CombinationBundle(out, dict(rec.pick), notes, plan, files, checks, checked)
+    return CombinationBundle(out, dict(rec.pick), notes, plan, files, checks, checked, renamed)
 
 
 def kubernetes_lines(rec: ColocationRecord, plan: k8s.ServingPlan) -> list[str]:
@@ -192,8 +198,17 @@ def kubernetes_lines(rec: ColocationRecord, plan: k8s.ServingPlan) -> list[str]:
     ]
 
 
-def readme_lines(rec: ColocationRecord, notes: tuple[str, ...]) -> list[str]:
-    """The bundle's README: which variants, why, what each measured, how to serve them."""
+def renamed_lines(renamed: dict[str, tuple[str, ...]]) -> list[str]:
+    """The README's list of the tensor names the bundle serves differently from what the run
+    measured (variant -> :func:`perf.deploy.bundle.renamed_tensors`), in bold; ``[]`` when none."""
+    items = [f"- **`{v}` {d}**" for v, lines in renamed.items() for d in lines]
+    return ["", "What differs from what was measured:", *items] if items else []
+
+
+def readme_lines(rec: ColocationRecord, notes: tuple[str, ...], renamed: dict[str, tuple[str, ...]] | None = None) -> list[str]:
+    """The bundle's README: which variants, why, what each measured, how to serve them; the
+    tensor names a variant's copy serves differently from what was measured (``renamed``,
+    :func:`renamed_lines`) before the notes on serving."""
     assert rec.pick is not None
     lines = [
         f"# Combination from co-location run {rec.run_id}",
@@ -236,4 +251,4 @@ def readme_lines(rec: ColocationRecord, notes: tuple[str, ...]) -> list[str]:
         + ", ".join(f"{m.name} at concurrency {m.concurrency}" for m in rec.models)
         + ".",
     ]
-    return lines + (["", *notes] if notes else [])
+    return lines + renamed_lines(renamed or {}) + (["", *notes] if notes else [])

@@ -14,7 +14,8 @@ From the run's records (:mod:`perf.records.results`):
   (:func:`perf.deploy.k8s.resources`) instead of one core per instance;
 - **instance groups and batching**: the bundle's config must state the ones the server ran
   (:func:`check_as_measured`); every other difference (the backend, its parameters) is listed
-  in the bundle's README with how to verify it (:func:`difference_lines`).
+  in the bundle's README with how to verify it (:func:`difference_lines`), the tensor names a
+  client asks for first (a native PyTorch config serves ``probs`` as ``probs__1``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import statistics
+from collections.abc import Sequence
 
 from clients.runtimes.served import ServedModel, ServedSettings, differences
 from core.errors import PerfError
@@ -103,11 +105,23 @@ def check_as_measured(m: Measured, bundle: ServedSettings, variant: str) -> None
         )
 
 
-def difference_lines(m: Measured, bundle: ServedSettings) -> list[str]:
+def difference_lines(m: Measured, bundle: ServedSettings, renamed: Sequence[str] = ()) -> list[str]:
     """README lines: every difference between what the server ran and the bundle's config, in
-    words, or why none can be listed."""
+    words, or why none can be listed.
+
+    Args:
+        m: What the run measured.
+        bundle: The bundle config's settings.
+        renamed: The tensor names the bundle serves differently from the measured config
+            (:func:`builders.config.settings.tensor_name_differences`): listed first, in bold,
+            since a client written against the measured server fails on them.
+    """
+    names = [f"- **{d}**" for d in renamed]
     if m.served is None:
-        return ["What the server ran was not recorded by this run (saved before schema 3): the bundle's config is the variant's."]
+        lines = [
+            "What the server ran was not recorded by this run (saved before schema 3): the bundle's config is the variant's."
+        ]
+        return [*lines, "What differs from what was measured:", *names] if names else lines
     diffs = differences(m.served.settings, bundle, "measured", "bundle")
     threads = (
         f"{count(m.threads, 'intra-op thread')} per instance ({m.served.threads_rule})"
@@ -119,6 +133,6 @@ def difference_lines(m: Measured, bundle: ServedSettings) -> list[str]:
         f"dynamic batching {m.served.settings.dynamic_batching or 'off'}, max_batch_size {m.served.settings.max_batch_size}: "
         "the bundle's config states the same."
     ]
-    if not diffs:
+    if not diffs and not names:
         return [*lines, "The bundle's config differs from what was measured in nothing else."]
-    return [*lines, "What differs from what was measured:", *(f"- {d}" for d in diffs)]
+    return [*lines, "What differs from what was measured:", *names, *(f"- {d}" for d in diffs)]

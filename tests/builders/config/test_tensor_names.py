@@ -1,0 +1,64 @@
+"""Served tensor names (trial 11, F25): a native PyTorch config keeps the spec's names as
+``<name>__<index>`` (``probs`` -> ``probs__1``), and one comparison says every name a config
+serves differently from the one clients were written against (a deployment bundle's against the
+measured variant's), inputs and outputs, any backend."""
+
+from __future__ import annotations
+
+from builders.backends.pytorch_libtorch import triton_names
+from builders.config.pbtxt import make_config
+from builders.config.settings import tensor_name_differences
+from builders.config.variants import Variant
+from builders.model.spec import ModelSpec
+from builders.model.tensor import TensorSpec
+
+#: The trial's model: two inputs, two outputs whose names are not the PyTorch backend's convention.
+SPEC = ModelSpec(
+    (TensorSpec("categories", "int64", (6,), (0, 9)), TensorSpec("numeric", "float32", (10,))),
+    (TensorSpec("logits", "float32", (4,)), TensorSpec("probs", "float32", (4,))),
+)
+TS = Variant("tab", "torchscript", max_batch_size=64)
+ONNX = Variant("tab", "onnx", max_batch_size=64)
+
+
+def _native(variant: Variant, names: dict[str, dict[str, str]] | None):
+    return make_config(variant, SPEC.renamed(names), "native")
+
+
+def test_a_libtorch_config_with_two_renamed_outputs_says_both_with_the_name_to_ask_for():
+    measured = make_config(TS, SPEC, "python")
+    old = _native(TS, {"inputs": {}, "outputs": {"logits": "OUTPUT__0", "probs": "OUTPUT__1"}})  # a build before the fix
+    assert tensor_name_differences(measured, old, "measured", "bundle") == [
+        "output logits: measured 'logits', bundle 'OUTPUT__0' (a client asking for 'logits' gets an error: ask for 'OUTPUT__0')",
+        "output probs: measured 'probs', bundle 'OUTPUT__1' (a client asking for 'probs' gets an error: ask for 'OUTPUT__1')",
+    ]
+    kept = _native(TS, triton_names(SPEC, ["categories", "numeric"]))
+    # the name is recognisable, but a client asking for 'probs' still fails: still said
+    assert tensor_name_differences(measured, kept, "measured", "bundle") == [
+        "output logits: measured 'logits', bundle 'logits__0' (a client asking for 'logits' gets an error: ask for 'logits__0')",
+        "output probs: measured 'probs', bundle 'probs__1' (a client asking for 'probs' gets an error: ask for 'probs__1')",
+    ]
+
+
+def test_an_onnx_native_config_keeps_every_name_and_differs_in_none():
+    assert tensor_name_differences(make_config(ONNX, SPEC, "python"), _native(ONNX, None)) == []
+
+
+def test_a_renamed_input_is_said_before_the_outputs():
+    measured = make_config(TS, SPEC, "python")
+    renamed = _native(TS, {"inputs": {"numeric": "INPUT__1"}, "outputs": {"probs": "probs__1"}})
+    diffs = tensor_name_differences(measured, renamed, "measured", "bundle")
+    assert (
+        diffs[0]
+        == "input numeric: measured 'numeric', bundle 'INPUT__1' (a client asking for 'numeric' gets an error: ask for 'INPUT__1')"
+    )
+    assert [d.split(":")[0] for d in diffs] == ["input numeric", "output probs"]
+
+
+def test_names_swapped_between_tensors_are_said_as_another_tensor():
+    swapped = _native(ONNX, {"inputs": {}, "outputs": {"logits": "probs", "probs": "logits"}})
+    diffs = tensor_name_differences(make_config(ONNX, SPEC, "python"), swapped, "measured", "bundle")
+    assert diffs == [
+        "output logits: measured 'logits', bundle 'probs' (a client asking for 'logits' gets another output's tensor)",
+        "output probs: measured 'probs', bundle 'logits' (a client asking for 'probs' gets another output's tensor)",
+    ]
