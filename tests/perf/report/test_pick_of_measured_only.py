@@ -67,6 +67,7 @@ def _bundle(chosen, folder: Path) -> SimpleNamespace:
         files_check=None,
         serving_note=None,
         differences=[],
+        renamed=(),
         previous=None,
         release_check=None,
     )
