@@ -24,7 +24,8 @@ Cost model (each number is the setting it comes from, or a constant measured on 
 :func:`fit` first lowers the ladder's top (fewer levels per round) until the planned rounds
 fit, then, only when not even the rounds a verdict needs fit, drops variants from the end of
 :func:`perf.search.promise.by_measurements`'s order (at least 2 stay): those not measured yet first, spread
-so that every value of every setting keeps a variant, then the measured ones, lowest throughput first; the baseline yields to the sweep: no level or variant is cut for it,
+so that every value of every setting keeps a variant, then the measured ones, lowest throughput first, each client
+workload ranked on its own (one that leads at any workload kept longest); the baseline yields to the sweep: no level or variant is cut for it,
 but when the rounds a verdict needs fit beside it its time is kept from the rounds up front
 (:attr:`Fit.reserve_s`), else it runs on what the rounds leave (:func:`perf.sweep.baseline_words.baseline_fits`); each cut is returned as a
 :class:`~perf.records.rounds.Cut` (the sweep records them, the report lists them). While it

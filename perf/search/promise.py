@@ -3,10 +3,17 @@
 
 Rule (one, stated here and in the plan's cut reasons, :data:`RULE`): a variant the run already
 has numbers for (a resumed run's earlier sessions) is ranked by them, ahead of every variant
-without: higher first by its best level, the median over its rounds (or trials) of that level's
-throughput, where a level that meets the latency budget (when one is set) ranks ahead of every
-level that does not. A resume that measured the leader 1.4-2.1x ahead of the others then never
-cuts it on its configuration alone while measuring the others.
+without. Each client workload (``--batch-sizes``, ``--shapes``: :mod:`perf.records.workloads`) is
+ranked on its own, as the report and the rounds rank them (:mod:`perf.search.by_workload`): higher
+first by its best level, the median over its rounds (or trials) of that level's throughput, where a
+level that meets the latency budget (when one is set) ranks ahead of every level that does not. A
+variant's place is its best place at any workload, then its next best, and so on (a workload it
+has no level at counts after every variant there; the configuration order on a tie): one that
+leads at any workload is kept longest, and the one cut first is behind at all of them. A resume
+that measured the leader 1.4-2.1x ahead of the others then never cuts it on its configuration
+alone while measuring the others; and b=8's infer/s (8 inferences a request) never outranks b=1's
+(trial 11, F12: one best of mixed levels ranked the b=1 leader, whose b=8 levels were over a 5 ms
+budget, by its b=1 1553 infer/s against the others' b=8 4263-11401, and cut it first).
 
 The variants without numbers are cut first, and nothing measured tells them apart, so no order
 of them is a ranking: they are cut so that every value of every setting (format, precision,
@@ -30,17 +37,28 @@ from perf.analysis.pairs import VARIANT_FIELDS
 from perf.analysis.recommendation import candidate
 from perf.analysis.stats import THROUGHPUT, Point, run_points
 from perf.records.results import RunResult
+from perf.records.workloads import split_by_workload, variant_name, workload
 from perf.search.ladder import seen
 from perf.search.policy import Budget
 
-__all__ = ["RULE", "SETTINGS", "by_measurements", "has_numbers", "measured_score", "measured_top", "settings_of", "spread"]
+__all__ = [
+    "RULE",
+    "SETTINGS",
+    "by_measurements",
+    "has_numbers",
+    "measured_score",
+    "measured_top",
+    "places",
+    "settings_of",
+    "spread",
+]
 
 #: The rule in words, for the plan's cut reasons (its short form, in the order variants are cut).
 RULE = (
     "variants not measured yet first, none ranked by a number: each time the one whose every setting — format, "
     "precision, instances, batching, max_batch_size — the most variants kept share, so every value of a setting keeps "
     "a variant while it can, the later in configuration order on a tie; then measured variants, lowest best measured "
-    "throughput first"
+    "throughput first, each client workload ranked on its own (a variant's best place at any workload decides, then its next)"
 )
 #: The parameters of :class:`builders.config.variants.Variant` a cut keeps represented (not the model's name).
 SETTINGS = tuple(f for f in VARIANT_FIELDS if f != "model")
@@ -72,11 +90,35 @@ def by_measurements(
         configs: Each variant's ``config.pbtxt`` (protobuf JSON form), read for the settings of a
             variant without recorded parameters (:func:`settings_of`).
     """
-    pts = run_points(run)
-    scores = {n: measured_score(pts.get(n, []), budget) for n in names}
-    measured = sorted((n for n in names if scores[n] is not None), key=lambda n: scores[n], reverse=True)  # type: ignore[arg-type,return-value]
+    ranked = places(names, run, budget)
+    measured = sorted((n for n in names if n in ranked), key=ranked.__getitem__)  # stable: configuration order on a tie
     found = {n: settings_of(getattr(run.variant(n), "params", None), (configs or {}).get(n)) for n in names}
-    return measured + spread([n for n in names if scores[n] is None], found, measured)
+    return measured + spread([n for n in names if n not in ranked], found, measured)
+
+
+def places(names: Sequence[str], run: RunResult, budget: Budget | None = None) -> dict[str, tuple[int, ...]]:
+    """Each variant of ``names`` with numbers -> its places (0: leads), best first, one per client
+    workload of ``run`` (its series of :func:`perf.records.workloads.split_by_workload`, each workload
+    ranked on its own by :func:`measured_score`, the configuration order on a tie); a workload where
+    it has no level to rank counts as ``len(names)``, after every variant there. Tuples compare as
+    the module rule ranks: the lower, the longer kept.
+
+    Args:
+        names: The variants, in configuration order.
+        run: The run (its numbers).
+        budget: The latency budget a measured level is ranked under, if any.
+    """
+    view = split_by_workload(run)
+    pts = run_points(view)
+    scores: dict[str, dict[str, tuple[bool, float]]] = {}  # workload label -> variant -> score
+    for sr in view.variants:
+        if variant_name(sr) in names and (score := measured_score(pts.get(sr.name, []), budget)) is not None:
+            scores.setdefault(workload(sr) or "", {})[variant_name(sr)] = score
+    got: dict[str, list[int]] = {}
+    for at in scores.values():
+        for i, n in enumerate(sorted((n for n in names if n in at), key=at.__getitem__, reverse=True)):
+            got.setdefault(n, []).append(i)
+    return {n: tuple(sorted(p) + [len(names)] * (len(scores) - len(p))) for n, p in got.items()}
 
 
 def settings_of(params: Mapping[str, Any] | None, config: Mapping[str, Any] | None = None) -> dict[str, str]:
