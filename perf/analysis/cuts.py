@@ -3,18 +3,35 @@ before it was ever measured is "not measured"; one cut in a resumed session with
 an earlier one is "not measured further in this session" (its numbers stand and may hold the
 pick). One source for every place that words the cut list: the recommendation's notes, the
 report's budget lines, the console and the deployment's messages.
+
+Every function here takes the run as loaded or as the report and the console show it, one series
+per variant and client workload (:func:`perf.records.workloads.split_by_workload`), and finds a
+variant's numbers in either (trial 11, F13: the split view has no record named after the variant, so
+a variant measured in 2 rounds read "not measured (cut for time)" beside its numbers).
 """
 
 from __future__ import annotations
 
+from core.wording import count
+from perf.records.levels import LevelResult
 from perf.records.results import RunResult
 from perf.records.workloads import variant_name
 
 
 def has_numbers(run: RunResult, name: str) -> bool:
-    """Whether ``run`` holds a measured level of ``name`` (one with a throughput)."""
-    vr = run.variant(name)
-    return vr is not None and any(lv.ok for lv in vr.levels)
+    """Whether ``run`` holds a measured level (one with a throughput) of variant or series ``name``,
+    a variant's own record or any of its series (module docstring)."""
+    return bool(_measured(run, name))
+
+
+def rounds_measured(run: RunResult, name: str) -> int:
+    """The rounds (a sequential run's trials) in which ``run`` measured variant ``name``, its series together."""
+    return len({lv.trial for lv in _measured(run, name)})
+
+
+def _measured(run: RunResult, name: str) -> list[LevelResult]:
+    """The measured levels of variant ``name`` in ``run``, or of its series in a split view (module docstring)."""
+    return [lv for v in run.variants if name in (v.name, variant_name(v)) for lv in v.levels if lv.ok]
 
 
 def cut_variants(run: RunResult) -> tuple[list[str], list[str]]:
@@ -44,32 +61,43 @@ def unmeasured_text(run: RunResult, name: str) -> str | None:
 
 def unmeasured_caveat(run: RunResult) -> str | None:
     """The one sentence every place that states ``run``'s pick says when the time budget cut variants
-    before they were ever measured (the report's Recommendation, the console summary, the
-    deployment's console and the first lines of its bundle's README: trial 8, F22, a pick of 3 of 8
-    variants was deployed with no word of the other 5; trial 9, F26, said only as a note below the
-    pick): ``"The pick is the best of 5 of the 8 variants; not measured (cut for time): `a`, `b`,
-    `c`; a longer `--time-budget` measures them."`` (5: the variants with numbers); ``None`` when
-    every variant has numbers or was not cut."""
-    never = cut_variants(run)[0]
-    if not never:
+    (the report's Recommendation, the console summary, the deployment's console and the first lines
+    of its bundle's README: trial 8, F22, a pick of 3 of 8 variants was deployed with no word of the
+    other 5; trial 9, F26, said only as a note below the pick): ``"The pick is the best of 5 of the 8
+    variants; not measured (cut for time): `a`, `b`, `c`; a longer `--time-budget` measures them."``
+    (5: the variants with numbers), and for a variant cut after its first rounds, whose numbers are
+    in the ranking (a resume's), ``"The pick is the best of 4 variants, 1 of them measured in 2
+    rounds only (`a`: then cut for time, not measured further)."`` (trial 11, F13); ``None`` when
+    the budget cut no variant."""
+    never, before = cut_variants(run)
+    if not never and not before:
         return None
     have = len({variant_name(v) for v in run.variants if has_numbers(run, v.name)})  # variants, their series apart
-    return (
-        f"The pick is the best of {have} of the {len({variant_name(v) for v in run.variants})} variants; not measured (cut for time): "
-        f"{', '.join(f'`{n}`' for n in never)}; a longer `--time-budget` measures them."
-    )
+    total = len({variant_name(v) for v in run.variants})
+    text = f"The pick is the best of {f'{have} of the {total}' if never else total} variants"
+    if before:
+        rounds = {n: rounds_measured(run, n) for n in before}
+        most = max(rounds_measured(run, variant_name(v)) for v in run.variants)  # "only" beside the others' rounds
+        only = " only" if max(rounds.values()) < most else ""
+        if len(set(rounds.values())) == 1:  # "2 rounds (each) only (`a`, `b`: ...)"
+            few = count(max(rounds.values()), "round") + (" each" if len(before) > 1 else "") + only
+            each = ", ".join(f"`{n}`" for n in before)
+        else:  # "fewer rounds only (`a` in 2 rounds, `b` in 1 round: ...)"
+            few = "fewer rounds only" if only else "their own rounds"
+            each = ", ".join(f"`{n}` in {count(r, 'round')}" for n, r in rounds.items())
+        text += f", {len(before)} of them measured in {few} ({each}: then cut for time, not measured further)"
+    if never:
+        text += f"; not measured (cut for time): {', '.join(f'`{n}`' for n in never)}; a longer `--time-budget` measures them"
+    return text + "."
 
 
 def cut_notes(run: RunResult) -> list[str]:
-    """The recommendation's sentences on the cut variants: the never-measured ones leave the pick
-    the best of the measured ones only (:func:`unmeasured_caveat`); the others were measured before
-    and are in the ranking."""
+    """The recommendation's sentences on the cut variants (:func:`unmeasured_caveat`): the never-measured
+    ones leave the pick the best of the measured ones only; the others were measured before, and
+    their numbers are in the ranking."""
     before = cut_variants(run)[1]
     caveat = unmeasured_caveat(run)
     notes = [caveat] if caveat else []
     if before:
-        notes.append(
-            f"Not measured further in this session (cut for time): {', '.join(f'`{n}`' for n in before)}; "
-            "their numbers from the run's earlier sessions are in the ranking."
-        )
+        notes.append(f"The numbers of {', '.join(f'`{n}`' for n in before)} from the run's earlier sessions are in the ranking.")
     return notes

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from core.wording import count
 from perf.analysis.budget_latency import latency_metric, verdict_notes
-from perf.analysis.cuts import cut_variants
+from perf.analysis.cuts import cut_variants, rounds_measured
 from perf.analysis.frontier import series_sizes, size_marks
 from perf.analysis.peaks import HEADROOM_NOTE, UNREACHED_MARK, best_levels, higher_median, peak_mark
 from perf.analysis.recommendation import Recommendation, recommend
@@ -19,7 +19,7 @@ from perf.analysis.stats import P99, THROUGHPUT, Point, run_points
 from perf.markdown import TOP_N, UNSTABLE_MARK, errors_text, flag_mark, fmt
 from perf.records.levels import FLAG_MEANINGS
 from perf.records.results import RunResult, VariantResult
-from perf.records.workloads import split_by_workload
+from perf.records.workloads import split_by_workload, variant_name
 from perf.search.budget import not_measured
 
 if TYPE_CHECKING:  # rich is imported only when a table is drawn
@@ -121,9 +121,9 @@ def _summary_rows(
                 marks.append(note)
         if p is not None and flag_mark(p.status):  # the "at c" column's †, named
             marks.append(flag_mark(p.status).strip())
-        if v.name in before:  # cut in this session, with numbers from an earlier one: they stand
-            marks.append(f"{not_measured(True)} (cut for time)")
-        elif v.name in never:  # one short row; why, once: the caveat below the table, report.md's Cut for time
+        if (of := variant_name(v)) in before:  # cut in this session, with numbers from an earlier one: they stand
+            marks.append(f"measured in {count(rounds_measured(run, of), 'round')}, then {not_measured(True)} (cut for time)")
+        elif of in never:  # one short row; why, once: the caveat below the table, report.md's Cut for time
             marks.append("cut for time (see report.md)")
         elif v.status != "ok":
             marks.append(v.status + (f": {errors_text(v.error)}" if v.error else ""))

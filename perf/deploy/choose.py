@@ -48,8 +48,8 @@ class Chosen:
             (:func:`level_caveats`): rounds that failed, a named variant's level over the run's budget,
             a flagged level. The one list the command's output and the bundle's README both say.
         unmeasured: For the run's pick, that it is the best of the measured variants only, the
-            others cut for time before they were measured
-            (:func:`perf.analysis.cuts.unmeasured_caveat`), else ``None``: said, as ``unfinished`` is,
+            others cut for time before they were measured, or of variants some of which were measured
+            in fewer rounds, then cut (:func:`perf.analysis.cuts.unmeasured_caveat`), else ``None``: said, as ``unfinished`` is,
             right below the chosen variant on the console and in the README's first lines.
     """
 

@@ -1,0 +1,68 @@
+"""A variant the time budget cut on a resume after it was measured in earlier rounds is never "not
+measured", in the run as loaded or as the report and the console show it, one series per client
+workload (trial 11, F13: `--batch-sizes 1,8`, resumed after 2 rounds: "The pick is the best of 4 of
+the 4 variants; not measured (cut for time): `tabnet_onnx_cpu1_nodb_mbs64`" beside its numbers in
+the tables, the frontier and the tie set; the split view has no record named after the variant)."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from factories import level_result, run_result, variant_result
+from rich.console import Console
+
+from perf.analysis.cuts import cut_notes, has_numbers, rounds_measured, unmeasured_caveat, unmeasured_text
+from perf.analysis.recommendation import recommend
+from perf.cli.summary import summary_table
+from perf.records.rounds import BudgetRecord, Cut, RoundsRecord
+from perf.records.workloads import split_by_workload
+from perf.report.ranking import budget_lines
+
+ROUNDS, EARLY = 6, 2  # the others' rounds; the cut variant's, from the first session
+WHY = "not measured further in this session: after the rounds 52 s of the time budget were left"
+
+
+def _run():
+    def vr(name: str, thr: float, rounds: int):
+        lv = [level_result(c, thr * c * b, 2.0 * c, batch_size=b, trial=r) for c in (1, 2) for b in (1, 8) for r in range(rounds)]
+        return variant_result(name, lv)
+
+    run = run_result([vr("fast", 300.0, ROUNDS), vr("slow", 100.0, ROUNDS), vr("early", 200.0, EARLY)], finished="x")
+    run.rounds = RoundsRecord(seed=1, budget=BudgetRecord(90.0, 1.2, 5.0, 68.0, 7), cuts=[Cut("variant", WHY, "early")])
+    return run
+
+
+@pytest.mark.parametrize("split", [False, True])
+def test_a_cut_variant_with_numbers_is_measured_in_its_rounds_everywhere(split: bool) -> None:
+    run = split_by_workload(_run()) if split else _run()
+    assert has_numbers(run, "early") and rounds_measured(run, "early") == EARLY
+    assert unmeasured_text(run, "early") is None
+    caveat = unmeasured_caveat(run)
+    assert caveat is not None and "not measured (cut for time)" not in caveat
+    assert caveat.startswith(f"The pick is the best of 3 variants, 1 of them measured in {EARLY} rounds only (`early`")
+    notes = " ".join(recommend(run).notes)
+    assert caveat in notes and "not measured (cut for time)" not in notes
+    assert cut_notes(run)[1:] == ["The numbers of `early` from the run's earlier sessions are in the ranking."]
+    lines = "\n".join(budget_lines(run))
+    assert "variant not measured (" not in lines and "variant not measured further in this session (`early`)" in lines
+
+
+def test_the_console_row_of_each_series_says_its_rounds() -> None:
+    out = io.StringIO()
+    Console(file=out, width=400).print(summary_table(_run()))
+    rows = [line for line in out.getvalue().splitlines() if "early [b=" in line]
+    assert len(rows) == 2
+    for row in rows:
+        assert f"measured in {EARLY} rounds, then not measured further in this session (cut for time)" in row
+
+
+def test_a_cut_variant_measured_as_long_as_the_others_is_not_said_to_have_fewer_rounds() -> None:
+    run = _run()
+    run.variants[-1].levels += [
+        level_result(lv.concurrency, 1.0, 1.0, batch_size=lv.batch_size, trial=r)
+        for lv in run.variants[-1].levels[:1]
+        for r in range(EARLY, ROUNDS)
+    ]
+    caveat = unmeasured_caveat(run)
+    assert caveat is not None and f"measured in {ROUNDS} rounds (`early`" in caveat and "only" not in caveat
