@@ -58,7 +58,7 @@ RULE = (
     "variants not measured yet first, none ranked by a number: each time the one whose every setting — format, "
     "precision, instances, batching, max_batch_size — the most variants kept share, so every value of a setting keeps "
     "a variant while it can, the later in configuration order on a tie; then measured variants, lowest best measured "
-    "throughput first, each client workload ranked on its own (a variant's best place at any workload decides, then its next)"
+    "throughput first, each client workload ranked on its own, a variant's best place at any workload deciding, then its next"
 )
 #: The parameters of :class:`builders.config.variants.Variant` a cut keeps represented (not the model's name).
 SETTINGS = tuple(f for f in VARIANT_FIELDS if f != "model")
