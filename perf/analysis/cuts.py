@@ -12,7 +12,7 @@ a variant measured in 2 rounds read "not measured (cut for time)" beside its num
 
 from __future__ import annotations
 
-from core.wording import count
+from core.wording import count, sentence
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult
 from perf.records.workloads import variant_name
@@ -88,7 +88,7 @@ def unmeasured_caveat(run: RunResult) -> str | None:
         text += f", {len(before)} of them measured in {few} ({each}: then cut for time, not measured further)"
     if never:
         text += f"; not measured (cut for time): {', '.join(f'`{n}`' for n in never)}; a longer `--time-budget` measures them"
-    return text + "."
+    return sentence(text)
 
 
 def cut_notes(run: RunResult) -> list[str]:
