@@ -39,6 +39,7 @@ from tritonclient.grpc import model_config_pb2 as mc
 from builders.model.artifact_io import WILDCARD
 from builders.model.spec import ModelSpec
 from builders.model.tensor import TensorSpec
+from builders.model.value_ranges import range_json
 from builders.triton.rules import Problem
 from core import dtypes
 from core.errors import ConfigError
@@ -160,19 +161,22 @@ def _source(t: TensorSpec, data: str) -> str:
     if t.dtype == "bytes":
         return "zero_data"  # Triton sends empty strings for random_data too
     if data == "zero":
-        return "zero_data" if _zero_value(t) == 0 else "input_data_file"
+        return "zero_data" if not np.any(_zero_value(t)) else "input_data_file"
     if t.domain is None and dtypes.from_name(t.dtype).is_floating:
         return "random_data"  # Triton's random bytes: any float, as the input takes
     return "input_data_file"  # random bytes are outside a range, a domain, a bool's 0/1
 
 
-def _zero_value(t: TensorSpec) -> int:
+def _zero_value(t: TensorSpec) -> np.ndarray:
     """The value nearest to zero within ``t``'s domain: 1 for a mask (all ones, no padding),
-    zero clipped into ``value_range``, else 0."""
+    zero clipped into ``value_range`` (per position of the last axis where it gives one range
+    each: :meth:`TensorSpec.bounds`), else 0; an array that broadcasts against a request."""
     if t.domain == "mask":
-        return 1
-    lo, hi = t.value_range or (0, 0)
-    return min(max(0, lo), hi)
+        return np.asarray(1)
+    if t.value_range is None:
+        return np.asarray(0)
+    lo, hi = t.bounds()
+    return np.clip(0, lo, hi)
 
 
 def data_file_name(name: str, data: str, dims: list[int]) -> str:
@@ -189,7 +193,7 @@ def warmup_values(t: TensorSpec, data: str, dims: list[int], data_type: int) -> 
     row along the last axis)."""
     numpy_dtype = dtypes.from_triton(mc.DataType.Name(data_type)).to_numpy()
     if data == "zero":
-        return np.full(dims, _zero_value(t), dtype=numpy_dtype)
+        return np.broadcast_to(_zero_value(t), dims).astype(numpy_dtype)
     return t.draw((1, *dims), np.random.default_rng(0)).reshape(dims).astype(numpy_dtype)
 
 
@@ -272,7 +276,7 @@ def warmup_domain_problems(cfg: mc.ModelConfig, spec: ModelSpec) -> list[Problem
                 continue
             if given == "random_data" and _source(t, "random") == "random_data":
                 continue
-            what = f"a {t.domain} of zeros" if t.domain else f"zeros outside value_range {list(t.value_range or ())}"
+            what = f"a {t.domain} of zeros" if t.domain else f"zeros outside value_range {range_json(t.value_range or (0, 0))}"
             if given == "random_data":
                 what = "random bytes, outside " + (f"its {t.domain} domain" if t.domain else f"the {t.dtype} input's range")
             out.append(

@@ -18,11 +18,13 @@ Domains:
     draws are padding masks: ones then zeros (right padding) or zeros then ones (left
     padding), from all ones to a single one per row.
 
-Integer token ids and the like are bounded by ``value_range`` (inclusive), which every draw
-respects already.
+Integer token ids and the like are bounded by ``value_range`` (inclusive; one range, or one per
+position of the last axis: :mod:`builders.model.value_ranges`), which every draw respects already.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 
@@ -35,7 +37,7 @@ DOMAINS: dict[str, str] = {
 }
 
 
-def check_domain(name: str, dtype: str, domain: str | None, value_range: tuple[int, int] | None) -> None:
+def check_domain(name: str, dtype: str, domain: str | None, value_range: Any) -> None:
     """Check that tensor ``name`` of ``dtype`` can have ``domain``.
 
     Raises:

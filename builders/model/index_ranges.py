@@ -17,8 +17,11 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from builders.model.spec import ModelSpec
-from builders.model.tensor import DEFAULT_INT_RANGE
+import numpy as np
+
+from builders.model.spec import EXAMPLE_INPUTS, ModelSpec
+from builders.model.spec_flags import input_flag
+from builders.model.value_ranges import DEFAULT_INT_RANGE, ValueRange, overall, range_bounds, range_json, range_text
 from core.errors import ModelSpecError
 
 
@@ -50,18 +53,40 @@ def looks_like_index_error(error: BaseException) -> bool:
     return isinstance(error, IndexError) or "index out of range" in str(error)
 
 
-def _range_source(spec: ModelSpec, name: str) -> tuple[int, int, str]:
+def _range_source(spec: ModelSpec, name: str) -> tuple[ValueRange, str]:
     """An integer input's generated range and where it came from, in words."""
     t = next(t for t in spec.inputs if t.name == name)
+    if t.value_range is not None and spec.origin == EXAMPLE_INPUTS:
+        return t.value_range, "the range of your example_inputs: each position's own min..max, or the whole input's"
     if t.value_range is not None:
-        return (*t.value_range, "the range given by --input NAME:DTYPE:SHAPE:LOW..HIGH or the spec's value_range")
-    return (*DEFAULT_INT_RANGE, "the default range of an integer input whose spec gives none")
+        return t.value_range, "the range given by --input NAME:DTYPE:SHAPE:LOW..HIGH or the spec's value_range"
+    return DEFAULT_INT_RANGE, "the default range of an integer input whose spec gives none"
 
 
-def _flag(spec: ModelSpec, name: str, low: int, high: int) -> str:
-    t = next(t for t in spec.inputs if t.name == name)
-    shape = ",".join(str(d) for d in t.shape) or "''"
-    return f'--input {name}:{t.dtype}:{shape}:{low}..{high} (or "value_range": [{low}, {high}] in the spec file)'
+def _fix(spec: ModelSpec, ranges: dict[str, ValueRange]) -> str:
+    """How to give each input of ``ranges`` its range: the ``--input`` flag and spec-file entry,
+    or, for a spec made from the Python API's ``example_inputs`` (no flag was given), the
+    ``spec=`` to pass instead (trial 11, F17: the advice was a CLI flag in a Python session)."""
+    if spec.origin == EXAMPLE_INPUTS:
+        given = [dataclasses.replace(t, value_range=ranges.get(t.name, t.value_range)) for t in spec.inputs]
+        flags = ", ".join(f'"{input_flag(t)}"' for t in given)
+        changed = [t.name for t, was in zip(given, spec.inputs) if t.value_range != was.value_range] or list(ranges)
+        return (
+            f"pass example_inputs whose {', '.join(map(repr, changed))} hold values the model accepts, or give the ranges "
+            f"with a spec instead of example_inputs: build(BuildOptions(model, spec=ModelSpec.from_flags([{flags}])))"
+        )
+    return "; ".join(
+        f'--input {input_flag(dataclasses.replace(t, value_range=vr))} (or "value_range": {range_json(vr)} in the spec file)'
+        for n, vr in ranges.items()
+        for t in spec.inputs
+        if t.name == n
+    )
+
+
+def _generic_fix(spec: ModelSpec) -> str:
+    if spec.origin == EXAMPLE_INPUTS:
+        return "pass example_inputs holding values the model accepts, or a spec= with each integer input's range"
+    return "--input NAME:DTYPE:SHAPE:LOW..HIGH (or value_range in the spec file)"
 
 
 def diagnose(module: Any, spec: ModelSpec, inputs: dict[str, Any], error: BaseException) -> ModelSpecError | None:
@@ -80,7 +105,6 @@ def diagnose(module: Any, spec: ModelSpec, inputs: dict[str, Any], error: BaseEx
         table accepts and the flag to give; ``None`` when ``error`` is not an index error or
         no input holds integers.
     """
-    import numpy as np
     import torch
 
     ints = [t.name for t in spec.inputs if np.issubdtype(np.asarray(inputs[t.name]).dtype, np.integer)]
@@ -99,16 +123,17 @@ def diagnose(module: Any, spec: ModelSpec, inputs: dict[str, Any], error: BaseEx
     if len(past) == 1 and past[0].source is not None and past[0].source[1] is None:
         found, where = past[0], past[0].source[0]
         accepts = f"0..{found.rows - 1}"
-        lo, hi, source = _range_source(spec, where)
+        vr, source = _range_source(spec, where)
+        lo, hi = overall(vr)
         if lo <= found.low <= found.high <= hi:
             return ModelSpecError(
-                f"input {where!r} is drawn from {lo}..{hi} ({source}), but the model indexes {found.table()} with it, "
-                f"which accepts {accepts}: the draws held {found.low}..{found.high} ({torch_said})",
-                hint=f"give {where!r} the range the model accepts: {_flag(spec, where, max(0, lo), found.rows - 1)}",
+                f"input {where!r} is drawn from {range_text(vr)} ({source}), but the model indexes {found.table()} with "
+                f"it, which accepts {accepts}: the draws held {found.low}..{found.high} ({torch_said})",
+                hint=f"give {where!r} the range the model accepts: {_fix(spec, {where: (max(0, lo), found.rows - 1)})}",
             )
         return ModelSpecError(
             f"input {where!r} holds {found.low}..{found.high} in your own inputs (--sample; the spec's range is "
-            f"{lo}..{hi}), but the model indexes {found.table()} with it, which accepts {accepts} ({torch_said})",
+            f"{range_text(vr)}), but the model indexes {found.table()} with it, which accepts {accepts} ({torch_said})",
             hint=f"keep {where!r} within {accepts} in the sample file: other values are not valid inputs of this model",
         )
     if past:
@@ -117,8 +142,7 @@ def diagnose(module: Any, spec: ModelSpec, inputs: dict[str, Any], error: BaseEx
     return ModelSpecError(
         f"the model raised {type(error).__name__} ({str(error)[:80]}) on its integer inputs {_values_text(spec, values)}: "
         f"a value past the size of a table it indexes; embedding tables: {sizes}",
-        hint="give each integer input the range the model accepts: --input NAME:DTYPE:SHAPE:LOW..HIGH (or value_range "
-        "in the spec file)",
+        hint=f"give each integer input the range the model accepts: {_generic_fix(spec)}",
     )
 
 
@@ -134,38 +158,51 @@ def _every_table(
         for u in past
     )
     inputs = list(dict.fromkeys(u.source[0] for u in uses if u.source is not None))
-    drawn = "; ".join(f"{n!r} {lo}..{hi} ({source})" for n in inputs for lo, hi, source in [_range_source(spec, n)])
-    fits, flags = [], []
+    drawn = "; ".join(f"{n!r} {range_text(vr)} ({source})" for n in inputs for vr, source in [_range_source(spec, n)])
+    fits, ranges = [], {}
     for n in inputs:
-        fed = [u for u in uses if u.source is not None and u.source[0] == n]
-        smallest = min(fed, key=lambda u: u.rows)
-        lo, hi, _ = _range_source(spec, n)
-        low, high = max(0, lo), smallest.rows - 1
-        fits.append(
-            f"{n!r} {low}..{high} (it feeds {len(fed)} table{'s' if len(fed) > 1 else ''}; the smallest, "
-            f"{smallest.name!r}, has {smallest.rows} rows)"
-        )
-        flags.append(_flag(spec, n, low, high))
+        fits_n, ranges[n] = _fitting(spec, n, [u for u in uses if u.source is not None and u.source[0] == n])
+        fits.append(fits_n)
     untraced = [u for u in past if u.source is None]
     if untraced:
         fits.append(
             f"the tables not traced to an input accept 0..{min(u.rows for u in untraced) - 1} together "
             f"(the integer inputs held {_values_text(spec, values)})"
         )
-    columns = any(u.source is not None and u.source[1] is not None for u in uses)
     return ModelSpecError(
         f"the model indexes {len(past)} of the {len(uses)} tables it looked up past their rows: {said} ({torch_said}). "
-        f"The indices come from draws of {drawn or 'no traced input'}. One range fits every table an input feeds: "
+        f"The indices come from draws of {drawn or 'no traced input'}. The range that fits every table an input feeds: "
         + "; ".join(fits),
-        hint="give each input that range: "
-        + ("; ".join(flags) or "--input NAME:DTYPE:SHAPE:LOW..HIGH (or value_range in the spec file)")
-        + (
-            "; one value_range covers every position of an input, so the positions that feed larger tables are verified "
-            "on their first rows only"
-            if columns
-            else ""
-        ),
+        hint="give each input that range: " + (_fix(spec, ranges) if ranges else _generic_fix(spec)),
     )
+
+
+def _fitting(spec: ModelSpec, name: str, fed: list[_Use]) -> tuple[str, ValueRange]:
+    """The range of input ``name`` that fits every table it feeds (``fed``), in words, and the range:
+    ``max(0, low)..rows-1`` of its smallest table; one per position of its last axis when its
+    columns feed tables of their own (a tabular input: each column up to its own table's last row,
+    a column that feeds none keeps its range)."""
+    t = next(t for t in spec.inputs if t.name == name)
+    vr, _ = _range_source(spec, name)
+    smallest = min(fed, key=lambda u: u.rows)
+    width = t.shape[-1] if t.shape and isinstance(t.shape[-1], int) else None
+    if width is None or all(u.source is None or u.source[1] is None for u in fed):
+        low = max(0, overall(vr)[0])
+        return (
+            f"{name!r} {low}..{smallest.rows - 1} (it feeds {len(fed)} table{'s' if len(fed) > 1 else ''}; the smallest, "
+            f"{smallest.name!r}, has {smallest.rows} rows)"
+        ), (low, smallest.rows - 1)
+    lo, hi = (np.broadcast_to(b, (width,)) for b in range_bounds(vr))
+    pairs, said = [], []
+    for j in range(width):
+        tables = [u for u in fed if u.source is not None and u.source[1] in (j, None)]
+        if not tables:
+            pairs.append((int(lo[j]), int(hi[j])))
+            continue
+        least = min(tables, key=lambda u: u.rows)
+        pairs.append((max(0, int(lo[j])), least.rows - 1))
+        said.append(f"{j}: {pairs[-1][0]}..{pairs[-1][1]} ({least.name!r}, {least.rows} rows)")
+    return f"{name!r} per position of its last axis, {', '.join(said)}", tuple(pairs)
 
 
 def _source_text(source: tuple[str, int | None] | None) -> str:
@@ -178,8 +215,8 @@ def _source_text(source: tuple[str, int | None] | None) -> str:
 def _values_text(spec: ModelSpec, values: dict[str, tuple[int, int]]) -> str:
     parts = []
     for n, (lo, hi) in values.items():
-        rlo, rhi, source = _range_source(spec, n)
-        parts.append(f"{n!r} {lo}..{hi} ({rlo}..{rhi} is {source})")
+        vr, source = _range_source(spec, n)
+        parts.append(f"{n!r} {lo}..{hi} ({range_text(vr)} is {source})")
     return "; ".join(parts)
 
 

@@ -20,10 +20,9 @@ from typing import Any
 import numpy as np
 from pydantic import Field, StrictStr
 
-from builders.model.domains import looks_like_mask
+from builders.model.example_spec import example_tensors
 from builders.model.spec_flags import parse_axis_flag, parse_input_flag
 from builders.model.tensor import BATCH_AXIS, TensorSpec, TensorSpecRecord, output_placeholder, validate_json
-from core import dtypes
 from core.errors import ModelSpecError
 from core.names import closest_files, require_known
 from core.records import Record
@@ -31,6 +30,8 @@ from core.records import Record
 #: Batch size of the example inputs used to trace/export (not 1: torch.export specialises
 #: dimensions of size 1, and a trace taken at batch 1 cannot show a frozen batch).
 EXAMPLE_BATCH = 2
+#: :attr:`ModelSpec.origin` of a spec made from the Python API's example inputs.
+EXAMPLE_INPUTS = "example_inputs"
 #: Schema version of an input spec file (``"schema"``; a file without it is version 1).
 SPEC_SCHEMA = 1
 
@@ -58,11 +59,15 @@ class ModelSpec:
             them in from the traced model.
         dynamic_axes: Range of each named dynamic axis: ``{"seq": (min, opt, max)}``.
             The batch axis is not listed here: it is always ``(1, opt, max_batch_size)``.
+        origin: Where the inputs' ranges came from, for messages: ``"example_inputs"`` for a
+            spec made by :meth:`from_example` (the Python API), ``None`` for flags or a spec
+            file. Not part of the JSON form, nor of equality.
     """
 
     inputs: tuple[TensorSpec, ...]
     outputs: tuple[TensorSpec, ...]
     dynamic_axes: dict[str, tuple[int, int, int]] = dataclasses.field(default_factory=dict)
+    origin: str | None = dataclasses.field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         names = [t.name for t in (*self.inputs, *self.outputs)]
@@ -266,8 +271,9 @@ class ModelSpec:
     def from_example(cls, example: Any, names: Sequence[str] = ()) -> ModelSpec:
         """A spec from example inputs (the Python API's ``example_inputs``), as Model
         Navigator takes a sample batch: every axis after the first (batch) axis is static at
-        the example's size; integer inputs take the example's ``[min, max]`` as value range; an
-        integer or bool input named ``...mask`` holding only 0s and 1s with a 1 in every row gets
+        the example's size; integer inputs take the example's ``[min, max]`` as value range, per
+        position of the last axis when its positions' ranges differ (a tabular input's columns,
+        :func:`builders.model.value_ranges.example_range`); an integer or bool input named ``...mask`` holding only 0s and 1s with a 1 in every row gets
         the ``mask`` domain (:func:`builders.model.domains.looks_like_mask`).
 
         Args:
@@ -279,34 +285,7 @@ class ModelSpec:
         Raises:
             ModelSpecError: an example has no batch axis, or a dtype Triton cannot take.
         """
-        if isinstance(example, dict):
-            order = [n for n in names if n in example] + [n for n in example if n not in names]
-            items = [(n, example[n]) for n in order]
-        else:
-            seq = list(example) if isinstance(example, (tuple, list)) else [example]
-            items = [(names[i] if i < len(names) else f"INPUT__{i}", x) for i, x in enumerate(seq)]
-        tensors = []
-        for name, x in items:
-            is_torch = hasattr(x, "detach")
-            dt = dtypes.require_tensor_io(
-                dtypes.from_torch(x.dtype).name if is_torch else str(np.asarray(x).dtype), f"example input {name!r}"
-            )
-            arr = x.detach().cpu().numpy() if is_torch else np.asarray(x)
-            if arr.ndim < 1:
-                raise ModelSpecError(
-                    f"example input {name!r} is a scalar; it needs a batch axis first",
-                    hint="pass one batch, e.g. torch.randn(4, 16) for 4 samples of 16 features",
-                )
-            mask = (dt.is_integer or dt.name == "bool") and looks_like_mask(name, arr)
-            rng = (int(arr.min()), int(arr.max())) if dt.is_integer and arr.size and not mask else None
-            shape = tuple(int(d) for d in arr.shape[1:])
-            tensors.append(TensorSpec(name, dt.name, shape, rng, domain="mask" if mask else None))
-        if not tensors:
-            raise ModelSpecError(
-                "example_inputs holds no tensor",
-                hint="pass one batch of every input, e.g. (torch.randn(4, 16),) or {'x': torch.randn(4, 16)}",
-            )
-        return cls(tuple(tensors), ())
+        return cls(example_tensors(example, names), (), origin=EXAMPLE_INPUTS)
 
     @classmethod
     def from_flags(cls, inputs: Sequence[str], outputs: Sequence[str] = (), axes: Sequence[str] = ()) -> ModelSpec:

@@ -1,4 +1,5 @@
-"""The command-line form of an input spec: ``--input NAME:DTYPE:SHAPE[:LOW..HIGH|:DOMAIN]`` and
+"""The command-line form of an input spec: ``--input NAME:DTYPE:SHAPE[:LOW..HIGH|:DOMAIN]`` (the range
+may be one per position of the last axis: ``categories:int64:6:0..4,0..11,0..6,0..29,0..2,0..8``) and
 ``--dynamic-axis AXIS=MIN,OPT,MAX`` (:meth:`builders.model.spec.ModelSpec.from_flags`)."""
 
 from __future__ import annotations
@@ -8,13 +9,16 @@ from collections.abc import Iterable
 
 from builders.model.domains import DOMAINS
 from builders.model.tensor import Dim, TensorSpec
+from builders.model.value_ranges import parse_range_text, range_text
 from core.errors import ModelSpecError
 from core.names import x_separated_dims, x_separated_list
 
 
 def parse_input_flag(text: str) -> TensorSpec:
     """Parse ``NAME:DTYPE:SHAPE[:LOW..HIGH|:DOMAIN]`` (see :meth:`ModelSpec.from_flags`); the
-    fourth field is a value range or a domain name (:data:`builders.model.domains.DOMAINS`).
+    fourth field is a value range, one ``LOW..HIGH`` per position of the last axis
+    (``0..4,0..11,0..29``, :mod:`builders.model.value_ranges`), or a domain name
+    (:data:`builders.model.domains.DOMAINS`).
 
     Raises:
         ModelSpecError: wrong number of fields, unknown dtype, bad shape or range.
@@ -24,7 +28,8 @@ def parse_input_flag(text: str) -> TensorSpec:
         raise ModelSpecError(
             f"--input {text!r} does not parse",
             hint="expected NAME:DTYPE:SHAPE[:LOW..HIGH|:DOMAIN], e.g. pixels:float32:3,224,224, "
-            "input_ids:int64:seq:0..30521 or attention_mask:int64:seq:mask",
+            "input_ids:int64:seq:0..30521, categories:int64:3:0..4,0..11,0..29 (one range per position of the last axis) "
+            "or attention_mask:int64:seq:mask",
         )
     dims = [x.strip() for x in parts[2].split(",") if x.strip()]
     if any(x_separated_dims(d) for d in dims):
@@ -42,17 +47,21 @@ def parse_input_flag(text: str) -> TensorSpec:
     if len(parts) == 4 and parts[3] in DOMAINS:
         domain = parts[3]
     elif len(parts) == 4:
-        lo, sep, hi = parts[3].partition("..")
-        try:
-            value_range = (int(lo), int(hi))
-        except ValueError:
-            sep = ""
-        if not sep:
+        value_range = parse_range_text(parts[3])
+        if value_range is None:
             raise ModelSpecError(
                 f"--input {text!r}: {parts[3]!r} is neither a value range nor a domain",
-                hint=f"expected LOW..HIGH (e.g. 0..30521) or one of the domains {sorted(DOMAINS)}",
+                hint="expected LOW..HIGH (e.g. 0..30521), one LOW..HIGH per position of the last axis "
+                f"(e.g. 0..4,0..11,0..29) or one of the domains {sorted(DOMAINS)}",
             )
     return TensorSpec(parts[0], parts[1], tuple(shape), value_range, domain=domain)
+
+
+def input_flag(t: TensorSpec) -> str:
+    """The ``--input`` value that gives ``t`` (:func:`parse_input_flag`'s inverse):
+    ``"categories:int64:6:0..4,0..11,0..6,0..29,0..2,0..8"``."""
+    last = t.domain or (range_text(t.value_range) if t.value_range is not None else None)
+    return ":".join([t.name, t.dtype, ",".join(str(d) for d in t.shape), *([last] if last else [])])
 
 
 def parse_axis_flag(text: str) -> tuple[str, tuple[int, int, int]]:

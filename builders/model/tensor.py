@@ -16,15 +16,23 @@ import numpy as np
 from pydantic import Field, StrictInt, StrictStr, ValidationError
 
 from builders.model.domains import DOMAINS, check_domain, domain_values
+from builders.model.value_ranges import DEFAULT_INT_RANGE, ValueRange, draw_integers, normal_range, range_bounds
 from core import dtypes
 from core.errors import ModelSpecError
 from core.names import x_separated_dims
 from core.records import Record, describe
 
 Dim = int | str
-#: Inclusive ``(low, high)`` of generated integer inputs whose spec gives no ``value_range``
-#: (verification draws, served checks, perf_analyzer data: one range everywhere).
-DEFAULT_INT_RANGE: tuple[int, int] = (0, 100)
+__all__ = [
+    "BATCH_AXIS",
+    "DEFAULT_INT_RANGE",
+    "Dim",
+    "TensorSpec",
+    "TensorSpecRecord",
+    "ValueRange",
+    "output_placeholder",
+    "validate_json",
+]
 #: Name of the implicit first (batch) axis in exported graphs and error messages.
 BATCH_AXIS = "batch"
 
@@ -39,8 +47,10 @@ class TensorSpec:
             ``"int64"``...): a type with both a numpy and a torch counterpart.
         shape: Per-sample shape without the batch axis; ints are fixed, strings name a
             dynamic axis (e.g. ``(512,)`` or ``("seq",)``).
-        value_range: ``(low, high)`` inclusive range for generated integer inputs such as
-            token ids; ignored for floating inputs (which are drawn from N(0, 1)).
+        value_range: ``(low, high)`` inclusive range of integer inputs such as token ids, or
+            one ``(low, high)`` per position of a fixed last axis (a tabular input's columns,
+            :mod:`builders.model.value_ranges`); every generated input stays within it
+            (:meth:`bounds`). Only for integer inputs.
         key: Outputs: the tensor's identity in what ``forward`` returns, its path through
             dicts (keys) and tuples/lists (positions), e.g. ``("logits",)`` or ``(1, "feat")``;
             ``()`` for a lone tensor; ``None`` when not recorded (inputs, older manifests).
@@ -57,7 +67,7 @@ class TensorSpec:
     name: str
     dtype: str
     shape: tuple[Dim, ...]
-    value_range: tuple[int, int] | None = None
+    value_range: ValueRange | None = None
     key: tuple[str | int, ...] | None = None
     batch_axis: int | None = 0
     domain: str | None = None
@@ -91,19 +101,7 @@ class TensorSpec:
                 f"(0..{len(self.shape)} for {len(self.shape)} per-sample dims)",
                 hint=f"give batch_axis within 0..{len(self.shape)}, or drop it (the batch is axis 0)",
             )
-        if self.value_range is not None:
-            lo, hi = self.value_range
-            if not dtypes.from_name(self.dtype).is_integer:
-                raise ModelSpecError(
-                    f"tensor {self.name!r}: value_range is for integer inputs, but dtype is {self.dtype}",
-                    hint="drop value_range (floating inputs are drawn from N(0, 1))",
-                )
-            info = np.iinfo(self.dtype)
-            if not (info.min <= lo <= hi <= info.max):
-                raise ModelSpecError(
-                    f"tensor {self.name!r}: value_range {list(self.value_range)} must satisfy low <= high within {self.dtype}",
-                    hint=f"give LOW..HIGH with LOW <= HIGH, both within [{info.min}, {info.max}] ({self.dtype})",
-                )
+        object.__setattr__(self, "value_range", normal_range(self.name, self.dtype, self.shape, self.value_range))
 
     @property
     def triton_dtype(self) -> str:
@@ -129,7 +127,8 @@ class TensorSpec:
         one rule for every generated input (export examples, reference data, warmup data).
 
         Floating inputs are N(0, 1) in their dtype; integer inputs are uniform within
-        ``value_range`` (default :data:`DEFAULT_INT_RANGE`); bool inputs are all True; an
+        ``value_range``, per position where it gives one pair each (default
+        :data:`DEFAULT_INT_RANGE`); bool inputs are all True; an
         input with a ``domain`` respects it (a ``mask``: a padding mask, at least one 1 per
         row; :func:`builders.model.domains.domain_values`).
         """
@@ -139,8 +138,14 @@ class TensorSpec:
             return rng.standard_normal(shape).astype(self.dtype)
         if self.dtype == "bool":
             return np.ones(shape, dtype=bool)
-        lo, hi = self.value_range or DEFAULT_INT_RANGE
-        return rng.integers(lo, hi + 1, size=shape).astype(self.dtype)
+        return draw_integers(self.value_range, shape, rng).astype(self.dtype)
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """Inclusive low and high of this integer input's values as arrays that broadcast against
+        a sample (batch axis first): 0-d for one range, one per position of the last axis for a
+        per-position range; :data:`DEFAULT_INT_RANGE` when the spec gives none
+        (:func:`builders.model.value_ranges.range_bounds`, what every generator and check reads)."""
+        return range_bounds(self.value_range)
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form (:class:`TensorSpecRecord`; ``batch_axis`` only when it is not 0,
@@ -168,7 +173,11 @@ class TensorSpecRecord(Record):
     name: str
     dtype: str = Field(description="a core.dtypes tensor I/O name: float32, int64, bool...")
     shape: list[StrictInt | StrictStr] = Field(description="per-sample shape, no batch axis; strings name dynamic axes")
-    value_range: tuple[int, int] | None = Field(None, description="inclusive (low, high) of generated integer inputs")
+    value_range: tuple[int, int] | list[tuple[int, int]] | None = Field(
+        None,
+        description="integer inputs: inclusive [low, high] of every value, or one [low, high] per position of a "
+        "fixed last axis (a tabular input's columns: [[0, 4], [0, 11], ...])",
+    )
     key: list[StrictStr | StrictInt] | None = Field(
         None,
         description="outputs: path of the tensor in what forward() returns (dict keys, tuple positions); "
@@ -192,7 +201,7 @@ class TensorSpecRecord(Record):
             name=t.name,
             dtype=t.dtype,
             shape=list(t.shape),
-            value_range=t.value_range,
+            value_range=list(t.value_range) if t.value_range and isinstance(t.value_range[0], tuple) else t.value_range,
             key=list(t.key) if t.key is not None else None,
             batch_axis=t.batch_axis,
             domain=t.domain,
@@ -208,7 +217,7 @@ class TensorSpecRecord(Record):
             self.name,
             self.dtype,
             tuple(self.shape),
-            self.value_range,
+            tuple(self.value_range) if isinstance(self.value_range, list) else self.value_range,
             tuple(self.key) if self.key is not None else None,
             self.batch_axis,
             self.domain,

@@ -15,6 +15,9 @@ scaled     N(0, 1) x :data:`SCALE`        only the range's two ends         rand
 zeros      0                              0 (the low end if 0 is outside)   all False
 ========== ============================== ================================= ================
 
+An integer input with one range per position of its last axis (a tabular input's columns,
+:mod:`builders.model.value_ranges`) gets each column's draw within that column's own range.
+
 An input with a ``domain`` (:mod:`builders.model.domains`) gets, in every draw, values of that
 domain only: a ``mask`` is a padding mask with at least one 1 per row (``random``: right
 padding of random length, ``positive``: all 1s, ``negative``: a single 1 at the end,
@@ -36,7 +39,8 @@ import numpy as np
 
 from builders.model.domains import describe_domain, domain_values
 from builders.model.spec import ModelSpec
-from builders.model.tensor import DEFAULT_INT_RANGE, TensorSpec
+from builders.model.tensor import TensorSpec
+from builders.model.value_ranges import per_position, range_text
 from core import dtypes
 from core.errors import ModelSpecError
 
@@ -94,7 +98,7 @@ def draw_inputs(spec: ModelSpec, batch: int, sizes: dict[str, int], draw: str, s
                 "zeros": np.zeros(a.shape, bool),
             }[draw]
         else:
-            lo, hi = t.value_range or DEFAULT_INT_RANGE
+            lo, hi = t.bounds()  # per position of the last axis, or one range (0-d)
             mid = lo + (hi - lo) // 2
             if draw == "positive":
                 v = rng.integers(mid, hi + 1, size=a.shape)
@@ -103,7 +107,7 @@ def draw_inputs(spec: ModelSpec, batch: int, sizes: dict[str, int], draw: str, s
             elif draw == "scaled":
                 v = np.where(rng.integers(0, 2, size=a.shape).astype(bool), hi, lo)
             else:
-                v = np.full(a.shape, 0 if lo <= 0 <= hi else lo)
+                v = np.broadcast_to(np.where((lo <= 0) & (0 <= hi), 0, lo), a.shape)
             out[t.name] = v.astype(t.dtype)
     return out
 
@@ -135,7 +139,9 @@ def _describe(t: TensorSpec, draw: str) -> str:
         )
     if t.dtype == "bool":
         return {"random": "all True", "positive": "all True", "scaled": "True or False at random"}.get(draw, "all False")
-    lo, hi = t.value_range or DEFAULT_INT_RANGE
+    if per_position(t.value_range):
+        return _describe_columns(t, draw)
+    lo, hi = (int(v) for v in t.bounds())
     mid = lo + (hi - lo) // 2
     return {
         "random": f"integers uniform in [{lo}, {hi}]",
@@ -143,6 +149,18 @@ def _describe(t: TensorSpec, draw: str) -> str:
         "negative": f"integers uniform in [{lo}, {mid}] (lower half)",
         "scaled": f"{lo} or {hi} (the range's ends)",
     }.get(draw, str(0 if lo <= 0 <= hi else lo))
+
+
+def _describe_columns(t: TensorSpec, draw: str) -> str:
+    """:func:`_describe` of an input with one range per position of its last axis."""
+    each = {
+        "random": "uniform in its range",
+        "positive": "uniform in the upper half of its range",
+        "negative": "uniform in the lower half of its range",
+        "scaled": "its range's two ends",
+        "zeros": "0 (the low end where 0 is outside its range)",
+    }[draw]
+    return f"integers, each position of the last axis {each} ({range_text(t.value_range or ()).replace(',', ', ')})"
 
 
 def load_sample(path: Path, spec: ModelSpec) -> dict[str, np.ndarray]:

@@ -119,20 +119,20 @@ def test_every_table_past_its_rows_is_said_at_once_with_the_range_that_fits_them
         assert f"Embedding {table!r} of {rows} rows (accepts 0..{rows - 1}) got {got} from {source}" in said
     assert said.startswith("the model indexes 3 of the 3 tables it looked up past their rows:")
     assert "The indices come from draws of 'cats' 0..8 (the range given by --input" in said
-    smallest = min(_Tabular.ROWS)
-    assert f"'cats' 0..{smallest - 1} (it feeds 2 tables; the smallest, 'cols.1', has {smallest} rows)" in said
+    a, b = _Tabular.ROWS  # each column up to its own table's last row (trial 11, F1), not the smallest table's
+    assert f"'cats' per position of its last axis, 0: 0..{a - 1} ('cols.0', {a} rows), 1: 0..{b - 1} ('cols.1', {b} rows)" in said
     assert "'ids' 0..9 (it feeds 1 table; the smallest, 'tok', has 10 rows)" in said
     hint = e.value.hint or ""
-    assert f"--input cats:int64:2:0..{smallest - 1}" in hint and "--input ids:int64:3:0..9" in hint
-    assert "one value_range covers every position of an input" in hint
+    assert f'--input cats:int64:2:0..{a - 1},0..{b - 1} (or "value_range": [[0, {a - 1}], [0, {b - 1}]] in the spec file)' in hint
+    assert "--input ids:int64:3:0..9" in hint
 
 
-def test_a_table_within_its_rows_still_bounds_the_range_its_input_gets():
+def test_a_table_within_its_rows_still_bounds_the_range_its_column_gets():
     """Only the larger column's table fails, but the range given back must fit the smaller one
-    too: it is the one range of the input."""
+    too: one range per position, each within its own table."""
     spec = ModelSpec.from_flags(["cats:int64:2:0..8", "ids:int64:3:0..9"])
-    inputs = {"cats": np.array([[1, 3], [8, 0]], np.int64), "ids": np.zeros((2, 3), np.int64)}
+    inputs = {"cats": np.array([[8, 3], [1, 0]], np.int64), "ids": np.zeros((2, 3), np.int64)}
     with pytest.raises(ModelSpecError) as e:
         run_eager(_Tabular(), spec, inputs)
     assert "the model indexes 1 of the 3 tables it looked up past their rows" in e.value.message
-    assert "--input cats:int64:2:0..3" in (e.value.hint or "")
+    assert "--input cats:int64:2:0..5,0..3" in (e.value.hint or "")

@@ -79,7 +79,7 @@ def test_a_domain_from_json_flags_and_examples():
     padded = np.array([[1, 1, 1, 0], [1, 1, 0, 0]])
     ex = ModelSpec.from_example({"input_ids": np.array([[5, 6, 7, 0], [8, 9, 0, 0]]), "attention_mask": padded})
     assert [(t.name, t.domain, t.value_range) for t in ex.inputs] == [
-        ("input_ids", None, (0, 9)),
+        ("input_ids", None, ((5, 8), (6, 9), (0, 7), (0, 0))),  # each position's own range: what the example showed
         ("attention_mask", "mask", None),
     ]
     labels = ModelSpec.from_example({"labels_mask": np.array([[0, 0], [1, 0]])})  # a row without a 1: not a padding mask

@@ -1,0 +1,182 @@
+"""An integer input's ``value_range``: one inclusive ``[low, high]`` for every value, or one per
+position of the input's last axis (a tabular input whose columns index tables of their own).
+
+Forms (the spec file's ``"value_range"``, ``--input NAME:DTYPE:SHAPE:RANGE``'s fourth field):
+
+- ``[0, 999]`` / ``0..999``: every value of the input within ``0..999`` (token ids);
+- ``[[0, 4], [0, 11], [0, 29]]`` / ``0..4,0..11,0..29``: position ``j`` of the last axis within
+  its own pair (categorical columns with vocabularies of 5, 12 and 30). The last axis must then
+  be a fixed size equal to the number of pairs (trial 11, F1: one range for six columns was
+  either the smallest vocabulary, which verified only each table's first rows, or too wide for it).
+
+Every generated input (verification draws, the export's example inputs, reference and warmup
+data, ``clients`` and ``triton-perf`` inputs) and every check of a user's values reads a range
+through :func:`range_bounds` (low and high arrays that broadcast against a sample, batch axis
+first) and draws through :func:`draw_integers`: one rule for both forms.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from core import dtypes
+from core.errors import ModelSpecError
+
+#: One inclusive ``(low, high)`` for every value, or one per position of the last axis.
+ValueRange = tuple[int, int] | tuple[tuple[int, int], ...]
+#: Inclusive ``(low, high)`` of generated integer inputs whose spec gives no ``value_range``
+#: (verification draws, served checks, perf_analyzer data: one range everywhere).
+DEFAULT_INT_RANGE: tuple[int, int] = (0, 100)
+
+
+def per_position(value_range: ValueRange | None) -> bool:
+    """Whether ``value_range`` gives one pair per position of the last axis."""
+    return bool(value_range) and not isinstance(value_range[0], (int, np.integer))  # type: ignore[index]
+
+
+def normal_range(name: str, dtype: str, shape: Sequence[int | str], value: Any) -> ValueRange | None:
+    """``value`` (a spec's or a caller's ``value_range``: lists, tuples, numpy ints) as a
+    :data:`ValueRange` of ints, checked.
+
+    Args:
+        name: The tensor, for messages.
+        dtype: Its dtype name (the range is for integer inputs).
+        shape: Its per-sample shape (a per-position range needs a fixed last axis of its length).
+        value: ``None``, ``[low, high]`` or ``[[low, high], ...]``.
+
+    Raises:
+        ModelSpecError: a non-integer dtype, a pair that is not two integers or has low > high or
+            leaves the dtype, a per-position range on a dynamic or missing last axis or of another
+            length than it; one message each, with the flag and the spec-file form to give.
+    """
+    if value is None:
+        return None
+    if not dtypes.from_name(dtype).is_integer:
+        raise ModelSpecError(
+            f"tensor {name!r}: value_range is for integer inputs, but dtype is {dtype}",
+            hint="drop value_range (floating inputs are drawn from N(0, 1))",
+        )
+    items = list(value) if isinstance(value, (list, tuple, np.ndarray)) else [value]
+    nested = bool(items) and all(isinstance(v, (list, tuple, np.ndarray)) for v in items)
+    pairs = [_pair(name, dtype, v, j) for j, v in enumerate(items)] if nested else [_pair(name, dtype, items, None)]
+    if not nested:
+        return pairs[0]
+    last = shape[-1] if shape else None
+    if not isinstance(last, int) or last != len(pairs):
+        if last is None:
+            where, fix = "has no per-sample axis", "give one [low, high] for every value"
+        elif isinstance(last, str):
+            where = f"has a dynamic last axis {last!r}"
+            fix = "per-position ranges need a fixed last axis: give it a fixed size, or one [low, high] for every value"
+        else:
+            where = f"has {last} positions on its last axis"
+            fix = f"give {last} ranges, one [low, high] per position in order, or one [low, high] for every value"
+        raise ModelSpecError(
+            f"tensor {name!r}: value_range gives {len(pairs)} ranges, one per position of the last axis, but the "
+            f"input {where} (shape {list(shape)})",
+            hint=f'{fix} (e.g. shape [3]: "value_range": [[0, 4], [0, 11], [0, 29]], --input {name}:{dtype}:3:0..4,0..11,0..29)',
+        )
+    return tuple(pairs)
+
+
+def _pair(name: str, dtype: str, value: Any, position: int | None) -> tuple[int, int]:
+    """One ``(low, high)`` of ``value``, checked (``position``: its place in a per-position range)."""
+    at = f" at position {position} of the last axis" if position is not None else ""
+    items = list(value)
+    if len(items) != 2 or not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in items):
+        raise ModelSpecError(
+            f"tensor {name!r}: value_range{at} is {_show(value)}, not [low, high] of two integers",
+            hint='give [low, high] (e.g. "value_range": [0, 999]), or one [low, high] per position of the last axis '
+            '("value_range": [[0, 4], [0, 11]])',
+        )
+    lo, hi = int(items[0]), int(items[1])
+    info = np.iinfo(dtype)
+    if not (info.min <= lo <= hi <= info.max):
+        raise ModelSpecError(
+            f"tensor {name!r}: value_range{at} {[lo, hi]} must satisfy low <= high within {dtype}",
+            hint=f"give LOW..HIGH with LOW <= HIGH, both within [{info.min}, {info.max}] ({dtype})",
+        )
+    return lo, hi
+
+
+def _show(value: Any) -> str:
+    try:
+        return json.dumps(value)
+    except TypeError:
+        return repr(value)
+
+
+def range_bounds(value_range: ValueRange | None) -> tuple[np.ndarray, np.ndarray]:
+    """Inclusive ``(low, high)`` as int64 arrays that broadcast against a sample (batch axis
+    first): 0-d for one range, ``[n]`` (the last axis) per position; :data:`DEFAULT_INT_RANGE`
+    for ``None``."""
+    vr = value_range or DEFAULT_INT_RANGE
+    a = np.asarray(vr, dtype=np.int64)
+    return (a[..., 0], a[..., 1])
+
+
+def draw_integers(value_range: ValueRange | None, shape: Sequence[int], rng: np.random.Generator) -> np.ndarray:
+    """Integers uniform within ``value_range`` (per position of the last axis where it gives
+    one pair each), of ``shape``, as int64: every generated integer input is drawn here."""
+    lo, hi = range_bounds(value_range)
+    if lo.ndim == 0:  # one range: the same stream as before per-position ranges (reference data, reuse keys)
+        return rng.integers(int(lo), int(hi) + 1, size=tuple(shape))
+    return rng.integers(lo, hi + 1, size=tuple(shape))
+
+
+def overall(value_range: ValueRange | None) -> tuple[int, int]:
+    """The smallest low and largest high of ``value_range`` (itself for one range)."""
+    lo, hi = range_bounds(value_range)
+    return int(lo.min()), int(hi.max())
+
+
+def range_text(value_range: ValueRange) -> str:
+    """The ``--input`` form: ``"0..999"``, or ``"0..4,0..11,0..29"`` per position."""
+    pairs = value_range if per_position(value_range) else (value_range,)
+    return ",".join(f"{lo}..{hi}" for lo, hi in pairs)  # type: ignore[misc]
+
+
+def range_json(value_range: ValueRange) -> str:
+    """The spec file's form: ``"[0, 999]"`` or ``"[[0, 4], [0, 11], [0, 29]]"``."""
+    return json.dumps(np.asarray(value_range).tolist())
+
+
+def range_words(value_range: ValueRange) -> str:
+    """In words: ``"[0, 999]"``, or ``"[0, 4], [0, 11], [0, 29] (per position of the last axis)"``."""
+    if not per_position(value_range):
+        lo, hi = value_range
+        return f"[{lo}, {hi}]"
+    return ", ".join(f"[{lo}, {hi}]" for lo, hi in value_range) + " (per position of the last axis)"  # type: ignore[misc]
+
+
+def parse_range_text(text: str) -> ValueRange | None:
+    """The range of ``--input``'s fourth field (:func:`range_text`'s form), ``None`` when it is
+    not one (a domain name, a typo)."""
+    pairs = []
+    for part in text.split(","):
+        lo, sep, hi = part.strip().partition("..")
+        try:
+            pairs.append((int(lo), int(hi)))
+        except ValueError:
+            return None
+        if not sep:
+            return None
+    return pairs[0] if len(pairs) == 1 else tuple(pairs)
+
+
+def example_range(values: np.ndarray, shape: Sequence[int | str]) -> ValueRange | None:
+    """The value range of an integer example input (``[batch, *shape]``): each position's own
+    ``min..max`` when the last axis is fixed and its positions' ranges differ (a tabular input's
+    columns, trial 11 F17), else the whole input's ``min..max``; ``None`` when it is empty."""
+    if not values.size:
+        return None
+    whole = (int(values.min()), int(values.max()))
+    if not shape or not isinstance(shape[-1], int) or shape[-1] < 2:
+        return whole
+    cols = values.reshape(-1, shape[-1])
+    pairs = tuple((int(lo), int(hi)) for lo, hi in zip(cols.min(axis=0), cols.max(axis=0)))
+    return whole if len(set(pairs)) == 1 else pairs
