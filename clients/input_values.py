@@ -1,15 +1,16 @@
 """A user's input values against the build's spec: one rule for every path that sends them.
 
-The build verified an integer input on values drawn from its ``value_range`` (inclusive; the
+The build verified an integer input on values drawn from its ``value_range`` (inclusive, one
+range or one per position of the last axis: :mod:`builders.model.value_ranges`; the
 default :data:`~builders.model.tensor.DEFAULT_INT_RANGE` when the spec gives none) and a domain
 input (a ``mask``) on values that respect it (:mod:`builders.model.domains`). A user's own values
 (``clients infer --input-data``, ``triton-perf sweep --input-data``) are checked by
 :func:`check_values`, one rule for both ends of the range:
 
-- a value outside the verified range, below it or above it, is sent with a warning naming the
-  input, the values found, the verified range and what to do. It is not refused: the range is
-  what the build drew from, not always all the model accepts (a tabular input gets the one range
-  every table it feeds accepts, trial 11 F1). An index past a table the model indexes is refused
+- a value outside the verified range (of its position), below it or above it, is sent with a
+  warning naming the input, the values found (and the positions, for a per-position range), the
+  verified range and what to do. It is not refused: the range is what the build drew from, not
+  always all the model accepts. An index past a table the model indexes is refused
   by the server (:func:`clients.infer.run_requests` says so), but an index below 0 is not always:
   ONNX Runtime's Gather reads ``-1`` as the last row where eager PyTorch refuses it (trial 11 F7);
 - a value that breaks the input's domain (a mask row with no 1) is refused: the model's outputs
@@ -29,21 +30,42 @@ import numpy as np
 
 from builders.model.domains import DOMAINS, domain_problem
 from builders.model.spec import ModelSpec
-from builders.model.tensor import DEFAULT_INT_RANGE, TensorSpec
+from builders.model.tensor import TensorSpec
+from builders.model.value_ranges import DEFAULT_INT_RANGE, ValueRange, overall, per_position, range_bounds, range_text
 from core import dtypes
 from core.errors import ClientError, ToolkitError
 
 log = logging.getLogger(__name__)
 
 
-def verified_range(t: TensorSpec) -> tuple[int, int, str] | None:
-    """The inclusive range the build drew integer input ``t``'s values from and its source in
-    words, or ``None`` for an input that is not an integer or has a domain (which says its values)."""
+@dataclasses.dataclass(frozen=True)
+class Verified:
+    """The range the build drew an integer input's values from.
+
+    Attributes:
+        value_range: Inclusive ``(low, high)``, or one per position of the last axis
+            (:mod:`builders.model.value_ranges`).
+        source: Where it came from, in words (``"its value_range"``).
+    """
+
+    value_range: ValueRange
+    source: str
+
+    @property
+    def text(self) -> str:
+        """``"0..3"``, or ``"0..4,0..11,0..29"`` per position."""
+        return range_text(self.value_range)
+
+
+def verified_range(t: TensorSpec) -> Verified | None:
+    """The range the build drew integer input ``t``'s values from and its source in words, or
+    ``None`` for an input that is not an integer or has a domain (which says its values)."""
     if t.domain is not None or not dtypes.from_name(t.dtype).is_integer:
         return None
     if t.value_range is not None:
-        return (int(t.value_range[0]), int(t.value_range[1]), "its value_range")
-    return (*DEFAULT_INT_RANGE, "the default range: its spec gives none")
+        each = ", one range per position of the last axis" if per_position(t.value_range) else ""
+        return Verified(t.value_range, f"its value_range{each}")
+    return Verified(DEFAULT_INT_RANGE, "the default range: its spec gives none")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -54,11 +76,13 @@ class OutsideRange:
         name: The input (as served).
         low: The smallest value found.
         high: The largest value found.
-        below: How many values are below the verified range.
+        below: How many values are below the verified range (of their position).
         above: How many values are above it.
         size: How many values there are.
-        verified: The verified inclusive range and its source (:func:`verified_range`).
+        verified: The verified range and its source (:func:`verified_range`).
         flag: The ``--input`` flag that gives the input a range, with ``LOW..HIGH`` to fill in.
+        positions: For a per-position range, each position of the last axis with values outside
+            its own range, in words (``"position 1 holds 0..15 (verified 0..11)"``).
     """
 
     name: str
@@ -67,37 +91,51 @@ class OutsideRange:
     below: int
     above: int
     size: int
-    verified: tuple[int, int, str]
+    verified: Verified
     flag: str
+    positions: tuple[str, ...] = ()
 
     def line(self, where: str) -> str:
         """The warning: ``where`` names the values' source (a file)."""
-        lo, hi, source = self.verified
+        lo, hi = overall(self.verified.value_range)
         counts = ", ".join(f"{n} {side}" for n, side in ((self.below, f"below {lo}"), (self.above, f"above {hi}")) if n)
+        if self.positions:
+            counts = ", ".join(f"{n} {side}" for n, side in ((self.below, "below"), (self.above, "above")) if n)
+            counts = f"{'; '.join(self.positions)}: {counts} their position's range"
+        text = self.verified.text
         return (
             f"input {self.name!r} from {where} holds {self.low}..{self.high}, outside the build's verified range "
-            f"{lo}..{hi} ({source}): {counts} of its {self.size} values. The build never ran the model on such values, "
+            f"{text} ({self.verified.source}): {counts} of its {self.size} values. The build never ran the model on such values, "
             "so nothing checked the answers to them (if the model indexes a table with them, a value below 0 is no "
             "row: eager PyTorch refuses it and ONNX Runtime's Gather reads it from the table's end; one past the table "
-            f"is refused by the server) -> send values within {lo}..{hi}, or rebuild with the range the model accepts "
+            f"is refused by the server) -> send values within {text}, or rebuild with the range the model accepts "
             f'({self.flag}, or "value_range" in the spec file)'
         )
 
 
 def outside_range(t: TensorSpec, values: Sequence[np.ndarray]) -> OutsideRange | None:
-    """What of ``values`` (one input's arrays) lies outside ``t``'s verified range, at either end;
+    """What of ``values`` (one input's arrays) lies outside ``t``'s verified range, at either end
+    (per position of the last axis where the range gives one each: :meth:`TensorSpec.bounds`);
     ``None`` when all lie within, or for an input with no verified range (:func:`verified_range`)
     or non-integer values (the dtype check refuses those)."""
     verified = verified_range(t)
     arrays = [np.asarray(v) for v in values if np.asarray(v).size and np.issubdtype(np.asarray(v).dtype, np.integer)]
     if verified is None or not arrays:
         return None
-    lo, hi, _ = verified
+    lo, hi = range_bounds(verified.value_range)
+    if lo.ndim and any(a.shape[-1:] != lo.shape for a in arrays):  # another last axis: the shape check says so
+        lo, hi = (np.asarray(v) for v in overall(verified.value_range))
     below = sum(int((a < lo).sum()) for a in arrays)
     above = sum(int((a > hi).sum()) for a in arrays)
     if not below and not above:
         return None
+    positions = []
+    for j in range(lo.size if lo.ndim else 0):
+        col_lo, col_hi = min(int(a[..., j].min()) for a in arrays), max(int(a[..., j].max()) for a in arrays)
+        if col_lo < lo[j] or col_hi > hi[j]:
+            positions.append(f"position {j} holds {col_lo}..{col_hi} (verified {lo[j]}..{hi[j]})")
     shape = ",".join(str(d) for d in t.shape) or "''"
+    fill = f"LOW..HIGH,... (one per position, verified {verified.text})" if positions else "LOW..HIGH"
     return OutsideRange(
         t.name,
         min(int(a.min()) for a in arrays),
@@ -106,7 +144,8 @@ def outside_range(t: TensorSpec, values: Sequence[np.ndarray]) -> OutsideRange |
         above,
         sum(a.size for a in arrays),
         verified,
-        f"--input {t.name}:{t.dtype}:{shape}:LOW..HIGH",
+        f"--input {t.name}:{t.dtype}:{shape}:{fill}",
+        tuple(positions),
     )
 
 

@@ -13,7 +13,8 @@ another integer type when every value fits, each with a logged note; every other
 with ``cast=False``) is refused with a :class:`~core.errors.ClientError` naming the input.
 
 Generated inputs: floats are N(0, 1); integers (token ids and the like) are uniform in the
-input's ``value_range`` from the build's spec (:func:`spec_for`) when there is one, else in
+input's ``value_range`` from the build's spec (:func:`spec_for`; per position of the last axis
+where it gives one range each, :func:`builders.model.value_ranges.draw_integers`) when there is one, else in
 :data:`DEFAULT_INT_RANGE` ``[0, 100]`` (the same default as
 :meth:`builders.model.spec.ModelSpec.example_inputs`); bools are True. Dynamic dims are sized
 by :mod:`clients.shapes` (``--shape``, else the build's ``opt`` size, else an error naming the
@@ -32,7 +33,7 @@ import numpy as np
 
 from builders.model.domains import conform, describe_domain
 from builders.model.spec import ModelSpec
-from builders.model.tensor import DEFAULT_INT_RANGE
+from builders.model.value_ranges import DEFAULT_INT_RANGE, ValueRange, draw_integers, range_words
 from builders.repository.view import Repository
 from clients import shapes as shp
 from core import dtypes
@@ -204,7 +205,8 @@ class InputChoice:
         dtype: numpy dtype name.
         values: How values are drawn (``"N(0, 1)"``, ``"integers uniform in [0, 999] (...)"``).
         dims: How each dynamic (``-1``) dimension got its size, ``""`` when there is none.
-        value_range: Inclusive range of an integer input's values.
+        value_range: Inclusive range of an integer input's values (one per position of the last
+            axis where the build's spec gives one each).
         domain: The build's domain of the input (:mod:`builders.model.domains`: a ``mask``
             has at least one 1 per row), which the values respect; ``None``: none.
     """
@@ -214,7 +216,7 @@ class InputChoice:
     dtype: str
     values: str
     dims: str = ""
-    value_range: tuple[int, int] = DEFAULT_INT_RANGE
+    value_range: ValueRange = DEFAULT_INT_RANGE
     domain: str | None = None
 
     def describe(self) -> str:
@@ -251,7 +253,7 @@ def plan_inputs(
     for t in sig.inputs:
         r, s = resolved[t.name], specs.get(t.name)
         shape = (batch_size, *r.dims) if sig.max_batch_size > 0 else r.dims
-        value_range = DEFAULT_INT_RANGE
+        value_range: ValueRange = DEFAULT_INT_RANGE
         if s is not None and s.domain is not None:
             values = f"{describe_domain(s.domain, 'random')} (the build's domain)"
         elif t.dtype.startswith("float"):
@@ -260,7 +262,7 @@ def plan_inputs(
             values = "all true"
         elif s is not None and s.value_range:
             value_range = s.value_range
-            values = f"integers uniform in [{value_range[0]}, {value_range[1]}] (the build's value_range)"
+            values = f"integers uniform in {range_words(value_range)} (the build's value_range)"
         else:
             values = (
                 f"integers uniform in [{value_range[0]}, {value_range[1]}] "
@@ -294,8 +296,7 @@ def generate_inputs(
         elif c.dtype == "bool":
             out[c.name] = np.ones(c.shape, dtype=bool)
         else:
-            lo, hi = c.value_range
-            out[c.name] = rng.integers(int(lo), int(hi) + 1, size=c.shape).astype(c.dtype)
+            out[c.name] = draw_integers(c.value_range, c.shape, rng).astype(c.dtype)
         out[c.name] = conform(c.domain, out[c.name] if sig.max_batch_size > 0 else out[c.name][None], rng).reshape(c.shape)
     return out
 

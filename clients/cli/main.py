@@ -151,7 +151,7 @@ def infer(
         )
     except ClientError as e:
         spec = spec_for(repository, model)
-        ranges = [f"{t.name!r} {v[0]}..{v[1]} ({v[2]})" for t in (spec.inputs if spec else ()) if (v := verified_range(t))]
+        ranges = [f"{t.name!r} {v.text} ({v.source})" for t in (spec.inputs if spec else ()) if (v := verified_range(t))]
         if ranges and "index past a table" in e.message:
             e.hint = f"send values the model accepts; the build verified {', '.join(ranges)}"
         raise

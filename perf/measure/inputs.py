@@ -30,7 +30,8 @@ import numpy as np
 
 from builders.model.domains import conform
 from builders.model.spec import ModelSpec
-from builders.model.tensor import BATCH_AXIS, DEFAULT_INT_RANGE
+from builders.model.tensor import BATCH_AXIS
+from builders.model.value_ranges import DEFAULT_INT_RANGE, ValueRange, draw_integers, per_position
 from clients import shapes as shp
 from clients.input_files import read_entries
 from clients.input_values import check_values, verified_range
@@ -173,7 +174,7 @@ def input_args(
         entry = {}
         for name, dt in types.items():
             t = by_name.get(name)
-            rng = (t.value_range if t and t.value_range else DEFAULT_INT_RANGE) if dt.is_integer else None
+            rng = (t.value_range if t and t.value_range else DEFAULT_INT_RANGE) if dt.is_integer else None  # per position too
             entry[name] = tensor_entry(dt, concrete[name], gen, rng, t.domain if t else None)
         data.append(entry)
     path = workdir / f"input_data_{config.get('name', 'model')}.json"
@@ -206,11 +207,12 @@ def check_user_data(where: str, spec: ModelSpec | None, user_data: Path) -> None
             if (verified := verified_range(t)) is not None:
                 log.warning(
                     "%s: perf_analyzer sends its own random values for %r, not drawn from the build's verified range "
-                    "%d..%d (%s): nothing checked the answers to values outside it -> pass a JSON file of values within it, "
+                    "%s (%s): nothing checked the answers to values outside it -> pass a JSON file of values within it, "
                     "or leave --input-data out (generated within it)",
                     what,
                     t.name,
-                    *verified,
+                    verified.text,
+                    verified.source,
                 )
         return
     if str(user_data) == "zero":
@@ -229,12 +231,13 @@ def tensor_entry(
     dt: dtypes.DataType,
     shape: list[int],
     gen: np.random.Generator,
-    value_range: tuple[int, int] | None = None,
+    value_range: ValueRange | None = None,
     domain: str | None = None,
 ) -> dict[str, Any]:
     """One input of one ``--input-data`` step: ``{"content": [...] | {"b64": ...}, "shape": shape}``.
 
-    Integers are uniform in ``value_range`` (inclusive), floats N(0, 1), booleans true,
+    Integers are uniform in ``value_range`` (inclusive; per position of the last axis where it
+    gives one range each, :func:`builders.model.value_ranges.draw_integers`), floats N(0, 1), booleans true,
     strings (``TYPE_STRING``) short ASCII texts; an input with a ``domain`` respects it
     (:func:`builders.model.domains.conform`: a mask has a 1 in every row). Types in
     :data:`B64_TYPES` are written as base64 of their little-endian bytes (bfloat16: the upper
@@ -246,8 +249,7 @@ def tensor_entry(
         if dt.kind != "float" or dt.triton not in B64_TYPES:
             values = values.astype(dt.numpy)
     elif dt.is_integer:
-        lo, hi = value_range or DEFAULT_INT_RANGE
-        values = gen.integers(lo, hi + 1, size=n).astype(dt.numpy)
+        values = draw_integers(value_range, shape if per_position(value_range) else (n,), gen).reshape(-1).astype(dt.numpy)
     elif dt.kind == "bool":
         values = np.ones(n, dtype=bool)
     elif dt.kind == "bytes":
