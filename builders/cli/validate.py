@@ -159,8 +159,10 @@ def spec(example: bool, model: str | None, build: Path | None) -> None:
     tuple/dict outputs flattened; bare names are allowed, dtype and shape are then taken from
     the eager model), each with "name", "dtype" (float32, int64, ...), "shape" (per sample,
     without the batch axis; ints or the name of a dynamic axis) and, for integer inputs,
-    "value_range" [low, high] inclusive; an input's "domain" says what values a request can send
-    ("mask": 0s and 1s, at least one 1 per row); "dynamic_axes" maps each axis name to [min, opt, max].
+    "value_range" [low, high] inclusive, or one [low, high] per position of a fixed last axis
+    ([[0, 4], [0, 11]]: a tabular input's columns); an input's "domain" says what values a request
+    can send ("mask": 0s and 1s, at least one 1 per row); "dynamic_axes" maps each axis name to
+    [min, opt, max].
     """
     if [example, model is not None, build is not None].count(True) != 1:
         raise click.UsageError("give exactly one of --example, --model NAME or --build FOLDER")

@@ -15,6 +15,7 @@ ids into a table of 20 rows.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -168,6 +169,16 @@ def test_a_wrong_per_position_range_is_one_clear_error(make, said, fix):
     with pytest.raises(ModelSpecError) as e:
         make()
     assert said in e.value.message and fix in (e.value.hint or "")
+
+
+def test_the_readme_s_tabular_spec_is_the_flag_it_shows():
+    readme = (Path(__file__).parents[3] / "README.md").read_text()
+    block = next(b.split("```", 1)[0] for b in readme.split("```json")[1:] if '"categories"' in b)
+    flag = re.search(r"`--input (categories:\S+)`", readme)
+    assert flag is not None
+    spec = ModelSpec.from_json(json.loads(block))
+    assert spec.inputs[0] == ModelSpec.from_flags([flag.group(1)]).inputs[0]
+    assert spec.inputs[0].value_range == ((0, 4), (0, 11), (0, 6), (0, 29), (0, 2), (0, 8))
 
 
 # --- every generator within each column's own range --------------------------------------------
