@@ -27,8 +27,8 @@ highest round-adjusted throughput, among its levels with the rounds the earliest
 (3, a large gap's) when it has any (else all its levels); the leader is named at its best level
 whatever its rounds (its peak), and compared through its levels that have them; under a latency
 budget, among the levels whose latency percentile as the budget judges it
-(:mod:`perf.analysis.budget_latency`: the median over its rounds, its quieter rounds where some
-were host busy) is within the budget (the report also says in how many of its rounds).
+(:mod:`perf.analysis.budget_latency`: the median over its rounds, over those not host busy where
+some were and enough were not) is within the budget (the report also says in how many of its rounds).
 **Ranking** (:func:`rank_variants`): the leader is, of the variants no other beats by the rule,
 the one with the highest round-adjusted throughput at its operating point unless another is ahead
 of it in the median of their shared rounds (:mod:`perf.analysis.leader`); the **tie set**: the leader and every variant

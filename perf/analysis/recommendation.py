@@ -28,14 +28,14 @@ from collections.abc import Iterable
 
 from core.errors import PerfError
 from core.wording import count
-from perf.analysis.budget_latency import DEFAULT_LATENCY_PERCENTILE, latency_metric
+from perf.analysis.budget_latency import DEFAULT_LATENCY_PERCENTILE, RULE_WORDS, latency_metric, unverified_words
 from perf.analysis.cuts import cut_notes
 from perf.analysis.excluded import candidate, excluded_levels, where
 from perf.analysis.notes import notes_text, repeat_noun
-from perf.analysis.paired import ALPHA
+from perf.analysis.paired import ALPHA, few_rounds
 from perf.analysis.peaks import budget_unreached, higher_median, unreached, unreached_all
 from perf.analysis.ranking import Ranking, Side, dropped_by_search, rank_variants
-from perf.analysis.standing import few_rounds, others_words, outside_words, rounds_left, settled, tie_words, uncompared
+from perf.analysis.standing import others_words, outside_words, rounds_left, settled, tie_words, uncompared
 from perf.analysis.stats import P99, THROUGHPUT, Point, knee, run_points
 from perf.markdown import UNSTABLE_MARK, fmt, fmt_given
 from perf.records.results import RunResult
@@ -69,7 +69,7 @@ class Choice:
             what a table or console note beside the all-rounds number says.
         against: The others in words (:mod:`perf.analysis.standing`): the tie set, or what it beats of how many.
         unreached: The best peak's level is not a measured peak: why, in words (:mod:`perf.analysis.peaks`).
-        short: Its level rests on fewer rounds than a verdict needs, in words (:func:`perf.analysis.standing.few_rounds`).
+        short: Its level rests on fewer rounds than a verdict needs, in words (:func:`perf.analysis.paired.few_rounds`).
         outside: A tie set's pick: the variants outside the tie set, in words (:func:`perf.analysis.standing.outside_words`).
         headroom: The best under a budget is best among the levels measured only, why (:func:`perf.analysis.peaks.budget_unreached`).
         budget_latency: A best under a budget on another percentile than p99: that latency in words, said before the p99 (trial 9, F39).
@@ -138,7 +138,7 @@ class Choice:
             return f"by the rule ({rule}) it beats {self.against}; it is named first by throughput, not as the winner"
         if self.beats:
             return f"beats every other ranked variant ({self.against or len(self.beats)}; {rule})"
-        return "the only ranked variant"
+        return "the only ranked variant" + (f" ({self.against})" if self.against else "")
 
 
 @dataclasses.dataclass
@@ -338,8 +338,8 @@ def _paired_choice(ranking: Ranking, points: dict[str, list[Point]], run: RunRes
     c.tie_set, c.beats, c.confidence = ranking.names, [x.b.variant for x in ranking.beaten()], 1 - ALPHA
     c.uncompared = [x.b.variant for x in uncompared(ranking)]
     done = c.tied and all(settled(x) for x in ranking.comparisons if x.b.variant in c.tie_set[1:])
-    alone = bool(c.beats) and not (c.tied or c.uncompared)  # it beats every other
-    c.short = None if done else few_rounds(p.trials, alone)  # a rounds sweep: one trial a round
+    beats_all, alone = bool(c.beats) and not (c.tied or c.uncompared), not (c.beats or c.tied or c.uncompared)
+    c.short = None if done else few_rounds(p.trials, beats_all, alone)  # one trial a round; alone: no verdict needed
     c.against = tie_words(ranking) if c.tied else others_words(ranking, run, under)
     c.outside = outside_words(ranking, run, under) if c.tied else ""
     return c
@@ -377,12 +377,12 @@ def _paired(
     if under is not None and best_under is None and cands:
         lowest = min((p for p in cands if p.get(metric) is not None), key=lambda p: p.value(metric), default=None)
         notes.append(
-            f"No level meets the p{pct} budget of {fmt_given(budget_ms)} ms (median of its rounds, its quieter half where some were host busy)"
+            f"No level meets the p{pct} budget of {fmt_given(budget_ms)} ms ({RULE_WORDS})"
             + (f"; the lowest p{pct} measured is {fmt(lowest.get(metric), 2)} ms ({where(lowest)})." if lowest else ".")
         )
     if not cands:
         notes.append("No variant has a level that can be recommended.")
-    notes += cut_notes(run)  # "not measured" only for a cut variant without numbers
+    notes += [*filter(None, [unverified_words(run, pct, budget_ms)]), *cut_notes(run)]  # not verified here; cut, no numbers
     low = min(cands, key=lambda p: p.value(P99), default=None)
     return Recommendation(
         budget_ms,

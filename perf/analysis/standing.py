@@ -50,7 +50,7 @@ from collections.abc import Collection, Sequence
 
 from core.wording import count
 from perf.analysis.budget_latency import judged
-from perf.analysis.paired import GAP_ALPHA, GAP_MIN, GAP_ROUNDS
+from perf.analysis.paired import GAP_ALPHA, GAP_MIN, GAP_ROUNDS, tiers_words
 from perf.analysis.ranking import MIN_ROUNDS, Comparison, Ranking, levels_of, records
 from perf.markdown import fmt, fmt_given
 from perf.records.results import RunResult
@@ -301,18 +301,21 @@ def tie_words(ranking: Ranking) -> str:
 
 
 def others_words(ranking: Ranking, run: RunResult | None, under_budget: bool) -> str:
-    """What the pick is counted against: ``"5 of the 7 others; 2 have no level within the budget:
-    `a` (lowest p99 12.40 ms, at c=1), `b` (...)"`` (``"5"`` without a run, or when every other
-    variant is ranked). The others: those without an operating point (``"no level within the
+    """What the pick is counted against: ``"5 of the 7 others, on a large, consistent gap after 3
+    rounds; 2 have no level within the budget: `a` (lowest p99 12.40 ms, at c=1), `b` (...)"``
+    (``"5, ..."`` without a run, or when every other variant is ranked; by which tier and after how
+    many rounds: :func:`perf.analysis.paired.tiers_words`; the only ranked variant: only the rest). The others: those without an operating point (``"no level within the
     budget"`` under a budget, with the lowest latency they reached, else ``"no level to rank"``),
     the never-measured ones (``"not measured: cut for time"``) and failed ones (:func:`rest_parts`)."""
-    beaten = len(ranking.beaten())
-    if run is None:
-        return str(beaten)
-    others = len(run.variants) - 1 - len(ranking.other_sizes)
-    if others <= beaten:
-        return str(beaten)
-    return "; ".join([f"{beaten or 'none'} of the {others} others", *rest_parts(ranking, run, under_budget)])
+    beaten = ranking.beaten()
+    how = f", {tiers}" if (tiers := tiers_words([c.result for c in beaten if c.result is not None])) else ""
+    others = len(beaten) if run is None else len(run.variants) - 1 - len(ranking.other_sizes)
+    if run is None or others <= len(beaten):
+        return f"{len(beaten)}{how}"
+    rest = rest_parts(ranking, run, under_budget)
+    if not beaten and not uncompared(ranking):  # the only ranked variant: only why the others are not ranked
+        return "; ".join(rest)
+    return "; ".join([f"{len(beaten) or 'none'} of the {others} others{how}", *rest])
 
 
 def outside_words(ranking: Ranking, run: RunResult | None, under_budget: bool) -> str:
@@ -362,18 +365,21 @@ def rest_parts(ranking: Ranking, run: RunResult, under_budget: bool) -> list[str
 def lowest(ranking: Ranking, run: RunResult, name: str) -> str:
     """``" (lowest p99 5.45 ms, at c=1)"``: the lowest latency at the ranking's percentile any level
     of ``name`` reached, as the budget judges it (:func:`perf.analysis.budget_latency.judged`: the
-    median of its rounds, its quieter ones where some were host busy); ``""`` without one."""
+    median of its rounds, its quieter ones where enough were not host busy), and where this host
+    cannot judge it, that it is not verified here; ``""`` without one."""
     vr = run.variant(name)
     if vr is None:
         return ""
-    got = [(j.ms, s) for s in levels_of(vr) if (j := judged(records(vr, s), ranking.latency_metric)) is not None]
+    got = [(j, s) for s in levels_of(vr) if (j := judged(records(vr, s), ranking.latency_metric)) is not None]
     if not got:
         return ""
-    ms, side = min(got, key=lambda x: x[0])
+    j, side = min(got, key=lambda x: x[0].ms)
     pct = ranking.latency_metric.removeprefix("latency_").removesuffix("_ms")
+    unverified = j.unverified_note(int(pct.removeprefix("p")), ranking.budget_ms)  # over it on a busy host only
     return (
-        f" (lowest {pct} {fmt(ms, 2)} ms, at c={side.concurrency}"
+        f" (lowest {pct} {fmt(j.ms, 2)} ms, at c={side.concurrency}"
         + (f", b={side.batch_size}" if side.batch_size != 1 else "")
+        + (f": {unverified}" if unverified else "")
         + ")"
     )
 
@@ -387,13 +393,3 @@ def _listed(shown: Sequence[str]) -> str:
 
 def _cut(run: RunResult) -> Collection[str]:
     return {c.variant for c in (run.rounds.cuts if run.rounds else []) if c.kind == "variant" and c.variant}
-
-
-def few_rounds(rounds: int | None, beats_all: bool) -> str | None:
-    """``"measured in 2 rounds, fewer than the 6 a verdict needs"``: a rounds sweep's pick whose level
-    rests on fewer rounds than the paired rule needs (trial 7: a pick and a bundle on 2 of 6 planned
-    rounds, said nowhere); ``None`` when it has them, is no rounds sweep's (``rounds`` ``None``), or
-    beats every other anyway (``beats_all``: a large gap, its verdict says so)."""
-    if rounds is None or rounds >= MIN_ROUNDS or beats_all:
-        return None
-    return f"measured in {count(rounds, 'round')}, fewer than the {MIN_ROUNDS} a verdict needs"

@@ -7,7 +7,7 @@ visit has no numbers. A move is judged with the project's one paired rule
 (:func:`perf.analysis.paired.paired`: a sign test at 5 % over at least 6 rounds, or a large,
 consistent gap sooner): the candidate's weighted throughput against the held combination's, round
 by round. A combination *meets its targets* when every model's median p99 over the step's
-rounds (its quieter rounds where some were host busy: :mod:`perf.analysis.budget_latency`) is at
+rounds (its rounds not host busy where some were and enough were not: :mod:`perf.analysis.budget_latency`) is at
 most that model's own latency budget (``--latency-budget-ms``, per model) and its
 median throughput at least its required throughput (``--required-throughput``, where given).
 """
@@ -18,7 +18,7 @@ import dataclasses
 import statistics
 from collections.abc import Mapping, Sequence
 
-from perf.analysis.budget_latency import Judged, judge
+from perf.analysis.budget_latency import MIN_QUIET_ROUNDS, Judged, judge
 from perf.analysis.paired import Paired, paired
 from perf.records.colocation import ColocatedModel, ColocationRecord, ColocationVisit
 
@@ -87,8 +87,9 @@ def visit_series(
 
 def judged_p99(visits: Sequence[ColocationVisit], step: int, combination: Combination, rounds: int, model: str) -> Judged | None:
     """One model's p99 over the step's rounds as a latency budget judges it (its median; over the
-    quieter rounds where some were host busy: :mod:`perf.analysis.budget_latency`), with how it was
-    taken (:attr:`~perf.analysis.budget_latency.Judged.quieter`); ``None`` without a p99."""
+    rounds not host busy where some were and enough were not: :mod:`perf.analysis.budget_latency`),
+    with how it was taken (:attr:`~perf.analysis.budget_latency.Judged.quieter`,
+    :attr:`~perf.analysis.budget_latency.Judged.loaded`); ``None`` without a p99."""
     p99 = model_series(visits, step, combination, rounds, model, "latency_p99_ms")
     load = visit_series(visits, step, combination, rounds, "host_busy_pct")
     busy = visit_series(visits, step, combination, rounds, "host_busy")
@@ -106,7 +107,9 @@ def p99_words(quieter: bool) -> str:
     or, where some were taken on their quieter rounds (``quieter``), that (trial 11 review: the
     trade-off plot's axis said "median over rounds" under a p99 taken on the quieter rounds)."""
     return (
-        "median over the quieter rounds where some were host busy, as the budget judges it" if quieter else "median over rounds"
+        f"median over the quieter rounds (not host busy, at least {MIN_QUIET_ROUNDS}) where some were host busy, as the budget judges it"
+        if quieter
+        else "median over rounds"
     )
 
 
@@ -152,14 +155,15 @@ def misses(
     targets = {m.name: m for m in models}
     out = []
     for model in sorted(combination):
-        p99 = budget_p99(visits, step, combination, rounds, model)
+        j = judged_p99(visits, step, combination, rounds, model)
         thr = median(model_series(visits, step, combination, rounds, model, "throughput_infer_per_s"))
         m = targets.get(model)
-        if p99 is None or thr is None:
+        if j is None or thr is None:
             out.append(f"{model} has no numbers")
             continue
-        if m is not None and m.latency_budget_ms is not None and p99 > m.latency_budget_ms:
-            out.append(f"{model} p99 {p99:.3g} ms > {m.latency_budget_ms:g} ms")
+        if m is not None and m.latency_budget_ms is not None and j.ms > m.latency_budget_ms:
+            loaded = f" (not verified here: {j.too_few_quiet()})" if j.loaded else ""  # a quiet host might meet it
+            out.append(f"{model} p99 {j.ms:.3g} ms > {m.latency_budget_ms:g} ms{loaded}")
         if m is not None and m.required_throughput is not None and thr < m.required_throughput:
             out.append(f"{model} {thr:,.0f} infer/s < {m.required_throughput:,.6g} required")
     return out

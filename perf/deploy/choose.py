@@ -105,7 +105,8 @@ def level_caveats(
     "best measured level" at 684.4 infer/s came from 1 of its 3 rounds, the other 2 failed, and
     was 4x over the run's 10 ms budget, and neither was said). Where it stands to the budget is
     judged as the ranking judges it (:func:`perf.analysis.budget_latency.within`: a rounds run's
-    quieter rounds where some were host busy), in the run's words (rounds or trials).
+    rounds not host busy where some were and enough were not; over it on rounds too busy to judge:
+    not verified here), in the run's words (rounds or trials).
 
     Args:
         run: The run.
@@ -143,10 +144,12 @@ def level_caveats(
         judged = level_judged(ok, latency_metric(pct), run.rounds is not None)
         if judged is not None:
             at, limit = judged.ms, f"{whose} p{pct} budget of {fmt_given(budget_ms)} ms"
-            basis = f"; {judged.basis()}" if judged.quieter else ""
+            basis = f"; {judged.basis()}" if judged.quieter or judged.loaded else ""
             where = (
                 f"within {limit} (p{pct} {fmt(at, 2)} ms{basis})"
                 if within(judged, budget_ms)
+                else f"not verified here against {limit} ({why}): a quiet host might meet it"
+                if (why := judged.unverified_why(pct, budget_ms))
                 else f"over {limit}: p{pct} {fmt(at, 2)} ms, {at / budget_ms:.1f}x the budget{basis}"
             )
             out.append(f"this level is {where}")

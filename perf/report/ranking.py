@@ -205,7 +205,7 @@ def comparison_lines(
     """The pick against each runner-up as a table, and its tie set in words (:func:`tie_set_words`);
     what it beats is counted against ``run``'s variants (:func:`perf.analysis.standing.others_words`)."""
     if ranking is None or ranking.leader is None:
-        return [f"- {what}: no variant has a level to rank."]
+        return [f"- {what}: no variant has a level {'within the budget' if budget_ms is not None else 'to rank'}."]
     lead = ranking.leader.side
     lines = [
         f"- **{what}:** `{lead.variant}` at concurrency {lead.concurrency} (round-adjusted "
@@ -281,6 +281,8 @@ def ended_words(run: RunResult, rec: Recommendation | None, ended: str, whole: b
     if not ended.startswith("ranking under the"):
         return ended
     text = f"the {ended}"
+    if rec is not None and (rec.ranking_under_budget is None or rec.ranking_under_budget.leader is None):
+        return f"{text}, as the release that ran it judged the budget (no level is within it by today's rule: see the Recommendation)"
     peak = rec.ranking if rec is not None else None
     if whole and peak is not None and len(contention(peak)) > 1:
         apart = len(uncompared(peak))

@@ -44,7 +44,7 @@ def test_a_level_is_judged_on_its_quieter_rounds_when_some_were_host_busy_and_on
     a8 = [lv for lv in run.variant("a").levels if lv.concurrency == 8]
     j = judged(a8, "latency_p99_ms")
     assert j is not None and j.quieter and (j.ms, j.rounds, j.all_rounds, j.busy_rounds) == (20.0, 3, 6, 3)
-    assert j.all_ms == 30.0 and "median of its 3 rounds with the least other load of 6 (3 host busy; 30" in j.basis()
+    assert j.all_ms == 30.0 and "median of its 3 rounds not host busy of 6 (3 host busy; 30" in j.basis()
     quiet = [LevelResult(8, 1, r, throughput_infer_per_s=1.0, latency_p99_ms=20.0 + r, host_busy_pct=5.0) for r in range(4)]
     jq = judged(quiet, "latency_p99_ms")
     assert jq is not None and not jq.quieter and jq.ms == 21.5 and jq.basis() == "median of 4 rounds"
@@ -66,7 +66,7 @@ def test_a_pick_over_the_budget_only_in_the_busy_rounds_is_within_it_and_says_on
     assert recommend(run, 35.0).best_under_budget.judged_on is None  # 30 ms over all rounds is within 35: nothing to say
     assert rec.budget_latency_ms == 20.0
     lines = "\n".join(comparison_lines(rec.ranking_under_budget, "Best under the budget", 99, 25.0))
-    assert "within the budget on its quieter rounds: p99 20.00 ms, median of its 3 rounds with the least other load of 6" in lines
+    assert "within the budget on its quieter rounds: p99 20.00 ms, median of its 3 rounds not host busy of 6" in lines
     assert "quieter" not in "\n".join(comparison_lines(rec.ranking_under_budget, "Best under the budget", 99, 35.0))
     # the same numbers with no round flagged: every round counts, and c=8 is over the budget
     flat = _run()

@@ -14,21 +14,21 @@ from perf.analysis.budget_latency import judge
 from perf.cli.summary import summary_table
 from perf.records.rounds import RoundsRecord
 
-# three rounds, every one host busy: the quieter two (least other CPU) have the higher p99
-P99 = [(20.0, 90.0), (30.0, 20.0), (31.0, 30.0)]
+# five rounds, two host busy: the three quieter ones (not host busy) have the higher p99
+P99 = [(20.0, 90.0, True), (21.0, 95.0, True), (30.0, 5.0, False), (31.0, 6.0, False), (30.5, 7.0, False)]
 
 
 def test_a_verdict_that_differs_from_the_all_rounds_median_is_said_both_ways() -> None:
-    j = judge([(ms, busy, True) for ms, busy in P99])
+    j = judge(P99)
     assert (j.all_ms, j.ms) == (30.0, 30.5)
     assert j.verdict_note(99, 30.2) == "over the budget on its quieter rounds: p99 30.50 ms"
     assert j.verdict_note(99, 29.0) is None and j.verdict_note(99, 31.0) is None  # both numbers agree
-    low = judge([(ms, busy, True) for ms, busy in [(40.0, 90.0), (30.0, 20.0), (29.0, 30.0)]])
+    low = judge([(40.0, 90.0, True), (41.0, 95.0, True), (30.0, 5.0, False), (29.0, 6.0, False), (29.5, 7.0, False)])
     assert low.verdict_note(99, 29.8) == "within the budget on its quieter rounds: p99 29.50 ms"
 
 
 def test_the_console_table_marks_a_level_over_the_budget_on_its_quieter_rounds() -> None:
-    levels = [level_result(4, 500.0, ms, trial=r, host_busy=True, host_busy_pct=busy) for r, (ms, busy) in enumerate(P99)]
+    levels = [level_result(4, 500.0, ms, trial=r, host_busy=flag, host_busy_pct=busy) for r, (ms, busy, flag) in enumerate(P99)]
     run = run_result([variant_result("v", levels)], settings={"latency_budget_ms": 30.2, "design": "rounds"})
     run.rounds = RoundsRecord(seed=1)
     out = io.StringIO()
@@ -41,7 +41,7 @@ def test_the_reports_level_table_says_the_number_the_verdict_used(tmp_path) -> N
     from perf.records import results
     from perf.report.write import write_report
 
-    levels = [level_result(4, 500.0, ms, trial=r, host_busy=True, host_busy_pct=busy) for r, (ms, busy) in enumerate(P99)]
+    levels = [level_result(4, 500.0, ms, trial=r, host_busy=flag, host_busy_pct=busy) for r, (ms, busy, flag) in enumerate(P99)]
     run = run_result([variant_result("v", levels)], settings={"latency_budget_ms": 30.2, "design": "rounds"})
     run.rounds = RoundsRecord(seed=1)
     results.save(run, tmp_path)

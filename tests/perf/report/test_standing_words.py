@@ -54,7 +54,11 @@ def test_beats_every_other_says_what_the_others_were(tmp_path: Path) -> None:
     text = write_report(_run(tmp_path)).read_text()
     under = next(ln for ln in text.splitlines() if ln.startswith("- **Best under the p99 budget of 10.00 ms:**"))
     assert (
-        "beats every other ranked variant (1 of the 4 others; 2 have no level within the budget: `slow` (lowest p99 "
+        "beats every other ranked variant (1 of the 4 others, on a large, consistent gap after 3 rounds; 2 have no level "
+        "within the budget: `slow` (lowest p99 "
         "50.00 ms, at c=4), `over` (lowest p99 50.00 ms, at c=4); 1 was not measured: cut for time: `cut`; paired rounds at 5 %)"
     ) in under
-    assert "(1 of the 4 others; 2 have no level within the budget" in text.split("## Paired ranking", 1)[1]
+    assert (
+        "(1 of the 4 others, on a large, consistent gap after 3 rounds; 2 have no level within the budget"
+        in text.split("## Paired ranking", 1)[1]
+    )

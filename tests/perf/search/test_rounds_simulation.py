@@ -90,7 +90,10 @@ def test_the_recommendation_names_the_pick_and_what_it_beats_or_the_tie_set() ->
     rec = recommend(quiet)
     assert rec.best_peak.variant == "v_best" and rec.best_peak.tie_set == ["v_best"]
     assert sorted(rec.best_peak.beats) == ["v_fourth", "v_second", "v_third"]
-    assert "beats every other ranked variant (3; paired rounds at 5 %)" in rec.best_peak.describe()
+    assert (
+        "beats every other ranked variant (3, 1 by the sign test after 6 rounds, 2 on a large, consistent gap after 3–5 rounds; "
+        "paired rounds at 5 %)" in rec.best_peak.describe()
+    )  # each verdict's tier and rounds (trial 11, F23)
     tied = next(r for r in (rounds_run(s)[0] for s in SEEDS) if len(recommend(r).best_peak.tie_set) > 1)
     choice = recommend(tied).best_peak
     assert "v_best" in choice.tie_set and "the rule (paired rounds at 5 %) did not separate it from" in choice.describe()
