@@ -70,6 +70,9 @@ class Visit:
         request_rate: Of a request-rate level, else ``None``.
         shape: Swept shape, else ``None``.
         wall_s: How long the visit took, perf_analyzer's start to its exit (s).
+        failed: It measured nothing: its level failed (request errors, perf_analyzer's exit, no
+            inference), or its variant failed before it; ``False`` in records written before
+            this was recorded.
     """
 
     variant: str
@@ -78,6 +81,7 @@ class Visit:
     request_rate: float | None = None
     shape: str | None = None
     wall_s: float | None = None
+    failed: bool = False
 
 
 @dataclass(config=_CONFIG)
@@ -214,8 +218,10 @@ class RoundsRecord:
 
     def measured(self) -> list[RoundRecord]:
         """The rounds that measured something: a round with no visit (one interrupted before its
-        first, or one whose every variant failed meanwhile) is no round, and is counted nowhere."""
-        return [r for r in self.rounds if r.order]
+        first, or one whose every variant failed meanwhile) or whose every visit failed (trial 11,
+        F21: 10 visits refused with request errors were "10 rounds" and ended the group at
+        ``max_rounds``) is no round, and is counted nowhere."""
+        return [r for r in self.rounds if any(not v.failed for v in r.order)]
 
     def group_rounds(self, group: int) -> list[RoundRecord]:
         """The rounds of group ``group`` (:meth:`measured` ones): those recorded for it, and those of

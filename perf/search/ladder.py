@@ -40,7 +40,10 @@ Rules (thresholds: :class:`~perf.records.search.SearchRules` and
   (:mod:`perf.analysis.budget_latency`) on at least ``min_rounds`` rounds, is over the budget
   (a higher level only queues more requests); ``cap`` at the ladder's (or the time budget's)
   highest level. No decision is taken on fewer rounds: a level flagged in one
-  round (host busy, unstable windows, failed) is measured again in the next ones first.
+  round (host busy, unstable windows) is measured again in the next ones first. ``failed`` at a
+  level that failed (request errors, perf_analyzer's exit, no inference), at once: it fails the
+  same way each time and is not measured again in this session, as in the sequential design
+  (:meth:`perf.search.rounds.Rounds.visits`; a resumed run measures it again).
 * **Retirement**: a level with ``min_rounds`` rounds, not among the top ``flat_window + 1``
   of a ladder still growing, is no longer measured when the variant's own best level (round-
   adjusted, :class:`perf.analysis.ranking.Adjusted`) is ahead of it by more than
@@ -76,7 +79,7 @@ from perf.records.rounds import RoundRules
 from perf.records.search import SearchDecision, SearchRules
 from perf.search.plan import VariantPlan
 from perf.search.policy import Budget
-from perf.search.stops import OVER_BUDGET, still_rose
+from perf.search.stops import OVER_BUDGET, failed_reason, still_rose
 
 #: A level this many times behind its variant's best level in every round both had (one or more)
 #: stops being measured at once (module rule "Retirement"): far beyond a visit's noise.
@@ -203,6 +206,11 @@ def _decision(plan: VariantPlan, vr: VariantResult, rule: str, at: int, reason: 
         throughput_infer_per_s=s.throughput_infer_per_s if s else None,
         latency_ms=s.latency_ms if s else None,
     )
+
+
+def failed_decision(plan: VariantPlan, vr: VariantResult, at: int, why: str, budget: Budget | None) -> SearchDecision:
+    """The ``failed`` stop of a ladder whose level ``at`` failed with ``why`` (module rule "Stop")."""
+    return _decision(plan, vr, "failed", at, failed_reason(at, why), budget)
 
 
 def update(

@@ -44,7 +44,7 @@ from perf.records.results import RunResult, VariantResult
 from perf.records.search import SearchDecision, SearchMode, SearchRecord, SearchRules
 from perf.search.order import order
 from perf.search.plan import LevelKey, VariantPlan, needs_measuring
-from perf.search.stops import OVER_BUDGET, gain_pct, still_rose
+from perf.search.stops import OVER_BUDGET, failed_reason, gain_pct, still_rose
 
 #: ``--concurrency auto``: the adaptive ladder.
 AUTO = "auto"
@@ -143,9 +143,7 @@ def next_step(
     if adaptive and failed:
         p = failed[0]
         why = "; ".join(p.errors) or "no throughput"
-        return _decision(
-            variant, "failed", p, own, f"its level at concurrency {p.concurrency} failed ({why}); a resumed run measures it again"
-        )
+        return _decision(variant, "failed", p, own, failed_reason(p.concurrency, why))
     proposal = _adaptive(variant, by_c, levels, rules, budget, tol) if adaptive else _explicit(by_c, levels)
     if isinstance(proposal, SearchDecision) and proposal.rule == "cap" and best is not None:
         # its ladder ends at the top (a probe at the best's concurrency may be its only level):

@@ -25,7 +25,14 @@ comparison is *paired* within a round (:mod:`perf.analysis.paired`). After each 
 
 Several client workloads (sizes, batch sizes): each workload ranked on its own (:mod:`perf.search.by_workload`).
 
-A round with no visit is no round: not kept, counted nowhere. A group's rounds are counted one way
+**A failed level** (request errors, perf_analyzer's exit, no inference: the same every time, as a
+file of inputs the model refuses) is not measured again in this session, as in the sequential design
+(:mod:`perf.search.policy`): it ends its ladder (a ``failed`` decision, which says why; a resumed run
+measures it again), and a variant none of whose levels is left to measure fails with its level's
+error (trial 11, F21: a level refused on its first visit was measured again in each of 10 rounds).
+
+A round with no visit is no round: not kept, counted nowhere; one whose every visit failed is kept
+(its visits ran) but is no round either (:meth:`perf.records.rounds.RoundsRecord.measured`). A group's rounds are counted one way
 (:meth:`perf.records.rounds.RoundsRecord.group_rounds`, a resumed run's earlier session included):
 ``max_rounds`` caps that count and the words of its end say it.
 
@@ -65,6 +72,8 @@ log = logging.getLogger(__name__)
 #: ``measure(variant, key)``: one visit (``key``'s trial is the round); ``None`` when it was
 #: not measured (the variant failed meanwhile; the caller says why in its record).
 Measure = Callable[[str, LevelKey], "LevelResult | None"]
+#: A level of a variant less its trial (the round): ``(concurrency, batch size, request rate, shape)``.
+Load = tuple[int, int, "float | None", "str | None"]
 Events = Callable[[dict[str, Any]], None]
 
 
@@ -134,6 +143,7 @@ class Rounds:
         self.save, self.events = save, events
         self.ladders: dict[str, ladders.Ladder] = {}
         self.resting: set[str] = set()  # settled tie members not measured while their leader leads (focus)
+        self.failed: dict[str, dict[Load, str]] = {}  # variant -> its levels failed in this session, with why
         self._walls: list[float] = []
         self._visit_s = visit_s
         self._lock = threading.Lock()
@@ -182,7 +192,8 @@ class Rounds:
 
     def visits(self, names: Sequence[str], index: int) -> list[tuple[str, LevelKey]]:
         """Every active (variant, level) of ``names`` in round ``index``, unshuffled; none of a
-        resting variant (:mod:`perf.search.focus`), its request-rate levels neither."""
+        resting variant (:mod:`perf.search.focus`), its request-rate levels neither; none that failed
+        in this session (module rule "A failed level")."""
         out: list[tuple[str, LevelKey]] = []
         for n in names:
             if n in self.resting:
@@ -190,7 +201,14 @@ class Rounds:
             plan = self.setup.plans[n]
             loads: list[tuple[int, float | None]] = [(c, None) for c in self.ladders[n].active]
             loads += sorted({(0, k[3]) for k in plan.levels if k[3] is not None}, key=str)
-            out += [(n, (c, b, index, r, sh)) for c, r in loads for b in plan.batch_sizes for sh in plan.shapes]
+            failed = self.failed.get(n, {})
+            out += [
+                (n, (c, b, index, r, sh))
+                for c, r in loads
+                for b in plan.batch_sizes
+                for sh in plan.shapes
+                if (c, b, r, sh) not in failed  # a failed level is not measured again in this session
+            ]
         return out
 
     # -- the loop ---------------------------------------------------------------------------
@@ -239,6 +257,9 @@ class Rounds:
                 with self._lock:
                     self.record.rounds.remove(rr)
                 continue
+            self._stop_failed(alive, rr.index + 1)
+            if rr not in self.record.measured():  # every visit failed: kept, but no round (counted nowhere)
+                continue
             self._after(alive, rr, max(0, s.rounds.max_rounds - done - 1), names)
         tie = self._tie_set(names)
         self._finish_group(group, why, tie)
@@ -270,13 +291,50 @@ class Rounds:
             level = measure(name, key)
             wall = self.clock() - t0
             self._walls.append(wall)
-            rr.order.append(Visit(name, c, b, r, sh, round(wall, 3)))
+            rr.order.append(Visit(name, c, b, r, sh, round(wall, 3), failed=level is None or not level.ok))
             if level is not None:
                 _place(vr, level)
+                if not level.ok:
+                    self.failed.setdefault(name, {})[(c, b, r, sh)] = level.error or "no throughput"
                 self.events({"event": "level_done", "variant": name, "level": level, "round": rr.index})
             self.save()
         rr.wall_s = round(self.clock() - start, 3)
         self.events({"event": "round_done", "round": rr.index, "wall_s": rr.wall_s})
+
+    def _stop_failed(self, alive: Sequence[str], index: int) -> None:
+        """A variant of ``alive`` with no level left to measure in round ``index`` after levels of it
+        failed in this session fails, with its first level's error and why it is not measured again
+        (module rule "A failed level")."""
+        for n in alive:
+            failed = self.failed.get(n)
+            if not failed or self.visits([n], index) or n in self.resting:
+                continue
+            vr = self._vr(n)
+            if any(lv.ok for lv in vr.levels):
+                continue  # its other levels have numbers: ranked on them
+            (c, b, r, sh), why = next(iter(failed.items()))
+            load = f"request rate {r:g}/s" if r is not None else f"concurrency {c}"
+            vr.status = "failed"
+            vr.error = (
+                f"{why} (at {load} batch {b}{f' {sh}' if sh else ''}; not measured again in this session: a failed level "
+                "fails the same way each time, and a resumed run measures it again)"
+            )
+            self.events({"event": "variant_failed", "variant": n, "error": vr.error, "levels_left": 0})
+            self.save()
+
+    def _failed_end(self, name: str, lad: ladders.Ladder) -> None:
+        """End an adaptive ladder at its lowest level that failed in this session (module rule "A
+        failed level"): no level is added above it, and those above it not measured yet go."""
+        failed = sorted({c for c, _, r, _ in self.failed.get(name, {}) if r is None})
+        if not failed or not lad.adaptive:
+            return
+        c = failed[0]
+        why = next(w for (fc, _, r, _), w in self.failed[name].items() if fc == c and r is None)
+        vr, plan = self._vr(name), self.setup.plans[name]
+        lad.end = ladders.failed_decision(plan, vr, c, why, self.setup.budget)
+        have = ladders.seen(vr)
+        lad.levels = [x for x in lad.levels if x <= c or x in have]
+        lad.active = [x for x in lad.active if x in lad.levels]
 
     def _after(self, alive: Sequence[str], rr: RoundRecord, rounds_left: int, group: Sequence[str]) -> None:
         """After a round of ``alive`` (the contenders of ``group``, the group's loaded variants; its dropped ones
@@ -287,6 +345,7 @@ class Rounds:
             lad = ladders.update(
                 self.ladders[n], s.plans[n], self._vr(n), s.ladder, s.adaptive, s.rules, s.rounds, s.budget, s.cap, peak
             )
+            self._failed_end(n, lad)
             self._note(n, lad.end)
         self.resting = set()
         if s.mode == "prune":

@@ -1,4 +1,4 @@
-"""The words of a ladder's budget stop, shared by both designs' searches
+"""The words of a ladder's budget and failure stops, shared by both designs' searches
 (:mod:`perf.search.policy`, :mod:`perf.search.ladder`)."""
 
 from __future__ import annotations
@@ -8,6 +8,13 @@ from perf.markdown import fmt
 
 #: Why a level over the latency budget ends a ladder (said by both designs' budget stops).
 OVER_BUDGET = "a higher concurrency queues more requests, so no level above it can meet the budget"
+
+
+def failed_reason(concurrency: int, why: str) -> str:
+    """Why a failed level ends a ladder, in both designs: it is not measured again in this session
+    (its error is the same each time, as a file of inputs the model refuses), and a resumed run
+    measures it again."""
+    return f"its level at concurrency {concurrency} failed ({why}); a resumed run measures it again"
 
 
 def still_rose(gain_pct: float | None, low: int, high: int | None = None, rounds: int | None = None) -> str:

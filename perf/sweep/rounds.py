@@ -304,13 +304,16 @@ class RoundsSweep(SweepBase):
 def spent_words(rounds: RoundsRecord, since: tuple[int, int], now_s: float, estimate_s: float, before_s: float | None) -> str:
     """The line after a session's rounds: how many rounds and visits, in how many groups, how long
     against the estimate, and why they ended (trial 9, F2: "rounds: 165 s spent (estimated 338 s)"
-    said neither). ``since``: the rounds and groups recorded before this session (a resume's)."""
-    done = [r for r in rounds.rounds[since[0] :] if r.order]
+    said neither). ``since``: the rounds and groups recorded before this session (a resume's). Its
+    visits count those that failed too, said apart; its rounds only those that measured something."""
+    session = rounds.rounds[since[0] :]
+    done = [r for r in rounds.measured() if r in session]  # a round whose every visit failed is no round
     groups = rounds.groups[since[1] :]
-    visits = sum(len(r.order) for r in done)
+    visits = sum(len(r.order) for r in session)
+    failed = sum(v.failed for r in session for v in r.order)
     ended = groups[-1].ended if groups and groups[-1].ended else None
     return (
-        f"rounds: {count(len(done), 'round')} ({count(visits, 'visit')})"
+        f"rounds: {count(len(done), 'round')} ({count(visits, 'visit')}" + (f", {failed} failed" if failed else "") + ")"
         + (f" in {len(groups)} groups" if len(groups) > 1 else "")
         + f", {fmt(now_s, 0)} s (estimated {fmt(estimate_s, 0)} s"
         + (f"; {fmt(before_s, 0)} s before this resume" if before_s else "")

@@ -1,0 +1,103 @@
+"""A level that fails in a rounds sweep (trial 11, F21): request errors are the same every time, so the
+level is not measured again in the session (the sequential design's rule, perf.search.policy), a round
+whose every visit failed is no round (perf.records.rounds.RoundsRecord.measured), and a variant with no
+level left fails at once, saying why; a failed level above good ones ends the ladder there."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from perf.records.levels import LevelResult
+from perf.records.results import RunResult, VariantResult
+from perf.records.rounds import LoadGroup, RoundRecord, RoundRules, RoundsRecord, Visit
+from perf.records.search import SearchRecord, SearchRules
+from perf.search.plan import LevelKey, plan_levels
+from perf.search.policy import ladder
+from perf.search.rounds import Rounds, Setup
+from perf.sweep.rounds import spent_words
+
+REFUSED = "perf_analyzer reported request errors: error: Failed to init manager inputs: failed to parse the json file"
+
+
+def _run(names: tuple[str, ...], rules: RoundRules) -> RunResult:
+    run = RunResult("r", "now", variants=[VariantResult(n) for n in names])
+    run.search, run.rounds = SearchRecord("brute", True), RoundsRecord(seed=0, rules=rules)
+    run.rounds.groups.append(LoadGroup(0, list(names), "fits"))
+    return run
+
+
+def _engine(run: RunResult, levels: tuple[int, ...], adaptive: bool, events: list[dict[str, Any]]) -> Rounds:
+    plans = {v.name: plan_levels(v.name, 8, levels, [1]) for v in run.variants}
+    setup = Setup(plans, levels, adaptive, SearchRules(), run.rounds.rules, "brute")
+    return Rounds(run, setup, 1.0, events=events.append)
+
+
+def _level(key: LevelKey, error: str | None = None, thr: float = 100.0) -> LevelResult:
+    c, b, t, r, sh = key
+    if error:
+        return LevelResult(c, b, t, request_rate=r, shape=sh, error=error).settle()
+    return LevelResult(c, b, t, request_rate=r, shape=sh, throughput_infer_per_s=thr * c**0.5, latency_p99_ms=1.0)
+
+
+def test_a_level_refused_on_its_first_visit_is_visited_once_and_is_no_round() -> None:
+    rules = RoundRules(max_rounds=10)
+    run, events = _run(("bad",), rules), []
+    sched = _engine(run, (1,), False, events)
+    visits: list[LevelKey] = []
+
+    def measure(name: str, key: LevelKey) -> LevelResult:
+        visits.append(key)
+        return _level(key, REFUSED)
+
+    sched.run_group(["bad"], 0, measure)
+    assert len(visits) == 1  # not measured again in each of max_rounds rounds
+    assert run.rounds.measured() == [] and run.rounds.group_rounds(0) == []
+    assert [v.failed for r in run.rounds.rounds for v in r.order] == [True]  # the visit is kept, and says it failed
+    vr = run.variant("bad")
+    assert vr.status == "failed" and vr.error.startswith(REFUSED) and "not measured again in this session" in vr.error
+    assert [e["variant"] for e in events if e["event"] == "variant_failed"] == ["bad"]
+    assert run.rounds.ended == "no variant left in contention" and "max_rounds" not in run.rounds.ended
+    assert spent_words(run.rounds, (0, 0), 1.0, 2.0, None).startswith("rounds: 0 rounds (1 visit, 1 failed)")
+
+
+def test_a_failed_level_of_a_variant_beside_a_good_one_does_not_count_rounds_or_stop_the_good_one() -> None:
+    rules = RoundRules(max_rounds=4)
+    run, events = _run(("good", "bad"), rules), []
+    sched = _engine(run, (1,), False, events)
+    seen: dict[str, int] = {"good": 0, "bad": 0}
+
+    def measure(name: str, key: LevelKey) -> LevelResult:
+        seen[name] += 1
+        return _level(key, REFUSED if name == "bad" else None)
+
+    sched.run_group(["good", "bad"], 0, measure)
+    assert seen["bad"] == 1 and seen["good"] > 1
+    assert len(run.rounds.group_rounds(0)) == seen["good"]  # each round measured `good`: a round
+    assert run.variant("bad").status == "failed"
+
+
+def test_a_failed_level_ends_an_adaptive_ladder_and_is_not_visited_again() -> None:
+    rules = RoundRules(max_rounds=6)
+    levels, adaptive = ladder("auto", SearchRules())
+    run, events = _run(("v",), rules), []
+    sched = _engine(run, levels, adaptive, events)
+    top_ok = 4
+    visits: list[int] = []
+
+    def measure(name: str, key: LevelKey) -> LevelResult:
+        visits.append(key[0])
+        return _level(key, REFUSED if key[0] > top_ok else None)
+
+    sched.run_group(["v"], 0, measure)
+    failed = sorted({c for c in visits if c > top_ok})
+    assert failed and all(visits.count(c) == 1 for c in failed)  # each failed level visited once
+    assert all(c <= top_ok or c in failed for c in visits)
+    d = run.search.decision("v")
+    assert d is not None and d.rule == "failed" and d.concurrency == failed[0] and REFUSED in d.reason
+    assert run.variant("v").status != "failed"  # ranked on its good levels
+
+
+def test_a_round_is_counted_when_one_visit_measured_something() -> None:
+    ok, bad = Visit("a", 1), Visit("b", 1, failed=True)
+    rec = RoundsRecord(seed=0, rounds=[RoundRecord(0, 0, 0, "now", 1.0, [bad]), RoundRecord(1, 0, 1, "now", 1.0, [bad, ok])])
+    assert [r.index for r in rec.measured()] == [1]
