@@ -25,14 +25,9 @@ comparison is *paired* within a round (:mod:`perf.analysis.paired`). After each 
 
 Several client workloads (sizes, batch sizes): each workload ranked on its own (:mod:`perf.search.by_workload`).
 
-**A failed level** (request errors, perf_analyzer's exit, no inference: the same every time, as a
-file of inputs the model refuses) is not measured again in this session, as in the sequential design
-(:mod:`perf.search.policy`): it ends its ladder (a ``failed`` decision, which says why; a resumed run
-measures it again), and a variant none of whose levels is left to measure fails with its level's
-error (trial 11, F21: a level refused on its first visit was measured again in each of 10 rounds).
-
-A round with no visit is no round: not kept, counted nowhere; one whose every visit failed is kept
-(its visits ran) but is no round either (:meth:`perf.records.rounds.RoundsRecord.measured`). A group's rounds are counted one way
+A failed level is not measured again in this session (:mod:`perf.search.failed`, the sequential
+design's rule). A round with no visit is no round: not kept, counted nowhere; one whose every visit
+failed is kept (its visits ran) but is no round either. A group's rounds are counted one way
 (:meth:`perf.records.rounds.RoundsRecord.group_rounds`, a resumed run's earlier session included):
 ``max_rounds`` caps that count and the words of its end say it.
 
@@ -47,7 +42,7 @@ import logging
 import random
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from core.wording import count
@@ -57,49 +52,23 @@ from perf.analysis.standing import contention
 from perf.markdown import fmt
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
-from perf.records.rounds import Cut, RoundRecord, RoundRules, RoundsRecord, Visit
-from perf.records.search import SearchDecision, SearchMode, SearchRecord, SearchRules
+from perf.records.rounds import Cut, RoundRecord, RoundsRecord, Visit
+from perf.records.search import SearchDecision, SearchRecord
 from perf.search import by_workload, drops
 from perf.search import ladder as ladders
 from perf.search.decided import decided_words
 from perf.search.events import log_event
+from perf.search.failed import FailedLevels
 from perf.search.focus import far_behind, focus
-from perf.search.plan import LevelKey, VariantPlan
-from perf.search.policy import Budget
+from perf.search.plan import LevelKey
+from perf.search.setup import Setup
 
 log = logging.getLogger(__name__)
 
 #: ``measure(variant, key)``: one visit (``key``'s trial is the round); ``None`` when it was
 #: not measured (the variant failed meanwhile; the caller says why in its record).
 Measure = Callable[[str, LevelKey], "LevelResult | None"]
-#: A level of a variant less its trial (the round): ``(concurrency, batch size, request rate, shape)``.
-Load = tuple[int, int, "float | None", "str | None"]
 Events = Callable[[dict[str, Any]], None]
-
-
-@dataclasses.dataclass(frozen=True)
-class Setup:
-    """What the scheduler works with.
-
-    Attributes:
-        plans: Variant -> its plan (batch sizes, shapes, request rates, config).
-        ladder: The concurrency ladder (:func:`perf.search.policy.ladder`).
-        adaptive: ``--concurrency auto`` (else an explicit list, measured whole every round).
-        rules: The search's thresholds.
-        rounds: The rounds' thresholds.
-        mode: ``prune`` (drop variants by the paired rule) or ``brute``.
-        budget: The latency budget, if any.
-        cap: The highest concurrency the time budget's plan keeps (``None``: the ladder's).
-    """
-
-    plans: Mapping[str, VariantPlan]
-    ladder: tuple[int, ...]
-    adaptive: bool
-    rules: SearchRules
-    rounds: RoundRules
-    mode: SearchMode = "prune"
-    budget: Budget | None = None
-    cap: int | None = None
 
 
 def now() -> str:
@@ -143,7 +112,7 @@ class Rounds:
         self.save, self.events = save, events
         self.ladders: dict[str, ladders.Ladder] = {}
         self.resting: set[str] = set()  # settled tie members not measured while their leader leads (focus)
-        self.failed: dict[str, dict[Load, str]] = {}  # variant -> its levels failed in this session, with why
+        self.failed = FailedLevels()  # levels failed in this session (perf.search.failed)
         self._walls: list[float] = []
         self._visit_s = visit_s
         self._lock = threading.Lock()
@@ -193,7 +162,7 @@ class Rounds:
     def visits(self, names: Sequence[str], index: int) -> list[tuple[str, LevelKey]]:
         """Every active (variant, level) of ``names`` in round ``index``, unshuffled; none of a
         resting variant (:mod:`perf.search.focus`), its request-rate levels neither; none that failed
-        in this session (module rule "A failed level")."""
+        in this session (:mod:`perf.search.failed`)."""
         out: list[tuple[str, LevelKey]] = []
         for n in names:
             if n in self.resting:
@@ -201,14 +170,8 @@ class Rounds:
             plan = self.setup.plans[n]
             loads: list[tuple[int, float | None]] = [(c, None) for c in self.ladders[n].active]
             loads += sorted({(0, k[3]) for k in plan.levels if k[3] is not None}, key=str)
-            failed = self.failed.get(n, {})
-            out += [
-                (n, (c, b, index, r, sh))
-                for c, r in loads
-                for b in plan.batch_sizes
-                for sh in plan.shapes
-                if (c, b, r, sh) not in failed  # a failed level is not measured again in this session
-            ]
+            keys = [(c, b, index, r, sh) for c, r in loads for b in plan.batch_sizes for sh in plan.shapes]
+            out += [(n, k) for k in keys if not self.failed.skips(n, k)]
         return out
 
     # -- the loop ---------------------------------------------------------------------------
@@ -294,47 +257,21 @@ class Rounds:
             rr.order.append(Visit(name, c, b, r, sh, round(wall, 3), failed=level is None or not level.ok))
             if level is not None:
                 _place(vr, level)
-                if not level.ok:
-                    self.failed.setdefault(name, {})[(c, b, r, sh)] = level.error or "no throughput"
+                self.failed.record(name, key, level)
                 self.events({"event": "level_done", "variant": name, "level": level, "round": rr.index})
             self.save()
         rr.wall_s = round(self.clock() - start, 3)
         self.events({"event": "round_done", "round": rr.index, "wall_s": rr.wall_s})
 
     def _stop_failed(self, alive: Sequence[str], index: int) -> None:
-        """A variant of ``alive`` with no level left to measure in round ``index`` after levels of it
-        failed in this session fails, with its first level's error and why it is not measured again
-        (module rule "A failed level")."""
+        """Fail a variant of ``alive`` with no level left to measure in round ``index`` after levels of
+        it failed, none with numbers (:meth:`perf.search.failed.FailedLevels.give_up`)."""
         for n in alive:
-            failed = self.failed.get(n)
-            if not failed or self.visits([n], index) or n in self.resting:
-                continue
-            vr = self._vr(n)
-            if any(lv.ok for lv in vr.levels):
-                continue  # its other levels have numbers: ranked on them
-            (c, b, r, sh), why = next(iter(failed.items()))
-            load = f"request rate {r:g}/s" if r is not None else f"concurrency {c}"
-            vr.status = "failed"
-            vr.error = (
-                f"{why} (at {load} batch {b}{f' {sh}' if sh else ''}; not measured again in this session: a failed level "
-                "fails the same way each time, and a resumed run measures it again)"
-            )
-            self.events({"event": "variant_failed", "variant": n, "error": vr.error, "levels_left": 0})
-            self.save()
-
-    def _failed_end(self, name: str, lad: ladders.Ladder) -> None:
-        """End an adaptive ladder at its lowest level that failed in this session (module rule "A
-        failed level"): no level is added above it, and those above it not measured yet go."""
-        failed = sorted({c for c, _, r, _ in self.failed.get(name, {}) if r is None})
-        if not failed or not lad.adaptive:
-            return
-        c = failed[0]
-        why = next(w for (fc, _, r, _), w in self.failed[name].items() if fc == c and r is None)
-        vr, plan = self._vr(name), self.setup.plans[name]
-        lad.end = ladders.failed_decision(plan, vr, c, why, self.setup.budget)
-        have = ladders.seen(vr)
-        lad.levels = [x for x in lad.levels if x <= c or x in have]
-        lad.active = [x for x in lad.active if x in lad.levels]
+            why = None if self.visits([n], index) or n in self.resting else self.failed.give_up(self._vr(n))
+            if why is not None:
+                self._vr(n).status, self._vr(n).error = "failed", why
+                self.events({"event": "variant_failed", "variant": n, "error": why, "levels_left": 0})
+                self.save()
 
     def _after(self, alive: Sequence[str], rr: RoundRecord, rounds_left: int, group: Sequence[str]) -> None:
         """After a round of ``alive`` (the contenders of ``group``, the group's loaded variants; its dropped ones
@@ -345,7 +282,7 @@ class Rounds:
             lad = ladders.update(
                 self.ladders[n], s.plans[n], self._vr(n), s.ladder, s.adaptive, s.rules, s.rounds, s.budget, s.cap, peak
             )
-            self._failed_end(n, lad)
+            self.failed.end_ladder(lad, s.plans[n], self._vr(n), s.budget)
             self._note(n, lad.end)
         self.resting = set()
         if s.mode == "prune":

@@ -313,7 +313,9 @@ def spent_words(rounds: RoundsRecord, since: tuple[int, int], now_s: float, esti
     failed = sum(v.failed for r in session for v in r.order)
     ended = groups[-1].ended if groups and groups[-1].ended else None
     return (
-        f"rounds: {count(len(done), 'round')} ({count(visits, 'visit')}" + (f", {failed} failed" if failed else "") + ")"
+        f"rounds: {count(len(done), 'round')} ({count(visits, 'visit')}"
+        + (f", {failed} failed" if failed else "")
+        + ")"
         + (f" in {len(groups)} groups" if len(groups) > 1 else "")
         + f", {fmt(now_s, 0)} s (estimated {fmt(estimate_s, 0)} s"
         + (f"; {fmt(before_s, 0)} s before this resume" if before_s else "")
