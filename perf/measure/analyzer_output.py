@@ -106,6 +106,27 @@ def parse_output(text: str) -> Summary:
     return Summary(errors=tuple(dict.fromkeys(errors)), **found)  # type: ignore[arg-type]
 
 
+#: A bare status code perf_analyzer prints before its message (``cb::Error  : 3``): it says nothing alone.
+_BARE_CODE = re.compile(r"^cb::Error\s*:\s*\d+$")
+#: A worker thread's error (``Thread [3] had error: MESSAGE``): every thread says the same MESSAGE.
+_THREAD = re.compile(r"^Thread \[\d+\] had error:\s*")
+
+
+def error_text(errors: tuple[str, ...]) -> str:
+    """What perf_analyzer said, every distinct message in full, joined by ``"; "`` (trial 11, F21:
+    "cb::Error : 3 (and 1 more error line)" kept the bare status code and hid the message,
+    ``error: Failed to init manager inputs: failed to parse the specified json file ...``). A worker
+    thread's message is said once however many threads had it; a bare status code follows the
+    messages in parentheses."""
+    codes = [e for e in errors if _BARE_CODE.match(e)]
+    said: dict[str, str] = {}
+    for e in errors:
+        if e not in codes:
+            said.setdefault(_THREAD.sub("", e), e)
+    text = "; ".join(said.values()) or ", ".join(codes)
+    return f"{text} ({', '.join(codes)})" if said and codes else text
+
+
 @dataclasses.dataclass(frozen=True)
 class Window:
     """One measurement window of a verbose run, timed on this host's monotonic clock (s).
@@ -173,9 +194,7 @@ class RunOutcome:
         """Why this run's numbers must not be used, or ``None``: request errors printed
         (whatever the exit status), a non-zero exit, or no completed inference."""
         if self.summary.errors:
-            n = len(self.summary.errors) - 1
-            more = f" (and {n} more error line{'s' if n > 1 else ''})" if n else ""
-            return f"perf_analyzer reported request errors: {self.summary.errors[0]}{more}"
+            return f"perf_analyzer reported request errors: {error_text(self.summary.errors)}"
         if self.returncode != 0:
             return None  # the caller words it (unstable, or the last error line)
         thr = self.rows[0].get("throughput_infer_per_s") if self.rows else None
