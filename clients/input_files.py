@@ -1,13 +1,18 @@
 """Request inputs read from a file: ``.npz``/``.npy`` arrays or perf_analyzer's ``--input-data`` JSON.
 
-The same file serves ``clients infer --input-data`` and perf_analyzer. Arrays are checked
-against the build's verified ranges (:func:`clients.shapes.check_sizes`) and their values against
-its spec (:func:`clients.input_values.check_values`) as they are read; names, ranks, dims and
-dtypes against the served config when they are sent (:func:`clients.inputs.validate_inputs`).
+The same file serves ``clients infer --input-data`` (:func:`load_input_file`: one request) and
+``triton-perf sweep --input-data`` (:func:`load_samples`: every sample, which the sweep writes as
+perf_analyzer's JSON when it is not JSON already). Arrays are checked against the build's verified
+ranges (:func:`clients.shapes.check_sizes`) and their values against its spec
+(:func:`clients.input_values.check_values`) as they are read; names, ranks, dims and dtypes against
+the served config when they are sent (:func:`clients.inputs.validate_inputs`), or, for the sweep, as
+they are read, before any server starts.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 from pathlib import Path
 
@@ -16,7 +21,7 @@ import numpy as np
 from builders.model.spec import ModelSpec
 from clients import shapes as shp
 from clients.input_values import check_values
-from clients.inputs import ModelSignature
+from clients.inputs import ModelSignature, validate_inputs
 from core.errors import ClientError
 
 
@@ -60,6 +65,63 @@ def load_input_file(
     return arrays
 
 
+#: The file kinds :func:`load_input_file` and :func:`load_samples` read, by suffix.
+FILE_KINDS = (".npz", ".npy", ".json")
+
+
+def load_samples(
+    path: Path, sig: ModelSignature, spec: ModelSpec | None = None, where: str | None = None
+) -> list[dict[str, np.ndarray]]:
+    """Every sample of an input file (one reader with :func:`load_input_file`), checked before
+    anything is sent: names, ranks, dims and dtypes against the config
+    (:func:`clients.inputs.validate_inputs`, its cast policy), dynamic dims against the build's
+    verified ranges (:func:`clients.shapes.check_sizes`) and values against its spec
+    (:func:`clients.input_values.check_values`). What perf_analyzer's ``--input-data`` takes, one
+    entry per sample (perf_analyzer docs, "Input Data").
+
+    Args:
+        path: A ``.npz``, ``.npy`` or perf_analyzer ``.json`` file (:data:`FILE_KINDS`).
+        sig: The model's signature (its config).
+        spec: The build's spec under served names, or ``None``.
+        where: The file in the value checks' words (default: its path).
+
+    Returns:
+        One dict per sample, input name -> array without the batch axis, in the config's dtypes:
+        each row of a batching model's arrays (their first axis), each entry of a JSON file; a
+        ``max_batch_size: 0`` model's arrays as they are.
+
+    Raises:
+        ClientError: what :func:`load_input_file` refuses, or an input the config does not take,
+            lacks, or takes with another rank, dim or dtype; the message names the file.
+    """
+    path = Path(path)
+    if path.suffix == ".json":
+        requests = [_json_arrays(path, sig, [(i, e)]) for i, e in enumerate(_entries(path))]
+    else:
+        arrays = _read(path, sig, 1)
+        rows = {int(np.shape(v)[0]) for v in arrays.values() if np.ndim(v)} if sig.max_batch_size > 0 else set()
+        step = sig.max_batch_size  # requests of at most max_batch_size rows, each checked as clients infer checks one
+        whole = [arrays] if len(rows) != 1 else []
+        requests = whole or [{k: v[i : i + step] for k, v in arrays.items()} for i in range(0, max(rows), step)]
+    samples: list[dict[str, np.ndarray]] = []
+    values: dict[str, list[np.ndarray]] = {}
+    for request in requests:
+        try:
+            checked = validate_inputs(sig, request)
+        except ClientError as e:
+            raise ClientError(f"{path}: {e.message}", hint=e.hint) from None
+        dims = {k: np.shape(v)[1:] if sig.max_batch_size > 0 else np.shape(v) for k, v in checked.items()}
+        shp.check_sizes(sig.name, [(t.name, t.dims) for t in sig.inputs], sig.max_batch_size, spec, dims, str(path))
+        for k, v in checked.items():
+            values.setdefault(k, []).append(v)
+        n = len(next(iter(checked.values()))) if sig.max_batch_size > 0 and checked else 0
+        samples += [{k: v[i] for k, v in checked.items()} for i in range(n)] if n else [checked]
+    if not samples:
+        raise ClientError(f"{path} holds no sample (its arrays have no rows)", hint="save at least one row per input")
+    check_values(where or str(path), spec, values)  # said once for the whole file
+    return samples
+
+
 def _read(path: Path, sig: ModelSignature, batch_size: int) -> dict[str, np.ndarray]:
     path = Path(path)
     if path.suffix == ".json":
@@ -86,24 +148,31 @@ def _read(path: Path, sig: ModelSignature, batch_size: int) -> dict[str, np.ndar
 
 def _load_perf_analyzer_json(path: Path, sig: ModelSignature, batch_size: int) -> dict[str, np.ndarray]:
     """Inputs from perf_analyzer's input-data JSON (perf_analyzer docs, "Input Data"):
-    ``{"data": [{NAME: {"content": [...], "shape": [...]} | [...]}, ...]}``, one entry per
-    sample (no batch axis). A batching model gets ``batch_size`` entries, cycling through them.
+    ``{"data": [{NAME: {"content": [...] | {"b64": ...}, "shape": [...]} | [...]}, ...]}``, one entry
+    per sample (no batch axis; ``b64``: little-endian bytes, perf_analyzer's form for FP16). A batching model gets ``batch_size`` entries, cycling through them.
 
     Raises:
         ClientError: not that form, or an entry that misses an input.
     """
     entries = _entries(path)
-    known = {t.name: t for t in sig.inputs}
     n = batch_size if sig.max_batch_size > 0 else 1
+    return _json_arrays(path, sig, [(i % len(entries), entries[i % len(entries)]) for i in range(n)])
+
+
+def _json_arrays(path: Path, sig: ModelSignature, entries: list[tuple[int, dict]]) -> dict[str, np.ndarray]:
+    """One request of ``entries`` (index, entry) of a JSON file: a batching model's samples stacked.
+
+    Raises:
+        ClientError: an entry that misses an input, content that does not fit its shape, or
+            entries of different shapes.
+    """
+    known = {t.name: t for t in sig.inputs}
     out: dict[str, np.ndarray] = {}
     for name, t in known.items():
         samples = []
-        for i in range(n):
-            entry = entries[i % len(entries)]
+        for i, entry in entries:
             if name not in entry:
-                raise ClientError(
-                    f"{path}: entry {i % len(entries)} has no input {name!r}", hint=f"the model takes {sorted(known)}"
-                )
+                raise ClientError(f"{path}: entry {i} has no input {name!r}", hint=f"the model takes {sorted(known)}")
             item = entry[name]
             content, shape = (item.get("content"), item.get("shape")) if isinstance(item, dict) else (item, None)
             if shape is None and list(t.dims).count(-1) > 1:
@@ -111,7 +180,18 @@ def _load_perf_analyzer_json(path: Path, sig: ModelSignature, batch_size: int) -
                     f'{path}: input {name!r} has several dynamic dims {list(t.dims)}: its entries need a "shape"',
                     hint=f'give each entry of {name!r} as {{"content": [...], "shape": [...]}} (perf_analyzer\'s input-data form)',
                 )
-            samples.append(np.asarray(content, dtype=t.dtype).reshape(shape if shape is not None else t.dims))
+            try:
+                if isinstance(content, dict) and "b64" in content:  # raw little-endian bytes (perf_analyzer's FP16 form)
+                    values = np.frombuffer(base64.b64decode(content["b64"]), np.dtype(t.dtype).newbyteorder("<"))
+                else:
+                    values = np.asarray(content, dtype=t.dtype)
+                samples.append(values.astype(t.dtype).reshape(shape if shape is not None else t.dims))
+            except (ValueError, TypeError, binascii.Error) as e:
+                want = shape if shape is not None else list(t.dims)
+                raise ClientError(
+                    f"{path}: entry {i}: input {name!r} is not {t.dtype} of shape {want} ({e})",
+                    hint=f'give each entry of {name!r} as {{"content": [...], "shape": [...]}} (perf_analyzer\'s input-data form)',
+                ) from None
         try:
             out[name] = np.stack(samples) if sig.max_batch_size > 0 else samples[0]
         except ValueError:
@@ -137,28 +217,3 @@ def _entries(path: Path) -> list[dict]:
             hint='expected {"data": [{"NAME": {"content": [...], "shape": [...]}}, ...]}',
         ) from None
     return entries
-
-
-def read_entries(path: Path, dtypes: dict[str, str]) -> dict[str, list[np.ndarray]]:
-    """Each input's values in a perf_analyzer input-data JSON file, one array per entry (a sample,
-    given a leading batch axis of 1), in ``dtypes`` (input name -> numpy dtype name). Inputs not
-    in ``dtypes``, and ``b64`` contents, are left out (perf_analyzer reads them).
-
-    Raises:
-        ClientError: an unreadable file, or not that form.
-    """
-    out: dict[str, list[np.ndarray]] = {}
-    for entry in _entries(path):
-        for name, item in entry.items():
-            content, shape = (item.get("content"), item.get("shape")) if isinstance(item, dict) else (item, None)
-            if name not in dtypes or not isinstance(content, list):
-                continue
-            try:
-                a = np.asarray(content, dtype=dtypes[name])
-                out.setdefault(name, []).append((a.reshape(shape) if shape is not None else a)[None])
-            except (ValueError, TypeError) as e:
-                raise ClientError(
-                    f"{path}: input {name!r} has content that is not {dtypes[name]} of its shape {shape} ({e})",
-                    hint='give each entry as {"content": [...], "shape": [...]} (perf_analyzer\'s input-data form)',
-                ) from None
-    return out

@@ -12,9 +12,12 @@ perf_analyzer makes random data itself for fixed-shape inputs. It needs help for
   data for every input, written in the form its JSON reader takes for the type
   (:data:`B64_TYPES`).
 
-A user's own data file replaces the generated one (``--shape`` flags are still passed); its values
-are checked against the build's spec as ``clients infer --input-data`` checks a file's
-(:func:`check_user_data`).
+A user's own data replaces the generated one (``--shape`` flags are still passed): a file of the
+kinds ``clients infer --input-data`` reads (:data:`clients.input_files.FILE_KINDS`), read by the same
+reader (:func:`clients.input_files.load_samples`) and checked the same way before any server starts
+(:func:`check_user_data`); an ``.npz``/``.npy`` is written as perf_analyzer's JSON in the run folder
+(:func:`write_user_data`), a JSON file is perf_analyzer's own form and goes as it is. A folder of
+raw files, ``random`` and ``zero`` are perf_analyzer's own forms too.
 """
 
 from __future__ import annotations
@@ -33,8 +36,10 @@ from builders.model.spec import ModelSpec
 from builders.model.tensor import BATCH_AXIS
 from builders.model.value_ranges import DEFAULT_INT_RANGE, ValueRange, draw_integers, per_position
 from clients import shapes as shp
-from clients.input_files import read_entries
+from clients.infer import INDEX_PAST_TABLE
+from clients.input_files import FILE_KINDS, load_samples
 from clients.input_values import check_values, verified_range
+from clients.inputs import ModelSignature
 from core import dtypes
 from core.errors import ClientError, DataTypeError, PerfError
 
@@ -130,13 +135,17 @@ def input_args(
         config: Model config dict (``input`` list with ``name``, ``data_type``, ``dims``).
         spec: The build's spec (named axes, value ranges), or ``None`` when unknown.
         workdir: Where to write the generated ``input_data_<model>.json``.
-        user_data: The user's ``--input-data`` file (JSON, a folder, or ``random``/``zero``).
+        user_data: The user's ``--input-data``: a file (:data:`clients.input_files.FILE_KINDS`; an
+            ``.npz``/``.npy`` is written as JSON in ``workdir``, :func:`write_user_data`), a folder,
+            or ``random``/``zero``.
         shapes: The user's ``--shape`` values (input name -> dims without the batch axis).
         steps: Distinct data entries generated per input.
 
     Raises:
         PerfError: see :func:`resolve_shapes`; an input type perf_analyzer cannot be given.
     """
+    if user_data is not None and user_data.suffix in (".npz", ".npy"):  # perf_analyzer reads JSON only
+        user_data = write_user_data(user_data, config, spec, workdir)
     if user_data is not None:  # its shapes are the file's (perf_analyzer); the user's --shape flags go along, checked
         try:
             mbs = int(config.get("max_batch_size", 0) or 0)
@@ -182,28 +191,35 @@ def input_args(
     return [*args, "--input-data", str(path)]
 
 
-def check_user_data(where: str, spec: ModelSpec | None, user_data: Path) -> None:
-    """Check the user's ``--input-data`` values against the build's spec by
-    :func:`clients.input_values.check_values`'s rule (the one ``clients infer --input-data``
-    follows): a domain break is refused, an integer value outside the verified range, below or
-    above it, is sent with a logged warning. ``zero`` is all zeros; ``random`` is perf_analyzer's
-    own values, which no range bounds (said for each integer input the build verified on a range);
-    a JSON file's entries are read by :func:`clients.input_files.read_entries`. A folder of raw
-    files is perf_analyzer's to read, not checked here.
+#: What ``--input-data`` takes besides a file of :data:`clients.input_files.FILE_KINDS`: perf_analyzer's own forms.
+OWN_FORMS = ("random", "zero")
+
+
+def check_user_data(
+    variant: str, config: dict[str, Any], spec: ModelSpec | None, user_data: Path, shapes: Mapping[str, Sequence[int]] = {}
+) -> None:
+    """Check the user's ``--input-data`` for one variant before any server starts, as ``clients
+    infer --input-data`` checks a file (:func:`clients.input_files.load_samples`, the same reader):
+    names, ranks, dims and dtypes against ``config``, dynamic dims against the build's verified
+    ranges, values by :func:`clients.input_values.check_values`'s rule (a domain break refused, an
+    integer value outside the verified range sent with a warning). ``zero`` is all zeros;
+    ``random`` is perf_analyzer's own values, which no range bounds (said for each integer input the
+    build verified on a range). A folder of raw files is perf_analyzer's to read, not checked here.
 
     Args:
-        where: The variant, for the messages.
-        spec: The build's spec under served names, or ``None`` (nothing to check against).
+        variant: The variant, named in the message.
+        config: Its ``config.pbtxt`` as JSON.
+        spec: The build's spec under served names, or ``None``.
         user_data: The ``--input-data`` value.
+        shapes: The user's ``--shape`` values (checked as :func:`input_args` checks them).
 
     Raises:
-        PerfError: a value that breaks its input's domain; a JSON file that is not perf_analyzer's form.
+        PerfError: a file of another kind, or one the reader refuses; the message names the file
+            and the variant. No run folder has been written then.
     """
-    if spec is None:
-        return
-    what = f"{where}'s --input-data {user_data}"
+    what = f"{variant}'s --input-data {user_data}"
     if str(user_data) == "random":
-        for t in spec.inputs:
+        for t in spec.inputs if spec is not None else ():
             if (verified := verified_range(t)) is not None:
                 log.warning(
                     "%s: perf_analyzer sends its own random values for %r, not drawn from the build's verified range "
@@ -216,15 +232,78 @@ def check_user_data(where: str, spec: ModelSpec | None, user_data: Path) -> None
                 )
         return
     if str(user_data) == "zero":
-        arrays = {t.name: [np.zeros((1, *(1 for _ in t.shape)), t.dtype)] for t in spec.inputs if t.dtype != "bytes"}
-    elif user_data.suffix == ".json" and user_data.is_file():
-        try:
-            arrays = read_entries(user_data, {t.name: t.dtype for t in spec.inputs})
-        except ClientError as e:
-            raise PerfError(e.message, hint=e.hint) from None
-    else:
+        zeros = (
+            {t.name: [np.zeros((1, *(1 for _ in t.shape)), t.dtype)] for t in spec.inputs if t.dtype != "bytes"} if spec else {}
+        )
+        check_values(what, spec, zeros, error=PerfError)
         return
-    check_values(what, spec, arrays, error=PerfError)
+    if user_data.is_dir():
+        return
+    kinds = ", ".join(FILE_KINDS)
+    if user_data.suffix not in FILE_KINDS:
+        raise PerfError(
+            f"--input-data {user_data}: not a kind of file the sweep reads ({kinds}, as clients infer reads them)",
+            hint=f'give a {kinds} file (perf_analyzer\'s JSON: {{"data": [{{"NAME": {{"content": [...], "shape": [...]}}}}]}}), '
+            f"a folder of raw files, or {' or '.join(OWN_FORMS)}",
+        )
+    try:
+        load_samples(user_data, ModelSignature.from_config(config), spec, what)
+        mbs = int(config.get("max_batch_size", 0) or 0)
+        shp.check_sizes(config.get("name", variant), config_inputs(config), mbs, spec, shapes)
+    except ClientError as e:
+        said = e.message if str(user_data) in e.message else f"--input-data {user_data}: {e.message}"
+        raise PerfError(said if variant in said else f"{variant}: {said}", hint=e.hint) from None
+
+
+def refused_words(error: str, user_data: Path, spec: ModelSpec | None) -> str:
+    """A failed level's ``error`` naming the user's ``--input-data`` it sent (trial 11, F21: "cb::Error
+    : 3" named neither the file nor what was wrong); when the server's words say an integer input
+    indexed past a table (:data:`clients.infer.INDEX_PAST_TABLE`, as ``clients infer`` says it), the
+    build's verified range of each integer input (:func:`clients.input_values.verified_range`)."""
+    said = f"{error} (inputs: --input-data {user_data})"
+    if not any(s in error.lower() for s in INDEX_PAST_TABLE):
+        return said
+    ranges = [f"{t.name!r} {v[0]}..{v[1]} ({v[2]})" for t in (spec.inputs if spec else ()) if (v := verified_range(t))]
+    return (
+        f"{said}: an integer input of the file holds an index past a table the model indexes (an embedding's "
+        "num_embeddings)" + (f"; the build verified {', '.join(ranges)}" if ranges else "")
+    )
+
+
+def write_user_data(user_data: Path, config: dict[str, Any], spec: ModelSpec | None, workdir: Path) -> Path:
+    """The user's ``.npz``/``.npy`` written as perf_analyzer's input-data JSON in ``workdir``
+    (``input_data_<model>.json``): one entry per sample (:func:`clients.input_files.load_samples`),
+    each input's content in the form perf_analyzer's JSON reader takes for its type (:func:`content`).
+
+    Raises:
+        PerfError: what :func:`check_user_data` refuses (checked before the sweep started).
+    """
+    sig = ModelSignature.from_config(config)
+    try:
+        samples = load_samples(user_data, sig, spec)
+    except ClientError as e:
+        raise PerfError(e.message, hint=e.hint) from None
+    types = {t.name: dtypes.from_triton(t.triton_dtype) for t in sig.inputs}
+    data = [{name: content(types[name], a) for name, a in sample.items()} for sample in samples]
+    path = workdir / f"input_data_{config.get('name', 'model')}.json"
+    path.write_text(json.dumps({"data": data}))
+    log.info("--input-data %s: %d samples written as perf_analyzer's JSON %s", user_data, len(data), path)
+    return path
+
+
+def content(dt: dtypes.DataType, values: np.ndarray) -> dict[str, Any]:
+    """One input of one ``--input-data`` step from its values: ``{"content": [...] | {"b64": ...},
+    "shape": [...]}``, types in :data:`B64_TYPES` as base64 of their little-endian bytes
+    (bfloat16: the upper half of each float32), strings as text."""
+    shape = list(np.shape(values))
+    flat = np.asarray(values).reshape(-1)
+    if dt.kind == "bytes":
+        return {"content": [v.decode() if isinstance(v, bytes) else str(v) for v in flat], "shape": shape}
+    if dt.triton in B64_TYPES:
+        f32 = flat.astype("<f4")
+        raw = f32.astype("<f2").tobytes() if dt.triton == "TYPE_FP16" else (f32.view("<u4") >> 16).astype("<u2").tobytes()
+        return {"content": {"b64": base64.b64encode(raw).decode("ascii")}, "shape": shape}
+    return {"content": flat.astype(dt.numpy).tolist(), "shape": shape}
 
 
 def tensor_entry(
@@ -256,12 +335,7 @@ def tensor_entry(
         return {"content": [f"text {i}" for i in range(n)], "shape": shape}
     else:
         values = gen.standard_normal(n).astype("<f4")
-    if dt.triton in B64_TYPES:
-        raw = values.astype("<f2").tobytes() if dt.triton == "TYPE_FP16" else (values.view("<u4") >> 16).astype("<u2").tobytes()
-        return {"content": {"b64": base64.b64encode(raw).decode("ascii")}, "shape": shape}
-    if dt.kind == "float":
-        values = values.astype(dt.numpy)
-    return {"content": values.tolist(), "shape": shape}
+    return {**content(dt, np.asarray(values).reshape(shape)), "shape": shape}
 
 
 def describe_dynamic(config: dict[str, Any], spec: ModelSpec | None, shapes: Mapping[str, Sequence[int]] = {}) -> str | None:

@@ -22,7 +22,7 @@ from clients.server import TritonServer
 from core.errors import PerfError, ToolkitError
 from perf.coldstart import measure as coldstart
 from perf.measure import analyzer
-from perf.measure.inputs import check_user_data, check_variant_shapes, describe_dynamic, input_args
+from perf.measure.inputs import check_user_data, check_variant_shapes, describe_dynamic, input_args, refused_words
 from perf.measure.level import HostCheck, Load, measure_level, measure_visit
 from perf.records import results
 from perf.records.levels import LevelResult
@@ -156,13 +156,15 @@ class SweepBase:
         )
 
     def _check_inputs(self) -> None:
-        """Before the sweep starts: every dynamic dim of every planned variant has a size
-        (``--shape`` or the build's spec, read from its ``config.pbtxt``); or the user's
-        ``--input-data`` values are checked against the build's spec (:func:`check_user_data`,
-        once per distinct spec: variants of one build say it once).
+        """Before anything starts or is written, for every planned variant (its ``config.pbtxt``):
+        every dynamic dim has a size (``--shape`` or the build's spec); or the user's
+        ``--input-data`` is a kind of file ``clients infer`` reads and passes its checks
+        (:func:`perf.measure.inputs.check_user_data`, the same reader: names, shapes, dtypes, the
+        build's verified ranges, domains and value ranges), once per distinct config and spec:
+        variants of one build say a warning once).
 
         Raises:
-            PerfError: names the variant, the input and the axis, or the value that breaks a domain.
+            PerfError: names the variant, the input and the axis, or the file and what is wrong with it.
         """
         checked: set[Any] = set()
         for name, plan in self.plans.items():
@@ -174,9 +176,11 @@ class SweepBase:
                 continue
             if self.opts.input_data is None:
                 check_variant_shapes(name, plan.config, spec, self.opts.shapes)
-            elif spec is not None and spec.inputs not in checked:
-                checked.add(spec.inputs)
-                check_user_data(name, spec, self.opts.input_data)
+            elif (
+                key := (spec.inputs if spec else None, repr(plan.config.get("input")), plan.config.get("max_batch_size"))
+            ) not in checked:
+                checked.add(key)
+                check_user_data(name, plan.config, spec, self.opts.input_data, self.opts.shapes)
 
     def _swept_shapes(self, name: str) -> tuple[str | None, ...]:
         """The swept shapes (``"seq=64"``...) variant ``name`` is measured at: every combination
@@ -363,29 +367,19 @@ class SweepBase:
     ) -> LevelResult:
         """One level (:func:`perf.measure.level.measure_level`); in a rounds sweep one visit
         (:func:`perf.measure.level.measure_visit`, windows of the rounds' ``window_ms``)."""
-        o = self.opts
-        rounds = self.run.rounds
-        if rounds is not None:
-            return measure_visit(
-                self.pa,
-                self._server(),
-                Load(model, concurrency, batch, trial, request_rate, shape),
-                in_args,
-                dataclasses.replace(o.measure, measurement_interval_ms=rounds.rules.window_ms),
-                self.run_dir,
-                self._record_command,
-                HostCheck(o.host_busy_threshold_pct, o.host_busy_pause_s),
-            )
-        return measure_level(
-            self.pa,
-            self._server(),
-            Load(model, concurrency, batch, trial, request_rate, shape),
-            in_args,
-            o.measure,
-            self.run_dir,
-            self._record_command,
-            HostCheck(o.host_busy_threshold_pct, o.host_busy_pause_s),
-        )
+        o, rounds = self.opts, self.run.rounds
+        measure = measure_visit if rounds is not None else measure_level  # a rounds visit: windows of its window_ms
+        settings = dataclasses.replace(o.measure, measurement_interval_ms=rounds.rules.window_ms) if rounds else o.measure
+        load = Load(model, concurrency, batch, trial, request_rate, shape)
+        host = HostCheck(o.host_busy_threshold_pct, o.host_busy_pause_s)
+        level = measure(self.pa, self._server(), load, in_args, settings, self.run_dir, self._record_command, host)
+        if not level.ok and o.input_data is not None and level.error:  # say which inputs the server refused
+            try:
+                spec = self.repository.variant(model).served_spec
+            except ToolkitError:  # a repository without the toolkit's build manifest
+                spec = None
+            level.error = refused_words(level.error, o.input_data, spec)
+        return level
 
 
 def _seed(run_id: str) -> int:

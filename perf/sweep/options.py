@@ -89,7 +89,7 @@ class SweepOptions:
         run_id: Run folder name (default: a timestamp).
         resume: Continue ``results_dir/run_id`` instead of refusing an existing folder.
         perf_analyzer: Path of perf_analyzer (default: $PERF_ANALYZER, the venv, PATH).
-        input_data: The user's perf_analyzer ``--input-data`` (default: generated).
+        input_data: The user's inputs (:func:`perf.measure.inputs.check_user_data`), default: generated.
         shapes: Input name -> dims (without the batch axis) for dynamic dims, as
             perf_analyzer's ``--shape NAME:dims``; needed where the build's spec gives no
             size (a repository without the toolkit's manifest), checked before any server
@@ -173,8 +173,8 @@ class SweepOptions:
     )
     input_data: Annotated[Path | None, Flag(panel=MEASURE_PANEL)] = Field(
         default=None,
-        description="Your perf_analyzer --input-data (JSON file, folder, random or zero) [default: generated from the "
-        "model's signature].",
+        description="Your inputs: .npz (by input name), .npy or perf_analyzer's JSON, checked as clients infer checks "
+        "them before any server starts; or a folder, random or zero [default: generated from the model's signature].",
     )
     shapes: Annotated[
         dict[str, tuple[int, ...]],

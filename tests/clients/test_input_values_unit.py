@@ -147,22 +147,22 @@ def test_perf_input_data_follows_the_same_rule(tmp_path: Path, caplog) -> None:
     data = tmp_path / "pa.json"
     data.write_text(json.dumps({"data": entries}))
     with caplog.at_level(logging.WARNING):
-        check_user_data("tab_onnx", SPEC, data)
+        check_user_data("tab_onnx", CONFIG, SPEC, data)
     (said,) = _warnings(caplog)
     assert said.startswith(
         f"input 'codes' from tab_onnx's --input-data {data} holds -2..1, outside the build's verified range 0..3"
     )
     caplog.clear()
     with caplog.at_level(logging.WARNING):
-        check_user_data("tab_onnx", SPEC, Path("random"))
+        check_user_data("tab_onnx", CONFIG, SPEC, Path("random"))
     (said,) = _warnings(caplog)
     assert "perf_analyzer sends its own random values for 'codes', not drawn from the build's verified range 0..3" in said
     with pytest.raises(PerfError, match=r"input 'pad' has 1 of its 1 rows with no 1"):
-        check_user_data("tab_onnx", SPEC, Path("zero"))  # zeros break the mask: refused, as clients infer refuses them
+        check_user_data("tab_onnx", CONFIG, SPEC, Path("zero"))  # zeros break the mask: refused, as clients infer refuses them
     entries[0]["pad"] = [0, 0, 0, 0, 0]
     data.write_text(json.dumps({"data": entries}))
     with pytest.raises(PerfError, match=r"tab_onnx's --input-data .*pa.json: input 'pad' has 1 of its 1 rows with no 1"):
-        check_user_data("tab_onnx", SPEC, data)
+        check_user_data("tab_onnx", CONFIG, SPEC, data)
 
 
 def test_a_sweep_checks_its_input_data_before_anything_starts(tmp_path: Path, fake_build, caplog) -> None:

@@ -4,6 +4,7 @@ repository without the toolkit's build manifest whose dynamic dim needs --shape.
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import json
 import shutil
@@ -11,6 +12,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from builders.build import BuildOptions, build
@@ -18,6 +20,7 @@ from builders.config.variants import VariantGrid
 from builders.model.spec import ModelSpec
 from clients.server import ServerOptions
 from core.errors import PerfError
+from perf.records.rounds import RoundRules
 from perf.records.settings import MeasureSettings
 from perf.sweep.run import SweepOptions, run_sweep
 
@@ -123,3 +126,49 @@ def test_a_repository_without_manifest_needs_shape_for_a_dynamic_dim(mixed_repo:
     v = run.variant(name)
     assert v.status == "ok", v.error
     assert "ids:7" in (run_dir / "commands.txt").read_text()
+
+
+def test_the_npz_clients_infer_takes_is_swept_and_a_refused_file_stops_before_anything(mixed_repo: Path, tmp_path: Path):
+    """Trial 11, F21: the sweep reads the files `clients infer --input-data` reads (one reader), writes an
+    .npz as perf_analyzer's JSON in the run folder, refuses a bad file before any server starts (no run
+    folder), and a level the server refuses is visited once, its failure naming the file."""
+    name = _variant(mixed_repo)
+    rng = np.random.default_rng(0)
+    good = tmp_path / "good.npz"
+    np.savez(good, x=rng.standard_normal((5, 4)).astype(np.float16), ids=rng.integers(0, 50, (5, 6)))
+    opts = SweepOptions(
+        ServerOptions(mixed_repo, runtime="bundled"),
+        variants=(name,),
+        concurrency=(1,),
+        results_dir=tmp_path / "results",
+        run_id="npz",
+        warmup_requests=5,
+        time_budget_s=None,
+        round_rules=RoundRules(window_ms=150, max_rounds=3),
+        baseline=False,
+        input_data=good,
+    )
+    run, run_dir = run_sweep(opts)
+    v = run.variant(name)
+    assert v.status == "ok", v.error
+    written = run_dir / f"input_data_{name}.json"
+    commands = (run_dir / "commands.txt").read_text()
+    assert f"--input-data {written}" in commands and str(good) not in commands
+    assert len(json.loads(written.read_text())["data"]) == 5
+
+    missing = tmp_path / "missing.npz"
+    np.savez(missing, x=np.zeros((2, 4), np.float16))
+    with pytest.raises(PerfError, match=r"input \['ids'\] missing") as e:
+        run_sweep(dataclasses.replace(opts, run_id="missing", input_data=missing))
+    assert str(missing) in e.value.message and not (tmp_path / "results" / "missing").exists()
+
+    past = tmp_path / "past.json"  # the embedding has 128 rows: the server refuses 500
+    fp16 = {
+        "content": {"b64": base64.b64encode(np.zeros(4, "<f2").tobytes()).decode()},
+        "shape": [4],
+    }  # as perf_analyzer takes FP16
+    past.write_text(json.dumps({"data": [{"x": fp16, "ids": {"content": [500] * 6, "shape": [6]}}]}))
+    refused, refused_dir = run_sweep(dataclasses.replace(opts, run_id="past", input_data=past))
+    bad = refused.variant(name)
+    assert bad.status == "failed" and str(past) in bad.error, bad.error
+    assert [len(r.order) for r in refused.rounds.rounds] == [1] and refused.rounds.measured() == []  # once, and no round

@@ -1,0 +1,97 @@
+"""The sweep's --input-data reads the files `clients infer --input-data` reads, through the same reader
+(clients.input_files.load_samples), and checks them the same way before any server starts (trial 11,
+F21: a valid .npz was handed raw to perf_analyzer, which failed every visit with "cb::Error : 3")."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from clients.input_files import load_input_file
+from clients.inputs import ModelSignature
+from core.errors import PerfError
+from perf.measure.inputs import check_user_data, input_args
+
+MBS = 4
+CONFIG = {
+    "name": "m",
+    "max_batch_size": MBS,
+    "input": [
+        {"name": "ids", "data_type": "TYPE_INT64", "dims": ["3"]},
+        {"name": "x", "data_type": "TYPE_FP16", "dims": ["2"]},
+    ],
+}
+
+
+def _npz(path: Path, rows: int, **override: np.ndarray) -> Path:
+    rng = np.random.default_rng(0)
+    arrays = {"ids": rng.integers(0, 9, (rows, 3)), "x": rng.standard_normal((rows, 2)).astype(np.float16), **override}
+    np.savez(path, **arrays)
+    return path
+
+
+def test_an_npz_is_written_as_perf_analyzer_json_one_entry_per_row(tmp_path: Path) -> None:
+    rows = MBS * 2 + 1  # more rows than a request takes: each is one sample of perf_analyzer's data
+    src = _npz(tmp_path / "in.npz", rows)
+    check_user_data("m", CONFIG, None, src)
+    args = input_args(CONFIG, None, tmp_path, src)
+    written = Path(args[args.index("--input-data") + 1])
+    assert written.parent == tmp_path and written.suffix == ".json"
+    data = json.loads(written.read_text())["data"]
+    assert len(data) == rows
+    assert set(data[0]["x"]["content"]) == {"b64"}  # FP16 as perf_analyzer's JSON reader takes it
+    x0 = np.frombuffer(base64.b64decode(data[0]["x"]["content"]["b64"]), "<f2")
+    with np.load(src) as z:
+        np.testing.assert_array_equal(x0, z["x"][0])
+        assert [d["ids"]["content"] for d in data] == z["ids"].tolist()
+        assert data[0]["ids"]["shape"] == [3]
+    # and clients infer reads back what the sweep wrote: one file serves both tools
+    sig = ModelSignature.from_config(CONFIG)
+    ids = json.loads(written.read_text())
+    for d in ids["data"]:
+        d["x"] = {"content": [0.5, 0.5], "shape": [2]}  # numbers: what clients infer's JSON reader parses
+    back = tmp_path / "back.json"
+    back.write_text(json.dumps(ids))
+    with np.load(src) as z:
+        np.testing.assert_array_equal(load_input_file(back, sig, 2)["ids"], z["ids"][:2])
+
+
+@pytest.mark.parametrize(
+    "override, said",
+    [
+        ({"ids": np.zeros((2, 4), np.int64)}, "input 'ids' has shape [2, 4], expected [batch, 3]"),
+        ({"idz": np.zeros((2, 3), np.int64)}, "unknown input ['idz']"),
+        ({"ids": np.zeros((2, 3), np.float32)}, "input 'ids' is float32, the model takes int64"),
+    ],
+)
+def test_a_file_clients_infer_refuses_is_refused_naming_the_file_and_the_variant(
+    tmp_path: Path, override: dict[str, np.ndarray], said: str
+) -> None:
+    src = _npz(tmp_path / "bad.npz", 2, **override)
+    with pytest.raises(PerfError) as e:
+        check_user_data("variant_a", CONFIG, None, src)
+    assert said in e.value.message and str(src) in e.value.message and "variant_a" in e.value.message
+
+
+def test_a_json_entry_missing_an_input_and_a_file_of_another_kind_are_refused(tmp_path: Path) -> None:
+    src = tmp_path / "pa.json"
+    src.write_text(json.dumps({"data": [{"ids": [1, 2, 3], "x": [0.5, 0.5]}, {"ids": [1, 2, 3]}]}))
+    with pytest.raises(PerfError, match=r"entry 1 has no input 'x'"):
+        check_user_data("m", CONFIG, None, src)
+    csv = tmp_path / "in.csv"
+    csv.write_text("1,2,3\n")
+    with pytest.raises(PerfError, match=r"not a kind of file the sweep reads \(\.npz, \.npy, \.json"):
+        check_user_data("m", CONFIG, None, csv)
+
+
+def test_perf_analyzers_own_forms_and_a_json_file_go_as_they_are(tmp_path: Path) -> None:
+    src = tmp_path / "pa.json"
+    src.write_text(json.dumps({"data": [{"ids": [1, 2, 3], "x": [0.5, 0.5]}]}))
+    check_user_data("m", CONFIG, None, src)
+    for given in (src, Path("random"), tmp_path):
+        args = input_args(CONFIG, None, tmp_path, given)
+        assert args[args.index("--input-data") + 1] == str(given)
