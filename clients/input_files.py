@@ -70,7 +70,7 @@ FILE_KINDS = (".npz", ".npy", ".json")
 
 
 def load_samples(
-    path: Path, sig: ModelSignature, spec: ModelSpec | None = None, where: str | None = None
+    path: Path, sig: ModelSignature, spec: ModelSpec | None = None, where: str | None = None, *, values: bool = True
 ) -> list[dict[str, np.ndarray]]:
     """Every sample of an input file (one reader with :func:`load_input_file`), checked before
     anything is sent: names, ranks, dims and dtypes against the config
@@ -84,6 +84,7 @@ def load_samples(
         sig: The model's signature (its config).
         spec: The build's spec under served names, or ``None``.
         where: The file in the value checks' words (default: its path).
+        values: Check the values (``False``: a file checked, and its warnings said, before).
 
     Returns:
         One dict per sample, input name -> array without the batch axis, in the config's dtypes:
@@ -104,7 +105,7 @@ def load_samples(
         whole = [arrays] if len(rows) != 1 else []
         requests = whole or [{k: v[i : i + step] for k, v in arrays.items()} for i in range(0, max(rows), step)]
     samples: list[dict[str, np.ndarray]] = []
-    values: dict[str, list[np.ndarray]] = {}
+    found: dict[str, list[np.ndarray]] = {}
     for request in requests:
         try:
             checked = validate_inputs(sig, request)
@@ -113,12 +114,13 @@ def load_samples(
         dims = {k: np.shape(v)[1:] if sig.max_batch_size > 0 else np.shape(v) for k, v in checked.items()}
         shp.check_sizes(sig.name, [(t.name, t.dims) for t in sig.inputs], sig.max_batch_size, spec, dims, str(path))
         for k, v in checked.items():
-            values.setdefault(k, []).append(v)
+            found.setdefault(k, []).append(v)
         n = len(next(iter(checked.values()))) if sig.max_batch_size > 0 and checked else 0
         samples += [{k: v[i] for k, v in checked.items()} for i in range(n)] if n else [checked]
     if not samples:
         raise ClientError(f"{path} holds no sample (its arrays have no rows)", hint="save at least one row per input")
-    check_values(where or str(path), spec, values)  # said once for the whole file
+    if values:
+        check_values(where or str(path), spec, found)  # said once for the whole file
     return samples
 
 

@@ -280,7 +280,7 @@ def write_user_data(user_data: Path, config: dict[str, Any], spec: ModelSpec | N
     """
     sig = ModelSignature.from_config(config)
     try:
-        samples = load_samples(user_data, sig, spec)
+        samples = load_samples(user_data, sig, spec, values=False)  # its values were said before the sweep started
     except ClientError as e:
         raise PerfError(e.message, hint=e.hint) from None
     types = {t.name: dtypes.from_triton(t.triton_dtype) for t in sig.inputs}
