@@ -17,6 +17,7 @@ from perf.records.results import VariantResult
 from perf.search import ladder as ladders
 from perf.search.plan import LevelKey, VariantPlan
 from perf.search.policy import Budget
+from perf.search.stops import failed_reason
 
 #: A level of a variant less its trial (the round): ``(concurrency, batch size, request rate, shape)``.
 Load = tuple[int, int, "float | None", "str | None"]
@@ -48,7 +49,7 @@ class FailedLevels:
             return
         c = levels[0]
         why = next(w for (fc, _, r, _), w in failed.items() if fc == c and r is None)
-        lad.end = ladders.failed_decision(plan, vr, c, why, budget)
+        lad.end = ladders.decision(plan, vr, "failed", c, failed_reason(c, why), budget)
         have = ladders.seen(vr)
         lad.levels = [x for x in lad.levels if x <= c or x in have]
         lad.active = [x for x in lad.active if x in lad.levels]

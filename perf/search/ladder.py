@@ -39,11 +39,8 @@ Rules (thresholds: :class:`~perf.records.search.SearchRules` and
   ``budget`` when the top level's latency percentile, as the budget judges it
   (:mod:`perf.analysis.budget_latency`) on at least ``min_rounds`` rounds, is over the budget
   (a higher level only queues more requests); ``cap`` at the ladder's (or the time budget's)
-  highest level. No decision is taken on fewer rounds: a level flagged in one
-  round (host busy, unstable windows) is measured again in the next ones first. ``failed`` at a
-  level that failed (request errors, perf_analyzer's exit, no inference), at once: it fails the
-  same way each time and is not measured again in this session, as in the sequential design
-  (:meth:`perf.search.rounds.Rounds.visits`; a resumed run measures it again).
+  highest level; ``failed`` at once at a failed level (:mod:`perf.search.failed`). No other decision
+  is taken on fewer rounds: a level flagged host busy or unstable in one round is measured again first.
 * **Retirement**: a level with ``min_rounds`` rounds, not among the top ``flat_window + 1``
   of a ladder still growing, is no longer measured when the variant's own best level (round-
   adjusted, :class:`perf.analysis.ranking.Adjusted`) is ahead of it by more than
@@ -79,7 +76,7 @@ from perf.records.rounds import RoundRules
 from perf.records.search import SearchDecision, SearchRules
 from perf.search.plan import VariantPlan
 from perf.search.policy import Budget
-from perf.search.stops import OVER_BUDGET, failed_reason, still_rose
+from perf.search.stops import OVER_BUDGET, still_rose
 
 #: A level this many times behind its variant's best level in every round both had (one or more)
 #: stops being measured at once (module rule "Retirement"): far beyond a visit's noise.
@@ -195,7 +192,8 @@ def _still_rose(vr: VariantResult, plan: VariantPlan, levels: list[int]) -> str:
     return still_rose(statistics.median(gains) * 100.0 if gains else None, low or 0, levels[-1], len(gains))
 
 
-def _decision(plan: VariantPlan, vr: VariantResult, rule: str, at: int, reason: str, budget: Budget | None) -> SearchDecision:
+def decision(plan: VariantPlan, vr: VariantResult, rule: str, at: int, reason: str, budget: Budget | None) -> SearchDecision:
+    """The ladder's stop ``rule`` at concurrency ``at``, with its numbers there (module rule "Stop")."""
     s = summary(vr, side(plan, at), None, budget.metric if budget else "latency_p99_ms")
     return SearchDecision(
         variant=plan.name,
@@ -206,11 +204,6 @@ def _decision(plan: VariantPlan, vr: VariantResult, rule: str, at: int, reason: 
         throughput_infer_per_s=s.throughput_infer_per_s if s else None,
         latency_ms=s.latency_ms if s else None,
     )
-
-
-def failed_decision(plan: VariantPlan, vr: VariantResult, at: int, why: str, budget: Budget | None) -> SearchDecision:
-    """The ``failed`` stop of a ladder whose level ``at`` failed with ``why`` (module rule "Stop")."""
-    return _decision(plan, vr, "failed", at, failed_reason(at, why), budget)
 
 
 def update(
@@ -237,7 +230,7 @@ def update(
     lat, n, basis = _latency(vr, plan, top, budget) if budget else (None, 0, "")
     end: SearchDecision | None = None
     if budget is not None and lat is not None and lat > budget.ms and n >= rounds.min_rounds:
-        end = _decision(
+        end = decision(
             plan,
             vr,
             "budget",
@@ -247,7 +240,7 @@ def update(
             budget,
         )
     elif firm >= rounds.flat_window:
-        end = _decision(
+        end = decision(
             plan,
             vr,
             "knee",
@@ -258,7 +251,7 @@ def update(
         )
     elif not above:
         capped = cap is not None and cap < ladder[-1]
-        end = _decision(
+        end = decision(
             plan,
             vr,
             "cap",
