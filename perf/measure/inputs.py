@@ -263,7 +263,7 @@ def refused_words(error: str, user_data: Path, spec: ModelSpec | None) -> str:
     said = f"{error} (inputs: --input-data {user_data})"
     if not any(s in error.lower() for s in INDEX_PAST_TABLE):
         return said
-    ranges = [f"{t.name!r} {v[0]}..{v[1]} ({v[2]})" for t in (spec.inputs if spec else ()) if (v := verified_range(t))]
+    ranges = [f"{t.name!r} {v.text} ({v.source})" for t in (spec.inputs if spec else ()) if (v := verified_range(t))]
     return (
         f"{said}: an integer input of the file holds an index past a table the model indexes (an embedding's "
         "num_embeddings)" + (f"; the build verified {', '.join(ranges)}" if ranges else "")

@@ -74,7 +74,7 @@ def test_a_user_s_values_are_checked_per_position(tmp_path: Path, caplog) -> Non
     data = tmp_path / "pa.json"
     data.write_text(json.dumps({"data": entries}))
     with caplog.at_level(logging.WARNING):
-        check_user_data("tab_onnx", SPEC, data)  # 40 in the 50-row column: within, no warning
+        check_user_data("tab_onnx", CONFIG, SPEC, data)  # 40 in the 50-row column: within, no warning
     assert [r for r in caplog.records if r.levelno == logging.WARNING] == []
 
 

@@ -95,3 +95,17 @@ def test_perf_analyzers_own_forms_and_a_json_file_go_as_they_are(tmp_path: Path)
     for given in (src, Path("random"), tmp_path):
         args = input_args(CONFIG, None, tmp_path, given)
         assert args[args.index("--input-data") + 1] == str(given)
+
+
+def test_a_level_the_server_refused_for_an_index_past_a_table_names_the_file_and_the_verified_range() -> None:
+    from builders.model.spec import ModelSpec
+    from perf.measure.inputs import refused_words
+
+    spec = ModelSpec.from_flags(["codes:int64:3:0..3"], ["y"])
+    error = "perf_analyzer reported request errors: Thread [0] had error: indices element out of data bounds, idx=29"
+    said = refused_words(error, Path("pa_oob.json"), spec)
+    assert said.startswith(f"{error} (inputs: --input-data pa_oob.json)")
+    assert "index past a table" in said and "the build verified 'codes' 0..3 (its value_range)" in said
+    assert refused_words("perf_analyzer reported request errors: x", Path("f.json"), spec).endswith(
+        "(inputs: --input-data f.json)"
+    )
