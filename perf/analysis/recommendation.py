@@ -33,8 +33,8 @@ from perf.analysis.cuts import cut_notes
 from perf.analysis.excluded import candidate, excluded_levels, where
 from perf.analysis.notes import notes_text, repeat_noun
 from perf.analysis.paired import ALPHA, few_rounds
-from perf.analysis.peaks import budget_unreached, higher_median, unreached, unreached_all
-from perf.analysis.ranking import Ranking, Side, dropped_by_search, rank_variants
+from perf.analysis.peaks import Fall, at_side, budget_unreached, falls_all, higher_median, unreached, unreached_all
+from perf.analysis.ranking import Ranking, dropped_by_search, rank_variants
 from perf.analysis.standing import others_words, outside_words, rounds_left, settled, tie_words, uncompared
 from perf.analysis.stats import P99, THROUGHPUT, Point, knee, run_points
 from perf.markdown import UNSTABLE_MARK, fmt, fmt_given
@@ -161,6 +161,7 @@ class Recommendation:
         ranking: A rounds sweep's paired ranking behind :attr:`best_peak` (``None`` otherwise).
         ranking_under_budget: The same under the budget, behind :attr:`best_under_budget`.
         unreached: Per variant whose highest measured level is not a measured peak, why (:func:`perf.analysis.peaks.unreached_all`).
+        falls: Per variant whose median throughput fell as load rose, the fall as the noise judges it (:func:`perf.analysis.peaks.fall`).
     """
 
     latency_budget_ms: float | None
@@ -176,6 +177,7 @@ class Recommendation:
     ranking: Ranking | None = None
     ranking_under_budget: Ranking | None = None
     unreached: dict[str, str] = dataclasses.field(default_factory=dict)
+    falls: dict[str, Fall] = dataclasses.field(default_factory=dict)
 
     @property
     def budget_text(self) -> str:
@@ -311,7 +313,7 @@ def recommend(run: RunResult, latency_budget_ms: float | None = None, latency_pe
 
 def _peaks(run: RunResult, points: dict[str, list[Point]], rec: Recommendation) -> Recommendation:
     """``rec`` with the peaks not reached, its best peak's why and its best under the budget's headroom (:mod:`perf.analysis.peaks`)."""
-    rec.unreached = unreached_all(run, points)
+    rec.unreached, rec.falls = unreached_all(run, points), falls_all(run, points)
     if (c := rec.best_peak) is not None:
         at = next(p for p in points[c.variant] if (p.concurrency, p.batch_size) == (c.concurrency, c.batch_size))
         c.unreached, c.level_why = unreached(run, points[c.variant], at), higher_median(run, points[c.variant], at)
@@ -331,7 +333,7 @@ def _peaks(run: RunResult, points: dict[str, list[Point]], rec: Recommendation) 
 def _paired_choice(ranking: Ranking, points: dict[str, list[Point]], run: RunResult, under: bool) -> Choice | None:
     """The :class:`Choice` of a paired ranking's leader (medians over its rounds; ``under``: a budget's)."""
     op = ranking.leader
-    p = None if op is None else next((p for p in points.get(op.side.variant, []) if _at(p, op.side) and candidate(p)), None)
+    p = None if op is None else next((p for p in points.get(op.side.variant, []) if at_side(p, op.side) and candidate(p)), None)
     if p is None:
         return None
     c = Choice.of(p)
@@ -343,10 +345,6 @@ def _paired_choice(ranking: Ranking, points: dict[str, list[Point]], run: RunRes
     c.against = tie_words(ranking) if c.tied else others_words(ranking, run, under)
     c.outside = outside_words(ranking, run, under) if c.tied else ""
     return c
-
-
-def _at(p: Point, side: Side) -> bool:
-    return (p.concurrency, p.batch_size) == (side.concurrency, side.batch_size)
 
 
 def _paired(

@@ -320,12 +320,13 @@ def _as_points(levels: Sequence[LevelResult | Point]) -> list[Point]:
 
 @dataclasses.dataclass(frozen=True)
 class Interference:
-    """Throughput that fell as load rose: the curve's best level before the fall and the
-    level it fell most to.
+    """Throughput whose median fell as load rose (:func:`falls`): the best level before the fall and
+    the level it fell to. A fall of the medians only: whether it is beyond the noise, and every word
+    said of it, are :func:`perf.analysis.peaks.fall`'s.
 
     Attributes:
         before: The highest-throughput level at a lower concurrency.
-        after: The level whose throughput fell furthest below it.
+        after: The level whose throughput fell below it.
         drop_pct: How far (% of ``before``'s throughput).
     """
 
@@ -333,39 +334,38 @@ class Interference:
     after: Point
     drop_pct: float
 
-    def describe(self) -> str:
-        """``"throughput fell 20 % from c=2 (300.0 infer/s) to c=4 (240.0 infer/s) as load rose: interference, not a knee"``."""
-        return (
-            f"throughput fell {self.drop_pct:.0f} % from c={self.before.concurrency} ({fmt(self.before.get(THROUGHPUT))} "
-            f"infer/s) to c={self.after.concurrency} ({fmt(self.after.get(THROUGHPUT))} infer/s) as load rose: "
-            "interference (the load competing with the server for the host, or other work), not a knee"
-        )
+
+def falls(
+    levels: Sequence[LevelResult | Point], batch_size: int | None = None, gain_pct: float = KNEE_GAIN_PCT
+) -> list[Interference]:
+    """Where the median throughput *fell* as load rose, which saturation cannot do (a saturated server
+    queues the extra requests at the same throughput); the largest fall first.
+
+    Rule: a level whose median is more than ``gain_pct`` below the best level at a lower concurrency,
+    while no higher level gets back within ``gain_pct`` of that best: a level followed by one that does
+    is a dip, not a fall as load rose (trial 11, F14: c=1 165.5, c=4 86.5, c=16 289.6 infer/s was said
+    to have "fallen 48 % as load rose"). Medians only: :func:`perf.analysis.peaks.fall` judges the noise.
+    """
+    line = curve(_as_points(levels), batch_size)
+    out: list[Interference] = []
+    best: Point | None = None
+    for i, p in enumerate(line):
+        if best is not None:
+            drop = (1.0 - p.value(THROUGHPUT) / best.value(THROUGHPUT)) * 100.0
+            floor = best.value(THROUGHPUT) * (1.0 - gain_pct / 100.0)
+            if drop > gain_pct and all(q.value(THROUGHPUT) < floor for q in line[i + 1 :]):
+                out.append(Interference(best, p, drop))
+        if best is None or p.value(THROUGHPUT) > best.value(THROUGHPUT):
+            best = p
+    return sorted(out, key=lambda f: -f.drop_pct)
 
 
 def interference(
     levels: Sequence[LevelResult | Point], batch_size: int | None = None, gain_pct: float = KNEE_GAIN_PCT
 ) -> Interference | None:
-    """Where throughput *fell* as load rose, which saturation cannot do (a saturated server
-    queues the extra requests at the same throughput).
-
-    Rule: a level whose throughput is more than ``gain_pct`` below the best level at a lower
-    concurrency, and not known to be within the trial spread (:func:`delta`: significant, or
-    spread unknown); the largest such fall.
-
-    Returns:
-        The fall, or ``None``.
-    """
-    best: Point | None = None
-    worst: Interference | None = None
-    for p in curve(_as_points(levels), batch_size):
-        if best is not None:
-            drop = (1.0 - p.value(THROUGHPUT) / best.value(THROUGHPUT)) * 100.0
-            d = delta(best, p, THROUGHPUT)
-            if drop > gain_pct and (d is None or d.significant is not False) and (worst is None or drop > worst.drop_pct):
-                worst = Interference(best, p, drop)
-        if best is None or p.value(THROUGHPUT) > best.value(THROUGHPUT):
-            best = p
-    return worst
+    """The largest of :func:`falls`, or ``None``."""
+    found = falls(levels, batch_size, gain_pct)
+    return found[0] if found else None
 
 
 def knee(levels: Sequence[LevelResult | Point], batch_size: int | None = None, gain_pct: float = KNEE_GAIN_PCT) -> int | None:
@@ -376,8 +376,9 @@ def knee(levels: Sequence[LevelResult | Point], batch_size: int | None = None, g
     less than ``gain_pct`` throughput over it (``T_j < T_i * (1 + gain_pct/100)`` for all
     ``j > i``) while its p99 is higher (``P_j > P_i`` for all ``j > i``). Past the knee,
     extra concurrent requests only wait in a queue. A curve still growing at its last level
-    has no knee within the swept range; a curve whose throughput *fell* as load rose
-    (:func:`interference`) has none either: that is interference, not saturation.
+    has no knee within the swept range; a curve whose median throughput *fell* as load rose
+    (:func:`interference`) has none either: interference, not saturation, or noise that tells
+    neither (:func:`perf.analysis.peaks.fall` says which).
 
     Args:
         levels: One variant's levels (raw trials or :class:`Point`).

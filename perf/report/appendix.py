@@ -100,7 +100,7 @@ def appendix_lines(
     lines += coldstart_report.appendix_lines(run)
     lines += ["## Knees", ""]
     for n, k in rec.knees.items():
-        lines.append(f"- `{n}`: {knee_text(points[n], k, unmeasured=unmeasured_text(run, n))}")
+        lines.append(f"- `{n}`: {knee_text(points[n], k, unmeasured=unmeasured_text(run, n), fall=rec.falls.get(n))}")
     lines.append("")
     if rec.flagged:
         lines += ["## Flagged levels", "", f"{len(rec.flagged)}; {sentence(flagged_note(rec, points))}", ""]

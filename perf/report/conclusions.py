@@ -23,7 +23,7 @@ from perf.analysis.cuts import unmeasured_text
 from perf.analysis.effects import Interaction, MainEffect, interactions, main_effects
 from perf.analysis.paired import RULE_SHORT
 from perf.analysis.pairs import baseline, value_order, variant_of
-from perf.analysis.peaks import peak_noun
+from perf.analysis.peaks import peak_noun, step
 from perf.analysis.recommendation import Recommendation, candidate
 from perf.analysis.stats import (
     KNEE_GAIN_PCT,
@@ -32,7 +32,6 @@ from perf.analysis.stats import (
     THROUGHPUT,
     Point,
     curve,
-    interference,
     run_points,
 )
 from perf.markdown import flag_mark, fmt
@@ -238,15 +237,22 @@ def _at_batch(batch_size: int) -> str:
     return f", client batch size {batch_size}" if batch_size != 1 else ""
 
 
-def _no_knee_reason(points: list[Point]) -> str:
-    """Why a curve has no knee: its last step (:mod:`perf.report.phrases` ``no_knee``)."""
+def _no_knee_reason(run: RunResult, points: list[Point]) -> str:
+    """Why a curve has no knee: its last step (:mod:`perf.report.phrases` ``no_knee``); throughput
+    "still grew" only when the step rose beyond the noise (:func:`perf.analysis.peaks.step`), else its
+    gain is said with what the noise rule found (not distinguishable from noise, spread unknown)."""
     c = [p for p in curve(points) if p.get(P99) is not None]
     if len(c) < 2:
         return ""
     a, b = c[-2], c[-1]
     gain = (b.value(THROUGHPUT) / a.value(THROUGHPUT) - 1) * 100.0 if a.value(THROUGHPUT) else None
     p99 = (b.value(P99) / a.value(P99) - 1) * 100.0 if a.value(P99) else None
-    return say("no_knee", Facts(last_gain_pct=gain, last_p99_change_pct=p99), " and ")
+    judged = step(run, a, b) if gain is not None and gain >= KNEE_GAIN_PCT else None
+    if judged is None or judged.change == "rose":
+        return say("no_knee", Facts(last_gain_pct=gain, last_p99_change_pct=p99), " and ")
+    noise = f"throughput {gain:+.1f} % at the last step, {judged.said()}"
+    rest = say("no_knee", Facts(last_gain_pct=None, last_p99_change_pct=p99), " and ")
+    return f"{noise} and {rest}" if rest else noise
 
 
 def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]], inters: Sequence[Interaction] = ()) -> str:
@@ -273,8 +279,10 @@ def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]
         hi = max(p.concurrency for p in allp)
         failed = {v.name for v in run.variants if v.status == "failed"}
         live = [n for n in rec.knees if n not in failed]
-        falls = {n: f for n in live if rec.knees[n] is None and (f := interference(pts[n])) is not None}
-        open_ = [n for n in live if rec.knees[n] is None and len(curve(pts[n])) > 1 and n not in falls]
+        judged = {n: f for n in live if rec.knees[n] is None and (f := rec.falls.get(n)) is not None}  # peaks.fall's words
+        falls = {n: f for n, f in judged.items() if f.finding}
+        noise = {n: f for n, f in judged.items() if not f.finding}
+        open_ = [n for n in live if rec.knees[n] is None and len(curve(pts[n])) > 1 and n not in judged]
         short = [n for n in live if len(curve(pts[n])) == 1]
         never: dict[str, list[str]] = {}  # why -> variants with no measured level (cut for time...): none, not "fewer than 2"
         for n in live:
@@ -285,14 +293,18 @@ def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]
             said = [f"`{n}` ({f.describe()})" for n, f in list(falls.items())[:NAMED]]
             said += [f"{len(falls) - NAMED} more"] if len(falls) > NAMED else []
             text += f"; in {_list(said)} throughput fell as load rose, so the level before the fall is that variant's best"
+        if noise:
+            said = [f"`{n}` ({f.difference()})" for n, f in list(noise.items())[:NAMED]]
+            said += [f"{len(noise) - NAMED} more"] if len(noise) > NAMED else []
+            text += f"; in {_list(said)} neither a knee nor a fall is told"
         if open_:
-            reasons = [f"`{n}` ({_no_knee_reason(pts[n])})" if _no_knee_reason(pts[n]) else f"`{n}`" for n in open_[:NAMED]]
+            reasons = [f"`{n}` ({why})" if (why := _no_knee_reason(run, pts[n])) else f"`{n}`" for n in open_[:NAMED]]
             reasons += [f"{len(open_) - NAMED} more"] if len(open_) > NAMED else []
             text += (
                 f"; {_list(reasons)} had no knee (a knee needs every later level to gain under {KNEE_GAIN_PCT:g} % "
                 "throughput while p99 rises), so the ranking beyond that is unknown"
             )
-        elif not short and not never and not falls:
+        elif not short and not never and not judged:
             text += "; every variant reached its knee"
         if short:
             text += (

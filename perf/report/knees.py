@@ -1,30 +1,30 @@
-"""What the report says of each variant's saturation: its knee, interference (throughput that
-fell as load rose, :func:`perf.analysis.stats.interference`), or why it has neither. One text
-for the recommendation section, the appendix and the terminal."""
+"""What the report says of each variant's saturation: its knee, a fall of its throughput as load rose
+as the noise judges it (:func:`perf.analysis.peaks.fall`: interference only beyond the noise), or why
+it has neither. One text for the recommendation section, the appendix and the terminal."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
 from core.wording import count
+from perf.analysis.peaks import Fall
 from perf.analysis.recommendation import Recommendation
-from perf.analysis.stats import Point, curve, interference
+from perf.analysis.stats import Point, curve
 from perf.markdown import APPENDIX_FILE, TOP_N
 
-#: The short form of an interference, for counts over many variants.
-INTERFERENCE = "interference: throughput fell as load rose (not a knee)"
 
-
-def knee_text(points: list[Point], k: int | None, short: bool = False, unmeasured: str | None = None) -> str:
-    """``"concurrency 4"``, the interference (``short``: :data:`INTERFERENCE`), ``"no knee
-    within the swept range"``, ``"only 1 level measured"``, or for a variant with no measured
-    level ``unmeasured`` (:func:`perf.analysis.cuts.unmeasured_text`: ``"not measured (cut for
-    time)"``), never "fewer than 2 levels" of one that has none."""
+def knee_text(
+    points: list[Point], k: int | None, short: bool = False, unmeasured: str | None = None, fall: Fall | None = None
+) -> str:
+    """``"concurrency 4"``, the variant's ``fall`` (:attr:`perf.analysis.recommendation.Recommendation.falls`:
+    its words, ``short``: :meth:`~perf.analysis.peaks.Fall.short`), ``"no knee within the swept range"``,
+    ``"only 1 level measured"``, or for a variant with no measured level ``unmeasured``
+    (:func:`perf.analysis.cuts.unmeasured_text`: ``"not measured (cut for time)"``), never "fewer than
+    2 levels" of one that has none."""
     if k is not None:
         return f"concurrency {k}"
-    fall = interference(points)
     if fall is not None:
-        return INTERFERENCE if short else fall.describe()
+        return fall.short() if short else fall.describe()
     measured = len(curve(points))
     if measured > 1:
         return "no knee within the swept range"
@@ -39,10 +39,12 @@ def knee_lines(
     has no measured level (:func:`perf.analysis.cuts.unmeasured_text`)."""
     why = unmeasured or {}
     if len(rec.knees) <= TOP_N:
-        return [f"  - `{n}`: {knee_text(points[n], k, unmeasured=why.get(n))}" for n, k in rec.knees.items()]
+        return [
+            f"  - `{n}`: {knee_text(points[n], k, unmeasured=why.get(n), fall=rec.falls.get(n))}" for n, k in rec.knees.items()
+        ]
     groups: dict[str, list[str]] = {}
     for n, k in rec.knees.items():
-        groups.setdefault(knee_text(points[n], k, short=True, unmeasured=why.get(n)), []).append(n)
+        groups.setdefault(knee_text(points[n], k, short=True, unmeasured=why.get(n), fall=rec.falls.get(n)), []).append(n)
     ranked = sorted(groups.items(), key=lambda g: -len(g[1]))
     return [
         "  - "

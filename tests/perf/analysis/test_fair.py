@@ -4,6 +4,8 @@ records (tests/support/factories.py)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from factories import levels, params
 
 from perf.analysis.effects import main_effects
@@ -90,18 +92,33 @@ def test_run_comparison_with_a_host_busy_side_is_not_measured_fairly():
 
 
 def test_throughput_that_falls_as_load_rises_is_interference_in_the_reports_words():
+    from perf.analysis.peaks import INTERFERENCE, NOT_TOLD
     from perf.analysis.recommendation import recommend
-    from perf.report.knees import INTERFERENCE, knee_lines, knee_text
+    from perf.report.knees import knee_lines, knee_text
 
     run = _run({(1, False): [100.0, 300.0, 240.0], (2, False): [100.0, 190.0, 200.0]})
+    for v in run.variants:  # 3 trials a level, 1 % apart: the fall is beyond both levels' spread (perf.analysis.peaks.step)
+        v.levels = [
+            dataclasses.replace(lv, trial=t, throughput_infer_per_s=lv.throughput_infer_per_s * (1 + t / 100))
+            for t in range(3)
+            for lv in v.levels
+        ]
     pts = run_points(run)
     rec = recommend(run, None)
     falling, flat = run.variants[0].name, run.variants[1].name
     assert rec.knees[falling] is None and rec.knees[flat] == 2
     text = "\n".join(knee_lines(rec, pts))
-    assert f"`{falling}`: throughput fell 20 % from c=2 (300.0 infer/s) to c=4 (240.0 infer/s) as load rose" in text
+    assert f"`{falling}`: throughput fell 20 % from c=2 (303.0 infer/s) to c=4 (242.4 infer/s) as load rose" in text
+    assert "more than both levels' spread over 3 trials): interference" in text
     assert "not a knee" in text and f"`{flat}`: concurrency 2" in text
-    assert knee_text(pts[falling], None, short=True) == INTERFERENCE
+    assert knee_text(pts[falling], None, short=True, fall=rec.falls[falling]) == INTERFERENCE
+    one = _run({(1, False): [100.0, 300.0, 240.0]})  # one trial a level: its spread is unknown, no cause is said
+    rec = recommend(one, None)
+    (fall,) = rec.falls.values()
+    assert knee_text(run_points(one)[one.variants[0].name], None, short=True, fall=fall) == NOT_TOLD
+    assert fall.describe() == (
+        "c=4's median is 20 % below c=2's (240.0 vs 300.0 infer/s), spread unknown (1 trial): neither a knee nor a fall is told"
+    )
 
 
 def test_a_point_flagged_in_one_round_says_the_load_that_round_saw_not_its_median():

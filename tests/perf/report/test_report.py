@@ -44,8 +44,7 @@ def test_knee_rule():
     assert knee(falling) is None
     fall = interference(falling)
     assert (fall.before.concurrency, fall.after.concurrency, round(fall.drop_pct)) == (2, 8, 20)
-    assert fall.describe().startswith("throughput fell 20 % from c=2 (300.0 infer/s) to c=8 (240.0 infer/s)")
-    assert "not a knee" in fall.describe()
+    # its words are perf.analysis.peaks.fall's, beyond the noise only (tests/perf/analysis/test_falls.py)
     # a small dip past saturation (within 10 %) is still a knee
     assert (
         knee(levels([100, 300, 290, 285], [1, 2, 3, 4])) == 2 and interference(levels([100, 300, 290, 285], [1, 2, 3, 4])) is None
