@@ -185,14 +185,7 @@ def step(run: RunResult, before: Point, after: Point) -> Step:
     else by their spread over trials (:func:`perf.analysis.stats.delta`: beyond both spreads)."""
     vr = run.variant(before.variant) if run.rounds is not None else None
     if vr is None:
-        d = delta(before, after, THROUGHPUT)
-        busy = ", host busy" if HOST_BUSY in (before.status, after.status) else ""
-        if d is None or d.significant is None:
-            return Step(None, spread_unknown(min(before.trials, after.trials)) + busy, unknown=True)
-        n = count(min(before.trials, after.trials), "trial")
-        if not d.significant:
-            return Step(None, f"within the levels' spread over {n}{busy}")
-        return Step("rose" if d.b > d.a else "fell", f"more than both levels' spread over {n}{busy}")
+        return _unpaired(before, after)
     c = compare(vr, _side(vr, before), vr, _side(vr, after))
     if (r := c.result) is None:
         return Step(None, "never measured in the same round")
@@ -203,6 +196,18 @@ def step(run: RunResult, before: Point, after: Point) -> Step:
     busy = {lv.trial for p in (before, after) for lv in records(vr, _side(vr, p)) if lv.host_busy} & set(c.rounds)
     said = "" if not busy else ", host busy" if len(busy) == r.rounds else f", {len(busy)} host busy"
     return Step(None, count(r.rounds, "round") + said)
+
+
+def _unpaired(before: Point, after: Point) -> Step:
+    """:func:`step` in a run of trials: beyond both levels' spread over trials (:func:`perf.analysis.stats.delta`)."""
+    d = delta(before, after, THROUGHPUT)
+    busy = ", host busy" if HOST_BUSY in (before.status, after.status) else ""
+    if d is None or d.significant is None:
+        return Step(None, spread_unknown(min(before.trials, after.trials)) + busy, unknown=True)
+    n = count(min(before.trials, after.trials), "trial")
+    if not d.significant:
+        return Step(None, f"within the levels' spread over {n}{busy}")
+    return Step("rose" if d.b > d.a else "fell", f"more than both levels' spread over {n}{busy}")
 
 
 def _side(vr: VariantResult, p: Point) -> Side:
