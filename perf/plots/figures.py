@@ -46,7 +46,7 @@ from perf.plots.canvas import (
     series_linestyle,
 )
 from perf.plots.palette import BLACK, REFERENCE
-from perf.plots.picks import LOWEST, MARKERS, UNDER, Pick, pick_points
+from perf.plots.picks import LOWEST, Pick, draw_pick, pick_points
 from perf.plots.styles import ALL_DISTINCT, GREY, Style, style, styles
 from perf.plots.ticks import concurrency_axis
 from perf.records.results import RunResult
@@ -138,18 +138,7 @@ def _mark_picks(
         x, y = pick.at(x_metric), pick.at(metric)
         if x is None or y is None:
             continue
-        ax.plot(
-            [x],
-            [y],
-            ls="none",
-            marker=MARKERS[pick.kind],
-            ms=16 if pick.kind == UNDER else 11,
-            mfc="none",
-            mec=BLACK,
-            mew=1.3,
-            zorder=4,  # above the curves' points and rings (zorder 3), never hidden under them
-            label=pick.label,
-        )
+        draw_pick(ax, pick, x, y, BLACK)
         if pick.moved and P99 in (metric, x_metric):
             curve_x = c.latency_p99_ms if x_metric == P99 else x
             curve_y = c.latency_p99_ms if metric == P99 else y

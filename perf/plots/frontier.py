@@ -36,8 +36,7 @@ from perf.analysis.stats import P99, THROUGHPUT, Point, curve
 from perf.markdown import flag_mark, fmt_given
 from perf.plots.canvas import Drawn, finish, log_scale_if_wide, panels, place_labels, pyplot, series_linestyle, xy
 from perf.plots.palette import BLACK, REFERENCE, SERIES
-from perf.plots.picks import LOWEST, UNDER, pick_points
-from perf.plots.picks import MARKERS as PICK_MARKERS
+from perf.plots.picks import LOWEST, draw_pick, pick_points
 from perf.plots.styles import ALL_DISTINCT, GREY, LINESTYLES, MARKERS, style
 from perf.plots.ticks import concurrency_axis, save
 from perf.records.results import RunResult
@@ -131,18 +130,7 @@ def plot_frontier(
         )
     picks = [p for p in pick_points(rec, per_workload) if p.kind != LOWEST]
     for pick in picks:
-        ax.plot(
-            [pick.at(P99)],
-            [pick.at(THROUGHPUT)],
-            ls="none",
-            marker=PICK_MARKERS[pick.kind],
-            ms=17 if pick.kind == UNDER else 12,
-            mfc="none",
-            mec=BLACK,
-            mew=1.4,
-            zorder=4,
-            label=pick.label,
-        )
+        draw_pick(ax, pick, pick.at(P99), pick.at(THROUGHPUT), BLACK)
         if pick.moved:  # at the budget's quieter-rounds p99: joined to its level's point
             c = pick.choice
             ax.plot(

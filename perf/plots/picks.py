@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from perf.analysis.peaks import peak_title
 from perf.analysis.recommendation import Choice, Recommendation
@@ -102,3 +103,15 @@ def pick_points(rec: Recommendation | None, per_workload: Mapping[str, Recommend
 def picked_variants(picks: Iterable[Pick]) -> list[str]:
     """The series the picks are of, once each, in order (a plot highlights them)."""
     return list(dict.fromkeys(p.choice.variant for p in picks))
+
+
+def draw_pick(ax: Any, pick: Pick, x: float | None, y: float | None, color: str) -> None:
+    """One pick's mark on ``ax`` at ``(x, y)``: its kind's marker (:data:`MARKERS`), the best under the
+    budget larger, drawn above the curves' points and rings (zorder 3), labelled for the legend;
+    nothing where the pick has no number on an axis."""
+    if x is None or y is None:
+        return
+    ax.plot(
+        [x], [y], ls="none", marker=MARKERS[pick.kind], ms=16 if pick.kind == UNDER else 11,
+        mfc="none", mec=color, mew=1.3, zorder=4, label=pick.label,
+    )  # fmt: skip
