@@ -56,7 +56,7 @@ def stop(procs: list[subprocess.Popen[bytes]]) -> None:
 
 def summary(run: Any, budget_ms: float | None, wall_s: float) -> dict[str, Any]:
     """The pick of one run and what backs it."""
-    from perf.analysis.recommendation import recommend
+    from perf.analysis.recommendation.recommend import recommend
 
     rec = recommend(run, budget_ms)
     choice = rec.best_under_budget if budget_ms is not None else rec.best_peak
@@ -68,7 +68,7 @@ def summary(run: Any, budget_ms: float | None, wall_s: float) -> dict[str, Any]:
         "tie_set": choice.tie_set if choice else [],
         "beats": choice.beats if choice else [],
         "confidence": choice.verdict() if choice and choice.confidence is not None else None,
-        # within the budget only on its quieter rounds (perf.analysis.budget_latency), else None
+        # within the budget only on its quieter rounds (perf.analysis.ranking.budget_latency), else None
         "judged_on": choice.judged_on if choice else None,
         "rounds": len(rr.rounds) if rr else None,
         "ended": rr.ended if rr else None,

@@ -40,8 +40,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 def _pick(run: Any, budget: float | None, tol: float) -> dict[str, Any] | None:
     """The recommendation of ``run`` as numbers: best under the budget (when one is given), else best peak."""
-    from perf.analysis.recommendation import recommend, spread
-    from perf.analysis.stats import run_points
+    from perf.analysis.recommendation.recommend import recommend, spread
+    from perf.analysis.stats.points import run_points
 
     rec = recommend(run, budget)
     choice = rec.best_under_budget if budget is not None else rec.best_peak
@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     from builders.config.variants import VariantGrid
     from clients.server import ServerOptions
     from core.cli import print_table
-    from perf.analysis.stats import aggregate
+    from perf.analysis.stats.points import aggregate
     from perf.records.search import SearchRules
     from perf.search.policy import AUTO, ladder
     from perf.sweep.run import SweepOptions, run_sweep

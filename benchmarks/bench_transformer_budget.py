@@ -58,7 +58,7 @@ def _run(cmd: list[str], log: Path) -> float:
 
 def summary(run_dir: Path, wall_s: float, build_s: float, budget: str) -> dict[str, Any]:
     """What the sweep planned, spent, cut and picked."""
-    from perf.analysis.recommendation import recommend
+    from perf.analysis.recommendation.recommend import recommend
     from perf.records import results
 
     run = results.load(run_dir)

@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=Path("results/replay_search.json"), help="JSON output file")
     args = p.parse_args(argv)
 
-    from perf.analysis.ranking import rank_variants
+    from perf.analysis.ranking.rank import rank_variants
     from perf.records.levels import LevelResult
     from perf.records.results import RunResult, VariantResult, load
     from perf.records.rounds import RoundsRecord

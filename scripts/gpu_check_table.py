@@ -1,6 +1,6 @@
 """The GPU check's compact table: one line per (variant, level), and the best level per model.
 
-The best level is chosen by :func:`perf.analysis.recommendation.best_under_budget` (the report's own rule);
+The best level is chosen by :func:`perf.analysis.recommendation.recommend.best_under_budget` (the report's own rule);
 perf is imported only when a table is made, so the module imports with the standard library.
 """
 
@@ -22,7 +22,7 @@ def _model_of(variant: Any) -> str:
 
 
 def best_under_budget(run: Any, budget_ms: float) -> dict[str, Any]:
-    """Per model: the best level under ``budget_ms`` as :func:`perf.analysis.recommendation.best_under_budget`
+    """Per model: the best level under ``budget_ms`` as :func:`perf.analysis.recommendation.recommend.best_under_budget`
     picks it (the report's own rule: medians over trials, stable levels first, failed and not
     achieved levels never), or ``None`` for a model with no such level. Failed variants are
     left out.
@@ -32,11 +32,11 @@ def best_under_budget(run: Any, budget_ms: float) -> dict[str, Any]:
         budget_ms: p99 latency budget (ms).
 
     Returns:
-        ``{model: perf.analysis.stats.Point | None}``.
+        ``{model: perf.analysis.stats.points.Point | None}``.
     """
-    from perf.analysis.recommendation import DEFAULT_TOLERANCE_PCT
-    from perf.analysis.recommendation import best_under_budget as pick
-    from perf.analysis.stats import run_points
+    from perf.analysis.recommendation.recommend import DEFAULT_TOLERANCE_PCT
+    from perf.analysis.recommendation.recommend import best_under_budget as pick
+    from perf.analysis.stats.points import run_points
 
     points = run_points(run)
     by_model: dict[str, list[Any]] = {}

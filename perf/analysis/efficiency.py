@@ -1,7 +1,7 @@
 """Serving efficiency: served throughput against the in-process baseline at the batch the
 server formed, and where each request's time went.
 
-For a variant at one level (a :class:`perf.analysis.stats.Point`, medians over trials) the server
+For a variant at one level (a :class:`perf.analysis.stats.points.Point`, medians over trials) the server
 formed batches of ``avg_server_batch_size`` inferences (``B``). The in-process time of a call
 at ``B`` (:func:`in_process_at`) comes from the baseline points of the same artifact, device
 and threads (:attr:`perf.records.baseline.BaselineTarget.key`): measured when ``B`` is a
@@ -37,8 +37,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from perf.analysis.fair import unfair
-from perf.analysis.stats import THROUGHPUT, Point, aggregate
+from perf.analysis.stats.fair import unfair
+from perf.analysis.stats.points import THROUGHPUT, Point, aggregate
 from perf.markdown import fmt
 from perf.records.baseline import BaselinePoint, BaselineResult, BaselineTarget
 from perf.records.results import RunResult

@@ -26,8 +26,8 @@ from perf.profile.timing import TimingSettings
 from perf.records.baseline import BaselineResult
 from perf.records.levels import FLAG_MEANINGS, HOST_BUSY
 from perf.records.profile import ProfileRecord
-from perf.report.inprocess import point_status
-from perf.report.profile import profile_section
+from perf.report.sections.inprocess import point_status
+from perf.report.sections.profile import profile_section
 
 if TYPE_CHECKING:  # rich is imported only when a table is drawn
     from rich.table import Table

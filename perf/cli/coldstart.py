@@ -71,8 +71,8 @@ def coldstart(
     from perf.measure.inputs import check_variant_shapes
     from perf.records import results
     from perf.records.measured_files import refuse_missing
-    from perf.report import coldstart as report
-    from perf.report.servers import replaced_line
+    from perf.report.sections import coldstart as report
+    from perf.report.sections.servers import replaced_line
     from perf.sweep.server import now
 
     dims = parse_flag(parse_shapes, shapes, hint="--shape")

@@ -1,5 +1,5 @@
 """``triton-perf report RUN_DIR`` and ``triton-perf compare RUN_A RUN_B`` (thin shells over
-:mod:`perf.report.write` and :mod:`perf.analysis.compare`)."""
+:mod:`perf.report.write` and :mod:`perf.analysis.comparison.verdicts`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import click
 
 from core.cli import CONTEXT_SETTINGS, ToolkitCommand, print_table, verbosity_option
 from core.options import option
-from perf.analysis.budget_latency import DEFAULT_LATENCY_PERCENTILE
+from perf.analysis.ranking.budget_latency import DEFAULT_LATENCY_PERCENTILE
 from perf.cli.runs import RunFolder
 from perf.markdown import TOP_N
 from perf.sweep.options import SweepOptions
@@ -20,7 +20,7 @@ def print_report(
 ) -> None:
     """Write the run's report (:func:`perf.report.write.write_report`), print its summary table
     and every file it wrote (report.md, appendix.md, the plots, report.html with ``html``)."""
-    from perf.analysis.cuts import unmeasured_caveat
+    from perf.analysis.recommendation.cuts import unmeasured_caveat
     from perf.cli.summary import summary_table
     from perf.records import colocation, results
     from perf.records.unfinished import unfinished_text
@@ -38,7 +38,7 @@ def print_report(
     path = write_report(run_dir, budget, latency_percentile=percentile, top_n=top, html=html)
     run = results.load(run_dir)
     print_table(summary_table(run, budget, percentile, top))
-    if (caveat := unmeasured_caveat(run)) is not None:  # said wherever the pick is (perf.analysis.cuts)
+    if (caveat := unmeasured_caveat(run)) is not None:  # said wherever the pick is (perf.analysis.recommendation.cuts)
         click.secho(caveat, fg="yellow", err=True)
     if (stopped := unfinished_text(run, results_dir=Path(run_dir).parent)) is not None:
         click.secho(stopped, fg="yellow", err=True)
@@ -113,7 +113,7 @@ def report(run_dir: Path, latency_budget_ms: float | None, latency_percentile: i
 @verbosity_option
 def compare(run_a: Path, run_b: Path, out: Path | None) -> None:
     """Compare two runs (before/after, or two machines) level by level."""
-    from perf.analysis.compare import compare_runs
+    from perf.analysis.comparison.runs import compare_runs
     from perf.records import results
     from perf.records.unfinished import unfinished_text
 

@@ -1,7 +1,7 @@
 """The sweep's terminal view (:func:`summary_table`, printed by ``triton-perf sweep`` and
 ``triton-perf report``): one row per variant, every mark it shows named in its row's note, and a
 legend listing only what the table shows (trial 9, F3, F16, F23). The numbers come from
-:mod:`perf.analysis.stats` and :mod:`perf.analysis.recommendation`, as report.md's
+:mod:`perf.analysis.stats.points` and :mod:`perf.analysis.recommendation.recommend`, as report.md's
 (:mod:`perf.report.write`)."""
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from core.wording import count
-from perf.analysis.budget_latency import latency_metric, verdict_notes
-from perf.analysis.cuts import cut_variants, rounds_measured
-from perf.analysis.frontier import series_sizes, size_marks
-from perf.analysis.peaks import HEADROOM_NOTE, UNREACHED_MARK, best_levels, higher_median, peak_mark
-from perf.analysis.recommendation import Recommendation, recommend
-from perf.analysis.stats import P99, THROUGHPUT, Point, run_points
+from perf.analysis.ranking.budget_latency import latency_metric, verdict_notes
+from perf.analysis.recommendation.cuts import cut_variants, rounds_measured
+from perf.analysis.recommendation.frontier import series_sizes, size_marks
+from perf.analysis.recommendation.recommend import Recommendation, recommend
+from perf.analysis.saturation.peaks import HEADROOM_NOTE, UNREACHED_MARK, best_levels, higher_median, peak_mark
+from perf.analysis.stats.points import P99, THROUGHPUT, Point, run_points
 from perf.markdown import TOP_N, UNSTABLE_MARK, errors_text, flag_mark, fmt
 from perf.records.levels import FLAG_MEANINGS
 from perf.records.results import RunResult, VariantResult
@@ -33,7 +33,7 @@ def summary_table(
     notes. A run of more than ``top_n`` variants shows the ``top_n`` by that throughput and the
     recommended ones, in run order, and counts the others in the caption.
 
-    Notes: ``best under budget``, ``best peak`` (``highest measured (peak not reached)``: :mod:`perf.analysis.peaks`),
+    Notes: ``best under budget``, ``best peak`` (``highest measured (peak not reached)``: :mod:`perf.analysis.saturation.peaks`),
     ``peak not reached`` for any other such row, ``† unstable`` / ``† host busy`` (that level), and
     ``failed: <error>`` / ``pending`` for variants that did not finish.
 

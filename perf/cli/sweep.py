@@ -114,7 +114,7 @@ def _finish(ctx: click.Context, sw: Any, run: Any, console: Any, allow_failed_va
     """List what was skipped, write the report, and exit by what failed."""
     from rich.markup import escape
 
-    from perf.report.tables import failed_measurements
+    from perf.report.sections.tables import failed_measurements
 
     for line in skipped_summary(run):
         console.print(escape(line))

@@ -4,10 +4,10 @@ throughput, each model's median p99 against its budget, and the paired verdict o
 Weighted throughput of a combination in one round: ``sum(weight_m * throughput_m)`` over its
 models (infer/s; weights from the traffic mix, 1.0 by default), ``None`` when any model of the
 visit has no numbers. A move is judged with the project's one paired rule
-(:func:`perf.analysis.paired.paired`: a sign test at 5 % over at least 6 rounds, or a large,
+(:func:`perf.analysis.stats.paired.paired`: a sign test at 5 % over at least 6 rounds, or a large,
 consistent gap sooner): the candidate's weighted throughput against the held combination's, round
 by round. A combination *meets its targets* when every model's median p99 over the step's
-rounds (its rounds not host busy where some were and enough were not: :mod:`perf.analysis.budget_latency`) is at
+rounds (its rounds not host busy where some were and enough were not: :mod:`perf.analysis.ranking.budget_latency`) is at
 most that model's own latency budget (``--latency-budget-ms``, per model) and its
 median throughput at least its required throughput (``--required-throughput``, where given).
 """
@@ -18,8 +18,8 @@ import dataclasses
 import statistics
 from collections.abc import Mapping, Sequence
 
-from perf.analysis.budget_latency import MIN_QUIET_ROUNDS, Judged, judge
-from perf.analysis.paired import Paired, paired
+from perf.analysis.ranking.budget_latency import MIN_QUIET_ROUNDS, Judged, judge
+from perf.analysis.stats.paired import Paired, paired
 from perf.records.colocation import ColocatedModel, ColocationRecord, ColocationVisit
 
 Combination = Mapping[str, str]
@@ -87,9 +87,9 @@ def visit_series(
 
 def judged_p99(visits: Sequence[ColocationVisit], step: int, combination: Combination, rounds: int, model: str) -> Judged | None:
     """One model's p99 over the step's rounds as a latency budget judges it (its median; over the
-    rounds not host busy where some were and enough were not: :mod:`perf.analysis.budget_latency`),
-    with how it was taken (:attr:`~perf.analysis.budget_latency.Judged.quieter`,
-    :attr:`~perf.analysis.budget_latency.Judged.loaded`); ``None`` without a p99."""
+    rounds not host busy where some were and enough were not: :mod:`perf.analysis.ranking.budget_latency`),
+    with how it was taken (:attr:`~perf.analysis.ranking.budget_latency.Judged.quieter`,
+    :attr:`~perf.analysis.ranking.budget_latency.Judged.loaded`); ``None`` without a p99."""
     p99 = model_series(visits, step, combination, rounds, model, "latency_p99_ms")
     load = visit_series(visits, step, combination, rounds, "host_busy_pct")
     busy = visit_series(visits, step, combination, rounds, "host_busy")

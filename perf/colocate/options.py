@@ -14,8 +14,8 @@ from pydantic.dataclasses import dataclass
 from clients.runtimes.options import ServerOptions
 from core.options import NOT_A_FLAG, Flag
 from core.units import NotAboveZero, parse_ms
-from perf.analysis.paired import GAP_ROUNDS
-from perf.analysis.paired import min_rounds as fewest_rounds
+from perf.analysis.stats.paired import GAP_ROUNDS
+from perf.analysis.stats.paired import min_rounds as fewest_rounds
 from perf.measure.host import HOST_BUSY_THRESHOLD_PCT
 from perf.records.colocation import Objective
 from perf.records.settings import MeasureSettings

@@ -6,7 +6,7 @@ Every model must meet its **targets** in the combination: its median p99 within 
 and its median throughput at least its required throughput (where given). Then:
 
 - **throughput** (the default): the highest weighted throughput. A candidate replaces the held
-  combination when the paired rule (:func:`perf.analysis.paired.paired`: a sign test at 5 % over at
+  combination when the paired rule (:func:`perf.analysis.stats.paired.paired`: a sign test at 5 % over at
   least 6 rounds, or a large, consistent gap sooner) says its weighted throughput is higher and it meets every target; of several,
   the one with the highest median ratio.
 - **fewest-instances**: the fewest instances in all (the sum of every model's variant's instance
@@ -27,7 +27,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 
-from perf.analysis.paired import Paired, paired
+from perf.analysis.stats.paired import Paired, paired
 from perf.colocate import judge
 from perf.records.colocation import ColocatedModel, ColocationRecord, MoveDecision, SearchStep
 

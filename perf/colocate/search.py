@@ -10,7 +10,7 @@ every target of a round alike and every comparison is paired within a round):
 2. **move** steps: one model's variants are tried while the others are held (the *held*
    combination is one of the targets). A move is accepted by the objective's rule
    (:mod:`perf.colocate.rules`): a weighted throughput higher by the paired rule
-   (:mod:`perf.analysis.paired`), or fewer instances, with
+   (:mod:`perf.analysis.stats.paired`), or fewer instances, with
    every model still at its targets (p99 within its own budget, throughput at least the
    required). A held combination that misses a target gives way to the best candidate that
    meets every one. A model is tried again only after another model moved (its neighbours
@@ -37,8 +37,8 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-from perf.analysis.paired import ALPHA, sign_test_p
-from perf.analysis.paired import min_rounds as fewest_rounds
+from perf.analysis.stats.paired import ALPHA, sign_test_p
+from perf.analysis.stats.paired import min_rounds as fewest_rounds
 from perf.colocate import judge, rules
 from perf.colocate.judge import Combination
 from perf.records.colocation import ColocationRecord, ColocationVisit, SearchStep, StepKind

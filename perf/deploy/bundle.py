@@ -11,7 +11,7 @@ Layout of a bundle (default folder ``<run>/deployment-<variant>/``):
     kubernetes/triton.yaml           Deployment + Service
 
 The variant is the one ``--variant`` names, else the run's recommendation
-(:func:`perf.analysis.recommendation.recommend`: the best level under the run's latency budget, or the
+(:func:`perf.analysis.recommendation.recommend.recommend`: the best level under the run's latency budget, or the
 best peak without a budget). Its folder comes from the repository the run swept
 (``settings["repository"]``), read through :class:`builders.repository.view.Repository`; the
 index entry must still be the one measured, and its files the ones measured

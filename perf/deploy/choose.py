@@ -1,7 +1,7 @@
 """Which measured variant a deployment bundle deploys (:func:`choose_variant`): the one named, or
 the run's recommendation — the best level within the run's latency budget, or the best peak for a
 run without one. A named variant's level is chosen by the same rule over that variant alone
-(:func:`perf.analysis.recommendation.recommend`): its best level within the budget, and its best
+(:func:`perf.analysis.recommendation.recommend.recommend`): its best level within the budget, and its best
 peak, said to be over the budget, only when none of its levels is within it. A run whose levels
 all miss the budget gets no bundle unasked: a bundle is what gets deployed, so deploying over the
 budget takes naming the variant (the refusal names the lowest-latency and best-peak ones), as the
@@ -17,11 +17,12 @@ import math
 from pathlib import Path
 
 from core.errors import PerfError
-from perf.analysis.budget_latency import latency_metric, level_judged, within
-from perf.analysis.cuts import cut_variants, unmeasured_caveat
-from perf.analysis.notes import repeat_noun
-from perf.analysis.peaks import peak_mark, peak_title
-from perf.analysis.recommendation import Choice, Recommendation, recommend
+from perf.analysis.ranking.budget_latency import latency_metric, level_judged, within
+from perf.analysis.recommendation.choice import Choice
+from perf.analysis.recommendation.cuts import cut_variants, unmeasured_caveat
+from perf.analysis.recommendation.notes import repeat_noun
+from perf.analysis.recommendation.recommend import Recommendation, recommend
+from perf.analysis.saturation.peaks import peak_mark, peak_title
 from perf.markdown import fmt, fmt_given
 from perf.records.results import RunResult
 from perf.records.unfinished import resume_hint, unfinished_text
@@ -49,7 +50,7 @@ class Chosen:
             a flagged level. The one list the command's output and the bundle's README both say.
         unmeasured: For the run's pick, that it is the best of the measured variants only, the
             others cut for time before they were measured, or of variants some of which were measured
-            in fewer rounds, then cut (:func:`perf.analysis.cuts.unmeasured_caveat`), else ``None``: said, as ``unfinished`` is,
+            in fewer rounds, then cut (:func:`perf.analysis.recommendation.cuts.unmeasured_caveat`), else ``None``: said, as ``unfinished`` is,
             right below the chosen variant on the console and in the README's first lines.
     """
 
@@ -104,7 +105,7 @@ def level_caveats(
     """What a bundle's level rests on, when less than a reader assumes (trial 6: a named variant's
     "best measured level" at 684.4 infer/s came from 1 of its 3 rounds, the other 2 failed, and
     was 4x over the run's 10 ms budget, and neither was said). Where it stands to the budget is
-    judged as the ranking judges it (:func:`perf.analysis.budget_latency.within`: a rounds run's
+    judged as the ranking judges it (:func:`perf.analysis.ranking.budget_latency.within`: a rounds run's
     rounds not host busy where some were and enough were not; over it on rounds too busy to judge:
     not verified here), in the run's words (rounds or trials).
 

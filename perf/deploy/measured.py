@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from clients.runtimes.served import ServedModel, ServedSettings, differences
 from core.errors import PerfError
 from core.wording import count
-from perf.analysis.recommendation import Choice
+from perf.analysis.recommendation.choice import Choice
 from perf.records.results import RunResult, parse_shape_text
 from perf.records.workloads import series_name, workload_of
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from perf.analysis.stats import Point, curve, rate_points
+from perf.analysis.stats.curves import curve
+from perf.analysis.stats.points import Point, rate_points
 from perf.markdown import flag_mark
 from perf.plots.canvas import Drawn, finish, pyplot, ring_flagged
 from perf.plots.palette import ALERT, COMPONENT_COLOURS, REFERENCE
@@ -88,7 +89,7 @@ def plot_request_rates(run: RunResult, path: Path) -> Drawn | None:
     """Achieved against offered request rate (requests/s), one series per variant and client batch
     size, with the line where they are equal: each level at its median over its rounds (or trials)
     with their min–max as an error bar, the numbers of the report's table
-    (:func:`perf.analysis.stats.rate_points`; trial 11, F22: the line ran through every round and
+    (:func:`perf.analysis.stats.points.rate_points`; trial 11, F22: the line ran through every round and
     ended at the worst one, 828 req/s where the table said 997). A level flagged (its worst round's
     status, as the table's) is ringed, a ``not achieved`` one crossed out. None (no file) when the
     run has no request-rate level with an achieved rate."""

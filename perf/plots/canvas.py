@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from perf.analysis.stats import Point
+from perf.analysis.stats.points import Point
 from perf.plots.palette import BLACK
 from perf.plots.ticks import save
 

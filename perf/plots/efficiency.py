@@ -1,5 +1,5 @@
 """The serving-efficiency plot (``serving_efficiency.png``; the report's section is
-:mod:`perf.report.efficiency`).
+:mod:`perf.report.sections.efficiency`).
 
 Two panels: served ÷ in-process against concurrency per variant and client batch size (at the
 batch the server formed), and per variant, at its highest served throughput, where a request's time went

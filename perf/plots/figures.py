@@ -28,9 +28,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from core.wording import agree, count
-from perf.analysis.frontier import workload_recommendations
-from perf.analysis.recommendation import Recommendation, recommend
-from perf.analysis.stats import P99, THROUGHPUT, Point, curve, gpu_metric, run_points
+from perf.analysis.recommendation.frontier import workload_recommendations
+from perf.analysis.recommendation.recommend import Recommendation, recommend
+from perf.analysis.stats.curves import curve, gpu_metric
+from perf.analysis.stats.points import P99, THROUGHPUT, Point, run_points
 from perf.markdown import CPU_MEASURES, TOP_N, UNSTABLE_MARK, flag_mark, fmt_given
 from perf.plots import bars as plot_bars
 from perf.plots import frontier as plot_frontier
@@ -171,7 +172,7 @@ def plot_metric(
     style (default: every variant, each its own); the rest are grey context.
     ``failed`` variants say so in the legend; a p99 budget (ms) is drawn as a dotted line on a p99
     axis; the recommended levels of every client workload (``per_workload``,
-    :func:`perf.analysis.frontier.workload_recommendations`; default: ``rec``'s) are starred in their
+    :func:`perf.analysis.recommendation.frontier.workload_recommendations`; default: ``rec``'s) are starred in their
     batch size's panel (and the lowest p99 marked when nothing meets the budget), at the tables'
     numbers (:func:`perf.plots.picks.pick_points`). Trade-off plots label each point
     ``c=N`` (``†`` when flagged, :func:`perf.markdown.flag_mark`: the tables' mark) without
@@ -248,9 +249,9 @@ def write_plots(
         out_dir: Folder for the PNG files (the run folder).
         breakdown_concurrency: Concurrency of the breakdown bars (default: each variant's highest).
         latency_budget_ms: p99 budget (ms) drawn on the p99 plots (default: none).
-        rec: The recommendation to mark (default: :func:`perf.analysis.recommendation.recommend` with
+        rec: The recommendation to mark (default: :func:`perf.analysis.recommendation.recommend.recommend` with
             ``latency_budget_ms``), with every other client workload's picks
-            (:func:`perf.analysis.frontier.workload_recommendations`).
+            (:func:`perf.analysis.recommendation.frontier.workload_recommendations`).
         top_n: Variants highlighted by peak throughput in a run of more than
             :data:`perf.plots.styles.ALL_DISTINCT` (the frontier and the picks are added).
 

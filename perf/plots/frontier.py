@@ -1,8 +1,8 @@
 """The plots that scale to 200 variants: the Pareto frontier and the small multiples.
 
 * :func:`plot_frontier`: throughput against p99 of every level of every variant as light
-  grey dots, the Pareto frontier (:func:`perf.analysis.frontier.operating_frontier`) as a highlighted
-  line, one per client workload (:func:`perf.analysis.frontier.workload_frontiers`: swept input size,
+  grey dots, the Pareto frontier (:func:`perf.analysis.recommendation.frontier.operating_frontier`) as a highlighted
+  line, one per client workload (:func:`perf.analysis.recommendation.frontier.workload_frontiers`: swept input size,
   client batch size; its own colour, marker and line style: workloads are never compared),
   with each point labelled ``variant c=N`` (labels never overlap each other or cover a point), the
   recommended levels marked and the p99 budget drawn.
@@ -29,10 +29,12 @@ from typing import Any
 
 from builders.config.variants import Variant
 from core.wording import agree, count
-from perf.analysis.frontier import levels_words, operating_frontier, size_order, workload_frontiers
-from perf.analysis.pairs import FACTORS, Factor, value_order, variant_of
-from perf.analysis.recommendation import Recommendation, candidate
-from perf.analysis.stats import P99, THROUGHPUT, Point, curve
+from perf.analysis.effects.pairs import FACTORS, Factor, value_order, variant_of
+from perf.analysis.recommendation.excluded import candidate
+from perf.analysis.recommendation.frontier import levels_words, operating_frontier, size_order, workload_frontiers
+from perf.analysis.recommendation.recommend import Recommendation
+from perf.analysis.stats.curves import curve
+from perf.analysis.stats.points import P99, THROUGHPUT, Point
 from perf.markdown import flag_mark, fmt_given
 from perf.plots.canvas import Drawn, finish, log_scale_if_wide, panels, place_labels, pyplot, series_linestyle, xy
 from perf.plots.palette import BLACK, REFERENCE, SERIES
@@ -42,7 +44,7 @@ from perf.plots.ticks import concurrency_axis, save
 from perf.records.results import RunResult
 from perf.records.workloads import workload
 
-#: Facet factors in order of preference (keys of :data:`perf.analysis.pairs.FACTORS`).
+#: Facet factors in order of preference (keys of :data:`perf.analysis.effects.pairs.FACTORS`).
 FACET_ORDER = ("count", "format", "mbs", "kind", "precision", "warmup", "preferred", "ortrt", "gpus")
 #: Colour factors in order of preference; ``setting`` is the batching setting (off, or the queue delay).
 COLOUR_ORDER = ("setting", "format", "count", "mbs", "precision", "kind", "warmup", "preferred", "ortrt", "gpus")
@@ -69,7 +71,7 @@ SPLIT_ORDER = ("model", *COLOUR_ORDER)
 
 
 def frontier_label(shape: str, own: list[Point]) -> str:
-    """A workload's frontier (:func:`perf.analysis.frontier.workload_frontiers`) in a legend, the PNG's and
+    """A workload's frontier (:func:`perf.analysis.recommendation.frontier.workload_frontiers`) in a legend, the PNG's and
     report.html's: ``"Pareto frontier at b=8 (3 levels of 2 variants): nothing at b=8 beats them on both"``."""
     if not shape:
         return f"Pareto frontier ({levels_words(own)}): nothing beats them on both"

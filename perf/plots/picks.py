@@ -5,11 +5,11 @@ with the tables' flag mark. A plot draws these points and never looks a pick's n
 its p99 over every round, right of the budget line for a pick within the budget on its quieter
 rounds).
 
-The point: throughput the level's median (:attr:`perf.analysis.recommendation.Choice.throughput_infer_per_s`);
-p99 the level's median (:attr:`~perf.analysis.recommendation.Choice.latency_p99_ms`, the tables'
+The point: throughput the level's median (:attr:`perf.analysis.recommendation.choice.Choice.throughput_infer_per_s`);
+p99 the level's median (:attr:`~perf.analysis.recommendation.choice.Choice.latency_p99_ms`, the tables'
 column), except for a best under a p99 budget within it only on its quieter rounds
-(:mod:`perf.analysis.budget_latency`): there the number the verdict used, which the tables and
-the recommendation say beside the median (:attr:`~perf.analysis.recommendation.Choice.judged_note`).
+(:mod:`perf.analysis.ranking.budget_latency`): there the number the verdict used, which the tables and
+the recommendation say beside the median (:attr:`~perf.analysis.recommendation.choice.Choice.judged_note`).
 """
 
 from __future__ import annotations
@@ -18,9 +18,10 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from perf.analysis.peaks import peak_title
-from perf.analysis.recommendation import Choice, Recommendation
-from perf.analysis.stats import P99, THROUGHPUT
+from perf.analysis.recommendation.choice import Choice
+from perf.analysis.recommendation.recommend import Recommendation
+from perf.analysis.saturation.peaks import peak_title
+from perf.analysis.stats.points import P99, THROUGHPUT
 from perf.markdown import flag_mark, fmt, fmt_given
 
 #: Kinds of pick: the best under the latency budget, the best peak, the lowest p99 when no level meets the budget.
@@ -73,7 +74,7 @@ def pick_points(rec: Recommendation | None, per_workload: Mapping[str, Recommend
     Args:
         rec: The report's recommendation (``None``: nothing to mark).
         per_workload: Each client workload's recommendation
-            (:func:`perf.analysis.frontier.workload_recommendations`); default: ``rec`` alone (a run of one workload).
+            (:func:`perf.analysis.recommendation.frontier.workload_recommendations`); default: ``rec`` alone (a run of one workload).
     """
     recs: Iterable[Recommendation] = per_workload.values() if per_workload else [rec] if rec is not None else []
     out: list[Pick] = []

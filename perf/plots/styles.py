@@ -2,7 +2,7 @@
 
 Up to :data:`ALL_DISTINCT` variants every one is drawn in its own style. Beyond that the
 plots highlight the top N by peak throughput (the recommendation's rule,
-:func:`perf.analysis.frontier.best_levels`), the variants on the Pareto frontier and the recommended
+:func:`perf.analysis.recommendation.frontier.best_levels`), the variants on the Pareto frontier and the recommended
 ones; the others are faint grey context without a legend entry each.
 
 A :class:`Style` is a colour (:data:`perf.plots.palette.SERIES`), a marker and a line style;
@@ -16,9 +16,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping
 
-from perf.analysis.frontier import best_level_frontier, best_levels, operating_frontier
-from perf.analysis.recommendation import Recommendation
-from perf.analysis.stats import THROUGHPUT, Point
+from perf.analysis.recommendation.frontier import best_level_frontier, best_levels, operating_frontier
+from perf.analysis.recommendation.recommend import Recommendation
+from perf.analysis.stats.points import THROUGHPUT, Point
 from perf.markdown import TOP_N
 from perf.plots.palette import CONTEXT, SERIES
 from perf.plots.picks import LOWEST, pick_points, picked_variants

@@ -12,7 +12,7 @@ floating weights and inputs in the precision, outputs cast back to their spec dt
   (:func:`perf.profile.timing.time_interleaved`: each round times fp32, fp16, bf16 once, in a
   shuffled order), with the host's load sampled over the rounds and flagged by the sweep's
   busy-host rule. The speed-up against fp32 is paired round by round
-  (:func:`perf.analysis.paired.paired`): its median over rounds, min–max and a verdict —
+  (:func:`perf.analysis.stats.paired.paired`): its median over rounds, min–max and a verdict —
   ``faster``, ``slower`` or ``not distinguishable at this noise`` — so that a speed-up is never
   the ratio of two numbers measured minutes apart under different loads; ratios spanning more than
   a factor of 10 are ``not measured fairly at this load`` (no speed-up given). The row's median and
@@ -41,7 +41,7 @@ from builders.verify.compare import compare_outputs
 from builders.verify.verdicts import kernel_precision
 from builders.verify.verification import no_tf32
 from core import precision as precisions
-from perf.analysis.paired import paired
+from perf.analysis.stats.paired import paired
 from perf.measure.host import HOST_BUSY_THRESHOLD_PCT, HostSampler
 from perf.profile.timing import ROUNDS, Timing, TimingSettings, time_interleaved
 from perf.records.profile import NOT_DISTINGUISHABLE, UNFAIR, PrecisionRow, too_wide
@@ -90,7 +90,7 @@ def precision_study(
         inputs: Input name -> array ``[batch_size, ...]`` (default: the spec's example inputs).
         rounds: Rounds the precisions of one device are interleaved in (each round times each
             once, in a shuffled order): the speed-up is paired round by round
-            (:func:`perf.analysis.paired.paired`).
+            (:func:`perf.analysis.stats.paired.paired`).
         host_busy_threshold_pct: Other processes' CPU (% of one core) above which the rows are
             flagged host busy (:func:`perf.measure.host.is_host_busy`).
 

@@ -5,7 +5,7 @@ and the precision study's stopwatch).
 then ``rounds`` rounds follow, and each round times every target once, in a shuffled order
 (a seeded :class:`random.Random`, recorded). Whatever else the host does during a round then
 falls on every target of that round alike, so a comparison of two targets round by round
-(:func:`perf.analysis.paired.paired`) is fair even on a busy host, where timing one target
+(:func:`perf.analysis.stats.paired.paired`) is fair even on a busy host, where timing one target
 after the other would confound the host's moment with the target. In its turn a target:
 
 1. sets its torch intra-op threads and makes one untimed call (a changed thread count
@@ -43,7 +43,7 @@ MIN_ROUND_RUNS = 3
 #: Shortest block (s): calls per block are chosen so that timer overhead is negligible.
 BLOCK_S = 0.002
 #: Rounds of :func:`time_interleaved` (default): with 8, a paired sign test
-#: (:mod:`perf.analysis.paired`) calls a difference when every round agrees (p = 0.008), not at 7 of 8 (p = 0.07).
+#: (:mod:`perf.analysis.stats.paired`) calls a difference when every round agrees (p = 0.008), not at 7 of 8 (p = 0.07).
 ROUNDS = 8
 #: The seed of the rounds' shuffled order (recorded with the settings).
 ORDER_SEED = 0

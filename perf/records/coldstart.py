@@ -208,7 +208,7 @@ def steady_p50_ms(levels: list[LevelResult], batch_size: int, shape: str | None)
 def ratio(fr: FirstRequests, levels: list[LevelResult]) -> tuple[float | None, bool]:
     """``(first request / steady state, whether the steady state is the sweep's level)``:
     the level's p50 where measured, else the requests' own median (:attr:`FirstRequests.first_ratio`); the
-    report's cold-start table and conclusion (:mod:`perf.report.coldstart`) divide by it."""
+    report's cold-start table and conclusion (:mod:`perf.report.sections.coldstart`) divide by it."""
     first, level = fr.first_ms, steady_p50_ms(levels, fr.batch_size, fr.shape)
     if first is not None and level:
         return first / level, True

@@ -16,7 +16,7 @@ this record keeps what it needs to be checked afterwards:
 - the pick, why, and what was cut for time.
 
 The verdicts are re-derivable from the per-round samples with the one paired rule
-(:mod:`perf.analysis.paired`); the decisions store the numbers they were made on, as the
+(:mod:`perf.analysis.stats.paired`); the decisions store the numbers they were made on, as the
 single-model search does (:class:`perf.records.search.SearchDecision`).
 """
 
@@ -187,7 +187,7 @@ class MoveDecision:
         ratio: Median over rounds of candidate / held weighted throughput; ``None`` unmeasured.
         low, high: Its min–max over rounds.
         wins, rounds: Rounds where the candidate was ahead, rounds compared.
-        p_value: The p of the tier that decided (:attr:`perf.analysis.paired.Paired.decided_p`).
+        p_value: The p of the tier that decided (:attr:`perf.analysis.stats.paired.Paired.decided_p`).
         p_tier: That tier: ``"sign"`` (the sign test) or ``"gap"`` (the large-gap t-test).
         verdict: ``"higher"``, ``"lower"`` or ``"not distinguishable"``.
         within_budget: Every model meets its targets in the candidate combination: its

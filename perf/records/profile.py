@@ -19,7 +19,7 @@ _CONFIG = ConfigDict(extra="ignore")
 
 #: Whether a row was measured here, or why not.
 RunStatus = Literal["measured", "not run on this host", "failed"]
-#: A speed-up's verdict when the paired rule calls no difference (:mod:`perf.analysis.paired`).
+#: A speed-up's verdict when the paired rule calls no difference (:mod:`perf.analysis.stats.paired`).
 NOT_DISTINGUISHABLE = "not distinguishable at this noise"
 #: The verdict of paired ratios whose max / min is over :data:`UNFAIR_SPREAD`: no speed-up is given.
 UNFAIR = "not measured fairly at this load"
@@ -112,7 +112,7 @@ class PrecisionRow:
         speedup_vs_fp32: fp32's time on the same device / this one's, the median over rounds
             of the paired ratios; ``None`` without both.
         speedup_low, speedup_high: The min and max of those ratios over rounds.
-        speedup_p_value: The p of the paired rule's tier that decided (:mod:`perf.analysis.paired`).
+        speedup_p_value: The p of the paired rule's tier that decided (:mod:`perf.analysis.stats.paired`).
         speedup_p_tier: That tier: ``"sign"`` (the sign test) or ``"gap"`` (the large-gap t-test).
         speedup_verdict: ``"faster"``, ``"slower"`` or :data:`NOT_DISTINGUISHABLE` by that rule;
             :data:`UNFAIR` when the ratios span more than :data:`UNFAIR_SPREAD`.

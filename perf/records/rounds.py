@@ -7,7 +7,7 @@ which variants were loaded together (:class:`LoadGroup`), every round's shuffled
 timing (:class:`RoundRecord`), the time budget's plan and what it spent
 (:class:`BudgetRecord`), what was cut for time (:class:`Cut`) and why the rounds ended.
 The verdicts are not stored: the report derives them from the per-round numbers with
-:mod:`perf.analysis.paired` (one source of truth).
+:mod:`perf.analysis.stats.paired` (one source of truth).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ class RoundRules:
     Attributes:
         window_ms: Length of each of perf_analyzer's 3 merged windows in one visit (ms).
         min_rounds: Paired rounds a ladder decision needs (a stop, a retired level); a verdict
-            between variants needs what the paired rule needs (:mod:`perf.analysis.paired`: 6).
+            between variants needs what the paired rule needs (:mod:`perf.analysis.stats.paired`: 6).
         max_rounds: Rounds at most per group, whatever the budget (10: enough for the rule to
             call a difference with one round against it, 9 of 10).
         flat_window: Consecutive flat steps (doublings without a median gain above

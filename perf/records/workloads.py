@@ -72,7 +72,7 @@ def split_by_workload(run: RunResult, batches: bool = True) -> RunResult:
     recommendation then lists the workloads the way it lists concurrency levels. A size and a
     batch size are the client's, not settings to pick: each workload has its own picks.
     A run of one workload is returned as it is. ``batches=False``: split by swept size only (a
-    comparison of two runs, :mod:`perf.analysis.compare`, matches levels by batch size and picks nothing)."""
+    comparison of two runs, :mod:`perf.analysis.comparison.verdicts`, matches levels by batch size and picks nothing)."""
     several = batches and len(batch_sizes_swept(run)) > 1
     if not several and not any(lv.shape for v in run.variants for lv in v.levels):
         return run

@@ -1,7 +1,7 @@
 """``appendix.md``: everything the report leaves out to stay readable at 50–200 variants.
 
 Every variant's parameters, the whole Pareto frontier, every pair behind each main effect
-and every interaction, every fair pair of :func:`perf.report.pairs.pair_bullets`, each
+and every interaction, every fair pair of :func:`perf.report.conclusions.pairs.pair_bullets`, each
 variant's knee, and the full lists of flagged, excluded and failed variants and levels,
 skipped levels and server starts. ``report.md`` links here wherever it cut a list.
 """
@@ -12,17 +12,18 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from core.wording import count, sentence
-from perf.analysis.cuts import unmeasured_text
-from perf.analysis.effects import Interaction, MainEffect
-from perf.analysis.frontier import FRONTIER_HEADERS, frontier_rows, operating_frontier, per_level_lines
-from perf.analysis.recommendation import Recommendation, candidate
-from perf.analysis.stats import Point
+from perf.analysis.effects.main_effects import Interaction, MainEffect
+from perf.analysis.recommendation.cuts import unmeasured_text
+from perf.analysis.recommendation.excluded import candidate
+from perf.analysis.recommendation.frontier import FRONTIER_HEADERS, frontier_rows, operating_frontier, per_level_lines
+from perf.analysis.recommendation.recommend import Recommendation
+from perf.analysis.stats.points import Point
 from perf.markdown import APPENDIX_FILE, UNSTABLE_MARK, name_then_numbers, table
 from perf.records.results import RunResult
-from perf.report import coldstart as coldstart_report
-from perf.report.knees import knee_text
-from perf.report.pairs import pair_bullets
-from perf.report.run import variant_table
+from perf.report.conclusions.pairs import pair_bullets
+from perf.report.sections import coldstart as coldstart_report
+from perf.report.sections.knees import knee_text
+from perf.report.sections.run import variant_table
 from perf.search.plan import describe_skipped
 
 
@@ -32,7 +33,7 @@ def _pct(v: float | None) -> str:
 
 def effect_pairs(e: MainEffect) -> list[str]:
     """One bullet per pair behind a main effect: both names and the two paired changes, with why
-    a change was left out of the effect (:mod:`perf.analysis.fair`)."""
+    a change was left out of the effect (:mod:`perf.analysis.stats.fair`)."""
     return [
         f"- `{d.changed}` vs `{d.reference}`: peak throughput {_pct(d.throughput_pct)}"
         + (f" (left out: {d.throughput_note})" if d.throughput_note else "")

@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.wording import sentence
-from perf.analysis.paired import RULE, p_words
+from perf.analysis.stats.paired import RULE, p_words
 from perf.colocate import judge
 from perf.colocate.closest import closest, closest_lines, reason
 from perf.markdown import Align, fmt, fmt_given, table

@@ -4,7 +4,7 @@ Written with `plotly <https://plotly.com/python/>`_ (imported lazily); the plotl
 is embedded in the file (``include_plotlyjs=True``), so the page opens offline, with no
 network at view time. Two figures: throughput against p99 of every level (the Pareto
 frontier highlighted, one line per client workload as pareto_frontier.png draws it
-(:func:`perf.analysis.frontier.workload_frontiers`), every client workload's recommended levels marked
+(:func:`perf.analysis.recommendation.frontier.workload_frontiers`), every client workload's recommended levels marked
 at the tables' numbers (:mod:`perf.plots.picks`), the p99 budget drawn) and throughput
 against concurrency, one line per variant and client batch size (the highlighted ones of
 :mod:`perf.plots.styles` shown, the others one legend click away). Hovering a point shows the variant's parameters
@@ -19,9 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import PerfError
-from perf.analysis.frontier import operating_frontier, workload_frontiers, workload_recommendations
-from perf.analysis.recommendation import Recommendation, candidate
-from perf.analysis.stats import P99, THROUGHPUT, Point, curve, run_points
+from perf.analysis.recommendation.excluded import candidate
+from perf.analysis.recommendation.frontier import operating_frontier, workload_frontiers, workload_recommendations
+from perf.analysis.recommendation.recommend import Recommendation
+from perf.analysis.stats.curves import curve
+from perf.analysis.stats.points import P99, THROUGHPUT, Point, run_points
 from perf.markdown import flag_mark, fmt, fmt_given
 from perf.plots.frontier import FRONTIER_COLOURS, frontier_label
 from perf.plots.palette import BLACK, CONTEXT

@@ -18,7 +18,7 @@ import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
-from perf.analysis.budget_latency import DEFAULT_LATENCY_PERCENTILE
+from perf.analysis.ranking.budget_latency import DEFAULT_LATENCY_PERCENTILE
 from perf.markdown import APPENDIX_FILE, TOP_N, fmt_given
 from perf.records.results import RunResult
 

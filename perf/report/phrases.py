@@ -7,7 +7,7 @@ must never contradict the number (a p99 that fell is not explained by a wait). E
 one place a phrase is written; ``tests/perf/report/test_phrases.py`` checks every condition with
 numbers that must produce the phrase and numbers that must not.
 
-Signs follow the noise rule of :mod:`perf.analysis.stats`: a change "rose" or "fell" when its
+Signs follow the noise rule of :mod:`perf.analysis.stats.points`: a change "rose" or "fell" when its
 sign says so and it is not known to be within the trial spread (``significant`` True, or
 None when the spread is unknown); a change known to be within the spread explains nothing.
 """
@@ -17,8 +17,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
-from perf.analysis.fair import BATCHED
-from perf.analysis.stats import KNEE_GAIN_PCT
+from perf.analysis.stats.curves import KNEE_GAIN_PCT
+from perf.analysis.stats.fair import BATCHED
 from perf.markdown import fmt
 from perf.records.coldstart import STEADY_RATIO
 
@@ -37,7 +37,7 @@ class Facts:
 
     Attributes:
         change_pct: Change of the explained metric from a to b (%).
-        significant: Its significance (:attr:`perf.analysis.stats.Delta.significant`; None = spread unknown).
+        significant: Its significance (:attr:`perf.analysis.stats.points.Delta.significant`; None = spread unknown).
         queue_a_us, queue_b_us: Server queue time per request (µs).
         queue_share_pct: Queue share of server time (queue + compute) of b (%).
         batch_a, batch_b: Inferences per execution (avg server batch size).
@@ -190,7 +190,7 @@ PHRASES: tuple[Phrase, ...] = (
         lambda f: f.host_cpu_pct is not None and f.host_cpu_pct < CPU_SPARE_PCT,
         lambda f: f"the host CPU had capacity left ({fmt(f.host_cpu_pct, 0)} %), so the cores were not the limit",
     ),
-    # why a curve has no knee (perf.analysis.stats.knee): its last step still gains, or p99 does not rise
+    # why a curve has no knee (perf.analysis.stats.curves.knee): its last step still gains, or p99 does not rise
     Phrase(
         "no_knee",
         "still_growing",
@@ -205,7 +205,7 @@ PHRASES: tuple[Phrase, ...] = (
     ),
 )
 
-# cold start (perf.report.coldstart): the first requests after a load, warmup on vs off
+# cold start (perf.report.sections.coldstart): the first requests after a load, warmup on vs off
 PHRASES += (
     Phrase(
         "cold_start",

@@ -3,11 +3,11 @@
 :func:`write_report` turns ``results/<run>/results.json`` into ``report.md``, ``appendix.md``
 (:mod:`perf.report.appendix`) and PNG plots (:mod:`perf.plots.figures`) in the same folder, as one list of
 section calls, each section a function returning markdown lines in the module named for it:
-what was run (:mod:`perf.report.run`), the recommendation (here), the Pareto frontier
-(:mod:`perf.analysis.frontier`), the main effects (:mod:`perf.analysis.effects`), the conclusions
-(:mod:`perf.report.conclusions`), the plots, the top-N tables per level (:mod:`perf.report.tables`).
+what was run (:mod:`perf.report.sections.run`), the recommendation (here), the Pareto frontier
+(:mod:`perf.analysis.recommendation.frontier`), the main effects (:mod:`perf.analysis.effects.main_effects`), the conclusions
+(:mod:`perf.report.conclusions.written`), the plots, the top-N tables per level (:mod:`perf.report.sections.tables`).
 :func:`perf.cli.summary.summary_table` is the CLI's terminal view. The numbers come from
-:mod:`perf.analysis.stats` and :mod:`perf.analysis.recommendation`; tables are markdown written by :func:`perf.markdown.table`.
+:mod:`perf.analysis.stats.points` and :mod:`perf.analysis.recommendation.recommend`; tables are markdown written by :func:`perf.markdown.table`.
 """
 
 from __future__ import annotations
@@ -19,34 +19,36 @@ from pathlib import Path
 
 from core.errors import PerfError
 from core.wording import agree, sentence
-from perf.analysis.budget_latency import verdict_notes
-from perf.analysis.cuts import unmeasured_text
-from perf.analysis.effects import interactions, main_effects
-from perf.analysis.excluded import rate_statuses
-from perf.analysis.frontier import frontier_section, frontier_summary, workload_recommendations
-from perf.analysis.pairs import baseline
-from perf.analysis.peaks import peak_mark, peak_title
-from perf.analysis.recommendation import Choice, Recommendation, candidate, recommend
-from perf.analysis.stats import KNEE_GAIN_PCT, Point, run_points
+from perf.analysis.effects.main_effects import interactions, main_effects
+from perf.analysis.effects.pairs import baseline
+from perf.analysis.ranking.budget_latency import verdict_notes
+from perf.analysis.recommendation.choice import Choice
+from perf.analysis.recommendation.cuts import unmeasured_text
+from perf.analysis.recommendation.excluded import candidate, rate_statuses
+from perf.analysis.recommendation.frontier import frontier_section, frontier_summary, workload_recommendations
+from perf.analysis.recommendation.recommend import Recommendation, recommend
+from perf.analysis.saturation.peaks import peak_mark, peak_title
+from perf.analysis.stats.curves import KNEE_GAIN_PCT
+from perf.analysis.stats.points import Point, run_points
 from perf.markdown import APPENDIX_FILE, LIST_LIMIT, TOP_N, capped
 from perf.plots import figures as plots
 from perf.records.results import RunResult, load
 from perf.records.unfinished import unfinished_text
 from perf.records.workloads import split_by_workload, workload
-from perf.report import coldstart as coldstart_report
-from perf.report import conclusions
 from perf.report import html as report_html
 from perf.report.appendix import flagged_note, write_appendix
-from perf.report.effects import beside_recommendation, effects_section
-from perf.report.efficiency import efficiency_details, efficiency_section
-from perf.report.knees import knee_lines
+from perf.report.conclusions import written as conclusions
 from perf.report.layout import MAX_REPORT_LINES, Part, fit, report_folder, what_if
-from perf.report.profile import profile_section, trace_lines
-from perf.report.ranking import busy_note, flagged_counts, ranking_lines
-from perf.report.run import what_was_run
-from perf.report.search import search_lines
-from perf.report.servers import servers_section
-from perf.report.tables import (
+from perf.report.sections import coldstart as coldstart_report
+from perf.report.sections.effects import beside_recommendation, effects_section
+from perf.report.sections.efficiency import efficiency_details, efficiency_section
+from perf.report.sections.knees import knee_lines
+from perf.report.sections.profile import profile_section, trace_lines
+from perf.report.sections.ranking import busy_note, flagged_counts, ranking_lines
+from perf.report.sections.run import what_was_run
+from perf.report.sections.search import search_lines
+from perf.report.sections.servers import servers_section
+from perf.report.sections.tables import (
     LEVEL_TABLE_LINES,
     LEVEL_TABLES_INTRO,
     failed_lines,
@@ -72,12 +74,12 @@ def recommendation_section(
     unmeasured: Mapping[str, str | None] | None = None,
 ) -> list[str]:
     """The report's "Recommendation" section: best under the budget, best peak, the Pareto
-    frontier's ends (``front``, :func:`perf.analysis.frontier.frontier_summary`), knees (grouped by
+    frontier's ends (``front``, :func:`perf.analysis.recommendation.frontier.frontier_summary`), knees (grouped by
     concurrency when there are more than :data:`perf.markdown.TOP_N` variants), notes,
     flagged and excluded levels (the first :data:`perf.markdown.LIST_LIMIT`; the rest in the appendix).
     ``unfinished``: :func:`perf.records.unfinished.unfinished_text` of a run that did not finish, said first;
     ``sizes``: a shape sweep's picks at its other sizes (:func:`size_lines`), after the picks;
-    ``unmeasured``: why a variant has no measured level (:func:`perf.analysis.cuts.unmeasured_text`), its knee's words."""
+    ``unmeasured``: why a variant has no measured level (:func:`perf.analysis.recommendation.cuts.unmeasured_text`), its knee's words."""
     lines = ["## Recommendation", ""]
     if unfinished:
         lines.append(f"- **Not a finished run's pick**: {sentence(unfinished)}")
@@ -114,8 +116,8 @@ def size_lines(run: RunResult, rec: Recommendation) -> list[str]:
     size: :func:`perf.records.workloads.split_by_workload`): each pick above is for the workload of its
     own series, and when the best under the budget and the best peak stand at different workloads each
     is said with its own (a size or a batch size is the client's, not a setting to pick:
-    :mod:`perf.analysis.ranking` compares series of one workload only); every workload gets its own
-    picks by the same rule (:func:`perf.analysis.frontier.workload_recommendations`, which the plots
+    :mod:`perf.analysis.ranking.rank` compares series of one workload only); every workload gets its own
+    picks by the same rule (:func:`perf.analysis.recommendation.frontier.workload_recommendations`, which the plots
     mark too; trial 6: one pick at frames=16 for a run that also swept frames=98; trial 9: one pick at
     b=8 for a run that also measured b=1; the best peak at b=8 was said to be for b=1 clients, the
     workload of the best under the budget). Empty for a run of one workload."""
@@ -148,13 +150,13 @@ def size_lines(run: RunResult, rec: Recommendation) -> list[str]:
 
 def _kind_words(attr: str, choice: Choice | None) -> str:
     """What a pick is, as the tables mark it: ``"best under the budget"``, or the best peak's
-    :func:`perf.analysis.peaks.peak_mark` (``"highest measured (peak not reached)"`` where it was not)."""
+    :func:`perf.analysis.saturation.peaks.peak_mark` (``"highest measured (peak not reached)"`` where it was not)."""
     return "best under the budget" if attr == "best_under_budget" else peak_mark(choice)
 
 
 def _pick_words(choice: Choice | None, above: Choice | None) -> str:
     """A workload's pick in words: ``"the one above"`` (the report's own, ``above``), ``"none"``, else
-    :meth:`~perf.analysis.recommendation.Choice.describe`."""
+    :meth:`~perf.analysis.recommendation.choice.Choice.describe`."""
     if choice is None:
         return "none"
     return "the one above" if choice is above else choice.describe()

@@ -13,7 +13,7 @@ Cost model (each number is the setting it comes from, or a constant measured on 
 * the **rounds**: each variant's levels per round as its ladder walks them
   (:func:`levels_by_round`: :mod:`perf.search.ladder`'s own start and growth over its coarse
   levels, 1, 4, 16, 64; an explicit list whole); the
-  paired rule needs :data:`perf.analysis.ranking.MIN_ROUNDS` rounds (6) before anything can be
+  paired rule needs :data:`perf.analysis.ranking.operating.MIN_ROUNDS` rounds (6) before anything can be
   called, so the plan sizes one more round than that;
 * **unloading** each variant after its rounds: :data:`UNLOAD_S` (the scheduler keeps that much
   of the budget for it: no round starts that would leave less);
@@ -47,7 +47,7 @@ from collections.abc import Collection, Sequence
 
 from core.errors import PerfError
 from core.wording import count
-from perf.analysis.ranking import MIN_ROUNDS
+from perf.analysis.ranking.operating import MIN_ROUNDS
 from perf.markdown import fmt
 from perf.records.results import VariantResult
 from perf.records.rounds import Cut, RoundRules
@@ -340,7 +340,7 @@ def late(
     (their verdicts against it then rest on rounds measured together).
 
     A final with ``k`` of them is estimated as every member loaded (``load_s``, measured: a
-    group's load time per variant), the :data:`~perf.analysis.ranking.MIN_ROUNDS` rounds a
+    group's load time per variant), the :data:`~perf.analysis.ranking.operating.MIN_ROUNDS` rounds a
     verdict needs (each cut variant's ``visits`` per round, :attr:`Fit.visits`, and the tie
     set's ``tie_visits``, the visits its ladders make next, at ``visit_s``, the mean measured
     visit) and every member unloaded (``unload_s``, measured, at least :data:`UNLOAD_S`, what

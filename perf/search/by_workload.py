@@ -12,8 +12,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 
-from perf.analysis.ranking import Comparison, Ranking, Side, levels_of
-from perf.analysis.standing import contention
+from perf.analysis.ranking.operating import Comparison, Side, levels_of
+from perf.analysis.ranking.rank import Ranking
+from perf.analysis.ranking.standing import contention
 from perf.records.results import RunResult, VariantResult
 from perf.records.workloads import split_by_workload, variant_of, workload
 
@@ -61,7 +62,7 @@ def drops(per: dict[str, list[VariantResult]], rank: Rank, beaten: Callable[[str
 
 def tie_set(per: dict[str, list[VariantResult]], rank: Rank) -> list[str]:
     """Each workload's tie set and the series never compared with its leader
-    (:func:`perf.analysis.standing.contention`; every series when nothing could be ranked),
+    (:func:`perf.analysis.ranking.standing.contention`; every series when nothing could be ranked),
     its variants once, in order."""
     tie: list[str] = []
     for label, group in per.items():

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from perf.analysis.ranking import Ranking
-from perf.analysis.standing import contention, ranked_words, settled_words
+from perf.analysis.ranking.rank import Ranking
+from perf.analysis.ranking.standing import contention, ranked_words, settled_words
 from perf.records.results import VariantResult
 from perf.records.workloads import variant_of
 from perf.search import ladder as ladders
@@ -44,10 +44,10 @@ def decided_words(sched: Rounds, alive: Sequence[str], rounds_left: int) -> str 
     ``min_rounds`` rounds (:func:`perf.search.ladder.exploring`: its operating point may still
     move), and the leader beats each other contender or
     ``rounds_left`` more rounds could not separate them (a settled tie,
-    :meth:`perf.analysis.ranking.Comparison.can_separate`). The words say which ranking
-    (:func:`perf.analysis.standing.ranked_words`) and, of a settled tie, which members shared
+    :meth:`perf.analysis.ranking.operating.Comparison.can_separate`). The words say which ranking
+    (:func:`perf.analysis.ranking.standing.ranked_words`) and, of a settled tie, which members shared
     too few rounds with the leader to tell and which were never compared with it
-    (:func:`perf.analysis.standing.settled_words`); with
+    (:func:`perf.analysis.ranking.standing.settled_words`); with
     several client workloads, each workload's ranking must be decided, each said with its workload."""
     s = sched.setup
     for n in alive:

@@ -3,7 +3,7 @@ hold: the level that beat the variant has left the latency budget.
 
 The search drops a variant the leader beats by the paired rule (:meth:`perf.search.rounds.Rounds._prune`).
 Under a latency budget the leader is ranked at a level within it; but whether a level is within the
-budget is an absolute latency (:mod:`perf.analysis.budget_latency`), which later rounds move
+budget is an absolute latency (:mod:`perf.analysis.ranking.budget_latency`), which later rounds move
 (trial 8: ``mlp_onnx_cpu2_db500_mbs64`` at concurrency 2 beat four variants while its p99 was
 24.4 ms, within the 25 ms budget; its next round took it to 25.03 ms, and the run then
 recommended and bundled a variant it had dropped on that level's word, and listed the others as
@@ -16,7 +16,7 @@ variant is a contender again from the next round (its ladder as it was), and the
 A drop judged while the ranking was by peak (no level within the budget then) is taken back the
 same way once the ranking is under it, since that drop compared levels over the budget. If the
 leader beats it again at a level within the budget, it is dropped again, on that comparison.
-The report applies the same condition to the drops it is given (:func:`perf.analysis.ranking.rank_variants`).
+The report applies the same condition to the drops it is given (:func:`perf.analysis.ranking.rank.rank_variants`).
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from perf.analysis.budget_latency import judged, within
-from perf.analysis.ranking import Side, levels_of, records
+from perf.analysis.ranking.budget_latency import judged, within
+from perf.analysis.ranking.operating import Side, levels_of, records
 from perf.markdown import fmt
 from perf.records.results import VariantResult
 from perf.records.search import BeatingLevel, SearchDecision, SearchRecord

@@ -5,13 +5,13 @@ the beaten variants dropped; brute force (``--search brute``) narrows no round (
 retire the levels behind each variant's best, :mod:`perf.search.ladder`; an explicit level list is
 measured whole every round).
 
-Rules (on the paired ranking of the contenders, :func:`perf.analysis.ranking.rank_variants`):
+Rules (on the paired ranking of the contenders, :func:`perf.analysis.ranking.rank.rank_variants`):
 
 * **A settled tie rests.** A contender whose comparison with the leader is "not
-  distinguishable" on at least :data:`~perf.analysis.ranking.MIN_ROUNDS` shared rounds (what
+  distinguishable" on at least :data:`~perf.analysis.ranking.operating.MIN_ROUNDS` shared rounds (what
   the sign test needs to call anything, so the tie-set words stay "as good a choice"), and
   which the rounds left could not separate even all going one way
-  (:meth:`perf.analysis.ranking.Comparison.can_separate`), is not measured while that variant
+  (:meth:`perf.analysis.ranking.operating.Comparison.can_separate`), is not measured while that variant
   leads: more rounds cannot change its verdict (a futility stop, as group-sequential trials and
   racing designs stop sampling an arm whose outcome is settled). Its rounds stay in the
   results; it is measured again when another variant takes the lead. Not while its ladder may
@@ -30,7 +30,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from perf.analysis.ranking import MIN_ROUNDS, Comparison, Ranking
+from perf.analysis.ranking.operating import MIN_ROUNDS, Comparison
+from perf.analysis.ranking.rank import Ranking
 from perf.records.results import VariantResult
 from perf.records.rounds import RoundRules
 from perf.records.search import SearchRules

@@ -1,7 +1,7 @@
 """The concurrency ladder of one variant in a rounds sweep: which levels it measures next,
 when it ends, and which of its levels stop being measured.
 
-Pure functions over the variant's per-round numbers (:func:`perf.analysis.paired.per_round`);
+Pure functions over the variant's per-round numbers (:func:`perf.analysis.stats.paired.per_round`);
 the rounds engine (:mod:`perf.search.rounds`) calls :func:`update` after every round.
 
 Rules (thresholds: :class:`~perf.records.search.SearchRules` and
@@ -37,13 +37,13 @@ Rules (thresholds: :class:`~perf.records.search.SearchRules` and
   rounds — one flat doubling is not enough (Model Analyzer waits for 4 levels without gain; 2
   doublings, 4x the load past the last gain, is what fits a few minutes' budget on a small host);
   ``budget`` when the top level's latency percentile, as the budget judges it
-  (:mod:`perf.analysis.budget_latency`) on at least ``min_rounds`` rounds, is over the budget
+  (:mod:`perf.analysis.ranking.budget_latency`) on at least ``min_rounds`` rounds, is over the budget
   (a higher level only queues more requests); ``cap`` at the ladder's (or the time budget's)
   highest level; ``failed`` at once at a failed level (:mod:`perf.search.failed`). No other decision
   is taken on fewer rounds: a level flagged host busy or unstable in one round is measured again first.
 * **Retirement**: a level with ``min_rounds`` rounds, not among the top ``flat_window + 1``
   of a ladder still growing, is no longer measured when the variant's own best level (round-
-  adjusted, :class:`perf.analysis.ranking.Adjusted`) is ahead of it by more than
+  adjusted, :class:`perf.analysis.ranking.operating.Adjusted`) is ahead of it by more than
   ``min_gain_pct`` in the median of their paired rounds, or when its latency is over the
   budget; its rounds so far stay in the results. A level :data:`RETIRE_GAP` (2) times or more
   behind the best in every round both had stops at once, from its first round: a gap far beyond
@@ -66,10 +66,10 @@ import dataclasses
 import math
 import statistics
 
-from perf.analysis.budget_latency import judged
-from perf.analysis.peaks import Rise, rise
-from perf.analysis.ranking import Adjusted, Operating, Side, per_round, records, summary
-from perf.analysis.stats import aggregate
+from perf.analysis.ranking.budget_latency import judged
+from perf.analysis.ranking.operating import Adjusted, Operating, Side, per_round, records, summary
+from perf.analysis.saturation.peaks import Rise, rise
+from perf.analysis.stats.points import aggregate
 from perf.markdown import fmt, fmt_given
 from perf.records.results import VariantResult
 from perf.records.rounds import RoundRules
@@ -147,7 +147,7 @@ def seen(vr: VariantResult) -> set[int]:
 
 
 def _latency(vr: VariantResult, plan: VariantPlan, c: int, budget: Budget) -> tuple[float | None, int, str]:
-    """The level's latency as the budget judges it (:mod:`perf.analysis.budget_latency`), its
+    """The level's latency as the budget judges it (:mod:`perf.analysis.ranking.budget_latency`), its
     rounds, and how it was taken in words."""
     j = judged(records(vr, side(plan, c)), budget.metric)
     if j is None:
@@ -177,7 +177,7 @@ def _flat_steps(
 
 def rising_top(vr: VariantResult, plan: VariantPlan, top: int) -> Rise | None:
     """How throughput still rose into level ``top`` of the search series (:func:`side`) by the rule of every
-    "still rose" sentence (:func:`perf.analysis.peaks.rise`, the knee's); ``None``: it did not, or no numbers."""
+    "still rose" sentence (:func:`perf.analysis.saturation.peaks.rise`, the knee's); ``None``: it did not, or no numbers."""
     s = side(plan, top)
     pts = aggregate([lv for lv in vr.levels if lv.request_rate is None and (lv.batch_size, lv.shape) == (s.batch_size, s.shape)], vr.name)  # fmt: skip
     at = next((p for p in pts if p.concurrency == top and p.ok), None)
@@ -353,7 +353,7 @@ def _active(
 
 
 def _under(s: Operating, budget: Budget | None) -> bool:
-    """Within the budget as the ranking judges it (:func:`perf.analysis.budget_latency.within`):
+    """Within the budget as the ranking judges it (:func:`perf.analysis.ranking.budget_latency.within`):
     always without a budget, never without a latency."""
     return budget is None or (s.latency_ms is not None and s.latency_ms <= budget.ms)
 

@@ -8,9 +8,9 @@ Rules (thresholds in :class:`~perf.records.search.SearchRules`, recorded with th
 * **Adaptive concurrency** (``--concurrency auto``): the ladder starts at ``start`` and
   grows by ``growth`` up to ``max_concurrency``. A step up still pays when throughput rises
   by more than ``min_gain_pct`` % and by more than both levels' measured spread
-  (:func:`perf.analysis.recommendation.spread`: trial min–max, perf_analyzer's window spread, the
+  (:func:`perf.analysis.recommendation.recommend.spread`: trial min–max, perf_analyzer's window spread, the
   stability tolerance for unstable levels); the first step that does not ends the ladder
-  one level past the knee (:func:`perf.analysis.stats.knee` then finds it). With a latency budget
+  one level past the knee (:func:`perf.analysis.stats.curves.knee` then finds it). With a latency budget
   the ladder also ends at the first level over the budget, and up to ``refine_steps``
   bisection levels look for the highest concurrency under it. A failed level ends the
   ladder (a resumed run measures it again). An explicit ``--concurrency`` list: measured whole.
@@ -35,9 +35,10 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from perf.analysis.budget_latency import latency_metric
-from perf.analysis.recommendation import DEFAULT_TOLERANCE_PCT, best_under_budget, candidate, rank, spread
-from perf.analysis.stats import THROUGHPUT, Point, aggregate
+from perf.analysis.ranking.budget_latency import latency_metric
+from perf.analysis.recommendation.excluded import candidate
+from perf.analysis.recommendation.recommend import DEFAULT_TOLERANCE_PCT, best_under_budget, rank, spread
+from perf.analysis.stats.points import THROUGHPUT, Point, aggregate
 from perf.markdown import fmt, fmt_given
 from perf.records.levels import HOST_BUSY, LevelResult
 from perf.records.results import RunResult, VariantResult
@@ -96,7 +97,7 @@ def series(levels: Sequence[LevelResult], variant: str, batch_size: int, shape: 
 
 def best_point(points: Mapping[str, Sequence[Point]], budget: Budget | None, tol: float) -> Point | None:
     """The best level of ``points`` (variant -> series) by the recommendation's ranking rule
-    (:func:`perf.analysis.recommendation.rank`): under ``budget`` when one is set."""
+    (:func:`perf.analysis.recommendation.recommend.rank`): under ``budget`` when one is set."""
     cands = [p for pts in points.values() for p in pts if candidate(p)]
     return best_under_budget(cands, budget.ms, tol, budget.percentile) if budget is not None else rank(cands, tol)[0]
 
@@ -130,7 +131,7 @@ def next_step(
         best: The best level of the *other* variants (:func:`best_point`) when pruning;
             ``None`` in brute mode or before any other variant has numbers.
         budget: The latency budget, if any.
-        tol: Stability tolerance (%) for :func:`perf.analysis.recommendation.spread`.
+        tol: Stability tolerance (%) for :func:`perf.analysis.recommendation.recommend.spread`.
 
     Returns:
         A concurrency to measure; a :class:`SearchDecision` when its levels end early or it

@@ -32,10 +32,10 @@ from typing import Any
 
 from builders.backends.python import PARAM_FORMAT
 from core import formats
-from perf.analysis.cuts import has_numbers
-from perf.analysis.pairs import VARIANT_FIELDS
-from perf.analysis.recommendation import candidate
-from perf.analysis.stats import THROUGHPUT, Point, run_points
+from perf.analysis.effects.pairs import VARIANT_FIELDS
+from perf.analysis.recommendation.cuts import has_numbers
+from perf.analysis.recommendation.excluded import candidate
+from perf.analysis.stats.points import THROUGHPUT, Point, run_points
 from perf.records.results import RunResult
 from perf.records.workloads import split_by_workload, variant_name, workload
 from perf.search.ladder import seen

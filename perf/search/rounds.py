@@ -4,11 +4,11 @@ The variants still in contention are loaded together (the sweep does that: :mod:
 and measured in **rounds**: each round measures every active (variant, level) once, in an
 order shuffled with ``random.Random(seed + round)`` (recorded), each visit one short
 perf_analyzer run. Background load then falls on every variant of a round alike, and every
-comparison is *paired* within a round (:mod:`perf.analysis.paired`). After each round:
+comparison is *paired* within a round (:mod:`perf.analysis.stats.paired`). After each round:
 
 1. every ladder is updated (:func:`perf.search.ladder.update`: grown, ended, levels retired);
 2. with ``--search prune``, a variant the leader beats by the paired rule
-   (:mod:`perf.analysis.paired`: a sign test at 5 % over 6 rounds, or a large gap every one
+   (:mod:`perf.analysis.stats.paired`: a sign test at 5 % over 6 rounds, or a large gap every one
    of 3 rounds or more agrees on), and whose ladder can
    no longer lift it (:func:`perf.search.ladder.climbing`; a level it just added does not
    protect one the leader is more than 2x ahead of in every round: :data:`perf.search.focus.FAR_GAP`), is dropped — by nothing else (the
@@ -21,7 +21,7 @@ comparison is *paired* within a round (:mod:`perf.analysis.paired`). After each 
    them: a settled tie, a member with fewer than 6 rounds shared with the leader said too few to
    tell, as the report says it), after ``max_rounds``, when no contender has a level left, or when
    the next round does not fit in the time budget (estimated from the visits measured so far; the
-   cut is recorded, never silent). The words say which ranking (:mod:`perf.analysis.standing`).
+   cut is recorded, never silent). The words say which ranking (:mod:`perf.analysis.ranking.standing`).
 
 Several client workloads (sizes, batch sizes): each workload ranked on its own (:mod:`perf.search.by_workload`).
 
@@ -46,9 +46,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from core.wording import count
-from perf.analysis.peaks import CAP_RISING, STOPPED_CLIMBING, STOPPED_RISING
-from perf.analysis.ranking import MIN_ROUNDS, Comparison, Ranking, Side, rank_variants
-from perf.analysis.standing import contention
+from perf.analysis.ranking.operating import MIN_ROUNDS, Comparison, Side
+from perf.analysis.ranking.rank import Ranking, rank_variants
+from perf.analysis.ranking.standing import contention
+from perf.analysis.saturation.peaks import CAP_RISING, STOPPED_CLIMBING, STOPPED_RISING
 from perf.markdown import fmt
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult

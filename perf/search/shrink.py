@@ -5,7 +5,7 @@ only, never below its first coarse levels nor below ``floor``, the highest level
 measured before: those numbers stand, and a cut "concurrency above N not measured" beside them
 would be false) while the rounds wanted do not fit; then variants go from the end of the
 list (:func:`perf.search.promise.by_measurements`'s order, never below 2) while not even the rounds a verdict
-needs (:data:`perf.analysis.ranking.MIN_ROUNDS`) fit. Each caller words its own cuts.
+needs (:data:`perf.analysis.ranking.operating.MIN_ROUNDS`) fit. Each caller words its own cuts.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 
-from perf.analysis.ranking import MIN_ROUNDS
+from perf.analysis.ranking.operating import MIN_ROUNDS
 
 #: The estimated seconds of ``n`` variants over ``levels`` for ``rounds`` rounds.
 Cost = Callable[[int, Sequence[int], int], float]

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from perf.analysis.stats import THROUGHPUT, Point
+from perf.analysis.stats.points import THROUGHPUT, Point
 from perf.markdown import fmt
 
 #: Why a level over the latency budget ends a ladder (said by both designs' budget stops).

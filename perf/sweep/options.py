@@ -21,7 +21,7 @@ from clients.shapes import parse_shapes
 from core.flag_words import flag_words
 from core.options import NOT_A_FLAG, Flag, fields
 from core.units import parse_ms
-from perf.analysis.budget_latency import DEFAULT_LATENCY_PERCENTILE, LATENCY_PERCENTILES
+from perf.analysis.ranking.budget_latency import DEFAULT_LATENCY_PERCENTILE, LATENCY_PERCENTILES
 from perf.measure.host import HOST_BUSY_THRESHOLD_PCT
 from perf.measure.level import HOST_BUSY_PAUSE_S
 from perf.records.rounds import DESIGNS, RoundRules

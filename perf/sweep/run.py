@@ -4,7 +4,7 @@ Two designs, one run folder:
 
 - **rounds** (the default, :mod:`perf.sweep.rounds`): the variants in contention are loaded
   together and measured in interleaved, shuffled rounds, compared pairwise within each round
-  (:mod:`perf.search.rounds`, :mod:`perf.analysis.ranking`), inside a time budget
+  (:mod:`perf.search.rounds`, :mod:`perf.analysis.ranking.rank`), inside a time budget
   (:mod:`perf.search.budget`): the estimate is reported before the first load, the real time at
   the end, and what was cut for time is recorded.
 - **sequential** (``--design sequential``, and runs saved before rounds existed,

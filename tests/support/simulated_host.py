@@ -12,7 +12,7 @@ import dataclasses
 import math
 import random
 
-from perf.analysis.ranking import rank_variants
+from perf.analysis.ranking.rank import rank_variants
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import RoundRules, RoundsRecord

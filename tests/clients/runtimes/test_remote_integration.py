@@ -20,7 +20,7 @@ from clients.check import check_with_server
 from clients.runtimes.host import port_in_use
 from clients.server import ServerOptions, TritonServer
 from perf.records import results
-from perf.report.servers import servers_section
+from perf.report.sections.servers import servers_section
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[3]

@@ -29,7 +29,7 @@ from clients.runtimes.upload import (
 from core.errors import PerfError, ServerError
 from perf.records.results import RunResult, VariantResult
 from perf.records.servers import MeasuringServer
-from perf.report.servers import servers_section
+from perf.report.sections.servers import servers_section
 from perf.sweep.servers import ServerPool, metrics_identity, shared_hardware
 
 CONFIG = """name: "m"
@@ -326,7 +326,7 @@ def test_clients_infer_takes_the_protocol_from_a_scheme(monkeypatch: pytest.Monk
 
 
 def test_conclusions_name_the_servers_when_they_ran_elsewhere() -> None:
-    from perf.report.servers import measured_elsewhere
+    from perf.report.sections.servers import measured_elsewhere
 
     run = RunResult("r", "now")
     run.servers = [_server("a:8000", "this host")]

@@ -1,16 +1,16 @@
-"""The latency a budget is judged on (perf.analysis.budget_latency): the quieter rounds where
+"""The latency a budget is judged on (perf.analysis.ranking.budget_latency): the quieter rounds where
 some were host busy, every round on a quiet host, and the pick and report saying which."""
 
 from __future__ import annotations
 
-from perf.analysis.budget_latency import judged
-from perf.analysis.peaks import HEADROOM_NOTE
-from perf.analysis.ranking import rank_variants
-from perf.analysis.recommendation import recommend
+from perf.analysis.ranking.budget_latency import judged
+from perf.analysis.ranking.rank import rank_variants
+from perf.analysis.recommendation.recommend import recommend
+from perf.analysis.saturation.peaks import HEADROOM_NOTE
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import RoundsRecord
-from perf.report.ranking import comparison_lines
+from perf.report.sections.ranking import comparison_lines
 
 BUSY = {0, 1, 2}  # rounds in which another process took ~1.8 cores: every latency doubles
 
@@ -126,7 +126,7 @@ def test_the_console_note_beside_the_all_rounds_p99_carries_the_number_the_verdi
     verdict used its quieter rounds' 9.36 ms. The note says that number, in the one phrase."""
     from rich.console import Console
 
-    from perf.analysis.budget_latency import quieter_note
+    from perf.analysis.ranking.budget_latency import quieter_note
     from perf.cli.summary import summary_table
 
     console = Console(record=True, width=300)

@@ -1,4 +1,4 @@
-"""perf.analysis.compare: two synthetic runs compared level by level (no server)."""
+"""perf.analysis.comparison.verdicts: two synthetic runs compared level by level (no server)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from core.errors import PerfError
-from perf.analysis.compare import compare_runs, matched_points
+from perf.analysis.comparison.runs import compare_runs, matched_points
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult, save
 

@@ -3,7 +3,7 @@ separate says why it is not significant (trial 6: "+127.0 % (IQR +74.1 to +174.3
 
 from __future__ import annotations
 
-from perf.analysis.effects import summarise
+from perf.analysis.effects.diffs import summarise
 
 
 def test_a_spread_clear_of_zero_says_the_pairs_were_not_separated() -> None:

@@ -1,5 +1,5 @@
 """Main effects of a rounds sweep are paired over the rounds both variants shared
-(perf.analysis.effects_rounds): a busy round falls on both sides and does not disqualify a pair."""
+(perf.analysis.effects.rounds): a busy round falls on both sides and does not disqualify a pair."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import dataclasses
 
 from factories import params
 
-from perf.analysis.effects import main_effects
-from perf.analysis.effects_rounds import NEVER_TOGETHER
-from perf.analysis.stats import run_points
+from perf.analysis.effects.main_effects import main_effects
+from perf.analysis.effects.rounds import NEVER_TOGETHER
+from perf.analysis.stats.points import run_points
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import RoundsRecord
@@ -70,8 +70,8 @@ def test_two_shared_rounds_are_too_few_for_the_paired_rule() -> None:
 
 def test_a_shape_sweep_in_rounds_folds_its_rounds_and_pairs_within_one_shape() -> None:
     # the trial's crash: `--shapes seq=8,64` in rounds; the shape string went into the medians
-    from perf.analysis.recommendation import recommend
-    from perf.analysis.stats import aggregate
+    from perf.analysis.recommendation.recommend import recommend
+    from perf.analysis.stats.points import aggregate
     from perf.records.workloads import split_by_workload
 
     lv = [LevelResult(2, 1, r, throughput_infer_per_s=100.0 + r, latency_p99_ms=2.0, shape="seq=8") for r in range(2)]
@@ -88,7 +88,7 @@ def test_a_shape_sweep_in_rounds_folds_its_rounds_and_pairs_within_one_shape() -
 
 def test_an_effect_over_pairs_is_significant_only_when_every_pair_is_by_the_paired_rule() -> None:
     # the trial: "+26.1 % (min–max +19.0 to +33.2)" unqualified while both pairs were "not significant"
-    from perf.analysis.effects import summarise
+    from perf.analysis.effects.diffs import summarise
 
     assert summarise([19.0, 33.2]).significant is True  # one after another: the spread over pairs decides
     s = summarise([19.0, 33.2], paired=[False, False])
@@ -101,8 +101,8 @@ def test_an_effect_over_pairs_is_significant_only_when_every_pair_is_by_the_pair
 def test_the_conclusions_say_a_change_never_measured_together_in_a_sentence_that_reads_right() -> None:
     # the demo: "That is not measured fairly: the two levels were never measured in the same round over the
     # 1-instance, no-batching baseline ..."
-    from perf.analysis.recommendation import recommend
-    from perf.report.conclusions import conclusions
+    from perf.analysis.recommendation.recommend import recommend
+    from perf.report.conclusions.written import conclusions
 
     base = _variant(1, 1000.0, rounds=range(3))
     base.params = params(1, False)

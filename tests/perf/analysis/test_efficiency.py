@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from perf.analysis.efficiency import efficiency_row, efficiency_rows, in_process_at, other_shapes
-from perf.analysis.stats import aggregate
+from perf.analysis.stats.points import aggregate
 from perf.records import results
 from perf.records.baseline import NOT_RUN, BaselineKey, BaselinePoint, BaselineResult, BaselineSettings, BaselineTarget
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
-from perf.report.efficiency import PHRASES, OverheadFacts, efficiency_section, ratio_text
+from perf.report.sections.efficiency import PHRASES, OverheadFacts, efficiency_section, ratio_text
 from perf.report.write import write_report
 
 KEY = BaselineKey("mlp", "onnx", "fp32", "cpu", 2)

@@ -1,4 +1,4 @@
-"""perf.analysis.fair and its users: an effect where the setting cannot act is "cannot act at this
+"""perf.analysis.stats.fair and its users: an effect where the setting cannot act is "cannot act at this
 load"; a comparison with a host-busy level is "not measured fairly" (issue 24 item 4). Hand-made
 records (tests/support/factories.py)."""
 
@@ -8,11 +8,11 @@ import dataclasses
 
 from factories import levels, params
 
-from perf.analysis.effects import main_effects
-from perf.analysis.fair import cannot_act, unfair
-from perf.analysis.stats import aggregate, run_points
+from perf.analysis.effects.main_effects import main_effects
+from perf.analysis.stats.fair import cannot_act, unfair
+from perf.analysis.stats.points import aggregate, run_points
 from perf.records.results import RunResult, VariantResult
-from perf.report.effects import effects_section, effects_sentences
+from perf.report.sections.effects import effects_section, effects_sentences
 
 
 def _run(thr: dict[tuple[int, bool], list[float]], batch: dict[bool, list[float] | None] | None = None) -> RunResult:
@@ -76,7 +76,7 @@ def test_rules_directly():
 
 
 def test_run_comparison_with_a_host_busy_side_is_not_measured_fairly():
-    from perf.analysis.compare import compare_markdown
+    from perf.analysis.comparison.runs import compare_markdown
 
     a = _run({(1, False): [100.0, 190.0]})
     b = _run({(1, False): [100.0, 120.0]})
@@ -92,12 +92,14 @@ def test_run_comparison_with_a_host_busy_side_is_not_measured_fairly():
 
 
 def test_throughput_that_falls_as_load_rises_is_interference_in_the_reports_words():
-    from perf.analysis.peaks import INTERFERENCE, NOT_TOLD
-    from perf.analysis.recommendation import recommend
-    from perf.report.knees import knee_lines, knee_text
+    from perf.analysis.recommendation.recommend import recommend
+    from perf.analysis.saturation.falls import INTERFERENCE, NOT_TOLD
+    from perf.report.sections.knees import knee_lines, knee_text
 
     run = _run({(1, False): [100.0, 300.0, 240.0], (2, False): [100.0, 190.0, 200.0]})
-    for v in run.variants:  # 3 trials a level, 1 % apart: the fall is beyond both levels' spread (perf.analysis.peaks.step)
+    for v in (
+        run.variants
+    ):  # 3 trials a level, 1 % apart: the fall is beyond both levels' spread (perf.analysis.saturation.falls.step)
         v.levels = [
             dataclasses.replace(lv, trial=t, throughput_infer_per_s=lv.throughput_infer_per_s * (1 + t / 100))
             for t in range(3)
@@ -123,7 +125,7 @@ def test_throughput_that_falls_as_load_rises_is_interference_in_the_reports_word
 
 def test_a_point_flagged_in_one_round_says_the_load_that_round_saw_not_its_median():
     # the demo: c=16 flagged host busy in one of 6 rounds (26 % of a core), median over rounds 0 %
-    from perf.analysis.fair import busy_load
+    from perf.analysis.stats.fair import busy_load
     from perf.records.levels import LevelResult
 
     lv = [LevelResult(16, 1, r, throughput_infer_per_s=2800.0, latency_p99_ms=16.0, host_busy_pct=0.0) for r in range(5)]

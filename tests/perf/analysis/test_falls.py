@@ -1,6 +1,6 @@
 """A fall of throughput as load rose is a finding, with a cause, only beyond the noise and only when no
-higher level climbs back (perf.analysis.peaks.fall, perf.analysis.stats.falls); every sentence that says
-throughput fell or still grew reads the one rule (perf.analysis.peaks.step). Trial 11, F14: report.md's
+higher level climbs back (perf.analysis.saturation.falls.fall, perf.analysis.stats.curves.falls); every sentence that says
+throughput fell or still grew reads the one rule (perf.analysis.saturation.falls.step). Trial 11, F14: report.md's
 Saturation said "throughput fell 14 % from c=1 (1,553.1 infer/s) to c=2 (1,342.7 infer/s) as load rose:
 interference ..., not a knee" of host-busy rounds, and of the demo's "fell 48 % from c=1 (165.5) to c=4
 (86.5)" whose c=16 was 289.6 infer/s. Synthetic rounds runs (tests/support/factories.py)."""
@@ -9,17 +9,18 @@ from __future__ import annotations
 
 from factories import level_result, run_result, variant_result
 
-from perf.analysis.effects import interactions, main_effects
-from perf.analysis.paired import p_words, sign_test_p
-from perf.analysis.peaks import CAUSE, fall, step
-from perf.analysis.recommendation import recommend
-from perf.analysis.stats import KNEE_GAIN_PCT, THROUGHPUT, interference, run_points
+from perf.analysis.effects.main_effects import interactions, main_effects
+from perf.analysis.recommendation.recommend import recommend
+from perf.analysis.saturation.falls import CAUSE, fall, step
+from perf.analysis.stats.curves import KNEE_GAIN_PCT, interference
+from perf.analysis.stats.paired import p_words, sign_test_p
+from perf.analysis.stats.points import THROUGHPUT, run_points
 from perf.markdown import fmt
 from perf.records.results import RunResult
 from perf.records.rounds import RoundsRecord
 from perf.report.appendix import appendix_lines
-from perf.report.conclusions import conclusions
-from perf.report.knees import knee_lines
+from perf.report.conclusions.written import conclusions
+from perf.report.sections.knees import knee_lines
 
 V, OTHER = "tabnet_onnx_cpu1_nodb_mbs64", "tabnet_onnx_cpu2_nodb_mbs64"
 JITTER = (1.0, 1.02, 0.99, 1.01, 0.98, 1.03, 1.0, 0.97)  # per-round noise shared by a round's levels
@@ -99,7 +100,7 @@ def test_a_rise_at_the_last_step_is_still_growth_only_beyond_the_noise():
 
 def test_a_run_of_single_trials_says_its_spread_is_unknown_not_a_cause():
     run = _run({1: 300.0, 2: 240.0}, rounds=1)
-    run.rounds = None  # trials, not rounds: the unpaired rule (perf.analysis.stats.delta)
+    run.rounds = None  # trials, not rounds: the unpaired rule (perf.analysis.stats.points.delta)
     judged = fall(run, run_points(run)[V])
     assert judged is not None and not judged.finding
     assert "c=2's median is 20 % below c=1's (240.0 vs 300.0 infer/s), spread unknown (1 trial)" in _said(run)

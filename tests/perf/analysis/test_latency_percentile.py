@@ -10,8 +10,8 @@ from factories import level_result, run_result, variant_result
 
 from clients.server import ServerOptions
 from core.errors import PerfError
-from perf.analysis.budget_latency import latency_metric
-from perf.analysis.recommendation import recommend
+from perf.analysis.ranking.budget_latency import latency_metric
+from perf.analysis.recommendation.recommend import recommend
 from perf.cli.main import cli
 from perf.records import results
 from perf.records.levels import LevelResult

@@ -1,12 +1,12 @@
 """The variant named first in a tie set is never one another member was ahead of in the rounds both
-had (perf.analysis.leader): the trial's report named a pick "for its higher round-adjusted throughput"
+had (perf.analysis.ranking.leader): the trial's report named a pick "for its higher round-adjusted throughput"
 above a runner-up ahead of it in 3 of 3 shared rounds (median ratio 0.73), because the runner-up's
 three later rounds in a late group, one of them an outlier, pulled its round-adjusted value down."""
 
 from __future__ import annotations
 
-from perf.analysis.ranking import rank_variants
-from perf.analysis.recommendation import recommend
+from perf.analysis.ranking.rank import rank_variants
+from perf.analysis.recommendation.recommend import recommend
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import RoundsRecord

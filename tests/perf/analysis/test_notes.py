@@ -1,11 +1,11 @@
-"""A level's notes over its rounds are said once, with the count and the range (perf.analysis.notes)."""
+"""A level's notes over its rounds are said once, with the count and the range (perf.analysis.recommendation.notes)."""
 
 from __future__ import annotations
 
 from factories import level_result
 
-from perf.analysis.notes import notes_text
-from perf.analysis.stats import aggregate
+from perf.analysis.recommendation.notes import notes_text
+from perf.analysis.stats.points import aggregate
 
 BUSY = "other processes used {} % of a core during the visit (threshold 10 %)"
 SPREAD = "its 3 windows' throughput spread {} % (more than ±10 %)"

@@ -1,4 +1,4 @@
-"""perf.analysis.paired: the sign-test rule over interleaved rounds."""
+"""perf.analysis.stats.paired: the sign-test rule over interleaved rounds."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import statistics
 
 import pytest
 
-from perf.analysis.paired import ALPHA, min_rounds, paired, sign_test_p
+from perf.analysis.stats.paired import ALPHA, min_rounds, paired, sign_test_p
 
 
 def test_sign_test_p_values_by_hand():

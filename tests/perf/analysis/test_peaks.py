@@ -1,4 +1,4 @@
-"""A "peak" is claimed only for a measured one (perf.analysis.peaks). Trial 7 (F8): the console's
+"""A "peak" is claimed only for a measured one (perf.analysis.saturation.peaks). Trial 7 (F8): the console's
 "peak infer/s" column and "best peak" note, report.md's "Best peak throughput: ... at concurrency 16:
 753.1 infer/s" and the Conclusions' "The best peak is" named a level whose ladder had stopped at
 the p99 budget with throughput still rising 129 %, as the same report's Search section said."""
@@ -8,12 +8,12 @@ from __future__ import annotations
 from factories import level_result, run_result, variant_result
 from rich.console import Console
 
-from perf.analysis.peaks import UNREACHED_MARK, unreached
-from perf.analysis.recommendation import recommend
-from perf.analysis.stats import run_points
+from perf.analysis.recommendation.recommend import recommend
+from perf.analysis.saturation.peaks import UNREACHED_MARK, unreached
+from perf.analysis.stats.points import run_points
 from perf.cli.summary import summary_table
 from perf.records.search import SearchDecision, SearchRecord
-from perf.report.conclusions import conclusions
+from perf.report.conclusions.written import conclusions
 from perf.report.write import recommendation_section
 
 RISING, FLAT = "m_onnx_cpu2_db500_mbs64", "m_onnx_cpu1_nodb_mbs64"

@@ -7,9 +7,9 @@ from __future__ import annotations
 from factories import run_result, variant_result
 from rich.console import Console
 
-from perf.analysis.ranking import MIN_ROUNDS
-from perf.analysis.recommendation import recommend
-from perf.analysis.stats import run_points
+from perf.analysis.ranking.operating import MIN_ROUNDS
+from perf.analysis.recommendation.recommend import recommend
+from perf.analysis.stats.points import run_points
 from perf.cli.summary import summary_table
 from perf.deploy.choose import choose_variant
 from perf.records.levels import LevelResult

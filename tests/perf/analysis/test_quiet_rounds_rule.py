@@ -1,4 +1,4 @@
-"""The budget's quieter-rounds rule (perf.analysis.budget_latency) rests only on rounds not host
+"""The budget's quieter-rounds rule (perf.analysis.ranking.budget_latency) rests only on rounds not host
 busy, and on enough of them; a pick that needed no verdict, or got one on the large-gap rule,
 is never said to lack the rounds a verdict needs (trial 11, F23: "within the budget on its quieter
 rounds: p99 4.94 ms, median of its 2 rounds with the least other load of 3 (3 host busy; 5.89 ms
@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from factories import run_result, variant_result
 
-from perf.analysis.budget_latency import MIN_QUIET_ROUNDS, judge, judged, within
-from perf.analysis.ranking import MIN_ROUNDS
-from perf.analysis.recommendation import recommend
-from perf.analysis.stats import run_points
+from perf.analysis.ranking.budget_latency import MIN_QUIET_ROUNDS, judge, judged, within
+from perf.analysis.ranking.operating import MIN_ROUNDS
+from perf.analysis.recommendation.recommend import recommend
+from perf.analysis.stats.points import run_points
 from perf.deploy.choose import level_caveats
 from perf.records.levels import LevelResult
 from perf.records.rounds import RoundsRecord
-from perf.report.ranking import comparison_lines
+from perf.report.sections.ranking import comparison_lines
 from perf.report.write import recommendation_section
 
 BUDGET = 5.0

@@ -1,4 +1,4 @@
-"""The paired ranking (perf.analysis.ranking): comparisons by the sign-test rule, round-adjusted
+"""The paired ranking (perf.analysis.ranking.rank): comparisons by the sign-test rule, round-adjusted
 ordering, operating points under a budget, tie sets."""
 
 from __future__ import annotations
@@ -7,7 +7,8 @@ import dataclasses
 
 import pytest
 
-from perf.analysis.ranking import MIN_ROUNDS, Adjusted, Side, compare, dropped_by_search, operating_point, rank_variants
+from perf.analysis.ranking.operating import MIN_ROUNDS, Adjusted, Side, compare, operating_point
+from perf.analysis.ranking.rank import dropped_by_search, rank_variants
 from perf.records.levels import LevelResult
 from perf.records.results import VariantResult
 from perf.records.search import SearchDecision
@@ -147,7 +148,7 @@ def test_a_shape_sweep_compares_the_leader_with_series_of_its_own_size_only() ->
 
 def test_the_ranking_tables_p_is_the_p_of_the_tier_that_decided() -> None:
     # the trial: the table's p column showed the sign test's 0.25 beside "the pick beats it", decided by the gap t-test
-    from perf.report.ranking import comparison_lines
+    from perf.report.sections.ranking import comparison_lines
 
     a2, b2 = _vr("a", {(4, r): 2000.0 + 90 * r for r in range(3)}), _vr("b", {(4, r): 1000.0 for r in range(3)})
     ranking = rank_variants([a2, b2])

@@ -1,9 +1,9 @@
 """A variant the search dropped stays beaten only in the ranking it was dropped in
-(perf.analysis.recommendation): a drop under the sweep's latency budget is no verdict on peaks."""
+(perf.analysis.recommendation.recommend): a drop under the sweep's latency budget is no verdict on peaks."""
 
 from __future__ import annotations
 
-from perf.analysis.recommendation import recommend
+from perf.analysis.recommendation.recommend import recommend
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import RoundsRecord

@@ -1,5 +1,5 @@
 """An instance-count comparison names the threads per instance beside it, and a difference already
-at concurrency 1 is not the instance count's (perf.analysis.threads). Trial 7 (F13): "instance
+at concurrency 1 is not the instance count's (perf.analysis.effects.threads). Trial 7 (F13): "instance
 count: 2 instances vs 1 instance +1645 %" where the 1-instance variants ran 2 intra-op threads per
 instance and the 2-instance ones 1 (results.json records threads_per_instance), the 1-instance
 TorchScript variant 11x slower already at concurrency 1, where a second instance cannot act."""
@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from factories import levels, params, served_model
 
-from perf.analysis.effects import main_effects
-from perf.analysis.stats import run_points
+from perf.analysis.effects.main_effects import main_effects
+from perf.analysis.stats.points import run_points
 from perf.records.results import RunResult, VariantResult
-from perf.report.conclusions import conclusions
-from perf.report.effects import effects_section
-from perf.report.pairs import pair_bullets
+from perf.report.conclusions.pairs import pair_bullets
+from perf.report.conclusions.written import conclusions
+from perf.report.sections.effects import effects_section
 
 # 1 instance x 2 threads on a busy 2-core host: 11x slower at c=1 already, as in the trial
 SLOW = {1: [32.0, 30.0, 33.0], 2: [356.0, 700.0, 1050.0]}
@@ -44,7 +44,7 @@ def test_an_instance_count_effect_already_at_concurrency_1_is_not_the_instance_c
     (bullet,) = pair_bullets(run)
     assert "2 vs 1 instance (1 vs 2 intra-op threads per instance)" in bullet
     assert "cannot be the instance count" in bullet and "at concurrency 1: throughput +1012.5 %" in bullet
-    from perf.analysis.recommendation import recommend
+    from perf.analysis.recommendation.recommend import recommend
 
     said = "\n".join(conclusions(run, recommend(run)))
     assert "1 vs 2 intra-op threads per instance" in said  # the Why names them beside the instance count

@@ -1,4 +1,4 @@
-"""perf.analysis.unpaired: the exact rank-sum test two rounds runs are compared by (issue 26), checked
+"""perf.analysis.stats.unpaired: the exact rank-sum test two rounds runs are compared by (issue 26), checked
 against the definition (every relabelling of the pooled values counted)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from perf.analysis.unpaired import can_call, rank_sum, rank_sum_p
+from perf.analysis.stats.unpaired import can_call, rank_sum, rank_sum_p
 
 
 def _by_enumeration(a: list[float], b: list[float]) -> float:

@@ -368,7 +368,7 @@ def compare_out(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """[default: RUN_B/compare_<RUN_A id>.md]"""
     import json
 
-    from perf.analysis.compare import compare_runs
+    from perf.analysis.comparison.runs import compare_runs
 
     data = json.loads((DEMO_RUN / "results.json").read_text())
     for name in ("a", "b"):
@@ -406,7 +406,7 @@ def deploy_variant(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     )  # one level: no peak measured
     assert "--latency-budget-ms 2" in hint
     run.settings.pop("latency_budget_ms")
-    why = choose_variant(run).why  # its c=2 still rose 75 %: the highest measured, said so (perf.analysis.peaks)
+    why = choose_variant(run).why  # its c=2 still rose 75 %: the highest measured, said so (perf.analysis.saturation.peaks)
     assert choose_variant(run).variant == "peak" and "highest measured throughput (peak not reached: " in why
 
 

@@ -12,7 +12,7 @@ from builders.config.variants import Variant
 from perf.coldstart import measure as coldstart
 from perf.records.coldstart import STEADY_RATIO, ColdStart, FirstRequests
 from perf.records.results import RESULTS_KIND, RunResult
-from perf.report import coldstart as coldstart_report
+from perf.report.sections import coldstart as coldstart_report
 
 LOG = """\
 I1201 03:45:27.464123 18727 http_server.cc:362] "Started Metrics Service at 127.0.0.1:32841"

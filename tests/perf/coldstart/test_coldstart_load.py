@@ -6,7 +6,7 @@ from __future__ import annotations
 from factories import make_run
 
 from perf.records.coldstart import ColdStart, FirstRequests
-from perf.report import coldstart as coldstart_report
+from perf.report.sections import coldstart as coldstart_report
 
 
 def test_a_host_busy_first_request_is_marked_in_the_table_and_the_sentence():

@@ -12,8 +12,8 @@ from perf.coldstart import measure
 from perf.records.coldstart import ColdStart, FirstRequests
 from perf.records.results import Session, VariantResult
 from perf.records.servers import MeasuringServer
-from perf.report import coldstart as coldstart_report
-from perf.report import servers as servers_report
+from perf.report.sections import coldstart as coldstart_report
+from perf.report.sections import servers as servers_report
 
 
 class _Interrupted:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from factories import level_result, run_result, variant_result
 
-from perf.analysis.recommendation import recommend
+from perf.analysis.recommendation.recommend import recommend
 from perf.deploy.choose import choose_variant
 from perf.records.levels import LevelResult
 from perf.records.rounds import RoundsRecord

@@ -23,7 +23,7 @@ from clients.runtimes.base import TRITON_DEFAULT_PORTS
 from clients.runtimes.options import DEFAULT_TAG, image_for_tag
 from core import formats
 from core.errors import PerfError
-from perf.analysis.recommendation import recommend
+from perf.analysis.recommendation.recommend import recommend
 from perf.deploy import k8s
 from perf.deploy.bundle import MANIFEST_DIR, SERVER_FILE, STORAGE_FILE, export_deployment
 from perf.deploy.choose import choose_variant
@@ -481,7 +481,7 @@ def test_a_given_budget_is_said_with_its_digits_and_as_the_given_one_not_the_run
 def test_the_cpu_request_of_a_pick_at_a_client_batch_size_is_its_levels(tmp_path: Path):
     # trial 10, F14: a run swept --batch-sizes 1,8 and picked `v [b=8]` at c=1; the server's CPU at
     # c=1, b=8 was measured (1.24 cores) but the bundle said "not measured at the deployed level"
-    from perf.analysis.recommendation import Choice
+    from perf.analysis.recommendation.choice import Choice
     from perf.deploy.measured import measured
 
     levels = [

@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 from factories import make_run
 
-from perf.analysis.frontier import frontier_rows, operating_frontier
-from perf.analysis.recommendation import recommend
-from perf.analysis.stats import run_points
+from perf.analysis.recommendation.frontier import frontier_rows, operating_frontier
+from perf.analysis.recommendation.recommend import recommend
+from perf.analysis.stats.points import run_points
 from perf.markdown import flag_mark
 from perf.plots import figures as plots
 from perf.plots import frontier as plot_frontier
-from perf.report.tables import level_tables
+from perf.report.sections.tables import level_tables
 
 DB = "mlp_onnx_cpu1_db500_mbs64"
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 from factories import level_result, params, run_result, variant_result
 
-from perf.analysis.frontier import frontier_section, frontier_summary, operating_frontier
-from perf.analysis.recommendation import recommend
-from perf.analysis.stats import run_points
+from perf.analysis.recommendation.frontier import frontier_section, frontier_summary, operating_frontier
+from perf.analysis.recommendation.recommend import recommend
+from perf.analysis.stats.points import run_points
 from perf.plots import frontier as plot_frontier
 
 NODB, DB = "forecaster_onnx_cpu2_nodb_mbs64", "forecaster_onnx_cpu2_db500_mbs64"
@@ -102,7 +102,7 @@ def test_the_frontier_text_counts_variants_by_name_and_names_the_sizes() -> None
 def test_what_was_compared_counts_the_variants_not_their_sizes() -> None:
     """The same mistake in the conclusions: fc4's "4 variants of model `forecaster`" were 2 at 2 sizes."""
     from perf.records.workloads import series_name, split_by_workload
-    from perf.report.conclusions import conclusions
+    from perf.report.conclusions.written import conclusions
 
     variants = []
     for name in (NODB, DB):
@@ -125,7 +125,7 @@ def test_what_was_compared_names_variants_as_variant_name_does() -> None:
     import dataclasses
 
     from perf.records.workloads import split_by_workload
-    from perf.report.conclusions import conclusions
+    from perf.report.conclusions.written import conclusions
 
     variants = [
         variant_result(name, [level_result(1, 100.0, 5.0, spread=True, batch_size=1, shape="time=16")], params=params(2, False))

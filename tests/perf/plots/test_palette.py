@@ -12,7 +12,7 @@ import pytest
 from factories import make_run
 from matplotlib.colors import to_hex
 
-from perf.analysis.stats import run_points
+from perf.analysis.stats.points import run_points
 from perf.plots import bars as plot_bars
 from perf.plots.efficiency import SEGMENTS
 from perf.plots.palette import PALETTES, clashes

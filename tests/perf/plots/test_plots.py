@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from factories import levels, make_run
 
-from perf.analysis.recommendation import recommend
-from perf.analysis.stats import run_points
+from perf.analysis.recommendation.recommend import recommend
+from perf.analysis.stats.points import run_points
 from perf.cli.summary import summary_table
 from perf.plots import bars as plot_bars
 from perf.plots import canvas as plot_canvas
@@ -152,7 +152,7 @@ def test_unstable_mark_goes_with_the_level_it_marks(tmp_path: Path):
 
 
 def test_unstable_level_named_with_its_batch_size():
-    from perf.report.conclusions import conclusions
+    from perf.report.conclusions.written import conclusions
 
     run = run_with_batch4()
     run.variants[1].levels[-2].stable = False  # db500 batch 4 c=4

@@ -15,7 +15,7 @@ from matplotlib.collections import LineCollection
 
 from perf.plots import bars
 from perf.records.levels import LevelResult
-from perf.report.tables import request_rate_table
+from perf.report.sections.tables import request_rate_table
 
 #: variant -> client batch size -> offered rate (requests/s) -> achieved rate of each round (the trial's numbers)
 TRIAL = {

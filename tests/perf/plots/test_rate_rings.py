@@ -11,7 +11,7 @@ import pytest
 from factories import make_run, run_result, variant_result
 from matplotlib.colors import to_hex
 
-from perf.analysis.stats import run_points
+from perf.analysis.stats.points import run_points
 from perf.plots import bars, figures
 from perf.records.levels import LevelResult
 
@@ -87,7 +87,7 @@ def test_pick_markers_sit_above_the_points_and_full_utilisation_is_inside_the_fr
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """Trial 7, F22: the best-peak marker hidden under the points; host CPU 100 % drawn on the top frame."""
-    from perf.analysis.recommendation import recommend
+    from perf.analysis.recommendation.recommend import recommend
 
     run = make_run()
     for v in run.variants:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from factories import levels, params, run_result, variant_result
 
-from perf.analysis.stats import run_points
+from perf.analysis.stats.points import run_points
 from perf.markdown import flag_mark
 from perf.plots import frontier as plot_frontier
 from perf.plots.styles import ALL_DISTINCT

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from factories import level_result, params, run_result, variant_result
 
-from perf.analysis.stats import THROUGHPUT, curve, run_points
+from perf.analysis.stats.curves import curve
+from perf.analysis.stats.points import THROUGHPUT, run_points
 from perf.plots import frontier as plot_frontier
 from perf.records.workloads import split_by_workload, workload
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from factories import level_result, make_run, params, run_result, variant_result
 
-from perf.analysis.stats import run_points
+from perf.analysis.stats.points import run_points
 from perf.markdown import fmt_given
 from perf.plots import figures as plots
 from perf.plots.ticks import MAX_TICKS, thinned, tick_text

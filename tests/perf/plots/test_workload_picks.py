@@ -11,10 +11,10 @@ from pathlib import Path
 
 from factories import params
 
-from perf.analysis.budget_latency import quieter_note, verdict_notes
-from perf.analysis.frontier import workload_recommendations
-from perf.analysis.recommendation import recommend
-from perf.analysis.stats import THROUGHPUT, run_points
+from perf.analysis.ranking.budget_latency import quieter_note, verdict_notes
+from perf.analysis.recommendation.frontier import workload_recommendations
+from perf.analysis.recommendation.recommend import recommend
+from perf.analysis.stats.points import THROUGHPUT, run_points
 from perf.markdown import flag_mark
 from perf.plots import figures as plots
 from perf.records.levels import LevelResult

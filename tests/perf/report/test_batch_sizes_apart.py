@@ -7,7 +7,7 @@ from __future__ import annotations
 from factories import params
 from rich.console import Console
 
-from perf.analysis.recommendation import recommend
+from perf.analysis.recommendation.recommend import recommend
 from perf.cli.summary import summary_table
 from perf.deploy.choose import choose_variant
 from perf.records.levels import LevelResult
@@ -79,9 +79,9 @@ def test_export_deployments_help_says_which_workloads_pick_it_bundles() -> None:
 
 
 def test_the_chosen_levels_caveats_and_the_counts_are_of_its_batch_sizes_series() -> None:
-    from perf.analysis.frontier import levels_words, operating_frontier
-    from perf.analysis.stats import run_points
-    from perf.report.conclusions import conclusions
+    from perf.analysis.recommendation.frontier import levels_words, operating_frontier
+    from perf.analysis.stats.points import run_points
+    from perf.report.conclusions.written import conclusions
 
     run = _run()
     for lv in run.variants[1].levels:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from factories import run_result
 
 from perf.records.rounds import BudgetRecord, RoundsRecord
-from perf.report.ranking import budget_lines
+from perf.report.sections.rounds_budget import budget_lines
 
 
 def _line(budget: BudgetRecord) -> str:

@@ -3,7 +3,7 @@ concurrency of its was measured and its latency at the top is within the budget,
 rising (trial 9 F13: every ladder capped at c=4 by the time budget, the pick's p99 6.38 ms of a
 10 ms budget, throughput +67.6 % from c=1, called "best under the p99 budget" with no word that the
 budget was never reached) — in report.md's Recommendation and Conclusions, the console summary and
-the deployment bundle's README (one Choice, perf.analysis.peaks.budget_unreached)."""
+the deployment bundle's README (one Choice, perf.analysis.saturation.peaks.budget_unreached)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from pathlib import Path
 from factories import level_result, run_result, variant_result
 from rich.console import Console
 
-from perf.analysis.peaks import HEADROOM_NOTE
-from perf.analysis.recommendation import recommend
+from perf.analysis.recommendation.recommend import recommend
+from perf.analysis.saturation.peaks import HEADROOM_NOTE
 from perf.cli.summary import summary_table
 from perf.deploy.choose import choose_variant
 from perf.records import results

@@ -10,7 +10,7 @@ from factories import level_result, run_result, variant_result
 from rich.console import Console
 from tables import column_text
 
-from perf.analysis.budget_latency import judge
+from perf.analysis.ranking.budget_latency import judge
 from perf.cli.summary import summary_table
 from perf.records.rounds import RoundsRecord
 

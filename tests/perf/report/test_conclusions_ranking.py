@@ -1,15 +1,15 @@
 """The conclusions never call the pick "the highest throughput" when a flagged level measured
-more: they say why the ranking keeps it below (perf.analysis.recommendation's rule)."""
+more: they say why the ranking keeps it below (perf.analysis.recommendation.recommend's rule)."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-from perf.analysis.recommendation import recommend
+from perf.analysis.recommendation.recommend import recommend
 from perf.records import results
 from perf.records.workloads import WORKLOAD
-from perf.report.conclusions import conclusions
+from perf.report.conclusions.written import conclusions
 
 DEMO_RUN = Path(__file__).resolve().parents[2] / "data" / "demo_run"
 

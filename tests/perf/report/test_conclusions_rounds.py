@@ -1,16 +1,16 @@
-"""The conclusions of a rounds sweep reason from paired rounds (perf.report.conclusions)."""
+"""The conclusions of a rounds sweep reason from paired rounds (perf.report.conclusions.written)."""
 
 from __future__ import annotations
 
 from factories import params
 
-from perf.analysis.effects import main_effects
-from perf.analysis.recommendation import recommend
-from perf.analysis.stats import run_points
+from perf.analysis.effects.main_effects import main_effects
+from perf.analysis.recommendation.recommend import recommend
+from perf.analysis.stats.points import run_points
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import RoundsRecord
-from perf.report import conclusions
+from perf.report.conclusions import written as conclusions
 
 
 def _levels(c: int, thr: float, rounds) -> list[LevelResult]:
@@ -86,7 +86,7 @@ def test_the_baseline_sentence_says_what_its_percentage_is_and_shows_the_medians
 def test_a_paired_ratio_shown_beside_two_medians_says_it_is_the_median_of_the_per_round_ratios() -> None:
     """The co-location table and the deployment README put ``spread_text`` beside the alone and
     co-located medians; a bare "1.2×" read as their ratio."""
-    from perf.analysis.paired import paired
+    from perf.analysis.stats.paired import paired
 
     r = paired([120.0, 100.0, 130.0, 90.0], [100.0, 100.0, 100.0, 100.0])
     assert r is not None and r.spread_text().startswith(f"{r.median:.3g}× median of the per-round ratios (min–max")

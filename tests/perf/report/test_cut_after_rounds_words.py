@@ -12,12 +12,12 @@ import pytest
 from factories import level_result, run_result, variant_result
 from rich.console import Console
 
-from perf.analysis.cuts import cut_notes, has_numbers, rounds_measured, unmeasured_caveat, unmeasured_text
-from perf.analysis.recommendation import recommend
+from perf.analysis.recommendation.cuts import cut_notes, has_numbers, rounds_measured, unmeasured_caveat, unmeasured_text
+from perf.analysis.recommendation.recommend import recommend
 from perf.cli.summary import summary_table
 from perf.records.rounds import BudgetRecord, Cut, RoundsRecord
 from perf.records.workloads import split_by_workload
-from perf.report.ranking import budget_lines
+from perf.report.sections.rounds_budget import budget_lines
 
 ROUNDS, EARLY = 6, 2  # the others' rounds; the cut variant's, from the first session
 WHY = "not measured further in this session: after the rounds 52 s of the time budget were left"

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from factories import params
 
-from perf.analysis.effects import main_effects
-from perf.analysis.effects_rounds import NEVER_TOGETHER
-from perf.analysis.stats import run_points
+from perf.analysis.effects.main_effects import main_effects
+from perf.analysis.effects.rounds import NEVER_TOGETHER
+from perf.analysis.stats.points import run_points
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import RoundsRecord
-from perf.report.effects import cell, effects_section, effects_sentences
+from perf.report.sections.effects import cell, effects_section, effects_sentences
 
 LOAD = [1.0, 0.8, 0.6, 0.9, 0.7, 0.95]
 

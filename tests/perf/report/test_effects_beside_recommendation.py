@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from factories import params
 
-from perf.analysis.effects import main_effects
-from perf.analysis.recommendation import recommend
-from perf.analysis.stats import run_points
+from perf.analysis.effects.main_effects import main_effects
+from perf.analysis.recommendation.recommend import recommend
+from perf.analysis.stats.points import run_points
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import RoundsRecord
-from perf.report.conclusions import conclusions
-from perf.report.effects import beside_recommendation, effects_section
+from perf.report.conclusions.written import conclusions
+from perf.report.sections.effects import beside_recommendation, effects_section
 
 LOAD = [1.0, 0.8, 0.9, 0.85, 0.95, 0.9]
 JITTER = [1.0, 1.04, 0.97, 1.02, 0.99, 1.03]

@@ -12,7 +12,7 @@ from perf.plots.efficiency import RATIO_TITLE, TIME_TITLE, write_plot
 from perf.records.baseline import BaselineKey, BaselinePoint, BaselineResult, BaselineSettings, BaselineTarget
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
-from perf.report.efficiency import efficiency_section
+from perf.report.sections.efficiency import efficiency_section
 
 KEY = BaselineKey("mlp", "onnx", "fp32", "cpu", 2)
 VARIANT = "mlp_onnx_cpu1_db500_mbs8"
@@ -113,7 +113,7 @@ def test_a_baseline_cut_for_time_says_so_not_no_baseline(tmp_path: Path):
     # the trial: "swept with --no-baseline, or before it existed" for a baseline the time budget skipped
     from perf.records.results import RunResult
     from perf.records.rounds import Cut, RoundsRecord
-    from perf.report.efficiency import efficiency_section
+    from perf.report.sections.efficiency import efficiency_section
 
     run = RunResult("r", "now")
     run.rounds = RoundsRecord(seed=1, cuts=[Cut("baseline", "skipped: 42 s of the time budget left, it needs about 45 s")])

@@ -7,10 +7,10 @@ import re
 
 from factories import make_run
 
-from perf.analysis.recommendation import recommend
+from perf.analysis.recommendation.recommend import recommend
 from perf.markdown import flag_mark
 from perf.records.levels import HOST_BUSY
-from perf.report.conclusions import conclusions
+from perf.report.conclusions.written import conclusions
 
 MARK = flag_mark(HOST_BUSY)
 
@@ -74,8 +74,8 @@ def test_a_rounds_run_says_the_rounds_each_level_got():
 
 
 def test_the_flagged_banner_names_only_the_statuses_it_counts():
-    from perf.analysis.stats import run_points
-    from perf.report.ranking import flagged_counts
+    from perf.analysis.stats.points import run_points
+    from perf.report.sections.ranking import flagged_counts
 
     run = _busy_run()
     cands = [p for ps in run_points(run).values() for p in ps]

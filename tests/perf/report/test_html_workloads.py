@@ -10,8 +10,8 @@ from pathlib import Path
 
 from factories import level_result, params, run_result, variant_result
 
-from perf.analysis.recommendation import recommend
-from perf.analysis.stats import run_points
+from perf.analysis.recommendation.recommend import recommend
+from perf.analysis.stats.points import run_points
 from perf.plots import frontier as plot_frontier
 from perf.records.workloads import split_by_workload
 from perf.report.html import figures

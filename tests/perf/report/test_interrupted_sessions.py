@@ -11,8 +11,8 @@ from perf.records.levels import LevelResult
 from perf.records.results import RunResult, Session, VariantResult
 from perf.records.rounds import LoadGroup, RoundRecord, RoundsRecord, Visit
 from perf.records.servers import MeasuringServer
-from perf.report.ranking import design_lines
-from perf.report.servers import servers_section, variants_by_server
+from perf.report.sections.rounds_budget import design_lines
+from perf.report.sections.servers import servers_section, variants_by_server
 
 OLD, NEW = "localhost:43763", "localhost:35995"
 

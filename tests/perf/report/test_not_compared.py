@@ -1,5 +1,5 @@
 """A variant whose level never shared a round with the pick's is *not compared*: neither beaten nor
-tied (perf.analysis.standing.kind, one rule for every place that words a tie set).
+tied (perf.analysis.ranking.standing.kind, one rule for every place that words a tie set).
 
 Trial 11, F9: the best peak's level (c=2) joined the ladder after the runner-ups' levels (c=4)
 retired, so the two never shared a round; the report said "not distinguishable at this noise from
@@ -14,9 +14,10 @@ from pathlib import Path
 
 from factories import level_result, run_result, variant_result
 
-from perf.analysis.ranking import MIN_ROUNDS, rank_variants
-from perf.analysis.recommendation import recommend
-from perf.analysis.standing import NOT_COMPARED, contention, kind, rounds_left, settled, settled_words, uncompared
+from perf.analysis.ranking.operating import MIN_ROUNDS
+from perf.analysis.ranking.rank import rank_variants
+from perf.analysis.ranking.standing import NOT_COMPARED, contention, kind, rounds_left, settled, settled_words, uncompared
+from perf.analysis.recommendation.recommend import recommend
 from perf.records import results
 from perf.records.results import RunResult
 from perf.records.rounds import LoadGroup, RoundRecord, RoundRules, RoundsRecord, Visit

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from factories import levels, make_run
 
-from perf.analysis.recommendation import recommend
-from perf.report.conclusions import conclusions
-from perf.report.pairs import pair_bullets
+from perf.analysis.recommendation.recommend import recommend
+from perf.report.conclusions.pairs import pair_bullets
+from perf.report.conclusions.written import conclusions
 from perf.report.phrases import FAMILIES, PHRASES, Facts, choose, say
 
 F = Facts

@@ -1,5 +1,5 @@
 """A pick made among only some of the variants (the others cut for time before they were measured)
-says so in every place the pick is stated, in the same sentence (perf.analysis.cuts.unmeasured_caveat):
+says so in every place the pick is stated, in the same sentence (perf.analysis.recommendation.cuts.unmeasured_caveat):
 report.md's Recommendation, the console summary, export-deployment's console and the bundle README
 (trial 8, F22: report.md said "5 of the 8 variants were not measured", the deploy step and the
 bundle did not; trial 9, F26: said only as a "note:" below the pick, and the README's note ended
@@ -14,7 +14,7 @@ from types import SimpleNamespace
 from click.testing import CliRunner
 from factories import level_result, run_result, variant_result
 
-from perf.analysis.cuts import cut_notes, unmeasured_caveat
+from perf.analysis.recommendation.cuts import cut_notes, unmeasured_caveat
 from perf.cli.main import cli
 from perf.deploy import bundle as bundle_module
 from perf.deploy.choose import choose_variant

@@ -1,15 +1,15 @@
 """Each pick is said with its own client workload (review of trial 11, F20): with ``--batch-sizes 1,8``
 and every b=8 level over the budget, the best under the budget stands at b=1 and the best peak at b=8;
 report.md said "the picks above are for clients sending b=1", false for the best peak. The words
-come from the picks' own series (:func:`perf.analysis.frontier.workload_recommendations`)."""
+come from the picks' own series (:func:`perf.analysis.recommendation.frontier.workload_recommendations`)."""
 
 from __future__ import annotations
 
 from factories import level_result, params, run_result, variant_result
 
-from perf.analysis.frontier import workload_recommendations
-from perf.analysis.peaks import peak_mark
-from perf.analysis.recommendation import recommend
+from perf.analysis.recommendation.frontier import workload_recommendations
+from perf.analysis.recommendation.recommend import recommend
+from perf.analysis.saturation.peaks import peak_mark
 from perf.records.workloads import split_by_workload, workload
 from perf.report.write import size_lines
 

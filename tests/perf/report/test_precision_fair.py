@@ -9,7 +9,7 @@ import statistics
 
 from perf.profile.precision_study import _speedups
 from perf.records.profile import NOT_DISTINGUISHABLE, PrecisionRow
-from perf.report.profile import precision_lines
+from perf.report.sections.profile import precision_lines
 
 
 def _row(precision: str, rounds: list[float], busy: float | None = None) -> PrecisionRow:

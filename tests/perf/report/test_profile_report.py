@@ -1,4 +1,4 @@
-"""The report's profiler-trace and precision sections (perf/report/profile.py), written from
+"""The report's profiler-trace and precision sections (perf/report/sections/profile.py), written from
 the run's recorded ProfileRecord; results.json keeps it and old files without it still load."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from factories import make_run
 
 from perf.records.profile import OperatorTime, PrecisionRow, ProfileRecord, TraceRecord
 from perf.records.results import load, save
-from perf.report.profile import profile_section
+from perf.report.sections.profile import profile_section
 from perf.report.write import write_report
 
 

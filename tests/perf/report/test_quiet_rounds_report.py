@@ -9,7 +9,7 @@ from pathlib import Path
 
 from factories import run_result, variant_result
 
-from perf.analysis.ranking import MIN_ROUNDS
+from perf.analysis.ranking.operating import MIN_ROUNDS
 from perf.records import results
 from perf.records.levels import LevelResult
 from perf.records.rounds import RoundsRecord

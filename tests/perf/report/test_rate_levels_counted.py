@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from factories import run_result, variant_result
 
-from perf.analysis.excluded import rate_statuses
-from perf.analysis.recommendation import recommend
-from perf.analysis.stats import run_points
+from perf.analysis.recommendation.excluded import rate_statuses
+from perf.analysis.recommendation.recommend import recommend
+from perf.analysis.stats.points import run_points
 from perf.records.levels import LevelResult
 from perf.records.rounds import RoundsRecord
-from perf.report.ranking import busy_note
+from perf.report.sections.ranking import busy_note
 
 NAME = "t_onnx_cpu2_db500_mbs64"
 
@@ -46,7 +46,7 @@ def test_the_every_level_flagged_banner_counts_the_request_rate_levels():
 
 def test_the_request_rate_table_has_one_row_per_level_with_its_median_over_rounds():
     """Trial 9 F35: one row per (variant, batch, round), rounds numbered from 0, and no level's median."""
-    from perf.report.tables import request_rate_table
+    from perf.report.sections.tables import request_rate_table
 
     run = _run()
     run.variants[0].levels[3].throughput_infer_per_s = 500.0  # rate 100, round 0: an outlier the median ignores

@@ -20,8 +20,8 @@ from pathlib import Path
 from factories import level_result, run_result, variant_result
 from rich.console import Console
 
-from perf.analysis.recommendation import recommend
-from perf.analysis.standing import settled
+from perf.analysis.ranking.standing import settled
+from perf.analysis.recommendation.recommend import recommend
 from perf.cli.summary import summary_table
 from perf.records import results
 from perf.records.rounds import BudgetRecord, LoadGroup, RoundRecord, RoundsRecord, Visit

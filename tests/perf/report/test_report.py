@@ -1,4 +1,4 @@
-"""Report side of a sweep (perf.analysis.stats, perf.report.write, perf.plots.figures, perf.report.conclusions) on synthetic runs:
+"""Report side of a sweep (perf.analysis.stats.points, perf.report.write, perf.plots.figures, perf.report.conclusions.written) on synthetic runs:
 pure computation, no server."""
 
 from __future__ import annotations
@@ -11,15 +11,16 @@ import pytest
 from factories import CONC, levels, make_run
 
 from core.errors import PerfError
-from perf.analysis.recommendation import recommend
-from perf.analysis.stats import aggregate, delta, interference, knee, run_points
+from perf.analysis.recommendation.recommend import recommend
+from perf.analysis.stats.curves import interference, knee
+from perf.analysis.stats.points import aggregate, delta, run_points
 from perf.cli.summary import summary_table
 from perf.plots import bars as plot_bars
 from perf.plots import figures as plots
 from perf.records.results import RunResult, save
-from perf.report.conclusions import conclusions
-from perf.report.pairs import pair_bullets
-from perf.report.tables import level_tables
+from perf.report.conclusions.pairs import pair_bullets
+from perf.report.conclusions.written import conclusions
+from perf.report.sections.tables import level_tables
 from perf.report.write import write_report
 
 HOST_CPU_PANEL = (
@@ -44,7 +45,7 @@ def test_knee_rule():
     assert knee(falling) is None
     fall = interference(falling)
     assert (fall.before.concurrency, fall.after.concurrency, round(fall.drop_pct)) == (2, 8, 20)
-    # its words are perf.analysis.peaks.fall's, beyond the noise only (tests/perf/analysis/test_falls.py)
+    # its words are perf.analysis.saturation.falls.fall's, beyond the noise only (tests/perf/analysis/test_falls.py)
     # a small dip past saturation (within 10 %) is still a knee
     assert (
         knee(levels([100, 300, 290, 285], [1, 2, 3, 4])) == 2 and interference(levels([100, 300, 290, 285], [1, 2, 3, 4])) is None
@@ -324,7 +325,7 @@ def test_server_cpu_in_tables_plots_and_why(tmp_path: Path):
 
 def test_an_unfinished_run_says_so_at_the_top_in_its_recommendation_and_in_a_comparison(tmp_path: Path):
     # the trial: line 7 read "finished not finished (interrupted?)" and nothing else said the run had stopped
-    from perf.analysis.compare import compare_markdown
+    from perf.analysis.comparison.runs import compare_markdown
 
     run = make_run()
     run.finished = None

@@ -1,11 +1,11 @@
-"""A profiler trace taken while other processes used the CPU carries the host-busy mark (perf.report.profile)."""
+"""A profiler trace taken while other processes used the CPU carries the host-busy mark (perf.report.sections.profile)."""
 
 from __future__ import annotations
 
 from perf.markdown import flag_mark
 from perf.records.load import HOST_BUSY
 from perf.records.profile import OperatorTime, TraceRecord
-from perf.report.profile import trace_lines
+from perf.report.sections.profile import trace_lines
 
 
 def _trace(busy: bool) -> TraceRecord:

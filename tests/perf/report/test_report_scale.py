@@ -24,10 +24,11 @@ from synthetic_runs import (
     with_search,
 )
 
-from perf.analysis.effects import interactions, main_effects, summarise
-from perf.analysis.frontier import best_level_frontier, dominates, frontier, level_frontiers, operating_frontier
-from perf.analysis.recommendation import recommend
-from perf.analysis.stats import aggregate, run_points
+from perf.analysis.effects.diffs import summarise
+from perf.analysis.effects.main_effects import interactions, main_effects
+from perf.analysis.recommendation.frontier import best_level_frontier, dominates, frontier, level_frontiers, operating_frontier
+from perf.analysis.recommendation.recommend import recommend
+from perf.analysis.stats.points import aggregate, run_points
 from perf.cli.summary import summary_table
 from perf.plots import figures as plots
 from perf.plots.styles import MAX_STYLES, highlighted, style, styles
@@ -312,7 +313,7 @@ def test_each_frontier_is_named_with_its_definition_where_it_is_used():
     """Issue 26: the Pareto section's table (every level of every variant) and the bullet under it
     (each variant at its best level) named different variants, both right by their own definitions,
     read as a contradiction. Each is named with its definition, and the bullet says why they differ."""
-    from perf.analysis.frontier import frontier_section, frontier_summary
+    from perf.analysis.recommendation.frontier import frontier_section, frontier_summary
 
     run = synthetic_run(GRID_48, (1, 2, 4, 8))
     pts = run_points(run)

@@ -66,8 +66,8 @@ def test_a_rounds_runs_request_rate_rows_and_server_note_speak_of_rounds(tmp_pat
     from factories import level_result
 
     from perf.records.servers import MeasuringServer
-    from perf.report.servers import servers_section
-    from perf.report.tables import request_rate_table
+    from perf.report.sections.servers import servers_section
+    from perf.report.sections.tables import request_rate_table
 
     run = _rounds_run()
     run.variants[0].levels.append(level_result(0, 90.0, 2.0, request_rate=100.0, trial=2))

@@ -7,9 +7,9 @@ from __future__ import annotations
 from factories import run_result, variant_result
 from rich.console import Console
 
-from perf.analysis.frontier import frontier_summary, operating_frontier
-from perf.analysis.recommendation import recommend
-from perf.analysis.stats import run_points
+from perf.analysis.recommendation.frontier import frontier_summary, operating_frontier
+from perf.analysis.recommendation.recommend import recommend
+from perf.analysis.stats.points import run_points
 from perf.cli.summary import summary_table
 from perf.records.levels import LevelResult
 from perf.records.workloads import split_by_workload

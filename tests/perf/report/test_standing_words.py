@@ -1,4 +1,4 @@
-"""The pick's standing in words (perf.analysis.standing), read back from the written report: a
+"""The pick's standing in words (perf.analysis.ranking.standing), read back from the written report: a
 tie-set member behind the pick in every one of its few rounds is said so with its ratios, never
 "not distinguishable at this noise" (trial 6: 3.5-17.8x slower in every round, listed as a tie of
 the pick); "beats every other ranked variant" says what the others were (trial 6: "(5; ...)" with 8

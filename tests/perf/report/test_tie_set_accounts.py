@@ -1,5 +1,5 @@
 """A tie set's pick accounts for every variant, and says of each member the true reason the rule
-did not call it (perf.analysis.standing), read back from the written report (trial 9):
+did not call it (perf.analysis.ranking.standing), read back from the written report (trial 9):
 
 - F17: a pick under a what-if budget named a tie set of 4 of 8 variants; the other 4 (none with a
   level within the budget) were said nowhere;
@@ -14,8 +14,8 @@ from pathlib import Path
 
 from factories import level_result, run_result, variant_result
 
-from perf.analysis.paired import paired
-from perf.analysis.ranking import Side, compare
+from perf.analysis.ranking.operating import Side, compare
+from perf.analysis.stats.paired import paired
 from perf.records import results
 from perf.records.rounds import RoundsRecord
 from perf.report.write import write_report

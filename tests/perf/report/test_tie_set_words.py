@@ -1,13 +1,13 @@
-"""The tie set in words (perf.report.ranking.tie_set_words): a member that shared too few rounds
+"""The tie set in words (perf.report.sections.ranking.tie_set_words): a member that shared too few rounds
 with the pick is not called "as good a choice" (the demo's peak tie set held all 8 variants, a
 pruned one 8.8x behind in each of its 3 rounds, under "any of them is as good a choice")."""
 
 from __future__ import annotations
 
-from perf.analysis.ranking import rank_variants
+from perf.analysis.ranking.rank import rank_variants
 from perf.records.levels import LevelResult
 from perf.records.results import VariantResult
-from perf.report.ranking import tie_set_words
+from perf.report.sections.ranking import tie_set_words
 
 
 def _vr(name: str, per_round: list[float]) -> VariantResult:

@@ -9,15 +9,15 @@ from pathlib import Path
 
 from factories import level_result, run_result, variant_result
 
-from perf.analysis.cuts import unmeasured_text
-from perf.analysis.recommendation import recommend
-from perf.analysis.stats import run_points
+from perf.analysis.recommendation.cuts import unmeasured_text
+from perf.analysis.recommendation.recommend import recommend
+from perf.analysis.stats.points import run_points
 from perf.records import results
 from perf.records.rounds import Cut, RoundsRecord
 from perf.records.search import SearchRecord
-from perf.report.conclusions import conclusions
-from perf.report.knees import knee_lines, knee_text
-from perf.report.search import search_lines
+from perf.report.conclusions.written import conclusions
+from perf.report.sections.knees import knee_lines, knee_text
+from perf.report.sections.search import search_lines
 from perf.report.write import write_report
 
 

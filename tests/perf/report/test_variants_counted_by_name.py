@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from factories import level_result, run_result, variant_result
 
-from perf.analysis.cuts import unmeasured_caveat
+from perf.analysis.recommendation.cuts import unmeasured_caveat
 from perf.records.rounds import Cut, RoundsRecord
 from perf.records.search import SearchRecord
 from perf.records.workloads import split_by_workload, variant_name
-from perf.report.search import search_lines
+from perf.report.sections.search import search_lines
 
 
 def _run():
@@ -40,7 +40,7 @@ def test_a_split_run_counts_variants_not_series():
 def test_a_picks_others_are_the_series_of_its_own_workload_only():
     """Trial 10, F12: a b=1 pick under a what-if budget listed the b=8 series (no level within the
     budget) among its "others ... no level within the budget"; they are another workload's, no rivals."""
-    from perf.analysis.ranking import rank_variants
+    from perf.analysis.ranking.rank import rank_variants
 
     run = _run()
     ranking = rank_variants(run.variants, 3.0)  # p99 2 ms at c=1, b=1 only: no b=8 level within it

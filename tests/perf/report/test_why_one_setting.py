@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from factories import levels, params, run_result, variant_result
 
-from perf.analysis.recommendation import recommend
-from perf.report.conclusions import conclusions
+from perf.analysis.recommendation.recommend import recommend
+from perf.report.conclusions.written import conclusions
 
 
 def _params(count: int, db: bool | int) -> dict:

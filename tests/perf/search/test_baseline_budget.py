@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from perf.analysis.ranking import MIN_ROUNDS
+from perf.analysis.ranking.operating import MIN_ROUNDS
 from perf.profile.estimate import BaselineEstimate
 from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import RoundRules, RoundsRecord

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.errors import PerfError
-from perf.analysis.ranking import MIN_ROUNDS
+from perf.analysis.ranking.operating import MIN_ROUNDS
 from perf.records.levels import LevelResult
 from perf.records.results import VariantResult
 from perf.records.rounds import RoundRules

@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 from simulated_host import rounds_run
 
-from perf.analysis.ranking import MIN_ROUNDS
+from perf.analysis.ranking.operating import MIN_ROUNDS
 from perf.records.rounds import RoundRules
 from perf.records.search import SearchRules
 from perf.search import budget

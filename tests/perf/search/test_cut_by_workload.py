@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from factories import level_result, run_result, variant_result
 
-from perf.analysis.ranking import MIN_ROUNDS
+from perf.analysis.ranking.operating import MIN_ROUNDS
 from perf.records.rounds import RoundRules
 from perf.records.search import SearchRules
 from perf.search import budget

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import itertools
 
-from perf.analysis.ranking import MIN_ROUNDS
+from perf.analysis.ranking.operating import MIN_ROUNDS
 from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import RoundRules
 from perf.records.search import SearchRules

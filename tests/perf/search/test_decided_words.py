@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from perf.analysis.ranking import rank_variants
-from perf.analysis.standing import tie_words
+from perf.analysis.ranking.rank import rank_variants
+from perf.analysis.ranking.standing_words import tie_words
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import RoundRules, RoundsRecord

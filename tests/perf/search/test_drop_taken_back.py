@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from perf.analysis.ranking import dropped_by_search, rank_variants
+from perf.analysis.ranking.rank import dropped_by_search, rank_variants
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import RoundRecord, RoundRules, RoundsRecord
 from perf.records.search import SearchDecision, SearchRecord, SearchRules
-from perf.report.ranking import OTHER_SIDE, comparison_lines
+from perf.report.sections.ranking import OTHER_SIDE, comparison_lines
 from perf.search import drops, ladder
 from perf.search.events import log_event
 from perf.search.plan import plan_levels

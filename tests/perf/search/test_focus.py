@@ -3,7 +3,7 @@ the rounds engine on the simulated host (tests/support/simulated_host.py)."""
 
 from __future__ import annotations
 
-from perf.analysis.ranking import rank_variants
+from perf.analysis.ranking.rank import rank_variants
 from perf.records.levels import LevelResult
 from perf.records.results import VariantResult
 from perf.records.rounds import RoundRules

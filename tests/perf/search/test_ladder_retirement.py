@@ -81,8 +81,8 @@ def test_a_resting_tie_member_visits_none_of_its_levels_its_request_rates_neithe
 
 def test_a_level_without_a_latency_is_never_within_the_budget() -> None:
     """Review: the ladder counted a missing latency as 0 ms, within any budget, where the ranking
-    (perf.analysis.budget_latency.within) says never without a latency."""
-    from perf.analysis.ranking import Operating, Side
+    (perf.analysis.ranking.budget_latency.within) says never without a latency."""
+    from perf.analysis.ranking.operating import Operating, Side
     from perf.search.ladder import _under
     from perf.search.policy import Budget
 

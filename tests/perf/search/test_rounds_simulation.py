@@ -1,7 +1,7 @@
 """The rounds design against the one-after-another design on a simulated host whose background
 load drifts (tests/support/simulated_host.py): known true throughputs, deterministic seeds, no
 server. The rounds side drives the sweep's own scheduler (perf.search.rounds) and verdict code
-(perf.analysis.paired) through an injected measure function."""
+(perf.analysis.stats.paired) through an injected measure function."""
 
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ def test_the_time_budget_stops_the_rounds_and_lists_what_it_cut() -> None:
 def test_a_large_gap_is_called_after_three_rounds_and_nothing_before() -> None:
     from simulated_host import SimHost
 
-    from perf.analysis.ranking import rank_variants
+    from perf.analysis.ranking.rank import rank_variants
     from perf.records.rounds import RoundRules
 
     # quiet host: every runner-up trails v_best by 12 % or more in every round (the large-gap tier)
@@ -84,7 +84,7 @@ def test_a_large_gap_is_called_after_three_rounds_and_nothing_before() -> None:
 def test_the_recommendation_names_the_pick_and_what_it_beats_or_the_tie_set() -> None:
     from simulated_host import SimHost
 
-    from perf.analysis.recommendation import recommend
+    from perf.analysis.recommendation.recommend import recommend
 
     quiet, _, _ = rounds_run(7, host=SimHost(7, amplitude=0.0, noise=0.01))
     rec = recommend(quiet)

@@ -9,10 +9,11 @@ import pytest
 from factories import run_result, variant_result
 
 from clients.server import ServerOptions
-from perf.analysis.stats import aggregate, knee
+from perf.analysis.stats.curves import knee
+from perf.analysis.stats.points import aggregate
 from perf.records.levels import LevelResult
 from perf.records.search import SearchDecision, SearchRecord, SearchRules
-from perf.report.search import search_lines
+from perf.report.sections.search import search_lines
 from perf.search.plan import plan_levels
 from perf.search.policy import AUTO, Budget, Search, best_point, ladder, next_step, order, resolve_mode
 from perf.sweep.options import DEFAULT_CONCURRENCY, SweepOptions, resumed_options
@@ -257,7 +258,7 @@ def test_the_report_section_says_why_each_variant_was_not_measured_further():
     text = " ".join("\n".join(search_lines(run)).split(" "))
     flat = " ".join(text.split())
     assert "## Search" in text and "`slow`: not measured further because at concurrency 4" in text
-    # a paired verdict's reason ends in its own period (perf.analysis.paired): the sentence keeps one
+    # a paired verdict's reason ends in its own period (perf.analysis.stats.paired): the sentence keeps one
     run.search.decisions.append(SearchDecision("slow", "pruned", 4, "`lead` beats `slow`."))
     assert "because `lead` beats `slow`." in "\n".join(search_lines(run)) and ".." not in "\n".join(search_lines(run))
     assert "`lead`: its ladder went no higher than concurrency 4 because from concurrency 2 to 4" in text  # a knee

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from clients.server import ServerOptions
-from perf.analysis.recommendation import recommend
-from perf.analysis.stats import aggregate
+from perf.analysis.recommendation.recommend import recommend
+from perf.analysis.stats.points import aggregate
 from perf.records import results
 from perf.records.search import SearchRules
 from perf.records.settings import MeasureSettings

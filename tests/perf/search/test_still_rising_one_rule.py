@@ -1,4 +1,4 @@
-""" "Still rose" / "still rising" is said by one rule, the knee's (perf.analysis.peaks.rise): only when
+""" "Still rose" / "still rising" is said by one rule, the knee's (perf.analysis.saturation.peaks.rise): only when
 throughput rose into the top level from the best level below it.
 
 Trial 11, F10: a variant measured at c=1 1613.8, c=2 2042.9, c=4 1878.1 infer/s (knee at c=2 in the
@@ -13,8 +13,8 @@ from pathlib import Path
 
 from factories import level_result, run_result, variant_result
 
-from perf.analysis.peaks import CAP_RISING, judged_cut, rise
-from perf.analysis.stats import aggregate
+from perf.analysis.saturation.peaks import CAP_RISING, judged_cut, rise
+from perf.analysis.stats.points import aggregate
 from perf.records import results
 from perf.records.levels import LevelResult
 from perf.records.results import VariantResult

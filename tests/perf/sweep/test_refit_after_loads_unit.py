@@ -12,11 +12,11 @@ import pytest
 import simulated_host
 from simulated_host import SimHost
 
-from perf.analysis.ranking import MIN_ROUNDS
+from perf.analysis.ranking.operating import MIN_ROUNDS
 from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import BudgetRecord, LoadGroup, RoundRules, RoundsRecord
 from perf.records.search import SearchRecord, SearchRules
-from perf.report.ranking import budget_lines
+from perf.report.sections.rounds_budget import budget_lines
 from perf.search import budget as budgets
 from perf.search.ladder import seen as ladders_seen
 from perf.search.plan import plan_levels

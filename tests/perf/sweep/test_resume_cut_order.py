@@ -12,12 +12,12 @@ import pytest
 from factories import levels
 from rich.console import Console
 
-from perf.analysis.recommendation import recommend
+from perf.analysis.recommendation.recommend import recommend
 from perf.cli.summary import summary_table
 from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import BudgetRecord, RoundRules, RoundsRecord
 from perf.records.search import SearchRecord
-from perf.report.ranking import budget_lines
+from perf.report.sections.rounds_budget import budget_lines
 from perf.search import budget as budgets
 from perf.search.plan import plan_levels
 from perf.search.promise import by_measurements

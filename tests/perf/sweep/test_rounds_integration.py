@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from clients.server import ServerOptions
-from perf.analysis.recommendation import recommend
+from perf.analysis.recommendation.recommend import recommend
 from perf.records import results
 from perf.records.rounds import RoundRules
 from perf.sweep.run import SweepOptions, run_sweep

@@ -11,14 +11,14 @@ from factories import level_result, params, run_result, variant_result
 
 from builders.model.spec import ModelSpec
 from builders.model.tensor import TensorSpec
-from perf.analysis.pairs import pairs
-from perf.analysis.stats import run_points
+from perf.analysis.effects.pairs import pairs
+from perf.analysis.stats.points import run_points
 from perf.measure.inputs import describe_dynamic, input_args
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, parse_shape_text, shape_text
 from perf.records.workloads import series_name, split_by_workload
-from perf.report.run import dynamic_axes_lines as _dynamic_axes_lines
-from perf.report.tables import level_tables
+from perf.report.sections.run import dynamic_axes_lines as _dynamic_axes_lines
+from perf.report.sections.tables import level_tables
 from perf.search.plan import plan_levels
 from perf.sweep.flags import parse_shapes_flag
 

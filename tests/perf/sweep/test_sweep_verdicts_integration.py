@@ -14,7 +14,7 @@ import pytest
 from fake_perf_analyzer import write_fake
 
 from clients.server import ServerOptions
-from perf.analysis.recommendation import recommend
+from perf.analysis.recommendation.recommend import recommend
 from perf.records.settings import MeasureSettings
 from perf.report.write import write_report
 from perf.sweep.run import SweepOptions, run_sweep

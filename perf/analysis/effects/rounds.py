@@ -1,0 +1,66 @@
+"""Main-effect pairs of a rounds sweep, from paired rounds (:mod:`perf.analysis.effects.main_effects`).
+
+In the rounds design (:mod:`perf.search.rounds`) the two variants of a pair were measured in
+the same rounds, each round in a shuffled order, so background load that changes between
+rounds falls on both alike and cancels in their per-round ratio. A pair's change is then the
+median over their common rounds of ``metric(changed) / metric(reference) - 1`` (%), at the
+levels :mod:`perf.analysis.effects.main_effects` compares (each one's peak; both at the highest common
+concurrency for p99), judged by the project's one paired rule
+(:func:`perf.analysis.stats.paired.paired`: :data:`~perf.analysis.stats.paired.RULE_SHORT`): a flag
+on one of the rounds does not make the pair unfair, which a one-after-another design cannot
+say. Pairs that never shared a round are "not measured fairly". Where a setting cannot act
+(:func:`perf.analysis.stats.fair.cannot_act`) the pair is still no evidence.
+"""
+
+from __future__ import annotations
+
+from perf.analysis.ranking.operating import Side, per_round
+from perf.analysis.stats.paired import paired
+from perf.analysis.stats.points import P99, THROUGHPUT, Point
+from perf.records.results import VariantResult
+
+#: Why a pair is no evidence when its two levels never shared a round.
+NEVER_TOGETHER = "not measured fairly: the two levels were never measured in the same round"
+
+
+def is_rounds(variants: list[VariantResult]) -> bool:
+    """Each variant's levels are one series (one swept shape at most: a shape sweep is split
+    into one series per shape first, :func:`perf.records.workloads.split_by_workload`)."""
+    return all(len({lv.shape for lv in v.levels}) <= 1 for v in variants)
+
+
+def _shape(v: VariantResult) -> str | None:
+    return next((lv.shape for lv in v.levels), None)
+
+
+def paired_change(
+    ref: VariantResult, a: Point, changed: VariantResult, b: Point, metric: str = THROUGHPUT
+) -> tuple[float | None, bool | None, str | None]:
+    """``(change %, significant, note)`` of ``metric`` from ``a`` (a level of ``ref``) to ``b``
+    (a level of ``changed``) over their common rounds (module docstring)."""
+    pct, sig, note, _ = paired_change_n(ref, a, changed, b, metric)
+    return pct, sig, note
+
+
+def paired_text(ref: VariantResult, a: Point, changed: VariantResult, b: Point, metric: str = THROUGHPUT) -> str:
+    """The change in words: ``"+31.7 % (median of the paired per-round ratios over 6 rounds)"``,
+    ``"...: not significant"``, or the note: the median of per-round ratios, said as such (it is
+    not the ratio of the two levels' medians)."""
+    pct, sig, note, n = paired_change_n(ref, a, changed, b, metric)
+    if pct is None:
+        return note or "—"
+    return f"{pct:+.1f} % (median of the paired per-round ratios over {n} round{'s' if n != 1 else ''}{'' if sig else ': not significant'})"
+
+
+def paired_change_n(
+    ref: VariantResult, a: Point, changed: VariantResult, b: Point, metric: str = THROUGHPUT
+) -> tuple[float | None, bool | None, str | None, int]:
+    """:func:`paired_change` and the number of common rounds."""
+    field = {THROUGHPUT: THROUGHPUT, P99: "latency_p99_ms"}.get(metric, metric)
+    ra = per_round(ref, Side(ref.name, a.concurrency, a.batch_size, _shape(ref)), field)
+    rb = per_round(changed, Side(changed.name, b.concurrency, b.batch_size, _shape(changed)), field)
+    common = sorted(set(ra) & set(rb))
+    res = paired([rb[r] for r in common], [ra[r] for r in common]) if common else None
+    if res is None:
+        return None, None, NEVER_TOGETHER, 0
+    return (res.median - 1.0) * 100.0, res.verdict != "not distinguishable", None, len(res.ratios)

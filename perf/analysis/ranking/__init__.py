@@ -1,0 +1,4 @@
+"""The paired ranking of a rounds sweep: operating points and their comparisons (operating), the
+order and the pick (rank), the variant named first (leader), the latency a level is judged on against
+a budget (budget_latency), and how the pick stands against the others (standing, standing_words).
+"""

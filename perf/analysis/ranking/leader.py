@@ -1,0 +1,45 @@
+"""Which variant of a rounds sweep leads the paired ranking (:func:`perf.analysis.ranking.rank.rank_variants`).
+
+Rule: among the operating points no other beats by the paired rule (:mod:`perf.analysis.stats.paired`),
+the one with the highest round-adjusted throughput (:class:`perf.analysis.ranking.operating.Adjusted`) is
+the first candidate; a candidate behind another unbeaten one in the median of their shared
+rounds' throughput ratios gives its place to the one furthest ahead of it, until no unbeaten
+variant is ahead of the candidate (or the medians go round in a circle: then the round-adjusted
+order decides). The round-adjusted throughput mixes every round of a variant, also rounds
+the other never had (a late group, a level added later); the median of the shared rounds is
+what the tie-set table shows, so the variant named first is never one that trailed another
+member in the rounds both had (a trial's report named a pick "for its higher round-adjusted
+throughput" above a runner-up ahead of it in 3 of 3 shared rounds, median ratio 0.73).
+When every variant is beaten by another (a cycle of verdicts), the round-adjusted order decides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+#: :class:`perf.analysis.ranking.operating.Operating` (not imported: the ranking imports this module).
+Op = TypeVar("Op")
+
+
+def choose(ops: Sequence[Op], cmp: Callable[[Op, Op], Any]) -> Op | None:
+    """The leader of ``ops`` (sorted by round-adjusted throughput, highest first) by the module rule.
+
+    Args:
+        ops: Operating points (:class:`perf.analysis.ranking.operating.Operating`), highest round-adjusted throughput first.
+        cmp: The paired comparison of two of them (:func:`perf.analysis.ranking.operating.compare`: ``a`` vs ``b``).
+    """
+    unbeaten = [o for o in ops if not any(cmp(other, o).verdict == "a" for other in ops if other is not o)]
+    if not unbeaten:
+        return ops[0] if ops else None
+    leader, seen = unbeaten[0], {id(unbeaten[0])}
+    while True:
+        behind = [(c.result.median, o) for o in unbeaten if o is not leader and (c := cmp(leader, o)).result is not None]
+        ahead = [(m, o) for m, o in behind if m < 1.0]
+        if not ahead:
+            return leader
+        nxt = min(ahead, key=lambda t: t[0])[1]
+        if id(nxt) in seen:  # the medians go round: the round-adjusted order decides
+            return unbeaten[0]
+        leader = nxt
+        seen.add(id(nxt))

@@ -1,0 +1,222 @@
+"""Operating points of a rounds sweep and their paired comparisons: one side of a comparison, a
+level's records per round, a comparison by the paired rule, round-adjusted throughput and each
+variant's operating point (the ranking that orders them: :mod:`perf.analysis.ranking.rank`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import statistics
+from collections.abc import Iterable
+
+from core.wording import count, sentence
+from perf.analysis.ranking.budget_latency import Judged, judged, within
+from perf.analysis.stats.paired import ALPHA, GAP_ROUNDS, Paired, min_rounds, paired, sign_test_p
+from perf.analysis.stats.points import THROUGHPUT
+from perf.records.levels import LevelResult
+from perf.records.results import VariantResult
+
+#: Paired rounds the rule needs before it can call a difference (6 at 5 %).
+MIN_ROUNDS = min_rounds(ALPHA)
+
+
+@dataclasses.dataclass(frozen=True)
+class Side:
+    """One side of a comparison: a variant at one concurrency level (client batch size, shape)."""
+
+    variant: str
+    concurrency: int
+    batch_size: int = 1
+    shape: str | None = None
+
+    def describe(self) -> str:
+        """```mlp_onnx_cpu1_db500_mbs64` at concurrency 8``."""
+        batch = f" (batch {self.batch_size})" if self.batch_size != 1 else ""
+        return f"`{self.variant}` at concurrency {self.concurrency}{batch}" + (f" [{self.shape}]" if self.shape else "")
+
+
+def records(vr: VariantResult, side: Side) -> list[LevelResult]:
+    """``side``'s level's records, one per round (concurrency levels only)."""
+    key = (None, side.concurrency, side.batch_size, side.shape)
+    return [lv for lv in vr.levels if (lv.request_rate, lv.concurrency, lv.batch_size, lv.shape) == key]
+
+
+def per_round(vr: VariantResult, side: Side, metric: str = THROUGHPUT) -> dict[int, float]:
+    """Round -> ``metric`` of ``side``'s level in that round (levels with numbers only)."""
+    out = {}
+    for lv in records(vr, side):
+        v = getattr(lv, metric)
+        if lv.ok and v is not None and (metric != THROUGHPUT or v > 0):
+            out[lv.trial] = float(v)
+    return out
+
+
+@dataclasses.dataclass(frozen=True)
+class Comparison:
+    """A paired comparison of ``a`` and ``b`` over the rounds both were measured in.
+
+    Attributes:
+        a, b: The two sides.
+        rounds: The rounds used (both sides have numbers).
+        result: The paired rule's result on the throughput ratios ``a / b`` (``None``: no common round).
+        latency_diffs_ms: Latency percentile ``a - b`` per round (ms), where both have one.
+        rounds_left: Rounds its group could still have had (:func:`perf.analysis.ranking.standing.rounds_left`; ``None``: unknown).
+    """
+
+    a: Side
+    b: Side
+    rounds: tuple[int, ...]
+    result: Paired | None
+    latency_diffs_ms: tuple[float, ...] = ()
+    rounds_left: int | None = None
+
+    @property
+    def verdict(self) -> str:
+        """``"a"`` (a beats b), ``"b"`` (b beats a) or ``"not distinguishable"``."""
+        return {"higher": "a", "lower": "b"}.get(self.result.verdict if self.result else "", "not distinguishable")
+
+    @property
+    def median_ratio(self) -> float | None:
+        """The median throughput ratio ``a / b`` over the rounds; ``None`` without a common round."""
+        return self.result.median if self.result else None
+
+    @property
+    def median_latency_diff_ms(self) -> float | None:
+        """The median latency percentile difference ``a - b``, ms; ``None`` without one."""
+        return statistics.median(self.latency_diffs_ms) if self.latency_diffs_ms else None
+
+    def can_separate(self, rounds_left: int) -> bool:
+        """Whether ``rounds_left`` more rounds, all going one way, could still reach the rule's level
+        (the sign test, or the large-gap tier while every round so far agrees)."""
+        if self.verdict != "not distinguishable":
+            return False
+        w, lo = (self.result.wins, self.result.losses) if self.result else (0, 0)
+        gap = min(w, lo) == 0 and w + lo + rounds_left >= GAP_ROUNDS and rounds_left > 0  # the large-gap tier still may
+        return gap or min(sign_test_p(w + rounds_left, lo), sign_test_p(w, lo + rounds_left)) <= ALPHA
+
+    def verdict_words(self) -> str:
+        """``"`A` beats `B`"``, ``"`B` beats `A`"`` or ``"not distinguishable at this noise"``
+        (with the rounds it had, when fewer than the rule needs)."""
+        if self.verdict == "a":
+            return f"`{self.a.variant}` beats `{self.b.variant}`"
+        if self.verdict == "b":
+            return f"`{self.b.variant}` beats `{self.a.variant}`"
+        if (n := len(self.rounds)) < GAP_ROUNDS:
+            return f"not distinguishable at this noise ({count(n, 'round')}; a verdict needs {GAP_ROUNDS} on a large gap, else {MIN_ROUNDS})"  # fmt: skip
+        return "not distinguishable at this noise" + (
+            f" ({n} rounds; a verdict needs {MIN_ROUNDS} unless the gap is large)" if n < MIN_ROUNDS else ""
+        )
+
+    def sentence(self) -> str:
+        """The comparison in one sentence, every number from the rounds."""
+        r = self.result
+        if r is None:
+            return f"{self.a.describe()} vs {self.b.describe()}: never measured in the same round."
+        text = f"{self.a.describe()} vs {self.b.describe()}: throughput ratio {r.spread_text()}"
+        if self.latency_diffs_ms:
+            text += f"; latency difference {self.median_latency_diff_ms:+.2f} ms median"
+        return text + f": {sentence(self.verdict_words())}"
+
+
+def compare(va: VariantResult, a: Side, vb: VariantResult, b: Side, latency_metric: str = "latency_p99_ms") -> Comparison:
+    """Compare ``a`` (a level of ``va``) with ``b`` (a level of ``vb``) by the paired rule."""
+    ta, tb = per_round(va, a), per_round(vb, b)
+    rounds = tuple(sorted(set(ta) & set(tb)))
+    la, lb = per_round(va, a, latency_metric), per_round(vb, b, latency_metric)
+    diffs = tuple(la[r] - lb[r] for r in rounds if r in la and r in lb)
+    result = paired([ta[r] for r in rounds], [tb[r] for r in rounds]) if rounds else None
+    return Comparison(a, b, rounds, result, diffs)
+
+
+class Adjusted:
+    """Round-adjusted throughput of every level of some variants (module docstring).
+
+    Args:
+        variants: The variants whose levels are fitted together (one round effect per round).
+        iterations: Median-polish sweeps (each: round effects, then level effects).
+    """
+
+    def __init__(self, variants: Iterable[VariantResult], iterations: int = 10):
+        cells: dict[tuple[str, Side], dict[int, float]] = {}
+        for vr in variants:
+            for s in levels_of(vr):
+                vals = per_round(vr, s)
+                if vals:
+                    cells[(vr.name, s)] = {r: math.log(v) for r, v in vals.items()}
+        rounds = sorted({r for per in cells.values() for r in per})
+        self.round_effect = {r: 0.0 for r in rounds}
+        self.effect = {u: statistics.median(per.values()) for u, per in cells.items()}
+        for _ in range(iterations):
+            for r in rounds:
+                res = [per[r] - self.effect[u] for u, per in cells.items() if r in per]
+                self.round_effect[r] = statistics.median(res)
+            mid = statistics.median(self.round_effect.values()) if rounds else 0.0
+            self.round_effect = {r: e - mid for r, e in self.round_effect.items()}
+            self.effect = {u: statistics.median(v - self.round_effect[r] for r, v in per.items()) for u, per in cells.items()}
+
+    def of(self, side: Side) -> float | None:
+        """``side``'s throughput in the median round (infer/s); ``None`` when it has none."""
+        e = self.effect.get((side.variant, side))
+        return None if e is None else math.exp(e)
+
+
+@dataclasses.dataclass(frozen=True)
+class Operating:
+    """A variant's operating point (module docstring).
+
+    Attributes:
+        side: The variant and level.
+        throughput_infer_per_s: Median throughput over its rounds.
+        latency_ms: The budget's latency percentile as the budget judges it (ms, :attr:`latency`), ``None`` when not measured.
+        rounds: Rounds with numbers at this level.
+        within_budget: Rounds whose latency was within the budget (``None`` without a budget).
+        adjusted_infer_per_s: Round-adjusted throughput (:class:`Adjusted`; the median when not adjusted).
+        latency: How :attr:`latency_ms` was taken (:mod:`perf.analysis.ranking.budget_latency`; ``None``: not measured).
+    """
+
+    side: Side
+    throughput_infer_per_s: float
+    latency_ms: float | None
+    rounds: int
+    within_budget: int | None = None
+    adjusted_infer_per_s: float = 0.0
+    latency: Judged | None = None
+
+
+def levels_of(vr: VariantResult) -> list[Side]:
+    """Every concurrency level of ``vr`` with numbers (request-rate levels are another load model)."""
+    keys = {(lv.concurrency, lv.batch_size, lv.shape) for lv in vr.levels if lv.request_rate is None and lv.ok}
+    return [Side(vr.name, c, b, sh) for c, b, sh in sorted(keys, key=lambda k: (k[1], k[2] or "", k[0]))]
+
+
+def summary(
+    vr: VariantResult, side: Side, budget_ms: float | None, latency_metric: str, adjusted: Adjusted | None = None
+) -> Operating | None:
+    """Medians over ``side``'s rounds (and its round-adjusted throughput); ``None`` when it has no throughput."""
+    thr = per_round(vr, side)
+    if not thr:
+        return None
+    lat, judge = per_round(vr, side, latency_metric), judged(records(vr, side), latency_metric)
+    within = None if budget_ms is None else sum(1 for v in lat.values() if v <= budget_ms)
+    med = statistics.median(thr.values())
+    adj = adjusted.of(side) if adjusted is not None else None
+    return Operating(side, med, judge.ms if judge else None, len(thr), within, med if adj is None else adj, judge)
+
+
+def operating_point(
+    vr: VariantResult,
+    budget_ms: float | None = None,
+    latency_metric: str = "latency_p99_ms",
+    adjusted: Adjusted | None = None,
+    backed: bool = True,
+) -> Operating | None:
+    """The variant's operating point (module docstring); ``None`` when no level qualifies.
+    ``adjusted``: the fit to order levels by (default: one over this variant alone);
+    ``backed=False``: its best level whatever its rounds (the leader's peak)."""
+    adjusted = adjusted or Adjusted([vr])
+    cands = [s for s in (summary(vr, side, budget_ms, latency_metric, adjusted) for side in levels_of(vr)) if s is not None]
+    if budget_ms is not None:
+        cands = [s for s in cands if within(s.latency, budget_ms)]
+    enough = [s for s in cands if s.rounds >= GAP_ROUNDS] if backed else []  # levels a verdict can rest on (a large gap's)
+    return max(enough or cands, key=lambda s: (s.adjusted_infer_per_s, -(s.latency_ms or 0.0)), default=None)

@@ -1,0 +1,150 @@
+"""The pick's tie set and the variants it is counted against, in words (each comparison sorted by
+:mod:`perf.analysis.ranking.standing`): the tie set, what the pick beats and the others, the variants
+outside a tie set, and the lowest latency a variant with no level to rank reached.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from core.wording import count
+from perf.analysis.ranking.budget_latency import judged
+from perf.analysis.ranking.operating import Comparison, levels_of, records
+from perf.analysis.ranking.rank import Ranking
+from perf.analysis.ranking.standing import (
+    FULL,
+    SETTLED,
+    SHORT,
+    STEADY,
+    _listed,
+    _names,
+    _times,
+    consistent,
+    kind,
+    settled_verdict,
+    uncalled,
+    uncompared,
+)
+from perf.analysis.stats.paired import tiers_words
+from perf.markdown import fmt
+from perf.records.results import RunResult
+
+
+def _members(ranking: Ranking) -> list[Comparison]:
+    tied = set(ranking.names[1:])
+    return [c for c in ranking.comparisons if c.b.variant in tied]
+
+
+def tie_words(ranking: Ranking) -> str:
+    """The tie set (without the pick) in words, grouped as the module docstring says:
+    ``"not distinguishable at this noise from `a`; behind it in every round they shared, not called
+    by the rule: `b` (3 rounds, 3.54–9.96 times; too uneven for the large-gap test, p 0.021), `c`
+    (1 round, 2.37 times; too few rounds); too few rounds to tell: `d` (2 rounds)"``; a member with
+    fewer rounds that further rounds could not have separated (:func:`perf.analysis.ranking.standing.settled`)
+    is not distinguishable, with why."""
+    members = _members(ranking)
+    full = [c.b.variant for c in members if kind(c) == FULL]
+    done = [c for c in members if kind(c) == SETTLED]
+    short = [c for c in members if kind(c) == SHORT]
+    parts = [f"not distinguishable at this noise from {_names(full)}"] if full else []
+    parts += [settled_verdict(c).replace(" (", f" from `{c.b.variant}` (", 1) for c in done]
+    for way, side in (("ahead", "ahead of it"), ("behind", "behind it")):
+        steady = [c for c in members if kind(c) == STEADY and consistent(c) == way]
+        if steady:
+            said = [
+                f"`{c.b.variant}` ({count(len(c.rounds), 'round')}, {_times(c, way)}; {uncalled(c, short=True)})" for c in steady
+            ]
+            they = "it" if len(steady) == 1 else "they"
+            parts.append(f"{side} in every round {they} shared, not called by the rule: {', '.join(said)}")
+    if short:
+        said = [f"`{c.b.variant}` ({count(len(c.rounds), 'round')})" for c in short]
+        parts.append("too few rounds to tell: " + ", ".join(said))
+    return "; ".join(parts)
+
+
+def others_words(ranking: Ranking, run: RunResult | None, under_budget: bool) -> str:
+    """What the pick is counted against: ``"5 of the 7 others, on a large, consistent gap after 3
+    rounds; 2 have no level within the budget: `a` (lowest p99 12.40 ms, at c=1), `b` (...)"``
+    (``"5, ..."`` without a run, or when every other variant is ranked; by which tier and after how
+    many rounds: :func:`perf.analysis.stats.paired.tiers_words`; the only ranked variant: only the rest). The others: those without an operating point (``"no level within the
+    budget"`` under a budget, with the lowest latency they reached, else ``"no level to rank"``),
+    the never-measured ones (``"not measured: cut for time"``) and failed ones (:func:`rest_parts`)."""
+    beaten = ranking.beaten()
+    how = f", {tiers}" if (tiers := tiers_words([c.result for c in beaten if c.result is not None])) else ""
+    others = len(beaten) if run is None else len(run.variants) - 1 - len(ranking.other_sizes)
+    if run is None or others <= len(beaten):
+        return f"{len(beaten)}{how}"
+    rest = rest_parts(ranking, run, under_budget)
+    if not beaten and not uncompared(ranking):  # the only ranked variant: only why the others are not ranked
+        return "; ".join(rest)
+    return "; ".join([f"{len(beaten) or 'none'} of the {others} others{how}", *rest])
+
+
+def outside_words(ranking: Ranking, run: RunResult | None, under_budget: bool) -> str:
+    """A tie set's pick: the variants outside its tie set, each counted and said, so that every
+    variant of the run is accounted for (trial 9: a pick under a what-if budget with a tie set of
+    4, and the other 4 of 8 variants, none with a level within the budget, said nowhere):
+    ``"the 4 others outside the tie set: it beats 1 by the rule; 3 have no level within the budget:
+    `a` (lowest p99 5.45 ms, at c=1), ..."``; ``""`` when every other variant is in the tie set
+    (or without a run)."""
+    if run is None:
+        return ""
+    outside = len(run.variants) - len(ranking.tie_set) - len(ranking.other_sizes)
+    if outside <= 0:
+        return ""
+    beaten = len(ranking.beaten())
+    parts = ([f"it beats {beaten} by the rule"] if beaten else []) + rest_parts(ranking, run, under_budget)
+    return f"the {count(outside, 'other')} outside the tie set: " + "; ".join(parts)
+
+
+def rest_parts(ranking: Ranking, run: RunResult, under_budget: bool) -> list[str]:
+    """The run's variants the ranking has no operating point for, by why, each part counted and
+    named: ``"2 have no level within the budget: `a` (lowest p99 5.45 ms, at c=1), `b` (...)"``
+    (under a budget, with the lowest latency each reached as the budget judges it, :func:`lowest`),
+    ``"1 was not measured: cut for time: `c`"``, ``"1 failed: `d`"``; first those ranked but never
+    measured in the same round as the pick's level (:data:`perf.analysis.ranking.standing.NOT_COMPARED`): ``"1 not compared
+    (never measured in the same round as the pick's level): `e`"``."""
+    cut = _cut(run)
+    failed = [v.name for v in run.variants if v.status == "failed"]
+    never = [n for n in ranking.unranked if n in cut]
+    unranked = [n for n in ranking.unranked if n not in cut]
+    apart = [c.b.variant for c in uncompared(ranking)]
+    said = [f"{len(apart)} not compared (never measured in the same round as the pick's level): {_names(apart)}"] if apart else []
+    if unranked and under_budget:
+        shown = [f"`{n}`" + lowest(ranking, run, n) for n in unranked]
+        said.append(f"{len(unranked)} {'has' if len(unranked) == 1 else 'have'} no level within the budget: {_listed(shown)}")
+    elif unranked:
+        said.append(f"{len(unranked)} {'has' if len(unranked) == 1 else 'have'} no level to rank: {_names(unranked)}")
+    for names, one, many in (
+        (never, "was not measured: cut for time", "were not measured: cut for time"),
+        (failed, "failed", "failed"),
+    ):
+        if names:
+            said.append(f"{len(names)} {one if len(names) == 1 else many}: {_names(names)}")
+    return said
+
+
+def lowest(ranking: Ranking, run: RunResult, name: str) -> str:
+    """``" (lowest p99 5.45 ms, at c=1)"``: the lowest latency at the ranking's percentile any level
+    of ``name`` reached, as the budget judges it (:func:`perf.analysis.ranking.budget_latency.judged`: the
+    median of its rounds, its quieter ones where enough were not host busy), and where this host
+    cannot judge it, that it is not verified here; ``""`` without one."""
+    vr = run.variant(name)
+    if vr is None:
+        return ""
+    got = [(j, s) for s in levels_of(vr) if (j := judged(records(vr, s), ranking.latency_metric)) is not None]
+    if not got:
+        return ""
+    j, side = min(got, key=lambda x: x[0].ms)
+    pct = ranking.latency_metric.removeprefix("latency_").removesuffix("_ms")
+    unverified = j.unverified_note(int(pct.removeprefix("p")), ranking.budget_ms)  # over it on a busy host only
+    return (
+        f" (lowest {pct} {fmt(j.ms, 2)} ms, at c={side.concurrency}"
+        + (f", b={side.batch_size}" if side.batch_size != 1 else "")
+        + (f": {unverified}" if unverified else "")
+        + ")"
+    )
+
+
+def _cut(run: RunResult) -> Collection[str]:
+    return {c.variant for c in (run.rounds.cuts if run.rounds else []) if c.kind == "variant" and c.variant}

@@ -1,0 +1,107 @@
+"""One pick of the recommendation (:class:`Choice`): a variant at one level with its numbers, and
+the words every place that states the pick uses (the rule: :mod:`perf.analysis.recommendation.recommend`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from core.wording import count
+from perf.analysis.stats.points import P99, THROUGHPUT, Point
+from perf.markdown import UNSTABLE_MARK, fmt
+
+
+@dataclasses.dataclass
+class Choice:
+    """One variant at one level, as picked by :func:`perf.analysis.recommendation.recommend.recommend` (medians over trials).
+
+    Attributes:
+        variant: Variant name.
+        concurrency: perf_analyzer concurrency of the level.
+        batch_size: Client batch size.
+        throughput_infer_per_s: Median throughput (infer/s).
+        latency_p99_ms: Median client p99 latency (ms).
+        stable: perf_analyzer reached its stability criterion in every trial.
+        trials: Trials behind the medians.
+        status: The level's status (``ok``, ``unstable``, ``host busy``).
+        why: Why a flagged level was picked over the stable ones (None for an ``ok`` pick).
+        tie_set: In a rounds sweep, the variants the pick does not beat by the paired rule and shared a round
+            with, the pick first (one name: it beats every other it was compared with; empty: not a rounds sweep).
+        uncompared: In a rounds sweep, those never in a round with the pick's level (:func:`perf.analysis.ranking.standing.uncompared`).
+        beats: In a rounds sweep, the variants it beats by the paired rule.
+        confidence: ``1 - alpha`` of the paired rule (a rounds sweep), else ``None``.
+        judged_on: A pick under the budget within it only on its quieter rounds, in words (:meth:`~perf.analysis.ranking.budget_latency.Judged.picked_on`).
+        judged_note: The same without its basis (:meth:`~perf.analysis.ranking.budget_latency.Judged.picked_note`):
+            what a table or console note beside the all-rounds number says.
+        against: The others in words (:mod:`perf.analysis.ranking.standing`): the tie set, or what it beats of how many.
+        unreached: The best peak's level is not a measured peak: why, in words (:mod:`perf.analysis.saturation.peaks`).
+        short: Its level rests on fewer rounds than a verdict needs, in words (:func:`perf.analysis.stats.paired.few_rounds`).
+        outside: A tie set's pick: the variants outside the tie set, in words (:func:`perf.analysis.ranking.standing_words.outside_words`).
+        headroom: The best under a budget is best among the levels measured only, why (:func:`perf.analysis.saturation.peaks.budget_unreached`).
+        budget_latency: A best under a budget on another percentile than p99: that latency in words, said before the p99 (trial 9, F39).
+        level_why: Why its level is named although another of the variant's has a higher median (:func:`perf.analysis.saturation.peaks.higher_median`).
+    """
+
+    variant: str
+    concurrency: int
+    batch_size: int
+    throughput_infer_per_s: float
+    latency_p99_ms: float
+    stable: bool
+    trials: int
+    status: str = "ok"
+    why: str | None = None
+    tie_set: list[str] = dataclasses.field(default_factory=list)
+    beats: list[str] = dataclasses.field(default_factory=list)
+    confidence: float | None = None
+    judged_on: str | None = None
+    against: str = ""
+    judged_note: str | None = None
+    unreached: str | None = None
+    short: str | None = None
+    outside: str = ""
+    headroom: str | None = None
+    budget_latency: str | None = None
+    level_why: str | None = None
+    uncompared: list[str] = dataclasses.field(default_factory=list)
+
+    @property
+    def tied(self) -> bool:
+        """The pick could not be separated from another variant (a tie set of 2 or more)."""
+        return len(self.tie_set) > 1
+
+    @classmethod
+    def of(cls, p: Point, why: str | None = None) -> Choice:
+        """The choice of candidate point ``p`` (:func:`candidate`: it has a throughput and a p99)."""
+        return cls(p.variant, p.concurrency, p.batch_size, p.value(THROUGHPUT), p.value(P99), p.stable, p.trials, p.status, why)
+
+    def describe(self) -> str:
+        """``"`mlp_onnx_cpu2_db500_mbs64` at concurrency 8: 1,234.5 infer/s, p99 3.21 ms"`` (a budget's
+        other percentile before the p99: :attr:`budget_latency`), plus the flag,
+        the verdict, and the words of :attr:`short`, :attr:`judged_on`, :attr:`why` and :attr:`headroom`."""
+        text = (
+            f"`{self.variant}` at concurrency {self.concurrency}"
+            + (f" (batch {self.batch_size})" if self.batch_size != 1 else "")
+            + f": {fmt(self.throughput_infer_per_s)} infer/s, {f'{self.budget_latency}, ' if self.budget_latency else ''}"
+            + f"p99 {fmt(self.latency_p99_ms, 2)} ms"
+            + (f" {UNSTABLE_MARK} {self.status}" if self.status != "ok" else "")
+        )
+        if self.confidence is not None:
+            text += " — " + self.verdict()
+        return text + "".join(f" — {w}" for w in (self.short, self.level_why, self.judged_on, self.why, self.headroom) if w)
+
+    def verdict(self) -> str:
+        """The paired verdict in words (a rounds sweep): the tie set, or what it beats."""
+        rule = f"paired rounds at {(1 - (self.confidence or 0)) * 100:g} %"
+        if self.tied:
+            others = self.against or "not distinguishable at this noise from " + ", ".join(f"`{n}`" for n in self.tie_set[1:])
+            return (
+                f"the rule ({rule}) did not separate it from {count(len(self.tie_set) - 1, 'other')}: {others}; "
+                "it is named first by throughput (the median of the rounds it shared with each; round-adjusted "
+                "where those disagree), not as the winner" + (f"; {self.outside}" if self.outside else "")
+            )
+        if self.uncompared:  # neither beaten nor tied: no evidence either way (trial 11, F9)
+            return f"by the rule ({rule}) it beats {self.against}; it is named first by throughput, not as the winner"
+        if self.beats:
+            return f"beats every other ranked variant ({self.against or len(self.beats)}; {rule})"
+        return "the only ranked variant" + (f" ({self.against})" if self.against else "")

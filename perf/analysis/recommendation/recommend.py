@@ -1,0 +1,305 @@
+"""The recommendation: the best level under a latency budget (p99 unless
+``--latency-percentile`` says 50, 90 or 95) and the best peak, trusted levels first.
+
+Ranking rule (every pick, in the report, the CLI summary and ``scripts/gpu_check.py``):
+
+1. **Candidates** are the concurrency levels (medians over trials, :class:`perf.analysis.stats.points.Point`)
+   of variants that did not fail, with a throughput above 0 and a p99; the others are listed
+   in :attr:`Recommendation.excluded` with the reason (failed variants or levels, ``not
+   achieved`` request rates, request-rate levels: a fixed arrival rate is another load model).
+2. **Stable levels rank first**: the pick is the highest-throughput level with status
+   ``ok`` (ties to the lower p99).
+3. A **flagged** level (``unstable``, ``host busy``) wins only when its throughput beats
+   every ``ok`` candidate's by more than its own spread (:func:`spread`); the pick then says
+   so in words (:attr:`perf.analysis.recommendation.choice.Choice.why`). With no ``ok`` candidate at all the best flagged level
+   is picked, also in words.
+
+A **rounds** sweep (``results.json`` with ``rounds``; the default design) is ranked by its
+paired rounds instead (:mod:`perf.analysis.ranking.rank`): the pick is the paired ranking's leader at
+its operating point (under the budget: as :mod:`perf.analysis.ranking.budget_latency` judges it), flags or
+not (a round's variants shared the host's state; the flag stays). Where the leader does not beat a
+runner-up by the rule, the pick names the **tie set** (:attr:`perf.analysis.recommendation.choice.Choice.tie_set`), and what it beats.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+
+from core.errors import PerfError
+from perf.analysis.ranking.budget_latency import DEFAULT_LATENCY_PERCENTILE, RULE_WORDS, latency_metric, unverified_words
+from perf.analysis.ranking.rank import Ranking, dropped_by_search, rank_variants
+from perf.analysis.ranking.standing import rounds_left, settled, uncompared
+from perf.analysis.ranking.standing_words import others_words, outside_words, tie_words
+from perf.analysis.recommendation.choice import Choice
+from perf.analysis.recommendation.cuts import cut_notes
+from perf.analysis.recommendation.excluded import candidate, excluded_levels, where
+from perf.analysis.recommendation.notes import notes_text, repeat_noun
+from perf.analysis.saturation.falls import Fall, falls_all
+from perf.analysis.saturation.peaks import at_side, budget_unreached, higher_median, unreached, unreached_all
+from perf.analysis.stats.curves import knee
+from perf.analysis.stats.paired import ALPHA, few_rounds
+from perf.analysis.stats.points import P99, THROUGHPUT, Point, run_points
+from perf.markdown import fmt, fmt_given
+from perf.records.results import RunResult
+from perf.records.settings import MeasureSettings
+
+#: Default stability tolerance (%): perf_analyzer's ``-s`` as the sweep passes it by default.
+DEFAULT_TOLERANCE_PCT = MeasureSettings().stability_pct
+
+
+@dataclasses.dataclass
+class Recommendation:
+    """What :func:`recommend` found.
+
+    Attributes:
+        latency_budget_ms: The latency budget applied (ms), or None for none.
+        best_under_budget: Best level whose latency at :attr:`latency_percentile` <= budget (module rule); None when no
+            budget was given or no level meets it.
+        best_peak: Best level of any variant regardless of latency (module rule).
+        knees: Saturation concurrency per variant (:func:`perf.analysis.stats.curves.knee`); None = no knee within the swept range.
+        notes: Sentences explaining gaps (no level under budget, no level at all).
+        excluded: One sentence per level or variant left out of the ranking, with why.
+        flagged: One sentence per flagged (unstable, host busy) candidate, ranked after the stable ones.
+        lowest_p99: The candidate level with the lowest p99 (what a budget that nothing meets would need); None when
+            nothing can be ranked.
+        latency_percentile: The client latency percentile the budget is on (default 99).
+        budget_latency_ms: That percentile's latency (ms) at :attr:`best_under_budget`.
+        ranking: A rounds sweep's paired ranking behind :attr:`best_peak` (``None`` otherwise).
+        ranking_under_budget: The same under the budget, behind :attr:`best_under_budget`.
+        unreached: Per variant whose highest measured level is not a measured peak, why (:func:`perf.analysis.saturation.peaks.unreached_all`).
+        falls: Per variant whose median throughput fell as load rose, the fall as the noise judges it (:func:`perf.analysis.saturation.falls.fall`).
+    """
+
+    latency_budget_ms: float | None
+    best_under_budget: Choice | None
+    best_peak: Choice | None
+    knees: dict[str, int | None]
+    notes: list[str] = dataclasses.field(default_factory=list)
+    excluded: list[str] = dataclasses.field(default_factory=list)
+    flagged: list[str] = dataclasses.field(default_factory=list)
+    lowest_p99: Choice | None = None
+    latency_percentile: int = DEFAULT_LATENCY_PERCENTILE
+    budget_latency_ms: float | None = None
+    ranking: Ranking | None = None
+    ranking_under_budget: Ranking | None = None
+    unreached: dict[str, str] = dataclasses.field(default_factory=dict)
+    falls: dict[str, Fall] = dataclasses.field(default_factory=dict)
+
+    @property
+    def budget_text(self) -> str:
+        """``"p95 budget of 20.00 ms"`` (empty without a budget)."""
+        if self.latency_budget_ms is None:
+            return ""
+        return f"p{self.latency_percentile} budget of {fmt_given(self.latency_budget_ms)} ms"
+
+
+def spread(p: Point, tolerance_pct: float = DEFAULT_TOLERANCE_PCT) -> float:
+    """How far a flagged point's throughput may be off (infer/s): the largest of its
+    min–max over trials, its perf_analyzer windows' spread (``throughput_window_spread_pct``,
+    worst trial) and, when neither is known or the point is unstable, the stability
+    tolerance it was measured against (``tolerance_pct`` % of its throughput: an unstable
+    level's windows disagreed by more than that)."""
+    thr, pct = p.get(THROUGHPUT) or 0.0, p.high.get("throughput_window_spread_pct")
+    known = [x for x in (p.spread(THROUGHPUT), None if pct is None else pct / 100.0 * thr) if x is not None]
+    if not known or not p.stable:
+        known.append(tolerance_pct / 100.0 * thr)
+    return max(known)
+
+
+def rank(points: Iterable[Point], tolerance_pct: float = DEFAULT_TOLERANCE_PCT) -> tuple[Point | None, str | None]:
+    """The best candidate of ``points`` by the module's rule, and the words when it is flagged.
+
+    Args:
+        points: Candidates (non-candidates among them are skipped: see :func:`candidate`).
+        tolerance_pct: Stability tolerance (%) for :func:`spread`.
+
+    Returns:
+        ``(point, why)``: ``why`` is None for an ``ok`` pick; ``(None, None)`` without candidates.
+    """
+    cands = [p for p in points if candidate(p)]
+
+    def key(p: Point) -> tuple[float, float]:
+        return (p.value(THROUGHPUT), -p.value(P99))
+
+    best_ok = max((p for p in cands if p.status == "ok"), key=key, default=None)
+    flagged = [p for p in cands if p.status != "ok"]
+    if best_ok is None:
+        best = max(flagged, key=key, default=None)
+        if best is None:
+            return None, None
+        return best, (
+            f"no stable level qualifies, so this {best.status} level is the best there is"
+            + (f" ({notes_text(best.notes)})" if best.notes else "")
+        )
+    beat = [p for p in flagged if p.value(THROUGHPUT) - spread(p, tolerance_pct) > best_ok.value(THROUGHPUT)]
+    best = max(beat, key=key, default=None)
+    if best is None:
+        return best_ok, None
+    lead, margin = best.value(THROUGHPUT) - best_ok.value(THROUGHPUT), spread(best, tolerance_pct)
+    return best, (
+        f"picked although {best.status}: it beats the best stable level ({where(best_ok)}, "
+        f"{fmt(best_ok.get(THROUGHPUT))} infer/s) by {fmt(lead)} infer/s, more than its spread of "
+        f"{fmt(margin)} infer/s"
+    )
+
+
+def best_under_budget(
+    points: Iterable[Point],
+    latency_budget_ms: float,
+    tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
+    latency_percentile: int = DEFAULT_LATENCY_PERCENTILE,
+) -> Point | None:
+    """The best point (module rule) whose client latency at ``latency_percentile`` (default
+    p99) is within ``latency_budget_ms`` (ms)."""
+    return rank(_under(points, latency_budget_ms, latency_metric(latency_percentile)), tolerance_pct)[0]
+
+
+def _under(points: Iterable[Point], budget_ms: float, metric: str = P99) -> list[Point]:
+    """The sequential design's :func:`perf.analysis.ranking.budget_latency.within`: a point's median over its
+    trials is :func:`~perf.analysis.ranking.budget_latency.level_judged` of its trials (``paired=False``)."""
+    return [p for p in points if (lat := p.get(metric)) is not None and lat <= budget_ms]
+
+
+def recommend(run: RunResult, latency_budget_ms: float | None = None, latency_percentile: int | None = None) -> Recommendation:
+    """Best level under a latency budget, best peak throughput, and each variant's knee.
+
+    Args:
+        run: A loaded sweep (its ``stability_pct`` setting is the tolerance for spreads).
+        latency_budget_ms: Client latency budget in ms (default None: no budget).
+        latency_percentile: The percentile the budget is on: 50, 90, 95 or 99 (default: the
+            run's ``latency_percentile`` setting, else 99).
+
+    Raises:
+        PerfError: the budget is not a positive number, or the percentile is not reported.
+    """
+    if latency_budget_ms is not None and not latency_budget_ms > 0:
+        raise PerfError(f"latency budget must be a positive number of ms, got {latency_budget_ms}", hint="give one above 0 ms")
+    pct = int(latency_percentile or run.settings.get("latency_percentile") or DEFAULT_LATENCY_PERCENTILE)
+    metric = latency_metric(pct)
+    stored = run.settings.get("stability_pct")  # a MeasureSettings field, stored flat beside the typed keys
+    tol = float(stored) if isinstance(stored, (int, float, str)) and stored else DEFAULT_TOLERANCE_PCT
+    points = run_points(run)
+    knees = {v.name: knee(points[v.name]) for v in run.variants}
+    notes: list[str] = []
+    excluded, flagged = excluded_levels(run, points), []
+    cands = [p for v in run.variants if v.status != "failed" for p in points[v.name] if candidate(p)]
+    for p in cands:
+        if p.status != "ok":
+            said = notes_text(p.notes, repeat_noun(run))
+            flagged.append(f"{where(p)}: {p.status}" + (f" ({said})" if said else ""))
+    if run.rounds is not None:
+        return _peaks(run, points, _paired(run, latency_budget_ms, pct, points, knees, notes, excluded, flagged, cands))
+    best, why = rank(cands, tol)
+    under = under_why = None
+    low = min(cands, key=lambda p: p.value(P99), default=None)
+    if latency_budget_ms is not None:
+        under, under_why = rank(_under(cands, latency_budget_ms, metric), tol)
+        lowest = min((p for p in cands if p.get(metric) is not None), key=lambda p: p.value(metric), default=None)
+        if under is None and lowest is not None:
+            notes.append(
+                f"No level meets the p{pct} budget of {fmt_given(latency_budget_ms)} ms; the lowest p{pct} measured "
+                f"is {fmt(lowest.get(metric), 2)} ms ({where(lowest)})."
+            )
+    if not cands:
+        notes.append("No variant has a level that can be recommended.")
+    rec = Recommendation(
+        latency_budget_ms,
+        Choice.of(under, under_why) if under else None,
+        Choice.of(best, why) if best else None,
+        knees,
+        notes,
+        excluded,
+        flagged,
+        Choice.of(low) if low else None,
+        pct,
+        under.get(metric) if under else None,
+    )
+    return _peaks(run, points, rec)
+
+
+def _peaks(run: RunResult, points: dict[str, list[Point]], rec: Recommendation) -> Recommendation:
+    """``rec`` with the peaks not reached, its best peak's why and its best under the budget's headroom (:mod:`perf.analysis.saturation.peaks`)."""
+    rec.unreached, rec.falls = unreached_all(run, points), falls_all(run, points)
+    if (c := rec.best_peak) is not None:
+        at = next(p for p in points[c.variant] if (p.concurrency, p.batch_size) == (c.concurrency, c.batch_size))
+        c.unreached, c.level_why = unreached(run, points[c.variant], at), higher_median(run, points[c.variant], at)
+    if (u := rec.best_under_budget) is not None:
+        at = next(p for p in points[u.variant] if (p.concurrency, p.batch_size) == (u.concurrency, u.batch_size))
+        said = rec.latency_percentile == 99 and not u.judged_note  # the number beside it: the level's own p99
+        lat = u.latency_p99_ms if said else rec.budget_latency_ms
+        u.headroom = budget_unreached(run, points[u.variant], at, rec.latency_percentile, lat)
+        if rec.latency_percentile != 99 and rec.budget_latency_ms is not None:  # the budget's percentile first (F39)
+            r = rec.ranking_under_budget
+            j = r.leader.latency if r is not None and r.leader is not None else None
+            basis = f" ({j.basis()})" if j is not None and j.quieter else ""
+            u.budget_latency = f"p{rec.latency_percentile} {fmt(rec.budget_latency_ms, 2)} ms{basis}"
+    return rec
+
+
+def _paired_choice(ranking: Ranking, points: dict[str, list[Point]], run: RunResult, under: bool) -> Choice | None:
+    """The :class:`perf.analysis.recommendation.choice.Choice` of a paired ranking's leader (medians over its rounds; ``under``: a budget's)."""
+    op = ranking.leader
+    p = None if op is None else next((p for p in points.get(op.side.variant, []) if at_side(p, op.side) and candidate(p)), None)
+    if p is None:
+        return None
+    c = Choice.of(p)
+    c.tie_set, c.beats, c.confidence = ranking.names, [x.b.variant for x in ranking.beaten()], 1 - ALPHA
+    c.uncompared = [x.b.variant for x in uncompared(ranking)]
+    done = c.tied and all(settled(x) for x in ranking.comparisons if x.b.variant in c.tie_set[1:])
+    beats_all, alone = bool(c.beats) and not (c.tied or c.uncompared), not (c.beats or c.tied or c.uncompared)
+    c.short = None if done else few_rounds(p.trials, beats_all, alone)  # one trial a round; alone: no verdict needed
+    c.against = tie_words(ranking) if c.tied else others_words(ranking, run, under)
+    c.outside = outside_words(ranking, run, under) if c.tied else ""
+    return c
+
+
+def _paired(
+    run: RunResult,
+    budget_ms: float | None,
+    pct: int,
+    points: dict[str, list[Point]],
+    knees: dict[str, int | None],
+    notes: list[str],
+    excluded: list[str],
+    flagged: list[str],
+    cands: list[Point],
+) -> Recommendation:
+    """:func:`recommend` for a rounds sweep (module docstring)."""
+    metric = latency_metric(pct)
+    own, drops = run.settings.get("latency_budget_ms"), dropped_by_search(run.search.decisions) if run.search else None
+    peak = rank_variants(run.variants, None, metric, drops if own is None else None)  # a drop holds in its own ranking only
+    under = rank_variants(run.variants, budget_ms, metric, drops if own == budget_ms else None) if budget_ms is not None else None
+    for r in (peak, under):  # what the search's settle rule saw: the rounds each pair's group could still have had
+        if r is not None:
+            r.comparisons = [dataclasses.replace(c, rounds_left=rounds_left(run, c)) for c in r.comparisons]
+    best_peak = _paired_choice(peak, points, run, False)
+    best_under = _paired_choice(under, points, run, True) if under is not None else None
+    lead = under.leader if under is not None and best_under is not None else None
+    if best_under is not None and lead is not None and lead.latency is not None and budget_ms is not None:
+        best_under.judged_on = lead.latency.picked_on(pct, budget_ms)
+        best_under.judged_note = lead.latency.picked_note(pct, budget_ms)
+    if under is not None and best_under is None and cands:
+        lowest = min((p for p in cands if p.get(metric) is not None), key=lambda p: p.value(metric), default=None)
+        notes.append(
+            f"No level meets the p{pct} budget of {fmt_given(budget_ms)} ms ({RULE_WORDS})"
+            + (f"; the lowest p{pct} measured is {fmt(lowest.get(metric), 2)} ms ({where(lowest)})." if lowest else ".")
+        )
+    if not cands:
+        notes.append("No variant has a level that can be recommended.")
+    notes += [*filter(None, [unverified_words(run, pct, budget_ms)]), *cut_notes(run)]  # not verified here; cut, no numbers
+    low = min(cands, key=lambda p: p.value(P99), default=None)
+    return Recommendation(
+        budget_ms,
+        best_under,
+        best_peak,
+        knees,
+        notes,
+        excluded,
+        flagged,
+        Choice.of(low) if low else None,
+        pct,
+        lead.latency_ms if lead is not None else None,
+        peak,
+        under,
+    )

@@ -1,0 +1,242 @@
+"""Whether a variant's highest measured throughput is its peak, or only the highest it was measured at.
+
+"Peak" claims saturation: throughput that more load would not raise. A level is a **measured
+peak** when the sweep measured above it: a higher concurrency (same client batch size) was
+measured and was not faster, the variant has a knee (:func:`perf.analysis.stats.curves.knee`), or it
+gains less than :data:`perf.analysis.stats.curves.KNEE_GAIN_PCT` over the best lower level (a plateau,
+as the knee rule reads one). Otherwise,
+a level at the top of its curve whose last step still raised throughput (or the only level
+measured), its peak lies above what was measured: the **peak was not reached**, and every
+sentence, table and mark says "highest measured" with why (trial 7: "Best peak throughput:
+753.1 infer/s" and a "peak infer/s" column for a level whose ladder stopped at the p99 budget
+with throughput still rising 129 %, as the same report's Search section said).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Protocol
+
+from perf.analysis.ranking.operating import Adjusted, Side, compare, operating_point
+from perf.analysis.stats.curves import KNEE_GAIN_PCT, curve, knee, peak
+from perf.analysis.stats.points import P99, THROUGHPUT, Point, aggregate
+from perf.markdown import flag_mark, fmt
+from perf.records.results import RunResult
+from perf.records.rounds import Cut
+
+
+class Choice(Protocol):
+    """A best-peak pick (:class:`perf.analysis.recommendation.choice.Choice`, which imports this module)."""
+
+    unreached: str | None
+
+
+#: The short mark of a pick whose peak was measured, and of one whose peak was not reached.
+PEAK_MARK, UNREACHED_MARK = "best peak", "highest measured (peak not reached)"
+#: The short note (a table, the console) of a best under the budget that is best among the levels measured only (:func:`budget_unreached`).
+HEADROOM_NOTE = "the budget not reached: no higher c measured"
+
+
+@dataclasses.dataclass(frozen=True)
+class Rise:
+    """Throughput still rising into a level (:func:`rise`).
+
+    Attributes:
+        below: The best level below it (highest median throughput), ``None`` when it is the only level.
+        gain_pct: Its gain over ``below`` (% of ``below``'s median), ``None`` without one.
+    """
+
+    below: Point | None
+    gain_pct: float | None
+
+
+def rise(points: list[Point], at: Point) -> Rise | None:
+    """The module rule: how throughput still rose into ``at``, one level of a variant's ``points``
+    (one series), so that its peak lies above it; ``None`` when ``at`` is a measured peak: a higher
+    concurrency was measured, the curve has a knee (:func:`perf.analysis.stats.curves.knee`), or ``at``
+    gains less than :data:`~perf.analysis.stats.curves.KNEE_GAIN_PCT` over the best level below it (a
+    plateau, or a fall: the best below is the peak). Every "still rose" / "still rising" sentence
+    reads this one rule (trial 11, F10: "its throughput still rose at concurrency 4" of a variant
+    whose c=2 median was above its c=4 one, beside "knee at c=2")."""
+    line = [p for p in curve(points, at.batch_size) if p.get(THROUGHPUT) is not None]
+    if any(p.concurrency > at.concurrency for p in line) or knee(line, at.batch_size) is not None:
+        return None  # measured above it and not faster, or a knee: saturation measured
+    below = [p for p in line if p.concurrency < at.concurrency]
+    if not below:
+        return Rise(None, None)
+    prev = max(below, key=lambda p: p.value(THROUGHPUT))  # the best below it: a dip between is no rise
+    base = prev.value(THROUGHPUT)
+    gain = (at.value(THROUGHPUT) - base) / base * 100.0 if base > 0 else None
+    if gain is not None and gain < KNEE_GAIN_PCT:
+        return None  # flat since a lower level: a plateau
+    return Rise(prev, gain)
+
+
+#: The words of a ladder cut that claims its throughput still rose (:mod:`perf.search.rounds`), and the
+#: words of a ladder cut whose search had not ended although its throughput did not still rise.
+CAP_RISING, STOPPED_RISING, STOPPED_CLIMBING = (
+    "its throughput still rose at concurrency",
+    "while still rising",
+    "before its search ended it",
+)
+
+
+def judged_cut(run: RunResult, cut: Cut) -> Cut | None:
+    """``cut`` as :func:`rise` judges it on ``run``'s numbers: a ladder cut that says its throughput
+    still rose at its level (:data:`CAP_RISING`, :data:`STOPPED_RISING`) where the variant's medians
+    do not rise into that level (a lower level is its best, a knee, a plateau) is no cut of its peak:
+    the cap's is left out (``None``), a ladder stopped before its search ended says only that
+    (:data:`STOPPED_CLIMBING`). Runs recorded before the rule was shared (trial 11, F10: "its
+    throughput still rose at concurrency 4, the time budget's cap" of a variant whose c=2 median
+    was above its c=4 one) read right; any other cut is returned as it is."""
+    if cut.kind != "ladder" or cut.variant is None or cut.concurrency is None:
+        return cut
+    if CAP_RISING not in cut.reason and STOPPED_RISING not in cut.reason:
+        return cut
+    vr = run.variant(cut.variant)
+    pts = aggregate(vr.levels, vr.name) if vr is not None else []
+    line = curve(pts)
+    at = next((p for p in line if p.concurrency == cut.concurrency), None)
+    if at is None or rise(line, at) is not None:
+        return cut
+    if STOPPED_RISING in cut.reason:
+        return dataclasses.replace(cut, reason=cut.reason.replace(STOPPED_RISING, STOPPED_CLIMBING))
+    return None
+
+
+def unreached(run: RunResult, points: list[Point], at: Point) -> str | None:
+    """Why ``at``, one level of a variant's ``points``, is not a measured peak (module rule), in
+    words (``"its ladder stopped at the p99 latency budget with throughput still rising, +104.2 %
+    from c=4 to c=16"``); ``None`` when it is one.
+
+    Args:
+        run: The run (its search decisions say why a ladder ended).
+        points: The variant's levels (one series: a shape sweep's variant at one size).
+        at: The level said to be its peak.
+    """
+    r = rise(points, at)
+    if r is None:
+        return None
+    if r.below is None:
+        return f"only concurrency {at.concurrency} was measured"
+    rising = "with throughput still rising" + (
+        f", {r.gain_pct:+,.1f} % from c={r.below.concurrency} to c={at.concurrency}" if r.gain_pct else ""
+    )
+    decision = run.search.decision(at.variant.split("[", 1)[0].strip()) if run.search else None
+    rule = decision.rule if decision is not None else None
+    if rule == "budget":
+        pct = int(run.settings.get("latency_percentile") or 99)
+        return f"its ladder stopped at the p{pct} latency budget {rising}"
+    if rule == "cap":
+        b, top = run.rounds.budget if run.rounds else None, run.search.rules.max_concurrency if run.search else None
+        capped = b is not None and b.max_concurrency is not None and top is not None and b.max_concurrency < top
+        cap = f"where the time budget capped a ladder that goes to {top}" if capped else "the top the search allowed"
+        return f"its ladder ended at concurrency {at.concurrency}, {cap}, {rising}"
+    if rule == "pruned":
+        return f"the search stopped measuring it {rising}"
+    return f"c={at.concurrency} is the highest concurrency swept, {rising}"
+
+
+def budget_unreached(run: RunResult, points: list[Point], at: Point, percentile: int, latency_ms: float | None) -> str | None:
+    """Why ``at``, the best level of a variant's ``points`` within a latency budget, is best only
+    among the levels measured: no higher concurrency of its was measured, its latency there
+    (``latency_ms`` at ``percentile``, as the budget judged it) is within the budget, and its
+    throughput still rose (:func:`unreached`), so a higher concurrency may still be within the
+    budget and serve more (trial 9: every ladder capped at c=4 by the time budget, the pick's p99
+    6.38 ms of a 10 ms budget, said "best under the budget" with no word that it never reached it);
+    ``None`` when a higher level was measured (over the budget, or not faster), or at a plateau."""
+    why = unreached(run, points, at)
+    if why is None:
+        return None
+    lat = (
+        f"p{percentile} {fmt(latency_ms, 2)} ms{flag_mark(at.status)} at c={at.concurrency}, its highest level; "
+        if latency_ms is not None
+        else ""
+    )
+    return (
+        f"best among the levels measured only: the budget was not reached ({lat}{why}), so a higher concurrency "
+        "may still be within it and serve more"
+    )
+
+
+def best_levels(run: RunResult, points: dict[str, list[Point]]) -> dict[str, Point]:
+    """Each variant's best level, by one rule wherever one is named (the best peak pick, the console
+    table's row, the peaks not reached; trial 9, F36: the report named c=1 and the console c=2 of
+    the same variant): in a rounds sweep the paired ranking's (:func:`perf.analysis.ranking.operating.operating_point`
+    of every level, over the round-adjusted throughput of the run's variants that did not fail, as
+    :func:`~perf.analysis.ranking.rank.rank_variants` names its leader); else the level with the highest
+    median throughput (:func:`perf.analysis.stats.curves.peak`). A variant without one is left out."""
+    out = {n: p for n, pts in points.items() if (p := peak(pts)) is not None}
+    if run.rounds is None:
+        return out
+    ok = [v for v in run.variants if v.status != "failed"]
+    adjusted = Adjusted(ok)
+    for v in ok:
+        op = operating_point(v, None, adjusted=adjusted, backed=False)
+        at = next((p for p in points.get(v.name, []) if at_side(p, op.side)), None) if op is not None else None
+        if at is not None:
+            out[v.name] = at
+    return out
+
+
+def higher_median(run: RunResult, points: list[Point], at: Point, short: bool = False) -> str | None:
+    """Why ``at``, a variant's best level (:func:`best_levels`), is named although another of its
+    levels has a higher median throughput, in numbers (``short``: for a console note); ``None``
+    when none has. In a rounds sweep the two are compared paired (:func:`perf.analysis.ranking.operating.compare`)
+    and the round-adjusted scale (:class:`perf.analysis.ranking.operating.Adjusted`) that named it is shown."""
+    top = peak(points)
+    if top is None or top is at or top.value(THROUGHPUT) <= at.value(THROUGHPUT) or run.rounds is None:
+        return None
+    vr = run.variant(at.variant)
+    if vr is None:
+        return None
+    a, b = Side(vr.name, at.concurrency, at.batch_size), Side(vr.name, top.concurrency, top.batch_size)
+    c, lo, hi = compare(vr, a, vr, b), f"c={at.concurrency}", f"c={top.concurrency}"
+    r = c.result
+    said = f"{hi}'s median is higher, {fmt(top.get(THROUGHPUT))} infer/s (p99 {fmt(top.get(P99), 2)} ms){flag_mark(top.status)}"
+    if r is None:
+        return f"{said}, never measured in a round with {lo}"
+    verdict = {"a": f"{lo} beats it by the paired rule", "b": f"it beats {lo} by the paired rule"}.get(
+        c.verdict, "not distinguishable by the paired rule"
+    )
+    if short:
+        return f"{hi}'s median higher, {fmt(top.get(THROUGHPUT))}{flag_mark(top.status)}: {verdict}; {lo} ahead in {r.wins} of {r.rounds} rounds"
+    adjusted = Adjusted([v for v in run.variants if v.status != "failed"])
+    ax, bx = adjusted.of(a), adjusted.of(b)
+    scale = f"; {lo} is named by the round-adjusted scale, {fmt(ax)} vs {fmt(bx)} infer/s" if ax and bx else ""
+    return (
+        f"{said}, but {verdict}: {lo} was ahead in {r.wins} of the {r.rounds} rounds they shared "
+        f"({hi}/{lo} median ratio {1.0 / r.median:.2f}){scale}"
+    )
+
+
+def at_side(p: Point, side: Side) -> bool:
+    """Whether ``p`` is ``side``'s level (its concurrency and client batch size)."""
+    return (p.concurrency, p.batch_size) == (side.concurrency, side.batch_size)
+
+
+def unreached_all(run: RunResult, points: dict[str, list[Point]]) -> dict[str, str]:
+    """:func:`unreached` of every variant's best level (:func:`best_levels`), for the variants whose peak was not reached."""
+    out: dict[str, str] = {}
+    for name, top in best_levels(run, points).items():
+        if (why := unreached(run, points[name], top)) is not None:
+            out[name] = why
+    return out
+
+
+def peak_title(choice: Choice | None) -> str:
+    """The heading of the best-peak pick: ``"Best peak throughput"``, or ``"Highest measured
+    throughput (peak not reached: <why>)"`` (:attr:`~perf.analysis.recommendation.choice.Choice.unreached`)."""
+    if choice is None or choice.unreached is None:
+        return "Best peak throughput"
+    return f"Highest measured throughput (peak not reached: {choice.unreached})"
+
+
+def peak_mark(choice: Choice | None) -> str:
+    """The short mark of the best-peak pick (a table note, a plot legend): :data:`PEAK_MARK` or :data:`UNREACHED_MARK`."""
+    return PEAK_MARK if choice is None or choice.unreached is None else UNREACHED_MARK
+
+
+def peak_noun(unreached_why: str | None) -> str:
+    """``"peak"``, or ``"highest measured"`` for a variant whose peak was not reached (a sentence's noun)."""
+    return "peak" if unreached_why is None else "highest measured"

@@ -1,0 +1,382 @@
+"""The report's cold-start section: one table row per variant and one written conclusion.
+
+Every number is computed here from the recorded fields (:class:`perf.records.coldstart.ColdStart`
+and the sweep's levels): a first request is compared with the sweep's steady-state p50 at
+concurrency 1 at the same batch size and shape (perf_analyzer's median); where the sweep has
+no such level the table says so and uses the median of the requests that followed the first
+one instead. Variants with and without warmup that differ in nothing else are compared
+(load time added, first request saved). The conclusion has the report's four parts: what
+was compared, the numbers, the mechanism (:mod:`perf.report.phrases`, family ``cold_start``), and
+where it holds; it ends with the warmup count measured for ``builders build --warmup-count``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shlex
+import statistics
+
+from builders.config.variants import Variant
+from core.wording import count, of, sentence
+from perf.analysis.effects.pairs import differing, variant_of
+from perf.markdown import APPENDIX_FILE, TOP_N, UNSTABLE_MARK, Align, errors_text, flag_mark, fmt, table
+from perf.records.coldstart import CLIENT_ALLOWANCE_MS, STEADY_RATIO, ColdStart, FirstRequests, ratio, steady_count
+from perf.records.levels import FLAG_MEANINGS, HOST_BUSY, LevelResult
+from perf.records.results import RunResult
+from perf.report.phrases import Facts, say
+from perf.report.sections.servers import how_loaded, session_words, sessions_sentence
+
+#: The run id of ``triton-perf coldstart``'s own records (no sweep behind them).
+STANDALONE_RUN = "perf-coldstart"
+#: Marks a ratio to the requests' own median (the sweep measured no level at that size).
+OWN_MARK = "‡"
+
+
+@dataclasses.dataclass
+class Entry:
+    """One variant's cold start with every level the sweep measured on it (all its shapes)."""
+
+    name: str
+    cold: ColdStart
+    params: Variant | None
+    levels: list[LevelResult]
+
+
+def entries(run: RunResult) -> list[Entry]:
+    """The variants of ``run`` with a cold-start record, once each (a report that splits a
+    variant into one series per swept shape gives its levels back to it), in run order."""
+    out: dict[str, Entry] = {}
+    for v in run.variants:
+        if v.cold_start is None:
+            continue
+        name = v.cold_start.variant
+        if name not in out:
+            out[name] = Entry(name, v.cold_start, variant_of(v), [])
+        out[name].levels += v.levels
+    return list(out.values())
+
+
+def _count_text(e: Entry) -> str:
+    """The table's count: the most over the sizes; ``none of 12`` where a size never got steady."""
+    counts = [(n, f) for f in e.cold.first if (n := steady_count(f, e.levels)) is not None]
+    if not counts:
+        return "—"
+    n, f = max(counts, key=lambda x: x[0])
+    return f.never_steady if n == len(f.latencies_ms) else str(n)
+
+
+def _ratio_text(fr: FirstRequests, levels: list[LevelResult]) -> str:
+    if fr.error:
+        return f"failed: {errors_text(fr.error)}"
+    r, from_level = ratio(fr, levels)
+    return "—" if r is None else f"{r:,.1f}×" + ("" if from_level else OWN_MARK)
+
+
+def _size(fr: FirstRequests) -> str:
+    return f"b{fr.batch_size}" + (f" [{fr.shape}]" if fr.shape else "")
+
+
+def table_lines(items: list[Entry], run: RunResult | None = None) -> list[str]:
+    """The cold-start table (markdown lines), one row per variant; in a ``run`` of several
+    sessions a column says which session each cold start is from (:func:`session_words`)."""
+    session = (lambda c: [session_words(run, c.session) or "-"]) if run is not None and len(run.sessions) > 1 else None
+    headers = [
+        "variant",
+        "warmup",
+        "load (s)",
+        "load in server log (s)",
+        "first request, batch 1 (ms)",
+        "vs steady p50",
+        "first request at later sizes vs steady",
+        "requests before steady",
+    ]
+    rows: list[list[str]] = []
+    for e in items:
+        c = e.cold
+        load = [
+            fmt(c.load_s, 2),
+            fmt(c.load_log_s, 2) + (f" (instances {fmt(c.instances_log_s, 2)})" if c.instances_log_s else ""),
+        ]
+        head = [f"`{e.name}`", *(session(c) if session else []), c.warmup or "off", *load]
+        first = c.first_request
+        if c.not_measured or first is None:
+            rows.append([*head, c.why_not_measured or ""])
+            continue
+        later = (
+            "; ".join(f"{_size(f)} {_ratio_text(f, e.levels)}{flag_mark(f.flag, words=False)}" for f in c.first if f is not first)
+            or "(no other size swept)"
+        )
+        first_ms = fmt(first.first_ms, 1) + flag_mark(first.flag)
+        rows.append([*head, first_ms, _ratio_text(first, e.levels), later, _count_text(e)])
+    align: list[Align] = ["left", "left", "right", "right", "right", "right", "left", "right"]
+    if session:
+        headers.insert(1, "session")
+        align.insert(1, "left")
+    return table(headers, rows, align)
+
+
+@dataclasses.dataclass(frozen=True)
+class WarmupPair:
+    """A variant without warmup and its twin with warmup (nothing else differs)."""
+
+    cold: Entry
+    warm: Entry
+
+    @property
+    def load_added_s(self) -> float | None:
+        """Load time the warmup adds (warm minus cold), s; ``None`` when either was not measured."""
+        a, b = self.cold.cold.load_s, self.warm.cold.load_s
+        return None if a is None or b is None else b - a
+
+    @property
+    def first_saved_ms(self) -> float | None:
+        """First-request latency the warmup saves (cold minus warm), ms; ``None`` when either was
+        not measured."""
+        a, b = self.cold.cold.first_request, self.warm.cold.first_request
+        if a is None or b is None or a.first_ms is None or b.first_ms is None:
+            return None
+        return a.first_ms - b.first_ms
+
+
+def warmup_pairs(items: list[Entry]) -> list[WarmupPair]:
+    """Every (no warmup, warmup) pair of measured variants whose parameters differ only in ``warmup``."""
+    measured = [e for e in items if e.params is not None and e.cold.first_request is not None and not e.cold.not_measured]
+    return [
+        WarmupPair(a, b)
+        for a in measured
+        for b in measured
+        if a.params and b.params and a.params.warmup is None and b.params.warmup and differing(a.params, b.params) == ("warmup",)
+    ]
+
+
+def measured_warmup_count(items: list[Entry], run_id: str | None = None) -> tuple[int, str] | None:
+    """``(count, reason)`` for ``builders build --warmup-count``: the most requests a variant
+    without warmup needed at any size before one within :data:`STEADY_RATIO` x its steady latency
+    (:func:`steady_count`; at least 1, every request sent where one size never got steady, and the
+    reason says so); ``None`` when no variant without warmup was measured."""
+    judged = [
+        (n, e, f)
+        for e in items
+        if e.cold.warmup is None and not e.cold.not_measured
+        for f in e.cold.first
+        if (n := steady_count(f, e.levels)) is not None
+    ]
+    if not judged:
+        return None
+    n, e, f = max(judged, key=lambda j: j[0])
+    where = f"in run {run_id}" if run_id and run_id != STANDALONE_RUN else "by triton-perf coldstart"
+    at = _at(f)
+    needed = (
+        f"was not steady within the {n} requests sent at {at} (at least {n})"
+        if n == len(f.latencies_ms)
+        else f"needed {count(n, 'request')} at {at} before one"
+    )
+    reason = (
+        f"measured {where}: {e.name} without warmup {needed} within {STEADY_RATIO:g}x its steady latency "
+        f"({count(len({j[1].name for j in judged}), 'variant')} judged at {', '.join(sorted({_at(j[2]) for j in judged}))})"
+    )
+    return max(1, n), reason
+
+
+def _at(f: FirstRequests) -> str:
+    return f"batch {f.batch_size}" + (f" [{f.shape}]" if f.shape else "")
+
+
+def next_step(items: list[Entry], run_id: str | None = None) -> str | None:
+    """The ``builders build`` flags that feed the measured warmup count back, or ``None``."""
+    got = measured_warmup_count(items, run_id)
+    if got is None:
+        return None
+    n, reason = got
+    return f"--warmup-count {n} --warmup-count-reason {shlex.quote(reason)}"
+
+
+def conclusion(run: RunResult, items: list[Entry]) -> str:
+    """The written cold-start conclusion: comparison, numbers, mechanism, boundary."""
+    server = run.environment.get("server") or {}
+    measured = [e for e in items if e.cold.first_request is not None and not e.cold.not_measured]
+    skipped = [e for e in items if e not in measured]
+    sizes = sorted({_size(f) for e in measured for f in e.cold.first}, key=lambda s: (len(s), s))
+    parts = [
+        f"**Cold start.** {count(len(items), 'variant')} {'was' if len(items) == 1 else 'were'} "
+        + how_loaded(run, [e.cold.others_loaded for e in items], server.get("runtime", "?"))
+        + f" and sent single requests right after the load, before any other traffic, at {', '.join(sizes) or 'no size'}; "
+        + (
+            "no sweep measured these variants, so each first request is compared with the median of the requests "
+            f"that followed it (marked {OWN_MARK})."
+            if _no_sweep(run)
+            else "each first request is compared with the sweep's steady p50 at concurrency 1 at that size "
+            f"(else, marked {OWN_MARK}, with the median of the requests that followed it)."
+        )
+    ]
+    parts.append(_numbers(measured))
+    facts = _facts(measured)
+    mechanism = say("cold_start", facts)
+    if mechanism:
+        parts.append(f"Why: {sentence(mechanism)}")
+    env = run.environment
+    gpus = ", ".join(g.get("name", "?") for g in env.get("gpus") or []) or "no GPU"
+    bound = (
+        f"This holds for a fresh load with no concurrent traffic on `{env.get('host', '?')}` ({env.get('cpu', '?')}, "
+        f"{gpus}); 'steady' means within {STEADY_RATIO:g}× of the steady latency the ratios use"
+    )
+    if skipped:
+        bound += f"; {count(len(skipped), 'variant')} not measured ({skipped[0].name}: {skipped[0].cold.why_not_measured})"
+    parts.append(sentence(bound))
+    parts += [sessions_sentence(run)] if len(run.sessions) > 1 else []
+    step = next_step(items, run.run_id)
+    if step:
+        parts.append(f"To warm up what a variant will be sent, rebuild with `--warmup random` (or `zero`) and `{step}`.")
+    return " ".join(parts)
+
+
+def _first_ratios(e: Entry) -> tuple[float | None, list[tuple[float, FirstRequests]]]:
+    first = e.cold.first_request
+    r0 = ratio(first, e.levels)[0] if first is not None else None
+    later = [(r, f) for f in e.cold.first if f is not first and (r := ratio(f, e.levels)[0]) is not None]
+    return r0, later
+
+
+def _cold(measured: list[Entry]) -> list[Entry]:
+    """The variants without warmup (the cold start proper), else every measured one."""
+    return [e for e in measured if not e.cold.warmup] or measured
+
+
+def _numbers(measured: list[Entry]) -> str:
+    if not measured:
+        return "No variant answered a first request."
+    loads = [e.cold.load_s for e in measured if e.cold.load_s is not None]
+    text = f"Loads took {fmt(min(loads), 2)}–{fmt(max(loads), 2)} s." if loads else ""
+    cold = _cold(measured)
+    which = "without warmup " if len(cold) < len(measured) else ""
+    firsts = [(r, e) for e in cold if (r := _first_ratios(e)[0]) is not None]
+    if firsts:
+        r, e = max(firsts, key=lambda x: x[0])
+        fr = e.cold.first_request
+        ms = fr.first_ms if fr else None
+        mark = flag_mark(fr.flag) if fr else ""
+        text += f" The first request at batch 1 was up to {r:,.1f}× its steady latency (`{e.name}`: {fmt(ms, 1)} ms{mark})"
+        if len(firsts) > 1:
+            text += f"; the median over {len(firsts)} variants {which}is {statistics.median(x[0] for x in firsts):,.1f}×"
+        text += "."
+    later = [(r, f, e) for e in cold for r, f in _first_ratios(e)[1]]
+    if later:
+        r, f, e = max(later, key=lambda x: x[0])
+        text += f" The first request at a size not sent before was up to {r:,.1f}× its steady latency (`{e.name}`, {_size(f)})."
+    pairs = warmup_pairs(measured)
+    added = [a for p in pairs if (a := p.load_added_s) is not None]
+    saved = [s for p in pairs if (s := p.first_saved_ms) is not None]
+    if added and saved:
+        busy_pairs = [p for p in pairs if HOST_BUSY in (_flag(p.cold), _flag(p.warm))]
+        text += (
+            f" With warmup ({count(len(pairs), 'pair')} differing only in it), load time changed by a median "
+            f"{statistics.median(added):+.2f} s and the first request at batch 1 by {0.0 - statistics.median(saved):+.1f} ms"
+            + (
+                f" (not measured fairly: in {count(len(busy_pairs), 'pair')} a first request was sent while other processes "
+                "used the host (host busy))"
+                if busy_pairs
+                else ""
+            )
+            + "."
+        )
+    elif not pairs:
+        text += " The grid has no variants differing only in warmup, so warmup on vs off is not compared here."
+    return (text + _busy_words(measured)).strip()
+
+
+def _busy_words(measured: list[Entry]) -> str:
+    """Whose first requests were sent on a busy host, counted as the table shows them: variants (its rows),
+    at each size (trial 9: "4 sizes were sent" for 4 variants at one size, b1)."""
+    busy = {e.name: [f for f in e.cold.first if f.flag == HOST_BUSY] for e in measured}
+    firsts = [f for fs in busy.values() for f in fs]
+    if not firsts:
+        return ""
+    sizes = {_size(f): sum(1 for fs in busy.values() if any(_size(f) == _size(x) for x in fs)) for f in firsts}
+    at = ", ".join(f"at {size}" + (f" for {n}" if len(sizes) > 1 else "") for size, n in sizes.items())
+    most = max((f.host_busy_pct or 0.0) for f in firsts)
+    return (
+        f" The first requests of {of(sum(1 for fs in busy.values() if fs), len(measured), 'variant')} ({at}) were sent while "
+        f"other processes used up to {fmt(most, 0)} % of a core (marked{flag_mark(HOST_BUSY)}): they and their ratios may be "
+        "the host's, not the variant's."
+    )
+
+
+def _flag(e: Entry) -> str:
+    """The mark status of ``e``'s very first request (``host busy`` when sent on a busy host)."""
+    fr = e.cold.first_request
+    return fr.flag if fr is not None else "ok"
+
+
+def _facts(measured: list[Entry]) -> Facts:
+    cold = _cold(measured)
+    firsts = [r for e in cold if (r := _first_ratios(e)[0]) is not None]
+    later = [r for e in cold for r, _f in _first_ratios(e)[1]]
+    pairs = warmup_pairs(measured)
+    added = [a for p in pairs if (a := p.load_added_s) is not None]
+    saved = [s for p in pairs if (s := p.first_saved_ms) is not None]
+    return Facts(
+        first_ratio=statistics.median(firsts) if firsts else None,
+        new_size_ratio=max(later) if later else None,
+        warmup_load_added_s=statistics.median(added) if added else None,
+        warmup_first_saved_ms=statistics.median(saved) if saved else None,
+    )
+
+
+def section(run: RunResult, limit: int = TOP_N) -> list[str]:
+    """The report's ``## Cold start`` section (markdown lines); empty for a run without
+    cold-start records (one written before they existed). With more than ``limit`` variants
+    the table shows the ``limit`` slowest first requests (ratio at batch 1) and points to the
+    appendix (:func:`appendix_lines`); the conclusion is always over every variant."""
+    items = entries(run)
+    if not items:
+        return []
+    shown = items
+    if len(items) > limit:
+        slowest = sorted(items, key=lambda e: -(_first_ratios(e)[0] or 0.0))[:limit]
+        shown = [e for e in items if e in slowest]
+    lines: list[str] = ["## Cold start", ""]
+    lines += table_lines(shown, run)
+    if len(shown) < len(items):
+        lines += [
+            "",
+            f"The {limit} slowest first requests of {len(items)} variants; every variant: [{APPENDIX_FILE}]({APPENDIX_FILE}).",
+        ]
+    lines += _notes(lines, run)
+    lines += ["", conclusion(run, items), ""]
+    return lines
+
+
+def appendix_lines(run: RunResult) -> list[str]:
+    """The appendix's cold-start table, every variant (empty without records)."""
+    items = entries(run)
+    if not items:
+        return []
+    lines = ["## Cold start, every variant", "", *table_lines(items, run)]
+    return [*lines, *_notes(lines, run), ""]
+
+
+def _no_sweep(run: RunResult) -> bool:
+    """Whether no sweep measured ``run``'s variants (``triton-perf coldstart`` alone): every ratio is
+    then to the following requests' median, and the words say so instead of naming a sweep's p50."""
+    return not any(v.levels for v in run.variants)
+
+
+def _notes(lines: list[str], run: RunResult | None = None) -> list[str]:
+    out = []
+    if any(OWN_MARK in ln for ln in lines):
+        why = (
+            "no sweep ran" if run is not None and _no_sweep(run) else "the sweep measured no level at concurrency 1 at that size"
+        )
+        out += ["", f"{OWN_MARK} {why}: compared with the median of the requests that followed the first one."]
+    if any(UNSTABLE_MARK in ln for ln in lines):
+        out += ["", f"{UNSTABLE_MARK} host busy: {FLAG_MEANINGS[HOST_BUSY]} while those requests were sent."]
+    return [
+        *out,
+        "",
+        f"'requests before steady': how many were sent before the first within {STEADY_RATIO:g}× the steady latency "
+        f"its ratio uses (the sweep's p50, plus {CLIENT_ALLOWANCE_MS:g} ms for the other client, else {OWN_MARK} the "
+        "requests' own median), the most over the sizes; 0: the "
+        "first request was already steady; 'none of N': every request sent was slower. The first requests are sent by "
+        "Python's tritonclient, whose own time per request can be above perf_analyzer's: a ratio to the sweep's p50 "
+        "and the count are upper bounds.",
+    ]

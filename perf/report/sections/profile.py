@@ -1,0 +1,156 @@
+"""The report's sections for the profiler traces and the precision study (markdown lines).
+
+Every number comes from the run's :class:`~perf.records.profile.ProfileRecord`; a row the
+host did not run says so with its reason (never a number of 0).
+"""
+
+from __future__ import annotations
+
+from core.wording import sentence
+from perf.analysis.stats.paired import RULE, p_words
+from perf.markdown import APPENDIX_FILE, flag_mark, fmt, table
+from perf.records.load import HOST_BUSY
+from perf.records.profile import NOT_DISTINGUISHABLE, UNFAIR, UNFAIR_SPREAD, PrecisionRow, ProfileRecord, TraceRecord, too_wide
+
+#: Operators per trace named in report.md (the appendix has each trace's top-10 table).
+TRACE_OPERATORS = 3
+
+
+def profile_section(profile: ProfileRecord | None, up: str = "", operators: int | None = TRACE_OPERATORS) -> list[str]:
+    """The traces (links, each with its top ``operators`` in one line: report.md; ``None``: the
+    top-10 tables, as the terminal shows them) and the precision table; empty without either.
+    Trace links are relative to the run folder, prefixed with ``up`` (``"../"`` from a what-if folder)."""
+    if profile is None:
+        return []
+    return trace_lines(profile.traces, up, operators) + precision_lines(profile.precision)
+
+
+def trace_lines(traces: list[TraceRecord], up: str = "", operators: int | None = None) -> list[str]:
+    """``## Profiler traces``: per traced format a link and its top operators by self time: with
+    ``operators`` (report.md) that many in one bullet, the tables in the appendix; ``None`` (the
+    appendix): the top-10 table."""
+    if not traces:
+        return []
+    lines = [
+        "## Profiler traces (one batch per format)",
+        "",
+        "Open a `torch.profiler` trace in `chrome://tracing` or https://ui.perfetto.dev; ONNX Runtime's "
+        "profile is a list of the same Chrome-trace events. Self time: inside the operator itself, "
+        "the operators it calls excluded; % of the batch's total self time."
+        + (f" Each trace's top-10 operators: [{APPENDIX_FILE}]({APPENDIX_FILE})." if operators is not None else ""),
+        "",
+    ]
+    for t in traces:
+        what = f"{t.format} on {t.device}, batch {t.batch_size}" + (f", {t.threads} threads" if t.threads else "")
+        if t.status != "measured" or not t.file:
+            lines += [f"- {what}: {t.status} ({t.reason or 'no reason recorded'})"]
+            continue
+        busy = (
+            f"{flag_mark(t.flag)} (traced while other processes used {fmt(t.host_busy_pct, 0)} % of a core: the shares "
+            "may be the host's, not the model's)"
+            if t.flag == HOST_BUSY
+            else ""
+        )
+        if operators is not None:
+            top = "; ".join(f"{o.name} {fmt(o.self_pct, 1)} %" for o in t.top_operators[:operators])
+            lines.append(
+                f"- **{what}** ({t.profiler}): [{t.file}]({up}{t.file}) — top by self time: {top or 'none recorded'}{busy}"
+            )
+            continue
+        lines += ["", f"**{what}** ({t.profiler}): [{t.file}]({up}{t.file}){busy}", ""]
+        rows = [[o.name, fmt(o.self_us, 1), o.calls, fmt(o.self_pct, 1)] for o in t.top_operators]
+        lines += table(["operator", "self µs", "calls", "% self"], rows, ["left", "right", "right", "right"])
+    return [*lines, ""]
+
+
+def speedup_cell(r: PrecisionRow) -> str:
+    """``"1.75× faster (1.61–1.90)"``, ``"1.02× not distinguishable at this noise (0.95–1.08)"``, or ``—``."""
+    if r.speedup_vs_fp32 is None:
+        return "—"
+    if r.speedup_verdict == UNFAIR or too_wide(r.speedup_low, r.speedup_high):  # an older record too
+        return f"{UNFAIR} (paired ratios {r.speedup_low:.3g}–{r.speedup_high:.3g})"
+    spread = f" ({r.speedup_low:.3g}–{r.speedup_high:.3g})" if r.speedup_low is not None and r.speedup_high is not None else ""
+    return f"{r.speedup_vs_fp32:.3g}× {r.speedup_verdict or ''}".rstrip() + spread
+
+
+def speedup_sentences(rows: list[PrecisionRow]) -> list[str]:
+    """One bullet per reduced precision with a speed-up: the paired verdict with its numbers,
+    and the host's load where it flagged the rows."""
+    out = []
+    for r in rows:
+        if r.speedup_vs_fp32 is None or r.precision == "fp32":
+            continue
+        if r.speedup_p_value is None or r.speedup_low is None or r.speedup_high is None:
+            out.append(
+                f"- On {r.device}, {r.precision}: {r.speedup_vs_fp32:.3g}× fp32's speed, not measured fairly (an older "
+                "record: fp32 and this precision were timed one after the other, not paired in rounds)."
+            )
+            continue
+        n = len(r.rounds_ms)
+        verdict = r.speedup_verdict or NOT_DISTINGUISHABLE
+        if verdict == UNFAIR or too_wide(r.speedup_low, r.speedup_high):
+            out.append(
+                f"- On {r.device}, {r.precision} against fp32: {UNFAIR}: its paired ratios over {n} interleaved rounds span "
+                f"{r.speedup_low:.3g}–{r.speedup_high:.3g} (more than a factor of {UNFAIR_SPREAD:g}), so no speed-up is given "
+                "and the two rows' times are not to be compared; time them again on a quiet host."
+            )
+            continue
+        if verdict == NOT_DISTINGUISHABLE:
+            what = f"{r.precision} against fp32: {r.speedup_vs_fp32:.3g}× fp32's speed, {NOT_DISTINGUISHABLE}"
+        else:
+            what = f"{r.precision} is {verdict} than fp32: {r.speedup_vs_fp32:.3g}× fp32's speed"
+        text = (
+            f"- On {r.device}, {what} (median of the paired ratios over {n} interleaved rounds, min–max "
+            f"{r.speedup_low:.3g}–{r.speedup_high:.3g}, {p_words(r.speedup_p_value, r.speedup_p_tier)})"
+        )
+        if r.flag == HOST_BUSY:
+            text += (
+                f"; measured while other processes used {fmt(r.host_busy_pct, 0)} % of a core{flag_mark(HOST_BUSY)}: "
+                "fp32 and this precision shared that load round by round, but the times themselves are the loaded host's"
+            )
+        out.append(sentence(text))
+    return out
+
+
+def precision_lines(rows: list[PrecisionRow]) -> list[str]:
+    """``## Precision study``: one table, against fp32 eager PyTorch on the CPU, then the paired
+    speed-ups in words (:mod:`perf.analysis.stats.paired`'s rule)."""
+    if not rows:
+        return []
+    first = rows[0]
+    lines = [
+        "## Precision study",
+        "",
+        f"{first.runtime}, batch {first.batch_size}"
+        + (f", {first.threads} threads" if first.threads else "")
+        + f"; {sentence(first.method)} Errors against fp32 eager PyTorch on the CPU; latency: median (IQR) over the rounds of "
+        "each round's median call (`torch.utils.benchmark` blocks), samples/s from that median. "
+        '"computes in": what the kernels really run in (builders.verify.verdicts.KERNEL_PRECISION). '
+        "The precisions of one device are timed interleaved in rounds; vs fp32 (fp32's time over this one's, "
+        f"round by round, not the ratio of the two medians): {sentence(RULE)}",
+        "",
+    ]
+    body = []
+    for r in rows:
+        if r.status != "measured":
+            body.append([r.device, r.precision, r.computes_in or "—", f"{r.status}: {r.reason or 'no reason recorded'}"])
+            continue
+        body.append(
+            [
+                r.device,
+                r.precision,
+                r.computes_in or "—",
+                "measured" + flag_mark(r.flag),
+                f"{fmt(r.latency_median_ms, 3)} ({fmt(r.latency_iqr_ms, 3)})",
+                fmt(r.throughput_samples_per_s, 0),
+                speedup_cell(r),
+                "—" if r.max_abs_err is None else f"{r.max_abs_err:.3g}",
+                "—" if r.max_rel_err is None else f"{r.max_rel_err:.3g}",
+                "—" if r.within_rtol is None else (f"yes (rtol {r.rtol:g})" if r.within_rtol else f"no (rtol {r.rtol:g})"),
+            ]
+        )
+    headers = ["device", "precision", "computes in", "status", "ms median (IQR)", "samples/s", "vs fp32", "max abs err"]
+    headers += ["max rel err", "within rtol"]
+    lines += table(headers, body, ["left", "left", "left", "left", "right", "right", "right", "right", "right", "left"])
+    said = speedup_sentences(rows)
+    return lines + ([""] + said if said else []) + [""]

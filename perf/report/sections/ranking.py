@@ -1,0 +1,233 @@
+"""The report's "Paired ranking" section: how a rounds sweep measured and what its paired rounds
+show — the pick against each runner-up (median ratio, its min–max over rounds, rounds won, the
+p-value of the rule, the latency difference, the verdict), the tie set, the time budget's
+estimate and spending, and everything cut for time. Every number is read from the run
+(:mod:`perf.records.rounds`) or derived from its per-round levels (:mod:`perf.analysis.ranking.rank`).
+A run measured one variant after another has no such section."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Collection, Sequence
+
+from core.wording import count, sentence
+from perf.analysis.ranking.budget_latency import Judged, judged, latency_metric, within
+from perf.analysis.ranking.operating import MIN_ROUNDS, Comparison, Side, levels_of, per_round, records
+from perf.analysis.ranking.rank import Ranking
+from perf.analysis.ranking.standing import (
+    FULL,
+    SETTLED,
+    SHORT,
+    STEADY,
+    kind,
+    member_words,
+    uncompared,
+)
+from perf.analysis.ranking.standing_words import others_words, outside_words, tie_words
+from perf.analysis.recommendation.excluded import candidate
+from perf.analysis.recommendation.recommend import Recommendation
+from perf.analysis.saturation.peaks import peak_title
+from perf.analysis.stats.paired import GAP_MIN, GAP_ROUNDS, p_cell
+from perf.analysis.stats.points import Point
+from perf.markdown import fmt, table
+from perf.records.levels import HOST_BUSY
+from perf.records.results import RunResult
+from perf.report.sections.rounds_budget import _workload, budget_lines, design_lines
+
+#: Runner-ups shown against the pick (the others are in the appendix and results.json).
+SHOWN = 7
+
+
+#: Marks a row whose numbers are another level's comparison with the runner-up (a drop, the pick's other level).
+OTHER_SIDE = "‡"
+
+
+def _unranked_higher(run: RunResult | None, c: Comparison, budget_ms: float | None, metric: str) -> str:
+    """``"; its c=4, 304.5 infer/s over 2 rounds, too few to compare"`` when the runner-up measured
+    more at a level (within ``budget_ms``) with fewer rounds than a comparison rests on than at the
+    level it is ranked at (:func:`perf.analysis.ranking.operating.operating_point`; trial 8: "the pick beats
+    it" at c=1, 4.1x, beside its 304.5 infer/s at c=4, 2.3x the pick's), else ``""``."""
+    vr = run.variant(c.b.variant) if run is not None else None
+    if vr is None:
+        return ""
+    at = statistics.median(list(per_round(vr, c.b).values()) or [0.0])
+    more = [
+        (statistics.median(vals.values()), s, len(vals))
+        for s in levels_of(vr)
+        if (vals := per_round(vr, s)) and len(vals) < GAP_ROUNDS and within(judged(records(vr, s), metric), budget_ms)
+    ]
+    best = max((m for m in more if m[0] > at), key=lambda m: m[0], default=None)
+    if best is None:
+        return ""
+    return f"; its c={best[1].concurrency}, {fmt(best[0])} infer/s over {count(best[2], 'round')}, too few to compare"
+
+
+def _row(c: Comparison, lead: Side, higher: str = "") -> list[str]:
+    r = c.result
+    if r is None:
+        return [f"`{c.b.variant}`", str(c.b.concurrency), "—", "—", "0", "—", "—", member_words(c)]
+    diff = c.median_latency_diff_ms
+    return [
+        f"`{c.b.variant}`",
+        str(c.b.concurrency),
+        f"{r.median:.3f}" + (f" {OTHER_SIDE}" if c.a != lead else ""),
+        f"{r.low:.3f}–{r.high:.3f}" if r.rounds > 1 else "(one round)",  # no range of one value (trial 9: "2.374–2.374")
+        f"{r.wins} of {r.rounds}",
+        p_cell(r.decided_p, r.tier),
+        "—" if diff is None else f"{diff:+.2f}",
+        _verdict(c, lead) + higher,
+    ]
+
+
+def _verdict(c: Comparison, lead: Side) -> str:
+    """The row's verdict; a comparison the search dropped the runner-up on names its sides."""
+    if c.verdict == "a" and c.a.variant == lead.variant and c.a != lead:  # perf.analysis.ranking.rank: the pick's other levels
+        return f"the pick at c={c.a.concurrency} beats it"
+    if c.verdict == "a" and c.a != lead:
+        return f"`{c.a.variant}` at c={c.a.concurrency} beats it (the search dropped it)"
+    return {"a": "the pick beats it", "b": "it beats the pick"}.get(c.verdict) or member_words(c, with_ratios=False)
+
+
+def _judged(lat: Judged | None, percentile: int, budget_ms: float | None) -> str:
+    """How the pick's latency was judged against the budget, when only its quieter rounds are
+    within it (:mod:`perf.analysis.ranking.budget_latency`)."""
+    said = lat.picked_on(percentile, budget_ms) if lat is not None and budget_ms is not None else None
+    return f"; {said}" if said else ""
+
+
+def tie_set_words(ranking: Ranking, pruned: Collection[str] = (), run: RunResult | None = None) -> str:
+    """The tie set in words (:func:`perf.analysis.ranking.standing_words.tie_words`, the recommendation line's
+    words): the members that shared the rule's rounds with the pick are as good a choice on this
+    evidence; those that shared fewer (a large gap aside) are *not separated for lack of rounds*,
+    which is no evidence that they are as good (``pruned``: variants the search stopped measuring,
+    whose early rounds are all this ranking has); then the variants outside the tie set
+    (:func:`perf.analysis.ranking.standing_words.outside_words`: every one of ``run``'s variants accounted for)."""
+    tied = [c for c in ranking.comparisons if c.b.variant in ranking.names[1:]]
+    short = [c for c in tied if kind(c) in (STEADY, SHORT)]
+    full = [f"`{c.b.variant}`" for c in tied if kind(c) == FULL]
+    done = [f"`{c.b.variant}`" for c in tied if kind(c) == SETTLED]
+    text = f"- **Tie set** (what the pick does not beat by the rule): {sentence(tie_words(ranking))}"
+    if full:
+        text += (
+            f" {', '.join(full)} shared at least {MIN_ROUNDS} rounds with it: as good a choice on this evidence (more "
+            "rounds, or a quieter host, may separate them)."
+        )
+    if done:  # the search stopped because more rounds could not separate them (trial 9, F37)
+        text += (
+            f" {', '.join(done)}: as good a choice on this evidence (the rounds left to the group could not have "
+            "separated them; a quieter host may)."
+        )
+    if short:
+        dropped = [f"`{c.b.variant}`" for c in short if c.b.variant in pruned]
+        text += (
+            f" {'That is' if len(short) == 1 else 'Those are'} no evidence that {'it is' if len(short) == 1 else 'they are'} as good"
+            + (
+                f"; the search stopped measuring {', '.join(dropped)}, so this ranking has only their early rounds"
+                if dropped
+                else ""
+            )
+            + "."
+        )
+    if outside := outside_words(ranking, run, ranking.budget_ms is not None):
+        text += f" {sentence(outside, capital=True)}"
+    return text
+
+
+def comparison_lines(
+    ranking: Ranking | None,
+    what: str,
+    percentile: int,
+    budget_ms: float | None = None,
+    pruned: Collection[str] = (),
+    run: RunResult | None = None,
+) -> list[str]:
+    """The pick against each runner-up as a table, and its tie set in words (:func:`tie_set_words`);
+    what it beats is counted against ``run``'s variants (:func:`perf.analysis.ranking.standing_words.others_words`)."""
+    if ranking is None or ranking.leader is None:
+        return [f"- {what}: no variant has a level {'within the budget' if budget_ms is not None else 'to rank'}."]
+    lead = ranking.leader.side
+    lines = [
+        f"- **{what}:** `{lead.variant}` at concurrency {lead.concurrency} (round-adjusted "
+        f"{fmt(ranking.leader.adjusted_infer_per_s)} infer/s over {count(ranking.leader.rounds, 'round')}"
+        + (f"; within the budget in {ranking.leader.within_budget} of them" if ranking.leader.within_budget is not None else "")
+        + (_judged(ranking.leader.latency, percentile, budget_ms) if ranking.leader.within_budget is not None else "")
+        + ").",
+    ]
+    if len(ranking.tie_set) > 1:
+        lines.append(tie_set_words(ranking, pruned, run))
+    elif uncompared(ranking):  # neither beaten nor tied (trial 11, F9)
+        lines.append(
+            f"- It beats {others_words(ranking, run, budget_ms is not None)} by the rule; it is named first by "
+            "throughput (round-adjusted), not as the winner."
+        )
+    elif ranking.comparisons:
+        lines.append(f"- It beats every other ranked variant by the rule ({others_words(ranking, run, budget_ms is not None)}).")
+    if ranking.comparisons:
+        head = ["runner-up", "at c", "ratio (median)", "min–max", "pick ahead", "p", f"Δ p{percentile} ms", "verdict"]
+        metric = latency_metric(percentile)
+        rows = [_row(c, lead, _unranked_higher(run, c, budget_ms, metric)) for c in ranking.comparisons[:SHOWN]]
+        lines += ["", *table(head, rows, ["left", "right", "right", "right", "right", "right", "right", "left"]), ""]
+        if len(ranking.comparisons) > SHOWN:
+            lines.append(f"- {len(ranking.comparisons) - SHOWN} more runner-ups in `results.json` (every round's number).")
+        if any(c.a != lead and c.result is not None for c in ranking.comparisons[:SHOWN]):  # trial 8: read as the pick's
+            lines.append(
+                f"- {OTHER_SIDE}: this row's numbers (ratio, min–max, rounds ahead, p, Δ) are of the comparison its verdict "
+                f"names, that level against the runner-up, not of the pick at c={lead.concurrency}."
+            )
+    if ranking.other_sizes:
+        lines.append(
+            f"- Client workloads: the pick is compared only with series of its own workload ({_workload(run, lead)}); "
+            f"{count(len(ranking.other_sizes), 'series', 'series')} at other workloads are not its rivals "
+            "(an input size or a client batch size is the client's, not a setting to pick)."
+        )
+    if any(
+        c.result is not None and len(c.rounds) < MIN_ROUNDS and c.verdict == "not distinguishable" for c in ranking.comparisons
+    ):
+        lines.append(
+            f"- A comparison with fewer than {MIN_ROUNDS} common rounds is called only on a large, consistent gap "
+            f"({GAP_ROUNDS} rounds or more, every one {GAP_MIN:g}× or more the same way): else not distinguishable."
+        )
+    return lines
+
+
+def flagged_counts(cands: list[Point], rates: Sequence[str] = ()) -> str:
+    """``"32 of 32 host busy"``, ``"30 of 32 host busy, 2 unstable"``: the flagged levels by status,
+    each status named only when some level has it; ``rates``: the statuses of the request-rate
+    levels (:func:`perf.analysis.recommendation.excluded.rate_statuses`), counted with them."""
+    statuses = [p.status for p in cands] + list(rates)
+    busy = sum(s == HOST_BUSY for s in statuses)
+    rest = len(statuses) - busy
+    if not busy:
+        return f"{rest} of {len(statuses)} unstable"
+    return f"{busy} of {len(statuses)} host busy" + (f", {rest} unstable" if rest else "")
+
+
+def busy_note(points: dict[str, list[Point]], rates: Sequence[str] = ()) -> list[str]:
+    """A note at the top of a rounds run's report when every level was flagged, the request-rate
+    levels' ``rates`` statuses among them: its absolute numbers carry the flag, its ranking does
+    not need a quiet host (empty otherwise)."""
+    cands = [p for ps in points.values() for p in ps if candidate(p)]
+    if not cands or any(p.status == "ok" for p in cands) or "ok" in rates:
+        return []
+    return [
+        f"> **Every level of this run is flagged** ({flagged_counts(cands, rates)}): its "
+        "throughputs and latencies are what the variants did on this host under that load, marked in every table. "
+        "The ranking compares the variants within rounds in which they shared that load (Paired ranking); where it "
+        "could not separate them it names a tie set.",
+        "",
+    ]
+
+
+def ranking_lines(run: RunResult, rec: Recommendation) -> list[str]:
+    """The ``## Paired ranking`` section (module docstring); none for a sequential run."""
+    if run.rounds is None:
+        return []
+    lines = ["## Paired ranking", ""]
+    lines += design_lines(run, rec)
+    pruned = {d.variant for d in run.search.decisions if d.rule == "pruned"} if run.search else set()
+    if rec.latency_budget_ms is not None:
+        under = f"Best under the {rec.budget_text}"
+        lines += comparison_lines(rec.ranking_under_budget, under, rec.latency_percentile, rec.latency_budget_ms, pruned, run)
+    lines += comparison_lines(rec.ranking, peak_title(rec.best_peak), rec.latency_percentile, pruned=pruned, run=run)
+    lines += budget_lines(run, rec)
+    return [*lines, ""]

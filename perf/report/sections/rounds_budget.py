@@ -1,0 +1,183 @@
+"""The Paired ranking section's account of a rounds sweep: how its rounds were run
+(:func:`design_lines`), why each group's rounds ended (:func:`ended_words`), and the time budget's
+estimate and spending (:func:`budget_lines`; the section: :mod:`perf.report.sections.ranking`).
+"""
+
+from __future__ import annotations
+
+from core.wording import count, sentence
+from perf.analysis.ranking.operating import Side
+from perf.analysis.ranking.standing import (
+    contention,
+    ranked_words,
+    settled_recorded,
+    uncompared,
+)
+from perf.analysis.recommendation.cuts import has_numbers
+from perf.analysis.recommendation.recommend import Recommendation
+from perf.analysis.saturation.peaks import judged_cut, peak_title
+from perf.analysis.stats.paired import RULE
+from perf.markdown import capped, fmt
+from perf.records.results import RunResult
+from perf.records.rounds import BudgetRecord, Cut
+from perf.records.workloads import workload
+from perf.report.sections.servers import group_end_words
+from perf.search.budget import not_measured
+
+#: Words for each kind of cut.
+CUT_WORDS = {
+    "variant": "variant not measured",
+    "levels": "levels not measured",
+    "rounds": "rounds not measured",
+    "ladder": "ladder stopped",
+    "baseline": "in-process baseline",
+}
+
+
+def design_lines(run: RunResult, rec: Recommendation | None = None) -> list[str]:
+    """How the rounds were run: groups, rounds, order, windows, the rule (bullets); each group's
+    end as :func:`ended_words` says it (``rec``: which ranking it decided)."""
+    rr = run.rounds
+    if rr is None:
+        return []
+    r = rr.rules
+    visits = sum(len(x.order) for x in rr.rounds)
+    lines = [
+        f"- **Design: interleaved rounds.** The variants in contention were loaded together and measured in "
+        f"{count(len(rr.measured()), 'round')} ({count(visits, 'visit')}); each round measured every active (variant, level) once, in an "
+        f"order shuffled with seed `{rr.seed}` + the round's index (recorded per round in `results.json`), each visit "
+        f"one perf_analyzer run of 3 windows of {r.window_ms} ms. Load, cold start and warm-up happened before the "
+        "rounds, outside every window.",
+        f"- **The rule:** {sentence(RULE)} Each comparison is paired within a round: background load that changes between "
+        "rounds moves both sides together and cancels in their ratio.",
+        f"- **Levels:** an adaptive ladder starts with its first {r.first_levels} coarse levels ("
+        f"{_nth(r.first_step)}) and adds coarse levels while fewer "
+        f"than {r.flat_window} doublings at its top are flat (median paired gain below the search's minimum gain); it "
+        f"ends after {r.flat_window} flat doublings judged on at least {r.min_rounds} paired rounds each, never on one "
+        f"flagged visit; the doubling levels next to a variant's best join once it has {r.min_rounds} rounds. A level behind the variant's best in the median of {r.min_rounds} paired rounds is no longer "
+        f"measured; a variant the pick beats by the rule, and that cannot climb, is dropped (pruning). Rounds end "
+        f"when the ranking is decided, after {r.max_rounds} rounds of a group, or when the next round would not fit the budget.",
+    ]
+    seen: dict[frozenset[str], int] = {}
+    for g in rr.groups:
+        same = seen.setdefault(frozenset(g.variants), g.index)
+        who = (
+            f"the same {count(len(g.variants), 'variant')} as group {same + 1}, in a later session of the run"
+            if same != g.index
+            else ", ".join(f"`{n}`" for n in g.variants)
+        )
+        end = ended_words(run, rec, g.ended) if g.ended else group_end_words(run, g.index)
+        lines.append(
+            f"- Group {g.index + 1} ({who}): {g.reason}; loaded and prepared in {fmt(g.load_s, 1)} s"
+            + (f"; {end}" if end else "")
+            + "."
+        )
+    if len(seen) > 1:  # groups of other variants (a resumed run's sessions of the same ones share their rounds)
+        lines.append(
+            "- Variants of different groups never shared a round, so they are compared only through the final "
+            "group of the groups' tie sets (when one ran)."
+        )
+    return lines
+
+
+def _workload(run: RunResult | None, lead: Side) -> str:
+    """The label of the pick's client workload (its series', else its level's size)."""
+    v = run.variant(lead.variant) if run is not None else None
+    return (workload(v) if v is not None else None) or lead.shape or "workload"
+
+
+def _nth(step: int) -> str:
+    """``"every doubling"`` (1), ``"every other doubling"`` (2), ``"every 3th doubling"``... ."""
+    return "every doubling" if step <= 1 else "every other doubling" if step == 2 else f"every {step}th doubling"
+
+
+def ended_words(run: RunResult, rec: Recommendation | None, ended: str, whole: bool = False) -> str:
+    """Why the rounds ended, saying which ranking was decided (:func:`perf.analysis.ranking.standing.ranked_words`:
+    the engine names it; a run recorded before it did says "ranking decided", and with the run's own
+    latency budget that was the ranking under it, or the peak ranking where no variant has a level
+    within it, :meth:`perf.search.rounds.Rounds.ranked`); ``whole`` (the run's end): when the ranking
+    under the budget was decided, also that the peak ranking was not, and the time budget left unused
+    (trial 6: "ranking decided" beside 7 peak runner-ups not distinguishable and 48 s of the budget unused)."""
+    ended = settled_recorded(ended)
+    own = run.settings.get("latency_budget_ms")
+    if own is None:
+        return ended
+    if ended.startswith(("ranking decided", "ranking settled")):  # recorded before the engine named its ranking
+        under = rec.ranking_under_budget if rec is not None else None
+        met = rec is None or (under is not None and under.leader is not None)
+        pct = run.settings.get("latency_percentile") or 99
+        ended = f"{ranked_words(float(own), pct, met)} {ended.removeprefix('ranking ')}"
+    if not ended.startswith("ranking under the"):
+        return ended
+    text = f"the {ended}"
+    if rec is not None and (rec.ranking_under_budget is None or rec.ranking_under_budget.leader is None):
+        return f"{text}, as the release that ran it judged the budget (no level is within it by today's rule: see the Recommendation)"
+    peak = rec.ranking if rec is not None else None
+    if whole and peak is not None and len(contention(peak)) > 1:
+        apart = len(uncompared(peak))
+        why = [f"not separated by the rule from {count(len(peak.tie_set) - 1, 'other')}"] if len(peak.tie_set) > 1 else []
+        why += [f"never compared with {count(apart, 'other')}"] if apart else []
+        text += (
+            f"; the peak ranking was not decided (its pick {' and '.join(why)}: "
+            f"{peak_title(rec.best_peak if rec else None).split(' (')[0]} below)"
+        )
+        b = run.rounds.budget if run.rounds else None
+        left = None if b is None or b.budget_s is None or b.spent_s is None else b.budget_s - b.spent_s - (b.baseline_s or 0.0)
+        if b is not None and left is not None and left >= 0.1 * (b.budget_s or 0.0):
+            text += f", with {fmt(left, 0)} s of the {fmt(b.budget_s, 0)} s time budget unused"
+    return text
+
+
+def budget_lines(run: RunResult, rec: Recommendation | None = None) -> list[str]:
+    """The time budget: estimate, real time, and every cut (``rec``: for :func:`ended_words`)."""
+    rr = run.rounds
+    if rr is None or rr.budget is None:
+        return []
+    b = rr.budget
+    lines = [
+        "- **Time budget:** "
+        + (_session_words(b) if b.sessions > 1 else f"{fmt(b.budget_s, 0)} s" if b.budget_s is not None else "none")
+        + f"; estimated {fmt(b.estimate_s, 0)} s before the start ({count(b.planned_rounds, 'round')} of visits of about "
+        f"{fmt(b.visit_s, 2)} s, {fmt(b.load_s, 1)} s per variant to load)"
+        + (
+            f"; fitted again after the loads took {fmt(b.refit_load_s, 1)} s a variant: about "
+            f"{count(b.refit_rounds, 'round')}, estimated {fmt(b.refit_estimate_s, 0)} s for the rounds"
+            if b.refit_rounds is not None and b.refit_load_s is not None
+            else ""
+        )
+        + (f"; spent {fmt(b.spent_s, 0)} s on the sweep" if b.spent_s is not None and b.sessions == 1 else "")
+        + (f"; the run in all: {fmt(b.spent_s, 0)} s over {count(b.sessions, 'session')}" if b.sessions > 1 else "")
+        + (f" and {fmt(b.baseline_s, 0)} s on the in-process baseline" if b.baseline_s is not None else "")
+        + (f"; rounds ended: {ended_words(run, rec, rr.ended, whole=True)}" if rr.ended else "")
+        + ".",
+    ]
+    judged = [j for c in rr.cuts if (j := judged_cut(run, c)) is not None]  # "still rose" by the one rule (peaks.rise)
+    if judged:
+        cuts = [_cut_line(run, c) for c in judged]
+        lines += [f"- **Cut for time** ({len(judged)}):"] + capped(cuts, indent="  ")
+    else:
+        lines.append("- Nothing was cut for time.")
+    return lines
+
+
+def _cut_line(run: RunResult, c: Cut) -> str:
+    """One cut in words; a variant with numbers (from an earlier session) is "not measured
+    further in this session", in the label and in a reason recorded before that wording."""
+    if c.kind == "variant" and c.variant and has_numbers(run, c.variant):
+        further = not_measured(True)
+        return f"variant {further} (`{c.variant}`): {further}: {c.reason.removeprefix(further + ': ').removeprefix('not measured: ')}"
+    return f"{CUT_WORDS[c.kind]}" + (f" (`{c.variant}`)" if c.variant else "") + f": {c.reason}"
+
+
+def _session_words(b: BudgetRecord) -> str:
+    """A resumed run's last session apart from the run: ``"this session: 75 s budget, 41 s spent"``
+    (and the run's own budget when it differs), then the caller's ``"the run in all: 111 s over 2
+    sessions"`` (the sum beside one session's budget read as overspent: "75 s ... spent 76 s")."""
+    budget = f"{fmt(b.session_budget_s, 0)} s budget" if b.session_budget_s is not None else "no budget"
+    spent = f", {fmt(b.session_spent_s, 0)} s spent" if b.session_spent_s is not None else ""
+    own = (
+        f" (the run's own: {fmt(b.budget_s, 0)} s)"
+        if b.budget_s is not None and b.session_budget_s is not None and round(b.budget_s) != round(b.session_budget_s)
+        else ""
+    )
+    return f"this session: {budget}{spent}{own}"
