@@ -2,7 +2,9 @@
 
 The same file serves ``clients infer --input-data`` (:func:`load_input_file`: one request) and
 ``triton-perf sweep --input-data`` (:func:`load_samples`: every sample, which the sweep writes as
-perf_analyzer's JSON when it is not JSON already). Arrays are checked against the build's verified
+perf_analyzer's JSON). Values reach the config's dtypes by one rule for every format
+(:func:`clients.casts.convert`: JSON numbers, which have no dtype, and arrays of another dtype
+alike; a value the cast would change, ``2.7`` for an int64 input, is refused). Arrays are checked against the build's verified
 ranges (:func:`clients.shapes.check_sizes`) and their values against its spec
 (:func:`clients.input_values.check_values`) as they are read; names, ranks, dims and dtypes against
 the served config when they are sent (:func:`clients.inputs.validate_inputs`), or, for the sweep, as
@@ -15,18 +17,26 @@ import base64
 import binascii
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from builders.model.spec import ModelSpec
 from clients import shapes as shp
+from clients.casts import convert
 from clients.input_values import check_values
-from clients.inputs import ModelSignature, validate_inputs
+from clients.inputs import ModelSignature, TensorInfo, validate_inputs
 from core.errors import ClientError
 
 
 def load_input_file(
-    path: Path, sig: ModelSignature, batch_size: int = 1, spec: ModelSpec | None = None, *, batch_given: bool = False
+    path: Path,
+    sig: ModelSignature,
+    batch_size: int = 1,
+    spec: ModelSpec | None = None,
+    *,
+    batch_given: bool = False,
+    cast: bool = True,
 ) -> dict[str, np.ndarray]:
     """Read inputs from ``.npz`` (one array per input name, or ``input:<name>`` keys as in a
     build's ``reference.npz``), ``.npy`` (a model with exactly one input) or ``.json`` in
@@ -43,11 +53,18 @@ def load_input_file(
         spec: The build's spec under served names, or ``None``.
         batch_given: Whether the user gave ``batch_size`` (``-b``): a ``.npy``/``.npz`` file's
             rows are the batch, and a given batch size that differs is refused, not ignored.
+        cast: Convert an array of another dtype by :func:`clients.casts.convert`'s rule (a value it
+            would change is refused); ``False`` refuses any other dtype (``--no-cast``). JSON
+            numbers, which have no dtype, are always converted by that rule.
+
+    Returns:
+        Input name -> array, in the config's dtypes (:func:`clients.inputs.validate_inputs`).
 
     Raises:
         ClientError: unreadable file, a pickled array, a ``.npy`` for a multi-input model, a
             batch size the model cannot take or that differs from the file's rows, a size
-            outside its axis's verified range, or a value that breaks its input's domain.
+            outside its axis's verified range, a value that breaks its input's domain, or what
+            :func:`clients.inputs.validate_inputs` refuses (a value no cast keeps); the message names the file.
     """
     shp.check_batch_size(sig.name, sig.max_batch_size, batch_size)
     arrays = _read(Path(path), sig, batch_size)
@@ -59,10 +76,19 @@ def load_input_file(
                 "(the first axis of its arrays is the batch)",
                 hint=f"drop -b to send the file's rows, or save {batch_size} rows per input",
             )
+    arrays = _validated(path, sig, arrays, cast)
     dims = {k: np.shape(v)[1:] if sig.max_batch_size > 0 else np.shape(v) for k, v in arrays.items()}
     shp.check_sizes(sig.name, [(t.name, t.dims) for t in sig.inputs], sig.max_batch_size, spec, dims, str(path))
     check_values(str(path), spec, {k: [v] for k, v in arrays.items()})
     return arrays
+
+
+def _validated(path: Path, sig: ModelSignature, arrays: dict[str, np.ndarray], cast: bool = True) -> dict[str, np.ndarray]:
+    """:func:`clients.inputs.validate_inputs` of one request read from ``path``, a refusal naming the file."""
+    try:
+        return validate_inputs(sig, arrays, cast)
+    except ClientError as e:
+        raise ClientError(f"{path}: {e.message}", hint=e.hint) from None
 
 
 #: The file kinds :func:`load_input_file` and :func:`load_samples` read, by suffix.
@@ -107,10 +133,7 @@ def load_samples(
     samples: list[dict[str, np.ndarray]] = []
     found: dict[str, list[np.ndarray]] = {}
     for request in requests:
-        try:
-            checked = validate_inputs(sig, request)
-        except ClientError as e:
-            raise ClientError(f"{path}: {e.message}", hint=e.hint) from None
+        checked = _validated(path, sig, request)
         dims = {k: np.shape(v)[1:] if sig.max_batch_size > 0 else np.shape(v) for k, v in checked.items()}
         shp.check_sizes(sig.name, [(t.name, t.dims) for t in sig.inputs], sig.max_batch_size, spec, dims, str(path))
         for k, v in checked.items():
@@ -165,8 +188,8 @@ def _json_arrays(path: Path, sig: ModelSignature, entries: list[tuple[int, dict]
     """One request of ``entries`` (index, entry) of a JSON file: a batching model's samples stacked.
 
     Raises:
-        ClientError: an entry that misses an input, content that does not fit its shape, or
-            entries of different shapes.
+        ClientError: an entry that misses an input, content that does not fit its shape or
+            dtype (:func:`_json_values`), or entries of different shapes.
     """
     known = {t.name: t for t in sig.inputs}
     out: dict[str, np.ndarray] = {}
@@ -175,25 +198,7 @@ def _json_arrays(path: Path, sig: ModelSignature, entries: list[tuple[int, dict]
         for i, entry in entries:
             if name not in entry:
                 raise ClientError(f"{path}: entry {i} has no input {name!r}", hint=f"the model takes {sorted(known)}")
-            item = entry[name]
-            content, shape = (item.get("content"), item.get("shape")) if isinstance(item, dict) else (item, None)
-            if shape is None and list(t.dims).count(-1) > 1:
-                raise ClientError(
-                    f'{path}: input {name!r} has several dynamic dims {list(t.dims)}: its entries need a "shape"',
-                    hint=f'give each entry of {name!r} as {{"content": [...], "shape": [...]}} (perf_analyzer\'s input-data form)',
-                )
-            try:
-                if isinstance(content, dict) and "b64" in content:  # raw little-endian bytes (perf_analyzer's FP16 form)
-                    values = np.frombuffer(base64.b64decode(content["b64"]), np.dtype(t.dtype).newbyteorder("<"))
-                else:
-                    values = np.asarray(content, dtype=t.dtype)
-                samples.append(values.astype(t.dtype).reshape(shape if shape is not None else t.dims))
-            except (ValueError, TypeError, binascii.Error) as e:
-                want = shape if shape is not None else list(t.dims)
-                raise ClientError(
-                    f"{path}: entry {i}: input {name!r} is not {t.dtype} of shape {want} ({e})",
-                    hint=f'give each entry of {name!r} as {{"content": [...], "shape": [...]}} (perf_analyzer\'s input-data form)',
-                ) from None
+            samples.append(_json_values(path, i, entry[name], t))
         try:
             out[name] = np.stack(samples) if sig.max_batch_size > 0 else samples[0]
         except ValueError:
@@ -202,6 +207,41 @@ def _json_arrays(path: Path, sig: ModelSignature, entries: list[tuple[int, dict]
                 hint="one request batches samples of one shape: give its entries one shape, or use -b 1",
             ) from None
     return out
+
+
+def _json_values(path: Path, i: int, item: Any, t: TensorInfo) -> np.ndarray:
+    """One input of entry ``i`` in ``t``'s dtype and shape: ``[...]``, ``{"b64": ...}`` or
+    ``{"content": [...] | {"b64": ...}, "shape": [...]}`` (perf_analyzer docs, "Input Data"). Numbers
+    are converted by :func:`clients.casts.convert`'s rule (JSON has no dtypes: ``2.7`` for an int64
+    input is refused, not truncated); ``b64`` is the dtype's little-endian bytes as they are.
+
+    Raises:
+        ClientError: a form, shape or value that does not fit ``t``.
+    """
+    form = f'give each entry of {t.name!r} as {{"content": [...], "shape": [...]}} (perf_analyzer\'s input-data form)'
+    where = f"{path}: entry {i}"
+    if isinstance(item, dict) and "content" not in item and "b64" not in item:
+        raise ClientError(f'{where}: input {t.name!r} has neither "content" nor "b64" ({sorted(item)})', hint=form)
+    content, shape = (item.get("content", item), item.get("shape")) if isinstance(item, dict) else (item, None)
+    if shape is None and list(t.dims).count(-1) > 1:
+        raise ClientError(
+            f'{path}: input {t.name!r} has several dynamic dims {list(t.dims)}: its entries need a "shape"', hint=form
+        )
+    if shape is not None and not (
+        isinstance(shape, list) and all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape)
+    ):
+        raise ClientError(f'{where}: input {t.name!r} has "shape" {shape!r}, not a list of whole numbers >= 0', hint=form)
+    want = shape if shape is not None else list(t.dims)
+    try:
+        if isinstance(content, dict) and "b64" in content:  # raw little-endian bytes (perf_analyzer's FP16 form)
+            values = np.frombuffer(base64.b64decode(content["b64"]), np.dtype(t.dtype).newbyteorder("<")).astype(t.dtype)
+        else:
+            given = np.asarray(content)  # a text among numbers makes every value a text: keep each as given
+            given = np.asarray(content, dtype=object) if given.dtype.kind in "US" else given
+            values = convert(given, t.name, t.dtype, t.triton_dtype, where)
+        return values.reshape(want)
+    except (ValueError, TypeError, binascii.Error) as e:
+        raise ClientError(f"{where}: input {t.name!r} is not {t.dtype} of shape {want} ({e})", hint=form) from None
 
 
 def _entries(path: Path) -> list[dict]:

@@ -6,11 +6,12 @@ for a dynamic dimension) and ``max_batch_size`` (``> 0``: every tensor carries a
 batch axis of at most that size; Triton docs, "Model Configuration: Maximum Batch Size").
 
 Dtype policy (what :func:`validate_inputs` does when a given array's dtype differs from
-the config's): with ``cast=True`` (the default) a float array is cast to another float type
-(e.g. float64 given for a ``TYPE_FP32`` input, NumPy's default) and an integer array to
-another integer type when every value fits, each with a logged note; every other mismatch
-(float for an integer input, int for a float input, a value that does not fit, any mismatch
-with ``cast=False``) is refused with a :class:`~core.errors.ClientError` naming the input.
+the config's): with ``cast=True`` (the default) the array is cast by the one rule every input
+file follows (:func:`clients.casts.convert`: an integer or bool input takes only values that
+convert exactly, whole and within its range; a float input takes any number rounded to its
+precision, e.g. float64 given for a ``TYPE_FP32`` input, NumPy's default, unless it would
+overflow), with a logged note; a value the cast would change, and any mismatch with
+``cast=False``, is refused with a :class:`~core.errors.ClientError` naming the input.
 
 Generated inputs: floats are N(0, 1); integers (token ids and the like) are uniform in the
 input's ``value_range`` from the build's spec (:func:`spec_for`; per position of the last axis
@@ -36,6 +37,7 @@ from builders.model.spec import ModelSpec
 from builders.model.value_ranges import DEFAULT_INT_RANGE, ValueRange, draw_integers, range_words
 from builders.repository.view import Repository
 from clients import shapes as shp
+from clients.casts import convert
 from core import dtypes
 from core.errors import ClientError, DataTypeError, RecordError, RepositoryError
 
@@ -155,29 +157,16 @@ def validate_inputs(sig: ModelSignature, inputs: dict[str, np.ndarray], cast: bo
 
 
 def _convert(model: str, name: str, arr: np.ndarray, t: TensorInfo, cast: bool) -> np.ndarray:
-    want = np.dtype(t.dtype)
-    if arr.dtype == want:
+    if arr.dtype == np.dtype(t.dtype):
         return arr
-    refuse = ClientError(
-        f"{model}: input {name!r} is {arr.dtype}, the model takes {t.dtype} ({t.triton_dtype})",
-        hint=f"convert it, e.g. arr.astype(np.{t.dtype})" + ("" if cast else ", or allow casting"),
-    )
     if not cast:
-        raise refuse
-    if arr.dtype.kind == "f" and want.kind == "f":
-        log.warning("input %r: casting %s to %s (the model's %s)", name, arr.dtype, t.dtype, t.triton_dtype)
-        return arr.astype(want)
-    if arr.dtype.kind in "iu" and want.kind in "iu":
-        info = np.iinfo(want)
-        if arr.size and (arr.min() < info.min or arr.max() > info.max):
-            raise ClientError(
-                f"{model}: input {name!r} has values in [{arr.min()}, {arr.max()}] that do not fit the model's {t.dtype}",
-                hint=f"send values within [{info.min}, {info.max}] ({t.dtype}, the model's {t.triton_dtype}), "
-                f"e.g. arr.astype(np.{t.dtype}) after checking none is out of range",
-            )
-        log.warning("input %r: casting %s to %s (the model's %s)", name, arr.dtype, t.dtype, t.triton_dtype)
-        return arr.astype(want)
-    raise refuse
+        raise ClientError(
+            f"{model}: input {name!r} is {arr.dtype}, the model takes {t.dtype} ({t.triton_dtype})",
+            hint=f"convert it, e.g. arr.astype(np.{t.dtype}), or allow casting",
+        )
+    out = convert(arr, name, t.dtype, t.triton_dtype, f"{model}: a {arr.dtype} array")
+    log.warning("input %r: casting %s to %s (the model's %s)", name, arr.dtype, t.dtype, t.triton_dtype)
+    return out
 
 
 def spec_for(repository: Path | None, model: str) -> ModelSpec | None:

@@ -60,10 +60,18 @@ def test_valid_inputs_pass_unchanged(sig: ModelSignature) -> None:
         ({"ids": np.zeros((2, 3), np.int32)}, r": input \['x'\] missing"),
         ({"ids": np.zeros((2, 3), np.int32), "x": np.zeros((2, 4), np.float32), "z": np.zeros(1)}, r"unknown input \['z'\]"),
         (
-            {"ids": np.zeros((2, 3), np.float32), "x": np.zeros((2, 4), np.float32)},
-            r"input 'ids' is float32, the model takes int32",
+            {"ids": np.full((2, 3), 2.7, np.float32), "x": np.zeros((2, 4), np.float32)},
+            r"a float32 array: input 'ids' takes int32 \(TYPE_INT32\), but 6 values do not convert to it exactly: "
+            r"the first, 2.7\d* at \[0, 0\], is not a whole number \(a cast would make it 2\)",
         ),
-        ({"ids": np.full((2, 3), 2**40, np.int64), "x": np.zeros((2, 4), np.float32)}, r"input 'ids' has values .* do not fit"),
+        (
+            {"ids": np.full((2, 3), 2**40, np.int64), "x": np.zeros((2, 4), np.float32)},
+            r"the first, 1099511627776 at \[0, 0\], is outside int32's range \[-2147483648, 2147483647\]",
+        ),
+        (
+            {"ids": np.zeros((2, 3), np.int32), "x": np.full((2, 4), 1e300)},
+            r"input 'x' takes float32 .* the first, 1e\+300 at \[0, 0\], is beyond float32's largest value",
+        ),
     ],
 )
 def test_bad_inputs_get_one_error_naming_the_input(sig: ModelSignature, inputs: dict, message: str) -> None:
@@ -87,6 +95,8 @@ def test_a_model_without_batching_is_told_its_dims() -> None:
 
 def test_float64_is_cast_with_a_note_or_refused(sig: ModelSignature, caplog: pytest.LogCaptureFixture) -> None:
     inputs = {"ids": np.ones((1, 3), np.int64), "x": np.ones((1, 4))}  # NumPy defaults: int64, float64
+    whole = validate_inputs(sig, {"ids": np.full((1, 3), 7.0), "x": inputs["x"]})["ids"]  # a lossless cast is made
+    assert whole.dtype == np.int32 and whole.tolist() == [[7, 7, 7]]
     with caplog.at_level(logging.WARNING, logger="clients.inputs"):
         out = validate_inputs(sig, inputs)
     assert out["x"].dtype == np.float32 and out["ids"].dtype == np.int32

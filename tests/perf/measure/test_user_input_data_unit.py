@@ -65,7 +65,10 @@ def test_an_npz_is_written_as_perf_analyzer_json_one_entry_per_row(tmp_path: Pat
     [
         ({"ids": np.zeros((2, 4), np.int64)}, "input 'ids' has shape [2, 4], expected [batch, 3]"),
         ({"idz": np.zeros((2, 3), np.int64)}, "unknown input ['idz']"),
-        ({"ids": np.zeros((2, 3), np.float32)}, "input 'ids' is float32, the model takes int64"),
+        (
+            {"ids": np.full((2, 3), 2.5, np.float32)},
+            "input 'ids' takes int64 (TYPE_INT64), but 6 values do not convert to it exactly: the first, 2.5 at [0, 0]",
+        ),
     ],
 )
 def test_a_file_clients_infer_refuses_is_refused_naming_the_file_and_the_variant(

@@ -1,0 +1,136 @@
+"""One rule for turning a user's values into an input's dtype, for every way values arrive:
+numbers of a perf_analyzer JSON file (which has no dtypes), a ``.npy``/``.npz`` array of another
+dtype, integers drawn from a build's value range.
+
+The rule (:func:`convert`): a value is converted only when the conversion keeps it.
+
+- **Integer and bool inputs**: every value must come back equal after the cast: a whole number
+  within the dtype's range (``[0, 255]`` for uint8, ``[-2**31, 2**31 - 1]`` for int32); a bool
+  takes ``0``/``1`` or ``false``/``true``. ``2.7`` for an int64 token id, ``300`` for uint8,
+  ``2**40`` for int32, ``2`` for a bool are refused; ``3.0`` is taken as ``3``.
+- **Float inputs**: any number is rounded to the nearest value of the dtype (float32 has no
+  ``0.1``: IEEE 754 round-to-nearest, as NumPy's ``astype`` does); a finite value beyond the dtype
+  (above 65504 for float16) would become infinite and is refused.
+- **Strings** for a number, and numbers for a string (``TYPE_STRING``) input, are refused.
+
+Why here: NumPy's ``astype`` truncates a float toward zero when casting to an integer and gives an
+undefined value (at most a ``RuntimeWarning``) for one outside the target's range (NumPy docs,
+"numpy.ndarray.astype" and "Data type promotion / casting"; NumPy 2.4 names this check
+``casting="same_value"``), and Triton serves the bytes it is sent, so a value changed here would
+be measured or answered silently. A refusal names where the value came from, the input, the first
+value that does not convert with its position, the dtype, and what to give instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from core.errors import ClientError
+
+#: numpy kinds that are numbers: bool, signed and unsigned integers, floats.
+NUMBER_KINDS = "biuf"
+
+
+def convert(values: np.ndarray, name: str, dtype: str, triton: str, where: str) -> np.ndarray:
+    """``values`` in ``dtype`` by the module's rule, or a refusal naming the first value it would change.
+
+    Args:
+        values: The values as given (any shape; a JSON list read by ``np.asarray``).
+        name: The input's name.
+        dtype: The input's numpy dtype name (``"int64"``, ``"float16"``, ``"object"`` for strings).
+        triton: The config's type (``"TYPE_INT64"``), named in the message.
+        where: Where the values came from, first in the message (``"in.json: entry 3"``).
+
+    Returns:
+        ``values`` as an array of ``dtype`` (the same object when it is of ``dtype`` already).
+
+    Raises:
+        ClientError: a value the cast would change; the message gives how many, the first with its
+            position (``[row, column]``), the dtype, and the hint what to give instead.
+    """
+    arr = np.asarray(values)
+    want = np.dtype(dtype)
+    if arr.dtype == want:
+        return arr
+    if want.kind == "O":  # TYPE_STRING: texts, as perf_analyzer's JSON gives them
+        if arr.dtype.kind in "USO" and all(isinstance(v, (str, bytes)) for v in arr.reshape(-1)):
+            return arr.astype(want)
+        return _refuse(arr, np.ones(arr.shape, bool), name, dtype, triton, where, "is not a text")
+    if arr.dtype.kind not in NUMBER_KINDS:  # strings, None, ints beyond 64 bits: judged one by one
+        bad = np.array([not _fits(v, want) for v in arr.reshape(-1)], bool).reshape(arr.shape)
+        if bad.any():
+            return _refuse(arr, bad, name, dtype, triton, where, _why(arr.reshape(-1)[int(np.argmax(bad))], want))
+        arr = np.asarray(arr.tolist(), np.float64 if want.kind == "f" else want)  # fitting python numbers
+    with np.errstate(all="ignore"):
+        cast = arr.astype(want)
+        if want.kind == "f":
+            bad = np.isfinite(arr.astype(np.float64)) & ~np.isfinite(cast)
+        else:
+            bad = cast != arr  # a fraction, an out-of-range value, NaN; a bool's 2
+    if np.any(bad):
+        return _refuse(arr, bad, name, dtype, triton, where, _why(arr.reshape(-1)[int(np.argmax(bad))].item(), want))
+    return cast
+
+
+def _fits(v: Any, want: np.dtype) -> bool:
+    """Whether a python value ``v`` converts to ``want`` by the rule (for arrays numpy keeps as objects)."""
+    if isinstance(v, (bool, np.bool_)):
+        return True
+    if not isinstance(v, (int, float, np.number)):
+        return False
+    if want.kind == "f":
+        try:
+            f = float(v)
+        except OverflowError:  # a python int beyond float64
+            return False
+        return bool(not np.isfinite(f) or abs(f) <= np.finfo(want).max)
+    if want.kind == "b":
+        return bool(v in (0, 1))
+    info = np.iinfo(want)
+    return bool(_whole(v) and info.min <= v <= info.max)
+
+
+def _whole(v: Any) -> bool:
+    """Whether number ``v`` is a whole number (a python int of any size is)."""
+    return isinstance(v, (int, np.integer)) or bool(np.isfinite(v) and float(v).is_integer())
+
+
+def _why(v: Any, want: np.dtype) -> str:
+    """Why value ``v`` does not convert to ``want``, in words."""
+    if isinstance(v, (str, bytes)) or not isinstance(v, (bool, int, float, np.number)):
+        return "is not a number"
+    if want.kind == "f":
+        return f"is beyond {want.name}'s largest value {np.finfo(want).max:g} (it would become inf)"
+    if want.kind == "b":
+        return "is neither 0 nor 1 (false nor true)"
+    info = np.iinfo(want)
+    if not _whole(v):
+        return f"is not a whole number (a cast would make it {int(v) if np.isfinite(v) else 'undefined'})"
+    return f"is outside {want.name}'s range [{info.min}, {info.max}]"
+
+
+def _refuse(arr: np.ndarray, bad: np.ndarray, name: str, dtype: str, triton: str, where: str, why: str) -> Any:
+    first = np.unravel_index(int(np.argmax(bad)), arr.shape) if arr.ndim else ()
+    value = arr.reshape(-1)[int(np.argmax(bad))] if arr.size else None
+    value = value.item() if isinstance(value, np.generic) else value
+    n = int(np.count_nonzero(bad))
+    at = f" at [{', '.join(map(str, first))}]" if arr.ndim else ""
+    want = np.dtype(dtype)
+    if want.kind == "O":
+        fix = f"give {name!r} texts (strings)"
+    elif want.kind == "f":
+        fix = f"give {name!r} numbers within ±{np.finfo(want).max:g}"
+    elif want.kind == "b":
+        fix = f"give {name!r} 0/1 or false/true"
+    else:
+        info = np.iinfo(want)
+        fix = f"give {name!r} whole numbers within [{info.min}, {info.max}] (no cast rounds or wraps them for you)"
+    label = "bytes" if want.kind == "O" else dtype
+    shown = repr(value) if len(repr(value)) <= 40 else f"{repr(value)[:37]}..."
+    raise ClientError(
+        f"{where}: input {name!r} takes {label} ({triton}), but {n} value{'s do' if n > 1 else ' does'} not convert to "
+        f"it exactly: the first, {shown}{at}, {why}",
+        hint=f"{fix}, or check that the file is meant for this model's {name!r}",
+    )

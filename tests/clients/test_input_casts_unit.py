@@ -1,0 +1,101 @@
+"""A user's input values reach the config's dtype by one rule, whatever the file (clients.casts.convert):
+JSON numbers (no dtype of their own) and .npy/.npz arrays of another dtype are converted only when the
+cast keeps every value; else one error names the file, the input, the first bad value and its position,
+the dtype and what to give. The old JSON reader cast with astype: 2.7 became token id 2, 300 became
+uint8 44, 2**40 became int32 0, a bool's 2 became true, all silently."""
+
+from __future__ import annotations
+
+import base64
+import functools
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from clients.input_files import load_input_file, load_samples
+from clients.inputs import ModelSignature
+from core.errors import ClientError, PerfError
+from perf.measure.inputs import check_user_data
+
+WIDTH = 3
+
+
+def _config(triton: str, dims: tuple[int, ...] = (WIDTH,)) -> dict:
+    return {"name": "m", "max_batch_size": 4, "input": [{"name": "v", "data_type": triton, "dims": [str(d) for d in dims]}]}
+
+
+def _json(path: Path, *rows: list) -> Path:
+    path.write_text(json.dumps({"data": [{"v": row} for row in rows]}))
+    return path
+
+
+#: (config type, one sample's values with one bad value, the bad value as said, why).
+BAD = [
+    ("TYPE_INT64", [1, 2.7, 3], "2.7", r"is not a whole number \(a cast would make it 2\)"),
+    ("TYPE_UINT8", [1, 300, 3], "300", r"is outside uint8's range \[0, 255\]"),
+    ("TYPE_INT32", [1, 2**40, 3], str(2**40), r"is outside int32's range \[-2147483648, 2147483647\]"),
+    ("TYPE_BOOL", [1, 2, 0], "2", r"is neither 0 nor 1"),
+    ("TYPE_INT64", [1, "7", 3], "'7'", "is not a number"),
+    ("TYPE_FP16", [1.0, 1e6, 3.0], "1000000.0", "is beyond float16's largest value 65504"),
+]
+
+
+@pytest.mark.parametrize("triton, row, said, why", BAD)
+def test_a_json_value_no_cast_keeps_is_refused_naming_file_input_entry_position_and_dtype(
+    tmp_path: Path, triton: str, row: list, said: str, why: str
+) -> None:
+    src = _json(tmp_path / "in.json", [0] * WIDTH, row)  # entry 1 holds the bad value, at [1]
+    sig = ModelSignature.from_config(_config(triton))
+    dtype = sig.inputs[0].dtype
+    pattern = rf"{src}: entry 1: input 'v' takes {dtype} \({triton}\), but 1 value does not convert to it exactly: the first, {said} at \[1\], {why}"
+    for read in (load_samples, functools.partial(load_input_file, batch_size=2)):  # a request of both entries
+        with pytest.raises(ClientError, match=pattern) as e:
+            read(src, sig)
+        assert "give 'v'" in e.value.hint
+    with pytest.raises(PerfError, match=pattern):  # the sweep's up-front check: the same reader, the same words
+        check_user_data("variant_a", _config(triton), None, src)
+
+
+@pytest.mark.parametrize("triton, row, said, why", [b for b in BAD if "not a number" not in b[3]])
+def test_an_array_of_another_dtype_is_held_to_the_same_rule_in_npy_and_npz(
+    tmp_path: Path, triton: str, row: list, said: str, why: str
+) -> None:
+    values = np.array([[0] * WIDTH, row], dtype=np.float64 if any(isinstance(v, float) for v in row) else np.int64)
+    sig = ModelSignature.from_config(_config(triton))
+    np.save(tmp_path / "in.npy", values)
+    np.savez(tmp_path / "in.npz", v=values)
+    for src in (tmp_path / "in.npy", tmp_path / "in.npz"):
+        pattern = rf"{src}: m: a {values.dtype} array: input 'v' takes {sig.inputs[0].dtype} .* the first, {said}(\.0)? at \[1, 1\], {why}"
+        for read in (load_samples, load_input_file):
+            with pytest.raises(ClientError, match=pattern):
+                read(src, sig)
+
+
+def test_a_lossless_cast_is_made_in_every_format(tmp_path: Path) -> None:
+    sig = ModelSignature.from_config(_config("TYPE_INT64"))
+    whole = np.array([[3.0, 4.0, 5.0]])  # float64 holding whole numbers: converted exactly
+    np.save(tmp_path / "in.npy", whole)
+    np.savez(tmp_path / "in.npz", v=whole)
+    for src in (tmp_path / "in.npy", tmp_path / "in.npz", _json(tmp_path / "in.json", [3.0, 4, 5.0])):
+        got = load_input_file(src, sig)["v"]
+        assert got.dtype == np.int64 and got.tolist() == [[3, 4, 5]], src
+
+
+def test_perf_analyzers_bare_b64_form_is_read(tmp_path: Path) -> None:
+    """perf_analyzer docs, "Input Data": an input may be given as {"b64": ...} without "content"."""
+    sig = ModelSignature.from_config(_config("TYPE_FP16"))
+    x = np.array([0.5, -1.0, 2.0], "<f2")
+    src = tmp_path / "b64.json"
+    src.write_text(json.dumps({"data": [{"v": {"b64": base64.b64encode(x.tobytes()).decode()}}]}))
+    np.testing.assert_array_equal(load_samples(src, sig)[0]["v"], x)
+
+
+@pytest.mark.parametrize("shape", [[2.5], [True, 3], "3", [-1]])
+def test_a_json_shape_that_is_not_whole_sizes_is_refused(tmp_path: Path, shape: object) -> None:
+    sig = ModelSignature.from_config(_config("TYPE_INT64", (-1,)))
+    src = tmp_path / "shape.json"
+    src.write_text(json.dumps({"data": [{"v": {"content": [1, 2, 3], "shape": shape}}]}))
+    with pytest.raises(ClientError, match=rf"{src}: entry 0: input 'v' has \"shape\" .*, not a list of whole numbers >= 0"):
+        load_samples(src, sig)
