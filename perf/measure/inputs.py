@@ -15,9 +15,12 @@ perf_analyzer makes random data itself for fixed-shape inputs. It needs help for
 A user's own data replaces the generated one (``--shape`` flags are still passed): a file of the
 kinds ``clients infer --input-data`` reads (:data:`clients.input_files.FILE_KINDS`), read by the same
 reader (:func:`clients.input_files.load_samples`) and checked the same way before any server starts
-(:func:`check_user_data`); an ``.npz``/``.npy`` is written as perf_analyzer's JSON in the run folder
-(:func:`write_user_data`), a JSON file is perf_analyzer's own form and goes as it is. A folder of
-raw files, ``random`` and ``zero`` are perf_analyzer's own forms too.
+(:func:`check_user_data`); every such file, a JSON one too, is written as perf_analyzer's JSON in the
+run folder from the arrays that reader returned (:func:`write_user_data`), so perf_analyzer gets
+what was checked: a user's JSON of FP16 numbers goes as ``b64`` (perf_analyzer takes no FP16
+numbers), each entry with its ``shape`` (no ``--shape`` needed for a dynamic dim), integers exactly
+as :func:`clients.casts.convert` kept them. A folder of raw files, ``random`` and ``zero`` are
+perf_analyzer's own forms and go as they are.
 """
 
 from __future__ import annotations
@@ -135,23 +138,23 @@ def input_args(
         config: Model config dict (``input`` list with ``name``, ``data_type``, ``dims``).
         spec: The build's spec (named axes, value ranges), or ``None`` when unknown.
         workdir: Where to write the generated ``input_data_<model>.json``.
-        user_data: The user's ``--input-data``: a file (:data:`clients.input_files.FILE_KINDS`; an
-            ``.npz``/``.npy`` is written as JSON in ``workdir``, :func:`write_user_data`), a folder,
-            or ``random``/``zero``.
+        user_data: The user's ``--input-data``: a file (:data:`clients.input_files.FILE_KINDS`, a
+            ``.json`` too, written again as perf_analyzer's JSON in ``workdir`` from the arrays the
+            reader returned, :func:`write_user_data`), a folder, or ``random``/``zero``.
         shapes: The user's ``--shape`` values (input name -> dims without the batch axis).
         steps: Distinct data entries generated per input.
 
     Raises:
         PerfError: see :func:`resolve_shapes`; an input type perf_analyzer cannot be given.
     """
-    if user_data is not None and user_data.suffix in (".npz", ".npy"):  # perf_analyzer reads JSON only
-        user_data = write_user_data(user_data, config, spec, workdir)
     if user_data is not None:  # its shapes are the file's (perf_analyzer); the user's --shape flags go along, checked
         try:
             mbs = int(config.get("max_batch_size", 0) or 0)
             shp.check_sizes(config.get("name", "the model"), config_inputs(config), mbs, spec, shapes)
         except ClientError as e:
             raise PerfError(e.message, hint=e.hint) from None
+        if user_data.suffix in FILE_KINDS and not user_data.is_dir():  # perf_analyzer gets what was checked
+            user_data = write_user_data(user_data, config, spec, workdir)
         given = [a for n, dims in shapes.items() for a in ("--shape", f"{n}:{','.join(map(str, dims))}")]
         return [*given, "--input-data", str(user_data)]
     concrete = resolve_shapes(config, spec, shapes)
@@ -271,7 +274,7 @@ def refused_words(error: str, user_data: Path, spec: ModelSpec | None) -> str:
 
 
 def write_user_data(user_data: Path, config: dict[str, Any], spec: ModelSpec | None, workdir: Path) -> Path:
-    """The user's ``.npz``/``.npy`` written as perf_analyzer's input-data JSON in ``workdir``
+    """The user's ``.npz``/``.npy``/``.json`` written as perf_analyzer's input-data JSON in ``workdir``
     (``input_data_<model>.json``): one entry per sample (:func:`clients.input_files.load_samples`),
     each input's content in the form perf_analyzer's JSON reader takes for its type (:func:`content`).
 

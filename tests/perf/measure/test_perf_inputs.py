@@ -51,7 +51,13 @@ def test_max_batch_size_0_leading_dim_is_one_sample(tmp_path: Path):
 def test_float_only_model_needs_no_flags_and_user_data_wins(tmp_path: Path):
     cfg = {"name": "f", "max_batch_size": 8, "input": [{"name": "x", "data_type": "TYPE_FP32", "dims": [16]}]}
     assert input_args(cfg, None, tmp_path) == []
-    assert input_args(cfg, None, tmp_path, user_data=tmp_path / "mine.json") == ["--input-data", str(tmp_path / "mine.json")]
+    mine = tmp_path / "mine.json"
+    mine.write_text(json.dumps({"data": [{"x": list(range(16))}]}))
+    args = input_args(cfg, None, tmp_path, user_data=mine)
+    assert args == ["--input-data", str(tmp_path / "input_data_f.json")]  # the user's values, as the check read them
+    assert json.loads((tmp_path / "input_data_f.json").read_text())["data"] == [
+        {"x": {"content": list(range(16)), "shape": [16]}}
+    ]
 
 
 def _fp16_int64_cfg() -> dict:

@@ -91,13 +91,29 @@ def test_a_json_entry_missing_an_input_and_a_file_of_another_kind_are_refused(tm
         check_user_data("m", CONFIG, None, csv)
 
 
-def test_perf_analyzers_own_forms_and_a_json_file_go_as_they_are(tmp_path: Path) -> None:
-    src = tmp_path / "pa.json"
-    src.write_text(json.dumps({"data": [{"ids": [1, 2, 3], "x": [0.5, 0.5]}]}))
-    check_user_data("m", CONFIG, None, src)
-    for given in (src, Path("random"), tmp_path):
+def test_perf_analyzers_own_forms_go_as_they_are(tmp_path: Path) -> None:
+    for given in (Path("random"), Path("zero"), tmp_path):
         args = input_args(CONFIG, None, tmp_path, given)
         assert args[args.index("--input-data") + 1] == str(given)
+
+
+def test_a_json_file_is_written_again_from_the_arrays_the_check_read(tmp_path: Path) -> None:
+    """perf_analyzer gets what check_user_data checked: the user's JSON went to it as it was, so FP16
+    given as numbers (which perf_analyzer refuses: it takes FP16 only as b64, perf_analyzer docs,
+    "Input Data") passed the check and failed every level, and a dynamic dim given without "shape"
+    needed a --shape perf_analyzer was not given."""
+    config = {**CONFIG, "input": [{"name": "ids", "data_type": "TYPE_INT64", "dims": ["-1"]}, CONFIG["input"][1]]}
+    src = tmp_path / "user" / "pa.json"
+    src.parent.mkdir()
+    src.write_text(json.dumps({"data": [{"ids": [1, 2, 3.0], "x": [0.5, -2.0]}, {"ids": [4, 5], "x": [1, 2]}]}))
+    check_user_data("m", config, None, src)
+    args = input_args(config, None, tmp_path, src)
+    written = Path(args[args.index("--input-data") + 1])
+    assert written.parent == tmp_path and written != src
+    data = json.loads(written.read_text())["data"]
+    assert [d["ids"] for d in data] == [{"content": [1, 2, 3], "shape": [3]}, {"content": [4, 5], "shape": [2]}]
+    x = [np.frombuffer(base64.b64decode(d["x"]["content"]["b64"]), "<f2").tolist() for d in data]
+    assert x == [[0.5, -2.0], [1.0, 2.0]] and all(d["x"]["shape"] == [2] for d in data)
 
 
 def test_a_level_the_server_refused_for_an_index_past_a_table_names_the_file_and_the_verified_range() -> None:

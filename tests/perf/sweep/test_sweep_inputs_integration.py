@@ -1,5 +1,6 @@
 """Inputs perf_analyzer needs help with, swept for real (bundled tritonserver, perf_analyzer):
-an FP16 input beside an INT64 one (the generated --input-data writes FP16 as base64), and a
+an FP16 input beside an INT64 one (the generated --input-data, and a user's JSON written again,
+give FP16 as base64), and a
 repository without the toolkit's build manifest whose dynamic dim needs --shape."""
 
 from __future__ import annotations
@@ -96,13 +97,16 @@ def test_a_model_with_fp16_and_int64_inputs_is_swept(mixed_repo: Path, tmp_path:
     assert all(lv.ok and lv.throughput_infer_per_s > 0 for lv in v.levels)
     data = json.loads((run_dir / f"input_data_{name}.json").read_text())
     assert set(data["data"][0]["x"]["content"]) == {"b64"}  # the FP16 input, as perf_analyzer takes it
-    # what the old generator wrote, FP16 as JSON numbers, is refused by perf_analyzer
-    for step in data["data"]:
-        step["x"]["content"] = [0.5] * 4
-    old = tmp_path / "fp16_as_numbers.json"
-    old.write_text(json.dumps(data))
-    refused, _ = run_sweep(dataclasses.replace(opts, run_id="numbers", input_data=old, concurrency=(1,), warmup_requests=0))
-    assert refused.variant(name).status == "failed" and not refused.variant(name).level(1).ok
+    # a user's JSON of FP16 numbers (perf_analyzer refuses FP16 as numbers: it went to it as it was and every
+    # level failed) and a dynamic dim without "shape" is written again from the arrays the check read
+    numbers = tmp_path / "fp16_as_numbers.json"
+    numbers.write_text(json.dumps({"data": [{"x": [0.5, -1, 2, 0], "ids": list(range(n))} for n in (3, 5)]}))
+    mine, mine_dir = run_sweep(
+        dataclasses.replace(opts, run_id="numbers", input_data=numbers, concurrency=(1,), warmup_requests=0)
+    )
+    assert mine.variant(name).status == "ok" and mine.variant(name).level(1).ok, mine.variant(name).error
+    sent = json.loads((mine_dir / f"input_data_{name}.json").read_text())["data"]
+    assert [set(d["x"]["content"]) for d in sent] == [{"b64"}] * 2 and [d["ids"]["shape"] for d in sent] == [[3], [5]]
 
 
 def test_a_repository_without_manifest_needs_shape_for_a_dynamic_dim(mixed_repo: Path, tmp_path: Path):
