@@ -250,7 +250,7 @@ def plan_inputs(
         elif t.dtype == "bool":
             values = "all true"
         elif s is not None and s.value_range:
-            value_range = s.value_range
+            value_range = range_in_dtype(t.name, s.value_range, t.dtype, t.triton_dtype)
             values = f"integers uniform in {range_words(value_range)} (the build's value_range)"
         else:
             values = (
@@ -260,6 +260,19 @@ def plan_inputs(
         domain = s.domain if s is not None else None
         out.append(InputChoice(t.name, tuple(shape), t.dtype, values, r.describe(), value_range, domain))
     return out
+
+
+def range_in_dtype(name: str, value_range: ValueRange, dtype: str, triton: str) -> ValueRange:
+    """``value_range`` (the build's, checked against the spec's dtype) when the served ``dtype`` holds
+    all of it, by :func:`clients.casts.convert`'s rule: values drawn from it are cast to the served
+    type, and a range the type cannot hold (an int64 spec range ``0..300`` served as ``TYPE_INT8``)
+    would wrap the values silently.
+
+    Raises:
+        ClientError: a bound of the range that ``dtype`` cannot hold, naming the input and its type.
+    """
+    convert(np.asarray(value_range), name, dtype, triton, f"the build's value_range {range_words(value_range)}")
+    return value_range
 
 
 def generate_inputs(

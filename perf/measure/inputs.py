@@ -42,7 +42,7 @@ from clients import shapes as shp
 from clients.infer import INDEX_PAST_TABLE
 from clients.input_files import FILE_KINDS, load_samples
 from clients.input_values import check_values, verified_range
-from clients.inputs import ModelSignature
+from clients.inputs import ModelSignature, range_in_dtype
 from core import dtypes
 from core.errors import ClientError, DataTypeError, PerfError
 
@@ -174,6 +174,11 @@ def input_args(
         return args  # perf_analyzer's own random data fits every other type
     for n in ints:
         t = by_name.get(n)
+        if t is not None and t.value_range:  # drawn values are cast to the served type: the range must fit it
+            try:
+                range_in_dtype(n, t.value_range, types[n].numpy or "", types[n].triton)
+            except ClientError as e:
+                raise PerfError(e.message, hint=e.hint) from None
         if not (t and (t.value_range or t.domain)):  # a domain (a mask: 0s and 1s) says what values are sent
             log.warning(
                 "input %s: no value range in the build's spec; generated values are in %s (pass --input-data for your own)",

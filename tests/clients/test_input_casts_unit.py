@@ -14,10 +14,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from builders.model.spec import ModelSpec
 from clients.input_files import load_input_file, load_samples
-from clients.inputs import ModelSignature
+from clients.inputs import ModelSignature, generate_inputs
 from core.errors import ClientError, PerfError
-from perf.measure.inputs import check_user_data
+from perf.measure.inputs import check_user_data, input_args
 
 WIDTH = 3
 
@@ -99,3 +100,20 @@ def test_a_json_shape_that_is_not_whole_sizes_is_refused(tmp_path: Path, shape: 
     src.write_text(json.dumps({"data": [{"v": {"content": [1, 2, 3], "shape": shape}}]}))
     with pytest.raises(ClientError, match=rf"{src}: entry 0: input 'v' has \"shape\" .*, not a list of whole numbers >= 0"):
         load_samples(src, sig)
+
+
+@pytest.mark.parametrize("served", ["TYPE_INT8", "TYPE_UINT8"])
+def test_generated_integers_are_not_wrapped_into_a_served_type_that_cannot_hold_the_builds_range(
+    tmp_path: Path, served: str
+) -> None:
+    """The build's value_range is checked against the spec's dtype; values drawn from it were cast to the
+    served config's type with astype, so 0..300 served as int8 sent 44 for 300 (clients infer, coldstart
+    and the sweep's generated --input-data alike)."""
+    spec = ModelSpec.from_flags([f"v:int64:{WIDTH}:0..300"], ["y"])
+    config = _config(served)
+    with pytest.raises(ClientError, match=rf"the build's value_range .*input 'v' takes u?int8 \({served}\).* the first, 300"):
+        generate_inputs(ModelSignature.from_config(config), 1, spec)
+    with pytest.raises(PerfError, match=rf"input 'v' takes u?int8 \({served}\).* the first, 300 at \[1\]"):
+        input_args(config, spec, tmp_path)
+    fits = ModelSpec.from_flags([f"v:int64:{WIDTH}:0..100"], ["y"])  # a range the type holds is drawn as before
+    assert generate_inputs(ModelSignature.from_config(config), 2, fits)["v"].max() <= 100
