@@ -33,18 +33,30 @@ from typing import Any
 
 from core.errors import ModelSpecError
 
-#: ``<name>__<index>``: the naming convention of Triton's PyTorch backend (pytorch_backend
-#: README, "Naming convention"): ``INPUT__0`` is ``forward``'s argument at position 0.
-CONVENTION = re.compile(r"^(.+)__(\d+)$")
+#: What separates ``<name>`` from ``<index>`` in Triton's PyTorch backend's ``<name>__<index>``.
+SEPARATOR = "__"
 #: Argument names made up for ``forward(*args)``: by ``torch.jit.trace`` (``argument_1``) and by
 #: ``torch.export`` (``args_0``); they say nothing of what the model expects.
 GENERATED = re.compile(r"^(argument_\d+|args_\d+)$")
 
 
 def convention_index(name: str) -> int | None:
-    """The index of a ``<name>__<index>`` name (``"OUTPUT__1"`` -> 1), or ``None``."""
-    m = CONVENTION.match(name)
-    return int(m.group(2)) if m else None
+    """The index Triton's PyTorch backend reads from a ``<name>__<index>`` name, or ``None``.
+
+    The one rule for these names (the export's names, ``builders validate``, the config checks):
+    the backend splits a name at its **first** ``__`` and reads the rest as the index when every
+    character of it is a digit, else the name does not follow the convention (pytorch_backend
+    ``src/libtorch.cc``, ``GetNamingConvention``: ``io_name.find("__")``, ``std::isdigit`` on each
+    character of the rest, then ``std::atoi``; Triton docs, "Model Configuration: Special
+    Conventions for PyTorch Backend": ``<name>__<index>``, ``INPUT__0`` is ``forward``'s argument
+    at position 0). So ``"OUTPUT__1"`` -> 1 and ``"__1"`` -> 1, but ``"a__b__3"`` -> ``None`` (the
+    rest is ``"b__3"``) and ``"x___1"`` -> ``None`` (the rest is ``"_1"``); an empty rest
+    (``"x__"``) passes the backend's digit test and reads as 0.
+    """
+    _, sep, rest = name.partition(SEPARATOR)
+    if not sep or not all("0" <= c <= "9" for c in rest):  # std::isdigit: ASCII digits only
+        return None
+    return int(rest) if rest else 0
 
 
 def forward_names(module: Any) -> tuple[str, ...] | None:

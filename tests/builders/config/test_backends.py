@@ -90,11 +90,15 @@ def test_native_backends_write_the_threads_they_are_given():
 
 
 def test_pytorch_naming_convention():
-    assert [convention_index(n) for n in ("INPUT__0", "OUTPUT__12", "a__b__3", "__1", "x")] == [0, 12, 3, None, None]
+    # the backend splits at the FIRST "__" (pytorch_backend GetNamingConvention): "a__b__3" is no index
+    assert [convention_index(n) for n in ("INPUT__0", "OUTPUT__12", "a__b__3", "__1", "x")] == [0, 12, None, 1, None]
     module = (TensorIO("x"), TensorIO("y"))
     cfg = mc.ModelConfig()
-    cfg.input.add(name="x"), cfg.input.add(name="INPUT__2"), cfg.input.add(name="z")
-    assert [p.field for p in tensor_name_problems("input", cfg.input, module)] == ["input[INPUT__2].name", "input[z].name"]
+    cfg.input.add(name="INPUT__0"), cfg.input.add(name="INPUT__2")
+    assert [p.field for p in tensor_name_problems("input", cfg.input, module)] == ["input[INPUT__2].name"]
+    plain = mc.ModelConfig()
+    plain.input.add(name="z"), plain.input.add(name="w")  # no name says a position: each named
+    assert [p.field for p in tensor_name_problems("input", plain.input, module)] == ["input[z].name", "input[w].name"]
     cfg.output.add(name="logits")
     assert [p.field for p in tensor_name_problems("output", cfg.output, (TensorIO("__0"),))] == ["output[logits].name"]
 

@@ -229,7 +229,7 @@ def test_torchscript_module_signature_is_checked(tmp_path):
     assert found(validate_repository(root, load_artifacts=True)) == {
         ("config.pbtxt", "input"),
         ("config.pbtxt", "input[c].name"),
-        ("config.pbtxt", "output[diff].name"),
+        ("config.pbtxt", "output[OUTPUT__0, diff].name"),  # one convention for all outputs, or config order
     }
 
 
