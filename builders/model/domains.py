@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from builders.model.value_ranges import zero_one
 from core import dtypes
 from core.errors import ModelSpecError
 
@@ -57,7 +58,7 @@ def check_domain(name: str, dtype: str, domain: str | None, value_range: Any) ->
             f"tensor {name!r}: a {domain} holds 0s and 1s; dtype {dtype} cannot",
             hint=f"give {name!r} an integer, floating or bool dtype, or drop its domain {domain!r}",
         )
-    if value_range is not None and tuple(value_range) != (0, 1):
+    if value_range is not None and not zero_one(value_range):
         raise ModelSpecError(
             f"tensor {name!r}: a {domain} takes values 0 and 1, but value_range is {list(value_range)}",
             hint="drop value_range (a mask's range is [0, 1]) or the domain",

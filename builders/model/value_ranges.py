@@ -134,6 +134,22 @@ def overall(value_range: ValueRange | None) -> tuple[int, int]:
     return int(lo.min()), int(hi.max())
 
 
+def zero_one(value_range: Any) -> bool:
+    """Whether ``value_range`` is ``[0, 1]`` at every position: one ``[0, 1]``, or ``[0, 1]`` for
+    each position of the last axis (what a mask or a 0/1 flag takes); ``False`` for ``None`` or
+    anything that is not a range of either form (a mix such as ``[[0, 1], [0, 4]]`` is not)."""
+    if value_range is None:
+        return False
+    try:
+        a = np.asarray(value_range, dtype=np.int64)
+    except (TypeError, ValueError):
+        return False
+    if a.ndim not in (1, 2) or a.shape[-1] != 2 or not a.size:
+        return False
+    lo, hi = range_bounds(value_range)
+    return bool((lo == 0).all() and (hi == 1).all())
+
+
 def range_text(value_range: ValueRange) -> str:
     """The ``--input`` form: ``"0..999"``, or ``"0..4,0..11,0..29"`` per position."""
     pairs = value_range if per_position(value_range) else (value_range,)

@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from builders.model.spec import ModelSpec
+from builders.model.value_ranges import zero_one
 from builders.verify.compare import ROUNDING_LIMIT, OutputComparison, passing_tolerance
 from core.errors import VerificationError
 
@@ -158,8 +159,9 @@ def rejection_line(
         error: The attempt's error (:attr:`builders.export.artifacts.Attempt.error`).
         draws: The manifest's ``draws`` (what each draw gave each input): the draw the error
             names is spelled out.
-        spec: The inputs: an integer 0/1 or bool input without a domain is named, with how to
-            declare it a mask, when a verification failed.
+        spec: The inputs: a bool input, or an integer one whose range is ``[0, 1]`` at every
+            position (:func:`builders.model.value_ranges.zero_one`), without a domain is named,
+            with how to declare it a mask, when a verification failed.
 
     Returns:
         ``"onnx fp32: strategy dynamo rejected (verification failed): <error>; draw 'negative'
@@ -170,11 +172,7 @@ def rejection_line(
     m = _DRAW.search(error or "")
     if stage == "verify" and m and draws and m.group(1) in draws:
         line += f"; draw {m.group(1)!r} gave " + ", ".join(f"{k}: {v}" for k, v in draws[m.group(1)].items())
-    binary = [
-        t
-        for t in (spec.inputs if spec else ())
-        if t.domain is None and (t.dtype == "bool" or (t.value_range is not None and tuple(t.value_range) == (0, 1)))
-    ]
+    binary = [t for t in (spec.inputs if spec else ()) if t.domain is None and (t.dtype == "bool" or zero_one(t.value_range))]
     if stage == "verify" and binary:
         t = binary[0]
         line += (

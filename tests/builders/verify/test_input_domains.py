@@ -134,3 +134,16 @@ def test_generated_requests_respect_the_domain():
     entry = tensor_entry(dtypes.from_name("int64"), [6], np.random.default_rng(0), None, "mask")
     assert _rows_ok(np.array(entry["content"]).reshape(1, 6))
     assert conform(None, np.zeros((2, 3))).sum() == 0  # no domain: unchanged
+
+
+def test_the_mask_advice_and_the_mask_domain_read_a_per_position_range_by_one_rule():
+    # value_range may be one [low, high] per position of the last axis (builders.model.value_ranges):
+    # [0, 1] at every position is a 0/1 input like [0, 1]; one 0/1 column among vocabularies is not
+    flags = TensorSpec("flags", "int64", (3,), ((0, 1), (0, 1), (0, 1)))
+    cats = TensorSpec("cats", "int64", (3,), ((0, 1), (0, 4), (0, 9)))
+    err = "VerificationError: onnx (fp32, dynamo) on CPU output 'y' at batch 1, draw 'negative': max relative error 0.263"
+    line = rejection_line("onnx", "fp32", "dynamo", "verify", err, None, ModelSpec((flags, cats), ()))
+    assert "if no request sends a row of 0s in flags, declare it a mask" in line and "--input flags:int64:3:mask" in line
+    assert TensorSpec("m", "int64", (2,), ((0, 1), (0, 1)), domain="mask").domain == "mask"  # was refused
+    with pytest.raises(ModelSpecError, match="a mask takes values 0 and 1"):
+        TensorSpec("m", "int64", (2,), ((0, 1), (0, 4)), domain="mask")
