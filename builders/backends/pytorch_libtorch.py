@@ -143,7 +143,7 @@ def triton_names(spec: ModelSpec, forward_args: Sequence[str]) -> dict[str, dict
     otherwise it becomes ``<name>__<position>`` (``logits`` -> ``logits__0``): outputs have no
     other names. A client that asks for the spec's name (``probs``) must ask for the served one
     (``probs__1``): the bundle and the build say which (:func:`builders.config.settings.tensor_name_differences`,
-    :func:`builders.cli.summary.served_names_line`).
+    :func:`builders.cli.summary.served_names_lines`).
 
     Args:
         spec: The I/O signature.

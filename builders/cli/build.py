@@ -296,12 +296,12 @@ def build(
         except ToolkitError as e:  # the manifest written before the error says what was verified
             if e.log_path and Path(e.log_path).name in (MANIFEST_FILE, FAILED_MANIFEST_FILE) and Path(e.log_path).is_file():
                 status.stop()
-                print_build_summary(load_record(Path(e.log_path), MANIFEST_KIND))
+                print_build_summary(load_record(Path(e.log_path), MANIFEST_KIND), serving)
             if isinstance(e, PartialBuildError) and isinstance(e.result, build_api.BuildResult):  # what passed was written: where
                 click.echo(f"manifest: {e.result.manifest_path}")
                 click.echo(repository_line(repository, e.result.variant_dirs))
             raise
-    print_build_summary(MANIFEST_KIND.parse(result.manifest, str(result.manifest_path)))
+    print_build_summary(MANIFEST_KIND.parse(result.manifest, str(result.manifest_path)), serving)
     click.echo(f"manifest: {result.manifest_path}")
     click.echo(repository_line(repository, result.variant_dirs))
     if print_trtexec:

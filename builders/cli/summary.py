@@ -78,13 +78,41 @@ def rejected_strategies(manifest: BuildManifest) -> list[str]:
     ]
 
 
-def print_build_summary(manifest: BuildManifest) -> None:
+def served_names_lines(manifest: BuildManifest, serving: str | None) -> list[str]:
+    """One line per set of exports whose served tensor names differ from the spec's: the names
+    the build wrote into their configs, from the same record
+    (:meth:`builders.repository.records.ExportRecord.served_names`, the map
+    :func:`builders.build` renames the spec by before writing each config): ``"served names
+    (torchscript fp32, fp16; --serving native): input x as x__0, ...; output logits as
+    logits__0 (...)"``. Empty when every name is the spec's or ``serving`` is unknown."""
+    if serving is None:
+        return []
+    found: dict[tuple[tuple[str, str, str], ...], list[str]] = {}
+    for e in manifest.exports:
+        if isinstance(e, FailedExport):
+            continue
+        names = e.served_names(serving) or {}
+        renamed = tuple((kind, a, b) for kind in ("inputs", "outputs") for a, b in names.get(kind, {}).items() if a != b)
+        if renamed:
+            found.setdefault(renamed, []).append(f"{e.format} {e.precision}")
+    lines = []
+    for renamed, exports in found.items():
+        pairs = ", ".join(f"{kind[:-1]} {a} as {b}" for kind, a, b in renamed)
+        lines.append(
+            f"served names ({', '.join(exports)}; --serving {serving}): {pairs} (Triton's PyTorch backend finds "
+            "tensors by <name>__<index> or forward()'s argument names: clients send and ask for the served names)"
+        )
+    return lines
+
+
+def print_build_summary(manifest: BuildManifest, serving: str | None = None) -> None:
     """Print the build's one-table summary to stdout (:func:`core.cli.print_table`: fitted to
     the terminal, else to ``COLUMNS`` or 120 characters); then why any verdict is not ``ok``
     (the reasons recorded in the manifest) and one graph-health line per export
     (:func:`builders.graph.facts.build_summary_lines`), each line whole; then, when the spec's
     input names are not ``forward()``'s, which input is passed as which argument
-    (:func:`builders.model.forward_args.binding_line`)."""
+    (:func:`builders.model.forward_args.binding_line`), and, when the server serves other names
+    than the spec's (``serving``: the build's ``--serving``), which (:func:`served_names_lines`)."""
     from rich.markup import escape
     from rich.table import Table
 
@@ -107,8 +135,11 @@ def print_build_summary(manifest: BuildManifest) -> None:
     print_table(table, console)
     for r in reasons:
         console.print(escape(r), highlight=False, soft_wrap=not console.is_terminal)
+    served = served_names_lines(manifest, serving)
     if manifest.input_binding:
-        click.echo(binding_line(manifest.input_binding))
+        click.echo(binding_line(manifest.input_binding, renamed=bool(served)))
+    for line in served:
+        click.echo(line)
     if manifest.warmup_count is not None:
         w = manifest.warmup_count
         click.echo(f"model_warmup: each sample runs {w.count}x ({w.reason})")

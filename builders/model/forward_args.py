@@ -164,11 +164,10 @@ def _reordered(inputs: Sequence[str], forward: Sequence[str], shown: str, name: 
     )
 
 
-def binding_line(binding: dict[str, str]) -> str:
+def binding_line(binding: dict[str, str], renamed: bool = False) -> str:
     """The build summary's line for a spec whose names are not ``forward()``'s (:func:`input_binding`):
-    ``"inputs passed to forward() by position: INPUT__0 -> x, INPUT__1 -> y (...)"``."""
+    ``"inputs passed to forward() by position: INPUT__0 -> x, INPUT__1 -> y (...)"``; ``renamed``:
+    the server serves other names than the spec's (the summary's next line says which)."""
     pairs = ", ".join(f"{a} -> {b}" for a, b in binding.items())
-    return (
-        f"inputs passed to forward() by position, under the spec's names: {pairs} "
-        "(clients send the spec's names; the spec's order is forward()'s)"
-    )
+    sent = "clients send the served names below" if renamed else "clients send the spec's names"
+    return f"inputs passed to forward() by position, under the spec's names: {pairs} ({sent}; the spec's order is forward()'s)"

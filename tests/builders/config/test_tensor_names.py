@@ -62,3 +62,51 @@ def test_names_swapped_between_tensors_are_said_as_another_tensor():
         "output logits: measured 'logits', bundle 'probs' (a client asking for 'logits' gets another output's tensor)",
         "output probs: measured 'probs', bundle 'logits' (a client asking for 'probs' gets another output's tensor)",
     ]
+
+
+def _export(fmt: str, precision: str, extra: dict) -> dict:
+    return {
+        "format": fmt,
+        "file": "m",
+        "precision": precision,
+        "strategy": "script",
+        "export_s": 1.0,
+        "size_bytes": 1,
+        "sha256": "0",
+        "extra": extra,
+    }
+
+
+def test_a_native_build_summary_says_the_names_its_configs_serve(capsys):
+    from builders.cli.summary import print_build_summary, served_names_lines
+    from builders.repository.records import BuildManifest
+
+    names = triton_names(SPEC, [])  # forward(*args): every tensor <name>__<index>
+    manifest = BuildManifest.model_validate(
+        {
+            "model": "tab",
+            "source": "tab.py:make",
+            "created": "2025-01-01T00:00:00+0000",
+            "spec": SPEC.to_json(),
+            "max_batch_size": 64,
+            "input_binding": {"categories": "INPUT__0"},
+            "exports": [
+                _export("torchscript", "fp32", {"triton_names": names}),
+                _export("torchscript", "fp16", {"triton_names": names}),
+                _export("onnx", "fp32", {}),
+            ],
+        }
+    )
+    (line,) = served_names_lines(manifest, "native")  # both precisions serve the same names: one line
+    ts = manifest.exports[0]
+    served = _native(TS, ts.served_names("native"))  # what the build writes into each config (builders.build)
+    said = [f"input {a} as {b}" for a, b in zip([t.name for t in SPEC.inputs], [t.name for t in served.input])]
+    said += [f"output {a} as {b}" for a, b in zip([t.name for t in SPEC.outputs], [t.name for t in served.output])]
+    assert line.startswith(f"served names (torchscript fp32, torchscript fp16; --serving native): {', '.join(said)} (")
+    assert "input categories as categories__0" in line and "output probs as probs__1" in line
+    assert served_names_lines(manifest, "python") == []  # the python backend serves the spec's names
+    print_build_summary(manifest, "native")
+    out = capsys.readouterr().out
+    assert out.count("served names (") == 1 and "clients send the served names below" in out
+    print_build_summary(manifest)  # the serving unknown: nothing said of served names
+    assert "served names (" not in capsys.readouterr().out
