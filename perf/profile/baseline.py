@@ -29,6 +29,7 @@ from typing import Any
 
 from pydantic import ConfigDict
 from pydantic.dataclasses import dataclass
+from tritonclient.grpc import model_config_pb2 as mc
 
 from builders.backends import for_config, served_artifact
 from builders.config.pbtxt import read_config
@@ -41,15 +42,7 @@ from perf.profile.checks import acted_on, refuse_nothing_measured, run_repositor
 from perf.profile.runners import NotRunHere, artifact_call, batch_inputs, cannot_run, eager_call, reference_axes
 from perf.profile.timing import ORDER_SEED, Timing, TimingSettings, time_interleaved
 from perf.records import results
-from perf.records.baseline import (
-    EAGER,
-    NOT_RUN,
-    BaselineKey,
-    BaselinePoint,
-    BaselineResult,
-    BaselineSettings,
-    BaselineTarget,
-)
+from perf.records.baseline import EAGER, NOT_RUN, BaselineKey, BaselinePoint, BaselineResult, BaselineSettings, BaselineTarget
 from perf.records.measured_files import LOADED, refuse_changed, refuse_missing
 from perf.records.results import RunResult
 
@@ -111,14 +104,18 @@ def formed_batches(run: RunResult | None, variant: str) -> list[int]:
     return sorted({max(1, int(lv.avg_server_batch_size + 0.5)) for lv in vr.levels if lv.usable and lv.avg_server_batch_size})
 
 
-def plan_targets(opts: BaselineOptions) -> tuple[list[tuple[BaselineTarget, RepositoryVariant, str, str]], list[str]]:
+def plan_targets(
+    opts: BaselineOptions, repo: Repository | None = None, configs: dict[str, mc.ModelConfig] | None = None, shapes: bool = True
+) -> tuple[list[tuple[BaselineTarget, RepositoryVariant, str, str]], list[str]]:
     """The variants to measure: ``(target, variant, artifact format, artifact file)`` each,
-    and notes on those left out (no artifact the toolkit can run, an unreadable config).
+    and notes on those left out (no artifact the toolkit can run, an unreadable config). A caller that read
+    them already passes ``opts.repository`` as ``repo`` and each variant's parsed ``config.pbtxt`` in ``configs`` (a
+    sweep's, read once): neither is read again; ``shapes=False`` leaves ``shape`` out (no reference inputs read).
 
     Raises:
         RepositoryError: the repository has no such variants.
     """
-    repo = Repository(opts.repository)
+    repo = repo or Repository(opts.repository)
     if opts.variants:
         names = repo.names(opts.variants, indexed=False)
     elif opts.run is not None:
@@ -129,7 +126,7 @@ def plan_targets(opts: BaselineOptions) -> tuple[list[tuple[BaselineTarget, Repo
     for name in names:
         try:
             rv = repo.variant(name)
-            cfg = read_config(rv.folder / "config.pbtxt")
+            cfg = configs[name] if configs and name in configs else read_config(rv.folder / "config.pbtxt")
         except ToolkitError as e:
             notes.append(f"{name}: {e.message}")
             continue
@@ -151,7 +148,7 @@ def plan_targets(opts: BaselineOptions) -> tuple[list[tuple[BaselineTarget, Repo
         batches = sorted(b for b in wanted if b == 1 or 0 < b <= mbs)
         instances = sum(g.count or 1 for g in cfg.instance_group) or 1
         try:
-            shape = results.shape_text(reference_axes(rv)) or None
+            shape = (results.shape_text(reference_axes(rv)) or None) if shapes else None
         except ToolkitError:  # no reference data: its points say so when they fail to load it
             shape = None
         target = BaselineTarget(name, key, instances, batches, rv.serving, shape)

@@ -9,24 +9,40 @@ point costs its timing (:class:`perf.profile.timing.TimingSettings`: the warm-up
 ``min_run_time_s`` of blocks and again of single calls) and the calls beyond it (the rounds' untimed
 calls, the fewest single calls and blocks: :data:`POINT_CALLS_S`); each key loads once
 (:data:`KEY_LOAD_S`). The served numbers do not predict an in-process call (the demo's mlp served at
-0.5-4 ms an inference, 0.13 ms in-process at batch 64), so the calls are a constant, calibrated on
-trial 9's runs on the 2-core VM at a load of 2-3: 0.55 s a point beyond its timing for the demo's mlp
-(40 points in 35 s), about 1.5 s for a 1-D conv forecaster (19 points in 44 s at 0.2 s timing). Before
-the rounds the batch sizes the dynamic batcher will form are not known: each key of a batching model
-is counted with :data:`FORMED_GUESS` of them. The baseline stops at the time budget's end (a model
-timed in fewer rounds is noted), so an estimate that is short costs rounds, not the section.
+0.5-4 ms an inference, 0.13 ms in-process at batch 64), so both are constants, and both are estimates,
+not measurements of a point or a load: nothing the sweep measures times an in-process call or load
+(its one load time, a group's ``load_s``, is the server starting a python-backend stub process with its
+imports for each model, not a load into this warm process), so they are not derived from the run, and the
+plan is said before any of it is measured. Where they come from:
+
+- :data:`POINT_CALLS_S` is back-computed from two whole baselines' wall times in trial 9 (the 2-core
+  VM, host load 2-3): the demo's mlp, 40 points in 35 s at :data:`perf.profile.baseline.SWEEP_TIMING`
+  (0.05 s warm-up + 2 x 0.1 s a point) and 6 keys at :data:`KEY_LOAD_S`, gives
+  (35 - 6 x 0.5) / 40 - 0.25 = 0.55 s; a 1-D conv forecaster, 19 points in 44 s at 0.2 s timing, about
+  1.5 s. 0.75 s is a value between the two, nearer the demo; no single point was timed for it.
+- :data:`KEY_LOAD_S` was never measured: a round figure for one ONNX Runtime session, TorchScript file
+  or eager model load of the demo's size, which the 0.55 s above assumes.
+
+Before the rounds the batch sizes the dynamic batcher will form are not known: each key of a batching
+model is counted with :data:`FORMED_GUESS` of them. The sweep's plan line and a skip say the number as
+"estimated"; the baseline's real time is recorded after it (``rounds.budget.baseline_s``). The baseline
+stops at the time budget's end (a model timed in fewer rounds is noted), so an estimate that is short
+costs rounds, not the section.
 """
 
 from __future__ import annotations
 
 import dataclasses
 
+from tritonclient.grpc import model_config_pb2 as mc
+
+from builders.repository.view import Repository
 from perf.profile.baseline import BaselineOptions, plan_targets
 from perf.records.baseline import EAGER
 
-#: The calls one point makes beyond its timing's seconds (s; module docstring: 0.55-1.5 s seen).
+#: The calls one point makes beyond its timing's seconds (s): an estimate from two trial 9 baselines (module docstring).
 POINT_CALLS_S = 0.75
-#: Loading one key: an ONNX Runtime session, a TorchScript file or the eager model (s).
+#: Loading one key: an ONNX Runtime session, a TorchScript file or the eager model (s): an unmeasured estimate (module docstring).
 KEY_LOAD_S = 0.5
 #: Batch sizes a dynamic batcher forms, counted per batching key before the rounds (the demo formed 2-5).
 FORMED_GUESS = 3
@@ -37,7 +53,7 @@ class BaselineEstimate:
     """What :func:`estimate` counted.
 
     Attributes:
-        seconds: The estimate (s).
+        seconds: The estimate (s), from :data:`POINT_CALLS_S` and :data:`KEY_LOAD_S` (estimates, module docstring).
         variants: The variants it measures.
         points: The points it times (keys x batch sizes).
         guessed: Whether the formed batch sizes were guessed (no level measured yet).
@@ -49,13 +65,21 @@ class BaselineEstimate:
     guessed: bool
 
 
-def estimate(opts: BaselineOptions) -> BaselineEstimate:
+def estimate(
+    opts: BaselineOptions, repo: Repository | None = None, configs: dict[str, mc.ModelConfig] | None = None
+) -> BaselineEstimate:
     """The time (s) :func:`perf.profile.baseline.run_baseline` of ``opts`` takes (module rule).
+
+    Args:
+        opts: The baseline to estimate.
+        repo: ``opts.repository`` as the caller read it (a sweep's, read once); default: read here.
+        configs: Each variant's parsed ``config.pbtxt`` as the caller read it (a sweep's plans, read once); the
+            others are read from their files (:func:`perf.profile.baseline.plan_targets`). No reference inputs are read.
 
     Raises:
         RepositoryError: unknown variants (:func:`perf.profile.baseline.plan_targets`).
     """
-    planned, _ = plan_targets(opts)
+    planned, _ = plan_targets(opts, repo, configs, shapes=False)
     measured = opts.run is not None and any(lv.usable for v in opts.run.variants for lv in v.levels)
     points: set[tuple[object, int]] = set()
     for target, *_ in planned:

@@ -322,3 +322,13 @@ def spent_words(rounds: RoundsRecord, since: tuple[int, int], now_s: float, esti
         + ")"
         + (f"; {'the last group ' if len(groups) > 1 else ''}ended: {ended}" if ended else "")
     )
+
+
+def of_budget(budget_s: float | None, left_s: float | None) -> str:
+    """How the plan line's estimate stands to the budget: ``" of a 120 s budget"``, or, when set-up took a
+    second or more of it, ``" of the 119 s left of a 120 s budget"`` (the time :func:`perf.search.budget.fit`
+    planned in, the number its cuts give)."""
+    if budget_s is None or left_s is None:
+        return " (no time budget)"
+    whole = f"a {fmt(budget_s, 0)} s budget"
+    return f" of {whole}" if fmt(left_s, 0) == fmt(budget_s, 0) else f" of the {fmt(left_s, 0)} s left of {whole}"

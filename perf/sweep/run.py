@@ -20,12 +20,16 @@ skipped, with the reason recorded, when what is left of it would not cover its e
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
+
+from google.protobuf import json_format
+from tritonclient.grpc import model_config_pb2 as mc
 
 from core.errors import FlagError, ToolkitError
 from core.wording import count, join_once
@@ -44,7 +48,7 @@ from perf.sweep.baseline_words import BASELINE_START_SHARE, baseline_fits, basel
 from perf.sweep.context import baseline_missing
 from perf.sweep.options import DEFAULT_CONCURRENCY, Progress, SweepOptions, resumed_options, run_settings, server_settings
 from perf.sweep.preflight import RAW_DIR
-from perf.sweep.rounds import RoundsSweep, spent_words
+from perf.sweep.rounds import RoundsSweep, of_budget, spent_words
 from perf.sweep.sequential import Sequential
 from perf.sweep.server import now
 
@@ -195,11 +199,18 @@ class Sweep(Sequential, RoundsSweep):
         """Each planned variant's ``config.pbtxt`` (JSON form): the cut's settings where a variant has no recorded parameters."""
         return {n: p.config for n, p in self.plans.items()}
 
+    @functools.cached_property
+    def _parsed_configs(self) -> dict[str, mc.ModelConfig]:
+        """Each planned variant's ``config.pbtxt`` as read when it was planned (:meth:`_configs`), parsed once:
+        the baseline's estimate reads no config file again (it is asked for at every cut the budget weighs)."""
+        return {n: json_format.ParseDict(c, mc.ModelConfig()) for n, c in self._configs().items() if c is not None}
+
     def baseline_estimate(self, names: Sequence[str]) -> BaselineEstimate:
         """The in-process baseline's time for ``names`` (:func:`perf.profile.estimate.estimate`): the one
-        number the plan, the budget and a skip use (trial 9, F15: 105 s, then 120 s, for 35 s)."""
-        repository = Path(self.opts.server.repository)
-        return estimate_baseline(BaselineOptions(repository, run=self.run, variants=list(names), timing=SWEEP_TIMING))
+        number the plan, the budget and a skip use (trial 9, F15: 105 s, then 120 s, for 35 s), from the
+        sweep's repository and configs as it read them once."""
+        opts = BaselineOptions(self.repository.path, run=self.run, variants=list(names), timing=SWEEP_TIMING)
+        return estimate_baseline(opts, self.repository, self._parsed_configs)
 
     def _baseline_s(self, names: Sequence[str]) -> float:
         return self.baseline_estimate(names).seconds
@@ -295,9 +306,9 @@ class Sweep(Sequential, RoundsSweep):
         text = (
             f"rounds: {count(len(fit.variants), 'variant')}, about {count(fit.rounds, 'round')} of {fmt(fit.visit_s, 2)} s visits: "
             f"estimated {fmt(fit.estimate_s, 0)} s"
-            + _of_budget(o.time_budget_s, left)
+            + of_budget(o.time_budget_s, left)
             + (
-                f", then about {fmt(fit.baseline_s, 0)} s of in-process baseline for {count(len(fit.variants), 'variant')}"
+                f", then an estimated {fmt(fit.baseline_s, 0)} s of in-process baseline for {count(len(fit.variants), 'variant')}"
                 + (
                     ""
                     if left is None
@@ -358,7 +369,7 @@ class Sweep(Sequential, RoundsSweep):
         left = None if deadline is None else deadline - time.monotonic()
         if left is not None and not baseline_fits(left, need) and self.run.rounds is not None:
             why = (
-                f"skipped: {fmt(max(left, 0.0), 0)} s of the time budget left, it needs about {fmt(need, 0)} s "
+                f"skipped: {fmt(max(left, 0.0), 0)} s of the time budget left, it needs an estimated {fmt(need, 0)} s "
                 f"({skip_counts(counted)}) and starts with {fmt(BASELINE_START_SHARE * need, 0)} s; "
                 f"{self.baseline_keeps or 'a longer --time-budget keeps it'}"
             )
@@ -367,7 +378,7 @@ class Sweep(Sequential, RoundsSweep):
             self._save()
             return
         if left is not None and left < need:
-            log.info("in-process baseline: %s s left of the about %s s it needs: it times what fits", fmt(left, 0), fmt(need, 0))
+            log.info("in-process baseline: %s s left of an estimated %s s needed: it times what fits", fmt(left, 0), fmt(need, 0))
         start = time.monotonic()
         measure_after_sweep(self.run, self.run_dir, Path(o.server.repository), self.progress, deadline)
         if self.run.rounds is not None and self.run.rounds.budget is not None:
@@ -386,13 +397,3 @@ def run_sweep(opts: SweepOptions, progress: Progress | None = None) -> tuple[Run
     sweep = Sweep(opts, progress)
     run = sweep.run_all()
     return run, sweep.run_dir
-
-
-def _of_budget(budget_s: float | None, left_s: float | None) -> str:
-    """How the estimate stands to the budget: ``" of a 120 s budget"``, or, when set-up took a
-    second or more of it, ``" of the 119 s left of a 120 s budget"`` (the time :func:`perf.search.budget.fit`
-    planned in, the number its cuts give)."""
-    if budget_s is None or left_s is None:
-        return " (no time budget)"
-    whole = f"a {fmt(budget_s, 0)} s budget"
-    return f" of {whole}" if fmt(left_s, 0) == fmt(budget_s, 0) else f" of the {fmt(left_s, 0)} s left of {whole}"

@@ -19,7 +19,7 @@ DEMO = [(f"mlp_{f}_cpu{t}_{db}_mbs64", f, t) for f in ("onnx", "ts") for t in (1
 
 @pytest.fixture
 def demo(monkeypatch: pytest.MonkeyPatch) -> None:
-    def plan(opts: BaselineOptions):
+    def plan(opts: BaselineOptions, *read: object, **how: object):
         out = []
         for name, fmt, threads in DEMO:
             formed = sorted({1, 64, *([2, 3, 6, 9] if opts.run and opts.run.variants and "db500" in name else [])})

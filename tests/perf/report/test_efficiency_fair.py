@@ -116,6 +116,6 @@ def test_a_baseline_cut_for_time_says_so_not_no_baseline(tmp_path: Path):
     from perf.report.sections.efficiency import efficiency_section
 
     run = RunResult("r", "now")
-    run.rounds = RoundsRecord(seed=1, cuts=[Cut("baseline", "skipped: 42 s of the time budget left, it needs about 45 s")])
+    run.rounds = RoundsRecord(seed=1, cuts=[Cut("baseline", "skipped: 42 s of the time budget left, it needs an estimated 45 s")])
     text = "\n".join(efficiency_section(run, tmp_path, tmp_path))
     assert "the time budget: skipped: 42 s of the time budget left" in text and "--no-baseline" not in text

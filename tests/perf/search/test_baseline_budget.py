@@ -108,7 +108,7 @@ def test_the_plan_and_a_skipped_baseline_name_one_time_budget(measured: list[Any
     assert not measured
     minutes = int(reason.split("--time-budget ")[1].split("m keeps it")[0])
     assert reason.endswith(
-        f"it needs about 120 s (8 variants, 40 points at the batch sizes the server formed) and starts with 90 s; "
+        f"it needs an estimated 120 s (8 variants, 40 points at the batch sizes the server formed) and starts with 90 s; "
         f"--time-budget {minutes}m keeps it"
     )
     assert plan.endswith(f"--time-budget {minutes}m keeps it") and f"--time-budget {minutes}m keeps it" in caplog.text
@@ -136,5 +136,5 @@ def test_the_demo_says_the_skip_as_its_own_setting() -> None:
     demo = (Path(__file__).parents[3] / "scripts" / "demo.sh").read_text()
     (line,) = [ln for ln in demo.splitlines() if "said = cut.reason" in ln]
     expr = line.split("said = ", 1)[1].replace("cut.reason", "reason")
-    reason = f"skipped: 89 s of the time budget left, it needs about 120 s (8 variants); {keeps_hint(8, 'demo-x', False)}"
+    reason = f"skipped: 89 s of the time budget left, it needs an estimated 120 s (8 variants); {keeps_hint(8, 'demo-x', False)}"
     assert eval(expr, {"reason": reason}).endswith("; DEMO_TIME_BUDGET=8m make demo keeps it")

@@ -65,15 +65,15 @@ def test_the_estimate_follows_the_window_settings_and_the_fit_cuts_levels_before
 def test_the_time_planned_in_is_named_as_the_time_left_with_one_number_per_fact() -> None:
     """A run's output said "within the budget of 119 s" beside "a 120 s budget": the plan is made in
     what is left after set-up, and says so."""
-    from perf.sweep.run import _of_budget
+    from perf.sweep.rounds import of_budget
 
     names = [f"v{i}" for i in range(8)]
     tight = budget.fit(names, LADDER, True, 1, RoundRules(window_ms=300), SearchRules(), 119.4, True)
     assert tight.cuts and all("the 119 s left of the time budget" in c.reason for c in tight.cuts)
     assert not any("budget of" in c.reason for c in tight.cuts)
-    assert _of_budget(120.0, 119.4) == " of the 119 s left of a 120 s budget"
-    assert _of_budget(120.0, 119.7) == " of a 120 s budget"  # the same number: said once
-    assert _of_budget(None, None) == " (no time budget)"
+    assert of_budget(120.0, 119.4) == " of the 119 s left of a 120 s budget"
+    assert of_budget(120.0, 119.7) == " of a 120 s budget"  # the same number: said once
+    assert of_budget(None, None) == " (no time budget)"
 
 
 def _vr(thr: dict[int, list[float]], p99: float = 1.0) -> VariantResult:
