@@ -27,33 +27,42 @@ LADDER = ladder_of(AUTO, SearchRules())[0]
 BUDGET = 25.0
 
 
-def _levels(c: int, rows: list[tuple[float, float]], start: int = 0) -> list[LevelResult]:
-    """One level's rounds ``start``...: (throughput infer/s, p99 ms) each."""
+def _levels(c: int, rows: list[tuple[float, float]], start: int = 0, batch: int = 1) -> list[LevelResult]:
+    """One level's rounds ``start``...: (throughput infer/s, p99 ms) each, at client batch size ``batch``."""
     return [
-        LevelResult(c, 1, start + r, throughput_infer_per_s=t, latency_p99_ms=p, status="ok") for r, (t, p) in enumerate(rows)
+        LevelResult(c, batch, start + r, throughput_infer_per_s=t, latency_p99_ms=p, status="ok") for r, (t, p) in enumerate(rows)
     ]
 
 
-def _engine(run: RunResult, events: list[dict[str, Any]]) -> Rounds:
-    names = [v.name for v in run.variants]
+def _engine(variants: list[VariantResult], rules: RoundRules | None = None) -> tuple[RunResult, Rounds, list[dict[str, Any]]]:
+    """A pruning run of ``variants`` under the p99 :data:`BUDGET`, its rounds engine (one ladder level,
+    concurrency 1, each) and the events the engine says."""
+    run = RunResult("r", "now", variants=variants)
+    run.search, run.rounds = SearchRecord("prune", True), RoundsRecord(seed=1)
+    names = [v.name for v in variants]
     plans = {n: plan_levels(n, 8, LADDER, [1]) for n in names}
-    setup = Setup(plans, LADDER, True, SearchRules(), RoundRules(), "prune", Budget(BUDGET))
+    events: list[dict[str, Any]] = []
+    setup = Setup(plans, LADDER, True, SearchRules(), rules or RoundRules(), "prune", Budget(BUDGET))
     sched = Rounds(run, setup, 1.0, events=events.append)
     end = SearchDecision(variant="x", rule="cap", concurrency=1, reason="")
     sched.ladders = {n: ladder.Ladder([1], [1], end=end) for n in names}
-    return sched
+    return run, sched, events
+
+
+def _pruned(lead: VariantResult, slow: VariantResult) -> tuple[RunResult, Rounds, list[dict[str, Any]]]:
+    """:func:`_engine` of ``lead`` and ``slow`` after its prune, which drops ``slow`` on ``lead``'s word."""
+    run, sched, events = _engine([lead, slow])
+    sched._prune(["lead", "slow"])
+    d = run.search.decision("slow")
+    assert d is not None and d.rule == "pruned" and d.best_variant == "lead"
+    return run, sched, events
 
 
 def test_the_engine_takes_a_drop_back_once_the_level_that_beat_it_is_over_the_budget() -> None:
     lead = VariantResult("lead", status="ok", levels=_levels(1, [(1000.0 + r, 24.0) for r in range(6)]))
     slow = VariantResult("slow", status="ok", levels=_levels(1, [(600.0 + r, 10.0) for r in range(6)]))
-    run = RunResult("r", "now", variants=[lead, slow])
-    run.search, run.rounds = SearchRecord("prune", True), RoundsRecord(seed=1)
-    events: list[dict[str, Any]] = []
-    sched = _engine(run, events)
-    sched._prune(["lead", "slow"])
-    d = run.search.decision("slow")
-    assert d is not None and d.rule == "pruned" and (d.best_variant, d.best_concurrency) == ("lead", 1)
+    run, sched, events = _pruned(lead, slow)
+    assert run.search.decision("slow").best_concurrency == 1
     group = ["lead", "slow"]  # run_group gives the contenders (not the dropped) and the whole group
     sched._after(sched.contenders(group), RoundRecord(5, 0, 1, "now"), 4, group)  # still within: the drop stands
     assert run.search.decision("slow") is not None and sched.contenders(["lead", "slow"]) == ["lead"]
@@ -74,18 +83,7 @@ def test_a_real_group_of_rounds_takes_a_stale_drop_back_and_keeps_only_a_valid_o
     25 ms budget: the drop is taken back, and `slow` is dropped again only on `lead`'s comparison
     (its level within the budget), in the same step, since `lead` beats it on the rounds they shared."""
     names = ["lead", "slow", "mid"]
-    run = RunResult("r", "now", variants=[VariantResult(n, status="ok") for n in names])
-    run.search, run.rounds = SearchRecord("prune", True), RoundsRecord(seed=1)
-    plans = {n: plan_levels(n, 8, LADDER, [1]) for n in names}
-    events: list[dict[str, Any]] = []
-    sched = Rounds(
-        run,
-        Setup(plans, LADDER, True, SearchRules(), RoundRules(max_rounds=20), "prune", Budget(BUDGET)),
-        1.0,
-        events=events.append,
-    )
-    end = SearchDecision(variant="x", rule="cap", concurrency=1, reason="")
-    sched.ladders = {n: ladder.Ladder([1], [1], end=end) for n in names}
+    run, sched, events = _engine([VariantResult(n, status="ok") for n in names], RoundRules(max_rounds=20))
 
     def measure(name: str, key: Any) -> LevelResult:
         c, _, t, _, _ = key
@@ -196,10 +194,6 @@ def test_the_resume_floor_is_never_cut_through_when_it_is_not_a_ladder_level() -
     assert shrink(["a", "b"], [1, 2, 4, 8, 16, 32], cost, 0.0, 7, 3, True).levels == [1, 2, 4]
 
 
-def _batch_levels(c: int, b: int, rows: list[tuple[float, float]]) -> list[LevelResult]:
-    return [LevelResult(c, b, r, throughput_infer_per_s=t, latency_p99_ms=p, status="ok") for r, (t, p) in enumerate(rows)]
-
-
 def test_a_drop_at_several_client_workloads_is_taken_back_when_any_beating_level_leaves_the_budget() -> None:
     """Review of trial 10's F8 fix: a drop at several client workloads (``--batch-sizes 1,8``) stands on
     the leader's level at each one, but the take-back judged the leader's first level at the drop's
@@ -208,22 +202,16 @@ def test_a_drop_at_several_client_workloads_is_taken_back_when_any_beating_level
     lead = VariantResult(
         "lead",
         status="ok",
-        levels=_batch_levels(1, 1, [(1000.0 + r, 10.0) for r in range(6)])
-        + _batch_levels(1, 8, [(4000.0 + r, 20.0) for r in range(6)]),
+        levels=_levels(1, [(1000.0 + r, 10.0) for r in range(6)]) + _levels(1, [(4000.0 + r, 20.0) for r in range(6)], batch=8),
     )
     slow = VariantResult(
         "slow",
         status="ok",
-        levels=_batch_levels(1, 1, [(600.0 + r, 10.0) for r in range(6)])
-        + _batch_levels(1, 8, [(2000.0 + r, 20.0) for r in range(6)]),
+        levels=_levels(1, [(600.0 + r, 10.0) for r in range(6)]) + _levels(1, [(2000.0 + r, 20.0) for r in range(6)], batch=8),
     )
-    run = RunResult("r", "now", variants=[lead, slow])
-    run.search, run.rounds = SearchRecord("prune", True), RoundsRecord(seed=1)
-    events: list[dict[str, Any]] = []
-    sched = _engine(run, events)
-    sched._prune(["lead", "slow"])
+    run, _, events = _pruned(lead, slow)
     d = run.search.decision("slow")
-    assert d is not None and d.rule == "pruned" and [(b.concurrency, b.batch_size) for b in d.beaten_at] == [(1, 1), (1, 8)]
+    assert d is not None and [(b.concurrency, b.batch_size) for b in d.beaten_at] == [(1, 1), (1, 8)]
     assert drops.take_back(run.search, {"lead": lead, "slow": slow}, Budget(BUDGET), events.append) == []  # both within
     for lv in lead.levels:
         if lv.batch_size == 8:
