@@ -6,16 +6,13 @@ a code past the table is refused by the server, with the verified range in the a
 
 from __future__ import annotations
 
-import sys
-import textwrap
 from pathlib import Path
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from source_builds import build_source, first_variant
 
-from builders.build import BuildOptions, build
-from builders.config.variants import VariantGrid
 from builders.model.spec import ModelSpec
 from clients.cli.main import cli
 from clients.server import ServerOptions, TritonServer
@@ -51,25 +48,9 @@ def make():
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory):
     root = tmp_path_factory.mktemp("tabular")
-    (root / "tabular_pkg.py").write_text(textwrap.dedent(TABULAR))
-    sys.path.insert(0, str(root))
-    try:
-        spec = ModelSpec.from_flags([f"codes:int64:{len(ROWS)}:0..{min(ROWS) - 1}"], ["y"])
-        build(
-            BuildOptions(
-                "tabular_pkg:make",
-                spec=spec,
-                formats=("onnx",),
-                repository=root / "repo",
-                build_dir=root / "builds",
-                grid=VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(8,)),
-            )
-        )
-    finally:
-        sys.path.remove(str(root))
-        sys.modules.pop("tabular_pkg", None)
-    repo = root / "repo"
-    name = next(p.name for p in repo.iterdir() if (p / "config.pbtxt").is_file())
+    spec = ModelSpec.from_flags([f"codes:int64:{len(ROWS)}:0..{min(ROWS) - 1}"], ["y"])
+    repo = build_source(root, "tabular_pkg", TABULAR, spec, ("onnx",))
+    name = first_variant(repo)
     with TritonServer(ServerOptions(repo, runtime="bundled", log_file=root / "server.log", start_timeout_s=120)) as srv:
         srv.load(name)
         yield srv, repo, name

@@ -9,15 +9,12 @@ import base64
 import dataclasses
 import json
 import shutil
-import sys
-import textwrap
 from pathlib import Path
 
 import numpy as np
 import pytest
+from source_builds import build_source, first_variant
 
-from builders.build import BuildOptions, build
-from builders.config.variants import VariantGrid
 from builders.model.spec import ModelSpec
 from clients.server import ServerOptions
 from core.errors import PerfError
@@ -54,33 +51,12 @@ def make():
 
 @pytest.fixture(scope="module")
 def mixed_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("mixed")
-    (root / "mixed_pkg.py").write_text(textwrap.dedent(MIXED))
-    sys.path.insert(0, str(root))
-    try:
-        spec = ModelSpec.from_flags(["x:float16:4", "ids:int64:seq:0..49"], ["y"], ["seq=1,6,12"])
-        build(
-            BuildOptions(
-                "mixed_pkg:make",
-                spec=spec,
-                formats=("torchscript",),
-                repository=root / "repo",
-                build_dir=root / "builds",
-                grid=VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(8,)),
-            )
-        )
-    finally:
-        sys.path.remove(str(root))
-        sys.modules.pop("mixed_pkg", None)
-    return root / "repo"
-
-
-def _variant(repo: Path) -> str:
-    return next(p.name for p in repo.iterdir() if (p / "config.pbtxt").is_file())
+    spec = ModelSpec.from_flags(["x:float16:4", "ids:int64:seq:0..49"], ["y"], ["seq=1,6,12"])
+    return build_source(tmp_path_factory.mktemp("mixed"), "mixed_pkg", MIXED, spec, ("torchscript",))
 
 
 def test_a_model_with_fp16_and_int64_inputs_is_swept(mixed_repo: Path, tmp_path: Path):
-    name = _variant(mixed_repo)
+    name = first_variant(mixed_repo)
     opts = SweepOptions(
         ServerOptions(mixed_repo, runtime="bundled"),
         variants=(name,),
@@ -110,7 +86,7 @@ def test_a_model_with_fp16_and_int64_inputs_is_swept(mixed_repo: Path, tmp_path:
 
 
 def test_a_repository_without_manifest_needs_shape_for_a_dynamic_dim(mixed_repo: Path, tmp_path: Path):
-    name = _variant(mixed_repo)
+    name = first_variant(mixed_repo)
     bare = tmp_path / "bare"
     bare.mkdir()
     shutil.copytree(mixed_repo / name, bare / name)  # the model folder alone: no index.json, no build manifest
@@ -136,7 +112,7 @@ def test_the_npz_clients_infer_takes_is_swept_and_a_refused_file_stops_before_an
     """Trial 11, F21: the sweep reads the files `clients infer --input-data` reads (one reader), writes an
     .npz as perf_analyzer's JSON in the run folder, refuses a bad file before any server starts (no run
     folder), and a level the server refuses is visited once, its failure naming the file."""
-    name = _variant(mixed_repo)
+    name = first_variant(mixed_repo)
     rng = np.random.default_rng(0)
     good = tmp_path / "good.npz"
     np.savez(good, x=rng.standard_normal((5, 4)).astype(np.float16), ids=rng.integers(0, 50, (5, 6)))
