@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from served_configs import variant_config, write_variant_config
 
 from builders.config.variants import Variant
 from builders.model.spec import ModelSpec
@@ -31,16 +32,8 @@ from perf.sweep.run import Sweep, SweepOptions
 #: A tabular model of this file's own: three category codes (every table has at least 4 rows:
 #: verified 0..3), a padding mask and two numbers.
 SPEC = ModelSpec.from_flags(["codes:int64:3:0..3", "pad:int64:5:mask", "num:float32:2"], ["y"])
-CONFIG = {
-    "name": "tab",
-    "max_batch_size": 8,
-    "input": [
-        {"name": "codes", "data_type": "TYPE_INT64", "dims": [3]},
-        {"name": "pad", "data_type": "TYPE_INT64", "dims": [5]},
-        {"name": "num", "data_type": "TYPE_FP32", "dims": [2]},
-    ],
-    "output": [{"name": "y", "data_type": "TYPE_FP32", "dims": [1]}],
-}
+VARIANT = Variant("tab", "onnx", max_batch_size=8)
+CONFIG = variant_config(SPEC, VARIANT)
 SIG = ModelSignature.from_config(CONFIG)
 
 
@@ -111,9 +104,8 @@ def test_a_domain_break_is_still_refused(tmp_path: Path) -> None:
 def test_clients_infer_sends_negative_codes_with_the_warning(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_build) -> None:
     import clients.infer
 
-    repo = fake_build(SPEC, Variant("tab", "onnx", max_batch_size=8))
-    variant = next(p.name for p in repo.iterdir() if p.is_dir())
-    config = {**CONFIG, "name": variant}
+    repo = fake_build(SPEC, VARIANT)
+    variant, config = VARIANT.name, CONFIG
     sent: list[dict[str, np.ndarray]] = []
 
     class Worker:  # one request thread of run_requests: what it was given to send, an answer
@@ -166,14 +158,8 @@ def test_perf_input_data_follows_the_same_rule(tmp_path: Path, caplog) -> None:
 
 
 def test_a_sweep_checks_its_input_data_before_anything_starts(tmp_path: Path, fake_build, caplog) -> None:
-    repo = fake_build(SPEC, Variant("tab", "onnx", max_batch_size=8))
-    variant = next(p.name for p in repo.iterdir() if p.is_dir())
-    tensors = "".join(
-        f'{kind} {{ name: "{t["name"]}" data_type: {t["data_type"]} dims: {t["dims"]} }}\n'
-        for kind in ("input", "output")
-        for t in CONFIG[kind]
-    )
-    (repo / variant / "config.pbtxt").write_text(f'name: "{variant}"\nbackend: "python"\nmax_batch_size: 8\n{tensors}')
+    repo = fake_build(SPEC, VARIANT)
+    write_variant_config(repo, SPEC, VARIANT)
     data = tmp_path / "pa.json"
     data.write_text(json.dumps({"data": [{"codes": [7, 0, 1], "pad": [0, 0, 0, 0, 0], "num": [0.0, 1.0]}]}))
     opts = SweepOptions(

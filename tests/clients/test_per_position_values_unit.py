@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from served_configs import variant_config
 
 from builders.config.variants import Variant
 from builders.model.spec import ModelSpec
@@ -20,15 +21,8 @@ from perf.measure.inputs import check_user_data, input_args
 #: Two category columns with tables of 3 and 50 rows, and token ids into a table of 20 rows.
 PAIRS = ((0, 2), (0, 49))
 SPEC = ModelSpec.from_flags(["cats:int64:2:0..2,0..49", "ids:int64:4:0..19"], ["y"])
-CONFIG = {
-    "name": "tab",
-    "max_batch_size": 8,
-    "input": [
-        {"name": "cats", "data_type": "TYPE_INT64", "dims": [2]},
-        {"name": "ids", "data_type": "TYPE_INT64", "dims": [4]},
-    ],
-    "output": [{"name": "y", "data_type": "TYPE_FP32", "dims": [2]}],
-}
+VARIANT = Variant("tab", "onnx", max_batch_size=8)
+CONFIG = variant_config(SPEC, VARIANT)
 SIG = ModelSignature.from_config(CONFIG)
 #: Rows generated: enough that every value of a 50-row column turns up.
 MANY = 2000
@@ -40,9 +34,8 @@ def _columns(values: np.ndarray) -> list[tuple[int, int]]:
 
 
 def test_generated_requests_keep_each_column_within_its_range_read_from_the_manifest(fake_build) -> None:
-    repo = fake_build(SPEC, Variant("tab", "onnx", max_batch_size=8))
-    variant = next(p.name for p in repo.iterdir() if p.is_dir())
-    spec = spec_for(repo, variant)  # through the manifest's record
+    repo = fake_build(SPEC, VARIANT)
+    spec = spec_for(repo, VARIANT.name)  # through the manifest's record
     assert spec is not None and spec.inputs[0].value_range == PAIRS
     batches = [generate_inputs(SIG, 8, spec, seed) for seed in range(MANY // 8)]  # also what a cold start sends
     assert _columns(np.concatenate([b["cats"] for b in batches])) == list(PAIRS)

@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from served_configs import write_variant_config
 
-from builders.config.pbtxt import make_config, write_config
 from builders.config.variants import Variant
 from builders.model.spec import ModelSpec
 from builders.verify.verification import REFERENCE
@@ -32,7 +32,7 @@ VARIANT = Variant("seqs", "onnx", max_batch_size=8)
 def repo(fake_build, tmp_path: Path) -> Path:
     """A variant with a real ``config.pbtxt``, a build manifest and reference inputs."""
     path = fake_build(SPEC, VARIANT)
-    write_config(make_config(VARIANT, SPEC), path / VARIANT.name / "config.pbtxt")
+    write_variant_config(path, SPEC, VARIANT)
     np.savez(tmp_path / "builds" / "seqs" / REFERENCE, **{"input:ids": np.zeros((1, 4), np.int64)})
     return path
 
