@@ -4,37 +4,17 @@ cut variants); each cut's own record keeps its whole reason."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import pytest
 from factories import levels
+from plan_sweep import PlanOnlySweep
 
 from core.wording import join_once
 from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import BudgetRecord, RoundRules, RoundsRecord
 from perf.records.search import SearchRecord
-from perf.search.plan import plan_levels
 from perf.sweep import run as sweep_run
 
 NAMES = [f"v{i}" for i in range(6)]
-CONC = (1, 2, 4)
-
-
-class _Sweep(sweep_run.Sweep):
-    """The sweep's plan step (``_rounds``) on a run, without a server: the rounds are not run."""
-
-    def __init__(self, run: RunResult, budget_s: float):
-        self.run, self.levels, self.adaptive, self.budget = run, CONC, False, None
-        self.plans = {n: plan_levels(n, 64, CONC, [1]) for n in NAMES}
-        self.opts = SimpleNamespace(time_budget_s=budget_s, baseline=False)
-        self.recorded_budget_s, self.events, self.fit = budget_s, [], None
-        self.progress = self.events.append
-
-    def _save(self) -> None:
-        pass
-
-    def run_rounds(self, engine, names, fit=None) -> None:  # type: ignore[no-untyped-def]
-        self.fit = fit
 
 
 def test_the_plan_line_says_a_reason_its_cuts_share_once(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -46,7 +26,7 @@ def test_the_plan_line_says_a_reason_its_cuts_share_once(monkeypatch: pytest.Mon
     run.search = SearchRecord("brute", False, order=list(NAMES))
     run.rounds = RoundsRecord(seed=1, rules=RoundRules(), budget=BudgetRecord(60.0, 1.25, 5.0, 68.0, 7))
     monkeypatch.setattr(sweep_run.time, "monotonic", lambda: 1e6 - 60.0)
-    sw = _Sweep(run, 60.0)
+    sw = PlanOnlySweep(run, 60.0)
     sw._rounds(0.0, 1e6)
     assert sw.fit is not None
     cuts = [c for c in sw.fit.cuts if c.kind == "variant"]

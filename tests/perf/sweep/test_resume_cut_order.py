@@ -6,10 +6,10 @@ in this session", never "not measured" or "skipped" (the trial's `--resume th-ki
 from __future__ import annotations
 
 import io
-from types import SimpleNamespace
 
 import pytest
 from factories import levels
+from plan_sweep import PlanOnlySweep
 from rich.console import Console
 
 from perf.analysis.recommendation.recommend import recommend
@@ -19,14 +19,12 @@ from perf.records.rounds import BudgetRecord, RoundRules, RoundsRecord
 from perf.records.search import SearchRecord
 from perf.report.sections.rounds_budget import budget_lines
 from perf.search import budget as budgets
-from perf.search.plan import plan_levels
 from perf.search.promise import by_measurements
 from perf.sweep import run as sweep_run
 
 #: Configuration order (cpu1 before cpu2, as perf.search.policy.order puts them); the cpu2 ones lead.
 NAMES = ["cpu1_db", "cpu1_nodb", "cpu2_db", "cpu2_nodb"]
 PEAKS = {"cpu1_db": 1600.0, "cpu1_nodb": 1540.0, "cpu2_db": 2240.0, "cpu2_nodb": 3170.0}
-CONC = (1, 2, 4)
 
 
 def _run() -> RunResult:
@@ -42,26 +40,9 @@ def _run() -> RunResult:
     return run
 
 
-class _Sweep(sweep_run.Sweep):
-    """The sweep's plan step (``_rounds``) on a run, without a server: the rounds are not run."""
-
-    def __init__(self, run: RunResult, budget_s: float):
-        self.run, self.levels, self.adaptive, self.budget = run, CONC, False, None
-        self.plans = {n: plan_levels(n, 64, CONC, [1]) for n in NAMES}
-        self.opts = SimpleNamespace(time_budget_s=budget_s, baseline=False)
-        self.recorded_budget_s, self.events, self.fit = budget_s, [], None
-        self.progress = self.events.append
-
-    def _save(self) -> None:
-        pass
-
-    def run_rounds(self, engine, names, fit=None) -> None:  # type: ignore[no-untyped-def]
-        self.fit = fit
-
-
 def _planned(budget_s: float) -> tuple[RunResult, budgets.Fit]:
     run = _run()
-    sw = _Sweep(run, budget_s)
+    sw = PlanOnlySweep(run, budget_s)
     sw._rounds(0.0, 1e6)  # the clock reads 1e6 - budget_s: the plan sees budget_s left
     sw.opts.time_budget_s = budget_s
     assert sw.fit is not None
