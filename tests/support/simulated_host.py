@@ -4,6 +4,8 @@ measured under a drifting background load with noise, on a simulated clock. No s
 ``SimHost.measure`` has the signature of :data:`perf.search.rounds.Measure`: the tests drive
 the sweep's own scheduler and verdict code with it (the rounds design), and
 :func:`sequential_pick` measures the same variants one after another (the old design).
+:func:`sim_run` starts a rounds run of any variants, and :class:`SimSweep` runs the sweep's own
+group code (loads, groups, refits) on the host.
 """
 
 from __future__ import annotations
@@ -11,15 +13,20 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
+import threading
+from collections.abc import Iterable
+from types import SimpleNamespace
 
 from perf.analysis.ranking.rank import rank_variants
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
-from perf.records.rounds import RoundRules, RoundsRecord
+from perf.records.rounds import LoadGroup, RoundRules, RoundsRecord
 from perf.records.search import SearchRecord, SearchRules
+from perf.search import budget as budgets
 from perf.search.plan import LevelKey, plan_levels
 from perf.search.policy import AUTO, Budget, ladder, resolve_mode
 from perf.search.rounds import Rounds, Setup
+from perf.sweep.rounds import RoundsSweep
 
 #: Variant -> (peak infer/s, saturation concurrency): throughput ``peak * (1 - exp(-c / s))``.
 TRUE = {"v_best": (1000.0, 2.0), "v_second": (880.0, 2.0), "v_third": (760.0, 1.5), "v_fourth": (620.0, 1.0)}
@@ -104,6 +111,54 @@ def rounds_run(
     for v in run.variants:
         v.status = "ok"
     return run, sched, tie
+
+
+def sim_run(names: Iterable[str], seed: int, rules: RoundRules = RoundRules()) -> tuple[RunResult, dict, tuple[int, ...], bool]:
+    """A new rounds run of ``names`` (the search prunes, on the automatic ladder), as the sweep starts
+    one: ``(run, plans, ladder levels, adaptive)``, each variant planned at max_batch_size 8, batch 1."""
+    names = list(names)
+    levels, adaptive = ladder(AUTO, SearchRules())
+    plans = {n: plan_levels(n, 8, levels, [1]) for n in names}
+    run = RunResult("sim", "now", variants=[VariantResult(n) for n in names])
+    run.search = SearchRecord("prune", adaptive)
+    run.rounds = RoundsRecord(seed=seed, rules=rules)
+    return run, plans, levels, adaptive
+
+
+class SimSweep(RoundsSweep):
+    """The rounds sweep's group code (:mod:`perf.sweep.rounds`) with the server parts replaced by the
+    simulated ``host``: each load takes ``load_s`` a variant of its clock, each unload
+    :data:`perf.search.budget.UNLOAD_S`; the names unloaded together are kept in ``unloaded``."""
+
+    def __init__(self, run: RunResult, plans: dict, host: SimHost, events: list, load_s: float):
+        self.run, self.plans, self.host, self.load_s = run, plans, host, load_s
+        self.unloaded: list[str] = []
+        self.servers = SimpleNamespace(
+            lanes=[None],
+            each=lambda keys, f: [f(int(k), k) for k in keys],
+            unload_all=lambda names, _t: self.unloaded.extend(names),
+        )
+        self._lock = threading.Lock()
+        self.progress, self.has_listener = events.append, True
+        self.opts = SimpleNamespace(max_loaded=None, unload_timeout_s=10.0)
+
+    def _save(self) -> None:
+        pass
+
+    def _load_group(self, engine: Rounds, names: list[str], why: str) -> tuple[list[str], list[str], int]:
+        for n in names:
+            vr = self._variant(n)
+            vr.status, vr.error = "pending", None
+        self.host.t += self.load_s * len(names)
+        groups = self.run.rounds.groups
+        groups.append(LoadGroup(len(groups), list(names), why or "every contender fits", "sim", self.load_s * len(names)))
+        return list(names), [], groups[-1].index
+
+    def _measure_group(self, engine: Rounds, loaded: list[str], group: int) -> list[str]:
+        try:
+            return engine.run_group(loaded, group, self.host.measure, reserve_s=len(loaded) * budgets.UNLOAD_S)
+        finally:
+            self.host.t += budgets.UNLOAD_S * len(loaded)
 
 
 def sequential_pick(seed: int, levels: tuple[int, ...] = (1, 2, 4, 8, 16)) -> str:

@@ -4,21 +4,14 @@ host of tests/support/simulated_host.py (fake clock and measure, no server)."""
 
 from __future__ import annotations
 
-import threading
-from types import SimpleNamespace
-
 import pytest
 import simulated_host
-from simulated_host import SimHost
+from simulated_host import SimHost, SimSweep, sim_run
 
-from perf.records.results import RunResult, VariantResult
-from perf.records.rounds import LoadGroup, RoundRules, RoundsRecord
-from perf.records.search import SearchRecord, SearchRules
+from perf.records.rounds import RoundRules
+from perf.records.search import SearchRules
 from perf.search import budget as budgets
-from perf.search.plan import plan_levels
-from perf.search.policy import AUTO, ladder
 from perf.search.rounds import Rounds, Setup
-from perf.sweep.rounds import RoundsSweep
 
 #: Six variants: (peak infer/s, saturation concurrency), most promising first by name order.
 SIX = {
@@ -32,46 +25,13 @@ SIX = {
 LOAD_S = 3.0  # simulated load of one variant (s)
 
 
-class SimSweep(RoundsSweep):
-    """The rounds sweep's group code with the server parts replaced by the simulated host."""
-
-    def __init__(self, run: RunResult, plans: dict, host: SimHost, events: list):
-        self.run, self.plans, self.host = run, plans, host
-        self.servers = SimpleNamespace(lanes=[None], each=lambda keys, f: [f(int(k), k) for k in keys])
-        self._lock = threading.Lock()
-        self.progress, self.has_listener = events.append, True
-        self.opts = SimpleNamespace(max_loaded=None)
-
-    def _save(self) -> None:
-        pass
-
-    def _load_group(self, engine: Rounds, names: list[str], why: str) -> tuple[list[str], list[str], int]:
-        for n in names:
-            vr = self._variant(n)
-            vr.status, vr.error = "pending", None
-        self.host.t += LOAD_S * len(names)
-        groups = self.run.rounds.groups
-        groups.append(LoadGroup(len(groups), list(names), why or "every contender fits", "sim", LOAD_S * len(names)))
-        return list(names), [], groups[-1].index
-
-    def _measure_group(self, engine: Rounds, loaded: list[str], group: int) -> list[str]:
-        try:
-            return engine.run_group(loaded, group, self.host.measure, reserve_s=len(loaded) * budgets.UNLOAD_S)
-        finally:
-            self.host.t += budgets.UNLOAD_S * len(loaded)
-
-
 def _sweep(monkeypatch: pytest.MonkeyPatch, budget_s: float, seed: int = 3, noise: float = 0.02):
     """A rounds sweep of :data:`SIX` fitted to ``budget_s`` as perf.sweep.run fits it: ``(run, fit, host, events)``."""
     for n, curve in SIX.items():
         monkeypatch.setitem(simulated_host.TRUE, n, curve)
     host = SimHost(seed, amplitude=0.0, noise=noise, visit_s=1.0)
-    levels, adaptive = ladder(AUTO, SearchRules())
     rules = RoundRules()
-    plans = {n: plan_levels(n, 8, levels, [1]) for n in SIX}
-    run = RunResult("sim", "now", variants=[VariantResult(n) for n in SIX])
-    run.search = SearchRecord("prune", adaptive)
-    run.rounds = RoundsRecord(seed=seed, rules=rules)
+    run, plans, levels, adaptive = sim_run(SIX, seed, rules)
     fit = budgets.fit(list(SIX), levels, adaptive, 1, rules, SearchRules(), budget_s, False)
     for cut in fit.cuts:  # as perf.sweep.run records the plan's cuts
         run.rounds.cut(cut)
@@ -81,7 +41,7 @@ def _sweep(monkeypatch: pytest.MonkeyPatch, budget_s: float, seed: int = 3, nois
     setup = Setup(plans, levels, adaptive, SearchRules(), rules, "prune", None, fit.cap)
     engine = Rounds(run, setup, fit.visit_s, host.clock, host.clock() + budget_s)
     events: list = []
-    SimSweep(run, plans, host, events).run_rounds(engine, fit.variants, fit)
+    SimSweep(run, plans, host, events, LOAD_S).run_rounds(engine, fit.variants, fit)
     return run, fit, host, events
 
 

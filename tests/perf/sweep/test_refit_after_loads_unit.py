@@ -5,77 +5,35 @@ rounds ran): the sweep's own group code on the simulated host (tests/support/sim
 from __future__ import annotations
 
 import logging
-import threading
-from types import SimpleNamespace
 
 import pytest
 import simulated_host
-from simulated_host import SimHost
+from simulated_host import SimHost, SimSweep, sim_run
 
 from perf.analysis.ranking.operating import MIN_ROUNDS
-from perf.records.results import RunResult, VariantResult
-from perf.records.rounds import BudgetRecord, LoadGroup, RoundRules, RoundsRecord
-from perf.records.search import SearchRecord, SearchRules
+from perf.records.rounds import BudgetRecord, RoundRules
+from perf.records.search import SearchRules
 from perf.report.sections.rounds_budget import budget_lines
 from perf.search import budget as budgets
 from perf.search.ladder import seen as ladders_seen
-from perf.search.plan import plan_levels
 from perf.search.policy import AUTO, ladder
 from perf.search.rounds import Rounds, Setup
-from perf.sweep.rounds import RoundsSweep
 
 FIVE = {"w_a": (1000.0, 2.0), "w_b": (900.0, 2.0), "w_c": (700.0, 1.5), "w_d": (600.0, 1.0), "w_e": (500.0, 1.0)}
-
-
-class SlowLoads(RoundsSweep):
-    """The rounds sweep's group code on the simulated host, each load taking ``load_s``."""
-
-    def __init__(self, run: RunResult, plans: dict, host: SimHost, events: list, load_s: float):
-        self.run, self.plans, self.host, self.load_s = run, plans, host, load_s
-        self.unloaded: list[str] = []
-        self.servers = SimpleNamespace(
-            lanes=[None],
-            each=lambda keys, f: [f(int(k), k) for k in keys],
-            unload_all=lambda names, _t: self.unloaded.extend(names),
-        )
-        self._lock = threading.Lock()
-        self.progress, self.has_listener = events.append, True
-        self.opts = SimpleNamespace(max_loaded=None, unload_timeout_s=10.0)
-
-    def _save(self) -> None:
-        pass
-
-    def _load_group(self, engine: Rounds, names: list[str], why: str) -> tuple[list[str], list[str], int]:
-        for n in names:
-            self._variant(n).status = "pending"
-        self.host.t += self.load_s * len(names)
-        groups = self.run.rounds.groups
-        groups.append(LoadGroup(len(groups), list(names), why or "every contender fits", "sim", self.load_s * len(names)))
-        return list(names), [], groups[-1].index
-
-    def _measure_group(self, engine: Rounds, loaded: list[str], group: int) -> list[str]:
-        try:
-            return engine.run_group(loaded, group, self.host.measure, reserve_s=len(loaded) * budgets.UNLOAD_S)
-        finally:
-            self.host.t += budgets.UNLOAD_S * len(loaded)
 
 
 def _sweep(monkeypatch: pytest.MonkeyPatch, budget_s: float, load_s: float):
     for n, curve in FIVE.items():
         monkeypatch.setitem(simulated_host.TRUE, n, curve)
     host = SimHost(3, amplitude=0.0, noise=0.3, visit_s=1.0)
-    levels, adaptive = ladder(AUTO, SearchRules())
     rules = RoundRules()
-    plans = {n: plan_levels(n, 8, levels, [1]) for n in FIVE}
-    run = RunResult("sim", "now", variants=[VariantResult(n) for n in FIVE])
-    run.search = SearchRecord("prune", adaptive)
-    run.rounds = RoundsRecord(seed=3, rules=rules)
+    run, plans, levels, adaptive = sim_run(FIVE, 3, rules)
     fit = budgets.fit(list(FIVE), levels, adaptive, 1, rules, SearchRules(), budget_s, False)
     run.rounds.budget = BudgetRecord(budget_s, fit.visit_s, fit.load_s, fit.estimate_s, fit.rounds, fit.cap)
     setup = Setup(plans, levels, adaptive, SearchRules(), rules, "prune", None, fit.cap)
     events: list = []
     engine = Rounds(run, setup, fit.visit_s, host.clock, host.clock() + budget_s, events=events.append)
-    sweep = SlowLoads(run, plans, host, events, load_s)
+    sweep = SimSweep(run, plans, host, events, load_s)
     sweep.run_rounds(engine, fit.variants, fit)
     return run, fit, host, events, sweep
 
@@ -144,12 +102,8 @@ def test_a_resume_plans_the_levels_it_measured_before(monkeypatch: pytest.Monkey
     for n, curve in four.items():
         monkeypatch.setitem(simulated_host.TRUE, n, curve)
     host = SimHost(3, amplitude=0.0, noise=0.3, visit_s=1.0)
-    levels, adaptive = ladder(AUTO, SearchRules())
     rules = RoundRules()
-    plans = {n: plan_levels(n, 8, levels, [1]) for n in four}
-    run = RunResult("sim", "now", variants=[VariantResult(n) for n in four])
-    run.search = SearchRecord("prune", adaptive)
-    run.rounds = RoundsRecord(seed=3, rules=rules)
+    run, plans, levels, adaptive = sim_run(four, 3, rules)
     session1 = Rounds(run, Setup(plans, levels, adaptive, SearchRules(), rules, "prune", None, None), 1.0, host.clock, 20.0)
     session1.run_group(list(four), 0, host.measure)  # one round fits its deadline: the coarse 1, 4, 16
     assert promise.measured_top(run, list(four)) == 16
@@ -161,7 +115,7 @@ def test_a_resume_plans_the_levels_it_measured_before(monkeypatch: pytest.Monkey
     run.rounds.budget = BudgetRecord(left, fit.visit_s, fit.load_s, fit.estimate_s, fit.rounds, fit.cap)
     setup = Setup(plans, levels, adaptive, SearchRules(), rules, "prune", None, fit.cap)
     engine = Rounds(run, setup, fit.visit_s, host.clock, host.clock() + left)
-    sweep = SlowLoads(run, plans, host, [], load_s)
+    sweep = SimSweep(run, plans, host, [], load_s)
     sweep.run_rounds(engine, fit.variants, fit)
     measured = {v.concurrency for r in run.rounds.rounds[before:] for v in r.order}
     assert measured and max(measured) <= (engine.setup.cap or levels[-1])  # the engine measures what the plan says
