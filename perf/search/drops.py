@@ -10,26 +10,60 @@ recommended and bundled a variant it had dropped on that level's word, and liste
 beaten by it). A paired throughput ratio stays what it was, so a drop rests on two facts: the
 verdict and the beating level's place within the budget; only the second can change.
 
-So after each round, while the ranking is under the budget (:meth:`perf.search.rounds.Rounds.ranked`),
-each drop whose beating level is not within the budget by the rounds so far is taken back: the
+So after each round, each drop whose beating level is not within the budget by the rounds so far,
+while the ranking at that level's client workload is under the budget (:func:`met`), is taken back: the
 variant is a contender again from the next round (its ladder as it was), and the console says why.
 A drop judged while the ranking was by peak (no level within the budget then) is taken back the
 same way once the ranking is under it, since that drop compared levels over the budget. If the
 leader beats it again at a level within the budget, it is dropped again, on that comparison.
 The report applies the same condition to the drops it is given (:func:`perf.analysis.ranking.rank.rank_variants`).
+
+Every judgement of the search on whether a ranking is under the budget is one per client workload
+(:func:`met`): a drop at several workloads stands on the leader's level at each one, and each such
+level is judged by its own workload's ranking. With ``--batch-sizes 1,8`` and every b=8 level over
+the budget, b=8 is ranked by peak while b=1 is ranked under the budget; a drop whose b=8 beating
+level is over the budget was compared by peak there and stands (the whole variants, their workloads
+mixed, were "under the budget" by their b=1 levels, so the b=8 level was taken for stale: the drop
+was taken back and made again every round).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from perf.analysis.ranking.budget_latency import judged, within
-from perf.analysis.ranking.operating import Side, levels_of, records
+from perf.analysis.ranking.operating import Side, levels_of, records, summary
 from perf.markdown import fmt
 from perf.records.results import VariantResult
 from perf.records.search import BeatingLevel, SearchDecision, SearchRecord
 from perf.search.policy import Budget
+
+#: A client workload of a level (:mod:`perf.records.workloads`): its client batch size and swept shape.
+Workload = tuple[int, str | None]
+
+
+def workload_of(side: Side) -> Workload:
+    """The client workload ``side`` is measured at."""
+    return side.batch_size, side.shape
+
+
+def met(variants: Iterable[VariantResult], budget: Budget | None) -> set[Workload]:
+    """The client workloads at which the ranking of ``variants`` is under ``budget`` (module docstring):
+    some level there of a variant not failed is within it, as the ranking judges an operating point
+    (:func:`perf.analysis.ranking.operating.summary`: a level with throughput; its latency as the budget judges it,
+    :func:`perf.analysis.ranking.budget_latency.within`). At any other workload the ranking is by peak. Empty
+    without a budget. The one rule of the search's "ranked under the budget" (:mod:`perf.search.rounds`:
+    its rankings, its ladders' retirement, the drops taken back here)."""
+    out: set[Workload] = set()
+    if budget is None:
+        return out
+    for vr in variants:
+        for side in levels_of(vr) if vr.status != "failed" else []:
+            if workload_of(side) not in out and (s := summary(vr, side, budget.ms, budget.metric)) is not None:
+                if within(s.latency, budget.ms):
+                    out.add(workload_of(side))
+    return out
 
 
 def decision(vr: VariantResult, at: int, reason: str, best: str | None, beaten_at: Sequence[Side] = ()) -> SearchDecision:
@@ -61,8 +95,8 @@ def take_back(
 def stale_drops(
     decisions: list[SearchDecision], variants: Mapping[str, VariantResult], budget: Budget
 ) -> list[tuple[SearchDecision, str]]:
-    """The drops among ``decisions`` whose beating level is not within ``budget_ms`` now, each with
-    why in words (module docstring).
+    """The drops among ``decisions`` whose beating level is not within the budget now while its client
+    workload's ranking is under it (:func:`met` over ``variants``), each with why in words (module docstring).
 
     Args:
         decisions: The search's decisions (only ``"pruned"`` ones with the level that beat them are judged).
@@ -71,11 +105,14 @@ def stale_drops(
     """
     out = []
     pct, budget_ms, metric = f"p{budget.percentile}", budget.ms, budget.metric
+    under = met(variants.values(), budget)
     for d in decisions:
         by = variants.get(d.best_variant or "")
         if d.rule != "pruned" or d.variant not in variants or by is None or d.best_concurrency is None:
             continue
         for side in _beating_sides(d, by):  # each workload's: the drop stands on every one
+            if workload_of(side) not in under:  # that workload is ranked by peak: a drop by peak stands
+                continue
             judge = judged(records(by, side), metric) if side in levels_of(by) else None
             if within(judge, budget_ms):
                 continue

@@ -52,8 +52,8 @@ Rules (thresholds: :class:`~perf.records.search.SearchRules` and
   level it is not behind. A level sharing fewer than ``min_rounds`` rounds with the best (one
   that joined after it retired) is judged against the other levels within the budget it shares
   rounds with as well: one it is behind is behind the best too, so it stays retired.
-  While no variant in contention has a level within the budget, the engine ranks by peak
-  (:meth:`perf.search.rounds.Rounds.ranked`), and retirement judges the levels as that ranking
+  While no contender has a level within the budget at its search series' workload, the engine ranks by peak
+  (:func:`perf.search.drops.met`, per client workload), and retirement judges the levels as that ranking
   does: no level retires for its latency, and the variant's best is its peak level, which stays
   measured (its ladder still ends at a level over the budget: a higher one cannot meet it). Else
   every level of a variant over the budget retired, the peak ranking had nothing left to measure,
@@ -219,7 +219,7 @@ def update(
     peak: bool = False,
 ) -> Ladder:
     """The ladder after a round: grown, ended (module rules) and with its beaten levels retired;
-    ``peak``: the engine ranks by peak, no variant in contention having a level within ``budget``
+    ``peak``: the engine ranks by peak, no contender having a level within ``budget`` at ``plan``'s workload
     (module rule "Retirement")."""
     if not adaptive:
         return lad

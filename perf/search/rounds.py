@@ -12,8 +12,9 @@ comparison is *paired* within a round (:mod:`perf.analysis.stats.paired`). After
    of 3 rounds or more agrees on), and whose ladder can
    no longer lift it (:func:`perf.search.ladder.climbing`; a level it just added does not
    protect one the leader is more than 2x ahead of in every round: :data:`perf.search.focus.FAR_GAP`), is dropped — by nothing else (the
-   ranking is under the latency budget when a contender has a level within it, else by peak, and
-   the ladders then retire levels as the peak ranking judges them: :mod:`perf.search.ladder`); then
+   ranking is under the latency budget when a contender has a level within it, else by peak, each client
+   workload's on its own, :func:`perf.search.drops.met`; a ladder then retires levels as the ranking of its
+   series' workload judges them: :mod:`perf.search.ladder`); then
    the next round is narrowed (:mod:`perf.search.focus`): a settled tie rests while its leader
    leads (its request-rate levels too), a variant far behind is measured at its compared level only;
 3. the rounds end when the ranking is **decided** (no contender still climbing; the leader
@@ -140,7 +141,7 @@ class Rounds:
         return [n for n in names if self._vr(n).status != "failed" and n not in pruned]
 
     def ranked(self, names: Sequence[str]) -> tuple[Ranking, bool]:
-        """The paired ranking of ``names`` and whether it is under the latency budget (module rule 2)."""
+        """The paired ranking of ``names`` (a run of one client workload) and whether it is under the latency budget (module rule 2)."""
         return self.rank_series([self._vr(n) for n in names])
 
     def workloads(self, names: Sequence[str]) -> dict[str, list[VariantResult]] | None:
@@ -148,12 +149,11 @@ class Rounds:
         return by_workload.series(self.run, [self._vr(n) for n in names])
 
     def rank_series(self, variants: list[VariantResult]) -> tuple[Ranking, bool]:
-        """The paired ranking of ``variants`` (series of one workload, or variants) and whether it is under the budget."""
+        """The paired ranking of ``variants`` (series of one workload, or the variants of a run of one) and whether
+        it is under the budget: a level of one is within it (:func:`perf.search.drops.met`), else it is by peak."""
         b = self.setup.budget
-        if b is not None:
-            under = rank_variants(variants, b.ms, b.metric)
-            if under.leader is not None:
-                return under, True
+        if b is not None and drops.met(variants, b):
+            return rank_variants(variants, b.ms, b.metric), True
         return rank_variants(variants, None, b.metric if b else "latency_p99_ms"), False
 
     def ranking(self, names: Sequence[str]) -> Ranking:
@@ -278,8 +278,9 @@ class Rounds:
         """After a round of ``alive`` (the contenders of ``group``, the group's loaded variants; its dropped ones
         are judged for taking back, :mod:`perf.search.drops`): ladders, drops, the next round's focus."""
         s = self.setup
-        peak = s.budget is not None and not self.ranked(alive)[1]  # ranked by peak: retired as that ranking judges
+        met = drops.met([self._vr(n) for n in alive], s.budget)  # per client workload: its ranking under the budget
         for n in alive:
+            peak = s.budget is not None and drops.workload_of(ladders.side(s.plans[n], 0)) not in met  # its series' workload
             lad = ladders.update(
                 self.ladders[n], s.plans[n], self._vr(n), s.ladder, s.adaptive, s.rules, s.rounds, s.budget, s.cap, peak
             )
@@ -288,9 +289,8 @@ class Rounds:
         self.resting = set()
         if s.mode == "prune":
             every = {n: vr for n in group if (vr := self._vr(n)).status != "failed"}  # dropped ones too: under budget?
-            dropped = any(d.rule == "pruned" and d.variant in every for d in self.search.decisions)
-            if s.budget is not None and dropped and self.ranked(list(every))[1]:  # a drop the budget no longer holds
-                drops.take_back(self.search, every, s.budget, self.events)
+            if s.budget is not None and any(d.rule == "pruned" and d.variant in every for d in self.search.decisions):
+                drops.take_back(self.search, every, s.budget, self.events)  # a drop the budget no longer holds, per workload
             self._prune(self.contenders(group))
             left = self.contenders(group)
             variants = {n: self._vr(n) for n in left}
