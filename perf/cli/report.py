@@ -19,9 +19,9 @@ def print_report(
     run_dir: Path, budget: float | None, percentile: int | None = None, top: int = TOP_N, html: bool = False
 ) -> None:
     """Write the run's report (:func:`perf.report.write.write_report`), print its summary table
-    and every file it wrote (report.md, appendix.md, the plots, report.html with ``html``)."""
-    from perf.analysis.recommendation.cuts import unmeasured_caveat
-    from perf.cli.summary import summary_table
+    and the notes below it (:func:`perf.cli.summary.summary`), and every file it wrote (report.md,
+    appendix.md, the plots, report.html with ``html``)."""
+    from perf.cli.summary import summary
     from perf.records import colocation, results
     from perf.records.unfinished import unfinished_text
     from perf.report.write import write_report
@@ -37,9 +37,10 @@ def print_report(
     folders = {d: _files(d) for d in (Path(run_dir), *Path(run_dir).glob("report-*/"))}
     path = write_report(run_dir, budget, latency_percentile=percentile, top_n=top, html=html)
     run = results.load(run_dir)
-    print_table(summary_table(run, budget, percentile, top))
-    if (caveat := unmeasured_caveat(run)) is not None:  # said wherever the pick is (perf.analysis.recommendation.cuts)
-        click.secho(caveat, fg="yellow", err=True)
+    view = summary(run, budget, percentile, top)
+    print_table(view.table)
+    for note in view.notes:  # report.md's words: the cut caveat said wherever the pick is, no level within the budget...
+        click.secho(note, fg="yellow", err=True)
     if (stopped := unfinished_text(run, results_dir=Path(run_dir).parent)) is not None:
         click.secho(stopped, fg="yellow", err=True)
     if path.parent != Path(run_dir):  # perf.report.layout.what_if: written beside the run's own report

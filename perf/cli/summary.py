@@ -1,17 +1,21 @@
-"""The sweep's terminal view (:func:`summary_table`, printed by ``triton-perf sweep`` and
+"""The sweep's terminal view (:func:`summary`, printed by ``triton-perf sweep`` and
 ``triton-perf report``): one row per variant, every mark it shows named in its row's note, and a
-legend listing only what the table shows (trial 9, F3, F16, F23). The numbers come from
-:mod:`perf.analysis.stats.points` and :mod:`perf.analysis.recommendation.recommend`, as report.md's
-(:mod:`perf.report.write`)."""
+legend listing only what the table shows (trial 9, F3, F16, F23); below it, the sentences report.md's
+Recommendation adds to its picks (:attr:`perf.analysis.recommendation.recommend.Recommendation.notes`: no
+level meets the latency budget and the lowest latency reached, levels over it not verified here, variants
+cut for time), each on one line, in the report's words: a run whose every level misses the budget
+said nothing of it on the console. The numbers come from :mod:`perf.analysis.stats.points` and
+:mod:`perf.analysis.recommendation.recommend`, as report.md's (:mod:`perf.report.write`)."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from core.wording import count
 from perf.analysis.ranking.budget_latency import latency_metric, verdict_notes
-from perf.analysis.recommendation.cuts import cut_variants, rounds_measured
+from perf.analysis.recommendation.cuts import cut_variants, rounds_measured, unmeasured_caveat
 from perf.analysis.recommendation.frontier import series_sizes, size_marks
 from perf.analysis.recommendation.recommend import Recommendation, recommend
 from perf.analysis.saturation.peaks import HEADROOM_NOTE, UNREACHED_MARK, best_levels, higher_median, peak_mark
@@ -24,6 +28,33 @@ from perf.search.budget import not_measured
 
 if TYPE_CHECKING:  # rich is imported only when a table is drawn
     from rich.table import Table
+
+
+@dataclasses.dataclass
+class Summary:
+    """The console summary of a run (:func:`summary`).
+
+    Attributes:
+        table: One row per variant (:func:`summary_table`).
+        notes: The lines printed below it: the cut-for-time caveat said wherever the pick is
+            (:func:`perf.analysis.recommendation.cuts.unmeasured_caveat`), then report.md's Recommendation notes, each once.
+    """
+
+    table: Table
+    notes: list[str]
+
+
+def summary(
+    run: RunResult, latency_budget_ms: float | None = None, latency_percentile: int | None = None, top_n: int = TOP_N
+) -> Summary:
+    """The table of :func:`summary_table` and the notes below it (module docstring; same arguments)."""
+    view = split_by_workload(run)
+    rec = recommend(
+        view, view.settings.get("latency_budget_ms") if latency_budget_ms is None else latency_budget_ms, latency_percentile
+    )
+    caveat = unmeasured_caveat(view)
+    notes = [caveat] if caveat is not None else []
+    return Summary(_table(view, rec, top_n), notes + [n for n in rec.notes if n not in notes])
 
 
 def summary_table(
@@ -44,13 +75,16 @@ def summary_table(
         latency_percentile: The percentile the budget is on (default: the run's, else 99).
         top_n: Rows of a larger run (default :data:`perf.markdown.TOP_N`).
     """
+    return summary(run, latency_budget_ms, latency_percentile, top_n).table
+
+
+def _table(run: RunResult, rec: Recommendation, top_n: int) -> Table:
+    """:func:`summary_table` of ``run`` as split by client workload (:func:`perf.records.workloads.split_by_workload`),
+    ``rec`` its recommendation."""
     from rich.markup import escape
     from rich.table import Table
 
-    run = split_by_workload(run)
-    if latency_budget_ms is None:
-        latency_budget_ms = run.settings.get("latency_budget_ms")
-    rec = recommend(run, latency_budget_ms, latency_percentile)
+    latency_budget_ms = rec.latency_budget_ms
     points = run_points(run)
     best = best_levels(run, points)  # the level each row names: the report's, by one rule (trial 9, F36)
     title = f"Sweep {run.run_id}" + (f" — {rec.budget_text}" if latency_budget_ms else "")
