@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from core.wording import sentence
 from perf.colocate.judge import Measured, describe, key, last_held, measured_combinations, nearness
 from perf.records.colocation import ColocationRecord
 
@@ -104,15 +105,23 @@ def closest(record: ColocationRecord) -> Closest | None:
     return Closest(best, versus)
 
 
+def closest_words(record: ColocationRecord, near: Closest) -> str:
+    """The closest combination and what it misses, as the report and the console say it:
+    ``"a=a1, b=b1 (the last held; 2 instances in all), step 3: it misses a p99 40 ms > 20 ms"``."""
+    c = near.measured
+    held = last_held(record)
+    which = "the last held; " if held is not None and key(held) == key(c.combination) else ""
+    return f"{describe(c.combination)} ({which}{c.instances} instances in all), step {c.step + 1}: it misses {'; '.join(c.over)}"
+
+
 def closest_lines(record: ColocationRecord, near: Closest) -> list[str]:
     """The closest combination, the rule that names it (the search's), and each comparison a
     reader of the last-step numbers would question, with the rounds it was made on."""
     c = near.measured
     held = last_held(record)
-    which = "the last held; " if held is not None and key(held) == key(c.combination) else ""
+    on_held = held is not None and key(held) == key(c.combination)
     lines = [
-        f"**The closest** measured: {describe(c.combination)} ({which}{c.instances} instances in all), step "
-        f"{c.step + 1}: it misses {'; '.join(c.over)}.",
+        sentence(f"**The closest** measured: {closest_words(record, near)}"),
         "",
         "Nearest by the rule the search moves by: the lowest worst ratio to a target (the largest, over its models, of p99 ÷ "
         "budget and required ÷ measured infer/s, medians; 1 = at the target), then fewer instances; two combinations are "
@@ -127,7 +136,7 @@ def closest_lines(record: ColocationRecord, near: Closest) -> list[str]:
             lines.append(
                 f"{other}: no step measured both, so the rule was not applied to them: {looks}, but those numbers were measured "
                 "in different rounds"
-                + ("; the search's moves, each judged in the same rounds, ended on this one." if which else ".")
+                + ("; the search's moves, each judged in the same rounds, ended on this one." if on_held else ".")
             )
         else:
             mine, theirs = _two(v.ratio, v.other_ratio)

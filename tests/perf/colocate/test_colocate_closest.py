@@ -177,7 +177,9 @@ def test_not_achieved_is_an_answer_exit_0_pointing_at_the_report_no_numbers_an_e
     if numbers:
         assert r.exit_code == 0, r.output
         assert "combination: not achieved" in said
-        assert "closest measured: a=a1, b=b1 (step 3: misses a p99 40 ms > 20 ms)" in said
+        closest = "a=a1, b=b1 (the last held; 2 instances in all), step 3: it misses a p99 40 ms > 20 ms"
+        assert f"closest measured: {closest}" in said  # the report's words (perf.colocate.closest.closest_words)
+        assert f"**The closest** measured: {closest}." in (run_dir / "report.md").read_text()
         assert f"not achieved: no combination measured meets every target; see {run_dir / 'report.md'}" in said
         assert (run_dir / "report.md").is_file()
     else:
