@@ -14,7 +14,7 @@ say. Pairs that never shared a round are "not measured fairly". Where a setting 
 
 from __future__ import annotations
 
-from perf.analysis.ranking.operating import Side, per_round
+from perf.analysis.ranking.operating import shared, side_of
 from perf.analysis.stats.paired import paired
 from perf.analysis.stats.points import P99, THROUGHPUT, Point
 from perf.records.results import VariantResult
@@ -27,10 +27,6 @@ def is_rounds(variants: list[VariantResult]) -> bool:
     """Each variant's levels are one series (one swept shape at most: a shape sweep is split
     into one series per shape first, :func:`perf.records.workloads.split_by_workload`)."""
     return all(len({lv.shape for lv in v.levels}) <= 1 for v in variants)
-
-
-def _shape(v: VariantResult) -> str | None:
-    return next((lv.shape for lv in v.levels), None)
 
 
 def paired_change(
@@ -57,10 +53,8 @@ def paired_change_n(
 ) -> tuple[float | None, bool | None, str | None, int]:
     """:func:`paired_change` and the number of common rounds."""
     field = {THROUGHPUT: THROUGHPUT, P99: "latency_p99_ms"}.get(metric, metric)
-    ra = per_round(ref, Side(ref.name, a.concurrency, a.batch_size, _shape(ref)), field)
-    rb = per_round(changed, Side(changed.name, b.concurrency, b.batch_size, _shape(changed)), field)
-    common = sorted(set(ra) & set(rb))
-    res = paired([rb[r] for r in common], [ra[r] for r in common]) if common else None
+    common, xb, xa = shared(changed, side_of(changed, b), ref, side_of(ref, a), field)
+    res = paired(xb, xa) if common else None
     if res is None:
         return None, None, NEVER_TOGETHER, 0
     return (res.median - 1.0) * 100.0, res.verdict != "not distinguishable", None, len(res.ratios)

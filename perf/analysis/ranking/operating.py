@@ -13,9 +13,10 @@ from collections.abc import Iterable
 from core.wording import count, sentence
 from perf.analysis.ranking.budget_latency import Judged, judged, within
 from perf.analysis.stats.paired import ALPHA, GAP_ROUNDS, Paired, min_rounds, paired, sign_test_p
-from perf.analysis.stats.points import THROUGHPUT
+from perf.analysis.stats.points import THROUGHPUT, Point
 from perf.records.levels import LevelResult
 from perf.records.results import VariantResult
+from perf.records.workloads import workload
 
 #: Paired rounds the rule needs before it can call a difference (6 at 5 %).
 MIN_ROUNDS = min_rounds(ALPHA)
@@ -119,46 +120,79 @@ class Comparison:
         return text + f": {sentence(self.verdict_words())}"
 
 
+def side_of(vr: VariantResult, p: Point) -> Side:
+    """``p`` (a level of ``vr`` folded over its rounds) as a side of a paired comparison: its
+    concurrency, client batch size and the swept size its records hold (trial 12, F5: a side built
+    without the size found no record of a shape sweep's series, and its levels read "never measured
+    in a round with" each other although they shared 5)."""
+    at = (None, p.concurrency, p.batch_size)
+    shape = next((lv.shape for lv in vr.levels if (lv.request_rate, lv.concurrency, lv.batch_size) == at), None)
+    return Side(vr.name, p.concurrency, p.batch_size, shape)
+
+
+def shared(
+    va: VariantResult, a: Side, vb: VariantResult, b: Side, metric: str = THROUGHPUT
+) -> tuple[tuple[int, ...], list[float], list[float]]:
+    """The rounds ``a`` (a level of ``va``) and ``b`` (of ``vb``) shared, both with ``metric``, and
+    each one's ``metric`` in them (in round order): the one answer to "which rounds did two levels
+    share" that every comparison and every sentence saying so reads."""
+    xa, xb = per_round(va, a, metric), per_round(vb, b, metric)
+    rounds = tuple(sorted(set(xa) & set(xb)))
+    return rounds, [xa[r] for r in rounds], [xb[r] for r in rounds]
+
+
 def compare(va: VariantResult, a: Side, vb: VariantResult, b: Side, latency_metric: str = "latency_p99_ms") -> Comparison:
-    """Compare ``a`` (a level of ``va``) with ``b`` (a level of ``vb``) by the paired rule."""
-    ta, tb = per_round(va, a), per_round(vb, b)
-    rounds = tuple(sorted(set(ta) & set(tb)))
+    """Compare ``a`` (a level of ``va``) with ``b`` (a level of ``vb``) by the paired rule over the rounds they shared (:func:`shared`)."""
+    rounds, ta, tb = shared(va, a, vb, b)
     la, lb = per_round(va, a, latency_metric), per_round(vb, b, latency_metric)
     diffs = tuple(la[r] - lb[r] for r in rounds if r in la and r in lb)
-    result = paired([ta[r] for r in rounds], [tb[r] for r in rounds]) if rounds else None
-    return Comparison(a, b, rounds, result, diffs)
+    return Comparison(a, b, rounds, paired(ta, tb) if rounds else None, diffs)
 
 
 class Adjusted:
-    """Round-adjusted throughput of every level of some variants (module docstring).
+    """Round-adjusted throughput of every level of some variants (module docstring), fitted within
+    each client workload (:func:`perf.records.workloads.workload`: a series of a run split by
+    workload; a variant of a run of one is one workload): workloads are never compared, so one
+    workload's levels never move another's round effects, and a series' levels are ordered alike
+    whether the fit holds its workload alone (a workload's recommendation, the search's ranking) or
+    the run's every series (the console table's best level, the report's first pick; trial 12, F5:
+    the table named c=2 of a series and the report c=1, each fitted over other series).
 
     Args:
-        variants: The variants whose levels are fitted together (one round effect per round).
+        variants: The variants whose levels are fitted together (one round effect per round and workload).
         iterations: Median-polish sweeps (each: round effects, then level effects).
     """
 
     def __init__(self, variants: Iterable[VariantResult], iterations: int = 10):
-        cells: dict[tuple[str, Side], dict[int, float]] = {}
+        groups: dict[str | None, dict[tuple[str, Side], dict[int, float]]] = {}
         for vr in variants:
+            cells = groups.setdefault(workload(vr), {})
             for s in levels_of(vr):
                 vals = per_round(vr, s)
                 if vals:
                     cells[(vr.name, s)] = {r: math.log(v) for r, v in vals.items()}
-        rounds = sorted({r for per in cells.values() for r in per})
-        self.round_effect = {r: 0.0 for r in rounds}
-        self.effect = {u: statistics.median(per.values()) for u, per in cells.items()}
-        for _ in range(iterations):
-            for r in rounds:
-                res = [per[r] - self.effect[u] for u, per in cells.items() if r in per]
-                self.round_effect[r] = statistics.median(res)
-            mid = statistics.median(self.round_effect.values()) if rounds else 0.0
-            self.round_effect = {r: e - mid for r, e in self.round_effect.items()}
-            self.effect = {u: statistics.median(v - self.round_effect[r] for r, v in per.items()) for u, per in cells.items()}
+        self.effect: dict[tuple[str, Side], float] = {}
+        for cells in groups.values():
+            self.effect |= _polish(cells, iterations)
 
     def of(self, side: Side) -> float | None:
         """``side``'s throughput in the median round (infer/s); ``None`` when it has none."""
         e = self.effect.get((side.variant, side))
         return None if e is None else math.exp(e)
+
+
+def _polish(cells: dict[tuple[str, Side], dict[int, float]], iterations: int) -> dict[tuple[str, Side], float]:
+    """Tukey's median polish of log throughput ``cells`` (level -> round -> log infer/s): each level's effect."""
+    rounds = sorted({r for per in cells.values() for r in per})
+    round_effect = {r: 0.0 for r in rounds}
+    effect = {u: statistics.median(per.values()) for u, per in cells.items()}
+    for _ in range(iterations):
+        for r in rounds:
+            round_effect[r] = statistics.median(per[r] - effect[u] for u, per in cells.items() if r in per)
+        mid = statistics.median(round_effect.values()) if rounds else 0.0
+        round_effect = {r: e - mid for r, e in round_effect.items()}
+        effect = {u: statistics.median(v - round_effect[r] for r, v in per.items()) for u, per in cells.items()}
+    return effect
 
 
 @dataclasses.dataclass(frozen=True)

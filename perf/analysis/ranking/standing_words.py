@@ -59,7 +59,37 @@ def tie_words(ranking: Ranking) -> str:
     if short:
         said = [f"`{c.b.variant}` ({count(len(c.rounds), 'round')})" for c in short]
         parts.append("too few rounds to tell: " + ", ".join(said))
-    return "; ".join(parts)
+    return "; ".join(parts + higher_medians(ranking))
+
+
+def higher_medians(ranking: Ranking) -> list[str]:
+    """Why the pick is named first although a tie-set member's median throughput (over its own
+    rounds, at its level) is higher, in numbers, one part per such member (trial 12, F5: "named first
+    by throughput" beside a runner-up at 1,874.2 infer/s, the pick's 1,268.2): the two medians are
+    over different rounds, the order is by the rounds they shared (:mod:`perf.analysis.ranking.leader`),
+    or by round-adjusted throughput where the shared rounds put the pick behind (a circle of medians)."""
+    lead = ranking.leader
+    ops = {o.side.variant: o for o in ranking.tie_set[1:]}
+    parts = []
+    for c in _members(ranking):
+        o, r = ops.get(c.b.variant), c.result
+        if lead is None or o is None or r is None or o.throughput_infer_per_s <= lead.throughput_infer_per_s:
+            continue
+        who = "the pick" if c.a == lead.side else f"the pick at c={c.a.concurrency}"
+        said = (
+            f"`{o.side.variant}`'s median is higher, {fmt(o.throughput_infer_per_s)} infer/s over "
+            f"{count(o.rounds, 'round')} against the pick's {fmt(lead.throughput_infer_per_s)} over {lead.rounds}"
+        )
+        if r.median >= 1.0:
+            why = f"but in the {count(r.rounds, 'round')} they shared {who} was ahead in {r.wins} (median ratio {r.median:.2f})"
+        else:
+            why = (
+                f"and in the {count(r.rounds, 'round')} they shared {who} was ahead in {r.wins} only (median ratio "
+                f"{r.median:.2f}): the round-adjusted throughput names it, {fmt(lead.adjusted_infer_per_s)} against "
+                f"{fmt(o.adjusted_infer_per_s)} infer/s"
+            )
+        parts.append(f"{said}, {why}")
+    return parts
 
 
 def others_words(ranking: Ranking, run: RunResult | None, under_budget: bool) -> str:

@@ -9,13 +9,13 @@ import dataclasses
 from typing import Literal
 
 from core.wording import count
-from perf.analysis.ranking.operating import Side, compare, records
+from perf.analysis.ranking.operating import compare, records, side_of
 from perf.analysis.stats.curves import Interference, falls
 from perf.analysis.stats.paired import p_words
 from perf.analysis.stats.points import THROUGHPUT, Point, delta, spread_unknown
 from perf.markdown import fmt
 from perf.records.levels import HOST_BUSY
-from perf.records.results import RunResult, VariantResult
+from perf.records.results import RunResult
 
 #: The cause a fall beyond the noise is said with (:meth:`Fall.describe`), and the short forms for counts over many variants.
 CAUSE = "interference (the load competing with the server for the host, or other work), not a knee"
@@ -118,14 +118,14 @@ def step(run: RunResult, before: Point, after: Point) -> Step:
     vr = run.variant(before.variant) if run.rounds is not None else None
     if vr is None:
         return _unpaired(before, after)
-    c = compare(vr, _side(vr, before), vr, _side(vr, after))
+    c = compare(vr, side_of(vr, before), vr, side_of(vr, after))
     if (r := c.result) is None:
         return Step(None, "never measured in the same round")
     if c.verdict != "not distinguishable":
         ahead, wins = (before, r.wins) if c.verdict == "a" else (after, r.losses)
         said = f"c={ahead.concurrency} ahead in {wins} of {r.rounds} rounds; {p_words(r.decided_p, r.tier)}"
         return Step("fell" if c.verdict == "a" else "rose", said)
-    busy = {lv.trial for p in (before, after) for lv in records(vr, _side(vr, p)) if lv.host_busy} & set(c.rounds)
+    busy = {lv.trial for p in (before, after) for lv in records(vr, side_of(vr, p)) if lv.host_busy} & set(c.rounds)
     said = "" if not busy else ", host busy" if len(busy) == r.rounds else f", {len(busy)} host busy"
     return Step(None, count(r.rounds, "round") + said)
 
@@ -140,10 +140,3 @@ def _unpaired(before: Point, after: Point) -> Step:
     if not d.significant:
         return Step(None, f"within the levels' spread over {n}{busy}")
     return Step("rose" if d.b > d.a else "fell", f"more than both levels' spread over {n}{busy}")
-
-
-def _side(vr: VariantResult, p: Point) -> Side:
-    """``p``'s level of ``vr`` as a side of a paired comparison (its swept size, where the series has one)."""
-    at = (None, p.concurrency, p.batch_size)
-    shape = next((lv.shape for lv in vr.levels if (lv.request_rate, lv.concurrency, lv.batch_size) == at), None)
-    return Side(vr.name, p.concurrency, p.batch_size, shape)

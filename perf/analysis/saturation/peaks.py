@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Protocol
 
-from perf.analysis.ranking.operating import Adjusted, Side, compare, operating_point
+from perf.analysis.ranking.operating import Adjusted, Side, compare, operating_point, side_of
 from perf.analysis.stats.curves import KNEE_GAIN_PCT, curve, knee, peak
 from perf.analysis.stats.points import P99, THROUGHPUT, Point, aggregate
 from perf.markdown import flag_mark, fmt
@@ -190,7 +190,7 @@ def higher_median(run: RunResult, points: list[Point], at: Point, short: bool = 
     vr = run.variant(at.variant)
     if vr is None:
         return None
-    a, b = Side(vr.name, at.concurrency, at.batch_size), Side(vr.name, top.concurrency, top.batch_size)
+    a, b = side_of(vr, at), side_of(vr, top)
     c, lo, hi = compare(vr, a, vr, b), f"c={at.concurrency}", f"c={top.concurrency}"
     r = c.result
     said = f"{hi}'s median is higher, {fmt(top.get(THROUGHPUT))} infer/s (p99 {fmt(top.get(P99), 2)} ms){flag_mark(top.status)}"
