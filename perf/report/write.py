@@ -286,7 +286,7 @@ def write_report(
     head += [""]
     head += failed_lines(run)
     head += ranking_lines(run, rec)
-    head += frontier_section(points, rec, failed) + [""]
+    head += frontier_section(points, rec, failed, run) + [""]
     findings = effects_section(effects, inters, run.rounds is not None, beside_recommendation(effects, rec)) + [""]
     findings += ["## Conclusions", ""] + conclusions.conclusions(run, rec, effects) + [""]
     picks = [(c.batch_size, c.concurrency) for c in (rec.best_under_budget, rec.best_peak) if c is not None]

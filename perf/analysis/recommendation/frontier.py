@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from core.wording import agree, count, plural, sentence
 from perf.analysis.recommendation.excluded import candidate
 from perf.analysis.recommendation.recommend import Recommendation, rank, recommend
+from perf.analysis.saturation.peaks import best_levels as paired_best
 from perf.analysis.saturation.peaks import peak_mark
 from perf.analysis.stats.points import P99, THROUGHPUT, Point
 from perf.markdown import APPENDIX_FILE, UNSTABLE_MARK, flag_mark, fmt, name_then_numbers, table
@@ -111,9 +112,14 @@ def workload_frontiers(front: Iterable[Point]) -> dict[str, list[Point]]:
     return {w: [p for p in pts if size_of(p) == w] for w in size_order(size_of(p) for p in pts)}
 
 
-def best_levels(points: dict[str, list[Point]], failed: Iterable[str] = ()) -> dict[str, Point]:
-    """Each variant's best level by the recommendation's rule (:func:`perf.analysis.recommendation.recommend.rank`)."""
+def best_levels(points: dict[str, list[Point]], failed: Iterable[str] = (), run: RunResult | None = None) -> dict[str, Point]:
+    """Each variant's best level: in a rounds sweep (``run`` with rounds) the level the console table and
+    the picks name (:func:`perf.analysis.saturation.peaks.best_levels`, trial 12, F5: the Variant frontier
+    took another level of a series than the table), else by the recommendation's rule
+    (:func:`perf.analysis.recommendation.recommend.rank`: stable levels first)."""
     gone = set(failed)
+    if run is not None and run.rounds is not None:
+        return {n: p for n, p in paired_best(run, points).items() if n not in gone}
     out = {}
     for name, pts in points.items():
         best, _ = rank(pts) if name not in gone else (None, None)
@@ -122,9 +128,9 @@ def best_levels(points: dict[str, list[Point]], failed: Iterable[str] = ()) -> d
     return out
 
 
-def best_level_frontier(points: dict[str, list[Point]], failed: Iterable[str] = ()) -> list[Point]:
-    """The frontier of the variants at their best level."""
-    return frontier(best_levels(points, failed).values())
+def best_level_frontier(points: dict[str, list[Point]], failed: Iterable[str] = (), run: RunResult | None = None) -> list[Point]:
+    """The frontier of the variants at their best level (:func:`best_levels`)."""
+    return frontier(best_levels(points, failed, run).values())
 
 
 def level_frontiers(points: dict[str, list[Point]], failed: Iterable[str] = ()) -> dict[tuple[int, int], list[Point]]:
@@ -171,10 +177,12 @@ def frontier_rows(front: list[Point], rec: Recommendation | None) -> list[list[o
 FRONTIER_HEADERS = ["variant", "level", "throughput (infer/s)", "p99 (ms)", "recommended as"]
 
 
-def frontier_section(points: dict[str, list[Point]], rec: Recommendation, failed: Iterable[str] = ()) -> list[str]:
+def frontier_section(
+    points: dict[str, list[Point]], rec: Recommendation, failed: Iterable[str] = (), run: RunResult | None = None
+) -> list[str]:
     """The report's "Pareto frontier" section (markdown lines): the operating frontier (at
     most :data:`FRONTIER_ROWS` rows, evenly spread along it when longer), the frontier at each
-    variant's best level, and per concurrency level."""
+    variant's best level (:func:`best_levels` of ``run``), and per concurrency level."""
     failed = set(failed)
     front = operating_frontier(points, failed)
     if not front:
@@ -210,7 +218,7 @@ def frontier_section(points: dict[str, list[Point]], rec: Recommendation, failed
         *table(FRONTIER_HEADERS, frontier_rows(shown, rec), name_then_numbers(4) + ["left"]),
         "",
     ]
-    best = best_level_frontier(points, failed)
+    best = best_level_frontier(points, failed, run)
     lines.append(
         f"- **Variant frontier** (another definition: each variant reduced to its best level, then the variants no "
         f"other beats on both): {_names(best, 6)} (lowest p99 first)." + _why_differ(front, best)

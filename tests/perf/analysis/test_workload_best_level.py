@@ -17,7 +17,7 @@ from factories import level_result, run_result, variant_result
 from rich.console import Console
 
 from perf.analysis.ranking.operating import per_round, shared, side_of
-from perf.analysis.recommendation.frontier import workload_recommendations
+from perf.analysis.recommendation.frontier import best_level_frontier, frontier_section, workload_recommendations
 from perf.analysis.recommendation.recommend import recommend
 from perf.analysis.saturation.peaks import best_levels, higher_median
 from perf.analysis.stats.points import run_points
@@ -144,3 +144,18 @@ def test_a_runner_up_with_a_higher_median_is_said_beside_named_first_in_numbers(
                 assert f"in the {len(rounds)} rounds they shared the pick was ahead in {ahead}" in text
                 said += 1
     assert said  # the trial's time=16000, b=4: nodb's 1,874.2 beside db500's 1,268.2
+
+
+def test_the_variant_frontier_takes_each_series_at_the_level_the_table_names() -> None:
+    # c=2 measured only in the 3 fast rounds: its median (180) tops c=1's (150 over 6 rounds), behind c=1 in every shared round
+    fast, slow = {r: 200.0 for r in range(3)}, {r: 100.0 for r in range(3, 6)}
+    levels = [level_result(1, t, 5.0, spread=True, trial=r) for r, t in (fast | slow).items()]
+    levels += [level_result(2, 180.0, 8.0, spread=True, trial=r) for r in fast]
+    run = run_result([variant_result(A, levels)], finished="x", rounds=RoundsRecord(seed=1))
+    points = run_points(run)
+    table = best_levels(run, points)[A]
+    assert table.concurrency != max(points[A], key=lambda p: p.get("throughput_infer_per_s") or 0).concurrency
+    (front,) = best_level_frontier(points, (), run)
+    assert (front.concurrency, front.batch_size) == (table.concurrency, table.batch_size)
+    section = "\n".join(frontier_section(points, recommend(run), (), run))
+    assert "**Variant frontier**" in section and f"`{A}`" in section
