@@ -263,7 +263,9 @@ def _named(
     ranked against, it was named."""
     own = [dataclasses.replace(v, status="ok") for v in view.variants if of_series[v.name] == variant]
     own = [v for v in own if workload(v) == at] or own
-    rec = recommend(dataclasses.replace(view, variants=own), budget)
+    labels = {workload(o) for o in own}  # fitted beside its workloads' series, as the table and report do (trial 12, F5)
+    beside = [v for v in view.variants if workload(v) in labels]
+    rec = recommend(dataclasses.replace(view, variants=own), budget, fit=beside)
     pick, why = rec.best_under_budget, f"named with --variant: its best level within the {rec.budget_text}"
     if pick is None:
         pick = rec.best_peak

@@ -101,6 +101,7 @@ def rank_variants(
     budget_ms: float | None = None,
     latency_metric: str = "latency_p99_ms",
     dropped: Drops | None = None,
+    fit: Iterable[VariantResult] = (),
 ) -> Ranking:
     """The paired ranking of ``variants`` (module docstring). Failed variants are left out.
 
@@ -109,9 +110,11 @@ def rank_variants(
         budget_ms: Latency budget on ``latency_metric`` (ms); ``None``: best peak.
         latency_metric: The latency percentile field the budget is on.
         dropped: The search's drops (:data:`Drops`, from :func:`dropped_by_search`).
+        fit: Other series of the run the round-adjusted throughput is fitted over too, never ranked
+            (a named variant's level: its workload's series, as the report fits them; trial 12, F5).
     """
     by_name = {v.name: v for v in variants if v.status != "failed"}
-    adjusted = Adjusted(by_name.values())
+    adjusted = Adjusted([*by_name.values(), *(v for v in fit if v.status != "failed" and v.name not in by_name)])
     ops: list[Operating] = []
     peaks: dict[str, Operating] = {}  # each variant's best level whatever its rounds: a leader is named at it
     unranked = []

@@ -41,7 +41,7 @@ from perf.analysis.stats.curves import knee
 from perf.analysis.stats.paired import ALPHA, few_rounds
 from perf.analysis.stats.points import P99, THROUGHPUT, Point, run_points
 from perf.markdown import fmt, fmt_given
-from perf.records.results import RunResult
+from perf.records.results import RunResult, VariantResult
 from perf.records.settings import MeasureSettings
 
 #: Default stability tolerance (%): perf_analyzer's ``-s`` as the sweep passes it by default.
@@ -161,7 +161,12 @@ def _under(points: Iterable[Point], budget_ms: float, metric: str = P99) -> list
     return [p for p in points if (lat := p.get(metric)) is not None and lat <= budget_ms]
 
 
-def recommend(run: RunResult, latency_budget_ms: float | None = None, latency_percentile: int | None = None) -> Recommendation:
+def recommend(
+    run: RunResult,
+    latency_budget_ms: float | None = None,
+    latency_percentile: int | None = None,
+    fit: Iterable[VariantResult] = (),
+) -> Recommendation:
     """Best level under a latency budget, best peak throughput, and each variant's knee.
 
     Args:
@@ -169,6 +174,8 @@ def recommend(run: RunResult, latency_budget_ms: float | None = None, latency_pe
         latency_budget_ms: Client latency budget in ms (default None: no budget).
         latency_percentile: The percentile the budget is on: 50, 90, 95 or 99 (default: the
             run's ``latency_percentile`` setting, else 99).
+        fit: A rounds sweep: other series the round-adjusted throughput is fitted over, never ranked
+            (:func:`perf.analysis.ranking.rank.rank_variants`).
 
     Raises:
         PerfError: the budget is not a positive number, or the percentile is not reported.
@@ -189,7 +196,7 @@ def recommend(run: RunResult, latency_budget_ms: float | None = None, latency_pe
             said = notes_text(p.notes, repeat_noun(run))
             flagged.append(f"{where(p)}: {p.status}" + (f" ({said})" if said else ""))
     if run.rounds is not None:
-        return _peaks(run, points, _paired(run, latency_budget_ms, pct, points, knees, notes, excluded, flagged, cands))
+        return _peaks(run, points, _paired(run, latency_budget_ms, pct, points, knees, notes, excluded, flagged, cands, fit))
     best, why = rank(cands, tol)
     under = under_why = None
     low = min(cands, key=lambda p: p.value(P99), default=None)
@@ -264,12 +271,13 @@ def _paired(
     excluded: list[str],
     flagged: list[str],
     cands: list[Point],
+    fit: Iterable[VariantResult] = (),
 ) -> Recommendation:
     """:func:`recommend` for a rounds sweep (module docstring)."""
-    metric = latency_metric(pct)
+    metric, fit = latency_metric(pct), list(fit)
     own, drops = run.settings.get("latency_budget_ms"), dropped_by_search(run.search.decisions) if run.search else None
-    peak = rank_variants(run.variants, None, metric, drops if own is None else None)  # a drop holds in its own ranking only
-    under = rank_variants(run.variants, budget_ms, metric, drops if own == budget_ms else None) if budget_ms is not None else None
+    peak = rank_variants(run.variants, None, metric, drops if own is None else None, fit)  # a drop holds in its own ranking only
+    under = rank_variants(run.variants, budget_ms, metric, drops if own == budget_ms else None, fit) if budget_ms is not None else None  # fmt: skip
     for r in (peak, under):  # what the search's settle rule saw: the rounds each pair's group could still have had
         if r is not None:
             r.comparisons = [dataclasses.replace(c, rounds_left=rounds_left(run, c)) for c in r.comparisons]

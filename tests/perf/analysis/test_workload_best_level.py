@@ -22,6 +22,7 @@ from perf.analysis.recommendation.recommend import recommend
 from perf.analysis.saturation.peaks import best_levels, higher_median
 from perf.analysis.stats.points import run_points
 from perf.cli.summary import summary_table
+from perf.deploy.choose import choose_variant
 from perf.markdown import fmt
 from perf.records.results import RunResult, Session
 from perf.records.rounds import RoundsRecord
@@ -159,3 +160,16 @@ def test_the_variant_frontier_takes_each_series_at_the_level_the_table_names() -
     assert (front.concurrency, front.batch_size) == (table.concurrency, table.batch_size)
     section = "\n".join(frontier_section(points, recommend(run), (), run))
     assert "**Variant frontier**" in section and f"`{A}`" in section
+
+
+def test_export_deployment_of_a_named_variant_takes_the_level_the_table_names() -> None:
+    # the trial's time=16000, b=1 alone: nodb's level fitted over its own series named c=2, the table's c=1
+    run = _run()
+    for v in run.variants:
+        v.levels = [lv for lv in v.levels if (lv.shape, lv.batch_size) == ("time=16000", 1)]
+    view = split_by_workload(run)
+    table = best_levels(view, run_points(view))
+    for name in (A, B):
+        (series,) = [n for n in table if n.startswith(name)]
+        chosen = choose_variant(run, name, BUDGET_MS)
+        assert (chosen.level.concurrency, chosen.level.batch_size) == (table[series].concurrency, table[series].batch_size)
