@@ -12,30 +12,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from builders.model.index_ranges import diagnose
+from builders.model.eager import Key, flatten_with_keys, run_keyed
 from builders.model.spec import EXAMPLE_BATCH, ModelSpec
 from builders.model.tensor import TensorSpec
-from builders.model.user_frame import user_frame
 from core import dtypes
 from core.errors import ModelSpecError
-
-Key = tuple[str | int, ...]
 
 
 def key_text(key: Key) -> str:
     """An output key as users write it: ``("logits",)`` -> ``"logits"``, ``(1, "feat")`` ->
     ``"1.feat"``, ``()`` -> ``""`` (a lone tensor)."""
     return ".".join(str(k) for k in key)
-
-
-def flatten_with_keys(out: Any, prefix: Key = ()) -> list[tuple[Key, Any]]:
-    """Flatten a model's output (tensor, tuple/list, or dict in insertion order) to
-    ``(key, tensor)`` pairs; see the module docstring for keys."""
-    if isinstance(out, (list, tuple)):
-        return [kt for i, o in enumerate(out) for kt in flatten_with_keys(o, (*prefix, i))]
-    if isinstance(out, dict):
-        return [kt for k, o in out.items() for kt in flatten_with_keys(o, (*prefix, k))]
-    return [(prefix, out)]
 
 
 def flatten_outputs(out: Any) -> list[Any]:
@@ -103,35 +90,16 @@ def name_outputs(keys: list[Key], names: list[str]) -> list[str]:
     return [by_index[i] for i in range(len(keys))]
 
 
-def run_eager(module: Any, spec: ModelSpec, inputs: dict[str, Any]) -> list[Any]:
-    """Run the eager model on numpy ``inputs`` (name -> array, spec input order) without
-    gradients; returns its flattened outputs as torch tensors."""
-    return [t for _k, t in _run_keyed(module, spec, inputs)]
-
-
-def _run_keyed(module: Any, spec: ModelSpec, inputs: dict[str, Any]) -> list[tuple[Key, Any]]:
-    """Run the eager model; an integer value past a table it indexes (torch's bare
-    ``IndexError``) becomes one :class:`ModelSpecError` naming the input and the range it
-    accepts (:func:`builders.model.index_ranges.diagnose`); other failures propagate."""
-    import torch
-
-    try:
-        with torch.no_grad():
-            return flatten_with_keys(module(*(torch.from_numpy(inputs[t.name]) for t in spec.inputs)))
-    except Exception as e:
-        clear = diagnose(module, spec, inputs, e)
-        if clear is None:
-            raise
-        raise clear from e
-
-
 def infer_outputs(module: Any, spec: ModelSpec) -> ModelSpec:
     """Fill in output names, dtypes, per-sample shapes and batch axes by running the eager model.
 
     The model runs three times: batch 2 and batch 3 at the export sizes of the dynamic axes
     (only the batch changes, so an output axis that changes is one that follows the batch,
     whatever the other axes' sizes are), and batch 3 at their ``max`` sizes (a per-sample
-    dim that changes there is named after the input axis of that size). An output's batch
+    dim that changes there is named after the input axis of that size); then at their ``min``
+    sizes, so that every size the build later runs (verification, reference, warmup, the
+    exporters' examples) is one the model was seen to run at before anything is exported —
+    a failure at ``min`` or ``max`` names that end (:func:`builders.model.eager.run_failure`). An output's batch
     axis is the one axis whose size is the batch size in both batch runs; it is recorded in
     :attr:`TensorSpec.batch_axis` (``None``: the output does not change with the batch;
     :func:`require_batch_first` refuses both where Triton batches).
@@ -155,7 +123,7 @@ def infer_outputs(module: Any, spec: ModelSpec) -> ModelSpec:
     """
 
     def run(batch: int, sizes: dict[str, int]) -> list[tuple[Key, Any]]:
-        return _run_keyed(module, spec, spec.example_inputs(batch, sizes))
+        return run_keyed(module, spec, spec.example_inputs(batch, sizes))
 
     b1, b2 = EXAMPLE_BATCH, EXAMPLE_BATCH + 1
     exp, hi, lo = spec.export_axis_sizes(), spec.axis_sizes("max"), spec.axis_sizes("min")
@@ -163,22 +131,9 @@ def infer_outputs(module: Any, spec: ModelSpec) -> ModelSpec:
     # is called fixed only when it kept its size while every axis changed
     other = {a: (lo[a] if exp[a] == hi[a] else hi[a]) for a in exp}
     points = [(b1, exp), (b2, exp), (b2, hi)] + ([(b2, other)] if other != hi else [])
-    runs = []
-    for batch, sizes in points:
-        try:
-            runs.append(run(batch, sizes))
-        except ModelSpecError:
-            raise
-        except Exception as e:
-            at = ", ".join([f"batch {batch}", *(f"{a}={n} (range {list(spec.dynamic_axes[a])})" for a, n in sizes.items())])
-            where = user_frame(e)
-            raise ModelSpecError(
-                f"the model does not run on inputs made from the spec at {at}: {type(e).__name__}: {str(e)[:300]}"
-                + (f"\n  raised at {where}" if where else ""),
-                hint="check the input names' order, per-sample shapes, dtypes, value ranges and dynamic axis ranges "
-                "against forward()"
-                + (", or fix the line above if the spec is right (a bug in the model itself)" if where else ""),
-            ) from e
+    runs = [run(batch, sizes) for batch, sizes in points]  # the export sizes first: a failure at min/max says so
+    if lo not in (exp, other):  # every axis at its min: verified, warmed up and sent, so it must run before export
+        run(b1, lo)
     ka, ka2, kb, *more = runs
     keys = [k for k, _t in ka]
     a, a2, b = [t for _k, t in ka], [t for _k, t in ka2], [t for _k, t in kb]

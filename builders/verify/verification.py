@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from builders.export.artifacts import ExportResult
-from builders.model.outputs import run_eager
+from builders.model.eager import point_sizes, run_eager
 from builders.model.spec import EXAMPLE_BATCH, ModelSpec
 from builders.serving.runners import load_runner
 from builders.serving.tensorrt_env import gpu_facts, missing_requirements, require_tensorrt
@@ -134,8 +134,7 @@ def verify_artifact(
         for draw in DRAWS
     ]
     if sample is not None:
-        first = sample[spec.inputs[0].name]
-        cases.append((int(first.shape[0]), _sample_axes(spec, sample), SAMPLE, sample))
+        cases.append((*point_sizes(spec, sample), SAMPLE, sample))
     records = []
     for batch, sizes, draw, inputs in cases:
         where = f"batch {batch}, axes {sizes}, draw {draw!r}"
@@ -251,16 +250,6 @@ def _missing_device(fmt: str, device: str) -> str | None:
     if fmt == "onnx" and not _ort_cuda():
         return "onnxruntime here has no CUDAExecutionProvider (install onnxruntime-gpu)"
     return None
-
-
-def _sample_axes(spec: ModelSpec, sample: dict[str, np.ndarray]) -> dict[str, int]:
-    """Sizes of the named axes in the user's sample."""
-    sizes: dict[str, int] = {}
-    for t in spec.inputs:
-        for d, n in zip(t.shape, sample[t.name].shape[1:]):
-            if isinstance(d, str):
-                sizes.setdefault(d, int(n))
-    return sizes
 
 
 def _check_batch_axes(spec: ModelSpec, expected: dict[str, np.ndarray], batch: int, where: str) -> None:

@@ -121,6 +121,29 @@ class MaskedAttention(nn.Module):
         return nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=keep).squeeze(1).mean(1)
 
 
+class Framer(nn.Module):
+    """``x [B, seq] -> frames [B, (seq - 8) // 4 + 1, 4]``: a first conv of kernel 8 (an audio
+    front end), so any ``seq`` below 8 cannot run (trial 12, F1)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.front = nn.Conv1d(1, 4, kernel_size=8, stride=4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.front(x.unsqueeze(1)).transpose(1, 2)
+
+
+class Positional(nn.Module):
+    """``x [B, seq] -> x + pos[:seq]`` with a table of 8 positions: any ``seq`` above 8 cannot run."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pos = nn.Parameter(torch.randn(8))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x + self.pos[: x.shape[1]]
+
+
 def _seeded(cls: type[nn.Module]) -> nn.Module:
     torch.manual_seed(0)
     return cls().eval()
@@ -164,3 +187,11 @@ def seq_first_lstm() -> nn.Module:
 
 def masked_attention() -> nn.Module:
     return _seeded(MaskedAttention)
+
+
+def framer() -> nn.Module:
+    return _seeded(Framer)
+
+
+def positional() -> nn.Module:
+    return _seeded(Positional)

@@ -12,7 +12,8 @@ import torch
 from click.testing import CliRunner
 
 from builders.cli.main import cli
-from builders.model.outputs import infer_outputs, run_eager
+from builders.model.eager import run_eager
+from builders.model.outputs import infer_outputs
 from builders.model.spec import ModelSpec
 from core.errors import ModelSpecError
 

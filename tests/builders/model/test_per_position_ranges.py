@@ -26,8 +26,9 @@ from click.testing import CliRunner
 from tritonclient.grpc import model_config_pb2 as mc
 
 from builders.config.warmup import warmup_values
+from builders.model.eager import run_eager
 from builders.model.models import load_model
-from builders.model.outputs import infer_outputs, run_eager
+from builders.model.outputs import infer_outputs
 from builders.model.spec import EXAMPLE_INPUTS, ModelSpec, ModelSpecRecord
 from builders.model.spec_flags import input_flag
 from builders.model.tensor import TensorSpec
