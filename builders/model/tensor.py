@@ -10,6 +10,7 @@ Shapes are *per sample*: the batch axis is implicit and sits at :attr:`TensorSpe
 from __future__ import annotations
 
 import dataclasses
+import json
 from typing import Any, TypeVar
 
 import numpy as np
@@ -75,7 +76,9 @@ class TensorSpec:
     def __post_init__(self) -> None:
         dtypes.require_tensor_io(self.dtype, f"tensor {self.name!r}")
         check_domain(self.name, self.dtype, self.domain, self.value_range)
-        for d in self.shape:
+        for i, d in enumerate(self.shape):
+            if isinstance(d, int) and not isinstance(d, bool) and d == -1:
+                raise self._minus_one(i)
             if isinstance(d, bool) or not isinstance(d, (int, str)) or (isinstance(d, int) and d <= 0) or d == "":
                 raise ModelSpecError(
                     f"tensor {self.name!r}: dimension {d!r} must be an int > 0 or the name of a dynamic axis",
@@ -102,6 +105,33 @@ class TensorSpec:
                 hint=f"give batch_axis within 0..{len(self.shape)}, or drop it (the batch is axis 0)",
             )
         object.__setattr__(self, "value_range", normal_range(self.name, self.dtype, self.shape, self.value_range))
+
+    def _minus_one(self, i: int) -> ModelSpecError:
+        """The error for a ``-1`` at position ``i`` of the shape (ONNX's and Triton's way to write
+        a dynamic size): a leading one is the batch axis, which per-sample shapes leave out (as
+        for a leading ``"batch"``); any other is a dynamic axis, which the spec names. A lone
+        ``[-1]`` may be either: both fixes are given."""
+        named = [f"{self.name}_dim{j + 1}" if d == -1 else d for j, d in enumerate(self.shape)]
+        shape = list(self.shape)
+        if i == 0:
+            what = (
+                f"a leading -1 (the batch axis as ONNX and Triton configs write it) is the implicit first axis; "
+                f"per-sample shapes must not include it (shape {shape})"
+            )
+            todo = "drop the -1 from the shape (the batch is always axis 0): " + self._forms(named[1:])
+            if len(shape) == 1:
+                todo += f"; or, if each sample has a dynamic length, name that axis: {self._forms(named)}"
+        else:
+            what = f"dimension {i} is -1 (a dynamic size), which a spec gives as a named dynamic axis (shape {shape})"
+            todo = "name the dynamic axis and give its range: " + self._forms(named)
+        return ModelSpecError(f"tensor {self.name!r}: {what}", hint=todo)
+
+    def _forms(self, shape: list[Dim]) -> str:
+        """``shape`` as an ``--input`` flag and as a spec file's ``"shape"``, with the range flag
+        of any axis named after this tensor (:meth:`_minus_one`'s names)."""
+        axes = [d for d in shape if isinstance(d, str) and d.startswith(f"{self.name}_dim")]
+        ranges = f' with --dynamic-axis {axes[0]}=MIN,OPT,MAX (the spec\'s "dynamic_axes")' if axes else ""
+        return f'--input {self.name}:{self.dtype}:{",".join(map(str, shape))}, or in a spec file "shape": {json.dumps(shape)}{ranges}'
 
     @property
     def triton_dtype(self) -> str:

@@ -51,6 +51,31 @@ def test_bad_input_flags_say_what_is_expected(flag, words):
         parse_input_flag(flag)
 
 
+def test_a_leading_minus_one_is_the_batch_axis_and_gets_the_batch_names_advice(tmp_path):
+    """Trial 12, F2: ``[-1, "time"]`` (ONNX's and Triton's way to write the batch) was told
+    "must be an int > 0", sending the user to invent a size; a leading "batch" was told to drop it."""
+    path = tmp_path / "spec.json"
+    path.write_text(
+        json.dumps({"inputs": [{"name": "wave", "dtype": "float32", "shape": [-1, "time"]}], "dynamic_axes": {"time": [1, 2, 4]}})
+    )
+    for make in (lambda: ModelSpec.from_file(path), lambda: parse_input_flag("wave:float32:-1,time")):
+        with pytest.raises(ModelSpecError) as e:
+            make()
+        assert "implicit first axis" in e.value.message and "must be an int > 0" not in e.value.message
+        assert e.value.hint.startswith("drop the -1") and '"shape": ["time"]' in e.value.hint
+        assert "--input wave:float32:time," in e.value.hint
+
+
+def test_a_minus_one_after_the_first_dim_is_a_dynamic_axis_to_name():
+    with pytest.raises(ModelSpecError) as e:
+        parse_input_flag("x:float32:3,-1")
+    assert "dimension 1 is -1 (a dynamic size)" in e.value.message and "implicit" not in e.value.message
+    assert "--input x:float32:3,x_dim2" in e.value.hint and "--dynamic-axis x_dim2=MIN,OPT,MAX" in e.value.hint
+    with pytest.raises(ModelSpecError) as lone:  # [-1]: the batch, or a per-sample length: both fixes
+        parse_input_flag("x:float32:-1")
+    assert '"shape": []' in lone.value.hint and '"shape": ["x_dim1"]' in lone.value.hint
+
+
 @pytest.mark.parametrize("flag", ["seq", "seq=1,2", "=1,2,3", "seq=a,b,c"])
 def test_bad_axis_flags(flag):
     with pytest.raises(ModelSpecError, match="AXIS=MIN,OPT,MAX"):
