@@ -94,7 +94,7 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
     say = progress or (lambda _msg: None)
     loaded = _load(opts, say)
     name = opts.name or loaded.name
-    spec = _infer_outputs(opts, loaded)
+    spec = _infer_outputs(opts, loaded, say)
     out = opts.build_dir / name
     old = _claim_build_folder(opts, out, name, loaded)
     versions = library_versions()
@@ -175,15 +175,15 @@ def _load(opts: BuildOptions, say: Progress) -> LoadedModel:
     return loaded
 
 
-def _infer_outputs(opts: BuildOptions, loaded: LoadedModel) -> ModelSpec:
+def _infer_outputs(opts: BuildOptions, loaded: LoadedModel, say: Progress) -> ModelSpec:
     """Infer-outputs step: the spec with its outputs' dtypes, shapes, keys and batch axes
-    found by running the eager model (:func:`builders.model.outputs.infer_outputs`).
+    found by running the eager model (:func:`builders.model.outputs.infer_outputs`; its notes said).
 
     Raises:
-        ModelSpecError: ``--rtol`` names a tensor that is not an output, or an output's batch
-            axis is not first while the grid has a max_batch_size > 0.
+        ModelSpecError: as :func:`~builders.model.outputs.infer_outputs`, ``--rtol`` names a tensor
+            that is not an output, or an output's batch axis is not first while max_batch_size > 0.
     """
-    spec = infer_outputs(loaded.module, loaded.spec)
+    spec = infer_outputs(loaded.module, loaded.spec, say)
     spec.require_outputs(opts.rtol, "--rtol")
     require_batch_first(spec, opts.grid.max_batch_sizes)
     return spec

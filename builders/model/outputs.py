@@ -10,8 +10,10 @@ to keys (:func:`infer_outputs`), and the key is recorded with each output
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from builders.model.declared_outputs import check_declared
 from builders.model.eager import Key, flatten_with_keys, run_keyed
 from builders.model.spec import EXAMPLE_BATCH, ModelSpec
 from builders.model.tensor import TensorSpec
@@ -90,7 +92,7 @@ def name_outputs(keys: list[Key], names: list[str]) -> list[str]:
     return [by_index[i] for i in range(len(keys))]
 
 
-def infer_outputs(module: Any, spec: ModelSpec) -> ModelSpec:
+def infer_outputs(module: Any, spec: ModelSpec, note: Callable[[str], None] | None = None) -> ModelSpec:
     """Fill in output names, dtypes, per-sample shapes and batch axes by running the eager model.
 
     The model runs three times: batch 2 and batch 3 at the export sizes of the dynamic axes
@@ -106,11 +108,14 @@ def infer_outputs(module: Any, spec: ModelSpec) -> ModelSpec:
     Names are tied to outputs by key (:func:`name_outputs`: dict outputs by their keys, in
     any order; unnamed tuple outputs ``OUTPUT__<i>``), and each output records its key.
     The outputs come in the model's flattened order, the order every export returns them.
-    Declared output dtypes and shapes are replaced by the eager model's.
+    An output the spec declares (dtype and shape, not a bare name) is checked against the
+    eager model's (:func:`builders.model.declared_outputs.check_declared`): a contradiction is
+    refused, a less specific spec is noted, and the dynamic dims the user named keep their names.
 
     Args:
         module: The eager model.
-        spec: Its input spec; outputs may be empty or bare names.
+        spec: Its input spec; outputs may be empty, bare names or declared.
+        note: Called with one line per note on a declared output (the build's progress).
 
     Returns:
         ``spec`` with one :class:`TensorSpec` per flattened output (tuple/dict in order).
@@ -119,7 +124,8 @@ def infer_outputs(module: Any, spec: ModelSpec) -> ModelSpec:
         ModelSpecError: the model does not run on inputs made from the spec, the number of
             declared output names differs from the model's, an output changes with the batch
             in another way than one axis of the batch's size (rank, several axes, a multiple),
-            or an output dtype has no Triton type (e.g. bfloat16).
+            an output dtype has no Triton type (e.g. bfloat16), or a declared output
+            contradicts the model's.
     """
 
     def run(batch: int, sizes: dict[str, int]) -> list[tuple[Key, Any]]:
@@ -139,6 +145,8 @@ def infer_outputs(module: Any, spec: ModelSpec) -> ModelSpec:
     a, a2, b = [t for _k, t in ka], [t for _k, t in ka2], [t for _k, t in kb]
     c = [t for _k, t in more[0]] if more else b
     names = name_outputs(keys, [t.name for t in spec.outputs])
+    declared = {t.name: t for t in spec.outputs if t.declared}
+    say = note or (lambda _line: None)
     max_sizes = {v: k for k, v in spec.axis_sizes("max").items()}
     outs = []
     for i, (x, x2, y, z) in enumerate(zip(a, a2, b, c)):
@@ -155,7 +163,12 @@ def infer_outputs(module: Any, spec: ModelSpec) -> ModelSpec:
             dims.append(dx if dx == dy == dz else max_sizes.get(dy, f"{name}_dim{j + 1}"))
         dtype = dtypes.from_torch(x.dtype).name
         dtypes.require_tensor_io(dtype, f"output {name!r}")
-        outs.append(TensorSpec(name, dtype, tuple(dims), key=keys[i], batch_axis=axis))
+        out = TensorSpec(name, dtype, tuple(dims), key=keys[i], batch_axis=axis)
+        if name in declared:
+            out, notes = check_declared(declared[name], out, spec, (per_x, per_y, per_z))
+            for line in notes:
+                say(line)
+        outs.append(out)
     return spec.with_outputs(tuple(outs))
 
 

@@ -203,7 +203,7 @@ class ModelSpec:
         key, so a spec written before domains has the same JSON (and exports the same reuse
         keys)."""
         d = ModelSpecRecord.from_spec(self).model_dump(mode="json", exclude={"schema_version"})
-        for t in (*d["inputs"], *d["outputs"]):
+        for t in (*d["inputs"], *(o for o in d["outputs"] if isinstance(o, dict))):  # a bare name: an output placeholder
             if t.get("domain") is None:
                 t.pop("domain", None)
         return d
@@ -328,10 +328,11 @@ class ModelSpecRecord(Record):
 
     @classmethod
     def from_spec(cls, spec: ModelSpec) -> ModelSpecRecord:
-        """The record of ``spec`` (every output with its dtype and shape)."""
+        """The record of ``spec`` (every output with its dtype and shape; an output known only
+        by name, :func:`builders.model.tensor.output_placeholder`, as its bare name)."""
         return cls(
             inputs=[TensorSpecRecord.from_spec(t) for t in spec.inputs],
-            outputs=[TensorSpecRecord.from_spec(t) for t in spec.outputs],
+            outputs=[TensorSpecRecord.from_spec(t) if t.declared else t.name for t in spec.outputs],
             dynamic_axes=dict(spec.dynamic_axes),
         )
 

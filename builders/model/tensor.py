@@ -63,6 +63,9 @@ class TensorSpec:
         domain: Inputs: what values a request can send beyond dtype and range, one of
             :data:`builders.model.domains.DOMAINS` (``"mask"``: 0s and 1s, at least one 1
             per row); every generated input respects it. ``None``: no constraint.
+        declared: Outputs: whether the spec gave its dtype and shape (``False``: a bare name,
+            :func:`output_placeholder`); a declared output is checked against the eager
+            model's (:func:`builders.model.declared_outputs.check_declared`). Not compared.
     """
 
     name: str
@@ -72,6 +75,7 @@ class TensorSpec:
     key: tuple[str | int, ...] | None = None
     batch_axis: int | None = 0
     domain: str | None = None
+    declared: bool = dataclasses.field(default=True, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         dtypes.require_tensor_io(self.dtype, f"tensor {self.name!r}")
@@ -281,5 +285,5 @@ def validate_json(model: type[R], data: Any, source: str) -> R:
 
 
 def output_placeholder(name: str) -> TensorSpec:
-    """An output known only by name; dtype and shape come from the eager model later."""
-    return TensorSpec(name, "float32", ())
+    """An output known only by name (``declared`` False); dtype and shape come from the eager model later."""
+    return TensorSpec(name, "float32", (), declared=False)

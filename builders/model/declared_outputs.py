@@ -1,0 +1,94 @@
+"""A spec's declared output checked against what the eager model returns.
+
+A spec may give an output as a bare name (dtype and shape then come from the model) or with
+its dtype and shape: the contract a user writes client code against. The build serves what
+the model returns, so a declared output that contradicts it is refused, naming the output, the
+spec's and the model's value and what to write instead; where the spec is only less specific
+(a dim it calls dynamic that the model returns fixed) the model's value is kept and a note
+says so. A dynamic dim the user named keeps the user's name through the build record, so
+``builders spec --build`` gives it back (trial 12, F14 and F22).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Sequence
+
+from builders.model.spec import ModelSpec
+from builders.model.tensor import Dim, TensorSpec
+from core.errors import ModelSpecError
+
+
+def check_declared(
+    declared: TensorSpec, found: TensorSpec, spec: ModelSpec, seen: Sequence[tuple[int, ...]]
+) -> tuple[TensorSpec, list[str]]:
+    """``found`` (the eager model's output) as recorded, given the spec's ``declared`` one.
+
+    Rules per dim: a fixed size in the spec must be the model's fixed size; a name in the spec
+    for a dim the model returns fixed is a note (the fixed size is recorded); a name that is a
+    dynamic input axis must be a dim of that axis' size; any other name is kept in place of the
+    name the build would make up (``<output>_dim<N>``). A dim the model returns at an input
+    axis' size keeps that axis' name (a note says so when the spec named it otherwise).
+
+    Args:
+        declared: The spec's output (``declared`` True).
+        found: The output as :func:`builders.model.outputs.infer_outputs` found it.
+        spec: The input spec (its dynamic axes).
+        seen: The output's per-sample shapes in the probe runs (for the messages).
+
+    Returns:
+        The output to record, and notes (one line each).
+
+    Raises:
+        ModelSpecError: the dtype, the rank or a fixed dim differs, or a dim named after an
+            input axis is not of its size; the message names the output, the spec's and the
+            model's value, and the hint what to write in the spec.
+    """
+    name = found.name
+    bare = f'or give the output as a bare name ("{name}") to take its dtype and shape from the model'
+    if declared.dtype != found.dtype:
+        raise ModelSpecError(
+            f"spec output {name!r} says dtype {declared.dtype}, the model returns {found.dtype} (what Triton would serve)",
+            hint=f'write "dtype": "{found.dtype}" for it in the spec, or cast it in forward() if {declared.dtype} is meant, {bare}',
+        )
+    sizes = [sorted({s[j] for s in seen}) for j in range(len(found.shape))]
+    model = f"the model returns per-sample shape {_shape_words(found.shape, sizes)}"
+    if len(declared.shape) != len(found.shape):
+        raise ModelSpecError(
+            f"spec output {name!r} has shape {list(declared.shape)} ({len(declared.shape)} per-sample dims), {model}",
+            hint=f'write "shape": {json.dumps(list(found.shape))} for it in the spec (no batch axis), {bare}',
+        )
+    dims: list[Dim] = []
+    notes: list[str] = []
+    for j, (d, f) in enumerate(zip(declared.shape, found.shape)):
+        if d == f or (isinstance(d, str) and isinstance(f, str) and f not in spec.dynamic_axes and d not in spec.dynamic_axes):
+            dims.append(d)  # the same, or the user's name for a dim the build would have named itself
+            continue
+        if isinstance(d, str) and isinstance(f, int):
+            notes.append(
+                f"spec output {name!r} calls shape[{j}] dynamic ({d!r}); the model returns {f} at every size the build "
+                f"ran: recorded and served as {f}"
+            )
+            dims.append(f)
+            continue
+        if isinstance(d, str) and d not in spec.dynamic_axes:  # the model's dim is an input axis' size
+            notes.append(f"spec output {name!r}: shape[{j}] ({d!r}) is the size of input axis {f!r}: recorded as {f!r}")
+            dims.append(f)
+            continue
+        fixed = isinstance(d, int)
+        said = f"fixes shape[{j}] at {d}" if fixed else f"names shape[{j}] after input axis {d!r}"
+        want = [*declared.shape]
+        want[j] = f
+        raise ModelSpecError(
+            f"spec output {name!r} {said}; {model}",
+            hint=f'write "shape": {json.dumps(want)} for it in the spec (a dim that varies takes any name), {bare}',
+        )
+    return dataclasses.replace(found, shape=tuple(dims)), notes
+
+
+def _shape_words(shape: tuple[Dim, ...], sizes: list[list[int]]) -> str:
+    """``[98, 32]``, or ``[F, 32] (dim 0 was 5, 49, 99 as the input axes changed)`` when a dim varies."""
+    varying = [(j, s) for j, s in enumerate(sizes) if len(s) > 1]
+    text = json.dumps([d if isinstance(d, int) else "dynamic" for d in shape]).replace('"', "")
+    return text + "".join(f" (shape[{j}] was {', '.join(map(str, s))} as the dynamic axes changed)" for j, s in varying)
