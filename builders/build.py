@@ -36,6 +36,7 @@ from builders.repository.manifest import MANIFEST, library_versions, read_manife
 from builders.repository.records import FAILED_MANIFEST_FILE, BuildManifest, IndexEntry, served_names
 from builders.repository.writer import drop_stale_variants, link_or_copy, update_index, write_variant
 from builders.verify.input_draws import describe_draws, load_sample
+from builders.verify.value_sources import input_ranges
 from builders.verify.verification import save_reference
 from core.errors import ConfigError, PartialBuildError, ToolkitError
 from core.naming import check_name
@@ -244,6 +245,7 @@ def _new_manifest(
         "source_sha256_16": loaded.fingerprint,
         "spec": spec.to_json(),
         "input_binding": dict(loaded.input_binding),
+        "value_ranges": {n: r.model_dump(mode="json") for n, r in input_ranges(spec, opts.spec_source(loaded.kind)).items()},
         "max_batch_size": max(opts.grid.max_batch_sizes),
         "rtol": dict(opts.rtol),
         "exports": [],
@@ -294,12 +296,7 @@ _Write = tuple[Variant, ExportResult, ModelSpec, ArtifactIO | None]
 
 
 def _check_variants(
-    opts: BuildOptions,
-    plan: GridPlan,
-    exported: dict[tuple[str, str], ExportResult],
-    spec: ModelSpec,
-    warmup: int,
-    say: Progress,
+    opts: BuildOptions, plan: GridPlan, exported: dict[tuple[str, str], ExportResult], spec: ModelSpec, warmup: int, say: Progress
 ) -> list[_Write]:
     """Check-variants step: the config of every planned variant of each passed export, checked
     against Triton's rules before anything is written (:func:`builders.config.pbtxt.make_config`).

@@ -92,6 +92,17 @@ class BuildOptions:
     warmup_count: int | None = None
     warmup_count_reason: str | None = None
 
+    def spec_source(self, kind: str) -> str:
+        """Where the input spec came from, in words (``kind``: the loaded model's kind), for
+        what the manifest records of it (:func:`builders.verify.value_sources.input_ranges`)."""
+        if self.spec is not None:
+            return "the --input flags (BuildOptions.spec)"
+        if self.spec_path is not None:
+            return f"the spec file {self.spec_path}"
+        if self.example_inputs is not None:
+            return "example_inputs (their smallest and largest values)"
+        return "the built-in model's spec" if kind == "builtin" else f"the {kind} model's spec"
+
 
 @dataclasses.dataclass
 class BuildResult:

@@ -13,6 +13,7 @@ from builders.model.forward_args import binding_line
 from builders.repository.records import BuildManifest, FailedExport
 from builders.repository.view import read_index
 from builders.verify.explain import rejection_line
+from builders.verify.value_sources import range_lines
 from builders.verify.verdicts import describe
 from core.cli import console as make_console
 from core.cli import print_table
@@ -111,8 +112,10 @@ def print_build_summary(manifest: BuildManifest, serving: str | None = None) -> 
     (the reasons recorded in the manifest) and one graph-health line per export
     (:func:`builders.graph.facts.build_summary_lines`), each line whole; then, when the spec's
     input names are not ``forward()``'s, which input is passed as which argument
-    (:func:`builders.model.forward_args.binding_line`), and, when the server serves other names
-    than the spec's (``serving``: the build's ``--serving``), which (:func:`served_names_lines`)."""
+    (:func:`builders.model.forward_args.binding_line`), each integer input's verified range and
+    where it came from (:func:`builders.verify.value_sources.range_lines`), and, when the server
+    serves other names than the spec's (``serving``: the build's ``--serving``), which
+    (:func:`served_names_lines`)."""
     from rich.markup import escape
     from rich.table import Table
 
@@ -135,6 +138,8 @@ def print_build_summary(manifest: BuildManifest, serving: str | None = None) -> 
     print_table(table, console)
     for r in reasons:
         console.print(escape(r), highlight=False, soft_wrap=not console.is_terminal)
+    for line in range_lines(manifest.value_ranges, manifest.spec.to_spec()):
+        click.echo(line)
     served = served_names_lines(manifest, serving)
     if manifest.input_binding:
         click.echo(binding_line(manifest.input_binding, renamed=bool(served)))

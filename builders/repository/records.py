@@ -37,6 +37,7 @@ from builders.export.artifacts import Attempt
 from builders.model.spec import ModelSpecRecord
 from builders.repository.graph_records import GraphHealth
 from builders.verify.compare import OutputComparison
+from builders.verify.value_sources import InputRange
 from builders.verify.verdicts import Status
 from core import precision as precisions
 from core.errors import ConfigError
@@ -201,6 +202,11 @@ class BuildManifest(Record):
         {},
         description="verification draw -> input -> what it gave that input (builders.verify.input_draws.describe_draws); "
         "empty: a build before draws were named",
+    )
+    value_ranges: dict[str, InputRange] = Field(
+        {},
+        description="integer input (no domain) -> the range its values were verified (and are sent) in and where it "
+        "came from (builders.verify.value_sources); empty: no such input, or a build before ranges were recorded",
     )
     input_binding: dict[str, str] = Field(
         {},

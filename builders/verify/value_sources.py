@@ -1,0 +1,63 @@
+"""The values a build verified each integer input with, and where that range came from.
+
+An integer input without a ``value_range`` is drawn in
+:data:`builders.model.value_ranges.DEFAULT_INT_RANGE` by verification, and clients, perf and
+warmup send the same values; for a ``lengths`` input of valid samples (1000..16000) that means
+the model was only verified on near-empty clips. The build records every integer input's range
+with its source in the manifest (``value_ranges``), and its summary says them, advising a real
+range where the default was used (trial 12, F17).
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from builders.model.spec import ModelSpec
+from builders.model.value_ranges import DEFAULT_INT_RANGE, range_text
+from core import dtypes
+from core.records import Record
+
+#: :attr:`InputRange.source` of an input whose spec gives no range.
+DEFAULT_SOURCE = "default"
+
+
+class InputRange(Record):
+    """One integer input's verified values and where their range came from."""
+
+    value_range: tuple[int, int] | list[tuple[int, int]] = Field(
+        description="inclusive [low, high] of every value, or one [low, high] per position of the last axis"
+    )
+    source: str = Field(
+        description=f"'{DEFAULT_SOURCE}' (the spec gives none: builders.model.value_ranges.DEFAULT_INT_RANGE), else the "
+        "spec it came from: a spec file, --input flags, example_inputs or a built-in model's spec"
+    )
+
+
+def input_ranges(spec: ModelSpec, origin: str) -> dict[str, InputRange]:
+    """Integer input (without a domain, whose values the domain sets) -> its :class:`InputRange`:
+    the spec's ``value_range`` from ``origin``, else the default."""
+    return {
+        t.name: InputRange(value_range=t.value_range or DEFAULT_INT_RANGE, source=origin if t.value_range else DEFAULT_SOURCE)
+        for t in spec.inputs
+        if dtypes.from_name(t.dtype).is_integer and t.domain is None
+    }
+
+
+def range_lines(ranges: dict[str, InputRange], spec: ModelSpec) -> list[str]:
+    """One line per integer input for the build's summary: its range and source, and for a
+    default range what to give instead (the ``--input`` flag and the spec file's key)."""
+    lines = []
+    shapes = {t.name: t for t in spec.inputs}
+    for name, r in ranges.items():
+        values = range_text(r.value_range)  # type: ignore[arg-type]
+        if r.source != DEFAULT_SOURCE:
+            lines.append(f"integer input {name!r}: verified with values {values} (value_range from {r.source})")
+            continue
+        t = shapes.get(name)
+        flag = f"--input {name}:{t.dtype}:{','.join(map(str, t.shape))}:LOW..HIGH" if t else "--input NAME:DTYPE:SHAPE:LOW..HIGH"
+        lines.append(
+            f"integer input {name!r}: no value_range given: verified with values {values} (the default), and clients, "
+            f"perf and warmup send the same -> give the values it really takes: {flag}, or "
+            f'"value_range": [LOW, HIGH] for it in the spec file'
+        )
+    return lines

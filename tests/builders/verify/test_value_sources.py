@@ -1,0 +1,62 @@
+"""Trial 12, F17: an integer input without a range was verified (and later sent) with values
+0..100 and the build never said so. Every integer input's range and where it came from is now
+in the manifest (``value_ranges``) and the build's summary, with advice where it is the default."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from builders.build_options import BuildOptions
+from builders.cli.summary import print_build_summary
+from builders.model.models import load_model
+from builders.model.spec import ModelSpec
+from builders.model.value_ranges import DEFAULT_INT_RANGE
+from builders.repository.records import BuildManifest
+from builders.verify.value_sources import DEFAULT_SOURCE, input_ranges
+
+FLAGS = ["waveform:float32:time", "lengths:int64:1", "ids:int64:4:0..999", "mask:int64:4:mask"]
+SPEC = ModelSpec.from_flags(FLAGS, axes=["time=1000,8000,16000"])
+
+
+def test_each_integer_input_gets_its_range_and_where_it_came_from():
+    ranges = input_ranges(SPEC, BuildOptions("x", spec=SPEC).spec_source("factory"))
+    assert set(ranges) == {"lengths", "ids"}  # floats have no range; a mask's values are its domain's
+    assert (tuple(ranges["lengths"].value_range), ranges["lengths"].source) == (DEFAULT_INT_RANGE, DEFAULT_SOURCE)
+    assert (tuple(ranges["ids"].value_range), ranges["ids"].source) == ((0, 999), "the --input flags (BuildOptions.spec)")
+
+
+def test_the_source_names_the_spec_file_the_example_or_the_built_in(tmp_path):
+    path = tmp_path / "spec.json"
+    path.write_text(json.dumps(SPEC.to_json()))
+    assert BuildOptions("x", spec_path=path).spec_source("factory") == f"the spec file {path}"
+    assert BuildOptions("mlp").spec_source("builtin") == "the built-in model's spec"
+    ids = np.array([[3], [42]])
+    model = torch.nn.Identity()
+    example = BuildOptions(model, example_inputs=(torch.from_numpy(ids),))
+    loaded = load_model(model, None, example.example_inputs)
+    (r,) = input_ranges(loaded.spec, example.spec_source(loaded.kind)).values()
+    assert tuple(r.value_range) == (int(ids.min()), int(ids.max())) and r.source.startswith("example_inputs")
+
+
+def test_the_summary_says_every_range_and_advises_a_real_one_for_the_default(capsys: pytest.CaptureFixture[str]):
+    manifest = BuildManifest.model_validate(
+        {
+            "model": "kws",
+            "source": "kws.py:kws",
+            "created": "2026-12-03T07:00:00+0000",
+            "spec": SPEC.to_json(),
+            "max_batch_size": 4,
+            "value_ranges": {n: r.model_dump(mode="json") for n, r in input_ranges(SPEC, "the spec file spec.json").items()},
+        }
+    )
+    print_build_summary(manifest)
+    out = capsys.readouterr().out
+    lo, hi = DEFAULT_INT_RANGE
+    assert f"integer input 'lengths': no value_range given: verified with values {lo}..{hi} (the default)" in out
+    assert "--input lengths:int64:1:LOW..HIGH" in out and '"value_range": [LOW, HIGH]' in out
+    assert "integer input 'ids': verified with values 0..999 (value_range from the spec file spec.json)" in out
+    assert "'mask'" not in out and "'waveform'" not in out
