@@ -54,6 +54,7 @@ from perf.analysis.ranking.rank import Ranking
 from perf.analysis.stats.paired import GAP_ALPHA, GAP_MIN, GAP_ROUNDS
 from perf.markdown import fmt_given
 from perf.records.results import RunResult
+from perf.records.workloads import variant_name
 
 #: Names listed before the rest are only counted.
 NAMED = 3
@@ -162,11 +163,16 @@ def member_words(c: Comparison, with_ratios: bool = True) -> str:
 def rounds_left(run: RunResult, c: Comparison) -> int | None:
     """The rounds the last group holding both of ``c``'s variants could still have had: its
     ``max_rounds`` less the rounds it measured (:meth:`perf.records.rounds.RoundsRecord.group_rounds`,
-    the count the settle rule used); ``None`` without a rounds record or such a group."""
+    the count the settle rule used); ``None`` without a rounds record or such a group. A series of
+    one client workload (:func:`perf.records.workloads.split_by_workload`) is looked up by its
+    variant's name, the one a load group holds (trial 12, F19: by the series' names no group held the
+    pair, and the report said "too few rounds to tell" of a pair the end line had settled)."""
     rr = run.rounds
     if rr is None:
         return None
-    both = [g for g in rr.groups if {c.a.variant, c.b.variant} <= set(g.variants)]
+    of = {v.name: variant_name(v) for v in run.variants}
+    pair = {of.get(c.a.variant, c.a.variant), of.get(c.b.variant, c.b.variant)}
+    both = [g for g in rr.groups if pair <= set(g.variants)]
     if not both:
         return None
     return max(0, rr.rules.max_rounds - len(rr.group_rounds(both[-1].index)))
