@@ -4,7 +4,7 @@ and the words of its end; with several client workloads, each workload's ranking
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from perf.analysis.ranking.rank import Ranking
@@ -12,6 +12,7 @@ from perf.analysis.ranking.standing import contention, ranked_words, settled_wor
 from perf.records.results import VariantResult
 from perf.records.workloads import variant_of
 from perf.search import ladder as ladders
+from perf.search import unverified
 
 
 class Rounds(Protocol):
@@ -48,28 +49,38 @@ def decided_words(sched: Rounds, alive: Sequence[str], rounds_left: int) -> str 
     (:func:`perf.analysis.ranking.standing.ranked_words`) and, of a settled tie, which members shared
     too few rounds with the leader to tell and which were never compared with it
     (:func:`perf.analysis.ranking.standing.settled_words`); with
-    several client workloads, each workload's ranking must be decided, each said with its workload."""
+    several client workloads, each workload's ranking must be decided, each said with its workload.
+    A contender excluded only by a budget miss this host cannot verify stays in contention while rounds
+    are left (:mod:`perf.search.unverified`; trial 12, F6)."""
     s = sched.setup
     for n in alive:
         if ladders.climbing(sched.ladders[n], s.plans[n], sched.run_variant(n), s.rules):
             return None
     per = sched.workloads(alive)
     if per is None:
-        return _one(sched, sched.ranked(alive), alive, "", rounds_left)
+        return _one(sched, sched.ranked(alive), {n: sched.run_variant(n) for n in alive}, "", rounds_left)
     said = []
     for label, group in per.items():
-        words = _one(sched, sched.rank_series(group), [sr.name for sr in group], label, rounds_left)
+        words = _one(sched, sched.rank_series(group), {sr.name: sr for sr in group}, label, rounds_left)
         if words is None:
             return None
         said.append(f"at {label}: {words}")
     return "; ".join(said)
 
 
-def _one(sched: Rounds, ranked: tuple[Ranking, bool], alive: Sequence[str], label: str, rounds_left: int) -> str | None:
-    """:func:`decided_words` for one ranking of ``alive`` (series of workload ``label``; ``""``: variants)."""
+def _one(
+    sched: Rounds, ranked: tuple[Ranking, bool], alive: Mapping[str, VariantResult], label: str, rounds_left: int
+) -> str | None:
+    """:func:`decided_words` for one ranking of ``alive`` (series of workload ``label`` by name; ``""``:
+    variants). A contender left out only on a budget miss this host cannot verify, not beaten by the
+    leader, keeps it undecided while rounds are left (:mod:`perf.search.unverified`)."""
     s = sched.setup
     rank, met = ranked
     if rank.leader is None:
+        return None
+    pct = s.budget.percentile if s.budget else 99
+    pending = unverified.rivals(rank, alive, pct) if met else {}
+    if rounds_left > 0 and any(sched.ladders[variant_of(n, label)].active for n in pending):  # more rounds may verify it
         return None
     names = [variant_of(n, label) for n in contention(rank) if n in alive]  # one never compared may still move too
     if any(ladders.exploring(sched.ladders[n], s.plans[n], sched.run_variant(n), s.rounds) for n in names):
@@ -80,6 +91,7 @@ def _one(sched: Rounds, ranked: tuple[Ranking, bool], alive: Sequence[str], labe
     b = s.budget
     what = ranked_words(b.ms if b else None, b.percentile if b else 99, met)
     tied = [c for c in comps if c.verdict != "a"]
+    assumed = unverified.assuming(pending, pct)
     if not tied:
-        return f"{what} decided"
-    return f"{what} settled: {settled_words(tied, rounds_left, s.rounds.max_rounds)}"
+        return f"{what} decided{assumed}"
+    return f"{what} settled: {settled_words(tied, rounds_left, s.rounds.max_rounds)}{assumed}"

@@ -1,0 +1,50 @@
+"""Contenders a ranking under a latency budget leaves out on a budget miss this host cannot verify
+(:meth:`perf.analysis.ranking.budget_latency.Judged.unverified_why`): a level over the budget on rounds
+that were (nearly) all host busy, which a quiet host might bring within it.
+
+Such a level is no evidence against its variant: the rounds engine (:mod:`perf.search.decided`) does
+not call a ranking decided while a level of it, not beaten by the leader by the paired rule, is
+excluded only so and rounds are left that could verify it (trial 12, F6: "ranking under the p99
+budget decided" on an exclusion the same report called "not verified here", against which the pick
+was not separated). When no round is left, the end words say what the decision assumes (:func:`assuming`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from perf.analysis.ranking.budget_latency import judged
+from perf.analysis.ranking.operating import compare, levels_of, records
+from perf.analysis.ranking.rank import Ranking
+from perf.records.results import VariantResult
+
+
+def rivals(rank: Ranking, variants: Mapping[str, VariantResult], percentile: int) -> dict[str, str]:
+    """The variants of ``variants`` (by name; the leader's among them) with a level over the budget
+    of ``rank`` that this host cannot verify and that the leader does not beat by the rule, each with
+    why the first such level is not verified (``"every round host busy; p99 23.90 ms over all 3"``);
+    ``{}`` for a ranking without a budget or a leader."""
+    lead = rank.leader
+    if lead is None or rank.budget_ms is None or lead.side.variant not in variants:
+        return {}
+    lead_v, out = variants[lead.side.variant], {}
+    for name, vr in variants.items():
+        if name == lead.side.variant:
+            continue
+        for side in levels_of(vr):
+            j = judged(records(vr, side), rank.latency_metric)
+            why = j.unverified_why(percentile, rank.budget_ms) if j is not None else None
+            if why and compare(lead_v, lead.side, vr, side, rank.latency_metric).verdict != "a":
+                out[name] = why
+                break
+    return out
+
+
+def assuming(found: Mapping[str, str], percentile: int, names: Sequence[str] = ()) -> str:
+    """The clause a decided ranking's words end with when :func:`rivals` found some and no round was
+    left to verify them: ``", assuming `b`'s p99 over the budget, not verified here (every round host
+    busy; ...), holds"``; ``""`` for none. ``names``: the order to name them in (default: as found)."""
+    if not found:
+        return ""
+    said = [f"`{n}`'s p{percentile} over the budget, not verified here ({found[n]})" for n in (names or found) if n in found]
+    return ", assuming " + "; ".join(said) + ", holds"
