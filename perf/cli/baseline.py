@@ -178,7 +178,10 @@ def describe_rounds(e: dict[str, Any]) -> str:
 
 
 def describe_event(e: dict[str, Any]) -> str:
-    """A baseline progress event in one line (:func:`describe_point`, :func:`describe_rounds`)."""
+    """A baseline progress event in one line (:func:`describe_point`, :func:`describe_rounds`; a
+    ``baseline_cut``: its note, ``"`mlp`: timed in 2 of 8 rounds: the sweep's time budget ran out"``)."""
+    if e["event"] == "baseline_cut":
+        return e["text"]
     return describe_rounds(e) if e["event"] == "baseline_rounds" else describe_point(e)
 
 

@@ -57,7 +57,7 @@ BASELINE_KIND: RecordKind[BaselineResult] = RecordKind(
 #: minute for the demo's 29 points; the settings are recorded). Tests shorten it further.
 SWEEP_TIMING = TimingSettings(min_run_time_s=0.1)
 #: Called with one event per point: ``{"event": "baseline_point", "point": BaselinePoint, "done": i, "total": n}``,
-#: and as each round of a model's interleaved timing starts: ``{"event": "baseline_rounds", ...}``.
+#: as each round of a model's interleaved timing starts (``"baseline_rounds"``), and of a model cut short (``"baseline_cut"``).
 Progress = Callable[[dict[str, Any]], None]
 
 
@@ -186,9 +186,12 @@ def run_baseline(opts: BaselineOptions, progress: Progress | None = None) -> Bas
             group = {k: (rv, file, sorted(b)) for k, (rv, file, b) in jobs.items() if k.model == model}
             tell = None if progress is None else _rounds_event(progress, model, len(points), total)
             timed = measure_keys(group, opts.timing, busy_threshold(opts), opts.deadline, tell)
-            rounds = max((len(p.rounds_ms) for p in timed if p.rounds_ms), default=opts.timing.rounds)
-            if rounds < opts.timing.rounds:
-                notes.append(f"`{model}`: timed in {rounds} of {opts.timing.rounds} rounds: the sweep's time budget ran out")
+            rounds = BaselineResult.rounds_timed(timed, opts.timing.rounds)
+            cut = f"`{model}`: timed in {rounds} of {opts.timing.rounds} rounds: the sweep's time budget ran out"
+            if rounds < opts.timing.rounds:  # on the console too (trial 12, F15: only the appendix said it)
+                notes.append(cut)
+                if progress:
+                    progress({"event": "baseline_cut", "model": model, "text": cut})
             for p in timed:
                 points.append(p)
                 if progress:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import statistics
+from collections.abc import Iterable
 from typing import Literal, get_args
 
 from pydantic import ConfigDict
@@ -225,3 +226,21 @@ class BaselineResult:
     def points_of(self, key: BaselineKey) -> list[BaselinePoint]:
         """The points of ``key``, by batch size."""
         return sorted((p for p in self.points if p.key == key), key=lambda p: p.batch_size)
+
+    def cut_short(self) -> dict[str, int]:
+        """The models timed in fewer rounds than :attr:`BaselineSettings.rounds` planned (the sweep's
+        time budget ran out), with the rounds each was timed in (:meth:`rounds_timed`); ``{}`` when
+        every model had them all (trial 12, F15: the report said "over 8 interleaved rounds" of 2)."""
+        planned, out = self.settings.rounds, {}
+        for model in dict.fromkeys(p.key.model for p in self.points):
+            n = self.rounds_timed([p for p in self.points if p.key.model == model], planned)
+            if n < planned:
+                out[model] = n
+        return out
+
+    @staticmethod
+    def rounds_timed(points: Iterable[BaselinePoint], planned: int) -> int:
+        """The rounds one model's ``points`` were timed in: the most per-round times a point of it has,
+        ``planned`` when none has any (an older record, or no point ran); the one count the baseline's
+        note, its console line and the report say."""
+        return max((len(p.rounds_ms) for p in points if p.rounds_ms), default=planned)

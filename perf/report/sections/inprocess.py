@@ -4,7 +4,7 @@ section (:mod:`perf.report.sections.efficiency`), its appendix and ``triton-perf
 
 from __future__ import annotations
 
-from core.wording import sentence
+from core.wording import count, sentence
 from perf.markdown import APPENDIX_FILE, Align, flag_mark, fmt, table
 from perf.records.baseline import BaselinePoint, BaselineResult
 from perf.records.levels import HOST_BUSY
@@ -15,8 +15,11 @@ def baseline_lines(baseline: BaselineResult, table_rows: bool = True) -> list[st
     says why in its status cell); without ``table_rows`` a line saying where that table is."""
     s = baseline.settings
     versions = ", ".join(f"{k} {v}" for k, v in s.versions.items() if v)
+    short = baseline.cut_short()  # the rounds timed, not only those planned (trial 12, F15)
+    cut = "; ".join(f"`{m}` timed in {count(n, 'round')} of them only" for m, n in short.items())
     rounds = (
-        f" over {s.rounds} interleaved rounds (each round times every point of a model once, in a shuffled order)"
+        f" over {s.rounds} interleaved rounds (each round times every point of a model once, in a shuffled order"
+        + (f"; the sweep's time budget ran out: {cut})" if short else ")")
         if s.rounds
         else ""
     )
