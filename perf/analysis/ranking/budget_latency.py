@@ -169,10 +169,14 @@ class Judged:
         """The phrase for a table cell beside the median over every round where the budget's verdict,
         taken on the quieter rounds, goes the other way (trial 10, F3: a p99 of 23.91 ms shown under a
         25 ms budget for a level ruled out on its 28.71 ms): ``"over the budget on its quieter rounds:
-        p99 28.71 ms"`` or :meth:`picked_note`'s; ``None`` when both numbers say the same."""
-        if not self.quieter or (self.all_ms <= budget_ms) == (self.ms <= budget_ms):
+        p99 28.71 ms"`` or :meth:`picked_note`'s; also of a level over the budget on its quieter rounds
+        and over every round, the number its exclusion rests on (trial 12, F12: a row ruled out on its
+        30.31 ms showed 26.84 ms beside the pick's 29.25 ms, within on its quieter rounds, and no reason);
+        ``None`` when not judged on its quieter rounds, or within the budget on both numbers."""
+        inside = self.ms <= budget_ms
+        if not self.quieter or (inside and self.all_ms <= budget_ms):
             return None
-        return quieter_note(percentile, self.ms, self.ms <= budget_ms)
+        return quieter_note(percentile, self.ms, inside)
 
 
 def quieter_note(percentile: int, ms: float, inside: bool = True) -> str:
@@ -194,7 +198,8 @@ def _levels(run: RunResult, metric: str) -> Iterator[tuple[str, int, int, Judged
 
 def verdict_notes(run: RunResult, percentile: int, budget_ms: float | None) -> dict[tuple[str, int, int], str]:
     """:meth:`Judged.verdict_note` of every concurrency level of ``run`` (its series, as the report
-    shows them) whose budget verdict goes the other way from its median over every round, keyed
+    shows them) judged on its quieter rounds where that number is not what its median over every
+    round says (the verdict goes the other way, or an exclusion rests on it), keyed
     ``(series, batch size, concurrency)``: what a table showing that median says beside it."""
     if budget_ms is None:
         return {}

@@ -235,7 +235,9 @@ def _peaks(run: RunResult, points: dict[str, list[Point]], rec: Recommendation) 
         at = next(p for p in points[u.variant] if (p.concurrency, p.batch_size) == (u.concurrency, u.batch_size))
         said = rec.latency_percentile == 99 and not u.judged_note  # the number beside it: the level's own p99
         lat = u.latency_p99_ms if said else rec.budget_latency_ms
-        u.headroom = budget_unreached(run, points[u.variant], at, rec.latency_percentile, lat)
+        r = rec.ranking_under_budget
+        quiet = not said and r is not None and r.leader is not None and r.leader.latency is not None and r.leader.latency.quieter
+        u.headroom = budget_unreached(run, points[u.variant], at, rec.latency_percentile, lat, quiet)
         if rec.latency_percentile != 99 and rec.budget_latency_ms is not None:  # the budget's percentile first (F39)
             r = rec.ranking_under_budget
             j = r.leader.latency if r is not None and r.leader is not None else None

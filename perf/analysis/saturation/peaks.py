@@ -137,21 +137,24 @@ def unreached(run: RunResult, points: list[Point], at: Point) -> str | None:
     return f"c={at.concurrency} is the highest concurrency swept, {rising}"
 
 
-def budget_unreached(run: RunResult, points: list[Point], at: Point, percentile: int, latency_ms: float | None) -> str | None:
+def budget_unreached(
+    run: RunResult, points: list[Point], at: Point, percentile: int, latency_ms: float | None, quieter: bool = False
+) -> str | None:
     """Why ``at``, the best level of a variant's ``points`` within a latency budget, is best only
     among the levels measured: no higher concurrency of its was measured, its latency there
     (``latency_ms`` at ``percentile``, as the budget judged it) is within the budget, and its
     throughput still rose (:func:`unreached`), so a higher concurrency may still be within the
     budget and serve more (trial 9: every ladder capped at c=4 by the time budget, the pick's p99
     6.38 ms of a 10 ms budget, said "best under the budget" with no word that it never reached it);
-    ``None`` when a higher level was measured (over the budget, or not faster), or at a plateau."""
+    ``None`` when a higher level was measured (over the budget, or not faster), or at a plateau.
+    ``quieter``: ``latency_ms`` is the median of the level's rounds not host busy, said so and without
+    the level's flag (trial 12, F12: a quieter-round p99 marked "† host busy")."""
     why = unreached(run, points, at)
     if why is None:
         return None
+    how = " on its quieter rounds" if quieter else flag_mark(at.status)  # the flag is of every round's number
     lat = (
-        f"p{percentile} {fmt(latency_ms, 2)} ms{flag_mark(at.status)} at c={at.concurrency}, its highest level; "
-        if latency_ms is not None
-        else ""
+        f"p{percentile} {fmt(latency_ms, 2)} ms{how} at c={at.concurrency}, its highest level; " if latency_ms is not None else ""
     )
     return (
         f"best among the levels measured only: the budget was not reached ({lat}{why}), so a higher concurrency "
