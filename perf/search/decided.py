@@ -9,6 +9,7 @@ from typing import Any, Protocol
 
 from perf.analysis.ranking.rank import Ranking
 from perf.analysis.ranking.standing import contention, ranked_words, settled_words
+from perf.markdown import fmt
 from perf.records.results import VariantResult
 from perf.records.workloads import variant_of
 from perf.search import ladder as ladders
@@ -95,3 +96,17 @@ def _one(
     if not tied:
         return f"{what} decided{assumed}"
     return f"{what} settled: {settled_words(tied, rounds_left, s.rounds.max_rounds)}{assumed}"
+
+
+def no_room(words: str, left_s: float | None, next_s: float) -> str:
+    """The clause a settled ranking's end words (``words``, :func:`decided_words`) add when the time
+    budget had no room for the next round either (``left_s``: the budget's seconds left, ``None``
+    without one; ``next_s``: the next round's estimate with the unloads): the rounds left the settle
+    rule counted were the group's cap's, not the budget's (trial 12, F19: "settled: the 6 rounds left
+    could not separate ..." with 8 s of the 60 s left, no round of ~8 s fitting); ``""`` otherwise."""
+    if left_s is None or left_s >= next_s or " settled: " not in words:
+        return ""
+    return (
+        f"; the time budget had no room for another round either: {fmt(max(0.0, left_s), 0)} s left, "
+        f"the next round and the unloads ≈ {fmt(next_s, 0)} s"
+    )

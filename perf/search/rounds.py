@@ -58,7 +58,7 @@ from perf.records.rounds import Cut, RoundRecord, RoundsRecord, Visit
 from perf.records.search import SearchDecision, SearchRecord
 from perf.search import by_workload, drops
 from perf.search import ladder as ladders
-from perf.search.decided import decided_words
+from perf.search.decided import decided_words, no_room
 from perf.search.events import log_event
 from perf.search.failed import FailedLevels
 from perf.search.focus import far_behind, focus
@@ -160,6 +160,10 @@ class Rounds:
         """The paired ranking of ``names`` (:meth:`ranked`)."""
         return self.ranked(names)[0]
 
+    def round_s(self, names: Sequence[str]) -> float:
+        """The next round's estimated cost over ``names`` (s): its visits times :attr:`visit_s`."""
+        return len(self.visits(names, self.record.next_index())) * self.visit_s
+
     def visits(self, names: Sequence[str], index: int) -> list[tuple[str, LevelKey]]:
         """Every active (variant, level) of ``names`` in round ``index``, unshuffled; none of a
         resting variant (:mod:`perf.search.focus`), its request-rate levels neither; none that failed
@@ -196,7 +200,8 @@ class Rounds:
                 break
             settled = self.decided(alive, max(0, s.rounds.max_rounds - done)) if done >= s.rounds.min_rounds else None
             if settled:  # said first: a ranking decided by the last round allowed is decided, not cut
-                why = f"{settled} (after {count(done, 'round')})"
+                left = None if self.deadline is None else self.deadline - self.clock()  # a settled tie says the budget too
+                why = f"{settled} (after {count(done, 'round')})" + no_room(settled, left, self.round_s(alive) + reserve_s)
                 break
             if done >= s.rounds.max_rounds:
                 why = f"{done} rounds, the most a group gets (max_rounds)"
