@@ -18,6 +18,7 @@ from perf.analysis.ranking.budget_latency import latency_metric, verdict_notes
 from perf.analysis.recommendation.cuts import cut_variants, rounds_measured, unmeasured_caveat
 from perf.analysis.recommendation.frontier import series_sizes, size_marks
 from perf.analysis.recommendation.recommend import Recommendation, recommend
+from perf.analysis.recommendation.uniform_sizes import uniform_sizes_note
 from perf.analysis.saturation.peaks import HEADROOM_NOTE, UNREACHED_MARK, best_levels, higher_median, peak_mark
 from perf.analysis.stats.points import P99, THROUGHPUT, Point, run_points
 from perf.markdown import TOP_N, UNSTABLE_MARK, errors_text, flag_mark, fmt
@@ -37,7 +38,8 @@ class Summary:
     Attributes:
         table: One row per variant (:func:`summary_table`).
         notes: The lines printed below it: the cut-for-time caveat said wherever the pick is
-            (:func:`perf.analysis.recommendation.cuts.unmeasured_caveat`), then report.md's Recommendation notes, each once.
+            (:func:`perf.analysis.recommendation.cuts.unmeasured_caveat`), then report.md's Recommendation notes, each once,
+            and its line on batching measured at uniform sizes (:mod:`perf.analysis.recommendation.uniform_sizes`).
     """
 
     table: Table
@@ -54,7 +56,8 @@ def summary(
     )
     caveat = unmeasured_caveat(view)
     notes = [caveat] if caveat is not None else []
-    return Summary(_table(view, rec, top_n), notes + [n for n in rec.notes if n not in notes])
+    uniform = [n for n in [uniform_sizes_note(run)] if n is not None]  # batching at one size per level (trial 12, F13)
+    return Summary(_table(view, rec, top_n), notes + [n for n in rec.notes if n not in notes] + uniform)
 
 
 def summary_table(

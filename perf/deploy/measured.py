@@ -29,8 +29,8 @@ from clients.runtimes.served import ServedModel, ServedSettings, differences
 from core.errors import PerfError
 from core.wording import count
 from perf.analysis.recommendation.choice import Choice
-from perf.records.results import RunResult, parse_shape_text
-from perf.records.workloads import series_name, workload_of
+from perf.records.results import RunResult
+from perf.records.workloads import series_name, workload_of, workload_text
 
 #: Fields whose served value the bundle's config must keep: what the numbers depend on.
 AS_MEASURED = ("max_batch_size", "instance_group", "dynamic_batching")
@@ -75,7 +75,7 @@ def measured(run: RunResult, variant: str, level: Choice) -> Measured:
     shape = levels[0].shape if levels else None
     first = next((s for s in (vr.served if vr else []) if s.moment == "after load"), None)
     where = f"concurrency {level.concurrency}, batch {level.batch_size}" + (
-        f", {', '.join(f'{k}={v}' for k, v in parse_shape_text(shape).items())}" if shape else ""
+        f", {', '.join(workload_text(part, None) for part in shape.split(','))}" if shape else ""
     )
     return Measured(first, statistics.median(cores) if cores else None, where)
 

@@ -45,6 +45,7 @@ from clients.input_values import check_values, verified_range
 from clients.inputs import ModelSignature, range_in_dtype
 from core import dtypes
 from core.errors import ClientError, DataTypeError, PerfError
+from perf.measure.mixed import mixed_sizes, spec_at
 
 log = logging.getLogger(__name__)
 
@@ -131,6 +132,7 @@ def input_args(
     user_data: Path | None = None,
     shapes: Mapping[str, Sequence[int]] = {},
     steps: int = 8,
+    mixed: Mapping[str, tuple[int, int]] = {},
 ) -> list[str]:
     """perf_analyzer flags for ``config`` (the served model config as JSON).
 
@@ -143,6 +145,10 @@ def input_args(
             reader returned, :func:`write_user_data`), a folder, or ``random``/``zero``.
         shapes: The user's ``--shape`` values (input name -> dims without the batch axis).
         steps: Distinct data entries generated per input.
+        mixed: Axes of a mixed workload, axis -> ``(lo, hi)`` (``--shapes time=1000..16000``): each
+            of :data:`perf.measure.mixed.MIXED_STEPS` entries is generated at its own drawn sizes
+            (:func:`perf.measure.mixed.mixed_sizes`), sized, checked and valued as every other
+            entry (its ``shape`` in the entry, no ``--shape`` flag).
 
     Raises:
         PerfError: see :func:`resolve_shapes`; an input type perf_analyzer cannot be given.
@@ -157,9 +163,11 @@ def input_args(
             user_data = write_user_data(user_data, config, spec, workdir)
         given = [a for n, dims in shapes.items() for a in ("--shape", f"{n}:{','.join(map(str, dims))}")]
         return [*given, "--input-data", str(user_data)]
+    sizes = mixed_sizes(mixed) if mixed else [{}]
     concrete = resolve_shapes(config, spec, shapes)
+    by_entry = [resolve_shapes(config, spec_at(spec, at), shapes) for at in sizes] if mixed else [concrete]
     args: list[str] = []
-    for inp in config.get("input", []):
+    for inp in config.get("input", []) if not mixed else ():  # a mix's entries carry their shapes
         if any(int(d) < 0 for d in inp.get("dims", [])) or inp["name"] in shapes:
             args += ["--shape", f"{inp['name']}:{','.join(map(str, concrete[inp['name']]))}"]
     by_name = {t.name: t for t in spec.inputs} if spec else {}
@@ -170,7 +178,7 @@ def input_args(
         except DataTypeError as e:
             raise PerfError(f"input {inp['name']!r}: {e.message}", hint=e.hint) from None
     ints = [n for n, dt in types.items() if dt.is_integer]
-    if not ints and not any(t.domain for t in by_name.values()):
+    if not mixed and not ints and not any(t.domain for t in by_name.values()):
         return args  # perf_analyzer's own random data fits every other type
     for n in ints:
         t = by_name.get(n)
@@ -187,12 +195,12 @@ def input_args(
             )
     gen = np.random.default_rng(0)
     data = []
-    for _ in range(steps):
+    for step in range(len(by_entry) if mixed else steps):
         entry = {}
         for name, dt in types.items():
             t = by_name.get(name)
             rng = (t.value_range if t and t.value_range else DEFAULT_INT_RANGE) if dt.is_integer else None  # per position too
-            entry[name] = tensor_entry(dt, concrete[name], gen, rng, t.domain if t else None)
+            entry[name] = tensor_entry(dt, by_entry[step % len(by_entry)][name], gen, rng, t.domain if t else None)
         data.append(entry)
     path = workdir / f"input_data_{config.get('name', 'model')}.json"
     path.write_text(json.dumps({"data": data}))

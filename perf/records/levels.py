@@ -74,7 +74,7 @@ class LevelResult:
         error: Why the level has no numbers, when it has none.
         csv: Raw perf_analyzer CSV file, relative to the run folder.
         shape: The sizes of the dynamic axes this level swept (``"seq=64"``, axes joined
-            with ``,``; ``sweep --shapes``), ``None`` when the sweep did not sweep them (they
+            with ``,``; ``sweep --shapes``; a mixed workload's range ``"time=1000..16000"``), ``None`` when the sweep did not sweep them (they
             then have the sizes :attr:`VariantResult.dynamic_axes` says).
         request_rate: Offered load of a request-rate level (requests/s,
             ``--request-rate-range``); ``None`` for a concurrency level.

@@ -43,6 +43,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -118,6 +119,8 @@ class VariantResult:
         served: What the server ran for it (:class:`clients.runtimes.served.ServedModel`), read
             right after each load and again after its last level (``moment``); the variant
             failed when either differed from it. Empty in runs saved before schema 3.
+        axis_ranges: The dynamic axes of its build's spec: axis -> ``[min, opt, max]`` (what a
+            mixed workload, ``--shapes time=LO..HI``, may span); empty when none or not read.
     """
 
     name: str
@@ -130,6 +133,7 @@ class VariantResult:
     cold_start: ColdStart | None = None
     server: str | None = None
     served: list[ServedModel] = dataclasses.field(default_factory=list)
+    axis_ranges: dict[str, list[int]] = dataclasses.field(default_factory=dict)
 
     @property
     def threads_per_instance(self) -> int | None:
@@ -218,8 +222,8 @@ class SweepSettings(TypedDict, total=False):
     latency_budget_ms: float | None
     #: The client latency percentile the budget is on (50, 90, 95, 99).
     latency_percentile: int
-    #: Named dynamic axes swept as a level dimension: axis -> sizes (``--shapes``).
-    sweep_axes: dict[str, list[int]]
+    #: Named dynamic axes swept as a level dimension: axis -> sizes (``--shapes``), a mixed range as ``"LO..HI"``.
+    sweep_axes: dict[str, list[int | str]]
     #: How the server was launched (``perf.sweep.options.SERVER_SETTINGS``: runtime, image, ports...).
     server: dict[str, Any]
     #: The perf_analyzer binary asked for (``--perf-analyzer``), ``None``: found as usual.
@@ -304,14 +308,28 @@ RESULTS_KIND: RecordKind[RunResult] = RecordKind(
 )
 
 
-def shape_text(sizes: dict[str, int]) -> str:
-    """``{"seq": 64}`` -> ``"seq=64"`` (axes in the given order, joined with ``,``)."""
+#: Between the ends of a mixed workload's range in a shape text, ``"time=1000..16000"``: requests of
+#: sizes drawn across it (``sweep --shapes time=1000..16000``, :mod:`perf.measure.mixed`).
+MIXED = ".."
+
+
+def shape_text(sizes: Mapping[str, int | str]) -> str:
+    """``{"seq": 64}`` -> ``"seq=64"`` (axes in the given order, joined with ``,``); a mixed range
+    stays as its text, ``{"time": "1000..16000"}`` -> ``"time=1000..16000"``."""
     return ",".join(f"{k}={v}" for k, v in sizes.items())
 
 
 def parse_shape_text(text: str) -> dict[str, int]:
-    """Inverse of :func:`shape_text`."""
-    return {k: int(v) for k, v in (part.split("=") for part in text.split(",") if part)}
+    """Inverse of :func:`shape_text` for the fixed sizes; a mixed axis (``LO..HI``) is left out
+    (:func:`mixed_axes` gives it)."""
+    return {k: int(v) for k, v in (part.split("=") for part in text.split(",") if part) if MIXED not in v}
+
+
+def mixed_axes(text: str | None) -> dict[str, tuple[int, int]]:
+    """The mixed axes of a shape text: ``"time=1000..16000"`` -> ``{"time": (1000, 16000)}``; ``{}``
+    for a text of fixed sizes only, or ``None``."""
+    parts = (part.split("=") for part in (text or "").split(",") if part)
+    return {k: (int(v.split(MIXED)[0]), int(v.split(MIXED)[1])) for k, v in parts if MIXED in v}
 
 
 def new_run_id() -> str:

@@ -9,7 +9,10 @@ import dataclasses
 from collections.abc import Iterable, Sequence
 
 from perf.records.levels import LevelResult
-from perf.records.results import RunResult, VariantResult, parse_shape_text
+from perf.records.results import RunResult, VariantResult, mixed_axes, parse_shape_text
+
+#: What a mixed workload's label adds to its range (:func:`workload_text`).
+MIXED_WORD = "(mixed)"
 
 #: The ``params`` key of a series of :func:`split_by_workload`: its client workload's label (:func:`workload_text`).
 WORKLOAD = "workload"
@@ -23,8 +26,10 @@ def series_name(variant: str, workload: str | None) -> str:
 
 def workload_text(shape: str | None, batch_size: int | None) -> str:
     """A client workload's label: the swept input size and the client batch size (``None``: the run
-    swept one), ``"seq=64, b=8"``; ``""`` for neither."""
-    return ", ".join([*([shape] if shape else []), *([f"b={batch_size}"] if batch_size is not None else [])])
+    swept one), ``"seq=64, b=8"``; a mixed workload says so, ``"time=1000..16000 (mixed), b=4"``;
+    ``""`` for neither."""
+    size = f"{shape} {MIXED_WORD}" if shape and mixed_axes(shape) else shape
+    return ", ".join([*([size] if size else []), *([f"b={batch_size}"] if batch_size is not None else [])])
 
 
 def batch_sizes_swept(run: RunResult) -> list[int]:
@@ -78,7 +83,7 @@ def split_by_workload(run: RunResult, batches: bool = True) -> RunResult:
         return run
 
     def order(key: tuple[str, int]) -> tuple[list[int], int]:
-        return list(parse_shape_text(key[0]).values()), key[1]
+        return [*parse_shape_text(key[0]).values(), *(lo for lo, _ in mixed_axes(key[0]).values())], key[1]
 
     variants = []
     for v in run.variants:

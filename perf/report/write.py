@@ -27,6 +27,7 @@ from perf.analysis.recommendation.cuts import unmeasured_text
 from perf.analysis.recommendation.excluded import candidate, rate_statuses
 from perf.analysis.recommendation.frontier import frontier_section, frontier_summary, workload_recommendations
 from perf.analysis.recommendation.recommend import Recommendation, recommend
+from perf.analysis.recommendation.uniform_sizes import uniform_sizes_note
 from perf.analysis.saturation.peaks import peak_mark, peak_title
 from perf.analysis.stats.curves import KNEE_GAIN_PCT
 from perf.analysis.stats.points import Point, run_points
@@ -280,7 +281,7 @@ def write_report(
         points,
         frontier_summary(points, rec, failed),
         unfinished_text(run, results_dir=run_dir.parent),
-        size_lines(run, rec),
+        [*size_lines(run, rec), *(f"- **Measured at uniform sizes**: {sentence(n)}" for n in [uniform_sizes_note(run)] if n)],
         {v.name: unmeasured_text(run, v.name) for v in run.variants},
     )
     head += [""]

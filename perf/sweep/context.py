@@ -24,6 +24,7 @@ from perf.coldstart import measure as coldstart
 from perf.measure import analyzer
 from perf.measure.inputs import check_user_data, check_variant_shapes, describe_dynamic, input_args, refused_words
 from perf.measure.level import HostCheck, Load, measure_level, measure_visit
+from perf.measure.mixed import spec_at
 from perf.records import results
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, Session, VariantResult
@@ -35,7 +36,7 @@ from perf.search.policy import AUTO, Budget, Search, ladder, resolve_mode
 from perf.search.resumed import resumed_budget
 from perf.sweep.flags import design_ignores
 from perf.sweep.options import DEFAULT_TIME_BUDGET_S, Progress, SweepOptions, resumed_options
-from perf.sweep.preflight import RAW_DIR, check_axes, check_runtime, nothing_to_resume, require_plannable, take_again
+from perf.sweep.preflight import RAW_DIR, check_axes, check_mixed, check_runtime, nothing_to_resume, require_plannable, take_again
 from perf.sweep.server import now
 from perf.sweep.servers import ServerPool
 
@@ -101,6 +102,7 @@ class SweepBase:
         self.run_id = opts.run_id or results.new_run_id()
         self.run_dir = Path(opts.results_dir) / self.run_id
         check_axes(self.repository, names, opts.sweep_axes)
+        check_mixed(opts.sweep_axes, opts.batch_sizes, opts.input_data)
         self.shape_notes: dict[str, str] = {}
         self.plans: dict[str, VariantPlan] = {
             n: plan_variant(
@@ -207,7 +209,8 @@ class SweepBase:
             return (None,)
         for axis, sizes in self.opts.sweep_axes.items():
             lo, _, hi = have[axis]
-            outside = [x for x in sizes if not lo <= x <= hi]
+            ends = [int(e) for x in sizes for e in str(x).split(results.MIXED)]  # a mixed range's ends too
+            outside = [x for x in ends if not lo <= x <= hi]
             if outside:
                 raise PerfError(
                     f"{name}: --shapes {axis}={','.join(map(str, sizes))}: {outside} outside the axis's range "
@@ -221,12 +224,9 @@ class SweepBase:
         )
 
     def _spec_at(self, spec: Any, shape: str | None) -> Any:
-        """``spec`` with the swept axes' ``opt`` size set to this level's (what :func:`input_args` sends)."""
-        if not shape or spec is None:
-            return spec
-        sizes = results.parse_shape_text(shape)
-        axes = {a: (lo, sizes.get(a, opt), hi) for a, (lo, opt, hi) in spec.dynamic_axes.items()}
-        return dataclasses.replace(spec, dynamic_axes=axes)
+        """``spec`` with the swept axes' ``opt`` size set to this level's fixed sizes (what :func:`input_args`
+        sends; a mixed axis keeps its ``opt``: the first requests of a cold start are sent at it)."""
+        return spec_at(spec, results.parse_shape_text(shape or ""))
 
     @property
     def nothing_to_measure(self) -> bool:
@@ -308,11 +308,13 @@ class SweepBase:
             config = model_io(c, vr.name, "http")
         served = self.repository.variant(vr.name).served_spec
         vr.dynamic_axes = self.shape_notes.get(vr.name) or describe_dynamic(config, served, self.opts.shapes)
-        args_by_shape: dict[str | None, list[str]] = {}
+        vr.axis_ranges = {a: list(r) for a, r in served.dynamic_axes.items()} if served else {}
+        args: dict[str | None, list[str]] = {}
         for sh in plan.shapes:  # one generated data file per swept shape
             workdir = self.run_dir / ("inputs_" + sh.replace("=", "").replace(",", "_") if sh else "")
             workdir.mkdir(parents=True, exist_ok=True)
-            args_by_shape[sh] = input_args(config, self._spec_at(served, sh), workdir, self.opts.input_data, self.opts.shapes)
+            spec, mixed = self._spec_at(served, sh), results.mixed_axes(sh)
+            args[sh] = input_args(config, spec, workdir, self.opts.input_data, self.opts.shapes, mixed=mixed)
         if cold:
             coldstart.first_requests(
                 srv,
@@ -325,8 +327,8 @@ class SweepBase:
                 self._spec_at,
                 self.opts.host_busy_threshold_pct,
             )
-        self._warmup(srv, vr.name, next(iter(args_by_shape.values())))
-        return args_by_shape
+        self._warmup(srv, vr.name, next(iter(args.values())))
+        return args
 
     def _warmup(self, srv: TritonServer, model: str, in_args: list[str]) -> None:
         """A short perf_analyzer run at concurrency 1 (not recorded) so the first level does

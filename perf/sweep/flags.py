@@ -11,6 +11,7 @@ import click
 
 from core.cli import CommaList
 from core.names import x_separated_list
+from perf.records.results import MIXED
 from perf.search.policy import AUTO
 
 
@@ -67,33 +68,54 @@ def concurrency_setting(levels: tuple[int | str, ...]) -> tuple[int, ...] | str:
     return tuple(int(c) for c in levels)
 
 
-def parse_shapes_flag(text: str) -> tuple[str, tuple[int, ...]]:
-    """``--shapes seq=16,64,128`` -> ``("seq", (16, 64, 128))``.
+def parse_shapes_flag(text: str) -> tuple[str, tuple[int | str, ...]]:
+    """``--shapes seq=16,64,128`` -> ``("seq", (16, 64, 128))``; a range ``LO..HI`` is one mixed
+    workload (requests of sizes drawn across it, :mod:`perf.measure.mixed`), kept as its text:
+    ``--shapes time=1000..16000`` -> ``("time", ("1000..16000",))``.
 
     Raises:
-        click.BadParameter: not ``AXIS=SIZE[,SIZE...]`` with sizes >= 1.
+        click.BadParameter: not ``AXIS=SIZE|LO..HI[,...]`` with sizes >= 1 and ``LO < HI``.
     """
     axis, sep, sizes = text.partition("=")
     meant = x_separated_list(sizes)
     if sep and axis.strip() and meant:
         raise click.BadParameter(f"--shapes {text!r}: the sizes are comma-separated: did you mean {axis.strip()}={meant}?")
     try:
-        values = tuple(dict.fromkeys(int(x) for x in sizes.split(",") if x.strip()))
+        values = tuple(dict.fromkeys(_size_item(x.strip()) for x in sizes.split(",") if x.strip()))
     except ValueError:
         values = ()
-    if not sep or not axis.strip() or not values or min(values) < 1:
-        raise click.BadParameter(f"--shapes {text!r} is not AXIS=SIZE[,SIZE...], e.g. seq=16,64,128")
+    if not sep or not axis.strip() or not values:
+        raise click.BadParameter(
+            f"--shapes {text!r} is not AXIS=SIZE[,SIZE...] or AXIS=LOW..HIGH, e.g. seq=16,64,128 or time=1000..16000 "
+            "(a mix of sizes across the range)"
+        )
     return axis.strip(), values
 
 
-def sweep_axes_flags(values: tuple[str, ...]) -> dict[str, tuple[int, ...]]:
+def _size_item(text: str) -> int | str:
+    """One ``--shapes`` item: a size ``>= 1``, or a mixed range ``LO..HI`` (``1 <= LO < HI``) as ``"LO..HI"``.
+
+    Raises:
+        ValueError: neither.
+    """
+    if MIXED in text:
+        lo, hi = (int(x) for x in text.split(MIXED))
+        if not 1 <= lo < hi:
+            raise ValueError(text)
+        return f"{lo}{MIXED}{hi}"
+    if (size := int(text)) < 1:
+        raise ValueError(text)
+    return size
+
+
+def sweep_axes_flags(values: tuple[str, ...]) -> dict[str, tuple[int | str, ...]]:
     """``--shapes`` flags -> ``{axis: sizes}`` (:func:`parse_shapes_flag`); one flag per axis.
 
     Raises:
         click.BadParameter: a flag that does not parse, or an axis named by two flags (the
             first was silently replaced by the second).
     """
-    out: dict[str, tuple[int, ...]] = {}
+    out: dict[str, tuple[int | str, ...]] = {}
     for text in values:
         axis, sizes = parse_shapes_flag(text)
         if axis in out:

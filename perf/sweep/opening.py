@@ -12,7 +12,8 @@ from core.errors import ToolkitError
 from core.flag_words import flag_name
 from core.wording import count
 from perf.measure.inputs import describe_dynamic, shape_words
-from perf.records.results import RunResult, VariantResult, parse_shape_text
+from perf.records.results import RunResult, VariantResult, mixed_axes, parse_shape_text
+from perf.records.workloads import workload_text
 from perf.search.plan import VariantPlan, to_measure
 from perf.sweep.context import baseline_missing
 from perf.sweep.options import REPORT_SETTINGS, SweepOptions
@@ -38,7 +39,7 @@ def inputs_text(plan: VariantPlan, spec: Any, opts: SweepOptions) -> str | None:
         return f"your --input-data {opts.input_data} (its shapes and values)"
     swept = [s for s in plan.shapes if s]
     try:  # a swept axis is named in the dims, never shown at a size the run does not send (trial 9, F22)
-        shapes = shape_words(plan.config, spec, opts.shapes, {a for s in swept for a in parse_shape_text(s)})
+        shapes = shape_words(plan.config, spec, opts.shapes, {a for s in swept for a in (*parse_shape_text(s), *mixed_axes(s))})
     except ToolkitError:  # the sweep refused to start then (Sweep._check_inputs); nothing to say here
         return None
     parts = []
@@ -51,7 +52,8 @@ def inputs_text(plan: VariantPlan, spec: Any, opts: SweepOptions) -> str | None:
         parts.append(f"{name} {shapes.get(name, '[]')} {dt}")
     text = ", ".join(parts) or "no inputs"
     if swept:
-        return text + f"; swept (--shapes): {', '.join(swept)}, each a level of its own"
+        said = [workload_text(s, None) for s in swept]
+        return text + f"; swept (--shapes): {', '.join(said)}, each a level of its own"
     how = describe_dynamic(plan.config, spec, opts.shapes)
     return text + (f" — {how}" if how else "")
 

@@ -95,9 +95,8 @@ class SweepOptions:
             size (a repository without the toolkit's manifest), checked before any server
             starts (:func:`perf.measure.inputs.resolve_shapes`).
         sweep_axes: Named dynamic axes of the build's spec swept as a level dimension, axis ->
-            sizes (``{"seq": (16, 64, 128)}``; ``--shapes seq=16,64,128``): every level is
-            measured at each combination (:attr:`perf.records.levels.LevelResult.shape`); default
-            none (each axis at its ``opt`` size).
+            sizes (``{"seq": (16, 64, 128)}``, a mix ``"LO..HI"``: :mod:`perf.measure.mixed`): every level is
+            measured at each combination (:attr:`perf.records.levels.LevelResult.shape`); default none.
         warmup_requests: Requests sent before measuring each variant (default 20).
         latency_budget_ms: Latency budget (ms) for the report's recommendation.
         latency_percentile: The client latency percentile the budget is on (50, 90, 95 or
@@ -185,13 +184,14 @@ class SweepOptions:
         "input_ids:128; repeatable). Needed where the build's spec gives none (a repository without the toolkit's manifest).",
     )
     sweep_axes: Annotated[
-        dict[str, tuple[int, ...]],
-        Flag(decls=("--shapes",), repeat=True, metavar="AXIS=SIZE[,SIZE...]", parse=sweep_axes_flags, panel=WHAT_PANEL),
+        dict[str, tuple[int | str, ...]],
+        Flag(decls=("--shapes",), repeat=True, metavar="AXIS=SIZE|LOW..HIGH[,...]", parse=sweep_axes_flags, panel=WHAT_PANEL),
     ] = Field(
         default_factory=dict,
         description="Sweep a dynamic axis of the build's spec as a level dimension, e.g. --shapes seq=16,64,128 (repeat "
-        "for more axes: every combination); the report lists each size like a concurrency level "
-        "[default: each axis at the build's opt size, said in the report].",
+        "for more axes: every combination); LOW..HIGH is one workload of requests of mixed sizes across the range, as "
+        "variable-length clients send them (Triton batches only equal shapes), e.g. --shapes time=1000..16000; the "
+        "report lists each like a concurrency level [default: each axis at the build's opt size, said in the report].",
     )
     warmup_requests: Annotated[int, NOT_A_FLAG] = 20
     latency_budget_ms: Annotated[float | None, Flag(parse=parse_ms, metavar="MS", panel=REPORT_PANEL)] = Field(

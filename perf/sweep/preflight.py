@@ -30,6 +30,7 @@ from clients.runtimes.options import ServerOptions
 from core.errors import FlagError, PerfError, ServerError, ToolkitError
 from core.names import require_known
 from perf.records import colocation, results
+from perf.records.results import MIXED
 from perf.search.plan import VariantPlan
 
 log = logging.getLogger(__name__)
@@ -153,6 +154,34 @@ def check_axes(repository: Repository, names: Sequence[str], sweep_axes: Mapping
         owner="the builds of this sweep's variants",
         hint="name an axis the builds have (as in --shapes seq=16,64), or drop --shapes",
     )
+
+
+def check_mixed(sweep_axes: Mapping[str, Sequence[object]], batch_sizes: Sequence[int], input_data: object) -> None:
+    """A mixed workload (``--shapes time=LO..HI``, :mod:`perf.measure.mixed`) is sent at client batch
+    size 1, from generated inputs: perf_analyzer makes a request of ``-b N`` from consecutive entries
+    of its input file, and refuses entries of different shapes in one request ("can not batch tensors
+    with different shapes together"); a user's ``--input-data`` already says what is sent.
+
+    Raises:
+        FlagError: a mix with a client batch size above 1, or with ``--input-data``; before anything starts.
+    """
+    mixed = [f"{a}={x}" for a, sizes in sweep_axes.items() for x in sizes if MIXED in str(x)]
+    if not mixed:
+        return
+    if input_data is not None:
+        raise FlagError(
+            f"--shapes {', '.join(mixed)} (a mix of sizes) with --input-data {input_data}: the file's entries are what is sent",
+            flag="--shapes",
+            hint="drop --input-data to send a generated mix, or give your mix of sizes in the file and drop the range",
+        )
+    if above := [b for b in batch_sizes if b > 1]:
+        raise FlagError(
+            f"--shapes {', '.join(mixed)} (a mix of sizes) is sent at client batch size 1 only; --batch-sizes asks for "
+            f"{', '.join(map(str, above))}: perf_analyzer makes one request of consecutive input entries, which "
+            "must share one shape",
+            flag="--batch-sizes",
+            hint="give --batch-sizes 1 with the mix, or sweep fixed sizes (--shapes AXIS=SIZE,...) at larger batch sizes",
+        )
 
 
 #: The folder a sweep or co-location run makes first, before its record's first save.

@@ -1,0 +1,57 @@
+"""Whether a run measured dynamic batching only at uniform sizes of a dynamic axis (trial 12, F13).
+
+Triton's dynamic batcher merges only requests whose inputs have the same shape (Triton docs,
+"Ragged Batching": "By default, the requests can be dynamically batched only if each input has the
+same shape across the requests"). A level whose every request has one size of a dynamic axis (the
+build's ``opt`` size, or each ``--shapes`` size as a workload of its own) lets every request join a
+batch; clients of an audio or sequence model send many sizes, and their requests may form no batch.
+Such a run is said in one line, with the sizes it sent and the mixed workload to measure
+(``--shapes AXIS=LOW..HIGH``, :mod:`perf.measure.mixed`), in report.md and on the terminal.
+"""
+
+from __future__ import annotations
+
+from perf.records.results import RunResult, mixed_axes, parse_shape_text
+from perf.records.workloads import variant_name
+
+
+def uniform_sizes_note(run: RunResult) -> str | None:
+    """The line saying that ``run``'s dynamic-batching variants were measured only at uniform sizes
+    of a dynamic axis, naming the sizes sent and what to run; ``None`` when no variant with dynamic
+    batching has numbers, none has a dynamic axis (:attr:`perf.records.results.VariantResult.axis_ranges`;
+    runs saved before it was recorded), a mixed workload was measured, or the user's ``--input-data``
+    said what was sent.
+
+    Example:
+        ``"dynamic batching (kws_onnx_cpu2_db500_mbs64) was measured with every request of a level at one
+        size: time=1000 or 16000 (one workload each); Triton batches only requests of equal shapes ...
+        -> measure a mix as clients send it: --shapes time=1000..16000"``
+    """
+    if run.settings.get("input_data") is not None:
+        return None
+    batching = [
+        v
+        for v in run.variants
+        if (v.params or {}).get("dynamic_batching") and v.axis_ranges and any(lv.usable for lv in v.levels)
+    ]
+    if not batching or any(mixed_axes(lv.shape) for v in batching for lv in v.levels):
+        return None
+    sent: dict[str, set[int]] = {}
+    ranges: dict[str, tuple[int, int]] = {}
+    for v in batching:
+        for axis, (lo, opt, hi) in v.axis_ranges.items():
+            ranges.setdefault(axis, (lo, hi))
+            for lv in v.levels:
+                if lv.usable:
+                    sent.setdefault(axis, set()).add(parse_shape_text(lv.shape or "").get(axis, opt))
+    swept = any(lv.shape for v in batching for lv in v.levels)
+    sizes = "; ".join(f"{axis}={' or '.join(map(str, sorted(s)))}" for axis, s in sent.items())
+    variants = list(dict.fromkeys(variant_name(v) for v in batching))  # a run split by workload: its variants once
+    names = ", ".join(variants[:3]) + (f" and {len(variants) - 3} more" if len(variants) > 3 else "")
+    mix = " ".join(f"--shapes {axis}={lo}..{hi}" for axis, (lo, hi) in ranges.items())
+    return (
+        f"dynamic batching ({names}) was measured with every request of a level at one size: {sizes}"
+        + (" (one workload each)" if swept else " (the build's opt size)")
+        + "; Triton batches only requests of equal shapes (no ragged batching), so clients sending mixed sizes "
+        f"may form no batch -> measure a mix as clients send it: {mix}"
+    )

@@ -1,0 +1,90 @@
+"""A mixed-size workload (``--shapes seq=LO..HI``, trial 12, F13) swept for real (bundled tritonserver,
+perf_analyzer): the requests of a level have different sizes of the dynamic axis, so Triton's dynamic
+batcher (which merges only requests of equal shapes) forms batches far less often than at one size."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+from builders.build import BuildOptions, build
+from builders.config.variants import VariantGrid
+from builders.model.spec import ModelSpec
+from builders.model.tensor import TensorSpec
+from clients.server import ServerOptions
+from perf.records.rounds import RoundRules
+from perf.records.workloads import split_by_workload
+from perf.sweep.run import SweepOptions, run_sweep
+
+pytestmark = pytest.mark.integration
+BATCHING = "slow_ts_cpu1_db20000_mbs8"
+
+
+class Slow(torch.nn.Module):
+    """Token ids [batch, seq] -> [batch, 4]: slow enough per call that requests queue at concurrency 4."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.emb = torch.nn.Embedding(50, 64)
+        self.lin = torch.nn.Linear(64, 4)
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        h = self.emb(ids)
+        for _ in range(8):
+            h = torch.tanh(h @ h.transpose(1, 2) @ h / h.shape[1])
+        return self.lin(h.mean(1))
+
+
+@pytest.fixture(scope="module")
+def seq_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("mixed")
+    spec = ModelSpec((TensorSpec("ids", "int64", ("seq",), (0, 49)),), (), {"seq": (8, 64, 128)})
+    opts = BuildOptions(
+        Slow(),
+        spec=spec,
+        name="slow",
+        formats=("torchscript",),
+        repository=root / "repo",
+        build_dir=root / "builds",
+        grid=VariantGrid(counts=(1,), queue_delays_us=(20000,), max_batch_sizes=(8,)),
+    )
+    build(opts)
+    return opts.repository
+
+
+@pytest.mark.timeout(120)
+def test_a_mixed_workload_sends_many_sizes_and_the_batcher_merges_fewer(seq_repo: Path, tmp_path: Path) -> None:
+    opts = SweepOptions(
+        ServerOptions(seq_repo, runtime="bundled"),
+        variants=(BATCHING,),
+        concurrency=(4,),
+        sweep_axes={"seq": (64, "8..128")},
+        results_dir=tmp_path,
+        run_id="mix",
+        warmup_requests=0,
+        time_budget_s=None,
+        round_rules=RoundRules(window_ms=800, max_rounds=2),
+        baseline=False,
+    )
+    run, run_dir = run_sweep(opts)
+    v = run.variant(BATCHING)
+    assert v.status == "ok", v.error
+    assert {lv.shape for lv in v.levels if lv.ok} == {"seq=64", "seq=8..128"}
+    sent = json.loads((run_dir / "inputs_seq8..128" / f"input_data_{BATCHING}.json").read_text())["data"]
+    sizes = [d["ids"]["shape"][0] for d in sent]
+    assert len(set(sizes)) == len(sizes) > 1 and all(8 <= s <= 128 for s in sizes)  # each entry its own size
+    assert all(0 <= x <= 49 for d in sent for x in d["ids"]["content"])  # the build's value range, as every entry
+    commands = (run_dir / "commands.txt").read_text()
+    assert "--shape ids:64" in commands  # the uniform workload's size; the mix's entries carry theirs
+    series = {s.name: s for s in split_by_workload(run).variants}
+    assert f"{BATCHING} [seq=8..128 (mixed)]" in series
+
+    def batch(label: str) -> float:
+        levels = [lv for lv in series[f"{BATCHING} [{label}]"].levels if lv.ok and lv.avg_server_batch_size]
+        return sum(lv.avg_server_batch_size or 0 for lv in levels) / len(levels)
+
+    assert batch("seq=64") > 1.5 > batch("seq=8..128 (mixed)")  # equal shapes batch; a mix of sizes hardly does

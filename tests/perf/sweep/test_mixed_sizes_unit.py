@@ -1,0 +1,117 @@
+"""A mixed-size workload (``--shapes time=LOW..HIGH``) and the note on a run whose dynamic batching was
+measured only at uniform sizes of a dynamic axis (trial 12, F13), without a server."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+import pytest
+from factories import level_result, make_run, params, run_result, variant_result
+
+from builders.model.spec import ModelSpec
+from builders.model.tensor import TensorSpec
+from core.errors import FlagError
+from perf.analysis.recommendation.uniform_sizes import uniform_sizes_note
+from perf.cli.summary import summary
+from perf.measure.inputs import input_args
+from perf.measure.mixed import MIXED_STEPS, mixed_sizes
+from perf.records.results import VariantResult, mixed_axes, parse_shape_text
+from perf.records.workloads import split_by_workload, workload_text
+from perf.report.write import write_report
+from perf.sweep.flags import parse_shapes_flag
+from perf.sweep.preflight import check_mixed
+
+#: A waveform [time] and a lengths [1] input, as trial 12's keyword-spotting model.
+SPEC = ModelSpec(
+    (TensorSpec("waveform", "float32", ("time",)), TensorSpec("lengths", "int64", (1,), (1000, 16000))),
+    (),
+    {"time": (1000, 8000, 16000)},
+)
+CONFIG = {
+    "name": "kws",
+    "max_batch_size": 8,
+    "input": [
+        {"name": "waveform", "data_type": "TYPE_FP32", "dims": [-1]},
+        {"name": "lengths", "data_type": "TYPE_INT64", "dims": [1]},
+    ],
+}
+
+
+def test_a_range_in_the_shapes_flag_is_one_mixed_workload() -> None:
+    assert parse_shapes_flag("time=1000..16000") == ("time", ("1000..16000",))
+    assert parse_shapes_flag("time=16000,1000..16000") == ("time", (16000, "1000..16000"))
+    for bad in ("time=16000..1000", "time=0..5", "time=5..5", "time=1000..", "time=a..b"):
+        with pytest.raises(click.BadParameter, match="LOW..HIGH"):
+            parse_shapes_flag(bad)
+    assert mixed_axes("time=1000..16000,b=3") == {"time": (1000, 16000)} and parse_shape_text("time=1000..16000,b=3") == {"b": 3}
+    assert (
+        workload_text("time=1000..16000", 4) == "time=1000..16000 (mixed), b=4"
+        and workload_text("time=8000", None) == "time=8000"
+    )
+
+
+def test_the_mix_spans_its_range_in_distinct_sizes_by_a_fixed_seed() -> None:
+    sizes = [d["time"] for d in mixed_sizes({"time": (1000, 16000)})]
+    assert len(sizes) == len(set(sizes)) == MIXED_STEPS and sizes == [d["time"] for d in mixed_sizes({"time": (1000, 16000)})]
+    width = (16000 - 1000 + 1) / MIXED_STEPS
+    assert min(sizes) < 1000 + width and max(sizes) >= 16000 - width  # both ends' stretches drawn
+    assert sorted(d["seq"] for d in mixed_sizes({"seq": (3, 5)}, 6)) == [3, 3, 4, 4, 5, 5]  # fewer sizes than entries
+
+
+def test_perf_analyzer_gets_entries_of_different_sizes_checked_and_valued_as_every_input(tmp_path: Path) -> None:
+    args = input_args(CONFIG, SPEC, tmp_path, mixed={"time": (1000, 16000)})
+    assert "--shape" not in args  # each entry carries its own shape
+    data = json.loads(Path(args[args.index("--input-data") + 1]).read_text())["data"]
+    shapes = [d["waveform"]["shape"][0] for d in data]
+    assert len(set(shapes)) == len(data) == MIXED_STEPS and all(1000 <= s <= 16000 for s in shapes)
+    assert all(len(d["waveform"]["content"]) == d["waveform"]["shape"][0] for d in data)
+    assert all(1000 <= d["lengths"]["content"][0] <= 16000 for d in data)  # the build's value range
+    uniform = input_args(CONFIG, SPEC, tmp_path)
+    assert uniform[uniform.index("--shape") + 1] == "waveform:8000"  # one size per level, as before
+
+
+def test_a_mix_is_refused_at_a_client_batch_above_one_or_with_the_users_file() -> None:
+    check_mixed({"time": (1000, 16000)}, (1, 4), None)  # fixed sizes: nothing to refuse
+    check_mixed({"time": ("1000..16000",)}, (1,), None)
+    with pytest.raises(FlagError, match="client batch size 1 only; --batch-sizes asks for 4") as e:
+        check_mixed({"time": ("1000..16000",)}, (1, 4), None)
+    assert e.value.flag == "--batch-sizes"
+    with pytest.raises(FlagError, match="with --input-data mix.json"):
+        check_mixed({"time": ("1000..16000",)}, (1,), Path("mix.json"))
+
+
+def _kws(db: bool, shapes: list[str | None]) -> VariantResult:
+    p = {**params(2, db=db, model="kws"), "name": f"kws_onnx_cpu2_{'db500' if db else 'nodb'}_mbs64"}
+    levels = [level_result(c, 100.0 * c, 5.0 * c, batch_size=1, shape=sh) for sh in shapes for c in (1, 2)]
+    return variant_result(params=p, levels=levels, axis_ranges={"time": [1000, 8000, 16000]})
+
+
+def test_a_run_whose_batching_was_measured_at_uniform_sizes_says_so(tmp_path: Path) -> None:
+    opt = run_result([_kws(True, [None]), _kws(False, [None])])
+    note = uniform_sizes_note(opt)
+    assert note is not None and "kws_onnx_cpu2_db500_mbs64" in note and "nodb" not in note
+    assert "at one size: time=8000 (the build's opt size)" in note and note.endswith("--shapes time=1000..16000")
+    swept = uniform_sizes_note(run_result([_kws(True, ["time=1000", "time=16000"])]))
+    assert swept is not None and "time=1000 or 16000 (one workload each)" in swept
+    assert uniform_sizes_note(run_result([_kws(True, ["time=16000", "time=1000..16000"])])) is None  # a mix measured
+    assert uniform_sizes_note(run_result([_kws(False, [None])])) is None  # no batching variant
+    assert uniform_sizes_note(run_result([_kws(True, [None])], settings={"input_data": "mine.json"})) is None
+    assert uniform_sizes_note(make_run()) is None  # no dynamic axis
+    split = uniform_sizes_note(split_by_workload(run_result([_kws(True, ["time=1000", "time=16000"])])))
+    assert split == swept  # a run as the report shows it: its variants named once
+    mixed = split_by_workload(run_result([_kws(True, ["time=16000", "time=1000..16000"])]))
+    assert "kws_onnx_cpu2_db500_mbs64 [time=1000..16000 (mixed)]" in {v.name for v in mixed.variants}
+
+
+def test_the_report_says_it_in_its_recommendation(tmp_path: Path) -> None:
+    from perf.records import results
+
+    run = make_run()
+    run.variants = [_kws(True, [None]), _kws(False, [None])]
+    results.save(run, tmp_path)
+    text = write_report(tmp_path).read_text()
+    said = text[text.index("## Recommendation") :]
+    assert "**Measured at uniform sizes**: dynamic batching (kws_onnx_cpu2_db500_mbs64) was measured" in said
+    assert summary(run).notes[-1] == uniform_sizes_note(run)  # the terminal, below the table
