@@ -209,12 +209,10 @@ def _choose(
     rec = recommend(view, budget)
     if budget is not None:
         if rec.best_under_budget is None:
-            raise PerfError(
-                f"nothing to deploy: no level of run {run.run_id} meets "
-                + ("its " if latency_budget_ms is None else "the given ")  # --latency-budget-ms is not the run's
-                + rec.budget_text
-                + (f" ({' '.join(rec.notes)})" if rec.notes else "")
-                + "; a bundle is what gets deployed, so none is written over the budget without being asked for",
+            said = rec.missed.sentence("its" if latency_budget_ms is None else "the given") if rec.missed else ""
+            raise PerfError(  # the report's sentence (perf.analysis.recommendation.missed), once; --latency-budget-ms is not the run's
+                f"nothing to deploy from run {run.run_id}: {said[:1].lower()}{said[1:].removesuffix('.')}"
+                "; a bundle is what gets deployed, so none is written over the budget without being asked for",
                 hint=_over_budget_hint(rec, of_series) or f"choose one with --variant NAME; {hint}",
             )
         return Chosen(
@@ -284,15 +282,17 @@ def _named(
 
 
 def _over_budget_hint(rec: Recommendation, of_series: dict[str, str]) -> str | None:
-    """The commands that deploy over the budget on purpose: the lowest latency reached, the best
-    peak, or the budget that the lowest latency would meet."""
+    """The commands that deploy over the budget on purpose: the level closest to the budget
+    (:attr:`perf.analysis.recommendation.recommend.Recommendation.missed`, at the budget's percentile as the budget
+    judged it), the best peak, or the budget that the closest level would meet."""
     options = []
-    if rec.lowest_p99 is not None:
-        low = rec.lowest_p99
+    miss = rec.missed
+    low = miss.lowest if miss is not None else None
+    if miss is not None and low is not None and miss.lowest_ms is not None:
         options.append(
-            f"--variant {of_series[low.variant]} (the lowest p99, {fmt(low.latency_p99_ms, 2)} ms at c={low.concurrency})"
+            f"--variant {of_series[low.variant]} (the lowest p{miss.percentile}, {fmt(miss.lowest_ms, 2)} ms at c={low.concurrency})"
         )
-    if rec.best_peak is not None and (rec.lowest_p99 is None or rec.best_peak.variant != rec.lowest_p99.variant):
+    if rec.best_peak is not None and (low is None or rec.best_peak.variant != low.variant):
         peak = rec.best_peak
         options.append(
             f"--variant {of_series[peak.variant]} (the {peak_mark(peak)}, {fmt(peak.throughput_infer_per_s)} infer/s at p99 "
@@ -300,5 +300,5 @@ def _over_budget_hint(rec: Recommendation, of_series: dict[str, str]) -> str | N
         )
     if not options:
         return None
-    larger = f"; or --latency-budget-ms {math.ceil(rec.lowest_p99.latency_p99_ms)}" if rec.lowest_p99 is not None else ""
+    larger = f"; or --latency-budget-ms {math.ceil(miss.lowest_ms)}" if miss is not None and miss.lowest_ms is not None else ""
     return "deploy one over the budget by naming it: " + " or ".join(options) + larger

@@ -9,7 +9,9 @@ The point: throughput the level's median (:attr:`perf.analysis.recommendation.ch
 p99 the level's median (:attr:`~perf.analysis.recommendation.choice.Choice.latency_p99_ms`, the tables'
 column), except for a best under a p99 budget within it only on its quieter rounds
 (:mod:`perf.analysis.ranking.budget_latency`): there the number the verdict used, which the tables and
-the recommendation say beside the median (:attr:`~perf.analysis.recommendation.choice.Choice.judged_note`).
+the recommendation say beside the median (:attr:`~perf.analysis.recommendation.choice.Choice.judged_note`); and
+for the level closest to a p99 budget no level meets, the p99 that budget judged it on
+(:attr:`perf.analysis.recommendation.missed.Missed.lowest_ms`).
 """
 
 from __future__ import annotations
@@ -22,9 +24,10 @@ from perf.analysis.recommendation.choice import Choice
 from perf.analysis.recommendation.recommend import Recommendation
 from perf.analysis.saturation.peaks import peak_title
 from perf.analysis.stats.points import P99, THROUGHPUT
-from perf.markdown import flag_mark, fmt, fmt_given
+from perf.markdown import flag_mark, fmt_given
 
-#: Kinds of pick: the best under the latency budget, the best peak, the lowest p99 when no level meets the budget.
+#: Kinds of pick: the best under the latency budget, the best peak, and where no level meets the budget the
+#: level closest to it (:class:`perf.analysis.recommendation.missed.Missed`, in its words).
 UNDER, PEAK, LOWEST = "under", "peak", "lowest"
 #: Each kind's matplotlib marker (a star, a bold plus, a bold cross).
 MARKERS = {UNDER: "*", PEAK: "P", LOWEST: "X"}
@@ -80,22 +83,20 @@ def pick_points(rec: Recommendation | None, per_workload: Mapping[str, Recommend
     out: list[Pick] = []
     for r in recs:
         budget = f"p{r.latency_percentile} budget {fmt_given(r.latency_budget_ms)} ms"
-        low = r.lowest_p99 if r.latency_budget_ms is not None and r.best_under_budget is None else None
+        miss = r.missed
         kinds = (
             (UNDER, r.best_under_budget, f"best under {budget}"),
             (PEAK, r.best_peak, peak_title(r.best_peak).split(" (")[0].lower()),
-            (
-                LOWEST,
-                low,
-                f"lowest p99 reached {fmt(low.latency_p99_ms, 2) if low else ''} ms — no level meets the budget of "
-                f"{fmt_given(r.latency_budget_ms)} ms",
-            ),
+            (LOWEST, miss.lowest if miss is not None else None, miss.label() if miss is not None else ""),
         )
         for kind, c, what in kinds:
             if c is None:
                 continue
             judged = kind == UNDER and c.judged_note and r.latency_percentile == 99 and r.budget_latency_ms is not None
-            pick = Pick(kind, c, r.budget_latency_ms if judged else c.latency_p99_ms, what)  # type: ignore[arg-type]
+            at = r.budget_latency_ms if judged else c.latency_p99_ms
+            if kind == LOWEST and miss is not None and r.latency_percentile == 99:  # the number the verdict used
+                at = miss.lowest_ms
+            pick = Pick(kind, c, at, what)  # type: ignore[arg-type]
             if pick not in out:
                 out.append(pick)
     return out

@@ -27,13 +27,14 @@ import dataclasses
 from collections.abc import Iterable
 
 from core.errors import PerfError
-from perf.analysis.ranking.budget_latency import DEFAULT_LATENCY_PERCENTILE, RULE_WORDS, latency_metric, unverified_words
+from perf.analysis.ranking.budget_latency import DEFAULT_LATENCY_PERCENTILE, latency_metric, unverified_words
 from perf.analysis.ranking.rank import Ranking, dropped_by_search, rank_variants
 from perf.analysis.ranking.standing import rounds_left, settled, uncompared
 from perf.analysis.ranking.standing_words import others_words, outside_words, tie_words
 from perf.analysis.recommendation.choice import Choice
 from perf.analysis.recommendation.cuts import cut_notes
 from perf.analysis.recommendation.excluded import candidate, excluded_levels, where
+from perf.analysis.recommendation.missed import Missed, missed
 from perf.analysis.recommendation.notes import notes_text, repeat_noun
 from perf.analysis.saturation.falls import Fall, falls_all
 from perf.analysis.saturation.peaks import at_side, budget_unreached, higher_median, unreached, unreached_all
@@ -69,6 +70,8 @@ class Recommendation:
         ranking_under_budget: The same under the budget, behind :attr:`best_under_budget`.
         unreached: Per variant whose highest measured level is not a measured peak, why (:func:`perf.analysis.saturation.peaks.unreached_all`).
         falls: Per variant whose median throughput fell as load rose, the fall as the noise judges it (:func:`perf.analysis.saturation.falls.fall`).
+        missed: With a budget no level meets, the level that came closest and the one sentence every place says it
+            in (:mod:`perf.analysis.recommendation.missed`); ``None`` otherwise.
     """
 
     latency_budget_ms: float | None
@@ -85,6 +88,7 @@ class Recommendation:
     ranking_under_budget: Ranking | None = None
     unreached: dict[str, str] = dataclasses.field(default_factory=dict)
     falls: dict[str, Fall] = dataclasses.field(default_factory=dict)
+    missed: Missed | None = None
 
     @property
     def budget_text(self) -> str:
@@ -198,16 +202,13 @@ def recommend(
     if run.rounds is not None:
         return _peaks(run, points, _paired(run, latency_budget_ms, pct, points, knees, notes, excluded, flagged, cands, fit))
     best, why = rank(cands, tol)
-    under = under_why = None
+    under = under_why = miss = None
     low = min(cands, key=lambda p: p.value(P99), default=None)
     if latency_budget_ms is not None:
         under, under_why = rank(_under(cands, latency_budget_ms, metric), tol)
-        lowest = min((p for p in cands if p.get(metric) is not None), key=lambda p: p.value(metric), default=None)
-        if under is None and lowest is not None:
-            notes.append(
-                f"No level meets the p{pct} budget of {fmt_given(latency_budget_ms)} ms; the lowest p{pct} measured "
-                f"is {fmt(lowest.get(metric), 2)} ms ({where(lowest)})."
-            )
+        if under is None:
+            miss = missed(run, cands, latency_budget_ms, pct)
+            notes += [miss.sentence()] if cands else []  # none: the note below says it
     if not cands:
         notes.append("No variant has a level that can be recommended.")
     rec = Recommendation(
@@ -221,6 +222,7 @@ def recommend(
         Choice.of(low) if low else None,
         pct,
         under.get(metric) if under else None,
+        missed=miss,
     )
     return _peaks(run, points, rec)
 
@@ -289,12 +291,9 @@ def _paired(
     if best_under is not None and lead is not None and lead.latency is not None and budget_ms is not None:
         best_under.judged_on = lead.latency.picked_on(pct, budget_ms)
         best_under.judged_note = lead.latency.picked_note(pct, budget_ms)
-    if under is not None and best_under is None and cands:
-        lowest = min((p for p in cands if p.get(metric) is not None), key=lambda p: p.value(metric), default=None)
-        notes.append(
-            f"No level meets the p{pct} budget of {fmt_given(budget_ms)} ms ({RULE_WORDS})"
-            + (f"; the lowest p{pct} measured is {fmt(lowest.get(metric), 2)} ms ({where(lowest)})." if lowest else ".")
-        )
+    miss = missed(run, cands, budget_ms, pct) if budget_ms is not None and best_under is None else None
+    if miss is not None and cands:  # none: the note below says it
+        notes.append(miss.sentence())
     if not cands:
         notes.append("No variant has a level that can be recommended.")
     notes += [*filter(None, [unverified_words(run, pct, budget_ms)]), *cut_notes(run)]  # not verified here; cut, no numbers
@@ -312,4 +311,5 @@ def _paired(
         lead.latency_ms if lead is not None else None,
         peak,
         under,
+        missed=miss,
     )

@@ -112,35 +112,20 @@ def _numbers(
             f"at concurrency {top.concurrency}, {top.status}), but none leads the best stable level by more than "
             "its own spread, so none is ranked above the pick."
         )
-    if rec.latency_budget_ms is not None:
-        u = rec.best_under_budget
+    if rec.missed is not None:  # the Recommendation's sentence (perf.analysis.recommendation.missed)
+        head.append(rec.missed.sentence())
+    elif rec.latency_budget_ms is not None and (u := rec.best_under_budget) is not None:
         head.append(
             f"Under the {rec.budget_text} "
-            + ("the pick, named first of a tie set (see Recommendation), is " if u and u.tied else "")
-            + ("the pick, named first (see Recommendation), is " if u and u.uncompared and not u.tied else "")
-            + ("the best is " if not (u and (u.tied or u.uncompared)) else "")
-            + (
-                f"`{u.variant}` at concurrency {u.concurrency}{_at_batch(u.batch_size)} with "
-                f"{fmt(u.throughput_infer_per_s)} infer/s{flag_mark(u.status)}"
-                + (f" ({u.judged_on})" if u.judged_on else "")
-                + (f"; the rule did not separate it from {count(len(u.tie_set) - 1, 'other')}" if u.tied else "")
-                + (
-                    f"; never measured in the same round as {count(len(u.uncompared), 'other')}: not compared"
-                    if u.uncompared
-                    else ""
-                )
-                + sentence("".join(f"; {w}" for w in (u.short, u.headroom) if w))
-                if u
-                else "nothing: no level meets it"
-                + (
-                    f"; the lowest p99 reached is {fmt(rec.lowest_p99.latency_p99_ms, 2)} ms"
-                    f"{flag_mark(rec.lowest_p99.status)}, by "
-                    f"`{rec.lowest_p99.variant}` at concurrency {rec.lowest_p99.concurrency}"
-                    f"{_at_batch(rec.lowest_p99.batch_size)}."
-                    if rec.lowest_p99
-                    else "."
-                )
-            )
+            + ("the pick, named first of a tie set (see Recommendation), is " if u.tied else "")
+            + ("the pick, named first (see Recommendation), is " if u.uncompared and not u.tied else "")
+            + ("the best is " if not (u.tied or u.uncompared) else "")
+            + f"`{u.variant}` at concurrency {u.concurrency}{_at_batch(u.batch_size)} with "
+            f"{fmt(u.throughput_infer_per_s)} infer/s{flag_mark(u.status)}"
+            + (f" ({u.judged_on})" if u.judged_on else "")
+            + (f"; the rule did not separate it from {count(len(u.tie_set) - 1, 'other')}" if u.tied else "")
+            + (f"; never measured in the same round as {count(len(u.uncompared), 'other')}: not compared" if u.uncompared else "")
+            + sentence("".join(f"; {w}" for w in (u.short, u.headroom) if w))
         )
     if not mixed:
         head.append(sentence(once(measured, rounds=run.rounds is not None)))

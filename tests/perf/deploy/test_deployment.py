@@ -197,8 +197,11 @@ def test_unknown_and_failed_variants_are_refused_with_the_valid_names(run_dir: P
 def test_a_latency_budget_picks_the_best_level_within_it_or_refuses(run_dir: Path):
     bundle = export_deployment(run_dir, latency_budget_ms=4.5)
     assert bundle.chosen.variant == CPU1 and "p99 budget of 4.50 ms" in bundle.chosen.why
-    with pytest.raises(PerfError, match="no level of run r1 meets the given p99 budget of 1.00 ms"):
+    with pytest.raises(
+        PerfError, match="nothing to deploy from run r1: no level meets the given p99 budget of 1.00 ms"
+    ) as refused:
         export_deployment(run_dir, latency_budget_ms=1.0)
+    assert str(refused.value).lower().count("no level") == 1  # the report's sentence, once
 
 
 def test_a_shape_sweep_is_ranked_per_shape_as_the_report_ranks_it():
@@ -471,7 +474,7 @@ def test_a_given_budget_is_said_with_its_digits_and_as_the_given_one_not_the_run
         settings={"latency_budget_ms": 10.0},
         finished="2026-12-02T05:00:00",
     )
-    with pytest.raises(PerfError, match=r"no level of run k meets the given p99 budget of 0\.025 ms"):
+    with pytest.raises(PerfError, match=r"nothing to deploy from run k: no level meets the given p99 budget of 0\.025 ms"):
         choose_variant(run, latency_budget_ms=0.025)
     assert recommend(run, 0.025).budget_text == "p99 budget of 0.025 ms"
     assert recommend(run, 25.0).budget_text == "p99 budget of 25.00 ms"  # a round number keeps its 2 decimals
