@@ -67,7 +67,7 @@ import math
 import statistics
 
 from perf.analysis.ranking.budget_latency import judged
-from perf.analysis.ranking.operating import Adjusted, Operating, Side, per_round, records, summary
+from perf.analysis.ranking.operating import Adjusted, Operating, per_round, records, summary
 from perf.analysis.saturation.peaks import Rise, rise
 from perf.analysis.stats.points import aggregate
 from perf.markdown import fmt, fmt_given
@@ -76,6 +76,7 @@ from perf.records.rounds import RoundRules
 from perf.records.search import SearchDecision, SearchRules
 from perf.search.plan import VariantPlan
 from perf.search.policy import Budget
+from perf.search.series import side, step_gains
 from perf.search.stops import OVER_BUDGET, still_rose
 
 #: A level this many times behind its variant's best level in every round both had (one or more)
@@ -100,17 +101,6 @@ class Ladder:
     end: SearchDecision | None = None
     capped: bool = False
     adaptive: bool = True
-
-
-def side(plan: VariantPlan, concurrency: int) -> Side:
-    """The search series' level of ``plan`` at ``concurrency``: smallest batch size, first swept shape."""
-    return Side(plan.name, concurrency, min(plan.batch_sizes) if plan.batch_sizes else 1, plan.shapes[0])
-
-
-def step_gains(vr: VariantResult, plan: VariantPlan, low: int, high: int) -> list[float]:
-    """Paired gains (fractions) from ``low`` to ``high`` concurrency, one per round both were measured in."""
-    a, b = per_round(vr, side(plan, low)), per_round(vr, side(plan, high))
-    return [b[r] / a[r] - 1.0 for r in sorted(set(a) & set(b))]
 
 
 def full(ladder: tuple[int, ...], cap: int | None) -> list[int]:

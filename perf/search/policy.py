@@ -25,8 +25,9 @@ Rules (thresholds in :class:`~perf.records.search.SearchRules`, recorded with th
   too (:data:`perf.search.stops.OVER_BUDGET`). The others go on with their ladder.
 * **Order** (:mod:`perf.search.order`): so an interrupted sweep already holds a useful recommendation.
 
-The search series of a variant is its smallest client batch size at its first swept shape;
-the other batch sizes and shapes are measured at the same concurrencies.
+The search series of a variant is its smallest client batch size at its smallest input
+(:mod:`perf.search.series`: latency is lowest there, so the budget is judged where a level meets it
+first); the other batch sizes and shapes are measured at the same concurrencies.
 """
 
 from __future__ import annotations
@@ -38,13 +39,14 @@ from typing import Any
 from perf.analysis.ranking.budget_latency import latency_metric
 from perf.analysis.recommendation.excluded import candidate
 from perf.analysis.recommendation.recommend import DEFAULT_TOLERANCE_PCT, best_under_budget, rank, spread
-from perf.analysis.stats.points import THROUGHPUT, Point, aggregate
+from perf.analysis.stats.points import THROUGHPUT, Point
 from perf.markdown import fmt, fmt_given
 from perf.records.levels import HOST_BUSY, LevelResult
 from perf.records.results import RunResult, VariantResult
 from perf.records.search import SearchDecision, SearchMode, SearchRecord, SearchRules
 from perf.search.order import order
 from perf.search.plan import LevelKey, VariantPlan, needs_measuring
+from perf.search.series import series
 from perf.search.stops import OVER_BUDGET, failed_reason, gain_pct, still_rose
 
 #: ``--concurrency auto``: the adaptive ladder.
@@ -86,13 +88,6 @@ def resolve_mode(asked: str | None, n_variants: int, rules: SearchRules, adaptiv
     if not adaptive or asked in ("brute", "prune"):
         return "brute" if not adaptive else asked  # type: ignore[return-value]
     return "prune" if n_variants > rules.prune_above_variants else "brute"
-
-
-def series(levels: Sequence[LevelResult], variant: str, batch_size: int, shape: str | None) -> list[Point]:
-    """The search series of one variant: its concurrency levels at ``batch_size`` and
-    ``shape``, folded over trials, by concurrency."""
-    own = [lv for lv in levels if lv.request_rate is None and lv.shape == shape and lv.batch_size == batch_size]
-    return aggregate(own, variant)
 
 
 def best_point(points: Mapping[str, Sequence[Point]], budget: Budget | None, tol: float) -> Point | None:
@@ -339,7 +334,7 @@ class Search:
     def _series(self, vr: VariantResult, tried: set[LevelKey]) -> list[Point]:
         plan = self.plans[vr.name]
         seen = [lv for lv in vr.levels if not needs_measuring(lv) or _key(lv) in tried]
-        return series(seen, vr.name, min(plan.batch_sizes), plan.shapes[0])
+        return series(seen, plan)
 
     def next_keys(self, vr: VariantResult, run: RunResult, tried: set[LevelKey]) -> list[LevelKey]:
         """The levels to measure next on ``vr`` (all batch sizes, trials and shapes of one

@@ -63,6 +63,7 @@ from perf.search.events import log_event
 from perf.search.failed import FailedLevels
 from perf.search.focus import far_behind, focus
 from perf.search.plan import LevelKey
+from perf.search.series import search_workload
 from perf.search.setup import Setup
 
 log = logging.getLogger(__name__)
@@ -285,7 +286,7 @@ class Rounds:
         s = self.setup
         met = drops.met([self._vr(n) for n in alive], s.budget)  # per client workload: its ranking under the budget
         for n in alive:
-            peak = s.budget is not None and drops.workload_of(ladders.side(s.plans[n], 0)) not in met  # its series' workload
+            peak = s.budget is not None and search_workload(s.plans[n]) not in met  # its series' workload
             lad = ladders.update(
                 self.ladders[n], s.plans[n], self._vr(n), s.ladder, s.adaptive, s.rules, s.rounds, s.budget, s.cap, peak
             )

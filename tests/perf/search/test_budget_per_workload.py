@@ -97,12 +97,12 @@ def test_a_drop_is_taken_back_when_its_workload_comes_under_the_budget() -> None
 
 
 def test_a_ladder_is_retired_as_the_ranking_of_its_own_series_workload_judges_it() -> None:
-    """The search series is the first swept size (``seq=256`` here), every level of it over the budget:
-    that workload is ranked by peak, and each ladder keeps its peak level measured. Judged with the
-    other size (``seq=16``, within the budget) mixed in, every level retired for its latency and the
-    rounds ended with no level left to measure."""
+    """The search series is the smallest swept size (``seq=16`` here, :mod:`perf.search.series`), every
+    level of it over the budget (made so: the rule's case, not a model's): that workload is ranked by peak,
+    and each ladder keeps its peak level measured. Judged with the other size (``seq=256``, within the
+    budget) mixed in, every level retired for its latency and the rounds ended with no level left to measure."""
     true: dict[str, dict[Any, tuple[float, float]]] = {
-        n: {"seq=256": (t, 40.0), "seq=16": (4 * t, 10.0)} for n, t in (("lead", 1000.0), ("peer", 1000.0), ("slow", 500.0))
+        n: {"seq=16": (t, 40.0), "seq=256": (4 * t, 10.0)} for n, t in (("lead", 1000.0), ("peer", 1000.0), ("slow", 500.0))
     }
     sched, _ = _engine(true, [1], ("seq=256", "seq=16"), 12)
     sched.run_group(list(true), 0, _measure(true, "shape"))
