@@ -106,3 +106,31 @@ def parse_variant_name(name: str) -> NameParts | None:
         warmup=g["warm"],
         trt_accelerator=g["acc"],
     )
+
+
+#: ``-h``'s metavar of every flag that takes variant names or patterns (:func:`variant_patterns`).
+PATTERNS_METAVAR = "NAME|PATTERN[,...]"
+#: What a variant pattern may hold besides :data:`NAME_RE`'s characters: shell wildcards (``fnmatch``).
+_WILDCARDS = "*?[]!"
+
+
+def variant_patterns(text: str) -> list[str]:
+    """The variant names or shell patterns (``mlp_*``) of one value of a flag that takes them:
+    a comma list, ``"mlp_onnx_*,tiny_ts_*"`` -> ``["mlp_onnx_*", "tiny_ts_*"]``, empty parts dropped.
+
+    The one parser of every such flag (``triton-perf sweep/coldstart/baseline --variants``, ``clients check
+    --variants``, the launcher's ``--load-model``, ``triton-perf colocate --model NAME=PATTERN,...``), so a
+    comma list means the same everywhere (trial 12, F3: ``--load-model A,B`` was taken as one name).
+
+    Raises:
+        ValueError: a part holds a character no variant name or pattern has (a space, ``/``, ``=``).
+    """
+    parts = [p.strip() for p in str(text).split(",") if p.strip()]
+    for part in parts:
+        bad = sorted({c for c in part if not (c.isascii() and (c.isalnum() or c in "_.-" + _WILDCARDS))})
+        if bad:
+            raise ValueError(
+                f"{part!r} is not a variant name or shell pattern (it holds {' '.join(repr(c) for c in bad)}): "
+                "give names such as mlp_onnx_cpu2_nodb_mbs64 or patterns such as 'mlp_*', comma-separated"
+            )
+    return parts

@@ -33,6 +33,7 @@ from typing import Any
 import click
 
 from core.cli import CommaList, OptionSpec, panel, parse_flag
+from core.naming import PATTERNS_METAVAR, variant_patterns
 
 #: click ``ParameterSource`` values that mean "not given by the user".
 _NOT_GIVEN = (click.core.ParameterSource.DEFAULT, None)
@@ -93,6 +94,9 @@ class Flag:
 NOT_A_FLAG = Flag(skip=True)
 #: The flag of every ``repository`` field (a model repository folder): ``-r/--repository``.
 REPOSITORY = Flag(short="-r", path={"file_okay": False})
+#: The flag of every field of variant names or patterns (``--variants``, ``--load-model``): one parser,
+#: :func:`core.naming.variant_patterns` (``dataclasses.replace`` it for the panel or the spelling).
+VARIANT_PATTERNS = Flag(item=variant_patterns, metavar=PATTERNS_METAVAR)
 
 
 @dataclasses.dataclass(frozen=True)

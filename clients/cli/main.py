@@ -17,6 +17,7 @@ from clients.cli.options import server_options
 from clients.runtimes.options import ServerOptions
 from core.cli import console as make_console
 from core.cli import group, list_option, parse_flag, print_table, run_cli, verbosity_option
+from core.naming import PATTERNS_METAVAR, variant_patterns
 from core.options import option
 
 DEFAULT_PORTS = {"http": 8000, "grpc": 8001}
@@ -202,7 +203,8 @@ def infer(
     "--variant",
     "--variants",
     "variants",
-    metavar="NAME|PATTERN[,...]",
+    item=variant_patterns,
+    metavar=PATTERNS_METAVAR,
     help="Variant names or patterns such as 'mlp_*', as triton-perf sweep --variants takes them [default: all in index.json].",
 )
 @verbosity_option

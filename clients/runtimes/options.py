@@ -8,6 +8,7 @@ runtime module reads the fields that concern it. Adding a server flag is adding 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 from typing import Annotated
@@ -18,7 +19,7 @@ from pydantic.dataclasses import dataclass
 
 from builders.repository.view import DEFAULT_REPOSITORY
 from builders.triton.releases import DEFAULT_RELEASE
-from core.options import NOT_A_FLAG, REPOSITORY, Flag
+from core.options import NOT_A_FLAG, REPOSITORY, VARIANT_PATTERNS, Flag
 
 #: NVIDIA's server image and the release the container runtime uses by default.
 DEFAULT_IMAGE = "nvcr.io/nvidia/tritonserver"
@@ -129,11 +130,11 @@ class ServerOptions:
         default="explicit", description="--model-control-mode: explicit (load/unload on request; sweeps), none (load all), poll."
     )
     load_models: Annotated[
-        tuple[str, ...], Flag(decls=("--load-model",), repeat=True, metavar="NAME|PATTERN", panel=SERVER_PANEL)
+        tuple[str, ...], dataclasses.replace(VARIANT_PATTERNS, decls=("--load-model",), panel=SERVER_PANEL)
     ] = Field(
         default=(),
-        description="Model(s) to load at start (explicit mode; repeatable): a name or a shell pattern such as "
-        "'mlp_*', as --variants takes them; '*' loads all.",
+        description="Model(s) to load at start (explicit mode): names or shell patterns such as 'mlp_*', "
+        "comma-separated or repeated, as --variants takes them; '*' loads all.",
     )
     log_file: Annotated[Path | None, Flag(path={"dir_okay": False}, panel=SERVER_PANEL)] = Field(
         default=None,

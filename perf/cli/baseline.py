@@ -18,6 +18,7 @@ import click
 
 from clients.runtimes.options import ServerOptions
 from core.cli import ToolkitCommand, list_option, print_table, verbosity_option
+from core.naming import PATTERNS_METAVAR, variant_patterns
 from core.options import option
 from core.precision import PRECISION_NAMES
 from perf.cli.runs import RunFolder
@@ -37,7 +38,12 @@ _T = TimingSettings()
 
 @click.command("baseline", cls=ToolkitCommand)
 @click.argument("target", type=RunFolder(also="(or a model repository)"))
-@list_option("--variants", metavar="NAME|PATTERN[,...]", help="Variants to measure [default: the run's, else every one].")
+@list_option(
+    "--variants",
+    item=variant_patterns,
+    metavar=PATTERNS_METAVAR,
+    help="Variants to measure [default: the run's, else every one].",
+)
 @list_option(
     "--batch-sizes",
     item=click.IntRange(1),

@@ -12,6 +12,7 @@ from pydantic import BeforeValidator, ConfigDict, Field
 from pydantic.dataclasses import dataclass
 
 from clients.runtimes.options import ServerOptions
+from core.naming import variant_patterns
 from core.options import NOT_A_FLAG, Flag
 from core.units import NotAboveZero, parse_ms
 from perf.analysis.stats.paired import GAP_ROUNDS
@@ -107,7 +108,7 @@ def for_model(values: dict[str, float], model: str) -> float | None:
 
 
 def _patterns(value: str) -> tuple[str, ...]:
-    return tuple(p.strip() for p in value.split(",") if p.strip())
+    return tuple(variant_patterns(value))
 
 
 def _concurrency(value: str) -> int:

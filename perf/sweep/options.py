@@ -19,7 +19,7 @@ from clients.runtimes.models import UNLOAD_WAIT_S
 from clients.runtimes.options import SERVER_PANEL, ServerOptions
 from clients.shapes import parse_shapes
 from core.flag_words import flag_words
-from core.options import NOT_A_FLAG, Flag, fields
+from core.options import NOT_A_FLAG, VARIANT_PATTERNS, Flag, fields
 from core.units import parse_ms
 from perf.analysis.ranking.budget_latency import DEFAULT_LATENCY_PERCENTILE, LATENCY_PERCENTILES
 from perf.measure.host import HOST_BUSY_THRESHOLD_PCT
@@ -130,7 +130,7 @@ class SweepOptions:
     """
 
     server: Annotated[ServerOptions, Flag(nested=True, panel=WHAT_PANEL)]
-    variants: Annotated[tuple[str, ...], Flag(metavar="NAME|PATTERN[,...]", panel=WHAT_PANEL)] = Field(
+    variants: Annotated[tuple[str, ...], dataclasses.replace(VARIANT_PATTERNS, panel=WHAT_PANEL)] = Field(
         default=(), description="Variant names or shell patterns such as 'mlp_*' [default: every model in the repository]."
     )
     concurrency: Annotated[
