@@ -27,6 +27,7 @@ from clients.casts import convert
 from clients.input_values import check_values
 from clients.inputs import ModelSignature, TensorInfo, validate_inputs
 from core.errors import ClientError
+from core.names import file_problem
 
 
 def load_input_file(
@@ -147,8 +148,21 @@ def load_samples(
     return samples
 
 
+def readable(path: Path) -> None:
+    """Refuse an input file that is missing, a folder or unreadable, before its format is judged
+    (:func:`core.names.file_problem`): a missing file was told to be "a .npy or .npz written by numpy".
+
+    Raises:
+        ClientError: the file cannot be opened; the message says why (not found, a folder, permission).
+    """
+    problem = file_problem(Path(path), "input file", "*" + Path(path).suffix if Path(path).suffix in FILE_KINDS else "*")
+    if problem is not None:
+        raise ClientError(problem[0], hint=problem[1])
+
+
 def _read(path: Path, sig: ModelSignature, batch_size: int) -> dict[str, np.ndarray]:
     path = Path(path)
+    readable(path)
     if path.suffix == ".json":
         return _load_perf_analyzer_json(path, sig, batch_size)
     try:
@@ -248,8 +262,9 @@ def _entries(path: Path) -> list[dict]:
     """The ``data`` entries of a perf_analyzer input-data JSON file.
 
     Raises:
-        ClientError: an unreadable file, or not that form.
+        ClientError: a file missing or unreadable (:func:`readable`), or not that form.
     """
+    readable(path)
     try:
         entries = json.loads(path.read_text())["data"]
         assert isinstance(entries, list) and entries and all(isinstance(e, dict) for e in entries)

@@ -112,3 +112,31 @@ def closest_files(path: Path, pattern: str) -> str:
     folder = path.parent if path.parent.is_dir() else Path(".")
     names = sorted(x.name for x in folder.glob(pattern))
     return some_of(difflib.get_close_matches(path.name, names, n=len(names), cutoff=0.0)) if names else ""
+
+
+def file_problem(path: Path, what: str, pattern: str = "*") -> tuple[str, str] | None:
+    """Why ``path`` cannot be read as a file, as every command says it, or ``None`` when it can:
+    missing (with the closest files matching ``pattern`` in its folder), a folder, or unreadable. The
+    one rule for a file argument, so a missing file is never answered with advice about the file's
+    format (trial 12, F10: the sweep's missing ``--input-data`` got "give a .npy or .npz written by
+    numpy"). Returns ``(message, hint)``; the caller raises its own error class.
+
+    Args:
+        path: The file as given.
+        what: What it is, leading the message (``"--input-data"``, ``"spec file"``).
+        pattern: The files of its kind, listed when it is missing (``"*.json"``).
+    """
+    if not path.exists():
+        near = closest_files(path, pattern)
+        return (
+            f"{what} {path} does not exist" + (f" (in {path.parent}: {near})" if near else ""),
+            f"check the path (a relative one is from the current directory, {Path.cwd()})",
+        )
+    if path.is_dir():
+        return f"{what} {path} is a folder, not a file", "give a file in it"
+    try:
+        with path.open("rb"):
+            pass
+    except OSError as e:
+        return f"{what} {path} cannot be read ({e.strerror or e})", "make it readable (chmod u+r), or give a copy you can read"
+    return None

@@ -45,6 +45,7 @@ from clients.input_values import check_values, verified_range
 from clients.inputs import ModelSignature, range_in_dtype
 from core import dtypes
 from core.errors import ClientError, DataTypeError, PerfError
+from core.names import file_problem
 from perf.measure.mixed import mixed_sizes, spec_at
 
 log = logging.getLogger(__name__)
@@ -230,7 +231,8 @@ def check_user_data(
         shapes: The user's ``--shape`` values (checked as :func:`input_args` checks them).
 
     Raises:
-        PerfError: a file of another kind, or one the reader refuses; the message names the file
+        PerfError: a missing file (said as such, :func:`core.names.file_problem`), a file of another kind, or
+            one the reader refuses; the message names the file
             and the variant. No run folder has been written then.
     """
     what = f"{variant}'s --input-data {user_data}"
@@ -253,6 +255,9 @@ def check_user_data(
         )
         check_values(what, spec, zeros, error=PerfError)
         return
+    if not user_data.exists():  # not found is said as such, never as advice about the file's kind (trial 12, F10)
+        message, hint = file_problem(user_data, "--input-data") or ("", "")
+        raise PerfError(message, hint=hint)
     if user_data.is_dir():
         return
     kinds = ", ".join(FILE_KINDS)
