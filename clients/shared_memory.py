@@ -27,11 +27,14 @@ def shared_memory_module() -> Any:
 
     tritonclient 2.51 finds its ``libcshm.so`` with ``pkg_resources.resource_filename``;
     setuptools 81+ no longer ships ``pkg_resources``. When it is missing, a minimal stand-in
-    offering only ``resource_filename`` (via importlib) is registered before the import.
+    offering only ``resource_filename`` (via importlib) is registered before the import. Where it is
+    there (setuptools 67-80), importing it warns that it is deprecated: that one warning is not the
+    user's to act on and is filtered around this import only (trial 12, F16).
     """
     import importlib.util
     import sys
     import types
+    import warnings
 
     if "pkg_resources" not in sys.modules and importlib.util.find_spec("pkg_resources") is None:
 
@@ -44,7 +47,12 @@ def shared_memory_module() -> Any:
         shim.resource_filename = resource_filename  # type: ignore[attr-defined]
         sys.modules["pkg_resources"] = shim
         log.debug("pkg_resources is not installed; using a resource_filename stand-in for tritonclient's shared memory")
-    import tritonclient.utils.shared_memory as shm
+    with warnings.catch_warnings():
+        # tritonclient/utils/shared_memory/__init__.py:34 (tritonclient 2.51) runs `import pkg_resources`, and
+        # setuptools' pkg_resources/__init__.py warns on import (UserWarning "pkg_resources is deprecated as an
+        # API ... pin to Setuptools<81"): printed with its source line between clients infer's lines
+        warnings.filterwarnings("ignore", message="pkg_resources is deprecated as an API", category=UserWarning)
+        import tritonclient.utils.shared_memory as shm
 
     return shm
 
