@@ -27,24 +27,29 @@ SPEC=()
 if [ -n "${DEMO_SPEC:-}" ]; then SPEC=(--spec "$DEMO_SPEC"); fi
 RUN_ID=demo-$(date +%Y%m%d-%H%M%S)
 
-echo "== 1/4 build: $MODEL -> TorchScript + ONNX, verified, variants in model_repository/"
-"$PY" -m builders.cli.main build --model "$MODEL" ${SPEC[@]+"${SPEC[@]}"} --format torchscript --format onnx \
-  --instance-counts 1,2 --dynamic-batching off,500 --max-batch-sizes 64
-
-echo "== 2/4 check: served outputs vs PyTorch, HTTP and gRPC, every variant"
-"$PY" -m clients.cli.main check --runtime bundled --repository model_repository --variant "${NAME}_*"
-
 # the sweep's flags this script sets, each from its DEMO_* variable (FLAG:VARIABLE:DEFAULT): one list, both
 # passed and said from it (trial 10, F5: the sweep's advice named --time-budget, which make demo cannot be given)
 KNOBS=(concurrency:DEMO_CONCURRENCY:auto round-window:DEMO_WINDOW_MS:300 time-budget:DEMO_TIME_BUDGET:6m
   latency-budget-ms:DEMO_BUDGET_MS:25)
 SWEEP_FLAGS=()
 SAID=""
+CHECK=()
 for knob in "${KNOBS[@]}"; do
   IFS=: read -r flag var default <<<"$knob"
   SWEEP_FLAGS+=("--$flag" "${!var:-$default}")
   SAID+="${SAID:+, }--$flag ${!var:-$default} is $var"
+  CHECK+=("$var" "--$flag" "${!var:-$default}")
 done
+# every DEMO_* value parsed by the flag it becomes before step 1, a refusal naming the variable (trial 12, F18:
+# DEMO_TIME_BUDGET=2min was refused at step 3, after the build and the check, as "--time-budget")
+"$PY" -m perf.cli.demo_settings "${CHECK[@]}" || exit 2
+
+echo "== 1/4 build: $MODEL -> TorchScript + ONNX, verified, variants in model_repository/"
+"$PY" -m builders.cli.main build --model "$MODEL" ${SPEC[@]+"${SPEC[@]}"} --format torchscript --format onnx \
+  --instance-counts 1,2 --dynamic-batching off,500 --max-batch-sizes 64
+
+echo "== 2/4 check: served outputs vs PyTorch, HTTP and gRPC, every variant"
+"$PY" -m clients.cli.main check --runtime bundled --repository model_repository --variant "${NAME}_*"
 
 echo "== 3/4 sweep: perf_analyzer over the variants, in interleaved rounds"
 echo "   make demo's settings: $SAID (advice below that names one of these flags is taken as VARIABLE=VALUE make demo)"

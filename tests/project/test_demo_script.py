@@ -24,7 +24,7 @@ def _demo(tmp_path: Path, **env: str) -> list[str]:
         capture_output=True,
         timeout=60,
     )
-    return log.read_text().splitlines()
+    return [c for c in log.read_text().splitlines() if "perf.cli.demo_settings" not in c]  # the settings check first
 
 
 def test_a_factory_model_gets_its_spec_and_its_variants_are_named_after_the_factory(tmp_path: Path) -> None:
@@ -120,3 +120,19 @@ def test_a_ctrl_c_in_the_sweep_says_what_make_demo_does_next_and_stops(tmp_path:
     (line,) = [ln for ln in done.stdout.splitlines() if ln.startswith("== make demo stopped")]
     assert "`make demo` starts a new run" in line and "perf.cli.main report results/demo-" in line
     assert not any("baseline" in c or "export-deployment" in c for c in log.read_text().splitlines())
+
+
+def test_every_demo_setting_is_checked_before_step_1_naming_its_variable(tmp_path: Path) -> None:
+    """Trial 12, F18: DEMO_TIME_BUDGET=2min was refused at step 3, after ~1.5 min of build and check, as
+    "--time-budget". The settings are parsed by the sweep's own flags before anything runs; here every
+    other command of the fake Python fails, so a check that comes later is seen as that failure."""
+    import sys
+
+    fake = f'#!/bin/sh\ncase "$*" in *perf.cli.demo_settings*) PYTHONPATH={ROOT} exec {sys.executable} "$@";; esac\nexit 1\n'
+    done = _run_demo(tmp_path, fake, DEMO_TIME_BUDGET="2min", DEMO_BUDGET_MS="25x", DEMO_SPEC=str(tmp_path / "nope.json"))
+    assert done.returncode == 2 and "== 1/4" not in done.stdout, done.stdout + done.stderr
+    lines = done.stderr.splitlines()
+    assert any(ln.startswith("make demo: DEMO_TIME_BUDGET=2min: time budget '2min' is not a duration") for ln in lines)
+    assert any(ln.startswith("make demo: DEMO_BUDGET_MS=25x: ") for ln in lines)
+    assert any(ln.startswith(f"make demo: DEMO_SPEC {tmp_path / 'nope.json'} does not exist") for ln in lines)
+    assert "--time-budget" not in done.stderr and "--latency-budget-ms" not in done.stderr
