@@ -1,10 +1,10 @@
 """A co-location run on a real server: the models' variants resolved and checked, the server
 started with explicit model control, the coordinate search (:mod:`perf.colocate.search`) run
-with a :class:`ServerSource`, everything recorded in ``RESULTS_DIR/RUN_ID/colocation.json``.
+with a :class:`perf.colocate.source.ServerSource`, everything recorded in ``RESULTS_DIR/RUN_ID/colocation.json``.
 
 - **Loading**: before each step the variants its targets need are loaded together (the others
   unloaded), each one's inputs prepared and warmed up with a short perf_analyzer run; all of it
-  outside every measured window (:meth:`ServerSource.prepare`).
+  outside every measured window (:meth:`perf.colocate.source.ServerSource.prepare`).
 - **Visits**: one perf_analyzer per model of the target, started together
   (:func:`perf.colocate.measure.measure_together`); a target of one variant is that variant
   alone on the same server, measured in the same rounds.
@@ -23,25 +23,23 @@ import dataclasses
 import datetime
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 
 from builders.repository.view import Repository
-from clients.runtimes.served import Loaded
 from clients.server import TritonServer
 from core.errors import PerfError, ServerError
 from perf.colocate import resume
 from perf.colocate.gpu import GpuProbe, check_devices
 from perf.colocate.groups import groups_of
-from perf.colocate.measure import ModelLoad, measure_together
 from perf.colocate.options import EVERY_MODEL, ColocateOptions, for_model
 from perf.colocate.resume import SERVER_FAILED, ReplaySource
 from perf.colocate.search import CoordinateSearch, Events
+from perf.colocate.source import ServerSource
 from perf.measure import analyzer
-from perf.measure.inputs import input_args
 from perf.records import colocation
-from perf.records.colocation import ColocatedModel, ColocationRecord, ColocationVisit, SearchStep
-from perf.records.measured_files import SERVED, refuse_changed, refuse_reloaded
+from perf.records.colocation import ColocatedModel, ColocationRecord
+from perf.records.measured_files import SERVED, refuse_changed, refuse_missing
 from perf.sweep.preflight import RAW_DIR, check_runtime, take_again
 
 log = logging.getLogger(__name__)
@@ -131,133 +129,6 @@ def resolve_models(opts: ColocateOptions, repo: Repository) -> list[ColocatedMod
     return out
 
 
-class ServerSource:
-    """The search's measurement on a real server (module docstring).
-
-    Args:
-        opts: The run's options.
-        record: The run's record (models, their concurrency).
-        srv: The started server.
-        pa: perf_analyzer.
-        run_dir: The run folder.
-        repo: The repository view (the build's input spec).
-    """
-
-    def __init__(
-        self, opts: ColocateOptions, record: ColocationRecord, srv: TritonServer, pa: Path, run_dir: Path, repo: Repository
-    ):
-        self.opts, self.record, self.srv, self.pa, self.run_dir, self.repo = opts, record, srv, pa, run_dir, repo
-        self.loaded: set[str] = set()
-        self.args: dict[str, tuple[str, ...]] = {}
-        #: The server's GPUs (set by the run when a variant has a KIND_GPU group).
-        self.gpu: GpuProbe | None = None
-
-    def record_command(self, what: str, line: str) -> None:
-        """Append a command to the run's ``commands.txt``."""
-        with open(self.run_dir / "commands.txt", "a") as f:
-            f.write(f"# {what}\n{line}\n")
-
-    def prepare(self, step: SearchStep) -> None:
-        """Load what the step's targets need (others unloaded), inputs made and warmed up.
-
-        Raises:
-            ServerError: a variant does not load (Triton's reason and the server log's lines).
-        """
-        needed = {v for t in step.targets for v in t.values()}
-        for v in sorted(self.loaded - needed):
-            self.srv.unload(v)
-            self.loaded.discard(v)
-        for v in sorted(needed - self.loaded):
-            self._load(v)
-            self.loaded.add(v)
-            if v not in self.args:
-                self.args[v] = tuple(self._inputs(v))
-            self._warmup(v)
-        step.loaded = sorted(self.loaded)
-
-    def _load(self, variant: str) -> None:
-        """Load ``variant`` and record its files (:meth:`_stamp`); a KIND_GPU variant's first load
-        also measures its GPU memory."""
-        owner = next(m for m in self.record.models if variant in m.variants)
-        measured = {g.variant for g in self.record.gpu_memory}
-        if self.gpu is None or variant not in owner.gpus or variant in measured:
-            self._stamp(variant, self.srv.load(variant))
-            return
-        got = self.gpu.model_memory(
-            owner.name, variant, owner.gpus[variant], sorted(self.loaded), lambda: self._stamp(variant, self.srv.load(variant))
-        )
-        self.record.gpu_memory.append(got)
-
-    def _stamp(self, variant: str, loaded: Loaded) -> None:
-        """Record the files the first load of ``variant`` sent or found (``record.artifacts``);
-        a later load (it is unloaded and loaded again between steps, and in a resumed session)
-        must load the same ones (:func:`perf.records.measured_files.refuse_reloaded`).
-
-        Raises:
-            PerfError: other files than the first load's (a rebuild while the run went on).
-        """
-        now = loaded.served.artifact
-        earlier = self.record.artifacts.get(variant)
-        refuse_reloaded(variant, earlier, now, "the co-location run")
-        if earlier is None:
-            self.record.artifacts[variant] = now
-
-    def _inputs(self, variant: str) -> list[str]:
-        from clients.infer import make_client, model_io
-
-        with contextlib.closing(make_client(self.srv.http_url, "http")) as c:
-            config = model_io(c, variant, "http")
-        workdir = self.run_dir / "inputs"
-        workdir.mkdir(parents=True, exist_ok=True)
-        return input_args(config, self.repo.variant(variant).served_spec, workdir)
-
-    def _warmup(self, variant: str) -> None:
-        """A short perf_analyzer run at concurrency 1 (not recorded): lazy initialisation outside the windows."""
-        if self.opts.warmup_requests <= 0:
-            return
-        csv = self.run_dir / RAW_DIR / f"warmup_{variant}.csv"
-        settings = dataclasses.replace(
-            self.opts.measure_settings(),
-            collect_metrics=False,
-            measurement_mode="count_windows",
-            measurement_request_count=self.opts.warmup_requests,
-        )
-        url = self.srv.grpc_url if self.opts.protocol == "grpc" else self.srv.http_url
-        cmd = analyzer.build_command(
-            self.pa, variant, url, 1, 1, csv, settings, None, self.args[variant], stability_pct=1e6, max_trials=3
-        )
-        with contextlib.suppress(PerfError):
-            analyzer.run_perf_analyzer(cmd, csv, timeout_s=120)
-        csv.unlink(missing_ok=True)
-
-    def visit(self, step: int, round_index: int, order: int, combination: Mapping[str, str]) -> ColocationVisit:
-        """Measure ``combination`` once: one perf_analyzer per model, started together."""
-        loads = [ModelLoad(m, v, self.record.model(m).concurrency, self.args[v]) for m, v in combination.items()]
-        got = measure_together(
-            self.pa,
-            self.srv,
-            loads,
-            self.opts.measure_settings(),
-            self.run_dir / RAW_DIR,
-            f"s{step}_r{round_index}_o{order}",
-            self.record_command,
-            self.opts.host_busy_threshold_pct,
-            self.gpu,
-        )
-        return ColocationVisit(
-            step,
-            round_index,
-            order,
-            dict(combination),
-            got.samples,
-            got.wall_s,
-            got.host_busy_pct,
-            got.host_busy,
-            got.gpu_utilization_pct,
-            got.gpu_memory_used_bytes,
-        )
-
-
 class Colocate:
     """One co-location run (module docstring): checked and prepared here, measured by :meth:`run`.
 
@@ -313,7 +184,9 @@ class Colocate:
         if self.nothing_left is not None:
             return
         variants = [v for m in self.record.models for v in m.variants]
+        # every variant's folder is there (make clean deletes them), as a sweep's --resume checks; then
         # what it measures further must be the files its earlier sessions measured
+        refuse_missing(self.previous, variants, self.repo.path, "the resumed search")
         refuse_changed(self.previous, variants, self.repo.path, "resumed measurement", SERVED)
         check_runtime(self.opts.server, variants, every="--model")
         if not remote_server(self.opts):
@@ -362,6 +235,7 @@ class Colocate:
         with open(self.run_dir / "commands.txt", "a") as f:
             f.write(f"# tritonserver\n{srv.command_line}\n")
         source: ServerSource | ReplaySource | None = None
+        ended = "failed"  # what the session's record says unless its search ends: never "finished" (trial 12, F21)
         try:
             srv.start()
             self.record.environment = {
@@ -381,17 +255,22 @@ class Colocate:
                 run_brute(search)
             else:
                 search.run()
+            ended = "finished"
         except ServerError:
             self.record.pick_reason = self.record.pick_reason or SERVER_FAILED
+            raise
+        except KeyboardInterrupt:
+            ended = "interrupted"
             raise
         finally:
             with contextlib.suppress(Exception):
                 srv.stop()
-            self.record.finished = now()
+            self.record.finished = now() if ended == "finished" else None
             self.record.spent_s = round(before_s + time.monotonic() - started, 2)
             if isinstance(source, ReplaySource):
                 self.record.resumed.append(
                     f"{now()}: {source.replayed} visits of complete rounds replayed, {source.measured} measured"
+                    + ("" if ended == "finished" else f"; the session {ended}")
                 )
             self.save()
         return self.record

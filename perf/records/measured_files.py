@@ -232,7 +232,7 @@ def refuse_missing(
     elif len(missing) == len(names):
         which = f"none of its {len(names)} variants ({listed}) is"
     else:
-        which = f"{len(missing)} of its {len(names)} variants ({listed}) are not"
+        which = f"{len(missing)} of its {len(names)} variants ({listed}) {'is' if len(missing) == 1 else 'are'} not"
     if repo.is_dir():
         where = f"{which} in {repo} (no model folder with a config.pbtxt)"
     else:
@@ -248,7 +248,11 @@ def refuse_missing(
         )
     raise PerfError(
         f"run {record.run_id}: {where}: "
-        + (f"nothing the run measured is there for {doing}" if len(missing) == len(names) else f"{doing} would leave them out")
+        + (
+            f"nothing the run measured is there for {doing}"
+            if len(missing) == len(names)
+            else f"{doing} would leave {'them' if len(missing) > 1 else 'it'} out"
+        )
         + "; nothing in the run was changed",
         hint=hint,
     )

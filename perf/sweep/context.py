@@ -27,6 +27,7 @@ from perf.measure.level import HostCheck, Load, measure_level, measure_visit
 from perf.measure.mixed import spec_at
 from perf.records import results
 from perf.records.levels import LevelResult
+from perf.records.measured_files import refuse_missing
 from perf.records.results import RunResult, Session, VariantResult
 from perf.records.rounds import RoundsRecord
 from perf.records.search import SearchRecord
@@ -81,6 +82,8 @@ class SweepBase:
         self.pa = analyzer.find_perf_analyzer(opts.perf_analyzer)
         self.pa_version = analyzer.perf_analyzer_version(self.pa)
         self.repository = Repository(repo)
+        if saved is not None:  # its variants' folders are there (make clean deletes them): one rule with colocate --resume
+            refuse_missing(saved, [v.name for v in saved.variants], repo, "the resumed sweep")
         names = self.repository.names(opts.variants, indexed=False)  # every model folder: a hand-made repository too
         if isinstance(opts.concurrency, str) and opts.concurrency != AUTO:
             raise PerfError(

@@ -94,8 +94,8 @@ def test_some_variants_missing_are_named_and_the_ones_there_are_not(tmp_path):
     refuse_missing(run, [NAMES[0]], repo, "a bundle")  # there: no error
     with pytest.raises(PerfError) as e:
         refuse_missing(run, NAMES, repo, "the in-process baseline")
-    assert f"1 of its 2 variants ({NAMES[1]}) are not in {repo}" in e.value.message
-    assert "would leave them out" in e.value.message and NAMES[0] not in e.value.message
+    assert f"1 of its 2 variants ({NAMES[1]}) is not in {repo}" in e.value.message
+    assert "would leave it out" in e.value.message and NAMES[0] not in e.value.message
 
 
 def test_a_run_that_measured_no_variant_gets_no_empty_baseline(tmp_path):
@@ -188,3 +188,10 @@ def test_a_command_given_another_repository_than_the_runs_is_told_the_runs_one(t
     text = _refused(["coldstart", "--into", str(run_dir), "-r", str(other)], run_dir)
     assert f"pass -r/--repository {repo} (the repository the run swept, which holds them)" in text
     assert "builders build" not in text
+
+
+def test_a_sweep_resume_refuses_the_same_way(cleaned):
+    """Trial 12, F21: one check for every --resume (a sweep's and colocate's, perf.records.measured_files.refuse_missing)."""
+    run_dir, repo = cleaned
+    text = _refused(["sweep", "--resume", run_dir.name, "--results-dir", str(run_dir.parent), "-r", str(repo)], run_dir)
+    assert f"none of its 2 variants ({', '.join(NAMES)}) is in {repo}" in text and "rebuild them with `builders build`" in text

@@ -268,7 +268,9 @@ def test_a_gpu_run_records_each_models_gpu_memory_and_the_gpus_use_every_round(
     monkeypatch.setattr(run_module, "local_gpus", lambda: 1)
     monkeypatch.setattr(ServerSource, "_inputs", lambda self, v: [])
     monkeypatch.setattr(gpu_module, "nvml_reading", lambda: {})
-    original = run_module.measure_together
+    import perf.colocate.source as source_module  # ServerSource.visit measures there
+
+    original = source_module.measure_together
 
     def busy_while_measured(*args: object, **kw: object) -> object:
         state["busy"] = True
@@ -277,7 +279,7 @@ def test_a_gpu_run_records_each_models_gpu_memory_and_the_gpus_use_every_round(
         finally:
             state["busy"] = False
 
-    monkeypatch.setattr(run_module, "measure_together", busy_while_measured)
+    monkeypatch.setattr(source_module, "measure_together", busy_while_measured)
     opts = _opts(
         repo,
         tmp_path,

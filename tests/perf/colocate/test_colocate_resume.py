@@ -166,3 +166,60 @@ def test_colocate_resume_continues_an_interrupted_run(tmp_path: Path, monkeypatc
     assert [p.name for p in logs] == ["tritonserver.log", "tritonserver-2.log"]  # each session's server log its own
     done = CliRunner().invoke(cli, [*base, "--resume", "--no-report"])
     assert done.exit_code == 0 and "nothing to resume" in done.output
+
+
+def test_a_resume_after_make_clean_is_refused_up_front_and_a_failed_session_is_not_finished(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Trial 12, F21: `colocate --resume` after `make clean` started the server, replayed, then died on
+    tritonserver's load error, and colocation.json recorded that session as finished. A missing variant
+    folder is refused before any server starts (perf.records.measured_files.refuse_missing, as a sweep's
+    --resume), nothing written; a session that fails is recorded as failed, never finished."""
+    import shutil
+
+    import perf.colocate.run as run_module
+    from core.errors import ServerError
+    from perf.colocate.run import ServerSource
+
+    repo = tmp_path / "repo"
+    for name in ("big_x1", "big_x2", "small_x1", "small_x2"):
+        (repo / name / "1").mkdir(parents=True)
+        (repo / name / "config.pbtxt").write_text(
+            f'name: "{name}"\nbackend: "python"\nmax_batch_size: 8\ninstance_group {{ count: {name[-1]} kind: KIND_CPU }}\n'
+        )
+    pa = tmp_path / "perf_analyzer"
+    pa.write_text("#!/bin/sh\n")
+    pa.chmod(0o755)
+    failure: dict[str, type[BaseException]] = {"raise": KeyboardInterrupt}
+    visits = {"n": 0}
+
+    def fake_visit(self, step, round_index, order, combination):  # type: ignore[no-untyped-def]
+        visits["n"] += 1
+        if visits["n"] > 6:
+            raise failure["raise"]("tritonserver could not load model 'small_x2'")
+        return FixedSource().visit(step, round_index, order, combination)
+
+    monkeypatch.setattr(ServerSource, "visit", fake_visit)
+    monkeypatch.setattr(ServerSource, "_inputs", lambda self, v: [])
+    monkeypatch.setattr(ServerSource, "_warmup", lambda self, v: None)
+    started: list[Path] = []
+    monkeypatch.setattr(run_module, "TritonServer", lambda opts: (started.append(opts.log_file), FakeColocationServer())[1])
+    run_dir = tmp_path / "results" / "r"
+    base = ["colocate", "-r", str(repo), "--results-dir", str(tmp_path / "results"), "--run-id", "r", "--perf-analyzer", str(pa)]
+    first = CliRunner().invoke(cli, [*base, "--model", "big=big_*", "--model", "small=small_*", "--no-report"])
+    assert first.exit_code == 130, first.output
+    assert colocation.load(run_dir).finished is None  # an interrupted session is not finished either
+    kept = (run_dir / colocation.COLOCATION_FILE).read_text()
+    moved = tmp_path / "small_x2"
+    shutil.move(repo / "small_x2", moved)  # make clean deletes variant folders
+    refused = CliRunner().invoke(cli, [*base, "--resume", "--no-report"])
+    assert refused.exit_code == 1
+    said = " ".join(str(refused.exception).split())
+    assert "1 of its 4 variants (small_x2) is not in" in said and "rebuild it with `builders build`" in said, said
+    assert len(started) == 1 and (run_dir / colocation.COLOCATION_FILE).read_text() == kept  # no server, nothing written
+    shutil.move(moved, repo / "small_x2")
+    failure["raise"], visits["n"] = ServerError, 0
+    failed = CliRunner().invoke(cli, [*base, "--resume", "--no-report"])
+    assert failed.exit_code == 1 and len(started) == 2
+    rec = colocation.load(run_dir)
+    assert rec.finished is None and rec.resumed[-1].endswith("; the session failed"), rec.resumed
