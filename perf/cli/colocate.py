@@ -140,8 +140,10 @@ def _finish(run: Any, console: Any, no_report: bool) -> None:
     rec = run.record
     for cut in rec.cuts:
         console.print(escape(f"cut for time: {cut}"))
+    over = (rec.spent_s or 0.0) - rec.time_budget_s if rec.time_budget_s is not None else 0.0
     click.echo(
         f"combinations measured: {rec.combinations_measured} of {rec.combinations_total}; {len(rec.visits)} visits in {rec.spent_s:.0f} s"
+        + (f" ({over:.0f} s over its {rec.time_budget_s:.0f} s time budget)" if over >= 1 else "")
     )
     if rec.pick is not None:
         count = f" ({rec.instances(rec.pick)} instances in all)" if rec.objective == "fewest-instances" else ""

@@ -92,6 +92,8 @@ class CoordinateSearch:
         self.save, self.events, self.clock = save, events, clock
         self.estimate_visit_s = estimate_visit_s
         self.started = clock()
+        #: Wall time of each step's loads and warm-ups (s), counted when a later step's fit is judged.
+        self.prepare_s: list[float] = []
         self.measured: set[tuple[tuple[str, str], ...]] = set()
         self.record.combinations_total = 1
         for m in record.models:
@@ -181,7 +183,10 @@ class CoordinateSearch:
         """``record.pick`` and its reason from the last measurement of ``current`` (:func:`perf.colocate.rules.pick_reason`)."""
         rec = self.record
         rec.combinations_measured = len(self.measured)
-        last = next((s for s in reversed(rec.steps) if any(judge.key(t) == judge.key(current) for t in s.targets)), None)
+        # the last step that measured it: a step cut before its first round has no numbers of it (trial 12, F7)
+        last = next(
+            (s for s in reversed(rec.steps) if s.rounds and any(judge.key(t) == judge.key(current) for t in s.targets)), None
+        )
         if last is None:
             rec.pick, rec.pick_reason = None, rec.pick_reason + "no combination was measured"
             return
@@ -197,13 +202,18 @@ class CoordinateSearch:
         """Measure ``targets`` in rounds as one step (appended to the record)."""
         step = SearchStep(index=len(self.record.steps), kind=kind, model=model, held=dict(held), targets=targets)
         self.record.steps.append(step)
+        self._fit(step, len(targets), loads=True)  # no loads for a step whose first round cannot fit (trial 12, F7)
+        before = self.clock()
         self.source.prepare(step)
+        self.prepare_s.append(self.clock() - before)
+        self._over("loads", step)
         self.events({"event": "step", "step": step})
         while step.rounds < self.record.max_rounds:
             if step.rounds >= self._min_rounds(kind) and not (extend and self._undecided(step)):
                 break
             self._fit(step, len(targets))
             self._round(step)
+            self._over(f"round {step.rounds}", step)
         return step
 
     def _min_rounds(self, kind: StepKind) -> int:
@@ -224,18 +234,36 @@ class CoordinateSearch:
         step.rounds += 1
         self.save()
 
-    def _fit(self, step: SearchStep, visits: int) -> None:
-        """Raise :class:`CutForTime` when a round of ``visits`` visits does not fit in the budget."""
+    def _fit(self, step: SearchStep, visits: int, loads: bool = False) -> None:
+        """Raise :class:`CutForTime` when a round of ``visits`` visits does not fit in the budget; before
+        a step's loads (``loads``), the round after them: a step's loads and warm-ups take as long as
+        the earlier steps' on average (trial 12, F7: they were not counted, and a run of a 2m budget
+        went 21 s over it, loading a step it then cut)."""
         if self.budget_s is None:
             return
         walls = [v.wall_s for v in self.record.visits if v.wall_s is not None]
         per_visit = sum(walls) / len(walls) if walls else self.estimate_visit_s
+        load_s = sum(self.prepare_s) / len(self.prepare_s) if loads and self.prepare_s else 0.0
+        need = load_s + per_visit * visits
         spent = self.clock() - self.started
-        if spent + per_visit * visits > self.budget_s:
+        if spent + need > self.budget_s:
             raise CutForTime(
-                f"step {step.index + 1} ({step.kind}{' ' + step.model if step.model else ''}): round {step.rounds + 1} "
-                f"and later not measured (≈{per_visit * visits:.0f} s needed, {max(0.0, self.budget_s - spent):.0f} s left "
-                f"of {self.budget_s:g} s)"
+                f"step {step.index + 1} ({step.kind}{' ' + step.model if step.model else ''}): "
+                + ("not started" if loads and not step.rounds else f"round {step.rounds + 1} and later not measured")
+                + f" (≈{need:.0f} s needed{', its loads included' if load_s else ''}, "
+                f"{max(0.0, self.budget_s - spent):.0f} s left of {self.budget_s:.0f} s)"
+            )
+
+    def _over(self, doing: str, step: SearchStep) -> None:
+        """Say it when the search has passed its time budget (``doing`` passed it), when it happens."""
+        over = self.clock() - self.started - (self.budget_s or 0.0)
+        if self.budget_s is not None and over > 0:
+            log.warning(
+                "time budget passed: step %d's %s took the search %.0f s over its %.0f s",
+                step.index + 1,
+                doing,
+                over,
+                self.budget_s,
             )
 
     def _undecided(self, step: SearchStep) -> bool:

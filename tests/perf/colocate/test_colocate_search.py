@@ -165,3 +165,43 @@ def test_three_round_moves_by_the_large_gap_tier_find_the_same_best_for_fewer_vi
         assert src3.visits < src6.visits
         assert rec3.steps[-1].kind == "final" and rec3.steps[-1].rounds >= 6
         assert any(s.kind == "move" and s.rounds < 6 for s in rec3.steps)
+
+
+def test_a_search_cut_before_a_steps_first_round_judges_the_held_combination_on_its_last_measured_step() -> None:
+    """Trial 12, F7: "no combination found within every model's budget (the last held: ...: kws has no numbers;
+    mlp has no numbers)" of a combination measured in 3 rounds of step 3: the step the cut left without a
+    round was taken as its last measurement."""
+    cut_before_a_round = 0
+    for budget_s in range(30, 240, 3):
+        src = cs.SynthSource(4)
+        rec = cs.with_budgets(cs.record(4), dict.fromkeys(cs.MODELS, 0.5))  # below every p99: no pick
+        CoordinateSearch(rec, src, clock=src.clock, time_budget_s=float(budget_s)).run()
+        if not rec.cuts or rec.steps[-1].rounds:
+            continue
+        assert "has no numbers" not in rec.pick_reason, rec.pick_reason
+        cut_before_a_round += "(the last held: " in rec.pick_reason  # judged on the numbers it has: p99 over the budget
+    assert cut_before_a_round
+
+
+class _SlowLoads(cs.SynthSource):
+    """Every step's loads and warm-ups take ``load_s`` (a step of 6 variants loaded on the bundled server)."""
+
+    load_s: float = 15.0
+
+    def prepare(self, step) -> None:  # type: ignore[no-untyped-def]
+        self.t += self.load_s
+
+
+def test_a_steps_loads_count_in_the_time_budget_and_an_overrun_is_said_when_it_happens(caplog: pytest.LogCaptureFixture) -> None:
+    """Trial 12, F7: a 2m run spent 141 s: a step's loads were not weighed before they ran, so the search
+    loaded a step whose first round it then cut; nothing said the budget was passed."""
+    for budget_s in range(60, 300, 7):
+        src = _SlowLoads(3)
+        rec = cs.record(3)
+        CoordinateSearch(rec, src, clock=src.clock, time_budget_s=float(budget_s)).run()
+        assert rec.spent_s is not None and rec.spent_s <= budget_s, (budget_s, rec.spent_s, rec.cuts)
+    slower = _SlowLoads(3)
+    slower.load_s = 80.0  # the first step's loads alone pass the budget: said then
+    with caplog.at_level("WARNING", logger="perf.colocate.search"):
+        CoordinateSearch(cs.record(3), slower, clock=slower.clock, time_budget_s=60.0).run()
+    assert "time budget passed: step 1's loads took the search 20 s over its 60 s" in caplog.text
