@@ -27,6 +27,14 @@ from perf.sweep.options import SweepOptions
     "workload it names, and a named variant's level is taken at that workload; the output names it.",
 )
 @click.option(
+    "--workload",
+    default=None,
+    metavar="WORKLOAD",
+    help="The client workload to deploy for in a run of several, as the report's tables name it (e.g. time=16000,b=4) "
+    "[default: the report's first pick's: the best over every workload's series together, for an input-size axis "
+    "usually the smallest input's]; the output names the variants the other workloads pick.",
+)
+@click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
@@ -68,6 +76,7 @@ from perf.sweep.options import SweepOptions
 def export_deployment(
     run_dir: Path,
     variant: str | None,
+    workload: str | None,
     out: Path | None,
     repository: Path | None,
     name: str | None,
@@ -100,9 +109,12 @@ def export_deployment(
         latency_budget_ms=latency_budget_ms,
         allow_unfinished=allow_unfinished,
         allow_changed_model=allow_changed_model,
+        workload=workload,
     )
     c = bundle.chosen
     click.echo(f"variant: {c.variant} ({c.why})")
+    if c.workloads:  # which workload it is for, what the others pick (trial 12, F8)
+        click.echo(c.workloads)
     if c.unfinished:
         click.secho(c.unfinished, fg="yellow", err=True)
     if c.unmeasured:  # the pick of the measured variants only: said with it, as the README's first lines

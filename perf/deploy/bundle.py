@@ -237,6 +237,7 @@ def export_deployment(
     latency_budget_ms: float | None = None,
     allow_unfinished: bool = False,
     allow_changed_model: bool = False,
+    workload: str | None = None,
 ) -> Bundle:
     """Write a deployment bundle (module docstring) for one variant of a run.
 
@@ -253,6 +254,8 @@ def export_deployment(
         allow_unfinished: Recommend from a run that did not finish (:func:`choose_variant`).
         allow_changed_model: Bundle the variant's files as they are now when they are not the
             ones the run measured (else refused); the README says so.
+        workload: The client workload to deploy for (``time=16000,b=4``, as the report's tables name it;
+            :func:`choose_variant`) [default: the report's first pick's].
 
     Raises:
         PerfError: no results, an unknown or failed variant, nothing to recommend, a
@@ -261,7 +264,7 @@ def export_deployment(
         RepositoryError: the repository has no such variant.
     """
     run = results.load(run_dir)
-    chosen = choose_variant(run, variant, latency_budget_ms, allow_unfinished, Path(run_dir).parent)
+    chosen = choose_variant(run, variant, latency_budget_ms, allow_unfinished, Path(run_dir).parent, workload)
     repo = Path(repository) if repository else Path(run.settings.get("repository") or "")
     if not repository and not run.settings.get("repository"):
         raise PerfError(f"run {run.run_id} does not record its repository", hint="pass --repository")

@@ -20,9 +20,11 @@ from core.errors import PerfError
 from perf.analysis.ranking.budget_latency import latency_metric, level_judged, within
 from perf.analysis.recommendation.choice import Choice
 from perf.analysis.recommendation.cuts import cut_variants, unmeasured_caveat
+from perf.analysis.recommendation.frontier import workload_recommendations
 from perf.analysis.recommendation.notes import repeat_noun
 from perf.analysis.recommendation.recommend import Recommendation, recommend
 from perf.analysis.saturation.peaks import peak_mark, peak_title
+from perf.deploy.workloads import match_workload, other_picks
 from perf.markdown import fmt, fmt_given
 from perf.records.results import RunResult
 from perf.records.unfinished import resume_hint, unfinished_text
@@ -52,6 +54,8 @@ class Chosen:
             others cut for time before they were measured, or of variants some of which were measured
             in fewer rounds, then cut (:func:`perf.analysis.recommendation.cuts.unmeasured_caveat`), else ``None``: said, as ``unfinished`` is,
             right below the chosen variant on the console and in the README's first lines.
+        workloads: In a run of several client workloads, the one deployed for and the variants the
+            others pick (:func:`perf.deploy.workloads.other_picks`), else ``None``.
     """
 
     variant: str
@@ -60,6 +64,7 @@ class Chosen:
     unfinished: str | None = None
     caveats: tuple[str, ...] = ()
     unmeasured: str | None = None
+    workloads: str | None = None
 
 
 def choose_variant(
@@ -68,6 +73,7 @@ def choose_variant(
     latency_budget_ms: float | None = None,
     allow_unfinished: bool = False,
     results_dir: Path | None = None,
+    workload_text: str | None = None,
 ) -> Chosen:
     """The variant to deploy: ``variant``, else the run's recommendation. A run of several client
     workloads (``--shapes`` sizes, several ``--batch-sizes``) is ranked as the report ranks it, one
@@ -82,6 +88,8 @@ def choose_variant(
         latency_budget_ms: Budget for the recommendation (ms) [default: the run's own].
         allow_unfinished: Recommend from a run that did not finish (else refused, as over a budget).
         results_dir: The run's parent folder, named in the command that continues it (:func:`resume_hint`).
+        workload_text: The client workload to deploy for (``--workload time=16000,b=4``,
+            :func:`perf.deploy.workloads.match_workload`) [default: the report's first pick's].
 
     Raises:
         PerfError: ``variant`` is not in the run or was not measured (the message lists the
@@ -89,10 +97,17 @@ def choose_variant(
             budget — a bundle is what gets deployed, so none is chosen over the budget; the hint
             names the ``--variant`` of the lowest p99 and of the best peak to deploy one on purpose;
             or the run did not finish and neither ``variant`` nor ``allow_unfinished`` is given.
+        FlagError: ``workload_text`` names none of the run's workloads (the message lists them).
     """
     stopped = unfinished_text(run, results_dir=results_dir)
-    chosen = _choose(run, variant, latency_budget_ms, stopped is None or allow_unfinished or variant is not None, results_dir)
+    ok = stopped is None or allow_unfinished or variant is not None
+    chosen = _choose(run, variant, latency_budget_ms, ok, results_dir, workload_text)
     budget = latency_budget_ms if latency_budget_ms is not None else run.settings.get("latency_budget_ms")
+    view = split_by_workload(run)
+    if (series := view.variant(chosen.level.variant)) is not None and (label := workload(series)):
+        chosen = dataclasses.replace(
+            chosen, workloads=other_picks(view, recommend(view, budget), chosen.variant, label, _of_series(run))
+        )
     whose = "the run's" if latency_budget_ms is None else "the given"
     caveats = level_caveats(run, chosen.variant, chosen.level, budget if variant is not None else None, whose)
     unmeasured = unmeasured_caveat(run) if variant is None else None  # the run's pick, of the measured variants only
@@ -171,8 +186,20 @@ def flagged_caveat(run: RunResult, level: Choice) -> str | None:
     )
 
 
+def _of_series(run: RunResult) -> dict[str, str]:
+    """Series name (:func:`perf.records.workloads.series_name`) -> its variant, every variant's own name too."""
+    batches = batch_sizes_swept(run)  # once: each level's label reads it
+    of_series = {series_name(v.name, workload_of(run, lv, batches)): v.name for v in run.variants for lv in v.levels}
+    return of_series | {v.name: v.name for v in run.variants}
+
+
 def _choose(
-    run: RunResult, variant: str | None, latency_budget_ms: float | None, unfinished_ok: bool, results_dir: Path | None = None
+    run: RunResult,
+    variant: str | None,
+    latency_budget_ms: float | None,
+    unfinished_ok: bool,
+    results_dir: Path | None = None,
+    workload_text: str | None = None,
 ) -> Chosen:
     """:func:`choose_variant` without the unfinished note (``unfinished_ok``: the run finished or was allowed)."""
     stopped = run.finished is None
@@ -185,9 +212,8 @@ def _choose(
     hint = f"valid variants of run {run.run_id}: {', '.join(valid) or '(none measured)'}"
     budget = latency_budget_ms if latency_budget_ms is not None else run.settings.get("latency_budget_ms")
     view = split_by_workload(run)  # as the report ranks them: one series per variant and client workload
-    batches = batch_sizes_swept(run)  # once: each level's label reads it
-    of_series = {series_name(v.name, workload_of(run, lv, batches)): v.name for v in run.variants for lv in v.levels}
-    of_series.update({v.name: v.name for v in run.variants})
+    of_series = _of_series(run)
+    at = match_workload(view, workload_text) if workload_text is not None else None
     if variant is not None:
         found = run.variant(variant)
         if found is None:
@@ -197,7 +223,7 @@ def _choose(
             raise PerfError(
                 f"variant {variant!r} was not measured in run {run.run_id} (status {found.status}{reason})", hint=hint
             )
-        return _named(view, variant, of_series, budget, hint, run.run_id, _first_workload(view, budget))
+        return _named(view, variant, of_series, budget, hint, run.run_id, at or _first_workload(view, budget), at is not None)
     if not unfinished_ok:
         finish = resume_hint(run, results_dir) if results_dir is not None else f"the sweep's `--resume {run.run_id}`"
         raise PerfError(
@@ -207,6 +233,8 @@ def _choose(
             "or name a variant with --variant NAME",
         )
     rec = recommend(view, budget)
+    if at is not None:  # that workload's picks, by the rule the report's per-workload picks follow
+        rec = workload_recommendations(view, rec)[at]
     if budget is not None:
         if rec.best_under_budget is None:
             said = rec.missed.sentence("its" if latency_budget_ms is None else "the given") if rec.missed else ""
@@ -218,7 +246,7 @@ def _choose(
         return Chosen(
             of_series[rec.best_under_budget.variant],
             f"the run's recommendation: the best level within the {rec.budget_text}"
-            + _for_workload(view, rec.best_under_budget.variant),
+            + _for_workload(view, rec.best_under_budget.variant, at is not None),
             rec.best_under_budget,
         )
     if rec.best_peak is None:
@@ -226,17 +254,20 @@ def _choose(
     return Chosen(
         of_series[rec.best_peak.variant],
         f"the run's recommendation: the {peak_title(rec.best_peak)[:1].lower()}{peak_title(rec.best_peak)[1:]} "
-        "(the run has no latency budget)" + _for_workload(view, rec.best_peak.variant),
+        "(the run has no latency budget)" + _for_workload(view, rec.best_peak.variant, at is not None),
         rec.best_peak,
     )
 
 
-def _for_workload(view: RunResult, series: str) -> str:
-    """``" for clients sending b=8 (...)"``: the client workload of the chosen series in a run of several, else ``""``."""
+def _for_workload(view: RunResult, series: str, asked: bool = False) -> str:
+    """``" for clients sending b=8 (...)"``: the client workload of the chosen series in a run of several
+    (``asked``: named with ``--workload``), else ``""``."""
     own = view.variant(series)
     label = workload(own) if own is not None else None
     if not label or not several_workloads(view):
         return ""
+    if asked:
+        return f", for clients sending {label} (--workload: that workload's pick in the report)"
     return (
         f", for clients sending {label} (the report's first pick; each client workload has its own pick in the report, "
         "a size or a batch size is the client's, not a setting to pick)"
@@ -254,7 +285,14 @@ def _first_workload(view: RunResult, budget: float | None) -> str | None:
 
 
 def _named(
-    view: RunResult, variant: str, of_series: dict[str, str], budget: float | None, hint: str, run_id: str, at: str | None = None
+    view: RunResult,
+    variant: str,
+    of_series: dict[str, str],
+    budget: float | None,
+    hint: str,
+    run_id: str,
+    at: str | None = None,
+    asked: bool = False,
 ) -> Chosen:
     """The level of a named (and measured) ``variant``: the recommendation's rule over its series
     alone (module docstring), those at client workload ``at`` where it has any; its status is not
@@ -276,7 +314,8 @@ def _named(
     if pick is None:
         raise PerfError(f"variant {variant!r} has no level that can be ranked in run {run_id}", hint=hint)
     if (label := workload(own[0])) and several_workloads(view):
-        why += f", at {label}" + (" (the client workload of the report's first pick)" if label == at else "")
+        first = " (--workload)" if asked else " (the client workload of the report's first pick)"
+        why += f", at {label}" + (first if label == at else "")
     # one variant ranked alone: no verdict against others to state
     return Chosen(variant, why, dataclasses.replace(pick, tie_set=[], beats=[], confidence=None, against=""))
 

@@ -377,6 +377,19 @@ def compare_out(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     assert compare_runs(tmp_path / "a", tmp_path / "b") == tmp_path / "b" / "compare_run-a.md"
 
 
+def deploy_workload(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """--workload [default: the report's first pick's: the best over every workload's series together,
+    for an input-size axis usually the smallest input's]: not passed on, and the first pick stands at
+    the workload of the most infer/s."""
+    from perf.deploy.choose import choose_variant
+
+    call = _deploy_call(monkeypatch)
+    assert call["kwargs"]["workload"] is None
+    levels = [level_result(1, 1000.0 / t, 2.0, shape=f"seq={t}") for t in (1, 8)]
+    run = run_result([variant_result("v", levels)], finished="2026-01-01T00:01:00")
+    assert choose_variant(run).level.variant == "v [seq=1]"
+
+
 def deploy_variant(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """--variant [default: the run's recommendation: the best level within its latency budget (when
     no level meets it, nothing is deployed unasked: the message names the --variant of the lowest
@@ -565,6 +578,7 @@ PROSE: dict[tuple[str, str], Callable[..., None]] = {
     ("report", "latency_percentile"): report_budget,
     ("compare", "out"): compare_out,
     ("export-deployment", "variant"): deploy_variant,
+    ("export-deployment", "workload"): deploy_workload,
     ("export-deployment", "allow_unfinished"): deploy_unfinished,
     ("export-deployment", "allow_changed_model"): deploy_changed_model,
     ("export-deployment", "latency_budget_ms"): deploy_variant,

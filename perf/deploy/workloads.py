@@ -1,0 +1,69 @@
+"""Which client workload a deployment bundle is for (trial 12, F8): a run of several (``--shapes``
+sizes, several ``--batch-sizes``) has a pick per workload, and the report's first pick is the
+recommendation over every workload's series together, which for an input-size axis is usually the
+smallest input's (the highest infer/s). ``export-deployment --workload time=16000,b=4`` takes one
+workload by the label the report's tables give it (:func:`perf.records.workloads.workload_text`);
+the output says which workload the bundle is for and which variants the others pick."""
+
+from __future__ import annotations
+
+from core.errors import FlagError
+from perf.analysis.recommendation.frontier import workload_recommendations
+from perf.analysis.recommendation.recommend import Recommendation
+from perf.records.results import RunResult
+from perf.records.workloads import MIXED_WORD, workload
+
+
+def run_workloads(view: RunResult) -> list[str]:
+    """The client workloads of a run split by workload (:func:`perf.records.workloads.split_by_workload`),
+    in the run's order; ``[]`` for a run of one."""
+    return [w for w in dict.fromkeys(workload(v) for v in view.variants) if w]
+
+
+def _parts(label: str) -> frozenset[str]:
+    """A workload label's parts, as the user may type them: ``"time=16000, b=4"`` and
+    ``"b=4,time=16000"`` alike; a mix with or without its ``(mixed)`` word."""
+    return frozenset(p.replace(MIXED_WORD, "").strip() for p in label.split(",") if p.strip())
+
+
+def match_workload(view: RunResult, text: str) -> str:
+    """The run's workload label that ``text`` names (``--workload``; parts in any order, spaces free).
+
+    Raises:
+        FlagError: ``text`` names none of the run's workloads (the message lists them), or the run
+            measured one workload only.
+    """
+    labels = run_workloads(view)
+    found = next((w for w in labels if _parts(w) == _parts(text)), None)
+    if found is None:
+        have = "; ".join(labels) if labels else "one workload only (no --shapes sizes, one --batch-sizes)"
+        hint = f"give one of them as the tables write it, e.g. --workload '{labels[-1]}'" if labels else "leave --workload out"
+        raise FlagError(
+            f"--workload {text!r} is not a client workload of run {view.run_id}: it measured {have}", flag="--workload", hint=hint
+        )
+    return found
+
+
+def other_picks(view: RunResult, rec: Recommendation, chosen: str, label: str, of_series: dict[str, str]) -> str | None:
+    """The line saying which workload a bundle of a run of several is for and what the others pick:
+    ``"workload: time=1000, b=4; other workloads pick other variants: time=16000, b=4: kws_..._db500
+    -> deploy another with --workload"``; ``None`` for a run of one workload.
+
+    Args:
+        view: The run split by workload.
+        rec: The recommendation over every series (the report's first picks).
+        chosen: The variant deployed.
+        label: The workload it is deployed for.
+        of_series: Series name -> its variant.
+    """
+    if len(run_workloads(view)) < 2:
+        return None
+    others = []
+    for size, sub in workload_recommendations(view, rec).items():
+        pick = sub.best_under_budget if rec.latency_budget_ms is not None else sub.best_peak
+        if size != label and pick is not None and of_series.get(pick.variant, pick.variant) != chosen:
+            others.append(f"{size}: {of_series.get(pick.variant, pick.variant)}")
+    said = f"workload: {label}"
+    if not others:
+        return said + "; every other workload picks the same variant"
+    return said + f"; other workloads pick other variants: {'; '.join(others)} -> deploy for one with --workload '<workload>'"

@@ -1,0 +1,58 @@
+"""``export-deployment --workload`` (trial 12, F8): a ``--shapes`` run deployed the pick of its first
+workload (the smallest input, the highest infer/s) with no way to choose another, and said nothing of
+the variants the other workloads pick."""
+
+from __future__ import annotations
+
+import pytest
+from factories import level_result, params, run_result, variant_result
+
+from core.errors import FlagError
+from perf.deploy.choose import choose_variant
+
+NODB, DB = params(2, model="kws"), params(2, True, model="kws")
+#: (variant, size) -> infer/s at c=1 (c=2 adds 10 %): nodb leads at the small size, db at the large one;
+#: every level within the budget.
+SPEED = {(NODB["name"], 1000): 5000.0, (DB["name"], 1000): 4000.0, (NODB["name"], 16000): 900.0, (DB["name"], 16000): 1300.0}
+
+
+def _run():
+    variants = [
+        variant_result(
+            params=p,
+            levels=[
+                level_result(c, SPEED[p["name"], t] * (1 + (c - 1) / 10), 5.0 * c, batch_size=1, shape=f"time={t}")
+                for t in (1000, 16000)
+                for c in (1, 2)
+            ],
+        )
+        for p in (NODB, DB)
+    ]
+    return run_result(variants, settings={"latency_budget_ms": 30.0}, finished="then")
+
+
+def test_the_first_pick_says_its_workload_and_what_the_others_pick() -> None:
+    c = choose_variant(_run())
+    assert c.variant == NODB["name"] and "for clients sending time=1000" in c.why
+    assert c.workloads == (
+        f"workload: time=1000; other workloads pick other variants: time=16000: {DB['name']} "
+        "-> deploy for one with --workload '<workload>'"
+    )
+
+
+def test_a_workload_is_chosen_by_its_table_name() -> None:
+    for text in ("time=16000", " time=16000 "):
+        c = choose_variant(_run(), workload_text=text)
+        assert c.variant == DB["name"] and c.level.variant == f"{DB['name']} [time=16000]", c.why
+        assert "(--workload: that workload's pick in the report)" in c.why
+        assert c.workloads is not None and c.workloads.startswith("workload: time=16000;") and NODB["name"] in c.workloads
+    named = choose_variant(_run(), NODB["name"], workload_text="time=16000")
+    assert named.level.variant == f"{NODB['name']} [time=16000]" and "at time=16000 (--workload)" in named.why
+
+
+def test_a_workload_the_run_has_not_is_one_error_listing_them() -> None:
+    with pytest.raises(
+        FlagError, match=r"--workload 'time=8000' is not a client workload of run r: it measured time=1000; time=16000"
+    ) as e:
+        choose_variant(_run(), workload_text="time=8000")
+    assert e.value.flag == "--workload" and "--workload 'time=16000'" in (e.value.hint or "")
