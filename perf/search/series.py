@@ -4,7 +4,7 @@ A sweep measures each concurrency at every client batch size and swept input siz
 (``--batch-sizes``, ``--shapes``); the search's decisions (its stop rules, the budget stop and the
 sequential design's over-budget prune) read one of them, the **search series**: the smallest
 client batch size at the **smallest input** (:func:`input_elements`: the element count of the
-dynamic axes' sizes; ties to the first given), wherever the sizes were given in the order. Latency
+dynamic axes' sizes, a mixed range's at its top; ties to the first given), wherever the sizes were given in the order. Latency
 is lowest there, so a level within the budget at any workload is within it there first: the budget
 stop judged there never stops a ladder below a level another workload could still meet. It was the
 first given size: with ``--shapes seq=256,seq=16`` every level at ``seq=256`` was over the budget,
@@ -24,14 +24,18 @@ from collections.abc import Sequence
 from perf.analysis.ranking.operating import Side, per_round
 from perf.analysis.stats.points import Point, aggregate
 from perf.records.levels import LevelResult
-from perf.records.results import VariantResult, parse_shape_text
+from perf.records.results import VariantResult, mixed_axes, parse_shape_text
 from perf.search.plan import VariantPlan
 
 
 def input_elements(shape: str | None) -> int:
     """The element count of a swept input size: the product of its dynamic axes' sizes
-    (``"h=224,w=224"`` -> 50176); ``1`` for the unswept ``None``."""
-    return math.prod(parse_shape_text(shape).values()) if shape else 1
+    (``"h=224,w=224"`` -> 50176); a mixed axis (``"time=1000..16000"``, :mod:`perf.measure.mixed`) at the
+    top of its range: a mix's tail latency is its largest requests'; ``1`` for the unswept ``None``."""
+    if not shape:
+        return 1
+    sizes = [*parse_shape_text(shape).values(), *(hi for _, hi in mixed_axes(shape).values())]
+    return math.prod(sizes)
 
 
 def smallest_input(shapes: Sequence[str | None]) -> str | None:

@@ -47,6 +47,10 @@ def test_the_search_series_is_the_smallest_input_whatever_the_order_given() -> N
     assert smallest_input(SHAPES) == smallest_input(tuple(reversed(SHAPES))) == SMALL
     assert smallest_input(("h=8,w=32", "h=16,w=16")) == "h=8,w=32"  # equal element counts: the first given
     assert smallest_input(("h=4,w=128", "h=16,w=16")) == "h=16,w=16"  # 256 elements < 512: not the first axis
+    mixed = "time=1000..16000"  # a mixed workload's p99 is its largest requests': counted at the top of its range
+    assert input_elements(mixed) == 16000 and input_elements("c=2,time=1000..16000") == 32000
+    assert smallest_input((mixed, "time=8000")) == "time=8000" and smallest_input(("time=16000", mixed)) == "time=16000"
+    assert smallest_input((mixed, "time=32000")) == mixed
     assert search_workload(plan_levels("v", 8, LADDER, [8, 1], shapes=SHAPES)) == (1, SMALL)
     assert search_workload(plan_levels("v", 8, LADDER, [1])) == (1, None)
 
