@@ -74,9 +74,8 @@ from perf.markdown import fmt, fmt_given
 from perf.records.results import VariantResult
 from perf.records.rounds import RoundRules
 from perf.records.search import SearchDecision, SearchRules
-from perf.search.plan import VariantPlan
+from perf.search.plan import VariantPlan, side, step_gains
 from perf.search.policy import Budget
-from perf.search.series import side, step_gains
 from perf.search.stops import OVER_BUDGET, still_rose
 
 #: A level this many times behind its variant's best level in every round both had (one or more)

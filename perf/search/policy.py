@@ -26,7 +26,7 @@ Rules (thresholds in :class:`~perf.records.search.SearchRules`, recorded with th
 * **Order** (:mod:`perf.search.order`): so an interrupted sweep already holds a useful recommendation.
 
 The search series of a variant is its smallest client batch size at its smallest input
-(:mod:`perf.search.series`: latency is lowest there, so the budget is judged where a level meets it
+(:mod:`perf.search.plan`: latency is lowest there, so the budget is judged where a level meets it
 first); the other batch sizes and shapes are measured at the same concurrencies.
 """
 
@@ -45,8 +45,7 @@ from perf.records.levels import HOST_BUSY, LevelResult
 from perf.records.results import RunResult, VariantResult
 from perf.records.search import SearchDecision, SearchMode, SearchRecord, SearchRules
 from perf.search.order import order
-from perf.search.plan import LevelKey, VariantPlan, needs_measuring
-from perf.search.series import series
+from perf.search.plan import LevelKey, VariantPlan, needs_measuring, series
 from perf.search.stops import OVER_BUDGET, failed_reason, gain_pct, still_rose
 
 #: ``--concurrency auto``: the adaptive ladder.

@@ -62,8 +62,7 @@ from perf.search.decided import decided_words, no_room
 from perf.search.events import log_event
 from perf.search.failed import FailedLevels
 from perf.search.focus import far_behind, focus
-from perf.search.plan import LevelKey
-from perf.search.series import search_workload
+from perf.search.plan import LevelKey, search_workload
 from perf.search.setup import Setup
 
 log = logging.getLogger(__name__)

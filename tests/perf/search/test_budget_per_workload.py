@@ -97,7 +97,7 @@ def test_a_drop_is_taken_back_when_its_workload_comes_under_the_budget() -> None
 
 
 def test_a_ladder_is_retired_as_the_ranking_of_its_own_series_workload_judges_it() -> None:
-    """The search series is the smallest swept size (``seq=16`` here, :mod:`perf.search.series`), every
+    """The search series is the smallest swept size (``seq=16`` here, :func:`perf.search.plan.search_workload`), every
     level of it over the budget (made so: the rule's case, not a model's): that workload is ranked by peak,
     and each ladder keeps its peak level measured. Judged with the other size (``seq=256``, within the
     budget) mixed in, every level retired for its latency and the rounds ended with no level left to measure."""

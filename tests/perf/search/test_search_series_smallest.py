@@ -1,4 +1,4 @@
-"""The search series is the smallest input (perf.search.series): with ``--shapes`` given largest first,
+"""The search series is the smallest input (perf.search.plan.search_workload): with ``--shapes`` given largest first,
 the budget stop was judged at the largest size, where every level was over the budget; the ladder
 stopped at its first level (rounds and sequential designs alike), the sequential design's prune dropped
 the variant as "over the budget at the lowest load", and the levels within the budget at the small size
@@ -14,11 +14,10 @@ from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import RoundRules, RoundsRecord
 from perf.records.search import SearchRecord, SearchRules
-from perf.search.plan import LevelKey, plan_levels
+from perf.search.plan import LevelKey, input_elements, plan_levels, search_workload, smallest_input
 from perf.search.policy import AUTO, Budget, Search
 from perf.search.policy import ladder as ladder_of
 from perf.search.rounds import Rounds, Setup
-from perf.search.series import input_elements, search_workload, smallest_input
 
 RULES = SearchRules()
 LADDER = ladder_of(AUTO, RULES)[0]
