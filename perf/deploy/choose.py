@@ -164,7 +164,7 @@ def level_caveats(
             where = (
                 f"within {limit} (p{pct} {fmt(at, 2)} ms{basis})"
                 if within(judged, budget_ms)
-                else f"not verified here against {limit} ({why}): a quiet host might meet it"
+                else f"not verified here against {limit} ({why}): {judged.might_meet()}"
                 if (why := judged.unverified_why(pct, budget_ms))
                 else f"over {limit}: p{pct} {fmt(at, 2)} ms, {at / budget_ms:.1f}x the budget{basis}"
             )

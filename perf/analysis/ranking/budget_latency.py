@@ -9,7 +9,9 @@ where it has enough of them:
 
 * when none of the level's rounds was flagged host busy
   (:attr:`perf.records.levels.LevelResult.host_busy`), on the median over all its rounds (a
-  quiet host: nothing changes);
+  quiet host: nothing changes); with fewer than :data:`MIN_QUIET_ROUNDS` of them (a quiet run
+  of 2 rounds: their median is their mean) a level over the budget is **not verified here**,
+  as below (:attr:`Judged.short`);
 * when some were, on the median over the rounds **not** flagged host busy, when there are at
   least :data:`MIN_QUIET_ROUNDS` of them: the rounds closest to the deployment host;
 * else (fewer rounds not host busy, or none), and when the load was not sampled in every round
@@ -85,6 +87,8 @@ class Judged:
         all_ms: Median over every round with a value (ms).
         all_rounds: Rounds with a value.
         busy_rounds: Of those, rounds flagged host busy.
+        short: A rounds run's quiet level of fewer than :data:`MIN_QUIET_ROUNDS` rounds (:func:`judged`):
+            a verdict over the budget is not verified here, as on a loaded host's.
     """
 
     ms: float
@@ -92,6 +96,7 @@ class Judged:
     all_ms: float
     all_rounds: int
     busy_rounds: int
+    short: bool = False
 
     @property
     def quieter(self) -> bool:
@@ -126,23 +131,31 @@ class Judged:
 
     def unverified_why(self, percentile: int, budget_ms: float | None) -> str | None:
         """Why a level over ``budget_ms`` (ms) on rounds that were (nearly) all host busy
-        (:attr:`loaded`) is not verified here, with its number: ``"every round host busy; p99 5.89
-        ms over all 3"``, ``"1 of 4 rounds not host busy, fewer than the 3 the budget is judged on
-        alone; p99 5.89 ms over all 4"``; ``None`` when the level is within the budget, or over it
+        (:attr:`loaded`), or on too few quiet ones (:attr:`short`), is not verified here, with its number:
+        ``"every round host busy; p99 5.89 ms over all 3"``, ``"1 of 4 rounds not host busy, fewer than
+        the 3 the budget is judged on alone; p99 5.89 ms over all 4"``, ``"2 rounds, fewer than the 3 the
+        budget is judged on alone; p99 5.89 ms over all 2"``; ``None`` when the level is within the budget, or over it
         on enough rounds not host busy (module rule: a quiet host might meet it)."""
-        if budget_ms is None or not self.loaded or self.ms <= budget_ms:
+        if budget_ms is None or not (self.loaded or self.short) or self.ms <= budget_ms:
             return None
         over = f" over all {self.all_rounds}" if self.all_rounds > 1 else ""
         return f"{self.too_few_quiet()}; p{percentile} {fmt(self.ms, 2)} ms{over}"
 
     def too_few_quiet(self) -> str:
-        """Why a :attr:`loaded` level was judged on every round: ``"every round host busy"`` (``"its one
-        round host busy"``), ``"1 of 4
-        rounds not host busy, fewer than the 3 the budget is judged on alone"``."""
+        """Why a :attr:`loaded` (or :attr:`short`) level was judged on every round: ``"every round host busy"``
+        (``"its one round host busy"``), ``"1 of 4 rounds not host busy, fewer than the 3 the budget is judged
+        on alone"``, ``"2 rounds, fewer than the 3 the budget is judged on alone"``."""
         quiet = self.all_rounds - self.busy_rounds
+        if self.short and quiet == self.all_rounds:
+            return f"{count(self.all_rounds, 'round')}, fewer than the {MIN_QUIET_ROUNDS} the budget is judged on alone"
         if quiet == 0:
             return "every round host busy" if self.all_rounds > 1 else "its one round host busy"
         return f"{quiet} of {count(self.all_rounds, 'round')} not host busy, fewer than the {MIN_QUIET_ROUNDS} the budget is judged on alone"
+
+    def might_meet(self) -> str:
+        """What might meet the budget that this level was not verified over (:meth:`unverified_why`): ``"a quiet
+        host might meet it"`` (:attr:`loaded`), or ``"more rounds might meet it"`` (:attr:`short`: the host was quiet)."""
+        return "a quiet host might meet it" if self.loaded else "more rounds might meet it"
 
     def unverified_note(self, percentile: int, budget_ms: float | None) -> str | None:
         """:meth:`unverified_why` as a verdict: ``"not verified here (every round host busy; p99 5.89
@@ -215,18 +228,19 @@ def unverified_words(run: RunResult, percentile: int, budget_ms: float | None) -
     busy; p99 5.89 ms over all 3)."``; ``None`` when there is none."""
     if budget_ms is None:
         return None
-    said = [
-        f"`{name}` at concurrency {c}" + (f" (batch {bs})" if bs != 1 else "") + f" ({why})"
+    found = [
+        (f"`{name}` at concurrency {c}" + (f" (batch {bs})" if bs != 1 else "") + f" ({why})", j.short)
         for name, bs, c, j in _levels(run, latency_metric(percentile))
         if (why := j.unverified_why(percentile, budget_ms))
     ]
-    if not said:
+    if not found:
         return None
-    one = len(said) == 1
+    said, one = [w for w, _ in found], len(found) == 1
+    who = "a quiet host or more rounds" if any(short for _, short in found) else "a quiet host"
     return (
         f"{count(len(said), 'level')} over the p{percentile} budget of {fmt(budget_ms, 2)} ms "
         f"{'is' if one else 'are'} not verified here: {'its' if one else 'their'} host gave fewer than "
-        f"{MIN_QUIET_ROUNDS} rounds not host busy to judge {'it' if one else 'them'} on, and a quiet host might "
+        f"{MIN_QUIET_ROUNDS} rounds not host busy to judge {'it' if one else 'them'} on, and {who} might "
         f"meet the budget: {some_of(said, 3)}."
     )
 
@@ -258,9 +272,13 @@ def judged(levels: Iterable[LevelResult], metric: str) -> Judged | None:
         metric: The latency percentile field (``latency_p99_ms``).
 
     Returns:
-        ``None`` when no round has a value.
+        ``None`` when no round has a value; a quiet level of fewer than :data:`MIN_QUIET_ROUNDS` rounds
+        is :attr:`Judged.short` (module rule).
     """
-    return judge([(getattr(lv, metric), lv.host_busy_pct, lv.host_busy) for lv in levels if lv.ok])
+    j = judge([(getattr(lv, metric), lv.host_busy_pct, lv.host_busy) for lv in levels if lv.ok])
+    if j is not None and j.busy_rounds == 0 and j.all_rounds < MIN_QUIET_ROUNDS:
+        return dataclasses.replace(j, short=True)
+    return j
 
 
 def judge(rounds: Iterable[tuple[float | None, float | None, bool]]) -> Judged | None:

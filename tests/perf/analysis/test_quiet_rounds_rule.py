@@ -103,3 +103,22 @@ def test_the_only_ranked_pick_and_a_pick_beating_on_the_gap_rule_never_lack_the_
     lines = "\n".join(comparison_lines(rec.ranking, "Highest measured throughput", 99, run=run))
     assert "It beats every other ranked variant by the rule (1, on a large, consistent gap after 3 rounds)." in lines
     assert "the pick beats it" in lines
+
+
+def test_a_quiet_level_of_fewer_rounds_than_the_rule_needs_over_the_budget_is_not_verified_here() -> None:
+    """Two quiet rounds, one within the budget and one over it: their median is their mean, over the budget on
+    no round's say; as on a loaded host, a verdict over the budget is not verified here (was: over the budget)."""
+    few = MIN_QUIET_ROUNDS - 1
+    p99 = (3.99, 8.77)[:few]
+    run = _run(_levels(1300.0, p99, (15.0,) * few, (False,) * few), _levels(560.0, (2.0,) * few, (15.0,) * few, (False,) * few))
+    j = judged(run.variant(FAST).levels, "latency_p99_ms")
+    assert j is not None and j.short and not j.loaded and not within(j, BUDGET)
+    said = f"{few} rounds, fewer than the {MIN_QUIET_ROUNDS} the budget is judged on alone; p99 6.38 ms over all {few}"
+    assert j.unverified_note(99, BUDGET) == f"not verified here ({said})"
+    notes = " ".join(recommend(run, BUDGET).notes)
+    assert f"`{FAST}` at concurrency 1 ({said})" in notes and "a quiet host or more rounds might meet the budget" in notes
+    assert j.unverified_note(99, 7.0) is None  # within the budget: said as within, as a loaded host's is
+    enough = judged(_levels(1300.0, (3.99, 8.77, 9.0), (15.0,) * 3, (False,) * 3), "latency_p99_ms")
+    assert enough is not None and not enough.short and enough.unverified_note(99, BUDGET) is None  # over it, verified
+    trials = judge([(3.99, None, False), (8.77, None, False)])  # a run of trials is ranked on its median: no rounds rule
+    assert trials is not None and not trials.short
