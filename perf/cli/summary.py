@@ -19,7 +19,7 @@ from perf.analysis.recommendation.cuts import cut_variants, rounds_measured, unm
 from perf.analysis.recommendation.frontier import series_sizes, size_marks
 from perf.analysis.recommendation.recommend import Recommendation, recommend
 from perf.analysis.recommendation.uniform_sizes import uniform_sizes_note
-from perf.analysis.saturation.peaks import HEADROOM_NOTE, UNREACHED_MARK, best_levels, higher_median, peak_mark
+from perf.analysis.saturation.peaks import HEADROOM_NOTE, UNREACHED_MARKS, best_levels, higher_median, peak_mark, unreached_mark
 from perf.analysis.stats.points import P99, THROUGHPUT, Point, run_points
 from perf.markdown import TOP_N, UNSTABLE_MARK, errors_text, flag_mark, fmt
 from perf.records.levels import FLAG_MEANINGS
@@ -68,7 +68,7 @@ def summary_table(
     recommended ones, in run order, and counts the others in the caption.
 
     Notes: ``best under budget``, ``best peak`` (``highest measured (peak not reached)``: :mod:`perf.analysis.saturation.peaks`),
-    ``peak not reached`` for any other such row, ``† unstable`` / ``† host busy`` (that level), and
+    ``peak not reached`` (or ``peak not told``) for any other such row, ``† unstable`` / ``† host busy`` (that level), and
     ``failed: <error>`` / ``pending`` for variants that did not finish.
 
     Args:
@@ -149,8 +149,8 @@ def _summary_rows(
             marks.append(f"best under budget ({_level_label(u.concurrency, u.batch_size, u.status, True)}{at_budget}{short})")
         if rec.best_peak and rec.best_peak.variant == v.name and not by_size:
             marks.append(peak_mark(rec.best_peak) + (f" ({rec.best_peak.short})" if rec.best_peak.short else ""))
-        elif v.name in rec.unreached and not any(UNREACHED_MARK in m for m in marks):  # a size's pick said it
-            marks.append("peak not reached")
+        elif v.name in rec.unreached and not any(k in m for k in UNREACHED_MARKS for m in marks):  # a size's pick said it
+            marks.append(unreached_mark(rec.unreached[v.name]))
         if p is not None and (higher := higher_median(run, points[v.name], p, short=True)):
             marks.append(higher)  # its level's median is not the variant's highest: why, in numbers
         if p is not None and (note := verdicts.get((v.name, p.batch_size, p.concurrency))):
@@ -202,8 +202,10 @@ def _summary_legend(text: str, pct: int, other: bool, run: RunResult, left: tupl
         "c: concurrency" + (", b: client batch size" if "b=" in text else ""),
         f"{f'p{pct} (the budget is on it) and ' if other else ''}p99 at that level",
         *(
-            ["a peak only where the note does not say 'peak not reached' (no higher level measured, throughput still rising)"]
-            if "peak not reached" in text
+            [
+                "a peak only where the note does not say 'peak not reached' (no higher level measured, throughput still rising) or 'not told'"
+            ]
+            if "peak not reached" in text or "peak not told" in text
             else []
         ),
         "knee: saturation concurrency (report.md)",

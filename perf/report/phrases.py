@@ -17,7 +17,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
-from perf.analysis.stats.curves import KNEE_GAIN_PCT
 from perf.analysis.stats.fair import BATCHED
 from perf.markdown import fmt
 from perf.records.coldstart import STEADY_RATIO
@@ -47,8 +46,17 @@ class Facts:
         others_cpu_pct: Other processes' CPU during b's level (% of one core: the sweep's
             host sampler, ``LevelResult.host_busy_pct``), when a level compared was flagged
             ``host busy``; ``None`` otherwise.
-        last_gain_pct: Throughput gain of a curve's last step over the one before (%).
-        last_p99_change_pct: p99 change of a curve's last step (%).
+        last_gain_pct: Throughput gain of a curve's last step over the one before (%: the median of the
+            paired gains in a rounds run, :mod:`perf.analysis.saturation.rises`).
+        last_gain: That step by the one rule of a rise (:mod:`perf.analysis.saturation.rises`): ``"rose"``
+            (beyond the noise and the least gain a step must give), ``"untold"`` (a gain the noise does not
+            tell), ``None`` (flat, or not judged).
+        last_gain_evidence: What ``last_gain`` rests on: ``"c=4 ahead in 8 of 8 rounds; p = 0.0078, sign
+            test"``; for ``"untold"``, ``"not distinguishable from noise (3 rounds; p = 0.25, sign test)"``.
+        last_p99_change_pct: p99 change of a curve's last step (%, the medians').
+        last_p99: That change by the p99 trend rule (:func:`perf.analysis.saturation.rises.p99_step`):
+            ``"fell"`` beyond the noise, ``"untold"`` not told apart from it, ``None`` (rose, or not judged).
+        last_p99_evidence: What ``last_p99`` rests on, as ``last_gain_evidence``.
         first_ratio: First request after load / steady-state median at batch 1 (cold start).
         new_size_ratio: First request at a batch size or shape not sent before / its
             steady-state median (the largest over the sizes after the first).
@@ -73,7 +81,11 @@ class Facts:
     host_cpu_pct: float | None = None
     others_cpu_pct: float | None = None
     last_gain_pct: float | None = None
+    last_gain: str | None = None
+    last_gain_evidence: str = ""
     last_p99_change_pct: float | None = None
+    last_p99: str | None = None
+    last_p99_evidence: str = ""
     first_ratio: float | None = None
     new_size_ratio: float | None = None
     warmup_load_added_s: float | None = None
@@ -190,20 +202,39 @@ PHRASES: tuple[Phrase, ...] = (
         lambda f: f.host_cpu_pct is not None and f.host_cpu_pct < CPU_SPARE_PCT,
         lambda f: f"the host CPU had capacity left ({fmt(f.host_cpu_pct, 0)} %), so the cores were not the limit",
     ),
-    # why a curve has no knee (perf.analysis.stats.curves.knee): its last step still gains, or p99 does not rise
+    # why a curve has no knee (perf.analysis.saturation.rises.knee): its last step still gains, or p99 does not
+    # rise; a trend only by the rules of perf.analysis.saturation.rises, else "not distinguishable from noise"
     Phrase(
         "no_knee",
         "still_growing",
-        lambda f: f.last_gain_pct is not None and f.last_gain_pct >= KNEE_GAIN_PCT,
-        lambda f: f"throughput still grew {f.last_gain_pct:+.1f} % at the last step",
+        lambda f: f.last_gain == "rose" and f.last_gain_pct is not None,
+        lambda f: f"throughput still grew {f.last_gain_pct:+.1f} % at the last step ({f.last_gain_evidence})",
     ),
     Phrase(
         "no_knee",
-        "p99_not_rising",
-        lambda f: f.last_p99_change_pct is not None and f.last_p99_change_pct <= 0,
-        lambda f: f"p99 did not rise at the last step: {f.last_p99_change_pct:+.1f} %",
+        "growth_not_told",
+        lambda f: f.last_gain == "untold",
+        lambda f: f"throughput{_pct(f.last_gain_pct)} at the last step, {f.last_gain_evidence}",
+    ),
+    Phrase(
+        "no_knee",
+        "p99_fell",
+        lambda f: f.last_p99 == "fell" and f.last_p99_change_pct is not None,
+        lambda f: f"p99 fell at the last step: {f.last_p99_change_pct:+.1f} % ({f.last_p99_evidence})",
+    ),
+    Phrase(
+        "no_knee",
+        "p99_not_told",
+        lambda f: f.last_p99 == "untold" and f.last_p99_change_pct is not None and f.last_p99_change_pct <= 0,
+        lambda f: f"p99{_pct(f.last_p99_change_pct)} at the last step, {f.last_p99_evidence}",
     ),
 )
+
+
+def _pct(value: float | None) -> str:
+    """``" +12.0 %"``, or ``""`` without a value."""
+    return f" {value:+.1f} %" if value is not None else ""
+
 
 # cold start (perf.report.sections.coldstart): the first requests after a load, warmup on vs off
 PHRASES += (

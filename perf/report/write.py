@@ -29,7 +29,6 @@ from perf.analysis.recommendation.frontier import frontier_section, frontier_sum
 from perf.analysis.recommendation.recommend import Recommendation, recommend
 from perf.analysis.recommendation.uniform_sizes import uniform_sizes_note
 from perf.analysis.saturation.peaks import peak_mark, peak_title
-from perf.analysis.stats.curves import KNEE_GAIN_PCT
 from perf.analysis.stats.points import Point, run_points
 from perf.markdown import APPENDIX_FILE, LIST_LIMIT, TOP_N, capped
 from perf.plots import figures as plots
@@ -99,10 +98,7 @@ def recommendation_section(
     lines += sizes
     if front:
         lines.append(f"- {front}")
-    lines.append(
-        f"- **Saturation (knee)**: the concurrency after which throughput grows < {KNEE_GAIN_PCT:g} % "
-        "at every higher level while p99 keeps rising:"
-    )
+    lines.append(f"- **Saturation (knee)**: the concurrency after which {rec.knee_rule} while p99 keeps rising:")
     lines += knee_lines(rec, points, unmeasured)
     lines += [f"- {n}" for n in rec.notes]
     if rec.flagged:

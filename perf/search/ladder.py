@@ -13,9 +13,10 @@ Rules (thresholds: :class:`~perf.records.search.SearchRules` and
   span 1 to 64, so the first rounds already show where each variant peaks, at the cost of
   three levels in a ladder capped at 16 instead of five. An explicit list is measured whole,
   every level in every round, and never ends early.
-* **A step** (one level to the next) is judged on its *paired* gains: per round in which both
-  levels were measured, ``T(high) / T(low) - 1``. It *pays* when the median gain is above
-  ``min_gain_pct`` (5 %), else it is *flat*; a flat step counts as many doublings as it spans.
+* **A step** (one level to the next) is judged by the report's rule of a rise (:mod:`perf.analysis.saturation.rises`)
+  on its *paired* gains, ``T(high) / T(low) - 1`` per round both levels were measured in: *flat* at a median
+  gain of at most ``min_gain_pct`` (5 %), counted as the doublings it spans; any other step may still pay
+  (a rise beyond the noise, or one the noise does not tell yet: never said as "still rising").
 * **Growth**: while fewer than ``flat_window`` doublings at the top look flat (on the rounds so
   far) and the top is within the latency budget, the next coarse levels are added: as many as
   it takes to see ``flat_window`` flat doublings, so that every level a verdict may need is
@@ -68,15 +69,15 @@ import statistics
 
 from perf.analysis.ranking.budget_latency import judged
 from perf.analysis.ranking.operating import Adjusted, Operating, per_round, records, summary
-from perf.analysis.saturation.peaks import Rise, rise
-from perf.analysis.stats.points import aggregate
+from perf.analysis.saturation.peaks import Rise, rise_into
+from perf.analysis.saturation.rises import paired_rise
 from perf.markdown import fmt, fmt_given
 from perf.records.results import VariantResult
 from perf.records.rounds import RoundRules
 from perf.records.search import SearchDecision, SearchRules
 from perf.search.plan import VariantPlan, side, step_gains
 from perf.search.policy import Budget
-from perf.search.stops import OVER_BUDGET, still_rose
+from perf.search.stops import OVER_BUDGET, rise_clause
 
 #: A level this many times behind its variant's best level in every round both had (one or more)
 #: stops being measured at once (module rule "Retirement"): far beyond a visit's noise.
@@ -154,7 +155,7 @@ def _flat_steps(
     firm_run, low_firm = True, levels[-1] if levels else 0
     for low, high in reversed(list(zip(levels, levels[1:]))):
         gains = step_gains(vr, plan, low, high)
-        if not gains or statistics.median(gains) * 100.0 > min_gain:
+        if not gains or not paired_rise(vr, side(plan, low), side(plan, high), min_gain).flat:
             break
         span = max(1, round(math.log2(high / low)))
         tentative += span
@@ -164,21 +165,18 @@ def _flat_steps(
     return tentative, firm, low_firm
 
 
-def rising_top(vr: VariantResult, plan: VariantPlan, top: int) -> Rise | None:
+def rising_top(vr: VariantResult, plan: VariantPlan, top: int, rules: SearchRules) -> Rise | None:
     """How throughput still rose into level ``top`` of the search series (:func:`side`) by the rule of every
-    "still rose" sentence (:func:`perf.analysis.saturation.peaks.rise`, the knee's); ``None``: it did not, or no numbers."""
-    s = side(plan, top)
-    pts = aggregate([lv for lv in vr.levels if lv.request_rate is None and (lv.batch_size, lv.shape) == (s.batch_size, s.shape)], vr.name)  # fmt: skip
-    at = next((p for p in pts if p.concurrency == top and p.ok), None)
-    return rise(pts, at) if at is not None else None
+    "still rose" sentence (:func:`perf.analysis.saturation.peaks.rise_into`); ``None``: it did not, or no numbers."""
+    r = rise_into(vr, side(plan, top), rules.min_gain_pct)
+    return r if r is not None and r.rising else None
 
 
-def _still_rose(vr: VariantResult, plan: VariantPlan, levels: list[int]) -> str:
-    """:func:`perf.search.stops.still_rose` on the paired gains (median) from the best level below the top, when :func:`rising_top`."""
-    r = rising_top(vr, plan, levels[-1]) if levels else None
+def _still_rose(vr: VariantResult, plan: VariantPlan, levels: list[int], min_gain_pct: float) -> str:
+    """:func:`perf.search.stops.rise_clause` of the step into the top (:func:`perf.analysis.saturation.peaks.rise_into`)."""
+    r = rise_into(vr, side(plan, levels[-1]), min_gain_pct) if levels else None
     low = r.below.concurrency if r is not None and r.below is not None else None
-    gains = step_gains(vr, plan, low, levels[-1]) if low is not None else []
-    return still_rose(statistics.median(gains) * 100.0 if gains else None, low or 0, levels[-1], len(gains))
+    return rise_clause(r, levels[-1] if levels else 0, step_gains(vr, plan, low, levels[-1]) if low is not None else [])
 
 
 def decision(plan: VariantPlan, vr: VariantResult, rule: str, at: int, reason: str, budget: Budget | None) -> SearchDecision:
@@ -225,7 +223,7 @@ def update(
             "budget",
             top,
             f"its p{budget.percentile} at concurrency {top} is {fmt(lat, 2)} ms ({basis}), over the budget "
-            f"of {fmt_given(budget.ms)} ms: {OVER_BUDGET}" + _still_rose(vr, plan, levels),
+            f"of {fmt_given(budget.ms)} ms: {OVER_BUDGET}" + _still_rose(vr, plan, levels, rules.min_gain_pct),
             budget,
         )
     elif firm >= rounds.flat_window:
@@ -312,8 +310,8 @@ def _rising_top(lad: Ladder, plan: VariantPlan, vr: VariantResult, c: int, rules
     levels = sorted(lad.levels)
     if c != levels[-1] or len(levels) < 2:
         return False
-    gains = step_gains(vr, plan, levels[-2], c)
-    return bool(gains) and statistics.median(gains) * 100.0 > rules.min_gain_pct
+    r = paired_rise(vr, side(plan, levels[-2]), side(plan, c), rules.min_gain_pct)
+    return r.gain_pct is not None and not r.flat
 
 
 def _active(
@@ -385,5 +383,4 @@ def climbing(lad: Ladder, plan: VariantPlan, vr: VariantResult, rules: SearchRul
         return False
     if lad.end is not None or len(lad.levels) < 2:
         return lad.end is None
-    gains = step_gains(vr, plan, lad.levels[-2], lad.levels[-1])
-    return not gains or statistics.median(gains) * 100.0 > rules.min_gain_pct
+    return not paired_rise(vr, side(plan, lad.levels[-2]), side(plan, lad.levels[-1]), rules.min_gain_pct).flat

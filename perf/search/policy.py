@@ -10,7 +10,7 @@ Rules (thresholds in :class:`~perf.records.search.SearchRules`, recorded with th
   by more than ``min_gain_pct`` % and by more than both levels' measured spread
   (:func:`perf.analysis.recommendation.recommend.spread`: trial min–max, perf_analyzer's window spread, the
   stability tolerance for unstable levels); the first step that does not ends the ladder
-  one level past the knee (:func:`perf.analysis.stats.curves.knee` then finds it). With a latency budget
+  one level past the knee (:func:`perf.analysis.saturation.rises.knee` then finds it). With a latency budget
   the ladder also ends at the first level over the budget, and up to ``refine_steps``
   bisection levels look for the highest concurrency under it. A failed level ends the
   ladder (a resumed run measures it again). An explicit ``--concurrency`` list: measured whole.

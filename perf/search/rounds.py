@@ -378,7 +378,7 @@ class Rounds:
             got = dataclasses.replace(lad, levels=sorted(set(lad.levels) & ladders.seen(vr)))
             if got.levels and ladders.climbing(got, s.plans[n], vr, s.rules) and lad.end is None:
                 top = got.levels[-1]
-                rising = ladders.rising_top(vr, s.plans[n], top) is not None  # the words' one rule (peaks.rise)
+                rising = ladders.rising_top(vr, s.plans[n], top, s.rules) is not None  # the words' one rule (rises)
                 how = STOPPED_RISING if rising else STOPPED_CLIMBING
                 self.record.cut(Cut("ladder", f"its ladder stopped at concurrency {top} {how}", n, top))
         return why
@@ -387,7 +387,7 @@ class Rounds:
         s = self.setup
         for n, lad in self.ladders.items():
             top = lad.levels[-1]  # at its own top, the cap or a level a resume measured before
-            if lad.capped and s.cap is not None and ladders.rising_top(self._vr(n), s.plans[n], top) is not None:
+            if lad.capped and s.cap is not None and ladders.rising_top(self._vr(n), s.plans[n], top, s.rules) is not None:
                 self.record.cut(Cut("ladder", f"{CAP_RISING} {top}, the time budget's cap", n, top))
         for g in self.record.groups:
             if g.index == group:

@@ -3,6 +3,10 @@
 
 from __future__ import annotations
 
+import statistics
+from collections.abc import Sequence
+
+from perf.analysis.saturation.peaks import Rise
 from perf.analysis.stats.points import THROUGHPUT, Point
 from perf.markdown import fmt
 
@@ -46,6 +50,19 @@ def still_rose(gain_pct: float | None, low: int, high: int | None = None, rounds
             "the added concurrency gave), so its peak above it was not measured"
         )
     return f"; its throughput still rose {fmt(gain_pct)} % {step}{basis}, so its peak above it was not measured"
+
+
+def rise_clause(r: Rise | None, top: int, gains: Sequence[float]) -> str:
+    """The clause a budget stop at concurrency ``top`` adds of the step into it (``r``:
+    :func:`perf.analysis.saturation.peaks.rise_into`, from the best level below; ``gains``: that step's paired
+    gains, fractions): :func:`still_rose` on their median where throughput still rose; where the noise does
+    not tell the step (:attr:`perf.analysis.saturation.rises.Rising.told` false), its words with the evidence
+    and no trend; ``""`` when flat, a knee, or no step."""
+    if r is None or r.below is None or r.trend is None:
+        return ""
+    if not r.rising:
+        return f"; its {r.trend.words(r.below.concurrency, top)}, so whether its peak lies above it is not told"
+    return still_rose(statistics.median(gains) * 100.0 if gains else None, r.below.concurrency, top, len(gains))
 
 
 def gain_pct(low: Point, high: Point) -> float:

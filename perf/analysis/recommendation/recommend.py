@@ -38,7 +38,7 @@ from perf.analysis.recommendation.missed import Missed, missed
 from perf.analysis.recommendation.notes import notes_text, repeat_noun
 from perf.analysis.saturation.falls import Fall, falls_all
 from perf.analysis.saturation.peaks import at_side, budget_unreached, higher_median, unreached, unreached_all
-from perf.analysis.stats.curves import knee
+from perf.analysis.saturation.rises import judge, knee, knee_words
 from perf.analysis.stats.paired import ALPHA, few_rounds
 from perf.analysis.stats.points import P99, THROUGHPUT, Point, run_points
 from perf.markdown import fmt, fmt_given
@@ -58,7 +58,7 @@ class Recommendation:
         best_under_budget: Best level whose latency at :attr:`latency_percentile` <= budget (module rule); None when no
             budget was given or no level meets it.
         best_peak: Best level of any variant regardless of latency (module rule).
-        knees: Saturation concurrency per variant (:func:`perf.analysis.stats.curves.knee`); None = no knee within the swept range.
+        knees: Saturation concurrency per variant (:func:`perf.analysis.saturation.rises.knee`); None = no knee within the swept range.
         notes: Sentences explaining gaps (no level under budget, no level at all).
         excluded: One sentence per level or variant left out of the ranking, with why.
         flagged: One sentence per flagged (unstable, host busy) candidate, ranked after the stable ones.
@@ -72,6 +72,7 @@ class Recommendation:
         falls: Per variant whose median throughput fell as load rose, the fall as the noise judges it (:func:`perf.analysis.saturation.falls.fall`).
         missed: With a budget no level meets, the level that came closest and the one sentence every place says it
             in (:mod:`perf.analysis.recommendation.missed`); ``None`` otherwise.
+        knee_rule: The knee's rule in words, as the run judges it (:func:`perf.analysis.saturation.rises.knee_words`).
     """
 
     latency_budget_ms: float | None
@@ -89,6 +90,7 @@ class Recommendation:
     unreached: dict[str, str] = dataclasses.field(default_factory=dict)
     falls: dict[str, Fall] = dataclasses.field(default_factory=dict)
     missed: Missed | None = None
+    knee_rule: str = dataclasses.field(default_factory=knee_words)
 
     @property
     def budget_text(self) -> str:
@@ -191,7 +193,8 @@ def recommend(
     stored = run.settings.get("stability_pct")  # a MeasureSettings field, stored flat beside the typed keys
     tol = float(stored) if isinstance(stored, (int, float, str)) and stored else DEFAULT_TOLERANCE_PCT
     points = run_points(run)
-    knees = {v.name: knee(points[v.name]) for v in run.variants}
+    rule = judge(run)
+    knees = {v.name: knee(points[v.name], rule) for v in run.variants}
     notes: list[str] = []
     excluded, flagged = excluded_levels(run, points), []
     cands = [p for v in run.variants if v.status != "failed" for p in points[v.name] if candidate(p)]
@@ -229,7 +232,7 @@ def recommend(
 
 def _peaks(run: RunResult, points: dict[str, list[Point]], rec: Recommendation) -> Recommendation:
     """``rec`` with the peaks not reached, its best peak's why and its best under the budget's headroom (:mod:`perf.analysis.saturation.peaks`)."""
-    rec.unreached, rec.falls = unreached_all(run, points), falls_all(run, points)
+    rec.unreached, rec.falls, rec.knee_rule = unreached_all(run, points), falls_all(run, points), knee_words(run)
     if (c := rec.best_peak) is not None:
         at = next(p for p in points[c.variant] if (p.concurrency, p.batch_size) == (c.concurrency, c.batch_size))
         c.unreached, c.level_why = unreached(run, points[c.variant], at), higher_median(run, points[c.variant], at)

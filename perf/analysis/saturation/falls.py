@@ -9,13 +9,13 @@ import dataclasses
 from typing import Literal
 
 from core.wording import count
-from perf.analysis.ranking.operating import compare, records, side_of
+from perf.analysis.ranking.operating import Side, records, shared, side_of
 from perf.analysis.stats.curves import Interference, falls
-from perf.analysis.stats.paired import p_words
+from perf.analysis.stats.paired import p_words, paired
 from perf.analysis.stats.points import THROUGHPUT, Point, delta, spread_unknown
 from perf.markdown import fmt
 from perf.records.levels import HOST_BUSY
-from perf.records.results import RunResult
+from perf.records.results import RunResult, VariantResult
 
 #: The cause a fall beyond the noise is said with (:meth:`Fall.describe`), and the short forms for counts over many variants.
 CAUSE = "interference (the load competing with the server for the host, or other work), not a knee"
@@ -109,30 +109,44 @@ def falls_all(run: RunResult, points: dict[str, list[Point]]) -> dict[str, Fall]
     return {name: f for name, pts in points.items() if (f := fall(run, pts)) is not None}
 
 
-def step(run: RunResult, before: Point, after: Point) -> Step:
-    """The module's noise rule for a change of throughput between two levels of one variant's series
-    in ``run`` (``before`` at a lower concurrency), which every sentence that says throughput fell or
-    still grew from level to level reads: in a rounds sweep the two are compared paired
-    (:func:`perf.analysis.ranking.operating.compare`: the levels of one variant are measured in the same rounds),
-    else by their spread over trials (:func:`perf.analysis.stats.points.delta`: beyond both spreads)."""
+def step(run: RunResult, before: Point, after: Point, metric: str = THROUGHPUT) -> Step:
+    """The module's noise rule for a change of ``metric`` (throughput; p99 for the p99 trend words:
+    :func:`perf.analysis.saturation.rises.p99_step`) between two levels of one variant's series in ``run``
+    (``before`` at a lower concurrency), which every sentence that says throughput fell or still grew
+    from level to level reads: in a rounds sweep the two are compared paired (:func:`paired_step`: the
+    levels of one variant are measured in the same rounds), else by their spread over trials
+    (:func:`perf.analysis.stats.points.delta`: beyond both spreads)."""
     vr = run.variant(before.variant) if run.rounds is not None else None
     if vr is None:
-        return _unpaired(before, after)
-    c = compare(vr, side_of(vr, before), vr, side_of(vr, after))
-    if (r := c.result) is None:
+        return _unpaired(before, after, metric)
+    return paired_step(vr, side_of(vr, before), side_of(vr, after), metric)
+
+
+def paired_step(vr: VariantResult, before: Side, after: Side, metric: str = THROUGHPUT) -> Step:
+    """:func:`step` in a rounds sweep, on two levels of ``vr`` as sides (the search's ladder has them so):
+    ``metric`` per round compared by the paired rule (:func:`perf.analysis.stats.paired.paired`) over the
+    rounds both were measured in (:func:`perf.analysis.ranking.operating.shared`); the evidence names the
+    rounds and the p-value either way (``"3 rounds, host busy; p = 0.25, sign test"`` where the rule does
+    not tell them apart)."""
+    rounds, ta, tb = shared(vr, before, vr, after, metric)
+    r = paired(ta, tb) if rounds else None
+    if r is None:
         return Step(None, "never measured in the same round")
-    if c.verdict != "not distinguishable":
-        ahead, wins = (before, r.wins) if c.verdict == "a" else (after, r.losses)
-        said = f"c={ahead.concurrency} ahead in {wins} of {r.rounds} rounds; {p_words(r.decided_p, r.tier)}"
-        return Step("fell" if c.verdict == "a" else "rose", said)
-    busy = {lv.trial for p in (before, after) for lv in records(vr, side_of(vr, p)) if lv.host_busy} & set(c.rounds)
+    p = p_words(r.decided_p, r.tier)
+    if r.significant:
+        ahead, wins = (before, r.wins) if r.verdict == "higher" else (after, r.losses)
+        word = "ahead" if metric == THROUGHPUT else "higher"
+        return Step(
+            "fell" if r.verdict == "higher" else "rose", f"c={ahead.concurrency} {word} in {wins} of {r.rounds} rounds; {p}"
+        )
+    busy = {lv.trial for s in (before, after) for lv in records(vr, s) if lv.host_busy} & set(rounds)
     said = "" if not busy else ", host busy" if len(busy) == r.rounds else f", {len(busy)} host busy"
-    return Step(None, count(r.rounds, "round") + said)
+    return Step(None, f"{count(r.rounds, 'round')}{said}; {p}")
 
 
-def _unpaired(before: Point, after: Point) -> Step:
+def _unpaired(before: Point, after: Point, metric: str = THROUGHPUT) -> Step:
     """:func:`step` in a run of trials: beyond both levels' spread over trials (:func:`perf.analysis.stats.points.delta`)."""
-    d = delta(before, after, THROUGHPUT)
+    d = delta(before, after, metric)
     busy = ", host busy" if HOST_BUSY in (before.status, after.status) else ""
     if d is None or d.significant is None:
         return Step(None, spread_unknown(min(before.trials, after.trials)) + busy, unknown=True)

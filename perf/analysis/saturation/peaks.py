@@ -2,14 +2,16 @@
 
 "Peak" claims saturation: throughput that more load would not raise. A level is a **measured
 peak** when the sweep measured above it: a higher concurrency (same client batch size) was
-measured and was not faster, the variant has a knee (:func:`perf.analysis.stats.curves.knee`), or it
-gains less than :data:`perf.analysis.stats.curves.KNEE_GAIN_PCT` over the best lower level (a plateau,
-as the knee rule reads one). Otherwise,
-a level at the top of its curve whose last step still raised throughput (or the only level
-measured), its peak lies above what was measured: the **peak was not reached**, and every
-sentence, table and mark says "highest measured" with why (trial 7: "Best peak throughput:
-753.1 infer/s" and a "peak infer/s" column for a level whose ladder stopped at the p99 budget
-with throughput still rising 129 %, as the same report's Search section said).
+measured and was not faster, the variant has a knee (:func:`perf.analysis.saturation.rises.knee`), or
+its throughput is flat from the best lower level (:mod:`perf.analysis.saturation.rises`: a gain of at
+most the least one a step must give, paired over the shared rounds in a rounds run). Otherwise, a level
+at the top of its curve whose last step still raised throughput beyond the noise (or the only level
+measured), its peak lies above what was measured: the **peak was not reached**, and every sentence,
+table and mark says "highest measured" with why (trial 7: "Best peak throughput: 753.1 infer/s" and a
+"peak infer/s" column for a level whose ladder stopped at the p99 budget with throughput still rising
+129 %, as the same report's Search section said). Where the noise does not tell whether the last step
+rose, neither is said: the level is the highest measured, and whether it is the peak is **not told**
+(:data:`UNTOLD`), with the step's evidence.
 """
 
 from __future__ import annotations
@@ -18,10 +20,11 @@ import dataclasses
 from typing import Protocol
 
 from perf.analysis.ranking.operating import Adjusted, Side, compare, operating_point, side_of
-from perf.analysis.stats.curves import KNEE_GAIN_PCT, curve, knee, peak
+from perf.analysis.saturation.rises import Judge, Rising, judge, knee, paired_rise
+from perf.analysis.stats.curves import curve, peak
 from perf.analysis.stats.points import P99, THROUGHPUT, Point, aggregate
 from perf.markdown import flag_mark, fmt
-from perf.records.results import RunResult
+from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import Cut
 
 
@@ -33,43 +36,67 @@ class Choice(Protocol):
 
 #: The short mark of a pick whose peak was measured, and of one whose peak was not reached.
 PEAK_MARK, UNREACHED_MARK = "best peak", "highest measured (peak not reached)"
+#: The short mark of a pick whose last step the noise does not tell (:attr:`Rise.rising` false), and how its
+#: why (:func:`unreached`) begins.
+UNTOLD_MARK, UNTOLD = "highest measured (peak not told)", "whether it is the peak is not told"
+UNREACHED_MARKS = (UNREACHED_MARK, UNTOLD_MARK)
 #: The short note (a table, the console) of a best under the budget that is best among the levels measured only (:func:`budget_unreached`).
 HEADROOM_NOTE = "the budget not reached: no higher c measured"
 
 
 @dataclasses.dataclass(frozen=True)
 class Rise:
-    """Throughput still rising into a level (:func:`rise`).
+    """Throughput into a level that is not a measured peak (:func:`rise`).
 
     Attributes:
         below: The best level below it (highest median throughput), ``None`` when it is the only level.
-        gain_pct: Its gain over ``below`` (% of ``below``'s median), ``None`` without one.
+        trend: The rule's judgement of the step from ``below`` (:mod:`perf.analysis.saturation.rises`):
+            still rising, or not told apart from the noise; ``None`` without ``below``.
     """
 
     below: Point | None
-    gain_pct: float | None
+    trend: Rising | None = None
+
+    @property
+    def gain_pct(self) -> float | None:
+        """The step's gain (%, :attr:`perf.analysis.saturation.rises.Rising.gain_pct`), ``None`` without one."""
+        return self.trend.gain_pct if self.trend is not None else None
+
+    @property
+    def rising(self) -> bool:
+        """Whether its peak lies above it: throughput still rose into it beyond the noise, or it is the only level."""
+        return self.trend is None or self.trend.rises
 
 
-def rise(points: list[Point], at: Point) -> Rise | None:
+def rise(points: list[Point], at: Point, rule: Judge) -> Rise | None:
     """The module rule: how throughput still rose into ``at``, one level of a variant's ``points``
-    (one series), so that its peak lies above it; ``None`` when ``at`` is a measured peak: a higher
-    concurrency was measured, the curve has a knee (:func:`perf.analysis.stats.curves.knee`), or ``at``
-    gains less than :data:`~perf.analysis.stats.curves.KNEE_GAIN_PCT` over the best level below it (a
-    plateau, or a fall: the best below is the peak). Every "still rose" / "still rising" sentence
-    reads this one rule (trial 11, F10: "its throughput still rose at concurrency 4" of a variant
-    whose c=2 median was above its c=4 one, beside "knee at c=2")."""
+    (one series), so that its peak lies above it, by the rule of a rise (``rule``:
+    :func:`perf.analysis.saturation.rises.judge` of the run, or the search's own judge of the same rule);
+    ``None`` when ``at`` is a measured peak: a higher concurrency was measured, the curve has a knee
+    (:func:`perf.analysis.saturation.rises.knee`), or throughput is flat into ``at`` from the best level
+    below it (a plateau, or a fall: the best below is the peak). A step the noise does not tell is a
+    :class:`Rise` that is not :attr:`~Rise.rising`. Every "still rose" / "still rising" sentence reads this
+    one rule (trial 11, F10: "its throughput still rose at concurrency 4" of a variant whose c=2 median
+    was above its c=4 one, beside "knee at c=2")."""
     line = [p for p in curve(points, at.batch_size) if p.get(THROUGHPUT) is not None]
-    if any(p.concurrency > at.concurrency for p in line) or knee(line, at.batch_size) is not None:
+    if any(p.concurrency > at.concurrency for p in line) or knee(line, rule, at.batch_size) is not None:
         return None  # measured above it and not faster, or a knee: saturation measured
     below = [p for p in line if p.concurrency < at.concurrency]
     if not below:
-        return Rise(None, None)
+        return Rise(None)
     prev = max(below, key=lambda p: p.value(THROUGHPUT))  # the best below it: a dip between is no rise
-    base = prev.value(THROUGHPUT)
-    gain = (at.value(THROUGHPUT) - base) / base * 100.0 if base > 0 else None
-    if gain is not None and gain < KNEE_GAIN_PCT:
-        return None  # flat since a lower level: a plateau
-    return Rise(prev, gain)
+    trend = rule(prev, at)
+    return None if trend.flat else Rise(prev, trend)
+
+
+def rise_into(vr: VariantResult, top: Side, min_gain_pct: float) -> Rise | None:
+    """:func:`rise` into ``top``, a level of ``vr``'s series (its client batch size and shape), by the paired
+    rule (:func:`perf.analysis.saturation.rises.paired_rise`): how the search's ladder judges its top."""
+    lvs = [lv for lv in vr.levels if lv.request_rate is None and (lv.batch_size, lv.shape) == (top.batch_size, top.shape)]
+    pts = aggregate(lvs, vr.name)
+    at = next((p for p in pts if p.concurrency == top.concurrency and p.ok), None)
+    by = lambda c: dataclasses.replace(top, concurrency=c)  # noqa: E731
+    return rise(pts, at, lambda lo, hi: paired_rise(vr, by(lo.concurrency), by(hi.concurrency), min_gain_pct)) if at else None
 
 
 #: The words of a ladder cut that claims its throughput still rose (:mod:`perf.search.rounds`), and the
@@ -83,8 +110,9 @@ CAP_RISING, STOPPED_RISING, STOPPED_CLIMBING = (
 
 def judged_cut(run: RunResult, cut: Cut) -> Cut | None:
     """``cut`` as :func:`rise` judges it on ``run``'s numbers: a ladder cut that says its throughput
-    still rose at its level (:data:`CAP_RISING`, :data:`STOPPED_RISING`) where the variant's medians
-    do not rise into that level (a lower level is its best, a knee, a plateau) is no cut of its peak:
+    still rose at its level (:data:`CAP_RISING`, :data:`STOPPED_RISING`) where the rule does not find it
+    rising into that level (a lower level is its best, a knee, a plateau, a step the noise does not
+    tell) is no cut of its peak:
     the cap's is left out (``None``), a ladder stopped before its search ended says only that
     (:data:`STOPPED_CLIMBING`). Runs recorded before the rule was shared (trial 11, F10: "its
     throughput still rose at concurrency 4, the time budget's cap" of a variant whose c=2 median
@@ -97,7 +125,7 @@ def judged_cut(run: RunResult, cut: Cut) -> Cut | None:
     pts = aggregate(vr.levels, vr.name) if vr is not None else []
     line = curve(pts)
     at = next((p for p in line if p.concurrency == cut.concurrency), None)
-    if at is None or rise(line, at) is not None:
+    if at is None or ((r := rise(line, at, judge(run))) is not None and r.rising):
         return cut
     if STOPPED_RISING in cut.reason:
         return dataclasses.replace(cut, reason=cut.reason.replace(STOPPED_RISING, STOPPED_CLIMBING))
@@ -107,34 +135,36 @@ def judged_cut(run: RunResult, cut: Cut) -> Cut | None:
 def unreached(run: RunResult, points: list[Point], at: Point) -> str | None:
     """Why ``at``, one level of a variant's ``points``, is not a measured peak (module rule), in
     words (``"its ladder stopped at the p99 latency budget with throughput still rising, +104.2 %
-    from c=4 to c=16"``); ``None`` when it is one.
+    from c=4 to c=16 (c=16 ahead in 8 of 8 rounds; p = 0.0078, sign test)"``); where the noise does
+    not tell the last step, :data:`UNTOLD` and the step's evidence (``"whether it is the peak is not
+    told: its ladder stopped ... with throughput +12.0 % from c=2 to c=4, not distinguishable from noise
+    (3 rounds; p = 0.25, sign test)"``); ``None`` when it is one.
 
     Args:
         run: The run (its search decisions say why a ladder ended).
         points: The variant's levels (one series: a shape sweep's variant at one size).
         at: The level said to be its peak.
     """
-    r = rise(points, at)
+    r = rise(points, at, judge(run))
     if r is None:
         return None
-    if r.below is None:
+    if r.below is None or r.trend is None:
         return f"only concurrency {at.concurrency} was measured"
-    rising = "with throughput still rising" + (
-        f", {r.gain_pct:+,.1f} % from c={r.below.concurrency} to c={at.concurrency}" if r.gain_pct else ""
-    )
+    rising = f"with {r.trend.words(r.below.concurrency, at.concurrency)}"
+    untold = "" if r.rising else f"{UNTOLD}: "
     decision = run.search.decision(at.variant.split("[", 1)[0].strip()) if run.search else None
     rule = decision.rule if decision is not None else None
     if rule == "budget":
         pct = int(run.settings.get("latency_percentile") or 99)
-        return f"its ladder stopped at the p{pct} latency budget {rising}"
+        return f"{untold}its ladder stopped at the p{pct} latency budget {rising}"
     if rule == "cap":
         b, top = run.rounds.budget if run.rounds else None, run.search.rules.max_concurrency if run.search else None
         capped = b is not None and b.max_concurrency is not None and top is not None and b.max_concurrency < top
         cap = f"where the time budget capped a ladder that goes to {top}" if capped else "the top the search allowed"
-        return f"its ladder ended at concurrency {at.concurrency}, {cap}, {rising}"
+        return f"{untold}its ladder ended at concurrency {at.concurrency}, {cap}, {rising}"
     if rule == "pruned":
-        return f"the search stopped measuring it {rising}"
-    return f"c={at.concurrency} is the highest concurrency swept, {rising}"
+        return f"{untold}the search stopped measuring it {rising}"
+    return f"{untold}c={at.concurrency} is the highest concurrency swept, {rising}"
 
 
 def budget_unreached(
@@ -228,16 +258,28 @@ def unreached_all(run: RunResult, points: dict[str, list[Point]]) -> dict[str, s
 
 
 def peak_title(choice: Choice | None) -> str:
-    """The heading of the best-peak pick: ``"Best peak throughput"``, or ``"Highest measured
-    throughput (peak not reached: <why>)"`` (:attr:`~perf.analysis.recommendation.choice.Choice.unreached`)."""
+    """The heading of the best-peak pick: ``"Best peak throughput"``, ``"Highest measured
+    throughput (peak not reached: <why>)"`` (:attr:`~perf.analysis.recommendation.choice.Choice.unreached`),
+    or ``"Highest measured throughput (whether it is the peak is not told: <why>)"`` (:data:`UNTOLD`)."""
     if choice is None or choice.unreached is None:
         return "Best peak throughput"
+    if choice.unreached.startswith(UNTOLD):
+        return f"Highest measured throughput ({choice.unreached})"
     return f"Highest measured throughput (peak not reached: {choice.unreached})"
 
 
 def peak_mark(choice: Choice | None) -> str:
-    """The short mark of the best-peak pick (a table note, a plot legend): :data:`PEAK_MARK` or :data:`UNREACHED_MARK`."""
-    return PEAK_MARK if choice is None or choice.unreached is None else UNREACHED_MARK
+    """The short mark of the best-peak pick (a table note, a plot legend): :data:`PEAK_MARK`,
+    :data:`UNREACHED_MARK`, or :data:`UNTOLD_MARK` where the noise does not tell its last step."""
+    if choice is None or choice.unreached is None:
+        return PEAK_MARK
+    return UNTOLD_MARK if choice.unreached.startswith(UNTOLD) else UNREACHED_MARK
+
+
+def unreached_mark(why: str) -> str:
+    """The short mark of a variant (not the pick) whose highest measured level is not a measured peak
+    (:func:`unreached`'s ``why``): ``"peak not reached"``, or ``"peak not told"`` (:data:`UNTOLD`)."""
+    return "peak not told" if why.startswith(UNTOLD) else "peak not reached"
 
 
 def peak_noun(unreached_why: str | None) -> str:

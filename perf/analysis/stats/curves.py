@@ -1,6 +1,7 @@
-"""Curves and knees of a sweep: a variant's points over concurrency at one client batch size, the
-level two series share, the knee, and falls of throughput as load rose (the points and the noise
-rule: :mod:`perf.analysis.stats.points`).
+"""Curves of a sweep: a variant's points over concurrency at one client batch size, the level two
+series share, and falls of throughput as load rose (the points and the noise rule:
+:mod:`perf.analysis.stats.points`; the knee, judged by the rule of a rise:
+:func:`perf.analysis.saturation.rises.knee`).
 """
 
 from __future__ import annotations
@@ -8,9 +9,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from perf.analysis.stats.points import GPU_METRICS, P99, THROUGHPUT, Point, aggregate
+from perf.analysis.stats.points import GPU_METRICS, THROUGHPUT, Point, aggregate
 from perf.records.levels import LevelResult
 
+#: How far (%) a median must fall below the best before it to be a fall (:func:`falls`), and a
+#: difference two variants' own baselines may have before a thread effect is said (:mod:`perf.analysis.effects.threads`).
+#: Whether throughput still rises, and the knee, are :mod:`perf.analysis.saturation.rises`' rule.
 KNEE_GAIN_PCT = 10.0
 
 
@@ -103,35 +107,3 @@ def interference(
     """The largest of :func:`falls`, or ``None``."""
     found = falls(levels, batch_size, gain_pct)
     return found[0] if found else None
-
-
-def knee(levels: Sequence[LevelResult | Point], batch_size: int | None = None, gain_pct: float = KNEE_GAIN_PCT) -> int | None:
-    """Saturation point of one variant: the concurrency after which more load stops paying.
-
-    Rule: with levels ``c_1 < ... < c_n`` (medians over trials) of throughput ``T`` and p99
-    ``P``, the knee is the smallest ``c_i`` (``i < n``) such that every higher level gains
-    less than ``gain_pct`` throughput over it (``T_j < T_i * (1 + gain_pct/100)`` for all
-    ``j > i``) while its p99 is higher (``P_j > P_i`` for all ``j > i``). Past the knee,
-    extra concurrent requests only wait in a queue. A curve still growing at its last level
-    has no knee within the swept range; a curve whose median throughput *fell* as load rose
-    (:func:`interference`) has none either: interference, not saturation, or noise that tells
-    neither (:func:`perf.analysis.saturation.falls.fall` says which).
-
-    Args:
-        levels: One variant's levels (raw trials or :class:`perf.analysis.stats.points.Point`).
-        batch_size: Client batch size to use (default: the smallest measured).
-        gain_pct: Throughput gain (%) below which a step counts as flat (default 10).
-
-    Returns:
-        The knee's concurrency, or None (fewer than 2 levels, or no knee).
-    """
-    if interference(levels, batch_size, gain_pct) is not None:
-        return None
-    pts = [p for p in curve(_as_points(levels), batch_size) if p.get(P99) is not None]
-    for i, p in enumerate(pts[:-1]):
-        later = pts[i + 1 :]
-        if all(q.value(THROUGHPUT) < p.value(THROUGHPUT) * (1 + gain_pct / 100.0) for q in later) and all(
-            q.value(P99) > p.value(P99) for q in later
-        ):
-            return p.concurrency
-    return None

@@ -23,8 +23,8 @@ from perf.analysis.effects.main_effects import Interaction, MainEffect, interact
 from perf.analysis.effects.pairs import value_order, variant_of
 from perf.analysis.recommendation.cuts import unmeasured_text
 from perf.analysis.recommendation.recommend import Recommendation
-from perf.analysis.saturation.falls import step
-from perf.analysis.stats.curves import KNEE_GAIN_PCT, curve
+from perf.analysis.saturation.rises import p99_step, rise_between
+from perf.analysis.stats.curves import curve
 from perf.analysis.stats.paired import RULE_SHORT
 from perf.analysis.stats.points import MIN_TRIALS_FOR_SPREAD, P99, THROUGHPUT, Point, run_points
 from perf.markdown import flag_mark
@@ -99,21 +99,25 @@ def _variants_words(run: RunResult) -> str:
 
 
 def _no_knee_reason(run: RunResult, points: list[Point]) -> str:
-    """Why a curve has no knee: its last step (:mod:`perf.report.phrases` ``no_knee``); throughput
-    "still grew" only when the step rose beyond the noise (:func:`perf.analysis.saturation.falls.step`), else its
-    gain is said with what the noise rule found (not distinguishable from noise, spread unknown)."""
+    """Why a curve has no knee: its last step (:mod:`perf.report.phrases` ``no_knee``), each trend by its one
+    rule (:mod:`perf.analysis.saturation.rises`): throughput "still grew" only when it rose beyond the noise
+    and by more than the least gain a step must give, p99 "fell" only beyond the noise; a change the noise
+    does not tell is said with its evidence (not distinguishable from noise: rounds and p, or spread unknown)."""
     c = [p for p in curve(points) if p.get(P99) is not None]
     if len(c) < 2:
         return ""
     a, b = c[-2], c[-1]
-    gain = (b.value(THROUGHPUT) / a.value(THROUGHPUT) - 1) * 100.0 if a.value(THROUGHPUT) else None
+    r, q = rise_between(run, a, b), p99_step(run, a, b)
     p99 = (b.value(P99) / a.value(P99) - 1) * 100.0 if a.value(P99) else None
-    judged = step(run, a, b) if gain is not None and gain >= KNEE_GAIN_PCT else None
-    if judged is None or judged.change == "rose":
-        return say("no_knee", Facts(last_gain_pct=gain, last_p99_change_pct=p99), " and ")
-    noise = f"throughput {gain:+.1f} % at the last step, {judged.said()}"
-    rest = say("no_knee", Facts(last_gain_pct=None, last_p99_change_pct=p99), " and ")
-    return f"{noise} and {rest}" if rest else noise
+    facts = Facts(
+        last_gain_pct=r.gain_pct,
+        last_gain="rose" if r.rises else None if r.flat else "untold",
+        last_gain_evidence=r.step.evidence if r.rises else r.step.said(),
+        last_p99_change_pct=p99,
+        last_p99="fell" if q.change == "fell" else "untold" if q.change is None else None,
+        last_p99_evidence=q.said(),
+    )
+    return say("no_knee", facts, " and ")
 
 
 def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]], inters: Sequence[Interaction] = ()) -> str:
@@ -162,8 +166,8 @@ def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]
             reasons = [f"`{n}` ({why})" if (why := _no_knee_reason(run, pts[n])) else f"`{n}`" for n in open_[:NAMED]]
             reasons += [f"{len(open_) - NAMED} more"] if len(open_) > NAMED else []
             text += (
-                f"; {_list(reasons)} had no knee (a knee needs every later level to gain under {KNEE_GAIN_PCT:g} % "
-                "throughput while p99 rises), so the ranking beyond that is unknown"
+                f"; {_list(reasons)} had no knee (a knee needs {rec.knee_rule} while p99 rises), so the ranking "
+                "beyond that is unknown"
             )
         elif not short and not never and not judged:
             text += "; every variant reached its knee"

@@ -50,7 +50,8 @@ def test_a_pick_whose_ladder_stopped_with_throughput_rising_is_the_highest_measu
     pick = rec.best_peak
     assert pick is not None and (pick.variant, pick.concurrency) == (RISING, 16)
     assert (
-        pick.unreached == "its ladder stopped at the p99 latency budget with throughput still rising, +102.7 % from c=4 to c=16"
+        pick.unreached == "its ladder stopped at the p99 latency budget with throughput still rising, +102.7 % from c=4 to c=16 "
+        "(more than both levels' spread over 3 trials)"  # the rise is beyond the noise, and says what it rests on
     )
     assert rec.unreached == {RISING: pick.unreached}  # FLAT's c=16 gained 1.8 %: a plateau
     section = "\n".join(recommendation_section(rec, run_points(run)))
@@ -85,7 +86,8 @@ def test_the_words_say_why_the_peak_was_not_reached():
     top = max(pts, key=lambda p: p.concurrency)
     assert (
         unreached(run, pts, top)
-        == "c=16 is the highest concurrency swept, with throughput still rising, +102.7 % from c=4 to c=16"
+        == "c=16 is the highest concurrency swept, with throughput still rising, +102.7 % from c=4 to c=16 "
+        "(more than both levels' spread over 3 trials)"
     )
     one = run_result([variant_result(RISING, [level_result(1, 100.0, 5.0, spread=True)])])
     (p,) = run_points(one)[RISING]

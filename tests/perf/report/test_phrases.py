@@ -4,6 +4,8 @@ produce it and numbers that must not."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from factories import levels, make_run
 
@@ -56,13 +58,27 @@ CASES: dict[str, tuple[list[Facts], list[Facts]]] = {
     ),
     "cpu_taken_by_others": ([F(host_cpu_pct=99.0, others_cpu_pct=110.0), F(others_cpu_pct=15.0)], [F(host_cpu_pct=99.0), F()]),
     "cpu_spare": ([F(host_cpu_pct=40.0), F(host_cpu_pct=0.0)], [F(host_cpu_pct=70.0), F(host_cpu_pct=98.0), F()]),
+    # the no-knee reasons say a trend only by the rules of perf.analysis.saturation.rises (last_gain, last_p99)
     "still_growing": (
-        [F(last_gain_pct=10.0, last_p99_change_pct=30.0), F(last_gain_pct=50.0)],
-        [F(last_gain_pct=9.9, last_p99_change_pct=30.0), F(last_gain_pct=-5.0), F()],
+        [F(last_gain_pct=10.0, last_gain="rose", last_p99_change_pct=30.0), F(last_gain_pct=6.0, last_gain="rose")],
+        [F(last_gain_pct=12.0, last_gain="untold"), F(last_gain_pct=50.0), F(last_gain_pct=-5.0), F()],  # medians alone: no
     ),
-    "p99_not_rising": (
-        [F(last_gain_pct=2.0, last_p99_change_pct=0.0), F(last_p99_change_pct=-8.0)],
-        [F(last_gain_pct=2.0, last_p99_change_pct=0.1), F()],
+    "growth_not_told": (
+        [F(last_gain_pct=12.0, last_gain="untold"), F(last_gain="untold")],  # gain None: never in the same round
+        [F(last_gain_pct=12.0, last_gain="rose"), F(last_gain_pct=12.0), F()],
+    ),
+    "p99_fell": (
+        [F(last_p99_change_pct=-8.0, last_p99="fell")],
+        [F(last_p99_change_pct=-8.0), F(last_p99_change_pct=-8.0, last_p99="untold"), F(last_p99="fell"), F()],
+    ),
+    "p99_not_told": (
+        [F(last_p99_change_pct=0.0, last_p99="untold"), F(last_p99_change_pct=-8.0, last_p99="untold")],
+        [
+            F(last_p99_change_pct=0.1, last_p99="untold"),
+            F(last_p99_change_pct=-8.0),
+            F(last_p99_change_pct=-8.0, last_p99="fell"),
+            F(),
+        ],
     ),
     "first_request_slow": ([F(first_ratio=1.51), F(first_ratio=40.0)], [F(first_ratio=1.5), F(first_ratio=0.9), F()]),
     "first_request_steady": ([F(first_ratio=1.5), F(first_ratio=0.8)], [F(first_ratio=1.51), F()]),
@@ -121,8 +137,16 @@ def test_phrases_that_contradict_never_come_together():
 def test_words_carry_the_numbers():
     f = F(change_pct=12.0, significant=True, queue_a_us=40, queue_b_us=450)
     assert say("light_load", f) == "the batcher's wait when load is light: queue 40 → 450 µs"
-    assert say("no_knee", F(last_gain_pct=50.0, last_p99_change_pct=-3.0), " and ") == (
-        "throughput still grew +50.0 % at the last step and p99 did not rise at the last step: -3.0 %"
+    rose = F(last_gain_pct=50.0, last_gain="rose", last_gain_evidence="c=16 ahead in 8 of 8 rounds; p = 0.0078, sign test")
+    fell = F(last_p99_change_pct=-3.0, last_p99="fell", last_p99_evidence="c=8 higher in 8 of 8 rounds; p = 0.0078, sign test")
+    both = dataclasses.replace(rose, **{k: getattr(fell, k) for k in ("last_p99_change_pct", "last_p99", "last_p99_evidence")})
+    assert say("no_knee", both, " and ") == (
+        "throughput still grew +50.0 % at the last step (c=16 ahead in 8 of 8 rounds; p = 0.0078, sign test) and "
+        "p99 fell at the last step: -3.0 % (c=8 higher in 8 of 8 rounds; p = 0.0078, sign test)"
+    )
+    noise = "not distinguishable from noise (3 rounds; p = 0.25, sign test)"
+    assert say("no_knee", F(last_gain_pct=12.0, last_gain="untold", last_gain_evidence=noise)) == (
+        f"throughput +12.0 % at the last step, {noise}"
     )
     with pytest.raises(KeyError, match="no phrase family"):
         choose("nonsense", f)
@@ -180,7 +204,8 @@ def test_why_paragraph_phrases_follow_the_numbers():
 
 def test_no_knee_reason_is_the_one_that_holds():
     run = make_run()
-    run.variants[1].levels = levels([95, 185, 340, 600, 620], [1.8, 2.0, 2.4, 3.0, 2.9])  # flat but p99 fell
+    run.variants[1].levels = levels([95, 185, 340, 600, 620], [1.8, 2.0, 2.4, 3.0, 2.9])  # flat, p99's median lower
     text = "\n".join(conclusions(run, recommend(run)))
-    assert "`mlp_onnx_cpu1_db500_mbs64` (p99 did not rise at the last step: -3.3 %) had no knee" in text
-    assert "throughput still grew" not in text
+    # one trial: the p99 change is said with its evidence, not as a trend (perf.analysis.saturation.rises.p99_step)
+    assert "`mlp_onnx_cpu1_db500_mbs64` (p99 -3.3 % at the last step, spread unknown (1 trial)) had no knee" in text
+    assert "throughput still grew" not in text and "p99 fell" not in text and "did not rise" not in text

@@ -9,7 +9,7 @@ import pytest
 from factories import run_result, variant_result
 
 from clients.server import ServerOptions
-from perf.analysis.stats.curves import knee
+from perf.analysis.saturation.rises import judge, knee
 from perf.analysis.stats.points import aggregate
 from perf.records.levels import LevelResult
 from perf.records.search import SearchDecision, SearchRecord, SearchRules
@@ -77,7 +77,7 @@ def test_the_ladder_grows_while_throughput_rises_and_stops_one_level_past_the_kn
     d = next_step("v", flat, LADDER, True, RULES)
     assert isinstance(d, SearchDecision) and d.rule == "knee" and d.concurrency == 4 and d.measured == [1, 2, 4]
     assert "past the knee" in d.reason and "+2.6 %" in d.reason
-    assert knee(flat) == 2  # the report's knee is the level before the one the ladder stopped at
+    assert knee(flat, judge(run_result())) == 2  # the report's knee is the level before the one the ladder stopped at
 
 
 def test_a_step_pays_only_above_the_measured_spread_and_the_floor():

@@ -14,6 +14,7 @@ from pathlib import Path
 from factories import level_result, run_result, variant_result
 
 from perf.analysis.saturation.peaks import CAP_RISING, judged_cut, rise
+from perf.analysis.saturation.rises import judge
 from perf.analysis.stats.points import aggregate
 from perf.records import results
 from perf.records.levels import LevelResult
@@ -46,11 +47,15 @@ def _vr(name: str, thr: dict[int, list[float]], late: int = 3) -> VariantResult:
 
 
 def test_a_top_below_a_lower_level_is_not_still_rising_and_a_rising_one_is() -> None:
-    pts = aggregate(_vr("v", PEAKED).levels, "v")
-    assert rise(pts, next(p for p in pts if p.concurrency == CAP)) is None  # c=2 is above it: no rise into c=4
-    pts = aggregate(_vr("v", RISING).levels, "v")
-    r = rise(pts, next(p for p in pts if p.concurrency == CAP))
-    assert r is not None and r.below is not None and r.below.concurrency == 1
+    for thr, rising in ((PEAKED, False), (RISING, True)):
+        vr = _vr("v", thr)
+        run = run_result([vr], rounds=RoundsRecord(seed=1))
+        pts = aggregate(vr.levels, "v")
+        r = rise(pts, next(p for p in pts if p.concurrency == CAP), judge(run))
+        if not rising:  # c=2 is above it, never in a round with c=4: no rise into c=4 is told
+            assert r is not None and not r.rising and r.trend is not None and r.trend.gain_pct is None
+        else:
+            assert r is not None and r.rising and r.below is not None and r.below.concurrency == 1
 
 
 def test_the_time_budgets_cap_cut_is_judged_on_the_final_numbers_not_when_the_cap_was_hit() -> None:
@@ -99,6 +104,8 @@ def test_the_budget_stops_still_rose_clause_is_from_the_best_level_below_the_top
     plan = plan_levels("v", 8, LADDER, [1])
     dip = {1: [2000.0, 2010.0, 1990.0], 4: [1500.0, 1520.0, 1480.0], 2: [1000.0, 1010.0, 990.0]}
     vr = _vr("v", dip, late=0)  # every level in rounds 0-2
-    assert ladder._still_rose(vr, plan, [1, 2, 4]) == ""  # was "still rose 50.0 % from concurrency 2 to 4"
-    said = ladder._still_rose(_vr("v", RISING), plan, [1, 4])
+    assert (
+        ladder._still_rose(vr, plan, [1, 2, 4], SearchRules().min_gain_pct) == ""
+    )  # was "still rose 50.0 % from concurrency 2 to 4"
+    said = ladder._still_rose(_vr("v", RISING), plan, [1, 4], SearchRules().min_gain_pct)
     assert "from concurrency 1 to 4, the median of 3 paired rounds" in said

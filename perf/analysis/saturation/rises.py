@@ -1,0 +1,153 @@
+"""Whether throughput still rises from one level of a variant to a higher one, and how its p99 changed:
+one rule each, which the search's ladder (:mod:`perf.search.ladder`) and every sentence and mark read
+("still rising", "peak not reached", the knee, why a curve has no knee).
+
+Rule (:func:`paired_rise`, :func:`rise_between`): from level ``a`` to a higher level ``b`` of one series,
+throughput
+
+* **rises** when the noise rule calls ``b`` above ``a`` (:func:`perf.analysis.saturation.falls.step`:
+  paired over the rounds both shared in a rounds run, beyond both spreads in a run of trials) *and* its
+  gain is above the least gain a step must give, the search's ``min_gain_pct``
+  (:class:`perf.records.search.SearchRules`, 5 %, recorded with the run);
+* is **flat** when its gain is at most that least gain (a plateau, or a fall): more load does not pay;
+* is **not told** otherwise: a gain above the least one that the noise rule does not call (rounds that
+  disagree, too few of them, host busy, a spread unknown). Such a step is said as "not distinguishable
+  from noise" with its rounds and p-value, never as a trend.
+
+The gain is the median of the per-round gains ``T_b / T_a - 1`` over the rounds both were measured in (a
+rounds run), else of the medians over trials. Before this rule there were two: the search's (median paired
+gain above 5 %) and the words' (medians 10 % apart), so a ladder could stop "past the knee" beside a report
+saying "still rising", and a rise of medians 12 % apart whose rounds disagreed was said as "still rising".
+
+p99's trend words (:func:`p99_step`) are :func:`perf.analysis.saturation.falls.step` on the p99: "fell" or
+"rose" only beyond the noise, else not distinguishable from noise with the same evidence.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import statistics
+from collections.abc import Callable, Sequence
+
+from perf.analysis.ranking.operating import Side, per_round, side_of
+from perf.analysis.saturation.falls import Step, paired_step, step
+from perf.analysis.stats.curves import curve, interference
+from perf.analysis.stats.points import P99, THROUGHPUT, Point
+from perf.records.results import RunResult, VariantResult
+from perf.records.search import SearchRules
+
+
+@dataclasses.dataclass(frozen=True)
+class Rising:
+    """How throughput changed from one level to a higher one, as the module rule judges it.
+
+    Attributes:
+        gain_pct: The gain (%, module rule); ``None`` without a round both were measured in.
+        step: The noise rule's verdict on the change, with its evidence.
+        min_gain_pct: The least gain a step must give to rise (the search's ``min_gain_pct``).
+    """
+
+    gain_pct: float | None
+    step: Step
+    min_gain_pct: float
+
+    @property
+    def rises(self) -> bool:
+        """Throughput still rises: beyond the noise and by more than :attr:`min_gain_pct`."""
+        return self.step.change == "rose" and self.gain_pct is not None and self.gain_pct > self.min_gain_pct
+
+    @property
+    def flat(self) -> bool:
+        """More load does not pay: a gain of at most :attr:`min_gain_pct` (a plateau or a fall)."""
+        return self.gain_pct is not None and self.gain_pct <= self.min_gain_pct
+
+    @property
+    def told(self) -> bool:
+        """Whether the rule tells a trend (:attr:`rises` or :attr:`flat`), rather than noise."""
+        return self.rises or self.flat
+
+    def words(self, low: int, high: int) -> str:
+        """The step in words with its evidence: ``"throughput still rising, +104.2 % from c=4 to c=16 (c=16
+        ahead in 8 of 8 rounds; p = 0.0078, sign test)"``; not told: ``"throughput +12.0 % from c=2 to c=4,
+        not distinguishable from noise (3 rounds, host busy; p = 0.25, sign test)"``; flat: ``"throughput
+        +3.0 % from c=2 to c=4, no more than the 5 % a step must gain"``."""
+        gain = f" {self.gain_pct:+,.1f} %" if self.gain_pct is not None else ""
+        span = f"from c={low} to c={high}"
+        if self.rises:
+            return f"throughput still rising,{gain} {span} ({self.step.evidence})"
+        if self.flat:
+            return f"throughput{gain} {span}, no more than the {self.min_gain_pct:g} % a step must gain"
+        return f"throughput{gain} {span}, {self.step.said()}"
+
+
+#: A judge of the rule between two levels of one series (``low`` below ``high``).
+Judge = Callable[[Point, Point], Rising]
+
+
+def min_gain(run: RunResult) -> float:
+    """The least gain a step must give (%): the one ``run``'s search recorded, else the default's."""
+    return run.search.rules.min_gain_pct if run.search is not None else SearchRules().min_gain_pct
+
+
+def knee_words(run: RunResult | None = None) -> str:
+    """The throughput side of :func:`knee`'s rule in words, as ``run`` judges it (default: a run of trials
+    with the default least gain): ``"throughput gains no more than 5 % to every higher level (the median of
+    the paired rounds' gains)"``."""
+    how = " (the median of the paired rounds' gains)" if run is not None and run.rounds is not None else ""
+    least = min_gain(run) if run is not None else SearchRules().min_gain_pct
+    return f"throughput gains no more than {least:g} % to every higher level{how}"
+
+
+def paired_rise(vr: VariantResult, low: Side, high: Side, min_gain_pct: float) -> Rising:
+    """The module rule in a rounds run, on two levels of ``vr`` as sides (``low`` below ``high``)."""
+    a, b = per_round(vr, low), per_round(vr, high)
+    gains = [b[r] / a[r] - 1.0 for r in sorted(set(a) & set(b))]
+    gain = statistics.median(gains) * 100.0 if gains else None
+    return Rising(gain, paired_step(vr, low, high), min_gain_pct)
+
+
+def rise_between(run: RunResult, low: Point, high: Point) -> Rising:
+    """The module rule between two levels of one variant's series in ``run`` (``low`` below ``high``):
+    paired (:func:`paired_rise`) in a rounds run, else on the medians over trials and their spreads."""
+    vr = run.variant(low.variant) if run.rounds is not None else None
+    if vr is not None:
+        return paired_rise(vr, side_of(vr, low), side_of(vr, high), min_gain(run))
+    base = low.value(THROUGHPUT)
+    gain = (high.value(THROUGHPUT) / base - 1.0) * 100.0 if base > 0 else None
+    return Rising(gain, step(run, low, high), min_gain(run))
+
+
+def judge(run: RunResult) -> Judge:
+    """:func:`rise_between` on ``run``, as the :data:`Judge` of :func:`knee` and :func:`perf.analysis.saturation.peaks.rise`."""
+    return lambda low, high: rise_between(run, low, high)
+
+
+def p99_step(run: RunResult, low: Point, high: Point) -> Step:
+    """The p99 trend rule between two levels of one series: :func:`perf.analysis.saturation.falls.step` on
+    the p99 (paired over the shared rounds, else beyond both spreads over trials)."""
+    return step(run, low, high, P99)
+
+
+def knee(points: Sequence[Point], rise: Judge, batch_size: int | None = None) -> int | None:
+    """Saturation point of one variant: the concurrency after which more load stops paying.
+
+    Rule: with levels ``c_1 < ... < c_n`` of one client batch size (default: the smallest measured), the
+    knee is the smallest ``c_i`` (``i < n``) from which throughput is **flat** to every higher level by the
+    module rule (``rise``: at most the least gain a step must give, paired in a rounds run) while the median
+    p99 is higher at each (by Little's law the extra requests only wait: at flat throughput, latency grows
+    with concurrency). A curve whose throughput still rises, or whose rise the noise does not tell, has no
+    knee within the swept range; nor has one whose median throughput *fell* as load rose
+    (:func:`perf.analysis.stats.curves.interference`): interference, not saturation, or noise that tells
+    neither (:func:`perf.analysis.saturation.falls.fall` says which).
+
+    Returns:
+        The knee's concurrency, or ``None`` (fewer than 2 levels, or no knee).
+    """
+    if interference(points, batch_size) is not None:
+        return None
+    pts = [p for p in curve(points, batch_size) if p.get(P99) is not None]
+    for i, p in enumerate(pts[:-1]):
+        later = pts[i + 1 :]
+        if all(q.value(P99) > p.value(P99) for q in later) and all(rise(p, q).flat for q in later):
+            return p.concurrency
+    return None
