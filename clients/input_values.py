@@ -31,7 +31,7 @@ import numpy as np
 from builders.model.domains import DOMAINS, domain_problem
 from builders.model.spec import ModelSpec
 from builders.model.tensor import TensorSpec
-from builders.model.value_ranges import DEFAULT_INT_RANGE, ValueRange, overall, per_position, range_bounds, range_text
+from builders.model.value_ranges import DEFAULT_INT_RANGE, ValueRange, overall, per_position, range_axes, range_bounds, range_text
 from core import dtypes
 from core.errors import ClientError, ToolkitError
 
@@ -83,6 +83,8 @@ class OutsideRange:
         flag: The ``--input`` flag that gives the input a range, with ``LOW..HIGH`` to fill in.
         positions: For a per-position range, each position of the last axis with values outside
             its own range, in words (``"position 1 holds 0..15 (verified 0..11)"``).
+        example: For a range whose bound names an axis, the first value outside it with its
+            request's sizes (``"20000 where time=12000 (range 1..12000)"``); ``""`` otherwise.
     """
 
     name: str
@@ -94,9 +96,12 @@ class OutsideRange:
     verified: Verified
     flag: str
     positions: tuple[str, ...] = ()
+    example: str = ""
 
     def line(self, where: str) -> str:
         """The warning: ``where`` names the values' source (a file)."""
+        if range_axes(self.verified.value_range):
+            return self._axis_line(where)
         lo, hi = overall(self.verified.value_range)
         counts = ", ".join(f"{n} {side}" for n, side in ((self.below, f"below {lo}"), (self.above, f"above {hi}")) if n)
         if self.positions:
@@ -112,23 +117,58 @@ class OutsideRange:
             f'({self.flag}, or "value_range" in the spec file)'
         )
 
+    def _axis_line(self, where: str) -> str:
+        """:meth:`line` of a range whose bound names a dynamic axis (a ``lengths`` input ``1..time``): the
+        bound is that axis's size in the same request, which the values exceeded (or fell below)."""
+        axes = ", ".join(range_axes(self.verified.value_range))
+        counts = ", ".join(f"{n} {side}" for n, side in ((self.below, "below"), (self.above, "above")) if n)
+        return (
+            f"input {self.name!r} from {where} holds {self.low}..{self.high}: {counts} the build's verified range "
+            f"{self.verified.text} ({self.verified.source}; {axes}: the size of that axis in the same request) of its "
+            f"{self.size} values, e.g. {self.example}. The build never ran the model on such values, so nothing checked "
+            f"the answers to them -> send values within {self.verified.text} of each request's own sizes"
+        )
 
-def outside_range(t: TensorSpec, values: Sequence[np.ndarray]) -> OutsideRange | None:
+
+def outside_range(
+    t: TensorSpec, values: Sequence[np.ndarray], sizes: Sequence[Mapping[str, int]] | None = None
+) -> OutsideRange | None:
     """What of ``values`` (one input's arrays) lies outside ``t``'s verified range, at either end
     (per position of the last axis where the range gives one each: :meth:`TensorSpec.bounds`);
     ``None`` when all lie within, or for an input with no verified range (:func:`verified_range`)
-    or non-integer values (the dtype check refuses those)."""
+    or non-integer values (the dtype check refuses those).
+
+    Args:
+        t: The input's spec.
+        values: Its arrays (one per request or file entry).
+        sizes: Each array's request's dynamic-axis sizes (:meth:`builders.model.spec.ModelSpec.sizes_of`),
+            for a range bound that names an axis; an array whose sizes lack that axis is not checked.
+    """
     verified = verified_range(t)
-    arrays = [np.asarray(v) for v in values if np.asarray(v).size and np.issubdtype(np.asarray(v).dtype, np.integer)]
+    axes = range_axes(verified.value_range) if verified is not None else []
+    given = list(sizes or ())
+    pairs = [(np.asarray(v), dict(given[i]) if i < len(given) else {}) for i, v in enumerate(values)]
+    pairs = [(a, s) for a, s in pairs if a.size and np.issubdtype(a.dtype, np.integer) and all(x in s for x in axes)]
+    arrays = [a for a, _ in pairs]
     if verified is None or not arrays:
         return None
-    lo, hi = range_bounds(verified.value_range)
-    if lo.ndim and any(a.shape[-1:] != lo.shape for a in arrays):  # another last axis: the shape check says so
-        lo, hi = (np.asarray(v) for v in overall(verified.value_range))
-    below = sum(int((a < lo).sum()) for a in arrays)
-    above = sum(int((a > hi).sum()) for a in arrays)
+    bounds = []
+    for a, s in pairs:
+        lo, hi = range_bounds(verified.value_range, s)
+        if lo.ndim and a.shape[-1:] != lo.shape:  # another last axis: the shape check says so
+            lo, hi = (np.asarray(v) for v in overall(verified.value_range, s))
+        bounds.append((lo, hi))
+    below = sum(int((a < lo).sum()) for a, (lo, hi) in zip(arrays, bounds))
+    above = sum(int((a > hi).sum()) for a, (lo, hi) in zip(arrays, bounds))
     if not below and not above:
         return None
+    example = ""
+    if axes:  # the first value past its request's bound, with that request's sizes
+        i = next(i for i, (a, (lo, hi)) in enumerate(zip(arrays, bounds)) if ((a < lo) | (a > hi)).any())
+        a, (lo, hi) = arrays[i], bounds[i]
+        v = int(a[(a < lo) | (a > hi)].reshape(-1)[0])
+        example = f"{v} where {', '.join(f'{x}={pairs[i][1][x]}' for x in axes)} (range {int(lo)}..{int(hi)})"
+    lo, hi = bounds[0]
     positions = []
     for j in range(lo.size if lo.ndim else 0):
         col_lo, col_hi = min(int(a[..., j].min()) for a in arrays), max(int(a[..., j].max()) for a in arrays)
@@ -146,6 +186,7 @@ def outside_range(t: TensorSpec, values: Sequence[np.ndarray]) -> OutsideRange |
         verified,
         f"--input {t.name}:{t.dtype}:{shape}:{fill}",
         tuple(positions),
+        example,
     )
 
 
@@ -170,6 +211,8 @@ def check_values(
             what the domain asks.
     """
     found = []
+    entries = max((len(v) for v in arrays.values()), default=0)  # entry k of each input is one request
+    sizes = [spec.sizes_of({n: np.shape(v[k]) for n, v in arrays.items() if k < len(v)}) for k in range(entries)] if spec else []
     for t in spec.inputs if spec is not None else ():
         if t.name not in arrays:
             continue
@@ -181,7 +224,7 @@ def check_values(
                     f"({DOMAINS[t.domain or '']}), and the model's outputs for such a row are undefined",
                     hint=f"give {t.name!r} what its domain takes: {DOMAINS[t.domain or '']}",
                 )
-        outside = outside_range(t, arrays[t.name])
+        outside = outside_range(t, arrays[t.name], sizes)
         if outside is not None:
             log.warning("%s", outside.line(where))
             found.append(outside)

@@ -34,7 +34,15 @@ import numpy as np
 
 from builders.model.domains import conform, describe_domain
 from builders.model.spec import ModelSpec
-from builders.model.value_ranges import DEFAULT_INT_RANGE, ValueRange, draw_integers, range_words
+from builders.model.value_ranges import (
+    DEFAULT_INT_RANGE,
+    ValueRange,
+    at_sizes,
+    draw_integers,
+    range_axes,
+    range_text,
+    range_words,
+)
 from builders.repository.view import Repository
 from clients import shapes as shp
 from clients.casts import convert
@@ -238,6 +246,7 @@ def plan_inputs(
     shp.check_batch_size(sig.name, sig.max_batch_size, batch_size)
     resolved = shp.resolve(sig.name, [(t.name, t.dims) for t in sig.inputs], sig.max_batch_size, spec, shapes)
     specs = {t.name: t for t in spec.inputs} if spec else {}
+    sizes = spec.sizes_of({n: r.dims for n, r in resolved.items()}) if spec else {}  # a range bound naming an axis
     out = []
     for t in sig.inputs:
         r, s = resolved[t.name], specs.get(t.name)
@@ -250,8 +259,10 @@ def plan_inputs(
         elif t.dtype == "bool":
             values = "all true"
         elif s is not None and s.value_range:
-            value_range = range_in_dtype(t.name, s.value_range, t.dtype, t.triton_dtype)
-            values = f"integers uniform in {range_words(value_range)} (the build's value_range)"
+            value_range = range_in_dtype(t.name, at_sizes(s.value_range, sizes), t.dtype, t.triton_dtype)  # type: ignore[arg-type]
+            at = ", ".join(f"{a}={sizes[a]}" for a in range_axes(s.value_range))
+            of = f" {range_text(s.value_range)} at {at}" if at else ""
+            values = f"integers uniform in {range_words(value_range)} (the build's value_range{of})"
         else:
             values = (
                 f"integers uniform in [{value_range[0]}, {value_range[1]}] "

@@ -160,7 +160,8 @@ def spec(example: bool, model: str | None, build: Path | None) -> None:
     the eager model), each with "name", "dtype" (float32, int64, ...), "shape" (per sample,
     without the batch axis; ints or the name of a dynamic axis) and, for integer inputs,
     "value_range" [low, high] inclusive, or one [low, high] per position of a fixed last axis
-    ([[0, 4], [0, 11]]: a tabular input's columns); an input's "domain" says what values a request
+    ([[0, 4], [0, 11]]: a tabular input's columns); a bound may name a dynamic axis, its size in the
+    same request ([1, "time"]: lengths of at most the waveform's time); an input's "domain" says what values a request
     can send ("mask": 0s and 1s, at least one 1 per row); "dynamic_axes" maps each axis name to
     [min, opt, max].
     """

@@ -39,7 +39,7 @@ from tritonclient.grpc import model_config_pb2 as mc
 from builders.model.artifact_io import WILDCARD
 from builders.model.spec import ModelSpec
 from builders.model.tensor import TensorSpec
-from builders.model.value_ranges import range_json
+from builders.model.value_ranges import range_axes, range_json
 from builders.triton.rules import Problem
 from core import dtypes
 from core.errors import ConfigError
@@ -146,55 +146,65 @@ def add_warmup(cfg: mc.ModelConfig, spec: ModelSpec, data: str, count: int = DEF
             w = sample.inputs[inp.name]
             w.data_type = inp.data_type
             w.dims.extend(_concrete_dims(cfg, inp, list(by_name[inp.name].shape), sizes))
-            source = _source(by_name[inp.name], data)
+            source = _source(by_name[inp.name], data, sizes)
             if source == "zero_data":
                 w.zero_data = True
             elif source == "random_data":
                 w.random_data = True
             else:
-                w.input_data_file = data_file_name(inp.name, data, list(w.dims))
+                w.input_data_file = data_file_name(inp.name, data, list(w.dims), _range_sizes(by_name[inp.name], sizes))
 
 
-def _source(t: TensorSpec, data: str) -> str:
+def _range_sizes(t: TensorSpec, sizes: dict[str, int]) -> dict[str, int]:
+    """The sizes of the axes ``t``'s value_range names (``{"time": 1000}``): its values depend on them."""
+    return {a: sizes[a] for a in range_axes(t.value_range) if a in sizes}
+
+
+def _source(t: TensorSpec, data: str, sizes: dict[str, int]) -> str:
     """Where a warmup sample of ``data`` takes input ``t``'s values from: ``"zero_data"``,
-    ``"random_data"`` or ``"input_data_file"`` (module docstring)."""
+    ``"random_data"`` or ``"input_data_file"`` (module docstring); ``sizes``: the sample's axis sizes."""
     if t.dtype == "bytes":
         return "zero_data"  # Triton sends empty strings for random_data too
     if data == "zero":
-        return "zero_data" if not np.any(_zero_value(t)) else "input_data_file"
+        return "zero_data" if not np.any(_zero_value(t, sizes)) else "input_data_file"
     if t.domain is None and dtypes.from_name(t.dtype).is_floating:
         return "random_data"  # Triton's random bytes: any float, as the input takes
     return "input_data_file"  # random bytes are outside a range, a domain, a bool's 0/1
 
 
-def _zero_value(t: TensorSpec) -> np.ndarray:
+def _zero_value(t: TensorSpec, sizes: dict[str, int]) -> np.ndarray:
     """The value nearest to zero within ``t``'s domain: 1 for a mask (all ones, no padding),
     zero clipped into ``value_range`` (per position of the last axis where it gives one range
-    each: :meth:`TensorSpec.bounds`), else 0; an array that broadcasts against a request."""
+    each; a bound that names an axis at its size in ``sizes``, the sample's: :meth:`TensorSpec.bounds`),
+    else 0; an array that broadcasts against a request."""
     if t.domain == "mask":
         return np.asarray(1)
     if t.value_range is None:
         return np.asarray(0)
-    lo, hi = t.bounds()
+    lo, hi = t.bounds(sizes)
     return np.clip(0, lo, hi)
 
 
-def data_file_name(name: str, data: str, dims: list[int]) -> str:
+def data_file_name(name: str, data: str, dims: list[int], range_sizes: dict[str, int] | None = None) -> str:
     """``input_data_file`` of input ``name`` for ``data`` at per-request ``dims``, within the
-    model's ``warmup/`` folder: ``"attention_mask.zero.32.bin"`` (samples of one shape share it)."""
+    model's ``warmup/`` folder: ``"attention_mask.zero.32.bin"`` (samples of one shape share it);
+    an input whose value_range names axes carries their sizes (``"lengths.random.1.time1000.bin"``):
+    its values differ with them although its dims do not."""
     safe = re.sub(r"[^A-Za-z0-9_-]", "_", name)
-    return f"{safe}.{data}.{'x'.join(str(d) for d in dims)}.bin"
+    at = "".join(f".{a}{n}" for a, n in (range_sizes or {}).items())
+    return f"{safe}.{data}.{'x'.join(str(d) for d in dims)}{at}.bin"
 
 
-def warmup_values(t: TensorSpec, data: str, dims: list[int], data_type: int) -> np.ndarray:
+def warmup_values(t: TensorSpec, data: str, dims: list[int], data_type: int, sizes: dict[str, int] | None = None) -> np.ndarray:
     """The values one warmup request sends for input ``t``: ``dims`` (one request's dims,
     without a batch axis when the model batches) in the config's ``data_type``. ``zero``:
     :func:`_zero_value` everywhere; ``random``: :meth:`TensorSpec.draw` seeded with 0 (a mask
-    row along the last axis)."""
+    row along the last axis). ``sizes``: the sample's dynamic-axis sizes (a value_range bound
+    that names an axis is its size there)."""
     numpy_dtype = dtypes.from_triton(mc.DataType.Name(data_type)).to_numpy()
     if data == "zero":
-        return np.broadcast_to(_zero_value(t), dims).astype(numpy_dtype)
-    return t.draw((1, *dims), np.random.default_rng(0)).reshape(dims).astype(numpy_dtype)
+        return np.broadcast_to(_zero_value(t, sizes or {}), dims).astype(numpy_dtype)
+    return t.draw((1, *dims), np.random.default_rng(0), sizes).reshape(dims).astype(numpy_dtype)
 
 
 def warmup_files(cfg: mc.ModelConfig, spec: ModelSpec, data: str | None) -> dict[str, bytes]:
@@ -211,9 +221,11 @@ def warmup_files(cfg: mc.ModelConfig, spec: ModelSpec, data: str | None) -> dict
     by_name = {t.name: t for t in spec.inputs}
     out: dict[str, bytes] = {}
     for sample in cfg.model_warmup:
+        sizes = spec.sizes_of({n: list(w.dims) for n, w in sample.inputs.items()})  # this sample's axis sizes
         for name, w in sample.inputs.items():
             if w.WhichOneof("input_data_type") == "input_data_file" and w.input_data_file not in out:
-                out[w.input_data_file] = warmup_values(by_name[name], data, list(w.dims), w.data_type).tobytes(order="C")
+                values = warmup_values(by_name[name], data, list(w.dims), w.data_type, sizes)
+                out[w.input_data_file] = values.tobytes(order="C")
     return out
 
 
@@ -265,6 +277,7 @@ def warmup_domain_problems(cfg: mc.ModelConfig, spec: ModelSpec) -> list[Problem
             are not checked.
     """
     by_name = {t.name: t for t in spec.inputs}
+    opt = spec.axis_sizes("opt")
     out: list[Problem] = []
     for i, sample in enumerate(cfg.model_warmup):
         for name, w in sample.inputs.items():
@@ -272,9 +285,9 @@ def warmup_domain_problems(cfg: mc.ModelConfig, spec: ModelSpec) -> list[Problem
             given = w.WhichOneof("input_data_type")
             if t is None or given not in ("zero_data", "random_data") or t.dtype == "bytes":
                 continue  # Triton sends empty strings for both
-            if given == "zero_data" and _source(t, "zero") == "zero_data":
+            if given == "zero_data" and _source(t, "zero", opt) == "zero_data":  # 0 within at one size: at every size
                 continue
-            if given == "random_data" and _source(t, "random") == "random_data":
+            if given == "random_data" and _source(t, "random", opt) == "random_data":
                 continue
             what = f"a {t.domain} of zeros" if t.domain else f"zeros outside value_range {range_json(t.value_range or (0, 0))}"
             if given == "random_data":

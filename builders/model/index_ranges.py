@@ -21,7 +21,7 @@ import numpy as np
 
 from builders.model.spec import EXAMPLE_INPUTS, ModelSpec
 from builders.model.spec_flags import input_flag
-from builders.model.value_ranges import DEFAULT_INT_RANGE, ValueRange, overall, range_bounds, range_json, range_text
+from builders.model.value_ranges import DEFAULT_INT_RANGE, ValueRange, at_sizes, overall, range_bounds, range_json, range_text
 from core.errors import ModelSpecError
 
 
@@ -58,8 +58,9 @@ def _range_source(spec: ModelSpec, name: str) -> tuple[ValueRange, str]:
     t = next(t for t in spec.inputs if t.name == name)
     if t.value_range is not None and spec.origin == EXAMPLE_INPUTS:
         return t.value_range, "the range of your example_inputs: each position's own min..max, or the whole input's"
-    if t.value_range is not None:
-        return t.value_range, "the range given by --input NAME:DTYPE:SHAPE:LOW..HIGH or the spec's value_range"
+    if t.value_range is not None:  # a bound naming an axis: at its largest size, the widest the build draws
+        vr = at_sizes(t.value_range, spec.axis_sizes("max"))
+        return vr, "the range given by --input NAME:DTYPE:SHAPE:LOW..HIGH or the spec's value_range"  # type: ignore[return-value]
     return DEFAULT_INT_RANGE, "the default range of an integer input whose spec gives none"
 
 

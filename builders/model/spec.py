@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,8 @@ from pydantic import Field, StrictStr
 
 from builders.model.example_spec import example_tensors
 from builders.model.spec_flags import parse_axis_flag, parse_input_flag
-from builders.model.tensor import BATCH_AXIS, TensorSpec, TensorSpecRecord, output_placeholder, validate_json
+from builders.model.tensor import BATCH_AXIS, TensorSpec, TensorSpecRecord, output_placeholder, request_axis_sizes, validate_json
+from builders.model.value_ranges import require_axis_bounds
 from core.errors import ModelSpecError
 from core.names import closest_files, require_known
 from core.records import Record
@@ -116,6 +117,12 @@ class ModelSpec:
                     hint=f"give the sizes smallest first: --dynamic-axis {axis}={','.join(map(str, fixed))} "
                     "(min: the smallest size the build verifies, opt: the size a TensorRT profile tunes for, max: the largest)",
                 )
+        for t in self.inputs:
+            require_axis_bounds(t.name, t.dtype, t.value_range, self.dynamic_axes)
+
+    def sizes_of(self, shapes: Mapping[str, Sequence[int]]) -> dict[str, int]:
+        """The dynamic-axis sizes of one request whose inputs have ``shapes`` (:func:`builders.model.tensor.request_axis_sizes`)."""
+        return request_axis_sizes(self.inputs, shapes)
 
     def _require_used_axes(self, used: set[str]) -> None:
         """Every declared dynamic axis (``--dynamic-axis``, the spec's ``dynamic_axes``) is one an
@@ -169,7 +176,7 @@ class ModelSpec:
         rng = np.random.default_rng(seed)
         out: dict[str, np.ndarray] = {}
         for t in self.inputs:
-            out[t.name] = t.draw((batch, *t.concrete_shape(sizes)), rng)
+            out[t.name] = t.draw((batch, *t.concrete_shape(sizes)), rng, sizes)
         return out
 
     def require_outputs(self, names: Iterable[str], flag: str) -> None:

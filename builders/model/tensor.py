@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
@@ -32,6 +33,7 @@ __all__ = [
     "TensorSpecRecord",
     "ValueRange",
     "output_placeholder",
+    "request_axis_sizes",
     "validate_json",
 ]
 #: Name of the implicit first (batch) axis in exported graphs and error messages.
@@ -50,7 +52,8 @@ class TensorSpec:
             dynamic axis (e.g. ``(512,)`` or ``("seq",)``).
         value_range: ``(low, high)`` inclusive range of integer inputs such as token ids, or
             one ``(low, high)`` per position of a fixed last axis (a tabular input's columns,
-            :mod:`builders.model.value_ranges`); every generated input stays within it
+            :mod:`builders.model.value_ranges`); a bound may name a dynamic axis (its size in the
+            same request: ``(1, "time")``); every generated input stays within it
             (:meth:`bounds`). Only for integer inputs.
         key: Outputs: the tensor's identity in what ``forward`` returns, its path through
             dicts (keys) and tuples/lists (positions), e.g. ``("logits",)`` or ``(1, "feat")``;
@@ -156,9 +159,11 @@ class TensorSpec:
         """Per-sample shape with every named axis replaced by ``axis_sizes[name]``."""
         return tuple(d if isinstance(d, int) else axis_sizes[d] for d in self.shape)
 
-    def draw(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+    def draw(self, shape: tuple[int, ...], rng: np.random.Generator, sizes: Mapping[str, int] | None = None) -> np.ndarray:
         """Random values of this input, of ``shape`` (batch axis first), within its domain: the
         one rule for every generated input (export examples, reference data, warmup data).
+        ``sizes``: the request's dynamic-axis sizes, for a ``value_range`` bound that names an
+        axis (:func:`builders.model.value_ranges.at_sizes`).
 
         Floating inputs are N(0, 1) in their dtype; integer inputs are uniform within
         ``value_range``, per position where it gives one pair each (default
@@ -172,14 +177,15 @@ class TensorSpec:
             return rng.standard_normal(shape).astype(self.dtype)
         if self.dtype == "bool":
             return np.ones(shape, dtype=bool)
-        return draw_integers(self.value_range, shape, rng).astype(self.dtype)
+        return draw_integers(self.value_range, shape, rng, sizes).astype(self.dtype)
 
-    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+    def bounds(self, sizes: Mapping[str, int] | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Inclusive low and high of this integer input's values as arrays that broadcast against
         a sample (batch axis first): 0-d for one range, one per position of the last axis for a
         per-position range; :data:`DEFAULT_INT_RANGE` when the spec gives none
-        (:func:`builders.model.value_ranges.range_bounds`, what every generator and check reads)."""
-        return range_bounds(self.value_range)
+        (:func:`builders.model.value_ranges.range_bounds`, what every generator and check reads);
+        a bound that names a dynamic axis at its size in ``sizes`` (the request's)."""
+        return range_bounds(self.value_range, sizes)
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form (:class:`TensorSpecRecord`; ``batch_axis`` only when it is not 0,
@@ -207,10 +213,13 @@ class TensorSpecRecord(Record):
     name: str
     dtype: str = Field(description="a core.dtypes tensor I/O name: float32, int64, bool...")
     shape: list[StrictInt | StrictStr] = Field(description="per-sample shape, no batch axis; strings name dynamic axes")
-    value_range: tuple[int, int] | list[tuple[int, int]] | None = Field(
+    value_range: (
+        tuple[StrictInt | StrictStr, StrictInt | StrictStr] | list[tuple[StrictInt | StrictStr, StrictInt | StrictStr]] | None
+    ) = Field(
         None,
         description="integer inputs: inclusive [low, high] of every value, or one [low, high] per position of a "
-        "fixed last axis (a tabular input's columns: [[0, 4], [0, 11], ...])",
+        "fixed last axis (a tabular input's columns: [[0, 4], [0, 11], ...]); a bound may name a dynamic axis, "
+        'its size in the same request ([1, "time"]: lengths of at most the time axis)',
     )
     key: list[StrictStr | StrictInt] | None = Field(
         None,
@@ -282,6 +291,21 @@ def validate_json(model: type[R], data: Any, source: str) -> R:
             hint='expected {"inputs": [{"name", "dtype", "shape", "value_range"?}], "outputs": [...], "dynamic_axes": {...}} '
             "(docs/schemas/input_spec.json)",
         ) from None
+
+
+def request_axis_sizes(inputs: Sequence[TensorSpec], shapes: Mapping[str, Sequence[int]]) -> dict[str, int]:
+    """The dynamic-axis sizes of one request whose ``inputs`` have ``shapes`` (input name ->
+    dims, with or without the batch axis; inputs ``shapes`` lacks, or of another rank, are
+    skipped): what a ``value_range`` bound that names an axis is at in that request."""
+    out: dict[str, int] = {}
+    for t in inputs:
+        dims = list(shapes.get(t.name, ()))
+        if t.name not in shapes or len(dims) not in (len(t.shape), len(t.shape) + 1):
+            continue
+        for d, n in zip(t.shape, dims[len(dims) - len(t.shape) :]):
+            if isinstance(d, str):
+                out.setdefault(d, int(n))
+    return out
 
 
 def output_placeholder(name: str) -> TensorSpec:

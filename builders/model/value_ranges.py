@@ -9,6 +9,12 @@ Forms (the spec file's ``"value_range"``, ``--input NAME:DTYPE:SHAPE:RANGE``'s f
   be a fixed size equal to the number of pairs (trial 11, F1: one range for six columns was
   either the smallest vocabulary, which verified only each table's first rows, or too wide for it).
 
+A bound may name a dynamic axis instead of a number: ``[1, "time"]`` / ``1..time`` means "at most
+the size of axis ``time`` in the same request" (a ``lengths`` input that counts a waveform's valid
+samples, trial 12 F4). Such a range is concrete only at given axis sizes: every draw and check
+resolves it there (:func:`at_sizes`), so a request at ``time=1000`` holds lengths within ``1..1000``.
+The axis must be one of the spec's dynamic axes (:func:`axis_problem`, checked by the spec).
+
 Every generated input (verification draws, the export's example inputs, reference and warmup
 data, ``clients`` and ``triton-perf`` inputs) and every check of a user's values reads a range
 through :func:`range_bounds` (low and high arrays that broadcast against a sample, batch axis
@@ -17,8 +23,9 @@ first) and draws through :func:`draw_integers`: one rule for both forms.
 
 from __future__ import annotations
 
+import difflib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -26,8 +33,10 @@ import numpy as np
 from core import dtypes
 from core.errors import ModelSpecError
 
+#: One bound: an integer, or the name of a dynamic axis (its size in the same request).
+Bound = int | str
 #: One inclusive ``(low, high)`` for every value, or one per position of the last axis.
-ValueRange = tuple[int, int] | tuple[tuple[int, int], ...]
+ValueRange = tuple[Bound, Bound] | tuple[tuple[Bound, Bound], ...]
 #: Inclusive ``(low, high)`` of generated integer inputs whose spec gives no ``value_range``
 #: (verification draws, served checks, perf_analyzer data: one range everywhere).
 DEFAULT_INT_RANGE: tuple[int, int] = (0, 100)
@@ -35,7 +44,76 @@ DEFAULT_INT_RANGE: tuple[int, int] = (0, 100)
 
 def per_position(value_range: ValueRange | None) -> bool:
     """Whether ``value_range`` gives one pair per position of the last axis."""
-    return bool(value_range) and not isinstance(value_range[0], (int, np.integer))  # type: ignore[index]
+    return bool(value_range) and not isinstance(value_range[0], (int, np.integer, str))  # type: ignore[index]
+
+
+def _pairs(value_range: ValueRange) -> tuple[tuple[Bound, Bound], ...]:
+    return value_range if per_position(value_range) else (value_range,)  # type: ignore[return-value]
+
+
+def range_axes(value_range: ValueRange | None) -> list[str]:
+    """The dynamic axes ``value_range``'s bounds name (``[1, "time"]`` -> ``["time"]``), in order."""
+    names = [b for pair in _pairs(value_range) for b in pair if isinstance(b, str)] if value_range else []
+    return list(dict.fromkeys(names))
+
+
+def at_sizes(value_range: ValueRange | None, sizes: Mapping[str, int] | None) -> ValueRange | None:
+    """``value_range`` with every bound that names an axis replaced by that axis's size in
+    ``sizes`` (the same request's): the concrete range a draw or a check uses.
+
+    Raises:
+        ValueError: a bound names an axis ``sizes`` lacks (a caller that did not pass the request's sizes).
+    """
+    if not range_axes(value_range):
+        return value_range
+    missing = [a for a in range_axes(value_range) if a not in (sizes or {})]
+    if missing:
+        raise ValueError(f"value_range {range_text(value_range)} names axes {missing}; their sizes were not given")  # type: ignore[arg-type]
+    known = dict(sizes or {})
+    pairs = tuple((_at(lo, known), _at(hi, known)) for lo, hi in _pairs(value_range))  # type: ignore[arg-type]
+    return pairs if per_position(value_range) else pairs[0]
+
+
+def _at(bound: Bound, sizes: Mapping[str, int]) -> int:
+    """``bound`` as a number: an axis name at its size in ``sizes``."""
+    return int(sizes[bound]) if isinstance(bound, str) else int(bound)
+
+
+def require_axis_bounds(name: str, dtype: str, value_range: ValueRange | None, axes: Mapping[str, tuple[int, int, int]]) -> None:
+    """Refuse input ``name``'s ``value_range`` when its axis bounds do not fit the spec's ``axes`` (:func:`axis_problem`).
+
+    Raises:
+        ModelSpecError: the input, what is wrong and the form to give.
+    """
+    why = axis_problem(value_range, dtype, axes) if value_range else None
+    if why is not None:
+        raise ModelSpecError(
+            f"input {name!r}: value_range {range_json(value_range)} {why}",  # type: ignore[arg-type]
+            hint='a bound may name a dynamic axis of the spec, its size in the same request: e.g. "value_range": '
+            '[1, "time"] (--input lengths:int64:1:1..time) with "dynamic_axes": {"time": [1000, 8000, 16000]}',
+        )
+
+
+def axis_problem(value_range: ValueRange | None, dtype: str, axes: Mapping[str, tuple[int, int, int]]) -> str | None:
+    """Why ``value_range``'s axis bounds do not fit the spec's dynamic ``axes`` (``{axis: (min,
+    opt, max)}``), or ``None``: each named axis must be one of them, and the range must hold
+    ``low <= high`` within ``dtype`` at the axis's min and at its max (a bound is linear in the
+    size, so every size between holds then)."""
+    unknown = [a for a in range_axes(value_range) if a not in axes]
+    if unknown and not axes:
+        return f"names {unknown[0]!r} as a bound, but the spec declares no dynamic axis (a bound is an integer or a dynamic axis's name)"
+    if unknown:
+        near = difflib.get_close_matches(unknown[0], list(axes), n=1)
+        meant = f" (did you mean {near[0]!r}?)" if near else ""
+        return f"names {unknown[0]!r}, which is not one of the dynamic axes {sorted(axes)}{meant}"
+    info = np.iinfo(dtype)
+    for which in (0, 2):
+        sizes = {a: r[which] for a, r in axes.items()}
+        for lo, hi in _pairs(at_sizes(value_range, sizes)):  # type: ignore[arg-type]
+            if not info.min <= int(lo) <= int(hi) <= info.max:
+                at = ", ".join(f"{a}={sizes[a]}" for a in range_axes(value_range))
+                return f"is [{lo}, {hi}] at {at} ({'min' if which == 0 else 'max'}): low must be <= high within {dtype}"
+    return None
 
 
 def normal_range(name: str, dtype: str, shape: Sequence[int | str], value: Any) -> ValueRange | None:
@@ -87,12 +165,14 @@ def _pair(name: str, dtype: str, value: Any, position: int | None) -> tuple[int,
     """One ``(low, high)`` of ``value``, checked (``position``: its place in a per-position range)."""
     at = f" at position {position} of the last axis" if position is not None else ""
     items = list(value)
-    if len(items) != 2 or not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in items):
+    if len(items) != 2 or not all(_bound(v) for v in items):
         raise ModelSpecError(
-            f"tensor {name!r}: value_range{at} is {_show(value)}, not [low, high] of two integers",
-            hint='give [low, high] (e.g. "value_range": [0, 999]), or one [low, high] per position of the last axis '
-            '("value_range": [[0, 4], [0, 11]])',
+            f"tensor {name!r}: value_range{at} is {_show(value)}, not [low, high] of two integers (or dynamic axis names)",
+            hint='give [low, high] (e.g. "value_range": [0, 999]; [1, "time"]: at most the size of axis time in the '
+            'same request), or one [low, high] per position of the last axis ("value_range": [[0, 4], [0, 11]])',
         )
+    if any(isinstance(v, str) for v in items):  # the spec checks it against its axes (axis_problem)
+        return tuple(v if isinstance(v, str) else int(v) for v in items)  # type: ignore[return-value]
     lo, hi = int(items[0]), int(items[1])
     info = np.iinfo(dtype)
     if not (info.min <= lo <= hi <= info.max):
@@ -103,6 +183,13 @@ def _pair(name: str, dtype: str, value: Any, position: int | None) -> tuple[int,
     return lo, hi
 
 
+def _bound(v: Any) -> bool:
+    """Whether ``v`` is a bound: an integer (not a bool) or an axis name (an identifier)."""
+    if isinstance(v, str):
+        return v.isidentifier()
+    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+
+
 def _show(value: Any) -> str:
     try:
         return json.dumps(value)
@@ -110,27 +197,30 @@ def _show(value: Any) -> str:
         return repr(value)
 
 
-def range_bounds(value_range: ValueRange | None) -> tuple[np.ndarray, np.ndarray]:
+def range_bounds(value_range: ValueRange | None, sizes: Mapping[str, int] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Inclusive ``(low, high)`` as int64 arrays that broadcast against a sample (batch axis
     first): 0-d for one range, ``[n]`` (the last axis) per position; :data:`DEFAULT_INT_RANGE`
-    for ``None``."""
-    vr = value_range or DEFAULT_INT_RANGE
+    for ``None``. Axis bounds are the axes' ``sizes`` in the request (:func:`at_sizes`)."""
+    vr = at_sizes(value_range, sizes) or DEFAULT_INT_RANGE
     a = np.asarray(vr, dtype=np.int64)
     return (a[..., 0], a[..., 1])
 
 
-def draw_integers(value_range: ValueRange | None, shape: Sequence[int], rng: np.random.Generator) -> np.ndarray:
+def draw_integers(
+    value_range: ValueRange | None, shape: Sequence[int], rng: np.random.Generator, sizes: Mapping[str, int] | None = None
+) -> np.ndarray:
     """Integers uniform within ``value_range`` (per position of the last axis where it gives
-    one pair each), of ``shape``, as int64: every generated integer input is drawn here."""
-    lo, hi = range_bounds(value_range)
+    one pair each; a bound that names an axis at its size in ``sizes``, the request's), of
+    ``shape``, as int64: every generated integer input is drawn here."""
+    lo, hi = range_bounds(value_range, sizes)
     if lo.ndim == 0:  # one range: the same stream as before per-position ranges (reference data, reuse keys)
         return rng.integers(int(lo), int(hi) + 1, size=tuple(shape))
     return rng.integers(lo, hi + 1, size=tuple(shape))
 
 
-def overall(value_range: ValueRange | None) -> tuple[int, int]:
-    """The smallest low and largest high of ``value_range`` (itself for one range)."""
-    lo, hi = range_bounds(value_range)
+def overall(value_range: ValueRange | None, sizes: Mapping[str, int] | None = None) -> tuple[int, int]:
+    """The smallest low and largest high of ``value_range`` (itself for one range; axis bounds at ``sizes``)."""
+    lo, hi = range_bounds(value_range, sizes)
     return int(lo.min()), int(hi.max())
 
 
@@ -138,7 +228,7 @@ def zero_one(value_range: Any) -> bool:
     """Whether ``value_range`` is ``[0, 1]`` at every position: one ``[0, 1]``, or ``[0, 1]`` for
     each position of the last axis (what a mask or a 0/1 flag takes); ``False`` for ``None`` or
     anything that is not a range of either form (a mix such as ``[[0, 1], [0, 4]]`` is not)."""
-    if value_range is None:
+    if value_range is None or range_axes(value_range):
         return False
     try:
         a = np.asarray(value_range, dtype=np.int64)
@@ -151,37 +241,45 @@ def zero_one(value_range: Any) -> bool:
 
 
 def range_text(value_range: ValueRange) -> str:
-    """The ``--input`` form: ``"0..999"``, or ``"0..4,0..11,0..29"`` per position."""
-    pairs = value_range if per_position(value_range) else (value_range,)
-    return ",".join(f"{lo}..{hi}" for lo, hi in pairs)  # type: ignore[misc]
+    """The ``--input`` form: ``"0..999"``, ``"1..time"``, or ``"0..4,0..11,0..29"`` per position."""
+    return ",".join(f"{lo}..{hi}" for lo, hi in _pairs(value_range))
 
 
 def range_json(value_range: ValueRange) -> str:
-    """The spec file's form: ``"[0, 999]"`` or ``"[[0, 4], [0, 11], [0, 29]]"``."""
-    return json.dumps(np.asarray(value_range).tolist())
+    """The spec file's form: ``"[0, 999]"``, ``'[1, "time"]'`` or ``"[[0, 4], [0, 11], [0, 29]]"``."""
+    pairs = [[b if isinstance(b, str) else int(b) for b in pair] for pair in _pairs(value_range)]
+    return json.dumps(pairs if per_position(value_range) else pairs[0])
 
 
 def range_words(value_range: ValueRange) -> str:
-    """In words: ``"[0, 999]"``, or ``"[0, 4], [0, 11], [0, 29] (per position of the last axis)"``."""
+    """In words: ``"[0, 999]"``, ``"[1, time] (time: that axis's size in the same request)"``, or
+    ``"[0, 4], [0, 11], [0, 29] (per position of the last axis)"``."""
+    axes = range_axes(value_range)
+    of = f" ({', '.join(axes)}: {'that axis' if len(axes) == 1 else 'each axis'}'s size in the same request)" if axes else ""
     if not per_position(value_range):
-        lo, hi = value_range
-        return f"[{lo}, {hi}]"
-    return ", ".join(f"[{lo}, {hi}]" for lo, hi in value_range) + " (per position of the last axis)"  # type: ignore[misc]
+        lo, hi = _pairs(value_range)[0]
+        return f"[{lo}, {hi}]{of}"
+    return ", ".join(f"[{lo}, {hi}]" for lo, hi in _pairs(value_range)) + " (per position of the last axis)" + of
 
 
 def parse_range_text(text: str) -> ValueRange | None:
     """The range of ``--input``'s fourth field (:func:`range_text`'s form), ``None`` when it is
     not one (a domain name, a typo)."""
-    pairs = []
+    pairs: list[tuple[Bound, Bound]] = []
     for part in text.split(","):
         lo, sep, hi = part.strip().partition("..")
-        try:
-            pairs.append((int(lo), int(hi)))
-        except ValueError:
+        low, high = _parse_bound(lo.strip()), _parse_bound(hi.strip())
+        if not sep or low is None or high is None:
             return None
-        if not sep:
-            return None
+        pairs.append((low, high))
     return pairs[0] if len(pairs) == 1 else tuple(pairs)
+
+
+def _parse_bound(text: str) -> Bound | None:
+    """An integer, an axis name (an identifier), else ``None``."""
+    if text.lstrip("-").isdigit():
+        return int(text)
+    return text if text.isidentifier() else None
 
 
 def example_range(values: np.ndarray, shape: Sequence[int | str]) -> ValueRange | None:

@@ -16,7 +16,8 @@ zeros      0                              0 (the low end if 0 is outside)   all 
 ========== ============================== ================================= ================
 
 An integer input with one range per position of its last axis (a tabular input's columns,
-:mod:`builders.model.value_ranges`) gets each column's draw within that column's own range.
+:mod:`builders.model.value_ranges`) gets each column's draw within that column's own range; a
+range bound that names a dynamic axis (``[1, "time"]``) is that axis's size at the point verified.
 
 An input with a ``domain`` (:mod:`builders.model.domains`) gets, in every draw, values of that
 domain only: a ``mask`` is a padding mask with at least one 1 per row (``random``: right
@@ -40,7 +41,7 @@ import numpy as np
 from builders.model.domains import describe_domain, domain_values
 from builders.model.spec import ModelSpec
 from builders.model.tensor import TensorSpec
-from builders.model.value_ranges import per_position, range_text
+from builders.model.value_ranges import per_position, range_axes, range_text, range_words
 from core import dtypes
 from core.errors import ModelSpecError
 
@@ -98,7 +99,7 @@ def draw_inputs(spec: ModelSpec, batch: int, sizes: dict[str, int], draw: str, s
                 "zeros": np.zeros(a.shape, bool),
             }[draw]
         else:
-            lo, hi = t.bounds()  # per position of the last axis, or one range (0-d)
+            lo, hi = t.bounds(sizes)  # per position of the last axis, or one range (0-d); axis bounds at sizes
             mid = lo + (hi - lo) // 2
             if draw == "positive":
                 v = rng.integers(mid, hi + 1, size=a.shape)
@@ -141,6 +142,15 @@ def _describe(t: TensorSpec, draw: str) -> str:
         return {"random": "all True", "positive": "all True", "scaled": "True or False at random"}.get(draw, "all False")
     if per_position(t.value_range):
         return _describe_columns(t, draw)
+    if range_axes(t.value_range):  # a bound is an axis's size: said by name, at every size verified
+        low, high = t.value_range  # type: ignore[misc]
+        half = f"({low} + {high}) / 2"
+        return {
+            "random": f"integers uniform in {range_words(t.value_range)}",  # type: ignore[arg-type]
+            "positive": f"integers uniform in [{half}, {high}] (upper half)",
+            "negative": f"integers uniform in [{low}, {half}] (lower half)",
+            "scaled": f"{low} or {high} (the range's ends)",
+        }.get(draw, str(0 if isinstance(low, int) and low <= 0 else low))  # an axis's size is >= 1
     lo, hi = (int(v) for v in t.bounds())
     mid = lo + (hi - lo) // 2
     return {

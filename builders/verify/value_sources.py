@@ -10,10 +10,10 @@ range where the default was used (trial 12, F17).
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import Field, StrictInt, StrictStr
 
 from builders.model.spec import ModelSpec
-from builders.model.value_ranges import DEFAULT_INT_RANGE, range_text
+from builders.model.value_ranges import DEFAULT_INT_RANGE, range_axes, range_text
 from core import dtypes
 from core.records import Record
 
@@ -24,8 +24,11 @@ DEFAULT_SOURCE = "default"
 class InputRange(Record):
     """One integer input's verified values and where their range came from."""
 
-    value_range: tuple[int, int] | list[tuple[int, int]] = Field(
-        description="inclusive [low, high] of every value, or one [low, high] per position of the last axis"
+    value_range: (
+        tuple[StrictInt | StrictStr, StrictInt | StrictStr] | list[tuple[StrictInt | StrictStr, StrictInt | StrictStr]]
+    ) = Field(
+        description="inclusive [low, high] of every value, or one [low, high] per position of the last axis; a bound "
+        'may name a dynamic axis, its size in the same request ([1, "time"])'
     )
     source: str = Field(
         description=f"'{DEFAULT_SOURCE}' (the spec gives none: builders.model.value_ranges.DEFAULT_INT_RANGE), else the "
@@ -50,6 +53,8 @@ def range_lines(ranges: dict[str, InputRange], spec: ModelSpec) -> list[str]:
     shapes = {t.name: t for t in spec.inputs}
     for name, r in ranges.items():
         values = range_text(r.value_range)  # type: ignore[arg-type]
+        axes = range_axes(r.value_range)  # type: ignore[arg-type]
+        values += f" ({', '.join(axes)}: the size of that axis in the same request)" if axes else ""
         if r.source != DEFAULT_SOURCE:
             lines.append(f"integer input {name!r}: verified with values {values} (value_range from {r.source})")
             continue

@@ -37,7 +37,7 @@ import numpy as np
 from builders.model.domains import conform
 from builders.model.spec import ModelSpec
 from builders.model.tensor import BATCH_AXIS
-from builders.model.value_ranges import DEFAULT_INT_RANGE, ValueRange, draw_integers, per_position
+from builders.model.value_ranges import DEFAULT_INT_RANGE, ValueRange, at_sizes, draw_integers, per_position
 from clients import shapes as shp
 from clients.infer import INDEX_PAST_TABLE
 from clients.input_files import FILE_KINDS, load_samples
@@ -181,11 +181,15 @@ def input_args(
     ints = [n for n, dt in types.items() if dt.is_integer]
     if not mixed and not ints and not any(t.domain for t in by_name.values()):
         return args  # perf_analyzer's own random data fits every other type
+    ranged = [n for n in ints if n in by_name and by_name[n].value_range]
+    ranges = [  # each entry's ranges at its own axis sizes: a range bound that names an axis (lengths <= time)
+        {n: at_sizes(by_name[n].value_range, spec.sizes_of(shapes_at) if spec else {}) for n in ranged} for shapes_at in by_entry
+    ]
     for n in ints:
         t = by_name.get(n)
-        if t is not None and t.value_range:  # drawn values are cast to the served type: the range must fit it
+        for at in ranges if n in ranged else ():  # drawn values are cast to the served type: the range must fit it
             try:
-                range_in_dtype(n, t.value_range, types[n].numpy or "", types[n].triton)
+                range_in_dtype(n, at[n], types[n].numpy or "", types[n].triton)  # type: ignore[arg-type]
             except ClientError as e:
                 raise PerfError(e.message, hint=e.hint) from None
         if not (t and (t.value_range or t.domain)):  # a domain (a mask: 0s and 1s) says what values are sent
@@ -200,8 +204,9 @@ def input_args(
         entry = {}
         for name, dt in types.items():
             t = by_name.get(name)
-            rng = (t.value_range if t and t.value_range else DEFAULT_INT_RANGE) if dt.is_integer else None  # per position too
-            entry[name] = tensor_entry(dt, by_entry[step % len(by_entry)][name], gen, rng, t.domain if t else None)
+            k = step % len(by_entry)
+            rng = ranges[k].get(name, DEFAULT_INT_RANGE) if dt.is_integer else None  # per position too
+            entry[name] = tensor_entry(dt, by_entry[k][name], gen, rng, t.domain if t else None)
         data.append(entry)
     path = workdir / f"input_data_{config.get('name', 'model')}.json"
     path.write_text(json.dumps({"data": data}))

@@ -160,9 +160,14 @@ def test_a_spec_file_takes_a_per_position_range(tmp_path: Path):
             "[low, high]",
         ),
         (
-            lambda: ModelSpec.from_flags(["c:int64:2:0..2,0..x"]),
-            "'0..2,0..x' is neither a value range nor a domain",
+            lambda: ModelSpec.from_flags(["c:int64:2:0..2,0..4x"]),
+            "'0..2,0..4x' is neither a value range nor a domain",
             "one LOW..HIGH per position",
+        ),
+        (  # a name is a dynamic axis's size (value_ranges.at_sizes): one the spec lacks is named
+            lambda: ModelSpec.from_flags(["c:int64:2:0..2,0..x"]),
+            "names 'x' as a bound, but the spec declares no dynamic axis",
+            "a bound may name a dynamic axis",
         ),
     ],
 )

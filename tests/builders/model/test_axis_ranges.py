@@ -1,0 +1,120 @@
+"""A ``value_range`` bound that names a dynamic axis (trial 12, F4): ``lengths`` of at most the
+waveform's ``time`` in the same request, in the spec file, the ``--input`` flag and every
+generator builders has (verification draws, reference data, Triton warmup data)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import tritonclient.grpc.model_config_pb2 as mc
+
+from builders.config.pbtxt import make_config
+from builders.config.variants import Variant
+from builders.config.warmup import warmup_domain_problems, warmup_files
+from builders.model.spec import ModelSpec
+from builders.model.spec_flags import input_flag
+from builders.model.value_ranges import at_sizes, range_json
+from builders.verify.input_draws import DRAWS, describe_draws, draw_inputs
+from core.errors import ModelSpecError
+
+AXES = {"time": [1000, 8000, 16000]}
+SPEC_JSON = {
+    "inputs": [
+        {"name": "waveform", "dtype": "float32", "shape": ["time"]},
+        {"name": "lengths", "dtype": "int64", "shape": [1], "value_range": [1, "time"]},
+    ],
+    "outputs": [{"name": "logits", "dtype": "float32", "shape": [12]}],
+    "dynamic_axes": AXES,
+}
+SPEC = ModelSpec.from_json(SPEC_JSON)
+
+
+def test_the_spec_file_and_the_flag_give_the_same_range_and_it_round_trips(tmp_path) -> None:
+    flags = ModelSpec.from_flags(
+        ["waveform:float32:time", "lengths:int64:1:1..time"], ["logits:float32:12"], ["time=1000,8000,16000"]
+    )
+    assert flags.inputs == SPEC.inputs and flags.inputs[1].value_range == (1, "time")
+    assert input_flag(SPEC.inputs[1]) == "lengths:int64:1:1..time"  # the flag builders spec and the hints print
+    assert range_json(SPEC.inputs[1].value_range) == '[1, "time"]'
+    path = tmp_path / "spec.json"
+    path.write_text(json.dumps(SPEC.to_json()))  # the manifest's and `builders spec --build`'s form
+    assert ModelSpec.from_file(path) == SPEC and SPEC.to_json()["inputs"][1]["value_range"] == [1, "time"]
+
+
+@pytest.mark.parametrize(
+    "value_range, said",
+    [
+        ([1, "tme"], "names 'tme', which is not one of the dynamic axes ['time'] (did you mean 'time'?)"),
+        ([2000, "time"], "is [2000, 1000] at time=1000 (min): low must be <= high"),
+        (["time", 100], "is [1000, 100] at time=1000 (min)"),
+        ([1, "time-1"], "not [low, high] of two integers (or dynamic axis names)"),
+    ],
+)
+def test_a_bound_that_does_not_fit_the_axes_is_one_clear_error(value_range, said) -> None:
+    bad = json.loads(json.dumps(SPEC_JSON))
+    bad["inputs"][1]["value_range"] = value_range
+    with pytest.raises(ModelSpecError) as e:
+        ModelSpec.from_json(bad)
+    assert said in e.value.message and "lengths" in e.value.message
+
+
+@pytest.mark.parametrize("which", ["min", "opt", "max"])
+def test_every_verification_draw_keeps_lengths_within_the_time_axis(which: str) -> None:
+    sizes = SPEC.axis_sizes(which)
+    for draw in DRAWS:
+        x = draw_inputs(SPEC, 16, sizes, draw)
+        lengths = x["lengths"]
+        assert x["waveform"].shape == (16, sizes["time"])
+        assert lengths.min() >= 1 and lengths.max() <= sizes["time"], (draw, which)
+    random = draw_inputs(SPEC, 64, sizes, "random")["lengths"]
+    assert random.max() > SPEC.axis_sizes("min")["time"] or which == "min"  # the range grows with the axis
+    assert (random < sizes["time"]).any()  # padded rows (lengths < time) are verified at every size, min too
+    assert describe_draws(SPEC)["random"]["lengths"].startswith("integers uniform in [1, time] (time: ")
+
+
+def test_reference_and_export_inputs_follow_the_same_rule() -> None:
+    for batch, sizes in ((4, SPEC.export_axis_sizes()), (8, SPEC.axis_sizes("min"))):
+        x = SPEC.example_inputs(batch, sizes)
+        assert x["lengths"].max() <= sizes["time"] and x["lengths"].min() >= 1
+
+
+def test_warmup_data_is_drawn_at_each_samples_own_time_size() -> None:
+    cfg = make_config(Variant("kws", "onnx", max_batch_size=4, dynamic_batching=True, warmup="random"), SPEC, "native")
+    files = warmup_files(cfg, SPEC, "random")
+    seen = set()
+    for sample in cfg.model_warmup:
+        time = list(sample.inputs["waveform"].dims)[0]
+        name = sample.inputs["lengths"].input_data_file
+        values = np.frombuffer(files[name], dtype=np.int64)
+        assert 1 <= values.min() and values.max() <= time, (sample.name, time, values)
+        seen.add((time, name))
+    assert len({t for t, _ in seen}) == 3 and len({n for _, n in seen}) == 3  # one file per time size, not one shared
+    zero = make_config(Variant("kws", "onnx", max_batch_size=4, warmup="zero"), SPEC, "native")
+    lengths = zero.model_warmup[0].inputs["lengths"]
+    assert lengths.input_data_file and np.frombuffer(warmup_files(zero, SPEC, "zero")[lengths.input_data_file], np.int64)[0] == 1
+    assert warmup_domain_problems(zero, SPEC) == []  # builders validate's warmup check reads the same rule
+
+
+def test_zero_within_an_axis_range_is_sent_as_triton_zero_data() -> None:
+    spec = ModelSpec.from_flags(["waveform:float32:time", "lengths:int64:1:0..time"], ["logits"], ["time=4,8,16"])
+    cfg = make_config(Variant("kws", "onnx", max_batch_size=4, warmup="zero"), spec, "native")
+    assert cfg.model_warmup[0].inputs["lengths"].zero_data
+    assert cfg.model_warmup[0].inputs["lengths"].data_type == mc.TYPE_INT64
+
+
+def test_at_sizes_needs_the_requests_sizes() -> None:
+    assert at_sizes((1, "time"), {"time": 1000}) == (1, 1000)
+    assert at_sizes(((0, 4), (1, "time")), {"time": 9}) == ((0, 4), (1, 9))
+    with pytest.raises(ValueError, match="names axes"):
+        at_sizes((1, "time"), {})
+
+
+def test_the_manifest_and_the_build_summary_keep_the_axis_bound() -> None:
+    from builders.verify.value_sources import InputRange, input_ranges, range_lines
+
+    ranges = input_ranges(SPEC, "the spec file")
+    assert InputRange.model_validate(ranges["lengths"].model_dump(mode="json")).value_range == (1, "time")
+    (line,) = range_lines(ranges, SPEC)
+    assert "verified with values 1..time (time: the size of that axis in the same request)" in line
