@@ -96,7 +96,9 @@ def mixed_naming_problem(kind: str, names: Sequence[str], forward_args: Sequence
 
     Returns:
         One problem naming every tensor, what the backend does with each and what to do;
-        ``None`` when the backend reads the names, or no name says a position.
+        ``None`` when the backend reads the names, or no name says a position. A mix in the
+        order the names say is served right (a repository Triton serves correctly): it is a
+        warning (:attr:`builders.triton.rules.Problem.warning`); one a name contradicts is an error.
     """
     if naming_convention(names, forward_args) != STRICT_CONFIG_ORDERING:
         return None
@@ -128,6 +130,7 @@ def mixed_naming_problem(kind: str, names: Sequence[str], forward_args: Sequence
         f"the {what} mix naming conventions ({', '.join(names)}): Triton's PyTorch backend then reads none of the names "
         f"and matches the {what} with the {where} by the config's order (STRICT_CONFIG_ORDERING): {passed}; {effect}",
         f"{fix}; `builders build --serving native` names them one way",
+        warning=not wrong,  # in the names' order Triton serves it right: a warning, never a failure
     )
 
 

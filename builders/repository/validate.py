@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import os
+from collections.abc import Callable
 from pathlib import Path
 
 from tritonclient.grpc import model_config_pb2 as mc
@@ -57,22 +57,28 @@ from builders.model.artifact_io import inspect_artifact, read_artifact_io
 from builders.repository.external_data import external_data_problems
 from builders.repository.missing import not_found_parts
 from builders.repository.release_checks import check_onnx_limits, check_tensorrt_version
+from builders.repository.validate_summary import CONFIG, IGNORED, model_folders, relative, summary
 from builders.repository.view import Repository
 from builders.triton.releases import TritonRelease, coverage
 from builders.triton.rules import Problem
 from core.errors import ConfigError, RecordError, RepositoryError
-from core.wording import count, of
 
 log = logging.getLogger(__name__)
 
-CONFIG = "config.pbtxt"
-#: Folders Triton's repository scan never treats as models or versions.
-_IGNORED = {"__pycache__"}
 #: Model-folder subfolders Triton reads for other purposes, never as versions (``VersionsToLoad``
 #: in Triton's core: ``kWarmupDataFolder``, ``kInitialStateFolder``, ``kModelConfigFolder``).
 _NOT_VERSIONS = {WARMUP_FOLDER, "initial_state", "configs"}
 
-__all__ = ["Problem", "Validation", "read_artifact_io", "validate", "validate_model", "validate_repository"]
+__all__ = [
+    "Problem",
+    "Validation",
+    "read_artifact_io",
+    "relative",
+    "summary",
+    "validate",
+    "validate_model",
+    "validate_repository",
+]
 
 
 @dataclasses.dataclass
@@ -81,12 +87,15 @@ class Validation:
 
     Attributes:
         problems: Broken rules, in folder order; empty when every check that ran passed.
+        warnings: What Triton serves as meant but only by luck or habit (:attr:`Problem.warning`:
+            a PyTorch config that mixes naming conventions in the right order); never a failure.
         skipped: Checks that did not run and why (``file`` = what was not checked,
             ``field`` = the check, ``problem`` = why, ``fix`` = how to run it).
         notes: How the checks ran (e.g. how artifacts were read), one line each.
     """
 
     problems: list[Problem] = dataclasses.field(default_factory=list)
+    warnings: list[Problem] = dataclasses.field(default_factory=list)
     skipped: list[Problem] = dataclasses.field(default_factory=list)
     notes: list[str] = dataclasses.field(default_factory=list)
 
@@ -106,6 +115,7 @@ def validate(
     check_artifacts: bool = True,
     load_artifacts: bool = False,
     target: TritonRelease | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
 ) -> Validation:
     """Check every model folder of a repository (or one model folder).
 
@@ -121,9 +131,12 @@ def validate(
             and listed.
         target: The Triton release that will serve the repository
             (:func:`builders.triton.releases.release`); ``None`` skips the version checks.
+        progress: Called as ``(done, total, model)`` before each model folder is checked and
+            once at the end (``model`` ``""``): the CLI draws a bar from it (``--load-artifacts``
+            takes seconds a TorchScript archive).
 
     Returns:
-        The problems, the skipped checks and how the checks ran.
+        The problems, the warnings, the skipped checks and how the checks ran.
     """
     opts = _Options(server_gpu, check_artifacts, load_artifacts, target)
     result = Validation()
@@ -131,10 +144,7 @@ def validate(
     if not root.is_dir():
         result.problems.append(Problem(str(root), "repository", *not_found_parts(root, flag="")))
         return result
-    if (root / CONFIG).is_file():
-        models = [root]
-    else:
-        models = [d for d in sorted(root.iterdir()) if d.is_dir() and not d.name.startswith(".") and d.name not in _IGNORED]
+    models = model_folders(root)
     if not models:
         result.problems.append(
             Problem(
@@ -145,9 +155,15 @@ def validate(
             )
         )
         return result
-    for d in models:
+    for i, d in enumerate(models):
+        if progress is not None:
+            progress(i, len(models), d.name)
         _check_model(d, opts, result)
-    result.problems = list(dict.fromkeys(result.problems))  # the build record and the artifact may say the same
+    if progress is not None:
+        progress(len(models), len(models), "")
+    found = list(dict.fromkeys(result.problems))  # the build record and the artifact may say the same
+    result.problems = [p for p in found if not p.warning]
+    result.warnings = [p for p in found if p.warning]
     if target is None:
         result.skipped.append(
             Problem(
@@ -339,7 +355,7 @@ def _version_folders(model_dir: Path, out: list[Problem]) -> dict[int, Path]:
     """Version number -> folder; problems for folders Triton would ignore, or none at all."""
     versions: dict[int, Path] = {}
     for d in sorted(model_dir.iterdir()):
-        if not d.is_dir() or d.name.startswith(".") or d.name in _IGNORED | _NOT_VERSIONS:
+        if not d.is_dir() or d.name.startswith(".") or d.name in IGNORED | _NOT_VERSIONS:
             continue
         if d.name.isdigit() and not d.name.startswith("0"):
             versions[int(d.name)] = d
@@ -359,42 +375,3 @@ def _version_folders(model_dir: Path, out: list[Problem]) -> dict[int, Path]:
             )
         )
     return versions
-
-
-def relative(path: str, root: str | Path) -> str:
-    """``path`` relative to ``root`` when inside it (for tables), else unchanged."""
-    try:
-        return os.path.relpath(path, root) if Path(path).resolve().is_relative_to(Path(root).resolve()) else path
-    except ValueError:
-        return path
-
-
-def summary(problems: list[Problem], root: str | Path) -> str:
-    """One line: how many problems (a row each in the table above it) in how many model folders
-    (:mod:`core.wording`'s rule on counts)."""
-    rootp = Path(root)
-    if (rootp / CONFIG).is_file():
-        total = 1
-    else:
-        total = (
-            sum(1 for d in rootp.iterdir() if d.is_dir() and not d.name.startswith(".") and d.name not in _IGNORED)
-            if rootp.is_dir()
-            else 0
-        )
-    if not problems:
-        return f"{count(total, 'model')} checked, no problems"
-    n = count(len(problems), "problem")
-    if (rootp / CONFIG).is_file():
-        return f"{n} in {of(1, 1, 'model')}"
-    # a problem of the repository itself (it does not exist, holds no model folder, its index.json)
-    # is in none of its models: counted apart, never as "1 of 0 models" (trial 8)
-    firsts = [relative(p.file, root).split(os.sep)[0] for p in problems]
-    in_models = [f for f in firsts if f not in (".", "") and (rootp / f).is_dir()]
-    own = len(problems) - len(in_models)
-    models = of(len(set(in_models)), total, "model")
-    itself = "the repository itself" + ("" if total else " (no model checked)")
-    if not own:
-        return f"{n} in {models}"
-    if not in_models:
-        return f"{n} in {itself}"
-    return f"{n}: {len(in_models)} in {models}, {own} in {itself}"

@@ -21,10 +21,13 @@ Instance kinds are passed as Triton's names (``"KIND_CPU"``, ``"KIND_GPU"``, ``"
 from __future__ import annotations
 
 import dataclasses
+import logging
 from collections.abc import Iterable
 from pathlib import Path
 
 from core.errors import ConfigError
+
+log = logging.getLogger(__name__)
 
 #: Field of the TensorRT execution accelerator in ``ModelConfig``.
 ACCELERATORS = "optimization.execution_accelerators.gpu_execution_accelerator"
@@ -43,12 +46,16 @@ class Problem:
         field: The ``ModelConfig`` field (``"input[INPUT__0].dims"``) or repository item.
         problem: What is wrong, expected vs found.
         fix: What to do about it.
+        warning: Triton serves it as meant, but only while something holds that nothing checks
+            (a mix of PyTorch naming conventions in the right order): said, never a failure
+            (:func:`raise_problems` logs it; ``builders validate`` lists it apart and exits 0).
     """
 
     file: str
     field: str
     problem: str
     fix: str = ""
+    warning: bool = False
 
     def at(self, file: str | Path) -> Problem:
         """The same problem located in ``file``."""
@@ -67,9 +74,15 @@ def raise_problems(problems: Iterable[Problem], context: str = "") -> None:
         context: What was checked (``"variant m_onnx_cpu1_nodb_mbs64"``), put first.
 
     Raises:
-        ConfigError: at least one problem; one problem keeps its fix as the hint.
+        ConfigError: at least one problem; one problem keeps its fix as the hint. Warnings
+            (:attr:`Problem.warning`) raise nothing: each is logged.
     """
-    found = list(problems)
+    found = []
+    for p in problems:
+        if p.warning:
+            log.warning("%s%s", f"{context}: " if context else "", p.reason())
+        else:
+            found.append(p)
     if not found:
         return
     if len(found) == 1:

@@ -33,6 +33,7 @@ import logging
 import shutil
 from pathlib import Path
 
+from builders.config.checks import artifact_problems
 from builders.config.pbtxt import make_config, read_config, write_config
 from builders.config.settings import tensor_name_differences
 from builders.config.warmup import write_warmup_files
@@ -43,6 +44,7 @@ from clients.runtimes.options import DEFAULT_TAG, image_for_tag
 from clients.runtimes.served import ServedSettings
 from core import formats
 from core.errors import PerfError
+from core.wording import sentence
 from perf.deploy import k8s
 from perf.deploy.choose import Chosen, choose_variant
 from perf.deploy.measured import Measured, check_as_measured, cpu_request_cores, difference_lines, measured
@@ -176,14 +178,16 @@ def _to_native(rv: RepositoryVariant, folder: Path, threads: int | None) -> str:
         (v / PYTHON_MODEL_FILE).unlink(missing_ok=True)  # what measured_files.SHIPPED leaves out
     io = read_artifact_io(params.format, versions[-1] / fmt.file) if versions else None
     served = spec.renamed(export.served_names("native"))
-    cfg = make_config(params, served, "native", threads, io=io)
+    cfg = make_config(params, served, "native", threads, io=io)  # a warning (an older build's names) refuses nothing
     write_config(cfg, folder / "config.pbtxt")
     write_warmup_files(cfg, served, params.warmup, folder)  # the native input names' data files
+    warned = [p for p in artifact_problems(cfg, io) if p.warning] if io is not None else []
     return (
         f"The run measured this variant through the toolkit's python-backend model (what the bundled server runs); "
         f"NVIDIA's image serves it with the native `{fmt.platform}` backend (same artifact and instance group, config "
         f"written by the toolkit's builders). Its served outputs and numbers on that backend are not verified here: "
         f"check and measure it in the cluster (docs/KUBERNETES.md)."
+        + "".join(f" Its config.pbtxt serves as meant, with a warning: {sentence(p.reason())}" for p in warned)
     )
 
 

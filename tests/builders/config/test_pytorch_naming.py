@@ -105,11 +105,21 @@ def test_a_native_build_never_mixes_conventions():
     assert all_args["inputs"] == {"x": "x", "attention_mask": "attention_mask"}
 
 
-def test_the_build_refuses_a_config_that_mixes_conventions():
+def test_a_mix_in_the_names_order_is_a_warning_and_one_a_name_contradicts_is_refused(caplog):
+    # a config Triton serves right (x -> argument 0, mask__1 -> argument 1) is no failure (an older native
+    # build's bundle, _to_native, makes it again): warned; a name its position contradicts is refused
     io = ArtifactIO("torchscript", tuple(TensorIO(a) for a in ARGS), (TensorIO("__0"),), positional=True)
+    (p,) = tensor_name_problems("input", _inputs("x", "mask__1"), io.inputs)
+    assert p.warning
+    (wrong,) = tensor_name_problems("input", _inputs("mask__1", "x"), io.inputs)
+    assert not wrong.warning
     mixed = SPEC.renamed({"inputs": {"mask": "mask__1"}, "outputs": {"logits": "logits__0"}})
-    with pytest.raises(ConfigError, match=r"input\[x, mask__1\]\.name: the inputs mix naming conventions"):
+    with caplog.at_level("WARNING"):
         make_config(Variant("m", "torchscript", max_batch_size=4), mixed, "native", io=io)
+    assert any("input[x, mask__1].name: the inputs mix naming conventions" in r.getMessage() for r in caplog.records)
+    swapped = SPEC.renamed({"inputs": {"x": "x__1", "mask": "attention_mask"}, "outputs": {"logits": "logits__0"}})
+    with pytest.raises(ConfigError, match=r"input\[x__1, attention_mask\]\.name: the inputs mix naming conventions"):
+        make_config(Variant("m", "torchscript", max_batch_size=4), swapped, "native", io=io)
 
 
 @pytest.mark.slow  # real export (torch.jit.script)
@@ -117,7 +127,7 @@ def test_validate_says_an_existing_repository_mixes_input_conventions(tmp_path):
     import torch
 
     from builders.config.pbtxt import read_config, write_config
-    from builders.repository.validate import validate_repository
+    from builders.repository.validate import validate, validate_repository
     from builders.repository.writer import write_variant
 
     class Masked(torch.nn.Module):
@@ -138,6 +148,12 @@ def test_validate_says_an_existing_repository_mixes_input_conventions(tmp_path):
     cfg = read_config(path)
     cfg.input[1].name = "mask__1"  # what a build before one convention wrote for a spec input "mask"
     write_config(cfg, path)
-    (p,) = validate_repository(root)
+    result = validate(root)  # Triton serves it right: a warning, not a failure
+    assert result.problems == []
+    (p,) = result.warnings
     assert (p.field, p.file) == ("input[x, mask__1].name", str(path))
     assert "x -> argument 0 (x), mask__1 -> argument 1 (attention_mask)" in p.problem
+    cfg.input[0].name, cfg.input[1].name = "mask__1", "x"  # the index contradicts the position: an error
+    write_config(cfg, path)
+    (p,) = validate_repository(root)
+    assert not p.warning and "its name says 1" in p.problem

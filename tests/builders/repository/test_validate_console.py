@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 import builders.cli.validate as validate_cli
 from builders.cli.main import cli
-from builders.repository.validate import Validation
+from builders.repository.validate import Validation, validate
 from builders.triton.rules import Problem
 
 WHY = "TorchScript archive read from its structure and code text, not deserialised: whether libtorch loads it was not checked"
@@ -42,3 +42,41 @@ def test_validate_prints_one_row_per_kind_and_every_file_with_details(repo: Path
     assert "x" * 150 in short.output  # a note is one line when not a terminal, never cut
     full = CliRunner().invoke(cli, ["validate", str(repo), "--details"])
     assert full.output.count("pass --load-artifacts") == 4 and "(9 checks not run, a row each above)" in full.output
+
+
+def test_a_warning_is_its_own_table_and_exits_0(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    # a repository Triton serves right (a mix of PyTorch naming conventions in the names' order) is not failed
+    (tmp_path / "m").mkdir()
+    mixed = Problem(
+        str(tmp_path / "m" / "config.pbtxt"), "input[x, mask__1].name", "the inputs mix", "name every one", warning=True
+    )
+    monkeypatch.setattr(validate_cli, "validate_run", lambda *_a, **_k: Validation(warnings=[mixed]))
+    out = CliRunner(env={"COLUMNS": "300"}).invoke(cli, ["validate", str(tmp_path)])
+    assert out.exit_code == 0, out.output
+    text = " ".join(out.output.split())
+    assert "warnings (served as meant today; not failures)" in text and "input[x, mask__1].name" in text
+    assert "1 model checked, no problems; 1 warning (a table above: served as meant, not a failure)" in text
+
+
+def test_load_artifacts_says_each_model_as_it_is_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    # trial 12, F20: 22 models, 1.5 minutes of TorchScript loads, nothing printed until the tables
+    def run(*_a, progress=None, **_k):
+        for i, name in enumerate(("a", "b")):
+            progress(i, 2, name)
+        progress(2, 2, "")
+        return Validation()
+
+    monkeypatch.setattr(validate_cli, "validate_run", run)
+    loaded = CliRunner(env={"COLUMNS": "300"}).invoke(cli, ["validate", str(tmp_path), "--load-artifacts"])
+    assert loaded.exit_code == 0, loaded.output
+    assert "checking 1/2: a" in loaded.output and "checking 2/2: b" in loaded.output
+    quick = CliRunner(env={"COLUMNS": "300"}).invoke(cli, ["validate", str(tmp_path)])
+    assert "checking 1/2" not in quick.output  # seconds without loads: the bar alone, on a terminal
+
+
+def test_validate_reports_each_model_folder_to_progress(tmp_path: Path):
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+    seen = []
+    validate(tmp_path, check_artifacts=False, progress=lambda done, total, model: seen.append((done, total, model)))
+    assert seen == [(0, 2, "a"), (1, 2, "b"), (2, 2, "")]
