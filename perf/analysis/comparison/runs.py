@@ -10,6 +10,7 @@ from pathlib import Path
 
 from core.errors import PerfError
 from core.wording import count, sentence
+from perf.analysis.comparison.unmatched import no_shared_level
 from perf.analysis.comparison.verdicts import (
     HIGHER,
     LOWER,
@@ -98,7 +99,7 @@ def compare_markdown(
     )
     lines += [
         "",
-        "Changes are (B − A) / A. Matched by variant name and (concurrency, batch size). "
+        "Changes are (B − A) / A. Matched by variant name, input size and (concurrency, batch size). "
         + rule_text(a, b, label_a, label_b)
         + (
             " A level measured while other processes used the host (host busy) is marked; a change involving it is "
@@ -225,10 +226,7 @@ def compare_runs(run_a: Path, run_b: Path, out: Path | None = None) -> Path:
             hint="give the run before the change and the run after it",
         )
     if not matched_points(a, b):
-        raise PerfError(
-            f"runs {a.run_id} and {b.run_id} share no measured level",
-            hint="compare runs that swept the same variant names at the same concurrency and batch sizes",
-        )
+        raise no_shared_level(a, b)
     out = Path(out) if out else Path(run_b) / f"compare_{a.run_id}.md"
     _refuse_foreign(out)
     text = compare_markdown(a, b, folders=(Path(run_a), Path(run_b)))
