@@ -35,13 +35,14 @@ Every number comes from recorded fields; nothing here is measured.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from perf.analysis.stats.fair import unfair
 from perf.analysis.stats.points import THROUGHPUT, Point, aggregate
 from perf.markdown import fmt
 from perf.records.baseline import BaselinePoint, BaselineResult, BaselineTarget
 from perf.records.results import RunResult
+from perf.records.workloads import workload_text
 
 #: perf_analyzer's per-request time components (LevelResult fields, µs) besides compute
 #: infer, in the order a request meets them, with their labels.
@@ -272,6 +273,35 @@ def other_shapes(run: RunResult) -> list[str]:
         if target is not None:
             out += [f"{v.name} at {s}" for s in dict.fromkeys(lv.shape for lv in v.levels) if s and s != target.shape]
     return out
+
+
+#: What to do when every level was sent at other sizes than the in-process baseline's (:func:`sizes_apart`).
+SIZES_APART_HINT = "sweep the build's reference size too (add it to --shapes, or leave --shapes out), then run the baseline"
+
+
+def sizes_apart(run: RunResult, shapes: Mapping[str, str | None]) -> str | None:
+    """Why no served level of ``run`` can have a serving-efficiency ratio: every measured level of each
+    variant with an in-process target (``shapes``: variant -> the sizes of its reference inputs, the ones
+    the baseline times, :attr:`perf.records.baseline.BaselineTarget.shape`) was sent at another input size
+    (trial 12, F23: a run at time=1000 and 16000, the baseline at time=8000; the report blamed "the batch
+    it formed"); ``None`` when some level was sent at that size, or nothing says the sizes."""
+    sent: list[str] = []
+    timed: list[str] = []
+    for v in run.variants:
+        sizes = list(dict.fromkeys(lv.shape for lv in v.levels if lv.ok))
+        if v.name not in shapes or not sizes:
+            continue
+        ref = shapes[v.name]
+        if ref is None or any(s is None or s == ref for s in sizes):
+            return None
+        sent += [s for s in sizes if s]
+        timed.append(ref)
+    if not sent:
+        return None
+    return (
+        f"the run sent {', '.join(workload_text(s, None) for s in dict.fromkeys(sent))} only, and the in-process baseline times the build's reference "
+        f"inputs at {', '.join(dict.fromkeys(timed))}, a size no level sent: no level has an in-process point to compare with"
+    )
 
 
 def best_rows(rows: Sequence[EfficiencyRow]) -> dict[str, EfficiencyRow]:

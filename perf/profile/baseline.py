@@ -17,7 +17,6 @@ Python API::
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import functools
 import logging
@@ -34,12 +33,21 @@ from tritonclient.grpc import model_config_pb2 as mc
 from builders.backends import for_config, served_artifact
 from builders.config.pbtxt import read_config
 from builders.repository.view import Repository, RepositoryVariant
-from core.errors import ToolkitError
+from core.errors import PerfError, ToolkitError
 from core.records import RecordKind, write_record
 from core.versions import package_versions
+from perf.analysis.efficiency import SIZES_APART_HINT, sizes_apart
 from perf.measure.host import HOST_BUSY_THRESHOLD_PCT, HostSampler
 from perf.profile.checks import acted_on, refuse_nothing_measured, run_repository
-from perf.profile.runners import NotRunHere, artifact_call, batch_inputs, cannot_run, eager_call, reference_axes
+from perf.profile.runners import (
+    NotRunHere,
+    artifact_call,
+    batch_inputs,
+    cannot_run,
+    eager_call,
+    reference_axes,
+    torch_threads_kept,
+)
 from perf.profile.timing import ORDER_SEED, Timing, TimingSettings, time_interleaved
 from perf.records import results
 from perf.records.baseline import EAGER, NOT_RUN, BaselineKey, BaselinePoint, BaselineResult, BaselineSettings, BaselineTarget
@@ -178,7 +186,7 @@ def run_baseline(opts: BaselineOptions, progress: Progress | None = None) -> Bas
     total = sum(len(b) for *_, b in jobs.values())
     points: list[BaselinePoint] = []
     models = list(dict.fromkeys(k.model for k in jobs))
-    with _torch_threads_kept():
+    with torch_threads_kept():
         for model in models:
             if opts.deadline is not None and time.monotonic() >= opts.deadline:
                 notes.append(f"`{model}`: not measured: the sweep's time budget was spent before it")
@@ -338,18 +346,6 @@ def _point(key: BaselineKey, b: int, t: Timing) -> BaselinePoint:
     )
 
 
-@contextlib.contextmanager
-def _torch_threads_kept() -> Iterator[None]:
-    """Restore torch's intra-op thread count afterwards (the runners set it process-wide)."""
-    import torch
-
-    before = torch.get_num_threads()
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
-
-
 def baseline_for_run(
     run_dir: Path, opts: BaselineOptions | None = None, progress: Progress | None = None, repository: Path | None = None
 ) -> BaselineResult:
@@ -363,7 +359,9 @@ def baseline_for_run(
         repository: The repository holding the run's variants [default: the one the run swept].
 
     Raises:
-        PerfError: its variants are not there or changed, or nothing was measured (the run is left as it was).
+        PerfError: its variants are not there or changed, its levels were all sent at other input sizes than
+            the reference inputs the baseline times (:func:`perf.analysis.efficiency.sizes_apart`: nothing measured),
+            or nothing was measured (the run is left as it was).
         RecordError: ``results.json`` cannot be read.
     """
     run = results.load(run_dir)
@@ -371,6 +369,8 @@ def baseline_for_run(
     opts = dataclasses.replace(opts or BaselineOptions(repo), repository=repo, run=run)
     refuse_missing(run, acted_on(run, opts.variants, repo), repo, "the in-process baseline")
     refuse_changed(run, [v.name for v in run.variants], repo, "baseline filed under the run", LOADED)
+    if why := sizes_apart(run, {t.variant: t.shape for t, *_ in plan_targets(opts)[0]}):  # trial 12, F23
+        raise PerfError(f"no in-process baseline for run {run.run_id}: {why}", hint=SIZES_APART_HINT)
     kept = f"run {run.run_id}'s results.json keeps what it held"
     run.baseline = refuse_nothing_measured(run_baseline(opts, progress), kept, "the run has no measured variant")
     results.save(run, run_dir)

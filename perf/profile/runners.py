@@ -16,8 +16,9 @@ be reloaded): such points are recorded "not run on this host", never timed as 0.
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -154,3 +155,15 @@ def _load_eager(source: str, spec: Any) -> Any:
     from builders.model.models import load_model
 
     return load_model(source, spec).module
+
+
+@contextlib.contextmanager
+def torch_threads_kept() -> Iterator[None]:
+    """Restore torch's intra-op thread count afterwards (the runners set it process-wide)."""
+    import torch
+
+    before = torch.get_num_threads()
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)

@@ -17,7 +17,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from core.wording import agree, count
-from perf.analysis.efficiency import EfficiencyRow, best_rows, efficiency_rows, other_shapes
+from perf.analysis.efficiency import (
+    SIZES_APART_HINT,
+    EfficiencyRow,
+    best_rows,
+    efficiency_rows,
+    other_shapes,
+    sizes_apart,
+)
 from perf.markdown import APPENDIX_FILE, LIST_LIMIT, TOP_N, capped, flag_mark, fmt, name_then_numbers, table
 from perf.plots.efficiency import write_plot
 from perf.records.levels import HOST_BUSY
@@ -272,6 +279,9 @@ def conclusion(run: RunResult, rows: Sequence[EfficiencyRow]) -> list[str]:
     """The four-part conclusion (see the module docstring)."""
     best = best_rows(rows)
     if not best:
+        apart = sizes_apart(run, {t.variant: t.shape for t in run.baseline.targets}) if run.baseline else None
+        if apart:  # the input size, not the batch (trial 12, F23)
+            return [f"No ratio to give: {apart} ({SIZES_APART_HINT})."]
         return ["No variant has both a measured level and an in-process point at the batch it formed: no ratio to give."]
     top = max(best.values(), key=lambda r: r.served_infer_per_s)
     assert top.in_process is not None and top.ratio is not None

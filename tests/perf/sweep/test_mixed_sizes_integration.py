@@ -15,6 +15,9 @@ from builders.config.variants import VariantGrid
 from builders.model.spec import ModelSpec
 from builders.model.tensor import TensorSpec
 from clients.server import ServerOptions
+from core.errors import PerfError
+from perf.profile.baseline import baseline_for_run
+from perf.records import results
 from perf.records.rounds import RoundRules
 from perf.records.workloads import split_by_workload
 from perf.sweep.run import SweepOptions, run_sweep
@@ -72,7 +75,7 @@ def test_a_mixed_workload_sends_many_sizes_and_the_batcher_merges_fewer(seq_repo
     )
     run, run_dir = run_sweep(opts)
     v = run.variant(BATCHING)
-    assert v.status == "ok", v.error
+    assert v is not None and v.status == "ok", v and v.error
     assert {lv.shape for lv in v.levels if lv.ok} == {"seq=64", "seq=8..128"}
     sent = json.loads((run_dir / "inputs_seq8..128" / f"input_data_{BATCHING}.json").read_text())["data"]
     sizes = [d["ids"]["shape"][0] for d in sent]
@@ -88,3 +91,11 @@ def test_a_mixed_workload_sends_many_sizes_and_the_batcher_merges_fewer(seq_repo
         return sum(lv.avg_server_batch_size or 0 for lv in levels) / len(levels)
 
     assert batch("seq=64") > 1.5 > batch("seq=8..128 (mixed)")  # equal shapes batch; a mix of sizes hardly does
+
+    # the in-process baseline times the reference inputs (seq=64): a run of the mix alone has no level to
+    # compare it with, and is refused before anything is timed (trial 12, F23)
+    v.levels = [lv for lv in v.levels if lv.shape != "seq=64"]
+    results.save(run, run_dir)
+    with pytest.raises(PerfError, match=r"the run sent seq=8\.\.128 \(mixed\) only, and the in-process baseline times "):
+        baseline_for_run(run_dir)
+    assert results.load(run_dir).baseline is None
