@@ -58,7 +58,7 @@ from perf.records.rounds import Cut, RoundRecord, RoundsRecord, Visit
 from perf.records.search import SearchDecision, SearchRecord
 from perf.search import by_workload, drops
 from perf.search import ladder as ladders
-from perf.search.decided import decided_words, no_room
+from perf.search.ending.decided import decided_words, no_room
 from perf.search.events import log_event
 from perf.search.failed import FailedLevels
 from perf.search.focus import far_behind, focus
@@ -354,7 +354,7 @@ class Rounds:
         self.events({"event": "search_decision", "variant": name, "decision": d, "levels_left": 0})
 
     def decided(self, alive: Sequence[str], rounds_left: int) -> str | None:
-        """Why the ranking of ``alive`` is decided (module rule 3), ``None`` while it is not (:func:`perf.search.decided.decided_words`)."""
+        """Why the ranking of ``alive`` is decided (module rule 3), ``None`` while it is not (:func:`perf.search.ending.decided.decided_words`)."""
         return decided_words(self, alive, rounds_left)
 
     def _tie_set(self, names: Sequence[str]) -> list[str]:

@@ -53,7 +53,8 @@ def test_a_picks_others_are_the_series_of_its_own_workload_only():
 def test_variant_of_undoes_series_name():
     """One rule strips a workload's label (perf.search.by_workload and .decided call it, no copy of their own)."""
     from perf.records.workloads import series_name, variant_of
-    from perf.search import by_workload, decided
+    from perf.search import by_workload
+    from perf.search.ending import decided
 
     assert variant_of(series_name("m", "seq=64, b=8"), "seq=64, b=8") == "m"
     assert variant_of("m [b=8]", "b=1") == "m [b=8]"

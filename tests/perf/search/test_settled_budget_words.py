@@ -1,5 +1,5 @@
 """A settled tie's end words say when the time budget had no room for another round either
-(perf.search.decided.no_room). Trial 12, F19: "settled: the 6 rounds left could not separate the tie
+(perf.search.ending.decided.no_room). Trial 12, F19: "settled: the 6 rounds left could not separate the tie
 set ..." with 8 s of the 60 s budget left, where no round of about 8 s fitted: the rounds left the
 settle rule counted were the group's cap's, and the end reason hid that the budget was spent."""
 

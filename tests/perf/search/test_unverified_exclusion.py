@@ -1,4 +1,4 @@
-"""A budget exclusion this host cannot verify does not decide a ranking (perf.search.unverified).
+"""A budget exclusion this host cannot verify does not decide a ranking (perf.search.ending.unverified).
 
 Trial 12, F6: the rounds ended "ranking under the p99 budget of 20.00 ms decided (after 3 rounds)"
 while the only other ranked-out variant was over the budget on rounds that were all host busy (the

@@ -13,7 +13,7 @@ from perf.markdown import fmt
 from perf.records.results import VariantResult
 from perf.records.workloads import variant_of
 from perf.search import ladder as ladders
-from perf.search import unverified
+from perf.search.ending import unverified
 
 
 class Rounds(Protocol):
@@ -52,7 +52,7 @@ def decided_words(sched: Rounds, alive: Sequence[str], rounds_left: int) -> str 
     (:func:`perf.analysis.ranking.standing.settled_words`); with
     several client workloads, each workload's ranking must be decided, each said with its workload.
     A contender excluded only by a budget miss this host cannot verify stays in contention while rounds
-    are left (:mod:`perf.search.unverified`; trial 12, F6)."""
+    are left (:mod:`perf.search.ending.unverified`; trial 12, F6)."""
     s = sched.setup
     for n in alive:
         if ladders.climbing(sched.ladders[n], s.plans[n], sched.run_variant(n), s.rules):
@@ -74,7 +74,7 @@ def _one(
 ) -> str | None:
     """:func:`decided_words` for one ranking of ``alive`` (series of workload ``label`` by name; ``""``:
     variants). A contender left out only on a budget miss this host cannot verify, not beaten by the
-    leader, keeps it undecided while rounds are left (:mod:`perf.search.unverified`)."""
+    leader, keeps it undecided while rounds are left (:mod:`perf.search.ending.unverified`)."""
     s = sched.setup
     rank, met = ranked
     if rank.leader is None:

@@ -2,7 +2,7 @@
 (:meth:`perf.analysis.ranking.budget_latency.Judged.unverified_why`): a level over the budget on rounds
 that were (nearly) all host busy, which a quiet host might bring within it.
 
-Such a level is no evidence against its variant: the rounds engine (:mod:`perf.search.decided`) does
+Such a level is no evidence against its variant: the rounds engine (:mod:`perf.search.ending.decided`) does
 not call a ranking decided while a level of it, not beaten by the leader by the paired rule, is
 excluded only so and rounds are left that could verify it (trial 12, F6: "ranking under the p99
 budget decided" on an exclusion the same report called "not verified here", against which the pick
