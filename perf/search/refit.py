@@ -10,6 +10,11 @@ lowered first (never below a level a resumed run measured before, ``plan.floor``
 (:func:`perf.search.shrink.shrink`, the one rule). Each cut says it was made after the loads, with the
 measured and the assumed load time; a plan that still fits is kept as it is (nothing is raised
 again: the first plan's cuts stand).
+
+It is also fitted before each further load of the first group (``pending``: the variants not loaded
+yet, each counted at the load time measured so far), so a variant the plan would cut once loaded is
+not loaded at all (trial 12, F6: two variants loaded in 10.4 s and 9.4 s, then cut "after the loads
+took 12.7 s a variant": 20 s of a 120 s budget).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Collection, Sequence
 
+from core.wording import count
 from perf.analysis.ranking.operating import MIN_ROUNDS
 from perf.markdown import fmt
 from perf.records.rounds import Cut, RoundRules
@@ -37,6 +43,7 @@ def refit(
     search: SearchRules,
     left_s: float,
     measured: Collection[str] = (),
+    pending: Collection[str] = (),
 ) -> Fit | None:
     """``plan`` fitted again to ``left_s`` once ``loaded`` are loaded (module docstring).
 
@@ -52,6 +59,8 @@ def refit(
         measured: Variants with numbers from an earlier session (their cuts say so).
         left_s: The time the rounds have left after the loads (s): up to the engine's deadline, which
             already leaves the baseline's reserve (``plan.reserve_s``) aside: not taken off again.
+            With ``pending``, the time left before their loads (each costs ``load_s`` of it).
+        pending: The variants of ``loaded`` not loaded yet (their loads are still to come).
 
     Returns:
         The new plan (its ``variants`` the loaded ones kept, most promising first; ``cuts`` the
@@ -61,12 +70,16 @@ def refit(
     levels = [c for c in ladder if plan.cap is None or c <= plan.cap]
     kept = [n for n in plan.variants if n in loaded] + [n for n in loaded if n not in plan.variants]
     budget, want, top = left_s, min(rules.max_rounds, MIN_ROUNDS + 1), levels[-1] if levels else None
+    first = list(kept)  # shrink drops from the end: n variants kept are first[:n]
 
-    def cost(n: int, lv: Sequence[int], rounds: int) -> float:  # the first plan's estimate, the loads done
-        return estimate(n, lv, adaptive, keys_per_level, rules, rounds, False) - n * LOAD_S
+    def cost(n: int, lv: Sequence[int], rounds: int) -> float:  # the first plan's estimate, the loads done or to come
+        to_load = sum(1 for v in first[:n] if v in pending)
+        return estimate(n, lv, adaptive, keys_per_level, rules, rounds, False) - n * LOAD_S + to_load * load_s
 
+    done = len(kept) - sum(1 for v in kept if v in pending)
+    loads = ("the first load" if done == 1 else f"the first {count(done, 'load')}") if pending else "the loads"
     after = (
-        f"after the loads took {fmt(load_s, 1)} s a variant (the plan assumed {fmt(plan.load_s, 1)} s), "
+        f"after {loads} took {fmt(load_s, 1)} s a variant (the plan assumed {fmt(plan.load_s, 1)} s), "
         f"{fmt(left_s, 0)} s were left"
     )
     cuts = []
@@ -78,7 +91,8 @@ def refit(
             Cut("levels", f"concurrency above {levels[-1]} not measured: {after}: {why}", concurrency=levels[-1] * search.growth)
         )
     for gone, n, need in shrunk.dropped:
-        why = f"{n} variants need about {fmt(need, 0)} s for the {MIN_ROUNDS} rounds a verdict needs (cut in this order: {RULE}; measured after the rounds if the time they leave fits it)"
+        need_for = "their loads and " if any(v in pending for v in first[:n]) else ""
+        why = f"{n} variants need about {fmt(need, 0)} s for {need_for}the {MIN_ROUNDS} rounds a verdict needs (cut in this order: {RULE}; measured after the rounds if the time they leave fits it)"
         cuts.append(Cut("variant", f"{not_measured(gone in measured)}: {after}: {why}", gone))
     if not cuts:
         return None

@@ -12,6 +12,8 @@ them in rounds, unload them.
   server), before its first round: :func:`perf.search.refit.refit` from the measured load time
   (trial 7: 12.9 s a load against the plan's 5 s, 2 of 6 rounds). A variant it cuts is unloaded
   and, like the first plan's cuts, measured after the rounds if the time they leave fits it.
+  Before each further load of that group it is fitted to the loads so far, and a variant it would
+  cut is not loaded at all (:mod:`perf.sweep.load_cuts`).
 - **Rounds**: the scheduler (:mod:`perf.search.rounds`) runs the group's rounds, every visit a
   short perf_analyzer run (:func:`perf.measure.level.measure_visit`).
 - **Several groups**: variants of different groups were never measured in the same round, so
@@ -50,6 +52,7 @@ from perf.search.budget import UNLOAD_S, Fit
 from perf.search.plan import LevelKey
 from perf.search.refit import refit
 from perf.search.rounds import Rounds
+from perf.sweep import load_cuts
 from perf.sweep.context import SweepBase
 from perf.sweep.server import stamp_after, stamp_loaded
 
@@ -148,22 +151,10 @@ class RoundsSweep(SweepBase):
             return loaded
         self._plan, new = again, again.cuts[len(plan.cuts) :]
         engine.setup = dataclasses.replace(engine.setup, cap=again.cap)
-        if rr.budget is not None:  # the report's Time budget line says the plan the rounds ran under
-            rr.budget.refit_load_s, rr.budget.refit_rounds = round(load_s, 2), again.rounds
-            rr.budget.refit_estimate_s = round(again.estimate_s, 1)
-        for c in new:
-            rr.cut(c)
-            if c.kind == "variant" and c.variant and c.variant not in before:
-                vr = self._variant(c.variant)
-                vr.status, vr.error = "skipped", f"cut for time: {c.reason.removeprefix('not measured: ')}"
         gone = [n for n in loaded if n not in again.variants]
         if gone:
             self.servers.unload_all(gone, self.opts.unload_timeout_s)
-        self._save()
-        text = f"rounds: fitted again, about {count(again.rounds, 'round')}; cut for time: " + "; ".join(
-            (f"{c.variant} " if c.variant else "") + c.reason for c in new
-        )
-        self.progress({"event": "plan", "text": text, "estimate_s": again.estimate_s, "warn": True})  # said once
+        load_cuts.said(self, again, new, load_s)
         return [n for n in loaded if n in again.variants]
 
     def _unload_s(self) -> float:
@@ -196,30 +187,35 @@ class RoundsSweep(SweepBase):
     def _load_group(self, engine: Rounds, names: list[str], why: str) -> tuple[list[str], list[str], int]:
         """Load variants of ``names`` until the group is full; ``(loaded, the rest, group index)``."""
         assert self.run.rounds is not None
-        start = time.monotonic()
+        start = engine.clock()  # the time budget's clock: the loads' time is what the plan is fitted to
         srv = self._server()
         loaded: list[str] = []
+        took, tried = 0.0, 0  # the loads so far: their time (s) and how many
         said = f"{why}; " if why else ""
         reason = why or "every contender fits on the server"
         for i, name in enumerate(names):
             if self.opts.max_loaded is not None and len(loaded) >= self.opts.max_loaded:
                 reason = f"{said}at most {self.opts.max_loaded} variants loaded at once (max_loaded)"
-                return loaded, names[i:], self._record_group(loaded, reason, start)
+                return loaded, names[i:], self._record_group(engine, loaded, reason, start)
+            if tried and name not in load_cuts.still_to_load(self, engine, loaded, names[i:], took / tried):
+                continue  # cut for time before its load (perf.sweep.load_cuts)
+            t0 = engine.clock()
             if self._load(engine, name):
                 loaded.append(name)
+            took, tried = took + engine.clock() - t0, tried + 1
             left = memory_left_fraction() if not srv.opts.urls else 1.0
             if left < MEMORY_RESERVE_FRACTION and i + 1 < len(names):
                 reason = f"{said}the host had {left * 100:.0f} % of its memory left after loading `{name}`"
-                return loaded, names[i + 1 :], self._record_group(loaded, reason, start)
-        return loaded, [], self._record_group(loaded, reason, start)
+                return loaded, names[i + 1 :], self._record_group(engine, loaded, reason, start)
+        return loaded, [], self._record_group(engine, loaded, reason, start)
 
-    def _record_group(self, loaded: list[str], reason: str, start: float) -> int:
+    def _record_group(self, engine: Rounds, loaded: list[str], reason: str, start: float) -> int:
         """Record a group (:class:`perf.records.rounds.LoadGroup`); returns its index."""
         assert self.run.rounds is not None
         srv = self._server()
         with self._lock:
             groups = self.run.rounds.groups
-            groups.append(LoadGroup(len(groups), list(loaded), reason, srv.http_url, round(time.monotonic() - start, 2)))
+            groups.append(LoadGroup(len(groups), list(loaded), reason, srv.http_url, round(engine.clock() - start, 2)))
             index = groups[-1].index
         self._save()
         return index

@@ -161,6 +161,28 @@ class SimSweep(RoundsSweep):
             self.host.t += budgets.UNLOAD_S * len(loaded)
 
 
+class SimLoads(SimSweep):
+    """:class:`SimSweep` with the sweep's own load loop (:meth:`perf.sweep.rounds.RoundsSweep._load_group`):
+    one variant loaded at a time, each taking ``load_s`` of the host's clock (or its own, from
+    ``load_times``); the names loaded, in order, kept in ``loads``."""
+
+    _load_group = RoundsSweep._load_group
+
+    def __init__(self, *args, load_times: dict[str, float] | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.load_times, self.loads = load_times or {}, []
+        self.server_ns = SimpleNamespace(http_url="sim", opts=SimpleNamespace(urls=["sim"]))  # remote: no memory read
+
+    def _server(self):
+        return self.server_ns
+
+    def _load(self, engine: Rounds, name: str) -> bool:
+        self._variant(name).status = "pending"
+        self.host.t += self.load_times.get(name, self.load_s)
+        self.loads.append(name)
+        return True
+
+
 def sequential_pick(seed: int, levels: tuple[int, ...] = (1, 2, 4, 8, 16)) -> str:
     """The one-after-another design on the same host: each variant's levels in turn, then the
     highest throughput measured wins."""

@@ -1,0 +1,84 @@
+"""The time budget's plan fitted again before each load of the first group, so a variant it cuts
+is never loaded (trial 12, F6: two variants loaded in 10.4 s and 9.4 s, then cut "after the loads
+took 12.7 s a variant": 20 s of a 120 s budget spent loading variants never measured). The
+sweep's own load loop on the simulated host (tests/support/simulated_host.py)."""
+
+from __future__ import annotations
+
+import pytest
+import simulated_host
+from simulated_host import SimHost, SimLoads, sim_run
+
+from perf.analysis.ranking.operating import MIN_ROUNDS
+from perf.records.rounds import BudgetRecord, RoundRules
+from perf.records.search import SearchRules
+from perf.search import budget as budgets
+from perf.search.rounds import Rounds, Setup
+
+FIVE = {"w_a": (1000.0, 2.0), "w_b": (900.0, 2.0), "w_c": (700.0, 1.5), "w_d": (600.0, 1.0), "w_e": (500.0, 1.0)}
+
+
+def _sweep(monkeypatch: pytest.MonkeyPatch, budget_s: float, load_s: float, load_times: dict[str, float] | None = None):
+    for n, curve in FIVE.items():
+        monkeypatch.setitem(simulated_host.TRUE, n, curve)
+    host = SimHost(3, amplitude=0.0, noise=0.3, visit_s=1.0)
+    rules = RoundRules()
+    run, plans, levels, adaptive = sim_run(FIVE, 3, rules)
+    fit = budgets.fit(list(FIVE), levels, adaptive, 1, rules, SearchRules(), budget_s, False)
+    run.rounds.budget = BudgetRecord(budget_s, fit.visit_s, fit.load_s, fit.estimate_s, fit.rounds, fit.cap)
+    setup = Setup(plans, levels, adaptive, SearchRules(), rules, "prune", None, fit.cap)
+    events: list = []
+    engine = Rounds(run, setup, fit.visit_s, host.clock, host.clock() + budget_s, events=events.append)
+    sweep = SimLoads(run, plans, host, events, load_s, load_times=load_times)
+    sweep.run_rounds(engine, fit.variants, fit)
+    return run, fit, events, sweep
+
+
+def _refits(events: list) -> list[str]:
+    """The words of each "rounds: fitted again" the sweep said."""
+    return [e["text"] for e in events if e["event"] == "plan" and e["text"].startswith("rounds: fitted again")]
+
+
+def _cut_by(said: list[str]) -> list[str]:
+    """The variants those words cut, in the order cut."""
+    return [n for t in said for n in FIVE if f"{n} not measured: after the" in t]
+
+
+def test_a_variant_the_loads_so_far_cut_is_not_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
+    run, fit, events, sweep = _sweep(monkeypatch, 150.0, load_s=15.0)  # the plan assumed 5 s a load
+    assert fit.variants == list(FIVE)  # the first plan kept every variant
+    first = run.rounds.groups[0]
+    assert first.variants == sweep.loads[: len(first.variants)]
+    said = _refits(events)
+    cut = _cut_by(said)
+    assert cut and sorted(cut) == [n for n in FIVE if n not in first.variants]  # fitted again: some cut
+    assert sorted(cut) == list(FIVE)[len(FIVE) - len(cut) :]  # the least promising go, as the plan cuts them
+    assert not set(cut) & set(sweep.loads[: len(first.variants)])  # never loaded for the group
+    assert not set(cut) & set(sweep.unloaded)  # so never unloaded before the rounds either
+    assert f"{cut[0]} not measured: after the first load took 15.0 s a variant (the plan assumed 5.0 s), " in said[0]
+    assert all("for their loads and the" in t for t in said), said  # the loads still to come counted, in numbers
+    for n in cut:  # "not measured (cut for time)" with the reason, or measured late in the time the rounds left
+        vr = run.variant(n)
+        assert vr.status == "ok" or (vr.status == "skipped" and (vr.error or "").startswith("cut for time: after the")), vr
+    assert first.load_s == pytest.approx(15.0 * len(first.variants))  # the loads' time, on the budget's clock
+    rounds = [r for r in run.rounds.rounds if r.group == 0]
+    assert len(rounds) >= MIN_ROUNDS - 1 and not (first.ended or "").startswith("time budget"), first.ended
+
+
+def test_loads_as_fast_as_planned_load_every_variant(monkeypatch: pytest.MonkeyPatch) -> None:
+    run, _, events, sweep = _sweep(monkeypatch, 150.0, load_s=4.0)
+    assert sweep.loads[: len(FIVE)] == list(FIVE) and run.rounds.groups[0].variants == list(FIVE)
+    assert not _refits(events)
+
+
+def test_a_slow_last_load_is_still_cut_after_the_loads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The loads before it as planned, the last one slow: nothing to cut before it; the plan fitted
+    again after the loads (perf.sweep.rounds.RoundsSweep._refit) cuts what they left no time for, unloaded."""
+    slow = {"w_e": 90.0}
+    _, _, events, sweep = _sweep(monkeypatch, 150.0, load_s=4.0, load_times=slow)
+    mean = (4.0 * (len(FIVE) - 1) + slow["w_e"]) / len(FIVE)
+    assert sweep.loads[: len(FIVE)] == list(FIVE)
+    said = _refits(events)
+    cut = _cut_by(said)
+    assert len(said) == 1 and cut and f"not measured: after the loads took {mean:.1f} s a variant" in said[0], said
+    assert sweep.unloaded[: len(cut)] == cut
