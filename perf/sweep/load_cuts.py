@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from core.wording import count
 from perf.records.rounds import Cut
@@ -25,39 +24,46 @@ from perf.search import promise
 from perf.search.budget import Fit
 from perf.search.refit import refit
 from perf.search.rounds import Rounds
-
-if TYPE_CHECKING:
-    from perf.sweep.rounds import RoundsSweep
+from perf.sweep.context import SweepBase
 
 
-def still_to_load(sweep: RoundsSweep, engine: Rounds, loaded: Sequence[str], pending: Sequence[str], load_s: float) -> list[str]:
-    """The variants of ``pending`` (not loaded yet, in load order) the plan still keeps once ``loaded``
-    took ``load_s`` a load; those it cuts are recorded and said (module docstring). Outside the first
-    group, or when the first group cannot hold the whole plan, ``pending`` as it is."""
-    plan, rr = sweep._plan, sweep.run.rounds
-    if plan is None or rr is None or sweep._refitted or engine.deadline is None or len(sweep.servers.lanes) > 1:
-        return list(pending)
+def still_to_load(
+    sweep: SweepBase,
+    engine: Rounds,
+    plan: Fit | None,
+    loaded: Sequence[str],
+    pending: Sequence[str],
+    load_s: float,
+    keys_per_level: int,
+) -> tuple[Fit | None, list[str]]:
+    """The plan and the variants of ``pending`` (not loaded yet, in load order) it still keeps once
+    ``loaded`` took ``load_s`` a load; those it cuts are recorded and said (module docstring).
+    ``plan``: the first group's plan, not fitted again yet (``None``: no such plan, ``pending`` as it
+    is); as it is too when the first group cannot hold the whole plan."""
+    rr = sweep.run.rounds
+    if plan is None or rr is None or engine.deadline is None or len(sweep.servers.lanes) > 1:
+        return plan, list(pending)
     pending = [n for n in pending if n in plan.variants]
-    failed = {n for n in plan.variants if sweep._variant(n).status == "failed"}
+    failed = {n for n in plan.variants if (vr := sweep.run.variant(n)) is not None and vr.status == "failed"}
     room = sweep.opts.max_loaded is None or sweep.opts.max_loaded >= len(loaded) + len(pending)
     if not loaded or not pending or not room or not set(plan.variants) <= {*loaded, *pending, *failed}:
-        return pending  # a group after this one, or none measured yet: the plan fitted after the loads decides
+        return plan, pending  # a group after this one, or none measured yet: the plan fitted after the loads decides
     left = engine.deadline - engine.clock()
     before = {n for n in [*loaded, *pending] if promise.has_numbers(sweep.run, n)}
     s = engine.setup
     again = refit(
-        plan, [*loaded, *pending], load_s, s.ladder, s.adaptive, sweep.keys_per_level(), rr.rules, s.rules, left, before, pending
+        plan, [*loaded, *pending], load_s, s.ladder, s.adaptive, keys_per_level, rr.rules, s.rules, left, before, pending
     )
     new = [c for c in again.cuts[len(plan.cuts) :] if c.kind == "variant" and c.variant in pending] if again else []
     if again is None or not new:
-        return pending
+        return plan, pending
     gone = {c.variant for c in new}
-    sweep._plan = dataclasses.replace(plan, variants=[n for n in plan.variants if n not in gone], cuts=[*plan.cuts, *new])
     said(sweep, again, new, load_s)
-    return [n for n in pending if n not in gone]
+    kept = dataclasses.replace(plan, variants=[n for n in plan.variants if n not in gone], cuts=[*plan.cuts, *new])
+    return kept, [n for n in pending if n not in gone]
 
 
-def said(sweep: RoundsSweep, again: Fit, new: Sequence[Cut], load_s: float) -> None:
+def said(sweep: SweepBase, again: Fit, new: Sequence[Cut], load_s: float) -> None:
     """Record the cuts of the plan fitted again (``new``: those it added), set the variants cut
     ``skipped`` (those without numbers from before: theirs stand), and say it once."""
     rr = sweep.run.rounds
@@ -68,7 +74,8 @@ def said(sweep: RoundsSweep, again: Fit, new: Sequence[Cut], load_s: float) -> N
     for c in new:
         rr.cut(c)
         if c.kind == "variant" and c.variant and not promise.has_numbers(sweep.run, c.variant):
-            vr = sweep._variant(c.variant)
+            vr = sweep.run.variant(c.variant)
+            assert vr is not None
             vr.status, vr.error = "skipped", f"cut for time: {c.reason.removeprefix('not measured: ')}"
     sweep._save()
     text = f"rounds: fitted again, about {count(again.rounds, 'round')}; cut for time: " + "; ".join(

@@ -197,8 +197,11 @@ class RoundsSweep(SweepBase):
             if self.opts.max_loaded is not None and len(loaded) >= self.opts.max_loaded:
                 reason = f"{said}at most {self.opts.max_loaded} variants loaded at once (max_loaded)"
                 return loaded, names[i:], self._record_group(engine, loaded, reason, start)
-            if tried and name not in load_cuts.still_to_load(self, engine, loaded, names[i:], took / tried):
-                continue  # cut for time before its load (perf.sweep.load_cuts)
+            if tried and not self._refitted:  # the first group: cut for time before its load (perf.sweep.load_cuts)
+                args = (self._plan, loaded, names[i:], took / tried, self.keys_per_level())
+                self._plan, keep = load_cuts.still_to_load(self, engine, *args)
+                if name not in keep:
+                    continue
             t0 = engine.clock()
             if self._load(engine, name):
                 loaded.append(name)
