@@ -20,7 +20,7 @@ from types import SimpleNamespace
 from perf.analysis.ranking.rank import rank_variants
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
-from perf.records.rounds import LoadGroup, RoundRules, RoundsRecord
+from perf.records.rounds import BudgetRecord, LoadGroup, RoundRules, RoundsRecord
 from perf.records.search import SearchRecord, SearchRules
 from perf.search import budget as budgets
 from perf.search.plan import LevelKey, plan_levels
@@ -181,6 +181,29 @@ class SimLoads(SimSweep):
         self.host.t += self.load_times.get(name, self.load_s)
         self.loads.append(name)
         return True
+
+
+#: Five variants' true curves (peak throughput, scale) for the time-budget tests of the loads.
+FIVE = {"w_a": (1000.0, 2.0), "w_b": (900.0, 2.0), "w_c": (700.0, 1.5), "w_d": (600.0, 1.0), "w_e": (500.0, 1.0)}
+
+
+def budgeted_sweep(monkeypatch, budget_s: float, load_s: float, sweep_class: type[SimSweep] = SimSweep, **sweep_kwargs):
+    """The rounds sweep of :data:`FIVE` on a quiet simulated host within a ``budget_s`` time budget,
+    its plan fitted as the sweep fits it, each load taking ``load_s`` (``sweep_kwargs`` go to
+    ``sweep_class``): ``(run, fit, host, events, sweep)`` once the rounds ended."""
+    for n, curve in FIVE.items():
+        monkeypatch.setitem(TRUE, n, curve)
+    host = SimHost(3, amplitude=0.0, noise=0.3, visit_s=1.0)
+    rules = RoundRules()
+    run, plans, levels, adaptive = sim_run(FIVE, 3, rules)
+    fit = budgets.fit(list(FIVE), levels, adaptive, 1, rules, SearchRules(), budget_s, False)
+    run.rounds.budget = BudgetRecord(budget_s, fit.visit_s, fit.load_s, fit.estimate_s, fit.rounds, fit.cap)
+    setup = Setup(plans, levels, adaptive, SearchRules(), rules, "prune", None, fit.cap)
+    events: list = []
+    engine = Rounds(run, setup, fit.visit_s, host.clock, host.clock() + budget_s, events=events.append)
+    sweep = sweep_class(run, plans, host, events, load_s, **sweep_kwargs)
+    sweep.run_rounds(engine, fit.variants, fit)
+    return run, fit, host, events, sweep
 
 
 def sequential_pick(seed: int, levels: tuple[int, ...] = (1, 2, 4, 8, 16)) -> str:

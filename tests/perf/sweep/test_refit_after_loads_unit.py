@@ -8,7 +8,7 @@ import logging
 
 import pytest
 import simulated_host
-from simulated_host import SimHost, SimSweep, sim_run
+from simulated_host import FIVE, SimHost, SimSweep, budgeted_sweep, sim_run
 
 from perf.analysis.ranking.operating import MIN_ROUNDS
 from perf.records.rounds import BudgetRecord, RoundRules
@@ -19,23 +19,9 @@ from perf.search.ladder import seen as ladders_seen
 from perf.search.policy import AUTO, ladder
 from perf.search.rounds import Rounds, Setup
 
-FIVE = {"w_a": (1000.0, 2.0), "w_b": (900.0, 2.0), "w_c": (700.0, 1.5), "w_d": (600.0, 1.0), "w_e": (500.0, 1.0)}
-
 
 def _sweep(monkeypatch: pytest.MonkeyPatch, budget_s: float, load_s: float):
-    for n, curve in FIVE.items():
-        monkeypatch.setitem(simulated_host.TRUE, n, curve)
-    host = SimHost(3, amplitude=0.0, noise=0.3, visit_s=1.0)
-    rules = RoundRules()
-    run, plans, levels, adaptive = sim_run(FIVE, 3, rules)
-    fit = budgets.fit(list(FIVE), levels, adaptive, 1, rules, SearchRules(), budget_s, False)
-    run.rounds.budget = BudgetRecord(budget_s, fit.visit_s, fit.load_s, fit.estimate_s, fit.rounds, fit.cap)
-    setup = Setup(plans, levels, adaptive, SearchRules(), rules, "prune", None, fit.cap)
-    events: list = []
-    engine = Rounds(run, setup, fit.visit_s, host.clock, host.clock() + budget_s, events=events.append)
-    sweep = SimSweep(run, plans, host, events, load_s)
-    sweep.run_rounds(engine, fit.variants, fit)
-    return run, fit, host, events, sweep
+    return budgeted_sweep(monkeypatch, budget_s, load_s)
 
 
 def test_loads_slower_than_planned_refit_the_plan_before_the_first_round(monkeypatch: pytest.MonkeyPatch) -> None:
