@@ -29,6 +29,7 @@ from clients.runtimes.models import check_servable
 from clients.runtimes.options import ServerOptions
 from core.errors import FlagError, PerfError, ServerError, ToolkitError
 from core.names import require_known
+from perf.measure.inputs import OWN_FORMS
 from perf.records import colocation, results
 from perf.records.results import MIXED
 from perf.search.plan import VariantPlan
@@ -157,14 +158,26 @@ def check_axes(repository: Repository, names: Sequence[str], sweep_axes: Mapping
 
 
 def check_mixed(sweep_axes: Mapping[str, Sequence[object]], batch_sizes: Sequence[int], input_data: object) -> None:
-    """A mixed workload (``--shapes time=LO..HI``, :mod:`perf.measure.mixed`) is sent at client batch
+    """A user's file of inputs (``--input-data`` FILE) says the sizes sent, so no ``--shapes`` is
+    taken beside it (a folder of raw files and perf_analyzer's own ``random``/``zero`` take them).
+    A mixed workload (``--shapes time=LO..HI``, :mod:`perf.measure.mixed`) is sent at client batch
     size 1, from generated inputs: perf_analyzer makes a request of ``-b N`` from consecutive entries
     of its input file, and refuses entries of different shapes in one request ("can not batch tensors
     with different shapes together"); a user's ``--input-data`` already says what is sent.
 
     Raises:
-        FlagError: a mix with a client batch size above 1, or with ``--input-data``; before anything starts.
+        FlagError: ``--shapes`` with a file of inputs; a mix with a client batch size above 1; before anything starts.
     """
+    if input_data is not None and str(input_data) not in OWN_FORMS and not Path(str(input_data)).is_dir():
+        fixed = [f"{a}={x}" for a, sizes in sweep_axes.items() for x in sizes if MIXED not in str(x)]
+        if fixed:  # trial 12 break test, B6: the numbers were labelled time=400, the file sent 120 samples
+            raise FlagError(
+                f"--shapes {', '.join(fixed)} with --input-data {input_data}: the file's entries carry their own "
+                "shapes, which are what is sent, so every number would be labelled with a size that was not sent",
+                flag="--shapes",
+                hint="drop --shapes to send the file (its shapes name the inputs), or drop --input-data to send "
+                "generated inputs at those sizes",
+            )
     mixed = [f"{a}={x}" for a, sizes in sweep_axes.items() for x in sizes if MIXED in str(x)]
     if not mixed:
         return
