@@ -11,7 +11,7 @@ from core.errors import FlagError
 from perf.analysis.recommendation.frontier import workload_recommendations
 from perf.analysis.recommendation.recommend import Recommendation
 from perf.records.results import RunResult
-from perf.records.workloads import MIXED_WORD, workload
+from perf.records.workloads import MIXED_WORD, batch_sizes_swept, workload
 
 
 def run_workloads(view: RunResult) -> list[str]:
@@ -27,14 +27,18 @@ def _parts(label: str) -> frozenset[str]:
 
 
 def match_workload(view: RunResult, text: str) -> str:
-    """The run's workload label that ``text`` names (``--workload``; parts in any order, spaces free).
+    """The run's workload label that ``text`` names (``--workload``; parts in any order, spaces free;
+    ``b=N`` of a run measured at the one batch size N may be written, as the README's examples do,
+    although the tables leave it out).
 
     Raises:
         FlagError: ``text`` names none of the run's workloads (the message lists them), or the run
             measured one workload only.
     """
     labels = run_workloads(view)
-    found = next((w for w in labels if _parts(w) == _parts(text)), None)
+    batches = batch_sizes_swept(view)  # one batch size: the labels leave it out, a user may still write it
+    implied = frozenset({f"b={batches[0]}"} if len(batches) == 1 else ())
+    found = next((w for w in labels if _parts(w) - implied == _parts(text) - implied), None)
     if found is None:
         have = "; ".join(labels) if labels else "one workload only (no --shapes sizes, one --batch-sizes)"
         hint = f"give one of them as the tables write it, e.g. --workload '{labels[-1]}'" if labels else "leave --workload out"
