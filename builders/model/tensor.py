@@ -116,8 +116,8 @@ class TensorSpec:
     def _minus_one(self, i: int) -> ModelSpecError:
         """The error for a ``-1`` at position ``i`` of the shape (ONNX's and Triton's way to write
         a dynamic size): a leading one is the batch axis, which per-sample shapes leave out (as
-        for a leading ``"batch"``); any other is a dynamic axis, which the spec names. A lone
-        ``[-1]`` may be either: both fixes are given."""
+        for a leading ``"batch"``); any other is a dynamic axis, which the spec names. A
+        leading ``-1`` may also be a dynamic size of each sample (``[-1, 4]``): both fixes are given."""
         named = [f"{self.name}_dim{j + 1}" if d == -1 else d for j, d in enumerate(self.shape)]
         shape = list(self.shape)
         if i == 0:
@@ -125,20 +125,22 @@ class TensorSpec:
                 f"a leading -1 (the batch axis as ONNX and Triton configs write it) is the implicit first axis; "
                 f"per-sample shapes must not include it (shape {shape})"
             )
-            todo = "drop the -1 from the shape (the batch is always axis 0): " + self._forms(named[1:])
-            if len(shape) == 1:
-                todo += f"; or, if each sample has a dynamic length, name that axis: {self._forms(named)}"
+            todo = (  # the -1 may as well be a dynamic size of each sample (break test B3: feat [-1, 4])
+                f"drop the -1 if it is the batch axis (always axis 0): {self._forms(named[1:])}; or, if it is a "
+                f"dynamic size of each sample, name that axis: {self._forms(named)}"
+            )
         else:
             what = f"dimension {i} is -1 (a dynamic size), which a spec gives as a named dynamic axis (shape {shape})"
             todo = "name the dynamic axis and give its range: " + self._forms(named)
         return ModelSpecError(f"tensor {self.name!r}: {what}", hint=todo)
 
     def _forms(self, shape: list[Dim]) -> str:
-        """``shape`` as an ``--input`` flag and as a spec file's ``"shape"``, with the range flag
+        """``shape`` as a spec file's ``"shape"`` and, for an input, its ``--input`` flag, with the range flag
         of any axis named after this tensor (:meth:`_minus_one`'s names)."""
         axes = [d for d in shape if isinstance(d, str) and d.startswith(f"{self.name}_dim")]
         ranges = f' with --dynamic-axis {axes[0]}=MIN,OPT,MAX (the spec\'s "dynamic_axes")' if axes else ""
-        return f'--input {self.name}:{self.dtype}:{",".join(map(str, shape))}, or in a spec file "shape": {json.dumps(shape)}{ranges}'
+        flag = f"--input {self.name}:{self.dtype}:{','.join(map(str, shape))}"  # an output has no such flag
+        return f'in a spec file "shape": {json.dumps(shape)} (for an input, on the command line: {flag}){ranges}'
 
     @property
     def triton_dtype(self) -> str:

@@ -63,7 +63,17 @@ def test_a_leading_minus_one_is_the_batch_axis_and_gets_the_batch_names_advice(t
             make()
         assert "implicit first axis" in e.value.message and "must be an int > 0" not in e.value.message
         assert e.value.hint.startswith("drop the -1") and '"shape": ["time"]' in e.value.hint
-        assert "--input wave:float32:time," in e.value.hint
+        assert "--input wave:float32:time)" in e.value.hint
+
+
+def test_a_leading_minus_one_may_be_a_dynamic_size_of_each_sample():
+    """Break test B3: an output `feat` [-1, 4] whose -1 is its per-sample time axis was told only to
+    drop it (the batch), with an `--input` flag an output cannot take."""
+    with pytest.raises(ModelSpecError) as e:
+        TensorSpec("feat", "float32", (-1, 4))
+    hint = e.value.hint or ""
+    assert '"shape": [4]' in hint and '"shape": ["feat_dim1", 4]' in hint and "--dynamic-axis feat_dim1=MIN,OPT,MAX" in hint
+    assert "for an input, on the command line: --input feat:float32:4)" in hint
 
 
 def test_a_minus_one_after_the_first_dim_is_a_dynamic_axis_to_name():
