@@ -11,7 +11,7 @@ from builders.export.onnx import EXTERNAL_DATA_FILE, export_onnx
 from builders.model.builtin import get_builtin
 from builders.model.outputs import infer_outputs
 from builders.model.spec import ModelSpec
-from builders.model.tensor import TensorSpec
+from builders.model.tensor import TensorSpec, output_placeholder
 from builders.serving.runners import load_runner
 from builders.verify.verification import verify_artifact
 from core.errors import ExportError, VerificationError
@@ -35,7 +35,7 @@ class MultiIO(nn.Module):
 
 MULTI_SPEC = ModelSpec(
     (TensorSpec("feats", "float32", (4,)), TensorSpec("ids", "int64", ("seq",), (0, 19))),
-    (TensorSpec("tokens", "float32", ()), TensorSpec("pooled", "float32", ()), TensorSpec("best", "float32", ())),
+    (output_placeholder("tokens"), output_placeholder("pooled"), output_placeholder("best")),
     {"seq": (1, 4, 9)},
 )
 

@@ -11,7 +11,7 @@ from builders.export.torchscript import export_torchscript, sort_constant_lines
 from builders.model.builtin import get_builtin
 from builders.model.outputs import infer_outputs
 from builders.model.spec import ModelSpec
-from builders.model.tensor import TensorSpec
+from builders.model.tensor import TensorSpec, output_placeholder
 from builders.serving.runners import load_runner
 from builders.verify.input_draws import DRAWS
 from builders.verify.verification import verify_artifact
@@ -32,7 +32,7 @@ class DictOut(nn.Module):
 
 DICT_SPEC = ModelSpec(
     (TensorSpec("feats", "float32", (4,)), TensorSpec("ids", "int64", ("seq",), (0, 9))),
-    (TensorSpec("h", "float32", ()), TensorSpec("best", "float32", ())),
+    (output_placeholder("h"), output_placeholder("best")),
     {"seq": (1, 3, 6)},
 )
 
@@ -145,13 +145,13 @@ from builders.export.onnx import export_onnx
 from builders.export.torchscript import export_torchscript
 from builders.model.outputs import infer_outputs
 from builders.model.spec import ModelSpec
-from builders.model.tensor import TensorSpec
+from builders.model.tensor import TensorSpec, output_placeholder
 
 torch.manual_seed(0)
 model = nn.Sequential(
     nn.Conv1d(4, 8, 3, dilation=2, padding=2), nn.BatchNorm1d(8), nn.ReLU(), nn.Flatten(), nn.Linear(8 * 16, 3)
 ).eval()
-spec = infer_outputs(model, ModelSpec((TensorSpec("x", "float32", (4, 16)),), (TensorSpec("y", "float32", ()),)))
+spec = infer_outputs(model, ModelSpec((TensorSpec("x", "float32", (4, 16)),), (output_placeholder("y"),)))
 fmt, precision = sys.argv[2:4]
 (export_onnx if fmt == "onnx" else export_torchscript)(model, spec, Path(sys.argv[1]), precision)
 """

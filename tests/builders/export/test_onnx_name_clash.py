@@ -71,7 +71,7 @@ def test_the_dynamo_export_keeps_the_public_names_and_renames_the_inner_values(t
     from builders.export.onnx_names import renamed_line
     from builders.model.outputs import infer_outputs
     from builders.model.spec import ModelSpec
-    from builders.model.tensor import TensorSpec
+    from builders.model.tensor import TensorSpec, output_placeholder
 
     class Forecaster(nn.Module):
         def __init__(self) -> None:
@@ -90,7 +90,7 @@ def test_the_dynamo_export_keeps_the_public_names_and_renames_the_inner_values(t
         model,
         ModelSpec(
             (TensorSpec("series", "float32", (4, "time")), TensorSpec("relu", "float32", (8,))),
-            (TensorSpec("mean", "float32", ()), TensorSpec("scale", "float32", ())),
+            (output_placeholder("mean"), output_placeholder("scale")),
             {"time": (16, 32, 64)},
         ),
     )
@@ -148,7 +148,7 @@ def test_an_embedding_output_keeps_the_dynamo_export(tmp_path: Path):
     from builders.export.onnx import export_onnx
     from builders.model.outputs import infer_outputs
     from builders.model.spec import ModelSpec
-    from builders.model.tensor import TensorSpec
+    from builders.model.tensor import TensorSpec, output_placeholder
 
     class Bag(nn.Module):
         def __init__(self) -> None:
@@ -162,9 +162,7 @@ def test_an_embedding_output_keeps_the_dynamo_export(tmp_path: Path):
     model = Bag().eval()
     spec = infer_outputs(
         model,
-        ModelSpec(
-            (TensorSpec("cat_ids", "int64", ("ncat",), (0, 49)),), (TensorSpec("embedding", "float32", ()),), {"ncat": (1, 4, 8)}
-        ),
+        ModelSpec((TensorSpec("cat_ids", "int64", ("ncat",), (0, 49)),), (output_placeholder("embedding"),), {"ncat": (1, 4, 8)}),
     )
     result = export_onnx(model, spec, tmp_path, max_batch_size=4)
     assert result.strategy == "dynamo" and [a.ok for a in result.attempts] == [True], result.attempts
