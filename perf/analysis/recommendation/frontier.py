@@ -318,8 +318,6 @@ def workload_recommendations(run: RunResult, rec: Recommendation) -> dict[str, R
             own["ranking_under_budget"] = rec.ranking_under_budget
         if rec.best_peak is not None and rec.best_peak.variant in names:
             own |= {"best_peak": rec.best_peak, "ranking": rec.ranking}
-        if rec.lowest_p99 is not None and rec.lowest_p99.variant in names:
-            own["lowest_p99"] = rec.lowest_p99
         out[size] = dataclasses.replace(sub, **own)  # type: ignore[arg-type]
     return out
 

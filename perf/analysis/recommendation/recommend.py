@@ -62,8 +62,6 @@ class Recommendation:
         notes: Sentences explaining gaps (no level under budget, no level at all).
         excluded: One sentence per level or variant left out of the ranking, with why.
         flagged: One sentence per flagged (unstable, host busy) candidate, ranked after the stable ones.
-        lowest_p99: The candidate level with the lowest p99 (what a budget that nothing meets would need); None when
-            nothing can be ranked.
         latency_percentile: The client latency percentile the budget is on (default 99).
         budget_latency_ms: That percentile's latency (ms) at :attr:`best_under_budget`.
         ranking: A rounds sweep's paired ranking behind :attr:`best_peak` (``None`` otherwise).
@@ -82,7 +80,6 @@ class Recommendation:
     notes: list[str] = dataclasses.field(default_factory=list)
     excluded: list[str] = dataclasses.field(default_factory=list)
     flagged: list[str] = dataclasses.field(default_factory=list)
-    lowest_p99: Choice | None = None
     latency_percentile: int = DEFAULT_LATENCY_PERCENTILE
     budget_latency_ms: float | None = None
     ranking: Ranking | None = None
@@ -205,15 +202,7 @@ def recommend(
     if run.rounds is not None:
         return _peaks(run, points, _paired(run, latency_budget_ms, pct, points, knees, notes, excluded, flagged, cands, fit))
     best, why = rank(cands, tol)
-    under = under_why = miss = None
-    low = min(cands, key=lambda p: p.value(P99), default=None)
-    if latency_budget_ms is not None:
-        under, under_why = rank(_under(cands, latency_budget_ms, metric), tol)
-        if under is None:
-            miss = missed(run, cands, latency_budget_ms, pct)
-            notes += [miss.sentence()] if cands else []  # none: the note below says it
-    if not cands:
-        notes.append("No variant has a level that can be recommended.")
+    under, under_why = rank(_under(cands, latency_budget_ms, metric), tol) if latency_budget_ms is not None else (None, None)
     rec = Recommendation(
         latency_budget_ms,
         Choice.of(under, under_why) if under else None,
@@ -222,12 +211,22 @@ def recommend(
         notes,
         excluded,
         flagged,
-        Choice.of(low) if low else None,
         pct,
         under.get(metric) if under else None,
-        missed=miss,
     )
-    return _peaks(run, points, rec)
+    return _peaks(run, points, _gaps(run, cands, rec))
+
+
+def _gaps(run: RunResult, cands: list[Point], rec: Recommendation) -> Recommendation:
+    """``rec`` with what both designs say of a gap: the :class:`~perf.analysis.recommendation.missed.Missed`
+    of a budget no level meets (its sentence among the notes), or that no level can be recommended."""
+    if rec.latency_budget_ms is not None and rec.best_under_budget is None:
+        rec.missed = missed(run, cands, rec.latency_budget_ms, rec.latency_percentile)
+        if cands:  # none: the note below says it
+            rec.notes.append(rec.missed.sentence())
+    if not cands:
+        rec.notes.append("No variant has a level that can be recommended.")
+    return rec
 
 
 def _peaks(run: RunResult, points: dict[str, list[Point]], rec: Recommendation) -> Recommendation:
@@ -294,14 +293,7 @@ def _paired(
     if best_under is not None and lead is not None and lead.latency is not None and budget_ms is not None:
         best_under.judged_on = lead.latency.picked_on(pct, budget_ms)
         best_under.judged_note = lead.latency.picked_note(pct, budget_ms)
-    miss = missed(run, cands, budget_ms, pct) if budget_ms is not None and best_under is None else None
-    if miss is not None and cands:  # none: the note below says it
-        notes.append(miss.sentence())
-    if not cands:
-        notes.append("No variant has a level that can be recommended.")
-    notes += [*filter(None, [unverified_words(run, pct, budget_ms)]), *cut_notes(run)]  # not verified here; cut, no numbers
-    low = min(cands, key=lambda p: p.value(P99), default=None)
-    return Recommendation(
+    rec = Recommendation(
         budget_ms,
         best_under,
         best_peak,
@@ -309,10 +301,11 @@ def _paired(
         notes,
         excluded,
         flagged,
-        Choice.of(low) if low else None,
         pct,
         lead.latency_ms if lead is not None else None,
         peak,
         under,
-        missed=miss,
     )
+    rec = _gaps(run, cands, rec)
+    rec.notes += [*filter(None, [unverified_words(run, pct, budget_ms)]), *cut_notes(run)]  # not verified here; cut, no numbers
+    return rec

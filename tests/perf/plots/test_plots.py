@@ -104,7 +104,7 @@ def test_place_labels_on_a_pile_leaves_out_what_cannot_fit():
 def test_budget_that_nothing_meets_names_the_lowest_p99(tmp_path: Path):
     run = make_run()
     rec = recommend(run, 0.5)
-    assert rec.best_under_budget is None and rec.lowest_p99.variant == "mlp_onnx_cpu1_nodb_mbs64"
+    assert rec.best_under_budget is None and rec.missed.lowest.variant == "mlp_onnx_cpu1_nodb_mbs64"
     drawn = plots.plot_metric(run_points(run), "latency_p99_ms", "ms", "P", tmp_path / "p.png", latency_budget_ms=0.5, rec=rec)
     label = "lowest p99 measured 1.20 ms — no level meets the p99 budget of 0.50 ms: mlp_onnx_cpu1_nodb_mbs64 c=1"
     assert drawn["P — client batch size 1"][label] == ([1.0], [1.2])
