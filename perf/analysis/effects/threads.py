@@ -15,7 +15,7 @@ count's (:func:`not_the_count`; trial 7: "instance count: 2 instances vs 1 insta
 from __future__ import annotations
 
 from perf.analysis.effects.rounds import paired_change
-from perf.analysis.stats.curves import KNEE_GAIN_PCT
+from perf.analysis.stats.curves import APART_PCT
 from perf.analysis.stats.points import THROUGHPUT, Point, delta
 from perf.records.results import VariantResult
 
@@ -57,7 +57,7 @@ def not_the_count(
 ) -> str | None:
     """Why an instance-count pair's difference is not the instance count's: at concurrency 1 (one
     request in flight: a second instance has nothing to do) its throughput already differs by more
-    than :data:`~perf.analysis.stats.curves.KNEE_GAIN_PCT`, and either the threads per instance differ (the
+    than :data:`~perf.analysis.stats.curves.APART_PCT`, and either the threads per instance differ (the
     cause named) or the difference is significant (something else differs). ``None`` otherwise.
 
     Args:
@@ -77,7 +77,7 @@ def not_the_count(
     else:
         d = delta(a, b, THROUGHPUT)
         pct, sig = (d.change_pct, d.significant) if d is not None else (None, None)
-    if pct is None or abs(pct) <= KNEE_GAIN_PCT:
+    if pct is None or abs(pct) <= APART_PCT:
         return None
     threads = threads_words(changed, reference)
     if threads is None and sig is not True:
@@ -89,5 +89,5 @@ def not_the_count(
     )
     return (  # one wording for every pair (the effect says it once); each pair's numbers are in the appendix
         f"cannot be the instance count: at concurrency 1, where a second instance cannot act, throughput "
-        f"already differs by more than {KNEE_GAIN_PCT:g} %; {why}"
+        f"already differs by more than {APART_PCT:g} %; {why}"
     )

@@ -12,10 +12,12 @@ from collections.abc import Sequence
 from perf.analysis.stats.points import GPU_METRICS, THROUGHPUT, Point, aggregate
 from perf.records.levels import LevelResult
 
-#: How far (%) a median must fall below the best before it to be a fall (:func:`falls`), and a
-#: difference two variants' own baselines may have before a thread effect is said (:mod:`perf.analysis.effects.threads`).
-#: Whether throughput still rises, and the knee, are :mod:`perf.analysis.saturation.rises`' rule.
-KNEE_GAIN_PCT = 10.0
+#: How far apart (%) two median throughputs must be to be said to differ, where no noise rule judges them:
+#: a fall below the best level before it (:func:`falls`), and two variants at concurrency 1 before an
+#: instance-count effect is ruled out (:mod:`perf.analysis.effects.threads`). Not the knee's rule: whether
+#: throughput still rises, and the knee, are :mod:`perf.analysis.saturation.rises`' (named ``KNEE_GAIN_PCT``
+#: until the knee moved there, bd10880).
+APART_PCT = 10.0
 
 
 def has_metric(points: dict[str, list[Point]], metric: str) -> bool:
@@ -77,7 +79,7 @@ class Interference:
 
 
 def falls(
-    levels: Sequence[LevelResult | Point], batch_size: int | None = None, gain_pct: float = KNEE_GAIN_PCT
+    levels: Sequence[LevelResult | Point], batch_size: int | None = None, gain_pct: float = APART_PCT
 ) -> list[Interference]:
     """Where the median throughput *fell* as load rose, which saturation cannot do (a saturated server
     queues the extra requests at the same throughput); the largest fall first.
@@ -102,7 +104,7 @@ def falls(
 
 
 def interference(
-    levels: Sequence[LevelResult | Point], batch_size: int | None = None, gain_pct: float = KNEE_GAIN_PCT
+    levels: Sequence[LevelResult | Point], batch_size: int | None = None, gain_pct: float = APART_PCT
 ) -> Interference | None:
     """The largest of :func:`falls`, or ``None``."""
     found = falls(levels, batch_size, gain_pct)

@@ -12,12 +12,13 @@ from factories import level_result, run_result, variant_result
 from perf.analysis.effects.main_effects import interactions, main_effects
 from perf.analysis.recommendation.recommend import recommend
 from perf.analysis.saturation.falls import CAUSE, fall, step
-from perf.analysis.stats.curves import KNEE_GAIN_PCT, interference
+from perf.analysis.stats.curves import interference
 from perf.analysis.stats.paired import p_words, sign_test_p
 from perf.analysis.stats.points import THROUGHPUT, run_points
 from perf.markdown import fmt
 from perf.records.results import RunResult
 from perf.records.rounds import RoundsRecord
+from perf.records.search import SearchRules
 from perf.report.appendix import appendix_lines
 from perf.report.conclusions.written import conclusions
 from perf.report.sections.knees import knee_lines
@@ -89,7 +90,7 @@ def test_a_fall_beyond_the_noise_over_eight_quiet_rounds_is_still_said_with_its_
 
 
 def test_a_rise_at_the_last_step_is_still_growth_only_beyond_the_noise():
-    gain = 2 * KNEE_GAIN_PCT  # a last step well over the knee's flat tolerance
+    gain = 4 * SearchRules().min_gain_pct  # a last step well over the least gain a step must give (rises' rule)
     curve = {1: 100.0, 2: 100.0 * (1 + gain / 100.0)}
     noisy, quiet = _run(curve, rounds=1, busy=True), _run(curve, rounds=8)
     assert step(noisy, *run_points(noisy)[V]).change is None and step(quiet, *run_points(quiet)[V]).change == "rose"
