@@ -9,8 +9,9 @@ peak throughput, the Pareto frontier and the recommended ones); the others are f
 context. Request-rate levels get their own plot, achieved against offered rate, with the
 ``not achieved`` ones crossed out. The recommended levels (best under the p99 budget, best
 peak) of every client workload are starred, at the numbers the tables give them
-(:mod:`perf.plots.picks`); with a budget that no level meets, the lowest p99 reached is marked
-and named in the legend. ``c=`` labels of trade-off plots are placed where they overlap no other
+(:mod:`perf.plots.picks`); with a budget that no level meets, the level that came closest is marked
+and named in the legend (:class:`perf.analysis.recommendation.missed.Missed`: the lowest latency at the
+budget's percentile, as the budget judged it). ``c=`` labels of trade-off plots are placed where they overlap no other
 label (:func:`perf.plots.canvas.place_labels`); one that fits nowhere is left out and the
 legend says how many. A metric that is null at a level is left out of the curve at that
 level — never drawn as 0; a utilisation panel exists only for a metric the run recorded.
@@ -130,7 +131,7 @@ def _mark_picks(
     ax, points: dict[str, list[Point]], picks: Sequence[Pick], metric: str, x_metric: str | None, batch_size: int
 ) -> None:
     """Mark the picks of this panel's batch size (:func:`perf.plots.picks.pick_points`: every client
-    workload's, at the tables' numbers); the lowest p99 on a p99 axis only. A mark at the budget's
+    workload's, at the tables' numbers); the level closest to a budget no level meets on a p99 axis only. A mark at the budget's
     quieter-rounds p99 is joined to its level's point on the curve by a thin dotted line."""
     for pick in picks:
         c = pick.choice
@@ -173,7 +174,7 @@ def plot_metric(
     ``failed`` variants say so in the legend; a p99 budget (ms) is drawn as a dotted line on a p99
     axis; the recommended levels of every client workload (``per_workload``,
     :func:`perf.analysis.recommendation.frontier.workload_recommendations`; default: ``rec``'s) are starred in their
-    batch size's panel (and the lowest p99 marked when nothing meets the budget), at the tables'
+    batch size's panel (and the level closest to the budget marked when nothing meets it), at the tables'
     numbers (:func:`perf.plots.picks.pick_points`). Trade-off plots label each point
     ``c=N`` (``†`` when flagged, :func:`perf.markdown.flag_mark`: the tables' mark) without
     overlapping labels.

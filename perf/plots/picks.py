@@ -72,7 +72,7 @@ class Pick:
 
 def pick_points(rec: Recommendation | None, per_workload: Mapping[str, Recommendation] | None = None) -> list[Pick]:
     """Every pick a plot marks: each client workload's best under the budget and best peak, and
-    its lowest p99 where no level meets the budget (module docstring).
+    the level closest to a budget no level meets (module docstring).
 
     Args:
         rec: The report's recommendation (``None``: nothing to mark).
