@@ -270,7 +270,7 @@ def write_plots(
         return made
     rec = rec if rec is not None else recommend(run, latency_budget_ms)
     per_workload = workload_recommendations(run, rec)  # every workload's picks, marked in every plot
-    looks = styles(points, rec, failed, top_n, per_workload)
+    looks = styles(points, rec, failed, top_n, per_workload, run)
     if plot_frontier.plot_frontier(points, out_dir / "pareto_frontier.png", rec, failed, per_workload) is not None:
         made["Pareto frontier"] = out_dir / "pareto_frontier.png"
     specs = [

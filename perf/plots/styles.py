@@ -22,6 +22,7 @@ from perf.analysis.stats.points import THROUGHPUT, Point
 from perf.markdown import TOP_N
 from perf.plots.palette import CONTEXT, SERIES
 from perf.plots.picks import LOWEST, pick_points, picked_variants
+from perf.records.results import RunResult
 
 #: Variants drawn each in its own style without selection.
 ALL_DISTINCT = 10
@@ -67,22 +68,25 @@ def highlighted(
     failed: Iterable[str] = (),
     top_n: int = TOP_N,
     per_workload: Mapping[str, Recommendation] | None = None,
+    run: RunResult | None = None,
 ) -> list[str]:
     """The variants a plot draws in their own style, in legend order.
 
     Every variant up to :data:`ALL_DISTINCT`; beyond, the ``top_n`` by peak throughput, then
     the variants on the frontier (at their best level, and over every level) and the
     recommended ones not among them: every client workload's (``per_workload``,
-    :func:`perf.plots.picks.pick_points`; default ``rec``'s).
+    :func:`perf.plots.picks.pick_points`; default ``rec``'s). A variant's peak and best level are
+    the ones the console table and the report name
+    (:func:`perf.analysis.recommendation.frontier.best_levels`: ``run``'s paired rule for a rounds sweep).
     """
     names = [n for n, pts in points.items() if any(p.ok for p in pts)]
     if len(names) <= ALL_DISTINCT:
         return names
     failed = set(failed)
-    best = best_levels(points, failed)
+    best = best_levels(points, failed, run)
     ranked = sorted(best, key=lambda n: -best[n].value(THROUGHPUT))
     chosen = ranked[:top_n]
-    extra = [p.variant for p in best_level_frontier(points, failed)] + [p.variant for p in operating_frontier(points, failed)]
+    extra = [p.variant for p in [*best_level_frontier(points, failed, run), *operating_frontier(points, failed)]]
     extra += picked_variants(p for p in pick_points(rec, per_workload) if p.kind != LOWEST)
     for n in extra:
         if n not in chosen:
@@ -96,6 +100,7 @@ def styles(
     failed: Iterable[str] = (),
     top_n: int = TOP_N,
     per_workload: Mapping[str, Recommendation] | None = None,
+    run: RunResult | None = None,
 ) -> dict[str, Style]:
     """``{variant: Style}`` for :func:`highlighted` variants; every other variant is context (grey)."""
-    return {n: style(i) for i, n in enumerate(highlighted(points, rec, failed, top_n, per_workload))}
+    return {n: style(i) for i, n in enumerate(highlighted(points, rec, failed, top_n, per_workload, run))}

@@ -117,7 +117,7 @@ def figures(run: RunResult, rec: Recommendation) -> list[Any]:
         xaxis_title="client p99 latency (ms)",
         yaxis_title="throughput (infer/s)",
     )
-    shown = set(highlighted(points, rec, failed, per_workload=per_workload))
+    shown = set(highlighted(points, rec, failed, per_workload=per_workload, run=run))
     lines = go.Figure()
     for name, pts in points.items():
         sizes = sorted({p.batch_size for p in pts if p.ok})  # every client batch size a line: none left out
