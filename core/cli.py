@@ -279,13 +279,21 @@ class CommaList(click.ParamType):
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> tuple[Any, ...]:
         """Split a comma-separated value into a tuple of items, each converted by the item type.
 
+        Empty parts are skipped (``"a,,b"``, ``"a,"``), but a value with no part at all (``","``,
+        ``" "``, ``""``: an unset shell variable in a list) names nothing and is refused, never read as
+        the flag not given, whose default may be everything (break test B14: ``--variants ','`` swept
+        every variant).
+
         Raises:
-            click.BadParameter: an item does not convert (the message names it).
+            click.BadParameter: an item does not convert (the message names it), or ``value`` names no item.
         """
         if isinstance(value, (tuple, list)):
             return tuple(value)
+        parts = [p.strip() for p in str(value).split(",")]
+        if not any(parts):
+            self.fail(f"{value!r} names nothing: give at least one value, or leave the flag out for its default", param, ctx)
         out: list[Any] = []
-        for part in (p.strip() for p in str(value).split(",")):
+        for part in parts:
             if not part:
                 continue
             try:

@@ -123,9 +123,12 @@ def variant_patterns(text: str) -> list[str]:
     comma list means the same everywhere (trial 12, F3: ``--load-model A,B`` was taken as one name).
 
     Raises:
-        ValueError: a part holds a character no variant name or pattern has (a space, ``/``, ``=``).
+        ValueError: a part holds a character no variant name or pattern has (a space, ``/``, ``=``), or
+            ``text`` has no part (``","``): an empty list is not "every variant" (break test B14).
     """
     parts = [p.strip() for p in str(text).split(",") if p.strip()]
+    if not parts:
+        raise ValueError(f"{text!r} names no variant: give names such as mlp_onnx_cpu2_nodb_mbs64 or patterns such as 'mlp_*'")
     for part in parts:
         bad = sorted({c for c in part if not (c.isascii() and (c.isalnum() or c in "_.-" + _WILDCARDS))})
         if bad:

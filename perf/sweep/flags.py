@@ -47,10 +47,7 @@ def concurrency_list(text: str) -> tuple[int, ...]:
     Raises:
         click.BadParameter: a part is neither.
     """
-    levels = CommaList(concurrency_item).convert(text, None, None)
-    if not levels:
-        raise click.BadParameter("--concurrency needs at least one level, e.g. 1,2,4")
-    return levels
+    return CommaList(concurrency_item).convert(text, None, None)  # a text of no level is refused there
 
 
 def concurrency_setting(levels: tuple[int | str, ...]) -> tuple[int, ...] | str:

@@ -143,3 +143,30 @@ def test_perf_analyzer_pass_through_flags_end_every_measurement_command(tmp_path
 def test_clients_check_variants_are_a_list_flag_too() -> None:
     ctx = clients_cli.commands["check"].make_context("check", ["--variant", "a_*,b", "--variants", "c"])
     assert ctx.params["variants"] == ("a_*", "b", "c")
+
+
+def _comma_list_flags() -> list[tuple[str, click.Command, str]]:
+    return [
+        (name, cmd, next(o for o in p.opts if o.startswith("--")))
+        for name, cmd, _ in COMMANDS
+        for p in cmd.params
+        if isinstance(p.type, CommaList)
+    ]
+
+
+COMMA_FLAGS = _comma_list_flags()
+
+
+@pytest.mark.parametrize("empty", [",", " ", ""])
+@pytest.mark.parametrize("name,cmd,flag", COMMA_FLAGS, ids=[f"{n} {f}" for n, _, f in COMMA_FLAGS])
+def test_a_comma_list_that_names_nothing_is_refused(name: str, cmd: click.Command, flag: str, empty: str) -> None:
+    """Break test B14: ``--variants ','`` (an unset shell variable in a list) swept every variant, the
+    flag's empty list read as not given; every comma-list flag refuses it, a list with one real part
+    keeps working (``a,,``)."""
+    with pytest.raises(click.BadParameter, match="names nothing"):
+        cmd.make_context(name, [flag, empty], resilient_parsing=False)
+
+
+def test_empty_parts_beside_a_real_one_are_skipped() -> None:
+    ctx = clients_cli.commands["check"].make_context("check", ["--variants", "a,,b,"])
+    assert ctx.params["variants"] == ("a", "b")

@@ -53,6 +53,16 @@ def test_the_parser_splits_strips_and_refuses_what_no_name_holds() -> None:
         perf_cli.commands["sweep"].make_context("sweep", ["--variants", "mlp_*,a/b"])
 
 
+@pytest.mark.parametrize("empty", [",", " , "])
+def test_a_value_that_names_no_variant_is_refused_not_every_variant(empty: str) -> None:
+    """Break test B14: an empty list (an unset shell variable) is not "no flag": ``colocate --model
+    a=,`` gave model ``a`` no pattern, which the repository matches as every variant."""
+    with pytest.raises(ValueError, match="names no variant"):
+        variant_patterns(empty)
+    with pytest.raises(click.BadParameter, match=r"is not a PATTERN"):
+        perf_cli.commands["colocate"].make_context("colocate", ["--model", f"a={empty}", "--model", "b=x"])
+
+
 def test_the_launcher_loads_both_names_of_a_comma_list(tmp_path: Path) -> None:
     names = ("kws_onnx_cpu1_nodb_mbs64", "kws_ts_cpu1_nodb_mbs64", "kws_onnx_cpu2_db500_mbs64")
     for n in names:
