@@ -18,7 +18,7 @@ import numpy as np
 from pydantic import Field, StrictInt, StrictStr, ValidationError
 
 from builders.model.domains import DOMAINS, check_domain, domain_values
-from builders.model.value_ranges import DEFAULT_INT_RANGE, ValueRange, draw_integers, normal_range, range_bounds
+from builders.model.value_ranges import DEFAULT_INT_RANGE, ValueRange, draw_integers, normal_range, per_position, range_bounds
 from core import dtypes
 from core.errors import ModelSpecError
 from core.names import x_separated_dims
@@ -246,7 +246,7 @@ class TensorSpecRecord(Record):
             name=t.name,
             dtype=t.dtype,
             shape=list(t.shape),
-            value_range=list(t.value_range) if t.value_range and isinstance(t.value_range[0], tuple) else t.value_range,
+            value_range=list(t.value_range) if per_position(t.value_range) else t.value_range,  # type: ignore[arg-type]
             key=list(t.key) if t.key is not None else None,
             batch_axis=t.batch_axis,
             domain=t.domain,
