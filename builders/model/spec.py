@@ -25,7 +25,7 @@ from builders.model.spec_flags import parse_axis_flag, parse_input_flag
 from builders.model.tensor import BATCH_AXIS, TensorSpec, TensorSpecRecord, output_placeholder, request_axis_sizes, validate_json
 from builders.model.value_ranges import require_axis_bounds
 from core.errors import ModelSpecError
-from core.names import closest_files, require_known
+from core.names import file_problem, require_known
 from core.records import Record
 
 #: Batch size of the example inputs used to trace/export (not 1: torch.export specialises
@@ -245,18 +245,16 @@ class ModelSpec:
         ``docs/schemas/input_spec.json``).
 
         Raises:
-            ModelSpecError: the file is missing, not JSON, or not a valid spec.
+            ModelSpecError: the file is missing, a folder or unreadable (:func:`core.names.file_problem`,
+                the rule of every file argument), not JSON, or not a valid spec.
         """
         p = Path(path)
+        problem = file_problem(p, "spec file", "*.json")
+        if problem is not None:
+            message, hint = problem
+            raise ModelSpecError(message, hint=f"{hint}; `builders spec --example` prints a spec to start from")
         try:
             data = json.loads(p.read_text())
-        except FileNotFoundError as e:
-            near = closest_files(p, "*.json")
-            raise ModelSpecError(
-                f"spec file {p} does not exist" + (f" (JSON files in {p.parent}: {near})" if near else ""),
-                hint="check the path (a relative one is from the current directory, "
-                f"{Path.cwd()}); `builders spec --example` prints a spec to start from",
-            ) from e
         except json.JSONDecodeError as e:
             raise ModelSpecError(
                 f"spec file {p} is not valid JSON: {e}",

@@ -44,6 +44,7 @@ from builders.model.tensor import TensorSpec
 from builders.model.value_ranges import per_position, range_axes, range_text, range_words
 from core import dtypes
 from core.errors import ModelSpecError
+from core.names import file_problem
 
 #: Every generated draw, in the order verification runs them.
 DRAWS: tuple[str, ...] = ("random", "positive", "negative", "scaled", "zeros")
@@ -179,9 +180,15 @@ def load_sample(path: Path, spec: ModelSpec) -> dict[str, np.ndarray]:
     *per_sample_shape]`` with the spec's fixed dims and dtype.
 
     Raises:
-        ModelSpecError: the file is missing or unreadable, an input is missing, or an array's
-            dtype, rank or fixed dims differ from the spec (the message names the input).
+        ModelSpecError: the file is missing, a folder or unreadable (said as such,
+            :func:`core.names.file_problem`, never as a format to write), not an ``.npz``, an input
+            is missing, or an array's dtype, rank or fixed dims differ from the spec (the message
+            names the input).
     """
+    problem = file_problem(Path(path), "--sample", "*.npz")
+    if problem is not None:
+        message, hint = problem
+        raise ModelSpecError(message, hint=hint)
     try:
         with np.load(path, allow_pickle=False) as z:
             arrays = {k.removeprefix("input:"): z[k] for k in z.files}

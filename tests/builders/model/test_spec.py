@@ -116,7 +116,10 @@ def test_malformed_spec_file_is_one_clear_error(tmp_path):
         ModelSpec.from_file(path)
     with pytest.raises(ModelSpecError, match="does not exist") as e:
         ModelSpec.from_file(tmp_path / "missing.json")
-    assert f"JSON files in {tmp_path}: " in e.value.message and "builders spec --example" in (e.value.hint or "")
+    assert f"(in {tmp_path}: " in e.value.message and "builders spec --example" in (e.value.hint or "")
+    for unreadable, why in ((tmp_path, "is a folder, not a file"),):  # said as such, never a traceback
+        with pytest.raises(ModelSpecError, match=why):
+            ModelSpec.from_file(unreadable)
 
 
 def test_export_sizes_avoid_size_one_examples():
@@ -287,5 +290,5 @@ def test_a_missing_spec_file_lists_the_closest_json_files_and_how_many_more(tmp_
         (tmp_path / f"{name}.json").write_text("{}")
     with pytest.raises(ModelSpecError) as e:
         ModelSpec.from_file(tmp_path / "spec.json")
-    listed = e.value.message.split(f"JSON files in {tmp_path}: ")[1]
+    listed = e.value.message.split(f"(in {tmp_path}: ")[1]
     assert listed.startswith("specs.json, spec_old.json") and listed.endswith(" and 6 more)")

@@ -152,3 +152,13 @@ def test_a_sample_that_does_not_fit_the_spec_is_refused_naming_the_input(tmp_pat
     np.savez(tmp_path / "none.npz", y=np.ones((3, 4), np.float32))
     with pytest.raises(ModelSpecError, match=r"no array for inputs \['x'\]"):
         load_sample(tmp_path / "none.npz", X4)
+
+
+def test_a_missing_sample_is_said_to_be_missing_not_told_how_to_write_one(tmp_path):
+    """A missing --sample got "cannot read the input sample ...: [Errno 2] ..." with the hint to write it
+    with numpy.savez (the kind of trial 12, F10): it is said missing, with the .npz files beside it."""
+    np.savez(tmp_path / "samples.npz", x=np.ones((3, 4), np.float32))
+    with pytest.raises(ModelSpecError, match=rf"--sample {tmp_path}/sample.npz does not exist \(in {tmp_path}: samples.npz\)"):
+        load_sample(tmp_path / "sample.npz", X4)
+    with pytest.raises(ModelSpecError, match="is a folder, not a file"):
+        load_sample(tmp_path, X4)
