@@ -6,8 +6,10 @@ The rule (:func:`convert`): a value is converted only when the conversion keeps 
 
 - **Integer and bool inputs**: every value must come back equal after the cast: a whole number
   within the dtype's range (``[0, 255]`` for uint8, ``[-2**31, 2**31 - 1]`` for int32); a bool
-  takes ``0``/``1`` or ``false``/``true``. ``2.7`` for an int64 token id, ``300`` for uint8,
-  ``2**40`` for int32, ``2`` for a bool are refused; ``3.0`` is taken as ``3``.
+  takes ``0``/``1`` or ``false``/``true``, and so, the other way, an integer input takes ``false``/``true``
+  as ``0``/``1`` (the same values, as JSON, NumPy and Python count them; break test B8 asked). ``2.7`` for
+  an int64 token id, ``300`` for uint8, ``2**40`` for int32, ``2`` for a bool are refused; ``3.0`` is
+  taken as ``3``.
 - **Float inputs**: any number is rounded to the nearest value of the dtype (float32 has no
   ``0.1``: IEEE 754 round-to-nearest, as NumPy's ``astype`` does); a finite value beyond the dtype
   (above 65504 for float16) would become infinite and is refused.

@@ -82,6 +82,8 @@ def test_a_lossless_cast_is_made_in_every_format(tmp_path: Path) -> None:
     for src in (tmp_path / "in.npy", tmp_path / "in.npz", _json(tmp_path / "in.json", [3.0, 4, 5.0])):
         got = load_input_file(src, sig)["v"]
         assert got.dtype == np.int64 and got.tolist() == [[3, 4, 5]], src
+    flags = load_input_file(_json(tmp_path / "flags.json", [True, 0, False]), sig)["v"]  # false/true are 0/1 (B8)
+    assert flags.dtype == np.int64 and flags.tolist() == [[1, 0, 0]]
 
 
 def test_perf_analyzers_bare_b64_form_is_read(tmp_path: Path) -> None:
