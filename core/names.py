@@ -127,9 +127,13 @@ def file_problem(path: Path, what: str, pattern: str = "*") -> tuple[str, str] |
         pattern: The files of its kind, listed when it is missing (``"*.json"``).
     """
     if not path.exists():
-        near = closest_files(path, pattern)
+        if not path.parent.is_dir():  # closest_files would list the current folder's files as the parent's
+            where = f" (nor does its folder {path.parent})"
+        else:
+            near = closest_files(path, pattern)
+            where = f" (in {path.parent}: {near})" if near else ""
         return (
-            f"{what} {path} does not exist" + (f" (in {path.parent}: {near})" if near else ""),
+            f"{what} {path} does not exist{where}",
             f"check the path (a relative one is from the current directory, {Path.cwd()})",
         )
     if path.is_dir():

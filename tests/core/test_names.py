@@ -13,7 +13,7 @@ from builders.model.spec import ModelSpec
 from builders.model.tensor import TensorSpec
 from clients import shapes
 from core.errors import ClientError, FlagError, ModelSpecError
-from core.names import require_known, unknown_names_error
+from core.names import file_problem, require_known, unknown_names_error
 
 
 def test_a_typo_d_dynamic_axis_is_named_with_the_axes_the_inputs_use(tmp_path):
@@ -81,3 +81,14 @@ def test_the_readmes_full_variant_name_is_what_the_naming_rule_writes() -> None:
     name = variant_name(parts)
     assert f"`{name}`" in (Path(__file__).resolve().parents[2] / "README.md").read_text()
     assert parse_variant_name(name) == parts
+
+
+def test_a_missing_file_in_a_missing_folder_lists_no_other_folders_files(tmp_path, monkeypatch):
+    """closest_files falls back to the current folder when the parent is none: file_problem said
+    "(in /missing: a.json)" of a file in the current folder (break test B10's kind)."""
+    (tmp_path / "here.json").write_text("{}")
+    monkeypatch.chdir(tmp_path)
+    message, _hint = file_problem(tmp_path / "missing" / "spec.json", "spec file", "*.json") or ("", "")
+    assert message == f"spec file {tmp_path}/missing/spec.json does not exist (nor does its folder {tmp_path}/missing)"
+    message, _hint = file_problem(tmp_path / "spec.json", "spec file", "*.json") or ("", "")
+    assert message.endswith(f"(in {tmp_path}: here.json)")
