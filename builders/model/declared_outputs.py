@@ -88,7 +88,7 @@ def check_declared(
 
 
 def _shape_words(shape: tuple[Dim, ...], sizes: list[list[int]]) -> str:
-    """``[98, 32]``, or ``[F, 32] (dim 0 was 5, 49, 99 as the input axes changed)`` when a dim varies."""
+    """``[98, 32]``, or ``[dynamic, 32] (shape[0] was 5, 49, 99 as the dynamic axes changed)`` when a dim varies."""
     varying = [(j, s) for j, s in enumerate(sizes) if len(s) > 1]
     text = json.dumps([d if isinstance(d, int) else "dynamic" for d in shape]).replace('"', "")
     return text + "".join(f" (shape[{j}] was {', '.join(map(str, s))} as the dynamic axes changed)" for j, s in varying)
