@@ -12,7 +12,7 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-from core.wording import count, of
+from core.wording import count, of, some_of
 from perf.records.results import RunResult
 
 #: How many names a sentence lists before counting the rest.
@@ -20,8 +20,7 @@ NAMED = 4
 
 
 def _names(names: list[str]) -> str:
-    shown = [f"`{n}`" for n in names[:NAMED]]
-    return ", ".join(shown) + (f" and {len(names) - NAMED} more" if len(names) > NAMED else "")
+    return some_of([f"`{n}`" for n in names], NAMED)
 
 
 def holds_text(run: RunResult) -> str:

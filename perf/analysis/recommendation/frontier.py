@@ -20,7 +20,7 @@ import dataclasses
 import re
 from collections.abc import Iterable
 
-from core.wording import agree, count, plural, sentence
+from core.wording import agree, count, plural, sentence, some_of
 from perf.analysis.recommendation.excluded import candidate
 from perf.analysis.recommendation.recommend import Recommendation, rank, recommend
 from perf.analysis.saturation.peaks import best_levels as paired_best
@@ -149,8 +149,7 @@ def _level(p: Point) -> str:
 
 
 def _names(pts: list[Point], limit: int = 4) -> str:
-    shown = ", ".join(f"`{p.variant}`" for p in pts[:limit])
-    return shown + (f" and {len(pts) - limit} more" if len(pts) > limit else "")
+    return some_of([f"`{p.variant}`" for p in pts], limit)
 
 
 def _is(p: Point, choice: object) -> bool:

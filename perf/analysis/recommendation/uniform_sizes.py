@@ -11,6 +11,7 @@ Such a run is said in one line, with the sizes it sent and the mixed workload to
 
 from __future__ import annotations
 
+from core.wording import some_of
 from perf.records.results import RunResult, mixed_axes, parse_shape_text
 from perf.records.workloads import variant_name
 
@@ -47,7 +48,7 @@ def uniform_sizes_note(run: RunResult) -> str | None:
     swept = any(lv.shape for v in batching for lv in v.levels)
     sizes = "; ".join(f"{axis}={' or '.join(map(str, sorted(s)))}" for axis, s in sent.items())
     variants = list(dict.fromkeys(variant_name(v) for v in batching))  # a run split by workload: its variants once
-    names = ", ".join(variants[:3]) + (f" and {len(variants) - 3} more" if len(variants) > 3 else "")
+    names = some_of(variants, 3)
     mix = " ".join(f"--shapes {axis}={lo}..{hi}" for axis, (lo, hi) in ranges.items())
     return (
         f"dynamic batching ({names}) was measured with every request of a level at one size: {sizes}"

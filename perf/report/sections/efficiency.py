@@ -16,7 +16,7 @@ import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from core.wording import agree, count
+from core.wording import agree, count, some_of
 from perf.analysis.efficiency import (
     SIZES_APART_HINT,
     EfficiencyRow,
@@ -262,10 +262,7 @@ def not_evidence_lines(rows: Sequence[EfficiencyRow], limit: int | None = LIST_L
     for r in rows:
         if r.note:
             why.setdefault(r.note, []).append(f"`{r.variant}` c={r.point.concurrency}")
-    reasons = [
-        f"{note}: {', '.join(names[:5])}" + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-        for note, names in why.items()
-    ]
+    reasons = [f"{note}: {some_of(names)}" for note, names in why.items()]
     lines = capped(reasons, limit) if limit is not None else [f"- {x}" for x in reasons]
     if any(r.overhead_significant is False for r in rows):
         lines.append(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from core.wording import agree, count
+from core.wording import agree, count, some_of
 from perf.markdown import table
 from perf.records.coldstart import ColdStart
 from perf.records.results import RunResult
@@ -223,7 +223,7 @@ def measured_elsewhere(run: RunResult) -> str | None:
 
 
 def _names(models: list[str]) -> str:
-    return ", ".join(f"`{m}`" for m in models[:5]) + (f" and {len(models) - 5} more" if len(models) > 5 else "")
+    return some_of([f"`{m}`" for m in models])
 
 
 def how_loaded(run: RunResult, others: list[list[str] | None], runtime: str) -> str:
