@@ -17,8 +17,8 @@ from perf.analysis.comparison.verdicts import (
     NO_CALL,
     UNFAIR,
     UNKNOWN,
-    _env_line,
     both_rounds,
+    env_line,
     judge,
     measured,
     not_measured,
@@ -91,7 +91,7 @@ def compare_markdown(
         parent = Path(folder).parent if folder is not None else None
         if (stopped := unfinished_text(run, f"**{label}** (run `{run.run_id}`)", parent)) is not None:
             lines += [f"> {sentence(stopped)}", ""]
-    ea, eb = _env_line(a), _env_line(b)
+    ea, eb = env_line(a), env_line(b)
     lines += table(
         ["", f"{label_a}: {a.run_id}", f"{label_b}: {b.run_id}"],
         [[f"{k}{' (differs)' if ea[k] != eb[k] else ''}", ea[k], eb[k]] for k in ea],

@@ -54,7 +54,8 @@ def _measurement(run: RunResult) -> str:
     return f"sequential design: {window}, {count(int(s.get('trials') or 1), 'trial')}"
 
 
-def _env_line(run: RunResult) -> dict[str, str]:
+def env_line(run: RunResult) -> dict[str, str]:
+    """The run's environment in the comparison's rows: host, CPU, GPUs, server, perf_analyzer, protocol, measurement."""
     env = run.environment
     server = env.get("server") or {}
     gpus = ", ".join(g.get("name", "?") for g in env.get("gpus") or []) or "none"

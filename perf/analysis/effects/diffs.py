@@ -116,7 +116,7 @@ class PairDiff:
     peaks: tuple[int, int] | None = None
 
 
-def _spread(diffs: Sequence[PairDiff], metric: str) -> Spread | None:
+def evidence_spread(diffs: Sequence[PairDiff], metric: str) -> Spread | None:
     """:func:`summarise` of the pairs of ``metric`` that are evidence (no note)."""
     vals = [
         (v, s)

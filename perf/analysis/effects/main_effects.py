@@ -34,7 +34,7 @@ from typing import Any
 
 from builders.config.variants import Variant
 from core.wording import agree, of
-from perf.analysis.effects.diffs import NO_NUMBER, PairDiff, Spread, _spread
+from perf.analysis.effects.diffs import NO_NUMBER, PairDiff, Spread, evidence_spread
 from perf.analysis.effects.pairs import FACTORS, VARIANT_FIELDS, Factor, value_order, variant_of
 from perf.analysis.effects.rounds import NEVER_TOGETHER, is_rounds, paired_change
 from perf.analysis.effects.threads import COUNT, count_label, not_the_count
@@ -212,7 +212,9 @@ def main_effects(run: RunResult, points: dict[str, list[Point]]) -> list[MainEff
                 if vb == value and (d := _pair(a, b, ta, tb, points, f.key, rounds)) is not None
             ]
             if diffs:
-                out.append(MainEffect(f, ref, value, tuple(diffs), _spread(diffs, "throughput"), _spread(diffs, "p99")))
+                out.append(
+                    MainEffect(f, ref, value, tuple(diffs), evidence_spread(diffs, "throughput"), evidence_spread(diffs, "p99"))
+                )
     return out
 
 
@@ -249,7 +251,9 @@ def interactions(effects: Sequence[MainEffect]) -> list[Interaction]:
             if len(by) < 2:
                 continue
             for metric in ("throughput", "p99"):
-                spreads = {v: s for v, ds in sorted(by.items(), key=lambda kv: value_order(kv[0])) if (s := _spread(ds, metric))}
+                spreads = {
+                    v: s for v, ds in sorted(by.items(), key=lambda kv: value_order(kv[0])) if (s := evidence_spread(ds, metric))
+                }
                 pos = {v: s for v, s in spreads.items() if s.sign > 0}
                 neg = {v: s for v, s in spreads.items() if s.sign < 0}
                 if pos and neg:

@@ -70,7 +70,7 @@ def consistent(c: Comparison) -> str | None:
     return "behind" if r.wins == r.rounds else "ahead" if r.losses == r.rounds else None
 
 
-def _times(c: Comparison, way: str) -> str:
+def times_words(c: Comparison, way: str) -> str:
     """``"3.54–9.96 times"``: the runner-up's range of per-round ratios, as the pick's lead
     (``way`` ``"behind"``) or its own (``"ahead"``); ``"2.37 times"`` for one value."""
     r = c.result
@@ -150,7 +150,7 @@ def member_words(c: Comparison, with_ratios: bool = True) -> str:
         return NOT_COMPARED_WORDS
     if k == STEADY:
         way = consistent(c) or "behind"
-        times = f", {_times(c, way)}" if with_ratios else ""
+        times = f", {times_words(c, way)}" if with_ratios else ""
         side = "behind the pick" if way == "behind" else "ahead of the pick"
         return f"{side} {every_round(n)}{times}; {uncalled(c)}"
     if k == FULL:
@@ -247,7 +247,7 @@ def settled_words(tied: Sequence[Comparison], rounds_left: int, max_rounds: int)
         elif k == SHORT:
             parts.append(f"`{c.b.variant}` shared {count(n, 'round')} with the leader: too few rounds to tell (a verdict needs {MIN_ROUNDS})")  # fmt: skip
     if apart:
-        who = _names([c.b.variant for c in apart])
+        who = quoted_names([c.b.variant for c in apart])
         why = (
             f"in the {count(max_rounds, 'round')} a group gets at most"
             if rounds_left == 0
@@ -270,11 +270,12 @@ def settled_recorded(ended: str) -> str:
     return _OLD_SETTLED.sub(r"shared \1 with the leader: not distinguishable at this noise", ended)
 
 
-def _names(names: Sequence[str]) -> str:
-    return _listed([f"`{n}`" for n in names])
+def quoted_names(names: Sequence[str]) -> str:
+    """``names`` in backticks, cut as :func:`cut_list` cuts them."""
+    return cut_list([f"`{n}`" for n in names])
 
 
-def _listed(shown: Sequence[str]) -> str:
+def cut_list(shown: Sequence[str]) -> str:
     """``shown`` (already written names) joined, the first :data:`NAMED` and a count of the rest."""
     if len(shown) <= NAMED + 1:  # "and 1 more" names no fewer than the name itself
         return ", ".join(shown)

@@ -16,12 +16,12 @@ from perf.analysis.ranking.standing import (
     SETTLED,
     SHORT,
     STEADY,
-    _listed,
-    _names,
-    _times,
     consistent,
+    cut_list,
     kind,
+    quoted_names,
     settled_verdict,
+    times_words,
     uncalled,
     uncompared,
 )
@@ -46,13 +46,14 @@ def tie_words(ranking: Ranking) -> str:
     full = [c.b.variant for c in members if kind(c) == FULL]
     done = [c for c in members if kind(c) == SETTLED]
     short = [c for c in members if kind(c) == SHORT]
-    parts = [f"not distinguishable at this noise from {_names(full)}"] if full else []
+    parts = [f"not distinguishable at this noise from {quoted_names(full)}"] if full else []
     parts += [settled_verdict(c).replace(" (", f" from `{c.b.variant}` (", 1) for c in done]
     for way, side in (("ahead", "ahead of it"), ("behind", "behind it")):
         steady = [c for c in members if kind(c) == STEADY and consistent(c) == way]
         if steady:
             said = [
-                f"`{c.b.variant}` ({count(len(c.rounds), 'round')}, {_times(c, way)}; {uncalled(c, short=True)})" for c in steady
+                f"`{c.b.variant}` ({count(len(c.rounds), 'round')}, {times_words(c, way)}; {uncalled(c, short=True)})"
+                for c in steady
             ]
             they = "it" if len(steady) == 1 else "they"
             parts.append(f"{side} in every round {they} shared, not called by the rule: {', '.join(said)}")
@@ -139,18 +140,22 @@ def rest_parts(ranking: Ranking, run: RunResult, under_budget: bool) -> list[str
     never = [n for n in ranking.unranked if n in cut]
     unranked = [n for n in ranking.unranked if n not in cut]
     apart = [c.b.variant for c in uncompared(ranking)]
-    said = [f"{len(apart)} not compared (never measured in the same round as the pick's level): {_names(apart)}"] if apart else []
+    said = (
+        [f"{len(apart)} not compared (never measured in the same round as the pick's level): {quoted_names(apart)}"]
+        if apart
+        else []
+    )
     if unranked and under_budget:
         shown = [f"`{n}`" + lowest(ranking, run, n) for n in unranked]
-        said.append(f"{len(unranked)} {'has' if len(unranked) == 1 else 'have'} no level within the budget: {_listed(shown)}")
+        said.append(f"{len(unranked)} {'has' if len(unranked) == 1 else 'have'} no level within the budget: {cut_list(shown)}")
     elif unranked:
-        said.append(f"{len(unranked)} {'has' if len(unranked) == 1 else 'have'} no level to rank: {_names(unranked)}")
+        said.append(f"{len(unranked)} {'has' if len(unranked) == 1 else 'have'} no level to rank: {quoted_names(unranked)}")
     for names, one, many in (
         (never, "was not measured: cut for time", "were not measured: cut for time"),
         (failed, "failed", "failed"),
     ):
         if names:
-            said.append(f"{len(names)} {one if len(names) == 1 else many}: {_names(names)}")
+            said.append(f"{len(names)} {one if len(names) == 1 else many}: {quoted_names(names)}")
     return said
 
 

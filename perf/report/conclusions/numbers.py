@@ -1,5 +1,5 @@
 """The conclusions' second part: the numbers with % differences and their significance
-(:func:`_numbers`), and the levels each count and status covers (:mod:`perf.report.conclusions.written`
+(:func:`number_lines`), and the levels each count and status covers (:mod:`perf.report.conclusions.written`
 joins the parts).
 """
 
@@ -22,14 +22,14 @@ from perf.report.conclusions.why import runner_up
 from perf.report.sections.effects import beside_recommendation, effects_sentences
 
 
-def _per_level(counts: list[int], noun: str) -> str:
+def counts_per_level(counts: list[int], noun: str) -> str:
     """``"3 rounds"``, ``"3–7 rounds"``: what each measured level got (``counts`` sorted)."""
     if not counts or counts[0] == counts[-1]:
         return count(counts[0] if counts else 0, noun)
     return f"{counts[0]}–{counts[-1]} {plural(noun)}"
 
 
-def _with_status(points: Iterable[Point], status: str) -> list[str]:
+def with_status(points: Iterable[Point], status: str) -> list[str]:
     """The levels whose status (what every table marks, :func:`perf.markdown.flag_mark`) is ``status``."""
     return [
         f"`{p.variant}` c={p.concurrency}" + (f" b={p.batch_size}" if p.batch_size != 1 else "")
@@ -43,9 +43,10 @@ def _sentence(clause: str) -> str:
     return sentence(f"That is {clause}") if not clause.startswith("its change") else sentence(f"I{clause[1:]}")
 
 
-def _numbers(
+def number_lines(
     run: RunResult, ok: list[VariantResult], rec: Recommendation, pts: dict[str, list[Point]], effects: Sequence[MainEffect]
 ) -> list[str]:
+    """The conclusions' "The numbers." paragraph (the best peak, its spread and flags, a budget no level meets) and the effects' sentences."""
     best = rec.best_peak
     if best is None:
         return ["**The numbers.** No variant produced a measurement."]

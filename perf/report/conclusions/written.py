@@ -32,7 +32,7 @@ from perf.records.levels import HOST_BUSY, UNSTABLE
 from perf.records.results import RunResult, VariantResult
 from perf.records.unfinished import unfinished_text
 from perf.records.workloads import variant_name, workload, workloads_noun
-from perf.report.conclusions.numbers import _numbers, _per_level, _with_status
+from perf.report.conclusions.numbers import counts_per_level, number_lines, with_status
 from perf.report.conclusions.pairs import once
 from perf.report.conclusions.why import mechanism
 from perf.report.phrases import Facts, say
@@ -74,7 +74,7 @@ def _what(run: RunResult, ok: list[VariantResult], pts: dict[str, list[Point]]) 
         f"{server.get('runtime', '?')} tritonserver {server.get('version', '?')} and measured by perf_analyzer "
         f"{(env.get('perf_analyzer') or {}).get('version', '?')} "
         + (
-            f"at concurrency {concs[0]}–{concs[-1]}, {_per_level(counts, 'round' if run.rounds else 'trial')} per level."
+            f"at concurrency {concs[0]}–{concs[-1]}, {counts_per_level(counts, 'round' if run.rounds else 'trial')} per level."
             if concs
             else "(no level was measured)."
         )
@@ -182,13 +182,13 @@ def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]
     if (stopped := unfinished_text(run)) is not None:
         parts.append(f"{stopped[:1].upper()}{stopped[1:]}: comparisons use only the levels measured before it stopped.")
     # by the status the tables mark (flag_mark): a host-busy level that was also unstable is marked host busy
-    unstable = _with_status(allp, UNSTABLE)
+    unstable = with_status(allp, UNSTABLE)
     if unstable:
         parts.append(
             f"{count(len(unstable), 'level')} did not reach a stable measurement ({_some(unstable)}; marked "
             f"{flag_mark(UNSTABLE).strip()}); {agree(len(unstable), 'its', 'their')} numbers are less certain."
         )
-    busy = _with_status(allp, HOST_BUSY)
+    busy = with_status(allp, HOST_BUSY)
     if busy:
         parts.append(
             f"{count(len(busy), 'level')} {agree(len(busy), 'was', 'were')} measured while other processes used the host "
@@ -220,7 +220,7 @@ def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]
                 else "significant only when it exceeds both levels' spreads."
             )
         )
-    elif allp and max(p.trials for p in allp) >= MIN_TRIALS_FOR_SPREAD:  # a single-trial run says so in _numbers
+    elif allp and max(p.trials for p in allp) >= MIN_TRIALS_FOR_SPREAD:  # a single-trial run says so in number_lines
         parts.append(sentence(once(allp, rounds=run.rounds is not None)))
     return " ".join(parts)
 
@@ -241,7 +241,7 @@ def conclusions(run: RunResult, rec: Recommendation, effects: Sequence[MainEffec
     return [
         _what(run, ok, pts),
         "",
-        *_numbers(run, ok, rec, pts, effects),
+        *number_lines(run, ok, rec, pts, effects),
         "",
         mechanism(run, ok, rec, pts),
         "",

@@ -32,7 +32,7 @@ from perf.analysis.stats.points import Point
 from perf.markdown import fmt, table
 from perf.records.levels import HOST_BUSY
 from perf.records.results import RunResult
-from perf.report.sections.rounds_budget import _workload, budget_lines, design_lines
+from perf.report.sections.rounds_budget import budget_lines, design_lines, pick_workload
 
 #: Runner-ups shown against the pick (the others are in the appendix and results.json).
 SHOWN = 7
@@ -176,7 +176,7 @@ def comparison_lines(
             )
     if ranking.other_sizes:
         lines.append(
-            f"- Client workloads: the pick is compared only with series of its own workload ({_workload(run, lead)}); "
+            f"- Client workloads: the pick is compared only with series of its own workload ({pick_workload(run, lead)}); "
             f"{count(len(ranking.other_sizes), 'series', 'series')} at other workloads are not its rivals "
             "(an input size or a client batch size is the client's, not a setting to pick)."
         )

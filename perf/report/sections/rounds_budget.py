@@ -80,7 +80,7 @@ def design_lines(run: RunResult, rec: Recommendation | None = None) -> list[str]
     return lines
 
 
-def _workload(run: RunResult | None, lead: Side) -> str:
+def pick_workload(run: RunResult | None, lead: Side) -> str:
     """The label of the pick's client workload (its series', else its level's size)."""
     v = run.variant(lead.variant) if run is not None else None
     return (workload(v) if v is not None else None) or lead.shape or "workload"
