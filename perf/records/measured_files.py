@@ -35,6 +35,7 @@ from builders.repository.view import Repository
 from builders.repository.writer import PYTHON_MODEL_FILE
 from clients.runtimes.identity import ArtifactIdentity, compare_files, found_artifact
 from core.errors import PerfError, ToolkitError
+from core.wording import agree
 from perf.records.colocation import ColocationRecord
 from perf.records.results import RunResult, VariantResult
 
@@ -232,7 +233,7 @@ def refuse_missing(
     elif len(missing) == len(names):
         which = f"none of its {len(names)} variants ({listed}) is"
     else:
-        which = f"{len(missing)} of its {len(names)} variants ({listed}) {'is' if len(missing) == 1 else 'are'} not"
+        which = f"{len(missing)} of its {len(names)} variants ({listed}) {agree(len(missing), 'is', 'are')} not"
     if repo.is_dir():
         where = f"{which} in {repo} (no model folder with a config.pbtxt)"
     else:
@@ -240,10 +241,10 @@ def refuse_missing(
     swept = _swept(record)
     if swept is not None and swept.resolve() != repo.resolve() and all((swept / v / "config.pbtxt").is_file() for v in missing):
         # the wrong repository was named (coldstart --into -r elsewhere): not a rebuild, the run's own one
-        hint = f"pass {flag} {swept} (the repository the run swept, which holds {'them' if len(missing) > 1 else 'it'})"
+        hint = f"pass {flag} {swept} (the repository the run swept, which holds {agree(len(missing), 'it', 'them')})"
     else:
         hint = (
-            f"rebuild {'them' if len(missing) > 1 else 'it'} with `builders build` ({_built(record, missing)}; "
+            f"rebuild {agree(len(missing), 'it', 'them')} with `builders build` ({_built(record, missing)}; "
             f"`make clean` deletes variant folders), or pass {flag} with the repository that holds them"
         )
     raise PerfError(
@@ -251,7 +252,7 @@ def refuse_missing(
         + (
             f"nothing the run measured is there for {doing}"
             if len(missing) == len(names)
-            else f"{doing} would leave {'them' if len(missing) > 1 else 'it'} out"
+            else f"{doing} would leave {agree(len(missing), 'it', 'them')} out"
         )
         + "; nothing in the run was changed",
         hint=hint,
