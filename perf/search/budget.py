@@ -55,7 +55,6 @@ from perf.records.search import SearchRules
 from perf.search import ladder as ladders
 from perf.search.baseline_time import BASELINE_S, BaselineCost, baseline_cost
 from perf.search.plan import plan_levels
-from perf.search.promise import RULE
 from perf.search.shrink import rounds_within, shrink
 
 log = logging.getLogger(__name__)
@@ -255,8 +254,7 @@ def fit(
                 Cut(
                     "variant",
                     f"{not_measured(gone in measured)}: {n} variants need about {fmt(need, 0)} s for the {MIN_ROUNDS} "
-                    f"rounds a verdict needs, over {left_text(budget_s)} (cut in this order: {RULE}; "
-                    "measured after the rounds if the time they leave fits it)",
+                    f"rounds a verdict needs, over {left_text(budget_s)}",
                     gone,
                 )
             )

@@ -1,7 +1,7 @@
 """Which variants a time budget keeps when it cannot keep them all: the order a plan cuts in
 (:func:`perf.search.budget.fit` cuts from the end), from what the run has measured.
 
-Rule (one, stated here and in the plan's cut reasons, :data:`RULE`): a variant the run already
+Rule (one, stated here and once where the report lists the cuts, :data:`RULE`): a variant the run already
 has numbers for (a resumed run's earlier sessions) is ranked by them, ahead of every variant
 without. Each client workload (``--batch-sizes``, ``--shapes``: :mod:`perf.records.workloads`) is
 ranked on its own, as the report and the rounds rank them (:mod:`perf.search.by_workload`): higher
@@ -42,6 +42,7 @@ from perf.search.ladder import seen
 from perf.search.policy import Budget
 
 __all__ = [
+    "CUT_ORDER",
     "RULE",
     "SETTINGS",
     "by_measurements",
@@ -53,13 +54,17 @@ __all__ = [
     "spread",
 ]
 
-#: The rule in words, for the plan's cut reasons (its short form, in the order variants are cut).
+#: The rule in words, in the order variants are cut: said once where the cuts are listed (the report's
+#: Cut for time, :data:`CUT_ORDER`), not in each cut's reason (a console line carried its 700 characters
+#: after every cut variant).
 RULE = (
     "variants not measured yet first, none ranked by a number: each time the one whose every setting — format, "
     "precision, instances, batching, max_batch_size — the most variants kept share, so every value of a setting keeps "
     "a variant while it can, the later in configuration order on a tie; then measured variants, lowest best measured "
     "throughput first, each client workload ranked on its own, a variant's best place at any workload deciding, then its next"
 )
+#: The cuts' order and what becomes of a variant cut, in the words the report lists the cuts under.
+CUT_ORDER = f"variants cut in this order: {RULE}; a variant cut is measured after the rounds if the time they leave fits it"
 #: The parameters of :class:`builders.config.variants.Variant` a cut keeps represented (not the model's name).
 SETTINGS = tuple(f for f in VARIANT_FIELDS if f != "model")
 

@@ -28,7 +28,6 @@ from perf.markdown import fmt
 from perf.records.rounds import Cut, RoundRules
 from perf.records.search import SearchRules
 from perf.search.budget import LOAD_S, Fit, estimate, levels_by_round, not_measured
-from perf.search.promise import RULE
 from perf.search.shrink import rounds_within, shrink
 
 
@@ -92,7 +91,7 @@ def refit(
         )
     for gone, n, need in shrunk.dropped:
         need_for = "their loads and " if any(v in pending for v in first[:n]) else ""
-        why = f"{n} variants need about {fmt(need, 0)} s for {need_for}the {MIN_ROUNDS} rounds a verdict needs (cut in this order: {RULE}; measured after the rounds if the time they leave fits it)"
+        why = f"{n} variants need about {fmt(need, 0)} s for {need_for}the {MIN_ROUNDS} rounds a verdict needs"
         cuts.append(Cut("variant", f"{not_measured(gone in measured)}: {after}: {why}", gone))
     if not cuts:
         return None

@@ -5,6 +5,8 @@ estimate and spending (:func:`budget_lines`; the section: :mod:`perf.report.sect
 
 from __future__ import annotations
 
+import dataclasses
+
 from core.wording import count, sentence
 from perf.analysis.ranking.operating import Side
 from perf.analysis.ranking.standing import (
@@ -23,6 +25,7 @@ from perf.records.rounds import BudgetRecord, Cut
 from perf.records.workloads import workload
 from perf.report.sections.servers import group_end_words
 from perf.search.budget import not_measured
+from perf.search.promise import CUT_ORDER
 
 #: Words for each kind of cut.
 CUT_WORDS = {
@@ -154,7 +157,8 @@ def budget_lines(run: RunResult, rec: Recommendation | None = None) -> list[str]
     judged = [j for c in rr.cuts if (j := judged_cut(run, c)) is not None]  # "still rose" by the one rule (peaks.rise)
     if judged:
         cuts = [_cut_line(run, c) for c in judged]
-        lines += [f"- **Cut for time** ({len(judged)}):"] + capped(cuts, indent="  ")
+        order = f" ({CUT_ORDER})" if any(c.kind == "variant" for c in judged) else ""  # said once, not a cut's reason
+        lines += [f"- **Cut for time** ({len(judged)}){order}:"] + capped(cuts, indent="  ")
     else:
         lines.append("- Nothing was cut for time.")
     return lines
@@ -163,6 +167,8 @@ def budget_lines(run: RunResult, rec: Recommendation | None = None) -> list[str]
 def _cut_line(run: RunResult, c: Cut) -> str:
     """One cut in words; a variant with numbers (from an earlier session) is "not measured
     further in this session", in the label and in a reason recorded before that wording."""
+    if c.kind == "variant":  # a run recorded before the order was said once carries it in each reason
+        c = dataclasses.replace(c, reason=c.reason.split(" (cut in this order: ")[0])
     if c.kind == "variant" and c.variant and has_numbers(run, c.variant):
         further = not_measured(True)
         return f"variant {further} (`{c.variant}`): {further}: {c.reason.removeprefix(further + ': ').removeprefix('not measured: ')}"

@@ -9,6 +9,9 @@ import pytest
 from simulated_host import FIVE, SimLoads, budgeted_sweep
 
 from perf.analysis.ranking.operating import MIN_ROUNDS
+from perf.records.rounds import Cut
+from perf.report.sections.rounds_budget import budget_lines
+from perf.search.promise import RULE
 
 
 def _sweep(monkeypatch: pytest.MonkeyPatch, budget_s: float, load_s: float, load_times: dict[str, float] | None = None):
@@ -64,3 +67,19 @@ def test_a_slow_last_load_is_still_cut_after_the_loads(monkeypatch: pytest.Monke
     cut = _cut_by(said)
     assert len(said) == 1 and cut and f"not measured: after the loads took {mean:.1f} s a variant" in said[0], said
     assert sweep.unloaded[: len(cut)] == cut
+
+
+def test_the_cut_order_is_said_once_in_the_report_not_in_each_cut(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bench's console line carried the whole order rule (about 700 characters) after what was cut and
+    its numbers, and the report repeated it in every cut's line: the rule is said once, where the cuts are listed."""
+    run, _, events, _ = _sweep(monkeypatch, 150.0, load_s=15.0)
+    plans = [e["text"] for e in events if e["event"] == "plan"]
+    assert _cut_by(_refits(events)) and not any("cut in this order" in t or RULE in t for t in plans), plans
+    assert not any(RULE in c.reason for c in run.rounds.cuts)
+    cut = [c for c in run.rounds.cuts if c.kind == "variant"]
+    old = Cut(
+        "variant", f"{cut[0].reason} (cut in this order: {RULE}; measured after the rounds if the time they leave fits it)", "old"
+    )
+    run.rounds.cuts.append(old)  # a run recorded before: its reason carried the rule
+    text = "\n".join(budget_lines(run))
+    assert text.count(RULE) == 1 and f"variants cut in this order: {RULE}" in text, text
