@@ -41,7 +41,7 @@ from perf.analysis.stats.fair import unfair
 from perf.analysis.stats.points import THROUGHPUT, Point, aggregate
 from perf.markdown import fmt
 from perf.records.baseline import BaselinePoint, BaselineResult, BaselineTarget
-from perf.records.results import RunResult
+from perf.records.results import RunResult, mixed_axes, parse_shape_text
 from perf.records.workloads import workload_text
 
 #: perf_analyzer's per-request time components (LevelResult fields, µs) besides compute
@@ -256,7 +256,7 @@ def efficiency_rows(run: RunResult) -> list[EfficiencyRow]:
         target = target_of(run.baseline, v.name)
         if target is None:
             continue
-        levels = [lv for lv in v.levels if lv.shape in (None, target.shape)]
+        levels = [lv for lv in v.levels if at_reference(lv.shape, target.shape)]
         for p in sorted(aggregate(levels, v.name), key=lambda p: (p.batch_size, p.concurrency)):
             if p.ok and p.concurrency > 0:
                 rows.append(efficiency_row(v.name, target, p, run.baseline))
@@ -271,8 +271,24 @@ def other_shapes(run: RunResult) -> list[str]:
     for v in run.variants:
         target = target_of(run.baseline, v.name)
         if target is not None:
-            out += [f"{v.name} at {s}" for s in dict.fromkeys(lv.shape for lv in v.levels) if s and s != target.shape]
+            out += [
+                f"{v.name} at {s}" for s in dict.fromkeys(lv.shape for lv in v.levels) if s and not at_reference(s, target.shape)
+            ]
     return out
+
+
+def at_reference(size: str | None, ref: str | None) -> bool:
+    """Whether a level sent at ``size`` (its shape text; ``None``: one size, not swept) was sent at the
+    reference inputs' size ``ref`` the in-process baseline times (:attr:`BaselineTarget.shape`), so the
+    two compare: the one rule for the sweep's up-front check (:meth:`perf.sweep.run.Sweep._baseline_unusable`)
+    and the report's. An axis ``size`` leaves out is at its reference size; a mixed range
+    (``time=400..16000``) never is (its requests hold every size of the range)."""
+    if size is None or size == ref:
+        return True
+    if ref is None or mixed_axes(size):
+        return False
+    at = parse_shape_text(ref)
+    return all(at.get(a) == x for a, x in parse_shape_text(size).items())
 
 
 #: What to do when every level was sent at other sizes than the in-process baseline's (:func:`sizes_apart`).
@@ -292,7 +308,7 @@ def sizes_apart(run: RunResult, shapes: Mapping[str, str | None]) -> str | None:
         if v.name not in shapes or not sizes:
             continue
         ref = shapes[v.name]
-        if ref is None or any(s is None or s == ref for s in sizes):
+        if ref is None or any(at_reference(s, ref) for s in sizes):
             return None
         sent += [s for s in sizes if s]
         timed.append(ref)

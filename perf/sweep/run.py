@@ -33,13 +33,14 @@ from tritonclient.grpc import model_config_pb2 as mc
 
 from core.errors import FlagError, ToolkitError
 from core.wording import count, join_once
+from perf.analysis.efficiency import at_reference
 from perf.markdown import fmt
 from perf.measure import environment
 from perf.profile.baseline import SWEEP_TIMING, BaselineOptions, measure_after_sweep
 from perf.profile.estimate import BaselineEstimate
 from perf.profile.estimate import estimate as estimate_baseline
 from perf.records.measured_files import LOADED, SERVED, refuse_changed
-from perf.records.results import Environment, RunResult, SweepSettings, VariantResult, parse_shape_text
+from perf.records.results import Environment, RunResult, SweepSettings, VariantResult, shape_text
 from perf.records.rounds import BudgetRecord, Cut
 from perf.search import budget as budgets
 from perf.search import promise
@@ -242,8 +243,8 @@ class Sweep(Sequential, RoundsSweep):
                 spec = self.repository.variant(name).spec
             except ToolkitError:
                 return None
-            opt = {a: mid for a, (_, mid, _) in (spec.dynamic_axes.items() if spec else ())}
-            if any(s is None or all(opt.get(a) == x for a, x in parse_shape_text(s).items()) for s in plan.shapes):
+            opt = shape_text({a: mid for a, (_, mid, _) in (spec.dynamic_axes.items() if spec else ())})
+            if any(at_reference(s, opt) for s in plan.shapes):  # the report's rule: a mixed range is not at opt
                 return None
         sizes = ", ".join(f"{a}={','.join(map(str, v))}" for a, v in self.opts.sweep_axes.items())
         return (

@@ -34,3 +34,10 @@ def test_the_missing_ratio_names_the_input_sizes() -> None:
     assert sizes_apart(_run(["time=1000", "time=8000"]), {"v": "time=8000"}) is None  # a level at its size
     assert sizes_apart(_run([None]), {"v": "time=8000"}) is None  # not swept: sent at the reference size
     assert sizes_apart(_run(["time=1000"]), {"v": None}) is None  # no reference size known
+
+
+def test_a_mixed_range_is_never_at_the_reference_size() -> None:
+    """One rule for "sent at the reference size" (perf.analysis.efficiency.at_reference), the sweep's
+    up-front check's too (tests/perf/sweep/test_shape_sweep_baseline.py)."""
+    assert sizes_apart(_run(["time=1000..16000"]), {"v": "time=8000"}) is not None
+    assert sizes_apart(_run(["seq=64,time=8000"]), {"v": "time=8000,seq=64"}) is None  # the axes in another order

@@ -17,7 +17,8 @@ from perf.search.plan import VariantPlan
 from perf.sweep.run import Sweep
 
 
-def _sweep(shapes: tuple[str, ...]) -> SimpleNamespace:
+def sweep_at(shapes: tuple[str, ...]) -> SimpleNamespace:
+    """A stand-in sweep of one variant whose spec says frames 1..98, reference (opt) 49, that sends ``shapes``."""
     spec = SimpleNamespace(dynamic_axes={"frames": (1, 49, 98)})
     repo = SimpleNamespace(variant=lambda name: SimpleNamespace(spec=spec))
     plans = {"v": VariantPlan("v", [], shapes=shapes)}
@@ -25,9 +26,17 @@ def _sweep(shapes: tuple[str, ...]) -> SimpleNamespace:
 
 
 def test_a_shape_sweep_without_the_reference_size_skips_the_baseline_with_the_reason() -> None:
-    why = Sweep._baseline_unusable(_sweep(("frames=16", "frames=98")))  # type: ignore[arg-type]
+    why = Sweep._baseline_unusable(sweep_at(("frames=16", "frames=98")))  # type: ignore[arg-type]
     assert why is not None and "swept sizes (frames=16,98)" in why and "no level would have a point" in why
-    assert Sweep._baseline_unusable(_sweep(("frames=16", "frames=49"))) is None  # type: ignore[arg-type]
+    assert Sweep._baseline_unusable(sweep_at(("frames=16", "frames=49"))) is None  # type: ignore[arg-type]
+
+
+def test_a_mixed_range_skips_the_baseline_up_front_as_the_report_would() -> None:
+    """A mixed --shapes range was 'usable' up front (its fixed sizes, none, matched vacuously), so the budget
+    kept time for a baseline the report then had no level to compare with (perf.analysis.efficiency.sizes_apart):
+    one rule now, perf.analysis.efficiency.at_reference."""
+    assert Sweep._baseline_unusable(sweep_at(("frames=16..98",))) is not None  # type: ignore[arg-type]
+    assert Sweep._baseline_unusable(sweep_at(("frames=16..98", "frames=49"))) is None  # type: ignore[arg-type]
 
 
 def test_the_report_gives_a_pick_at_every_swept_size(tmp_path: Path) -> None:
