@@ -18,7 +18,7 @@ import dataclasses
 import statistics
 from collections.abc import Mapping, Sequence
 
-from perf.analysis.ranking.budget_latency import MIN_QUIET_ROUNDS, Judged, judge
+from perf.analysis.ranking.budget_latency import MIN_QUIET_ROUNDS, Judged, judge_rounds
 from perf.analysis.stats.paired import Paired, paired
 from perf.records.colocation import ColocatedModel, ColocationRecord, ColocationVisit
 
@@ -93,7 +93,7 @@ def judged_p99(visits: Sequence[ColocationVisit], step: int, combination: Combin
     p99 = model_series(visits, step, combination, rounds, model, "latency_p99_ms")
     load = visit_series(visits, step, combination, rounds, "host_busy_pct")
     busy = visit_series(visits, step, combination, rounds, "host_busy")
-    return judge((v, pct, bool(b)) for v, pct, b in zip(p99, load, busy))
+    return judge_rounds((v, pct, bool(b)) for v, pct, b in zip(p99, load, busy))  # a step's rounds: the level's rule
 
 
 def budget_p99(visits: Sequence[ColocationVisit], step: int, combination: Combination, rounds: int, model: str) -> float | None:
@@ -162,7 +162,7 @@ def misses(
             out.append(f"{model} has no numbers")
             continue
         if m is not None and m.latency_budget_ms is not None and j.ms > m.latency_budget_ms:
-            loaded = f" (not verified here: {j.too_few_quiet()})" if j.loaded else ""  # a quiet host might meet it
+            loaded = f" (not verified here: {j.too_few_quiet()})" if j.loaded or j.short else ""  # j.might_meet()
             out.append(f"{model} p99 {j.ms:.3g} ms > {m.latency_budget_ms:g} ms{loaded}")
         if m is not None and m.required_throughput is not None and thr < m.required_throughput:
             out.append(f"{model} {thr:,.0f} infer/s < {m.required_throughput:,.6g} required")

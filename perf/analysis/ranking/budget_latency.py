@@ -275,7 +275,14 @@ def judged(levels: Iterable[LevelResult], metric: str) -> Judged | None:
         ``None`` when no round has a value; a quiet level of fewer than :data:`MIN_QUIET_ROUNDS` rounds
         is :attr:`Judged.short` (module rule).
     """
-    j = judge([(getattr(lv, metric), lv.host_busy_pct, lv.host_busy) for lv in levels if lv.ok])
+    return judge_rounds((getattr(lv, metric), lv.host_busy_pct, lv.host_busy) for lv in levels if lv.ok)
+
+
+def judge_rounds(rounds: Iterable[tuple[float | None, float | None, bool]]) -> Judged | None:
+    """:func:`judge` on a rounds design's rounds (a level's records, :func:`judged`, or a co-location step's
+    model, :func:`perf.colocate.judge.judged_p99`): a quiet level of fewer than :data:`MIN_QUIET_ROUNDS`
+    rounds is :attr:`Judged.short` (module rule)."""
+    j = judge(rounds)
     if j is not None and j.busy_rounds == 0 and j.all_rounds < MIN_QUIET_ROUNDS:
         return dataclasses.replace(j, short=True)
     return j

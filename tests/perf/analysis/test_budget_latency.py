@@ -3,7 +3,7 @@ some were host busy, every round on a quiet host, and the pick and report saying
 
 from __future__ import annotations
 
-from perf.analysis.ranking.budget_latency import judged
+from perf.analysis.ranking.budget_latency import MIN_QUIET_ROUNDS, judged
 from perf.analysis.ranking.rank import rank_variants
 from perf.analysis.recommendation.recommend import recommend
 from perf.analysis.saturation.peaks import HEADROOM_NOTE
@@ -101,6 +101,23 @@ def test_a_colocated_model_is_judged_against_its_budget_by_the_same_rule() -> No
     for v in visits:
         v.host_busy = False
     assert misses(visits, 0, combo, 6, models) == ["mlp p99 30 ms > 25 ms"]
+
+
+def test_a_colocated_models_few_quiet_rounds_over_the_budget_are_not_verified_as_a_levels_are() -> None:
+    """A co-location step's model judged on fewer quiet rounds than MIN_QUIET_ROUNDS: its miss is 'not
+    verified here', as a sweep level's (budget_latency.judged); judged_p99 called judge, which never marks it short."""
+    from perf.colocate.judge import misses
+    from perf.records.colocation import ColocatedModel, ColocationVisit, ModelSample
+
+    combo = {"mlp": "mlp_a"}
+    visits = [
+        ColocationVisit(0, r, 0, dict(combo), [ModelSample("mlp", "mlp_a", 1000.0, p99)], wall_s=1.0, host_busy_pct=10.0)
+        for r, p99 in enumerate((20.0, 40.0))
+    ]
+    models = [ColocatedModel("mlp", ["mlp_a"], latency_budget_ms=25.0)]
+    assert misses(visits, 0, combo, 2, models) == [
+        f"mlp p99 30 ms > 25 ms (not verified here: 2 rounds, fewer than the {MIN_QUIET_ROUNDS} the budget is judged on alone)"
+    ]
 
 
 def test_every_section_that_names_the_pick_under_the_budget_says_it_is_within_on_its_quieter_rounds(tmp_path) -> None:
