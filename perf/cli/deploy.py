@@ -21,8 +21,8 @@ from perf.sweep.options import SweepOptions
     default=None,
     metavar="NAME",
     help="The measured variant to deploy [default: the run's recommendation: the best level within its latency "
-    "budget (when no level meets it, nothing is deployed unasked: the message names the --variant of the lowest p99 "
-    "and of the best peak); the best peak for a run without a budget]. A run of several client workloads (--shapes "
+    "budget (when no level meets it, nothing is deployed unasked: the message names the --variant of the lowest "
+    "latency at the budget's percentile (p99 unless the run's --latency-percentile) and of the best peak); the best peak for a run without a budget]. A run of several client workloads (--shapes "
     "sizes, several --batch-sizes: each has its own picks in the report) deploys the report's first pick, at the "
     "workload it names, and a named variant's level is taken at that workload; the output names it.",
 )

@@ -95,7 +95,7 @@ def choose_variant(
         PerfError: ``variant`` is not in the run or was not measured (the message lists the
             valid names), or nothing can be recommended: none measured, or no level within the
             budget — a bundle is what gets deployed, so none is chosen over the budget; the hint
-            names the ``--variant`` of the lowest p99 and of the best peak to deploy one on purpose;
+            names the ``--variant`` of the lowest latency at the budget's percentile and of the best peak to deploy one on purpose;
             or the run did not finish and neither ``variant`` nor ``allow_unfinished`` is given.
         FlagError: ``workload_text`` names none of the run's workloads (the message lists them).
     """

@@ -86,6 +86,11 @@ def test_every_place_says_the_budget_no_level_meets_in_one_sentence(tmp_path: Pa
         f"nothing to deploy from run {run.run_id}: no level meets its {said.removeprefix('No level meets the ')[:-1]};" in message
     )
     assert message.lower().count("no level meets") == 1
+    assert f"the lowest p{rec.missed.percentile}," in refused.value.hint  # the hint at the budget's percentile
+    from perf.cli.deploy import export_deployment
+
+    (help_text,) = [p.help for p in export_deployment.params if p.name == "variant"]
+    assert "lowest p99" not in (help_text or "") and "lowest latency at the budget's percentile" in (help_text or "")
     (low,) = [p for p in pick_points(rec) if p.kind == LOWEST]  # the plots mark the level the sentence names
     assert said.split("(`")[-1].startswith(f"{low.choice.variant}` at concurrency {low.choice.concurrency}")
     assert rec.missed is not None and low.what == rec.missed.label()
