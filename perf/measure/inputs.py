@@ -217,6 +217,13 @@ def input_args(
 OWN_FORMS = ("random", "zero")
 
 
+def user_file(user_data: object) -> bool:
+    """Whether ``--input-data`` is a file of the user's inputs, whose entries carry the sizes sent
+    (:func:`write_user_data` gives each its ``shape``): not a folder of raw files nor one of
+    :data:`OWN_FORMS`, sized by ``--shape`` or the build's opt sizes."""
+    return user_data is not None and str(user_data) not in OWN_FORMS and not Path(str(user_data)).is_dir()
+
+
 def check_user_data(
     variant: str, config: dict[str, Any], spec: ModelSpec | None, user_data: Path, shapes: Mapping[str, Sequence[int]] = {}
 ) -> None:
@@ -364,11 +371,16 @@ def tensor_entry(
     return {**content(dt, np.asarray(values).reshape(shape)), "shape": shape}
 
 
-def describe_dynamic(config: dict[str, Any], spec: ModelSpec | None, shapes: Mapping[str, Sequence[int]] = {}) -> str | None:
+def describe_dynamic(
+    config: dict[str, Any], spec: ModelSpec | None, shapes: Mapping[str, Sequence[int]] = {}, user_data: Path | None = None
+) -> str | None:
     """How :func:`input_args` sizes the dynamic dims of ``config``'s inputs when no axis is
     swept, in words for the report: ``"seq=64 (the build's opt size of axis seq)"`` or
-    ``"ids [12] (--shape)"``; ``None`` when no input has a dynamic dim or a size is missing
+    ``"ids [12] (--shape)"``; a file of the user's inputs (:func:`user_file`): its entries' own
+    shapes, what is sent; ``None`` when no input has a dynamic dim or a size is missing
     (the sweep has refused to start then, :func:`resolve_shapes`)."""
+    if user_file(user_data) and any(d < 0 for _, dims in config_inputs(config) for d in dims):
+        return f"each entry's own shape in --input-data {user_data} (what is sent)"
     try:
         resolved = _resolve(config, spec, shapes)
     except PerfError:

@@ -309,8 +309,8 @@ class SweepBase:
         plan = self.plans[vr.name]
         with contextlib.closing(make_client(srv.http_url, "http")) as c:
             config = model_io(c, vr.name, "http")
-        served = self.repository.variant(vr.name).served_spec
-        vr.dynamic_axes = self.shape_notes.get(vr.name) or describe_dynamic(config, served, self.opts.shapes)
+        served, o = self.repository.variant(vr.name).served_spec, self.opts
+        vr.dynamic_axes = self.shape_notes.get(vr.name) or describe_dynamic(config, served, o.shapes, o.input_data)
         vr.axis_ranges = {a: list(r) for a, r in served.dynamic_axes.items()} if served else {}
         args: dict[str | None, list[str]] = {}
         for sh in plan.shapes:  # one generated data file per swept shape

@@ -29,7 +29,7 @@ from clients.runtimes.models import check_servable
 from clients.runtimes.options import ServerOptions
 from core.errors import FlagError, PerfError, ServerError, ToolkitError
 from core.names import require_known
-from perf.measure.inputs import OWN_FORMS
+from perf.measure.inputs import user_file
 from perf.records import colocation, results
 from perf.records.results import MIXED
 from perf.search.plan import VariantPlan
@@ -168,7 +168,7 @@ def check_mixed(sweep_axes: Mapping[str, Sequence[object]], batch_sizes: Sequenc
     Raises:
         FlagError: ``--shapes`` with a file of inputs; a mix with a client batch size above 1; before anything starts.
     """
-    if input_data is not None and str(input_data) not in OWN_FORMS and not Path(str(input_data)).is_dir():
+    if user_file(input_data):
         fixed = [f"{a}={x}" for a, sizes in sweep_axes.items() for x in sizes if MIXED not in str(x)]
         if fixed:  # trial 12 break test, B6: the numbers were labelled time=400, the file sent 120 samples
             raise FlagError(

@@ -63,6 +63,17 @@ def test_perf_analyzer_gets_the_swept_size(tmp_path: Path) -> None:
     )
 
 
+def test_a_file_of_inputs_is_said_as_its_entries_shapes_not_the_opt_size(tmp_path: Path) -> None:
+    """The report's 'Dynamic input dims' line said the build's opt size (or --shape) of a run whose
+    --input-data file's entries, each with its own shape, were what was sent (the kind of break test B6)."""
+    data = tmp_path / "d.json"
+    data.write_text("{}")
+    said = describe_dynamic(CONFIG, SPEC, {"ids": (12,)}, data)
+    assert said == f"each entry's own shape in --input-data {data} (what is sent)"
+    assert describe_dynamic(CONFIG, SPEC, {}, Path("random")) == "seq=24 (the build's opt size of axis seq)"
+    assert describe_dynamic(CONFIG, SPEC, {}, tmp_path) == "seq=24 (the build's opt size of axis seq)"  # raw files: sized so
+
+
 def _lv(c: int, shape: str | None, tput: float) -> LevelResult:
     """A level at one size of ``seq`` whose p99 falls as its throughput grows."""
     return level_result(c, tput, 10.0 / tput * 100, batch_size=1, shape=shape)
