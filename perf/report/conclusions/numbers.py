@@ -18,7 +18,7 @@ from perf.analysis.stats.points import MIN_TRIALS_FOR_SPREAD, THROUGHPUT, Point
 from perf.markdown import flag_mark, fmt
 from perf.records.results import RunResult, VariantResult
 from perf.report.conclusions.pairs import change_clause, once, ranked_text
-from perf.report.conclusions.why import runner_up
+from perf.report.conclusions.why import peaks_at, runner_up
 from perf.report.sections.effects import beside_recommendation, effects_sentences
 
 
@@ -62,8 +62,8 @@ def number_lines(
         + (f"; its peak was not reached: {sentence(best.unreached)}" if best.unreached else ".")
     ]
     base = baseline(ok, run.variant(best.variant))
-    if base is not None and base.name != best.variant and curve(pts[base.name], bs):
-        bb = max(curve(pts[base.name], bs), key=lambda p: p.value(THROUGHPUT))
+    peaks = peaks_at(run, pts, bs)  # each series' level the table names
+    if base is not None and base.name != best.variant and (bb := peaks.get(base.name)) is not None:
         own = f"`{base.name}` ({peak_noun(rec.unreached.get(base.name))} {fmt(bb.get(THROUGHPUT))} infer/s at concurrency {bb.concurrency}{flag_mark(bb.status)})"
         ranked = ranked_text(run, rec, base.name)
         head.append(
@@ -71,7 +71,7 @@ def number_lines(
             if ranked
             else _sentence(change_clause(bb, bp, THROUGHPUT, mixed, run, f"over the 1-instance, no-batching baseline {own}"))
         )
-    second = runner_up(ok, best.variant, bs, pts)
+    second = runner_up(ok, best.variant, peaks)
     if second is not None and (base is None or second.variant != base.name):
         head.append(
             # by peak, named as such: the Recommendation above ranks under the budget first (trial 9 F7: "The runner-up" was

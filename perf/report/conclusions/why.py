@@ -16,6 +16,7 @@ from core.wording import sentence
 from perf.analysis.effects.pairs import BATCHING, baseline, differing, variant_of
 from perf.analysis.effects.threads import threads_words
 from perf.analysis.recommendation.recommend import Recommendation
+from perf.analysis.saturation.peaks import best_levels
 from perf.analysis.stats.curves import common_level, curve, gpu_metric
 from perf.analysis.stats.fair import busy_load
 from perf.analysis.stats.points import THROUGHPUT, Point
@@ -46,15 +47,24 @@ ONE_SETTING: tuple[tuple[frozenset[str], str], ...] = (
 )
 
 
-def runner_up(ok: list[VariantResult], best: str, batch_size: int, pts: dict[str, list[Point]]) -> Point | None:
-    """Peak point of the second-highest peak at ``batch_size`` among series of the best's client workload."""
+def peaks_at(run: RunResult, pts: dict[str, list[Point]], batch_size: int) -> dict[str, Point]:
+    """Each series' peak at client batch size ``batch_size``: the level the console table and the picks
+    name (:func:`perf.analysis.saturation.peaks.best_levels`: a rounds sweep's paired rule) where it is at
+    that batch size, else the highest median of its curve there; a series without a level there is left out."""
+    named = best_levels(run, pts)
+    out = {}
+    for name, ps in pts.items():
+        if line := curve(ps, batch_size):
+            at = named.get(name)
+            out[name] = at if at is not None and at in line else max(line, key=lambda p: p.value(THROUGHPUT))
+    return out
+
+
+def runner_up(ok: list[VariantResult], best: str, peaks: dict[str, Point]) -> Point | None:
+    """The second-highest of ``peaks`` (:func:`peaks_at`, at the best's batch size) among series of the best's client workload."""
     size = {v.name: workload(v) for v in ok}
-    peaks = [
-        max(curve(pts[v.name], batch_size), key=lambda p: p.value(THROUGHPUT))
-        for v in ok
-        if v.name != best and curve(pts[v.name], batch_size) and size[v.name] == size.get(best)
-    ]
-    return max(peaks, key=lambda p: p.value(THROUGHPUT), default=None)
+    seconds = [peaks[v.name] for v in ok if v.name != best and v.name in peaks and size[v.name] == size.get(best)]
+    return max(seconds, key=lambda p: p.value(THROUGHPUT), default=None)
 
 
 def _share(p: Point) -> tuple[float | None, float]:
@@ -162,7 +172,7 @@ def mechanism(run: RunResult, ok: list[VariantResult], rec: Recommendation, pts:
     if base is None:
         base = baseline(ok, best_v)
     if base is None or base.name == best.variant:  # explain the best against the runner-up instead
-        second = runner_up(ok, best.variant, best.batch_size, pts)
+        second = runner_up(ok, best.variant, peaks_at(run, pts, best.batch_size))
         base = run.variant(second.variant) if second else None
     pair = common_level(pts[best.variant], pts[base.name], best.batch_size) if base else None
     if pair is not None and base is not None and best_v is not None:
