@@ -141,7 +141,10 @@ class Rounds:
         return [n for n in names if self._vr(n).status != "failed" and n not in pruned]
 
     def ranked(self, names: Sequence[str]) -> tuple[Ranking, bool]:
-        """The paired ranking of ``names`` (a run of one client workload) and whether it is under the latency budget (module rule 2)."""
+        """The paired ranking of ``names`` (a run of one client workload) and whether it is under the latency budget (module
+        rule 2). Raises ValueError at several workloads: each one's series is ranked on its own (:meth:`rank_series`)."""
+        if self.workloads(names) is not None:
+            raise ValueError(f"{', '.join(names)}: levels at several client workloads, ranked per workload (Rounds.workloads)")
         return self.rank_series([self._vr(n) for n in names])
 
     def workloads(self, names: Sequence[str]) -> dict[str, list[VariantResult]] | None:

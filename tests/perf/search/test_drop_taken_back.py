@@ -219,3 +219,17 @@ def test_a_drop_at_several_client_workloads_is_taken_back_when_any_beating_level
     assert drops.take_back(run.search, {"lead": lead, "slow": slow}, Budget(BUDGET), events.append) == ["slow"]
     (said,) = [e for e in events if e.get("reopened")]
     assert said["why"].startswith("`lead` at concurrency 1 (batch 8), the level that beat it, is over the p99 budget")
+
+
+def test_a_whole_variants_ranking_is_refused_at_several_client_workloads() -> None:
+    """Rounds.ranked ranks whole variants, right for a run of one client workload only; each caller
+    checked Rounds.workloads first, nothing enforced it: levels at b=1 and b=8 were ranked together."""
+    lead = VariantResult("lead", status="ok", levels=_levels(1, [(1000.0, 10.0)] * 3) + _levels(1, [(4000.0, 20.0)] * 3, batch=8))
+    slow = VariantResult("slow", status="ok", levels=_levels(1, [(600.0, 10.0)] * 3) + _levels(1, [(2000.0, 20.0)] * 3, batch=8))
+    _, sched, _ = _engine([lead, slow])
+    with pytest.raises(ValueError, match="several client workloads"):
+        sched.ranked(["lead", "slow"])
+    per = sched.workloads(["lead", "slow"])
+    assert per is not None and len(per) == 2 and all(sched.rank_series(group)[0].leader is not None for group in per.values())
+    _, one, _ = _engine([VariantResult(v.name, status="ok", levels=v.levels[:3]) for v in (lead, slow)])
+    assert one.ranked(["lead", "slow"])[0].leader is not None  # one workload: ranked as before
