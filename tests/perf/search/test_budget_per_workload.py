@@ -97,14 +97,16 @@ def test_a_drop_is_taken_back_when_its_workload_comes_under_the_budget() -> None
 
 
 def test_a_ladder_is_retired_as_the_ranking_of_its_own_series_workload_judges_it() -> None:
-    """The search series is the smallest swept size (``seq=16`` here, :func:`perf.search.plan.search_workload`), every
-    level of it over the budget (made so: the rule's case, not a model's): that workload is ranked by peak,
+    """The search series is the smallest swept size (``seq=16`` here, :func:`perf.search.plan.search_workload`;
+    given first, so it is the series under the older first-size rule too and the test can fail on the
+    engine before the fix), every level of it over the budget (made so: the rule's case, not a model's):
+    that workload is ranked by peak,
     and each ladder keeps its peak level measured. Judged with the other size (``seq=256``, within the
     budget) mixed in, every level retired for its latency and the rounds ended with no level left to measure."""
     true: dict[str, dict[Any, tuple[float, float]]] = {
         n: {"seq=16": (t, 40.0), "seq=256": (4 * t, 10.0)} for n, t in (("lead", 1000.0), ("peer", 1000.0), ("slow", 500.0))
     }
-    sched, _ = _engine(true, [1], ("seq=256", "seq=16"), 12)
+    sched, _ = _engine(true, [1], ("seq=16", "seq=256"), 12)
     sched.run_group(list(true), 0, _measure(true, "shape"))
     assert sched.run.rounds is not None
     ended = sched.run.rounds.ended or ""
