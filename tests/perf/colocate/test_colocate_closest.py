@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from colocation_repo import idle_perf_analyzer, variant_repo
 from fake_colocation_server import FakeColocationServer
 
 from perf.cli.main import cli
@@ -139,15 +140,8 @@ def test_not_achieved_is_an_answer_exit_0_pointing_at_the_report_no_numbers_an_e
     import perf.colocate.run as run_module
     from perf.colocate.run import ServerSource
 
-    repo = tmp_path / "repo"
-    for name in ("a1", "a2", "a3", "b1"):
-        (repo / name / "1").mkdir(parents=True)
-        (repo / name / "config.pbtxt").write_text(
-            f'name: "{name}"\nbackend: "python"\nmax_batch_size: 8\ninstance_group {{ count: 1 kind: KIND_CPU }}\n'
-        )
-    pa = tmp_path / "perf_analyzer"
-    pa.write_text("#!/bin/sh\n")
-    pa.chmod(0o755)
+    repo = variant_repo(tmp_path, dict.fromkeys(("a1", "a2", "a3", "b1"), 1))
+    pa = idle_perf_analyzer(tmp_path)
     source = StepSource({k: r * BUDGET_MS for k, r in ONE_MOVE.items()})
 
     def visit(self, step, round_index, order, combination):  # type: ignore[no-untyped-def]

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from colocation_repo import idle_perf_analyzer, variant_repo
 from factories import served_model
 
 from builders.repository.view import Repository
@@ -26,13 +27,9 @@ from perf.records import colocation
 
 
 def _repo(tmp_path: Path, backend: str = "python") -> Path:
-    repo = tmp_path / "repo"
+    repo = variant_repo(tmp_path, {"a1": 1, "b1": 1}, backend)
     for name in ("a1", "b1"):
-        (repo / name / "1").mkdir(parents=True)
         (repo / name / "1" / "model.onnx").write_bytes(f"{name} weights".encode())
-        (repo / name / "config.pbtxt").write_text(
-            f'name: "{name}"\nbackend: "{backend}"\nmax_batch_size: 8\ninstance_group {{ count: 1 kind: KIND_CPU }}\n'
-        )
     return repo
 
 
@@ -112,9 +109,7 @@ def test_a_resumed_run_refuses_files_its_first_session_did_not_measure(tmp_path:
     rec = _record(repo)
     rec.artifacts = {v: found_artifact(repo / v) for v in ("a1", "b1")}
     colocation.save(rec, tmp_path / "results" / "c")
-    pa = tmp_path / "perf_analyzer"
-    pa.write_text("#!/bin/sh\n")
-    pa.chmod(0o755)
+    pa = idle_perf_analyzer(tmp_path)
     resume = ColocateOptions(
         server=ServerOptions(repository=repo, runtime="bundled"),
         results_dir=tmp_path / "results",
@@ -131,9 +126,7 @@ def test_a_resumed_run_refuses_files_its_first_session_did_not_measure(tmp_path:
 def test_a_variant_the_runtime_cannot_serve_refuses_the_run_before_its_folder(tmp_path: Path) -> None:
     """The search needs every variant of every model: the sweep's pre-start check, with every one required."""
     repo = _repo(tmp_path, backend="onnxruntime")
-    pa = tmp_path / "perf_analyzer"
-    pa.write_text("#!/bin/sh\n")
-    pa.chmod(0o755)
+    pa = idle_perf_analyzer(tmp_path)
     with pytest.raises(ServerError) as e:
         Colocate(_opts(repo, tmp_path, perf_analyzer=pa))
     assert "the bundled runtime's server cannot load any of the 2 variants" in e.value.message
@@ -145,9 +138,7 @@ def test_a_colocation_folder_that_holds_no_measurement_is_taken_again(tmp_path: 
     """A server that failed at its start left colocation.json with no visit: "already exists" for
     the same --run-id; a folder stopped before its first save had no record at all."""
     repo = _repo(tmp_path)
-    pa = tmp_path / "perf_analyzer"
-    pa.write_text("#!/bin/sh\n")
-    pa.chmod(0o755)
+    pa = idle_perf_analyzer(tmp_path)
     run_dir = tmp_path / "results" / "c"
     colocation.save(_record(repo), run_dir)
     (run_dir / "tritonserver.log").write_text("E1202 failed\n")

@@ -11,6 +11,7 @@ from pathlib import Path
 import colocation_source as cs
 import pytest
 from click.testing import CliRunner
+from colocation_repo import idle_perf_analyzer, variant_repo
 
 from core.errors import PerfError
 from perf.cli.main import cli
@@ -131,22 +132,12 @@ def test_two_variants_the_paired_rule_cannot_tell_apart_are_a_tie() -> None:
     assert "tied with " + pick["a"] + " (not distinguishable at this noise" in loser.reason
 
 
-def _repo(tmp_path: Path, counts: dict[str, int]) -> Path:
-    repo = tmp_path / "repo"
-    for name, count in counts.items():
-        (repo / name / "1").mkdir(parents=True)
-        (repo / name / "config.pbtxt").write_text(
-            f'name: "{name}"\nbackend: "python"\nmax_batch_size: 8\ninstance_group {{ count: {count} kind: KIND_CPU }}\n'
-        )
-    return repo
-
-
 def test_flags_make_the_objective_the_requirements_and_each_variants_instances(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import perf.colocate.run as run_module
 
-    repo = _repo(tmp_path, {"a1": 1, "a2": 3, "b1": 2})
+    repo = variant_repo(tmp_path, {"a1": 1, "a2": 3, "b1": 2})
     seen: dict[str, object] = {}
     original = run_module.Colocate.__init__
 
@@ -157,9 +148,7 @@ def test_flags_make_the_objective_the_requirements_and_each_variants_instances(
 
     monkeypatch.setattr(run_module.Colocate, "__init__", stop)
     args = ["colocate", "-r", str(repo), "--model", "a=a*", "--model", "b=b*", "--objective", "fewest-instances"]
-    pa = tmp_path / "perf_analyzer"
-    pa.write_text("#!/bin/sh\n")
-    pa.chmod(0o755)
+    pa = idle_perf_analyzer(tmp_path)
     r = CliRunner().invoke(cli, [*args, "--required-throughput", "a=500,b=200.5", "--perf-analyzer", str(pa)])
     assert r.exit_code == 0, r.output
     rec = seen["record"]
@@ -181,7 +170,7 @@ def test_flags_make_the_objective_the_requirements_and_each_variants_instances(
     ],
 )
 def test_bad_objective_flags_are_one_clear_error(tmp_path: Path, extra: list[str], code: int, message: str) -> None:
-    repo = _repo(tmp_path, {"a1": 1, "b1": 1})
+    repo = variant_repo(tmp_path, {"a1": 1, "b1": 1})
     r = CliRunner().invoke(cli, ["colocate", "-r", str(repo), "--model", "a=a*", "--model", "b=b*", *extra])
     assert r.exit_code == code, r.output
     text = r.output + (str(r.exception) if isinstance(r.exception, PerfError) else "")

@@ -15,6 +15,7 @@ from pathlib import Path
 import colocation_source as cs
 import pytest
 from click.testing import CliRunner
+from colocation_repo import idle_perf_analyzer, variant_repo
 from fake_colocation_server import FakeColocationServer
 
 from perf.cli.main import cli
@@ -114,16 +115,8 @@ def test_colocate_resume_continues_an_interrupted_run(tmp_path: Path, monkeypatc
     import perf.colocate.run as run_module
     from perf.colocate.run import ServerSource
 
-    repo = tmp_path / "repo"
-    for name in ("big_x1", "big_x2", "small_x1", "small_x2"):
-        (repo / name / "1").mkdir(parents=True)
-        count = name[-1]
-        (repo / name / "config.pbtxt").write_text(
-            f'name: "{name}"\nbackend: "python"\nmax_batch_size: 8\ninstance_group {{ count: {count} kind: KIND_CPU }}\n'
-        )
-    pa = tmp_path / "perf_analyzer"
-    pa.write_text("#!/bin/sh\n")
-    pa.chmod(0o755)
+    repo = variant_repo(tmp_path, {"big_x1": 1, "big_x2": 2, "small_x1": 1, "small_x2": 2})
+    pa = idle_perf_analyzer(tmp_path)
     measured: list[tuple[int, int, str]] = []
     stop = {"after": 20}
 
@@ -181,15 +174,8 @@ def test_a_resume_after_make_clean_is_refused_up_front_and_a_failed_session_is_n
     from core.errors import ServerError
     from perf.colocate.run import ServerSource
 
-    repo = tmp_path / "repo"
-    for name in ("big_x1", "big_x2", "small_x1", "small_x2"):
-        (repo / name / "1").mkdir(parents=True)
-        (repo / name / "config.pbtxt").write_text(
-            f'name: "{name}"\nbackend: "python"\nmax_batch_size: 8\ninstance_group {{ count: {name[-1]} kind: KIND_CPU }}\n'
-        )
-    pa = tmp_path / "perf_analyzer"
-    pa.write_text("#!/bin/sh\n")
-    pa.chmod(0o755)
+    repo = variant_repo(tmp_path, {"big_x1": 1, "big_x2": 2, "small_x1": 1, "small_x2": 2})
+    pa = idle_perf_analyzer(tmp_path)
     failure: dict[str, type[BaseException]] = {"raise": KeyboardInterrupt}
     visits = {"n": 0}
 
