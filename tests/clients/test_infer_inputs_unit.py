@@ -9,11 +9,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from source_builds import POOLED_VARIANT, pooled_repo
 
-from builders.build import BuildOptions, build
-from builders.config.variants import VariantGrid
-from builders.model.spec import ModelSpec
-from builders.model.tensor import DEFAULT_INT_RANGE, TensorSpec
+from builders.model.tensor import DEFAULT_INT_RANGE
 from builders.repository.view import Repository
 from clients.input_files import load_input_file
 from clients.inputs import ModelSignature, generate_inputs, plan_inputs
@@ -62,41 +60,16 @@ def test_shape_flags_set_dynamic_dims_and_are_checked() -> None:
             parse_shape(bad)
 
 
-class Pooled(__import__("torch").nn.Module):
-    def __init__(self) -> None:
-        import torch
-
-        super().__init__()
-        torch.manual_seed(0)
-        self.emb = torch.nn.Embedding(50, 4)
-
-    def forward(self, ids):
-        return self.emb(ids).mean(1)
-
-
 @pytest.fixture(scope="module")
 def seq_variant(tmp_path_factory: pytest.TempPathFactory):
-    root = tmp_path_factory.mktemp("seq")
-    spec = ModelSpec((TensorSpec("ids", "int64", ("seq",), (0, 49)),), (), {"seq": (1, 24, 32)})
-    build(
-        BuildOptions(
-            Pooled(),
-            spec=spec,
-            name="pooled",
-            formats=("torchscript",),
-            repository=root / "repo",
-            build_dir=root / "b",
-            grid=VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(4,)),
-        )
-    )
-    return Repository(root / "repo").variant("pooled_ts_cpu1_nodb_mbs4")
+    return Repository(pooled_repo(tmp_path_factory.mktemp("seq"))).variant(POOLED_VARIANT)
 
 
 @pytest.mark.slow  # real export (torch.jit.script)
 def test_with_a_build_the_opt_size_and_value_range_are_used_and_said(seq_variant) -> None:
     sig = ModelSignature.from_config(
         {
-            "name": "pooled_ts_cpu1_nodb_mbs4",
+            "name": POOLED_VARIANT,
             "max_batch_size": 4,
             "input": [{"name": "ids", "data_type": "TYPE_INT64", "dims": [-1]}],
             "output": [],

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 import torch
+from source_builds import build_module
 
-from builders.build import BuildOptions, build
 from builders.config.variants import VariantGrid
 from builders.model.spec import ModelSpec
 from builders.model.tensor import TensorSpec
@@ -44,19 +44,9 @@ class Slow(torch.nn.Module):
 
 @pytest.fixture(scope="module")
 def seq_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("mixed")
     spec = ModelSpec((TensorSpec("ids", "int64", ("seq",), (0, 49)),), (), {"seq": (8, 64, 128)})
-    opts = BuildOptions(
-        Slow(),
-        spec=spec,
-        name="slow",
-        formats=("torchscript",),
-        repository=root / "repo",
-        build_dir=root / "builds",
-        grid=VariantGrid(counts=(1,), queue_delays_us=(20000,), max_batch_sizes=(8,)),
-    )
-    build(opts)
-    return opts.repository
+    grid = VariantGrid(counts=(1,), queue_delays_us=(20000,), max_batch_sizes=(8,))
+    return build_module(tmp_path_factory.mktemp("mixed"), Slow(), spec, grid=grid, name="slow")
 
 
 @pytest.mark.timeout(120)

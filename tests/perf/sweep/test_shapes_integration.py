@@ -9,13 +9,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-import torch
 from click.testing import CliRunner
+from source_builds import POOLED_VARIANT, pooled_repo
 
-from builders.build import BuildOptions, build
-from builders.config.variants import VariantGrid
-from builders.model.spec import ModelSpec
-from builders.model.tensor import TensorSpec
 from clients.cli.main import cli as clients_cli
 from clients.server import ServerOptions, TritonServer
 from perf.records import results
@@ -24,36 +20,12 @@ from perf.sweep.run import SweepOptions, run_sweep
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[3]
-VARIANT = "pooled_ts_cpu1_nodb_mbs4"
-
-
-class Pooled(torch.nn.Module):
-    """Token ids [batch, seq] -> mean embedding [batch, 4]: a model whose cost grows with seq."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        torch.manual_seed(0)
-        self.emb = torch.nn.Embedding(50, 4)
-
-    def forward(self, ids: torch.Tensor) -> torch.Tensor:
-        return self.emb(ids).mean(1)
+VARIANT = POOLED_VARIANT
 
 
 @pytest.fixture(scope="module")
 def seq_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("seq")
-    spec = ModelSpec((TensorSpec("ids", "int64", ("seq",), (0, 49)),), (), {"seq": (1, 24, 32)})
-    opts = BuildOptions(
-        Pooled(),
-        spec=spec,
-        name="pooled",
-        formats=("torchscript",),
-        repository=root / "repo",
-        build_dir=root / "builds",
-        grid=VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(4,)),
-    )
-    build(opts)
-    return opts.repository
+    return pooled_repo(tmp_path_factory.mktemp("seq"))
 
 
 def test_clients_infer_says_what_it_made_up_and_takes_shapes_and_input_data(seq_repo: Path, tmp_path: Path) -> None:
