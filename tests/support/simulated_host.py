@@ -185,6 +185,8 @@ class SimLoads(SimSweep):
 
 #: Five variants' true curves (peak throughput, scale) for the time-budget tests of the loads.
 FIVE = {"w_a": (1000.0, 2.0), "w_b": (900.0, 2.0), "w_c": (700.0, 1.5), "w_d": (600.0, 1.0), "w_e": (500.0, 1.0)}
+#: A load three times as slow as the budget's plan assumes (:data:`perf.search.budget.LOAD_S`), and one faster.
+SLOW_LOAD_S, FAST_LOAD_S = 3 * budgets.LOAD_S, 0.8 * budgets.LOAD_S
 
 
 def budgeted_sweep(monkeypatch, budget_s: float, load_s: float, sweep_class: type[SimSweep] = SimSweep, **sweep_kwargs):

@@ -6,7 +6,7 @@ sweep's own load loop on the simulated host (tests/support/simulated_host.py).""
 from __future__ import annotations
 
 import pytest
-from simulated_host import FIVE, SimLoads, budgeted_sweep
+from simulated_host import FAST_LOAD_S, FIVE, SLOW_LOAD_S, SimLoads, budgeted_sweep
 
 from perf.analysis.ranking.operating import MIN_ROUNDS
 from perf.records.rounds import Cut
@@ -30,7 +30,7 @@ def _cut_by(said: list[str]) -> list[str]:
 
 
 def test_a_variant_the_loads_so_far_cut_is_not_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
-    run, fit, events, sweep = _sweep(monkeypatch, 150.0, load_s=15.0)  # the plan assumed 5 s a load
+    run, fit, events, sweep = _sweep(monkeypatch, 150.0, load_s=SLOW_LOAD_S)
     assert fit.variants == list(FIVE)  # the first plan kept every variant
     first = run.rounds.groups[0]
     assert first.variants == sweep.loads[: len(first.variants)]
@@ -40,18 +40,21 @@ def test_a_variant_the_loads_so_far_cut_is_not_loaded(monkeypatch: pytest.Monkey
     assert sorted(cut) == list(FIVE)[len(FIVE) - len(cut) :]  # the least promising go, as the plan cuts them
     assert not set(cut) & set(sweep.loads[: len(first.variants)])  # never loaded for the group
     assert not set(cut) & set(sweep.unloaded)  # so never unloaded before the rounds either
-    assert f"{cut[0]} not measured: after the first load took 15.0 s a variant (the plan assumed 5.0 s), " in said[0]
+    assert (
+        f"{cut[0]} not measured: after the first load took {SLOW_LOAD_S:.1f} s a variant (the plan assumed {fit.load_s:.1f} s), "
+        in said[0]
+    )
     assert all("for their loads and the" in t for t in said), said  # the loads still to come counted, in numbers
     for n in cut:  # "not measured (cut for time)" with the reason, or measured late in the time the rounds left
         vr = run.variant(n)
         assert vr.status == "ok" or (vr.status == "skipped" and (vr.error or "").startswith("cut for time: after the")), vr
-    assert first.load_s == pytest.approx(15.0 * len(first.variants))  # the loads' time, on the budget's clock
+    assert first.load_s == pytest.approx(SLOW_LOAD_S * len(first.variants))  # the loads' time, on the budget's clock
     rounds = [r for r in run.rounds.rounds if r.group == 0]
     assert len(rounds) >= MIN_ROUNDS - 1 and not (first.ended or "").startswith("time budget"), first.ended
 
 
 def test_loads_as_fast_as_planned_load_every_variant(monkeypatch: pytest.MonkeyPatch) -> None:
-    run, _, events, sweep = _sweep(monkeypatch, 150.0, load_s=4.0)
+    run, _, events, sweep = _sweep(monkeypatch, 150.0, load_s=FAST_LOAD_S)
     assert sweep.loads[: len(FIVE)] == list(FIVE) and run.rounds.groups[0].variants == list(FIVE)
     assert not _refits(events)
 
@@ -60,8 +63,8 @@ def test_a_slow_last_load_is_still_cut_after_the_loads(monkeypatch: pytest.Monke
     """The loads before it as planned, the last one slow: nothing to cut before it; the plan fitted
     again after the loads (perf.sweep.rounds.RoundsSweep._refit) cuts what they left no time for, unloaded."""
     slow = {"w_e": 90.0}
-    _, _, events, sweep = _sweep(monkeypatch, 150.0, load_s=4.0, load_times=slow)
-    mean = (4.0 * (len(FIVE) - 1) + slow["w_e"]) / len(FIVE)
+    _, _, events, sweep = _sweep(monkeypatch, 150.0, load_s=FAST_LOAD_S, load_times=slow)
+    mean = (FAST_LOAD_S * (len(FIVE) - 1) + slow["w_e"]) / len(FIVE)
     assert sweep.loads[: len(FIVE)] == list(FIVE)
     said = _refits(events)
     cut = _cut_by(said)
@@ -72,7 +75,7 @@ def test_a_slow_last_load_is_still_cut_after_the_loads(monkeypatch: pytest.Monke
 def test_the_cut_order_is_said_once_in_the_report_not_in_each_cut(monkeypatch: pytest.MonkeyPatch) -> None:
     """The bench's console line carried the whole order rule (about 700 characters) after what was cut and
     its numbers, and the report repeated it in every cut's line: the rule is said once, where the cuts are listed."""
-    run, _, events, _ = _sweep(monkeypatch, 150.0, load_s=15.0)
+    run, _, events, _ = _sweep(monkeypatch, 150.0, load_s=SLOW_LOAD_S)
     plans = [e["text"] for e in events if e["event"] == "plan"]
     assert _cut_by(_refits(events)) and not any("cut in this order" in t or RULE in t for t in plans), plans
     assert not any(RULE in c.reason for c in run.rounds.cuts)

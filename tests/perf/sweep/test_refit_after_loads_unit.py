@@ -8,7 +8,7 @@ import logging
 
 import pytest
 import simulated_host
-from simulated_host import FIVE, SimHost, SimSweep, budgeted_sweep, sim_run
+from simulated_host import FAST_LOAD_S, FIVE, SLOW_LOAD_S, SimHost, SimSweep, budgeted_sweep, sim_run
 
 from perf.analysis.ranking.operating import MIN_ROUNDS
 from perf.records.rounds import BudgetRecord, RoundRules
@@ -26,17 +26,19 @@ def _sweep(monkeypatch: pytest.MonkeyPatch, budget_s: float, load_s: float):
 
 def test_loads_slower_than_planned_refit_the_plan_before_the_first_round(monkeypatch: pytest.MonkeyPatch) -> None:
     budget_s = 150.0
-    run, fit, host, events, sweep = _sweep(monkeypatch, budget_s, load_s=15.0)  # planned at 5 s a load
+    run, fit, host, events, sweep = _sweep(monkeypatch, budget_s, load_s=SLOW_LOAD_S)
     assert fit.variants == list(FIVE) and fit.rounds >= MIN_ROUNDS  # the first plan kept every variant
     assert host.clock() <= budget_s
     (said,) = [e["text"] for e in events if e["event"] == "plan" and e["text"].startswith("rounds: fitted again")]
-    assert "after the loads took 15.0 s a variant (the plan assumed 5.0 s)" in said  # why, with both load times
+    assert (
+        f"after the loads took {SLOW_LOAD_S:.1f} s a variant (the plan assumed {fit.load_s:.1f} s)" in said
+    )  # why, both load times
     b = run.rounds.budget  # the report's Time budget line says the plan the rounds ran under, beside the first
-    assert (b.refit_load_s, b.refit_rounds) == (15.0, int(said.split("about ")[1].split(" round")[0]))
+    assert (b.refit_load_s, b.refit_rounds) == (SLOW_LOAD_S, int(said.split("about ")[1].split(" round")[0]))
     line = budget_lines(run)[0]
     assert (
-        "5.0 s per variant to load)" in line
-        and f"fitted again after the loads took 15.0 s a variant: about {b.refit_rounds} round" in line
+        f"{fit.load_s:.1f} s per variant to load)" in line
+        and f"fitted again after the loads took {SLOW_LOAD_S:.1f} s a variant: about {b.refit_rounds} round" in line
     )
     first = [r for r in run.rounds.rounds if r.group == 0]
     ended = run.rounds.groups[0].ended or ""
@@ -51,7 +53,7 @@ def test_loads_slower_than_planned_refit_the_plan_before_the_first_round(monkeyp
 
 
 def test_loads_as_fast_as_planned_keep_the_plan(monkeypatch: pytest.MonkeyPatch) -> None:
-    run, fit, _, events, sweep = _sweep(monkeypatch, 150.0, load_s=4.0)
+    run, fit, _, events, sweep = _sweep(monkeypatch, 150.0, load_s=FAST_LOAD_S)
     assert not any("after the loads" in c.reason for c in run.rounds.cuts) and not sweep.unloaded[: len(FIVE) - 1]
     assert not any(e["event"] == "plan" and "fitted again" in e["text"] for e in events)
     assert run.rounds.budget.refit_rounds is None and "fitted again" not in budget_lines(run)[0]
@@ -122,7 +124,7 @@ def test_fitted_again_the_ladder_stays_at_the_levels_measured_before() -> None:
     levels, adaptive = ladder(AUTO, SearchRules())
     rules, names = RoundRules(), list(FIVE)[:4]
     fit = budgets.fit(names, levels, adaptive, 1, rules, SearchRules(), 150.0, False, set(names), 16)
-    again = refit(fit, names, 15.0, levels, adaptive, 1, rules, SearchRules(), 70.0, set(names))
+    again = refit(fit, names, SLOW_LOAD_S, levels, adaptive, 1, rules, SearchRules(), 70.0, set(names))
     assert again is not None and again.cap == 16 and len(again.variants) < len(names)
     assert all(_cap_said(c.reason) >= 16 for c in again.cuts if c.kind == "levels")
 
@@ -131,7 +133,7 @@ def test_each_message_is_said_once(monkeypatch: pytest.MonkeyPatch, caplog: pyte
     """Trial 8, F8: "rounds: fitted again ..." was printed twice, as a WARNING log line and as the plan
     event the CLI prints. With a listener an event's words are not logged as well (perf.search.events)."""
     with caplog.at_level(logging.DEBUG):
-        run, _, _, events, sweep = _sweep(monkeypatch, 150.0, load_s=15.0)
+        run, _, _, events, sweep = _sweep(monkeypatch, 150.0, load_s=SLOW_LOAD_S)
         sweep._fail(run.variants[0], "boom")
     logged = [r.getMessage() for r in caplog.records]
     said = [e["text"] for e in events if e["event"] in ("plan", "spent")]
