@@ -15,13 +15,23 @@ an input feeds, with the flag to give.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from builders.model.spec import EXAMPLE_INPUTS, ModelSpec
 from builders.model.spec_flags import input_flag
-from builders.model.value_ranges import DEFAULT_INT_RANGE, ValueRange, at_sizes, overall, range_bounds, range_json, range_text
+from builders.model.value_ranges import (
+    DEFAULT_INT_RANGE,
+    ValueRange,
+    at_sizes,
+    overall,
+    range_axes,
+    range_bounds,
+    range_json,
+    range_text,
+)
 from core.errors import ModelSpecError
 
 
@@ -53,14 +63,21 @@ def looks_like_index_error(error: BaseException) -> bool:
     return isinstance(error, IndexError) or "index out of range" in str(error)
 
 
-def _range_source(spec: ModelSpec, name: str) -> tuple[ValueRange, str]:
-    """An integer input's generated range and where it came from, in words."""
+def _range_source(spec: ModelSpec, name: str, sizes: Mapping[str, int]) -> tuple[ValueRange, str]:
+    """An integer input's generated range in the failed request and where it came from, in words:
+    a bound that names a dynamic axis is that axis's size in ``sizes``, the request's own
+    (:func:`builders.model.value_ranges.at_sizes`; a request at ``time=1000`` drew ``lengths`` within
+    ``1..1000``, not within ``1..time`` at the axis's largest size)."""
     t = next(t for t in spec.inputs if t.name == name)
     if t.value_range is not None and spec.origin == EXAMPLE_INPUTS:
         return t.value_range, "the range of your example_inputs: each position's own min..max, or the whole input's"
-    if t.value_range is not None:  # a bound naming an axis: at its largest size, the widest the build draws
-        vr = at_sizes(t.value_range, spec.axis_sizes("max"))
-        return vr, "the range given by --input NAME:DTYPE:SHAPE:LOW..HIGH or the spec's value_range"  # type: ignore[return-value]
+    if t.value_range is not None:
+        given = "the range given by --input NAME:DTYPE:SHAPE:LOW..HIGH or the spec's value_range"
+        axes = range_axes(t.value_range)
+        if axes:
+            at = ", ".join(f"{a}={sizes[a]}" for a in axes)
+            given = f"{range_text(t.value_range)} at this request's {at}: {given}"
+        return at_sizes(t.value_range, sizes), given  # type: ignore[return-value]
     return DEFAULT_INT_RANGE, "the default range of an integer input whose spec gives none"
 
 
@@ -117,6 +134,7 @@ def diagnose(module: Any, spec: ModelSpec, inputs: dict[str, Any], error: BaseEx
         if isinstance(m, torch.nn.Embedding | torch.nn.EmbeddingBag)
     ]
     tensors = {t.name: torch.from_numpy(np.asarray(inputs[t.name])) for t in spec.inputs}
+    sizes = spec.sizes_of({n: np.shape(a) for n, a in inputs.items()})  # this request's: a range bound naming an axis
     uses = _probe(module, spec, tensors, tables, ints)
     values = {n: (int(tensors[n].min()), int(tensors[n].max())) for n in ints if tensors[n].numel()}
     torch_said = f"torch raised {type(error).__name__}: {str(error)[:80]}"
@@ -124,7 +142,7 @@ def diagnose(module: Any, spec: ModelSpec, inputs: dict[str, Any], error: BaseEx
     if len(past) == 1 and past[0].source is not None and past[0].source[1] is None:
         found, where = past[0], past[0].source[0]
         accepts = f"0..{found.rows - 1}"
-        vr, source = _range_source(spec, where)
+        vr, source = _range_source(spec, where, sizes)
         lo, hi = overall(vr)
         if lo <= found.low <= found.high <= hi:
             return ModelSpecError(
@@ -138,17 +156,22 @@ def diagnose(module: Any, spec: ModelSpec, inputs: dict[str, Any], error: BaseEx
             hint=f"keep {where!r} within {accepts} in the sample file: other values are not valid inputs of this model",
         )
     if past:
-        return _every_table(spec, uses, past, values, torch_said)
-    sizes = ", ".join(f"{n!r} ({m.num_embeddings} rows)" for n, m in tables) or "none found (a scripted or custom model)"
+        return _every_table(spec, uses, past, values, torch_said, sizes)
+    rows = ", ".join(f"{n!r} ({m.num_embeddings} rows)" for n, m in tables) or "none found (a scripted or custom model)"
     return ModelSpecError(
-        f"the model raised {type(error).__name__} ({str(error)[:80]}) on its integer inputs {_values_text(spec, values)}: "
-        f"a value past the size of a table it indexes; embedding tables: {sizes}",
+        f"the model raised {type(error).__name__} ({str(error)[:80]}) on its integer inputs {_values_text(spec, values, sizes)}: "
+        f"a value past the size of a table it indexes; embedding tables: {rows}",
         hint=f"give each integer input the range the model accepts: {_generic_fix(spec)}",
     )
 
 
 def _every_table(
-    spec: ModelSpec, uses: list[_Use], past: list[_Use], values: dict[str, tuple[int, int]], torch_said: str
+    spec: ModelSpec,
+    uses: list[_Use],
+    past: list[_Use],
+    values: dict[str, tuple[int, int]],
+    torch_said: str,
+    sizes: Mapping[str, int],
 ) -> ModelSpecError:
     """The error for tables given indices past their rows by several tables or columns of an
     input (trial 11, F4: a tabular input feeding six tables named only the first that failed,
@@ -159,16 +182,16 @@ def _every_table(
         for u in past
     )
     inputs = list(dict.fromkeys(u.source[0] for u in uses if u.source is not None))
-    drawn = "; ".join(f"{n!r} {range_text(vr)} ({source})" for n in inputs for vr, source in [_range_source(spec, n)])
+    drawn = "; ".join(f"{n!r} {range_text(vr)} ({source})" for n in inputs for vr, source in [_range_source(spec, n, sizes)])
     fits, ranges = [], {}
     for n in inputs:
-        fits_n, ranges[n] = _fitting(spec, n, [u for u in uses if u.source is not None and u.source[0] == n])
+        fits_n, ranges[n] = _fitting(spec, n, [u for u in uses if u.source is not None and u.source[0] == n], sizes)
         fits.append(fits_n)
     untraced = [u for u in past if u.source is None]
     if untraced:
         fits.append(
             f"the tables not traced to an input accept 0..{min(u.rows for u in untraced) - 1} together "
-            f"(the integer inputs held {_values_text(spec, values)})"
+            f"(the integer inputs held {_values_text(spec, values, sizes)})"
         )
     return ModelSpecError(
         f"the model indexes {len(past)} of the {len(uses)} tables it looked up past their rows: {said} ({torch_said}). "
@@ -178,13 +201,13 @@ def _every_table(
     )
 
 
-def _fitting(spec: ModelSpec, name: str, fed: list[_Use]) -> tuple[str, ValueRange]:
+def _fitting(spec: ModelSpec, name: str, fed: list[_Use], sizes: Mapping[str, int]) -> tuple[str, ValueRange]:
     """The range of input ``name`` that fits every table it feeds (``fed``), in words, and the range:
     ``max(0, low)..rows-1`` of its smallest table; one per position of its last axis when its
     columns feed tables of their own (a tabular input: each column up to its own table's last row,
     a column that feeds none keeps its range)."""
     t = next(t for t in spec.inputs if t.name == name)
-    vr, _ = _range_source(spec, name)
+    vr, _ = _range_source(spec, name, sizes)
     smallest = min(fed, key=lambda u: u.rows)
     width = t.shape[-1] if t.shape and isinstance(t.shape[-1], int) else None
     if width is None or all(u.source is None or u.source[1] is None for u in fed):
@@ -213,10 +236,10 @@ def _source_text(source: tuple[str, int | None] | None) -> str:
     return f"input {name!r}" + (f" at position {position} of its last axis" if position is not None else "")
 
 
-def _values_text(spec: ModelSpec, values: dict[str, tuple[int, int]]) -> str:
+def _values_text(spec: ModelSpec, values: dict[str, tuple[int, int]], sizes: Mapping[str, int]) -> str:
     parts = []
     for n, (lo, hi) in values.items():
-        vr, source = _range_source(spec, n)
+        vr, source = _range_source(spec, n, sizes)
         parts.append(f"{n!r} {lo}..{hi} ({range_text(vr)} is {source})")
     return "; ".join(parts)
 

@@ -137,3 +137,42 @@ def test_a_table_within_its_rows_still_bounds_the_range_its_column_gets():
         run_eager(_Tabular(), spec, inputs)
     assert "the model indexes 1 of the 3 tables it looked up past their rows" in e.value.message
     assert "--input cats:int64:2:0..5,0..3" in (e.value.hint or "")
+
+
+class _Lengths(torch.nn.Module):
+    """Valid-sample counts of a waveform index a table (of fewer rows than the axis's largest size)."""
+
+    ROWS = 500
+
+    def __init__(self):
+        super().__init__()
+        self.emb = torch.nn.Embedding(self.ROWS, 2)
+
+    def forward(self, wave, lengths):
+        return self.emb(lengths).sum(1) + wave.sum(1, keepdim=True)
+
+
+LENGTHS_SPEC = ModelSpec.from_flags(["wave:float32:time", "lengths:int64:1:1..time"], axes=["time=100,1000,16000"])
+
+
+def test_an_axis_bounded_range_is_said_at_the_failed_request_s_own_size():
+    """``lengths`` 1..time in a request at time=1000 was drawn within 1..1000: the error said 1..16000
+    (the axis's largest size), which the request never drew from."""
+    time = LENGTHS_SPEC.axis_sizes("opt")["time"]
+    assert time > _Lengths.ROWS
+    inputs = {"wave": np.zeros((2, time), np.float32), "lengths": np.array([[_Lengths.ROWS], [time]], np.int64)}
+    with pytest.raises(ModelSpecError) as e:
+        run_eager(_Lengths(), LENGTHS_SPEC, inputs)
+    said = e.value.message
+    assert said.startswith(f"input 'lengths' is drawn from 1..{time} (1..time at this request's time={time}: "), said
+    assert f"--input lengths:int64:1:1..{_Lengths.ROWS - 1}" in (e.value.hint or "")
+
+
+def test_values_past_the_request_s_own_axis_size_are_the_user_s_not_draws():
+    """A sample at time=1000 holding lengths 2000 cannot come from a draw of 1..time there: it is named
+    as the user's own values (the axis's largest size, 16000, made it look drawn)."""
+    time = LENGTHS_SPEC.axis_sizes("opt")["time"]
+    inputs = {"wave": np.zeros((1, time), np.float32), "lengths": np.array([[2 * time]], np.int64)}
+    with pytest.raises(ModelSpecError) as e:
+        run_eager(_Lengths(), LENGTHS_SPEC, inputs)
+    assert e.value.message.startswith(f"input 'lengths' holds {2 * time}..{2 * time} in your own inputs"), e.value.message
