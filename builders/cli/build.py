@@ -90,6 +90,7 @@ BUILD_FLAGS = (
         metavar="NAME:DTYPE:SHAPE[:LOW..HIGH|:DOMAIN]",
         panel=MODEL_PANEL,
         help="One model input, in forward() order (repeat), e.g. input_ids:int64:seq:0..30521, "
+        "lengths:int64:1:1..time (a bound may name a dynamic axis: at most its size in the same request), "
         "categories:int64:3:0..4,0..11,0..29 (one range per position of the last axis: a tabular input's columns), "
         "attention_mask:int64:seq:mask (a domain) or pixels:float32:3,224,224.",
     ),

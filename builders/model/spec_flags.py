@@ -28,7 +28,8 @@ def parse_input_flag(text: str) -> TensorSpec:
         raise ModelSpecError(
             f"--input {text!r} does not parse",
             hint="expected NAME:DTYPE:SHAPE[:LOW..HIGH|:DOMAIN], e.g. pixels:float32:3,224,224, "
-            "input_ids:int64:seq:0..30521, categories:int64:3:0..4,0..11,0..29 (one range per position of the last axis) "
+            "input_ids:int64:seq:0..30521, lengths:int64:1:1..time (a bound may name a dynamic axis: its size in the "
+            "same request), categories:int64:3:0..4,0..11,0..29 (one range per position of the last axis) "
             "or attention_mask:int64:seq:mask",
         )
     dims = [x.strip() for x in parts[2].split(",") if x.strip()]
@@ -51,8 +52,9 @@ def parse_input_flag(text: str) -> TensorSpec:
         if value_range is None:
             raise ModelSpecError(
                 f"--input {text!r}: {parts[3]!r} is neither a value range nor a domain",
-                hint="expected LOW..HIGH (e.g. 0..30521), one LOW..HIGH per position of the last axis "
-                f"(e.g. 0..4,0..11,0..29) or one of the domains {sorted(DOMAINS)}",
+                hint="expected LOW..HIGH (e.g. 0..30521), LOW..AXIS (at most the size of a dynamic axis in the same "
+                "request, e.g. 1..time), one LOW..HIGH per position of the last axis (e.g. 0..4,0..11,0..29) or one of "
+                f"the domains {sorted(DOMAINS)}",
             )
     return TensorSpec(parts[0], parts[1], tuple(shape), value_range, domain=domain)
 

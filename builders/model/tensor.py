@@ -15,10 +15,18 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
-from pydantic import Field, StrictInt, StrictStr, ValidationError
+from pydantic import Field, StrictInt, StrictStr, ValidationError, field_validator
 
 from builders.model.domains import DOMAINS, check_domain, domain_values
-from builders.model.value_ranges import DEFAULT_INT_RANGE, ValueRange, draw_integers, normal_range, per_position, range_bounds
+from builders.model.value_ranges import (
+    DEFAULT_INT_RANGE,
+    ValueRange,
+    draw_integers,
+    normal_range,
+    per_position,
+    range_bounds,
+    shape_problem,
+)
 from core import dtypes
 from core.errors import ModelSpecError
 from core.names import x_separated_dims
@@ -238,6 +246,16 @@ class TensorSpecRecord(Record):
         description="inputs: what values a request can send (builders.model.domains): "
         + "; ".join(f"{k}: {v}" for k, v in DOMAINS.items()),
     )
+
+    @field_validator("value_range", mode="before")
+    @classmethod
+    def _range_form(cls, value: Any) -> Any:
+        """One line stating the forms for a ``value_range`` that has none of them
+        (:func:`builders.model.value_ranges.shape_problem`), not one per member of the union."""
+        problem = shape_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
+        return value
 
     @classmethod
     def from_spec(cls, t: TensorSpec) -> TensorSpecRecord:

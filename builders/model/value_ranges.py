@@ -79,41 +79,106 @@ def _at(bound: Bound, sizes: Mapping[str, int]) -> int:
     return int(sizes[bound]) if isinstance(bound, str) else int(bound)
 
 
+#: The forms a ``value_range`` takes, said by every refusal of one that has none of them.
+RANGE_FORMS = (
+    '[low, high] of two integers or dynamic-axis names ([0, 999]; [1, "time"]: at most the size of axis time in '
+    "the same request), or one such pair per position of the last axis ([[0, 4], [0, 11]])"
+)
+#: The advice for a bound that names no dynamic axis of the spec.
+_AXIS_FORM = (
+    'a bound may name a dynamic axis of the spec, its size in the same request: e.g. "value_range": '
+    '[1, "time"] (--input lengths:int64:1:1..time) with "dynamic_axes": {"time": [1000, 8000, 16000]}'
+)
+
+
 def require_axis_bounds(name: str, dtype: str, value_range: ValueRange | None, axes: Mapping[str, tuple[int, int, int]]) -> None:
     """Refuse input ``name``'s ``value_range`` when its axis bounds do not fit the spec's ``axes`` (:func:`axis_problem`).
 
     Raises:
-        ModelSpecError: the input, what is wrong and the form to give.
+        ModelSpecError: the input, what is wrong and what to change (the bound, the axis's range or the dtype).
     """
-    why = axis_problem(value_range, dtype, axes) if value_range else None
-    if why is not None:
-        raise ModelSpecError(
-            f"input {name!r}: value_range {range_json(value_range)} {why}",  # type: ignore[arg-type]
-            hint='a bound may name a dynamic axis of the spec, its size in the same request: e.g. "value_range": '
-            '[1, "time"] (--input lengths:int64:1:1..time) with "dynamic_axes": {"time": [1000, 8000, 16000]}',
-        )
+    problem = axis_problem(value_range, dtype, axes) if value_range else None
+    if problem is not None:
+        why, fix = problem
+        raise ModelSpecError(f"input {name!r}: value_range {range_json(value_range)} {why}", hint=fix)  # type: ignore[arg-type]
 
 
-def axis_problem(value_range: ValueRange | None, dtype: str, axes: Mapping[str, tuple[int, int, int]]) -> str | None:
+def axis_problem(value_range: ValueRange | None, dtype: str, axes: Mapping[str, tuple[int, int, int]]) -> tuple[str, str] | None:
     """Why ``value_range``'s axis bounds do not fit the spec's dynamic ``axes`` (``{axis: (min,
-    opt, max)}``), or ``None``: each named axis must be one of them, and the range must hold
-    ``low <= high`` within ``dtype`` at the axis's min and at its max (a bound is linear in the
-    size, so every size between holds then)."""
+    opt, max)}``) and what to change, or ``None``: each named axis must be one of them, and the
+    range must hold ``low <= high`` within ``dtype`` at the axis's min and at its max (a bound is
+    linear in the size, so every size between holds then). Break test B1/B2: the message said
+    "low must be <= high" for a bound past the dtype, and the advice repeated the form."""
     unknown = [a for a in range_axes(value_range) if a not in axes]
     if unknown and not axes:
-        return f"names {unknown[0]!r} as a bound, but the spec declares no dynamic axis (a bound is an integer or a dynamic axis's name)"
+        why = f"names {unknown[0]!r} as a bound, but the spec declares no dynamic axis (a bound is an integer or a dynamic axis's name)"
+        return why, _AXIS_FORM
     if unknown:
         near = difflib.get_close_matches(unknown[0], list(axes), n=1)
         meant = f" (did you mean {near[0]!r}?)" if near else ""
-        return f"names {unknown[0]!r}, which is not one of the dynamic axes {sorted(axes)}{meant}"
-    info = np.iinfo(dtype)
+        return f"names {unknown[0]!r}, which is not one of the dynamic axes {sorted(axes)}{meant}", _AXIS_FORM
+    several = per_position(value_range)
     for which in (0, 2):
         sizes = {a: r[which] for a, r in axes.items()}
-        for lo, hi in _pairs(at_sizes(value_range, sizes)):  # type: ignore[arg-type]
-            if not info.min <= int(lo) <= int(hi) <= info.max:
-                at = ", ".join(f"{a}={sizes[a]}" for a in range_axes(value_range))
-                return f"is [{lo}, {hi}] at {at} ({'min' if which == 0 else 'max'}): low must be <= high within {dtype}"
+        for j, (bounds, pair) in enumerate(zip(_pairs(value_range), _pairs(at_sizes(value_range, sizes)))):  # type: ignore[arg-type]
+            at = ", ".join(f"{a}={sizes[a]}" for a in range_axes(bounds))
+            said = f"is [{pair[0]}, {pair[1]}]" + (f" at position {j} of the last axis" if several else "")
+            said += f" at {at} ({'min' if which == 0 else 'max'})" if at else ""
+            problem = _pair_problem(bounds, (int(pair[0]), int(pair[1])), dtype, axes)
+            if problem is not None:
+                return f"{said}: {problem[0]}", problem[1]
     return None
+
+
+def _pair_problem(
+    bounds: tuple[Bound, Bound], pair: tuple[int, int], dtype: str, axes: Mapping[str, tuple[int, int, int]]
+) -> tuple[str, str] | None:
+    """What is wrong with one pair whose ``bounds`` are ``pair`` at some axis sizes, and what to
+    change: a bound past ``dtype`` (the bound, the axis's range or a wider dtype), else low > high."""
+    info = np.iinfo(dtype)
+    for side, bound, value in (("low", bounds[0], pair[0]), ("high", bounds[1], pair[1])):
+        if info.min <= value <= info.max:
+            continue
+        big = value > info.max
+        limit = int(info.max if big else info.min)
+        why = f"{value} is {'past' if big else 'below'} {dtype}'s {'largest' if big else 'smallest'} value {limit}"
+        fixes = []
+        if isinstance(bound, str) and axes[bound][0] <= limit:
+            lo, opt, _hi = axes[bound]
+            fixes.append(f"lower {bound}'s max to {limit} (--dynamic-axis {bound}={lo},{min(opt, limit)},{limit})")
+        elif not isinstance(bound, str):
+            fixes.append(f"{'lower' if big else 'raise'} the {side} bound to {'<=' if big else '>='} {limit}")
+        wider = [
+            d for d in ("int16", "int32", "int64") if np.iinfo(d).min <= info.min and np.iinfo(d).max >= info.max and d != dtype
+        ]
+        if wider:
+            fixes.append(f"give the input a wider dtype ({', '.join(wider[:-1]) + ' or ' * (len(wider) > 1) + wider[-1]})")
+        return why, " or ".join(fixes) or f"keep the range within {dtype} ([{info.min}, {info.max}])"
+    lo, hi = pair
+    if lo <= hi:
+        return None
+    why = f"low {lo} > high {hi}"
+    low, high = bounds
+    if not isinstance(low, str) and not isinstance(high, str):
+        return why, f"give the smaller bound first: [{hi}, {lo}] ({hi}..{lo} on the command line)"
+    if isinstance(high, str) and not isinstance(low, str):  # fails at the axis's min: the size grows from there
+        amin, opt, amax = axes[high]
+        raised = f"{low},{max(opt, low)},{max(amax, low)}"
+        return (
+            why,
+            f"lower the low bound to <= {amin} ({high}'s min) or raise {high}'s min to >= {low} (--dynamic-axis {high}={raised})",
+        )
+    if isinstance(low, str) and not isinstance(high, str):  # must hold up to the axis's max
+        amin, opt, amax = axes[low]
+        lowered = f"{min(amin, high)},{min(opt, high)},{high}"
+        return (
+            why,
+            f"raise the high bound to >= {amax} ({low}'s max) or lower {low}'s max to <= {high} (--dynamic-axis {low}={lowered})",
+        )
+    return why, (
+        f"give the axes ranges where {low} <= {high} at their min and at their max (now {low} {list(axes[low])}, "  # type: ignore[index]
+        f"{high} {list(axes[high])}), or an integer bound"  # type: ignore[index]
+    )
 
 
 def normal_range(name: str, dtype: str, shape: Sequence[int | str], value: Any) -> ValueRange | None:
@@ -168,19 +233,28 @@ def _pair(name: str, dtype: str, value: Any, position: int | None) -> tuple[int,
     if len(items) != 2 or not all(_bound(v) for v in items):
         raise ModelSpecError(
             f"tensor {name!r}: value_range{at} is {_show(value)}, not [low, high] of two integers (or dynamic axis names)",
-            hint='give [low, high] (e.g. "value_range": [0, 999]; [1, "time"]: at most the size of axis time in the '
-            'same request), or one [low, high] per position of the last axis ("value_range": [[0, 4], [0, 11]])',
+            hint=f"give {RANGE_FORMS}",
         )
     if any(isinstance(v, str) for v in items):  # the spec checks it against its axes (axis_problem)
         return tuple(v if isinstance(v, str) else int(v) for v in items)  # type: ignore[return-value]
     lo, hi = int(items[0]), int(items[1])
-    info = np.iinfo(dtype)
-    if not (info.min <= lo <= hi <= info.max):
-        raise ModelSpecError(
-            f"tensor {name!r}: value_range{at} {[lo, hi]} must satisfy low <= high within {dtype}",
-            hint=f"give LOW..HIGH with LOW <= HIGH, both within [{info.min}, {info.max}] ({dtype})",
-        )
+    problem = _pair_problem((lo, hi), (lo, hi), dtype, {})
+    if problem is not None:
+        raise ModelSpecError(f"tensor {name!r}: value_range{at} {[lo, hi]}: {problem[0]}", hint=problem[1])
     return lo, hi
+
+
+def shape_problem(value: Any) -> str | None:
+    """Why ``value`` (a spec file's ``value_range``, before any type is read) has none of the
+    forms of :data:`RANGE_FORMS`, in one line, or ``None`` (break test B13: a malformed axis
+    bound got one line per member of the record's union, blaming the valid ``"time"``)."""
+    if value is None:
+        return None
+    items = list(value) if isinstance(value, (list, tuple)) else None
+    pairs = items if items and all(isinstance(v, (list, tuple)) for v in items) else [items]
+    if all(p is not None and len(p) == 2 and all(_bound(b) for b in p) for p in pairs):
+        return None
+    return f"{RANGE_FORMS}; found {_show(value)}"
 
 
 def _bound(v: Any) -> bool:

@@ -15,7 +15,7 @@ from builders.config.variants import Variant
 from builders.config.warmup import warmup_domain_problems, warmup_files
 from builders.model.spec import ModelSpec
 from builders.model.spec_flags import input_flag
-from builders.model.value_ranges import at_sizes, range_json
+from builders.model.value_ranges import RANGE_FORMS, at_sizes, range_json
 from builders.verify.input_draws import DRAWS, describe_draws, draw_inputs
 from core.errors import ModelSpecError
 
@@ -43,21 +43,68 @@ def test_the_spec_file_and_the_flag_give_the_same_range_and_it_round_trips(tmp_p
     assert ModelSpec.from_file(path) == SPEC and SPEC.to_json()["inputs"][1]["value_range"] == [1, "time"]
 
 
+TIME_MIN, TIME_OPT, TIME_MAX = AXES["time"]
+
+
 @pytest.mark.parametrize(
-    "value_range, said",
+    "value_range, said, fix",
     [
-        ([1, "tme"], "names 'tme', which is not one of the dynamic axes ['time'] (did you mean 'time'?)"),
-        ([2000, "time"], "is [2000, 1000] at time=1000 (min): low must be <= high"),
-        (["time", 100], "is [1000, 100] at time=1000 (min)"),
-        ([1, "time-1"], "not [low, high] of two integers (or dynamic axis names)"),
+        ([1, "tme"], "names 'tme', which is not one of the dynamic axes ['time'] (did you mean 'time'?)", '[1, "time"]'),
+        (  # break test B2: the advice repeated the form instead of naming the two ways out
+            [TIME_MAX, "time"],
+            f"is [{TIME_MAX}, {TIME_MIN}] at time={TIME_MIN} (min): low {TIME_MAX} > high {TIME_MIN}",
+            f"lower the low bound to <= {TIME_MIN} (time's min) or raise time's min to >= {TIME_MAX} "
+            f"(--dynamic-axis time={TIME_MAX},{TIME_MAX},{TIME_MAX})",
+        ),
+        (
+            ["time", TIME_OPT],
+            f"is [{TIME_MAX}, {TIME_OPT}] at time={TIME_MAX} (max): low {TIME_MAX} > high {TIME_OPT}",
+            f"raise the high bound to >= {TIME_MAX} (time's max) or lower time's max to <= {TIME_OPT} "
+            f"(--dynamic-axis time={TIME_MIN},{TIME_OPT},{TIME_OPT})",
+        ),
     ],
 )
-def test_a_bound_that_does_not_fit_the_axes_is_one_clear_error(value_range, said) -> None:
+def test_a_bound_that_does_not_fit_the_axes_is_one_clear_error(value_range, said, fix) -> None:
     bad = json.loads(json.dumps(SPEC_JSON))
     bad["inputs"][1]["value_range"] = value_range
     with pytest.raises(ModelSpecError) as e:
         ModelSpec.from_json(bad)
     assert said in e.value.message and "lengths" in e.value.message
+    assert fix in e.value.hint
+
+
+def test_an_axis_past_the_dtype_says_so_and_how_to_fix_it() -> None:
+    """Break test B1: ``1..time`` in int16 with time's max past int16 was told "low must be <= high"."""
+    top = int(np.iinfo("int16").max)
+    with pytest.raises(ModelSpecError) as e:
+        ModelSpec.from_flags(
+            ["waveform:float32:time", "lengths:int16:1:1..time"], ["logits"], [f"time={TIME_MIN},{TIME_OPT},{top + 1}"]
+        )
+    assert f"is [1, {top + 1}] at time={top + 1} (max): {top + 1} is past int16's largest value {top}" in e.value.message
+    assert "low must be" not in e.value.message
+    assert f"lower time's max to {top} (--dynamic-axis time={TIME_MIN},{TIME_OPT},{top})" in e.value.hint
+    assert "wider dtype (int32 or int64)" in e.value.hint
+
+
+@pytest.mark.parametrize(
+    "value_range",
+    [[1, "time-1"], [1.5, "time"], [1, "time", 3], ["time"], [[0, "time"], [1.5, 2]], [True, "time"]],
+)
+def test_a_malformed_axis_range_in_a_spec_file_is_one_line_stating_the_rule(value_range) -> None:
+    """Break test B13: pydantic's union said one line per member, and blamed the valid ``"time"``."""
+    bad = json.loads(json.dumps(SPEC_JSON))
+    bad["inputs"][1]["value_range"] = value_range
+    with pytest.raises(ModelSpecError) as e:
+        ModelSpec.from_json(bad, "spec file s.json")
+    lines = e.value.message.splitlines()
+    assert lines[1:] == [f"  inputs[1].value_range: expected {RANGE_FORMS}; found {json.dumps(value_range)}"], lines
+
+
+def test_the_input_flags_range_error_names_the_axis_form() -> None:
+    """Break test B16: a bad fourth field was told LOW..HIGH, per position or a domain only."""
+    with pytest.raises(ModelSpecError) as e:
+        ModelSpec.from_flags(["waveform:float32:time", "lengths:int64:1:1..time..2"], ["logits"], ["time=1,2,3"])
+    assert "LOW..AXIS" in e.value.hint and "1..time" in e.value.hint
 
 
 @pytest.mark.parametrize("which", ["min", "opt", "max"])

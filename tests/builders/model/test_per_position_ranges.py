@@ -145,9 +145,8 @@ def test_a_spec_file_takes_a_per_position_range(tmp_path: Path):
         (lambda: ModelSpec.from_flags(["c:int64::0..2,0..49"]), "has no per-sample axis", "one [low, high]"),
         (
             lambda: ModelSpec.from_flags(["c:int64:2:0..2,49..0"]),
-            r"value_range at position 1 of the last axis [49, 0] "
-            "must satisfy low <= high",
-            "LOW <= HIGH",
+            "value_range at position 1 of the last axis [49, 0]: low 49 > high 0",
+            "give the smaller bound first: [0, 49] (0..49 on the command line)",
         ),
         (
             lambda: ModelSpec.from_flags(["c:float32:2:0..2,0..49"]),
