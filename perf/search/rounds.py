@@ -49,7 +49,6 @@ from typing import Any
 from core.wording import count
 from perf.analysis.ranking.operating import MIN_ROUNDS, Comparison, Side
 from perf.analysis.ranking.rank import Ranking, rank_variants
-from perf.analysis.ranking.standing import contention
 from perf.analysis.saturation.peaks import CAP_RISING, STOPPED_CLIMBING, STOPPED_RISING
 from perf.markdown import fmt
 from perf.records.levels import LevelResult
@@ -59,6 +58,7 @@ from perf.records.search import SearchDecision, SearchRecord
 from perf.search import by_workload, drops
 from perf.search import ladder as ladders
 from perf.search.ending.decided import decided_words, no_room
+from perf.search.ending.tie import tie_set
 from perf.search.events import log_event
 from perf.search.failed import FailedLevels
 from perf.search.focus import far_behind, focus
@@ -361,12 +361,7 @@ class Rounds:
         return decided_words(self, alive, rounds_left)
 
     def _tie_set(self, names: Sequence[str]) -> list[str]:
-        alive = self.contenders(names)
-        per = self.workloads(alive)
-        if per is None:
-            rank = self.ranking(alive)
-            return contention(rank) if rank.leader is not None else list(alive)  # one never compared is not out
-        return by_workload.tie_set(per, self.rank_series) or list(alive)
+        return tie_set(self, self.contenders(names))
 
     def _out_of_time(self, alive: Sequence[str], done: int, cost: float, group: int) -> str:
         left = max(0.0, (self.deadline or 0.0) - self.clock())
