@@ -14,7 +14,6 @@ from collections.abc import Callable, Sequence
 
 from perf.analysis.ranking.operating import Comparison, Side, levels_of
 from perf.analysis.ranking.rank import Ranking
-from perf.analysis.ranking.standing import contention
 from perf.records.results import RunResult, VariantResult
 from perf.records.workloads import split_by_workload, variant_of, workload
 
@@ -59,15 +58,3 @@ def drops(per: dict[str, list[VariantResult]], rank: Rank, beaten: Callable[[str
         out.append((name, first.b.concurrency, reason, by, beating))
     return out
 
-
-def tie_set(per: dict[str, list[VariantResult]], rank: Rank) -> list[str]:
-    """Each workload's tie set and the series never compared with its leader
-    (:func:`perf.analysis.ranking.standing.contention`; every series when nothing could be ranked),
-    its variants once, in order."""
-    tie: list[str] = []
-    for label, group in per.items():
-        ranking = rank(group)[0]
-        for n in contention(ranking) if ranking.leader is not None else [sr.name for sr in group]:
-            if (v := variant_of(n, label)) not in tie:
-                tie.append(v)
-    return tie

@@ -1,19 +1,43 @@
 """A group's tie set when its rounds end (:meth:`perf.search.rounds.Rounds.run_group`): what the rounds
-did not separate from the leader, per client workload where there are several (:mod:`perf.search.by_workload`)."""
+did not separate from the leader (:func:`perf.analysis.ranking.standing.contention`), per client workload
+where there are several (:mod:`perf.search.by_workload`), and the contenders a ranking under the latency
+budget leaves out only on a budget miss this host cannot verify (:func:`perf.search.ending.unverified.rivals`:
+no evidence against them, so a final group measures them with the rest; trial 12, F6)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from perf.analysis.ranking.rank import Ranking
 from perf.analysis.ranking.standing import contention
-from perf.search import by_workload
+from perf.records.results import VariantResult
+from perf.records.workloads import variant_of
+from perf.search.ending import unverified
 from perf.search.ending.decided import Rounds
 
 
 def tie_set(sched: Rounds, alive: Sequence[str]) -> list[str]:
-    """The tie set of the contenders ``alive`` (leader first; every contender when nothing could be ranked)."""
+    """The tie set of the contenders ``alive`` (module docstring): leader first, then the others not
+    separated from it, those never compared with it and those left out unverified; with several client
+    workloads each workload's, its variants once, in order; every contender when nothing could be ranked."""
+    b = sched.setup.budget
+    pct = b.percentile if b is not None else 99
     per = sched.workloads(alive)
     if per is None:
-        rank = sched.ranked(alive)[0]
-        return contention(rank) if rank.leader is not None else list(alive)  # one never compared is not out
-    return by_workload.tie_set(per, sched.rank_series) or list(alive)
+        return _kept(sched.ranked(alive), {n: sched.run_variant(n) for n in alive}, pct)
+    tie: list[str] = []
+    for label, group in per.items():
+        for n in _kept(sched.rank_series(group), {sr.name: sr for sr in group}, pct):
+            if (v := variant_of(n, label)) not in tie:
+                tie.append(v)
+    return tie or list(alive)
+
+
+def _kept(ranked: tuple[Ranking, bool], variants: dict[str, VariantResult], percentile: int) -> list[str]:
+    """The names of ``variants`` (variants, or one workload's series) the ranking keeps: its contention and,
+    under the budget (``ranked[1]``), those a budget miss this host cannot verify leaves out."""
+    rank, met = ranked
+    if rank.leader is None:
+        return list(variants)  # one never compared is not out
+    kept = contention(rank)
+    return kept + [n for n in (unverified.rivals(rank, variants, percentile) if met else {}) if n not in kept]

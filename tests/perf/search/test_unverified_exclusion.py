@@ -70,3 +70,15 @@ def test_an_exclusion_no_round_can_measure_again_does_not_hold_the_rounds() -> N
     sched.ladders["rival"].active = []  # every level of it retired: further rounds cannot verify it
     said = sched.decided(["pick", "rival"], 4)
     assert said is not None and "assuming `rival`'s p99 over the budget, not verified here" in said
+
+
+def test_a_variant_left_out_only_unverified_stays_in_the_groups_tie_set() -> None:
+    """F6 leftover: the group's tie set (what a final group measures again) left out a variant the ranking
+    under the budget excluded only on host-busy rounds, though it was no evidence against it."""
+    sched = _sched([1010.0, 990.0, 1005.0], [True] * ROUNDS)
+    assert sched._tie_set(["pick", "rival"]) == ["pick", "rival"]  # leader first, then the one left out unverified
+
+
+def test_a_verified_or_beaten_exclusion_is_out_of_the_tie_set() -> None:
+    for thr, busy in (([1010.0, 990.0, 1005.0], [False] * ROUNDS), ([400.0, 410.0, 405.0], [True] * ROUNDS)):
+        assert _sched(thr, busy)._tie_set(["pick", "rival"]) == ["pick"]
