@@ -3,7 +3,7 @@
 The same file serves ``clients infer --input-data`` (:func:`load_input_file`: one request) and
 ``triton-perf sweep --input-data`` (:func:`load_samples`: every sample, which the sweep writes as
 perf_analyzer's JSON). Values reach the config's dtypes by one rule for every format
-(:func:`clients.casts.convert`: JSON numbers, which have no dtype, and arrays of another dtype
+(:func:`core.casts.convert`: JSON numbers, which have no dtype, and arrays of another dtype
 alike; a value the cast would change, ``2.7`` for an int64 input, is refused). Arrays are checked against the build's verified
 ranges (:func:`clients.shapes.check_sizes`) and their values against its spec
 (:func:`clients.input_values.check_values`) as they are read; names, ranks, dims and dtypes against
@@ -23,9 +23,9 @@ import numpy as np
 
 from builders.model.spec import ModelSpec
 from clients import shapes as shp
-from clients.casts import convert
 from clients.input_values import check_values
 from clients.inputs import ModelSignature, TensorInfo, validate_inputs
+from core.casts import convert
 from core.errors import ClientError
 from core.names import file_problem
 
@@ -54,7 +54,7 @@ def load_input_file(
         spec: The build's spec under served names, or ``None``.
         batch_given: Whether the user gave ``batch_size`` (``-b``): a ``.npy``/``.npz`` file's
             rows are the batch, and a given batch size that differs is refused, not ignored.
-        cast: Convert an array of another dtype by :func:`clients.casts.convert`'s rule (a value it
+        cast: Convert an array of another dtype by :func:`core.casts.convert`'s rule (a value it
             would change is refused); ``False`` refuses any other dtype (``--no-cast``). JSON
             numbers, which have no dtype, are always converted by that rule.
 
@@ -226,7 +226,7 @@ def _json_arrays(path: Path, sig: ModelSignature, entries: list[tuple[int, dict]
 def _json_values(path: Path, i: int, item: Any, t: TensorInfo) -> np.ndarray:
     """One input of entry ``i`` in ``t``'s dtype and shape: ``[...]``, ``{"b64": ...}`` or
     ``{"content": [...] | {"b64": ...}, "shape": [...]}`` (perf_analyzer docs, "Input Data"). Numbers
-    are converted by :func:`clients.casts.convert`'s rule (JSON has no dtypes: ``2.7`` for an int64
+    are converted by :func:`core.casts.convert`'s rule (JSON has no dtypes: ``2.7`` for an int64
     input is refused, not truncated); ``b64`` is the dtype's little-endian bytes as they are.
 
     Raises:

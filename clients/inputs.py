@@ -7,7 +7,7 @@ batch axis of at most that size; Triton docs, "Model Configuration: Maximum Batc
 
 Dtype policy (what :func:`validate_inputs` does when a given array's dtype differs from
 the config's): with ``cast=True`` (the default) the array is cast by the one rule every input
-file follows (:func:`clients.casts.convert`: an integer or bool input takes only values that
+file follows (:func:`core.casts.convert`: an integer or bool input takes only values that
 convert exactly, whole and within its range; a float input takes any number rounded to its
 precision, e.g. float64 given for a ``TYPE_FP32`` input, NumPy's default, unless it would
 overflow), with a logged note; a value the cast would change, and any mismatch with
@@ -45,8 +45,8 @@ from builders.model.value_ranges import (
 )
 from builders.repository.view import Repository
 from clients import shapes as shp
-from clients.casts import convert
 from core import dtypes
+from core.casts import convert
 from core.errors import ClientError, DataTypeError, RecordError, RepositoryError
 
 log = logging.getLogger(__name__)
@@ -275,7 +275,7 @@ def plan_inputs(
 
 def range_in_dtype(name: str, value_range: ValueRange, dtype: str, triton: str) -> ValueRange:
     """``value_range`` (the build's, checked against the spec's dtype) when the served ``dtype`` holds
-    all of it, by :func:`clients.casts.convert`'s rule: values drawn from it are cast to the served
+    all of it, by :func:`core.casts.convert`'s rule: values drawn from it are cast to the served
     type, and a range the type cannot hold (an int64 spec range ``0..300`` served as ``TYPE_INT8``)
     would wrap the values silently.
 

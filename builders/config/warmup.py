@@ -37,11 +37,13 @@ from pydantic import Field
 from tritonclient.grpc import model_config_pb2 as mc
 
 from builders.model.artifact_io import WILDCARD
+from builders.model.domains import domain_problem
 from builders.model.spec import ModelSpec
 from builders.model.tensor import TensorSpec
-from builders.model.value_ranges import range_axes, range_json
+from builders.model.value_ranges import DEFAULT_INT_RANGE, range_axes, range_json, range_text
 from builders.triton.rules import Problem
 from core import dtypes
+from core.casts import convert
 from core.errors import ConfigError
 from core.records import Record
 
@@ -200,11 +202,20 @@ def warmup_values(t: TensorSpec, data: str, dims: list[int], data_type: int, siz
     without a batch axis when the model batches) in the config's ``data_type``. ``zero``:
     :func:`_zero_value` everywhere; ``random``: :meth:`TensorSpec.draw` seeded with 0 (a mask
     row along the last axis). ``sizes``: the sample's dynamic-axis sizes (a value_range bound
-    that names an axis is its size there)."""
-    numpy_dtype = dtypes.from_triton(mc.DataType.Name(data_type)).to_numpy()
+    that names an axis is its size there). Values reach the config's type by the one conversion rule
+    (:func:`core.casts.convert`): a value the type cannot hold (the spec's int64 ``0..300`` served as
+    ``TYPE_INT8``) is refused, never wrapped.
+
+    Raises:
+        ConfigError: a value the config's type cannot hold exactly, naming the input and the type.
+    """
+    triton = mc.DataType.Name(data_type)
+    numpy_dtype = dtypes.from_triton(triton).to_numpy()
     if data == "zero":
-        return np.broadcast_to(_zero_value(t, sizes or {}), dims).astype(numpy_dtype)
-    return t.draw((1, *dims), np.random.default_rng(0), sizes).reshape(dims).astype(numpy_dtype)
+        values = np.broadcast_to(_zero_value(t, sizes or {}), dims)
+    else:
+        values = t.draw((1, *dims), np.random.default_rng(0), sizes).reshape(dims)
+    return convert(values, t.name, str(numpy_dtype), triton, f"{data} warmup data", error=ConfigError)
 
 
 def warmup_files(cfg: mc.ModelConfig, spec: ModelSpec, data: str | None) -> dict[str, bytes]:
@@ -326,5 +337,52 @@ def warmup_file_problems(cfg: mc.ModelConfig, folder: Path) -> list[Problem]:
                         f"holds {path.stat().st_size} bytes, dims {list(w.dims)} need {need}",
                         "rebuild the variant with `builders build`",
                     )
+                )
+    return out
+
+
+def warmup_value_problems(cfg: mc.ModelConfig, spec: ModelSpec, folder: Path) -> list[Problem]:
+    """``input_data_file`` values of ``cfg``'s warmup outside what a request of the input sends:
+    an integer value outside its range at the sample's sizes (:meth:`TensorSpec.bounds`, per position
+    of the last axis where it gives one each), or a row that breaks its domain (a mask row with no
+    1): data a hand-edited or stale file gives, which the warmup would run although no client sends it.
+    A file that is missing or too short is :func:`warmup_file_problems`'s to say.
+
+    Args:
+        cfg: A config read back from a repository.
+        spec: The served spec of its artifact (the build's record); inputs it does not name are not checked.
+        folder: The model folder (its ``warmup/`` holds the files).
+    """
+    by_name = {t.name: t for t in spec.inputs}
+    out: list[Problem] = []
+    for i, sample in enumerate(cfg.model_warmup):
+        sizes = spec.sizes_of({n: list(w.dims) for n, w in sample.inputs.items()})  # this sample's axis sizes
+        for name, w in sample.inputs.items():
+            t, path = by_name.get(name), Path(folder) / WARMUP_FOLDER / w.input_data_file
+            kind = dtypes.from_triton(mc.DataType.Name(w.data_type))
+            if t is None or w.WhichOneof("input_data_type") != "input_data_file" or not kind.numpy or not path.is_file():
+                continue
+            n = int(np.prod(list(w.dims)))
+            raw = path.read_bytes()[: n * kind.to_numpy().itemsize]
+            if len(raw) < n * kind.to_numpy().itemsize:
+                continue
+            values = np.frombuffer(raw, kind.to_numpy()).reshape(list(w.dims))
+            said = domain_problem(t.domain, values, per_sample_axis=len(t.shape) > 0) if t.domain else None
+            if said is None and t.domain is None and kind.is_integer:
+                lo, hi = t.bounds(sizes)
+                if lo.ndim and values.shape[-1:] != lo.shape:
+                    continue  # another last axis: the config's dims are checked elsewhere
+                bad = (values < lo) | (values > hi)
+                if bad.any():
+                    at = ", ".join(f"{a}={sizes[a]}" for a in range_axes(t.value_range))
+                    said = (
+                        f"holds {int(bad.sum())} values outside the range {range_text(t.value_range or DEFAULT_INT_RANGE)}"
+                        + (f" at {at}" if at else "")
+                        + f" (e.g. {int(values[bad].reshape(-1)[0])})"
+                    )
+            if said is not None:
+                field = f"model_warmup[{sample.name or i}].inputs[{name}].input_data_file"
+                out.append(
+                    Problem(str(path), field, f"{said}: no request sends that", "rebuild the variant with `builders build`")
                 )
     return out

@@ -52,7 +52,7 @@ from builders.backends import model_backend, model_filename, served_artifact
 from builders.config.checks import artifact_problems, config_problems, device_constant_problems, recorded_output_problems
 from builders.config.pbtxt import parse_config
 from builders.config.settings import name_problems
-from builders.config.warmup import WARMUP_FOLDER, warmup_domain_problems, warmup_file_problems
+from builders.config.warmup import WARMUP_FOLDER, warmup_domain_problems, warmup_file_problems, warmup_value_problems
 from builders.model.artifact_io import inspect_artifact, read_artifact_io
 from builders.repository.external_data import external_data_problems
 from builders.repository.missing import not_found_parts
@@ -345,6 +345,7 @@ def _recorded_checks(model_dir: Path, cfg: mc.ModelConfig, cfg_path: Path, resul
         return
     result.problems.extend(p.at(cfg_path) for p in recorded_output_problems(cfg, recorded.outputs))
     result.problems.extend(p.at(cfg_path) for p in warmup_domain_problems(cfg, recorded))
+    result.problems.extend(warmup_value_problems(cfg, recorded, model_dir))
     constants = v.export.extra.get("device_constants", ()) if v.export else ()
     for i, g in enumerate(cfg.instance_group):
         kind = mc.ModelInstanceGroup.Kind.Name(g.kind)

@@ -19,7 +19,7 @@ reader (:func:`clients.input_files.load_samples`) and checked the same way befor
 run folder from the arrays that reader returned (:func:`write_user_data`), so perf_analyzer gets
 what was checked: a user's JSON of FP16 numbers goes as ``b64`` (perf_analyzer takes no FP16
 numbers), each entry with its ``shape`` (no ``--shape`` needed for a dynamic dim), integers exactly
-as :func:`clients.casts.convert` kept them. A folder of raw files, ``random`` and ``zero`` are
+as :func:`core.casts.convert` kept them. A folder of raw files, ``random`` and ``zero`` are
 perf_analyzer's own forms and go as they are.
 """
 

@@ -1,4 +1,4 @@
-"""A user's input values reach the config's dtype by one rule, whatever the file (clients.casts.convert):
+"""A user's input values reach the config's dtype by one rule, whatever the file (core.casts.convert):
 JSON numbers (no dtype of their own) and .npy/.npz arrays of another dtype are converted only when the
 cast keeps every value; else one error names the file, the input, the first bad value and its position,
 the dtype and what to give. The old JSON reader cast with astype: 2.7 became token id 2, 300 became

@@ -151,3 +151,41 @@ def test_a_written_variant_carries_its_warmup_files_and_its_upload_sends_them(tm
         # Triton reads warmup/ as data, never as a version folder; validate says the same
         problems = validate_model(vdir, check_artifacts=False)
         assert not [p for p in problems if WARMUP_FOLDER in p.file or "warmup" in p.field], problems
+
+
+def test_warmup_values_reach_a_narrower_config_type_by_the_one_conversion_rule():
+    """The spec's int64 ids 200..300 served as TYPE_INT8 (an artifact's own type): astype wrapped 300
+    to 44 and the warmup sent it silently; now the values are converted by core.casts.convert's rule,
+    which refuses a value the type cannot hold, naming the input and the type."""
+    from builders.config.warmup import warmup_values
+    from core.errors import ConfigError
+
+    ids = TensorSpec("ids", "int64", (4,), (200, 300))
+    with pytest.raises(ConfigError, match=r"input 'ids' takes int8 \(TYPE_INT8\).*outside int8's range"):
+        warmup_values(ids, "random", [4], mc.TYPE_INT8)
+    wide = warmup_values(ids, "random", [4], mc.TYPE_INT16)  # a type that holds the range: the same values
+    assert wide.dtype == np.int16 and wide.tolist() == warmup_values(ids, "random", [4], mc.TYPE_INT64).tolist()
+
+
+def test_a_warmup_file_outside_the_input_s_range_or_domain_is_a_problem(tmp_path: Path):
+    """builders validate read a warmup file's size only: values outside the input's range (a stale or
+    hand-edited file) were warmed with although no request sends them."""
+    from builders.config.warmup import warmup_value_problems
+
+    cfg = make_config(Variant("enc", "onnx", max_batch_size=8, warmup="random"), ENCODER, "native")
+    write_warmup_files(cfg, ENCODER, "random", tmp_path)
+    assert warmup_value_problems(cfg, ENCODER, tmp_path) == []
+    w = cfg.model_warmup[0]
+    ids, mask = (tmp_path / WARMUP_FOLDER / w.inputs[n].input_data_file for n in ("input_ids", "attention_mask"))
+    _, high = ENCODER.inputs[0].value_range
+    past = np.frombuffer(ids.read_bytes(), np.int64).copy()
+    past[-1] = high + 1
+    ids.write_bytes(past.tobytes())
+    mask.write_bytes(np.zeros(len(mask.read_bytes()) // 8, np.int64).tobytes())  # rows with no 1
+    said = {p.field: p.problem for p in warmup_value_problems(cfg, ENCODER, tmp_path)}
+    name = w.name
+    assert (
+        f"holds 1 values outside the range 0..{high} (e.g. {high + 1})"
+        in said[f"model_warmup[{name}].inputs[input_ids].input_data_file"]
+    )
+    assert "with no 1" in said[f"model_warmup[{name}].inputs[attention_mask].input_data_file"]

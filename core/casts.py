@@ -1,6 +1,7 @@
 """One rule for turning a user's values into an input's dtype, for every way values arrive:
 numbers of a perf_analyzer JSON file (which has no dtypes), a ``.npy``/``.npz`` array of another
-dtype, integers drawn from a build's value range.
+dtype, integers drawn from a build's value range (clients' requests, the sweep's generated data,
+the build's warmup files: :func:`builders.config.warmup.warmup_values`).
 
 The rule (:func:`convert`): a value is converted only when the conversion keeps it.
 
@@ -29,13 +30,15 @@ from typing import Any
 
 import numpy as np
 
-from core.errors import ClientError
+from core.errors import ClientError, ToolkitError
 
 #: numpy kinds that are numbers: bool, signed and unsigned integers, floats.
 NUMBER_KINDS = "biuf"
 
 
-def convert(values: np.ndarray, name: str, dtype: str, triton: str, where: str) -> np.ndarray:
+def convert(
+    values: np.ndarray, name: str, dtype: str, triton: str, where: str, *, error: type[ToolkitError] = ClientError
+) -> np.ndarray:
     """``values`` in ``dtype`` by the module's rule, or a refusal naming the first value it would change.
 
     Args:
@@ -44,13 +47,14 @@ def convert(values: np.ndarray, name: str, dtype: str, triton: str, where: str) 
         dtype: The input's numpy dtype name (``"int64"``, ``"float16"``, ``"object"`` for strings).
         triton: The config's type (``"TYPE_INT64"``), named in the message.
         where: Where the values came from, first in the message (``"in.json: entry 3"``).
+        error: The error class to raise (``ConfigError`` for a build's warmup data).
 
     Returns:
         ``values`` as an array of ``dtype`` (the same object when it is of ``dtype`` already).
 
     Raises:
-        ClientError: a value the cast would change; the message gives how many, the first with its
-            position (``[row, column]``), the dtype, and the hint what to give instead.
+        ClientError: (or ``error``) a value the cast would change; the message gives how many, the first
+            with its position (``[row, column]``), the dtype, and the hint what to give instead.
     """
     arr = np.asarray(values)
     want = np.dtype(dtype)
@@ -59,11 +63,11 @@ def convert(values: np.ndarray, name: str, dtype: str, triton: str, where: str) 
     if want.kind == "O":  # TYPE_STRING: texts, as perf_analyzer's JSON gives them
         if arr.dtype.kind in "USO" and all(isinstance(v, (str, bytes)) for v in arr.reshape(-1)):
             return arr.astype(want)
-        return _refuse(arr, np.ones(arr.shape, bool), name, dtype, triton, where, "is not a text")
+        return _refuse(arr, np.ones(arr.shape, bool), name, dtype, triton, where, "is not a text", error)
     if arr.dtype.kind not in NUMBER_KINDS:  # strings, None, ints beyond 64 bits: judged one by one
         bad = np.array([not _fits(v, want) for v in arr.reshape(-1)], bool).reshape(arr.shape)
         if bad.any():
-            return _refuse(arr, bad, name, dtype, triton, where, _why(arr.reshape(-1)[int(np.argmax(bad))], want))
+            return _refuse(arr, bad, name, dtype, triton, where, _why(arr.reshape(-1)[int(np.argmax(bad))], want), error)
         arr = np.asarray(arr.tolist(), np.float64 if want.kind == "f" else want)  # fitting python numbers
     with np.errstate(all="ignore"):
         cast = arr.astype(want)
@@ -72,7 +76,8 @@ def convert(values: np.ndarray, name: str, dtype: str, triton: str, where: str) 
         else:
             bad = cast != arr  # a fraction, an out-of-range value, NaN; a bool's 2
     if np.any(bad):
-        return _refuse(arr, bad, name, dtype, triton, where, _why(arr.reshape(-1)[int(np.argmax(bad))].item(), want))
+        why = _why(arr.reshape(-1)[int(np.argmax(bad))].item(), want)
+        return _refuse(arr, bad, name, dtype, triton, where, why, error)
     return cast
 
 
@@ -113,7 +118,9 @@ def _why(v: Any, want: np.dtype) -> str:
     return f"is outside {want.name}'s range [{info.min}, {info.max}]"
 
 
-def _refuse(arr: np.ndarray, bad: np.ndarray, name: str, dtype: str, triton: str, where: str, why: str) -> Any:
+def _refuse(
+    arr: np.ndarray, bad: np.ndarray, name: str, dtype: str, triton: str, where: str, why: str, error: type[ToolkitError]
+) -> Any:
     first = np.unravel_index(int(np.argmax(bad)), arr.shape) if arr.ndim else ()
     value = arr.reshape(-1)[int(np.argmax(bad))] if arr.size else None
     value = value.item() if isinstance(value, np.generic) else value
@@ -131,7 +138,7 @@ def _refuse(arr: np.ndarray, bad: np.ndarray, name: str, dtype: str, triton: str
         fix = f"give {name!r} whole numbers within [{info.min}, {info.max}] (no cast rounds or wraps them for you)"
     label = "bytes" if want.kind == "O" else dtype
     shown = repr(value) if len(repr(value)) <= 40 else f"{repr(value)[:37]}..."
-    raise ClientError(
+    raise error(
         f"{where}: input {name!r} takes {label} ({triton}), but {n} value{'s do' if n > 1 else ' does'} not convert to "
         f"it exactly: the first, {shown}{at}, {why}",
         hint=f"{fix}, or check that the file is meant for this model's {name!r}",
