@@ -48,6 +48,8 @@ class Facts:
             ``host busy``; ``None`` otherwise.
         last_gain_pct: Throughput gain of a curve's last step over the one before (%: the median of the
             paired gains in a rounds run, :mod:`perf.analysis.saturation.rises`).
+        last_gain_basis: What ``last_gain_pct`` is of where it is not the medians shown, said after it
+            (:meth:`perf.analysis.saturation.rises.Rising.basis`; ``""`` in a run of trials).
         last_gain: That step by the one rule of a rise (:mod:`perf.analysis.saturation.rises`): ``"rose"``
             (beyond the noise and the least gain a step must give), ``"untold"`` (a gain the noise does not
             tell), ``None`` (flat, or not judged).
@@ -83,6 +85,7 @@ class Facts:
     last_gain_pct: float | None = None
     last_gain: str | None = None
     last_gain_evidence: str = ""
+    last_gain_basis: str = ""
     last_p99_change_pct: float | None = None
     last_p99: str | None = None
     last_p99_evidence: str = ""
@@ -208,13 +211,16 @@ PHRASES: tuple[Phrase, ...] = (
         "no_knee",
         "still_growing",
         lambda f: f.last_gain == "rose" and f.last_gain_pct is not None,
-        lambda f: f"throughput still grew {f.last_gain_pct:+.1f} % at the last step ({f.last_gain_evidence})",
+        lambda f: f"throughput still grew {f.last_gain_pct:+.1f} %{f.last_gain_basis} at the last step ({f.last_gain_evidence})",
     ),
     Phrase(
         "no_knee",
         "growth_not_told",
         lambda f: f.last_gain == "untold",
-        lambda f: f"throughput{_pct(f.last_gain_pct)} at the last step, {f.last_gain_evidence}",
+        lambda f: (
+            f"throughput{_pct(f.last_gain_pct)}{f.last_gain_basis if f.last_gain_pct is not None else ''} at the last step, "
+            f"{f.last_gain_evidence}"
+        ),
     ),
     Phrase(
         "no_knee",

@@ -20,7 +20,7 @@ import dataclasses
 from typing import Protocol
 
 from perf.analysis.ranking.operating import Adjusted, Side, compare, operating_point, side_of
-from perf.analysis.saturation.rises import Judge, Rising, judge, knee, paired_rise
+from perf.analysis.saturation.rises import Judge, Rising, judge, knee, paired_rise, shown
 from perf.analysis.stats.curves import curve, peak
 from perf.analysis.stats.points import P99, THROUGHPUT, Point, aggregate
 from perf.markdown import flag_mark, fmt
@@ -96,7 +96,8 @@ def rise_into(vr: VariantResult, top: Side, min_gain_pct: float) -> Rise | None:
     pts = aggregate(lvs, vr.name)
     at = next((p for p in pts if p.concurrency == top.concurrency and p.ok), None)
     by = lambda c: dataclasses.replace(top, concurrency=c)  # noqa: E731
-    return rise(pts, at, lambda lo, hi: paired_rise(vr, by(lo.concurrency), by(hi.concurrency), min_gain_pct)) if at else None
+    judge_ = lambda lo, hi: paired_rise(vr, by(lo.concurrency), by(hi.concurrency), min_gain_pct, shown(lo, hi))  # noqa: E731
+    return rise(pts, at, judge_) if at else None
 
 
 #: The words of a ladder cut that claims its throughput still rose (:mod:`perf.search.rounds`), and the

@@ -29,10 +29,12 @@ import dataclasses
 import statistics
 from collections.abc import Callable, Sequence
 
+from core.wording import count
 from perf.analysis.ranking.operating import Side, per_round, side_of
 from perf.analysis.saturation.falls import Step, paired_step, step
 from perf.analysis.stats.curves import curve, interference
 from perf.analysis.stats.points import P99, THROUGHPUT, Point
+from perf.markdown import fmt
 from perf.records.results import RunResult, VariantResult
 from perf.records.search import SearchRules
 
@@ -45,11 +47,17 @@ class Rising:
         gain_pct: The gain (%, module rule); ``None`` without a round both were measured in.
         step: The noise rule's verdict on the change, with its evidence.
         min_gain_pct: The least gain a step must give to rise (the search's ``min_gain_pct``).
+        rounds: A rounds run: the rounds both levels were measured in, whose per-round gains' median
+            :attr:`gain_pct` is; ``None``: the gain is of the two levels' medians over trials.
+        medians: The two levels' medians as the tables show them (infer/s, over all their rounds or
+            trials), low first; ``None`` when not known here.
     """
 
     gain_pct: float | None
     step: Step
     min_gain_pct: float
+    rounds: int | None = None
+    medians: tuple[float, float] | None = None
 
     @property
     def rises(self) -> bool:
@@ -66,18 +74,41 @@ class Rising:
         """Whether the rule tells a trend (:attr:`rises` or :attr:`flat`), rather than noise."""
         return self.rises or self.flat
 
+    def basis(self) -> str:
+        """What :attr:`gain_pct` is of where the medians the tables show read another gain, said after it
+        (``""`` in a run of trials, or where they read the same): ``" (the gain in the 1 round both were
+        measured in; their medians over all rounds: 827.0 and 1,370.0 infer/s, +65.7 %)"`` (break test B15:
+        "+181.9 % from c=1 to c=4" beside medians of 827 and 1,370 infer/s, the one shared round's gain);
+        without :attr:`medians`, what it is of alone."""
+        if self.rounds is None or self.gain_pct is None:
+            return ""
+        lo, hi = self.medians or (0.0, 0.0)
+        if lo > 0 and _pct(hi / lo - 1.0) == _pct(self.gain_pct / 100.0):
+            return ""
+        gains = "the gain" if self.rounds == 1 else "the median of the per-round gains"
+        text = f"{gains} in the {count(self.rounds, 'round')} both were measured in"
+        if lo > 0:
+            text += f"; their medians over all rounds: {fmt(lo)} and {fmt(hi)} infer/s, {_pct(hi / lo - 1.0)}"
+        return f" ({text})"
+
     def words(self, low: int, high: int) -> str:
         """The step in words with its evidence: ``"throughput still rising, +104.2 % from c=4 to c=16 (c=16
         ahead in 8 of 8 rounds; p = 0.0078, sign test)"``; not told: ``"throughput +12.0 % from c=2 to c=4,
         not distinguishable from noise (3 rounds, host busy; p = 0.25, sign test)"``; flat: ``"throughput
-        +3.0 % from c=2 to c=4, no more than the 5 % a step must gain"``."""
-        gain = f" {self.gain_pct:+,.1f} %" if self.gain_pct is not None else ""
-        span = f"from c={low} to c={high}"
+        +3.0 % from c=2 to c=4, no more than the 5 % a step must gain"``; the gain's :meth:`basis` after the
+        levels where the medians shown read another gain."""
+        gain = f" {_pct(self.gain_pct / 100.0)}" if self.gain_pct is not None else ""
+        span = f"from c={low} to c={high}{self.basis()}"
         if self.rises:
             return f"throughput still rising,{gain} {span} ({self.step.evidence})"
         if self.flat:
             return f"throughput{gain} {span}, no more than the {self.min_gain_pct:g} % a step must gain"
         return f"throughput{gain} {span}, {self.step.said()}"
+
+
+def _pct(fraction: float) -> str:
+    """A gain as the step's words write it: ``"+181.9 %"``."""
+    return f"{fraction * 100.0:+,.1f} %"
 
 
 #: A judge of the rule between two levels of one series (``low`` below ``high``).
@@ -98,12 +129,21 @@ def knee_words(run: RunResult | None = None) -> str:
     return f"throughput gains no more than {least:g} % to every higher level{how}"
 
 
-def paired_rise(vr: VariantResult, low: Side, high: Side, min_gain_pct: float) -> Rising:
-    """The module rule in a rounds run, on two levels of ``vr`` as sides (``low`` below ``high``)."""
+def paired_rise(
+    vr: VariantResult, low: Side, high: Side, min_gain_pct: float, medians: tuple[float, float] | None = None
+) -> Rising:
+    """The module rule in a rounds run, on two levels of ``vr`` as sides (``low`` below ``high``);
+    ``medians``: the two levels' medians the tables show (:attr:`Rising.medians`)."""
     a, b = per_round(vr, low), per_round(vr, high)
     gains = [b[r] / a[r] - 1.0 for r in sorted(set(a) & set(b))]
     gain = statistics.median(gains) * 100.0 if gains else None
-    return Rising(gain, paired_step(vr, low, high), min_gain_pct)
+    return Rising(gain, paired_step(vr, low, high), min_gain_pct, len(gains), medians)
+
+
+def shown(low: Point, high: Point) -> tuple[float, float] | None:
+    """The medians of two levels as the tables show them (:attr:`Rising.medians`), ``None`` without both."""
+    a, b = low.get(THROUGHPUT), high.get(THROUGHPUT)
+    return (a, b) if a is not None and b is not None else None
 
 
 def rise_between(run: RunResult, low: Point, high: Point) -> Rising:
@@ -111,7 +151,7 @@ def rise_between(run: RunResult, low: Point, high: Point) -> Rising:
     paired (:func:`paired_rise`) in a rounds run, else on the medians over trials and their spreads."""
     vr = run.variant(low.variant) if run.rounds is not None else None
     if vr is not None:
-        return paired_rise(vr, side_of(vr, low), side_of(vr, high), min_gain(run))
+        return paired_rise(vr, side_of(vr, low), side_of(vr, high), min_gain(run), shown(low, high))
     base = low.value(THROUGHPUT)
     gain = (high.value(THROUGHPUT) / base - 1.0) * 100.0 if base > 0 else None
     return Rising(gain, step(run, low, high), min_gain(run))

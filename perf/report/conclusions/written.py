@@ -113,6 +113,7 @@ def _no_knee_reason(run: RunResult, points: list[Point]) -> str:
         last_gain_pct=r.gain_pct,
         last_gain="rose" if r.rises else None if r.flat else "untold",
         last_gain_evidence=r.step.evidence if r.rises else r.step.said(),
+        last_gain_basis=r.basis(),
         last_p99_change_pct=p99,
         last_p99="fell" if q.change == "fell" else "untold" if q.change is None else None,
         last_p99_evidence=q.said(),
