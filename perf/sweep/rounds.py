@@ -8,12 +8,11 @@ them in rounds, unload them.
   memory free after the load (a local server: read with psutil; a remote one: not checked) and
   at most ``max_loaded`` are loaded; the others form the next group. Every group is recorded
   (:class:`perf.records.rounds.LoadGroup`) with why it is one.
-- **The plan fitted again** once the first group is loaded (every variant of the plan in it, one
-  server), before its first round: :func:`perf.search.refit.refit` from the measured load time
-  (trial 7: 12.9 s a load against the plan's 5 s, 2 of 6 rounds). A variant it cuts is unloaded
+- **The plan fitted again** to the loads measured so far, in one place (:func:`perf.sweep.load_cuts.fit_to_loads`):
+  before each further load of the first group (a variant it would cut is not loaded at all), and once
+  that group is loaded (every variant of the plan in it, one server), before its first round (trial 7:
+  12.9 s a load against the plan's 5 s, 2 of 6 rounds). A variant it cuts after the loads is unloaded
   and, like the first plan's cuts, measured after the rounds if the time they leave fits it.
-  Before each further load of that group it is fitted to the loads so far, and a variant it would
-  cut is not loaded at all (:mod:`perf.sweep.load_cuts`).
 - **Rounds**: the scheduler (:mod:`perf.search.rounds`) runs the group's rounds, every visit a
   short perf_analyzer run (:func:`perf.measure.level.measure_visit`).
 - **Several groups**: variants of different groups were never measured in the same round, so
@@ -35,7 +34,6 @@ them in rounds, unload them.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import time
 from collections.abc import Sequence
@@ -50,7 +48,6 @@ from perf.search import budget as budgets
 from perf.search import promise
 from perf.search.budget import UNLOAD_S, Fit
 from perf.search.plan import LevelKey
-from perf.search.refit import refit
 from perf.search.rounds import Rounds
 from perf.sweep import load_cuts
 from perf.sweep.context import SweepBase
@@ -81,6 +78,7 @@ class RoundsSweep(SweepBase):
         self._args: dict[str, dict[str | None, list[str]]] = {}
         self._unloads: list[tuple[int, float]] = []  # (variants, seconds) of each group's unloads
         self._plan, self._refitted = fit, False  # the time budget's plan, fitted again once (:meth:`_refit`)
+        self._load_times: list[float] = []  # each load attempt's seconds (perf.sweep.load_cuts.load_s)
         lanes = len(self.servers.lanes)
         dealt = [list(names[i::lanes]) for i in range(lanes)] if lanes > 1 else [list(names)]
         ties: list[list[str]] = [[] for _ in dealt]
@@ -103,9 +101,7 @@ class RoundsSweep(SweepBase):
         rr, cut = self.run.rounds, fit.cut_variants
         if rr is None or not cut or engine.deadline is None:
             return []
-        groups = [g for g in rr.groups if g.load_s is not None and g.variants]
-        loaded = sum(len(g.variants) for g in groups)
-        load_s = sum(g.load_s or 0.0 for g in groups) / loaded if loaded else fit.load_s
+        load_s = load_cuts.load_s(self._load_times, fit)
         tie = engine.contenders(tie)
         left = engine.deadline - engine.clock()
         before = {n for n in cut if promise.has_numbers(self.run, n)}  # a resume's earlier numbers: not "not measured"
@@ -132,30 +128,15 @@ class RoundsSweep(SweepBase):
         rates = max((len({k[3] for k in p.levels if k[3] is not None}) for p in self.plans.values()), default=0)
         return per_level + rates
 
-    def _refit(self, engine: Rounds, loaded: list[str], group: int, whole: bool) -> list[str]:
-        """The plan fitted again to the time the loads left (module docstring), at the first group
-        only, when it holds every variant of the plan (``whole``: no group after it); its cuts
-        recorded, said and unloaded. Returns those kept."""
-        plan, rr, first = self._plan, self.run.rounds, not self._refitted
-        self._refitted = True
-        if plan is None or rr is None or not first or not whole or engine.deadline is None or len(self.servers.lanes) > 1:
+    def _refit(self, engine: Rounds, loaded: list[str], whole: bool) -> list[str]:
+        """The plan fitted again to the time the loads left (module docstring,
+        :func:`perf.sweep.load_cuts.fit_to_loads`), at the first group only, when it holds every variant
+        of the plan (``whole``: no group after it); its cuts recorded, said and unloaded. Returns those kept."""
+        first, self._refitted = not self._refitted, True
+        if not first or not whole:
             return loaded
-        if not set(plan.variants) <= {*loaded, *(n for n in plan.variants if self._variant(n).status == "failed")}:
-            return loaded
-        load_s = (rr.groups[group].load_s or 0.0) / len(loaded)
-        left = engine.deadline - engine.clock()
-        before = {n for n in loaded if promise.has_numbers(self.run, n)}
-        s = engine.setup
-        again = refit(plan, loaded, load_s, s.ladder, s.adaptive, self.keys_per_level(), rr.rules, s.rules, left, before)
-        if again is None:
-            return loaded
-        self._plan, new = again, again.cuts[len(plan.cuts) :]
-        engine.setup = dataclasses.replace(engine.setup, cap=again.cap)
-        gone = [n for n in loaded if n not in again.variants]
-        if gone:
-            self.servers.unload_all(gone, self.opts.unload_timeout_s)
-        load_cuts.said(self, again, new, load_s)
-        return [n for n in loaded if n in again.variants]
+        self._plan, kept, _ = load_cuts.fit_to_loads(self, engine, self._plan, loaded, [], self._load_times, self.keys_per_level())
+        return kept
 
     def _unload_s(self) -> float:
         """Time to unload one variant (s): the mean of the groups unloaded so far, at least
@@ -174,7 +155,7 @@ class RoundsSweep(SweepBase):
         todo, ties, groups = list(names), [], 0
         while todo:
             loaded, todo, group = self._load_group(engine, todo, why)
-            loaded = self._refit(engine, loaded, group, whole=not todo) if loaded else loaded
+            loaded = self._refit(engine, loaded, whole=not todo) if loaded else loaded
             if loaded:
                 ties += self._measure_group(engine, loaded, group)
                 groups += 1
@@ -190,22 +171,21 @@ class RoundsSweep(SweepBase):
         start = engine.clock()  # the time budget's clock: the loads' time is what the plan is fitted to
         srv = self._server()
         loaded: list[str] = []
-        took, tried = 0.0, 0  # the loads so far: their time (s) and how many
         said = f"{why}; " if why else ""
         reason = why or "every contender fits on the server"
         for i, name in enumerate(names):
             if self.opts.max_loaded is not None and len(loaded) >= self.opts.max_loaded:
                 reason = f"{said}at most {self.opts.max_loaded} variants loaded at once (max_loaded)"
                 return loaded, names[i:], self._record_group(engine, loaded, reason, start)
-            if tried and not self._refitted:  # the first group: cut for time before its load (perf.sweep.load_cuts)
-                args = (self._plan, loaded, names[i:], took / tried, self.keys_per_level())
-                self._plan, keep = load_cuts.still_to_load(self, engine, *args)
+            if not self._refitted:  # the first group: cut for time before its load (perf.sweep.load_cuts)
+                args = (self._plan, loaded, names[i:], self._load_times, self.keys_per_level())
+                self._plan, _, keep = load_cuts.fit_to_loads(self, engine, *args)
                 if name not in keep:
                     continue
             t0 = engine.clock()
             if self._load(engine, name):
                 loaded.append(name)
-            took, tried = took + engine.clock() - t0, tried + 1
+            self._load_times.append(engine.clock() - t0)
             left = memory_left_fraction() if not srv.opts.urls else 1.0
             if left < MEMORY_RESERVE_FRACTION and i + 1 < len(names):
                 reason = f"{said}the host had {left * 100:.0f} % of its memory left after loading `{name}`"

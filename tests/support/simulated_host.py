@@ -138,7 +138,7 @@ class SimSweep(RoundsSweep):
             each=lambda keys, f: [f(int(k), k) for k in keys],
             unload_all=lambda names, _t: self.unloaded.extend(names),
         )
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # as the sweep's (perf.sweep.context)
         self.progress, self.has_listener = events.append, True
         self.opts = SimpleNamespace(max_loaded=None, unload_timeout_s=10.0)
 
@@ -150,6 +150,7 @@ class SimSweep(RoundsSweep):
             vr = self._variant(n)
             vr.status, vr.error = "pending", None
         self.host.t += self.load_s * len(names)
+        self._load_times += [self.load_s] * len(names)  # each load's time, as the sweep's load loop keeps them
         groups = self.run.rounds.groups
         groups.append(LoadGroup(len(groups), list(names), why or "every contender fits", "sim", self.load_s * len(names)))
         return list(names), [], groups[-1].index

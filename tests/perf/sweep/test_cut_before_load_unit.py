@@ -14,8 +14,14 @@ from perf.report.sections.rounds_budget import budget_lines
 from perf.search.promise import RULE
 
 
-def _sweep(monkeypatch: pytest.MonkeyPatch, budget_s: float, load_s: float, load_times: dict[str, float] | None = None):
-    run, fit, _, events, sweep = budgeted_sweep(monkeypatch, budget_s, load_s, SimLoads, load_times=load_times)
+def _sweep(
+    monkeypatch: pytest.MonkeyPatch,
+    budget_s: float,
+    load_s: float,
+    load_times: dict[str, float] | None = None,
+    sweep_class: type[SimLoads] = SimLoads,
+):
+    run, fit, _, events, sweep = budgeted_sweep(monkeypatch, budget_s, load_s, sweep_class, load_times=load_times)
     return run, fit, events, sweep
 
 
@@ -86,3 +92,31 @@ def test_the_cut_order_is_said_once_in_the_report_not_in_each_cut(monkeypatch: p
     run.rounds.cuts.append(old)  # a run recorded before: its reason carried the rule
     text = "\n".join(budget_lines(run))
     assert text.count(RULE) == 1 and f"variants cut in this order: {RULE}" in text, text
+
+
+class _OneFails(SimLoads):
+    """:class:`SimLoads` whose load of ``w_b`` fails after taking its time, as a refused model's does."""
+
+    def _load(self, engine, name: str) -> bool:
+        super()._load(engine, name)
+        if name != "w_b":
+            return True
+        vr = self._variant(name)
+        vr.status, vr.error = "failed", "the model refused to load"
+        return False
+
+
+def test_the_plan_is_fitted_to_one_load_time_before_and_after_the_loads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The two fits differed: before a load the loads so far were priced per attempt, after the loads at the
+    group's time per variant loaded, so a failed load's time was counted and the load not: the words said a
+    load time no load took. One number now: the mean of the load attempts, in the words, the report's record
+    and the late group's estimate alike."""
+    slow = {"w_e": 21 * FAST_LOAD_S}
+    run, _, events, sweep = _sweep(monkeypatch, 150.0, load_s=FAST_LOAD_S, load_times=slow, sweep_class=_OneFails)
+    assert sweep.loads[: len(FIVE)] == list(FIVE) and run.variant("w_b").status == "failed"
+    mean = (FAST_LOAD_S * (len(FIVE) - 1) + slow["w_e"]) / len(FIVE)  # every attempt, the failed one too
+    said = _refits(events)
+    assert len(said) == 1 and f"after the loads took {mean:.1f} s a variant" in said[0], said
+    assert run.rounds.budget.refit_load_s == pytest.approx(mean, abs=0.01)
+    for c in run.rounds.cuts:  # the variants still cut after the rounds say the same load time
+        assert "s a load" not in c.reason or f"{mean:.1f} s a load" in c.reason, c.reason
