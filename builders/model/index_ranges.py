@@ -15,6 +15,7 @@ an input feeds, with the flag to give.
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -22,11 +23,13 @@ import numpy as np
 
 from builders.model.spec import EXAMPLE_INPUTS, ModelSpec
 from builders.model.spec_flags import input_flag
+from builders.model.tensor import TensorSpec
 from builders.model.value_ranges import (
     DEFAULT_INT_RANGE,
     ValueRange,
     at_sizes,
     overall,
+    per_position,
     range_axes,
     range_bounds,
     range_json,
@@ -94,11 +97,36 @@ def _fix(spec: ModelSpec, ranges: dict[str, ValueRange]) -> str:
             f"with a spec instead of example_inputs: build(BuildOptions(model, spec=ModelSpec.from_flags([{flags}])))"
         )
     return "; ".join(
-        f'--input {input_flag(dataclasses.replace(t, value_range=vr))} (or "value_range": {range_json(vr)} in the spec file)'
+        _axis_fix(spec, t, vr)
+        + f'--input {input_flag(dataclasses.replace(t, value_range=vr))} (or "value_range": {range_json(vr)} in the spec file)'
         for n, vr in ranges.items()
         for t in spec.inputs
         if t.name == n
     )
+
+
+def _axis_fix(spec: ModelSpec, t: TensorSpec, fits: ValueRange) -> str:
+    """For an input whose range's high bound names a dynamic axis (``0..seq``), the fix that keeps
+    the bound, leading :func:`_fix`'s fixed range: the axis's max lowered to the high that ``fits``
+    (break test B12: ``0..seq`` was told to become ``0..99``, which drops what the bound says);
+    ``""`` for any other range, or when the axis's min is already past that high."""
+    vr = t.value_range
+    if vr is None or per_position(vr) or per_position(fits) or not isinstance(vr[1], str) or vr[1] not in spec.dynamic_axes:
+        return ""
+    axis, (low, high) = vr[1], overall(fits)
+    amin, opt, amax = spec.dynamic_axes[axis]
+    kept = dataclasses.replace(t, value_range=(low, axis))
+    if amin > high or (kept.value_range == vr and amax <= high):
+        return ""
+    flags = [f"--input {input_flag(kept)}"] if kept.value_range != vr else []
+    said = f"keep the bound, {low}..{axis}"
+    if amax > high:
+        lowered = [amin, min(opt, high), high]
+        flags.append(
+            f"--dynamic-axis {axis}={','.join(map(str, lowered))} (a spec file: {json.dumps({'dynamic_axes': {axis: lowered}})[1:-1]})"
+        )
+        said = f"lower {axis}'s max to {high}, which keeps {low}..{axis} within {low}..{high}"
+    return f"{said}: {' '.join(flags)}; or a fixed range: "
 
 
 def _generic_fix(spec: ModelSpec) -> str:

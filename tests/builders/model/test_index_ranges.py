@@ -176,3 +176,16 @@ def test_values_past_the_request_s_own_axis_size_are_the_user_s_not_draws():
     with pytest.raises(ModelSpecError) as e:
         run_eager(_Lengths(), LENGTHS_SPEC, inputs)
     assert e.value.message.startswith(f"input 'lengths' holds {2 * time}..{2 * time} in your own inputs"), e.value.message
+
+
+def test_an_axis_bounded_range_is_told_to_lower_the_axis_keeping_the_bound():
+    """Break test B12: ``1..time`` past a table was told a fixed ``1..499``, which drops the bound;
+    the advice first keeps it and lowers the axis's max to the table's last row."""
+    time = LENGTHS_SPEC.axis_sizes("opt")["time"]
+    (low, opt, _high), last = LENGTHS_SPEC.dynamic_axes["time"], _Lengths.ROWS - 1
+    inputs = {"wave": np.zeros((2, time), np.float32), "lengths": np.array([[_Lengths.ROWS], [time]], np.int64)}
+    with pytest.raises(ModelSpecError) as e:
+        run_eager(_Lengths(), LENGTHS_SPEC, inputs)
+    hint = e.value.hint or ""
+    kept = f"lower time's max to {last}, which keeps 1..time within 1..{last}: --dynamic-axis time={low},{min(opt, last)},{last}"
+    assert kept in hint and hint.index(kept) < hint.index(f"or a fixed range: --input lengths:int64:1:1..{last}"), hint
