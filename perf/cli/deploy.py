@@ -31,7 +31,7 @@ from perf.sweep.options import SweepOptions
     default=None,
     metavar="WORKLOAD",
     help="The client workload to deploy for in a run of several, as the report's tables name it (e.g. time=16000,b=4) "
-    "[default: the report's first pick's: the best over every workload's series together, for an input-size axis "
+    "[default: the report's first pick's: of every workload's pick the one with the most infer/s, for an input-size axis "
     "usually the smallest input's]; the output names the variants the other workloads pick.",
 )
 @click.option(

@@ -1,7 +1,7 @@
 """Which client workload a deployment bundle is for (trial 12, F8): a run of several (``--shapes``
-sizes, several ``--batch-sizes``) has a pick per workload, and the report's first pick is the
-recommendation over every workload's series together, which for an input-size axis is usually the
-smallest input's (the highest infer/s). ``export-deployment --workload time=16000,b=4`` takes one
+sizes, several ``--batch-sizes``) has a pick per workload, and the report's first pick is, of every
+workload's pick, the one with the most infer/s (:mod:`perf.analysis.recommendation.recommend`), which for an
+input-size axis is usually the smallest input's. ``export-deployment --workload time=16000,b=4`` takes one
 workload by the label the report's tables give it (:func:`perf.records.workloads.workload_text`);
 the output says which workload the bundle is for and which variants the others pick."""
 

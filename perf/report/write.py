@@ -26,7 +26,7 @@ from perf.analysis.recommendation.choice import Choice
 from perf.analysis.recommendation.cuts import unmeasured_text
 from perf.analysis.recommendation.excluded import candidate, rate_statuses
 from perf.analysis.recommendation.frontier import frontier_section, frontier_summary, workload_recommendations
-from perf.analysis.recommendation.recommend import Recommendation, recommend
+from perf.analysis.recommendation.recommend import Recommendation, first_pick_words, recommend
 from perf.analysis.recommendation.uniform_sizes import uniform_sizes_note
 from perf.analysis.saturation.peaks import peak_mark, peak_title
 from perf.analysis.stats.points import Point, run_points
@@ -133,8 +133,8 @@ def size_lines(run: RunResult, rec: Recommendation) -> list[str]:
         )
     )
     lines = [
-        f"- **Client workloads:** {said} (a size or a batch size is the client's, not a setting to pick); "
-        + ("at the other workloads:" if one else "each workload's own picks:")
+        f"- **Client workloads:** {said} ({first_pick_words(run)}; a size or a batch size is the client's, not a setting "
+        "to pick); " + ("at the other workloads:" if one else "each workload's own picks:")
     ]
     for label, sub in per.items():
         own = {attr: getattr(sub, attr) for attr in kinds}

@@ -19,16 +19,24 @@ paired rounds instead (:mod:`perf.analysis.ranking.rank`): the pick is the paire
 its operating point (under the budget: as :mod:`perf.analysis.ranking.budget_latency` judges it), flags or
 not (a round's variants shared the host's state; the flag stays). Where the leader does not beat a
 runner-up by the rule, the pick names the **tie set** (:attr:`perf.analysis.recommendation.choice.Choice.tie_set`), and what it beats.
+
+A run of several **client workloads** (:func:`perf.records.workloads.split_by_workload`) has a pick per workload
+(:func:`perf.analysis.recommendation.frontier.workload_recommendations`); the **first pick** (the report's, the
+one ``export-deployment`` bundles by default) is, in a rounds sweep, of the workloads' picks the one whose level
+has the most infer/s by the median the tables show (each workload ranked on its own: :func:`_first_ranking`);
+a run of trials ranks every workload's levels together by the rule above, stable levels first
+(:func:`first_pick_words` says which).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Iterable
 
 from core.errors import PerfError
 from perf.analysis.ranking.budget_latency import DEFAULT_LATENCY_PERCENTILE, latency_metric, unverified_words
-from perf.analysis.ranking.rank import Ranking, dropped_by_search, rank_variants
+from perf.analysis.ranking.rank import Drops, Ranking, dropped_by_search, rank_variants
 from perf.analysis.ranking.standing import rounds_left, settled, uncompared
 from perf.analysis.ranking.standing_words import others_words, outside_words, tie_words
 from perf.analysis.recommendation.choice import Choice
@@ -44,6 +52,7 @@ from perf.analysis.stats.points import P99, THROUGHPUT, Point, run_points
 from perf.markdown import fmt, fmt_given
 from perf.records.results import RunResult, VariantResult
 from perf.records.settings import MeasureSettings
+from perf.records.workloads import workload
 
 #: Default stability tolerance (%): perf_analyzer's ``-s`` as the sweep passes it by default.
 DEFAULT_TOLERANCE_PCT = MeasureSettings().stability_pct
@@ -267,6 +276,51 @@ def _paired_choice(ranking: Ranking, points: dict[str, list[Point]], run: RunRes
     return c
 
 
+def first_pick_words(run: RunResult) -> str:
+    """How the first pick of a run of several client workloads was chosen (module docstring), for the
+    sentence that names its workload: ``"of the workloads' picks, the one with the most infer/s"``."""
+    if run.rounds is not None:
+        return "of the workloads' picks, the one with the most infer/s"
+    return "the best of every workload's levels, stable levels first"
+
+
+def _first_ranking(
+    run: RunResult,
+    points: dict[str, list[Point]],
+    budget_ms: float | None,
+    metric: str,
+    dropped: Drops | None,
+    fit: list[VariantResult],
+) -> Ranking:
+    """The paired ranking behind a rounds sweep's first pick (:func:`perf.analysis.ranking.rank.rank_variants`):
+    a run of several client workloads (:func:`perf.records.workloads.split_by_workload`) ranks each workload's
+    series on its own (a size or a batch size is the client's, not a setting to pick), and the first pick is
+    the workload pick whose level has the most infer/s by the median the tables show (the lower p99 on a
+    tie); its ranking names every other workload's series as not its rivals. Break test B11: ranked over
+    every series together, a time=400 pick at 1,884.9 infer/s was named first, ahead in the rounds it
+    shared with the mixed workload's series, over that workload's own pick at 2,030.8."""
+    groups: dict[str | None, list[VariantResult]] = {}
+    for v in run.variants:
+        groups.setdefault(workload(v), []).append(v)
+    if len(groups) < 2:
+        return rank_variants(run.variants, budget_ms, metric, dropped, fit)
+    ranked = [(rank_variants(series, budget_ms, metric, dropped, fit), series) for series in groups.values()]
+
+    def level(r: Ranking) -> tuple[float, float]:
+        op = r.leader
+        p = (
+            None
+            if op is None
+            else next((p for p in points.get(op.side.variant, []) if at_side(p, op.side) and candidate(p)), None)
+        )
+        return (p.value(THROUGHPUT), -p.value(P99)) if p is not None else (-math.inf, -math.inf)
+
+    first, series = max(ranked, key=lambda rs: level(rs[0]))
+    own = {v.name for v in series}
+    first.other_sizes = [v.name for v in run.variants if v.name not in own]
+    return first
+
+
 def _paired(
     run: RunResult,
     budget_ms: float | None,
@@ -282,8 +336,8 @@ def _paired(
     """:func:`recommend` for a rounds sweep (module docstring)."""
     metric, fit = latency_metric(pct), list(fit)
     own, drops = run.settings.get("latency_budget_ms"), dropped_by_search(run.search.decisions) if run.search else None
-    peak = rank_variants(run.variants, None, metric, drops if own is None else None, fit)  # a drop holds in its own ranking only
-    under = rank_variants(run.variants, budget_ms, metric, drops if own == budget_ms else None, fit) if budget_ms is not None else None  # fmt: skip
+    peak = _first_ranking(run, points, None, metric, drops if own is None else None, fit)  # a drop holds in its own ranking only
+    under = _first_ranking(run, points, budget_ms, metric, drops if own == budget_ms else None, fit) if budget_ms is not None else None  # fmt: skip
     for r in (peak, under):  # what the search's settle rule saw: the rounds each pair's group could still have had
         if r is not None:
             r.comparisons = [dataclasses.replace(c, rounds_left=rounds_left(run, c)) for c in r.comparisons]

@@ -378,7 +378,7 @@ def compare_out(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 
 def deploy_workload(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """--workload [default: the report's first pick's: the best over every workload's series together,
+    """--workload [default: the report's first pick's: of every workload's pick the one with the most infer/s,
     for an input-size axis usually the smallest input's]: not passed on, and the first pick stands at
     the workload of the most infer/s."""
     from perf.deploy.choose import choose_variant
