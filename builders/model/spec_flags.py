@@ -79,12 +79,20 @@ def parse_axis_flag(text: str) -> tuple[str, tuple[int, int, int]]:
             f"--dynamic-axis {text!r}: the sizes are comma-separated: did you mean {name}={meant}?",
             hint="expected AXIS=MIN,OPT,MAX, e.g. seq=1,64,128",
         )
-    try:
-        lo, opt, hi = (int(v) for v in values.split(","))
-    except ValueError:
-        sep = ""
+    form = "expected AXIS=MIN,OPT,MAX, e.g. seq=1,64,128"
     if not sep or not name:
-        raise ModelSpecError(f"--dynamic-axis {text!r} does not parse", hint="expected AXIS=MIN,OPT,MAX, e.g. seq=1,64,128")
+        why = "has no '=' between the axis and its sizes" if not sep else "names no axis before '='"
+        raise ModelSpecError(f"--dynamic-axis {text!r} {why}", hint=form)
+    sizes = [v.strip() for v in values.split(",")]
+    bad = [v for v in sizes if not v.lstrip("-").isdigit()]
+    if bad or len(sizes) != 3:  # say which part is wrong (break test B5's kind: the form alone said nothing)
+        why = (
+            (f"{bad[0]!r} is not a whole number" if bad[0] else "a size is empty")
+            if bad
+            else f"gives {len(sizes)} sizes, not 3 (min, opt and max)"
+        )
+        raise ModelSpecError(f"--dynamic-axis {text!r}: {why}", hint=f"{form} (min <= opt <= max)")
+    lo, opt, hi = (int(v) for v in sizes)
     return name, (lo, opt, hi)
 
 

@@ -65,44 +65,72 @@ def concurrency_setting(levels: tuple[int | str, ...]) -> tuple[int, ...] | str:
     return tuple(int(c) for c in levels)
 
 
+#: The form of one ``--shapes`` flag, said by every refusal of one.
+SHAPES_FORM = "AXIS=SIZE[,SIZE...] or AXIS=LOW..HIGH, e.g. seq=16,64,128 or time=1000..16000 (a mix of sizes across the range)"
+
+
 def parse_shapes_flag(text: str) -> tuple[str, tuple[int | str, ...]]:
     """``--shapes seq=16,64,128`` -> ``("seq", (16, 64, 128))``; a range ``LO..HI`` is one mixed
     workload (requests of sizes drawn across it, :mod:`perf.measure.mixed`), kept as its text:
     ``--shapes time=1000..16000`` -> ``("time", ("1000..16000",))``.
 
     Raises:
-        click.BadParameter: not ``AXIS=SIZE|LO..HI[,...]`` with sizes >= 1 and ``LO < HI``.
+        click.BadParameter: not ``AXIS=SIZE|LO..HI[,...]`` with sizes >= 1 and ``LO < HI``; the
+            message names the item that is wrong and why (break test B5: a reversed range, a range
+            of one size, a size below 1 and two axes in one flag all got the form alone).
     """
     axis, sep, sizes = text.partition("=")
+    axis = axis.strip()
     meant = x_separated_list(sizes)
-    if sep and axis.strip() and meant:
-        raise click.BadParameter(f"--shapes {text!r}: the sizes are comma-separated: did you mean {axis.strip()}={meant}?")
-    try:
-        values = tuple(dict.fromkeys(_size_item(x.strip()) for x in sizes.split(",") if x.strip()))
-    except ValueError:
-        values = ()
-    if not sep or not axis.strip() or not values:
+    if sep and axis and meant:
+        raise click.BadParameter(f"--shapes {text!r}: the sizes are comma-separated: did you mean {axis}={meant}?")
+    items = [x.strip() for x in sizes.split(",") if x.strip()]
+    if not sep or not axis or not items:
+        raise click.BadParameter(f"--shapes {text!r} is not {SHAPES_FORM}")
+    others = [x for x in items if "=" in x]
+    if others:
+        second = others[0].partition("=")[0].strip()
         raise click.BadParameter(
-            f"--shapes {text!r} is not AXIS=SIZE[,SIZE...] or AXIS=LOW..HIGH, e.g. seq=16,64,128 or time=1000..16000 "
-            "(a mix of sizes across the range)"
+            f"--shapes {text!r} names two axes ({axis} and {second}): one flag gives the sizes of one axis; "
+            f"give one flag per axis, e.g. --shapes {axis}={items[0]} --shapes {others[0]}"
         )
-    return axis.strip(), values
+    values: list[int | str] = []
+    for item in items:
+        try:
+            values.append(_size_item(item))
+        except ValueError as e:
+            raise click.BadParameter(f"--shapes {text!r}: {item!r} {e}") from None
+    return axis, tuple(dict.fromkeys(values))
 
 
 def _size_item(text: str) -> int | str:
     """One ``--shapes`` item: a size ``>= 1``, or a mixed range ``LO..HI`` (``1 <= LO < HI``) as ``"LO..HI"``.
 
     Raises:
-        ValueError: neither.
+        ValueError: neither; its message says why, to follow the item (``"is a range of one size: give 100"``).
     """
     if MIXED in text:
-        lo, hi = (int(x) for x in text.split(MIXED))
-        if not 1 <= lo < hi:
-            raise ValueError(text)
+        parts = text.split(MIXED)
+        if len(parts) != 2 or not all(_whole(x) for x in parts):
+            raise ValueError(f"is not a range LOW..HIGH of two whole numbers; expected {SHAPES_FORM}")
+        lo, hi = (int(x) for x in parts)
+        if lo < 1:
+            raise ValueError(f"starts at {lo}: sizes are >= 1")
+        if lo > hi:
+            raise ValueError(f"is reversed: did you mean {hi}{MIXED}{lo}?")
+        if lo == hi:
+            raise ValueError(f"is a range of one size: give the size, {lo}, or a wider range")
         return f"{lo}{MIXED}{hi}"
+    if not _whole(text):
+        raise ValueError(f"is not a size (a whole number >= 1) or a range; expected {SHAPES_FORM}")
     if (size := int(text)) < 1:
-        raise ValueError(text)
+        raise ValueError("is below 1: sizes are >= 1")
     return size
+
+
+def _whole(text: str) -> bool:
+    """Whether ``text`` is a whole number, signed or not (its sign is checked apart)."""
+    return text.strip().lstrip("-").isdigit()
 
 
 def sweep_axes_flags(values: tuple[str, ...]) -> dict[str, tuple[int | str, ...]]:
