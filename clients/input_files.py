@@ -248,14 +248,38 @@ def _json_values(path: Path, i: int, item: Any, t: TensorInfo) -> np.ndarray:
     want = shape if shape is not None else list(t.dims)
     try:
         if isinstance(content, dict) and "b64" in content:  # raw little-endian bytes (perf_analyzer's FP16 form)
-            values = np.frombuffer(base64.b64decode(content["b64"]), np.dtype(t.dtype).newbyteorder("<")).astype(t.dtype)
+            raw, size = base64.b64decode(content["b64"]), np.dtype(t.dtype).itemsize
+            if len(raw) % size:
+                raise ClientError(
+                    f'{where}: input {t.name!r} has {len(raw)} bytes of "b64", not a whole number of {t.dtype} values '
+                    f"({size} bytes each)",
+                    hint=form,
+                )
+            values = np.frombuffer(raw, np.dtype(t.dtype).newbyteorder("<")).astype(t.dtype)
         else:
             given = np.asarray(content)  # a text among numbers makes every value a text: keep each as given
             given = np.asarray(content, dtype=object) if given.dtype.kind in "US" else given
             values = convert(given, t.name, t.dtype, t.triton_dtype, where)
-        return values.reshape(want)
     except (ValueError, TypeError, binascii.Error) as e:
         raise ClientError(f"{where}: input {t.name!r} is not {t.dtype} of shape {want} ({e})", hint=form) from None
+    count = _count_problem(values.size, want)
+    if count is not None:  # break test B9: numpy's "cannot reshape array of size 5 into shape (4,)"
+        raise ClientError(
+            f"{where}: input {t.name!r} has {values.size} values; shape {want} takes {count}",
+            hint=f'give {t.name!r} {count} values in each entry (shape {want}, without the batch axis), or a "shape" they fill',
+        )
+    return values.reshape(want)
+
+
+def _count_problem(given: int, shape: list[int]) -> str | None:
+    """How many values ``shape`` takes when ``given`` do not fill it (one ``-1`` at most: a dynamic dim
+    of any size), in words (``"4"``, ``"a multiple of 4"``), or ``None`` when they do."""
+    fixed = int(np.prod([d for d in shape if d != -1]))
+    if -1 not in shape:
+        return None if given == fixed else str(fixed)
+    if (fixed and given % fixed == 0) or (not fixed and not given):
+        return None
+    return f"a multiple of {fixed} (its fixed dims)"
 
 
 def _entries(path: Path) -> list[dict]:

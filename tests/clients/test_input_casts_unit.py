@@ -119,3 +119,21 @@ def test_generated_integers_are_not_wrapped_into_a_served_type_that_cannot_hold_
         input_args(config, spec, tmp_path)
     fits = ModelSpec.from_flags([f"v:int64:{WIDTH}:0..100"], ["y"])  # a range the type holds is drawn as before
     assert generate_inputs(ModelSignature.from_config(config), 2, fits)["v"].max() <= 100
+
+
+@pytest.mark.parametrize(
+    "dims, row, said",
+    [
+        ((WIDTH,), list(range(WIDTH + 1)), f"has {WIDTH + 1} values; shape [{WIDTH}] takes {WIDTH}"),
+        ((-1, WIDTH), list(range(WIDTH + 1)), f"shape [-1, {WIDTH}] takes a multiple of {WIDTH} (its fixed dims)"),
+        ((WIDTH,), {"b64": base64.b64encode(bytes(WIDTH * 8 + 1)).decode()}, f'{WIDTH * 8 + 1} bytes of "b64"'),
+    ],
+)
+def test_too_many_values_for_a_shape_say_the_count_expected_and_given(tmp_path: Path, dims, row, said) -> None:
+    """Break test B9: one value too many for a fixed-shape input leaked numpy's "cannot reshape array of size 4 into shape (3,)"."""
+    sig = ModelSignature.from_config(_config("TYPE_INT64", dims))
+    src = _json(tmp_path / "v.json", row)
+    for read in (load_samples, load_input_file):
+        with pytest.raises(ClientError) as e:
+            read(src, sig)
+        assert said in e.value.message and "reshape" not in e.value.message, e.value.message
