@@ -246,7 +246,7 @@ class ModelSpec:
 
         Raises:
             ModelSpecError: the file is missing, a folder or unreadable (:func:`core.names.file_problem`,
-                the rule of every file argument), not JSON, or not a valid spec.
+                the rule of every file argument), not UTF-8 text, not JSON, or not a valid spec.
         """
         p = Path(path)
         problem = file_problem(p, "spec file", "*.json")
@@ -254,12 +254,21 @@ class ModelSpec:
             message, hint = problem
             raise ModelSpecError(message, hint=f"{hint}; `builders spec --example` prints a spec to start from")
         try:
-            data = json.loads(p.read_text())
+            data = json.loads(p.read_text(encoding="utf-8"))
         except json.JSONDecodeError as e:
             raise ModelSpecError(
                 f"spec file {p} is not valid JSON: {e}",
                 hint="fix it at that line and column; `builders spec --example` prints a valid spec to start from",
             ) from e
+        except UnicodeDecodeError as e:  # a binary file or another encoding: JSON is UTF-8 text
+            raise ModelSpecError(
+                f"spec file {p} is not UTF-8 text (byte {e.object[e.start]:#04x} at offset {e.start}), so not a JSON spec",
+                hint="give the JSON spec file (saved as UTF-8); `builders spec --example` prints one to start from",
+            ) from None
+        except OSError as e:  # became unreadable after the check, or a special file
+            raise ModelSpecError(
+                f"spec file {p} cannot be read ({e.strerror or e})", hint="give a readable JSON spec file"
+            ) from None
         unknown = unknown_spec_keys(data)
         if unknown:
             where, key, valid = unknown[0]
@@ -355,7 +364,7 @@ class ModelSpecRecord(Record):
             )
         return ModelSpec(
             tuple(t.to_spec() for t in self.inputs),
-            tuple(output_placeholder(t) if isinstance(t, str) else t.to_spec() for t in self.outputs),
+            tuple(output_placeholder(t) if isinstance(t, str) else t.to_spec(output=True) for t in self.outputs),
             dict(self.dynamic_axes),
         )
 

@@ -122,33 +122,8 @@ class TensorSpec:
         object.__setattr__(self, "value_range", normal_range(self.name, self.dtype, self.shape, self.value_range))
 
     def _minus_one(self, i: int) -> ModelSpecError:
-        """The error for a ``-1`` at position ``i`` of the shape (ONNX's and Triton's way to write
-        a dynamic size): a leading one is the batch axis, which per-sample shapes leave out (as
-        for a leading ``"batch"``); any other is a dynamic axis, which the spec names. A
-        leading ``-1`` may also be a dynamic size of each sample (``[-1, 4]``): both fixes are given."""
-        named = [f"{self.name}_dim{j + 1}" if d == -1 else d for j, d in enumerate(self.shape)]
-        shape = list(self.shape)
-        if i == 0:
-            what = (
-                f"a leading -1 (the batch axis as ONNX and Triton configs write it) is the implicit first axis; "
-                f"per-sample shapes must not include it (shape {shape})"
-            )
-            todo = (  # the -1 may as well be a dynamic size of each sample (break test B3: feat [-1, 4])
-                f"drop the -1 if it is the batch axis (always axis 0): {self._forms(named[1:])}; or, if it is a "
-                f"dynamic size of each sample, name that axis: {self._forms(named)}"
-            )
-        else:
-            what = f"dimension {i} is -1 (a dynamic size), which a spec gives as a named dynamic axis (shape {shape})"
-            todo = "name the dynamic axis and give its range: " + self._forms(named)
-        return ModelSpecError(f"tensor {self.name!r}: {what}", hint=todo)
-
-    def _forms(self, shape: list[Dim]) -> str:
-        """``shape`` as a spec file's ``"shape"`` and, for an input, its ``--input`` flag, with the range flag
-        of any axis named after this tensor (:meth:`_minus_one`'s names)."""
-        axes = [d for d in shape if isinstance(d, str) and d.startswith(f"{self.name}_dim")]
-        ranges = f' with --dynamic-axis {axes[0]}=MIN,OPT,MAX (the spec\'s "dynamic_axes")' if axes else ""
-        flag = f"--input {self.name}:{self.dtype}:{','.join(map(str, shape))}"  # an output has no such flag
-        return f'in a spec file "shape": {json.dumps(shape)} (for an input, on the command line: {flag}){ranges}'
+        """The error for a ``-1`` at position ``i`` of the shape (:func:`minus_one_error`, said for an input)."""
+        return minus_one_error(self.name, self.dtype, self.shape, i)
 
     @property
     def triton_dtype(self) -> str:
@@ -270,12 +245,15 @@ class TensorSpecRecord(Record):
             domain=t.domain,
         )
 
-    def to_spec(self) -> TensorSpec:
-        """The :class:`TensorSpec` this record describes.
+    def to_spec(self, output: bool = False) -> TensorSpec:
+        """The :class:`TensorSpec` this record describes (``output``: one of the spec's outputs, said so
+        in a ``-1`` dim's error, :func:`minus_one_error`).
 
         Raises:
             ModelSpecError: the tensor is inconsistent (:meth:`TensorSpec.__post_init__`).
         """
+        if output and -1 in self.shape:
+            raise minus_one_error(self.name, self.dtype, self.shape, self.shape.index(-1), output=True)
         return TensorSpec(
             self.name,
             self.dtype,
@@ -285,6 +263,47 @@ class TensorSpecRecord(Record):
             self.batch_axis,
             self.domain,
         )
+
+
+def minus_one_error(name: str, dtype: str, shape: Sequence[Dim], i: int, output: bool = False) -> ModelSpecError:
+    """The error for a ``-1`` at position ``i`` of a tensor's shape (ONNX's and Triton's way to write
+    a dynamic size): a leading one is the batch axis, which per-sample shapes leave out (as for a
+    leading ``"batch"``); any other is a dynamic dim, which the spec names. A leading ``-1`` may also
+    be a dynamic size of each sample (``[-1, 4]``): both fixes are given. An input's fix is its
+    ``--input`` flag and the axis's range; an output's is its spec-file ``"shape"``, whose dynamic dims
+    take any name and no range, or a bare name (an output has no ``--input`` flag: the old hint gave
+    one for every tensor)."""
+    named: list[Dim] = [f"{name}_dim{j + 1}" if d == -1 else d for j, d in enumerate(shape)]
+    kind = "output" if output else "tensor"
+    if i == 0:
+        what = (
+            f"a leading -1 (the batch axis as ONNX and Triton configs write it) is the implicit first axis; "
+            f"per-sample shapes must not include it (shape {list(shape)})"
+        )
+        todo = (  # the -1 may as well be a dynamic size of each sample (break test B3: feat [-1, 4])
+            f"drop the -1 if it is the batch axis (always axis 0): {_forms(name, dtype, named[1:], output)}; or, if "
+            f"it is a dynamic size of each sample, name that {'dim' if output else 'axis'}: {_forms(name, dtype, named, output)}"
+        )
+    else:
+        what = f"dimension {i} is -1 (a dynamic size), which a spec gives as a named dynamic {'dim' if output else 'axis'} (shape {list(shape)})"
+        todo = ("name the dynamic dim: " if output else "name the dynamic axis and give its range: ") + _forms(
+            name, dtype, named, output
+        )
+    if output:
+        todo += f'; or give the output as a bare name ("{name}") to take its dtype and shape from the model'
+    return ModelSpecError(f"{kind} {name!r}: {what}", hint=todo)
+
+
+def _forms(name: str, dtype: str, shape: list[Dim], output: bool) -> str:
+    """``shape`` as a spec file's ``"shape"`` and, for an input, its ``--input`` flag with the range flag of
+    any axis named after the tensor (:func:`minus_one_error`'s names); an output's dims take any name, no range."""
+    axes = [d for d in shape if isinstance(d, str) and d.startswith(f"{name}_dim")]
+    if output:
+        anyname = " (an output's dynamic dim takes any name and no range)" if axes else ""
+        return f'in the spec file\'s outputs "shape": {json.dumps(shape)}{anyname}'
+    ranges = f' with --dynamic-axis {axes[0]}=MIN,OPT,MAX (the spec\'s "dynamic_axes")' if axes else ""
+    flag = f"--input {name}:{dtype}:{','.join(map(str, shape))}"
+    return f'in a spec file "shape": {json.dumps(shape)} (for an input, on the command line: {flag}){ranges}'
 
 
 R = TypeVar("R", bound=Record)

@@ -140,6 +140,16 @@ def test_results_file_that_is_not_json(tmp_path: Path):
         results.load(tmp_path)
 
 
+def test_a_record_file_that_is_not_utf8_text_or_a_folder_is_one_error(tmp_path: Path):
+    """A binary file or a folder where a record is read raised UnicodeDecodeError / a bare OSError."""
+    path = tmp_path / "results.json"
+    path.write_bytes(b"\x89PNG\r\n")
+    with pytest.raises(RecordError, match=r"results.json is not UTF-8 text \(byte 0x89 at offset 0\), so not JSON"):
+        load_record(path, results.RESULTS_KIND)
+    with pytest.raises(RecordError, match=r"is a folder, not a file"):
+        load_record(tmp_path, results.RESULTS_KIND)
+
+
 # -- manifest and index -------------------------------------------------------------------
 
 

@@ -131,6 +131,9 @@ def test_malformed_spec_file_is_one_clear_error(tmp_path):
     for unreadable, why in ((tmp_path, "is a folder, not a file"),):  # said as such, never a traceback
         with pytest.raises(ModelSpecError, match=why):
             ModelSpec.from_file(unreadable)
+    path.write_bytes(b"\xff\xfe" + json.dumps({"inputs": []}).encode("utf-16-le"))  # not UTF-8: was a traceback
+    with pytest.raises(ModelSpecError, match=r"is not UTF-8 text \(byte 0xff at offset 0\), so not a JSON spec"):
+        ModelSpec.from_file(path)
 
 
 def test_export_sizes_avoid_size_one_examples():
@@ -303,3 +306,20 @@ def test_a_missing_spec_file_lists_the_closest_json_files_and_how_many_more(tmp_
         ModelSpec.from_file(tmp_path / "spec.json")
     listed = e.value.message.split(f"(in {tmp_path}: ")[1]
     assert listed.startswith("specs.json, spec_old.json") and listed.endswith(" and 6 more)")
+
+
+@pytest.mark.parametrize("shape, at", [([-1, 4], 0), ([4, -1], 1)])
+def test_a_minus_one_in_an_output_gets_the_output_form(shape, at):
+    """An output's -1 was told its --input flag and a --dynamic-axis range, neither of which an output takes."""
+    spec = {
+        "inputs": [{"name": "x", "dtype": "float32", "shape": [4]}],
+        "outputs": [{"name": "feat", "dtype": "float32", "shape": shape}],
+    }
+    with pytest.raises(ModelSpecError) as e:
+        ModelSpec.from_json(spec)
+    named = [f"feat_dim{j + 1}" if d == -1 else d for j, d in enumerate(shape)]
+    assert e.value.message.startswith("output 'feat':"), e.value.message
+    assert "--input" not in e.value.hint and "--dynamic-axis" not in e.value.hint, e.value.hint
+    assert f'outputs "shape": {json.dumps(named)}' in e.value.hint and 'a bare name ("feat")' in e.value.hint
+    if at == 0:
+        assert f'outputs "shape": {json.dumps(shape[1:])}' in e.value.hint
