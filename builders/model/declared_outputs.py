@@ -6,7 +6,9 @@ the model returns, so a declared output that contradicts it is refused, naming t
 spec's and the model's value and what to write instead; where the spec is only less specific
 (a dim it calls dynamic that the model returns fixed) the model's value is kept and a note
 says so. A dynamic dim the user named keeps the user's name through the build record, so
-``builders spec --build`` gives it back (trial 12, F14 and F22).
+``builders spec --build`` gives it back (trial 12, F14 and F22), except a dim that is the size of
+an input's dynamic axis: it takes that axis's name, which ties its size to the request's (what
+clients and the sweep read), and a note says so.
 """
 
 from __future__ import annotations
@@ -73,7 +75,11 @@ def check_declared(
             dims.append(f)
             continue
         if isinstance(d, str) and d not in spec.dynamic_axes:  # the model's dim is an input axis' size
-            notes.append(f"spec output {name!r}: shape[{j}] ({d!r}) is the size of input axis {f!r}: recorded as {f!r}")
+            notes.append(  # break test B4: said as a bare "recorded as", while the README promised the name kept
+                f"spec output {name!r} names shape[{j}] {d!r}, but it is the size of input axis {f!r} at every size "
+                f"the build ran: recorded as {f!r} (manifest, builders spec --build), so its size follows the request's "
+                f"{f}; name it {f!r} in the spec to keep the two alike"
+            )
             dims.append(f)
             continue
         fixed = isinstance(d, int)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 
 import pytest
+import torch
 import verification_models as vm
 from click.testing import CliRunner
 
@@ -94,3 +95,23 @@ def test_spec_then_build_then_spec_build_gives_the_users_axis_names_back(tmp_pat
     back = json.loads(out.output)
     assert [(o["name"], o["dtype"], o["shape"]) for o in back["outputs"]] == [("frames", "float32", ["frames", 4])]
     assert back["inputs"][0]["shape"] == ["seq"] and back["dynamic_axes"] == given["dynamic_axes"]
+
+
+class _PerStep(torch.nn.Module):
+    """x [B, seq] -> [B, seq, 4]: the output's first per-sample dim is always the input axis seq."""
+
+    def forward(self, x):
+        return x.unsqueeze(-1).expand(-1, -1, 4)
+
+
+def test_a_user_name_for_a_dim_that_is_an_input_axis_takes_the_axis_name_and_says_why():
+    """Break test B4: the README said a user's dynamic output dim name is kept; one that tracks an input
+    axis was renamed with a bare "recorded as 'seq'". The README now says when, and the note why and what to do."""
+    notes: list[str] = []
+    spec = infer_outputs(_PerStep(), _spec(TensorSpec("steps", "float32", ("frames", 4))), notes.append)
+    assert spec.outputs[0].shape == ("seq", 4)
+    assert notes == [
+        "spec output 'steps' names shape[0] 'frames', but it is the size of input axis 'seq' at every size the build "
+        "ran: recorded as 'seq' (manifest, builders spec --build), so its size follows the request's seq; name it "
+        "'seq' in the spec to keep the two alike"
+    ]
