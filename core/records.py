@@ -130,26 +130,33 @@ def _adapter(tp: Any) -> TypeAdapter[Any]:
 def describe(error: ValidationError) -> str:
     """One line per field problem: ``  field.path: expected ..., found ...`` (at most
     :data:`MAX_PROBLEMS`, then a count)."""
-    lines = [f"  {p}" for p in problems(error)[:MAX_PROBLEMS]]
-    more = error.error_count() - MAX_PROBLEMS
-    if more > 0:
-        lines.append(f"  ... and {more} more")
+    found = problems(error)
+    lines = [f"  {p}" for p in found[:MAX_PROBLEMS]]
+    if len(found) > MAX_PROBLEMS:
+        lines.append(f"  ... and {len(found) - MAX_PROBLEMS} more")
     return "\n".join(lines)
 
 
 def problems(error: ValidationError) -> list[str]:
     """``field.path: expected ..., found ...`` for each problem of ``error``. A check that
-    looks at a whole object (a validator's ``ValueError``) names what it expected only."""
-    out = []
+    looks at a whole object (a validator's ``ValueError``) names what it expected only. The
+    members of a union that all refused one value are one line, ``expected a valid integer or a
+    valid string, found 1.5`` (a spec's shape dim said it twice, once per member)."""
+    out: list[list[Any]] = []  # [field path, expectations, found or None]
     for err in error.errors(include_url=False):
         loc = field_path(err["loc"])
         if err["type"] == "missing":
-            out.append(f"{loc}: required field is missing")
+            out.append([loc, ["required field is missing"], None])
         elif err["type"] in ("value_error", "assertion_error"):
-            out.append(f"{loc}: expected {_expected(err['msg'])}")
+            out.append([loc, [f"expected {_expected(err['msg'])}"], None])
         else:
-            out.append(f"{loc}: expected {_expected(err['msg'])}, found {repr(err.get('input'))[:80]}")
-    return out
+            found, want = repr(err.get("input"))[:80], _expected(err["msg"])
+            same = next((p for p in out if p[0] == loc and p[2] == found), None)
+            if same is not None:
+                same[1].append(want)
+            else:
+                out.append([loc, [f"expected {want}"], found])
+    return [f"{loc}: {' or '.join(said)}" + (f", found {found}" if found is not None else "") for loc, said, found in out]
 
 
 def field_path(loc: tuple[Any, ...]) -> str:

@@ -272,3 +272,11 @@ def test_a_manifest_field_the_record_does_not_know_fails_the_write(tiny_build, t
     ):
         write_manifest(tmp_path / "manifest.json", doc)
     assert not (tmp_path / "manifest.json").exists()
+
+
+def test_a_value_every_member_of_a_union_refuses_is_one_line(tmp_path: Path):
+    """A spec's shape dim 1.5 was said twice, once per member of ``int | str`` (the kind of break test B13)."""
+    spec = {"inputs": [{"name": "x", "dtype": "float32", "shape": [1.5, "seq"]}], "dynamic_axes": {"seq": [1, 2, 3]}}
+    with pytest.raises(ModelSpecError) as e:
+        ModelSpec.from_json(spec, "spec file s.json")
+    assert e.value.message.splitlines()[1:] == ["  inputs[0].shape[0]: expected a valid integer or a valid string, found 1.5"]
