@@ -34,7 +34,7 @@ def best_under_budget(run: Any, budget_ms: float) -> dict[str, Any]:
     Returns:
         ``{model: perf.analysis.stats.points.Point | None}``.
     """
-    from perf.analysis.recommendation.recommend import DEFAULT_TOLERANCE_PCT
+    from perf.analysis.ranking.trials import DEFAULT_TOLERANCE_PCT
     from perf.analysis.recommendation.recommend import best_under_budget as pick
     from perf.analysis.stats.points import run_points
 

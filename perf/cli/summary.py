@@ -104,7 +104,7 @@ def _table(run: RunResult, rec: Recommendation, top_n: int) -> Table:
     view = Table(title=escape(title), caption=_summary_legend(shown_text, pct, other, run, _left_out(run, shown, best), top_n))
     view.add_column("variant", no_wrap=True)
     for col in (
-        "best infer/s" if run.rounds is not None else "highest infer/s",
+        "best infer/s",
         "at c",
         *([f"p{pct} ms"] if other else []),
         "p99 ms",

@@ -8,7 +8,7 @@ Rules (thresholds in :class:`~perf.records.search.SearchRules`, recorded with th
 * **Adaptive concurrency** (``--concurrency auto``): the ladder starts at ``start`` and
   grows by ``growth`` up to ``max_concurrency``. A step up still pays when throughput rises
   by more than ``min_gain_pct`` % and by more than both levels' measured spread
-  (:func:`perf.analysis.recommendation.recommend.spread`: trial min–max, perf_analyzer's window spread, the
+  (:func:`perf.analysis.ranking.trials.spread`: trial min–max, perf_analyzer's window spread, the
   stability tolerance for unstable levels); the first step that does not ends the ladder
   one level past the knee (:func:`perf.analysis.saturation.rises.knee` then finds it). With a latency budget
   the ladder also ends at the first level over the budget, and up to ``refine_steps``
@@ -37,8 +37,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from perf.analysis.ranking.budget_latency import latency_metric
+from perf.analysis.ranking.trials import DEFAULT_TOLERANCE_PCT, rank, spread
 from perf.analysis.recommendation.excluded import candidate
-from perf.analysis.recommendation.recommend import DEFAULT_TOLERANCE_PCT, best_under_budget, rank, spread
+from perf.analysis.recommendation.recommend import best_under_budget
 from perf.analysis.stats.points import THROUGHPUT, Point
 from perf.markdown import fmt, fmt_given
 from perf.records.levels import HOST_BUSY, LevelResult
@@ -91,7 +92,7 @@ def resolve_mode(asked: str | None, n_variants: int, rules: SearchRules, adaptiv
 
 def best_point(points: Mapping[str, Sequence[Point]], budget: Budget | None, tol: float) -> Point | None:
     """The best level of ``points`` (variant -> series) by the recommendation's ranking rule
-    (:func:`perf.analysis.recommendation.recommend.rank`): under ``budget`` when one is set."""
+    (:func:`perf.analysis.ranking.trials.rank`): under ``budget`` when one is set."""
     cands = [p for pts in points.values() for p in pts if candidate(p)]
     return best_under_budget(cands, budget.ms, tol, budget.percentile) if budget is not None else rank(cands, tol)[0]
 
@@ -125,7 +126,7 @@ def next_step(
         best: The best level of the *other* variants (:func:`best_point`) when pruning;
             ``None`` in brute mode or before any other variant has numbers.
         budget: The latency budget, if any.
-        tol: Stability tolerance (%) for :func:`perf.analysis.recommendation.recommend.spread`.
+        tol: Stability tolerance (%) for :func:`perf.analysis.ranking.trials.spread`.
 
     Returns:
         A concurrency to measure; a :class:`SearchDecision` when its levels end early or it

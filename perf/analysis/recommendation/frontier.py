@@ -7,7 +7,7 @@ dominates, sorted by p99 (lowest first, so throughput rises along it). Three vie
 
 * :func:`operating_frontier`: over every (variant, level) — the operating points worth
   choosing from; the frontier plot draws it.
-* :func:`best_level_frontier`: each variant at its best level (:func:`perf.analysis.recommendation.recommend.rank`:
+* :func:`best_level_frontier`: each variant at its best level (:func:`perf.analysis.ranking.trials.rank`:
   highest throughput, stable levels first), then the frontier of those.
 * :func:`level_frontiers`: per (client batch size, concurrency), among the variants measured there.
 
@@ -22,8 +22,8 @@ from collections.abc import Iterable
 
 from core.wording import agree, count, plural, sentence, some_of
 from perf.analysis.recommendation.excluded import candidate
-from perf.analysis.recommendation.recommend import Recommendation, rank, recommend
-from perf.analysis.saturation.peaks import best_levels as paired_best
+from perf.analysis.recommendation.recommend import Recommendation, recommend
+from perf.analysis.saturation.peaks import best_levels as named_levels
 from perf.analysis.saturation.peaks import peak_mark
 from perf.analysis.stats.points import P99, THROUGHPUT, Point
 from perf.markdown import APPENDIX_FILE, UNSTABLE_MARK, flag_mark, fmt, name_then_numbers, table
@@ -113,19 +113,12 @@ def workload_frontiers(front: Iterable[Point]) -> dict[str, list[Point]]:
 
 
 def best_levels(points: dict[str, list[Point]], failed: Iterable[str] = (), run: RunResult | None = None) -> dict[str, Point]:
-    """Each variant's best level: in a rounds sweep (``run`` with rounds) the level the console table and
-    the picks name (:func:`perf.analysis.saturation.peaks.best_levels`, trial 12, F5: the Variant frontier
-    took another level of a series than the table), else by the recommendation's rule
-    (:func:`perf.analysis.recommendation.recommend.rank`: stable levels first)."""
+    """Each variant's best level, the one the console table and the picks name
+    (:func:`perf.analysis.saturation.peaks.best_levels`; trial 12, F5: the Variant frontier took another level
+    of a series than the table), of the variants not ``failed``; ``run``: the run of ``points`` (``None``: a
+    run of trials at the default stability tolerance)."""
     gone = set(failed)
-    if run is not None and run.rounds is not None:
-        return {n: p for n, p in paired_best(run, points).items() if n not in gone}
-    out = {}
-    for name, pts in points.items():
-        best, _ = rank(pts) if name not in gone else (None, None)
-        if best is not None:
-            out[name] = best
-    return out
+    return {n: p for n, p in named_levels(run, points).items() if n not in gone}
 
 
 def best_level_frontier(points: dict[str, list[Point]], failed: Iterable[str] = (), run: RunResult | None = None) -> list[Point]:

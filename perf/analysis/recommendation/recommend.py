@@ -39,6 +39,7 @@ from perf.analysis.ranking.budget_latency import DEFAULT_LATENCY_PERCENTILE, lat
 from perf.analysis.ranking.rank import Drops, Ranking, dropped_by_search, rank_variants
 from perf.analysis.ranking.standing import rounds_left, settled, uncompared
 from perf.analysis.ranking.standing_words import others_words, outside_words, tie_words
+from perf.analysis.ranking.trials import DEFAULT_TOLERANCE_PCT, rank, tolerance
 from perf.analysis.recommendation.choice import Choice
 from perf.analysis.recommendation.cuts import cut_notes
 from perf.analysis.recommendation.excluded import candidate, excluded_levels, where
@@ -51,11 +52,7 @@ from perf.analysis.stats.paired import ALPHA, few_rounds
 from perf.analysis.stats.points import P99, THROUGHPUT, Point, run_points
 from perf.markdown import fmt, fmt_given
 from perf.records.results import RunResult, VariantResult
-from perf.records.settings import MeasureSettings
 from perf.records.workloads import workload
-
-#: Default stability tolerance (%): perf_analyzer's ``-s`` as the sweep passes it by default.
-DEFAULT_TOLERANCE_PCT = MeasureSettings().stability_pct
 
 
 @dataclasses.dataclass
@@ -106,56 +103,6 @@ class Recommendation:
         return f"p{self.latency_percentile} budget of {fmt_given(self.latency_budget_ms)} ms"
 
 
-def spread(p: Point, tolerance_pct: float = DEFAULT_TOLERANCE_PCT) -> float:
-    """How far a flagged point's throughput may be off (infer/s): the largest of its
-    min–max over trials, its perf_analyzer windows' spread (``throughput_window_spread_pct``,
-    worst trial) and, when neither is known or the point is unstable, the stability
-    tolerance it was measured against (``tolerance_pct`` % of its throughput: an unstable
-    level's windows disagreed by more than that)."""
-    thr, pct = p.get(THROUGHPUT) or 0.0, p.high.get("throughput_window_spread_pct")
-    known = [x for x in (p.spread(THROUGHPUT), None if pct is None else pct / 100.0 * thr) if x is not None]
-    if not known or not p.stable:
-        known.append(tolerance_pct / 100.0 * thr)
-    return max(known)
-
-
-def rank(points: Iterable[Point], tolerance_pct: float = DEFAULT_TOLERANCE_PCT) -> tuple[Point | None, str | None]:
-    """The best candidate of ``points`` by the module's rule, and the words when it is flagged.
-
-    Args:
-        points: Candidates (non-candidates among them are skipped: see :func:`candidate`).
-        tolerance_pct: Stability tolerance (%) for :func:`spread`.
-
-    Returns:
-        ``(point, why)``: ``why`` is None for an ``ok`` pick; ``(None, None)`` without candidates.
-    """
-    cands = [p for p in points if candidate(p)]
-
-    def key(p: Point) -> tuple[float, float]:
-        return (p.value(THROUGHPUT), -p.value(P99))
-
-    best_ok = max((p for p in cands if p.status == "ok"), key=key, default=None)
-    flagged = [p for p in cands if p.status != "ok"]
-    if best_ok is None:
-        best = max(flagged, key=key, default=None)
-        if best is None:
-            return None, None
-        return best, (
-            f"no stable level qualifies, so this {best.status} level is the best there is"
-            + (f" ({notes_text(best.notes)})" if best.notes else "")
-        )
-    beat = [p for p in flagged if p.value(THROUGHPUT) - spread(p, tolerance_pct) > best_ok.value(THROUGHPUT)]
-    best = max(beat, key=key, default=None)
-    if best is None:
-        return best_ok, None
-    lead, margin = best.value(THROUGHPUT) - best_ok.value(THROUGHPUT), spread(best, tolerance_pct)
-    return best, (
-        f"picked although {best.status}: it beats the best stable level ({where(best_ok)}, "
-        f"{fmt(best_ok.get(THROUGHPUT))} infer/s) by {fmt(lead)} infer/s, more than its spread of "
-        f"{fmt(margin)} infer/s"
-    )
-
-
 def best_under_budget(
     points: Iterable[Point],
     latency_budget_ms: float,
@@ -196,8 +143,7 @@ def recommend(
         raise PerfError(f"latency budget must be a positive number of ms, got {latency_budget_ms}", hint="give one above 0 ms")
     pct = int(latency_percentile or run.settings.get("latency_percentile") or DEFAULT_LATENCY_PERCENTILE)
     metric = latency_metric(pct)
-    stored = run.settings.get("stability_pct")  # a MeasureSettings field, stored flat beside the typed keys
-    tol = float(stored) if isinstance(stored, (int, float, str)) and stored else DEFAULT_TOLERANCE_PCT
+    tol = tolerance(run)
     points = run_points(run)
     rule = judge(run)
     knees = {v.name: knee(points[v.name], rule) for v in run.variants}

@@ -20,6 +20,7 @@ import dataclasses
 from typing import Protocol
 
 from perf.analysis.ranking.operating import Adjusted, Side, compare, operating_point, side_of
+from perf.analysis.ranking.trials import DEFAULT_TOLERANCE_PCT, rank, spread, tolerance
 from perf.analysis.saturation.rises import Judge, Rising, judge, knee, paired_rise, shown
 from perf.analysis.stats.curves import curve, peak
 from perf.analysis.stats.points import P99, THROUGHPUT, Point, aggregate
@@ -193,15 +194,20 @@ def budget_unreached(
     )
 
 
-def best_levels(run: RunResult, points: dict[str, list[Point]]) -> dict[str, Point]:
+def best_levels(run: RunResult | None, points: dict[str, list[Point]]) -> dict[str, Point]:
     """Each variant's best level, by one rule wherever one is named (the best peak pick, the console
-    table's row, the peaks not reached; trial 9, F36: the report named c=1 and the console c=2 of
-    the same variant): in a rounds sweep the paired ranking's (:func:`perf.analysis.ranking.operating.operating_point`
-    of every level, over the round-adjusted throughput of the run's variants that did not fail, as
-    :func:`~perf.analysis.ranking.rank.rank_variants` names its leader); else the level with the highest
-    median throughput (:func:`perf.analysis.stats.curves.peak`). A variant without one is left out."""
-    out = {n: p for n, pts in points.items() if (p := peak(pts)) is not None}
-    if run.rounds is None:
+    table's row, the plots' highlights, the Variant frontier, the peaks not reached; trial 9, F36: the
+    report named c=1 and the console c=2 of the same variant): in a rounds sweep the paired ranking's
+    (:func:`perf.analysis.ranking.operating.operating_point` of every level, over the round-adjusted
+    throughput of the run's variants that did not fail, as :func:`~perf.analysis.ranking.rank.rank_variants`
+    names its leader); in a run of trials (``run`` ``None``: at the default stability tolerance) the
+    recommendation's rule, stable levels first (:func:`perf.analysis.ranking.trials.rank`; the console named
+    an unstable level's higher median beside a pick of the stable one below it), else, a variant without a
+    level that rule ranks, its highest median (:func:`perf.analysis.stats.curves.peak`). A variant without
+    one is left out."""
+    tol = tolerance(run) if run is not None else DEFAULT_TOLERANCE_PCT
+    out = {n: p for n, pts in points.items() if (p := rank(pts, tol)[0] or peak(pts)) is not None}
+    if run is None or run.rounds is None:
         return out
     ok = [v for v in run.variants if v.status != "failed"]
     adjusted = Adjusted(ok)
@@ -217,10 +223,14 @@ def higher_median(run: RunResult, points: list[Point], at: Point, short: bool = 
     """Why ``at``, a variant's best level (:func:`best_levels`), is named although another of its
     levels has a higher median throughput, in numbers (``short``: for a console note); ``None``
     when none has. In a rounds sweep the two are compared paired (:func:`perf.analysis.ranking.operating.compare`)
-    and the round-adjusted scale (:class:`perf.analysis.ranking.operating.Adjusted`) that named it is shown."""
+    and the round-adjusted scale (:class:`perf.analysis.ranking.operating.Adjusted`) that named it is shown;
+    in a run of trials the higher one is flagged and not ahead of the best stable level by more than its
+    spread (:func:`perf.analysis.ranking.trials.rank`), said with both numbers."""
     top = peak(points)
-    if top is None or top is at or top.value(THROUGHPUT) <= at.value(THROUGHPUT) or run.rounds is None:
+    if top is None or top is at or top.value(THROUGHPUT) <= at.value(THROUGHPUT):
         return None
+    if run.rounds is None:
+        return _flagged_higher(run, points, at, top, short)
     vr = run.variant(at.variant)
     if vr is None:
         return None
@@ -241,6 +251,23 @@ def higher_median(run: RunResult, points: list[Point], at: Point, short: bool = 
     return (
         f"{said}, but {verdict}: {lo} was ahead in {r.wins} of the {r.rounds} rounds they shared "
         f"({hi}/{lo} median ratio {1.0 / r.median:.2f}){scale}"
+    )
+
+
+def _flagged_higher(run: RunResult, points: list[Point], at: Point, top: Point, short: bool) -> str | None:
+    """:func:`higher_median` in a run of trials: ``top``, a flagged level with a higher median than ``at``, did not
+    beat the variant's best stable level by more than its spread (``None`` when ``top`` is stable)."""
+    stable = rank([p for p in points if p.status == "ok"])[0]
+    if top.status == "ok" or stable is None:
+        return None
+    lead, margin, hi = top.value(THROUGHPUT) - stable.value(THROUGHPUT), spread(top, tolerance(run)), f"c={top.concurrency}"
+    said = f"{hi}'s median is higher, {fmt(top.get(THROUGHPUT))} infer/s{flag_mark(top.status)}"
+    if short:
+        return f"{hi}'s median higher, {fmt(top.get(THROUGHPUT))}{flag_mark(top.status)}: within its spread, stable levels first"
+    return (
+        f"{said}, but a flagged level ranks after the stable ones unless it is ahead of the best one by more than its "
+        f"spread: it is {fmt(lead)} infer/s ahead of c={stable.concurrency}'s {fmt(stable.get(THROUGHPUT))}, within "
+        f"its spread of {fmt(margin)} infer/s"
     )
 
 

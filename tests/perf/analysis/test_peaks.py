@@ -63,7 +63,7 @@ def test_a_pick_whose_ladder_stopped_with_throughput_rising_is_the_highest_measu
     console = Console(record=True, width=300)
     console.print(summary_table(run))
     out = console.export_text()
-    assert "peak infer/s" not in out and "highest infer/s" in out
+    assert "peak infer/s" not in out and "best infer/s" in out
     row = next(r for r in out.splitlines() if RISING in r)
     assert UNREACHED_MARK in row and "best peak" not in row
 
