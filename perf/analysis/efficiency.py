@@ -280,7 +280,7 @@ def other_shapes(run: RunResult) -> list[str]:
 def at_reference(size: str | None, ref: str | None) -> bool:
     """Whether a level sent at ``size`` (its shape text; ``None``: one size, not swept) was sent at the
     reference inputs' size ``ref`` the in-process baseline times (:attr:`BaselineTarget.shape`), so the
-    two compare: the one rule for the sweep's up-front check (:meth:`perf.sweep.run.Sweep._baseline_unusable`)
+    two compare: the one rule for the sweep's up-front check (:meth:`perf.sweep.baseline_step.BaselineStep._baseline_unusable`)
     and the report's. An axis ``size`` leaves out is at its reference size; a mixed range
     (``time=400..16000``) never is (its requests hold every size of the range)."""
     if size is None or size == ref:

@@ -21,6 +21,7 @@ from perf.records.search import SearchRecord, SearchRules
 from perf.search import budget
 from perf.search.policy import AUTO
 from perf.search.policy import ladder as ladder_of
+from perf.sweep import baseline_step
 from perf.sweep import run as sweep_run
 from perf.sweep.baseline_words import baseline_yields, keeps_hint
 
@@ -42,7 +43,7 @@ def test_the_baselines_time_is_kept_from_the_rounds_when_the_verdicts_rounds_fit
 
 
 class _Sweep:
-    """What :meth:`perf.sweep.run.Sweep._baseline` and its plan's hint read of a sweep: 8 measured
+    """What :meth:`perf.sweep.baseline_step.BaselineStep._baseline` and its plan's hint read of a sweep: 8 measured
     variants on this host."""
 
     def __init__(self, budget_s: float = 360.0, resume: bool = False) -> None:
@@ -77,7 +78,7 @@ class _Sweep:
 @pytest.fixture
 def measured(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     calls: list[Any] = []
-    monkeypatch.setattr(sweep_run, "measure_after_sweep", lambda *a: calls.append(a))
+    monkeypatch.setattr(baseline_step, "measure_after_sweep", lambda *a: calls.append(a))
     return calls
 
 

@@ -1,4 +1,4 @@
-"""The in-process baseline's estimate reads no repository file again (perf.sweep.run.Sweep.baseline_estimate):
+"""The in-process baseline's estimate reads no repository file again (perf.sweep.baseline_step.BaselineStep.baseline_estimate):
 the budget asks for it at every cut it weighs and the plan and a skip once each, and each call read every
 variant's ``config.pbtxt`` again, with the repository's index, the build manifests and, for a model with
 a dynamic axis, its reference inputs. Now it counts from the configs the sweep parsed when it planned

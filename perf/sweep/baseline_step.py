@@ -1,0 +1,129 @@
+"""The in-process baseline's step of a sweep (:class:`BaselineStep`, moved from :mod:`perf.sweep.run`):
+its estimate (the one number the plan, the budget and a skip use), the hint of the budget that keeps it,
+why a shape sweep has no level to compare it with, and its measurement after the sweep inside the
+time budget: skipped, with the reason recorded, when what is left would not cover its estimate.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from google.protobuf import json_format
+from tritonclient.grpc import model_config_pb2 as mc
+
+from core.errors import ToolkitError
+from perf.analysis.efficiency import at_reference
+from perf.markdown import fmt
+from perf.profile.baseline import SWEEP_TIMING, BaselineOptions, measure_after_sweep
+from perf.profile.estimate import BaselineEstimate
+from perf.profile.estimate import estimate as estimate_baseline
+from perf.records.results import shape_text
+from perf.records.rounds import Cut
+from perf.search import budget as budgets
+from perf.search import promise
+from perf.sweep.baseline_words import BASELINE_START_SHARE, baseline_fits, keeps_hint, skip_counts
+from perf.sweep.rounds import RoundsSweep
+
+log = logging.getLogger(__name__)
+
+
+class BaselineStep(RoundsSweep):
+    """The in-process baseline's part of a sweep (module docstring)."""
+
+    #: The time budget that keeps the in-process baseline, in the plan's words (:meth:`_keeps_baseline`).
+    baseline_keeps = ""
+
+    def _configs(self) -> dict[str, dict | None]:
+        """Each planned variant's ``config.pbtxt`` (JSON form): the cut's settings where a variant has no recorded parameters."""
+        return {n: p.config for n, p in self.plans.items()}
+
+    @functools.cached_property
+    def _parsed_configs(self) -> dict[str, mc.ModelConfig]:
+        """Each planned variant's ``config.pbtxt`` as read when it was planned (:meth:`_configs`), parsed once:
+        the baseline's estimate reads no config file again (it is asked for at every cut the budget weighs)."""
+        return {n: json_format.ParseDict(c, mc.ModelConfig()) for n, c in self._configs().items() if c is not None}
+
+    def baseline_estimate(self, names: Sequence[str]) -> BaselineEstimate:
+        """The in-process baseline's time for ``names`` (:func:`perf.profile.estimate.estimate`): the one
+        number the plan, the budget and a skip use (trial 9, F15: 105 s, then 120 s, for 35 s), from the
+        sweep's repository and configs as it read them once."""
+        opts = BaselineOptions(self.repository.path, run=self.run, variants=list(names), timing=SWEEP_TIMING)
+        return estimate_baseline(opts, self.repository, self._parsed_configs)
+
+    def _baseline_s(self, names: Sequence[str]) -> float:
+        return self.baseline_estimate(names).seconds
+
+    def _keeps_baseline(self, names: list[str], left: float | None) -> str:
+        """The plan's and a skip's one hint (:mod:`perf.sweep.baseline_words`); ``""`` without a budget or baseline."""
+        o = self.opts
+        if left is None or o.time_budget_s is None or not o.baseline or self._baseline_unusable() is not None:
+            return ""
+        assert self.run.rounds is not None and self.run.search is not None
+        names = promise.by_measurements(names, self.run, self.budget, self._configs())
+        minutes = budgets.keeps_baseline(
+            *(names, self.levels, self.adaptive, self.keys_per_level(), self.run.rounds.rules, self.run.search.rules),
+            *(o.time_budget_s - left, o.time_budget_s, {n for n in names if promise.has_numbers(self.run, n)}),
+            promise.measured_top(self.run, names),
+            self._baseline_s,
+        )
+        return keeps_hint(minutes, self.run_id, o.resume)
+
+    def _baseline_unusable(self) -> str | None:
+        """Why an in-process baseline would compare with no level: a shape sweep (``--shapes``) whose
+        swept sizes leave out the build's reference size (the spec's ``opt``), which the baseline
+        times its inputs at (trial 6: frames=16,98 swept, the baseline timed at frames=49, the
+        report's efficiency then "no ratio to give"); ``None`` otherwise."""
+        if not self.opts.sweep_axes:
+            return None
+        for name, plan in self.plans.items():
+            try:
+                spec = self.repository.variant(name).spec
+            except ToolkitError:
+                return None
+            opt = shape_text({a: mid for a, (_, mid, _) in (spec.dynamic_axes.items() if spec else ())})
+            if any(at_reference(s, opt) for s in plan.shapes):  # the report's rule: a mixed range is not at opt
+                return None
+        sizes = ", ".join(f"{a}={','.join(map(str, v))}" for a, v in self.opts.sweep_axes.items())
+        return (
+            f"the sweep sends only its swept sizes ({sizes}); the baseline times the build's reference inputs, "
+            "a size no level sends, so no level would have a point to compare with"
+        )
+
+    def _baseline(self, deadline: float | None) -> None:
+        """The in-process baseline, inside the time budget (module docstring)."""
+        o = self.opts
+        if not o.baseline:
+            return
+        if any(s.host != "this host" for s in self.run.servers):
+            log.info("in-process baseline not measured: the servers ran on another host than this one")
+            return
+        if why := self._baseline_unusable():
+            log.warning("in-process baseline not measured: %s", why)
+            return
+        measured = [v.name for v in self.run.variants if v.status == "ok"]
+        if not measured:  # nothing to compare with: no cut to list
+            return
+        counted = self.baseline_estimate(measured)
+        need = counted.seconds
+        left = None if deadline is None else deadline - time.monotonic()
+        if left is not None and not baseline_fits(left, need) and self.run.rounds is not None:
+            why = (
+                f"skipped: {fmt(max(left, 0.0), 0)} s of the time budget left, it needs an estimated {fmt(need, 0)} s "
+                f"({skip_counts(counted)}) and starts with {fmt(BASELINE_START_SHARE * need, 0)} s; "
+                f"{self.baseline_keeps or 'a longer --time-budget keeps it'}"
+            )
+            self.run.rounds.cut(Cut("baseline", why))
+            log.warning("in-process baseline %s", why)
+            self._save()
+            return
+        if left is not None and left < need:
+            log.info("in-process baseline: %s s left of an estimated %s s needed: it times what fits", fmt(left, 0), fmt(need, 0))
+        start = time.monotonic()
+        measure_after_sweep(self.run, self.run_dir, Path(o.server.repository), self.progress, deadline)
+        if self.run.rounds is not None and self.run.rounds.budget is not None:
+            self.run.rounds.budget.baseline_s = round(time.monotonic() - start, 1)
+            self._save()
