@@ -11,10 +11,10 @@ lowered first (never below a level a resumed run measured before, ``plan.floor``
 measured and the assumed load time; a plan that still fits is kept as it is (nothing is raised
 again: the first plan's cuts stand).
 
-It is also fitted before each further load of the first group (``pending``: the variants not loaded
-yet, each counted at the load time measured so far), so a variant the plan would cut once loaded is
-not loaded at all (trial 12, F6: two variants loaded in 10.4 s and 9.4 s, then cut "after the loads
-took 12.7 s a variant": 20 s of a 120 s budget).
+It is also fitted before each further load of every group (``pending``: the group's variants not
+loaded yet, each counted at the load time measured so far), so a variant the plan would cut once
+loaded is not loaded at all (trial 12, F6: two variants loaded in 10.4 s and 9.4 s, then cut "after
+the loads took 12.7 s a variant": 20 s of a 120 s budget).
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ def refit(
     left_s: float,
     measured: Collection[str] = (),
     pending: Collection[str] = (),
+    loads: int | None = None,
 ) -> Fit | None:
     """``plan`` fitted again to ``left_s`` once ``loaded`` are loaded (module docstring).
 
@@ -60,6 +61,8 @@ def refit(
             already leaves the baseline's reserve (``plan.reserve_s``) aside: not taken off again.
             With ``pending``, the time left before their loads (each costs ``load_s`` of it).
         pending: The variants of ``loaded`` not loaded yet (their loads are still to come).
+        loads: How many loads ``load_s`` is the mean of, said with ``pending`` (default: those of
+            ``loaded`` loaded already).
 
     Returns:
         The new plan (its ``variants`` the loaded ones kept, most promising first; ``cuts`` the
@@ -75,12 +78,8 @@ def refit(
         to_load = sum(1 for v in first[:n] if v in pending)
         return estimate(n, lv, adaptive, keys_per_level, rules, rounds, False) - n * LOAD_S + to_load * load_s
 
-    done = len(kept) - sum(1 for v in kept if v in pending)
-    loads = ("the first load" if done == 1 else f"the first {count(done, 'load')}") if pending else "the loads"
-    after = (
-        f"after {loads} took {fmt(load_s, 1)} s a variant (the plan assumed {fmt(plan.load_s, 1)} s), "
-        f"{fmt(left_s, 0)} s were left"
-    )
+    done = len(kept) - sum(1 for v in kept if v in pending) if loads is None else loads
+    after = after_loads(plan, load_s, left_s, done if pending else None)
     cuts = []
     shrunk = shrink(kept, levels, cost, budget, want, rules.first_levels, adaptive, plan.floor)
     levels, kept = shrunk.levels, shrunk.kept
@@ -107,3 +106,12 @@ def refit(
         load_s=load_s,
         visits=visits,
     )
+
+
+def after_loads(plan: Fit, load_s: float, left_s: float, done: int | None = None) -> str:
+    """When a cut of the plan fitted again was made, as its reason says it: ``"after the first 2 loads
+    took 15.0 s a variant (the plan assumed 5.0 s), 120 s were left"`` (``done``: the loads measured
+    before loads still to come; ``None``: once the group is loaded, ``"after the loads took ..."``)."""
+    which = "the loads" if done is None else "the first load" if done == 1 else f"the first {count(done, 'load')}"
+    assumed = f"(the plan assumed {fmt(plan.load_s, 1)} s)"
+    return f"after {which} took {fmt(load_s, 1)} s a variant {assumed}, {fmt(left_s, 0)} s were left"

@@ -1,14 +1,19 @@
 """The time budget's plan fitted again to the loads measured so far, in one place (:func:`fit_to_loads`),
-by :func:`perf.search.refit.refit`, at two moments of the first group's loads:
+by :func:`perf.search.refit.refit`: the one time check of every load.
 
-- **Before each load** after the first (``pending``: the variants not loaded yet, each priced at the
-  load time measured so far), so a variant the plan would cut once loaded is never loaded (trial 12,
-  F6: ``kws_ts_cpu1_nodb_mbs64`` and ``kws_ts_cpu1_db500_mbs64`` loaded in 10.4 s and 9.4 s, then cut
-  "after the loads took 12.7 s a variant": 20 s of a 120 s budget spent loading variants that were
-  never measured). Only variants not loaded yet are cut there, and the ladder is left as it is: the
-  plan fitted after the last load decides about those loaded.
-- **Once the group is loaded**, before its first round (trial 7: 12.9 s a load against the plan's
-  5 s, 2 of 6 rounds): the ladder's top lowered, variants cut and unloaded, the engine's cap set.
+- **Before each load** of every group (the first, a later one, the final of the groups' or of the
+  servers' tie sets, the final of the variants cut for time; on each server of several; ``pending``:
+  the group's variants not loaded yet, each priced at the load time measured so far), so a variant
+  the plan would cut once loaded is never loaded (trial 12, F6: ``kws_ts_cpu1_nodb_mbs64`` and
+  ``kws_ts_cpu1_db500_mbs64`` loaded in 10.4 s and 9.4 s, then cut "after the loads took 12.7 s a
+  variant": 20 s of a 120 s budget spent loading variants that were never measured), and none is
+  loaded when not one round of the group fits. Only variants not loaded yet are cut there, and the
+  ladder is left as it is. The session's first load has no load time measured yet: the plan just
+  fitted (:func:`perf.search.budget.fit`, at its assumed load time) is its check.
+- **Once the first group is loaded**, when it holds every variant of the plan on one server, before
+  its first round (trial 7: 12.9 s a load against the plan's 5 s, 2 of 6 rounds): the ladder's top
+  lowered, variants cut and unloaded, the engine's cap set. Not on several servers: the cap is the
+  engine's, shared by the servers' threads, each of which loads only its own variants.
 
 Both price a load at one number, the mean of the session's load attempts so far (a failed one
 included: a load still to come costs as long whether it fails or not). The variants cut are cut for
@@ -24,8 +29,9 @@ from collections.abc import Sequence
 from core.wording import count
 from perf.records.rounds import Cut
 from perf.search import promise
-from perf.search.budget import Fit
-from perf.search.refit import refit
+from perf.markdown import fmt
+from perf.search.budget import UNLOAD_S, Fit, not_measured
+from perf.search.refit import after_loads, refit
 from perf.search.rounds import Rounds
 from perf.sweep.context import SweepBase
 
@@ -44,51 +50,75 @@ def fit_to_loads(
     pending: Sequence[str],
     load_times: Sequence[float],
     keys_per_level: int,
+    unload_s: float = UNLOAD_S,
 ) -> tuple[Fit | None, list[str], list[str]]:
-    """The plan fitted again once ``loaded`` are loaded and ``pending`` (in load order) are still to
-    load (module docstring): ``(plan, loaded kept, pending kept)``; those it cuts are recorded, said
-    and, of ``loaded``, unloaded. ``plan``: the first group's (``None``: no such plan, returned as it
-    is); as it is too when the first group cannot hold the whole plan, on several servers, and before
-    any load was measured (``load_times``: each load attempt's seconds so far)."""
+    """The plan fitted again once ``loaded`` (the group's, so far) are loaded and ``pending`` (in load
+    order) are still to load (module docstring): ``(plan, loaded kept, pending kept)``; those it cuts are
+    recorded, said and, of ``loaded``, unloaded. ``plan``: the sweep's (``None``: no such plan, returned as
+    it is); as it is too before any load was measured (``load_times``: each load attempt's seconds so
+    far) and, after the loads, unless the group holds the whole plan on one server. ``unload_s``: the
+    time one unload takes (what the engine keeps for it). Several servers' threads call it under
+    ``sweep._lock``."""
     rr = sweep.run.rounds
-    if plan is None or rr is None or engine.deadline is None or len(sweep.servers.lanes) > 1 or not load_times:
+    if plan is None or rr is None or engine.deadline is None or not load_times:
         return plan, list(loaded), list(pending)
-    pending = [n for n in pending if n in plan.variants]
     failed = {n for n in plan.variants if (vr := sweep.run.variant(n)) is not None and vr.status == "failed"}
-    room = sweep.opts.max_loaded is None or sweep.opts.max_loaded >= len(loaded) + len(pending)
-    if not room or not set(plan.variants) <= {*loaded, *pending, *failed} or (pending and not loaded):
-        return plan, list(loaded), pending  # a group after this one, or none loaded yet: the plan fitted after the loads decides
+    if not pending and (len(sweep.servers.lanes) > 1 or not set(plan.variants) <= {*loaded, *failed}):
+        return plan, list(loaded), []  # a group after this one, or the servers' shared cap: the plan stands
     each = load_s(load_times, plan)
     left = engine.deadline - engine.clock()
     before = {n for n in [*loaded, *pending] if promise.has_numbers(sweep.run, n)}
     s = engine.setup
-    again = refit(
-        plan, [*loaded, *pending], each, s.ladder, s.adaptive, keys_per_level, rr.rules, s.rules, left, before, pending
-    )
-    if again is None:
-        return plan, list(loaded), pending
-    new = again.cuts[len(plan.cuts) :]
-    if pending:  # before a load: only variants not loaded yet are cut, the ladder left as it is
-        new = [c for c in new if c.kind == "variant" and c.variant in pending]
-        if not new:
-            return plan, list(loaded), pending
-        gone = {c.variant for c in new}
-        plan = dataclasses.replace(plan, variants=[n for n in plan.variants if n not in gone], cuts=[*plan.cuts, *new])
-    else:  # the group loaded: the plan fitted again is the plan, its cap the engine's
+    args = (s.ladder, s.adaptive, keys_per_level, rr.rules, s.rules, left, before, pending, len(load_times))
+    again = refit(plan, [*loaded, *pending], each, *args)
+    new = again.cuts[len(plan.cuts) :] if again is not None else []
+    if not pending:  # the group loaded: the plan fitted again is the plan, its cap the engine's
+        if again is None:
+            return plan, list(loaded), []
         gone = {n for n in loaded if n not in again.variants}
         plan, engine.setup = again, dataclasses.replace(engine.setup, cap=again.cap)
         if gone:
             sweep.servers.unload_all([n for n in loaded if n in gone], sweep.opts.unload_timeout_s)
-    said(sweep, again, new, each)
-    return plan, [n for n in loaded if n not in gone], [n for n in pending if n not in gone]
+        said(sweep, again, new, each)
+        return plan, [n for n in loaded if n not in gone], []
+    new = [c for c in new if c.kind == "variant" and c.variant in pending]  # before a load: the ladder as it is
+    refitted = again if new else None  # the plan fitted again cut a load (else its words are not said)
+    kept = [n for n in pending if n not in {c.variant for c in new}]
+    need = first_round_s(engine, plan, [*loaded, *kept], len(kept), each, unload_s, keys_per_level)
+    if kept and need > left:  # not even the group's first round fits after their loads: none is loaded
+        why = f"the loads still to come, the first round and the unloads of {count(len(loaded) + len(kept), 'variant')}"
+        why += f" need about {fmt(need, 0)} s"
+        after = after_loads(plan, each, left, len(load_times))
+        new += [Cut("variant", f"{not_measured(n in before)}: {after}: {why}", n) for n in kept]
+        kept = []
+    if not new:
+        return plan, list(loaded), list(pending)
+    gone = {c.variant for c in new}
+    plan = dataclasses.replace(plan, variants=[n for n in plan.variants if n not in gone], cuts=[*plan.cuts, *new])
+    said(sweep, refitted, new, each)
+    return plan, list(loaded), kept
 
 
-def said(sweep: SweepBase, again: Fit, new: Sequence[Cut], load_s: float) -> None:
-    """Record the cuts of the plan fitted again (``new``: those it added), set the variants cut
-    ``skipped`` (those without numbers from before: theirs stand), and say it once."""
+def first_round_s(
+    engine: Rounds, plan: Fit, names: Sequence[str], to_load: int, load_s: float, unload_s: float, keys_per_level: int
+) -> float:
+    """The time (s) ``to_load`` loads, the first round of a group of ``names`` and their unloads take, as the
+    engine judges a round before it starts (:meth:`perf.search.rounds.Rounds.run_group`): a variant the
+    engine runs a ladder of, the visits of its next round; another, the plan's first round's
+    (:attr:`perf.search.budget.Fit.visits`), each at the engine's visit time."""
+    index = engine.record.next_index()
+    first = plan.visits[0] if plan.visits else keys_per_level
+    visits = sum(len(engine.visits([n], index)) if n in engine.ladders else first for n in names)
+    return to_load * load_s + visits * engine.visit_s + len(names) * max(unload_s, UNLOAD_S)
+
+
+def said(sweep: SweepBase, again: Fit | None, new: Sequence[Cut], load_s: float) -> None:
+    """Record the cuts of the plan fitted again (``again``; ``None``: the plan kept, only loads cut that its
+    first round would not fit after; ``new``: the cuts added), set the variants cut ``skipped`` (those
+    without numbers from before: theirs stand), and say it once."""
     rr = sweep.run.rounds
     assert rr is not None
-    if rr.budget is not None:  # the report's Time budget line says the plan the rounds ran under
+    if rr.budget is not None and again is not None:  # the report's Time budget line says the plan the rounds ran under
         rr.budget.refit_load_s, rr.budget.refit_rounds = round(load_s, 2), again.rounds
         rr.budget.refit_estimate_s = round(again.estimate_s, 1)
     for c in new:
@@ -98,7 +128,7 @@ def said(sweep: SweepBase, again: Fit, new: Sequence[Cut], load_s: float) -> Non
             assert vr is not None
             vr.status, vr.error = "skipped", f"cut for time: {c.reason.removeprefix('not measured: ')}"
     sweep._save()
-    text = f"rounds: fitted again, about {count(again.rounds, 'round')}; cut for time: " + "; ".join(
-        (f"{c.variant} " if c.variant else "") + c.reason for c in new
-    )
-    sweep.progress({"event": "plan", "text": text, "estimate_s": again.estimate_s, "warn": True})  # said once
+    fitted = f"fitted again, about {count(again.rounds, 'round')}; " if again is not None else ""
+    text = f"rounds: {fitted}cut for time: " + "; ".join((f"{c.variant} " if c.variant else "") + c.reason for c in new)
+    estimate = again.estimate_s if again is not None else 0.0
+    sweep.progress({"event": "plan", "text": text, "estimate_s": estimate, "warn": True})  # said once

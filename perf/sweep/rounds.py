@@ -9,10 +9,11 @@ them in rounds, unload them.
   at most ``max_loaded`` are loaded; the others form the next group. Every group is recorded
   (:class:`perf.records.rounds.LoadGroup`) with why it is one.
 - **The plan fitted again** to the loads measured so far, in one place (:func:`perf.sweep.load_cuts.fit_to_loads`):
-  before each further load of the first group (a variant it would cut is not loaded at all), and once
-  that group is loaded (every variant of the plan in it, one server), before its first round (trial 7:
-  12.9 s a load against the plan's 5 s, 2 of 6 rounds). A variant it cuts after the loads is unloaded
-  and, like the first plan's cuts, measured after the rounds if the time they leave fits it.
+  before every load of every group, the finals' and each server's included (a variant it would cut is
+  not loaded at all), and once the first group is loaded (every variant of the plan in it, one server),
+  before its first round (trial 7: 12.9 s a load against the plan's 5 s, 2 of 6 rounds). A variant it
+  cuts after the loads is unloaded and, like the first plan's cuts, measured after the rounds if the
+  time they leave fits it.
 - **Rounds**: the scheduler (:mod:`perf.search.rounds`) runs the group's rounds, every visit a
   short perf_analyzer run (:func:`perf.measure.level.measure_visit`).
 - **Several groups**: variants of different groups were never measured in the same round, so
@@ -79,6 +80,7 @@ class RoundsSweep(SweepBase):
         self._unloads: list[tuple[int, float]] = []  # (variants, seconds) of each group's unloads
         self._plan, self._refitted = fit, False  # the time budget's plan, fitted again once (:meth:`_refit`)
         self._load_times: list[float] = []  # each load attempt's seconds (perf.sweep.load_cuts.load_s)
+        self._groups_before = len(self.run.rounds.groups) if self.run.rounds is not None else 0  # a resume's
         lanes = len(self.servers.lanes)
         dealt = [list(names[i::lanes]) for i in range(lanes)] if lanes > 1 else [list(names)]
         ties: list[list[str]] = [[] for _ in dealt]
@@ -160,7 +162,9 @@ class RoundsSweep(SweepBase):
                 ties += self._measure_group(engine, loaded, group)
                 groups += 1
         if groups > 1 and 1 < len(ties) < len(names):
-            return self._groups(engine, ties, "the final: the tie sets of the groups, measured together")
+            final = self._groups(engine, ties, "the final: the tie sets of the groups, measured together")
+            if final:  # none when the time left fits no round of it (perf.sweep.load_cuts: none loaded)
+                return final
         if groups > 1 and len(ties) > 1:
             log.warning("%s were measured in different groups and not separated within them: not compared", ", ".join(ties))
         return ties
@@ -171,17 +175,26 @@ class RoundsSweep(SweepBase):
         start = engine.clock()  # the time budget's clock: the loads' time is what the plan is fitted to
         srv = self._server()
         loaded: list[str] = []
+        cut: set[str] = set()  # cut for time before their load
+        per = self.keys_per_level()
         said = f"{why}; " if why else ""
         reason = why or "every contender fits on the server"
         for i, name in enumerate(names):
             if self.opts.max_loaded is not None and len(loaded) >= self.opts.max_loaded:
                 reason = f"{said}at most {self.opts.max_loaded} variants loaded at once (max_loaded)"
-                return loaded, names[i:], self._record_group(engine, loaded, reason, start)
-            if not self._refitted:  # the first group: cut for time before its load (perf.sweep.load_cuts)
-                args = (self._plan, loaded, names[i:], self._load_times, self.keys_per_level())
+                return loaded, [n for n in names[i:] if n not in cut], self._record_group(engine, loaded, reason, start)
+            if name in cut:
+                continue
+            with self._lock:  # every load: cut for time before it starts (perf.sweep.load_cuts); servers' threads one at a time
+                pending = [n for n in names[i:] if n not in cut]
+                args = (self._plan, loaded, pending, self._load_times, per, self._unload_s())
                 self._plan, _, keep = load_cuts.fit_to_loads(self, engine, *args)
-                if name not in keep:
-                    continue
+            cut |= set(pending) - set(keep)
+            if not loaded and (earlier := self._measured_together(keep)) is not None:  # what is left adds no comparison
+                reason = f"{said}not loaded: {', '.join(keep)} were measured together in group {earlier} already"
+                return [], [], self._record_group(engine, [], reason, start)
+            if name in cut:
+                continue
             t0 = engine.clock()
             if self._load(engine, name):
                 loaded.append(name)
@@ -189,8 +202,17 @@ class RoundsSweep(SweepBase):
             left = memory_left_fraction() if not srv.opts.urls else 1.0
             if left < MEMORY_RESERVE_FRACTION and i + 1 < len(names):
                 reason = f"{said}the host had {left * 100:.0f} % of its memory left after loading `{name}`"
-                return loaded, names[i + 1 :], self._record_group(engine, loaded, reason, start)
+                return loaded, [n for n in names[i + 1 :] if n not in cut], self._record_group(engine, loaded, reason, start)
+        if cut and not loaded:
+            reason = f"{said}not loaded: each of its variants cut for time before its load"
         return loaded, [], self._record_group(engine, loaded, reason, start)
+
+    def _measured_together(self, names: Sequence[str]) -> int | None:
+        """The index of a group of this session that held every one of ``names`` (a final whose other
+        members the time check cut, :mod:`perf.sweep.load_cuts`), ``None`` for none."""
+        assert self.run.rounds is not None
+        groups = self.run.rounds.groups[self._groups_before :]
+        return next((g.index for g in groups if names and set(names) <= set(g.variants)), None)
 
     def _record_group(self, engine: Rounds, loaded: list[str], reason: str, start: float) -> int:
         """Record a group (:class:`perf.records.rounds.LoadGroup`); returns its index."""
