@@ -2,7 +2,8 @@
 
 The build verified an integer input on values drawn from its ``value_range`` (inclusive, one
 range or one per position of the last axis: :mod:`builders.model.value_ranges`; the
-default :data:`~builders.model.tensor.DEFAULT_INT_RANGE` when the spec gives none) and a domain
+default :data:`~builders.model.tensor.DEFAULT_INT_RANGE` when the spec gives none; the range the
+build recorded, :func:`builders.model.range_source.input_range`) and a domain
 input (a ``mask``) on values that respect it (:mod:`builders.model.domains`). A user's own values
 (``clients infer --input-data``, ``triton-perf sweep --input-data``) are checked by
 :func:`check_values`, one rule for both ends of the range:
@@ -31,8 +32,7 @@ import numpy as np
 from builders.model.domains import DOMAINS, domain_problem
 from builders.model.spec import ModelSpec
 from builders.model.tensor import TensorSpec
-from builders.model.value_ranges import DEFAULT_INT_RANGE, ValueRange, overall, per_position, range_axes, range_bounds, range_text
-from core import dtypes
+from builders.model.value_ranges import ValueRange, overall, per_position, range_axes, range_bounds, range_text
 from core.errors import ClientError, ToolkitError
 
 log = logging.getLogger(__name__)
@@ -59,13 +59,16 @@ class Verified:
 
 def verified_range(t: TensorSpec) -> Verified | None:
     """The range the build drew integer input ``t``'s values from and its source in words, or
-    ``None`` for an input that is not an integer or has a domain (which says its values)."""
-    if t.domain is not None or not dtypes.from_name(t.dtype).is_integer:
+    ``None`` for an input that is not an integer or has a domain (which says its values): what
+    :meth:`builders.model.tensor.TensorSpec.input_range` decides, the build's recorded range for a
+    spec read back from a build."""
+    r = t.input_range()  # the one rule; the build's recorded range for a spec read back from a build
+    if r is None:
         return None
-    if t.value_range is not None:
-        each = ", one range per position of the last axis" if per_position(t.value_range) else ""
-        return Verified(t.value_range, f"its value_range{each}")
-    return Verified(DEFAULT_INT_RANGE, "the default range: its spec gives none")
+    if r.default:
+        return Verified(r.range, "the default range: its spec gives none")
+    each = ", one range per position of the last axis" if per_position(r.range) else ""
+    return Verified(r.range, f"its value_range{each}")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -33,7 +33,9 @@ from typing import Any
 import numpy as np
 
 from builders.model.domains import conform, describe_domain
+from builders.model.range_source import InputRange, input_range
 from builders.model.spec import ModelSpec
+from builders.model.tensor import TensorSpec
 from builders.model.value_ranges import (
     DEFAULT_INT_RANGE,
     ValueRange,
@@ -258,19 +260,52 @@ def plan_inputs(
             values = "N(0, 1)"
         elif t.dtype == "bool":
             values = "all true"
-        elif s is not None and s.value_range:
-            value_range = range_in_dtype(t.name, at_sizes(s.value_range, sizes), t.dtype, t.triton_dtype)  # type: ignore[arg-type]
-            at = ", ".join(f"{a}={sizes[a]}" for a in range_axes(s.value_range))
-            of = f" {range_text(s.value_range)} at {at}" if at else ""
-            values = f"integers uniform in {range_words(value_range)} (the build's value_range{of})"
         else:
-            values = (
-                f"integers uniform in [{value_range[0]}, {value_range[1]}] "
-                "(no value range recorded: the default; --input-data FILE sends real values)"
-            )
+            decided, value_range = request_range(t.name, t.dtype, t.triton_dtype, s, sizes)
+            if decided.default:
+                values = (
+                    f"integers uniform in {range_words(value_range)} "
+                    "(no value range recorded: the default; --input-data FILE sends real values)"
+                )
+            else:
+                at = ", ".join(f"{a}={sizes[a]}" for a in range_axes(decided.range))
+                of = f" {range_text(decided.range)} at {at}" if at else ""
+                values = f"integers uniform in {range_words(value_range)} (the build's value_range{of})"
         domain = s.domain if s is not None else None
         out.append(InputChoice(t.name, tuple(shape), t.dtype, values, r.describe(), value_range, domain))
     return out
+
+
+def request_range(
+    name: str, dtype: str, triton: str, t: TensorSpec | None, sizes: Mapping[str, int]
+) -> tuple[InputRange, ValueRange]:
+    """The range a generated request's integer input ``name`` is drawn from, and that range concrete
+    at the request's dynamic-axis ``sizes`` (a bound that names an axis at its size there), checked
+    to fit the served type (:func:`range_in_dtype`): ``clients infer``'s requests (:func:`plan_inputs`)
+    and each entry of the sweep's generated ``--input-data`` (:func:`perf.measure.inputs.input_args`,
+    a mixed-size workload's entries each at their own sizes) read it here.
+
+    Args:
+        name: The input (as served).
+        dtype: The served numpy dtype name (``"int64"``).
+        triton: The served type (``"TYPE_INT64"``), for messages.
+        t: The build's spec of the input (served names; its recorded range), or ``None`` without a build.
+        sizes: The request's dynamic-axis sizes (:meth:`builders.model.spec.ModelSpec.sizes_of`).
+
+    Returns:
+        The range and its source as the one rule decides it (:meth:`builders.model.tensor.TensorSpec.input_range`;
+        the default for an input the build gave none), and the range at ``sizes``.
+
+    Raises:
+        ClientError: a bound of the range the served type cannot hold (:func:`range_in_dtype`).
+    """
+    r = (t.input_range() if t is not None else None) or input_range(dtype)
+    if r is None:
+        raise ClientError(
+            f"input {name!r} is {dtype} ({triton}): not an integer input, which has no value range",
+            hint=f"give {name!r} your own values with --input-data FILE",
+        )
+    return r, range_in_dtype(name, at_sizes(r.range, sizes), dtype, triton)  # type: ignore[arg-type]
 
 
 def range_in_dtype(name: str, value_range: ValueRange, dtype: str, triton: str) -> ValueRange:

@@ -106,14 +106,14 @@ def bundled_server(tiny_repo: Path, tmp_path_factory: pytest.TempPathFactory):
 @pytest.fixture
 def fake_build(tmp_path: Path):
     """A factory writing a small but valid build record without exporting anything:
-    ``make(spec, variant, *, rtol={}, extra={}, serving="python") -> repository path`` writes
+    ``make(spec, variant, *, rtol={}, extra={}, serving="python", value_ranges={}) -> repository path`` writes
     ``<tmp>/builds/<model>/manifest.json`` (one export of the variant's format and precision),
     ``<tmp>/repo/index.json`` and an empty ``<tmp>/repo/<variant>/config.pbtxt``."""
     from builders.model.spec import ModelSpecRecord
     from builders.repository.records import INDEX_KIND, MANIFEST_KIND, BuildManifest, ExportRecord, IndexEntry, RepositoryIndex
     from core.records import write_record
 
-    def make(spec, variant, *, rtol=None, extra=None, serving="python") -> Path:
+    def make(spec, variant, *, rtol=None, extra=None, serving="python", value_ranges=None) -> Path:
         build_dir = tmp_path / "builds" / variant.model
         export = ExportRecord(
             format=variant.format,
@@ -132,6 +132,7 @@ def fake_build(tmp_path: Path):
             spec=ModelSpecRecord.from_spec(spec),
             max_batch_size=variant.max_batch_size,
             rtol=rtol or {},
+            value_ranges=value_ranges or {},
             exports=[export],
             variants=[variant.name],
         )

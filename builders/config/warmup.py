@@ -40,7 +40,7 @@ from builders.model.artifact_io import WILDCARD
 from builders.model.domains import domain_problem
 from builders.model.spec import ModelSpec
 from builders.model.tensor import TensorSpec
-from builders.model.value_ranges import DEFAULT_INT_RANGE, range_axes, range_json, range_text
+from builders.model.value_ranges import range_axes, range_json, range_text
 from builders.triton.rules import Problem
 from core import dtypes
 from core.casts import convert
@@ -181,7 +181,7 @@ def _zero_value(t: TensorSpec, sizes: dict[str, int]) -> np.ndarray:
     else 0; an array that broadcasts against a request."""
     if t.domain == "mask":
         return np.asarray(1)
-    if t.value_range is None:
+    if t.input_range() is None:  # a float, a bool
         return np.asarray(0)
     lo, hi = t.bounds(sizes)
     return np.clip(0, lo, hi)
@@ -368,15 +368,16 @@ def warmup_value_problems(cfg: mc.ModelConfig, spec: ModelSpec, folder: Path) ->
                 continue
             values = np.frombuffer(raw, kind.to_numpy()).reshape(list(w.dims))
             said = domain_problem(t.domain, values, per_sample_axis=len(t.shape) > 0) if t.domain else None
-            if said is None and t.domain is None and kind.is_integer:
+            r = t.input_range()
+            if said is None and r is not None and kind.is_integer:
                 lo, hi = t.bounds(sizes)
                 if lo.ndim and values.shape[-1:] != lo.shape:
                     continue  # another last axis: the config's dims are checked elsewhere
                 bad = (values < lo) | (values > hi)
                 if bad.any():
-                    at = ", ".join(f"{a}={sizes[a]}" for a in range_axes(t.value_range))
+                    at = ", ".join(f"{a}={sizes[a]}" for a in range_axes(r.range))
                     said = (
-                        f"holds {int(bad.sum())} values outside the range {range_text(t.value_range or DEFAULT_INT_RANGE)}"
+                        f"holds {int(bad.sum())} values outside the range {range_text(r.range)}"
                         + (f" at {at}" if at else "")
                         + f" (e.g. {int(values[bad].reshape(-1)[0])})"
                     )

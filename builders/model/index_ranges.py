@@ -21,11 +21,11 @@ from typing import Any
 
 import numpy as np
 
+from builders.model.range_source import input_range
 from builders.model.spec import EXAMPLE_INPUTS, ModelSpec
 from builders.model.spec_flags import input_flag
 from builders.model.tensor import TensorSpec
 from builders.model.value_ranges import (
-    DEFAULT_INT_RANGE,
     ValueRange,
     at_sizes,
     overall,
@@ -72,16 +72,18 @@ def _range_source(spec: ModelSpec, name: str, sizes: Mapping[str, int]) -> tuple
     (:func:`builders.model.value_ranges.at_sizes`; a request at ``time=1000`` drew ``lengths`` within
     ``1..1000``, not within ``1..time`` at the axis's largest size)."""
     t = next(t for t in spec.inputs if t.name == name)
-    if t.value_range is not None and spec.origin == EXAMPLE_INPUTS:
-        return t.value_range, "the range of your example_inputs: each position's own min..max, or the whole input's"
-    if t.value_range is not None:
-        given = "the range given by --input NAME:DTYPE:SHAPE:LOW..HIGH or the spec's value_range"
-        axes = range_axes(t.value_range)
-        if axes:
-            at = ", ".join(f"{a}={sizes[a]}" for a in axes)
-            given = f"{range_text(t.value_range)} at this request's {at}: {given}"
-        return at_sizes(t.value_range, sizes), given  # type: ignore[return-value]
-    return DEFAULT_INT_RANGE, "the default range of an integer input whose spec gives none"
+    r = t.input_range() or input_range("int64")  # an integer array for a spec input of another dtype: the default
+    assert r is not None  # an integer dtype always gets a range
+    if r.default:
+        return r.range, "the default range of an integer input whose spec gives none"
+    if spec.origin == EXAMPLE_INPUTS:
+        return r.range, "the range of your example_inputs: each position's own min..max, or the whole input's"
+    given = "the range given by --input NAME:DTYPE:SHAPE:LOW..HIGH or the spec's value_range"
+    axes = range_axes(r.range)
+    if axes:
+        at = ", ".join(f"{a}={sizes[a]}" for a in axes)
+        given = f"{range_text(r.range)} at this request's {at}: {given}"
+    return at_sizes(r.range, sizes), given  # type: ignore[return-value]
 
 
 def _fix(spec: ModelSpec, ranges: dict[str, ValueRange]) -> str:

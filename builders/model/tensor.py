@@ -18,6 +18,7 @@ import numpy as np
 from pydantic import Field, StrictInt, StrictStr, ValidationError, field_validator
 
 from builders.model.domains import DOMAINS, check_domain, domain_values
+from builders.model.range_source import InputRange, input_range
 from builders.model.value_ranges import (
     DEFAULT_INT_RANGE,
     ValueRange,
@@ -77,6 +78,10 @@ class TensorSpec:
         declared: Outputs: whether the spec gave its dtype and shape (``False``: a bare name,
             :func:`output_placeholder`); a declared output is checked against the eager
             model's (:func:`builders.model.declared_outputs.check_declared`). Not compared.
+        range_source: Inputs read back from a build: where ``value_range`` came from as the build
+            recorded it (the manifest's ``value_ranges``; ``"default"`` for the default range,
+            :func:`builders.repository.view.with_ranges`); ``None``: the spec's own. Not
+            compared, nor part of the JSON form.
     """
 
     name: str
@@ -87,6 +92,7 @@ class TensorSpec:
     batch_axis: int | None = 0
     domain: str | None = None
     declared: bool = dataclasses.field(default=True, compare=False, repr=False)
+    range_source: str | None = dataclasses.field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         dtypes.require_tensor_io(self.dtype, f"tensor {self.name!r}")
@@ -150,9 +156,9 @@ class TensorSpec:
         ``sizes``: the request's dynamic-axis sizes, for a ``value_range`` bound that names an
         axis (:func:`builders.model.value_ranges.at_sizes`).
 
-        Floating inputs are N(0, 1) in their dtype; integer inputs are uniform within
-        ``value_range``, per position where it gives one pair each (default
-        :data:`DEFAULT_INT_RANGE`); bool inputs are all True; an
+        Floating inputs are N(0, 1) in their dtype; integer inputs are uniform within the range
+        :meth:`input_range` decides (``value_range``, per position where it gives one pair each; the
+        build's recorded one; the default); bool inputs are all True; an
         input with a ``domain`` respects it (a ``mask``: a padding mask, at least one 1 per
         row; :func:`builders.model.domains.domain_values`).
         """
@@ -162,15 +168,28 @@ class TensorSpec:
             return rng.standard_normal(shape).astype(self.dtype)
         if self.dtype == "bool":
             return np.ones(shape, dtype=bool)
-        return draw_integers(self.value_range, shape, rng, sizes).astype(self.dtype)
+        return draw_integers(self._range(), shape, rng, sizes).astype(self.dtype)
+
+    def input_range(self, origin: str | None = None) -> InputRange | None:
+        """The range this input's values are drawn from and checked against, and where it came from
+        (the build's recorded source, else ``origin``, the spec's): the one rule,
+        :func:`builders.model.range_source.input_range`; ``None`` for an input that is not an
+        integer or has a domain."""
+        return input_range(self.dtype, self.domain, self.value_range, self.range_source or origin)
+
+    def _range(self) -> ValueRange:
+        r = self.input_range()
+        if r is None:
+            raise ValueError(f"input {self.name!r} ({self.dtype}{', ' + self.domain if self.domain else ''}) has no value range")
+        return r.range
 
     def bounds(self, sizes: Mapping[str, int] | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Inclusive low and high of this integer input's values as arrays that broadcast against
         a sample (batch axis first): 0-d for one range, one per position of the last axis for a
-        per-position range; :data:`DEFAULT_INT_RANGE` when the spec gives none
-        (:func:`builders.model.value_ranges.range_bounds`, what every generator and check reads);
+        per-position range, of the range :meth:`input_range` decides (the default when the spec gives none;
+        :func:`builders.model.value_ranges.range_bounds`, what every generator and check reads);
         a bound that names a dynamic axis at its size in ``sizes`` (the request's)."""
-        return range_bounds(self.value_range, sizes)
+        return range_bounds(self._range(), sizes)
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form (:class:`TensorSpecRecord`; ``batch_axis`` only when it is not 0,

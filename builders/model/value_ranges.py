@@ -271,17 +271,24 @@ def _show(value: Any) -> str:
         return repr(value)
 
 
-def range_bounds(value_range: ValueRange | None, sizes: Mapping[str, int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+def range_bounds(value_range: ValueRange, sizes: Mapping[str, int] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Inclusive ``(low, high)`` as int64 arrays that broadcast against a sample (batch axis
-    first): 0-d for one range, ``[n]`` (the last axis) per position; :data:`DEFAULT_INT_RANGE`
-    for ``None``. Axis bounds are the axes' ``sizes`` in the request (:func:`at_sizes`)."""
-    vr = at_sizes(value_range, sizes) or DEFAULT_INT_RANGE
+    first): 0-d for one range, ``[n]`` (the last axis) per position. Axis bounds are the axes'
+    ``sizes`` in the request (:func:`at_sizes`). Which range an input gets (its own, the build's,
+    the default) is :func:`builders.model.range_source.input_range`'s to decide, never this one's.
+
+    Raises:
+        ValueError: no range (a caller that did not decide one).
+    """
+    if value_range is None:
+        raise ValueError("no value range: decide it with builders.model.range_source.input_range")
+    vr = at_sizes(value_range, sizes)
     a = np.asarray(vr, dtype=np.int64)
     return (a[..., 0], a[..., 1])
 
 
 def draw_integers(
-    value_range: ValueRange | None, shape: Sequence[int], rng: np.random.Generator, sizes: Mapping[str, int] | None = None
+    value_range: ValueRange, shape: Sequence[int], rng: np.random.Generator, sizes: Mapping[str, int] | None = None
 ) -> np.ndarray:
     """Integers uniform within ``value_range`` (per position of the last axis where it gives
     one pair each; a bound that names an axis at its size in ``sizes``, the request's), of
@@ -292,7 +299,7 @@ def draw_integers(
     return rng.integers(lo, hi + 1, size=tuple(shape))
 
 
-def overall(value_range: ValueRange | None, sizes: Mapping[str, int] | None = None) -> tuple[int, int]:
+def overall(value_range: ValueRange, sizes: Mapping[str, int] | None = None) -> tuple[int, int]:
     """The smallest low and largest high of ``value_range`` (itself for one range; axis bounds at ``sizes``)."""
     lo, hi = range_bounds(value_range, sizes)
     return int(lo.min()), int(hi.max())

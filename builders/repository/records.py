@@ -34,10 +34,10 @@ from builders.backends import DEFAULT_SERVING, LEGACY_SERVINGS
 from builders.config.variants import Skipped, Variant
 from builders.config.warmup import WarmupCount
 from builders.export.artifacts import Attempt
+from builders.model.range_source import InputRange
 from builders.model.spec import ModelSpecRecord
 from builders.repository.graph_records import GraphHealth
 from builders.verify.compare import OutputComparison
-from builders.verify.value_sources import InputRange
 from builders.verify.verdicts import Status
 from core import precision as precisions
 from core.errors import ConfigError

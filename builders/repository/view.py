@@ -17,12 +17,13 @@ import dataclasses
 import fnmatch
 import functools
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 
 from builders.config.variants import Variant
+from builders.model.range_source import InputRange
 from builders.model.spec import ModelSpec
 from builders.model.tensor import TensorSpec
 from builders.repository.missing import DEFAULT_REPOSITORY as DEFAULT_REPOSITORY  # every command's default -r
@@ -120,12 +121,15 @@ class RepositoryVariant:
 
     @functools.cached_property
     def spec(self) -> ModelSpec | None:
-        """The model's input spec as built (outputs filled in from the eager model).
+        """The model's input spec as built (outputs filled in from the eager model), each integer
+        input with the value range the build recorded and its source (the manifest's ``value_ranges``:
+        :func:`with_ranges`).
 
         Raises:
             RecordError: the build manifest cannot be read.
         """
-        return self.manifest.spec.to_spec() if self.manifest else None
+        m = self.manifest
+        return with_ranges(m.spec.to_spec(), m.value_ranges) if m else None
 
     @property
     def export(self) -> ExportRecord | None:
@@ -191,6 +195,18 @@ class RepositoryVariant:
                 hint="rebuild it with `builders build`",
             )
         return load_reference(self.build_dir)
+
+
+def with_ranges(spec: ModelSpec, ranges: Mapping[str, InputRange]) -> ModelSpec:
+    """``spec`` with each input of ``ranges`` (a build manifest's ``value_ranges``, by spec name) taking
+    the range the build recorded and its source (:attr:`builders.model.tensor.TensorSpec.range_source`):
+    what the build verified it with, which every draw and check of a client then reads
+    (:func:`builders.model.range_source.input_range`), whatever this toolkit's default is now."""
+    inputs = tuple(
+        dataclasses.replace(t, value_range=r.range, range_source=r.source) if (r := ranges.get(t.name)) else t
+        for t in spec.inputs
+    )
+    return dataclasses.replace(spec, inputs=inputs) if ranges else spec
 
 
 class Repository:

@@ -1,7 +1,8 @@
 """The values a build verified each integer input with, and where that range came from.
 
 An integer input without a ``value_range`` is drawn in
-:data:`builders.model.value_ranges.DEFAULT_INT_RANGE` by verification, and clients, perf and
+:data:`builders.model.value_ranges.DEFAULT_INT_RANGE` by verification (the one rule:
+:func:`builders.model.range_source.input_range`), and clients, perf and
 warmup send the same values; for a ``lengths`` input of valid samples (1000..16000) that means
 the model was only verified on near-empty clips. The build records every integer input's range
 with its source in the manifest (``value_ranges``), and its summary says them, advising a real
@@ -10,40 +11,18 @@ range where the default was used (trial 12, F17).
 
 from __future__ import annotations
 
-from pydantic import Field, StrictInt, StrictStr
-
+from builders.model.range_source import DEFAULT_SOURCE, InputRange
 from builders.model.spec import ModelSpec
-from builders.model.value_ranges import DEFAULT_INT_RANGE, range_axes, range_text
-from core import dtypes
-from core.records import Record
+from builders.model.value_ranges import range_axes, range_text
 
-#: :attr:`InputRange.source` of an input whose spec gives no range.
-DEFAULT_SOURCE = "default"
-
-
-class InputRange(Record):
-    """One integer input's verified values and where their range came from."""
-
-    value_range: (
-        tuple[StrictInt | StrictStr, StrictInt | StrictStr] | list[tuple[StrictInt | StrictStr, StrictInt | StrictStr]]
-    ) = Field(
-        description="inclusive [low, high] of every value, or one [low, high] per position of the last axis; a bound "
-        'may name a dynamic axis, its size in the same request ([1, "time"])'
-    )
-    source: str = Field(
-        description=f"'{DEFAULT_SOURCE}' (the spec gives none: builders.model.value_ranges.DEFAULT_INT_RANGE), else the "
-        "spec it came from: a spec file, --input flags, example_inputs or a built-in model's spec"
-    )
+__all__ = ["DEFAULT_SOURCE", "InputRange", "input_ranges", "range_lines"]
 
 
 def input_ranges(spec: ModelSpec, origin: str) -> dict[str, InputRange]:
-    """Integer input (without a domain, whose values the domain sets) -> its :class:`InputRange`:
-    the spec's ``value_range`` from ``origin``, else the default."""
-    return {
-        t.name: InputRange(value_range=t.value_range or DEFAULT_INT_RANGE, source=origin if t.value_range else DEFAULT_SOURCE)
-        for t in spec.inputs
-        if dtypes.from_name(t.dtype).is_integer and t.domain is None
-    }
+    """Integer input (without a domain, whose values the domain sets) -> its :class:`InputRange`,
+    as :meth:`builders.model.tensor.TensorSpec.input_range` decides it: the spec's ``value_range``
+    from ``origin``, else the default."""
+    return {t.name: r for t in spec.inputs if (r := t.input_range(origin)) is not None}
 
 
 def range_lines(ranges: dict[str, InputRange], spec: ModelSpec) -> list[str]:

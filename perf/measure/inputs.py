@@ -37,12 +37,12 @@ import numpy as np
 from builders.model.domains import conform
 from builders.model.spec import ModelSpec
 from builders.model.tensor import BATCH_AXIS
-from builders.model.value_ranges import DEFAULT_INT_RANGE, ValueRange, at_sizes, draw_integers, per_position
+from builders.model.value_ranges import ValueRange, draw_integers, per_position
 from clients import shapes as shp
 from clients.infer import INDEX_PAST_TABLE
 from clients.input_files import FILE_KINDS, load_samples
 from clients.input_values import check_values, verified_range
-from clients.inputs import ModelSignature, range_in_dtype
+from clients.inputs import ModelSignature, request_range
 from core import dtypes
 from core.errors import ClientError, DataTypeError, PerfError
 from core.names import file_problem
@@ -178,25 +178,23 @@ def input_args(
             types[inp["name"]] = dtypes.from_triton(inp.get("data_type", ""))
         except DataTypeError as e:
             raise PerfError(f"input {inp['name']!r}: {e.message}", hint=e.hint) from None
-    ints = [n for n, dt in types.items() if dt.is_integer]
+    ints = [n for n, dt in types.items() if dt.is_integer and not (n in by_name and by_name[n].domain)]
     if not mixed and not ints and not any(t.domain for t in by_name.values()):
         return args  # perf_analyzer's own random data fits every other type
-    ranged = [n for n in ints if n in by_name and by_name[n].value_range]
-    ranges = [  # each entry's ranges at its own axis sizes: a range bound that names an axis (lengths <= time)
-        {n: at_sizes(by_name[n].value_range, spec.sizes_of(shapes_at) if spec else {}) for n in ranged} for shapes_at in by_entry
-    ]
-    for n in ints:
-        t = by_name.get(n)
-        for at in ranges if n in ranged else ():  # drawn values are cast to the served type: the range must fit it
-            try:
-                range_in_dtype(n, at[n], types[n].numpy or "", types[n].triton)  # type: ignore[arg-type]
-            except ClientError as e:
-                raise PerfError(e.message, hint=e.hint) from None
-        if not (t and (t.value_range or t.domain)):  # a domain (a mask: 0s and 1s) says what values are sent
+    ranges: list[dict[str, ValueRange]] = []
+    for shapes_at in by_entry:  # each entry's ranges at its own axis sizes: a range bound that names an axis (lengths <= time)
+        at_sizes = spec.sizes_of(shapes_at) if spec else {}
+        try:  # clients infer's one rule (the build's recorded range, checked to fit the served type)
+            decided = {n: request_range(n, types[n].numpy or "", types[n].triton, by_name.get(n), at_sizes) for n in ints}
+        except ClientError as e:
+            raise PerfError(e.message, hint=e.hint) from None
+        ranges.append({n: at for n, (_, at) in decided.items()})
+    for n, (r, _) in decided.items():  # the last entry's: the source is every entry's
+        if r.default:  # a domain (a mask: 0s and 1s) says what values are sent
             log.warning(
                 "input %s: no value range in the build's spec; generated values are in %s (pass --input-data for your own)",
                 n,
-                list(DEFAULT_INT_RANGE),
+                list(r.range),
             )
     gen = np.random.default_rng(0)
     data = []
@@ -205,7 +203,7 @@ def input_args(
         for name, dt in types.items():
             t = by_name.get(name)
             k = step % len(by_entry)
-            rng = ranges[k].get(name, DEFAULT_INT_RANGE) if dt.is_integer else None  # per position too
+            rng = ranges[k].get(name)  # integers: per position too
             entry[name] = tensor_entry(dt, by_entry[k][name], gen, rng, t.domain if t else None)
         data.append(entry)
     path = workdir / f"input_data_{config.get('name', 'model')}.json"
@@ -361,6 +359,8 @@ def tensor_entry(
         if dt.kind != "float" or dt.triton not in B64_TYPES:
             values = values.astype(dt.numpy)
     elif dt.is_integer:
+        if value_range is None:
+            raise ValueError(f"an integer input's range is decided by clients.inputs.request_range; none given for {dt.name}")
         values = draw_integers(value_range, shape if per_position(value_range) else (n,), gen).reshape(-1).astype(dt.numpy)
     elif dt.kind == "bool":
         values = np.ones(n, dtype=bool)
