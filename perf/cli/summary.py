@@ -145,10 +145,12 @@ def _summary_rows(
             )
             if u.judged_note:  # the number the verdict used, not the column's (over every round)
                 at_budget = f"; {u.judged_note}"
-            short = "".join(f"; {w}" for w in (u.short, u.headroom and HEADROOM_NOTE) if w)  # said wherever it is named
+            short = "".join(
+                f"; {w}" for w in (u.short, u.headroom and HEADROOM_NOTE, *u.rivals) if w
+            )  # said wherever it is named
             marks.append(f"best under budget ({_level_label(u.concurrency, u.batch_size, u.status, True)}{at_budget}{short})")
         if rec.best_peak and rec.best_peak.variant == v.name and not by_size:
-            marks.append(peak_mark(rec.best_peak) + (f" ({rec.best_peak.short})" if rec.best_peak.short else ""))
+            marks.append(peak_mark(rec.best_peak) + (f" ({note})" if (note := rec.best_peak.note()) else ""))
         elif v.name in rec.unreached and not any(k in m for k in UNREACHED_MARKS for m in marks):  # a size's pick said it
             marks.append(unreached_mark(rec.unreached[v.name]))
         if p is not None and (higher := higher_median(run, points[v.name], p, short=True)):

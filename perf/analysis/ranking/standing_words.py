@@ -63,12 +63,14 @@ def tie_words(ranking: Ranking) -> str:
     return "; ".join(parts + higher_medians(ranking))
 
 
-def higher_medians(ranking: Ranking) -> list[str]:
+def higher_medians(ranking: Ranking, short: bool = False) -> list[str]:
     """Why the pick is named first although a tie-set member's median throughput (over its own
     rounds, at its level) is higher, in numbers, one part per such member (trial 12, F5: "named first
     by throughput" beside a runner-up at 1,874.2 infer/s, the pick's 1,268.2): the two medians are
     over different rounds, the order is by the rounds they shared (:mod:`perf.analysis.ranking.leader`),
-    or by round-adjusted throughput where the shared rounds put the pick behind (a circle of medians)."""
+    or by round-adjusted throughput where the shared rounds put the pick behind (a circle of medians).
+    ``short``: for the console's note of the pick (``"`b`'s median higher, 1,874.2: the pick ahead in 3 of
+    5 shared rounds"``), which said nothing of it beside the runner-up's higher number in its own row."""
     lead = ranking.leader
     ops = {o.side.variant: o for o in ranking.tie_set[1:]}
     parts = []
@@ -77,6 +79,17 @@ def higher_medians(ranking: Ranking) -> list[str]:
         if lead is None or o is None or r is None or o.throughput_infer_per_s <= lead.throughput_infer_per_s:
             continue
         who = "the pick" if c.a == lead.side else f"the pick at c={c.a.concurrency}"
+        if short:
+            how = (
+                ""
+                if r.median >= 1.0
+                else f" only, named by round-adjusted {fmt(lead.adjusted_infer_per_s)} vs {fmt(o.adjusted_infer_per_s)}"
+            )
+            parts.append(
+                f"`{o.side.variant}`'s median higher, {fmt(o.throughput_infer_per_s)}: {who} ahead in {r.wins} of "
+                f"{r.rounds} shared rounds{how}"
+            )
+            continue
         said = (
             f"`{o.side.variant}`'s median is higher, {fmt(o.throughput_infer_per_s)} infer/s over "
             f"{count(o.rounds, 'round')} against the pick's {fmt(lead.throughput_infer_per_s)} over {lead.rounds}"

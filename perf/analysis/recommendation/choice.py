@@ -40,6 +40,9 @@ class Choice:
         headroom: The best under a budget is best among the levels measured only, why (:func:`perf.analysis.saturation.peaks.budget_unreached`).
         budget_latency: A best under a budget on another percentile than p99: that latency in words, said before the p99 (trial 9, F39).
         level_why: Why its level is named although another of the variant's has a higher median (:func:`perf.analysis.saturation.peaks.higher_median`).
+        rivals: Why it is named first although a tie-set member's median is higher, short, one per such member: what
+            the console's note of the pick says of them (:func:`perf.analysis.ranking.standing_words.higher_medians`;
+            report.md says them in :attr:`against`).
     """
 
     variant: str
@@ -64,6 +67,12 @@ class Choice:
     budget_latency: str | None = None
     level_why: str | None = None
     uncompared: list[str] = dataclasses.field(default_factory=list)
+    rivals: list[str] = dataclasses.field(default_factory=list)
+
+    def note(self) -> str:
+        """What the console's note of the pick says beside its level: ``"too few rounds ...; `b`'s median higher,
+        1,874.2: the pick ahead in 3 of 5 shared rounds"`` (:attr:`short`, :attr:`rivals`; ``""`` without)."""
+        return "; ".join([*([self.short] if self.short else []), *self.rivals])
 
     @property
     def tied(self) -> bool:

@@ -326,5 +326,7 @@ def size_marks(run: RunResult, rec: Recommendation) -> dict[str, list[str]]:
         for what, c in (("best under budget", sub.best_under_budget), (peak_mark(sub.best_peak), sub.best_peak)):
             if c is not None:
                 level = f"c={c.concurrency}" + (f", b={c.batch_size}" if c.batch_size != 1 else "") + flag_mark(c.status)
-                out.setdefault(c.variant, []).append(f"{what} for {size} clients ({level})")
+                out.setdefault(c.variant, []).append(
+                    f"{what} for {size} clients ({level}{'; ' if c.rivals else ''}{'; '.join(c.rivals)})"
+                )
     return out

@@ -38,7 +38,7 @@ from core.errors import PerfError
 from perf.analysis.ranking.budget_latency import DEFAULT_LATENCY_PERCENTILE, latency_metric, unverified_words
 from perf.analysis.ranking.rank import Drops, Ranking, dropped_by_search, rank_variants
 from perf.analysis.ranking.standing import rounds_left, settled, uncompared
-from perf.analysis.ranking.standing_words import others_words, outside_words, tie_words
+from perf.analysis.ranking.standing_words import higher_medians, others_words, outside_words, tie_words
 from perf.analysis.ranking.trials import DEFAULT_TOLERANCE_PCT, rank, tolerance
 from perf.analysis.recommendation.choice import Choice
 from perf.analysis.recommendation.cuts import cut_notes
@@ -218,6 +218,7 @@ def _paired_choice(ranking: Ranking, points: dict[str, list[Point]], run: RunRes
     beats_all, alone = bool(c.beats) and not (c.tied or c.uncompared), not (c.beats or c.tied or c.uncompared)
     c.short = None if done else few_rounds(p.trials, beats_all, alone)  # one trial a round; alone: no verdict needed
     c.against = tie_words(ranking) if c.tied else others_words(ranking, run, under)
+    c.rivals = higher_medians(ranking, short=True) if c.tied else []  # report.md's, in tie_words
     c.outside = outside_words(ranking, run, under) if c.tied else ""
     return c
 

@@ -173,3 +173,31 @@ def test_export_deployment_of_a_named_variant_takes_the_level_the_table_names() 
         (series,) = [n for n in table if n.startswith(name)]
         chosen = choose_variant(run, name, BUDGET_MS)
         assert (chosen.level.concurrency, chosen.level.batch_size) == (table[series].concurrency, table[series].batch_size)
+
+
+def test_the_consoles_note_of_a_pick_says_a_runner_up_with_a_higher_median_in_numbers() -> None:
+    view = split_by_workload(_run())
+    rec = recommend(view, BUDGET_MS)
+    console = Console(record=True, width=1000)
+    console.print(summary_table(_run(), BUDGET_MS))
+    rows = console.export_text().splitlines()
+    said = 0
+    for label, sub in workload_recommendations(view, rec).items():
+        for c, ranking in ((sub.best_under_budget, sub.ranking_under_budget), (sub.best_peak, sub.ranking)):
+            if c is None or ranking is None or not c.tied:
+                continue
+            lead = ranking.leader
+            (row,) = [r for r in rows if f"{c.variant} " in r]
+            for o in ranking.tie_set[1:]:
+                if o.throughput_infer_per_s <= lead.throughput_infer_per_s:
+                    continue
+                vr_b, vr_a = view.variant(o.side.variant), view.variant(lead.side.variant)
+                rounds, ta, tb = shared(vr_a, lead.side, vr_b, o.side)
+                ahead = sum(1 for x, y in zip(ta, tb) if x > y)
+                assert f"clients (c={c.concurrency}" in row and label in row
+                assert (
+                    f"`{o.side.variant}`'s median higher, {fmt(o.throughput_infer_per_s)}: the pick ahead in {ahead} of {len(rounds)} shared rounds"
+                    in row
+                )
+                said += 1
+    assert said  # the trial's time=16000, b=4: nodb's 1,874.2 in its own row beside db500's pick at 1,268.2
