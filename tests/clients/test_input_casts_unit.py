@@ -137,3 +137,13 @@ def test_too_many_values_for_a_shape_say_the_count_expected_and_given(tmp_path: 
         with pytest.raises(ClientError) as e:
             read(src, sig)
         assert said in e.value.message and "reshape" not in e.value.message, e.value.message
+
+
+def test_an_array_of_the_right_rank_and_a_wrong_dim_is_told_that_dim(tmp_path: Path) -> None:
+    """A [1, 4] array for dims [3] was told "a batching model needs the batch axis first", which it had."""
+    sig = ModelSignature.from_config(_config("TYPE_INT64"))
+    np.save(tmp_path / "v.npy", np.zeros((1, WIDTH + 1), np.int64))
+    with pytest.raises(ClientError) as e:
+        load_input_file(tmp_path / "v.npy", sig)
+    assert f"has shape [1, {WIDTH + 1}], expected [batch, {WIDTH}]" in e.value.message and "-1" not in e.value.message
+    assert e.value.hint == f"give 'v' a dim 1 of {WIDTH} (it has {WIDTH + 1}): the served config's dims, batch axis first"
