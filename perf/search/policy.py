@@ -6,11 +6,12 @@ functions over recorded levels and :class:`perf.records.search.SearchRules`; :cl
 Rules (thresholds in :class:`~perf.records.search.SearchRules`, recorded with the run):
 
 * **Adaptive concurrency** (``--concurrency auto``): the ladder starts at ``start`` and
-  grows by ``growth`` up to ``max_concurrency``. A step up still pays when throughput rises
-  by more than ``min_gain_pct`` % and by more than both levels' measured spread
-  (:func:`perf.analysis.ranking.trials.spread`: trial min–max, perf_analyzer's window spread, the
-  stability tolerance for unstable levels); the first step that does not ends the ladder
-  one level past the knee (:func:`perf.analysis.saturation.rises.knee` then finds it). With a latency budget
+  grows by ``growth`` up to ``max_concurrency``. A step up still pays when throughput still rises by
+  the one rule (:class:`perf.analysis.saturation.rises.Rising`: beyond the noise *and* by more than
+  ``min_gain_pct`` %), the noise judged as this design can (:func:`rising`: both levels' measured
+  spread). The first step that does not ends the ladder: one level past the knee when its gain is at
+  most ``min_gain_pct`` (flat: :func:`perf.analysis.saturation.rises.knee` then finds it), else said
+  as not told from the noise, with no knee claimed. With a latency budget
   the ladder also ends at the first level over the budget, and up to ``refine_steps``
   bisection levels look for the highest concurrency under it. A failed level ends the
   ladder (a resumed run measures it again). An explicit ``--concurrency`` list: measured whole.
@@ -40,6 +41,8 @@ from perf.analysis.ranking.budget_latency import latency_metric
 from perf.analysis.ranking.trials import DEFAULT_TOLERANCE_PCT, rank, spread
 from perf.analysis.recommendation.excluded import candidate
 from perf.analysis.recommendation.recommend import best_under_budget
+from perf.analysis.saturation.falls import Step
+from perf.analysis.saturation.rises import Rising
 from perf.analysis.stats.points import THROUGHPUT, Point
 from perf.markdown import fmt, fmt_given
 from perf.records.levels import HOST_BUSY, LevelResult
@@ -97,12 +100,25 @@ def best_point(points: Mapping[str, Sequence[Point]], budget: Budget | None, tol
     return best_under_budget(cands, budget.ms, tol, budget.percentile) if budget is not None else rank(cands, tol)[0]
 
 
-def rising(low: Point, high: Point, rules: SearchRules, tol: float) -> tuple[bool, float]:
-    """Whether going from ``low`` to ``high`` concurrency still paid, and the gain needed (%
-    of ``low``'s throughput): more than ``min_gain_pct`` and more than both spreads."""
+def rising(low: Point, high: Point, rules: SearchRules, tol: float) -> Rising:
+    """The step from ``low`` to ``high`` concurrency by the one rule for "throughput still rises"
+    (:class:`perf.analysis.saturation.rises.Rising`: beyond the noise and by more than ``min_gain_pct``;
+    flat at most that gain; else not told), with the noise judged as the sequential design can.
+
+    That rule judges the noise paired over the rounds both levels shared (a rounds run), else beyond the
+    spread over trials (:func:`perf.analysis.saturation.falls.step`). This design measures its levels one
+    after another, so no round is shared, and mostly once each, so the trials' own spread is unknown and
+    that rule would tell no step. Its noise is therefore each level's own
+    (:func:`perf.analysis.ranking.trials.spread`: trial min–max, perf_analyzer's window spread, the
+    stability tolerance ``tol`` for an unstable level): a step beyond both levels' spread rose or fell,
+    one within it is not told, and the words (:meth:`perf.analysis.saturation.rises.Rising.words`) say
+    which, with that spread, never more."""
     t0, t1 = low.value(THROUGHPUT), high.value(THROUGHPUT)
-    need = max(spread(low, tol), spread(high, tol), rules.min_gain_pct / 100.0 * t0)
-    return t1 - t0 > need, need / t0 * 100.0
+    noise = max(spread(low, tol), spread(high, tol))
+    beyond = abs(t1 - t0) > noise
+    said = f"{'more than' if beyond else 'within'} the levels' spread, {noise / t0 * 100.0:.1f} %" if t0 > 0 else "no throughput"
+    gain = (t1 / t0 - 1.0) * 100.0 if t0 > 0 else None
+    return Rising(gain, Step(("rose" if t1 > t0 else "fell") if beyond else None, said), rules.min_gain_pct)
 
 
 def next_step(
@@ -182,16 +198,15 @@ def _adaptive(
             ),
             budget,
         )
-    elif prev is not None and not (step := rising(prev, top, rules, tol))[0]:
-        gain = gain_pct(prev, top)
+    elif prev is not None and not (step := rising(prev, top, rules, tol)).rises:
         end = _decision(
             variant,
             "knee",
             top,
             own,
-            f"from concurrency {prev.concurrency} to {top.concurrency} its throughput changed {gain:+.1f} % "
-            f"({fmt(prev.get(THROUGHPUT))} -> {fmt(top.get(THROUGHPUT))} infer/s), not more than the noise "
-            f"({step[1]:.1f} %: the levels' spread, at least {rules.min_gain_pct:g} %): past the knee",
+            f"{step.words(prev.concurrency, top.concurrency)} ({fmt(prev.get(THROUGHPUT))} -> "
+            f"{fmt(top.get(THROUGHPUT))} infer/s): "
+            + ("past the knee" if step.flat else "its ladder ends here, whether its peak lies above it not told"),
         )
     else:
         above = [c for c in levels if c > top.concurrency]
@@ -257,7 +272,7 @@ def _pruned(
             best,
             tol,
         )
-    if proposal > ok[-1].concurrency and len(ok) > 1 and rising(ok[-2], ok[-1], rules, tol)[0]:
+    if proposal > ok[-1].concurrency and len(ok) > 1 and rising(ok[-2], ok[-1], rules, tol).rises:
         return None  # still climbing: its peak is not bounded yet
     mine = max(ok, key=lambda p: p.value(THROUGHPUT))
     s, sb = spread(mine, tol), spread(best, tol)

@@ -261,7 +261,7 @@ def test_the_report_section_says_why_each_variant_was_not_measured_further():
     # a paired verdict's reason ends in its own period (perf.analysis.stats.paired): the sentence keeps one
     run.search.decisions.append(SearchDecision("slow", "pruned", 4, "`lead` beats `slow`."))
     assert "because `lead` beats `slow`." in "\n".join(search_lines(run)) and ".." not in "\n".join(search_lines(run))
-    assert "`lead`: its ladder went no higher than concurrency 4 because from concurrency 2 to 4" in text  # a knee
+    assert "`lead`: its ladder went no higher than concurrency 4 because throughput +2.5 % from c=2 to c=4" in text  # a knee
     assert (
         "| `slow` | 4 | pruned |" in flat
         and "budget" not in text
@@ -348,3 +348,18 @@ def test_a_decision_that_ends_a_ladder_says_the_ladder_went_no_higher_not_that_t
     assert pruned.words() == "not measured further because `pick` beats `v`"  # dropped: no level of it is measured again
     failed = SearchDecision("v", "failed", 4, "its level at concurrency 4 failed")
     assert failed.words().startswith("not measured further because ")
+
+
+def test_a_step_the_noise_does_not_tell_is_not_called_the_knee():
+    """The sequential ladder ended "past the knee" on any step not beyond the levels' spread, though the one rule
+    (perf.analysis.saturation.rises) calls a gain above min_gain_pct within the noise not told, and the report's
+    knee (rises.knee) then found none. Its words now say the rule's: the knee only for a flat step."""
+    gain = 2 * RULES.min_gain_pct  # % above the floor, within a window spread twice as wide
+    told_not = next_step("v", series("v", {1: (100, 1.0), 2: (100 + gain, 1.1)}, spread_pct=2 * gain), LADDER, True, RULES)
+    assert isinstance(told_not, SearchDecision) and told_not.rule == "knee"
+    assert "past the knee" not in told_not.reason and "not distinguishable from noise (within the levels' spread" in told_not.reason
+    assert f"+{gain:.1f} % from c=1 to c=2" in told_not.reason
+    assert knee(series("v", {1: (100, 1.0), 2: (100 + gain, 1.1)}, spread_pct=2 * gain), judge(run_result())) is None
+    flat = next_step("v", series("v", {1: (100, 1.0), 2: (100 + RULES.min_gain_pct / 2, 1.1)}), LADDER, True, RULES)
+    assert isinstance(flat, SearchDecision) and flat.reason.endswith("past the knee")
+    assert f"no more than the {RULES.min_gain_pct:g} % a step must gain" in flat.reason

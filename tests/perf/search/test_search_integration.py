@@ -74,8 +74,8 @@ def test_the_adaptive_ladder_stops_past_the_knee(tiny_repo: Path, tmp_path: Path
     assert decision.measured == measured and decision.concurrency == measured[-1]
     # the recorded levels back the decision: the last step did not pay more than the noise, every one before did
     tol = FAST.stability_pct
-    assert not rising(points[-2], points[-1], rules, tol)[0]
-    assert all(rising(a, b, rules, tol)[0] for a, b in zip(points[:-2], points[1:-1]))
+    assert not rising(points[-2], points[-1], rules, tol).rises
+    assert all(rising(a, b, rules, tol).rises for a, b in zip(points[:-2], points[1:-1]))
     assert "past the knee" in (write_report(run_dir)).read_text()
 
 
