@@ -8,7 +8,10 @@ else the first name in sort order), the *pairs* are the variants that differ onl
 factor (every other :class:`builders.config.variants.Variant` field equal, as
 :mod:`perf.analysis.effects.pairs` decides fairness), one at ``r`` and one at ``v``. Each pair gives two paired differences, in %:
 
-* **peak throughput**: each variant's highest-throughput level (its smallest client batch size);
+* **peak throughput**: each variant at its best level, the one the tables name
+  (:func:`perf.analysis.saturation.peaks.best_levels`; at its smallest client batch size, else its highest median
+  there): a pair was taken at each variant's highest median, another level than the table's in a rounds sweep
+  (measured in fast rounds only) or a run of trials (a flagged level within its spread);
 * **p99 at a common load**: both at the pair's highest common concurrency.
 
 In a rounds sweep each pair's differences are paired over the rounds both variants shared
@@ -38,6 +41,7 @@ from perf.analysis.effects.diffs import NO_NUMBER, PairDiff, Spread, evidence_sp
 from perf.analysis.effects.pairs import FACTORS, VARIANT_FIELDS, Factor, value_order, variant_of
 from perf.analysis.effects.rounds import NEVER_TOGETHER, is_rounds, paired_change
 from perf.analysis.effects.threads import COUNT, count_label, not_the_count
+from perf.analysis.saturation.peaks import best_levels
 from perf.analysis.stats.curves import common_level, curve
 from perf.analysis.stats.fair import cannot_act, unfair
 from perf.analysis.stats.points import P99, THROUGHPUT, Point, delta
@@ -136,12 +140,12 @@ def _pair(
     pts: dict[str, list[Point]],
     factor: str = "",
     rounds: bool = False,
+    named: dict[str, Point] | None = None,
 ) -> PairDiff | None:
     ca, cb = curve(pts[a.name]), curve(pts[b.name])
     if not ca or not cb or ca[0].batch_size != cb[0].batch_size:
         return None
-    pa = max(ca, key=lambda p: p.value(THROUGHPUT))
-    pb = max(cb, key=lambda p: p.value(THROUGHPUT))
+    pa, pb = (_best(c, (named or {}).get(v.name)) for c, v in ((ca, a), (cb, b)))
     common = common_level(ca, cb)
     odd = not_the_count(a, b, ca, cb, rounds) if factor == COUNT else None  # a difference at c=1: not the count's
     threads = (b.threads_per_instance, a.threads_per_instance)
@@ -175,6 +179,14 @@ def _pair(
     )
 
 
+def _best(line: list[Point], named: Point | None) -> Point:
+    """The level a pair takes of one variant's ``line`` (its smallest client batch size): the one the tables name
+    (``named``, module docstring) where it is on the line, else the line's highest median."""
+    if named is not None and any(p is named for p in line):
+        return named
+    return max(line, key=lambda p: p.value(THROUGHPUT))
+
+
 def main_effects(run: RunResult, points: dict[str, list[Point]]) -> list[MainEffect]:
     """Every factor that varies among the run's comparable variants, one :class:`MainEffect`
     per non-reference value that has at least one pair, in :data:`FACTORS` order.
@@ -190,6 +202,7 @@ def main_effects(run: RunResult, points: dict[str, list[Point]]) -> list[MainEff
     ]
     out = []
     rounds = run.rounds is not None and is_rounds([v for v, _ in typed])
+    named = best_levels(run, points)
     for f in FACTORS:
         rest = [x for x in VARIANT_FIELDS if x not in f.fields]
         groups: dict[tuple, list[tuple[VariantResult, Variant, Any]]] = {}
@@ -209,7 +222,7 @@ def main_effects(run: RunResult, points: dict[str, list[Point]]) -> list[MainEff
                 for a, ta, va in g
                 if va == ref
                 for b, tb, vb in g
-                if vb == value and (d := _pair(a, b, ta, tb, points, f.key, rounds)) is not None
+                if vb == value and (d := _pair(a, b, ta, tb, points, f.key, rounds, named)) is not None
             ]
             if diffs:
                 out.append(
