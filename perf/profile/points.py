@@ -1,0 +1,117 @@
+"""Timing the in-process baseline's points (:func:`measure_keys`): each key of one model loaded once
+(:mod:`perf.profile.runners`), its points at their batch sizes timed interleaved in rounds
+(:func:`perf.profile.timing.time_interleaved`) with the host's load sampled over them; a key that
+cannot run here gives "not run on this host" / "failed" points with the reason.
+:mod:`perf.profile.baseline` plans the keys and records the result.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from builders.repository.view import RepositoryVariant
+from core.errors import ToolkitError
+from perf.measure.host import HOST_BUSY_THRESHOLD_PCT, HostSampler
+from perf.profile.runners import NotRunHere, artifact_call, batch_inputs, cannot_run, eager_call
+from perf.profile.timing import Timing, TimingSettings, time_interleaved
+from perf.records.baseline import EAGER, NOT_RUN, BaselineKey, BaselinePoint
+
+
+def _load(key: BaselineKey, rv: RepositoryVariant, file: str) -> tuple[Callable[[dict[str, Any]], Any], dict[str, Any]]:
+    """The call of ``key`` (``rv``'s artifact ``file``, or the build's eager model) and the
+    build's reference inputs."""
+    call = eager_call(rv, key.device) if key.format == EAGER else artifact_call(rv, key.format, file, key)
+    inputs, _ = rv.reference()
+    return call, inputs
+
+
+def _prepare(
+    key: BaselineKey, rv: RepositoryVariant, file: str
+) -> tuple[Callable[[dict[str, Any]], Any] | None, Any, str, str | None]:
+    """``(call, reference inputs, status, reason)``: the loaded call, or why there is none."""
+    status, reason = NOT_RUN, cannot_run(key)
+    if reason is None:
+        try:
+            call, reference = _load(key, rv, file)
+            return call, reference, "ok", None
+        except NotRunHere as e:
+            reason = str(e)
+        except ToolkitError as e:
+            status, reason = "failed", e.message
+        except Exception as e:  # onnxruntime / torch / a user's factory: recorded, the other keys still run
+            status, reason = "failed", f"{type(e).__name__}: {str(e)[:300]}"
+    return None, None, status, reason
+
+
+def measure_keys(
+    group: dict[BaselineKey, tuple[RepositoryVariant, str, list[int]]],
+    timing: TimingSettings,
+    threshold_pct: float = HOST_BUSY_THRESHOLD_PCT,
+    deadline: float | None = None,
+    on_round: Callable[[int, int, int], None] | None = None,
+) -> list[BaselinePoint]:
+    """The points of ``group`` (keys of one model, each with a variant serving it, its artifact
+    file and batch sizes), timed interleaved in rounds; a key that cannot run gives "not run on
+    this host" / "failed" points with the reason. Each timed point carries the host's load
+    over the rounds. ``on_round(round, rounds, points)``: as each round starts (0-based).
+    """
+    out: dict[tuple[BaselineKey, int], BaselinePoint] = {}
+    todo: list[tuple[BaselineKey, int, Callable[[], Any]]] = []
+    for key, (rv, file, batches) in group.items():
+        call, reference, status, reason = _prepare(key, rv, file)
+        for b in batches:
+            if call is None:
+                out[(key, b)] = BaselinePoint(key, b, status=status, reason=reason)  # type: ignore[arg-type]
+                continue
+            fn = functools.partial(call, batch_inputs(reference, b))
+            try:
+                fn()  # a point whose call fails is recorded, the others are still timed
+            except Exception as e:
+                out[(key, b)] = BaselinePoint(key, b, status="failed", reason=f"{type(e).__name__}: {str(e)[:300]}")
+                continue
+            todo.append((key, b, fn))
+    if todo:
+        with HostSampler([os.getpid()]) as hosts:
+            timings = time_interleaved(
+                [fn for *_, fn in todo],
+                [k.threads for k, *_ in todo],
+                timing,
+                deadline=deadline,
+                on_round=None if on_round is None else lambda r, n: on_round(r, n, len(todo)),
+            )
+        load = hosts.load(timings[0].span, threshold_pct)
+        for (key, b, _), t in zip(todo, timings):
+            p = _point(key, b, t)
+            load.fill(p)
+            out[(key, b)] = p
+    return [out[(k, b)] for k, (_, _, batches) in group.items() for b in batches]
+
+
+def measure_key(
+    key: BaselineKey, rv: RepositoryVariant, file: str, batches: list[int], timing: TimingSettings
+) -> Iterator[BaselinePoint]:
+    """The points of one ``key`` at ``batches`` (:func:`measure_keys` of that key alone)."""
+    yield from measure_keys({key: (rv, file, batches)}, timing)
+
+
+def _point(key: BaselineKey, b: int, t: Timing) -> BaselinePoint:
+    return BaselinePoint(
+        key,
+        b,
+        latency_p50_ms=t.p50_s * 1e3,
+        latency_p99_ms=t.p99_s * 1e3,
+        latency_median_ms=t.median_s * 1e3,
+        latency_iqr_ms=t.iqr_s * 1e3,
+        throughput_infer_per_s=b / t.p50_s,
+        spread_pct=100.0 * t.iqr_s / t.median_s,
+        warmup_runs=t.warmup_runs,
+        warmup_s=t.warmup_s,
+        blocks=t.blocks,
+        runs_per_block=t.runs_per_block,
+        runs=t.runs,
+        measured_s=t.measured_s,
+        rounds_ms=[round(x * 1e3, 6) for x in t.round_p50_s],
+    )
