@@ -1,10 +1,12 @@
-"""Serving efficiency: served throughput against the in-process baseline at the batch the
-server formed, and where each request's time went.
+"""Serving efficiency: served throughput against the in-process baseline at the input size the
+clients sent and the batch the server formed, and where each request's time went.
 
 For a variant at one level (a :class:`perf.analysis.stats.points.Point`, medians over trials) the server
 formed batches of ``avg_server_batch_size`` inferences (``B``). The in-process time of a call
 at ``B`` (:func:`in_process_at`) comes from the baseline points of the same artifact, device
-and threads (:attr:`perf.records.baseline.BaselineTarget.key`): measured when ``B`` is a
+and threads (:attr:`perf.records.baseline.BaselineTarget.key`) at the level's own input size
+(:func:`perf.records.workloads.input_size`; a mixed range, whose requests hold many sizes, is
+compared with none: :func:`other_shapes`): measured when ``B`` is a
 measured batch size, else linearly interpolated in per-call time between the two measured
 batch sizes around it (per-call time grows about linearly with the batch on a busy device),
 else the nearest measured one (``B`` outside the measured range); :attr:`InProcessAt.how`
@@ -41,8 +43,8 @@ from perf.analysis.stats.fair import unfair
 from perf.analysis.stats.points import THROUGHPUT, Point, aggregate
 from perf.markdown import fmt
 from perf.records.baseline import BaselinePoint, BaselineResult, BaselineTarget
-from perf.records.results import RunResult, mixed_axes, parse_shape_text
-from perf.records.workloads import workload_text
+from perf.records.results import RunResult, mixed_axes
+from perf.records.workloads import input_size, workload_text
 
 #: perf_analyzer's per-request time components (LevelResult fields, µs) besides compute
 #: infer, in the order a request meets them, with their labels.
@@ -67,6 +69,7 @@ class InProcessAt:
         how: ``"measured"``, ``"interpolated"`` or ``"nearest"``.
         batches: The measured batch sizes used (one or two).
         points: The baseline points used (their load and round spread travel with the figures).
+        shape: The input size of those points (every dynamic axis named, ``"time=400"``; ``None``: no dynamic axes).
     """
 
     batch: float
@@ -75,6 +78,7 @@ class InProcessAt:
     how: str
     batches: tuple[int, ...]
     points: tuple[BaselinePoint, ...] = ()
+    shape: str | None = None
 
     @property
     def host_busy_pct(self) -> float | None:
@@ -88,15 +92,24 @@ class InProcessAt:
 
     @property
     def how_text(self) -> str:
-        """``"measured at batch 4"``, ``"interpolated between batches 4 and 8"``, ``"nearest measured batch 8"``."""
+        """``"measured at batch 4"``, ``"interpolated between batches 4 and 8"``, ``"nearest measured batch 8"``,
+        then the input size when there is one (``", at time=400"``): the size each ratio is at."""
         if self.how == "interpolated":
-            return f"interpolated between batches {self.batches[0]} and {self.batches[1]}"
-        return f"{'measured at' if self.how == 'measured' else 'nearest measured'} batch {self.batches[0]}"
+            text = f"interpolated between batches {self.batches[0]} and {self.batches[1]}"
+        else:
+            text = f"{'measured at' if self.how == 'measured' else 'nearest measured'} batch {self.batches[0]}"
+        return text + (f", at {self.shape}" if self.shape else "")
+
+    def rounds_cut(self, planned: int) -> tuple[int, int] | None:
+        """``(rounds timed, planned)`` when its points were timed in fewer rounds than ``planned`` (the sweep's
+        time budget cut the baseline short: :meth:`perf.records.baseline.BaselineResult.rounds_timed`), else ``None``."""
+        n = BaselineResult.rounds_timed(self.points, planned)
+        return (n, planned) if n < planned else None
 
 
-def in_process_at(points: Sequence[BaselinePoint], batch: float) -> InProcessAt | None:
+def in_process_at(points: Sequence[BaselinePoint], batch: float, shape: str | None = None) -> InProcessAt | None:
     """In-process per-call time and throughput at ``batch`` from ``points`` (one key's
-    points); ``None`` when none of them was measured. See the module docstring for the rule."""
+    points at one input size, ``shape``); ``None`` when none of them was measured. See the module docstring for the rule."""
     ok = sorted((p for p in points if p.ok and p.latency_p50_ms), key=lambda p: p.batch_size)
     if not ok or not batch > 0:
         return None
@@ -104,14 +117,14 @@ def in_process_at(points: Sequence[BaselinePoint], batch: float) -> InProcessAt 
     hi = [p for p in ok if p.batch_size >= batch]
     if lo and lo[-1].batch_size == batch:
         p = lo[-1]
-        return InProcessAt(batch, _ms(p), batch / _ms(p) * 1e3, "measured", (p.batch_size,), (p,))
+        return InProcessAt(batch, _ms(p), batch / _ms(p) * 1e3, "measured", (p.batch_size,), (p,), shape)
     if lo and hi:
         a, b = lo[-1], hi[0]
         frac = (batch - a.batch_size) / (b.batch_size - a.batch_size)
         latency = _ms(a) + (_ms(b) - _ms(a)) * frac
-        return InProcessAt(batch, latency, batch / latency * 1e3, "interpolated", (a.batch_size, b.batch_size), (a, b))
+        return InProcessAt(batch, latency, batch / latency * 1e3, "interpolated", (a.batch_size, b.batch_size), (a, b), shape)
     p = hi[0] if hi else lo[-1]
-    return InProcessAt(batch, _ms(p), p.batch_size / _ms(p) * 1e3, "nearest", (p.batch_size,), (p,))
+    return InProcessAt(batch, _ms(p), p.batch_size / _ms(p) * 1e3, "nearest", (p.batch_size,), (p,), shape)
 
 
 def _ms(p: BaselinePoint) -> float:
@@ -138,6 +151,8 @@ class EfficiencyRow:
         note: Why the ratio is no evidence (:func:`verdict`), ``None`` when it is.
         overhead_significant: ``overhead_us`` beyond the noise of both measurements
             (:func:`overhead_noise_us`); ``None`` when the noise is unknown.
+        rounds_cut: ``(rounds timed, planned)`` of its in-process points when the sweep's time budget
+            cut them short (:meth:`InProcessAt.rounds_cut`), else ``None``.
     """
 
     variant: str
@@ -154,6 +169,7 @@ class EfficiencyRow:
     components: dict[str, float | None]
     note: str | None = None
     overhead_significant: bool | None = None
+    rounds_cut: tuple[int, int] | None = None
 
     @property
     def evidence(self) -> bool:
@@ -211,11 +227,15 @@ def overhead_noise_us(point: Point, inp: InProcessAt | None) -> float | None:
     return (inproc or 0.0) + (served or 0.0)
 
 
-def efficiency_row(variant: str, target: BaselineTarget, point: Point, baseline: BaselineResult) -> EfficiencyRow:
-    """The row of ``variant`` at ``point`` (see the module docstring for each number)."""
+def efficiency_row(
+    variant: str, target: BaselineTarget, point: Point, baseline: BaselineResult, shape: str | None = None
+) -> EfficiencyRow:
+    """The row of ``variant`` at ``point``, sent at input size ``shape`` (every axis named; default: the
+    reference size, :attr:`BaselineTarget.shape`; see the module docstring for each number)."""
     batch = point.get("avg_server_batch_size")
     served = point.value(THROUGHPUT)
-    inp = in_process_at(baseline.points_of(target.key), batch) if batch else None
+    shape = shape if shape is not None else target.shape
+    inp = in_process_at(baseline.points_at(target, shape), batch, shape) if batch else None
     compute = point.get("server_compute_infer_us")
     inp_us = inp.latency_ms * 1e3 if inp else None
     overhead = compute - inp_us if compute is not None and inp_us is not None else None
@@ -236,6 +256,7 @@ def efficiency_row(variant: str, target: BaselineTarget, point: Point, baseline:
         components={f: point.get(f) for f, _ in COMPONENTS},
         note=verdict(point, inp, ratio, overhead, target.instances) if inp else None,
         overhead_significant=None if overhead is None or noise is None else abs(overhead) > noise,
+        rounds_cut=inp.rounds_cut(baseline.settings.rounds) if inp else None,
     )
 
 
@@ -245,10 +266,10 @@ def target_of(baseline: BaselineResult, series: str) -> BaselineTarget | None:
 
 
 def efficiency_rows(run: RunResult) -> list[EfficiencyRow]:
-    """Every measured concurrency level of every variant with a baseline target, in the
-    run's variant order then by (client batch size, concurrency); empty without a baseline.
-    Levels of a shape sweep at another shape than the baseline's inputs
-    (:attr:`BaselineTarget.shape`) are left out: they ran another workload."""
+    """Every measured concurrency level of every variant with a baseline target, each against the
+    in-process points at the input size it was sent at (:func:`perf.records.workloads.input_size`), in the run's variant
+    order then by (input size, client batch size, concurrency); empty without a baseline. Levels at
+    a size the baseline has no point at (:func:`compared`: a mixed range) are left out: :func:`other_shapes` names them."""
     if run.baseline is None:
         return []
     rows = []
@@ -256,67 +277,61 @@ def efficiency_rows(run: RunResult) -> list[EfficiencyRow]:
         target = target_of(run.baseline, v.name)
         if target is None:
             continue
-        levels = [lv for lv in v.levels if at_reference(lv.shape, target.shape)]
-        for p in sorted(aggregate(levels, v.name), key=lambda p: (p.batch_size, p.concurrency)):
-            if p.ok and p.concurrency > 0:
-                rows.append(efficiency_row(v.name, target, p, run.baseline))
+        for shape in dict.fromkeys(lv.shape for lv in v.levels):
+            size = input_size(shape, target.shape)
+            if not compared(run.baseline, target, size):
+                continue
+            levels = [lv for lv in v.levels if lv.shape == shape]
+            for p in sorted(aggregate(levels, v.name), key=lambda p: (p.batch_size, p.concurrency)):
+                if p.ok and p.concurrency > 0:
+                    rows.append(efficiency_row(v.name, target, p, run.baseline, size))
     return rows
 
 
+def compared(baseline: BaselineResult, target: BaselineTarget, size: str | None) -> bool:
+    """Whether ``target``'s levels sent at input size ``size`` (every axis named,
+    :func:`perf.records.workloads.input_size`) have in-process points to compare with: not a mixed range
+    (its requests hold many sizes, an in-process call one), and a size the baseline timed (a record from
+    before it timed each workload's size has its reference size only)."""
+    return not mixed_axes(size) and bool(baseline.points_at(target, size))
+
+
 def other_shapes(run: RunResult) -> list[str]:
-    """``"<variant> at seq=64"`` for each swept shape left out of :func:`efficiency_rows`."""
+    """``"<variant> at time=1000..16000 (mixed)"`` for each client workload's size left out of
+    :func:`efficiency_rows` (:func:`compared`)."""
     if run.baseline is None:
         return []
     out = []
     for v in run.variants:
         target = target_of(run.baseline, v.name)
         if target is not None:
-            out += [
-                f"{v.name} at {s}" for s in dict.fromkeys(lv.shape for lv in v.levels) if s and not at_reference(s, target.shape)
-            ]
+            sizes = dict.fromkeys(lv.shape for lv in v.levels)
+            left = [s for s in sizes if s and not compared(run.baseline, target, input_size(s, target.shape))]
+            out += [f"{v.name} at {workload_text(s, None)}" for s in left]
     return out
 
 
-def at_reference(size: str | None, ref: str | None) -> bool:
-    """Whether a level sent at ``size`` (its shape text; ``None``: one size, not swept) was sent at the
-    reference inputs' size ``ref`` the in-process baseline times (:attr:`BaselineTarget.shape`), so the
-    two compare: the one rule for the sweep's up-front check (:meth:`perf.sweep.baseline_step.BaselineStep._baseline_unusable`)
-    and the report's. An axis ``size`` leaves out is at its reference size; a mixed range
-    (``time=400..16000``) never is (its requests hold every size of the range)."""
-    if size is None or size == ref:
-        return True
-    if ref is None or mixed_axes(size):
-        return False
-    at = parse_shape_text(ref)
-    return all(at.get(a) == x for a, x in parse_shape_text(size).items())
+#: What to do when every level was sent at mixed sizes, which no in-process call runs (:func:`sizes_apart`).
+SIZES_APART_HINT = "sweep a fixed size too (add one to --shapes, e.g. the range's middle), then run the baseline"
 
 
-#: What to do when every level was sent at other sizes than the in-process baseline's (:func:`sizes_apart`).
-SIZES_APART_HINT = "sweep the build's reference size too (add it to --shapes, or leave --shapes out), then run the baseline"
+def sent_sizes(run: RunResult) -> dict[str, list[str | None]]:
+    """The input sizes each variant's measured levels were sent at (shape texts; ``None``: not swept)."""
+    return {v.name: list(dict.fromkeys(lv.shape for lv in v.levels if lv.ok)) for v in run.variants}
 
 
-def sizes_apart(run: RunResult, shapes: Mapping[str, str | None]) -> str | None:
-    """Why no served level of ``run`` can have a serving-efficiency ratio: every measured level of each
-    variant with an in-process target (``shapes``: variant -> the sizes of its reference inputs, the ones
-    the baseline times, :attr:`perf.records.baseline.BaselineTarget.shape`) was sent at another input size
-    (trial 12, F23: a run at time=1000 and 16000, the baseline at time=8000; the report blamed "the batch
-    it formed"); ``None`` when some level was sent at that size, or nothing says the sizes."""
-    sent: list[str] = []
-    timed: list[str] = []
-    for v in run.variants:
-        sizes = list(dict.fromkeys(lv.shape for lv in v.levels if lv.ok))
-        if v.name not in shapes or not sizes:
-            continue
-        ref = shapes[v.name]
-        if ref is None or any(at_reference(s, ref) for s in sizes):
-            return None
-        sent += [s for s in sizes if s]
-        timed.append(ref)
-    if not sent:
+def sizes_apart(sent: Mapping[str, Sequence[str | None]]) -> str | None:
+    """Why no served level can have a serving-efficiency ratio, ``None`` when one can: ``sent`` (variant ->
+    the input sizes its client workloads sent, shape texts: a sweep's plans before it measures, the run's
+    levels after, :func:`sent_sizes`) holds mixed ranges only, and an in-process call runs one size
+    (:func:`compared`). The one rule of the sweep's up-front skip (:meth:`perf.sweep.baseline_step.BaselineStep._baseline_unusable`),
+    the baseline's refusal and the report's words (trial 12, F23: they were two rules)."""
+    sizes = [s for v in sent.values() for s in v]
+    if not sizes or not all(mixed_axes(s) for s in sizes):
         return None
     return (
-        f"the run sent {', '.join(workload_text(s, None) for s in dict.fromkeys(sent))} only, and the in-process baseline times the build's reference "
-        f"inputs at {', '.join(dict.fromkeys(timed))}, a size no level sent: no level has an in-process point to compare with"
+        f"every client workload is a mixed range ({', '.join(workload_text(s, None) for s in dict.fromkeys(sizes))}): each "
+        "request holds one of many drawn sizes, and an in-process call runs one, so no level has an in-process point to compare with"
     )
 
 

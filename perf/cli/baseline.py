@@ -167,10 +167,12 @@ def profile_line(profile: ProfileRecord, stored: Path, seconds: float, *, trace:
 
 
 def describe_point(e: dict[str, Any]) -> str:
-    """One line for a ``baseline_point`` progress event: ``[3/12] mlp onnx fp32 cpu threads=2 b=8: 1,234.5 infer/s``."""
+    """One line for a ``baseline_point`` progress event: ``[3/12] mlp onnx fp32 cpu threads=2 b=8: 1,234.5 infer/s``
+    (``threads=2 seq=64 b=8`` for a point at an input size)."""
     p = e["point"]
     k = p.key
-    what = f"{k.model} {k.format} {k.precision} {k.device} threads={k.threads or 'default'} b={p.batch_size}"
+    size = f" {p.shape}" if p.shape else ""  # each client workload's input size is timed (issue 26, F23)
+    what = f"{k.model} {k.format} {k.precision} {k.device} threads={k.threads or 'default'}{size} b={p.batch_size}"
     note = f"{fmt(p.throughput_infer_per_s)} infer/s{flag_mark(p.flag)}" if p.ok else f"{p.status}: {p.reason}"
     return f"[{e['done']}/{e['total']}] {what}: {note}"
 

@@ -3,8 +3,10 @@ and the end of every sweep unless ``--no-baseline``).
 
 For each variant of a run (or of a repository), the same artifact runs in this process with the intra-op
 threads one of its served instances gets (the backend's rule, :meth:`builders.backends.base.BackendConfig.instance_threads`)
-on its device, beside the build's eager PyTorch model under the same threads, at batch 1, at the batch sizes the
-sweep's dynamic batcher formed (each level's ``avg_server_batch_size``, rounded, deduplicated) and at max_batch_size. The points of one model are timed together, interleaved in rounds
+on its device, beside the build's eager PyTorch model under the same threads, at each input size the sweep's clients
+sent (:func:`plan_targets`; a mixed range is timed at none), each at batch 1, at the batch sizes the sweep's dynamic
+batcher formed at that size (each level's ``avg_server_batch_size``, rounded, deduplicated) and at max_batch_size.
+The points of one model are timed together, interleaved in rounds
 (:func:`perf.profile.timing.time_interleaved`), with the host's load recorded on each;
 :mod:`perf.profile.runners` says what runs. A point this host cannot run (TensorRT or a
 KIND_GPU variant without a GPU) is recorded "not run on this host" with the reason.
@@ -21,7 +23,7 @@ import dataclasses
 import logging
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -35,16 +37,25 @@ from builders.repository.view import Repository, RepositoryVariant
 from core.errors import PerfError, ToolkitError
 from core.records import RecordKind, write_record
 from core.versions import package_versions
-from perf.analysis.efficiency import SIZES_APART_HINT, sizes_apart
+from perf.analysis.efficiency import SIZES_APART_HINT, sent_sizes, sizes_apart
 from perf.measure.host import HOST_BUSY_THRESHOLD_PCT
 from perf.profile.checks import acted_on, refuse_nothing_measured, run_repository
-from perf.profile.points import measure_keys
+from perf.profile.points import At, measure_keys
 from perf.profile.runners import reference_axes, torch_threads_kept
 from perf.profile.timing import ORDER_SEED, TimingSettings
 from perf.records import results
-from perf.records.baseline import EAGER, BaselineKey, BaselinePoint, BaselineResult, BaselineSettings, BaselineTarget
+from perf.records.baseline import (
+    EAGER,
+    BaselineKey,
+    BaselinePoint,
+    BaselineResult,
+    BaselineSettings,
+    BaselineSize,
+    BaselineTarget,
+)
 from perf.records.measured_files import LOADED, refuse_changed, refuse_missing
-from perf.records.results import RunResult
+from perf.records.results import RunResult, mixed_axes
+from perf.records.workloads import input_size
 
 log = logging.getLogger(__name__)
 
@@ -70,8 +81,11 @@ class BaselineOptions:
 
     Attributes:
         repository: The model repository whose variants are measured.
-        run: The sweep whose variants and formed batch sizes are measured (``None``: every
-            variant of ``variants`` at batch 1, ``batch_sizes`` and max_batch_size).
+        run: The sweep whose variants, input sizes and formed batch sizes are measured (``None``: every
+            variant of ``variants`` at its reference inputs' size, at batch 1, ``batch_sizes`` and max_batch_size).
+        sizes: Each variant's client workloads' input sizes (shape texts, ``None``: not swept), where the
+            caller knows them before the run measured them (a sweep's plans, for its estimate); a variant
+            not in it: the sizes of the run's usable levels, else the reference inputs' size.
         variants: Variant names or patterns (default: the run's, else every indexed one).
         batch_sizes: Extra batch sizes measured for every variant (within max_batch_size).
         timing: How long each point is timed.
@@ -86,6 +100,7 @@ class BaselineOptions:
 
     repository: Path
     run: RunResult | None = None
+    sizes: Mapping[str, Sequence[str | None]] = dataclasses.field(default_factory=dict)
     variants: Sequence[str] = ()
     batch_sizes: Sequence[int] = ()
     timing: TimingSettings = dataclasses.field(default_factory=TimingSettings)
@@ -95,13 +110,50 @@ class BaselineOptions:
     deadline: float | None = None
 
 
-def formed_batches(run: RunResult | None, variant: str) -> list[int]:
+def formed_batches(run: RunResult | None, variant: str, shapes: Collection[str | None] | None = None) -> list[int]:
     """The batch sizes the dynamic batcher formed for ``variant`` in ``run``: every usable
-    level's ``avg_server_batch_size`` rounded half up to an integer (>= 1), deduplicated, sorted."""
+    level's ``avg_server_batch_size`` rounded half up to an integer (>= 1), deduplicated, sorted;
+    ``shapes``: of the levels sent at those shape texts only (``None``: at any)."""
     vr = run.variant(variant) if run else None
     if vr is None:
         return []
-    return sorted({max(1, int(lv.avg_server_batch_size + 0.5)) for lv in vr.levels if lv.usable and lv.avg_server_batch_size})
+    formed = [lv.avg_server_batch_size for lv in vr.levels if lv.usable and (shapes is None or lv.shape in shapes)]
+    return sorted({max(1, int(b + 0.5)) for b in formed if b})
+
+
+def workload_sizes(opts: BaselineOptions, variant: str) -> list[str | None]:
+    """The input sizes ``variant``'s client workloads sent (shape texts, ``None``: not swept): the
+    caller's (:attr:`BaselineOptions.sizes`), else the run's usable levels', else ``[None]``."""
+    if variant in opts.sizes:
+        return list(dict.fromkeys(opts.sizes[variant]))
+    vr = opts.run.variant(variant) if opts.run else None
+    sent = [lv.shape for lv in vr.levels if lv.usable] if vr else []
+    return list(dict.fromkeys(sent)) or [None]
+
+
+def timed_sizes(opts: BaselineOptions, variant: str, reference: str | None, batches: set[int], mbs: int) -> list[BaselineSize]:
+    """The sizes ``variant`` is timed at (trial 12, F23: one reference size, while the clients sent others):
+    each fixed input size its workloads sent (:func:`workload_sizes`, every axis named by
+    :func:`perf.records.workloads.input_size` against its ``reference`` size), at ``batches`` and the batch
+    sizes its batcher formed at that size (within ``mbs``); a mixed range at none (its requests hold many sizes)."""
+    sent = [s for s in workload_sizes(opts, variant) if not mixed_axes(s)]
+    out = []
+    for size in dict.fromkeys(input_size(s, reference) for s in sent):
+        formed = formed_batches(opts.run, variant, [s for s in sent if input_size(s, reference) == size])
+        out.append(BaselineSize(size, sorted(b for b in {*batches, *formed} if b == 1 or 0 < b <= mbs)))
+    return out
+
+
+def given_size(run: RunResult | None, rv: RepositoryVariant) -> str | None:
+    """The dynamic-axis sizes the run's ``--shape`` flags (``settings["shapes"]``: served input name -> dims)
+    gave ``rv``'s requests (``"seq=16"``), which a level not swept sent instead of the reference inputs'
+    sizes; ``None`` without any (or without a build spec to read the axes from)."""
+    given = (run.settings.get("shapes") or {}) if run is not None else {}
+    try:
+        spec = rv.served_spec if given else None
+    except ToolkitError:
+        spec = None
+    return (results.shape_text(spec.sizes_of(given)) or None) if spec is not None else None
 
 
 def plan_targets(
@@ -110,7 +162,8 @@ def plan_targets(
     """The variants to measure: ``(target, variant, artifact format, artifact file)`` each,
     and notes on those left out (no artifact the toolkit can run, an unreadable config). A caller that read
     them already passes ``opts.repository`` as ``repo`` and each variant's parsed ``config.pbtxt`` in ``configs`` (a
-    sweep's, read once): neither is read again; ``shapes=False`` leaves ``shape`` out (no reference inputs read).
+    sweep's, read once): neither is read again; ``shapes=False`` leaves ``shape`` out (no reference inputs read:
+    each target's :attr:`~perf.records.baseline.BaselineTarget.sizes` are then the swept sizes as sent).
 
     Raises:
         RepositoryError: the repository has no such variants.
@@ -144,22 +197,23 @@ def plan_targets(
             threads=backend.instance_threads(cfg, opts.cpu_count),
         )
         mbs = int(cfg.max_batch_size)
-        wanted = {1, *formed_batches(opts.run, name), *opts.batch_sizes, *([mbs] if mbs > 0 else [])}
-        batches = sorted(b for b in wanted if b == 1 or 0 < b <= mbs)
         instances = sum(g.count or 1 for g in cfg.instance_group) or 1
         try:
             shape = (results.shape_text(reference_axes(rv)) or None) if shapes else None
         except ToolkitError:  # no reference data: its points say so when they fail to load it
             shape = None
-        target = BaselineTarget(name, key, instances, batches, rv.serving, shape)
+        shape = input_size(given_size(opts.run, rv), shape)  # what a level not swept sent: --shape's sizes win
+        sizes = timed_sizes(opts, name, shape, {1, *opts.batch_sizes, *([mbs] if mbs > 0 else [])}, mbs)
+        batches = sorted({b for z in sizes for b in z.batch_sizes})
+        target = BaselineTarget(name, key, instances, batches, rv.serving, shape, sizes)
         planned.append((target, rv, artifact[0], artifact[1]))
     return planned, notes
 
 
 def run_baseline(opts: BaselineOptions, progress: Progress | None = None) -> BaselineResult:
-    """Measure every planned key at its batch sizes; returns the record (not saved).
+    """Measure every planned key at its input and batch sizes; returns the record (not saved).
 
-    The points of one model (its eager module and every artifact, at every batch size) are
+    The points of one model (its eager module and every artifact, at every input and batch size) are
     timed together, interleaved in rounds (:func:`perf.profile.timing.time_interleaved`), with
     the host's load sampled over them (:class:`perf.measure.host.HostSampler`) and judged by the
     sweep's busy-host rule (:func:`perf.measure.host.is_host_busy`). Points that cannot run here
@@ -170,11 +224,11 @@ def run_baseline(opts: BaselineOptions, progress: Progress | None = None) -> Bas
         RepositoryError: unknown variants.
     """
     planned, notes = plan_targets(opts)
-    jobs: dict[BaselineKey, tuple[RepositoryVariant, str, set[int]]] = {}  # key -> (a variant serving it, file, batches)
+    jobs: dict[BaselineKey, tuple[RepositoryVariant, str, set[At]]] = {}  # key -> (a variant serving it, file, points)
     for target, rv, _fmt, file in planned:
         keys = [target.key] + ([dataclasses.replace(target.key, format=EAGER, precision="fp32")] if opts.eager else [])
         for key in keys:
-            jobs.setdefault(key, (rv, file, set()))[2].update(target.batch_sizes)
+            jobs.setdefault(key, (rv, file, set()))[2].update((z.shape, b) for z in target.sizes for b in z.batch_sizes)
     total = sum(len(b) for *_, b in jobs.values())
     points: list[BaselinePoint] = []
     models = list(dict.fromkeys(k.model for k in jobs))
@@ -183,7 +237,7 @@ def run_baseline(opts: BaselineOptions, progress: Progress | None = None) -> Bas
             if opts.deadline is not None and time.monotonic() >= opts.deadline:
                 notes.append(f"`{model}`: not measured: the sweep's time budget was spent before it")
                 continue
-            group = {k: (rv, file, sorted(b)) for k, (rv, file, b) in jobs.items() if k.model == model}
+            group = {k: (rv, file, sorted(b, key=_order)) for k, (rv, file, b) in jobs.items() if k.model == model}
             tell = None if progress is None else _rounds_event(progress, model, len(points), total)
             timed = measure_keys(group, opts.timing, busy_threshold(opts), opts.deadline, tell)
             rounds = BaselineResult.rounds_timed(timed, opts.timing.rounds)
@@ -203,6 +257,10 @@ def run_baseline(opts: BaselineOptions, progress: Progress | None = None) -> Bas
         points=points,
         notes=notes,
     )
+
+
+def _order(at: At) -> tuple[str, int]:
+    return at[0] or "", at[1]
 
 
 def _rounds_event(progress: Progress, model: str, done: int, total: int) -> Callable[[int, int, int], None]:
@@ -230,7 +288,8 @@ def baseline_settings(opts: BaselineOptions) -> BaselineSettings:
         warmup_s=t.warmup_s,
         warmup_runs=t.warmup_runs,
         max_runs=t.max_runs,
-        inputs="the build's reference inputs (reference.npz) repeated along the batch axis",
+        inputs="the build's reference inputs (reference.npz) repeated along the batch axis; at another input size "
+        "a client workload sent, inputs drawn from the build's spec at that size as the reference inputs were",
         cpu_count=opts.cpu_count,
         threads_rule="each variant's backend rule for one instance: the python backend's intra_op_threads, else "
         f"cores ({opts.cpu_count}) / instances; a native backend's thread parameter, else the library default",
@@ -254,8 +313,8 @@ def baseline_for_run(
         repository: The repository holding the run's variants [default: the one the run swept].
 
     Raises:
-        PerfError: its variants are not there or changed, its levels were all sent at other input sizes than
-            the reference inputs the baseline times (:func:`perf.analysis.efficiency.sizes_apart`: nothing measured),
+        PerfError: its variants are not there or changed, its levels were all sent at mixed sizes, which
+            no in-process call runs (:func:`perf.analysis.efficiency.sizes_apart`: nothing measured),
             or nothing was measured (the run is left as it was).
         RecordError: ``results.json`` cannot be read.
     """
@@ -264,7 +323,7 @@ def baseline_for_run(
     opts = dataclasses.replace(opts or BaselineOptions(repo), repository=repo, run=run)
     refuse_missing(run, acted_on(run, opts.variants, repo), repo, "the in-process baseline")
     refuse_changed(run, [v.name for v in run.variants], repo, "baseline filed under the run", LOADED)
-    if why := sizes_apart(run, {t.variant: t.shape for t, *_ in plan_targets(opts)[0]}):  # trial 12, F23
+    if why := sizes_apart(sent_sizes(run)):  # trial 12, F23
         raise PerfError(f"no in-process baseline for run {run.run_id}: {why}", hint=SIZES_APART_HINT)
     kept = f"run {run.run_id}'s results.json keeps what it held"
     run.baseline = refuse_nothing_measured(run_baseline(opts, progress), kept, "the run has no measured variant")

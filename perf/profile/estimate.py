@@ -3,7 +3,8 @@ a skipped baseline's words all use (trial 9, F15: the plan said about 105 s for 
 120 s for 8, at 15 s a variant, while the demo's 8 variants took 35 s).
 
 The baseline times *points* (one key, an artifact or the eager model under one served instance's
-threads, at one batch size; :func:`perf.profile.baseline.run_baseline`), and variants that share an
+threads, at one input size and batch size; :func:`perf.profile.baseline.run_baseline`: each fixed input size
+the clients send, :attr:`perf.records.baseline.BaselineTarget.sizes`), and variants that share an
 artifact and thread count share their points (the demo's 8 variants are 6 keys and 40 points). One
 point costs its timing (:class:`perf.profile.timing.TimingSettings`: the warm-up, then
 ``min_run_time_s`` of blocks and again of single calls) and the calls beyond it (the rounds' untimed
@@ -24,7 +25,7 @@ plan is said before any of it is measured. Where they come from:
   or eager model load of the demo's size, which the 0.55 s above assumes.
 
 Before the rounds the batch sizes the dynamic batcher will form are not known: each key of a batching
-model is counted with :data:`FORMED_GUESS` of them. The sweep's plan line and a skip say the number as
+model is counted with :data:`FORMED_GUESS` of them at each input size. The sweep's plan line and a skip say the number as
 "estimated"; the baseline's real time is recorded after it (``rounds.budget.baseline_s``). The baseline
 stops at the time budget's end (a model timed in fewer rounds is noted), so an estimate that is short
 costs rounds, not the section.
@@ -55,7 +56,7 @@ class BaselineEstimate:
     Attributes:
         seconds: The estimate (s), from :data:`POINT_CALLS_S` and :data:`KEY_LOAD_S` (estimates, module docstring).
         variants: The variants it measures.
-        points: The points it times (keys x batch sizes).
+        points: The points it times (keys x input sizes x batch sizes).
         guessed: Whether the formed batch sizes were guessed (no level measured yet).
     """
 
@@ -81,15 +82,15 @@ def estimate(
     """
     planned, _ = plan_targets(opts, repo, configs, shapes=False)
     measured = opts.run is not None and any(lv.usable for v in opts.run.variants for lv in v.levels)
-    points: set[tuple[object, int]] = set()
+    points: set[tuple[object, str | None, int]] = set()
     for target, *_ in planned:
-        batches = list(target.batch_sizes)
-        top = max(batches, default=1)
-        if not measured and top > 1:  # the batches its batcher will form, between 1 and max_batch_size
-            batches += [1 + (top - 1) * (i + 1) // (FORMED_GUESS + 1) for i in range(FORMED_GUESS)]
         keys = [target.key] + ([dataclasses.replace(target.key, format=EAGER, precision="fp32")] if opts.eager else [])
-        for key in keys:
-            points |= {(key, b) for b in batches}
+        for size in target.sizes:  # the sizes run_baseline times, each at its batch sizes
+            batches = list(size.batch_sizes)
+            top = max(batches, default=1)
+            if not measured and top > 1:  # the batches its batcher will form, between 1 and max_batch_size
+                batches += [1 + (top - 1) * (i + 1) // (FORMED_GUESS + 1) for i in range(FORMED_GUESS)]
+            points |= {(key, size.shape, b) for key in keys for b in batches}
     t = opts.timing
-    seconds = len(points) * (t.warmup_s + 2 * t.min_run_time_s + POINT_CALLS_S) + KEY_LOAD_S * len({k for k, _ in points})
+    seconds = len(points) * (t.warmup_s + 2 * t.min_run_time_s + POINT_CALLS_S) + KEY_LOAD_S * len({k for k, *_ in points})
     return BaselineEstimate(round(seconds, 1), len(planned), len(points), not measured)

@@ -15,14 +15,14 @@ from typing import Any
 from builders.repository.view import RepositoryVariant
 from core.errors import ToolkitError
 from perf.measure.host import HOST_BUSY_THRESHOLD_PCT, HostSampler
-from perf.profile.runners import NotRunHere, artifact_call, batch_inputs, cannot_run, eager_call
+from perf.profile.runners import NotRunHere, artifact_call, batch_inputs, cannot_run, eager_call, inputs_at
 from perf.profile.timing import Timing, TimingSettings, time_interleaved
 from perf.records.baseline import EAGER, NOT_RUN, BaselineKey, BaselinePoint
 
 
 def _load(key: BaselineKey, rv: RepositoryVariant, file: str) -> tuple[Callable[[dict[str, Any]], Any], dict[str, Any]]:
     """The call of ``key`` (``rv``'s artifact ``file``, or the build's eager model) and the
-    build's reference inputs."""
+    build's reference inputs (at another size: :func:`perf.profile.runners.inputs_at`)."""
     call = eager_call(rv, key.device) if key.format == EAGER else artifact_call(rv, key.format, file, key)
     inputs, _ = rv.reference()
     return call, inputs
@@ -46,33 +46,40 @@ def _prepare(
     return None, None, status, reason
 
 
+#: One point to time: ``(input size, batch size)`` (:attr:`perf.records.baseline.BaselinePoint.shape`, ``batch_size``).
+At = tuple[str | None, int]
+
+
 def measure_keys(
-    group: dict[BaselineKey, tuple[RepositoryVariant, str, list[int]]],
+    group: dict[BaselineKey, tuple[RepositoryVariant, str, list[At]]],
     timing: TimingSettings,
     threshold_pct: float = HOST_BUSY_THRESHOLD_PCT,
     deadline: float | None = None,
     on_round: Callable[[int, int, int], None] | None = None,
 ) -> list[BaselinePoint]:
     """The points of ``group`` (keys of one model, each with a variant serving it, its artifact
-    file and batch sizes), timed interleaved in rounds; a key that cannot run gives "not run on
-    this host" / "failed" points with the reason. Each timed point carries the host's load
-    over the rounds. ``on_round(round, rounds, points)``: as each round starts (0-based).
+    file and its points: input size and batch size each, :func:`perf.profile.runners.inputs_at`), timed
+    interleaved in rounds; a key that cannot run gives "not run on this host" / "failed" points with
+    the reason. Each timed point carries the host's load over the rounds. ``on_round(round, rounds,
+    points)``: as each round starts (0-based).
     """
-    out: dict[tuple[BaselineKey, int], BaselinePoint] = {}
-    todo: list[tuple[BaselineKey, int, Callable[[], Any]]] = []
-    for key, (rv, file, batches) in group.items():
+    out: dict[tuple[BaselineKey, At], BaselinePoint] = {}
+    todo: list[tuple[BaselineKey, At, Callable[[], Any]]] = []
+    for key, (rv, file, ats) in group.items():
         call, reference, status, reason = _prepare(key, rv, file)
-        for b in batches:
+        for at in ats:
+            shape, b = at
             if call is None:
-                out[(key, b)] = BaselinePoint(key, b, status=status, reason=reason)  # type: ignore[arg-type]
+                out[(key, at)] = BaselinePoint(key, b, shape, status=status, reason=reason)  # type: ignore[arg-type]
                 continue
-            fn = functools.partial(call, batch_inputs(reference, b))
-            try:
-                fn()  # a point whose call fails is recorded, the others are still timed
+            try:  # a point whose inputs or call fail is recorded, the others are still timed
+                fn = functools.partial(call, batch_inputs(inputs_at(rv, reference, shape), b))
+                fn()
             except Exception as e:
-                out[(key, b)] = BaselinePoint(key, b, status="failed", reason=f"{type(e).__name__}: {str(e)[:300]}")
+                reason = e.message if isinstance(e, ToolkitError) else f"{type(e).__name__}: {str(e)[:300]}"
+                out[(key, at)] = BaselinePoint(key, b, shape, status="failed", reason=reason)
                 continue
-            todo.append((key, b, fn))
+            todo.append((key, at, fn))
     if todo:
         with HostSampler([os.getpid()]) as hosts:
             timings = time_interleaved(
@@ -83,24 +90,26 @@ def measure_keys(
                 on_round=None if on_round is None else lambda r, n: on_round(r, n, len(todo)),
             )
         load = hosts.load(timings[0].span, threshold_pct)
-        for (key, b, _), t in zip(todo, timings):
-            p = _point(key, b, t)
+        for (key, at, _), t in zip(todo, timings):
+            p = _point(key, at, t)
             load.fill(p)
-            out[(key, b)] = p
-    return [out[(k, b)] for k, (_, _, batches) in group.items() for b in batches]
+            out[(key, at)] = p
+    return [out[(k, at)] for k, (_, _, ats) in group.items() for at in ats]
 
 
 def measure_key(
     key: BaselineKey, rv: RepositoryVariant, file: str, batches: list[int], timing: TimingSettings
 ) -> Iterator[BaselinePoint]:
-    """The points of one ``key`` at ``batches`` (:func:`measure_keys` of that key alone)."""
-    yield from measure_keys({key: (rv, file, batches)}, timing)
+    """The points of one ``key`` at ``batches``, at the reference inputs' size (:func:`measure_keys` of that key alone)."""
+    yield from measure_keys({key: (rv, file, [(None, b) for b in batches])}, timing)
 
 
-def _point(key: BaselineKey, b: int, t: Timing) -> BaselinePoint:
+def _point(key: BaselineKey, at: At, t: Timing) -> BaselinePoint:
+    shape, b = at
     return BaselinePoint(
         key,
         b,
+        shape,
         latency_p50_ms=t.p50_s * 1e3,
         latency_p99_ms=t.p99_s * 1e3,
         latency_median_ms=t.median_s * 1e3,

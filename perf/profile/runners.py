@@ -8,7 +8,9 @@ model's own runner, the build's eager model, and the build's reference inputs at
   and refused when its weights differ from the build's (``weights_sha256_16``); it runs under
   ``torch.inference_mode()``.
 - Inputs are the build's reference inputs (``reference.npz``, :meth:`RepositoryVariant.reference`)
-  repeated along the batch axis to the batch size measured: no second input generator.
+  repeated along the batch axis to the batch size measured; at another input size (a client workload's,
+  ``sweep --shapes``) they are drawn from the build's spec as the reference inputs were
+  (:meth:`builders.model.spec.ModelSpec.example_inputs`, :func:`inputs_at`): no second input generator.
 
 :func:`cannot_run` says why a key cannot run here (no CUDA, no TensorRT, a model that cannot
 be reloaded): such points are recorded "not run on this host", never timed as 0.
@@ -27,6 +29,7 @@ import numpy as np
 from builders.repository.view import RepositoryVariant
 from core.errors import ModelSpecError
 from perf.records.baseline import BaselineKey
+from perf.records.results import parse_shape_text, shape_text
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +69,25 @@ def batch_inputs(reference: dict[str, np.ndarray], batch: int) -> dict[str, np.n
         reps = -(-batch // a.shape[0])
         out[name] = np.ascontiguousarray(np.concatenate([a] * reps)[:batch])
     return out
+
+
+def inputs_at(variant: RepositoryVariant, reference: dict[str, np.ndarray], shape: str | None) -> dict[str, np.ndarray]:
+    """The inputs of one call at input sizes ``shape`` (every dynamic axis named, ``"seq=64"``; ``None``:
+    the reference size): the build's ``reference`` inputs when they are at that size, else inputs drawn
+    from the build's spec at it as the reference inputs were (:meth:`builders.model.spec.ModelSpec.example_inputs`:
+    its value ranges and domains, one row; :func:`batch_inputs` repeats it).
+
+    Raises:
+        ModelSpecError: the variant has no build spec to draw inputs at another size from.
+    """
+    if shape is None or shape_text(reference_axes(variant)) == shape:
+        return reference
+    spec = variant.spec
+    if spec is None:
+        raise ModelSpecError(
+            f"{variant.name} has no build spec: no inputs at {shape}", hint="rebuild the variant with `builders build`"
+        )
+    return spec.example_inputs(1, {**spec.axis_sizes("opt"), **parse_shape_text(shape)})
 
 
 def reference_axes(variant: RepositoryVariant) -> dict[str, int]:

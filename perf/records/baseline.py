@@ -12,8 +12,9 @@ host cannot run (TensorRT without a GPU) has ``status`` ``"not run on this host"
 
     "baseline": {
       "created": ISO time, "settings": {timer, min_run_time_s, warmup_s, ..., versions},
-      "targets": [{variant, model, format, precision, device, threads, batch_sizes}],
-      "points": [{model, format, precision, device, threads, batch_size, status, reason,
+      "targets": [{variant, model, format, precision, device, threads, batch_sizes, shape,
+                   sizes: [{shape, batch_sizes}]}],
+      "points": [{model, format, precision, device, threads, batch_size, shape, status, reason,
                   latency_p50_ms, latency_p99_ms, latency_median_ms, latency_iqr_ms,
                   throughput_infer_per_s, ...}]
     }
@@ -67,7 +68,7 @@ class BaselineKey:
 
 @dataclass(config=_CONFIG)
 class BaselinePoint:
-    """One in-process measurement: one :class:`BaselineKey` at one batch size.
+    """One in-process measurement: one :class:`BaselineKey` at one batch size and input size.
 
     Timing (:mod:`perf.profile.timing`): every point of one model is timed *interleaved* with
     the others (eager and artifacts, every batch size) in rounds, each round timing each point
@@ -79,6 +80,9 @@ class BaselinePoint:
     Attributes:
         key: What ran.
         batch_size: Inferences per call (the inputs' batch axis).
+        shape: The sizes of the dynamic axes of its inputs, every axis named (``"seq=64"``,
+            :func:`perf.records.workloads.input_size`); ``None`` without dynamic axes, or in a record
+            from before the baseline timed each client workload's size (its target's :attr:`BaselineTarget.shape`).
         status: See :data:`BaselineStatus`.
         reason: Why it was not run or failed.
         latency_p50_ms, latency_p99_ms: Percentiles of single calls (ms).
@@ -102,6 +106,7 @@ class BaselinePoint:
 
     key: BaselineKey
     batch_size: int
+    shape: str | None = None
     status: BaselineStatus = "ok"
     reason: str | None = None
     latency_p50_ms: float | None = None
@@ -141,6 +146,21 @@ class BaselinePoint:
 
 
 @dataclass(config=_CONFIG)
+class BaselineSize:
+    """One input size the baseline times a target at, with its batch sizes.
+
+    Attributes:
+        shape: The sizes of the dynamic axes, every axis named (``"time=400"``): the size one of the
+            variant's client workloads sent (:func:`perf.records.workloads.input_size`); ``None`` without dynamic axes.
+        batch_sizes: Batch sizes timed at it: 1, the rounded batch sizes the dynamic batcher formed at
+            that size (``avg_server_batch_size`` of its levels), and max_batch_size.
+    """
+
+    shape: str | None = None
+    batch_sizes: list[int] = dataclasses.field(default_factory=list)
+
+
+@dataclass(config=_CONFIG)
 class BaselineTarget:
     """Which in-process measurements stand beside one served variant.
 
@@ -150,12 +170,15 @@ class BaselineTarget:
             model is measured beside it under the same key with format ``"eager"``.
         instances: Its instances (``instance_group`` counts summed): the in-process figures
             are one instance's, run alone.
-        batch_sizes: Batch sizes measured for it: 1, the rounded batch sizes the dynamic
-            batcher formed in the sweep (``avg_server_batch_size``), and max_batch_size.
+        batch_sizes: Batch sizes measured for it, at any of its :attr:`sizes`: 1, the rounded batch
+            sizes the dynamic batcher formed in the sweep (``avg_server_batch_size``), and max_batch_size.
         serving: ``"python"`` or ``"native"``, as the index says (``None``: not indexed).
-        shape: The sizes of the dynamic axes in the baseline's inputs (the build's reference
-            inputs, ``"seq=32"``); ``None`` without dynamic axes. A sweep level at another
-            swept shape is not compared with it.
+        shape: The sizes of the dynamic axes a level not swept sends (``"seq=32"``): the build's reference
+            inputs', with the run's ``--shape`` sizes in their place; ``None`` without dynamic axes.
+        sizes: The input sizes it was timed at, each with its batch sizes: every fixed size its client
+            workloads sent (a level is compared with the points at its own size); a mixed range
+            (``time=1000..16000``) is timed at none (its requests hold many sizes, a call one). Empty in a
+            record from before (its points are at :attr:`shape`).
     """
 
     variant: str
@@ -164,6 +187,7 @@ class BaselineTarget:
     batch_sizes: list[int] = dataclasses.field(default_factory=list)
     serving: str | None = None
     shape: str | None = None
+    sizes: list[BaselineSize] = dataclasses.field(default_factory=list)
 
 
 @dataclass(config=_CONFIG)
@@ -224,8 +248,14 @@ class BaselineResult:
         return next((t for t in self.targets if t.variant == variant), None)
 
     def points_of(self, key: BaselineKey) -> list[BaselinePoint]:
-        """The points of ``key``, by batch size."""
+        """The points of ``key``, by batch size (at every input size)."""
         return sorted((p for p in self.points if p.key == key), key=lambda p: p.batch_size)
+
+    def points_at(self, target: BaselineTarget, shape: str | None) -> list[BaselinePoint]:
+        """The points of ``target``'s key at input size ``shape`` (every axis named,
+        :func:`perf.records.workloads.input_size`), by batch size; a point of an older record, without
+        a size, is at the target's reference size (:attr:`BaselineTarget.shape`)."""
+        return [p for p in self.points_of(target.key) if (p.shape if p.shape is not None else target.shape) == shape]
 
     def cut_short(self) -> dict[str, int]:
         """The models timed in fewer rounds than :attr:`BaselineSettings.rounds` planned (the sweep's

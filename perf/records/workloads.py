@@ -9,7 +9,7 @@ import dataclasses
 from collections.abc import Iterable, Sequence
 
 from perf.records.levels import LevelResult
-from perf.records.results import RunResult, VariantResult, mixed_axes, parse_shape_text
+from perf.records.results import RunResult, VariantResult, mixed_axes, parse_shape_text, shape_text
 
 #: What a mixed workload's label adds to its range (:func:`workload_text`).
 MIXED_WORD = "(mixed)"
@@ -30,6 +30,19 @@ def workload_text(shape: str | None, batch_size: int | None) -> str:
     ``""`` for neither."""
     size = f"{shape} {MIXED_WORD}" if shape and mixed_axes(shape) else shape
     return ", ".join([*([size] if size else []), *([f"b={batch_size}"] if batch_size is not None else [])])
+
+
+def input_size(shape: str | None, reference: str | None) -> str | None:
+    """The input sizes a level sent at ``shape`` (its shape text; ``None``: not swept) holds, every dynamic
+    axis named: ``reference`` (the build's reference inputs' sizes, what a level not swept sends) with
+    ``shape``'s sizes in place, ``input_size("time=400", "time=8000,ch=2") == "time=400,ch=2"``; ``None``
+    without either. The one rule the in-process baseline times a workload's size by
+    (:func:`perf.profile.baseline.plan_targets`) and the report finds its points by
+    (:meth:`perf.records.baseline.BaselineResult.points_at`). A mixed range has no one size: its text is
+    returned as it is (no point is timed at it)."""
+    if shape is None or mixed_axes(shape):
+        return shape if shape is not None else reference
+    return shape_text({**parse_shape_text(reference or ""), **parse_shape_text(shape)})
 
 
 def batch_sizes_swept(run: RunResult) -> list[int]:

@@ -15,13 +15,11 @@ from pathlib import Path
 from google.protobuf import json_format
 from tritonclient.grpc import model_config_pb2 as mc
 
-from core.errors import ToolkitError
-from perf.analysis.efficiency import at_reference
+from perf.analysis.efficiency import sizes_apart
 from perf.markdown import fmt
 from perf.profile.baseline import SWEEP_TIMING, BaselineOptions, measure_after_sweep
 from perf.profile.estimate import BaselineEstimate
 from perf.profile.estimate import estimate as estimate_baseline
-from perf.records.results import shape_text
 from perf.records.rounds import Cut
 from perf.search import budget as budgets
 from perf.search import promise
@@ -51,7 +49,8 @@ class BaselineStep(RoundsSweep):
         """The in-process baseline's time for ``names`` (:func:`perf.profile.estimate.estimate`): the one
         number the plan, the budget and a skip use (trial 9, F15: 105 s, then 120 s, for 35 s), from the
         sweep's repository and configs as it read them once."""
-        opts = BaselineOptions(self.repository.path, run=self.run, variants=list(names), timing=SWEEP_TIMING)
+        sizes = {n: list(self.plans[n].shapes) for n in names if n in self.plans}  # before the run measures them
+        opts = BaselineOptions(self.repository.path, run=self.run, sizes=sizes, variants=list(names), timing=SWEEP_TIMING)
         return estimate_baseline(opts, self.repository, self._parsed_configs)
 
     def _baseline_s(self, names: Sequence[str]) -> float:
@@ -73,25 +72,10 @@ class BaselineStep(RoundsSweep):
         return keeps_hint(minutes, self.run_id, o.resume)
 
     def _baseline_unusable(self) -> str | None:
-        """Why an in-process baseline would compare with no level: a shape sweep (``--shapes``) whose
-        swept sizes leave out the build's reference size (the spec's ``opt``), which the baseline
-        times its inputs at (trial 6: frames=16,98 swept, the baseline timed at frames=49, the
-        report's efficiency then "no ratio to give"); ``None`` otherwise."""
-        if not self.opts.sweep_axes:
-            return None
-        for name, plan in self.plans.items():
-            try:
-                spec = self.repository.variant(name).spec
-            except ToolkitError:
-                return None
-            opt = shape_text({a: mid for a, (_, mid, _) in (spec.dynamic_axes.items() if spec else ())})
-            if any(at_reference(s, opt) for s in plan.shapes):  # the report's rule: a mixed range is not at opt
-                return None
-        sizes = ", ".join(f"{a}={','.join(map(str, v))}" for a, v in self.opts.sweep_axes.items())
-        return (
-            f"the sweep sends only its swept sizes ({sizes}); the baseline times the build's reference inputs, "
-            "a size no level sends, so no level would have a point to compare with"
-        )
+        """Why an in-process baseline would compare with no level: a shape sweep whose every swept size is a
+        mixed range (``--shapes time=1000..16000``), which no in-process call runs
+        (:func:`perf.analysis.efficiency.sizes_apart`, the baseline's and the report's one rule); ``None`` otherwise."""
+        return sizes_apart({n: list(p.shapes) for n, p in self.plans.items()})
 
     def _baseline(self, deadline: float | None) -> None:
         """The in-process baseline, inside the time budget (module docstring)."""

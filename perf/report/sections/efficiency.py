@@ -23,6 +23,7 @@ from perf.analysis.efficiency import (
     best_rows,
     efficiency_rows,
     other_shapes,
+    sent_sizes,
     sizes_apart,
 )
 from perf.markdown import APPENDIX_FILE, LIST_LIMIT, TOP_N, capped, flag_mark, fmt, name_then_numbers, table
@@ -127,9 +128,8 @@ def efficiency_section(run: RunResult, out: Path, run_dir: Path) -> list[str]:
         why = (
             f"the servers ran on another host ({', '.join(elsewhere)}): an in-process run here would measure this host"
             if elsewhere
-            else "the sweep sent only its swept sizes (`--shapes`), and the baseline times the build's reference "
-            "inputs, which no level sent: no level would have a point to compare with"
-            if run.variants and all(lv.shape for v in run.variants for lv in v.levels)
+            else apart
+            if (apart := sizes_apart(sent_sizes(run)))
             else f"the time budget: {cut}; {then}"
             if cut
             else f"swept with `--no-baseline`, or before it existed: {then}"
@@ -145,7 +145,8 @@ def efficiency_section(run: RunResult, out: Path, run_dir: Path) -> list[str]:
     left_out = other_shapes(run)
     if left_out:
         lines += [
-            "Not compared (swept at another shape than the baseline's reference inputs): " + ", ".join(left_out) + ".",
+            "Not compared (a mixed-size workload: each request holds one of many drawn sizes, and an in-process call "
+            "runs one; or a size the baseline did not time): " + ", ".join(left_out) + ".",
             "",
         ]
     lines += ["### In-process baseline", ""]
@@ -244,7 +245,15 @@ def ratio_cell(r: EfficiencyRow) -> str:
     call in-process; the tables' mark where a side was host busy."""
     if r.served_faster:
         return "— (served faster than in-process: not evidence)"
-    return ratio_text(r.ratio) + (flag_mark(HOST_BUSY) if r.note else "")
+    return ratio_text(r.ratio) + (flag_mark(HOST_BUSY) if r.note else "") + cut_words(r)
+
+
+def cut_words(r: EfficiencyRow) -> str:
+    """What a ratio on in-process points the time budget cut short carries (trial 12, F15: such a ratio
+    looked like any other): ``" (in-process timed in 2 of 8 rounds: cut for time)"``, else ``""``."""
+    if r.rounds_cut is None:
+        return ""
+    return f" (in-process timed in {r.rounds_cut[0]} of {r.rounds_cut[1]} rounds: cut for time)"
 
 
 def overhead_cell(r: EfficiencyRow) -> str:
@@ -276,7 +285,7 @@ def conclusion(run: RunResult, rows: Sequence[EfficiencyRow]) -> list[str]:
     """The four-part conclusion (see the module docstring)."""
     best = best_rows(rows)
     if not best:
-        apart = sizes_apart(run, {t.variant: t.shape for t in run.baseline.targets}) if run.baseline else None
+        apart = sizes_apart(sent_sizes(run))
         if apart:  # the input size, not the batch (trial 12, F23)
             return [f"No ratio to give: {apart} ({SIZES_APART_HINT})."]
         return ["No variant has both a measured level and an in-process point at the batch it formed: no ratio to give."]
@@ -288,14 +297,19 @@ def conclusion(run: RunResult, rows: Sequence[EfficiencyRow]) -> list[str]:
     lines = [
         f"**What was compared.** Each variant's served throughput against the same {k.format} artifact run in this "
         "process without a server (the runner the python-backend model calls), with one served instance's "
-        "intra-op threads, at the batch size the server formed (avg inferences per execution; in-process time "
-        "measured at that batch, else interpolated between the measured batches around it).",
+        "intra-op threads, at the input size its clients sent and the batch size the server formed (avg inferences "
+        "per execution; in-process time measured at that batch, else interpolated between the measured batches "
+        "around it).",
         "",
         f"**The numbers.** The highest served throughput, `{top.variant}` at concurrency {top.point.concurrency}, is "
         f"{fmt(top.served_infer_per_s)} infer/s{flag_mark(top.point.status)} in batches of {fmt(top.server_batch, 2)}, "
         f"against the in-process {fmt(top.in_process.throughput_infer_per_s)} infer/s{_in_process_mark(top)} at that batch ({top.in_process.how_text}, "
         f"{k.threads or 'default'} threads): "
-        + (f"{ratio_text(top.ratio)}{flag_mark(HOST_BUSY) if top.note else ''}" if not top.served_faster else "no ratio")
+        + (
+            f"{ratio_text(top.ratio)}{flag_mark(HOST_BUSY) if top.note else ''}{cut_words(top)}"
+            if not top.served_faster
+            else "no ratio"
+        )
         + (f" ({top.note})" if top.note else "")
         + "."
         + _range(ratios, void),

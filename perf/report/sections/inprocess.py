@@ -31,12 +31,14 @@ def baseline_lines(baseline: BaselineResult, table_rows: bool = True) -> list[st
     ]
     if not table_rows:
         return [*lines, f"Every one of its {len(baseline.points)} points: [{APPENDIX_FILE}]({APPENDIX_FILE})."]
+    sized = any(p.shape for p in baseline.points)  # the input sizes it timed (one per client workload's size)
     headers = [
         "model",
         "format",
         "precision",
         "device",
         "threads",
+        *(["inputs"] if sized else []),
         "batch",
         "p50 ms",
         "p99 ms",
@@ -53,6 +55,7 @@ def baseline_lines(baseline: BaselineResult, table_rows: bool = True) -> list[st
             p.key.precision,
             p.key.device,
             p.key.threads or "default",
+            *([p.shape or "—"] if sized else []),
             p.batch_size,
             fmt(p.latency_p50_ms, 3),
             fmt(p.latency_p99_ms, 3),
@@ -66,7 +69,7 @@ def baseline_lines(baseline: BaselineResult, table_rows: bool = True) -> list[st
     ]
     left: list[Align] = ["left"]
     right: list[Align] = ["right"]
-    align = left * 4 + right * 8 + left
+    align = left * 4 + right + (left if sized else []) + right * 7 + left
     lines += table(headers, body, align)
     lines += [f"- {n}" for n in baseline.notes]
     return lines

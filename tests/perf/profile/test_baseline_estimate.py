@@ -9,7 +9,7 @@ import pytest
 
 from perf.profile import estimate as est
 from perf.profile.baseline import SWEEP_TIMING, BaselineOptions
-from perf.records.baseline import BaselineKey, BaselineTarget
+from perf.records.baseline import BaselineKey, BaselineSize, BaselineTarget
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
 
@@ -24,7 +24,7 @@ def demo(monkeypatch: pytest.MonkeyPatch) -> None:
         for name, fmt, threads in DEMO:
             formed = sorted({1, 64, *([2, 3, 6, 9] if opts.run and opts.run.variants and "db500" in name else [])})
             key = BaselineKey("mlp", "onnx" if fmt == "onnx" else "torchscript", "fp32", "cpu", threads)
-            out.append((BaselineTarget(name, key, 1, formed), None, key.format, "f"))
+            out.append((BaselineTarget(name, key, 1, formed, sizes=[BaselineSize(None, formed)]), None, key.format, "f"))
         return out, []
 
     monkeypatch.setattr(est, "plan_targets", plan)

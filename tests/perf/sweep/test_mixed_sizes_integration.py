@@ -82,10 +82,12 @@ def test_a_mixed_workload_sends_many_sizes_and_the_batcher_merges_fewer(seq_repo
 
     assert batch("seq=64") > 1.5 > batch("seq=8..128 (mixed)")  # equal shapes batch; a mix of sizes hardly does
 
-    # the in-process baseline times the reference inputs (seq=64): a run of the mix alone has no level to
-    # compare it with, and is refused before anything is timed (trial 12, F23)
+    # the in-process baseline times each fixed size a workload sent; a run of the mix alone (its requests of
+    # many sizes, an in-process call of one) has no level to compare with, and is refused before anything is timed
     v.levels = [lv for lv in v.levels if lv.shape != "seq=64"]
     results.save(run, run_dir)
-    with pytest.raises(PerfError, match=r"the run sent seq=8\.\.128 \(mixed\) only, and the in-process baseline times "):
+    with pytest.raises(
+        PerfError, match=r"every client workload is a mixed range \(seq=8\.\.128 \(mixed\)\): each request holds one of many"
+    ):
         baseline_for_run(run_dir)
     assert results.load(run_dir).baseline is None
