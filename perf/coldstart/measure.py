@@ -47,6 +47,7 @@ from core import gpu
 from core.errors import PerfError, ServerError, ToolkitError
 from perf.analysis.effects.pairs import variant_of
 from perf.measure.host import HOST_BUSY_THRESHOLD_PCT, HostLoad, HostSampler, own_roots
+from perf.measure.mixed import first_size
 from perf.records.coldstart import ColdStart, FirstRequests
 from perf.records.results import RunResult, VariantResult
 
@@ -172,12 +173,15 @@ def first_requests(
         served = None
     roots, not_sampled = own_roots(srv)
     for batch, shape in todo:
-        fr = FirstRequests(batch_size=batch if sig.max_batch_size > 0 else 1, shape=shape)
+        sent = first_size(shape)  # a mix: its first entry, as perf_analyzer sends it (never the spec's opt, unsaid)
+        fr = FirstRequests(
+            batch_size=batch if sig.max_batch_size > 0 else 1, shape=shape, sent_shape=sent if sent != shape else None
+        )
         if record.at(fr.batch_size, shape) is not None:
             continue
         record.first.append(fr)
         try:
-            inputs = generate_inputs(sig, fr.batch_size, spec_at(served, shape) if spec_at else served, shapes=shapes)
+            inputs = generate_inputs(sig, fr.batch_size, spec_at(served, sent) if spec_at else served, shapes=shapes)
             with HostSampler(roots or []) as hosts:
                 fr.latencies_ms = send(url, protocol, vr.name, inputs)
             load = hosts.load(None, host_busy_threshold_pct) if roots else HostLoad.of(None, why_not=not_sampled)
@@ -185,7 +189,9 @@ def first_requests(
         except Exception as e:  # ToolkitError, tritonclient's InferenceServerException, transport errors: recorded
             fr.error = _why(e)
         if fr.error:
-            log.warning("%s: first requests at batch %d%s failed: %s", vr.name, batch, f" [{shape}]" if shape else "", fr.error)
+            log.warning(
+                "%s: first requests at batch %d%s failed: %s", vr.name, batch, f" [{fr.size_text}]" if shape else "", fr.error
+            )
     return record
 
 

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from builders.model.spec import ModelSpec
+from perf.records.results import mixed_axes, parse_shape_text, shape_text
 
 #: Entries (requests of distinct sizes) in a mixed workload's input file.
 MIXED_STEPS = 16
@@ -45,6 +46,16 @@ def mixed_sizes(axes: Mapping[str, tuple[int, int]], steps: int = MIXED_STEPS, s
             sizes = [int(gen.integers(int(a), max(int(a) + 1, int(b)))) for a, b in zip(edges[:-1], edges[1:])]
         drawn[axis] = [int(x) for x in gen.permutation(sizes)]
     return [{axis: drawn[axis][i] for axis in axes} for i in range(steps)]
+
+
+def first_size(shape: str | None) -> str | None:
+    """The sizes of the first request a workload sent at ``shape`` holds: a mixed range's first drawn entry
+    (:func:`mixed_sizes`, the one perf_analyzer sends first), ``"time=1000..16000"`` -> ``"time=5321"``;
+    ``shape`` itself when it has no mixed axis."""
+    axes = mixed_axes(shape)
+    if not axes or shape is None:
+        return shape
+    return shape_text({**parse_shape_text(shape), **mixed_sizes(axes)[0]})
 
 
 def spec_at(spec: ModelSpec | None, sizes: Mapping[str, int]) -> ModelSpec | None:

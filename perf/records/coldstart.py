@@ -44,8 +44,10 @@ class FirstRequests:
 
     Attributes:
         batch_size: Requests' batch size (1 for a model with ``max_batch_size: 0``).
-        shape: The swept dynamic-axis sizes (``"seq=64"``), ``None`` at the default sizes
-            (the build's ``opt`` sizes or ``--shape``).
+        shape: The swept dynamic-axis sizes (``"seq=64"``, a mixed range ``"time=1000..16000"``), ``None`` at
+            the default sizes (the build's ``opt`` sizes or ``--shape``).
+        sent_shape: The sizes its requests were sent at when ``shape`` is a mixed range: the mix's first entry,
+            the one perf_analyzer sends first (:func:`perf.measure.mixed.first_size`); ``None``: at ``shape``.
         latencies_ms: Client latency of each request in the order sent (tritonclient, the
             sweep's protocol), in ms; the first is the first request at this size.
         error: Why there are no latencies, when there are none.
@@ -55,11 +57,18 @@ class FirstRequests:
 
     batch_size: int
     shape: str | None = None
+    sent_shape: str | None = None
     latencies_ms: list[float] = dataclasses.field(default_factory=list)
     error: str | None = None
     host_busy_pct: float | None = None
     host_busy: bool = False
     host_not_sampled: str | None = None
+
+    @property
+    def size_text(self) -> str:
+        """Its size for a label: ``"seq=64"``, ``"time=1000..16000 (mixed; sent at time=5321, its first size)"``,
+        ``""`` at the default sizes."""
+        return (self.shape or "") + (f" (mixed; sent at {self.sent_shape}, its first size)" if self.sent_shape else "")
 
     @property
     def flag(self) -> str:

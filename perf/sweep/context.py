@@ -228,7 +228,8 @@ class SweepBase:
 
     def _spec_at(self, spec: Any, shape: str | None) -> Any:
         """``spec`` with the swept axes' ``opt`` size set to this level's fixed sizes (what :func:`input_args`
-        sends; a mixed axis keeps its ``opt``: the first requests of a cold start are sent at it)."""
+        sends; a mixed axis keeps its ``opt``, which no entry of the mix is sent at: each carries its own size,
+        and a cold start's first requests are sent at the mix's first, :func:`perf.measure.mixed.first_size`)."""
         return spec_at(spec, results.parse_shape_text(shape or ""))
 
     @property

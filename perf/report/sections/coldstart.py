@@ -73,7 +73,7 @@ def _ratio_text(fr: FirstRequests, levels: list[LevelResult]) -> str:
 
 
 def _size(fr: FirstRequests) -> str:
-    return f"b{fr.batch_size}" + (f" [{fr.shape}]" if fr.shape else "")
+    return f"b{fr.batch_size}" + (f" [{fr.size_text}]" if fr.shape else "")
 
 
 def table_lines(items: list[Entry], run: RunResult | None = None) -> list[str]:
@@ -179,7 +179,7 @@ def measured_warmup_count(items: list[Entry], run_id: str | None = None) -> tupl
 
 
 def _at(f: FirstRequests) -> str:
-    return f"batch {f.batch_size}" + (f" [{f.shape}]" if f.shape else "")
+    return f"batch {f.batch_size}" + (f" [{f.size_text}]" if f.shape else "")
 
 
 def next_step(items: list[Entry], run_id: str | None = None) -> str | None:

@@ -16,6 +16,7 @@ from builders.model.spec import ModelSpec
 from builders.model.tensor import TensorSpec
 from clients.server import ServerOptions
 from core.errors import PerfError
+from perf.measure.mixed import first_size
 from perf.profile.baseline import baseline_for_run
 from perf.records import results
 from perf.records.rounds import RoundRules
@@ -70,6 +71,11 @@ def test_a_mixed_workload_sends_many_sizes_and_the_batcher_merges_fewer(seq_repo
     sent = json.loads((run_dir / "inputs_seq8..128" / f"input_data_{BATCHING}.json").read_text())["data"]
     sizes = [d["ids"]["shape"][0] for d in sent]
     assert len(set(sizes)) == len(sizes) > 1 and all(8 <= s <= 128 for s in sizes)  # each entry its own size
+    # the mix's cold start: its first requests at the mix's first entry, as perf_analyzer sends it, and said
+    # (issue 26: they were sent at the spec's opt, seq=64, recorded as the mix)
+    assert v.cold_start is not None
+    first = next(f for f in v.cold_start.first if f.shape == "seq=8..128")
+    assert first.sent_shape == f"seq={sizes[0]}" and first.sent_shape == first_size("seq=8..128") and not first.error
     assert all(0 <= x <= 49 for d in sent for x in d["ids"]["content"])  # the build's value range, as every entry
     commands = (run_dir / "commands.txt").read_text()
     assert "--shape ids:64" in commands  # the uniform workload's size; the mix's entries carry theirs
