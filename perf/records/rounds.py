@@ -13,6 +13,7 @@ The verdicts are not stored: the report derives them from the per-round numbers 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import ConfigDict
@@ -229,6 +230,13 @@ class RoundsRecord:
         same variants, before a prune or not: they were measured together then). The one count of
         a group's rounds: ``max_rounds`` caps it, the engine's words and a resume count it."""
         own = next((g for g in self.groups if g.index == group), None)
-        held = set(own.variants) if own is not None else set()
-        same = {group} | {g.index for g in self.groups if held and g.index < group and held <= set(g.variants)}
+        return self.rounds_of(own.variants if own is not None else (), group)
+
+    def rounds_of(self, variants: Sequence[str], group: int | None = None) -> list[RoundRecord]:
+        """The :meth:`measured` rounds a group of ``variants`` counts (:meth:`group_rounds`): those of
+        group ``group`` and of every earlier group that held each of ``variants``; ``group`` ``None``: a
+        group not loaded yet (a resumed run's next one, whose count says whether it gets a round)."""
+        held = set(variants)
+        last = len(self.groups) if group is None else group
+        same = {group} | {g.index for g in self.groups if held and g.index < last and held <= set(g.variants)}
         return [r for r in self.measured() if r.group in same]

@@ -57,7 +57,8 @@ from perf.records.rounds import Cut, RoundRecord, RoundsRecord, Visit
 from perf.records.search import SearchDecision, SearchRecord
 from perf.search import by_workload, drops
 from perf.search import ladder as ladders
-from perf.search.ending.decided import decided_words, no_room
+from perf.search.ending.decided import decided_words
+from perf.search.ending.ends import end_words, start_ladders
 from perf.search.ending.tie import tie_set
 from perf.search.events import log_event
 from perf.search.failed import FailedLevels
@@ -188,26 +189,15 @@ class Rounds:
         group's tie set (leader first; every contender when nothing could be ranked).
         ``reserve_s``: budget kept for what follows the rounds (unloading the group)."""
         s = self.setup
-        for n in names:
-            if n not in self.ladders:
-                vr, plan = self._vr(n), s.plans[n]
-                self.ladders[n] = ladders.resume(plan, vr, s.ladder, s.adaptive, s.rounds, s.cap)
+        start_ladders(self, names)
         why = ""
         while True:
             # the group's rounds, one count (perf.records.rounds.RoundsRecord.group_rounds): a resumed
             # group's earlier rounds count towards max_rounds; a round that measured nothing counts nowhere
             done = len(self.record.group_rounds(group))
             alive = self.contenders(names)
-            if not alive:
-                why = "no variant left in contention"
-                break
-            settled = self.decided(alive, max(0, s.rounds.max_rounds - done)) if done >= s.rounds.min_rounds else None
-            if settled:  # said first: a ranking decided by the last round allowed is decided, not cut
-                left = None if self.deadline is None else self.deadline - self.clock()  # a settled tie says the budget too
-                why = f"{settled} (after {count(done, 'round')})" + no_room(settled, left, self.round_s(alive) + reserve_s)
-                break
-            if done >= s.rounds.max_rounds:
-                why = f"{done} rounds, the most a group gets (max_rounds)"
+            why = end_words(self, alive, done, reserve_s) or ""  # the one rule (a resume asks it before loading)
+            if why:
                 break
             with self._lock:
                 index = self.record.next_index()

@@ -135,8 +135,6 @@ class SweepBase:
         self.run.sessions.append(Session(now()))
         #: This session's number (``RunResult.sessions``, 1 first): what its records are stamped with.
         self.session = len(self.run.sessions)
-        #: A resumed rounds run that had finished its rounds: its ranking is decided, nothing more is measured into it.
-        self.rounds_done = saved is not None and saved.rounds is not None and saved.finished is not None
         if self.run.search is None:
             mode = resolve_mode(opts.search, len(names), rules, adaptive)
             if opts.search == "prune" and mode != "prune":
@@ -231,18 +229,6 @@ class SweepBase:
         sends; a mixed axis keeps its ``opt``, which no entry of the mix is sent at: each carries its own size,
         and a cold start's first requests are sent at the mix's first, :func:`perf.measure.mixed.first_size`)."""
         return spec_at(spec, results.parse_shape_text(shape or ""))
-
-    @property
-    def nothing_to_measure(self) -> bool:
-        """A resumed run with nothing left to send: a rounds run whose rounds had ended (its
-        ranking is decided: :attr:`rounds_done`), or a sequential run whose every planned level
-        has numbers. Such a run starts no server; only a missing in-process baseline is measured."""
-        if self.rounds_done:
-            return True
-        if not self.opts.resume or self.design != "sequential":
-            return False
-        planned, done = self.level_counts()
-        return planned == done
 
     def level_counts(self) -> tuple[int, int]:
         """``(planned, measured)``: the levels this run plans over every variant (skipped ones

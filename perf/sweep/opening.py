@@ -5,15 +5,19 @@ so they say what the sweep will do, not what was asked."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from core import dtypes
 from core.errors import ToolkitError
 from core.flag_words import flag_name
 from core.wording import count
+from perf.analysis.ranking.operating import MIN_ROUNDS
+from perf.markdown import fmt
 from perf.measure.inputs import describe_dynamic, shape_words
 from perf.records.results import RunResult, VariantResult, mixed_axes, parse_shape_text
 from perf.records.workloads import workload_text
+from perf.search.budget import Late
 from perf.search.plan import VariantPlan, to_measure
 from perf.sweep.context import baseline_missing
 from perf.sweep.options import REPORT_SETTINGS, SweepOptions
@@ -98,28 +102,61 @@ def settings_text(opts: SweepOptions) -> str:
     )
 
 
+@dataclasses.dataclass
+class Ended:
+    """A resumed rounds run whose rounds had ended (:mod:`perf.sweep.final`): why (``None``: the run
+    finished them), the final group its time budget fits (:func:`perf.search.budget.late`) and the tie set
+    that final measures again."""
+
+    why: str | None
+    final: Late | None
+    tie: list[str]
+
+    def words(self, budget: str) -> str:
+        """What the resume measures, in the resume line's words."""
+        why = f" ({self.why})" if self.why else ""
+        late = self.final
+        if late is None or not late.variants:
+            out = f"no round (its rounds had ended{why}: a new --run-id measures again)"
+            if late is not None and late.cuts:
+                c, more = late.cuts[0], len(late.cuts) - 1
+                out += f"; nor its {count(len(late.cuts), 'variant')} cut for time, within {budget}: `{c.variant}` {c.reason}"
+                out += f" (and {more} more)" if more else ""
+            return out
+        names = ", ".join(f"`{n}`" for n in late.variants)
+        tie = f" with the tie set {', '.join(f'`{n}`' for n in self.tie)}" if self.tie else ""
+        return (
+            f"no more rounds of the variants it ranked (their rounds had ended{why}); {names} (cut for time){tie} "
+            f"in a final group, about {fmt(late.estimate_s, 0)} s for the {MIN_ROUNDS} rounds a verdict needs, within {budget}"
+        )
+
+
 def resume_line(
     run: RunResult,
     plans: dict[str, VariantPlan],
     opts: SweepOptions,
     given: frozenset[str] = frozenset(),
     budget: str | None = None,
+    ended: Ended | None = None,
 ) -> str:
     """``kept: ...; will measure: ...`` for a resumed run: the saved settings it goes on with and
     what was measured; what it will measure (a sequential run: the planned levels still without
     numbers, at most, since a search may stop a ladder early; a rounds run: more rounds, as its
-    estimate says next), and what runs after. ``given``: the flags given again that replace a
-    saved value (:data:`perf.sweep.options.REPORT_SETTINGS`); ``budget``: which time budget the rounds
-    plan against (:func:`perf.search.resumed.resumed_budget`)."""
+    estimate says next, or, when its rounds had ended, ``ended``: none, and the final group of its
+    variants without numbers that the time budget fits, :mod:`perf.sweep.final`), and what runs after.
+    ``given``: the flags given again that replace a saved value (:data:`perf.sweep.options.REPORT_SETTINGS`);
+    ``budget``: which time budget the rounds plan against (:func:`perf.search.resumed.resumed_budget`)."""
     done = sum(1 for v in run.variants if any(lv.ok for lv in v.levels))
     after = ", then the in-process baseline" if opts.baseline else "; no in-process baseline (--no-baseline)"
     if opts.design == "rounds" and run.rounds is not None:
         visits = sum(len(r.order) for r in run.rounds.rounds)
         measured = f"{count(len(run.rounds.measured()), 'round')} ({count(visits, 'visit')}) of {count(done, 'variant')}"
         will = f"more rounds where the paired ranking is not decided, within {budget or 'the time budget'} (estimate below)"
-        nothing = run.finished is not None  # perf.sweep.run.Sweep._finished_before
-        if nothing:
-            will = "no round (its rounds had ended: a new --run-id measures again)"
+        if ended is None and run.finished is not None:  # perf.sweep.run.Sweep._finished_before
+            ended = Ended(None, None, [])
+        nothing = ended is not None and not (ended.final is not None and ended.final.variants)
+        if ended is not None:
+            will = ended.words(budget or "the time budget")
     else:
         levels = sum(1 for v in run.variants for lv in v.levels if lv.ok)
         measured = f"{count(levels, 'measured level')} of {count(done, 'variant')}"
@@ -160,7 +197,9 @@ def opening_lines(sweep: Any, given: frozenset[str] | None = None) -> list[str]:
     lines = []
     if sweep.opts.resume:
         again = frozenset(given or ()) & frozenset(REPORT_SETTINGS)
-        lines.append(resume_line(sweep.run, sweep.plans, sweep.opts, again, getattr(sweep, "budget_note", None)))
+        why = getattr(sweep, "rounds_ended", None)  # perf.sweep.final.ResumedRounds: its plan, said as it will run
+        ended = Ended(why, sweep.final, sweep.final_tie) if why is not None else None
+        lines.append(resume_line(sweep.run, sweep.plans, sweep.opts, again, getattr(sweep, "budget_note", None), ended))
     if sweep.nothing_to_measure:  # nothing is sent: no inputs to describe
         return lines
     return lines + input_lines(sweep.plans, specs, sweep.opts)

@@ -39,6 +39,7 @@ from perf.search.rounds import Rounds, Setup
 from perf.sweep.baseline_step import BaselineStep
 from perf.sweep.baseline_words import baseline_yields
 from perf.sweep.context import baseline_missing
+from perf.sweep.final import ResumedRounds
 from perf.sweep.options import DEFAULT_CONCURRENCY, Progress, SweepOptions, resumed_options, run_settings, server_settings
 from perf.sweep.preflight import RAW_DIR
 from perf.sweep.rounds import of_budget, spent_words
@@ -50,7 +51,7 @@ __all__ = ["DEFAULT_CONCURRENCY", "Progress", "Sweep", "SweepOptions", "resumed_
 log = logging.getLogger(__name__)
 
 
-class Sweep(Sequential, BaselineStep):
+class Sweep(Sequential, ResumedRounds, BaselineStep):
     """One sweep run; :meth:`run_all` does the work (module docstring)."""
 
     def _settings(self) -> dict[str, Any]:
@@ -131,16 +132,30 @@ class Sweep(Sequential, BaselineStep):
         """A resumed run with nothing left to measure (:attr:`nothing_to_measure`): no server is
         started, no round is added to a decided ranking (its verdicts rest on the rounds it had);
         only an in-process baseline it was stopped before is measured."""
-        if self.run.rounds is not None:
+        if self.run.rounds is not None and self.run.finished is not None:
             done = f"finished its rounds at {self.run.finished}" + (
                 f" ({self.run.rounds.ended})" if self.run.rounds.ended else ""
             )
+        elif self.run.rounds is not None:  # stopped after its rounds had ended (perf.sweep.final)
+            done, self.run.rounds.ended, self.run.finished = (
+                f"had ended its rounds ({self.rounds_ended})",
+                self.rounds_ended,
+                now(),
+            )
+            for n in self.ranked_names():
+                self._settle(self._variant(n))
         else:
             done = "has numbers for every planned level"
             self.run.finished = self.run.finished or now()
             self._save()
+        self.record_final_cuts()  # its variants without numbers: the time budget fits no final group of them
+        cuts = self.final.cuts if self.final is not None else []
+        self._save()
         missing = baseline_missing(self.run, self.opts)
         text = f"run {self.run_id} {done}: nothing more is measured into it (a new --run-id measures again)"
+        text += (
+            f"; `{cuts[0].variant}` {cuts[0].reason}" + (f" (and {len(cuts) - 1} more)" if len(cuts) > 1 else "") if cuts else ""
+        )
         text += "; its in-process baseline is measured now" if missing else ""
         self.progress({"event": "plan", "text": text, "estimate_s": 0.0})  # said once (perf.search.events)
         if missing:  # it loads the artifacts: they must be the ones the run measured
@@ -217,6 +232,9 @@ class Sweep(Sequential, BaselineStep):
         """The rounds design: fit the budget, report the estimate, run the rounds, record the time."""
         o, rounds = self.opts, self.run.rounds
         assert rounds is not None and self.run.search is not None
+        if self.rounds_ended is not None:  # no more rounds of what it ranked: the final group of its cut variants
+            self.run_final(started, deadline)
+            return
         names = self._measurable()
         left = None if deadline is None else max(0.0, deadline - time.monotonic())
         fit = self._fit(names, left)

@@ -21,7 +21,7 @@ class PlanOnlySweep(sweep_run.Sweep):
     def __init__(self, run: RunResult, budget_s: float, levels: Sequence[int] = (1, 2, 4)):
         self.run, self.levels, self.adaptive, self.budget = run, tuple(levels), False, None
         self.plans = {v.name: plan_levels(v.name, 64, levels, [1]) for v in run.variants}
-        self.opts = SimpleNamespace(time_budget_s=budget_s, baseline=False)
+        self.opts = SimpleNamespace(time_budget_s=budget_s, baseline=False, resume=False)  # planned as the first session
         self.recorded_budget_s, self.fit = budget_s, None
         self.events: list[dict[str, Any]] = []
         self.progress = self.events.append

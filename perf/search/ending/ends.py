@@ -1,0 +1,70 @@
+"""Whether a group's rounds end before its next round (:mod:`perf.search.rounds`, module rule 3), in one
+place: the engine asks it before every round of a group (:meth:`perf.search.rounds.Rounds.run_group`), and a
+resumed run asks it of the variants it ranked before it loads anything (:func:`ended_before`), so a run
+whose rounds had ended says so and loads nothing for them (trial 13, T13-5: a resume said "more rounds",
+spent 32 s loading two variants and measured 0 rounds: "10 rounds, the most a group gets")."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from core.wording import count
+from perf.records.rounds import RoundsRecord
+from perf.search import ladder as ladders
+from perf.search.ending.decided import Rounds, no_room
+
+
+class Engine(Rounds, Protocol):
+    """What this module reads of a :class:`perf.search.rounds.Rounds` besides :class:`~perf.search.ending.decided.Rounds`."""
+
+    record: RoundsRecord
+    deadline: float | None
+
+    def clock(self) -> float:
+        """The budget's clock (s)."""
+        ...
+
+    def contenders(self, names: Sequence[str]) -> list[str]:
+        """``names`` not failed and not pruned."""
+        ...
+
+    def decided(self, alive: Sequence[str], rounds_left: int) -> str | None:
+        """Why the ranking of ``alive`` is decided, ``None`` while it is not."""
+        ...
+
+    def round_s(self, names: Sequence[str]) -> float:
+        """The next round's estimated cost over ``names`` (s)."""
+        ...
+
+
+def start_ladders(sched: Engine, names: Sequence[str]) -> None:
+    """Each of ``names`` without a ladder in ``sched`` gets one, resumed from what its variant measured."""
+    s = sched.setup
+    for n in names:
+        if n not in sched.ladders:
+            sched.ladders[n] = ladders.resume(s.plans[n], sched.run_variant(n), s.ladder, s.adaptive, s.rounds, s.cap)
+
+
+def end_words(sched: Engine, alive: Sequence[str], done: int, reserve_s: float = 0.0) -> str | None:
+    """Why the rounds of a group whose contenders are ``alive`` end before its next round, after ``done``
+    rounds of it (:meth:`perf.records.rounds.RoundsRecord.group_rounds`), ``None`` while they go on: no
+    contender left, the ranking decided (said first: a ranking decided by the last round allowed is decided,
+    not cut; a settled tie says the budget too, ``reserve_s`` kept for what follows), or ``max_rounds``."""
+    s = sched.setup
+    if not alive:
+        return "no variant left in contention"
+    settled = sched.decided(alive, max(0, s.rounds.max_rounds - done)) if done >= s.rounds.min_rounds else None
+    if settled:
+        left = None if sched.deadline is None else sched.deadline - sched.clock()
+        return f"{settled} (after {count(done, 'round')})" + no_room(settled, left, sched.round_s(alive) + reserve_s)
+    if done >= s.rounds.max_rounds:
+        return f"{done} rounds, the most a group gets (max_rounds)"
+    return None
+
+
+def ended_before(sched: Engine, names: Sequence[str]) -> str | None:
+    """:func:`end_words` of a group of ``names`` not loaded yet (a resumed run's): the rounds it would count
+    are those of the earlier groups that held each of them (:meth:`perf.records.rounds.RoundsRecord.rounds_of`)."""
+    start_ladders(sched, names)
+    return end_words(sched, sched.contenders(names), len(sched.record.rounds_of(names)))

@@ -1,0 +1,161 @@
+"""A resumed rounds run whose rounds had ended (trial 13, T13-5), decided before anything is started.
+
+Its rounds had ended when the run finished them (``finished`` recorded) or when the rule that ends a
+group's rounds (:func:`perf.search.ending.ends.ended_before`: decided, or ``max_rounds``) says so of
+the variants it ranked, as after a Ctrl-C between the last round and the end of the run. Such a run
+gets no more rounds of them (its ranking was decided on the rounds it has); the variants without
+numbers (cut for time) are planned as after any rounds (:func:`perf.search.budget.late`, from the
+run's measured visit and load times, within this session's time budget): those that fit meet the
+tie set in a final group, measured in rounds of its own; the others' cuts give the numbers. When none
+fits, nothing is loaded and no server starts (:attr:`ResumedRounds.nothing_to_measure`). The resume's
+first line says this same plan (:func:`perf.sweep.opening.resume_line`).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import time
+
+from core.wording import count
+from perf.analysis.ranking.operating import MIN_ROUNDS
+from perf.records.rounds import BudgetRecord
+from perf.search import budget as budgets
+from perf.search import promise
+from perf.search.ending.ends import ended_before, start_ladders
+from perf.search.ending.tie import tie_set
+from perf.search.rounds import Rounds, Setup
+from perf.sweep.rounds import RoundsSweep, spent_words
+
+
+class ResumedRounds(RoundsSweep):
+    """The ended rounds of a resumed run (module docstring)."""
+
+    def _engine(self, deadline: float | None = None) -> Rounds:
+        """The rounds scheduler of this run's plans and rules (capped where its plan capped the ladder)."""
+        rr, search = self.run.rounds, self.run.search
+        assert rr is not None and search is not None
+        cap = rr.budget.max_concurrency if rr.budget is not None else None
+        setup = Setup(self.plans, self.levels, self.adaptive, search.rules, rr.rules, search.mode, self.budget, cap)
+        return Rounds(self.run, setup, self._visit_s(), self.clock, deadline, self._save, self.progress)
+
+    def clock(self) -> float:
+        """The time budget's clock (s, monotonic)."""
+        return time.monotonic()
+
+    def _plannable(self) -> list[str]:
+        """The variants a round could measure, most promising first (failed ones and those without levels left out)."""
+        assert self.run.search is not None
+        names = [n for n in self.run.search.order if n in self.plans and not self.plans[n].error and self.plans[n].levels]
+        names = [n for n in names if (vr := self.run.variant(n)) is None or vr.status != "failed"]
+        return promise.by_measurements(names, self.run, self.budget, {n: p.config for n, p in self.plans.items()})
+
+    def ranked_names(self) -> list[str]:
+        """The variants the run's rounds ranked: those with numbers, most promising first."""
+        return [n for n in self._plannable() if promise.has_numbers(self.run, n)]
+
+    @functools.cached_property
+    def rounds_ended(self) -> str | None:
+        """Why a resumed rounds run's rounds had ended (module docstring); ``None`` while they go on."""
+        rr = self.run.rounds
+        if not self.opts.resume or rr is None or self.run.search is None:
+            return None
+        if self.run.finished is not None:
+            return rr.ended or "the run had finished them"
+        ranked = self.ranked_names()
+        return ended_before(self._engine(), ranked) if ranked else None
+
+    def _visit_s(self) -> float:
+        """One visit's time (s): the mean of the run's measured visits, else the plan's estimate."""
+        assert self.run.rounds is not None
+        walls = [v.wall_s for r in self.run.rounds.rounds for v in r.order if v.wall_s]
+        return sum(walls) / len(walls) if walls else budgets.visit_s(self.run.rounds.rules.window_ms)
+
+    def _load_s(self) -> float:
+        """One variant's load time (s): the run's measured group loads per variant, else the plan's estimate."""
+        assert self.run.rounds is not None
+        groups = [g for g in self.run.rounds.groups if g.variants and g.load_s]
+        n = sum(len(g.variants) for g in groups)
+        return sum(g.load_s or 0.0 for g in groups) / n if n else budgets.LOAD_S
+
+    @functools.cached_property
+    def final(self) -> budgets.Late | None:
+        """The final group of a run whose rounds had ended: its variants without numbers that fit this
+        session's time budget with the tie set (:func:`perf.search.budget.late`); ``None`` when its rounds go on."""
+        if self.rounds_ended is None:
+            return None
+        assert self.run.rounds is not None and self.run.search is not None
+        engine, ranked, tie = self._engine(), self.ranked_names(), self.final_tie
+        start_ladders(engine, tie)
+        todo = [n for n in self._plannable() if n not in ranked]
+        rr, cap = self.run.rounds, engine.setup.cap
+        ladder = [c for c in self.levels if cap is None or c <= cap]
+        per_round = budgets.levels_by_round(ladder, self.adaptive, rr.rules, max(rr.rules.max_rounds, MIN_ROUNDS))
+        visits = [n * self.keys_per_level() for n in per_round]
+        left = math.inf if self.opts.time_budget_s is None else self.opts.time_budget_s
+        tie_visits = len(engine.visits(tie, 0))
+        return budgets.late(todo, tie, tie_visits, visits, self._load_s(), self._visit_s(), left, budgets.UNLOAD_S)
+
+    @functools.cached_property
+    def final_tie(self) -> list[str]:
+        """The tie set the final group measures again: that of the variants the rounds ranked."""
+        engine, ranked = self._engine(), self.ranked_names()
+        start_ladders(engine, ranked)
+        return tie_set(engine, engine.contenders(ranked)) if ranked else []
+
+    @property
+    def nothing_to_measure(self) -> bool:
+        """A resumed run with nothing left to send: a rounds run whose rounds had ended and whose variants
+        without numbers fit no final group (:attr:`final`), or a sequential run whose every planned level has
+        numbers. Such a run starts no server; only a missing in-process baseline is measured."""
+        if self.rounds_ended is not None:
+            return not (self.final is not None and self.final.variants)
+        if not self.opts.resume or self.design != "sequential":
+            return False
+        planned, done = self.level_counts()
+        return planned == done
+
+    def record_final_cuts(self) -> None:
+        """The variants without numbers the final group leaves out, cut with the numbers they were judged on."""
+        rr, late = self.run.rounds, self.final
+        if rr is None or late is None:
+            return
+        out = {c.variant for c in late.cuts} | set(late.variants)
+        rr.cuts = [c for c in rr.cuts if not (c.kind == "variant" and c.variant in out)]
+        for c in late.cuts:
+            rr.cut(c)
+            self._variant(c.variant or "").status = "skipped"
+            self._variant(c.variant or "").error = f"cut for time: {c.reason.removeprefix('not measured: ')}"
+
+    def run_final(self, started: float, deadline: float | None) -> None:
+        """This session's only rounds: the final group of :attr:`final` (module docstring), its time recorded."""
+        rr, late = self.run.rounds, self.final
+        assert rr is not None and late is not None and late.variants
+        before = rr.budget.spent_s if rr.budget is not None else None
+        sessions = (rr.budget.sessions + 1) if rr.budget is not None and before is not None else 1
+        cap = rr.budget.max_concurrency if rr.budget is not None else None
+        rr.budget = BudgetRecord(
+            self.recorded_budget_s,
+            round(self._visit_s(), 3),
+            round(self._load_s(), 2),
+            round(late.estimate_s, 1),
+            MIN_ROUNDS,
+            cap,
+        )
+        rr.budget.sessions, rr.budget.session_budget_s = sessions, self.opts.time_budget_s
+        self.record_final_cuts()
+        tie = self.final_tie
+        text = f"rounds: no more rounds of the {count(len(self.ranked_names()), 'ranked variant')} ({self.rounds_ended}); {late.reason}"
+        self.progress({"event": "plan", "text": text, "estimate_s": late.estimate_s})  # said once (perf.search.events)
+        engine = self._engine(deadline)
+        self._args, self._unloads, self._plan, self._refitted, self._load_times = {}, [], None, True, []
+        since = (len(rr.rounds), len(rr.groups))
+        try:
+            self._groups(engine, [*tie, *late.variants], late.reason)
+        finally:
+            for n in [*self.ranked_names(), *late.variants]:
+                self._settle(self._variant(n))
+            now_s = self.clock() - started
+            rr.budget.spent_s = round(now_s + (before or 0.0), 1)
+            rr.budget.session_spent_s = round(now_s, 1)
+            self.progress({"event": "spent", "text": spent_words(rr, since, now_s, late.estimate_s, before)})

@@ -1,0 +1,172 @@
+"""A resumed rounds run stopped after its rounds had ended (trial 13, T13-5): Ctrl-C after the 10th round
+of its group (max_rounds), before the run finished, 2 of 4 variants cut for time. Its resume said "will
+measure: more rounds ... then the in-process baseline", loaded both ranked variants (32 s), measured 0
+rounds ("ended: 10 rounds, the most a group gets") and never planned the cut ones. Now the rule that ends
+a group's rounds is asked before anything is loaded (perf.search.ending.ends), the resume line says that
+plan, no server starts when the cut variants fit no final group, and those that fit are that final."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from factories import level_result, served_model
+
+from clients.runtimes.identity import found_artifact
+from clients.server import ServerOptions
+from perf.cli import main as perf_cli
+from perf.records import results
+from perf.records.rounds import BudgetRecord, Cut, LoadGroup, RoundRecord, Visit
+from perf.sweep.options import SweepOptions
+from perf.sweep.run import Sweep
+from perf.sweep.servers import ServerPool
+
+RANKED = {"a_mbs8": 900.0, "b_mbs8": 500.0}  # best throughput at the top level: a leads by far
+CUT = ["c_mbs8", "d_mbs8"]
+LEVELS = (1, 2, 4)
+
+
+def _interrupted(tmp_path: Path) -> tuple[Path, int]:
+    """The run as the trial's Ctrl-C left it (its results dir, and the rounds its group got: max_rounds)."""
+    repo = tmp_path / "repo"
+    for n in [*RANKED, *CUT]:
+        (repo / n / "1").mkdir(parents=True)
+        (repo / n / "config.pbtxt").write_text(
+            f'name: "{n}"\nbackend: "python"\nmax_batch_size: 8\n'
+            'input [ { name: "x" data_type: TYPE_FP32 dims: [ 4 ] } ]\noutput [ { name: "y" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
+        )
+        (repo / n / "1" / "model.bin").write_bytes(b"weights measured")
+    opts = SweepOptions(
+        ServerOptions(repo, runtime="bundled"), results_dir=tmp_path / "results", run_id="t13", time_budget_s=120.0
+    )
+    sw = Sweep(opts)
+    run, rr = sw.run, sw.run.rounds
+    assert rr is not None and run.search is not None
+    run.settings = sw._settings()  # type: ignore[typeddict-item]
+    run.search.order = [*RANKED, *CUT]
+    done = rr.rules.max_rounds
+    for n, top in RANKED.items():
+        vr = run.variant(n) or results.VariantResult(n)
+        vr.levels = [level_result(c, top * c / 4 * (1 + 0.01 * t), 2.0 * c, trial=t) for t in range(done) for c in LEVELS]
+        vr.served = [served_model(n, max_batch_size=8, artifact=found_artifact(repo / n))]
+        vr.status = "pending"  # as an interrupted session leaves them
+        if run.variant(n) is None:
+            run.variants.append(vr)
+    for n in CUT:
+        vr = results.VariantResult(n, status="skipped", error="cut for time: 4 variants need about 116 s")
+        run.variants.append(vr)
+        rr.cut(Cut("variant", "not measured: 4 variants need about 116 s for the 6 rounds a verdict needs", n))
+    rr.groups = [LoadGroup(0, list(RANKED), "every contender fits on the server", "localhost:1", 20.0)]
+    rr.rounds = [
+        RoundRecord(t, 0, rr.seed + t, "then", 6.0, [Visit(n, c, wall_s=1.0) for n in RANKED for c in LEVELS])
+        for t in range(done)
+    ]
+    rr.budget = BudgetRecord(120.0, 1.0, 5.0, 100.0, 7, 4, spent_s=75.0)
+    run.sessions[-1].ended = "interrupted"
+    results.save(run, sw.run_dir)
+    return tmp_path / "results", done
+
+
+def _resume(results_dir: Path, budget: str) -> Any:
+    args = [
+        "sweep",
+        "--resume",
+        "t13",
+        "--results-dir",
+        str(results_dir),
+        "--time-budget",
+        budget,
+        "--no-baseline",
+        "--no-report",
+    ]
+    return CliRunner().invoke(perf_cli.cli, args)
+
+
+def test_a_resume_after_the_rounds_ended_loads_nothing_when_no_final_fits(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    results_dir, done = _interrupted(tmp_path)
+    monkeypatch.setattr(ServerPool, "start_all", lambda self: pytest.fail("a server was started for rounds that had ended"))
+    res = _resume(results_dir, "30s")
+    said = " ".join(res.output.split())
+    assert res.exit_code == 0, res.output
+    assert "will measure: more rounds" not in said
+    assert "will measure: no round (its rounds had ended (" in said
+    assert f"nor its 2 variants cut for time, within a time budget of 30 s: `{CUT[0]}` not measured: after the rounds" in said
+    run = results.load(results_dir / "t13")
+    assert run.rounds is not None and len(run.rounds.measured()) == done  # no round added
+    assert [v.status for v in run.variants if v.name in RANKED] == ["ok", "ok"]  # settled on the rounds it had
+    assert run.finished is not None and run.rounds.ended
+    for n in CUT:  # the real numbers of the re-made plan, said in its cut
+        vr = run.variant(n)
+        assert (
+            vr is not None and vr.status == "skipped" and "after the rounds 30 s of the time budget were left" in (vr.error or "")
+        )
+
+
+def test_a_resume_after_the_rounds_ended_plans_the_cut_variants_in_a_final_group(tmp_path: Path):
+    results_dir, _ = _interrupted(tmp_path)
+    opts = SweepOptions(ServerOptions(tmp_path / "repo", runtime="bundled"), results_dir=results_dir, run_id="t13")
+    sw = Sweep(dataclasses.replace(opts, resume=True, time_budget_s=600.0, given=frozenset({"time_budget_s"})))
+    assert sw.rounds_ended is not None and not sw.nothing_to_measure
+    assert sw.final is not None and sw.final.variants == CUT and sw.final_tie == ["a_mbs8"]
+    from perf.sweep.opening import opening_lines
+
+    line = opening_lines(sw)[0]
+    assert "will measure: no more rounds of the variants it ranked (their rounds had ended (" in line
+    assert f"`{CUT[0]}`, `{CUT[1]}` (cut for time) with the tie set `a_mbs8` in a final group, about " in line
+    assert (
+        line.endswith("within a time budget of 600 s; no in-process baseline (--no-baseline)")
+        or "within a time budget of 600 s" in line
+    )
+
+
+def test_the_final_group_of_a_resume_measures_the_cut_variants_with_the_tie_set_only() -> None:
+    """The resumed session's rounds (perf.sweep.final.ResumedRounds.run_final) on a simulated host: no
+    round of the ranked variants in a group of their own; the cut ones meet the tie set in one final group."""
+    from types import SimpleNamespace
+
+    from simulated_host import SimHost, SimSweep, sim_run
+
+    from perf.analysis.ranking.operating import MIN_ROUNDS
+    from perf.records.rounds import RoundRules
+    from perf.search.rounds import Rounds, Setup
+    from perf.sweep.final import ResumedRounds
+
+    class SimFinal(SimSweep, ResumedRounds):
+        def clock(self) -> float:
+            return self.host.clock()
+
+    names, ranked, cut = ["v_best", "v_second", "v_third", "v_fourth"], ["v_best", "v_second"], ["v_third", "v_fourth"]
+    run, plans, levels, adaptive = sim_run(names, 5, RoundRules(max_rounds=MIN_ROUNDS))  # its rounds end at max_rounds
+    host = SimHost(5, amplitude=0.0)
+    assert run.rounds is not None and run.search is not None
+    setup = Setup(plans, levels, adaptive, run.search.rules, run.rounds.rules, "prune", None)
+    run.rounds.groups.append(LoadGroup(0, ranked, "every contender fits", "sim", 10.0))
+    Rounds(run, setup, 1.8, host.clock).run_group(ranked, 0, host.measure)  # the first session's rounds, to their end
+    first = len(run.rounds.measured())
+    run.rounds.groups[0].ended, run.rounds.ended = None, None  # Ctrl-C before the run recorded their end
+    run.search.order = names
+    for n in cut:
+        vr = run.variant(n)
+        assert vr is not None
+        vr.status, vr.error = "skipped", "cut for time: 4 variants need about 116 s"
+        run.rounds.cut(Cut("variant", "not measured: 4 variants need about 116 s", n))
+    events: list[Any] = []
+    sweep = SimFinal(run, plans, host, events, 5.0)
+    sweep.levels, sweep.adaptive, sweep.budget, sweep.recorded_budget_s = levels, adaptive, None, 600.0
+    sweep.opts = SimpleNamespace(max_loaded=None, unload_timeout_s=10.0, resume=True, time_budget_s=600.0)
+    assert sweep.rounds_ended and sweep.final is not None and sorted(sweep.final.variants) == sorted(cut)
+    tie = sweep.final_tie
+    sweep.run_final(host.clock(), host.clock() + 600.0)
+    final = run.rounds.groups[-1]
+    assert len(run.rounds.groups) == 2 and sorted(final.variants) == sorted([*tie, *cut])  # one final group, nothing else loaded
+    later = run.rounds.measured()[first:]
+    assert later and all(r.group == final.index for r in later)
+    for n in cut:
+        vr = run.variant(n)
+        assert vr is not None and vr.status == "ok" and any(lv.ok for lv in vr.levels)
+    assert all(not (c.kind == "variant" and c.variant in cut) for c in run.rounds.cuts)  # measured: no longer cut
+    for n in set(ranked) - set(tie):  # a ranked variant out of the tie set gets no round
+        assert all(v.variant != n for r in later for v in r.order)
