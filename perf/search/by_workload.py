@@ -57,4 +57,3 @@ def drops(per: dict[str, list[VariantResult]], rank: Rank, beaten: Callable[[str
         beating = [dataclasses.replace(got[label].a, variant=by) for label in labels]
         out.append((name, first.b.concurrency, reason, by, beating))
     return out
-

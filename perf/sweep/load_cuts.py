@@ -27,9 +27,9 @@ import dataclasses
 from collections.abc import Sequence
 
 from core.wording import count
+from perf.markdown import fmt
 from perf.records.rounds import Cut
 from perf.search import promise
-from perf.markdown import fmt
 from perf.search.budget import UNLOAD_S, Fit, not_measured
 from perf.search.refit import after_loads, refit
 from perf.search.rounds import Rounds
@@ -93,7 +93,7 @@ def fit_to_loads(
         kept = []
     if not new:
         return plan, list(loaded), list(pending)
-    gone = {c.variant for c in new}
+    gone = {c.variant for c in new if c.variant}
     plan = dataclasses.replace(plan, variants=[n for n in plan.variants if n not in gone], cuts=[*plan.cuts, *new])
     said(sweep, refitted, new, each)
     return plan, list(loaded), kept

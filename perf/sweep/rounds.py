@@ -137,7 +137,9 @@ class RoundsSweep(SweepBase):
         first, self._refitted = not self._refitted, True
         if not first or not whole:
             return loaded
-        self._plan, kept, _ = load_cuts.fit_to_loads(self, engine, self._plan, loaded, [], self._load_times, self.keys_per_level())
+        self._plan, kept, _ = load_cuts.fit_to_loads(
+            self, engine, self._plan, loaded, [], self._load_times, self.keys_per_level()
+        )
         return kept
 
     def _unload_s(self) -> float:

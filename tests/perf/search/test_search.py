@@ -357,7 +357,9 @@ def test_a_step_the_noise_does_not_tell_is_not_called_the_knee():
     gain = 2 * RULES.min_gain_pct  # % above the floor, within a window spread twice as wide
     told_not = next_step("v", series("v", {1: (100, 1.0), 2: (100 + gain, 1.1)}, spread_pct=2 * gain), LADDER, True, RULES)
     assert isinstance(told_not, SearchDecision) and told_not.rule == "knee"
-    assert "past the knee" not in told_not.reason and "not distinguishable from noise (within the levels' spread" in told_not.reason
+    assert (
+        "past the knee" not in told_not.reason and "not distinguishable from noise (within the levels' spread" in told_not.reason
+    )
     assert f"+{gain:.1f} % from c=1 to c=2" in told_not.reason
     assert knee(series("v", {1: (100, 1.0), 2: (100 + gain, 1.1)}, spread_pct=2 * gain), judge(run_result())) is None
     flat = next_step("v", series("v", {1: (100, 1.0), 2: (100 + RULES.min_gain_pct / 2, 1.1)}), LADDER, True, RULES)
