@@ -97,28 +97,9 @@ class TensorSpec:
     def __post_init__(self) -> None:
         dtypes.require_tensor_io(self.dtype, f"tensor {self.name!r}")
         check_domain(self.name, self.dtype, self.domain, self.value_range)
-        for i, d in enumerate(self.shape):
-            if isinstance(d, int) and not isinstance(d, bool) and d == -1:
-                raise self._minus_one(i)
-            if isinstance(d, bool) or not isinstance(d, (int, str)) or (isinstance(d, int) and d <= 0) or d == "":
-                raise ModelSpecError(
-                    f"tensor {self.name!r}: dimension {d!r} must be an int > 0 or the name of a dynamic axis",
-                    hint='e.g. shape [3, 224, 224] or ["seq"]',
-                )
-            meant = x_separated_dims(d) if isinstance(d, str) else None
-            if meant is not None:  # the whole shape in the hint: the other dims kept, this one split
-                meant = ",".join(x_separated_dims(e) or str(e) if isinstance(e, str) else str(e) for e in self.shape)
-                raise ModelSpecError(
-                    f"tensor {self.name!r}: dimension {d!r} is a shape typed with x, not the name of a dynamic axis: "
-                    f"dims are comma-separated: did you mean {meant}?",
-                    hint=f"give the dims one by one: --input {self.name}:{self.dtype}:{meant}, or in a spec file "
-                    f'"shape": [{meant.replace(",", ", ")}]',
-                )
-            if d == BATCH_AXIS:
-                raise ModelSpecError(
-                    f"tensor {self.name!r}: {BATCH_AXIS!r} is the implicit first axis; per-sample shapes must not name it",
-                    hint=f"drop {BATCH_AXIS!r} from the shape (it is always axis 0)",
-                )
+        problem = dims_error(self.name, self.dtype, self.shape)
+        if problem is not None:
+            raise problem
         if self.batch_axis is not None and not 0 <= self.batch_axis <= len(self.shape):
             raise ModelSpecError(
                 f"tensor {self.name!r}: batch_axis {self.batch_axis} is outside its shape "
@@ -126,10 +107,6 @@ class TensorSpec:
                 hint=f"give batch_axis within 0..{len(self.shape)}, or drop it (the batch is axis 0)",
             )
         object.__setattr__(self, "value_range", normal_range(self.name, self.dtype, self.shape, self.value_range))
-
-    def _minus_one(self, i: int) -> ModelSpecError:
-        """The error for a ``-1`` at position ``i`` of the shape (:func:`minus_one_error`, said for an input)."""
-        return minus_one_error(self.name, self.dtype, self.shape, i)
 
     @property
     def triton_dtype(self) -> str:
@@ -266,13 +243,14 @@ class TensorSpecRecord(Record):
 
     def to_spec(self, output: bool = False) -> TensorSpec:
         """The :class:`TensorSpec` this record describes (``output``: one of the spec's outputs, said so
-        in a ``-1`` dim's error, :func:`minus_one_error`).
+        in a wrong dim's error, :func:`dims_error`).
 
         Raises:
             ModelSpecError: the tensor is inconsistent (:meth:`TensorSpec.__post_init__`).
         """
-        if output and -1 in self.shape:
-            raise minus_one_error(self.name, self.dtype, self.shape, self.shape.index(-1), output=True)
+        problem = dims_error(self.name, self.dtype, self.shape, output=True) if output else None
+        if problem is not None:
+            raise problem
         return TensorSpec(
             self.name,
             self.dtype,
@@ -282,6 +260,37 @@ class TensorSpecRecord(Record):
             self.batch_axis,
             self.domain,
         )
+
+
+def dims_error(name: str, dtype: str, shape: Sequence[Any], output: bool = False) -> ModelSpecError | None:
+    """The error for the first dim of ``shape`` a per-sample shape cannot hold, or ``None``: a ``-1``
+    (:func:`minus_one_error`), a dim that is not an int > 0 or a name, a shape typed with ``x``
+    (``"3x64"``), or the batch axis. ``output``: the tensor is one of the spec's outputs, whose fix
+    is its spec-file ``"shape"``, never an ``--input`` flag."""
+    for i, d in enumerate(shape):
+        if isinstance(d, int) and not isinstance(d, bool) and d == -1:
+            return minus_one_error(name, dtype, shape, i, output)
+        kind = "output" if output else "tensor"
+        if isinstance(d, bool) or not isinstance(d, (int, str)) or (isinstance(d, int) and d <= 0) or d == "":
+            return ModelSpecError(
+                f"{kind} {name!r}: dimension {d!r} must be an int > 0 or the name of a dynamic axis",
+                hint='e.g. shape [3, 224, 224] or ["seq"]',
+            )
+        meant = x_separated_dims(d) if isinstance(d, str) else None
+        if meant is not None:  # the whole shape in the hint: the other dims kept, this one split
+            meant = ",".join(x_separated_dims(e) or str(e) if isinstance(e, str) else str(e) for e in shape)
+            where = "in the spec file's outputs" if output else f"--input {name}:{dtype}:{meant}, or in a spec file"
+            return ModelSpecError(
+                f"{kind} {name!r}: dimension {d!r} is a shape typed with x, not the name of a dynamic axis: "
+                f"dims are comma-separated: did you mean {meant}?",
+                hint=f'give the dims one by one: {where} "shape": [{meant.replace(",", ", ")}]',
+            )
+        if d == BATCH_AXIS:
+            return ModelSpecError(
+                f"{kind} {name!r}: {BATCH_AXIS!r} is the implicit first axis; per-sample shapes must not name it",
+                hint=f"drop {BATCH_AXIS!r} from the shape (it is always axis 0)",
+            )
+    return None
 
 
 def minus_one_error(name: str, dtype: str, shape: Sequence[Dim], i: int, output: bool = False) -> ModelSpecError:

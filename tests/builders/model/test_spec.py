@@ -323,3 +323,15 @@ def test_a_minus_one_in_an_output_gets_the_output_form(shape, at):
     assert f'outputs "shape": {json.dumps(named)}' in e.value.hint and 'a bare name ("feat")' in e.value.hint
     if at == 0:
         assert f'outputs "shape": {json.dumps(shape[1:])}' in e.value.hint
+
+
+def test_a_shape_typed_with_x_in_an_output_gets_the_output_form():
+    """The -1 kind for a shape typed with x: an output's was told its --input flag."""
+    spec = {
+        "inputs": [{"name": "x", "dtype": "float32", "shape": [4]}],
+        "outputs": [{"name": "feat", "dtype": "float32", "shape": ["3x64"]}],
+    }
+    with pytest.raises(ModelSpecError) as e:
+        ModelSpec.from_json(spec)
+    assert e.value.message.startswith("output 'feat': dimension '3x64' is a shape typed with x"), e.value.message
+    assert e.value.hint == 'give the dims one by one: in the spec file\'s outputs "shape": [3, 64]'
