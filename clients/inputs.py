@@ -142,16 +142,15 @@ def validate_inputs(sig: ModelSignature, inputs: dict[str, np.ndarray], cast: bo
         want = sig.full_shape(t, None)
         if arr.ndim != len(want) or any(w != -1 and w != g for w, g in zip(want, arr.shape)):
             axes = "[batch, " + ", ".join(map(str, t.dims)) + "]" if sig.max_batch_size > 0 else str(list(t.dims))
-            wrong = [(k, w, g) for k, (w, g) in enumerate(zip(want, arr.shape)) if w != -1 and w != g]
             if arr.ndim == len(want):  # the rank is right: one dim differs (the batch advice was given for any shape)
-                k, w, g = wrong[0]
+                k, w, g = next((k, w, g) for k, (w, g) in enumerate(zip(want, arr.shape)) if w not in (-1, g))
                 hint = f"give {name!r} a dim {k} of {w} (it has {g}): the served config's dims, batch axis first"
             elif sig.max_batch_size > 0:
                 hint = "a batching model needs the batch axis first, even for one sample"
             else:
                 hint = f"max_batch_size 0: give the config's dims as they are, {list(t.dims)} (-1: any size), no batch axis added"
-            anysize = " (-1 = any size)" if -1 in t.dims else ""
-            raise ClientError(f"{sig.name}: input {name!r} has shape {list(arr.shape)}, expected {axes}{anysize}", hint=hint)
+            axes += " (-1 = any size)" if -1 in t.dims else ""
+            raise ClientError(f"{sig.name}: input {name!r} has shape {list(arr.shape)}, expected {axes}", hint=hint)
         if sig.max_batch_size > 0:
             b = arr.shape[0]
             if not 1 <= b <= sig.max_batch_size:
