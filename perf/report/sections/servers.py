@@ -120,6 +120,28 @@ def _names_or_dash(names: list[str]) -> str:
     return ", ".join(f"`{n}`" for n in names) or "-"
 
 
+def why_not_measured(run: RunResult, name: str, url: str) -> str:
+    """Why variant ``name``, which reached server ``url``, has no level measured there, when its error does
+    not say it (``""`` when it does, or nothing recorded tells): its group on that server measured no round,
+    and how that group ended (trial 13, T13-8: a resumed session that loaded two variants whose rounds had
+    ended was listed under "see the variant's error" beside variants without one)."""
+    vr = run.variant(name)
+    if vr is not None and vr.error and vr.status in ("failed", "skipped"):
+        return ""
+    rr = run.rounds
+    groups = [g for g in rr.groups if g.server == url and name in g.variants] if rr is not None else []
+    if rr is None or not groups or any(r.group == g.index for g in groups for r in rr.measured()):
+        return ""
+    ended = next((g.ended for g in groups if g.ended), None)
+    return f"its group measured no round: {ended}" if ended else "its group measured no round (its session was interrupted)"
+
+
+def _not_measured(run: RunResult, names: list[str], url: str) -> str:
+    """The not-measured cell: each name, with why where its error does not say it (:func:`why_not_measured`)."""
+    said = [f"`{n}`" + (f" ({why})" if (why := why_not_measured(run, n, url)) else "") for n in names]
+    return ", ".join(said) or "-"
+
+
 def servers_section(run: RunResult) -> list[str]:
     """Markdown lines of the section; none for a run with one server the toolkit started
     (the environment lines already say which) or a run saved before servers were recorded."""
@@ -137,7 +159,7 @@ def servers_section(run: RunResult) -> list[str]:
             _gib(s.cpu_memory_total_bytes),
             s.deploy + (f" (`{s.remote_repository}`)" if s.remote_repository else ""),
             _names_or_dash(by_url.get(s.url, ([], []))[0]),
-            _names_or_dash(by_url.get(s.url, ([], []))[1]),
+            _not_measured(run, by_url.get(s.url, ([], []))[1], s.url),
         ]
         for s in servers
     ]
@@ -154,7 +176,7 @@ def servers_section(run: RunResult) -> list[str]:
                 "CPU memory",
                 "variants reached it by",
                 "measured",
-                "not measured (see the variant's error)",
+                "not measured (why, else see the variant's error)",
             ],
             rows,
             ["left"] * 9,

@@ -67,3 +67,22 @@ def test_the_interrupted_group_says_how_it_ended() -> None:
     run.rounds.rounds = run.rounds.rounds[:2]
     run.rounds.groups = run.rounds.groups[:1]
     assert next(ln for ln in design_lines(run) if ln.startswith("- Group 1 ")).endswith("; `--resume` continues it.")
+
+
+def test_a_resumed_session_that_measured_no_round_says_why_not_an_error() -> None:
+    """Trial 13 (T13-8): the resumed session loaded the variants whose rounds had ended and measured no round;
+    its server's row filed them under "not measured (see the variant's error)", and none had an error."""
+    run = _run()
+    assert run.rounds is not None
+    run.rounds.rounds = [r for r in run.rounds.rounds if r.group == 0]  # the second session: no round
+    for v in run.variants:
+        v.levels = [lv for lv in v.levels if lv.trial < len(run.rounds.rounds)]
+    run.rounds.groups[1].ended = "10 rounds, the most a group gets (max_rounds)"
+    new = next(ln for ln in servers_section(run) if f"`{NEW}`" in ln)
+    cells = [c.strip() for c in new.split("|")[1:-1]]
+    assert cells[7] == "-" and cells[8].count("`mlp_onnx_") == 4
+    assert cells[8].count("(its group measured no round: 10 rounds, the most a group gets (max_rounds))") == 4
+    failed = run.variants[0]
+    failed.status, failed.error = "failed", "server died"  # its error says why: nothing added to it
+    new = next(ln for ln in servers_section(run) if f"`{NEW}`" in ln)
+    assert new.split("|")[-2].strip().startswith(f"`{failed.name}`, ")
