@@ -35,7 +35,7 @@ from perf.search.events import log_event
 from perf.search.plan import LevelKey, VariantPlan, plan_variant, to_measure
 from perf.search.policy import AUTO, Budget, Search, ladder, resolve_mode
 from perf.search.resumed import resumed_budget
-from perf.sweep.flags import design_ignores
+from perf.sweep.flags import design_ignores, window_hint
 from perf.sweep.options import DEFAULT_TIME_BUDGET_S, Progress, SweepOptions, resumed_options
 from perf.sweep.preflight import RAW_DIR, check_axes, check_mixed, check_runtime, nothing_to_resume, require_plannable, take_again
 from perf.sweep.server import now
@@ -371,6 +371,10 @@ class SweepBase:
             except ToolkitError:  # a repository without the toolkit's build manifest
                 spec = None
             level.error = refused_words(level.error, o.input_data, spec)
+        if level.error:  # perf_analyzer's "use a larger time window": the toolkit's flag for it
+            vr = self.run.variant(model)
+            p99 = [lv.latency_p99_ms for lv in (vr.levels if vr else []) if lv.ok and lv.latency_p99_ms]
+            level.error = window_hint(level.error, self.design, settings.measurement_interval_ms, max(p99, default=None))
         return level
 
 

@@ -5,6 +5,7 @@ is :func:`clients.shapes.parse_shapes`)
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import click
@@ -203,3 +204,22 @@ def _get(opts: Any, field: str) -> Any:
     for part in field.split("."):
         opts = getattr(opts, part)
     return opts
+
+
+#: What perf_analyzer says when a measurement window saw no request complete.
+NO_REQUEST_IN_WINDOW = "please use a larger time window"
+
+
+def window_hint(error: str, design: str, window_ms: int, slowest_ms: float | None = None) -> str:
+    """``error`` followed by the toolkit flag that sets perf_analyzer's window, and a value to try, when
+    perf_analyzer said a window saw no request complete ("Please use a larger time window": a flag of its
+    own the toolkit sets; trial 13, T13-7: TorchScript visits at p99 130-630 ms in 300 ms windows); else
+    ``error`` as it is. The flag is ``design``'s (:data:`DESIGN_ONLY`); the value twice the window, or twice
+    ``slowest_ms`` (the variant's highest measured latency, ms) where that is more, in whole 100 ms."""
+    if NO_REQUEST_IN_WINDOW not in error.lower():
+        return error
+    field = "round_window_ms" if design == "rounds" else "measure.measurement_interval_ms"
+    flag = DESIGN_ONLY[field][0]
+    try_ms = max(2 * window_ms, math.ceil(2 * (slowest_ms or 0.0) / 100.0) * 100)
+    slow = f", twice its slowest p99 measured ({slowest_ms:.0f} ms)" if slowest_ms and try_ms > 2 * window_ms else ""
+    return f"{error} (no request completed within a {window_ms} ms window, which {flag} sets: try {flag} {try_ms}{slow})"
