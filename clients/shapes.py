@@ -201,6 +201,7 @@ def check_sizes(
     """
     config = {n: [int(d) for d in dims] for n, dims in inputs}
     if source is None:
+        _colon_separated_dims(sizes, config)
         require_known("--shape", sizes, config, kind="input", owner=model, error=ClientError)
     tensors = {t.name: t for t in spec.inputs} if spec else {}
     ranges = spec.dynamic_axes if spec else {}
@@ -319,6 +320,27 @@ def check_batch_size(model: str, max_batch_size: int, batch_size: int) -> None:
             hint="use -b 1 (one sample per request; perf_analyzer refuses -b above 1 for it too), "
             "or a variant with max_batch_size > 0",
         )
+
+
+def _colon_separated_dims(sizes: Mapping[str, Sequence[int]], config: Mapping[str, object]) -> None:
+    """Refuse a ``--shape`` whose dims were colon-separated (``image:3:300:300``, trial 13, T13-1).
+
+    :func:`parse_shape` splits at the last colon, so that flag names ``image:3:300``; when the text
+    before the last colon is an input's name followed by ``:`` and integers, the name was right and
+    the separator was not, and "names no input" would point at the wrong part.
+
+    Raises:
+        ClientError: naming the comma form, ``--shape image:3,300,300``.
+    """
+    for name, given in sizes.items():
+        known = next((n for n in config if name.startswith(f"{n}:")), None)
+        dims = name[len(known) + 1 :].split(":") if known else []
+        if known and name not in config and all(d.strip().isdigit() for d in dims):
+            meant = f"{known}:{_text([*map(int, dims), *given])}"
+            raise ClientError(
+                f"--shape '{name}:{_text(given)}': dims are comma-separated, not colon-separated: did you mean {meant}?",
+                hint=f"--shape {meant} (NAME:dims, the dims without the batch axis, comma-separated; perf_analyzer's --shape)",
+            )
 
 
 def _text(dims: Sequence[int]) -> str:

@@ -86,6 +86,21 @@ def test_shapes_that_do_not_fit_the_config() -> None:
         shapes.resolve("m", INPUTS, 8, SPEC, {"ids": (8, 8)})
 
 
+def test_colon_separated_dims_are_told_the_comma_form() -> None:
+    # trial 13, T13-1: `--shape image:3:300:300` was "'image:3:300' names no input": the name was right, the separator not
+    for flag, meant in (("img:3:32:48", "img:3,32,48"), ("img:3:32,48", "img:3,32,48"), ("ids:8:8", "ids:8,8")):
+        given = shapes.parse_shapes([flag])
+        with pytest.raises(
+            ClientError, match=f"--shape '{flag}': dims are comma-separated, not colon-separated: did you mean {meant}"
+        ) as e:
+            shapes.resolve("m", INPUTS, 8, SPEC, given)
+        assert f"--shape {meant} " in (e.value.hint or "")
+    # a name that merely starts like an input, or with words after the colon, is still an unknown name
+    for flag in ("imgs:3:32", "img:x:32"):
+        with pytest.raises(ClientError, match="names no input of m"):
+            shapes.resolve("m", INPUTS, 8, SPEC, shapes.parse_shapes([flag]))
+
+
 def test_without_a_spec_every_dynamic_dim_needs_a_shape() -> None:
     with pytest.raises(ClientError, match=r"input 'img' dims\[1\] is dynamic \(-1 in config.pbtxt dims \[3, -1, -1\]\)") as e:
         shapes.resolve("m", [("img", [3, -1, -1])], 8, None)
