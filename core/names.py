@@ -106,17 +106,26 @@ def require_known(
 
 
 def closest_files(path: Path, pattern: str) -> str:
-    """The files matching ``pattern`` in ``path``'s folder (the current one when that is not a
-    folder), the closest to ``path``'s name first, as a "does not exist" message lists them:
-    ``"spec_old.json, a.json and 6 more"`` (:func:`core.wording.some_of`); ``""`` for none."""
-    folder = path.parent if path.parent.is_dir() else Path(".")
-    names = sorted(x.name for x in folder.glob(pattern))
-    return some_of(difflib.get_close_matches(path.name, names, n=len(names), cutoff=0.0)) if names else ""
+    """The files matching ``pattern`` in ``path``'s folder named like ``path`` (their stems close by
+    :func:`difflib.get_close_matches`, the did-you-mean rule of every name, or holding its stem), the
+    closest first, as a "does not exist" message lists them: ``"spec_v2.json, kwspot_spec.json"``
+    (:func:`core.wording.some_of`); ``""`` for none, and for a folder that is none. A file of the folder
+    named unlike ``path`` is not listed (break test B10: ``/missing`` was answered "(in /:
+    container_info.json)")."""
+    if not path.parent.is_dir():
+        return ""
+    stems: dict[str, list[str]] = {}
+    for name in sorted(x.name for x in path.parent.glob(pattern)):
+        stems.setdefault(Path(name).stem, []).append(name)
+    want = path.stem.lower()
+    close = difflib.get_close_matches(path.stem, list(stems), n=len(stems)) if stems else []
+    close += [s for s in stems if s not in close and want and want in s.lower()]
+    return some_of([name for s in close for name in stems[s]])
 
 
 def file_problem(path: Path, what: str, pattern: str = "*") -> tuple[str, str] | None:
     """Why ``path`` cannot be read as a file, as every command says it, or ``None`` when it can:
-    missing (with the closest files matching ``pattern`` in its folder), a folder, or unreadable. The
+    missing (with the files matching ``pattern`` in its folder named like it), a folder, or unreadable. The
     one rule for a file argument, so a missing file is never answered with advice about the file's
     format (trial 12, F10: the sweep's missing ``--input-data`` got "give a .npy or .npz written by
     numpy"). Returns ``(message, hint)``; the caller raises its own error class.
@@ -127,7 +136,7 @@ def file_problem(path: Path, what: str, pattern: str = "*") -> tuple[str, str] |
         pattern: The files of its kind, listed when it is missing (``"*.json"``).
     """
     if not path.exists():
-        if not path.parent.is_dir():  # closest_files would list the current folder's files as the parent's
+        if not path.parent.is_dir():  # said, rather than a folder that is none searched for names like it
             where = f" (nor does its folder {path.parent})"
         else:
             near = closest_files(path, pattern)

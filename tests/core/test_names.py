@@ -86,9 +86,21 @@ def test_the_readmes_full_variant_name_is_what_the_naming_rule_writes() -> None:
 def test_a_missing_file_in_a_missing_folder_lists_no_other_folders_files(tmp_path, monkeypatch):
     """closest_files falls back to the current folder when the parent is none: file_problem said
     "(in /missing: a.json)" of a file in the current folder (break test B10's kind)."""
-    (tmp_path / "here.json").write_text("{}")
+    (tmp_path / "spec_v2.json").write_text("{}")
     monkeypatch.chdir(tmp_path)
     message, _hint = file_problem(tmp_path / "missing" / "spec.json", "spec file", "*.json") or ("", "")
     assert message == f"spec file {tmp_path}/missing/spec.json does not exist (nor does its folder {tmp_path}/missing)"
     message, _hint = file_problem(tmp_path / "spec.json", "spec file", "*.json") or ("", "")
-    assert message.endswith(f"(in {tmp_path}: here.json)")
+    assert message.endswith(f"(in {tmp_path}: spec_v2.json)")
+
+
+def test_a_missing_file_lists_only_the_files_named_like_it(tmp_path):
+    """Break test B10: ``DEMO_SPEC=/missing`` was answered "(in /: container_info.json)", the one JSON file
+    of /, named nothing like it: only files whose names are close to the given one (the did-you-mean
+    rule), or hold it, are listed, closest first."""
+    for name in ("container_info", "kwspot_spec", "spec_v2", "specs"):
+        (tmp_path / f"{name}.json").write_text("{}")
+    message, _hint = file_problem(tmp_path / "missing", "DEMO_SPEC", "*.json") or ("", "")
+    assert message == f"DEMO_SPEC {tmp_path}/missing does not exist"
+    message, _hint = file_problem(tmp_path / "spec.json", "DEMO_SPEC", "*.json") or ("", "")
+    assert message.endswith(f"(in {tmp_path}: specs.json, spec_v2.json, kwspot_spec.json)")
