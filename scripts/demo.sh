@@ -40,7 +40,8 @@ for knob in "${KNOBS[@]}"; do
   SAID+="${SAID:+, }--$flag ${!var:-$default} is $var"
   CHECK+=("$var" "--$flag" "${!var:-$default}")
 done
-# every DEMO_* value parsed by the flag it becomes before step 1, a refusal naming the variable (trial 12, F18:
+# every DEMO_* value parsed by the flag it becomes before step 1 (DEMO_MODEL and DEMO_SPEC, read from the
+# environment, as builders build reads --model and --spec), a refusal naming the variable (trial 12, F18:
 # DEMO_TIME_BUDGET=2min was refused at step 3, after the build and the check, as "--time-budget")
 "$PY" -m perf.cli.demo_settings "${CHECK[@]}" || exit 2
 

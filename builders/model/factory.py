@@ -55,7 +55,7 @@ def file_without_factory(source: str) -> ModelSpecError:
             hint=f"--model takes {FACTORY_FORMS} (a relative path is from the current directory, {os.getcwd()}), "
             f"e.g. {FACTORY_EXAMPLE}",
         )
-    names = _top_level_functions(path) if path.is_file() else []
+    names = top_level_functions(path) if path.is_file() else []
     found = f"; top-level functions in {path}: {', '.join(names)}" if names else ""
     example = f"--model {source}:{names[0] if names else 'make'}"
     what = "is a Python file" if path.is_file() else "is a path"
@@ -187,13 +187,36 @@ def _import_file(path: Path) -> Any:
     return module
 
 
-def _top_level_functions(path: Path) -> list[str]:
+def top_level_functions(path: Path) -> list[str]:
     """The names of the top-level ``def``s of a Python file, read as text (nothing runs)."""
     try:
         tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
     except (OSError, SyntaxError, ValueError):
         return []
     return [n.name for n in tree.body if isinstance(n, ast.FunctionDef) and not n.name.startswith("_")]
+
+
+def may_define(path: Path, name: str) -> bool:
+    """Whether the Python file ``path`` can bind ``name`` at its top level, read as text (nothing runs):
+    ``False`` only when no ``def``, ``class``, assignment or import there binds it and no ``import *``
+    could; a file that does not parse is ``True`` (its import says what is wrong). A check made before
+    anything is built (``make demo``'s ``DEMO_MODEL``); :func:`import_factory` is the real one."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, SyntaxError, ValueError):
+        return True
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and any(a.name == "*" for a in node.names):
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in (name, "__getattr__"):
+            return True
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and any((a.asname or a.name.split(".")[0]) == name for a in node.names):
+            return True
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id == name:
+            return True
+        if isinstance(node, ast.Global) and name in node.names:
+            return True
+    return False
 
 
 @contextlib.contextmanager

@@ -2,15 +2,22 @@
 was refused only at step 3, after the build and the served check, and the error named ``--time-budget``,
 which make demo cannot be given).
 
-Each value is parsed by the flag it becomes (``triton-perf sweep``'s own parameters, so no second parser)
+Each sweep value is parsed by the flag it becomes (``triton-perf sweep``'s own parameters, so no second parser)
 and a refusal names the variable: ``make demo: DEMO_TIME_BUDGET=2min: time budget '2min' is not a duration``.
-``scripts/demo.sh`` runs it once, with its list of ``VARIABLE --flag VALUE`` triples::
+``DEMO_MODEL`` is checked as ``builders build --model`` reads it, without running it (a built-in name, or a
+factory whose file exists and can define it, with a ``DEMO_SPEC``), and ``DEMO_SPEC`` as every file argument
+(:func:`core.names.file_problem`). Every problem is said as ``VARIABLE=VALUE: what is wrong``, then
+``  -> what is expected`` on a line of its own (break tests B10, B17). ``scripts/demo.sh`` runs it once,
+with its list of ``VARIABLE --flag VALUE`` triples (``DEMO_MODEL`` and ``DEMO_SPEC`` from the environment)::
 
     python -m perf.cli.demo_settings DEMO_TIME_BUDGET --time-budget 2min DEMO_BUDGET_MS --latency-budget-ms 25
 """
 
 from __future__ import annotations
 
+import difflib
+import logging
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,39 +26,145 @@ import click
 
 from core.names import file_problem
 
+#: A flag's metavar said as the unit of its number.
+_UNITS = {"MS": "milliseconds", "S": "seconds"}
 
-def problems(knobs: Sequence[tuple[str, str, str]], spec: str | None = None) -> list[str]:
+
+def _number_words(var: str, value: str, param: click.Parameter) -> str:
+    """``DEMO_WINDOW_MS=0: 0 is below 50`` and what the variable takes, for a value a click number type
+    refused (its own words, "0 is not in the range x>=50.", name neither the variable nor the unit)."""
+    kind = param.type
+    whole = isinstance(kind, click.types.IntParamType)
+    number_words = "a whole number" if whole else "a number"
+    unit = _UNITS.get(getattr(param, "metavar", None) or "")
+    low, high = getattr(kind, "min", None), getattr(kind, "max", None)
+    low_open, high_open = getattr(kind, "min_open", False), getattr(kind, "max_open", False)
+    bounds = [f"{'above' if low_open else 'at least'} {low}"] if low is not None else []
+    bounds += [f"{'below' if high_open else 'at most'} {high}"] if high is not None else []
+    try:
+        number = int(value) if whole else float(value)
+    except ValueError:
+        wrong = f"{value!r} is not {number_words}"
+    else:
+        below = low is not None and (number < low or (low_open and number == low))
+        wrong = f"{number} is {'not above' if below and low_open else 'below' if below else 'not below' if high_open else 'above'} {low if below else high}"
+    expected = number_words + (f" of {unit}" if unit else "") + (f", {' and '.join(bounds)}" if bounds else "")
+    return f"{var}={value}: {wrong}\n  -> set {var} to {expected}"
+
+
+class _Notes(logging.Handler):
+    """The warnings a flag's parser logs (``time budget '90' has no unit: read as 90 s``), kept to be said
+    of the variable instead of printed bare."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.said: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.said.append(record.getMessage())
+
+
+def _knob_problem(var: str, flag: str, value: str) -> tuple[str | None, list[str]]:
+    """The sweep flag's own refusal of ``value``, said of ``var`` (``None`` when it parses), and the
+    warnings its parser gave, said of ``var`` too."""
+    from perf.cli.main import cli
+
+    notes, root = _Notes(), logging.getLogger()
+    root.addHandler(notes)
+    problem = None
+    try:
+        cli.commands["sweep"].make_context("sweep", [flag, value])
+    except click.UsageError as e:
+        param = getattr(e, "param", None)
+        if param is not None and isinstance(param.type, (click.types.IntParamType, click.types.FloatParamType)):
+            problem = _number_words(var, value, param)
+        else:
+            words = e.message.replace(f"'{flag}'", var).replace(flag, var)
+            problem = f"{var}={value}: {words}"
+    finally:
+        root.removeHandler(notes)
+    return problem, [f"{var}={value}: {n.replace(flag, var)}" for n in notes.said]
+
+
+def model_problem(model: str, spec: str | None) -> str | None:
+    """What keeps ``DEMO_MODEL`` from building, found without running anything, or ``None``: a name that
+    is no built-in model, a factory whose file is missing or cannot define it, or a model of yours
+    without ``DEMO_SPEC`` (``builders build`` refuses each a few seconds into step 1, naming ``--model``).
+    A ``package.module:factory`` is checked for its form only: its import runs code."""
+    from builders.model.builtin import BUILTINS
+    from builders.model.factory import FACTORY_FORMS, may_define, top_level_functions
+
+    if model in BUILTINS:
+        return None
+    builtins = sorted(BUILTINS)
+    expected = f"a built-in model ({', '.join(builtins)}), or your model's factory as {FACTORY_FORMS} with DEMO_SPEC"
+    where, _, fn = model.rpartition(":")
+    if not where or not fn.isidentifier():
+        close = difflib.get_close_matches(model, builtins, n=1)
+        wrong = f"{model!r} is no built-in model" + (f" (did you mean {close[0]}?)" if close else "")
+        if where or model.endswith(".py"):
+            wrong = f"{model!r} names no function to call (no :factory)"
+        return f"DEMO_MODEL={model}: {wrong}\n  -> set DEMO_MODEL to {expected}"
+    if where.endswith(".py") or "/" in where or os.sep in where:
+        path = Path(where)
+        if problem := file_problem(path, "its file", "*.py"):
+            return f"DEMO_MODEL={model}: {problem[0]}\n  -> {problem[1]}"
+        if path.suffix != ".py":
+            return f"DEMO_MODEL={model}: its file {where} is not a .py file\n  -> set DEMO_MODEL to {expected}"
+        if not may_define(path, fn):
+            names = top_level_functions(path)
+            close = difflib.get_close_matches(fn, names, n=1)
+            return (
+                f"DEMO_MODEL={model}: {where} defines no {fn!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
+                + (f"; its top-level functions: {', '.join(names)}" if names else "; it defines no top-level function")
+                + f"\n  -> set DEMO_MODEL to {where}:FACTORY, FACTORY the function of {where} that returns the nn.Module"
+            )  # fmt: skip
+    if not spec:
+        return (
+            f"DEMO_MODEL={model}: a model of yours needs its input spec, and DEMO_SPEC is not set\n"
+            "  -> set DEMO_SPEC to its spec file (the JSON `builders build --spec` reads; `builders spec --example` prints one)"
+        )
+    return None
+
+
+def problems(
+    knobs: Sequence[tuple[str, str, str]], spec: str | None = None, model: str | None = None, notes: list[str] | None = None
+) -> list[str]:
     """What is wrong with each setting, in words that name its variable; empty when every one parses.
 
     Args:
         knobs: ``(variable, flag, value)`` per setting the demo passes to ``triton-perf sweep``.
         spec: ``DEMO_SPEC``'s value (a file ``builders build --spec`` reads), when set.
-    """
-    from perf.cli.main import cli
+        model: ``DEMO_MODEL``'s value (what ``builders build --model`` builds), when set.
+        notes: Where the warnings of a value taken as it is (``DEMO_TIME_BUDGET=90``: read as 90 s) are
+            added, each naming its variable.
 
-    sweep = cli.commands["sweep"]
+    Returns:
+        One text per problem: ``VARIABLE=VALUE: what is wrong`` and, where there is one, a second line
+        ``  -> what is expected``.
+    """
     out = []
     for var, flag, value in knobs:
-        try:
-            sweep.make_context("sweep", [flag, value])
-        except click.UsageError as e:
-            words = e.message.replace(f"'{flag}'", var).replace(flag, var)
-            out.append(f"{var}={value}: {words}")
-    if spec and (problem := file_problem(Path(spec), "DEMO_SPEC", "*.json")):
-        out.append(f"{problem[0]}  -> {problem[1]}")
+        problem, said = _knob_problem(var, flag, value)
+        out += [problem] if problem else []
+        if notes is not None:
+            notes += said
+    if spec and (missing := file_problem(Path(spec), "the spec file", "*.json")):
+        out.append(f"DEMO_SPEC={spec}: {missing[0]}\n  -> {missing[1]}")
+    if model and (unbuildable := model_problem(model, spec)):
+        out.append(unbuildable)
     return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Check ``VARIABLE --flag VALUE`` triples (and ``DEMO_SPEC`` from the environment): each problem one
-    ``make demo:`` line on stderr, exit 2 (a usage error) when there is one, else 0 silently."""
-    import os
-
+    """Check ``VARIABLE --flag VALUE`` triples (and ``DEMO_MODEL``, ``DEMO_SPEC`` from the environment):
+    each problem ``make demo:`` lines on stderr, exit 2 (a usage error) when there is one, else 0 silently."""
     args = list(sys.argv[1:] if argv is None else argv)
     knobs = [(args[i], args[i + 1], args[i + 2]) for i in range(0, len(args) - 2, 3)]
-    found = problems(knobs, os.environ.get("DEMO_SPEC") or None)
-    for line in found:
-        click.echo(f"make demo: {line}", err=True)
+    notes: list[str] = []
+    found = problems(knobs, os.environ.get("DEMO_SPEC") or None, os.environ.get("DEMO_MODEL") or None, notes)
+    for text in notes + found:
+        click.echo(f"make demo: {text}", err=True)
     if found:
         click.echo("make demo: nothing was built or started; set the variable(s) above and run it again", err=True)
     return 2 if found else 0

@@ -134,5 +134,61 @@ def test_every_demo_setting_is_checked_before_step_1_naming_its_variable(tmp_pat
     lines = done.stderr.splitlines()
     assert any(ln.startswith("make demo: DEMO_TIME_BUDGET=2min: time budget '2min' is not a duration") for ln in lines)
     assert any(ln.startswith("make demo: DEMO_BUDGET_MS=25x: ") for ln in lines)
-    assert any(ln.startswith(f"make demo: DEMO_SPEC {tmp_path / 'nope.json'} does not exist") for ln in lines)
+    assert any(ln.startswith(f"make demo: DEMO_SPEC={tmp_path / 'nope.json'}: the spec file ") for ln in lines)
     assert "--time-budget" not in done.stderr and "--latency-budget-ms" not in done.stderr
+
+
+def _refusals(tmp_path: Path, **env: str) -> list[list[str]]:
+    """``make demo``'s refusals of ``env`` (the settings check run for real, every other command failing),
+    each as its lines: ``make demo: VARIABLE=VALUE: what is wrong`` and the lines after it."""
+    import sys
+    import tempfile
+
+    fake = f'#!/bin/sh\ncase "$*" in *perf.cli.demo_settings*) PYTHONPATH={ROOT} exec {sys.executable} "$@";; esac\nexit 1\n'
+    done = _run_demo(Path(tempfile.mkdtemp(dir=tmp_path)), fake, **env)
+    assert done.returncode == 2 and "== 1/4" not in done.stdout, done.stdout + done.stderr
+    said: list[list[str]] = []
+    for line in done.stderr.splitlines()[:-1]:  # the last line: nothing was built or started
+        if line.startswith("make demo: "):
+            said.append([line])
+        else:
+            said[-1].append(line)
+    return said
+
+
+def test_each_demo_refusal_names_its_variable_what_was_wrong_and_what_is_expected(tmp_path: Path) -> None:
+    """Break tests B10, B17: ``DEMO_SPEC=/missing`` was one run-on line listing /'s unrelated JSON file,
+    ``DEMO_WINDOW_MS=0`` got click's "0 is not in the range x>=50.", and a bad ``DEMO_MODEL`` was found only
+    in step 1, as ``--model``. Each refusal is ``VARIABLE=VALUE: what is wrong`` with what is expected on
+    its own ``->`` line, before step 1."""
+    (tmp_path / "unrelated_info.json").write_text("{}")
+    model = tmp_path / "net.py"
+    model.write_text("import torch\n\ndef make():\n    return torch.nn.Linear(2, 2)\n")
+    spec = tmp_path / "missing"
+    said = _refusals(tmp_path, DEMO_WINDOW_MS="0", DEMO_SPEC=str(spec), DEMO_MODEL=f"{model}:mak")
+    by_var = {lines[0].split(": ")[1].split("=")[0]: lines for lines in said}
+    assert set(by_var) == {"DEMO_WINDOW_MS", "DEMO_SPEC", "DEMO_MODEL"}, said
+    for lines in by_var.values():
+        assert len(lines) == 2 and lines[1].startswith("  -> "), lines  # what is wrong, then what is expected
+    assert by_var["DEMO_WINDOW_MS"] == [
+        "make demo: DEMO_WINDOW_MS=0: 0 is below 50",
+        "  -> set DEMO_WINDOW_MS to a whole number of milliseconds, at least 50",
+    ]
+    assert by_var["DEMO_SPEC"][0] == f"make demo: DEMO_SPEC={spec}: the spec file {spec} does not exist"
+    assert by_var["DEMO_MODEL"][0] == (
+        f"make demo: DEMO_MODEL={model}:mak: {model} defines no 'mak' (did you mean 'make'?); its top-level functions: make"
+    )
+
+
+def test_a_demo_model_is_checked_before_step_1(tmp_path: Path) -> None:
+    """Break test B17: a DEMO_MODEL that is no built-in, a factory without its file, or a model of yours
+    without DEMO_SPEC, each failed only in step 1 (``builders build``), naming ``--model``."""
+    (first,) = _refusals(tmp_path, DEMO_MODEL="mlpp")
+    assert first[0] == "make demo: DEMO_MODEL=mlpp: 'mlpp' is no built-in model (did you mean mlp?)"
+    assert first[1].startswith("  -> set DEMO_MODEL to a built-in model (cnn, encoder, mlp, tiny), or your model's factory")
+    (first,) = _refusals(tmp_path, DEMO_MODEL="nope.py:make")
+    assert first[0] == "make demo: DEMO_MODEL=nope.py:make: its file nope.py does not exist"
+    model = tmp_path / "net.py"
+    model.write_text("from torch.nn import Linear as make\n")  # defined by an import: read as text, taken
+    (first,) = _refusals(tmp_path, DEMO_MODEL=f"{model}:make")
+    assert first[0] == f"make demo: DEMO_MODEL={model}:make: a model of yours needs its input spec, and DEMO_SPEC is not set"
