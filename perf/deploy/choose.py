@@ -13,7 +13,9 @@ takes ``--allow-unfinished`` or naming the variant, and the bundle says so."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
+from collections.abc import Callable
 from pathlib import Path
 
 from core.errors import PerfError
@@ -101,13 +103,14 @@ def choose_variant(
     """
     stopped = unfinished_text(run, results_dir=results_dir)
     ok = stopped is None or allow_unfinished or variant is not None
-    chosen = _choose(run, variant, latency_budget_ms, ok, results_dir, workload_text)
     budget = latency_budget_ms if latency_budget_ms is not None else run.settings.get("latency_budget_ms")
-    view = split_by_workload(run)
+    view = split_by_workload(run)  # as the report ranks them: one series per variant and client workload
+    # the run's recommendation over every series: computed once, when a step needs it (the pick, the report's
+    # first workload for a named variant, the other workloads' picks), never again per step
+    rec = functools.cache(lambda: recommend(view, budget))
+    chosen = _choose(run, view, rec, variant, latency_budget_ms, ok, results_dir, workload_text)
     if (series := view.variant(chosen.level.variant)) is not None and (label := workload(series)):
-        chosen = dataclasses.replace(
-            chosen, workloads=other_picks(view, recommend(view, budget), chosen.variant, label, _of_series(run))
-        )
+        chosen = dataclasses.replace(chosen, workloads=other_picks(view, rec(), chosen.variant, label, _of_series(run)))
     whose = "the run's" if latency_budget_ms is None else "the given"
     caveats = level_caveats(run, chosen.variant, chosen.level, budget if variant is not None else None, whose)
     unmeasured = unmeasured_caveat(run) if variant is None else None  # the run's pick, of the measured variants only
@@ -195,13 +198,16 @@ def _of_series(run: RunResult) -> dict[str, str]:
 
 def _choose(
     run: RunResult,
+    view: RunResult,
+    run_rec: Callable[[], Recommendation],
     variant: str | None,
     latency_budget_ms: float | None,
     unfinished_ok: bool,
     results_dir: Path | None = None,
     workload_text: str | None = None,
 ) -> Chosen:
-    """:func:`choose_variant` without the unfinished note (``unfinished_ok``: the run finished or was allowed)."""
+    """:func:`choose_variant` without the unfinished note (``unfinished_ok``: the run finished or was allowed);
+    ``view`` is the run split by workload, ``run_rec`` its recommendation (computed once, by the caller)."""
     stopped = run.finished is None
     before = set(cut_variants(run)[1])  # an older record's "skipped" cut with numbers from an earlier session: measured
     valid = [
@@ -211,7 +217,6 @@ def _choose(
     ]
     hint = f"valid variants of run {run.run_id}: {', '.join(valid) or '(none measured)'}"
     budget = latency_budget_ms if latency_budget_ms is not None else run.settings.get("latency_budget_ms")
-    view = split_by_workload(run)  # as the report ranks them: one series per variant and client workload
     of_series = _of_series(run)
     at = match_workload(view, workload_text) if workload_text is not None else None
     if variant is not None:
@@ -223,7 +228,7 @@ def _choose(
             raise PerfError(
                 f"variant {variant!r} was not measured in run {run.run_id} (status {found.status}{reason})", hint=hint
             )
-        return _named(view, variant, of_series, budget, hint, run.run_id, at or _first_workload(view, budget), at is not None)
+        return _named(view, variant, of_series, budget, hint, run.run_id, at or _first_workload(view, run_rec), at is not None)
     if not unfinished_ok:
         finish = resume_hint(run, results_dir) if results_dir is not None else f"the sweep's `--resume {run.run_id}`"
         raise PerfError(
@@ -232,7 +237,7 @@ def _choose(
             hint=f"finish it first with {finish}; or deploy from what it holds with --allow-unfinished, "
             "or name a variant with --variant NAME",
         )
-    rec = recommend(view, budget)
+    rec = run_rec()
     if at is not None:  # that workload's picks, by the rule the report's per-workload picks follow
         rec = workload_recommendations(view, rec)[at]
     if budget is not None:
@@ -274,11 +279,12 @@ def _for_workload(view: RunResult, series: str, asked: bool = False) -> str:
     )
 
 
-def _first_workload(view: RunResult, budget: float | None) -> str | None:
-    """The client workload of the report's first pick in a run of several, else ``None``."""
+def _first_workload(view: RunResult, run_rec: Callable[[], Recommendation]) -> str | None:
+    """The client workload of the report's first pick in a run of several (``run_rec``: the run's
+    recommendation), else ``None``."""
     if not several_workloads(view):
         return None
-    rec = recommend(view, budget)
+    rec = run_rec()
     pick = rec.best_under_budget or rec.best_peak
     own = view.variant(pick.variant) if pick is not None else None
     return workload(own) if own is not None else None

@@ -7,11 +7,17 @@ the output says which workload the bundle is for and which variants the others p
 
 from __future__ import annotations
 
+import re
+
 from core.errors import FlagError
+from core.names import unknown_names_error
 from perf.analysis.recommendation.frontier import workload_recommendations
 from perf.analysis.recommendation.recommend import Recommendation
 from perf.records.results import RunResult
 from perf.records.workloads import MIXED_WORD, batch_sizes_swept, workload
+
+#: An axis size in a variant's record of the sizes it sent (``"time=400 (the build's opt size of axis time)"``).
+_AXIS_SIZE = re.compile(r"\b([A-Za-z_]\w*)=(\d+)\b")
 
 
 def run_workloads(view: RunResult) -> list[str]:
@@ -26,26 +32,49 @@ def _parts(label: str) -> frozenset[str]:
     return frozenset(p.replace(MIXED_WORD, "").strip() for p in label.split(",") if p.strip())
 
 
-def match_workload(view: RunResult, text: str) -> str:
+def only_workload(view: RunResult) -> str:
+    """The label of a run of one client workload, as a user may name it (:func:`workload_text`'s form):
+    the sizes it sent to its inputs' dynamic axes, where every variant's record says one
+    (``VariantResult.dynamic_axes``: ``"time=400 (the build's opt size of axis time)"``), and its one
+    batch size: ``"time=400, b=1"``."""
+    said = [set(_AXIS_SIZE.findall(v.dynamic_axes or "")) for v in view.variants if v.levels]
+    sizes = sorted(set.intersection(*said)) if said else []
+    batches = batch_sizes_swept(view)
+    return ", ".join([*(f"{a}={n}" for a, n in sizes), *(f"b={b}" for b in batches[:1] if len(batches) == 1)])
+
+
+def match_workload(view: RunResult, text: str) -> str | None:
     """The run's workload label that ``text`` names (``--workload``; parts in any order, spaces free;
     ``b=N`` of a run measured at the one batch size N may be written, as the README's examples do,
-    although the tables leave it out).
+    although the tables leave it out); ``None`` for a run of one workload that ``text`` names
+    (:func:`only_workload`, some or all of its parts: break test B7, ``--workload time=400`` of a run
+    without ``--shapes`` was refused as "one workload only").
 
     Raises:
-        FlagError: ``text`` names none of the run's workloads (the message lists them), or the run
-            measured one workload only.
+        FlagError: ``text`` names none of the run's workloads (the message lists them, and the closest
+            axis to one it does not have: did you mean).
     """
     labels = run_workloads(view)
     batches = batch_sizes_swept(view)  # one batch size: the labels leave it out, a user may still write it
     implied = frozenset({f"b={batches[0]}"} if len(batches) == 1 else ())
-    found = next((w for w in labels if _parts(w) - implied == _parts(text) - implied), None)
-    if found is None:
-        have = "; ".join(labels) if labels else "one workload only (no --shapes sizes, one --batch-sizes)"
-        hint = f"give one of them as the tables write it, e.g. --workload '{labels[-1]}'" if labels else "leave --workload out"
-        raise FlagError(
-            f"--workload {text!r} is not a client workload of run {view.run_id}: it measured {have}", flag="--workload", hint=hint
-        )
-    return found
+    given = _parts(text)
+    measured = labels or [only_workload(view)]
+    if given and labels:
+        found = next((w for w in labels if _parts(w) - implied == given - implied), None)
+        if found is not None:
+            return found
+    elif given and given <= _parts(measured[0]):  # the run's one workload, named by some or all of its parts
+        return None
+    have = "; ".join(labels) if labels else f"one workload only, {measured[0]} (no --shapes sizes, one --batch-sizes)"
+    axes = [p.split("=")[0].strip() for p in given if "=" in p]
+    valid = dict.fromkeys([*(p.split("=")[0] for w in measured for p in _parts(w) if "=" in p), "b"])
+    typo = unknown_names_error("--workload", axes, valid, kind="axis", owner="its workloads")
+    why = f": {typo.message.split(';')[0]}" if typo is not None else ""  # "'tme' (did you mean 'time'?) names no axis of ..."
+    hint = f"give one of them as the tables write it, e.g. --workload '{measured[-1]}'"
+    if not labels:
+        hint = f"leave --workload out (the bundle is for the run's one workload), or give it as --workload '{measured[0]}'"
+    named = f"{text!r} is not a client workload of run {view.run_id}" if given else f"{text!r} names no client workload"
+    raise FlagError(f"{named}{why}{'; ' if why else ': '}it measured {have}", flag="--workload", hint=hint)
 
 
 def other_picks(view: RunResult, rec: Recommendation, chosen: str, label: str, of_series: dict[str, str]) -> str | None:

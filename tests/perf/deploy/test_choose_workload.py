@@ -52,7 +52,7 @@ def test_a_workload_is_chosen_by_its_table_name() -> None:
 
 def test_a_workload_the_run_has_not_is_one_error_listing_them() -> None:
     with pytest.raises(
-        FlagError, match=r"--workload 'time=8000' is not a client workload of run r: it measured time=1000; time=16000"
+        FlagError, match=r"^'time=8000' is not a client workload of run r: it measured time=1000; time=16000"
     ) as e:
         choose_variant(_run(), workload_text="time=8000")
     assert e.value.flag == "--workload" and "--workload 'time=16000'" in (e.value.hint or "")
@@ -65,3 +65,74 @@ def test_the_runs_one_batch_size_may_be_written() -> None:
         assert choose_variant(_run(), workload_text=text).variant == DB["name"]
     with pytest.raises(FlagError, match="is not a client workload"):
         choose_variant(_run(), workload_text="time=16000,b=4")
+
+
+def _one_workload_run():
+    """A run without --shapes: every level at the build's opt size time=400, batch size 1."""
+    axes = "time=400 (the build's opt size of axis time)"
+    variants = [
+        variant_result(params=p, levels=[level_result(c, SPEED[p["name"], 1000] * c, 5.0 * c) for c in (1, 2)], dynamic_axes=axes)
+        for p in (NODB, DB)
+    ]
+    return run_result(variants, settings={"latency_budget_ms": 30.0}, finished="then")
+
+
+def test_the_one_workload_of_a_run_without_shapes_may_be_named() -> None:
+    """Break test B7: a run without --shapes (all levels at time=400, b=1) refused `--workload time=400` and
+    `--workload b=1` as "not a client workload ... it measured one workload only": the bundle is the same
+    as without --workload; a workload it did not measure is refused, naming the one it did."""
+    plain = choose_variant(_one_workload_run())
+    for text in ("time=400", "b=1", "time=400, b=1", " b=1,time=400 "):
+        named = choose_variant(_one_workload_run(), workload_text=text)
+        assert (named.variant, named.level, named.why) == (plain.variant, plain.level, plain.why)
+    for text in ("time=500", "time=400,b=4"):
+        with pytest.raises(
+            FlagError, match=rf"^'{text}' is not a client workload of run r: it measured one workload only, time=400, b=1 "
+        ):
+            choose_variant(_one_workload_run(), workload_text=text)
+    with pytest.raises(FlagError, match=r"^'' names no client workload: it measured one workload only, time=400, b=1 "):
+        choose_variant(_one_workload_run(), workload_text="")
+
+
+def test_an_axis_typo_in_workload_gets_the_closest_axis(tmp_path) -> None:
+    """Break test B7: `--workload tme=400` got the list of workloads with no "did you mean 'time'" (the
+    sweep's --shapes suggests it); the real command says it once, as a usage error."""
+    from click.testing import CliRunner
+
+    from perf.cli.main import cli
+    from perf.records import results
+
+    with pytest.raises(
+        FlagError, match=r"^'tme=16000' is not a client workload of run r: 'tme' \(did you mean 'time'\?\) names no axis"
+    ):
+        choose_variant(_run(), workload_text="tme=16000")
+    with pytest.raises(
+        FlagError, match=r"'tme=400' .*'tme' \(did you mean 'time'\?\).*it measured one workload only, time=400, b=1"
+    ):
+        choose_variant(_one_workload_run(), workload_text="tme=400")
+    results.save(_run(), tmp_path / "run")
+    res = CliRunner().invoke(cli, ["export-deployment", str(tmp_path / "run"), "--workload", "tme=16000"], terminal_width=400)
+    assert res.exit_code == 2, res.output
+    assert (
+        "Invalid value for --workload: 'tme=16000' is not a client workload of run r: 'tme' (did you mean 'time'?)" in res.output
+    )
+
+
+@pytest.mark.parametrize("named", [None, NODB["name"]], ids=["recommendation", "named variant"])
+def test_the_runs_recommendation_is_computed_once_per_bundle(named: str | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """choose_variant ranked the whole run two or three times for one bundle (the pick, the report's first
+    workload for a named variant, the other workloads' picks): it is computed once and read by each step
+    (a named variant's own ranking, over its series alone with ``fit=``, is another ranking)."""
+    import perf.deploy.choose
+    from perf.analysis.recommendation.recommend import recommend
+
+    calls = []
+
+    def counted(run, *args, **kwargs):
+        calls.append(kwargs.get("fit"))
+        return recommend(run, *args, **kwargs)
+
+    monkeypatch.setattr(perf.deploy.choose, "recommend", counted)
+    chosen = choose_variant(_run(), named)
+    assert chosen.workloads is not None  # every step that reads the run's ranking ran
+    assert [fit for fit in calls if fit is None] == [None]
