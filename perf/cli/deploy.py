@@ -20,19 +20,23 @@ from perf.sweep.options import SweepOptions
     "--variant",
     default=None,
     metavar="NAME",
-    help="The measured variant to deploy [default: the run's recommendation: the best level within its latency "
-    "budget (when no level meets it, nothing is deployed unasked: the message names the --variant of the lowest "
-    "latency at the budget's percentile (p99 unless the run's --latency-percentile) and of the best peak); the best peak for a run without a budget]. A run of several client workloads (--shapes "
-    "sizes, several --batch-sizes: each has its own picks in the report) deploys the report's first pick, at the "
-    "workload it names, and a named variant's level is taken at that workload; the output names it.",
+    help="The measured variant to deploy, at its best level within the latency budget (its best peak, said to be "
+    "over the budget, when none is within it) [default: the run's recommendation: the best level within the "
+    "budget, else, for a run without a budget, the best peak; when no level meets the budget nothing is deployed "
+    "unasked and the message names the --variant of the lowest latency at the budget's percentile and of the best "
+    "peak]. The budget is on the run's percentile (its --latency-percentile, p99 by default). A run of several "
+    "client workloads (--shapes sizes, several --batch-sizes) deploys the report's first pick, at the workload it "
+    "names, and a named variant's level is taken at that workload; the output names it.",
 )
 @click.option(
     "--workload",
     default=None,
     metavar="WORKLOAD",
-    help="The client workload to deploy for in a run of several, as the report's tables name it (e.g. time=16000,b=4) "
-    "[default: the report's first pick's: of every workload's pick the one with the most infer/s, for an input-size axis "
-    "usually the smallest input's]; the output names the variants the other workloads pick.",
+    help="The client workload to deploy for in a run of several, as the report's tables name it (e.g. time=16000,b=4; "
+    "the b=N of a run of one batch size may be left out) [default: the report's first pick's: of every workload's pick "
+    "the one with the most infer/s, for an input-size axis usually the smallest input's]; the output names the variants "
+    "the other workloads pick. A run of one workload takes its own (the sizes it sent and its batch size, e.g. "
+    "time=400,b=1) and refuses any other.",
 )
 @click.option(
     "--out",
@@ -58,7 +62,8 @@ from perf.sweep.options import SweepOptions
 @option(
     SweepOptions,
     "latency_budget_ms",
-    help="Budget for the recommendation when --variant is not given (ms) [default: the run's own].",
+    help="Latency budget (ms, on the run's percentile) the level is chosen within: the recommendation's, and a "
+    "named --variant's [default: the run's own].",
 )
 @click.option(
     "--allow-unfinished",

@@ -7,8 +7,8 @@ flagged levels (unstable, host busy). Each highlighted variant has its own colou
 and line style (:mod:`perf.plots.styles`: every variant up to 10, beyond that the top N by
 peak throughput, the Pareto frontier and the recommended ones); the others are faint grey
 context. Request-rate levels get their own plot, achieved against offered rate, with the
-``not achieved`` ones crossed out. The recommended levels (best under the p99 budget, best
-peak) of every client workload are starred, at the numbers the tables give them
+``not achieved`` ones crossed out. The recommended levels (best within the latency budget, at the
+budget's percentile; best peak) of every client workload are starred, at the numbers the tables give them
 (:mod:`perf.plots.picks`); with a budget that no level meets, the level that came closest is marked
 and named in the legend (:class:`perf.analysis.recommendation.missed.Missed`: the lowest latency at the
 budget's percentile, as the budget judged it). ``c=`` labels of trade-off plots are placed where they overlap no other
@@ -249,7 +249,8 @@ def write_plots(
         run: A loaded sweep.
         out_dir: Folder for the PNG files (the run folder).
         breakdown_concurrency: Concurrency of the breakdown bars (default: each variant's highest).
-        latency_budget_ms: p99 budget (ms) drawn on the p99 plots (default: none).
+        latency_budget_ms: Latency budget (ms), on the run's percentile: the recommendation's (when ``rec`` is
+            not given), drawn as a line on the p99 plots when that percentile is 99 (default: none).
         rec: The recommendation to mark (default: :func:`perf.analysis.recommendation.recommend.recommend` with
             ``latency_budget_ms``), with every other client workload's picks
             (:func:`perf.analysis.recommendation.frontier.workload_recommendations`).

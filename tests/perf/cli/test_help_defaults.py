@@ -391,10 +391,12 @@ def deploy_workload(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 
 def deploy_variant(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """--variant [default: the run's recommendation: the best level within its latency budget (when
-    no level meets it, nothing is deployed unasked: the message names the --variant of the lowest
-    p99 and of the best peak); the best peak for a run without a budget] and --latency-budget-ms
-    [default: the run's own]."""
+    """--variant [default: the run's recommendation: the best level within the budget, else, for a run
+    without a budget, the best peak; when no level meets the budget nothing is deployed unasked and the
+    message names the --variant of the lowest latency at the budget's percentile and of the best peak]
+    and --latency-budget-ms [default: the run's own], the budget a named --variant's level is chosen
+    within too (its help said "when --variant is not given"), on the run's percentile (the help said
+    "lowest p99" of a p95 budget's refusal)."""
     from core.errors import PerfError
     from perf.deploy.choose import choose_variant
 
@@ -402,14 +404,18 @@ def deploy_variant(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     assert call["args"][1] is None and call["kwargs"]["latency_budget_ms"] is None
     run = run_result(
         [
-            variant_result("low", [level_result(1, 100.0, 2.0), level_result(2, 150.0, 4.0)]),
-            variant_result("peak", [level_result(1, 400.0, 5.0), level_result(2, 700.0, 9.0)]),
+            variant_result("low", [level_result(1, 100.0, 2.0, spread=True), level_result(2, 150.0, 4.0, spread=True)]),
+            variant_result("peak", [level_result(1, 400.0, 5.0, spread=True), level_result(2, 700.0, 9.0, spread=True)]),
         ],
         settings={"latency_budget_ms": 4.5},
         finished="2026-01-01T00:01:00",
     )
     assert choose_variant(run).variant == "low" and "within the p99 budget of 4.50 ms" in choose_variant(run).why
     assert choose_variant(run, latency_budget_ms=6.0).variant == "peak"  # 400 infer/s at 5 ms
+    named = choose_variant(run, "peak")  # the run's 4.5 ms: none of its levels within it, its best peak
+    assert named.level.concurrency == 2 and "none of its levels is within the p99 budget of 4.50 ms" in named.why
+    named = choose_variant(run, "peak", latency_budget_ms=6.0)  # a named variant's level is chosen within the budget given
+    assert named.level.concurrency == 1 and "its best level within the p99 budget of 6.00 ms" in named.why
     with pytest.raises(PerfError) as refused:
         choose_variant(run, latency_budget_ms=1.0)
     hint = refused.value.hint or ""
@@ -418,6 +424,11 @@ def deploy_variant(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         and "--variant peak (the highest measured (peak not told), 700.0" in hint
     )  # one trial a level: +75 % at c=2 is not told from noise (spread unknown), nor is a peak
     assert "--latency-budget-ms 2" in hint
+    run.settings["latency_percentile"] = 95  # the budget's percentile is the run's: its refusal names the lowest p95
+    with pytest.raises(PerfError) as refused:
+        choose_variant(run, latency_budget_ms=1.0)
+    assert "--variant low (the lowest p95, 1.80 ms at c=1)" in (refused.value.hint or "")
+    run.settings.pop("latency_percentile")
     run.settings.pop("latency_budget_ms")
     why = choose_variant(run).why  # its c=2 +75 % of one trial: the highest measured, said so (perf.analysis.saturation.peaks)
     assert choose_variant(run).variant == "peak" and "highest measured throughput (whether it is the peak is not told: " in why

@@ -62,3 +62,12 @@ def test_export_deployment_help_says_a_previous_bundle_is_kept(tmp_path: Path):
     (out / "MYNOTES.txt").write_text("my edits")
     assert move_in(tmp_path / "new", out) == tmp_path / "bundle.previous-1"
     assert (tmp_path / "bundle.previous-1" / "MYNOTES.txt").read_text() == "my edits" and out.is_dir()
+
+
+def test_export_deployment_help_says_the_budget_chooses_a_named_variants_level_too():
+    """--latency-budget-ms said "Budget for the recommendation when --variant is not given": a named variant's
+    level is its best within that budget too (tests/perf/cli/test_help_defaults.py deploy_variant runs both)."""
+    helps = {flag: " ".join(text.split()) for command, flag, text in _helps() if command == "triton-perf export-deployment"}
+    assert "a named --variant's" in helps["--latency-budget-ms"] and "not given" not in helps["--latency-budget-ms"]
+    assert "at its best level within the latency budget" in helps["--variant"]
+    assert "The budget is on the run's percentile" in helps["--variant"]
