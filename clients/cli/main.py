@@ -183,7 +183,7 @@ def infer(
 
 
 @cli.command()
-@server_options
+@server_options(omit=("model_control", "load_models"))  # it loads each variant itself, on a server it starts in explicit mode
 @click.option(
     "--http-url",
     default=None,
