@@ -154,7 +154,7 @@ def input_args(
     Raises:
         PerfError: see :func:`resolve_shapes`; an input type perf_analyzer cannot be given.
     """
-    if user_data is not None:  # its shapes are the file's (perf_analyzer); the user's --shape flags go along, checked
+    if user_data is not None:  # --shape goes along, for a folder or random/zero (beside a file: refused, preflight.check_mixed)
         try:
             mbs = int(config.get("max_batch_size", 0) or 0)
             shp.check_sizes(config.get("name", "the model"), config_inputs(config), mbs, spec, shapes)

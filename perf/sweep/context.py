@@ -105,7 +105,7 @@ class SweepBase:
         self.run_id = opts.run_id or results.new_run_id()
         self.run_dir = Path(opts.results_dir) / self.run_id
         check_axes(self.repository, names, opts.sweep_axes)
-        check_mixed(opts.sweep_axes, opts.batch_sizes, opts.input_data)
+        check_mixed(opts.sweep_axes, opts.batch_sizes, opts.input_data, opts.shapes)
         self.shape_notes: dict[str, str] = {}
         self.plans: dict[str, VariantPlan] = {
             n: plan_variant(

@@ -180,8 +180,8 @@ class SweepOptions:
         Flag(decls=("--shape",), repeat=True, metavar="NAME:DIMS", parse=parse_shapes, panel=MEASURE_PANEL, key_sep=":"),
     ] = Field(
         default_factory=dict,
-        description="Size of an input's dynamic dims, as perf_analyzer's --shape (dims without the batch axis, e.g. "
-        "input_ids:128; repeatable). Needed where the build's spec gives none (a repository without the toolkit's manifest).",
+        description="Size of an input's dynamic dims, as perf_analyzer's --shape (dims without the batch axis, e.g. input_ids:128; "
+        "repeatable); needed where the build's spec gives none; not with a file of --input-data (its entries' shapes are sent).",
     )
     sweep_axes: Annotated[
         dict[str, tuple[int | str, ...]],

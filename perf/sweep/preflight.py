@@ -157,17 +157,38 @@ def check_axes(repository: Repository, names: Sequence[str], sweep_axes: Mapping
     )
 
 
-def check_mixed(sweep_axes: Mapping[str, Sequence[object]], batch_sizes: Sequence[int], input_data: object) -> None:
-    """A user's file of inputs (``--input-data`` FILE) says the sizes sent, so no ``--shapes`` is
-    taken beside it (a folder of raw files and perf_analyzer's own ``random``/``zero`` take them).
+def check_mixed(
+    sweep_axes: Mapping[str, Sequence[object]],
+    batch_sizes: Sequence[int],
+    input_data: object,
+    shapes: Mapping[str, Sequence[int]] | None = None,
+) -> None:
+    """A user's file of inputs (``--input-data`` FILE) says the sizes sent, so no ``--shapes`` and no
+    ``--shape`` (``shapes``) is taken beside it (a folder of raw files and perf_analyzer's own
+    ``random``/``zero`` take them). perf_analyzer 2.51, run on a file whose entries carry their shape
+    (every user file is written so, :func:`perf.measure.inputs.write_user_data`): a ``--shape`` that
+    differs fails every level at its start ("Failed to init manager inputs: The supplied shape of [120]
+    for input "x" is incompatible with the model's input shape of [400]"), one that agrees changes
+    nothing; so neither wins silently, and the sweep refuses it before anything starts (R2).
     A mixed workload (``--shapes time=LO..HI``, :mod:`perf.measure.mixed`) is sent at client batch
     size 1, from generated inputs: perf_analyzer makes a request of ``-b N`` from consecutive entries
     of its input file, and refuses entries of different shapes in one request ("can not batch tensors
     with different shapes together"); a user's ``--input-data`` already says what is sent.
 
     Raises:
-        FlagError: ``--shapes`` with a file of inputs; a mix with a client batch size above 1; before anything starts.
+        FlagError: ``--shapes`` or ``--shape`` with a file of inputs; a mix with a client batch size above 1;
+            before anything starts.
     """
+    if user_file(input_data) and shapes:
+        given = " ".join(f"--shape {n}:{','.join(map(str, dims))}" for n, dims in shapes.items())
+        raise FlagError(
+            f"{given} with --input-data {input_data}: the file's entries carry their own shapes, which are what is "
+            "sent; perf_analyzer refuses a --shape that differs from them at every level's start, and one that agrees "
+            "changes nothing",
+            flag="--shape",
+            hint="drop --shape to send the file's entries at their shapes, or drop --input-data to send generated "
+            "inputs at that --shape",
+        )
     if user_file(input_data):
         fixed = [f"{a}={x}" for a, sizes in sweep_axes.items() for x in sizes if MIXED not in str(x)]
         if fixed:  # trial 12 break test, B6: the numbers were labelled time=400, the file sent 120 samples
