@@ -17,8 +17,10 @@ from clients.cli.options import server_options
 from clients.runtimes.options import ServerOptions
 from core.cli import console as make_console
 from core.cli import group, list_option, parse_flag, print_table, run_cli, verbosity_option
+from core.flag_words import flag_name
 from core.naming import PATTERNS_METAVAR, variant_patterns
-from core.options import option
+from core.options import given_fields, option
+from core.wording import agree
 
 DEFAULT_PORTS = {"http": 8000, "grpc": 8001}
 
@@ -214,7 +216,8 @@ def check(server_opts: Any, http_url: str | None, grpc_url: str | None, protocol
     Without --http-url/--grpc-url a server is started on the repository (explicit model
     control) and each variant is loaded, checked and unloaded in turn; with --runtime remote
     --url, a variant already loaded there is checked as it is served (its served config
-    compared with the variant's first), never reloaded. Exit 1 if any fails.
+    compared with the variant's first), never reloaded. With --http-url/--grpc-url the server there is
+    checked and the tritonserver flags, which set up a server to start, are refused. Exit 1 if any fails.
     """
     from rich.markup import escape
 
@@ -223,6 +226,7 @@ def check(server_opts: Any, http_url: str | None, grpc_url: str | None, protocol
     console = make_console(stderr=False)
     protocols = ("http", "grpc") if protocol == "both" else (protocol,)
     if http_url or grpc_url:
+        _refuse_server_flags(click.get_current_context(), "--http-url" if http_url else "--grpc-url")
         urls = running_urls(http_url, grpc_url, protocols)
         for line in urls.derived:
             console.print(escape(line), highlight=False)
@@ -233,6 +237,18 @@ def check(server_opts: Any, http_url: str | None, grpc_url: str | None, protocol
     click.echo(check_summary(results))
     if not all(r.passed for r in results):
         raise click.exceptions.Exit(1)
+
+
+def _refuse_server_flags(ctx: click.Context, running: str) -> None:
+    """Refuse the flags of a server ``check`` would start, given beside ``running`` (``--http-url``), which
+    checks one that runs: they were shown in its help and ignored (``--runtime``, ``--http-port``, ...)."""
+    ignored = [flag_name(ServerOptions, f) for f in sorted(given_fields(ServerOptions, ctx) - {"repository"})]
+    if ignored:
+        n = len(ignored)
+        raise click.UsageError(
+            f"{' and '.join(ignored)} {agree(n, 'sets', 'set')} up a server for check to start; {running} checks a running "
+            f"one, so {agree(n, 'it', 'they')} would be ignored: drop {agree(n, 'it', 'them')}, or drop {running} to start a server"
+        )
 
 
 def results_table(results: list[Any]) -> Any:

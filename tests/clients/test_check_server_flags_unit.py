@@ -22,3 +22,20 @@ def test_a_command_that_loads_each_variant_itself_offers_no_load_model_or_model_
     assert "--load-model" not in helped.output and "--model-control" not in helped.output
     refused = CliRunner().invoke(cli, [command, "--load-model", "mlp_*"])
     assert refused.exit_code == 2 and "No such option '--load-model'" in refused.output
+
+
+def test_check_on_a_running_server_refuses_the_flags_of_one_it_would_start(tmp_path) -> None:
+    """`clients check --http-url HOST:PORT --runtime bundled --http-port 8000` checked the running server and
+    ignored the flags of the server it did not start; they are refused, named, before anything is sent."""
+    res = CliRunner().invoke(
+        clients_cli,
+        ["check", "-r", str(tmp_path), "--http-url", "127.0.0.1:9", "--runtime", "bundled", "--http-port", "8000"],
+        terminal_width=400,
+    )
+    assert res.exit_code == 2, res.output
+    assert (
+        "--http-port and --runtime set up a server for check to start; --http-url checks a running one, so they would "
+        "be ignored" in res.output
+    )
+    alone = CliRunner().invoke(clients_cli, ["check", "-r", str(tmp_path), "--grpc-url", "127.0.0.1:9"])
+    assert "set up a server" not in alone.output  # -r is the repository checked against, taken
