@@ -4,6 +4,7 @@ the variant grid (a thin shell over :func:`builders.build.build`). The flags tha
 
 from __future__ import annotations
 
+import json
 import math
 import shlex
 from pathlib import Path
@@ -18,11 +19,12 @@ from builders.cli.summary import print_build_summary, repository_line
 from builders.config.warmup import DEFAULT_WARMUP_COUNT
 from builders.export.tensorrt import CONTAINER_BUILD_DIR, trtexec_docker_command
 from builders.model.spec import ModelSpec
+from builders.model.spec_flags import parse_axis_flag
 from builders.repository.records import FAILED_MANIFEST_FILE, MANIFEST_FILE, MANIFEST_KIND
 from builders.triton.releases import DEFAULT_RELEASE, release
 from core.cli import CONTEXT_SETTINGS, ToolkitCommand, flag, verbosity_option
 from core.cli import console as make_console
-from core.errors import PartialBuildError, ToolkitError
+from core.errors import FlagError, PartialBuildError, ToolkitError
 from core.options import REPOSITORY, option, panel
 from core.precision import PRECISION_NAMES
 from core.records import load_record
@@ -249,7 +251,7 @@ def build(
             raise click.BadParameter("give the input spec either as --spec FILE or as --input flags, not both")
         spec = ModelSpec.from_flags(list(inputs), list(outputs), list(axes))
     elif outputs or axes:
-        raise click.BadParameter("--output and --dynamic-axis describe a spec given with --input flags")
+        raise _spec_flags_without_inputs(spec_path, outputs, axes)
     fmts = formats_of(formats)
     build_precisions = precisions
     plan_files = _plan_flags(plans, precisions)
@@ -323,6 +325,42 @@ def build(
         again = ["builders", "build", "--model", str(model), "--name", result.manifest["model"], "--build-dir", str(build_dir)]
         again += ["--repository", str(repository), "--format", "trt", "--serving", "native", "--instance-kind", "gpu"]
         click.echo("  " + shlex.join([*again, "--server-gpu", *back]) + " [same --input/--spec and grid flags]")
+
+
+def _spec_flags_without_inputs(spec_path: Path | None, outputs: tuple[str, ...], axes: tuple[str, ...]) -> FlagError:
+    """The usage error for ``--output``/``--dynamic-axis`` without ``--input``: it names the flags
+    given (trial 13, T13-17: ``--spec FILE --dynamic-axis h=...`` was told about an ``--output`` never
+    passed) and where a spec file holds what they say: its ``"outputs"``, and its ``"dynamic_axes"``
+    with the given ranges put in (an axis matched to the file's by name, case aside)."""
+    given = [f for f, values in (("--output", outputs), ("--dynamic-axis", axes)) if values]
+    said = f"{' and '.join(given)} describe" if len(given) > 1 else "it describes"
+    try:
+        entries = dict(json.loads(spec_path.read_text()).get("dynamic_axes") or {}) if spec_path else {}
+    except (OSError, ValueError, AttributeError, TypeError):
+        entries = {}
+    for text in axes:
+        try:
+            axis, bounds = parse_axis_flag(text)
+        except ToolkitError:
+            continue
+        entries[next((k for k in entries if k.lower() == axis.lower()), axis)] = list(bounds)
+    where = []
+    if axes:
+        example = f" ({json.dumps({'dynamic_axes': entries})[1:-1]})" if entries else ""
+        where.append(f'a spec file sizes its axes in its "dynamic_axes"{example}')
+    if outputs:
+        where.append('a spec file names its outputs in its "outputs"')
+    if spec_path is None:
+        return FlagError(
+            f"{said} a spec given with --input flags, and no --input was given",
+            flag=given[0],
+            hint="give the model's inputs with --input NAME:DTYPE:DIMS too, or " + "; ".join(where) + " (--spec FILE)",
+        )
+    return FlagError(
+        f"{said} a spec given with --input flags and cannot change the spec file {spec_path} (--spec)",
+        flag=given[0],
+        hint="; ".join(where) + f": change it in {spec_path} and drop {' and '.join(given)}",
+    )
 
 
 def _plan_flags(values: tuple[str, ...], precisions: tuple[str, ...]) -> dict[str, Path]:

@@ -63,6 +63,26 @@ def test_dynamic_axis_flag_is_an_error_on_the_cli(tmp_path):
     assert r.exit_code != 0 and "foo" in str(r.exception)
 
 
+def test_spec_flags_without_input_name_only_the_flags_given(tmp_path):
+    """Trial 13, T13-17: ``--spec FILE --dynamic-axis h=...`` was told "--output and --dynamic-axis
+    describe a spec given with --input flags" (no --output given) and not where to widen the axis."""
+    spec = tmp_path / "spec.json"
+    spec.write_text('{"inputs": [{"name": "x", "dtype": "float32", "shape": [3, "H"]}], "dynamic_axes": {"H": [8, 16, 32]}}')
+    where = ["--build-dir", str(tmp_path / "b"), "--repository", str(tmp_path / "r")]
+    r = CliRunner().invoke(cli, ["build", "--model", "tiny", "--spec", str(spec), "--dynamic-axis", "h=8,16,64", *where])
+    said = " ".join(r.output.split())
+    assert r.exit_code == 2 and "--output" not in said, said
+    assert (
+        f"Invalid value for --dynamic-axis: it describes a spec given with --input flags and cannot change the spec file {spec}"
+        in said
+    )
+    assert '"dynamic_axes": {"H": [8, 16, 64]}): change it in' in said  # the file's axis, widened as the flag asked
+    r = CliRunner().invoke(cli, ["build", "--model", "tiny", "--output", "y", *where])
+    said = " ".join(r.output.split())
+    assert r.exit_code == 2 and "--dynamic-axis" not in said and "no --input was given" in said, said
+    assert 'a spec file names its outputs in its "outputs"' in said
+
+
 def _opts(tmp_path, **kw) -> BuildOptions:
     return BuildOptions(
         "tiny",
