@@ -245,7 +245,9 @@ def _new_manifest(
         "source_sha256_16": loaded.fingerprint,
         "spec": spec.to_json(),
         "input_binding": dict(loaded.input_binding),
-        "value_ranges": {n: r.model_dump(mode="json") for n, r in input_ranges(spec, opts.spec_source(loaded.kind)).items()},
+        "value_ranges": {
+            n: r.model_dump(mode="json") for n, r in input_ranges(spec, opts.spec_source(loaded.kind), loaded.module).items()
+        },
         "max_batch_size": max(opts.grid.max_batch_sizes),
         "rtol": dict(opts.rtol),
         "exports": [],

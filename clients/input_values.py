@@ -46,10 +46,13 @@ class Verified:
         value_range: Inclusive ``(low, high)``, or one per position of the last axis
             (:mod:`builders.model.value_ranges`).
         source: Where it came from, in words (``"its value_range"``).
+        tables: The embedding tables the build found the input indexing (``()``: none, so no table
+            lookup to explain); ``None``: not known (a scripted model, a build before this was recorded).
     """
 
     value_range: ValueRange
     source: str
+    tables: tuple[str, ...] | None = None
 
     @property
     def text(self) -> str:
@@ -65,10 +68,11 @@ def verified_range(t: TensorSpec) -> Verified | None:
     r = t.input_range()  # the one rule; the build's recorded range for a spec read back from a build
     if r is None:
         return None
+    tables = tuple(r.tables) if r.tables is not None else None
     if r.default:
-        return Verified(r.range, "the default range: its spec gives none")
+        return Verified(r.range, "the default range: its spec gives none", tables)
     each = ", one range per position of the last axis" if per_position(r.range) else ""
-    return Verified(r.range, f"its value_range{each}")
+    return Verified(r.range, f"its value_range{each}", tables)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -114,11 +118,23 @@ class OutsideRange:
         return (
             f"input {self.name!r} from {where} holds {self.low}..{self.high}, outside the build's verified range "
             f"{text} ({self.verified.source}): {counts} of its {self.size} values. The build never ran the model on such values, "
-            "so nothing checked the answers to them (if the model indexes a table with them, a value below 0 is no "
-            "row: eager PyTorch refuses it and ONNX Runtime's Gather reads it from the table's end; one past the table "
-            f"is refused by the server) -> send values within {text}, or rebuild with the range the model accepts "
+            f"so nothing checked the answers to them{self._lookups()} -> send values within {text}, or rebuild with the range the model accepts "
             f'({self.flag}, or "value_range" in the spec file)'
         )
+
+    def _lookups(self) -> str:
+        """What a value outside the range does to a table lookup, for an index input only: the tables the
+        build found it indexing, or, where that is not known, on condition that the model indexes one."""
+        tables = self.verified.tables
+        if tables == ():
+            return ""
+        said = (
+            "a value below 0 is no row: eager PyTorch refuses it and ONNX Runtime's Gather reads it from the table's "
+            "end; one past the table is refused by the server"
+        )
+        if tables is None:
+            return f" (if the model indexes a table with them, {said})"
+        return f" (the model indexes {', '.join(map(repr, tables))} with them: {said})"
 
     def _axis_line(self, where: str) -> str:
         """:meth:`line` of a range whose bound names a dynamic axis (a ``lengths`` input ``1..time``): the

@@ -324,3 +324,32 @@ def _probe(module: Any, spec: ModelSpec, tensors: dict[str, Any], tables: list[t
         for h in handles:
             h.remove()
     return uses
+
+
+def index_tables(module: Any, spec: ModelSpec, inputs: dict[str, Any]) -> dict[str, list[str]] | None:
+    """Each integer input of ``spec`` -> the embedding tables (``nn.Embedding`` / ``nn.EmbeddingBag``
+    module names) the eager ``module`` indexes with it, whole or by a position of its last axis, in one
+    run on ``inputs`` (name -> numpy array): the build records it (``value_ranges``' ``tables``) so that
+    a warning about values outside an input's range explains table lookups only for an input that is
+    one. An input found indexing none gets ``[]`` (a model without tables runs nothing here).
+
+    Returns:
+        ``None`` when it cannot be told: a scripted model (which takes no hooks), or a run that failed.
+    """
+    import torch
+
+    if isinstance(module, torch.jit.ScriptModule) or not hasattr(module, "named_modules"):
+        return None
+    ints = [t.name for t in spec.inputs if np.issubdtype(np.asarray(inputs[t.name]).dtype, np.integer)]
+    tables = [(n, m) for n, m in module.named_modules() if isinstance(m, torch.nn.Embedding | torch.nn.EmbeddingBag)]
+    found: dict[str, list[str]] = {n: [] for n in ints}
+    if not ints or not tables:
+        return found
+    tensors = {t.name: torch.from_numpy(np.asarray(inputs[t.name])) for t in spec.inputs}
+    uses = _probe(module, spec, tensors, tables, ints)
+    if not uses:
+        return None  # the run failed: not known
+    for u in uses:
+        if u.source is not None and u.name not in found[u.source[0]]:
+            found[u.source[0]].append(u.name)
+    return found

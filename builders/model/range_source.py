@@ -6,7 +6,7 @@ came from: one rule (:func:`input_range`) that every generator and every check r
 - An input read back from a build gets the range the build recorded for it (the manifest's
   ``value_ranges``: what it verified with), with the recorded source:
   :func:`builders.repository.view.with_ranges` puts it on the input
-  (:attr:`builders.model.tensor.TensorSpec.range_source`), so that clients and the sweep draw and
+  (:attr:`builders.model.tensor.TensorSpec.recorded`), so that clients and the sweep draw and
   check what the build verified even when this toolkit's default differs from the build's.
 - Else the spec's ``value_range``, from the spec (a spec file, ``--input`` flags, example inputs).
 - Else :data:`builders.model.value_ranges.DEFAULT_INT_RANGE`, from :data:`DEFAULT_SOURCE`.
@@ -47,6 +47,12 @@ class InputRange(Record):
         "spec it came from: a spec file, --input flags, example_inputs or a built-in model's spec "
         "(builders.model.range_source.input_range decides both)"
     )
+    tables: list[str] | None = Field(
+        None,
+        description="the embedding tables (nn.Embedding / nn.EmbeddingBag module names) the build found this input "
+        "indexing, whole or by a position of its last axis; []: none; null: not looked (a scripted model, a run that "
+        "failed, a build before this was recorded)",
+    )
 
     @property
     def default(self) -> bool:
@@ -61,22 +67,28 @@ class InputRange(Record):
 
 
 def input_range(
-    dtype: str, domain: str | None = None, value_range: ValueRange | None = None, source: str | None = None
+    dtype: str,
+    domain: str | None = None,
+    value_range: ValueRange | None = None,
+    source: str | None = None,
+    recorded: InputRange | None = None,
 ) -> InputRange | None:
     """The range an input's values are drawn from and checked against, and its source (module docstring).
 
     Args:
         dtype: The input's dtype name (``"int64"``).
         domain: Its domain, or ``None``.
-        value_range: Its ``value_range`` (the spec's, or the one a build recorded), or ``None``.
-        source: Where ``value_range`` came from (the build's recorded source, or the spec's origin);
-            ``None``: :data:`SPEC_SOURCE`.
+        value_range: Its spec's ``value_range``, or ``None``.
+        source: Where the spec's ``value_range`` came from (its origin); ``None``: :data:`SPEC_SOURCE`.
+        recorded: The build's record of the input (the manifest's ``value_ranges``), if read back from a build.
 
     Returns:
         ``None`` for an input that is not an integer or has a domain; else the range and its source.
     """
     if domain is not None or not dtypes.from_name(dtype).is_integer:
         return None
+    if recorded is not None:
+        return recorded
     if value_range is None:
         return InputRange(value_range=DEFAULT_INT_RANGE, source=DEFAULT_SOURCE)
     given: Any = value_range

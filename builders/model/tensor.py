@@ -78,10 +78,9 @@ class TensorSpec:
         declared: Outputs: whether the spec gave its dtype and shape (``False``: a bare name,
             :func:`output_placeholder`); a declared output is checked against the eager
             model's (:func:`builders.model.declared_outputs.check_declared`). Not compared.
-        range_source: Inputs read back from a build: where ``value_range`` came from as the build
-            recorded it (the manifest's ``value_ranges``; ``"default"`` for the default range,
-            :func:`builders.repository.view.with_ranges`); ``None``: the spec's own. Not
-            compared, nor part of the JSON form.
+        recorded: Inputs read back from a build: the range the build recorded and where it came from
+            (the manifest's ``value_ranges``, :func:`builders.repository.view.with_ranges`), which
+            :meth:`input_range` returns; ``None``: the spec's own. Not compared, nor part of the JSON form.
     """
 
     name: str
@@ -92,7 +91,7 @@ class TensorSpec:
     batch_axis: int | None = 0
     domain: str | None = None
     declared: bool = dataclasses.field(default=True, compare=False, repr=False)
-    range_source: str | None = dataclasses.field(default=None, compare=False, repr=False)
+    recorded: InputRange | None = dataclasses.field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         dtypes.require_tensor_io(self.dtype, f"tensor {self.name!r}")
@@ -152,7 +151,7 @@ class TensorSpec:
         (the build's recorded source, else ``origin``, the spec's): the one rule,
         :func:`builders.model.range_source.input_range`; ``None`` for an input that is not an
         integer or has a domain."""
-        return input_range(self.dtype, self.domain, self.value_range, self.range_source or origin)
+        return input_range(self.dtype, self.domain, self.value_range, origin, self.recorded)
 
     def _range(self) -> ValueRange:
         r = self.input_range()

@@ -199,12 +199,11 @@ class RepositoryVariant:
 
 def with_ranges(spec: ModelSpec, ranges: Mapping[str, InputRange]) -> ModelSpec:
     """``spec`` with each input of ``ranges`` (a build manifest's ``value_ranges``, by spec name) taking
-    the range the build recorded and its source (:attr:`builders.model.tensor.TensorSpec.range_source`):
+    the range the build recorded and its source (:attr:`builders.model.tensor.TensorSpec.recorded`):
     what the build verified it with, which every draw and check of a client then reads
     (:func:`builders.model.range_source.input_range`), whatever this toolkit's default is now."""
     inputs = tuple(
-        dataclasses.replace(t, value_range=r.range, range_source=r.source) if (r := ranges.get(t.name)) else t
-        for t in spec.inputs
+        dataclasses.replace(t, value_range=r.range, recorded=r) if (r := ranges.get(t.name)) else t for t in spec.inputs
     )
     return dataclasses.replace(spec, inputs=inputs) if ranges else spec
 

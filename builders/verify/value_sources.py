@@ -11,6 +11,9 @@ range where the default was used (trial 12, F17).
 
 from __future__ import annotations
 
+from typing import Any
+
+from builders.model.index_ranges import index_tables
 from builders.model.range_source import DEFAULT_SOURCE, InputRange
 from builders.model.spec import ModelSpec
 from builders.model.value_ranges import range_axes, range_text
@@ -18,11 +21,14 @@ from builders.model.value_ranges import range_axes, range_text
 __all__ = ["DEFAULT_SOURCE", "InputRange", "input_ranges", "range_lines"]
 
 
-def input_ranges(spec: ModelSpec, origin: str) -> dict[str, InputRange]:
+def input_ranges(spec: ModelSpec, origin: str, module: Any = None) -> dict[str, InputRange]:
     """Integer input (without a domain, whose values the domain sets) -> its :class:`InputRange`,
     as :meth:`builders.model.tensor.TensorSpec.input_range` decides it: the spec's ``value_range``
-    from ``origin``, else the default."""
-    return {t.name: r for t in spec.inputs if (r := t.input_range(origin)) is not None}
+    from ``origin``, else the default; with the eager ``module``, the embedding tables it indexes
+    (:func:`builders.model.index_ranges.index_tables` on the export's example inputs; ``None`` without one)."""
+    ranges = {t.name: r for t in spec.inputs if (r := t.input_range(origin)) is not None}
+    tables = index_tables(module, spec, spec.export_inputs()) if module is not None and ranges else None
+    return {n: r.model_copy(update={"tables": tables.get(n, [])}) if tables is not None else r for n, r in ranges.items()}
 
 
 def range_lines(ranges: dict[str, InputRange], spec: ModelSpec) -> list[str]:

@@ -86,3 +86,21 @@ def test_a_mixed_size_workload_s_entries_draw_the_recorded_range_at_their_own_si
     assert len({tuple(entry["ids"]["shape"]) for entry in data}) > 1  # sizes differ between entries
     for entry in data:
         assert max(entry["ids"]["content"]) <= RECORDED[1] and max(entry["level"]["content"]) <= 300
+
+
+def test_the_table_lookup_words_are_said_only_for_an_input_that_indexes_a_table(fake_build, caplog) -> None:
+    """The out-of-range warning said "if the model indexes a table with them ... ONNX Runtime's Gather
+    reads it from the table's end" for every integer input, a level or a count too."""
+    ranges = {
+        "ids": InputRange(value_range=(0, 49), source="the --input flags", tables=["emb"]),
+        "code": InputRange(value_range=RECORDED, source=DEFAULT_SOURCE, tables=[]),
+        "level": InputRange(value_range=(0, 300), source="the --input flags"),  # a build before tables were recorded
+    }
+    served = Repository(fake_build(SPEC, VARIANT, value_ranges=ranges)).variant(VARIANT.name).served_spec
+    values = {"ids": [np.full((1, 8), -1, np.int64)], "code": [np.full((1, 2), RECORDED[1] + 1, np.uint8)]}
+    values["level"] = [np.full((1, 1), 301, np.int16)]
+    with caplog.at_level(logging.WARNING):
+        said = {o.name: o.line("in.npz") for o in check_values("in.npz", served, values)}
+    assert "(the model indexes 'emb' with them: a value below 0 is no row" in said["ids"]
+    assert "Gather" not in said["code"] and "table" not in said["code"]
+    assert "(if the model indexes a table with them, a value below 0 is no row" in said["level"]  # not known: said as a condition

@@ -60,3 +60,26 @@ def test_the_summary_says_every_range_and_advises_a_real_one_for_the_default(cap
     assert "--input lengths:int64:1:LOW..HIGH" in out and '"value_range": [LOW, HIGH]' in out
     assert "integer input 'ids': verified with values 0..999 (value_range from the spec file spec.json)" in out
     assert "'mask'" not in out and "'waveform'" not in out
+
+
+class _Tagger(torch.nn.Module):
+    """Token ids into a table, a padding mask, and a level that is a number, not an index."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = torch.nn.Embedding(50, 4)
+
+    def forward(self, ids, mask, level):
+        return (self.emb(ids) * mask.unsqueeze(-1)).sum(1) + level.float()
+
+
+def test_the_record_says_which_inputs_index_a_table():
+    """A warning about values outside an input's range explained embedding lookups (Gather reading -1
+    from the table's end) for every integer input; the build now records which inputs index a table."""
+    spec = ModelSpec.from_flags(["ids:int64:seq:0..49", "mask:int64:seq:mask", "level:int16:1:0..300"], axes=["seq=1,8,16"])
+    ranges = input_ranges(spec, "the --input flags", _Tagger().eval())
+    assert (ranges["ids"].tables, ranges["level"].tables) == (["emb"], [])
+    assert "mask" not in ranges  # its values are its domain's
+    assert input_ranges(spec, "the --input flags")["ids"].tables is None  # no model given: not known
+    scripted = torch.jit.script(_Tagger().eval())
+    assert input_ranges(spec, "the --input flags", scripted)["ids"].tables is None  # no hooks on a scripted model
