@@ -14,7 +14,7 @@ came from: one rule (:func:`input_range`) that every generator and every check r
 Verification draws, the export's example inputs, reference and warmup data (through
 :meth:`builders.model.tensor.TensorSpec.draw` and ``bounds``), the manifest's record
 (:func:`builders.verify.value_sources.input_ranges`), ``clients infer``'s generated requests and
-checks, and the sweep's generated ``--input-data`` (:func:`clients.inputs.request_range`) all call it.
+checks, and the sweep's generated ``--input-data`` (:func:`clients.request_ranges.request_range`) all call it.
 """
 
 from __future__ import annotations

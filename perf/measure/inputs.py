@@ -42,7 +42,8 @@ from clients import shapes as shp
 from clients.infer import INDEX_PAST_TABLE
 from clients.input_files import FILE_KINDS, load_samples
 from clients.input_values import check_values, verified_range
-from clients.inputs import ModelSignature, request_range
+from clients.inputs import ModelSignature
+from clients.request_ranges import request_range
 from core import dtypes
 from core.errors import ClientError, DataTypeError, PerfError
 from core.names import file_problem
@@ -360,7 +361,9 @@ def tensor_entry(
             values = values.astype(dt.numpy)
     elif dt.is_integer:
         if value_range is None:
-            raise ValueError(f"an integer input's range is decided by clients.inputs.request_range; none given for {dt.name}")
+            raise ValueError(
+                f"an integer input's range is decided by clients.request_ranges.request_range; none given for {dt.name}"
+            )
         values = draw_integers(value_range, shape if per_position(value_range) else (n,), gen).reshape(-1).astype(dt.numpy)
     elif dt.kind == "bool":
         values = np.ones(n, dtype=bool)
