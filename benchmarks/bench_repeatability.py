@@ -9,8 +9,8 @@ Usage::
 The grid is built once (default: the demo's, ``mlp`` in TorchScript and ONNX, KIND_CPU x1 and
 x2, dynamic batching off and 500 µs, max_batch_size 64, concurrency 1,2,4,8, 1,500 ms
 windows), then swept twice with the same settings. Per variant it prints the peak of each
-sweep as the recommendation ranks it (:func:`perf.analysis.ranking.trials.rank`: stable levels
-first), each peak's stated spread (:func:`perf.analysis.ranking.trials.spread`: trial min–max,
+sweep as the recommendation ranks it (:func:`perf.analysis.stats.trials.rank`: stable levels
+first), each peak's stated spread (:func:`perf.analysis.stats.trials.spread`: trial min–max,
 perf_analyzer's window spread, or the stability tolerance when neither is known or the
 level is unstable) and whether the two peaks agree: ``|peak 1 - peak 2| <= max(spread 1,
 spread 2)``. It also counts the levels each sweep flagged (unstable, host busy). On a

@@ -34,9 +34,9 @@ def best_under_budget(run: Any, budget_ms: float) -> dict[str, Any]:
     Returns:
         ``{model: perf.analysis.stats.points.Point | None}``.
     """
-    from perf.analysis.ranking.trials import DEFAULT_TOLERANCE_PCT
     from perf.analysis.recommendation.recommend import best_under_budget as pick
     from perf.analysis.stats.points import run_points
+    from perf.analysis.stats.trials import DEFAULT_TOLERANCE_PCT
 
     points = run_points(run)
     by_model: dict[str, list[Any]] = {}

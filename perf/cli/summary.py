@@ -150,7 +150,7 @@ def _summary_rows(
             )  # said wherever it is named
             marks.append(f"best under budget ({_level_label(u.concurrency, u.batch_size, u.status, True)}{at_budget}{short})")
         if rec.best_peak and rec.best_peak.variant == v.name and not by_size:
-            marks.append(peak_mark(rec.best_peak) + (f" ({note})" if (note := rec.best_peak.note()) else ""))
+            marks.append(peak_mark(rec.best_peak) + (f" ({said})" if (said := rec.best_peak.note()) else ""))
         elif v.name in rec.unreached and not any(k in m for k in UNREACHED_MARKS for m in marks):  # a size's pick said it
             marks.append(unreached_mark(rec.unreached[v.name]))
         if p is not None and (higher := higher_median(run, points[v.name], p, short=True)):

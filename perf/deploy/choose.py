@@ -23,9 +23,9 @@ from perf.analysis.ranking.budget_latency import latency_metric, level_judged, w
 from perf.analysis.recommendation.choice import Choice
 from perf.analysis.recommendation.cuts import cut_variants, unmeasured_caveat
 from perf.analysis.recommendation.frontier import workload_recommendations
-from perf.analysis.recommendation.notes import repeat_noun
 from perf.analysis.recommendation.recommend import Recommendation, recommend
 from perf.analysis.saturation.peaks import peak_mark, peak_title
+from perf.analysis.stats.notes import repeat_noun
 from perf.deploy.workloads import match_workload, other_picks
 from perf.markdown import fmt, fmt_given
 from perf.records.results import RunResult

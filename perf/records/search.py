@@ -42,7 +42,7 @@ class SearchRules:
         max_concurrency: Highest concurrency the adaptive ladder reaches.
         min_gain_pct: A step up the ladder still pays when throughput rises by more than
             this (% of the lower level) *and* by more than both levels' measured spread
-            (:func:`perf.analysis.ranking.trials.spread`); otherwise the ladder is past the knee.
+            (:func:`perf.analysis.stats.trials.spread`); otherwise the ladder is past the knee.
         refine_steps: With a latency budget, bisection steps between the highest level
             under the budget and the lowest one over it (0: none).
         prune_above_variants: ``--search`` defaults to ``prune`` for grids of more variants
@@ -84,7 +84,7 @@ class SearchDecision:
         reason: Why, in words (the report and the console say it after :meth:`words`' lead).
         measured: Concurrencies of its search series measured when it was decided.
         throughput_infer_per_s: Its best throughput then (median over trials).
-        spread_infer_per_s: That level's measured spread (:func:`perf.analysis.ranking.trials.spread`).
+        spread_infer_per_s: That level's measured spread (:func:`perf.analysis.stats.trials.spread`).
         latency_ms: Its latency at ``concurrency`` on the budget's percentile.
         best_variant: The best variant it was compared with (``pruned``), else ``None``.
         best_concurrency: The best's level.

@@ -38,12 +38,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from perf.analysis.ranking.budget_latency import latency_metric
-from perf.analysis.ranking.trials import DEFAULT_TOLERANCE_PCT, rank, spread
 from perf.analysis.recommendation.excluded import candidate
 from perf.analysis.recommendation.recommend import best_under_budget
 from perf.analysis.saturation.falls import Step
 from perf.analysis.saturation.rises import Rising
 from perf.analysis.stats.points import THROUGHPUT, Point
+from perf.analysis.stats.trials import DEFAULT_TOLERANCE_PCT, rank, spread
 from perf.markdown import fmt, fmt_given
 from perf.records.levels import HOST_BUSY, LevelResult
 from perf.records.results import RunResult, VariantResult
@@ -95,7 +95,7 @@ def resolve_mode(asked: str | None, n_variants: int, rules: SearchRules, adaptiv
 
 def best_point(points: Mapping[str, Sequence[Point]], budget: Budget | None, tol: float) -> Point | None:
     """The best level of ``points`` (variant -> series) by the recommendation's ranking rule
-    (:func:`perf.analysis.ranking.trials.rank`): under ``budget`` when one is set."""
+    (:func:`perf.analysis.stats.trials.rank`): under ``budget`` when one is set."""
     cands = [p for pts in points.values() for p in pts if candidate(p)]
     return best_under_budget(cands, budget.ms, tol, budget.percentile) if budget is not None else rank(cands, tol)[0]
 
@@ -109,7 +109,7 @@ def rising(low: Point, high: Point, rules: SearchRules, tol: float) -> Rising:
     spread over trials (:func:`perf.analysis.saturation.falls.step`). This design measures its levels one
     after another, so no round is shared, and mostly once each, so the trials' own spread is unknown and
     that rule would tell no step. Its noise is therefore each level's own
-    (:func:`perf.analysis.ranking.trials.spread`: trial min–max, perf_analyzer's window spread, the
+    (:func:`perf.analysis.stats.trials.spread`: trial min–max, perf_analyzer's window spread, the
     stability tolerance ``tol`` for an unstable level): a step beyond both levels' spread rose or fell,
     one within it is not told, and the words (:meth:`perf.analysis.saturation.rises.Rising.words`) say
     which, with that spread, never more."""
@@ -142,7 +142,7 @@ def next_step(
         best: The best level of the *other* variants (:func:`best_point`) when pruning;
             ``None`` in brute mode or before any other variant has numbers.
         budget: The latency budget, if any.
-        tol: Stability tolerance (%) for :func:`perf.analysis.ranking.trials.spread`.
+        tol: Stability tolerance (%) for :func:`perf.analysis.stats.trials.spread`.
 
     Returns:
         A concurrency to measure; a :class:`SearchDecision` when its levels end early or it

@@ -6,21 +6,12 @@ Recommendation.excluded`)."""
 from __future__ import annotations
 
 from core.wording import count
-from perf.analysis.recommendation.notes import notes_text, repeat_noun
-from perf.analysis.stats.points import P99, Point
+from perf.analysis.stats.notes import notes_text, repeat_noun
+from perf.analysis.stats.points import Point
+from perf.analysis.stats.trials import candidate, where
 from perf.markdown import fmt_given
 from perf.records.levels import LEVEL_STATUSES
 from perf.records.results import RunResult
-
-
-def candidate(p: Point) -> bool:
-    """Whether a point may be ranked: numbers (throughput > 0, a p99) and a usable status."""
-    return p.ok and p.get(P99) is not None and p.status in ("ok", "unstable", "host busy")
-
-
-def where(p: Point) -> str:
-    """``"`v` at concurrency 4"`` (with its batch when not 1)."""
-    return f"`{p.variant}` at concurrency {p.concurrency}" + (f" (batch {p.batch_size})" if p.batch_size != 1 else "")
 
 
 def excluded_levels(run: RunResult, points: dict[str, list[Point]]) -> list[str]:

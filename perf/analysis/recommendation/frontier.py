@@ -7,7 +7,7 @@ dominates, sorted by p99 (lowest first, so throughput rises along it). Three vie
 
 * :func:`operating_frontier`: over every (variant, level) — the operating points worth
   choosing from; the frontier plot draws it.
-* :func:`best_level_frontier`: each variant at its best level (:func:`perf.analysis.ranking.trials.rank`:
+* :func:`best_level_frontier`: each variant at its best level (:func:`perf.analysis.stats.trials.rank`:
   highest throughput, stable levels first), then the frontier of those.
 * :func:`level_frontiers`: per (client batch size, concurrency), among the variants measured there.
 

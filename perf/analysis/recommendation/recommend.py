@@ -39,17 +39,17 @@ from perf.analysis.ranking.budget_latency import DEFAULT_LATENCY_PERCENTILE, lat
 from perf.analysis.ranking.rank import Drops, Ranking, dropped_by_search, rank_variants
 from perf.analysis.ranking.standing import rounds_left, settled, uncompared
 from perf.analysis.ranking.standing_words import higher_medians, others_words, outside_words, tie_words
-from perf.analysis.ranking.trials import DEFAULT_TOLERANCE_PCT, rank, tolerance
 from perf.analysis.recommendation.choice import Choice
 from perf.analysis.recommendation.cuts import cut_notes
 from perf.analysis.recommendation.excluded import candidate, excluded_levels, where
 from perf.analysis.recommendation.missed import Missed, missed
-from perf.analysis.recommendation.notes import notes_text, repeat_noun
 from perf.analysis.saturation.falls import Fall, falls_all
 from perf.analysis.saturation.peaks import at_side, budget_unreached, higher_median, unreached, unreached_all
 from perf.analysis.saturation.rises import judge, knee, knee_words
+from perf.analysis.stats.notes import notes_text, repeat_noun
 from perf.analysis.stats.paired import ALPHA, few_rounds
 from perf.analysis.stats.points import P99, THROUGHPUT, Point, run_points
+from perf.analysis.stats.trials import DEFAULT_TOLERANCE_PCT, rank, tolerance
 from perf.markdown import fmt, fmt_given
 from perf.records.results import RunResult, VariantResult
 from perf.records.workloads import workload

@@ -20,10 +20,10 @@ import dataclasses
 from typing import Protocol
 
 from perf.analysis.ranking.operating import Adjusted, Side, compare, operating_point, side_of
-from perf.analysis.ranking.trials import DEFAULT_TOLERANCE_PCT, rank, spread, tolerance
 from perf.analysis.saturation.rises import Judge, Rising, judge, knee, paired_rise, shown
 from perf.analysis.stats.curves import curve, peak
 from perf.analysis.stats.points import P99, THROUGHPUT, Point, aggregate
+from perf.analysis.stats.trials import DEFAULT_TOLERANCE_PCT, rank, spread, tolerance
 from perf.markdown import flag_mark, fmt
 from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import Cut
@@ -201,7 +201,7 @@ def best_levels(run: RunResult | None, points: dict[str, list[Point]]) -> dict[s
     (:func:`perf.analysis.ranking.operating.operating_point` of every level, over the round-adjusted
     throughput of the run's variants that did not fail, as :func:`~perf.analysis.ranking.rank.rank_variants`
     names its leader); in a run of trials (``run`` ``None``: at the default stability tolerance) the
-    recommendation's rule, stable levels first (:func:`perf.analysis.ranking.trials.rank`; the console named
+    recommendation's rule, stable levels first (:func:`perf.analysis.stats.trials.rank`; the console named
     an unstable level's higher median beside a pick of the stable one below it), else, a variant without a
     level that rule ranks, its highest median (:func:`perf.analysis.stats.curves.peak`). A variant without
     one is left out."""
@@ -225,7 +225,7 @@ def higher_median(run: RunResult, points: list[Point], at: Point, short: bool = 
     when none has. In a rounds sweep the two are compared paired (:func:`perf.analysis.ranking.operating.compare`)
     and the round-adjusted scale (:class:`perf.analysis.ranking.operating.Adjusted`) that named it is shown;
     in a run of trials the higher one is flagged and not ahead of the best stable level by more than its
-    spread (:func:`perf.analysis.ranking.trials.rank`), said with both numbers."""
+    spread (:func:`perf.analysis.stats.trials.rank`), said with both numbers."""
     top = peak(points)
     if top is None or top is at or top.value(THROUGHPUT) <= at.value(THROUGHPUT):
         return None

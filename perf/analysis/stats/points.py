@@ -75,7 +75,7 @@ class Point:
         status: The worst :attr:`perf.records.levels.LevelResult.status` of the trials with numbers
             (``"failed"`` when none has numbers).
         notes: Their notes (why a trial is not ``ok``), one per trial or round that gave it
-            (:func:`perf.analysis.recommendation.notes.notes_text` says each once).
+            (:func:`perf.analysis.stats.notes.notes_text` says each once).
     """
 
     variant: str
@@ -156,7 +156,7 @@ def fold(levels: Sequence[LevelResult], variant: str, concurrency: int, batch_si
         med[m], lo[m], hi[m] = (statistics.median(vals), min(vals), max(vals)) if vals else (None, None, None)
     errors = [lv.error or "no throughput" for lv in levels if not lv.ok]
     status = min((lv.status or "ok" for lv in good), key=LEVEL_STATUSES.index, default="failed")
-    notes = [n for lv in good for n in lv.notes]  # one per trial or round: said once by perf.analysis.recommendation.notes
+    notes = [n for lv in good for n in lv.notes]  # one per trial or round: said once by perf.analysis.stats.notes
     return Point(variant, concurrency, batch_size, len(good), med, lo, hi, all(lv.stable for lv in good), errors, status, notes)
 
 

@@ -1,5 +1,5 @@
 """A run of trials names one best level per variant, by the recommendation's rule (stable levels first,
-:func:`perf.analysis.ranking.trials.rank`), wherever one is named: the console's row named an unstable
+:func:`perf.analysis.stats.trials.rank`), wherever one is named: the console's row named an unstable
 level's higher median (210 infer/s at c=4 †) beside a pick of the stable c=2 (200 infer/s) marked "best
 peak" in the same row, while the plots highlighted variants by the stable-first rule. The higher median
 passed over is said in numbers (its lead and its spread)."""
@@ -11,11 +11,11 @@ from pathlib import Path
 from factories import levels, params, run_result, variant_result
 from rich.console import Console
 
-from perf.analysis.ranking.trials import spread
 from perf.analysis.recommendation.frontier import best_levels as frontier_levels
 from perf.analysis.recommendation.recommend import recommend
 from perf.analysis.saturation.peaks import best_levels
 from perf.analysis.stats.points import THROUGHPUT, run_points
+from perf.analysis.stats.trials import spread
 from perf.cli.summary import summary
 from perf.markdown import TOP_N, fmt
 from perf.plots import figures as plots

@@ -1,10 +1,10 @@
-"""A level's notes over its rounds are said once, with the count and the range (perf.analysis.recommendation.notes)."""
+"""A level's notes over its rounds are said once, with the count and the range (perf.analysis.stats.notes)."""
 
 from __future__ import annotations
 
 from factories import level_result
 
-from perf.analysis.recommendation.notes import notes_text
+from perf.analysis.stats.notes import notes_text
 from perf.analysis.stats.points import aggregate
 
 BUSY = "other processes used {} % of a core during the visit (threshold 10 %)"

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from factories import level_result, run_result, variant_result
 
-from perf.analysis.ranking.trials import rank, spread
 from perf.analysis.recommendation.recommend import best_under_budget, recommend
 from perf.analysis.stats.points import aggregate
+from perf.analysis.stats.trials import rank, spread
 from perf.measure.analyzer_output import STABILITY_WINDOWS, RunOutcome, Summary, Window, parse_output
 from perf.measure.host import HostSampler
 from perf.measure.metrics import MetricsSampler, in_span

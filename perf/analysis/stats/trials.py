@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from perf.analysis.recommendation.excluded import candidate, where
-from perf.analysis.recommendation.notes import notes_text
+from perf.analysis.stats.notes import notes_text
 from perf.analysis.stats.points import P99, THROUGHPUT, Point
 from perf.markdown import fmt
 from perf.records.results import RunResult
@@ -21,6 +20,16 @@ from perf.records.settings import MeasureSettings
 
 #: Default stability tolerance (%): perf_analyzer's ``-s`` as the sweep passes it by default.
 DEFAULT_TOLERANCE_PCT = MeasureSettings().stability_pct
+
+
+def candidate(p: Point) -> bool:
+    """Whether a point may be ranked: numbers (throughput > 0, a p99) and a usable status."""
+    return p.ok and p.get(P99) is not None and p.status in ("ok", "unstable", "host busy")
+
+
+def where(p: Point) -> str:
+    """``"`v` at concurrency 4"`` (with its batch when not 1)."""
+    return f"`{p.variant}` at concurrency {p.concurrency}" + (f" (batch {p.batch_size})" if p.batch_size != 1 else "")
 
 
 def tolerance(run: RunResult) -> float:
