@@ -40,7 +40,11 @@ PEAK_MARK, UNREACHED_MARK = "best peak", "highest measured (peak not reached)"
 #: The short mark of a pick whose last step the noise does not tell (:attr:`Rise.rising` false), and how its
 #: why (:func:`unreached`) begins.
 UNTOLD_MARK, UNTOLD = "highest measured (peak not told)", "whether it is the peak is not told"
-UNREACHED_MARKS = (UNREACHED_MARK, UNTOLD_MARK)
+#: How :func:`unreached` begins where the level above failed rather than was not measured (trial 13, T13-7: "peak
+#: not reached" beside a c=4 whose every visit failed), the pick's short mark then, and another variant's.
+FAILED_ABOVE = "the level above it failed"
+FAILED_MARK, FAILED_NOTE = f"highest measured ({FAILED_ABOVE})", "peak not measured: the level above failed"
+UNREACHED_MARKS = (UNREACHED_MARK, UNTOLD_MARK, FAILED_MARK)
 #: The short note (a table, the console) of a best under the budget that is best among the levels measured only (:func:`budget_unreached`).
 HEADROOM_NOTE = "the budget not reached: no higher c measured"
 
@@ -140,7 +144,8 @@ def unreached(run: RunResult, points: list[Point], at: Point) -> str | None:
     from c=4 to c=16 (c=16 ahead in 8 of 8 rounds; p = 0.0078, sign test)"``); where the noise does
     not tell the last step, :data:`UNTOLD` and the step's evidence (``"whether it is the peak is not
     told: its ladder stopped ... with throughput +12.0 % from c=2 to c=4, not distinguishable from noise
-    (3 rounds; p = 0.25, sign test)"``); ``None`` when it is one.
+    (3 rounds; p = 0.25, sign test)"``); where the level above it failed in every round, not unmeasured,
+    :data:`FAILED_ABOVE` and that level's error (``"the level above it failed: c=4 (...)"``); ``None`` when it is one.
 
     Args:
         run: The run (its search decisions say why a ladder ended).
@@ -150,6 +155,10 @@ def unreached(run: RunResult, points: list[Point], at: Point) -> str | None:
     r = rise(points, at, judge(run))
     if r is None:
         return None
+    above = [p for p in points if p.batch_size == at.batch_size and p.concurrency > at.concurrency]
+    if above and not any(p.ok for p in above):  # failed, not unmeasured: its peak may lie below that level
+        first = min(above, key=lambda p: p.concurrency)
+        return f"{FAILED_ABOVE}: c={first.concurrency}" + (f" ({first.errors[0]})" if first.errors else "")
     if r.below is None or r.trend is None:
         return f"only concurrency {at.concurrency} was measured"
     rising = f"with {r.trend.words(r.below.concurrency, at.concurrency)}"
@@ -291,7 +300,7 @@ def peak_title(choice: Choice | None) -> str:
     or ``"Highest measured throughput (whether it is the peak is not told: <why>)"`` (:data:`UNTOLD`)."""
     if choice is None or choice.unreached is None:
         return "Best peak throughput"
-    if choice.unreached.startswith(UNTOLD):
+    if choice.unreached.startswith((UNTOLD, FAILED_ABOVE)):
         return f"Highest measured throughput ({choice.unreached})"
     return f"Highest measured throughput (peak not reached: {choice.unreached})"
 
@@ -301,12 +310,17 @@ def peak_mark(choice: Choice | None) -> str:
     :data:`UNREACHED_MARK`, or :data:`UNTOLD_MARK` where the noise does not tell its last step."""
     if choice is None or choice.unreached is None:
         return PEAK_MARK
+    if choice.unreached.startswith(FAILED_ABOVE):
+        return FAILED_MARK
     return UNTOLD_MARK if choice.unreached.startswith(UNTOLD) else UNREACHED_MARK
 
 
 def unreached_mark(why: str) -> str:
     """The short mark of a variant (not the pick) whose highest measured level is not a measured peak
-    (:func:`unreached`'s ``why``): ``"peak not reached"``, or ``"peak not told"`` (:data:`UNTOLD`)."""
+    (:func:`unreached`'s ``why``): ``"peak not reached"``, ``"peak not told"`` (:data:`UNTOLD`), or
+    :data:`FAILED_NOTE` where the level above it failed."""
+    if why.startswith(FAILED_ABOVE):
+        return FAILED_NOTE
     return "peak not told" if why.startswith(UNTOLD) else "peak not reached"
 
 
