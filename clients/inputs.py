@@ -6,12 +6,12 @@ for a dynamic dimension) and ``max_batch_size`` (``> 0``: every tensor carries a
 batch axis of at most that size; Triton docs, "Model Configuration: Maximum Batch Size").
 
 Dtype policy (what :func:`validate_inputs` does when a given array's dtype differs from
-the config's): with ``cast=True`` (the default) the array is cast by the one rule every input
-file follows (:func:`core.casts.convert`: an integer or bool input takes only values that
-convert exactly, whole and within its range; a float input takes any number rounded to its
-precision, e.g. float64 given for a ``TYPE_FP32`` input, NumPy's default, unless it would
-overflow), with a logged note; a value the cast would change, and any mismatch with
-``cast=False``, is refused with a :class:`~core.errors.ClientError` naming the input.
+the config's): with ``cast=True`` (the default) an array of the same family is cast by the one
+rule (:func:`core.casts.convert_array`: float to float rounded to its precision, e.g. float64,
+NumPy's default, for ``TYPE_FP32``, unless it would overflow; integer to integer only where every
+value fits), with a logged note; another family (int64 for a float input), a value the cast would
+change, and any mismatch with ``cast=False``, is refused with a :class:`~core.errors.ClientError`
+naming the input.
 
 Generated inputs: floats are N(0, 1); integers (token ids and the like) are uniform in the
 input's ``value_range`` from the build's spec (:func:`spec_for`; per position of the last axis
@@ -46,7 +46,7 @@ from builders.repository.view import Repository
 from clients import shapes as shp
 from clients.request_ranges import request_range
 from core import dtypes
-from core.casts import convert
+from core.casts import convert_array
 from core.errors import ClientError, DataTypeError, RecordError, RepositoryError
 
 log = logging.getLogger(__name__)
@@ -175,7 +175,7 @@ def _convert(model: str, name: str, arr: np.ndarray, t: TensorInfo, cast: bool) 
             f"{model}: input {name!r} is {arr.dtype}, the model takes {t.dtype} ({t.triton_dtype})",
             hint=f"convert it, e.g. arr.astype(np.{t.dtype}), or allow casting",
         )
-    out = convert(arr, name, t.dtype, t.triton_dtype, f"{model}: a {arr.dtype} array")
+    out = convert_array(arr, name, t.dtype, t.triton_dtype, f"{model}: a {arr.dtype} array")
     log.warning("input %r: casting %s to %s (the model's %s)", name, arr.dtype, t.dtype, t.triton_dtype)
     return out
 

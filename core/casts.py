@@ -81,6 +81,37 @@ def convert(
     return cast
 
 
+#: The families within which a typed array is cast (README, "clients infer"): floats, integers
+#: (signed and unsigned), bools. JSON numbers have no dtype and take :func:`convert` alone.
+FAMILIES = ("f", "iu", "b")
+
+
+def convert_array(
+    arr: np.ndarray, name: str, dtype: str, triton: str, where: str, *, error: type[ToolkitError] = ClientError
+) -> np.ndarray:
+    """A typed array (``.npy``/``.npz``, an array passed in Python) in ``dtype``: cast by :func:`convert`
+    within its family (float64 to float32, int32 to int64), refused across families (trial 13, T13-2:
+    int64 pixels 0..254 were cast to a float32 image input and float32 token ids to int64 with a
+    warning, where the README promises a refusal). An array's dtype says what its values mean, so
+    integers for a float input are most often unscaled data (pixels for normalised floats) and floats
+    for an integer input a file meant for another input: the user converts, knowing which.
+
+    Raises:
+        ClientError: (or ``error``) a number array of another family, naming both dtypes and the
+            conversion to make; what :func:`convert` refuses.
+    """
+    arr, want = np.asarray(arr), np.dtype(dtype)
+    family = {kind: f for f in FAMILIES for kind in f}
+    if arr.dtype.kind in family and want.kind in family and family[arr.dtype.kind] != family[want.kind]:
+        raise error(
+            f"{where}: input {name!r} takes {dtype} ({triton}); an array is cast only float to float or integer to "
+            f"integer, not {arr.dtype} to {dtype}",
+            hint=f"convert {name!r} to the values the model expects yourself, e.g. arr.astype(np.{dtype}) after any "
+            f"scaling it needs, or check that the file is meant for this model's {name!r}",
+        )
+    return convert(arr, name, dtype, triton, where, error=error)
+
+
 def _fits(v: Any, want: np.dtype) -> bool:
     """Whether a python value ``v`` converts to ``want`` by the rule (for arrays numpy keeps as objects)."""
     if isinstance(v, (bool, np.bool_)):

@@ -59,7 +59,13 @@ def test_a_json_value_no_cast_keeps_is_refused_naming_file_input_entry_position_
         check_user_data("variant_a", _config(triton), None, src)
 
 
-@pytest.mark.parametrize("triton, row, said, why", [b for b in BAD if "not a number" not in b[3]])
+def _same_family(triton: str, row: list) -> bool:
+    """Whether an array of ``row`` (float64 if it holds a float, else int64) is of ``triton``'s family."""
+    floats = any(isinstance(v, float) for v in row)
+    return "not a number" not in str(row) and (triton.startswith("TYPE_FP") == floats) and triton != "TYPE_BOOL"
+
+
+@pytest.mark.parametrize("triton, row, said, why", [b for b in BAD if "not a number" not in b[3] and _same_family(b[0], b[1])])
 def test_an_array_of_another_dtype_is_held_to_the_same_rule_in_npy_and_npz(
     tmp_path: Path, triton: str, row: list, said: str, why: str
 ) -> None:
@@ -75,15 +81,41 @@ def test_an_array_of_another_dtype_is_held_to_the_same_rule_in_npy_and_npz(
 
 
 def test_a_lossless_cast_is_made_in_every_format(tmp_path: Path) -> None:
-    sig = ModelSignature.from_config(_config("TYPE_INT64"))
-    whole = np.array([[3.0, 4.0, 5.0]])  # float64 holding whole numbers: converted exactly
+    sig = ModelSignature.from_config(_config("TYPE_INT32"))
+    whole = np.array([[3, 4, 5]])  # int64 (NumPy's default) that int32 holds: converted exactly
     np.save(tmp_path / "in.npy", whole)
     np.savez(tmp_path / "in.npz", v=whole)
-    for src in (tmp_path / "in.npy", tmp_path / "in.npz", _json(tmp_path / "in.json", [3.0, 4, 5.0])):
+    for src in (tmp_path / "in.npy", tmp_path / "in.npz", _json(tmp_path / "in.json", [3.0, 4, 5.0])):  # JSON: no dtype
         got = load_input_file(src, sig)["v"]
-        assert got.dtype == np.int64 and got.tolist() == [[3, 4, 5]], src
+        assert got.dtype == np.int32 and got.tolist() == [[3, 4, 5]], src
     flags = load_input_file(_json(tmp_path / "flags.json", [True, 0, False]), sig)["v"]  # false/true are 0/1 (B8)
-    assert flags.dtype == np.int64 and flags.tolist() == [[1, 0, 0]]
+    assert flags.dtype == np.int32 and flags.tolist() == [[1, 0, 0]]
+
+
+@pytest.mark.parametrize(
+    "triton, values",
+    [
+        ("TYPE_FP32", np.arange(WIDTH, dtype=np.int64)),  # int64 pixels for a float image input
+        ("TYPE_INT64", np.ones(WIDTH, np.float32)),  # float32 token ids, whole numbers
+        ("TYPE_BOOL", np.ones(WIDTH, np.int64)),
+        ("TYPE_INT64", np.ones(WIDTH, bool)),
+    ],
+)
+def test_an_array_of_another_family_is_refused_with_the_conversion_to_make(tmp_path: Path, triton: str, values) -> None:
+    """Trial 13, T13-2: the README casts an array float to float or integer to integer and refuses any other
+    mismatch; int64 pixels were cast to a float32 input and float32 ids to int64, with a warning only."""
+    sig = ModelSignature.from_config(_config(triton))
+    dtype, given = sig.inputs[0].dtype, values.dtype
+    np.save(tmp_path / "in.npy", values[None])
+    np.savez(tmp_path / "in.npz", v=values[None])
+    said = rf"m: a {given} array: input 'v' takes {dtype} \({triton}\); an array is cast only float to float or integer to integer, not {given} to {dtype}"
+    for src in (tmp_path / "in.npy", tmp_path / "in.npz"):
+        for read in (load_samples, load_input_file):
+            with pytest.raises(ClientError, match=rf"{src}: {said}") as e:
+                read(src, sig)
+            assert f"arr.astype(np.{dtype})" in (e.value.hint or "")
+        with pytest.raises(PerfError, match=said):  # the sweep's --input-data: the same reader, the same words
+            check_user_data("variant_a", _config(triton), None, src)
 
 
 def test_perf_analyzers_bare_b64_form_is_read(tmp_path: Path) -> None:

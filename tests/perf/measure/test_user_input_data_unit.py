@@ -67,7 +67,11 @@ def test_an_npz_is_written_as_perf_analyzer_json_one_entry_per_row(tmp_path: Pat
         ({"idz": np.zeros((2, 3), np.int64)}, "unknown input ['idz']"),
         (
             {"ids": np.full((2, 3), 2.5, np.float32)},
-            "input 'ids' takes int64 (TYPE_INT64), but 6 values do not convert to it exactly: the first, 2.5 at [0, 0]",
+            "input 'ids' takes int64 (TYPE_INT64); an array is cast only float to float or integer to integer",
+        ),
+        (
+            {"ids": np.full((2, 3), 2**64 - 1, np.uint64)},
+            "input 'ids' takes int64 (TYPE_INT64), but 6 values do not convert to it exactly: the first, 18446744073709551615 at [0, 0]",
         ),
     ],
 )
