@@ -98,8 +98,13 @@ class ResumedRounds(RoundsSweep):
 
     @functools.cached_property
     def final_tie(self) -> list[str]:
-        """The tie set the final group measures again: that of the variants the rounds ranked."""
+        """The tie set the final group measures again: the one the rounds recorded when they ended (their last
+        group's), else that of the variants they ranked by the rule (:func:`perf.search.ending.tie.tie_set`)."""
         engine, ranked = self._engine(), self.ranked_names()
+        assert self.run.rounds is not None
+        kept = next((g.tie_set for g in reversed(self.run.rounds.groups) if g.ended and g.tie_set), [])
+        if any(n in ranked for n in kept):
+            return [n for n in kept if n in ranked]
         start_ladders(engine, ranked)
         return tie_set(engine, engine.contenders(ranked)) if ranked else []
 

@@ -157,6 +157,12 @@ def test_the_final_group_of_a_resume_measures_the_cut_variants_with_the_tie_set_
     sweep = SimFinal(run, plans, host, events, 5.0)
     sweep.levels, sweep.adaptive, sweep.budget, sweep.recorded_budget_s = levels, adaptive, None, 600.0
     sweep.opts = SimpleNamespace(max_loaded=None, unload_timeout_s=10.0, resume=True, time_budget_s=600.0)
+    g0 = run.rounds.groups[0]
+    g0.ended, g0.tie_set = "ranking decided", ["v_second"]  # a tie set the rounds recorded at their end is the final's
+    recorded = SimFinal(run, plans, host, [], 5.0)
+    recorded.levels, recorded.adaptive, recorded.budget, recorded.opts = levels, adaptive, None, sweep.opts
+    assert recorded.final_tie == ["v_second"]
+    g0.ended, g0.tie_set = None, []
     assert sweep.rounds_ended and sweep.final is not None and sorted(sweep.final.variants) == sorted(cut)
     tie = sweep.final_tie
     sweep.run_final(host.clock(), host.clock() + 600.0)
