@@ -42,7 +42,7 @@ from perf.measure.host import HOST_BUSY_THRESHOLD_PCT
 from perf.profile.checks import acted_on, refuse_nothing_measured, run_repository
 from perf.profile.points import At, measure_keys
 from perf.profile.runners import reference_axes, torch_threads_kept
-from perf.profile.timing import ORDER_SEED, TimingSettings
+from perf.profile.timing import ORDER_SEED, OutOfTime, TimingSettings
 from perf.records import results
 from perf.records.baseline import (
     EAGER,
@@ -239,7 +239,13 @@ def run_baseline(opts: BaselineOptions, progress: Progress | None = None) -> Bas
                 continue
             group = {k: (rv, file, sorted(b, key=_order)) for k, (rv, file, b) in jobs.items() if k.model == model}
             tell = None if progress is None else _rounds_event(progress, model, len(points), total)
-            timed = measure_keys(group, opts.timing, busy_threshold(opts), opts.deadline, tell)
+            try:
+                timed = measure_keys(group, opts.timing, busy_threshold(opts), opts.deadline, tell)
+            except OutOfTime as e:  # no round it cannot finish starts (trial 13, T13-16)
+                notes.append(f"`{model}`: not measured: {e}")
+                if progress:
+                    progress({"event": "baseline_cut", "model": model, "text": notes[-1]})
+                continue
             rounds = BaselineResult.rounds_timed(timed, opts.timing.rounds)
             cut = f"`{model}`: timed in {rounds} of {opts.timing.rounds} rounds: the sweep's time budget ran out"
             if rounds < opts.timing.rounds:  # on the console too (trial 12, F15: only the appendix said it)

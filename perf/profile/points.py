@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import os
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -16,7 +17,7 @@ from builders.repository.view import RepositoryVariant
 from core.errors import ToolkitError
 from perf.measure.host import HOST_BUSY_THRESHOLD_PCT, HostSampler
 from perf.profile.runners import NotRunHere, artifact_call, batch_inputs, cannot_run, eager_call, inputs_at
-from perf.profile.timing import Timing, TimingSettings, time_interleaved
+from perf.profile.timing import OutOfTime, Timing, TimingSettings, time_interleaved
 from perf.records.baseline import EAGER, NOT_RUN, BaselineKey, BaselinePoint
 
 
@@ -61,11 +62,17 @@ def measure_keys(
     file and its points: input size and batch size each, :func:`perf.profile.runners.inputs_at`), timed
     interleaved in rounds; a key that cannot run gives "not run on this host" / "failed" points with
     the reason. Each timed point carries the host's load over the rounds. ``on_round(round, rounds,
-    points)``: as each round starts (0-based).
+    points)``: as each round starts (0-based). ``deadline``: :func:`perf.profile.timing.time_interleaved`'s;
+    no key is loaded after it.
+
+    Raises:
+        OutOfTime: the deadline leaves no time for the loads, the warm-up or the first round.
     """
     out: dict[tuple[BaselineKey, At], BaselinePoint] = {}
     todo: list[tuple[BaselineKey, At, Callable[[], Any]]] = []
     for key, (rv, file, ats) in group.items():
+        if deadline is not None and time.monotonic() >= deadline:
+            raise OutOfTime(None, deadline - time.monotonic())
         call, reference, status, reason = _prepare(key, rv, file)
         for at in ats:
             shape, b = at

@@ -49,6 +49,24 @@ ROUNDS = 8
 ORDER_SEED = 0
 
 
+class OutOfTime(Exception):
+    """:func:`time_interleaved`'s deadline came before its first round could end: nothing was timed.
+
+    Args:
+        round_s: The first round's predicted time (s), from the warm-up's calls (:func:`_round_s`);
+            ``None``: the deadline passed before the warm-up (or the loads before it) ended.
+        left_s: What was left before the deadline when it would have started (s; ``<= 0``: passed).
+    """
+
+    def __init__(self, round_s: float | None, left_s: float):
+        self.round_s, self.left_s = round_s, left_s
+        super().__init__(
+            "the time budget ran out before its first round"
+            if round_s is None
+            else f"its first round, an estimated {round_s:.0f} s, would end after the time budget ({max(left_s, 0.0):.0f} s left)"
+        )
+
+
 @dataclasses.dataclass(frozen=True)
 class TimingSettings:
     """How long to time one call.
@@ -109,6 +127,7 @@ class _State:
     number: int = 1
     warmup_runs: int = 0
     warmup_s: float = 0.0
+    call_s: float = 0.0
     spent_s: float = 0.0
     blocks: list[float] = dataclasses.field(default_factory=list)
     singles: list[float] = dataclasses.field(default_factory=list)
@@ -135,7 +154,7 @@ def _warm(s: _State, settings: TimingSettings) -> None:
         t0 = time.perf_counter()
         s.fn()
         times.append(time.perf_counter() - t0)
-    s.warmup_runs, s.warmup_s = len(times), time.perf_counter() - start
+    s.warmup_runs, s.warmup_s, s.call_s = len(times), time.perf_counter() - start, statistics.median(times)
     s.spent_s += s.warmup_s
     s.timer = Timer(stmt="fn()", globals={"fn": s.fn}, num_threads=torch.get_num_threads())
     s.number = max(1, math.ceil(BLOCK_S / max(statistics.median(times), 1e-9)))
@@ -161,6 +180,12 @@ def _turn(s: _State, budget_s: float, min_singles: int, max_singles: int) -> Non
     s.spent_s += time.perf_counter() - start
 
 
+def _round_s(states: Sequence[_State], budget_s: float, min_singles: int) -> float:
+    """A round's time predicted from the warm-up's median call (s): each target's untimed call, at least one
+    block and ``budget_s`` of them, and at least ``min_singles`` single calls and ``budget_s`` of them (:func:`_turn`)."""
+    return sum(s.call_s + max(budget_s, s.number * s.call_s) + max(budget_s, min_singles * s.call_s) for s in states)
+
+
 def time_interleaved(
     calls: Sequence[Callable[[], Any]],
     threads: Sequence[int | None],
@@ -179,8 +204,10 @@ def time_interleaved(
             set before each of its turns and left set (the caller restores its own).
         settings: How long.
         seed: Seed of the shuffled order of each round.
-        deadline: ``time.monotonic()`` after which no further round starts (a sweep's time
-            budget; at least one round is timed); ``None``: every round.
+        deadline: ``time.monotonic()`` by which the timing ends (a sweep's time budget): no warm-up
+            starts after it, and no round starts that would end after it (the first predicted from
+            the warm-up's calls, each later one as long as the one before: trial 13, T13-16, a round
+            started with 10 s left ran 21 s past the budget); ``None``: every round.
         on_round: Called with ``(round, rounds)`` as each round starts (progress; ``None``: none).
 
     Returns:
@@ -188,27 +215,34 @@ def time_interleaved(
 
     Raises:
         ValueError: ``calls`` and ``threads`` differ in length.
+        OutOfTime: ``deadline`` leaves no time for the warm-up or the first round: nothing was timed.
     """
     if len(calls) != len(threads):
         raise ValueError(f"{len(calls)} calls but {len(threads)} thread counts")
     states = [_State(fn, th) for fn, th in zip(calls, threads)]
-    for s in states:
-        _warm(s, settings)
     rounds = max(1, settings.rounds)
     budget = settings.min_run_time_s / rounds
     min_singles = max(MIN_ROUND_RUNS, math.ceil(MIN_SINGLE_RUNS / rounds))
     max_singles = max(min_singles, settings.max_runs // rounds)
+    for s in states:
+        if deadline is not None and time.monotonic() >= deadline:
+            raise OutOfTime(None, deadline - time.monotonic())
+        _warm(s, settings)
     rng = random.Random(seed)
     order = list(range(len(states)))
-    begin = time.monotonic()
+    begin = last = time.monotonic()
+    need = _round_s(states, budget, min_singles)
     for r in range(rounds):
-        if r and deadline is not None and time.monotonic() >= deadline:
+        if deadline is not None and time.monotonic() + need > deadline:
+            if r == 0:
+                raise OutOfTime(need, deadline - time.monotonic())
             break
         if on_round is not None:
             on_round(r, rounds)
         rng.shuffle(order)
         for i in order:
             _turn(states[i], budget, min_singles, max_singles)
+        need, last = time.monotonic() - last, time.monotonic()  # the next round as long as this one
     span = (begin, time.monotonic())
     out = []
     for s in states:

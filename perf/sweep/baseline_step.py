@@ -23,7 +23,7 @@ from perf.profile.estimate import estimate as estimate_baseline
 from perf.records.rounds import Cut
 from perf.search import budget as budgets
 from perf.search import promise
-from perf.sweep.baseline_words import BASELINE_START_SHARE, baseline_fits, keeps_hint, skip_counts
+from perf.sweep.baseline_words import baseline_fits, baseline_start_s, keeps_hint, skip_counts
 from perf.sweep.rounds import RoundsSweep
 
 log = logging.getLogger(__name__)
@@ -34,6 +34,9 @@ class BaselineStep(RoundsSweep):
 
     #: The time budget that keeps the in-process baseline, in the plan's words (:meth:`_keeps_baseline`).
     baseline_keeps = ""
+    #: The plan's estimate of the baseline (s) this session's plan line said, its start from it
+    #: (:func:`~perf.sweep.baseline_words.baseline_start_s`); ``None``: no plan line said one.
+    baseline_planned_s: float | None = None
 
     def _configs(self) -> dict[str, dict | None]:
         """Each planned variant's ``config.pbtxt`` (JSON form): the cut's settings where a variant has no recorded parameters."""
@@ -92,12 +95,16 @@ class BaselineStep(RoundsSweep):
         if not measured:  # nothing to compare with: no cut to list
             return
         counted = self.baseline_estimate(measured)
-        need = counted.seconds
+        need, planned = counted.seconds, self.baseline_planned_s
+        start = baseline_start_s(planned if planned is not None else need)  # what the plan line said
         left = None if deadline is None else deadline - time.monotonic()
-        if left is not None and not baseline_fits(left, need) and self.run.rounds is not None:
+        if left is not None and not baseline_fits(left, start) and self.run.rounds is not None:
+            said = (
+                "" if planned is None or planned == need else f", as the plan said from its estimate then ({fmt(planned, 0)} s)"
+            )
             why = (
                 f"skipped: {fmt(max(left, 0.0), 0)} s of the time budget left, it needs an estimated {fmt(need, 0)} s "
-                f"({skip_counts(counted)}) and starts with {fmt(BASELINE_START_SHARE * need, 0)} s; "
+                f"({skip_counts(counted)}) and starts with {start} s{said}; "
                 f"{self.baseline_keeps or 'a longer --time-budget keeps it'}"
             )
             self.run.rounds.cut(Cut("baseline", why))
@@ -106,8 +113,8 @@ class BaselineStep(RoundsSweep):
             return
         if left is not None and left < need:
             log.info("in-process baseline: %s s left of an estimated %s s needed: it times what fits", fmt(left, 0), fmt(need, 0))
-        start = time.monotonic()
+        began = time.monotonic()
         measure_after_sweep(self.run, self.run_dir, Path(o.server.repository), self.progress, deadline)
         if self.run.rounds is not None and self.run.rounds.budget is not None:
-            self.run.rounds.budget.baseline_s = round(time.monotonic() - start, 1)
+            self.run.rounds.budget.baseline_s = round(time.monotonic() - began, 1)
             self._save()

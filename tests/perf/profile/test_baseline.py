@@ -109,3 +109,18 @@ def test_perf_baseline_on_a_repository_writes_baseline_json(tiny_repo: Path, tmp
     for p in pts.values():
         assert p["status"] == "ok" and p["throughput_infer_per_s"] > 0 and 0 < p["latency_p50_ms"] <= p["latency_p99_ms"]
         assert p["key"]["threads"] >= 1
+
+
+@pytest.mark.slow  # the session's real tiny build
+def test_a_baseline_whose_deadline_fits_no_round_times_nothing(tiny_repo: Path):
+    """Trial 13, T13-16: with 10 s of the budget left a round of 21 s started; now no round starts that
+    would end after the deadline, and the model is noted not measured instead."""
+    import time
+
+    from perf.profile.baseline import run_baseline
+
+    long = TimingSettings(min_run_time_s=400.0, warmup_s=0.0, warmup_runs=1)  # a round of 4 points x 2 x 50 s
+    opts = BaselineOptions(tiny_repo, variants=["tiny_onnx_cpu1_nodb_mbs8"], timing=long, deadline=time.monotonic() + 30.0)
+    result = run_baseline(opts)
+    assert not result.points
+    assert [n for n in result.notes if n.startswith("`tiny`: not measured: its first round, an estimated ")], result.notes

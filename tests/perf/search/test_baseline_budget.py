@@ -55,6 +55,7 @@ class _Sweep:
         self.run_dir, self.run_id = "results/demo", "demo"
         self.progress, self.budget, self.levels, self.adaptive = None, None, LADDER, True
         self.baseline_keeps = ""
+        self.baseline_planned_s: float | None = None
 
     def _baseline_unusable(self) -> None:
         return None
@@ -139,3 +140,24 @@ def test_the_demo_says_the_skip_as_its_own_setting() -> None:
     expr = line.split("said = ", 1)[1].replace("cut.reason", "reason")
     reason = f"skipped: 89 s of the time budget left, it needs an estimated 120 s (8 variants); {keeps_hint(8, 'demo-x', False)}"
     assert eval(expr, {"reason": reason}).endswith("; DEMO_TIME_BUDGET=8m make demo keeps it")
+
+
+def test_the_start_the_plan_line_says_is_the_one_checked(measured: list[Any], caplog: pytest.LogCaptureFixture) -> None:
+    """Trial 13, T13-16: the plan said "it starts if the rounds leave 16 s or more", the check after the
+    rounds estimated again at the batch sizes formed (a smaller number) and started it with 10 s left."""
+    names = list(NAMES)
+    fit = budget.fit(names, LADDER, True, 1, RULES, SearchRules(), 300.0, True)
+    plan = baseline_yields(fit, "")
+    said = int(plan.split("it starts if the rounds leave ")[1].split(" s or more")[0])
+    sw = _Sweep()
+    sw.baseline_planned_s = fit.baseline_s  # as the plan line of perf.sweep.run sets it
+    sw.baseline_estimate = lambda n: BaselineEstimate(fit.baseline_s / 2, len(n), 5 * len(n), False)  # type: ignore[method-assign]
+    with caplog.at_level("WARNING"):
+        sweep_run.Sweep._baseline(sw, time.monotonic() + said - 1.0)  # type: ignore[arg-type]
+    assert not measured and sw.run.rounds is not None
+    (cut,) = sw.run.rounds.cuts
+    assert f"and starts with {said} s, as the plan said from its estimate then ({fit.baseline_s:.0f} s)" in cut.reason
+    sw = _Sweep()
+    sw.baseline_planned_s = fit.baseline_s
+    sweep_run.Sweep._baseline(sw, time.monotonic() + said + 1.0)  # type: ignore[arg-type]
+    assert measured and sw.run.rounds is not None and not sw.run.rounds.cuts
