@@ -81,5 +81,10 @@ def test_the_record_says_which_inputs_index_a_table():
     assert (ranges["ids"].tables, ranges["level"].tables) == (["emb"], [])
     assert "mask" not in ranges  # its values are its domain's
     assert input_ranges(spec, "the --input flags")["ids"].tables is None  # no model given: not known
+
+
+@pytest.mark.slow  # a real TorchScript export
+def test_a_scripted_model_s_tables_are_not_known():
+    spec = ModelSpec.from_flags(["ids:int64:seq:0..49", "mask:int64:seq:mask", "level:int16:1:0..300"], axes=["seq=1,8,16"])
     scripted = torch.jit.script(_Tagger().eval())
     assert input_ranges(spec, "the --input flags", scripted)["ids"].tables is None  # no hooks on a scripted model
