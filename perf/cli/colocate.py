@@ -133,7 +133,7 @@ def _finish(run: Any, console: Any, no_report: bool) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    from perf.colocate.closest import closest, closest_words, reason
+    from perf.colocate.closest import closest, closest_title, closest_words, reason
     from perf.colocate.judge import NEIGHBOUR_COLUMNS, describe, neighbour_cost
     from perf.report.colocation import REPORT_FILE
 
@@ -153,7 +153,7 @@ def _finish(run: Any, console: Any, no_report: bool) -> None:
     click.echo(f"why: {reason(rec)}")
     near = closest(rec) if rec.pick is None else None
     if near is not None:  # report.md's words (perf.colocate.closest.closest_words)
-        click.echo(f"closest measured: {closest_words(rec, near)}")
+        click.echo(f"{closest_title(rec, near)}: {closest_words(rec, near)}")
     rows = neighbour_cost(rec)
     if rows:
         table = Table(title="each model alone and co-located (medians over the same rounds)")

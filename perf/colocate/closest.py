@@ -114,14 +114,31 @@ def closest_words(record: ColocationRecord, near: Closest) -> str:
     return f"{describe(c.combination)} ({which}{c.instances} instances in all), step {c.step + 1}: it misses {'; '.join(c.over)}"
 
 
+def closest_title(record: ColocationRecord, near: Closest) -> str:
+    """What :func:`closest` named, as the report and the console lead with it: ``"the closest measured"``
+    only where every combination whose numbers look nearer was compared with it in the same rounds;
+    else it is not shown to be the closest (trial 13, T13-14: "the closest" was the last held, the
+    worst on every number shown, never measured beside them): ``"where the search stopped"`` (the last
+    held), or ``"the nearest of those compared in the same rounds"``."""
+    if all(v.step is not None for v in near.versus):
+        return "the closest measured"
+    held = last_held(record)
+    if held is not None and key(held) == key(near.measured.combination):
+        return "where the search stopped"
+    return "the nearest of those compared in the same rounds"
+
+
 def closest_lines(record: ColocationRecord, near: Closest) -> list[str]:
     """The closest combination, the rule that names it (the search's), and each comparison a
     reader of the last-step numbers would question, with the rounds it was made on."""
     c = near.measured
     held = last_held(record)
     on_held = held is not None and key(held) == key(c.combination)
+    title = closest_title(record, near)
+    lead = "**The closest** measured" if title == "the closest measured" else f"**{title[0].upper()}{title[1:]}**"
+    unshown = "" if title == "the closest measured" else " (not shown to be the closest: see below)"
     lines = [
-        sentence(f"**The closest** measured: {closest_words(record, near)}"),
+        sentence(f"{lead}{unshown}: {closest_words(record, near)}"),
         "",
         "Nearest by the rule the search moves by: the lowest worst ratio to a target (the largest, over its models, of p99 ÷ "
         "budget and required ÷ measured infer/s, medians; 1 = at the target), then fewer instances; two combinations are "

@@ -17,7 +17,7 @@ from fake_colocation_server import FakeColocationServer
 
 from perf.cli.main import cli
 from perf.colocate import judge
-from perf.colocate.closest import closest
+from perf.colocate.closest import closest, closest_title
 from perf.colocate.search import CoordinateSearch
 from perf.records import colocation
 from perf.records.colocation import ColocatedModel, ColocationRecord, ColocationVisit, ModelSample, SearchStep
@@ -116,6 +116,9 @@ def test_a_combination_no_step_measured_with_the_closest_is_said_to_be_of_other_
     (against,) = near.versus
     assert against.other.combination == {"a": "a2", "b": "b1"} and against.step is None
     text = "\n".join(report_lines(rec))
+    # trial 13, T13-14: not "the closest": a2, b1 looks nearer on numbers never measured beside it
+    assert closest_title(rec, near) == "where the search stopped" and "**The closest**" not in text
+    assert "**Where the search stopped** (not shown to be the closest: see below): a=a1, b=b2 (the last held; " in text
     assert (
         "- against a=a2, b=b1: no step measured both, so the rule was not applied to them: by each one's last step that "
         "one looks nearer (1.75 at step 2 against 1.8 at step 5), but those numbers were measured in different rounds; "
