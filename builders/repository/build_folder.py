@@ -31,6 +31,7 @@ from builders.repository.records import (
     BuildManifest,
     ExportRecord,
     FailedExport,
+    IndexEntry,
 )
 from builders.verify.verification import REFERENCE
 from core import formats
@@ -275,5 +276,19 @@ def earlier_variants(
             continue
         v = entry.variant
         if (v.format, v.precision) in pairs:
+            out.append(name)
+    return out
+
+
+def variants_made(manifest: BuildManifest, entries: dict[str, IndexEntry]) -> list[str]:
+    """The variants of ``manifest`` that serve an export this build made, in the manifest's order: its
+    ``variants`` less those of an export ``kept`` from an earlier build (:func:`earlier_variants`, which
+    the manifest lists after them), found by each variant's format and precision in the index ``entries``
+    (a variant the index no longer lists is left out: it is not in the repository)."""
+    kept = {(e.format, e.precision) for e in manifest.exports if e.kept}
+    out = []
+    for name in manifest.variants:
+        entry = entries.get(name)
+        if entry is not None and (entry.variant.format, entry.variant.precision) not in kept:
             out.append(name)
     return out

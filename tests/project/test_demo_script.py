@@ -15,7 +15,8 @@ def _demo(tmp_path: Path, **env: str) -> list[str]:
     venv = tmp_path / "venv"
     (venv / "bin").mkdir(parents=True)
     log = tmp_path / "calls.txt"
-    (venv / "bin" / "python").write_text(f'#!/bin/sh\necho "$*" >> {log}\n')
+    picked = 'case "$*" in *perf.cli.demo_variants*) echo "$3_a,$3_b";; esac'  # the build's variants, made up
+    (venv / "bin" / "python").write_text(f'#!/bin/sh\necho "$*" >> {log}\n{picked}\n')
     (venv / "bin" / "python").chmod(0o755)
     subprocess.run(
         ["bash", str(ROOT / "scripts" / "demo.sh")],
@@ -24,18 +25,28 @@ def _demo(tmp_path: Path, **env: str) -> list[str]:
         capture_output=True,
         timeout=60,
     )
-    return [c for c in log.read_text().splitlines() if "perf.cli.demo_settings" not in c]  # the settings check first
+    # the settings check first; the variants of step 1's build read between steps 1 and 2
+    return [c for c in log.read_text().splitlines() if "perf.cli.demo_settings" not in c and "perf.cli.demo_variants" not in c]
 
 
 def test_a_factory_model_gets_its_spec_and_its_variants_are_named_after_the_factory(tmp_path: Path) -> None:
     build, check, sweep, *_ = _demo(tmp_path, DEMO_MODEL="kwspot.py:kwspot", DEMO_SPEC="spec.json")
     assert build.startswith("-m builders.cli.main build --model kwspot.py:kwspot --spec spec.json --format torchscript")
-    assert check.endswith("--variant kwspot_*") and "--variants kwspot_* " in sweep
+    assert check.endswith("--variants kwspot_a,kwspot_b") and "--variants kwspot_a,kwspot_b " in sweep
+
+
+def test_the_check_and_the_sweep_take_the_variants_of_the_demos_own_build(tmp_path: Path) -> None:
+    """Trial 13, T13-11: the demo checked and swept every `detr_*` variant of the repository (an earlier
+    build's fp16/bf16 ones too: 20, the check 4 min 16 s); both steps take the list perf.cli.demo_variants
+    printed after step 1 (the build's own variants, or DEMO_VARIANTS'), nothing else."""
+    build, check, sweep, *_ = _demo(tmp_path, DEMO_MODEL="/m/detr.py:detr", DEMO_SPEC="spec.json")
+    assert check.split("--variants ")[1] == "detr_a,detr_b"
+    assert sweep.split("--variants ")[1].split()[0] == "detr_a,detr_b" and "detr_*" not in check + sweep
 
 
 def test_the_default_demo_passes_no_spec(tmp_path: Path) -> None:
     build, check, sweep, *_ = _demo(tmp_path)
-    assert "--spec" not in build and check.endswith("--variant mlp_*") and "--variants mlp_* " in sweep
+    assert "--spec" not in build and check.endswith("--variants mlp_a,mlp_b") and "--variants mlp_a,mlp_b " in sweep
 
 
 def test_the_traces_step_says_what_it_did(tmp_path: Path) -> None:
@@ -192,3 +203,9 @@ def test_a_demo_model_is_checked_before_step_1(tmp_path: Path) -> None:
     model.write_text("from torch.nn import Linear as make\n")  # defined by an import: read as text, taken
     (first,) = _refusals(tmp_path, DEMO_MODEL=f"{model}:make")
     assert first[0] == f"make demo: DEMO_MODEL={model}:make: a model of yours needs its input spec, and DEMO_SPEC is not set"
+
+
+def test_demo_variants_is_checked_before_step_1(tmp_path: Path) -> None:
+    """T13-11: DEMO_VARIANTS is parsed by the sweep's --variants before anything runs, a refusal naming it."""
+    (first,) = _refusals(tmp_path, DEMO_VARIANTS="detr onnx")
+    assert first[0].startswith("make demo: DEMO_VARIANTS=detr onnx: ") and "--variants" not in "\n".join(first)
