@@ -15,8 +15,10 @@ from typing import TYPE_CHECKING
 
 from core.wording import count
 from perf.analysis.ranking.budget_latency import latency_metric, verdict_notes
+from perf.analysis.ranking.compared_at import compared_elsewhere, elsewhere_words
+from perf.analysis.recommendation.choice import Choice
 from perf.analysis.recommendation.cuts import cut_variants, rounds_measured, unmeasured_caveat
-from perf.analysis.recommendation.frontier import series_sizes, size_marks
+from perf.analysis.recommendation.frontier import series_sizes, size_marks, workload_recommendations
 from perf.analysis.recommendation.recommend import Recommendation, recommend
 from perf.analysis.recommendation.uniform_sizes import uniform_sizes_note
 from perf.analysis.saturation.peaks import HEADROOM_NOTE, UNREACHED_MARKS, best_levels, higher_median, peak_mark, unreached_mark
@@ -128,7 +130,7 @@ def _summary_rows(
     """The console table's rows (unescaped cells, row style): every † in a row is named in its
     note (``† unstable`` / ``† host busy``), and a mark is said once per note (trial 9, F16, F23)."""
     pct = rec.latency_percentile
-    (never, before), by_size = map(set, cut_variants(run)), size_marks(run, rec)  # a shape sweep: each size's picks, named
+    (never, before), by_size = map(set, cut_variants(run)), size_marks(run, rec, best)  # a shape sweep: each size's picks, named
     verdicts = verdict_notes(run, pct, rec.latency_budget_ms)  # the budget's number where it goes the other way
     rows = []
     for v in shown:
@@ -148,9 +150,15 @@ def _summary_rows(
             short = "".join(
                 f"; {w}" for w in (u.short, u.headroom and HEADROOM_NOTE, *u.rivals) if w
             )  # said wherever it is named
-            marks.append(f"best under budget ({_level_label(u.concurrency, u.batch_size, u.status, True)}{at_budget}{short})")
-        if rec.best_peak and rec.best_peak.variant == v.name and not by_size:
-            marks.append(peak_mark(rec.best_peak) + (f" ({said})" if (said := rec.best_peak.note()) else ""))
+            level = pick_level(u, p)
+            if u.budget_latency and not u.at(*_at(p)) and not u.judged_note:
+                at_budget = ""  # its numbers say it (Choice.numbers)
+            marks.append(f"best under budget ({level}{at_budget}{short})")
+        if (b := rec.best_peak) and b.variant == v.name and not by_size:
+            said = [w for w in ("" if b.at(*_at(p)) else pick_level(b, p), b.note()) if w]  # another level: its numbers
+            marks.append(peak_mark(b) + (f" ({'; '.join(said)})" if said else ""))
+        if p is not None and (elsewhere := _compared_elsewhere(run, rec, v.name, p)):
+            marks.append(elsewhere)  # the row's level is not the one compared with a pick (trial 13, T13-18)
         elif v.name in rec.unreached and not any(k in m for k in UNREACHED_MARKS for m in marks):  # a size's pick said it
             marks.append(unreached_mark(rec.unreached[v.name]))
         if p is not None and (higher := higher_median(run, points[v.name], p, short=True)):
@@ -179,6 +187,40 @@ def _summary_rows(
         ]
         rows.append((cells, "dim" if v.status == "failed" else None))
     return rows
+
+
+def pick_level(c: Choice, p: Point | None) -> str:
+    """A pick's level as a note names it, ``"c=2 † host busy"``, and its numbers (:meth:`Choice.numbers`, as
+    report.md's Recommendation says them) where the row shows another level ``p`` (trial 13, T13-18: "best under
+    budget (c=2)" beside c=16's p99 of 116 ms against a 60 ms budget, the pick's own numbers nowhere)."""
+    label = _level_label(c.concurrency, c.batch_size, c.status, True)
+    return label if c.at(*_at(p)) else f"{label}: {c.numbers()}"
+
+
+def _at(p: Point | None) -> tuple[int, int]:
+    """The row's level (concurrency, client batch size); ``(0, 0)`` for a row without one."""
+    return (p.concurrency, p.batch_size) if p is not None else (0, 0)
+
+
+def _compared_elsewhere(run: RunResult, rec: Recommendation, name: str, p: Point) -> str | None:
+    """Where the row's level ``p`` of ``name`` is not the level a pick was compared with (a rounds sweep):
+    ``"c=2 not compared (2 rounds): with the best under budget at c=1 (2 rounds): not distinguishable"``;
+    the budget's pick only for a level within the budget. ``None`` otherwise."""
+    said = []
+    for sub in workload_recommendations(run, rec).values():
+        budget = sub.latency_budget_ms
+        value = p.get(latency_metric(sub.latency_percentile))
+        within = budget is not None and value is not None and value <= budget
+        for what, c, ranking in (
+            ("best under budget", sub.best_under_budget if within else None, sub.ranking_under_budget),
+            ("best peak", sub.best_peak, sub.ranking),
+        ):
+            if c is not None and (cmp := compared_elsewhere(ranking, name, p.concurrency, p.batch_size)) is not None:
+                said.append(elsewhere_words(cmp, what))
+    if not said:
+        return None
+    level = _level_label(p.concurrency, p.batch_size, "ok")
+    return f"{level} not compared with the pick ({count(p.trials, 'round')}): {'; '.join(dict.fromkeys(said))}"
 
 
 def _left_out(run: RunResult, shown: Sequence[VariantResult], best: dict[str, Point]) -> tuple[int, int, int]:

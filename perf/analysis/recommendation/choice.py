@@ -84,6 +84,19 @@ class Choice:
         """The choice of candidate point ``p`` (:func:`candidate`: it has a throughput and a p99)."""
         return cls(p.variant, p.concurrency, p.batch_size, p.value(THROUGHPUT), p.value(P99), p.stable, p.trials, p.status, why)
 
+    def numbers(self) -> str:
+        """Its level's numbers, ``"1,234.5 infer/s, p99 3.21 ms"`` (a budget's other percentile before the p99:
+        :attr:`budget_latency`): what report.md's Recommendation and the console's note of the pick both say
+        (trial 13, T13-18: the console named the pick's level beside another level's numbers)."""
+        return (
+            f"{fmt(self.throughput_infer_per_s)} infer/s, {f'{self.budget_latency}, ' if self.budget_latency else ''}"
+            f"p99 {fmt(self.latency_p99_ms, 2)} ms"
+        )
+
+    def at(self, concurrency: int, batch_size: int = 1) -> bool:
+        """Whether its level is ``concurrency`` at client batch size ``batch_size``."""
+        return (self.concurrency, self.batch_size) == (concurrency, batch_size)
+
     def describe(self) -> str:
         """``"`mlp_onnx_cpu2_db500_mbs64` at concurrency 8: 1,234.5 infer/s, p99 3.21 ms"`` (a budget's
         other percentile before the p99: :attr:`budget_latency`), plus the flag,
@@ -91,8 +104,7 @@ class Choice:
         text = (
             f"`{self.variant}` at concurrency {self.concurrency}"
             + (f" (batch {self.batch_size})" if self.batch_size != 1 else "")
-            + f": {fmt(self.throughput_infer_per_s)} infer/s, {f'{self.budget_latency}, ' if self.budget_latency else ''}"
-            + f"p99 {fmt(self.latency_p99_ms, 2)} ms"
+            + f": {self.numbers()}"
             + (f" {UNSTABLE_MARK} {self.status}" if self.status != "ok" else "")
         )
         if self.confidence is not None:

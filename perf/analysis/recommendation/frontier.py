@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from core.wording import agree, count, plural, sentence, some_of
 from perf.analysis.recommendation.excluded import candidate
@@ -314,11 +314,13 @@ def workload_recommendations(run: RunResult, rec: Recommendation) -> dict[str, R
     return out
 
 
-def size_marks(run: RunResult, rec: Recommendation) -> dict[str, list[str]]:
+def size_marks(run: RunResult, rec: Recommendation, best: Mapping[str, Point] | None = None) -> dict[str, list[str]]:
     """For the console table (:mod:`perf.report.write`; trial 7, F21: one size marked "best peak",
     no word of the other). Series name -> its pick marks at its own workload, ``"best peak for ncat=1 clients (c=4 †
     host busy)"``: each workload's picks (:func:`workload_recommendations`), a flagged level named as flagged;
-    empty for a run of one workload."""
+    empty for a run of one workload. A pick at another level than its row's (``best``: the level each row
+    shows, :func:`perf.analysis.saturation.peaks.best_levels`) names its numbers (:meth:`Choice.numbers`; trial 13,
+    T13-6: "best under budget for H=256 clients (c=1)" beside c=4's p99, over the budget)."""
     out = dict[str, list[str]]()
     if not series_sizes(run):
         return out
@@ -326,6 +328,8 @@ def size_marks(run: RunResult, rec: Recommendation) -> dict[str, list[str]]:
         for what, c in (("best under budget", sub.best_under_budget), (peak_mark(sub.best_peak), sub.best_peak)):
             if c is not None:
                 level = f"c={c.concurrency}" + (f", b={c.batch_size}" if c.batch_size != 1 else "") + flag_mark(c.status)
+                if (shown := (best or {}).get(c.variant)) is not None and not c.at(shown.concurrency, shown.batch_size):
+                    level += f": {c.numbers()}"
                 out.setdefault(c.variant, []).append(
                     f"{what} for {size} clients ({level}{'; ' if c.rivals else ''}{'; '.join(c.rivals)})"
                 )

@@ -131,7 +131,7 @@ def test_unstable_mark_goes_with_the_level_it_marks(tmp_path: Path):
     console.print(summary_table(run, 3.0))
     out = console.export_text()
     row = next(r for r in out.splitlines() if DB in r)
-    assert "best under budget (c=8 † unstable)" in row  # the kind named where the mark is (trial 9, F16)
+    assert "best under budget (c=8 † unstable: " in row  # the kind named where the mark is (trial 9, F16)
     assert "16 †" not in row  # the peak level (c=16) is stable: not marked
     base = next(r for r in out.splitlines() if "mlp_onnx_cpu2_nodb_mbs64" in r)
     assert "†" not in base  # its unstable level (c=8) is not its peak (c=16)

@@ -1,0 +1,40 @@
+"""At which level a rounds sweep compared a variant with the pick (trial 13, T13-18).
+
+A variant is ranked at its operating point (:func:`perf.analysis.ranking.operating.operating_point`): the
+best of its levels with the rounds a comparison rests on. Its best level by the paired ranking whatever
+its rounds (:func:`perf.analysis.saturation.peaks.best_levels`: the console table's row) can be another,
+measured in too few rounds to be compared; the console showed such a row (433.2 infer/s, p99 26.16 ms at
+c=2) beside the pick's variant, better on both numbers, and nothing said that the pick had been compared
+with it at c=1. :func:`compared_elsewhere` finds that case and :func:`elsewhere_words` says it, as one
+clause of a row's note.
+"""
+
+from __future__ import annotations
+
+from core.wording import count
+from perf.analysis.ranking.operating import Comparison
+from perf.analysis.ranking.rank import Ranking
+
+#: A comparison's verdict from the pick's side, short (``Comparison.verdict``).
+_VERDICT = {"a": "the pick ahead", "b": "ahead of the pick", "not distinguishable": "not distinguishable"}
+
+
+def compared_elsewhere(ranking: Ranking | None, variant: str, concurrency: int, batch_size: int = 1) -> Comparison | None:
+    """The comparison of ``ranking``'s leader with ``variant`` when it was made at another level of
+    ``variant`` than ``concurrency`` (at client batch size ``batch_size``); ``None`` when it was made at
+    that level, ``variant`` is the leader or was not compared."""
+    if ranking is None or ranking.leader is None or ranking.leader.side.variant == variant:
+        return None
+    c = next((c for c in ranking.comparisons if c.b.variant == variant), None)
+    if c is None or (c.b.concurrency, c.b.batch_size) == (concurrency, batch_size):
+        return None
+    return c
+
+
+def elsewhere_words(c: Comparison, pick: str) -> str:
+    """``"compared with the best under budget at c=1 (2 rounds): not distinguishable"`` (``pick``: what the
+    leader was picked as)."""
+    level = f"c={c.b.concurrency}" + (f", b={c.b.batch_size}" if c.b.batch_size != 1 else "")
+    if c.result is None:
+        return f"compared with the {pick} at {level}: no round shared"
+    return f"compared with the {pick} at {level} ({count(c.result.rounds, 'round')}): {_VERDICT[c.verdict]}"
