@@ -65,8 +65,12 @@ rc=0
 perf/run_sweep.sh --runtime bundled --repository model_repository --variants "$VARIANTS" "${SWEEP_FLAGS[@]}" \
   --run-id "$RUN_ID" || rc=$?
 if [ "$rc" = 130 ]; then # Ctrl-C: the sweep said what it kept and how perf/run_sweep.sh continues it (trial 10, F33)
-  echo "== make demo stopped in its sweep: \`make demo\` starts a new run; to go on with this one, run the --resume" \
-    "command above, then \`$PY -m perf.cli.main report results/$RUN_ID\` writes its report"
+  # make demo takes no --run-id: its way to start again is itself; the report command spelled as the README
+  # spells it, the command `make setup` installs (trial 13, T13-19: `$PY -m perf.cli.main report` here)
+  echo "== make demo stopped in its sweep: \`make demo\` starts a new run (it takes no --run-id: the sweep's" \
+    "'same command with --run-id' is not for it); to go on with this one, run the --resume command above (it" \
+    "writes the run's report), then \`${VENV:-.venv}/bin/triton-perf baseline results/$RUN_ID --profile-only --trace\`" \
+    "and \`${VENV:-.venv}/bin/triton-perf export-deployment results/$RUN_ID\` are its steps 3b and 4"
 fi
 [ "$rc" = 0 ] || exit "$rc"
 

@@ -25,7 +25,7 @@ from perf.search import promise
 from perf.search.ending.ends import ended_before, start_ladders
 from perf.search.ending.tie import tie_set
 from perf.search.rounds import Rounds, Setup
-from perf.sweep.rounds import RoundsSweep, spent_words
+from perf.sweep.rounds import RoundsSweep, budget_spent_s, spent_words
 
 
 class ResumedRounds(RoundsSweep):
@@ -161,6 +161,6 @@ class ResumedRounds(RoundsSweep):
             for n in [*self.ranked_names(), *late.variants]:
                 self._settle(self._variant(n))
             now_s = self.clock() - started
-            rr.budget.spent_s = round(now_s + (before or 0.0), 1)
+            rr.budget.spent_s = round(budget_spent_s(rr, since, now_s) + (before or 0.0), 1)
             rr.budget.session_spent_s = round(now_s, 1)
             self.progress({"event": "spent", "text": spent_words(rr, since, now_s, late.estimate_s, before)})

@@ -327,6 +327,14 @@ def spent_words(rounds: RoundsRecord, since: tuple[int, int], now_s: float, esti
     )
 
 
+def budget_spent_s(rounds: RoundsRecord, since: tuple[int, int], now_s: float) -> float:
+    """What a session took of the run's time budget: its ``now_s``, or nothing when it recorded no visit
+    (stopped during its loads: a resume loads them again). README: "a run stopped before its first round
+    keeps its whole ``--time-budget``" (trial 13, T13-19: a demo sweep interrupted before its first
+    measurement was resumed with the 21 s of its loads taken off its 90 s). ``since``: as :func:`spent_words`."""
+    return now_s if any(r.order for r in rounds.rounds[since[0] :]) else 0.0
+
+
 def of_budget(budget_s: float | None, left_s: float | None) -> str:
     """How the plan line's estimate stands to the budget: ``" of a 120 s budget"``, or, when set-up took a
     second or more of it, ``" of the 119 s left of a 120 s budget"`` (the time :func:`perf.search.budget.fit`

@@ -42,7 +42,7 @@ from perf.sweep.context import baseline_missing
 from perf.sweep.final import ResumedRounds
 from perf.sweep.options import DEFAULT_CONCURRENCY, Progress, SweepOptions, resumed_options, run_settings, server_settings
 from perf.sweep.preflight import RAW_DIR
-from perf.sweep.rounds import of_budget, spent_words
+from perf.sweep.rounds import budget_spent_s, of_budget, spent_words
 from perf.sweep.sequential import Sequential
 from perf.sweep.server import now
 
@@ -299,7 +299,7 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
             self.run_rounds(engine, fit.variants, fit)
         finally:
             now_s = time.monotonic() - started
-            rounds.budget.spent_s = round(now_s + (before or 0.0), 1)
+            rounds.budget.spent_s = round(budget_spent_s(rounds, since, now_s) + (before or 0.0), 1)
             rounds.budget.session_spent_s = round(now_s, 1)
             self.progress({"event": "spent", "text": spent_words(rounds, since, now_s, fit.estimate_s, before)})
 

@@ -129,7 +129,9 @@ def test_a_ctrl_c_in_the_sweep_says_what_make_demo_does_next_and_stops(tmp_path:
     done = _run_demo(tmp_path, fake)
     assert done.returncode == 130
     (line,) = [ln for ln in done.stdout.splitlines() if ln.startswith("== make demo stopped")]
-    assert "`make demo` starts a new run" in line and "perf.cli.main report results/demo-" in line
+    assert "`make demo` starts a new run" in line and "perf.cli.main" not in line
+    # trial 13, T13-19: the README's spelling, the command `make setup` installs; no --run-id offered for make demo
+    assert f"`{tmp_path}/venv/bin/triton-perf export-deployment results/demo-" in line and "takes no --run-id" in line
     assert not any("baseline" in c or "export-deployment" in c for c in log.read_text().splitlines())
 
 

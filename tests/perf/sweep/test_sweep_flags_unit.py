@@ -194,3 +194,34 @@ def test_a_resume_plans_against_what_is_left_of_the_runs_own_budget(built: Path,
     assert again.opts.time_budget_s == 300.0 and "within a time budget of 300 s (estimate below)" in " ".join(
         opening_lines(again, frozenset({"time_budget_s"}))
     )
+
+
+@pytest.mark.parametrize("visits", [0, 1])
+def test_a_session_stopped_during_its_loads_spends_none_of_the_runs_time_budget(built: Path, tmp_path: Path, visits: int) -> None:
+    """Trial 13, T13-19: a demo sweep interrupted 21 s in, before its first measurement, was resumed with
+    those 21 s (its loads, which the resume redid) taken off its 90 s, where the README says "a run stopped
+    before its first round keeps its whole --time-budget". A session that measured a visit spent its time."""
+    import time
+
+    from perf.records.rounds import RoundRecord, Visit
+
+    sw = Sweep(_opts(built, tmp_path, time_budget_s=90.0, run_id="r90"))
+    sw.run.settings = sw._settings()  # type: ignore[assignment]
+
+    def stop(*_: Any, **__: Any) -> None:
+        assert sw.run.rounds is not None
+        if visits:
+            sw.run.rounds.rounds.append(RoundRecord(0, 0, 1, "now", order=[Visit("enc_a", 1, 1, wall_s=1.0)]))
+        raise KeyboardInterrupt
+
+    sw.run_rounds = stop  # type: ignore[method-assign]
+    with pytest.raises(KeyboardInterrupt):
+        sw._rounds(time.monotonic() - 21.0, time.monotonic() + 69.0)  # 21 s of loads
+    sw._save()
+    assert sw.run.rounds is not None and sw.run.rounds.budget is not None
+    assert sw.run.rounds.budget.session_spent_s is not None and sw.run.rounds.budget.session_spent_s >= 21.0
+    again = Sweep(_opts(built, tmp_path, run_id="r90", resume=True, given=frozenset()))
+    if visits:
+        assert again.opts.time_budget_s is not None and again.opts.time_budget_s <= 69.0
+    else:
+        assert again.opts.time_budget_s == 90.0
