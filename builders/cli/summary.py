@@ -10,7 +10,7 @@ import click
 
 from builders.graph.facts import build_summary_lines
 from builders.model.forward_args import binding_line
-from builders.repository.records import BuildManifest, FailedExport
+from builders.repository.records import BuildManifest, ExportRecord, FailedExport
 from builders.repository.view import read_index
 from builders.verify.explain import rejection_line
 from builders.verify.value_sources import range_lines
@@ -20,40 +20,66 @@ from core.cli import print_table
 from core.errors import RecordError
 from core.wording import count
 
-SUMMARY_COLUMNS = ("format", "precision", "strategy", "verified on", "worst error per output", "status")
+SUMMARY_COLUMNS = ("format", "precision", "strategy", "verified on", "worst error per output", "status", "this build")
+
+#: The words of the "this build" column for a record carried over from an earlier build.
+KEPT_WORDS = "kept from an earlier build"
+WHY_KEPT = {False: "not asked for", True: "this build's attempt failed"}
+
+
+def made_words(e: ExportRecord | FailedExport, manifest: BuildManifest) -> str:
+    """What the latest build did with an export record (the table's "this build" column):
+    ``"made now"``; ``"reused (unchanged)"`` (asked for, and taken back with its recorded
+    verification, :func:`builders.build_exports.export_each_format`); ``"kept from an earlier
+    build (not asked for)"`` (a record of a format or precision this build did not try, a
+    failure too: not this build's result, so not its exit code); ``"kept from an earlier build
+    (this build's attempt failed)"`` (its failure is the row beside it)."""
+    if not e.kept:
+        return "reused (unchanged)" if isinstance(e, ExportRecord) and e.reused else "made now"
+    pair = (e.format, e.precision)
+    tried = any(isinstance(o, FailedExport) and not o.kept and (o.format, o.precision) == pair for o in manifest.exports)
+    return f"{KEPT_WORDS} ({WHY_KEPT[tried]})"
+
+
+def _kept_prefix(e: ExportRecord | FailedExport) -> str:
+    """``"kept from an earlier build: "`` before a line about a record this build did not make."""
+    return f"{KEPT_WORDS}: " if e.kept else ""
 
 
 def summary_rows(manifest: BuildManifest) -> list[list[str]]:
-    """One row per export and device it was verified on (:data:`SUMMARY_COLUMNS`); a failed
-    export gets one row with each strategy's failed stage."""
+    """One row per export and device it was verified on (:data:`SUMMARY_COLUMNS`, the last
+    :func:`made_words`); a failed export gets one row with each strategy's failed stage."""
+    return [[*row, made_words(e, manifest)] for e in manifest.exports for row in _export_rows(e)]
+
+
+def _export_rows(e: ExportRecord | FailedExport) -> list[list[str]]:
+    """An export's rows, but for the "this build" column."""
     rows = []
-    for e in manifest.exports:
-        if isinstance(e, FailedExport):
-            tried = (
-                "; ".join(
-                    f"{a.strategy}: {'verification' if a.stage == 'verify' else 'export'} failed" for a in e.attempts if not a.ok
-                )
-                or "-"
+    if isinstance(e, FailedExport):
+        tried = (
+            "; ".join(
+                f"{a.strategy}: {'verification' if a.stage == 'verify' else 'export'} failed" for a in e.attempts if not a.ok
             )
-            rows.append([e.format, e.precision, tried, "-", "-", f"failed ({e.failed})"])
-            continue
-        verdicts = e.verdicts or []
-        if not verdicts:  # a manifest from before verdicts
-            rows.append([e.format, e.precision, e.strategy, "-", _errors(e.errors), "unknown (older build)"])
-        for v in verdicts:
-            on = f"{v.verified_on.runner} ({v.verified_on.device}, computes in {v.verified_on.computes_in})"
-            if v.status == "not_verified_device":  # nothing ran: name what would have, not a place it ran
-                on = f"nothing (would be {v.verified_on.runner} on {v.verified_on.device})"
-            rows.append(
-                [
-                    e.format,
-                    e.precision,
-                    e.strategy,
-                    on,
-                    _errors(v.errors) if v.errors else "-",
-                    describe(v.status, e.precision, v.verified_on.device),
-                ]
-            )
+            or "-"
+        )
+        return [[e.format, e.precision, tried, "-", "-", f"failed ({e.failed})"]]
+    verdicts = e.verdicts or []
+    if not verdicts:  # a manifest from before verdicts
+        rows.append([e.format, e.precision, e.strategy, "-", _errors(e.errors), "unknown (older build)"])
+    for v in verdicts:
+        on = f"{v.verified_on.runner} ({v.verified_on.device}, computes in {v.verified_on.computes_in})"
+        if v.status == "not_verified_device":  # nothing ran: name what would have, not a place it ran
+            on = f"nothing (would be {v.verified_on.runner} on {v.verified_on.device})"
+        rows.append(
+            [
+                e.format,
+                e.precision,
+                e.strategy,
+                on,
+                _errors(v.errors) if v.errors else "-",
+                describe(v.status, e.precision, v.verified_on.device),
+            ]
+        )
     return rows
 
 
@@ -64,10 +90,12 @@ def _errors(errors: dict[str, Any]) -> str:
 def rejected_strategies(manifest: BuildManifest) -> list[str]:
     """One line per rejected export strategy of every export in the manifest, saying why
     (:func:`builders.verify.explain.rejection_line`) and, where the exporter printed something
-    (a "Torch IR graph at exception" dump), that it is kept in the attempt's record."""
+    (a "Torch IR graph at exception" dump), that it is kept in the attempt's record; a record
+    this build did not make starts with :data:`KEPT_WORDS`."""
     spec = manifest.spec.to_spec()
     return [
-        rejection_line(e.format, e.precision, a.strategy, a.stage, a.error, manifest.draws, spec)
+        _kept_prefix(e)
+        + rejection_line(e.format, e.precision, a.strategy, a.stage, a.error, manifest.draws, spec)
         + (
             f" (what the exporter printed, {count(a.output.count(chr(10)) + 1, 'line')}: the attempt's output in the manifest)"
             if a.output
@@ -109,7 +137,8 @@ def served_names_lines(manifest: BuildManifest, serving: str | None) -> list[str
 def print_build_summary(manifest: BuildManifest, serving: str | None = None) -> None:
     """Print the build's one-table summary to stdout (:func:`core.cli.print_table`: fitted to
     the terminal, else to ``COLUMNS`` or 120 characters); then why any verdict is not ``ok``
-    (the reasons recorded in the manifest) and one graph-health line per export
+    (the reasons recorded in the manifest; those of a record kept from an earlier build say so,
+    as its row does: :func:`made_words`) and one graph-health line per export
     (:func:`builders.graph.facts.build_summary_lines`), each line whole; then, when the spec's
     input names are not ``forward()``'s, which input is passed as which argument
     (:func:`builders.model.forward_args.binding_line`), each integer input's verified range and
@@ -121,7 +150,7 @@ def print_build_summary(manifest: BuildManifest, serving: str | None = None) -> 
 
     rows = summary_rows(manifest)
     reasons = dict.fromkeys(
-        f"{e.format} {e.precision}: {describe(v.status, e.precision, v.verified_on.device)}: {v.reason}"
+        f"{_kept_prefix(e)}{e.format} {e.precision}: {describe(v.status, e.precision, v.verified_on.device)}: {v.reason}"
         for e in manifest.exports
         if not isinstance(e, FailedExport)
         for v in e.verdicts

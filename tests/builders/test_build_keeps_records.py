@@ -172,6 +172,15 @@ def test_a_redone_export_that_fails_keeps_the_earlier_one(tmp_path, monkeypatch)
         ("onnx", "fp32", False, True),
     ]
     assert Repository(tmp_path / "repo").variant("tiny_onnx_cpu1_nodb_mbs4").export is not None
+    from builders.cli.summary import KEPT_WORDS, summary_rows
+    from builders.repository.records import BuildManifest
+
+    rows = summary_rows(BuildManifest.model_validate(json.loads((folder / MANIFEST_FILE).read_text())))
+    assert [(r[0], r[5], r[-1]) for r in rows] == [  # the earlier ONNX beside this build's failure, each said
+        ("torchscript", "ok", "made now"),
+        ("onnx", "failed (export)", "made now"),
+        ("onnx", "ok", f"{KEPT_WORDS} (this build's attempt failed)"),
+    ]
 
 
 def test_a_redone_export_drops_exactly_its_variants_it_did_not_rewrite(tmp_path):
@@ -208,3 +217,44 @@ def test_a_redone_export_drops_exactly_its_variants_it_did_not_rewrite(tmp_path)
         assert f"kept {repo / name}: it serves the earlier build's torchscript fp32 export of this model" in " ".join(lines)
     folder = tmp_path / "builds" / "tiny"
     assert (repo / "tiny_onnx_cpu1_nodb_mbs4" / "1" / "model.onnx").read_bytes() == (folder / "model.onnx").read_bytes()
+
+
+def test_the_summary_says_which_records_this_build_made_and_which_it_kept(tmp_path, monkeypatch):
+    """New-user trial (T13-3, T13-9): after a build whose ONNX bf16 failed (no bf16 Gemm kernel in
+    ONNX Runtime on a CPU), an fp32-only build printed the earlier "failed" row and its rejection
+    lines as its own, then exited 0; the kept fp32 rows of a bf16 build read as verified again.
+    Each row says what this build did with it, a kept record's lines say so, and the exit code
+    is this build's own exports'."""
+    from builders.cli.summary import KEPT_WORDS, summary_rows
+    from builders.repository.records import BuildManifest
+
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner(env={"COLUMNS": "250"})
+    first = runner.invoke(cli, ["build", "--model", "tiny", "--format", "torchscript,onnx", "--precision", "bf16", *FLAGS])
+    folder = tmp_path / "builds" / "tiny"
+    if first.exit_code == 0:
+        pytest.skip("ONNX Runtime runs the bf16 export here: no failed record to keep")
+    assert isinstance(first.exception, PartialBuildError), first.output
+
+    def made(manifest_path: Path) -> dict[tuple[str, str, str], str]:
+        m = BuildManifest.model_validate(json.loads(manifest_path.read_text()))
+        return {(r[0], r[1], r[5]): r[-1] for r in summary_rows(m)}
+
+    assert made(folder / MANIFEST_FILE) == {
+        ("torchscript", "bf16", "ok"): "made now",
+        ("onnx", "bf16", "failed (verify)"): "made now",
+    }
+    again = runner.invoke(cli, ["build", "--model", "tiny", "--format", "torchscript", *FLAGS])
+    assert again.exit_code == 0, again.output  # the kept failure is not this build's
+    kept = f"{KEPT_WORDS} (not asked for)"
+    assert made(folder / MANIFEST_FILE) == {
+        ("torchscript", "fp32", "ok"): "made now",
+        ("torchscript", "bf16", "ok"): kept,
+        ("onnx", "bf16", "failed (verify)"): kept,
+    }
+    rejected = [ln for ln in again.output.splitlines() if "strategy dynamo rejected" in ln]
+    assert rejected and all(ln.startswith(f"{KEPT_WORDS}: onnx bf16: ") for ln in rejected)
+    assert kept in again.output  # the printed table carries the column
+    third = runner.invoke(cli, ["build", "--model", "tiny", "--format", "torchscript", *FLAGS])
+    assert third.exit_code == 0, third.output
+    assert made(folder / MANIFEST_FILE)[("torchscript", "fp32", "ok")] == "reused (unchanged)"
