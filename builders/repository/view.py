@@ -26,6 +26,7 @@ from builders.config.variants import Variant
 from builders.model.range_source import InputRange
 from builders.model.spec import ModelSpec
 from builders.model.tensor import TensorSpec
+from builders.repository.build_verdict import BuildVerdict, build_verdict
 from builders.repository.missing import DEFAULT_REPOSITORY as DEFAULT_REPOSITORY  # every command's default -r
 from builders.repository.missing import repository_not_found
 from builders.repository.patterns import unmatched_error
@@ -136,6 +137,14 @@ class RepositoryVariant:
         """The manifest's record of the export this variant serves."""
         p = self.params
         return self.manifest.export(p.format, p.precision) if self.manifest and p else None
+
+    @property
+    def build_verdict(self) -> BuildVerdict | None:
+        """The build's verdict on the export this variant serves, on the device its instances run
+        on, when it is not ``ok`` (:func:`builders.repository.build_verdict.build_verdict`);
+        ``None`` when it is, or nothing is known of the variant's build."""
+        p = self.params
+        return build_verdict(self.export, p.kind) if p else None
 
     def _served_names(self) -> dict[str, dict[str, str]]:
         export = self.export

@@ -161,6 +161,8 @@ def _summary_rows(
             marks.append(elsewhere)  # the row's level is not the one compared with a pick (trial 13, T13-18)
         elif v.name in rec.unreached and not any(k in m for k in UNREACHED_MARKS for m in marks):  # a size's pick said it
             marks.append(unreached_mark(rec.unreached[v.name]))
+        picks = [] if by_size else [c for c in (u, rec.best_peak) if c is not None and c.variant == v.name]
+        marks += dict.fromkeys(w for c in picks for w in c.unverified)  # the build's verdict on a pick, once (T13-10)
         if p is not None and (higher := higher_median(run, points[v.name], p, short=True)):
             marks.append(higher)  # its level's median is not the variant's highest: why, in numbers
         if p is not None and (note := verdicts.get((v.name, p.batch_size, p.concurrency))):

@@ -58,7 +58,8 @@ class CombinationBundle:
     Attributes:
         folder: The bundle folder.
         pick: Model -> the variant deployed.
-        notes: One per variant whose serving changed (python backend -> native), in words.
+        notes: One per variant whose serving changed (python backend -> native), then one per variant whose
+            build verdict is not ok (:attr:`builders.repository.view.RepositoryVariant.build_verdict`), in words.
         plan: The names, image and resources of the manifests.
         files: The manifests written.
         files_checks: Whether each variant's model files are the ones the run measured
@@ -145,6 +146,7 @@ def export_combination(
     shutil.rmtree(tmp, ignore_errors=True)
     try:
         notes = tuple(n for rv in variants if (n := copy_variant(rv, tmp / BUNDLE_REPOSITORY)) is not None)
+        notes += tuple(f"`{rv.name}`: {sentence(v.text())}" for rv in variants if (v := rv.build_verdict))  # T13-10
         configs = {v: read_config(tmp / BUNDLE_REPOSITORY / v / "config.pbtxt") for v in rec.pick.values()}
         renamed = {rv.name: renamed_tensors(rv, tmp / BUNDLE_REPOSITORY) for rv in variants}
         size = sum(p.stat().st_size for p in (tmp / BUNDLE_REPOSITORY).rglob("*") if p.is_file())

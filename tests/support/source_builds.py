@@ -6,8 +6,8 @@ is (``builders build <package>:make``): for tests that need a model of their own
 - :data:`ONE_VARIANT`: the grid of one python-serving variant (KIND_CPU x1, no dynamic batching,
   max_batch_size 8);
 - :func:`first_variant`: the name of a repository's first model folder;
-- :func:`build_module`: build a model the test holds (a module object, or ``package:factory``) into
-  ``root/repo`` (TorchScript by default);
+- :func:`build_module`: build a model the test holds (a module object, ``package:factory``, or a
+  built-in name) into ``root/repo`` (TorchScript fp32 by default);
 - :func:`pooled_repo`: :class:`Pooled` built with a dynamic ``seq`` axis as one variant,
   :data:`POOLED_VARIANT`.
 """
@@ -53,16 +53,24 @@ def first_variant(repo: Path) -> str:
 def build_module(
     root: Path,
     model: torch.nn.Module | str,
-    spec: ModelSpec,
+    spec: ModelSpec | None,
     formats: tuple[str, ...] = ("torchscript",),
     grid: VariantGrid = ONE_VARIANT,
     name: str | None = None,
+    precisions: tuple[str, ...] = ("fp32",),
 ) -> Path:
     """Build ``model`` (a module, or ``package:factory`` as ``builders build`` takes it) in ``formats``
-    with ``spec`` and ``grid``, named ``name`` (exports in ``root/builds``); return the repository it
-    wrote (``root/repo``)."""
+    and ``precisions`` with ``spec`` (``None``: a built-in model's own) and ``grid``, named ``name``
+    (exports in ``root/builds``); return the repository it wrote (``root/repo``)."""
     opts = BuildOptions(
-        model, spec=spec, name=name, formats=formats, repository=root / "repo", build_dir=root / "builds", grid=grid
+        model,
+        spec=spec,
+        name=name,
+        formats=formats,
+        precisions=precisions,
+        repository=root / "repo",
+        build_dir=root / "builds",
+        grid=grid,
     )
     build(opts)
     return opts.repository

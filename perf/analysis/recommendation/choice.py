@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from builders.repository.build_verdict import BuildVerdict
 from core.wording import count
 from perf.analysis.stats.points import P99, THROUGHPUT, Point
 from perf.markdown import UNSTABLE_MARK, fmt
@@ -43,6 +44,10 @@ class Choice:
         rivals: Why it is named first although a tie-set member's median is higher, short, one per such member: what
             the console's note of the pick says of them (:func:`perf.analysis.ranking.standing_words.higher_medians`;
             report.md says them in :attr:`against`).
+        build_verdict: The build's verdict on the export the variant serves when it is not ``ok`` (trial 13, T13-10:
+            an fp16 never exercised in fp16 on this host, picked and bundled with no word of it), from the
+            manifest's record (:func:`perf.analysis.recommendation.build_verdicts.pick_verdict`); every place
+            that names the pick says it (:meth:`describe`, :attr:`unverified`).
     """
 
     variant: str
@@ -68,11 +73,19 @@ class Choice:
     level_why: str | None = None
     uncompared: list[str] = dataclasses.field(default_factory=list)
     rivals: list[str] = dataclasses.field(default_factory=list)
+    build_verdict: BuildVerdict | None = None
 
     def note(self) -> str:
         """What the console's note of the pick says beside its level: ``"too few rounds ...; `b`'s median higher,
-        1,874.2: the pick ahead in 3 of 5 shared rounds"`` (:attr:`short`, :attr:`rivals`; ``""`` without)."""
+        1,874.2: the pick ahead in 3 of 5 shared rounds"`` (:attr:`short`, :attr:`rivals`; ``""`` without). The
+        build's verdict is the row's, said once beside every pick of it (:attr:`unverified`)."""
         return "; ".join([*([self.short] if self.short else []), *self.rivals])
+
+    @property
+    def unverified(self) -> list[str]:
+        """The build's verdict in a console note's words (``["build: onnx fp16 not verified in fp16 on this
+        host"]``), ``[]`` when it is ``ok`` (:attr:`build_verdict`)."""
+        return [self.build_verdict.short()] if self.build_verdict else []
 
     @property
     def tied(self) -> bool:
@@ -100,7 +113,8 @@ class Choice:
     def describe(self) -> str:
         """``"`mlp_onnx_cpu2_db500_mbs64` at concurrency 8: 1,234.5 infer/s, p99 3.21 ms"`` (a budget's
         other percentile before the p99: :attr:`budget_latency`), plus the flag,
-        the verdict, and the words of :attr:`short`, :attr:`judged_on`, :attr:`why` and :attr:`headroom`."""
+        the verdict, and the words of :attr:`short`, :attr:`judged_on`, :attr:`why`, :attr:`headroom` and
+        :attr:`build_verdict`."""
         text = (
             f"`{self.variant}` at concurrency {self.concurrency}"
             + (f" (batch {self.batch_size})" if self.batch_size != 1 else "")
@@ -109,7 +123,15 @@ class Choice:
         )
         if self.confidence is not None:
             text += " — " + self.verdict()
-        return text + "".join(f" — {w}" for w in (self.short, self.level_why, self.judged_on, self.why, self.headroom) if w)
+        said = (
+            self.short,
+            self.level_why,
+            self.judged_on,
+            self.why,
+            self.headroom,
+            self.build_verdict and self.build_verdict.text(),
+        )
+        return text + "".join(f" — {w}" for w in said if w)
 
     def verdict(self) -> str:
         """The paired verdict in words (a rounds sweep): the tie set, or what it beats."""

@@ -317,7 +317,8 @@ def workload_recommendations(run: RunResult, rec: Recommendation) -> dict[str, R
 def size_marks(run: RunResult, rec: Recommendation, best: Mapping[str, Point] | None = None) -> dict[str, list[str]]:
     """For the console table (:mod:`perf.report.write`; trial 7, F21: one size marked "best peak",
     no word of the other). Series name -> its pick marks at its own workload, ``"best peak for ncat=1 clients (c=4 †
-    host busy)"``: each workload's picks (:func:`workload_recommendations`), a flagged level named as flagged;
+    host busy)"``: each workload's picks (:func:`workload_recommendations`), a flagged level named as flagged, and
+    a pick's build verdict when it is not ok, once (:attr:`perf.analysis.recommendation.choice.Choice.unverified`);
     empty for a run of one workload. A pick at another level than its row's (``best``: the level each row
     shows, :func:`perf.analysis.saturation.peaks.best_levels`) names its numbers (:meth:`Choice.numbers`; trial 13,
     T13-6: "best under budget for H=256 clients (c=1)" beside c=4's p99, over the budget)."""
@@ -330,7 +331,7 @@ def size_marks(run: RunResult, rec: Recommendation, best: Mapping[str, Point] | 
                 level = f"c={c.concurrency}" + (f", b={c.batch_size}" if c.batch_size != 1 else "") + flag_mark(c.status)
                 if (shown := (best or {}).get(c.variant)) is not None and not c.at(shown.concurrency, shown.batch_size):
                     level += f": {c.numbers()}"
-                out.setdefault(c.variant, []).append(
-                    f"{what} for {size} clients ({level}{'; ' if c.rivals else ''}{'; '.join(c.rivals)})"
-                )
+                marks = out.setdefault(c.variant, [])
+                marks.append(f"{what} for {size} clients ({'; '.join([level, *c.rivals])})")
+                marks += [w for w in c.unverified if w not in marks]  # the build's verdict on a pick, once (T13-10)
     return out

@@ -58,7 +58,9 @@ def number_lines(
     what = "The best peak is" if best.unreached is None else "The best throughput measured is"
     head = [
         f"**The numbers.** {what} {fmt(best.throughput_infer_per_s)} infer/s (`{best.variant}`, "
-        f"concurrency {best.concurrency}{at_bs}, p99 {fmt(best.latency_p99_ms, 2)} ms{flag_mark(best.status)})"
+        f"concurrency {best.concurrency}{at_bs}, p99 {fmt(best.latency_p99_ms, 2)} ms{flag_mark(best.status)}"
+        + "".join(f"; {w}" for w in best.unverified)  # the build's verdict on it (T13-10)
+        + ")"
         + (f"; its peak was not reached: {sentence(best.unreached)}" if best.unreached else ".")
     ]
     base = baseline(ok, run.variant(best.variant))
@@ -126,7 +128,7 @@ def number_lines(
             + (f" ({u.judged_on})" if u.judged_on else "")
             + (f"; the rule did not separate it from {count(len(u.tie_set) - 1, 'other')}" if u.tied else "")
             + (f"; never measured in the same round as {count(len(u.uncompared), 'other')}: not compared" if u.uncompared else "")
-            + sentence("".join(f"; {w}" for w in (u.short, u.headroom) if w))
+            + sentence("".join(f"; {w}" for w in (u.short, u.headroom, *u.unverified) if w))
         )
     if not mixed:
         head.append(sentence(once(measured, rounds=run.rounds is not None)))
