@@ -7,17 +7,12 @@ the output says which workload the bundle is for and which variants the others p
 
 from __future__ import annotations
 
-import re
-
 from core.errors import FlagError
 from core.names import unknown_names_error
 from perf.analysis.recommendation.frontier import workload_recommendations
 from perf.analysis.recommendation.recommend import Recommendation
-from perf.records.results import RunResult
+from perf.records.results import AXIS_SIZE, RunResult
 from perf.records.workloads import MIXED_WORD, batch_sizes_swept, workload
-
-#: An axis size in a variant's record of the sizes it sent (``"time=400 (the build's opt size of axis time)"``).
-_AXIS_SIZE = re.compile(r"\b([A-Za-z_]\w*)=(\d+)\b")
 
 
 def run_workloads(view: RunResult) -> list[str]:
@@ -37,7 +32,7 @@ def only_workload(view: RunResult) -> str:
     the sizes it sent to its inputs' dynamic axes, where every variant's record says one
     (``VariantResult.dynamic_axes``: ``"time=400 (the build's opt size of axis time)"``), and its one
     batch size: ``"time=400, b=1"``."""
-    said = [set(_AXIS_SIZE.findall(v.dynamic_axes or "")) for v in view.variants if v.levels]
+    said = [set(AXIS_SIZE.findall(v.dynamic_axes or "")) for v in view.variants if v.levels]
     sizes = sorted(set.intersection(*said)) if said else []
     batches = batch_sizes_swept(view)
     return ", ".join([*(f"{a}={n}" for a, n in sizes), *(f"b={b}" for b in batches[:1] if len(batches) == 1)])

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import re
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -317,6 +318,11 @@ def shape_text(sizes: Mapping[str, int | str]) -> str:
     """``{"seq": 64}`` -> ``"seq=64"`` (axes in the given order, joined with ``,``); a mixed range
     stays as its text, ``{"time": "1000..16000"}`` -> ``"time=1000..16000"``."""
     return ",".join(f"{k}={v}" for k, v in sizes.items())
+
+
+#: An axis size in a variant's record of the sizes it sent (:attr:`VariantResult.dynamic_axes`:
+#: ``"time=400 (the build's opt size of axis time)"``).
+AXIS_SIZE = re.compile(r"\b([A-Za-z_]\w*)=(\d+)\b")
 
 
 def parse_shape_text(text: str) -> dict[str, int]:

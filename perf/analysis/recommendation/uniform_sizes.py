@@ -5,14 +5,16 @@ Triton's dynamic batcher merges only requests whose inputs have the same shape (
 same shape across the requests"). A level whose every request has one size of a dynamic axis (the
 build's ``opt`` size, or each ``--shapes`` size as a workload of its own) lets every request join a
 batch; clients of an audio or sequence model send many sizes, and their requests may form no batch.
-Such a run is said in one line, with the sizes it sent and the mixed workload to measure
+Such a run is said in one line, with the sizes it sent (a level of no swept size: the variant's own record of
+them, :attr:`perf.records.results.VariantResult.dynamic_axes`, as report.md's opening says them; trial 13,
+T13-4: a ``--shape image:3,64,64`` sweep was said measured at "H=128; W=128 (the build's opt size)") and the mixed workload to measure
 (``--shapes AXIS=LOW..HIGH``, :mod:`perf.measure.mixed`), in report.md and on the terminal.
 """
 
 from __future__ import annotations
 
 from core.wording import some_of
-from perf.records.results import RunResult, mixed_axes, parse_shape_text
+from perf.records.results import AXIS_SIZE, RunResult, VariantResult, mixed_axes, parse_shape_text
 from perf.records.workloads import variant_name
 
 
@@ -39,20 +41,31 @@ def uniform_sizes_note(run: RunResult) -> str | None:
         return None
     sent: dict[str, set[int]] = {}
     ranges: dict[str, tuple[int, int]] = {}
+    said: list[str] = []  # the variants' own records of what a level of no swept size sent
     for v in batching:
+        recorded = {a: int(n) for a, n in AXIS_SIZE.findall(v.dynamic_axes or "")}
         for axis, (lo, opt, hi) in v.axis_ranges.items():
             ranges.setdefault(axis, (lo, hi))
             for lv in v.levels:
                 if lv.usable:
-                    sent.setdefault(axis, set()).add(parse_shape_text(lv.shape or "").get(axis, opt))
+                    at = recorded.get(axis, opt)  # a --shape's size where the record names it (trial 13, T13-4)
+                    sent.setdefault(axis, set()).add(parse_shape_text(lv.shape or "").get(axis, at))
+        if v.dynamic_axes and any(lv.usable and not lv.shape for lv in v.levels):
+            said.append(v.dynamic_axes)
     swept = any(lv.shape for v in batching for lv in v.levels)
     sizes = "; ".join(f"{axis}={' or '.join(map(str, sorted(s)))}" for axis, s in sent.items())
+    if said and not swept:  # the record's words, as report.md's opening says them: "image [3, 64, 64] (--shape)"
+        return _note(batching, " or ".join(dict.fromkeys(said)), ranges)
+    return _note(batching, sizes + (" (one workload each)" if swept else " (the build's opt size)"), ranges)
+
+
+def _note(batching: list[VariantResult], sizes: str, ranges: dict[str, tuple[int, int]]) -> str:
+    """:func:`uniform_sizes_note`'s line of the ``batching`` variants, measured at ``sizes`` (words)."""
     variants = list(dict.fromkeys(variant_name(v) for v in batching))  # a run split by workload: its variants once
     names = some_of(variants, 3)
     mix = " ".join(f"--shapes {axis}={lo}..{hi}" for axis, (lo, hi) in ranges.items())
     return (
         f"dynamic batching ({names}) was measured with every request of a level at one size: {sizes}"
-        + (" (one workload each)" if swept else " (the build's opt size)")
         + "; Triton batches only requests of equal shapes (no ragged batching), so clients sending mixed sizes "
         f"may form no batch -> measure a mix as clients send it: {mix}"
     )

@@ -138,3 +138,15 @@ def test_the_report_says_it_in_its_recommendation(tmp_path: Path) -> None:
     said = text[text.index("## Recommendation") :]
     assert "**Measured at uniform sizes**: dynamic batching (kws_onnx_cpu2_db500_mbs64) was measured" in said
     assert summary(run).notes[-1] == uniform_sizes_note(run)  # the terminal, below the table
+
+
+def test_the_uniform_sizes_note_names_the_size_the_sweep_sent() -> None:
+    # trial 13, T13-4: a --shape sweep (every request at the given dims) was said measured at the build's opt size
+    v = _kws(True, [None])
+    v.dynamic_axes = "waveform [4000] (--shape)"  # the sweep's record of what it sent (perf.measure.inputs.describe_dynamic)
+    note = uniform_sizes_note(run_result([v]))
+    assert note is not None and f"at one size: {v.dynamic_axes};" in note
+    assert "opt size" not in note
+    swept = _kws(True, ["time=1000", "time=16000"])
+    swept.dynamic_axes = "time=4000 (--shape)"  # a level of a swept size: its own; the record names nothing else here
+    assert "time=1000 or 16000 (one workload each)" in (uniform_sizes_note(run_result([swept])) or "")
