@@ -15,6 +15,7 @@ median throughput at least its required throughput (``--required-throughput``, w
 from __future__ import annotations
 
 import dataclasses
+import os
 import statistics
 from collections.abc import Mapping, Sequence
 
@@ -93,7 +94,8 @@ def judged_p99(visits: Sequence[ColocationVisit], step: int, combination: Combin
     p99 = model_series(visits, step, combination, rounds, model, "latency_p99_ms")
     load = visit_series(visits, step, combination, rounds, "host_busy_pct")
     busy = visit_series(visits, step, combination, rounds, "host_busy")
-    return judge_rounds((v, pct, bool(b)) for v, pct, b in zip(p99, load, busy))  # a step's rounds: the level's rule
+    # a step's rounds: the level's rule; the load was sampled on this host as the visits ran, so its cores bound it
+    return judge_rounds(((v, pct, bool(b)) for v, pct, b in zip(p99, load, busy)), os.cpu_count())
 
 
 def budget_p99(visits: Sequence[ColocationVisit], step: int, combination: Combination, rounds: int, model: str) -> float | None:
@@ -162,7 +164,8 @@ def misses(
             out.append(f"{model} has no numbers")
             continue
         if m is not None and m.latency_budget_ms is not None and j.ms > m.latency_budget_ms:
-            loaded = f" (not verified here: {j.too_few_quiet()})" if j.loaded or j.short else ""  # j.might_meet()
+            far = j.far_over(99, m.latency_budget_ms)  # the sweep's words (budget_latency.Judged.far_over)
+            loaded = f" ({far})" if far else f" (not verified here: {j.too_few_quiet()})" if j.loaded or j.short else ""
             out.append(f"{model} p99 {j.ms:.3g} ms > {m.latency_budget_ms:g} ms{loaded}")
         if m is not None and m.required_throughput is not None and thr < m.required_throughput:
             out.append(f"{model} {thr:,.0f} infer/s < {m.required_throughput:,.6g} required")

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from core.errors import PerfError
-from perf.analysis.ranking.budget_latency import latency_metric, level_judged, within
+from perf.analysis.ranking.budget_latency import host_cores, latency_metric, level_judged, within
 from perf.analysis.recommendation.choice import Choice
 from perf.analysis.recommendation.cuts import cut_variants, unmeasured_caveat
 from perf.analysis.recommendation.frontier import workload_recommendations
@@ -160,7 +160,7 @@ def level_caveats(
         )
     if budget_ms is not None and ok:
         pct = int(run.settings.get("latency_percentile") or 99)
-        judged = level_judged(ok, latency_metric(pct), run.rounds is not None)
+        judged = level_judged(ok, latency_metric(pct), run.rounds is not None, host_cores(run))
         if judged is not None:
             at, limit = judged.ms, f"{whose} p{pct} budget of {fmt_given(budget_ms)} ms"
             basis = f"; {judged.basis()}" if judged.quieter or judged.loaded else ""

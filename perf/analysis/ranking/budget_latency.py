@@ -89,6 +89,9 @@ class Judged:
         busy_rounds: Of those, rounds flagged host busy.
         short: A rounds run's quiet level of fewer than :data:`MIN_QUIET_ROUNDS` rounds (:func:`judged`):
             a verdict over the budget is not verified here, as on a loaded host's.
+        load_pct: The most CPU other processes used in a round :attr:`ms` rests on (% of one core);
+            ``None`` where a round's load was not sampled.
+        cores: The host's cores (the run's environment), for :func:`load_slowdown`; ``None``: unknown.
     """
 
     ms: float
@@ -97,6 +100,8 @@ class Judged:
     all_rounds: int
     busy_rounds: int
     short: bool = False
+    load_pct: float | None = None
+    cores: int | None = None
 
     @property
     def quieter(self) -> bool:
@@ -136,10 +141,31 @@ class Judged:
         the 3 the budget is judged on alone; p99 5.89 ms over all 4"``, ``"2 rounds, fewer than the 3 the
         budget is judged on alone; p99 5.89 ms over all 2"``; ``None`` when the level is within the budget, or over it
         on enough rounds not host busy (module rule: a quiet host might meet it)."""
-        if budget_ms is None or not (self.loaded or self.short) or self.ms <= budget_ms:
+        if budget_ms is None or not (self.loaded or self.short) or self.ms <= budget_ms or self.far_over(percentile, budget_ms):
             return None
         over = f" over all {self.all_rounds}" if self.all_rounds > 1 else ""
         return f"{self.too_few_quiet()}; p{percentile} {fmt(self.ms, 2)} ms{over}"
+
+    def far_over(self, percentile: int, budget_ms: float | None) -> str | None:
+        """Where this host's load cannot explain the miss (trial 13, T13-15: "a quiet host might meet the
+        budget" said of p99s 13-120x the budget): :attr:`ms` over ``budget_ms`` by more than the most the
+        load of its rounds can slow a level (:func:`load_slowdown`), in words: ``"far over the budget; host
+        load does not explain it (p99 13.36 ms, 13x the budget; other processes used at most 1.1 of 2 cores,
+        which slows a level at most 2.2x)"``; ``None`` otherwise, or when the load or the cores are unknown."""
+        detail = self.far_detail(percentile, budget_ms)
+        return f"far over the budget; host load does not explain it ({detail})" if detail else None
+
+    def far_detail(self, percentile: int, budget_ms: float | None) -> str | None:
+        """:meth:`far_over`'s numbers alone: ``"p99 13.36 ms, 13x the budget; other processes used at most
+        1.1 of 2 cores, which slows a level at most 2.2x"``; ``None`` where :meth:`far_over` is, and for a level not
+        :attr:`loaded` (a quiet level of too few rounds is not verified for its rounds, not for load)."""
+        bound = load_slowdown(self.load_pct, self.cores)
+        if not self.loaded or budget_ms is None or budget_ms <= 0 or bound is None or self.ms <= budget_ms * bound:
+            return None
+        return (
+            f"p{percentile} {fmt(self.ms, 2)} ms, {self.ms / budget_ms:.0f}× the budget; other processes used at most "
+            f"{(self.load_pct or 0.0) / 100:.1f} of {self.cores} cores, which slows a level at most {bound:.1f}×"
+        )
 
     def too_few_quiet(self) -> str:
         """Why a :attr:`loaded` (or :attr:`short`) level was judged on every round: ``"every round host busy"``
@@ -205,8 +231,15 @@ def _levels(run: RunResult, metric: str) -> Iterator[tuple[str, int, int, Judged
         keys = sorted({(lv.batch_size, lv.concurrency) for lv in v.levels if lv.request_rate is None})
         for bs, c in keys:
             levels = [lv for lv in v.levels if (lv.batch_size, lv.concurrency, lv.request_rate) == (bs, c, None)]
-            if (j := level_judged(levels, metric, run.rounds is not None)) is not None:
+            if (j := level_judged(levels, metric, run.rounds is not None, host_cores(run))) is not None:
                 yield v.name, bs, c, j
+
+
+def host_cores(run: RunResult) -> int | None:
+    """The cores of the host ``run`` was measured on (its environment's ``cpu_count``), ``None`` unknown."""
+    env = run.environment
+    cores = env.get("cpu_count") if isinstance(env, dict) else getattr(env, "cpu_count", None)
+    return int(cores) if cores else None
 
 
 def verdict_notes(run: RunResult, percentile: int, budget_ms: float | None) -> dict[tuple[str, int, int], str]:
@@ -228,21 +261,45 @@ def unverified_words(run: RunResult, percentile: int, budget_ms: float | None) -
     busy; p99 5.89 ms over all 3)."``; ``None`` when there is none."""
     if budget_ms is None:
         return None
+    levels = list(_levels(run, latency_metric(percentile)))
+    at = {(name, bs, c): f"`{name}` at concurrency {c}" + (f" (batch {bs})" if bs != 1 else "") for name, bs, c, _ in levels}
     found = [
-        (f"`{name}` at concurrency {c}" + (f" (batch {bs})" if bs != 1 else "") + f" ({why})", j.short)
-        for name, bs, c, j in _levels(run, latency_metric(percentile))
-        if (why := j.unverified_why(percentile, budget_ms))
+        (f"{at[name, bs, c]} ({why})", j.short) for name, bs, c, j in levels if (why := j.unverified_why(percentile, budget_ms))
     ]
+    far = [f"{at[name, bs, c]} ({why})" for name, bs, c, j in levels if (why := j.far_detail(percentile, budget_ms))]
+    far_words = (
+        f"{count(len(far), 'level')} over the p{percentile} budget of {fmt(budget_ms, 2)} ms "
+        f"{'is' if len(far) == 1 else 'are'} far over it; host load does not explain it: {some_of(far, 3)}."
+        if far
+        else ""
+    )
     if not found:
-        return None
+        return far_words or None
     said, one = [w for w, _ in found], len(found) == 1
     who = "a quiet host or more rounds" if any(short for _, short in found) else "a quiet host"
     return (
         f"{count(len(said), 'level')} over the p{percentile} budget of {fmt(budget_ms, 2)} ms "
         f"{'is' if one else 'are'} not verified here: {'its' if one else 'their'} host gave fewer than "
         f"{MIN_QUIET_ROUNDS} rounds not host busy to judge {'it' if one else 'them'} on, and {who} might "
-        f"meet the budget: {some_of(said, 3)}."
+        f"meet the budget: {some_of(said, 3)}." + (f" {far_words}" if far_words else "")
     )
+
+
+def load_slowdown(load_pct: float | None, cores: int | None) -> float | None:
+    """The most a host's load can have slowed a level: ``cores / (cores - load)``, ``load`` the cores'
+    worth of CPU other processes used (``load_pct`` / 100); ``None`` when either is unknown or the load
+    fills the host (no bound).
+
+    Why: other processes that used ``load`` cores on average left the level's own processes (server,
+    perf_analyzer) at least ``cores - load`` of the ``cores`` a quiet host gives them, so work that needs
+    the same CPU time takes at most ``cores / (cores - load)`` times as long. It bounds the CPU share a
+    level lost, averaged over its windows, taken at the most loaded round its number rests on; a single
+    call can wait longer on one preemption, which is why a level is called "far over" only beyond it.
+    """
+    if load_pct is None or not cores:
+        return None
+    free = cores - load_pct / 100
+    return cores / free if free > 0 else None
 
 
 def within(judge: Judged | None, budget_ms: float | None) -> bool:
@@ -251,47 +308,49 @@ def within(judge: Judged | None, budget_ms: float | None) -> bool:
     return budget_ms is None or (judge is not None and judge.ms <= budget_ms)
 
 
-def level_judged(levels: Iterable[LevelResult], metric: str, paired: bool) -> Judged | None:
+def level_judged(levels: Iterable[LevelResult], metric: str, paired: bool, cores: int | None = None) -> Judged | None:
     """The budget's latency of one level (module rule) by the run's design.
 
     Args:
         levels: The level's records, one per round or trial.
         metric: The latency percentile field (``latency_p99_ms``).
         paired: A rounds run (:func:`judged`); ``False``: a sequential run, the median over its trials.
+        cores: The host's cores (:attr:`Judged.cores`); ``None``: unknown.
     """
     if paired:
-        return judged(levels, metric)
+        return judged(levels, metric, cores)
     return judge([(getattr(lv, metric), None, False) for lv in levels if lv.ok])
 
 
-def judged(levels: Iterable[LevelResult], metric: str) -> Judged | None:
+def judged(levels: Iterable[LevelResult], metric: str, cores: int | None = None) -> Judged | None:
     """The budget's latency of one level (module rule) from its rounds' records.
 
     Args:
         levels: One (variant, concurrency, batch size, shape) level's records, one per round.
         metric: The latency percentile field (``latency_p99_ms``).
+        cores: The host's cores (:attr:`Judged.cores`); ``None``: unknown.
 
     Returns:
         ``None`` when no round has a value; a quiet level of fewer than :data:`MIN_QUIET_ROUNDS` rounds
         is :attr:`Judged.short` (module rule).
     """
-    return judge_rounds((getattr(lv, metric), lv.host_busy_pct, lv.host_busy) for lv in levels if lv.ok)
+    return judge_rounds(((getattr(lv, metric), lv.host_busy_pct, lv.host_busy) for lv in levels if lv.ok), cores)
 
 
-def judge_rounds(rounds: Iterable[tuple[float | None, float | None, bool]]) -> Judged | None:
+def judge_rounds(rounds: Iterable[tuple[float | None, float | None, bool]], cores: int | None = None) -> Judged | None:
     """:func:`judge` on a rounds design's rounds (a level's records, :func:`judged`, or a co-location step's
     model, :func:`perf.colocate.judge.judged_p99`): a quiet level of fewer than :data:`MIN_QUIET_ROUNDS`
     rounds is :attr:`Judged.short` (module rule)."""
-    j = judge(rounds)
+    j = judge(rounds, cores)
     if j is not None and j.busy_rounds == 0 and j.all_rounds < MIN_QUIET_ROUNDS:
         return dataclasses.replace(j, short=True)
     return j
 
 
-def judge(rounds: Iterable[tuple[float | None, float | None, bool]]) -> Judged | None:
+def judge(rounds: Iterable[tuple[float | None, float | None, bool]], cores: int | None = None) -> Judged | None:
     """The module rule on ``(latency ms, other processes' CPU %, host busy)`` per round (a
     co-location step's model, :mod:`perf.colocate.judge`, or a level's records); rounds without a
-    latency are left out; ``None`` when none has one."""
+    latency are left out; ``None`` when none has one. ``cores``: the host's (:attr:`Judged.cores`)."""
     rows = [(float(v), pct, busy) for v, pct, busy in rounds if v is not None]
     if not rows:
         return None
@@ -300,5 +359,7 @@ def judge(rounds: Iterable[tuple[float | None, float | None, bool]]) -> Judged |
     loads = [pct for _, pct, _ in rows]
     quiet = [v for v, _, b in rows if not b]
     if busy == 0 or any(x is None for x in loads) or len(quiet) < MIN_QUIET_ROUNDS:
-        return Judged(every, len(rows), every, len(rows), busy)
-    return Judged(statistics.median(quiet), len(quiet), every, len(rows), busy)
+        most = None if any(x is None for x in loads) else max(x for x in loads if x is not None)
+        return Judged(every, len(rows), every, len(rows), busy, load_pct=most, cores=cores)
+    most = max(pct or 0.0 for _, pct, b in rows if not b)
+    return Judged(statistics.median(quiet), len(quiet), every, len(rows), busy, load_pct=most, cores=cores)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 
-from perf.analysis.ranking.budget_latency import RULE_WORDS, Judged, latency_metric, level_judged
+from perf.analysis.ranking.budget_latency import RULE_WORDS, Judged, host_cores, latency_metric, level_judged
 from perf.analysis.recommendation.choice import Choice
 from perf.analysis.recommendation.excluded import where
 from perf.analysis.stats.points import Point
@@ -66,7 +66,9 @@ class Missed:
         said = f"{self.at}{flag_mark(self.lowest.status)}"
         if j.quieter or j.loaded:
             said += f"; {j.basis()}"
-        if j.unverified_why(self.percentile, self.budget_ms):
+        if far := j.far_over(self.percentile, self.budget_ms):
+            said += f", {far}"
+        elif j.unverified_why(self.percentile, self.budget_ms):
             said += ", not verified here"
         return f"the lowest p{self.percentile} measured is {fmt(j.ms, 2)} ms ({said})"
 
@@ -106,7 +108,7 @@ def missed(run: RunResult, cands: Iterable[Point], budget_ms: float, percentile:
             for lv in (v.levels if v is not None else [])
             if (lv.concurrency, lv.batch_size, lv.request_rate) == (p.concurrency, p.batch_size, None)
         ]
-        if (j := level_judged(levels, metric, paired)) is not None:
+        if (j := level_judged(levels, metric, paired, host_cores(run))) is not None:
             judged.append((j, p))
     if not judged:
         return Missed(budget_ms, percentile, paired)

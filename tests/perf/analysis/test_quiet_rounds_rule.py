@@ -122,3 +122,26 @@ def test_a_quiet_level_of_fewer_rounds_than_the_rule_needs_over_the_budget_is_no
     assert enough is not None and not enough.short and enough.unverified_note(99, BUDGET) is None  # over it, verified
     trials = judge([(3.99, None, False), (8.77, None, False)])  # a run of trials is ranked on its median: no rounds rule
     assert trials is not None and not trials.short
+
+
+def test_a_level_over_the_budget_by_more_than_the_hosts_load_explains_is_said_far_over_it() -> None:
+    """Trial 13, T13-15: "a quiet host might meet the budget" was said of p99s 13-120x the budget. The load
+    recorded with the rounds bounds the slowdown (cores / (cores - load)); beyond it, host load does not explain it."""
+    cores, load = 2, (99.9, 108.5, 60.9)  # t13s2s: other processes took 0.6-1.1 of the 2 cores
+    bound = cores / (cores - max(load) / 100)
+    busy = (True,) * len(load)
+    run = _run(_levels(900.0, (13.36, 13.4, 13.5), load, busy), _levels(560.0, (1.5, 1.6, 1.7), load, busy))
+    run.environment = {"cpu_count": cores}  # type: ignore[assignment]
+    budget = 1.0
+    assert 1.6 < budget * bound < 13.4  # one level within what the load explains, the other far beyond it
+    notes = " ".join(recommend(run, budget).notes)
+    assert f"1 level over the p99 budget of {budget:.2f} ms is not verified here" in notes and f"`{SLOW}`" in notes
+    assert (
+        f"1 level over the p99 budget of {budget:.2f} ms is far over it; host load does not explain it: `{FAST}` at "
+        f"concurrency 1 (p99 13.40 ms, 13× the budget; other processes used at most 1.1 of 2 cores, which slows a level "
+        f"at most {bound:.1f}×)." in notes
+    )
+    assert f"`{FAST}` at concurrency 1 (every round host busy" not in notes
+    j = judged(run.variant(FAST).levels, "latency_p99_ms", cores)
+    assert j is not None and j.unverified_note(99, budget) is None and j.far_over(99, budget)
+    assert judged(run.variant(FAST).levels, "latency_p99_ms").far_over(99, budget) is None  # cores unknown: no bound
