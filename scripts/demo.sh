@@ -74,19 +74,17 @@ if [ "$rc" = 130 ]; then # Ctrl-C: the sweep said what it kept and how perf/run_
 fi
 [ "$rc" = 0 ] || exit "$rc"
 
-# a skipped in-process baseline names the --time-budget that keeps its time (the plan line's number): said
-# here as this script's setting
-"$PY" - "results/$RUN_ID" <<'EOF'
+# the run's advice that names a flag this script sets (the baseline's skip, the variants cut for time), said
+# as its DEMO_* setting (trial 13, T13-13: the cut line kept "a longer `--time-budget`")
+"$PY" - "results/$RUN_ID" "${KNOBS[@]}" <<'EOF'
 import sys
 from pathlib import Path
 
-from perf.records.results import load
+from perf.cli.demo_settings import advice
 
-rounds = load(Path(sys.argv[1])).rounds
-for cut in rounds.cuts if rounds else []:
-    if cut.kind == "baseline" and "--time-budget " in cut.reason:
-        said = cut.reason.replace("--time-budget ", "DEMO_TIME_BUDGET=").replace(" keeps it", " make demo keeps it")
-        print(f"== in-process baseline {said}")
+knobs = [("--" + k.split(":")[0], k.split(":")[1]) for k in sys.argv[2:]]
+for line in advice(Path(sys.argv[1]), knobs):
+    print(f"== {line}")
 EOF
 
 echo "== 3b/4 traces and precision study: triton-perf baseline --trace --precision, then the report again"

@@ -18,6 +18,7 @@ from __future__ import annotations
 import difflib
 import logging
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -154,6 +155,34 @@ def problems(
     if model and (unbuildable := model_problem(model, spec)):
         out.append(unbuildable)
     return out
+
+
+def as_demo(text: str, knobs: Sequence[tuple[str, str]]) -> str:
+    """``text`` with each advice that names one of ``knobs``' flags said as ``make demo`` takes it:
+    "`--time-budget 8m` keeps it" -> "DEMO_TIME_BUDGET=8m make demo keeps it", "a longer `--time-budget`"
+    -> "a longer DEMO_TIME_BUDGET (`DEMO_TIME_BUDGET=... make demo`)" (trial 13, T13-13: the second
+    was left as the sweep's flag in the console, the report and the bundle's README).
+
+    Args:
+        text: A line of the sweep's advice.
+        knobs: ``(flag, variable)`` per flag ``make demo`` passes (``("--time-budget", "DEMO_TIME_BUDGET")``).
+    """
+    for flag, var in knobs:
+        text = re.sub(rf"`?{re.escape(flag)} (\S+?)`? keeps it", rf"{var}=\1 make demo keeps it", text)
+        text = text.replace(f"`{flag}`", f"{var} (`{var}=... make demo`)").replace(flag, var)
+    return text
+
+
+def advice(run_dir: Path, knobs: Sequence[tuple[str, str]]) -> list[str]:
+    """The run's advice that names one of ``knobs``' flags, each said by :func:`as_demo`: the line that
+    skips the in-process baseline and the pick's caveat on the variants cut for time."""
+    from perf.analysis.recommendation.cuts import unmeasured_caveat
+    from perf.records.results import load
+
+    run = load(run_dir)
+    texts = [f"in-process baseline {c.reason}" for c in (run.rounds.cuts if run.rounds else []) if c.kind == "baseline"]
+    texts += [caveat] if (caveat := unmeasured_caveat(run)) else []
+    return [as_demo(t, knobs) for t in texts if as_demo(t, knobs) != t]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

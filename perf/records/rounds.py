@@ -139,12 +139,16 @@ class Cut:
         reason: In words (the numbers of the estimate).
         variant: The variant concerned, if one.
         concurrency: The first level cut, for ``levels`` and ``ladder``.
+        need_s: Of a ``variant`` cut, the time (s) the plan that cut it estimated for the rounds that
+            would measure it (the number its ``reason`` says); ``None`` in records written before it
+            was kept, and for other kinds.
     """
 
     kind: CutKind
     reason: str
     variant: str | None = None
     concurrency: int | None = None
+    need_s: float | None = None
 
 
 @dataclass(config=_CONFIG)

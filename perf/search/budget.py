@@ -256,6 +256,7 @@ def fit(
                     f"{not_measured(gone in measured)}: {n} variants need about {fmt(need, 0)} s for the {MIN_ROUNDS} "
                     f"rounds a verdict needs, over {left_text(budget_s)}",
                     gone,
+                    need_s=round(need, 1),
                 )
             )
     cap = levels[-1] if levels and levels[-1] != ladder[-1] else None
@@ -376,6 +377,7 @@ def late(
             f"{not_measured(name in measured)}: after the rounds {left} were left; measuring it{_with(i, tie_set)} in a final group "
             f"needs about {fmt(cost(i + 1), 0)} s for the {MIN_ROUNDS} rounds a verdict needs ({costs})",
             name,
+            need_s=round(cost(i + 1), 1),
         )
         for i, name in enumerate(cut)
         if i >= k

@@ -91,7 +91,7 @@ def refit(
     for gone, n, need in shrunk.dropped:
         need_for = "their loads and " if any(v in pending for v in first[:n]) else ""
         why = f"{n} variants need about {fmt(need, 0)} s for {need_for}the {MIN_ROUNDS} rounds a verdict needs"
-        cuts.append(Cut("variant", f"{not_measured(gone in measured)}: {after}: {why}", gone))
+        cuts.append(Cut("variant", f"{not_measured(gone in measured)}: {after}: {why}", gone, need_s=round(need, 1)))
     if not cuts:
         return None
     rounds = rounds_within(cost, len(kept), levels, want, budget)

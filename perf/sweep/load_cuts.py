@@ -89,7 +89,7 @@ def fit_to_loads(
         why = f"the loads still to come, the first round and the unloads of {count(len(loaded) + len(kept), 'variant')}"
         why += f" need about {fmt(need, 0)} s"
         after = after_loads(plan, each, left, len(load_times))
-        new += [Cut("variant", f"{not_measured(n in before)}: {after}: {why}", n) for n in kept]
+        new += [Cut("variant", f"{not_measured(n in before)}: {after}: {why}", n, need_s=round(need, 1)) for n in kept]
         kept = []
     if not new:
         return plan, list(loaded), list(pending)

@@ -13,6 +13,7 @@ a variant measured in 2 rounds read "not measured (cut for time)" beside its num
 from __future__ import annotations
 
 from core.wording import count, sentence
+from perf.markdown import fmt
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult
 from perf.records.workloads import variant_name
@@ -39,6 +40,16 @@ def cut_variants(run: RunResult) -> tuple[list[str], list[str]]:
     cuts = run.rounds.cuts if run.rounds else []  # a variant cut in two sessions (a resume) is one variant
     names = list(dict.fromkeys(c.variant for c in cuts if c.kind == "variant" and c.variant))
     return [n for n in names if not has_numbers(run, n)], [n for n in names if has_numbers(run, n)]
+
+
+def need_s(run: RunResult, names: list[str]) -> float | None:
+    """The time the plan estimated for the rounds that would measure the cut variants ``names``: the
+    largest :attr:`~perf.records.rounds.Cut.need_s` of their last cuts (each plan's estimate holds the
+    variants it kept too); ``None`` when no cut recorded one (trial 13, T13-13: "a longer `--time-budget`
+    measures them" gave no number)."""
+    last = {c.variant: c.need_s for c in (run.rounds.cuts if run.rounds else []) if c.kind == "variant" and c.variant in names}
+    known = [s for s in last.values() if s is not None]
+    return max(known) if known else None
 
 
 def unmeasured_text(run: RunResult, name: str) -> str | None:
@@ -87,7 +98,11 @@ def unmeasured_caveat(run: RunResult) -> str | None:
             each = ", ".join(f"`{n}` in {count(r, 'round')}" for n, r in rounds.items())
         text += f", {len(before)} of them measured in {few} ({each}: then cut for time, not measured further)"
     if never:
-        text += f"; not measured (cut for time): {', '.join(f'`{n}`' for n in never)}; a longer `--time-budget` measures them"
+        need = need_s(run, never)
+        about = f" (the plan estimated about {fmt(need, 0)} s for the rounds that measure them)" if need is not None else ""
+        text += (
+            f"; not measured (cut for time): {', '.join(f'`{n}`' for n in never)}; a longer `--time-budget` measures them{about}"
+        )
     return sentence(text)
 
 

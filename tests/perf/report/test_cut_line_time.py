@@ -1,0 +1,40 @@
+"""The cut line carries the time the plan estimated for the cut variants, and ``make demo`` says it as its
+own setting (trial 13, T13-13: "a longer `--time-budget` measures them" gave no number, and the demo
+translated the baseline's advice to ``DEMO_TIME_BUDGET=... make demo`` but not this one)."""
+
+from __future__ import annotations
+
+from factories import level_result, run_result, variant_result
+
+from perf.analysis.recommendation.cuts import unmeasured_caveat
+from perf.cli.demo_settings import as_demo
+from perf.records.rounds import Cut, RoundsRecord
+
+KNOBS = [("--time-budget", "DEMO_TIME_BUDGET"), ("--concurrency", "DEMO_CONCURRENCY")]
+
+
+def _run(needs: list[float | None]):
+    measured = [variant_result("fast", [level_result(c, 300.0 * c, 2.0 * c, trial=r) for c in (1, 2) for r in range(3)])]
+    cut = [variant_result(f"cut_{i}", status="skipped", error="cut for time: ...") for i in range(len(needs))]
+    run = run_result([*measured, *cut], settings={"latency_budget_ms": 25.0}, finished="x")
+    cuts = [Cut("variant", "not measured: ...", f"cut_{i}", need_s=s) for i, s in enumerate(needs)]
+    run.rounds = RoundsRecord(seed=1, cuts=cuts)
+    return run
+
+
+def test_the_cut_line_names_the_time_the_plan_estimated_for_the_cut_variants() -> None:
+    caveat = unmeasured_caveat(_run([412.3, 380.0]))
+    assert caveat is not None and caveat.endswith(
+        "a longer `--time-budget` measures them (the plan estimated about 412 s for the rounds that measure them)."
+    )
+    caveat = unmeasured_caveat(_run([None]))  # a record written before the number was kept: no number made up
+    assert caveat is not None and caveat.endswith("a longer `--time-budget` measures them.")
+
+
+def test_make_demo_says_every_flag_advice_as_its_setting() -> None:
+    caveat = unmeasured_caveat(_run([412.3]))
+    assert caveat is not None
+    said = as_demo(caveat, KNOBS)
+    assert "--time-budget" not in said and "a longer DEMO_TIME_BUDGET (`DEMO_TIME_BUDGET=... make demo`) measures them" in said
+    assert as_demo("skipped: ...; --time-budget 8m keeps it", KNOBS) == "skipped: ...; DEMO_TIME_BUDGET=8m make demo keeps it"
+    assert as_demo("skipped: ...; a longer --time-budget keeps it", KNOBS) == "skipped: ...; a longer DEMO_TIME_BUDGET keeps it"
