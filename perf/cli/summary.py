@@ -241,7 +241,10 @@ def _summary_legend(text: str, pct: int, other: bool, run: RunResult, left: tupl
     flags = [f"{kind}: {words}" for kind, words in FLAG_MEANINGS.items() if f"{UNSTABLE_MARK} {kind}" in text]
     parts = [
         *(
-            ["best: each variant's best level by the paired ranking (round-adjusted over the rounds, report.md)"]
+            [
+                "best: each variant's best level, named by the paired ranking (round-adjusted throughput, report.md); "
+                "infer/s and p99: medians over that level's rounds"
+            ]
             if run.rounds is not None
             else []
         ),

@@ -62,6 +62,14 @@ def _unranked_higher(run: RunResult | None, c: Comparison, budget_ms: float | No
     return f"; its c={best[1].concurrency}, {fmt(best[0])} infer/s over {count(best[2], 'round')}, too few to compare"
 
 
+def _median_words(median: float, adjusted: float) -> str:
+    """``"; their median, 365.9 infer/s, is what the Recommendation and the console give"`` where the two
+    differ as written (trial 13, T13-12: 439.3 here and 365.9 there for one level, neither labelled)."""
+    if fmt(median) == fmt(adjusted):
+        return ""
+    return f"; their median, {fmt(median)} infer/s, is what the Recommendation and the console give"
+
+
 def _row(c: Comparison, lead: Side, higher: str = "") -> list[str]:
     r = c.result
     if r is None:
@@ -149,6 +157,7 @@ def comparison_lines(
     lines = [
         f"- **{what}:** `{lead.variant}` at concurrency {lead.concurrency} (round-adjusted "
         f"{fmt(ranking.leader.adjusted_infer_per_s)} infer/s over {count(ranking.leader.rounds, 'round')}"
+        + _median_words(ranking.leader.throughput_infer_per_s, ranking.leader.adjusted_infer_per_s)
         + (f"; within the budget in {ranking.leader.within_budget} of them" if ranking.leader.within_budget is not None else "")
         + (_judged(ranking.leader.latency, percentile, budget_ms) if ranking.leader.within_budget is not None else "")
         + ").",

@@ -133,4 +133,6 @@ def test_the_console_and_the_report_name_the_same_level_and_say_why_not_the_high
         "best peak; c=2's median higher, 833.6 † unstable: not distinguishable by the paired rule; c=1 ahead in 3 of 5 rounds"
         in row
     )
-    assert "best infer/s" in console and "best: each variant's best level by the paired ranking" in " ".join(console.split())
+    assert "best infer/s" in console and "best: each variant's best level, named by the paired ranking" in " ".join(
+        console.split()
+    )
