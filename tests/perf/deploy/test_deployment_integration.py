@@ -117,6 +117,8 @@ def test_a_rebuild_after_a_real_sweep_is_refused_by_export_and_resume(tiny_repo:
     # a run stopped before its end would measure them further: refused, the run as it was
     run = results.load(tmp_path / "r")
     run.finished = None
+    assert run.rounds is not None and len(run.rounds.measured()) > 1
+    run.rounds.rounds = run.rounds.rounds[:1]  # its rounds not ended (one round, fewer than min_rounds): more are measured
     results.save(run, tmp_path / "r")
     before = (tmp_path / "r" / results.RESULTS_FILE).read_bytes()
     resumed = _cli("sweep", "--resume=r", f"--results-dir={tmp_path}", "--no-report")
