@@ -153,7 +153,7 @@ class ResumedRounds(RoundsSweep):
         text = f"rounds: no more rounds of the {count(len(self.ranked_names()), 'ranked variant')} ({self.rounds_ended}); {late.reason}"
         self.progress({"event": "plan", "text": text, "estimate_s": late.estimate_s})  # said once (perf.search.events)
         engine = self._engine(deadline)
-        self._args, self._unloads, self._plan, self._refitted, self._load_times = {}, [], None, True, []
+        self.start_session(None, refitted=True)
         since = (len(rr.rounds), len(rr.groups))
         try:
             self._groups(engine, [*tie, *late.variants], late.reason)

@@ -76,11 +76,7 @@ class RoundsSweep(SweepBase):
         """Measure ``names`` (most promising first) in rounds: by group, by server lane, then a
         final of the groups' tie sets; then the variants ``fit`` cut, those the time left fits
         (:meth:`_late`). Every variant ends ``ok``, ``failed`` or ``skipped``."""
-        self._args: dict[str, dict[str | None, list[str]]] = {}
-        self._unloads: list[tuple[int, float]] = []  # (variants, seconds) of each group's unloads
-        self._plan, self._refitted = fit, False  # the time budget's plan, fitted again once (:meth:`_refit`)
-        self._load_times: list[float] = []  # each load attempt's seconds (perf.sweep.load_cuts.load_s)
-        self._groups_before = len(self.run.rounds.groups) if self.run.rounds is not None else 0  # a resume's
+        self.start_session(fit, refitted=False)
         lanes = len(self.servers.lanes)
         dealt = [list(names[i::lanes]) for i in range(lanes)] if lanes > 1 else [list(names)]
         ties: list[list[str]] = [[] for _ in dealt]
@@ -95,6 +91,15 @@ class RoundsSweep(SweepBase):
         late = self._late(engine, tie, self._plan) if self._plan is not None else []
         for n in [*names, *late]:
             self._settle(self._variant(n))
+
+    def start_session(self, fit: Fit | None, refitted: bool) -> None:
+        """The state this session's groups read, set once before its first group: by :meth:`run_rounds` and by a
+        resume's final group (:meth:`perf.sweep.final.ResumedRounds.run_final`), which runs no other rounds."""
+        self._args: dict[str, dict[str | None, list[str]]] = {}
+        self._unloads: list[tuple[int, float]] = []  # (variants, seconds) of each group's unloads
+        self._plan, self._refitted = fit, refitted  # the time budget's plan, fitted again once (:meth:`_refit`)
+        self._load_times: list[float] = []  # each load attempt's seconds (perf.sweep.load_cuts.load_s)
+        self._groups_before = len(self.run.rounds.groups) if self.run.rounds is not None else 0  # a resume's
 
     def _late(self, engine: Rounds, tie: list[str], fit: Fit) -> list[str]:
         """The variants ``fit`` cut that the time the rounds left fits, measured in a final group
