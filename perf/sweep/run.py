@@ -102,7 +102,7 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
         self._refuse_unfit(started)
         self._save()
         if self.nothing_to_measure:
-            self._finished_before()
+            self._finished_before(deadline)
             return self.run
         try:
             try:
@@ -128,10 +128,11 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
         self._baseline(deadline)
         return self.run
 
-    def _finished_before(self) -> None:
+    def _finished_before(self, deadline: float | None) -> None:
         """A resumed run with nothing left to measure (:attr:`nothing_to_measure`): no server is
         started, no round is added to a decided ranking (its verdicts rest on the rounds it had);
-        only an in-process baseline it was stopped before is measured."""
+        only an in-process baseline it was stopped before is measured, within this session's time budget
+        (``deadline``, :meth:`perf.sweep.baseline_step.BaselineStep._baseline`'s start and stop rule)."""
         if self.run.rounds is not None and self.run.finished is not None:
             done = f"finished its rounds at {self.run.finished}" + (
                 f" ({self.run.rounds.ended})" if self.run.rounds.ended else ""
@@ -160,7 +161,7 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
         self.progress({"event": "plan", "text": text, "estimate_s": 0.0})  # said once (perf.search.events)
         if missing:  # it loads the artifacts: they must be the ones the run measured
             refuse_changed(self.run, self.names, self.repository.path, "baseline filed under the run", LOADED)
-            self._baseline(None)
+            self._baseline(deadline)
 
     def _measurable(self) -> list[str]:
         """The variants the rounds measure, most promising first; the others are failed (an

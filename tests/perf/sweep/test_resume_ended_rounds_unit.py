@@ -182,3 +182,20 @@ def test_the_final_group_of_a_resume_measures_the_cut_variants_with_the_tie_set_
     assert all(not (c.kind == "variant" and c.variant in cut) for c in run.rounds.cuts)  # measured: no longer cut
     for n in set(ranked) - set(tie):  # a ranked variant out of the tie set gets no round
         assert all(v.variant != n for r in later for v in r.order)
+
+
+def test_a_resume_that_only_owes_its_baseline_times_it_within_the_time_budget(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    """Re-check of trial 13 (T13-16 on the resume path): a resume of a run whose rounds had ended, with nothing
+    left to measure but its in-process baseline, timed the baseline with no deadline (``_baseline(None)``): a
+    30 s resume's baseline ran ~100 s. It now gets this session's deadline, as a sweep's own baseline does."""
+    import perf.sweep.run as sweep_run
+
+    results_dir, _ = _interrupted(tmp_path)
+    monkeypatch.setattr(ServerPool, "start_all", lambda self: pytest.fail("a server was started for rounds that had ended"))
+    monkeypatch.setattr(sweep_run, "baseline_missing", lambda run, opts: True)
+    monkeypatch.setattr(sweep_run, "refuse_changed", lambda *a, **k: None)
+    deadlines: list[float | None] = []
+    monkeypatch.setattr(Sweep, "_baseline", lambda self, deadline: deadlines.append(deadline))
+    res = _resume(results_dir, "30s")
+    assert res.exit_code == 0, res.output
+    assert len(deadlines) == 1 and deadlines[0] is not None
