@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 import statistics
+from collections.abc import Iterator
+from typing import Any
 
 from factories import level_result, run_result, variant_result
 from rich.console import Console
@@ -123,27 +125,31 @@ def test_two_levels_of_a_series_that_shared_rounds_are_never_said_to_have_shared
             assert any(f"of {len(r)} rounds" in said for r in together if r), (vr.name, said)
 
 
-def test_a_runner_up_with_a_higher_median_is_said_beside_named_first_in_numbers() -> None:
-    view = split_by_workload(_run())
-    rec = recommend(view, BUDGET_MS)
-    said = 0
-    for sub in workload_recommendations(view, rec).values():
+def _higher_runners_up(view: Any) -> Iterator[tuple[str, Any, Any, int, int]]:
+    """Each tied pick of each workload with a tie-set member of a higher median: ``(workload label, pick,
+    member, rounds they shared, rounds the pick was ahead in)``, from the ranking the words are checked against."""
+    for label, sub in workload_recommendations(view, recommend(view, BUDGET_MS)).items():
         for c, ranking in ((sub.best_under_budget, sub.ranking_under_budget), (sub.best_peak, sub.ranking)):
             if c is None or ranking is None or not c.tied:
                 continue
-            text = c.describe()
-            assert "named first by throughput" in text
             lead = ranking.leader
             for o in ranking.tie_set[1:]:
                 if o.throughput_infer_per_s <= lead.throughput_infer_per_s:
                     continue
                 vr_b, vr_a = view.variant(o.side.variant), view.variant(lead.side.variant)
                 rounds, ta, tb = shared(vr_a, lead.side, vr_b, o.side)
-                ahead = sum(1 for x, y in zip(ta, tb) if x > y)
                 assert statistics.median(per_round(vr_b, o.side).values()) == o.throughput_infer_per_s
-                assert f"`{o.side.variant}`'s median is higher, {fmt(o.throughput_infer_per_s)} infer/s" in text
-                assert f"in the {len(rounds)} rounds they shared the pick was ahead in {ahead}" in text
-                said += 1
+                yield label, c, o, len(rounds), sum(1 for x, y in zip(ta, tb) if x > y)
+
+
+def test_a_runner_up_with_a_higher_median_is_said_beside_named_first_in_numbers() -> None:
+    said = 0
+    for _, c, o, rounds, ahead in _higher_runners_up(split_by_workload(_run())):
+        text = c.describe()
+        assert "named first by throughput" in text
+        assert f"`{o.side.variant}`'s median is higher, {fmt(o.throughput_infer_per_s)} infer/s" in text
+        assert f"in the {rounds} rounds they shared the pick was ahead in {ahead}" in text
+        said += 1
     assert said  # the trial's time=16000, b=4: nodb's 1,874.2 beside db500's 1,268.2
 
 
@@ -176,28 +182,16 @@ def test_export_deployment_of_a_named_variant_takes_the_level_the_table_names() 
 
 
 def test_the_consoles_note_of_a_pick_says_a_runner_up_with_a_higher_median_in_numbers() -> None:
-    view = split_by_workload(_run())
-    rec = recommend(view, BUDGET_MS)
     console = Console(record=True, width=1000)
     console.print(summary_table(_run(), BUDGET_MS))
     rows = console.export_text().splitlines()
     said = 0
-    for label, sub in workload_recommendations(view, rec).items():
-        for c, ranking in ((sub.best_under_budget, sub.ranking_under_budget), (sub.best_peak, sub.ranking)):
-            if c is None or ranking is None or not c.tied:
-                continue
-            lead = ranking.leader
-            (row,) = [r for r in rows if f"{c.variant} " in r]
-            for o in ranking.tie_set[1:]:
-                if o.throughput_infer_per_s <= lead.throughput_infer_per_s:
-                    continue
-                vr_b, vr_a = view.variant(o.side.variant), view.variant(lead.side.variant)
-                rounds, ta, tb = shared(vr_a, lead.side, vr_b, o.side)
-                ahead = sum(1 for x, y in zip(ta, tb) if x > y)
-                assert f"clients (c={c.concurrency}" in row and label in row
-                assert (
-                    f"`{o.side.variant}`'s median higher, {fmt(o.throughput_infer_per_s)}: the pick ahead in {ahead} of {len(rounds)} shared rounds"
-                    in row
-                )
-                said += 1
+    for label, c, o, rounds, ahead in _higher_runners_up(split_by_workload(_run())):
+        (row,) = [r for r in rows if f"{c.variant} " in r]
+        assert f"clients (c={c.concurrency}" in row and label in row
+        assert (
+            f"`{o.side.variant}`'s median higher, {fmt(o.throughput_infer_per_s)}: the pick ahead in {ahead} of {rounds} shared rounds"
+            in row
+        )
+        said += 1
     assert said  # the trial's time=16000, b=4: nodb's 1,874.2 in its own row beside db500's pick at 1,268.2
