@@ -147,24 +147,25 @@ class Judged:
         return f"{self.too_few_quiet()}; p{percentile} {fmt(self.ms, 2)} ms{over}"
 
     def far_over(self, percentile: int, budget_ms: float | None) -> str | None:
-        """Where this host's load cannot explain the miss (trial 13, T13-15: "a quiet host might meet the
+        """Where the CPU this host's load took cannot explain the miss on average (a single call can still wait
+        longer on one preemption: the words claim no more than that bound; trial 13, T13-15: "a quiet host might meet the
         budget" said of p99s 13-120x the budget): :attr:`ms` over ``budget_ms`` by more than the most the
-        load of its rounds can slow a level (:func:`load_slowdown`), in words: ``"far over the budget; host
-        load does not explain it (p99 13.36 ms, 13x the budget; other processes used at most 1.1 of 2 cores,
-        which slows a level at most 2.2x)"``; ``None`` otherwise, or when the load or the cores are unknown."""
+        load of its rounds can slow a level (:func:`load_slowdown`), in words: ``"far over the budget; more than
+        the CPU host load took explains (p99 13.36 ms, 13x the budget; other processes used at most 1.1 of 2 cores,
+        which slows a level's work at most 2.2x on average)"``; ``None`` otherwise, or when the load or the cores are unknown."""
         detail = self.far_detail(percentile, budget_ms)
-        return f"far over the budget; host load does not explain it ({detail})" if detail else None
+        return f"far over the budget; more than the CPU host load took explains ({detail})" if detail else None
 
     def far_detail(self, percentile: int, budget_ms: float | None) -> str | None:
         """:meth:`far_over`'s numbers alone: ``"p99 13.36 ms, 13x the budget; other processes used at most
-        1.1 of 2 cores, which slows a level at most 2.2x"``; ``None`` where :meth:`far_over` is, and for a level not
+        1.1 of 2 cores, which slows a level's work at most 2.2x on average"``; ``None`` where :meth:`far_over` is, and for a level not
         :attr:`loaded` (a quiet level of too few rounds is not verified for its rounds, not for load)."""
         bound = load_slowdown(self.load_pct, self.cores)
         if not self.loaded or budget_ms is None or budget_ms <= 0 or bound is None or self.ms <= budget_ms * bound:
             return None
         return (
             f"p{percentile} {fmt(self.ms, 2)} ms, {self.ms / budget_ms:.0f}× the budget; other processes used at most "
-            f"{(self.load_pct or 0.0) / 100:.1f} of {self.cores} cores, which slows a level at most {bound:.1f}×"
+            f"{(self.load_pct or 0.0) / 100:.1f} of {self.cores} cores, which slows a level's work at most {bound:.1f}× on average"
         )
 
     def too_few_quiet(self) -> str:
@@ -269,7 +270,7 @@ def unverified_words(run: RunResult, percentile: int, budget_ms: float | None) -
     far = [f"{at[name, bs, c]} ({why})" for name, bs, c, j in levels if (why := j.far_detail(percentile, budget_ms))]
     far_words = (
         f"{count(len(far), 'level')} over the p{percentile} budget of {fmt(budget_ms, 2)} ms "
-        f"{'is' if len(far) == 1 else 'are'} far over it; host load does not explain it: {some_of(far, 3)}."
+        f"{'is' if len(far) == 1 else 'are'} far over it; more than the CPU host load took explains: {some_of(far, 3)}."
         if far
         else ""
     )

@@ -172,7 +172,7 @@ def test_a_colocated_model_far_over_its_budget_is_said_so_as_a_sweep_level_is() 
     assert bound is not None
     far, near = 81.07, 1.0 * bound * 0.9  # beyond what the load explains, and within it
     for p99, said in (
-        (far, "far over the budget; host load does not explain it (p99 81.07 ms, 81×"),
+        (far, "far over the budget; more than the CPU host load took explains (p99 81.07 ms, 81×"),
         (near, "not verified here: every round host busy"),
     ):
         visits = [
