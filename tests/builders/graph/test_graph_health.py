@@ -375,3 +375,25 @@ def test_cli_inspect_exits_1_for_an_unreadable_file_and_refuses_another_kind(tmp
     (tmp_path / "notes.txt").write_text("x")
     r = CliRunner().invoke(cli, ["inspect", str(tmp_path / "notes.txt")])
     assert r.exit_code != 0 and "expected an .onnx or TorchScript .pt file" in str(r.exception or r.output)
+
+
+@pytest.mark.parametrize(
+    ("after", "said"),
+    [
+        ({"Conv": 1, "Relu": 1}, "ORT fused or removed 1 nodes"),
+        ({"Conv": 1, "BatchNormalization": 1, "Relu": 1}, "ORT left the node count as it was"),
+        (
+            {"com.microsoft.nchwc.Conv": 1, "com.microsoft.nchwc.ReorderInput": 1, "com.microsoft.nchwc.ReorderOutput": 2, "Relu": 1},
+            "ORT added 2 nodes (more of: com.microsoft.nchwc.ReorderOutput 2, com.microsoft.nchwc.Conv 1, "
+            "com.microsoft.nchwc.ReorderInput 1)",
+        ),
+    ],
+)
+def test_the_node_count_after_onnx_runtime_is_worded_by_its_direction(tmp_path, after, said):
+    """Trial 14, T14-2: an fp16 graph ORT grew from 31 to 57 nodes (layout reorders) was said "ORT left the
+    node count as it was"; a graph it grew says it added nodes and which operator types grew."""
+    h = onnx_health(conv_bn_relu_onnx(tmp_path / "m.onnx"))
+    assert h.optimized is not None
+    h.optimized = h.optimized.model_copy(update={"op_counts": after, "node_count": sum(after.values())})
+    meaning = {f.name.split(" (")[0]: f.meaning for f in facts(h)}["operators after ONNX Runtime"]
+    assert meaning.startswith(said), meaning
