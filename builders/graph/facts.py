@@ -116,7 +116,6 @@ def onnx_facts(h: OnnxHealth) -> list[Fact]:
         ),
     ]
     if opt is not None:
-        delta = h.node_count - opt.node_count
         rows.append(
             Fact(
                 f"operators after ONNX Runtime ({opt.level}, {opt.provider})",

@@ -383,7 +383,12 @@ def test_cli_inspect_exits_1_for_an_unreadable_file_and_refuses_another_kind(tmp
         ({"Conv": 1, "Relu": 1}, "ORT fused or removed 1 nodes"),
         ({"Conv": 1, "BatchNormalization": 1, "Relu": 1}, "ORT left the node count as it was"),
         (
-            {"com.microsoft.nchwc.Conv": 1, "com.microsoft.nchwc.ReorderInput": 1, "com.microsoft.nchwc.ReorderOutput": 2, "Relu": 1},
+            {
+                "com.microsoft.nchwc.Conv": 1,
+                "com.microsoft.nchwc.ReorderInput": 1,
+                "com.microsoft.nchwc.ReorderOutput": 2,
+                "Relu": 1,
+            },
             "ORT added 2 nodes (more of: com.microsoft.nchwc.ReorderOutput 2, com.microsoft.nchwc.Conv 1, "
             "com.microsoft.nchwc.ReorderInput 1)",
         ),
