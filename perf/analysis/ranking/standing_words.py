@@ -110,14 +110,15 @@ def others_words(ranking: Ranking, run: RunResult | None, under_budget: bool) ->
     """What the pick is counted against: ``"5 of the 7 others, on a large, consistent gap after 3
     rounds; 2 have no level within the budget: `a` (lowest p99 12.40 ms, at c=1), `b` (...)"``
     (``"5, ..."`` without a run, or when every other variant is ranked; by which tier and after how
-    many rounds: :func:`perf.analysis.stats.paired.tiers_words`; the only ranked variant: only the rest). The others: those without an operating point (``"no level within the
+    many rounds: :func:`perf.analysis.stats.paired.tiers_words`; the only ranked variant: only the rest, ``""``
+    when there is none, as in a run of one variant). The others: those without an operating point (``"no level within the
     budget"`` under a budget, with the lowest latency they reached, else ``"no level to rank"``),
     the never-measured ones (``"not measured: cut for time"``) and failed ones (:func:`rest_parts`)."""
     beaten = ranking.beaten()
     how = f", {tiers}" if (tiers := tiers_words([c.result for c in beaten if c.result is not None])) else ""
     others = len(beaten) if run is None else len(run.variants) - 1 - len(ranking.other_sizes)
-    if run is None or others <= len(beaten):
-        return f"{len(beaten)}{how}"
+    if run is None or others <= len(beaten):  # nothing beaten, none else: no count to say (not "(0)")
+        return f"{len(beaten)}{how}" if beaten else ""
     rest = rest_parts(ranking, run, under_budget)
     if not beaten and not uncompared(ranking):  # the only ranked variant: only why the others are not ranked
         return "; ".join(rest)

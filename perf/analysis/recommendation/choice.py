@@ -134,7 +134,8 @@ class Choice:
         return text + "".join(f" — {w}" for w in said if w)
 
     def verdict(self) -> str:
-        """The paired verdict in words (a rounds sweep): the tie set, or what it beats."""
+        """The paired verdict in words (a rounds sweep): the tie set, what it beats, or that it is the only
+        variant ranked (with why the others are not, :attr:`against`; a run of one variant has none to say)."""
         rule = f"paired rounds at {(1 - (self.confidence or 0)) * 100:g} %"
         if self.tied:
             others = self.against or "not distinguishable at this noise from " + ", ".join(f"`{n}`" for n in self.tie_set[1:])
@@ -147,4 +148,6 @@ class Choice:
             return f"by the rule ({rule}) it beats {self.against}; it is named first by throughput, not as the winner"
         if self.beats:
             return f"beats every other ranked variant ({self.against or len(self.beats)}; {rule})"
-        return "the only ranked variant" + (f" ({self.against})" if self.against else "")
+        if not self.against:  # no other variant to count (a run of one): none is said as "(0)"
+            return "the only variant ranked: no other to compare it with"
+        return f"the only ranked variant ({self.against})"

@@ -62,3 +62,15 @@ def test_beats_every_other_says_what_the_others_were(tmp_path: Path) -> None:
         "(1 of the 4 others, on a large, consistent gap after 3 rounds; 2 have no level within the budget"
         in text.split("## Paired ranking", 1)[1]
     )
+
+
+def test_the_pick_of_a_run_of_one_variant_counts_no_others(tmp_path: Path) -> None:
+    """A run of one variant: its pick is the only variant ranked, said without a count of others (issue 26:
+    "the only ranked variant (0)" in report.md's Recommendation and the console's note)."""
+    run = run_result([_variant("lead", [1000, 1010, 990], 5.0)], settings={"latency_budget_ms": 10.0, "design": "rounds"})
+    run.rounds = RoundsRecord(seed=1)
+    results.save(run, tmp_path)
+    text = write_report(tmp_path).read_text()
+    picks = [ln for ln in text.splitlines() if ln.startswith("- **") and ":** `lead`" in ln and " — " in ln]
+    assert picks and all("the only variant ranked: no other to compare it with" in ln for ln in picks), picks
+    assert "(0)" not in text and "0 of the" not in text
