@@ -57,7 +57,8 @@ class Candidate:
 def best_alone(record: ColocationRecord, step: SearchStep, model: ColocatedModel) -> tuple[str, str]:
     """A model's start from its variants alone: of those that meet its targets, the highest median
     throughput (``fewest-instances``: the fewest instances, then the highest throughput); none:
-    the one nearest its targets (lowest p99 without targets); none measured: the first. A p99 said or
+    the one nearest its targets; none with a throughput to judge them on: the lowest latency at the budget's
+    percentile (p99: a co-location's budgets are each model's p99); none measured: the first. A p99 said or
     compared is the one its targets are judged on (:func:`perf.colocate.judge.budget_p99`)."""
     rows = []
     for v in model.variants:

@@ -108,7 +108,8 @@ def higher_medians(ranking: Ranking, short: bool = False) -> list[str]:
 
 def others_words(ranking: Ranking, run: RunResult | None, under_budget: bool) -> str:
     """What the pick is counted against: ``"5 of the 7 others, on a large, consistent gap after 3
-    rounds; 2 have no level within the budget: `a` (lowest p99 12.40 ms, at c=1), `b` (...)"``
+    rounds; 2 have no level within the budget: `a` (lowest p95 12.40 ms, at c=1), `b` (...)"`` (under a p95
+    budget: the lowest latency at the budget's percentile, :func:`lowest`)
     (``"5, ..."`` without a run, or when every other variant is ranked; by which tier and after how
     many rounds: :func:`perf.analysis.stats.paired.tiers_words`; the only ranked variant: only the rest, ``""``
     when there is none, as in a run of one variant). The others: those without an operating point (``"no level within the
@@ -130,7 +131,7 @@ def outside_words(ranking: Ranking, run: RunResult | None, under_budget: bool) -
     variant of the run is accounted for (trial 9: a pick under a what-if budget with a tie set of
     4, and the other 4 of 8 variants, none with a level within the budget, said nowhere):
     ``"the 4 others outside the tie set: it beats 1 by the rule; 3 have no level within the budget:
-    `a` (lowest p99 5.45 ms, at c=1), ..."``; ``""`` when every other variant is in the tie set
+    `a` (lowest p95 5.45 ms, at c=1), ..."`` (a p95 budget: the lowest latency at its percentile, :func:`lowest`); ``""`` when every other variant is in the tie set
     (or without a run)."""
     if run is None:
         return ""
@@ -144,8 +145,9 @@ def outside_words(ranking: Ranking, run: RunResult | None, under_budget: bool) -
 
 def rest_parts(ranking: Ranking, run: RunResult, under_budget: bool) -> list[str]:
     """The run's variants the ranking has no operating point for, by why, each part counted and
-    named: ``"2 have no level within the budget: `a` (lowest p99 5.45 ms, at c=1), `b` (...)"``
-    (under a budget, with the lowest latency each reached as the budget judges it, :func:`lowest`),
+    named: ``"2 have no level within the budget: `a` (lowest p95 5.45 ms, at c=1), `b` (...)"``
+    (under a budget, with the lowest latency at the budget's percentile each reached, as the budget judges it:
+    :func:`lowest`; here a p95 budget),
     ``"1 was not measured: cut for time: `c`"``, ``"1 failed: `d`"``; first those ranked but never
     measured in the same round as the pick's level (:data:`perf.analysis.ranking.standing.NOT_COMPARED`): ``"1 not compared
     (never measured in the same round as the pick's level): `e`"``."""
@@ -174,7 +176,8 @@ def rest_parts(ranking: Ranking, run: RunResult, under_budget: bool) -> list[str
 
 
 def lowest(ranking: Ranking, run: RunResult, name: str) -> str:
-    """``" (lowest p99 5.45 ms, at c=1)"``: the lowest latency at the ranking's percentile any level
+    """``" (lowest p95 5.45 ms, at c=1)"`` under a p95 budget: the lowest latency at the ranking's (the budget's)
+    percentile any level
     of ``name`` reached, as the budget judges it (:func:`perf.analysis.ranking.budget_latency.judged`: the
     median of its rounds, its quieter ones where enough were not host busy), and where this host
     cannot judge it, that it is not verified here; ``""`` without one."""
