@@ -3,8 +3,9 @@
 busy host, or where the setting cannot act) is left out of the effect; an effect with no pair
 left says why in place of a number, never a bold percentage.
 
-An effect is judged on peak throughput (each variant at its highest-throughput level, the
-latency budget aside); the recommendation under a latency budget judges the pick against each
+An effect is judged on peak throughput (each variant at its best level, the one the tables name:
+:func:`perf.analysis.saturation.peaks.best_levels`, the level a pair's numbers come from, not always its
+highest median; the latency budget aside); the recommendation under a latency budget judges the pick against each
 variant at their best levels within the budget. Where the two disagree on the pick and its twin
 in one factor (the effect not significant while the pick beats its twin, or the other way round),
 :func:`beside_recommendation` says so and why in one sentence, in the section and in the
@@ -25,8 +26,12 @@ from perf.markdown import APPENDIX_FILE, name_then_numbers, table
 
 #: Interactions the report lists (the appendix has every one).
 INTERACTION_LINES = 6
-#: What an effect on peak throughput is judged on, said where it is stated.
-PEAK_JUDGED = "each variant at its highest-throughput level, the latency budget aside"
+#: What an effect on peak throughput is judged on, said where it is stated: the level each pair's numbers come
+#: from (:func:`perf.analysis.effects.main_effects._best`, the tables' best level, which in a rounds sweep is
+#: the paired ranking's and otherwise a stable level first: not always the highest median, issue 26).
+PEAK_JUDGED = "each variant at its best level, the one the tables name, the latency budget aside"
+#: The levels of the pick's pair that an effect compared, in :func:`beside_recommendation`'s line.
+PAIR_LEVELS = "at their best levels"
 
 
 def cell(e: MainEffect, metric: str) -> str:
@@ -163,7 +168,8 @@ def _pct(e: MainEffect, d: PairDiff) -> str:
 
 
 def _at_peak(e: MainEffect, d: PairDiff) -> str:
-    """How the effect treated the pick's pair ``d`` at their peaks."""
+    """How the effect treated the pick's pair ``d`` at the levels it compared (:attr:`PairDiff.peaks`: each one's
+    best level, :data:`PEAK_JUDGED`)."""
     if d.throughput_note or d.throughput_pct is None:
         return f"the pair is left out ({(d.throughput_note or NO_NUMBER['throughput']).split(':')[0]})"
     if not d.throughput_sig:
@@ -184,7 +190,7 @@ def beside_recommendation(effects: Sequence[MainEffect], rec: Recommendation) ->
     """Where the effects' verdicts on peak throughput and the paired ranking under the latency
     budget disagree on the pick and its twin in one factor (the variant that differs from the pick
     in that factor only: one of the effect's pairs), one line that says what each judges and how
-    the pair fared at its peaks (module docstring); ``None`` without a budget's paired ranking or
+    the pair fared at the levels the effect compared (module docstring); ``None`` without a budget's paired ranking or
     a disagreement.
 
     Args:
@@ -211,12 +217,12 @@ def beside_recommendation(effects: Sequence[MainEffect], rec: Recommendation) ->
             if d.peaks:
                 mine, its = (d.peaks[1], d.peaks[0]) if toward > 0 else d.peaks
                 peaks = f" (c={mine}, c={its})"
-            items.append(f"{_ranked_words(c, twin)}; at their peaks{peaks} {_at_peak(e, d)}: {_effect_words(e)}")
+            items.append(f"{_ranked_words(c, twin)}; {PAIR_LEVELS}{peaks} {_at_peak(e, d)}: {_effect_words(e)}")
     if not items:
         return None
     return (
         f"**Beside the recommendation** (it ranks each variant at its best level within the {rec.budget_text}, "
-        f"the pick `{pick}` first; an effect takes each at its peak, the budget aside): "
+        f"the pick `{pick}` first; an effect takes each at its best level, the one the tables name, the budget aside): "
         + ". ".join(i[0].upper() + i[1:] for i in items)
         + "."
     )

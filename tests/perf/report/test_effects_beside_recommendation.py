@@ -54,22 +54,23 @@ def test_an_effect_not_significant_at_peak_beside_a_pick_that_beats_its_twin_und
     rec = recommend(run, 25.0)
     effects = main_effects(run, run_points(run))
     (e,) = [e for e in effects if e.factor.key == "batching"]
-    assert e.throughput is not None and not e.throughput.significant  # 2 shared rounds at their peaks
+    assert e.throughput is not None and not e.throughput.significant  # 2 shared rounds at their best levels
     assert rec.best_under_budget.variant == "mlp_onnx_cpu2_db500_mbs64"
     line = beside_recommendation(effects, rec)
     assert line is not None
     assert line.startswith(
         "**Beside the recommendation** (it ranks each variant at its best level within the p99 budget of 25.00 ms, "
-        "the pick `mlp_onnx_cpu2_db500_mbs64` first; an effect takes each at its peak, the budget aside): "
+        "the pick `mlp_onnx_cpu2_db500_mbs64` first; an effect takes each at its best level, the one the tables name, "
+        "the budget aside): "
         "The pick (c=8) beats its twin with batching off, `mlp_onnx_cpu2_nodb_mbs64` (c=4), by the paired rule ("
     )
-    assert "at their peaks (c=16, c=16) the rule does not separate them (+" in line
+    assert "at their best levels (c=16, c=16) the rule does not separate them (+" in line
     assert line.endswith("% with batching on): batching on vs batching off is not significant on peak throughput.")
     # said where the effect is stated and where it meets the recommendation in the conclusions
     assert f"- {line}" in effects_section(effects, [], True, line)
     text = "\n".join(conclusions(run, rec, effects))
     assert line in text
-    assert "(on peak throughput: each variant at its highest-throughput level, the latency budget aside;" in text
+    assert "(on peak throughput: each variant at its best level, the one the tables name, the latency budget aside;" in text
     assert "Here dynamic batching paid in compute at this load: executions of " in text  # the Why's own measure
 
 
