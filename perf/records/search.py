@@ -22,14 +22,16 @@ _CONFIG = ConfigDict(extra="ignore")
 #: win are dropped after a probe level (:mod:`perf.search.policy`).
 SearchMode = Literal["brute", "prune"]
 SEARCH_MODES: tuple[str, ...] = ("brute", "prune")
-#: Why a variant's levels ended: ``knee`` (a doubling of concurrency stopped paying more than
-#: the noise), ``budget`` (its latency went over the budget), ``cap`` (the ladder's highest
+#: Why a variant's levels ended: ``knee`` (a doubling of concurrency gained no more than the least gain a
+#: step must make: flat, past the knee), ``noise`` (the sequential design's step whose gain its noise does
+#: not tell: whether the peak lies above is not told, no knee claimed; issue 26: the report's table said
+#: "past the knee" of it), ``budget`` (its latency went over the budget), ``cap`` (the ladder's highest
 #: concurrency), ``failed`` (a level has no numbers), ``pruned`` (it cannot win: dropped).
-DecisionRule = Literal["knee", "budget", "cap", "failed", "pruned"]
+DecisionRule = Literal["knee", "noise", "budget", "cap", "failed", "pruned"]
 #: The rules that end a variant's ladder, not its measuring: no level above the decision's is
 #: measured, but levels below it may still join (the neighbours of its best, the bisection toward
 #: the budget's edge). ``failed`` and ``pruned`` end the variant.
-LADDER_RULES: tuple[str, ...] = ("knee", "budget", "cap")
+LADDER_RULES: tuple[str, ...] = ("knee", "noise", "budget", "cap")
 
 
 @dataclass(frozen=True, config=_CONFIG)

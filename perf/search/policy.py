@@ -201,7 +201,7 @@ def _adaptive(
     elif prev is not None and not (step := rising(prev, top, rules, tol)).rises:
         end = _decision(
             variant,
-            "knee",
+            "knee" if step.flat else "noise",  # a gain within the noise: no knee claimed (DecisionRule)
             top,
             own,
             f"{step.words(prev.concurrency, top.concurrency)} ({fmt(prev.get(THROUGHPUT))} -> "

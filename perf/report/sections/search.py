@@ -15,9 +15,10 @@ from perf.records.workloads import variant_name, workload, workloads_noun
 from perf.search.order import ORDER_RULE
 from perf.search.policy import AUTO, ladder
 
-#: Words for each decision rule, in the table.
+#: Words for each decision rule, in the table: what stopped the variant's levels (:data:`perf.records.search.DecisionRule`).
 RULE_WORDS = {
     "knee": "past the knee",
+    "noise": "a rise the noise does not tell",
     "budget": "over the latency budget",
     "cap": "top of the ladder",
     "failed": "a level failed",

@@ -84,7 +84,7 @@ def test_a_step_pays_only_above_the_measured_spread_and_the_floor():
     gain8 = {1: (100, 1.0), 2: (108, 1.1)}
     assert next_step("v", series("v", gain8, spread_pct=2.0), LADDER, True, RULES) == 4  # 8 % > 5 % floor, > spread
     noisy = next_step("v", series("v", gain8, spread_pct=12.0), LADDER, True, RULES)
-    assert isinstance(noisy, SearchDecision) and noisy.rule == "knee"  # 8 % is within 12 % window spread
+    assert isinstance(noisy, SearchDecision) and noisy.rule == "noise"  # 8 % is within 12 % window spread: no knee
     floor = next_step("v", series("v", {1: (100, 1.0), 2: (104, 1.1)}, spread_pct=0.5), LADDER, True, RULES)
     assert isinstance(floor, SearchDecision) and floor.rule == "knee"
     # two trials: their min-max spread counts as well
@@ -92,7 +92,7 @@ def test_a_step_pays_only_above_the_measured_spread_and_the_floor():
     assert next_step("v", trials, LADDER, True, RULES) == 4  # +21 infer/s > the 18 infer/s trial spread
     trials = aggregate([lv(1, 100), lv(1, 100, trial=1), lv(2, 105), lv(2, 140, trial=1)], "v")
     d = next_step("v", trials, LADDER, True, RULES)
-    assert isinstance(d, SearchDecision) and d.rule == "knee"  # +22.5 infer/s < the 35 infer/s trial spread
+    assert isinstance(d, SearchDecision) and d.rule == "noise"  # +22.5 infer/s < the 35 infer/s trial spread
 
 
 def test_the_budget_stops_the_ladder_then_bisection_looks_for_its_edge():
@@ -356,12 +356,34 @@ def test_a_step_the_noise_does_not_tell_is_not_called_the_knee():
     knee (rises.knee) then found none. Its words now say the rule's: the knee only for a flat step."""
     gain = 2 * RULES.min_gain_pct  # % above the floor, within a window spread twice as wide
     told_not = next_step("v", series("v", {1: (100, 1.0), 2: (100 + gain, 1.1)}, spread_pct=2 * gain), LADDER, True, RULES)
-    assert isinstance(told_not, SearchDecision) and told_not.rule == "knee"
+    assert isinstance(told_not, SearchDecision) and told_not.rule == "noise"
     assert (
         "past the knee" not in told_not.reason and "not distinguishable from noise (within the levels' spread" in told_not.reason
     )
     assert f"+{gain:.1f} % from c=1 to c=2" in told_not.reason
     assert knee(series("v", {1: (100, 1.0), 2: (100 + gain, 1.1)}, spread_pct=2 * gain), judge(run_result())) is None
     flat = next_step("v", series("v", {1: (100, 1.0), 2: (100 + RULES.min_gain_pct / 2, 1.1)}), LADDER, True, RULES)
-    assert isinstance(flat, SearchDecision) and flat.reason.endswith("past the knee")
+    assert isinstance(flat, SearchDecision) and flat.rule == "knee" and flat.reason.endswith("past the knee")
     assert f"no more than the {RULES.min_gain_pct:g} % a step must gain" in flat.reason
+
+
+def test_the_report_words_each_ladder_by_what_stopped_it():
+    """The search table's "levels ended" column said "past the knee" of every ``knee`` decision, also of the
+    sequential ladder's step whose gain its noise does not tell, where the reason beside it says no knee is
+    claimed (issue 26): each stop is now worded by its own rule."""
+    gain = 2 * RULES.min_gain_pct  # above the floor, within a window spread twice as wide: not told
+    levels = {"noisy": ({1: (100, 1.0), 2: (100 + gain, 1.1)}, 2 * gain), "flat": ({1: (100, 1.0), 2: (101, 1.1)}, 2.0)}
+    run = run_result(
+        [
+            variant_result(n, [lv(c, t, p, spread_pct=sp) for c, (t, p) in pts.items()], status="pending")
+            for n, (pts, sp) in levels.items()
+        ]
+    )
+    run.settings = {"concurrency": AUTO}
+    run.search = SearchRecord("brute", True, RULES, list(levels))
+    for name, (pts, sp) in levels.items():
+        d = next_step(name, series(name, pts, spread_pct=sp), LADDER, True, RULES)
+        assert isinstance(d, SearchDecision)
+        run.search.record(d)
+    rows = {ln.split("|")[1].strip(): ln.split("|")[3].strip() for ln in search_lines(run) if ln.startswith("| `")}
+    assert rows == {"`noisy`": "a rise the noise does not tell", "`flat`": "past the knee"}

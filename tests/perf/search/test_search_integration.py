@@ -15,6 +15,7 @@ from perf.analysis.stats.points import aggregate
 from perf.records import results
 from perf.records.search import SearchRules
 from perf.records.settings import MeasureSettings
+from perf.report.sections.search import RULE_WORDS
 from perf.report.write import write_report
 from perf.search.policy import AUTO, ladder, rising
 from perf.sweep.run import SweepOptions, run_sweep
@@ -69,14 +70,14 @@ def test_the_adaptive_ladder_stops_past_the_knee(tiny_repo: Path, tmp_path: Path
     points = aggregate(run.variant(GOOD).levels, GOOD)
     measured = [p.concurrency for p in points]
     # one python-backend instance on this host saturates well before 16 concurrent requests
-    assert decision is not None and decision.rule == "knee", decision
+    assert decision is not None and decision.rule in ("knee", "noise"), decision  # flat, or a gain its noise does not tell
     assert measured == list(ladder(AUTO, rules)[0][: len(measured)]) and 2 <= len(measured) < 5
     assert decision.measured == measured and decision.concurrency == measured[-1]
     # the recorded levels back the decision: the last step did not pay more than the noise, every one before did
     tol = FAST.stability_pct
     assert not rising(points[-2], points[-1], rules, tol).rises
     assert all(rising(a, b, rules, tol).rises for a, b in zip(points[:-2], points[1:-1]))
-    assert "past the knee" in (write_report(run_dir)).read_text()
+    assert RULE_WORDS[decision.rule] in (write_report(run_dir)).read_text()  # the table words the stop by its rule
 
 
 def test_pruned_variants_have_reasons_resume_continues_and_the_pick_equals_brute_force(
