@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -156,6 +157,9 @@ def problems(error: ValidationError) -> list[str]:
                 same[1].append(want)
             else:
                 out.append([loc, [f"expected {want}"], found])
+    # a union member that refused the value's type beside one that read into it (``outputs[0]: expected a valid
+    # string`` beside ``outputs[0].dtype: required field is missing``) is not what is wrong: said once, deeper
+    out = [p for p in out if p[2] is None or not any(q[0].startswith((f"{p[0]}.", f"{p[0]}[")) for q in out)]
     return [f"{loc}: {' or '.join(said)}" + (f", found {found}" if found is not None else "") for loc, said, found in out]
 
 
@@ -191,6 +195,9 @@ _TYPE_TAGS = {
 
 
 def _expected(msg: str) -> str:
+    """Pydantic's message as what was expected, in the file's words: ``"a valid dictionary or instance of
+    TensorSpecRecord"`` (a class name the file never shows) is ``"an object"``."""
+    msg = re.sub(r"a valid dictionary or instance of \w+", "an object", msg)
     for prefix in ("Input should be ", "Value error, ", "Assertion failed, "):
         if msg.startswith(prefix):
             return msg[len(prefix) :]

@@ -15,13 +15,13 @@ import difflib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
-from pydantic import Field, StrictStr
+from pydantic import BeforeValidator, Field, StrictStr
 
 from builders.model.example_spec import example_tensors
-from builders.model.spec_flags import parse_axis_flag, parse_input_flag
+from builders.model.spec_flags import axis_range_form, parse_axis_flag, parse_input_flag
 from builders.model.tensor import BATCH_AXIS, TensorSpec, TensorSpecRecord, output_placeholder, request_axis_sizes, validate_json
 from builders.model.value_ranges import require_axis_bounds
 from core.errors import ModelSpecError
@@ -338,7 +338,9 @@ class ModelSpecRecord(Record):
     schema_version: int = Field(SPEC_SCHEMA, alias="schema", description="input spec schema version")
     inputs: list[TensorSpecRecord]
     outputs: list[TensorSpecRecord | StrictStr] = []
-    dynamic_axes: dict[str, tuple[int, int, int]] = Field({}, description="axis -> (min, opt, max)")
+    dynamic_axes: dict[str, Annotated[tuple[int, int, int], BeforeValidator(axis_range_form)]] = Field(
+        {}, description="axis -> (min, opt, max)"
+    )
 
     @classmethod
     def from_spec(cls, spec: ModelSpec) -> ModelSpecRecord:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from typing import Any
 
 from builders.model.domains import DOMAINS
 from builders.model.tensor import Dim, TensorSpec
@@ -94,6 +95,36 @@ def parse_axis_flag(text: str) -> tuple[str, tuple[int, int, int]]:
         raise ModelSpecError(f"--dynamic-axis {text!r}: {why}", hint=f"{form} (min <= opt <= max)")
     lo, opt, hi = (int(v) for v in sizes)
     return name, (lo, opt, hi)
+
+
+def axis_range_form(value: Any) -> Any:
+    """A spec file's range of one dynamic axis (``"dynamic_axes": {"seq": [1, 64, 128]}``) checked for its form
+    before its type is read, as :func:`parse_axis_flag` checks ``--dynamic-axis``: three whole numbers, said in one
+    line with what is wrong (issue 26: ``[1, 64]`` got ``dynamic_axes.seq[2]: required field is missing``, four
+    sizes pydantic's tuple text, a bool read as 1). The order of the sizes is :class:`~builders.model.spec.ModelSpec`'s
+    to check.
+
+    Raises:
+        ValueError: not a list of three whole numbers (the record's validator says it beside the field).
+    """
+    items = list(value) if isinstance(value, (list, tuple)) else None
+    if items is None:
+        why = "not a list"
+    elif len(items) != 3:
+        why = f"{len(items)} sizes, not 3 (min, opt and max)"
+    else:
+        bad = [v for v in items if isinstance(v, bool) or not isinstance(v, int)]
+        if not bad:
+            return value
+        why = f"{_json(bad[0])} is not a whole number"
+    raise ValueError(f"[min, opt, max], three whole numbers smallest first (e.g. [1, 64, 128]); found {_json(value)}: {why}")
+
+
+def _json(value: Any) -> str:
+    try:
+        return json.dumps(value)
+    except TypeError:
+        return repr(value)
 
 
 def widened_range(bounds: tuple[int, int, int], sizes: Iterable[int]) -> tuple[int, int, int]:

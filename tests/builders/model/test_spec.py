@@ -136,6 +136,33 @@ def test_malformed_spec_file_is_one_clear_error(tmp_path):
         ModelSpec.from_file(path)
 
 
+SEQ_INPUT = [{"name": "ids", "dtype": "int64", "shape": ["seq"]}]
+
+
+@pytest.mark.parametrize(
+    "doc, line",
+    [
+        ({"dynamic_axes": {"seq": [1, 64]}}, "dynamic_axes.seq: expected [min, opt, max], three whole numbers"),
+        ({"dynamic_axes": {"seq": [1, 2, 3, 4]}}, "found [1, 2, 3, 4]: 4 sizes, not 3 (min, opt and max)"),
+        ({"dynamic_axes": {"seq": "1,64,128"}}, 'found "1,64,128": not a list'),
+        ({"dynamic_axes": {"seq": [True, 2, 3]}}, "found [true, 2, 3]: true is not a whole number"),
+        ({"outputs": [{"name": "y", "shape": [3]}]}, "outputs[0].dtype: required field is missing"),
+        ({"inputs": ["ids"]}, "inputs[0]: expected an object, found 'ids'"),
+    ],
+)
+def test_each_malformed_spec_field_is_said_once_with_what_to_give(doc, line):
+    """Issue 26: a dynamic axis given 2 sizes said ``dynamic_axes.seq[2]: required field is missing`` (4 sizes:
+    pydantic's tuple text; ``true`` was read as 1); an output object missing a field also said the other member of
+    its union (``outputs[0]: expected a valid string``); a tensor that is no object named the record's class. Each
+    problem is now one line that says what is wrong and what to give."""
+    with pytest.raises(ModelSpecError) as e:
+        ModelSpec.from_json({"inputs": SEQ_INPUT, "dynamic_axes": {"seq": [1, 64, 128]}} | doc, "spec file s.json")
+    said = e.value.message.splitlines()[1:]
+    assert len(said) == 1 and line in said[0], said
+    assert "required field is missing" not in said[0] or "[2]" not in said[0]
+    assert "TensorSpecRecord" not in e.value.message and "valid string" not in e.value.message
+
+
 def test_export_sizes_avoid_size_one_examples():
     spec = ModelSpec.from_flags(["ids:int64:seq,tok"], axes=["seq=1,1,8", "tok=1,1,1"])
     sizes = spec.export_axis_sizes()
