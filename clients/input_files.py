@@ -27,7 +27,7 @@ from clients.input_values import check_values
 from clients.inputs import ModelSignature, TensorInfo, validate_inputs
 from core.casts import convert
 from core.errors import ClientError
-from core.names import file_problem
+from core.names import file_problem, read_text
 
 
 def load_input_file(
@@ -286,11 +286,11 @@ def _entries(path: Path) -> list[dict]:
     """The ``data`` entries of a perf_analyzer input-data JSON file.
 
     Raises:
-        ClientError: a file missing or unreadable (:func:`readable`), or not that form.
+        ClientError: a file missing, unreadable or not UTF-8 text (:func:`core.names.read_text`), or not that form.
     """
-    readable(path)
+    text = read_text(Path(path), "input file", "perf_analyzer input data (JSON)", ClientError, pattern="*.json")
     try:
-        entries = json.loads(path.read_text())["data"]
+        entries = json.loads(text)["data"]
         assert isinstance(entries, list) and entries and all(isinstance(e, dict) for e in entries)
     except (OSError, ValueError, KeyError, TypeError, AssertionError) as e:
         raise ClientError(

@@ -153,3 +153,35 @@ def file_problem(path: Path, what: str, pattern: str = "*") -> tuple[str, str] |
     except OSError as e:
         return f"{what} {path} cannot be read ({e.strerror or e})", "make it readable (chmod u+r), or give a copy you can read"
     return None
+
+
+def read_text(path: Path, what: str, form: str, error: type[ToolkitError], hint: str = "", pattern: str = "*") -> str:
+    """The text of a user's file ``path`` (UTF-8), or ``error`` with the message every command says: the file
+    cannot be read as one (:func:`file_problem`: missing, a folder, unreadable), or it is not UTF-8 text, with
+    the byte and its offset (issue 26: a binary or UTF-16 ``config.pbtxt``, or a Kubernetes manifest, ended in a
+    ``UnicodeDecodeError`` traceback). The one reader of a user's text file, so that message is said once.
+
+    Args:
+        path: The file as given.
+        what: What it is, leading the message (``"spec file"``, ``"config"``).
+        form: What its text is, in ``"so not {form}"`` (``"a JSON spec"``, ``"a config.pbtxt"``).
+        error: The caller's error class (a :class:`~core.errors.ToolkitError`).
+        hint: What to do, after each problem's own advice.
+        pattern: The files of its kind, listed when it is missing (:func:`file_problem`).
+
+    Raises:
+        ToolkitError: ``error``, one message and a hint.
+    """
+    path = Path(path)
+    problem = file_problem(path, what, pattern)
+    if problem is not None:
+        raise error(problem[0], hint="; ".join(h for h in (problem[1], hint) if h))
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:  # a binary file or another encoding (UTF-16, Latin-1)
+        raise error(
+            f"{what} {path} is not UTF-8 text (byte {e.object[e.start]:#04x} at offset {e.start}), so not {form}",
+            hint="; ".join(h for h in ("save it as UTF-8 text", hint) if h),
+        ) from None
+    except OSError as e:  # became unreadable after the check, or a special file
+        raise error(f"{what} {path} cannot be read ({e.strerror or e})", hint=hint or "give a readable file") from None

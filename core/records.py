@@ -24,6 +24,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from core.errors import RecordError
+from core.names import read_text
 
 T = TypeVar("T")
 #: The key holding a file's schema version.
@@ -223,21 +224,10 @@ def read_json(path: Path, what: str, hint: str) -> Any:
     """Decode ``path`` as JSON.
 
     Raises:
-        RecordError: the file does not exist, is a folder, cannot be read, is not UTF-8 text, or is not valid
-            JSON (with line and column).
+        RecordError: the file does not exist, is a folder, cannot be read, is not UTF-8 text
+            (:func:`core.names.read_text`), or is not valid JSON (with line and column).
     """
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise RecordError(f"{what} {path} does not exist", hint=hint) from None
-    except IsADirectoryError:
-        raise RecordError(f"{what} {path} is a folder, not a file", hint=hint) from None
-    except UnicodeDecodeError as e:  # a binary file or another encoding: JSON is UTF-8 text
-        raise RecordError(
-            f"{what} {path} is not UTF-8 text (byte {e.object[e.start]:#04x} at offset {e.start}), so not JSON", hint=hint
-        ) from None
-    except OSError as e:
-        raise RecordError(f"{what} {path} cannot be read: {e.strerror}", hint=hint) from None
+    text = read_text(Path(path), what, "JSON", RecordError, hint, "*.json")
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:

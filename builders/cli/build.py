@@ -25,6 +25,7 @@ from builders.triton.releases import DEFAULT_RELEASE, release
 from core.cli import CONTEXT_SETTINGS, ToolkitCommand, flag, verbosity_option
 from core.cli import console as make_console
 from core.errors import FlagError, PartialBuildError, ToolkitError
+from core.names import read_text
 from core.options import REPOSITORY, option, panel
 from core.precision import PRECISION_NAMES
 from core.records import load_record
@@ -335,8 +336,9 @@ def _spec_flags_without_inputs(spec_path: Path | None, outputs: tuple[str, ...],
     given = [f for f, values in (("--output", outputs), ("--dynamic-axis", axes)) if values]
     said = f"{' and '.join(given)} describe" if len(given) > 1 else "it describes"
     try:
-        entries = dict(json.loads(spec_path.read_text()).get("dynamic_axes") or {}) if spec_path else {}
-    except (OSError, ValueError, AttributeError, TypeError):
+        text = read_text(spec_path, "spec file", "a JSON spec", FlagError) if spec_path else "{}"
+        entries = dict(json.loads(text).get("dynamic_axes") or {})
+    except (ToolkitError, ValueError, AttributeError, TypeError):  # this message only names the file's axes
         entries = {}
     for text in axes:
         try:

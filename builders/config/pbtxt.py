@@ -31,8 +31,12 @@ from builders.model.spec import ModelSpec
 from builders.model.tensor import TensorSpec
 from builders.triton.rules import raise_problems
 from core.errors import ConfigError
+from core.names import read_text
 
 log = logging.getLogger(__name__)
+
+#: What to do about a model folder's config.pbtxt that cannot be read (:func:`read_config`).
+CONFIG_HINT = "every model folder needs a config.pbtxt (UTF-8 text; `builders build` writes one per variant)"
 
 
 # --------------------------------------------------------------------------- generation
@@ -216,8 +220,6 @@ def read_config(path: Path) -> mc.ModelConfig:
     """Read and parse ``config.pbtxt``.
 
     Raises:
-        ConfigError: missing file or invalid content.
+        ConfigError: a missing, unreadable or not UTF-8 file (:func:`core.names.read_text`), or invalid content.
     """
-    if not path.is_file():
-        raise ConfigError(f"{path} does not exist", hint="every model folder needs a config.pbtxt")
-    return parse_config(path.read_text(), str(path))
+    return parse_config(read_text(path, "config", "a config.pbtxt", ConfigError, CONFIG_HINT, "*.pbtxt"), str(path))

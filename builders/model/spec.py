@@ -25,7 +25,7 @@ from builders.model.spec_flags import axis_range_form, parse_axis_flag, parse_in
 from builders.model.tensor import BATCH_AXIS, TensorSpec, TensorSpecRecord, output_placeholder, request_axis_sizes, validate_json
 from builders.model.value_ranges import require_axis_bounds
 from core.errors import ModelSpecError
-from core.names import file_problem, require_known
+from core.names import read_text, require_known
 from core.records import Record
 
 #: Batch size of the example inputs used to trace/export (not 1: torch.export specialises
@@ -245,30 +245,20 @@ class ModelSpec:
         ``docs/schemas/input_spec.json``).
 
         Raises:
-            ModelSpecError: the file is missing, a folder or unreadable (:func:`core.names.file_problem`,
-                the rule of every file argument), not UTF-8 text, not JSON, or not a valid spec.
+            ModelSpecError: the file is missing, a folder or unreadable, or not UTF-8 text (:func:`core.names.read_text`,
+                the rule of every file argument), not JSON, or not a valid spec.
         """
         p = Path(path)
-        problem = file_problem(p, "spec file", "*.json")
-        if problem is not None:
-            message, hint = problem
-            raise ModelSpecError(message, hint=f"{hint}; `builders spec --example` prints a spec to start from")
+        text = read_text(
+            p, "spec file", "a JSON spec", ModelSpecError, "`builders spec --example` prints a spec to start from", "*.json"
+        )
         try:
-            data = json.loads(p.read_text(encoding="utf-8"))
+            data = json.loads(text)
         except json.JSONDecodeError as e:
             raise ModelSpecError(
                 f"spec file {p} is not valid JSON: {e}",
                 hint="fix it at that line and column; `builders spec --example` prints a valid spec to start from",
             ) from e
-        except UnicodeDecodeError as e:  # a binary file or another encoding: JSON is UTF-8 text
-            raise ModelSpecError(
-                f"spec file {p} is not UTF-8 text (byte {e.object[e.start]:#04x} at offset {e.start}), so not a JSON spec",
-                hint="give the JSON spec file (saved as UTF-8); `builders spec --example` prints one to start from",
-            ) from None
-        except OSError as e:  # became unreadable after the check, or a special file
-            raise ModelSpecError(
-                f"spec file {p} cannot be read ({e.strerror or e})", hint="give a readable JSON spec file"
-            ) from None
         unknown = unknown_spec_keys(data)
         if unknown:
             where, key, valid = unknown[0]

@@ -16,6 +16,9 @@ import shutil
 import sys
 from pathlib import Path
 
+from core.errors import RecordError
+from core.names import read_text
+
 #: The folders a build writes, relative to where ``make`` runs (the checkout's root).
 BUILDS, REPOSITORY, INDEX = Path("builds"), Path("model_repository"), "index.json"
 
@@ -41,7 +44,7 @@ def _listed(index: Path) -> list[str]:
     Raises:
         ValueError: the index is not JSON or not the repository index's form.
     """
-    data = json.loads(index.read_text(encoding="utf-8"))
+    data = json.loads(read_text(index, "repository index", "JSON", RecordError))
     entries = data.get("variants") if isinstance(data, dict) else None
     names = [v.get("name") if isinstance(v, dict) else None for v in entries] if isinstance(entries, list) else None
     if names is None or not all(isinstance(n, str) for n in names):
@@ -69,8 +72,10 @@ def clean(root: Path) -> Cleaned:
     if index.is_file():
         try:
             listed = _listed(index)
-        except (OSError, ValueError) as e:
-            out.note = f"{REPOSITORY / INDEX} cannot be read ({e}): no model folder deleted, the index kept"
+        except (OSError, ValueError, RecordError) as e:
+            out.note = (
+                f"{REPOSITORY / INDEX} cannot be read ({getattr(e, 'message', e)}): no model folder deleted, the index kept"
+            )
         else:
             index.unlink()
             out.deleted.append(str(REPOSITORY / INDEX))

@@ -62,6 +62,7 @@ from builders.repository.view import Repository
 from builders.triton.releases import TritonRelease, coverage
 from builders.triton.rules import Problem
 from core.errors import ConfigError, RecordError, RepositoryError
+from core.names import read_text
 
 log = logging.getLogger(__name__)
 
@@ -232,7 +233,12 @@ def _check_model(model_dir: Path, opts: _Options, result: Validation) -> None:
         )
         return
     try:
-        cfg = parse_config(cfg_path.read_text(errors="replace"), CONFIG)
+        text = read_text(cfg_path, CONFIG, "a config.pbtxt", ConfigError)
+    except ConfigError as e:  # not UTF-8 text (was read with its bytes replaced, then said as a syntax error)
+        out.append(Problem(str(cfg_path), "(encoding)", e.message.removeprefix(f"{CONFIG} {cfg_path} "), e.hint or ""))
+        return
+    try:
+        cfg = parse_config(text, CONFIG)
     except ConfigError as e:
         out.append(
             Problem(str(cfg_path), "(syntax)", e.message.split(": ", 1)[-1], "fix the pbtxt syntax at the line and column given")

@@ -36,6 +36,8 @@ from tritonclient.grpc import model_config_pb2 as mc
 
 from clients.runtimes.base import TRITON_DEFAULT_PORTS
 from core import wording
+from core.errors import PerfError
+from core.names import read_text
 
 #: Where the repository is mounted in the server's container.
 MODELS_PATH = "/models"
@@ -368,11 +370,14 @@ def read_manifests(path: Path) -> list[Any]:
     """Read a YAML stream written by :func:`to_yaml` back into the client's typed models.
 
     Raises:
+        PerfError: the file is missing, unreadable or not UTF-8 text (:func:`core.names.read_text`).
         ValueError: a document has no ``kind`` this module writes.
     """
     api = k8s.ApiClient()
     out = []
-    for doc in yaml.safe_load_all(Path(path).read_text()):
+    for doc in yaml.safe_load_all(
+        read_text(Path(path), "Kubernetes manifest", "YAML", PerfError, "give the YAML `triton-perf deploy` wrote", "*.yaml")
+    ):
         if doc is None:
             continue
         cls = MODEL_CLASSES.get(doc.get("kind"))
