@@ -379,7 +379,8 @@ def _finish_manifest(
         say(line)
     manifest["exports"] = sorted([*manifest["exports"], *kept], key=_export_order)
     written = [e.name for e in entries]
-    manifest["variants"] = written + earlier_variants(earlier.old, kept, written, opts.repository)
+    manifest["kept_variants"] = earlier_variants(earlier.old, kept, written, opts.repository)
+    manifest["variants"] = written + manifest["kept_variants"]  # BuildManifest.made_variants: those written
     manifest["skipped_variants"] = [dataclasses.asdict(sk) for sk in plan.skipped]
     manifest["repository"] = str(opts.repository.resolve())
     if any(v.warmup for v in plan.variants):

@@ -31,7 +31,6 @@ from builders.repository.records import (
     BuildManifest,
     ExportRecord,
     FailedExport,
-    IndexEntry,
 )
 from builders.verify.verification import REFERENCE
 from core import formats
@@ -260,7 +259,7 @@ def earlier_variants(
     old: BuildManifest | None, kept: list[dict[str, Any]], written: Iterable[str], repository: Path
 ) -> list[str]:
     """The earlier build's variants that serve a kept export and are still in ``repository``
-    (the same repository, listed in its index, not rewritten by this build)."""
+    (the same repository, listed in its index, not rewritten by this build): the manifest's ``kept_variants``."""
     if old is None or not old.repository or Path(old.repository) != repository.resolve():
         return []
     pairs = {(e["format"], e["precision"]) for e in kept if not e.get("failed")}
@@ -276,19 +275,5 @@ def earlier_variants(
             continue
         v = entry.variant
         if (v.format, v.precision) in pairs:
-            out.append(name)
-    return out
-
-
-def variants_made(manifest: BuildManifest, entries: dict[str, IndexEntry]) -> list[str]:
-    """The variants of ``manifest`` that serve an export this build made, in the manifest's order: its
-    ``variants`` less those of an export ``kept`` from an earlier build (:func:`earlier_variants`, which
-    the manifest lists after them), found by each variant's format and precision in the index ``entries``
-    (a variant the index no longer lists is left out: it is not in the repository)."""
-    kept = {(e.format, e.precision) for e in manifest.exports if e.kept}
-    out = []
-    for name in manifest.variants:
-        entry = entries.get(name)
-        if entry is not None and (entry.variant.format, entry.variant.precision) not in kept:
             out.append(name)
     return out

@@ -194,7 +194,16 @@ class BuildManifest(Record):
     max_batch_size: int = Field(description="largest max_batch_size of the grid (verified up to it)")
     rtol: dict[str, float] = Field({}, description="the build's --rtol: output name -> relative tolerance")
     exports: list[AnyExport] = []
-    variants: list[str] = Field([], description="variant names this build wrote")
+    variants: list[str] = Field(
+        [],
+        description="variant names in the repository that serve this manifest's exports: those this build wrote, then "
+        "kept_variants",
+    )
+    kept_variants: list[str] = Field(
+        [],
+        description="the variants of exports kept from an earlier build (its files unchanged), still in the repository: "
+        "the earlier build wrote them; empty in a manifest written before they were recorded apart",
+    )
     skipped_variants: list[Skipped] = []
     repository: str | None = Field(None, description="the model repository the variants were written to")
     warmup_count: WarmupCount | None = Field(None, description="the warmup variants' model_warmup count and why; null: no warmup")
@@ -213,6 +222,13 @@ class BuildManifest(Record):
         description="spec input -> the forward() argument it is passed as (by position), when the spec's names differ "
         "from forward()'s (builders.model.forward_args.input_binding); empty: they match, or forward()'s names are unknown",
     )
+
+    @property
+    def made_variants(self) -> list[str]:
+        """The variants this build wrote, in order: :attr:`variants` less :attr:`kept_variants` (issue 26: the demo
+        filtered an earlier build's variants of kept exports out of :attr:`variants` itself, by the index)."""
+        kept = set(self.kept_variants)
+        return [n for n in self.variants if n not in kept]
 
     def export(self, fmt: str, precision: str = "fp32") -> ExportRecord | None:
         """The successful export of ``fmt`` at ``precision``, if any."""

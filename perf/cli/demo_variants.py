@@ -2,8 +2,8 @@
 T13-11: the demo took every ``<model>_*`` variant of the repository, 12 fp16/bf16 variants of an earlier
 build among its 20, and its unbudgeted check took 4 min 16 s, without a word why 20).
 
-The build's manifest names its variants (:func:`builders.repository.build_folder.variants_made`: those of
-the exports this build made, not those kept from an earlier one); ``DEMO_VARIANTS`` (names or patterns, as
+The build's manifest names its variants (:attr:`builders.repository.records.BuildManifest.made_variants`: those
+this build wrote, not those of exports kept from an earlier one); ``DEMO_VARIANTS`` (names or patterns, as
 ``--variants`` takes them) picks from the repository instead. ``scripts/demo.sh`` runs it after step 1::
 
     python -m perf.cli.demo_variants detr
@@ -23,7 +23,6 @@ from collections.abc import Sequence
 import click
 
 from builders.build_options import BuildOptions
-from builders.repository.build_folder import variants_made
 from builders.repository.records import MANIFEST_FILE, MANIFEST_KIND, IndexEntry
 from builders.repository.view import read_index
 from core.errors import RecordError
@@ -64,7 +63,7 @@ def chosen(name: str, given: str | None) -> tuple[list[str], str]:
         manifest = load_record(defaults.build_dir / name / MANIFEST_FILE, MANIFEST_KIND)
     except (RecordError, OSError) as e:
         raise click.UsageError(f"the build of {name} left no manifest or index to read the variants from: {e}") from e
-    made = variants_made(manifest, entries)
+    made = manifest.made_variants
     if given:
         patterns = variant_patterns(given)
         names = [n for n in entries if any(fnmatch.fnmatchcase(n, p) for p in patterns)]

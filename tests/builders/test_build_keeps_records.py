@@ -21,9 +21,10 @@ from builders.build import BuildOptions, build
 from builders.cli.main import cli
 from builders.config.variants import VariantGrid
 from builders.model.spec import ModelSpec
-from builders.repository.records import FAILED_MANIFEST_FILE, MANIFEST_FILE
+from builders.repository.records import FAILED_MANIFEST_FILE, MANIFEST_FILE, MANIFEST_KIND
 from builders.repository.view import Repository
 from core.errors import ExportError, GpuRequiredError, PartialBuildError, VerificationError
+from core.records import load_record
 from perf.deploy.bundle import source_variant
 
 pytestmark = pytest.mark.slow  # real exports
@@ -106,6 +107,8 @@ def test_one_format_after_another_keeps_both(tmp_path):
     folder = tmp_path / "builds" / "tiny"
     assert _exports(folder / MANIFEST_FILE) == [("torchscript", "fp32", False, False), ("onnx", "fp32", False, True)]
     assert result.manifest["variants"] == ["tiny_ts_cpu1_nodb_mbs4", "tiny_onnx_cpu1_nodb_mbs4"]
+    assert result.manifest["kept_variants"] == ["tiny_onnx_cpu1_nodb_mbs4"]  # the earlier build's, of its kept export
+    assert load_record(folder / MANIFEST_FILE, MANIFEST_KIND).made_variants == ["tiny_ts_cpu1_nodb_mbs4"]
     assert "onnx fp32: kept from the earlier build (model.onnx unchanged)" in lines
     for name in result.manifest["variants"]:
         assert Repository(tmp_path / "repo").variant(name).export is not None

@@ -12,7 +12,7 @@ import pytest
 from builders.model.spec import ModelSpec, ModelSpecRecord
 from builders.repository.records import MANIFEST_KIND, BuildManifest, ExportRecord
 from builders.repository.writer import update_index
-from core.records import write_record
+from core.records import load_record, write_record
 from perf.cli.demo_variants import chosen, main
 
 NOW = [f"detr_{f}_cpu{n}_nodb_mbs64" for f in ("ts", "onnx") for n in (1, 2)]
@@ -47,7 +47,8 @@ def demo_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     exports += [_export(f, "fp16", True) for f in ("torchscript", "onnx")]
     manifest = BuildManifest(
         model="detr", source="m", created="now", spec=ModelSpecRecord.from_spec(ModelSpec.from_flags(["x:float32:4"], ["y"])),
-        max_batch_size=64, exports=exports, variants=NOW + EARLIER, weights_sha256_16="w", source_sha256_16="s",
+        max_batch_size=64, exports=exports, variants=NOW + EARLIER, kept_variants=EARLIER, weights_sha256_16="w",
+        source_sha256_16="s",
     )  # fmt: skip
     (tmp_path / "builds" / "detr").mkdir(parents=True)
     write_record(tmp_path / "builds" / "detr" / "manifest.json", MANIFEST_KIND, manifest)
@@ -56,7 +57,7 @@ def demo_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_the_demo_takes_its_own_builds_variants_and_names_the_earlier_ones_it_leaves_out(demo_folder: Path) -> None:
     names, line = chosen("detr", None)
-    assert names == NOW
+    assert names == NOW == load_record(demo_folder / "builds" / "detr" / "manifest.json", MANIFEST_KIND).made_variants
     assert line == (
         "   checked and swept: the 4 variants this build made; model_repository also holds 4 other variants of detr, "
         "from an earlier build (detr onnx fp16 ×2, detr torchscript fp16 ×2), left out (DEMO_VARIANTS='detr_*' takes "
