@@ -5,8 +5,6 @@ outside a tie set, and the lowest latency a variant with no level to rank reache
 
 from __future__ import annotations
 
-from collections.abc import Collection
-
 from core.wording import count
 from perf.analysis.ranking.budget_latency import judged
 from perf.analysis.ranking.operating import Comparison, levels_of, records
@@ -25,6 +23,7 @@ from perf.analysis.ranking.standing import (
     uncalled,
     uncompared,
 )
+from perf.analysis.recommendation.cuts import cut_variants, rounds_measured
 from perf.analysis.stats.paired import tiers_words
 from perf.markdown import fmt
 from perf.records.results import RunResult
@@ -148,13 +147,19 @@ def rest_parts(ranking: Ranking, run: RunResult, under_budget: bool) -> list[str
     named: ``"2 have no level within the budget: `a` (lowest p95 5.45 ms, at c=1), `b` (...)"``
     (under a budget, with the lowest latency at the budget's percentile each reached, as the budget judges it:
     :func:`lowest`; here a p95 budget),
-    ``"1 was not measured: cut for time: `c`"``, ``"1 failed: `d`"``; first those ranked but never
+    ``"1 was not measured: cut for time: `c`"`` (a variant cut after it was measured is said with its numbers,
+    ``"(measured in 1 round, then cut for time)"``: :func:`perf.analysis.recommendation.cuts.cut_variants`),
+    ``"1 failed: `d`"``; first those ranked but never
     measured in the same round as the pick's level (:data:`perf.analysis.ranking.standing.NOT_COMPARED`): ``"1 not compared
     (never measured in the same round as the pick's level): `e`"``."""
-    cut = _cut(run)
+    never_measured, measured_before = cut_variants(run)  # the one rule of cut variants with and without numbers
     failed = [v.name for v in run.variants if v.status == "failed"]
-    never = [n for n in ranking.unranked if n in cut]
-    unranked = [n for n in ranking.unranked if n not in cut]
+    never = [n for n in ranking.unranked if n in never_measured]
+    unranked = [n for n in ranking.unranked if n not in never_measured]  # trial 14, T14-5: a cut one with numbers is measured
+
+    def cut_after(n: str) -> str:
+        return f" (measured in {count(rounds_measured(run, n), 'round')}, then cut for time)" if n in measured_before else ""
+
     apart = [c.b.variant for c in uncompared(ranking)]
     said = (
         [f"{len(apart)} not compared (never measured in the same round as the pick's level): {quoted_names(apart)}"]
@@ -162,10 +167,11 @@ def rest_parts(ranking: Ranking, run: RunResult, under_budget: bool) -> list[str
         else []
     )
     if unranked and under_budget:
-        shown = [f"`{n}`" + lowest(ranking, run, n) for n in unranked]
+        shown = [f"`{n}`" + lowest(ranking, run, n) + cut_after(n) for n in unranked]
         said.append(f"{len(unranked)} {'has' if len(unranked) == 1 else 'have'} no level within the budget: {cut_list(shown)}")
     elif unranked:
-        said.append(f"{len(unranked)} {'has' if len(unranked) == 1 else 'have'} no level to rank: {quoted_names(unranked)}")
+        shown = [f"`{n}`{cut_after(n)}" for n in unranked]
+        said.append(f"{len(unranked)} {'has' if len(unranked) == 1 else 'have'} no level to rank: {cut_list(shown)}")
     for names, one, many in (
         (never, "was not measured: cut for time", "were not measured: cut for time"),
         (failed, "failed", "failed"),
@@ -196,7 +202,3 @@ def lowest(ranking: Ranking, run: RunResult, name: str) -> str:
         + (f": {unverified}" if unverified else "")
         + ")"
     )
-
-
-def _cut(run: RunResult) -> Collection[str]:
-    return {c.variant for c in (run.rounds.cuts if run.rounds else []) if c.kind == "variant" and c.variant}

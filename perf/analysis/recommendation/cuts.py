@@ -109,10 +109,13 @@ def unmeasured_caveat(run: RunResult) -> str | None:
 def cut_notes(run: RunResult) -> list[str]:
     """The recommendation's sentences on the cut variants (:func:`unmeasured_caveat`): the never-measured
     ones leave the pick the best of the measured ones only; the others were measured before, and
-    their numbers are in the ranking."""
+    their numbers stand, ranked where they have the rounds a verdict needs."""
     before = cut_variants(run)[1]
     caveat = unmeasured_caveat(run)
     notes = [caveat] if caveat else []
     if before:
-        notes.append(f"The numbers of {', '.join(f'`{n}`' for n in before)} from the run's earlier sessions are in the ranking.")
+        names = ", ".join(f"`{n}`" for n in before)  # trial 14, T14-5: "in the ranking" of a variant too few rounds ranked
+        notes.append(
+            f"The numbers of {names}, measured before the cut, stand: ranked where they have the rounds a verdict needs."
+        )
     return notes

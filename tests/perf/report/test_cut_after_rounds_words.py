@@ -43,7 +43,9 @@ def test_a_cut_variant_with_numbers_is_measured_in_its_rounds_everywhere(split: 
     assert caveat.startswith(f"The pick is the best of 3 variants, 1 of them measured in {EARLY} rounds only (`early`")
     notes = " ".join(recommend(run).notes)
     assert caveat in notes and "not measured (cut for time)" not in notes
-    assert cut_notes(run)[1:] == ["The numbers of `early` from the run's earlier sessions are in the ranking."]
+    assert cut_notes(run)[1:] == [
+        "The numbers of `early`, measured before the cut, stand: ranked where they have the rounds a verdict needs."
+    ]
     lines = "\n".join(budget_lines(run))
     assert "variant not measured (" not in lines and "variant not measured further in this session (`early`)" in lines
 
@@ -66,3 +68,21 @@ def test_a_cut_variant_measured_as_long_as_the_others_is_not_said_to_have_fewer_
     ]
     caveat = unmeasured_caveat(run)
     assert caveat is not None and f"measured in {ROUNDS} rounds (`early`" in caveat and "only" not in caveat
+
+
+def test_a_cut_variant_measured_over_the_budget_is_not_said_unmeasured() -> None:
+    """Trial 14, T14-5: a variant measured in 1 round (every level over the budget), then cut for time, was
+    counted among "4 were not measured: cut for time" in the pick's words, beside its row in the tables; it has
+    no level within the budget, with its lowest p99, and was measured in 1 round, then cut."""
+
+    def vr(name: str, thr: float, p99: float, rounds: int):
+        return variant_result(name, [level_result(c, thr * c, p99 * c, trial=r) for c in (1, 2) for r in range(rounds)])
+
+    run = run_result([vr("fast", 300.0, 2.0, ROUNDS), vr("slow", 100.0, 2.0, ROUNDS), vr("late", 50.0, 90.0, 1)], finished="x")
+    run.rounds = RoundsRecord(seed=1, budget=BudgetRecord(90.0, 1.2, 5.0, 68.0, 7), cuts=[Cut("variant", WHY, "late")])
+    choice = recommend(run, latency_budget_ms=50).best_under_budget
+    assert choice is not None and choice.variant == "fast"
+    words = choice.verdict()
+    assert "not measured" not in words, words
+    assert "1 has no level within the budget: `late` (lowest p99 90.00 ms, at c=1" in words
+    assert words.count("(measured in 1 round, then cut for time)") == 1
