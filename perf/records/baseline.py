@@ -257,6 +257,12 @@ class BaselineResult:
         a size, is at the target's reference size (:attr:`BaselineTarget.shape`)."""
         return [p for p in self.points_of(target.key) if (p.shape if p.shape is not None else target.shape) == shape]
 
+    def unmeasured_models(self) -> list[str]:
+        """The models of :attr:`targets` with no point timed (a sweep's time budget ran out before their
+        first round, or each of their points failed): trial 14, T14-4."""
+        timed = {p.key.model for p in self.points if p.status == "ok"}
+        return [m for m in dict.fromkeys(t.key.model for t in self.targets) if m not in timed]
+
     def cut_short(self) -> dict[str, int]:
         """The models timed in fewer rounds than :attr:`BaselineSettings.rounds` planned (the sweep's
         time budget ran out), with the rounds each was timed in (:meth:`rounds_timed`); ``{}`` when

@@ -118,3 +118,23 @@ class BaselineStep(RoundsSweep):
         if self.run.rounds is not None and self.run.rounds.budget is not None:
             self.run.rounds.budget.baseline_s = round(time.monotonic() - began, 1)
             self._save()
+        self._after_cut(deadline)
+
+    def _after_cut(self, deadline: float | None) -> None:
+        """A baseline that started but that the time budget cut (a model not timed, or timed in fewer rounds)
+        says what measures the rest, on the console and in the report's notes (trial 14, T14-4: "not measured:
+        the time budget ran out before its first round", the loads having spent what the rounds left, and no
+        word of `triton-perf baseline RUN`, which the README names)."""
+        b = self.run.baseline
+        if deadline is None or b is None:
+            return
+        cut = [*b.unmeasured_models(), *b.cut_short()]
+        if not cut:
+            return
+        hint = (
+            f"`triton-perf baseline {self.run_dir}` measures it again afterwards, without a time budget; "
+            f"{self.baseline_keeps or 'a longer --time-budget keeps it'}"
+        )
+        b.notes.append(f"in-process baseline cut for time ({', '.join(f'`{m}`' for m in cut)}): {hint}")
+        log.warning("%s", b.notes[-1])
+        self._save()

@@ -75,6 +75,9 @@ class _Sweep:
     def _save(self) -> None:
         pass
 
+    def _after_cut(self, deadline: float | None) -> None:
+        sweep_run.Sweep._after_cut(self, deadline)  # type: ignore[arg-type]
+
 
 @pytest.fixture
 def measured(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
@@ -163,3 +166,40 @@ def test_the_start_the_plan_line_says_is_the_one_checked(measured: list[Any], ca
     sw.baseline_planned_s = fit.baseline_s
     sweep_run.Sweep._baseline(sw, time.monotonic() + said + 1.0)  # type: ignore[arg-type]
     assert measured and sw.run.rounds is not None and not sw.run.rounds.cuts
+
+
+def test_a_baseline_the_budget_cut_after_it_started_says_what_measures_it(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Trial 14, T14-4: a resume's baseline started (its estimate fitted) but its loads spent what the rounds
+    left: "`mobilenet`: not measured: the time budget ran out before its first round", and no word of what
+    measures it. A cut model (not timed, or timed in fewer rounds) now names `triton-perf baseline RUN` and the
+    budget that keeps it, on the console and in the baseline's notes (the report's)."""
+    from perf.records.baseline import BaselineKey, BaselinePoint, BaselineResult, BaselineSettings, BaselineTarget
+
+    settings = BaselineSettings("timer", 0.1, 0.05, 3, 100, "reference inputs", 2, "rule", {"torch": "2"}, rounds=8)
+    keys = {m: BaselineKey(m, "onnx", "fp32", "cpu", 1) for m in ("mobilenet", "mlp", "kws")}
+    timed = [BaselinePoint(keys["mlp"], 1, latency_median_ms=2.0, rounds_ms=[2.0] * 8)]
+    timed.append(BaselinePoint(keys["kws"], 1, latency_median_ms=2.0, rounds_ms=[2.0] * 3))
+    targets = [BaselineTarget(f"{m}_v", k) for m, k in keys.items()]
+
+    def measure(run: RunResult, *_: Any) -> None:
+        run.baseline = BaselineResult("now", settings, targets, timed, ["`mobilenet`: not measured: the time budget ran out"])
+
+    monkeypatch.setattr(baseline_step, "measure_after_sweep", measure)
+    sw = _Sweep(resume=True)
+    sw.baseline_keeps = keeps_hint(4, "demo", True)
+    with caplog.at_level("WARNING"):
+        sweep_run.Sweep._baseline(sw, time.monotonic() + 200.0)  # type: ignore[arg-type]
+    assert sw.run.baseline is not None
+    said = sw.run.baseline.notes[-1]
+    assert said == (
+        "in-process baseline cut for time (`mobilenet`, `kws`): `triton-perf baseline results/demo` measures it again "
+        "afterwards, without a time budget; --resume demo --time-budget 4m keeps it"
+    )
+    assert said in caplog.text
+    # a baseline every model of which was timed in all its rounds says nothing more
+    timed[1] = BaselinePoint(keys["kws"], 1, latency_median_ms=2.0, rounds_ms=[2.0] * 8)
+    timed.append(BaselinePoint(keys["mobilenet"], 1, latency_median_ms=2.0, rounds_ms=[2.0] * 8))
+    sweep_run.Sweep._baseline(sw, time.monotonic() + 200.0)  # type: ignore[arg-type]
+    assert sw.run.baseline.notes == ["`mobilenet`: not measured: the time budget ran out"]
