@@ -31,6 +31,7 @@ from core.console import print_table as print_table
 from core.console import quiet_gevent_interrupts
 from core.console import setup_logging as setup_logging
 from core.errors import FlagError, ToolkitError
+from core.flag_refusals import named_once
 
 #: Exit codes of every command (one table). ``EXIT_USAGE`` is click's own.
 #: Done; also a measurement that answered "no" (a sweep in which no variant meets the budget, a
@@ -154,19 +155,25 @@ class ToolkitCommand(click.Command):
                     + ": give each once (click would silently keep only the last)",
                     ctx,
                 )
-        return super().parse_args(ctx, args)
+        try:
+            return super().parse_args(ctx, args)
+        except click.BadParameter as e:  # a flag's callback refused its value: the flag named once
+            raise named_once(e) from None
 
     def invoke(self, ctx: click.Context) -> Any:
         """Run the command; a :class:`~core.errors.FlagError` (a flag naming what the inputs
-        lack, found once they are read) becomes a usage error of that flag (:data:`EXIT_USAGE`).
+        lack, found once they are read) becomes a usage error of that flag (:data:`EXIT_USAGE`),
+        which, as every refusal of a flag, names the flag once (:func:`core.flag_refusals.named_once`).
 
         Raises:
-            click.BadParameter: from a :class:`~core.errors.FlagError`.
+            click.BadParameter: from a :class:`~core.errors.FlagError`, or a flag refused in the body.
         """
         try:
             return super().invoke(ctx)
         except FlagError as e:
-            raise click.BadParameter(str(e), ctx=ctx, param_hint=e.flag) from None
+            raise named_once(click.BadParameter(str(e), ctx=ctx, param_hint=e.flag)) from None
+        except click.BadParameter as e:
+            raise named_once(e) from None
 
 
 def repeated_options(command: click.Command, ctx: click.Context, args: list[str]) -> list[tuple[click.Option, int]]:

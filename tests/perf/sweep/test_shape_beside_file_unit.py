@@ -50,5 +50,5 @@ def test_the_sweep_refuses_it_before_a_server_starts(fake_build, tmp_path: Path)
         terminal_width=400,
     )  # fmt: skip
     assert res.exit_code == 2, res.output
-    assert f"Invalid value for --shape: --shape x:400 with --input-data {data}: the file's entries carry" in res.output
+    assert f"Error: --shape x:400 with --input-data {data}: the file's entries carry" in res.output  # the flag named once
     assert not results.exists()
