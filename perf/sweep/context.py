@@ -37,7 +37,7 @@ from perf.search.policy import AUTO, Budget, Search, ladder, resolve_mode
 from perf.search.resumed import resumed_budget
 from perf.sweep.flags import design_ignores, window_hint
 from perf.sweep.options import DEFAULT_TIME_BUDGET_S, Progress, SweepOptions, resumed_options
-from perf.sweep.preflight import RAW_DIR, check_axes, check_mixed, check_runtime, nothing_to_resume, require_plannable, take_again
+from perf.sweep.preflight import RAW_DIR, check_runtime, check_size_flags, nothing_to_resume, require_plannable, take_again
 from perf.sweep.server import now
 from perf.sweep.servers import ServerPool
 
@@ -104,8 +104,7 @@ class SweepBase:
             log.warning("%s", line)
         self.run_id = opts.run_id or results.new_run_id()
         self.run_dir = Path(opts.results_dir) / self.run_id
-        check_axes(self.repository, names, opts.sweep_axes)
-        check_mixed(opts.sweep_axes, opts.batch_sizes, opts.input_data, opts.shapes)
+        check_size_flags(self.repository, names, opts.sweep_axes, opts.shapes, opts.batch_sizes, opts.input_data)
         self.shape_notes: dict[str, str] = {}
         self.plans: dict[str, VariantPlan] = {
             n: plan_variant(

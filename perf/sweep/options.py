@@ -181,7 +181,7 @@ class SweepOptions:
     ] = Field(
         default_factory=dict,
         description="Size of an input's dynamic dims, as perf_analyzer's --shape (dims without the batch axis, e.g. input_ids:128; "
-        "repeatable); needed where the build's spec gives none; not with a file of --input-data (its entries' shapes are sent).",
+        "repeatable); needed where the build's spec gives none; not with a file of --input-data, nor on an axis --shapes sweeps.",
     )
     sweep_axes: Annotated[
         dict[str, tuple[int | str, ...]],

@@ -12,6 +12,7 @@ that a failed start left holding no measurement is taken again by a plain rerun.
 * :func:`require_plannable`: some variant has a level to measure (``--batch-sizes 128`` above
   every variant's max_batch_size started a server to measure nothing).
 * :func:`check_axes`: every ``--shapes`` axis is a dynamic axis of some variant's build.
+* :func:`check_shape_beside_sweep`: no ``--shape`` sizes an axis ``--shapes`` sweeps.
 * :func:`unmeasured_folder`: a run folder whose ``results.json`` holds no measurement, or
   that a sweep stopped before its first save left without one.
 """
@@ -133,6 +134,26 @@ def require_plannable(plans: Mapping[str, VariantPlan], batch_sizes: Sequence[in
     )
 
 
+def check_size_flags(
+    repository: Repository,
+    names: Sequence[str],
+    sweep_axes: Mapping[str, Sequence[object]],
+    shapes: Mapping[str, Sequence[int]],
+    batch_sizes: Sequence[int],
+    input_data: object,
+) -> None:
+    """The checks of the flags that say what sizes are sent (``--shapes``, ``--shape``, ``--input-data``,
+    ``--batch-sizes``), before anything starts: :func:`check_axes`, :func:`check_shape_beside_sweep`,
+    :func:`check_mixed`.
+
+    Raises:
+        FlagError: what those refuse.
+    """
+    check_axes(repository, names, sweep_axes)
+    check_shape_beside_sweep(repository, names, sweep_axes, shapes)
+    check_mixed(sweep_axes, batch_sizes, input_data, shapes)
+
+
 def check_axes(repository: Repository, names: Sequence[str], sweep_axes: Mapping[str, object]) -> None:
     """Every ``--shapes`` axis is a dynamic axis of some variant's build (a variant without it
     is measured at its own shape, noted); an axis none has is a mistake in the flag.
@@ -154,6 +175,54 @@ def check_axes(repository: Repository, names: Sequence[str], sweep_axes: Mapping
         kind="dynamic axis",
         owner="the builds of this sweep's variants",
         hint="name an axis the builds have (as in --shapes seq=16,64), or drop --shapes",
+    )
+
+
+def check_shape_beside_sweep(
+    repository: Repository, names: Sequence[str], sweep_axes: Mapping[str, Sequence[object]], shapes: Mapping[str, Sequence[int]]
+) -> None:
+    """No ``--shape`` sizes an axis that ``--shapes`` sweeps (issue 26): a ``--shape`` wins over the
+    sizes of the build's spec (:func:`clients.shapes.resolve`, the user's dims first), which is how a
+    level's size is sent (:func:`perf.measure.mixed.spec_at`), so ``--shapes H=64,256 --shape
+    image:3,64,64`` sent 64 at the levels labelled ``H=256``. A ``--shape`` of an input without a swept
+    axis stays (what it sizes is not swept); the axes a variant's build names say which (a variant
+    without a build record sweeps no axis, :func:`check_axes`).
+
+    Raises:
+        FlagError: each such ``--shape``, the axes it sizes and the ``--shapes`` that sweep them, before
+            anything starts; the hint gives the sizes with ``--shapes`` only.
+    """
+    if not sweep_axes or not shapes:
+        return
+    sized: dict[str, dict[str, int]] = {}  # --shape input -> the axes it sizes in some variant's build
+    for name in names:
+        try:
+            spec = repository.variant(name).served_spec
+        except ToolkitError:
+            continue
+        if spec is None:  # no build record: it sweeps no axis
+            continue
+        for given, dims in shapes.items():
+            sized.setdefault(given, {}).update(spec.sizes_of({given: dims}))
+    clash = {given: [a for a in axes if a in sweep_axes] for given, axes in sized.items()}
+    clash = {given: axes for given, axes in clash.items() if axes}
+    if not clash:
+        return
+    sweeps = " ".join(
+        f"--shapes {a}={','.join(map(str, sweep_axes[a]))}" for a in dict.fromkeys(x for v in clash.values() for x in v)
+    )
+    fixed = {a: n for given in clash for a, n in sized[given].items() if a not in sweep_axes}
+    raise FlagError(
+        "; ".join(
+            f"--shape {given}:{','.join(map(str, shapes[given]))} sizes axis {', '.join(axes)}, which {sweeps} sweeps"
+            for given, axes in clash.items()
+        )
+        + ": a --shape wins over a level's size, so every level would send the --shape's size, labelled with "
+        "another",
+        flag="--shape",
+        hint=f"give the sizes with --shapes only ({sweeps}"
+        + "".join(f" --shapes {a}={n}" for a, n in fixed.items())
+        + "), or drop --shapes",
     )
 
 
