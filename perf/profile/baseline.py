@@ -41,7 +41,7 @@ from perf.analysis.efficiency import SIZES_APART_HINT, sent_sizes, sizes_apart
 from perf.measure.host import HOST_BUSY_THRESHOLD_PCT
 from perf.profile.checks import acted_on, refuse_nothing_measured, run_repository
 from perf.profile.points import At, measure_keys
-from perf.profile.runners import reference_axes, torch_threads_kept
+from perf.profile.runners import reference_size, torch_threads_kept
 from perf.profile.timing import ORDER_SEED, OutOfTime, TimingSettings
 from perf.records import results
 from perf.records.baseline import (
@@ -199,7 +199,7 @@ def plan_targets(
         mbs = int(cfg.max_batch_size)
         instances = sum(g.count or 1 for g in cfg.instance_group) or 1
         try:
-            shape = (results.shape_text(reference_axes(rv)) or None) if shapes else None
+            shape = reference_size(rv) if shapes else None
         except ToolkitError:  # no reference data: its points say so when they fail to load it
             shape = None
         shape = input_size(given_size(opts.run, rv), shape)  # what a level not swept sent: --shape's sizes win

@@ -58,12 +58,15 @@ class BaselineEstimate:
         variants: The variants it measures.
         points: The points it times (keys x input sizes x batch sizes).
         guessed: Whether the formed batch sizes were guessed (no level measured yet).
+        sizes: The input sizes its points are at (each fixed size the client workloads sent; 1 when
+            the run swept none).
     """
 
     seconds: float
     variants: int
     points: int
     guessed: bool
+    sizes: int = 1
 
 
 def estimate(
@@ -93,4 +96,5 @@ def estimate(
             points |= {(key, size.shape, b) for key in keys for b in batches}
     t = opts.timing
     seconds = len(points) * (t.warmup_s + 2 * t.min_run_time_s + POINT_CALLS_S) + KEY_LOAD_S * len({k for k, *_ in points})
-    return BaselineEstimate(round(seconds, 1), len(planned), len(points), not measured)
+    sizes = len({size for _, size, _ in points}) or 1
+    return BaselineEstimate(round(seconds, 1), len(planned), len(points), not measured, sizes)

@@ -9,7 +9,9 @@ variants the baseline measures, stored with the run.
   module on the build's reference inputs, with the same threads and the baseline's
   ``--min-run-time`` per row.
 
-The batch is the largest one the run's dynamic batcher formed for that variant
+Both run at the build's reference inputs, whose size (:func:`perf.profile.runners.reference_size`) each
+record keeps beside its batch (the report says both: a sweep's levels may have sent other sizes), at
+the largest batch the run's dynamic batcher formed for that variant at any input size
 (:func:`perf.profile.baseline.formed_batches`), else 1. For a run the record is stored as
 ``results.json``'s ``profile`` (``triton-perf report`` shows it); for a repository it is written to
 ``profile.json`` beside ``baseline.json``.
@@ -31,7 +33,16 @@ from perf.measure.host import HostSampler
 from perf.profile.baseline import BaselineOptions, busy_threshold, formed_batches, plan_targets
 from perf.profile.checks import acted_on, run_repository
 from perf.profile.precision_study import precision_study
-from perf.profile.runners import NotRunHere, artifact_call, batch_inputs, cannot_run, eager_call, eager_module, version_file
+from perf.profile.runners import (
+    NotRunHere,
+    artifact_call,
+    batch_inputs,
+    cannot_run,
+    eager_call,
+    eager_module,
+    reference_size,
+    version_file,
+)
 from perf.profile.trace import trace_onnx, trace_torch
 from perf.records import results
 from perf.records.baseline import EAGER, BaselineKey
@@ -73,16 +84,17 @@ def profile_variants(
     studied: set[str] = set()
     for target, rv, _fmt, file in planned:
         batch = max(formed_batches(opts.run, target.variant), default=1)
+        shape = _reference_size(rv)
         key = target.key
         keys = [key] + ([dataclasses.replace(key, format=EAGER, precision="fp32")] if opts.eager else [])
         for k in keys if trace else []:
             if (k.model, k.format, k.device) in traced:
                 continue
             traced.add((k.model, k.format, k.device))
-            record.traces.append(_trace(k, rv, file, batch, out_dir, busy_threshold(opts)))
+            record.traces.append(_trace(k, rv, file, (batch, shape), out_dir, busy_threshold(opts)))
         if precisions and key.model not in studied:
             studied.add(key.model)
-            record.precision += _study(rv, key, batch, precisions, opts)
+            record.precision += [dataclasses.replace(r, shape=shape) for r in _study(rv, key, batch, precisions, opts)]
     return record
 
 
@@ -153,11 +165,21 @@ def save_profile(record: ProfileRecord, out_dir: Path) -> Path:
     return write_record(out_dir / PROFILE_FILE, PROFILE_KIND, record)
 
 
-def _trace(key: BaselineKey, rv: Any, file: str, batch: int, out_dir: Path, threshold_pct: float) -> TraceRecord:
-    """One batch of ``key`` traced, with other processes' load while it ran (:mod:`perf.records.load`),
-    or the record of why not."""
+def _reference_size(rv: Any) -> str | None:
+    """:func:`perf.profile.runners.reference_size` of ``rv``; ``None`` when its reference data cannot be read
+    (each trace and study row then says so when it fails to load them)."""
+    try:
+        return reference_size(rv)
+    except ToolkitError:
+        return None
+
+
+def _trace(key: BaselineKey, rv: Any, file: str, at: tuple[int, str | None], out_dir: Path, threshold_pct: float) -> TraceRecord:
+    """One batch of ``key`` traced at ``at`` (batch size, input size), with other processes' load while it ran
+    (:mod:`perf.records.load`), or the record of why not."""
     profiler = "onnxruntime" if key.format == "onnx" else "torch.profiler"
-    rec = TraceRecord(format=key.format, profiler=profiler, device=key.device, batch_size=batch, threads=key.threads)
+    batch, shape = at
+    rec = TraceRecord(format=key.format, profiler=profiler, device=key.device, batch_size=batch, shape=shape, threads=key.threads)
     reason = cannot_run(key)
     if reason is not None:
         rec.status, rec.reason = "not run on this host", reason
@@ -184,7 +206,7 @@ def _trace(key: BaselineKey, rv: Any, file: str, batch: int, out_dir: Path, thre
         log.warning("trace of %s %s failed: %s", key.model, key.format, rec.reason)
         return rec
     sampler.load(threshold_pct=threshold_pct).fill(done)
-    done.file = str(out.relative_to(out_dir))
+    done.file, done.shape = str(out.relative_to(out_dir)), shape
     return done
 
 
@@ -193,7 +215,10 @@ def _study(rv: Any, key: BaselineKey, batch: int, precisions: Sequence[str], opt
     try:
         module = eager_module(rv)
     except NotRunHere as e:
-        return [PrecisionRow("eager PyTorch", "cpu", p, "", status="not run on this host", reason=str(e)) for p in precisions]
+        return [
+            PrecisionRow("eager PyTorch", "cpu", p, "", status="not run on this host", reason=str(e), batch_size=batch)
+            for p in precisions
+        ]
     with _torch_threads(key.threads):
         return precision_study(
             module,

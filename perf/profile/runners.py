@@ -80,7 +80,7 @@ def inputs_at(variant: RepositoryVariant, reference: dict[str, np.ndarray], shap
     Raises:
         ModelSpecError: the variant has no build spec to draw inputs at another size from.
     """
-    if shape is None or shape_text(reference_axes(variant)) == shape:
+    if shape is None or reference_size(variant) == shape:
         return reference
     spec = variant.spec
     if spec is None:
@@ -88,6 +88,17 @@ def inputs_at(variant: RepositoryVariant, reference: dict[str, np.ndarray], shap
             f"{variant.name} has no build spec: no inputs at {shape}", hint="rebuild the variant with `builders build`"
         )
     return spec.example_inputs(1, {**spec.axis_sizes("opt"), **parse_shape_text(shape)})
+
+
+def reference_size(variant: RepositoryVariant) -> str | None:
+    """The input size of the build's reference inputs, every dynamic axis named (``"seq=32"``; ``None``
+    without dynamic axes): what the traces and the precision study run at (:mod:`perf.profile.run`), and the
+    in-process baseline's size for a level not swept (:func:`perf.profile.baseline.plan_targets`).
+
+    Raises:
+        ToolkitError: the reference data cannot be read.
+    """
+    return shape_text(reference_axes(variant)) or None
 
 
 def reference_axes(variant: RepositoryVariant) -> dict[str, int]:

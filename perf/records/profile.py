@@ -67,6 +67,9 @@ class TraceRecord:
         top_operators: The ten operators with the most self time, most first.
         host_busy_pct, host_busy, host_not_sampled: Other processes' CPU while the batch was
             traced (% of one core), whether that flags the trace, why not sampled (:mod:`perf.records.load`).
+        shape: The input size of the batch, every dynamic axis named (``"seq=32"``, the build's reference
+            inputs': :func:`perf.profile.runners.reference_size`); ``None`` without dynamic axes, or in a
+            record from before.
     """
 
     format: str
@@ -81,6 +84,7 @@ class TraceRecord:
     host_busy_pct: float | None = None
     host_busy: bool = False
     host_not_sampled: str | None = None
+    shape: str | None = None
 
     @property
     def flag(self) -> str:
@@ -122,6 +126,7 @@ class PrecisionRow:
         within_rtol: ``max_rel_err <= rtol`` with no NaN/Inf.
         host_busy_pct, host_busy, host_not_sampled: Other processes' CPU during the rounds
             (% of one core), whether that flags the row, why not sampled (:mod:`perf.records.load`).
+        shape: The input size of each call, as :attr:`TraceRecord.shape`.
     """
 
     runtime: str
@@ -150,6 +155,7 @@ class PrecisionRow:
     host_busy_pct: float | None = None
     host_busy: bool = False
     host_not_sampled: str | None = None
+    shape: str | None = None
 
     @property
     def flag(self) -> str:

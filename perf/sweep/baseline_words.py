@@ -46,8 +46,13 @@ def baseline_yields(fit: Fit, hint: str) -> str:
 
 def skip_counts(counted: BaselineEstimate) -> str:
     """What a skipped baseline's estimate counted: ``"8 variants, 40 points at the batch sizes the
-    server formed"`` (the plan's estimate guessed those sizes: its number differs, and says so)."""
+    server formed"`` (the plan's estimate guessed those sizes: its number differs, and says so); a run
+    whose clients sent several input sizes (``--shapes``) times each (issue 26: the words named the batch
+    sizes alone), ``"8 variants, 40 points at the 2 input sizes the clients sent, each at the batch sizes
+    the server formed"``, as the serving-efficiency section words what it compares."""
     at = "guessing the batch sizes the server forms" if counted.guessed else "at the batch sizes the server formed"
+    if counted.sizes > 1:
+        at = f"at the {count(counted.sizes, 'input size')} the clients sent, each {at}"
     return f"{count(counted.variants, 'variant')}, {count(counted.points, 'point')} {at}"
 
 

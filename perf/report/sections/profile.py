@@ -8,12 +8,24 @@ from __future__ import annotations
 
 from core.wording import sentence
 from perf.analysis.stats.paired import RULE, p_words
-from perf.markdown import APPENDIX_FILE, flag_mark, fmt, table
+from perf.markdown import APPENDIX_FILE, Align, flag_mark, fmt, table
 from perf.records.load import HOST_BUSY
 from perf.records.profile import NOT_DISTINGUISHABLE, UNFAIR, UNFAIR_SPREAD, PrecisionRow, ProfileRecord, TraceRecord, too_wide
 
 #: Operators per trace named in report.md (the appendix has each trace's top-10 table).
 TRACE_OPERATORS = 3
+#: What the traces and the precision study ran, where the sizes they ran at come from.
+RAN_ON = (
+    "the build's reference inputs, at the largest batch the server formed for the variant at any input size (else 1); "
+    "the sweep's levels may have sent other sizes"
+)
+
+
+def ran_at(shape: str | None, batch: int) -> str:
+    """The input size and batch a trace or a precision row ran at, as the in-process baseline words a point's
+    (its ``inputs`` and ``batch``): ``"input size seq=32, batch 8"``; ``"batch 8"`` without a size (no dynamic
+    axes, or a record from before)."""
+    return (f"input size {shape}, " if shape else "") + f"batch {batch}"
 
 
 def profile_section(profile: ProfileRecord | None, up: str = "", operators: int | None = TRACE_OPERATORS) -> list[str]:
@@ -36,12 +48,12 @@ def trace_lines(traces: list[TraceRecord], up: str = "", operators: int | None =
         "",
         "Open a `torch.profiler` trace in `chrome://tracing` or https://ui.perfetto.dev; ONNX Runtime's "
         "profile is a list of the same Chrome-trace events. Self time: inside the operator itself, "
-        "the operators it calls excluded; % of the batch's total self time."
+        f"the operators it calls excluded; % of the batch's total self time. Each traces one batch of {RAN_ON}."
         + (f" Each trace's top-10 operators: [{APPENDIX_FILE}]({APPENDIX_FILE})." if operators is not None else ""),
         "",
     ]
     for t in traces:
-        what = f"{t.format} on {t.device}, batch {t.batch_size}" + (f", {t.threads} threads" if t.threads else "")
+        what = f"{t.format} on {t.device}, {ran_at(t.shape, t.batch_size)}" + (f", {t.threads} threads" if t.threads else "")
         if t.status != "measured" or not t.file:
             lines += [f"- {what}: {t.status} ({t.reason or 'no reason recorded'})"]
             continue
@@ -117,11 +129,11 @@ def precision_lines(rows: list[PrecisionRow]) -> list[str]:
     speed-ups in words (:mod:`perf.analysis.stats.paired`'s rule)."""
     if not rows:
         return []
-    first = rows[0]
+    first, at = rows[0], list(dict.fromkeys(ran_at(r.shape, r.batch_size) for r in rows))
     lines = [
         "## Precision study",
         "",
-        f"{first.runtime}, batch {first.batch_size}"
+        f"{first.runtime} on {RAN_ON}: {at[0] if len(at) == 1 else 'the input size and batch each row names'}"
         + (f", {first.threads} threads" if first.threads else "")
         + f"; {sentence(first.method)} Errors against fp32 eager PyTorch on the CPU; latency: median (IQR) over the rounds of "
         "each round's median call (`torch.utils.benchmark` blocks), samples/s from that median. "
@@ -132,11 +144,13 @@ def precision_lines(rows: list[PrecisionRow]) -> list[str]:
     ]
     body = []
     for r in rows:
+        each = [ran_at(r.shape, r.batch_size)] if len(at) > 1 else []  # rows at several sizes: each says its own
         if r.status != "measured":
-            body.append([r.device, r.precision, r.computes_in or "—", f"{r.status}: {r.reason or 'no reason recorded'}"])
+            body.append([*each, r.device, r.precision, r.computes_in or "—", f"{r.status}: {r.reason or 'no reason recorded'}"])
             continue
         body.append(
             [
+                *each,
                 r.device,
                 r.precision,
                 r.computes_in or "—",
@@ -149,8 +163,11 @@ def precision_lines(rows: list[PrecisionRow]) -> list[str]:
                 "—" if r.within_rtol is None else (f"yes (rtol {r.rtol:g})" if r.within_rtol else f"no (rtol {r.rtol:g})"),
             ]
         )
-    headers = ["device", "precision", "computes in", "status", "ms median (IQR)", "samples/s", "vs fp32", "max abs err"]
-    headers += ["max rel err", "within rtol"]
-    lines += table(headers, body, ["left", "left", "left", "left", "right", "right", "right", "right", "right", "left"])
+    headers = [*(["ran at"] if len(at) > 1 else []), "device", "precision", "computes in", "status", "ms median (IQR)"]
+    headers += ["samples/s", "vs fp32", "max abs err", "max rel err", "within rtol"]
+    left: list[Align] = ["left"]
+    right: list[Align] = ["right"]
+    align = left * (len(headers) - 6) + right * 5 + left
+    lines += table(headers, body, align)
     said = speedup_sentences(rows)
     return lines + ([""] + said if said else []) + [""]

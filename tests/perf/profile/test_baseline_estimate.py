@@ -44,3 +44,24 @@ def test_the_skip_says_what_its_number_counts() -> None:
     from perf.sweep.baseline_words import skip_counts
 
     assert skip_counts(est.BaselineEstimate(43.0, 8, 40, False)) == "8 variants, 40 points at the batch sizes the server formed"
+    # the clients sent several input sizes (--shapes): the points are at each (issue 26: the words named the batch sizes alone)
+    assert skip_counts(est.BaselineEstimate(43.0, 8, 40, False, 2)) == (
+        "8 variants, 40 points at the 2 input sizes the clients sent, each at the batch sizes the server formed"
+    )
+    assert skip_counts(est.BaselineEstimate(43.0, 8, 40, True, 3)).endswith(
+        "at the 3 input sizes the clients sent, each guessing the batch sizes the server forms"
+    )
+
+
+def test_the_estimate_counts_the_input_sizes_its_points_are_at(demo: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    run = RunResult("demo", "now", variants=[VariantResult(n, None, "ok", levels=[LevelResult(1, 1, 0)]) for n, *_ in DEMO])
+    assert est.estimate(BaselineOptions(Path("repo"), run=run, timing=SWEEP_TIMING)).sizes == 1  # not swept
+
+    def plan(opts: BaselineOptions, *read: object, **how: object):
+        key = BaselineKey("m", "onnx", "fp32", "cpu", 1)
+        sizes = [BaselineSize("seq=16", [1, 2]), BaselineSize("seq=64", [1])]
+        return [(BaselineTarget("m_onnx", key, 1, [1, 2], sizes=sizes), None, "onnx", "f")], []
+
+    monkeypatch.setattr(est, "plan_targets", plan)
+    counted = est.estimate(BaselineOptions(Path("repo"), run=run, timing=SWEEP_TIMING, eager=False))
+    assert (counted.points, counted.sizes) == (3, 2)
