@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from builders.repository.view import Repository
@@ -208,22 +208,25 @@ def check_shape_beside_sweep(
     clash = {given: axes for given, axes in clash.items() if axes}
     if not clash:
         return
-    sweeps = " ".join(
-        f"--shapes {a}={','.join(map(str, sweep_axes[a]))}" for a in dict.fromkeys(x for v in clash.values() for x in v)
-    )
+
     fixed = {a: n for given in clash for a, n in sized[given].items() if a not in sweep_axes}
     raise FlagError(
         "; ".join(
-            f"--shape {given}:{','.join(map(str, shapes[given]))} sizes axis {', '.join(axes)}, which {sweeps} sweeps"
+            f"--shape {given}:{','.join(map(str, shapes[given]))} sizes {'axis' if len(axes) == 1 else 'axes'} "
+            f"{', '.join(axes)}, which {_swept(sweep_axes, axes)} {'sweeps' if len(axes) == 1 else 'sweep'}"
             for given, axes in clash.items()
         )
-        + ": a --shape wins over a level's size, so every level would send the --shape's size, labelled with "
-        "another",
+        + ": a --shape wins over a level's size, so a level labelled with another size would send the --shape's",
         flag="--shape",
-        hint=f"give the sizes with --shapes only ({sweeps}"
+        hint=f"give the sizes with --shapes only ({_swept(sweep_axes, dict.fromkeys(a for v in clash.values() for a in v))}"
         + "".join(f" --shapes {a}={n}" for a, n in fixed.items())
         + "), or drop --shapes",
     )
+
+
+def _swept(sweep_axes: Mapping[str, Sequence[object]], axes: Iterable[str]) -> str:
+    """``"--shapes H=64,256"``: the ``--shapes`` flags that sweep ``axes``."""
+    return " ".join(f"--shapes {a}={','.join(map(str, sweep_axes[a]))}" for a in axes)
 
 
 def check_mixed(

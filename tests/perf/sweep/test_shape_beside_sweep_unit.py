@@ -35,11 +35,19 @@ def repo(fake_build) -> Path:
 @pytest.mark.parametrize("swept", [(64, 256), ("16..256",)])
 def test_a_shape_that_sizes_a_swept_axis_is_refused(repo: Path, swept: tuple[object, ...]) -> None:
     sweeps = f"--shapes H={','.join(map(str, swept))}"
-    with pytest.raises(FlagError, match=rf"^--shape image:3,64,64 sizes axis H, which {sweeps} sweeps: a --shape wins") as e:
+    said = rf"^--shape image:3,64,64 sizes axis H, which {sweeps} sweeps: a --shape wins over a level's size, so a level "
+    with pytest.raises(FlagError, match=said + "labelled with another size would send the --shape's") as e:
         check_shape_beside_sweep(Repository(repo), [VARIANT.name], {"H": swept}, {"image": (3, 64, 64)})
     assert e.value.flag == "--shape"
     # the sizes the --shape gave, as --shapes: the swept axis's levels and the other axis it fixed
     assert e.value.hint == f"give the sizes with --shapes only ({sweeps} --shapes W=64), or drop --shapes"
+
+
+def test_each_shape_names_the_axes_it_sizes_and_the_flags_that_sweep_them(repo: Path) -> None:
+    with pytest.raises(FlagError) as e:
+        check_shape_beside_sweep(Repository(repo), [VARIANT.name], {"H": (64,), "W": (16, 32)}, {"image": (3, 64, 64)})
+    assert str(e.value).startswith("--shape image:3,64,64 sizes axes H, W, which --shapes H=64 --shapes W=16,32 sweep: ")
+    assert e.value.hint == "give the sizes with --shapes only (--shapes H=64 --shapes W=16,32), or drop --shapes"
 
 
 def test_a_shape_of_an_input_without_a_swept_axis_stays(repo: Path) -> None:
