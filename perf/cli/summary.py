@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from core.wording import count
-from perf.analysis.ranking.budget_latency import latency_metric, verdict_notes
+from perf.analysis.ranking.budget_latency import latency_metric, unverified_words, verdict_notes
 from perf.analysis.ranking.compared_at import compared_elsewhere, elsewhere_words
 from perf.analysis.recommendation.choice import Choice
 from perf.analysis.recommendation.cuts import cut_variants, rounds_measured, unmeasured_caveat
@@ -59,7 +59,18 @@ def summary(
     caveat = unmeasured_caveat(view)
     notes = [caveat] if caveat is not None else []
     uniform = [n for n in [uniform_sizes_note(run)] if n is not None]  # batching at one size per level (trial 12, F13)
-    return Summary(_table(view, rec, top_n), notes + [n for n in rec.notes if n not in notes] + uniform)
+    return Summary(_table(view, rec, top_n), notes + [n for n in _shorter(view, rec) if n not in notes] + uniform)
+
+
+def _shorter(view: RunResult, rec: Recommendation) -> list[str]:
+    """``rec``'s notes, the levels not verified here or far over the budget naming one level each and counting
+    the rest (:func:`perf.analysis.ranking.budget_latency.unverified_words`, which names 3 in the report; trial 14:
+    two such sentences of 1,000+ characters each under the demo's table)."""
+    pct, budget = rec.latency_percentile, rec.latency_budget_ms
+    full, short = unverified_words(view, pct, budget), unverified_words(view, pct, budget, named=1)
+    if full is None or short is None or full == short:
+        return rec.notes
+    return [short if n == full else n for n in rec.notes]
 
 
 def summary_table(

@@ -254,12 +254,14 @@ def verdict_notes(run: RunResult, percentile: int, budget_ms: float | None) -> d
     return {(name, bs, c): note for name, bs, c, note in got if note}
 
 
-def unverified_words(run: RunResult, percentile: int, budget_ms: float | None) -> str | None:
+def unverified_words(run: RunResult, percentile: int, budget_ms: float | None, named: int = 3) -> str | None:
     """The levels of ``run`` over ``budget_ms`` (ms) that this host cannot judge
     (:meth:`Judged.unverified_why`), counted and the first named, in one sentence: ``"1 level over
     the p99 budget of 5.00 ms is not verified here: its host gave fewer than 3 rounds not host busy
     to judge it on, and a quiet host might meet the budget: `a` at concurrency 1 (every round host
-    busy; p99 5.89 ms over all 3)."``; ``None`` when there is none."""
+    busy; p99 5.89 ms over all 3)."``; ``None`` when there is none. ``named``: the levels each sentence
+    names before it counts the rest (the console names 1: trial 14, its two sentences ran to 1,000+
+    characters each, printed twice by the demo)."""
     if budget_ms is None:
         return None
     levels = list(_levels(run, latency_metric(percentile)))
@@ -270,7 +272,7 @@ def unverified_words(run: RunResult, percentile: int, budget_ms: float | None) -
     far = [f"{at[name, bs, c]} ({why})" for name, bs, c, j in levels if (why := j.far_detail(percentile, budget_ms))]
     far_words = (
         f"{count(len(far), 'level')} over the p{percentile} budget of {fmt(budget_ms, 2)} ms "
-        f"{'is' if len(far) == 1 else 'are'} far over it; more than the CPU host load took explains: {some_of(far, 3)}."
+        f"{'is' if len(far) == 1 else 'are'} far over it; more than the CPU host load took explains: {some_of(far, named)}."
         if far
         else ""
     )
@@ -282,7 +284,7 @@ def unverified_words(run: RunResult, percentile: int, budget_ms: float | None) -
         f"{count(len(said), 'level')} over the p{percentile} budget of {fmt(budget_ms, 2)} ms "
         f"{'is' if one else 'are'} not verified here: {'its' if one else 'their'} host gave fewer than "
         f"{MIN_QUIET_ROUNDS} rounds not host busy to judge {'it' if one else 'them'} on, and {who} might "
-        f"meet the budget: {some_of(said, 3)}." + (f" {far_words}" if far_words else "")
+        f"meet the budget: {some_of(said, named)}." + (f" {far_words}" if far_words else "")
     )
 
 

@@ -65,3 +65,16 @@ def test_a_pick_ranked_alone_under_the_budget_and_beating_on_the_gap_rule_never_
     ranking = text.split("## Paired ranking", 1)[1]
     assert "It beats every other ranked variant by the rule (1, on a large, consistent gap after 3 rounds)." in ranking
     assert "the pick beats it" in ranking
+
+
+def test_the_console_names_one_level_not_verified_here_and_counts_the_rest(tmp_path: Path) -> None:
+    """Trial 14: under the demo's table the console printed the report's two sentences on levels not verified here
+    and far over the budget, 1,000+ characters each, naming 3 levels with their numbers; it names one and counts the
+    rest (the report still names 3)."""
+    from perf.cli.summary import summary
+
+    _report(tmp_path, True, (3.99, 5.89, 8.77))
+    run = results.load(tmp_path)
+    notes = [n for n in summary(run).notes if n.startswith("2 levels over the p99 budget of 5.00 ms are not verified here")]
+    assert len(notes) == 1, summary(run).notes
+    assert notes[0].count("(every round host busy") == 1 and "and 1 more" in notes[0]
