@@ -1,1 +1,1 @@
-"""What the numbers say: trial statistics and knees, the recommendation, fair pairs, the Pareto frontier, main effects, serving efficiency, run comparison."""
+"""What the numbers say: trial statistics and knees, the recommendation, fair pairs, the Pareto frontier, main effects, serving efficiency, run comparison, which variants a run measured or cut (measured)."""

@@ -14,10 +14,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from core.wording import count
+from perf.analysis.measured import cut_variants, rounds_measured
 from perf.analysis.ranking.budget_latency import latency_metric, unverified_words, verdict_notes
 from perf.analysis.ranking.compared_at import compared_elsewhere, elsewhere_words
 from perf.analysis.recommendation.choice import Choice
-from perf.analysis.recommendation.cuts import cut_variants, rounds_measured, unmeasured_caveat
+from perf.analysis.recommendation.cuts import unmeasured_caveat
 from perf.analysis.recommendation.frontier import series_sizes, size_marks, workload_recommendations
 from perf.analysis.recommendation.recommend import Recommendation, recommend
 from perf.analysis.recommendation.uniform_sizes import uniform_sizes_note

@@ -19,9 +19,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from core.errors import PerfError
+from perf.analysis.measured import cut_variants
 from perf.analysis.ranking.budget_latency import host_cores, latency_metric, level_judged, within
 from perf.analysis.recommendation.choice import Choice
-from perf.analysis.recommendation.cuts import cut_variants, unmeasured_caveat
+from perf.analysis.recommendation.cuts import unmeasured_caveat
 from perf.analysis.recommendation.frontier import workload_recommendations
 from perf.analysis.recommendation.recommend import Recommendation, recommend
 from perf.analysis.saturation.peaks import peak_mark, peak_title

@@ -33,7 +33,7 @@ from typing import Any
 from builders.backends.python import PARAM_FORMAT
 from core import formats
 from perf.analysis.effects.pairs import VARIANT_FIELDS
-from perf.analysis.recommendation.cuts import has_numbers
+from perf.analysis.measured import has_numbers
 from perf.analysis.recommendation.excluded import candidate
 from perf.analysis.stats.points import THROUGHPUT, Point, run_points
 from perf.records.results import RunResult

@@ -6,6 +6,7 @@ outside a tie set, and the lowest latency a variant with no level to rank reache
 from __future__ import annotations
 
 from core.wording import count
+from perf.analysis.measured import cut_variants, rounds_measured
 from perf.analysis.ranking.budget_latency import judged
 from perf.analysis.ranking.operating import Comparison, levels_of, records
 from perf.analysis.ranking.rank import Ranking
@@ -23,7 +24,6 @@ from perf.analysis.ranking.standing import (
     uncalled,
     uncompared,
 )
-from perf.analysis.recommendation.cuts import cut_variants, rounds_measured
 from perf.analysis.stats.paired import tiers_words
 from perf.markdown import fmt
 from perf.records.results import RunResult

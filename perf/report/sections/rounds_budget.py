@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 
 from core.wording import count, sentence
+from perf.analysis.measured import has_numbers
 from perf.analysis.ranking.operating import Side
 from perf.analysis.ranking.standing import (
     contention,
@@ -15,7 +16,6 @@ from perf.analysis.ranking.standing import (
     settled_recorded,
     uncompared,
 )
-from perf.analysis.recommendation.cuts import has_numbers
 from perf.analysis.recommendation.recommend import Recommendation
 from perf.analysis.saturation.peaks import judged_cut, peak_title
 from perf.analysis.stats.paired import RULE

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from perf.analysis.effects.pairs import FACTORS, value_order, variant_of
-from perf.analysis.recommendation.cuts import has_numbers
+from perf.analysis.measured import has_numbers
 from perf.analysis.stats.points import aggregate
 from perf.markdown import APPENDIX_FILE, capped, fmt, table
 from perf.records.results import COMMANDS_FILE, RunResult

@@ -12,7 +12,8 @@ import pytest
 from factories import level_result, run_result, variant_result
 from rich.console import Console
 
-from perf.analysis.recommendation.cuts import cut_notes, has_numbers, rounds_measured, unmeasured_caveat, unmeasured_text
+from perf.analysis.measured import has_numbers, rounds_measured
+from perf.analysis.recommendation.cuts import cut_notes, unmeasured_caveat, unmeasured_text
 from perf.analysis.recommendation.recommend import recommend
 from perf.cli.summary import summary_table
 from perf.records.rounds import BudgetRecord, Cut, RoundsRecord
