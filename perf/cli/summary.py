@@ -81,7 +81,7 @@ def summary_table(
     notes. A run of more than ``top_n`` variants shows the ``top_n`` by that throughput and the
     recommended ones, in run order, and counts the others in the caption.
 
-    Notes: ``best under budget``, ``best peak`` (``highest measured (peak not reached)``: :mod:`perf.analysis.saturation.peaks`),
+    Notes: ``best under budget``, ``best peak`` (``best measured (peak not reached)``: :mod:`perf.analysis.saturation.peaks`),
     ``peak not reached`` (or ``peak not told``) for any other such row, ``† unstable`` / ``† host busy`` (that level), and
     ``failed: <error>`` / ``pending`` for variants that did not finish.
 

@@ -147,7 +147,7 @@ def size_lines(run: RunResult, rec: Recommendation) -> list[str]:
 
 def _kind_words(attr: str, choice: Choice | None) -> str:
     """What a pick is, as the tables mark it: ``"best under the budget"``, or the best peak's
-    :func:`perf.analysis.saturation.peaks.peak_mark` (``"highest measured (peak not reached)"`` where it was not)."""
+    :func:`perf.analysis.saturation.peaks.peak_mark` (``"best measured (peak not reached)"`` where it was not)."""
     return "best under the budget" if attr == "best_under_budget" else peak_mark(choice)
 
 

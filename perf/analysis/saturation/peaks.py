@@ -7,7 +7,7 @@ its throughput is flat from the best lower level (:mod:`perf.analysis.saturation
 most the least one a step must give, paired over the shared rounds in a rounds run). Otherwise, a level
 at the top of its curve whose last step still raised throughput beyond the noise (or the only level
 measured), its peak lies above what was measured: the **peak was not reached**, and every sentence,
-table and mark says "highest measured" with why (trial 7: "Best peak throughput: 753.1 infer/s" and a
+table and mark says "best measured" with why (trial 7: "Best peak throughput: 753.1 infer/s" and a
 "peak infer/s" column for a level whose ladder stopped at the p99 budget with throughput still rising
 129 %, as the same report's Search section said). Where the noise does not tell whether the last step
 rose, neither is said: the level is the highest measured, and whether it is the peak is **not told**
@@ -36,14 +36,14 @@ class Choice(Protocol):
 
 
 #: The short mark of a pick whose peak was measured, and of one whose peak was not reached.
-PEAK_MARK, UNREACHED_MARK = "best peak", "highest measured (peak not reached)"
+PEAK_MARK, UNREACHED_MARK = "best peak", "best measured (peak not reached)"
 #: The short mark of a pick whose last step the noise does not tell (:attr:`Rise.rising` false), and how its
 #: why (:func:`unreached`) begins.
-UNTOLD_MARK, UNTOLD = "highest measured (peak not told)", "whether it is the peak is not told"
+UNTOLD_MARK, UNTOLD = "best measured (peak not told)", "whether it is the peak is not told"
 #: How :func:`unreached` begins where the level above failed rather than was not measured (trial 13, T13-7: "peak
 #: not reached" beside a c=4 whose every visit failed), the pick's short mark then, and another variant's.
 FAILED_ABOVE = "the level above it failed"
-FAILED_MARK, FAILED_NOTE = f"highest measured ({FAILED_ABOVE})", "peak not measured: the level above failed"
+FAILED_MARK, FAILED_NOTE = f"best measured ({FAILED_ABOVE})", "peak not measured: the level above failed"
 UNREACHED_MARKS = (UNREACHED_MARK, UNTOLD_MARK, FAILED_MARK)
 #: The short note (a table, the console) of a best under the budget that is best among the levels measured only (:func:`budget_unreached`).
 HEADROOM_NOTE = "the budget not reached: no higher c measured"
@@ -295,14 +295,16 @@ def unreached_all(run: RunResult, points: dict[str, list[Point]]) -> dict[str, s
 
 
 def peak_title(choice: Choice | None) -> str:
-    """The heading of the best-peak pick: ``"Best peak throughput"``, ``"Highest measured
+    """The heading of the best-peak pick: ``"Best peak throughput"``, ``"Best measured
     throughput (peak not reached: <why>)"`` (:attr:`~perf.analysis.recommendation.choice.Choice.unreached`),
-    or ``"Highest measured throughput (whether it is the peak is not told: <why>)"`` (:data:`UNTOLD`)."""
+    or ``"Best measured throughput (whether it is the peak is not told: <why>)"`` (:data:`UNTOLD`). "Best", the
+    paired ranking's word, not "highest" (trial 14, T14-12: "highest measured" on 170.4 infer/s, a tie's pick
+    named by the paired rounds, above another variant's median of 223.5)."""
     if choice is None or choice.unreached is None:
         return "Best peak throughput"
     if choice.unreached.startswith((UNTOLD, FAILED_ABOVE)):
-        return f"Highest measured throughput ({choice.unreached})"
-    return f"Highest measured throughput (peak not reached: {choice.unreached})"
+        return f"Best measured throughput ({choice.unreached})"
+    return f"Best measured throughput (peak not reached: {choice.unreached})"
 
 
 def peak_mark(choice: Choice | None) -> str:
@@ -325,5 +327,5 @@ def unreached_mark(why: str) -> str:
 
 
 def peak_noun(unreached_why: str | None) -> str:
-    """``"peak"``, or ``"highest measured"`` for a variant whose peak was not reached (a sentence's noun)."""
-    return "peak" if unreached_why is None else "highest measured"
+    """``"peak"``, or ``"best measured"`` for a variant whose peak was not reached (a sentence's noun)."""
+    return "peak" if unreached_why is None else "best measured"

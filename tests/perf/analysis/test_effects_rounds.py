@@ -111,7 +111,7 @@ def test_the_conclusions_say_a_change_never_measured_together_in_a_sentence_that
     text = "\n".join(conclusions(run, recommend(run, None)))
     assert "That is not measured fairly" not in text
     assert (
-        f"Its change over the 1-instance, no-batching baseline `{base.name}` (highest measured " in text
+        f"Its change over the 1-instance, no-batching baseline `{base.name}` (best measured " in text
     )  # its curve still rose: no peak
     assert f") is {NEVER_TOGETHER}." in text
     assert f"its change against the best is {NEVER_TOGETHER}." in text  # the runner-up

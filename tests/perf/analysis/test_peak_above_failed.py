@@ -32,6 +32,6 @@ def test_the_level_above_failed_is_said_so_not_peak_not_reached() -> None:
     why = _why(failed_above=True)
     assert why == f"{FAILED_ABOVE}: c=4 ({ERROR})"
     assert unreached_mark(why) == FAILED_NOTE and "not reached" not in FAILED_NOTE
-    assert FAILED_MARK == "highest measured (the level above it failed)"
+    assert FAILED_MARK == "best measured (the level above it failed)"
     measured = _why(failed_above=False)  # nothing above c=2: not measured, the old words
     assert measured is not None and not measured.startswith(FAILED_ABOVE) and unreached_mark(measured) == "peak not reached"

@@ -100,7 +100,7 @@ def test_the_only_ranked_pick_and_a_pick_beating_on_the_gap_rule_never_lack_the_
     assert f"the only ranked variant (1 has no level within the budget: `{SLOW}` (lowest p99 8.83 ms, at c=1))" in said
     assert peak is not None and peak.variant == FAST and short not in peak.describe()
     assert "beats every other ranked variant (1, on a large, consistent gap after 3 rounds;" in peak.describe()
-    lines = "\n".join(comparison_lines(rec.ranking, "Highest measured throughput", 99, run=run))
+    lines = "\n".join(comparison_lines(rec.ranking, "Best measured throughput", 99, run=run))
     assert "It beats every other ranked variant by the rule (1, on a large, consistent gap after 3 rounds)." in lines
     assert "the pick beats it" in lines
 

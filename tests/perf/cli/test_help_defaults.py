@@ -421,7 +421,7 @@ def deploy_variant(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     hint = refused.value.hint or ""
     assert (
         "--variant low (the lowest p99, 2.00 ms at c=1)" in hint
-        and "--variant peak (the highest measured (peak not told), 700.0" in hint
+        and "--variant peak (the best measured (peak not told), 700.0" in hint
     )  # one trial a level: +75 % at c=2 is not told from noise (spread unknown), nor is a peak
     assert "--latency-budget-ms 2" in hint
     run.settings["latency_percentile"] = 95  # the budget's percentile is the run's: its refusal names the lowest p95
@@ -431,7 +431,7 @@ def deploy_variant(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     run.settings.pop("latency_percentile")
     run.settings.pop("latency_budget_ms")
     why = choose_variant(run).why  # its c=2 +75 % of one trial: the highest measured, said so (perf.analysis.saturation.peaks)
-    assert choose_variant(run).variant == "peak" and "highest measured throughput (whether it is the peak is not told: " in why
+    assert choose_variant(run).variant == "peak" and "best measured throughput (whether it is the peak is not told: " in why
     assert "spread unknown (1 trial)" in why
 
 

@@ -58,7 +58,7 @@ def test_a_host_busy_level_carries_the_tables_mark_in_every_plot(tmp_path: Path,
     panel = drawn["TP — client batch size 1"]
     pick = rec.best_peak
     assert pick is not None and pick.status == "host busy"  # the 900 infer/s beats the stable 600 beyond its spread
-    what = "best peak throughput" if pick.unreached is None else "highest measured throughput"
+    what = "best peak throughput" if pick.unreached is None else "best measured throughput"
     assert f"{what}: {pick.variant} c={pick.concurrency}{flag_mark(pick.status)}" in panel
     # the Pareto plot: the frontier label
     texts = _texts(monkeypatch, plot_frontier)

@@ -74,7 +74,7 @@ def test_the_recommendation_and_the_bundle_words_say_not_compared_never_a_tie() 
 def test_the_report_never_calls_a_pair_without_a_common_round_as_good_a_choice(tmp_path: Path) -> None:
     results.save(_run(), tmp_path)
     text = write_report(tmp_path).read_text()
-    heads = ("- **Best peak throughput", "- **Highest measured throughput")  # peer's peak is not reached: the latter
+    heads = ("- **Best peak throughput", "- **Best measured throughput")  # peer's peak is not reached: the latter
     peak = next(ln for ln in text.splitlines() if ln.startswith(heads) and " — the rule" in ln)
     assert "not compared (never measured in the same round as the pick's level): `apart`" in peak
     assert "from `apart`" not in peak and "(0 rounds" not in text

@@ -174,7 +174,7 @@ def test_a_runner_up_ranked_below_a_level_with_too_few_rounds_says_that_level() 
     peak = rank_variants(run.variants, None, "latency_p99_ms")
     (c,) = peak.comparisons
     assert (c.b.concurrency, c.verdict) == (1, "a")
-    (row,) = [ln for ln in comparison_lines(peak, "Highest measured throughput", 99, None, (), run) if ln.startswith("| `other`")]
+    (row,) = [ln for ln in comparison_lines(peak, "Best measured throughput", 99, None, (), run) if ln.startswith("| `other`")]
     assert "the pick beats it; its c=4, 304.5 infer/s over 2 rounds, too few to compare" in row, row
     # under a budget its c=4 is over: nothing to add
     under = rank_variants(run.variants, 6.0, "latency_p99_ms")

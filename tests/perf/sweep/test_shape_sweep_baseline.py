@@ -58,6 +58,6 @@ def test_the_report_gives_a_pick_at_every_swept_size(tmp_path: Path) -> None:
     line = next(ln for ln in text.splitlines() if ln.startswith("  - frames=98: "))
     assert (
         "best under the budget: `b [frames=98]` at concurrency 4" in line
-        and "highest measured (peak not reached): `b [frames=98]`" in line
+        and "best measured (peak not reached): `b [frames=98]`" in line
     )  # one level: no peak
     assert "No in-process baseline in this run (swept with `--no-baseline`, or before it existed" in text  # not the sizes
