@@ -33,9 +33,12 @@ def made_words(e: ExportRecord | FailedExport, manifest: BuildManifest) -> str:
     verification, :func:`builders.build_exports.export_each_format`); ``"kept from an earlier
     build (not asked for)"`` (a record of a format or precision this build did not try, a
     failure too: not this build's result, so not its exit code); ``"kept from an earlier build
-    (this build's attempt failed)"`` (its failure is the row beside it)."""
+    (this build's attempt failed)"`` (its failure is the row beside it); ``"tried now (failed)"`` for this
+    build's own failure (trial 14, T14-10: "made now" beside "failed (export)" read as an artifact written)."""
     if not e.kept:
-        return "reused (unchanged)" if isinstance(e, ExportRecord) and e.reused else "made now"
+        if isinstance(e, FailedExport):
+            return "tried now (failed)"
+        return "reused (unchanged)" if e.reused else "made now"
     pair = (e.format, e.precision)
     tried = any(isinstance(o, FailedExport) and not o.kept and (o.format, o.precision) == pair for o in manifest.exports)
     return f"{KEPT_WORDS} ({WHY_KEPT[tried]})"

@@ -181,7 +181,7 @@ def test_a_redone_export_that_fails_keeps_the_earlier_one(tmp_path, monkeypatch)
     rows = summary_rows(BuildManifest.model_validate(json.loads((folder / MANIFEST_FILE).read_text())))
     assert [(r[0], r[5], r[-1]) for r in rows] == [  # the earlier ONNX beside this build's failure, each said
         ("torchscript", "ok", "made now"),
-        ("onnx", "failed (export)", "made now"),
+        ("onnx", "failed (export)", "tried now (failed)"),
         ("onnx", "ok", f"{KEPT_WORDS} (this build's attempt failed)"),
     ]
 
@@ -245,7 +245,7 @@ def test_the_summary_says_which_records_this_build_made_and_which_it_kept(tmp_pa
 
     assert made(folder / MANIFEST_FILE) == {
         ("torchscript", "bf16", "ok"): "made now",
-        ("onnx", "bf16", "failed (verify)"): "made now",
+        ("onnx", "bf16", "failed (verify)"): "tried now (failed)",
     }
     again = runner.invoke(cli, ["build", "--model", "tiny", "--format", "torchscript", *FLAGS])
     assert again.exit_code == 0, again.output  # the kept failure is not this build's
