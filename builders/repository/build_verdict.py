@@ -15,6 +15,9 @@ import dataclasses
 from builders.repository.records import ExportRecord
 from builders.verify.verdicts import describe, device_kind
 
+#: The status of a verdict nobody could read (:func:`not_verified_here`): not ``ok``, not known (issue 26).
+NOT_VERIFIED_HERE = "not_verified_here"
+
 
 @dataclasses.dataclass(frozen=True)
 class BuildVerdict:
@@ -23,7 +26,7 @@ class BuildVerdict:
     Attributes:
         export: ``"onnx fp16"``.
         status: The verdict (``not_verified_precision``, ``not_verified_device``; ``unknown``: a
-            build before verdicts).
+            build before verdicts; :data:`NOT_VERIFIED_HERE`: the build's record could not be read).
         words: The build summary's words for it (:func:`builders.verify.verdicts.describe`:
             ``"not verified in fp16 on this host"``).
         reason: Why, as the manifest records it (the kernels' mechanism); ``None`` when not recorded.
@@ -35,12 +38,15 @@ class BuildVerdict:
     reason: str | None = None
 
     def short(self) -> str:
-        """What a console note beside the pick says: ``"build: onnx fp16 not verified in fp16 on this host"``."""
-        return f"build: {self.export} {self.words}"
+        """What a console note beside the pick says: ``"build: onnx fp16 not verified in fp16 on this host"``
+        (``"build check not verified here: <reason>"`` when the build's record could not be read)."""
+        return self.words if self.status == NOT_VERIFIED_HERE else f"build: {self.export} {self.words}"
 
     def text(self) -> str:
         """What report.md and a bundle's README say: the verdict, why, and what it means for the pick."""
         why = f" ({self.reason})" if self.reason else ""
+        if self.status == NOT_VERIFIED_HERE:
+            return f"**{self.words}**: nothing read here says whether its export's outputs agreed with eager PyTorch's"
         if self.status == "not_verified_precision":
             precision = self.export.split()[-1]
             means = (
@@ -69,3 +75,10 @@ def build_verdict(export: ExportRecord | None, kind: str) -> BuildVerdict | None
     if status is None:
         return BuildVerdict(pair, "unknown", "not verified by this toolkit's verdicts (an older build)")
     return BuildVerdict(pair, status, describe(status, export.precision, device), v.reason if v is not None else None)
+
+
+def not_verified_here(export: str, reason: str) -> BuildVerdict:
+    """The verdict of a build whose record could not be read (issue 26: a run naming no repository,
+    or a repository unreadable or no longer holding the variant's build, read as ``ok``): not ``ok``,
+    worded ``"build check not verified here: <reason>"``; ``export``: ``"onnx fp16"``, or the variant's name."""
+    return BuildVerdict(export, NOT_VERIFIED_HERE, f"build check not verified here: {reason}", reason)

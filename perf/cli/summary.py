@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from core.wording import count
+from perf.analysis.build_checks import notes as build_notes
 from perf.analysis.measured import cut_variants, rounds_measured
 from perf.analysis.ranking.budget_latency import latency_metric, unverified_words, verdict_notes
 from perf.analysis.ranking.compared_at import compared_elsewhere, elsewhere_words
@@ -144,6 +145,13 @@ def _summary_rows(
     pct = rec.latency_percentile
     (never, before), by_size = map(set, cut_variants(run)), size_marks(run, rec, best)  # a shape sweep: each size's picks, named
     verdicts = verdict_notes(run, pct, rec.latency_budget_ms)  # the budget's number where it goes the other way
+    tied = {
+        n
+        for s in workload_recommendations(run, rec).values()
+        for c in (s.best_under_budget, s.best_peak)
+        if c
+        for n in c.tie_set[1:]
+    }
     rows = []
     for v in shown:
         p = best.get(v.name)
@@ -175,6 +183,8 @@ def _summary_rows(
             marks.append(unreached_mark(rec.unreached[v.name]))
         picks = [] if by_size else [c for c in (u, rec.best_peak) if c is not None and c.variant == v.name]
         marks += dict.fromkeys(w for c in picks for w in c.unverified)  # the build's verdict on a pick, once (T13-10)
+        if v.name in tied:  # and on a pick's tie-set member, as on the pick (issue 26)
+            marks += [w for w in build_notes(run, v.name) if w not in marks]
         if p is not None and (higher := higher_median(run, points[v.name], p, short=True)):
             marks.append(higher)  # its level's median is not the variant's highest: why, in numbers
         if p is not None and (note := verdicts.get((v.name, p.batch_size, p.concurrency))):

@@ -15,7 +15,8 @@ field names:
         {"name": str, "params": {...index entry: Variant fields, runtime, build...} | null,
          "status": "ok"|"failed"|"pending"|"skipped", "error": str | null,
          "levels": [LevelResult...], "skipped": [SkippedLevel...],   (perf.records.levels)
-         "served": [ServedModel...]}   (what the server ran: clients.runtimes.served)
+         "served": [ServedModel...],   (what the server ran: clients.runtimes.served)
+         "build_check": {verdict} | null}   (the build's verdict, read when the sweep started)
       ],
       "server_starts": [ServerStart...],
       "baseline": BaselineResult | null   (the in-process baseline, perf.records.baseline)
@@ -56,6 +57,7 @@ from clients.runtimes.served import ServedModel
 from core.errors import PerfError
 from core.records import RecordKind, load_record, problems, write_record
 from perf.records.baseline import BaselineResult
+from perf.records.build_check import BuildCheck
 from perf.records.coldstart import ColdStart
 from perf.records.levels import LevelResult, SkippedLevel
 from perf.records.profile import ProfileRecord
@@ -122,6 +124,8 @@ class VariantResult:
             failed when either differed from it. Empty in runs saved before schema 3.
         axis_ranges: The dynamic axes of its build's spec: axis -> ``[min, opt, max]`` (what a
             mixed workload, ``--shapes time=LO..HI``, may span); empty when none or not read.
+        build_check: The build's verdict on the export it serves, read when the sweep started
+            (:class:`perf.records.build_check.BuildCheck`); ``None`` in runs saved before it was recorded.
     """
 
     name: str
@@ -135,6 +139,7 @@ class VariantResult:
     server: str | None = None
     served: list[ServedModel] = dataclasses.field(default_factory=list)
     axis_ranges: dict[str, list[int]] = dataclasses.field(default_factory=dict)
+    build_check: BuildCheck | None = None
 
     @property
     def threads_per_instance(self) -> int | None:

@@ -275,7 +275,7 @@ def write_report(
     head += recommendation_section(
         rec,
         points,
-        frontier_summary(points, rec, failed),
+        frontier_summary(points, rec, failed, run),
         unfinished_text(run, results_dir=run_dir.parent),
         [*size_lines(run, rec), *(f"- **Measured at uniform sizes**: {sentence(n)}" for n in [uniform_sizes_note(run)] if n)],
         {v.name: unmeasured_text(run, v.name) for v in run.variants},

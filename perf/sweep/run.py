@@ -30,6 +30,7 @@ from core.errors import FlagError, ToolkitError
 from core.wording import count, join_once
 from perf.markdown import fmt
 from perf.measure import environment
+from perf.records.build_check import read_checks
 from perf.records.measured_files import LOADED, SERVED, refuse_changed
 from perf.records.results import Environment, RunResult, SweepSettings, VariantResult
 from perf.records.rounds import BudgetRecord, Cut
@@ -90,11 +91,16 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
         env: dict[str, Any] = {**environment.collect(), "perf_analyzer": {"path": str(self.pa), "version": self.pa_version}}
         self.run.environment.update(cast(Environment, env))
         self.run.settings = cast(SweepSettings, self._settings())
+        own = o.server.runtime == "remote" and not o.server.deploy  # the server's own models: no build of ours
+        unread = [n for n in self.names if (v := self.run.variant(n)) is None or v.build_check is None]
+        checks = read_checks(self.repository, unread, own)  # the build the sweep measures, recorded (issue 26)
         for name in self.names:
             if self.run.variant(name) is None:
                 entry = self.repository.variant(name).entry
                 self.run.variants.append(VariantResult(name, entry.params if entry else None))
             vr, plan = self.run.variant(name), self.plans[name]
+            if name in checks:  # a resumed run keeps its own (the files it measured are checked unchanged)
+                vr.build_check = checks[name]  # type: ignore[union-attr]
             vr.skipped = list(plan.skipped)  # type: ignore[union-attr]
             if plan.skipped:
                 log.info("%s: %d asked levels skipped (%s)", name, len(plan.skipped), plan.skipped[0].reason)

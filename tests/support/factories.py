@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from clients.runtimes.served import ServedModel, ServedSettings
+from perf.records.build_check import BuildCheck
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
 
@@ -75,8 +76,10 @@ def variant_result(
     **fields: Any,
 ) -> VariantResult:
     """One variant's results: ``name`` (default ``params["name"]``, else ``"v"``), its ``levels``,
-    ``status`` and ``error``; any other ``VariantResult`` field by keyword."""
+    ``status`` and ``error``; any other ``VariantResult`` field by keyword. Its build check is recorded
+    ``ok`` unless ``build_check`` is given (``None``: a run saved before build checks were recorded)."""
     name = name or (params or {}).get("name") or "v"
+    fields.setdefault("build_check", BuildCheck())
     return VariantResult(name, params, status, error, list(levels), **fields)  # type: ignore[arg-type]
 
 

@@ -6,6 +6,7 @@ outside a tie set, and the lowest latency a variant with no level to rank reache
 from __future__ import annotations
 
 from core.wording import count
+from perf.analysis.build_checks import named, notes
 from perf.analysis.measured import cut_variants, rounds_measured
 from perf.analysis.ranking.budget_latency import judged
 from perf.analysis.ranking.operating import Comparison, levels_of, records
@@ -34,8 +35,9 @@ def _members(ranking: Ranking) -> list[Comparison]:
     return [c for c in ranking.comparisons if c.b.variant in tied]
 
 
-def tie_words(ranking: Ranking) -> str:
-    """The tie set (without the pick) in words, grouped as the module docstring says:
+def tie_words(ranking: Ranking, run: RunResult | None) -> str:
+    """The tie set (without the pick) in words, grouped as the module docstring says, each member with
+    its build's verdict when it is not ``ok`` (:func:`perf.analysis.build_checks.named`; issue 26):
     ``"not distinguishable at this noise from `a`; behind it in every round they shared, not called
     by the rule: `b` (3 rounds, 3.54–9.96 times; too uneven for the large-gap test, p 0.021), `c`
     (1 round, 2.37 times; too few rounds); too few rounds to tell: `d` (2 rounds)"``; a member with
@@ -45,31 +47,32 @@ def tie_words(ranking: Ranking) -> str:
     full = [c.b.variant for c in members if kind(c) == FULL]
     done = [c for c in members if kind(c) == SETTLED]
     short = [c for c in members if kind(c) == SHORT]
-    parts = [f"not distinguishable at this noise from {quoted_names(full)}"] if full else []
-    parts += [settled_verdict(c).replace(" (", f" from `{c.b.variant}` (", 1) for c in done]
+    parts = [f"not distinguishable at this noise from {cut_list([named(run, n) for n in full])}"] if full else []
+    parts += [settled_verdict(c).replace(" (", f" from {named(run, c.b.variant)} (", 1) for c in done]
     for way, side in (("ahead", "ahead of it"), ("behind", "behind it")):
         steady = [c for c in members if kind(c) == STEADY and consistent(c) == way]
         if steady:
             said = [
-                f"`{c.b.variant}` ({count(len(c.rounds), 'round')}, {times_words(c, way)}; {uncalled(c, short=True)})"
+                f"{named(run, c.b.variant)} ({count(len(c.rounds), 'round')}, {times_words(c, way)}; {uncalled(c, short=True)})"
                 for c in steady
             ]
             they = "it" if len(steady) == 1 else "they"
             parts.append(f"{side} in every round {they} shared, not called by the rule: {', '.join(said)}")
     if short:
-        said = [f"`{c.b.variant}` ({count(len(c.rounds), 'round')})" for c in short]
+        said = [f"{named(run, c.b.variant)} ({count(len(c.rounds), 'round')})" for c in short]
         parts.append("too few rounds to tell: " + ", ".join(said))
-    return "; ".join(parts + higher_medians(ranking))
+    return "; ".join(parts + higher_medians(ranking, run))
 
 
-def higher_medians(ranking: Ranking, short: bool = False) -> list[str]:
+def higher_medians(ranking: Ranking, run: RunResult | None, short: bool = False) -> list[str]:
     """Why the pick is named first although a tie-set member's median throughput (over its own
     rounds, at its level) is higher, in numbers, one part per such member (trial 12, F5: "named first
     by throughput" beside a runner-up at 1,874.2 infer/s, the pick's 1,268.2): the two medians are
     over different rounds, the order is by the rounds they shared (:mod:`perf.analysis.ranking.leader`),
     or by round-adjusted throughput where the shared rounds put the pick behind (a circle of medians).
     ``short``: for the console's note of the pick (``"`b`'s median higher, 1,874.2: the pick ahead in 3 of
-    5 shared rounds"``), which said nothing of it beside the runner-up's higher number in its own row."""
+    5 shared rounds"``), which said nothing of it beside the runner-up's higher number in its own row.
+    The member's build verdict, when not ``ok``, follows its number (:func:`perf.analysis.build_checks.notes`)."""
     lead = ranking.leader
     ops = {o.side.variant: o for o in ranking.tie_set[1:]}
     parts = []
@@ -78,6 +81,7 @@ def higher_medians(ranking: Ranking, short: bool = False) -> list[str]:
         if lead is None or o is None or r is None or o.throughput_infer_per_s <= lead.throughput_infer_per_s:
             continue
         who = "the pick" if c.a == lead.side else f"the pick at c={c.a.concurrency}"
+        build = "".join(f" ({w})" for w in (notes(run, o.side.variant) if run is not None else []))
         if short:
             how = (
                 ""
@@ -85,13 +89,13 @@ def higher_medians(ranking: Ranking, short: bool = False) -> list[str]:
                 else f" only, named by round-adjusted {fmt(lead.adjusted_infer_per_s)} vs {fmt(o.adjusted_infer_per_s)}"
             )
             parts.append(
-                f"`{o.side.variant}`'s median higher, {fmt(o.throughput_infer_per_s)}: {who} ahead in {r.wins} of "
+                f"`{o.side.variant}`'s median higher, {fmt(o.throughput_infer_per_s)}{build}: {who} ahead in {r.wins} of "
                 f"{r.rounds} shared rounds{how}"
             )
             continue
         said = (
             f"`{o.side.variant}`'s median is higher, {fmt(o.throughput_infer_per_s)} infer/s over "
-            f"{count(o.rounds, 'round')} against the pick's {fmt(lead.throughput_infer_per_s)} over {lead.rounds}"
+            f"{count(o.rounds, 'round')}{build} against the pick's {fmt(lead.throughput_infer_per_s)} over {lead.rounds}"
         )
         if r.median >= 1.0:
             why = f"but in the {count(r.rounds, 'round')} they shared {who} was ahead in {r.wins} (median ratio {r.median:.2f})"

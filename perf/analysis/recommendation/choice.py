@@ -46,7 +46,7 @@ class Choice:
             report.md says them in :attr:`against`).
         build_verdict: The build's verdict on the export the variant serves when it is not ``ok`` (trial 13, T13-10:
             an fp16 never exercised in fp16 on this host, picked and bundled with no word of it), from the
-            manifest's record (:func:`perf.analysis.recommendation.build_verdicts.pick_verdict`); every place
+            manifest's record (:func:`perf.analysis.build_checks.run_verdict`); every place
             that names the pick says it (:meth:`describe`, :attr:`unverified`).
     """
 

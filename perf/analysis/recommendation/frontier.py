@@ -21,6 +21,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 from core.wording import agree, count, plural, sentence, some_of
+from perf.analysis.build_checks import named
 from perf.analysis.recommendation.excluded import candidate
 from perf.analysis.recommendation.recommend import Recommendation, recommend
 from perf.analysis.saturation.peaks import best_levels as named_levels
@@ -241,8 +242,11 @@ def per_level_lines(points: dict[str, list[Point]], failed: Iterable[str] = ()) 
     return [f"  - {_level(ps[0])}: {_names(ps)}" for ps in level_frontiers(points, failed).values() if ps]
 
 
-def frontier_summary(points: dict[str, list[Point]], rec: Recommendation, failed: Iterable[str] = ()) -> str:
-    """One sentence for the recommendation: the frontier's ends and whether each pick is on it."""
+def frontier_summary(
+    points: dict[str, list[Point]], rec: Recommendation, failed: Iterable[str] = (), run: RunResult | None = None
+) -> str:
+    """One sentence for the recommendation: the frontier's ends and whether each pick is on it; each end
+    with its build's verdict when it is not ``ok`` (``run``'s: :func:`perf.analysis.build_checks.named`)."""
     front = operating_frontier(points, failed)
     if not front:
         return ""
@@ -253,8 +257,8 @@ def frontier_summary(points: dict[str, list[Point]], rec: Recommendation, failed
         lo, hi = own[0], own[-1]
         ends.append(
             (f"at {size}: " if size else "")
-            + f"from `{lo.variant}` at {_level(lo)} (lowest p99, {fmt(lo.get(P99), 2)} ms, {fmt(lo.get(THROUGHPUT))} infer/s) "
-            f"to `{hi.variant}` at {_level(hi)} (highest throughput, {fmt(hi.get(THROUGHPUT))} infer/s, p99 {fmt(hi.get(P99), 2)} ms)"
+            + f"from {named(run, lo.variant)} at {_level(lo)} (lowest p99, {fmt(lo.get(P99), 2)} ms, {fmt(lo.get(THROUGHPUT))} infer/s) "
+            f"to {named(run, hi.variant)} at {_level(hi)} (highest throughput, {fmt(hi.get(THROUGHPUT))} infer/s, p99 {fmt(hi.get(P99), 2)} ms)"
         )
     apart = (
         "; one per client workload (input size, client batch size), never compared across workloads: a size or a "

@@ -35,11 +35,11 @@ import math
 from collections.abc import Iterable
 
 from core.errors import PerfError
+from perf.analysis.build_checks import run_verdict
 from perf.analysis.ranking.budget_latency import DEFAULT_LATENCY_PERCENTILE, latency_metric, unverified_words
 from perf.analysis.ranking.rank import Drops, Ranking, dropped_by_search, rank_variants
 from perf.analysis.ranking.standing import rounds_left, settled, uncompared
 from perf.analysis.ranking.standing_words import higher_medians, others_words, outside_words, tie_words
-from perf.analysis.recommendation.build_verdicts import pick_verdict
 from perf.analysis.recommendation.choice import Choice
 from perf.analysis.recommendation.cuts import cut_notes
 from perf.analysis.recommendation.excluded import candidate, excluded_levels, where
@@ -187,11 +187,11 @@ def _gaps(run: RunResult, cands: list[Point], rec: Recommendation) -> Recommenda
 
 def _peaks(run: RunResult, points: dict[str, list[Point]], rec: Recommendation) -> Recommendation:
     """``rec`` with the peaks not reached, its best peak's why and its best under the budget's headroom (:mod:`perf.analysis.saturation.peaks`),
-    and each pick's build verdict when it is not ``ok`` (:func:`perf.analysis.recommendation.build_verdicts.pick_verdict`)."""
+    and each pick's build verdict when it is not ``ok`` (:func:`perf.analysis.build_checks.run_verdict`)."""
     rec.unreached, rec.falls, rec.knee_rule = unreached_all(run, points), falls_all(run, points), knee_words(run)
     for pick in (rec.best_peak, rec.best_under_budget):
         if pick is not None:
-            pick.build_verdict = pick_verdict(run, pick.variant)
+            pick.build_verdict = run_verdict(run, pick.variant)
     if (c := rec.best_peak) is not None:
         at = next(p for p in points[c.variant] if (p.concurrency, p.batch_size) == (c.concurrency, c.batch_size))
         c.unreached, c.level_why = unreached(run, points[c.variant], at), higher_median(run, points[c.variant], at)
@@ -222,8 +222,8 @@ def _paired_choice(ranking: Ranking, points: dict[str, list[Point]], run: RunRes
     done = c.tied and all(settled(x) for x in ranking.comparisons if x.b.variant in c.tie_set[1:])
     beats_all, alone = bool(c.beats) and not (c.tied or c.uncompared), not (c.beats or c.tied or c.uncompared)
     c.short = None if done else few_rounds(p.trials, beats_all, alone)  # one trial a round; alone: no verdict needed
-    c.against = tie_words(ranking) if c.tied else others_words(ranking, run, under)
-    c.rivals = higher_medians(ranking, short=True) if c.tied else []  # report.md's, in tie_words
+    c.against = tie_words(ranking, run) if c.tied else others_words(ranking, run, under)
+    c.rivals = higher_medians(ranking, run, short=True) if c.tied else []  # report.md's, in tie_words
     c.outside = outside_words(ranking, run, under) if c.tied else ""
     return c
 

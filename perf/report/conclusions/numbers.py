@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from core.wording import agree, count, plural, sentence
+from perf.analysis.build_checks import named
 from perf.analysis.effects.main_effects import MainEffect
 from perf.analysis.effects.pairs import baseline
 from perf.analysis.recommendation.excluded import candidate
@@ -66,7 +67,7 @@ def number_lines(
     base = baseline(ok, run.variant(best.variant))
     peaks = peaks_at(run, pts, bs)  # each series' level the table names
     if base is not None and base.name != best.variant and (bb := peaks.get(base.name)) is not None:
-        own = f"`{base.name}` ({peak_noun(rec.unreached.get(base.name))} {fmt(bb.get(THROUGHPUT))} infer/s at concurrency {bb.concurrency}{flag_mark(bb.status)})"
+        own = f"{named(run, base.name)} ({peak_noun(rec.unreached.get(base.name))} {fmt(bb.get(THROUGHPUT))} infer/s at concurrency {bb.concurrency}{flag_mark(bb.status)})"
         ranked = ranked_text(run, rec, base.name)
         head.append(
             f"Against the 1-instance, no-batching baseline {own}: {ranked}."
@@ -80,7 +81,7 @@ def number_lines(
             # the variant the budget's pick beats by the widest margin)
             f"The runner-up by {'peak throughput' if best.unreached is None else 'highest throughput measured'}"
             + (f" (not by the ranking under the {rec.budget_text})" if rec.latency_budget_ms is not None else "")
-            + f", `{second.variant}`, "
+            + f", {named(run, second.variant)}, "
             + ("peaked at" if second.variant not in rec.unreached else "measured up to")
             + f" {fmt(second.get(THROUGHPUT))} infer/s "
             f"(concurrency {second.concurrency}{flag_mark(second.status)}"
@@ -105,13 +106,13 @@ def number_lines(
     if top is not None and (second is None or top.variant != second.variant) and run.rounds is not None:
         head.append(  # the rounds design ranks by paired rounds, not by a level's own spread
             f"{count(len(higher), 'level')} measured more in {agree(len(higher), 'its', 'their')} own rounds, up to "
-            f"{fmt(top.get(THROUGHPUT))} infer/s (`{top.variant}` at concurrency {top.concurrency}{flag_mark(top.status)}), "
+            f"{fmt(top.get(THROUGHPUT))} infer/s ({named(run, top.variant)} at concurrency {top.concurrency}{flag_mark(top.status)}), "
             f"but the paired ranking over the rounds {agree(len(higher), 'it', 'they')} shared does not put "
             f"{agree(len(higher), 'it', 'them')} ahead (see **Paired ranking**)."
         )
     elif top is not None and (second is None or top.variant != second.variant):  # its spread covers its lead (recommendation)
         head.append(
-            f"{count(len(higher), 'flagged level')} measured more, up to {fmt(top.get(THROUGHPUT))} infer/s (`{top.variant}` "
+            f"{count(len(higher), 'flagged level')} measured more, up to {fmt(top.get(THROUGHPUT))} infer/s ({named(run, top.variant)} "
             f"at concurrency {top.concurrency}, {top.status}), but none leads the best stable level by more than "
             "its own spread, so none is ranked above the pick."
         )

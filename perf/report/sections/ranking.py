@@ -11,6 +11,7 @@ import statistics
 from collections.abc import Collection, Sequence
 
 from core.wording import count, sentence
+from perf.analysis.build_checks import named
 from perf.analysis.ranking.budget_latency import Judged, judged, latency_metric, within
 from perf.analysis.ranking.operating import MIN_ROUNDS, Comparison, Side, levels_of, per_round, records
 from perf.analysis.ranking.rank import Ranking
@@ -70,13 +71,13 @@ def _median_words(median: float, adjusted: float) -> str:
     return f"; their median, {fmt(median)} infer/s, is what the Recommendation and the console give"
 
 
-def _row(c: Comparison, lead: Side, higher: str = "") -> list[str]:
-    r = c.result
+def _row(c: Comparison, lead: Side, higher: str = "", run: RunResult | None = None) -> list[str]:
+    r, name = c.result, named(run, c.b.variant)  # with its build's verdict when not ok (issue 26)
     if r is None:
-        return [f"`{c.b.variant}`", str(c.b.concurrency), "—", "—", "0", "—", "—", member_words(c)]
+        return [name, str(c.b.concurrency), "—", "—", "0", "—", "—", member_words(c)]
     diff = c.median_latency_diff_ms
     return [
-        f"`{c.b.variant}`",
+        name,
         str(c.b.concurrency),
         f"{r.median:.3f}" + (f" {OTHER_SIDE}" if c.a != lead else ""),
         f"{r.low:.3f}–{r.high:.3f}" if r.rounds > 1 else "(one round)",  # no range of one value (trial 9: "2.374–2.374")
@@ -114,7 +115,7 @@ def tie_set_words(ranking: Ranking, pruned: Collection[str] = (), run: RunResult
     short = [c for c in tied if kind(c) in (STEADY, SHORT)]
     full = [f"`{c.b.variant}`" for c in tied if kind(c) == FULL]
     done = [f"`{c.b.variant}`" for c in tied if kind(c) == SETTLED]
-    text = f"- **Tie set** (what the pick does not beat by the rule): {sentence(tie_words(ranking))}"
+    text = f"- **Tie set** (what the pick does not beat by the rule): {sentence(tie_words(ranking, run))}"
     if full:
         text += (
             f" {', '.join(full)} shared at least {MIN_ROUNDS} rounds with it: as good a choice on this evidence (more "
@@ -155,7 +156,7 @@ def comparison_lines(
         return [f"- {what}: no variant has a level {'within the budget' if budget_ms is not None else 'to rank'}."]
     lead = ranking.leader.side
     lines = [
-        f"- **{what}:** `{lead.variant}` at concurrency {lead.concurrency} (round-adjusted "
+        f"- **{what}:** {named(run, lead.variant)} at concurrency {lead.concurrency} (round-adjusted "
         f"{fmt(ranking.leader.adjusted_infer_per_s)} infer/s over {count(ranking.leader.rounds, 'round')}"
         + _median_words(ranking.leader.throughput_infer_per_s, ranking.leader.adjusted_infer_per_s)
         + (f"; within the budget in {ranking.leader.within_budget} of them" if ranking.leader.within_budget is not None else "")
@@ -174,7 +175,7 @@ def comparison_lines(
     if ranking.comparisons:
         head = ["runner-up", "at c", "ratio (median)", "min–max", "pick ahead", "p", f"Δ p{percentile} ms", "verdict"]
         metric = latency_metric(percentile)
-        rows = [_row(c, lead, _unranked_higher(run, c, budget_ms, metric)) for c in ranking.comparisons[:SHOWN]]
+        rows = [_row(c, lead, _unranked_higher(run, c, budget_ms, metric), run) for c in ranking.comparisons[:SHOWN]]
         lines += ["", *table(head, rows, ["left", "right", "right", "right", "right", "right", "right", "left"]), ""]
         if len(ranking.comparisons) > SHOWN:
             lines.append(f"- {len(ranking.comparisons) - SHOWN} more runner-ups in `results.json` (every round's number).")

@@ -10,6 +10,7 @@ from factories import params
 from perf.analysis.effects.main_effects import main_effects
 from perf.analysis.effects.rounds import NEVER_TOGETHER
 from perf.analysis.stats.points import run_points
+from perf.records.build_check import BuildCheck
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import RoundsRecord
@@ -33,7 +34,7 @@ def _variant(count: int, thr: float, rounds=range(6)) -> VariantResult:
         )  # fmt: skip
         for r in rounds
     ]
-    return VariantResult(p["name"], p, "ok", None, lv)
+    return VariantResult(p["name"], p, "ok", None, lv, build_check=BuildCheck())
 
 
 def _run(*variants: VariantResult) -> RunResult:

@@ -3,7 +3,8 @@
 verdict was "not verified in fp16 on this host" (`clients check`: "pass* (precision not
 exercised)"), and neither the console, report.md's Recommendation nor the bundle's README.md
 said a word of it. The verdict is the build manifest's, read by one function
-(:func:`perf.analysis.recommendation.build_verdicts.pick_verdict`)."""
+(:func:`perf.analysis.build_checks.run_verdict`), as the sweep recorded it when it started
+(:func:`perf.records.build_check.read_checks`)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from perf.analysis.recommendation.recommend import recommend
 from perf.cli.summary import summary_table
 from perf.deploy.bundle import export_deployment
 from perf.records import results
+from perf.records.build_check import read_checks
 from perf.report.write import write_report
 
 pytestmark = pytest.mark.slow  # a real ONNX fp16 export
@@ -36,17 +38,20 @@ def test_a_pick_not_verified_in_its_precision_says_so_in_the_console_the_report_
     assert verdict is not None and verdict.status == "not_verified_precision"
     assert Repository(repo).variant(FP32).build_verdict is None
     words = describe("not_verified_precision", "fp16", "cpu")  # the build summary's words
+    checks = read_checks(repo, [FP16, FP32])  # what the sweep records when it starts
     run = run_result(
         [  # the fp16 variant has the best peak and the best level under the budget
             variant_result(
                 FP16,
                 [level_result(1, 300.0, 2.0, spread=True), level_result(2, 400.0, 4.0, spread=True)],
                 params=index[FP16].params,
+                build_check=checks[FP16],
             ),
             variant_result(
                 FP32,
                 [level_result(1, 200.0, 3.0, spread=True), level_result(2, 250.0, 6.0, spread=True)],
                 params=index[FP32].params,
+                build_check=checks[FP32],
             ),
         ],
         run_id="r1",

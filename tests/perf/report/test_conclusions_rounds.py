@@ -7,6 +7,7 @@ from factories import params
 from perf.analysis.effects.main_effects import main_effects
 from perf.analysis.recommendation.recommend import recommend
 from perf.analysis.stats.points import run_points
+from perf.records.build_check import BuildCheck
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import RoundsRecord
@@ -18,9 +19,11 @@ def _levels(c: int, thr: float, rounds) -> list[LevelResult]:
 
 
 def test_a_higher_level_measured_in_few_rounds_is_explained_by_the_paired_ranking() -> None:
-    a = VariantResult(params(1, True)["name"], params(1, True), "ok", None, _levels(4, 1000.0, range(6)))
+    a = VariantResult(
+        params(1, True)["name"], params(1, True), "ok", None, _levels(4, 1000.0, range(6)), build_check=BuildCheck()
+    )
     b_levels = _levels(4, 600.0, range(6)) + _levels(8, 1200.0, range(4, 6))  # c=8 joined late: 2 rounds
-    b = VariantResult(params(2, True)["name"], params(2, True), "ok", None, b_levels)
+    b = VariantResult(params(2, True)["name"], params(2, True), "ok", None, b_levels, build_check=BuildCheck())
     run = RunResult("r", "now", {}, {}, [a, b])
     run.rounds = RoundsRecord(seed=1)
     rec = recommend(run)
@@ -47,8 +50,12 @@ def test_a_comparison_over_two_rounds_says_the_rounds_ratios_not_an_inverted_mea
     def lv(r: int, t: float) -> LevelResult:
         return LevelResult(8, 1, r, throughput_infer_per_s=t, latency_p99_ms=16.0)
 
-    a = VariantResult(params(1, True)["name"], params(1, True), "ok", None, [lv(0, 1000.0), lv(1, 1010.0)])
-    b = VariantResult(params(2, True)["name"], params(2, True), "ok", None, [lv(0, 1217.0), lv(1, 350.0)])
+    a = VariantResult(
+        params(1, True)["name"], params(1, True), "ok", None, [lv(0, 1000.0), lv(1, 1010.0)], build_check=BuildCheck()
+    )
+    b = VariantResult(
+        params(2, True)["name"], params(2, True), "ok", None, [lv(0, 1217.0), lv(1, 350.0)], build_check=BuildCheck()
+    )
     run = RunResult("r", "now", {}, {}, [a, b])
     run.rounds = RoundsRecord(seed=1)
     rec = recommend(run)
@@ -61,7 +68,9 @@ def test_a_comparison_over_two_rounds_says_the_rounds_ratios_not_an_inverted_mea
 def test_a_pick_among_a_grid_partly_cut_for_time_says_so() -> None:
     from perf.records.rounds import Cut
 
-    a = VariantResult(params(1, True)["name"], params(1, True), "ok", None, _levels(4, 1000.0, range(6)))
+    a = VariantResult(
+        params(1, True)["name"], params(1, True), "ok", None, _levels(4, 1000.0, range(6)), build_check=BuildCheck()
+    )
     b = VariantResult(params(2, True)["name"], params(2, True), "skipped", "cut for time")
     run = RunResult("r", "now", {}, {}, [a, b])
     run.rounds = RoundsRecord(seed=1, cuts=[Cut("variant", "not measured: ...", b.name)])
@@ -70,9 +79,11 @@ def test_a_pick_among_a_grid_partly_cut_for_time_says_so() -> None:
 
 
 def test_the_baseline_sentence_says_what_its_percentage_is_and_shows_the_medians_it_compares() -> None:
-    a = VariantResult(params(2, True)["name"], params(2, True), "ok", None, _levels(4, 1000.0, range(6)))
+    a = VariantResult(
+        params(2, True)["name"], params(2, True), "ok", None, _levels(4, 1000.0, range(6)), build_check=BuildCheck()
+    )
     base_levels = _levels(1, 900.0, range(6)) + _levels(4, 800.0, range(6))
-    base = VariantResult(params(1, False)["name"], params(1, False), "ok", None, base_levels)
+    base = VariantResult(params(1, False)["name"], params(1, False), "ok", None, base_levels, build_check=BuildCheck())
     run = RunResult("r", "now", {}, {}, [a, base])
     run.rounds = RoundsRecord(seed=1)
     rec = recommend(run)

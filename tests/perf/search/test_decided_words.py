@@ -60,7 +60,7 @@ def test_a_tie_settled_on_fewer_rounds_than_a_verdict_needs_says_so_as_the_repor
     assert "too few rounds" not in said
     ranking = rank_variants(sched.run.variants)  # the report's tie-set words for the same rounds and the round left
     ranking.comparisons = [dataclasses.replace(c, rounds_left=1) for c in ranking.comparisons]
-    report = tie_words(ranking)
+    report = tie_words(ranking, None)
     assert f"not distinguishable at this noise from `{member[0]}` (4 rounds; further rounds could not have separated" in report
     assert "too few rounds" not in report
     # on 6 shared rounds the member is not distinguishable: nothing said of too few rounds
