@@ -133,8 +133,9 @@ def _finish(run: Any, console: Any, no_report: bool) -> None:
     from rich.markup import escape
     from rich.table import Table
 
+    from perf.colocate.builds import combination_words
     from perf.colocate.closest import closest, closest_title, closest_words, reason
-    from perf.colocate.judge import NEIGHBOUR_COLUMNS, describe, neighbour_cost
+    from perf.colocate.judge import NEIGHBOUR_COLUMNS, neighbour_cost
     from perf.report.colocation import REPORT_FILE
 
     rec = run.record
@@ -147,7 +148,7 @@ def _finish(run: Any, console: Any, no_report: bool) -> None:
     )
     if rec.pick is not None:
         count = f" ({rec.instances(rec.pick)} instances in all)" if rec.objective == "fewest-instances" else ""
-        click.echo(f"combination: {describe(rec.pick)}{count}")
+        click.echo(f"combination: {combination_words(rec, rec.pick)}{count}")
     else:
         click.echo("combination: not achieved")
     click.echo(f"why: {reason(rec)}")

@@ -38,6 +38,7 @@ from perf.colocate.search import CoordinateSearch, Events
 from perf.colocate.source import ServerSource
 from perf.measure import analyzer
 from perf.records import colocation
+from perf.records.build_check import read_checks
 from perf.records.colocation import ColocatedModel, ColocationRecord
 from perf.records.measured_files import SERVED, refuse_changed, refuse_missing
 from perf.sweep.preflight import RAW_DIR, check_runtime, take_again
@@ -172,6 +173,9 @@ class Colocate:
             window_ms=opts.window_ms,
             seed=seed,
             time_budget_s=opts.time_budget_s,
+            build_checks=read_checks(  # the builds it measures, said beside their names (issue 26)
+                self.repo, [v for m in models for v in m.variants], remote_server(opts) and not opts.server.deploy
+            ),
         )
 
     def _resume(self) -> None:

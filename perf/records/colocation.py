@@ -31,6 +31,7 @@ from pydantic.dataclasses import dataclass
 
 from clients.runtimes.identity import ArtifactIdentity
 from core.records import RecordKind, load_record, write_record
+from perf.records.build_check import BuildCheck
 
 _CONFIG = ConfigDict(extra="ignore")
 
@@ -261,6 +262,8 @@ class ColocationRecord:
         artifacts: Each variant loaded -> the files its first load sent or found (by size and SHA-256;
             ``None``: not readable here), what a bundle of the pick or a resume checks
             (:mod:`perf.records.measured_files`); a later load of other files stops the run.
+        build_checks: Each variant -> the build's verdict on its export, read when the run started
+            (:class:`perf.records.build_check.BuildCheck`); empty in runs saved before it was recorded.
         steps: Every step, in order.
         visits: Every visit, in order.
         decisions: Every candidate judged, in order.
@@ -290,6 +293,7 @@ class ColocationRecord:
     gpu_devices: list[str] = dataclasses.field(default_factory=list)
     gpu_memory: list[GpuMemory] = dataclasses.field(default_factory=list)
     artifacts: dict[str, ArtifactIdentity | None] = dataclasses.field(default_factory=dict)
+    build_checks: dict[str, BuildCheck] = dataclasses.field(default_factory=dict)
     steps: list[SearchStep] = dataclasses.field(default_factory=list)
     visits: list[ColocationVisit] = dataclasses.field(default_factory=list)
     decisions: list[MoveDecision] = dataclasses.field(default_factory=list)

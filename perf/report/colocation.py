@@ -18,6 +18,7 @@ from pathlib import Path
 from core.wording import sentence
 from perf.analysis.stats.paired import RULE, p_words
 from perf.colocate import judge
+from perf.colocate.builds import combination_words, with_build_checks
 from perf.colocate.closest import closest, closest_lines, reason
 from perf.markdown import Align, fmt, fmt_given, table
 from perf.plots.colocation import TRADEOFF_FILE, plot_tradeoff, tradeoff_title
@@ -45,7 +46,8 @@ def write_report(run_dir: Path) -> Path:
 
 
 def report_lines(record: ColocationRecord) -> list[str]:
-    """The whole report."""
+    """The whole report; a run saved before its build checks were recorded reads them from its repository, once."""
+    record = with_build_checks(record)
     return [
         f"# Several models on one server: run {record.run_id}",
         "",
@@ -122,7 +124,12 @@ def pick_section(record: ColocationRecord) -> list[str]:
     if record.pick is None:
         return [*lines, *not_achieved(record), ""]
     count = f" ({record.instances(record.pick)} instances in all)" if record.objective == "fewest-instances" else ""
-    lines += [f"**What**: {sentence(judge.describe(record.pick) + count)}", "", f"**Why**: {sentence(record.pick_reason)}", ""]
+    lines += [
+        f"**What**: {sentence(combination_words(record, record.pick) + count)}",
+        "",
+        f"**Why**: {sentence(record.pick_reason)}",
+        "",
+    ]
     rows = judge.neighbour_cost(record)
     if rows:
         lines += [
@@ -186,7 +193,7 @@ def not_achieved(record: ColocationRecord) -> list[str]:
     rows = [
         [
             n,
-            c.combination[n],
+            combination_words(record, {n: c.combination[n]}).removeprefix(f"{n}="),
             fmt(c.throughput[n], 0),
             "—" if record.model(n).required_throughput is None else fmt_given(record.model(n).required_throughput, 0),
             fmt(c.p99_ms[n], 2),
@@ -219,7 +226,7 @@ def beats_lines(record: ColocationRecord) -> list[str]:
     for d in record.decisions:
         if d.held != record.pick:
             continue
-        name = judge.describe({**d.held, d.model: d.candidate})
+        name = combination_words(record, {**d.held, d.model: d.candidate})
         ratio = (
             f"{d.ratio:.3g}× (min–max {d.low:.3g}–{d.high:.3g}, ahead in {d.wins} of {d.rounds}; {p_words(d.p_value or 0.0, d.p_tier)})"
             if d.ratio

@@ -20,6 +20,7 @@ import random
 import statistics
 from collections.abc import Mapping
 
+from perf.records.build_check import BuildCheck
 from perf.records.colocation import ColocatedModel, ColocationRecord, ColocationVisit, ModelSample, SearchStep
 
 MODELS = ("big", "mid", "small")
@@ -85,7 +86,16 @@ def record(seed: int = 0, required: Mapping[str, float] | None = None, objective
         )
         for m in MODELS
     ]
-    return ColocationRecord("synthetic", "2026-12-01T00:00:00", "synthetic", models, seed=seed, objective=objective)  # type: ignore[arg-type]
+    checks = {v: BuildCheck() for m in models for v in m.variants}  # recorded ok: no repository to read
+    return ColocationRecord(
+        "synthetic",
+        "2026-12-01T00:00:00",
+        "synthetic",
+        models,
+        seed=seed,
+        objective=objective,
+        build_checks=checks,  # type: ignore[arg-type]
+    )
 
 
 def feasible(combination: Mapping[str, str], required: Mapping[str, float], slow: float = 1.0) -> bool:
