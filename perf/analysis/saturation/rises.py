@@ -91,6 +91,22 @@ class Rising:
             text += f"; their medians over all rounds: {fmt(lo)} and {fmt(hi)} infer/s, {_pct(hi / lo - 1.0)}"
         return f" ({text})"
 
+    def beyond(self, low: int, high: int) -> str:
+        """Where :attr:`gain_pct` is more than the concurrency's ratio gives at equal latency, what that means
+        (a closed loop serves concurrency / latency: Little's law), said after the gain (trial 14, T14-11:
+        "+1,330.6 % from c=1 to c=4" from one disturbed c=1 visit): ``"; more than the 4× the concurrency
+        gives at equal latency: c=1's requests took 3.6× as long as c=4's (Little's law), a disturbed lower
+        level or batching that shortened requests"``; ``""`` otherwise."""
+        if self.gain_pct is None or low <= 0 or high <= low:
+            return ""
+        slower = (1.0 + self.gain_pct / 100.0) / (high / low)
+        if slower <= 1.0:
+            return ""
+        return (
+            f"; more than the {high / low:g}× the concurrency gives at equal latency: c={low}'s requests took "
+            f"{slower:.1f}× as long as c={high}'s (Little's law), a disturbed lower level or batching that shortened requests"
+        )
+
     def words(self, low: int, high: int) -> str:
         """The step in words with its evidence: ``"throughput still rising, +104.2 % from c=4 to c=16 (c=16
         ahead in 8 of 8 rounds; p = 0.0078, sign test)"``; not told: ``"throughput +12.0 % from c=2 to c=4,
@@ -98,7 +114,7 @@ class Rising:
         +3.0 % from c=2 to c=4, no more than the 5 % a step must gain"``; the gain's :meth:`basis` after the
         levels where the medians shown read another gain."""
         gain = f" {_pct(self.gain_pct / 100.0)}" if self.gain_pct is not None else ""
-        span = f"from c={low} to c={high}{self.basis()}"
+        span = f"from c={low} to c={high}{self.basis()}{self.beyond(low, high)}"
         if self.rises:
             return f"throughput still rising,{gain} {span} ({self.step.evidence})"
         if self.flat:

@@ -128,3 +128,23 @@ def test_the_search_cuts_say_still_rising_by_the_same_rule_as_the_report():
         for n in plans
     }
     assert not steps["real"].flat and steps["real"].rises and not steps["noisy"].flat and not steps["noisy"].told
+
+
+def test_a_gain_beyond_the_concurrencys_ratio_says_what_it_means():
+    """Trial 14, T14-11: "+1,330.6 % from c=1 to c=4" from one disturbed c=1 visit, read as "concurrency pays
+    13×". A closed loop serves concurrency / latency (Little's law): a gain beyond the concurrency's ratio says
+    how much longer the lower level's requests took; a gain within it says nothing more."""
+    from perf.analysis.ranking.operating import side_of
+
+    run = _run({1: [100.0], 4: [1430.0]})
+    vr = run.variants[0]
+    lo, hi = (side_of(vr, next(lv for lv in vr.levels if lv.concurrency == c)) for c in (1, 4))
+    words = paired_rise(vr, lo, hi, 5.0).words(1, 4)
+    assert (
+        "+1,330.0 % from c=1 to c=4 (the gain in the 1 round both were measured in); more than the 4× the concurrency gives at equal latency: "
+        in words
+    ), words
+    assert "c=1's requests took 3.6× as long as c=4's (Little's law)" in words
+    within = _run({1: [100.0] * 3, 4: [390.0] * 3}).variants[0]
+    lo, hi = (side_of(within, next(lv for lv in within.levels if lv.concurrency == c)) for c in (1, 4))
+    assert "Little's law" not in paired_rise(within, lo, hi, 5.0).words(1, 4)
