@@ -11,8 +11,8 @@ variants the baseline measures, stored with the run.
 
 Both run at the build's reference inputs, whose size (:func:`perf.profile.runners.reference_size`) each
 record keeps beside its batch (the report says both: a sweep's levels may have sent other sizes), at
-the largest batch the run's dynamic batcher formed for that variant at any input size
-(:func:`perf.profile.baseline.formed_batches`), else 1. For a run the record is stored as
+the largest batch the run's dynamic batcher formed at any input size for any variant of that format
+(the study: of that model; :func:`perf.profile.baseline.formed_batches`), else 1. For a run the record is stored as
 ``results.json``'s ``profile`` (``triton-perf report`` shows it); for a repository it is written to
 ``profile.json`` beside ``baseline.json``.
 """
@@ -82,8 +82,8 @@ def profile_variants(
     record = ProfileRecord()
     traced: set[tuple[str, str, str]] = set()
     studied: set[str] = set()
+    largest = _largest_formed(opts, [t for t, *_ in planned])
     for target, rv, _fmt, file in planned:
-        batch = max(formed_batches(opts.run, target.variant), default=1)
         shape = _reference_size(rv)
         key = target.key
         keys = [key] + ([dataclasses.replace(key, format=EAGER, precision="fp32")] if opts.eager else [])
@@ -91,11 +91,26 @@ def profile_variants(
             if (k.model, k.format, k.device) in traced:
                 continue
             traced.add((k.model, k.format, k.device))
-            record.traces.append(_trace(k, rv, file, (batch, shape), out_dir, busy_threshold(opts)))
+            at = (largest[(k.model, k.format, k.device)], shape)
+            record.traces.append(_trace(k, rv, file, at, out_dir, busy_threshold(opts)))
         if precisions and key.model not in studied:
             studied.add(key.model)
+            batch = largest[(key.model, "", "")]
             record.precision += [dataclasses.replace(r, shape=shape) for r in _study(rv, key, batch, precisions, opts)]
     return record
+
+
+def _largest_formed(opts: BaselineOptions, targets: Sequence[Any]) -> dict[tuple[str, str, str], int]:
+    """The largest batch the run's dynamic batcher formed (:func:`perf.profile.baseline.formed_batches`, else 1)
+    over every variant of each traced ``(model, format, device)`` (the eager model's: over all its formats) and of
+    each studied model (``(model, "", "")``): the trace of a format was taken at the batch its first variant formed,
+    a no-batching one's 1 in the demo (trial 14, T14-13: traced at batch 1 beside levels that formed 9)."""
+    out: dict[tuple[str, str, str], int] = {}
+    for target in targets:
+        b, k = max(formed_batches(opts.run, target.variant), default=1), target.key
+        for group in ((k.model, k.format, k.device), (k.model, EAGER, k.device), (k.model, "", "")):
+            out[group] = max(out.get(group, 1), b)
+    return out
 
 
 def profile_target(

@@ -73,3 +73,24 @@ def test_the_report_says_the_size_and_batch_each_ran_at() -> None:
 def test_a_record_without_a_size_says_the_batch_alone() -> None:
     text = "\n".join(trace_lines([TraceRecord("onnx", "onnxruntime", "cpu", 8, file="traces/t.json")], operators=3))
     assert "**onnx on cpu, batch 8**" in text
+
+
+def test_each_format_is_traced_at_the_largest_batch_any_of_its_variants_formed() -> None:
+    """Trial 14, T14-13: the demo's traces were at batch 1 beside levels that formed 9: a format was traced at
+    the batch its first variant formed (a no-batching one's 1). Each (model, format, device) now takes the largest
+    any of its variants formed; the eager model's trace and the study the largest over the model's formats."""
+    from types import SimpleNamespace
+
+    from perf.records.baseline import EAGER, BaselineKey
+
+    def vr(name: str, formed: float) -> VariantResult:
+        return VariantResult(name, status="ok", levels=[LevelResult(4, throughput_infer_per_s=1.0, avg_server_batch_size=formed)])
+
+    run = RunResult("r", "now", variants=[vr("m_ts_nodb", 1.0), vr("m_ts_db", 8.6), vr("m_onnx_db", 3.2)])
+    targets = [
+        SimpleNamespace(variant=n, key=BaselineKey("m", f, "fp32", "cpu", 1))
+        for n, f in (("m_ts_nodb", "torchscript"), ("m_ts_db", "torchscript"), ("m_onnx_db", "onnx"))
+    ]
+    largest = profile_run._largest_formed(BaselineOptions(Path("repo"), run=run), targets)
+    assert largest[("m", "torchscript", "cpu")] == 9 and largest[("m", "onnx", "cpu")] == 3
+    assert largest[("m", EAGER, "cpu")] == 9 and largest[("m", "", "")] == 9
