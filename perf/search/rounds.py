@@ -276,30 +276,39 @@ class Rounds:
         """After a round of ``alive`` (the contenders of ``group``, the group's loaded variants; its dropped ones
         are judged for taking back, :mod:`perf.search.drops`): ladders, drops, the next round's focus."""
         s = self.setup
-        met = drops.met([self._vr(n) for n in alive], s.budget)  # per client workload: its ranking under the budget
+        self.update_ladders(alive, alive)
         for n in alive:
-            peak = s.budget is not None and search_workload(s.plans[n]) not in met  # its series' workload
-            lad = ladders.update(
-                self.ladders[n], s.plans[n], self._vr(n), s.ladder, s.adaptive, s.rules, s.rounds, s.budget, s.cap, peak
-            )
-            self.failed.end_ladder(lad, s.plans[n], self._vr(n), s.budget)
-            self._note(n, lad.end)
+            self._note(n, self.ladders[n].end)
         self.resting = set()
         if s.mode == "prune":
             every = {n: vr for n in group if (vr := self._vr(n)).status != "failed"}  # dropped ones too: under budget?
             if s.budget is not None and any(d.rule == "pruned" and d.variant in every for d in self.search.decisions):
                 drops.take_back(self.search, every, s.budget, self.events)  # a drop the budget no longer holds, per workload
             self._prune(self.contenders(group))
-            left = self.contenders(group)
-            variants = {n: self._vr(n) for n in left}
-            if self.workloads(left) is not None:  # several client workloads: no narrowing (a variant's levels serve each)
-                self.save()
-                return
-            for n, levels in focus(self.ranking(left), self.ladders, s.plans, variants, s.rules, s.rounds, rounds_left).items():
-                self.ladders[n].active = levels  # a settled tie rests; one far behind: its compared level only
-                if not levels:
-                    self.resting.add(n)
+            self.narrow(self.contenders(group), rounds_left)
         self.save()
+
+    def update_ladders(self, alive: Sequence[str], names: Sequence[str]) -> None:
+        """The ladders of ``names`` after a round of ``alive`` (:func:`perf.search.ladder.update`; by peak where no
+        contender of ``alive`` has a level within the budget at its series' workload), ended at a failed level."""
+        s = self.setup
+        met = drops.met([self._vr(n) for n in alive], s.budget)  # per client workload: its ranking under the budget
+        for n in names:
+            peak = s.budget is not None and search_workload(s.plans[n]) not in met  # its series' workload
+            lad = ladders.update(
+                self.ladders[n], s.plans[n], self._vr(n), s.ladder, s.adaptive, s.rules, s.rounds, s.budget, s.cap, peak
+            )
+            self.failed.end_ladder(lad, s.plans[n], self._vr(n), s.budget)
+
+    def narrow(self, left: Sequence[str], rounds_left: int) -> None:
+        """The next round of ``left`` narrowed (:func:`perf.search.focus.focus`; not at several client workloads)."""
+        s, variants = self.setup, {n: self._vr(n) for n in left}
+        if self.workloads(left) is not None:  # several client workloads: no narrowing (a variant's levels serve each)
+            return
+        for n, levels in focus(self.ranking(left), self.ladders, s.plans, variants, s.rules, s.rounds, rounds_left).items():
+            self.ladders[n].active = levels  # a settled tie rests; one far behind: its compared level only
+            if not levels:
+                self.resting.add(n)
 
     def _note(self, name: str, decision: SearchDecision | None) -> None:
         """Keep the ladder's decision as the variant's (never over a prune)."""

@@ -37,13 +37,33 @@ class Engine(Rounds, Protocol):
         """The next round's estimated cost over ``names`` (s)."""
         ...
 
+    def update_ladders(self, alive: Sequence[str], names: Sequence[str]) -> None:
+        """The ladders of ``names`` after a round of ``alive``."""
+        ...
+
+    def narrow(self, left: Sequence[str], rounds_left: int) -> None:
+        """The next round of ``left`` narrowed (``--search prune``)."""
+        ...
+
 
 def start_ladders(sched: Engine, names: Sequence[str]) -> None:
-    """Each of ``names`` without a ladder in ``sched`` gets one, resumed from what its variant measured."""
+    """Each of ``names`` without a ladder in ``sched`` gets one, resumed from what its variant measured: the
+    levels it has numbers at, then the engine's own step after a round over them (ladders updated, and with
+    ``--search prune`` the round narrowed, when every contender has numbers), so a resumed run's ladders end,
+    retire and rest as the live engine's did after the same rounds, and its ranking is decided when the live
+    engine's was (a level the live ladder had retired counted as "exploring": a run decided after 6 rounds
+    and interrupted before it recorded ``finished`` got more rounds on resume)."""
     s = sched.setup
-    for n in names:
-        if n not in sched.ladders:
-            sched.ladders[n] = ladders.resume(s.plans[n], sched.run_variant(n), s.ladder, s.adaptive, s.rounds, s.cap)
+    new = [n for n in names if n not in sched.ladders]
+    for n in new:
+        sched.ladders[n] = ladders.resume(s.plans[n], sched.run_variant(n), s.ladder, s.adaptive, s.rounds, s.cap)
+    resumed = [n for n in new if ladders.seen(sched.run_variant(n))]
+    if not resumed:
+        return
+    alive = sched.contenders(names)
+    sched.update_ladders(alive, [n for n in resumed if n in alive])
+    if s.mode == "prune" and alive and all(ladders.seen(sched.run_variant(n)) for n in alive):
+        sched.narrow(alive, max(0, s.rounds.max_rounds - len(sched.record.rounds_of(names))))
 
 
 def end_words(sched: Engine, alive: Sequence[str], done: int, reserve_s: float = 0.0) -> str | None:
