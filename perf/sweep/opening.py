@@ -6,6 +6,7 @@ so they say what the sweep will do, not what was asked."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
 from core import dtypes
@@ -16,6 +17,7 @@ from perf.analysis.ranking.operating import MIN_ROUNDS
 from perf.markdown import fmt
 from perf.measure.inputs import describe_dynamic, shape_words
 from perf.records.results import RunResult, VariantResult, mixed_axes, parse_shape_text
+from perf.records.rounds import Cut
 from perf.records.workloads import workload_text
 from perf.search.budget import Late
 from perf.search.plan import VariantPlan, to_measure
@@ -102,6 +104,12 @@ def settings_text(opts: SweepOptions) -> str:
     )
 
 
+def cut_words(cuts: Sequence[Cut]) -> str:
+    """Each variant ``cuts`` cut for time, named with its own reason and the time it says (issue 26: "`c` ... needs
+    about 45 s ... (and 1 more)" gave the first cut's time only, and the other's was another number)."""
+    return "; ".join(f"`{c.variant}` {c.reason}" if c.variant else c.reason for c in cuts)
+
+
 @dataclasses.dataclass
 class Ended:
     """A resumed rounds run whose rounds had ended (:mod:`perf.sweep.final`): why (``None``: the run
@@ -119,9 +127,7 @@ class Ended:
         if late is None or not late.variants:
             out = f"no round (its rounds had ended{why}: a new --run-id measures again)"
             if late is not None and late.cuts:
-                c, more = late.cuts[0], len(late.cuts) - 1
-                out += f"; nor its {count(len(late.cuts), 'variant')} cut for time, within {budget}: `{c.variant}` {c.reason}"
-                out += f" (and {more} more)" if more else ""
+                out += f"; nor its {count(len(late.cuts), 'variant')} cut for time, within {budget}: {cut_words(late.cuts)}"
             return out
         names = ", ".join(f"`{n}`" for n in late.variants)
         tie = f" with the tie set {', '.join(f'`{n}`' for n in self.tie)}" if self.tie else ""

@@ -41,6 +41,7 @@ from perf.sweep.baseline_step import BaselineStep
 from perf.sweep.baseline_words import baseline_yields
 from perf.sweep.context import baseline_missing
 from perf.sweep.final import ResumedRounds
+from perf.sweep.opening import cut_words
 from perf.sweep.options import DEFAULT_CONCURRENCY, Progress, SweepOptions, resumed_options, run_settings, server_settings
 from perf.sweep.preflight import RAW_DIR
 from perf.sweep.rounds import budget_spent_s, of_budget, spent_words
@@ -139,6 +140,7 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
         started, no round is added to a decided ranking (its verdicts rest on the rounds it had);
         only an in-process baseline it was stopped before is measured, within this session's time budget
         (``deadline``, :meth:`perf.sweep.baseline_step.BaselineStep._baseline`'s start and stop rule)."""
+        kept = self.run.rounds is not None and self.run.finished is not None  # its recorded cuts stand
         if self.run.rounds is not None and self.run.finished is not None:
             done = f"finished its rounds at {self.run.finished}" + (
                 f" ({self.run.rounds.ended})" if self.run.rounds.ended else ""
@@ -155,14 +157,17 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
             done = "has numbers for every planned level"
             self.run.finished = self.run.finished or now()
             self._save()
-        self.record_final_cuts()  # its variants without numbers: the time budget fits no final group of them
+        if not kept:  # its variants without numbers: the time budget fits no final group of them
+            self.record_final_cuts()
         cuts = self.final.cuts if self.final is not None else []
         self._save()
         missing = baseline_missing(self.run, self.opts)
         text = f"run {self.run_id} {done}: nothing more is measured into it (a new --run-id measures again)"
-        text += (
-            f"; `{cuts[0].variant}` {cuts[0].reason}" + (f" (and {len(cuts) - 1} more)" if len(cuts) > 1 else "") if cuts else ""
-        )
+        if cuts and kept:  # what it finished with is kept; this session's finding is said beside it
+            kept_words = f"its {count(len(cuts), 'variant')} cut for time keep the reasons recorded when it finished"
+            text += f"; {kept_words}; within this session's time budget: {cut_words(cuts)}"
+        elif cuts:
+            text += f"; {cut_words(cuts)}"
         text += "; its in-process baseline is measured now" if missing else ""
         self.progress({"event": "plan", "text": text, "estimate_s": 0.0})  # said once (perf.search.events)
         if missing:  # it loads the artifacts: they must be the ones the run measured

@@ -199,3 +199,54 @@ def test_a_resume_that_only_owes_its_baseline_times_it_within_the_time_budget(mo
     res = _resume(results_dir, "30s")
     assert res.exit_code == 0, res.output
     assert len(deadlines) == 1 and deadlines[0] is not None
+
+
+def _plan_line(output: str) -> str:
+    """The resume's plan line (perf.sweep.run.Sweep._finished_before), one line whatever the console's width."""
+    said = " ".join(output.split())
+    return said[said.index(" nothing more is measured into it") :]
+
+
+def test_a_resume_names_each_variant_it_cannot_fit_with_its_own_time(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    """Issue 26: the resume said the first cut's time and "(and 1 more)": the second variant's final needs more
+    (it holds the first too), and that number was said nowhere."""
+    results_dir, _ = _interrupted(tmp_path)
+    monkeypatch.setattr(ServerPool, "start_all", lambda self: pytest.fail("a server was started for rounds that had ended"))
+    res = _resume(results_dir, "30s")
+    assert res.exit_code == 0, res.output
+    run = results.load(results_dir / "t13")
+    assert run.rounds is not None
+    cuts = {c.variant: c for c in run.rounds.cuts if c.kind == "variant"}
+    assert len({cuts[n].need_s for n in CUT}) == len(CUT)  # each its own time
+    line = _plan_line(res.output)
+    assert "more)" not in line
+    for n in CUT:
+        assert f"`{n}` {cuts[n].reason}" in line
+
+
+def test_a_resume_of_a_finished_run_keeps_its_recorded_cuts_and_says_its_own_beside_them(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+):
+    """Issue 26: a resume of a run that had finished rewrote the cut reasons it finished with (the plan's "4
+    variants need about 116 s") with the resume's numbers ("after the rounds 30 s ... were left"): the run's
+    record now keeps what it finished with, and the resume's finding is said beside it."""
+    results_dir, _ = _interrupted(tmp_path)
+    run = results.load(results_dir / "t13")
+    assert run.rounds is not None
+    run.finished, run.rounds.ended = "then", "ranking decided (after 10 rounds)"
+    for n in RANKED:
+        vr = run.variant(n)
+        assert vr is not None
+        vr.status = "ok"
+    results.save(run, results_dir / "t13")
+    recorded = ([dataclasses.asdict(c) for c in run.rounds.cuts], [(v.status, v.error) for v in run.variants])
+    monkeypatch.setattr(ServerPool, "start_all", lambda self: pytest.fail("a server was started for a finished run"))
+    res = _resume(results_dir, "30s")
+    assert res.exit_code == 0, res.output
+    again = results.load(results_dir / "t13")
+    assert again.rounds is not None
+    assert ([dataclasses.asdict(c) for c in again.rounds.cuts], [(v.status, v.error) for v in again.variants]) == recorded
+    line = _plan_line(res.output)
+    assert "cut for time keep the reasons recorded when it finished; within this session's time budget: " in line
+    for n in CUT:
+        assert f"`{n}` not measured: after the rounds 30 s of the time budget were left" in line
