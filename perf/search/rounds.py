@@ -115,6 +115,7 @@ class Rounds:
         self.save, self.events = save, events
         self.ladders: dict[str, ladders.Ladder] = {}
         self.resting: set[str] = set()  # settled tie members not measured while their leader leads (focus)
+        self.withdrawn: set[str] = set()  # not loaded again after the server died: the time left did not fit it
         self.failed = FailedLevels()  # levels failed in this session (perf.search.failed)
         self._walls: list[float] = []
         self._visit_s = visit_s
@@ -137,9 +138,9 @@ class Rounds:
         return vr
 
     def contenders(self, names: Sequence[str]) -> list[str]:
-        """``names`` not failed and not pruned."""
-        pruned = {d.variant for d in self.search.decisions if d.rule == "pruned"}
-        return [n for n in names if self._vr(n).status != "failed" and n not in pruned]
+        """``names`` not failed, not pruned and not :attr:`withdrawn`."""
+        out = {d.variant for d in self.search.decisions if d.rule == "pruned"} | self.withdrawn
+        return [n for n in names if self._vr(n).status != "failed" and n not in out]
 
     def ranked(self, names: Sequence[str]) -> tuple[Ranking, bool]:
         """The paired ranking of ``names`` (a run of one client workload) and whether it is under the latency budget (module
@@ -232,7 +233,7 @@ class Rounds:
         self.events({"event": "round_start", "round": rr.index, "visits": len(todo)})
         for i, (name, key) in enumerate(todo):
             vr = self._vr(name)
-            if vr.status == "failed":
+            if vr.status == "failed" or name in self.withdrawn:
                 continue
             c, b, t, r, sh = key
             self.events(

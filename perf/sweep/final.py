@@ -25,6 +25,7 @@ from perf.search import promise
 from perf.search.ending.ends import ended_before, start_ladders
 from perf.search.ending.tie import tie_set
 from perf.search.rounds import Rounds, Setup
+from perf.sweep import load_cuts
 from perf.sweep.rounds import RoundsSweep, budget_spent_s, spent_words
 
 
@@ -74,9 +75,7 @@ class ResumedRounds(RoundsSweep):
     def _load_s(self) -> float:
         """One variant's load time (s): the run's measured group loads per variant, else the plan's estimate."""
         assert self.run.rounds is not None
-        groups = [g for g in self.run.rounds.groups if g.variants and g.load_s]
-        n = sum(len(g.variants) for g in groups)
-        return sum(g.load_s or 0.0 for g in groups) / n if n else budgets.LOAD_S
+        return load_cuts.load_s(load_cuts.recorded_load_times(self.run.rounds.groups), budgets.LOAD_S)
 
     @functools.cached_property
     def final(self) -> budgets.Late | None:

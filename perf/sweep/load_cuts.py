@@ -8,16 +8,17 @@ by :func:`perf.search.refit.refit`: the one time check of every load.
   ``kws_ts_cpu1_db500_mbs64`` loaded in 10.4 s and 9.4 s, then cut "after the loads took 12.7 s a
   variant": 20 s of a 120 s budget spent loading variants that were never measured), and none is
   loaded when not one round of the group fits. Only variants not loaded yet are cut there, and the
-  ladder is left as it is. The session's first load has no load time measured yet: the plan just
+  ladder is left as it is. A run's first load has no load time measured yet: the plan just
   fitted (:func:`perf.search.budget.fit`, at its assumed load time) is its check.
 - **Once the first group is loaded**, when it holds every variant of the plan on one server, before
   its first round (trial 7: 12.9 s a load against the plan's 5 s, 2 of 6 rounds): the ladder's top
   lowered, variants cut and unloaded, the engine's cap set. Not on several servers: the cap is the
   engine's, shared by the servers' threads, each of which loads only its own variants.
 
-Both price a load at one number, the mean of the session's load attempts so far (a failed one
-included: a load still to come costs as long whether it fails or not). The variants cut are cut for
-time ("not measured: after the first 3 loads took 12.7 s a variant ...") and, like every cut of the
+Both price a load at one number, the mean of the run's loads so far (:meth:`perf.sweep.rounds.RoundsSweep.run_load_times`:
+an earlier session's recorded groups, then this session's load attempts, a failed one included: a load still
+to come costs as long whether it fails or not), so a resumed session's first load is checked too. The
+variants cut are cut for time ("not measured: after the first 3 loads took 12.7 s a variant ...") and, like every cut of the
 plan, measured after the rounds if the time they leave fits them (:meth:`perf.sweep.rounds.RoundsSweep._late`).
 """
 
@@ -28,7 +29,7 @@ from collections.abc import Sequence
 
 from core.wording import count
 from perf.markdown import fmt
-from perf.records.rounds import Cut
+from perf.records.rounds import Cut, LoadGroup
 from perf.search import promise
 from perf.search.budget import UNLOAD_S, Fit, not_measured
 from perf.search.refit import after_loads, refit
@@ -36,10 +37,20 @@ from perf.search.rounds import Rounds
 from perf.sweep.context import SweepBase
 
 
-def load_s(load_times: Sequence[float], plan: Fit) -> float:
-    """The time of one load (s) the plan is fitted again with: the mean of ``load_times`` (the session's
-    load attempts, failed ones included), else the plan's own assumption."""
-    return sum(load_times) / len(load_times) if load_times else plan.load_s
+def load_s(load_times: Sequence[float], plan: Fit | float) -> float:
+    """The time of one load (s) the plan is fitted again with: the mean of ``load_times`` (the run's loads,
+    :func:`recorded_load_times` and the session's attempts, failed ones included), else the plan's own assumption
+    (``plan``: the plan, or its load time)."""
+    if load_times:
+        return sum(load_times) / len(load_times)
+    return plan if isinstance(plan, float) else plan.load_s
+
+
+def recorded_load_times(groups: Sequence[LoadGroup]) -> list[float]:
+    """One load time (s) for each variant the recorded ``groups`` loaded (a group's load time over its variants):
+    an earlier session's loads, priced as this session's are (issue 26: a resume priced its loads from its own
+    only, and its first load at the plan's assumption, whatever the run's loads had taken)."""
+    return [g.load_s / len(g.variants) for g in groups if g.variants and g.load_s for _ in g.variants]
 
 
 def fit_to_loads(
@@ -55,8 +66,8 @@ def fit_to_loads(
     """The plan fitted again once ``loaded`` (the group's, so far) are loaded and ``pending`` (in load
     order) are still to load (module docstring): ``(plan, loaded kept, pending kept)``; those it cuts are
     recorded, said and, of ``loaded``, unloaded. ``plan``: the sweep's (``None``: no such plan, returned as
-    it is); as it is too before any load was measured (``load_times``: each load attempt's seconds so
-    far) and, after the loads, unless the group holds the whole plan on one server. ``unload_s``: the
+    it is); as it is too before any load was measured (``load_times``: each load's seconds so far,
+    :meth:`perf.sweep.rounds.RoundsSweep.run_load_times`) and, after the loads, unless the group holds the whole plan on one server. ``unload_s``: the
     time one unload takes (what the engine keeps for it). Several servers' threads call it under
     ``sweep._lock``."""
     rr = sweep.run.rounds

@@ -28,7 +28,8 @@ them in rounds, unload them.
   measured in rounds of its own; those still cut say the real numbers.
 - **A server that dies** during a visit fails the variant being measured (as in the sequential
   design); the server is restarted, the group's other variants are loaded again (their cold
-  start is not measured twice) and the rounds go on.
+  start is not measured twice; each load time-checked as every load is, those it cuts leaving the
+  group's rounds) and the rounds go on.
 - After the rounds, every variant is unloaded (the requests sent at once) and checked gone; a
   variant that measured no usable level is failed with the reason.
 """
@@ -108,7 +109,7 @@ class RoundsSweep(SweepBase):
         rr, cut = self.run.rounds, fit.cut_variants
         if rr is None or not cut or engine.deadline is None:
             return []
-        load_s = load_cuts.load_s(self._load_times, fit)
+        load_s = load_cuts.load_s(self.run_load_times(), fit)
         tie = engine.contenders(tie)
         left = engine.deadline - engine.clock()
         before = {n for n in cut if promise.has_numbers(self.run, n)}  # a resume's earlier numbers: not "not measured"
@@ -129,6 +130,12 @@ class RoundsSweep(SweepBase):
         self._groups(engine, [*tie, *late.variants], late.reason)
         return late.variants
 
+    def run_load_times(self) -> list[float]:
+        """The run's loads (s) a time check prices a load from (:func:`perf.sweep.load_cuts.load_s`): the earlier
+        sessions' recorded groups (:func:`perf.sweep.load_cuts.recorded_load_times`), then this session's attempts."""
+        assert self.run.rounds is not None
+        return load_cuts.recorded_load_times(self.run.rounds.groups[: self._groups_before]) + self._load_times
+
     def keys_per_level(self) -> int:
         """Visits per concurrency level the plan counts: batch sizes x swept shapes, plus request rates."""
         per_level = max(len(p.batch_sizes) * len(p.shapes) for p in self.plans.values()) if self.plans else 1
@@ -143,7 +150,7 @@ class RoundsSweep(SweepBase):
         if not first or not whole:
             return loaded
         self._plan, kept, _ = load_cuts.fit_to_loads(
-            self, engine, self._plan, loaded, [], self._load_times, self.keys_per_level()
+            self, engine, self._plan, loaded, [], self.run_load_times(), self.keys_per_level()
         )
         return kept
 
@@ -194,7 +201,7 @@ class RoundsSweep(SweepBase):
                 continue
             with self._lock:  # every load: cut for time before it starts (perf.sweep.load_cuts); servers' threads one at a time
                 pending = [n for n in names[i:] if n not in cut]
-                args = (self._plan, loaded, pending, self._load_times, per, self._unload_s())
+                args = (self._plan, loaded, pending, self.run_load_times(), per, self._unload_s())
                 self._plan, _, keep = load_cuts.fit_to_loads(self, engine, *args)
             cut |= set(pending) - set(keep)
             if not loaded and (earlier := self._measured_together(keep)) is not None:  # what is left adds no comparison
@@ -285,10 +292,31 @@ class RoundsSweep(SweepBase):
         if self._server_alive_after(vr, level):
             return level
         self._fail(vr, vr.error or "tritonserver died")
-        for other in loaded:
-            if other != name and self._variant(other).status != "failed":
-                self._load(engine, other)
+        self._reload(
+            engine, [n for n in loaded if n != name and self._variant(n).status != "failed" and n not in engine.withdrawn]
+        )
         return level
+
+    def _reload(self, engine: Rounds, names: list[str]) -> None:
+        """``names`` loaded again after the server died, each load time-checked as every load is, in one place
+        (:func:`perf.sweep.load_cuts.fit_to_loads`; issue 26: these loads had no check, and a group whose server
+        died near the end of the budget loaded its variants again past it); those it cuts are not loaded again and
+        leave the group's rounds (:attr:`perf.search.rounds.Rounds.withdrawn`)."""
+        done: list[str] = []
+        for i, name in enumerate(names):
+            if name in engine.withdrawn:
+                continue
+            with self._lock:
+                pending = [n for n in names[i:] if n not in engine.withdrawn]
+                args = (self._plan, done, pending, self.run_load_times(), self.keys_per_level(), self._unload_s())
+                self._plan, _, keep = load_cuts.fit_to_loads(self, engine, *args)
+                engine.withdrawn |= set(pending) - set(keep)
+            if name in engine.withdrawn:
+                continue
+            t0 = engine.clock()
+            if self._load(engine, name):
+                done.append(name)
+            self._load_times.append(engine.clock() - t0)
 
     def _settle(self, vr: VariantResult) -> None:
         """A measured variant ends ``ok`` when a level can back a recommendation, else ``failed`` with why."""
