@@ -42,6 +42,8 @@ from perf.analysis.stats.paired import min_rounds as fewest_rounds
 from perf.colocate import judge, rules
 from perf.colocate.judge import Combination
 from perf.records.colocation import ColocationRecord, ColocationVisit, SearchStep, StepKind
+from perf.search.budget import LOAD_S
+from perf.sweep import load_cuts
 
 log = logging.getLogger(__name__)
 
@@ -92,8 +94,10 @@ class CoordinateSearch:
         self.save, self.events, self.clock = save, events, clock
         self.estimate_visit_s = estimate_visit_s
         self.started = clock()
-        #: Wall time of each step's loads and warm-ups (s), counted when a later step's fit is judged.
-        self.prepare_s: list[float] = []
+        #: Each variant's load and warm-up (s: a step's preparation over the variants it loaded), what a step's
+        #: loads are priced from (:func:`perf.sweep.load_cuts.load_s`, the sweep's one rule; before any, ``LOAD_S``).
+        self.load_times: list[float] = []
+        self.loaded: set[str] = set()  # the variants the source holds after the last step's preparation
         self.measured: set[tuple[tuple[str, str], ...]] = set()
         self.record.combinations_total = 1
         for m in record.models:
@@ -202,10 +206,13 @@ class CoordinateSearch:
         """Measure ``targets`` in rounds as one step (appended to the record)."""
         step = SearchStep(index=len(self.record.steps), kind=kind, model=model, held=dict(held), targets=targets)
         self.record.steps.append(step)
-        self._fit(step, len(targets), loads=True)  # no loads for a step whose first round cannot fit (trial 12, F7)
+        needed = {v for t in targets for v in t.values()}
+        loads = len(needed - self.loaded)  # what the source loads for it (the others it holds already)
+        self._fit(step, len(targets), loads)  # no loads for a step whose first round cannot fit (trial 12, F7)
         before = self.clock()
         self.source.prepare(step)
-        self.prepare_s.append(self.clock() - before)
+        self.load_times += [(self.clock() - before) / loads] * loads if loads else []
+        self.loaded = needed
         self._over("loads", step)
         self.events({"event": "step", "step": step})
         while step.rounds < self.record.max_rounds:
@@ -234,22 +241,24 @@ class CoordinateSearch:
         step.rounds += 1
         self.save()
 
-    def _fit(self, step: SearchStep, visits: int, loads: bool = False) -> None:
-        """Raise :class:`CutForTime` when a round of ``visits`` visits does not fit in the budget; before
-        a step's loads (``loads``), the round after them: a step's loads and warm-ups take as long as
-        the earlier steps' on average (trial 12, F7: they were not counted, and a run of a 2m budget
-        went 21 s over it, loading a step it then cut)."""
+    def _fit(self, step: SearchStep, visits: int, loads: int | None = None) -> None:
+        """Raise :class:`CutForTime` when a round of ``visits`` visits does not fit in the budget; before a
+        step's ``loads`` (how many variants it loads; ``None``: after them), those loads and the round after
+        them, each load priced by the sweep's one rule (:func:`perf.sweep.load_cuts.load_s`: the mean of the
+        loads so far, the first at :data:`perf.search.budget.LOAD_S`). Trial 12, F7: a step's loads were not
+        counted, and a run of a 2m budget went 21 s over it, loading a step it then cut; issue 26: the first
+        step's loads were counted as 0 s."""
         if self.budget_s is None:
             return
         walls = [v.wall_s for v in self.record.visits if v.wall_s is not None]
         per_visit = sum(walls) / len(walls) if walls else self.estimate_visit_s
-        load_s = sum(self.prepare_s) / len(self.prepare_s) if loads and self.prepare_s else 0.0
+        load_s = (loads or 0) * load_cuts.load_s(self.load_times, LOAD_S)
         need = load_s + per_visit * visits
         spent = self.clock() - self.started
         if spent + need > self.budget_s:
             raise CutForTime(
                 f"step {step.index + 1} ({step.kind}{' ' + step.model if step.model else ''}): "
-                + ("not started" if loads and not step.rounds else f"round {step.rounds + 1} and later not measured")
+                + ("not started" if loads is not None else f"round {step.rounds + 1} and later not measured")
                 + f" (≈{need:.0f} s needed{', its loads included' if load_s else ''}, "
                 f"{max(0.0, self.budget_s - spent):.0f} s left of {self.budget_s:.0f} s)"
             )

@@ -184,12 +184,15 @@ def test_a_search_cut_before_a_steps_first_round_judges_the_held_combination_on_
 
 
 class _SlowLoads(cs.SynthSource):
-    """Every step's loads and warm-ups take ``load_s`` (a step of 6 variants loaded on the bundled server)."""
+    """Each variant's load and warm-up takes ``load_s`` (``perf.colocate.source.ServerSource.prepare``: a step loads
+    the variants its targets need that are not loaded, and unloads the others)."""
 
-    load_s: float = 15.0
+    load_s: float = 2.5
 
     def prepare(self, step) -> None:  # type: ignore[no-untyped-def]
-        self.t += self.load_s
+        needed = {v for t in step.targets for v in t.values()}
+        self.t += self.load_s * len(needed - getattr(self, "held", set()))
+        self.held = needed
 
 
 def test_a_steps_loads_count_in_the_time_budget_and_an_overrun_is_said_when_it_happens(caplog: pytest.LogCaptureFixture) -> None:
@@ -201,7 +204,18 @@ def test_a_steps_loads_count_in_the_time_budget_and_an_overrun_is_said_when_it_h
         CoordinateSearch(rec, src, clock=src.clock, time_budget_s=float(budget_s)).run()
         assert rec.spent_s is not None and rec.spent_s <= budget_s, (budget_s, rec.spent_s, rec.cuts)
     slower = _SlowLoads(3)
-    slower.load_s = 80.0  # the first step's loads alone pass the budget: said then
+    slower.load_s = 10.0  # twice the first step's price (perf.search.budget.LOAD_S a load): its 12 loads pass the budget
     with caplog.at_level("WARNING", logger="perf.colocate.search"):
-        CoordinateSearch(cs.record(3), slower, clock=slower.clock, time_budget_s=60.0).run()
-    assert "time budget passed: step 1's loads took the search 20 s over its 60 s" in caplog.text
+        CoordinateSearch(cs.record(3), slower, clock=slower.clock, time_budget_s=100.0).run()
+    assert "time budget passed: step 1's loads took the search 20 s over its 100 s" in caplog.text
+
+
+def test_the_first_steps_loads_are_priced_before_they_start() -> None:
+    """Issue 26: the first step's loads were counted as 0 s (no step had been timed), so a budget that fits its
+    first round but not its 12 loads loaded them all (48 s) and then had no time for a round. They are priced as the sweep prices a
+    load it has not timed yet (perf.sweep.load_cuts.load_s: perf.search.budget.LOAD_S), and not started."""
+    src, rec = _SlowLoads(3), cs.record(3)
+    src.load_s = 4.0  # 48 s of loads, then a first round of 12 visits: past 60 s
+    CoordinateSearch(rec, src, clock=src.clock, time_budget_s=60.0).run()
+    assert src.t == 0.0 and rec.steps[0].rounds == 0  # nothing loaded, nothing measured
+    assert rec.cuts and "step 1 (alone): not started" in rec.cuts[0] and "its loads included" in rec.cuts[0], rec.cuts
