@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,9 +19,11 @@ import click
 
 from clients.runtimes.options import ServerOptions
 from core.cli import ToolkitCommand, list_option, print_table, verbosity_option
+from core.errors import ToolkitError
 from core.naming import PATTERNS_METAVAR, variant_patterns
 from core.options import option
 from core.precision import PRECISION_NAMES
+from core.wording import count
 from perf.cli.runs import RunFolder
 from perf.markdown import UNSTABLE_MARK, flag_mark, fmt
 from perf.profile.timing import TimingSettings
@@ -92,6 +95,15 @@ _T = TimingSettings()
     help="With --trace/--precision: keep the run's baseline (measured right after its sweep) and only add the "
     "traces and the precision study.",
 )
+@click.option(
+    "--time-budget",
+    "time_budget",
+    metavar="DURATION",
+    default=None,
+    callback=lambda _ctx, _param, v: _duration(v),
+    help="Wall time it may spend (10m, 90s, 1h; as the sweep's --time-budget): no point, trace or precision round "
+    "starts that would end after it, and what it cuts is said [default: none]. Its estimate is said first.",
+)
 @verbosity_option
 def baseline(
     target: Path,
@@ -105,6 +117,7 @@ def baseline(
     out: Path | None,
     repository: Path | None,
     profile_only: bool,
+    time_budget: float | None,
 ) -> None:
     """Measure each format in-process (no server) with a served instance's threads.
 
@@ -120,6 +133,7 @@ def baseline(
         batch_sizes=batch_sizes,
         timing=TimingSettings(min_run_time_s=min_run_time, warmup_s=warmup),
         eager=not no_eager,
+        deadline=None if time_budget is None else time.monotonic() + time_budget,
     )
     if profile_only and not (trace or precisions):
         raise click.UsageError("--profile-only keeps the baseline and adds only --trace / --precision: give one of them")
@@ -128,7 +142,10 @@ def baseline(
         raise click.UsageError(f"-r/--repository names a run's repository: {target} is a repository itself, not a run folder")
     if not is_run:
         out = out or Path("results") / f"baseline-{new_run_id()}"
+    say = _say()
     if not profile_only:
+        if said := _estimate_words(target, opts, repository, time_budget):
+            say(said)
         if is_run:
             result = api.baseline_for_run(target, opts, _progress(), repository)
             where = f"stored in {target / RESULTS_FILE}; `triton-perf report {target}` shows the serving efficiency"
@@ -142,9 +159,84 @@ def baseline(
         from perf.profile import run as profile_run
 
         started = time.monotonic()
-        profile, stored = profile_run.profile_target(target, opts, out, trace=trace, precisions=precisions, repository=repository)
+        if said := _profile_words(target, opts, repository, trace, precisions, time_budget):
+            say(said)
+        profile, stored = profile_run.profile_target(
+            target, opts, out, trace=trace, precisions=precisions, repository=repository, say=say
+        )
+        if cut := cut_words(profile, target, trace, precisions):
+            say(cut)
         click.echo("\n".join(profile_section(profile, operators=None)))
         click.echo(profile_line(profile, stored, time.monotonic() - started, trace=trace, precision=bool(precisions)))
+
+
+def _duration(text: str | None) -> float | None:
+    """``--time-budget``'s value in seconds: the sweep's one parser (:func:`perf.search.budget.parse_duration`)."""
+    from core.errors import PerfError
+    from perf.search.budget import parse_duration
+
+    try:
+        return parse_duration(text)
+    except PerfError as e:
+        raise click.BadParameter(f"{e.message}; {e.hint}" if e.hint else e.message) from None
+
+
+def _left(budget: float | None, opts: Any) -> str:
+    if budget is None or opts.deadline is None:
+        return ""
+    return f"; within the time budget, {fmt(max(opts.deadline - time.monotonic(), 0.0), 0)} s left of {fmt(budget, 0)} s"
+
+
+def _estimate_words(target: Path, opts: Any, repository: Path | None, budget: float | None) -> str:
+    """The in-process baseline's estimate, said before it starts (:func:`perf.profile.estimate.estimate`)."""
+    import dataclasses
+
+    from perf.profile.checks import run_repository
+    from perf.profile.estimate import estimate
+    from perf.records import results
+
+    try:
+        if (target / results.RESULTS_FILE).is_file():
+            run = results.load(target)
+            opts = dataclasses.replace(opts, repository=run_repository(run, repository), run=run)
+        e = estimate(opts)
+    except ToolkitError:  # what the baseline itself then refuses, in its own words
+        return ""
+    return f"in-process baseline: an estimated {fmt(e.seconds, 0)} s ({count(e.variants, 'variant')}, {count(e.points, 'point')}){_left(budget, opts)}"
+
+
+def _profile_words(
+    target: Path, opts: Any, repository: Path | None, trace: bool, precisions: Sequence[str], budget: float | None
+) -> str:
+    """The traces' and the precision study's estimate, said before they start (:func:`perf.profile.estimate.profile_estimate`)."""
+    import dataclasses
+
+    from perf.profile.checks import run_repository
+    from perf.profile.estimate import profile_estimate
+    from perf.records import results
+
+    try:
+        if (target / results.RESULTS_FILE).is_file():
+            run = results.load(target)
+            opts = dataclasses.replace(opts, repository=run_repository(run, repository), run=run)
+        e = profile_estimate(opts, trace=trace, precisions=precisions)
+    except ToolkitError:  # what the profile itself then refuses, in its own words
+        return ""
+    return f"traces and precision study: {e.words()}{_left(budget, opts)}"
+
+
+def cut_words(profile: ProfileRecord, target: Path, trace: bool, precisions: Sequence[str]) -> str:
+    """What the time budget cut of the traces and the precision study, and what measures it (``""``: nothing cut)."""
+    from perf.records.profile import CUT
+
+    traces = sum(1 for t in profile.traces if t.status == CUT)
+    rows = sum(1 for r in profile.precision if r.status == CUT)
+    if not traces and not rows:
+        return ""
+    from perf.profile.run import measures_again
+
+    what = " and ".join(([count(traces, "trace")] if traces else []) + ([count(rows, "precision row")] if rows else []))
+    return f"cut for time: {what} not measured; {measures_again(target, trace, precisions)}"
 
 
 def profile_line(profile: ProfileRecord, stored: Path, seconds: float, *, trace: bool, precision: bool) -> str:
@@ -187,17 +279,26 @@ def describe_rounds(e: dict[str, Any]) -> str:
 
 def describe_event(e: dict[str, Any]) -> str:
     """A baseline progress event in one line (:func:`describe_point`, :func:`describe_rounds`; a
-    ``baseline_cut``: its note, ``"`mlp`: timed in 2 of 8 rounds: the sweep's time budget ran out"``)."""
+    ``baseline_cut``: its note, ``"`mlp`: timed in 2 of 8 rounds: the sweep's time budget ran out"``; a
+    ``baseline_loading``: ``"`mlp`: loading 3 keys and warming up its 12 points before its first round"``)."""
     if e["event"] == "baseline_cut":
         return e["text"]
+    if e["event"] == "baseline_loading":
+        return f"`{e['model']}`: loading {count(e['keys'], 'key')} and warming up its {count(e['points'], 'point')} before its first round"
     return describe_rounds(e) if e["event"] == "baseline_rounds" else describe_point(e)
 
 
 def _progress() -> Any:
+    say = _say()
+    return lambda e: say(describe_event(e))
+
+
+def _say() -> Any:
+    """One stamped line on stderr (the console's log; a script keeping stdout's last line still shows it)."""
     from core.cli import console
 
     out = console()
-    return lambda e: out.log(describe_event(e), markup=False)
+    return lambda line: out.log(line, markup=False)
 
 
 def baseline_table(result: BaselineResult) -> Table:

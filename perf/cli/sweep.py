@@ -233,7 +233,7 @@ class _progress:
             self.bar.update(self.task, description=escape(f"loading {e['variant']}"))
         elif e["event"] == "variant_loaded":  # one line per variant loaded, in a log file too
             log(escape(f"loaded {e['variant']} in {e['seconds']:.1f} s"))
-        elif e["event"] in ("baseline_point", "baseline_rounds", "baseline_cut"):
+        elif e["event"] in ("baseline_point", "baseline_rounds", "baseline_cut", "baseline_loading"):
             log(escape("in-process baseline " + describe_event(e)))
 
 

@@ -68,7 +68,8 @@ BASELINE_KIND: RecordKind[BaselineResult] = RecordKind(
 #: minute for the demo's 29 points; the settings are recorded). Tests shorten it further.
 SWEEP_TIMING = TimingSettings(min_run_time_s=0.1)
 #: Called with one event per point: ``{"event": "baseline_point", "point": BaselinePoint, "done": i, "total": n}``,
-#: as each round of a model's interleaved timing starts (``"baseline_rounds"``), and of a model cut short (``"baseline_cut"``).
+#: as each round of a model's interleaved timing starts (``"baseline_rounds"``), as its loads and warm-up start
+#: (``"baseline_loading"``), and of a model cut short (``"baseline_cut"``).
 Progress = Callable[[dict[str, Any]], None]
 
 
@@ -239,6 +240,15 @@ def run_baseline(opts: BaselineOptions, progress: Progress | None = None) -> Bas
                 continue
             group = {k: (rv, file, sorted(b, key=_order)) for k, (rv, file, b) in jobs.items() if k.model == model}
             tell = None if progress is None else _rounds_event(progress, model, len(points), total)
+            if progress:  # its loads and warm-up come before its first round's line (trial 14, T14-4: 49 s unsaid)
+                progress(
+                    {
+                        "event": "baseline_loading",
+                        "model": model,
+                        "keys": len(group),
+                        "points": sum(len(b) for *_, b in group.values()),
+                    }
+                )
             try:
                 timed = measure_keys(group, opts.timing, busy_threshold(opts), opts.deadline, tell)
             except OutOfTime as e:  # no round it cannot finish starts (trial 13, T13-16)

@@ -24,6 +24,13 @@ plan is said before any of it is measured. Where they come from:
 - :data:`KEY_LOAD_S` was never measured: a round figure for one ONNX Runtime session, TorchScript file
   or eager model load of the demo's size, which the 0.55 s above assumes.
 
+Where the run has measured a variant (a sweep's baseline after its rounds, ``triton-perf baseline RUN``),
+a point's call is taken as long as the server's compute per inference (the levels' ``server_compute_infer_us``
+over their average batch, the fastest level: :func:`inference_s`) times its batch size, and the point's
+timing as :func:`perf.profile.timing.timing_s` predicts for a call that long (the warm-up's and each
+round's fewest calls): for a slow model this is more than the constants' fast calls (trial 14, T14-4: a
+MobileNet's baseline estimated 22 s before the rounds, 38 s for its first round alone at its start).
+
 Before the rounds the batch sizes the dynamic batcher will form are not known: each key of a batching
 model is counted with :data:`FORMED_GUESS` of them at each input size. The sweep's plan line and a skip say the number as
 "estimated"; the baseline's real time is recorded after it (``rounds.budget.baseline_s``). The baseline
@@ -34,12 +41,16 @@ costs rounds, not the section.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 
 from tritonclient.grpc import model_config_pb2 as mc
 
 from builders.repository.view import Repository
+from core.wording import count
 from perf.profile.baseline import BaselineOptions, plan_targets
+from perf.profile.timing import timing_s
 from perf.records.baseline import EAGER
+from perf.records.results import RunResult
 
 #: The calls one point makes beyond its timing's seconds (s): an estimate from two trial 9 baselines (module docstring).
 POINT_CALLS_S = 0.75
@@ -85,16 +96,76 @@ def estimate(
     """
     planned, _ = plan_targets(opts, repo, configs, shapes=False)
     measured = opts.run is not None and any(lv.usable for v in opts.run.variants for lv in v.levels)
-    points: set[tuple[object, str | None, int]] = set()
+    calls: dict[tuple[object, str | None, int], float] = {}  # point -> its call (s), 0 where not measured
     for target, *_ in planned:
+        per = inference_s(opts.run, target.variant)
         keys = [target.key] + ([dataclasses.replace(target.key, format=EAGER, precision="fp32")] if opts.eager else [])
         for size in target.sizes:  # the sizes run_baseline times, each at its batch sizes
             batches = list(size.batch_sizes)
             top = max(batches, default=1)
             if not measured and top > 1:  # the batches its batcher will form, between 1 and max_batch_size
                 batches += [1 + (top - 1) * (i + 1) // (FORMED_GUESS + 1) for i in range(FORMED_GUESS)]
-            points |= {(key, size.shape, b) for key in keys for b in batches}
-    t = opts.timing
-    seconds = len(points) * (t.warmup_s + 2 * t.min_run_time_s + POINT_CALLS_S) + KEY_LOAD_S * len({k for k, *_ in points})
-    sizes = len({size for _, size, _ in points}) or 1
-    return BaselineEstimate(round(seconds, 1), len(planned), len(points), not measured, sizes)
+            for pt in ((key, size.shape, b) for key in keys for b in batches):
+                calls[pt] = max(calls.get(pt, 0.0), per * pt[2])
+    timed = sum(timing_s([c], opts.timing) + POINT_CALLS_S for c in calls.values())
+    seconds = timed + KEY_LOAD_S * len({k for k, *_ in calls})
+    sizes = len({size for _, size, _ in calls}) or 1
+    return BaselineEstimate(round(seconds, 1), len(planned), len(calls), not measured, sizes)
+
+
+def inference_s(run: RunResult | None, variant: str) -> float:
+    """The server's compute per inference of ``variant`` in ``run`` (s): its fastest usable level's
+    ``server_compute_infer_us`` over that level's average batch (module docstring); 0 where none was measured."""
+    v = next((v for v in run.variants if v.name == variant), None) if run is not None else None
+    per = [
+        lv.server_compute_infer_us / max(1.0, lv.avg_server_batch_size or 1.0)
+        for lv in (v.levels if v is not None else [])
+        if lv.usable and lv.server_compute_infer_us
+    ]
+    return min(per, default=0.0) * 1e-6
+
+
+@dataclasses.dataclass(frozen=True)
+class ProfileEstimate:
+    """What :func:`profile_estimate` counted for ``triton-perf baseline --trace/--precision``.
+
+    Attributes:
+        seconds: At most about this (s): each trace's load and calls, each studied model's load, and
+            each precision row held to :data:`perf.profile.precision_study.ROW_MAX_S`.
+        traces: The traces it writes.
+        rows: The precision rows it times (fp32 with the asked ones, on each device of this host).
+    """
+
+    seconds: float
+    traces: int
+    rows: int
+
+    def words(self) -> str:
+        """``"2 traces and 3 precision rows (each row's timing held to 10 s): at most about 40 s"``."""
+        from perf.profile.precision_study import ROW_MAX_S
+
+        parts = [count(self.traces, "trace")] if self.traces else []
+        parts += [f"{count(self.rows, 'precision row')} (each row's timing held to {ROW_MAX_S:g} s)"] if self.rows else []
+        return f"{' and '.join(parts)}: at most about {self.seconds:.0f} s"
+
+
+def profile_estimate(opts: BaselineOptions, *, trace: bool, precisions: Sequence[str]) -> ProfileEstimate:
+    """The time :func:`perf.profile.run.profile_variants` of ``opts`` takes at most, said before it starts:
+    the traces at the served speed (:func:`inference_s`, :data:`KEY_LOAD_S`), the precision rows at their
+    bound (their eager calls are not the served ones: trial 14, T14-9, an fp16 MobileNet's seconds a call)."""
+    from perf.profile.precision_study import ROW_MAX_S, host_devices, study_precisions
+    from perf.profile.trace import WARMUP_RUNS
+
+    planned, _ = plan_targets(opts, shapes=False)
+    traces: dict[tuple[str, str, str], float] = {}
+    models = set()
+    for target, *_ in planned:
+        keys = [target.key] + ([dataclasses.replace(target.key, format=EAGER, precision="fp32")] if opts.eager else [])
+        call = inference_s(opts.run, target.variant) * max((b for z in target.sizes for b in z.batch_sizes), default=1)
+        for k in keys if trace else []:
+            traces[(k.model, k.format, k.device)] = max(traces.get((k.model, k.format, k.device), 0.0), call)
+        models.add(target.key.model)
+    rows = len(models) * len(study_precisions(precisions)) * len(host_devices()) if precisions else 0
+    seconds = sum(KEY_LOAD_S + (WARMUP_RUNS + 1) * c for c in traces.values())
+    seconds += (KEY_LOAD_S * len(models) + rows * ROW_MAX_S) if precisions else 0.0
+    return ProfileEstimate(round(seconds, 1), len(traces), rows)

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -43,8 +44,8 @@ from builders.verify.verification import no_tf32
 from core import precision as precisions
 from perf.analysis.stats.paired import paired
 from perf.measure.host import HOST_BUSY_THRESHOLD_PCT, HostSampler
-from perf.profile.timing import ROUNDS, Timing, TimingSettings, time_interleaved
-from perf.records.profile import NOT_DISTINGUISHABLE, UNFAIR, PrecisionRow, too_wide
+from perf.profile.timing import ROUNDS, OutOfTime, Timing, TimingSettings, fit_rounds, time_interleaved, timing_s
+from perf.records.profile import CUT, NOT_DISTINGUISHABLE, UNFAIR, PrecisionRow, too_wide
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +55,11 @@ METHOD = "weights and floating inputs cast, outputs cast back (builders.export.p
 TORCH_KERNELS = "torchscript"
 #: Timed run per row over all rounds (s).
 MIN_RUN_TIME_S = 0.5
+#: The most one row's timing may take (s; :attr:`perf.profile.timing.TimingSettings.max_target_s`): its own
+#: first call (the error check's) predicts its rounds, and a slow one is timed in fewer (trial 14, T14-9: an
+#: eager fp16 MobileNet on a 2-core CPU, seconds a call, took 373 s for 3 rows at the fewest calls of 8 rounds).
+#: 10 s a row keeps a CPU's three rows near half a minute; a fast model's rows take their ``min_run_time_s``.
+ROW_MAX_S = 10.0
 
 
 def host_devices() -> list[str]:
@@ -75,6 +81,8 @@ def precision_study(
     inputs: dict[str, np.ndarray] | None = None,
     rounds: int = ROUNDS,
     host_busy_threshold_pct: float = HOST_BUSY_THRESHOLD_PCT,
+    deadline: float | None = None,
+    say: Callable[[str], None] | None = None,
 ) -> list[PrecisionRow]:
     """One row per (device, precision); the rows of one device timed interleaved in rounds.
 
@@ -93,6 +101,11 @@ def precision_study(
             (:func:`perf.analysis.stats.paired.paired`).
         host_busy_threshold_pct: Other processes' CPU (% of one core) above which the rows are
             flagged host busy (:func:`perf.measure.host.is_host_busy`).
+        deadline: ``time.monotonic()`` of a time budget: no device's rows start timing when their first
+            round would end after it (:func:`perf.profile.timing.time_interleaved`); they are then
+            ``cut for time`` with the reason. ``None``: none.
+        say: Called with one line per device as its timing starts: each row's first call and the rounds
+            and seconds they predict (``None``: silent).
 
     Returns:
         Rows, devices in the given order, precisions in :data:`core.precision.PRECISIONS` order.
@@ -102,29 +115,63 @@ def precision_study(
     """
     import torch
 
-    wanted = [p.name for p in precisions.PRECISIONS if p.name in {precisions.get(n).name for n in precision_names}]
-    if wanted and "fp32" not in wanted:
-        wanted.insert(0, "fp32")
+    wanted = study_precisions(precision_names)
     inputs = spec.example_inputs(batch_size) if inputs is None else inputs
     with torch.inference_mode():
         reference = _outputs(prepare_module(module, "fp32", spec), inputs, "cpu", spec)
     here = host_devices()
-    settings = TimingSettings(min_run_time_s=min_run_time_s / 2, rounds=rounds)
+    settings = TimingSettings(min_run_time_s=min_run_time_s / 2, rounds=rounds, max_target_s=ROW_MAX_S)
     rows: list[PrecisionRow] = []
     for device in devices:
         with no_tf32():  # fp32 on a GPU is fp32, not TF32, as verification runs it (core.precision)
             made = [_row(module, spec, name, device, inputs, reference, here, batch_size, threads) for name in wanted]
-            timed = [(row, call) for row, call in made if call is not None]
+            timed = [(row, call, first) for row, call, first in made if call is not None]
             if timed:
-                with HostSampler([os.getpid()]) as hosts:
-                    timings = time_interleaved([c for _, c in timed], [threads] * len(timed), settings)
-                load = hosts.load(timings[0].span, host_busy_threshold_pct)
-                for (row, _), t in zip(timed, timings):
-                    _fill(row, t, batch_size)
-                    load.fill(row)
-        _speedups([row for row, _ in made])
-        rows += [row for row, _ in made]
+                if say is not None:
+                    say(plan_words(device, [(r.precision, first) for r, _, first in timed], settings))
+                try:
+                    with HostSampler([os.getpid()]) as hosts:
+                        timings = time_interleaved([c for _, c, _ in timed], [threads] * len(timed), settings, deadline=deadline)
+                except OutOfTime as e:  # no round it cannot finish starts (trial 14, T14-9)
+                    for row, *_ in timed:
+                        row.status, row.reason = CUT, f"the time budget: {e}"
+                    timed = []
+                else:
+                    load = hosts.load(timings[0].span, host_busy_threshold_pct)
+                    for (row, *_), t in zip(timed, timings):
+                        _fill(row, t, batch_size)
+                        load.fill(row)
+        _speedups([row for row, *_ in made])
+        rows += [row for row, *_ in made]
     return rows
+
+
+def plan_words(device: str, firsts: Sequence[tuple[str, float]], settings: TimingSettings) -> str:
+    """The line said as a device's rows start timing: ``"precision study on cpu: first calls fp32 0.41 s,
+    fp16 2.9 s; timed together in 1 of 8 rounds (10 s a row at most), an estimated 24 s"``: the rounds and
+    seconds :func:`perf.profile.timing.fit_rounds` and :func:`~perf.profile.timing.timing_s` predict from them."""
+    calls = [c for _, c in firsts]
+    rounds = fit_rounds(calls, settings)
+    held = f" ({settings.max_target_s:g} s a row at most)" if rounds < settings.rounds and settings.max_target_s else ""
+    return (
+        f"precision study on {device}: first calls {', '.join(f'{p} {_secs(c)}' for p, c in firsts)}; "
+        f"timed together in {rounds} of {settings.rounds} rounds{held}, an estimated {timing_s(calls, settings):.0f} s"
+    )
+
+
+def _secs(seconds: float) -> str:
+    return f"{seconds:.2g} s" if seconds >= 0.01 else f"{seconds * 1e3:.2g} ms"
+
+
+def study_precisions(names: Sequence[str]) -> list[str]:
+    """The precisions a study of ``names`` times, in :data:`core.precision.PRECISIONS` order: fp32 too (the
+    speed reference) when a reduced one is asked.
+
+    Raises:
+        ConfigError: an unknown precision name.
+    """
+    wanted = [p.name for p in precisions.PRECISIONS if p.name in {precisions.get(n).name for n in names}]
+    return ["fp32", *wanted] if wanted and "fp32" not in wanted else wanted
 
 
 def _fill(row: PrecisionRow, t: Timing, batch_size: int) -> None:
@@ -163,9 +210,9 @@ def _row(
     here: Sequence[str],
     batch_size: int,
     threads: int | None,
-) -> tuple[PrecisionRow, Callable[[], None] | None]:
-    """The row of ``name`` on ``device`` with its errors filled in, and the call to time
-    (``None``: not run, the row says why)."""
+) -> tuple[PrecisionRow, Callable[[], None] | None, float]:
+    """The row of ``name`` on ``device`` with its errors filled in, the call to time (``None``: not run,
+    the row says why) and its first call's time (s; the error check's, which predicts the timing's)."""
     import torch
 
     fact = kernel_precision(TORCH_KERNELS, name, device)
@@ -180,18 +227,20 @@ def _row(
         rtol=precisions.get(name).rtol,
     )
     if device not in here:
-        return _not_run(row, f"no {device.upper()} device on this host"), None
+        return _not_run(row, f"no {device.upper()} device on this host"), None, 0.0
     if fact.computes_in != name:
-        return _not_run(row, f"{fact.why} (computes in {fact.computes_in})"), None
+        return _not_run(row, f"{fact.why} (computes in {fact.computes_in})"), None, 0.0
     try:
         with torch.inference_mode():
             cast = prepare_module(module, name, spec).to(device)
+            began = time.perf_counter()
             outputs = _outputs(cast, inputs, device, spec)
+            first = time.perf_counter() - began
     except (RuntimeError, NotImplementedError) as e:
         if "not implemented for" in str(e):  # torch has no kernel of this dtype on this device
-            return _not_run(row, f"torch has no {name} kernel for an operator on {device}: {str(e).splitlines()[0]}"), None
+            return _not_run(row, f"torch has no {name} kernel for an operator on {device}: {str(e).splitlines()[0]}"), None, 0.0
         row.status, row.reason = "failed", f"{type(e).__name__}: {str(e).splitlines()[0]}"
-        return row, None
+        return row, None, 0.0
     cmp = compare_outputs(outputs, reference, row.rtol or precisions.get(name).rtol)
     row.max_abs_err = max(c.max_abs_err for c in cmp)
     row.max_rel_err = max(c.max_rel_err for c in cmp)
@@ -204,7 +253,7 @@ def _row(
             cast(*args)
         sync()
 
-    return row, call
+    return row, call, first
 
 
 def _not_run(row: PrecisionRow, reason: str) -> PrecisionRow:

@@ -23,7 +23,8 @@ import contextlib
 import dataclasses
 import logging
 import os
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +48,7 @@ from perf.profile.trace import trace_onnx, trace_torch
 from perf.records import results
 from perf.records.baseline import EAGER, BaselineKey
 from perf.records.measured_files import LOADED, refuse_changed, refuse_missing
-from perf.records.profile import PrecisionRow, ProfileRecord, TraceRecord
+from perf.records.profile import CUT, PrecisionRow, ProfileRecord, TraceRecord
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +62,12 @@ PROFILE_KIND: RecordKind[ProfileRecord] = RecordKind(
 
 
 def profile_variants(
-    opts: BaselineOptions, out_dir: Path, *, trace: bool = False, precisions: Sequence[str] = ()
+    opts: BaselineOptions,
+    out_dir: Path,
+    *,
+    trace: bool = False,
+    precisions: Sequence[str] = (),
+    say: Callable[[str], None] | None = None,
 ) -> ProfileRecord:
     """Trace one batch per format and/or run the precision study of ``opts``' variants.
 
@@ -71,6 +77,9 @@ def profile_variants(
             ``out_dir/traces/`` and are recorded relative to ``out_dir``.
         trace: Write the traces.
         precisions: Precisions of the study (empty: no study).
+        say: Called with a line as each trace is written and as each model's precision rows start timing
+            (``None``: silent). ``opts.deadline`` (a time budget) bounds both: no trace starts after it,
+            no precision round starts that would end after it (those left are ``cut for time``).
 
     Returns:
         The record (not saved: :func:`save_profile`).
@@ -92,11 +101,11 @@ def profile_variants(
                 continue
             traced.add((k.model, k.format, k.device))
             at = (largest[(k.model, k.format, k.device)], shape)
-            record.traces.append(_trace(k, rv, file, at, out_dir, busy_threshold(opts)))
+            record.traces.append(_timed_trace(k, rv, file, at, out_dir, opts, say))
         if precisions and key.model not in studied:
             studied.add(key.model)
             batch = largest[(key.model, "", "")]
-            record.precision += [dataclasses.replace(r, shape=shape) for r in _study(rv, key, batch, precisions, opts)]
+            record.precision += [dataclasses.replace(r, shape=shape) for r in _study(rv, key, batch, precisions, opts, say)]
     return record
 
 
@@ -121,6 +130,7 @@ def profile_target(
     trace: bool = False,
     precisions: Sequence[str] = (),
     repository: Path | None = None,
+    say: Callable[[str], None] | None = None,
 ) -> tuple[ProfileRecord, Path]:
     """``triton-perf baseline TARGET --trace/--precision``: :func:`profile_variants` of a run folder
     (its repository, or ``repository``, its variants and formed batches; stored in its ``results.json``)
@@ -144,11 +154,23 @@ def profile_target(
         opts, out_dir, earlier = dataclasses.replace(opts, repository=repo, run=run), target, run.profile
     if out_dir is None:
         raise PerfError("no folder for the traces", hint="pass --out")
-    record = refuse_nothing_profiled(profile_variants(opts, out_dir, trace=trace, precisions=precisions))
+    record = profile_variants(opts, out_dir, trace=trace, precisions=precisions, say=say)
+    rows: list[TraceRecord | PrecisionRow] = [*record.traces, *record.precision]
+    for r in rows:  # the report says what measures a cut one
+        r.reason = f"{r.reason}; {measures_again(target, trace, precisions)}" if r.status == CUT else r.reason
+    record = refuse_nothing_profiled(record)
     if earlier is not None:  # what this call was not asked for stays as the run had it
         record.traces = record.traces if trace else earlier.traces
         record.precision = record.precision if precisions else earlier.precision
     return record, save_profile(record, out_dir)
+
+
+def measures_again(target: Path, trace: bool, precisions: Sequence[str]) -> str:
+    """What measures a trace or precision row a time budget cut: ``"`triton-perf baseline RUN --profile-only
+    --trace --precision fp32,fp16` measures it without a time budget"``."""
+    again = f"triton-perf baseline {target} --profile-only" + (" --trace" if trace else "")
+    again += f" --precision {','.join(precisions)}" if precisions else ""
+    return f"`{again}` measures it without a time budget"
 
 
 def refuse_nothing_profiled(record: ProfileRecord) -> ProfileRecord:
@@ -189,6 +211,29 @@ def _reference_size(rv: Any) -> str | None:
         return None
 
 
+def _timed_trace(
+    key: BaselineKey,
+    rv: Any,
+    file: str,
+    at: tuple[int, str | None],
+    out_dir: Path,
+    opts: BaselineOptions,
+    say: Callable[[str], None] | None,
+) -> TraceRecord:
+    """:func:`_trace`, or ``cut for time`` when ``opts.deadline`` has passed; said as it ends."""
+    what = f"trace of `{key.model}` {key.format} {key.device} b={at[0]}"
+    if opts.deadline is not None and time.monotonic() >= opts.deadline:
+        rec = TraceRecord(format=key.format, profiler="", device=key.device, batch_size=at[0], shape=at[1], threads=key.threads)
+        rec.status, rec.reason = CUT, "the time budget ran out before it"
+    else:
+        began = time.monotonic()
+        rec = _trace(key, rv, file, at, out_dir, busy_threshold(opts))
+        what += f" ({time.monotonic() - began:.1f} s)"
+    if say is not None:
+        say(f"{what}: {rec.status}" + (f": {rec.reason}" if rec.reason else ""))
+    return rec
+
+
 def _trace(key: BaselineKey, rv: Any, file: str, at: tuple[int, str | None], out_dir: Path, threshold_pct: float) -> TraceRecord:
     """One batch of ``key`` traced at ``at`` (batch size, input size), with other processes' load while it ran
     (:mod:`perf.records.load`), or the record of why not."""
@@ -225,7 +270,9 @@ def _trace(key: BaselineKey, rv: Any, file: str, at: tuple[int, str | None], out
     return done
 
 
-def _study(rv: Any, key: BaselineKey, batch: int, precisions: Sequence[str], opts: BaselineOptions) -> list[PrecisionRow]:
+def _study(
+    rv: Any, key: BaselineKey, batch: int, precisions: Sequence[str], opts: BaselineOptions, say: Callable[[str], None] | None
+) -> list[PrecisionRow]:
     """The precision study of ``rv``'s eager model (one row saying why when it cannot load)."""
     try:
         module = eager_module(rv)
@@ -245,6 +292,8 @@ def _study(rv: Any, key: BaselineKey, batch: int, precisions: Sequence[str], opt
             min_run_time_s=opts.timing.min_run_time_s,
             rounds=opts.timing.rounds,
             host_busy_threshold_pct=busy_threshold(opts),
+            deadline=opts.deadline,
+            say=None if say is None else (lambda line: say(f"`{key.model}`: {line}")),
         )
 
 

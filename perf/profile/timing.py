@@ -53,7 +53,7 @@ class OutOfTime(Exception):
     """:func:`time_interleaved`'s deadline came before its first round could end: nothing was timed.
 
     Args:
-        round_s: The first round's predicted time (s), from the warm-up's calls (:func:`_round_s`);
+        round_s: The first round's predicted time (s), from the warm-up's calls (:func:`turn_s`);
             ``None``: the deadline passed before the warm-up (or the loads before it) ended.
         left_s: What was left before the deadline when it would have started (s; ``<= 0``: passed).
     """
@@ -78,6 +78,11 @@ class TimingSettings:
         warmup_runs: The fewest warm-up calls (default 3).
         max_runs: Most single calls timed for the percentiles (default 2000).
         rounds: Rounds the targets are interleaved in (default :data:`ROUNDS`).
+        max_target_s: The most one target's timing may take, warm-up and rounds (s), predicted from its
+            own calls (:func:`fit_rounds`): a slow call (an eager fp16 conv net on a CPU, seconds a call)
+            is warmed up with one call once ``warmup_s`` has passed and timed in fewer rounds (at least
+            one), where the floors of calls per round would otherwise cost minutes (trial 14, T14-9:
+            373 s for 3 precision rows); ``None``: every round (the baseline's default).
     """
 
     min_run_time_s: float = 0.2
@@ -85,6 +90,7 @@ class TimingSettings:
     warmup_runs: int = 3
     max_runs: int = 2000
     rounds: int = ROUNDS
+    max_target_s: float | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -150,7 +156,7 @@ def _warm(s: _State, settings: TimingSettings) -> None:
     _set_threads(s.threads)
     start = time.perf_counter()
     times: list[float] = []
-    while len(times) < settings.warmup_runs or time.perf_counter() - start < settings.warmup_s:
+    while len(times) < _fewest_warmup(times, settings) or time.perf_counter() - start < settings.warmup_s:
         t0 = time.perf_counter()
         s.fn()
         times.append(time.perf_counter() - t0)
@@ -158,6 +164,25 @@ def _warm(s: _State, settings: TimingSettings) -> None:
     s.spent_s += s.warmup_s
     s.timer = Timer(stmt="fn()", globals={"fn": s.fn}, num_threads=torch.get_num_threads())
     s.number = max(1, math.ceil(BLOCK_S / max(statistics.median(times), 1e-9)))
+
+
+def _timeit(s: _State, number: int) -> float:
+    """Seconds per call of ``number`` calls: ``Timer.timeit``, which first makes ``max(number // 100, 2)``
+    untimed calls of its own; a call of a block by itself (one of at least :data:`BLOCK_S`, warmed up already)
+    is timed directly, its threads set by the turn (trial 14, T14-9: each single call of an eager fp16
+    MobileNet, seconds long, cost three)."""
+    if number > 1 or s.call_s < BLOCK_S:
+        return float(s.timer.timeit(number).times[0])
+    t0 = time.perf_counter()
+    s.fn()
+    return time.perf_counter() - t0
+
+
+def _fewest_warmup(times: Sequence[float], settings: TimingSettings) -> int:
+    """The fewest warm-up calls: ``warmup_runs``, or one when ``max_target_s`` bounds the timing and the
+    first call alone outlasted ``warmup_s`` (each further call would cost seconds)."""
+    slow = settings.max_target_s is not None and bool(times) and times[0] >= settings.warmup_s
+    return 1 if slow else settings.warmup_runs
 
 
 def _turn(s: _State, budget_s: float, min_singles: int, max_singles: int) -> None:
@@ -168,11 +193,11 @@ def _turn(s: _State, budget_s: float, min_singles: int, max_singles: int) -> Non
     blocks: list[float] = []
     t0 = time.perf_counter()
     while not blocks or time.perf_counter() - t0 < budget_s:
-        blocks.append(s.timer.timeit(s.number).times[0])
+        blocks.append(_timeit(s, s.number))
     singles: list[float] = []
     t0 = time.perf_counter()
     while len(singles) < max_singles and (len(singles) < min_singles or time.perf_counter() - t0 < budget_s):
-        singles.append(s.timer.timeit(1).times[0])
+        singles.append(_timeit(s, 1))
     s.blocks += blocks
     s.singles += singles
     s.round_median.append(statistics.median(blocks))
@@ -180,10 +205,39 @@ def _turn(s: _State, budget_s: float, min_singles: int, max_singles: int) -> Non
     s.spent_s += time.perf_counter() - start
 
 
-def _round_s(states: Sequence[_State], budget_s: float, min_singles: int) -> float:
-    """A round's time predicted from the warm-up's median call (s): each target's untimed call, at least one
-    block and ``budget_s`` of them, and at least ``min_singles`` single calls and ``budget_s`` of them (:func:`_turn`)."""
-    return sum(s.call_s + max(budget_s, s.number * s.call_s) + max(budget_s, min_singles * s.call_s) for s in states)
+def turn_s(call_s: float, settings: TimingSettings) -> float:
+    """One round's turn of a target whose call takes ``call_s`` (s), predicted: its untimed call, at least one
+    block (:data:`BLOCK_S` of calls) and a round's share of ``min_run_time_s`` of them, and at least the fewest
+    single calls and that share of them (:func:`_turn`). The one rule the deadline, :func:`fit_rounds` and
+    :mod:`perf.profile.estimate` use."""
+    rounds = max(1, settings.rounds)
+    budget = settings.min_run_time_s / rounds
+    number = max(1, math.ceil(BLOCK_S / max(call_s, 1e-9)))
+    min_singles = max(MIN_ROUND_RUNS, math.ceil(MIN_SINGLE_RUNS / rounds))
+    return call_s + max(budget, number * call_s) + max(budget, min_singles * call_s)
+
+
+def warmup_s(call_s: float, settings: TimingSettings) -> float:
+    """The warm-up of a target whose call takes ``call_s`` (s), predicted (:func:`_warm`, :func:`_fewest_warmup`)."""
+    return max(settings.warmup_s, _fewest_warmup([call_s], settings) * call_s)
+
+
+def fit_rounds(call_s: Sequence[float], settings: TimingSettings) -> int:
+    """The rounds targets whose calls take ``call_s`` (s each) are timed in: ``settings.rounds``, or fewer (at
+    least one) where ``max_target_s`` per target would not hold them (:func:`turn_s`), the warm-up counted."""
+    rounds = max(1, settings.rounds)
+    if settings.max_target_s is None or not call_s:
+        return rounds
+    room = settings.max_target_s * len(call_s) - sum(warmup_s(c, settings) for c in call_s)
+    per_round = sum(turn_s(c, settings) for c in call_s)
+    return max(1, min(rounds, int(room // per_round) if per_round > 0 else rounds))
+
+
+def timing_s(call_s: Sequence[float], settings: TimingSettings) -> float:
+    """The whole timing of targets whose calls take ``call_s`` (s each), predicted: their warm-ups and
+    :func:`fit_rounds` rounds of their turns (:func:`turn_s`)."""
+    rounds = fit_rounds(call_s, settings)
+    return sum(warmup_s(c, settings) + rounds * turn_s(c, settings) for c in call_s)
 
 
 def time_interleaved(
@@ -195,7 +249,8 @@ def time_interleaved(
     on_round: Callable[[int, int], None] | None = None,
 ) -> list[Timing]:
     """Warm up every call, then time them interleaved in ``settings.rounds`` rounds (see the
-    module docstring); fewer when ``deadline`` passes. ``on_round(round, rounds)`` is called as
+    module docstring); fewer when ``deadline`` passes or ``settings.max_target_s`` holds slow calls
+    (:func:`fit_rounds`, from the warm-up's calls). ``on_round(round, rounds)`` is called as
     each round starts (0-based, after the warm-up): no call has a number before the last ends.
 
     Args:
@@ -220,10 +275,10 @@ def time_interleaved(
     if len(calls) != len(threads):
         raise ValueError(f"{len(calls)} calls but {len(threads)} thread counts")
     states = [_State(fn, th) for fn, th in zip(calls, threads)]
-    rounds = max(1, settings.rounds)
-    budget = settings.min_run_time_s / rounds
-    min_singles = max(MIN_ROUND_RUNS, math.ceil(MIN_SINGLE_RUNS / rounds))
-    max_singles = max(min_singles, settings.max_runs // rounds)
+    nominal = max(1, settings.rounds)  # a round's share of min_run_time_s and of the calls (turn_s)
+    budget = settings.min_run_time_s / nominal
+    min_singles = max(MIN_ROUND_RUNS, math.ceil(MIN_SINGLE_RUNS / nominal))
+    max_singles = max(min_singles, settings.max_runs // nominal)
     for s in states:
         if deadline is not None and time.monotonic() >= deadline:
             raise OutOfTime(None, deadline - time.monotonic())
@@ -231,7 +286,8 @@ def time_interleaved(
     rng = random.Random(seed)
     order = list(range(len(states)))
     begin = last = time.monotonic()
-    need = _round_s(states, budget, min_singles)
+    rounds = fit_rounds([s.call_s for s in states], settings)  # fewer when max_target_s holds slow calls
+    need = sum(turn_s(s.call_s, settings) for s in states)
     for r in range(rounds):
         if deadline is not None and time.monotonic() + need > deadline:
             if r == 0:

@@ -197,6 +197,11 @@ def search(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     assert resolve_mode(None, 4, SearchRules()) == "brute" and resolve_mode(None, 5, SearchRules()) == "prune"
 
 
+def baseline_time_budget(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """[default: none]"""
+    assert _baseline_opts(monkeypatch, tmp_path).deadline is None
+
+
 def request_rates(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """[default: none]"""
     assert _sweep_opts(monkeypatch).request_rates == ()
@@ -596,6 +601,7 @@ PROSE: dict[tuple[str, str], Callable[..., None]] = {
     ("export-deployment", "latency_budget_ms"): deploy_variant,
     **{("export-deployment", k): deploy_paths for k in ("out", "repository", "name", "image")},
     ("baseline", "variants"): baseline_words,
+    ("baseline", "time_budget"): baseline_time_budget,
     ("baseline", "out"): baseline_words,
     ("baseline", "repository"): baseline_repository,
     ("coldstart", "shapes"): coldstart_shapes,

@@ -65,3 +65,19 @@ def test_the_estimate_counts_the_input_sizes_its_points_are_at(demo: None, monke
     monkeypatch.setattr(est, "plan_targets", plan)
     counted = est.estimate(BaselineOptions(Path("repo"), run=run, timing=SWEEP_TIMING, eager=False))
     assert (counted.points, counted.sizes) == (3, 2)
+
+
+def test_a_slow_models_estimate_reads_the_served_compute_time(demo: None) -> None:
+    """Trial 14, T14-4 addendum: a MobileNet's baseline was said at 22 s (the constants' fast calls) and its
+    first round alone was 38 s at its start: the levels' compute per inference makes each point's calls."""
+    from perf.profile.timing import timing_s
+
+    def run(compute_us: float | None) -> RunResult:
+        level = LevelResult(1, 1, 0, throughput_infer_per_s=20.0, latency_p99_ms=60.0, server_compute_infer_us=compute_us)
+        return RunResult("r", "now", variants=[VariantResult(n, None, "ok", levels=[level]) for n, *_ in DEMO])
+
+    fast = est.estimate(BaselineOptions(Path("repo"), run=run(None), timing=SWEEP_TIMING))
+    slow = est.estimate(BaselineOptions(Path("repo"), run=run(50_000.0), timing=SWEEP_TIMING))  # 50 ms an inference
+    assert fast.points == slow.points and slow.seconds > 2 * fast.seconds
+    assert slow.seconds >= timing_s([0.05 * 64], SWEEP_TIMING)  # its batch-64 points alone
+    assert est.inference_s(run(50_000.0), DEMO[0][0]) == pytest.approx(0.05)
