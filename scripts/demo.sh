@@ -12,13 +12,15 @@
 #      (raw CSVs, commands.txt, results.json, flat.csv, report.md + PNG plots); summary printed; then the
 #      in-process baseline when the budget leaves it time (a skip names the DEMO_TIME_BUDGET that keeps it).
 #   3b. triton-perf baseline --trace --precision: a profiler trace of one batch per format and the
-#      precision study of the eager model, added to the run and its report.
+#      precision study of the eager model, added to the run and its report, within a quarter of DEMO_TIME_BUDGET
+#      (its estimate first, a line per trace and per device's precision rows; DEMO_PROFILE=0 skips it).
 #   4. triton-perf export-deployment: the recommended variant as a Kubernetes bundle in
 #      results/<run-id>/deployment-<variant>/ (model folder + manifests, docs/KUBERNETES.md).
 # Overrides: DEMO_MODEL (mlp; a built-in name, or your file.py:factory with DEMO_SPEC), DEMO_SPEC (its input spec
 #            file, passed as --spec), DEMO_CONCURRENCY (auto; or a list such as 1,2,4,8), DEMO_BUDGET_MS (p99
 #            budget, 25), DEMO_TIME_BUDGET (the sweep's time budget, 6m), DEMO_WINDOW_MS (each round visit's window, 300),
-#            DEMO_VARIANTS (the variants checked and swept: names or patterns; the ones step 1's build made).
+#            DEMO_VARIANTS (the variants checked and swept: names or patterns; the ones step 1's build made),
+#            DEMO_PROFILE (1; 0 skips step 3b).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY="${VENV:-.venv}/bin/python"
@@ -49,6 +51,10 @@ if [ -n "${DEMO_VARIANTS:-}" ]; then CHECK+=(DEMO_VARIANTS --variants "$DEMO_VAR
 # environment, as builders build reads --model and --spec), a refusal naming the variable (trial 12, F18:
 # DEMO_TIME_BUDGET=2min was refused at step 3, after the build and the check, as "--time-budget")
 "$PY" -m perf.cli.demo_settings "${CHECK[@]}" || exit 2
+case "${DEMO_PROFILE:-1}" in
+  0 | 1) ;;
+  *) echo "make demo: DEMO_PROFILE=$DEMO_PROFILE: not 0 or 1"$'\n'"  -> set DEMO_PROFILE to 0 (skip step 3b) or 1" >&2 && exit 2 ;;
+esac
 
 echo "== 1/4 build: $MODEL -> TorchScript + ONNX, verified, variants in model_repository/"
 "$PY" -m builders.cli.main build --model "$MODEL" ${SPEC[@]+"${SPEC[@]}"} --format torchscript --format onnx \
@@ -87,12 +93,28 @@ for line in advice(Path(sys.argv[1]), knobs):
     print(f"== {line}")
 EOF
 
-echo "== 3b/4 traces and precision study: triton-perf baseline --trace --precision, then the report again"
-# the tables go to the report; the console keeps the step's last line: what it wrote and ran, how long
-"$PY" -m perf.cli.main baseline "results/$RUN_ID" --profile-only --trace --precision fp32,fp16,bf16 --min-run-time 0.1 | tail -n 1
-"$PY" -m perf.cli.main report "results/$RUN_ID" >/dev/null
-echo "report: results/$RUN_ID/report.md (again, with its Profiler traces and Precision study sections)"
+# step 3b: within a quarter of DEMO_TIME_BUDGET (perf.cli.demo_settings.PROFILE_SHARE), its estimate said first and
+# a line per trace and per device's precision rows as they go; DEMO_PROFILE=0 skips it (trial 14, T14-9: 373 s for
+# a MobileNet, outside any budget, nothing printed). Every later step's words pass through the demo's translation
+# of the flags it sets (the sweep's "a longer `--time-budget`" is DEMO_TIME_BUDGET here).
+AS_DEMO=("$PY" -m perf.cli.demo_settings --as-demo "${KNOBS[@]}")
+if [ "${DEMO_PROFILE:-1}" = 0 ]; then
+  echo "== 3b/4 traces and precision study: skipped (DEMO_PROFILE=0); \`${VENV:-.venv}/bin/triton-perf baseline" \
+    "results/$RUN_ID --profile-only --trace --precision fp32,fp16,bf16\` adds them later"
+else
+  PROFILE_BUDGET=$("$PY" -m perf.cli.demo_settings --profile-budget "${DEMO_TIME_BUDGET:-6m}")
+  echo "== 3b/4 traces and precision study: triton-perf baseline --trace --precision within $PROFILE_BUDGET (a quarter" \
+    "of DEMO_TIME_BUDGET; DEMO_PROFILE=0 skips it), then the report again"
+  # the tables go to the report; the console keeps the step's last line (what it wrote and ran, how long) and its
+  # progress lines (stderr)
+  "$PY" -m perf.cli.main baseline "results/$RUN_ID" --profile-only --trace --precision fp32,fp16,bf16 --min-run-time 0.1 \
+    --time-budget "$PROFILE_BUDGET" 2> >("${AS_DEMO[@]}" >&2) | tail -n 1 | "${AS_DEMO[@]}" ||
+    echo "== no traces or precision rows stored: the reason is printed above"
+  "$PY" -m perf.cli.main report "results/$RUN_ID" >/dev/null
+  echo "report: results/$RUN_ID/report.md (again, with its Profiler traces and Precision study sections)"
+fi
 
 echo "== 4/4 deploy: the recommended variant as a Kubernetes bundle"
 # a refusal (no level within the budget) is one of the run's outcomes, not a broken demo
-"$PY" -m perf.cli.main export-deployment "results/$RUN_ID" || echo "== no deployment bundle: the reason is printed above"
+"$PY" -m perf.cli.main export-deployment "results/$RUN_ID" 2>&1 | "${AS_DEMO[@]}" ||
+  echo "== no deployment bundle: the reason is printed above"

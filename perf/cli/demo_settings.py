@@ -20,7 +20,7 @@ import logging
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 import click
@@ -185,10 +185,42 @@ def advice(run_dir: Path, knobs: Sequence[tuple[str, str]]) -> list[str]:
     return [as_demo(t, knobs) for t in texts if as_demo(t, knobs) != t]
 
 
+#: Step 3b's share of ``DEMO_TIME_BUDGET`` (the traces and the precision study, after the sweep's budget;
+#: trial 14, T14-9: 373 s outside any budget, for a 2-minute one): a quarter, so ``make demo``'s steps 3 and 3b
+#: end within 5/4 of it (6m: 90 s more; the demo's mlp takes about 10 s of it).
+PROFILE_SHARE = 0.25
+
+
+def profile_budget(text: str) -> str:
+    """Step 3b's ``--time-budget``: :data:`PROFILE_SHARE` of the ``DEMO_TIME_BUDGET`` value ``text``, in whole
+    seconds (``"6m"`` -> ``"90s"``; ``"none"`` -> ``"none"``), parsed by the sweep's one parser."""
+    from perf.search.budget import parse_duration
+
+    seconds = parse_duration(text)
+    return "none" if seconds is None else f"{max(1, round(seconds * PROFILE_SHARE))}s"
+
+
+def translate(knobs: Sequence[tuple[str, str]], lines: Iterable[str]) -> Iterator[str]:
+    """Each line of a later step's output said by :func:`as_demo` (trial 14: steps 3b and 4 repeated the
+    sweep's "a longer `--time-budget` measures them" after the demo had said it as DEMO_TIME_BUDGET)."""
+    for line in lines:
+        yield as_demo(line, knobs)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Check ``VARIABLE --flag VALUE`` triples (and ``DEMO_MODEL``, ``DEMO_SPEC`` from the environment):
-    each problem ``make demo:`` lines on stderr, exit 2 (a usage error) when there is one, else 0 silently."""
+    each problem ``make demo:`` lines on stderr, exit 2 (a usage error) when there is one, else 0 silently.
+    ``--profile-budget VALUE``: print :func:`profile_budget`; ``--as-demo FLAG:VARIABLE[:DEFAULT]...``: copy
+    stdin to stdout through :func:`translate`, line by line as it comes."""
     args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["--profile-budget"]:
+        click.echo(profile_budget(args[1]))
+        return 0
+    if args[:1] == ["--as-demo"]:
+        for line in translate([("--" + k.split(":")[0], k.split(":")[1]) for k in args[1:]], sys.stdin):
+            sys.stdout.write(line)
+            sys.stdout.flush()
+        return 0
     knobs = [(args[i], args[i + 1], args[i + 2]) for i in range(0, len(args) - 2, 3)]
     notes: list[str] = []
     found = problems(knobs, os.environ.get("DEMO_SPEC") or None, os.environ.get("DEMO_MODEL") or None, notes)

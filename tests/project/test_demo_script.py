@@ -4,8 +4,10 @@ with "pass --spec", which make demo could not pass, and would have checked ``kws
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,9 +56,7 @@ def test_the_traces_step_says_what_it_did(tmp_path: Path) -> None:
     keeps the baseline command's last line (:func:`perf.cli.baseline.profile_line`) and names the report."""
     venv = tmp_path / "venv"
     (venv / "bin").mkdir(parents=True)
-    (venv / "bin" / "python").write_text(
-        '#!/bin/sh\ncase "$*" in *--profile-only*) echo "table"; echo "traces: 3 of 3 written";; esac\n'
-    )
+    (venv / "bin" / "python").write_text(f'#!/bin/sh\necho "$*" >> {tmp_path / "calls.txt"}\n{_PROFILE_FAKE}')
     (venv / "bin" / "python").chmod(0o755)
     out = subprocess.run(
         ["bash", str(ROOT / "scripts" / "demo.sh")],
@@ -68,6 +68,66 @@ def test_the_traces_step_says_what_it_did(tmp_path: Path) -> None:
     ).stdout
     step = out.split("== 3b/4")[1].split("== 4/4")[0]
     assert "traces: 3 of 3 written" in step and "table" not in step and "report.md (again" in step
+
+
+#: A fake python for step 3b: the baseline prints a table, a progress line (stderr) and its last line; the demo's
+#: translation copies its input; step 3b's share of the budget is 30s; the deployment names the sweep's flag.
+_PROFILE_FAKE = """case "$*" in
+  *--profile-only*) echo table; echo "progress: a longer \\`--time-budget\\` measures them" >&2; echo "traces: 3 of 3 written";;
+  *--as-demo*) cat;;
+  *--profile-budget*) echo 30s;;
+  *export-deployment*) echo "caveat: a longer \\`--time-budget\\` measures them";;
+esac
+"""
+
+
+def test_step_3b_runs_within_its_share_of_the_demos_budget_and_demo_profile_0_skips_it(tmp_path: Path) -> None:
+    """Trial 14, T14-9: step 3b took 373 s outside any budget, silent, with no override to skip it."""
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "python").write_text(f'#!/bin/sh\necho "$*" >> {tmp_path / "calls.txt"}\n{_PROFILE_FAKE}')
+    (venv / "bin" / "python").chmod(0o755)
+    run = functools.partial(
+        subprocess.run, ["bash", str(ROOT / "scripts" / "demo.sh")], capture_output=True, text=True, timeout=60
+    )
+    done = run(env={**os.environ, "VENV": str(venv), "DEMO_TIME_BUDGET": "2m"}, check=True)
+    calls = (tmp_path / "calls.txt").read_text().splitlines()
+    assert any(c.startswith("-m perf.cli.demo_settings --profile-budget 2m") for c in calls)
+    (baseline,) = [c for c in calls if "--profile-only" in c]
+    assert baseline.endswith("--time-budget 30s")
+    assert "within 30s (a quarter of DEMO_TIME_BUDGET; DEMO_PROFILE=0 skips it)" in done.stdout
+    (tmp_path / "calls.txt").unlink()
+    skipped = run(env={**os.environ, "VENV": str(venv), "DEMO_PROFILE": "0"}, check=True)
+    assert not any("--profile-only" in c for c in (tmp_path / "calls.txt").read_text().splitlines())
+    assert "== 3b/4 traces and precision study: skipped (DEMO_PROFILE=0)" in skipped.stdout
+    refused = run(env={**os.environ, "VENV": str(venv), "DEMO_PROFILE": "no"})
+    assert refused.returncode == 2 and "make demo: DEMO_PROFILE=no: not 0 or 1" in refused.stderr
+
+
+def test_every_later_step_says_the_sweeps_flags_as_the_demos_variables(tmp_path: Path) -> None:
+    """Trial 14's side note: after the demo's own "a longer DEMO_TIME_BUDGET ... measures them", steps 3b and 4
+    repeated the sweep's "a longer `--time-budget` measures them"."""
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    real = f'  *--as-demo*) exec {sys.executable} "$@";;\n'  # the demo's own translation, the rest faked
+    (venv / "bin" / "python").write_text(f'#!/bin/sh\ncase "$*" in\n{real}esac\n{_PROFILE_FAKE}')
+    (venv / "bin" / "python").chmod(0o755)
+    env = {**os.environ, "VENV": str(venv), "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(["bash", str(ROOT / "scripts" / "demo.sh")], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    later = done.stdout.split("== 3b/4")[1] + done.stderr
+    assert "progress: a longer DEMO_TIME_BUDGET (`DEMO_TIME_BUDGET=... make demo`) measures them" in later  # 3b's stderr
+    assert "caveat: a longer DEMO_TIME_BUDGET (`DEMO_TIME_BUDGET=... make demo`) measures them" in later  # step 4
+    assert "`--time-budget`" not in later
+
+
+def test_the_demos_translation_says_each_line_as_make_demo_takes_it() -> None:
+    from perf.cli.demo_settings import profile_budget, translate
+
+    knobs = [("--time-budget", "DEMO_TIME_BUDGET")]
+    said = list(translate(knobs, ["cut: a longer `--time-budget` measures them\n", "traces: 2 of 2\n"]))
+    assert said == ["cut: a longer DEMO_TIME_BUDGET (`DEMO_TIME_BUDGET=... make demo`) measures them\n", "traces: 2 of 2\n"]
+    assert (profile_budget("6m"), profile_budget("2m"), profile_budget("none")) == ("90s", "30s", "none")
 
 
 def test_the_baseline_commands_last_line_says_what_it_wrote_ran_and_how_long() -> None:
