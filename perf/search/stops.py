@@ -7,6 +7,7 @@ import statistics
 from collections.abc import Sequence
 
 from perf.analysis.saturation.peaks import Rise
+from perf.analysis.saturation.rises import beyond_concurrency
 from perf.analysis.stats.points import THROUGHPUT, Point
 from perf.markdown import fmt
 
@@ -42,8 +43,8 @@ def still_rose(gain_pct: float | None, low: int, high: int | None = None, rounds
         return ""
     step = f"from concurrency {low}" + (f" to {high}" if high is not None else "")
     basis = f", the median of {rounds} paired round{'s' if rounds != 1 else ''}" if rounds is not None else ""
-    bound = (high / low - 1.0) * 100.0 if high is not None and low > 0 else None
-    if bound is not None and gain_pct > bound * 1.05:  # 5 %: a window's own noise
+    if high is not None and beyond_concurrency(gain_pct, low, high) is not None:  # the one rule (Little's law)
+        bound = (high / low - 1.0) * 100.0
         return (
             f"; its throughput still rose {step} ({fmt(gain_pct)} %{basis}: more than the +{fmt(bound)} % that step can "
             "give at equal latency: a level of it was slowed by something else (see its flags), so this is not what "

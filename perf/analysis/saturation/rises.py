@@ -97,10 +97,8 @@ class Rising:
         "+1,330.6 % from c=1 to c=4" from one disturbed c=1 visit): ``"; more than the 4× the concurrency
         gives at equal latency: c=1's requests took 3.6× as long as c=4's (Little's law), a disturbed lower
         level or batching that shortened requests"``; ``""`` otherwise."""
-        if self.gain_pct is None or low <= 0 or high <= low:
-            return ""
-        slower = (1.0 + self.gain_pct / 100.0) / (high / low)
-        if slower <= 1.0:
+        slower = beyond_concurrency(self.gain_pct, low, high)
+        if slower is None:
             return ""
         return (
             f"; more than the {high / low:g}× the concurrency gives at equal latency: c={low}'s requests took "
@@ -120,6 +118,22 @@ class Rising:
         if self.flat:
             return f"throughput{gain} {span}, no more than the {self.min_gain_pct:g} % a step must gain"
         return f"throughput{gain} {span}, {self.step.said()}"
+
+
+#: How far above the concurrency's ratio a gain must be to be called beyond it: a window's own noise.
+BEYOND_MARGIN = 0.05
+
+
+def beyond_concurrency(gain_pct: float | None, low: int, high: int | None) -> float | None:
+    """How many times as long the lower level's requests took as the higher one's, where a throughput gain of
+    ``gain_pct`` (%) from concurrency ``low`` to ``high`` is more than the concurrency's ratio gives at equal
+    latency (beyond :data:`BEYOND_MARGIN`): a closed loop serves concurrency / latency (Little's law), so such a
+    gain is a lower level slowed by something else, or batching that shortened requests. ``None`` otherwise. The
+    one rule of the search's stop words (:func:`perf.search.stops.still_rose`) and a step's (:meth:`Rising.beyond`)."""
+    if gain_pct is None or high is None or low <= 0 or high <= low:
+        return None
+    bound = (high / low - 1.0) * 100.0
+    return (1.0 + gain_pct / 100.0) / (high / low) if gain_pct > bound * (1.0 + BEYOND_MARGIN) else None
 
 
 def _pct(fraction: float) -> str:
