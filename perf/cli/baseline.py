@@ -104,6 +104,13 @@ _T = TimingSettings()
     help="Wall time it may spend (10m, 90s, 1h; as the sweep's --time-budget): no point, trace or precision round "
     "starts that would end after it, and what it cuts is said [default: none]. Its estimate is said first.",
 )
+@click.option(
+    "--replace",
+    is_flag=True,
+    help="For a run that has a baseline (or traces, a precision study): measure it again; the earlier one stays "
+    "in results.json (replaced_baselines; the profile's replaced_traces/replaced_precision, their files in "
+    "traces/replaced-N/). Without it such a run is refused before anything is measured.",
+)
 @verbosity_option
 def baseline(
     target: Path,
@@ -118,11 +125,14 @@ def baseline(
     repository: Path | None,
     profile_only: bool,
     time_budget: float | None,
+    replace: bool,
 ) -> None:
     """Measure each format in-process (no server) with a served instance's threads.
 
     TARGET is a run folder (its results.json gets the baseline; `triton-perf report` then shows the
-    serving efficiency) or a model repository (baseline.json is written to --out).
+    serving efficiency) or a model repository (baseline.json is written to --out). A run keeps
+    what it has measured: a baseline, traces or a precision study it has is measured again only
+    with --replace.
     """
     from perf.profile import baseline as api
     from perf.records.results import RESULTS_FILE, new_run_id
@@ -140,14 +150,21 @@ def baseline(
     is_run = (target / RESULTS_FILE).is_file()
     if repository is not None and not is_run:
         raise click.UsageError(f"-r/--repository names a run's repository: {target} is a repository itself, not a run folder")
+    if replace and not is_run:
+        raise click.UsageError(f"--replace measures again what a run folder has: {target} is a repository, not a run folder")
     if not is_run:
         out = out or Path("results") / f"baseline-{new_run_id()}"
+    elif not replace:  # what the run has is refused as a whole, before any part is measured (trial 14, T14-8)
+        from perf.profile.replacing import refuse_replacing
+        from perf.records.results import load
+
+        refuse_replacing(load(target), baseline=not profile_only, trace=trace, precision=bool(precisions))
     say = _say()
     if not profile_only:
         if said := _estimate_words(target, opts, repository, time_budget):
             say(said)
         if is_run:
-            result = api.baseline_for_run(target, opts, _progress(), repository)
+            result = api.baseline_for_run(target, opts, _progress(), repository, replace=replace)
             where = f"stored in {target / RESULTS_FILE}; `triton-perf report {target}` shows the serving efficiency"
         else:
             assert out is not None
@@ -162,7 +179,7 @@ def baseline(
         if said := _profile_words(target, opts, repository, trace, precisions, time_budget):
             say(said)
         profile, stored = profile_run.profile_target(
-            target, opts, out, trace=trace, precisions=precisions, repository=repository, say=say
+            target, opts, out, trace=trace, precisions=precisions, repository=repository, say=say, replace=replace
         )
         if cut := cut_words(profile, target, trace, precisions):
             say(cut)

@@ -41,9 +41,15 @@ from perf.sweep.options import SweepOptions
     type=RunFolder(),
     default=None,
     metavar="RUN",
-    help="A sweep's run folder: the records replace its variants' cold starts in results.json, each replaced one "
-    "named with when it was measured and its first request and load against the new (ratios then use its "
-    "levels; `triton-perf report RUN` shows them).",
+    help="A sweep's run folder: measures the cold start of its variants that lack one and adds it to results.json "
+    "(ratios then use its levels; `triton-perf report RUN` shows them); a variant whose cold start the run has is "
+    "kept and not measured, and said so (--replace measures it again).",
+)
+@click.option(
+    "--replace",
+    is_flag=True,
+    help="With --into: also measure the variants whose cold start the run has; each earlier one stays in "
+    "results.json (the variant's replaced_cold_starts) and is named with its first request and load against the new.",
 )
 @server_options(omit=("model_control", "load_models"))
 @verbosity_option
@@ -53,13 +59,15 @@ def coldstart(
     protocol: str,
     shapes: tuple[str, ...],
     into: Path | None,
+    replace: bool,
     server_opts: Any,
 ) -> None:
     """Load each variant alone and time it (repository API and server log), then send single
     requests at batch 1 and each --batch-sizes, and compare each first request with the ones
     after it. Prints a table and the --warmup-count to build with (measured on the variants
     without warmup). TensorRT variants are "not measured on this host" where the server
-    cannot run them."""
+    cannot run them. With --into RUN, a variant whose cold start the run has is kept, not
+    measured again, unless --replace."""
     from google.protobuf import json_format
 
     from builders.config.pbtxt import read_config
@@ -72,19 +80,25 @@ def coldstart(
     from perf.records import results
     from perf.records.measured_files import refuse_missing
     from perf.report.sections import coldstart as report
-    from perf.report.sections.servers import replaced_line
+    from perf.report.sections.servers import held_line, replaced_line
     from perf.sweep.server import now
 
+    if replace and not into:
+        raise click.UsageError("--replace goes with --into RUN (it measures again the cold starts a run has)")
     dims = parse_flag(parse_shapes, shapes, hint="--shape")
     repo = Repository(server_opts.repository)
     run = results.load(into) if into else results.RunResult(report.STANDALONE_RUN, now())
+    kept_held: list[str] = []
     if into:  # the run's variants it files cold starts of: all there, or nothing is measured (trial 8, F21)
         chosen = [v.name for v in run.variants if not variants or any(fnmatch.fnmatchcase(v.name, p) for p in variants)]
-        refuse_missing(run, chosen, repo.path, "`coldstart --into`")
+        kept_held = [] if replace else [n for n in chosen if cs.held(run.variant(n))]  # type: ignore[arg-type]
+        _refuse_all_held(run, chosen, kept_held, into)
+        refuse_missing(run, [n for n in chosen if n not in kept_held], repo.path, "`coldstart --into`")
     names = repo.names(variants or ([v.name for v in run.variants] if into else ()), indexed=False)
     absent = [n for n in names if into and run.variant(n) is None]
     if absent:
         raise click.BadParameter(f"{', '.join(absent)} not in the run {into}: --into records only the run's own variants")
+    names = [n for n in names if n not in kept_held]  # the run's own cold starts are kept (trial 14, T14-8)
     for name in names:  # a --shape the build's verified range refuses: said before any server starts
         try:
             cfg = json_format.MessageToDict(read_config(repo.path / name / "config.pbtxt"), preserving_proto_field_name=True)
@@ -125,6 +139,28 @@ def coldstart(
         click.echo(f"\nrecorded in {into / results.RESULTS_FILE}; `triton-perf report {into}` writes the report with them")
         for line in replaced:
             click.echo(line)
+        for name in kept_held:
+            click.echo(held_line(run, run.variant(name).cold_start))  # type: ignore[union-attr,arg-type]
+
+
+def _refuse_all_held(run: Any, chosen: list[str], held: list[str], into: Path) -> None:
+    """Refuse ``coldstart --into`` when the run has the cold start of every chosen variant (nothing to
+    add; measuring again would replace the run's own: trial 14, T14-8), naming each and the way on.
+
+    Raises:
+        PerfError: every chosen variant's cold start is held.
+    """
+    from perf.report.sections.servers import held_line
+
+    if not chosen or len(held) < len(chosen):
+        return
+    lines = "\n".join(f"  {held_line(run, run.variant(n).cold_start)}" for n in held)
+    raise PerfError(
+        f"nothing measured: run {run.run_id} ({into}) has the cold start of each variant chosen, and --into "
+        f"adds only what the run lacks:\n{lines}",
+        hint="--replace measures them again (the run's stay in results.json, beside the new ones); "
+        "without --into the cold starts are measured on their own, leaving the run as it is",
+    )
 
 
 def _standalone(run: Any, records: list[Any], repo: Any) -> list[str]:

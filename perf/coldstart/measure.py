@@ -315,10 +315,17 @@ def _why(e: Exception) -> str:
     return f"{type(e).__name__}: {msg}".splitlines()[0]
 
 
+def held(vr: VariantResult) -> bool:
+    """Whether the run has a cold start of ``vr`` that ``coldstart --into`` keeps unless ``--replace``: a
+    complete record (not :func:`wanted`) with a measurement (trial 14, T14-8: the sweep's own was replaced)."""
+    return not wanted(vr) and vr.cold_start is not None and vr.cold_start.measured
+
+
 def file_into(run: RunResult, records: Sequence[ColdStart]) -> list[str]:
-    """``triton-perf coldstart --into RUN``: put ``records`` in ``run`` in place of its variants' cold
-    starts, except that a record without a measurement (a failed load) never replaces one with (the
-    sweep's own rule, :func:`load`); returns a line for each record kept out.
+    """``triton-perf coldstart --into RUN``: put ``records`` in ``run`` as its variants' cold starts.
+    A record without a measurement (a failed load) never replaces one with (the sweep's own rule,
+    :func:`load`); a measured one it replaces (``--replace``, or an incomplete record) is kept in the
+    variant's ``replaced_cold_starts``, never lost. Returns a line for each record kept out.
 
     Raises:
         PerfError: no record holds a measurement: nothing is filed (the run keeps what it had).
@@ -338,5 +345,7 @@ def file_into(run: RunResult, records: Sequence[ColdStart]) -> list[str]:
         if earlier is not None and earlier.measured and not rec.measured:
             lines.append(f"{rec.variant}: the run's cold start is kept (this one was not measured: {rec.why_not_measured})")
             continue
+        if earlier is not None and earlier.measured:
+            vr.replaced_cold_starts.append(earlier)
         vr.cold_start = rec
     return lines

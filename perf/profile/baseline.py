@@ -41,6 +41,7 @@ from perf.analysis.efficiency import SIZES_APART_HINT, sent_sizes, sizes_apart
 from perf.measure.host import HOST_BUSY_THRESHOLD_PCT
 from perf.profile.checks import acted_on, refuse_nothing_measured, run_repository
 from perf.profile.points import At, measure_keys
+from perf.profile.replacing import file_baseline, refuse_replacing
 from perf.profile.runners import reference_size, torch_threads_kept
 from perf.profile.timing import ORDER_SEED, OutOfTime, TimingSettings
 from perf.records import results
@@ -317,7 +318,11 @@ def baseline_settings(opts: BaselineOptions) -> BaselineSettings:
 
 
 def baseline_for_run(
-    run_dir: Path, opts: BaselineOptions | None = None, progress: Progress | None = None, repository: Path | None = None
+    run_dir: Path,
+    opts: BaselineOptions | None = None,
+    progress: Progress | None = None,
+    repository: Path | None = None,
+    replace: bool = False,
 ) -> BaselineResult:
     """Measure the baseline of the sweep in ``run_dir`` (its repository, variants and formed
     batches) and store it in its ``results.json`` (``baseline``); returns it.
@@ -327,14 +332,18 @@ def baseline_for_run(
         opts: Options; ``repository`` and ``run`` are taken from the run (default options otherwise).
         progress: Called with one event dict per measured point; ``None``: silent.
         repository: The repository holding the run's variants [default: the one the run swept].
+        replace: Measure it again when the run has one (kept in ``replaced_baselines``); without it
+            that is refused (:func:`perf.profile.replacing.refuse_replacing`).
 
     Raises:
-        PerfError: its variants are not there or changed, its levels were all sent at mixed sizes, which
+        PerfError: the run has a baseline and not ``replace``, its variants are not there or changed, its levels were all sent at mixed sizes, which
             no in-process call runs (:func:`perf.analysis.efficiency.sizes_apart`: nothing measured),
             or nothing was measured (the run is left as it was).
         RecordError: ``results.json`` cannot be read.
     """
     run = results.load(run_dir)
+    if not replace:
+        refuse_replacing(run, baseline=True)
     repo = run_repository(run, repository)
     opts = dataclasses.replace(opts or BaselineOptions(repo), repository=repo, run=run)
     refuse_missing(run, acted_on(run, opts.variants, repo), repo, "the in-process baseline")
@@ -342,9 +351,10 @@ def baseline_for_run(
     if why := sizes_apart(sent_sizes(run)):  # trial 12, F23
         raise PerfError(f"no in-process baseline for run {run.run_id}: {why}", hint=SIZES_APART_HINT)
     kept = f"run {run.run_id}'s results.json keeps what it held"
-    run.baseline = refuse_nothing_measured(run_baseline(opts, progress), kept, "the run has no measured variant")
+    new = refuse_nothing_measured(run_baseline(opts, progress), kept, "the run has no measured variant")
+    file_baseline(run, new)
     results.save(run, run_dir)
-    return run.baseline
+    return new
 
 
 def write_baseline(result: BaselineResult, out_dir: Path) -> Path:
@@ -363,7 +373,8 @@ def measure_after_sweep(
         return
     log.info("measuring the in-process baseline (triton-perf baseline; --no-baseline skips it)")
     try:
-        run.baseline = run_baseline(BaselineOptions(repository, run=run, timing=SWEEP_TIMING, deadline=deadline), progress)
+        new = run_baseline(BaselineOptions(repository, run=run, timing=SWEEP_TIMING, deadline=deadline), progress)
+        file_baseline(run, new)  # a resumed sweep's baseline of more variants: the earlier one kept beside it
     except ToolkitError as e:
         log.warning("in-process baseline not measured: %s", e.message)
         return

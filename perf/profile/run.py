@@ -34,6 +34,7 @@ from perf.measure.host import HostSampler
 from perf.profile.baseline import BaselineOptions, busy_threshold, formed_batches, plan_targets
 from perf.profile.checks import acted_on, run_repository
 from perf.profile.precision_study import precision_study
+from perf.profile.replacing import keep_replaced_profile, refuse_replacing, traces_set_aside
 from perf.profile.runners import (
     NotRunHere,
     artifact_call,
@@ -131,46 +132,53 @@ def profile_target(
     precisions: Sequence[str] = (),
     repository: Path | None = None,
     say: Callable[[str], None] | None = None,
+    replace: bool = False,
 ) -> tuple[ProfileRecord, Path]:
     """``triton-perf baseline TARGET --trace/--precision``: :func:`profile_variants` of a run folder
     (its repository, or ``repository``, its variants and formed batches; stored in its ``results.json``)
     or of a repository (written to ``out_dir/profile.json``); returns the record and the file.
 
     The part not asked for this time (the traces without ``trace``, the study without
-    ``precisions``) is kept from the run's earlier record, and nothing is stored when nothing was
-    traced or studied (:func:`refuse_nothing_profiled`).
+    ``precisions``) is kept from the run's earlier record; the part asked for that the run has
+    measured is refused unless ``replace`` (then kept in the record's ``replaced_traces`` /
+    ``replaced_precision``, the files in ``traces/replaced-N/``: :mod:`perf.profile.replacing`);
+    nothing is stored when nothing was traced or studied (:func:`refuse_nothing_profiled`).
 
     Raises:
         PerfError: a run whose variants are not in the repository (:func:`perf.records.measured_files.refuse_missing`)
-            or changed, a repository without ``out_dir``, nothing traced or studied.
+            or changed, that has traces or a study asked for again without ``replace``, a repository
+            without ``out_dir``, nothing traced or studied.
         RepositoryError: unknown variants.
     """
     earlier = None
     if (target / results.RESULTS_FILE).is_file():
         run = results.load(target)
+        if not replace:
+            refuse_replacing(run, baseline=False, trace=trace, precision=bool(precisions))
         repo = run_repository(run, repository)
         refuse_missing(run, acted_on(run, opts.variants, repo), repo, "the traces and the precision study")
         refuse_changed(run, [v.name for v in run.variants], repo, "trace filed under the run", LOADED)
         opts, out_dir, earlier = dataclasses.replace(opts, repository=repo, run=run), target, run.profile
     if out_dir is None:
         raise PerfError("no folder for the traces", hint="pass --out")
-    record = profile_variants(opts, out_dir, trace=trace, precisions=precisions, say=say)
-    rows: list[TraceRecord | PrecisionRow] = [*record.traces, *record.precision]
-    for r in rows:  # the report says what measures a cut one
-        r.reason = f"{r.reason}; {measures_again(target, trace, precisions)}" if r.status == CUT else r.reason
-    record = refuse_nothing_profiled(record)
-    if earlier is not None:  # what this call was not asked for stays as the run had it
-        record.traces = record.traces if trace else earlier.traces
-        record.precision = record.precision if precisions else earlier.precision
+    with traces_set_aside(earlier, out_dir, trace) as moved:  # the run's trace files, out of the new ones' way
+        record = profile_variants(opts, out_dir, trace=trace, precisions=precisions, say=say)
+        rows: list[TraceRecord | PrecisionRow] = [*record.traces, *record.precision]
+        for r in rows:  # the report says what measures a cut one
+            r.reason = f"{r.reason}; {measures_again(target, trace, precisions)}" if r.status == CUT else r.reason
+        record = refuse_nothing_profiled(record)
+    if earlier is not None:  # what this call was not asked for stays as the run had it; what it replaced, beside
+        keep_replaced_profile(earlier, record, moved, trace=trace, precision=bool(precisions))
     return record, save_profile(record, out_dir)
 
 
 def measures_again(target: Path, trace: bool, precisions: Sequence[str]) -> str:
     """What measures a trace or precision row a time budget cut: ``"`triton-perf baseline RUN --profile-only
-    --trace --precision fp32,fp16` measures it without a time budget"``."""
+    --trace --precision fp32,fp16 --replace` measures it without a time budget"`` (``--replace``: the
+    rows measured now are kept beside the new, :mod:`perf.profile.replacing`)."""
     again = f"triton-perf baseline {target} --profile-only" + (" --trace" if trace else "")
     again += f" --precision {','.join(precisions)}" if precisions else ""
-    return f"`{again}` measures it without a time budget"
+    return f"`{again} --replace` measures it without a time budget"
 
 
 def refuse_nothing_profiled(record: ProfileRecord) -> ProfileRecord:

@@ -173,7 +173,12 @@ class ProfileRecord:
     Attributes:
         traces: One per format traced (``triton-perf baseline --trace``).
         precision: The precision study's rows (``triton-perf baseline --precision``).
+        replaced_traces: Traces ``--trace --replace`` took again, oldest first (their files moved
+            to ``traces/replaced-N/``): kept, never lost (issue 26).
+        replaced_precision: Precision rows ``--precision --replace`` measured again, oldest first.
     """
 
     traces: list[TraceRecord] = dataclasses.field(default_factory=list)
     precision: list[PrecisionRow] = dataclasses.field(default_factory=list)
+    replaced_traces: list[TraceRecord] = dataclasses.field(default_factory=list)
+    replaced_precision: list[PrecisionRow] = dataclasses.field(default_factory=list)

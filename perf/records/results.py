@@ -117,6 +117,8 @@ class VariantResult:
             (``"seq=64 (the build's opt size)"``); ``None`` when it has none.
         cold_start: Its load time and first requests, measured right after the sweep
             loaded it (:mod:`perf.coldstart.measure`); ``None`` when not measured (older runs).
+        replaced_cold_starts: Cold starts ``triton-perf coldstart --into RUN --replace`` measured
+            again, oldest first (kept, never lost: issue 26); empty when none was.
         server: The HTTP URL of the server that measured it (:attr:`RunResult.servers`);
             ``None`` in runs saved before servers were recorded.
         served: What the server ran for it (:class:`clients.runtimes.served.ServedModel`), read
@@ -136,6 +138,7 @@ class VariantResult:
     skipped: list[SkippedLevel] = dataclasses.field(default_factory=list)
     dynamic_axes: str | None = None
     cold_start: ColdStart | None = None
+    replaced_cold_starts: list[ColdStart] = dataclasses.field(default_factory=list)
     server: str | None = None
     served: list[ServedModel] = dataclasses.field(default_factory=list)
     axis_ranges: dict[str, list[int]] = dataclasses.field(default_factory=dict)
@@ -269,6 +272,8 @@ class RunResult:
     server_starts: list[ServerStart] = dataclasses.field(default_factory=list)
     #: The in-process baseline (:mod:`perf.profile.baseline`); ``None`` until measured (``--no-baseline``).
     baseline: BaselineResult | None = None
+    #: Baselines measured again (``triton-perf baseline RUN --replace``, a resumed sweep's), oldest first: kept.
+    replaced_baselines: list[BaselineResult] = dataclasses.field(default_factory=list)
     schema: int = SCHEMA_VERSION
     #: Profiler traces and the precision study (:mod:`perf.records.profile`; ``triton-perf baseline --trace/--precision``).
     profile: ProfileRecord | None = None

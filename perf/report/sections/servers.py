@@ -66,24 +66,39 @@ def group_end_words(run: RunResult, group: int) -> str | None:
 
 
 def replaced_line(run: RunResult, old: ColdStart, new: ColdStart) -> str:
-    """What ``triton-perf coldstart --into`` says for each record it replaced in ``run`` (trial 8 F13:
-    the sweep's own cold start was replaced without a word): the variant, when the old record was
-    measured, and its first request and load against the new one's."""
-    n = old.session
-    when = (
-        f"measured in session {n} of the run, started {run.sessions[n - 1].started[:19].replace('T', ' ')}"
-        if n is not None and 1 <= n <= len(run.sessions)
-        else "measured earlier"
+    """What ``triton-perf coldstart --into --replace`` says for each record it replaced in ``run`` (trial 8
+    F13: the sweep's own cold start was replaced without a word): the variant, when the old record was
+    measured, its first request and load against the new one's, and where the old one is kept."""
+    return (
+        f"replaced the cold start of {old.variant} ({_when(run, old)}; kept in results.json as its replaced_cold_starts): "
+        f"first request {_first_ms(old)} -> {_first_ms(new)}, load {_load_s(old)} -> {_load_s(new)}"
     )
 
-    def ms(c: ColdStart) -> str:
-        first = c.first_request
-        return "not measured" if first is None or first.first_ms is None else f"{first.first_ms:.1f} ms"
 
-    def s(c: ColdStart) -> str:
-        return "not measured" if c.load_s is None else f"{c.load_s:.2f} s"
+def held_line(run: RunResult, held: ColdStart) -> str:
+    """What ``triton-perf coldstart --into`` says for a variant whose cold start ``run`` has, which it
+    keeps and does not measure (trial 14, T14-8: it replaced them): when and what was measured, and the flag
+    that measures it again."""
+    return (
+        f"kept the run's cold start of {held.variant} ({_when(run, held)}: first request {_first_ms(held)}, load "
+        f"{_load_s(held)}); not measured again (--replace measures it again, keeping this one beside it)"
+    )
 
-    return f"replaced the cold start of {old.variant} ({when}): first request {ms(old)} -> {ms(new)}, load {s(old)} -> {s(new)}"
+
+def _when(run: RunResult, cs: ColdStart) -> str:
+    n = cs.session
+    if n is not None and 1 <= n <= len(run.sessions):
+        return f"measured in session {n} of the run, started {run.sessions[n - 1].started[:19].replace('T', ' ')}"
+    return "measured earlier"
+
+
+def _first_ms(c: ColdStart) -> str:
+    first = c.first_request
+    return "not measured" if first is None or first.first_ms is None else f"{first.first_ms:.1f} ms"
+
+
+def _load_s(c: ColdStart) -> str:
+    return "not measured" if c.load_s is None else f"{c.load_s:.2f} s"
 
 
 def sessions_sentence(run: RunResult) -> str:

@@ -20,7 +20,7 @@ from perf.deploy.bundle import move_in
 CHECKED = {
     # tests/builders/test_build_sources.py: a build of another source under the same name is refused without --force
     ("builders build", "--force"),
-    # tests/perf/coldstart: the records of --into replace the run's cold starts (and the console names them)
+    # tests/perf/coldstart/test_coldstart_into.py: --into keeps the run's cold starts, --replace keeps the replaced ones
     ("triton-perf coldstart", "--into"),
     # tests/perf/analysis/test_compare.py: only an earlier comparison is replaced, any other file kept
     ("triton-perf compare", "--out"),

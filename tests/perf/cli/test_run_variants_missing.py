@@ -155,7 +155,7 @@ def test_traces_alone_keep_the_runs_precision_study_and_nothing_measured_stores_
     )
     monkeypatch.setattr(profile_run, "profile_variants", lambda *a, **k: ProfileRecord(traces=[failed]))
     with pytest.raises(PerfError, match="no trace or precision row was measured \\(failed: OSError: boom\\)"):
-        profile_run.profile_target(run_dir, BaselineOptions(repo), None, trace=True)
+        profile_run.profile_target(run_dir, BaselineOptions(repo), None, trace=True, replace=True)
     assert load(run_dir).profile == record
 
 

@@ -82,7 +82,7 @@ def test_what_a_budget_cut_is_said_with_what_measures_it() -> None:
     )
     assert cut_words(record, Path("results/r"), True, ["fp16"]) == (
         "cut for time: 1 trace and 2 precision rows not measured; "
-        "`triton-perf baseline results/r --profile-only --trace --precision fp16` measures it without a time budget"
+        "`triton-perf baseline results/r --profile-only --trace --precision fp16 --replace` measures it without a time budget"
     )
     assert cut_words(ProfileRecord(), Path("results/r"), True, []) == ""
 

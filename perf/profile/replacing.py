@@ -1,0 +1,124 @@
+"""What ``triton-perf baseline RUN`` (and ``--trace``/``--precision``) would replace in a run: refused
+unless ``--replace``, and kept beside the new when replaced (issue 26: nothing a user runs loses a
+result; trial 14, T14-8: ``coldstart --into`` replaced the sweep's own cold starts, and ``baseline RUN``
+replaced the baseline the sweep took right after its levels the same way).
+
+- :func:`refuse_replacing`: one error naming each measurement of the run the command would replace
+  and the ways on, before anything is measured;
+- :func:`file_baseline`: a new baseline in the run, the one it replaces kept in ``replaced_baselines``;
+- :func:`traces_set_aside` and :func:`keep_replaced_profile`: the traces and precision rows a new
+  profile replaces, kept in its ``replaced_traces``/``replaced_precision``, the trace files moved to
+  ``traces/replaced-N/`` before the new ones are written over their names.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+from core.errors import PerfError
+from core.wording import count
+from perf.records.baseline import BaselineResult
+from perf.records.profile import ProfileRecord
+from perf.records.results import RunResult
+
+log = logging.getLogger(__name__)
+
+#: The folder (under the run's ``traces/``) replaced trace files are moved to: ``replaced-1``, ``replaced-2``...
+REPLACED_TRACES = "replaced-{n}"
+
+
+def held_parts(run: RunResult, *, baseline: bool, trace: bool, precision: bool) -> list[str]:
+    """The measurements of ``run`` a command measuring these parts would replace, one phrase each
+    (``"its in-process baseline (measured 2026-12-03 14:30:12: 40 of 40 points)"``); empty: it only adds."""
+    parts = []
+    b = run.baseline
+    if baseline and b is not None and any(p.ok for p in b.points):
+        ok = sum(1 for p in b.points if p.ok)
+        parts.append(f"its in-process baseline (measured {b.created[:19].replace('T', ' ')}: {ok} of {len(b.points)} points)")
+    prof = run.profile
+    traced = [t for t in prof.traces if t.status == "measured"] if prof is not None else []
+    if trace and traced:
+        parts.append(f"{count(len(traced), 'trace')} ({', '.join(dict.fromkeys(t.format for t in traced))})")
+    rows = [r for r in prof.precision if r.status == "measured"] if prof is not None else []
+    if precision and rows:
+        parts.append(
+            f"a precision study ({count(len(rows), 'measured row')}: {', '.join(dict.fromkeys(r.precision for r in rows))})"
+        )
+    return parts
+
+
+def refuse_replacing(run: RunResult, *, baseline: bool, trace: bool = False, precision: bool = False) -> None:
+    """Refuse a command that would replace what ``run`` has measured (:func:`held_parts`), before it measures.
+
+    Raises:
+        PerfError: it would replace something; the message names each part and the ways on.
+    """
+    parts = held_parts(run, baseline=baseline, trace=trace, precision=precision)
+    if not parts:
+        return
+    only = "" if not baseline or len(parts) > 1 else "; `--profile-only --trace/--precision` keeps it and adds only those"
+    raise PerfError(
+        f"run {run.run_id} has {' and '.join(parts)}: measuring again would replace it, and nothing is measured "
+        "over a run's results unasked",
+        hint="`--replace` measures again and keeps the earlier one in results.json (replaced_baselines, or the profile's "
+        f"replaced_traces/replaced_precision, their files in traces/replaced-N/){only}",
+    )
+
+
+def file_baseline(run: RunResult, new: BaselineResult) -> None:
+    """Put ``new`` in ``run`` as its baseline; the one it replaces, when it measured a point, is kept
+    in ``run.replaced_baselines`` (``--replace``, or a resumed sweep measuring the baseline of more variants)."""
+    old = run.baseline
+    if old is not None and any(p.ok for p in old.points):
+        run.replaced_baselines.append(old)
+        log.info("the run's earlier in-process baseline (%s) is kept in results.json's replaced_baselines", old.created)
+    run.baseline = new
+
+
+@contextlib.contextmanager
+def traces_set_aside(earlier: ProfileRecord | None, out_dir: Path, trace: bool) -> Iterator[dict[str, str]]:
+    """With ``trace``: move ``earlier``'s trace files out of the new traces' way, into the next free
+    ``out_dir/traces/replaced-N/``, for the time the new ones are written; yields old path -> new path
+    (relative to ``out_dir``). When the block fails (nothing measured, Ctrl-C) they are moved back."""
+    files = [t.file for t in earlier.traces if t.status == "measured" and t.file] if earlier and trace else []
+    files = [f for f in dict.fromkeys(files) if (out_dir / f).is_file()]
+    traces = out_dir / Path(files[0]).parent if files else out_dir  # the run's traces/ folder
+    n = 1
+    while (traces / REPLACED_TRACES.format(n=n)).exists():
+        n += 1
+    folder = traces / REPLACED_TRACES.format(n=n)
+    moved = {f: str((folder / Path(f).name).relative_to(out_dir)) for f in files}
+    for old, new in moved.items():
+        (out_dir / new).parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(out_dir / old), out_dir / new)
+    try:
+        yield moved
+    except BaseException:
+        for old, new in moved.items():
+            shutil.move(str(out_dir / new), out_dir / old)
+        if moved:
+            shutil.rmtree(folder, ignore_errors=True)
+        raise
+
+
+def keep_replaced_profile(
+    earlier: ProfileRecord, record: ProfileRecord, moved: dict[str, str], *, trace: bool, precision: bool
+) -> None:
+    """Carry ``earlier``'s kept parts into the new ``record``: the part not asked for this time as it
+    was, the part asked for (its measured rows) into ``replaced_traces``/``replaced_precision``, each
+    replaced trace's ``file`` where :func:`traces_set_aside` moved it (``moved``)."""
+    record.replaced_traces = list(earlier.replaced_traces)
+    record.replaced_precision = list(earlier.replaced_precision)
+    record.traces = record.traces if trace else earlier.traces
+    record.precision = record.precision if precision else earlier.precision
+    if precision:
+        record.replaced_precision += [r for r in earlier.precision if r.status == "measured"]
+    if trace:
+        old = [t for t in earlier.traces if t.status == "measured"]
+        for t in old:
+            t.file = moved.get(t.file or "", t.file)
+        record.replaced_traces += old

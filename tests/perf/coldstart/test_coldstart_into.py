@@ -1,0 +1,123 @@
+"""``triton-perf coldstart --into RUN``: it adds the cold starts the run lacks and keeps the ones it has
+(trial 14, T14-8: it replaced the sweep's own 80.4 ms first request with a 260.2 ms one, said only after
+the fact); ``--replace`` measures them again and keeps the earlier ones in results.json."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from factories import make_run
+
+import clients.server
+from core.errors import PerfError
+from perf.cli.main import cli as perf_cli
+from perf.coldstart import measure as coldstart
+from perf.records import results
+from perf.records.coldstart import ColdStart, FirstRequests
+from perf.records.results import RunResult, Session
+from perf.records.rounds import RoundsRecord
+
+
+class _FakeServer:
+    runtime, runtime_reason, command_line = "bundled", "given", "tritonserver ..."
+
+    def __init__(self, opts: Any) -> None:
+        pass
+
+    def __enter__(self) -> _FakeServer:
+        return self
+
+    def __exit__(self, *exc: Any) -> bool:
+        return False
+
+
+@pytest.fixture
+def sweep(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[RunResult, Path, Path, list[str]]:
+    """A saved run of 2 variants, the first with the sweep's own cold start, the second without one
+    (cut for time); a repository holding both; a server whose cold starts are the ``new`` ones; the
+    list of variants measured."""
+    run = make_run()
+    run.variants = run.variants[:2]
+    run.rounds = RoundsRecord(seed=1)  # the trial's run: a rounds sweep (its group loaded one after another)
+    own = run.variants[0]
+    own.cold_start = ColdStart(own.name, load_s=2.06, first=[FirstRequests(1, latencies_ms=[116.1, 9.0, 0.7, 0.6])], session=1)
+    run.variants[1].cold_start = None
+    run.sessions = [Session("2026-12-02T14:41:02.123456")]
+    run_dir = tmp_path / "run"
+    results.save(run, run_dir)
+    repo = tmp_path / "repo"
+    for v in run.variants:
+        (repo / v.name).mkdir(parents=True)
+        (repo / v.name / "config.pbtxt").write_text(f'name: "{v.name}"\nbackend: "python"\nmax_batch_size: 8\n')
+    measured: list[str] = []
+
+    def measure(srv: Any, variant: Any, *a: Any, **k: Any) -> ColdStart:
+        measured.append(variant.name)
+        first = [FirstRequests(1, latencies_ms=[78.3, 0.7, 0.6, 0.6])]
+        return ColdStart(variant.name, load_s=2.01, first=first, others_loaded=[])
+
+    monkeypatch.setattr(clients.server, "TritonServer", _FakeServer)
+    monkeypatch.setattr(coldstart, "measure", measure)
+    return run, run_dir, repo, measured
+
+
+def _invoke(args: list[str]) -> Any:
+    with contextlib.suppress(SystemExit):
+        return CliRunner().invoke(perf_cli, ["coldstart", *args], terminal_width=400)
+
+
+def test_into_measures_only_what_the_run_lacks_and_keeps_the_sweeps_own(sweep):
+    run, run_dir, repo, measured = sweep
+    own, cut = (v.name for v in run.variants)
+    r = _invoke(["--into", str(run_dir), "-r", str(repo)])
+    assert r.exit_code == 0, r.output
+    assert measured == [cut]  # the sweep's own cold start is not measured again
+    saved = results.load(run_dir)
+    assert saved.variant(own).cold_start == run.variants[0].cold_start and not saved.variant(own).replaced_cold_starts
+    assert saved.variant(cut).cold_start is not None and saved.variant(cut).cold_start.load_s == 2.01
+    assert (
+        f"kept the run's cold start of {own} (measured in session 1 of the run, started 2026-12-02 14:41:02: first "
+        "request 116.1 ms, load 2.06 s); not measured again (--replace measures it again" in r.output
+    )
+    assert "replaced the cold start" not in r.output
+
+
+def test_into_with_only_variants_the_run_has_is_refused_before_any_server(sweep, monkeypatch):
+    run, run_dir, repo, measured = sweep
+    own = run.variants[0].name
+    monkeypatch.setattr(clients.server, "TritonServer", None)  # a server started would fail loudly
+    before = (run_dir / results.RESULTS_FILE).read_bytes()
+    r = _invoke(["--variants", own, "--into", str(run_dir), "-r", str(repo)])
+    assert r.exit_code == 1 and isinstance(r.exception, PerfError) and not measured, r.output
+    text = " ".join(f"{r.exception.message} -> {r.exception.hint}".split())
+    assert f"run {run.run_id}" in text and f"kept the run's cold start of {own}" in text and "first request 116.1 ms" in text
+    assert "--replace measures them again" in text
+    assert (run_dir / results.RESULTS_FILE).read_bytes() == before
+
+
+def test_replace_measures_again_and_keeps_the_replaced_one(sweep):
+    """Trial 8 F13: each replaced record is named, when it was measured and its numbers against the
+    new; trial 14: and it stays in results.json. One variant reads "1 variant was loaded"."""
+    run, run_dir, repo, measured = sweep
+    own = run.variants[0]
+    r = _invoke(["--variants", own.name, "--into", str(run_dir), "-r", str(repo), "--replace"])
+    assert r.exit_code == 0, r.output
+    assert measured == [own.name]
+    assert (
+        f"replaced the cold start of {own.name} (measured in session 1 of the run, started 2026-12-02 14:41:02; kept in "
+        "results.json as its replaced_cold_starts): first request 116.1 ms -> 78.3 ms, load 2.06 s -> 2.01 s"
+    ) in r.output
+    assert "**Cold start.** 1 variant was loaded alone on the bundled tritonserver" in r.output
+    assert "variant(s)" not in r.output and "one after another" not in r.output
+    saved = results.load(run_dir).variant(own.name)
+    assert saved.cold_start.load_s == 2.01 and saved.replaced_cold_starts == [own.cold_start]
+
+
+def test_replace_without_into_is_a_usage_error(sweep):
+    _run, _run_dir, repo, measured = sweep
+    r = _invoke(["--replace", "-r", str(repo)])
+    assert r.exit_code == 2 and "--replace goes with --into" in r.output and not measured
