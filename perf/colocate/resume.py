@@ -12,7 +12,8 @@ the interruption cut are measured again, all of them, so that a round's targets 
 within one session (the paired rule's premise: a round's background load fell on each alike).
 A step the replayed search would measure differently from the first session (it cannot happen
 with the same code and record; a record edited by hand could) ends the replay: everything from
-there is measured. Each variant's GPU memory, measured at its first load, is kept. The time
+there is measured. The cut round's visits are kept in the record's ``replaced_visits``, not judged.
+Each variant's GPU memory, measured at its first load, is kept. The time
 budget left is the run's minus what the first sessions spent.
 """
 
@@ -95,8 +96,12 @@ class ReplaySource:
 
 def restart(record: ColocationRecord) -> dict[str, str]:
     """Clear what the resumed search recomputes (steps, visits, decisions, pick, cuts, the
-    starts it found) and return the starts the first session was given (``--start``)."""
+    starts it found) and return the starts the first session was given (``--start``). The visits
+    of a round the interruption cut, which the resumed search measures again whole, are kept in
+    ``replaced_visits`` (trial 14, T14-8's kind: a command never drops a measurement unsaid)."""
     given = {m.name: m.start for m in record.models if m.start and m.start_reason == "given (--start)"}
+    replayed = complete_rounds(record)
+    record.replaced_visits += [v for v in record.visits if (v.step, v.round, judge.key(v.combination)) not in replayed]
     record.steps, record.visits, record.decisions, record.cuts = [], [], [], []
     record.pick, record.pick_reason, record.finished = None, "", None
     return {k: v for k, v in given.items() if v is not None}

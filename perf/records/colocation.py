@@ -266,6 +266,8 @@ class ColocationRecord:
             (:class:`perf.records.build_check.BuildCheck`); empty in runs saved before it was recorded.
         steps: Every step, in order.
         visits: Every visit, in order.
+        replaced_visits: Visits of a round an interruption cut, which the resumed session (``--resume``)
+            measured again whole (:mod:`perf.colocate.resume`): kept, never lost (issue 26), not judged.
         decisions: Every candidate judged, in order.
         pick: The chosen combination (model -> variant); ``None`` when none could be chosen.
         pick_reason: Why (or why none).
@@ -296,6 +298,7 @@ class ColocationRecord:
     build_checks: dict[str, BuildCheck] = dataclasses.field(default_factory=dict)
     steps: list[SearchStep] = dataclasses.field(default_factory=list)
     visits: list[ColocationVisit] = dataclasses.field(default_factory=list)
+    replaced_visits: list[ColocationVisit] = dataclasses.field(default_factory=list)
     decisions: list[MoveDecision] = dataclasses.field(default_factory=list)
     pick: dict[str, str] | None = None
     pick_reason: str = ""

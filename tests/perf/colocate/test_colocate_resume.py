@@ -99,6 +99,8 @@ def test_a_round_the_interruption_cut_is_measured_again_whole() -> None:
     partial = [v for v in cut.visits if v.round == 2]
     assert 0 < len(partial) < 12  # in the record as measured (the command saves it on Ctrl-C)
     assert {r for (_s, r, _k) in complete_rounds(cut)} == {0, 1}
+    restart(cut)  # the resumed session measures round 3 again whole: the first session's visits of it are kept
+    assert cut.visits == [] and cut.replaced_visits == partial
 
 
 def test_a_run_that_ended_has_nothing_to_resume_one_cut_or_stopped_has() -> None:
