@@ -109,7 +109,8 @@ _T = TimingSettings()
     is_flag=True,
     help="For a run that has a baseline (or traces, a precision study): measure it again; the earlier one stays "
     "in results.json (replaced_baselines; the profile's replaced_traces/replaced_precision, their files in "
-    "traces/replaced-N/). Without it such a run is refused before anything is measured.",
+    "traces/replaced-N/). For a repository: write into an --out that holds baseline.json/profile.json, the "
+    "earlier file kept as NAME.previous-N.json. Without it either is refused before anything is measured.",
 )
 @verbosity_option
 def baseline(
@@ -150,10 +151,13 @@ def baseline(
     is_run = (target / RESULTS_FILE).is_file()
     if repository is not None and not is_run:
         raise click.UsageError(f"-r/--repository names a run's repository: {target} is a repository itself, not a run folder")
-    if replace and not is_run:
-        raise click.UsageError(f"--replace measures again what a run folder has: {target} is a repository, not a run folder")
     if not is_run:
         out = out or Path("results") / f"baseline-{new_run_id()}"
+        if not replace:  # an earlier baseline.json / profile.json in --out: kept, never written over unasked
+            from perf.profile.replacing import refuse_files
+            from perf.profile.run import PROFILE_FILE
+
+            refuse_files(out, [*([] if profile_only else [api.BASELINE_FILE]), *([PROFILE_FILE] if trace or precisions else [])])
     elif not replace:  # what the run has is refused as a whole, before any part is measured (trial 14, T14-8)
         from perf.profile.replacing import refuse_replacing
         from perf.records.results import load

@@ -41,7 +41,7 @@ from perf.analysis.efficiency import SIZES_APART_HINT, sent_sizes, sizes_apart
 from perf.measure.host import HOST_BUSY_THRESHOLD_PCT
 from perf.profile.checks import acted_on, refuse_nothing_measured, run_repository
 from perf.profile.points import At, measure_keys
-from perf.profile.replacing import file_baseline, refuse_replacing
+from perf.profile.replacing import file_baseline, refuse_replacing, set_aside
 from perf.profile.runners import reference_size, torch_threads_kept
 from perf.profile.timing import ORDER_SEED, OutOfTime, TimingSettings
 from perf.records import results
@@ -358,8 +358,11 @@ def baseline_for_run(
 
 
 def write_baseline(result: BaselineResult, out_dir: Path) -> Path:
-    """Write ``out_dir/baseline.json`` (a repository's baseline without a run; refused when it measured nothing)."""
-    return write_record(Path(out_dir) / BASELINE_FILE, BASELINE_KIND, refuse_nothing_measured(result, "nothing was written"))
+    """Write ``out_dir/baseline.json`` (a repository's baseline without a run; refused when it measured
+    nothing); an earlier one there is kept as ``baseline.previous-N.json`` (:func:`perf.profile.replacing.set_aside`)."""
+    result = refuse_nothing_measured(result, "nothing was written")
+    set_aside(Path(out_dir) / BASELINE_FILE)
+    return write_record(Path(out_dir) / BASELINE_FILE, BASELINE_KIND, result)
 
 
 def measure_after_sweep(

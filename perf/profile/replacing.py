@@ -6,6 +6,8 @@ replaced the baseline the sweep took right after its levels the same way).
 - :func:`refuse_replacing`: one error naming each measurement of the run the command would replace
   and the ways on, before anything is measured;
 - :func:`file_baseline`: a new baseline in the run, the one it replaces kept in ``replaced_baselines``;
+- :func:`refuse_files` and :func:`set_aside`: a repository's ``baseline.json``/``profile.json`` in an
+  ``--out`` that holds them: refused unless ``--replace``, the earlier file kept as ``NAME.previous-N.json``;
 - :func:`traces_set_aside` and :func:`keep_replaced_profile`: the traces and precision rows a new
   profile replaces, kept in its ``replaced_traces``/``replaced_precision``, the trace files moved to
   ``traces/replaced-N/`` before the new ones are written over their names.
@@ -16,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from core.errors import PerfError
@@ -77,6 +79,34 @@ def file_baseline(run: RunResult, new: BaselineResult) -> None:
         run.replaced_baselines.append(old)
         log.info("the run's earlier in-process baseline (%s) is kept in results.json's replaced_baselines", old.created)
     run.baseline = new
+
+
+def refuse_files(out_dir: Path, names: Sequence[str]) -> None:
+    """Refuse writing a repository's baseline or profile (``names``) into an ``--out`` that holds one.
+
+    Raises:
+        PerfError: ``out_dir`` holds a file of ``names``; the message names each and the ways on.
+    """
+    there = [n for n in names if (out_dir / n).is_file()]
+    if there:
+        raise PerfError(
+            f"{out_dir} holds {' and '.join(there)} of an earlier measurement: writing again would replace it",
+            hint="pass another --out (by default a new results/baseline-<timestamp>), or --replace: the earlier "
+            "file is kept beside it as NAME.previous-N.json",
+        )
+
+
+def set_aside(path: Path) -> Path | None:
+    """Move an earlier ``path`` to the next free ``NAME.previous-N.json`` beside it (what ``--replace``
+    keeps of a repository's ``baseline.json``/``profile.json``); returns where, ``None`` when there was none."""
+    if not path.is_file():
+        return None
+    n = 1
+    while (kept := path.with_name(f"{path.stem}.previous-{n}{path.suffix}")).exists():
+        n += 1
+    path.rename(kept)
+    log.warning("the earlier %s is kept as %s", path.name, kept.name)
+    return kept
 
 
 @contextlib.contextmanager

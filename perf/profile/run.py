@@ -29,12 +29,12 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import PerfError, ToolkitError
-from core.records import RecordKind, write_record
+from core.records import RecordKind, load_record, write_record
 from perf.measure.host import HostSampler
 from perf.profile.baseline import BaselineOptions, busy_threshold, formed_batches, plan_targets
 from perf.profile.checks import acted_on, run_repository
 from perf.profile.precision_study import precision_study
-from perf.profile.replacing import keep_replaced_profile, refuse_replacing, traces_set_aside
+from perf.profile.replacing import keep_replaced_profile, refuse_replacing, set_aside, traces_set_aside
 from perf.profile.runners import (
     NotRunHere,
     artifact_call,
@@ -161,12 +161,19 @@ def profile_target(
         opts, out_dir, earlier = dataclasses.replace(opts, repository=repo, run=run), target, run.profile
     if out_dir is None:
         raise PerfError("no folder for the traces", hint="pass --out")
-    with traces_set_aside(earlier, out_dir, trace) as moved:  # the run's trace files, out of the new ones' way
+    in_file = (
+        load_record(out_dir / PROFILE_FILE, PROFILE_KIND) if earlier is None and (out_dir / PROFILE_FILE).is_file() else None
+    )
+    with traces_set_aside(earlier or in_file, out_dir, trace) as moved:  # the earlier trace files, out of the new ones' way
         record = profile_variants(opts, out_dir, trace=trace, precisions=precisions, say=say)
         rows: list[TraceRecord | PrecisionRow] = [*record.traces, *record.precision]
         for r in rows:  # the report says what measures a cut one
             r.reason = f"{r.reason}; {measures_again(target, trace, precisions)}" if r.status == CUT else r.reason
         record = refuse_nothing_profiled(record)
+    if in_file is not None and moved:  # a repository's earlier profile.json, kept by save_profile, names where they went
+        for t in in_file.traces:
+            t.file = moved.get(t.file or "", t.file)
+        write_record(out_dir / PROFILE_FILE, PROFILE_KIND, in_file)
     if earlier is not None:  # what this call was not asked for stays as the run had it; what it replaced, beside
         keep_replaced_profile(earlier, record, moved, trace=trace, precision=bool(precisions))
     return record, save_profile(record, out_dir)
@@ -201,12 +208,13 @@ def refuse_nothing_profiled(record: ProfileRecord) -> ProfileRecord:
 
 def save_profile(record: ProfileRecord, out_dir: Path) -> Path:
     """Store ``record``: in ``out_dir/results.json`` (``profile``) when it is a run folder,
-    else as ``out_dir/profile.json``; returns the file."""
+    else as ``out_dir/profile.json`` (an earlier one kept as ``profile.previous-N.json``); returns the file."""
     if (out_dir / results.RESULTS_FILE).is_file():
         run = results.load(out_dir)
         run.profile = record
         results.save(run, out_dir)
         return out_dir / results.RESULTS_FILE
+    set_aside(out_dir / PROFILE_FILE)
     return write_record(out_dir / PROFILE_FILE, PROFILE_KIND, record)
 
 

@@ -78,12 +78,22 @@ def test_replace_keeps_the_earlier_baseline_beside_the_new(swept, monkeypatch):
     assert res.exit_code == 0, res.output
     saved = load(run_dir)
     assert saved.baseline == new and saved.replaced_baselines == [old]
-    res = CliRunner().invoke(cli, ["baseline", str(repo_of(run_dir)), "--replace"])
-    assert res.exit_code == 2 and "is a repository, not a run folder" in res.output
 
 
-def repo_of(run_dir: Path) -> Path:
-    return Path(load(run_dir).settings["repository"])
+def test_a_repositorys_baseline_json_in_out_is_not_written_over_unasked(swept, monkeypatch):
+    _run_dir, repo = swept
+    out = repo.parent / "bl"
+    api.write_baseline(_baseline("2026-12-03T14:30:12", 812.0), out)
+    before = (out / api.BASELINE_FILE).read_bytes()
+    res = CliRunner().invoke(cli, ["baseline", str(repo), "--out", str(out)])
+    assert res.exit_code == 1 and isinstance(res.exception, PerfError), res.output
+    assert f"{out} holds baseline.json of an earlier measurement" in res.exception.message
+    assert "--replace" in (res.exception.hint or "") and (out / api.BASELINE_FILE).read_bytes() == before
+    new = _baseline("2026-12-03T15:01:00", 301.0)
+    monkeypatch.setattr(api, "run_baseline", lambda *a, **k: new)
+    res = CliRunner().invoke(cli, ["baseline", str(repo), "--out", str(out), "--replace"])
+    assert res.exit_code == 0, res.output
+    assert (out / "baseline.previous-1.json").read_bytes() == before and (out / api.BASELINE_FILE).read_bytes() != before
 
 
 def test_replaced_traces_are_kept_with_their_files_and_put_back_when_nothing_is_measured(swept, monkeypatch):
