@@ -260,7 +260,7 @@ class BaselineResult:
     def unmeasured_models(self) -> list[str]:
         """The models of :attr:`targets` with no point timed (a sweep's time budget ran out before their
         first round, or each of their points failed): trial 14, T14-4."""
-        timed = {p.key.model for p in self.points if p.status == "ok"}
+        timed = {p.key.model for p in self.points if p.ok}
         return [m for m in dict.fromkeys(t.key.model for t in self.targets) if m not in timed]
 
     def cut_short(self) -> dict[str, int]:

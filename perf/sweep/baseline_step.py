@@ -131,8 +131,9 @@ class BaselineStep(RoundsSweep):
         cut = [*b.unmeasured_models(), *b.cut_short()]
         if not cut:
             return
+        again = " --replace" if any(p.ok for p in b.points) else ""  # what it timed is kept (perf.profile.replacing)
         hint = (
-            f"`triton-perf baseline {self.run_dir}` measures it again afterwards, without a time budget; "
+            f"`triton-perf baseline {self.run_dir}{again}` measures it again afterwards, without a time budget; "
             f"{self.baseline_keeps or 'a longer --time-budget keeps it'}"
         )
         b.notes.append(f"in-process baseline cut for time ({', '.join(f'`{m}`' for m in cut)}): {hint}")

@@ -179,8 +179,8 @@ def test_a_baseline_the_budget_cut_after_it_started_says_what_measures_it(
 
     settings = BaselineSettings("timer", 0.1, 0.05, 3, 100, "reference inputs", 2, "rule", {"torch": "2"}, rounds=8)
     keys = {m: BaselineKey(m, "onnx", "fp32", "cpu", 1) for m in ("mobilenet", "mlp", "kws")}
-    timed = [BaselinePoint(keys["mlp"], 1, latency_median_ms=2.0, rounds_ms=[2.0] * 8)]
-    timed.append(BaselinePoint(keys["kws"], 1, latency_median_ms=2.0, rounds_ms=[2.0] * 3))
+    timed = [BaselinePoint(keys["mlp"], 1, latency_median_ms=2.0, throughput_infer_per_s=500.0, rounds_ms=[2.0] * 8)]
+    timed.append(BaselinePoint(keys["kws"], 1, latency_median_ms=2.0, throughput_infer_per_s=500.0, rounds_ms=[2.0] * 3))
     targets = [BaselineTarget(f"{m}_v", k) for m, k in keys.items()]
 
     def measure(run: RunResult, *_: Any) -> None:
@@ -194,12 +194,12 @@ def test_a_baseline_the_budget_cut_after_it_started_says_what_measures_it(
     assert sw.run.baseline is not None
     said = sw.run.baseline.notes[-1]
     assert said == (
-        "in-process baseline cut for time (`mobilenet`, `kws`): `triton-perf baseline results/demo` measures it again "
+        "in-process baseline cut for time (`mobilenet`, `kws`): `triton-perf baseline results/demo --replace` measures it again "
         "afterwards, without a time budget; --resume demo --time-budget 4m keeps it"
     )
     assert said in caplog.text
     # a baseline every model of which was timed in all its rounds says nothing more
-    timed[1] = BaselinePoint(keys["kws"], 1, latency_median_ms=2.0, rounds_ms=[2.0] * 8)
-    timed.append(BaselinePoint(keys["mobilenet"], 1, latency_median_ms=2.0, rounds_ms=[2.0] * 8))
+    timed[1] = BaselinePoint(keys["kws"], 1, latency_median_ms=2.0, throughput_infer_per_s=500.0, rounds_ms=[2.0] * 8)
+    timed.append(BaselinePoint(keys["mobilenet"], 1, latency_median_ms=2.0, throughput_infer_per_s=500.0, rounds_ms=[2.0] * 8))
     sweep_run.Sweep._baseline(sw, time.monotonic() + 200.0)  # type: ignore[arg-type]
     assert sw.run.baseline.notes == ["`mobilenet`: not measured: the time budget ran out"]
