@@ -77,7 +77,7 @@ def sweep(ctx: click.Context, resume: str | None, allow_failed_variants: bool, n
     run_id = params.pop("run_id")
     if resume and run_id and run_id != resume:
         raise click.BadParameter(f"--resume {resume} continues that run; --run-id {run_id} names another one: pass only one")
-    given = given_fields(SweepOptions, ctx) if resume else None
+    given = given_fields(SweepOptions, ctx)  # as typed, a default's value too: what the design refuses, what resume ignores
     opts = build(SweepOptions, params, omit=OMIT, run_id=resume or run_id, resume=resume is not None, given=given)
     console = make_console()
     progress = _progress(console)

@@ -24,6 +24,8 @@ _CONFIG = ConfigDict(extra="ignore")
 #: ``rounds``: interleaved rounds (the default); ``sequential``: one variant after another.
 Design = Literal["rounds", "sequential"]
 DESIGNS: tuple[str, ...] = ("rounds", "sequential")
+#: How the help of a flag that one design reads says which (:data:`perf.sweep.design_flags.DESIGN_ONLY`).
+READ_BY = {"sequential": "--design sequential only", "rounds": "the rounds design only (the default)"}
 #: What a :class:`Cut` took away: a variant never measured, ladder levels above a cap, rounds
 #: beyond the last one measured, a ladder stopped while still rising, the in-process baseline.
 CutKind = Literal["variant", "levels", "rounds", "ladder", "baseline"]

@@ -11,6 +11,7 @@ from pydantic import Field
 from pydantic.dataclasses import dataclass
 
 from core.options import NOT_A_FLAG, Flag
+from perf.records.rounds import READ_BY
 
 #: The help panel of the measurement flags.
 MEASURE_PANEL = "perf_analyzer measurement"
@@ -44,7 +45,10 @@ class MeasureSettings:
     )
     measurement_interval_ms: Annotated[
         int, Flag(decls=("--measurement-interval",), type=click.IntRange(1), panel=MEASURE_PANEL)
-    ] = Field(default=2000, description="Window length, ms (time_windows).")
+    ] = Field(
+        default=2000,
+        description=f"Window length, ms (time_windows), {READ_BY['sequential']}: a rounds sweep's window is --round-window.",
+    )
     measurement_request_count: Annotated[int, Flag(type=click.IntRange(1), panel=MEASURE_PANEL)] = Field(
         default=50, description="Requests per window (count_windows)."
     )
@@ -55,10 +59,11 @@ class MeasureSettings:
         description="A level is stable when throughput and latency of the last 3 windows differ by less than this (%).",
     )
     max_trials: Annotated[int, Flag(type=click.IntRange(3), panel=MEASURE_PANEL)] = Field(
-        default=10, description="perf_analyzer windows before a level counts as unstable."
+        default=10, description=f"perf_analyzer windows before a level counts as unstable, {READ_BY['sequential']}."
     )
     unstable_retries: Annotated[int, Flag(type=click.IntRange(0), panel=MEASURE_PANEL)] = Field(
-        default=1, description="Retries of an unstable level with a doubled window before it is kept and flagged."
+        default=1,
+        description=f"Retries of an unstable level with a doubled window before it is kept and flagged, {READ_BY['sequential']}.",
     )
     collect_metrics: Annotated[bool, NOT_A_FLAG] = True
     extra_args: Annotated[

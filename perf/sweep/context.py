@@ -35,7 +35,7 @@ from perf.search.events import log_event
 from perf.search.plan import LevelKey, VariantPlan, plan_variant, to_measure
 from perf.search.policy import AUTO, Budget, Search, ladder, resolve_mode
 from perf.search.resumed import resumed_budget
-from perf.sweep.flags import design_ignores, window_hint
+from perf.sweep.design_flags import other_design_refusal, window_hint
 from perf.sweep.options import DEFAULT_TIME_BUDGET_S, Progress, SweepOptions, resumed_options
 from perf.sweep.preflight import RAW_DIR, check_runtime, check_size_flags, nothing_to_resume, require_plannable, take_again
 from perf.sweep.server import now
@@ -75,6 +75,8 @@ class SweepBase:
             )
             opts = dataclasses.replace(opts, time_budget_s=left)
         self.opts = opts
+        if saved is None and (unread := other_design_refusal(opts, opts.design)) is not None:
+            raise PerfError(unread)  # a resumed run keeps its design and settings: resumed_options said what it ignored
         self.progress = progress or log_event  # each message said once (perf.search.events)
         repo = Path(opts.server.repository)
         if not repo.is_dir():  # before perf_analyzer is looked for and run: the more basic error first
@@ -100,8 +102,6 @@ class SweepBase:
         #: ``rounds`` or ``sequential``; a resumed run keeps its own (a run saved before rounds: sequential).
         self.design = opts.design if saved is None else ("rounds" if saved.rounds is not None else "sequential")
         self.levels, self.adaptive, self.names = levels, adaptive, names
-        for line in design_ignores(opts, self.design) if saved is None else []:  # a resumed run warned at its start
-            log.warning("%s", line)
         self.run_id = opts.run_id or results.new_run_id()
         self.run_dir = Path(opts.results_dir) / self.run_id
         check_size_flags(self.repository, names, opts.sweep_axes, opts.shapes, opts.batch_sizes, opts.input_data)
@@ -373,7 +373,8 @@ class SweepBase:
         if level.error:  # perf_analyzer's "use a larger time window": the toolkit's flag for it
             vr = self.run.variant(model)
             p99 = [lv.latency_p99_ms for lv in (vr.levels if vr else []) if lv.ok and lv.latency_p99_ms]
-            level.error = window_hint(level.error, self.design, settings.measurement_interval_ms, max(p99, default=None))
+            slowest = max(p99, default=None)
+            level.error = window_hint(level.error, self.design, settings.measurement_interval_ms, slowest, o.resume)
         return level
 
 

@@ -5,9 +5,6 @@ is :func:`clients.shapes.parse_shapes`)
 
 from __future__ import annotations
 
-import math
-from typing import Any
-
 import click
 
 from core.cli import CommaList
@@ -164,62 +161,3 @@ def positive_rate(text: str) -> float:
     if not rate > 0:
         raise ValueError("request rates are > 0 requests/s")
     return rate
-
-
-#: Flags one design uses and the other ignores: option field (``measure.x`` for a measurement
-#: setting) -> (the flag, the design that uses it, what the other design does instead).
-DESIGN_ONLY: dict[str, tuple[str, str, str]] = {
-    "trials": ("--trials", "sequential", "every round measures each level once: a level's repeats are its rounds"),
-    "measure.measurement_interval_ms": ("--measurement-interval", "sequential", "its visits' windows are --round-window long"),
-    "measure.max_trials": ("--max-trials", "sequential", "each visit is one perf_analyzer run of 3 windows, never retried"),
-    "measure.unstable_retries": ("--unstable-retries", "sequential", "each visit is one perf_analyzer run, never retried"),
-    "round_window_ms": ("--round-window", "rounds", "each level is measured until perf_analyzer's windows agree"),
-    "max_loaded": ("--max-loaded", "rounds", "one variant is loaded at a time"),
-    "seed": ("--seed", "rounds", "it has no shuffled rounds"),
-}
-
-
-def design_ignores(opts: Any, design: str) -> list[str]:
-    """One line per flag set to a value other than its default that ``design`` ignores
-    (:data:`DESIGN_ONLY`): the flag and its value, the design, what it does instead, and what to do.
-
-    Args:
-        opts: The sweep's :class:`perf.sweep.options.SweepOptions`.
-        design: ``"rounds"`` or ``"sequential"``: the design the sweep runs.
-    """
-    defaults = type(opts)(server=opts.server)
-    lines = []
-    for field, (flag, used_by, instead) in DESIGN_ONLY.items():
-        if used_by == design:
-            continue
-        value, default = (_get(opts, field), _get(defaults, field))
-        if value != default:
-            lines.append(
-                f"{flag} {value} is ignored by the {design} design ({instead}): drop it, or pass --design {used_by} to use it"
-            )
-    return lines
-
-
-def _get(opts: Any, field: str) -> Any:
-    for part in field.split("."):
-        opts = getattr(opts, part)
-    return opts
-
-
-#: What perf_analyzer says when a measurement window saw no request complete.
-NO_REQUEST_IN_WINDOW = "please use a larger time window"
-
-
-def window_hint(error: str, design: str, window_ms: int, slowest_ms: float | None = None) -> str:
-    """``error`` followed by the toolkit flag that sets perf_analyzer's window, and a value to try, when
-    perf_analyzer said a window saw no request complete ("Please use a larger time window": a flag of its
-    own the toolkit sets; trial 13, T13-7: TorchScript visits at p99 130-630 ms in 300 ms windows); else
-    ``error`` as it is. The flag is ``design``'s (:data:`DESIGN_ONLY`); the value twice the window, or twice
-    ``slowest_ms`` (the variant's highest measured latency, ms) where that is more, in whole 100 ms."""
-    if NO_REQUEST_IN_WINDOW not in error.lower():
-        return error
-    field = "round_window_ms" if design == "rounds" else "measure.measurement_interval_ms"
-    flag = DESIGN_ONLY[field][0]
-    try_ms = max(2 * window_ms, math.ceil(2 * (slowest_ms or 0.0) / 100.0) * 100)
-    slow = f", twice its slowest p99 measured ({slowest_ms:.0f} ms)" if slowest_ms and try_ms > 2 * window_ms else ""
-    return f"{error} (no request completed within a {window_ms} ms window, which {flag} sets: try {flag} {try_ms}{slow})"

@@ -24,7 +24,7 @@ from core.units import parse_ms
 from perf.analysis.ranking.budget_latency import DEFAULT_LATENCY_PERCENTILE, LATENCY_PERCENTILES
 from perf.measure.host import HOST_BUSY_THRESHOLD_PCT
 from perf.measure.level import HOST_BUSY_PAUSE_S
-from perf.records.rounds import DESIGNS, RoundRules
+from perf.records.rounds import DESIGNS, READ_BY, RoundRules
 from perf.records.search import SEARCH_MODES, SearchRules
 from perf.records.settings import MEASURE_PANEL, MeasureSettings
 from perf.search.budget import parse_duration
@@ -104,9 +104,9 @@ class SweepOptions:
         unload_timeout_s: How long a variant may take to be gone after its unload request
             before the server is restarted for the next one (default
             :data:`clients.runtimes.models.UNLOAD_WAIT_S`).
-        given: With ``resume``: the settings the caller set on purpose (names of these
-            fields, ``"measure"`` or ``"server"`` for any of theirs); a resumed run reports
-            only those as ignored. ``None``: every value that differs from the default.
+        given: The settings set on purpose (these fields' names, ``"measure"``/``"server"`` and theirs):
+            refused where the design does not read them (:mod:`perf.sweep.design_flags`), on resume
+            the only ones reported ignored. ``None``: every value that differs from the default.
             The CLI takes them from click's ``ParameterSource`` (:func:`core.options.given_fields`).
         host_busy_threshold_pct: Other processes' mean CPU use during a level (% of one
             core) above which the level is measured again, then flagged "host busy"
@@ -158,7 +158,7 @@ class SweepOptions:
     )
     measure: Annotated[MeasureSettings, Flag(nested=True, panel=MEASURE_PANEL)] = Field(default_factory=MeasureSettings)
     trials: Annotated[int, Flag(panel=MEASURE_PANEL)] = Field(
-        default=1, ge=1, description="Repeat each level N times (median and spread reported)."
+        default=1, ge=1, description=f"Repeat each level N times, {READ_BY['sequential']} (a round measures it once)."
     )
     results_dir: Annotated[Path, Flag(path={"file_okay": False}, panel=RUN_PANEL)] = Field(
         default=Path("results"), description="Parent folder of run folders: the run is written to RESULTS_DIR/RUN_ID."
@@ -249,19 +249,19 @@ class SweepOptions:
         "none); the estimate is printed first, the real time at the end, and what was cut for time is listed.",
     )
     seed: Annotated[int | None, Flag(panel=MEASURE_PANEL)] = Field(
-        default=None, description="Seed of the rounds' shuffled order [default: from the run id; recorded]."
+        default=None, description=f"Seed of the rounds' shuffled order, {READ_BY['rounds']} [default: from the run id; recorded]."
     )
     round_window_ms: Annotated[int | None, Flag(decls=("--round-window",), metavar="MS", panel=MEASURE_PANEL)] = Field(
         default=None,
         ge=50,
-        description=f"Length of each of the 3 perf_analyzer windows of one visit in a round (ms) [default: {RoundRules().window_ms}].",
+        description=f"Length of each of the 3 perf_analyzer windows of a round's visit (ms), {READ_BY['rounds']}; --design "
+        f"sequential's window is --measurement-interval [default: {RoundRules().window_ms}].",
     )
     round_rules: Annotated[RoundRules, NOT_A_FLAG] = Field(default_factory=RoundRules)
     max_loaded: Annotated[int | None, Flag(metavar="N", panel=SERVER_PANEL)] = Field(
         default=None,
         ge=1,
-        description="Most variants loaded on the server at once in the rounds design [default: as many as the host's "
-        "memory holds].",
+        description=f"Most variants loaded on the server at once, {READ_BY['rounds']} [default: as many as memory holds].",
     )
 
     @property

@@ -26,18 +26,9 @@ pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[3]
 SWEEP = ROOT / "perf" / "run_sweep.sh"
 VARIANTS = "tiny_onnx_cpu1_nodb_mbs8,tiny_ts_cpu1_nodb_mbs8"
-#: Short windows, 3 of them, no retry: a level costs about a second.
-FAST = [
-    "--concurrency",
-    "1",
-    "--measurement-interval",
-    "300",
-    "--max-trials",
-    "3",
-    "--unstable-retries",
-    "0",
-    "--no-baseline",
-]
+FAST = ["--concurrency", "1", "--no-baseline"]
+#: Short windows, 3 of them, no retry: a level costs about a second (the sequential design's flags).
+SEQUENTIAL = ["--design", "sequential", "--measurement-interval", "300", "--max-trials", "3", "--unstable-retries", "0"]
 
 
 def triton_port_block() -> int:
@@ -82,7 +73,7 @@ def sweep(repo: Path, out: Path, run_id: str, *args: str) -> subprocess.Complete
             "--run-id",
             run_id,
             *FAST,
-            *(() if "--design" in args else ("--design", "sequential")),  # the tests of remote servers, one design
+            *(() if "--design" in args else SEQUENTIAL),  # the tests of remote servers, one design
             *args,
         ],
         capture_output=True,

@@ -35,7 +35,7 @@ SWEEP = ROOT / "perf" / "run_sweep.sh"
 COLLIDES = "tiny_onnx_cpu1_nodb_mbs8"  # a local variant's name, loaded on theirs by its owner
 COPY = "tiny_onnx_cpu1_db500_mbs8"  # theirs holds a copy with count 2 and no dynamic batching
 FREE = "tiny_ts_cpu1_nodb_mbs8"  # not on theirs: the toolkit may upload it
-FAST = ["--concurrency", "1", "--measurement-interval", "300", "--max-trials", "3", "--unstable-retries", "0", "--no-baseline"]
+FAST = ["--concurrency", "1", "--no-baseline"]  # the rounds design: --measurement-interval and --max-trials are refused
 
 
 def port_block() -> int:

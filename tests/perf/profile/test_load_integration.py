@@ -15,7 +15,6 @@ from perf.profile.run import profile_target
 from perf.profile.timing import TimingSettings
 from perf.records import results
 from perf.records.profile import NOT_DISTINGUISHABLE, UNFAIR
-from perf.records.settings import MeasureSettings
 from perf.sweep.run import SweepOptions, run_sweep
 
 pytestmark = pytest.mark.integration
@@ -28,7 +27,6 @@ def test_levels_cold_start_baseline_and_precision_rows_record_their_host_load(ti
         ServerOptions(tiny_repo, runtime="bundled"),
         variants=(VARIANT,),
         concurrency=(1, 2),
-        measure=MeasureSettings(measurement_interval_ms=500, max_trials=4, unstable_retries=0),
         results_dir=tmp_path,
         run_id="r",
         warmup_requests=5,

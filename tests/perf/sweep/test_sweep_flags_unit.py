@@ -17,6 +17,7 @@ from builders.repository.view import Repository
 from clients.server import ServerOptions
 from core.errors import FlagError, PerfError
 from perf.cli import main as perf_cli
+from perf.sweep.design_flags import DESIGN_ONLY, flag_of
 from perf.sweep.run import Sweep, SweepOptions
 
 SPEC = ModelSpec((TensorSpec("ids", "int64", ("seq",), (0, 49)),), (TensorSpec("y", "float32", (4,)),), {"seq": (1, 24, 128)})
@@ -99,37 +100,77 @@ def test_one_axis_named_by_two_shapes_flags_is_a_usage_error() -> None:
         sweep_axes_flags(("seq=16", "seq=64"))
 
 
-def test_a_flag_the_design_ignores_is_warned_about_in_one_line(
-    built: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_a_flag_the_design_ignores_is_refused_saying_what_that_design_uses(built: Path, tmp_path: Path) -> None:
     """The README's remote example passed --max-trials 4 --unstable-retries 0 (sequential-only) to a
-    rounds sweep without a word; --round-window to a sequential one is the mirror case."""
+    rounds sweep, which warned; trial 14, T14-6: --measurement-interval 2000 (the default's value) was
+    taken by a rounds sweep without a word. Now every design-only flag is refused under the other design."""
     from perf.records.settings import MeasureSettings
 
-    caplog.set_level("WARNING")
-    Sweep(_opts(built, tmp_path, measure=MeasureSettings(max_trials=4, unstable_retries=0), run_id="r"))
-    lines = [r.getMessage() for r in caplog.records]
+    with pytest.raises(PerfError) as e:
+        Sweep(_opts(built, tmp_path, measure=MeasureSettings(max_trials=4, unstable_retries=0), run_id="r"))
+    said = e.value.message
+    assert said.startswith("--max-trials 4 sets the windows a sequential level may take to find 3 that agree; a rounds ")
+    assert "--unstable-retries 0 sets the sequential design's retries" in said and said.endswith("or --design sequential")
+    with pytest.raises(
+        PerfError,
+        match=r"^--round-window 150 sets the windows of a rounds visit \(ms\); a sequential "
+        r"sweep's window is --measurement-interval \(default 2000 ms\): give --measurement-interval 150, "
+        r"or --design rounds$",
+    ):
+        Sweep(_opts(built, tmp_path, design="sequential", round_window_ms=150, run_id="s"))
+    assert not (tmp_path / "results" / "s").exists()
+    Sweep(_opts(built, tmp_path, run_id="d"))  # defaults: nothing to refuse
+    Sweep(_opts(built, tmp_path, design="sequential", trials=2, measure=MeasureSettings(max_trials=4), run_id="q"))
+
+
+@pytest.mark.parametrize("field", sorted(DESIGN_ONLY))
+def test_each_design_only_flag_given_is_refused_by_the_other_design_even_at_its_default(
+    built: Path, tmp_path: Path, field: str
+) -> None:
+    """Told given by click's ParameterSource (``given``), not by a value other than the default:
+    ``--measurement-interval 2000`` is the default's value (trial 14, T14-6)."""
+    import dataclasses
+
+    d = DESIGN_ONLY[field]
+    other = next(x for x in ("rounds", "sequential") if x != d.design)
+    opts = _opts(built, tmp_path, design=other, run_id="g", given=frozenset({field.rpartition(".")[2]}))
+    with pytest.raises(PerfError) as e:
+        Sweep(opts)
+    assert e.value.message.startswith(f"{flag_of(field)} ") and e.value.message.endswith(f"or --design {d.design}")
+    Sweep(dataclasses.replace(opts, design=d.design, run_id="h"))  # the design that reads it takes it
+
+
+def test_the_measurement_interval_on_a_rounds_sweep_names_the_round_window_with_its_value(built: Path, tmp_path: Path) -> None:
+    args = ["sweep", "--repository", str(built), "--measurement-interval", "2000", "--results-dir", str(tmp_path)]
+    res = CliRunner().invoke(perf_cli.cli, [*args, "--run-id", "x", "--no-report"])
+    said = " ".join(str(res.exception).split())  # a PerfError: the CLI's main prints it, no traceback
+    assert isinstance(res.exception, PerfError)
     assert (
-        "--max-trials 4 is ignored by the rounds design (each visit is one perf_analyzer run of 3 windows, never "
-        "retried): drop it, or pass --design sequential to use it" in lines
-    )
-    assert any(ln.startswith("--unstable-retries 0 is ignored by the rounds design") for ln in lines)
-    caplog.clear()
-    Sweep(_opts(built, tmp_path, design="sequential", round_window_ms=150, run_id="s"))
-    assert [r.getMessage() for r in caplog.records] == [
-        "--round-window 150 is ignored by the sequential design (each level is measured until perf_analyzer's windows "
-        "agree): drop it, or pass --design rounds to use it"
-    ]
-    caplog.clear()
-    Sweep(_opts(built, tmp_path, run_id="d"))  # defaults: nothing to say
-    assert not caplog.records
+        "--measurement-interval 2000 sets the sequential design's perf_analyzer windows (ms); a rounds sweep's window "
+        "is --round-window (default 300 ms): give --round-window 2000, or --design sequential" in said
+    ), said
+
+
+def test_each_design_only_flag_says_in_its_help_which_design_reads_it() -> None:
+    from core.options import fields
+    from perf.records.rounds import NOT_IN_ROUNDS, READ_BY
+    from perf.records.settings import MeasureSettings
+
+    for field, d in DESIGN_ONLY.items():
+        owner, _, name = field.rpartition(".")
+        f = next(x for x in fields(MeasureSettings if owner else SweepOptions) if x.name == name)
+        assert READ_BY[d.design] in (f.description or ""), field
+    assert set(NOT_IN_ROUNDS) == {k.rpartition(".")[2] for k, d in DESIGN_ONLY.items() if d.design == "sequential"}
+
+
+def _design_only_flags_passed(words: list[str]) -> list[str]:
+    design = words[words.index("--design") + 1] if "--design" in words else "rounds"
+    return [w for field, d in DESIGN_ONLY.items() if d.design != design for w in words if w == flag_of(field)]
 
 
 def test_the_readme_passes_no_flag_its_design_ignores() -> None:
     import re
     import shlex
-
-    from perf.sweep.flags import DESIGN_ONLY
 
     readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
     blocks = re.findall(r"```bash\n(.*?)```", readme, re.S)
@@ -138,10 +179,20 @@ def test_the_readme_passes_no_flag_its_design_ignores() -> None:
         for cmd in re.split(r"\n(?=\S)", block.replace("\\\n", " ")):
             if "run_sweep.sh" not in cmd and "perf sweep" not in cmd:
                 continue
-            words = shlex.split(cmd, comments=True)
-            design = words[words.index("--design") + 1] if "--design" in words else "rounds"
-            found += [w for flag, used_by, _ in DESIGN_ONLY.values() if used_by != design for w in words if w == flag]
+            found += _design_only_flags_passed(shlex.split(cmd, comments=True))
     assert not found, f"README sweeps pass flags their design ignores: {found}"
+
+
+def test_the_demo_passes_no_flag_its_design_ignores() -> None:
+    """scripts/demo.sh's sweep flags (its KNOBS: FLAG:VARIABLE:DEFAULT) and the flags of its sweep line."""
+    import re
+
+    demo = (Path(__file__).resolve().parents[3] / "scripts" / "demo.sh").read_text()
+    knobs = re.search(r"KNOBS=\((.*?)\)", demo, re.S)
+    assert knobs is not None
+    words = [w for k in knobs.group(1).split() for w in (f"--{k.split(':')[0]}", k.split(":")[2])]
+    sweep = next(ln for ln in demo.splitlines() if ln.startswith("perf/run_sweep.sh"))
+    assert "--design" not in sweep and not _design_only_flags_passed(words + sweep.split()), words
 
 
 def test_a_time_budget_that_fits_no_round_is_refused_without_leaving_a_run_folder(built: Path, tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import RoundsRecord
 from perf.sweep import context
 from perf.sweep.context import SweepBase
-from perf.sweep.flags import DESIGN_ONLY, window_hint
+from perf.sweep.design_flags import flag_of, window_hint
 from perf.sweep.options import SweepOptions
 
 PA = "Pass [2] cb::Error: No valid requests recorded within time interval. Please use a larger time window."
@@ -53,5 +53,5 @@ def test_other_errors_are_left_as_they_are() -> None:
         window_hint("perf_analyzer reported request errors: refused", "rounds", 300)
         == "perf_analyzer reported request errors: refused"
     )
-    assert DESIGN_ONLY["round_window_ms"][0] in window_hint(PA, "rounds", 300)
+    assert flag_of("round_window_ms") in window_hint(PA, "rounds", 300)
     assert window_hint(PA, "rounds", 300).endswith("try --round-window 600)")  # no latency measured: twice the window

@@ -1,0 +1,145 @@
+"""The sweep flags one design reads and the other does not (:data:`DESIGN_ONLY`), the refusal of one
+given to the design that ignores it (:func:`other_design_refusal`), and advice that names a flag:
+one the user can act on where it is said (:func:`act_on`; :func:`window_hint`'s, after perf_analyzer's
+"Please use a larger time window").
+
+Trial 14, T14-6: ``--measurement-interval 2000`` (the default's value, so no warning compared it with
+anything) was taken by a rounds sweep without a word, which measured 300 ms windows; a flag is now
+told given or not by click's ``ParameterSource`` (:attr:`perf.sweep.options.SweepOptions.given`), and
+refused. T14-3: "try --round-window 600" on a resumed run, which keeps its saved window."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, NamedTuple
+
+from core.flag_words import flag_name
+from perf.records.rounds import RoundRules
+from perf.records.settings import MeasureSettings
+from perf.sweep.options import REPORT_SETTINGS, RUN_FLAGS, SweepOptions
+
+
+class DesignOnly(NamedTuple):
+    """A flag that one design reads (:data:`DESIGN_ONLY`).
+
+    Attributes:
+        design: The design that reads it.
+        sets: What it sets there (follows "FLAG VALUE sets").
+        other: What the other design does instead (a clause).
+        instead: The other design's field for the same thing (its flag is offered with the value
+            given), ``None`` where it has none.
+    """
+
+    design: str
+    sets: str
+    other: str
+    instead: str | None = None
+
+
+#: Flags one design reads and the other ignores: option field (``measure.x`` for a measurement
+#: setting) -> :class:`DesignOnly`.
+DESIGN_ONLY: dict[str, DesignOnly] = {
+    "trials": DesignOnly(
+        "sequential",
+        "the sequential design's repeats of each level",
+        "a rounds sweep measures each level once a round: its repeats are its rounds (a longer --time-budget gives more)",
+    ),
+    "measure.measurement_interval_ms": DesignOnly(
+        "sequential",
+        "the sequential design's perf_analyzer windows (ms)",
+        f"a rounds sweep's window is --round-window (default {RoundRules().window_ms} ms)",
+        "round_window_ms",
+    ),
+    "measure.max_trials": DesignOnly(
+        "sequential",
+        "the windows a sequential level may take to find 3 that agree",
+        "a rounds visit is one perf_analyzer run of 3 windows, never retried",
+    ),
+    "measure.unstable_retries": DesignOnly(
+        "sequential",
+        "the sequential design's retries of an unstable level",
+        "a rounds visit is never retried: the next rounds measure its level again",
+    ),
+    "round_window_ms": DesignOnly(
+        "rounds",
+        "the windows of a rounds visit (ms)",
+        f"a sequential sweep's window is --measurement-interval (default {MeasureSettings().measurement_interval_ms} ms)",
+        "measure.measurement_interval_ms",
+    ),
+    "max_loaded": DesignOnly(
+        "rounds", "how many variants a rounds sweep loads at once", "a sequential sweep loads one at a time"
+    ),
+    "seed": DesignOnly("rounds", "the rounds' shuffled order", "a sequential sweep has no shuffled order"),
+}
+
+
+def other_design_refusal(opts: SweepOptions, design: str) -> str | None:
+    """What is wrong when flags that ``design`` does not read (:data:`DESIGN_ONLY`) were given: one
+    sentence per flag (what it sets, what ``design`` does instead, what to give), ``None`` when none was.
+
+    A flag counts as given when its name is in ``opts.given`` (click's ``ParameterSource``: a value
+    typed equal to the default counts too); with ``opts.given`` ``None`` (the Python API), when its
+    value differs from the default.
+    """
+    defaults = SweepOptions(server=opts.server)
+    said = []
+    for field, d in DESIGN_ONLY.items():
+        if d.design == design:
+            continue
+        value = _get(opts, field)
+        given = field.rpartition(".")[2] in opts.given if opts.given is not None else value != _get(defaults, field)
+        if not given:
+            continue
+        fix = f"give {flag_of(d.instead)} {value}" if d.instead else "drop it"
+        said.append(f"{flag_of(field)} {value} sets {d.sets}; {d.other}: {fix}, or --design {d.design}")
+    return "; ".join(said) or None
+
+
+def act_on(field: str, advice: str, resumed: bool) -> str:
+    """``advice`` (e.g. ``"try --round-window 600"``), which names the flag of ``field`` (a
+    :class:`SweepOptions` field, ``measure.x`` for a measurement setting), as one the user can act
+    on: on a resumed run, which keeps its saved settings but :data:`RUN_FLAGS` and
+    :data:`REPORT_SETTINGS` (:func:`perf.sweep.options.resumed_options`), it is a new run's."""
+    name = field.rpartition(".")[2]
+    if not resumed or name in (*RUN_FLAGS, *REPORT_SETTINGS):
+        return advice
+    return f"start a new run (--run-id NEW) and {advice}: a resumed run keeps its saved {flag_of(field)}"
+
+
+#: What perf_analyzer says when a measurement window saw no request complete.
+NO_REQUEST_IN_WINDOW = "please use a larger time window"
+
+
+def window_failure(error: str | None) -> bool:
+    """Whether ``error`` is perf_analyzer's "a window saw no request complete": a level slower than
+    its window under the load of that moment, not an error of the level's requests."""
+    return error is not None and NO_REQUEST_IN_WINDOW in error.lower()
+
+
+def window_hint(error: str, design: str, window_ms: int, slowest_ms: float | None = None, resumed: bool = False) -> str:
+    """``error`` followed by the toolkit flag that sets perf_analyzer's window, and a value to try, when
+    perf_analyzer said a window saw no request complete ("Please use a larger time window": a flag of its
+    own the toolkit sets; trial 13, T13-7: TorchScript visits at p99 130-630 ms in 300 ms windows); else
+    ``error`` as it is. The flag is ``design``'s (:data:`DESIGN_ONLY`); the value twice the window, or twice
+    ``slowest_ms`` (the variant's highest measured latency, ms) where that is more, in whole 100 ms; on a
+    ``resumed`` run, a new run's (:func:`act_on`)."""
+    if not window_failure(error):
+        return error
+    field = "round_window_ms" if design == "rounds" else "measure.measurement_interval_ms"
+    flag = flag_of(field)
+    try_ms = max(2 * window_ms, math.ceil(2 * (slowest_ms or 0.0) / 100.0) * 100)
+    slow = f", twice its slowest p99 measured ({slowest_ms:.0f} ms)" if slowest_ms and try_ms > 2 * window_ms else ""
+    advice = act_on(field, f"try {flag} {try_ms}{slow}", resumed)
+    return f"{error} (no request completed within a {window_ms} ms window, which {flag} sets: {advice})"
+
+
+def flag_of(field: str) -> str:
+    """The flag of a :class:`SweepOptions` field (``measure.x``: of the measurement setting)."""
+    owner, _, name = field.rpartition(".")
+    return flag_name(MeasureSettings if owner == "measure" else SweepOptions, name)
+
+
+def _get(opts: Any, field: str) -> Any:
+    for part in field.split("."):
+        opts = getattr(opts, part)
+    return opts
