@@ -184,6 +184,8 @@ class _progress:
     def on_event(self, e: dict[str, Any]) -> None:
         from rich.markup import escape
 
+        from perf.records.levels import window_failure
+
         log = self.bar.console.log
         if e["event"] == "level_start":
             trial = f" t={e['trial'] + 1}/{self.trials}" if self.trials > 1 else ""
@@ -196,10 +198,13 @@ class _progress:
             lv = e["level"]
             trial = f" t={lv.trial + 1}/{self.trials}" if self.trials > 1 else ""
             self.last = f" | last {lv.throughput_infer_per_s:.0f} infer/s" if lv.ok else ""
+            # a round's window with no request completed is no measurement this round (perf.search.failed)
+            missed = e.get("round") is not None and window_failure(lv.error)
             note = (
                 f"{lv.throughput_infer_per_s:.0f} infer/s, p99 {lv.latency_p99_ms:.2f} ms"
                 if lv.ok
-                else f"failed: {short_error(lv.error or 'perf_analyzer measured no throughput')}"
+                else f"{'not measured this round' if missed else 'failed'}: "
+                f"{short_error(lv.error or 'perf_analyzer measured no throughput')}"
             )
             flag = "" if lv.status in ("ok", "failed") else f" [{lv.status}]"
             load = f"rate={lv.request_rate:g}/s" if lv.request_rate else f"c={lv.concurrency}"

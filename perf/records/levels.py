@@ -35,6 +35,15 @@ FLAG_MEANINGS: dict[str, str] = {
 }
 
 _CONFIG = ConfigDict(extra="ignore")
+#: What perf_analyzer says when a measurement window saw no request complete.
+NO_REQUEST_IN_WINDOW = "please use a larger time window"
+
+
+def window_failure(error: str | None) -> bool:
+    """Whether ``error`` is perf_analyzer's "a window saw no request complete" ("Please use a larger
+    time window"): a level slower than its window under the load of that moment, which another
+    moment may measure, not an error its requests meet each time."""
+    return error is not None and NO_REQUEST_IN_WINDOW in error.lower()
 
 
 @dataclass(config=_CONFIG)

@@ -1,18 +1,22 @@
 """Failed levels in a rounds sweep (:mod:`perf.search.rounds`): one rule with the sequential design.
 
-A level that failed (request errors, perf_analyzer's exit, no inference) fails the same way each
-time, as for a file of inputs the model refuses, so it is not measured again in this session, as
-in the sequential design (:mod:`perf.search.policy`): it ends its ladder (a ``failed`` decision,
-:func:`perf.search.stops.failed_reason`, which says why; a resumed run measures it again), and a
-variant none of whose levels is left to measure, with none that has numbers, fails with its level's
-error (trial 11, F21: a level refused on its first visit was measured again in each of 10 rounds,
-counted as 10 rounds). A round whose every visit failed is no round
-(:meth:`perf.records.rounds.RoundsRecord.measured`).
+A level fails when no visit of it measured. A request error (perf_analyzer's exit, no inference,
+a file of inputs the model refuses) is the same each time, so a level that meets one is not
+measured again in this session, as in the sequential design (:mod:`perf.search.policy`): it ends
+its ladder (a ``failed`` decision, :func:`perf.search.stops.failed_reason`, which says why; a
+resumed run measures it again), and a variant none of whose levels is left to measure, with none
+that has numbers, fails with its level's error (trial 11, F21: a level refused on its first visit
+was measured again in each of 10 rounds, counted as 10 rounds). A window that saw no request
+complete (:func:`perf.records.levels.window_failure`) depends on the host's load of that moment
+(trial 14, T14-3: c=1 measured in round 1 and "failed" in round 2 on a busy host, which ended its
+ladder): it is no measurement this round, and a level fails by it only when
+:data:`WINDOW_VISITS` visits saw none and no round measured it. A round whose every visit failed
+is no round (:meth:`perf.records.rounds.RoundsRecord.measured`).
 """
 
 from __future__ import annotations
 
-from perf.records.levels import LevelResult
+from perf.records.levels import LevelResult, window_failure
 from perf.records.results import VariantResult
 from perf.search import ladder as ladders
 from perf.search.plan import LevelKey, VariantPlan
@@ -21,6 +25,8 @@ from perf.search.stops import failed_reason
 
 #: A level of a variant less its trial (the round): ``(concurrency, batch size, request rate, shape)``.
 Load = tuple[int, int, "float | None", "str | None"]
+#: Visits of a level in a row whose windows saw no request complete, none of its rounds measured, before it fails.
+WINDOW_VISITS = 2
 
 
 class FailedLevels:
@@ -28,12 +34,25 @@ class FailedLevels:
 
     def __init__(self) -> None:
         self.by_variant: dict[str, dict[Load, str]] = {}
+        #: Visits of each level so far whose windows saw no request complete (module rule).
+        self.window_misses: dict[str, dict[Load, int]] = {}
 
-    def record(self, name: str, key: LevelKey, level: LevelResult) -> None:
-        """Keep ``level`` (of ``name`` at ``key``) when it failed."""
-        if not level.ok:
-            c, b, _, r, sh = key
-            self.by_variant.setdefault(name, {})[(c, b, r, sh)] = level.error or "no throughput"
+    def record(self, vr: VariantResult, key: LevelKey, level: LevelResult) -> None:
+        """Keep ``level`` (of ``vr`` at ``key``, placed in ``vr``) when it failed: at once for a request
+        error, for a window that saw no request complete only when no round of it measured and
+        :data:`WINDOW_VISITS` of its visits saw none (module rule)."""
+        if level.ok:
+            return
+        c, b, _, r, sh = key
+        load = (c, b, r, sh)
+        if window_failure(level.error):
+            if any(lv.ok and (lv.concurrency, lv.batch_size, lv.request_rate, lv.shape) == load for lv in vr.levels):
+                return  # another round measured it: no measurement this round, not a failed level
+            misses = self.window_misses.setdefault(vr.name, {})
+            misses[load] = misses.get(load, 0) + 1
+            if misses[load] < WINDOW_VISITS:
+                return
+        self.by_variant.setdefault(vr.name, {})[load] = level.error or "no throughput"
 
     def skips(self, name: str, key: LevelKey) -> bool:
         """Whether ``key`` of ``name`` failed in this session (not measured again)."""
@@ -62,7 +81,10 @@ class FailedLevels:
             return None
         (c, b, r, sh), why = next(iter(failed.items()))
         load = f"request rate {r:g}/s" if r is not None else f"concurrency {c}"
+        where = f"at {load} batch {b}{f' {sh}' if sh else ''}"
+        if window_failure(why):
+            return f"{why} ({where}: no request completed within the window in any of its {WINDOW_VISITS} visits)"
         return (
-            f"{why} (at {load} batch {b}{f' {sh}' if sh else ''}; not measured again in this session: a failed level "
+            f"{why} ({where}; not measured again in this session: a failed level "
             "fails the same way each time, and a resumed run measures it again)"
         )

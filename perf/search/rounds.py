@@ -26,8 +26,8 @@ comparison is *paired* within a round (:mod:`perf.analysis.stats.paired`). After
 
 Several client workloads (sizes, batch sizes): each workload ranked on its own (:mod:`perf.search.by_workload`).
 
-A failed level is not measured again in this session (:mod:`perf.search.failed`, the sequential
-design's rule). A round with no visit is no round: not kept, counted nowhere; one whose every visit
+A failed level is not measured again in this session (:mod:`perf.search.failed`: a window with no
+request completed is no measurement that round). A round with no visit is no round: not kept, counted nowhere; one whose every visit
 failed is kept (its visits ran) but is no round either. A group's rounds are counted one way
 (:meth:`perf.records.rounds.RoundsRecord.group_rounds`, a resumed run's earlier session included):
 ``max_rounds`` caps that count and the words of its end say it.
@@ -257,7 +257,7 @@ class Rounds:
             rr.order.append(Visit(name, c, b, r, sh, round(wall, 3), failed=level is None or not level.ok))
             if level is not None:
                 _place(vr, level)
-                self.failed.record(name, key, level)
+                self.failed.record(vr, key, level)
                 self.events({"event": "level_done", "variant": name, "level": level, "round": rr.index})
             self.save()
         rr.wall_s = round(self.clock() - start, 3)

@@ -14,6 +14,7 @@ import math
 from typing import Any, NamedTuple
 
 from core.flag_words import flag_name
+from perf.records.levels import window_failure
 from perf.records.rounds import RoundRules
 from perf.records.settings import MeasureSettings
 from perf.sweep.options import REPORT_SETTINGS, RUN_FLAGS, SweepOptions
@@ -104,16 +105,6 @@ def act_on(field: str, advice: str, resumed: bool) -> str:
     if not resumed or name in (*RUN_FLAGS, *REPORT_SETTINGS):
         return advice
     return f"start a new run (--run-id NEW) and {advice}: a resumed run keeps its saved {flag_of(field)}"
-
-
-#: What perf_analyzer says when a measurement window saw no request complete.
-NO_REQUEST_IN_WINDOW = "please use a larger time window"
-
-
-def window_failure(error: str | None) -> bool:
-    """Whether ``error`` is perf_analyzer's "a window saw no request complete": a level slower than
-    its window under the load of that moment, not an error of the level's requests."""
-    return error is not None and NO_REQUEST_IN_WINDOW in error.lower()
 
 
 def window_hint(error: str, design: str, window_ms: int, slowest_ms: float | None = None, resumed: bool = False) -> str:

@@ -25,6 +25,7 @@ from perf.analysis.stats.curves import curve, peak
 from perf.analysis.stats.points import P99, THROUGHPUT, Point, aggregate
 from perf.analysis.stats.trials import DEFAULT_TOLERANCE_PCT, rank, spread, tolerance
 from perf.markdown import flag_mark, fmt
+from perf.records.levels import window_failure
 from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import Cut
 
@@ -44,6 +45,8 @@ UNTOLD_MARK, UNTOLD = "best measured (peak not told)", "whether it is the peak i
 #: not reached" beside a c=4 whose every visit failed), the pick's short mark then, and another variant's.
 FAILED_ABOVE = "the level above it failed"
 FAILED_MARK, FAILED_NOTE = f"best measured ({FAILED_ABOVE})", "peak not measured: the level above failed"
+#: :data:`FAILED_NOTE` where that level's windows saw no request complete in every visit (trial 14, T14-3).
+WINDOW_NOTE = "peak not measured: no request completed within the level above's windows"
 UNREACHED_MARKS = (UNREACHED_MARK, UNTOLD_MARK, FAILED_MARK)
 #: The short note (a table, the console) of a best under the budget that is best among the levels measured only (:func:`budget_unreached`).
 HEADROOM_NOTE = "the budget not reached: no higher c measured"
@@ -320,9 +323,9 @@ def peak_mark(choice: Choice | None) -> str:
 def unreached_mark(why: str) -> str:
     """The short mark of a variant (not the pick) whose highest measured level is not a measured peak
     (:func:`unreached`'s ``why``): ``"peak not reached"``, ``"peak not told"`` (:data:`UNTOLD`), or
-    :data:`FAILED_NOTE` where the level above it failed."""
+    :data:`FAILED_NOTE` where the level above it failed (:data:`WINDOW_NOTE`: its windows saw no request)."""
     if why.startswith(FAILED_ABOVE):
-        return FAILED_NOTE
+        return WINDOW_NOTE if window_failure(why) else FAILED_NOTE
     return "peak not told" if why.startswith(UNTOLD) else "peak not reached"
 
 

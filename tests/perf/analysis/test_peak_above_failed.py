@@ -9,7 +9,7 @@ import dataclasses
 
 from factories import level_result, run_result, variant_result
 
-from perf.analysis.saturation.peaks import FAILED_ABOVE, FAILED_MARK, FAILED_NOTE, unreached, unreached_mark
+from perf.analysis.saturation.peaks import FAILED_ABOVE, FAILED_MARK, FAILED_NOTE, WINDOW_NOTE, unreached, unreached_mark
 from perf.analysis.stats.points import run_points
 from perf.records.rounds import RoundsRecord
 
@@ -18,10 +18,10 @@ ERROR = "Pass [2] cb::Error: No valid requests recorded within time interval. Pl
 RISING = {1: [15.0, 16.0, 15.5, 15.2, 16.1, 15.8], 2: [30.0, 31.0, 30.5, 30.2, 31.4, 30.9]}
 
 
-def _why(failed_above: bool) -> str | None:
+def _why(failed_above: bool, error: str = ERROR) -> str | None:
     levels = [level_result(c, t, 60.0 * c, spread=True, trial=r) for c, ts in RISING.items() for r, t in enumerate(ts)]
     if failed_above:  # c=4: every round failed
-        levels += [dataclasses.replace(level_result(4, trial=r), error=ERROR).settle() for r in range(6)]
+        levels += [dataclasses.replace(level_result(4, trial=r), error=error).settle() for r in range(6)]
     run = run_result([variant_result(V, levels)], finished="x")
     run.rounds = RoundsRecord(seed=1)
     pts = run_points(run)[V]
@@ -31,7 +31,9 @@ def _why(failed_above: bool) -> str | None:
 def test_the_level_above_failed_is_said_so_not_peak_not_reached() -> None:
     why = _why(failed_above=True)
     assert why == f"{FAILED_ABOVE}: c=4 ({ERROR})"
-    assert unreached_mark(why) == FAILED_NOTE and "not reached" not in FAILED_NOTE
+    assert unreached_mark(why) == WINDOW_NOTE and "not reached" not in WINDOW_NOTE  # its windows saw no request
+    refused = "perf_analyzer reported request errors: input 'x' refused"
+    assert unreached_mark(_why(True, refused) or "") == FAILED_NOTE and "not reached" not in FAILED_NOTE
     assert FAILED_MARK == "best measured (the level above it failed)"
     measured = _why(failed_above=False)  # nothing above c=2: not measured, the old words
     assert measured is not None and not measured.startswith(FAILED_ABOVE) and unreached_mark(measured) == "peak not reached"

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import LoadGroup, RoundRecord, RoundRules, RoundsRecord, Visit
@@ -101,3 +103,73 @@ def test_a_round_is_counted_when_one_visit_measured_something() -> None:
     ok, bad = Visit("a", 1), Visit("b", 1, failed=True)
     rec = RoundsRecord(seed=0, rounds=[RoundRecord(0, 0, 0, "now", 1.0, [bad]), RoundRecord(1, 0, 1, "now", 1.0, [bad, ok])])
     assert [r.index for r in rec.measured()] == [1]
+
+
+#: perf_analyzer's words when a window saw no request complete (load-dependent: trial 14, T14-3).
+NO_REQUEST = "Pass [3] cb::Error: No valid requests recorded within time interval. Please use a larger time window."
+
+
+@pytest.mark.parametrize("adaptive", [False, True])
+def test_a_window_with_no_request_in_one_round_of_a_level_other_rounds_measured_does_not_end_its_ladder(
+    adaptive: bool,
+) -> None:
+    """Trial 14, T14-3: c=1 measured in round 1 and saw no request in round 2's window on a busy host;
+    that one round ended the ladder at c=1 ("its level at concurrency 1 failed") and it was not measured again."""
+    levels, _ = ladder("auto", SearchRules()) if adaptive else ((1, 2), False)
+    run, events = _run(("v",), RoundRules(max_rounds=4)), []
+    sched = _engine(run, levels, adaptive, events)
+    ones: list[int] = []
+
+    def measure(name: str, key: LevelKey) -> LevelResult:
+        ones.extend([key[2]] if key[0] == 1 else [])
+        return _level(key, NO_REQUEST if key[0] == 1 and len(ones) == 2 else None)  # its second visit only
+
+    sched.run_group(["v"], 0, measure)
+    assert len(ones) >= 2, ones  # the visit that saw no request happened
+    d = run.search.decision("v")
+    assert d is None or d.rule != "failed", d
+    if not adaptive:  # an explicit list: every level each round, the one that saw no request too
+        assert len(ones) == len(run.rounds.rounds) > 2, ones
+    vr = run.variant("v")
+    assert vr.status != "failed" and sum(1 for lv in vr.levels if lv.concurrency == 1 and not lv.ok) == 1
+
+
+def test_a_level_whose_windows_see_no_request_in_every_visit_fails_after_its_window_visits_saying_so() -> None:
+    from perf.search.failed import WINDOW_VISITS
+
+    rules = RoundRules(max_rounds=6)
+    levels, adaptive = ladder("auto", SearchRules())
+    run, events = _run(("v",), rules), []
+    sched = _engine(run, levels, adaptive, events)
+    visits: list[int] = []
+
+    def measure(name: str, key: LevelKey) -> LevelResult:
+        visits.append(key[0])
+        return _level(key, NO_REQUEST if key[0] > 2 else None)
+
+    sched.run_group(["v"], 0, measure)
+    slow = sorted({c for c in visits if c > 2})
+    assert slow and visits.count(slow[0]) == WINDOW_VISITS  # visited again once, then no more
+    d = run.search.decision("v")
+    assert d is not None and d.rule == "failed" and d.concurrency == slow[0]
+    assert d.reason.startswith(f"no request completed at concurrency {slow[0]} within its windows in any visit (")
+    assert "a resumed run measures it again" not in d.reason  # a resumed run keeps its window
+
+
+def test_a_variant_whose_only_level_sees_no_request_fails_after_its_window_visits() -> None:
+    from perf.search.failed import WINDOW_VISITS
+
+    run, events = _run(("slow",), RoundRules(max_rounds=10)), []
+    sched = _engine(run, (1,), False, events)
+    visits: list[LevelKey] = []
+
+    def measure(name: str, key: LevelKey) -> LevelResult:
+        visits.append(key)
+        return _level(key, NO_REQUEST)
+
+    sched.run_group(["slow"], 0, measure)
+    assert len(visits) == WINDOW_VISITS
+    vr = run.variant("slow")
+    assert vr.status == "failed" and vr.error.startswith(NO_REQUEST)
+    assert f"no request completed within the window in any of its {WINDOW_VISITS} visits" in vr.error
+    assert "fails the same way each time" not in vr.error

@@ -55,3 +55,53 @@ def test_other_errors_are_left_as_they_are() -> None:
     )
     assert flag_of("round_window_ms") in window_hint(PA, "rounds", 300)
     assert window_hint(PA, "rounds", 300).endswith("try --round-window 600)")  # no latency measured: twice the window
+
+
+def test_on_a_resumed_run_the_window_advice_is_a_new_runs() -> None:
+    """Trial 14, T14-3: "try --round-window 600" on a resumed run, which ignores --round-window (it keeps
+    its saved window): the advice names a new run."""
+    said = window_hint(PA, "rounds", 300, resumed=True)
+    assert said.endswith(
+        "which --round-window sets: start a new run (--run-id NEW) and try --round-window 600: a resumed run keeps "
+        "its saved --round-window)"
+    ), said
+    assert "start a new run (--run-id NEW) and try --measurement-interval 4000" in window_hint(
+        PA, "sequential", 2000, resumed=True
+    )
+
+
+def test_the_resume_rule_keeps_advice_a_resumed_run_takes() -> None:
+    """Flags a resumed run takes (its time budget, the report's settings) stay as they are (act_on)."""
+    from perf.sweep.design_flags import act_on
+
+    assert act_on("time_budget_s", "a longer --time-budget measures it", True) == "a longer --time-budget measures it"
+    assert act_on("latency_budget_ms", "give --latency-budget-ms 50", True) == "give --latency-budget-ms 50"
+    assert act_on("round_window_ms", "try --round-window 600", False) == "try --round-window 600"
+    assert act_on("round_window_ms", "try --round-window 600", True).startswith("start a new run (--run-id NEW)")
+
+
+def test_a_resumed_sweeps_failed_visit_says_the_new_run_advice(monkeypatch: pytest.MonkeyPatch) -> None:
+    failed = dataclasses.replace(level_result(1), error=PA)
+    monkeypatch.setattr(context, "measure_visit", lambda *a, **k: dataclasses.replace(failed))
+    sw = _sweep("rounds", [])
+    sw.opts = dataclasses.replace(sw.opts, resume=True)
+    assert "start a new run (--run-id NEW) and try --round-window 600" in SweepBase._measure(sw, "ts", 1, 1, 0, []).error
+
+
+@pytest.mark.parametrize(("round_", "word"), [(1, "not measured this round: "), (None, "failed: ")])
+def test_a_rounds_visit_whose_window_saw_no_request_is_said_not_measured_this_round(round_: int | None, word: str) -> None:
+    """Trial 14, T14-3: "c=1 b=1: failed: ... No valid requests" beside its other rounds' numbers; a round's
+    window with no request is no measurement that round (perf.search.failed), a sequential level's failure is one."""
+    import io
+
+    from rich.console import Console
+
+    from perf.cli.sweep import _progress
+
+    out = io.StringIO()
+    p = _progress(Console(file=out, width=400))
+    p.task = p.bar.add_task("x", total=1)
+    lv = dataclasses.replace(level_result(1), error=PA, throughput_infer_per_s=None).settle()
+    assert not lv.ok
+    p.on_event({"event": "level_done", "variant": "ts", "level": lv, "round": round_})
+    assert f"ts c=1 b=1: {word}Pass [2]" in out.getvalue(), out.getvalue()
