@@ -76,7 +76,7 @@ class SweepBase:
             opts = dataclasses.replace(opts, time_budget_s=left)
         self.opts = opts
         if saved is None and (unread := other_design_refusal(opts, opts.design)) is not None:
-            raise PerfError(unread)  # a resumed run keeps its design and settings: resumed_options said what it ignored
+            raise unread  # a resumed run keeps its design and settings: resumed_options said what it ignored
         self.progress = progress or log_event  # each message said once (perf.search.events)
         repo = Path(opts.server.repository)
         if not repo.is_dir():  # before perf_analyzer is looked for and run: the more basic error first

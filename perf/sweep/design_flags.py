@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from typing import Any, NamedTuple
 
+from core.errors import FlagError
 from core.flag_words import flag_name
 from perf.records.levels import window_failure
 from perf.records.rounds import RoundRules
@@ -74,16 +75,17 @@ DESIGN_ONLY: dict[str, DesignOnly] = {
 }
 
 
-def other_design_refusal(opts: SweepOptions, design: str) -> str | None:
-    """What is wrong when flags that ``design`` does not read (:data:`DESIGN_ONLY`) were given: one
-    sentence per flag (what it sets, what ``design`` does instead, what to give), ``None`` when none was.
+def other_design_refusal(opts: SweepOptions, design: str) -> FlagError | None:
+    """The refusal of flags that ``design`` does not read (:data:`DESIGN_ONLY`), given: per flag what it
+    sets and what ``design`` does instead, and its hint what to give (a usage error of the first such
+    flag, :class:`core.errors.FlagError`); ``None`` when none was given.
 
     A flag counts as given when its name is in ``opts.given`` (click's ``ParameterSource``: a value
     typed equal to the default counts too); with ``opts.given`` ``None`` (the Python API), when its
     value differs from the default.
     """
     defaults = SweepOptions(server=opts.server)
-    said = []
+    flags, said, fixes = [], [], []
     for field, d in DESIGN_ONLY.items():
         if d.design == design:
             continue
@@ -91,9 +93,11 @@ def other_design_refusal(opts: SweepOptions, design: str) -> str | None:
         given = field.rpartition(".")[2] in opts.given if opts.given is not None else value != _get(defaults, field)
         if not given:
             continue
-        fix = f"give {flag_of(d.instead)} {value}" if d.instead else "drop it"
-        said.append(f"{flag_of(field)} {value} sets {d.sets}; {d.other}: {fix}, or --design {d.design}")
-    return "; ".join(said) or None
+        flag = flag_of(field)
+        flags.append(flag)
+        said.append(f"{flag} {value} sets {d.sets}; {d.other}")
+        fixes.append((f"give {flag_of(d.instead)} {value}" if d.instead else f"drop {flag}") + f", or --design {d.design}")
+    return FlagError("; ".join(said), flag=flags[0], hint="; ".join(fixes)) if said else None
 
 
 def act_on(field: str, advice: str, resumed: bool) -> str:
