@@ -32,7 +32,7 @@ from core.wording import agree, count
 from perf.analysis.recommendation.frontier import workload_recommendations
 from perf.analysis.recommendation.recommend import Recommendation, recommend
 from perf.analysis.stats.curves import curve, gpu_metric
-from perf.analysis.stats.points import P99, THROUGHPUT, Point, run_points
+from perf.analysis.stats.points import THROUGHPUT, Point, run_points
 from perf.markdown import CPU_MEASURES, TOP_N, UNSTABLE_MARK, flag_mark, fmt_given
 from perf.plots import bars as plot_bars
 from perf.plots import frontier as plot_frontier
@@ -48,7 +48,7 @@ from perf.plots.canvas import (
     series_linestyle,
 )
 from perf.plots.palette import BLACK, REFERENCE
-from perf.plots.picks import LOWEST, Pick, draw_pick, pick_points
+from perf.plots.picks import LOWEST, Pick, draw_pick, judged_latency, pick_points
 from perf.plots.styles import ALL_DISTINCT, GREY, Style, style, styles
 from perf.plots.ticks import concurrency_axis
 from perf.records.results import RunResult
@@ -128,22 +128,23 @@ def _draw_curves(
 
 
 def _mark_picks(
-    ax, points: dict[str, list[Point]], picks: Sequence[Pick], metric: str, x_metric: str | None, batch_size: int
+    ax, points: dict[str, list[Point]], picks: Sequence[Pick], metric: str, x_metric: str | None, batch_size: int, lat: str
 ) -> None:
     """Mark the picks of this panel's batch size (:func:`perf.plots.picks.pick_points`: every client
-    workload's, at the tables' numbers); the level closest to a budget no level meets on a p99 axis only. A mark at the budget's
-    quieter-rounds p99 is joined to its level's point on the curve by a thin dotted line."""
+    workload's, at the tables' numbers); the level closest to a budget no level meets on an axis of the budget's
+    latency ``lat`` only. A mark at the budget's quieter-rounds latency is joined to its level's point on the curve
+    by a thin dotted line."""
     for pick in picks:
         c = pick.choice
-        if c.batch_size != batch_size or c.variant not in points or (pick.kind == LOWEST and P99 not in (metric, x_metric)):
+        if c.batch_size != batch_size or c.variant not in points or (pick.kind == LOWEST and lat not in (metric, x_metric)):
             continue
         x, y = pick.at(x_metric), pick.at(metric)
         if x is None or y is None:
             continue
         draw_pick(ax, pick, x, y, BLACK)
-        if pick.moved and P99 in (metric, x_metric):
-            curve_x = c.latency_p99_ms if x_metric == P99 else x
-            curve_y = c.latency_p99_ms if metric == P99 else y
+        if pick.moved and pick.curve_ms is not None and lat in (metric, x_metric):
+            curve_x = pick.curve_ms if x_metric == lat else x
+            curve_y = pick.curve_ms if metric == lat else y
             ax.plot([curve_x, x], [curve_y, y], ls=":", lw=0.9, color=BLACK, zorder=4, label="_to its curve point")
 
 
@@ -171,8 +172,8 @@ def plot_metric(
 
     ``looks`` (:func:`perf.plots.styles.styles`) picks the highlighted variants and their
     style (default: every variant, each its own); the rest are grey context.
-    ``failed`` variants say so in the legend; a p99 budget (ms) is drawn as a dotted line on a p99
-    axis; the recommended levels of every client workload (``per_workload``,
+    ``failed`` variants say so in the legend; the latency budget (ms) is drawn as a dotted line on an axis of
+    the latency it is judged on (``rec``'s percentile, :func:`perf.plots.picks.judged_latency`); the recommended levels of every client workload (``per_workload``,
     :func:`perf.analysis.recommendation.frontier.workload_recommendations`; default: ``rec``'s) are starred in their
     batch size's panel (and the level closest to the budget marked when nothing meets it), at the tables'
     numbers (:func:`perf.plots.picks.pick_points`). Trade-off plots label each point
@@ -180,6 +181,7 @@ def plot_metric(
     overlapping labels.
     """
     sizes, picks = batch_sizes(points), pick_points(rec, per_workload)
+    lat, name = judged_latency(rec)
     fig, axes = panels(len(sizes))
     for ax, bs in zip(axes, sizes):
         ax.set_title(panel_title(title, bs))
@@ -187,15 +189,15 @@ def plot_metric(
         ax.set_ylabel(ylabel)
         if x_metric is None:
             _concurrency_axis(ax, points, bs)
-            if metric == P99:  # one overloaded level would otherwise squash the budget's region
+            if metric == lat:  # one overloaded level would otherwise squash the budget's region
                 log_scale_if_wide(ax, [y for pts in points.values() for _, y, _ in _series(pts, metric, None, bs)], "y")
         else:
             log_scale_if_wide(ax, [x for pts in points.values() for x, _, _ in _series(pts, metric, x_metric, bs)])
         ax.set_xlabel(xlabel or ax.get_xlabel())
-        if latency_budget_ms is not None and P99 in (metric, x_metric):
-            draw = ax.axvline if x_metric == P99 else ax.axhline
-            draw(latency_budget_ms, color=REFERENCE, ls=":", lw=1.2, label=f"p99 budget {fmt_given(latency_budget_ms, 0)} ms")
-        _mark_picks(ax, points, picks, metric, x_metric, bs)
+        if latency_budget_ms is not None and lat in (metric, x_metric):
+            draw = ax.axvline if x_metric == lat else ax.axhline
+            draw(latency_budget_ms, color=REFERENCE, ls=":", lw=1.2, label=f"{name} budget {fmt_given(latency_budget_ms, 0)} ms")
+        _mark_picks(ax, points, picks, metric, x_metric, bs, lat)
         if labels:
             _, left_out = place_labels(ax, labels)
             if left_out:
@@ -249,11 +251,13 @@ def write_plots(
         run: A loaded sweep.
         out_dir: Folder for the PNG files (the run folder).
         breakdown_concurrency: Concurrency of the breakdown bars (default: each variant's highest).
-        latency_budget_ms: Latency budget (ms), on the run's percentile: the recommendation's (when ``rec`` is
-            not given), drawn as a line on the p99 plots when that percentile is 99 (default: none).
+        latency_budget_ms: Latency budget (ms), on the run's percentile: the recommendation's when ``rec`` is
+            not given (default: none).
         rec: The recommendation to mark (default: :func:`perf.analysis.recommendation.recommend.recommend` with
             ``latency_budget_ms``), with every other client workload's picks
-            (:func:`perf.analysis.recommendation.frontier.workload_recommendations`).
+            (:func:`perf.analysis.recommendation.frontier.workload_recommendations`). Its budget's percentile is the
+            latency every plot draws, named in titles, axes and file names (``throughput_vs_p95.png``), and its
+            budget is drawn as a line on them (trial 14, T14-7: a p95 view drew p99, no budget line).
         top_n: Variants highlighted by peak throughput in a run of more than
             :data:`perf.plots.styles.ALL_DISTINCT` (the frontier and the picks are added).
 
@@ -274,10 +278,11 @@ def write_plots(
     looks = styles(points, rec, failed, top_n, per_workload, run)
     if plot_frontier.plot_frontier(points, out_dir / "pareto_frontier.png", rec, failed, per_workload) is not None:
         made["Pareto frontier"] = out_dir / "pareto_frontier.png"
+    lat, name = judged_latency(rec)  # the latency the budget is judged on: every plot's
     specs = [
         ("Throughput vs concurrency", "throughput_vs_concurrency.png", THROUGHPUT, "throughput (infer/s)", None),
-        ("p99 latency vs concurrency", "p99_vs_concurrency.png", P99, "client p99 latency (ms)", None),
-        ("Throughput vs p99 latency", "throughput_vs_p99.png", THROUGHPUT, "throughput (infer/s)", P99),
+        (f"{name} latency vs concurrency", f"{name}_vs_concurrency.png", lat, f"client {name} latency (ms)", None),
+        (f"Throughput vs {name} latency", f"throughput_vs_{name}.png", THROUGHPUT, "throughput (infer/s)", lat),
     ]
     for title, file, metric, ylabel, x_metric in specs:
         plot_metric(
@@ -287,9 +292,9 @@ def write_plots(
             title,
             out_dir / file,
             x_metric,
-            "client p99 latency (ms)" if x_metric else None,
+            f"client {name} latency (ms)" if x_metric else None,
             failed,
-            latency_budget_ms if rec.latency_percentile == 99 else None,  # the line belongs on a p99 axis only
+            rec.latency_budget_ms,
             rec,
             looks,
             per_workload,

@@ -1,11 +1,12 @@
 """The plots that scale to 200 variants: the Pareto frontier and the small multiples.
 
-* :func:`plot_frontier`: throughput against p99 of every level of every variant as light
-  grey dots, the Pareto frontier (:func:`perf.analysis.recommendation.frontier.operating_frontier`) as a highlighted
+* :func:`plot_frontier`: throughput against the latency the budget is judged on (p99 unless the
+  recommendation's percentile is another, :func:`perf.plots.picks.judged_latency`) of every level of every variant as light
+  grey dots, the Pareto frontier on that latency (:func:`perf.analysis.recommendation.frontier.operating_frontier`) as a highlighted
   line, one per client workload (:func:`perf.analysis.recommendation.frontier.workload_frontiers`: swept input size,
   client batch size; its own colour, marker and line style: workloads are never compared),
   with each point labelled ``variant c=N`` (labels never overlap each other or cover a point), the
-  recommended levels marked and the p99 budget drawn.
+  recommended levels marked and the latency budget drawn.
 * :func:`plot_small_multiples`: throughput against concurrency, one row of panels per client
   workload (:func:`workload_rows`: client batch size, swept input size; never pooled), one panel
   per value of one factor of the grid (:func:`facets`: instance count first), one line per value of a second
@@ -34,11 +35,11 @@ from perf.analysis.recommendation.excluded import candidate
 from perf.analysis.recommendation.frontier import levels_words, operating_frontier, size_order, workload_frontiers
 from perf.analysis.recommendation.recommend import Recommendation
 from perf.analysis.stats.curves import curve
-from perf.analysis.stats.points import P99, THROUGHPUT, Point
+from perf.analysis.stats.points import THROUGHPUT, Point
 from perf.markdown import flag_mark, fmt_given
 from perf.plots.canvas import Drawn, finish, log_scale_if_wide, panels, place_labels, pyplot, series_linestyle, xy
 from perf.plots.palette import BLACK, REFERENCE, SERIES
-from perf.plots.picks import LOWEST, draw_pick, pick_points
+from perf.plots.picks import LOWEST, draw_pick, judged_latency, pick_points
 from perf.plots.styles import ALL_DISTINCT, GREY, LINESTYLES, MARKERS, style
 from perf.plots.ticks import concurrency_axis, save
 from perf.records.results import RunResult
@@ -87,13 +88,15 @@ def plot_frontier(
 ) -> Drawn | None:
     """Every level in grey, the frontier highlighted and labelled, the picks of every client
     workload marked (``per_workload``, :func:`perf.plots.picks.pick_points`; default ``rec``'s) at
-    the tables' numbers, the p99 budget drawn (a p99 budget only). None (no file) when no level can be ranked."""
-    every = [p for n, pts in points.items() if n not in failed for p in pts if candidate(p)]
-    front = operating_frontier(points, failed)
+    the tables' numbers, the latency budget drawn; all on the latency ``rec``'s budget is judged on
+    (:func:`perf.plots.picks.judged_latency`). None (no file) when no level can be ranked."""
+    lat, name = judged_latency(rec)
+    every = [p for n, pts in points.items() if n not in failed for p in pts if candidate(p) and p.get(lat) is not None]
+    front = operating_frontier(points, failed, lat)
     if not front:
         return None
     fig, (ax,) = panels(1, 6.5)
-    title = "Pareto frontier: throughput vs p99, every level of every variant"
+    title = f"Pareto frontier: throughput vs {name}, every level of every variant"
     ax.set_title(title)
     by_status: dict[str, list[Point]] = {}
     for p in every:
@@ -101,7 +104,7 @@ def plot_frontier(
     for status, group in sorted(by_status.items(), key=lambda kv: (flag_mark(kv[0]) != "", kv[0])):
         flagged = flag_mark(status) != ""
         ax.plot(  # the tables' mark on each status's grey points; a flagged level drawn hollow
-            [p.value(P99) for p in group],
+            [p.value(lat) for p in group],
             [p.value(THROUGHPUT) for p in group],
             ls="none",
             marker="o",
@@ -114,36 +117,40 @@ def plot_frontier(
         )
     for i, (shape, own) in enumerate(workload_frontiers(front).items()):  # one per workload: never compared
         ax.plot(
-            [p.value(P99) for p in own],
+            [p.value(lat) for p in own],
             [p.value(THROUGHPUT) for p in own],
             marker=MARKERS[i % len(MARKERS)],
             ms=6,
             lw=2,
-            ls=series_linestyle(LINESTYLES[i % len(LINESTYLES)], [p.value(P99) for p in own]),
+            ls=series_linestyle(LINESTYLES[i % len(LINESTYLES)], [p.value(lat) for p in own]),
             color=FRONTIER_COLOURS[i % len(FRONTIER_COLOURS)],
-            drawstyle="steps-post",  # the best throughput reachable within a p99 is a step function
+            drawstyle="steps-post",  # the best throughput reachable within a latency is a step function
             label=frontier_label(shape, own),
             zorder=3,
         )
-    log_scale_if_wide(ax, [p.value(P99) for p in every])
-    if rec is not None and rec.latency_budget_ms is not None and rec.latency_percentile == 99:
+    log_scale_if_wide(ax, [p.value(lat) for p in every])
+    if rec is not None and rec.latency_budget_ms is not None:
         ax.axvline(
-            rec.latency_budget_ms, color=REFERENCE, ls=":", lw=1.2, label=f"p99 budget {fmt_given(rec.latency_budget_ms, 0)} ms"
+            rec.latency_budget_ms,
+            color=REFERENCE,
+            ls=":",
+            lw=1.2,
+            label=f"{name} budget {fmt_given(rec.latency_budget_ms, 0)} ms",
         )
     picks = [p for p in pick_points(rec, per_workload) if p.kind != LOWEST]
     for pick in picks:
-        draw_pick(ax, pick, pick.at(P99), pick.at(THROUGHPUT), BLACK)
-        if pick.moved:  # at the budget's quieter-rounds p99: joined to its level's point
+        draw_pick(ax, pick, pick.at(lat), pick.at(THROUGHPUT), BLACK)
+        if pick.moved and pick.curve_ms is not None:  # at the budget's quieter-rounds latency: joined to its level's point
             c = pick.choice
-            ax.plot(
-                [c.latency_p99_ms, pick.latency_p99_ms], [c.throughput_infer_per_s] * 2, ls=":", lw=0.9, color=BLACK, zorder=4
-            )
-    ax.set_xlabel("client p99 latency (ms)")
+            ax.plot([pick.curve_ms, pick.latency_ms], [c.throughput_infer_per_s] * 2, ls=":", lw=0.9, color=BLACK, zorder=4)
+    ax.set_xlabel(f"client {name} latency (ms)")
     ax.set_ylabel("throughput (infer/s)")
     labels = [
-        (p.value(P99), p.value(THROUGHPUT), f"{p.variant} c={p.concurrency}" + flag_mark(p.status, words=False)) for p in front
+        (p.value(lat), p.value(THROUGHPUT), f"{p.variant} c={p.concurrency}" + flag_mark(p.status, words=False)) for p in front
     ]
-    _, left_out = place_labels(ax, labels, 6.5, [(p.latency_p99_ms, p.choice.throughput_infer_per_s, 14.0) for p in picks])
+    _, left_out = place_labels(
+        ax, labels, 6.5, [(x, p.choice.throughput_infer_per_s, 14.0) for p in picks if (x := p.latency_ms) is not None]
+    )
     if left_out:
         ax.plot(
             [],

@@ -5,12 +5,17 @@ with the tables' flag mark. A plot draws these points and never looks a pick's n
 its p99 over every round, right of the budget line for a pick within the budget on its quieter
 rounds).
 
+The latency of a mark is on the percentile the budget is judged on
+(:attr:`perf.analysis.recommendation.recommend.Recommendation.latency_percentile`, the one place the
+report reads it; :func:`latency_axis` names its field and words): every plot draws that latency (trial 14,
+T14-7: a p95 view starred its pick at its p99 under a legend that said p95, with no budget line).
+
 The point: throughput the level's median (:attr:`perf.analysis.recommendation.choice.Choice.throughput_infer_per_s`);
-p99 the level's median (:attr:`~perf.analysis.recommendation.choice.Choice.latency_p99_ms`, the tables'
-column), except for a best under a p99 budget within it only on its quieter rounds
+latency the level's median at that percentile (:meth:`~perf.analysis.recommendation.choice.Choice.latency_at`),
+except for a best under the budget within it only on its quieter rounds
 (:mod:`perf.analysis.ranking.budget_latency`): there the number the verdict used, which the tables and
 the recommendation say beside the median (:attr:`~perf.analysis.recommendation.choice.Choice.judged_note`); and
-for the level closest to a p99 budget no level meets, the p99 that budget judged it on
+for the level closest to a budget no level meets, the latency that budget judged it on
 (:attr:`perf.analysis.recommendation.missed.Missed.lowest_ms`).
 """
 
@@ -20,10 +25,11 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from perf.analysis.ranking.budget_latency import DEFAULT_LATENCY_PERCENTILE, latency_metric
 from perf.analysis.recommendation.choice import Choice
 from perf.analysis.recommendation.recommend import Recommendation
 from perf.analysis.saturation.peaks import peak_title
-from perf.analysis.stats.points import P99, THROUGHPUT
+from perf.analysis.stats.points import THROUGHPUT
 from perf.markdown import flag_mark, fmt_given
 
 #: Kinds of pick: the best under the latency budget, the best peak, and where no level meets the budget the
@@ -40,14 +46,17 @@ class Pick:
     Attributes:
         kind: :data:`UNDER`, :data:`PEAK` or :data:`LOWEST`.
         choice: The level picked (a series of a client workload in a run of several).
-        latency_p99_ms: The p99 the mark sits at (ms; module docstring).
+        latency_ms: The latency the mark sits at (ms), on :attr:`percentile` (module docstring); ``None``
+            where its level has none at that percentile (no mark).
         what: The pick in words: ``"best under p99 budget 10.00 ms"``, ``"best peak throughput"``, ...
+        percentile: The client latency percentile of :attr:`latency_ms`: the budget's.
     """
 
     kind: str
     choice: Choice
-    latency_p99_ms: float
+    latency_ms: float | None
     what: str
+    percentile: int = DEFAULT_LATENCY_PERCENTILE
 
     @property
     def label(self) -> str:
@@ -59,15 +68,20 @@ class Pick:
 
     @property
     def moved(self) -> bool:
-        """The mark's p99 is not the level's median (the curve's point): the budget's quieter rounds."""
-        return self.latency_p99_ms != self.choice.latency_p99_ms
+        """The mark's latency is not the level's median (the curve's point): the budget's quieter rounds."""
+        return self.latency_ms != self.curve_ms
+
+    @property
+    def curve_ms(self) -> float | None:
+        """Its level's median latency at :attr:`percentile` (ms): the point on the curve."""
+        return self.choice.latency_at(self.percentile)
 
     def at(self, metric: str | None) -> float | None:
-        """The mark's coordinate on a ``metric`` axis: throughput, p99, or the concurrency (``None``);
-        ``None`` on any other metric's axis."""
+        """The mark's coordinate on a ``metric`` axis: throughput, its percentile's latency, or the
+        concurrency (``None``); ``None`` on any other metric's axis (another percentile's)."""
         if metric is None:
             return float(self.choice.concurrency)
-        return {THROUGHPUT: self.choice.throughput_infer_per_s, P99: self.latency_p99_ms}.get(metric)
+        return {THROUGHPUT: self.choice.throughput_infer_per_s, latency_metric(self.percentile): self.latency_ms}.get(metric)
 
 
 def pick_points(rec: Recommendation | None, per_workload: Mapping[str, Recommendation] | None = None) -> list[Pick]:
@@ -89,14 +103,16 @@ def pick_points(rec: Recommendation | None, per_workload: Mapping[str, Recommend
             (PEAK, r.best_peak, peak_title(r.best_peak).split(" (")[0].lower()),
             (LOWEST, miss.lowest if miss is not None else None, miss.label() if miss is not None else ""),
         )
+        pct = r.latency_percentile
         for kind, c, what in kinds:
             if c is None:
                 continue
-            judged = kind == UNDER and c.judged_note and r.latency_percentile == 99 and r.budget_latency_ms is not None
-            at = r.budget_latency_ms if judged else c.latency_p99_ms
-            if kind == LOWEST and miss is not None and r.latency_percentile == 99:  # the number the verdict used
+            at = c.latency_at(pct)
+            if kind == UNDER and c.judged_note and r.budget_latency_ms is not None:  # the number the verdict used
+                at = r.budget_latency_ms
+            if kind == LOWEST and miss is not None and miss.lowest_ms is not None:  # the number the verdict used
                 at = miss.lowest_ms
-            pick = Pick(kind, c, at, what)  # type: ignore[arg-type]
+            pick = Pick(kind, c, at, what, pct)
             if pick not in out:
                 out.append(pick)
     return out
@@ -117,3 +133,12 @@ def draw_pick(ax: Any, pick: Pick, x: float | None, y: float | None, color: str)
         [x], [y], ls="none", marker=MARKERS[pick.kind], ms=16 if pick.kind == UNDER else 11,
         mfc="none", mec=color, mew=1.3, zorder=4, label=pick.label,
     )  # fmt: skip
+
+
+def judged_latency(rec: Recommendation | None) -> tuple[str, str]:
+    """The latency every plot draws (module docstring): the :class:`perf.records.levels.LevelResult` field and
+    the name of the percentile the budget is judged on, ``("latency_p95_ms", "p95")``; p99 without a
+    recommendation."""
+    if rec is None:
+        return latency_metric(DEFAULT_LATENCY_PERCENTILE), f"p{DEFAULT_LATENCY_PERCENTILE}"
+    return rec.latency_field, f"p{rec.latency_percentile}"

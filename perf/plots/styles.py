@@ -21,7 +21,7 @@ from perf.analysis.recommendation.recommend import Recommendation
 from perf.analysis.stats.points import THROUGHPUT, Point
 from perf.markdown import TOP_N
 from perf.plots.palette import CONTEXT, SERIES
-from perf.plots.picks import LOWEST, pick_points, picked_variants
+from perf.plots.picks import LOWEST, judged_latency, pick_points, picked_variants
 from perf.records.results import RunResult
 
 #: Variants drawn each in its own style without selection.
@@ -86,7 +86,8 @@ def highlighted(
     best = best_levels(points, failed, run)
     ranked = sorted(best, key=lambda n: -best[n].value(THROUGHPUT))
     chosen = ranked[:top_n]
-    extra = [p.variant for p in [*best_level_frontier(points, failed, run), *operating_frontier(points, failed)]]
+    lat = judged_latency(rec)[0]  # the frontier the plots draw: on the budget's latency
+    extra = [p.variant for p in [*best_level_frontier(points, failed, run, lat), *operating_frontier(points, failed, lat)]]
     extra += picked_variants(p for p in pick_points(rec, per_workload) if p.kind != LOWEST)
     for n in extra:
         if n not in chosen:

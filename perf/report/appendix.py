@@ -15,10 +15,10 @@ from core.wording import count, sentence
 from perf.analysis.effects.main_effects import Interaction, MainEffect
 from perf.analysis.recommendation.cuts import unmeasured_text
 from perf.analysis.recommendation.excluded import candidate
-from perf.analysis.recommendation.frontier import FRONTIER_HEADERS, frontier_rows, operating_frontier, per_level_lines
+from perf.analysis.recommendation.frontier import frontier_table, operating_frontier, per_level_lines
 from perf.analysis.recommendation.recommend import Recommendation
 from perf.analysis.stats.points import Point
-from perf.markdown import APPENDIX_FILE, UNSTABLE_MARK, name_then_numbers, table
+from perf.markdown import APPENDIX_FILE, UNSTABLE_MARK
 from perf.records.results import RunResult
 from perf.report.conclusions.pairs import pair_bullets
 from perf.report.sections import coldstart as coldstart_report
@@ -74,13 +74,13 @@ def appendix_lines(
     failed = {v.name for v in run.variants if v.status == "failed"}
     lines = [f"# Appendix of sweep {run.run_id}", "", "The lists [report.md](report.md) shortens, in full.", ""]
     lines += ["## Every variant", "", *variant_table(run), ""]
-    front = operating_frontier(points, failed)
+    front = operating_frontier(points, failed, rec.latency_field)  # on the latency the budget is judged on, as report.md's
     lines += ["## Pareto frontier: the operating frontier, every level of it", ""]
-    lines += [*table(FRONTIER_HEADERS, frontier_rows(front, rec), name_then_numbers(4) + ["left"]), ""] if front else ["none", ""]
+    lines += [*frontier_table(front, rec), ""] if front else ["none", ""]
     lines += [
         "Per-level frontier (at one concurrency, among the variants measured there):",
         "",
-        *(x.strip() for x in per_level_lines(points, failed)),
+        *(x.strip() for x in per_level_lines(points, failed, rec.latency_field)),
         "",
     ]
     lines += ["## Main effects, pair by pair", ""]

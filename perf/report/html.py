@@ -2,10 +2,11 @@
 
 Written with `plotly <https://plotly.com/python/>`_ (imported lazily); the plotly.js library
 is embedded in the file (``include_plotlyjs=True``), so the page opens offline, with no
-network at view time. Two figures: throughput against p99 of every level (the Pareto
-frontier highlighted, one line per client workload as pareto_frontier.png draws it
+network at view time. Two figures: throughput against the latency the budget is judged on (p99 unless the
+budget is on another percentile, :func:`perf.plots.picks.judged_latency`) of every level (the Pareto
+frontier on it highlighted, one line per client workload as pareto_frontier.png draws it
 (:func:`perf.analysis.recommendation.frontier.workload_frontiers`), every client workload's recommended levels marked
-at the tables' numbers (:mod:`perf.plots.picks`), the p99 budget drawn) and throughput
+at the tables' numbers (:mod:`perf.plots.picks`), the latency budget drawn) and throughput
 against concurrency, one line per variant and client batch size (the highlighted ones of
 :mod:`perf.plots.styles` shown, the others one legend click away). Hovering a point shows the variant's parameters
 and the level's numbers.
@@ -27,7 +28,7 @@ from perf.analysis.stats.points import P99, THROUGHPUT, Point, run_points
 from perf.markdown import flag_mark, fmt, fmt_given
 from perf.plots.frontier import FRONTIER_COLOURS, frontier_label
 from perf.plots.palette import BLACK, CONTEXT
-from perf.plots.picks import LOWEST, UNDER, pick_points
+from perf.plots.picks import LOWEST, UNDER, judged_latency, pick_points
 from perf.plots.styles import highlighted
 from perf.records.results import RunResult
 
@@ -47,12 +48,14 @@ HOVER_PARAMS = (
 )
 
 
-def _hover(params: dict[str, Any] | None, p: Point) -> str:
+def _hover(params: dict[str, Any] | None, p: Point, lat: str = P99, name: str = "p99") -> str:
+    """A level's hover text: its numbers (the budget's latency ``lat``, named ``name``, before the p99) and the variant's parameters."""
     lines = [
         f"<b>{html.escape(p.variant)}</b>",
         f"concurrency {p.concurrency}, batch {p.batch_size} ({flag_mark(p.status).strip() or p.status})",
     ]
-    lines.append(f"{fmt(p.get(THROUGHPUT))} infer/s, p99 {fmt(p.get(P99), 2)} ms")
+    other = f"{name} {fmt(p.get(lat), 2)} ms, " if lat != P99 else ""
+    lines.append(f"{fmt(p.get(THROUGHPUT))} infer/s, {other}p99 {fmt(p.get(P99), 2)} ms")
     lines += [f"{k}: {html.escape(str(params[k]))}" for k in HOVER_PARAMS if params and k in params]
     return "<br>".join(lines)
 
@@ -70,51 +73,56 @@ def figures(run: RunResult, rec: Recommendation) -> list[Any]:
     points = run_points(run)
     failed = {v.name for v in run.variants if v.status == "failed"}
     params = {v.name: v.params for v in run.variants}
-    every = [p for n, pts in points.items() if n not in failed for p in pts if candidate(p)]
-    front = operating_frontier(points, failed)
+    lat, pct = judged_latency(rec)  # the latency the budget is judged on, as the PNG plots draw
+
+    def hover(p: Point) -> str:
+        return _hover(params[p.variant], p, lat, pct)
+
+    every = [p for n, pts in points.items() if n not in failed for p in pts if candidate(p) and p.get(lat) is not None]
+    front = operating_frontier(points, failed, lat)
     trade = go.Figure()
     trade.add_trace(
         go.Scatter(
-            x=[p.value(P99) for p in every],
+            x=[p.value(lat) for p in every],
             y=[p.value(THROUGHPUT) for p in every],
             mode="markers",
             marker={"color": CONTEXT, "size": 6},
             name=f"every level ({len(every)})",
-            text=[_hover(params[p.variant], p) for p in every],
+            text=[hover(p) for p in every],
             hoverinfo="text",
         )
     )
     for i, (shape, own) in enumerate(workload_frontiers(front).items()):  # one per client workload, as the PNG
         trade.add_trace(
             go.Scatter(
-                x=[p.value(P99) for p in own],
+                x=[p.value(lat) for p in own],
                 y=[p.value(THROUGHPUT) for p in own],
                 mode="lines+markers",
                 line={"color": FRONTIER_COLOURS[i % len(FRONTIER_COLOURS)], "width": 2, "shape": "hv"},  # steps, as the PNG
                 name=frontier_label(shape, own),
-                text=[_hover(params[p.variant], p) for p in own],
+                text=[hover(p) for p in own],
                 hoverinfo="text",
             )
         )
     per_workload = workload_recommendations(run, rec)  # every client workload's picks, as the PNG plots mark them
     for pick in pick_points(rec, per_workload):
-        if pick.kind != LOWEST:
+        if pick.kind != LOWEST and pick.latency_ms is not None:
             trade.add_trace(
                 go.Scatter(
-                    x=[pick.at(P99)],
+                    x=[pick.latency_ms],
                     y=[pick.at(THROUGHPUT)],
                     mode="markers",
                     marker={"symbol": "star" if pick.kind == UNDER else "cross", "size": 16, "color": BLACK},
                     name=pick.label,
                 )
             )
-    if rec.latency_budget_ms is not None and rec.latency_percentile == 99:
+    if rec.latency_budget_ms is not None:
         trade.add_vline(
-            x=rec.latency_budget_ms, line_dash="dot", annotation_text=f"p99 budget {fmt_given(rec.latency_budget_ms, 0)} ms"
+            x=rec.latency_budget_ms, line_dash="dot", annotation_text=f"{pct} budget {fmt_given(rec.latency_budget_ms, 0)} ms"
         )
     trade.update_layout(
-        title="Throughput vs p99, every level (hover for the variant's parameters)",
-        xaxis_title="client p99 latency (ms)",
+        title=f"Throughput vs {pct}, every level (hover for the variant's parameters)",
+        xaxis_title=f"client {pct} latency (ms)",
         yaxis_title="throughput (infer/s)",
     )
     shown = set(highlighted(points, rec, failed, per_workload=per_workload, run=run))
@@ -129,7 +137,7 @@ def figures(run: RunResult, rec: Recommendation) -> list[Any]:
                     y=[p.value(THROUGHPUT) for p in c],
                     mode="lines+markers",
                     name=name + (f" (b={bs})" if len(sizes) > 1 else ""),
-                    text=[_hover(params[name], p) for p in c],
+                    text=[hover(p) for p in c],
                     hoverinfo="text",
                     visible=True if name in shown else "legendonly",
                 )

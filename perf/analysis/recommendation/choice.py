@@ -8,6 +8,7 @@ import dataclasses
 
 from builders.repository.build_verdict import BuildVerdict
 from core.wording import count
+from perf.analysis.ranking.budget_latency import LATENCY_PERCENTILES, latency_metric
 from perf.analysis.stats.points import P99, THROUGHPUT, Point
 from perf.markdown import UNSTABLE_MARK, fmt
 
@@ -48,6 +49,9 @@ class Choice:
             an fp16 never exercised in fp16 on this host, picked and bundled with no word of it), from the
             manifest's record (:func:`perf.analysis.build_checks.run_verdict`); every place
             that names the pick says it (:meth:`describe`, :attr:`unverified`).
+        latency_ms: Median client latency per percentile (ms) of its level, ``{95: 26.59, 99: 35.15}``: a plot
+            draws its level on the budget's percentile (:meth:`latency_at`; trial 14, T14-7); a percentile the
+            level lacks is absent.
     """
 
     variant: str
@@ -74,6 +78,7 @@ class Choice:
     uncompared: list[str] = dataclasses.field(default_factory=list)
     rivals: list[str] = dataclasses.field(default_factory=list)
     build_verdict: BuildVerdict | None = None
+    latency_ms: dict[int, float] = dataclasses.field(default_factory=dict)
 
     def note(self) -> str:
         """What the console's note of the pick says beside its level: ``"too few rounds ...; `b`'s median higher,
@@ -95,7 +100,13 @@ class Choice:
     @classmethod
     def of(cls, p: Point, why: str | None = None) -> Choice:
         """The choice of candidate point ``p`` (:func:`candidate`: it has a throughput and a p99)."""
-        return cls(p.variant, p.concurrency, p.batch_size, p.value(THROUGHPUT), p.value(P99), p.stable, p.trials, p.status, why)
+        c = cls(p.variant, p.concurrency, p.batch_size, p.value(THROUGHPUT), p.value(P99), p.stable, p.trials, p.status, why)
+        c.latency_ms = {pct: v for pct in LATENCY_PERCENTILES if (v := p.get(latency_metric(pct))) is not None}
+        return c
+
+    def latency_at(self, percentile: int) -> float | None:
+        """Its level's median client latency at ``percentile`` (ms; :attr:`latency_ms`), ``None`` where not measured."""
+        return self.latency_p99_ms if percentile == 99 else self.latency_ms.get(percentile)
 
     def numbers(self) -> str:
         """Its level's numbers, ``"1,234.5 infer/s, p99 3.21 ms"`` (a budget's other percentile before the p99:

@@ -3,7 +3,10 @@
 A level ``a`` *dominates* ``b`` when ``a``'s throughput is at least ``b``'s and ``a``'s p99
 at most ``b``'s, one of the two strictly. The frontier is every candidate level (medians over
 trials that may be ranked, :func:`perf.analysis.recommendation.excluded.candidate`) that no other candidate
-dominates, sorted by p99 (lowest first, so throughput rises along it). Three views:
+dominates, sorted by p99 (lowest first, so throughput rises along it). A report whose budget is on another
+percentile (a p95 what-if view) takes every frontier on that latency instead
+(:attr:`perf.analysis.recommendation.recommend.Recommendation.latency_field`), as its plots draw it (trial 14,
+T14-7). Three views:
 
 * :func:`operating_frontier`: over every (variant, level) — the operating points worth
   choosing from; the frontier plot draws it.
@@ -37,10 +40,10 @@ FRONTIER_ROWS = 10
 PER_LEVEL_MAX = 4
 
 
-def dominates(a: Point, b: Point) -> bool:
-    """Whether ``a`` is at least as good as ``b`` on throughput (higher) and p99 (lower), and
-    better on one. Both must be candidates (a throughput and a p99)."""
-    ta, tb, la, lb = a.value(THROUGHPUT), b.value(THROUGHPUT), a.value(P99), b.value(P99)
+def dominates(a: Point, b: Point, metric: str = P99) -> bool:
+    """Whether ``a`` is at least as good as ``b`` on throughput (higher) and the latency ``metric`` (lower; default
+    p99), and better on one. Both must be candidates (a throughput and a p99) with that latency."""
+    ta, tb, la, lb = a.value(THROUGHPUT), b.value(THROUGHPUT), a.value(metric), b.value(metric)
     return ta >= tb and la <= lb and (ta > tb or la < lb)
 
 
@@ -73,8 +76,8 @@ def levels_words(points: Iterable[Point], sizes: bool = True) -> str:
     return said + (f" at {count(len(named), workloads_noun(named))} ({', '.join(named)})" if named else "")
 
 
-def frontier(points: Iterable[Point]) -> list[Point]:
-    """The non-dominated candidates of ``points``, by p99 ascending (throughput ascending too).
+def frontier(points: Iterable[Point], metric: str = P99) -> list[Point]:
+    """The non-dominated candidates of ``points``, by p99 (or ``metric``) ascending (throughput ascending too).
 
     Sort by p99 (ties: higher throughput first) and keep each point whose throughput beats
     every point kept before it: O(n log n). Two points with equal throughput and p99 are both kept.
@@ -84,8 +87,12 @@ def frontier(points: Iterable[Point]) -> list[Point]:
 
     Args:
         points: Any levels; non-candidates (:func:`perf.analysis.recommendation.excluded.candidate`) are skipped.
+        metric: The latency field (default p99); another percentile's (``latency_p95_ms``): the frontier on the
+            latency a budget is judged on, which a what-if view's plots draw (levels without it skipped).
     """
-    cands = sorted((p for p in points if candidate(p)), key=lambda p: (p.value(P99), -p.value(THROUGHPUT)))
+    cands = sorted(
+        (p for p in points if candidate(p) and p.get(metric) is not None), key=lambda p: (p.value(metric), -p.value(THROUGHPUT))
+    )
     out: list[Point] = []
     last: dict[str, Point] = {}  # the last point kept of each size
     for p in cands:
@@ -93,15 +100,15 @@ def frontier(points: Iterable[Point]) -> list[Point]:
         if prev is None or p.value(THROUGHPUT) > prev.value(THROUGHPUT):
             out.append(p)
             last[size_of(p)] = p
-        elif p.value(THROUGHPUT) == prev.value(THROUGHPUT) and p.value(P99) == prev.value(P99):
+        elif p.value(THROUGHPUT) == prev.value(THROUGHPUT) and p.value(metric) == prev.value(metric):
             out.append(p)
     return out
 
 
-def operating_frontier(points: dict[str, list[Point]], failed: Iterable[str] = ()) -> list[Point]:
-    """The frontier over every level of every variant that did not fail."""
+def operating_frontier(points: dict[str, list[Point]], failed: Iterable[str] = (), metric: str = P99) -> list[Point]:
+    """The frontier over every level of every variant that did not fail (on the latency ``metric``, :func:`frontier`)."""
     gone = set(failed)
-    return frontier(p for n, pts in points.items() if n not in gone for p in pts)
+    return frontier((p for n, pts in points.items() if n not in gone for p in pts), metric)
 
 
 def workload_frontiers(front: Iterable[Point]) -> dict[str, list[Point]]:
@@ -122,20 +129,24 @@ def best_levels(points: dict[str, list[Point]], failed: Iterable[str] = (), run:
     return {n: p for n, p in named_levels(run, points).items() if n not in gone}
 
 
-def best_level_frontier(points: dict[str, list[Point]], failed: Iterable[str] = (), run: RunResult | None = None) -> list[Point]:
-    """The frontier of the variants at their best level (:func:`best_levels`)."""
-    return frontier(best_levels(points, failed, run).values())
+def best_level_frontier(
+    points: dict[str, list[Point]], failed: Iterable[str] = (), run: RunResult | None = None, metric: str = P99
+) -> list[Point]:
+    """The frontier of the variants at their best level (:func:`best_levels`), on the latency ``metric`` (:func:`frontier`)."""
+    return frontier(best_levels(points, failed, run).values(), metric)
 
 
-def level_frontiers(points: dict[str, list[Point]], failed: Iterable[str] = ()) -> dict[tuple[int, int], list[Point]]:
-    """``{(batch size, concurrency): frontier of the variants measured at that level}``, sorted by level."""
+def level_frontiers(
+    points: dict[str, list[Point]], failed: Iterable[str] = (), metric: str = P99
+) -> dict[tuple[int, int], list[Point]]:
+    """``{(batch size, concurrency): frontier of the variants measured at that level}`` (on the latency ``metric``), sorted by level."""
     gone = set(failed)
     groups: dict[tuple[int, int], list[Point]] = {}
     for name, pts in points.items():
         if name not in gone:
             for p in pts:
                 groups.setdefault((p.batch_size, p.concurrency), []).append(p)
-    return {k: frontier(v) for k, v in sorted(groups.items())}
+    return {k: frontier(v, metric) for k, v in sorted(groups.items())}
 
 
 def _level(p: Point) -> str:
@@ -155,7 +166,9 @@ def _is(p: Point, choice: object) -> bool:
 
 
 def frontier_rows(front: list[Point], rec: Recommendation | None) -> list[list[object]]:
-    """Table rows of frontier levels: variant, level, throughput, p99, what the recommendation made of it."""
+    """Table rows of frontier levels (:func:`frontier_headers`): variant, level, throughput, the budget's percentile
+    when not p99, p99, what the recommendation made of it."""
+    other = rec.latency_field if rec is not None and rec.latency_percentile != 99 else None
     rows: list[list[object]] = []
     for p in front:
         under = rec and rec.best_under_budget
@@ -163,11 +176,21 @@ def frontier_rows(front: list[Point], rec: Recommendation | None) -> list[list[o
         top = rec and rec.best_peak
         marks = [m for m, c in ((f"best under budget{quieter}", under), (peak_mark(top or None), top)) if _is(p, c)]
         flag = flag_mark(p.status)
-        rows.append([f"`{p.variant}`{flag}", _level(p), fmt(p.get(THROUGHPUT)), fmt(p.get(P99), 2), ", ".join(marks)])
+        latencies = [fmt(p.get(m), 2) for m in (other, P99) if m is not None]
+        rows.append([f"`{p.variant}`{flag}", _level(p), fmt(p.get(THROUGHPUT)), *latencies, ", ".join(marks)])
     return rows
 
 
-FRONTIER_HEADERS = ["variant", "level", "throughput (infer/s)", "p99 (ms)", "recommended as"]
+def frontier_headers(rec: Recommendation | None) -> list[str]:
+    """The headers of :func:`frontier_rows`: the budget's percentile before the p99 when it is another."""
+    other = [f"p{rec.latency_percentile} (ms)"] if rec is not None and rec.latency_percentile != 99 else []
+    return ["variant", "level", "throughput (infer/s)", *other, "p99 (ms)", "recommended as"]
+
+
+def frontier_table(front: list[Point], rec: Recommendation | None) -> list[str]:
+    """The frontier levels as a markdown table (:func:`frontier_rows`)."""
+    headers = frontier_headers(rec)
+    return table(headers, frontier_rows(front, rec), name_then_numbers(len(headers) - 1) + ["left"])
 
 
 def frontier_section(
@@ -175,13 +198,14 @@ def frontier_section(
 ) -> list[str]:
     """The report's "Pareto frontier" section (markdown lines): the operating frontier (at
     most :data:`FRONTIER_ROWS` rows, evenly spread along it when longer), the frontier at each
-    variant's best level (:func:`best_levels` of ``run``), and per concurrency level."""
-    failed = set(failed)
-    front = operating_frontier(points, failed)
+    variant's best level (:func:`best_levels` of ``run``), and per concurrency level; on the latency the budget
+    is judged on (:attr:`~perf.analysis.recommendation.recommend.Recommendation.latency_field`)."""
+    failed, lat, said = set(failed), rec.latency_field, f"p{rec.latency_percentile}"
+    front = operating_frontier(points, failed, lat)
     if not front:
         return ["## Pareto frontier", "", "No level can be ranked, so there is no frontier."]
     sizes = size_order(size_of(p) for p in front)
-    if len(sizes) > 1:  # one frontier per size, each in p99 order (sorted is stable)
+    if len(sizes) > 1:  # one frontier per size, each in latency order (sorted is stable)
         front = sorted(front, key=lambda p: sizes.index(size_of(p)))
     shown = front
     if len(front) > FRONTIER_ROWS:  # keep both ends and the recommended levels, spread the rest evenly
@@ -194,13 +218,13 @@ def frontier_section(
         "",
         "The **operating frontier**: over every level of every variant, the levels no other level"
         + (f" of the same {workloads_noun(sizes)}" if len(sizes) > 1 else "")
-        + f" beats on both throughput and p99 ({levels_words(front)}"
+        + f" beats on both throughput and {said} ({levels_words(front)}"
         + (
             f"; one frontier per {workloads_noun(sizes)}, never compared across {plural(workloads_noun(sizes))}, each"
             if len(sizes) > 1
             else ","
         )  # fmt: skip
-        + " lowest p99 first; every other level is slower, has a higher p99, or both). "
+        + f" lowest {said} first; every other level is slower, has a higher {said}, or both). "
         + (
             f"{len(shown)} of them shown, evenly spread along it; all in [{APPENDIX_FILE}]({APPENDIX_FILE}). "
             if shown is not front
@@ -208,15 +232,15 @@ def frontier_section(
         )
         + f"{UNSTABLE_MARK}: a flagged level (unstable or host busy).",
         "",
-        *table(FRONTIER_HEADERS, frontier_rows(shown, rec), name_then_numbers(4) + ["left"]),
+        *frontier_table(shown, rec),
         "",
     ]
-    best = best_level_frontier(points, failed, run)
+    best = best_level_frontier(points, failed, run, lat)
     lines.append(
         f"- **Variant frontier** (another definition: each variant reduced to its best level, then the variants no "
-        f"other beats on both): {_names(best, 6)} (lowest p99 first)." + _why_differ(front, best)
+        f"other beats on both): {_names(best, 6)} (lowest {said} first)." + _why_differ(front, best, said)
     )
-    per = per_level_lines(points, failed)
+    per = per_level_lines(points, failed, lat)
     if len(per) <= PER_LEVEL_MAX:
         lines += ["- **Per-level frontier** (a third: at one concurrency, among the variants measured there):", *per]
     else:
@@ -226,28 +250,30 @@ def frontier_section(
     return lines
 
 
-def _why_differ(front: list[Point], best: list[Point]) -> str:
+def _why_differ(front: list[Point], best: list[Point], said: str = "p99") -> str:
     """Why the variant frontier names other variants than the operating frontier, when it does."""
     if {p.variant for p in best} == {p.variant for p in front}:
         return ""
     return (
         " It differs from the operating frontier above by definition, not by error: there a variant is on it with "
-        "any level nothing beats (often a low-concurrency level: low p99, less throughput); here only with its best "
+        f"any level nothing beats (often a low-concurrency level: low {said}, less throughput); here only with its best "
         "level (its highest throughput)."
     )
 
 
-def per_level_lines(points: dict[str, list[Point]], failed: Iterable[str] = ()) -> list[str]:
-    """One indented bullet per level naming its frontier's variants."""
-    return [f"  - {_level(ps[0])}: {_names(ps)}" for ps in level_frontiers(points, failed).values() if ps]
+def per_level_lines(points: dict[str, list[Point]], failed: Iterable[str] = (), metric: str = P99) -> list[str]:
+    """One indented bullet per level naming its frontier's variants (on the latency ``metric``)."""
+    return [f"  - {_level(ps[0])}: {_names(ps)}" for ps in level_frontiers(points, failed, metric).values() if ps]
 
 
 def frontier_summary(
     points: dict[str, list[Point]], rec: Recommendation, failed: Iterable[str] = (), run: RunResult | None = None
 ) -> str:
-    """One sentence for the recommendation: the frontier's ends and whether each pick is on it; each end
-    with its build's verdict when it is not ``ok`` (``run``'s: :func:`perf.analysis.build_checks.named`)."""
-    front = operating_frontier(points, failed)
+    """One sentence for the recommendation: the frontier's ends and whether each pick is on it (on the latency
+    the budget is judged on, as :func:`frontier_section`); each end with its build's verdict when it is not ``ok``
+    (``run``'s: :func:`perf.analysis.build_checks.named`)."""
+    lat, said = rec.latency_field, f"p{rec.latency_percentile}"
+    front = operating_frontier(points, failed, lat)
     if not front:
         return ""
     sizes = size_order(size_of(p) for p in front)
@@ -257,8 +283,8 @@ def frontier_summary(
         lo, hi = own[0], own[-1]
         ends.append(
             (f"at {size}: " if size else "")
-            + f"from {named(run, lo.variant)} at {_level(lo)} (lowest p99, {fmt(lo.get(P99), 2)} ms, {fmt(lo.get(THROUGHPUT))} infer/s) "
-            f"to {named(run, hi.variant)} at {_level(hi)} (highest throughput, {fmt(hi.get(THROUGHPUT))} infer/s, p99 {fmt(hi.get(P99), 2)} ms)"
+            + f"from {named(run, lo.variant)} at {_level(lo)} (lowest {said}, {fmt(lo.get(lat), 2)} ms, {fmt(lo.get(THROUGHPUT))} infer/s) "
+            f"to {named(run, hi.variant)} at {_level(hi)} (highest throughput, {fmt(hi.get(THROUGHPUT))} infer/s, {said} {fmt(hi.get(lat), 2)} ms)"
         )
     apart = (
         "; one per client workload (input size, client batch size), never compared across workloads: a size or a "
@@ -275,7 +301,7 @@ def frontier_summary(
         for what, c in (("best under budget", rec.best_under_budget), (peak_mark(rec.best_peak), rec.best_peak))
         if c is not None and not any(_is(p, c) for p in front)
     ]
-    if off:  # a flagged level with more throughput at no more p99 beats the stable pick
+    if off:  # a flagged level with more throughput at no more latency beats the stable pick
         text += (
             f"; the {' and the '.join(off)} {agree(len(off), 'pick is', 'picks are')} not on it (a flagged level "
             f"beats {agree(len(off), 'it', 'them')} on both)"

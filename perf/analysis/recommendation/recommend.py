@@ -97,6 +97,12 @@ class Recommendation:
     knee_rule: str = dataclasses.field(default_factory=knee_words)
 
     @property
+    def latency_field(self) -> str:
+        """The :class:`perf.records.levels.LevelResult` field of :attr:`latency_percentile` (``latency_p95_ms``): the
+        latency the budget is judged on, which the frontier and every plot are drawn on (trial 14, T14-7)."""
+        return latency_metric(self.latency_percentile)
+
+    @property
     def budget_text(self) -> str:
         """``"p95 budget of 20.00 ms"`` (empty without a budget)."""
         if self.latency_budget_ms is None:

@@ -32,13 +32,13 @@ def run_dir(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize(
-    ("args", "folder", "words"),
+    ("args", "folder", "words", "pct"),
     [
-        (["--latency-budget-ms", "5"], "report-budget5ms", "p99 budget 5 ms instead of the run's 25 ms"),
-        (["--latency-percentile", "95", "--top", "3"], "report-p95-top3", "the budget on p95 instead of the run's p99"),
+        (["--latency-budget-ms", "5"], "report-budget5ms", "p99 budget 5 ms instead of the run's 25 ms", "p99"),
+        (["--latency-percentile", "95", "--top", "3"], "report-p95-top3", "the budget on p95 instead of the run's p99", "p95"),
     ],
 )
-def test_a_what_if_report_is_written_beside_the_runs_report(run_dir: Path, args: list[str], folder: str, words: str):
+def test_a_what_if_report_is_written_beside_the_runs_report(run_dir: Path, args: list[str], folder: str, words: str, pct: str):
     before = _digests(run_dir)
     assert {"report.md", "appendix.md", "results.json", "p99_vs_concurrency.png"} <= set(before)
     out = CliRunner().invoke(cli, ["report", str(run_dir), *args])
@@ -48,8 +48,8 @@ def test_a_what_if_report_is_written_beside_the_runs_report(run_dir: Path, args:
     text = (view / REPORT_FILE).read_text()
     assert "**What-if view**" in text and words in text
     assert f"[{REPORT_FILE}](../{REPORT_FILE})" in text  # the run's own report, one folder up
-    assert (view / "appendix.md").exists() and (view / "p99_vs_concurrency.png").stat().st_size > 5000
-    assert "![p99 latency vs concurrency](p99_vs_concurrency.png)" in text  # its own plots, beside it
+    assert (view / "appendix.md").exists() and (view / f"{pct}_vs_concurrency.png").stat().st_size > 5000
+    assert f"![{pct} latency vs concurrency]({pct}_vs_concurrency.png)" in text  # its own plots, beside it, on its percentile
     assert f"what-if report (an option differs from the run's; its own report.md is unchanged): {view / REPORT_FILE}" in (
         " ".join(out.output.split())
     )
