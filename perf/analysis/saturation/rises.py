@@ -111,6 +111,8 @@ class Rising:
         not distinguishable from noise (3 rounds, host busy; p = 0.25, sign test)"``; flat: ``"throughput
         +3.0 % from c=2 to c=4, no more than the 5 % a step must gain"``; the gain's :meth:`basis` after the
         levels where the medians shown read another gain."""
+        if self.gain_pct is None and self.rounds == 0:  # a rounds run's two levels never shared a round: no gain to say
+            return f"throughput from c={low} to c={high} not told: the two were never measured in the same round"
         gain = f" {_pct(self.gain_pct / 100.0)}" if self.gain_pct is not None else ""
         span = f"from c={low} to c={high}{self.basis()}{self.beyond(low, high)}"
         if self.rises:

@@ -148,3 +148,16 @@ def test_a_gain_beyond_the_concurrencys_ratio_says_what_it_means():
     within = _run({1: [100.0] * 3, 4: [390.0] * 3}).variants[0]
     lo, hi = (side_of(within, next(lv for lv in within.levels if lv.concurrency == c)) for c in (1, 4))
     assert "Little's law" not in paired_rise(within, lo, hi, 5.0).words(1, 4)
+
+
+def test_two_levels_never_measured_in_the_same_round_say_no_gain():
+    """The re-check of trial 14's demo: "its ladder stopped at the p99 latency budget with throughput from c=8 to
+    c=16, not distinguishable from noise (never measured in the same round)": a sentence without its gain."""
+    from perf.analysis.ranking.operating import side_of
+
+    run = _run({8: [100.0, 0.0, 110.0], 16: [0.0, 120.0, 0.0]})
+    vr = run.variants[0]
+    vr.levels = [lv for lv in vr.levels if lv.throughput_infer_per_s]
+    lo, hi = (side_of(vr, next(lv for lv in vr.levels if lv.concurrency == c)) for c in (8, 16))
+    words = paired_rise(vr, lo, hi, 5.0).words(8, 16)
+    assert words == "throughput from c=8 to c=16 not told: the two were never measured in the same round", words
