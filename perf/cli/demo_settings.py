@@ -175,12 +175,15 @@ def as_demo(text: str, knobs: Sequence[tuple[str, str]]) -> str:
 
 def advice(run_dir: Path, knobs: Sequence[tuple[str, str]]) -> list[str]:
     """The run's advice that names one of ``knobs``' flags, each said by :func:`as_demo`: the line that
-    skips the in-process baseline and the pick's caveat on the variants cut for time."""
+    skips the in-process baseline, the note on one the budget cut after it started (the re-check of trial 14:
+    "--time-budget 2m keeps it" in a demo) and the pick's caveat on the variants cut for time."""
     from perf.analysis.recommendation.cuts import unmeasured_caveat
     from perf.records.results import load
+    from perf.sweep.baseline_step import CUT_NOTE
 
     run = load(run_dir)
     texts = [f"in-process baseline {c.reason}" for c in (run.rounds.cuts if run.rounds else []) if c.kind == "baseline"]
+    texts += [n for n in (run.baseline.notes if run.baseline else []) if n.startswith(CUT_NOTE)]  # cut after it started
     texts += [caveat] if (caveat := unmeasured_caveat(run)) else []
     return [as_demo(t, knobs) for t in texts if as_demo(t, knobs) != t]
 

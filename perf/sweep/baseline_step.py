@@ -28,6 +28,10 @@ from perf.sweep.rounds import RoundsSweep
 
 log = logging.getLogger(__name__)
 
+#: How the note on a baseline the time budget cut after it started begins (:meth:`BaselineStep._after_cut`; the
+#: demo finds it by this to say its advice as ``DEMO_TIME_BUDGET``: :func:`perf.cli.demo_settings.advice`).
+CUT_NOTE = "in-process baseline cut for time"
+
 
 class BaselineStep(RoundsSweep):
     """The in-process baseline's part of a sweep (module docstring)."""
@@ -136,6 +140,6 @@ class BaselineStep(RoundsSweep):
             f"`triton-perf baseline {self.run_dir}{again}` measures it again afterwards, without a time budget; "
             f"{self.baseline_keeps or 'a longer --time-budget keeps it'}"
         )
-        b.notes.append(f"in-process baseline cut for time ({', '.join(f'`{m}`' for m in cut)}): {hint}")
+        b.notes.append(f"{CUT_NOTE} ({', '.join(f'`{m}`' for m in cut)}): {hint}")
         log.warning("%s", b.notes[-1])
         self._save()

@@ -169,7 +169,7 @@ def test_the_start_the_plan_line_says_is_the_one_checked(measured: list[Any], ca
 
 
 def test_a_baseline_the_budget_cut_after_it_started_says_what_measures_it(
-    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, tmp_path: Path
 ) -> None:
     """Trial 14, T14-4: a resume's baseline started (its estimate fitted) but its loads spent what the rounds
     left: "`mobilenet`: not measured: the time budget ran out before its first round", and no word of what
@@ -198,6 +198,14 @@ def test_a_baseline_the_budget_cut_after_it_started_says_what_measures_it(
         "afterwards, without a time budget; --resume demo --time-budget 4m keeps it"
     )
     assert said in caplog.text
+    # the demo says it as its own setting (perf.cli.demo_settings.advice; the re-check of trial 14)
+    from perf.cli.demo_settings import advice
+    from perf.records import results
+
+    results.save(sw.run, tmp_path)
+    (demo,) = advice(tmp_path, [("--time-budget", "DEMO_TIME_BUDGET")])
+    assert demo.startswith("in-process baseline cut for time (`mobilenet`, `kws`)")
+    assert demo.endswith("DEMO_TIME_BUDGET=4m make demo keeps it") and "--time-budget" not in demo
     # a baseline every model of which was timed in all its rounds says nothing more
     timed[1] = BaselinePoint(keys["kws"], 1, latency_median_ms=2.0, throughput_infer_per_s=500.0, rounds_ms=[2.0] * 8)
     timed.append(BaselinePoint(keys["mobilenet"], 1, latency_median_ms=2.0, throughput_infer_per_s=500.0, rounds_ms=[2.0] * 8))
