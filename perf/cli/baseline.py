@@ -151,6 +151,7 @@ def baseline(
     is_run = (target / RESULTS_FILE).is_file()
     if repository is not None and not is_run:
         raise click.UsageError(f"-r/--repository names a run's repository: {target} is a repository itself, not a run folder")
+    estimate_opts = _estimate_opts(target, opts, repository)  # the run read once: the refusal's and both estimates'
     if not is_run:
         out = out or Path("results") / f"baseline-{new_run_id()}"
         if not replace:  # an earlier baseline.json / profile.json in --out: kept, never written over unasked
@@ -162,10 +163,11 @@ def baseline(
         from perf.profile.replacing import refuse_replacing
         from perf.records.results import load
 
-        refuse_replacing(load(target), baseline=not profile_only, trace=trace, precision=bool(precisions))
+        run = estimate_opts.run if estimate_opts is not None else load(target)  # unreadable: refused in its own words
+        refuse_replacing(run, baseline=not profile_only, trace=trace, precision=bool(precisions))
     say = _say()
     if not profile_only:
-        if said := _estimate_words(target, opts, repository, time_budget):
+        if said := _estimate_words(estimate_opts, time_budget):
             say(said)
         if is_run:
             result = api.baseline_for_run(target, opts, _progress(), repository, replace=replace)
@@ -180,7 +182,7 @@ def baseline(
         from perf.profile import run as profile_run
 
         started = time.monotonic()
-        if said := _profile_words(target, opts, repository, trace, precisions, time_budget):
+        if said := _profile_words(estimate_opts, trace, precisions, time_budget):
             say(said)
         profile, stored = profile_run.profile_target(
             target, opts, out, trace=trace, precisions=precisions, repository=repository, say=say, replace=replace
@@ -208,38 +210,46 @@ def _left(budget: float | None, opts: Any) -> str:
     return f"; within the time budget, {fmt(max(opts.deadline - time.monotonic(), 0.0), 0)} s left of {fmt(budget, 0)} s"
 
 
-def _estimate_words(target: Path, opts: Any, repository: Path | None, budget: float | None) -> str:
-    """The in-process baseline's estimate, said before it starts (:func:`perf.profile.estimate.estimate`)."""
+def _estimate_opts(target: Path, opts: Any, repository: Path | None) -> Any | None:
+    """``opts`` as the estimates read them: for a run folder ``target``, with its run (its repository, or
+    ``repository``, and its measured levels), read once for both estimates; ``None`` where the run cannot be
+    read (what the command then refuses, in its own words)."""
     import dataclasses
 
     from perf.profile.checks import run_repository
-    from perf.profile.estimate import estimate
     from perf.records import results
 
+    if not (target / results.RESULTS_FILE).is_file():
+        return opts
     try:
-        if (target / results.RESULTS_FILE).is_file():
-            run = results.load(target)
-            opts = dataclasses.replace(opts, repository=run_repository(run, repository), run=run)
+        run = results.load(target)
+        return dataclasses.replace(opts, repository=run_repository(run, repository), run=run)
+    except ToolkitError:
+        return None
+
+
+def _estimate_words(opts: Any | None, budget: float | None) -> str:
+    """The in-process baseline's estimate, said before it starts (:func:`perf.profile.estimate.estimate`;
+    ``opts``: :func:`_estimate_opts`)."""
+    from perf.profile.estimate import estimate
+
+    if opts is None:
+        return ""
+    try:
         e = estimate(opts)
     except ToolkitError:  # what the baseline itself then refuses, in its own words
         return ""
     return f"in-process baseline: an estimated {fmt(e.seconds, 0)} s ({count(e.variants, 'variant')}, {count(e.points, 'point')}){_left(budget, opts)}"
 
 
-def _profile_words(
-    target: Path, opts: Any, repository: Path | None, trace: bool, precisions: Sequence[str], budget: float | None
-) -> str:
-    """The traces' and the precision study's estimate, said before they start (:func:`perf.profile.estimate.profile_estimate`)."""
-    import dataclasses
-
-    from perf.profile.checks import run_repository
+def _profile_words(opts: Any | None, trace: bool, precisions: Sequence[str], budget: float | None) -> str:
+    """The traces' and the precision study's estimate, said before they start
+    (:func:`perf.profile.estimate.profile_estimate`; ``opts``: :func:`_estimate_opts`)."""
     from perf.profile.estimate import profile_estimate
-    from perf.records import results
 
+    if opts is None:
+        return ""
     try:
-        if (target / results.RESULTS_FILE).is_file():
-            run = results.load(target)
-            opts = dataclasses.replace(opts, repository=run_repository(run, repository), run=run)
         e = profile_estimate(opts, trace=trace, precisions=precisions)
     except ToolkitError:  # what the profile itself then refuses, in its own words
         return ""

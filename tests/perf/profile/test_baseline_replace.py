@@ -122,3 +122,23 @@ def test_replaced_traces_are_kept_with_their_files_and_put_back_when_nothing_is_
     assert [t.file for t in saved.replaced_traces] == [f"traces/replaced-1/{name}"]
     assert (run_dir / "traces" / "replaced-1" / name).read_text() == "the sweep's trace"
     assert (run_dir / "traces" / name).read_text() == "the new trace"
+
+
+def _said(run_dir: Path, monkeypatch: Any) -> tuple[str, list[Path]]:
+    """What `baseline RUN --trace --replace` says on stderr before it measures, and each read of a results.json."""
+    from perf.records import results
+
+    reads: list[Path] = []
+    real = results.load
+    monkeypatch.setattr(results, "load", lambda d, *a, **k: reads.append(Path(d)) or real(d, *a, **k))
+    monkeypatch.setattr(api, "baseline_for_run", lambda *a, **k: _baseline("2026-12-03T15:01:00", 301.0))
+    monkeypatch.setattr(profile_run, "profile_target", lambda *a, **k: (_ for _ in ()).throw(SystemExit(0)))
+    res = CliRunner().invoke(cli, ["baseline", str(run_dir), "--trace", "--replace"])
+    assert res.exit_code == 0, res.output
+    return " ".join(res.stderr.split()), reads
+
+
+def test_a_runs_estimates_are_made_from_one_read_of_it(swept, monkeypatch):
+    """Both estimates, the baseline's and the traces', are made from one read of the run's results.json (each read it)."""
+    run_dir, _repo = swept
+    assert _said(run_dir, monkeypatch)[1] == [run_dir]
