@@ -239,6 +239,8 @@ def _estimate_words(opts: Any | None, budget: float | None) -> str:
         e = estimate(opts)
     except ToolkitError:  # what the baseline itself then refuses, in its own words
         return ""
+    if not e.points:  # nothing to estimate: what the baseline then says of it, not "an estimated 0 s (0 variants, 0 points)"
+        return ""
     return f"in-process baseline: an estimated {fmt(e.seconds, 0)} s ({count(e.variants, 'variant')}, {count(e.points, 'point')}){_left(budget, opts)}"
 
 
@@ -252,6 +254,8 @@ def _profile_words(opts: Any | None, trace: bool, precisions: Sequence[str], bud
     try:
         e = profile_estimate(opts, trace=trace, precisions=precisions)
     except ToolkitError:  # what the profile itself then refuses, in its own words
+        return ""
+    if not e.traces and not e.rows:  # nothing to estimate: the profile then refuses it (not ": at most about 0 s")
         return ""
     return f"traces and precision study: {e.words()}{_left(budget, opts)}"
 

@@ -142,3 +142,11 @@ def test_a_runs_estimates_are_made_from_one_read_of_it(swept, monkeypatch):
     """Both estimates, the baseline's and the traces', are made from one read of the run's results.json (each read it)."""
     run_dir, _repo = swept
     assert _said(run_dir, monkeypatch)[1] == [run_dir]
+
+
+def test_an_estimate_of_nothing_planned_is_not_said(swept, monkeypatch):
+    """A run none of whose variants the repository plans (no build record here) said "an estimated 0 s
+    (0 variants, 0 points)" and "traces and precision study: : at most about 0 s" before refusing."""
+    run_dir, _repo = swept
+    said, _ = _said(run_dir, monkeypatch)
+    assert "an estimated 0 s" not in said and ": :" not in said and "at most about 0 s" not in said
