@@ -41,17 +41,23 @@ def _level(key: LevelKey, error: str | None = None, thr: float = 100.0) -> Level
     return LevelResult(c, b, t, request_rate=r, shape=sh, throughput_infer_per_s=thr * c**0.5, latency_p99_ms=1.0)
 
 
-def test_a_level_refused_on_its_first_visit_is_visited_once_and_is_no_round() -> None:
-    rules = RoundRules(max_rounds=10)
-    run, events = _run(("bad",), rules), []
+def _one_level_failing(name: str, error: str, max_rounds: int) -> tuple[RunResult, list[LevelKey], list[dict[str, Any]]]:
+    """Variant ``name``'s one level (c=1), every visit of which fails with ``error``, run in up to ``max_rounds``
+    rounds: the run, each visit's level and the events."""
+    run, events = _run((name,), RoundRules(max_rounds=max_rounds)), []
     sched = _engine(run, (1,), False, events)
     visits: list[LevelKey] = []
 
-    def measure(name: str, key: LevelKey) -> LevelResult:
+    def measure(_name: str, key: LevelKey) -> LevelResult:
         visits.append(key)
-        return _level(key, REFUSED)
+        return _level(key, error)
 
-    sched.run_group(["bad"], 0, measure)
+    sched.run_group([name], 0, measure)
+    return run, visits, events
+
+
+def test_a_level_refused_on_its_first_visit_is_visited_once_and_is_no_round() -> None:
+    run, visits, events = _one_level_failing("bad", REFUSED, 10)
     assert len(visits) == 1  # not measured again in each of max_rounds rounds
     assert run.rounds.measured() == [] and run.rounds.group_rounds(0) == []
     assert [v.failed for r in run.rounds.rounds for v in r.order] == [True]  # the visit is kept, and says it failed
@@ -159,15 +165,7 @@ def test_a_level_whose_windows_see_no_request_in_every_visit_fails_after_its_win
 def test_a_variant_whose_only_level_sees_no_request_fails_after_its_window_visits() -> None:
     from perf.search.failed import WINDOW_VISITS
 
-    run, events = _run(("slow",), RoundRules(max_rounds=10)), []
-    sched = _engine(run, (1,), False, events)
-    visits: list[LevelKey] = []
-
-    def measure(name: str, key: LevelKey) -> LevelResult:
-        visits.append(key)
-        return _level(key, NO_REQUEST)
-
-    sched.run_group(["slow"], 0, measure)
+    run, visits, _ = _one_level_failing("slow", NO_REQUEST, 10)
     assert len(visits) == WINDOW_VISITS
     vr = run.variant("slow")
     assert vr.status == "failed" and vr.error.startswith(NO_REQUEST)
