@@ -187,7 +187,7 @@ def baseline(
         profile, stored = profile_run.profile_target(
             target, opts, out, trace=trace, precisions=precisions, repository=repository, say=say, replace=replace
         )
-        if cut := cut_words(profile, target, trace, precisions):
+        if cut := cut_words(profile, target, trace, precisions, out):
             say(cut)
         click.echo("\n".join(profile_section(profile, operators=None)))
         click.echo(profile_line(profile, stored, time.monotonic() - started, trace=trace, precision=bool(precisions)))
@@ -260,8 +260,9 @@ def _profile_words(opts: Any | None, trace: bool, precisions: Sequence[str], bud
     return f"traces and precision study: {e.words()}{_left(budget, opts)}"
 
 
-def cut_words(profile: ProfileRecord, target: Path, trace: bool, precisions: Sequence[str]) -> str:
-    """What the time budget cut of the traces and the precision study, and what measures it (``""``: nothing cut)."""
+def cut_words(profile: ProfileRecord, target: Path, trace: bool, precisions: Sequence[str], out: Path | None = None) -> str:
+    """What the time budget cut of the traces and the precision study, and what measures it (``""``: nothing cut;
+    ``out``: a repository's ``--out``, :func:`perf.profile.run.measures_again`)."""
     from perf.records.profile import CUT
 
     traces = sum(1 for t in profile.traces if t.status == CUT)
@@ -271,7 +272,7 @@ def cut_words(profile: ProfileRecord, target: Path, trace: bool, precisions: Seq
     from perf.profile.run import measures_again
 
     what = " and ".join(([count(traces, "trace")] if traces else []) + ([count(rows, "precision row")] if rows else []))
-    return f"cut for time: {what} not measured; {measures_again(target, trace, precisions)}"
+    return f"cut for time: {what} not measured; {measures_again(target, trace, precisions, out)}"
 
 
 def profile_line(profile: ProfileRecord, stored: Path, seconds: float, *, trace: bool, precision: bool) -> str:

@@ -168,7 +168,7 @@ def profile_target(
         record = profile_variants(opts, out_dir, trace=trace, precisions=precisions, say=say)
         rows: list[TraceRecord | PrecisionRow] = [*record.traces, *record.precision]
         for r in rows:  # the report says what measures a cut one
-            r.reason = f"{r.reason}; {measures_again(target, trace, precisions)}" if r.status == CUT else r.reason
+            r.reason = f"{r.reason}; {measures_again(target, trace, precisions, out_dir)}" if r.status == CUT else r.reason
         record = refuse_nothing_profiled(record)
     if in_file is not None and moved:  # a repository's earlier profile.json, kept by save_profile, names where they went
         for t in in_file.traces:
@@ -179,11 +179,13 @@ def profile_target(
     return record, save_profile(record, out_dir)
 
 
-def measures_again(target: Path, trace: bool, precisions: Sequence[str]) -> str:
+def measures_again(target: Path, trace: bool, precisions: Sequence[str], out: Path | None = None) -> str:
     """What measures a trace or precision row a time budget cut: ``"`triton-perf baseline RUN --profile-only
     --trace --precision fp32,fp16 --replace` measures it without a time budget"`` (``--replace``: the
-    rows measured now are kept beside the new, :mod:`perf.profile.replacing`)."""
-    again = f"triton-perf baseline {target} --profile-only" + (" --trace" if trace else "")
+    rows measured now are kept beside the new, :mod:`perf.profile.replacing`); of a repository, with the
+    ``--out`` its profile.json is in (``out``: without it the command writes a new folder of its own)."""
+    into = f" --out {out}" if out is not None and Path(out) != Path(target) else ""
+    again = f"triton-perf baseline {target}{into} --profile-only" + (" --trace" if trace else "")
     again += f" --precision {','.join(precisions)}" if precisions else ""
     return f"`{again} --replace` measures it without a time budget"
 

@@ -87,6 +87,14 @@ def test_what_a_budget_cut_is_said_with_what_measures_it() -> None:
     assert cut_words(ProfileRecord(), Path("results/r"), True, []) == ""
 
 
+def test_what_measures_a_repositorys_cut_rows_writes_into_its_out() -> None:
+    """A repository's cut rows are in its --out's profile.json: the command said without --out wrote a new folder."""
+    record = ProfileRecord([TraceRecord(format="onnx", profiler="", device="cpu", batch_size=1, status=CUT, reason="r")])
+    said = cut_words(record, Path("repo"), True, [], Path("results/b1"))
+    assert "`triton-perf baseline repo --out results/b1 --profile-only --trace --replace`" in said
+    assert "--out" not in cut_words(record, Path("results/r"), True, [], Path("results/r"))  # a run's folder is its out
+
+
 def test_the_time_budget_is_read_by_the_sweeps_parser(tmp_path: Path) -> None:
     done = CliRunner().invoke(baseline_cmd, [str(tmp_path), "--time-budget", "2min"])
     assert done.exit_code == 2 and "time budget '2min' is not a duration" in done.output
