@@ -184,7 +184,7 @@ class _progress:
     def on_event(self, e: dict[str, Any]) -> None:
         from rich.markup import escape
 
-        from perf.records.levels import window_failure
+        from perf.records.levels import TRANSIENT_WORDS, transient_failure, window_failure
 
         log = self.bar.console.log
         if e["event"] == "level_start":
@@ -198,12 +198,13 @@ class _progress:
             lv = e["level"]
             trial = f" t={lv.trial + 1}/{self.trials}" if self.trials > 1 else ""
             self.last = f" | last {lv.throughput_infer_per_s:.0f} infer/s" if lv.ok else ""
-            # a round's window with no request completed is no measurement this round (perf.search.failed)
-            missed = e.get("round") is not None and window_failure(lv.error)
+            # a round's transient error (no request in a window, the server's state) is no measurement this round (perf.search.failed)
+            missed = e.get("round") is not None and transient_failure(lv.error)
             note = (
                 f"{lv.throughput_infer_per_s:.0f} infer/s, p99 {lv.latency_p99_ms:.2f} ms"
                 if lv.ok
-                else f"{'not measured this round' if missed else 'failed'}: "
+                else f"{'not measured this round' if missed else 'failed'}"
+                f"{f' ({TRANSIENT_WORDS})' if missed and not window_failure(lv.error) else ''}: "
                 f"{short_error(lv.error or 'perf_analyzer measured no throughput')}"
             )
             flag = "" if lv.status in ("ok", "failed") else f" [{lv.status}]"

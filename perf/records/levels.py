@@ -46,6 +46,39 @@ def window_failure(error: str | None) -> bool:
     return error is not None and NO_REQUEST_IN_WINDOW in error.lower()
 
 
+#: What perf_analyzer and tritonclient say when a request met the server's state of that moment, not
+#: something of the model's requests: a version being (re)loaded or swapped out of the server's index
+#: ("failed to find the requested model version", "is not at ready state", "has no available versions"),
+#: a connection the busy server or host dropped, a reply later than its deadline (re-check of trial 14,
+#: NEW-3: "failed to find the requested model version" at c=16 while server.log had the model loaded
+#: throughout, a level other rounds measured). An error not named here (a shape or datatype the model
+#: refuses, a model name the server never had) is the same each time.
+TRANSIENT_ERRORS = (
+    "failed to find the requested model version",
+    "is not at ready state",
+    "has no available versions",
+    "connection reset",
+    "broken pipe",
+    "socket closed",
+    "stream removed",
+    "timed out",
+    "timeout was reached",
+    "deadline exceeded",
+)
+#: How a transient error (:func:`transient_failure`, not a window's) is told: what it is, and what it is not.
+TRANSIENT_WORDS = "an error of the server's state at that moment under load, not of the model repository"
+
+
+def transient_failure(error: str | None) -> bool:
+    """Whether ``error`` depends on the moment, not on the level's requests: a window that saw no request
+    complete (:func:`window_failure`) or the server's state of that moment (:data:`TRANSIENT_ERRORS`). Another
+    visit may measure the level; any other error is met the same way each time."""
+    if error is None:
+        return False
+    low = error.lower()
+    return window_failure(error) or any(t in low for t in TRANSIENT_ERRORS)
+
+
 @dataclass(config=_CONFIG)
 class LevelResult:
     """One measurement point: one variant at one concurrency and client batch size.

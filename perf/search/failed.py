@@ -9,14 +9,18 @@ that has numbers, fails with its level's error (trial 11, F21: a level refused o
 was measured again in each of 10 rounds, counted as 10 rounds). A window that saw no request
 complete (:func:`perf.records.levels.window_failure`) depends on the host's load of that moment
 (trial 14, T14-3: c=1 measured in round 1 and "failed" in round 2 on a busy host, which ended its
-ladder): it is no measurement this round, and a level fails by it only when
-:data:`WINDOW_VISITS` visits saw none and no round measured it. A round whose every visit failed
-is no round (:meth:`perf.records.rounds.RoundsRecord.measured`).
+ladder), and so does an error of the server's state of that moment (:func:`perf.records.levels.transient_failure`:
+a version the server's index did not find while the sweep had it loaded, a dropped connection, a
+deadline; re-check of trial 14, NEW-3: "failed to find the requested model version" ended two ladders
+while server.log had the models loaded): either is no measurement this round, and a level fails by it
+only when :data:`WINDOW_VISITS` visits met one and no round measured it. Every visit of this design is
+to a variant the sweep loaded (:mod:`perf.sweep.rounds`), so such a failure says the model was loaded.
+A round whose every visit failed is no round (:meth:`perf.records.rounds.RoundsRecord.measured`).
 """
 
 from __future__ import annotations
 
-from perf.records.levels import LevelResult, window_failure
+from perf.records.levels import TRANSIENT_WORDS, LevelResult, transient_failure, window_failure
 from perf.records.results import VariantResult
 from perf.search import ladder as ladders
 from perf.search.plan import LevelKey, VariantPlan
@@ -25,7 +29,8 @@ from perf.search.stops import failed_reason
 
 #: A level of a variant less its trial (the round): ``(concurrency, batch size, request rate, shape)``.
 Load = tuple[int, int, "float | None", "str | None"]
-#: Visits of a level in a row whose windows saw no request complete, none of its rounds measured, before it fails.
+#: Visits of a level that met a transient error (a window with no request complete, the server's state of that
+#: moment: :func:`perf.records.levels.transient_failure`), none of its rounds measured, before it fails.
 WINDOW_VISITS = 2
 
 
@@ -34,21 +39,21 @@ class FailedLevels:
 
     def __init__(self) -> None:
         self.by_variant: dict[str, dict[Load, str]] = {}
-        #: Visits of each level so far whose windows saw no request complete (module rule).
-        self.window_misses: dict[str, dict[Load, int]] = {}
+        #: Visits of each level so far that met a transient error (module rule).
+        self.misses: dict[str, dict[Load, int]] = {}
 
     def record(self, vr: VariantResult, key: LevelKey, level: LevelResult) -> None:
         """Keep ``level`` (of ``vr`` at ``key``, placed in ``vr``) when it failed: at once for a request
-        error, for a window that saw no request complete only when no round of it measured and
-        :data:`WINDOW_VISITS` of its visits saw none (module rule)."""
+        error, for a transient one (a window that saw no request complete, the server's state of that moment)
+        only when no round of it measured and :data:`WINDOW_VISITS` of its visits met one (module rule)."""
         if level.ok:
             return
         c, b, _, r, sh = key
         load = (c, b, r, sh)
-        if window_failure(level.error):
+        if transient_failure(level.error):
             if any(lv.ok and (lv.concurrency, lv.batch_size, lv.request_rate, lv.shape) == load for lv in vr.levels):
                 return  # another round measured it: no measurement this round, not a failed level
-            misses = self.window_misses.setdefault(vr.name, {})
+            misses = self.misses.setdefault(vr.name, {})
             misses[load] = misses.get(load, 0) + 1
             if misses[load] < WINDOW_VISITS:
                 return
@@ -68,7 +73,7 @@ class FailedLevels:
             return
         c = levels[0]
         why = next(w for (fc, _, r, _), w in failed.items() if fc == c and r is None)
-        lad.end = ladders.decision(plan, vr, "failed", c, failed_reason(c, why), budget)
+        lad.end = ladders.decision(plan, vr, "failed", c, failed_reason(c, why, loaded=True), budget)
         have = ladders.seen(vr)
         lad.levels = [x for x in lad.levels if x <= c or x in have]
         lad.active = [x for x in lad.active if x in lad.levels]
@@ -84,6 +89,11 @@ class FailedLevels:
         where = f"at {load} batch {b}{f' {sh}' if sh else ''}"
         if window_failure(why):
             return f"{why} ({where}: no request completed within the window in any of its {WINDOW_VISITS} visits)"
+        if transient_failure(why):
+            return (
+                f"{why} ({where}, in each of its {WINDOW_VISITS} visits, while this sweep had the model loaded: "
+                f"{TRANSIENT_WORDS}; a resumed run measures it again)"
+            )
         return (
             f"{why} ({where}; not measured again in this session: a failed level "
             "fails the same way each time, and a resumed run measures it again)"

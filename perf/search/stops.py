@@ -10,19 +10,27 @@ from perf.analysis.saturation.peaks import Rise
 from perf.analysis.saturation.rises import beyond_concurrency
 from perf.analysis.stats.points import THROUGHPUT, Point
 from perf.markdown import fmt
-from perf.records.levels import window_failure
+from perf.records.levels import TRANSIENT_WORDS, transient_failure, window_failure
 
 #: Why a level over the latency budget ends a ladder (said by both designs' budget stops).
 OVER_BUDGET = "a higher concurrency queues more requests, so no level above it can meet the budget"
 
 
-def failed_reason(concurrency: int, why: str) -> str:
+def failed_reason(concurrency: int, why: str, loaded: bool = False) -> str:
     """Why a failed level ends a ladder, in both designs: it is not measured again in this session
     (its error is the same each time, as a file of inputs the model refuses), and a resumed run
     measures it again; where its windows saw no request complete (:func:`perf.records.levels.window_failure`),
-    that, and ``why``'s advice (a resumed run keeps its window: trial 14, T14-3)."""
+    that, and ``why``'s advice (a resumed run keeps its window: trial 14, T14-3); where its error was the
+    server's state of that moment (:func:`perf.records.levels.transient_failure`), that it was, not the
+    repository's, and, when the sweep knows it had the model ``loaded`` (the rounds design), that too."""
     if window_failure(why):
         return f"no request completed at concurrency {concurrency} within its windows in any visit ({why})"
+    if transient_failure(why):
+        held = " while this sweep had the model loaded" if loaded else ""
+        return (
+            f"its level at concurrency {concurrency} was not measured{held} ({why}: {TRANSIENT_WORDS}); "
+            "a resumed run measures it again"
+        )
     return f"its level at concurrency {concurrency} failed ({why}); a resumed run measures it again"
 
 

@@ -25,7 +25,7 @@ from perf.analysis.stats.curves import curve, peak
 from perf.analysis.stats.points import P99, THROUGHPUT, Point, aggregate
 from perf.analysis.stats.trials import DEFAULT_TOLERANCE_PCT, rank, spread, tolerance
 from perf.markdown import flag_mark, fmt
-from perf.records.levels import window_failure
+from perf.records.levels import TRANSIENT_WORDS, transient_failure, window_failure
 from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import Cut
 
@@ -161,7 +161,9 @@ def unreached(run: RunResult, points: list[Point], at: Point) -> str | None:
     above = [p for p in points if p.batch_size == at.batch_size and p.concurrency > at.concurrency]
     if above and not any(p.ok for p in above):  # failed, not unmeasured: its peak may lie below that level
         first = min(above, key=lambda p: p.concurrency)
-        return f"{FAILED_ABOVE}: c={first.concurrency}" + (f" ({first.errors[0]})" if first.errors else "")
+        err = first.errors[0] if first.errors else None  # the server's state of its moments: said (not the repository's)
+        told = f": {TRANSIENT_WORDS}" if transient_failure(err) and not window_failure(err) else ""
+        return f"{FAILED_ABOVE}: c={first.concurrency}" + (f" ({err}{told})" if err else "")
     if r.below is None or r.trend is None:
         return f"only concurrency {at.concurrency} was measured"
     rising = f"with {r.trend.words(r.below.concurrency, at.concurrency)}"

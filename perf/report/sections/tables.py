@@ -23,7 +23,15 @@ from perf.markdown import (
     short_error,
     table,
 )
-from perf.records.levels import FLAG_MEANINGS, HOST_BUSY, UNSTABLE, LevelResult
+from perf.records.levels import (
+    FLAG_MEANINGS,
+    HOST_BUSY,
+    TRANSIENT_WORDS,
+    UNSTABLE,
+    LevelResult,
+    transient_failure,
+    window_failure,
+)
 from perf.records.results import FLAT_FILE, RESULTS_FILE, RunResult
 
 
@@ -281,6 +289,8 @@ def failed_measurements(run: RunResult) -> list[tuple[str, str]]:
     for (name, where), lvs in groups.items():
         which = ", ".join(str(lv.trial + 1) for lv in sorted(lvs, key=lambda lv: lv.trial))
         message = short_error(*(lv.error or "perf_analyzer measured no throughput" for lv in lvs))
+        if all(transient_failure(lv.error) and not window_failure(lv.error) for lv in lvs):  # re-check of trial 14, NEW-3
+            message += f" ({TRANSIENT_WORDS})"
         out.append((f"{name} {where}, {noun}{'s' if len(lvs) > 1 else ''} {which}", message))
     return out
 

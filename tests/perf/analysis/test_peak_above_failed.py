@@ -37,3 +37,16 @@ def test_the_level_above_failed_is_said_so_not_peak_not_reached() -> None:
     assert FAILED_MARK == "best measured (the level above it failed)"
     measured = _why(failed_above=False)  # nothing above c=2: not measured, the old words
     assert measured is not None and not measured.startswith(FAILED_ABOVE) and unreached_mark(measured) == "peak not reached"
+
+
+def test_a_level_above_that_met_the_servers_state_in_every_round_says_it_was_not_the_repository() -> None:
+    """Re-check of trial 14, NEW-3: "failed to find the requested model version" under load read like a
+    repository problem ("the level above it failed: c=4 (failed to find the requested model version)")."""
+    from perf.records.levels import TRANSIENT_WORDS
+
+    error = "perf_analyzer reported request errors: failed to find the requested model version"
+    why = _why(True, error)
+    assert why == f"{FAILED_ABOVE}: c=4 ({error}: {TRANSIENT_WORDS})"
+    assert "model repository" in TRANSIENT_WORDS and "not" in TRANSIENT_WORDS
+    refused = "perf_analyzer reported request errors: input 'x' refused"
+    assert TRANSIENT_WORDS not in (_why(True, refused) or "")

@@ -43,3 +43,24 @@ def test_a_failed_visit_of_a_rounds_run_is_in_report_md_with_its_message(tmp_pat
         f"`{params(1, True)['name']}` c=2 b=1, round 5: Pass \\[2\\] cb::Error: No valid requests recorded within time "
         "interval. Please use a \\*larger\\* time window." in text
     )
+
+
+def test_a_failed_visit_on_the_servers_state_says_it_is_not_the_repository() -> None:
+    """Re-check of trial 14, NEW-3: "failed to find the requested model version" under load, the model loaded,
+    was listed as a bare failure that reads like a repository or config problem; a refused input stays as it is."""
+    from factories import level_result, params, variant_result
+
+    from perf.records.levels import TRANSIENT_WORDS
+    from perf.records.results import RunResult
+    from perf.records.rounds import RoundsRecord
+    from perf.report.sections.tables import failed_measurements
+
+    version = "perf_analyzer reported request errors: failed to find the requested model version"
+    refused = "perf_analyzer reported request errors: unexpected shape for input 'x'"
+    levels = [level_result(c, 100.0 * c + r, 2.0 * c, trial=r) for c in (1, 2) for r in range(4)]
+    levels += [level_result(2, None, None, trial=4, error=version), level_result(1, None, None, trial=4, error=refused)]
+    run = RunResult("r", "now", {}, {}, [variant_result(params(1, True)["name"], levels)])
+    run.rounds = RoundsRecord(seed=1)
+    said = dict(failed_measurements(run))
+    assert said[f"{params(1, True)['name']} c=2 b=1, round 5"] == f"{version} ({TRANSIENT_WORDS})"
+    assert said[f"{params(1, True)['name']} c=1 b=1, round 5"] == refused

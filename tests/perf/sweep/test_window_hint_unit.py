@@ -105,3 +105,22 @@ def test_a_rounds_visit_whose_window_saw_no_request_is_said_not_measured_this_ro
     assert not lv.ok
     p.on_event({"event": "level_done", "variant": "ts", "level": lv, "round": round_})
     assert f"ts c=1 b=1: {word}Pass [2]" in out.getvalue(), out.getvalue()
+
+
+def test_a_rounds_visit_that_found_no_version_is_said_not_measured_this_round_not_the_repository() -> None:
+    """Re-check of trial 14, NEW-3: "c=16 b=1: failed: failed to find the requested model version" while the
+    model was loaded: a server-state error of that moment, no measurement that round (perf.search.failed)."""
+    import io
+
+    from rich.console import Console
+
+    from perf.cli.sweep import _progress
+    from perf.records.levels import TRANSIENT_WORDS
+
+    out = io.StringIO()
+    p = _progress(Console(file=out, width=400))
+    p.task = p.bar.add_task("x", total=1)
+    version = "failed to find the requested model version"
+    lv = dataclasses.replace(level_result(16), error=version, throughput_infer_per_s=None).settle()
+    p.on_event({"event": "level_done", "variant": "ts", "level": lv, "round": 2})
+    assert f"ts c=16 b=1: not measured this round ({TRANSIENT_WORDS}): {version}" in out.getvalue(), out.getvalue()
