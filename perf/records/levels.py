@@ -65,6 +65,9 @@ TRANSIENT_ERRORS = (
     "timeout was reached",
     "deadline exceeded",
 )
+#: How a level's error begins when the server died under it (:mod:`perf.sweep.context`): its variant fails, whatever
+#: perf_analyzer's words after it (a connection reset by the dying server is not the server's state of a moment).
+SERVER_DIED = "tritonserver died"
 #: How a transient error (:func:`transient_failure`, not a window's) is told: what it is, and what it is not.
 TRANSIENT_WORDS = "an error of the server's state at that moment under load, not of the model repository"
 
@@ -73,7 +76,7 @@ def transient_failure(error: str | None) -> bool:
     """Whether ``error`` depends on the moment, not on the level's requests: a window that saw no request
     complete (:func:`window_failure`) or the server's state of that moment (:data:`TRANSIENT_ERRORS`). Another
     visit may measure the level; any other error is met the same way each time."""
-    if error is None:
+    if error is None or error.startswith(SERVER_DIED):
         return False
     low = error.lower()
     return window_failure(error) or any(t in low for t in TRANSIENT_ERRORS)

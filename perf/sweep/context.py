@@ -26,7 +26,7 @@ from perf.measure.inputs import check_user_data, check_variant_shapes, describe_
 from perf.measure.level import HostCheck, Load, measure_level, measure_visit
 from perf.measure.mixed import spec_at
 from perf.records import results
-from perf.records.levels import LevelResult
+from perf.records.levels import SERVER_DIED, LevelResult
 from perf.records.measured_files import refuse_missing
 from perf.records.results import RunResult, Session, VariantResult
 from perf.records.rounds import RoundsRecord
@@ -274,7 +274,7 @@ class SweepBase:
         if self.server and self.server.is_alive():
             return True
         load = f"request rate {level.request_rate:g}/s" if level.request_rate else f"concurrency {level.concurrency}"
-        died = f"tritonserver died while measuring {vr.name} at {load} batch {level.batch_size} (its log: {self._log_name()})"
+        died = f"{SERVER_DIED} while measuring {vr.name} at {load} batch {level.batch_size} (its log: {self._log_name()})"
         level.error = died + (f"; perf_analyzer: {level.error}" if level.error else "")
         level.settle()
         vr.error = died

@@ -228,6 +228,8 @@ def test_a_level_whose_every_visit_finds_no_version_fails_after_its_visits_sayin
         "perf_analyzer reported request errors: unexpected shape for input 'x' for model 'v'. Expected [-1,3], got [1,4]",
         "perf_analyzer reported request errors: Request for unknown model: 'v' is not found",
         "perf_analyzer reported request errors: expected datatype FP32 for input 'x', got INT64",
+        "tritonserver died while measuring bad at concurrency 1 batch 1 (its log: server.log); perf_analyzer: "
+        "Connection reset by peer",
     ],
 )
 def test_a_permanent_request_error_still_fails_its_level_at_once(error: str) -> None:
