@@ -33,8 +33,8 @@ CutKind = Literal["variant", "levels", "rounds", "ladder", "baseline"]
 
 #: Sweep settings the rounds design does not use (:mod:`perf.sweep.context` and
 #: :func:`perf.measure.level.measure_visit` replace them): a round measures each level once, in one
-#: perf_analyzer run of 3 windows of :attr:`RoundRules.window_ms`, never retried.
-NOT_IN_ROUNDS = ("trials", "measurement_interval_ms", "max_trials", "unstable_retries")
+#: perf_analyzer run of 3 time windows of :attr:`RoundRules.window_ms`, never retried.
+NOT_IN_ROUNDS = ("trials", "measurement_interval_ms", "measurement_request_count", "max_trials", "unstable_retries")
 
 
 @dataclass(frozen=True, config=_CONFIG)

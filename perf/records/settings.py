@@ -41,7 +41,8 @@ class MeasureSettings:
     measurement_mode: Annotated[str, Flag(choices=("time_windows", "count_windows"), panel=MEASURE_PANEL)] = Field(
         default="time_windows",
         description="perf_analyzer's window kind: fixed time (--measurement-interval) or fixed request count "
-        "(--measurement-request-count).",
+        f"(--measurement-request-count); count_windows {READ_BY['sequential']}: a rounds visit's windows are time windows "
+        "of --round-window.",
     )
     measurement_interval_ms: Annotated[
         int, Flag(decls=("--measurement-interval",), type=click.IntRange(1), panel=MEASURE_PANEL)
@@ -50,13 +51,18 @@ class MeasureSettings:
         description=f"Window length, ms (time_windows), {READ_BY['sequential']}: a rounds sweep's window is --round-window.",
     )
     measurement_request_count: Annotated[int, Flag(type=click.IntRange(1), panel=MEASURE_PANEL)] = Field(
-        default=50, description="Requests per window (count_windows)."
+        default=50,
+        description=f"Requests per window (count_windows), {READ_BY['sequential']}: a rounds visit's windows are time "
+        "windows of --round-window.",
     )
     stability_pct: Annotated[
         float, Flag(decls=("--stability-percentage",), type=click.FloatRange(0, min_open=True), panel=MEASURE_PANEL)
     ] = Field(
         default=10.0,
-        description="A level is stable when throughput and latency of the last 3 windows differ by less than this (%).",
+        description="A level is stable when its last 3 windows differ by less than this (%), in both designs: "
+        "--design sequential gives it to perf_analyzer (-s: throughput and latency; more windows until they agree); "
+        "a rounds visit keeps its 3 windows as they are (-s off) and is flagged unstable when their throughput "
+        "differs by more.",
     )
     max_trials: Annotated[int, Flag(type=click.IntRange(3), panel=MEASURE_PANEL)] = Field(
         default=10, description=f"perf_analyzer windows before a level counts as unstable, {READ_BY['sequential']}."

@@ -30,16 +30,21 @@ class DesignOnly(NamedTuple):
         other: What the other design does instead (a clause).
         instead: The other design's field for the same thing (its flag is offered with the value
             given), ``None`` where it has none.
+        value: The one value of the flag that only ``design`` reads (the flag's other values both
+            designs read, its default among them), ``None`` where the flag itself is ``design``'s.
     """
 
     design: str
     sets: str
     other: str
     instead: str | None = None
+    value: str | None = None
 
 
 #: Flags one design reads and the other ignores: option field (``measure.x`` for a measurement
-#: setting) -> :class:`DesignOnly`.
+#: setting) -> :class:`DesignOnly`. Not here, as both read them: ``--protocol``, ``--perf-analyzer-arg``,
+#: ``--measurement-mode time_windows`` and ``--stability-percentage`` (a rounds visit passes
+#: perf_analyzer ``-s`` off and flags the visit unstable by it: :func:`perf.measure.level.measure_visit`).
 DESIGN_ONLY: dict[str, DesignOnly] = {
     "trials": DesignOnly(
         "sequential",
@@ -51,6 +56,17 @@ DESIGN_ONLY: dict[str, DesignOnly] = {
         "the sequential design's perf_analyzer windows (ms)",
         f"a rounds sweep's window is --round-window (default {RoundRules().window_ms} ms)",
         "round_window_ms",
+    ),
+    "measure.measurement_mode": DesignOnly(
+        "sequential",
+        "the sequential design's windows by request count (--measurement-request-count each)",
+        f"a rounds visit's windows are time windows of --round-window (default {RoundRules().window_ms} ms)",
+        value="count_windows",
+    ),
+    "measure.measurement_request_count": DesignOnly(
+        "sequential",
+        "the requests of each count_windows window (--design sequential --measurement-mode count_windows)",
+        f"a rounds visit's windows are time windows of --round-window (default {RoundRules().window_ms} ms)",
     ),
     "measure.max_trials": DesignOnly(
         "sequential",
@@ -82,7 +98,7 @@ def other_design_refusal(opts: SweepOptions, design: str) -> FlagError | None:
 
     A flag counts as given when its name is in ``opts.given`` (click's ``ParameterSource``: a value
     typed equal to the default counts too); with ``opts.given`` ``None`` (the Python API), when its
-    value differs from the default.
+    value differs from the default. A flag with a :attr:`DesignOnly.value` counts only at that value.
     """
     defaults = SweepOptions(server=opts.server)
     flags, said, fixes = [], [], []
@@ -91,7 +107,7 @@ def other_design_refusal(opts: SweepOptions, design: str) -> FlagError | None:
             continue
         value = _get(opts, field)
         given = field.rpartition(".")[2] in opts.given if opts.given is not None else value != _get(defaults, field)
-        if not given:
+        if not given or d.value not in (None, value):
             continue
         flag = flag_of(field)
         flags.append(flag)

@@ -132,9 +132,15 @@ def test_each_design_only_flag_given_is_refused_by_the_other_design_even_at_its_
     ``--measurement-interval 2000`` is the default's value (trial 14, T14-6)."""
     import dataclasses
 
+    from perf.records.settings import MeasureSettings
+
     d = DESIGN_ONLY[field]
     other = next(x for x in ("rounds", "sequential") if x != d.design)
-    opts = _opts(built, tmp_path, design=other, run_id="g", given=frozenset({field.rpartition(".")[2]}))
+    name = field.rpartition(".")[2]
+    opts = _opts(built, tmp_path, design=other, run_id="g", given=frozenset({name}))
+    if d.value is not None:  # only that value is the design's own: the default, typed, is taken
+        Sweep(dataclasses.replace(opts, run_id="t"))
+        opts = dataclasses.replace(opts, measure=MeasureSettings(**{name: d.value}))
     with pytest.raises(FlagError) as e:
         Sweep(opts)
     assert e.value.flag == flag_of(field) and e.value.message.startswith(f"{flag_of(field)} ")
@@ -154,6 +160,59 @@ def test_the_measurement_interval_on_a_rounds_sweep_names_the_round_window_with_
     assert "Invalid value" not in said and not (tmp_path / "x").exists()
 
 
+def test_count_windows_on_a_rounds_sweep_is_refused_with_its_request_count(built: Path, tmp_path: Path) -> None:
+    """Re-check of trial 14, NEW-1: a rounds visit passed --measurement-mode count_windows on to perf_analyzer,
+    the sweep swapping in only the round window's length: --round-window was ignored without a word and the
+    time estimate (windows of --round-window) wrong; --measurement-request-count is read in count_windows only."""
+    args = ["sweep", "--repository", str(built), "--results-dir", str(tmp_path), "--run-id", "x", "--no-report"]
+    res = CliRunner().invoke(perf_cli.cli, [*args, "--measurement-mode", "count_windows", "--measurement-request-count", "100"])
+    said = " ".join(res.output.split())
+    assert res.exit_code == 2, said
+    assert (
+        "--measurement-mode count_windows sets the sequential design's windows by request count "
+        "(--measurement-request-count each); a rounds visit's windows are time windows of --round-window (default "
+        "300 ms); --measurement-request-count 100 sets the requests of each count_windows window" in said
+    ), said
+    assert "-> drop --measurement-mode, or --design sequential; drop --measurement-request-count" in said, said
+    assert not (tmp_path / "x").exists()
+
+
+def test_the_stability_percentage_says_how_each_design_reads_it() -> None:
+    """Both designs read it (not refused): sequential as perf_analyzer's -s, a rounds visit to flag its 3
+    windows' spread (re-check of trial 14, NEW-1 took the visit's '-s 1e+06' for the flag ignored)."""
+    from core.options import fields
+    from perf.records.settings import MeasureSettings
+
+    assert not any(k.endswith("stability_pct") for k in DESIGN_ONLY)
+    text = next(f.description for f in fields(MeasureSettings) if f.name == "stability_pct") or ""
+    assert "--design sequential gives it to perf_analyzer (-s" in text and "a rounds visit" in text, text
+
+
+def test_a_rounds_visit_is_flagged_unstable_by_the_stability_percentage(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the help above says a rounds visit does with --stability-percentage (perf_analyzer's -s off)."""
+    import dataclasses
+
+    from perf.measure import level as level_mod
+    from perf.records.levels import LevelResult
+    from perf.records.settings import MeasureSettings
+
+    sent: list[MeasureSettings] = []
+
+    def once(*a: Any) -> LevelResult:
+        sent.append(a[4])
+        return LevelResult(1, throughput_infer_per_s=100.0, throughput_window_spread_pct=8.0, host_busy_pct=0.0)
+
+    monkeypatch.setattr(level_mod, "_measure_once", once)
+    load, srv = level_mod.Load("m", 1), None
+
+    def visit(pct: float) -> LevelResult:
+        m = dataclasses.replace(MeasureSettings(), stability_pct=pct)
+        return level_mod.measure_visit(Path("pa"), srv, load, [], m, Path("."), lambda *_: None)  # type: ignore[arg-type]
+
+    assert visit(5.0).status == "unstable" and visit(10.0).status == "ok"
+    assert {m.stability_pct for m in sent} == {1e6}  # perf_analyzer's own test is off in a visit
+
+
 def test_each_design_only_flag_says_in_its_help_which_design_reads_it() -> None:
     from core.options import fields
     from perf.records.rounds import NOT_IN_ROUNDS, READ_BY
@@ -163,12 +222,27 @@ def test_each_design_only_flag_says_in_its_help_which_design_reads_it() -> None:
         owner, _, name = field.rpartition(".")
         f = next(x for x in fields(MeasureSettings if owner else SweepOptions) if x.name == name)
         assert READ_BY[d.design] in (f.description or ""), field
-    assert set(NOT_IN_ROUNDS) == {k.rpartition(".")[2] for k, d in DESIGN_ONLY.items() if d.design == "sequential"}
+    sequential_only = {k.rpartition(".")[2] for k, d in DESIGN_ONLY.items() if d.design == "sequential" and d.value is None}
+    assert set(NOT_IN_ROUNDS) == sequential_only
 
 
 def _design_only_flags_passed(words: list[str]) -> list[str]:
+    """The design-only flags in ``words`` their design ignores (a :attr:`DesignOnly.value` entry: at that value)."""
     design = words[words.index("--design") + 1] if "--design" in words else "rounds"
-    return [w for field, d in DESIGN_ONLY.items() if d.design != design for w in words if w == flag_of(field)]
+    pairs = [(w.partition("=")[0], w.partition("=")[2] or nxt) for w, nxt in zip(words, [*words[1:], ""])]
+    return [
+        f"{flag} {value}"
+        for field, d in DESIGN_ONLY.items()
+        if d.design != design
+        for flag, value in pairs
+        if flag == flag_of(field) and d.value in (None, value)
+    ]
+
+
+def test_the_design_only_flag_finder_reads_a_value_entry() -> None:
+    assert _design_only_flags_passed(["--measurement-mode=count_windows", "--seed", "3"]) == ["--measurement-mode count_windows"]
+    assert _design_only_flags_passed(["--measurement-mode", "time_windows", "--max-trials", "4"]) == ["--max-trials 4"]
+    assert not _design_only_flags_passed(["--design", "sequential", "--measurement-mode", "count_windows"])
 
 
 def test_the_readme_passes_no_flag_its_design_ignores() -> None:
