@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import fnmatch
 from pathlib import Path
 from typing import Any
 
@@ -90,14 +89,11 @@ def coldstart(
     run = results.load(into) if into else results.RunResult(report.STANDALONE_RUN, now())
     kept_held: list[str] = []
     if into:  # the run's variants it files cold starts of: all there, or nothing is measured (trial 8, F21)
-        chosen = [v.name for v in run.variants if not variants or any(fnmatch.fnmatchcase(v.name, p) for p in variants)]
+        chosen = _chosen(run, repo, variants, into)
         kept_held = [] if replace else [n for n in chosen if cs.held(run.variant(n))]  # type: ignore[arg-type]
         _refuse_all_held(run, chosen, kept_held, into)
         refuse_missing(run, [n for n in chosen if n not in kept_held], repo.path, "`coldstart --into`")
-    names = repo.names(variants or ([v.name for v in run.variants] if into else ()), indexed=False)
-    absent = [n for n in names if into and run.variant(n) is None]
-    if absent:
-        raise click.BadParameter(f"{', '.join(absent)} not in the run {into}: --into records only the run's own variants")
+    names = chosen if into else repo.names(variants, indexed=False)
     names = [n for n in names if n not in kept_held]  # the run's own cold starts are kept (trial 14, T14-8)
     for name in names:  # a --shape the build's verified range refuses: said before any server starts
         try:
@@ -141,6 +137,32 @@ def coldstart(
             click.echo(line)
         for name in kept_held:
             click.echo(held_line(run, run.variant(name).cold_start))  # type: ignore[union-attr,arg-type]
+
+
+def _chosen(run: Any, repo: Any, variants: tuple[str, ...], into: Path) -> list[str]:
+    """The variants ``coldstart --into`` acts on: the run's, or those ``--variants`` names in the repository,
+    each of which must be the run's. A named one the run does not hold is refused by name, whatever else is
+    named (re-check 14, NEW-4: in a list beside the run's own it was dropped without a word, and the run was
+    said to have "the cold start of each variant chosen").
+
+    Raises:
+        click.BadParameter: a variant ``--variants`` names is not in the run (the closest of the run's named).
+        RepositoryError: a name or pattern matches no variant of the repository.
+    """
+    from builders.repository.patterns import meant
+
+    if not variants:
+        return [v.name for v in run.variants]
+    names = repo.names(variants, indexed=False)
+    own = [v.name for v in run.variants]
+    absent = [n for n in names if n not in own]
+    if absent:
+        named = ", ".join(n + (f" (did you mean {m}?)" if (m := meant(n, own)) else "") for n in absent)
+        raise click.BadParameter(
+            f"{named} not in the run {into}: --into records only the run's own variants ({', '.join(own)})",
+            param_hint="'--variants'",
+        )
+    return names
 
 
 def _refuse_all_held(run: Any, chosen: list[str], held: list[str], into: Path) -> None:

@@ -121,3 +121,23 @@ def test_replace_without_into_is_a_usage_error(sweep):
     _run, _run_dir, repo, measured = sweep
     r = _invoke(["--replace", "-r", str(repo)])
     assert r.exit_code == 2 and "--replace goes with --into" in r.output and not measured
+
+
+@pytest.mark.parametrize("named", ["both", "pattern"])
+def test_a_named_variant_the_run_lacks_is_refused_by_name_beside_the_runs_own(sweep, monkeypatch, named):
+    """Re-check 14, NEW-4: ``--variants OWN,OTHER`` (OTHER in the repository, not in the run) dropped OTHER
+    without a word and said the run "has the cold start of each variant chosen"."""
+    run, run_dir, repo, measured = sweep
+    own = run.variants[0].name
+    other = own.replace("onnx", "tensorrt")
+    (repo / other).mkdir()
+    (repo / other / "config.pbtxt").write_text(f'name: "{other}"\nbackend: "python"\nmax_batch_size: 8\n')
+    monkeypatch.setattr(clients.server, "TritonServer", None)  # a server started would fail loudly
+    before = (run_dir / results.RESULTS_FILE).read_bytes()
+    given = f"{own},{other}" if named == "both" else own.replace("onnx", "*")  # a pattern matching both
+    r = _invoke(["--variants", given, "--into", str(run_dir), "-r", str(repo)])
+    assert r.exit_code == 2 and not measured, r.output
+    text = " ".join(r.output.split())
+    assert f"'--variants': {other}" in text and f"not in the run {run_dir}" in text, text
+    assert "each variant chosen" not in text
+    assert (run_dir / results.RESULTS_FILE).read_bytes() == before
