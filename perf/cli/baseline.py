@@ -19,11 +19,11 @@ import click
 
 from clients.runtimes.options import ServerOptions
 from core.cli import ToolkitCommand, list_option, print_table, verbosity_option
-from core.errors import ToolkitError
 from core.naming import PATTERNS_METAVAR, variant_patterns
 from core.options import option
 from core.precision import PRECISION_NAMES
 from core.wording import count
+from perf.cli.baseline_time import duration, estimate_options, estimate_words, profile_words
 from perf.cli.runs import RunFolder
 from perf.markdown import UNSTABLE_MARK, flag_mark, fmt
 from perf.profile.timing import TimingSettings
@@ -100,7 +100,7 @@ _T = TimingSettings()
     "time_budget",
     metavar="DURATION",
     default=None,
-    callback=lambda _ctx, _param, v: _duration(v),
+    callback=lambda _ctx, _param, v: duration(v),
     help="Wall time it may spend (10m, 90s, 1h; as the sweep's --time-budget): no point, trace or precision round "
     "starts that would end after it, and what it cuts is said [default: none]. Its estimate is said first.",
 )
@@ -151,7 +151,7 @@ def baseline(
     is_run = (target / RESULTS_FILE).is_file()
     if repository is not None and not is_run:
         raise click.UsageError(f"-r/--repository names a run's repository: {target} is a repository itself, not a run folder")
-    estimate_opts = _estimate_opts(target, opts, repository)  # the run read once: the refusal's and both estimates'
+    estimate_opts = estimate_options(target, opts, repository)  # the run read once: the refusal's and both estimates'
     if not is_run:
         out = out or Path("results") / f"baseline-{new_run_id()}"
         if not replace:  # an earlier baseline.json / profile.json in --out: kept, never written over unasked
@@ -167,7 +167,7 @@ def baseline(
         refuse_replacing(run, baseline=not profile_only, trace=trace, precision=bool(precisions))
     say = _say()
     if not profile_only:
-        if said := _estimate_words(estimate_opts, time_budget):
+        if said := estimate_words(estimate_opts, time_budget):
             say(said)
         if is_run:
             result = api.baseline_for_run(target, opts, _progress(), repository, replace=replace)
@@ -182,7 +182,7 @@ def baseline(
         from perf.profile import run as profile_run
 
         started = time.monotonic()
-        if said := _profile_words(estimate_opts, trace, precisions, time_budget):
+        if said := profile_words(estimate_opts, trace, precisions, time_budget):
             say(said)
         profile, stored = profile_run.profile_target(
             target, opts, out, trace=trace, precisions=precisions, repository=repository, say=say, replace=replace
@@ -191,73 +191,6 @@ def baseline(
             say(cut)
         click.echo("\n".join(profile_section(profile, operators=None)))
         click.echo(profile_line(profile, stored, time.monotonic() - started, trace=trace, precision=bool(precisions)))
-
-
-def _duration(text: str | None) -> float | None:
-    """``--time-budget``'s value in seconds: the sweep's one parser (:func:`perf.search.budget.parse_duration`)."""
-    from core.errors import PerfError
-    from perf.search.budget import parse_duration
-
-    try:
-        return parse_duration(text)
-    except PerfError as e:
-        raise click.BadParameter(f"{e.message}; {e.hint}" if e.hint else e.message) from None
-
-
-def _left(budget: float | None, opts: Any) -> str:
-    if budget is None or opts.deadline is None:
-        return ""
-    return f"; within the time budget, {fmt(max(opts.deadline - time.monotonic(), 0.0), 0)} s left of {fmt(budget, 0)} s"
-
-
-def _estimate_opts(target: Path, opts: Any, repository: Path | None) -> Any | None:
-    """``opts`` as the estimates read them: for a run folder ``target``, with its run (its repository, or
-    ``repository``, and its measured levels), read once for both estimates; ``None`` where the run cannot be
-    read (what the command then refuses, in its own words)."""
-    import dataclasses
-
-    from perf.profile.checks import run_repository
-    from perf.records import results
-
-    if not (target / results.RESULTS_FILE).is_file():
-        return opts
-    try:
-        run = results.load(target)
-        return dataclasses.replace(opts, repository=run_repository(run, repository), run=run)
-    except ToolkitError:
-        return None
-
-
-def _estimate_words(opts: Any | None, budget: float | None) -> str:
-    """The in-process baseline's estimate, said before it starts (:func:`perf.profile.estimate.estimate`;
-    ``opts``: :func:`_estimate_opts`)."""
-    from perf.profile.estimate import estimate
-
-    if opts is None:
-        return ""
-    try:
-        e = estimate(opts)
-    except ToolkitError:  # what the baseline itself then refuses, in its own words
-        return ""
-    if not e.points:  # nothing to estimate: what the baseline then says of it, not "an estimated 0 s (0 variants, 0 points)"
-        return ""
-    return f"in-process baseline: an estimated {fmt(e.seconds, 0)} s ({count(e.variants, 'variant')}, {count(e.points, 'point')}){_left(budget, opts)}"
-
-
-def _profile_words(opts: Any | None, trace: bool, precisions: Sequence[str], budget: float | None) -> str:
-    """The traces' and the precision study's estimate, said before they start
-    (:func:`perf.profile.estimate.profile_estimate`; ``opts``: :func:`_estimate_opts`)."""
-    from perf.profile.estimate import profile_estimate
-
-    if opts is None:
-        return ""
-    try:
-        e = profile_estimate(opts, trace=trace, precisions=precisions)
-    except ToolkitError:  # what the profile itself then refuses, in its own words
-        return ""
-    if not e.traces and not e.rows:  # nothing to estimate: the profile then refuses it (not ": at most about 0 s")
-        return ""
-    return f"traces and precision study: {e.words()}{_left(budget, opts)}"
 
 
 def cut_words(profile: ProfileRecord, target: Path, trace: bool, precisions: Sequence[str], out: Path | None = None) -> str:

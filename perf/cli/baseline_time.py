@@ -1,0 +1,82 @@
+"""``triton-perf baseline --time-budget``: its value (the sweep's parser), and the estimates of the
+baseline and of the traces and precision study, said before they start (:mod:`perf.cli.baseline`)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+from core.errors import ToolkitError
+from core.wording import count
+from perf.markdown import fmt
+
+
+def duration(text: str | None) -> float | None:
+    """``--time-budget``'s value in seconds: the sweep's one parser (:func:`perf.search.budget.parse_duration`)."""
+    from core.errors import PerfError
+    from perf.search.budget import parse_duration
+
+    try:
+        return parse_duration(text)
+    except PerfError as e:
+        raise click.BadParameter(f"{e.message}; {e.hint}" if e.hint else e.message) from None
+
+
+def _left(budget: float | None, opts: Any) -> str:
+    if budget is None or opts.deadline is None:
+        return ""
+    return f"; within the time budget, {fmt(max(opts.deadline - time.monotonic(), 0.0), 0)} s left of {fmt(budget, 0)} s"
+
+
+def estimate_options(target: Path, opts: Any, repository: Path | None) -> Any | None:
+    """``opts`` as the estimates read them: for a run folder ``target``, with its run (its repository, or
+    ``repository``, and its measured levels), read once for both estimates; ``None`` where the run cannot be
+    read (what the command then refuses, in its own words)."""
+    import dataclasses
+
+    from perf.profile.checks import run_repository
+    from perf.records import results
+
+    if not (target / results.RESULTS_FILE).is_file():
+        return opts
+    try:
+        run = results.load(target)
+        return dataclasses.replace(opts, repository=run_repository(run, repository), run=run)
+    except ToolkitError:
+        return None
+
+
+def estimate_words(opts: Any | None, budget: float | None) -> str:
+    """The in-process baseline's estimate, said before it starts (:func:`perf.profile.estimate.estimate`;
+    ``opts``: :func:`estimate_options`)."""
+    from perf.profile.estimate import estimate
+
+    if opts is None:
+        return ""
+    try:
+        e = estimate(opts)
+    except ToolkitError:  # what the baseline itself then refuses, in its own words
+        return ""
+    if not e.points:  # nothing to estimate: what the baseline then says of it, not "an estimated 0 s (0 variants, 0 points)"
+        return ""
+    return f"in-process baseline: an estimated {fmt(e.seconds, 0)} s ({count(e.variants, 'variant')}, {count(e.points, 'point')}){_left(budget, opts)}"
+
+
+def profile_words(opts: Any | None, trace: bool, precisions: Sequence[str], budget: float | None) -> str:
+    """The traces' and the precision study's estimate, said before they start
+    (:func:`perf.profile.estimate.profile_estimate`; ``opts``: :func:`estimate_options`)."""
+    from perf.profile.estimate import profile_estimate
+
+    if opts is None:
+        return ""
+    try:
+        e = profile_estimate(opts, trace=trace, precisions=precisions)
+    except ToolkitError:  # what the profile itself then refuses, in its own words
+        return ""
+    if not e.traces and not e.rows:  # nothing to estimate: the profile then refuses it (not ": at most about 0 s")
+        return ""
+    return f"traces and precision study: {e.words()}{_left(budget, opts)}"
