@@ -26,7 +26,7 @@ from core.wording import count
 from perf.cli.baseline_time import duration, estimate_options, estimate_words, profile_words
 from perf.cli.runs import RunFolder
 from perf.markdown import UNSTABLE_MARK, flag_mark, fmt
-from perf.profile.timing import TimingSettings
+from perf.profile.timing import COMMAND_BUDGET, TimingSettings
 from perf.records.baseline import BaselineResult
 from perf.records.levels import FLAG_MEANINGS, HOST_BUSY
 from perf.records.profile import ProfileRecord
@@ -145,6 +145,7 @@ def baseline(
         timing=TimingSettings(min_run_time_s=min_run_time, warmup_s=warmup),
         eager=not no_eager,
         deadline=None if time_budget is None else time.monotonic() + time_budget,
+        budget=COMMAND_BUDGET,
     )
     if profile_only and not (trace or precisions):
         raise click.UsageError("--profile-only keeps the baseline and adds only --trace / --precision: give one of them")

@@ -3,6 +3,7 @@ baseline and of the traces and precision study, said before they start (:mod:`pe
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -10,14 +11,13 @@ from typing import Any
 
 import click
 
-from core.errors import ToolkitError
+from core.errors import PerfError, ToolkitError
 from core.wording import count
 from perf.markdown import fmt
 
 
 def duration(text: str | None) -> float | None:
     """``--time-budget``'s value in seconds: the sweep's one parser (:func:`perf.search.budget.parse_duration`)."""
-    from core.errors import PerfError
     from perf.search.budget import parse_duration
 
     try:
@@ -63,7 +63,35 @@ def estimate_words(opts: Any | None, budget: float | None) -> str:
         return ""
     if not e.points:  # nothing to estimate: what the baseline then says of it, not "an estimated 0 s (0 variants, 0 points)"
         return ""
-    return f"in-process baseline: an estimated {fmt(e.seconds, 0)} s ({count(e.variants, 'variant')}, {count(e.points, 'point')}){_left(budget, opts)}"
+    said = f"an estimated {fmt(e.seconds, 0)} s ({count(e.variants, 'variant')}, {count(e.points, 'point')})"
+    _refuse_unfitting(said, e.seconds, budget, opts)
+    return f"in-process baseline: {said}{_left(budget, opts)}"
+
+
+def _refuse_unfitting(said: str, need_s: float, budget: float | None, opts: Any) -> None:
+    """Refuse a baseline whose estimate ``need_s`` the ``--time-budget`` left does not fit, before it starts,
+    by the sweep's rule (:func:`perf.sweep.baseline_words.baseline_fits`: it starts with
+    :func:`~perf.sweep.baseline_words.baseline_start_s` of its estimate and stops at the budget's end).
+    Re-check 14, NEW-5: ``--time-budget 5`` started an estimated 34 s, measured nothing, and was told of
+    build records and GPUs.
+
+    Raises:
+        PerfError: it does not fit; the estimate, the budget and the smallest budget it starts with named.
+    """
+    from perf.sweep.baseline_words import BASELINE_START_SHARE, baseline_fits, baseline_start_s
+
+    if budget is None or opts.deadline is None:
+        return
+    start_s = baseline_start_s(need_s)
+    if baseline_fits(opts.deadline - time.monotonic(), start_s):
+        return
+    raise PerfError(
+        f"in-process baseline not started: {said} does not fit --time-budget {fmt(budget, 0)}s: it starts with "
+        f"{start_s} s or more ({fmt(100 * BASELINE_START_SHARE, 0)} % of its estimate, as a sweep's baseline does) "
+        "and stops at the budget's end",
+        hint=f"--time-budget {start_s}s is the smallest it starts with (cut at its end); "
+        f"{math.ceil(need_s)}s or more, or none, gives it its whole estimate",
+    )
 
 
 def profile_words(opts: Any | None, trace: bool, precisions: Sequence[str], budget: float | None) -> str:

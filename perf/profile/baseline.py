@@ -43,7 +43,7 @@ from perf.profile.checks import acted_on, refuse_nothing_measured, run_repositor
 from perf.profile.points import At, measure_keys
 from perf.profile.replacing import file_baseline, refuse_replacing, set_aside
 from perf.profile.runners import reference_size, torch_threads_kept
-from perf.profile.timing import ORDER_SEED, OutOfTime, TimingSettings
+from perf.profile.timing import ORDER_SEED, SWEEP_BUDGET, OutOfTime, TimingSettings
 from perf.records import results
 from perf.records.baseline import (
     EAGER,
@@ -94,8 +94,10 @@ class BaselineOptions:
         eager: Also measure the build's eager model beside each artifact (default True).
         cpu_count: The server host's cores, for the python backend's thread rule (default
             this host's: the bundled and local servers run here).
-        deadline: ``time.monotonic()`` of a sweep's time budget: no model's timing starts
-            after it, and a model's rounds stop there (at least one; noted). ``None``: none.
+        deadline: ``time.monotonic()`` of the time budget: no model's timing starts after it, and a
+            model's rounds stop there (at least one; noted). ``None``: none.
+        budget: Whose time budget ``deadline`` is, as the cut notes name it (:data:`perf.profile.timing.SWEEP_BUDGET`,
+            or ``triton-perf baseline``'s :data:`~perf.profile.timing.COMMAND_BUDGET`).
         host_busy_threshold_pct: Other processes' CPU (% of one core) above which a point is
             flagged host busy (the run's ``host_busy_threshold_pct`` when a run is given).
     """
@@ -110,6 +112,7 @@ class BaselineOptions:
     cpu_count: int | None = dataclasses.field(default_factory=os.cpu_count)
     host_busy_threshold_pct: float = HOST_BUSY_THRESHOLD_PCT
     deadline: float | None = None
+    budget: str = SWEEP_BUDGET
 
 
 def formed_batches(run: RunResult | None, variant: str, shapes: Collection[str | None] | None = None) -> list[int]:
@@ -237,7 +240,7 @@ def run_baseline(opts: BaselineOptions, progress: Progress | None = None) -> Bas
     with torch_threads_kept():
         for model in models:
             if opts.deadline is not None and time.monotonic() >= opts.deadline:
-                notes.append(f"`{model}`: not measured: the sweep's time budget was spent before it")
+                notes.append(f"`{model}`: not measured: {opts.budget} was spent before it")
                 continue
             group = {k: (rv, file, sorted(b, key=_order)) for k, (rv, file, b) in jobs.items() if k.model == model}
             tell = None if progress is None else _rounds_event(progress, model, len(points), total)
@@ -253,12 +256,12 @@ def run_baseline(opts: BaselineOptions, progress: Progress | None = None) -> Bas
             try:
                 timed = measure_keys(group, opts.timing, busy_threshold(opts), opts.deadline, tell)
             except OutOfTime as e:  # no round it cannot finish starts (trial 13, T13-16)
-                notes.append(f"`{model}`: not measured: {e}")
+                notes.append(f"`{model}`: not measured: {e.words(opts.budget)}")
                 if progress:
                     progress({"event": "baseline_cut", "model": model, "text": notes[-1]})
                 continue
             rounds = BaselineResult.rounds_timed(timed, opts.timing.rounds)
-            cut = f"`{model}`: timed in {rounds} of {opts.timing.rounds} rounds: the sweep's time budget ran out"
+            cut = f"`{model}`: timed in {rounds} of {opts.timing.rounds} rounds: {opts.budget} ran out"
             if rounds < opts.timing.rounds:  # on the console too (trial 12, F15: only the appendix said it)
                 notes.append(cut)
                 if progress:

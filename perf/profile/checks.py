@@ -12,6 +12,7 @@ from pathlib import Path
 
 from core.errors import PerfError
 from core.names import require_known
+from perf.profile.timing import cut_for_time
 from perf.records.baseline import BaselineResult
 from perf.records.results import RunResult
 
@@ -61,6 +62,10 @@ def acted_on(run: RunResult, patterns: Sequence[str] = (), repository: Path | No
     return hits + plain
 
 
+#: What a baseline its time budget cut before any point is told to do.
+OUT_OF_TIME_HINT = "the time budget ran out before a point was timed: a --time-budget of at least its estimate (said first), or none, measures it"
+
+
 def refuse_nothing_measured(result: BaselineResult, kept: str, none: str = "no variant to measure") -> BaselineResult:
     """Refuse a baseline in which no point was measured (every variant left out, failed or not
     runnable here): one error with the reasons, instead of an empty table stored as a result.
@@ -81,8 +86,11 @@ def refuse_nothing_measured(result: BaselineResult, kept: str, none: str = "no v
     reasons = list(
         dict.fromkeys([*result.notes, *(f"{p.key.model} {p.key.format}: {p.status}: {p.reason}" for p in result.points)])
     )
-    raise PerfError(
-        f"the in-process baseline measured nothing ({'; '.join(reasons) or none}); {kept}",
-        hint="fix what the reasons name (a variant without its build record: rebuild it; a GPU variant: run it on a host "
-        "with a GPU), or choose variants this host can run with --variants",
-    )
+    timed_out = [r for r in reasons if cut_for_time(r)]
+    hints = [OUT_OF_TIME_HINT] if timed_out else []  # re-check 14, NEW-5: a time cut was told of build records and GPUs
+    if len(timed_out) < len(reasons) or not reasons:
+        hints.append(
+            "fix what the reasons name (a variant without its build record: rebuild it; a GPU variant: run it on a host "
+            "with a GPU), or choose variants this host can run with --variants"
+        )
+    raise PerfError(f"the in-process baseline measured nothing ({'; '.join(reasons) or none}); {kept}", hint="; ".join(hints))

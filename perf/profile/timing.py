@@ -49,6 +49,18 @@ ROUNDS = 8
 ORDER_SEED = 0
 
 
+#: Whose time budget the in-process baseline's cut notes name (:attr:`perf.profile.baseline.BaselineOptions.budget`):
+#: the sweep's, when its hook measures it, or ``triton-perf baseline``'s own (re-check 14, NEW-5: the command's
+#: cut read "the sweep's time budget ran out" with no sweep running). :func:`cut_for_time` tells their notes.
+SWEEP_BUDGET = "the sweep's time budget"
+COMMAND_BUDGET = "this command's --time-budget"
+
+
+def cut_for_time(note: str) -> bool:
+    """Whether a baseline's note says a time budget (:data:`SWEEP_BUDGET`, :data:`COMMAND_BUDGET`) cut it."""
+    return any(budget in note for budget in (SWEEP_BUDGET, COMMAND_BUDGET))
+
+
 class OutOfTime(Exception):
     """:func:`time_interleaved`'s deadline came before its first round could end: nothing was timed.
 
@@ -60,10 +72,14 @@ class OutOfTime(Exception):
 
     def __init__(self, round_s: float | None, left_s: float):
         self.round_s, self.left_s = round_s, left_s
-        super().__init__(
-            "the time budget ran out before its first round"
-            if round_s is None
-            else f"its first round, an estimated {round_s:.0f} s, would end after the time budget ({max(left_s, 0.0):.0f} s left)"
+        super().__init__(self.words())
+
+    def words(self, budget: str = "the time budget") -> str:
+        """What ran out, naming whose ``budget`` it was (:data:`SWEEP_BUDGET`, :data:`COMMAND_BUDGET`)."""
+        if self.round_s is None:
+            return f"{budget} ran out before its first round"
+        return (
+            f"its first round, an estimated {self.round_s:.0f} s, would end after {budget} ({max(self.left_s, 0.0):.0f} s left)"
         )
 
 

@@ -19,7 +19,7 @@ def baseline_lines(baseline: BaselineResult, table_rows: bool = True) -> list[st
     cut = "; ".join(f"`{m}` timed in {count(n, 'round')} of them only" for m, n in short.items())
     rounds = (
         f" over {s.rounds} interleaved rounds (each round times every point of a model once, in a shuffled order"
-        + (f"; the sweep's time budget ran out: {cut})" if short else ")")
+        + (f"; the time budget ran out: {cut})" if short else ")")  # a sweep's or the command's (re-check 14, NEW-5)
         if s.rounds
         else ""
     )

@@ -29,7 +29,7 @@ def test_the_rounds_timed_are_counted_per_model() -> None:
 def test_the_report_says_the_rounds_a_cut_model_was_timed_in() -> None:
     text = baseline_lines(_baseline())[0]
     assert f"over {PLANNED} interleaved rounds" in text
-    assert f"the sweep's time budget ran out: `kws` timed in {CUT} rounds of them only" in text
+    assert f"the time budget ran out: `kws` timed in {CUT} rounds of them only" in text
     assert "`mlp` timed" not in text
 
 
