@@ -171,8 +171,13 @@ def baseline(
         if said := estimate_words(estimate_opts, time_budget):
             say(said)
         if is_run:
+            earlier = _earlier_baseline(estimate_opts) if replace else None
             result = api.baseline_for_run(target, opts, _progress(), repository, replace=replace)
             where = f"stored in {target / RESULTS_FILE}; `triton-perf report {target}` shows the serving efficiency"
+            if earlier is not None:  # said as coldstart --replace says its own (re-check 14, NEW-5)
+                from perf.profile.replacing import replaced_line
+
+                where += f"\n{replaced_line(earlier)}"
         else:
             assert out is not None
             result = api.run_baseline(opts, _progress())
@@ -192,6 +197,13 @@ def baseline(
             say(cut)
         click.echo("\n".join(profile_section(profile, operators=None)))
         click.echo(profile_line(profile, stored, time.monotonic() - started, trace=trace, precision=bool(precisions)))
+
+
+def _earlier_baseline(opts: Any | None) -> BaselineResult | None:
+    """The run's baseline ``--replace`` replaces (one that measured a point), to name it once replaced
+    (``opts``: :func:`perf.cli.baseline_time.estimate_options`, the run read once)."""
+    earlier = opts.run.baseline if opts is not None and opts.run is not None else None
+    return earlier if earlier is not None and any(p.ok for p in earlier.points) else None
 
 
 def cut_words(profile: ProfileRecord, target: Path, trace: bool, precisions: Sequence[str], out: Path | None = None) -> str:

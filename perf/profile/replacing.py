@@ -39,8 +39,7 @@ def held_parts(run: RunResult, *, baseline: bool, trace: bool, precision: bool) 
     parts = []
     b = run.baseline
     if baseline and b is not None and any(p.ok for p in b.points):
-        ok = sum(1 for p in b.points if p.ok)
-        parts.append(f"its in-process baseline (measured {b.created[:19].replace('T', ' ')}: {ok} of {len(b.points)} points)")
+        parts.append(f"its in-process baseline ({_measured(b)})")
     prof = run.profile
     traced = [t for t in prof.traces if t.status == "measured"] if prof is not None else []
     if trace and traced:
@@ -77,8 +76,21 @@ def file_baseline(run: RunResult, new: BaselineResult) -> None:
     old = run.baseline
     if old is not None and any(p.ok for p in old.points):
         run.replaced_baselines.append(old)
-        log.info("the run's earlier in-process baseline (%s) is kept in results.json's replaced_baselines", old.created)
+        log.info(replaced_line(old))
     run.baseline = new
+
+
+def replaced_line(old: BaselineResult) -> str:
+    """The one line ``--replace`` says of the run's baseline it replaced (re-check 14, NEW-5: nothing on the
+    console said so, while ``coldstart --replace`` names what it replaced): ``"replaced the run's in-process
+    baseline (measured 2026-12-03 14:30:12: 40 of 40 points; kept in results.json as its replaced_baselines)"``."""
+    return f"replaced the run's in-process baseline ({_measured(old)}; kept in results.json as its replaced_baselines)"
+
+
+def _measured(b: BaselineResult) -> str:
+    """``"measured 2026-12-03 14:30:12: 40 of 40 points"``: when a baseline was measured and what it measured."""
+    ok = sum(1 for p in b.points if p.ok)
+    return f"measured {b.created[:19].replace('T', ' ')}: {ok} of {len(b.points)} points"
 
 
 def refuse_files(out_dir: Path, names: Sequence[str]) -> None:

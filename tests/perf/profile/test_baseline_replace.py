@@ -78,6 +78,11 @@ def test_replace_keeps_the_earlier_baseline_beside_the_new(swept, monkeypatch):
     assert res.exit_code == 0, res.output
     saved = load(run_dir)
     assert saved.baseline == new and saved.replaced_baselines == [old]
+    replaced = [line for line in res.output.splitlines() if line.startswith("replaced ")]  # re-check 14, NEW-5: unsaid
+    assert replaced == [
+        "replaced the run's in-process baseline (measured 2026-12-03 14:30:12: 1 of 1 points; kept in results.json as its "
+        "replaced_baselines)"
+    ]
 
 
 def test_a_repositorys_baseline_json_in_out_is_not_written_over_unasked(swept, monkeypatch):
