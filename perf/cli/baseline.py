@@ -32,6 +32,7 @@ from perf.records.levels import FLAG_MEANINGS, HOST_BUSY
 from perf.records.profile import ProfileRecord
 from perf.report.sections.inprocess import point_status
 from perf.report.sections.profile import profile_section
+from perf.sweep.baseline_words import BASELINE_START_SHARE
 
 if TYPE_CHECKING:  # rich is imported only when a table is drawn
     from rich.table import Table
@@ -102,7 +103,8 @@ _T = TimingSettings()
     default=None,
     callback=lambda _ctx, _param, v: duration(v),
     help="Wall time it may spend (10m, 90s, 1h; as the sweep's --time-budget): no point, trace or precision round "
-    "starts that would end after it, and what it cuts is said [default: none]. Its estimate is said first.",
+    "starts that would end after it, and what it cuts is said [default: none]. Its estimate is said first; a budget "
+    f"under {fmt(100 * BASELINE_START_SHARE, 0)} % of it is refused before it starts (the sweep's rule for its baseline).",
 )
 @click.option(
     "--replace",
