@@ -82,6 +82,7 @@ def main(argv: list[str] | None = None) -> int:
                     ServerOptions(root / "repo", runtime="bundled"),
                     concurrency=levels,
                     measure=measure,
+                    design="sequential",  # its measure settings are the sequential design's (a rounds sweep refuses them)
                     results_dir=root / "results",
                     run_id=f"sweep{i}",
                     **extra,

@@ -70,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
                     variants=(f"{model}_*",),
                     concurrency=levels,
                     measure=MeasureSettings(measurement_interval_ms=args.interval_ms, max_trials=6, unstable_retries=0),
+                    design="sequential",  # its measure settings are the sequential design's (a rounds sweep refuses them)
                     results_dir=root / "results",
                     run_id=model,
                 )

@@ -72,6 +72,7 @@ def main(argv: list[str] | None = None) -> int:
                 ServerOptions(root / "repo", runtime="bundled"),
                 concurrency=levels,
                 measure=MeasureSettings(measurement_interval_ms=args.interval_ms, max_trials=5, unstable_retries=0),
+                design="sequential",  # its measure settings are the sequential design's (a rounds sweep refuses them)
                 results_dir=root / "results",
             ),
             progress,

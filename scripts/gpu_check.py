@@ -361,6 +361,9 @@ def sweep_within(
         variants=tuple(plan.variants),
         concurrency=tuple(levels),
         search="brute",  # the table shows every variant at every level (its time budget plans them all)
+        # the planner (gpu_check_plan.plan_sweep) times sequential levels of fitted windows, max 4 windows each: the
+        # design that reads those settings (the rounds default ignored them, and now refuses them: design_flags)
+        design="sequential",
         results_dir=run_dir,
         run_id="sweep",
         measure=MeasureSettings(
