@@ -259,7 +259,10 @@ def unverified_words(run: RunResult, percentile: int, budget_ms: float | None, n
     (:meth:`Judged.unverified_why`), counted and the first named, in one sentence: ``"1 level over
     the p99 budget of 5.00 ms is not verified here: its host gave fewer than 3 rounds not host busy
     to judge it on, and a quiet host might meet the budget: `a` at concurrency 1 (every round host
-    busy; p99 5.89 ms over all 3)."``; ``None`` when there is none. ``named``: the levels each sentence
+    busy; p99 5.89 ms over all 3)."``; a quiet level of too few rounds in its own sentence, which names no host
+    load: ``"... is not verified here: measured on a quiet host in fewer than the 3 rounds the budget is judged on,
+    and more rounds might meet the budget: ..."`` (trial 15, T15-3: a quiet run's 1-round levels were said to blame
+    the host); ``None`` when there is none. ``named``: the levels each sentence
     names before it counts the rest (the console names 1: trial 14, its two sentences ran to 1,000+
     characters each, printed twice by the demo)."""
     if budget_ms is None:
@@ -267,25 +270,33 @@ def unverified_words(run: RunResult, percentile: int, budget_ms: float | None, n
     levels = list(_levels(run, latency_metric(percentile)))
     at = {(name, bs, c): f"`{name}` at concurrency {c}" + (f" (batch {bs})" if bs != 1 else "") for name, bs, c, _ in levels}
     found = [
-        (f"{at[name, bs, c]} ({why})", j.short) for name, bs, c, j in levels if (why := j.unverified_why(percentile, budget_ms))
+        (f"{at[name, bs, c]} ({why})", j.loaded) for name, bs, c, j in levels if (why := j.unverified_why(percentile, budget_ms))
     ]
     far = [f"{at[name, bs, c]} ({why})" for name, bs, c, j in levels if (why := j.far_detail(percentile, budget_ms))]
+    budget = f"over the p{percentile} budget of {fmt(budget_ms, 2)} ms"
     far_words = (
-        f"{count(len(far), 'level')} over the p{percentile} budget of {fmt(budget_ms, 2)} ms "
-        f"{'is' if len(far) == 1 else 'are'} far over it; more than the CPU host load took explains: {some_of(far, named)}."
+        f"{count(len(far), 'level')} {budget} {'is' if len(far) == 1 else 'are'} far over it; "
+        f"more than the CPU host load took explains: {some_of(far, named)}."
         if far
         else ""
     )
-    if not found:
-        return far_words or None
-    said, one = [w for w, _ in found], len(found) == 1
-    who = "a quiet host or more rounds" if any(short for _, short in found) else "a quiet host"
-    return (
-        f"{count(len(said), 'level')} over the p{percentile} budget of {fmt(budget_ms, 2)} ms "
-        f"{'is' if one else 'are'} not verified here: {'its' if one else 'their'} host gave fewer than "
-        f"{MIN_QUIET_ROUNDS} rounds not host busy to judge {'it' if one else 'them'} on, and {who} might "
-        f"meet the budget: {some_of(said, named)}." + (f" {far_words}" if far_words else "")
-    )
+    loaded, few = [w for w, busy in found if busy], [w for w, busy in found if not busy]
+    said = []
+    if loaded:  # its rounds host busy: the host is the cause
+        one = len(loaded) == 1
+        said.append(
+            f"{count(len(loaded), 'level')} {budget} {'is' if one else 'are'} not verified here: {'its' if one else 'their'} "
+            f"host gave fewer than {MIN_QUIET_ROUNDS} rounds not host busy to judge {'it' if one else 'them'} on, and a quiet "
+            f"host might meet the budget: {some_of(loaded, named)}."
+        )
+    if few:  # quiet rounds, too few of them (trial 15, T15-3: a quiet run's 1-round levels were said to blame the host)
+        one = len(few) == 1
+        said.append(
+            f"{count(len(few), 'level')} {budget} {'is' if one else 'are'} not verified here: measured on a quiet host in "
+            f"fewer than the {MIN_QUIET_ROUNDS} rounds the budget is judged on, and more rounds might meet the budget: "
+            f"{some_of(few, named)}."
+        )
+    return " ".join([*said, *([far_words] if far_words else [])]) or None
 
 
 def load_slowdown(load_pct: float | None, cores: int | None) -> float | None:
