@@ -184,9 +184,14 @@ def flagged_caveat(run: RunResult, level: Choice) -> str | None:
     if level.status == "ok":
         return None
     more = "with --trials 3" if run.rounds is None else "with a longer --time-budget, for more rounds per level"
+    if "host busy" in level.status:
+        again = f"sweep again on a quiet host (or {more})"
+    else:  # unstable on a quiet host: its windows disagreed (trial 15, T15-5: "sweep again on a quiet host" on a quiet one)
+        window = "--measurement-interval" if run.rounds is None else "--round-window"
+        again = f"sweep again with longer windows ({window} 1000) or {more.removeprefix('with ')}"
     return (
         f"the chosen level is {level.status}: its numbers are flagged, not a measurement to deploy on; "
-        f"sweep again on a quiet host (or {more}) before relying on this choice"
+        f"{again} before relying on this choice"
     )
 
 

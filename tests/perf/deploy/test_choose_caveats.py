@@ -137,3 +137,20 @@ def test_a_readme_defines_every_mark_it_uses():
     (said,) = mark_legend(f"1,190.0 infer/s, p99 14.15 ms{flag_mark('host busy')}")
     assert said.startswith(f"{UNSTABLE_MARK}: a flagged number: unstable") and "host busy" in said
     assert mark_legend("1,190.0 infer/s, p99 14.15 ms") == []
+
+
+def test_an_unstable_level_on_a_quiet_host_is_not_told_to_find_a_quiet_host():
+    """Trial 15, T15-5: a level flagged unstable (its windows disagreed; no visit host busy) was told "sweep again on
+    a quiet host"; the advice follows the flag: longer windows or more rounds; a host-busy level keeps the quiet host."""
+    from types import SimpleNamespace
+
+    from perf.deploy.choose import flagged_caveat
+
+    rounds_run, trials_run = SimpleNamespace(rounds=object()), SimpleNamespace(rounds=None)
+    unstable = flagged_caveat(rounds_run, SimpleNamespace(status="unstable"))  # type: ignore[arg-type]
+    assert unstable is not None and "quiet host" not in unstable
+    assert "sweep again with longer windows (--round-window 1000) or a longer --time-budget" in unstable
+    sequential = flagged_caveat(trials_run, SimpleNamespace(status="unstable"))  # type: ignore[arg-type]
+    assert sequential is not None and "(--measurement-interval 1000) or --trials 3" in sequential
+    busy = flagged_caveat(rounds_run, SimpleNamespace(status="host busy"))  # type: ignore[arg-type]
+    assert busy is not None and "sweep again on a quiet host (or with a longer --time-budget" in busy
