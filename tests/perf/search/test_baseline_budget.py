@@ -206,6 +206,12 @@ def test_a_baseline_the_budget_cut_after_it_started_says_what_measures_it(
     (demo,) = advice(tmp_path, [("--time-budget", "DEMO_TIME_BUDGET")])
     assert demo.startswith("in-process baseline cut for time (`mobilenet`, `kws`)")
     assert demo.endswith("DEMO_TIME_BUDGET=4m make demo keeps it") and "--time-budget" not in demo
+    # a model whose points were recorded and failed (a GPU variant on a CPU host) is not cut for time
+    timed.append(BaselinePoint(BaselineKey("gpuonly", "tensorrt", "fp16", "cuda", 1), 1, status="not run on this host"))
+    targets.append(BaselineTarget("gpuonly_v", timed[-1].key))
+    assert sw.run.baseline.unmeasured_models() == ["mobilenet"]
+    timed.pop()
+    targets.pop()
     # a baseline every model of which was timed in all its rounds says nothing more
     timed[1] = BaselinePoint(keys["kws"], 1, latency_median_ms=2.0, throughput_infer_per_s=500.0, rounds_ms=[2.0] * 8)
     timed.append(BaselinePoint(keys["mobilenet"], 1, latency_median_ms=2.0, throughput_infer_per_s=500.0, rounds_ms=[2.0] * 8))
