@@ -7,7 +7,7 @@ rounds).
 
 The latency of a mark is on the percentile the budget is judged on
 (:attr:`perf.analysis.recommendation.recommend.Recommendation.latency_percentile`, the one place the
-report reads it; :func:`latency_axis` names its field and words): every plot draws that latency (trial 14,
+report reads it; :func:`judged_latency` names its field and words): every plot draws that latency (trial 14,
 T14-7: a p95 view starred its pick at its p99 under a legend that said p95, with no budget line).
 
 The point: throughput the level's median (:attr:`perf.analysis.recommendation.choice.Choice.throughput_infer_per_s`);

@@ -222,7 +222,5 @@ def beside_recommendation(effects: Sequence[MainEffect], rec: Recommendation) ->
         return None
     return (
         f"**Beside the recommendation** (it ranks each variant at its best level within the {rec.budget_text}, "
-        f"the pick `{pick}` first; an effect takes each at its best level, the one the tables name, the budget aside): "
-        + ". ".join(i[0].upper() + i[1:] for i in items)
-        + "."
+        f"the pick `{pick}` first; an effect takes {PEAK_JUDGED}): " + ". ".join(i[0].upper() + i[1:] for i in items) + "."
     )

@@ -60,8 +60,8 @@ def test_an_effect_not_significant_at_peak_beside_a_pick_that_beats_its_twin_und
     assert line is not None
     assert line.startswith(
         "**Beside the recommendation** (it ranks each variant at its best level within the p99 budget of 25.00 ms, "
-        "the pick `mlp_onnx_cpu2_db500_mbs64` first; an effect takes each at its best level, the one the tables name, "
-        "the budget aside): "
+        "the pick `mlp_onnx_cpu2_db500_mbs64` first; an effect takes each variant at its best level, the one the tables "
+        "name, the latency budget aside): "
         "The pick (c=8) beats its twin with batching off, `mlp_onnx_cpu2_nodb_mbs64` (c=4), by the paired rule ("
     )
     assert "at their best levels (c=16, c=16) the rule does not separate them (+" in line
