@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from process_checks import gone
+from python_models import write_python_model
 
 from clients.server import ServerOptions
 from perf.records.settings import MeasureSettings
@@ -53,20 +54,6 @@ def _children(pid: int) -> list[int]:
         with contextlib.suppress(OSError):
             out += [int(c) for c in (task / "children").read_text().split()]
     return out
-
-
-def write_python_model(repo: Path, name: str, source: str, input_dims: str = "[ 4 ]") -> Path:
-    """A hand-made python-backend model ``name`` in ``repo``: FP32 ``x`` -> ``y``, max_batch_size 8."""
-    folder = repo / name
-    (folder / "1").mkdir(parents=True)
-    (folder / "config.pbtxt").write_text(
-        f'name: "{name}"\nbackend: "python"\nmax_batch_size: 8\n'
-        f'input [ {{ name: "x" data_type: TYPE_FP32 dims: {input_dims} }} ]\n'
-        f'output [ {{ name: "y" data_type: TYPE_FP32 dims: {input_dims} }} ]\n'
-        "instance_group [ { kind: KIND_CPU count: 1 } ]\n"
-    )
-    (folder / "1" / "model.py").write_text(source)
-    return folder
 
 
 def test_a_server_killed_mid_level_is_measured_again_on_resume_and_every_log_is_kept(tiny_repo: Path, tmp_path: Path):

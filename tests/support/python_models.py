@@ -1,0 +1,43 @@
+"""Hand-made python-backend models for tests that need a server-side behaviour no export has:
+
+- :func:`write_python_model`: a model folder (FP32 ``x`` -> ``y``, max_batch_size 8, one
+  KIND_CPU instance, no dynamic batching) with the given ``model.py`` source;
+- :data:`SERIAL_MODEL`: a ``model.py`` whose ``execute`` sleeps ``%(sleep_ms)s`` ms per call and
+  echoes ``x``: one instance serves one request at a time, so its throughput is capped at
+  ``1000 / sleep_ms`` infer/s whatever the concurrency (saturated from concurrency 1 or 2, on
+  any host with a free core for the server).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+#: ``model.py`` of a python-backend model that holds each execute ``%(sleep_ms)s`` milliseconds.
+SERIAL_MODEL = """
+import os, site, time
+for p in os.environ.get("TRITON_TOOLKIT_SITE_PACKAGES", "").split(os.pathsep):
+    if p:
+        site.addsitedir(p)  # numpy for as_numpy(), as the toolkit's own python models do
+import triton_python_backend_utils as pb_utils
+
+
+class TritonPythonModel:
+    def execute(self, requests):
+        time.sleep(%(sleep_ms)s / 1000.0)
+        return [pb_utils.InferenceResponse([pb_utils.Tensor("y", pb_utils.get_input_tensor_by_name(r, "x").as_numpy())])
+                for r in requests]
+"""
+
+
+def write_python_model(repo: Path, name: str, source: str, input_dims: str = "[ 4 ]") -> Path:
+    """A hand-made python-backend model ``name`` in ``repo``: FP32 ``x`` -> ``y``, max_batch_size 8."""
+    folder = repo / name
+    (folder / "1").mkdir(parents=True)
+    (folder / "config.pbtxt").write_text(
+        f'name: "{name}"\nbackend: "python"\nmax_batch_size: 8\n'
+        f'input [ {{ name: "x" data_type: TYPE_FP32 dims: {input_dims} }} ]\n'
+        f'output [ {{ name: "y" data_type: TYPE_FP32 dims: {input_dims} }} ]\n'
+        "instance_group [ { kind: KIND_CPU count: 1 } ]\n"
+    )
+    (folder / "1" / "model.py").write_text(source)
+    return folder
