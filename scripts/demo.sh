@@ -86,10 +86,9 @@ fi
 import sys
 from pathlib import Path
 
-from perf.cli.demo_settings import advice
+from perf.cli.demo_settings import advice, knob_pairs
 
-knobs = [("--" + k.split(":")[0], k.split(":")[1]) for k in sys.argv[2:]]
-for line in advice(Path(sys.argv[1]), knobs):
+for line in advice(Path(sys.argv[1]), knob_pairs(sys.argv[2:])):
     print(f"== {line}")
 EOF
 

@@ -203,6 +203,24 @@ def profile_budget(text: str) -> str:
     return "none" if seconds is None else f"{max(1, round(seconds * PROFILE_SHARE))}s"
 
 
+def knob_pairs(items: Iterable[str]) -> list[tuple[str, str]]:
+    """``(flag, variable)`` per ``make demo`` knob written ``FLAG:VARIABLE:DEFAULT`` (``scripts/demo.sh``'s
+    ``KNOBS``; its default is the script's, not needed here): ``"time-budget:DEMO_TIME_BUDGET:6m"`` ->
+    ``("--time-budget", "DEMO_TIME_BUDGET")``.
+
+    Raises:
+        ValueError: An item without ``FLAG:VARIABLE`` (a script edited into another form), named.
+    """
+    pairs = []
+    for item in items:
+        flag, _, rest = item.partition(":")
+        var = rest.partition(":")[0]
+        if not flag or not var:
+            raise ValueError(f"make demo knob {item!r} is not FLAG:VARIABLE:DEFAULT (scripts/demo.sh's KNOBS)")
+        pairs.append(("--" + flag, var))
+    return pairs
+
+
 def translate(knobs: Sequence[tuple[str, str]], lines: Iterable[str]) -> Iterator[str]:
     """Each line of a later step's output said by :func:`as_demo` (trial 14: steps 3b and 4 repeated the
     sweep's "a longer `--time-budget` measures them" after the demo had said it as DEMO_TIME_BUDGET)."""
@@ -220,7 +238,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         click.echo(profile_budget(args[1]))
         return 0
     if args[:1] == ["--as-demo"]:
-        for line in translate([("--" + k.split(":")[0], k.split(":")[1]) for k in args[1:]], sys.stdin):
+        for line in translate(knob_pairs(args[1:]), sys.stdin):
             sys.stdout.write(line)
             sys.stdout.flush()
         return 0

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -128,6 +130,17 @@ def test_the_demos_translation_says_each_line_as_make_demo_takes_it() -> None:
     said = list(translate(knobs, ["cut: a longer `--time-budget` measures them\n", "traces: 2 of 2\n"]))
     assert said == ["cut: a longer DEMO_TIME_BUDGET (`DEMO_TIME_BUDGET=... make demo`) measures them\n", "traces: 2 of 2\n"]
     assert (profile_budget("6m"), profile_budget("2m"), profile_budget("none")) == ("90s", "30s", "none")
+
+
+def test_the_demos_knobs_are_read_as_demo_sh_writes_them_and_a_malformed_one_is_named() -> None:
+    from perf.cli.demo_settings import knob_pairs
+
+    assert knob_pairs(["time-budget:DEMO_TIME_BUDGET:6m", "concurrency:DEMO_CONCURRENCY"]) == [
+        ("--time-budget", "DEMO_TIME_BUDGET"),
+        ("--concurrency", "DEMO_CONCURRENCY"),
+    ]
+    with pytest.raises(ValueError, match="'time-budget' is not FLAG:VARIABLE:DEFAULT"):
+        knob_pairs(["time-budget"])  # was an IndexError from split(":")[1]
 
 
 def test_the_baseline_commands_last_line_says_what_it_wrote_ran_and_how_long() -> None:
