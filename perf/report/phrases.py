@@ -112,6 +112,12 @@ def _queue_grew(f: Facts) -> bool:
     return f.queue_a_us is not None and f.queue_b_us is not None and f.queue_b_us > f.queue_a_us
 
 
+#: What :attr:`Facts.compute_per_inference_b_us` is, said beside its number: Triton's compute infer time of one
+#: execution over the inferences it held, not the input + infer + output the report calls "compute" (trial 16,
+#: T16-2: "≈601 µs of compute per inference" was 1,872 µs infer / 3.11, beside "2,384 µs in compute").
+PER_INFERENCE = "infer time per inference"
+
+
 def _batched_compute(f: Facts) -> tuple[float, float] | None:
     """Compute per inference of a and b (µs) when b formed batches (:data:`BATCHED`) and a
     did not; None when not, or when any of the four numbers was not measured."""
@@ -168,7 +174,7 @@ PHRASES: tuple[Phrase, ...] = (
         lambda f: (
             f"{f.setting}{f' together with {f.together}' if f.together else ''} paid in compute at this load: executions of {f.batch_b:.2f} "
             "inferences cost ≈"
-            f"{fmt(f.compute_per_inference_b_us, 0)} µs of compute per inference against "
+            f"{fmt(f.compute_per_inference_b_us, 0)} µs {PER_INFERENCE} against "
             f"{fmt(f.compute_per_inference_a_us, 0)} µs unbatched"
         ),
     ),
@@ -177,7 +183,7 @@ PHRASES: tuple[Phrase, ...] = (
         "batching_no_saving",
         lambda f: (c := _batched_compute(f)) is not None and c[1] >= c[0],
         lambda f: (
-            f"batches of {f.batch_b:.2f} inferences formed but cost no less compute per inference "
+            f"batches of {f.batch_b:.2f} inferences formed but cost no less {PER_INFERENCE} "
             f"(≈{fmt(f.compute_per_inference_b_us, 0)} vs {fmt(f.compute_per_inference_a_us, 0)} µs)"
         ),
     ),

@@ -23,7 +23,7 @@ from perf.analysis.stats.points import THROUGHPUT, Point
 from perf.markdown import CPU_MEASURES, flag_mark, fmt
 from perf.records.results import RunResult, VariantResult
 from perf.records.workloads import workload
-from perf.report.phrases import Facts, say
+from perf.report.phrases import PER_INFERENCE, Facts, say
 
 #: A differing field's name in words (the others: the field's name).
 FIELD_WORDS = {
@@ -91,7 +91,7 @@ def _explain(name: str, p: Point, gpu: str | None) -> str:
     if bsz is not None:
         text += f"; executions held {bsz:.2f} inferences on average"
         if bsz > 1 and _per_inference_us(p) is not None:
-            text += f" (≈{fmt(_per_inference_us(p), 0)} µs of compute per inference)"
+            text += f" (≈{fmt(_per_inference_us(p), 0)} µs {PER_INFERENCE})"
     measures = [(m, label, unit, d) for m, (label, unit, d, _) in CPU_MEASURES.items()] + [(gpu, "GPU", "%", 1)]
     utils = [f"{label} {fmt(p.get(m), d)} {unit}" for m, label, unit, d in measures if m and p.get(m) is not None]
     return text + (f"; {', '.join(utils)}" if utils else "")

@@ -197,7 +197,7 @@ def test_why_paragraph_phrases_follow_the_numbers():
     why = "\n".join(conclusions(run, recommend(run))).split("**Why.**")[1].split("**When")[0]
     assert "host CPU had capacity left (35 %)" in why and "saturated" not in why
     assert (
-        "dynamic batching paid in compute at this load: executions of 14.00 inferences cost ≈150 µs of compute per inference against 400 µs"
+        "dynamic batching paid in compute at this load: executions of 14.00 inferences cost ≈150 µs infer time per inference against 400 µs"
         in why
     )
 

@@ -181,7 +181,7 @@ def test_report_content_cpu_only(tmp_path: Path):
         "The runner-up by highest throughput measured (not by the ranking under the p99 budget of 3.00 ms), "
         "`mlp_onnx_cpu2_nodb_mbs64`, peaked at 385.0 infer/s (concurrency 16): -57.2 % against the best." in text
     )
-    assert "executions held 14.00 inferences on average (≈400 µs of compute per inference)" in text
+    assert "executions held 14.00 inferences on average (≈400 µs infer time per inference)" in text
     assert (
         "`mlp_onnx_cpu1_nodb_mbs64` spent 800 µs per request queued and 418 µs in compute (input + infer + output; 400 µs "
         "infer) (queue = 66 % of server time: requests mostly waited for a busy instance)" in text
