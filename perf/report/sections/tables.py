@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from core.wording import sentence
+from perf.analysis.recommendation.frontier import size_of
 from perf.analysis.stats.curves import gpu_metric, has_metric
 from perf.analysis.stats.points import P99, THROUGHPUT, Point, fmt_spread, rate_points
 from perf.markdown import (
@@ -89,7 +90,10 @@ def _level_block(
     here = [(n, p) for n, pts in points.items() for p in pts if (p.batch_size, p.concurrency) == key]
     more = f" (top {top_n} of {len(here)})" if len(here) > top_n else ""
     lines = ["", f"### Concurrency {conc}" + (f", batch size {bs}" if bs != 1 else "") + more]
-    top = max((p.value(THROUGHPUT) for n, p in here if p.ok and n not in failed), default=None)
+    top: dict[str, float] = {}  # per client workload: sizes are never compared (trial 16, T16-3: seq=8 bold over seq=128)
+    for n, p in here:
+        if p.ok and n not in failed:
+            top[size_of(p)] = max(top.get(size_of(p), p.value(THROUGHPUT)), p.value(THROUGHPUT))
     rows = []
     for name, p in _top(here, failed, top_n, baseline):
         if not p.ok:
@@ -99,7 +103,7 @@ def _level_block(
         if note := verdicts.get((name, bs, conc)):  # trial 10, F3: the median shown is not what the budget judged
             at = next(i for i, (_, m, _) in enumerate(cols) if m == P99)
             cells[at] += f" ({note})"
-        if p.get(THROUGHPUT) == top and name not in failed:
+        if p.get(THROUGHPUT) == top.get(size_of(p)) and name not in failed:
             cells[0] = f"**{cells[0]}**"
         mark = (
             flag_mark(p.status)
@@ -191,7 +195,7 @@ def level_tables(
         )
         + f"Medians over {over}"
         + (f", with the [min–max] spread over {over} for throughput and p99" if multi_trial else "")
-        + f". **Bold**: highest throughput at the level. `—`: not measured on this host. "
+        + f". **Bold**: highest throughput at the level{_BOLD_PER_SIZE if _sizes(points) > 1 else ''}. `—`: not measured on this host. "
         f"{UNSTABLE_MARK} unstable: {FLAG_MEANINGS[UNSTABLE]} at this level; "
         f"{UNSTABLE_MARK} host busy: {FLAG_MEANINGS[HOST_BUSY]} during it (kept, but treat with care)."
         + "".join(f" {label}: {sentence(CPU_MEASURES[m][3])}" for label, m, _ in utils),
@@ -205,6 +209,15 @@ def level_tables(
     for k in shown:
         lines += blocks[k]
     return [*lines, ""]
+
+
+#: The bold's scope in a run of several client workloads (input sizes, client batch sizes).
+_BOLD_PER_SIZE = " for its input size (one per size: sizes are the client's, never compared)"
+
+
+def _sizes(points: dict[str, list[Point]]) -> int:
+    """How many client workloads (:func:`perf.analysis.recommendation.frontier.size_of`) ``points`` hold."""
+    return len({size_of(p) for pts in points.values() for p in pts})
 
 
 def _levels_text(keys: Sequence[tuple[int, int]]) -> str:
