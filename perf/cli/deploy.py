@@ -100,6 +100,7 @@ def export_deployment(
     [default: NVIDIA's image of the toolkit's default release] apply; --variant does not).
     """
     from perf.deploy.bundle import export_deployment as export
+    from perf.deploy.choose import LEVEL_WORDS
 
     if _is_colocation_run(run_dir):
         _export_combination(run_dir, out, repository, variant, name, image, latency_budget_ms, allow_changed_model)
@@ -124,7 +125,7 @@ def export_deployment(
         click.secho(c.unfinished, fg="yellow", err=True)
     if c.unmeasured:  # the pick of the measured variants only: said with it, as the README's first lines
         click.secho(c.unmeasured, fg="yellow", err=True)
-    click.echo(f"best measured level: {c.level.describe()}")
+    click.echo(f"{LEVEL_WORDS}: {c.level.describe()}")
     for caveat in c.caveats:  # the README's list (perf.deploy.choose.level_caveats)
         click.secho(f"note: {caveat}", fg="yellow", err=True)
     if bundle.files_check is not None:

@@ -40,15 +40,21 @@ from perf.records.workloads import (
     workload_of,
 )
 
+#: What the deployed level is called on the console and in the bundle's README: the level the choice was made at
+#: (within the budget, or the best peak without one), not the variant's highest throughput (trial 16, T16-4:
+#: "best measured level" beside a pick under the budget at half the throughput of the run's best measured level).
+LEVEL_WORDS = "chosen level"
+
 
 @dataclasses.dataclass(frozen=True)
 class Chosen:
-    """The variant a bundle deploys and its best measured level.
+    """The variant a bundle deploys and the level it was chosen at (:data:`LEVEL_WORDS`).
 
     Attributes:
         variant: Variant (model) name.
         why: How it was chosen, in words.
-        level: Its best level by the recommendation's rule (medians over its rounds or trials).
+        level: The level it was chosen at, by the recommendation's rule (within the budget, or its best
+            peak without one; medians over its rounds or trials).
         unfinished: What the run holds when it did not finish (:func:`unfinished_text`), else ``None``.
         caveats: What the level's numbers rest on when a reader would assume more, in words
             (:func:`level_caveats`): rounds that failed, a named variant's level over the run's budget,

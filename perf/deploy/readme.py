@@ -1,5 +1,5 @@
 """The README.md of a deployment bundle (:mod:`perf.deploy.bundle`): which variant and why, its
-best measured level, what was measured and what differs in the bundle, what the manifests ask
+chosen level, what was measured and what differs in the bundle, what the manifests ask
 for and why, and the commands that deploy and verify it (docs/KUBERNETES.md)."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from typing import Any
 
 from core.wording import sentence
 from perf.deploy import k8s
+from perf.deploy.choose import LEVEL_WORDS
 from perf.markdown import mark_legend
 from perf.records.results import RunResult
 
@@ -68,7 +69,7 @@ def readme(bundle: Any, run: RunResult, repository: Path) -> list[str]:
         "",
         "## Why this variant",
         "",
-        f"{sentence(c.why, capital=True)} Its best measured level: {sentence(c.level.describe())}",
+        f"{sentence(c.why, capital=True)} Its {LEVEL_WORDS}: {sentence(c.level.describe())}",
         f"Measured on {_measured_on(run)}; a cluster node differs, so measure it there too (below).",
     ]
     if c.caveats:  # the list the command printed (perf.deploy.choose.level_caveats), said the same here

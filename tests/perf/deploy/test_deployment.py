@@ -197,6 +197,9 @@ def test_unknown_and_failed_variants_are_refused_with_the_valid_names(run_dir: P
 def test_a_latency_budget_picks_the_best_level_within_it_or_refuses(run_dir: Path):
     bundle = export_deployment(run_dir, latency_budget_ms=4.5)
     assert bundle.chosen.variant == CPU1 and "p99 budget of 4.50 ms" in bundle.chosen.why
+    readme = (bundle.folder / "README.md").read_text()  # trial 16, T16-4: the pick within the budget, not the best measured
+    assert "Its chosen level: `tiny_onnx_cpu1_nodb_mbs8` at concurrency 2: 150.0 infer/s" in readme
+    assert "best measured level" not in readme
     with pytest.raises(
         PerfError, match="nothing to deploy from run r1: no level meets the given p99 budget of 1.00 ms"
     ) as refused:
