@@ -63,6 +63,8 @@ log = logging.getLogger(__name__)
 VISIT_OVERHEAD_S = 0.35
 #: Loading and preparing one variant: load, first requests, warm-up (s).
 LOAD_S = 5.0
+#: What a priced load covers, said beside its time (trial 16, T16-9: the console's "loaded in 9.6 s" is the load alone).
+LOAD_WORDS = "to load and warm up"
 #: Unloading one variant after its rounds and checking it is gone (s; 3.4 s each for the demo's
 #: 7 variants under two CPU burners, where the server's python-backend stubs exit slowly; 3.2 s
 #: each for 5 tiny variants at load 5, where 3.0 left a 2 m budget 0.5 s over). The worst seen.

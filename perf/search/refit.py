@@ -27,7 +27,7 @@ from perf.analysis.ranking.operating import MIN_ROUNDS
 from perf.markdown import fmt
 from perf.records.rounds import Cut, RoundRules
 from perf.records.search import SearchRules
-from perf.search.budget import LOAD_S, Fit, estimate, levels_by_round, not_measured
+from perf.search.budget import LOAD_S, LOAD_WORDS, Fit, estimate, levels_by_round, not_measured
 from perf.search.shrink import rounds_within, shrink
 
 
@@ -110,8 +110,8 @@ def refit(
 
 def after_loads(plan: Fit, load_s: float, left_s: float, done: int | None = None) -> str:
     """When a cut of the plan fitted again was made, as its reason says it: ``"after the first 2 loads
-    took 15.0 s a variant (the plan assumed 5.0 s), 120 s were left"`` (``done``: the loads measured
+    took 15.0 s a variant to load and warm up (the plan assumed 5.0 s), 120 s were left"`` (``done``: the loads measured
     before loads still to come; ``None``: once the group is loaded, ``"after the loads took ..."``)."""
     which = "the loads" if done is None else "the first load" if done == 1 else f"the first {count(done, 'load')}"
     assumed = f"(the plan assumed {fmt(plan.load_s, 1)} s)"
-    return f"after {which} took {fmt(load_s, 1)} s a variant {assumed}, {fmt(left_s, 0)} s were left"
+    return f"after {which} took {fmt(load_s, 1)} s a variant {LOAD_WORDS} {assumed}, {fmt(left_s, 0)} s were left"

@@ -24,7 +24,7 @@ from perf.records.results import RunResult
 from perf.records.rounds import BudgetRecord, Cut
 from perf.records.workloads import workload
 from perf.report.sections.servers import group_end_words
-from perf.search.budget import not_measured
+from perf.search.budget import LOAD_WORDS, not_measured
 from perf.search.promise import CUT_ORDER
 
 #: Words for each kind of cut.
@@ -141,9 +141,9 @@ def budget_lines(run: RunResult, rec: Recommendation | None = None) -> list[str]
         "- **Time budget:** "
         + (_session_words(b) if b.sessions > 1 else f"{fmt(b.budget_s, 0)} s" if b.budget_s is not None else "none")
         + f"; estimated {fmt(b.estimate_s, 0)} s before the start ({count(b.planned_rounds, 'round')} of visits of about "
-        f"{fmt(b.visit_s, 2)} s, {fmt(b.load_s, 1)} s per variant to load)"
+        f"{fmt(b.visit_s, 2)} s, {fmt(b.load_s, 1)} s per variant {LOAD_WORDS})"
         + (
-            f"; fitted again after the loads took {fmt(b.refit_load_s, 1)} s a variant: about "
+            f"; fitted again after the loads took {fmt(b.refit_load_s, 1)} s a variant {LOAD_WORDS}: about "
             f"{count(b.refit_rounds, 'round')}, estimated {fmt(b.refit_estimate_s, 0)} s for the rounds"
             if b.refit_rounds is not None and b.refit_load_s is not None
             else ""

@@ -47,7 +47,7 @@ def test_a_variant_the_loads_so_far_cut_is_not_loaded(monkeypatch: pytest.Monkey
     assert not set(cut) & set(sweep.loads[: len(first.variants)])  # never loaded for the group
     assert not set(cut) & set(sweep.unloaded)  # so never unloaded before the rounds either
     assert (
-        f"{cut[0]} not measured: after the first load took {SLOW_LOAD_S:.1f} s a variant (the plan assumed {fit.load_s:.1f} s), "
+        f"{cut[0]} not measured: after the first load took {SLOW_LOAD_S:.1f} s a variant to load and warm up (the plan assumed {fit.load_s:.1f} s), "
         in said[0]
     )
     assert all("for their loads and the" in t for t in said), said  # the loads still to come counted, in numbers

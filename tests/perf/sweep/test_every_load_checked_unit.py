@@ -48,7 +48,7 @@ def test_a_load_the_time_left_cannot_afford_is_cut_before_it_starts(monkeypatch:
     cut_again = [n for n in FIVE if n in sweep.loads and sweep.loads.count(n) == 1 and f"{n} not measured further" in said]
     assert never or cut_again, sweep.loads  # some load was cut: a variant never loaded, or a final's load
     for n in [*never, *cut_again]:  # each said as the plan's cuts are: after which loads, with what time left
-        assert f"{n} not measured" in said and "s a variant (the plan assumed" in said, said
+        assert f"{n} not measured" in said and "s a variant to load and warm up (the plan assumed" in said, said
 
 
 def test_a_final_no_round_of_which_fits_is_not_loaded(monkeypatch: pytest.MonkeyPatch) -> None:

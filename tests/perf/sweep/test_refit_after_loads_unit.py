@@ -31,14 +31,15 @@ def test_loads_slower_than_planned_refit_the_plan_before_the_first_round(monkeyp
     assert host.clock() <= budget_s
     (said,) = [e["text"] for e in events if e["event"] == "plan" and e["text"].startswith("rounds: fitted again")]
     assert (
-        f"after the loads took {SLOW_LOAD_S:.1f} s a variant (the plan assumed {fit.load_s:.1f} s)" in said
+        f"after the loads took {SLOW_LOAD_S:.1f} s a variant to load and warm up (the plan assumed {fit.load_s:.1f} s)" in said
     )  # why, both load times
     b = run.rounds.budget  # the report's Time budget line says the plan the rounds ran under, beside the first
     assert (b.refit_load_s, b.refit_rounds) == (SLOW_LOAD_S, int(said.split("about ")[1].split(" round")[0]))
     line = budget_lines(run)[0]
     assert (
-        f"{fit.load_s:.1f} s per variant to load)" in line
-        and f"fitted again after the loads took {SLOW_LOAD_S:.1f} s a variant: about {b.refit_rounds} round" in line
+        f"{fit.load_s:.1f} s per variant to load and warm up)" in line
+        and f"fitted again after the loads took {SLOW_LOAD_S:.1f} s a variant to load and warm up: about {b.refit_rounds} round"
+        in line
     )
     first = [r for r in run.rounds.rounds if r.group == 0]
     ended = run.rounds.groups[0].ended or ""
