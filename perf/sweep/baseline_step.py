@@ -41,6 +41,8 @@ class BaselineStep(RoundsSweep):
     #: The plan's estimate of the baseline (s) this session's plan line said, its start from it
     #: (:func:`~perf.sweep.baseline_words.baseline_start_s`); ``None``: no plan line said one.
     baseline_planned_s: float | None = None
+    #: The plan's ``(variants, time left)`` its :attr:`baseline_keeps` was found for (:meth:`_keeps_now`).
+    baseline_keeps_at: tuple[list[str], float | None] | None = None
 
     def _configs(self) -> dict[str, dict | None]:
         """Each planned variant's ``config.pbtxt`` (JSON form): the cut's settings where a variant has no recorded parameters."""
@@ -78,6 +80,14 @@ class BaselineStep(RoundsSweep):
         )
         return keeps_hint(minutes, self.run_id, o.resume)
 
+    def _keeps_now(self, need_s: float) -> str:
+        """The hint of the budget that keeps the baseline, found again with its estimate of now (``need_s``, from the
+        levels measured) where it differs from the plan's: the plan's minutes were found for its estimate then
+        (trial 16, T16-19: "--time-budget 4m keeps it" beside an estimate of 385 s, the plan's having been 33 s)."""
+        if self.baseline_keeps_at is None or self.baseline_planned_s is None or need_s <= self.baseline_planned_s:
+            return self.baseline_keeps
+        return self._keeps_baseline(*self.baseline_keeps_at) or self.baseline_keeps
+
     def _baseline_unusable(self) -> str | None:
         """Why an in-process baseline would compare with no level: a shape sweep whose every swept size is a
         mixed range (``--shapes time=1000..16000``), which no in-process call runs
@@ -109,7 +119,7 @@ class BaselineStep(RoundsSweep):
             why = (
                 f"skipped: {fmt(max(left, 0.0), 0)} s of the time budget left, it needs an estimated {fmt(need, 0)} s "
                 f"({skip_counts(counted)}) and starts with {start} s{said}; "
-                f"{self.baseline_keeps or 'a longer --time-budget keeps it'}"
+                f"{self._keeps_now(need) or 'a longer --time-budget keeps it'}"
             )
             self.run.rounds.cut(Cut("baseline", why))
             log.warning("in-process baseline %s", why)
@@ -122,9 +132,9 @@ class BaselineStep(RoundsSweep):
         if self.run.rounds is not None and self.run.rounds.budget is not None:
             self.run.rounds.budget.baseline_s = round(time.monotonic() - began, 1)
             self._save()
-        self._after_cut(deadline)
+        self._after_cut(deadline, need)
 
-    def _after_cut(self, deadline: float | None) -> None:
+    def _after_cut(self, deadline: float | None, need_s: float) -> None:
         """A baseline that started but that the time budget cut (a model not timed, or timed in fewer rounds)
         says what measures the rest, on the console and in the report's notes (trial 14, T14-4: "not measured:
         the time budget ran out before its first round", the loads having spent what the rounds left, and no
@@ -138,7 +148,7 @@ class BaselineStep(RoundsSweep):
         again = " --replace" if any(p.ok for p in b.points) else ""  # what it timed is kept (perf.profile.replacing)
         hint = (
             f"`triton-perf baseline {self.run_dir}{again}` measures it again afterwards, without a time budget; "
-            f"{self.baseline_keeps or 'a longer --time-budget keeps it'}"
+            f"{self._keeps_now(need_s) or 'a longer --time-budget keeps it'}"
         )
         b.notes.append(f"{CUT_NOTE} ({', '.join(f'`{m}`' for m in cut)}): {hint}")
         log.warning("%s", b.notes[-1])

@@ -250,7 +250,7 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
         names = self._measurable()
         left = None if deadline is None else max(0.0, deadline - time.monotonic())
         fit = self._fit(names, left)
-        self.baseline_keeps = self._keeps_baseline(names, left)
+        self.baseline_keeps, self.baseline_keeps_at = self._keeps_baseline(names, left), (names, left)
         self.baseline_planned_s = fit.baseline_s or None  # the start the plan line says is the one checked
         before = rounds.budget.spent_s if rounds.budget is not None else None  # a resumed run's earlier sessions
         sessions = (rounds.budget.sessions + 1) if rounds.budget is not None and before is not None else 1

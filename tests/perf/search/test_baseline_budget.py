@@ -56,6 +56,8 @@ class _Sweep:
         self.progress, self.budget, self.levels, self.adaptive = None, None, LADDER, True
         self.baseline_keeps = ""
         self.baseline_planned_s: float | None = None
+        self.baseline_keeps_at: tuple[list[str], float | None] | None = None
+        self.per_variant_s = 15.0  # the estimate's seconds a variant (the re-estimate after the rounds may differ)
 
     def _baseline_unusable(self) -> None:
         return None
@@ -64,7 +66,7 @@ class _Sweep:
         return {}  # no configs read: the cut's settings are the variants' params (none here)
 
     def baseline_estimate(self, names: list[str]) -> BaselineEstimate:  # 15 s a variant, as the old rule
-        return BaselineEstimate(15.0 * len(names), len(names), 5 * len(names), False)
+        return BaselineEstimate(self.per_variant_s * len(names), len(names), 5 * len(names), False)
 
     def _baseline_s(self, names: list[str]) -> float:
         return self.baseline_estimate(names).seconds
@@ -75,8 +77,14 @@ class _Sweep:
     def _save(self) -> None:
         pass
 
-    def _after_cut(self, deadline: float | None) -> None:
-        sweep_run.Sweep._after_cut(self, deadline)  # type: ignore[arg-type]
+    def _after_cut(self, deadline: float | None, need_s: float) -> None:
+        sweep_run.Sweep._after_cut(self, deadline, need_s)  # type: ignore[arg-type]
+
+    def _keeps_now(self, need_s: float) -> str:
+        return sweep_run.Sweep._keeps_now(self, need_s)  # type: ignore[arg-type]
+
+    def _keeps_baseline(self, names: list[str], left: float | None) -> str:
+        return sweep_run.Sweep._keeps_baseline(self, names, left)  # type: ignore[arg-type]
 
 
 @pytest.fixture
@@ -124,6 +132,23 @@ def test_the_plan_and_a_skipped_baseline_name_one_time_budget(measured: list[Any
     assert (
         minutes - 1 <= 6 or not budget.fit(NAMES, LADDER, True, 1, RULES, SearchRules(), (minutes - 1) * 60 - 5.0, True).reserve_s
     )
+
+
+def test_a_skip_whose_estimate_grew_names_the_budget_that_keeps_the_estimate_of_now(measured: list[Any]) -> None:
+    """Trial 16, T16-19: the plan estimated 33 s and found "--time-budget 4m keeps it"; after the rounds the estimate
+    from the levels measured was 385 s, and the skip still said "4m keeps it". The minutes are found again for it."""
+    sw = _Sweep()
+    names = list(NAMES)
+    sw.baseline_keeps = sweep_run.Sweep._keeps_baseline(sw, names, 355.0)  # type: ignore[arg-type]
+    sw.baseline_keeps_at, sw.baseline_planned_s = (names, 355.0), 15.0 * len(names)
+    planned = int(sw.baseline_keeps.split("--time-budget ")[1].split("m keeps it")[0])
+    sw.per_variant_s = 60.0  # the levels measured show it 4 times slower
+    sweep_run.Sweep._baseline(sw, time.monotonic() + 50.0)  # type: ignore[arg-type]
+    assert not measured and sw.run.rounds is not None
+    (cut,) = sw.run.rounds.cuts
+    minutes = int(cut.reason.split("--time-budget ")[1].split("m keeps it")[0])
+    assert "it needs an estimated 480 s" in cut.reason and minutes > planned  # the old code said the plan's minutes
+    assert budget.fit(NAMES, LADDER, True, 1, RULES, SearchRules(), minutes * 60 - 5.0, lambda n: 60.0 * len(n)).reserve_s > 0
 
 
 def test_a_resumed_runs_hint_names_the_resume_command_and_a_longer_session(measured: list[Any]) -> None:
