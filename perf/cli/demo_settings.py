@@ -157,10 +157,15 @@ def problems(
     return out
 
 
+#: A flag's value in advice: a number or duration (``31``, ``4m``, ``1000``), ``auto`` or ``none`` (not the next word).
+_VALUE = r"[0-9][^\s`;,)]*|auto|none"
+
+
 def as_demo(text: str, knobs: Sequence[tuple[str, str]]) -> str:
     """``text`` with each advice that names one of ``knobs``' flags said as ``make demo`` takes it:
     "`--time-budget 8m` keeps it" -> "DEMO_TIME_BUDGET=8m make demo keeps it", "a longer `--time-budget`"
-    -> "a longer DEMO_TIME_BUDGET (`DEMO_TIME_BUDGET=... make demo`)" (trial 13, T13-13: the second
+    -> "a longer DEMO_TIME_BUDGET (`DEMO_TIME_BUDGET=... make demo`)", "--round-window 1000" ->
+    "`DEMO_WINDOW_MS=1000 make demo`" (trial 13, T13-13: the second
     was left as the sweep's flag in the console, the report and the bundle's README).
 
     Args:
@@ -169,6 +174,8 @@ def as_demo(text: str, knobs: Sequence[tuple[str, str]]) -> str:
     """
     for flag, var in knobs:
         text = re.sub(rf"`?{re.escape(flag)} (\S+?)`? keeps it", rf"{var}=\1 make demo keeps it", text)
+        # a flag with its value is a command to run (trial 16, T16-20: "or DEMO_BUDGET_MS 31")
+        text = re.sub(rf"`?{re.escape(flag)}[ =]({_VALUE})`?", rf"`{var}=\1 make demo`", text)
         text = text.replace(f"`{flag}`", f"{var} (`{var}=... make demo`)").replace(flag, var)
     return text
 

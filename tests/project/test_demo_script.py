@@ -132,6 +132,39 @@ def test_the_demos_translation_says_each_line_as_make_demo_takes_it() -> None:
     assert (profile_budget("6m"), profile_budget("2m"), profile_budget("none")) == ("90s", "30s", "none")
 
 
+def test_a_flag_with_its_value_is_said_as_the_make_demo_command() -> None:
+    """Trial 16, T16-20: "or --latency-budget-ms 31" became "or DEMO_BUDGET_MS 31", which is no command."""
+    from perf.cli.demo_settings import as_demo
+
+    knobs = [("--latency-budget-ms", "DEMO_BUDGET_MS"), ("--time-budget", "DEMO_TIME_BUDGET")]
+    assert as_demo("or --latency-budget-ms 31", knobs) == "or `DEMO_BUDGET_MS=31 make demo`"
+    assert as_demo("try `--time-budget 4m`", knobs) == "try `DEMO_TIME_BUDGET=4m make demo`"
+    assert as_demo("a longer --time-budget measures them", knobs) == "a longer DEMO_TIME_BUDGET measures them"
+
+
+#: export-deployment refuses (nothing within the budget) with advice naming its own flags.
+_DEPLOY_REFUSES = """case "$*" in
+  *export-deployment*) echo "  -> deploy one over the budget by naming it: --variant v_a (the lowest p99); or --latency-budget-ms 31"; exit 1;;
+esac
+"""
+
+
+def test_the_deploy_steps_advice_keeps_export_deployments_flags_and_names_its_command(tmp_path: Path) -> None:
+    """Trial 16, T16-20: export-deployment's own --latency-budget-ms was said as DEMO_BUDGET_MS, and its --variant
+    with no command that takes it."""
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    real = f'  *--as-demo*) exec {sys.executable} "$@";;\n'
+    (venv / "bin" / "python").write_text(f'#!/bin/sh\ncase "$*" in\n{real}esac\n{_DEPLOY_REFUSES}')
+    (venv / "bin" / "python").chmod(0o755)
+    env = {**os.environ, "VENV": str(venv), "PYTHONPATH": str(ROOT), "DEMO_PROFILE": "0"}
+    done = subprocess.run(["bash", str(ROOT / "scripts" / "demo.sh")], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    step = done.stdout.split("== 4/4")[1]
+    assert "--variant v_a (the lowest p99); or --latency-budget-ms 31" in step and "DEMO_BUDGET_MS" not in step
+    assert f"`{venv}/bin/triton-perf export-deployment results/demo-" in step and "--variant NAME`" in step
+
+
 def test_the_demos_knobs_are_read_as_demo_sh_writes_them_and_a_malformed_one_is_named() -> None:
     from perf.cli.demo_settings import knob_pairs
 
