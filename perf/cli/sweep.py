@@ -19,6 +19,7 @@ from perf.markdown import short_error
 from perf.records.results import RESULTS_FILE
 from perf.records.settings import MEASURE_PANEL
 from perf.records.unfinished import holds_text, resume_command
+from perf.sweep.analyzer_flags import direct_flag_advice
 from perf.sweep.options import REPORT_PANEL, RUN_PANEL, SWEEP_SETS, WHAT_PANEL, SweepOptions
 
 #: The order of the sweep's help panels (the server's own panels come last).
@@ -53,7 +54,27 @@ def _ordered(option_specs: list[OptionSpec]) -> list[OptionSpec]:
     return sorted(option_specs, key=lambda s: rank.get(s.panel or "", len(PANELS)))
 
 
-@click.command("sweep", cls=OptionsOnlyCommand, context_settings=CONTEXT_SETTINGS)
+class SweepCommand(OptionsOnlyCommand):
+    """The sweep's command: a perf_analyzer flag given to it (``perf/run_sweep.sh -p 1000``) is told the
+    sweep's flag to use, or the pass-through (:func:`perf.sweep.analyzer_flags.direct_flag_advice`: the
+    table the pass-through is refused by), not click's bare "No such option"."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """Parse ``args``; a perf_analyzer flag the sweep does not have is refused with its advice.
+
+        Raises:
+            click.NoSuchOption: an option the sweep does not have.
+        """
+        try:
+            return super().parse_args(ctx, args)
+        except click.NoSuchOption as e:
+            advice = direct_flag_advice(e.option_name)
+            if advice is None:
+                raise
+            raise click.NoSuchOption(e.option_name, message=advice, ctx=ctx) from None
+
+
+@click.command("sweep", cls=SweepCommand, context_settings=CONTEXT_SETTINGS)
 @panel(*_ordered([*specs(SweepOptions, omit=OMIT), *COMMAND_FLAGS]))
 @verbosity_option
 @click.pass_context

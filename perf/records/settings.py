@@ -32,7 +32,8 @@ class MeasureSettings:
             after them one last run accepts any variation and the level is flagged unstable.
         collect_metrics: Pass ``--collect-metrics`` (GPU metrics from the server's endpoint).
         extra_args: Further perf_analyzer flags, appended verbatim to every measurement
-            command (``--perf-analyzer-arg``), e.g. ``("--max-threads=16",)``.
+            command (``--perf-analyzer-arg``), e.g. ``("--max-threads=16",)``; a sweep refuses
+            those it sets itself (:mod:`perf.sweep.analyzer_flags`).
     """
 
     protocol: Annotated[str, Flag(choices=("grpc", "http"), panel=MEASURE_PANEL)] = Field(
@@ -77,5 +78,6 @@ class MeasureSettings:
     ] = Field(
         default=(),
         description="Extra perf_analyzer flag passed through verbatim to every measurement (repeatable), "
-        "e.g. --perf-analyzer-arg=--max-threads=16.",
+        "e.g. --perf-analyzer-arg=--max-threads=16; one the sweep sets itself or that changes what a level is or how "
+        "it is read (--concurrency-range, -b, -p, --shape, -f...) is refused, naming the sweep's flag to use.",
     )

@@ -35,6 +35,7 @@ from perf.search.events import log_event
 from perf.search.plan import LevelKey, VariantPlan, plan_variant, to_measure
 from perf.search.policy import AUTO, Budget, Search, ladder, resolve_mode
 from perf.search.resumed import resumed_budget
+from perf.sweep.analyzer_flags import pass_through_refusal
 from perf.sweep.design_flags import other_design_refusal, window_hint
 from perf.sweep.options import DEFAULT_TIME_BUDGET_S, Progress, SweepOptions, resumed_options
 from perf.sweep.preflight import RAW_DIR, check_runtime, check_size_flags, nothing_to_resume, require_plannable, take_again
@@ -75,8 +76,11 @@ class SweepBase:
             )
             opts = dataclasses.replace(opts, time_budget_s=left)
         self.opts = opts
-        if saved is None and (unread := other_design_refusal(opts, opts.design)) is not None:
-            raise unread  # a resumed run keeps its design and settings: resumed_options said what it ignored
+        # a resumed run keeps its design and settings (resumed_options said what it ignored), its
+        # perf_analyzer flags too: one the sweep sets per level would relabel its numbers (trial 16, T16-6)
+        unread = other_design_refusal(opts, opts.design) if saved is None else None
+        if (refused := unread or pass_through_refusal(opts.measure.extra_args, resumed=saved is not None)) is not None:
+            raise refused
         self.progress = progress or log_event  # each message said once (perf.search.events)
         repo = Path(opts.server.repository)
         if not repo.is_dir():  # before perf_analyzer is looked for and run: the more basic error first

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from typing import Any, NamedTuple
 
+from clients.runtimes.options import ServerOptions
 from core.errors import FlagError
 from core.flag_words import flag_name
 from perf.records.levels import window_failure
@@ -145,9 +146,10 @@ def window_hint(error: str, design: str, window_ms: int, slowest_ms: float | Non
 
 
 def flag_of(field: str) -> str:
-    """The flag of a :class:`SweepOptions` field (``measure.x``: of the measurement setting)."""
+    """The flag of a :class:`SweepOptions` field (``measure.x``, ``server.x``: of the measurement or
+    server setting)."""
     owner, _, name = field.rpartition(".")
-    return flag_name(MeasureSettings if owner == "measure" else SweepOptions, name)
+    return flag_name({"measure": MeasureSettings, "server": ServerOptions}.get(owner, SweepOptions), name)
 
 
 def _get(opts: Any, field: str) -> Any:
