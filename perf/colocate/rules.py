@@ -236,6 +236,8 @@ def _versus(record: ColocationRecord, step: SearchStep, held: Mapping[str, str],
         return f"{best.variant}'s weighted throughput is higher by the paired rule: {p.spread_text()}"
     if p.verdict == "higher":
         return f"higher than {best.variant} by the paired rule ({p.spread_text()}), but its gain over the held one is smaller"
+    if p.uncalled() is not None:  # every round one way: not "not distinguishable" (trial 15, T15-2)
+        return f"against {best.variant}: {p.describe()}; {best.variant} kept for its higher median"
     return f"tied with {best.variant} (not distinguishable at this noise: {p.spread_text()}); {best.variant} kept for its higher median"
 
 
@@ -257,3 +259,15 @@ def pick_reason(record: ColocationRecord, current: dict[str, str], missed: list[
             "fewer instances kept every model at its targets, and none with as many raised the weighted throughput by the paired rule"
         )
     return dict(current), f"no move of any model raised the weighted throughput by the paired rule with {targets} met"
+
+
+def uncalled(record: ColocationRecord, d: MoveDecision) -> str | None:
+    """Why the paired rule did not call decision ``d``'s candidate against its held combination although every
+    round went one way (:meth:`perf.analysis.stats.paired.Paired.uncalled`, on the step's rounds again: trial 15,
+    T15-2), for the report's tie set; ``None`` otherwise."""
+    step = next((s for s in record.steps if s.index == d.step), None)
+    if step is None or d.verdict != "not distinguishable":
+        return None
+    moved = judge.series(record.visits, d.step, {**d.held, d.model: d.candidate}, step.rounds, record.models)
+    p = paired(moved, judge.series(record.visits, d.step, d.held, step.rounds, record.models))
+    return p.uncalled() if p is not None else None

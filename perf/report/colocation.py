@@ -20,6 +20,7 @@ from perf.analysis.stats.paired import RULE, p_words
 from perf.colocate import judge
 from perf.colocate.builds import combination_words, with_build_checks
 from perf.colocate.closest import closest, closest_lines, reason
+from perf.colocate.rules import uncalled
 from perf.markdown import Align, fmt, fmt_given, table
 from perf.plots.colocation import TRADEOFF_FILE, plot_tradeoff, tradeoff_title
 from perf.records import colocation
@@ -238,6 +239,8 @@ def beats_lines(record: ColocationRecord) -> list[str]:
             beaten.append(f"{name}: {d.instances} instances, the pick {own}")
         elif d.verdict == "lower":
             beaten.append(f"{name}: {ratio} of the pick's weighted throughput")
+        elif (why := uncalled(record, d)) is not None:  # every round one way: not "not distinguishable" (trial 15, T15-2)
+            tied.append(f"{name}: {'ahead of' if d.wins else 'behind'} the pick in every round, not called: {ratio}; {why}")
         else:
             tied.append(f"{name}: {d.verdict}, {ratio}")
     lines = ["**What it beats** (the candidates of each model's last step, the other models at the pick's variants):", ""]

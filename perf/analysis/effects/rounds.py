@@ -15,7 +15,7 @@ say. Pairs that never shared a round are "not measured fairly". Where a setting 
 from __future__ import annotations
 
 from perf.analysis.ranking.operating import shared, side_of
-from perf.analysis.stats.paired import paired
+from perf.analysis.stats.paired import Paired, paired
 from perf.analysis.stats.points import P99, THROUGHPUT, Point
 from perf.records.results import VariantResult
 
@@ -40,21 +40,34 @@ def paired_change(
 
 def paired_text(ref: VariantResult, a: Point, changed: VariantResult, b: Point, metric: str = THROUGHPUT) -> str:
     """The change in words: ``"+31.7 % (median of the paired per-round ratios over 6 rounds)"``,
-    ``"...: not significant"``, or the note: the median of per-round ratios, said as such (it is
+    ``"...: not significant"``, ``"...: the same way in each of the 3 rounds, not called: too uneven for 3 rounds
+    to tell, p 0.011 (needs ≤ 0.005)"`` (:meth:`perf.analysis.stats.paired.Paired.uncalled`: never "not significant"
+    beside rounds that all agree, trial 15, T15-2), or the note: the median of per-round ratios, said as such (it is
     not the ratio of the two levels' medians)."""
-    pct, sig, note, n = paired_change_n(ref, a, changed, b, metric)
-    if pct is None:
-        return note or "—"
-    return f"{pct:+.1f} % (median of the paired per-round ratios over {n} round{'s' if n != 1 else ''}{'' if sig else ': not significant'})"
+    res = _paired(ref, a, changed, b, metric)
+    if res is None:
+        return NEVER_TOGETHER
+    n = len(res.ratios)
+    said = "" if res.significant else ": not significant"
+    if (why := res.uncalled(short=True)) is not None:
+        said = f": the same way in {'the one round' if n == 1 else f'each of the {n} rounds'}, not called: {why}"
+    return (
+        f"{(res.median - 1.0) * 100.0:+.1f} % (median of the paired per-round ratios over {n} round{'s' if n != 1 else ''}{said})"
+    )
+
+
+def _paired(ref: VariantResult, a: Point, changed: VariantResult, b: Point, metric: str) -> Paired | None:
+    """The paired rule on ``metric`` of ``b`` (a level of ``changed``) against ``a`` (of ``ref``) over their common rounds."""
+    field = {THROUGHPUT: THROUGHPUT, P99: "latency_p99_ms"}.get(metric, metric)
+    common, xb, xa = shared(changed, side_of(changed, b), ref, side_of(ref, a), field)
+    return paired(xb, xa) if common else None
 
 
 def paired_change_n(
     ref: VariantResult, a: Point, changed: VariantResult, b: Point, metric: str = THROUGHPUT
 ) -> tuple[float | None, bool | None, str | None, int]:
     """:func:`paired_change` and the number of common rounds."""
-    field = {THROUGHPUT: THROUGHPUT, P99: "latency_p99_ms"}.get(metric, metric)
-    common, xb, xa = shared(changed, side_of(changed, b), ref, side_of(ref, a), field)
-    res = paired(xb, xa) if common else None
+    res = _paired(ref, a, changed, b, metric)
     if res is None:
         return None, None, NEVER_TOGETHER, 0
     return (res.median - 1.0) * 100.0, res.verdict != "not distinguishable", None, len(res.ratios)

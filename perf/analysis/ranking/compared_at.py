@@ -32,9 +32,13 @@ def compared_elsewhere(ranking: Ranking | None, variant: str, concurrency: int, 
 
 
 def elsewhere_words(c: Comparison, pick: str) -> str:
-    """``"compared with the best under budget at c=1 (2 rounds): not distinguishable"`` (``pick``: what the
-    leader was picked as)."""
+    """``"compared with the best under budget at c=1 (2 rounds): not distinguishable"``, or where every round
+    went one way, ``"...: the pick ahead in every one, not called (too few rounds)"`` (``pick``: what the leader
+    was picked as)."""
     level = f"c={c.b.concurrency}" + (f", b={c.b.batch_size}" if c.b.batch_size != 1 else "")
     if c.result is None:
         return f"compared with the {pick} at {level}: no round shared"
-    return f"compared with the {pick} at {level} ({count(c.result.rounds, 'round')}): {_VERDICT[c.verdict]}"
+    said = f"compared with the {pick} at {level} ({count(c.result.rounds, 'round')})"
+    if (why := c.result.uncalled(short=True)) is not None:  # every round one way: not "not distinguishable" (trial 15, T15-2)
+        return f"{said}: {'the pick' if c.result.wins else 'it'} ahead in every one, not called ({why})"
+    return f"{said}: {_VERDICT[c.verdict]}"

@@ -98,11 +98,16 @@ class Comparison:
 
     def verdict_words(self) -> str:
         """``"`A` beats `B`"``, ``"`B` beats `A`"`` or ``"not distinguishable at this noise"``
-        (with the rounds it had, when fewer than the rule needs)."""
+        (with the rounds it had, when fewer than the rule needs); where every round went one way, that and
+        why the rule did not call it (:meth:`perf.analysis.stats.paired.Paired.uncalled`), never "not distinguishable"."""
         if self.verdict == "a":
             return f"`{self.a.variant}` beats `{self.b.variant}`"
         if self.verdict == "b":
             return f"`{self.b.variant}` beats `{self.a.variant}`"
+        if self.result is not None and (why := self.result.uncalled()) is not None:  # every round one way (trial 15, T15-2)
+            ahead, behind = (self.a, self.b) if self.result.wins else (self.b, self.a)
+            every = "the one round" if self.result.rounds == 1 else f"each of the {self.result.rounds} rounds"
+            return f"`{ahead.variant}` ahead of `{behind.variant}` in {every}, but not called: {why}"
         if (n := len(self.rounds)) < GAP_ROUNDS:
             return f"not distinguishable at this noise ({count(n, 'round')}; a verdict needs {GAP_ROUNDS} on a large gap, else {MIN_ROUNDS})"  # fmt: skip
         return "not distinguishable at this noise" + (

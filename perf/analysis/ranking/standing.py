@@ -11,9 +11,9 @@ A tie-set member is whatever the pick does not beat by the paired rule
 - a member that shared fewer rounds but was behind (or ahead) in every one of them is said so,
   with its range of ratios and why the rule did not call it (:func:`uncalled`: too few rounds for
   the large-gap tier of :mod:`perf.analysis.stats.paired`, a round apart by less than its 1.1×, or its
-  rounds too uneven for its t-test): "behind in every one of its 3 rounds, 3.54–9.96 times; the
-  rounds too uneven for the large-gap test, p 0.021 (over 0.005), and the sign test needs 6
-  rounds" — never as a tie;
+  rounds too uneven for its t-test): "behind in every one of its 3 rounds, 3.54–9.96 times; by too
+  uneven an amount for 3 rounds to tell (large consistent gap t-test p = 0.021, needs ≤ 0.005), and
+  the sign test needs 6 rounds all one way: more rounds could tell" — never as a tie;
 - any other member with fewer rounds is *too few rounds to tell*.
 
 A variant whose level never shared a round with the pick's is *not compared*
@@ -51,7 +51,7 @@ from collections.abc import Sequence
 from core.wording import count
 from perf.analysis.ranking.operating import MIN_ROUNDS, Comparison
 from perf.analysis.ranking.rank import Ranking
-from perf.analysis.stats.paired import GAP_ALPHA, GAP_MIN, GAP_ROUNDS
+from perf.analysis.stats.paired import GAP_ROUNDS
 from perf.markdown import fmt_given
 from perf.records.results import RunResult
 from perf.records.workloads import variant_name
@@ -86,25 +86,18 @@ def every_round(n: int) -> str:
 
 def uncalled(c: Comparison, short: bool = False) -> str:
     """Why the rule did not call a member that was behind (or ahead of) the pick in every shared
-    round (:func:`consistent`), the true reason of :mod:`perf.analysis.stats.paired`'s two tiers (trial 9:
-    "too few rounds" beside 3 rounds the large-gap test had, and failed on their spread): fewer rounds
-    than the large-gap tier needs; a round apart by less than its :data:`~perf.analysis.stats.paired.GAP_MIN`;
-    or its t-test's p over :data:`~perf.analysis.stats.paired.GAP_ALPHA` (the rounds too uneven). The sign
-    test needs :data:`~perf.analysis.ranking.operating.MIN_ROUNDS` rounds either way. ``short``: for a list's
-    parenthesis (``"too uneven for the large-gap test, p 0.021"``)."""
-    r, n = c.result, len(c.rounds)
-    sign = f"the sign test needs {MIN_ROUNDS}"
-    if r is None or n < GAP_ROUNDS:
-        return (
-            "too few rounds"
-            if short
-            else f"too few rounds for the rule to call it (a large gap needs {GAP_ROUNDS}, else {MIN_ROUNDS})"
-        )
-    if r.gap_p_value is None:
-        gap = f"not every round apart by {GAP_MIN:g}× or more"
-        return gap if short else f"{gap}, so only the sign test could call it, and it needs {MIN_ROUNDS} rounds"
-    gap = f"too uneven for the large-gap test, p {r.gap_p_value:.2g}"
-    return gap if short else f"the rounds {gap} (over {GAP_ALPHA:g}), and {sign} rounds"
+    round (:func:`consistent`): the paired rule's own reason (:meth:`perf.analysis.stats.paired.Paired.uncalled`,
+    trial 9: "too few rounds" beside 3 rounds the large-gap test had, and failed on their spread), ``"too few
+    rounds"`` without a result. ``short``: for a list's parenthesis (``"too uneven for 3 rounds to tell, p 0.021
+    (needs ≤ 0.005)"``)."""
+    why = c.result.uncalled(short) if c.result is not None else None
+    if why is not None:
+        return why
+    return (
+        "too few rounds"
+        if short
+        else f"too few rounds for the rule to call it (a large gap needs {GAP_ROUNDS}, else {MIN_ROUNDS})"
+    )
 
 
 #: :func:`kind` of a comparison without a verdict: never in a common round; behind (or ahead) in
@@ -142,7 +135,7 @@ def contention(ranking: Ranking) -> list[str]:
 def member_words(c: Comparison, with_ratios: bool = True) -> str:
     """A tie-set member's comparison with the pick in words (module docstring), without its name:
     ``"not distinguishable at this noise"``, ``"behind the pick in every one of its 3 rounds,
-    3.54–9.96 times; the rounds too uneven for the large-gap test, p 0.021 (over 0.005), and the sign
+    3.54–9.96 times; by too uneven an amount for 3 rounds to tell (... p = 0.021, needs ≤ 0.005), and the sign
     test needs 6 rounds"`` (:func:`uncalled`), ``"too few rounds to tell (2 rounds)"``
     (``with_ratios=False``: without the times, for a table that shows them beside it)."""
     k, n = kind(c), len(c.rounds)

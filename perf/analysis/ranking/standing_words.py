@@ -39,7 +39,7 @@ def tie_words(ranking: Ranking, run: RunResult | None) -> str:
     """The tie set (without the pick) in words, grouped as the module docstring says, each member with
     its build's verdict when it is not ``ok`` (:func:`perf.analysis.build_checks.named`; issue 26):
     ``"not distinguishable at this noise from `a`; behind it in every round they shared, not called
-    by the rule: `b` (3 rounds, 3.54–9.96 times; too uneven for the large-gap test, p 0.021), `c`
+    by the rule: `b` (3 rounds, 3.54–9.96 times; too uneven for 3 rounds to tell, p 0.021 (needs ≤ 0.005)), `c`
     (1 round, 2.37 times; too few rounds); too few rounds to tell: `d` (2 rounds)"``; a member with
     fewer rounds that further rounds could not have separated (:func:`perf.analysis.ranking.standing.settled`)
     is not distinguishable, with why."""

@@ -37,16 +37,24 @@ class Step:
             ``"2 rounds, host busy"``, ``"within the levels' spread over 3 trials"``, ``"spread unknown (1 trial)"``.
         unknown: A run of trials with one on a side: its spread is unknown, so the change is neither
             beyond the noise nor within it (:mod:`perf.analysis.stats.points`' noise rule).
+        one_way: A rounds run's change every shared round pointed to that the paired rule did not call:
+            :attr:`evidence` says so and why (``"c=4 ahead in each of the 3 rounds, but not called: by too
+            uneven an amount ..."``).
     """
 
     change: Literal["rose", "fell"] | None
     evidence: str
     unknown: bool = False
+    one_way: bool = False
 
     def said(self) -> str:
         """The evidence in words: beside a change, :attr:`evidence`; else ``"not distinguishable from
-        noise (2 rounds, host busy)"``, or ``"spread unknown (1 trial)"``."""
-        return self.evidence if self.change is not None or self.unknown else f"not distinguishable from noise ({self.evidence})"
+        noise (2 rounds, host busy)"``, ``"spread unknown (1 trial)"``, or, where every round went one way
+        but the paired rule did not call it (:attr:`one_way`), that and why, never "not distinguishable"
+        (:meth:`perf.analysis.stats.paired.Paired.uncalled`)."""
+        if self.change is not None or self.unknown or self.one_way:
+            return self.evidence
+        return f"not distinguishable from noise ({self.evidence})"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -141,6 +149,13 @@ def paired_step(vr: VariantResult, before: Side, after: Side, metric: str = THRO
         )
     busy = {lv.trial for s in (before, after) for lv in records(vr, s) if lv.host_busy} & set(rounds)
     said = "" if not busy else ", host busy" if len(busy) == r.rounds else f", {len(busy)} host busy"
+    why = r.uncalled()
+    if why is not None:  # every round one way, not called: said as such, with why (trial 15, T15-2)
+        ahead = before if r.wins else after
+        word = "ahead" if metric == THROUGHPUT else "higher"
+        every = "in the one round" if r.rounds == 1 else f"in each of the {r.rounds} rounds"
+        flag = f" ({said.removeprefix(', ')})" if said else ""
+        return Step(None, f"c={ahead.concurrency} {word} {every}{flag}, but not called: {why}", one_way=True)
     return Step(None, f"{count(r.rounds, 'round')}{said}; {p}")
 
 

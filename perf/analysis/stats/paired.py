@@ -24,7 +24,10 @@ Rule (:func:`paired`; the report states it as :data:`RULE`), two tiers:
    2002; irace's t-test option). A 2× gap with ~10 % noise is called in 3 rounds, a 1.1× gap
    waits for the sign test.
 
-Otherwise the two are *not distinguishable at this noise*. Both tiers are looked at after
+Otherwise the two are *not distinguishable at this noise* — unless every round went the same way: then
+the words say so and why the rule did not call it (:meth:`Paired.uncalled`: too few rounds, a round apart by
+less than :data:`GAP_MIN`, or the t-test's p over :data:`GAP_ALPHA`), never "not distinguishable" beside
+rounds that all agree. Both tiers are looked at after
 every round; in simulation (equal targets, normal or heavy-tailed noise, looks at rounds
 3..10) that calls a difference about 6–7 % of the time, against about 5.5 % for the sign
 test alone (``tests/perf/analysis/test_paired.py``).
@@ -156,10 +159,50 @@ class Paired:
             f"{self.wins} of {self.rounds}; {p_words(self.decided_p, self.tier)})"
         )
 
+    @property
+    def one_way(self) -> bool:
+        """Whether every round went the same way: A above B in each, or below in each (a round where
+        they were equal breaks it)."""
+        return self.rounds > 0 and self.rounds in (self.wins, self.losses)
+
+    def uncalled(self, short: bool = False) -> str | None:
+        """Why the rule did not call a difference that every round pointed to (:attr:`one_way`), in the
+        rule's own terms (module rule; ``None`` when it called one, or when the rounds disagree): fewer
+        rounds than the large-gap tier needs; a round apart by less than :data:`GAP_MIN`; or its t-test's
+        p over :data:`GAP_ALPHA` (the rounds too uneven). The sign test needs :func:`min_rounds` rounds
+        all one way, so more rounds could tell: a one-way pair it did not call always has fewer (trial 15,
+        T15-2: "+57.1 %, not distinguishable from noise (3 rounds; p = 0.011, large consistent gap t-test)"
+        beside 3 rounds each ahead by 1.5× or more, and nothing said why). ``short``: for a list's
+        parenthesis (``"too uneven for 3 rounds to tell, p 0.011 (needs ≤ 0.005)"``)."""
+        if self.significant or not self.one_way:
+            return None
+        n, sign = self.rounds, f"the sign test needs {min_rounds(ALPHA)} rounds all one way"
+        if n < GAP_ROUNDS:
+            return (
+                "too few rounds"
+                if short
+                else f"too few rounds for the rule to call it (a large gap needs {GAP_ROUNDS}, else {min_rounds(ALPHA)})"
+            )
+        if self.gap_p_value is None:
+            gap = f"not every round apart by {GAP_MIN:g}× or more"
+            return gap if short else f"{gap}, so only the sign test could call it, and it needs {min_rounds(ALPHA)} rounds"
+        if short:
+            return f"too uneven for {count(n, 'round')} to tell, p {self.gap_p_value:.2g} (needs ≤ {GAP_ALPHA:g})"
+        return (
+            f"by too uneven an amount for {count(n, 'round')} to tell (large consistent gap t-test p = "
+            f"{self.gap_p_value:.2g}, needs ≤ {GAP_ALPHA:g}), and {sign}: more rounds could tell"
+        )
+
     def describe(self, higher: str = "higher", lower: str = "lower") -> str:
-        """The verdict in words with the numbers behind it: ``"faster: 1.75× (...)"`` or
-        ``"not distinguishable at this noise: 1.02× (...)"`` (``higher``/``lower``: the words
-        for A above and below B)."""
+        """The verdict in words with the numbers behind it: ``"faster: 1.75× (...)"``,
+        ``"not distinguishable at this noise: 1.02× (...)"``, or, where every round went one way but the
+        rule did not call it, that and why (:meth:`uncalled`): ``"higher in each of the 3 rounds, not called: 1.57×
+        (...); by too uneven an amount ..."`` (``higher``/``lower``: the words for A above and below B)."""
+        why = self.uncalled()
+        if why is not None:
+            word = higher if self.wins else lower
+            every = "in the one round" if self.rounds == 1 else f"in each of the {self.rounds} rounds"
+            return f"{word} {every}, not called: {self.spread_text()}; {why}"
         word = {"higher": higher, "lower": lower}.get(self.verdict, "not distinguishable at this noise")
         return f"{word}: {self.spread_text()}"
 

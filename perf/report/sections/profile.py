@@ -7,7 +7,7 @@ host did not run says so with its reason (never a number of 0).
 from __future__ import annotations
 
 from core.wording import sentence
-from perf.analysis.stats.paired import RULE, p_words
+from perf.analysis.stats.paired import RULE, p_words, paired
 from perf.markdown import APPENDIX_FILE, Align, flag_mark, fmt, table
 from perf.records.load import HOST_BUSY
 from perf.records.profile import NOT_DISTINGUISHABLE, UNFAIR, UNFAIR_SPREAD, PrecisionRow, ProfileRecord, TraceRecord, too_wide
@@ -85,6 +85,16 @@ def speedup_cell(r: PrecisionRow) -> str:
     return f"{r.speedup_vs_fp32:.3g}× {r.speedup_verdict or ''}".rstrip() + spread
 
 
+def _uncalled(rows: list[PrecisionRow], r: PrecisionRow) -> str | None:
+    """Why the paired rule did not call ``r``'s speed-up against fp32 of its device although every round went one
+    way (:meth:`perf.analysis.stats.paired.Paired.uncalled`, short; on the rounds the record keeps), else ``None``."""
+    fp32 = next((q for q in rows if q.device == r.device and q.precision == "fp32" and q.rounds_ms), None)
+    if fp32 is None or not r.rounds_ms or len(r.rounds_ms) != len(fp32.rounds_ms):
+        return None
+    pr = paired(fp32.rounds_ms, r.rounds_ms)  # as perf.profile.precision_study pairs them
+    return pr.uncalled(short=True) if pr is not None else None
+
+
 def speedup_sentences(rows: list[PrecisionRow]) -> list[str]:
     """One bullet per reduced precision with a speed-up: the paired verdict with its numbers,
     and the host's load where it flagged the rows."""
@@ -107,7 +117,11 @@ def speedup_sentences(rows: list[PrecisionRow]) -> list[str]:
                 "and the two rows' times are not to be compared; time them again on a quiet host."
             )
             continue
-        if verdict == NOT_DISTINGUISHABLE:
+        why = _uncalled(rows, r) if verdict == NOT_DISTINGUISHABLE else None
+        if why is not None:  # every round one way: not "not distinguishable" (trial 15, T15-2)
+            way = "faster" if r.speedup_vs_fp32 > 1 else "slower"
+            what = f"{r.precision} against fp32: {r.speedup_vs_fp32:.3g}× fp32's speed, {way} in each of the {n} rounds, not called: {why}"  # fmt: skip
+        elif verdict == NOT_DISTINGUISHABLE:
             what = f"{r.precision} against fp32: {r.speedup_vs_fp32:.3g}× fp32's speed, {NOT_DISTINGUISHABLE}"
         else:
             what = f"{r.precision} is {verdict} than fp32: {r.speedup_vs_fp32:.3g}× fp32's speed"

@@ -33,7 +33,11 @@ def test_a_comparison_pairs_rounds_and_cancels_what_the_host_did_between_them() 
     five = compare(
         _vr("a", {(4, r): 1050.0 for r in range(5)}), Side("a", 4), _vr("b", {(4, r): 1000.0 for r in range(5)}), Side("b", 4)
     )  # a 5 % gap: too small for the large-gap tier, too few rounds for the sign test
-    assert five.verdict == "not distinguishable" and "5 rounds; a verdict needs 6 unless the gap is large" in five.verdict_words()
+    # ahead in each of the 5 rounds: said so, with why the rule did not call it (trial 15, T15-2)
+    said = (
+        "`a` ahead of `b` in each of the 5 rounds, but not called: not every round apart by 1.1× or more, so only the sign test"
+    )
+    assert five.verdict == "not distinguishable" and five.verdict_words().startswith(said)
     assert five.can_separate(1) and not five.can_separate(0)
     # a 2x gap over 3 rounds, every one agreeing: the large-gap tier calls it; over 2 it cannot yet
     a2, b2 = _vr("a", {(4, r): 2000.0 + 90 * r for r in range(3)}), _vr("b", {(4, r): 1000.0 for r in range(3)})
@@ -42,7 +46,10 @@ def test_a_comparison_pairs_rounds_and_cancels_what_the_host_did_between_them() 
     two = compare(
         _vr("a", {(4, r): 2000.0 for r in range(2)}), Side("a", 4), _vr("b", {(4, r): 1000.0 for r in range(2)}), Side("b", 4)
     )
-    assert two.verdict == "not distinguishable" and "a verdict needs 3 on a large gap, else 6" in two.verdict_words()
+    assert (
+        two.verdict == "not distinguishable"
+        and "too few rounds for the rule to call it (a large gap needs 3, else 6)" in two.verdict_words()
+    )
     assert two.can_separate(1)  # one more round agreeing could reach the large-gap tier
 
 

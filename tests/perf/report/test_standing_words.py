@@ -37,7 +37,7 @@ def test_a_member_behind_in_every_one_of_its_few_rounds_is_not_called_a_tie(tmp_
     text = write_report(_run(tmp_path)).read_text()
     peak = next(ln for ln in text.splitlines() if ln.startswith("- **") and ":** `lead`" in ln and "peak" in ln)
     assert "did not separate it from 1 other: behind it in every round it shared, not called by the rule: " in peak
-    assert "`slow` (3 rounds, 2.81–8.61 times; too uneven for the large-gap test, p 0.0" in peak
+    assert "`slow` (3 rounds, 2.81–8.61 times; too uneven for 3 rounds to tell, p 0.0" in peak
     assert "not distinguishable" not in peak
     tie = next(ln for ln in text.splitlines() if ln.startswith("- **Tie set**"))
     assert "`slow` (3 rounds, 2.81–8.61 times; too uneven" in tie and "not distinguishable" not in tie
@@ -45,8 +45,14 @@ def test_a_member_behind_in_every_one_of_its_few_rounds_is_not_called_a_tie(tmp_
     row = next(ln for ln in ranking.splitlines() if ln.startswith("| `slow`"))
     # its 3 rounds were enough for the large-gap tier, which failed on their spread: said so, with that test's p
     # (trial 9: "too few rounds for the rule to call it" beside "0.25 (sign)")
-    assert "behind the pick in every one of its 3 rounds; the rounds too uneven for the large-gap test, p 0.0" in row
-    assert "(over 0.005), and the sign test needs 6 rounds" in row and "too few rounds" not in row
+    assert (
+        "behind the pick in every one of its 3 rounds; by too uneven an amount for 3 rounds to tell (large consistent gap t-test p = 0.0"
+        in row
+    )
+    assert (
+        "needs ≤ 0.005), and the sign test needs 6 rounds all one way: more rounds could tell" in row
+        and "too few rounds" not in row
+    )
     assert "(gap)" in row and "(sign)" not in row
 
 

@@ -61,14 +61,14 @@ def test_each_member_says_why_the_rule_did_not_call_it(tmp_path: Path) -> None:
     text = write_report(_run(tmp_path)).read_text()
     tie = next(ln for ln in text.splitlines() if ln.startswith("- **Tie set**"))
     assert "`once` (1 round, 2.38 times; too few rounds)" in tie and "2.38–2.38" not in tie
-    assert "`uneven` (3 rounds, 2.81–8.61 times; too uneven for the large-gap test, p 0.0" in tie
+    assert "`uneven` (3 rounds, 2.81–8.61 times; too uneven for 3 rounds to tell, p 0.0" in tie
     assert "`close` (3 rounds, 1.05–1.41 times; not every round apart by 1.1× or more)" in tie
     ranking = text.split("## Paired ranking", 1)[1].split("- **Tie set**", 1)[1].split("\n\n- ", 1)[0]  # its table
     rows = {ln.split("|")[1].strip(): ln for ln in ranking.splitlines() if ln.startswith("| `")}
     once, uneven, close = rows["`once`"], rows["`uneven`"], rows["`close`"]
     assert "behind the pick in its only round; too few rounds for the rule to call it (a large gap needs 3, else 6)" in once
     assert "every one of its 1 round" not in once and "2.381–2.381" not in once and "(one round)" in once
-    assert "behind the pick in every one of its 3 rounds; the rounds too uneven for the large-gap test" in uneven
+    assert "behind the pick in every one of its 3 rounds; by too uneven an amount for 3 rounds to tell" in uneven
     assert "too few rounds" not in uneven and "(gap)" in uneven  # the p of the test that failed, not the sign test's 0.25
     assert "not every round apart by 1.1× or more, so only the sign test could call it, and it needs 6 rounds" in close
     assert "0.25 (sign)" in close  # the sign test is the one that did not call it here
@@ -87,5 +87,6 @@ def test_the_p_shown_is_the_tier_that_could_have_called_it() -> None:
 def test_one_round_is_said_as_one() -> None:
     lead, once = _variant("lead", [1000, 1010, 990], 3.0), _variant("once", [420], 3.0)
     c = compare(lead, Side("lead", 4), once, Side("once", 4))
-    assert "not distinguishable at this noise (1 round; a verdict needs 3 on a large gap, else 6)" in c.verdict_words()
+    # ahead in its one round: said so, with why the rule did not call it, not "not distinguishable" (trial 15, T15-2)
+    assert "`lead` ahead of `once` in the one round, but not called: too few rounds for the rule to call it (a large gap needs 3, else 6)" == c.verdict_words()  # fmt: skip
     assert "in the one round both were measured" in c.sentence() and "1 rounds" not in c.sentence()
