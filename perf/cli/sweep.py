@@ -231,7 +231,10 @@ class _progress:
             flag = "" if lv.status in ("ok", "failed") else f" [{lv.status}]"
             load = f"rate={lv.request_rate:g}/s" if lv.request_rate else f"c={lv.concurrency}"
             load += f" {lv.shape}" if lv.shape else ""
-            log(escape(f"{e['variant']} {load} b={lv.batch_size}{trial}: {note}{flag}"))
+            # a rounds visit names its round, as the bar does and as the rounds line counts them (trial 15, T15-1: a
+            # reader matching a table's median to the console's lines could not tell which round each line was)
+            where = f"round {e['round'] + 1}: " if e.get("round") is not None else ""
+            log(escape(f"{where}{e['variant']} {load} b={lv.batch_size}{trial}: {note}{flag}"))
             self.bar.advance(self.task)
         elif e["event"] == "search_decision":
             d = e["decision"]
