@@ -9,11 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from perf.analysis.stats.curves import curve
-from perf.analysis.stats.points import Point, rate_points
+from perf.analysis.stats.points import Point, rate_points, run_points
 from perf.markdown import flag_mark
 from perf.plots.canvas import Drawn, finish, pyplot, ring_flagged
 from perf.plots.palette import ALERT, COMPONENT_COLOURS, REFERENCE
-from perf.plots.styles import style
+from perf.plots.styles import series_looks, style
 from perf.plots.ticks import save
 from perf.records.levels import HOST_BUSY, UNSTABLE
 from perf.records.results import RunResult
@@ -92,7 +92,8 @@ def plot_request_rates(run: RunResult, path: Path) -> Drawn | None:
     (:func:`perf.analysis.stats.points.rate_points`; trial 11, F22: the line ran through every round and
     ended at the worst one, 828 req/s where the table said 997). A level flagged (its worst round's
     status, as the table's) is ringed, a ``not achieved`` one crossed out. None (no file) when the
-    run has no request-rate level with an achieved rate."""
+    run has no request-rate level with an achieved rate. A series is in its look of every other plot of the
+    run (:func:`perf.plots.styles.series_looks`; one without a concurrency level in a look no other has)."""
     series: dict[tuple[str, int], list[tuple[float, Point]]] = {}  # (variant, batch size) -> (offered, level)
     for (name, bs, rate), p in rate_points(run).items():
         if p.get(ACHIEVED) is not None:
@@ -107,8 +108,10 @@ def plot_request_rates(run: RunResult, path: Path) -> Drawn | None:
     top = max(r for levels in series.values() for r, _ in levels)
     ax.plot([0, top], [0, top], color=REFERENCE, ls=":", lw=1, label="achieved = offered")
     crossed = ringed = False
-    for i, ((name, bs), levels) in enumerate(series.items()):
-        look = style(i)
+    looks = series_looks(run_points(run), (v.name for v in run.variants if v.status == "failed"), run)
+    own = {n: style(len(looks) + i) for i, n in enumerate(dict.fromkeys(n for n, _ in series if n not in looks))}
+    for (name, bs), levels in series.items():
+        look = looks.get(name) or own[name]
         xs, pts = [r for r, _ in levels], [p for _, p in levels]
         ys = [p.value(ACHIEVED) for p in pts]
         lows, highs = zip(*(p.bounds(ACHIEVED) for p in pts))

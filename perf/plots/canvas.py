@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from perf.analysis.stats.points import Point
-from perf.plots.palette import BLACK
+from perf.plots.palette import BLACK, ink
 from perf.plots.ticks import save
 
 if TYPE_CHECKING:  # matplotlib is imported lazily (pyplot)
@@ -63,7 +63,10 @@ def panel_title(title: str, batch_size: int) -> str:
 
 
 def place_labels(
-    ax, items: Sequence[tuple[float, float, str]], fontsize: float = 7, avoid: Sequence[tuple[float, float, float]] = ()
+    ax,
+    items: Sequence[tuple[float, float, str] | tuple[float, float, str, str]],
+    fontsize: float = 7,
+    avoid: Sequence[tuple[float, float, float]] = (),
 ) -> tuple[list, int]:
     """Annotate points so that no label overlaps another label or covers a point (simple
     collision avoidance).
@@ -77,7 +80,9 @@ def place_labels(
 
     Args:
         ax: Matplotlib axes.
-        items: ``(x, y, text)`` in data coordinates.
+        items: ``(x, y, text)`` in data coordinates, or ``(x, y, text, colour)``: a label of a series,
+            its text in the series' colour (:func:`perf.plots.palette.ink`), so that two labels alike
+            (``c=4†`` of two workloads' series) say which point each is of (trial 15, T15-4); black without.
         fontsize: Label size (points).
         avoid: ``(x, y, radius)``: more markers (data coordinates, radius in display pixels) no
             label may cover, beyond those drawn on the axes.
@@ -97,10 +102,18 @@ def place_labels(
         px, py = ax.transData.transform((x, y))
         taken.append(Bbox.from_extents(px - r, py - r, px + r, py + r))
     placed, left_out = [], 0
-    for x, y, text in items:
+    for x, y, text, *colour in items:
         for dx, dy, ha, va in LABEL_OFFSETS:
             ann = ax.annotate(
-                text, (x, y), xytext=(dx, dy), textcoords="offset points", ha=ha, va=va, fontsize=fontsize, alpha=0.85
+                text,
+                (x, y),
+                xytext=(dx, dy),
+                textcoords="offset points",
+                ha=ha,
+                va=va,
+                fontsize=fontsize,
+                alpha=0.85,
+                color=ink(colour[0]) if colour else BLACK,
             )
             box = ann.get_window_extent(renderer).expanded(1.04, 1.08)
             inside = frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1

@@ -17,7 +17,7 @@ so. The right panel's time components use their own colours (:data:`perf.plots.p
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from core.wording import count
@@ -25,7 +25,7 @@ from perf.analysis.efficiency import COMPONENTS, EfficiencyRow, best_rows
 from perf.markdown import flag_mark
 from perf.plots.canvas import Drawn, pyplot, xy
 from perf.plots.palette import BLACK, COMPONENT_COLOURS, REFERENCE, WHITE, series_colour
-from perf.plots.styles import LINESTYLES
+from perf.plots.styles import LINESTYLES, Style
 from perf.plots.ticks import concurrency_axis, save
 from perf.records.levels import HOST_BUSY
 
@@ -50,9 +50,10 @@ SEGMENTS = tuple(
 )
 
 
-def write_plot(rows: Sequence[EfficiencyRow], path: Path) -> Drawn | None:
-    """Draw ``rows`` into ``path`` (see the module docstring). ``None`` (no file) without rows
-    or matplotlib."""
+def write_plot(rows: Sequence[EfficiencyRow], path: Path, looks: Mapping[str, Style] | None = None) -> Drawn | None:
+    """Draw ``rows`` into ``path`` (see the module docstring), each variant's line in its colour of the
+    run's other plots (``looks``: :func:`perf.plots.styles.series_looks`; default, and for a variant
+    without one, a colour of its own in row order). ``None`` (no file) without rows or matplotlib."""
     best = best_rows(rows)
     if not best:
         return None
@@ -63,19 +64,21 @@ def write_plot(rows: Sequence[EfficiencyRow], path: Path) -> Drawn | None:
         return None
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 0.5 * len(best) + 4.5), layout="constrained")
     drawn: Drawn = {RATIO_TITLE: {}, TIME_TITLE: {}}
-    _ratio_panel(ax1, rows, list(best), drawn[RATIO_TITLE])
+    given = looks or {}
+    colours = {n: given[n].colour if n in given else series_colour(len(given) + i) for i, n in enumerate(best)}
+    _ratio_panel(ax1, rows, colours, drawn[RATIO_TITLE])
     _time_panel(ax2, best, drawn[TIME_TITLE])
     save(fig, path)
     plt.close(fig)
     return drawn
 
 
-def _ratio_panel(ax, rows: Sequence[EfficiencyRow], names: list[str], drawn: dict) -> None:
-    """One line per variant and client batch size (a batch size is the client's: never one line;
-    the panel drew the b=1 rows alone, a b=8 series got no line and no word)."""
+def _ratio_panel(ax, rows: Sequence[EfficiencyRow], colours: Mapping[str, str], drawn: dict) -> None:
+    """One line per variant (``colours``: each one's) and client batch size (a batch size is the client's:
+    never one line; the panel drew the b=1 rows alone, a b=8 series got no line and no word)."""
     shown = [r for r in rows if r.ratio is not None and not r.served_faster]
     faster = [r for r in rows if r.ratio is not None and r.served_faster]
-    for i, name in enumerate(names):
+    for name, colour in colours.items():
         sizes = sorted({r.point.batch_size for r in shown if r.variant == name})
         for j, bs in enumerate(sizes):
             pts = [r for r in shown if r.variant == name and r.point.batch_size == bs]
@@ -85,7 +88,7 @@ def _ratio_panel(ax, rows: Sequence[EfficiencyRow], names: list[str], drawn: dic
                 [r.ratio for r in pts],
                 marker="o",
                 ls=LINESTYLES[j % len(LINESTYLES)],
-                color=series_colour(i),
+                color=colour,
                 label=label,
             )
             drawn[label] = xy(line)

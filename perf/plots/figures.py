@@ -8,8 +8,9 @@ and line style (:mod:`perf.plots.styles`: every variant up to 10, beyond that th
 peak throughput, the Pareto frontier and the recommended ones); the others are faint grey
 context. Request-rate levels get their own plot, achieved against offered rate, with the
 ``not achieved`` ones crossed out. The recommended levels (best within the latency budget, at the
-budget's percentile; best peak) of every client workload are starred, at the numbers the tables give them
-(:mod:`perf.plots.picks`); with a budget that no level meets, the level that came closest is marked
+budget's percentile; best peak) of every client workload are starred, at the numbers the tables give them,
+each in its series' colour (:mod:`perf.plots.picks`; a series has one look in every plot of a run,
+:func:`perf.plots.styles.series_looks`, and its ``c=`` labels are in its colour too); with a budget that no level meets, the level that came closest is marked
 and named in the legend (:class:`perf.analysis.recommendation.missed.Missed`: the lowest latency at the
 budget's percentile, as the budget judged it). ``c=`` labels of trade-off plots are placed where they overlap no other
 label (:func:`perf.plots.canvas.place_labels`); one that fits nowhere is left out and the
@@ -47,9 +48,9 @@ from perf.plots.canvas import (
     ring_flagged,
     series_linestyle,
 )
-from perf.plots.palette import BLACK, REFERENCE
-from perf.plots.picks import LOWEST, Pick, draw_pick, judged_latency, pick_points
-from perf.plots.styles import ALL_DISTINCT, GREY, Style, style, styles
+from perf.plots.palette import REFERENCE
+from perf.plots.picks import LOWEST, Pick, draw_pick, judged_latency, pick_colour, pick_points
+from perf.plots.styles import ALL_DISTINCT, GREY, Style, series_looks, styles
 from perf.plots.ticks import concurrency_axis
 from perf.records.results import RunResult
 
@@ -75,14 +76,13 @@ def _draw_curves(
     x_metric: str | None,
     failed: frozenset[str],
     batch_size: int,
-    looks: dict[str, Style] | None = None,
-) -> list[tuple[float, float, str]]:
-    """One curve per variant at ``batch_size``: the ``looks`` variants in their style (every
-    variant when None), the others faint grey without a legend entry of their own; returns
-    the ``c=`` labels a trade-off plot needs (highlighted variants only)."""
+    looks: dict[str, Style],
+) -> list[tuple[float, float, str, str]]:
+    """One curve per variant at ``batch_size``: the ``looks`` variants in their style, the others
+    faint grey without a legend entry of their own; returns the ``c=`` labels a trade-off plot
+    needs (highlighted variants only), each with its series' colour."""
     unstable_labelled = False
     labels = []
-    looks = looks if looks is not None else {n: style(i) for i, n in enumerate(points)}
     context: list[list[tuple[float, float]]] = []
     order = [n for n in looks if n in points] + [n for n in points if n not in looks]  # the legend in the looks' order
     for name in order:
@@ -112,7 +112,7 @@ def _draw_curves(
         )
         bad = [(x, y) for x, y, p in series if p.status != "ok"]  # unstable or host busy
         if x_metric is not None and len(points) <= ALL_DISTINCT:  # a trade-off curve: say which concurrency each point is
-            labels += [(x, y, f"c={p.concurrency}" + flag_mark(p.status, words=False)) for x, y, p in series]
+            labels += [(x, y, f"c={p.concurrency}" + flag_mark(p.status, words=False), look.colour) for x, y, p in series]
         if bad:
             said = f"flagged level: unstable or host busy (ring{', ' + UNSTABLE_MARK if x_metric else ''})"
             ring_flagged(ax, bad, line.lines[0].get_color(), None if unstable_labelled else said, len(looks) > ALL_DISTINCT)
@@ -128,12 +128,20 @@ def _draw_curves(
 
 
 def _mark_picks(
-    ax, points: dict[str, list[Point]], picks: Sequence[Pick], metric: str, x_metric: str | None, batch_size: int, lat: str
+    ax,
+    points: dict[str, list[Point]],
+    picks: Sequence[Pick],
+    metric: str,
+    x_metric: str | None,
+    batch_size: int,
+    lat: str,
+    looks: Mapping[str, Style],
 ) -> None:
     """Mark the picks of this panel's batch size (:func:`perf.plots.picks.pick_points`: every client
-    workload's, at the tables' numbers); the level closest to a budget no level meets on an axis of the budget's
-    latency ``lat`` only. A mark at the budget's quieter-rounds latency is joined to its level's point on the curve
-    by a thin dotted line."""
+    workload's, at the tables' numbers), each in its series' colour (``looks``; trial 15, T15-4: two
+    workloads' picks were black marks on top of each other); the level closest to a budget no level meets
+    on an axis of the budget's latency ``lat`` only. A mark at the budget's quieter-rounds latency is joined
+    to its level's point on the curve by a thin dotted line."""
     for pick in picks:
         c = pick.choice
         if c.batch_size != batch_size or c.variant not in points or (pick.kind == LOWEST and lat not in (metric, x_metric)):
@@ -141,11 +149,12 @@ def _mark_picks(
         x, y = pick.at(x_metric), pick.at(metric)
         if x is None or y is None:
             continue
-        draw_pick(ax, pick, x, y, BLACK)
+        colour = pick_colour(pick, looks)
+        draw_pick(ax, pick, x, y, colour)
         if pick.moved and pick.curve_ms is not None and lat in (metric, x_metric):
             curve_x = pick.curve_ms if x_metric == lat else x
             curve_y = pick.curve_ms if metric == lat else y
-            ax.plot([curve_x, x], [curve_y, y], ls=":", lw=0.9, color=BLACK, zorder=4, label="_to its curve point")
+            ax.plot([curve_x, x], [curve_y, y], ls=":", lw=0.9, color=colour, zorder=4, label="_to its curve point")
 
 
 def _concurrency_axis(ax, points: dict[str, list[Point]], batch_size: int) -> None:
@@ -171,7 +180,7 @@ def plot_metric(
     concurrency (log2 axis) or ``x_metric``.
 
     ``looks`` (:func:`perf.plots.styles.styles`) picks the highlighted variants and their
-    style (default: every variant, each its own); the rest are grey context.
+    style (default: every variant, each its look of :func:`perf.plots.styles.series_looks`); the rest are grey context.
     ``failed`` variants say so in the legend; the latency budget (ms) is drawn as a dotted line on an axis of
     the latency it is judged on (``rec``'s percentile, :func:`perf.plots.picks.judged_latency`); the recommended levels of every client workload (``per_workload``,
     :func:`perf.analysis.recommendation.frontier.workload_recommendations`; default: ``rec``'s) are starred in their
@@ -182,6 +191,7 @@ def plot_metric(
     """
     sizes, picks = batch_sizes(points), pick_points(rec, per_workload)
     lat, name = judged_latency(rec)
+    looks = looks if looks is not None else series_looks(points, failed)
     fig, axes = panels(len(sizes))
     for ax, bs in zip(axes, sizes):
         ax.set_title(panel_title(title, bs))
@@ -197,7 +207,7 @@ def plot_metric(
         if latency_budget_ms is not None and lat in (metric, x_metric):
             draw = ax.axvline if x_metric == lat else ax.axhline
             draw(latency_budget_ms, color=REFERENCE, ls=":", lw=1.2, label=f"{name} budget {fmt_given(latency_budget_ms, 0)} ms")
-        _mark_picks(ax, points, picks, metric, x_metric, bs, lat)
+        _mark_picks(ax, points, picks, metric, x_metric, bs, lat, looks)
         if labels:
             _, left_out = place_labels(ax, labels)
             if left_out:
@@ -226,6 +236,7 @@ def plot_utilisation(
     if not measures:
         return None
     rows = [(m, y, d, bs) for m, y, d in measures for bs in batch_sizes(points)]
+    looks = looks if looks is not None else series_looks(points, failed)
     fig, axes = panels(len(rows), 4.0)
     for ax, (metric, ylabel, desc, bs) in zip(axes, rows):
         ax.set_title(panel_title(ylabel[0].upper() + ylabel[1:] + (f" — {desc}" if desc else ""), bs), fontsize=9)
@@ -276,7 +287,7 @@ def write_plots(
     rec = rec if rec is not None else recommend(run, latency_budget_ms)
     per_workload = workload_recommendations(run, rec)  # every workload's picks, marked in every plot
     looks = styles(points, rec, failed, top_n, per_workload, run)
-    if plot_frontier.plot_frontier(points, out_dir / "pareto_frontier.png", rec, failed, per_workload) is not None:
+    if plot_frontier.plot_frontier(points, out_dir / "pareto_frontier.png", rec, failed, per_workload, looks) is not None:
         made["Pareto frontier"] = out_dir / "pareto_frontier.png"
     lat, name = judged_latency(rec)  # the latency the budget is judged on: every plot's
     specs = [

@@ -4,9 +4,11 @@
   recommendation's percentile is another, :func:`perf.plots.picks.judged_latency`) of every level of every variant as light
   grey dots, the Pareto frontier on that latency (:func:`perf.analysis.recommendation.frontier.operating_frontier`) as a highlighted
   line, one per client workload (:func:`perf.analysis.recommendation.frontier.workload_frontiers`: swept input size,
-  client batch size; its own colour, marker and line style: workloads are never compared),
-  with each point labelled ``variant c=N`` (labels never overlap each other or cover a point), the
-  recommended levels marked and the latency budget drawn.
+  client batch size; a black staircase, its own line style: workloads are never compared), each of its
+  points in its series' colour and marker (:func:`perf.plots.styles.series_looks`, the curves' own) and
+  labelled ``variant c=N`` in that colour (labels never overlap each other or cover a point), the
+  recommended levels marked in their series' colour and the latency budget drawn (trial 15, T15-4: the
+  frontiers took colours of their own, the reverse of the curves' for the same series, and the picks were black).
 * :func:`plot_small_multiples`: throughput against concurrency, one row of panels per client
   workload (:func:`workload_rows`: client batch size, swept input size; never pooled), one panel
   per value of one factor of the grid (:func:`facets`: instance count first), one line per value of a second
@@ -38,9 +40,9 @@ from perf.analysis.stats.curves import curve
 from perf.analysis.stats.points import THROUGHPUT, Point
 from perf.markdown import flag_mark, fmt_given
 from perf.plots.canvas import Drawn, finish, log_scale_if_wide, panels, place_labels, pyplot, series_linestyle, xy
-from perf.plots.palette import BLACK, REFERENCE, SERIES
-from perf.plots.picks import LOWEST, draw_pick, judged_latency, pick_points
-from perf.plots.styles import ALL_DISTINCT, GREY, LINESTYLES, MARKERS, style
+from perf.plots.palette import BLACK, REFERENCE
+from perf.plots.picks import LOWEST, draw_pick, judged_latency, pick_colour, pick_points
+from perf.plots.styles import ALL_DISTINCT, GREY, LINESTYLES, Style, series_looks, style
 from perf.plots.ticks import concurrency_axis, save
 from perf.records.results import RunResult
 from perf.records.workloads import workload
@@ -54,8 +56,11 @@ PANEL_COLUMNS = 3
 #: Lines of a small-multiples figure: past it, a line pools the last settings of :data:`SPLIT_ORDER` (and says so).
 MAX_LINES = ALL_DISTINCT
 
-#: The frontiers' colours, one per client workload in order (the PNG's and report.html's).
-FRONTIER_COLOURS = (SERIES[3], *(c for c in SERIES if c != SERIES[3]))
+#: The frontiers' colour (the PNG's and report.html's): no series' (a frontier runs through the points of
+#: several series, each in its own colour; a frontier in a series colour read as that series).
+FRONTIER_COLOUR = BLACK
+#: The look of a frontier point whose series has none (past :data:`perf.plots.styles.MAX_STYLES` highlighted series).
+CONTEXT_LOOK = Style(GREY, "o", "-")
 
 SETTING = Factor(
     "setting",
@@ -85,12 +90,16 @@ def plot_frontier(
     rec: Recommendation | None = None,
     failed: frozenset[str] = frozenset(),
     per_workload: Mapping[str, Recommendation] | None = None,
+    looks: Mapping[str, Style] | None = None,
 ) -> Drawn | None:
     """Every level in grey, the frontier highlighted and labelled, the picks of every client
     workload marked (``per_workload``, :func:`perf.plots.picks.pick_points`; default ``rec``'s) at
     the tables' numbers, the latency budget drawn; all on the latency ``rec``'s budget is judged on
-    (:func:`perf.plots.picks.judged_latency`). None (no file) when no level can be ranked."""
+    (:func:`perf.plots.picks.judged_latency`). A frontier point and a pick are in their series' look
+    (``looks``, the other plots': default :func:`perf.plots.styles.series_looks`). None (no file) when
+    no level can be ranked."""
     lat, name = judged_latency(rec)
+    looks = looks if looks is not None else series_looks(points, failed)
     every = [p for n, pts in points.items() if n not in failed for p in pts if candidate(p) and p.get(lat) is not None]
     front = operating_frontier(points, failed, lat)
     if not front:
@@ -119,13 +128,25 @@ def plot_frontier(
         ax.plot(
             [p.value(lat) for p in own],
             [p.value(THROUGHPUT) for p in own],
-            marker=MARKERS[i % len(MARKERS)],
-            ms=6,
-            lw=2,
+            marker="none",
+            lw=1.5,
             ls=series_linestyle(LINESTYLES[i % len(LINESTYLES)], [p.value(lat) for p in own]),
-            color=FRONTIER_COLOURS[i % len(FRONTIER_COLOURS)],
+            color=FRONTIER_COLOUR,
             drawstyle="steps-post",  # the best throughput reachable within a latency is a step function
             label=frontier_label(shape, own),
+            zorder=2,
+        )
+    for variant in dict.fromkeys(p.variant for p in front):  # its points in the curves' look of their series
+        look = looks.get(variant, CONTEXT_LOOK)
+        own = [p for p in front if p.variant == variant]
+        ax.plot(
+            [p.value(lat) for p in own],
+            [p.value(THROUGHPUT) for p in own],
+            ls="none",
+            marker=look.marker,
+            ms=6,
+            color=look.colour,
+            label=f"_frontier levels of {variant}",  # named by their labels; the curves' legends give the look
             zorder=3,
         )
     log_scale_if_wide(ax, [p.value(lat) for p in every])
@@ -139,14 +160,21 @@ def plot_frontier(
         )
     picks = [p for p in pick_points(rec, per_workload) if p.kind != LOWEST]
     for pick in picks:
-        draw_pick(ax, pick, pick.at(lat), pick.at(THROUGHPUT), BLACK)
+        colour = pick_colour(pick, looks)
+        draw_pick(ax, pick, pick.at(lat), pick.at(THROUGHPUT), colour)
         if pick.moved and pick.curve_ms is not None:  # at the budget's quieter-rounds latency: joined to its level's point
             c = pick.choice
-            ax.plot([pick.curve_ms, pick.latency_ms], [c.throughput_infer_per_s] * 2, ls=":", lw=0.9, color=BLACK, zorder=4)
+            ax.plot([pick.curve_ms, pick.latency_ms], [c.throughput_infer_per_s] * 2, ls=":", lw=0.9, color=colour, zorder=4)
     ax.set_xlabel(f"client {name} latency (ms)")
     ax.set_ylabel("throughput (infer/s)")
     labels = [
-        (p.value(lat), p.value(THROUGHPUT), f"{p.variant} c={p.concurrency}" + flag_mark(p.status, words=False)) for p in front
+        (
+            p.value(lat),
+            p.value(THROUGHPUT),
+            f"{p.variant} c={p.concurrency}" + flag_mark(p.status, words=False),
+            looks.get(p.variant, CONTEXT_LOOK).colour,
+        )
+        for p in front
     ]
     _, left_out = place_labels(
         ax, labels, 6.5, [(x, p.choice.throughput_infer_per_s, 14.0) for p in picks if (x := p.latency_ms) is not None]

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 
 #: The background.
 WHITE = "#ffffff"
-#: Ink: markers' edges, rings, text (not a palette member: the colour the others keep away from).
+#: Ink: markers' edges, rings, text, the Pareto frontiers' staircase (not a palette member: the colour the others keep away from).
 BLACK = "#000000"
 #: Reference lines (the latency budget, achieved = offered, efficiency 1).
 REFERENCE = "#808080"
@@ -73,6 +73,23 @@ MIN_LIGHTNESS = 30.0
 def series_colour(i: int) -> str:
     """The colour of series ``i`` (0-based), cycling through :data:`SERIES`."""
     return SERIES[i % len(SERIES)]
+
+
+#: Greatest CIE L* of a label's text (:func:`ink`): a series' colour lighter than this is darkened to it.
+MAX_TEXT_LIGHTNESS = 50.0
+
+
+def ink(colour: str) -> str:
+    """``colour`` as a label's text: the same hue, darkened (towards black) until its L* is at most
+    :data:`MAX_TEXT_LIGHTNESS`, so that a small label in a light series colour (the gold, the cyan) is
+    read as easily as the black ones; a colour that dark already is returned as it is."""
+    from matplotlib.colors import to_hex, to_rgb
+
+    r, g, b = to_rgb(colour)
+    scale = 1.0
+    while lab(to_hex((r * scale, g * scale, b * scale)))[0] > MAX_TEXT_LIGHTNESS:
+        scale -= 0.02
+    return to_hex((r * scale, g * scale, b * scale))
 
 
 def lab(colour: str) -> tuple[float, float, float]:

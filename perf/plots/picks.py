@@ -31,6 +31,7 @@ from perf.analysis.recommendation.recommend import Recommendation
 from perf.analysis.saturation.peaks import peak_title
 from perf.analysis.stats.points import THROUGHPUT
 from perf.markdown import flag_mark, fmt_given
+from perf.plots.palette import BLACK
 
 #: Kinds of pick: the best under the latency budget, the best peak, and where no level meets the budget the
 #: level closest to it (:class:`perf.analysis.recommendation.missed.Missed`, in its words).
@@ -123,15 +124,24 @@ def picked_variants(picks: Iterable[Pick]) -> list[str]:
     return list(dict.fromkeys(p.choice.variant for p in picks))
 
 
+def pick_colour(pick: Pick, looks: Mapping[str, Any]) -> str:
+    """The colour of ``pick``'s mark: its series' (``looks``: :func:`perf.plots.styles.series_looks`), so
+    that each client workload's picks are told apart and matched to their curve (trial 15, T15-4: the
+    T=16 and T=128 picks were the same black marks, stacked); black for a series without a look."""
+    look = looks.get(pick.choice.variant)
+    return look.colour if look is not None else BLACK
+
+
 def draw_pick(ax: Any, pick: Pick, x: float | None, y: float | None, color: str) -> None:
-    """One pick's mark on ``ax`` at ``(x, y)``: its kind's marker (:data:`MARKERS`), the best under the
-    budget larger, drawn above the curves' points and rings (zorder 3), labelled for the legend;
-    nothing where the pick has no number on an axis."""
+    """One pick's mark on ``ax`` at ``(x, y)``: its kind's marker (:data:`MARKERS`) hollow in ``color``
+    (:func:`pick_colour`; hollow, so that two picks at nearly one point both show), the best under the
+    budget larger, drawn above the curves' points and rings (zorder 3), labelled for the legend
+    (:attr:`Pick.label`: its series, so its workload); nothing where the pick has no number on an axis."""
     if x is None or y is None:
         return
     ax.plot(
         [x], [y], ls="none", marker=MARKERS[pick.kind], ms=16 if pick.kind == UNDER else 11,
-        mfc="none", mec=color, mew=1.3, zorder=4, label=pick.label,
+        mfc="none", mec=color, mew=1.6, zorder=4, label=pick.label,
     )  # fmt: skip
 
 

@@ -9,6 +9,13 @@ A :class:`Style` is a colour (:data:`perf.plots.palette.SERIES`), a marker and a
 :func:`style` gives series ``i`` a combination no other ``i < MAX_STYLES`` has: the colour
 cycles fastest, the marker shifts by one every ten series, the line style every ten too, so
 neighbours in the legend differ in colour and (past ten) in marker and dash.
+
+:func:`series_looks` is the one source of every series' look in every plot of a run (the curves,
+the frontier's points and labels, the picks' marks, request_rates.png, serving_efficiency.png,
+report.html): it depends on the run alone, never on the recommendation, so a what-if report's plots
+(another budget or percentile) draw a series as the run's own do (trial 15, T15-4: the ``--shapes``
+series were blue T=16 / orange T=128 in throughput_vs_p99.png and the frontiers yellow T=16 / blue
+T=128 in pareto_frontier.png; the picks were black, whichever workload they were of).
 """
 
 from __future__ import annotations
@@ -62,6 +69,19 @@ def style(i: int) -> Style:
     return Style(COLOURS[c], MARKERS[(c + decade) % len(MARKERS)], LINESTYLES[decade % len(LINESTYLES)])
 
 
+def series_looks(points: dict[str, list[Point]], failed: Iterable[str] = (), run: RunResult | None = None) -> dict[str, Style]:
+    """``{series: Style}`` of every series with a measured level (module docstring): up to
+    :data:`ALL_DISTINCT` in the run's order, beyond in order of peak throughput (the order
+    :func:`highlighted` takes its top N in, so the top N look as they did), then the failed ones.
+    Past :data:`MAX_STYLES` series the looks repeat (:func:`styles` keeps the highlighted ones apart)."""
+    names = [n for n, pts in points.items() if any(p.ok for p in pts)]
+    if len(names) > ALL_DISTINCT:
+        best = best_levels(points, failed, run)
+        ranked = sorted(best, key=lambda n: -best[n].value(THROUGHPUT))
+        names = [*ranked, *(n for n in names if n not in best)]
+    return {n: style(i) for i, n in enumerate(names)}
+
+
 def highlighted(
     points: dict[str, list[Point]],
     rec: Recommendation | None,
@@ -103,5 +123,13 @@ def styles(
     per_workload: Mapping[str, Recommendation] | None = None,
     run: RunResult | None = None,
 ) -> dict[str, Style]:
-    """``{variant: Style}`` for :func:`highlighted` variants; every other variant is context (grey)."""
-    return {n: style(i) for i, n in enumerate(highlighted(points, rec, failed, top_n, per_workload, run))}
+    """``{variant: Style}`` for :func:`highlighted` variants, in legend order, each its look of
+    :func:`series_looks` (a look another highlighted series took first, past :data:`MAX_STYLES`
+    series: the first one free); every other variant is context (grey)."""
+    looks = series_looks(points, failed, run)
+    out: dict[str, Style] = {}
+    for n in highlighted(points, rec, failed, top_n, per_workload, run):
+        taken = {s.key for s in out.values()}
+        look = looks.get(n, style(len(out)))
+        out[n] = look if look.key not in taken else next(s for j in range(MAX_STYLES) if (s := style(j)).key not in taken)
+    return out

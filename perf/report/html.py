@@ -26,13 +26,15 @@ from perf.analysis.recommendation.recommend import Recommendation
 from perf.analysis.stats.curves import curve
 from perf.analysis.stats.points import P99, THROUGHPUT, Point, run_points
 from perf.markdown import flag_mark, fmt, fmt_given
-from perf.plots.frontier import FRONTIER_COLOURS, frontier_label
-from perf.plots.palette import BLACK, CONTEXT
-from perf.plots.picks import LOWEST, UNDER, judged_latency, pick_points
-from perf.plots.styles import highlighted
+from perf.plots.frontier import CONTEXT_LOOK, FRONTIER_COLOUR, frontier_label
+from perf.plots.palette import CONTEXT
+from perf.plots.picks import LOWEST, UNDER, judged_latency, pick_colour, pick_points
+from perf.plots.styles import styles
 from perf.records.results import RunResult
 
 HTML_FILE = "report.html"
+#: The frontiers' dashes, one per client workload in order (plotly's names of the PNG's line styles).
+DASHES = ("solid", "dash", "dashdot", "dot")
 #: Variant parameters shown on hover (``results.json`` params keys), in this order.
 HOVER_PARAMS = (
     "format",
@@ -92,19 +94,21 @@ def figures(run: RunResult, rec: Recommendation) -> list[Any]:
             hoverinfo="text",
         )
     )
+    per_workload = workload_recommendations(run, rec)  # every client workload's picks, as the PNG plots mark them
+    looks = styles(points, rec, failed, per_workload=per_workload, run=run)  # each series' colour in the PNG plots
     for i, (shape, own) in enumerate(workload_frontiers(front).items()):  # one per client workload, as the PNG
         trade.add_trace(
             go.Scatter(
                 x=[p.value(lat) for p in own],
                 y=[p.value(THROUGHPUT) for p in own],
                 mode="lines+markers",
-                line={"color": FRONTIER_COLOURS[i % len(FRONTIER_COLOURS)], "width": 2, "shape": "hv"},  # steps, as the PNG
+                line={"color": FRONTIER_COLOUR, "width": 2, "shape": "hv", "dash": DASHES[i % len(DASHES)]},  # as the PNG
+                marker={"color": [looks.get(p.variant, CONTEXT_LOOK).colour for p in own], "size": 8},  # its series' colour
                 name=frontier_label(shape, own),
                 text=[hover(p) for p in own],
                 hoverinfo="text",
             )
         )
-    per_workload = workload_recommendations(run, rec)  # every client workload's picks, as the PNG plots mark them
     for pick in pick_points(rec, per_workload):
         if pick.kind != LOWEST and pick.latency_ms is not None:
             trade.add_trace(
@@ -112,7 +116,7 @@ def figures(run: RunResult, rec: Recommendation) -> list[Any]:
                     x=[pick.latency_ms],
                     y=[pick.at(THROUGHPUT)],
                     mode="markers",
-                    marker={"symbol": "star" if pick.kind == UNDER else "cross", "size": 16, "color": BLACK},
+                    marker={"symbol": "star" if pick.kind == UNDER else "cross", "size": 16, "color": pick_colour(pick, looks)},
                     name=pick.label,
                 )
             )
@@ -125,7 +129,6 @@ def figures(run: RunResult, rec: Recommendation) -> list[Any]:
         xaxis_title=f"client {pct} latency (ms)",
         yaxis_title="throughput (infer/s)",
     )
-    shown = set(highlighted(points, rec, failed, per_workload=per_workload, run=run))
     lines = go.Figure()
     for name, pts in points.items():
         sizes = sorted({p.batch_size for p in pts if p.ok})  # every client batch size a line: none left out
@@ -139,7 +142,8 @@ def figures(run: RunResult, rec: Recommendation) -> list[Any]:
                     name=name + (f" (b={bs})" if len(sizes) > 1 else ""),
                     text=[hover(p) for p in c],
                     hoverinfo="text",
-                    visible=True if name in shown else "legendonly",
+                    visible=True if name in looks else "legendonly",
+                    line={"color": looks[name].colour if name in looks else CONTEXT},  # the PNG's colour of the series
                 )
             )
     lines.update_layout(

@@ -193,3 +193,32 @@ def with_cold_start(run: RunResult) -> RunResult:
     for i, v in enumerate(run.variants):
         v.cold_start = ColdStart(v.name, load_s=2.0 + i % 7, first=[FirstRequests(1, latencies_ms=[80.0, 20.0] + [3.0] * 10)])
     return run
+
+
+def with_shapes(run: RunResult, sizes: Sequence[int] = (16, 128), axis: str = "T", cost: float = 0.5) -> RunResult:
+    """``run`` as ``sweep --shapes T=16,128`` measures it: every level at each swept size of ``axis``
+    (``shape`` ``"T=16"``, ...), a larger input slower by ``(size / smallest size) ** cost`` (throughput
+    divided, latency multiplied by it; ``cost`` 0: every size measures alike, as a model bound by
+    something else than its input did in trial 15). Not split by workload
+    (:func:`perf.records.workloads.split_by_workload` does that, as the report does)."""
+    smallest = min(sizes)
+    variants = []
+    for v in run.variants:
+        levels = []
+        for size in sizes:
+            slow = (size / smallest) ** cost
+            levels += [
+                dataclasses.replace(
+                    lv,
+                    shape=f"{axis}={size}",
+                    throughput_infer_per_s=lv.throughput_infer_per_s / slow if lv.throughput_infer_per_s else None,
+                    latency_p50_ms=lv.latency_p50_ms * slow if lv.latency_p50_ms else None,
+                    latency_p90_ms=lv.latency_p90_ms * slow if lv.latency_p90_ms else None,
+                    latency_p95_ms=lv.latency_p95_ms * slow if lv.latency_p95_ms else None,
+                    latency_p99_ms=lv.latency_p99_ms * slow if lv.latency_p99_ms else None,
+                    notes=list(lv.notes),
+                )
+                for lv in v.levels
+            ]
+        variants.append(dataclasses.replace(v, levels=levels))
+    return dataclasses.replace(run, variants=variants)

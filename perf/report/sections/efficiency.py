@@ -26,8 +26,10 @@ from perf.analysis.efficiency import (
     sent_sizes,
     sizes_apart,
 )
+from perf.analysis.stats.points import run_points
 from perf.markdown import APPENDIX_FILE, LIST_LIMIT, TOP_N, capped, flag_mark, fmt, name_then_numbers, table
 from perf.plots.efficiency import write_plot
+from perf.plots.styles import series_looks
 from perf.records.levels import HOST_BUSY
 from perf.records.results import RunResult
 from perf.report.sections.inprocess import baseline_lines
@@ -138,7 +140,8 @@ def efficiency_section(run: RunResult, out: Path, run_dir: Path) -> list[str]:
     rows = efficiency_rows(run)
     lines += [*conclusion(run, rows), ""]
     shown, table_rows, note = top_rows(rows)
-    if write_plot(shown, out / PLOT_FILE) is not None:
+    failed = {v.name for v in run.variants if v.status == "failed"}
+    if write_plot(shown, out / PLOT_FILE, series_looks(run_points(run), failed, run)) is not None:  # the other plots' colours
         lines += [f"![Serving efficiency]({PLOT_FILE})", ""]
     lines += ["### Served vs in-process, per level", "", *([note, ""] if note else []), *efficiency_table(table_rows)]
     lines += [*not_evidence_lines(table_rows), ""]

@@ -143,7 +143,7 @@ def test_unstable_mark_goes_with_the_level_it_marks(tmp_path: Path):
     placed = plots.place_labels
     labels = []
     try:
-        plots.place_labels = lambda ax, items, **k: labels.extend(t for _, _, t in items) or placed(ax, items, **k)
+        plots.place_labels = lambda ax, items, **k: labels.extend(t for _, _, t, *_ in items) or placed(ax, items, **k)
         plots.plot_metric(
             run_points(run), "throughput_infer_per_s", "infer/s", "TP", tmp_path / "tp.png", x_metric="latency_p99_ms"
         )
