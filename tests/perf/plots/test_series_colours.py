@@ -11,7 +11,7 @@ from pathlib import Path
 
 from matplotlib.colors import to_hex
 from matplotlib.container import ErrorbarContainer
-from synthetic_runs import GRID_48, synthetic_run, with_shapes
+from synthetic_runs import GRID_48, synthetic_run, with_baseline, with_shapes
 
 from perf.analysis.recommendation.frontier import operating_frontier, workload_recommendations
 from perf.analysis.recommendation.recommend import recommend
@@ -118,3 +118,20 @@ def test_a_what_if_budget_keeps_every_series_look():
     both = set(own) & set(what_if)
     assert set(own) != set(what_if) and len(both) > 10
     assert {n: own[n] for n in both} == {n: what_if[n] for n in both}
+
+
+def test_serving_efficiency_draws_each_series_in_its_curves_colour(tmp_path: Path, keep_figures):
+    from perf.plots import canvas, efficiency
+    from perf.report.sections.efficiency import efficiency_section
+
+    """A run of more series than get a look each: the plot's top 10 by served throughput, in the run's order,
+    were coloured by their place in it, the curves by peak throughput."""
+    run = with_baseline(synthetic_run(GRID_48, concurrency=(1, 2, 4, 8)))
+    kept = keep_figures(canvas)
+    keep_figures(efficiency)
+    plots.write_plots(run, tmp_path, latency_budget_ms=40.0, rec=recommend(run, 40.0))
+    efficiency_section(run, tmp_path, tmp_path)
+    colour = _curve_colours(_axes(kept, "Throughput vs concurrency"))
+    ratio = _axes(kept, efficiency.RATIO_TITLE)
+    drawn = {ln.get_label(): to_hex(ln.get_color()) for ln in ratio.get_lines() if ln.get_label() in colour}
+    assert len(drawn) > 2 and drawn == {n: colour[n] for n in drawn}
