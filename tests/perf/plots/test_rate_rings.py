@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from factories import make_run, run_result, variant_result
+from factories import level_result, make_run, params, run_result, variant_result
 from matplotlib.colors import to_hex
 
 from perf.analysis.stats.points import run_points
@@ -103,3 +103,29 @@ def test_pick_markers_sit_above_the_points_and_full_utilisation_is_inside_the_fr
     axes.clear()
     figures.plot_utilisation(points, tmp_path / "u.png")
     assert axes[0].get_ylim()[1] > 100.0 * 1.03  # the 100 % points sit inside the frame
+
+
+def test_request_rates_draws_each_series_in_its_colour_of_the_level_plots(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Trial 15, T15-4 (the kind): a series has one colour in every plot of a run. request_rates.png coloured its
+    series by their place among the series with a request rate: the second variant of the run, the only one
+    swept by rate, was drawn in the first one's colour."""
+    a, b = params(1), params(2, True)
+    rated = [
+        LevelResult(0, 1, t, throughput_infer_per_s=rate, latency_p99_ms=5.0, request_rate=rate, achieved_rate_per_s=rate)
+        for rate in (100.0, 200.0)
+        for t in range(3)
+    ]
+    by_load = [level_result(c, 100.0 * c, 2.0 * c) for c in (1, 2)]
+    run = run_result(
+        [variant_result(a["name"], by_load, params=a), variant_result(b["name"], [*by_load, *rated], params=b)], finished="x"
+    )
+    axes = _axes(monkeypatch, figures)
+    figures.plot_metric(run_points(run), "throughput_infer_per_s", "infer/s", "throughput", tmp_path / "t.png")
+    curves = {c.get_label(): to_hex(c.lines[0].get_color()) for c in axes[0].containers}
+    assert len(set(curves.values())) == 2
+    rates = _axes(monkeypatch, bars)
+    assert bars.plot_request_rates(run, tmp_path / "request_rates.png") is not None
+    drawn = {c.get_label(): to_hex(c.lines[0].get_color()) for c in rates[-1].containers}
+    assert drawn == {b["name"]: curves[b["name"]]}
